@@ -1,0 +1,84 @@
+// The one entry-point helper: bins call `runCli`, which prints errors and maps them to exit codes.
+// Nothing below the bins calls process.exit.
+import { parseArgs } from 'node:util';
+import { UsageError } from './errors.js';
+
+/** Write to a stream fd, ignoring a closed reader (EPIPE) or a closed descriptor. */
+export function writeFd(fd: 1 | 2, text: string): void {
+  try {
+    process[fd === 1 ? 'stdout' : 'stderr'].write(text);
+  } catch {
+    // A closed stdout or stderr must not change the command's result.
+  }
+}
+
+/** Options of `runCli`. */
+export interface CliOptions {
+  /** The exit code of an unexpected error (a bug or a failed system call). */
+  internalExitCode?: number;
+}
+
+/**
+ * Run a command's main function: its return value is the exit code; a thrown error with an
+ * `exitCode` is printed as `PROG: message` and gives that code.
+ */
+export async function runCli(prog: string, main: () => Promise<number | void> | number | void, options: CliOptions = {}): Promise<void> {
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+  try {
+    process.exitCode = (await main()) ?? 0;
+  } catch (error) {
+    const code = (error as { exitCode?: unknown }).exitCode;
+    if (typeof code === 'number') {
+      writeFd(2, `${prog}: ${(error as Error).message}\n`);
+      process.exitCode = code;
+    } else {
+      writeFd(2, `${prog}: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = options.internalExitCode ?? 2;
+    }
+  }
+}
+
+/** An option of `parseCli`, as `util.parseArgs` takes it. */
+export interface CliOption {
+  type: 'string' | 'boolean';
+  short?: string;
+  multiple?: boolean;
+}
+
+/** The parsed values: strings (or arrays of them with `multiple`) and booleans. */
+export type CliValues<T extends Record<string, CliOption>> = {
+  [K in keyof T]?: T[K]['type'] extends 'string' ? (T[K]['multiple'] extends true ? string[] : string) : boolean;
+};
+
+/** `util.parseArgs` with strict checking, whose complaints become UsageErrors that show the usage line. */
+export function parseCli<T extends Record<string, CliOption>>(
+  argv: string[],
+  options: T,
+  usage: string,
+  config: { allowPositionals?: boolean; stopAtPositional?: boolean; exitCode?: number } = {},
+): { values: CliValues<T>; positionals: string[] } {
+  let args = argv;
+  let rest: string[] = [];
+  if (config.stopAtPositional === true) {
+    // Options end at the first positional (a command and its own arguments follow) or at `--`.
+    const at = argv.findIndex((arg, i) => arg === '--' || (!arg.startsWith('-') && !takesValue(options, argv[i - 1])));
+    if (at >= 0) {
+      args = argv.slice(0, at);
+      rest = argv[at] === '--' ? argv.slice(at + 1) : argv.slice(at);
+    }
+  }
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: config.allowPositionals ?? true });
+    return { values: parsed.values as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
+  } catch (cause) {
+    throw new UsageError(`${(cause as Error).message}\n${usage}`, { cause, exitCode: config.exitCode ?? 2 });
+  }
+}
+
+function takesValue(options: Record<string, CliOption>, previous: string | undefined): boolean {
+  if (previous === undefined || !previous.startsWith('-') || previous.includes('=')) return false;
+  const name = previous.replace(/^--?/, '');
+  const option = Object.entries(options).find(([long, o]) => long === name || o.short === name)?.[1];
+  return option?.type === 'string';
+}

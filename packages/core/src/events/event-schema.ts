@@ -1,0 +1,128 @@
+// The event log's one schema (CONTRACT section 5): a zod schema per event kind.
+// Writers never load this module (it pulls in zod); they use its types only.
+import { z } from 'zod';
+
+const receiptValue = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
+
+/** Fields every event carries. */
+export const commonFields = {
+  ts: z.iso.datetime({ precision: 3, offset: true }).describe('ISO 8601 time with milliseconds'),
+  issue: z.number().int().positive().nullable(),
+  step: z.string().nullable(),
+  skill_commit: z.string().nullable(),
+};
+
+function kind<E extends string, S extends z.ZodRawShape>(event: E, shape: S, description: string) {
+  return z.looseObject({ ...commonFields, event: z.literal(event), ...shape }).describe(description);
+}
+
+export const launchEventSchema = kind('launch', {
+  leaf: z.string().min(1),
+  actor: z.string().nullable(),
+  phase: z.string().nullable(),
+  attempt: z.number().int().positive().nullable(),
+  pid: z.number().int().positive(),
+  cmd: z.array(z.string()),
+  run: z.string().optional(),
+}, 'A supervisor started a leaf.');
+
+export const exitEventSchema = kind('exit', {
+  leaf: z.string().min(1),
+  code: z.number().int(),
+  status: z.enum([
+    'exited', 'killed-timeout', 'killed-stuck', 'killed-stop', 'killed-signal',
+    'killed-external', 'refused-stop', 'failed-start',
+  ]),
+  duration_ms: z.number().nonnegative(),
+  leaf_code: z.number().int().nullable().optional(),
+  signal: z.string().nullable().optional(),
+  run: z.string().optional(),
+  leftovers: z.number().int().nonnegative().optional(),
+}, 'A leaf and everything it started are gone.');
+
+export const verdictEventSchema = kind('verdict', {
+  phase: z.enum(['red', 'green', 'refactor']),
+  verdict: z.enum(['PASS', 'REJECT', 'ERROR']),
+  reason: z.string(),
+  code: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+  commit: z.string().optional(),
+  tests: z.array(z.string()).optional(),
+  agent: z.string().optional(),
+}, 'A verifier judged a phase: PASS (0), REJECT (1), ERROR when malformed or killed (2).');
+
+export const markEventSchema = kind('mark', {
+  name: z.string().min(1),
+  anchor: z.string().nullable(),
+}, 'A named point in a run, from leap-event mark.');
+
+export const tickEventSchema = kind('tick', {
+  action: z.enum(['tick', 'clear-refactor-pending', 'tick-criterion', 'preserve-attempt', 'init', 'restore']),
+  title: z.string().nullable(),
+  commit: z.string().optional(),
+  file: z.string().optional(),
+  criterion: z.number().int().positive().optional(),
+  ref: z.string().optional(),
+}, 'A ledger command changed something.');
+
+export const bailEventSchema = kind('bail', {
+  cause: z.string(),
+  class: z.enum(['process', 'system']),
+}, 'A run gave up, with its cause classified.');
+
+export const stopEventSchema = kind('stop', {
+  mode: z.enum(['at-ledger', 'at-leaf', 'now', 'unreadable']).nullable(),
+  action: z.enum(['requested', 'cleared', 'honoured']),
+  leaf: z.string().optional(),
+}, 'A stop request was made, cleared or honoured.');
+
+export const ballEventSchema = kind('ball', {
+  slice: z.string(),
+  ball: z.string(),
+  state: z.enum(['ready', 'dispatched', 'blocked', 'checkpointed', 'done']),
+  wave: z.number().int().nonnegative().optional(),
+}, 'A LEAP ball changed state.');
+
+export const roundEventSchema = kind('round', {
+  slice: z.string(),
+  ball: z.string(),
+  round: z.number().int().min(1).max(4),
+  receipt: receiptValue.optional(),
+}, 'A builder round ended.');
+
+export const receiptEventSchema = kind('receipt', {
+  slice: z.string(),
+  ball: z.string(),
+  value: receiptValue,
+  candidate: z.string().nullable(),
+  evidence: z.string(),
+}, 'A ball was scored: -1 refuse, 0 hold, 1 pass.');
+
+export const reviewEventSchema = kind('review', {
+  candidate: z.string(),
+  reviewer: z.string().nullable(),
+  family: z.string().nullable(),
+  verdict: z.enum(['pass', 'refuse', 'none']),
+  value: receiptValue,
+  findings: z.array(z.looseObject({ severity: z.string(), message: z.string() })).optional(),
+  reasoning: z.string().optional(),
+}, 'A blind reviewer (or the jury, reviewer null) judged a candidate.');
+
+export const mergeEventSchema = kind('merge', {
+  slice: z.string(),
+  ball: z.string(),
+  commit: z.string(),
+  candidate: z.string(),
+}, 'The integrator merged a ball onto the spine.');
+
+/** Every event of the log. */
+export const eventSchema = z.discriminatedUnion('event', [
+  launchEventSchema, exitEventSchema, verdictEventSchema, markEventSchema, tickEventSchema,
+  bailEventSchema, stopEventSchema, ballEventSchema, roundEventSchema, receiptEventSchema,
+  reviewEventSchema, mergeEventSchema,
+]);
+
+export type LeapEvent = z.infer<typeof eventSchema>;
+export type EventKind = LeapEvent['event'];
+export type EventOf<K extends EventKind> = Extract<LeapEvent, { event: K }>;
+export type ExitStatus = z.infer<typeof exitEventSchema>['status'];
+export const EVENT_KINDS = eventSchema.options.map((o) => o.shape.event.value) as EventKind[];

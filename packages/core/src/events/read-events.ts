@@ -1,0 +1,50 @@
+// Read the event log into typed events: a torn final line is skipped, a malformed line names its number.
+import { readFileSync } from 'node:fs';
+import { FileFormatError } from '../errors.js';
+import { eventSchema, type LeapEvent } from './event-schema.js';
+
+/** An event and the line it came from. */
+export interface EventRecord {
+  line: number;
+  event: LeapEvent;
+}
+
+/** Parse the text of an event log; `file` names it in errors. */
+export function* parseEvents(text: string, file = '<events>'): Generator<EventRecord> {
+  const lines = text.split('\n');
+  const complete = text.endsWith('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const raw = lines[index] ?? '';
+    if (raw.trim() === '') continue;
+    const torn = index === lines.length - 1 && !complete;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (cause) {
+      if (torn) return;
+      throw new FileFormatError(file, index + 1, `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}`, { cause });
+    }
+    const result = eventSchema.safeParse(json);
+    if (!result.success) {
+      if (torn) return;
+      const issue = result.error.issues[0];
+      const where = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`;
+      throw new FileFormatError(file, index + 1, `not a valid event${where}: ${issue?.message ?? 'invalid'}`, {
+        cause: result.error,
+      });
+    }
+    yield { line: index + 1, event: result.data };
+  }
+}
+
+/** Read every event of `file`; a missing file is an empty log. */
+export function readEvents(file: string): EventRecord[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return [...parseEvents(text, file)];
+}

@@ -1,0 +1,92 @@
+// An exclusive lock file whose holder's death is detected: a dead, zombie or reused pid does not hold it.
+import { linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { InternalError } from './errors.js';
+import { formatKeyValues, parseKeyValues } from './key-value.js';
+import { isProcessAlive, processIdentity } from './process-identity.js';
+
+/** A held lock; `release` removes the file only while it is still ours. */
+export interface Lock {
+  readonly file: string;
+  readonly token: string;
+  release(): void;
+}
+
+/** Who holds a lock file, as written in it. */
+export interface LockHolder {
+  pid: number;
+  starttime: string | undefined;
+  bootId: string | undefined;
+  token: string | undefined;
+}
+
+/** Read a lock file's holder, or null when there is no lock file. */
+export function readLockHolder(file: string): LockHolder | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const { first, values } = parseKeyValues(text);
+  return { pid: Number(first), starttime: values.starttime, bootId: values.boot_id, token: values.token };
+}
+
+function holderIsAlive(holder: LockHolder): boolean {
+  return Number.isInteger(holder.pid) && holder.pid > 0 && isProcessAlive(holder);
+}
+
+/** Try once to take `file`; returns null when a live process holds it. A dead holder's lock is taken over. */
+export function tryLock(file: string): Lock | null {
+  const me = processIdentity();
+  const token = randomBytes(8).toString('hex');
+  const content = formatKeyValues(String(process.pid), { starttime: me?.starttime, boot_id: me?.bootId, token });
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o644);
+      try {
+        writeSync(fd, content);
+      } finally {
+        closeSync(fd);
+      }
+      return { file, token, release: () => releaseLock(file, token) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = readLockHolder(file);
+    if (holder === null) continue;
+    if (holderIsAlive(holder)) return null;
+    removeStaleLock(file, holder);
+  }
+  throw new InternalError(`${file}: could not take the lock after 5 attempts (holders keep changing)`);
+}
+
+/** Take `file`, or throw naming the live holder. */
+export function acquireLock(file: string, what = 'lock'): Lock {
+  const lock = tryLock(file);
+  if (lock !== null) return lock;
+  const holder = readLockHolder(file);
+  throw new InternalError(`${file}: the ${what} is held by live process ${holder?.pid ?? '?'}`);
+}
+
+// Move the stale file aside atomically, and put it back if a live holder took it meanwhile.
+function removeStaleLock(file: string, stale: LockHolder): void {
+  const aside = `${file}.${randomBytes(4).toString('hex')}.stale`;
+  try {
+    renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const moved = readLockHolder(aside);
+  if (moved !== null && moved.token !== stale.token && holderIsAlive(moved)) {
+    try { linkSync(aside, file); } catch { /* someone took it meanwhile; their lock stands */ }
+  }
+  unlinkSync(aside);
+}
+
+function releaseLock(file: string, token: string): void {
+  const holder = readLockHolder(file);
+  if (holder?.token === token) unlinkSync(file);
+}

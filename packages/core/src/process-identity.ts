@@ -1,0 +1,54 @@
+// Who a pid is: start time and boot id, so a reused pid or a zombie is never taken for a live process.
+import { readFileSync } from 'node:fs';
+
+/** A process as recorded in a pid or lock file. */
+export interface ProcessIdentity {
+  pid: number;
+  starttime: string;
+  bootId: string;
+}
+
+let cachedBootId: string | undefined;
+
+/** This boot's id (`/proc/sys/kernel/random/boot_id`), or '' where there is none. */
+export function bootId(): string {
+  if (cachedBootId === undefined) {
+    try {
+      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      cachedBootId = '';
+    }
+  }
+  return cachedBootId;
+}
+
+/** Fields of `/proc/PID/stat` after the command name; index 0 is the state (field 3). */
+export function readProcStat(pid: number): string[] | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return null;
+  }
+  // The command name sits in parentheses and may hold spaces or ')': cut after the last ')'.
+  return text.slice(text.lastIndexOf(')') + 2).trim().split(' ');
+}
+
+/** The identity of a running process, or null when there is no such process. */
+export function processIdentity(pid: number = process.pid): ProcessIdentity | null {
+  const stat = readProcStat(pid);
+  const starttime = stat?.[19];
+  if (stat === null || starttime === undefined) return null;
+  return { pid, starttime, bootId: bootId() };
+}
+
+/** True when the recorded process still runs: same pid, same start time, same boot, and not a zombie. */
+export function isProcessAlive(who: { pid: number; starttime?: string | undefined; bootId?: string | undefined }): boolean {
+  const stat = readProcStat(who.pid);
+  if (stat === null) return false;
+  const state = stat[0];
+  if (state === 'Z' || state === 'X' || state === 'x') return false;
+  if (who.starttime !== undefined && who.starttime !== stat[19]) return false;
+  if (who.bootId !== undefined && who.bootId !== '' && who.bootId !== bootId()) return false;
+  return true;
+}

@@ -1,0 +1,54 @@
+// A leaf's role from its name (CONTRACT section 4, leap-role): never a guess.
+import { UsageError, showValue } from './errors.js';
+
+export type Actor = 'developer' | 'verifier' | 'planner' | 'builder' | 'reviewer';
+export type Phase = 'red' | 'green' | 'refactor' | 'plan' | 'build' | 'review';
+
+/** What a leaf's name says about it. */
+export interface LeafRole {
+  actor: Actor;
+  phase: Phase;
+  attempt: number;
+  /** LEAP leaves: the ball they build or review. */
+  ball?: string;
+  /** Review leaves: the reviewer's model family. */
+  family?: string;
+}
+
+const TDD_VERBS: Record<string, Actor> = { develop: 'developer', verify: 'verifier', verdict: 'verifier' };
+const TDD_PHASES = new Set(['red', 'green', 'refactor']);
+const ID = /^[A-Za-z0-9][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$/;
+
+/** Derive actor, phase and attempt from `VERB-PHASE[-N]`, `plan[-N]`, `build-BALL-N` or `review-BALL-FAMILY`. */
+export function leafRole(name: string): LeafRole {
+  const parts = name.split('-');
+  const verb = parts[0] ?? '';
+  const fail = (): never => {
+    throw new UsageError(
+      `Expected a leaf name of the form develop|verify|verdict-red|green|refactor[-N], plan[-N], build-BALL-N or review-BALL-FAMILY, got ${showValue(name)}`,
+    );
+  };
+  const attemptOf = (text: string | undefined): number => {
+    if (text === undefined) return 1;
+    if (!/^[1-9][0-9]{0,5}$/.test(text)) fail();
+    return Number(text);
+  };
+  const actor = TDD_VERBS[verb];
+  if (actor !== undefined) {
+    const phase = parts[1];
+    if (phase === undefined || !TDD_PHASES.has(phase) || parts.length > 3) fail();
+    return { actor, phase: phase as Phase, attempt: attemptOf(parts[2]) };
+  }
+  if (verb === 'plan') {
+    if (parts.length > 2) fail();
+    return { actor: 'planner', phase: 'plan', attempt: attemptOf(parts[1]) };
+  }
+  if ((verb === 'build' || verb === 'review') && parts.length >= 3) {
+    const last = parts[parts.length - 1] ?? '';
+    const ball = parts.slice(1, -1).join('-');
+    if (!ID.test(ball) || !/^[A-Za-z0-9_.]+$/.test(last)) fail();
+    if (verb === 'build') return { actor: 'builder', phase: 'build', attempt: attemptOf(last), ball };
+    return { actor: 'reviewer', phase: 'review', attempt: 1, ball, family: last };
+  }
+  return fail();
+}

@@ -1,0 +1,73 @@
+// The run context a command reads from its environment (CONTRACT section 3).
+import { readFileSync } from 'node:fs';
+import { UsageError, showValue } from './errors.js';
+import { parseDuration } from './duration.js';
+import { checkIssue, statePaths } from './state-dir.js';
+
+/** What every event and every leaf carries about the run. */
+export interface RunContext {
+  issue: number | null;
+  step: string | null;
+  testCmd: string | null;
+  skillCommit: string | null;
+  /** The leaf timeout in ms; 0 is no limit. */
+  timeoutMs: number;
+  /** Where the timeout came from, for messages. */
+  timeoutSource: string;
+}
+
+export const DEFAULT_TIMEOUT_S = 900;
+
+function readTrimmed(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Read the run context: `VERI_ISSUE`, `VERI_STEP`, `VERI_TEST_CMD`, `VERI_SKILL_COMMIT`, `VERI_TIMEOUT` and the issue's files. */
+export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): RunContext {
+  const rawIssue = env.VERI_ISSUE;
+  const issue = rawIssue === undefined || rawIssue === '' ? null : checkIssue(rawIssue, 'VERI_ISSUE');
+  const paths = statePaths(stateDir);
+  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
+  let timeoutSource = 'default';
+  const fromEnv = env.VERI_TIMEOUT;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    timeoutMs = parseDuration('VERI_TIMEOUT', fromEnv);
+    timeoutSource = 'VERI_TIMEOUT';
+  } else if (issue !== null) {
+    const file = paths.timeout(issue);
+    const text = readTrimmed(file);
+    if (text !== null) {
+      timeoutMs = parseDuration(file, text);
+      timeoutSource = file;
+    }
+  }
+  let skillCommit = env.VERI_SKILL_COMMIT ?? null;
+  if ((skillCommit === null || skillCommit === '') && issue !== null && env.VERI_NEW_SKILL !== '1') {
+    skillCommit = readTrimmed(paths.skillCommit(issue));
+  }
+  return {
+    issue,
+    step: env.VERI_STEP ?? null,
+    testCmd: env.VERI_TEST_CMD ?? null,
+    skillCommit: skillCommit === '' ? null : skillCommit,
+    timeoutMs,
+    timeoutSource,
+  };
+}
+
+/** Read a non-negative duration variable, or the default (ms) when it is unset or empty. */
+export function readDurationVar(env: NodeJS.ProcessEnv, name: string, defaultMs: number): number {
+  const value = env[name];
+  return value === undefined || value === '' ? defaultMs : parseDuration(name, value);
+}
+
+/** Throw a UsageError unless `value` is one of `allowed`. */
+export function checkOneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`Expected ${what} to be one of ${allowed.join(', ')}, got ${showValue(value)}`);
+}

@@ -1,0 +1,81 @@
+// The state folder (CONTRACT section 2): where it is, and the name of every file in it.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError, showValue } from './errors.js';
+
+/** The repository root: the nearest folder at or above `cwd` holding `.git` (a folder or a worktree's file). */
+export function findRepoRoot(cwd: string = process.cwd()): string | null {
+  let dir = resolve(cwd);
+  for (;;) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** The state folder: `VERI_STATE_DIR` when set, else `.tdd/` at the repository root (or below `cwd` outside a repository). */
+export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+  const fromEnv = env.VERI_STATE_DIR;
+  if (fromEnv !== undefined && fromEnv !== '') return resolve(cwd, fromEnv);
+  return join(findRepoRoot(cwd) ?? resolve(cwd), '.tdd');
+}
+
+/** Check a leaf name: it names files in the state folder, so it may not be empty, hold a slash, or be `.`/`..`. */
+export function checkLeafName(name: string): string {
+  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0') || name.startsWith('-')) {
+    throw new UsageError(
+      `Expected a leaf NAME without "/", NUL or a leading "-", and not "." or "..", got ${showValue(name)}`,
+    );
+  }
+  return name;
+}
+
+/** Check an issue number as used in file names: a positive decimal integer. */
+export function checkIssue(issue: string | number, what = 'issue'): number {
+  const text = String(issue);
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) {
+    throw new UsageError(`Expected ${what} to be a positive integer, got ${showValue(text)}`);
+  }
+  return Number(text);
+}
+
+/** Every file of the state folder, named in one place. */
+export interface StatePaths {
+  readonly dir: string;
+  pid(name: string): string;
+  exit(name: string): string;
+  out(name: string): string;
+  err(name: string): string;
+  sock(name: string): string;
+  readonly events: string;
+  ledger(issue: number): string;
+  timeout(issue: number): string;
+  skillCommit(issue: number): string;
+  readonly stop: string;
+  readonly issuesDir: string;
+  issue(issue: number): string;
+  thread(issue: number): string;
+}
+
+/** Build the paths of the state folder `dir` (see `resolveStateDir`). */
+export function statePaths(dir: string): StatePaths {
+  const leaf = (ext: string) => (name: string) => join(dir, `${checkLeafName(name)}.${ext}`);
+  const issuesDir = join(dir, 'issues');
+  return {
+    dir,
+    pid: leaf('pid'),
+    exit: leaf('exit'),
+    out: leaf('out'),
+    err: leaf('err'),
+    sock: leaf('sock'),
+    events: join(dir, 'events.jsonl'),
+    ledger: (n) => join(dir, `issue-${n}.md`),
+    timeout: (n) => join(dir, `issue-${n}-timeout`),
+    skillCommit: (n) => join(dir, `issue-${n}-skill-commit`),
+    stop: join(dir, 'stop'),
+    issuesDir,
+    issue: (n) => join(issuesDir, `${n}.md`),
+    thread: (n) => join(issuesDir, `${n}.thread.md`),
+  };
+}

@@ -1,0 +1,143 @@
+// Test helpers shared by every package: temp folders, temp git repos, bins, hostile titles.
+import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The monorepo root. */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+const made: string[] = [];
+
+/** A fresh temp folder (real path), removed by `cleanupTempDirs`. */
+export function makeTempDir(prefix = 'leap-test-'): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+/** Remove every temp folder made so far. */
+export function cleanupTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Run git in `cwd`; returns stdout, throws with stderr on failure. */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A real git repository in a temp folder, with `files` in a first commit. */
+export function makeGitRepo(options: { files?: Record<string, string>; prefix?: string } = {}): string {
+  const dir = makeTempDir(options.prefix ?? 'leap-repo-');
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.name', 'Leap Test');
+  git(dir, 'config', 'user.email', 'leap@test.invalid');
+  git(dir, 'config', 'commit.gpgsign', 'false');
+  const files = options.files ?? { 'README.md': '# test repo\n' };
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  return dir;
+}
+
+/** What a finished process left. */
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawn `command` (no shell) and collect its result; `input` goes to stdin. */
+export function runCommand(
+  command: string,
+  args: string[],
+  options: SpawnOptions & { input?: string | Buffer } = {},
+): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolvePromise({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+/** Run a built bin with the current Node. */
+export function runBin(bin: string, args: string[], options: SpawnOptions & { input?: string | Buffer } = {}): Promise<RunResult> {
+  return runCommand(process.execPath, [bin, ...args], options);
+}
+
+/** The built bin `packages/PKG/dist/bin/NAME.js`. */
+export function binPath(pkg: string, name: string): string {
+  return join(repoRoot, 'packages', pkg, 'dist', 'bin', `${name}.js`);
+}
+
+/** A script of `scripts/` (the drop-in replacements). */
+export function scriptPath(name: string): string {
+  return join(repoRoot, 'scripts', name);
+}
+
+/** True when `pid` runs and is not a zombie, judged from /proc (a zombie answers kill -0). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Poll `check` every 10 ms until it returns a truthy value or `ms` pass; returns its last value. */
+export async function waitFor<T>(check: () => T, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A seeded PRNG (mulberry32), so generated inputs are reproducible. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = [
+  '$(rm -rf /)', '`id`', '"', "'", "it's", '\\', '\\n', '%s', '%d', '\t', '🦀', '👩‍💻', 'שלום עולם', 'مرحبا',
+  '\u202Eevil\u202C', '${HOME}', '$1', '!!', '&&', ';', '|', '>', '<', '*', '?', '[x]', '<!-- not a marker -->',
+  'é', 'ß', '中文', ' ', '  ', '--step', '-m', '#', '~', '{}', '(a)',
+];
+
+/** Generated step titles that break shells: every one is distinct, non-empty and has no line break. */
+export function hostileTitles(count: number, seed = 7): string[] {
+  const random = prng(seed);
+  const titles = new Set<string>();
+  titles.add('x'.repeat(1999) + '$');
+  titles.add("Add the user's \"quoted\" $(whoami) `date` \\ %s\ttab 🦀 שלום");
+  while (titles.size < count) {
+    const n = 1 + Math.floor(random() * 6);
+    let title = `step ${titles.size}`;
+    for (let i = 0; i < n; i++) title += PIECES[Math.floor(random() * PIECES.length)] ?? '';
+    titles.add(title.replace(/\s+$/u, ''));
+  }
+  return [...titles].slice(0, count);
+}
