@@ -58,27 +58,47 @@ export function parseCli<T extends Record<string, CliOption>>(
   usage: string,
   config: { allowPositionals?: boolean; stopAtPositional?: boolean; exitCode?: number } = {},
 ): { values: CliValues<T>; positionals: string[] } {
-  let args = argv;
+  // A string option's value is data, even when it starts with "-": bind it with "=" first.
+  const bound = bindValues(argv, options, config.stopAtPositional === true);
+  let args = bound;
   let rest: string[] = [];
   if (config.stopAtPositional === true) {
     // Options end at the first positional (a command and its own arguments follow) or at `--`.
-    const at = argv.findIndex((arg, i) => arg === '--' || (!arg.startsWith('-') && !takesValue(options, argv[i - 1])));
+    const at = bound.findIndex((arg) => arg === '--' || !arg.startsWith('-'));
     if (at >= 0) {
-      args = argv.slice(0, at);
-      rest = argv[at] === '--' ? argv.slice(at + 1) : argv.slice(at);
+      args = bound.slice(0, at);
+      rest = bound[at] === '--' ? bound.slice(at + 1) : bound.slice(at);
     }
   }
   try {
     const parsed = parseArgs({ args, options, strict: true, allowPositionals: config.allowPositionals ?? true });
-    return { values: parsed.values as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
+    return { values: { ...parsed.values } as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
   } catch (cause) {
     throw new UsageError(`${(cause as Error).message}\n${usage}`, { cause, exitCode: config.exitCode ?? 2 });
   }
 }
 
-function takesValue(options: Record<string, CliOption>, previous: string | undefined): boolean {
-  if (previous === undefined || !previous.startsWith('-') || previous.includes('=')) return false;
-  const name = previous.replace(/^--?/, '');
-  const option = Object.entries(options).find(([long, o]) => long === name || o.short === name)?.[1];
-  return option?.type === 'string';
+// Rewrite `--name VALUE` and `-n VALUE` of string options as `--name=VALUE`, up to `--` (or the
+// first positional when options stop there).
+function bindValues(argv: string[], options: Record<string, CliOption>, stopAtPositional: boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--' || (stopAtPositional && !arg.startsWith('-'))) return [...out, ...argv.slice(i)];
+    const long = stringOptionName(options, arg);
+    if (long !== undefined && i + 1 < argv.length) {
+      out.push(`--${long}=${argv[++i] ?? ''}`);
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+function stringOptionName(options: Record<string, CliOption>, arg: string): string | undefined {
+  if (!arg.startsWith('-') || arg.includes('=')) return undefined;
+  const name = arg.replace(/^--?/, '');
+  const isLong = arg.startsWith('--');
+  const entry = Object.entries(options).find(([long, o]) => (isLong ? long === name : o.short === name));
+  return entry?.[1].type === 'string' ? entry[0] : undefined;
 }

@@ -10,7 +10,7 @@ const UNIT_MS: Record<string, number> = { '': 1000, s: 1000, m: 60_000, h: 3_600
 export function parseDuration(name: string, value: string): number {
   const match = /^\s*(\+?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([smhd]?)\s*$/.exec(value);
   const number = match === null ? Number.NaN : Number(match[1]);
-  if (match === null || !Number.isFinite(number)) {
+  if (match === null || Number.isNaN(number)) {
     throw new UsageError(
       `Expected ${name} to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got ${showValue(value)}`,
     );

@@ -11,6 +11,8 @@ export * from './duration.js';
 export * from './run-context.js';
 export * from './role.js';
 export * from './stop-request.js';
+export * from './mark.js';
+export * from './ledger/index.js';
 export * from './events/append-event.js';
 export type * from './events/event-schema.js';
 export type * from './plugins.js';

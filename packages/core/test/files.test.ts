@@ -1,0 +1,134 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
+import {
+  writeFileAtomic, syncDir, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, bootId, InternalError,
+} from '../src/index.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+// ---
+const atomic = suite('writeFileAtomic');
+atomic.after(cleanupTempDirs);
+atomic('replaces the file whole and leaves no temp file', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'x.exit');
+  writeFileAtomic(file, '0\nstatus=exited\n');
+  writeFileAtomic(file, Buffer.from('2\nstatus=killed-timeout\n'));
+  assert.is(readFileSync(file, 'utf8'), '2\nstatus=killed-timeout\n');
+  assert.equal(readdirSync(dir), ['x.exit']);
+  syncDir(join(dir, 'missing'));
+});
+atomic('a failed rename removes the temp file and throws', () => {
+  const dir = makeTempDir();
+  mkdirSync(join(dir, 'target'));
+  writeFileSync(join(dir, 'target', 'keep'), '');
+  assert.throws(() => writeFileAtomic(join(dir, 'target'), 'x'), /EISDIR|ENOTEMPTY|EEXIST/);
+  assert.equal(readdirSync(dir), ['target']);
+  assert.throws(() => writeFileAtomic(join(dir, 'nope', 'f'), 'x'), /ENOENT/);
+});
+atomic('a reader never sees a partial file while another process rewrites it', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'f');
+  const big = (c: string) => c.repeat(256 * 1024);
+  writeFileAtomic(file, big('a'));
+  const writer = spawn(process.execPath, ['--input-type=module', '-e', `
+    import { writeFileAtomic } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+    for (let i = 0; i < 200; i++) writeFileAtomic(${JSON.stringify(file)}, (i % 2 ? 'b' : 'a').repeat(256 * 1024));
+  `]);
+  let reads = 0;
+  return new Promise<void>((resolve, reject) => {
+    const check = () => {
+      const text = readFileSync(file, 'latin1');
+      reads++;
+      if (text !== big('a') && text !== big('b')) reject(new Error(`partial read of ${text.length} bytes`));
+    };
+    const timer = setInterval(check, 0);
+    writer.on('exit', (code) => {
+      clearInterval(timer);
+      check();
+      assert.is(code, 0);
+      assert.ok(reads > 0);
+      resolve();
+    });
+  });
+});
+atomic.run();
+
+// ---
+const identity = suite('process identity');
+identity('this process is alive; its identity has a start time and boot id', () => {
+  const me = processIdentity();
+  assert.ok(me !== null);
+  assert.match(me!.starttime, /^\d+$/);
+  assert.is(me!.bootId, bootId());
+  assert.ok(isProcessAlive(me!));
+  assert.not.ok(isProcessAlive({ ...me!, starttime: '1' }), 'a reused pid (other start time) is not alive');
+  assert.not.ok(isProcessAlive({ ...me!, bootId: 'other-boot' }), 'a pid from another boot is not alive');
+  assert.is(processIdentity(2 ** 22 + 12345), null);
+  assert.is(readProcStat(2 ** 22 + 12345), null);
+});
+identity('a zombie is not alive', async () => {
+  // `true` runs in the background, then its shell becomes `sleep`, which never reaps it: a zombie.
+  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 3'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+  const becameZombie = await waitFor(() => readProcStat(pid)?.[0] === 'Z', 2000);
+  assert.ok(becameZombie, 'the child became a zombie');
+  assert.not.ok(isProcessAlive({ pid }));
+  assert.not.ok(isAlive(pid));
+  parent.kill('SIGKILL');
+});
+identity.run();
+
+// ---
+const lock = suite('lock');
+lock.after(cleanupTempDirs);
+lock('one holder at a time; release only removes our own lock', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'tick.lock');
+  const held = tryLock(file);
+  assert.ok(held !== null);
+  assert.is(readLockHolder(file)?.pid, process.pid);
+  assert.is(tryLock(file), null, 'our own live process holds it');
+  assert.throws(() => acquireLock(file, 'tick lock'), (e: Error) => e instanceof InternalError && e.message.includes(`live process ${process.pid}`));
+  held!.release();
+  assert.not.ok(existsSync(file));
+  const again = acquireLock(file);
+  writeFileSync(file, `${process.pid}\ntoken=someone-else\n`);
+  again.release();
+  assert.ok(existsSync(file), 'a lock that is no longer ours is left alone');
+  assert.is(readLockHolder(join(dir, 'none')), null);
+});
+lock('a live holder in another process keeps it; its SIGKILL frees it', async () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'l.lock');
+  const holder = spawn(process.execPath, [fixture('hold-lock.mjs'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const said = await new Promise<string>((resolve) => holder.stdout!.once('data', (b: Buffer) => resolve(String(b))));
+  assert.is(said, 'held\n');
+  assert.is(tryLock(file), null);
+  holder.kill('SIGKILL');
+  await new Promise((r) => holder.once('exit', r));
+  const mine = tryLock(file);
+  assert.ok(mine !== null, 'a dead holder does not hold the lock');
+  assert.is(readLockHolder(file)?.pid, process.pid);
+  mine!.release();
+});
+lock('a holder that exited, a reused pid, a garbage file: taken over', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'l.lock');
+  const exited = spawnSync(process.execPath, [fixture('hold-lock.mjs'), file, 'exit'], { encoding: 'utf8' });
+  assert.is(exited.stdout, 'held\n');
+  assert.ok(tryLock(file) !== null, 'an exited holder');
+  writeFileSync(file, `${process.pid}\nstarttime=1\nboot_id=${bootId()}\ntoken=t\n`);
+  assert.ok(tryLock(file) !== null, 'our pid with another start time is a reused pid');
+  writeFileSync(file, 'garbage');
+  assert.ok(tryLock(file) !== null, 'garbage names no live holder');
+});
+lock('a permission problem is not mistaken for a free lock', () => {
+  assert.throws(() => tryLock('/proc/leap-cannot-create.lock'), /ENOENT|EACCES|EPERM|EROFS/);
+});
+lock.run();
