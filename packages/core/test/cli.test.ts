@@ -133,3 +133,21 @@ data('a value that starts with a dash, or is "--", binds to its option', () => {
   assert.throws(() => parseCli(['green', '--step'], options, 'U'), /argument missing/);
 });
 data.run();
+
+// ---
+const scripts = suite('drop-in scripts: event.sh, leaf-role.sh');
+scripts.after(cleanupTempDirs);
+scripts('same arguments and exit codes as the bins', async () => {
+  const { scriptPath, runCommand } = await import('@leap/test-utils');
+  const dir = makeTempDir();
+  const title = hostileTitles(3, 5)[2]!;
+  const mark = await runCommand(scriptPath('event.sh'), ['mark', 'step-start', `anchor=${title}`], { env: { ...process.env, VERI_STATE_DIR: dir, VERI_STEP: title } });
+  assert.is(mark.code, 0, mark.stderr);
+  const [record] = readEvents(join(dir, 'events.jsonl'));
+  assert.equal([record!.event.step, (record!.event as { anchor: string }).anchor], [title, title]);
+  const role = await runCommand(scriptPath('leaf-role.sh'), ['verdict-green']);
+  assert.equal([role.code, role.stdout], [0, 'verifier green 1\n']);
+  const bad = await runCommand(scriptPath('leaf-role.sh'), ['nope']);
+  assert.is(bad.code, 2);
+});
+scripts.run();

@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+// `npm run bench`: start-up ratios against `node -e 0` measured in the same run, event-log
+// throughput and integrity, supervision latencies, tick against git commit, jury wall time.
+// Writes bench/RESULTS.md. Builds first (nx, cached) unless --no-build.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, totalmem, tmpdir, release, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const bin = (pkg, name) => join(root, 'packages', pkg, 'dist', 'bin', `${name}.js`);
+const has = (...paths) => paths.every((p) => existsSync(p));
+const tmp = mkdtempSync(join(tmpdir(), 'leap-bench-'));
+const rows = { starts: [], notes: [], checks: [] };
+
+if (!process.argv.includes('--no-build')) {
+  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const ms = (ns) => Number(ns) / 1e6;
+function timeOnce(cmd, args, opts = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { stdio: ['pipe', 'ignore', 'ignore'], ...opts });
+  const t1 = process.hrtime.bigint();
+  if (opts.expect !== undefined && r.status !== opts.expect) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status}, expected ${opts.expect}`);
+  return ms(t1 - t0);
+}
+
+/** Median cold start of a command, interleaved with `node -e 0` so both see the same machine load. */
+function coldStart(label, args, { budget, input, env, cwd, before, expect } = {}) {
+  const base = [];
+  const cmd = [];
+  for (let i = 0; i < RUNS; i++) {
+    base.push(timeOnce(process.execPath, ['-e', '0']));
+    before?.();
+    cmd.push(timeOnce(process.execPath, args, { input, env: env ?? process.env, cwd, expect }));
+  }
+  const ratio = median(cmd) / median(base);
+  rows.starts.push({ label, base: median(base), cmd: median(cmd), ratio, budget });
+  console.log(`${label}: ${median(cmd).toFixed(1)} ms vs node -e 0 ${median(base).toFixed(1)} ms = ${ratio.toFixed(2)}x${budget ? ` (budget ${budget}x)` : ''}`);
+}
+
+function check(label, value, budget, ok, unit = '') {
+  rows.checks.push({ label, value, budget, ok });
+  console.log(`${label}: ${value}${unit} (${budget}) ${ok ? 'ok' : 'OVER BUDGET'}`);
+}
+
+// --- start-up of each command that exists
+const state = join(tmp, 'state');
+mkdirSync(state, { recursive: true });
+const env = { ...process.env, VERI_STATE_DIR: state };
+if (has(bin('core', 'leap-role'))) coldStart('leap-role develop-red', [bin('core', 'leap-role'), 'develop-red'], { expect: 0 });
+if (has(bin('core', 'leap-event'))) coldStart('leap-event mark', [bin('core', 'leap-event'), 'mark', 'bench'], { env, expect: 0 });
+if (has(bin('supervise', 'leap-stop'))) coldStart('leap-stop (none pending)', [bin('supervise', 'leap-stop')], { env, budget: 1.15, expect: 3 });
+if (has(bin('supervise', 'leap-supervise'), bin('supervise', 'leap-wait'))) {
+  spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), 'done', 'true'], { env, stdio: 'ignore' });
+  coldStart('leap-wait on a finished leaf', [bin('supervise', 'leap-wait'), 'done'], { env, budget: 1.15, expect: 0 });
+  coldStart('leap-supervise NAME true', [bin('supervise', 'leap-supervise'), 'bench-true', 'true'], { env, budget: 1.3, expect: 0 });
+}
+const ledger10k = join(tmp, 'issue-10k.md');
+{
+  const lines = ['# Ten thousand steps', '', '## Steps', ''];
+  for (let i = 1; i <= 10_000; i++) lines.push(`- [${i <= 9_000 ? 'x' : ' '}] Step number ${i}: it's "quoted" $(x) 🦀`);
+  writeFileSync(ledger10k, `${lines.join('\n')}\n`);
+}
+if (has(bin('ledger', 'leap-ledger'))) {
+  coldStart('leap-ledger current (10,000 steps, stdin)', [bin('ledger', 'leap-ledger'), 'current'], { input: readFileSync(ledger10k), budget: 1.3, expect: 0 });
+}
+const benchSetup = join(root, 'bench', 'setup-verify.mjs');
+if (has(bin('verify', 'leap-verify'), benchSetup)) {
+  const { setupVerifyPrompt } = await import(benchSetup);
+  const { cwd, env: verifyEnv, args } = setupVerifyPrompt(tmp);
+  coldStart('leap-verify prompt', [bin('verify', 'leap-verify'), ...args], { cwd, env: { ...process.env, ...verifyEnv }, budget: 1.3, expect: 0 });
+}
+
+// --- the ledger parser's import cost: it must not load zod, ajv, chokidar, simple-git or zx
+{
+  const ledgerEntry = join(root, 'packages', 'core', 'dist', 'ledger', 'index.js');
+  const base = [];
+  const withLedger = [];
+  for (let i = 0; i < RUNS; i++) {
+    base.push(timeOnce(process.execPath, ['--input-type=module', '-e', '0']));
+    withLedger.push(timeOnce(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(ledgerEntry)})`]));
+  }
+  const cost = median(withLedger) - median(base);
+  check('import @leap/core/ledger over bare node (ESM)', cost.toFixed(1), '<= 15 ms', cost <= 15, ' ms');
+  const heavy = ['zod', 'ajv', 'chokidar', 'simple-git', 'zx'];
+  const probe = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    import { createRequire } from 'node:module';
+    await import(${JSON.stringify(ledgerEntry)});
+    const loaded = Object.keys(createRequire(import.meta.url).cache ?? {});
+    process.stdout.write(JSON.stringify(loaded));`], { encoding: 'utf8' });
+  const loaded = JSON.parse(probe.stdout || '[]').filter((p) => heavy.some((h) => p.includes(`/node_modules/${h}/`)));
+  check('heavy modules loaded with the ledger parser', loaded.length, '0', loaded.length === 0);
+}
+
+// --- event log: append rate in one process, and 8 concurrent writers
+{
+  const core = await import(join(root, 'packages', 'core', 'dist', 'index.js'));
+  const file = join(tmp, 'rate.jsonl');
+  const ctx = { issue: 1, step: 'bench', skillCommit: null };
+  const n = 20_000;
+  const log = core.openEventLog(file);
+  let t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) log.append(core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
+  log.close();
+  const openRate = n / (ms(process.hrtime.bigint() - t0) / 1000);
+  const file2 = join(tmp, 'rate2.jsonl');
+  t0 = process.hrtime.bigint();
+  for (let i = 0; i < 5_000; i++) core.appendEvent(file2, core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
+  const eachRate = 5_000 / (ms(process.hrtime.bigint() - t0) / 1000);
+  rows.notes.push(`Event append rate, one process, log kept open: ${Math.round(openRate).toLocaleString('en')} events/s`);
+  rows.notes.push(`Event append rate, one process, open-append-close per event (as separate commands do): ${Math.round(eachRate).toLocaleString('en')} events/s`);
+  console.log(rows.notes.slice(-2).join('\n'));
+
+  const shared = join(tmp, 'concurrent.jsonl');
+  const fixture = join(root, 'packages', 'core', 'test', 'fixtures', 'append-many.mjs');
+  t0 = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: 8 }, (_, w) => new Promise((resolve, reject) => {
+    spawn(process.execPath, [fixture, shared, String(w), '2000'], { stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer ${w} exit ${c}`))));
+  })));
+  const wall = ms(process.hrtime.bigint() - t0);
+  const lines = readFileSync(shared, 'utf8').split('\n').filter((l) => l !== '');
+  let torn = 0;
+  const seen = new Set();
+  for (const line of lines) {
+    try {
+      const e = JSON.parse(line);
+      seen.add(`${e.name}:${e.anchor}`);
+    } catch {
+      torn++;
+    }
+  }
+  const lost = 16_000 - seen.size;
+  check('8 processes x 2,000 appends at once: torn lines', torn, '0', torn === 0);
+  check('8 processes x 2,000 appends at once: lost events', lost, '0', lost === 0);
+  rows.notes.push(`8 concurrent writers x 2,000 events: ${wall.toFixed(0)} ms wall, ${lines.length} lines`);
+}
+
+// --- supervision latencies
+if (has(bin('supervise', 'leap-wait'))) {
+  // From the exit file's rename to leap-wait returning.
+  const lat = [];
+  for (let i = 0; i < RUNS; i++) {
+    const name = `lat${i}`;
+    writeFileSync(join(state, `${name}.pid`), `${process.pid}\nstarttime=${readFileSync(`/proc/${process.pid}/stat`, 'latin1').split(') ')[1].split(' ')[19]}\n`);
+    const waiter = spawn(process.execPath, [bin('supervise', 'leap-wait'), name, '30'], { env, stdio: 'ignore' });
+    await new Promise((r) => setTimeout(r, 400));
+    const tmpExit = join(state, `.${name}.exit.tmp`);
+    writeFileSync(tmpExit, '0\nstatus=exited\n');
+    const t0 = process.hrtime.bigint();
+    renameSync(tmpExit, join(state, `${name}.exit`));
+    await new Promise((r) => waiter.on('exit', r));
+    lat.push(ms(process.hrtime.bigint() - t0));
+  }
+  const m = median(lat);
+  check('exit file rename to leap-wait returning (median)', m.toFixed(1), '<= 15 ms', m <= 15, ' ms');
+}
+if (has(bin('supervise', 'leap-supervise'))) {
+  const ignore = join(tmp, 'ignore-term.js');
+  writeFileSync(ignore, "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);\n");
+  const timeout = 0.5;
+  const grace = 0.5;
+  const over = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = process.hrtime.bigint();
+    spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), `term${i}`, process.execPath, ignore], { env: { ...env, VERI_TIMEOUT: String(timeout), VERI_KILL_AFTER: String(grace) }, stdio: 'ignore' });
+    over.push(ms(process.hrtime.bigint() - t0) - (timeout + grace) * 1000);
+  }
+  const m = median(over);
+  check('SIGTERM-ignoring leaf gone after timeout + grace (+ median overshoot)', m.toFixed(0), '<= 200 ms', m <= 200, ' ms');
+}
+
+// --- tick against a plain git commit of the same change, in a repository of 10,000 files
+if (has(bin('ledger', 'leap-ledger'))) {
+  const { benchTick } = await import(join(root, 'bench', 'tick.mjs'));
+  const result = benchTick(tmp, bin('ledger', 'leap-ledger'), RUNS);
+  check('tick vs plain git commit (10,000-file repo, median ratio)', result.ratio.toFixed(2), '<= 1.5x', result.ratio <= 1.5, 'x');
+  rows.notes.push(`tick median ${result.tick.toFixed(1)} ms; git commit median ${result.commit.toFixed(1)} ms`);
+}
+
+// --- jury of three one-second reviewers
+if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
+  const { benchJury } = await import(join(root, 'bench', 'jury.mjs'));
+  const seconds = await benchJury(tmp, bin('verify', 'leap-jury'));
+  check('jury of three reviewers taking 1 s each (wall)', seconds.toFixed(2), '<= 1.2 s', seconds <= 1.2, ' s');
+}
+
+// --- RESULTS.md
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const lines = [
+  '# Benchmark results',
+  '',
+  `- Date: ${new Date().toISOString()}`,
+  `- Machine: ${cpu}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM (${(freemem() / 2 ** 30).toFixed(1)} free), Linux ${release()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  `- Node ${process.version}; ${RUNS} runs per start-up figure, medians, each command interleaved with \`node -e 0\` in the same run`,
+  '',
+  '## Start-up (median, ratio to `node -e 0` in the same run)',
+  '',
+  '| command | median ms | node -e 0 ms | ratio | budget | |',
+  '| --- | ---: | ---: | ---: | ---: | --- |',
+  ...rows.starts.map((r) => `| ${r.label} | ${r.cmd.toFixed(1)} | ${r.base.toFixed(1)} | ${r.ratio.toFixed(2)}x | ${r.budget ? `${r.budget}x` : '-'} | ${r.budget ? (r.ratio <= r.budget ? 'ok' : '**over**') : ''} |`),
+  '',
+  '## Other figures',
+  '',
+  '| figure | value | budget | |',
+  '| --- | ---: | --- | --- |',
+  ...rows.checks.map((c) => `| ${c.label} | ${c.value} | ${c.budget} | ${c.ok ? 'ok' : '**over**'} |`),
+  '',
+  ...rows.notes.map((n) => `- ${n}`),
+  '',
+];
+writeFileSync(join(root, 'bench', 'RESULTS.md'), lines.join('\n'));
+rmSync(tmp, { recursive: true, force: true });
+console.log(`wrote bench/RESULTS.md`);
