@@ -1,12 +1,12 @@
 // Atomic file replacement: a reader sees the old content or the new, never a part.
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './random-hex.js';
 
 /** Write `data` to `file` through a temp file in the same folder, fsync, rename, then fsync the folder. */
 export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = dirname(file);
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
   const fd = openSync(tmp, 'wx', mode);
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;

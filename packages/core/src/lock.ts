@@ -1,6 +1,6 @@
 // An exclusive lock file whose holder's death is detected: a dead, zombie or reused pid does not hold it.
 import { linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, closeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './random-hex.js';
 import { InternalError } from './errors.js';
 import { formatKeyValues, parseKeyValues } from './key-value.js';
 import { isProcessAlive, processIdentity } from './process-identity.js';
@@ -40,7 +40,7 @@ function holderIsAlive(holder: LockHolder): boolean {
 /** Try once to take `file`; returns null when a live process holds it. A dead holder's lock is taken over. */
 export function tryLock(file: string): Lock | null {
   const me = processIdentity();
-  const token = randomBytes(8).toString('hex');
+  const token = randomHex(8);
   const content = formatKeyValues(String(process.pid), { starttime: me?.starttime, boot_id: me?.bootId, token });
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -72,7 +72,7 @@ export function acquireLock(file: string, what = 'lock'): Lock {
 
 // Move the stale file aside atomically, and put it back if a live holder took it meanwhile.
 function removeStaleLock(file: string, stale: LockHolder): void {
-  const aside = `${file}.${randomBytes(4).toString('hex')}.stale`;
+  const aside = `${file}.${randomHex(4)}.stale`;
   try {
     renameSync(file, aside);
   } catch (error) {

@@ -3,3 +3,4 @@
 export * from './events/event-schema.js';
 export * from './events/read-events.js';
 export * from './json-schema.js';
+export * from './validate-json.js';

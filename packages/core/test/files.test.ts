@@ -73,8 +73,9 @@ identity('this process is alive; its identity has a start time and boot id', () 
   assert.is(readProcStat(2 ** 22 + 12345), null);
 });
 identity('a zombie is not alive', async () => {
-  // `true` runs in the background, then its shell becomes `sleep`, which never reaps it: a zombie.
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 3'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // A short sleep runs in the background, its shell becomes `sleep 3`, which never reaps it: a zombie
+  // once the short one ends (it must outlive the exec, or the shell could reap it first).
+  const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 4'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
   const becameZombie = await waitFor(() => readProcStat(pid)?.[0] === 'Z', 2000);
   assert.ok(becameZombie, 'the child became a zombie');
