@@ -1,18 +1,23 @@
 // Bundle each bin of the package in the current folder: src/bin/NAME.ts -> dist/bin/NAME.js.
-// Workspace packages (@leap/*) are inlined from their TypeScript sources, so a bin loads one
-// file; every other dependency stays external and is imported lazily where it is used.
-import { readFileSync } from 'node:fs';
+// Workspace packages (@leap/*) are inlined from their TypeScript sources, so a bin's start-up
+// loads one file. Code reached only through `await import()` is split into its own chunk
+// (dist/bin/chunks/), so its dependencies load when that branch runs, not at start-up. Every
+// other dependency stays external. Each bin is built alone, so bins share no start-up chunk.
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const bins = Object.values(pkg.bin ?? {});
-const entryPoints = bins.map((out) => ({ in: out.replace(/^(\.\/)?dist\//, 'src/').replace(/\.js$/, '.ts'), out: out.replace(/^(\.\/)?dist\//, '').replace(/\.js$/, '') }));
+rmSync('dist/bin/chunks', { recursive: true, force: true });
 
-if (entryPoints.length > 0) {
+for (const out of bins) {
+  const name = out.replace(/^(\.\/)?dist\//, '').replace(/\.js$/, '');
   await build({
-    entryPoints,
+    entryPoints: [{ in: `src/${name}.ts`, out: name }],
     outdir: 'dist',
     bundle: true,
+    splitting: true,
+    chunkNames: `bin/chunks/${name.replace(/^bin\//, '')}-[hash]`,
     platform: 'node',
     target: 'node20',
     format: 'esm',
