@@ -1,0 +1,37 @@
+// `leap-ledger tick` and `clear-refactor-pending`: a ledger line changed in the same commit as the staged work.
+import { clearRefactorPending, tickStep } from '@leap/core/ledger';
+import { changeTarget } from './change-target.js';
+import type { LedgerLocation } from './ledger-source.js';
+import { commitLedgerChange, type LedgerCommitResult } from './transaction/commit-ledger-change.js';
+
+/** Options of tick and clearRefactor. */
+export interface TickOptions extends LedgerLocation {
+  /** The step's title, matched exactly. */
+  step: string;
+  /** The commit message; `green: TITLE` (tick) or `refactor: TITLE` (clear) by default. */
+  message?: string;
+  /** Skip the pre-commit and commit-msg hooks, as git commit --no-verify. */
+  noVerify?: boolean;
+  /** Commit even when nothing but the ledger line is staged. */
+  allowEmpty?: boolean;
+}
+
+/** Mark a todo step done and refactor-pending, in ONE commit with the step's staged green work. */
+export async function tick(options: TickOptions): Promise<LedgerCommitResult> {
+  const target = changeTarget(options, 'tick');
+  return commitLedgerChange({
+    action: 'tick', ledger: target.path, issue: target.issue, title: options.step, edit: tickStep,
+    message: options.message ?? `green: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty,
+    stateDir: target.stateDir, env: target.env,
+  });
+}
+
+/** Remove a step's refactor-pending marker, in ONE commit with the refactor's staged work. */
+export async function clearRefactor(options: TickOptions): Promise<LedgerCommitResult> {
+  const target = changeTarget(options, 'clear-refactor-pending');
+  return commitLedgerChange({
+    action: 'clear-refactor-pending', ledger: target.path, issue: target.issue, title: options.step, edit: clearRefactorPending,
+    message: options.message ?? `refactor: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty,
+    stateDir: target.stateDir, env: target.env,
+  });
+}

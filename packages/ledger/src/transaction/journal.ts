@@ -1,0 +1,104 @@
+// The transaction journal: written (atomically) before a tick touches anything, so the next ledger command
+// knows what an interrupted tick was doing and can finish it or undo it. Every file the transaction makes
+// has a name known from the journal (or from the state folder alone), so recovery leaves nothing behind.
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { FileFormatError, syncDir } from '@leap/core';
+
+/** What an interrupted ledger commit left to recover from. */
+export interface Journal {
+  version: 1;
+  /** Random; every process the transaction starts carries LEAP_LEDGER_TXN=token, and our index.lock holds it. */
+  token: string;
+  pid: number;
+  action: 'tick' | 'clear-refactor-pending';
+  issue: number | null;
+  title: string;
+  ledger: string;
+  /** The ledger's path from the top folder, as git names it. */
+  ledgerRel: string;
+  /** A hard link to the ledger's old bytes, made before the ledger is replaced. */
+  backup: string;
+  /** Where the new ledger is written before it is renamed over the ledger. */
+  ledgerTemp: string;
+  root: string;
+  indexFile: string;
+  /** The transaction's copy of the index, committed and then renamed over the index. */
+  tmpIndex: string;
+  oldHead: string;
+  /** sha256 of the ledger's old and new bytes. */
+  oldSha: string;
+  newSha: string;
+  /** Set just before HEAD moves: the commit HEAD moves to. */
+  newCommit: string | null;
+  startedAt: string;
+}
+
+/** The journal file of a state folder. */
+export function journalPath(stateDir: string): string {
+  return join(stateDir, 'ledger-transaction.json');
+}
+
+/** The journal's temp file: a journal being written; alone, it means the transaction never started. */
+export function journalTempPath(stateDir: string): string {
+  return `${journalPath(stateDir)}.tmp`;
+}
+
+/** Write `data` to `file` through the fixed temp name `temp` (fsync, rename, fsync the folder). */
+export function writeThrough(file: string, temp: string, data: string | Uint8Array, mode = 0o644): void {
+  const fd = openSync(temp, 'w', mode);
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, file);
+  syncDir(dirname(file));
+}
+
+/** Write the journal whole: a reader sees the old journal or the new one. */
+export function writeJournal(stateDir: string, journal: Journal): void {
+  writeThrough(journalPath(stateDir), journalTempPath(stateDir), `${JSON.stringify(journal, null, 2)}\n`);
+}
+
+/** The journal, or null when no transaction is pending; a journal that is not ours is a FileFormatError. */
+export function readJournal(stateDir: string): Journal | null {
+  const file = journalPath(stateDir);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  let journal: Partial<Journal>;
+  try {
+    journal = JSON.parse(text) as Partial<Journal>;
+  } catch (cause) {
+    throw new FileFormatError(file, undefined, `expected the JSON journal of an interrupted tick, found unreadable JSON (${(cause as Error).message}); remove it once the ledger and HEAD agree`, { cause });
+  }
+  for (const key of ['token', 'ledger', 'ledgerRel', 'backup', 'ledgerTemp', 'root', 'indexFile', 'tmpIndex', 'oldHead', 'oldSha', 'newSha'] as const) {
+    if (typeof journal[key] !== 'string') {
+      throw new FileFormatError(file, undefined, `expected the journal of an interrupted tick with a string "${key}", found ${JSON.stringify(journal[key])}`);
+    }
+  }
+  return journal as Journal;
+}
+
+/** Remove the journal (the transaction is over) and any half-written one. */
+export function removeJournal(stateDir: string): void {
+  unlinkIfPresent(journalPath(stateDir));
+  unlinkIfPresent(journalTempPath(stateDir));
+}
+
+/** Unlink a file, ignoring one that is already gone. */
+export function unlinkIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

@@ -1,0 +1,75 @@
+// The bin's surface: --help everywhere, unknown commands, bad arguments, stdin that is not a pipe.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { joinOptionValues } from '../src/cli/argv.js';
+import { COMMANDS } from '../src/cli/help.js';
+import { BIN, cleanEnv, ledger, script } from './helpers.js';
+
+// ---
+const argvSuite = suite('joinOptionValues');
+
+argvSuite('joins each string option with its value, short and long; leaves booleans, positionals and what follows --', () => {
+  const options = { step: { type: 'string' }, message: { type: 'string', short: 'm' }, json: { type: 'boolean' } } as const;
+  assert.equal(joinOptionValues(['7', '--step', '-v flag', '-m', '--json', '--json', '--', '--step', 'x'], options), ['7', '--step=-v flag', '--message=--json', '--json', '--', '--step', 'x']);
+  assert.equal(joinOptionValues(['--step'], options), ['--step']);
+  assert.equal(joinOptionValues(['--step=a', '-x', 'y'], options), ['--step=a', '-x', 'y']);
+});
+
+argvSuite.run();
+
+// ---
+const helpSuite = suite('leap-ledger --help');
+helpSuite.after.each(cleanupTempDirs);
+
+helpSuite('every command answers --help with its usage and exit codes on stdout, exit 0', async () => {
+  const dir = makeTempDir();
+  const main = await ledger(dir, ['--help']);
+  assert.equal([main.code, main.stderr], [0, '']);
+  assert.match(main.stdout, /^Usage: leap-ledger COMMAND/);
+  for (const command of COMMANDS) assert.ok(main.stdout.includes(`  ${command} `), command);
+  for (const command of COMMANDS) {
+    const help = await ledger(dir, [command, '--help']);
+    assert.equal([help.code, help.stderr], [0, ''], command);
+    assert.match(help.stdout, new RegExp(`^Usage: leap-ledger ${command}`), command);
+    assert.match(help.stdout, /\nExit: 0 /, command);
+  }
+  const viaScript = await script('tick-ledger.sh', dir, ['-h']);
+  assert.match(viaScript.stdout, /^Usage: leap-ledger tick /);
+});
+
+helpSuite('no command, an unknown command, unknown options and stray arguments: exit 2 and nothing on stdout', async () => {
+  const dir = makeTempDir();
+  const none = await ledger(dir, []);
+  assert.equal([none.code, none.stdout], [2, '']);
+  assert.match(none.stderr, /^leap-ledger: expected a command\nUsage: leap-ledger COMMAND/);
+  const unknown = await ledger(dir, ['tock', '--step', 'x']);
+  assert.equal([unknown.code, unknown.stdout], [2, '']);
+  assert.match(unknown.stderr, /^leap-ledger: unknown command "tock": expected one of list, current, /);
+  const option = await ledger(dir, ['current', '--bogus'], { input: '# t\n## Steps\n- [ ] a\n' });
+  assert.equal([option.code, option.stdout], [2, '']);
+  assert.match(option.stderr, /Unknown option '--bogus'[\s\S]*Usage: leap-ledger current/);
+  const stray = await ledger(dir, ['list', 'file.md']);
+  assert.match(stray.stderr, /unexpected argument "file\.md"/);
+  const titleIsHelp = await ledger(dir, ['tick', '7', '--step', '--help'], { env: { VERI_STATE_DIR: dir } });
+  assert.is(titleIsHelp.code, 2);
+  assert.match(titleIsHelp.stderr, /issue-7\.md: no such/);
+});
+
+helpSuite('a terminal-like stdin (a character device other than /dev/null) is refused instead of read', () => {
+  const zero = openSync('/dev/zero', 'r');
+  try {
+    const result = spawnSync(process.execPath, [BIN, 'current'], { stdio: [zero, 'pipe', 'pipe'], env: cleanEnv(), encoding: 'utf8' });
+    assert.is(result.status, 2);
+    assert.match(result.stderr, /expected a ledger \(cat \.tdd\/issue-N\.md \| leap-ledger current\), or --issue N or --ledger FILE, on stdin, found a terminal/);
+  } finally {
+    closeSync(zero);
+  }
+  const empty = spawnSync(process.execPath, [BIN, 'current'], { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv(), encoding: 'utf8' });
+  assert.is(empty.status, 2);
+  assert.match(empty.stderr, /<stdin>:1: no "## Steps" heading/);
+});
+
+helpSuite.run();
