@@ -1,0 +1,99 @@
+// Naming agents: the built-in CLIs by name, and any agent an agents file defines.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { AgentPlugin } from '@leap/core';
+import { FileFormatError, UsageError, showValue } from '@leap/core';
+import { createClaudeAgent } from '@leap/agent-claude';
+import { createCodexAgent } from '@leap/agent-codex';
+import { createCommandAgent } from '@leap/agent-command';
+import { createGeminiAgent } from '@leap/agent-gemini';
+import { createScriptedAgent } from '@leap/agent-scripted';
+
+/** One agent of an agents file. */
+export interface AgentEntry {
+  plugin: 'claude' | 'codex' | 'gemini' | 'command' | 'scripted';
+  /** Required for `command`; overrides the plugin's family otherwise. */
+  family?: string;
+  /** `command`: the argv. */
+  command?: string[];
+  /** `scripted`: the script file, relative to the agents file. */
+  script?: string;
+  /** `claude`, `codex`, `gemini`: the executable, the model, extra arguments. */
+  bin?: string;
+  model?: string;
+  extraArgs?: string[];
+  /** `command`: variables for its environment. */
+  env?: Record<string, string>;
+}
+
+/** The agents a command can name. */
+export interface AgentRegistry {
+  file: string | null;
+  entries: Record<string, AgentEntry>;
+}
+
+export const BUILTIN_AGENTS = ['claude', 'codex', 'gemini'] as const;
+const PLUGINS = new Set(['claude', 'codex', 'gemini', 'command', 'scripted']);
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** Load the agents file (`--agents FILE`, else VERI_AGENTS); none means the built-ins only. */
+export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessEnv = process.env): AgentRegistry {
+  const path = file ?? (env.VERI_AGENTS === '' ? undefined : env.VERI_AGENTS);
+  if (path === undefined) return { file: null, entries: {} };
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (cause) {
+    throw new FileFormatError(path, undefined, `cannot read the agents file: ${(cause as Error).message}`, { cause });
+  }
+  const agents = (data as { agents?: unknown } | null)?.agents;
+  if (typeof agents !== 'object' || agents === null || Array.isArray(agents)) {
+    throw new FileFormatError(path, undefined, 'expected {"agents": {"NAME": {"plugin": ...}, ...}}');
+  }
+  const entries: Record<string, AgentEntry> = {};
+  for (const [name, entry] of Object.entries(agents)) entries[name] = checkEntry(path, name, entry);
+  return { file: resolve(path), entries };
+}
+
+function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
+  const bad = (message: string): never => {
+    throw new FileFormatError(file, undefined, `agent ${showValue(name)}: ${message}`);
+  };
+  if (!NAME.test(name)) bad('expected a name of letters, digits, ".", "_" or "-"');
+  if (typeof entry !== 'object' || entry === null) bad(`expected an object, found ${showValue(entry)}`);
+  const e = entry as Record<string, unknown>;
+  if (typeof e.plugin !== 'string' || !PLUGINS.has(e.plugin)) bad(`expected "plugin" to be one of ${[...PLUGINS].join(', ')}, found ${showValue(e.plugin)}`);
+  for (const key of ['family', 'script', 'bin', 'model'] as const) {
+    if (e[key] !== undefined && typeof e[key] !== 'string') bad(`expected "${key}" to be a string, found ${showValue(e[key])}`);
+  }
+  if (typeof e.family === 'string' && !/^[A-Za-z0-9_.]+$/.test(e.family)) bad(`expected "family" to be a word of letters, digits, "_" or "." (it names leaves), found ${showValue(e.family)}`);
+  for (const key of ['command', 'extraArgs'] as const) {
+    if (e[key] !== undefined && !(Array.isArray(e[key]) && (e[key] as unknown[]).every((a) => typeof a === 'string'))) bad(`expected "${key}" to be an array of strings`);
+  }
+  if (e.plugin === 'command' && (e.command === undefined || e.family === undefined)) bad('a command agent needs "command" (argv) and "family"');
+  if (e.plugin === 'scripted' && e.script === undefined) bad('a scripted agent needs "script"');
+  return e as unknown as AgentEntry;
+}
+
+/** The agent called `name`: an agents-file entry first, else a built-in; an unknown name is a UsageError. */
+export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin {
+  const entry = registry.entries[name];
+  if (entry === undefined) {
+    if ((BUILTIN_AGENTS as readonly string[]).includes(name)) return createFromEntry(name, { plugin: name as AgentEntry['plugin'] }, null);
+    const known = [...BUILTIN_AGENTS, ...Object.keys(registry.entries)].join(', ');
+    throw new UsageError(`unknown agent ${showValue(name)}: expected one of ${known}${registry.file === null ? ' (define others in an agents file: --agents FILE or VERI_AGENTS)' : ''}`);
+  }
+  return createFromEntry(name, entry, registry.file);
+}
+
+function createFromEntry(name: string, entry: AgentEntry, file: string | null): AgentPlugin {
+  const cli = { name, bin: entry.bin, model: entry.model, extraArgs: entry.extraArgs };
+  let agent: AgentPlugin;
+  if (entry.plugin === 'claude') agent = createClaudeAgent(cli);
+  else if (entry.plugin === 'codex') agent = createCodexAgent(cli);
+  else if (entry.plugin === 'gemini') agent = createGeminiAgent(cli);
+  else if (entry.plugin === 'command') agent = createCommandAgent({ name, command: entry.command as string[], family: entry.family as string, env: entry.env });
+  else agent = createScriptedAgent({ name, script: resolve(file === null ? '.' : dirname(file), entry.script as string), family: entry.family });
+  if (entry.family === undefined || entry.family === agent.family) return agent;
+  return { ...agent, family: entry.family };
+}

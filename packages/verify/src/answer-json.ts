@@ -1,0 +1,58 @@
+// Finding the JSON in an agent's answer text. Two rules, one per consumer:
+// - the verifier's answer must BE one JSON object (an optional surrounding code fence aside);
+// - a juror's answer is the LAST JSON object carrying a "verdict" (blind-tribunal 3.6), fences stripped.
+
+/** The answer as exactly one JSON value; null when the text is anything else. */
+export function parseWholeJson(text: string): { value: unknown } | null {
+  let body = text.trim();
+  const fence = /^(`{3,}|~{3,})[^\n]*\n([\s\S]*?)\n?\1$/.exec(body);
+  if (fence !== null) body = (fence[2] as string).trim();
+  try {
+    return { value: JSON.parse(body) };
+  } catch {
+    return null;
+  }
+}
+
+/** The last top-level JSON object in the text that has a "verdict" key, code fences ignored; null when none. */
+export function lastVerdictObject(text: string): Record<string, unknown> | null {
+  const source = text.replace(/^[ \t]*(?:`{3,}|~{3,})[^\n]*$/gm, '');
+  let found: Record<string, unknown> | null = null;
+  for (let start = source.indexOf('{'); start !== -1; ) {
+    const end = objectEnd(source, start);
+    if (end === -1) {
+      start = source.indexOf('{', start + 1);
+      continue;
+    }
+    try {
+      const value: unknown = JSON.parse(source.slice(start, end + 1));
+      if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'verdict' in value) found = value as Record<string, unknown>;
+    } catch {
+      // Braces that are not JSON: keep scanning inside them.
+      start = source.indexOf('{', start + 1);
+      continue;
+    }
+    start = source.indexOf('{', end + 1);
+  }
+  return found;
+}
+
+// The index of the brace closing the object opened at `start`, strings respected; -1 when unbalanced.
+function objectEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === '{') {
+      depth++;
+    } else if (c === '}' && --depth === 0) {
+      return i;
+    }
+  }
+  return -1;
+}

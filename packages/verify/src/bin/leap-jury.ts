@@ -1,0 +1,65 @@
+// leap-jury: convene the blind cross-family jury on candidate files (a shim over conveneJury).
+import { UsageError, parseCli, runCli, writeFd } from '@leap/core';
+import { lastValue, takeVerbatim } from '../cli-args.js';
+
+const USAGE = `Usage: leap-jury --builder-family F --reviewers A,B[,...] --intent TEXT --criteria TEXT [options] FILE...
+Seats reviewers of model families other than the builder's (one seat per family; at least two),
+gives each the same author-redacted envelope (the whole FILEs and tests, the intent, the criteria,
+the candidate sha256) in parallel as supervised leaves review-CANDIDATE8-FAMILY, and counts:
+a refuse or a bad answer is -1, a reviewer that never answered 0, only a unanimous pass 1.
+Options:
+  --builder-family F   the builder's model family (or its agent's name: claude -> anthropic)
+  --reviewers LIST     comma-separated agent names (built-in: claude, codex, gemini; more via --agents)
+  --alternates LIST    agents seated in place of reviewers that never answered
+  --intent TEXT        the change's intent, one line
+  --criteria TEXT      the pass criteria
+  --test FILE          a test file of the candidate (repeatable)
+  --lens NAME          the juror lens (default defect)
+  --builder-name NAME, --model-id ID, --author NAME_OR_EMAIL   identities that must not reach a
+                       juror (repeatable); the repository's git identity is added unless --no-git-aliases
+  --agents FILE        an agents file (default VERI_AGENTS)
+  --json               print the result as a JSON object
+Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope or bad input.`;
+
+const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'agents'];
+
+await runCli('leap-jury', async () => {
+  const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
+  const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, 'no-git-aliases': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (flags.help === true) {
+    writeFd(1, `${USAGE}\n`);
+    return 0;
+  }
+  const required = (name: string): string => {
+    const value = lastValue(values, name);
+    if (value === undefined) throw new UsageError(`missing --${name}\n${USAGE}`);
+    return value;
+  };
+  const list = (name: string) => (values.get(name) ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const { conveneJury } = await import('../jury/convene-jury.js');
+  const result = await conveneJury({
+    builderFamily: required('builder-family'),
+    reviewers: (required('reviewers'), list('reviewers')),
+    alternates: list('alternates'),
+    intent: required('intent'),
+    criteria: required('criteria'),
+    files: positionals,
+    tests: values.get('test') ?? [],
+    lens: lastValue(values, 'lens'),
+    builderName: lastValue(values, 'builder-name'),
+    modelIds: values.get('model-id') ?? [],
+    authors: values.get('author') ?? [],
+    gitAliases: flags['no-git-aliases'] !== true,
+    agentsFile: lastValue(values, 'agents'),
+  });
+  if (flags.json === true) {
+    writeFd(1, `${JSON.stringify(result)}\n`);
+  } else {
+    const lines = [`candidate sha256:${result.candidate}`];
+    for (const s of result.seats) lines.push(`review ${s.reviewer} (${s.family}): ${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}: ${s.note}`);
+    for (const r of result.refused) lines.push(`refused ${r.reviewer} (${r.family}): ${r.reason}`);
+    lines.push(`jury: ${result.value}: ${result.reason}`);
+    writeFd(1, `${lines.join('\n')}\n`);
+  }
+  return result.value === 1 ? 0 : result.value === -1 ? 1 : 2;
+});

@@ -1,0 +1,93 @@
+// Gather the verifier's prompt inputs from their sources: the ledger, the issue (through the tracker),
+// the step's test files and the repository. Nothing else is read: not the developer leaf's output,
+// not the environment beyond the run context, not commit messages.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TrackerPlugin } from '@leap/core';
+import { UsageError, findRepoRoot, resolveStateDir, showValue, statePaths } from '@leap/core';
+import { findStep, parseLedger } from '@leap/core/ledger';
+import type { LedgerStep } from '@leap/core/ledger';
+import { createLocalTracker } from '@leap/tracker-local';
+import { isCommit } from './git.js';
+import type { Phase } from './phase.js';
+import { readStepSpec } from './step-spec.js';
+import { findStepTests } from './step-tests.js';
+import type { StepTests } from './step-tests.js';
+import type { PromptTestFile, VerifyPromptInput } from './verify-prompt.js';
+
+/** What the caller says about the step to verify. */
+export interface GatherOptions {
+  phase: Phase;
+  step: string | undefined;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The issue (`--issue`, else VERI_ISSUE). */
+  issue: number | null;
+  /** `--ledger FILE`, else the issue's ledger. */
+  ledgerFile?: string;
+  specFile?: string;
+  testGlobs?: readonly string[];
+  /** Refactor: `--base SHA`. */
+  base?: string;
+  /** The issue tracker (default: the local one). */
+  tracker?: TrackerPlugin;
+}
+
+/** The prompt's inputs and where they came from. */
+export interface GatheredInput {
+  input: VerifyPromptInput;
+  repo: string;
+  stateDir: string;
+  step: string;
+  ledgerStep: LedgerStep | null;
+  tests: StepTests;
+}
+
+/** Check the step against the ledger and read the spec and the tests; bad input is a UsageError (exit 2). */
+export async function gatherVerifyInput(options: GatherOptions): Promise<GatheredInput> {
+  const { phase, issue } = options;
+  const step = options.step;
+  if (step === undefined) throw new UsageError('missing --step TITLE (the ledger step to verify)');
+  const repo = findRepoRoot(options.cwd);
+  if (repo === null) throw new UsageError(`not in a git repository: ${options.cwd}`);
+  const stateDir = resolveStateDir(options.env, options.cwd);
+  const ledgerStep = readLedgerStep(stateDir, issue, step, options.ledgerFile, options.specFile !== undefined);
+  const base = options.base;
+  if (phase === 'refactor' && base === undefined) throw new UsageError('the refactor phase needs --base SHA (the commit the refactor started from)');
+  if (base !== undefined && phase !== 'refactor') throw new UsageError(`--base belongs to the refactor phase, not ${phase}`);
+  if (base !== undefined && (!/^[0-9a-f]{7,64}$/.test(base) || !isCommit(repo, base))) {
+    throw new UsageError(`--base: expected the hexadecimal sha of a commit of ${repo}, got ${showValue(base)}`);
+  }
+  const tracker = options.tracker ?? createLocalTracker({ stateDir });
+  const spec = await readStepSpec({ tracker, issue, criterion: ledgerStep?.criterion ?? null, specFile: options.specFile });
+  const tests = findStepTests({ phase, repo, step, issue, eventsFile: statePaths(stateDir).events, globs: options.testGlobs });
+  const input: VerifyPromptInput = {
+    phase,
+    stepTitle: step,
+    spec,
+    tests: tests.files.map((path) => readTestFile(repo, path)),
+    repoPath: repo,
+    baseCommit: base ?? null,
+  };
+  return { input, repo, stateDir, step, ledgerStep, tests };
+}
+
+// The step in the ledger (`--ledger`, else the issue's); with neither, only `--spec` can stand in for it.
+function readLedgerStep(stateDir: string, issue: number | null, step: string, ledgerFile: string | undefined, hasSpec: boolean): LedgerStep | null {
+  const file = ledgerFile ?? (issue === null ? null : statePaths(stateDir).ledger(issue));
+  if (file === null) {
+    if (hasSpec) return null;
+    throw new UsageError('no ledger to find the step in: set VERI_ISSUE or pass --issue N or --ledger FILE (or give --spec FILE)');
+  }
+  if (!existsSync(file)) throw new UsageError(`no ledger at ${file}${issue === null ? '' : ` for issue ${issue}`}`);
+  return findStep(parseLedger(readFileSync(file, 'utf8'), file), step);
+}
+
+function readTestFile(repo: string, path: string): PromptTestFile {
+  try {
+    return { path, content: readFileSync(join(repo, path), 'utf8') };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, content: null };
+    throw error;
+  }
+}

@@ -1,0 +1,96 @@
+// Ground truth: the verifier runs the test command itself before any agent is asked.
+import { rmSync } from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { writeFd } from '@leap/core';
+import { runGit, splitNul } from './git.js';
+import { childProcess } from './lazy-builtins.js';
+import type { Phase } from './phase.js';
+import { topLevelName, withScratchWorktree } from './scratch-worktree.js';
+import type { StepTests } from './step-tests.js';
+import { isTestFile } from './test-files.js';
+
+/** The outcome: ok, or the reason the phase is rejected. */
+export interface GroundTruth {
+  ok: boolean;
+  reason: string;
+}
+
+/** What checkGroundTruth needs. */
+export interface GroundTruthOptions {
+  phase: Phase;
+  repo: string;
+  stateDir: string;
+  /** VERI_TEST_CMD: the user's command line, run with `bash -c`. */
+  testCmd: string;
+  tests: StepTests;
+  /** Refactor: the base commit. */
+  base?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Red: the suite fails, and passes again with the step's test files set aside (in a scratch worktree
+ * at HEAD: added files removed, changed ones restored from HEAD's parent). Green: the suite passes,
+ * and the step's tests are unchanged since their red commit. Refactor: no test file changed since the
+ * base, and the suite passes. The suite's output goes to stderr.
+ */
+export async function checkGroundTruth(options: GroundTruthOptions): Promise<GroundTruth> {
+  const { phase, repo, tests } = options;
+  if (phase === 'red') {
+    if (tests.files.length === 0) return reject('the red commit (HEAD) adds or changes no test file');
+    if ((await runSuite(options, repo)) === 0) return reject('the suite passes with the new tests; a red test must fail');
+    const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
+    const code = await withScratchWorktree(repo, 'HEAD', skip, async (dir) => {
+      setAside(dir, tests.files);
+      return runSuite(options, dir);
+    });
+    if (code !== 0) return reject(`the suite still fails with the new test files set aside (${tests.files.join(', ')}), so the failure is not the new tests' alone`);
+    return { ok: true, reason: `the suite fails with the new tests and passes without them (${tests.files.join(', ')})` };
+  }
+  if (phase === 'refactor') {
+    const base = options.base as string;
+    const changed = changedSince(repo, base).filter((path) => isTestFile(path) || tests.files.includes(path));
+    if (changed.length > 0) return reject(`test files changed since the base commit ${base}: ${changed.join(', ')}`);
+  }
+  if ((await runSuite(options, repo)) !== 0) return reject('the suite fails');
+  if (phase === 'green' && tests.redCommit !== null && tests.files.length > 0) {
+    const changed = changedSince(repo, tests.redCommit, tests.files);
+    if (changed.length > 0) return reject(`the step's tests changed since their red commit ${tests.redCommit}: ${changed.join(', ')}`);
+  }
+  return { ok: true, reason: phase === 'green' ? 'the suite passes' : 'the suite passes and no test file changed since the base commit' };
+}
+
+function reject(reason: string): GroundTruth {
+  return { ok: false, reason: `ground truth: ${reason}` };
+}
+
+/** Run the test command with bash in `cwd`; its output goes to our stderr. Resolves to its exit code (a signal is 128+N). */
+export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env'>, cwd: string): Promise<number> {
+  writeFd(2, `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`);
+  return new Promise((resolve) => {
+    const child = childProcess().spawn('bash', ['-c', options.testCmd], { cwd, env: options.env, stdio: ['ignore', 2, 2] });
+    child.on('error', () => resolve(127));
+    child.on('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal])));
+  });
+}
+
+// Tracked files that differ from `commit` in the work tree, and untracked ones; optionally only `paths`.
+function changedSince(repo: string, commit: string, paths?: readonly string[]): string[] {
+  const limit = paths === undefined ? [] : ['--', ...paths];
+  const tracked = splitNul(runGit(repo, ['diff', '--no-renames', '--name-only', '-z', commit, ...limit]));
+  const untracked = splitNul(runGit(repo, ['ls-files', '-z', '--others', '--exclude-standard', ...limit]));
+  return [...new Set([...tracked, ...untracked])];
+}
+
+// In a scratch worktree at HEAD: restore each file from HEAD's parent when it existed there, else remove it.
+function setAside(dir: string, files: readonly string[]): void {
+  let inParent: string[] = [];
+  try {
+    inParent = splitNul(runGit(dir, ['ls-tree', '-r', '-z', '--name-only', 'HEAD^', '--', ...files]));
+  } catch {
+    // HEAD has no parent: every file is new.
+  }
+  for (const file of files) if (!inParent.includes(file)) rmSync(join(dir, file), { force: true });
+  if (inParent.length > 0) runGit(dir, ['checkout', 'HEAD^', '--', ...inParent]);
+}

@@ -1,0 +1,146 @@
+// The blind jury: seat reviewers of other families, give each the same envelope in parallel, count.
+import type { AgentPlugin, EventContext } from '@leap/core';
+import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
+import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent } from '../agents.js';
+import { runAgentLeaf, whenLaunched } from '../run-agent-leaf.js';
+import { warmUpSchema } from '../validate-answer.js';
+import { candidateHash, readCandidate } from './candidate.js';
+import { buildEnvelope } from './envelope.js';
+import type { AuthorAliases } from './envelope.js';
+import { gitAliases } from './git-aliases.js';
+import { judgeReview } from './judge-review.js';
+import type { SeatVerdict } from './judge-review.js';
+import { LENS_PREAMBLES, renderJurorPrompt } from './juror-prompt.js';
+import { seatReviewers } from './seat-reviewers.js';
+import type { RefusedSeat } from './seat-reviewers.js';
+
+/** What the jury judges and who may sit. */
+export interface JuryOptions extends AuthorAliases {
+  /** The builder's model family, or the name of the builder's agent (its family is used). */
+  builderFamily: string;
+  /** Agent names (built-in or from the agents file) or agents. */
+  reviewers: ReadonlyArray<string | AgentPlugin>;
+  /** Seated, in order, in place of reviewers that never answered. */
+  alternates?: ReadonlyArray<string | AgentPlugin>;
+  intent: string;
+  criteria: string;
+  /** Candidate files and their tests, relative to `cwd`. */
+  files: readonly string[];
+  tests?: readonly string[];
+  /** The lens every juror is seated with (default `defect`). */
+  lens?: string;
+  /** Add the repository's git identity and last author to the aliases (default true). */
+  gitAliases?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  agentsFile?: string;
+  superviseBin?: string;
+}
+
+/** One seat's record. */
+export interface SeatRecord extends SeatVerdict {
+  reviewer: string;
+  family: string;
+  leaf: string;
+  status: string;
+  /** Replaced by an alternate after never answering: not counted. */
+  replaced: boolean;
+}
+
+/** The jury's result: 1 only on a unanimous pass of at least two seats of other families. */
+export interface JuryResult {
+  value: -1 | 0 | 1;
+  candidate: string;
+  reason: string;
+  seats: SeatRecord[];
+  refused: RefusedSeat[];
+}
+
+const MIN_SEATS = 2;
+
+/** Convene the jury; every verdict, the result and the candidate hash are appended as `review` events. */
+export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const lens = options.lens ?? 'defect';
+  if (LENS_PREAMBLES[lens] === undefined) throw new UsageError(`unknown lens ${showValue(lens)}: expected one of ${Object.keys(LENS_PREAMBLES).join(', ')}`);
+  const registry = loadAgentRegistry(options.agentsFile, env);
+  const toAgent = (r: string | AgentPlugin) => (typeof r === 'string' ? resolveAgent(r, registry) : r);
+  const reviewers = options.reviewers.map(toAgent);
+  const alternates = (options.alternates ?? []).map(toAgent);
+  const builderFamily = familyOf(options.builderFamily, registry);
+  const files = readCandidate(cwd, options.files, options.tests ?? []);
+  const candidate = candidateHash(files);
+  const authors = [...(options.authors ?? []), ...(options.gitAliases === false ? [] : await gitAliases(cwd))];
+  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }));
+  const stateDir = resolveStateDir(env, cwd);
+  const run = readRunContext(stateDir, env);
+  const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
+  const log = (fields: Parameters<typeof createEvent<'review'>>[1]) => appendEvent(statePaths(stateDir).events, createEvent('review', fields, context));
+
+  const seating = seatReviewers(builderFamily, reviewers);
+  for (const r of seating.refused) writeFd(2, `leap-jury: refused ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
+  if (seating.seated.length < MIN_SEATS) {
+    const reason = `hold: only ${seating.seated.length} reviewer(s) of a family other than the builder's (${builderFamily}); the jury needs ${MIN_SEATS}`;
+    writeFd(2, `leap-jury: ${reason}\n`);
+    log({ candidate, reviewer: null, family: null, verdict: 'none', value: 0, reasoning: reason });
+    return { value: 0, candidate, reason, seats: [], refused: seating.refused };
+  }
+  const leafName = (agent: AgentPlugin) => `review-${candidate.slice(0, 8)}-${agent.family}`;
+  let schemaReady: Promise<void> | null = null;
+  const seatRound = (agents: AgentPlugin[]) => {
+    // Every leaf is spawned first; ajv (through core) loads while the reviewers think, once their supervisors are up.
+    const running = agents.map((agent) => runAgentLeaf({
+      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: findRepoRoot(cwd) ?? cwd }, stateDir, env, superviseBin: options.superviseBin,
+    }));
+    schemaReady ??= whenLaunched(stateDir, agents.map(leafName)).then(() => warmUpSchema('review.schema.json'));
+    return Promise.all(running.map(async (leafRun, i): Promise<SeatRecord> => {
+      const agent = agents[i] as AgentPlugin;
+      const ran = await leafRun;
+      await schemaReady;
+      const verdict = await judgeReview(ran, lens);
+      log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning: verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}` });
+      return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false };
+    }));
+  };
+  const seats = await seatRound(seating.seated);
+  const refused = [...seating.refused];
+  const silent = seats.filter((s) => s.value === 0);
+  if (silent.length > 0 && alternates.length > 0) {
+    const answered = seats.filter((s) => s.value !== 0).map((s) => s.family);
+    const reseat = seatReviewers(builderFamily, alternates, [...answered, ...silent.map((s) => s.family)]);
+    refused.push(...reseat.refused);
+    const chosen = reseat.seated.slice(0, silent.length);
+    for (const [i, agent] of chosen.entries()) {
+      const seat = silent[i] as SeatRecord;
+      seat.replaced = true;
+      writeFd(2, `leap-jury: ${seat.reviewer} (${seat.family}) never answered; re-seating with ${agent.name} (${agent.family})\n`);
+    }
+    seats.push(...(await seatRound(chosen)));
+  }
+  const counted = seats.filter((s) => !s.replaced);
+  const after = candidateHash(readCandidate(cwd, options.files, options.tests ?? []));
+  const { value, reason } = after !== candidate
+    ? { value: 0 as const, reason: `hold: the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files` }
+    : combine(counted);
+  if (value === 0) writeFd(2, `leap-jury: ${reason}\n`);
+  log({ candidate, reviewer: null, family: null, verdict: value === 1 ? 'pass' : value === -1 ? 'refuse' : 'none', value, reasoning: reason });
+  return { value, candidate, reason, seats, refused };
+}
+
+/** Any -1 refuses; 1 needs every counted seat to pass, at least two of them; anything else holds. */
+export function combine(seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewer' | 'note'>>): { value: -1 | 0 | 1; reason: string } {
+  const refusing = seats.filter((s) => s.value === -1);
+  if (refusing.length > 0) return { value: -1, reason: `refuse: ${refusing.map((s) => `${s.reviewer} (${s.note})`).join('; ')}` };
+  const silent = seats.filter((s) => s.value === 0);
+  if (silent.length > 0) return { value: 0, reason: `hold: ${silent.map((s) => `${s.reviewer} ${s.note}`).join('; ')}` };
+  if (seats.length < MIN_SEATS) return { value: 0, reason: `hold: ${seats.length} passing seat(s), the jury needs ${MIN_SEATS}` };
+  return { value: 1, reason: `unanimous pass of ${seats.length} reviewers: ${seats.map((s) => s.reviewer).join(', ')}` };
+}
+
+// A builder named by its agent (`claude`, or an agents-file name) stands for that agent's family.
+function familyOf(builder: string, registry: ReturnType<typeof loadAgentRegistry>): string {
+  if (builder.trim() === '') throw new UsageError('Expected --builder-family to name the builder\'s model family');
+  const known = registry.entries[builder] !== undefined || (BUILTIN_AGENTS as readonly string[]).includes(builder);
+  return known ? resolveAgent(builder, registry).family : builder;
+}

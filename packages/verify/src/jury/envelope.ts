@@ -1,0 +1,69 @@
+// The one envelope every juror reads: whole files and tests, a one-line intent, the pass criteria and
+// the candidate hash. Zero authorship: building an envelope that names the builder fails loudly.
+import { LeapError, UsageError, showValue } from '@leap/core';
+import type { CandidateFile } from './candidate.js';
+
+/** Identities that must not reach a juror. */
+export interface AuthorAliases {
+  builderName?: string;
+  modelIds?: readonly string[];
+  /** Commit author names and emails. */
+  authors?: readonly string[];
+}
+
+/** The envelope names its builder: a juror would not be blind. */
+export class EnvelopeLeakError extends LeapError {}
+
+/** What the envelope is built from. */
+export interface EnvelopeInput {
+  candidate: string;
+  intent: string;
+  criteria: string;
+  files: readonly CandidateFile[];
+}
+
+/** Render the envelope, then scan it for every alias (case-insensitive; aliases under 3 characters are ignored). */
+export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases): string {
+  const intent = input.intent.trim();
+  if (intent === '' || /[\r\n]/.test(intent)) throw new UsageError(`Expected the intent as one non-empty line, got ${showValue(input.intent)}`);
+  if (input.criteria.trim() === '') throw new UsageError('Expected non-empty pass criteria');
+  const section = (kind: CandidateFile['kind']) => input.files.filter((f) => f.kind === kind).map((f) => `=== ${f.path} ===\n${fenced(f.bytes.toString('utf8'))}`);
+  const tests = section('test');
+  const text = [
+    `ENVELOPE candidate sha256:${input.candidate}`,
+    `INTENT: ${intent}`,
+    `PASS CRITERIA:\n${input.criteria.trim()}`,
+    `FILES (whole current content):\n${section('file').join('\n\n')}`,
+    `TESTS:\n${tests.length === 0 ? '(none)' : tests.join('\n\n')}`,
+  ].join('\n\n');
+  checkEnvelopeLeaks(text, input, aliases);
+  return `${text}\n`;
+}
+
+/** Throw an EnvelopeLeakError naming the alias and where it appears; the envelope is never graded un-blind. */
+export function checkEnvelopeLeaks(text: string, input: EnvelopeInput, aliases: AuthorAliases): void {
+  const lower = text.toLowerCase();
+  const named: Array<[string, string]> = [
+    ...(aliases.builderName === undefined ? [] : [['builder name', aliases.builderName] as [string, string]]),
+    ...(aliases.modelIds ?? []).map((id) => ['model id', id] as [string, string]),
+    ...(aliases.authors ?? []).map((a) => ['author', a] as [string, string]),
+  ];
+  for (const [kind, raw] of named) {
+    const alias = raw.trim().toLowerCase();
+    if (alias.length < 3 || !lower.includes(alias)) continue;
+    throw new EnvelopeLeakError(`the envelope would not be blind: the ${kind} ${showValue(raw.trim())} appears in ${whereIs(alias, input)}; remove it before review`);
+  }
+}
+
+function whereIs(alias: string, input: EnvelopeInput): string {
+  if (input.intent.toLowerCase().includes(alias)) return 'the intent';
+  if (input.criteria.toLowerCase().includes(alias)) return 'the pass criteria';
+  const file = input.files.find((f) => f.path.toLowerCase().includes(alias) || f.bytes.toString('utf8').toLowerCase().includes(alias));
+  return file === undefined ? 'the envelope' : `${file.kind} ${file.path}`;
+}
+
+function fenced(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;
+}

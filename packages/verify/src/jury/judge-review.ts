@@ -1,0 +1,52 @@
+// Scoring one juror: answered well (pass 1 or refuse -1), answered badly (-1), never answered (0).
+import { lastVerdictObject } from '../answer-json.js';
+import type { AgentLeafResult } from '../run-agent-leaf.js';
+import { answerProblem } from '../validate-answer.js';
+
+/** A finding as the review event records it. */
+export interface Finding {
+  severity: string;
+  message: string;
+}
+
+/** One juror's verdict, as the jury counts it. */
+export interface SeatVerdict {
+  verdict: 'pass' | 'refuse' | 'none';
+  value: -1 | 0 | 1;
+  findings: Finding[];
+  reasoning?: string;
+  /** Why this value, for people. */
+  note: string;
+}
+
+/**
+ * Judge a juror's leaf (blind-tribunal 3.6, fail closed): no answer (could not start, killed,
+ * transport failure) is 0; an answer with no verdict JSON, one that does not match the schema, one for
+ * another lens, or a pass listing a blocker or major finding is -1; a refuse is -1; a clean pass is 1.
+ */
+export async function judgeReview(leaf: AgentLeafResult, lens: string): Promise<SeatVerdict> {
+  if (leaf.answer === null) return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
+  const json = leaf.answer.json;
+  const object = typeof json === 'object' && json !== null && 'verdict' in json ? json : lastVerdictObject(leaf.answer.text);
+  if (object === null) return refuse('answered garbage: no JSON object with a "verdict"');
+  const problem = await answerProblem('review.schema.json', object, `${leaf.name}'s answer`);
+  if (problem !== null) return refuse(`answered badly: ${problem}`);
+  const answer = object as { verdict: 'pass' | 'refuse'; lens: string; findings: string[]; reasoning: string };
+  const findings = answer.findings.map(parseFinding);
+  const base = { findings, reasoning: answer.reasoning };
+  if (answer.lens !== lens) return { ...base, ...refuse(`answered for lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`) };
+  if (answer.verdict === 'refuse') return { ...base, verdict: 'refuse', value: -1, note: 'refused' };
+  const contradiction = findings.find((f) => f.severity === 'blocker' || f.severity === 'major');
+  if (contradiction !== undefined) return { ...base, ...refuse(`a pass that lists a [${contradiction.severity}] finding is not a pass`) };
+  return { ...base, verdict: 'pass', value: 1, note: findings.length === 0 ? 'pass (no findings)' : `pass with ${findings.length} minor/info finding(s)` };
+}
+
+function refuse(note: string): SeatVerdict {
+  return { verdict: 'refuse', value: -1, findings: [], note };
+}
+
+/** Split "[severity] file:line claim" into its severity and the rest. */
+export function parseFinding(text: string): Finding {
+  const match = /^\[([a-z]+)\] ([\s\S]*)$/.exec(text);
+  return match === null ? { severity: 'unknown', message: text } : { severity: match[1] as string, message: match[2] as string };
+}

@@ -1,0 +1,39 @@
+// Seating the jury: reviewers of model families other than the builder's, one seat per family.
+import type { AgentPlugin } from '@leap/core';
+
+/** A reviewer left out before any dispatch, and why. */
+export interface RefusedSeat {
+  reviewer: string;
+  family: string;
+  reason: string;
+}
+
+/** Who sits and who was refused. */
+export interface Seating {
+  seated: AgentPlugin[];
+  refused: RefusedSeat[];
+}
+
+/**
+ * Seat reviewers in the given order. A reviewer of the builder's family is refused (same vendor,
+ * same family); so is a second reviewer of an already seated family, since its review would not be
+ * independent and its leaf name (`review-CANDIDATE-FAMILY`) would collide. `taken` lists families
+ * already seated elsewhere (a re-seat round).
+ */
+export function seatReviewers(builderFamily: string, reviewers: readonly AgentPlugin[], taken: readonly string[] = []): Seating {
+  const builder = builderFamily.toLowerCase();
+  const families = new Map(taken.map((f) => [f.toLowerCase(), '(an earlier seat)']));
+  const seating: Seating = { seated: [], refused: [] };
+  for (const agent of reviewers) {
+    const family = agent.family.toLowerCase();
+    if (family === builder) {
+      seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `same family as the builder (${builderFamily})` });
+    } else if (families.has(family)) {
+      seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `family ${agent.family} is already seated by ${families.get(family)}` });
+    } else {
+      families.set(family, agent.name);
+      seating.seated.push(agent);
+    }
+  }
+  return seating;
+}

@@ -1,0 +1,40 @@
+// Finding a step's red verdict in the event log without loading the schema reader (a hot path).
+import { readFileSync } from 'node:fs';
+
+/** What a passed red verdict recorded about the step's tests. */
+export interface RedVerdict {
+  commit: string;
+  tests: string[];
+}
+
+/**
+ * The last PASS verdict of the red phase for `step` (and `issue`, when both sides know it) that
+ * recorded its commit and tests; null when there is none. Lines that are not JSON are skipped:
+ * a torn last line is normal after a crash, and the full reader reports the rest.
+ */
+export function findRedVerdict(eventsFile: string, step: string, issue: number | null): RedVerdict | null {
+  let text: string;
+  try {
+    text = readFileSync(eventsFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    if (!line.includes('"verdict"') || !line.includes('"red"')) continue;
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (event.event !== 'verdict' || event.phase !== 'red' || event.verdict !== 'PASS' || event.step !== step) continue;
+    if (issue !== null && typeof event.issue === 'number' && event.issue !== issue) continue;
+    const tests = event.tests;
+    if (typeof event.commit !== 'string' || !Array.isArray(tests) || !tests.every((t) => typeof t === 'string')) continue;
+    return { commit: event.commit, tests: tests as string[] };
+  }
+  return null;
+}

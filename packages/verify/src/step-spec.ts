@@ -1,0 +1,70 @@
+// The behaviour spec of a step: the acceptance criterion its ledger line links to, read through the tracker.
+import { readFileSync } from 'node:fs';
+import type { TrackerPlugin } from '@leap/core';
+import { FileFormatError, UsageError } from '@leap/core';
+import { readCriteria } from '@leap/core/ledger';
+
+const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+
+/**
+ * Criterion `k` of an issue body as written: its item line and the indented lines that continue it,
+ * up to the next criterion or heading, trailing blank lines removed.
+ */
+export function criterionBlock(body: string, k: number, source: string): string {
+  const criteria = readCriteria(body, source);
+  const criterion = criteria[k - 1];
+  if (criterion === undefined) {
+    throw new FileFormatError(source, undefined, `the step links to criterion ${k}, but the acceptance criteria list ${criteria.length}`);
+  }
+  const lines = body.split('\n');
+  const stop = criteria[k]?.line ?? lines.length + 1;
+  const block: string[] = [];
+  for (let n = criterion.line; n < stop; n++) {
+    const line = (lines[n - 1] as string).replace(/\r$/, '');
+    if (n > criterion.line && HEADING.test(line)) break;
+    block.push(line);
+  }
+  while (block.length > 1 && (block.at(-1) as string).trim() === '') block.pop();
+  return block.join('\n');
+}
+
+/** Every criterion of the body, as written (the spec of a step that links to none). */
+export function allCriteria(body: string, source: string): string {
+  return readCriteria(body, source).map((c) => criterionBlock(body, c.index, source)).join('\n');
+}
+
+/** Where the spec comes from. */
+export interface StepSpecOptions {
+  tracker: TrackerPlugin;
+  issue: number | null;
+  /** K of the step's `<!-- criterion: K -->`, or null. */
+  criterion: number | null;
+  /** `--spec FILE`: its content is the spec. */
+  specFile?: string;
+}
+
+/**
+ * The step's behaviour spec: `--spec FILE`, else criterion K of the issue, else all its criteria,
+ * else (an issue with no criteria section) its body.
+ */
+export async function readStepSpec(options: StepSpecOptions): Promise<string> {
+  if (options.specFile !== undefined) {
+    try {
+      return readFileSync(options.specFile, 'utf8');
+    } catch (cause) {
+      throw new UsageError(`--spec ${options.specFile}: ${(cause as Error).message}`, { cause });
+    }
+  }
+  if (options.issue === null) {
+    throw new UsageError('no issue to read the behaviour spec from: set VERI_ISSUE or pass --issue N (or give --spec FILE)');
+  }
+  const issue = await options.tracker.readIssue(options.issue);
+  const source = `issue ${options.issue} (${options.tracker.name} tracker)`;
+  if (options.criterion !== null) return criterionBlock(issue.body, options.criterion, source);
+  try {
+    return allCriteria(issue.body, source);
+  } catch (error) {
+    if (error instanceof FileFormatError) return issue.body;
+    throw error;
+  }
+}

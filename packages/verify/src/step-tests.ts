@@ -1,0 +1,57 @@
+// Which test files belong to the step being verified.
+import { UsageError } from '@leap/core';
+import { runGit, splitNul } from './git.js';
+import type { Phase } from './phase.js';
+import { findRedVerdict } from './red-verdict.js';
+import { isTestFile, matchGlobs } from './test-files.js';
+
+/** The step's tests and where they were found. */
+export interface StepTests {
+  /** Paths relative to the repository root. */
+  files: string[];
+  /** `tests-option`: --tests; `red-commit`: added or changed by HEAD; `red-verdict`: the step's red verdict; `conventions`: every test file. */
+  source: 'tests-option' | 'red-commit' | 'red-verdict' | 'conventions';
+  /** The red commit, when known (red: HEAD; green and refactor: from the red verdict). */
+  redCommit: string | null;
+}
+
+/** What findStepTests needs. */
+export interface StepTestsOptions {
+  phase: Phase;
+  repo: string;
+  step: string;
+  issue: number | null;
+  eventsFile: string;
+  /** `--tests GLOB`, when given. */
+  globs?: readonly string[];
+}
+
+/**
+ * Red: the test files HEAD added or changed against its parent. Green and refactor: the tests the
+ * step's red verdict recorded. `--tests` names them explicitly; with nothing naming them, every test
+ * file of the project by its conventions.
+ */
+export function findStepTests(options: StepTestsOptions): StepTests {
+  const { phase, repo } = options;
+  if (options.globs !== undefined && options.globs.length > 0) {
+    const files = matchGlobs(listFiles(repo), options.globs);
+    if (files.length === 0) throw new UsageError(`--tests ${options.globs.map((g) => JSON.stringify(g)).join(', ')} matched no file in ${repo}`);
+    return { files, source: 'tests-option', redCommit: phase === 'red' ? headCommit(repo) : null };
+  }
+  if (phase === 'red') {
+    const [sha, ...changed] = splitNul(runGit(repo, ['show', '--no-renames', '--format=%H%x00', '--name-only', '-z', '--diff-filter=AM', 'HEAD']).replace(/\0\n/, '\0'));
+    return { files: changed.filter(isTestFile), source: 'red-commit', redCommit: sha ?? null };
+  }
+  const red = findRedVerdict(options.eventsFile, options.step, options.issue);
+  if (red !== null && red.tests.length > 0) return { files: red.tests, source: 'red-verdict', redCommit: red.commit };
+  return { files: listFiles(repo).filter(isTestFile), source: 'conventions', redCommit: red?.commit ?? null };
+}
+
+/** Every file of the work tree that git tracks or would track (untracked, not ignored). */
+export function listFiles(repo: string): string[] {
+  return [...new Set(splitNul(runGit(repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])))];
+}
+
+function headCommit(repo: string): string {
+  return runGit(repo, ['rev-parse', 'HEAD']).trim();
+}

@@ -1,0 +1,32 @@
+// leap-verdict: run leap-verify with the step title as one argv element and end with its code.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { childProcess } from './lazy-builtins.js';
+
+/** The built `leap-verify` bin of this package. */
+export function verifyBinPath(): string {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('@leap/verify/package.json');
+  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin['leap-verify'] as string;
+  return join(dirname(manifest), bin);
+}
+
+/**
+ * Spawn `leap-verify ARGS` (no shell: every argument, the title included, stays one element) with
+ * this process's stdio, forward TERM/INT/HUP to it, and resolve to its exit code; a death by signal is 2.
+ */
+export function runVerdict(args: readonly string[], verifyBin: string = verifyBinPath()): Promise<number> {
+  return new Promise((resolve) => {
+    const child = childProcess().spawn(process.execPath, [verifyBin, ...args], { stdio: 'inherit' });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+    for (const s of signals) process.on(s, forward);
+    const done = (code: number) => {
+      for (const s of signals) process.removeListener(s, forward);
+      resolve(code);
+    };
+    child.on('error', () => done(2));
+    child.on('close', (code) => done(code ?? 2));
+  });
+}

@@ -1,0 +1,89 @@
+// The blind verifier's prompt. Its only inputs are the ones below: the phase, the step title, the
+// issue's behaviour spec, the test files, the repository path and, for refactor, the base commit sha.
+// None of them can carry prose from a developer leaf (the sha is checked to be hexadecimal), so the
+// developer's reasoning cannot reach the verifier by construction. Do not add an input.
+import { UsageError, showValue } from '@leap/core';
+import type { Phase } from './phase.js';
+
+/** One test file as the verifier sees it. */
+export interface PromptTestFile {
+  /** Relative to the repository root. */
+  path: string;
+  /** Its current content; null when the file is missing from the work tree. */
+  content: string | null;
+}
+
+/** Everything the prompt is built from, and nothing else. */
+export interface VerifyPromptInput {
+  phase: Phase;
+  stepTitle: string;
+  spec: string;
+  tests: readonly PromptTestFile[];
+  repoPath: string;
+  /** Refactor only: the commit the refactor started from, as a hexadecimal sha. */
+  baseCommit?: string | null;
+}
+
+const SHA = /^[0-9a-f]{7,64}$/;
+
+const TASKS: Record<Phase, string> = {
+  red: [
+    'A developer added the failing test(s) below for this step. The toolchain already ran the test',
+    'command: the suite fails with these tests and passes again without them.',
+    'PASS when the tests express the behaviour spec of this step, fail because that behaviour is',
+    'missing, and will pass once it exists. REJECT when they test something else, assert behaviour the',
+    'spec does not ask for, are trivial, or could pass without the behaviour.',
+  ].join('\n'),
+  green: [
+    'A developer implemented this step. The toolchain already ran the test command: the suite passes.',
+    'Read the implementation in the repository. PASS when the code implements the behaviour spec in',
+    'general. REJECT when it special-cases the tests, hard-codes expected values, or weakens, skips or',
+    'deletes tests.',
+  ].join('\n'),
+  refactor: [
+    'A developer refactored the code after this step. The toolchain already ran the test command: the',
+    'suite passes, and no test file changed since the base commit. Compare the repository with the base',
+    'commit (`git diff BASE`). PASS when the behaviour is unchanged and the code is at least as clear.',
+    'REJECT when behaviour changed or untested behaviour was added.',
+  ].join('\n'),
+};
+
+/** The answer the verifier must give, stated once for the prompt and the schema. */
+export const VERDICT_ANSWER_FORMAT = '{"verdict": "PASS" | "REJECT", "reason": "<one or two sentences>"}';
+
+/** Build the verifier's prompt from its inputs only. */
+export function buildVerifyPrompt(input: VerifyPromptInput): string {
+  const base = input.baseCommit ?? null;
+  if (input.phase === 'refactor' && (base === null || !SHA.test(base))) {
+    throw new UsageError(`Expected the refactor's base commit as a hexadecimal sha (--base SHA), got ${showValue(base)}`);
+  }
+  if (input.phase !== 'refactor' && base !== null) {
+    throw new UsageError(`A base commit belongs to the refactor phase only, got ${showValue(base)} for ${input.phase}`);
+  }
+  const header = [
+    'You are a blind verifier in a test-driven loop. You never see the developer or their reasoning:',
+    'judge only from the spec, the tests and the repository. Do not modify any file.',
+    '',
+    `Phase: ${input.phase}`,
+    `Step: ${input.stepTitle}`,
+    `Repository: ${input.repoPath}`,
+  ];
+  if (base !== null) header.push(`Base commit: ${base}`);
+  const tests = input.tests.length === 0
+    ? ['(no test file)']
+    : input.tests.map((file) => (file.content === null ? `### ${file.path}\n(missing from the work tree)` : `### ${file.path}\n${fenced(file.content)}`));
+  return [
+    header.join('\n'),
+    `## Your task\n${TASKS[input.phase].replace('`git diff BASE`', base === null ? '' : `\`git diff ${base}\``)}`,
+    `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
+    `## Tests of this step\n${tests.join('\n\n')}`,
+    `## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n${VERDICT_ANSWER_FORMAT}`,
+  ].join('\n\n') + '\n';
+}
+
+// A code fence longer than any run of backticks inside, so file content can never close it.
+function fenced(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;
+}

@@ -1,0 +1,124 @@
+// leap-verify: ground truth first, then the blind verifier agent; a verdict event either way.
+import type { EventContext, TrackerPlugin } from '@leap/core';
+import { LeapError, UsageError, appendEvent, createEvent, readRunContext, resolveStateDir, statePaths } from '@leap/core';
+import { loadAgentRegistry, resolveAgent } from './agents.js';
+import { parseWholeJson } from './answer-json.js';
+import { findExecutable } from './find-executable.js';
+import { gatherVerifyInput } from './gather-verify-input.js';
+import { runGit } from './git.js';
+import { checkGroundTruth } from './ground-truth.js';
+import { checkPhase } from './phase.js';
+import type { Phase } from './phase.js';
+import { runAgentLeaf } from './run-agent-leaf.js';
+import { answerProblem, loadVerifySchema } from './validate-answer.js';
+import { buildVerifyPrompt } from './verify-prompt.js';
+
+/** What `leap-verify --step TITLE PHASE` takes. */
+export interface VerifyOptions {
+  phase: string | undefined;
+  step: string | undefined;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** `--issue N`; else VERI_ISSUE. */
+  issue?: number;
+  ledgerFile?: string;
+  specFile?: string;
+  testGlobs?: readonly string[];
+  base?: string;
+  /** `--agent NAME`; else VERI_VERIFY_AGENT; else `claude`. */
+  agent?: string;
+  agentsFile?: string;
+  tracker?: TrackerPlugin;
+  superviseBin?: string;
+}
+
+/** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
+export interface VerifyResult {
+  code: 0 | 1 | 2;
+  verdict: 'PASS' | 'REJECT' | 'ERROR';
+  reason: string;
+  phase: Phase;
+  /** What decided: bad input, the ground truth, or the agent. */
+  decidedBy: 'input' | 'ground-truth' | 'agent';
+  commit?: string;
+  tests?: string[];
+  agent?: string;
+}
+
+/**
+ * Verify one phase of one step. Bad input (missing step, a step not in the ledger, no test command,
+ * an unknown or uninstalled agent) writes only the verdict event and throws a UsageError (exit 2);
+ * an unknown phase throws before anything is written (no verdict event can name it).
+ */
+export async function verify(options: VerifyOptions): Promise<VerifyResult> {
+  const phase = checkPhase(options.phase);
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const stateDir = resolveStateDir(env, cwd);
+  const run = readRunContext(stateDir, env);
+  const issue = options.issue ?? run.issue;
+  const context: EventContext = { issue, step: options.step ?? null, skillCommit: run.skillCommit };
+  const record = (result: VerifyResult): VerifyResult => {
+    const { code, verdict, reason, commit, tests, agent } = result;
+    appendEvent(statePaths(stateDir).events, createEvent('verdict', { phase, verdict, reason, code, commit, tests, agent }, context));
+    return result;
+  };
+  let prepared: Awaited<ReturnType<typeof prepare>>;
+  try {
+    prepared = await prepare(options, phase, cwd, env, issue, run.testCmd);
+  } catch (error) {
+    if (error instanceof LeapError) record({ code: 2, verdict: 'ERROR', reason: error.message, phase, decidedBy: 'input' });
+    throw error;
+  }
+  const { gathered, agent, testCmd } = prepared;
+  const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
+  const commit = phase === 'red' ? gathered.tests.redCommit : headCommit(gathered.repo);
+  if (commit !== null) base.commit = commit;
+  const truth = await checkGroundTruth({ phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env });
+  if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
+  const leaf = await runAgentLeaf({
+    name: `verify-${phase}`,
+    agent,
+    prompt: buildVerifyPrompt(gathered.input),
+    options: { role: 'verifier', cwd: gathered.repo, answerSchema: loadVerifySchema('verdict.schema.json') },
+    stateDir,
+    env,
+    superviseBin: options.superviseBin,
+  });
+  const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const };
+  if (leaf.answer === null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` });
+  const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(leaf.answer.text);
+  const problem = json === null
+    ? `the answer is not one JSON object: ${preview(leaf.answer.text)}`
+    : await answerProblem('verdict.schema.json', json.value, `${agent.name}'s answer`);
+  if (problem !== null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` });
+  const answer = (json as { value: { verdict: 'PASS' | 'REJECT'; reason: string } }).value;
+  return record({ ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason: answer.reason });
+}
+
+async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: NodeJS.ProcessEnv, issue: number | null, testCmd: string | null) {
+  const gathered = await gatherVerifyInput({
+    phase, step: options.step, cwd, env, issue,
+    ledgerFile: options.ledgerFile, specFile: options.specFile, testGlobs: options.testGlobs, base: options.base, tracker: options.tracker,
+  });
+  if (testCmd === null || testCmd.trim() === '') throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
+  const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';
+  const agent = resolveAgent(name, loadAgentRegistry(options.agentsFile, env));
+  const command = agent.buildInvocation('', { role: 'verifier', cwd: gathered.repo }).command;
+  if (findExecutable(command, env, gathered.repo) === null) {
+    throw new UsageError(`agent ${JSON.stringify(agent.name)} is not installed: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'}`);
+  }
+  return { gathered, agent, testCmd };
+}
+
+function headCommit(repo: string): string | null {
+  try {
+    return runGit(repo, ['rev-parse', 'HEAD']).trim();
+  } catch {
+    return null;
+  }
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}

@@ -1,0 +1,103 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { BUILTIN_AGENTS, findExecutable, loadAgentRegistry, resolveAgent } from '../src/index.js';
+import { writeAgents, writeScript } from './helpers.js';
+
+const load = suite('loadAgentRegistry');
+load.after.each(cleanupTempDirs);
+
+load('no file: the built-ins only; --agents wins over VERI_AGENTS', () => {
+  assert.equal(loadAgentRegistry(undefined, {}), { file: null, entries: {} });
+  assert.equal(loadAgentRegistry(undefined, { VERI_AGENTS: '' }), { file: null, entries: {} });
+  const a = writeAgents({ x: { plugin: 'claude' } });
+  const b = writeAgents({ y: { plugin: 'codex' } });
+  assert.equal(Object.keys(loadAgentRegistry(undefined, { VERI_AGENTS: a }).entries), ['x']);
+  assert.equal(Object.keys(loadAgentRegistry(b, { VERI_AGENTS: a }).entries), ['y']);
+});
+
+load('names the file and the agent when an entry is wrong', () => {
+  const cases: Array<[unknown, RegExp]> = [
+    [{ 'bad name': { plugin: 'claude' } }, /agent "bad name": expected a name of letters/],
+    [{ a: 'claude' }, /agent "a": expected an object, found "claude"/],
+    [{ a: { plugin: 'openai' } }, /expected "plugin" to be one of claude, codex, gemini, command, scripted, found "openai"/],
+    [{ a: { plugin: 'claude', model: 4 } }, /expected "model" to be a string, found 4/],
+    [{ a: { plugin: 'command', command: 'ls', family: 'f' } }, /expected "command" to be an array of strings/],
+    [{ a: { plugin: 'command', command: ['ls'] } }, /a command agent needs "command" \(argv\) and "family"/],
+    [{ a: { plugin: 'scripted' } }, /a scripted agent needs "script"/],
+    [{ a: { plugin: 'claude', family: 'x y' } }, /expected "family" to be a word/],
+  ];
+  for (const [agents, message] of cases) assert.throws(() => loadAgentRegistry(writeAgents(agents as Record<string, unknown>)), message);
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'agents.json'), '{"agents": [1]}');
+  assert.throws(() => loadAgentRegistry(join(dir, 'agents.json')), /agents\.json: expected \{"agents"/);
+  writeFileSync(join(dir, 'broken.json'), '{');
+  assert.throws(() => loadAgentRegistry(join(dir, 'broken.json')), /broken\.json: cannot read the agents file/);
+});
+
+load.run();
+
+// ---
+
+const resolve = suite('resolveAgent');
+resolve.after.each(cleanupTempDirs);
+
+resolve('built-ins by name with their families; entries of every plugin; a family override', () => {
+  const none = loadAgentRegistry(undefined, {});
+  assert.equal(BUILTIN_AGENTS.map((n) => resolveAgent(n, none).family), ['anthropic', 'openai', 'google']);
+  const dir = makeTempDir();
+  const script = writeScript([], 'replayed', dir);
+  const registry = loadAgentRegistry(writeAgents({
+    fast: { plugin: 'claude', model: 'haiku', bin: '/opt/claude' },
+    cx: { plugin: 'codex', extraArgs: ['--ephemeral'] },
+    gm: { plugin: 'gemini', family: 'gemma' },
+    cmd: { plugin: 'command', command: ['echo', 'x'], family: 'local', env: { A: '1' } },
+    rep: { plugin: 'scripted', script: 'script-replayed.json' },
+    claude: { plugin: 'command', command: ['true'], family: 'shadow' },
+  }, dir));
+  const fast = resolveAgent('fast', registry);
+  assert.is(fast.name, 'fast');
+  assert.equal(fast.buildInvocation('p', { role: 'verifier', cwd: dir }).args.slice(3, 5), ['--model', 'haiku']);
+  assert.is(fast.buildInvocation('p', { role: 'verifier', cwd: dir }).command, '/opt/claude');
+  assert.equal(resolveAgent('cx', registry).buildInvocation('p', { role: 'reviewer', cwd: dir }).args.slice(-2), ['--ephemeral', '-']);
+  assert.is(resolveAgent('gm', registry).family, 'gemma');
+  assert.is(resolveAgent('gm', registry).buildInvocation('p', { role: 'reviewer', cwd: dir }).command, 'gemini');
+  assert.is(resolveAgent('cmd', registry).buildInvocation('p', { role: 'reviewer', cwd: dir }).env?.A, '1');
+  const rep = resolveAgent('rep', registry);
+  assert.is(rep.family, 'replayed');
+  assert.equal(rep.buildInvocation('p', { role: 'reviewer', cwd: dir }).args.at(-1), script);
+  assert.is(resolveAgent('claude', registry).family, 'shadow', 'an entry shadows a built-in');
+});
+
+resolve('an unknown name lists the known ones', () => {
+  assert.throws(() => resolveAgent('gpt', loadAgentRegistry(undefined, {})), /unknown agent "gpt": expected one of claude, codex, gemini \(define others in an agents file/);
+  assert.throws(() => resolveAgent('gpt', loadAgentRegistry(writeAgents({ mine: { plugin: 'claude' } }))), /expected one of claude, codex, gemini, mine$/);
+});
+
+resolve.run();
+
+// ---
+
+const which = suite('findExecutable');
+which.after.each(cleanupTempDirs);
+
+which('looks a name up on PATH and checks a path; directories and plain files are not executables', () => {
+  const dir = makeTempDir();
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'tool'), '#!/bin/sh\n');
+  chmodSync(join(bin, 'tool'), 0o755);
+  writeFileSync(join(bin, 'plain'), '');
+  mkdirSync(join(bin, 'folder'));
+  const env = { PATH: `:/nonexistent:bin` };
+  assert.is(findExecutable('tool', env, dir), join(bin, 'tool'));
+  assert.is(findExecutable('plain', env, dir), null);
+  assert.is(findExecutable('folder', env, dir), null);
+  assert.is(findExecutable('./bin/tool', {}, dir), join(bin, 'tool'));
+  assert.is(findExecutable(join(bin, 'tool'), {}, '/'), join(bin, 'tool'));
+  assert.is(findExecutable('tool', {}, dir), null);
+});
+
+which.run();

@@ -1,0 +1,61 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { movePromptFile } from '@leap/agent-scripted';
+import { cleanupTempDirs, git, runBin, runCommand, scriptPath } from '@leap/test-utils';
+import { gatherVerifyInput } from '../src/index.js';
+import { makeRedRepo, verifyBin, verifyEnv, writeAgents, writeScript } from './helpers.js';
+
+const STEP = 'greet returns hello';
+const MARK = 'DEVELOPER-REASONING-7f3a';
+
+/**
+ * A repository where the developer's reasoning is planted everywhere a careless prompt builder could
+ * pick it up: the developer leaf's output files, the commit messages, the environment, a notes file.
+ */
+function plantedRepo() {
+  const repo = makeRedRepo({ redMessage: `red: ${MARK} I wrote this test because the parser was wrong` });
+  for (const name of ['develop-red', 'develop-green']) {
+    writeFileSync(join(repo, '.tdd', `${name}.out`), `I think ${MARK}-out the verifier should pass this\n`);
+    writeFileSync(join(repo, '.tdd', `${name}.err`), `${MARK}-err reasoning trace\n`);
+  }
+  writeFileSync(join(repo, '.tdd', 'verify-red.reason'), `${MARK}-reason\n`);
+  writeFileSync(join(repo, 'NOTES.md'), `${MARK}-notes\n`);
+  git(repo, 'notes', 'add', '-m', `${MARK}-git-note`);
+  const script = writeScript([{ answer: { verdict: 'PASS', reason: 'ok' } }, { answer: { verdict: 'PASS', reason: 'ok' } }]);
+  const env = verifyEnv({
+    VERI_AGENTS: writeAgents({ v: { plugin: 'scripted', script } }),
+    VERI_VERIFY_AGENT: 'v',
+    VERI_STEP: `${MARK}-step-env`,
+    DEVELOPER_SUMMARY: `${MARK}-env`,
+    VERI_TEST_CMD: `: ${MARK}-cmd; ${verifyEnv().VERI_TEST_CMD}`,
+  });
+  return { repo, script, env };
+}
+
+const blind = suite('blind prompt');
+blind.after.each(cleanupTempDirs);
+
+blind('no planted developer text reaches the printed prompt or the prompt the verifier receives', async () => {
+  const { repo, script, env } = plantedRepo();
+  const printed = await runBin(verifyBin, ['prompt', '--step', STEP, 'red'], { cwd: repo, env });
+  assert.is(printed.code, 0, printed.stderr);
+  assert.ok(printed.stdout.includes('greet() returns "hello"'), 'the spec is there');
+  assert.not.ok(printed.stdout.includes(MARK), 'the printed prompt is blind');
+  const judged = await runCommand(scriptPath('run-verdict.sh'), ['--step', STEP, 'red'], { cwd: repo, env });
+  assert.is(judged.code, 0, judged.stderr);
+  const received = readFileSync(movePromptFile(script, 0), 'utf8');
+  assert.is(received, printed.stdout);
+  assert.not.ok(received.includes(MARK), 'the verifier received a blind prompt');
+  assert.not.ok(received.includes('VERI_TEST_CMD') || received.includes('node "$f"'), 'the test command reaches leaves through the environment only');
+});
+
+blind('the prompt builder takes exactly six inputs, none of them free developer prose', async () => {
+  const { repo, env } = plantedRepo();
+  const { input } = await gatherVerifyInput({ phase: 'red', step: STEP, cwd: repo, env, issue: 3 });
+  assert.equal(Object.keys(input).sort(), ['baseCommit', 'phase', 'repoPath', 'spec', 'stepTitle', 'tests']);
+  assert.not.ok(JSON.stringify(input).includes(MARK));
+});
+
+blind.run();

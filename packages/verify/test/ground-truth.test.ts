@@ -1,0 +1,160 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
+import { checkGroundTruth, findStepTests, runSuite, topLevelName, withScratchWorktree } from '../src/index.js';
+import type { Phase } from '../src/index.js';
+import { TEST_CMD, fixtures, makeGreen, makeRedRepo, verifyEnv } from './helpers.js';
+
+function truth(repo: string, phase: Phase, extra: { testCmd?: string; base?: string; tests?: ReturnType<typeof findStepTests> } = {}) {
+  const tests = extra.tests ?? findStepTests({ phase, repo, step: 'greet returns hello', issue: 3, eventsFile: join(repo, '.tdd', 'events.jsonl') });
+  return checkGroundTruth({ phase, repo, stateDir: join(repo, '.tdd'), testCmd: extra.testCmd ?? TEST_CMD, tests, base: extra.base, env: verifyEnv() });
+}
+
+function worktrees(repo: string): number {
+  return git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length;
+}
+
+const check = suite('checkGroundTruth');
+check.after.each(cleanupTempDirs);
+
+check('red passes when the suite fails and passes with the new tests set aside; the user tree is untouched', async () => {
+  const repo = makeRedRepo();
+  writeFileSync(join(repo, 'untracked.txt'), 'mine\n');
+  const status = git(repo, 'status', '--porcelain');
+  const result = await truth(repo, 'red');
+  assert.equal(result, { ok: true, reason: 'the suite fails with the new tests and passes without them (test/greet.test.js)' });
+  assert.is(git(repo, 'status', '--porcelain'), status);
+  assert.ok(existsSync(join(repo, 'test', 'greet.test.js')));
+  assert.is(worktrees(repo), 1, 'the scratch worktree is removed');
+});
+
+check('red rejects a suite that passes, a suite broken without the new tests, and a commit with no test', async () => {
+  const repo = makeRedRepo();
+  makeGreen(repo);
+  const passing = await truth(repo, 'red', { tests: { files: ['test/greet.test.js'], source: 'tests-option', redCommit: null } });
+  assert.equal(passing, { ok: false, reason: 'ground truth: the suite passes with the new tests; a red test must fail' });
+  const broken = makeRedRepo();
+  const brokenResult = await truth(broken, 'red', { testCmd: `${TEST_CMD}; exit 3` });
+  assert.is(brokenResult.ok, false);
+  assert.match(brokenResult.reason, /ground truth: the suite still fails with the new test files set aside \(test\/greet\.test\.js\)/);
+  const none = await truth(repo, 'red');
+  assert.equal(none, { ok: false, reason: 'ground truth: the red commit (HEAD) adds or changes no test file' });
+  assert.is(worktrees(broken), 1);
+});
+
+check('set aside restores a changed test file from the parent and removes an added one; ignored dependencies are linked in', async () => {
+  const repo = makeRedRepo();
+  makeGreen(repo);
+  mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = 42;\n');
+  writeFileSync(join(repo, 'test', 'util.test.js'), 'import { createRequire } from "node:module";\nprocess.exit(createRequire(import.meta.url)("../node_modules/dep/index.js") === 42 ? 1 : 0); // red\n');
+  git(repo, 'commit', '-q', '-am', 'red: change util test');
+  const log = join(makeTempDir(), 'seen.log');
+  const testCmd = `grep -c red test/util.test.js >> ${log}; ls node_modules/dep >> ${log}; ${TEST_CMD}`;
+  const result = await truth(repo, 'red', { testCmd });
+  assert.is(result.ok, true, result.reason);
+  const seen = readFileSync(log, 'utf8');
+  assert.is(seen, '1\nindex.js\n0\nindex.js\n');
+});
+
+check('green: the suite passes, and the red tests are unchanged since their red commit', async () => {
+  const repo = makeRedRepo();
+  const red = git(repo, 'rev-parse', 'HEAD').trim();
+  assert.equal(await truth(repo, 'green'), { ok: false, reason: 'ground truth: the suite fails' });
+  makeGreen(repo);
+  const tests = { files: ['test/greet.test.js'], source: 'red-verdict' as const, redCommit: red };
+  assert.equal(await truth(repo, 'green', { tests }), { ok: true, reason: 'the suite passes' });
+  writeFileSync(join(repo, 'test', 'greet.test.js'), 'process.exit(0);\n');
+  assert.equal(await truth(repo, 'green', { tests }), { ok: false, reason: `ground truth: the step's tests changed since their red commit ${red}: test/greet.test.js` });
+});
+
+check('refactor: no test file changed or added since the base, and the suite passes', async () => {
+  const repo = makeRedRepo();
+  makeGreen(repo);
+  const base = git(repo, 'rev-parse', 'HEAD').trim();
+  const tests = { files: ['test/greet.test.js'], source: 'red-verdict' as const, redCommit: null };
+  writeFileSync(join(repo, 'src', 'greet.js'), 'const word = "hello";\nexport const greet = () => word;\n');
+  assert.equal(await truth(repo, 'refactor', { base, tests }), { ok: true, reason: 'the suite passes and no test file changed since the base commit' });
+  writeFileSync(join(repo, 'test', 'extra.test.js'), 'process.exit(0);\n');
+  assert.equal(await truth(repo, 'refactor', { base, tests }), { ok: false, reason: `ground truth: test files changed since the base commit ${base}: test/extra.test.js` });
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'sneak a test in');
+  assert.match((await truth(repo, 'refactor', { base, tests })).reason, /test\/extra\.test\.js/);
+  const later = git(repo, 'rev-parse', 'HEAD').trim();
+  writeFileSync(join(repo, 'src', 'greet.js'), 'export const greet = () => "bye";\n');
+  assert.equal(await truth(repo, 'refactor', { base: later, tests }), { ok: false, reason: 'ground truth: the suite fails' });
+});
+
+check.run();
+
+// ---
+
+const suiteRun = suite('runSuite');
+suiteRun.after.each(cleanupTempDirs);
+
+suiteRun('runs the command line with bash in the folder; a signal is 128+N', async () => {
+  const dir = makeTempDir();
+  assert.is(await runSuite({ testCmd: 'test "$(pwd)" = "$0" && exit 7', env: process.env }, dir).then((c) => c), 1);
+  assert.is(await runSuite({ testCmd: `[ "$(pwd)" = "${dir}" ] && exit 7`, env: process.env }, dir), 7);
+  assert.is(await runSuite({ testCmd: 'kill -TERM $$', env: process.env }, dir), 143);
+  assert.is(await runSuite({ testCmd: 'true', env: process.env }, join(dir, 'missing')), 127);
+});
+
+suiteRun.run();
+
+// ---
+
+const scratch = suite('withScratchWorktree');
+scratch.after.each(cleanupTempDirs);
+
+scratch('removes the worktree after work, after a throw, and on a signal', async () => {
+  const repo = makeRedRepo();
+  let seen = '';
+  await withScratchWorktree(repo, 'HEAD', ['.tdd'], async (dir) => {
+    seen = dir;
+    assert.ok(existsSync(join(dir, 'test', 'greet.test.js')));
+    assert.not.ok(existsSync(join(dir, '.tdd')), 'the state folder is not linked in');
+  });
+  assert.not.ok(existsSync(seen));
+  await withScratchWorktree(repo, 'HEAD', [], async (dir) => {
+    seen = dir;
+    throw new Error('boom');
+  }).then(() => assert.unreachable(), (e: Error) => assert.is(e.message, 'boom'));
+  assert.not.ok(existsSync(seen));
+  assert.is(worktrees(repo), 1);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(fixtures, 'worktree-hold.ts'), repo], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  assert.ok(await waitFor(() => out.includes('\n'), 20000), 'the fixture prints its worktree');
+  const dir = out.trim();
+  assert.ok(existsSync(dir));
+  const ended = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
+  child.kill('SIGTERM');
+  assert.is(await ended, 'SIGTERM');
+  assert.not.ok(existsSync(dir), 'the worktree folder is gone after SIGTERM');
+  assert.is(worktrees(repo), 1);
+});
+
+scratch('a commit that does not exist fails with git\'s message and leaves nothing', async () => {
+  const repo = makeRedRepo();
+  await withScratchWorktree(repo, 'no-such-ref', [], async () => 0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /git worktree add .* failed/));
+  assert.is(worktrees(repo), 1);
+});
+
+scratch.run();
+
+// ---
+
+const top = suite('topLevelName');
+
+top('the first path segment inside the repository, else null', () => {
+  assert.is(topLevelName('/r', '/r/.tdd'), '.tdd');
+  assert.is(topLevelName('/r', '/r/a/b'), 'a');
+  assert.is(topLevelName('/r', '/elsewhere/.tdd'), null);
+  assert.is(topLevelName('/r', '/r'), null);
+});
+
+top.run();

@@ -1,0 +1,144 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { movePromptFile } from '@leap/agent-scripted';
+import { readEvents } from '@leap/core/schemas';
+import { cleanupTempDirs, git, makeTempDir, repoRoot } from '@leap/test-utils';
+import { renderVerifyPrompt, verify } from '../src/index.js';
+import { makeGreen, makeRedRepo, verifyEnv, writeAgents, writeScript } from './helpers.js';
+
+const STEP = 'greet returns hello';
+
+/** A repository at its red commit and an agents file whose `v` agent replays `moves`. */
+function setup(moves: unknown[]) {
+  const repo = makeRedRepo();
+  const dir = makeTempDir();
+  const script = writeScript(moves, 'scripted', dir);
+  const agents = writeAgents({ v: { plugin: 'scripted', script } }, dir);
+  return { repo, script, agents, env: verifyEnv({ VERI_AGENTS: agents, VERI_VERIFY_AGENT: 'v' }) };
+}
+
+function verdicts(repo: string) {
+  return readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'verdict');
+}
+
+const run = suite('verify');
+run.after.each(cleanupTempDirs);
+
+run('red PASS: ground truth holds, the agent passes; the event records commit, tests and agent; the agent got the printed prompt', async () => {
+  const { repo, script, env } = setup([{ answer: { verdict: 'PASS', reason: 'The test pins the spec.' } }]);
+  const result = await verify({ phase: 'red', step: STEP, cwd: repo, env });
+  const head = git(repo, 'rev-parse', 'HEAD').trim();
+  assert.equal(result, { phase: 'red', tests: ['test/greet.test.js'], commit: head, agent: 'v', decidedBy: 'agent', code: 0, verdict: 'PASS', reason: 'The test pins the spec.' });
+  const [event] = verdicts(repo);
+  assert.equal({ ...event, ts: undefined }, { ts: undefined, event: 'verdict', issue: 3, step: STEP, skill_commit: null, phase: 'red', verdict: 'PASS', reason: 'The test pins the spec.', code: 0, commit: head, tests: ['test/greet.test.js'], agent: 'v' });
+  const { prompt } = await renderVerifyPrompt({ phase: 'red', step: STEP, cwd: repo, env });
+  assert.is(readFileSync(movePromptFile(script, 0), 'utf8'), prompt);
+  assert.ok(existsSync(join(repo, '.tdd', 'verify-red.exit')), 'the agent ran as the supervised leaf verify-red');
+});
+
+run('green and refactor find the step\'s tests through the red verdict; REJECT is 1', async () => {
+  const { repo, script, env } = setup([
+    { answer: { verdict: 'PASS', reason: 'red ok' } },
+    { answer: '{"verdict":"REJECT","reason":"hard-coded"}' },
+    { answer: '```json\n{"verdict":"PASS","reason":"same behaviour"}\n```' },
+  ]);
+  assert.is((await verify({ phase: 'red', step: STEP, cwd: repo, env })).code, 0);
+  writeFileSync(join(repo, 'test', 'other.test.js'), 'process.exit(0);\n');
+  git(repo, 'add', 'test/other.test.js');
+  makeGreen(repo);
+  const green = await verify({ phase: 'green', step: STEP, cwd: repo, env });
+  assert.equal([green.code, green.verdict, green.reason, green.tests], [1, 'REJECT', 'hard-coded', ['test/greet.test.js']]);
+  assert.ok(readFileSync(movePromptFile(script, 1), 'utf8').includes('### test/greet.test.js'));
+  assert.not.ok(readFileSync(movePromptFile(script, 1), 'utf8').includes('other.test.js'));
+  const base = git(repo, 'rev-parse', 'HEAD').trim();
+  const refactor = await verify({ phase: 'refactor', step: STEP, cwd: repo, env, base });
+  assert.equal([refactor.code, refactor.verdict, refactor.commit], [0, 'PASS', base]);
+  assert.match(readFileSync(movePromptFile(script, 2), 'utf8'), new RegExp(`Base commit: ${base}`));
+  assert.equal(verdicts(repo).map((e) => (e.event === 'verdict' ? e.code : null)), [0, 1, 0]);
+});
+
+run('an answer that is not exactly the verdict JSON is a 2, never a pass', async () => {
+  const answers = ['I think it passes. {"verdict":"PASS","reason":"r"}', '{"verdict":"pass","reason":"r"}', '{"verdict":"PASS"}', '{"verdict":"PASS","reason":"r","confidence":1}', '[]'];
+  const { repo, env } = setup(answers.map((answer) => ({ answer })));
+  for (const answer of answers) {
+    const result = await verify({ phase: 'red', step: STEP, cwd: repo, env });
+    assert.is(result.code, 2, answer);
+    assert.is(result.verdict, 'ERROR');
+    assert.match(result.reason, /^malformed verdict: /);
+  }
+});
+
+run('a stuck verifier is killed like any leaf: 2; an agent that exits non-zero: 2', async () => {
+  const { repo, env } = setup([{ answer: 'x', hang: true }, { answer: { verdict: 'PASS', reason: 'r' }, exit: 3 }]);
+  const killed = await verify({ phase: 'red', step: STEP, cwd: repo, env: { ...env, VERI_TIMEOUT: '0.5' } });
+  assert.equal([killed.code, killed.reason], [2, 'no verdict: v was stopped by its supervisor (killed-timeout)']);
+  const failed = await verify({ phase: 'red', step: STEP, cwd: repo, env });
+  assert.equal([failed.code, failed.reason], [2, 'no verdict: v exited with code 3 (exited)']);
+});
+
+run('a failed ground truth is a REJECT and the agent is never asked', async () => {
+  const { repo, script, env } = setup([{ answer: { verdict: 'PASS', reason: 'would pass anything' } }]);
+  makeGreen(repo);
+  const result = await verify({ phase: 'red', step: STEP, cwd: repo, env, testGlobs: ['test/greet.test.js'] });
+  assert.equal([result.code, result.verdict, result.decidedBy], [1, 'REJECT', 'ground-truth']);
+  assert.is(result.reason, 'ground truth: the suite passes with the new tests; a red test must fail');
+  assert.is(result.agent, undefined);
+  assert.not.ok(existsSync(movePromptFile(script, 0)), 'the agent never got a prompt');
+  assert.not.ok(existsSync(join(repo, '.tdd', 'verify-red.pid')), 'no verifier leaf was launched');
+});
+
+run('structured output from a CLI that enforces the schema (claude --json-schema) is used as is', async () => {
+  const repo = makeRedRepo();
+  const standIn = join(repoRoot, 'plugins', 'agent-claude', 'test', 'fixtures', 'claude');
+  const agents = writeAgents({ c: { plugin: 'claude', bin: standIn } });
+  const env = verifyEnv({ VERI_AGENTS: agents, STANDIN_RESULT: 'ignored prose', STANDIN_STRUCTURED: '{"verdict":"PASS","reason":"structured"}' });
+  const result = await verify({ phase: 'red', step: STEP, cwd: repo, env, agent: 'c' });
+  assert.equal([result.code, result.reason], [0, 'structured']);
+});
+
+run('bad input: exit 2 with a clear message and nothing written but the verdict event', async () => {
+  const { repo, env } = setup([]);
+  const before = readdirSync(join(repo, '.tdd')).sort();
+  const cases: Array<[Parameters<typeof verify>[0], RegExp]> = [
+    [{ phase: 'red', step: undefined }, /missing --step TITLE/],
+    [{ phase: 'red', step: 'no such step' }, /issue-3\.md: no step titled "no such step"/],
+    [{ phase: 'red', step: STEP, agent: 'nobody' }, /unknown agent "nobody"/],
+    [{ phase: 'red', step: STEP, env: { ...env, VERI_AGENTS: writeAgents({ v: { plugin: 'claude', bin: '/nonexistent/claude' } }) } }, /agent "v" is not installed: "\/nonexistent\/claude" is not an executable file$/],
+    [{ phase: 'red', step: STEP, env: { ...env, VERI_VERIFY_AGENT: '', PATH: '/nonexistent' } }, /agent "claude" is not installed: "claude" is not an executable file on PATH/],
+    [{ phase: 'red', step: STEP, env: { ...env, VERI_TEST_CMD: '' } }, /VERI_TEST_CMD is not set/],
+    [{ phase: 'refactor', step: STEP }, /the refactor phase needs --base SHA/],
+    [{ phase: 'refactor', step: STEP, base: 'deadbeef' }, /--base: expected the hexadecimal sha of a commit/],
+    [{ phase: 'green', step: STEP, base: 'deadbeef' }, /--base belongs to the refactor phase, not green/],
+    [{ phase: 'red', step: STEP, issue: 9 }, /no ledger at .*issue-9\.md for issue 9/],
+    [{ phase: 'red', step: STEP, env: { ...env, VERI_ISSUE: '' } }, /no ledger to find the step in/],
+  ];
+  for (const [options, message] of cases) {
+    await verify({ cwd: repo, env, ...options }).then(() => assert.unreachable(String(message)), (e: Error & { exitCode?: number }) => {
+      assert.match(e.message, message);
+      assert.is(e.exitCode, 2);
+    });
+  }
+  assert.equal(readdirSync(join(repo, '.tdd')).sort(), [...before, 'events.jsonl'].sort());
+  const events = verdicts(repo);
+  assert.is(events.length, cases.length);
+  assert.ok(events.every((e) => e.event === 'verdict' && e.verdict === 'ERROR' && e.code === 2));
+  assert.is(events[0]?.step, null);
+  await verify({ phase: 'purple', step: STEP, cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /Expected PHASE to be one of red, green, refactor, got "purple"/));
+  await verify({ phase: undefined, step: STEP, cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /got "\(missing\)"/));
+  assert.is(verdicts(repo).length, cases.length, 'an unknown phase writes no event');
+  await verify({ phase: 'red', step: STEP, cwd: makeTempDir(), env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /not in a git repository/));
+});
+
+run('--spec and --ledger stand in for the issue', async () => {
+  const { repo, script, env } = setup([{ answer: { verdict: 'PASS', reason: 'ok' } }]);
+  const spec = join(makeTempDir(), 'spec.md');
+  writeFileSync(spec, 'SPEC FROM A FILE\n');
+  const ledger = join(repo, '.tdd', 'issue-3.md');
+  const result = await verify({ phase: 'red', step: STEP, cwd: repo, env: { ...env, VERI_ISSUE: '' }, specFile: spec, ledgerFile: ledger });
+  assert.is(result.code, 0);
+  assert.ok(readFileSync(movePromptFile(script, 0), 'utf8').includes('SPEC FROM A FILE'));
+});
+
+run.run();

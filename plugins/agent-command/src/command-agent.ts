@@ -1,0 +1,48 @@
+// Any command line as an agent: the prompt on stdin, the answer on stdout, the family from configuration.
+import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import { LeapError, UsageError, showValue } from '@leap/core';
+
+/** A command agent's configuration. */
+export interface CommandAgentConfig {
+  /** The plugin's name in agent lists (default `command`). */
+  name?: string;
+  /** The command line as argv (no shell): `["bash", "-c", "..."]` when a shell is wanted. */
+  command: string[];
+  /** The model family it belongs to, for the cross-family rule. */
+  family: string;
+  /** Variables added to the command's environment. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Build a command agent. The command learns its role, model and working folder from the environment
+ * (`LEAP_AGENT_ROLE`, `LEAP_AGENT_MODEL`, `LEAP_AGENT_CWD`), never from its argv, so nothing is templated.
+ */
+export function createCommandAgent(config: CommandAgentConfig): AgentPlugin {
+  const name = config.name ?? 'command';
+  const [command, ...args] = config.command;
+  if (command === undefined || command === '') {
+    throw new UsageError(`agent ${showValue(name)}: expected "command" to be a non-empty argv array, got ${showValue(JSON.stringify(config.command))}`);
+  }
+  if (typeof config.family !== 'string' || !/^[A-Za-z0-9_.]+$/.test(config.family)) {
+    throw new UsageError(`agent ${showValue(name)}: expected "family" to be a word of letters, digits, "_" or ".", got ${showValue(config.family)}`);
+  }
+  return {
+    name,
+    family: config.family,
+    buildInvocation: (prompt: string, options: AgentOptions): AgentInvocation => ({
+      command,
+      args,
+      stdin: prompt,
+      env: { ...config.env, LEAP_AGENT_ROLE: options.role, LEAP_AGENT_CWD: options.cwd, LEAP_AGENT_MODEL: options.model },
+    }),
+    parseAnswer: parsePlainAnswer,
+  };
+}
+
+/** Read a plain-text answer: stdout with surrounding whitespace removed; an empty answer is no answer. */
+export function parsePlainAnswer(stdout: string): AgentAnswer {
+  const text = stdout.trim();
+  if (text === '') throw new LeapError('the agent printed nothing on stdout');
+  return { text };
+}

@@ -1,0 +1,31 @@
+// leap-scripted-agent SCRIPT: replay the next prepared move (prompt on stdin, answer on stdout).
+import { readFileSync } from 'node:fs';
+import { UsageError, runCli, writeFd } from '@leap/core';
+import { replayNextMove } from '../replay.js';
+
+const USAGE = `Usage: leap-scripted-agent SCRIPT
+Replays the next unclaimed move of the JSON script SCRIPT: records the prompt read on stdin under
+SCRIPT.state/, applies the move's file edits in the current folder (and its commit), waits sleep_ms,
+prints its answer on stdout and its stderr text on stderr, and exits with its exit code.
+Exit codes: the move's "exit" (default 0); 3 no move left; 2 a malformed script or bad usage.`;
+
+await runCli('leap-scripted-agent', async () => {
+  const args = process.argv.slice(2);
+  if (args[0] === '--help' || args[0] === '-h') {
+    writeFd(1, `${USAGE}\n`);
+    return 0;
+  }
+  if (args.length !== 1 || args[0] === '') throw new UsageError(`Expected exactly one argument, the script file, got ${args.length}\n${USAGE}`);
+  const prompt = readFileSync(0, 'utf8');
+  const result = replayNextMove(args[0] as string, prompt, process.cwd());
+  if (result.hang) {
+    // A stuck agent: ignores TERM and never answers, so only a KILL ends it.
+    process.on('SIGTERM', () => {});
+    setInterval(() => {}, 1 << 30);
+    return new Promise<number>(() => {});
+  }
+  if (result.sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, result.sleepMs));
+  writeFd(1, result.stdout);
+  writeFd(2, result.stderr);
+  return result.code;
+});

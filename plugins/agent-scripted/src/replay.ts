@@ -1,0 +1,29 @@
+// One launch of the scripted agent, as a function: the bin is a shim around it.
+import { readScript } from './script-file.js';
+import { answerText, applyEdits, claimNextMove, commitAll } from './replay-move.js';
+
+/** What one replay produced. */
+export interface ReplayResult {
+  /** The exit code; 3 when no move was left. */
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Set for a move that never answers. */
+  hang: boolean;
+  /** Wait this long before printing. */
+  sleepMs: number;
+  index: number | null;
+}
+
+/** Claim the next move of `scriptFile`, record `prompt`, apply the move's edits and commit in `cwd`. */
+export function replayNextMove(scriptFile: string, prompt: string, cwd: string): ReplayResult {
+  const script = readScript(scriptFile);
+  const claimed = claimNextMove(scriptFile, script, prompt);
+  if (claimed === null) {
+    return { code: 3, stdout: '', stderr: `leap-scripted-agent: no move left in ${scriptFile} (${script.moves.length} replayed)\n`, hang: false, sleepMs: 0, index: null };
+  }
+  const { index, move } = claimed;
+  applyEdits(cwd, move.edits ?? []);
+  if (move.commit !== undefined) commitAll(cwd, move.commit);
+  return { code: move.exit ?? 0, stdout: answerText(move), stderr: move.stderr ?? '', hang: move.hang === true, sleepMs: move.sleep_ms ?? 0, index };
+}

@@ -1,0 +1,40 @@
+// The scripted agent plugin: launches the replay bin on a script file, for tests and the demo.
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import type { AgentPlugin } from '@leap/core';
+import { parsePlainText } from './plain-answer.js';
+import { readScript } from './script-file.js';
+
+/** A scripted agent's configuration. */
+export interface ScriptedAgentConfig {
+  /** The plugin's name in agent lists (default `scripted`). */
+  name?: string;
+  /** The script file (see README); relative paths resolve against the current folder. */
+  script: string;
+  /** The family it stands for; else the script's `family`; else `scripted`. */
+  family?: string;
+}
+
+/** The replay executable, found through this package's own location so a bundle that inlines it still finds it. */
+export function scriptedAgentBin(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@leap/agent-scripted/package.json')), 'dist', 'bin', 'leap-scripted-agent.js');
+}
+
+/** Build a scripted agent: each launch runs `node leap-scripted-agent.js SCRIPT` with the prompt on stdin. */
+export function createScriptedAgent(config: ScriptedAgentConfig): AgentPlugin {
+  const script = resolve(config.script);
+  const family = config.family ?? readScript(script).family ?? 'scripted';
+  const bin = scriptedAgentBin();
+  return {
+    name: config.name ?? 'scripted',
+    family,
+    buildInvocation: (prompt, options) => ({
+      command: process.execPath,
+      args: [bin, script],
+      stdin: prompt,
+      env: { LEAP_AGENT_ROLE: options.role },
+    }),
+    parseAnswer: parsePlainText,
+  };
+}

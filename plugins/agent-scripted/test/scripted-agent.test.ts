@@ -1,0 +1,115 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git, hostileTitles, isAlive, makeGitRepo, makeTempDir, runCommand, waitFor } from '@leap/test-utils';
+import { createScriptedAgent, movePromptFile, scriptedAgentBin } from '../src/index.js';
+import { runInvocation } from './helpers.js';
+
+function writeScript(dir: string, data: unknown, name = 'script.json'): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(data));
+  return file;
+}
+
+const create = suite('createScriptedAgent');
+create.after.each(cleanupTempDirs);
+
+create('runs the built replay bin with the prompt on stdin; family from the script, config or default', () => {
+  const dir = makeTempDir();
+  const withFamily = writeScript(dir, { family: 'alpha', moves: [] }, 'a.json');
+  const bare = writeScript(dir, [], 'b.json');
+  const agent = createScriptedAgent({ script: withFamily });
+  assert.is(agent.name, 'scripted');
+  assert.is(agent.family, 'alpha');
+  assert.is(createScriptedAgent({ script: bare }).family, 'scripted');
+  assert.is(createScriptedAgent({ script: bare, family: 'beta', name: 'r' }).family, 'beta');
+  const call = agent.buildInvocation('p', { role: 'developer', cwd: dir });
+  assert.is(call.command, process.execPath);
+  assert.equal(call.args, [scriptedAgentBin(), withFamily]);
+  assert.ok(existsSync(scriptedAgentBin()), 'build the package first: the bin is missing');
+  assert.is(call.stdin, 'p');
+  assert.is(call.env?.LEAP_AGENT_ROLE, 'developer');
+});
+
+create('replays moves in order: edits, commit, answer, stderr, exit code; records each prompt byte for byte', async () => {
+  const repo = makeGitRepo();
+  const script = writeScript(makeTempDir(), {
+    moves: [
+      { answer: 'first', edits: [{ path: 'test/a.test.js', content: 'red\n' }], commit: 'red: add a test', stderr: 'working\n' },
+      { answer: { verdict: 'PASS', reason: 'ok' }, edits: [{ path: 'test/a.test.js', delete: true }], exit: 1 },
+    ],
+  });
+  const agent = createScriptedAgent({ script });
+  const [title1, title2] = hostileTitles(2, 9) as [string, string];
+  const one = await runInvocation(agent.buildInvocation(title1, { role: 'developer', cwd: repo }), {}, repo);
+  assert.is(one.code, 0, one.stderr);
+  assert.is(agent.parseAnswer(one.stdout).text, 'first');
+  assert.is(one.stderr, 'working\n');
+  assert.is(readFileSync(join(repo, 'test/a.test.js'), 'utf8'), 'red\n');
+  assert.is(git(repo, 'log', '-1', '--format=%s').trim(), 'red: add a test');
+  const two = await runInvocation(agent.buildInvocation(title2, { role: 'verifier', cwd: repo }), {}, repo);
+  assert.is(two.code, 1);
+  assert.equal(JSON.parse(agent.parseAnswer(two.stdout).text), { verdict: 'PASS', reason: 'ok' });
+  assert.not.ok(existsSync(join(repo, 'test/a.test.js')));
+  assert.is(readFileSync(movePromptFile(script, 0), 'utf8'), title1);
+  assert.is(readFileSync(movePromptFile(script, 1), 'utf8'), title2);
+  const three = await runInvocation(agent.buildInvocation('x', { role: 'verifier', cwd: repo }), {}, repo);
+  assert.is(three.code, 3);
+  assert.match(three.stderr, /no move left in .*script\.json \(2 replayed\)/);
+  assert.throws(() => agent.parseAnswer(three.stdout), /printed nothing/);
+});
+
+create('concurrent launches never replay the same move', async () => {
+  const dir = makeTempDir();
+  const moves = Array.from({ length: 6 }, (_, i) => ({ answer: `move ${i}`, sleep_ms: 20 }));
+  const script = writeScript(dir, { family: 'f', moves });
+  const agent = createScriptedAgent({ script });
+  const runs = await Promise.all(moves.map(() => runInvocation(agent.buildInvocation('p', { role: 'reviewer', cwd: dir }), {}, dir)));
+  assert.equal(runs.map((r) => r.stdout).sort(), moves.map((m) => m.answer).sort());
+});
+
+create('a hanging move ignores TERM and never answers, until KILL', async () => {
+  const dir = makeTempDir();
+  const script = writeScript(dir, [{ answer: 'never', hang: true }]);
+  const { spawn } = await import('node:child_process');
+  const call = createScriptedAgent({ script }).buildInvocation('p', { role: 'verifier', cwd: dir });
+  const child = spawn(call.command, call.args, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stdin.end('p');
+  assert.ok(await waitFor(() => existsSync(movePromptFile(script, 0))));
+  child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(isAlive(child.pid as number), 'TERM must not end a hanging move');
+  const closed = new Promise((r) => child.on('close', r));
+  child.kill('SIGKILL');
+  await closed;
+  assert.is(out, '');
+});
+
+create.run();
+
+// ---
+
+const bin = suite('leap-scripted-agent');
+bin.after.each(cleanupTempDirs);
+
+bin('--help prints the usage; bad usage and a malformed script exit 2 with the file named', async () => {
+  const help = await runCommand(process.execPath, [scriptedAgentBin(), '--help']);
+  assert.is(help.code, 0);
+  assert.match(help.stdout, /^Usage: leap-scripted-agent SCRIPT/);
+  const none = await runCommand(process.execPath, [scriptedAgentBin()]);
+  assert.is(none.code, 2);
+  assert.match(none.stderr, /Expected exactly one argument, the script file, got 0/);
+  const dir = makeTempDir();
+  const bad = writeScript(dir, { moves: [{ answer: 'x', edits: [{ path: '../escape', content: 'x' }] }] });
+  const escaped = await runCommand(process.execPath, [scriptedAgentBin(), bad], { cwd: dir });
+  assert.is(escaped.code, 2);
+  assert.match(escaped.stderr, /Expected an edit path inside the working folder, got "\.\.\/escape"/);
+  const missing = await runCommand(process.execPath, [scriptedAgentBin(), join(dir, 'nope.json')], { cwd: dir });
+  assert.is(missing.code, 2);
+  assert.match(missing.stderr, /nope\.json: cannot read the script/);
+});
+
+bin.run();

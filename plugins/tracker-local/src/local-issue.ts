@@ -1,0 +1,41 @@
+// Reading a local issue file: a `# Title` line, free text, and a `## Acceptance criteria` section.
+import { readFileSync } from 'node:fs';
+import type { TrackerIssue } from '@leap/core';
+import { FileFormatError, UsageError, showValue } from '@leap/core';
+import { readCriteria } from '@leap/core/ledger';
+
+/** Read `.tdd/issues/N.md`; a missing file or a missing title is an error naming the file. */
+export function readLocalIssueFile(file: string, number: number): TrackerIssue {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no issue ${number}: ${file} does not exist`, { cause });
+    throw cause;
+  }
+  return parseLocalIssue(text, file, number);
+}
+
+/** Parse an issue's Markdown: its first non-blank line is `# Title`; the body is what follows it. */
+export function parseLocalIssue(text: string, file: string, number: number): TrackerIssue {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const lines = source.split('\n');
+  const at = lines.findIndex((line) => line.trim() !== '');
+  const first = at === -1 ? undefined : lines[at]?.replace(/\r$/, '');
+  const match = first === undefined ? null : /^ {0,3}# +(.*?)(?: +#+)? *$/.exec(first);
+  if (match === null || (match[1] ?? '') === '') {
+    throw new FileFormatError(file, at === -1 ? 1 : at + 1, `expected a "# Title" line first, found ${showValue(first ?? '')}`);
+  }
+  const body = lines.slice(at + 1).join('\n').replace(/^(?:[ \t]*\r?\n)+/, '');
+  return { number, title: match[1] as string, body, criteria: criteriaOf(source, file) };
+}
+
+// The whole text is scanned, so line numbers in errors are the file's; no section means no criteria.
+function criteriaOf(text: string, file: string): TrackerIssue['criteria'] {
+  try {
+    return readCriteria(text, file).map((c) => ({ index: c.index, text: c.text, checked: c.checked }));
+  } catch (error) {
+    if (error instanceof FileFormatError) return [];
+    throw error;
+  }
+}
