@@ -60,7 +60,9 @@ git('config', 'commit.gpgsign', 'false');
 write('package.json', `${JSON.stringify({ name: 'slug-demo', private: true, type: 'module', scripts: { test: 'node --test test/' } }, null, 2)}\n`);
 write('src/slug.js', 'export function slugify(title) {\n  return title;\n}\n');
 write('test/smoke.test.js', "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\ntest('slugify is a function', () => assert.equal(typeof slugify, 'function'));\n");
-write('.gitignore', '.tdd/*\n!.tdd/issue-*.md\n!.tdd/issues/\n.tdd/issues/*.thread.md\n');
+// The state folder is the run's; only the ledger is committed. The local tracker's issues stand in for
+// a remote tracker, so they are not committed either.
+write('.gitignore', '.tdd/*\n!.tdd/issue-*.md\n');
 write('.tdd/issues/1.md', `# Slugify step titles
 
 Step titles become URL slugs for the run's pull request.
