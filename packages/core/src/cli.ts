@@ -1,14 +1,26 @@
 // The one entry-point helper: bins call `runCli`, which prints errors and maps them to exit codes.
 // Nothing below the bins calls process.exit.
+import { writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
 
-/** Write to a stream fd, ignoring a closed reader (EPIPE) or a closed descriptor. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Write all of `text` to fd 1 or 2 synchronously, without building Node's stream objects (they
+ * cost milliseconds at start-up). A closed reader (EPIPE) or a closed descriptor is ignored: it
+ * must not change the command's result. A non-blocking pipe that is full (EAGAIN) is retried.
+ */
 export function writeFd(fd: 1 | 2, text: string): void {
-  try {
-    process[fd === 1 ? 'stdout' : 'stderr'].write(text);
-  } catch {
-    // A closed stdout or stderr must not change the command's result.
+  const bytes = Buffer.from(text);
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      Atomics.wait(pause, 0, 0, 1);
+    }
   }
 }
 
@@ -23,8 +35,6 @@ export interface CliOptions {
  * `exitCode` is printed as `PROG: message` and gives that code.
  */
 export async function runCli(prog: string, main: () => Promise<number | void> | number | void, options: CliOptions = {}): Promise<void> {
-  process.stdout.on('error', () => {});
-  process.stderr.on('error', () => {});
   try {
     process.exitCode = (await main()) ?? 0;
   } catch (error) {

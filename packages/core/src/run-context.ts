@@ -27,10 +27,30 @@ function readTrimmed(file: string): string | null {
   }
 }
 
-/** Read the run context: `VERI_ISSUE`, `VERI_STEP`, `VERI_TEST_CMD`, `VERI_SKILL_COMMIT`, `VERI_TIMEOUT` and the issue's files. */
-export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): RunContext {
+/** What an event copies from the run: issue, step and skill commit. */
+export interface EventRunContext {
+  issue: number | null;
+  step: string | null;
+  skillCommit: string | null;
+}
+
+/**
+ * Read only what events carry (`VERI_ISSUE`, `VERI_STEP`, the skill commit), without the timeout,
+ * so a command that has already acted cannot fail on a timeout it does not use.
+ */
+export function readEventContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): EventRunContext {
   const rawIssue = env.VERI_ISSUE;
   const issue = rawIssue === undefined || rawIssue === '' ? null : checkIssue(rawIssue, 'VERI_ISSUE');
+  let skillCommit = env.VERI_SKILL_COMMIT ?? null;
+  if ((skillCommit === null || skillCommit === '') && issue !== null && env.VERI_NEW_SKILL !== '1') {
+    skillCommit = readTrimmed(statePaths(stateDir).skillCommit(issue));
+  }
+  return { issue, step: env.VERI_STEP ?? null, skillCommit: skillCommit === '' ? null : skillCommit };
+}
+
+/** Read the run context: `VERI_ISSUE`, `VERI_STEP`, `VERI_TEST_CMD`, `VERI_SKILL_COMMIT`, `VERI_TIMEOUT` and the issue's files. */
+export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): RunContext {
+  const { issue, step, skillCommit } = readEventContext(stateDir, env);
   const paths = statePaths(stateDir);
   let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
   let timeoutSource = 'default';
@@ -46,18 +66,7 @@ export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = proces
       timeoutSource = file;
     }
   }
-  let skillCommit = env.VERI_SKILL_COMMIT ?? null;
-  if ((skillCommit === null || skillCommit === '') && issue !== null && env.VERI_NEW_SKILL !== '1') {
-    skillCommit = readTrimmed(paths.skillCommit(issue));
-  }
-  return {
-    issue,
-    step: env.VERI_STEP ?? null,
-    testCmd: env.VERI_TEST_CMD ?? null,
-    skillCommit: skillCommit === '' ? null : skillCommit,
-    timeoutMs,
-    timeoutSource,
-  };
+  return { issue, step, testCmd: env.VERI_TEST_CMD ?? null, skillCommit, timeoutMs, timeoutSource };
 }
 
 /** Read a non-negative duration variable, or the default (ms) when it is unset or empty. */

@@ -32,27 +32,24 @@ parse.run();
 // ---
 const run = suite('runCli');
 run('maps results and errors to exit codes, and prints errors once', async () => {
-  const saved = process.exitCode;
-  const written: string[] = [];
-  const original = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string) => { written.push(String(chunk)); return true; }) as typeof process.stderr.write;
-  try {
-    await runCli('t', () => 3);
-    assert.is(process.exitCode, 3);
-    await runCli('t', async () => {});
-    assert.is(process.exitCode, 0);
-    await runCli('t', () => { throw new UsageError('bad', { exitCode: 125 }); });
-    assert.is(process.exitCode, 125);
-    await runCli('t', () => { throw new TypeError('bug'); }, { internalExitCode: 70 });
-    assert.is(process.exitCode, 70);
-    await runCli('t', () => { throw new TypeError('bug'); });
-    assert.is(process.exitCode, 2);
-  } finally {
-    process.stderr.write = original;
-    process.exitCode = saved;
+  const { runCommand } = await import('@leap/test-utils');
+  const fixture = new URL('./fixtures/run-cli.mjs', import.meta.url).pathname;
+  const cases: [string, number, RegExp | string][] = [
+    ['code', 3, ''], ['void', 0, ''], ['usage', 125, 't: bad\n'], ['bug', 2, /^t: internal error: TypeError: bug/], ['bug70', 70, /^t: internal error/],
+  ];
+  for (const [mode, code, stderr] of cases) {
+    const r = await runCommand(process.execPath, [fixture, mode]);
+    assert.is(r.code, code, mode);
+    if (typeof stderr === 'string') assert.is(r.stderr, stderr, mode);
+    else assert.match(r.stderr, stderr);
   }
-  assert.is(written[0], 't: bad\n');
-  assert.match(written[1]!, /^t: internal error: TypeError: bug/);
+});
+run('writeFd survives a reader that closed the pipe (EPIPE)', async () => {
+  const { runCommand } = await import('@leap/test-utils');
+  const fixture = new URL('./fixtures/run-cli.mjs', import.meta.url).pathname;
+  const r = await runCommand('bash', ['-c', `node '${fixture}' flood | head -c 10 >/dev/null; echo "rc=\${PIPESTATUS[0]}"`]);
+  assert.is(r.stdout, 'rc=0\n');
+  assert.is(r.stderr, 'still here\n');
   writeFd(1, '');
 });
 run.run();

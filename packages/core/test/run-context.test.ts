@@ -89,3 +89,15 @@ stop('a file without read permission is unreadable (skipped only where root bypa
   else assert.is(result.kind, 'unreadable');
 });
 stop.run();
+
+// ---
+const eventContext = suite('readEventContext');
+eventContext.after(cleanupTempDirs);
+eventContext('reads issue, step and skill commit, and never the timeout', async () => {
+  const { readEventContext } = await import('../src/index.js');
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'issue-2-skill-commit'), 'pinned\n');
+  assert.equal(readEventContext(dir, { VERI_ISSUE: '2', VERI_STEP: 's', VERI_TIMEOUT: 'garbage' }), { issue: 2, step: 's', skillCommit: 'pinned' });
+  assert.equal(readEventContext(dir, {}), { issue: null, step: null, skillCommit: null });
+});
+eventContext.run();
