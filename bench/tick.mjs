@@ -29,6 +29,7 @@ export function benchTick(tmp, leapLedger, runs) {
   const env = { ...process.env, VERI_STATE_DIR: join(repo, '.tdd') };
   const tick = [];
   const commit = [];
+  const node = [];
   for (let i = 0; i < runs; i++) {
     // The same change each time: one file of green work, staged.
     writeFileSync(join(repo, 'src', 'd1', 'f1.js'), `export const v = ${i};\n`);
@@ -37,6 +38,9 @@ export function benchTick(tmp, leapLedger, runs) {
     const plain = spawnSync('git', ['commit', '-q', '-m', `plain ${i}`], { cwd: repo, stdio: 'ignore' });
     commit.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (plain.status !== 0) throw new Error('git commit failed');
+    t0 = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '0']);
+    node.push(Number(process.hrtime.bigint() - t0) / 1e6);
     writeFileSync(join(repo, 'src', 'd1', 'f1.js'), `export const v = -${i};\n`);
     git('add', 'src/d1/f1.js');
     t0 = process.hrtime.bigint();
@@ -44,5 +48,5 @@ export function benchTick(tmp, leapLedger, runs) {
     tick.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (ticked.status !== 0) throw new Error(`tick failed: ${ticked.stderr}`);
   }
-  return { tick: median(tick), commit: median(commit), ratio: median(tick) / median(commit) };
+  return { tick: median(tick), commit: median(commit), node: median(node), ratio: median(tick) / median(commit) };
 }

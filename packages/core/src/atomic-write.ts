@@ -1,12 +1,26 @@
 // Atomic file replacement: a reader sees the old content or the new, never a part.
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomHex } from './random-hex.js';
 
+/** Options of `writeFileAtomic`. */
+export interface AtomicWriteOptions {
+  /** The new file's mode (default 0o644). */
+  mode?: number;
+  /**
+   * A fixed temp path in the same folder, for callers whose recovery must find a half-written
+   * temp after a crash (a journal). Default: a fresh random name, created exclusively.
+   */
+  tempPath?: string;
+}
+
 /** Write `data` to `file` through a temp file in the same folder, fsync, rename, then fsync the folder. */
-export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
+export function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions | number = {}): void {
+  const { mode = 0o644, tempPath } = typeof options === 'number' ? { mode: options } : options;
   const dir = dirname(file);
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
+  const tmp = tempPath ?? join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
+  // A fixed temp left by a killed writer is removed first, so the new one gets `mode`.
+  if (tempPath !== undefined) rmSync(tempPath, { force: true });
   const fd = openSync(tmp, 'wx', mode);
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;

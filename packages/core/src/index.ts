@@ -4,6 +4,7 @@ export * from './errors.js';
 export * from './cli.js';
 export * from './state-dir.js';
 export * from './atomic-write.js';
+export * from './read-file.js';
 export * from './process-identity.js';
 export * from './key-value.js';
 export * from './lock.js';

@@ -1,5 +1,6 @@
 // An exclusive lock file whose holder's death is detected: a dead, zombie or reused pid does not hold it.
-import { linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { linkSync, openSync, renameSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { readFileIfExists } from './read-file.js';
 import { randomHex } from './random-hex.js';
 import { InternalError } from './errors.js';
 import { formatKeyValues, parseKeyValues } from './key-value.js';
@@ -22,13 +23,8 @@ export interface LockHolder {
 
 /** Read a lock file's holder, or null when there is no lock file. */
 export function readLockHolder(file: string): LockHolder | null {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const text = readFileIfExists(file);
+  if (text === null) return null;
   const { first, values } = parseKeyValues(text);
   return { pid: Number(first), starttime: values.starttime, bootId: values.boot_id, token: values.token };
 }

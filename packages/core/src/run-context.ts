@@ -1,5 +1,5 @@
 // The run context a command reads from its environment (CONTRACT section 3).
-import { readFileSync } from 'node:fs';
+import { readFileIfExists } from './read-file.js';
 import { UsageError, showValue } from './errors.js';
 import { parseDuration } from './duration.js';
 import { checkIssue, statePaths } from './state-dir.js';
@@ -19,12 +19,7 @@ export interface RunContext {
 export const DEFAULT_TIMEOUT_S = 900;
 
 function readTrimmed(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  return readFileIfExists(file)?.trim() ?? null;
 }
 
 /** What an event copies from the run: issue, step and skill commit. */

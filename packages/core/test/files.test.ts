@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import {
-  writeFileAtomic, syncDir, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, bootId, InternalError,
+  writeFileAtomic, syncDir, readFileIfExists, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, bootId, InternalError,
 } from '../src/index.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -22,6 +22,25 @@ atomic('replaces the file whole and leaves no temp file', () => {
   assert.is(readFileSync(file, 'utf8'), '2\nstatus=killed-timeout\n');
   assert.equal(readdirSync(dir), ['x.exit']);
   syncDir(join(dir, 'missing'));
+});
+atomic('a fixed temp path (for journals) is used, replaced if a crash left it, and gone after', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'journal.json');
+  const temp = join(dir, 'journal.json.tmp');
+  writeFileSync(temp, 'half-written by a killed process');
+  writeFileAtomic(file, '{"ok":true}\n', { tempPath: temp, mode: 0o600 });
+  assert.is(readFileSync(file, 'utf8'), '{"ok":true}\n');
+  assert.equal(readdirSync(dir), ['journal.json']);
+  assert.is(statSync(file).mode & 0o777, 0o600);
+  writeFileAtomic(file, 'x', 0o640);
+  assert.is(statSync(file).mode & 0o777, 0o640, 'each write gives the file the mode it asks for');
+});
+atomic('readFileIfExists: the text, or null for a missing file; other failures throw', () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'a'), 'é');
+  assert.is(readFileIfExists(join(dir, 'a')), 'é');
+  assert.is(readFileIfExists(join(dir, 'missing')), null);
+  assert.throws(() => readFileIfExists(dir), /EISDIR/);
 });
 atomic('a failed rename removes the temp file and throws', () => {
   const dir = makeTempDir();

@@ -19,18 +19,10 @@ import {
   validateLedger,
 } from '../src/ledger/index.js';
 import type { LedgerStep, StepState } from '../src/ledger/index.js';
+import { prng } from '@leap/test-utils';
 
-// mulberry32: a tiny seeded PRNG, so a failure names a seed that reproduces it.
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// A seeded PRNG (test-utils' mulberry32), so a failure names a seed that reproduces it.
+const random = prng;
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;

@@ -73,6 +73,28 @@ export function runCommand(
   });
 }
 
+/** A command line as an agent plugin builds it (core's AgentInvocation). */
+export interface Invocation {
+  command: string;
+  args: string[];
+  stdin?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Run an agent invocation the way a supervisor would: no shell, its stdin written, its variables
+ * merged over ours (`undefined` removes one), with `pathFirst` (stand-in CLIs) first on PATH.
+ */
+export function runInvocation(
+  invocation: Invocation,
+  options: { pathFirst?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<RunResult> {
+  const path = options.pathFirst === undefined ? process.env.PATH : `${options.pathFirst}:${process.env.PATH ?? ''}`;
+  const merged: Record<string, string | undefined> = { ...process.env, PATH: path, ...options.env, ...invocation.env };
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  return runCommand(invocation.command, invocation.args, { env: merged as NodeJS.ProcessEnv, cwd: options.cwd, input: invocation.stdin ?? '' });
+}
+
 /** Run a built bin with the current Node. */
 export function runBin(bin: string, args: string[], options: SpawnOptions & { input?: string | Buffer } = {}): Promise<RunResult> {
   return runCommand(process.execPath, [bin, ...args], options);

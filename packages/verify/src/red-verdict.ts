@@ -1,5 +1,5 @@
 // Finding a step's red verdict in the event log without loading the schema reader (a hot path).
-import { readFileSync } from 'node:fs';
+import { readFileIfExists } from '@leap/core';
 
 /** What a passed red verdict recorded about the step's tests. */
 export interface RedVerdict {
@@ -13,13 +13,8 @@ export interface RedVerdict {
  * a torn last line is normal after a crash, and the full reader reports the rest.
  */
 export function findRedVerdict(eventsFile: string, step: string, issue: number | null): RedVerdict | null {
-  let text: string;
-  try {
-    text = readFileSync(eventsFile, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const text = readFileIfExists(eventsFile);
+  if (text === null) return null;
   const lines = text.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] as string;

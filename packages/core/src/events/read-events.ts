@@ -1,5 +1,5 @@
 // Read the event log into typed events: a torn final line is skipped, a malformed line names its number.
-import { readFileSync } from 'node:fs';
+import { readFileIfExists } from '../read-file.js';
 import { FileFormatError } from '../errors.js';
 import { eventSchema, type LeapEvent } from './event-schema.js';
 
@@ -39,12 +39,6 @@ export function* parseEvents(text: string, file = '<events>'): Generator<EventRe
 
 /** Read every event of `file`; a missing file is an empty log. */
 export function readEvents(file: string): EventRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  return [...parseEvents(text, file)];
+  const text = readFileIfExists(file);
+  return text === null ? [] : [...parseEvents(text, file)];
 }

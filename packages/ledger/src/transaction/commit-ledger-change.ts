@@ -15,7 +15,7 @@
 import { copyFileSync, linkSync, realpathSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
-import { UsageError, writeFd, type Lock } from '@leap/core';
+import { UsageError, writeFd, writeFileAtomic, type Lock } from '@leap/core';
 import { LedgerInternalError, RefusedError } from '../exit-codes.js';
 import { logLedgerEventOrWarn } from '../events.js';
 import { decodeUtf8, readFileBytes } from '../read-input.js';
@@ -23,7 +23,7 @@ import { cleanupMessage, messageSubject } from '../git/commit-message.js';
 import { refuseOnHook, runHook, runMessageHooks, type HookContext } from '../git/hooks.js';
 import { readRepoInfo, type RepoInfo } from '../git/repo-info.js';
 import { runGit, type GitOptions } from '../git/run-git.js';
-import { removeJournal, unlinkIfPresent, writeJournal, writeThrough, type Journal } from './journal.js';
+import { removeJournal, unlinkIfPresent, writeJournal, type Journal } from './journal.js';
 import { killPoint } from './kill-point.js';
 import { takeIndexLock, takeLedgerLock } from './locks.js';
 import { recoverLedger, type RecoveryReport } from './recover.js';
@@ -118,7 +118,7 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     killPoint('staged work checked');
     makeBackup(ledger, journal.backup);
     killPoint('ledger backed up');
-    writeThrough(ledger, journal.ledgerTemp, newBytes, statSync(ledger).mode & 0o7777);
+    writeFileAtomic(ledger, newBytes, { tempPath: journal.ledgerTemp, mode: statSync(ledger).mode & 0o7777 });
     killPoint('ledger written');
     await runGit(['update-index', '--add', '--', ledgerRel], onCopy);
     killPoint('ledger staged');

@@ -1,9 +1,9 @@
 // The transaction journal: written (atomically) before a tick touches anything, so the next ledger command
 // knows what an interrupted tick was doing and can finish it or undo it. Every file the transaction makes
 // has a name known from the journal (or from the state folder alone), so recovery leaves nothing behind.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { FileFormatError, syncDir } from '@leap/core';
+import { unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { FileFormatError, readFileIfExists, writeFileAtomic } from '@leap/core';
 
 /** What an interrupted ledger commit left to recover from. */
 export interface Journal {
@@ -44,36 +44,16 @@ export function journalTempPath(stateDir: string): string {
   return `${journalPath(stateDir)}.tmp`;
 }
 
-/** Write `data` to `file` through the fixed temp name `temp` (fsync, rename, fsync the folder). */
-export function writeThrough(file: string, temp: string, data: string | Uint8Array, mode = 0o644): void {
-  const fd = openSync(temp, 'w', mode);
-  try {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
-  syncDir(dirname(file));
-}
-
 /** Write the journal whole: a reader sees the old journal or the new one. */
 export function writeJournal(stateDir: string, journal: Journal): void {
-  writeThrough(journalPath(stateDir), journalTempPath(stateDir), `${JSON.stringify(journal, null, 2)}\n`);
+  writeFileAtomic(journalPath(stateDir), `${JSON.stringify(journal, null, 2)}\n`, { tempPath: journalTempPath(stateDir) });
 }
 
 /** The journal, or null when no transaction is pending; a journal that is not ours is a FileFormatError. */
 export function readJournal(stateDir: string): Journal | null {
   const file = journalPath(stateDir);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const text = readFileIfExists(file);
+  if (text === null) return null;
   let journal: Partial<Journal>;
   try {
     journal = JSON.parse(text) as Partial<Journal>;
