@@ -1,0 +1,39 @@
+// leap-detach CMD [ARG...]: start CMD in a new session and return (CONTRACT section 4).
+import { UsageError, parseCli, runCli, writeFd } from '@leap/core';
+import { EXIT_USAGE } from '../exit-codes.js';
+import { detach } from '../detach.js';
+
+const USAGE = `Usage: leap-detach [--json] CMD [ARG...]
+
+Starts CMD (no shell) in a new session, outside the caller's process group and session, with
+stdin from /dev/null and the caller's stdout and stderr when they are files or terminals (a pipe
+or socket is replaced by /dev/null, so a caller reading detach's output is not kept waiting).
+When CMD is a supervisor (supervise.sh, leap-supervise), returns only once it has written
+NAME.pid, so leap-wait called right after never races it. Prints nothing on success; --json
+prints {"pid", "name", "run"} on stdout.
+
+Exit codes:
+  0     started (a supervisor: NAME.pid written)
+  1     the supervisor died or gave up during start-up (the reason is on stderr)
+  126   CMD cannot be executed
+  127   CMD was not found
+  125   usage error
+`;
+
+void runCli('leap-detach', async () => {
+  const { values, positionals } = parseCli(process.argv.slice(2), {
+    help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' },
+  }, USAGE, { stopAtPositional: true, exitCode: EXIT_USAGE });
+  if (values.help === true) {
+    writeFd(1, USAGE);
+    return 0;
+  }
+  const [command, ...args] = positionals;
+  if (command === undefined || command === '') throw new UsageError(`Expected CMD [ARG...]\n${USAGE}`, { exitCode: EXIT_USAGE });
+  const result = await detach({ command, args });
+  if (values.json === true) writeFd(1, `${JSON.stringify(result)}\n`);
+  return 0;
+}, { internalExitCode: EXIT_USAGE }).then(() => {
+  // Everything is written synchronously: exit now rather than wait for Node's slower natural teardown.
+  process.exit();
+});

@@ -1,0 +1,34 @@
+// Wake-ups from the file system: a watch on a folder that never throws, for callers that also poll.
+import { watch, type FSWatcher } from 'node:fs';
+
+/** A folder watch; `active` is false once the watch failed or was closed (polling must carry on alone). */
+export interface DirWatch {
+  readonly active: boolean;
+  close(): void;
+}
+
+/**
+ * Watch `dir` and call `onChange(filename)` on every event. A folder that does not exist, too many
+ * watchers (EMFILE, ENOSPC) or a file system without events give an inactive watch, never an error.
+ */
+export function watchDir(dir: string, onChange: (filename: string | null) => void): DirWatch {
+  let watcher: FSWatcher | null = null;
+  try {
+    watcher = watch(dir, { persistent: false }, (_event, filename) => onChange(filename === null ? null : String(filename)));
+    watcher.on('error', () => {
+      watcher?.close();
+      watcher = null;
+    });
+  } catch {
+    watcher = null;
+  }
+  return {
+    get active() {
+      return watcher !== null;
+    },
+    close() {
+      watcher?.close();
+      watcher = null;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// The kill sequence: TERM and CONT to the tree, a grace period, then SIGKILL sweeps until nothing is left.
+import { readProc, type ProcInfo } from './proc-scan.js';
+import type { LeafTree, TreeMembers } from './leaf-tree.js';
+import { nowMs, sleep } from './long-timer.js';
+
+/** What ending a tree took. */
+export interface KillOutcome {
+  /** Processes other than the leader that the sequence found alive. */
+  leftovers: number;
+  /** How many of them were outside the leaf's session (setsid escapees that were found). */
+  escaped: number;
+  /** Processes still alive when the sweep gave up (a process in uninterruptible sleep). */
+  unkillable: number[];
+  /** True when SIGKILL had to be sent. */
+  escalated: boolean;
+}
+
+/** The leader as the kill sequence needs it: a way to signal it while it is not yet reaped. */
+export interface Leader {
+  readonly pid: number;
+  exited(): boolean;
+  kill(signal: NodeJS.Signals): void;
+}
+
+export interface KillOptions {
+  /** Between TERM and the first SIGKILL sweep; 0 sweeps at once. */
+  graceMs: number;
+  /** Between two looks at /proc. */
+  intervalMs?: number;
+  /** How long the SIGKILL sweeps may go on before the survivors are reported unkillable. */
+  capMs?: number;
+}
+
+function send(target: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(target, signal);
+  } catch {
+    // ESRCH: it died meanwhile; EPERM: not ours to signal (reported as unkillable if it stays).
+  }
+}
+
+// Signal a process only if its pid still names the same process (same start time).
+function signalSame(p: ProcInfo, signal: NodeJS.Signals): void {
+  const now = readProc(p.pid);
+  if (now !== null && now.starttime === p.starttime) send(p.pid, signal);
+}
+
+/** Signal every live process of the tree: whole groups where a member leads or holds one, then each process. */
+export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Signals): void {
+  if (!leader.exited()) leader.kill(signal);
+  const groups = new Set<number>();
+  // A group id cannot be reused while the group has a member, and we just saw one in each of these.
+  for (const p of found.members) groups.add(p.pgid);
+  const escapedPids = new Set(found.escaped.map((p) => p.pid));
+  for (const p of found.escaped) if (escapedPids.has(p.pgid)) groups.add(p.pgid);
+  for (const pgid of groups) if (pgid > 1 && pgid !== process.pid) send(-pgid, signal);
+  for (const p of [...found.members, ...found.escaped]) if (p.pid !== leader.pid) signalSame(p, signal);
+}
+
+/**
+ * End every process of the tree: TERM and CONT, up to `graceMs` for it to go, then SIGKILL sweeps. Called once
+ * per run (see run-leaf.ts), so the grace period is never re-armed.
+ * The leader is signalled through `leader` (never by pid once it is reaped, so a reused pid is never hit).
+ */
+export async function killTree(tree: LeafTree, leader: Leader, options: KillOptions): Promise<KillOutcome> {
+  const interval = options.intervalMs ?? 50;
+  const seen = new Map<string, boolean>();
+  const note = (found: TreeMembers): void => {
+    for (const p of found.members) if (p.pid !== leader.pid) seen.set(`${p.pid}:${p.starttime}`, false);
+    for (const p of found.escaped) seen.set(`${p.pid}:${p.starttime}`, true);
+  };
+  const gone = (found: TreeMembers): boolean =>
+    found.members.length === 0 && found.escaped.length === 0 && leader.exited();
+  // A failed look at /proc (EMFILE, say) must not end the sequence: keep what was last seen and look again.
+  let found: TreeMembers = { members: [], escaped: [] };
+  const look = (): void => {
+    try {
+      found = tree.live();
+    } catch {
+      return;
+    }
+    note(found);
+  };
+
+  look();
+  let escalated = false;
+  if (options.graceMs > 0 && !gone(found)) {
+    signalTree(found, leader, 'SIGTERM');
+    signalTree(found, leader, 'SIGCONT');
+    const end = nowMs() + options.graceMs;
+    for (;;) {
+      const left = end - nowMs();
+      if (left <= 0) break;
+      await sleep(Math.min(interval, Math.ceil(left)));
+      look();
+      if (gone(found)) break;
+    }
+  }
+  const capEnd = nowMs() + (options.capMs ?? 5000);
+  let unkillable: number[] = [];
+  while (!gone(found)) {
+    const alive = found.members.length + found.escaped.length;
+    // Nothing alive but the leader not yet reaped (a zombie until Node handles SIGCHLD): just wait.
+    if (alive > 0) {
+      escalated = true;
+      signalTree(found, leader, 'SIGKILL');
+    }
+    if (nowMs() > capEnd) {
+      unkillable = [...found.members, ...found.escaped].map((p) => p.pid);
+      break;
+    }
+    await sleep(alive === 0 ? 5 : Math.max(1, interval / 5));
+    look();
+  }
+  let escaped = 0;
+  for (const outside of seen.values()) if (outside) escaped++;
+  return { leftovers: seen.size, escaped, unkillable, escalated };
+}

@@ -1,0 +1,32 @@
+// The environment a leaf gets (CONTRACT section 3): the caller's, plus the run's timeout and pinned revision.
+import { READY_FD_VAR } from './ready-handshake.js';
+
+/** What the supervisor adds to the leaf's environment. */
+export interface LeafEnvOptions {
+  /** The effective timeout in ms; 0 (no limit) leaves the BASH_* variables alone. */
+  timeoutMs: number;
+  skillCommit: string | null;
+  /** The variable every descendant inherits, so escapees can be found (see leaf-tree.ts). */
+  marker: string;
+}
+
+// The largest value the BASH_*_TIMEOUT_MS variables get: an integer any reader can parse.
+const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Build the leaf's environment: VERI_TEST_CMD, VERI_ISSUE and VERI_STEP pass through untouched;
+ * BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_TIMEOUT_MS follow the timeout unless the caller set them;
+ * VERI_SKILL_COMMIT carries the pinned revision.
+ */
+export function buildLeafEnv(env: NodeJS.ProcessEnv, options: LeafEnvOptions): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  delete out[READY_FD_VAR];
+  if (options.timeoutMs > 0) {
+    const ms = String(Math.min(Math.ceil(options.timeoutMs), MAX_TIMEOUT_MS));
+    if (out.BASH_DEFAULT_TIMEOUT_MS === undefined) out.BASH_DEFAULT_TIMEOUT_MS = ms;
+    if (out.BASH_MAX_TIMEOUT_MS === undefined) out.BASH_MAX_TIMEOUT_MS = ms;
+  }
+  if (options.skillCommit !== null) out.VERI_SKILL_COMMIT = options.skillCommit;
+  out[options.marker] = '1';
+  return out;
+}

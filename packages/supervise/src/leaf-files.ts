@@ -1,0 +1,143 @@
+// The two files a supervisor leaves for waiters: NAME.pid (who supervises) and NAME.exit (how it ended).
+import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { formatKeyValues, parseKeyValues } from '@leap/core';
+
+/** What NAME.pid says: the supervisor's identity and run id; `leaf` once the leaf is started. */
+export interface PidRecord {
+  pid: number;
+  starttime?: string;
+  bootId?: string;
+  run?: string;
+  leaf?: number;
+}
+
+/** What NAME.exit says: the recorded code on line 1, then the details. */
+export interface ExitRecord {
+  code: number;
+  status: string;
+  /** The leaf's own exit code, when it exited. */
+  leafCode?: number;
+  /** The signal that ended the leaf, when one did. */
+  signal?: string;
+  run?: string;
+  /** The signal the supervisor itself received (status killed-signal). */
+  received?: string;
+  leftovers?: number;
+  escaped?: number;
+  unkillable?: string;
+  error?: string;
+  durationMs?: number;
+}
+
+/**
+ * Replace `file` atomically (temp file in the same folder, then rename): a reader sees the old content or the
+ * new, never a part. No fsync: these files describe live processes, which a power loss ends anyway.
+ */
+export function replaceFile(file: string, text: string): void {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o644);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, file);
+  } catch (error) {
+    try { unlinkSync(tmp); } catch { /* already gone */ }
+    throw error;
+  }
+}
+
+function readOptional(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Render NAME.pid; `token` keeps the lock taken on the same file valid. */
+export function formatPidRecord(record: PidRecord, token?: string): string {
+  return formatKeyValues(String(record.pid), {
+    starttime: record.starttime, boot_id: record.bootId, token, run: record.run, leaf: record.leaf,
+  });
+}
+
+/**
+ * Read NAME.pid: null when it does not exist, or is still empty (a supervisor is creating it);
+ * `pid: NaN` when its first line is not a pid.
+ */
+export function readPidFile(file: string): PidRecord | null {
+  const text = readOptional(file);
+  if (text === null || text === '') return null;
+  const { first, values } = parseKeyValues(text);
+  const pid = /^[1-9][0-9]*$/.test(first.trim()) ? Number(first.trim()) : Number.NaN;
+  const leaf = values.leaf === undefined ? undefined : Number(values.leaf);
+  return { pid, starttime: values.starttime, bootId: values.boot_id, run: values.run, leaf };
+}
+
+/** Render NAME.exit: the code alone on line 1, then `key=value` lines. */
+export function formatExitRecord(record: ExitRecord): string {
+  return formatKeyValues(String(record.code), {
+    status: record.status,
+    code: record.leafCode,
+    signal: record.signal,
+    run: record.run,
+    received: record.received,
+    leftovers: record.leftovers,
+    escaped: record.escaped,
+    unkillable: record.unkillable,
+    duration_ms: record.durationMs,
+    error: record.error,
+  });
+}
+
+/** Write NAME.exit atomically. */
+export function writeExitFile(file: string, record: ExitRecord): void {
+  replaceFile(file, formatExitRecord(record));
+}
+
+/**
+ * Read NAME.exit: null when absent. A first line that is not an integer is reported as code 2 with
+ * status `unreadable`, so a waiter answers instead of waiting for ever.
+ */
+export function readExitFile(file: string): ExitRecord | null {
+  const text = readOptional(file);
+  if (text === null) return null;
+  const { first, values } = parseKeyValues(text);
+  const numeric = (v: string | undefined) => (v === undefined || !/^-?[0-9]+$/.test(v) ? undefined : Number(v));
+  if (!/^\s*-?[0-9]+\s*$/.test(first)) {
+    return { code: 2, status: 'unreadable', error: `${file}: expected an exit code on line 1, got ${JSON.stringify(first.slice(0, 40))}` };
+  }
+  return {
+    code: Number(first.trim()),
+    status: values.status ?? 'exited',
+    leafCode: numeric(values.code),
+    signal: values.signal,
+    run: values.run,
+    received: values.received,
+    leftovers: numeric(values.leftovers),
+    escaped: numeric(values.escaped),
+    unkillable: values.unkillable,
+    error: values.error,
+    durationMs: numeric(values.duration_ms),
+  };
+}
+
+/** Remove a previous run's file; a missing one is fine (unlinkSync: rmSync would load the rimraf module). */
+export function removeStale(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** A run id: unique enough to tell one run of NAME from the next (time, pid and randomness; no crypto module). */
+export function newRunId(): string {
+  const random = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  return `${Date.now().toString(36)}${process.pid.toString(36)}${random}`;
+}

@@ -1,0 +1,86 @@
+// A leaf's process tree: its session, the descendants that left the session, and those carrying its marker.
+import { bytesWritten, environHasKey, isDeadState, scanProcesses, type ProcInfo } from './proc-scan.js';
+
+/** The live processes of a tree: members of the leaf's session, and escapees outside it. */
+export interface TreeMembers {
+  members: ProcInfo[];
+  escaped: ProcInfo[];
+}
+
+/**
+ * The tree of one leaf. The leaf leads a session of its own, so every process that only changed its group
+ * is still a member. Processes that left the session are found two ways: by parentage, from snapshots
+ * taken while their parent lived (`observe`), and by the marker variable every descendant inherits.
+ */
+export class LeafTree {
+  readonly sid: number;
+  readonly leaderStart: number;
+  readonly marker: string;
+  private readonly known = new Map<number, number>();
+
+  constructor(leaderPid: number, leaderStart: number, marker: string) {
+    this.sid = leaderPid;
+    this.leaderStart = leaderStart;
+    this.marker = marker;
+  }
+
+  private isMember(p: ProcInfo): boolean {
+    return p.sid === this.sid && p.starttime >= this.leaderStart && p.pid !== process.pid;
+  }
+
+  private isKnown(p: ProcInfo): boolean {
+    return this.known.get(p.pid) === p.starttime;
+  }
+
+  /** Record, from a snapshot, every descendant outside the session (children of members or of known ones). */
+  observe(procs: ProcInfo[]): void {
+    const children = new Map<number, ProcInfo[]>();
+    for (const p of procs) {
+      const list = children.get(p.ppid);
+      if (list === undefined) children.set(p.ppid, [p]);
+      else list.push(p);
+    }
+    const queue = procs.filter((p) => this.isMember(p) || this.isKnown(p));
+    for (let i = 0; i < queue.length; i++) {
+      const parent = queue[i] as ProcInfo;
+      for (const child of children.get(parent.pid) ?? []) {
+        if (child.starttime < this.leaderStart || child.pid === process.pid) continue;
+        if (this.isMember(child) || this.isKnown(child)) continue;
+        this.known.set(child.pid, child.starttime);
+        queue.push(child);
+      }
+    }
+  }
+
+  /** The live processes of the tree now (zombies count as gone); `withMarker` also reads each newer process's environment. */
+  live(procs: ProcInfo[] = scanProcesses(), withMarker = true): TreeMembers {
+    this.observe(procs);
+    const members: ProcInfo[] = [];
+    const escaped: ProcInfo[] = [];
+    for (const p of procs) {
+      if (isDeadState(p.state)) continue;
+      if (this.isMember(p)) members.push(p);
+      else if (this.isKnown(p)) escaped.push(p);
+      else if (withMarker && p.starttime >= this.leaderStart && p.pid !== process.pid && environHasKey(p.pid, this.marker)) {
+        this.known.set(p.pid, p.starttime);
+        escaped.push(p);
+      }
+    }
+    return { members, escaped };
+  }
+
+  /**
+   * A measure of the tree's progress for the idle detector: CPU time (clock ticks) and bytes written by its
+   * live processes. It changes whenever any of them computes or writes (to a file, a pipe or a terminal).
+   */
+  progress(procs: ProcInfo[] = scanProcesses()): string {
+    const { members, escaped } = this.live(procs, false);
+    let cpu = 0;
+    let written = 0;
+    for (const p of [...members, ...escaped]) {
+      cpu += p.cpu;
+      written += bytesWritten(p.pid);
+    }
+    return `${cpu}:${written}:${members.length + escaped.length}`;
+  }
+}

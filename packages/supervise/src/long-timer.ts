@@ -1,0 +1,37 @@
+// Monotonic time and timers that hold any duration: Node fires a setTimeout above 2^31-1 ms after 1 ms,
+// so long ones are chained. process.hrtime is used rather than `performance`, which loads perf_hooks.
+const MAX_CHUNK_MS = 2_147_483_647;
+
+/** Milliseconds on a monotonic clock (not wall time: immune to clock changes). */
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** Call `fn` once after `ms` (any finite or huge value) of monotonic time; returns a cancel function. */
+export function setLongTimeout(fn: () => void, ms: number, unref = false): () => void {
+  const end = nowMs() + ms;
+  let timer: NodeJS.Timeout | undefined;
+  // Never calls `fn` synchronously, even for 0: callers may still be setting up.
+  const arm = (): void => {
+    timer = setTimeout(tick, Math.min(Math.max(0, Math.ceil(end - nowMs())), MAX_CHUNK_MS));
+    if (unref) timer.unref();
+  };
+  const tick = (): void => {
+    if (end - nowMs() > 0) {
+      arm();
+      return;
+    }
+    timer = undefined;
+    fn();
+  };
+  arm();
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+}
+
+/** Resolve after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

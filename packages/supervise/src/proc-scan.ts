@@ -1,0 +1,95 @@
+// A snapshot of every process from /proc: enough to find a leaf's session, its descendants and their CPU time.
+// /proc files report size 0, so readFileSync would allocate 64 KiB per read: one reused buffer is much cheaper.
+import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+
+/** One process as /proc/PID/stat shows it. */
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  /** R, S, D, T, Z, X... */
+  state: string;
+  /** Clock ticks after boot; with the pid, the process's identity. */
+  starttime: number;
+  /** utime + stime in clock ticks. */
+  cpu: number;
+}
+
+let buffer = Buffer.allocUnsafe(4096);
+
+// Read a whole /proc file into the shared buffer (grown as needed); returns its length, or -1 when unreadable.
+function readProcFile(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return -1;
+  }
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, length);
+        buffer = bigger;
+      }
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) return length;
+      length += n;
+    }
+  } catch {
+    return -1;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Parse the fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
+export function parseStatFields(pid: number, fields: string[]): ProcInfo | null {
+  const n = (i: number) => Number(fields[i]);
+  const info = { pid, ppid: n(1), pgid: n(2), sid: n(3), state: fields[0] ?? '?', starttime: n(19), cpu: n(11) + n(12) };
+  return Number.isFinite(info.starttime) && Number.isFinite(info.sid) ? info : null;
+}
+
+/** Read one process, or null when it is gone. */
+export function readProc(pid: number): ProcInfo | null {
+  const length = readProcFile(`/proc/${pid}/stat`);
+  if (length <= 0) return null;
+  const text = buffer.toString('latin1', 0, length);
+  return parseStatFields(pid, text.slice(text.lastIndexOf(')') + 2).trim().split(' '));
+}
+
+/** Every process now; ones that vanish while being read are skipped. */
+export function scanProcesses(): ProcInfo[] {
+  const out: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const code = entry.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    const info = readProc(Number(entry));
+    if (info !== null) out.push(info);
+  }
+  return out;
+}
+
+/** A dead process, or one the kernel is tearing down: a zombie waits only to be reaped. */
+export function isDeadState(state: string): boolean {
+  return state === 'Z' || state === 'X' || state === 'x';
+}
+
+/** True when the environment `pid` started with holds the variable `key` (our marker); false when unreadable. */
+export function environHasKey(pid: number, key: string): boolean {
+  const length = readProcFile(`/proc/${pid}/environ`);
+  if (length <= 0) return false;
+  const env = buffer.subarray(0, length);
+  // Only a whole variable counts: at the start, or right after the NUL that ends the previous one.
+  return env.indexOf(`${key}=`) === 0 || env.indexOf(`\0${key}=`) >= 0;
+}
+
+/** Bytes `pid` has written so far (wchar of /proc/PID/io: files, pipes, terminals), or 0 when unreadable. */
+export function bytesWritten(pid: number): number {
+  const length = readProcFile(`/proc/${pid}/io`);
+  if (length <= 0) return 0;
+  const match = /^wchar: (\d+)$/m.exec(buffer.toString('latin1', 0, length));
+  return match === null ? 0 : Number(match[1]);
+}

@@ -1,0 +1,76 @@
+// The end of a supervised run, recorded in order: NAME.exit (atomically), then the exit event.
+import { appendEvent, createEvent, type EventContext, type ExitStatus, type LeapEvent, type StatePaths } from '@leap/core';
+import { writeExitFile } from './leaf-files.js';
+import type { KillOutcome } from './kill-tree.js';
+
+/** How a supervised run ended: what NAME.exit and the exit event record. */
+export interface SuperviseResult {
+  name: string;
+  code: number;
+  status: ExitStatus;
+  leafCode: number | null;
+  signal: string | null;
+  run: string;
+  leafPid: number | null;
+  durationMs: number;
+  leftovers: number;
+  escaped: number;
+  unkillable: number[];
+  /** The signal the supervisor itself received (killed-signal). */
+  received: NodeJS.Signals | null;
+  /** The supervisor's own error (a bad variable, a command that cannot start). */
+  error: string | null;
+  /** Problems that did not change the result (an event log that cannot be written). */
+  warnings: string[];
+}
+
+/** What the supervisor knows about an end besides its status and code. */
+export interface EndDetails {
+  error?: string;
+  leafCode?: number | null;
+  signal?: string | null;
+  kill?: Pick<KillOutcome, 'leftovers' | 'escaped' | 'unkillable'>;
+}
+
+/** Append an event; a log that cannot be written adds a warning instead of changing the run's result. */
+export function appendEventSafely(file: string, event: LeapEvent, warnings: string[]): void {
+  try {
+    appendEvent(file, event);
+  } catch (error) {
+    warnings.push(`cannot append a ${event.event} event to ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** Write NAME.exit, then append the exit event; failures become warnings on `result`. */
+export function recordEnd(paths: StatePaths, result: SuperviseResult, context: EventContext): void {
+  const some = <T>(value: T, keep: boolean): T | undefined => (keep ? value : undefined);
+  try {
+    writeExitFile(paths.exit(result.name), {
+      code: result.code, status: result.status, run: result.run, durationMs: result.durationMs,
+      leafCode: result.leafCode ?? undefined, signal: result.signal ?? undefined, received: result.received ?? undefined,
+      leftovers: some(result.leftovers, result.leftovers > 0), escaped: some(result.escaped, result.escaped > 0),
+      unkillable: some(result.unkillable.join(','), result.unkillable.length > 0), error: result.error ?? undefined,
+    });
+  } catch (error) {
+    result.warnings.push(`cannot write ${paths.exit(result.name)}: ${(error as Error).message}`);
+  }
+  // Fields beyond the schema's (it accepts more): who ran, what escaped, what the supervisor received.
+  const extra: Record<string, unknown> = {};
+  if (result.escaped > 0) extra.escaped = result.escaped;
+  if (result.received !== null) extra.received = result.received;
+  if (result.leafPid !== null) extra.leaf_pid = result.leafPid;
+  if (result.error !== null) extra.error = result.error;
+  appendEventSafely(paths.events, createEvent('exit', {
+    leaf: result.name, code: result.code, status: result.status, duration_ms: result.durationMs,
+    leaf_code: result.leafCode, signal: result.signal, run: result.run, leftovers: result.leftovers, ...extra,
+  }, context), result.warnings);
+}
+
+/** The status line the supervisor prints on stderr: `supervise[NAME]: STATUS`, then any details. */
+export function formatStatusLine(result: SuperviseResult): string {
+  const details: string[] = [];
+  if (result.leftovers > 0) details.push(`leftovers=${result.leftovers}`);
+  if (result.escaped > 0) details.push(`escaped=${result.escaped}`);
+  if (result.unkillable.length > 0) details.push(`unkillable=${result.unkillable.join(',')}`);
+  return `supervise[${result.name}]: ${result.status}${details.length > 0 ? ` (${details.join(' ')})` : ''}\n`;
+}

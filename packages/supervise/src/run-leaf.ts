@@ -1,0 +1,104 @@
+// Watch a started leaf until it and everything it started are gone, ending it when a limit or a request says so.
+import type { ChildProcess } from 'node:child_process';
+import { readStopRequest } from '@leap/core';
+import { LeafTree } from './leaf-tree.js';
+import { killTree, type KillOutcome, type Leader } from './kill-tree.js';
+import { setLongTimeout } from './long-timer.js';
+import { monitorTree } from './tree-monitor.js';
+
+/** Why the supervisor ended a leaf; the status is `killed-<reason>`. */
+export type KillReason = 'timeout' | 'stuck' | 'stop' | 'signal';
+
+/** How a leaf ended. */
+export interface LeafOutcome {
+  /** The leaf's own exit code, or null when a signal ended it (or it never ended: unkillable). */
+  leafCode: number | null;
+  signal: string | null;
+  /** Set when the supervisor decided to end the leaf before it ended on its own. */
+  reason: KillReason | null;
+  kill: KillOutcome;
+}
+
+export interface RunLeafOptions {
+  child: ChildProcess;
+  pid: number;
+  /** A start time no descendant of the leaf can precede (the supervisor's own, in clock ticks). */
+  notBefore: number;
+  /** The environment variable every descendant carries (see buildLeafEnv). */
+  marker: string;
+  stopFile: string;
+  timeoutMs: number;
+  killAfterMs: number;
+  idleMs: number;
+}
+
+/** A running leaf: its outcome, and a way to end it (a signal to the supervisor). */
+export interface RunningLeaf {
+  outcome: Promise<LeafOutcome>;
+  end(reason: KillReason): void;
+}
+
+const NO_KILL: KillOutcome = { leftovers: 0, escaped: 0, unkillable: [], escalated: false };
+const STOP_POLL_MS = 500;
+
+/** Follow `child` to its end: timeout, idle limit, `now` stop requests; leftovers are ended after it exits. */
+export function runLeaf(options: RunLeafOptions): RunningLeaf {
+  const { child } = options;
+  const tree = new LeafTree(options.pid, options.notBefore, options.marker);
+  const leader: Leader = {
+    pid: options.pid,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
+    kill: (signal) => { child.kill(signal); },
+  };
+  let reason: KillReason | null = null;
+  let killing: Promise<KillOutcome> | null = null;
+  // The leaf may be unkillable (uninterruptible sleep): then the kill sequence gives up and so do we.
+  let giveUp: (value: null) => void = () => {};
+  const gaveUp = new Promise<null>((resolve) => { giveUp = resolve; });
+  const startKill = (): Promise<KillOutcome> => {
+    if (killing === null) {
+      killing = killTree(tree, leader, { graceMs: options.killAfterMs });
+      killing.then((k) => { if (k.unkillable.length > 0) giveUp(null); }, () => giveUp(null));
+    }
+    return killing;
+  };
+  const end = (why: KillReason): void => {
+    if (leader.exited()) return;
+    reason ??= why;
+    void startKill();
+  };
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+
+  const cancelTimeout = options.timeoutMs > 0 ? setLongTimeout(() => end('timeout'), options.timeoutMs) : () => {};
+  const stopMonitor = monitorTree(tree, options.idleMs, () => end('stuck'));
+  const checkStop = (): void => {
+    const request = readStopRequest(options.stopFile);
+    if (request.kind === 'requested' && request.mode === 'now') end('stop');
+  };
+  // Polled, not watched: a `now` stop is honoured within STOP_POLL_MS, and no inotify instance is spent.
+  const stopPoll = setInterval(checkStop, STOP_POLL_MS);
+  stopPoll.unref();
+
+  const outcome = (async (): Promise<LeafOutcome> => {
+    const ended = await Promise.race([exited, gaveUp]);
+    cancelTimeout();
+    stopMonitor();
+    clearInterval(stopPoll);
+    // The leader is gone: whatever it left behind goes too (the same sequence, grace included).
+    if (killing === null) {
+      let left: number;
+      try {
+        const found = tree.live();
+        left = found.members.length + found.escaped.length;
+      } catch {
+        left = -1; // /proc could not be read: let the kill sequence look again.
+      }
+      if (left !== 0) void startKill();
+    }
+    const kill = killing === null ? NO_KILL : await killing;
+    return { leafCode: ended?.code ?? null, signal: ended?.signal ?? null, reason, kill };
+  })();
+  return { outcome, end };
+}

@@ -1,0 +1,37 @@
+// Start the leaf: no shell, a session of its own, the supervisor's stdio, and start failures mapped to 126/127.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
+
+/** A started leaf, or why it could not start. */
+export type SpawnResult =
+  | { kind: 'started'; child: ChildProcess; pid: number }
+  | { kind: 'failed'; code: number; reason: string };
+
+/** The exit code a start failure records: 127 when the command is not found, 126 when it cannot run. */
+export function startFailureCode(errno: string | undefined): number {
+  return errno === 'ENOENT' || errno === 'ENOTDIR' ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+}
+
+/** Spawn `command` with `args` in a new session (setsid) that inherits stdin, stdout and stderr. */
+export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<SpawnResult> {
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(command, args, { detached: true, stdio: 'inherit', env, cwd });
+    } catch (error) {
+      // Arguments Node refuses outright (a NUL byte in an argument or the environment).
+      const err = error as NodeJS.ErrnoException;
+      resolve({ kind: 'failed', code: EXIT_CANNOT_EXECUTE, reason: `cannot start ${JSON.stringify(command)}: ${err.message}` });
+      return;
+    }
+    const pid = child.pid;
+    if (pid !== undefined) {
+      resolve({ kind: 'started', child, pid });
+      return;
+    }
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      const what = error.code === 'ENOENT' ? 'command not found' : 'cannot execute';
+      resolve({ kind: 'failed', code: startFailureCode(error.code), reason: `${what}: ${JSON.stringify(command)} (${error.code ?? error.message})` });
+    });
+  });
+}

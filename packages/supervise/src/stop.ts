@@ -1,0 +1,40 @@
+// leap-stop: ask, request or clear a stop (CONTRACT section 2, the `stop` file); request and clear are logged.
+import {
+  appendEvent, clearStop, createEvent, readEventContext, readStopRequest, requestStop, resolveStateDir, statePaths,
+  type StopMode, type StopRequest,
+} from '@leap/core';
+
+export interface StopOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+function stopFile(options: StopOptions): { stop: string; dir: string; events: string } {
+  const paths = statePaths(resolveStateDir(options.env ?? process.env, options.cwd ?? process.cwd()));
+  return { stop: paths.stop, dir: paths.dir, events: paths.events };
+}
+
+/** Is a stop pending? none, the requested mode, or unreadable (a stop file that holds anything else). */
+export function checkStop(options: StopOptions = {}): StopRequest {
+  return readStopRequest(stopFile(options).stop);
+}
+
+/** Write a stop request (at-ledger, at-leaf or now) and append a `stop` event (action requested). */
+export function requestStopLogged(mode: string, options: StopOptions = {}): StopMode {
+  const files = stopFile(options);
+  const context = readEventContext(files.dir, options.env ?? process.env);
+  const written = requestStop(files.stop, mode);
+  appendEvent(files.events, createEvent('stop', { mode: written, action: 'requested' }, context));
+  return written;
+}
+
+/** Remove any stop request and append a `stop` event (action cleared, with the mode that was pending). */
+export function clearStopLogged(options: StopOptions = {}): StopRequest {
+  const files = stopFile(options);
+  const context = readEventContext(files.dir, options.env ?? process.env);
+  const before = readStopRequest(files.stop);
+  clearStop(files.stop);
+  const mode = before.kind === 'requested' ? before.mode : before.kind === 'unreadable' ? 'unreadable' : null;
+  appendEvent(files.events, createEvent('stop', { mode, action: 'cleared' }, context));
+  return before;
+}

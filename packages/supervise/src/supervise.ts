@@ -1,0 +1,180 @@
+// leap-supervise: run one leaf and guarantee it ends, leaving NAME.pid, NAME.exit and the launch/exit events.
+import { mkdirSync } from 'node:fs';
+import {
+  LeapError, UsageError, checkLeafName, createEvent, leafRole, processIdentity, readEventContext, readStopRequest,
+  resolveStateDir, showValue, statePaths, tryLock, type EventContext, type Lock, type ExitStatus, type LeapEvent, type StatePaths,
+} from '@leap/core';
+import { EXIT_KILLED, EXIT_USAGE } from './exit-codes.js';
+import { formatPidRecord, newRunId, removeStale, replaceFile, type PidRecord } from './leaf-files.js';
+import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } from './record-end.js';
+import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
+import { buildLeafEnv } from './leaf-env.js';
+import { spawnLeaf } from './spawn-leaf.js';
+import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
+import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
+import { asUsage } from './usage.js';
+import { nowMs } from './long-timer.js';
+
+export interface SuperviseOptions {
+  name: string;
+  command: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** End the leaf (killed-signal) when this process gets TERM, INT, HUP or QUIT. The bin sets it. */
+  handleSignals?: boolean;
+  /** leap-detach's handshake pipe (see ready-handshake.ts), answered once NAME.pid is written. */
+  readyFd?: number | null;
+}
+
+/** Signals to the supervisor that end the leaf. SIGUSR1 is Node's (the inspector) and is not handled. */
+export const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
+
+/**
+ * Run `command` as the leaf NAME: refuse on a pending at-leaf/now stop, start it in a session of its own,
+ * end it on timeout, idle, a now stop or a signal to us, sweep its tree, then write NAME.exit and the exit event.
+ * Throws a UsageError (exit 125) only before NAME is known and locked; after that every failure is recorded.
+ */
+export async function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const readyFd = options.readyFd ?? null;
+  let name: string;
+  let paths: StatePaths;
+  let lock: Lock | null;
+  try {
+    name = asUsage(() => checkLeafName(options.name));
+    if (options.command === '') throw new UsageError('Expected a command after NAME, got an empty string', { exitCode: EXIT_USAGE });
+    paths = asUsage(() => statePaths(resolveStateDir(env, cwd)));
+    asUsage(() => mkdirSync(paths.dir, { recursive: true }));
+    lock = asUsage(() => tryLock(paths.pid(name)));
+  } catch (error) {
+    reportFailure(readyFd, (error as Error).message);
+    throw error;
+  }
+  if (lock === null) {
+    const error = new UsageError(`another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); refusing to start a second one`, { exitCode: EXIT_USAGE });
+    reportFailure(readyFd, error.message);
+    throw error;
+  }
+  const run = new Supervision(name, paths, options, env, cwd, lock.token);
+  try {
+    return await run.start(readyFd);
+  } finally {
+    // NAME.exit and the exit event are written: NAME.pid goes, so the next run of NAME (in this process too) can start.
+    try { lock.release(); } catch { /* already gone */ }
+  }
+}
+
+class Supervision {
+  private readonly started = nowMs();
+  private readonly run = newRunId();
+  private readonly warnings: string[] = [];
+  private context: EventContext;
+  private leafPid: number | null = null;
+  private leaf: RunningLeaf | null = null;
+  private pendingSignal: NodeJS.Signals | null = null;
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.pendingSignal ??= signal;
+    this.leaf?.end('signal');
+  };
+
+  constructor(
+    private readonly name: string,
+    private readonly paths: StatePaths,
+    private readonly options: SuperviseOptions,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly cwd: string,
+    private readonly token: string,
+  ) {
+    this.context = { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
+  }
+
+  async start(readyFd: number | null): Promise<SuperviseResult> {
+    const me = processIdentity();
+    const record: PidRecord = { pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run: this.run };
+    if (this.options.handleSignals === true) for (const s of FORWARDED_SIGNALS) process.on(s, this.onSignal);
+    try {
+      removeStale(this.paths.exit(this.name));
+      replaceFile(this.paths.pid(this.name), formatPidRecord(record, this.token));
+      reportReady(readyFd, process.pid, this.run);
+      return await this.launch(record, Number(me?.starttime ?? 0));
+    } catch (error) {
+      closeReady(readyFd);
+      // Whatever failed, a waiter gets an exit file: the tree is ended first if it was started.
+      const message = error instanceof LeapError ? error.message : `internal error: ${(error as Error)?.stack ?? String(error)}`;
+      if (this.leaf !== null) {
+        this.leaf.end('signal');
+        const outcome = await this.leaf.outcome.catch(() => null);
+        return this.finish('killed-signal', EXIT_KILLED, { error: message, leafCode: outcome?.leafCode, signal: outcome?.signal });
+      }
+      return this.finish('failed-start', EXIT_USAGE, { error: message });
+    } finally {
+      if (this.options.handleSignals === true) for (const s of FORWARDED_SIGNALS) process.off(s, this.onSignal);
+    }
+  }
+
+  private async launch(record: PidRecord, notBefore: number): Promise<SuperviseResult> {
+    let config: SuperviseConfig;
+    try {
+      config = readSuperviseConfig(this.paths.dir, this.env);
+    } catch (error) {
+      try { this.context = readEventContext(this.paths.dir, this.env); } catch { /* VERI_ISSUE itself is bad */ }
+      if (error instanceof LeapError) return this.finish('failed-start', EXIT_USAGE, { error: error.message });
+      throw error;
+    }
+    this.context = config.context;
+    const stop = readStopRequest(this.paths.stop);
+    if (stop.kind === 'requested' && stop.mode !== 'at-ledger') {
+      this.event(createEvent('stop', { mode: stop.mode, action: 'honoured', leaf: this.name }, this.context));
+      return this.finish('refused-stop', EXIT_KILLED, {});
+    }
+    if (this.pendingSignal !== null) return this.finish('killed-signal', EXIT_KILLED, {});
+    let role: { actor: string | null; phase: string | null; attempt: number | null };
+    try {
+      const r = leafRole(this.name);
+      role = { actor: r.actor, phase: r.phase, attempt: r.attempt };
+    } catch {
+      role = { actor: null, phase: null, attempt: null };
+    }
+    const command = this.options.command;
+    const args = this.options.args ?? [];
+    this.event(createEvent('launch', { leaf: this.name, ...role, pid: process.pid, cmd: [command, ...args], run: this.run }, this.context));
+    const marker = `LEAP_LEAF_${this.run}`;
+    const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker });
+    const spawned = await spawnLeaf(command, args, leafEnv, this.cwd);
+    if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
+    this.leafPid = spawned.pid;
+    this.leaf = runLeaf({
+      child: spawned.child, pid: spawned.pid, notBefore, marker, stopFile: this.paths.stop,
+      timeoutMs: config.timeoutMs, killAfterMs: config.killAfterMs, idleMs: config.idleMs,
+    });
+    if (this.pendingSignal !== null) this.leaf.end('signal');
+    replaceFile(this.paths.pid(this.name), formatPidRecord({ ...record, leaf: spawned.pid }, this.token));
+    const outcome = await this.leaf.outcome;
+    if (outcome.reason === 'stop') {
+      this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
+    }
+    const status: ExitStatus = outcome.reason !== null ? `killed-${outcome.reason}` as `killed-${KillReason}`
+      : outcome.signal !== null ? 'killed-external' : 'exited';
+    const code = status === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
+    return this.finish(status, code, { leafCode: outcome.leafCode, signal: outcome.signal, kill: outcome.kill });
+  }
+
+  private event(event: LeapEvent): void {
+    appendEventSafely(this.paths.events, event, this.warnings);
+  }
+
+  private finish(status: ExitStatus, code: number, more: EndDetails): SuperviseResult {
+    const result: SuperviseResult = {
+      name: this.name, code, status, run: this.run, leafPid: this.leafPid,
+      leafCode: more.leafCode ?? null, signal: more.signal ?? null,
+      received: status === 'killed-signal' ? this.pendingSignal : null,
+      durationMs: Math.round(nowMs() - this.started),
+      leftovers: more.kill?.leftovers ?? 0, escaped: more.kill?.escaped ?? 0, unkillable: more.kill?.unkillable ?? [],
+      error: more.error ?? null, warnings: this.warnings,
+    };
+    recordEnd(this.paths, result, this.context);
+    return result;
+  }
+}

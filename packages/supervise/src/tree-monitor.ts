@@ -1,0 +1,59 @@
+// While the leaf runs: follow its descendants through /proc, and notice when it stops making progress.
+import { fstatSync } from 'node:fs';
+import type { LeafTree } from './leaf-tree.js';
+import { scanProcesses } from './proc-scan.js';
+import { nowMs } from './long-timer.js';
+
+/** How often descendants are looked up when no idle limit asks for more. */
+export const TRACK_INTERVAL_MS = 1000;
+
+// Bytes in the supervisor's stdout and stderr, when they are files (the usual redirection).
+function outputSize(): number {
+  let size = 0;
+  for (const fd of [1, 2]) {
+    try {
+      const stat = fstatSync(fd);
+      if (stat.isFile()) size += stat.size;
+    } catch {
+      // A closed descriptor shows no progress.
+    }
+  }
+  return size;
+}
+
+/** The interval of the monitor: a quarter of the idle limit, between 25 ms and TRACK_INTERVAL_MS. */
+export function monitorInterval(idleMs: number): number {
+  return idleMs > 0 ? Math.min(TRACK_INTERVAL_MS, Math.max(25, Math.floor(idleMs / 4))) : TRACK_INTERVAL_MS;
+}
+
+/**
+ * Look at the tree every `monitorInterval(idleMs)`: record descendants that leave the session, and with an
+ * idle limit call `onIdle` once nothing was written and no CPU time was used for `idleMs`. Returns a stop function.
+ */
+export function monitorTree(tree: LeafTree, idleMs: number, onIdle: () => void): () => void {
+  let last = '';
+  let lastChange = nowMs();
+  const timer = setInterval(() => {
+    let procs;
+    try {
+      procs = scanProcesses();
+    } catch {
+      return; // A failed look (EMFILE, say) is retried at the next tick.
+    }
+    if (idleMs <= 0) {
+      tree.observe(procs);
+      return;
+    }
+    const progress = `${outputSize()}:${tree.progress(procs)}`;
+    const now = nowMs();
+    if (progress !== last) {
+      last = progress;
+      lastChange = now;
+    } else if (now - lastChange >= idleMs) {
+      clearInterval(timer);
+      onIdle();
+    }
+  }, monitorInterval(idleMs));
+  timer.unref();
+  return () => clearInterval(timer);
+}

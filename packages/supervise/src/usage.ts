@@ -1,0 +1,12 @@
+// Usage errors of this package's commands carry exit code 125, whatever helper raised them.
+import { UsageError } from '@leap/core';
+import { EXIT_USAGE } from './exit-codes.js';
+
+/** Run `check` and turn any error it throws into a UsageError with exit code 125. */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), { exitCode: EXIT_USAGE, cause: error });
+  }
+}

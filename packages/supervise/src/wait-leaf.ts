@@ -1,0 +1,110 @@
+// leap-wait: block until NAME.exit exists, woken by the file system, polling as the safety net.
+import { checkLeafName, isProcessAlive, resolveStateDir, statePaths } from '@leap/core';
+import { readExitFile, readPidFile, type ExitRecord, type PidRecord } from './leaf-files.js';
+import { watchDir, type DirWatch } from './dir-watch.js';
+import { nowMs, setLongTimeout } from './long-timer.js';
+import { WAIT_BUDGET_SPENT, WAIT_SUPERVISOR_GONE } from './exit-codes.js';
+
+/** Default budget of one leap-wait call: under the 600 s cap of a foreground tool call. */
+export const DEFAULT_WAIT_BUDGET_MS = 590_000;
+
+export interface WaitOptions {
+  name: string;
+  /** How long to wait; 0 looks once. Default DEFAULT_WAIT_BUDGET_MS. */
+  budgetMs?: number;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** First poll interval (ms); it grows to `maxPollMs`. */
+  pollMs?: number;
+  maxPollMs?: number;
+}
+
+/** What a wait ended with: the leaf's record, budget-spent (3) or supervisor-gone (2). */
+export interface WaitResult {
+  name: string;
+  code: number;
+  status: string;
+  exit: ExitRecord | null;
+  /** The supervisor's pid, when NAME.pid named one. */
+  supervisor: number | null;
+  waitedMs: number;
+}
+
+// The exit file answers only if it belongs to the run NAME.pid names (a stale file from an earlier run does not).
+function ownExit(exit: ExitRecord | null, pid: PidRecord | null): ExitRecord | null {
+  if (exit === null) return null;
+  if (pid === null || exit.run === pid.run) return exit;
+  return null;
+}
+
+function supervisorAlive(pid: PidRecord): boolean {
+  return Number.isInteger(pid.pid) && isProcessAlive({ pid: pid.pid, starttime: pid.starttime, bootId: pid.bootId });
+}
+
+/**
+ * Wait for the leaf NAME: its exit code and status when NAME.exit appears; budget-spent when the budget runs out
+ * while it runs; supervisor-gone when NAME.pid names a dead, zombie or reused process and no exit file exists.
+ * No NAME.pid yet means a supervisor still starting: keep waiting.
+ */
+export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
+  const name = checkLeafName(options.name);
+  const paths = statePaths(resolveStateDir(options.env ?? process.env, options.cwd ?? process.cwd()));
+  const exitFile = paths.exit(name);
+  const pidFile = paths.pid(name);
+  const started = nowMs();
+  const budget = options.budgetMs ?? DEFAULT_WAIT_BUDGET_MS;
+  const done = (code: number, status: string, exit: ExitRecord | null, pid: PidRecord | null): WaitResult => ({
+    name, code, status, exit, supervisor: pid !== null && Number.isInteger(pid.pid) ? pid.pid : null,
+    waitedMs: Math.round(nowMs() - started),
+  });
+  const look = (): WaitResult | null => {
+    const pid = readPidFile(pidFile);
+    const exit = ownExit(readExitFile(exitFile), pid);
+    if (exit !== null) return done(exit.code, exit.status, exit, pid);
+    if (pid === null || supervisorAlive(pid)) return null;
+    // Gone: the exit file may have been written just before it died.
+    const last = ownExit(readExitFile(exitFile), readPidFile(pidFile));
+    return last !== null ? done(last.code, last.status, last, pid) : done(WAIT_SUPERVISOR_GONE, 'supervisor-gone', null, pid);
+  };
+
+  const first = look();
+  if (first !== null) return first;
+  if (budget <= 0) return done(WAIT_BUDGET_SPENT, 'budget-spent', null, readPidFile(pidFile));
+
+  return new Promise<WaitResult>((resolve) => {
+    let poll = options.pollMs ?? 50;
+    const maxPoll = options.maxPollMs ?? 500;
+    let timer: NodeJS.Timeout | undefined;
+    let watcher: DirWatch | null = null;
+    let finished = false;
+    const finish = (result: WaitResult): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      cancelBudget();
+      watcher?.close();
+      resolve(result);
+    };
+    const check = (): void => {
+      if (finished) return;
+      const result = look();
+      if (result !== null) finish(result);
+    };
+    const arm = (): void => {
+      timer = setTimeout(() => {
+        // Subscribe, then look: a watch that failed (or a folder that did not exist yet) is retried.
+        if (watcher === null || !watcher.active) watcher = watchDir(paths.dir, (file) => { if (file === null || file.startsWith(`${name}.`)) check(); });
+        check();
+        poll = Math.min(maxPoll, Math.ceil(poll * 1.5));
+        if (!finished) arm();
+      }, poll);
+    };
+    const cancelBudget = setLongTimeout(() => {
+      check();
+      finish(done(WAIT_BUDGET_SPENT, 'budget-spent', null, readPidFile(pidFile)));
+    }, Math.max(0, budget - (nowMs() - started)));
+    watcher = watchDir(paths.dir, (file) => { if (file === null || file.startsWith(`${name}.`)) check(); });
+    check();
+    if (!finished) arm();
+  });
+}
