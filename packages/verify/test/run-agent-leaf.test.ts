@@ -33,7 +33,8 @@ leaf('runs the agent under leap-supervise: prompt on stdin, answer parsed, files
   assert.is(readFileSync(join(stateDir, 'verify-green.out'), 'utf8'), '{"verdict":"PASS","reason":"ok"}');
   assert.match(readFileSync(join(stateDir, 'verify-green.err'), 'utf8'), /^thinking\nsupervise\[verify-green\]: exited\n$/);
   assert.match(readFileSync(join(stateDir, 'verify-green.exit'), 'utf8'), /^0\n/);
-  assert.ok(existsSync(join(stateDir, 'verify-green.pid')));
+  // The supervisor's pid file is its single-instance lock: gone once the exit file and event are written.
+  assert.not.ok(existsSync(join(stateDir, 'verify-green.pid')));
 });
 
 leaf('an agent that cannot start, one that fails, and one whose output is no answer', async () => {
