@@ -1,5 +1,5 @@
 // Atomic file replacement: a reader sees the old content or the new, never a part.
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomHex } from './random-hex.js';
 
@@ -12,21 +12,26 @@ export interface AtomicWriteOptions {
    * temp after a crash (a journal). Default: a fresh random name, created exclusively.
    */
   tempPath?: string;
+  /**
+   * Flush the file and its folder to disk before and after the rename (default true). Files that
+   * describe live processes (pid, exit) can skip it: a power loss ends those processes anyway.
+   */
+  durable?: boolean;
 }
 
 /** Write `data` to `file` through a temp file in the same folder, fsync, rename, then fsync the folder. */
 export function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions | number = {}): void {
-  const { mode = 0o644, tempPath } = typeof options === 'number' ? { mode: options } : options;
+  const { mode = 0o644, tempPath, durable = true } = typeof options === 'number' ? { mode: options } : options;
   const dir = dirname(file);
   const tmp = tempPath ?? join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
   // A fixed temp left by a killed writer is removed first, so the new one gets `mode`.
-  if (tempPath !== undefined) rmSync(tempPath, { force: true });
+  if (tempPath !== undefined) removeIfPresent(tempPath);
   const fd = openSync(tmp, 'wx', mode);
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     unlinkSync(tmp);
@@ -39,7 +44,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     try { unlinkSync(tmp); } catch { /* already gone */ }
     throw error;
   }
-  syncDir(dir);
+  if (durable) syncDir(dir);
 }
 
 /** Flush a folder's entries, so a rename survives a crash; file systems that refuse it are ignored. */
@@ -52,5 +57,14 @@ export function syncDir(dir: string): void {
     // Some file systems cannot fsync a directory; the rename is still atomic for readers.
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+// unlinkSync, not rmSync: rmSync loads Node's internal rimraf on first use.
+function removeIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }

@@ -35,6 +35,14 @@ atomic('a fixed temp path (for journals) is used, replaced if a crash left it, a
   writeFileAtomic(file, 'x', 0o640);
   assert.is(statSync(file).mode & 0o777, 0o640, 'each write gives the file the mode it asks for');
 });
+atomic('durable: false skips the fsyncs and still replaces whole', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'leaf.exit');
+  writeFileAtomic(file, '0\nstatus=exited\n', { durable: false });
+  writeFileAtomic(file, '2\nstatus=killed-timeout\n', { durable: false, mode: 0o600 });
+  assert.is(readFileSync(file, 'utf8'), '2\nstatus=killed-timeout\n');
+  assert.equal(readdirSync(dir), ['leaf.exit']);
+});
 atomic('readFileIfExists: the text, or null for a missing file; other failures throw', () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 'a'), 'é');

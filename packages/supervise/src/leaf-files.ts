@@ -1,7 +1,6 @@
 // The two files a supervisor leaves for waiters: NAME.pid (who supervises) and NAME.exit (how it ended).
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { formatKeyValues, parseKeyValues } from '@leap/core';
+import { unlinkSync } from 'node:fs';
+import { formatKeyValues, parseKeyValues, readFileIfExists, writeFileAtomic } from '@leap/core';
 
 /** What NAME.pid says: the supervisor's identity and run id; `leaf` once the leaf is started. */
 export interface PidRecord {
@@ -35,29 +34,9 @@ export interface ExitRecord {
  * new, never a part. No fsync: these files describe live processes, which a power loss ends anyway.
  */
 export function replaceFile(file: string, text: string): void {
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
-  const fd = openSync(tmp, 'wx', 0o644);
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, file);
-  } catch (error) {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
-    throw error;
-  }
+  writeFileAtomic(file, text, { durable: false });
 }
 
-function readOptional(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
 
 /** Render NAME.pid; `token` keeps the lock taken on the same file valid. */
 export function formatPidRecord(record: PidRecord, token?: string): string {
@@ -71,7 +50,7 @@ export function formatPidRecord(record: PidRecord, token?: string): string {
  * `pid: NaN` when its first line is not a pid.
  */
 export function readPidFile(file: string): PidRecord | null {
-  const text = readOptional(file);
+  const text = readFileIfExists(file);
   if (text === null || text === '') return null;
   const { first, values } = parseKeyValues(text);
   const pid = /^[1-9][0-9]*$/.test(first.trim()) ? Number(first.trim()) : Number.NaN;
@@ -105,7 +84,7 @@ export function writeExitFile(file: string, record: ExitRecord): void {
  * status `unreadable`, so a waiter answers instead of waiting for ever.
  */
 export function readExitFile(file: string): ExitRecord | null {
-  const text = readOptional(file);
+  const text = readFileIfExists(file);
   if (text === null) return null;
   const { first, values } = parseKeyValues(text);
   const numeric = (v: string | undefined) => (v === undefined || !/^-?[0-9]+$/.test(v) ? undefined : Number(v));

@@ -1,5 +1,5 @@
 // leap-verify: ground truth first, then the blind verifier agent; a verdict event either way.
-import type { EventContext, TrackerPlugin } from '@leap/core';
+import type { EventContext } from '@leap/core';
 import { LeapError, UsageError, appendEvent, createEvent, readRunContext, resolveStateDir, statePaths } from '@leap/core';
 import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
@@ -12,23 +12,13 @@ import type { Phase } from './phase.js';
 import { runAgentLeaf } from './run-agent-leaf.js';
 import { answerProblem, loadVerifySchema } from './validate-answer.js';
 import { buildVerifyPrompt } from './verify-prompt.js';
+import type { VerifyPromptOptions } from './verify-prompt-command.js';
 
 /** What `leap-verify --step TITLE PHASE` takes. */
-export interface VerifyOptions {
-  phase: string | undefined;
-  step: string | undefined;
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** `--issue N`; else VERI_ISSUE. */
-  issue?: number;
-  ledgerFile?: string;
-  specFile?: string;
-  testGlobs?: readonly string[];
-  base?: string;
+export interface VerifyOptions extends VerifyPromptOptions {
   /** `--agent NAME`; else VERI_VERIFY_AGENT; else `claude`. */
   agent?: string;
   agentsFile?: string;
-  tracker?: TrackerPlugin;
   superviseBin?: string;
 }
 
