@@ -151,3 +151,12 @@ state('checkLeafName and checkIssue refuse what cannot name a file', () => {
   for (const bad of ['0', '-1', '1.5', 'x', '', '01']) assert.throws(() => checkIssue(bad, 'VERI_ISSUE'), /VERI_ISSUE/);
 });
 state.run();
+
+// ---
+const roles = suite('isReadOnlyRole');
+roles('verifiers, reviewers and planners are read-only; developers and builders write', async () => {
+  const { isReadOnlyRole, READ_ONLY_ROLES } = await import('../src/index.js');
+  assert.equal([...READ_ONLY_ROLES].sort(), ['planner', 'reviewer', 'verifier']);
+  assert.equal((['developer', 'builder', 'verifier', 'reviewer', 'planner'] as const).map(isReadOnlyRole), [false, false, true, true, true]);
+});
+roles.run();

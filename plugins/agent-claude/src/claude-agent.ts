@@ -1,6 +1,6 @@
 // The Claude Code agent: `claude -p --output-format json`, the prompt on stdin, the answer in `result`.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentRole } from '@leap/core';
-import { LeapError } from '@leap/core';
+import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import { LeapError, isReadOnlyRole } from '@leap/core';
 
 /** How to run Claude Code; every field has a default. */
 export interface ClaudeAgentConfig {
@@ -15,9 +15,6 @@ export interface ClaudeAgentConfig {
   /** Arguments added after the plugin's own. */
   extraArgs?: string[];
 }
-
-/** Roles that must not change the repository: they get no edit tools. */
-const READ_ONLY: ReadonlySet<AgentRole> = new Set(['verifier', 'reviewer', 'planner']);
 
 /** Tools a read-only role may not use. */
 export const CLAUDE_DENIED_TOOLS = 'Edit,Write,NotebookEdit';
@@ -36,7 +33,7 @@ function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeA
   const args = ['-p', '--output-format', 'json'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
-  if (READ_ONLY.has(options.role)) {
+  if (isReadOnlyRole(options.role)) {
     // In print mode nobody can approve a tool, so `default` denies Bash and the edit tools stay denied.
     args.push('--permission-mode', 'default', '--disallowedTools', CLAUDE_DENIED_TOOLS);
   } else {

@@ -1,6 +1,6 @@
 // The OpenAI Codex agent: `codex exec --json`, the prompt on stdin (`-`), the answer in the last agent_message event.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentRole } from '@leap/core';
-import { LeapError } from '@leap/core';
+import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import { LeapError, isReadOnlyRole } from '@leap/core';
 
 /** How to run Codex; every field has a default. */
 export interface CodexAgentConfig {
@@ -14,9 +14,6 @@ export interface CodexAgentConfig {
   extraArgs?: string[];
 }
 
-/** Roles that must not change the repository: they run in the read-only sandbox. */
-const READ_ONLY: ReadonlySet<AgentRole> = new Set(['verifier', 'reviewer', 'planner']);
-
 /** Build the Codex agent plugin (family `openai`). */
 export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
   return {
@@ -28,7 +25,7 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
 }
 
 function codexInvocation(prompt: string, options: AgentOptions, config: CodexAgentConfig): AgentInvocation {
-  const args = ['exec', '--json', '--sandbox', READ_ONLY.has(options.role) ? 'read-only' : 'workspace-write'];
+  const args = ['exec', '--json', '--sandbox', isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
   args.push(...(config.extraArgs ?? []), '-');

@@ -1,6 +1,6 @@
 // The Gemini CLI agent: `gemini --output-format json -p ...`, the prompt on stdin, the answer in `response`.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentRole } from '@leap/core';
-import { LeapError } from '@leap/core';
+import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import { LeapError, isReadOnlyRole } from '@leap/core';
 
 /** How to run the Gemini CLI; every field has a default. */
 export interface GeminiAgentConfig {
@@ -13,9 +13,6 @@ export interface GeminiAgentConfig {
   /** Arguments added after the plugin's own, before `-p`. */
   extraArgs?: string[];
 }
-
-/** Roles that must not change the repository: no automatic approval of tools. */
-const READ_ONLY: ReadonlySet<AgentRole> = new Set(['verifier', 'reviewer', 'planner']);
 
 /**
  * `-p` forces headless mode and is appended to what stdin holds, so the whole prompt travels on stdin
@@ -37,7 +34,7 @@ function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiA
   const args = ['--output-format', 'json'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
-  args.push('--approval-mode', READ_ONLY.has(options.role) ? 'default' : 'yolo');
+  args.push('--approval-mode', isReadOnlyRole(options.role) ? 'default' : 'yolo');
   args.push(...(config.extraArgs ?? []), '-p', GEMINI_PROMPT_FLAG_TEXT);
   return { command: config.bin ?? 'gemini', args, stdin: prompt };
 }
