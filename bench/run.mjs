@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 31);
-const bin = (pkg, name) => join(root, 'packages', pkg, 'dist', 'bin', `${name}.js`);
+const bin = (pkg, name) => join(root, 'packages', pkg, 'dist', 'bin', `${name}.cjs`);
 const has = (...paths) => paths.every((p) => existsSync(p));
 const tmp = mkdtempSync(join(tmpdir(), 'leap-bench-'));
 const rows = { starts: [], notes: [], checks: [] };

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const S = join(root, 'scripts');
-const AGENT = join(root, 'plugins', 'agent-scripted', 'dist', 'bin', 'leap-scripted-agent.js');
+const AGENT = join(root, 'plugins', 'agent-scripted', 'dist', 'bin', 'leap-scripted-agent.cjs');
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
   process.stdout.write(`Usage: npm run demo [-- --dir DIR]

@@ -1,2 +1,2 @@
 #!/usr/bin/env bash
-exec node "$(dirname "$(readlink -f "$0")")/../packages/verify/dist/bin/leap-verdict.js" "$@"
+exec node "$(dirname "$(readlink -f "$0")")/../packages/verify/dist/bin/leap-verdict.cjs" "$@"

@@ -24,9 +24,9 @@ export interface DetachResult {
   run: string | null;
 }
 
-const SUPERVISOR_NAMES = new Set(['supervise.sh', 'leap-supervise', 'leap-supervise.js']);
+const SUPERVISOR_NAMES = new Set(['supervise.sh', 'leap-supervise', 'leap-supervise.js', 'leap-supervise.cjs']);
 
-/** The leaf NAME when `command args` starts a supervisor (supervise.sh, leap-supervise, node .../leap-supervise.js). */
+/** The leaf NAME when `command args` starts a supervisor (supervise.sh, leap-supervise, node .../leap-supervise.cjs). */
 export function supervisedName(command: string, args: string[]): string | null {
   let rest = args;
   const base = basename(command);

@@ -109,9 +109,10 @@ test('S-harness-kills-group: the caller killing its own process group right afte
 
 // ---
 
-test('supervisedName: recognises supervise.sh, leap-supervise and node .../leap-supervise.js, and finds NAME', () => {
+test('supervisedName: recognises supervise.sh, leap-supervise and node .../leap-supervise.cjs (or .js), and finds NAME', () => {
   assert.is(supervisedName('/x/scripts/supervise.sh', ['develop-red', 'claude', '-p']), 'develop-red');
   assert.is(supervisedName('leap-supervise', ['--', 'n', 'cmd']), 'n');
+  assert.is(supervisedName(process.execPath, ['/a/dist/bin/leap-supervise.cjs', 'n', 'cmd']), 'n');
   assert.is(supervisedName(process.execPath, ['/a/dist/bin/leap-supervise.js', 'n', 'cmd']), 'n');
   assert.is(supervisedName('npx', ['leap-supervise', 'n', 'cmd']), 'n');
   assert.is(supervisedName('supervise.sh', ['--help']), null);

@@ -100,9 +100,9 @@ export function runBin(bin: string, args: string[], options: SpawnOptions & { in
   return runCommand(process.execPath, [bin, ...args], options);
 }
 
-/** The built bin `packages/PKG/dist/bin/NAME.js`. */
+/** The built bin `packages/PKG/dist/bin/NAME.cjs`. */
 export function binPath(pkg: string, name: string): string {
-  return join(repoRoot, 'packages', pkg, 'dist', 'bin', `${name}.js`);
+  return join(repoRoot, 'packages', pkg, 'dist', 'bin', `${name}.cjs`);
 }
 
 /** A script of `scripts/` (the drop-in replacements). */

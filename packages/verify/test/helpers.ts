@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir, repoRoot } from '@leap/test-utils';
 
 export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
-export const verifyBin = join(repoRoot, 'packages', 'verify', 'dist', 'bin', 'leap-verify.js');
-export const verdictBin = join(repoRoot, 'packages', 'verify', 'dist', 'bin', 'leap-verdict.js');
-export const juryBin = join(repoRoot, 'packages', 'verify', 'dist', 'bin', 'leap-jury.js');
+export const verifyBin = join(repoRoot, 'packages', 'verify', 'dist', 'bin', 'leap-verify.cjs');
+export const verdictBin = join(repoRoot, 'packages', 'verify', 'dist', 'bin', 'leap-verdict.cjs');
+export const juryBin = join(repoRoot, 'packages', 'verify', 'dist', 'bin', 'leap-jury.cjs');
 
 /** The run's test command: every test/*.test.js must exit 0. */
 export const TEST_CMD = 'shopt -s nullglob; for f in test/*.test.js; do node "$f" || exit 1; done';

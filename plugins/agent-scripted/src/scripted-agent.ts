@@ -18,10 +18,10 @@ export interface ScriptedAgentConfig {
 /** The replay executable, found through this package's own location so a bundle that inlines it still finds it. */
 export function scriptedAgentBin(): string {
   const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@leap/agent-scripted/package.json')), 'dist', 'bin', 'leap-scripted-agent.js');
+  return join(dirname(require.resolve('@leap/agent-scripted/package.json')), 'dist', 'bin', 'leap-scripted-agent.cjs');
 }
 
-/** Build a scripted agent: each launch runs `node leap-scripted-agent.js SCRIPT` with the prompt on stdin. */
+/** Build a scripted agent: each launch runs `node leap-scripted-agent.cjs SCRIPT` with the prompt on stdin. */
 export function createScriptedAgent(config: ScriptedAgentConfig): AgentPlugin {
   const script = resolve(config.script);
   const family = config.family ?? readScript(script).family ?? 'scripted';

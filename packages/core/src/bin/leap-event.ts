@@ -12,7 +12,7 @@ Options:
 
 Exit codes: 0 written; 2 usage error or the log could not be written.`;
 
-await runCli('leap-event', () => {
+void runCli('leap-event', () => {
   const { values, positionals } = parseCli(process.argv.slice(2), { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (values.help === true) {
     writeFd(1, `${USAGE}\n`);

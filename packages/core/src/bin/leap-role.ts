@@ -11,7 +11,7 @@ Options:
 
 Exit codes: 0 known shape; 2 unknown shape or usage error.`;
 
-await runCli('leap-role', () => {
+void runCli('leap-role', () => {
   const { values, positionals } = parseCli(process.argv.slice(2), { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (values.help === true) {
     writeFd(1, `${USAGE}\n`);

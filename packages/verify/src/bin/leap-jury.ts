@@ -23,7 +23,7 @@ Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope or bad inp
 
 const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'agents'];
 
-await runCli('leap-jury', async () => {
+void runCli('leap-jury', async () => {
   const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
   const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, 'no-git-aliases': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (flags.help === true) {
@@ -62,4 +62,7 @@ await runCli('leap-jury', async () => {
     writeFd(1, `${lines.join('\n')}\n`);
   }
   return result.value === 1 ? 0 : result.value === -1 ? 1 : 2;
+}).then(() => {
+  // Everything is written synchronously and every child has ended: exit now rather than wait for Node's slower natural teardown.
+  process.exit();
 });

@@ -9,7 +9,7 @@ ever parses it), and exits with its code. Launched as the supervised leaf verdic
 verifier agent itself runs as the leaf verify-PHASE.
 Exit codes: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. The reason goes to stdout.`;
 
-await runCli('leap-verdict', async () => {
+void runCli('leap-verdict', async () => {
   const args = process.argv.slice(2);
   const { rest } = takeVerbatim(args, ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents'], USAGE);
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -17,4 +17,7 @@ await runCli('leap-verdict', async () => {
     return 0;
   }
   return runVerdict(args);
+}).then(() => {
+  // Everything is written synchronously and every child has ended: exit now rather than wait for Node's slower natural teardown.
+  process.exit();
 });

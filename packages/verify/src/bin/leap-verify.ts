@@ -18,7 +18,7 @@ Options:
   --json           print the verdict (or the prompt) as a JSON object
 Exit codes: 0 PASS, 1 REJECT, 2 malformed answer, killed verifier or bad input. The reason goes to stdout.`;
 
-await runCli('leap-verify', async () => {
+void runCli('leap-verify', async () => {
   const { rest, values } = takeVerbatim(process.argv.slice(2), ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents'], USAGE);
   const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (flags.help === true) {
@@ -48,4 +48,7 @@ await runCli('leap-verify', async () => {
   const result = await verify({ ...options, agent: lastValue(values, 'agent'), agentsFile: lastValue(values, 'agents') });
   writeFd(1, flags.json === true ? `${JSON.stringify(result)}\n` : `${result.reason}\n`);
   return result.code;
+}).then(() => {
+  // Everything is written synchronously and every child has ended: exit now rather than wait for Node's slower natural teardown.
+  process.exit();
 });

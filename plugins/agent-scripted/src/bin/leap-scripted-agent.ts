@@ -9,7 +9,7 @@ SCRIPT.state/, applies the move's file edits in the current folder (and its comm
 prints its answer on stdout and its stderr text on stderr, and exits with its exit code.
 Exit codes: the move's "exit" (default 0); 3 no move left; 2 a malformed script or bad usage.`;
 
-await runCli('leap-scripted-agent', async () => {
+void runCli('leap-scripted-agent', async () => {
   const args = process.argv.slice(2);
   if (args[0] === '--help' || args[0] === '-h') {
     writeFd(1, `${USAGE}\n`);
