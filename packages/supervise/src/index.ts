@@ -1,6 +1,6 @@
 // @leap/supervise: start a leaf, keep it from outliving its budget, wait for it, honour stop requests.
 export { supervise, FORWARDED_SIGNALS } from './supervise.js';
-export type { SuperviseOptions } from './supervise.js';
+export type { SuperviseOptions, LeafIo } from './supervise.js';
 export { formatStatusLine, recordEnd } from './record-end.js';
 export type { SuperviseResult, EndDetails } from './record-end.js';
 export { waitLeaf, DEFAULT_WAIT_BUDGET_MS } from './wait-leaf.js';
@@ -15,7 +15,7 @@ export { LeafTree } from './leaf-tree.js';
 export type { TreeMembers } from './leaf-tree.js';
 export { killTree, signalTree } from './kill-tree.js';
 export type { KillOutcome, KillOptions, Leader } from './kill-tree.js';
-export { scanProcesses, readProc, environHasKey, isDeadState, parseStatFields } from './proc-scan.js';
+export { scanProcesses, recentProcesses, readProc, environHasKey, isDeadState, parseStatFields } from './proc-scan.js';
 export type { ProcInfo } from './proc-scan.js';
 export { nowMs, setLongTimeout, sleep } from './long-timer.js';
 export { watchDir } from './dir-watch.js';
@@ -23,6 +23,8 @@ export type { DirWatch } from './dir-watch.js';
 export { buildLeafEnv } from './leaf-env.js';
 export { readSuperviseConfig, DEFAULT_KILL_AFTER_MS } from './supervise-config.js';
 export { spawnLeaf, startFailureCode } from './spawn-leaf.js';
+export type { LeafStdio, SpawnResult } from './spawn-leaf.js';
+export { openInput } from './leaf-input.js';
 export { monitorTree, monitorInterval } from './tree-monitor.js';
 export { runLeaf } from './run-leaf.js';
 export type { KillReason, LeafOutcome } from './run-leaf.js';

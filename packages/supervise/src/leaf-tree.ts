@@ -33,7 +33,7 @@ export class LeafTree {
   }
 
   /** Record, from a snapshot, every descendant outside the session (children of members or of known ones). */
-  observe(procs: ProcInfo[]): void {
+  observe(procs: readonly ProcInfo[]): void {
     const children = new Map<number, ProcInfo[]>();
     for (const p of procs) {
       const list = children.get(p.ppid);
@@ -53,7 +53,7 @@ export class LeafTree {
   }
 
   /** The live processes of the tree now (zombies count as gone); `withMarker` also reads each newer process's environment. */
-  live(procs: ProcInfo[] = scanProcesses(), withMarker = true): TreeMembers {
+  live(procs: readonly ProcInfo[] = scanProcesses(), withMarker = true): TreeMembers {
     this.observe(procs);
     const members: ProcInfo[] = [];
     const escaped: ProcInfo[] = [];
@@ -73,7 +73,7 @@ export class LeafTree {
    * A measure of the tree's progress for the idle detector: CPU time (clock ticks) and bytes written by its
    * live processes. It changes whenever any of them computes or writes (to a file, a pipe or a terminal).
    */
-  progress(procs: ProcInfo[] = scanProcesses()): string {
+  progress(procs: readonly ProcInfo[] = scanProcesses()): string {
     const { members, escaped } = this.live(procs, false);
     let cpu = 0;
     let written = 0;

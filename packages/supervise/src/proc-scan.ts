@@ -1,6 +1,7 @@
 // A snapshot of every process from /proc: enough to find a leaf's session, its descendants and their CPU time.
 // /proc files report size 0, so readFileSync would allocate 64 KiB per read: one reused buffer is much cheaper.
 import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { nowMs } from './long-timer.js';
 
 /** One process as /proc/PID/stat shows it. */
 export interface ProcInfo {
@@ -70,6 +71,19 @@ export function scanProcesses(): ProcInfo[] {
     if (info !== null) out.push(info);
   }
   return out;
+}
+
+let shared: { at: number; procs: readonly ProcInfo[] } | null = null;
+
+/**
+ * A snapshot at most `maxAgeMs` old, else a new one. Supervisors in one process (a jury's reviewers)
+ * tick at nearly the same moments and share one look at /proc instead of taking one each. Only for
+ * following a tree; the kill sequence always looks afresh.
+ */
+export function recentProcesses(maxAgeMs: number): readonly ProcInfo[] {
+  const now = nowMs();
+  if (shared === null || now - shared.at > maxAgeMs) shared = { at: now, procs: scanProcesses() };
+  return shared.procs;
 }
 
 /** A dead process, or one the kernel is tearing down: a zombie waits only to be reaped. */

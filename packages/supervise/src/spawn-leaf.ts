@@ -1,4 +1,5 @@
-// Start the leaf: no shell, a session of its own, the supervisor's stdio, and start failures mapped to 126/127.
+// Start the leaf: no shell, a session of its own, the supervisor's stdio (or given input and descriptors), and
+// start failures mapped to 126/127.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
 
@@ -12,12 +13,19 @@ export function startFailureCode(errno: string | undefined): number {
   return errno === 'ENOENT' || errno === 'ENOTDIR' ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
 }
 
-/** Spawn `command` with `args` in a new session (setsid) that inherits stdin, stdout and stderr. */
-export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<SpawnResult> {
+/** The leaf's stdin, stdout and stderr: descriptors of this process; each one left out is the supervisor's own. */
+export interface LeafStdio {
+  stdin?: number;
+  stdout?: number;
+  stderr?: number;
+}
+
+/** Spawn `command` with `args` in a new session (setsid), with the supervisor's stdio unless `io` says otherwise. */
+export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, io: LeafStdio = {}): Promise<SpawnResult> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(command, args, { detached: true, stdio: 'inherit', env, cwd });
+      child = spawn(command, args, { detached: true, stdio: [io.stdin ?? 'inherit', io.stdout ?? 'inherit', io.stderr ?? 'inherit'], env, cwd });
     } catch (error) {
       // Arguments Node refuses outright (a NUL byte in an argument or the environment).
       const err = error as NodeJS.ErrnoException;

@@ -1,5 +1,5 @@
 // leap-supervise: run one leaf and guarantee it ends, leaving NAME.pid, NAME.exit and the launch/exit events.
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync } from 'node:fs';
 import {
   LeapError, UsageError, checkLeafName, createEvent, leafRole, processIdentity, readEventContext, readStopRequest,
   resolveStateDir, showValue, statePaths, tryLock, type EventContext, type Lock, type ExitStatus, type LeapEvent, type StatePaths,
@@ -10,6 +10,7 @@ import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } f
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
 import { buildLeafEnv } from './leaf-env.js';
 import { spawnLeaf } from './spawn-leaf.js';
+import { openInput } from './leaf-input.js';
 import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
 import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
 import { asUsage } from './usage.js';
@@ -25,6 +26,16 @@ export interface SuperviseOptions {
   handleSignals?: boolean;
   /** leap-detach's handshake pipe (see ready-handshake.ts), answered once NAME.pid is written. */
   readyFd?: number | null;
+  /** For a supervisor inside another program: the leaf's stdin bytes, and descriptors for its stdout and stderr. */
+  io?: LeafIo;
+}
+
+/** What the leaf reads and where it writes; each one left out is the supervisor's own. */
+export interface LeafIo {
+  /** The leaf's whole stdin. */
+  input?: string | Uint8Array;
+  stdout?: number;
+  stderr?: number;
 }
 
 /** Signals to the supervisor that end the leaf. SIGUSR1 is Node's (the inspector) and is not handled. */
@@ -142,7 +153,14 @@ class Supervision {
     this.event(createEvent('launch', { leaf: this.name, ...role, pid: process.pid, cmd: [command, ...args], run: this.run }, this.context));
     const marker = `LEAP_LEAF_${this.run}`;
     const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker });
-    const spawned = await spawnLeaf(command, args, leafEnv, this.cwd);
+    const io = this.options.io ?? {};
+    const stdin = io.input === undefined ? undefined : openInput(this.paths.dir, io.input);
+    let spawned: Awaited<ReturnType<typeof spawnLeaf>>;
+    try {
+      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout: io.stdout, stderr: io.stderr });
+    } finally {
+      if (stdin !== undefined) closeSync(stdin); // the leaf has its own copy
+    }
     if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
     this.leafPid = spawned.pid;
     this.leaf = runLeaf({

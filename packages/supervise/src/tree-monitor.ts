@@ -1,11 +1,13 @@
 // While the leaf runs: follow its descendants through /proc, and notice when it stops making progress.
 import { fstatSync } from 'node:fs';
 import type { LeafTree } from './leaf-tree.js';
-import { scanProcesses } from './proc-scan.js';
+import { recentProcesses } from './proc-scan.js';
 import { nowMs } from './long-timer.js';
 
 /** How often descendants are looked up when no idle limit asks for more. */
 export const TRACK_INTERVAL_MS = 1000;
+// Monitors of one process whose ticks fall this close together share a snapshot (see recentProcesses).
+const SHARED_SNAPSHOT_MS = 20;
 
 // Bytes in the supervisor's stdout and stderr, when they are files (the usual redirection).
 function outputSize(): number {
@@ -36,7 +38,7 @@ export function monitorTree(tree: LeafTree, idleMs: number, onIdle: () => void):
   const timer = setInterval(() => {
     let procs;
     try {
-      procs = scanProcesses();
+      procs = recentProcesses(SHARED_SNAPSHOT_MS);
     } catch {
       return; // A failed look (EMFILE, say) is retried at the next tick.
     }

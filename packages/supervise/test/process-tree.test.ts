@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { bytesWritten, environHasKey, isDeadState, parseStatFields, readProc, scanProcesses } from '../src/proc-scan.js';
+import { bytesWritten, environHasKey, isDeadState, parseStatFields, readProc, recentProcesses, scanProcesses } from '../src/proc-scan.js';
 import { LeafTree } from '../src/leaf-tree.js';
 import { killTree, signalTree, type Leader } from '../src/kill-tree.js';
 import { track, killStrays } from './helpers.js';
@@ -45,6 +45,21 @@ test('scanProcesses / readProc: this process is listed with its session, group a
   assert.ok(me.starttime > 0);
   assert.ok(scanProcesses().some((p) => p.pid === process.pid && p.sid === me.sid));
   assert.is(readProc(2 ** 22 + 1), null);
+});
+
+test('recentProcesses: a snapshot young enough is shared; an older one is taken again and sees new processes', async () => {
+  const first = recentProcesses(60_000);
+  assert.is(recentProcesses(60_000), first);
+  const child = spawn('sleep', ['5'], { stdio: 'ignore' });
+  try {
+    await new Promise((r) => setTimeout(r, 5));
+    const fresh = recentProcesses(0);
+    assert.is.not(fresh, first);
+    assert.ok(fresh.some((p) => p.pid === child.pid));
+    assert.not.ok(first.some((p) => p.pid === child.pid));
+  } finally {
+    child.kill('SIGKILL');
+  }
 });
 
 test('parseStatFields / isDeadState: fields after the command name; Z and X are dead', () => {

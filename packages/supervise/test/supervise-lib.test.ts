@@ -1,7 +1,7 @@
 // The library under leap-supervise, called in-process: supervise(), its environment, config and status line.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { closeSync, openSync, readSync, writeFileSync, mkdirSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanupTempDirs, isAlive, waitFor } from '@leap/test-utils';
@@ -170,6 +170,32 @@ test('readSuperviseConfig: defaults (900 s, 5 s grace, no idle limit) and the is
   const fromFile = readSuperviseConfig(scene.state, { VERI_ISSUE: '5', VERI_KILL_AFTER: '1.5', VERI_IDLE_TIMEOUT: '1m' });
   assert.equal([fromFile.timeoutMs, fromFile.killAfterMs, fromFile.idleMs], [120_000, 1500, 60_000]);
   assert.throws(() => readSuperviseConfig(scene.state, { VERI_KILL_AFTER: 'soon' }), /VERI_KILL_AFTER/);
+});
+
+test('supervise: io gives the leaf its input (an unlinked file) and its output to descriptors, byte for byte', async () => {
+  const scene = makeScene();
+  const input = `$(x) \`y\` "q" 'a' \\ %s\tü 🦀 \u05e9\u05dc\u05d5\u05dd\n${'z'.repeat(200_000)}`;
+  const outFile = join(scene.state, 'io.out');
+  const errFile = join(scene.state, 'io.err');
+  mkdirSync(scene.state, { recursive: true });
+  const out = openSync(outFile, 'w');
+  const err = openSync(errFile, 'w');
+  try {
+    const result = await supervise({ name: 'io', command: 'sh', args: ['-c', 'cat; echo oops >&2'], cwd: scene.repo, env: scene.env, io: { input, stdout: out, stderr: err } });
+    assert.is(result.status, 'exited');
+    assert.is(result.code, 0);
+  } finally {
+    closeSync(out);
+    closeSync(err);
+  }
+  assert.is(readFileSync(outFile, 'utf8'), input);
+  assert.is(readFileSync(errFile, 'utf8'), 'oops\n');
+  // A leaf that never reads its input and exits at once: unread input is no error.
+  const deaf = await supervise({ name: 'deaf', command: 'true', cwd: scene.repo, env: scene.env, io: { input: 'x'.repeat(1 << 20) } });
+  assert.is(deaf.status, 'exited');
+  assert.is(deaf.code, 0);
+  // The input files were unlinked as soon as they were written: nothing is left in the state folder.
+  assert.equal(readdirSync(scene.state).filter((f) => f.startsWith('.input.')), []);
 });
 
 test('spawnLeaf / startFailureCode: 127 for ENOENT and ENOTDIR, 126 for everything else', async () => {

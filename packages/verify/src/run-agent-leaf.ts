@@ -1,21 +1,13 @@
-// Run an agent as a supervised leaf: `leap-supervise NAME CMD ARGS...`, the prompt on its stdin,
-// its answer read from its stdout; the supervisor's exit file says how it ended.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+// Run an agent as a supervised leaf: the supervisor (@leap/supervise's `supervise`) runs in this process,
+// with the prompt on the leaf's stdin and its stdout and stderr in NAME.out and NAME.err; NAME.pid,
+// NAME.exit and the launch and exit events are the same as `leap-supervise NAME CMD...` leaves.
+// In process, because a Node supervisor per leaf costs a Node start-up each (100 ms here), and a jury
+// starts three at once on two cores. What a separate supervisor adds, surviving a kill of its parent,
+// is leap-detach's job: a caller that needs it launches the whole command detached.
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import type { AgentAnswer, AgentOptions, AgentPlugin } from '@leap/core';
-import { InternalError, checkLeafName, parseKeyValues, statePaths } from '@leap/core';
-import { childProcess } from './lazy-builtins.js';
-
-/** The built `leap-supervise` bin of @leap/supervise, found through the package's own manifest. */
-export function superviseBinPath(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('@leap/supervise/package.json');
-  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: Record<string, string> }).bin?.['leap-supervise'] ?? 'dist/bin/leap-supervise.js';
-  const path = join(dirname(manifest), bin);
-  if (!existsSync(path)) throw new InternalError(`the supervisor is not built: ${path} is missing (run npm run build in packages/supervise)`);
-  return path;
-}
+import { LeapError, checkLeafName, statePaths } from '@leap/core';
+import { supervise, type SuperviseResult } from '@leap/supervise';
 
 /** One supervised agent launch. */
 export interface AgentLeafOptions {
@@ -27,8 +19,6 @@ export interface AgentLeafOptions {
   /** The state folder the supervisor writes NAME.pid and NAME.exit into. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
-  /** Override the supervisor bin (tests). */
-  superviseBin?: string;
 }
 
 /** How the leaf ended and what it answered. */
@@ -47,75 +37,59 @@ export interface AgentLeafResult {
 }
 
 /**
- * Launch the agent through the supervisor and wait for it. The leaf's stdout and stderr are also
- * kept as NAME.out and NAME.err in the state folder, as a launch line's redirections would.
+ * Launch the agent under a supervisor and wait for it and everything it started to end. A TERM,
+ * INT, HUP or QUIT to this process meanwhile ends the leaf (`killed-signal`) instead of this process.
  */
 export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafResult> {
   const name = checkLeafName(leaf.name);
   const invocation = leaf.agent.buildInvocation(leaf.prompt, leaf.options);
   const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: leaf.stateDir, ...invocation.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const bin = leaf.superviseBin ?? superviseBinPath();
   const paths = statePaths(leaf.stateDir);
-  // As a launch line does (rm -f NAME.exit NAME.pid): a file left by an earlier launch must not be read as this one's.
+  // As a launch line's `> NAME.out 2> NAME.err`. NAME.pid is the supervisor's lock (a dead holder's is taken
+  // over, a live one refuses) and it replaces a stale NAME.exit itself.
   mkdirSync(leaf.stateDir, { recursive: true });
-  rmSync(paths.exit(name), { force: true });
-  rmSync(paths.pid(name), { force: true });
-  const ran = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = childProcess().spawn(process.execPath, [bin, name, invocation.command, ...invocation.args], {
-      cwd: leaf.options.cwd,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ['pipe', 'pipe', 'pipe'],
+  const out = openSync(paths.out(name), 'w');
+  const err = openSync(paths.err(name), 'w');
+  let run: SuperviseResult | LeapError;
+  try {
+    run = await supervise({
+      name, command: invocation.command, args: invocation.args, env: env as NodeJS.ProcessEnv, cwd: leaf.options.cwd,
+      handleSignals: true, io: { input: invocation.stdin ?? '', stdout: out, stderr: err },
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 2, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    // An agent that never reads its stdin must not fail the launch.
-    child.stdin.on('error', () => {});
-    child.stdin.end(invocation.stdin ?? '');
-  });
-  writeFileSync(paths.out(name), ran.stdout);
-  writeFileSync(paths.err(name), ran.stderr);
-  const status = readStatus(paths.exit(name), name, ran.stderr);
-  const result: AgentLeafResult = { name, code: ran.code, status, stdout: ran.stdout, stderr: ran.stderr, answer: null, failure: null };
-  if (ran.code !== 0) {
-    result.failure = describeFailure(leaf.agent, invocation.command, ran.code, status, ran.stderr);
+  } catch (error) {
+    // Refused before the leaf could start: a live supervisor holds NAME, or the state folder is unusable.
+    if (!(error instanceof LeapError)) throw error;
+    run = error;
+  } finally {
+    closeSync(out);
+    closeSync(err);
+  }
+  const stdout = readFileSync(paths.out(name), 'utf8');
+  const stderr = readFileSync(paths.err(name), 'utf8');
+  if (run instanceof LeapError) {
+    return { name, code: run.exitCode, status: 'failed-start', stdout, stderr, answer: null, failure: `${leaf.agent.name} could not be supervised: ${run.message}` };
+  }
+  const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null };
+  if (run.code !== 0 || run.status !== 'exited') {
+    result.failure = describeFailure(leaf.agent, invocation.command, run, stderr);
     return result;
   }
   try {
-    result.answer = leaf.agent.parseAnswer(ran.stdout);
+    result.answer = leaf.agent.parseAnswer(stdout);
   } catch (error) {
     result.failure = `could not read ${leaf.agent.name}'s answer: ${(error as Error).message}`;
   }
   return result;
 }
 
-/** Resolve once every leaf's NAME.pid exists (its supervisor is up), or after `ms`; for work that should not slow their start. */
-export async function whenLaunched(stateDir: string, names: readonly string[], ms = 1000): Promise<void> {
-  const paths = statePaths(stateDir);
-  const end = Date.now() + ms;
-  while (Date.now() < end && !names.every((name) => existsSync(paths.pid(name)))) await new Promise((r) => setTimeout(r, 5));
-}
-
-// The exit file's `status=`, else the supervisor's status line on stderr, else `unknown`.
-function readStatus(exitFile: string, name: string, stderr: string): string {
-  try {
-    const status = parseKeyValues(readFileSync(exitFile, 'utf8')).values.status;
-    if (status !== undefined && status !== '') return status;
-  } catch {
-    // No exit file: fall back to the status line.
+function describeFailure(agent: AgentPlugin, command: string, run: SuperviseResult, stderr: string): string {
+  const { code, status } = run;
+  if (status === 'failed-start') {
+    const why = code === 127 ? 'was not found' : code === 126 ? 'is not executable' : `could not be supervised: ${run.error ?? 'unknown error'}`;
+    return `${agent.name} could not start: ${command} ${why} (${status}, code ${code})`;
   }
-  const prefix = `supervise[${name}]: `;
-  const line = stderr.split('\n').reverse().find((l) => l.startsWith(prefix));
-  return line === undefined ? 'unknown' : line.slice(prefix.length).trim();
-}
-
-function describeFailure(agent: AgentPlugin, command: string, code: number, status: string, stderr: string): string {
-  if (status === 'failed-start') return `${agent.name} could not start: ${command} ${code === 127 ? 'was not found' : 'is not executable'} (${status}, code ${code})`;
   if (status.startsWith('killed') || status === 'refused-stop') return `${agent.name} was stopped by its supervisor (${status})`;
-  const last = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('supervise[')).at(-1);
+  const last = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1);
   return `${agent.name} exited with code ${code} (${status})${last === undefined ? '' : `: ${last}`}`;
 }

@@ -1,17 +1,9 @@
-// Validate an agent's answer against this package's published JSON Schemas, with ajv through core.
-// Core's schema module loads zod and ajv, so it is imported at run time by name: a bundler that
-// inlined it would hoist those imports to start-up, and `leap-verify prompt` must not pay for them.
+// Validate an agent's answer against this package's published JSON Schemas, with ajv through core's
+// `validate` entry: it loads ajv on first use and never zod (the schemas are published JSON already).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-
-type CoreSchemas = typeof import('@leap/core/schemas');
-const CORE_SCHEMAS = '@leap/core/schemas';
-
-/** Core's heavy schema module, loaded on first use. */
-export function loadCoreSchemas(): Promise<CoreSchemas> {
-  return import(CORE_SCHEMAS) as Promise<CoreSchemas>;
-}
+import { compileJsonSchema, validateJson } from '@leap/core/validate';
 
 /** One of this package's committed schemas (`verdict.schema.json`, `review.schema.json`). */
 export function loadVerifySchema(fileName: string): Record<string, unknown> {
@@ -22,7 +14,6 @@ export function loadVerifySchema(fileName: string): Record<string, unknown> {
 
 /** Check `data` against a published schema: null when it matches, else the first problem, naming `source`. */
 export async function answerProblem(fileName: string, data: unknown, source: string): Promise<string | null> {
-  const { validateJson } = await loadCoreSchemas();
   try {
     await validateJson(loadVerifySchema(fileName), data, source);
     return null;
@@ -33,6 +24,5 @@ export async function answerProblem(fileName: string, data: unknown, source: str
 
 /** Compile a published schema ahead of use (ajv's start-up overlaps the agents' run). */
 export async function warmUpSchema(fileName: string): Promise<void> {
-  const { compileJsonSchema } = await loadCoreSchemas();
   await compileJsonSchema(loadVerifySchema(fileName));
 }

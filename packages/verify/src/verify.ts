@@ -19,7 +19,6 @@ export interface VerifyOptions extends VerifyPromptOptions {
   /** `--agent NAME`; else VERI_VERIFY_AGENT; else `claude`. */
   agent?: string;
   agentsFile?: string;
-  superviseBin?: string;
 }
 
 /** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
@@ -73,7 +72,6 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     options: { role: 'verifier', cwd: gathered.repo, answerSchema: loadVerifySchema('verdict.schema.json') },
     stateDir,
     env,
-    superviseBin: options.superviseBin,
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const };
   if (leaf.answer === null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` });

@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCommandAgent } from '@leap/agent-command';
 import { createScriptedAgent, movePromptFile } from '@leap/agent-scripted';
-import { cleanupTempDirs, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
-import { runAgentLeaf, superviseBinPath, whenLaunched } from '../src/run-agent-leaf.js';
+import { cleanupTempDirs, hostileTitles, isAlive, makeGitRepo, waitFor } from '@leap/test-utils';
+import { runAgentLeaf } from '../src/run-agent-leaf.js';
 import { verifyEnv, writeScript } from './helpers.js';
 
 function setup() {
@@ -17,7 +18,7 @@ function setup() {
 const leaf = suite('runAgentLeaf');
 leaf.after.each(cleanupTempDirs);
 
-leaf('runs the agent under leap-supervise: prompt on stdin, answer parsed, files kept like a launch line', async () => {
+leaf('runs the agent under a supervisor in this process: prompt on stdin, answer parsed, files and events as a launch line leaves', async () => {
   const { repo, stateDir } = setup();
   const [prompt] = hostileTitles(1, 21) as [string];
   const script = writeScript([{ answer: { verdict: 'PASS', reason: 'ok' }, stderr: 'thinking\n' }]);
@@ -31,8 +32,11 @@ leaf('runs the agent under leap-supervise: prompt on stdin, answer parsed, files
   assert.is(result.failure, null);
   assert.is(readFileSync(movePromptFile(script, 0), 'utf8'), prompt);
   assert.is(readFileSync(join(stateDir, 'verify-green.out'), 'utf8'), '{"verdict":"PASS","reason":"ok"}');
-  assert.match(readFileSync(join(stateDir, 'verify-green.err'), 'utf8'), /^thinking\nsupervise\[verify-green\]: exited\n$/);
-  assert.match(readFileSync(join(stateDir, 'verify-green.exit'), 'utf8'), /^0\n/);
+  assert.is(readFileSync(join(stateDir, 'verify-green.err'), 'utf8'), 'thinking\n');
+  assert.match(readFileSync(join(stateDir, 'verify-green.exit'), 'utf8'), /^0\nstatus=exited\n/);
+  const events = readFileSync(join(stateDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(events.map((e) => [e.event, e.leaf, e.actor ?? null, e.phase ?? null]), [['launch', 'verify-green', 'verifier', 'green'], ['exit', 'verify-green', null, null]]);
+  assert.is(events[0]?.pid, process.pid);
   // The supervisor's pid file is its single-instance lock: gone once the exit file and event are written.
   assert.not.ok(existsSync(join(stateDir, 'verify-green.pid')));
 });
@@ -71,33 +75,53 @@ leaf('a bad leaf name is refused before anything runs', async () => {
     .then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /Expected a leaf NAME/));
 });
 
+leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125) and the holder is left alone', async () => {
+  const { repo, stateDir } = setup();
+  mkdirSync(stateDir);
+  const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    const pid = holder.pid as number;
+    const starttime = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ')[19];
+    writeFileSync(join(stateDir, 'verify-red.pid'), `${pid}\nstarttime=${starttime}\n`);
+    const agent = createCommandAgent({ name: 'second', command: ['true'], family: 'x' });
+    const result = await runAgentLeaf({ name: 'verify-red', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
+    assert.is(result.code, 125);
+    assert.is(result.status, 'failed-start');
+    assert.match(result.failure ?? '', /^second could not be supervised: another supervisor is running leaf "verify-red"/);
+    assert.ok(isAlive(pid));
+    assert.match(readFileSync(join(stateDir, 'verify-red.pid'), 'utf8'), new RegExp(`^${pid}\n`));
+  } finally {
+    holder.kill('SIGKILL');
+  }
+});
+
+leaf('a stale NAME.pid of a dead supervisor is taken over, and a stale NAME.exit replaced', async () => {
+  const { repo, stateDir } = setup();
+  mkdirSync(stateDir);
+  writeFileSync(join(stateDir, 'verify-red.pid'), '999999999\nstarttime=1\n');
+  writeFileSync(join(stateDir, 'verify-red.exit'), '7\nstatus=exited\n');
+  const agent = createCommandAgent({ name: 'fresh', command: ['bash', '-c', 'cat >/dev/null; exit 3'], family: 'x' });
+  const result = await runAgentLeaf({ name: 'verify-red', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
+  assert.is(result.code, 3);
+  assert.match(readFileSync(join(stateDir, 'verify-red.exit'), 'utf8'), /^3\nstatus=exited\n/);
+  assert.not.ok(existsSync(join(stateDir, 'verify-red.pid')));
+});
+
+leaf('a TERM to this process ends the running leaf (killed-signal) and not this process', async () => {
+  const { repo, stateDir } = setup();
+  const agent = createCommandAgent({ name: 'slow', command: ['bash', '-c', 'echo $$ > "$VERI_STATE_DIR/slow.leaf"; exec sleep 30'], family: 'x' });
+  const running = runAgentLeaf({ name: 'verify-green', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
+  const leafPidFile = join(stateDir, 'slow.leaf');
+  await waitFor(() => existsSync(leafPidFile) && readFileSync(leafPidFile, 'utf8').endsWith('\n'), 10_000);
+  const leafPid = Number(readFileSync(leafPidFile, 'utf8'));
+  process.kill(process.pid, 'SIGTERM');
+  const result = await running;
+  assert.is(result.status, 'killed-signal');
+  assert.is(result.code, 2);
+  assert.is(result.failure, 'slow was stopped by its supervisor (killed-signal)');
+  assert.not.ok(isAlive(leafPid));
+  // The handlers went with the supervisor: nothing of it is left listening.
+  assert.is(process.listenerCount('SIGTERM'), 0);
+});
+
 leaf.run();
-
-// ---
-
-const bin = suite('superviseBinPath');
-
-bin('the built leap-supervise of @leap/supervise', () => {
-  assert.match(superviseBinPath(), /packages\/supervise\/dist\/bin\/leap-supervise\.js$/);
-  assert.ok(existsSync(superviseBinPath()));
-});
-
-bin.run();
-
-// ---
-
-const launched = suite('whenLaunched');
-launched.after.each(cleanupTempDirs);
-
-launched('resolves once every pid file exists, or after the limit', async () => {
-  const dir = makeTempDir();
-  const started = Date.now();
-  setTimeout(() => writeFileSync(join(dir, 'a.pid'), '1\n'), 50);
-  writeFileSync(join(dir, 'b.pid'), '1\n');
-  await whenLaunched(dir, ['a', 'b'], 5000);
-  assert.ok(existsSync(join(dir, 'a.pid')));
-  await whenLaunched(dir, ['never'], 60);
-  assert.ok(Date.now() - started >= 60);
-});
-
-launched.run();

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderSchemaFile } from '@leap/core/schemas';
 import { verifyJsonSchemas } from '../src/schemas/answer-schemas.js';
-import { answerProblem, loadCoreSchemas, loadVerifySchema, warmUpSchema } from '../src/index.js';
+import { answerProblem, loadVerifySchema, warmUpSchema } from '../src/index.js';
 
 const drift = suite('verifyJsonSchemas');
 
@@ -51,12 +51,12 @@ problem.run();
 
 // ---
 
-const core = suite('loadCoreSchemas');
+const warm = suite('warmUpSchema');
 
-core('loads core\'s heavy schema module at run time; warmUpSchema compiles ahead', async () => {
-  const schemas = await loadCoreSchemas();
-  assert.type(schemas.validateJson, 'function');
+warm('compiles a published schema ahead of use; a schema that is not published is an error', async () => {
   await warmUpSchema('review.schema.json');
+  assert.is(await answerProblem('review.schema.json', { verdict: 'pass', lens: 'defect', findings: [], reasoning: 'ok' }, 'r'), null);
+  await warmUpSchema('no-such.schema.json').then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /no-such\.schema\.json/));
 });
 
-core.run();
+warm.run();

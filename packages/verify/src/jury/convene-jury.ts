@@ -2,7 +2,7 @@
 import type { AgentPlugin, EventContext } from '@leap/core';
 import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent } from '../agents.js';
-import { runAgentLeaf, whenLaunched } from '../run-agent-leaf.js';
+import { runAgentLeaf } from '../run-agent-leaf.js';
 import { warmUpSchema } from '../validate-answer.js';
 import { candidateHash, readCandidate } from './candidate.js';
 import { buildEnvelope } from './envelope.js';
@@ -34,7 +34,6 @@ export interface JuryOptions extends AuthorAliases {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   agentsFile?: string;
-  superviseBin?: string;
 }
 
 /** One seat's record. */
@@ -89,11 +88,12 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const leafName = (agent: AgentPlugin) => `review-${candidate.slice(0, 8)}-${agent.family}`;
   let schemaReady: Promise<void> | null = null;
   const seatRound = (agents: AgentPlugin[]) => {
-    // Every leaf is spawned first; ajv (through core) loads while the reviewers think, once their supervisors are up.
+    // Every leaf is spawned first (runAgentLeaf spawns before its first await); ajv loads while the reviewers think.
     const running = agents.map((agent) => runAgentLeaf({
-      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: findRepoRoot(cwd) ?? cwd }, stateDir, env, superviseBin: options.superviseBin,
+      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: findRepoRoot(cwd) ?? cwd }, stateDir, env,
     }));
-    schemaReady ??= whenLaunched(stateDir, agents.map(leafName)).then(() => warmUpSchema('review.schema.json'));
+    // A failure here resurfaces when an answer is validated; unawaited until then, it must not crash the process.
+    schemaReady ??= warmUpSchema('review.schema.json').catch(() => undefined);
     return Promise.all(running.map(async (leafRun, i): Promise<SeatRecord> => {
       const agent = agents[i] as AgentPlugin;
       const ran = await leafRun;
