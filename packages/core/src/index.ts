@@ -14,6 +14,7 @@ export * from './role.js';
 export * from './stop-request.js';
 export * from './mark.js';
 export * from './agent-roles.js';
+export * from './iso-time.js';
 export * from './ledger/index.js';
 export * from './events/append-event.js';
 export type * from './events/event-schema.js';

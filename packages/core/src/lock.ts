@@ -33,11 +33,14 @@ function holderIsAlive(holder: LockHolder): boolean {
   return Number.isInteger(holder.pid) && holder.pid > 0 && isProcessAlive(holder);
 }
 
-/** Try once to take `file`; returns null when a live process holds it. A dead holder's lock is taken over. */
-export function tryLock(file: string): Lock | null {
+/**
+ * Try once to take `file`; returns null when a live process holds it. A dead holder's lock is taken over.
+ * `fields` are written after the holder's own (a supervisor's run id), so the file needs no second write.
+ */
+export function tryLock(file: string, fields: Record<string, string | undefined> = {}): Lock | null {
   const me = processIdentity();
   const token = randomHex(8);
-  const content = formatKeyValues(String(process.pid), { starttime: me?.starttime, boot_id: me?.bootId, token });
+  const content = formatKeyValues(String(process.pid), { starttime: me?.starttime, boot_id: me?.bootId, token, ...fields });
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o644);

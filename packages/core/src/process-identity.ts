@@ -34,12 +34,17 @@ export function readProcStat(pid: number): string[] | null {
   return text.slice(text.lastIndexOf(')') + 2).trim().split(' ');
 }
 
-/** The identity of a running process, or null when there is no such process. */
+let self: ProcessIdentity | undefined;
+
+/** The identity of a running process, or null when there is no such process. This process's own is read once. */
 export function processIdentity(pid: number = process.pid): ProcessIdentity | null {
+  if (pid === process.pid && self !== undefined) return { ...self };
   const stat = readProcStat(pid);
   const starttime = stat?.[19];
   if (stat === null || starttime === undefined) return null;
-  return { pid, starttime, bootId: bootId() };
+  const identity = { pid, starttime, bootId: bootId() };
+  if (pid === process.pid) self = { ...identity };
+  return identity;
 }
 
 /** True when the recorded process still runs: same pid, same start time, same boot, and not a zombie. */

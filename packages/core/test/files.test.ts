@@ -98,6 +98,12 @@ identity('this process is alive; its identity has a start time and boot id', () 
   assert.not.ok(isProcessAlive({ ...me!, bootId: 'other-boot' }), 'a pid from another boot is not alive');
   assert.is(processIdentity(2 ** 22 + 12345), null);
   assert.is(readProcStat(2 ** 22 + 12345), null);
+  // Our own identity is read once; each call gets its own copy, equal to what /proc says.
+  const again = processIdentity(process.pid);
+  assert.equal(again, me);
+  assert.is.not(again, me);
+  again!.starttime = 'changed';
+  assert.is(processIdentity()?.starttime, readProcStat(process.pid)?.[19]);
 });
 identity('a zombie is not alive', async () => {
   // A short sleep runs in the background, its shell becomes `sleep 3`, which never reaps it: a zombie
@@ -130,6 +136,14 @@ lock('one holder at a time; release only removes our own lock', () => {
   again.release();
   assert.ok(existsSync(file), 'a lock that is no longer ours is left alone');
   assert.is(readLockHolder(join(dir, 'none')), null);
+});
+lock('extra fields are written after the holder\'s own, in one write', () => {
+  const file = join(makeTempDir(), 'leaf.pid');
+  const held = tryLock(file, { run: 'r1', leaf: undefined });
+  assert.ok(held !== null);
+  const me = processIdentity();
+  assert.is(readFileSync(file, 'utf8'), `${process.pid}\nstarttime=${me?.starttime}\nboot_id=${me?.bootId}\ntoken=${held!.token}\nrun=r1\n`);
+  held!.release();
 });
 lock('a live holder in another process keeps it; its SIGKILL frees it', async () => {
   const dir = makeTempDir();

@@ -53,12 +53,14 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   let name: string;
   let paths: StatePaths;
   let lock: Lock | null;
+  const run = newRunId();
   try {
     name = asUsage(() => checkLeafName(options.name));
     if (options.command === '') throw new UsageError('Expected a command after NAME, got an empty string', { exitCode: EXIT_USAGE });
     paths = asUsage(() => statePaths(resolveStateDir(env, cwd)));
     asUsage(() => mkdirSync(paths.dir, { recursive: true }));
-    lock = asUsage(() => tryLock(paths.pid(name)));
+    // The lock file is NAME.pid itself, written whole with the run id: no second write before the leaf starts.
+    lock = asUsage(() => tryLock(paths.pid(name), { run }));
   } catch (error) {
     reportFailure(readyFd, (error as Error).message);
     throw error;
@@ -68,9 +70,9 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     reportFailure(readyFd, error.message);
     throw error;
   }
-  const run = new Supervision(name, paths, options, env, cwd, lock.token);
+  const supervision = new Supervision(name, paths, options, env, cwd, lock.token, run);
   try {
-    return await run.start(readyFd);
+    return await supervision.start(readyFd);
   } finally {
     // NAME.exit and the exit event are written: NAME.pid goes, so the next run of NAME (in this process too) can start.
     try { lock.release(); } catch { /* already gone */ }
@@ -79,7 +81,6 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
 
 class Supervision {
   private readonly started = nowMs();
-  private readonly run = newRunId();
   private readonly warnings: string[] = [];
   private context: EventContext;
   private leafPid: number | null = null;
@@ -97,6 +98,7 @@ class Supervision {
     private readonly env: NodeJS.ProcessEnv,
     private readonly cwd: string,
     private readonly token: string,
+    private readonly run: string,
   ) {
     this.context = { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
   }
@@ -107,7 +109,6 @@ class Supervision {
     if (this.options.handleSignals === true) for (const s of FORWARDED_SIGNALS) process.on(s, this.onSignal);
     try {
       removeStale(this.paths.exit(this.name));
-      replaceFile(this.paths.pid(this.name), formatPidRecord(record, this.token));
       reportReady(readyFd, process.pid, this.run);
       return await this.launch(record, Number(me?.starttime ?? 0));
     } catch (error) {

@@ -2,6 +2,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EventKind, EventOf, LeapEvent } from './event-schema.js';
+import { isoTimestamp } from '../iso-time.js';
 
 /** The run fields an event copies from its context. */
 export interface EventContext {
@@ -15,7 +16,7 @@ type KindFields<K extends EventKind> = Omit<EventOf<K>, 'ts' | 'event' | 'issue'
 /** Build an event of kind `event`, stamped now, with the run's issue, step and skill commit. */
 export function createEvent<K extends EventKind>(event: K, fields: KindFields<K>, context: EventContext): EventOf<K> {
   return {
-    ts: new Date().toISOString(),
+    ts: isoTimestamp(),
     event,
     issue: context.issue,
     step: context.step,

@@ -15,7 +15,7 @@
 import { copyFileSync, linkSync, realpathSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
-import { UsageError, writeFd, writeFileAtomic, type Lock } from '@leap/core';
+import { UsageError, isoTimestamp, writeFd, writeFileAtomic, type Lock } from '@leap/core';
 import { LedgerInternalError, RefusedError } from '../exit-codes.js';
 import { logLedgerEventOrWarn } from '../events.js';
 import { decodeUtf8, readFileBytes } from '../read-input.js';
@@ -92,7 +92,7 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     ledger, ledgerRel, backup: join(dirname(ledger), `.${basename(ledger)}.leap-backup`),
     ledgerTemp: join(dirname(ledger), `.${basename(ledger)}.leap-new`), root: info.root, indexFile: info.indexFile,
     tmpIndex: `${info.indexFile}.leap-${token}`, oldHead: info.head, oldSha: sha256(oldBytes), newSha: sha256(newBytes),
-    newCommit: null, startedAt: new Date().toISOString(),
+    newCommit: null, startedAt: isoTimestamp(),
   };
   try {
     writeJournal(stateDir, journal);
