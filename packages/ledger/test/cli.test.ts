@@ -72,4 +72,15 @@ helpSuite('a terminal-like stdin (a character device other than /dev/null) is re
   assert.match(empty.stderr, /<stdin>:1: no "## Steps" heading/);
 });
 
+helpSuite('a piped ledger larger than the first read buffer (1 MiB) is read whole, byte for byte', async () => {
+  const dir = makeTempDir();
+  // About 2.7 MiB: the buffer doubles twice. The step in flight is near the end, after every chunk boundary.
+  const steps = Array.from({ length: 80_000 }, (_, i) => `- [${i < 79_990 ? 'x' : ' '}] Step ${i}: "é" 🦀 \`$(x)\``);
+  const input = `# Big\n\n## Steps\n\n${steps.join('\n')}\n`;
+  assert.ok(Buffer.byteLength(input) > 2 * (1 << 20));
+  const result = await ledger(dir, ['current', '--json'], { input });
+  assert.is(result.code, 0, result.stderr);
+  assert.equal(JSON.parse(result.stdout), { title: 'Step 79990: "é" 🦀 `$(x)`', state: 'todo', line: 79_995, criterion: null });
+});
+
 helpSuite.run();
