@@ -1,9 +1,16 @@
-// Bench: a jury of three reviewers of three families, each answering after one second.
+// Bench: a jury of three reviewers of three families, each answering after one second. Timed twice:
+// the leap-jury bin (a Node start-up included), and the library call LEAP slices make in their own process.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export async function benchJury(tmp, leapJury) {
+const RUNS = 11;
+const summary = (runs) => {
+  const s = [...runs].sort((a, b) => a - b);
+  return { median: s[RUNS >> 1], min: s[0], max: s[RUNS - 1] };
+};
+
+function setupJury(tmp) {
   const dir = join(tmp, 'jury');
   mkdirSync(join(dir, 'src'), { recursive: true });
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
@@ -12,13 +19,33 @@ export async function benchJury(tmp, leapJury) {
   const agent = (family) => ({ plugin: 'command', family, command: ['bash', '-c', `cat >/dev/null; sleep 1; echo '${answer}'`] });
   writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: { s1: agent('f1'), s2: agent('f2'), s3: agent('f3') } }));
   const env = { ...process.env, VERI_AGENTS: join(dir, 'agents.json'), VERI_STATE_DIR: join(dir, '.tdd') };
+  return { dir, env };
+}
+
+/** Wall time of `leap-jury`, from spawn to exit. */
+export function benchJury(tmp, leapJury) {
+  const { dir, env } = setupJury(tmp);
   const runs = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < RUNS; i++) {
     const t0 = process.hrtime.bigint();
     const r = spawnSync(process.execPath, [leapJury, '--builder-family', 'anthropic', '--reviewers', 's1,s2,s3', '--intent', 'greet says hello', '--criteria', 'returns hello', '--no-git-aliases', 'src/greet.js'], { cwd: dir, env, encoding: 'utf8' });
     runs.push(Number(process.hrtime.bigint() - t0) / 1e9);
     if (r.status !== 0) throw new Error(`jury exit ${r.status}: ${r.stderr}`);
   }
-  runs.sort((a, b) => a - b);
-  return runs[2];
+  return summary(runs);
+}
+
+/** Wall time of `conveneJury()` called in this process (@leap/verify's built library entry). */
+export async function benchJuryLibrary(tmp, verifyEntry) {
+  const { dir, env } = setupJury(join(tmp, 'library'));
+  const { conveneJury } = await import(verifyEntry);
+  const options = { builderFamily: 'anthropic', reviewers: ['s1', 's2', 's3'], intent: 'greet says hello', criteria: 'returns hello', files: ['src/greet.js'], gitAliases: false, cwd: dir, env };
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = process.hrtime.bigint();
+    const result = await conveneJury(options);
+    runs.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    if (result.value !== 1) throw new Error(`jury: ${result.reason}`);
+  }
+  return summary(runs);
 }

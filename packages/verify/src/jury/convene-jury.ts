@@ -86,11 +86,12 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
     return { value: 0, candidate, reason, seats: [], refused: seating.refused };
   }
   const leafName = (agent: AgentPlugin) => `review-${candidate.slice(0, 8)}-${agent.family}`;
+  const repo = findRepoRoot(cwd) ?? cwd;
   let schemaReady: Promise<void> | null = null;
   const seatRound = (agents: AgentPlugin[]) => {
     // Every leaf is spawned first (runAgentLeaf spawns before its first await); ajv loads while the reviewers think.
     const running = agents.map((agent) => runAgentLeaf({
-      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: findRepoRoot(cwd) ?? cwd }, stateDir, env,
+      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: repo }, stateDir, env,
     }));
     // A failure here resurfaces when an answer is validated; unawaited until then, it must not crash the process.
     schemaReady ??= warmUpSchema('review.schema.json').catch(() => undefined);
