@@ -199,6 +199,12 @@ if (has(bin('ledger', 'leap-ledger'))) {
   const result = benchTick(tmp, bin('ledger', 'leap-ledger'), RUNS);
   check('tick vs plain git commit (10,000-file repo, median ratio)', result.ratio.toFixed(2), '<= 1.5x', result.ratio <= 1.5, 'x');
   rows.notes.push(`tick median ${result.tick.toFixed(1)} ms; git commit median ${result.commit.toFixed(1)} ms; node -e 0 median ${result.node.toFixed(1)} ms, so Node's start alone is ${(result.node / result.commit).toFixed(2)}x a git commit here (the floor of any Node tick is 1 + that)`);
+  if (process.env.NODE_EXTRA_CA_CERTS) {
+    // Every Node start reads this bundle before any script runs; our commands never use TLS.
+    const { NODE_EXTRA_CA_CERTS: _unused, ...bare } = process.env;
+    const without = median(Array.from({ length: RUNS }, () => timeOnce(process.execPath, ['-e', '0'], { env: bare })));
+    rows.notes.push(`NODE_EXTRA_CA_CERTS is set on this machine: node -e 0 takes ${without.toFixed(1)} ms without it, against ${result.node.toFixed(1)} ms with it`);
+  }
 }
 
 // --- jury of three one-second reviewers
@@ -208,6 +214,15 @@ if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
   check('jury of three reviewers taking 1 s each: `leap-jury` wall time (median of 11)', jury.median.toFixed(3), '<= 1.2 s', jury.median <= 1.2, ' s');
   const library = await benchJuryLibrary(tmp, join(root, 'packages', 'verify', 'dist', 'index.js'));
   rows.notes.push(`jury of three 1-second reviewers, 11 runs each: leap-jury ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s`);
+}
+
+// --- what this machine charges for fresh memory (start-up work that allocates pays it)
+{
+  const probe = spawnSync(process.execPath, ['-e', `
+    const b = Buffer.allocUnsafeSlow(8 << 20); const t = performance.now();
+    for (let i = 0; i < b.length; i += 4096) b[i] = 1;
+    process.stdout.write(String((performance.now() - t) / 8));`], { encoding: 'utf8' });
+  rows.notes.push(`first touch of fresh memory: ${Number(probe.stdout).toFixed(2)} ms per MiB (a start-up that decodes a 580 KB ledger to a 1.1 MB string pays it)`);
 }
 
 // --- RESULTS.md
