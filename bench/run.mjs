@@ -184,13 +184,21 @@ if (has(bin('supervise', 'leap-supervise'))) {
   const timeout = 0.5;
   const grace = 0.5;
   const over = [];
-  for (let i = 0; i < 5; i++) {
+  const wall = [];
+  const events = join(state, 'events.jsonl');
+  for (let i = 0; i < 9; i++) {
     const t0 = process.hrtime.bigint();
     spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), `term${i}`, process.execPath, ignore], { env: { ...env, VERI_TIMEOUT: String(timeout), VERI_KILL_AFTER: String(grace) }, stdio: 'ignore' });
-    over.push(ms(process.hrtime.bigint() - t0) - (timeout + grace) * 1000);
+    wall.push(ms(process.hrtime.bigint() - t0) - (timeout + grace) * 1000);
+    // The leaf's clock starts at its launch (the event is written just before the spawn); the exit event is
+    // written once the leaf and its tree are gone and NAME.exit is in place: a bound on the leaf's life.
+    const mine = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.leaf === `term${i}`);
+    const at = (kind) => Date.parse(mine.find((e) => e.event === kind).ts);
+    over.push(at('exit') - at('launch') - (timeout + grace) * 1000);
   }
   const m = median(over);
-  check('SIGTERM-ignoring leaf gone after timeout + grace (+ median overshoot)', m.toFixed(0), '<= 200 ms', m <= 200, ' ms');
+  check('SIGTERM-ignoring leaf: from its launch to its exit record, beyond timeout + grace (median of 9)', m.toFixed(0), '<= 200 ms', m <= 200, ' ms');
+  rows.notes.push(`SIGTERM-ignoring leaf: the whole leap-supervise run, its own Node start-up included, took timeout + grace + ${median(wall).toFixed(0)} ms (median of 9)`);
 }
 
 // --- tick against a plain git commit of the same change, in a repository of 10,000 files
