@@ -58,7 +58,8 @@ for (const file of files) {
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    // import() of a chunk becomes require(): an import() would start the ESM loader after all.
+    // Every import() becomes a lazy require(): an import() would start the ESM loader after all. An
+    // ES-module-only dependency loaded this way relies on require(esm), which Node >= 20.19 (engines) has.
     supported: { 'dynamic-import': false },
     define: usesMeta ? { 'import.meta.url': '__leapFileUrl' } : {},
     banner: usesMeta ? { js: 'const __leapFileUrl = require("node:url").pathToFileURL(__filename).href;' } : {},

@@ -6,6 +6,7 @@ export * from './state-dir.js';
 export * from './atomic-write.js';
 export * from './read-file.js';
 export * from './process-identity.js';
+export * from './proc-file.js';
 export * from './key-value.js';
 export * from './lock.js';
 export * from './duration.js';

@@ -1,5 +1,5 @@
 // Who a pid is: start time and boot id, so a reused pid or a zombie is never taken for a live process.
-import { readFileSync } from 'node:fs';
+import { readProcBytes } from './proc-file.js';
 
 /** A process as recorded in a pid or lock file. */
 export interface ProcessIdentity {
@@ -12,24 +12,15 @@ let cachedBootId: string | undefined;
 
 /** This boot's id (`/proc/sys/kernel/random/boot_id`), or '' where there is none. */
 export function bootId(): string {
-  if (cachedBootId === undefined) {
-    try {
-      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    } catch {
-      cachedBootId = '';
-    }
-  }
+  cachedBootId ??= readProcBytes('/proc/sys/kernel/random/boot_id')?.toString('latin1').trim() ?? '';
   return cachedBootId;
 }
 
 /** Fields of `/proc/PID/stat` after the command name; index 0 is the state (field 3). */
 export function readProcStat(pid: number): string[] | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return null;
-  }
+  const bytes = readProcBytes(`/proc/${pid}/stat`);
+  if (bytes === null || bytes.length === 0) return null;
+  const text = bytes.toString('latin1');
   // The command name sits in parentheses and may hold spaces or ')': cut after the last ')'.
   return text.slice(text.lastIndexOf(')') + 2).trim().split(' ');
 }

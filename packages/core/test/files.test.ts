@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import {
-  writeFileAtomic, syncDir, readFileIfExists, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, bootId, InternalError,
+  writeFileAtomic, syncDir, readFileIfExists, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, readProcBytes, bootId, InternalError,
 } from '../src/index.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -116,6 +116,25 @@ identity('a zombie is not alive', async () => {
   assert.not.ok(isAlive(pid));
   parent.kill('SIGKILL');
 });
+identity('readProcBytes: a whole /proc file, however long, through one reused buffer; null when unreadable', async () => {
+  const own = readProcBytes(`/proc/${process.pid}/stat`);
+  assert.ok(own !== null);
+  assert.ok(own!.toString('latin1').startsWith(`${process.pid} (`));
+  // An environment far larger than the 4 KiB the buffer starts with: read whole, the last variable included.
+  const big = 'x'.repeat(20_000);
+  const child = spawn('sleep', ['5'], { env: { LEAP_BIG: big, LEAP_LAST: 'end' }, stdio: 'ignore' });
+  try {
+    await waitFor(() => readProcBytes(`/proc/${child.pid}/environ`)?.includes('LEAP_LAST=end') === true);
+    // Node adds NODE_V8_COVERAGE to a child's environment under c8, so look for ours within it.
+    const environ = readProcBytes(`/proc/${child.pid}/environ`)!.toString('latin1');
+    assert.ok(environ.startsWith(`LEAP_BIG=${big}\0`) || environ.includes(`\0LEAP_BIG=${big}\0`), 'the long variable, whole');
+    assert.ok(environ.endsWith('\0') && environ.includes('LEAP_LAST=end\0'));
+  } finally {
+    child.kill('SIGKILL');
+  }
+  assert.is(readProcBytes('/proc/no-such-process/stat'), null);
+});
+
 identity.run();
 
 // ---

@@ -1,6 +1,7 @@
 // A snapshot of every process from /proc: enough to find a leaf's session, its descendants and their CPU time.
-// /proc files report size 0, so readFileSync would allocate 64 KiB per read: one reused buffer is much cheaper.
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+// Every file is read through core's readProcBytes (one reused buffer, not 64 KiB per read).
+import { readdirSync } from 'node:fs';
+import { readProcBytes } from '@leap/core';
 import { nowMs } from './long-timer.js';
 
 /** One process as /proc/PID/stat shows it. */
@@ -17,35 +18,6 @@ export interface ProcInfo {
   cpu: number;
 }
 
-let buffer = Buffer.allocUnsafe(4096);
-
-// Read a whole /proc file into the shared buffer (grown as needed); returns its length, or -1 when unreadable.
-function readProcFile(path: string): number {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return -1;
-  }
-  try {
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, length);
-        buffer = bigger;
-      }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) return length;
-      length += n;
-    }
-  } catch {
-    return -1;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Parse the fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
 export function parseStatFields(pid: number, fields: string[]): ProcInfo | null {
   const n = (i: number) => Number(fields[i]);
@@ -55,9 +27,9 @@ export function parseStatFields(pid: number, fields: string[]): ProcInfo | null 
 
 /** Read one process, or null when it is gone. */
 export function readProc(pid: number): ProcInfo | null {
-  const length = readProcFile(`/proc/${pid}/stat`);
-  if (length <= 0) return null;
-  const text = buffer.toString('latin1', 0, length);
+  const bytes = readProcBytes(`/proc/${pid}/stat`);
+  if (bytes === null || bytes.length === 0) return null;
+  const text = bytes.toString('latin1');
   return parseStatFields(pid, text.slice(text.lastIndexOf(')') + 2).trim().split(' '));
 }
 
@@ -93,17 +65,16 @@ export function isDeadState(state: string): boolean {
 
 /** True when the environment `pid` started with holds the variable `key` (our marker); false when unreadable. */
 export function environHasKey(pid: number, key: string): boolean {
-  const length = readProcFile(`/proc/${pid}/environ`);
-  if (length <= 0) return false;
-  const env = buffer.subarray(0, length);
+  const env = readProcBytes(`/proc/${pid}/environ`);
+  if (env === null || env.length === 0) return false;
   // Only a whole variable counts: at the start, or right after the NUL that ends the previous one.
   return env.indexOf(`${key}=`) === 0 || env.indexOf(`\0${key}=`) >= 0;
 }
 
 /** Bytes `pid` has written so far (wchar of /proc/PID/io: files, pipes, terminals), or 0 when unreadable. */
 export function bytesWritten(pid: number): number {
-  const length = readProcFile(`/proc/${pid}/io`);
-  if (length <= 0) return 0;
-  const match = /^wchar: (\d+)$/m.exec(buffer.toString('latin1', 0, length));
+  const io = readProcBytes(`/proc/${pid}/io`);
+  if (io === null || io.length === 0) return 0;
+  const match = /^wchar: (\d+)$/m.exec(io.toString('latin1'));
   return match === null ? 0 : Number(match[1]);
 }

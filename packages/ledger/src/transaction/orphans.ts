@@ -2,8 +2,8 @@
 // whatever they start) inherits LEAP_LEDGER_TXN=<token>; if the transaction is SIGKILLed while one runs,
 // that process goes on (a `git update-ref` may still move HEAD), so recovery waits for all of them first.
 // Linux: they are found in /proc/PID/environ; elsewhere none are found.
-import { readFileSync, readdirSync } from 'node:fs';
-import { isProcessAlive } from '@leap/core';
+import { readdirSync } from 'node:fs';
+import { isProcessAlive, readProcBytes } from '@leap/core';
 
 /** Pids of live processes whose environment holds LEAP_LEDGER_TXN=token (this process excluded). */
 export function findTransactionProcesses(token: string): number[] {
@@ -20,13 +20,9 @@ export function findTransactionProcesses(token: string): number[] {
     if (code < 48 || code > 57) continue;
     const pid = Number(entry);
     if (pid === process.pid) continue;
-    let environ: Buffer;
-    try {
-      environ = readFileSync(`/proc/${entry}/environ`);
-    } catch {
-      continue;
-    }
-    if (environ.includes(needle) && isProcessAlive({ pid })) found.push(pid);
+    // A view of core's shared buffer: searched before isProcessAlive reads the next /proc file into it.
+    const environ = readProcBytes(`/proc/${entry}/environ`);
+    if (environ !== null && environ.includes(needle) && isProcessAlive({ pid })) found.push(pid);
   }
   return found;
 }
