@@ -17,6 +17,8 @@ const rows = { starts: [], notes: [], checks: [] };
 
 if (!process.argv.includes('--no-build')) {
   execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+  // Let the build's tail (its exiting workers, the page cache writing back) pass before timing anything.
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
 }
 
 const median = (xs) => {
