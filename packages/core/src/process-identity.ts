@@ -1,4 +1,5 @@
 // Who a pid is: start time and boot id, so a reused pid or a zombie is never taken for a live process.
+import { readFileSync } from 'node:fs';
 import { readProcBytes } from './proc-file.js';
 
 /** A process as recorded in a pid or lock file. */
@@ -18,9 +19,16 @@ export function bootId(): string {
 
 /** Fields of `/proc/PID/stat` after the command name; index 0 is the state (field 3). */
 export function readProcStat(pid: number): string[] | null {
-  const bytes = readProcBytes(`/proc/${pid}/stat`);
-  if (bytes === null || bytes.length === 0) return null;
-  const text = bytes.toString('latin1');
+  // readFileSync with 'utf8' is one native call (open, read to the end, close) and no JS buffer, the
+  // cheapest read of a small file from cold code: a supervisor reads every process's stat at once.
+  // A command name that is not UTF-8 decodes to U+FFFD, and only the fields after it are used.
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  if (text === '') return null;
   // The command name sits in parentheses and may hold spaces or ')': cut after the last ')'.
   return text.slice(text.lastIndexOf(')') + 2).trim().split(' ');
 }

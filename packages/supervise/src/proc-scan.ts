@@ -1,7 +1,7 @@
 // A snapshot of every process from /proc: enough to find a leaf's session, its descendants and their CPU time.
-// Every file is read through core's readProcBytes (one reused buffer, not 64 KiB per read).
+// Stat files through core's readProcStat, environ and io through readProcBytes (one reused buffer).
 import { readdirSync } from 'node:fs';
-import { readProcBytes } from '@leap/core';
+import { readProcBytes, readProcStat } from '@leap/core';
 import { nowMs } from './long-timer.js';
 
 /** One process as /proc/PID/stat shows it. */
@@ -27,10 +27,8 @@ export function parseStatFields(pid: number, fields: string[]): ProcInfo | null 
 
 /** Read one process, or null when it is gone. */
 export function readProc(pid: number): ProcInfo | null {
-  const bytes = readProcBytes(`/proc/${pid}/stat`);
-  if (bytes === null || bytes.length === 0) return null;
-  const text = bytes.toString('latin1');
-  return parseStatFields(pid, text.slice(text.lastIndexOf(')') + 2).trim().split(' '));
+  const fields = readProcStat(pid);
+  return fields === null ? null : parseStatFields(pid, fields);
 }
 
 /** Every process now; ones that vanish while being read are skipped. */
