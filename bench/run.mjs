@@ -236,6 +236,8 @@ if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
 }
 
 // --- RESULTS.md
+const NOISY_SPAN = 0.15;
+const noisy = (r) => r.spread[1] - r.spread[0] > NOISY_SPAN;
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const lines = [
   '# Benchmark results',
@@ -248,7 +250,9 @@ const lines = [
   '',
   '| command | median ms | node -e 0 median ms | median paired ratio | middle half of the ratios | budget | |',
   '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
-  ...rows.starts.map((r) => `| ${r.label} | ${r.cmd.toFixed(1)} | ${r.base.toFixed(1)} | ${r.ratio.toFixed(2)}x | ${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)} | ${r.budget ? `${r.budget}x` : '-'} | ${r.budget ? (r.ratio <= r.budget ? 'ok' : '**over**') : ''} |`),
+  ...rows.starts.map((r) => `| ${r.label} | ${r.cmd.toFixed(1)} | ${r.base.toFixed(1)} | ${r.ratio.toFixed(2)}x | ${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}${noisy(r) ? ' (noisy)' : ''} | ${r.budget ? `${r.budget}x` : '-'} | ${r.budget ? (r.ratio <= r.budget ? 'ok' : '**over**') : ''} |`),
+  '',
+  `A figure is marked noisy when the middle half of its paired ratios spans more than ${NOISY_SPAN.toFixed(2)}: the machine was not steady while it was measured, and its median says little. ${rows.starts.filter(noisy).length} of ${rows.starts.length} figures were noisy in this run.`,
   '',
   '## Other figures',
   '',
