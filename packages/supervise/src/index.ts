@@ -24,7 +24,7 @@ export { buildLeafEnv } from './leaf-env.js';
 export { readSuperviseConfig, DEFAULT_KILL_AFTER_MS } from './supervise-config.js';
 export { spawnLeaf, startFailureCode } from './spawn-leaf.js';
 export type { LeafStdio, SpawnResult } from './spawn-leaf.js';
-export { openInput } from './leaf-input.js';
+export { openInput, openOutput } from './leaf-io.js';
 export { monitorTree, monitorInterval } from './tree-monitor.js';
 export { runLeaf } from './run-leaf.js';
 export type { KillReason, LeafOutcome } from './run-leaf.js';

@@ -10,7 +10,7 @@ import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } f
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
 import { buildLeafEnv } from './leaf-env.js';
 import { spawnLeaf } from './spawn-leaf.js';
-import { openInput } from './leaf-input.js';
+import { openInput, openOutput } from './leaf-io.js';
 import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
 import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
 import { asUsage } from './usage.js';
@@ -34,8 +34,9 @@ export interface SuperviseOptions {
 export interface LeafIo {
   /** The leaf's whole stdin. */
   input?: string | Uint8Array;
-  stdout?: number;
-  stderr?: number;
+  /** Files for the leaf's stdout and stderr, created or emptied once NAME is locked (never a live run's). */
+  stdoutFile?: string;
+  stderrFile?: string;
 }
 
 /** Signals to the supervisor that end the leaf. SIGUSR1 is Node's (the inspector) and is not handled. */
@@ -155,12 +156,19 @@ class Supervision {
     const marker = `LEAP_LEAF_${this.run}`;
     const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker });
     const io = this.options.io ?? {};
-    const stdin = io.input === undefined ? undefined : openInput(this.paths.dir, io.input);
+    const fds: number[] = [];
+    const keep = (fd: number): number => {
+      fds.push(fd);
+      return fd;
+    };
     let spawned: Awaited<ReturnType<typeof spawnLeaf>>;
     try {
-      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout: io.stdout, stderr: io.stderr });
+      const stdin = io.input === undefined ? undefined : keep(openInput(this.paths.dir, io.input));
+      const stdout = io.stdoutFile === undefined ? undefined : keep(openOutput(io.stdoutFile, 'stdout'));
+      const stderr = io.stderrFile === undefined ? undefined : keep(openOutput(io.stderrFile, 'stderr'));
+      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout, stderr });
     } finally {
-      if (stdin !== undefined) closeSync(stdin); // the leaf has its own copy
+      for (const fd of fds) closeSync(fd); // the leaf has its own copies
     }
     if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
     this.leafPid = spawned.pid;

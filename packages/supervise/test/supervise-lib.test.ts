@@ -1,7 +1,7 @@
 // The library under leap-supervise, called in-process: supervise(), its environment, config and status line.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { closeSync, openSync, readFileSync, readSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanupTempDirs, isAlive, waitFor } from '@leap/test-utils';
@@ -172,22 +172,16 @@ test('readSuperviseConfig: defaults (900 s, 5 s grace, no idle limit) and the is
   assert.throws(() => readSuperviseConfig(scene.state, { VERI_KILL_AFTER: 'soon' }), /VERI_KILL_AFTER/);
 });
 
-test('supervise: io gives the leaf its input (an unlinked file) and its output to descriptors, byte for byte', async () => {
+test('supervise: io gives the leaf its input (an unlinked file) and its output to files, byte for byte', async () => {
   const scene = makeScene();
   const input = `$(x) \`y\` "q" 'a' \\ %s\tü 🦀 \u05e9\u05dc\u05d5\u05dd\n${'z'.repeat(200_000)}`;
   const outFile = join(scene.state, 'io.out');
   const errFile = join(scene.state, 'io.err');
   mkdirSync(scene.state, { recursive: true });
-  const out = openSync(outFile, 'w');
-  const err = openSync(errFile, 'w');
-  try {
-    const result = await supervise({ name: 'io', command: 'sh', args: ['-c', 'cat; echo oops >&2'], cwd: scene.repo, env: scene.env, io: { input, stdout: out, stderr: err } });
-    assert.is(result.status, 'exited');
-    assert.is(result.code, 0);
-  } finally {
-    closeSync(out);
-    closeSync(err);
-  }
+  writeFileSync(outFile, 'left by an earlier run, and longer than what follows\n'.repeat(10_000));
+  const result = await supervise({ name: 'io', command: 'sh', args: ['-c', 'cat; echo oops >&2'], cwd: scene.repo, env: scene.env, io: { input, stdoutFile: outFile, stderrFile: errFile } });
+  assert.is(result.status, 'exited');
+  assert.is(result.code, 0);
   assert.is(readFileSync(outFile, 'utf8'), input);
   assert.is(readFileSync(errFile, 'utf8'), 'oops\n');
   // A leaf that never reads its input and exits at once: unread input is no error.
@@ -196,6 +190,16 @@ test('supervise: io gives the leaf its input (an unlinked file) and its output t
   assert.is(deaf.code, 0);
   // The input files were unlinked as soon as they were written: nothing is left in the state folder.
   assert.equal(readdirSync(scene.state).filter((f) => f.startsWith('.input.')), []);
+});
+
+test('supervise: an output file that cannot be opened is a failed start, and the leaf never runs', async () => {
+  const scene = makeScene();
+  const marker = join(scene.repo, 'ran');
+  const result = await supervise({ name: 'noout', command: 'touch', args: [marker], cwd: scene.repo, env: scene.env, io: { stdoutFile: join(scene.repo, 'no', 'such', 'dir', 'x.out') } });
+  assert.is(result.status, 'failed-start');
+  assert.match(result.error ?? '', /^cannot open \/.*\/no\/such\/dir\/x\.out for the leaf's stdout: ENOENT/);
+  assert.not.ok(existsSync(marker));
+  assert.is(exitRecord(scene, 'noout')?.status, 'failed-start');
 });
 
 test('spawnLeaf / startFailureCode: 127 for ENOENT and ENOTDIR, 126 for everything else', async () => {

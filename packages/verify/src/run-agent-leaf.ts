@@ -4,9 +4,8 @@
 // In process, because a Node supervisor per leaf costs a Node start-up each (100 ms here), and a jury
 // starts three at once on two cores. What a separate supervisor adds, surviving a kill of its parent,
 // is leap-detach's job: a caller that needs it launches the whole command detached.
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import type { AgentAnswer, AgentOptions, AgentPlugin } from '@leap/core';
-import { LeapError, checkLeafName, statePaths } from '@leap/core';
+import { LeapError, checkLeafName, readFileIfExists, statePaths } from '@leap/core';
 import { supervise, type SuperviseResult } from '@leap/supervise';
 
 /** One supervised agent launch. */
@@ -46,30 +45,21 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: leaf.stateDir, ...invocation.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const paths = statePaths(leaf.stateDir);
-  // As a launch line's `> NAME.out 2> NAME.err`. NAME.pid is the supervisor's lock (a dead holder's is taken
-  // over, a live one refuses) and it replaces a stale NAME.exit itself.
-  mkdirSync(leaf.stateDir, { recursive: true });
-  const out = openSync(paths.out(name), 'w');
-  const err = openSync(paths.err(name), 'w');
-  let run: SuperviseResult | LeapError;
+  // NAME.pid is the supervisor's lock (a dead holder's is taken over, a live one refuses); once it holds it,
+  // the supervisor replaces a stale NAME.exit and empties NAME.out and NAME.err, as a launch line's `>` would.
+  let run: SuperviseResult;
   try {
     run = await supervise({
       name, command: invocation.command, args: invocation.args, env: env as NodeJS.ProcessEnv, cwd: leaf.options.cwd,
-      handleSignals: true, io: { input: invocation.stdin ?? '', stdout: out, stderr: err },
+      handleSignals: true, io: { input: invocation.stdin ?? '', stdoutFile: paths.out(name), stderrFile: paths.err(name) },
     });
   } catch (error) {
-    // Refused before the leaf could start: a live supervisor holds NAME, or the state folder is unusable.
+    // Refused before the leaf could start: a live supervisor holds NAME (its files are left alone), or the state folder is unusable.
     if (!(error instanceof LeapError)) throw error;
-    run = error;
-  } finally {
-    closeSync(out);
-    closeSync(err);
+    return { name, code: error.exitCode, status: 'failed-start', stdout: '', stderr: '', answer: null, failure: `${leaf.agent.name} could not be supervised: ${error.message}` };
   }
-  const stdout = readFileSync(paths.out(name), 'utf8');
-  const stderr = readFileSync(paths.err(name), 'utf8');
-  if (run instanceof LeapError) {
-    return { name, code: run.exitCode, status: 'failed-start', stdout, stderr, answer: null, failure: `${leaf.agent.name} could not be supervised: ${run.message}` };
-  }
+  const stdout = readFileIfExists(paths.out(name)) ?? '';
+  const stderr = readFileIfExists(paths.err(name)) ?? '';
   const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null };
   if (run.code !== 0 || run.status !== 'exited') {
     result.failure = describeFailure(leaf.agent, invocation.command, run, stderr);

@@ -75,7 +75,7 @@ leaf('a bad leaf name is refused before anything runs', async () => {
     .then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /Expected a leaf NAME/));
 });
 
-leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125) and the holder is left alone', async () => {
+leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125); the holder and its files are left alone', async () => {
   const { repo, stateDir } = setup();
   mkdirSync(stateDir);
   const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
@@ -83,6 +83,7 @@ leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125) and t
     const pid = holder.pid as number;
     const starttime = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ')[19];
     writeFileSync(join(stateDir, 'verify-red.pid'), `${pid}\nstarttime=${starttime}\n`);
+    writeFileSync(join(stateDir, 'verify-red.out'), 'the running leaf\'s answer so far\n');
     const agent = createCommandAgent({ name: 'second', command: ['true'], family: 'x' });
     const result = await runAgentLeaf({ name: 'verify-red', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
     assert.is(result.code, 125);
@@ -90,6 +91,8 @@ leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125) and t
     assert.match(result.failure ?? '', /^second could not be supervised: another supervisor is running leaf "verify-red"/);
     assert.ok(isAlive(pid));
     assert.match(readFileSync(join(stateDir, 'verify-red.pid'), 'utf8'), new RegExp(`^${pid}\n`));
+    // The live run's output is not emptied by the refused launch.
+    assert.is(readFileSync(join(stateDir, 'verify-red.out'), 'utf8'), 'the running leaf\'s answer so far\n');
   } finally {
     holder.kill('SIGKILL');
   }
