@@ -1,8 +1,9 @@
 // Reading small /proc files. They report size 0, so readFileSync allocates 64 KiB for each read, and
 // a supervisor reads hundreds of them a second: one buffer, reused and grown as needed, serves all.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { readToEnd, type ReadBuffer } from './read-file.js';
 
-let buffer = Buffer.allocUnsafe(4096);
+const shared: ReadBuffer = { buffer: Buffer.allocUnsafe(4096) };
 
 /**
  * The whole content of a /proc file (`/proc/PID/stat`, `environ`, `io`), or null when it cannot be read
@@ -17,17 +18,7 @@ export function readProcBytes(path: string): Buffer | null {
     return null;
   }
   try {
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, length);
-        buffer = bigger;
-      }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) return buffer.subarray(0, length);
-      length += n;
-    }
+    return readToEnd(fd, shared);
   } catch {
     return null;
   } finally {

@@ -1,5 +1,6 @@
-// Reading a file that may not be there yet: pid, exit, lock, journal and event files.
-import { readFileSync } from 'node:fs';
+// Reading a file that may not be there yet (pid, exit, lock, journal and event files), and reading a
+// descriptor to its end into a buffer that grows (/proc files, a piped ledger).
+import { readFileSync, readSync } from 'node:fs';
 
 /** The file's text, or null when it does not exist; any other failure is thrown. */
 export function readFileIfExists(file: string): string | null {
@@ -9,4 +10,41 @@ export function readFileIfExists(file: string): string | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/** A read buffer `readToEnd` may replace with a bigger one; keep it to reuse the bigger one next time. */
+export interface ReadBuffer {
+  buffer: Buffer;
+}
+
+/**
+ * Read `fd` to its end into `into.buffer`, doubling it when full; returns the bytes read, a view of
+ * `into.buffer`. One buffer and no concatenation: readFileSync on a pipe or a /proc file allocates a
+ * 64 KiB chunk per read and copies them all again at the end. On EAGAIN (a non-blocking pipe with no
+ * data yet) `onAgain` is called and the read retried; without `onAgain`, EAGAIN is thrown like any error.
+ */
+export function readToEnd(fd: number, into: ReadBuffer, onAgain?: () => void): Buffer {
+  let length = 0;
+  for (;;) {
+    if (length === into.buffer.length) {
+      const bigger = Buffer.allocUnsafeSlow(into.buffer.length * 2);
+      into.buffer.copy(bigger, 0, 0, length);
+      into.buffer = bigger;
+    }
+    let n: number;
+    try {
+      n = readSync(fd, into.buffer, length, into.buffer.length - length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' && onAgain !== undefined) {
+        onAgain();
+        continue;
+      }
+      if (code === 'EOF') break; // how Windows ends a pipe
+      throw error;
+    }
+    if (n === 0) break;
+    length += n;
+  }
+  return into.buffer.subarray(0, length);
 }

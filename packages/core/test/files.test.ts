@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import {
-  writeFileAtomic, syncDir, readFileIfExists, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, readProcBytes, bootId, InternalError,
+  writeFileAtomic, syncDir, readFileIfExists, readToEnd, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, readProcBytes, bootId, InternalError,
 } from '../src/index.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -84,6 +84,38 @@ atomic('a reader never sees a partial file while another process rewrites it', (
     });
   });
 });
+atomic('readToEnd: a file far larger than the buffer, whole; the grown buffer is kept for the next read', () => {
+  const file = join(makeTempDir(), 'big');
+  const text = 'é 🦀 line\n'.repeat(5_000);
+  writeFileSync(file, text);
+  const into = { buffer: Buffer.alloc(16) };
+  const fd = openSync(file, 'r');
+  try {
+    assert.is(readToEnd(fd, into).toString('utf8'), text);
+  } finally {
+    closeSync(fd);
+  }
+  assert.ok(into.buffer.length >= Buffer.byteLength(text));
+});
+
+atomic('readToEnd: a non-blocking FIFO with no data yet calls onAgain and reads on; without onAgain EAGAIN throws', () => {
+  const fifo = join(makeTempDir(), 'fifo');
+  assert.is(spawnSync('mkfifo', [fifo]).status, 0);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  try {
+    assert.throws(() => readToEnd(reader, { buffer: Buffer.alloc(8) }), (e: NodeJS.ErrnoException) => e.code === 'EAGAIN');
+    // The writer answers each EAGAIN: first with bytes, then by closing, which ends the stream.
+    const steps = [() => writeSync(writer, '$(x) `y` "q"'), () => closeSync(writer)];
+    let calls = 0;
+    const bytes = readToEnd(reader, { buffer: Buffer.alloc(4) }, () => steps[calls++]?.());
+    assert.is(bytes.toString('utf8'), '$(x) `y` "q"');
+    assert.is(calls, 2);
+  } finally {
+    closeSync(reader);
+  }
+});
+
 atomic.run();
 
 // ---

@@ -1,6 +1,6 @@
 // Reading a command's input whole: a file or stdin, as bytes, and those bytes as strict UTF-8.
-import { fstatSync, readFileSync, readSync, statSync } from 'node:fs';
-import { FileFormatError, UsageError } from '@leap/core';
+import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { FileFormatError, UsageError, readToEnd } from '@leap/core';
 
 let strict: InstanceType<typeof TextDecoder> | undefined;
 
@@ -60,37 +60,16 @@ export function stdinIsDevice(): boolean {
   }
 }
 
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
 /**
  * Read stdin to its end. A terminal on stdin is a UsageError: queries read a piped ledger.
- * Into one buffer that doubles when full: readFileSync(0) on a pipe reads 64 KiB chunks and then
- * concatenates them, touching every byte's memory twice, and first touches of memory are slow on
- * the virtual machines this runs on (about 3 ms per MiB here).
+ * Through core's readToEnd, into one buffer that doubles when full: readFileSync(0) on a pipe reads
+ * 64 KiB chunks and then concatenates them, touching every byte's memory twice, and first touches of
+ * memory are slow on the virtual machines this runs on (about 3 ms per MiB here).
  */
 export function readStdinBytes(isTerminal: boolean, hint: string): Buffer {
   if (isTerminal) throw new UsageError(`expected ${hint} on stdin, found a terminal`);
-  let buffer = Buffer.allocUnsafeSlow(1 << 20);
-  let length = 0;
-  for (;;) {
-    if (length === buffer.length) {
-      const bigger = Buffer.allocUnsafeSlow(buffer.length * 2);
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
-    }
-    let n: number;
-    try {
-      n = readSync(0, buffer, length, buffer.length - length, null);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') {
-        // A non-blocking pipe inherited from a parent: wait a little for the writer.
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-        continue;
-      }
-      if (code === 'EOF') break;
-      throw error;
-    }
-    if (n === 0) break;
-    length += n;
-  }
-  return buffer.subarray(0, length);
+  // A non-blocking pipe inherited from a parent: wait a little for the writer, then read again.
+  return readToEnd(0, { buffer: Buffer.allocUnsafeSlow(1 << 20) }, () => Atomics.wait(pause, 0, 0, 5));
 }
