@@ -4,3 +4,4 @@ export * from './events/event-schema.js';
 export * from './events/read-events.js';
 export * from './json-schema.js';
 export * from './validate-json.js';
+export * from './validator-module.js';

@@ -7,13 +7,16 @@ import { FileFormatError } from './errors.js';
 type Validate = ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 const compiled = new Map<string, Validate>();
 
+/** ajv's options for every schema we validate with (here and in generated validator modules). */
+export const AJV_OPTIONS = { strict: false, validateFormats: false, allErrors: false } as const;
+
 /** Compile a JSON Schema with ajv (draft 2020-12); formats are checked by the schema's own patterns. */
 export async function compileJsonSchema(schema: Record<string, unknown>): Promise<Validate> {
   const key = JSON.stringify(schema);
   const cached = compiled.get(key);
   if (cached !== undefined) return cached;
   const { Ajv2020 } = await import('ajv/dist/2020.js');
-  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
+  const ajv = new Ajv2020(AJV_OPTIONS);
   const validate = ajv.compile(schema) as Validate;
   compiled.set(key, validate);
   return validate;

@@ -1,10 +1,14 @@
-// Regenerate packages/verify/schemas/*.json from the zod schemas: `npm run schemas -w @leap/verify`.
+// Regenerate packages/verify/schemas/*.json from the zod schemas, and the standalone validators of
+// src/schemas/answer-validators.generated.ts from them: `npm run schemas -w @leap/verify`.
 import { writeFileSync } from 'node:fs';
 import { renderSchemaFile } from '@leap/core/schemas';
-import { verifyJsonSchemas } from '../src/schemas/answer-schemas.js';
+import { renderAnswerValidators, verifyJsonSchemas } from '../src/schemas/answer-schemas.js';
 
 for (const [name, schema] of Object.entries(verifyJsonSchemas())) {
   const file = new URL(`../schemas/${name}`, import.meta.url);
   writeFileSync(file, renderSchemaFile(schema));
   console.log(`wrote ${file.pathname}`);
 }
+const validators = new URL('../src/schemas/answer-validators.generated.ts', import.meta.url);
+writeFileSync(validators, await renderAnswerValidators());
+console.log(`wrote ${validators.pathname}`);

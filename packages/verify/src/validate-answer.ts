@@ -1,9 +1,18 @@
-// Validate an agent's answer against this package's published JSON Schemas, with ajv through core's
-// `validate` entry: it loads ajv on first use and never zod (the schemas are published JSON already).
+// Validate an agent's answer against this package's published JSON Schemas, with the validators ajv
+// generated from them (schemas/answer-validators.generated.ts): no ajv, no zod, nothing compiled at run time.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { compileJsonSchema, validateJson } from '@leap/core/validate';
+import { validateReviewAnswer, validateVerdictAnswer } from './schemas/answer-validators.generated.js';
+
+/** The answer schemas this package publishes, by file name. */
+export type AnswerSchemaName = 'verdict.schema.json' | 'review.schema.json';
+
+type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+const VALIDATORS: Record<AnswerSchemaName, { id: string; validate: Validator }> = {
+  'verdict.schema.json': { id: 'https://leap.dev/schemas/verdict.schema.json', validate: validateVerdictAnswer as Validator },
+  'review.schema.json': { id: 'https://leap.dev/schemas/review.schema.json', validate: validateReviewAnswer as Validator },
+};
 
 /** One of this package's committed schemas (`verdict.schema.json`, `review.schema.json`). */
 export function loadVerifySchema(fileName: string): Record<string, unknown> {
@@ -13,16 +22,9 @@ export function loadVerifySchema(fileName: string): Record<string, unknown> {
 }
 
 /** Check `data` against a published schema: null when it matches, else the first problem, naming `source`. */
-export async function answerProblem(fileName: string, data: unknown, source: string): Promise<string | null> {
-  try {
-    await validateJson(loadVerifySchema(fileName), data, source);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
-/** Compile a published schema ahead of use (ajv's start-up overlaps the agents' run). */
-export async function warmUpSchema(fileName: string): Promise<void> {
-  await compileJsonSchema(loadVerifySchema(fileName));
+export function answerProblem(fileName: AnswerSchemaName, data: unknown, source: string): string | null {
+  const { id, validate } = VALIDATORS[fileName];
+  if (validate(data)) return null;
+  const first = validate.errors?.[0];
+  return `${source}: does not match ${id}: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
 }

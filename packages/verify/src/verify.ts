@@ -78,7 +78,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(leaf.answer.text);
   const problem = json === null
     ? `the answer is not one JSON object: ${preview(leaf.answer.text)}`
-    : await answerProblem('verdict.schema.json', json.value, `${agent.name}'s answer`);
+    : answerProblem('verdict.schema.json', json.value, `${agent.name}'s answer`);
   if (problem !== null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` });
   const answer = (json as { value: { verdict: 'PASS' | 'REJECT'; reason: string } }).value;
   return record({ ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason: answer.reason });

@@ -110,13 +110,13 @@ const leafWith = (text: string | null, extra: Partial<AgentLeafResult> = {}): Ag
 const answer = (fields: Record<string, unknown>) => JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'checked greet', ...fields });
 
 judge('a clean pass is 1; a pass with only minor and info findings too', async () => {
-  assert.equal(await judgeReview(leafWith(answer({})), 'defect'), { verdict: 'pass', value: 1, findings: [], reasoning: 'checked greet', note: 'pass (no findings)' });
-  const withMinor = await judgeReview(leafWith(`Here you go:\n\`\`\`json\n${answer({ findings: ['[minor] a.js:1 name', '[info] a.js:2 ok'] })}\n\`\`\``), 'defect');
+  assert.equal(judgeReview(leafWith(answer({})), 'defect'), { verdict: 'pass', value: 1, findings: [], reasoning: 'checked greet', note: 'pass (no findings)' });
+  const withMinor = judgeReview(leafWith(`Here you go:\n\`\`\`json\n${answer({ findings: ['[minor] a.js:1 name', '[info] a.js:2 ok'] })}\n\`\`\``), 'defect');
   assert.equal([withMinor.value, withMinor.findings], [1, [{ severity: 'minor', message: 'a.js:1 name' }, { severity: 'info', message: 'a.js:2 ok' }]]);
 });
 
 judge('a refuse is -1 with its findings', async () => {
-  const refused = await judgeReview(leafWith(answer({ verdict: 'refuse', findings: ['[major] a.js:3 off by one'] })), 'defect');
+  const refused = judgeReview(leafWith(answer({ verdict: 'refuse', findings: ['[major] a.js:3 off by one'] })), 'defect');
   assert.equal([refused.verdict, refused.value, refused.note, refused.findings], ['refuse', -1, 'refused', [{ severity: 'major', message: 'a.js:3 off by one' }]]);
 });
 
@@ -131,7 +131,7 @@ judge('fail closed: garbage, a schema miss, another lens, or a pass listing a bl
     [answer({ findings: ['[info] ok', '[major] a.js:1 leak'] }), /lists a \[major\] finding/],
   ];
   for (const [text, note] of cases) {
-    const verdict = await judgeReview(leafWith(text), 'defect');
+    const verdict = judgeReview(leafWith(text), 'defect');
     assert.is(verdict.value, -1, text);
     assert.is(verdict.verdict, 'refuse');
     assert.match(verdict.note, note);
@@ -139,8 +139,8 @@ judge('fail closed: garbage, a schema miss, another lens, or a pass listing a bl
 });
 
 judge('never answered is 0; structured json from the CLI is used', async () => {
-  assert.equal(await judgeReview(leafWith(null, { code: 127, status: 'failed-start' }), 'defect'), { verdict: 'none', value: 0, findings: [], note: 'never answered: codex could not start' });
-  const structured = await judgeReview(leafWith('', { answer: { text: 'prose', json: JSON.parse(answer({})) } }), 'defect');
+  assert.equal(judgeReview(leafWith(null, { code: 127, status: 'failed-start' }), 'defect'), { verdict: 'none', value: 0, findings: [], note: 'never answered: codex could not start' });
+  const structured = judgeReview(leafWith('', { answer: { text: 'prose', json: JSON.parse(answer({})) } }), 'defect');
   assert.is(structured.value, 1);
 });
 

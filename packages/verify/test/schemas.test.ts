@@ -2,9 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderSchemaFile } from '@leap/core/schemas';
-import { verifyJsonSchemas } from '../src/schemas/answer-schemas.js';
-import { answerProblem, loadVerifySchema, warmUpSchema } from '../src/index.js';
+import { compileJsonSchema, renderSchemaFile } from '@leap/core/schemas';
+import { renderAnswerValidators, verifyJsonSchemas } from '../src/schemas/answer-schemas.js';
+import { answerProblem, loadVerifySchema } from '../src/index.js';
 
 const drift = suite('verifyJsonSchemas');
 
@@ -13,6 +13,11 @@ drift('the committed schemas are exactly what the zod schemas generate (run npm 
     const committed = readFileSync(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'schemas', name), 'utf8');
     assert.fixture(committed, renderSchemaFile(schema), `${name} has drifted from the zod schema`);
   }
+});
+
+drift('the committed validators are exactly what ajv generates from those schemas (run npm run schemas)', async () => {
+  const committed = readFileSync(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'src', 'schemas', 'answer-validators.generated.ts'), 'utf8');
+  assert.fixture(committed, await renderAnswerValidators(), 'answer-validators.generated.ts has drifted from the schemas');
 });
 
 drift.run();
@@ -33,30 +38,32 @@ load.run();
 
 const problem = suite('answerProblem');
 
-problem('null for a valid verdict; the first problem, naming the source, otherwise', async () => {
-  assert.is(await answerProblem('verdict.schema.json', { verdict: 'PASS', reason: 'fine' }, 'x'), null);
-  assert.is(await answerProblem('verdict.schema.json', { verdict: 'REJECT', reason: 'no' }, 'x'), null);
+problem('null for a valid verdict; the first problem, naming the source, otherwise', () => {
+  assert.is(answerProblem('verdict.schema.json', { verdict: 'PASS', reason: 'fine' }, 'x'), null);
+  assert.is(answerProblem('verdict.schema.json', { verdict: 'REJECT', reason: 'no' }, 'x'), null);
   const cases: unknown[] = [{ verdict: 'pass', reason: 'r' }, { verdict: 'PASS' }, { verdict: 'PASS', reason: '' }, { verdict: 'PASS', reason: 'r', extra: 1 }, 'PASS', null, []];
-  for (const data of cases) assert.match(String(await answerProblem('verdict.schema.json', data, "claude's answer")), /^claude's answer: does not match https:\/\/leap\.dev\/schemas\/verdict\.schema\.json/);
+  for (const data of cases) assert.match(String(answerProblem('verdict.schema.json', data, "claude's answer")), /^claude's answer: does not match https:\/\/leap\.dev\/schemas\/verdict\.schema\.json/);
 });
 
-problem('juror verdicts: findings must carry a severity', async () => {
+problem('juror verdicts: findings must carry a severity', () => {
   const ok = { verdict: 'pass', lens: 'defect', findings: ['[minor] a.js:1 naming'], reasoning: 'checked a.js' };
-  assert.is(await answerProblem('review.schema.json', ok, 'x'), null);
-  assert.match(String(await answerProblem('review.schema.json', { ...ok, findings: ['a.js:1 no severity'] }, 'x')), /\/findings\/0 must match pattern/);
-  assert.match(String(await answerProblem('review.schema.json', { ...ok, findings: [{ severity: 'minor' }] }, 'x')), /\/findings\/0 must be string/);
+  assert.is(answerProblem('review.schema.json', ok, 'x'), null);
+  assert.match(String(answerProblem('review.schema.json', { ...ok, findings: ['a.js:1 no severity'] }, 'x')), /\/findings\/0 must match pattern/);
+  assert.match(String(answerProblem('review.schema.json', { ...ok, findings: [{ severity: 'minor' }] }, 'x')), /\/findings\/0 must be string/);
+});
+
+problem('agrees with ajv compiling the published schema at run time, answer by answer', async () => {
+  const answers: unknown[] = [
+    { verdict: 'PASS', reason: 'ok' }, { verdict: 'REJECT', reason: '😀' }, { verdict: 'PASS', reason: '' }, { verdict: 'pass', reason: 'r' },
+    { verdict: 'PASS', reason: 'r', x: 1 }, { verdict: 'PASS', reason: 7 }, {}, [], 'PASS', 0, null,
+    { verdict: 'pass', lens: 'defect', findings: [], reasoning: '' }, { verdict: 'refuse', lens: 'ڤ', findings: ['[blocker] a:1 x'], reasoning: 'r' },
+    { verdict: 'pass', lens: '', findings: [], reasoning: 'r' }, { verdict: 'pass', lens: 'l', findings: ['[note] a:1 x'], reasoning: 'r' },
+    { verdict: 'pass', lens: 'l', findings: '[minor] a:1 x', reasoning: 'r' }, { verdict: 'maybe', lens: 'l', findings: [], reasoning: 'r' },
+  ];
+  for (const name of ['verdict.schema.json', 'review.schema.json'] as const) {
+    const runtime = await compileJsonSchema(loadVerifySchema(name));
+    for (const answer of answers) assert.is(answerProblem(name, answer, 's') === null, runtime(answer), `${name}: ${JSON.stringify(answer)}`);
+  }
 });
 
 problem.run();
-
-// ---
-
-const warm = suite('warmUpSchema');
-
-warm('compiles a published schema ahead of use; a schema that is not published is an error', async () => {
-  await warmUpSchema('review.schema.json');
-  assert.is(await answerProblem('review.schema.json', { verdict: 'pass', lens: 'defect', findings: [], reasoning: 'ok' }, 'r'), null);
-  await warmUpSchema('no-such.schema.json').then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /no-such\.schema\.json/));
-});
-
-warm.run();

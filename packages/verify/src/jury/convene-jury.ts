@@ -3,7 +3,6 @@ import type { AgentPlugin, EventContext } from '@leap/core';
 import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent } from '../agents.js';
 import { runAgentLeaf } from '../run-agent-leaf.js';
-import { warmUpSchema } from '../validate-answer.js';
 import { candidateHash, readCandidate } from './candidate.js';
 import { buildEnvelope } from './envelope.js';
 import type { AuthorAliases } from './envelope.js';
@@ -87,19 +86,15 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   }
   const leafName = (agent: AgentPlugin) => `review-${candidate.slice(0, 8)}-${agent.family}`;
   const repo = findRepoRoot(cwd) ?? cwd;
-  let schemaReady: Promise<void> | null = null;
   const seatRound = (agents: AgentPlugin[]) => {
-    // Every leaf is spawned first (runAgentLeaf spawns before its first await); ajv loads while the reviewers think.
+    // Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
     const running = agents.map((agent) => runAgentLeaf({
       name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: repo }, stateDir, env,
     }));
-    // A failure here resurfaces when an answer is validated; unawaited until then, it must not crash the process.
-    schemaReady ??= warmUpSchema('review.schema.json').catch(() => undefined);
     return Promise.all(running.map(async (leafRun, i): Promise<SeatRecord> => {
       const agent = agents[i] as AgentPlugin;
       const ran = await leafRun;
-      await schemaReady;
-      const verdict = await judgeReview(ran, lens);
+      const verdict = judgeReview(ran, lens);
       log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning: verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}` });
       return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false };
     }));

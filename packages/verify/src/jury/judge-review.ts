@@ -24,12 +24,12 @@ export interface SeatVerdict {
  * transport failure) is 0; an answer with no verdict JSON, one that does not match the schema, one for
  * another lens, or a pass listing a blocker or major finding is -1; a refuse is -1; a clean pass is 1.
  */
-export async function judgeReview(leaf: AgentLeafResult, lens: string): Promise<SeatVerdict> {
+export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
   if (leaf.answer === null) return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
   const json = leaf.answer.json;
   const object = typeof json === 'object' && json !== null && 'verdict' in json ? json : lastVerdictObject(leaf.answer.text);
   if (object === null) return refuse('answered garbage: no JSON object with a "verdict"');
-  const problem = await answerProblem('review.schema.json', object, `${leaf.name}'s answer`);
+  const problem = answerProblem('review.schema.json', object, `${leaf.name}'s answer`);
   if (problem !== null) return refuse(`answered badly: ${problem}`);
   const answer = object as { verdict: 'pass' | 'refuse'; lens: string; findings: string[]; reasoning: string };
   const findings = answer.findings.map(parseFinding);
