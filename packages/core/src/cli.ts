@@ -1,7 +1,6 @@
 // The one entry-point helper: bins call `runCli`, which prints errors and maps them to exit codes.
 // Nothing below the bins calls process.exit.
 import { writeSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -80,7 +79,10 @@ export function parseCli<T extends Record<string, CliOption>>(
       rest = bound[at] === '--' ? bound.slice(at + 1) : bound.slice(at);
     }
   }
+  // Nothing to parse (`leap-ledger current`, `leap-stop`): parseArgs would return nothing, and loading it costs about 1 ms.
+  if (args.length === 0) return { values: {} as CliValues<T>, positionals: rest };
   try {
+    const { parseArgs } = process.getBuiltinModule('node:util');
     const parsed = parseArgs({ args, options, strict: true, allowPositionals: config.allowPositionals ?? true });
     return { values: { ...parsed.values } as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
   } catch (cause) {

@@ -26,6 +26,10 @@ parse('stopAtPositional: options end at the command, whose own options are kept'
   assert.equal(s.positionals, ['--json']);
   assert.equal(parseCli(['--step=a', 'b'], options, 'U', { stopAtPositional: true }).positionals, ['b']);
   assert.equal(parseCli(['--json'], options, 'U', { stopAtPositional: true }).positionals, []);
+  // No arguments at all, or only a command after the options: nothing to parse, nothing set.
+  assert.equal(parseCli([], options, 'U'), { values: {}, positionals: [] });
+  assert.equal(parseCli(['cmd', '--json'], options, 'U', { stopAtPositional: true }), { values: {}, positionals: ['cmd', '--json'] });
+  assert.equal(parseCli(['--', '-x'], options, 'U', { stopAtPositional: true }), { values: {}, positionals: ['-x'] });
 });
 parse.run();
 
