@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileFormatError } from '../src/errors.js';
-import { parseLedger, serializeLedger } from '../src/ledger/index.js';
+import { WARM_UP_BYTES, currentStep, findStep, parseLedger, serializeLedger, warmUpLedgerScan } from '../src/ledger/index.js';
 import type { LedgerStep } from '../src/ledger/index.js';
 
 const fixture = readFileSync(new URL('fixtures/ledger/issue-7.md', import.meta.url), 'utf8');
@@ -251,3 +251,22 @@ serialize('returns the input byte for byte', () => {
 });
 
 serialize.run();
+
+// ---
+
+const warm = suite('warmUpLedgerScan');
+
+warm('changes nothing a parse returns, whatever the size it is told; the threshold is 64 KiB', () => {
+  const steps = Array.from({ length: 3000 }, (_, i) => `- [${i < 2000 ? 'x' : ' '}] Step ${i}: "quoted" $(x) 🦀 <!-- criterion: ${(i % 9) + 1} -->`);
+  const text = `# Big\n\n## Steps\n\n${steps.join('\n')}\n`;
+  const before = parseLedger(text).steps;
+  for (const size of [0, WARM_UP_BYTES - 1, WARM_UP_BYTES, Buffer.byteLength(text)]) warmUpLedgerScan(size);
+  const after = parseLedger(text);
+  assert.equal(after.steps, before);
+  assert.is(currentStep(after)?.title, 'Step 2000: "quoted" $(x) 🦀');
+  assert.is(findStep(after, 'Step 1999: "quoted" $(x) 🦀')?.line, 2004);
+  assert.is(WARM_UP_BYTES, 65536);
+  assert.ok(Buffer.byteLength(text) > WARM_UP_BYTES, 'the sample is big enough to be warmed up for');
+});
+
+warm.run();

@@ -4,7 +4,7 @@
 export { readCriteria, tickCriterion } from './acceptance-criteria.js';
 export { parsePlan, renderLedger } from './create-ledger.js';
 export { clearRefactorPending, setRefactorPending, tickStep } from './edit-ledger.js';
-export { parseLedger } from './parse-ledger.js';
+export { WARM_UP_BYTES, parseLedger, warmUpLedgerScan } from './parse-ledger.js';
 export { currentOrLastDone, currentStep, findStep, nextPendingRefactor, nextUnchecked } from './query-ledger.js';
 export { serializeLedger } from './serialize-ledger.js';
 export type { Criterion, Ledger, LedgerPlan, LedgerProblem, LedgerStep, ParsedPlan, PlanStep, StepState } from './types.js';
