@@ -12,13 +12,16 @@ const summary = (runs) => {
   return { median: s[RUNS >> 1], min: s[0], max: s[RUNS - 1] };
 };
 
+const ANSWER = JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'ok' });
+// Each reviewer reads its prompt, sleeps a second and answers a pass.
+const REVIEWER = ['bash', '-c', `cat >/dev/null; sleep 1; echo '${ANSWER}'`];
+
 function setupJury(tmp) {
   const dir = join(tmp, 'jury');
   mkdirSync(join(dir, 'src'), { recursive: true });
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
   writeFileSync(join(dir, 'src', 'greet.js'), 'export const greet = () => "hello";\n');
-  const answer = JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'ok' });
-  const agent = (family) => ({ plugin: 'command', family, command: ['bash', '-c', `cat >/dev/null; sleep 1; echo '${answer}'`] });
+  const agent = (family) => ({ plugin: 'command', family, command: REVIEWER });
   writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: { s1: agent('f1'), s2: agent('f2'), s3: agent('f3') } }));
   const env = { ...process.env, VERI_AGENTS: join(dir, 'agents.json'), VERI_STATE_DIR: join(dir, '.tdd') };
   return { dir, env };
@@ -58,4 +61,11 @@ export async function benchJuryLibrary(tmp, verifyEntry) {
     if (result.value !== 1) throw new Error(`jury: ${result.reason}`);
   }
   return summary(runs);
+}
+
+/** One reviewer alone, a prompt piped in, run from a shell: what a jury of them cannot finish under. */
+export function benchReviewer(tmp) {
+  const prompt = join(tmp, 'reviewer-prompt.txt');
+  writeFileSync(prompt, `${'a line of the envelope\n'.repeat(40)}`);
+  return summary(timeRuns(RUNS, REVIEWER, { input: prompt })[1].map((ms) => ms / 1000));
 }
