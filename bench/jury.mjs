@@ -30,8 +30,10 @@ function setupJury(tmp) {
 const juryArgs = (leapJury) => [leapJury, '--builder-family', 'anthropic', '--reviewers', 's1,s2,s3', '--intent', 'greet says hello', '--criteria', 'returns hello', '--no-git-aliases', 'src/greet.js'];
 
 /** Wall time of `leap-jury` run from a shell (bench/time-runs.sh), from its start to its exit. */
-export function benchJury(tmp, leapJury) {
-  const { dir, env } = setupJury(tmp);
+export function benchJury(tmp, leapJury, { withoutCaCerts = false } = {}) {
+  const { dir, env } = setupJury(withoutCaCerts ? join(tmp, 'no-ca') : tmp);
+  // NODE_EXTRA_CA_CERTS makes every Node start read a CA bundle first (see RESULTS.md); leap-jury uses no TLS.
+  if (withoutCaCerts) delete env.NODE_EXTRA_CA_CERTS;
   return summary(timeRuns(RUNS, [process.execPath, ...juryArgs(leapJury)], { cwd: dir, env })[1].map((ms) => ms / 1000));
 }
 
