@@ -9,9 +9,9 @@ import { validateReviewAnswer, validateVerdictAnswer } from './schemas/answer-va
 export type AnswerSchemaName = 'verdict.schema.json' | 'review.schema.json';
 
 type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
-const VALIDATORS: Record<AnswerSchemaName, { id: string; validate: Validator }> = {
-  'verdict.schema.json': { id: 'https://leap.dev/schemas/verdict.schema.json', validate: validateVerdictAnswer as Validator },
-  'review.schema.json': { id: 'https://leap.dev/schemas/review.schema.json', validate: validateReviewAnswer as Validator },
+const VALIDATORS: Record<AnswerSchemaName, Validator> = {
+  'verdict.schema.json': validateVerdictAnswer as Validator,
+  'review.schema.json': validateReviewAnswer as Validator,
 };
 
 /** One of this package's committed schemas (`verdict.schema.json`, `review.schema.json`). */
@@ -23,8 +23,9 @@ export function loadVerifySchema(fileName: string): Record<string, unknown> {
 
 /** Check `data` against a published schema: null when it matches, else the first problem, naming `source`. */
 export function answerProblem(fileName: AnswerSchemaName, data: unknown, source: string): string | null {
-  const { id, validate } = VALIDATORS[fileName];
+  const validate = VALIDATORS[fileName];
   if (validate(data)) return null;
   const first = validate.errors?.[0];
-  return `${source}: does not match ${id}: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
+  // Every schema is published as https://leap.dev/schemas/FILE (answer-schemas.ts); its $id names it in the message.
+  return `${source}: does not match https://leap.dev/schemas/${fileName}: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
 }
