@@ -4,7 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
 import { readEvents } from '@leap/core/schemas';
-import { cleanupTempDirs, hostileTitles, repoRoot, runCommand } from '@leap/test-utils';
+import { readExitFile, readPidFile } from '@leap/supervise';
+import { cleanupTempDirs, hostileTitles, isAlive, repoRoot, runCommand, waitFor } from '@leap/test-utils';
 import { TEST_CMD, makeGreen, makeRedRepo, verifyEnv, writeAgents, writeScript } from './helpers.js';
 
 const S = join(repoRoot, 'scripts');
@@ -59,6 +60,33 @@ launch('detach-leaf.sh supervise.sh verdict-PHASE run-verdict.sh --step "$(...)"
   assert.equal(leaves, ['verdict-red', 'verify-red', 'verdict-green', 'verify-green']);
   const outer = events.find((e) => e.event === 'launch' && e.leaf === 'verdict-red');
   assert.is(outer?.step, title, 'VERI_STEP from the ledger reaches the supervisor byte for byte');
+});
+
+launch('a harness ending verdict-PHASE while the verifier thinks: the verifier is ended too, the verdict is ERROR, wait-leaf.sh returns 2', async () => {
+  const title = hostileTitles(2, 47)[0] as string;
+  const repo = makeRedRepo();
+  writeFileSync(join(repo, '.tdd', 'issue-3.md'), `# Issue 3\n\n## Steps\n\n- [ ] ${title} <!-- criterion: 1 -->\n`);
+  const script = writeScript([{ hang: true }]);
+  const env = verifyEnv({ VERI_AGENTS: writeAgents({ v: { plugin: 'scripted', script } }), VERI_VERIFY_AGENT: 'v' });
+  delete env.VERI_ISSUE;
+  delete env.VERI_TEST_CMD;
+  const [clear, start, wait] = launchLines('red') as [string, string, string];
+  assert.is(await runLines(repo, env, [clear, start]), 0, 'detach-leaf.sh returns once the supervisor holds the leaf');
+
+  // The verifier is running (after ground truth) under leap-verify's own supervisor, in a session of its own.
+  const tdd = join(repo, '.tdd');
+  const agent = await waitFor(() => readPidFile(join(tdd, 'verify-red.pid'))?.leaf, 20_000);
+  assert.ok(agent !== undefined && isAlive(agent), 'the verifier agent started and hangs');
+  const outer = readPidFile(join(tdd, 'verdict-red.pid'))?.pid as number;
+  process.kill(outer, 'SIGTERM');
+
+  assert.is(await runLines(repo, env, [wait]), 2, 'wait-leaf.sh: the verdict leaf was killed');
+  assert.is(isAlive(agent), false, 'the verifier agent does not outlive the verdict');
+  assert.is(readExitFile(join(tdd, 'verdict-red.exit'))?.status, 'killed-signal');
+  assert.is(readExitFile(join(tdd, 'verify-red.exit'))?.status, 'killed-signal');
+  const verdicts = readEvents(join(tdd, 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'verdict');
+  assert.equal(verdicts.map((e) => [e.step, e.event === 'verdict' ? e.verdict : '']), [[title, 'ERROR']], 'one verdict, ERROR, for the step byte for byte');
+  assert.is(readFileSync(join(tdd, 'verify-red.reason'), 'utf8'), 'no verdict: v was stopped by its supervisor (killed-signal)\n');
 });
 
 launch.run();
