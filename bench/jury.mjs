@@ -65,9 +65,23 @@ export async function benchJuryLibrary(tmp, verifyEntry) {
   return summary(runs);
 }
 
-/** One reviewer alone, a prompt piped in, run from a shell: what a jury of them cannot finish under. */
-export function benchReviewer(tmp) {
+function reviewerPrompt(tmp) {
   const prompt = join(tmp, 'reviewer-prompt.txt');
   writeFileSync(prompt, `${'a line of the envelope\n'.repeat(40)}`);
-  return summary(timeRuns(RUNS, REVIEWER, { input: prompt })[1].map((ms) => ms / 1000));
+  return prompt;
+}
+
+/** One reviewer alone, a prompt piped in, run from a shell: what a jury of them cannot finish under. */
+export function benchReviewer(tmp) {
+  return summary(timeRuns(RUNS, REVIEWER, { input: reviewerPrompt(tmp) })[1].map((ms) => ms / 1000));
+}
+
+/**
+ * Three reviewers started together by one bash (its start counted), each reading the prompt, until the
+ * last ends: what three reviewers cost on this machine's cores before any jury code runs. leap-jury's
+ * floor is this plus Node's start and exit in place of the bash's.
+ */
+export function benchReviewersTogether(tmp) {
+  const script = `for i in 1 2 3; do ${REVIEWER.slice(0, 2).join(' ')} "$0" < "$1" > /dev/null & done; wait`;
+  return summary(timeRuns(RUNS, ['bash', '-c', script, REVIEWER[2], reviewerPrompt(tmp)])[1].map((ms) => ms / 1000));
 }
