@@ -85,3 +85,24 @@ export function benchReviewersTogether(tmp) {
   const script = `for i in 1 2 3; do ${REVIEWER.slice(0, 2).join(' ')} "$0" < "$1" > /dev/null & done; wait`;
   return summary(timeRuns(RUNS, ['bash', '-c', script, REVIEWER[2], reviewerPrompt(tmp)])[1].map((ms) => ms / 1000));
 }
+
+/**
+ * Three reviewers spawned by the smallest Node script that can (node:child_process, each in a session of
+ * its own with a prompt file for stdin, exit when the last ends; no jury code): the floor of any jury
+ * that is a Node process here. leap-jury's own work is what it takes beyond this.
+ */
+export function benchNodeSpawner(tmp) {
+  const prompt = reviewerPrompt(tmp);
+  const script = join(tmp, 'spawn-three.cjs');
+  writeFileSync(script, `const { spawn } = require('node:child_process');
+const { closeSync, openSync } = require('node:fs');
+let left = 3;
+for (let i = 0; i < 3; i++) {
+  const stdin = openSync(${JSON.stringify(prompt)}, 'r');
+  const child = spawn(${JSON.stringify(REVIEWER[0])}, ${JSON.stringify(REVIEWER.slice(1))}, { detached: true, stdio: [stdin, 'ignore', 'ignore'] });
+  closeSync(stdin);
+  child.on('exit', (code) => { if (code !== 0) process.exit(1); if (--left === 0) process.exit(0); });
+}
+`);
+  return summary(timeRuns(RUNS, [process.execPath, script])[1].map((ms) => ms / 1000));
+}

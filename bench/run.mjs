@@ -201,15 +201,16 @@ if (has(bin('ledger', 'leap-ledger'))) {
 
 // --- jury of three one-second reviewers
 if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
-  const { benchJury, benchJuryFromNode, benchJuryLibrary, benchReviewer, benchReviewersTogether } = await import(join(root, 'bench', 'jury.mjs'));
+  const { benchJury, benchJuryFromNode, benchJuryLibrary, benchReviewer, benchReviewersTogether, benchNodeSpawner } = await import(join(root, 'bench', 'jury.mjs'));
   const jury = benchJury(tmp, bin('verify', 'leap-jury'));
   check('jury of three reviewers taking 1 s each: `leap-jury` run from a shell, wall time (median of 11)', jury.median.toFixed(3), '<= 1.2 s', jury.median <= 1.2, ' s');
   const fromNode = benchJuryFromNode(tmp, bin('verify', 'leap-jury'));
   const library = await benchJuryLibrary(tmp, join(root, 'packages', 'verify', 'dist', 'index.js'));
   const reviewer = benchReviewer(tmp);
   const together = benchReviewersTogether(tmp);
+  const spawner = benchNodeSpawner(tmp);
   const bare = process.env.NODE_EXTRA_CA_CERTS ? benchJury(tmp, bin('verify', 'leap-jury'), { withoutCaCerts: true }) : null;
-  rows.notes.push(`jury of three 1-second reviewers, 11 runs each: leap-jury from a shell ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; the same spawned from the bench's Node process (its fork counted) ${fromNode.min.toFixed(3)} s to ${fromNode.max.toFixed(3)} s, median ${fromNode.median.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s; one reviewer alone (bash, cat and sleep, from a shell) ${reviewer.median.toFixed(3)} s; three reviewers started together by one bash, no jury code (the floor of any jury on these cores, less Node's start and exit) median ${together.median.toFixed(3)} s${bare === null ? '' : `; leap-jury from a shell without NODE_EXTRA_CA_CERTS (which this machine sets for every process; leap-jury uses no TLS) median ${bare.median.toFixed(3)} s`}`);
+  rows.notes.push(`jury of three 1-second reviewers, 11 runs each: leap-jury from a shell ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; the same spawned from the bench's Node process (its fork counted) ${fromNode.min.toFixed(3)} s to ${fromNode.max.toFixed(3)} s, median ${fromNode.median.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s; one reviewer alone (bash, cat and sleep, from a shell) ${reviewer.median.toFixed(3)} s; three reviewers started together by one bash, no jury code (the floor of any jury on these cores, less Node's start and exit) median ${together.median.toFixed(3)} s; the same three spawned by the smallest Node script that can (no jury code: the floor of a jury that is a Node process) median ${spawner.median.toFixed(3)} s, so leap-jury's own work is about ${Math.round((jury.median - spawner.median) * 1000)} ms${bare === null ? '' : `; leap-jury from a shell without NODE_EXTRA_CA_CERTS (which this machine sets for every process; leap-jury uses no TLS) median ${bare.median.toFixed(3)} s`}`);
 }
 
 // --- what this machine charges for fresh memory (start-up work that allocates pays it)
