@@ -10,6 +10,8 @@ import {
   parseFinding, readCandidate, renderJurorPrompt, seatReviewers,
 } from '../src/index.js';
 import type { AgentLeafResult, CandidateFile } from '../src/index.js';
+import { RAW_TAIL_CHARS } from '../src/jury/judge-review.js';
+import { LENSES, TIER_SENTENCES, tierHeader } from '../src/jury/juror-prompt.js';
 
 const file = (path: string, text: string, kind: CandidateFile['kind'] = 'file'): CandidateFile => ({ path, bytes: Buffer.from(text), kind });
 
@@ -88,14 +90,73 @@ leaks.run();
 
 const prompt = suite('renderJurorPrompt');
 
-prompt('header, lens preamble, envelope, and the output protocol with the literal lens', () => {
-  const text = renderJurorPrompt('boundary_condition', 'ENVELOPE x\n');
-  assert.ok(text.includes(LENS_PREAMBLES.boundary_condition as string));
-  assert.ok(text.includes('"lens": "boundary_condition"'));
-  assert.not.ok(text.includes('<your lens>'));
-  assert.ok(text.includes('ENVELOPE x'));
-  assert.match(renderJurorPrompt('custom', 'E'), /LENS: CUSTOM\. Blind juror\./);
+// Copied from leap-family.md 3.5 by hand, not imported: the test pins the tribunal's words.
+const FOOTER = 'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
+
+// 3.1 gives each lens its tier; 3.2 gives each tier its sentence.
+const TIER_OF: Record<string, string> = {
+  defect: 'precise findings, no invented context.',
+  proportion: 'precise findings, no invented context.',
+  operator_consequence: 'think as the human who runs this on their own machine.',
+  reversibility: 'trace every state change across the whole workflow before you judge.',
+  state_continuity: 'trace every state change across the whole workflow before you judge.',
+  resource_economy: 'work fast and literal from the code in front of you.',
+  boundary_condition: 'work fast and literal from the code in front of you.',
+  telemetry: 'think as the human who runs this on their own machine.',
+};
+
+const headerWith = (sentence: string) => `You review a code change as one juror of a blind panel: ${sentence} You cannot see who wrote it. Do not modify any file.`;
+
+prompt('header, lens preamble, envelope and footer, in that order, byte for byte', () => {
+  assert.is(renderJurorPrompt('boundary_condition', 'ENVELOPE x\n'), [
+    'You review a code change as one juror of a blind panel: work fast and literal from the code in front of you. You cannot see who wrote it. Do not modify any file.',
+    '',
+    'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
+    '',
+    'ENVELOPE x',
+    '',
+    'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "boundary_condition", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.',
+    '',
+  ].join('\n'));
+  assert.is(renderJurorPrompt('defect', 'E'), renderJurorPrompt('defect', 'E\n'), 'an envelope without a final newline is laid out the same');
+});
+
+prompt('every lens: its tier\'s header first, its preamble, and the exact footer with the literal lens last', () => {
+  assert.equal(Object.keys(LENSES).sort(), Object.keys(TIER_OF).sort());
+  for (const [lens, sentence] of Object.entries(TIER_OF)) {
+    const lines = renderJurorPrompt(lens, 'ENVELOPE x\n').split('\n');
+    assert.is(lines[0], headerWith(sentence), lens);
+    assert.is(lines[2], LENS_PREAMBLES[lens], lens);
+    assert.is(lines.at(-2), FOOTER.replace('<your lens>', lens), lens);
+    assert.is(lines.at(-1), '');
+  }
+});
+
+prompt('the footer has no placeholder and nothing the tribunal did not write', () => {
+  const footer = renderJurorPrompt('telemetry', 'E').trimEnd().split('\n').at(-1) ?? '';
+  assert.ok(footer.includes('"lens": "telemetry"'));
+  assert.ok(footer.includes('Judge PRIOR_ADJUDICATIONS honestly.'));
+  assert.not.ok(footer.includes('<your lens>'));
+  assert.not.ok(footer.includes('Severity is one of'));
+  assert.is(footer.length, FOOTER.length - '<your lens>'.length + 'telemetry'.length);
+});
+
+prompt('a lens outside the table is a generalist seat; its id is copied verbatim, `$` included', () => {
+  const text = renderJurorPrompt('x$&y', 'E');
+  assert.ok(text.startsWith(`${headerWith('precise findings, no invented context.')}\n\nLENS: X$&Y. Blind juror.\n\nE\n\n`), text);
+  assert.ok(text.endsWith(`${FOOTER.replace('<your lens>', () => 'x$&y')}\n`));
+});
+
+prompt('the tables: eight lenses, preambles derived from them, one sentence per tier', () => {
   assert.is(Object.keys(LENS_PREAMBLES).length, 8);
+  for (const [lens, { preamble }] of Object.entries(LENSES)) assert.is(LENS_PREAMBLES[lens], preamble);
+  assert.equal(TIER_SENTENCES, {
+    deep_state: 'trace every state change across the whole workflow before you judge.',
+    fast_structural: 'work fast and literal from the code in front of you.',
+    operator_safety: 'think as the human who runs this on their own machine.',
+    generalist: 'precise findings, no invented context.',
+  });
+  assert.is(tierHeader('deep_state'), headerWith('trace every state change across the whole workflow before you judge.'));
 });
 
 prompt.run();
@@ -120,14 +181,14 @@ judge('a refuse is -1 with its findings', async () => {
   assert.equal([refused.verdict, refused.value, refused.note, refused.findings], ['refuse', -1, 'refused', [{ severity: 'major', message: 'a.js:3 off by one' }]]);
 });
 
-judge('fail closed: garbage, a schema miss, another lens, or a pass listing a blocker is -1', async () => {
+judge('fail closed: garbage, a schema miss, another lens, or a pass listing a blocker is -1, with the answer\'s raw tail', async () => {
   const cases: Array<[string, RegExp]> = [
-    ['LGTM!', /answered garbage: no JSON object with a "verdict"/],
+    ['LGTM!', /^answered garbage: no JSON object with a "verdict"$/],
     [answer({ verdict: 'PASS' }), /answered badly: .*\/verdict must be equal to one of the allowed values/],
     [answer({ findings: ['no severity'] }), /answered badly: .*must match pattern/],
     [answer({ extra: true }), /answered badly: .*must NOT have additional properties/],
-    [answer({ lens: 'proportion' }), /answered for lens "proportion", seated for "defect"/],
-    [answer({ findings: ['[blocker] a.js:1 crash'] }), /a pass that lists a \[blocker\] finding is not a pass/],
+    [answer({ lens: 'proportion' }), /^answered for lens "proportion", seated for "defect"$/],
+    [answer({ findings: ['[blocker] a.js:1 crash'] }), /^a pass that lists a \[blocker\] finding is not a pass$/],
     [answer({ findings: ['[info] ok', '[major] a.js:1 leak'] }), /lists a \[major\] finding/],
   ];
   for (const [text, note] of cases) {
@@ -135,11 +196,45 @@ judge('fail closed: garbage, a schema miss, another lens, or a pass listing a bl
     assert.is(verdict.value, -1, text);
     assert.is(verdict.verdict, 'refuse');
     assert.match(verdict.note, note);
+    assert.is(verdict.rawTail, text, 'the whole answer, when it is short');
   }
+  assert.is(judgeReview(leafWith(answer({ lens: 'proportion' })), 'defect').reasoning, 'checked greet', 'a wrong lens keeps its reasoning');
+});
+
+judge('the raw tail is the last RAW_TAIL_CHARS characters, on one line, quotes and newlines escaped', async () => {
+  assert.is(RAW_TAIL_CHARS, 300);
+  const long = judgeReview(leafWith(`${'a'.repeat(700)}\nsaid "ok"\n${'b'.repeat(290)}`), 'defect');
+  assert.is(long.note, 'answered garbage: no JSON object with a "verdict"');
+  assert.is(long.rawTail, `said "ok"\n${'b'.repeat(290)}`);
+  assert.is(long.rawTail?.length, RAW_TAIL_CHARS);
+  const exact = 'z'.repeat(RAW_TAIL_CHARS);
+  assert.is(judgeReview(leafWith(exact), 'defect').rawTail, exact);
+  assert.is(judgeReview(leafWith(''), 'defect').rawTail, '', 'an empty answer is still an answer');
+});
+
+judge('the raw tail never starts on half of a split surrogate pair', async () => {
+  // 401 UTF-16 units: the last 300 would start on the low half of an emoji.
+  assert.is(judgeReview(leafWith(`${'\u{1F600}'.repeat(200)}y`), 'defect').rawTail, `${'\u{1F600}'.repeat(149)}y`);
+});
+
+judge('a rejected structured answer leaves its own JSON as the raw tail, not the prose beside it', async () => {
+  const json = { verdict: 'pass', lens: 'proportion', findings: [], reasoning: 'r' };
+  const verdict = judgeReview(leafWith('prose', { answer: { text: 'prose', json } }), 'defect');
+  assert.equal([verdict.note, verdict.rawTail], ['answered for lens "proportion", seated for "defect"', JSON.stringify(json)]);
+});
+
+judge('a refuse, a pass and a silent seat carry no raw tail', async () => {
+  const pass = judgeReview(leafWith(answer({ findings: ['[minor] a.js:1 x'] })), 'defect');
+  assert.equal([pass.note, pass.rawTail], ['pass with 1 minor/info finding(s)', undefined]);
+  const refused = judgeReview(leafWith(answer({ verdict: 'refuse' })), 'defect');
+  assert.equal([refused.note, refused.rawTail], ['refused', undefined]);
+  const killed = judgeReview(leafWith(null, { stdout: 'half an answer', status: 'killed-timeout', code: 2, failure: 'killed after 600 s' }), 'defect');
+  assert.equal(killed, { verdict: 'none', value: 0, findings: [], note: 'never answered: killed after 600 s' });
 });
 
 judge('never answered is 0; structured json from the CLI is used', async () => {
   assert.equal(judgeReview(leafWith(null, { code: 127, status: 'failed-start' }), 'defect'), { verdict: 'none', value: 0, findings: [], note: 'never answered: codex could not start' });
+  assert.equal(judgeReview(leafWith(null, { failure: null }), 'defect').note, 'never answered: no answer');
   const structured = judgeReview(leafWith('', { answer: { text: 'prose', json: JSON.parse(answer({})) } }), 'defect');
   assert.is(structured.value, 1);
 });
@@ -180,7 +275,7 @@ seat.run();
 const count = suite('combine');
 
 count('any refuse is -1; any silent seat or fewer than two is 0; else a unanimous 1', () => {
-  const s = (reviewer: string, value: -1 | 0 | 1, note = 'n') => ({ reviewer, value, note });
+  const s = (reviewer: string, value: -1 | 0 | 1, note = 'n') => ({ reviewer, value, note, findings: [], reasoning: 'checked a.js' });
   assert.is(combine([s('a', 1), s('b', -1, 'refused'), s('c', 0)]).value, -1);
   assert.is(combine([s('a', 1), s('b', -1, 'refused')]).reason, 'refuse: b (refused)');
   assert.equal(combine([s('a', 1), s('b', 0, 'never answered: x')]), { value: 0, reason: 'hold: b never answered: x' });

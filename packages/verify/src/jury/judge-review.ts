@@ -17,32 +17,50 @@ export interface SeatVerdict {
   reasoning?: string;
   /** Why this value, for people. */
   note: string;
+  /** A rejected answer's last RAW_TAIL_CHARS characters, for the record (its review event). */
+  rawTail?: string;
 }
+
+/** How many characters of a rejected answer the seat's record keeps (blind-tribunal 3.6 `raw_tail`). */
+export const RAW_TAIL_CHARS = 300;
 
 /**
  * Judge a juror's leaf (blind-tribunal 3.6, fail closed): no answer (could not start, killed,
  * transport failure) is 0; an answer with no verdict JSON, one that does not match the schema, one for
  * another lens, or a pass listing a blocker or major finding is -1; a refuse is -1; a clean pass is 1.
+ * A rejected answer leaves its words on the record: `rawTail`, which the jury writes into its review event.
  */
 export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
   if (leaf.answer === null) return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
   const json = leaf.answer.json;
-  const object = typeof json === 'object' && json !== null && 'verdict' in json ? json : lastVerdictObject(leaf.answer.text);
-  if (object === null) return refuse('answered garbage: no JSON object with a "verdict"');
+  const structured = typeof json === 'object' && json !== null && 'verdict' in json;
+  const object = structured ? json : lastVerdictObject(leaf.answer.text);
+  // The words judged: the CLI's structured answer when that was read, else the answer text. Not the
+  // CLI's stdout, whose tail is its own bookkeeping (usage, cost, session) wrapped around the answer.
+  const raw = structured ? JSON.stringify(json) : leaf.answer.text;
+  const reject = (why: string): SeatVerdict => ({ ...refuse(why), rawTail: rawTail(raw) });
+  if (object === null) return reject('answered garbage: no JSON object with a "verdict"');
   const problem = answerProblem('review.schema.json', object, `${leaf.name}'s answer`);
-  if (problem !== null) return refuse(`answered badly: ${problem}`);
+  if (problem !== null) return reject(`answered badly: ${problem}`);
   const answer = object as { verdict: 'pass' | 'refuse'; lens: string; findings: string[]; reasoning: string };
   const findings = answer.findings.map(parseFinding);
   const base = { findings, reasoning: answer.reasoning };
-  if (answer.lens !== lens) return { ...base, ...refuse(`answered for lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`) };
+  if (answer.lens !== lens) return { ...base, ...reject(`answered for lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`) };
   if (answer.verdict === 'refuse') return { ...base, verdict: 'refuse', value: -1, note: 'refused' };
   const contradiction = findings.find((f) => f.severity === 'blocker' || f.severity === 'major');
-  if (contradiction !== undefined) return { ...base, ...refuse(`a pass that lists a [${contradiction.severity}] finding is not a pass`) };
+  if (contradiction !== undefined) return { ...base, ...reject(`a pass that lists a [${contradiction.severity}] finding is not a pass`) };
   return { ...base, verdict: 'pass', value: 1, note: findings.length === 0 ? 'pass (no findings)' : `pass with ${findings.length} minor/info finding(s)` };
 }
 
 function refuse(note: string): SeatVerdict {
   return { verdict: 'refuse', value: -1, findings: [], note };
+}
+
+// The last RAW_TAIL_CHARS characters, never starting on the second half of a split surrogate pair.
+function rawTail(text: string): string {
+  if (text.length <= RAW_TAIL_CHARS) return text;
+  const tail = text.slice(-RAW_TAIL_CHARS);
+  return /^[\uDC00-\uDFFF]/.test(tail) ? tail.slice(1) : tail;
 }
 
 /** Split "[severity] file:line claim" into its severity and the rest. */

@@ -1,23 +1,52 @@
 // A juror's prompt: tier header + lens preamble + envelope + output protocol (blind-tribunal 3.5).
 
-/** The lens preambles, one per seat kind, as the tribunal states them. */
-export const LENS_PREAMBLES: Readonly<Record<string, string>> = {
-  defect: 'LENS: DEFECT. Blind juror. Check the code for logic flaws, syntax errors, and verify no new defects exist.',
-  proportion: 'LENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.',
-  operator_consequence: 'LENS: OPERATOR CONSEQUENCE. Blind juror. Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
-  reversibility: 'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. If it fails mid-execution, can the system cleanly rollback?',
-  state_continuity: 'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, clobber global state, or drop required context for downstream nodes.',
-  resource_economy: 'LENS: RESOURCE ECONOMY. Blind juror. Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.',
-  boundary_condition: 'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
-  telemetry: 'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. Are there sufficient logs or try/except blocks to easily diagnose a failure?',
+/** A routing tier (blind-tribunal 3.2): what kind of reader a lens needs. */
+export type Tier = 'deep_state' | 'fast_structural' | 'operator_safety' | 'generalist';
+
+/** What each tier's juror is told to do, verbatim from the tribunal (3.2). */
+export const TIER_SENTENCES: Readonly<Record<Tier, string>> = {
+  deep_state: 'trace every state change across the whole workflow before you judge.',
+  fast_structural: 'work fast and literal from the code in front of you.',
+  operator_safety: 'think as the human who runs this on their own machine.',
+  generalist: 'precise findings, no invented context.',
 };
 
-const HEADER = 'You review a code change as one juror of a blind panel: precise findings, no invented context. You cannot see who wrote it. Do not modify any file.';
+/** The eight lenses, one per seat: each lens's tier (3.1) and preamble (3.5). The one table tests read. */
+export const LENSES: Readonly<Record<string, { tier: Tier; preamble: string }>> = {
+  defect: { tier: 'generalist', preamble: 'LENS: DEFECT. Blind juror. Check the code for logic flaws, syntax errors, and verify no new defects exist.' },
+  proportion: { tier: 'generalist', preamble: 'LENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.' },
+  operator_consequence: { tier: 'operator_safety', preamble: 'LENS: OPERATOR CONSEQUENCE. Blind juror. Assess safety, destructive potential, and negative impacts if a human operator executes this code.' },
+  reversibility: { tier: 'deep_state', preamble: 'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. If it fails mid-execution, can the system cleanly rollback?' },
+  state_continuity: { tier: 'deep_state', preamble: 'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, clobber global state, or drop required context for downstream nodes.' },
+  resource_economy: { tier: 'fast_structural', preamble: 'LENS: RESOURCE ECONOMY. Blind juror. Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.' },
+  boundary_condition: { tier: 'fast_structural', preamble: 'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?' },
+  telemetry: { tier: 'operator_safety', preamble: 'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. Are there sufficient logs or try/except blocks to easily diagnose a failure?' },
+};
 
-const PROTOCOL = 'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. Severity is one of blocker, major, minor, info. At most 10 findings; cite locations, do not quote code. A refuse halts the pipeline.';
+/** The lens preambles alone, keyed by lens id (convene-jury checks `--lens` against these keys). */
+export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(LENSES).map(([lens, { preamble }]) => [lens, preamble]),
+);
 
-/** The juror prompt for `lens`: the same envelope for every juror, the literal lens in the protocol. */
+// The tribunal's exact footer (3.5); `<your lens>` is filled with the literal lens id (v3).
+const PROTOCOL = 'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
+
+/**
+ * The header for a tier: the tribunal's tier sentence, framed so the juror knows it is one blind,
+ * read-only seat (the sentences are fragments written to follow such a frame).
+ */
+export function tierHeader(tier: Tier): string {
+  return `You review a code change as one juror of a blind panel: ${TIER_SENTENCES[tier]} You cannot see who wrote it. Do not modify any file.`;
+}
+
+/** The juror prompt for `lens`: the same envelope for every juror, its tier's header, the literal lens in the protocol. */
 export function renderJurorPrompt(lens: string, envelope: string): string {
-  const preamble = LENS_PREAMBLES[lens] ?? `LENS: ${lens.toUpperCase()}. Blind juror.`;
-  return `${HEADER}\n\n${preamble}\n\n${envelope}\n${PROTOCOL.replace('<your lens>', lens)}\n`;
+  // A lens outside the table reads as a generalist seat: the tier 3.2 calls "a reliable large generalist".
+  const known = LENSES[lens];
+  const header = tierHeader(known?.tier ?? 'generalist');
+  const preamble = known?.preamble ?? `LENS: ${lens.toUpperCase()}. Blind juror.`;
+  // A replacer function, so a `$` in the lens id is copied, not read as a replacement pattern.
+  const footer = PROTOCOL.replace('<your lens>', () => lens);
+  const body = envelope.endsWith('\n') ? envelope : `${envelope}\n`;
+  return `${header}\n\n${preamble}\n\n${body}\n${footer}\n`;
 }
