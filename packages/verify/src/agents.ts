@@ -8,11 +8,12 @@ import { createCodexAgent } from '@leap/agent-codex';
 import { createCommandAgent } from '@leap/agent-command';
 import { createGeminiAgent } from '@leap/agent-gemini';
 import { createScriptedAgent } from '@leap/agent-scripted';
+import { knownVendor, vendorFamily } from './family.js';
 
 /** One agent of an agents file. */
 export interface AgentEntry {
   plugin: 'claude' | 'codex' | 'gemini' | 'command' | 'scripted';
-  /** Required for `command`; overrides the plugin's family otherwise. */
+  /** Required for `command`; overrides the plugin's family otherwise (read as a vendor: `gemma` is `google`). */
   family?: string;
   /** `command`: the argv. */
   command?: string[];
@@ -94,6 +95,13 @@ function createFromEntry(name: string, entry: AgentEntry, file: string | null): 
   else if (entry.plugin === 'gemini') agent = createGeminiAgent(cli);
   else if (entry.plugin === 'command') agent = createCommandAgent({ name, command: entry.command as string[], family: entry.family as string, env: entry.env });
   else agent = createScriptedAgent({ name, script: resolve(file === null ? '.' : dirname(file), entry.script as string), family: entry.family });
-  if (entry.family === undefined || entry.family === agent.family) return agent;
-  return { ...agent, family: entry.family };
+  // Same vendor, same family: a declared family, else the vendor of a configured model, read through one table.
+  const family = vendorFamily(entry.family ?? (entry.model === undefined ? null : knownVendor(entry.model)) ?? agent.family);
+  return family === agent.family ? agent : { ...agent, family };
+}
+
+/** The agent with its family read as a vendor (`gemma` is `google`); itself when nothing changes. */
+export function withVendorFamily(agent: AgentPlugin): AgentPlugin {
+  const family = vendorFamily(agent.family);
+  return family === agent.family ? agent : { ...agent, family };
 }

@@ -44,7 +44,7 @@ load.run();
 const resolve = suite('resolveAgent');
 resolve.after.each(cleanupTempDirs);
 
-resolve('built-ins by name with their families; entries of every plugin; a family override', () => {
+resolve('built-ins by name with their families; entries of every plugin; a family override, read as its vendor', () => {
   const none = loadAgentRegistry(undefined, {});
   assert.equal(BUILTIN_AGENTS.map((n) => resolveAgent(n, none).family), ['anthropic', 'openai', 'google']);
   const dir = makeTempDir();
@@ -52,6 +52,8 @@ resolve('built-ins by name with their families; entries of every plugin; a famil
   const registry = loadAgentRegistry(writeAgents({
     fast: { plugin: 'claude', model: 'haiku', bin: '/opt/claude' },
     cx: { plugin: 'codex', extraArgs: ['--ephemeral'] },
+    oss: { plugin: 'codex', model: 'llama3.1:8b' },
+    mini: { plugin: 'codex', model: 'o4-mini' },
     gm: { plugin: 'gemini', family: 'gemma' },
     cmd: { plugin: 'command', command: ['echo', 'x'], family: 'local', env: { A: '1' } },
     rep: { plugin: 'scripted', script: 'script-replayed.json' },
@@ -62,7 +64,10 @@ resolve('built-ins by name with their families; entries of every plugin; a famil
   assert.equal(fast.buildInvocation('p', { role: 'verifier', cwd: dir }).args.slice(3, 5), ['--model', 'haiku']);
   assert.is(fast.buildInvocation('p', { role: 'verifier', cwd: dir }).command, '/opt/claude');
   assert.equal(resolveAgent('cx', registry).buildInvocation('p', { role: 'reviewer', cwd: dir }).args.slice(-2), ['--ephemeral', '-']);
-  assert.is(resolveAgent('gm', registry).family, 'gemma');
+  assert.is(resolveAgent('gm', registry).family, 'google', 'same vendor, same family: gemma is google');
+  assert.is(fast.family, 'anthropic');
+  assert.is(resolveAgent('oss', registry).family, 'meta', 'a configured model names the family when the table knows its vendor');
+  assert.is(resolveAgent('mini', registry).family, 'openai');
   assert.is(resolveAgent('gm', registry).buildInvocation('p', { role: 'reviewer', cwd: dir }).command, 'gemini');
   assert.is(resolveAgent('cmd', registry).buildInvocation('p', { role: 'reviewer', cwd: dir }).env?.A, '1');
   const rep = resolveAgent('rep', registry);

@@ -1,0 +1,46 @@
+// Model families for the cross-family rule: same vendor, same family (blind-tribunal 3.3). One table
+// turns a model id, a vendor or a family alias into the vendor, for the builder's declaration and for
+// every reviewer alike, so that `claude-opus-4`, `sonnet` and `anthropic` exclude the same seats.
+
+/** Each vendor and the names its models go by (a model id starts with one of them). */
+const VENDORS: Readonly<Record<string, readonly string[]>> = {
+  anthropic: ['anthropic', 'claude', 'opus', 'sonnet', 'haiku'],
+  openai: ['openai', 'chatgpt', 'gpt', 'codex', 'davinci', 'o1', 'o3', 'o4'],
+  google: ['google', 'gemini', 'gemma', 'palm', 'bard', 'deepmind', 'codegemma'],
+  meta: ['meta', 'llama', 'codellama'],
+  mistral: ['mistral', 'mistralai', 'mixtral', 'codestral', 'devstral', 'magistral', 'ministral', 'pixtral'],
+  alibaba: ['alibaba', 'qwen', 'qwq'],
+  deepseek: ['deepseek'],
+  xai: ['xai', 'grok'],
+  microsoft: ['microsoft', 'phi'],
+  moonshot: ['moonshot', 'moonshotai', 'kimi'],
+  zhipu: ['zhipu', 'zai', 'glm'],
+  ibm: ['ibm', 'granite'],
+  nvidia: ['nvidia', 'nemotron'],
+};
+
+const ALIASES: ReadonlyArray<readonly [alias: string, vendor: string]> = Object.entries(VENDORS)
+  .flatMap(([vendor, aliases]) => aliases.map((alias) => [alias, vendor] as const))
+  // Longest first, so `codegemma` is not read as a shorter alias.
+  .sort((a, b) => b[0].length - a[0].length);
+
+/**
+ * The vendor of a model id, vendor or family alias (`claude-opus-4-1`, `gpt-5-codex`, `o3-mini`,
+ * `meta-llama/Llama-3.1-8B`, `ollama:qwen2.5-coder`), or null when the table does not know it. An
+ * alias counts at the start of a path or tag segment, followed by its end, a digit, `-`, `.` or `_`.
+ */
+export function knownVendor(name: string): string | null {
+  for (const segment of name.toLowerCase().split(/[/:@]/)) {
+    for (const [alias, vendor] of ALIASES) {
+      if (!segment.startsWith(alias)) continue;
+      const next = segment.charAt(alias.length);
+      if (next === '' || /[0-9._-]/.test(next)) return vendor;
+    }
+  }
+  return null;
+}
+
+/** The family a name stands for: its vendor when the table knows it, else the name itself, lower-cased. */
+export function vendorFamily(name: string): string {
+  return knownVendor(name) ?? name.trim().toLowerCase();
+}
