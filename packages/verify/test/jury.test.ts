@@ -122,6 +122,80 @@ jury('a builder named by its agent stands for that agent\'s family', async () =>
   assert.is(result.value, 0);
 });
 
+jury('a builder named by a model id excludes its whole vendor; a reviewer declared by a vendor\'s alias is that vendor', async () => {
+  const { repo, scripts, env } = setup({ gemma: [{ answer: PASS }], anthropic: [{ answer: PASS }], f3: [{ answer: PASS }] });
+  const google = await conveneJury({ ...base, builderFamily: 'gemini-2.5-pro', reviewers: ['r-gemma', 'r-anthropic', 'r-f3'], cwd: repo, env });
+  assert.equal(google.refused, [{ reviewer: 'r-gemma', family: 'google', reason: 'same family as the builder (google)' }]);
+  assert.not.ok(existsSync(movePromptFile(scripts.gemma as string, 0)), 'a gemma reviewer never reviews a gemini build');
+  assert.is(google.value, 1, google.reason);
+  const anthropic = await conveneJury({ ...base, builderFamily: 'claude-opus-4-1', reviewers: ['r-anthropic', 'r-f3'], cwd: repo, env });
+  assert.equal([anthropic.value, anthropic.refused.map((r) => [r.reviewer, r.reason])], [0, [['r-anthropic', 'same family as the builder (anthropic)']]]);
+});
+
+jury('a review that changed the repository is void, naming the paths: a new file, a write into an already dirty file, a commit', async () => {
+  const { repo, env } = setup({
+    f1: [{ answer: PASS, edits: [{ path: 'notes/other file.txt', content: 'mine\n' }] }, { answer: PASS }, { answer: PASS, edits: [{ path: 'README.md', content: 'dirtier\n' }] }, { answer: PASS, edits: [{ path: 'n.txt', content: 'x\n' }], commit: 'reviewer commit' }],
+    f2: [{ answer: PASS }, { answer: PASS }, { answer: PASS }, { answer: PASS }],
+  });
+  // The state folder is ignored, as a project ignores it: the reviewer's `git add -A` must not race the supervisors' files.
+  writeFileSync(join(repo, '.gitignore'), '.tdd/\n');
+  git(repo, 'add', '.gitignore');
+  git(repo, 'commit', '-q', '-m', 'ignore the state folder');
+  const newFile = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.equal([newFile.value, newFile.reason], [0, 'hold: the repository changed during the review ("notes/other file.txt"); the verdicts of the reviewers that ran are void']);
+  assert.equal(newFile.seats.map((s) => s.value), [1, 1], 'each seat keeps its own verdict on the record');
+
+  // A dirty file the reviewers leave alone is no change; writing into it is one (a content fingerprint, not a set of dirty paths).
+  writeFileSync(join(repo, 'README.md'), 'dirty before the review\n');
+  const untouched = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.is(untouched.value, 1, untouched.reason);
+  const dirtier = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.match(dirtier.reason, /^hold: the repository changed during the review \("README\.md"\)/);
+
+  const committed = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.is(committed.value, 0);
+  assert.equal([committed.value, committed.seats.map((s) => s.value)], [0, [1, 1]], committed.reason);
+  assert.match(committed.reason, /the repository changed during the review \("HEAD"/);
+  assert.equal(reviews(repo).at(-1)?.reasoning, committed.reason, 'the hold is recorded');
+});
+
+jury('bare passes alone hold; one pass that says what it checked makes them count', async () => {
+  const BARE = { verdict: 'pass', lens: 'defect', findings: [], reasoning: ' ' };
+  const { repo, env } = setup({ f1: [{ answer: BARE }, { answer: BARE }], f2: [{ answer: BARE }, { answer: PASS }] });
+  const bare = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.equal([bare.value, bare.reason], [0, 'hold: only bare passes (no finding, no reasoning) from r-f1, r-f2: a low-information vote is never the only proof']);
+  const backed = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.is(backed.value, 1, backed.reason);
+});
+
+jury('a refusal is never re-seated; an alternate of the builder\'s family is refused; every seat\'s verdict is a review event', async () => {
+  const refuse = { ...PASS, verdict: 'refuse', findings: ['[major] src/greet.js:1 wrong'] };
+  const { repo, scripts, env } = setup({ f1: [{ answer: PASS }, { answer: PASS }], f2: [{ answer: refuse }, { answer: 'not json' }], f3: [{ answer: PASS }], anthropic: [{ answer: PASS }] });
+  const refused = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], alternates: ['r-f3'], cwd: repo, env });
+  assert.equal([refused.value, refused.seats.map((s) => [s.reviewer, s.value, s.replaced])], [-1, [['r-f1', 1, false], ['r-f2', -1, false]]]);
+  assert.not.ok(existsSync(movePromptFile(scripts.f3 as string, 0)), 'no alternate launders a refusal');
+  const candidate = refused.candidate;
+  const byReviewer = (a: unknown[], b: unknown[]) => (String(a[0] ?? '~') < String(b[0] ?? '~') ? -1 : 1);
+  assert.equal(reviews(repo).map((e) => [e.reviewer, e.family, e.verdict, e.value, e.candidate, e.findings]).sort(byReviewer), [
+    ['r-f1', 'f1', 'pass', 1, candidate, []],
+    ['r-f2', 'f2', 'refuse', -1, candidate, [{ severity: 'major', message: 'src/greet.js:1 wrong' }]],
+    [null, null, 'refuse', -1, candidate, undefined],
+  ]);
+
+  const gone = { plugin: 'command', family: 'f9', command: ['no-such-reviewer-cli'] };
+  const agents = JSON.parse(readFileSync(env.VERI_AGENTS as string, 'utf8')) as { agents: Record<string, unknown> };
+  writeFileSync(env.VERI_AGENTS as string, JSON.stringify({ agents: { ...agents.agents, gone } }));
+  const reseated = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2', 'gone'], alternates: ['r-anthropic', 'r-f3'], cwd: repo, env });
+  assert.equal(reseated.refused, [{ reviewer: 'r-anthropic', family: 'anthropic', reason: 'same family as the builder (anthropic)' }]);
+  // The reviewer that never answered is re-seated (a transport failure); the refusal stands, and so does the -1.
+  assert.equal([reseated.value, reseated.seats.map((s) => [s.reviewer, s.verdict, s.value, s.replaced])], [-1, [['r-f1', 'pass', 1, false], ['r-f2', 'refuse', -1, false], ['gone', 'none', 0, true], ['r-f3', 'pass', 1, false]]]);
+  assert.not.ok(existsSync(movePromptFile(scripts.anthropic as string, 0)));
+  const last = reviews(repo).slice(-5);
+  assert.equal(last.map((e) => [e.reviewer, e.verdict, e.value]).sort(byReviewer), [['gone', 'none', 0], ['r-f1', 'pass', 1], ['r-f2', 'refuse', -1], ['r-f3', 'pass', 1], [null, 'refuse', -1]]);
+  assert.is(last.find((e) => e.reviewer === 'r-f2')?.reasoning, 'answered garbage: no JSON object with a "verdict"; raw tail: "not json"', 'a rejected answer leaves its words on the record');
+  assert.match(last.find((e) => e.reviewer === 'gone')?.reasoning ?? '', /never answered: gone could not start/);
+});
+
 jury.run();
 
 // ---

@@ -6,9 +6,11 @@ const USAGE = `Usage: leap-jury --builder-family F --reviewers A,B[,...] --inten
 Seats reviewers of model families other than the builder's (one seat per family; at least two),
 gives each the same author-redacted envelope (the whole FILEs and tests, the intent, the criteria,
 the candidate sha256) in parallel as supervised leaves review-CANDIDATE8-FAMILY, and counts:
-a refuse or a bad answer is -1, a reviewer that never answered 0, only a unanimous pass 1.
+a refuse or a bad answer is -1, a reviewer that never answered 0, only a unanimous pass 1
+(a review that changed the repository, or bare passes alone, hold).
 Options:
-  --builder-family F   the builder's model family (or its agent's name: claude -> anthropic)
+  --builder-family F   the builder's model family, a model id or its agent's name, read as the vendor
+                       (claude-opus-4, sonnet, claude -> anthropic; gpt-5, codex -> openai)
   --reviewers LIST     comma-separated agent names (built-in: claude, codex, gemini; more via --agents)
   --alternates LIST    agents seated in place of reviewers that never answered
   --intent TEXT        the change's intent, one line

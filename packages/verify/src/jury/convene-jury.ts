@@ -1,7 +1,8 @@
 // The blind jury: seat reviewers of other families, give each the same envelope in parallel, count.
 import type { AgentPlugin, EventContext } from '@leap/core';
 import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
-import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent } from '../agents.js';
+import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
+import { vendorFamily } from '../family.js';
 import { runAgentLeaf } from '../run-agent-leaf.js';
 import { candidateHash, readCandidate } from './candidate.js';
 import { buildEnvelope } from './envelope.js';
@@ -11,11 +12,12 @@ import { judgeReview } from './judge-review.js';
 import type { SeatVerdict } from './judge-review.js';
 import { LENS_PREAMBLES, renderJurorPrompt } from './juror-prompt.js';
 import { seatReviewers } from './seat-reviewers.js';
+import { changedPaths, fingerprintTree } from './tree-fingerprint.js';
 import type { RefusedSeat } from './seat-reviewers.js';
 
 /** What the jury judges and who may sit. */
 export interface JuryOptions extends AuthorAliases {
-  /** The builder's model family, or the name of the builder's agent (its family is used). */
+  /** The builder's model family or a model id (read as its vendor: `claude-opus-4` is `anthropic`), or the name of the builder's agent (its family is used). */
   builderFamily: string;
   /** Agent names (built-in or from the agents file) or agents. */
   reviewers: ReadonlyArray<string | AgentPlugin>;
@@ -63,15 +65,18 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const lens = options.lens ?? 'defect';
   if (LENS_PREAMBLES[lens] === undefined) throw new UsageError(`unknown lens ${showValue(lens)}: expected one of ${Object.keys(LENS_PREAMBLES).join(', ')}`);
   const registry = loadAgentRegistry(options.agentsFile, env);
-  const toAgent = (r: string | AgentPlugin) => (typeof r === 'string' ? resolveAgent(r, registry) : r);
+  const toAgent = (r: string | AgentPlugin) => withVendorFamily(typeof r === 'string' ? resolveAgent(r, registry) : r);
   const reviewers = options.reviewers.map(toAgent);
   const alternates = (options.alternates ?? []).map(toAgent);
   const builderFamily = familyOf(options.builderFamily, registry);
+  const stateDir = resolveStateDir(env, cwd);
+  const repo = findRepoRoot(cwd) ?? cwd;
+  // Started now, read before any reviewer starts: what the repository holds, to see whether the review changed it.
+  const treeBefore = fingerprintTree(repo, stateDir, env);
   const files = readCandidate(cwd, options.files, options.tests ?? []);
   const candidate = candidateHash(files);
   const authors = [...(options.authors ?? []), ...(options.gitAliases === false ? [] : await gitAliases(cwd))];
   const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }));
-  const stateDir = resolveStateDir(env, cwd);
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const log = (fields: Parameters<typeof createEvent<'review'>>[1]) => appendEvent(statePaths(stateDir).events, createEvent('review', fields, context));
@@ -85,7 +90,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
     return { value: 0, candidate, reason, seats: [], refused: seating.refused };
   }
   const leafName = (agent: AgentPlugin) => `review-${candidate.slice(0, 8)}-${agent.family}`;
-  const repo = findRepoRoot(cwd) ?? cwd;
+  const before = await treeBefore;
   const seatRound = (agents: AgentPlugin[]) => {
     // Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
     const running = agents.map((agent) => runAgentLeaf({
@@ -95,7 +100,9 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
       const agent = agents[i] as AgentPlugin;
       const ran = await leafRun;
       const verdict = judgeReview(ran, lens);
-      log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning: verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}` });
+      const said = verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}`;
+      const reasoning = verdict.rawTail === undefined ? said : `${said}; raw tail: ${JSON.stringify(verdict.rawTail)}`;
+      log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning });
       return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false };
     }));
   };
@@ -106,6 +113,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
     const answered = seats.filter((s) => s.value !== 0).map((s) => s.family);
     const reseat = seatReviewers(builderFamily, alternates, [...answered, ...silent.map((s) => s.family)]);
     refused.push(...reseat.refused);
+    for (const r of reseat.refused) writeFd(2, `leap-jury: refused alternate ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
     const chosen = reseat.seated.slice(0, silent.length);
     for (const [i, agent] of chosen.entries()) {
       const seat = silent[i] as SeatRecord;
@@ -116,27 +124,47 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   }
   const counted = seats.filter((s) => !s.replaced);
   const after = candidateHash(readCandidate(cwd, options.files, options.tests ?? []));
+  const treeAfter = before === null ? null : await fingerprintTree(repo, stateDir, env);
+  const changed = before === null || treeAfter === null ? [] : changedPaths(before, treeAfter);
   const { value, reason } = after !== candidate
     ? { value: 0 as const, reason: `hold: the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files` }
-    : combine(counted);
+    : changed.length > 0
+      ? { value: 0 as const, reason: `hold: the repository changed during the review (${listPaths(changed)}); the verdicts of the reviewers that ran are void` }
+      : combine(counted);
   if (value === 0) writeFd(2, `leap-jury: ${reason}\n`);
   log({ candidate, reviewer: null, family: null, verdict: value === 1 ? 'pass' : value === -1 ? 'refuse' : 'none', value, reasoning: reason });
   return { value, candidate, reason, seats, refused };
 }
 
-/** Any -1 refuses; 1 needs every counted seat to pass, at least two of them; anything else holds. */
-export function combine(seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewer' | 'note'>>): { value: -1 | 0 | 1; reason: string } {
+/**
+ * Any -1 refuses; 1 needs every counted seat to pass, at least two of them, and at least one pass that says
+ * what it checked (a finding or some reasoning): bare passes are low-information votes, never the only
+ * proof (blind-tribunal 3.6). Anything else holds.
+ */
+export function combine(seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewer' | 'note' | 'findings' | 'reasoning'>>): { value: -1 | 0 | 1; reason: string } {
   const refusing = seats.filter((s) => s.value === -1);
   if (refusing.length > 0) return { value: -1, reason: `refuse: ${refusing.map((s) => `${s.reviewer} (${s.note})`).join('; ')}` };
   const silent = seats.filter((s) => s.value === 0);
   if (silent.length > 0) return { value: 0, reason: `hold: ${silent.map((s) => `${s.reviewer} ${s.note}`).join('; ')}` };
   if (seats.length < MIN_SEATS) return { value: 0, reason: `hold: ${seats.length} passing seat(s), the jury needs ${MIN_SEATS}` };
+  if (seats.every((s) => s.findings.length === 0 && (s.reasoning ?? '').trim() === '')) {
+    return { value: 0, reason: `hold: only bare passes (no finding, no reasoning) from ${seats.map((s) => s.reviewer).join(', ')}: a low-information vote is never the only proof` };
+  }
   return { value: 1, reason: `unanimous pass of ${seats.length} reviewers: ${seats.map((s) => s.reviewer).join(', ')}` };
 }
 
-// A builder named by its agent (`claude`, or an agents-file name) stands for that agent's family.
+const LISTED_PATHS = 10;
+
+// The first paths, quoted, and how many more.
+function listPaths(paths: readonly string[]): string {
+  const shown = paths.slice(0, LISTED_PATHS).map((p) => showValue(p)).join(', ');
+  return paths.length > LISTED_PATHS ? `${shown} and ${paths.length - LISTED_PATHS} more` : shown;
+}
+
+// A builder named by its agent (`claude`, or an agents-file name) stands for that agent's family; a model
+// id or a vendor's alias (`claude-opus-4`, `gpt-5`) for its vendor: one declaration excludes the vendor.
 function familyOf(builder: string, registry: ReturnType<typeof loadAgentRegistry>): string {
   if (builder.trim() === '') throw new UsageError('Expected --builder-family to name the builder\'s model family');
   const known = registry.entries[builder] !== undefined || (BUILTIN_AGENTS as readonly string[]).includes(builder);
-  return known ? resolveAgent(builder, registry).family : builder;
+  return known ? resolveAgent(builder, registry).family : vendorFamily(builder);
 }
