@@ -84,6 +84,13 @@ leaks('names the envelope when the alias is only in the assembled text', () => {
   assert.throws(() => checkEnvelopeLeaks('ENVELOPE sha256:abc', { candidate: 'abc', intent: 'i', criteria: 'c', files: [] }, { modelIds: ['sha256:abc'] }), /appears in the envelope/);
 });
 
+leaks('a session id of the builder\'s chat is a leak wherever it appears: chat history riding along', () => {
+  const transcript = Buffer.from('// from session 7f3c-9a21-b0de: "let me fix the greeting"\nexport const greet = () => "hello";\n');
+  const input = { candidate: 'abc', intent: 'i', criteria: 'c', files: [{ path: 'src/greet.js', kind: 'file' as const, bytes: transcript }] };
+  assert.throws(() => buildEnvelope(input, { sessionIds: ['7F3C-9A21-B0DE'] }), (e: unknown) => e instanceof EnvelopeLeakError && e.message === 'the envelope would not be blind: the session id "7F3C-9A21-B0DE" appears in file src/greet.js; remove it before review');
+  assert.ok(buildEnvelope(input, { sessionIds: ['another-session'] }).includes('from session 7f3c'), 'another session\'s id is no leak');
+});
+
 leaks.run();
 
 // ---

@@ -230,6 +230,7 @@ cli('usage errors exit 2 naming the missing option', async () => {
     [['--builder-family', 'x', '--reviewers', 'codex', '--criteria', 'c', 'src/a.js'], /missing --intent/],
     [['--builder-family', 'x', '--reviewers', 'codex', '--intent', 'i', '--criteria', 'c'], /at least one candidate FILE/],
     [['--builder-family', 'x', '--reviewers', 'codex', '--intent', 'i', '--criteria', 'c', '--author', 'src', 'src/a.js'], /the author "src" appears in file src\/a\.js/],
+    [['--builder-family', 'x', '--reviewers', 'codex', '--intent', 'i', '--criteria', 'c', '--session-id', 'src', 'src/a.js'], /the session id "src" appears in file src\/a\.js/],
   ] as Array<[string[], RegExp]>) {
     const ran = await runBin(juryBin, args, { cwd: repo, env: verifyEnv() });
     assert.is(ran.code, 2, args.join(' '));

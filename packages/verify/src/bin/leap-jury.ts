@@ -17,13 +17,14 @@ Options:
   --criteria TEXT      the pass criteria
   --test FILE          a test file of the candidate (repeatable)
   --lens NAME          the juror lens (default defect)
-  --builder-name NAME, --model-id ID, --author NAME_OR_EMAIL   identities that must not reach a
-                       juror (repeatable); the repository's git identity is added unless --no-git-aliases
+  --builder-name NAME, --model-id ID, --author NAME_OR_EMAIL, --session-id ID   identities that must
+                       not reach a juror (repeatable; a session id stands for the builder's chat history);
+                       the repository's git identity is added unless --no-git-aliases
   --agents FILE        an agents file (default VERI_AGENTS)
   --json               print the result as a JSON object
 Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope or bad input.`;
 
-const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'agents'];
+const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'session-id', 'agents'];
 
 void runCli('leap-jury', async () => {
   const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
@@ -51,6 +52,7 @@ void runCli('leap-jury', async () => {
     builderName: lastValue(values, 'builder-name'),
     modelIds: values.get('model-id') ?? [],
     authors: values.get('author') ?? [],
+    sessionIds: values.get('session-id') ?? [],
     gitAliases: flags['no-git-aliases'] !== true,
     agentsFile: lastValue(values, 'agents'),
   });

@@ -9,6 +9,8 @@ export interface AuthorAliases {
   modelIds?: readonly string[];
   /** Commit author names and emails. */
   authors?: readonly string[];
+  /** Ids of the builder's chat or session, whose history must not ride along (a transcript quoting them). */
+  sessionIds?: readonly string[];
 }
 
 /** The envelope names its builder: a juror would not be blind. */
@@ -47,6 +49,7 @@ export function checkEnvelopeLeaks(text: string, input: EnvelopeInput, aliases: 
     ...(aliases.builderName === undefined ? [] : [['builder name', aliases.builderName] as [string, string]]),
     ...(aliases.modelIds ?? []).map((id) => ['model id', id] as [string, string]),
     ...(aliases.authors ?? []).map((a) => ['author', a] as [string, string]),
+    ...(aliases.sessionIds ?? []).map((id) => ['session id', id] as [string, string]),
   ];
   for (const [kind, raw] of named) {
     const alias = raw.trim().toLowerCase();
