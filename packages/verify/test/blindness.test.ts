@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
 import { cleanupTempDirs, git, runBin, runCommand, scriptPath } from '@leap/test-utils';
+import type { TrackerPlugin } from '@leap/core';
 import { gatherVerifyInput } from '../src/index.js';
 import { makeRedRepo, verifyBin, verifyEnv, writeAgents, writeScript } from './helpers.js';
 
@@ -56,6 +57,26 @@ blind('the prompt builder takes exactly six inputs, none of them free developer 
   const { input } = await gatherVerifyInput({ phase: 'red', step: STEP, cwd: repo, env, issue: 3 });
   assert.equal(Object.keys(input).sort(), ['baseCommit', 'phase', 'repoPath', 'spec', 'stepTitle', 'tests']);
   assert.not.ok(JSON.stringify(input).includes(MARK));
+});
+
+blind('the spec comes through the tracker it is given: another tracker\'s issue, not the local file', async () => {
+  const { repo, env } = plantedRepo();
+  const asked: number[] = [];
+  const tracker: TrackerPlugin = {
+    name: 'elsewhere',
+    readIssue: async (issue) => {
+      asked.push(issue);
+      const body = '## Acceptance criteria\n\n- [ ] greet() answers "hello" from the other tracker\n  on every day\n';
+      return { number: issue, title: 'Greeting', body, criteria: [{ index: 1, text: 'greet() answers "hello" from the other tracker', checked: false }] };
+    },
+    comment: async () => {},
+    tickCriterion: async () => {},
+    openDraftPullRequest: async () => ({ url: '' }),
+  };
+  const { input } = await gatherVerifyInput({ phase: 'red', step: STEP, cwd: repo, env, issue: 3, tracker });
+  assert.equal(asked, [3]);
+  assert.ok(input.spec.includes('greet() answers "hello" from the other tracker\n  on every day'), input.spec);
+  assert.not.ok(input.spec.includes('greet() returns "hello"'), 'the local issue file is not read');
 });
 
 blind.run();
