@@ -1,5 +1,5 @@
 // A leaf's process tree: its session, the descendants that left the session, and those carrying its marker.
-import { bytesWritten, environHasKey, isDeadState, scanProcesses, type ProcInfo } from './proc-scan.js';
+import { bytesWritten, environHasKey, isDeadState, readForkCount, scanProcessesSince, type ProcInfo } from './proc-scan.js';
 
 /** The live processes of a tree: members of the leaf's session, and escapees outside it. */
 export interface TreeMembers {
@@ -17,11 +17,20 @@ export class LeafTree {
   readonly leaderStart: number;
   readonly marker: string;
   private readonly known = new Map<number, number>();
+  /** Processes created since boot when the tree was first followed (see scanProcessesSince). */
+  private readonly forksAtStart: number | null;
 
+  /** Build it right after the leader started: every process of the tree is numbered after the leader. */
   constructor(leaderPid: number, leaderStart: number, marker: string) {
     this.sid = leaderPid;
     this.leaderStart = leaderStart;
     this.marker = marker;
+    this.forksAtStart = readForkCount();
+  }
+
+  /** The processes that can belong to the tree: those numbered since the leader. */
+  scan(): ProcInfo[] {
+    return scanProcessesSince(this.sid, this.forksAtStart);
   }
 
   private isMember(p: ProcInfo): boolean {
@@ -53,7 +62,7 @@ export class LeafTree {
   }
 
   /** The live processes of the tree now (zombies count as gone); `withMarker` also reads each newer process's environment. */
-  live(procs: readonly ProcInfo[] = scanProcesses(), withMarker = true): TreeMembers {
+  live(procs: readonly ProcInfo[] = this.scan(), withMarker = true): TreeMembers {
     this.observe(procs);
     const members: ProcInfo[] = [];
     const escaped: ProcInfo[] = [];
@@ -73,7 +82,7 @@ export class LeafTree {
    * A measure of the tree's progress for the idle detector: CPU time (clock ticks) and bytes written by its
    * live processes. It changes whenever any of them computes or writes (to a file, a pipe or a terminal).
    */
-  progress(procs: readonly ProcInfo[] = scanProcesses()): string {
+  progress(procs: readonly ProcInfo[] = this.scan()): string {
     const { members, escaped } = this.live(procs, false);
     let cpu = 0;
     let written = 0;

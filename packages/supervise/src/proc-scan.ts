@@ -43,6 +43,51 @@ export function scanProcesses(): ProcInfo[] {
   return out;
 }
 
+/**
+ * How many processes the system has created since boot (`processes` of /proc/stat), or null when /proc
+ * cannot say. Taken when a leaf starts, it bounds how far pid numbers can have moved since.
+ */
+export function readForkCount(): number | null {
+  const stat = readProcBytes('/proc/stat');
+  if (stat === null) return null;
+  const match = /^processes (\d+)$/m.exec(stat.toString('latin1'));
+  return match === null ? null : Number(match[1]);
+}
+
+function readNumber(path: string): number | null {
+  const text = readProcBytes(path)?.toString('latin1').trim();
+  return text === undefined || !/^\d+$/.test(text) ? null : Number(text);
+}
+
+/**
+ * The processes whose pid was handed out at or after `leaderPid`, up to the last pid this namespace handed
+ * out: a leaf's whole tree (its session and every descendant, which the kernel numbers after it, cyclically)
+ * read without the stat files of every other process. Every process when /proc cannot say where pid
+ * allocation stands, or when so many processes were created since `forksAtStart` that the numbers may
+ * have come round to the leader again.
+ */
+export function scanProcessesSince(leaderPid: number, forksAtStart: number | null): ProcInfo[] {
+  const last = readNumber('/proc/sys/kernel/ns_last_pid');
+  const max = readNumber('/proc/sys/kernel/pid_max');
+  const forks = forksAtStart === null ? null : readForkCount();
+  // A margin for the processes created between the leaf's start and the count taken after it.
+  if (last === null || max === null || forks === null || forksAtStart === null || forks - forksAtStart > max - WRAP_MARGIN) return scanProcesses();
+  const wrapped = last < leaderPid;
+  const out: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const code = entry.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    const pid = Number(entry);
+    if (wrapped ? pid < leaderPid && pid > last : pid < leaderPid || pid > last) continue;
+    const info = readProc(pid);
+    if (info !== null) out.push(info);
+  }
+  return out;
+}
+
+// Pids below 300 are skipped when numbering wraps; the rest covers forks missed by a late count.
+const WRAP_MARGIN = 1300;
+
 let shared: { at: number; procs: readonly ProcInfo[] } | null = null;
 
 /**

@@ -1,0 +1,40 @@
+// scanProcessesSince: a leaf's tree read from the pids numbered since its leader, on real processes.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { waitFor } from '@leap/test-utils';
+import { readForkCount, scanProcesses, scanProcessesSince } from '../src/proc-scan.js';
+import { killStrays, track } from './helpers.js';
+
+test.after.each(() => killStrays());
+
+const lastPid = () => Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'latin1'));
+
+test('the leader, its session and every descendant; no process numbered before the leader', async () => {
+  const leader = spawn('bash', ['-c', 'sleep 30 & setsid sleep 30 & wait'], { detached: true, stdio: 'ignore' });
+  const pid = leader.pid as number;
+  track(pid);
+  const forks = readForkCount();
+  assert.ok(forks !== null && forks > 0, 'this machine\'s /proc/stat counts forks');
+  const tree = await waitFor(() => {
+    const found = scanProcessesSince(pid, forks).filter((p) => p.pid === pid || p.ppid === pid);
+    if (found.length === 3) track(...found.map((p) => p.pid));
+    return found.length === 3 ? found : null;
+  });
+  assert.ok(tree !== null, 'the leader and both children, the one in a session of its own too');
+  const since = scanProcessesSince(pid, forks);
+  assert.not.ok(since.some((p) => p.pid === process.pid), 'this test process is older than the leader');
+  assert.ok(since.every((p) => p.pid >= pid && p.pid <= lastPid()), 'only pids numbered since the leader');
+  assert.ok(scanProcesses().length > since.length, 'fewer stat files read than a whole scan');
+});
+
+test('every process when the numbers may have come round, or when /proc cannot say where they stand', () => {
+  const forks = readForkCount();
+  const all = (procs: { pid: number }[]) => procs.some((p) => p.pid === process.pid) && procs.some((p) => p.pid === 1);
+  assert.ok(all(scanProcessesSince(lastPid() + 1, forks)), 'a leader numbered after the last pid: the numbers wrapped since');
+  assert.ok(all(scanProcessesSince(process.pid + 1, null)), 'no fork count at the start');
+  assert.ok(all(scanProcessesSince(process.pid + 1, (forks as number) - 10_000_000)), 'more forks since than pids');
+});
+
+test.run();
