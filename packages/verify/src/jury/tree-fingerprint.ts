@@ -1,14 +1,15 @@
 // What the repository holds while the jury convenes: HEAD, and every changed or untracked path with its
-// git status and a hash of its bytes, outside the state folder. Taken before the reviewers start and
-// after they end: any difference voids their verdicts, naming the paths (blind-tribunal 3.6: a juror
-// that changed repository bytes is voided; a fingerprint of contents, not a set of dirty paths, so a
-// write into an already dirty file counts).
-import { createHash } from 'node:crypto';
-import { readFileSync, readlinkSync } from 'node:fs';
+// git status and its inode's identity, size, mode and change time, outside the state folder. Taken before
+// the reviewers start and after they end: any difference voids their verdicts, naming the paths
+// (blind-tribunal 3.6: a juror that changed repository bytes is voided; a fingerprint of each file, not a
+// set of dirty paths, so a write into an already dirty file counts). The change time (ctime) moves with
+// every write, even one that puts the old bytes back, and no program can set it; unlike a hash of the
+// contents it costs one lstat however large the file.
+import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
 import { childProcess } from '../lazy-builtins.js';
 
-/** Path (or `HEAD`) -> what it was: its status fields and a hash of its bytes. */
+/** Path (or `HEAD`) -> what it was: its status fields and its inode's identity, size, mode and change time. */
 export type TreeFingerprint = ReadonlyMap<string, string>;
 
 /** Fields before the path in `git status --porcelain=v2` entries: ordinary, renamed or copied, unmerged. */
@@ -62,22 +63,17 @@ function readStatus(repo: string, output: string, exclude: string | null): TreeF
       continue;
     }
     if (exclude !== null && (path === exclude.slice(0, -1) || path.startsWith(exclude))) continue;
-    print.set(Buffer.from(path, 'latin1').toString('utf8'), `${status}\0${contentHash(repo, path)}`);
+    print.set(Buffer.from(path, 'latin1').toString('utf8'), `${status}\0${fileState(repo, path)}`);
   }
   return print;
 }
 
-function contentHash(repo: string, latin1Path: string): string {
+function fileState(repo: string, latin1Path: string): string {
   const file = Buffer.concat([Buffer.from(`${repo}/`), Buffer.from(latin1Path, 'latin1')]);
   try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
+    const stat = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    return stat === undefined ? 'missing' : `${stat.ino}:${stat.mode}:${stat.size}:${stat.ctimeNs}:${stat.mtimeNs}`;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') return 'directory';
-    try {
-      return `link:${readlinkSync(file, 'latin1')}`;
-    } catch {
-      return `unreadable:${code ?? 'error'}`;
-    }
+    return `unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`;
   }
 }
