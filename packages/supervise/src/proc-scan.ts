@@ -63,18 +63,23 @@ function readNumber(path: string): number | null {
  * The processes whose pid was handed out at or after `leaderPid`, up to the last pid this namespace handed
  * out: a leaf's whole tree (its session and every descendant, which the kernel numbers after it, cyclically)
  * read without the stat files of every other process. Every process when /proc cannot say where pid
- * allocation stands, or when so many processes were created since `forksAtStart` that the numbers may
- * have come round to the leader again.
+ * allocation stands, or when so many processes were created since `forksAtStart` that the numbering may
+ * have come round to the leader again (it skips pids in use, so that takes fewer forks than pids).
  */
 export function scanProcessesSince(leaderPid: number, forksAtStart: number | null): ProcInfo[] {
-  const last = readNumber('/proc/sys/kernel/ns_last_pid');
   const max = readNumber('/proc/sys/kernel/pid_max');
   const forks = forksAtStart === null ? null : readForkCount();
-  // A margin for the processes created between the leaf's start and the count taken after it.
-  if (last === null || max === null || forks === null || forksAtStart === null || forks - forksAtStart > max - WRAP_MARGIN) return scanProcesses();
+  const inUse = readTaskCount();
+  if (max === null || forks === null || forksAtStart === null || inUse === null || forks - forksAtStart > max - RESERVED_PIDS - inUse - WRAP_MARGIN) {
+    return scanProcesses();
+  }
+  const entries = readdirSync('/proc');
+  // Read after listing: every listed pid was handed out before this, so none is taken for a newer one.
+  const last = readNumber('/proc/sys/kernel/ns_last_pid');
+  if (last === null) return scanProcesses();
   const wrapped = last < leaderPid;
   const out: ProcInfo[] = [];
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of entries) {
     const code = entry.charCodeAt(0);
     if (code < 48 || code > 57) continue;
     const pid = Number(entry);
@@ -85,8 +90,16 @@ export function scanProcessesSince(leaderPid: number, forksAtStart: number | nul
   return out;
 }
 
-// Pids below 300 are skipped when numbering wraps; the rest covers forks missed by a late count.
-const WRAP_MARGIN = 1300;
+// Pids below 300 are skipped when numbering wraps.
+const RESERVED_PIDS = 300;
+// Forks missed by a count taken just after the leaf started, and tasks started since the count of those in use.
+const WRAP_MARGIN = 1000;
+
+// Threads and processes the system runs now (the fourth field of /proc/loadavg, `running/total`): pids in use.
+function readTaskCount(): number | null {
+  const match = /^\S+ \S+ \S+ \d+\/(\d+) /.exec(readProcBytes('/proc/loadavg')?.toString('latin1') ?? '');
+  return match === null ? null : Number(match[1]);
+}
 
 let shared: { at: number; procs: readonly ProcInfo[] } | null = null;
 
