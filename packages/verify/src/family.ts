@@ -17,6 +17,8 @@ const VENDORS: Readonly<Record<string, readonly string[]>> = {
   zhipu: ['zhipu', 'zai', 'glm'],
   ibm: ['ibm', 'granite'],
   nvidia: ['nvidia', 'nemotron'],
+  cohere: ['cohere', 'command-r', 'command-a'],
+  amazon: ['amazon'],
 };
 
 const ALIASES: ReadonlyArray<readonly [alias: string, vendor: string]> = Object.entries(VENDORS)
@@ -26,15 +28,16 @@ const ALIASES: ReadonlyArray<readonly [alias: string, vendor: string]> = Object.
 
 /**
  * The vendor of a model id, vendor or family alias (`claude-opus-4-1`, `gpt-5-codex`, `o3-mini`,
- * `meta-llama/Llama-3.1-8B`, `ollama:qwen2.5-coder`), or null when the table does not know it. An
- * alias counts at the start of a path or tag segment, followed by its end, a digit, `-`, `.` or `_`.
+ * `meta-llama/Llama-3.1-8B`, `ollama:qwen2.5-coder`, `us.anthropic.claude-3-7-sonnet-v1:0`, `Claude
+ * Sonnet 4`), or null when the table does not know it. An alias counts at the start of a segment (split
+ * at `/`, `:`, `@`, `.` and spaces), followed by its end, a digit, `-` or `_`.
  */
 export function knownVendor(name: string): string | null {
-  for (const segment of name.toLowerCase().split(/[/:@]/)) {
+  for (const segment of name.toLowerCase().split(/[/:@.\s]+/)) {
     for (const [alias, vendor] of ALIASES) {
       if (!segment.startsWith(alias)) continue;
       const next = segment.charAt(alias.length);
-      if (next === '' || /[0-9._-]/.test(next)) return vendor;
+      if (next === '' || /[0-9_-]/.test(next)) return vendor;
     }
   }
   return null;

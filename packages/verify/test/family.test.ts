@@ -11,6 +11,8 @@ family('model ids, vendors and aliases read as their vendor: same vendor, same f
     ['google', 'google'], ['gemini-2.5-pro', 'google'], ['gemma3:27b', 'google'], ['codegemma', 'google'],
     ['meta-llama/Llama-3.1-8B-Instruct', 'meta'], ['ollama:llama3.1', 'meta'], ['qwen2.5-coder:32b', 'alibaba'], ['deepseek-r1', 'deepseek'],
     ['mixtral-8x7b', 'mistral'], ['grok-4', 'xai'], ['phi4', 'microsoft'], ['openrouter/anthropic/claude-3.7', 'anthropic'],
+    ['us.anthropic.claude-3-7-sonnet-20250219-v1:0', 'anthropic'], ['bedrock/us.meta.llama3-2', 'meta'], ['Claude Sonnet 4', 'anthropic'], ['Gemini 2.5 Pro', 'google'],
+    ['gpt-4.1-mini', 'openai'], ['claude-3.5-sonnet', 'anthropic'], ['command-r-plus', 'cohere'], ['command-r', 'cohere'], ['amazon.nova-pro-v1:0', 'amazon'],
   ];
   assert.equal(cases.map(([name]) => [name, knownVendor(name)]), cases);
 });
@@ -21,6 +23,7 @@ family('a name the table does not know stands for itself, lower-cased; an alias 
   assert.is(vendorFamily('gptq-finetune'), 'gptq-finetune', 'gpt followed by a letter is another word');
   assert.is(vendorFamily('o3pro'), 'o3pro');
   assert.is(vendorFamily('phillips'), 'phillips');
+  for (const word of ['metadata', 'metal', 'ollama', 'bardic', 'grokking', 'commander']) assert.is(knownVendor(word), null, word);
   assert.is(vendorFamily('gemma'), 'google');
 });
 

@@ -112,11 +112,11 @@ const TIER_OF: Record<string, string> = {
   telemetry: 'think as the human who runs this on their own machine.',
 };
 
-const headerWith = (sentence: string) => `You review a code change as one juror of a blind panel: ${sentence} You cannot see who wrote it. Do not modify any file.`;
+const headerWith = (sentence: string) => `You review a code change as one juror of a blind panel: ${sentence} You cannot see who wrote it. Do not modify any file. A finding's severity is one of blocker, major, minor, info.`;
 
 prompt('header, lens preamble, envelope and footer, in that order, byte for byte', () => {
   assert.is(renderJurorPrompt('boundary_condition', 'ENVELOPE x\n'), [
-    'You review a code change as one juror of a blind panel: work fast and literal from the code in front of you. You cannot see who wrote it. Do not modify any file.',
+    'You review a code change as one juror of a blind panel: work fast and literal from the code in front of you. You cannot see who wrote it. Do not modify any file. A finding\'s severity is one of blocker, major, minor, info.',
     '',
     'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
     '',

@@ -159,6 +159,16 @@ jury('a review that changed the repository is void, naming the paths: a new file
   assert.equal(reviews(repo).at(-1)?.reasoning, committed.reason, 'the hold is recorded');
 });
 
+jury('a refusal stands when the repository changed too; a repository git can no longer read holds', async () => {
+  const refuse = { ...PASS, verdict: 'refuse', findings: ['[major] src/greet.js:1 wrong'] };
+  const { repo, env } = setup({ f1: [{ answer: refuse, edits: [{ path: 'scratch.txt', content: 'x\n' }] }, { answer: PASS, edits: [{ path: '.git/HEAD', delete: true }] }], f2: [{ answer: PASS }, { answer: PASS }] });
+  const refused = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.equal([refused.value, refused.reason], [-1, 'refuse: r-f1 (refused); and the repository changed during the review ("scratch.txt"); the verdicts of the reviewers that ran are void']);
+  const broken = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.is(broken.value, 0);
+  assert.match(broken.reason, /^hold: the repository could not be read after the review \(git status failed in /);
+});
+
 jury('bare passes alone hold; one pass that says what it checked makes them count', async () => {
   const BARE = { verdict: 'pass', lens: 'defect', findings: [], reasoning: ' ' };
   const { repo, env } = setup({ f1: [{ answer: BARE }, { answer: BARE }], f2: [{ answer: BARE }, { answer: PASS }] });
@@ -236,6 +246,8 @@ cli('usage errors exit 2 naming the missing option', async () => {
     assert.is(ran.code, 2, args.join(' '));
     assert.match(ran.stderr, message);
   }
+  const unknown = await runBin(juryBin, ['--builder-family', 'Mystery Model 9', '--reviewers', 'codex', '--intent', 'i', '--criteria', 'c', '--author', 'src', 'src/a.js'], { cwd: repo, env: verifyEnv() });
+  assert.match(unknown.stderr, /^leap-jury: the builder "Mystery Model 9" is not a vendor or model the family table knows \(src\/family\.ts\): only reviewers of family "mystery model 9" are refused$/m);
 });
 
 cli.run();

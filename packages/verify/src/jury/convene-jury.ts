@@ -2,7 +2,7 @@
 import type { AgentPlugin, EventContext } from '@leap/core';
 import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
-import { vendorFamily } from '../family.js';
+import { knownVendor, vendorFamily } from '../family.js';
 import { runAgentLeaf } from '../run-agent-leaf.js';
 import { candidateHash, readCandidate } from './candidate.js';
 import { buildEnvelope } from './envelope.js';
@@ -126,11 +126,17 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const after = candidateHash(readCandidate(cwd, options.files, options.tests ?? []));
   const treeAfter = before === null ? null : await fingerprintTree(repo, stateDir, env);
   const changed = before === null || treeAfter === null ? [] : changedPaths(before, treeAfter);
-  const { value, reason } = after !== candidate
-    ? { value: 0 as const, reason: `hold: the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files` }
-    : changed.length > 0
-      ? { value: 0 as const, reason: `hold: the repository changed during the review (${listPaths(changed)}); the verdicts of the reviewers that ran are void` }
-      : combine(counted);
+  // A change to the candidate or the repository voids the passes; a refusal stands (any refuse wins, and
+  // a hold must not let the next round launder it).
+  const stale = after !== candidate
+    ? `the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files`
+    : before !== null && treeAfter === null
+      ? `the repository could not be read after the review (git status failed in ${repo}); the verdicts of the reviewers that ran are void`
+      : changed.length > 0 ? `the repository changed during the review (${listPaths(changed)}); the verdicts of the reviewers that ran are void` : null;
+  const counts = combine(counted);
+  const { value, reason } = stale === null ? counts
+    : counts.value === -1 ? { value: -1 as const, reason: `${counts.reason}; and ${stale}` }
+      : { value: 0 as const, reason: `hold: ${stale}` };
   if (value === 0) writeFd(2, `leap-jury: ${reason}\n`);
   log({ candidate, reviewer: null, family: null, verdict: value === 1 ? 'pass' : value === -1 ? 'refuse' : 'none', value, reasoning: reason });
   return { value, candidate, reason, seats, refused };
@@ -166,5 +172,9 @@ function listPaths(paths: readonly string[]): string {
 function familyOf(builder: string, registry: ReturnType<typeof loadAgentRegistry>): string {
   if (builder.trim() === '') throw new UsageError('Expected --builder-family to name the builder\'s model family');
   const known = registry.entries[builder] !== undefined || (BUILTIN_AGENTS as readonly string[]).includes(builder);
-  return known ? resolveAgent(builder, registry).family : vendorFamily(builder);
+  if (known) return resolveAgent(builder, registry).family;
+  if (knownVendor(builder) === null) {
+    writeFd(2, `leap-jury: the builder ${showValue(builder)} is not a vendor or model the family table knows (src/family.ts): only reviewers of family ${showValue(vendorFamily(builder))} are refused\n`);
+  }
+  return vendorFamily(builder);
 }

@@ -5,12 +5,19 @@
 // set of dirty paths, so a write into an already dirty file counts). The change time (ctime) moves with
 // every write, even one that puts the old bytes back, and no program can set it; unlike a hash of the
 // contents it costs one lstat however large the file.
-import { lstatSync } from 'node:fs';
-import { isAbsolute, relative, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { childProcess } from '../lazy-builtins.js';
 
-/** Path (or `HEAD`) -> what it was: its status fields and its inode's identity, size, mode and change time. */
+/**
+ * Path -> what it was: its status fields and its inode's identity, size, mode and change time (for a
+ * submodule or a nested repository, of everything under it). Keys are git's bytes as latin1 (one char per
+ * byte, so no two file names share a key), and HEAD_KEY, which no path can be, for the commit checked out.
+ */
 export type TreeFingerprint = ReadonlyMap<string, string>;
+
+const HEAD_KEY = '\0HEAD';
 
 /** Fields before the path in `git status --porcelain=v2` entries: ordinary, renamed or copied, unmerged. */
 const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10 };
@@ -28,17 +35,33 @@ export function fingerprintTree(repo: string, stateDir: string, env: NodeJS.Proc
   });
 }
 
-/** The paths (and `HEAD`) whose fingerprint differs, sorted. */
+/** The paths (and `HEAD`, when another commit is checked out) whose fingerprint differs, sorted, for people. */
 export function changedPaths(before: TreeFingerprint, after: TreeFingerprint): string[] {
-  const paths = new Set([...before.keys(), ...after.keys()]);
-  return [...paths].filter((path) => before.get(path) !== after.get(path)).sort();
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  return [...keys].filter((key) => before.get(key) !== after.get(key)).map(displayPath).sort();
 }
 
-// `stateDir` relative to the repository, as git prints paths (`.tdd/`), or null when it lies outside.
+/** A fingerprint's key as people read it: the path decoded as UTF-8, `HEAD` for the commit checked out. */
+export function displayPath(key: string): string {
+  return key === HEAD_KEY ? 'HEAD' : Buffer.from(key, 'latin1').toString('utf8');
+}
+
+// `stateDir` relative to the repository, as git prints paths (`.tdd/`, in latin1 like them), or null when
+// it lies outside. Both are resolved through symbolic links first, as git resolves the work tree.
 function excludedPrefix(repo: string, stateDir: string): string | null {
-  const rel = relative(repo, stateDir);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return null;
-  return `${rel.split(sep).join('/')}/`;
+  // A folder not made yet is resolved through its nearest existing parent.
+  const real = (path: string): string => {
+    const full = resolve(path);
+    try {
+      return realpathSync.native(full);
+    } catch {
+      const parent = dirname(full);
+      return parent === full ? full : join(real(parent), basename(full));
+    }
+  };
+  const rel = relative(real(repo), real(stateDir));
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
+  return Buffer.from(`${rel.split(sep).join('/')}/`, 'utf8').toString('latin1');
 }
 
 // Paths are read as latin1, one char per byte, so that any file name round-trips to the file system.
@@ -47,7 +70,7 @@ function readStatus(repo: string, output: string, exclude: string | null): TreeF
   const entries = output.split('\0');
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i] as string;
-    if (entry.startsWith('# branch.oid ')) print.set('HEAD', entry.slice('# branch.oid '.length));
+    if (entry.startsWith('# branch.oid ')) print.set(HEAD_KEY, entry.slice('# branch.oid '.length));
     const fields = FIELDS[entry.charAt(0)];
     let status: string;
     let path: string;
@@ -63,13 +86,18 @@ function readStatus(repo: string, output: string, exclude: string | null): TreeF
       continue;
     }
     if (exclude !== null && (path === exclude.slice(0, -1) || path.startsWith(exclude))) continue;
-    print.set(Buffer.from(path, 'latin1').toString('utf8'), `${status}\0${fileState(repo, path)}`);
+    // A submodule (its `S` field) or an untracked nested repository (listed whole, `dir/`): what lies under it.
+    const nested = path.endsWith('/') || (fields !== undefined && entry.split(' ')[2]?.startsWith('S') === true);
+    print.set(path, `${status}\0${nested ? folderState(repo, path) : fileState(repo, path)}`);
   }
   return print;
 }
 
 function fileState(repo: string, latin1Path: string): string {
-  const file = Buffer.concat([Buffer.from(`${repo}/`), Buffer.from(latin1Path, 'latin1')]);
+  return statOf(Buffer.concat([Buffer.from(`${repo}/`), Buffer.from(latin1Path, 'latin1')]));
+}
+
+function statOf(file: Buffer): string {
   try {
     const stat = lstatSync(file, { bigint: true, throwIfNoEntry: false });
     return stat === undefined ? 'missing' : `${stat.ino}:${stat.mode}:${stat.size}:${stat.ctimeNs}:${stat.mtimeNs}`;
@@ -77,3 +105,29 @@ function fileState(repo: string, latin1Path: string): string {
     return `unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`;
   }
 }
+
+// Every file and folder under `latin1Path` but its `.git`, by name and state, in one digest.
+function folderState(repo: string, latin1Path: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: Buffer): void => {
+    let names: Buffer[];
+    try {
+      names = readdirSync(dir, { encoding: 'buffer' }).sort(Buffer.compare);
+    } catch (error) {
+      hash.update(`${dir.toString('latin1')}\0unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}\n`);
+      return;
+    }
+    for (const name of names) {
+      if (name.equals(GIT)) continue;
+      const path = Buffer.concat([dir, SLASH, name]);
+      const state = statOf(path);
+      hash.update(path).update(`\0${state}\n`);
+      if ((Number(state.split(':')[1]) & 0o170000) === 0o040000) walk(path);
+    }
+  };
+  walk(Buffer.concat([Buffer.from(`${repo}/`), Buffer.from(latin1Path.replace(/\/$/, ''), 'latin1')]));
+  return `tree:${hash.digest('hex')}`;
+}
+
+const GIT = Buffer.from('.git');
+const SLASH = Buffer.from('/');
