@@ -96,8 +96,8 @@ function createFromEntry(name: string, entry: AgentEntry, file: string | null): 
   else if (entry.plugin === 'command') agent = createCommandAgent({ name, command: entry.command as string[], family: entry.family as string, env: entry.env });
   else agent = createScriptedAgent({ name, script: resolve(file === null ? '.' : dirname(file), entry.script as string), family: entry.family });
   // Same vendor, same family: a declared family, else the vendor of a configured model, read through one table.
-  const family = vendorFamily(entry.family ?? (entry.model === undefined ? null : knownVendor(entry.model)) ?? agent.family);
-  return family === agent.family ? agent : { ...agent, family };
+  const declared = entry.family ?? (entry.model === undefined ? null : knownVendor(entry.model));
+  return withVendorFamily(declared === null ? agent : { ...agent, family: declared });
 }
 
 /** The agent with its family read as a vendor (`gemma` is `google`); itself when nothing changes. */
