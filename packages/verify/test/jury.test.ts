@@ -230,6 +230,17 @@ cli('prints each seat and the result; exit 0 pass, 1 refuse, 2 hold; --json prin
   assert.match(hold.stderr, /leap-jury: hold: only 1 reviewer/);
 });
 
+cli('--alternates through the bin: a silent seat re-seated, an alternate of the builder\'s family refused out loud', async () => {
+  const { repo, env } = setup({ f1: [{ answer: PASS }], f3: [{ answer: PASS }], anthropic: [{ answer: PASS }] }, { mute: bashAgent('f2', '', 0) });
+  const args = ['--builder-family', 'anthropic', '--intent', 'greet says hello', '--criteria', 'greet() returns "hello"', '--reviewers', 'r-f1,mute', '--alternates', 'r-anthropic,r-f3', 'src/greet.js'];
+  const ran = await runBin(juryBin, args, { cwd: repo, env });
+  assert.is(ran.code, 0, ran.stderr);
+  assert.match(ran.stderr, /^leap-jury: refused alternate r-anthropic \(anthropic\) before dispatch: same family as the builder \(anthropic\)$/m);
+  assert.match(ran.stderr, /^leap-jury: mute \(f2\) never answered; re-seating with r-f3 \(f3\)$/m);
+  assert.match(ran.stdout, /review mute \(f2\): none 0 \(re-seated\): never answered/);
+  assert.match(ran.stdout, /refused r-anthropic \(anthropic\): same family as the builder \(anthropic\)\njury: 1: unanimous pass of 2 reviewers: r-f1, r-f3\n$/);
+});
+
 cli('usage errors exit 2 naming the missing option', async () => {
   const repo = makeGitRepo();
   mkdirSync(join(repo, 'src'));
