@@ -1,5 +1,10 @@
 // A leaf's process tree: its session, the descendants that left the session, and those carrying its marker.
-import { bytesWritten, environHasKey, isDeadState, readForkCount, scanProcessesSince, type ProcInfo } from './proc-scan.js';
+import { bytesWritten, environKey, isDeadState, readForkCount, scanProcessesSince, type ProcInfo } from './proc-scan.js';
+
+// An environment that reads empty is read again, a millisecond apart, this many times: a process caught
+// between setsid and the exec of its program (a daemon starting) has none for that moment.
+const EMPTY_ENV_RETRIES = 5;
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** The live processes of a tree: members of the leaf's session, and escapees outside it. */
 export interface TreeMembers {
@@ -70,12 +75,20 @@ export class LeafTree {
       if (isDeadState(p.state)) continue;
       if (this.isMember(p)) members.push(p);
       else if (this.isKnown(p)) escaped.push(p);
-      else if (withMarker && p.starttime >= this.leaderStart && p.pid !== process.pid && environHasKey(p.pid, this.marker)) {
+      else if (withMarker && p.starttime >= this.leaderStart && p.pid !== process.pid && this.carriesMarker(p.pid)) {
         this.known.set(p.pid, p.starttime);
         escaped.push(p);
       }
     }
     return { members, escaped };
+  }
+
+  private carriesMarker(pid: number): boolean {
+    for (let attempt = 0; ; attempt++) {
+      const found = environKey(pid, this.marker);
+      if (found !== null || attempt === EMPTY_ENV_RETRIES) return found === true;
+      Atomics.wait(pause, 0, 0, 1);
+    }
   }
 
   /**

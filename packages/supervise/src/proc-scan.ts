@@ -121,8 +121,18 @@ export function isDeadState(state: string): boolean {
 
 /** True when the environment `pid` started with holds the variable `key` (our marker); false when unreadable. */
 export function environHasKey(pid: number, key: string): boolean {
+  return environKey(pid, key) === true;
+}
+
+/**
+ * Whether the environment of `pid` holds the variable `key`: null when it reads empty. A process in the
+ * middle of an exec has no environment for a moment (the new program's is not laid out yet), as has one
+ * started with none.
+ */
+export function environKey(pid: number, key: string): boolean | null {
   const env = readProcBytes(`/proc/${pid}/environ`);
-  if (env === null || env.length === 0) return false;
+  if (env === null) return false;
+  if (env.length === 0) return null;
   // Only a whole variable counts: at the start, or right after the NUL that ends the previous one.
   return env.indexOf(`${key}=`) === 0 || env.indexOf(`\0${key}=`) >= 0;
 }

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { waitFor } from '@leap/test-utils';
-import { readForkCount, scanProcesses, scanProcessesSince } from '../src/proc-scan.js';
+import { environHasKey, environKey, readForkCount, scanProcesses, scanProcessesSince } from '../src/proc-scan.js';
 import { killStrays, track } from './helpers.js';
 
 test.after.each(() => killStrays());
@@ -35,6 +35,17 @@ test('every process when the numbers may have come round, or when /proc cannot s
   assert.ok(all(scanProcessesSince(lastPid() + 1, forks)), 'a leader numbered after the last pid: the numbers wrapped since');
   assert.ok(all(scanProcessesSince(process.pid + 1, null)), 'no fork count at the start');
   assert.ok(all(scanProcessesSince(process.pid + 1, (forks as number) - 10_000_000)), 'more forks since than pids');
+});
+
+test('an environment that reads empty is told apart from one without the marker', async () => {
+  const bare = spawn('env', ['-i', 'sleep', '30'], { detached: true, stdio: 'ignore' });
+  const marked = spawn('sleep', ['30'], { detached: true, stdio: 'ignore', env: { ...process.env, LEAP_LEAF_x: '1' } });
+  track(bare.pid as number, marked.pid as number);
+  await waitFor(() => readFileSync(`/proc/${bare.pid}/comm`, 'latin1').startsWith('sleep') && readFileSync(`/proc/${marked.pid}/comm`, 'latin1').startsWith('sleep'));
+  assert.is(environKey(bare.pid as number, 'LEAP_LEAF_x'), null, 'empty: started with none (or caught mid-exec)');
+  assert.is(environHasKey(bare.pid as number, 'LEAP_LEAF_x'), false);
+  assert.equal([environKey(marked.pid as number, 'LEAP_LEAF_x'), environKey(marked.pid as number, 'LEAP_LEAF_y')], [true, false]);
+  assert.is(environKey(2 ** 22 + 1, 'LEAP_LEAF_x'), false, 'a process that is gone');
 });
 
 test.run();
