@@ -3,7 +3,7 @@
 // throughput and integrity, supervision latencies, tick against git commit, jury wall time.
 // Writes bench/RESULTS.md. Builds first (nx, cached) unless --no-build.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, totalmem, tmpdir, release, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -211,6 +211,20 @@ if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
   const spawner = benchNodeSpawner(tmp);
   const bare = process.env.NODE_EXTRA_CA_CERTS ? benchJury(tmp, bin('verify', 'leap-jury'), { withoutCaCerts: true }) : null;
   rows.notes.push(`jury of three 1-second reviewers, 11 runs each: leap-jury from a shell ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; the same spawned from the bench's Node process (its fork counted) ${fromNode.min.toFixed(3)} s to ${fromNode.max.toFixed(3)} s, median ${fromNode.median.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s; one reviewer alone (bash, cat and sleep, from a shell) ${reviewer.median.toFixed(3)} s; three reviewers started together by one bash, no jury code (the floor of any jury on these cores, less Node's start and exit) median ${together.median.toFixed(3)} s; the same three spawned by the smallest Node script that can (no jury code: the floor of a jury that is a Node process) median ${spawner.median.toFixed(3)} s, so leap-jury's own work is about ${Math.round((jury.median - spawner.median) * 1000)} ms${bare === null ? '' : `; leap-jury from a shell without NODE_EXTRA_CA_CERTS (which this machine sets for every process; leap-jury uses no TLS) median ${bare.median.toFixed(3)} s`}`);
+}
+
+// --- the suites of each capability: bench/suites/NAME.mjs default-exports `async (ctx) => {}` and
+// reports through ctx (coldStart, check, note), so each package's figures live beside its own setup.
+{
+  const suites = join(root, 'bench', 'suites');
+  const only = process.env.BENCH_ONLY?.split(',');
+  const files = existsSync(suites) ? readdirSync(suites).filter((f) => f.endsWith('.mjs')).sort() : [];
+  for (const file of files) {
+    if (only && !only.includes(file.replace(/\.mjs$/, ''))) continue;
+    console.log(`--- ${file}`);
+    const { default: suite } = await import(join(suites, file));
+    await suite({ root, tmp: mkdtempSync(join(tmp, file.replace(/\.mjs$/, '-'))), RUNS, bin, has, median, quartiles, timeRuns, coldStart, check, note: (text) => { rows.notes.push(text); console.log(text); } });
+  }
 }
 
 // --- what this machine charges for fresh memory (start-up work that allocates pays it)

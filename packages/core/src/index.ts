@@ -2,6 +2,7 @@
 // the schemas and the event reader are in `@leap/core/schemas`.
 export * from './errors.js';
 export * from './cli.js';
+export * from './subcommand.js';
 export * from './state-dir.js';
 export * from './atomic-write.js';
 export * from './read-file.js';

@@ -22,10 +22,19 @@ export interface AgentInvocation {
   env?: Record<string, string | undefined>;
 }
 
-/** An agent's answer: its final text, and the JSON found in it when there was some. */
+/** What a CLI reported about one run's tokens and cost (CONTRACT section 10); null where it did not say. */
+export interface AgentUsage {
+  model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+}
+
+/** An agent's answer: its final text, the JSON found in it when there was some, and its usage when the CLI reports it. */
 export interface AgentAnswer {
   text: string;
   json?: unknown;
+  usage?: AgentUsage;
 }
 
 /** One agent CLI. */

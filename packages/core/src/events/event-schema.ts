@@ -114,11 +114,21 @@ export const mergeEventSchema = kind('merge', {
   candidate: z.string(),
 }, 'The integrator merged a ball onto the spine.');
 
+export const usageEventSchema = kind('usage', {
+  leaf: z.string().min(1),
+  agent: z.string().nullable(),
+  family: z.string().nullable(),
+  model: z.string().nullable(),
+  input_tokens: z.number().int().nonnegative().nullable(),
+  output_tokens: z.number().int().nonnegative().nullable(),
+  cost_usd: z.number().nonnegative().nullable(),
+}, 'What one agent leaf cost, as its CLI reported it (null where it did not say).');
+
 /** Every event of the log. */
 export const eventSchema = z.discriminatedUnion('event', [
   launchEventSchema, exitEventSchema, verdictEventSchema, markEventSchema, tickEventSchema,
   bailEventSchema, stopEventSchema, ballEventSchema, roundEventSchema, receiptEventSchema,
-  reviewEventSchema, mergeEventSchema,
+  reviewEventSchema, mergeEventSchema, usageEventSchema,
 ]);
 
 export type LeapEvent = z.infer<typeof eventSchema>;

@@ -1,0 +1,19 @@
+// The subcommands of `leap` (CONTRACT section 12). Each loads its package's code only when it runs:
+// the bundler turns every import() below into a chunk of its own, so `leap tdd status` never reads
+// the engine and `leap --help` reads none of them.
+import type { Subcommand } from '@leap/core';
+
+/** One subcommand: a line for `leap --help`, and how to load it. */
+export interface CommandEntry {
+  summary: string;
+  load: () => Promise<Subcommand>;
+}
+
+export const COMMANDS: Record<string, CommandEntry> = {
+  slice: { summary: 'a LEAP slice: new, validate, plan, run, status, clean', load: async () => (await import('@leap/slice/cli')).sliceCommand },
+  ball: { summary: 'one ball of a slice: hash its scope, check its file map', load: async () => (await import('@leap/slice/cli')).ballCommand },
+  tdd: { summary: 'drive one issue test-first with agents: run, status, stop', load: async () => (await import('@leap/conductor/cli')).tddCommand },
+  demo: { summary: 'make a sample project and drive its issue end to end with scripted agents', load: async () => (await import('@leap/conductor/cli')).demoCommand },
+  status: { summary: 'where the runs of this repository stand, and what they cost', load: async () => (await import('@leap/view/cli')).statusCommand },
+  report: { summary: 'one self-contained HTML report of the runs of this repository', load: async () => (await import('@leap/view/cli')).reportCommand },
+};

@@ -1,0 +1,2 @@
+// @leap/conductor: leap tdd and leap demo.
+export {};

@@ -1,0 +1,6 @@
+// PLACEHOLDER until the conductor's builders replace it.
+import { LeapError, type Subcommand } from '@leap/core';
+
+export const tddMain: Subcommand = async () => {
+  throw new LeapError('not built yet', { exitCode: 2 });
+};

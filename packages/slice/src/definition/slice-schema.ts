@@ -1,0 +1,51 @@
+// The slice file's one schema (CONTRACT section 7), as zod; the JSON Schema under schemas/ is
+// generated from it. Shapes only: the rules between balls (unique ids, deps, cycles, shared files,
+// the spine, paths) are checked by the validator, which reports every violation at once.
+import { z } from 'zod';
+
+/** A slice or ball id: 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit. */
+export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit');
+
+export const scopeEntrySchema = z.strictObject({
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 is 64 lowercase hex digits').nullable(),
+  symbols: z.array(z.string().min(1)).optional(),
+  lines: z.array(z.tuple([z.number().int().positive(), z.number().int().positive()])).optional(),
+}).describe('One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it).');
+
+export const metricFieldSchema = z.strictObject({
+  field: z.string().min(1),
+  better: z.enum(['higher', 'lower']),
+});
+
+export const proofSchema = z.strictObject({
+  argv: z.array(z.string()).min(1),
+  metric: z.array(metricFieldSchema).optional(),
+}).describe('Run without a shell in the ball\'s worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers.');
+
+export const ballSchema = z.strictObject({
+  id,
+  goal: z.string().min(1),
+  spec: z.string(),
+  scope: z.array(scopeEntrySchema).min(1),
+  proof: proofSchema,
+  rollback: z.string(),
+  deps: z.array(z.string()),
+}).describe('One unit of work a builder can own alone.');
+
+export const sliceSchema = z.strictObject({
+  $schema: z.string().optional(),
+  id,
+  base: z.string().min(1),
+  spine: z.string().min(1),
+  balls: z.array(ballSchema).min(1),
+}).describe('A LEAP slice: balls, their dependencies, and the one write spine.');
+
+export type ScopeEntry = z.infer<typeof scopeEntrySchema>;
+export type MetricField = z.infer<typeof metricFieldSchema>;
+export type Proof = z.infer<typeof proofSchema>;
+export type Ball = z.infer<typeof ballSchema>;
+export type Slice = z.infer<typeof sliceSchema>;
+/** A ball's result: -1 refuse, 0 hold, 1 pass. No other value. */
+export type Receipt = -1 | 0 | 1;

@@ -1,0 +1,2 @@
+// @leap/slice: the LEAP engine.
+export {};

@@ -1,0 +1,2 @@
+// @leap/view: leap status and leap report.
+export {};
