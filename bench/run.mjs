@@ -52,6 +52,9 @@ function check(label, value, budget, ok, unit = '') {
   console.log(`${label}: ${value}${unit} (${budget}) ${ok ? 'ok' : 'OVER BUDGET'}`);
 }
 
+// BENCH_ONLY=a,b runs only those suites of bench/suites/ and prints them, leaving RESULTS.md alone.
+const only = process.env.BENCH_ONLY?.split(',');
+if (!only) {
 // --- start-up of each command that exists
 const state = join(tmp, 'state');
 mkdirSync(state, { recursive: true });
@@ -213,11 +216,12 @@ if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
   rows.notes.push(`jury of three 1-second reviewers, 11 runs each: leap-jury from a shell ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; the same spawned from the bench's Node process (its fork counted) ${fromNode.min.toFixed(3)} s to ${fromNode.max.toFixed(3)} s, median ${fromNode.median.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s; one reviewer alone (bash, cat and sleep, from a shell) ${reviewer.median.toFixed(3)} s; three reviewers started together by one bash, no jury code (the floor of any jury on these cores, less Node's start and exit) median ${together.median.toFixed(3)} s; the same three spawned by the smallest Node script that can (no jury code: the floor of a jury that is a Node process) median ${spawner.median.toFixed(3)} s, so leap-jury's own work is about ${Math.round((jury.median - spawner.median) * 1000)} ms${bare === null ? '' : `; leap-jury from a shell without NODE_EXTRA_CA_CERTS (which this machine sets for every process; leap-jury uses no TLS) median ${bare.median.toFixed(3)} s`}`);
 }
 
+}
+
 // --- the suites of each capability: bench/suites/NAME.mjs default-exports `async (ctx) => {}` and
 // reports through ctx (coldStart, check, note), so each package's figures live beside its own setup.
 {
   const suites = join(root, 'bench', 'suites');
-  const only = process.env.BENCH_ONLY?.split(',');
   const files = existsSync(suites) ? readdirSync(suites).filter((f) => f.endsWith('.mjs')).sort() : [];
   for (const file of files) {
     if (only && !only.includes(file.replace(/\.mjs$/, ''))) continue;
@@ -225,6 +229,12 @@ if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
     const { default: suite } = await import(join(suites, file));
     await suite({ root, tmp: mkdtempSync(join(tmp, file.replace(/\.mjs$/, '-'))), RUNS, bin, has, median, quartiles, timeRuns, coldStart, check, note: (text) => { rows.notes.push(text); console.log(text); } });
   }
+}
+
+if (only) {
+  rmSync(tmp, { recursive: true, force: true });
+  console.log(JSON.stringify(rows, null, 2));
+  process.exit(0);
 }
 
 // --- what this machine charges for fresh memory (start-up work that allocates pays it)
