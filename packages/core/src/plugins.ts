@@ -20,6 +20,8 @@ export interface AgentInvocation {
   stdin?: string;
   /** Variables to set; `undefined` removes one (e.g. CLAUDECODE for nested launches). */
   env?: Record<string, string | undefined>;
+  /** The model asked for on the command line, for the usage record when the CLI does not name the one it used. */
+  model?: string;
 }
 
 /** What a CLI reported about one run's tokens and cost (CONTRACT section 10); null where it did not say. */
@@ -37,14 +39,33 @@ export interface AgentAnswer {
   usage?: AgentUsage;
 }
 
-/** One agent CLI. */
+/** A CLI that is retrying a service it cannot reach, as its output shows while it runs. */
+export interface AgentRetry {
+  /** Failed attempts in a row so far, as the output counts them. */
+  attempts: number;
+  /** The CLI's own words about the last one. */
+  message: string;
+}
+
+/** One agent CLI. The optional methods are what a CLI can tell beyond its answer; a plugin without them loses nothing else. */
 export interface AgentPlugin {
   readonly name: string;
   /** The model family, for the rule that reviewers come from other families than the builder. */
   readonly family: string;
   buildInvocation(prompt: string, options: AgentOptions): AgentInvocation;
-  /** Read the CLI's stdout; throws when it is not that CLI's answer format. */
+  /** Read the CLI's stdout; throws when it is not that CLI's answer format. Fills `usage` when the CLI reports it. */
   parseAnswer(stdout: string): AgentAnswer;
+  /**
+   * A cheap command whose exit 0 says the CLI can run at all (installed, logged in), run before a leaf
+   * is spent; null when the CLI has none worth its cost (its own run then fails at once by itself).
+   */
+  preflight?(options: AgentOptions): AgentInvocation | null;
+  /** The CLI's own words for why a run (or a preflight) failed, from its output; null when it said nothing it recognises. */
+  explainFailure?(stdout: string, stderr: string): string | null;
+  /** What the CLI reported about tokens and cost, from any run, failed ones too; null when stdout is not that CLI's format. */
+  parseUsage?(stdout: string): AgentUsage | null;
+  /** While the leaf runs: whether the output so far ends with retries of a service the CLI cannot reach; null when not. */
+  retrying?(stdout: string, stderr: string): AgentRetry | null;
 }
 
 /** An issue as a tracker gives it. */
@@ -61,7 +82,26 @@ export interface TrackerPlugin {
   readIssue(issue: number): Promise<TrackerIssue>;
   comment(issue: number, text: string): Promise<void>;
   tickCriterion(issue: number, criterion: number): Promise<void>;
-  openDraftPullRequest(options: { title: string; body: string; branch: string }): Promise<{ url: string }>;
+  /** Open (or update, when one is open already for `branch`) the draft pull request of `branch` into `base`. */
+  openDraftPullRequest(options: DraftPullRequest): Promise<{ url: string }>;
+  /**
+   * The file in the repository that holds issue N's body, when the tracker keeps it there (the local
+   * tracker's `.tdd/issues/N.md`), so the conductor commits a criterion's tick with the step's refactor;
+   * absent, or null, when the issue lives elsewhere (GitHub).
+   */
+  issueFile?(issue: number): string | null;
+}
+
+/** What the conductor asks a tracker for at the end of a run. */
+export interface DraftPullRequest {
+  title: string;
+  body: string;
+  /** The head branch (`leap/issue-N`). */
+  branch: string;
+  /** The branch it merges into (the branch the run started from); the tracker's default when absent. */
+  base?: string;
+  /** The issue the pull request resolves. */
+  issue?: number;
 }
 
 /** What a runner needs to start one leaf. */
