@@ -123,8 +123,38 @@ export interface LeafResult {
   stderr: string;
 }
 
-/** Where leaves and balls run: this machine by default, in worktrees; a distributed runner can take its place. */
-export interface RunnerPlugin {
+/** One build round of one ball, as the engine asks a runner for it (CONTRACT sections 7, 8 and 11). */
+export interface BallRoundRequest {
+  slice: string;
+  ball: string;
+  /** 1 to 4: there is no fifth round. */
+  round: number;
+  /** The commit the round builds on: the ball's branch tip (base, its dependencies' merged work, its earlier rounds). */
+  commit: string;
+  /** The builder agent's name, as the built-ins or an agents file know it. */
+  agent: string;
+}
+
+/** What one round returned: its receipt (null: the proof failed, the next round follows) and its candidate. */
+export interface BallRoundOutcome {
+  receipt: -1 | 0 | 1 | null;
+  reason: string;
+  /** The candidate's sha256 (hex), null when nothing was hashed. */
+  candidate: string | null;
+  /** The commit holding the round's work on the ball's branch `leap/SLICE/BALL`, null when it was undone. */
+  commit: string | null;
+}
+
+/**
+ * Where balls are built: this machine's worktrees by default, other machines through a queue instead.
+ * "Build this ball's round in a checkout of this commit, with this agent, and return its receipt and
+ * candidate"; the engine decides the rounds, writes the records and integrates.
+ */
+export interface RunnerPlugin<Request extends BallRoundRequest = BallRoundRequest, Outcome extends BallRoundOutcome = BallRoundOutcome> {
   readonly name: string;
-  runLeaf(spec: LeafSpec): Promise<LeafResult>;
+  buildRound(request: Request): Promise<Outcome>;
+  /** The ball ended, whatever its receipt: give back its checkout. */
+  releaseBall(slice: string, ball: string): Promise<void>;
+  /** The run ended, whatever the end: give back everything still held. */
+  close(): Promise<void>;
 }

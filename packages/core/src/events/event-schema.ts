@@ -80,6 +80,8 @@ export const ballEventSchema = kind('ball', {
   ball: z.string(),
   state: z.enum(['ready', 'dispatched', 'blocked', 'checkpointed', 'done']),
   wave: z.number().int().nonnegative().optional(),
+  receipt: receiptValue.optional(),
+  reason: z.string().optional(),
 }, 'A LEAP ball changed state.');
 
 export const roundEventSchema = kind('round', {
@@ -87,7 +89,9 @@ export const roundEventSchema = kind('round', {
   ball: z.string(),
   round: z.number().int().min(1).max(4),
   receipt: receiptValue.optional(),
-}, 'A builder round ended.');
+  candidate: z.string().nullable().optional(),
+  reason: z.string().optional(),
+}, 'A builder round ended (no receipt: its proof failed, the next round follows).');
 
 export const receiptEventSchema = kind('receipt', {
   slice: z.string(),
@@ -105,6 +109,8 @@ export const reviewEventSchema = kind('review', {
   value: receiptValue,
   findings: z.array(z.looseObject({ severity: z.string(), message: z.string() })).optional(),
   reasoning: z.string().optional(),
+  slice: z.string().optional(),
+  ball: z.string().optional(),
 }, 'A blind reviewer (or the jury, reviewer null) judged a candidate.');
 
 export const mergeEventSchema = kind('merge', {
