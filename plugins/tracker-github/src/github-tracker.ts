@@ -1,0 +1,100 @@
+// The GitHub tracker: issues, their threads, criteria and draft pull requests through the gh CLI.
+import type { TrackerPlugin } from '@leap/core';
+import { UsageError, checkIssue, showValue } from '@leap/core';
+import { tickCriterion } from '@leap/core/ledger';
+import { parseGhIssue, type GithubIssue } from './gh-issue.js';
+import { GhError, runGh, runGit } from './run-gh.js';
+
+/** Where the repository is and how to reach GitHub. */
+export interface GithubTrackerOptions {
+  /** The local clone (gh finds the GitHub repository from its remotes; `git push` runs here). Default: process.cwd(). */
+  cwd?: string;
+  /** `OWNER/REPO`, passed to gh as `--repo` when the clone's remotes should not decide. */
+  repo?: string;
+  /** The remote the branch is pushed to (default `origin`). */
+  remote?: string;
+  /** The base branch of draft pull requests when the call names none (default: gh's, the repository's default branch). */
+  base?: string;
+  /** The gh executable (default `gh`, found on PATH). */
+  gh?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A draft pull request to open: the interface's fields, and the base branch when the caller knows it. */
+export interface DraftPullRequest {
+  title: string;
+  body: string;
+  branch: string;
+  base?: string;
+}
+
+/** The fields `readIssue` asks gh for. */
+export const ISSUE_FIELDS = 'number,title,body,comments';
+
+/** The GitHub tracker (name `github`); each call is one or two gh processes. */
+export interface GithubTracker extends TrackerPlugin {
+  readIssue(issue: number): Promise<GithubIssue>;
+  openDraftPullRequest(options: DraftPullRequest): Promise<{ url: string }>;
+}
+
+/** Build the GitHub tracker over gh. */
+export function createGithubTracker(options: GithubTrackerOptions = {}): GithubTracker {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const gh = options.gh ?? 'gh';
+  const remote = options.remote ?? 'origin';
+  const repoArgs = options.repo === undefined ? [] : [`--repo=${options.repo}`];
+  const run = (args: string[], input?: string) => runGh(gh, [...args, ...repoArgs], { cwd, env, input });
+
+  async function view(issue: number, fields: string): Promise<string> {
+    try {
+      return await run(['issue', 'view', String(issue), `--json=${fields}`]);
+    } catch (error) {
+      if (error instanceof GhError && error.kind === 'not-found') {
+        throw new GhError('not-found', `no issue ${issue} on GitHub${options.repo === undefined ? '' : ` in ${options.repo}`}: ${error.stderr.trim()}`, { stderr: error.stderr, code: error.code, cause: error });
+      }
+      throw error;
+    }
+  }
+
+  return {
+    name: 'github',
+    readIssue: async (issue) => parseGhIssue(await view(checkIssue(issue), ISSUE_FIELDS), checkIssue(issue)),
+    comment: async (issue, text) => {
+      const n = checkIssue(issue);
+      if (text.trim() === '') throw new UsageError(`Expected a comment with some text for issue ${n}, got ${showValue(text)}`);
+      await run(['issue', 'comment', String(n), '--body-file=-'], text);
+    },
+    tickCriterion: async (issue, criterion) => {
+      const n = checkIssue(issue);
+      const { body } = parseGhIssue(await view(n, 'number,title,body'), n);
+      // Core's tick changes the one box and keeps every other byte (CRLF bodies written on github.com included).
+      const ticked = tickCriterion(body, criterion, `GitHub issue ${n}`);
+      await run(['issue', 'edit', String(n), '--body-file=-'], ticked);
+    },
+    openDraftPullRequest: async ({ title, body, branch, base }) => {
+      if (branch === '' || title.trim() === '') {
+        throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`);
+      }
+      if (/[\r\n]/.test(title)) throw new UsageError(`Expected a pull request title of one line, got ${showValue(title)}`);
+      await runGit(['push', '--quiet', '-u', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd, env });
+      const onto = base ?? options.base;
+      const args = ['pr', 'create', '--draft', ...(onto === undefined ? [] : [`--base=${onto}`]), `--head=${branch}`, `--title=${title}`, '--body-file=-'];
+      try {
+        return { url: lastUrl(await run(args, body)) };
+      } catch (error) {
+        // Run again after a crash: the pull request of this branch already exists, and gh names it.
+        const existing = error instanceof GhError ? /already exists:\s*(https?:\/\/\S+)/.exec(error.stderr) : null;
+        if (existing !== null) return { url: existing[1] as string };
+        throw error;
+      }
+    },
+  };
+}
+
+// gh pr create prints the new pull request's URL as its last line.
+function lastUrl(stdout: string): string {
+  const url = stdout.trim().split('\n').reverse().find((line) => /^https?:\/\//.test(line.trim()));
+  if (url === undefined) throw new GhError('failed', `gh pr create printed no pull request URL: ${showValue(stdout)}`);
+  return url.trim();
+}

@@ -1,0 +1,95 @@
+// Running `gh` (and `git push`) without a shell: arguments are an array, bodies go on stdin, and a
+// failure is classified once, here, so every caller says the same thing about a missing or signed-out gh.
+import { spawn } from 'node:child_process';
+import { LeapError } from '@leap/core';
+
+/** Why a `gh` call failed: not installed, not logged in, no such issue, or anything else gh refused. */
+export type GhFailureKind = 'missing' | 'auth' | 'not-found' | 'failed';
+
+/** A failed `gh` or `git` call: the kind, the command's exit code and its own words. */
+export class GhError extends LeapError {
+  readonly kind: GhFailureKind;
+  readonly stderr: string;
+  readonly code: number | null;
+  constructor(kind: GhFailureKind, message: string, details: { stderr?: string; code?: number | null; cause?: unknown } = {}) {
+    // A missing or signed-out gh and an unknown issue are the caller's to fix (2); anything else is gh's failure (1).
+    super(message, { exitCode: kind === 'failed' ? 1 : 2, cause: details.cause });
+    this.kind = kind;
+    this.stderr = details.stderr ?? '';
+    this.code = details.code ?? null;
+  }
+}
+
+/** Where and how to run a command. */
+export interface RunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Bytes for stdin (a comment or a body); stdin is empty otherwise. */
+  input?: string;
+}
+
+/** What a finished command left. */
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawn `command ARGS` (no shell); resolves on close, rejects only when it cannot start. */
+export function spawnCollect(command: string, args: string[], options: RunOptions): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    // gh may exit before reading stdin (a refused flag): a closed pipe is not our failure.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Run `gh ARGS`; returns its stdout, throws a GhError saying what went wrong in gh's own words. */
+export async function runGh(gh: string, args: string[], options: RunOptions): Promise<string> {
+  // gh never prompts from a run: a question it would ask becomes its error instead.
+  const env = { ...options.env, GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1' };
+  let ran: Ran;
+  try {
+    ran = await spawnCollect(gh, args, { ...options, env });
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new GhError('missing', `the GitHub tracker needs the gh CLI, and ${JSON.stringify(gh)} is not on PATH: install it (https://cli.github.com) and run \`gh auth login\``, { cause });
+    }
+    throw new GhError('failed', `could not run ${JSON.stringify(gh)}: ${(cause as Error).message}`, { cause });
+  }
+  if (ran.code === 0) return ran.stdout;
+  throw classifyGhFailure(args, ran);
+}
+
+/** The GhError for a gh call that exited non-zero (exit 4 is gh's "authentication required"). */
+export function classifyGhFailure(args: string[], ran: Ran): GhError {
+  const words = ran.stderr.trim() || ran.stdout.trim() || '(gh printed nothing)';
+  const what = `gh ${args.slice(0, 2).join(' ')}`;
+  const details = { stderr: ran.stderr, code: ran.code };
+  if (ran.code === 4 || /To get started with GitHub CLI|not logged in|Bad credentials|HTTP 401/i.test(ran.stderr)) {
+    return new GhError('auth', `gh is not logged in to GitHub: run \`gh auth login\` or set GH_TOKEN (${what} said: ${words})`, details);
+  }
+  if (/Could not resolve to an? (issue|pull request|Repository)|HTTP 404/i.test(ran.stderr)) {
+    return new GhError('not-found', `${what} found nothing: ${words}`, details);
+  }
+  return new GhError('failed', `${what} exited ${ran.code ?? 'on a signal'}: ${words}`, details);
+}
+
+/** Run `git ARGS` in the repository; throws a GhError with git's own words when it fails. */
+export async function runGit(args: string[], options: RunOptions): Promise<string> {
+  let ran: Ran;
+  try {
+    ran = await spawnCollect('git', args, options);
+  } catch (cause) {
+    throw new GhError('failed', `could not run git: ${(cause as Error).message}`, { cause });
+  }
+  if (ran.code === 0) return ran.stdout;
+  throw new GhError('failed', `git ${args.join(' ')} exited ${ran.code ?? 'on a signal'}: ${ran.stderr.trim() || ran.stdout.trim()}`, { stderr: ran.stderr, code: ran.code });
+}
