@@ -2,9 +2,9 @@
 // generated from it. Shapes only: the rules between balls (unique ids, deps, cycles, shared files,
 // the spine, paths) are checked by the validator, which reports every violation at once.
 import { z } from 'zod';
+import { ID_PATTERN } from './slice-id.js';
 
-/** A slice or ball id: 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit. */
-export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export { ID_PATTERN };
 const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit');
 
 export const scopeEntrySchema = z.strictObject({

@@ -1,0 +1,33 @@
+// Whether a folder's file system folds case (macOS and Windows by default, ext4 with casefold), so
+// `A.js` and `a.js` are one file there. Decided by looking, not by platform: no file is written.
+import { lstatSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+function swapCase(name: string): string {
+  let out = '';
+  for (const ch of name) out += ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase();
+  return out;
+}
+
+/** True when `dir` (or, failing an entry with letters there, the nearest parent that has one) folds case. */
+export function foldsCase(dir: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(at);
+    } catch {
+      // an unreadable or missing folder: look at its parent
+    }
+    const name = names.find((n) => swapCase(n) !== n);
+    if (name !== undefined) {
+      try {
+        const a = lstatSync(join(at, name));
+        const b = lstatSync(join(at, swapCase(name)));
+        return a.ino === b.ino && a.dev === b.dev;
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(at) === at) return false;
+  }
+}

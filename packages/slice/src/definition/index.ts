@@ -1,0 +1,18 @@
+// The definition side of @leap/slice: the slice file (CONTRACT section 7), read, validated and
+// planned; scope hashes; the file-map check. Nothing here loads zod, ajv or simple-git.
+export { readSlice, loadSliceFile, SliceFileError } from './read-slice.js';
+export type { LoadedSlice, ReadSliceOptions } from './read-slice.js';
+export { validateSlice } from './validate-slice.js';
+export type { ValidateOptions } from './validate-slice.js';
+export type { Violation } from './violation.js';
+export { RESERVED_BALL_IDS, refNameProblem } from './slice-rules.js';
+export { planWaves, dependencyCycles } from './plan-waves.js';
+export { hashFile } from './hash-file.js';
+export { checkFileMap } from './check-file-map.js';
+export type { CheckFileMapOptions, FileMapCheck } from './check-file-map.js';
+export { resolveInRepo } from './resolve-in-repo.js';
+export type { PathState } from './resolve-in-repo.js';
+export { normalizeScopePath, scopePathProblem } from './scope-path.js';
+export { foldsCase } from './case-folding.js';
+export { ID_PATTERN } from './slice-id.js';
+export type { Ball, MetricField, Proof, Receipt, ScopeEntry, Slice } from './slice-schema.js';

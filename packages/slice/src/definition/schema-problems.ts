@@ -1,0 +1,138 @@
+// The slice's JSON Schema check, through the validators ajv generated from it (no ajv or zod at run
+// time). A generated validator stops at its first problem, so the parts are checked one by one:
+// the slice, each ball, each scope entry and each proof, each reporting its own first problem.
+import {
+  validateBallShell, validateProof, validateScopeEntry, validateSliceShell,
+} from './slice-validators.generated.js';
+import { fieldPath, showFound, type Violation } from './violation.js';
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+
+const FIELDS: Record<string, string[]> = {
+  slice: ['$schema', 'id', 'base', 'spine', 'balls'],
+  ball: ['id', 'goal', 'spec', 'scope', 'proof', 'rollback', 'deps'],
+  scope: ['path', 'sha256', 'symbols', 'lines'],
+  proof: ['argv', 'metric'],
+  metric: ['field', 'better'],
+};
+
+const ID = 'an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)';
+const EXPECTED_BY_FIELD: Record<string, string> = {
+  id: ID,
+  sha256: 'a sha256 (64 lowercase hex digits), or null for a file the ball creates',
+  better: '"higher" or "lower"',
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let at = root;
+  for (const part of pointer.split('/').slice(1)) at = isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[part] : undefined;
+  return at;
+}
+
+function objectKind(pointer: string): string {
+  if (pointer === '') return 'slice';
+  if (/\/metric\/\d+$/.test(pointer)) return 'metric';
+  if (/\/proof$/.test(pointer)) return 'proof';
+  if (/\/scope\/\d+$/.test(pointer)) return 'scope';
+  return 'ball';
+}
+
+function expectation(error: AjvError, field: string): string {
+  const p = error.params;
+  switch (error.keyword) {
+    case 'type': return EXPECTED_BY_FIELD[field] ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
+    case 'pattern': case 'anyOf': case 'enum': return EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`;
+    case 'minLength': return 'a non-empty string';
+    case 'minItems': return /^\d+$/.test(field) ? '[from, to]' : `at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems': case 'items': return '[from, to]';
+    case 'exclusiveMinimum': case 'minimum': case 'maximum': return 'a line number (an integer of at least 1)';
+    default: return `a value the schema accepts (${error.keyword})`;
+  }
+}
+
+/** The words of one ajv problem, and the field it is at. */
+function describe(root: unknown, base: string, error: AjvError): { path: string; message: string } {
+  const pointer = base + error.instancePath;
+  if (error.keyword === 'required') {
+    const name = String(error.params.missingProperty);
+    return { path: fieldPath(`${pointer}/${name}`), message: `missing the required field "${name}"` };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const name = String(error.params.additionalProperty);
+    const kind = objectKind(pointer);
+    return { path: fieldPath(`${pointer}/${name}`), message: `unknown field "${name}": a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind} has only ${(FIELDS[kind] ?? []).join(', ')}` };
+  }
+  const field = pointer.slice(pointer.lastIndexOf('/') + 1);
+  const found = valueAt(root, pointer);
+  return { path: fieldPath(pointer), message: `expected ${expectation(error, field)}, found ${showFound(found)}` };
+}
+
+// A valid object of each kind: one field of the checked object at a time replaces its own, so the
+// validator's first problem is that field's, and every field's problem is found.
+const TEMPLATES: Record<string, Record<string, unknown>> = {
+  slice: { id: 'a', base: 'HEAD', spine: 'integrator', balls: [0] },
+  ball: { id: 'a', goal: 'g', spec: '', scope: [0], proof: 0, rollback: '', deps: [] },
+  scope: { path: 'a', sha256: null },
+  proof: { argv: ['a'] },
+};
+const OPTIONAL = new Set(['$schema', 'symbols', 'lines', 'metric']);
+
+function label(path: string, balls: string[]): string {
+  return path === '' ? '' : `${path}${balls[0] === undefined ? '' : ` (ball ${JSON.stringify(balls[0])})`}: `;
+}
+
+function push(out: Violation[], path: string, message: string, balls: string[]): void {
+  out.push({ rule: 'schema', message: `${label(path, balls)}${message}`, balls, path });
+}
+
+// Every problem of one object: its unknown fields, its missing ones, then each field's own.
+function objectProblems(kind: string, validate: Validator, value: unknown, root: unknown, base: string, balls: string[], out: Violation[]): void {
+  if (validate(value)) return;
+  if (!isObject(value)) {
+    push(out, fieldPath(base), `expected ${kind === 'scope' ? 'a scope entry' : `a ${kind}`} (an object), found ${showFound(value)}`, balls);
+    return;
+  }
+  const fields = FIELDS[kind] ?? [];
+  const template = TEMPLATES[kind] ?? {};
+  for (const key of Object.keys(value)) {
+    if (!fields.includes(key)) push(out, fieldPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`), `unknown field ${JSON.stringify(key)}: a ${kind === 'scope' ? 'scope entry' : kind} has only ${fields.join(', ')}`, balls);
+  }
+  for (const key of fields) {
+    if (!Object.hasOwn(value, key)) {
+      if (!OPTIONAL.has(key)) push(out, fieldPath(`${base}/${key}`), `missing the required field ${JSON.stringify(key)}`, balls);
+      continue;
+    }
+    const one = { ...template, [key]: value[key] };
+    if (validate(one)) continue;
+    // Of an anyOf's branches, ajv lists each branch's complaint, then the anyOf's: the last says it best.
+    const errors = validate.errors ?? [];
+    const error = errors.find((e) => e.keyword === 'anyOf') ?? errors[0];
+    if (error === undefined) continue;
+    const { path, message } = describe(root, base, error);
+    push(out, path, message, balls);
+  }
+}
+
+/** Every field's schema problem (first problem within a field's value), or none when the slice matches its JSON Schema. */
+export function schemaProblems(value: unknown): Violation[] {
+  const out: Violation[] = [];
+  objectProblems('slice', validateSliceShell as Validator, value, value, '', [], out);
+  const balls = isObject(value) && Array.isArray(value.balls) ? value.balls : [];
+  balls.forEach((ball: unknown, i) => {
+    const ids = isObject(ball) && typeof ball.id === 'string' ? [ball.id] : [];
+    objectProblems('ball', validateBallShell as Validator, ball, value, `/balls/${i}`, ids, out);
+    if (!isObject(ball)) return;
+    if (Array.isArray(ball.scope)) ball.scope.forEach((entry: unknown, j) => objectProblems('scope', validateScopeEntry as Validator, entry, value, `/balls/${i}/scope/${j}`, ids, out));
+    if (ball.proof !== undefined) objectProblems('proof', validateProof as Validator, ball.proof, value, `/balls/${i}/proof`, ids, out);
+  });
+  return out;
+}

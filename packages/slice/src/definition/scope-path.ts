@@ -1,0 +1,30 @@
+// Scope paths as the rules of CONTRACT section 7 read them: relative, inside the repository, no
+// `..` segment, and nothing a repository cannot hold; then normalised (`./a`, `a//b`) so two
+// spellings of one file are one file.
+
+const MAX_SEGMENT_BYTES = 255;
+const MAX_PATH_BYTES = 4095;
+
+/** Why `path` cannot be a scope path (a phrase: `is absolute...`), or null when it can. */
+export function scopePathProblem(path: string): string | null {
+  if (path.length === 0) return 'is empty';
+  if (path.includes('\0')) return 'contains a NUL byte, which no file name can hold';
+  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return 'is absolute: scope paths are relative to the repository root';
+  if (path.includes('\\')) return 'contains a backslash: folders are separated by "/"';
+  const segments = path.split('/');
+  if (segments.includes('..')) return 'has a ".." segment: scope paths stay inside the repository';
+  const kept = segments.filter((s) => s !== '' && s !== '.');
+  if (kept.length === 0) return 'names the repository itself, not a file';
+  if (path.endsWith('/') || path.endsWith('/.')) return 'ends with "/": a scope entry names a file, not a folder';
+  if (kept.some((s) => s.toLowerCase() === '.git')) return 'is inside .git, which the repository cannot hold';
+  const long = kept.find((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES);
+  if (long !== undefined) return `has a segment of ${Buffer.byteLength(long)} bytes: file systems hold at most ${MAX_SEGMENT_BYTES}`;
+  const bytes = Buffer.byteLength(kept.join('/'));
+  if (bytes > MAX_PATH_BYTES) return `is ${bytes} bytes long: file systems hold at most ${MAX_PATH_BYTES}`;
+  return null;
+}
+
+/** `path` without `.` segments and repeated slashes (check it with scopePathProblem first). */
+export function normalizeScopePath(path: string): string {
+  return path.split('/').filter((s) => s !== '' && s !== '.').join('/');
+}

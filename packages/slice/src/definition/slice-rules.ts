@@ -1,0 +1,169 @@
+// The rules of CONTRACT section 7 between the parts of a slice, all reported at once: unique ids
+// that can name branches, known dependencies, no cycle, one write spine, disjoint scopes whose
+// paths stay inside the repository. They read the slice loosely, so a part the schema refused
+// does not hide the other parts' violations.
+import { dependencyCycles } from './plan-waves.js';
+import { normalizeScopePath, scopePathProblem } from './scope-path.js';
+import type { Violation } from './violation.js';
+
+/** Ball ids the engine's own branch and files use under `leap/SLICE/` and `.leap/SLICE/`. */
+export const RESERVED_BALL_IDS: readonly string[] = ['spine', 'run.json', 'record.json', 'engine.lock'];
+
+/** What the rules read of a ball: whatever of its fields has the right type. */
+interface LooseBall {
+  index: number;
+  id: string | undefined;
+  deps: unknown[];
+  scope: unknown[];
+  proof: Record<string, unknown> | undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function looseBalls(slice: Record<string, unknown>): LooseBall[] {
+  const balls = Array.isArray(slice.balls) ? slice.balls : [];
+  return balls.map((ball: unknown, index) => {
+    const b = isObject(ball) ? ball : {};
+    return {
+      index,
+      id: typeof b.id === 'string' ? b.id : undefined,
+      deps: Array.isArray(b.deps) ? b.deps : [],
+      scope: Array.isArray(b.scope) ? b.scope : [],
+      proof: isObject(b.proof) ? b.proof : undefined,
+    };
+  });
+}
+
+/** Why `id` cannot be the last part of a git branch name, or null. */
+export function refNameProblem(id: string): string | null {
+  if (id.includes('..')) return 'contains ".."';
+  if (id.endsWith('.')) return 'ends with "."';
+  if (id.endsWith('.lock')) return 'ends with ".lock"';
+  return null;
+}
+
+function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violation[]): void {
+  if (typeof slice.id === 'string') {
+    const why = refNameProblem(slice.id);
+    if (why !== null) out.push({ rule: 'id-as-branch', message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`, balls: [], path: 'id' });
+  }
+  const first = new Map<string, number>();
+  for (const ball of balls) {
+    if (ball.id === undefined) continue;
+    const seen = first.get(ball.id);
+    if (seen !== undefined) {
+      out.push({ rule: 'unique-ids', message: `ball id ${JSON.stringify(ball.id)} is used twice: balls[${seen}] and balls[${ball.index}]`, balls: [ball.id], path: `balls[${ball.index}].id` });
+      continue;
+    }
+    first.set(ball.id, ball.index);
+    const why = refNameProblem(ball.id);
+    if (why !== null) out.push({ rule: 'id-as-branch', message: `ball id ${JSON.stringify(ball.id)} cannot name the branch leap/SLICE/${ball.id}: it ${why}`, balls: [ball.id], path: `balls[${ball.index}].id` });
+    if (RESERVED_BALL_IDS.includes(ball.id)) out.push({ rule: 'reserved-id', message: `ball id ${JSON.stringify(ball.id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`, balls: [ball.id], path: `balls[${ball.index}].id` });
+  }
+}
+
+function depRules(balls: LooseBall[], out: Violation[]): void {
+  const ids = new Set(balls.map((b) => b.id).filter((id) => id !== undefined));
+  for (const ball of balls) {
+    ball.deps.forEach((dep, j) => {
+      if (typeof dep !== 'string' || ids.has(dep)) return;
+      const who = ball.id === undefined ? `balls[${ball.index}]` : `ball ${JSON.stringify(ball.id)}`;
+      out.push({ rule: 'known-deps', message: `${who} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: ball.id === undefined ? [] : [ball.id], path: `balls[${ball.index}].deps[${j}]` });
+    });
+  }
+  const graph = new Map<string, string[]>();
+  for (const ball of balls) if (ball.id !== undefined && !graph.has(ball.id)) graph.set(ball.id, ball.deps.filter((d): d is string => typeof d === 'string' && ids.has(d)));
+  for (const cycle of dependencyCycles(graph)) {
+    const path = [...cycle, cycle[0]].map((id) => JSON.stringify(id)).join(' -> ');
+    const at = balls.find((b) => b.id === cycle[0]);
+    out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: cycle, path: `balls[${at?.index ?? 0}].deps` });
+  }
+}
+
+function spineRule(slice: Record<string, unknown>, balls: LooseBall[], out: Violation[]): void {
+  if (typeof slice.spine !== 'string' || slice.spine === '') return;
+  const named = balls.filter((b) => b.id === slice.spine);
+  if (slice.spine === 'integrator' && named.length > 0) {
+    out.push({ rule: 'one-spine', message: 'spine "integrator" names two writers: the integrator and the ball "integrator"; rename the ball', balls: ['integrator'], path: 'spine' });
+  } else if (slice.spine !== 'integrator' && named.length === 0) {
+    out.push({ rule: 'one-spine', message: `spine ${JSON.stringify(slice.spine)} is neither "integrator" nor a ball of this slice`, balls: [], path: 'spine' });
+  }
+}
+
+function scopeRules(balls: LooseBall[], foldCase: boolean, out: Violation[]): void {
+  const owners = new Map<string, { ball: LooseBall; path: string; at: string }>();
+  for (const ball of balls) {
+    const name = ball.id === undefined ? `balls[${ball.index}]` : `ball ${JSON.stringify(ball.id)}`;
+    const ids = ball.id === undefined ? [] : [ball.id];
+    ball.scope.forEach((entry, j) => {
+      const path = isObject(entry) ? entry.path : undefined;
+      const at = `balls[${ball.index}].scope[${j}].path`;
+      if (typeof path !== 'string' || path === '') return;
+      const why = scopePathProblem(path);
+      if (why !== null) {
+        out.push({ rule: 'scope-path', message: `${name}: scope path ${JSON.stringify(path)} ${why}`, balls: ids, path: at });
+        return;
+      }
+      const normal = normalizeScopePath(path);
+      const key = foldCase ? normal.toLowerCase() : normal;
+      const owner = owners.get(key);
+      if (owner === undefined) {
+        owners.set(key, { ball, path, at });
+      } else if (owner.ball === ball) {
+        out.push({ rule: 'disjoint-scopes', message: `${name} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(owner.path)} and ${JSON.stringify(path)})`, balls: ids, path: at });
+      } else {
+        const other = owner.ball.id === undefined ? `balls[${owner.ball.index}]` : JSON.stringify(owner.ball.id);
+        const spelled = owner.path === path ? '' : ` (as ${JSON.stringify(owner.path)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(owner.path) !== normal ? ', one file where case is folded' : ''})`;
+        out.push({ rule: 'disjoint-scopes', message: `balls ${other} and ${ball.id === undefined ? `balls[${ball.index}]` : JSON.stringify(ball.id)} share the file ${JSON.stringify(normalizeScopePath(owner.path))}${spelled}`, balls: [...(owner.ball.id === undefined ? [] : [owner.ball.id]), ...ids], path: at });
+      }
+    });
+  }
+}
+
+function entryRules(balls: LooseBall[], out: Violation[]): void {
+  for (const ball of balls) {
+    const name = ball.id === undefined ? `balls[${ball.index}]` : `ball ${JSON.stringify(ball.id)}`;
+    const ids = ball.id === undefined ? [] : [ball.id];
+    ball.scope.forEach((entry, j) => {
+      const lines = isObject(entry) && Array.isArray(entry.lines) ? entry.lines : [];
+      lines.forEach((range: unknown, k) => {
+        if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[0] > range[1]) {
+          out.push({ rule: 'lines', message: `${name}: line range [${range[0]}, ${range[1]}] ends before it starts`, balls: ids, path: `balls[${ball.index}].scope[${j}].lines[${k}]` });
+        }
+      });
+    });
+    const argv = ball.proof?.argv;
+    if (Array.isArray(argv) && argv[0] === '') out.push({ rule: 'proof', message: `${name}: proof.argv[0] is empty: it names the program to run`, balls: ids, path: `balls[${ball.index}].proof.argv[0]` });
+    const metric = Array.isArray(ball.proof?.metric) ? (ball.proof.metric as unknown[]) : [];
+    const fields = new Set<string>();
+    metric.forEach((m, k) => {
+      const field = isObject(m) ? m.field : undefined;
+      if (typeof field !== 'string') return;
+      if (fields.has(field)) out.push({ rule: 'proof', message: `${name}: metric field ${JSON.stringify(field)} is named twice`, balls: ids, path: `balls[${ball.index}].proof.metric[${k}].field` });
+      fields.add(field);
+    });
+  }
+}
+
+function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
+  const base = slice.base;
+  if (typeof base !== 'string' || base === '') return;
+  if (base.startsWith('-')) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} starts with "-": git would read it as an option, not a commit`, balls: [], path: 'base' });
+  else if (/[\0-\x1f\x7f]/.test(base)) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} holds a control character, which no commit-ish does`, balls: [], path: 'base' });
+}
+
+/** Every violation of the rules between the parts of `slice` (any value; a non-object has none). */
+export function sliceRuleViolations(slice: unknown, options: { foldCase: boolean }): Violation[] {
+  if (!isObject(slice)) return [];
+  const balls = looseBalls(slice);
+  const out: Violation[] = [];
+  idRules(slice, balls, out);
+  depRules(balls, out);
+  spineRule(slice, balls, out);
+  scopeRules(balls, options.foldCase, out);
+  entryRules(balls, out);
+  baseRule(slice, out);
+  return out;
+}

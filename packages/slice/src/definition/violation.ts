@@ -1,0 +1,29 @@
+// One violation of a slice file: which rule, what is wrong in words (naming the ball ids and the
+// files), the balls concerned, and where in the file (`balls[2].scope[0].path`).
+
+/** A slice file's violation of its schema or of a rule of CONTRACT section 7. */
+export interface Violation {
+  rule: string;
+  message: string;
+  balls: string[];
+  path?: string;
+}
+
+/** The field path of a JSON pointer: `/balls/2/scope/0` is `balls[2].scope[0]`. */
+export function fieldPath(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(part) ? `[${part}]` : out === '' ? part : `.${part}`;
+  }
+  return out;
+}
+
+/** A value as an error message shows what was found: short, quoted, its kind when it is big. */
+export function showFound(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : `an array of ${value.length}`;
+  if (value !== null && typeof value === 'object') return 'an object';
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}..."` : text;
+}

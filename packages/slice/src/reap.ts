@@ -1,0 +1,45 @@
+// After any end of an engine (a SIGKILL included), the next `leap slice` command on the slice
+// removes the worktrees it left (CONTRACT section 7): every git worktree on a branch
+// `leap/SLICE/*`, wherever it was made, unless a live engine (another process) still runs the slice.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { InternalError, readLockHolder } from '@leap/core';
+import { liveEngine, sliceLockFile } from './slice-lock.js';
+
+/** Run git in `cwd` (no shell; arguments are data); stdout, or an InternalError with git's stderr. */
+export function runGit(cwd: string, args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  } catch (cause) {
+    const stderr = String((cause as { stderr?: unknown }).stderr ?? '').trim();
+    throw new InternalError(`git ${args.join(' ')} in ${cwd} failed: ${stderr || (cause as Error).message}`, { cause });
+  }
+}
+
+/** The worktrees of `repoRoot` on a branch `leap/SLICE/*`, as `{ path, branch }`. */
+export function sliceWorktrees(repoRoot: string, sliceId: string): { path: string; branch: string }[] {
+  const prefix = `refs/heads/leap/${sliceId}/`;
+  const out: { path: string; branch: string }[] = [];
+  // -z: a worktree path may hold a newline.
+  for (const record of runGit(repoRoot, ['worktree', 'list', '--porcelain', '-z']).split('\0\0')) {
+    const fields = record.split('\0');
+    const path = fields.find((f) => f.startsWith('worktree '))?.slice('worktree '.length);
+    const branch = fields.find((f) => f.startsWith('branch '))?.slice('branch '.length);
+    if (path !== undefined && branch?.startsWith(prefix) === true) out.push({ path, branch: branch.slice('refs/heads/'.length) });
+  }
+  return out;
+}
+
+/** Remove the slice's left worktrees when no other live engine holds it; returns the paths removed. */
+export function reapSlice(repoRoot: string, sliceId: string): string[] {
+  const holder = readLockHolder(sliceLockFile(repoRoot, sliceId));
+  // The engine itself reaps under its own lock; another live engine's worktrees are in use.
+  if (holder !== null && holder.pid !== process.pid && liveEngine(repoRoot, sliceId) !== null) return [];
+  const removed: string[] = [];
+  for (const { path } of sliceWorktrees(repoRoot, sliceId)) {
+    if (existsSync(path)) runGit(repoRoot, ['worktree', 'remove', '--force', '--force', path]);
+    removed.push(path);
+  }
+  if (removed.length > 0) runGit(repoRoot, ['worktree', 'prune']);
+  return removed;
+}
