@@ -1,6 +1,87 @@
-// PLACEHOLDER until the view's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap status [--watch] [--json]` (CONTRACT section 10): where the runs of this repository stand.
+import { parseCli, UsageError, type Subcommand, type SubcommandIo } from '@leap/core';
+import { collectView } from './collect-view.js';
+import { renderStatus } from './render-status.js';
+import { buildStatus, type StatusData } from './status-data.js';
 
-export const statusMain: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+export const STATUS_USAGE = `Usage: leap status [--watch] [--json]
+
+Where the runs of this repository stand: each issue's ledger as a progress bar with its steps, the
+leaves running now (phase, attempt, elapsed time against the time limit), the last verdicts and
+bails, a pending stop, each slice's balls with their receipts, and the tokens and cost so far.
+Reads .tdd/ (or VERI_STATE_DIR) and .leap/ at the repository root; writes nothing.
+
+Options:
+  --watch   redraw as the event log grows (Ctrl-C ends it); with --json, one JSON line per change
+  --json    print the same data as JSON
+  --help    this text
+
+Lines of the event log that are not events are skipped and listed with their numbers under
+Problems; events of a kind the view does not know are listed as such.
+
+Exit codes:
+  0  shown (also when nothing has run yet, or lines were skipped)
+  2  bad arguments`;
+
+const OPTIONS = { watch: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
+function terminalWidth(io: SubcommandIo): number {
+  const fromEnv = Number(io.env.COLUMNS);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  if (io.isTTY && process.stdout.columns > 0) return process.stdout.columns;
+  return 100;
+}
+
+function colorOn(io: SubcommandIo): boolean {
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '' && io.env.FORCE_COLOR !== '0') return true;
+  return io.isTTY;
+}
+
+/** `leap status`. */
+export const statusMain: Subcommand = async (argv, io) => {
+  const { values, positionals } = parseCli(argv, OPTIONS, STATUS_USAGE);
+  if (values.help === true) {
+    io.stdout(`${STATUS_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${STATUS_USAGE}`);
+  const draw = (data: StatusData): string => renderStatus(data, { width: terminalWidth(io), color: colorOn(io) });
+  if (values.watch !== true) {
+    const data = buildStatus(collectView({ cwd: io.cwd, env: io.env }), io.env);
+    io.stdout(values.json === true ? `${JSON.stringify(data, null, 2)}\n` : draw(data));
+    return 0;
+  }
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const { watchStatus } = await import('./watch-status.js');
+    let frames = 0;
+    await watchStatus({
+      cwd: io.cwd,
+      env: io.env,
+      signal: controller.signal,
+      onFrame: (data) => {
+        frames++;
+        if (values.json === true) io.stdout(`${JSON.stringify(data)}\n`);
+        else if (io.isTTY) io.stdout(`${frames === 1 ? '\x1b[2J' : ''}\x1b[H${fitScreen(draw(data)).replaceAll('\n', '\x1b[K\n')}\x1b[J`);
+        else io.stdout(`${frames > 1 ? '\n' : ''}${draw(data)}`);
+      },
+    });
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+  }
+  return 0;
 };
+
+// Redrawing from the top works only while the frame fits the screen: cut it to the terminal's height.
+function fitScreen(frame: string): string {
+  const rows = process.stdout.rows;
+  if (!(rows > 2)) return frame;
+  const lines = frame.split('\n');
+  if (lines.length <= rows) return frame;
+  return `${lines.slice(0, rows - 2).join('\n')}\n… ${lines.length - rows + 1} more lines (a taller terminal, or leap status without --watch, shows them)\n`;
+}

@@ -1,0 +1,54 @@
+// Formatting shared by the terminal view and the report: durations, tokens, money, and making text from
+// events (titles, reasons, agents' words) safe to print: it is data, never markup or terminal control.
+
+/** `ms` as people read a leaf's time: `850ms`, `12.3s`, `4m05s`, `2h03m`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** A token count with thousands separators; null is `?` (the CLI did not say). */
+export function formatTokens(n: number | null): string {
+  return n === null ? '?' : String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** Dollars: four decimals below a cent, two above; null is `?`. */
+export function formatUsd(n: number | null): string {
+  if (n === null) return '?';
+  return n !== 0 && n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
+}
+
+/** `HH:MM:SS` of an epoch time, in UTC (the event log's own zone). */
+export function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? '?' : d.toISOString().slice(11, 19);
+}
+
+// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** One line of terminal text from event data: controls shown as `\xNN`/`\uNNNN`, so no title can move the cursor or clear the screen. */
+export function terminalSafe(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** Cut `text` to `width` code points, ending in `…` when cut. */
+export function truncate(text: string, width: number): string {
+  const points = Array.from(text);
+  if (points.length <= width) return text;
+  return `${points.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for HTML content or a quoted attribute: `<script>` in a title shows as text. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML[c] ?? c);
+}

@@ -1,0 +1,125 @@
+// Gather everything `leap status` and `leap report` show for the repository at `cwd`: the event log
+// folded into a run, the ledgers, the stop file, and the slice records, merged into one view.
+import { join } from 'node:path';
+import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, resolveStateDir } from '@leap/core';
+import { foldRun, type Ball, type LeafRun, type RunModel, type Slice } from './fold-run.js';
+import { LogTail, type LogProblem } from './read-log.js';
+import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type LedgerState, type SliceRecord } from './read-state.js';
+
+/** Where to look, and when "now" is (tests pin it). */
+export interface ViewOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  now?: number;
+  /** A tail kept across redraws (`--watch`), so only what was appended is read again. */
+  tail?: LogTail;
+}
+
+/** What the view knows about the runs of a repository. */
+export interface ViewData {
+  repo: string;
+  stateDir: string;
+  eventsFile: string;
+  now: number;
+  log: { exists: boolean; events: number; tornTail: boolean; problems: LogProblem[] };
+  fileProblems: FileProblem[];
+  model: RunModel;
+  ledgers: LedgerState[];
+  stop: { mode: string | null; unreadable: string | null };
+  sliceRecords: SliceRecord[];
+}
+
+/** Read and fold everything; never throws for what the files hold. */
+export function collectView(options: ViewOptions): ViewData {
+  const stateDir = resolveStateDir(options.env, options.cwd);
+  const repo = findRepoRoot(options.cwd) ?? options.cwd;
+  const eventsFile = join(stateDir, 'events.jsonl');
+  const tail = options.tail ?? new LogTail(eventsFile);
+  const snapshot = tail.readMore().snapshot();
+  const model = foldRun(snapshot.records, snapshot.problems);
+  const fileProblems: FileProblem[] = [];
+  const ledgers = readLedgers(stateDir, fileProblems);
+  const sliceRecords = readSliceRecords(repo, fileProblems);
+  mergeSliceRecords(model, sliceRecords);
+  for (const slice of model.slices) assignWaves(slice);
+  judgeOpenLeaves(model.leaves, stateDir);
+  return {
+    repo, stateDir, eventsFile, now: options.now ?? Date.now(),
+    log: { exists: snapshot.exists, events: snapshot.records.length, tornTail: snapshot.tornTail, problems: model.problems },
+    fileProblems, model, ledgers, stop: readPendingStop(stateDir), sliceRecords,
+  };
+}
+
+// A leaf with no exit runs only while its supervisor does: the latest run of its name, whose pid file
+// names the same run and a live process (else the launch's pid is alive). Any other is `lost`: its
+// supervisor is gone without writing an exit (killed with SIGKILL, or the machine went down).
+function judgeOpenLeaves(leaves: LeafRun[], stateDir: string): void {
+  const latest = new Map<string, LeafRun>();
+  for (const run of leaves) latest.set(run.leaf, run);
+  for (const run of leaves) {
+    if (run.status !== 'running') continue;
+    if (latest.get(run.leaf) !== run || !isSupervisorAlive(run, stateDir)) run.status = 'lost';
+  }
+}
+
+function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
+  let text: string | null = null;
+  try {
+    text = /^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/') ? readFileIfExists(join(stateDir, `${run.leaf}.pid`)) : null;
+  } catch {
+    text = null;
+  }
+  if (text !== null && text !== '') {
+    const { first, values } = parseKeyValues(text);
+    const pid = Number(first.trim());
+    if (Number.isInteger(pid) && pid > 0 && (run.run === null || values.run === run.run)) {
+      return isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id });
+    }
+  }
+  return run.pid !== null && isProcessAlive({ pid: run.pid });
+}
+
+function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): void {
+  for (const record of records) {
+    let slice = model.slices.find((s) => s.id === record.id);
+    if (slice === undefined) {
+      slice = { id: record.id, balls: [], aggregate: [], firstAt: Number.POSITIVE_INFINITY };
+      model.slices.push(slice);
+    }
+    for (const rb of record.balls) {
+      let ball = slice.balls.find((b) => b.id === rb.id);
+      if (ball === undefined) {
+        ball = { slice: slice.id, id: rb.id, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, firstAt: Number.POSITIVE_INFINITY };
+        slice.balls.push(ball);
+      }
+      if (ball.deps.length === 0) ball.deps = [...rb.deps];
+      ball.wave ??= rb.wave;
+      for (const r of rb.rounds) {
+        if (!ball.rounds.some((x) => x.round === r.round)) ball.rounds.push({ round: r.round, receipt: r.receipt, at: Number.NaN });
+      }
+      ball.rounds.sort((a, b) => a.round - b.round);
+      if (ball.receipt === null && rb.receipt !== null) ball.receipt = { value: rb.receipt, candidate: null, evidence: 'result.json', at: Number.NaN };
+    }
+  }
+}
+
+// A ball's wave, when no event gave it: 0 without dependencies, else one more than its latest dependency's.
+function assignWaves(slice: Slice): void {
+  const byId = new Map(slice.balls.map((b) => [b.id, b]));
+  const seen = new Set<Ball>();
+  const waveOf = (ball: Ball): number | null => {
+    if (ball.wave !== null) return ball.wave;
+    if (seen.has(ball)) return null; // a cycle: validate refuses it; the view does not loop
+    seen.add(ball);
+    let wave = 0;
+    for (const dep of ball.deps) {
+      const d = byId.get(dep);
+      const w = d === undefined ? null : waveOf(d);
+      if (w === null) return null;
+      wave = Math.max(wave, w + 1);
+    }
+    ball.wave = wave;
+    return wave;
+  };
+  for (const ball of slice.balls) waveOf(ball);
+}

@@ -1,0 +1,329 @@
+// Fold the event log into what happened: leaf runs (a launch paired with its exit), verdicts, ledger
+// ticks, bails, stops, usage, and the balls of slices. Each kind's fields are checked where used;
+// an event missing one is a problem with its line, and a kind the view does not know is kept as such.
+import type { LogProblem, LogRecord, RawEvent } from './read-log.js';
+
+/** What one agent leaf cost, as its CLI reported it: null where it did not say. */
+export interface Usage {
+  line: number;
+  at: number;
+  leaf: string;
+  agent: string | null;
+  family: string | null;
+  model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  issue: number | null;
+  step: string | null;
+  slice: string | null;
+  ball: string | null;
+}
+
+/** One leaf from launch to exit; `status` is the exit's, or `running` while no exit is recorded. */
+export interface LeafRun {
+  leaf: string;
+  run: string | null;
+  issue: number | null;
+  step: string | null;
+  actor: string | null;
+  phase: string | null;
+  attempt: number | null;
+  slice: string | null;
+  ball: string | null;
+  pid: number | null;
+  line: number;
+  launchedAt: number;
+  exitedAt: number | null;
+  durationMs: number | null;
+  status: string;
+  code: number | null;
+  usage: Usage | null;
+}
+
+export interface Verdict { line: number; at: number; issue: number | null; step: string | null; phase: string; verdict: string; reason: string; agent: string | null }
+export interface Tick { line: number; at: number; issue: number | null; action: string; title: string | null; criterion: number | null }
+export interface Bail { line: number; at: number; issue: number | null; step: string | null; cause: string; class: string; detail: string | null }
+export interface Stop { line: number; at: number; issue: number | null; mode: string | null; action: string; leaf: string | null }
+export interface Mark { line: number; at: number; issue: number | null; name: string; anchor: string | null }
+export interface Unknown { line: number; at: number; event: string }
+
+export interface Round { round: number; receipt: number | null; at: number }
+export interface Receipt { value: number; candidate: string | null; evidence: string; at: number }
+export interface Review { reviewer: string | null; family: string | null; verdict: string; value: number; candidate: string; at: number }
+
+/** A ball of a slice, as its events tell it. */
+export interface Ball {
+  slice: string;
+  id: string;
+  wave: number | null;
+  state: string | null;
+  deps: string[];
+  rounds: Round[];
+  receipt: Receipt | null;
+  reviews: Review[];
+  merged: { commit: string; candidate: string; at: number } | null;
+  firstAt: number;
+}
+
+/** A slice: its balls in order of first appearance, and the reviews of the whole change. */
+export interface Slice {
+  id: string;
+  balls: Ball[];
+  aggregate: Review[];
+  firstAt: number;
+}
+
+/** Everything the log says, in order. */
+export interface RunModel {
+  leaves: LeafRun[];
+  verdicts: Verdict[];
+  ticks: Tick[];
+  bails: Bail[];
+  stops: Stop[];
+  marks: Mark[];
+  usage: Usage[];
+  slices: Slice[];
+  unknown: Unknown[];
+  problems: LogProblem[];
+  firstAt: number | null;
+  lastAt: number | null;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
+const issueOf = (e: RawEvent): number | null => num(e.issue);
+const stepOf = (e: RawEvent): string | null => str(e.step);
+
+/** Which ball a LEAP leaf name is about: `build-BALL-N` and `review-BALL-FAMILY`. */
+export function ballOfLeafName(leaf: string): string | null {
+  const m = /^(?:build|review)-(.+)-[A-Za-z0-9_.]+$/.exec(leaf);
+  return m?.[1] ?? null;
+}
+
+/** Fold the records of a log into a RunModel; `problems` are the reader's, to which the fold adds its own. */
+export function foldRun(records: readonly LogRecord[], problems: readonly LogProblem[] = []): RunModel {
+  const model: RunModel = {
+    leaves: [], verdicts: [], ticks: [], bails: [], stops: [], marks: [], usage: [], slices: [], unknown: [],
+    problems: [...problems], firstAt: null, lastAt: null,
+  };
+  const byRun = new Map<string, LeafRun>();
+  const open = new Map<string, LeafRun[]>();
+  const slices = new Map<string, Slice>();
+  const ballOwners = new Map<string, Set<string>>();
+  const missing = (r: LogRecord, field: string, expected: string): void => {
+    model.problems.push({ line: r.line, message: `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, got ${JSON.stringify(r.event[field] ?? null)}; skipped` });
+  };
+  const pendingReviews: Review[] = [];
+  const sliceOf = (sliceId: string, at: number): Slice => {
+    let slice = slices.get(sliceId);
+    if (slice === undefined) {
+      slice = { id: sliceId, balls: [], aggregate: [], firstAt: at };
+      slices.set(sliceId, slice);
+      model.slices.push(slice);
+    }
+    return slice;
+  };
+  const ballOf = (sliceId: string, ballId: string, at: number): Ball => {
+    const slice = sliceOf(sliceId, at);
+    let ball = slice.balls.find((b) => b.id === ballId);
+    if (ball === undefined) {
+      ball = { slice: sliceId, id: ballId, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, firstAt: at };
+      slice.balls.push(ball);
+      const owners = ballOwners.get(ballId) ?? new Set<string>();
+      owners.add(sliceId);
+      ballOwners.set(ballId, owners);
+    }
+    return ball;
+  };
+  const sliceBall = (r: LogRecord): Ball | null => {
+    const slice = str(r.event.slice);
+    const ball = str(r.event.ball);
+    if (slice === null || slice === '') { missing(r, 'slice', 'a slice id'); return null; }
+    if (ball === null || ball === '') { missing(r, 'ball', 'a ball id'); return null; }
+    return ballOf(slice, ball, r.at);
+  };
+
+  for (const r of records) {
+    const e = r.event;
+    model.firstAt = model.firstAt === null ? r.at : Math.min(model.firstAt, r.at);
+    model.lastAt = model.lastAt === null ? r.at : Math.max(model.lastAt, r.at);
+    switch (e.event) {
+      case 'launch': {
+        const leaf = str(e.leaf);
+        if (leaf === null || leaf === '') { missing(r, 'leaf', 'a leaf name'); break; }
+        const run: LeafRun = {
+          leaf, run: str(e.run), issue: issueOf(e), step: stepOf(e), actor: str(e.actor), phase: str(e.phase),
+          attempt: num(e.attempt), slice: str(e.slice), ball: str(e.ball) ?? ballOfLeafName(leaf), pid: num(e.pid),
+          line: r.line, launchedAt: r.at, exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
+        };
+        model.leaves.push(run);
+        if (run.run !== null) byRun.set(run.run, run);
+        const stack = open.get(leaf) ?? [];
+        stack.push(run);
+        open.set(leaf, stack);
+        break;
+      }
+      case 'exit': {
+        const leaf = str(e.leaf);
+        if (leaf === null || leaf === '') { missing(r, 'leaf', 'a leaf name'); break; }
+        const runId = str(e.run);
+        const stack = open.get(leaf) ?? [];
+        let run = runId === null ? undefined : byRun.get(runId);
+        if (run !== undefined && run.status !== 'running') run = undefined;
+        run ??= runId === null ? stack[stack.length - 1] : undefined;
+        const duration = count(e.duration_ms);
+        if (run === undefined) {
+          // An exit with no launch: a supervisor that refused to start (a stop request, bad input).
+          run = {
+            leaf, run: runId, issue: issueOf(e), step: stepOf(e), actor: null, phase: null, attempt: null,
+            slice: str(e.slice), ball: str(e.ball) ?? ballOfLeafName(leaf), pid: null, line: r.line,
+            launchedAt: r.at - (duration ?? 0), exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
+          };
+          model.leaves.push(run);
+        }
+        const at = stack.indexOf(run);
+        if (at >= 0) stack.splice(at, 1);
+        run.exitedAt = r.at;
+        run.durationMs = duration ?? Math.max(0, r.at - run.launchedAt);
+        run.status = str(e.status) ?? 'exited';
+        run.code = num(e.code);
+        break;
+      }
+      case 'verdict': {
+        const phase = str(e.phase);
+        const verdict = str(e.verdict);
+        if (phase === null) { missing(r, 'phase', 'a phase'); break; }
+        if (verdict === null) { missing(r, 'verdict', 'PASS, REJECT or ERROR'); break; }
+        model.verdicts.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), phase, verdict, reason: str(e.reason) ?? '', agent: str(e.agent) });
+        break;
+      }
+      case 'tick': {
+        const action = str(e.action);
+        if (action === null) { missing(r, 'action', 'a ledger action'); break; }
+        model.ticks.push({ line: r.line, at: r.at, issue: issueOf(e), action, title: str(e.title), criterion: num(e.criterion) });
+        break;
+      }
+      case 'bail': {
+        const cause = str(e.cause);
+        if (cause === null) { missing(r, 'cause', 'a cause'); break; }
+        const detail = str(e.message) ?? str(e.reason) ?? str(e.narration) ?? str(e.spent);
+        model.bails.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), cause, class: str(e.class) ?? '?', detail });
+        break;
+      }
+      case 'stop': {
+        const action = str(e.action);
+        if (action === null) { missing(r, 'action', 'requested, cleared or honoured'); break; }
+        model.stops.push({ line: r.line, at: r.at, issue: issueOf(e), mode: str(e.mode), action, leaf: str(e.leaf) });
+        break;
+      }
+      case 'mark': {
+        model.marks.push({ line: r.line, at: r.at, issue: issueOf(e), name: str(e.name) ?? '', anchor: str(e.anchor) });
+        break;
+      }
+      case 'usage': {
+        const leaf = str(e.leaf);
+        if (leaf === null || leaf === '') { missing(r, 'leaf', 'a leaf name'); break; }
+        const usage: Usage = {
+          line: r.line, at: r.at, leaf, agent: str(e.agent), family: str(e.family), model: str(e.model),
+          input_tokens: count(e.input_tokens), output_tokens: count(e.output_tokens), cost_usd: count(e.cost_usd),
+          issue: issueOf(e), step: stepOf(e), slice: str(e.slice), ball: str(e.ball),
+        };
+        const run = findLeafFor(model.leaves, usage);
+        if (run !== undefined) {
+          run.usage = usage;
+          usage.issue ??= run.issue;
+          usage.step ??= run.step;
+          usage.slice ??= run.slice;
+          usage.ball ??= run.ball;
+        }
+        usage.ball ??= ballOfLeafName(leaf);
+        model.usage.push(usage);
+        break;
+      }
+      case 'ball': {
+        const ball = sliceBall(r);
+        if (ball === null) break;
+        ball.state = str(e.state) ?? ball.state;
+        ball.wave = num(e.wave) ?? ball.wave;
+        if (Array.isArray(e.deps)) ball.deps = e.deps.filter((d): d is string => typeof d === 'string');
+        break;
+      }
+      case 'round': {
+        const ball = sliceBall(r);
+        const round = num(e.round);
+        if (ball === null) break;
+        if (round === null) { missing(r, 'round', 'a round number'); break; }
+        const receipt = receiptOf(e.receipt);
+        const known = ball.rounds.find((x) => x.round === round);
+        if (known === undefined) ball.rounds.push({ round, receipt, at: r.at });
+        else Object.assign(known, { receipt: receipt ?? known.receipt, at: r.at });
+        break;
+      }
+      case 'receipt': {
+        const ball = sliceBall(r);
+        const value = receiptOf(e.value);
+        if (ball === null) break;
+        if (value === null) { missing(r, 'value', '-1, 0 or 1'); break; }
+        ball.receipt = { value, candidate: str(e.candidate), evidence: str(e.evidence) ?? '', at: r.at };
+        break;
+      }
+      case 'review': {
+        const value = receiptOf(e.value);
+        const candidate = str(e.candidate) ?? '';
+        if (value === null) { missing(r, 'value', '-1, 0 or 1'); break; }
+        const review: Review = { reviewer: str(e.reviewer), family: str(e.family), verdict: str(e.verdict) ?? '?', value, candidate, at: r.at };
+        const sliceId = str(e.slice);
+        const ballId = str(e.ball);
+        if (sliceId !== null && ballId !== null) ballOf(sliceId, ballId, r.at).reviews.push(review);
+        else if (sliceId !== null) sliceOf(sliceId, r.at).aggregate.push(review);
+        else {
+          const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === candidate || b.merged?.candidate === candidate);
+          if (owner !== undefined) owner.reviews.push(review);
+          else pendingReviews.push(review);
+        }
+        break;
+      }
+      case 'merge': {
+        const ball = sliceBall(r);
+        if (ball === null) break;
+        ball.merged = { commit: str(e.commit) ?? '', candidate: str(e.candidate) ?? '', at: r.at };
+        break;
+      }
+      default:
+        model.unknown.push({ line: r.line, at: r.at, event: e.event });
+    }
+  }
+  // Reviews written before their ball's receipt: place them by candidate now that every receipt is known.
+  for (const review of pendingReviews.splice(0)) {
+    const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === review.candidate || b.merged?.candidate === review.candidate);
+    owner?.reviews.push(review);
+  }
+  // A LEAP leaf names its ball; its slice is the one slice holding a ball of that id.
+  for (const run of model.leaves) {
+    if (run.slice === null && run.ball !== null) run.slice = soleOwner(ballOwners, run.ball);
+  }
+  for (const usage of model.usage) {
+    if (usage.slice === null && usage.ball !== null) usage.slice = soleOwner(ballOwners, usage.ball);
+  }
+  return model;
+}
+
+function soleOwner(owners: Map<string, Set<string>>, ball: string): string | null {
+  const set = owners.get(ball);
+  return set !== undefined && set.size === 1 ? ([...set][0] ?? null) : null;
+}
+
+// The leaf run a usage event is about: the latest run of that name launched before it, of the same
+// issue when the usage names one, and not yet holding a usage (a second usage of one run stands alone).
+function findLeafFor(leaves: readonly LeafRun[], usage: Usage): LeafRun | undefined {
+  for (let i = leaves.length - 1; i >= 0; i--) {
+    const run = leaves[i];
+    if (run === undefined || run.leaf !== usage.leaf || run.launchedAt > usage.at) continue;
+    if (usage.issue !== null && run.issue !== null && run.issue !== usage.issue) continue;
+    if (run.usage === null) return run;
+  }
+  return undefined;
+}

@@ -1,0 +1,154 @@
+// Reading the event log for the view (CONTRACT section 5) without zod: JSON.parse each line and keep
+// what has `ts` and `event`. A malformed line is reported with its number and skipped; a torn last
+// line (a writer mid-append, or a crash) is not a problem, only noted; the log may grow while read.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** One event as the log holds it: `ts` and `event` checked, every other field as written. */
+export interface RawEvent {
+  [field: string]: unknown;
+  ts: string;
+  event: string;
+}
+
+/** An event, the 1-based line it came from, and its time in ms since the epoch. */
+export interface LogRecord {
+  line: number;
+  at: number;
+  event: RawEvent;
+}
+
+/** A line the view skipped, and why. */
+export interface LogProblem {
+  line: number;
+  message: string;
+}
+
+/** What reading the log found so far. */
+export interface LogSnapshot {
+  exists: boolean;
+  records: LogRecord[];
+  problems: LogProblem[];
+  /** The last line has no newline yet and is not a whole event: being written, or torn by a crash. */
+  tornTail: boolean;
+}
+
+/** Parse one line; a record, a problem, or null for a blank line. */
+export function parseLogLine(raw: string, line: number): LogRecord | LogProblem | null {
+  if (raw.trim() === '') return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { line, message: `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}${raw.length > 60 ? '...' : ''}; skipped` };
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    return { line, message: `expected a JSON object, got ${JSON.stringify(raw.slice(0, 60))}; skipped` };
+  }
+  const event = json as Record<string, unknown>;
+  if (typeof event.event !== 'string' || event.event === '') {
+    return { line, message: 'expected a string field "event", found none; skipped' };
+  }
+  const at = typeof event.ts === 'string' ? Date.parse(event.ts) : Number.NaN;
+  if (Number.isNaN(at)) {
+    return { line, message: `expected "ts" to be an ISO 8601 time, got ${JSON.stringify(event.ts ?? null)}; skipped` };
+  }
+  return { line, at, event: event as RawEvent };
+}
+
+/** Parse a whole log's text. */
+export function parseLogText(text: string): LogSnapshot {
+  const tail = new LogTail('');
+  tail.push(text);
+  return tail.snapshot(true);
+}
+
+/**
+ * An event log read as it grows: `readMore()` reads what was appended since the last call (from a
+ * byte offset, so a long log is not reread) and keeps a last line without its newline for later.
+ */
+export class LogTail {
+  private offset = 0;
+  private line = 0;
+  private pending = '';
+  private exists = false;
+  private readonly records: LogRecord[] = [];
+  private readonly problems: LogProblem[] = [];
+
+  constructor(readonly file: string) {}
+
+  /** Read what the file gained; a file that shrank (replaced or cut) is read again from its start. */
+  readMore(): this {
+    let fd: number;
+    try {
+      fd = openSync(this.file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (this.exists) this.reset();
+      return this;
+    }
+    try {
+      this.exists = true;
+      const size = fstatSync(fd).size;
+      if (size < this.offset) this.reset(true);
+      if (size === this.offset) return this;
+      const bytes = Buffer.allocUnsafe(size - this.offset);
+      let got = 0;
+      while (got < bytes.length) {
+        const n = readSync(fd, bytes, got, bytes.length - got, this.offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      // Decode only whole lines: a newline byte never sits inside a UTF-8 sequence.
+      const end = bytes.lastIndexOf(0x0a, got - 1) + 1;
+      if (end > 0) this.push(bytes.toString('utf8', 0, end));
+      this.offset += end;
+      this.pending = bytes.toString('utf8', end, got);
+      return this;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Take text of whole lines (and, at the end of a whole text, a last line without newline). */
+  push(text: string): void {
+    this.exists = true;
+    const lines = text.split('\n');
+    const last = lines.pop() ?? '';
+    for (const raw of lines) this.take(raw);
+    this.pending = last;
+  }
+
+  /** What was read so far; a pending last line counts when it is already a whole event. */
+  snapshot(final = false): LogSnapshot {
+    let records = this.records;
+    let problems = this.problems;
+    let tornTail = false;
+    if (this.pending.trim() !== '') {
+      const parsed = parseLogLine(this.pending, this.line + 1);
+      if (parsed !== null && 'event' in parsed) records = [...records, parsed];
+      else tornTail = true;
+    }
+    if (final) {
+      records = [...records];
+      problems = [...problems];
+    }
+    return { exists: this.exists, records, problems, tornTail };
+  }
+
+  private take(raw: string): void {
+    this.line++;
+    const parsed = parseLogLine(raw, this.line);
+    if (parsed === null) return;
+    if ('event' in parsed) this.records.push(parsed);
+    else this.problems.push(parsed);
+  }
+
+  private reset(exists = false): void {
+    this.offset = 0;
+    this.line = 0;
+    this.pending = '';
+    this.exists = exists;
+    this.records.length = 0;
+    this.problems.length = 0;
+  }
+}

@@ -1,0 +1,153 @@
+// What the view reads besides the event log: the ledgers `.tdd/issue-N.md` (core's ledger model),
+// the stop file, each issue's timeout file, and the slice records under `.leap/SLICE/`. Each may be
+// absent; a file that cannot be read is a problem naming it, never a crash.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseDuration, parseLedger, readStopRequest, statePaths, type StepState } from '@leap/core';
+
+/** A problem with a file other than the event log. */
+export interface FileProblem {
+  file: string;
+  message: string;
+}
+
+/** An issue's ledger as it is on disk now. */
+export interface LedgerState {
+  issue: number;
+  file: string;
+  title: string | null;
+  steps: Array<{ title: string; state: StepState; criterion: number | null }>;
+}
+
+/** A slice as its records on disk tell it. */
+export interface SliceRecord {
+  id: string;
+  dir: string;
+  /** Whether `record.json` exists: written only when the slice passed. */
+  record: boolean;
+  base: string | null;
+  balls: Array<{ id: string; deps: string[]; wave: number | null; rounds: Array<{ round: number; receipt: number | null }>; receipt: number | null }>;
+}
+
+const ISSUE_FILE = /^issue-([1-9][0-9]{0,15})\.md$/;
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Every ledger of the state folder, by issue number. */
+export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerState[] {
+  const out: LedgerState[] = [];
+  for (const name of listDir(stateDir)) {
+    const m = ISSUE_FILE.exec(name);
+    if (m === null) continue;
+    const file = join(stateDir, name);
+    try {
+      const text = readFileSync(file, 'utf8');
+      const ledger = parseLedger(text, file);
+      const title = /^# (.+)$/m.exec(text)?.[1]?.trim() ?? null;
+      out.push({ issue: Number(m[1]), file, title, steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })) });
+    } catch (error) {
+      problems.push({ file, message: (error as Error).message });
+    }
+  }
+  return out.sort((a, b) => a.issue - b.issue);
+}
+
+/** A pending stop request: its mode, or why the stop file could not be read. */
+export function readPendingStop(stateDir: string): { mode: string | null; unreadable: string | null } {
+  const stop = readStopRequest(statePaths(stateDir).stop);
+  if (stop.kind === 'requested') return { mode: stop.mode, unreadable: null };
+  if (stop.kind === 'unreadable') return { mode: null, unreadable: stop.reason };
+  return { mode: null, unreadable: null };
+}
+
+/** A leaf's time limit as the supervisor reads it: `VERI_TIMEOUT`, else the issue's timeout file, else 900 s. */
+export function readTimeLimit(stateDir: string, issue: number | null, env: NodeJS.ProcessEnv): { ms: number; source: string } {
+  const fromEnv = env.VERI_TIMEOUT;
+  try {
+    if (fromEnv !== undefined && fromEnv !== '') return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
+    if (issue !== null) {
+      const file = statePaths(stateDir).timeout(issue);
+      const text = readFileSync(file, 'utf8').trim();
+      return { ms: parseDuration(file, text), source: file };
+    }
+  } catch {
+    // No timeout file, or one the supervisor would refuse too: the default is the best guess shown.
+  }
+  return { ms: 900_000, source: 'default' };
+}
+
+function readJson(file: string, problems: FileProblem[]): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const json: unknown = JSON.parse(text);
+    if (json !== null && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;
+    problems.push({ file, message: 'expected a JSON object; ignored' });
+  } catch (error) {
+    problems.push({ file, message: `not JSON (${(error as Error).message}); ignored` });
+  }
+  return null;
+}
+
+const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
+
+/** The slices recorded under `.leap/` of the repository at `root`. */
+export function readSliceRecords(root: string, problems: FileProblem[]): SliceRecord[] {
+  const leap = join(root, '.leap');
+  const out: SliceRecord[] = [];
+  for (const id of listDir(leap)) {
+    const dir = join(leap, id);
+    if (!isDir(dir)) continue;
+    const run = readJson(join(dir, 'run.json'), problems);
+    const declared = new Map<string, { deps: string[]; wave: number | null }>();
+    const balls = Array.isArray(run?.balls) ? run.balls : Array.isArray((run?.slice as Record<string, unknown> | undefined)?.balls) ? (run?.slice as { balls: unknown[] }).balls : [];
+    for (const b of balls as Array<Record<string, unknown>>) {
+      if (b === null || typeof b !== 'object' || typeof b.id !== 'string') continue;
+      declared.set(b.id, { deps: Array.isArray(b.deps) ? b.deps.filter((d): d is string => typeof d === 'string') : [], wave: typeof b.wave === 'number' ? b.wave : null });
+    }
+    const record: SliceRecord = { id, dir, record: isFile(join(dir, 'record.json')), base: typeof run?.base === 'string' ? run.base : null, balls: [] };
+    const names = new Set([...declared.keys(), ...listDir(dir).filter((n) => isDir(join(dir, n)))]);
+    for (const ball of names) {
+      const ballDir = join(dir, ball);
+      const rounds: Array<{ round: number; receipt: number | null }> = [];
+      for (const name of listDir(ballDir)) {
+        const m = /^round-([1-9][0-9]*)\.json$/.exec(name);
+        if (m === null) continue;
+        const json = readJson(join(ballDir, name), problems);
+        rounds.push({ round: Number(m[1]), receipt: receiptOf(json?.receipt ?? json?.value) });
+      }
+      rounds.sort((a, b) => a.round - b.round);
+      const result = readJson(join(ballDir, 'result.json'), problems);
+      const info = declared.get(ball);
+      record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value) });
+    }
+    out.push(record);
+  }
+  return out;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

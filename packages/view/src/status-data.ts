@@ -1,0 +1,135 @@
+// What `leap status` shows (CONTRACT section 10), as data: `--json` prints it, the terminal view draws it.
+import { breakDownCost, type CostTotal } from './cost.js';
+import type { ViewData } from './collect-view.js';
+import { readTimeLimit } from './read-state.js';
+
+/** A step of a ledger, and whether a leaf is on it now. */
+export interface StatusStep {
+  title: string;
+  state: string;
+  criterion: number | null;
+  /** The step the run is on: the first not done. */
+  current: boolean;
+  /** The phase of the latest leaf on this step (plan, red, green, refactor), when any ran. */
+  phase: string | null;
+}
+
+export interface StatusIssue {
+  issue: number;
+  title: string | null;
+  ledger: string | null;
+  steps: StatusStep[];
+  total: number;
+  done: number;
+  refactorPending: number;
+  cost: CostTotal | null;
+}
+
+export interface StatusLeaf {
+  leaf: string;
+  issue: number | null;
+  step: string | null;
+  slice: string | null;
+  ball: string | null;
+  phase: string | null;
+  attempt: number | null;
+  pid: number | null;
+  startedAt: string;
+  elapsedMs: number;
+  timeLimitMs: number;
+  timeLimitSource: string;
+  /** elapsed / time limit; null when the limit is 0 (none). */
+  fraction: number | null;
+}
+
+export interface StatusData {
+  repo: string;
+  stateDir: string;
+  eventsFile: string;
+  now: string;
+  log: { exists: boolean; events: number; tornTail: boolean; problems: Array<{ line: number; message: string }>; unknown: Array<{ line: number; event: string }> };
+  fileProblems: Array<{ file: string; message: string }>;
+  issues: StatusIssue[];
+  running: StatusLeaf[];
+  /** Leaves with a launch and no exit whose supervisor is gone. */
+  lost: Array<{ leaf: string; issue: number | null; step: string | null; startedAt: string }>;
+  verdicts: Array<{ at: string; issue: number | null; step: string | null; phase: string; verdict: string; reason: string; agent: string | null }>;
+  bails: Array<{ at: string; issue: number | null; step: string | null; cause: string; class: string; detail: string | null }>;
+  stop: { pending: string | null; unreadable: string | null };
+  slices: Array<{
+    id: string;
+    record: boolean;
+    balls: Array<{ id: string; wave: number | null; state: string | null; deps: string[]; rounds: Array<{ round: number; receipt: number | null }>; receipt: number | null; merged: boolean; reviews: number }>;
+    cost: CostTotal | null;
+  }>;
+  cost: CostTotal;
+}
+
+const iso = (ms: number): string => (Number.isFinite(ms) ? new Date(ms).toISOString() : '');
+
+/** How many verdicts and bails the status keeps (the report has them all). */
+export const LAST_VERDICTS = 5;
+
+/** Project a view onto what `leap status` shows. */
+export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData {
+  const { model } = view;
+  const cost = breakDownCost(model.usage);
+  const issueCost = new Map(cost.byIssue.map((r) => [r.issue, r.total]));
+  const sliceCost = new Map(cost.bySlice.map((r) => [r.slice, r.total]));
+  const latestPhase = new Map<string, string | null>();
+  for (const run of model.leaves) if (run.issue !== null && run.step !== null) latestPhase.set(`${run.issue}\n${run.step}`, run.phase);
+
+  const numbers = new Set<number>(view.ledgers.map((l) => l.issue));
+  for (const run of model.leaves) if (run.issue !== null) numbers.add(run.issue);
+  for (const v of model.verdicts) if (v.issue !== null) numbers.add(v.issue);
+  const issues: StatusIssue[] = [...numbers].sort((a, b) => a - b).map((issue) => {
+    const ledger = view.ledgers.find((l) => l.issue === issue);
+    const steps = ledger?.steps ?? [];
+    const currentAt = steps.findIndex((s) => s.state !== 'done');
+    return {
+      issue,
+      title: ledger?.title ?? null,
+      ledger: ledger?.file ?? null,
+      steps: steps.map((s, i) => ({ ...s, current: i === currentAt, phase: latestPhase.get(`${issue}\n${s.title}`) ?? null })),
+      total: steps.length,
+      done: steps.filter((s) => s.state === 'done').length,
+      refactorPending: steps.filter((s) => s.state === 'refactor-pending').length,
+      cost: issueCost.get(issue) ?? null,
+    };
+  });
+
+  const running: StatusLeaf[] = model.leaves.filter((r) => r.status === 'running').map((r) => {
+    const limit = readTimeLimit(view.stateDir, r.issue, env);
+    const elapsedMs = Math.max(0, view.now - r.launchedAt);
+    return {
+      leaf: r.leaf, issue: r.issue, step: r.step, slice: r.slice, ball: r.ball, phase: r.phase, attempt: r.attempt, pid: r.pid,
+      startedAt: iso(r.launchedAt), elapsedMs, timeLimitMs: limit.ms, timeLimitSource: limit.source,
+      fraction: limit.ms === 0 ? null : elapsedMs / limit.ms,
+    };
+  });
+
+  return {
+    repo: view.repo,
+    stateDir: view.stateDir,
+    eventsFile: view.eventsFile,
+    now: iso(view.now),
+    log: { ...view.log, unknown: model.unknown.map((u) => ({ line: u.line, event: u.event })) },
+    fileProblems: view.fileProblems,
+    issues,
+    running,
+    lost: model.leaves.filter((r) => r.status === 'lost').map((r) => ({ leaf: r.leaf, issue: r.issue, step: r.step, startedAt: iso(r.launchedAt) })),
+    verdicts: model.verdicts.slice(-LAST_VERDICTS).map((v) => ({ at: iso(v.at), issue: v.issue, step: v.step, phase: v.phase, verdict: v.verdict, reason: v.reason, agent: v.agent })),
+    bails: model.bails.slice(-LAST_VERDICTS).map((b) => ({ at: iso(b.at), issue: b.issue, step: b.step, cause: b.cause, class: b.class, detail: b.detail })),
+    stop: { pending: view.stop.mode, unreadable: view.stop.unreadable },
+    slices: model.slices.map((s) => ({
+      id: s.id,
+      record: view.sliceRecords.some((r) => r.id === s.id && r.record),
+      balls: s.balls.map((b) => ({
+        id: b.id, wave: b.wave, state: b.state, deps: b.deps, rounds: b.rounds.map((r) => ({ round: r.round, receipt: r.receipt })),
+        receipt: b.receipt?.value ?? null, merged: b.merged !== null, reviews: b.reviews.length,
+      })),
+      cost: sliceCost.get(s.id) ?? null,
+    })),
+    cost: cost.total,
+  };
+}

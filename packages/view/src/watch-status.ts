@@ -1,0 +1,74 @@
+// `leap status --watch`: redraw when the event log grows or a ledger, the stop file or a slice record
+// changes (chokidar, loaded only here), and every second while a leaf runs (its elapsed time moves).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { collectView } from './collect-view.js';
+import { LogTail } from './read-log.js';
+import { buildStatus, type StatusData } from './status-data.js';
+
+export interface WatchOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Ends the watch. */
+  signal: AbortSignal;
+  /** Called with each new state; `changed` is false for a redraw only the clock asked for. */
+  onFrame(data: StatusData, changed: boolean): void;
+  /** How often to look again without a file event (the clock, and folders made after the start). */
+  intervalMs?: number;
+}
+
+// The state without what moves with the clock, to tell a change from a tick.
+function fingerprint(data: StatusData): string {
+  return JSON.stringify({ ...data, now: '', running: data.running.map((r) => ({ ...r, elapsedMs: 0, fraction: 0 })) });
+}
+
+/** Draw once, then again on every change, until `signal` aborts. */
+export async function watchStatus(options: WatchOptions): Promise<void> {
+  if (options.signal.aborted) return;
+  const { watch } = await import('chokidar');
+  const first = collectView({ cwd: options.cwd, env: options.env });
+  const tail = new LogTail(first.eventsFile);
+  const draw = (): StatusData => buildStatus(collectView({ cwd: options.cwd, env: options.env, tail }), options.env);
+  let last = draw();
+  let lastPrint = fingerprint(last);
+  options.onFrame(last, true);
+
+  const watched = new Set<string>();
+  const watcher = watch([], { ignoreInitial: true, depth: 2, awaitWriteFinish: false });
+  const follow = (): void => {
+    // The state folder and .leap may not exist yet: watch the repository root (not deeply) until they do.
+    for (const dir of [first.stateDir, join(first.repo, '.leap')]) {
+      const target = existsSync(dir) ? dir : null;
+      if (target !== null && !watched.has(target)) {
+        watched.add(target);
+        watcher.add(target);
+      }
+    }
+  };
+  follow();
+  let timer: NodeJS.Timeout | undefined;
+  const refresh = (clock: boolean): void => {
+    follow();
+    const data = draw();
+    const print = fingerprint(data);
+    const changed = print !== lastPrint;
+    if (changed || (clock && data.running.length > 0)) {
+      last = data;
+      lastPrint = print;
+      options.onFrame(last, changed);
+    }
+  };
+  const soon = (): void => {
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      refresh(false);
+    }, 25);
+  };
+  watcher.on('all', soon);
+  const clock = setInterval(() => refresh(true), options.intervalMs ?? 1000);
+  await new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve(), { once: true }));
+  clearInterval(clock);
+  if (timer !== undefined) clearTimeout(timer);
+  await watcher.close();
+}
