@@ -1,0 +1,87 @@
+// A fresh clone, the README's set-up, and the first commands a new user runs (issue 11): every bin is
+// linked, Nx runs every task with CI's settings, and nothing is left dirty. Slow (a real build).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git, makeTempDir, repoRoot, runCommand, type RunResult } from '@leap/test-utils';
+
+const firstContact = suite('a fresh clone: npm ci && npm run build, then npx');
+firstContact.after(cleanupTempDirs);
+
+let clone = '';
+
+// The clone's own environment: none of the outer npm's or Nx's variables, CI's Nx settings added.
+function cloneEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(npm_|NX_)/i.test(key) && key !== 'INIT_CWD') env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+// The NX_* settings .ci/run exports, read from the clone's .ci/run (so the test checks what CI does).
+function ciNxSettings(dir: string): Record<string, string> {
+  const text = readFileSync(join(dir, '.ci', 'run'), 'utf8');
+  const settings: Record<string, string> = {};
+  for (const line of text.split('\n').filter((l) => l.startsWith('export '))) {
+    for (const [, key, value] of line.matchAll(/\b(NX_[A-Z_]+)=([A-Za-z0-9_.-]+)/g)) settings[key!] = value!;
+  }
+  return settings;
+}
+
+function show(step: string, result: RunResult): string {
+  return `${step}: exit ${result.code}\n--- stdout\n${result.stdout.slice(-4000)}\n--- stderr\n${result.stderr.slice(-4000)}`;
+}
+
+// Every workspace package's manifest in the clone (packages/*, plugins/*, tests/*).
+function manifests(dir: string): { name: string; bin?: Record<string, string>; scripts?: Record<string, string> }[] {
+  return ['packages', 'plugins', 'tests'].flatMap((top) =>
+    readdirSync(join(dir, top))
+      .map((d) => join(dir, top, d, 'package.json'))
+      .filter((f) => existsSync(f))
+      .map((f) => JSON.parse(readFileSync(f, 'utf8'))),
+  );
+}
+
+firstContact('the clone installs exactly what the lockfile says (npm ci)', async () => {
+  clone = join(makeTempDir('leap-first-contact-'), 'leap');
+  git(repoRoot, 'clone', '--quiet', '--no-hardlinks', repoRoot, clone);
+  const ci = await runCommand('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, env: cloneEnv() });
+  assert.is(ci.code, 0, show('npm ci (a workspace missing from package-lock.json makes npm ci refuse)', ci));
+});
+
+firstContact('npm run build, with .ci/run\'s Nx settings, runs every build and replays none', async () => {
+  const nx = ciNxSettings(clone);
+  assert.is(nx.NX_SKIP_NX_CACHE, 'true', '.ci/run must export NX_SKIP_NX_CACHE=true');
+  const build = await runCommand('npm', ['run', 'build'], { cwd: clone, env: cloneEnv(nx) });
+  assert.is(build.code, 0, show('npm run build', build));
+  const output = build.stdout + build.stderr;
+  const projects = manifests(clone).filter((m) => m.scripts?.build !== undefined).length;
+  assert.ok(projects >= 10, `expected the workspace's projects with a build script, found ${projects}`);
+  assert.match(output, new RegExp(`Successfully ran target build for ${projects} projects`), show('the Nx summary', build));
+  assert.not.match(output, /\[(local|remote) cache\]|existing outputs match the cache|read the output from the cache/);
+  assert.match(output, /Cache:\s+Skipped/);
+});
+
+firstContact('every bin is linked in node_modules/.bin and answers --help through npx', async () => {
+  const bins = manifests(clone).flatMap((m) => Object.keys(m.bin ?? {}));
+  for (const expected of ['leap', 'leap-supervise', 'leap-ledger', 'leap-verify', 'leap-event']) assert.ok(bins.includes(expected), `no package declares the bin ${expected}`);
+  for (const name of bins) {
+    assert.ok(existsSync(join(clone, 'node_modules', '.bin', name)), `${name} is not linked in node_modules/.bin`);
+    // --no-install: a bin missing locally fails here at once instead of asking the registry for it.
+    const help = await runCommand('npx', ['--no-install', name, '--help'], { cwd: clone, env: cloneEnv() });
+    assert.is(help.code, 0, show(`npx ${name} --help`, help));
+    assert.match(help.stdout, /^Usage: /m, `npx ${name} --help printed no usage`);
+  }
+  const supervise = await runCommand('npx', ['leap-supervise', '--help'], { cwd: clone, env: cloneEnv() });
+  assert.match(supervise.stdout, /^Usage: leap-supervise NAME CMD/m, show('npx leap-supervise --help', supervise));
+  const leap = await runCommand('npx', ['leap', '--help'], { cwd: clone, env: cloneEnv() });
+  assert.match(leap.stdout, /^Usage: leap COMMAND/m, show('npx leap --help', leap));
+});
+
+firstContact('the set-up leaves git status clean', () => {
+  assert.is(git(clone, 'status', '--porcelain', '--untracked-files=all'), '');
+});
+
+firstContact.run();
