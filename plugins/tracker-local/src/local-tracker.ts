@@ -37,12 +37,18 @@ export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPl
       readLocalIssueFile(file, issue);
       writeFileAtomic(file, tickCriterion(readFileSync(file, 'utf8'), criterion, file));
     },
-    openDraftPullRequest: async ({ title, body, branch }) => {
+    openDraftPullRequest: async ({ title, body, branch, base, issue }) => {
       if (branch === '' || title === '') throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`);
-      const file = join(stateDir, 'pull-requests', `${branch.replace(/[^A-Za-z0-9._-]/g, '_')}.md`);
+      // With an issue, the pull request sits beside it (`issues/N.pr.md`); opening it again replaces it.
+      const file = issue === undefined
+        ? join(stateDir, 'pull-requests', `${branch.replace(/[^A-Za-z0-9._-]/g, '_')}.md`)
+        : join(paths.issuesDir, `${checkIssue(issue)}.pr.md`);
       mkdirSync(dirname(file), { recursive: true });
-      writeFileAtomic(file, `# ${title}\n\nDraft. Branch: \`${branch}\`\n\n${body.replace(/\n*$/, '')}\n`);
+      const head = [`# ${title}`, '', 'State: draft', `Base: ${base ?? '(the default branch)'}`, `Head: ${branch}`];
+      if (issue !== undefined) head.push(`Issue: ${issue}`);
+      writeFileAtomic(file, `${head.join('\n')}\n\n## Summary\n\n${body.replace(/\n*$/, '')}\n`);
       return { url: pathToFileURL(file).href };
     },
+    issueFile: (issue) => paths.issue(checkIssue(issue)),
   };
 }

@@ -97,7 +97,11 @@ tracker('openDraftPullRequest writes a local record and returns its file URL', a
   const { url } = await local.openDraftPullRequest({ title: 'Greeting', body: 'Closes #3\n', branch: 'leap/issue-3 x' });
   const file = fileURLToPath(url);
   assert.is(file, join(state, 'pull-requests', 'leap_issue-3_x.md'));
-  assert.is(readFileSync(file, 'utf8'), '# Greeting\n\nDraft. Branch: `leap/issue-3 x`\n\nCloses #3\n');
+  assert.is(readFileSync(file, 'utf8'), '# Greeting\n\nState: draft\nBase: (the default branch)\nHead: leap/issue-3 x\n\n## Summary\n\nCloses #3\n');
+  const again = await local.openDraftPullRequest({ title: "It's `$x`", body: 'Steps:\n- one\n\n', branch: 'leap/issue-3', base: 'main', issue: 3 });
+  assert.is(fileURLToPath(again.url), join(state, 'issues', '3.pr.md'));
+  assert.is(readFileSync(join(state, 'issues', '3.pr.md'), 'utf8'), "# It's `$x`\n\nState: draft\nBase: main\nHead: leap/issue-3\nIssue: 3\n\n## Summary\n\nSteps:\n- one\n");
+  assert.is(local.issueFile?.(3), join(state, 'issues', '3.md'));
   await local.openDraftPullRequest({ title: '', body: '', branch: 'b' }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /non-empty title and branch/));
 });
 

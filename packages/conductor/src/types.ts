@@ -1,0 +1,71 @@
+// The conductor's public types (CONTRACT section 9): what `runTdd` takes and what it returns.
+import type { TrackerPlugin } from '@leap/core';
+
+/** What one `leap tdd run --issue N` is given. */
+export interface TddRunOptions {
+  /** The repository (its root or a folder inside it). */
+  cwd: string;
+  issue: number;
+  /** `--test-cmd`; else VERI_TEST_CMD; else detected (npm test, make test, pytest, cargo test, go test ./...). */
+  testCmd?: string;
+  /** `--plan FILE`, in the plan format of `leap-ledger init`, instead of a planning leaf. */
+  planFile?: string;
+  /** Agent names (the built-ins claude, codex, gemini, or an agents file's entries). */
+  developer?: string;
+  verifier?: string;
+  planner?: string;
+  /** `--agents FILE`, as @leap/verify's loadAgentRegistry reads it (else VERI_AGENTS). */
+  agentsFile?: string;
+  /** `--revisions`: revision leaves a phase may have after a REJECT (default 2). */
+  revisions?: number;
+  /** Default: @leap/tracker-local on the repository's state folder. */
+  tracker?: TrackerPlugin;
+  /** `--max-cost USD`: bail `cost-budget` once the leaves' reported cost passes it. */
+  maxCost?: number;
+  env?: NodeJS.ProcessEnv;
+  /** One human line per phase, verdict, commit, bail or stop. */
+  progress?: (line: string) => void;
+}
+
+/** A step of the ledger as the run left it. */
+export interface TddStepState {
+  title: string;
+  state: 'todo' | 'refactor-pending' | 'done';
+}
+
+/** A commit the run made on `leap/issue-N`. */
+export interface TddCommit {
+  sha: string;
+  subject: string;
+}
+
+/** A verdict the run received. */
+export interface TddVerdict {
+  step: string;
+  phase: string;
+  verdict: 'PASS' | 'REJECT' | 'ERROR';
+  reason: string;
+}
+
+/** Bail causes and their class (CONTRACT section 9); the README's bail table gives each one's condition. */
+export type BailCause =
+  | 'needs-user' | 'revision-budget' | 'baseline-red' | 'dirty-tree' | 'commit-refused' | 'cost-budget'
+  | 'killed-external' | 'killed-timeout' | 'killed-stuck' | 'agent-missing' | 'agent-failed';
+
+/** How one run of the conductor ended. */
+export interface TddRunResult {
+  /** 0 done, 1 bailed, 2 bad input, 3 stopped by request (section 9's exit codes). */
+  code: 0 | 1 | 2 | 3;
+  outcome: 'done' | 'bailed' | 'stopped';
+  bail?: { cause: string; class: 'process' | 'system'; narration: string };
+  /** Where a stopped run stopped: `step K "TITLE", before develop-green` and the like. */
+  stoppedAt?: string;
+  steps: TddStepState[];
+  /** The branch's commits made by this run, oldest first. */
+  commits: TddCommit[];
+  verdicts: TddVerdict[];
+  /** Leaves this run launched (developer, verifier and planner). */
+  leaves: number;
+  ms: number;
+  pullRequest?: { url: string };
+}
