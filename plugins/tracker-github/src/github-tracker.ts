@@ -1,5 +1,5 @@
 // The GitHub tracker: issues, their threads, criteria and draft pull requests through the gh CLI.
-import type { TrackerPlugin } from '@leap/core';
+import type { DraftPullRequest, TrackerPlugin } from '@leap/core';
 import { UsageError, checkIssue, showValue } from '@leap/core';
 import { tickCriterion } from '@leap/core/ledger';
 import { parseGhIssue, type GithubIssue } from './gh-issue.js';
@@ -20,21 +20,14 @@ export interface GithubTrackerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** A draft pull request to open: the interface's fields, and the base branch when the caller knows it. */
-export interface DraftPullRequest {
-  title: string;
-  body: string;
-  branch: string;
-  base?: string;
-}
-
 /** The fields `readIssue` asks gh for. */
 export const ISSUE_FIELDS = 'number,title,body,comments';
 
 /** The GitHub tracker (name `github`); each call is one or two gh processes. */
 export interface GithubTracker extends TrackerPlugin {
   readIssue(issue: number): Promise<GithubIssue>;
-  openDraftPullRequest(options: DraftPullRequest): Promise<{ url: string }>;
+  /** Always null: the issue body lives on GitHub, not in the repository. */
+  issueFile(issue: number): null;
 }
 
 /** Build the GitHub tracker over gh. */
@@ -72,24 +65,35 @@ export function createGithubTracker(options: GithubTrackerOptions = {}): GithubT
       const ticked = tickCriterion(body, criterion, `GitHub issue ${n}`);
       await run(['issue', 'edit', String(n), '--body-file=-'], ticked);
     },
-    openDraftPullRequest: async ({ title, body, branch, base }) => {
+    openDraftPullRequest: async ({ title, body, branch, base, issue }) => {
       if (branch === '' || title.trim() === '') {
         throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`);
       }
       if (/[\r\n]/.test(title)) throw new UsageError(`Expected a pull request title of one line, got ${showValue(title)}`);
+      const text = issue === undefined ? body : withClosingReference(body, checkIssue(issue));
       await runGit(['push', '--quiet', '-u', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd, env });
       const onto = base ?? options.base;
       const args = ['pr', 'create', '--draft', ...(onto === undefined ? [] : [`--base=${onto}`]), `--head=${branch}`, `--title=${title}`, '--body-file=-'];
       try {
-        return { url: lastUrl(await run(args, body)) };
+        return { url: lastUrl(await run(args, text)) };
       } catch (error) {
-        // Run again after a crash: the pull request of this branch already exists, and gh names it.
+        // Run again (a resumed run): the pull request of this branch exists, gh names it, and it gets this run's title and summary.
         const existing = error instanceof GhError ? /already exists:\s*(https?:\/\/\S+)/.exec(error.stderr) : null;
-        if (existing !== null) return { url: existing[1] as string };
-        throw error;
+        if (existing === null) throw error;
+        const url = existing[1] as string;
+        await run(['pr', 'edit', url, `--title=${title}`, '--body-file=-'], text);
+        return { url };
       }
     },
+    issueFile: () => null,
   };
+}
+
+// GitHub links a pull request to the issue it resolves through a closing keyword in its body.
+function withClosingReference(body: string, issue: number): string {
+  if (new RegExp(`\\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?) #${issue}\\b`, 'i').test(body)) return body;
+  const text = body.replace(/\n*$/, '');
+  return `${text}${text === '' ? '' : '\n\n'}Closes #${issue}\n`;
 }
 
 // gh pr create prints the new pull request's URL as its last line.

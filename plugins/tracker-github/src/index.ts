@@ -1,6 +1,6 @@
 // @leap/tracker-github: issues and draft pull requests on GitHub, through gh.
 export { createGithubTracker, ISSUE_FIELDS } from './github-tracker.js';
-export type { DraftPullRequest, GithubTracker, GithubTrackerOptions } from './github-tracker.js';
+export type { GithubTracker, GithubTrackerOptions } from './github-tracker.js';
 export { parseGhIssue } from './gh-issue.js';
 export type { GithubComment, GithubIssue } from './gh-issue.js';
 export { GhError, classifyGhFailure, runGh } from './run-gh.js';

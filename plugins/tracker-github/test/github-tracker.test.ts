@@ -205,9 +205,11 @@ pr('pushes the branch, opens a draft with the hostile title and body, and finds 
   assert.is(create?.stdin, body);
 
   git(world.repo, 'commit', '-q', '--allow-empty', '-m', 'red: more');
-  const again = await tracker.openDraftPullRequest({ title: 'issue 7', body, branch: 'leap/issue-7', base: 'main' });
+  const again = await tracker.openDraftPullRequest({ title: 'issue 7, resumed', body: 'new summary', branch: 'leap/issue-7', base: 'main', issue: 7 });
   assert.is(again.url, first.url, 'the existing pull request of the branch');
   assert.is(git(world.remote, 'rev-parse', 'refs/heads/leap/issue-7'), git(world.repo, 'rev-parse', 'HEAD'), 'and the new commit pushed');
+  assert.equal(world.calls().at(-1)?.argv, ['pr', 'edit', first.url, '--title=issue 7, resumed', '--body-file=-', '--repo=acme/widgets']);
+  assert.equal(world.state().pulls?.[0], { number: 8, title: 'issue 7, resumed', body: 'new summary\n\nCloses #7\n', head: 'leap/issue-7', base: 'main', draft: true }, 'updated, and linked to its issue');
   assert.is(world.state().pulls?.length, 1);
 });
 
@@ -221,6 +223,12 @@ pr('without a base, the tracker\'s base or gh\'s default branch; a title with a 
   git(world.repo, 'branch', 'other');
   await createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets', base: 'main' }).openDraftPullRequest({ title: 't', body: 'b', branch: 'other' });
   assert.ok(world.calls()[1]?.argv.includes('--base=main'));
+  git(world.repo, 'branch', 'third');
+  const tracker = createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' });
+  await tracker.openDraftPullRequest({ title: 't', body: '', branch: 'third', issue: 7 });
+  await tracker.openDraftPullRequest({ title: 't', body: 'Fixes #7.', branch: 'third', issue: 7 });
+  assert.equal(world.calls().filter((c) => c.argv[0] === 'pr').slice(-3).map((c) => c.stdin), ['Closes #7\n', 'Fixes #7.', 'Fixes #7.'], 'created, then updated (create refused, edit)');
+  assert.is(tracker.issueFile(7), null, 'the body lives on GitHub');
 });
 
 pr('a branch that does not exist: git\'s words, and no pull request', async () => {
