@@ -1,6 +1,7 @@
 // The Claude Code agent: `claude -p --output-format json`, the prompt on stdin, the answer in `result`.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
-import { LeapError, isReadOnlyRole } from '@leap/core';
+import type { AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import { isReadOnlyRole } from '@leap/core';
+import { claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';
 
 /** How to run Claude Code; every field has a default. */
 export interface ClaudeAgentConfig {
@@ -10,14 +11,25 @@ export interface ClaudeAgentConfig {
   bin?: string;
   /** The model (`--model`); AgentOptions.model wins. */
   model?: string;
-  /** Permission mode of writing roles (developer, builder); default `bypassPermissions`. */
+  /**
+   * Permission mode of writing roles (developer, builder); default `dontAsk`. `bypassPermissions` is
+   * refused by the CLI when it runs as root (most containers and CI).
+   */
   writePermissionMode?: string;
+  /** Tools a writing role may use without a prompt (`--allowedTools`); default CLAUDE_WRITE_TOOLS. */
+  allowedTools?: string[];
   /** Arguments added after the plugin's own. */
   extraArgs?: string[];
 }
 
 /** Tools a read-only role may not use. */
 export const CLAUDE_DENIED_TOOLS = 'Edit,Write,NotebookEdit';
+
+/** Tools a read-only role uses without a prompt: reading and searching (Glob and Grep are older versions' search tools). */
+export const CLAUDE_READ_TOOLS = ['Read', 'Glob', 'Grep'];
+
+/** Tools a writing role uses without a prompt: editing files and running commands, no web access. */
+export const CLAUDE_WRITE_TOOLS = ['Bash', 'Edit', 'Write', 'NotebookEdit', ...CLAUDE_READ_TOOLS];
 
 /** Build the Claude Code agent plugin (family `anthropic`). */
 export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
@@ -26,6 +38,11 @@ export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
     family: 'anthropic',
     buildInvocation: (prompt, options) => claudeInvocation(prompt, options, config),
     parseAnswer: parseClaudeOutput,
+    // A missing login costs nothing to find: `claude -p` says so in under a second, before any call.
+    preflight: () => null,
+    explainFailure: explainClaudeFailure,
+    parseUsage: parseClaudeUsage,
+    retrying: claudeRetrying,
   };
 }
 
@@ -33,58 +50,20 @@ function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeA
   const args = ['-p', '--output-format', 'json'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
+  // `dontAsk` never prompts (nobody can answer in print mode) and denies every tool not pre-approved;
+  // unlike `bypassPermissions`, the CLI accepts it as root.
   if (isReadOnlyRole(options.role)) {
-    // In print mode nobody can approve a tool, so `default` denies Bash and the edit tools stay denied.
-    args.push('--permission-mode', 'default', '--disallowedTools', CLAUDE_DENIED_TOOLS);
+    args.push('--permission-mode', 'dontAsk', '--allowedTools', CLAUDE_READ_TOOLS.join(','), '--disallowedTools', CLAUDE_DENIED_TOOLS);
   } else {
-    args.push('--permission-mode', config.writePermissionMode ?? 'bypassPermissions');
+    args.push('--permission-mode', config.writePermissionMode ?? 'dontAsk');
+    const tools = config.allowedTools ?? CLAUDE_WRITE_TOOLS;
+    if (tools.length > 0) args.push('--allowedTools', tools.join(','));
   }
   if (options.answerSchema !== undefined) args.push('--json-schema', JSON.stringify(options.answerSchema));
   args.push(...(config.extraArgs ?? []));
-  // CLAUDECODE marks a process started by Claude Code; a nested `claude` refuses to start while it is set.
-  return { command: config.bin ?? 'claude', args, stdin: prompt, env: { CLAUDECODE: undefined } };
-}
-
-/** Read `claude -p --output-format json` output: the final JSON object's `result`; `is_error` throws. */
-export function parseClaudeOutput(stdout: string): AgentAnswer {
-  const result = lastJsonObject(stdout);
-  if (result === null) {
-    throw new LeapError(`claude: expected a JSON object on stdout (--output-format json), found ${preview(stdout)}`);
-  }
-  if (result.is_error === true) {
-    const subtype = typeof result.subtype === 'string' ? result.subtype : 'error';
-    throw new LeapError(`claude reported an error (${subtype}): ${typeof result.result === 'string' ? result.result : preview(JSON.stringify(result))}`);
-  }
-  if (typeof result.result !== 'string') {
-    throw new LeapError(`claude: expected a string "result" in the final JSON object, found ${preview(JSON.stringify(result.result ?? null))}`);
-  }
-  const answer: AgentAnswer = { text: result.result };
-  if (result.structured_output !== undefined && result.structured_output !== null) answer.json = result.structured_output;
-  return answer;
-}
-
-// The whole output as one JSON object, else the last line that is one (stream-json ends with the result).
-function lastJsonObject(stdout: string): Record<string, unknown> | null {
-  const whole = tryObject(stdout.trim());
-  if (whole !== null) return whole;
-  const lines = stdout.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const object = tryObject((lines[i] ?? '').trim());
-    if (object !== null) return object;
-  }
-  return null;
-}
-
-function tryObject(text: string): Record<string, unknown> | null {
-  if (!text.startsWith('{')) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function preview(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  // CLAUDECODE marks a process started by Claude Code; older versions refused a nested `claude` while it
+  // was set (2.1.197 does not), and the leaf is not nested in any sense that matters here.
+  const invocation: AgentInvocation = { command: config.bin ?? 'claude', args, stdin: prompt, env: { CLAUDECODE: undefined } };
+  if (model !== undefined && model !== '') invocation.model = model;
+  return invocation;
 }

@@ -1,3 +1,4 @@
 // @leap/agent-claude: Claude Code as a LEAP agent.
-export { CLAUDE_DENIED_TOOLS, createClaudeAgent, parseClaudeOutput } from './claude-agent.js';
+export { CLAUDE_DENIED_TOOLS, CLAUDE_READ_TOOLS, CLAUDE_WRITE_TOOLS, createClaudeAgent } from './claude-agent.js';
 export type { ClaudeAgentConfig } from './claude-agent.js';
+export { claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';

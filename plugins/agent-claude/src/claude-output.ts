@@ -1,0 +1,132 @@
+// Reading what `claude -p --output-format json` prints: the result object, its usage and cost, its errors.
+import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
+import { LeapError } from '@leap/core';
+
+/** Read `claude -p --output-format json` output: the final JSON object's `result`; `is_error` throws. */
+export function parseClaudeOutput(stdout: string): AgentAnswer {
+  const result = lastJsonObject(stdout);
+  if (result === null) {
+    throw new LeapError(`claude: expected a JSON object on stdout (--output-format json), found ${preview(stdout)}`);
+  }
+  if (result.is_error === true) throw new LeapError(`claude reported an error${subtypeOf(result)}: ${errorWords(result)}`);
+  if (typeof result.result !== 'string') {
+    throw new LeapError(`claude: expected a string "result" in the final JSON object, found ${preview(JSON.stringify(result.result ?? null))}`);
+  }
+  const answer: AgentAnswer = { text: result.result };
+  if (result.structured_output !== undefined && result.structured_output !== null) answer.json = result.structured_output;
+  const usage = usageOf(result);
+  if (usage !== null) answer.usage = usage;
+  return answer;
+}
+
+/**
+ * What the result object says about tokens and cost, for a failed run too (a "Not logged in" result
+ * reports a cost of 0). Tokens are summed over `modelUsage` (every model the run used, sub-agents
+ * included), else read from `usage`; input counts cached and cache-writing tokens too. Null when stdout
+ * holds no result object.
+ */
+export function parseClaudeUsage(stdout: string): AgentUsage | null {
+  const result = lastJsonObject(stdout);
+  return result === null ? null : usageOf(result);
+}
+
+/** The CLI's own words for a failed run: the error result's text, else its stderr (the refusal of bypassPermissions as root). */
+export function explainClaudeFailure(stdout: string, stderr: string): string | null {
+  const result = lastJsonObject(stdout);
+  if (result !== null && result.is_error === true) return `${errorWords(result)}${subtypeOf(result)}`;
+  const words = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' ');
+  if (words === '') return null;
+  if (/cannot be used with root/.test(words)) return `${words} (permission mode bypassPermissions as root; the default dontAsk mode runs as root)`;
+  return words;
+}
+
+/** With `--output-format stream-json --verbose`: the CLI is retrying the API when its last event is an `api_retry`. */
+export function claudeRetrying(stdout: string): AgentRetry | null {
+  const last = lastJsonObject(stdout);
+  if (last === null || last.type !== 'system' || last.subtype !== 'api_retry') return null;
+  const attempts = typeof last.attempt === 'number' ? last.attempt : 1;
+  const error = typeof last.error === 'string' ? last.error : 'unknown';
+  return { attempts, message: `API retry ${attempts}${typeof last.max_retries === 'number' ? ` of ${last.max_retries}` : ''} (error: ${error})` };
+}
+
+function usageOf(result: Record<string, unknown>): AgentUsage | null {
+  const models = isObject(result.modelUsage) ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isObject(e[1])) : [];
+  const usage = isObject(result.usage) ? result.usage : null;
+  const cost = count(result.total_cost_usd, false);
+  if (models.length === 0 && usage === null && cost === null) return null;
+  let input: number | null;
+  let output: number | null;
+  if (models.length > 0) {
+    input = sum(models.map(([, m]) => sum([count(m.inputTokens), count(m.cacheReadInputTokens, true, 0), count(m.cacheCreationInputTokens, true, 0)])));
+    output = sum(models.map(([, m]) => count(m.outputTokens)));
+  } else {
+    input = usage === null ? null : sum([count(usage.input_tokens), count(usage.cache_read_input_tokens, true, 0), count(usage.cache_creation_input_tokens, true, 0)]);
+    output = usage === null ? null : count(usage.output_tokens);
+  }
+  return { model: mainModel(models), input_tokens: input, output_tokens: output, cost_usd: cost };
+}
+
+// The model that cost the most (then wrote the most): the session's own, not a helper model it called.
+function mainModel(models: [string, Record<string, unknown>][]): string | null {
+  let best: { name: string; cost: number; out: number } | null = null;
+  for (const [name, m] of models) {
+    const candidate = { name, cost: count(m.costUSD, false) ?? 0, out: count(m.outputTokens) ?? 0 };
+    if (best === null || candidate.cost > best.cost || (candidate.cost === best.cost && candidate.out > best.out)) best = candidate;
+  }
+  return best?.name ?? null;
+}
+
+// A non-negative number (an integer when `integer`), else `fallback`.
+function count(value: unknown, integer = true, fallback: number | null = null): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)) ? value : fallback;
+}
+
+// The sum, or null as soon as one part is unknown.
+function sum(values: (number | null)[]): number | null {
+  let total = 0;
+  for (const value of values) {
+    if (value === null) return null;
+    total += value;
+  }
+  return total;
+}
+
+function errorWords(result: Record<string, unknown>): string {
+  if (typeof result.result === 'string' && result.result !== '') return result.result;
+  return preview(JSON.stringify(result));
+}
+
+// The result's subtype when it says more than `success` (2.1.197 reports "Not logged in" as subtype success).
+function subtypeOf(result: Record<string, unknown>): string {
+  return typeof result.subtype === 'string' && result.subtype !== 'success' ? ` (${result.subtype})` : '';
+}
+
+// The whole output as one JSON object, else the last line that is one (stream-json ends with the result).
+function lastJsonObject(stdout: string): Record<string, unknown> | null {
+  const whole = tryObject(stdout.trim());
+  if (whole !== null) return whole;
+  const lines = stdout.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const object = tryObject((lines[i] ?? '').trim());
+    if (object !== null) return object;
+  }
+  return null;
+}
+
+function tryObject(text: string): Record<string, unknown> | null {
+  if (!text.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}

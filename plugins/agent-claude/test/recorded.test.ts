@@ -1,0 +1,99 @@
+// The plugin against what the real Claude Code 2.1.197 printed (test/fixtures/recorded): its flags
+// against its --help, its parsers against its outputs, the stand-in against its shapes.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AgentRole } from '@leap/core';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { claudeRetrying, createClaudeAgent, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from '../src/index.js';
+import { recorded, runInvocation } from './helpers.js';
+
+const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
+const help = recorded('help', 'claude--help.txt');
+
+// Every option the plugin can build, with each role and each config that adds one.
+function builtArgs(): string[][] {
+  const configs = [{}, { model: 'sonnet' }, { writePermissionMode: 'acceptEdits', allowedTools: ['Edit'] }];
+  return configs.flatMap((config) => ROLES.flatMap((role) => [
+    createClaudeAgent(config).buildInvocation('p', { role, cwd: '/tmp' }).args,
+    createClaudeAgent(config).buildInvocation('p', { role, cwd: '/tmp', answerSchema: { type: 'object' } }).args,
+  ]));
+}
+
+// The choices --help lists for an option: `(choices: "a", "b")`, over wrapped lines.
+function choicesOf(option: string): string[] {
+  const at = help.indexOf(`${option} <`);
+  const block = help.slice(at, help.indexOf('\n  -', at + 1));
+  const listed = /\(choices:([^)]*)\)/.exec(block.replace(/\s+/g, ' '));
+  return [...(listed?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1] as string);
+}
+
+const flags = suite('the flags the plugin builds, against claude --help');
+
+flags('every option appears in the recorded help, and every value of a choice option is one of its choices', () => {
+  const seen = new Set<string>();
+  for (const args of builtArgs()) {
+    for (const [i, arg] of args.entries()) {
+      if (!arg.startsWith('-')) continue;
+      seen.add(arg);
+      assert.match(help, new RegExp(`(^|[\\s,])${arg.replace(/[-]/g, '\\-')}([\\s,]|$)`, 'm'), `${arg} is not in claude --help`);
+      const choices = choicesOf(arg);
+      if (choices.length > 0) assert.ok(choices.includes(args[i + 1] as string), `${arg} ${args[i + 1]}: expected one of ${choices.join(', ')}`);
+    }
+  }
+  assert.equal([...seen].sort(), ['--allowedTools', '--disallowedTools', '--json-schema', '--model', '--output-format', '--permission-mode', '-p']);
+  assert.equal(choicesOf('--permission-mode'), ['acceptEdits', 'auto', 'bypassPermissions', 'default', 'dontAsk', 'plan']);
+  assert.equal(choicesOf('--output-format'), ['text', 'json', 'stream-json']);
+});
+
+flags('the help says dontAsk is a mode and bypassPermissions is what the CLI refuses as root', () => {
+  assert.is(recorded('claude-developer', 'cmdline').trim(), 'claude -p --output-format json --permission-mode bypassPermissions');
+  assert.is(recorded('claude-developer', 'rc').trim(), '1');
+  assert.not.ok(builtArgs().some((args) => args.includes('bypassPermissions')), 'no default builds the mode refused as root');
+});
+
+flags.run();
+
+// ---
+
+const outputs = suite('the parsers, against recorded outputs');
+outputs.after.each(cleanupTempDirs);
+
+outputs('no credentials: rc 1, an error result that says "Not logged in" with its cost (0), whatever the flags', () => {
+  for (const run of ['claude-reviewer', 'claude-reviewer-model-schema', 'claude-reviewer-claudecode', 'claude-developer-issandbox']) {
+    const stdout = recorded(run, 'stdout');
+    assert.is(recorded(run, 'rc').trim(), '1');
+    assert.throws(() => parseClaudeOutput(stdout), /^claude reported an error: Not logged in · Please run \/login$/);
+    assert.is(explainClaudeFailure(stdout, recorded(run, 'stderr')), 'Not logged in · Please run /login');
+    assert.equal(parseClaudeUsage(stdout), { model: null, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+  }
+});
+
+outputs('as root with bypassPermissions, an empty prompt, no network: the CLI\'s words', () => {
+  assert.match(explainClaudeFailure(recorded('claude-developer', 'stdout'), recorded('claude-developer', 'stderr')) ?? '', /^--dangerously-skip-permissions cannot be used with root\/sudo privileges for security reasons \(/);
+  assert.is(parseClaudeUsage(recorded('claude-developer', 'stdout')), null);
+  assert.is(explainClaudeFailure('', recorded('claude-reviewer-emptystdin', 'stderr')), 'Error: Input must be provided either through stdin or as a prompt argument when using --print');
+  assert.is(explainClaudeFailure(recorded('claude-reviewer-fakekey-long', 'stdout'), ''), 'API Error: Unable to connect to API (FailedToOpenSocket)');
+});
+
+outputs('stream-json: api_retry events show the back-off, nine attempts in when it was killed', () => {
+  const stdout = recorded('claude-reviewer-fakekey-stream', 'stdout');
+  assert.equal(claudeRetrying(stdout), { attempts: 9, message: 'API retry 9 of 10 (error: unknown)' });
+  assert.throws(() => parseClaudeOutput(stdout), /expected a string "result"/);
+});
+
+outputs('the stand-in answers in the recorded shape: the same fields, the same exit code, the same words', async () => {
+  const real = JSON.parse(recorded('claude-reviewer', 'stdout')) as Record<string, unknown>;
+  const agent = createClaudeAgent();
+  const ran = await runInvocation(agent.buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' }), { ANTHROPIC_API_KEY: undefined, CLAUDE_CODE_OAUTH_TOKEN: undefined, HOME: makeTempDir() });
+  const standIn = JSON.parse(ran.stdout) as Record<string, unknown>;
+  assert.equal(Object.keys(standIn).sort(), Object.keys(real).sort());
+  assert.equal([ran.code, standIn.result, standIn.is_error, standIn.subtype], [1, real.result, true, 'success']);
+  const answered = JSON.parse((await runInvocation(agent.buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' }))).stdout) as Record<string, unknown>;
+  assert.equal(Object.keys(answered).sort(), Object.keys(real).sort());
+  const root = await runInvocation({ command: 'claude', args: recorded('claude-developer', 'cmdline').trim().split(' ').slice(1), stdin: 'Say hello.' });
+  if (process.getuid?.() === 0) assert.equal([root.code, root.stdout, root.stderr], [1, '', recorded('claude-developer', 'stderr')]);
+  const empty = await runInvocation({ command: 'claude', args: agent.buildInvocation('', { role: 'reviewer', cwd: '/tmp' }).args, stdin: '' });
+  assert.equal([empty.code, empty.stderr], [1, recorded('claude-reviewer-emptystdin', 'stderr')]);
+});
+
+outputs.run();
