@@ -1,6 +1,7 @@
 // The state folder (CONTRACT section 2): where it is, and the name of every file in it.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { writeFileAtomic } from './atomic-write.js';
 import { UsageError, showValue } from './errors.js';
 
 /** The repository root: the nearest folder at or above `cwd` holding `.git` (a folder or a worktree's file). */
@@ -78,4 +79,39 @@ export function statePaths(dir: string): StatePaths {
     issue: (n) => join(issuesDir, `${n}.md`),
     thread: (n) => join(issuesDir, `${n}.thread.md`),
   };
+}
+
+/**
+ * The state folder's own `.gitignore` (CONTRACT section 2): everything a run writes stays out of git, itself
+ * included, so a run never leaves `git status` dirty; ledgers and issue bodies stay tracked. It ignores all
+ * but those rather than listing runtime files, so a file a later command adds (a journal, a lock, a temp
+ * left by a crash) is covered too; threads and pull requests beside the issue bodies are runtime files.
+ */
+export const STATE_GITIGNORE = `# Written by LEAP when it found this state folder without one (CONTRACT section 2): what a run
+# writes here stays out of git, so a run never leaves \`git status\` dirty. Ledgers (issue-N.md)
+# and issue bodies (issues/N.md) stay tracked. LEAP writes this file only when it is missing.
+*
+!issue-*.md
+!issues/
+issues/*
+!issues/*.md
+issues/*.thread.md
+issues/*.pr.md
+`;
+
+const ensured = new Set<string>();
+
+/**
+ * Create the state folder `dir` if needed and give it its `.gitignore` unless it has one. Every command that
+ * writes into the state folder goes through here (the event log does), so a folder a person made (to hold
+ * `issues/N.md`) gets it too. A folder holding `.git` is a repository's top (`VERI_STATE_DIR=.`): its
+ * `.gitignore` is the user's, never written. Checked once per folder and process, unless the folder is new.
+ */
+export function ensureStateDir(dir: string): string {
+  const created = mkdirSync(dir, { recursive: true }) !== undefined;
+  if (!created && ensured.has(dir)) return dir;
+  ensured.add(dir);
+  const file = join(dir, '.gitignore');
+  if (!existsSync(file) && !existsSync(join(dir, '.git'))) writeFileAtomic(file, STATE_GITIGNORE, { durable: false });
+  return dir;
 }

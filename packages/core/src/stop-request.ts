@@ -1,8 +1,9 @@
 // Stop requests (CONTRACT section 2, the `stop` file): none, at-ledger, at-leaf, now, or unreadable.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError, showValue } from './errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { ensureStateDir } from './state-dir.js';
 
 export const STOP_MODES = ['at-ledger', 'at-leaf', 'now'] as const;
 export type StopMode = (typeof STOP_MODES)[number];
@@ -32,7 +33,7 @@ export function requestStop(stopFile: string, mode: string): StopMode {
   if (!(STOP_MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`Expected a stop MODE, one of ${STOP_MODES.join(', ')}, got ${showValue(mode)}`);
   }
-  mkdirSync(dirname(stopFile), { recursive: true });
+  ensureStateDir(dirname(stopFile));
   writeFileAtomic(stopFile, `${mode}\n`);
   return mode as StopMode;
 }

@@ -1,8 +1,9 @@
 // Append events to the log whole: one write per line, on a file opened for appending.
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EventKind, EventOf, LeapEvent } from './event-schema.js';
 import { isoTimestamp } from '../iso-time.js';
+import { ensureStateDir } from '../state-dir.js';
 
 /** The run fields an event copies from its context. */
 export interface EventContext {
@@ -36,9 +37,9 @@ export interface EventLog {
   close(): void;
 }
 
-/** Open `file` for appending, creating it and its folder. */
+/** Open `file` for appending, creating it and its folder (the state folder, with its `.gitignore`). */
 export function openEventLog(file: string): EventLog {
-  mkdirSync(dirname(file), { recursive: true });
+  ensureStateDir(dirname(file));
   const fd = openSync(file, 'a+');
   return {
     append: (event) => appendLine(fd, formatEventLine(event)),
