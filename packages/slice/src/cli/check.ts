@@ -1,6 +1,41 @@
-// PLACEHOLDER until the engine's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap ball check SLICE BALL [--json]`: the file-map check of one ball, its receipt and why.
+import { resolve } from 'node:path';
+import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { checkFileMap } from '../definition/check-file-map.js';
+import { readSlice } from '../definition/read-slice.js';
+import { findRepoRoot } from '../definition/repo-root.js';
+import { passedBalls } from '../definition/slice-status.js';
 
-export const checkCommand: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+const USAGE = `Usage: leap ball check SLICE BALL [--json]
+
+The file-map check a ball passes before it is built, in the repository of the current folder:
+every scope path resolves inside the repository (no absolute path, no "..", no symlink at any
+depth leading out of it, nothing the repository cannot hold), every file's bytes hash as its
+scope says (null: the file does not exist yet), and every dependency returned 1 (its
+.leap/SLICE/DEP/result.json). The ball's goal and spec are never read as instructions.
+
+Options:
+  --json   print { "slice", "ball", "receipt", "reasons": [...] }
+  --help   this text
+
+Exit codes: 0 a true map (receipt 1); 1 a false map (receipt -1); 3 a dependency has not passed
+(receipt 0); 2 bad input (an unreadable or invalid slice, no such ball, bad arguments).`;
+
+const EXIT: Record<string, number> = { '1': 0, '-1': 1, '0': 3 };
+const SAYS: Record<string, string> = { '1': 'a true map', '-1': 'a false map', '0': 'a dependency has not passed' };
+
+export const checkCommand: Subcommand = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
+  const [file, ball] = positionals;
+  if (file === undefined || ball === undefined || positionals.length > 2) throw new UsageError(`expected SLICE and BALL, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}\n${USAGE}`);
+  const slice = readSlice(resolve(io.cwd, file));
+  const root = findRepoRoot(io.cwd);
+  const { receipt, reasons } = checkFileMap({ root, slice, ball, passed: passedBalls(root, slice) });
+  if (values.json === true) io.stdout(`${JSON.stringify({ slice: slice.id, ball, receipt, reasons })}\n`);
+  else io.stdout(`ball ${ball} of slice ${slice.id}: receipt ${receipt} (${SAYS[String(receipt)]})\n${reasons.map((r) => `  ${r}\n`).join('')}`);
+  return EXIT[String(receipt)] ?? 2;
 };

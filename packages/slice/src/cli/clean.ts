@@ -1,6 +1,60 @@
-// PLACEHOLDER until the engine's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap slice clean FILE [--json]`: the slice's worktrees and branches go; its records stay.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { cleanSlice } from '../definition/clean-slice.js';
+import { parseJsonText } from '../definition/parse-json.js';
+import { SliceFileError } from '../definition/read-slice.js';
+import { findRepoRoot } from '../definition/repo-root.js';
+import { ID_PATTERN } from '../definition/slice-id.js';
 
-export const cleanCommand: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+const USAGE = `Usage: leap slice clean FILE [--json]
+
+Remove the slice's git worktrees, then its branches leap/SLICE/* (the balls' and the spine),
+in the repository of the current folder. The records under .leap/SLICE/ stay. Only the slice's
+id is read from FILE, so a slice edited since it ran (even into an invalid one) can be cleaned.
+
+Options:
+  --json   print { "slice", "worktrees": [paths], "branches": [names] }
+  --help   this text
+
+Exit codes: 0 cleaned (or nothing to clean); 2 a live engine runs the slice, FILE has no valid
+id, not in a git repository, bad arguments.`;
+
+// Only the id: the file may have been edited since the slice ran.
+function readSliceId(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new SliceFileError(file, [{ rule: 'read', message: `cannot read the slice file: ${(cause as Error).message}`, balls: [] }], { cause });
+  }
+  const parsed = parseJsonText(text);
+  if ('problem' in parsed) throw new SliceFileError(file, [{ rule: 'json', message: parsed.problem, balls: [] }]);
+  const id = (parsed.value as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) throw new SliceFileError(file, [{ rule: 'schema', message: `id: expected the slice's id, found ${JSON.stringify(id) ?? 'nothing'}`, balls: [], path: 'id' }]);
+  return id;
+}
+
+export const cleanCommand: Subcommand = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  const id = readSliceId(resolve(io.cwd, file));
+  const { worktrees, branches } = cleanSlice(findRepoRoot(io.cwd), id);
+  if (values.json === true) {
+    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches })}\n`);
+    return 0;
+  }
+  const lines = [
+    ...worktrees.map((w) => `removed the worktree ${w}`),
+    ...branches.map((b) => `deleted the branch ${b}`),
+    `slice ${id}: ${worktrees.length} worktree${worktrees.length === 1 ? '' : 's'} and ${branches.length} branch${branches.length === 1 ? '' : 'es'} removed; records under .leap/${id}/ kept`,
+  ];
+  io.stdout(`${lines.join('\n')}\n`);
+  return 0;
 };

@@ -1,6 +1,31 @@
-// PLACEHOLDER until the engine's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap ball hash PATH...`: the scope entries of those paths, hashed, as a slice file holds them.
+import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { findRepoRoot } from '../definition/repo-root.js';
+import { scopeEntries } from '../definition/scope-entries.js';
 
-export const hashCommand: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+const USAGE = `Usage: leap ball hash PATH... [--json]
+
+Print the scope entries of PATH... as JSON, ready to paste into a ball's "scope":
+[{ "path": "src/a.js", "sha256": "<64 hex of its bytes>" }, { "path": "new.js", "sha256": null }]
+null marks a file that does not exist yet (the ball creates it). Each PATH is relative to the
+current folder and is checked as validation and the file-map check do: no absolute path, no "..",
+no symlink leading out of the repository, nothing inside .git. Paths print relative to the
+repository root, normalised ("./a//b" is "a/b"), each once.
+
+Options:
+  --json   the output is always JSON (accepted for symmetry)
+  --help   this text
+
+Exit codes: 0 printed; 2 a bad path (each is named; nothing is printed on stdout), bad arguments.`;
+
+export const hashCommand: Subcommand = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const { positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
+  if (positionals.length === 0) throw new UsageError(`expected at least one PATH\n${USAGE}`);
+  const entries = scopeEntries(findRepoRoot(io.cwd), io.cwd, positionals);
+  io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
+  return 0;
 };

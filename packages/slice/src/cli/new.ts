@@ -1,6 +1,114 @@
-// PLACEHOLDER until the engine's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap slice new ID --ball BALL:PATH,... ...`: a skeleton slice, its scope hashed from the files on disk.
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { newSlice, splitBallArg, type NewBall } from '../definition/new-slice.js';
+import { findRepoRoot } from '../definition/repo-root.js';
 
-export const newCommand: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+const USAGE = `Usage: leap slice new ID --ball BALL:PATH[,PATH...] [--ball ...] [options]
+
+Write a skeleton slice file: one ball per --ball, its scope the paths given (relative to the
+current folder, checked as validation does), each hashed from its bytes on disk now (null for a
+file that does not exist yet: the ball creates it). Commit those files before running the slice:
+the file-map check compares the hashes with the ball's checkout of the base. The skeleton is
+validated before it is written; goals and specs not given are TODO lines to fill in.
+
+Options (BALL: a ball id given with --ball; each may be repeated):
+  --ball BALL:PATH[,PATH...]  a ball and scope paths (repeat to add paths to the same ball)
+  --file BALL:PATH            one scope path taken whole (a path holding a comma)
+  --dep BALL:DEP[,DEP...]     BALL depends on DEP
+  --goal BALL:TEXT            the ball's goal (default: a TODO line)
+  --spec BALL:TEXT            the ball's spec (default: a TODO line)
+  --proof BALL:JSON           the proof's argv as a JSON array of strings (default: ["npm","test"])
+  --base REF                  the base commit-ish (default: HEAD)
+  --spine NAME                "integrator" (the default) or a ball id
+  --out FILE                  write FILE (refused if it exists, unless --force) instead of stdout
+  --force                     overwrite --out FILE
+  --help                      this text
+
+Exit codes: 0 written; 2 bad arguments, a bad path, a skeleton that would be invalid (each
+violation named), an --out FILE that exists. Nothing is written on an error.`;
+
+const OPTIONS = {
+  ball: { type: 'string', multiple: true },
+  file: { type: 'string', multiple: true },
+  dep: { type: 'string', multiple: true },
+  goal: { type: 'string', multiple: true },
+  spec: { type: 'string', multiple: true },
+  proof: { type: 'string', multiple: true },
+  base: { type: 'string' },
+  spine: { type: 'string' },
+  out: { type: 'string' },
+  force: { type: 'boolean' },
+} as const;
+
+function split(option: string, text: string): { id: string; value: string } {
+  const parts = splitBallArg(text);
+  if (parts === null) throw new UsageError(`--${option} ${JSON.stringify(text)}: expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)`);
+  return parts;
+}
+
+function parseProof(text: string): string[] {
+  let argv: unknown;
+  try {
+    argv = JSON.parse(text);
+  } catch (cause) {
+    throw new UsageError(`--proof: expected a JSON array of strings, found ${JSON.stringify(text)} (${(cause as Error).message})`, { cause });
+  }
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string')) throw new UsageError(`--proof: expected a non-empty JSON array of strings, found ${text}`);
+  return argv as string[];
+}
+
+export const newCommand: Subcommand = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const { values, positionals } = parseCli(argv, OPTIONS, USAGE);
+  const id = positionals[0];
+  if (id === undefined || positionals.length > 1) throw new UsageError(`expected one slice ID, got ${positionals.length}\n${USAGE}`);
+  const balls = new Map<string, NewBall>();
+  for (const [option, whole] of [['ball', false], ['file', true]] as const) {
+    for (const text of values[option] ?? []) {
+      const { id: ball, value } = split(option, text);
+      const entry = balls.get(ball) ?? { id: ball, paths: [] };
+      entry.paths.push(...(whole ? [value] : value.split(',')));
+      balls.set(ball, entry);
+    }
+  }
+  if (balls.size === 0) throw new UsageError(`expected at least one --ball BALL:PATH\n${USAGE}`);
+  const known = (option: string, ball: string): NewBall => {
+    const entry = balls.get(ball);
+    if (entry === undefined) throw new UsageError(`--${option} ${ball}:...: no ball ${JSON.stringify(ball)} was given with --ball (balls: ${[...balls.keys()].join(', ')})`);
+    return entry;
+  };
+  for (const text of values.dep ?? []) {
+    const { id: ball, value } = split('dep', text);
+    const entry = known('dep', ball);
+    entry.deps = [...(entry.deps ?? []), ...value.split(',').filter((d) => d !== '')];
+  }
+  for (const option of ['goal', 'spec'] as const) for (const text of values[option] ?? []) {
+    const { id: ball, value } = split(option, text);
+    known(option, ball)[option] = value;
+  }
+  for (const text of values.proof ?? []) {
+    const { id: ball, value } = split('proof', text);
+    known('proof', ball).proof = parseProof(value);
+  }
+  const { slice, violations } = newSlice({ id, base: values.base, spine: values.spine, balls: [...balls.values()], repoRoot: findRepoRoot(io.cwd), cwd: io.cwd });
+  if (violations.length > 0) throw new UsageError(`the skeleton would be an invalid slice:\n${violations.map((v) => `  ${v.message}`).join('\n')}`);
+  const text = `${JSON.stringify(slice, null, 2)}\n`;
+  if (values.out === undefined) {
+    io.stdout(text);
+    return 0;
+  }
+  const out = resolve(io.cwd, values.out);
+  try {
+    writeFileSync(out, text, { flag: values.force === true ? 'w' : 'wx' });
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new UsageError(`--out ${values.out}: ${code === 'EEXIST' ? 'the file exists (give --force to overwrite it)' : (cause as Error).message}`, { cause });
+  }
+  io.stderr(`wrote ${values.out}: slice ${slice.id}, ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'}\n`);
+  return 0;
 };

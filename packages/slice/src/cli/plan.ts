@@ -1,6 +1,44 @@
-// PLACEHOLDER until the engine's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap slice plan FILE [--json]`: the waves a slice runs in.
+import { resolve } from 'node:path';
+import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { readSlice } from '../definition/read-slice.js';
+import { planWaves } from '../definition/plan-waves.js';
+import { repoRootOrNull } from '../definition/repo-root.js';
+import { reapSlice } from '../reap.js';
 
-export const planCommand: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+const USAGE = `Usage: leap slice plan FILE [--json]
+
+Print the waves a valid slice runs in: a ball runs once every ball it depends on passed; balls
+of one wave run in parallel; file order within a wave.
+
+Options:
+  --json   print { "slice", "spine", "waves": [[ball ids], ...], "deps": { ball: [ids] } }
+  --help   this text
+
+Exit codes: 0 planned; 2 an unreadable or invalid slice (every violation is printed), bad arguments.`;
+
+export const planCommand: Subcommand = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  const slice = readSlice(resolve(io.cwd, file));
+  const root = repoRootOrNull(io.cwd);
+  if (root !== null) reapSlice(root, slice.id);
+  const waves = planWaves(slice);
+  const deps = Object.fromEntries(slice.balls.map((b) => [b.id, b.deps]));
+  if (values.json === true) {
+    io.stdout(`${JSON.stringify({ slice: slice.id, spine: slice.spine, waves, deps })}\n`);
+    return 0;
+  }
+  const lines = [`slice ${slice.id}: ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'} in ${waves.length} wave${waves.length === 1 ? '' : 's'}, spine ${slice.spine}`];
+  waves.forEach((wave, i) => {
+    lines.push(`wave ${i + 1}:`);
+    for (const id of wave) lines.push(`  ${id}${deps[id]?.length ? `  (after ${deps[id]?.join(', ')})` : ''}`);
+  });
+  io.stdout(`${lines.join('\n')}\n`);
+  return 0;
 };

@@ -1,6 +1,45 @@
-// PLACEHOLDER until the engine's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap slice validate FILE [--json]`: the slice's schema and every rule, all violations at once.
+import { resolve } from 'node:path';
+import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { loadSliceFile } from '../definition/read-slice.js';
+import { planWaves } from '../definition/plan-waves.js';
+import { repoRootOrNull } from '../definition/repo-root.js';
+import { reapSlice } from '../reap.js';
 
-export const validateCommand: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+const USAGE = `Usage: leap slice validate FILE [--json]
+
+Check a slice file against its JSON Schema and every rule of a slice (unique ids, known
+dependencies, no cycle, one write spine, disjoint scopes, paths inside the repository), and
+print every violation at once, each naming the field, the ball ids and the files.
+
+Options:
+  --json   print { "file", "valid", "slice", "balls", "waves", "violations": [{ rule, message, balls, path }] }
+  --help   this text
+
+Exit codes: 0 valid; 1 invalid (malformed JSON included); 2 unreadable file or bad arguments.`;
+
+export const validateCommand: Subcommand = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  const path = resolve(io.cwd, file);
+  const loaded = loadSliceFile(path);
+  const waves = loaded.slice === null ? null : planWaves(loaded.slice);
+  if (loaded.slice !== null) {
+    const root = repoRootOrNull(io.cwd);
+    if (root !== null) reapSlice(root, loaded.slice.id);
+  }
+  if (values.json === true) {
+    io.stdout(`${JSON.stringify({ file, valid: loaded.slice !== null, slice: loaded.slice?.id ?? null, balls: loaded.slice?.balls.length ?? null, waves: waves?.length ?? null, violations: loaded.violations })}\n`);
+  } else if (loaded.slice !== null) {
+    io.stdout(`${file}: a valid slice ${JSON.stringify(loaded.slice.id)}: ${loaded.slice.balls.length} ball${loaded.slice.balls.length === 1 ? '' : 's'} in ${waves?.length} wave${waves?.length === 1 ? '' : 's'}, spine ${loaded.slice.spine}\n`);
+  } else {
+    const n = loaded.violations.length;
+    io.stdout(`${loaded.violations.map((v) => `${file}: ${v.message}\n`).join('')}${file}: ${n} violation${n === 1 ? '' : 's'}\n`);
+  }
+  return loaded.slice === null ? 1 : 0;
 };

@@ -1,0 +1,57 @@
+// `leap slice new`: a skeleton slice from the command line, its scope hashed from the files on
+// disk, validated like any slice before it is written. Goals and specs the person did not give
+// are left as TODO lines that say what belongs there.
+import { scopeEntries } from './scope-entries.js';
+import { ID_PATTERN } from './slice-id.js';
+import type { Slice } from './slice-schema.js';
+import { validateSlice } from './validate-slice.js';
+import type { Violation } from './violation.js';
+
+/** One ball as the command line gives it. */
+export interface NewBall {
+  id: string;
+  paths: string[];
+  deps?: string[];
+  goal?: string;
+  spec?: string;
+  proof?: string[];
+}
+
+/** What `newSlice` builds a skeleton from. */
+export interface NewSliceOptions {
+  id: string;
+  base?: string;
+  spine?: string;
+  balls: NewBall[];
+  /** The repository root and the folder the paths are relative to. */
+  repoRoot: string;
+  cwd: string;
+  foldCase?: boolean;
+}
+
+/** The skeleton slice and its violations (none when it can be written as is). */
+export function newSlice(options: NewSliceOptions): { slice: Slice; violations: Violation[] } {
+  const slice: Slice = {
+    id: options.id,
+    base: options.base ?? 'HEAD',
+    spine: options.spine ?? 'integrator',
+    balls: options.balls.map((b) => ({
+      id: b.id,
+      goal: b.goal ?? `TODO: the one falsifiable outcome of ${b.id}`,
+      spec: b.spec ?? 'TODO: everything the builder needs to succeed without asking, as data',
+      scope: scopeEntries(options.repoRoot, options.cwd, b.paths),
+      proof: { argv: b.proof ?? ['npm', 'test'] },
+      rollback: `restore the scope's files of ${b.id} to base`,
+      deps: b.deps ?? [],
+    })),
+  };
+  return { slice, violations: validateSlice(slice, { foldCase: options.foldCase === true }) };
+}
+
+/** Split `ID:VALUE` (ids hold no colon); null when `text` does not start with an id and a colon. */
+export function splitBallArg(text: string): { id: string; value: string } | null {
+  const at = text.indexOf(':');
+  if (at <= 0) return null;
+  const id = text.slice(0, at);
+  return ID_PATTERN.test(id) ? { id, value: text.slice(at + 1) } : null;
+}

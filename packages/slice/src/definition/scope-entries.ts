@@ -1,0 +1,44 @@
+// Scope entries for paths a person names (`leap ball hash`, `leap slice new`): each path taken
+// from the current folder, made relative to the repository root, checked as validation and the
+// file-map check do, and hashed (null for a file that does not exist yet).
+import { relative, resolve, sep } from 'node:path';
+import { UsageError } from '@leap/core';
+import { hashFile } from './hash-file.js';
+import { resolveInRepo } from './resolve-in-repo.js';
+import { normalizeScopePath, scopePathProblem } from './scope-path.js';
+
+/** A scope entry as a slice file holds it. */
+export interface HashedEntry {
+  path: string;
+  sha256: string | null;
+}
+
+/** The entry of each path (relative to `cwd`, inside `repoRoot`), in order, each path once; throws a UsageError (exit 2) naming every bad path. */
+export function scopeEntries(repoRoot: string, cwd: string, paths: readonly string[]): HashedEntry[] {
+  const problems: string[] = [];
+  const entries: HashedEntry[] = [];
+  const seen = new Set<string>();
+  for (const given of paths) {
+    const why = scopePathProblem(given);
+    if (why !== null) {
+      problems.push(`${JSON.stringify(given)} ${why}`);
+      continue;
+    }
+    const inRepo = relative(resolve(repoRoot), resolve(cwd, normalizeScopePath(given))).split(sep).join('/');
+    const later = scopePathProblem(inRepo);
+    if (inRepo.startsWith('../') || later !== null) {
+      problems.push(`${JSON.stringify(given)} ${later ?? 'is outside the repository'} (from ${cwd})`);
+      continue;
+    }
+    const state = resolveInRepo(repoRoot, inRepo);
+    if (state.kind === 'problem') {
+      problems.push(`${JSON.stringify(given)} ${state.problem}`);
+      continue;
+    }
+    if (seen.has(inRepo)) continue;
+    seen.add(inRepo);
+    entries.push({ path: inRepo, sha256: state.kind === 'file' ? hashFile(repoRoot, inRepo) : null });
+  }
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+  return entries;
+}

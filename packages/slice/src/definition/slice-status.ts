@@ -1,0 +1,139 @@
+// Where a slice stands, from the records its engine wrote under `.leap/SLICE/` (run.json,
+// BALL/round-N.json, BALL/result.json, BALL/checkpoint.md, record.json) and its lock. Any record
+// may be missing (the engine never got there) or unreadable (a crash mid-write): status says so.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { liveEngine, sliceDir } from '../slice-lock.js';
+import type { Receipt, Slice } from './slice-schema.js';
+
+/** What a ball is doing, as its records tell. */
+export type BallState = 'passed' | 'refused' | 'held' | 'running' | 'interrupted' | 'blocked' | 'waiting' | 'pending';
+
+/** One ball's state and last receipt. */
+export interface BallStatus {
+  ball: string;
+  state: BallState;
+  /** The final receipt (result.json), or null while the ball has none. */
+  receipt: Receipt | null;
+  reason: string | null;
+  /** Rounds recorded (round-N.json files). */
+  rounds: number;
+  /** The last round's receipt (null: its proof failed and the next round follows), when a round was recorded. */
+  lastRound: { round: number; receipt: Receipt | null; reason: string | null } | null;
+  candidate: string | null;
+  merged: string | null;
+  /** The checkpoint of a hold, relative to the repository root. */
+  checkpoint: string | null;
+  /** For a blocked or waiting ball: the dependencies (direct or not) that refused or have not passed. */
+  after: string[];
+}
+
+/** A slice's state. */
+export interface SliceStatus {
+  slice: string;
+  /** The base commit resolved on the first run, or null before it. */
+  base: string | null;
+  /** The pid of the live engine running the slice, or null. */
+  engine: number | null;
+  /** The provenance record, relative to the repository root, when the slice passed. */
+  record: string | null;
+  balls: BallStatus[];
+  /** Records that exist but could not be read, each with why. */
+  unreadable: string[];
+}
+
+function readRecord(file: string, unreadable: string[], label: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    unreadable.push(`${label}: ${(error as Error).message}`);
+    return null;
+  }
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    unreadable.push(`${label}: expected a JSON object`);
+  } catch (error) {
+    unreadable.push(`${label}: ${(error as Error).message}`);
+  }
+  return null;
+}
+
+function asReceipt(value: unknown): Receipt | null {
+  return value === -1 || value === 0 || value === 1 ? value : null;
+}
+
+function asString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function roundNumbers(dir: string): number[] {
+  try {
+    return readdirSync(dir).map((n) => /^round-(\d+)\.json$/.exec(n)?.[1]).filter((n) => n !== undefined).map(Number).sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
+}
+
+/** The slice's state in the repository at `repoRoot`. */
+export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
+  const dir = sliceDir(repoRoot, slice.id);
+  const rel = `.leap/${slice.id}`;
+  const unreadable: string[] = [];
+  const run = readRecord(join(dir, 'run.json'), unreadable, `${rel}/run.json`);
+  const engine = liveEngine(repoRoot, slice.id);
+  const own = new Map<string, BallStatus>();
+  for (const ball of slice.balls) {
+    const ballDir = join(dir, ball.id);
+    const result = readRecord(join(ballDir, 'result.json'), unreadable, `${rel}/${ball.id}/result.json`);
+    const rounds = roundNumbers(ballDir);
+    const last = rounds.at(-1);
+    const lastRecord = last === undefined ? null : readRecord(join(ballDir, `round-${last}.json`), unreadable, `${rel}/${ball.id}/round-${last}.json`);
+    const receipt = result === null ? null : asReceipt(result.receipt);
+    const state: BallState = receipt === 1 ? 'passed' : receipt === -1 ? 'refused' : receipt === 0 ? 'held' : rounds.length > 0 ? (engine === null ? 'interrupted' : 'running') : 'pending';
+    own.set(ball.id, {
+      ball: ball.id,
+      state: state === 'held' && engine !== null && rounds.length > 0 && typeof result?.rounds === 'number' && last !== undefined && last > result.rounds ? 'running' : state,
+      receipt,
+      reason: asString(result?.reason),
+      rounds: rounds.length,
+      lastRound: last === undefined ? null : { round: last, receipt: asReceipt(lastRecord?.receipt), reason: asString(lastRecord?.reason) },
+      candidate: asString(result?.candidate) ?? asString(lastRecord?.candidate),
+      merged: asString(result?.merged),
+      checkpoint: existsSync(join(ballDir, 'checkpoint.md')) ? `${rel}/${ball.id}/checkpoint.md` : null,
+      after: [],
+    });
+  }
+  // A ball not yet started is blocked by a refused ancestor, or waits on one that has not passed.
+  const byId = new Map(slice.balls.map((b) => [b.id, b]));
+  const ancestors = (id: string, seen = new Set<string>()): Set<string> => {
+    for (const dep of byId.get(id)?.deps ?? []) if (!seen.has(dep)) { seen.add(dep); ancestors(dep, seen); }
+    return seen;
+  };
+  for (const status of own.values()) {
+    if (status.state !== 'pending') continue;
+    const up = [...ancestors(status.ball)];
+    const refused = up.filter((a) => own.get(a)?.state === 'refused' || own.get(a)?.state === 'blocked');
+    const notPassed = up.filter((a) => own.get(a)?.state !== 'passed');
+    if (refused.length > 0) Object.assign(status, { state: 'blocked', after: up.filter((a) => own.get(a)?.state === 'refused') });
+    else if (notPassed.length > 0) Object.assign(status, { state: 'waiting', after: notPassed });
+  }
+  return {
+    slice: slice.id,
+    base: asString(run?.base),
+    engine,
+    record: existsSync(join(dir, 'record.json')) ? `${rel}/record.json` : null,
+    balls: slice.balls.map((b) => own.get(b.id) as BallStatus),
+    unreadable,
+  };
+}
+
+/** The balls of `slice` whose final receipt is `1`, from their result.json records. */
+export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
+  const dir = sliceDir(repoRoot, slice.id);
+  const passed = new Set<string>();
+  for (const ball of slice.balls) if (readRecord(join(dir, ball.id, 'result.json'), [], '')?.receipt === 1) passed.add(ball.id);
+  return passed;
+}
