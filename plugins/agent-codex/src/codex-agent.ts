@@ -1,6 +1,7 @@
 // The OpenAI Codex agent: `codex exec --json`, the prompt on stdin (`-`), the answer in the last agent_message event.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
-import { LeapError, isReadOnlyRole } from '@leap/core';
+import type { AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import { isReadOnlyRole } from '@leap/core';
+import { codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
 
 /** How to run Codex; every field has a default. */
 export interface CodexAgentConfig {
@@ -16,60 +17,28 @@ export interface CodexAgentConfig {
 
 /** Build the Codex agent plugin (family `openai`). */
 export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
+  const command = config.bin ?? 'codex';
   return {
     name: config.name ?? 'codex',
     family: 'openai',
     buildInvocation: (prompt, options) => codexInvocation(prompt, options, config),
     parseAnswer: parseCodexEvents,
+    // `codex exec` never checks the login: without one it retries for ever. `login status` says at once.
+    preflight: () => ({ command, args: ['login', 'status'] }),
+    explainFailure: explainCodexFailure,
+    parseUsage: parseCodexUsage,
+    retrying: codexRetrying,
   };
 }
 
 function codexInvocation(prompt: string, options: AgentOptions, config: CodexAgentConfig): AgentInvocation {
-  const args = ['exec', '--json', '--sandbox', isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write'];
+  // --skip-git-repo-check: outside a git repository (a scratch folder, a planner's temp dir) exec refuses
+  // to start; the sandbox, not the repository check, is what keeps a leaf inside its folder.
+  const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
   args.push(...(config.extraArgs ?? []), '-');
-  return { command: config.bin ?? 'codex', args, stdin: prompt };
-}
-
-/**
- * Read `codex exec --json` output (JSON Lines): the text of the last completed `agent_message` item.
- * A `turn.failed` or `error` event, or no agent message at all, throws.
- */
-export function parseCodexEvents(stdout: string): AgentAnswer {
-  let text: string | null = null;
-  let failure: string | null = null;
-  let events = 0;
-  for (const line of stdout.split('\n')) {
-    const event = parseLine(line);
-    if (event === null) continue;
-    events++;
-    if (event.type === 'item.completed') {
-      const item = event.item as Record<string, unknown> | undefined;
-      if (item?.type === 'agent_message' && typeof item.text === 'string') text = item.text;
-    } else if (event.type === 'turn.failed') {
-      const error = event.error as { message?: unknown } | undefined;
-      failure = typeof error?.message === 'string' ? error.message : 'turn failed';
-    } else if (event.type === 'error' && typeof event.message === 'string') {
-      failure = event.message;
-    }
-  }
-  if (failure !== null) throw new LeapError(`codex reported an error: ${failure}`);
-  if (text === null) {
-    throw new LeapError(events === 0
-      ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none'
-      : `codex: no completed agent_message item among ${events} events`);
-  }
-  return { text };
-}
-
-function parseLine(line: string): Record<string, unknown> | null {
-  const text = line.trim();
-  if (!text.startsWith('{')) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  const invocation: AgentInvocation = { command: config.bin ?? 'codex', args, stdin: prompt };
+  if (model !== undefined && model !== '') invocation.model = model;
+  return invocation;
 }

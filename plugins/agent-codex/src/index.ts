@@ -1,3 +1,4 @@
 // @leap/agent-codex: the OpenAI Codex CLI as a LEAP agent.
-export { createCodexAgent, parseCodexEvents } from './codex-agent.js';
+export { createCodexAgent } from './codex-agent.js';
 export type { CodexAgentConfig } from './codex-agent.js';
+export { codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';

@@ -1,21 +1,27 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hostileTitles } from '@leap/test-utils';
-import { createCodexAgent, parseCodexEvents } from '../src/index.js';
-import { runInvocation } from './helpers.js';
+import type { AgentRole } from '@leap/core';
+import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
+import { codexRetrying, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
+import { OTHER_USER, makeWorktree, runInvocation } from './helpers.js';
+
+const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
 
 const create = suite('createCodexAgent');
+create.after.each(cleanupTempDirs);
 
-create('names the openai family; verifiers and reviewers run in the read-only sandbox', () => {
+create('names the openai family; verifiers, reviewers and planners run in the read-only sandbox, anywhere', () => {
   const agent = createCodexAgent();
   assert.is(agent.name, 'codex');
   assert.is(agent.family, 'openai');
   for (const role of ['verifier', 'reviewer', 'planner'] as const) {
     const call = agent.buildInvocation('p', { role, cwd: '/tmp' });
-    assert.equal(call.args, ['exec', '--json', '--sandbox', 'read-only', '-']);
+    assert.equal(call.args, ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-']);
     assert.is(call.stdin, 'p');
     assert.is(call.command, 'codex');
+    assert.is(call.model, undefined);
   }
+  assert.equal(agent.preflight?.({ role: 'developer', cwd: '/tmp' }), { command: 'codex', args: ['login', 'status'] });
 });
 
 create('writers get workspace-write; model and extra args come before "-"', () => {
@@ -23,30 +29,84 @@ create('writers get workspace-write; model and extra args come before "-"', () =
   assert.is(agent.name, 'codex-mini');
   const call = agent.buildInvocation('p', { role: 'developer', cwd: '/tmp' });
   assert.is(call.command, '/opt/codex');
-  assert.equal(call.args, ['exec', '--json', '--sandbox', 'workspace-write', '--model', 'o4-mini', '--ephemeral', '-']);
-  assert.equal(agent.buildInvocation('p', { role: 'builder', cwd: '/tmp', model: 'gpt-5' }).args.slice(4, 6), ['--model', 'gpt-5']);
+  assert.equal(call.args, ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '--model', 'o4-mini', '--ephemeral', '-']);
+  assert.is(call.model, 'o4-mini');
+  assert.equal(agent.buildInvocation('p', { role: 'builder', cwd: '/tmp', model: 'gpt-5' }).args.slice(5, 7), ['--model', 'gpt-5']);
+  assert.equal(agent.preflight?.({ role: 'builder', cwd: '/tmp' })?.command, '/opt/codex');
 });
 
-create('runs against a stand-in codex on PATH; hostile prompts arrive intact', async () => {
+create('every role answers in a fresh worktree and in a folder that is no repository, as this user and another', async () => {
   const agent = createCodexAgent();
-  for (const title of hostileTitles(6, 11)) {
-    const ran = await runInvocation(agent.buildInvocation(title, { role: 'reviewer', cwd: process.cwd() }));
-    assert.is(ran.code, 0, ran.stderr);
-    assert.is(agent.parseAnswer(ran.stdout).text, `echo:${title}|sandbox=read-only`);
+  const titles = hostileTitles(ROLES.length, 11);
+  for (const cwd of [makeWorktree(), makeTempDir()]) {
+    for (const uid of [undefined, OTHER_USER ?? undefined]) {
+      for (const [i, role] of ROLES.entries()) {
+        const title = titles[i] as string;
+        const ran = await runInvocation(agent.buildInvocation(title, { role, cwd }), {}, cwd, uid);
+        assert.is(ran.code, 0, `${role} in ${cwd} as ${uid ?? 'this user'}: ${ran.stderr}`);
+        const answer = agent.parseAnswer(ran.stdout);
+        const sandbox = role === 'developer' || role === 'builder' ? 'workspace-write' : 'read-only';
+        assert.is(answer.text, `echo:${title}|sandbox=${sandbox}`);
+        assert.equal(answer.usage, { model: null, input_tokens: Buffer.byteLength(title) + 1000, output_tokens: Buffer.byteLength(answer.text), cost_usd: null });
+      }
+    }
   }
 });
 
-create('the stand-in refuses unexpected argv', async () => {
-  const ran = await runInvocation({ command: 'codex', args: ['exec', '--sandbox', 'read-only', '-'], stdin: 'x' });
-  assert.is(ran.code, 64);
-  assert.match(ran.stderr, /missing --json/);
+create('the preflight says whether codex is logged in, at once, in its words', async () => {
+  const agent = createCodexAgent();
+  const check = agent.preflight?.({ role: 'reviewer', cwd: '/tmp' });
+  assert.ok(check);
+  const yes = await runInvocation(check);
+  assert.is(yes.code, 0, yes.stderr);
+  const no = await runInvocation(check, { CODEX_HOME: makeTempDir() });
+  assert.is(no.code, 1);
+  assert.is(explainCodexFailure(no.stdout, no.stderr), 'Not logged in');
 });
 
-create('a failed turn throws with its message', async () => {
+create('the stand-in refuses unexpected argv as clap does, and a folder outside git without the check skipped', async () => {
+  const ran = await runInvocation({ command: 'codex', args: ['exec', '--json', '--no-such-flag', '-'], stdin: 'x' });
+  assert.is(ran.code, 2);
+  assert.match(ran.stderr, /^error: unexpected argument '--no-such-flag' found/);
+  const bad = await runInvocation({ command: 'codex', args: ['exec', '--sandbox', 'none', '-'], stdin: 'x' });
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /possible values: read-only, workspace-write, danger-full-access/);
+  const dir = makeTempDir();
+  const outside = await runInvocation({ command: 'codex', args: ['exec', '--json', '--sandbox', 'read-only', '-'], stdin: 'x' }, {}, dir);
+  assert.is(outside.code, 1);
+  assert.is(explainCodexFailure(outside.stdout, outside.stderr), 'Not inside a trusted directory and --skip-git-repo-check was not specified.');
+});
+
+create('a failed turn throws with its message; a network blip it recovered from does not', async () => {
   const agent = createCodexAgent();
-  const ran = await runInvocation(agent.buildInvocation('x', { role: 'verifier', cwd: '/tmp' }), { STANDIN_MODE: 'fail' });
-  assert.is(ran.code, 1);
-  assert.throws(() => agent.parseAnswer(ran.stdout), /codex reported an error: usage limit/);
+  const call = agent.buildInvocation('x', { role: 'verifier', cwd: '/tmp' });
+  const failed = await runInvocation(call, { STANDIN_MODE: 'fail' });
+  assert.is(failed.code, 1);
+  assert.throws(() => agent.parseAnswer(failed.stdout), /codex reported an error: usage limit/);
+  assert.is(agent.explainFailure?.(failed.stdout, failed.stderr), 'usage limit');
+  assert.equal(agent.parseUsage?.(failed.stdout), { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
+  const blip = await runInvocation(call, { STANDIN_MODE: 'blip' });
+  assert.is(blip.code, 0);
+  assert.is(agent.parseAnswer(blip.stdout).text, 'echo:x|sandbox=read-only');
+  assert.is(codexRetrying(blip.stdout), null);
+});
+
+create('not logged in, exec retries for ever; the retries show in its events', async () => {
+  const agent = createCodexAgent();
+  const call = agent.buildInvocation('x', { role: 'reviewer', cwd: '/tmp' });
+  const { spawn } = await import('node:child_process');
+  const { fixtures } = await import('./helpers.js');
+  const child = spawn(call.command, call.args, { env: { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, CODEX_HOME: makeTempDir(), STANDIN_RETRY_MS: '20' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(call.stdin);
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  await new Promise((r) => setTimeout(r, 600));
+  assert.is(child.exitCode, null, 'still retrying');
+  child.kill('SIGKILL');
+  const retry = codexRetrying(out);
+  assert.ok(retry !== null && retry.attempts > 6, JSON.stringify(retry));
+  assert.is(retry?.message, 'Reconnecting... waiting for network (Connection failed: error sending request)');
+  assert.throws(() => parseCodexEvents(out), /codex reported an error: Reconnecting\.\.\. waiting for network/);
 });
 
 create.run();
@@ -60,11 +120,39 @@ parse('takes the last agent message and ignores other items and noise', () => {
   assert.equal(parseCodexEvents(lines.join('\n')), { text: 'b' });
 });
 
-parse('throws on an error event, no events, or no agent message', () => {
+parse('throws on a failed turn, an error with no answer, no events, or no agent message', () => {
   assert.throws(() => parseCodexEvents('{"type":"error","message":"boom"}'), /codex reported an error: boom/);
-  assert.throws(() => parseCodexEvents('{"type":"turn.failed"}'), /codex reported an error: turn failed/);
+  assert.throws(() => parseCodexEvents('{"type":"item.completed","item":{"type":"agent_message","text":"a"}}\n{"type":"turn.failed"}'), /codex reported an error: turn failed/);
   assert.throws(() => parseCodexEvents('final text only'), /expected JSON Lines events on stdout/);
   assert.throws(() => parseCodexEvents('{"type":"turn.started"}\n{"type":"item.completed"}\n{"type":"turn.completed"}'), /no completed agent_message item among 3 events/);
 });
 
 parse.run();
+
+// ---
+
+const usage = suite('parseCodexUsage');
+
+usage('the last turn.completed counts; no cost, no model; a bad count is null; no events is null', () => {
+  const turn = (u: unknown) => JSON.stringify({ type: 'turn.completed', usage: u });
+  assert.equal(parseCodexUsage(`${turn({ input_tokens: 1, output_tokens: 1 })}\n${turn({ input_tokens: 10, cached_input_tokens: 4, output_tokens: 2 })}`), { model: null, input_tokens: 10, output_tokens: 2, cost_usd: null });
+  assert.equal(parseCodexUsage(turn({ input_tokens: -1, output_tokens: 1.5 })), { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
+  assert.equal(parseCodexUsage('{"type":"turn.started"}'), { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
+  assert.is(parseCodexUsage(''), null);
+});
+
+usage.run();
+
+// ---
+
+const explain = suite('explainCodexFailure');
+
+explain('a failed turn, else the last error event, else the last line that is not a log line, else nothing', () => {
+  assert.is(explainCodexFailure('{"type":"turn.failed","error":{"message":"quota"}}', 'x'), 'quota');
+  assert.is(explainCodexFailure('{"type":"error","message":"a"}\n{"type":"error","message":"b"}', ''), 'b');
+  assert.is(explainCodexFailure('', '2026-12-01T07:06:33.916394Z ERROR codex_api: failed\nconfig is broken\n2026-12-01T07:06:34.1Z WARN x: y\n'), 'config is broken');
+  assert.is(explainCodexFailure('Logged out\n', ''), 'Logged out');
+  assert.is(explainCodexFailure('', ''), null);
+});
+
+explain.run();

@@ -1,0 +1,114 @@
+// Reading what `codex exec --json` prints (JSON Lines events): the answer, the usage, the failure, the retries.
+import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
+import { LeapError } from '@leap/core';
+
+type CodexEvent = Record<string, unknown>;
+
+/**
+ * Read `codex exec --json` output: the text of the last completed `agent_message` item. A `turn.failed`
+ * throws with its message; an `error` event alone does not (the CLI reports network retries it recovers
+ * from as `{"type":"error","message":"Reconnecting..."}`), unless no agent message came at all.
+ */
+export function parseCodexEvents(stdout: string): AgentAnswer {
+  const events = readEvents(stdout);
+  let text: string | null = null;
+  let failed: string | null = null;
+  let lastError: string | null = null;
+  for (const event of events) {
+    if (event.type === 'item.completed') {
+      const item = event.item as Record<string, unknown> | undefined;
+      if (item?.type === 'agent_message' && typeof item.text === 'string') text = item.text;
+    } else if (event.type === 'turn.failed') {
+      failed = turnFailure(event);
+    } else if (event.type === 'error' && typeof event.message === 'string') {
+      lastError = event.message;
+    }
+  }
+  if (failed !== null) throw new LeapError(`codex reported an error: ${failed}`);
+  if (text === null) {
+    if (lastError !== null) throw new LeapError(`codex reported an error: ${lastError}`);
+    throw new LeapError(events.length === 0
+      ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none'
+      : `codex: no completed agent_message item among ${events.length} events`);
+  }
+  const answer: AgentAnswer = { text };
+  const usage = usageOf(events);
+  if (usage !== null) answer.usage = usage;
+  return answer;
+}
+
+/**
+ * The thread's usage: the last `turn.completed` event's `usage` (`input_tokens`, which counts the cached
+ * ones too, and `output_tokens`). Codex reports no cost and, in its events, no model: both null. A run
+ * that never completed a turn reports no tokens (null). Null when stdout holds no events at all.
+ */
+export function parseCodexUsage(stdout: string): AgentUsage | null {
+  const events = readEvents(stdout);
+  return events.length === 0 ? null : (usageOf(events) ?? { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
+}
+
+/**
+ * The CLI's own words for a failed run: a `turn.failed` message, else the last `error` event, else the
+ * last line of stderr (or stdout, as `codex login status` prints) that is not one of its log or warning lines.
+ */
+export function explainCodexFailure(stdout: string, stderr: string): string | null {
+  const events = readEvents(stdout);
+  const failed = events.filter((e) => e.type === 'turn.failed').at(-1);
+  if (failed !== undefined) return turnFailure(failed);
+  const error = events.filter((e) => e.type === 'error' && typeof e.message === 'string').at(-1);
+  if (error !== undefined) return error.message as string;
+  const said = (text: string) => text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !LOG_LINE.test(l) && !l.startsWith('{'));
+  return said(stderr).at(-1) ?? said(stdout).at(-1) ?? null;
+}
+
+// The CLI's tracing lines (`2026-12-01T07:06:33.916394Z ERROR codex_api::...`) and its PATH-alias warning.
+const LOG_LINE = /^(\d{4}-\d\d-\d\dT\S+Z\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s|WARNING: proceeding, even though)/;
+
+/**
+ * Whether the output ends with network retries: the `Reconnecting...` error events since the last event
+ * that was progress (an item that is not an error, a turn), counted; null when the last event was progress.
+ */
+export function codexRetrying(stdout: string): AgentRetry | null {
+  let attempts = 0;
+  let message = '';
+  for (const event of readEvents(stdout)) {
+    if (event.type === 'error' && typeof event.message === 'string' && event.message.startsWith('Reconnecting')) {
+      attempts++;
+      message = event.message;
+    } else if (!(event.type === 'item.completed' && (event.item as { type?: unknown } | undefined)?.type === 'error')) {
+      attempts = 0;
+    }
+  }
+  return attempts === 0 ? null : { attempts, message };
+}
+
+function usageOf(events: CodexEvent[]): AgentUsage | null {
+  const completed = events.filter((e) => e.type === 'turn.completed' && typeof e.usage === 'object' && e.usage !== null).at(-1);
+  if (completed === undefined) return null;
+  const usage = completed.usage as Record<string, unknown>;
+  return { model: null, input_tokens: tokens(usage.input_tokens), output_tokens: tokens(usage.output_tokens), cost_usd: null };
+}
+
+function tokens(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function turnFailure(event: CodexEvent): string {
+  const error = event.error as { message?: unknown } | undefined;
+  return typeof error?.message === 'string' ? error.message : 'turn failed';
+}
+
+function readEvents(stdout: string): CodexEvent[] {
+  const events: CodexEvent[] = [];
+  for (const line of stdout.split('\n')) {
+    const text = line.trim();
+    if (!text.startsWith('{')) continue;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) events.push(value as CodexEvent);
+    } catch {
+      // Not an event.
+    }
+  }
+  return events;
+}

@@ -1,0 +1,91 @@
+// The plugin against what the real Codex CLI 0.171.0 printed (test/fixtures/recorded): its flags against
+// its --help, its parsers against its outputs, the stand-in against its events.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import type { AgentRole } from '@leap/core';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { codexRetrying, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
+import { fixtures, recorded, runInvocation } from './helpers.js';
+
+const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
+const execHelp = recorded('help', 'codex-exec--help.txt');
+const topHelp = recorded('help', 'codex--help.txt');
+const NULL_USAGE = { model: null, input_tokens: null, output_tokens: null, cost_usd: null };
+
+// The `[possible values: ...]` of an option in the exec help.
+function possibleValues(option: string): string[] {
+  const at = execHelp.indexOf(`${option} <`);
+  const listed = /\[possible values: ([^\]]*)\]/.exec(execHelp.slice(at, execHelp.indexOf('\n  -', at + 1)));
+  return (listed?.[1] ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+}
+
+const flags = suite('the flags the plugin builds, against codex --help and codex exec --help');
+
+flags('every option of exec appears in the exec help, with a listed value; `login` is a command', () => {
+  const seen = new Set<string>();
+  for (const config of [{}, { model: 'gpt-5' }]) {
+    for (const role of ROLES) {
+      const args = createCodexAgent(config).buildInvocation('p', { role, cwd: '/tmp' }).args;
+      assert.is(args[0], 'exec');
+      assert.is(args.at(-1), '-', 'the prompt from stdin, as the help says `-` does');
+      for (const [i, arg] of args.entries()) {
+        if (!arg.startsWith('--')) continue;
+        seen.add(arg);
+        assert.match(execHelp, new RegExp(`^\\s+(-\\w, )?${arg}( |$)`, 'm'), `${arg} is not in codex exec --help`);
+        const values = possibleValues(arg);
+        if (values.length > 0) assert.ok(values.includes(args[i + 1] as string), `${arg} ${args[i + 1]}`);
+      }
+    }
+  }
+  assert.equal([...seen].sort(), ['--json', '--model', '--sandbox', '--skip-git-repo-check']);
+  assert.equal(possibleValues('--sandbox'), ['read-only', 'workspace-write', 'danger-full-access']);
+  assert.match(execHelp, /instructions are read from stdin/);
+  const preflight = createCodexAgent().preflight?.({ role: 'reviewer', cwd: '/tmp' });
+  assert.match(topHelp, new RegExp(`^\\s+${preflight?.args[0]}\\s+Manage login$`, 'm'));
+});
+
+flags.run();
+
+// ---
+
+const outputs = suite('the parsers, against recorded outputs');
+outputs.after.each(cleanupTempDirs);
+
+outputs('no credentials: exec never fails, it retries; Reconnecting events are retries, not an answer, and no usage', () => {
+  for (const run of ['codex-reviewer', 'codex-developer', 'codex-reviewer-long']) {
+    const stdout = recorded(run, 'stdout');
+    assert.is(recorded(run, 'rc').trim(), '124', 'killed by the recording\'s time limit');
+    const reconnects = stdout.split('\n').filter((l) => l.includes('"Reconnecting')).length;
+    assert.equal(codexRetrying(stdout), { attempts: reconnects, message: 'Reconnecting... waiting for network (Connection failed: error sending request)' });
+    assert.throws(() => parseCodexEvents(stdout), /^codex reported an error: Reconnecting\.\.\. waiting for network/);
+    assert.is(explainCodexFailure(stdout, recorded(run, 'stderr')), 'Reconnecting... waiting for network (Connection failed: error sending request)');
+    assert.equal(parseCodexUsage(stdout), NULL_USAGE);
+  }
+});
+
+outputs('a run that recovered from a blip answers, with its usage; outside git, the CLI\'s words', () => {
+  const stdout = recorded('synthetic-codex-recovered', 'stdout');
+  assert.equal(parseCodexEvents(stdout), { text: 'hello', usage: { model: null, input_tokens: 10, output_tokens: 2, cost_usd: null } });
+  assert.is(codexRetrying(stdout), null);
+  assert.is(explainCodexFailure('', recorded('codex-reviewer-nogit', 'stderr')), 'Not inside a trusted directory and --skip-git-repo-check was not specified.');
+  assert.is(parseCodexUsage(''), null);
+});
+
+outputs('the stand-in prints the recorded events when it cannot reach its service, and the recorded refusal outside git', async () => {
+  const call = createCodexAgent().buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' });
+  const child = spawn(call.command, call.args, { env: { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, CODEX_HOME: makeTempDir() }, stdio: ['pipe', 'pipe', 'ignore'] });
+  child.stdin.end(call.stdin);
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  await new Promise((r) => setTimeout(r, 500));
+  child.kill('SIGKILL');
+  const lines = out.split('\n').slice(0, 8);
+  assert.equal(lines, recorded('codex-reviewer', 'stdout').split('\n').slice(0, 8));
+  const nogit = recorded('codex-reviewer-nogit', 'cmdline').trim().split(' ');
+  const dir = makeTempDir();
+  const refused = await runInvocation({ command: 'codex', args: nogit.slice(1), stdin: 'Say hello.' }, {}, dir);
+  assert.equal([refused.code, refused.stdout, refused.stderr.trim().split('\n').at(-1)], [1, '', recorded('codex-reviewer-nogit', 'stderr').trim().split('\n').at(-1)]);
+});
+
+outputs.run();
