@@ -84,5 +84,5 @@ export function describeTotal(total: CostTotal, fmt: { tokens: (n: number | null
   if (total.unreported.cost_usd > 0) gaps.push(`${total.unreported.cost_usd} of ${total.leaves} leaves did not report cost`);
   const tokenGap = Math.max(total.unreported.input_tokens, total.unreported.output_tokens);
   if (tokenGap > 0) gaps.push(`${tokenGap} did not report tokens`);
-  return `${fmt.tokens(total.input_tokens)} in / ${fmt.tokens(total.output_tokens)} out tokens, ${fmt.usd(total.cost_usd)} over ${total.leaves} leaves${gaps.length > 0 ? ` (${gaps.join('; ')})` : ''}`;
+  return `${fmt.tokens(total.input_tokens)} in / ${fmt.tokens(total.output_tokens)} out tokens, ${fmt.usd(total.cost_usd)} over ${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}${gaps.length > 0 ? ` (${gaps.join('; ')})` : ''}`;
 }

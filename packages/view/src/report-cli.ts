@@ -1,6 +1,53 @@
-// PLACEHOLDER until the view's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap report [--out FILE]` (CONTRACT section 10): one self-contained HTML file of the runs of this repository.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { LeapError, parseCli, UsageError, writeFileAtomic, type Subcommand } from '@leap/core';
+import { collectView } from './collect-view.js';
+import { renderReport } from './report-html.js';
 
-export const reportMain: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+export const REPORT_USAGE = `Usage: leap report [--out FILE] [--json]
+
+Writes one self-contained HTML file (it opens with no network) of the runs of this repository: a
+timeline of every leaf from launch to exit, coloured by status and grouped by step and phase, with
+verdicts, revisions, bails and stops on it; each ledger's progress over time; the waves and receipts
+of slices; tokens and cost per leaf, step, issue and slice. Every text from the run is escaped.
+Reads .tdd/ (or VERI_STATE_DIR) and .leap/ at the repository root.
+
+Options:
+  --out FILE  where to write it (default: leap-report.html in the state folder)
+  --json      print {"file", "bytes", "events", "leaves", "problems"} instead of the path
+  --help      this text
+
+Exit codes:
+  0  written (lines of the log that are not events are listed in its Problems section)
+  2  bad arguments, or no event log to report on (nothing is written)`;
+
+const OPTIONS = { out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
+/** `leap report`. */
+export const reportMain: Subcommand = async (argv, io) => {
+  const { values, positionals } = parseCli(argv, OPTIONS, REPORT_USAGE);
+  if (values.help === true) {
+    io.stdout(`${REPORT_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${REPORT_USAGE}`);
+  if (values.out === '') throw new UsageError(`Expected --out to name a file, got ""\n${REPORT_USAGE}`);
+  const view = collectView({ cwd: io.cwd, env: io.env });
+  if (!view.log.exists) throw new LeapError(`no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`, { exitCode: 2 });
+  const file = resolve(io.cwd, values.out ?? `${view.stateDir}/leap-report.html`);
+  const html = renderReport(view);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomic(file, html, { durable: false });
+  } catch (cause) {
+    throw new LeapError(`cannot write the report to ${file}: ${(cause as Error).message}`, { exitCode: 2, cause });
+  }
+  const bytes = Buffer.byteLength(html);
+  if (values.json === true) {
+    io.stdout(`${JSON.stringify({ file, bytes, events: view.log.events, leaves: view.model.leaves.length, problems: view.log.problems.length + view.model.unknown.length + view.fileProblems.length })}\n`);
+  } else {
+    io.stdout(`${file}\n`);
+  }
+  return 0;
 };

@@ -1,0 +1,124 @@
+// The report's sections other than the timeline: verdicts and revisions, bails and stops, the ledgers'
+// progress over time, the slices' waves and receipts, and what couldn't be read. Every text from an
+// event or a file goes through `esc`.
+import { clockTime, escapeHtml as esc, formatDuration } from './_text.js';
+import { at, type Span } from './_report-timeline.js';
+import type { ViewData } from './collect-view.js';
+import type { Ball, RunModel } from './fold-run.js';
+
+const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
+
+/** A receipt as a coloured badge; null is "no receipt". */
+export function receiptBadge(value: number | null): string {
+  if (value === null) return '<span class="badge rn">no receipt</span>';
+  return `<span class="badge r${value}">${RECEIPT_TEXT[String(value)] ?? String(value)}</span>`;
+}
+
+const time = (ms: number): string => `<td class="t">${Number.isFinite(ms) ? clockTime(ms) : ''}</td>`;
+
+/** Every verdict, with the revision each REJECT led to. */
+export function renderVerdicts(model: RunModel): string {
+  if (model.verdicts.length === 0) return '<p class="empty">No verdict yet.</p>';
+  const rows = model.verdicts.map((v) => {
+    const revision = v.verdict === 'REJECT'
+      ? model.leaves.find((l) => l.launchedAt >= v.at && l.issue === v.issue && l.step === v.step && l.phase === v.phase && l.actor === 'developer' && (l.attempt ?? 1) > 1)
+      : undefined;
+    const next = revision === undefined ? '' : `revision: ${esc(revision.leaf)}`;
+    return `<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}</td><td class="reason">${esc(v.step ?? '')}</td><td>${esc(v.phase)}</td><td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span></td><td class="reason">${esc(v.reason)}</td><td>${esc(v.agent ?? '')}</td><td>${next}</td></tr>`;
+  });
+  return `<table><thead><tr><th>time</th><th>issue</th><th>step</th><th>phase</th><th>verdict</th><th>reason</th><th>agent</th><th>then</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** Bails (with their cause and class) and stop requests. */
+export function renderBailsAndStops(model: RunModel): string {
+  const rows = [
+    ...model.bails.map((b) => ({ at: b.at, html: `<tr class="bail-row">${time(b.at)}<td>bail</td><td>${b.issue ?? ''}</td><td class="reason">${esc(b.step ?? '')}</td><td><b>${esc(b.cause)}</b> (${esc(b.class)})</td><td class="reason">${esc(b.detail ?? '')}</td></tr>` })),
+    ...model.stops.map((s) => ({ at: s.at, html: `<tr class="stop-row">${time(s.at)}<td>stop</td><td>${s.issue ?? ''}</td><td></td><td><b>${esc(s.mode ?? '')}</b> ${esc(s.action)}</td><td>${s.leaf === null ? '' : `leaf ${esc(s.leaf)}`}</td></tr>` })),
+  ].sort((a, b) => a.at - b.at);
+  if (rows.length === 0) return '<p class="empty">No bail and no stop.</p>';
+  return `<table><thead><tr><th>time</th><th>what</th><th>issue</th><th>step</th><th>cause</th><th>detail</th></tr></thead><tbody>${rows.map((r) => r.html).join('')}</tbody></table>`;
+}
+
+/** Each issue's ledger progress over time: steps ticked (green) and refactored (done), as step lines. */
+export function renderLedgerProgress(view: ViewData, span: Span): string {
+  const issues = new Set<number>(view.ledgers.map((l) => l.issue));
+  for (const t of view.model.ticks) if (t.issue !== null) issues.add(t.issue);
+  if (issues.size === 0) return '<p class="empty">No ledger yet.</p>';
+  const out: string[] = [];
+  for (const issue of [...issues].sort((a, b) => a - b)) {
+    const ledger = view.ledgers.find((l) => l.issue === issue);
+    const ticks = view.model.ticks.filter((t) => t.issue === issue);
+    const green: Array<[number, number]> = [];
+    const done: Array<[number, number]> = [];
+    let g = 0;
+    let d = 0;
+    for (const t of ticks) {
+      if (t.action === 'tick') green.push([t.at, ++g]);
+      if (t.action === 'clear-refactor-pending') done.push([t.at, ++d]);
+    }
+    const total = Math.max(ledger?.steps.length ?? 0, g, 1);
+    const x = (t: number): number => 40 + (parseFloat(at(span, t)) / 100) * 700;
+    const y = (n: number): number => 120 - (n / total) * 100;
+    const path = (points: Array<[number, number]>): string => {
+      let p = `M${x(span.from).toFixed(1)},${y(0)}`;
+      for (const [t, n] of points) p += ` H${x(t).toFixed(1)} V${y(n).toFixed(1)}`;
+      return `${p} H${x(span.to).toFixed(1)}`;
+    };
+    const gridLines = Array.from({ length: total + 1 }, (_, n) => `<line x1="40" x2="740" y1="${y(n)}" y2="${y(n)}" stroke="#eef1f4"/><text x="34" y="${y(n) + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`);
+    const title = ledger?.title === null || ledger === undefined ? '' : ` ${esc(ledger.title)}`;
+    out.push(`<h3>Issue ${issue}${title}: ${ledger === undefined ? 'no ledger on disk' : `${ledger.steps.filter((s) => s.state === 'done').length} of ${ledger.steps.length} steps done now`}</h3>`);
+    out.push(`<svg class="prog ledger-progress" data-issue="${issue}" viewBox="0 0 760 140" role="img" aria-label="steps of issue ${issue} done over time">${gridLines.join('')}<path d="${path(green)}" fill="none" stroke="#e0a21e" stroke-width="2"/><path d="${path(done)}" fill="none" stroke="#2e9e4f" stroke-width="2.5"/><text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`);
+    const items = ticks.map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}</td><td class="reason">${esc(t.title ?? '')}</td></tr>`);
+    if (items.length > 0) out.push(`<details><summary>${items.length} ledger events</summary><table><tbody>${items.join('')}</tbody></table></details>`);
+  }
+  return out.join('\n');
+}
+
+function ballCard(ball: Ball): string {
+  const v = ball.receipt?.value ?? null;
+  const rounds = ball.rounds.map((r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`).join('');
+  const passes = ball.reviews.filter((r) => r.value === 1).length;
+  const reviews = ball.reviews.length === 0 ? '' : `<div class="small">reviews: ${passes} of ${ball.reviews.length} pass (${ball.reviews.map((r) => esc(`${r.reviewer ?? 'jury'}${r.family === null ? '' : `/${r.family}`}: ${r.verdict}`)).join(', ')})</div>`;
+  return `<div class="ball b${v ?? 'n'}" data-ball="${esc(ball.id)}" data-receipt="${v ?? ''}"><div class="id">${esc(ball.id)}</div>`
+    + `<div>${receiptBadge(v)} ${ball.state === null ? '' : `<span class="small">${esc(ball.state)}</span>`}</div>`
+    + (rounds === '' ? '' : `<div>${rounds}</div>`)
+    + (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`)
+    + (ball.receipt !== null && ball.receipt.evidence !== '' ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>` : '')
+    + reviews
+    + (ball.merged === null ? '' : `<div class="small">merged ${esc(ball.merged.commit.slice(0, 12))}</div>`)
+    + '</div>';
+}
+
+/** Each slice as its wave graph: a column per wave, a card per ball with its rounds and receipts. */
+export function renderSlices(view: ViewData): string {
+  if (view.model.slices.length === 0) return '<p class="empty">No slice has run.</p>';
+  const out: string[] = [];
+  for (const slice of view.model.slices) {
+    const record = view.sliceRecords.find((r) => r.id === slice.id);
+    const counts = [1, 0, -1].map((v) => `${slice.balls.filter((b) => b.receipt?.value === v).length} ${RECEIPT_TEXT[String(v)]?.slice(String(v).length + 1)}`).join(', ');
+    out.push(`<h3 class="slice-title">Slice ${esc(slice.id)}: ${slice.balls.length} balls (${counts})${record?.record === true ? ' · record.json written: the slice passed' : ''}</h3>`);
+    const waves = new Map<string, Ball[]>();
+    for (const ball of slice.balls) {
+      const key = ball.wave === null ? '?' : String(ball.wave);
+      waves.set(key, [...(waves.get(key) ?? []), ball]);
+    }
+    const keys = [...waves.keys()].sort((a, b) => (a === '?' ? 1 : b === '?' ? -1 : Number(a) - Number(b)));
+    out.push(`<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map(ballCard).join('')}</div>`).join('')}</div>`);
+    if (slice.aggregate.length > 0) {
+      out.push(`<p>Aggregate review: ${slice.aggregate.map((r) => `${esc(r.reviewer ?? 'jury')}${r.family === null ? '' : `/${esc(r.family)}`} ${receiptBadge(r.value)}`).join(' ')}</p>`);
+    }
+  }
+  return out.join('\n');
+}
+
+/** Lines skipped, kinds not known, files not read. */
+export function renderProblems(view: ViewData): string {
+  const rows = [
+    ...view.log.problems.map((p) => `<tr><td>${esc(view.eventsFile)}:${p.line}</td><td class="reason">${esc(p.message)}</td></tr>`),
+    ...view.model.unknown.map((u) => `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind <b>${esc(u.event)}</b>, which this report does not know</td></tr>`),
+    ...view.fileProblems.map((p) => `<tr><td>${esc(p.file)}</td><td class="reason">${esc(p.message)}</td></tr>`),
+  ];
+  if (view.log.tornTail) rows.push(`<tr><td>${esc(view.eventsFile)}</td><td>the last line has no end yet (being written, or torn by a crash); not counted</td></tr>`);
+  if (rows.length === 0) return '<p class="empty">Every line of the event log was read.</p>';
+  return `<table class="problems"><tbody>${rows.join('')}</tbody></table>`;
+}

@@ -1,0 +1,144 @@
+// The report's timeline: every leaf a bar from launch to exit, coloured by status, grouped by issue
+// and step (or slice and ball) with a row per phase; verdicts as diamonds on their step's phase row;
+// revisions outlined; bails and stops as lines across the whole run.
+import { clockTime, escapeHtml as esc, formatDuration, formatUsd } from './_text.js';
+import { STATUS_COLORS } from './_report-style.js';
+import type { LeafRun, RunModel, Verdict } from './fold-run.js';
+
+/** The span the timeline covers, in ms since the epoch. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+const LANE_PX = 16;
+
+/** Where time `t` falls on the track, as a CSS percentage. */
+export function at(span: Span, t: number): string {
+  const pct = ((t - span.from) / Math.max(1, span.to - span.from)) * 100;
+  return `${Math.min(100, Math.max(0, pct)).toFixed(3)}%`;
+}
+
+/** The colour class of a leaf: its exit status, `failed` for a leaf that exited non-zero. */
+export function statusClass(run: LeafRun): string {
+  if (run.status === 'exited' && run.code !== null && run.code !== 0) return 'failed';
+  return Object.hasOwn(STATUS_COLORS, run.status) ? run.status : 'lost';
+}
+
+interface Group {
+  key: string;
+  label: string;
+  subs: Map<string, { label: string; rows: Map<string, LeafRun[]>; verdicts: Verdict[] }>;
+}
+
+const PHASE_ORDER = ['plan', 'red', 'green', 'refactor', 'build', 'review'];
+
+function groupLeaves(model: RunModel): Group[] {
+  const groups = new Map<string, Group>();
+  const subOf = (gKey: string, gLabel: string, sKey: string, sLabel: string) => {
+    let g = groups.get(gKey);
+    if (g === undefined) {
+      g = { key: gKey, label: gLabel, subs: new Map() };
+      groups.set(gKey, g);
+    }
+    let s = g.subs.get(sKey);
+    if (s === undefined) {
+      s = { label: sLabel, rows: new Map(), verdicts: [] };
+      g.subs.set(sKey, s);
+    }
+    return s;
+  };
+  const placeOf = (issue: number | null, step: string | null, slice: string | null, ball: string | null) => {
+    if (slice !== null) return subOf(`s\n${slice}`, `slice ${slice}`, ball ?? '', ball === null ? '(the slice)' : `ball ${ball}`);
+    if (issue !== null) return subOf(`i\n${issue}`, `issue ${issue}`, step ?? '', step ?? '(no step: planning and the issue as a whole)');
+    return subOf('o', 'other leaves', step ?? '', step ?? '(no issue, no step)');
+  };
+  for (const run of model.leaves) {
+    const sub = placeOf(run.issue, run.step, run.slice, run.ball);
+    const phase = run.phase ?? run.actor ?? 'leaf';
+    const row = sub.rows.get(phase) ?? [];
+    row.push(run);
+    sub.rows.set(phase, row);
+  }
+  for (const v of model.verdicts) placeOf(v.issue, v.step, null, null).verdicts.push(v);
+  return [...groups.values()];
+}
+
+// Greedy lanes: a bar goes in the first lane whose last bar ended before it starts.
+function lanes(runs: LeafRun[], end: (r: LeafRun) => number): Array<[LeafRun, number]> {
+  const ends: number[] = [];
+  const out: Array<[LeafRun, number]> = [];
+  for (const run of [...runs].sort((a, b) => a.launchedAt - b.launchedAt)) {
+    let lane = ends.findIndex((e) => e <= run.launchedAt);
+    if (lane < 0) lane = ends.push(0) - 1;
+    ends[lane] = Math.max(end(run), run.launchedAt + 1);
+    out.push([run, lane]);
+  }
+  return out;
+}
+
+function barTitle(run: LeafRun): string {
+  const parts = [run.leaf, run.status + (run.code === null ? '' : ` ${run.code}`)];
+  if (run.durationMs !== null) parts.push(formatDuration(run.durationMs));
+  if (run.attempt !== null && run.attempt > 1) parts.push(`revision ${run.attempt - 1}`);
+  if (run.usage !== null) parts.push(`${run.usage.input_tokens ?? '?'} in / ${run.usage.output_tokens ?? '?'} out tokens, ${formatUsd(run.usage.cost_usd)}`);
+  if (run.step !== null) parts.push(`step: ${run.step}`);
+  return parts.join(' · ');
+}
+
+/** The timeline's HTML. */
+export function renderTimeline(model: RunModel, span: Span, now: number): string {
+  if (model.leaves.length === 0 && model.verdicts.length === 0) return '<p class="empty">No leaf has run yet.</p>';
+  const end = (r: LeafRun): number => r.exitedAt ?? (r.status === 'running' ? now : r.launchedAt);
+  const out: string[] = [];
+  const ticks: string[] = [];
+  for (let i = 0; i <= 6; i++) {
+    const t = span.from + ((span.to - span.from) * i) / 6;
+    ticks.push(`<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`);
+  }
+  out.push(`<div class="tl" id="timeline-chart"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`);
+  for (const group of groupLeaves(model)) {
+    const count = [...group.subs.values()].reduce((n, s) => n + [...s.rows.values()].reduce((m, r) => m + r.length, 0), 0);
+    out.push(`<details class="grp" open><summary>${esc(group.label)} <span class="meta">${count} leaves</span></summary>`);
+    for (const sub of group.subs.values()) {
+      out.push(`<div class="sub" title="${esc(sub.label)}">${esc(sub.label)}</div>`);
+      const phases = new Set([...sub.rows.keys(), ...sub.verdicts.map((v) => v.phase)]);
+      const ordered = [...phases].sort((a, b) => rank(a) - rank(b));
+      for (const phase of ordered) {
+        const placed = lanes(sub.rows.get(phase) ?? [], end);
+        const height = Math.max(1, ...placed.map(([, lane]) => lane + 1)) * LANE_PX + 2;
+        const bars = placed.map(([run, lane]) => {
+          const left = at(span, run.launchedAt);
+          const width = ((end(run) - run.launchedAt) / Math.max(1, span.to - span.from)) * 100;
+          const cls = statusClass(run);
+          const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
+          return `<div class="bar leaf-bar st-${cls}${rev}" data-leaf="${esc(run.leaf)}" data-status="${esc(cls)}" style="left:${left};width:${width.toFixed(3)}%;top:${lane * LANE_PX + 2}px;background-color:${STATUS_COLORS[cls]}" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
+        });
+        const marks = sub.verdicts.filter((v) => v.phase === phase).map((v) =>
+          `<div class="vm verdict-mark v-${esc(v.verdict)}" data-verdict="${esc(v.verdict)}" style="left:${at(span, v.at)};top:0" title="${esc(`${v.verdict} (${v.phase}) ${clockTime(v.at)}: ${v.reason}`)}"></div>`);
+        out.push(`<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">${bars.join('')}${marks.join('')}</div></div>`);
+      }
+    }
+    out.push('</details>');
+  }
+  const lines = [
+    ...model.bails.map((b) => `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(`bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`)}"><span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`),
+    ...model.stops.filter((s) => s.action !== 'cleared').map((s) => `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(`stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`)}"><span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`),
+  ];
+  out.push(`<div class="ov">${lines.join('')}</div></div>`);
+  return out.join('\n');
+}
+
+function rank(phase: string): number {
+  const i = PHASE_ORDER.indexOf(phase);
+  return i < 0 ? PHASE_ORDER.length : i;
+}
+
+/** The legend of the bars' colours and marks. */
+export function renderLegend(): string {
+  const items = Object.entries(STATUS_COLORS).map(([status, color]) => `<span><i class="sw" style="background:${color}"></i>${esc(status === 'failed' ? 'exited non-zero' : status)}</span>`);
+  items.push('<span><i class="sw" style="outline:2px dashed #e08a1e;outline-offset:-2px"></i>revision</span>');
+  items.push('<span><i class="sw v-PASS"></i>PASS</span><span><i class="sw v-REJECT"></i>REJECT</span><span><i class="sw v-ERROR"></i>ERROR</span>');
+  items.push('<span><i class="sw" style="border-left:2px solid #d33c3c"></i>bail</span><span><i class="sw" style="border-left:2px dashed #7b5cc4"></i>stop</span>');
+  return `<div class="legend">${items.join('')}</div>`;
+}

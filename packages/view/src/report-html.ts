@@ -1,0 +1,74 @@
+// `leap report`'s one self-contained HTML file (CONTRACT section 10): no script, no network (its
+// Content-Security-Policy forbids both), every text from the run escaped.
+import { escapeHtml as esc, formatDuration, formatTokens, formatUsd } from './_text.js';
+import { REPORT_CSS } from './_report-style.js';
+import { renderBailsAndStops, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
+import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
+import { breakDownCost, sumUsage, type CostRow, type CostTotal } from './cost.js';
+import type { ViewData } from './collect-view.js';
+
+function costCells(t: CostTotal): string {
+  const gap = (n: number): string => (n > 0 ? ` <span class="meta">(${n} unreported)</span>` : '');
+  return `<td class="n">${t.leaves}</td><td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td><td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td><td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}</td>`;
+}
+const COST_HEAD = '<th class="n">leaves</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th>';
+
+function costTable(title: string, rows: CostRow[], label: (r: CostRow) => string, id: string): string {
+  if (rows.length === 0) return '';
+  return `<h3>${title}</h3><table class="cost" id="${id}"><thead><tr><th>${title.replace(/^Per /, '')}</th>${COST_HEAD}</tr></thead><tbody>${rows.map((r) => `<tr><td class="reason">${label(r)}</td>${costCells(r.total)}</tr>`).join('')}</tbody></table>`;
+}
+
+function renderCost(view: ViewData): string {
+  const { usage } = view.model;
+  if (usage.length === 0) return '<p class="empty">No usage event: no agent leaf has reported tokens or cost yet.</p>';
+  const cost = breakDownCost(usage);
+  const out = [`<table class="cost" id="cost-total"><thead><tr><th>the whole log</th>${COST_HEAD}</tr></thead><tbody><tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`];
+  out.push(costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue'));
+  out.push(costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step'));
+  out.push(costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice'));
+  const rows = usage.map((u) => `<tr><td>${esc(u.leaf)}</td><td>${esc(u.agent ?? '?')}</td><td>${esc(u.model ?? '?')}</td><td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}</td><td class="n">${formatTokens(u.input_tokens)}</td><td class="n">${formatTokens(u.output_tokens)}</td><td class="n">${formatUsd(u.cost_usd)}</td></tr>`);
+  out.push(`<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary><table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`);
+  return out.join('\n');
+}
+
+/** The report of a view, as one HTML document. */
+export function renderReport(view: ViewData): string {
+  const { model } = view;
+  const ends = model.leaves.map((l) => l.exitedAt ?? (l.status === 'running' ? view.now : l.launchedAt));
+  const from = model.firstAt ?? view.now;
+  const span: Span = { from, to: Math.max(from + 1, model.lastAt ?? from, ...ends) };
+  const verdictCount = (v: string): number => model.verdicts.filter((x) => x.verdict === v).length;
+  const total = sumUsage(model.usage);
+  const cards = [
+    ['leaves', String(model.leaves.length)],
+    ['time', model.firstAt === null ? '-' : formatDuration(span.to - span.from)],
+    ['verdicts', `${verdictCount('PASS')} pass · ${verdictCount('REJECT')} reject · ${verdictCount('ERROR')} error`],
+    ['revisions', String(model.leaves.filter((l) => l.actor === 'developer' && (l.attempt ?? 1) > 1).length)],
+    ['bails', String(model.bails.length)],
+    ['stops', String(model.stops.filter((s) => s.action !== 'cleared').length)],
+    ['cost', total.leaves === 0 ? 'not reported' : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} unreported)` : ''}`],
+    ['tokens', total.leaves === 0 ? 'not reported' : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
+  ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
+  const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
+  const when = model.firstAt === null ? 'no events yet' : `${new Date(span.from).toISOString().replace('T', ' ').slice(0, 19)}Z to ${new Date(span.to).toISOString().slice(11, 19)}Z`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>leap report: ${esc(view.repo)}</title>
+<style>${REPORT_CSS}</style></head>
+<body>
+<header><h1>leap report</h1><p class="meta">${esc(view.repo)} · ${when} · ${view.log.events} events${problems > 0 ? ` · <a href="#problems" class="warn">${problems} problems</a>` : ''}</p>
+<nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails and stops</a><a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a><a href="#problems">Problems</a></nav>
+<div class="cards" id="summary">${cards.join('')}</div></header>
+<main>
+<section id="timeline"><h2>Timeline</h2>${renderLegend()}${renderTimeline(model, span, view.now)}</section>
+<section id="verdicts"><h2>Verdicts and revisions</h2>${renderVerdicts(model)}</section>
+<section id="bails"><h2>Bails and stops</h2>${renderBailsAndStops(model)}</section>
+<section id="ledgers"><h2>Ledger progress</h2>${renderLedgerProgress(view, span)}</section>
+<section id="slices"><h2>Slices: waves and receipts</h2>${renderSlices(view)}</section>
+<section id="cost"><h2>Tokens and cost</h2>${renderCost(view)}</section>
+<section id="problems"><h2>Problems</h2>${renderProblems(view)}</section>
+</main></body></html>
+`;
+}

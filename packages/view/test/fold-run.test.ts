@@ -1,0 +1,117 @@
+// Folding recorded logs: leaves paired by run id, verdicts, ticks, usage attributed, slices and their balls.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ballOfLeafName, foldRun } from '../src/fold-run.js';
+import { parseLogText } from '../src/read-log.js';
+import { fixture } from './helpers.js';
+
+const fold = (name: string) => {
+  const log = parseLogText(fixture(name));
+  return foldRun(log.records, log.problems);
+};
+
+// ---
+const demo = suite('foldRun: a recorded run of the demo');
+
+demo('20 leaves, each launch paired with its exit by run id, even where one leaf runs inside another', () => {
+  const m = fold('demo.jsonl');
+  assert.is(m.leaves.length, 20);
+  assert.ok(m.leaves.every((l) => l.exitedAt !== null && l.run !== null));
+  const red = m.leaves.filter((l) => l.leaf === 'verdict-red');
+  assert.is(red.length, 2);
+  const inner = m.leaves.find((l) => l.leaf === 'verify-red');
+  assert.ok(inner !== undefined && red[0] !== undefined && inner.launchedAt > red[0].launchedAt && (inner.exitedAt ?? 0) < (red[0].exitedAt ?? 0));
+  assert.equal(m.leaves.map((l) => l.status).filter((s) => s !== 'exited'), []);
+  const rejected = m.leaves.find((l) => l.leaf === 'verdict-green' && l.code === 1);
+  assert.ok(rejected !== undefined, 'the verdict leaf of the REJECT exits 1');
+  const revision = m.leaves.find((l) => l.leaf === 'develop-green-2');
+  assert.equal([revision?.actor, revision?.phase, revision?.attempt, revision?.issue], ['developer', 'green', 2, 1]);
+});
+
+demo('verdicts, ticks and the time span; no problem, no unknown kind, no usage', () => {
+  const m = fold('demo.jsonl');
+  assert.equal(m.verdicts.map((v) => v.verdict), ['PASS', 'PASS', 'PASS', 'PASS', 'REJECT', 'PASS', 'PASS']);
+  assert.equal(m.ticks.map((t) => t.action), ['init', 'tick', 'clear-refactor-pending', 'tick-criterion', 'tick', 'clear-refactor-pending', 'tick-criterion']);
+  assert.is(m.verdicts[3]?.step, "Drop characters like ' \" $ ` that are not letters or digits");
+  assert.equal([m.problems, m.unknown, m.usage], [[], [], []]);
+  assert.ok(m.firstAt !== null && m.lastAt !== null && m.lastAt - m.firstAt > 1000);
+});
+
+demo.run();
+
+// ---
+const slice = suite('foldRun: a slice');
+
+slice('balls with waves, rounds, receipts and merges; reviews placed by candidate; the aggregate review apart', () => {
+  const m = fold('slice.jsonl');
+  assert.is(m.slices.length, 1);
+  const s = m.slices[0];
+  assert.ok(s !== undefined);
+  assert.equal(s.balls.map((b) => [b.id, b.wave, b.state, b.receipt?.value ?? null]), [
+    ['lexer', 0, 'done', 1], ['docs', 0, 'dispatched', -1], ['cli', 1, 'blocked', null], ['parser', 1, 'dispatched', 1],
+  ]);
+  const lexer = s.balls[0];
+  assert.equal(lexer?.rounds.map((r) => [r.round, r.receipt]), [[1, 0], [2, 1]]);
+  assert.equal(lexer?.reviews.map((r) => [r.reviewer, r.family, r.value]), [['codex', 'openai', 1], ['gemini', 'google', 1]]);
+  assert.is(lexer?.merged?.commit, '1111111111111111111111111111111111111111');
+  assert.equal(s.aggregate.map((r) => r.verdict), ['refuse']);
+});
+
+slice('LEAP leaves find their slice through their ball; usage follows its leaf, nulls kept', () => {
+  const m = fold('slice.jsonl');
+  assert.equal(m.leaves.map((l) => [l.leaf, l.ball, l.slice]), [
+    ['build-lexer-1', 'lexer', 'split-parser'], ['build-docs-1', 'docs', 'split-parser'], ['build-lexer-2', 'lexer', 'split-parser'],
+    ['review-lexer-openai', 'lexer', 'split-parser'], ['review-lexer-google', 'lexer', 'split-parser'], ['build-parser-1', 'parser', 'split-parser'],
+  ]);
+  assert.equal(m.usage.map((u) => [u.leaf, u.slice, u.cost_usd]), [
+    ['build-lexer-1', 'split-parser', 0.0912], ['build-docs-1', 'split-parser', null], ['build-lexer-2', 'split-parser', 0.0601],
+    ['review-lexer-google', 'split-parser', null], ['build-parser-1', 'split-parser', 0.135],
+  ]);
+  assert.is(m.leaves.find((l) => l.leaf === 'review-lexer-google')?.usage?.input_tokens, null);
+  assert.is(ballOfLeafName('build-a-b-3'), 'a-b');
+  assert.is(ballOfLeafName('develop-red'), null);
+});
+
+slice.run();
+
+// ---
+const odd = suite('foldRun: odd and bad events');
+
+odd('kinds the view does not know are kept with their lines; events missing a field it uses are problems', () => {
+  const m = fold('unknown-kind.jsonl');
+  assert.equal(m.unknown.map((u) => [u.line, u.event]), [[2, 'teleport'], [4, 'teleport']]);
+  assert.is(m.verdicts.length, 1);
+  const bad = fold('malformed.jsonl');
+  assert.equal(bad.problems.map((p) => p.line), [2, 3, 4, 5, 10, 6]);
+  assert.match(bad.problems[5]?.message ?? '', /^launch event: expected "leaf" to be a leaf name, got null; skipped$/);
+  assert.equal(bad.unknown.map((u) => u.event), ['frobnicate']);
+});
+
+odd('an exit without launch, a leaf never exited, a launch without run id paired by name, a second usage of one leaf', () => {
+  const ev = (line: number, at: number, event: Record<string, unknown>) => ({ line, at, event: { ts: new Date(at).toISOString(), ...event } as never });
+  const m = foldRun([
+    ev(1, 1000, { event: 'exit', leaf: 'develop-red', code: 3, status: 'refused-stop', duration_ms: 0 }),
+    ev(2, 2000, { event: 'launch', leaf: 'plan', phase: 'plan', pid: 5 }),
+    ev(3, 2500, { event: 'launch', leaf: 'develop-red', issue: 2, pid: 6 }),
+    ev(4, 3000, { event: 'exit', leaf: 'develop-red', code: 0, status: 'exited' }),
+    ev(5, 3100, { event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 10, output_tokens: -1, cost_usd: 'lots' }),
+    ev(6, 3200, { event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 5 }),
+    ev(7, 3300, { event: 'usage', leaf: 'nobody' }),
+    ev(8, 3400, { event: 'verdict', phase: 'red' }),
+    ev(9, 3500, { event: 'receipt', slice: 's', ball: 'b', value: 2 }),
+    ev(10, 3600, { event: 'round', slice: 's' }),
+    ev(11, 3700, { event: 'bail', cause: 'needs-user', class: 'process', reason: 'which test command?' }),
+    ev(12, 3800, { event: 'stop', mode: 'at-leaf', action: 'requested' }),
+    ev(13, 3900, { event: 'review', candidate: 'zz', value: 0, verdict: 'none' }),
+    ev(14, 4000, { event: 'mark', name: 'm' }),
+    ev(15, 4100, { event: 'tick' }),
+  ]);
+  assert.equal(m.leaves.map((l) => [l.leaf, l.status, l.launchedAt, l.durationMs]), [['develop-red', 'refused-stop', 1000, 0], ['plan', 'running', 2000, null], ['develop-red', 'exited', 2500, 500]]);
+  assert.equal(m.leaves[2]?.usage?.input_tokens, 10);
+  assert.equal([m.usage[0]?.output_tokens, m.usage[0]?.cost_usd], [null, null]);
+  assert.is(m.usage.length, 3);
+  assert.equal(m.problems.map((p) => p.line), [8, 9, 10, 15]);
+  assert.equal([m.bails[0]?.detail, m.stops[0]?.mode, m.marks[0]?.name], ['which test command?', 'at-leaf', 'm']);
+});
+
+odd.run();
