@@ -1,0 +1,80 @@
+// The demo's prepared moves: what a developer would write for each leaf of issue 1, and what a blind
+// verifier would answer, replayed in order by @leap/agent-scripted. One green is rejected (it passes the
+// tests by special-casing their inputs) and revised.
+import { testFile } from './sample-project.js';
+
+/** One move of @leap/agent-scripted's script format. */
+export interface DemoMove {
+  edits?: { path: string; content: string }[];
+  commit?: string;
+  answer: string | { verdict: 'PASS' | 'REJECT'; reason: string };
+}
+
+/** The plan (the format of `leap-ledger init`): one step per criterion; step 2's title carries ' " $ ` as data. */
+export const DEMO_PLAN = `Slugify step titles
+Lowercase the words and join them with dashes (criterion 1)
+Drop characters like ' " $ \` that are not letters or digits (criterion 2)
+Cut slugs longer than 20 characters at a dash (criterion 3)
+`;
+
+const slug = (body: string) => ({ path: 'src/slug.js', content: `// Step titles to URL slugs.\n${body}` });
+
+const WORDS_V1 = "const words = (text) => text.split(/\\s+/).filter(Boolean);\n\n";
+// Letters and digits make words; everything else separates them, except apostrophes, which vanish.
+const WORDS_V2 = "// Letters and digits make words; everything else separates them, except apostrophes, which vanish.\nconst words = (text) => text.replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);\n\n";
+
+/** The developer's leaves, in launch order: red, green (twice for step 2), refactor, per step. */
+export const DEVELOPER_MOVES: DemoMove[] = [
+  // step 1
+  {
+    edits: [{ path: 'test/step1.test.js', content: testFile("test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));") }],
+    // An agent's own commit: the conductor folds it into its `red:` commit.
+    commit: 'wip: a failing test for dashes',
+    answer: 'Wrote a failing test for criterion 1.',
+  },
+  { edits: [slug("export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n")], answer: 'Lowercased, split on blanks, joined with dashes.' },
+  { edits: [slug(`${WORDS_V1}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)], answer: 'Extracted words().' },
+  // step 2: the first green special-cases the test's inputs; the verifier rejects it
+  {
+    edits: [{ path: 'test/step2.test.js', content: testFile("test('drops what is not a letter or digit, keeps accents', () => {\n  assert.equal(slugify(\"It's $(x) `y`\"), 'its-x-y');\n  assert.equal(slugify('Crème brûlée'), 'crème-brûlée');\n});") }],
+    answer: 'Wrote a failing test for criterion 2.',
+  },
+  {
+    edits: [slug(`${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n  return words(title.toLowerCase()).join('-');\n}\n`)],
+    answer: 'Made the test pass.',
+  },
+  { edits: [slug(`${WORDS_V2}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)], answer: 'Split on every run of characters that are not letters or digits; apostrophes vanish.' },
+  { edits: [slug(`${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)], answer: 'Documented slugify.' },
+  // step 3
+  {
+    edits: [{ path: 'test/step3.test.js', content: testFile("test('cuts at the last dash within 20 characters', () => {\n  assert.equal(slugify('one two three four five six'), 'one-two-three-four');\n  assert.equal(slugify('short title'), 'short-title');\n});") }],
+    answer: 'Wrote a failing test for criterion 3.',
+  },
+  {
+    edits: [slug(`${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  const slug = words(title.toLowerCase()).join('-');\n  if (slug.length <= 20) return slug;\n  const cut = slug.slice(0, 21).lastIndexOf('-');\n  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, 20);\n}\n`)],
+    answer: 'Cut at the last dash within 20 characters.',
+  },
+  {
+    edits: [slug(`${WORDS_V2}const MAX = 20;\n\n// At most MAX characters, cut at a dash when there is one.\nconst cut = (slug) => {\n  if (slug.length <= MAX) return slug;\n  const at = slug.slice(0, MAX + 1).lastIndexOf('-');\n  return at > 0 ? slug.slice(0, at) : slug.slice(0, MAX);\n};\n\n/** Lowercase words joined with single dashes, at most MAX characters. */\nexport function slugify(title) {\n  return cut(words(title.toLowerCase()).join('-'));\n}\n`)],
+    answer: 'Extracted cut() and named the limit.',
+  },
+];
+
+const pass = (reason: string): DemoMove => ({ answer: { verdict: 'PASS', reason } });
+
+/** The reason of the demo's one REJECT: it reaches the revision leaf, never the developer's own words. */
+export const DEMO_REJECT_REASON = 'The green special-cases the test\'s input "It\'s $(x) `y`" instead of dropping what is not a letter or digit: "a.b" still gives "a.b".';
+
+/** The verifier's answers, in order: red, green, refactor per step, with the rejected green of step 2 and its revision. */
+export const VERIFIER_MOVES: DemoMove[] = [
+  pass('The test pins criterion 1 and fails only because slugify returns its input.'),
+  pass('The suite passes and the step test is unchanged.'),
+  pass('Behaviour kept; tests untouched.'),
+  pass('The test pins criterion 2, accents included.'),
+  { answer: { verdict: 'REJECT', reason: DEMO_REJECT_REASON } },
+  pass('Every character that is not a letter or digit separates words now; the test is unchanged.'),
+  pass('A comment only; tests untouched.'),
+  pass('The test pins criterion 3 with the issue\'s example and a short title.'),
+  pass('The suite passes and the step test is unchanged.'),
+  pass('Behaviour kept; tests untouched.'),
+];

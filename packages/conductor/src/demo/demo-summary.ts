@@ -1,0 +1,63 @@
+// The demo's last words: what the run did (steps, commits, verdicts, time) and where to look.
+import { join } from 'node:path';
+import type { TddRunResult } from '../types.js';
+import { DEMO_ISSUE } from './sample-project.js';
+
+const BOXES = { done: '[x]', 'refactor-pending': '[~]', todo: '[ ]' } as const;
+
+/** Seconds with one decimal. */
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A progress line as the demo prints it: the time since the start, then the conductor's line. */
+export function progressLine(ms: number, line: string): string {
+  return `${`[${(ms / 1000).toFixed(1)}s]`.padStart(8)} ${line}\n`;
+}
+
+/** The summary printed after the run, ending with the outcome (section 9's `bail: CAUSE (CLASS)` on a bail). */
+export function formatDemoSummary(dir: string, result: TddRunResult): string {
+  const n = DEMO_ISSUE;
+  const done = result.steps.filter((s) => s.state === 'done').length;
+  const rejects = result.verdicts.filter((v) => v.verdict === 'REJECT');
+  const passes = result.verdicts.filter((v) => v.verdict === 'PASS').length;
+  const errors = result.verdicts.length - passes - rejects.length;
+  const lines = [
+    '',
+    `Summary: ${done} of ${result.steps.length} steps done, ${result.commits.length} commits, ${result.verdicts.length} verdicts, ${result.leaves} leaves, in ${formatSeconds(result.ms)}`,
+    '',
+    'steps:',
+    ...result.steps.map((s) => `  ${BOXES[s.state]} ${s.title}`),
+    '',
+    `verdicts: ${passes} PASS, ${rejects.length} REJECT${errors > 0 ? `, ${errors} ERROR` : ''}`,
+    ...rejects.map((v) => `  REJECT ${v.phase} of ${JSON.stringify(v.step)}: ${v.reason}`),
+    '',
+    `commits on leap/issue-${n}:`,
+    ...result.commits.map((c) => `  ${c.sha.slice(0, 7)} ${c.subject}`),
+    '',
+    'where to look:',
+    `  the project       ${dir}`,
+    `  the ledger        ${join(dir, '.tdd', `issue-${n}.md`)}`,
+    `  the issue         ${join(dir, '.tdd', 'issues', `${n}.md`)} (its thread: ${n}.thread.md)`,
+    `  the events        ${join(dir, '.tdd', 'events.jsonl')}`,
+    `  each leaf         ${join(dir, '.tdd')}/NAME.out, NAME.err, NAME.exit`,
+    `  the history       git -C ${shellWord(dir)} log --oneline main..leap/issue-${n}`,
+    `  the agents' moves ${join(dir, '.leap-demo')}/developer.json, verifier.json`,
+    ...(result.pullRequest === undefined ? [] : [`  the pull request  ${result.pullRequest.url}`]),
+    '',
+    outcomeLine(result),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function outcomeLine(result: TddRunResult): string {
+  if (result.outcome === 'done') return `done: every step and criterion of issue ${DEMO_ISSUE} is ticked (exit 0)`;
+  if (result.outcome === 'stopped') return `stopped at ${result.stoppedAt ?? 'a stop request'}; run \`leap tdd run --issue ${DEMO_ISSUE}\` in the project to resume (exit 3)`;
+  const bail = result.bail;
+  return bail === undefined ? `bailed (exit ${result.code})` : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
+}
+
+// A path a person can paste into a shell: quoted only when it needs to be.
+function shellWord(path: string): string {
+  return /^[A-Za-z0-9_./+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
+}

@@ -1,0 +1,93 @@
+// `leap demo` as a library: make the sample project and its scripted agents, then drive issue 1 with runTdd.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LeapError, UsageError, showValue } from '@leap/core';
+import { scriptedAgentBin } from '@leap/agent-scripted';
+import type { TddRunOptions, TddRunResult } from '../types.js';
+import { DEMO_PLAN, DEVELOPER_MOVES, VERIFIER_MOVES } from './demo-moves.js';
+import { DEMO_ISSUE, DEMO_TEST_CMD, createSampleProject } from './sample-project.js';
+
+/** The folder, inside the project and ignored by git, that holds the demo's agents and plan. */
+export const AGENTS_DIR = '.leap-demo';
+
+/** What `runDemo` needs. */
+export interface DemoOptions {
+  /** A new or empty folder for the project (default: a fresh temp folder). */
+  dir?: string;
+  /** Where a relative `dir` resolves (default: process.cwd()). */
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Each progress line of the run, as runTdd gives it. */
+  progress?: (line: string) => void;
+  /** Called once the project exists, before the run starts. */
+  onProject?: (dir: string) => void;
+  /** The conductor (default: this package's runTdd). */
+  runTdd?: (options: TddRunOptions) => Promise<TddRunResult>;
+}
+
+/** Where the demo ran and how the run ended. */
+export interface DemoResult {
+  dir: string;
+  result: TddRunResult;
+}
+
+/** Check `dir` is new or empty (nothing is touched otherwise) and return its absolute path; none means a new temp folder. */
+export function prepareDemoDir(dir: string | undefined, cwd: string): string {
+  if (dir === undefined) return realpathSync(mkdtempSync(join(tmpdir(), 'leap-demo-')));
+  if (dir === '') throw new UsageError('Expected --dir to name a folder, got ""');
+  const path = resolve(cwd, dir);
+  if (existsSync(path)) {
+    if (!statSync(path).isDirectory()) throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder, found a file at ${path}`);
+    const entries = readdirSync(path);
+    if (entries.length > 0) throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder, found ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in ${path} (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''})`);
+  }
+  mkdirSync(path, { recursive: true });
+  return realpathSync(path);
+}
+
+/** Write the agents file, the two scripts and the plan under `.leap-demo/`, a folder that ignores itself. */
+export function writeDemoAgents(dir: string): { agentsFile: string; planFile: string } {
+  const folder = join(dir, AGENTS_DIR);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, '.gitignore'), '# The demo\'s scripted agents and plan: never part of the project.\n*\n');
+  // Two families, so the verifier is of another family than the developer, as the conductor requires by default.
+  writeFileSync(join(folder, 'developer.json'), `${JSON.stringify({ family: 'demo_developer', moves: DEVELOPER_MOVES }, null, 2)}\n`);
+  writeFileSync(join(folder, 'verifier.json'), `${JSON.stringify({ family: 'demo_verifier', moves: VERIFIER_MOVES }, null, 2)}\n`);
+  const agents = { agents: { developer: { plugin: 'scripted', script: 'developer.json' }, verifier: { plugin: 'scripted', script: 'verifier.json' } } };
+  writeFileSync(join(folder, 'agents.json'), `${JSON.stringify(agents, null, 2)}\n`);
+  writeFileSync(join(folder, 'plan.txt'), DEMO_PLAN);
+  return { agentsFile: join(folder, 'agents.json'), planFile: join(folder, 'plan.txt') };
+}
+
+// The caller's VERI_* and LEAP_* variables are another run's: the demo's run starts from none of them.
+function demoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(env)) if (!/^(VERI|LEAP)_/.test(key)) clean[key] = value;
+  return { ...clean, VERI_TIMEOUT: '120' };
+}
+
+/** Make the sample project in a new folder and drive its issue end to end with the scripted agents. */
+export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
+  const env = options.env ?? process.env;
+  if (!existsSync(scriptedAgentBin())) {
+    throw new LeapError(`the scripted agent is not built (${scriptedAgentBin()} is missing): run \`npm run build\` first`, { exitCode: 1 });
+  }
+  const dir = prepareDemoDir(options.dir, options.cwd ?? process.cwd());
+  createSampleProject(dir);
+  const { agentsFile, planFile } = writeDemoAgents(dir);
+  options.onProject?.(dir);
+  const runTdd = options.runTdd ?? (await import('../index.js')).runTdd;
+  const result = await runTdd({
+    cwd: dir,
+    issue: DEMO_ISSUE,
+    testCmd: DEMO_TEST_CMD,
+    planFile,
+    agentsFile,
+    developer: 'developer',
+    verifier: 'verifier',
+    env: demoEnv(env),
+    progress: options.progress,
+  });
+  return { dir, result };
+}

@@ -1,0 +1,57 @@
+// The demo's sample project: a slugify function tested with node's own test runner, and issue 1
+// (three acceptance criteria) in the local tracker's format. Nothing to install, no network.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The project's test command: node's test runner finds `test/*.test.js` itself. */
+export const DEMO_TEST_CMD = 'node --test';
+
+/** The issue the demo drives. */
+export const DEMO_ISSUE = 1;
+
+const TEST_HEADER = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
+
+/** A test file of the project: node's runner, one `test()`, `body` inside. */
+export function testFile(body: string): string {
+  return `${TEST_HEADER}${body}\n`;
+}
+
+/** Issue 1 as `.tdd/issues/1.md`: a title, why, and three criteria (with an apostrophe, `$`, backticks and accents). */
+export const DEMO_ISSUE_TEXT = `# Slugify step titles
+
+A run's pull request and branch names are made from step titles, so titles must become short,
+URL-safe slugs. Titles are written by people: expect apostrophes, \`$\`, backticks and accents.
+
+## Acceptance criteria
+
+- [ ] slugify lowercases the words and joins them with single dashes: "Hello  Big World" becomes "hello-big-world"
+- [ ] slugify drops every character that is neither a letter nor a digit, so "It's $(x) \`y\`" becomes "its-x-y", and keeps accented letters ("Crème brûlée" becomes "crème-brûlée")
+- [ ] slugify cuts a slug longer than 20 characters at its last dash within 20: "one two three four five six" becomes "one-two-three-four"
+`;
+
+/** The files of the first commit. */
+export const SAMPLE_FILES: Record<string, string> = {
+  'package.json': `${JSON.stringify({ name: 'slug-demo', private: true, type: 'module', scripts: { test: DEMO_TEST_CMD } }, null, 2)}\n`,
+  'README.md': '# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node\'s own test runner).\n',
+  'src/slug.js': '// Step titles to URL slugs.\nexport function slugify(title) {\n  return title;\n}\n',
+  'test/smoke.test.js': testFile("test('slugify is a function', () => assert.equal(typeof slugify, 'function'));"),
+  '.tdd/issues/1.md': DEMO_ISSUE_TEXT,
+};
+
+/** Make the sample project in `dir` (created, or empty): a git repository on `main` with one commit. */
+export function createSampleProject(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  git('init', '-q', '-b', 'main');
+  // The project's own identity, so the demo commits on a machine with no git configuration at all.
+  git('config', 'user.name', 'Leap Demo');
+  git('config', 'user.email', 'demo@leap.invalid');
+  git('config', 'commit.gpgsign', 'false');
+  for (const [path, content] of Object.entries(SAMPLE_FILES)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  git('add', '-A');
+  git('commit', '-q', '-m', 'slug-demo: slugify and issue 1');
+}
