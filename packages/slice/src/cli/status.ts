@@ -30,7 +30,7 @@ function ballLine(b: BallStatus, width: number): string {
   if (b.after.length > 0) parts.push(`after ${b.after.join(', ')}`);
   if (b.checkpoint !== null) parts.push(`checkpoint ${b.checkpoint}`);
   const reason = b.reason ?? b.lastRound?.reason ?? null;
-  return `${parts.join('  ')}${reason === null ? '' : `\n  ${' '.repeat(width)}  ${JSON.stringify(reason)}`}`;
+  return `${parts.join('  ').trimEnd()}${reason === null ? '' : `\n  ${' '.repeat(width)}  ${JSON.stringify(reason)}`}`;
 }
 
 export const statusCommand: Subcommand = async (argv, io) => {

@@ -39,6 +39,7 @@ export function scopeEntries(repoRoot: string, cwd: string, paths: readonly stri
     seen.add(inRepo);
     entries.push({ path: inRepo, sha256: state.kind === 'file' ? hashFile(repoRoot, inRepo) : null });
   }
-  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+  if (problems.length === 1) throw new UsageError(problems[0] as string);
+  if (problems.length > 1) throw new UsageError(`${problems.length} bad paths:\n  ${problems.join('\n  ')}`);
   return entries;
 }

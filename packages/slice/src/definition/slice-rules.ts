@@ -4,6 +4,7 @@
 // does not hide the other parts' violations.
 import { dependencyCycles } from './plan-waves.js';
 import { normalizeScopePath, scopePathProblem } from './scope-path.js';
+import { ID_PATTERN } from './slice-id.js';
 import type { Violation } from './violation.js';
 
 /** Ball ids the engine's own branch and files use under `leap/SLICE/` and `.leap/SLICE/`. */
@@ -45,7 +46,8 @@ export function refNameProblem(id: string): string | null {
 }
 
 function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violation[]): void {
-  if (typeof slice.id === 'string') {
+  // An id the schema refused is reported there, once.
+  if (typeof slice.id === 'string' && ID_PATTERN.test(slice.id)) {
     const why = refNameProblem(slice.id);
     if (why !== null) out.push({ rule: 'id-as-branch', message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`, balls: [], path: 'id' });
   }
@@ -58,6 +60,7 @@ function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violat
       continue;
     }
     first.set(ball.id, ball.index);
+    if (!ID_PATTERN.test(ball.id)) continue;
     const why = refNameProblem(ball.id);
     if (why !== null) out.push({ rule: 'id-as-branch', message: `ball id ${JSON.stringify(ball.id)} cannot name the branch leap/SLICE/${ball.id}: it ${why}`, balls: [ball.id], path: `balls[${ball.index}].id` });
     if (RESERVED_BALL_IDS.includes(ball.id)) out.push({ rule: 'reserved-id', message: `ball id ${JSON.stringify(ball.id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`, balls: [ball.id], path: `balls[${ball.index}].id` });

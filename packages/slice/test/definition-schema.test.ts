@@ -1,0 +1,61 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compileJsonSchema, renderSchemaFile } from '@leap/core/schemas';
+import { renderSliceValidators, sliceJsonSchemas } from '../src/definition/json-schemas.js';
+import { schemaProblems } from '../src/definition/schema-problems.js';
+import { sliceSchema } from '../src/definition/slice-schema.js';
+
+const pkg = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+
+const drift = suite('sliceJsonSchemas and renderSliceValidators');
+
+drift('the committed schema is exactly what the zod schema generates (run npm run schemas -w @leap/slice)', () => {
+  for (const [name, schema] of Object.entries(sliceJsonSchemas())) {
+    assert.fixture(readFileSync(join(pkg, 'schemas', name), 'utf8'), renderSchemaFile(schema), `${name} has drifted from slice-schema.ts`);
+  }
+});
+
+drift('the committed validators are exactly what ajv generates from the schemas (run npm run schemas -w @leap/slice)', async () => {
+  const committed = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
+  assert.fixture(committed, await renderSliceValidators(), 'slice-validators.generated.ts has drifted from the schemas');
+});
+
+drift.run();
+
+// ---
+
+const agree = suite('schemaProblems');
+
+const SHA = 'b'.repeat(64);
+const ball = { id: 'a', goal: 'g', spec: '', scope: [{ path: 'a.js', sha256: SHA }], proof: { argv: ['node'] }, rollback: '', deps: [] };
+const base = { id: 's', base: 'HEAD', spine: 'integrator', balls: [ball] };
+
+// Valid and invalid slices, each one change from a valid one, at every level of the file.
+const CASES: unknown[] = [
+  base, { ...base, $schema: 'x' }, { ...base, $schema: 1 }, { ...base, id: 'S' }, { ...base, base: '' }, { ...base, spine: 3 }, { ...base, balls: [] }, { ...base, balls: {} },
+  { ...base, x: 1 }, [], null, 'slice', 7, {}, { ...base, balls: [1] }, { ...base, balls: [ball, ball] },
+  { ...base, balls: [{ ...ball, id: '' }] }, { ...base, balls: [{ ...ball, goal: '' }] }, { ...base, balls: [{ ...ball, spec: 1 }] }, { ...base, balls: [{ ...ball, rollback: null }] },
+  { ...base, balls: [{ ...ball, deps: [1] }] }, { ...base, balls: [{ ...ball, deps: ['x'] }] }, { ...base, balls: [{ ...ball, scope: [] }] }, { ...base, balls: [{ ...ball, scope: 'a.js' }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a' }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: SHA.toUpperCase() }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1, 2]] }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1.5, 2]] }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1, 2, 3]] }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, symbols: ['f', 'g'] }] }] },
+  { ...base, balls: [{ ...ball, proof: { argv: [] } }] }, { ...base, balls: [{ ...ball, proof: { argv: ['a', 2] } }] }, { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [] } }] },
+  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] } }] }, { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: '', better: 'lower' }] } }] },
+  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: 'ms' }] } }] }, { ...base, balls: [{ ...ball, proof: 'npm test' }] }, { ...base, balls: [{ ...ball, proof: undefined }] },
+  { ...base, balls: [{ ...ball, extra: 1 }] }, { ...base, balls: [{ ...ball, id: 'x'.repeat(64) }] }, { ...base, balls: [{ ...ball, id: 'é' }] }, { ...base, balls: [{ ...ball, goal: '😀' }] },
+];
+
+agree('the generated parts accept exactly what ajv compiling the published schema accepts, and zod too', async () => {
+  const runtime = await compileJsonSchema(sliceJsonSchemas()['slice.schema.json'] as Record<string, unknown>);
+  for (const value of CASES) {
+    const copy = JSON.parse(JSON.stringify(value) ?? 'null') as unknown;
+    const ours = schemaProblems(copy).length === 0;
+    assert.is(ours, runtime(copy), `ajv: ${JSON.stringify(value)}`);
+    assert.is(ours, sliceSchema.safeParse(copy).success, `zod: ${JSON.stringify(value)}`);
+  }
+});
+
+agree.run();
