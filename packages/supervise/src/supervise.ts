@@ -1,7 +1,7 @@
 // leap-supervise: run one leaf and guarantee it ends, leaving NAME.pid, NAME.exit and the launch/exit events.
-import { closeSync, mkdirSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import {
-  LeapError, UsageError, checkLeafName, createEvent, leafRole, processIdentity, readEventContext, readStopRequest,
+  LeapError, UsageError, checkLeafName, createEvent, ensureStateDir, leafRole, processIdentity, readEventContext, readStopRequest,
   resolveStateDir, showValue, statePaths, tryLock, type EventContext, type Lock, type ExitStatus, type LeapEvent, type StatePaths,
 } from '@leap/core';
 import { EXIT_KILLED, EXIT_USAGE } from './exit-codes.js';
@@ -59,7 +59,7 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     name = asUsage(() => checkLeafName(options.name));
     if (options.command === '') throw new UsageError('Expected a command after NAME, got an empty string', { exitCode: EXIT_USAGE });
     paths = asUsage(() => statePaths(resolveStateDir(env, cwd)));
-    asUsage(() => mkdirSync(paths.dir, { recursive: true }));
+    asUsage(() => ensureStateDir(paths.dir));
     // The lock file is NAME.pid itself, written whole with the run id: no second write before the leaf starts.
     lock = asUsage(() => tryLock(paths.pid(name), { run }));
   } catch (error) {

@@ -2,9 +2,9 @@
 // index.lock, which `git commit` would hold too, so no other git process writes the index meanwhile.
 // Git never reads a lock's content, only its existence, so ours holds the transaction's token: that is
 // how recovery tells our stale lock from another git process's live one.
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLockHolder, tryLock, type Lock } from '@leap/core';
+import { ensureStateDir, readLockHolder, tryLock, type Lock } from '@leap/core';
 import { BusyError, RefusedError } from '../exit-codes.js';
 import { unlinkIfPresent } from './journal.js';
 
@@ -15,7 +15,7 @@ export function ledgerLockPath(stateDir: string): string {
 
 /** Take the ledger lock, or throw a BusyError naming the live holder. */
 export function takeLedgerLock(stateDir: string): Lock {
-  mkdirSync(stateDir, { recursive: true });
+  ensureStateDir(stateDir);
   const file = ledgerLockPath(stateDir);
   const lock = tryLock(file);
   if (lock !== null) return lock;
