@@ -119,7 +119,7 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
 
   const problems = [
     ...data.log.problems.map((p) => `${rel(data.eventsFile)}:${p.line}: ${p.message}`),
-    ...data.log.unknown.map((u) => `${rel(data.eventsFile)}:${u.line}: an event of kind ${JSON.stringify(u.event)}, which this view does not know; listed, not shown`),
+    ...data.log.unknown.map((u) => `${rel(data.eventsFile)}:${u.line}: an event kind this view does not know, ${JSON.stringify(u.event)}; listed, not drawn`),
     ...data.fileProblems.map((p) => `${rel(p.file)}: ${p.message}`),
   ];
   if (problems.length > 0 || data.log.tornTail) {

@@ -1,0 +1,244 @@
+// `leap status` in process, against recorded runs in real repositories: --json field by field, the
+// terminal text as drawn, and every kind of bad input (no log, empty, malformed, torn, unknown kinds).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '@leap/core';
+import { cleanupTempDirs, hostileTitles, isAlive, waitFor } from '@leap/test-utils';
+import { statusMain } from '../src/status-cli.js';
+import type { StatusData } from '../src/status-data.js';
+import { captureIo, cleanEnv, fixture, repoWith } from './helpers.js';
+
+const DEMO_LEDGER = `# Slugify step titles
+
+## Steps
+
+- [x] Lowercase the words and join them with dashes <!-- criterion: 1 -->
+- [x] Drop characters like ' " $ \` that are not letters or digits <!-- criterion: 2 -->
+`;
+
+async function status(cwd: string, args: string[] = [], env = cleanEnv(), isTTY = false): Promise<{ code: number; out: string; err: string }> {
+  const c = captureIo(cwd, env, isTTY);
+  const code = await statusMain(args, c.io);
+  return { code, out: c.out(), err: c.err() };
+}
+async function statusJson(cwd: string, env = cleanEnv()): Promise<StatusData> {
+  const r = await status(cwd, ['--json'], env);
+  assert.is(r.code, 0);
+  return JSON.parse(r.out) as StatusData;
+}
+
+// ---
+const recorded = suite('leap status: a recorded run of the demo');
+recorded.after(cleanupTempDirs);
+
+recorded('--json: the ledger with its steps, the last five verdicts, nothing running, no cost reported', async () => {
+  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), '.tdd/issue-1.md': DEMO_LEDGER });
+  const data = await statusJson(repo);
+  assert.is(data.repo, repo);
+  assert.equal([data.log.exists, data.log.events, data.log.problems, data.log.unknown, data.log.tornTail], [true, 54, [], [], false]);
+  assert.equal(data.issues.map((i) => [i.issue, i.title, i.done, i.total, i.refactorPending]), [[1, 'Slugify step titles', 2, 2, 0]]);
+  assert.equal(data.issues[0]?.steps.map((s) => [s.state, s.criterion, s.current, s.phase]), [['done', 1, false, 'refactor'], ['done', 2, false, 'refactor']]);
+  assert.equal(data.verdicts.map((v) => `${v.phase} ${v.verdict}`), ['refactor PASS', 'red PASS', 'green REJECT', 'green PASS', 'refactor PASS']);
+  assert.is(data.verdicts[2]?.reason, 'ground truth: the suite fails');
+  assert.equal([data.running, data.lost, data.bails, data.slices], [[], [], [], []]);
+  assert.equal(data.stop, { pending: null, unreadable: null });
+  assert.equal(data.cost, { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } });
+});
+
+recorded('the terminal text: a full progress bar, every step ticked, the verdicts with their reasons', async () => {
+  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), '.tdd/issue-1.md': DEMO_LEDGER.replace('- [x] Drop', '- [ ] Drop') });
+  const r = await status(repo);
+  assert.is(r.code, 0);
+  assert.is(r.err, '');
+  assert.ok(!r.out.includes('\x1b'), 'no colour when stdout is not a terminal');
+  assert.match(r.out, /^leap status  .+  54 events$/m);
+  assert.match(r.out, /^Issue 1  Slugify step titles$/m);
+  assert.match(r.out, /^ {2}\[█{12}░{12}\] 1\/2 steps done$/m);
+  assert.match(r.out, /^ {2}✓ Lowercase the words and join them with dashes$/m);
+  assert.match(r.out, /^ {2}○ Drop characters like ' " \$ ` that are not letters or digits {2}◀ refactor$/m);
+  assert.match(r.out, /^ {2}\d\d:\d\d:\d\d {2}REJECT green {4}Drop characters/m);
+  assert.match(r.out, /^ {6}ground truth: the suite fails$/m);
+  assert.match(r.out, /^Running now\n {2}no leaf is running$/m);
+  assert.match(r.out, /^Tokens and cost so far\n {2}no usage reported yet$/m);
+  assert.ok(!r.out.includes('Problems'));
+});
+
+recorded('a slice: its balls by wave with receipts and rounds, the records on disk merged in, the cost with its gaps', async () => {
+  const repo = repoWith({
+    '.tdd/events.jsonl': fixture('slice.jsonl'),
+    '.leap/split-parser/run.json': JSON.stringify({ base: 'abc', balls: [{ id: 'lexer', deps: [] }, { id: 'parser', deps: ['lexer'] }, { id: 'extra', deps: ['parser'] }] }),
+    '.leap/split-parser/record.json': '{}',
+    '.leap/split-parser/extra/round-1.json': JSON.stringify({ receipt: 0 }),
+    '.leap/split-parser/extra/result.json': JSON.stringify({ receipt: 0 }),
+    '.leap/broken/run.json': '{not json',
+  });
+  const data = await statusJson(repo);
+  const s = data.slices.find((x) => x.id === 'split-parser');
+  assert.equal(s?.balls.map((b) => [b.id, b.wave, b.receipt, b.rounds.length, b.merged]), [
+    ['lexer', 0, 1, 2, true], ['docs', 0, -1, 1, false], ['cli', 1, null, 0, false], ['parser', 1, 1, 1, true], ['extra', 2, 0, 1, false],
+  ]);
+  assert.is(s?.record, true);
+  assert.equal(s?.balls.find((b) => b.id === 'parser')?.deps, ['lexer']);
+  assert.equal(data.fileProblems.map((p) => [p.file, p.message.slice(0, 8)]), [[join(repo, '.leap/broken/run.json'), 'not JSON']]);
+  assert.equal([data.cost.leaves, data.cost.cost_usd, data.cost.unreported.cost_usd], [5, 0.2863, 2]);
+  const r = await status(repo);
+  assert.match(r.out, /^Slice split-parser {2}passed \(record\.json written\)$/m);
+  assert.match(r.out, /^ {2}wave 0 {2}docs {2}-1 refused {2}dispatched {2}r1:-1$/m);
+  assert.match(r.out, /^ {2}wave 2 {2}extra {2}0 held {2}r1:0$/m);
+  assert.match(r.out, /49,000 in \/ 11,400 out tokens, \$0\.29 over 5 leaves \(2 of 5 leaves did not report cost; 1 did not report tokens\)/);
+  assert.match(r.out, /^Problems\n {2}\.leap\/broken\/run\.json: not JSON/m);
+});
+
+recorded('usage with nulls, a killed leaf and a cost-budget bail', async () => {
+  const repo = repoWith({ '.tdd/events.jsonl': fixture('usage-nulls.jsonl') });
+  const data = await statusJson(repo);
+  assert.equal(data.bails.map((b) => [b.cause, b.class, b.detail]), [['cost-budget', 'process', 'spent $0.51 of --max-cost 0.50 on develop-red']]);
+  assert.equal(data.issues.map((i) => [i.issue, i.ledger, i.cost?.cost_usd]), [[4, null, 0.5123]]);
+  const r = await status(repo);
+  assert.match(r.out, /^ {2}no ledger yet \(\.tdd\/issue-4\.md\)$/m);
+  assert.match(r.out, /bail: cost-budget \(process\) {2}issue 4 {2}spent \$0\.51 of --max-cost 0\.50 on develop-red/);
+});
+
+recorded.run();
+
+// ---
+const live = suite('leap status: leaves running now, lost leaves, a pending stop');
+let sleeper: ChildProcess | undefined;
+live.after(() => {
+  if (sleeper?.pid !== undefined && isAlive(sleeper.pid)) sleeper.kill('SIGKILL');
+  cleanupTempDirs();
+});
+
+live('a live supervisor is running: elapsed against the issue\'s time limit; a dead one is lost; the stop is shown', async () => {
+  sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+  const pid = sleeper.pid ?? 0;
+  await waitFor(() => isAlive(pid));
+  const starttime = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+  const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
+  const step = 'Parse the "quoted" words';
+  const events = [
+    { ts: ago(90), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'develop-green', actor: 'developer', phase: 'green', attempt: 1, pid: 999_999_999, cmd: ['x'], run: 'old' },
+    { ts: ago(30), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'develop-green-2', actor: 'developer', phase: 'green', attempt: 2, pid, cmd: ['x'], run: 'now' },
+  ].map((e) => JSON.stringify(e)).join('\n');
+  const repo = repoWith({
+    '.tdd/events.jsonl': `${events}\n`,
+    '.tdd/develop-green-2.pid': `${pid}\nstarttime=${starttime}\nrun=now\n`,
+    '.tdd/issue-5-timeout': '120\n',
+    '.tdd/issue-5.md': `# Five\n\n## Steps\n\n- [x] First <!-- refactor-pending -->\n- [ ] ${step}\n`,
+    '.tdd/stop': 'at-leaf\n',
+  });
+  const data = await statusJson(repo);
+  assert.equal(data.running.map((r) => [r.leaf, r.phase, r.attempt, r.issue, r.pid, r.timeLimitMs, r.timeLimitSource]), [['develop-green-2', 'green', 2, 5, pid, 120_000, join(repo, '.tdd/issue-5-timeout')]]);
+  const running = data.running[0];
+  assert.ok(running !== undefined && running.elapsedMs >= 30_000 && running.elapsedMs < 40_000);
+  assert.ok(running.fraction !== null && running.fraction > 0.24 && running.fraction < 0.34);
+  assert.equal(data.lost.map((l) => l.leaf), ['develop-green']);
+  assert.equal(data.stop, { pending: 'at-leaf', unreadable: null });
+  assert.equal(data.issues[0]?.steps.map((s) => [s.state, s.current, s.phase]), [['refactor-pending', true, null], ['todo', false, 'green']]);
+  const r = await status(repo, [], cleanEnv({ COLUMNS: '100' }));
+  assert.match(r.out, /^ {2}● develop-green-2 {2}issue 5 {2}green {2}attempt 2 {2}3\d\.\ds of 2m00s \[███░{7}\] \d\d%$/m);
+  assert.match(r.out, /^ {6}step: Parse the "quoted" words$/m);
+  assert.match(r.out, /^ {2}\? develop-green {2}launched \d\d:\d\d:\d\d, no exit recorded and its supervisor is gone$/m);
+  assert.match(r.out, /^Stop requested: at-leaf\n {2}\.tdd\/stop; the run stops before its next leaf$/m);
+  assert.match(r.out, /^ {2}\[▒{12}░{12}\] 0\/2 steps done, 1 refactor pending$/m);
+  assert.match(r.out, /^ {2}◐ First \(refactor pending\) {2}◀ next$/m);
+  // VERI_TIMEOUT wins over the file, as it does for the supervisor; 0 is no limit.
+  const noLimit = await statusJson(repo, cleanEnv({ VERI_TIMEOUT: '0' }));
+  assert.equal([noLimit.running[0]?.timeLimitMs, noLimit.running[0]?.fraction, noLimit.running[0]?.timeLimitSource], [0, null, 'VERI_TIMEOUT']);
+  assert.match((await status(repo, [], cleanEnv({ VERI_TIMEOUT: '0' }))).out, /3\d\.\ds no time limit$/m);
+  writeFileSync(join(repo, '.tdd/stop'), 'whenever\n');
+  const bad = await statusJson(repo);
+  assert.is(bad.stop.pending, null);
+  assert.match(bad.stop.unreadable ?? '', /expected one of at-ledger, at-leaf, now, got "whenever\\n"/);
+  assert.match((await status(repo)).out, /^Stop file unreadable\n/m);
+});
+
+live.run();
+
+// ---
+const bad = suite('leap status: bad input');
+bad.after(cleanupTempDirs);
+
+bad('no event log yet, and an empty one: said plainly, exit 0', async () => {
+  const none = repoWith();
+  const r = await status(none);
+  assert.is(r.code, 0);
+  assert.match(r.out, /^No event log yet \(\.tdd\/events\.jsonl\): nothing has run in this repository\.$/m);
+  assert.is((await statusJson(none)).log.exists, false);
+  const empty = repoWith({ '.tdd/events.jsonl': '' });
+  assert.match((await status(empty)).out, /^The event log \(\.tdd\/events\.jsonl\) is empty: nothing has run yet\.$/m);
+});
+
+bad('malformed lines are listed with their numbers and skipped; unknown kinds listed as such; a torn last line noted', async () => {
+  const repo = repoWith({ '.tdd/events.jsonl': fixture('malformed.jsonl') });
+  const data = await statusJson(repo);
+  assert.equal(data.log.problems.map((p) => p.line), [2, 3, 4, 5, 10, 6]);
+  assert.equal(data.log.unknown, [{ line: 9, event: 'frobnicate' }]);
+  const r = await status(repo);
+  assert.is(r.code, 0);
+  assert.match(r.out, /^ {2}\.tdd\/events\.jsonl:2: expected one JSON event, got "this is not json"; skipped$/m);
+  assert.match(r.out, /^ {2}\.tdd\/events\.jsonl:9: an event kind this view does not know, "frobnicate"; listed, not drawn$/m);
+  const torn = repoWith({ '.tdd/events.jsonl': fixture('torn-tail.jsonl') });
+  const t = await statusJson(torn);
+  assert.equal([t.log.events, t.log.tornTail, t.log.problems], [3, true, []]);
+  assert.match((await status(torn)).out, /the last line has no end yet \(being written, or torn by a crash\); not counted$/m);
+  const many = repoWith({ '.tdd/events.jsonl': 'x\n'.repeat(25) });
+  assert.match((await status(many)).out, /^ {2}\.\.\. and 5 more \(leap status --json lists them all\)$/m);
+});
+
+bad('a ledger that does not parse is a problem naming its file; VERI_STATE_DIR is honoured', async () => {
+  const repo = repoWith({ 'state/issue-3.md': '# Three\n\nno steps heading\n', 'state/events.jsonl': fixture('unknown-kind.jsonl') });
+  const data = await statusJson(repo, cleanEnv({ VERI_STATE_DIR: 'state' }));
+  assert.is(data.stateDir, join(repo, 'state'));
+  assert.equal(data.fileProblems.map((p) => p.file), [join(repo, 'state/issue-3.md')]);
+  assert.equal(data.issues.map((i) => [i.issue, i.ledger]), [[3, null]]);
+});
+
+bad('--help; an unknown option or an argument is a usage error (exit 2) showing the usage', async () => {
+  const repo = repoWith();
+  const help = await status(repo, ['--help']);
+  assert.is(help.code, 0);
+  assert.match(help.out, /^Usage: leap status \[--watch\] \[--json\]$/m);
+  assert.match(help.out, /^Exit codes:\n {2}0 {2}shown/m);
+  for (const args of [['--nope'], ['extra']]) {
+    try {
+      await status(repo, args);
+      assert.unreachable();
+    } catch (error) {
+      assert.ok(error instanceof UsageError && error.exitCode === 2, String(error));
+      assert.match((error as Error).message, /Usage: leap status/);
+    }
+  }
+});
+
+bad.run();
+
+// ---
+const hostile = suite('leap status: titles are data');
+hostile.after(cleanupTempDirs);
+
+hostile('hostile titles pass byte for byte in --json; the terminal shows controls as escapes, so none can move the cursor', async () => {
+  const titles = [...hostileTitles(12), 'clear \x1b[2J\x1b[H the screen\u0007', 'bidi \u202Eevil\u202C'];
+  const ledger = `# Hostile\n\n## Steps\n\n${titles.map((t) => `- [ ] ${t}`).join('\n')}\n`;
+  const events = titles.map((t, i) => JSON.stringify({ ts: new Date(Date.parse('2026-11-30T10:00:00Z') + i * 1000).toISOString(), event: 'verdict', issue: 9, step: t, skill_commit: null, phase: 'red', verdict: 'REJECT', reason: `because ${t}` }));
+  const repo = repoWith({ '.tdd/issue-9.md': ledger, '.tdd/events.jsonl': `${events.join('\n')}\n` });
+  const data = await statusJson(repo);
+  const parsedTitles = data.issues[0]?.steps.map((s) => s.title) ?? [];
+  assert.is(parsedTitles.length, titles.length);
+  assert.equal(data.verdicts.map((v) => v.step), titles.slice(-5));
+  assert.equal(data.verdicts.map((v) => v.reason), titles.slice(-5).map((t) => `because ${t}`));
+  const r = await status(repo, [], cleanEnv({ COLUMNS: '400' }));
+  assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/.test(r.out), 'no control character reaches the terminal');
+  assert.match(r.out, /clear \\x1b\[2J\\x1b\[H the screen\\x07/);
+  assert.match(r.out, /bidi \\u202eevil\\u202c/);
+  const narrow = await status(repo, [], cleanEnv({ COLUMNS: '60' }));
+  assert.ok(narrow.out.split('\n').filter((l) => l.includes('x'.repeat(20))).every((l) => Array.from(l).length <= 60), 'a 2,000-character title is cut to the width');
+  const colour = await status(repo, [], cleanEnv({ FORCE_COLOR: '1' }));
+  assert.match(colour.out, /\x1b\[1mleap status\x1b\[0m/);
+  assert.ok(!(await status(repo, [], cleanEnv({ FORCE_COLOR: '1', NO_COLOR: '1' }))).out.includes('\x1b'));
+});
+
+hostile.run();
