@@ -1,6 +1,137 @@
-// PLACEHOLDER until the conductor's builders replace it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap tdd run|status|stop` (CONTRACT sections 9 and 12). Exit codes are decided here, once.
+// `status` and `stop` load only @leap/core and status.ts; `run` loads the conductor (zx, verify, ledger) when it runs.
+import { UsageError, appendEvent, checkIssue, createEvent, parseCli, readEventContext, requestStop, clearStop, resolveStateDir, statePaths, type Subcommand, type SubcommandIo } from '@leap/core';
 
-export const tddMain: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+const USAGE = `Usage: leap tdd run --issue N [options]
+       leap tdd status [--issue N] [--json]
+       leap tdd stop MODE            (MODE: at-ledger, at-leaf, now; or clear)`;
+
+const RUN_HELP = `Usage: leap tdd run --issue N [options]
+
+Drives issue N end to end with no person in the loop, on branch leap/issue-N: preflight (clean tree,
+test command, green baseline, pinned revision, timeout file), the plan, then for each step red, blind
+verification, green, verification, tick with the green commit, refactor, verification, clear with the
+refactor commit and the criterion ticked; every phase and verdict narrated on the issue's thread; a
+draft pull request at the end. Running it again resumes where a run ended, stopped, bailed or was killed.
+
+Options:
+  --issue N          the issue (required)
+  --test-cmd CMD     the test command (else VERI_TEST_CMD, else detected)
+  --plan FILE        the steps, in the plan format of leap-ledger init, instead of a planning leaf
+  --developer NAME   the developer agent (default claude)
+  --verifier NAME    the verifier agent (default: a built-in of another family than the developer)
+  --planner NAME     the planner agent (default: the developer)
+  --agents FILE      an agents file (else VERI_AGENTS)
+  --revisions N      revision leaves a phase may have after a REJECT (default 2)
+  --max-cost USD     bail cost-budget once the leaves' reported cost passes USD
+  --tracker NAME     local (default: .tdd/issues/N.md) or github (through gh)
+  --json             print the result as JSON on stdout (progress goes to stderr)
+
+Exit codes: 0 done (every step and criterion ticked, draft pull request open); 1 bailed (last line
+"bail: CAUSE (CLASS)"); 2 bad input (nothing touched); 3 stopped by request (resume by running again).
+`;
+
+const STATUS_HELP = `Usage: leap tdd status [--issue N] [--json]
+
+Where each run of this repository stands: the step in flight, its phase and attempt, the conductor,
+the leaves running now and for how long, the last verdict, a pending stop. Exit codes: 0; 2 bad input.
+`;
+
+const STOP_HELP = `Usage: leap tdd stop MODE
+
+Asks the running conductor to stop: at-ledger finishes the step in flight; at-leaf stops before the
+next leaf; now also ends the running leaf. "clear" withdraws a request. The conductor reads the
+request before every launch, exits 3 and says where it stopped; running it again resumes.
+Exit codes: 0 written; 2 bad input.
+`;
+
+const RUN_OPTIONS = {
+  issue: { type: 'string' }, 'test-cmd': { type: 'string' }, plan: { type: 'string' }, developer: { type: 'string' },
+  verifier: { type: 'string' }, planner: { type: 'string' }, agents: { type: 'string' }, revisions: { type: 'string' },
+  'max-cost': { type: 'string' }, tracker: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `leap tdd SUB ...`. */
+export const tddMain: Subcommand = async (argv, io) => {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    if (sub === undefined) throw new UsageError(`expected run, status or stop\n${USAGE}`);
+    io.stdout(`${USAGE}\n\n${RUN_HELP.split('\n').slice(2).join('\n')}`);
+    return 0;
+  }
+  if (sub === 'run') return runCommand(rest, io);
+  if (sub === 'status') return statusCommand(rest, io);
+  if (sub === 'stop') return stopCommand(rest, io);
+  throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}: expected run, status or stop\n${USAGE}`);
 };
+
+function count(name: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const ok = integer ? /^[0-9]+$/.test(value) : /^[0-9]+(\.[0-9]+)?$/.test(value);
+  if (!ok) throw new UsageError(`Expected --${name} to be a non-negative ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
+  const { values, positionals } = parseCli(argv, RUN_OPTIONS, RUN_HELP.split('\n')[0] as string, { allowPositionals: false });
+  if (values.help === true) {
+    io.stdout(RUN_HELP);
+    return 0;
+  }
+  void positionals;
+  if (values.issue === undefined) throw new UsageError('leap tdd run: expected --issue N');
+  const issue = checkIssue(values.issue, '--issue');
+  const trackerName = values.tracker ?? 'local';
+  if (trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
+  const json = values.json === true;
+  const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
+  let tracker;
+  if (trackerName === 'github') {
+    const { createGithubTracker } = await import('@leap/tracker-github');
+    tracker = createGithubTracker({ cwd: io.cwd, env: io.env });
+  }
+  const { runTdd } = await import('./run-tdd.js');
+  const result = await runTdd({
+    cwd: io.cwd, env: io.env, issue, testCmd: values['test-cmd'], planFile: values.plan, developer: values.developer, verifier: values.verifier,
+    planner: values.planner, agentsFile: values.agents, revisions: count('revisions', values.revisions, true), maxCost: count('max-cost', values['max-cost'], false),
+    tracker, progress: say,
+  });
+  if (json) io.stdout(`${JSON.stringify(result)}\n`);
+  else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);
+  return result.code;
+}
+
+async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> {
+  const { values } = parseCli(argv, { issue: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, STATUS_HELP.split('\n')[0] as string, { allowPositionals: false });
+  if (values.help === true) {
+    io.stdout(STATUS_HELP);
+    return 0;
+  }
+  const issue = values.issue === undefined ? undefined : checkIssue(values.issue, '--issue');
+  const { readTddStatus, formatTddStatus } = await import('./status.js');
+  const statuses = readTddStatus({ cwd: io.cwd, env: io.env, issue });
+  io.stdout(values.json === true ? `${JSON.stringify(issue === undefined ? statuses : statuses[0])}\n` : formatTddStatus(statuses));
+  return 0;
+}
+
+async function stopCommand(argv: string[], io: SubcommandIo): Promise<number> {
+  const { values, positionals } = parseCli(argv, { help: { type: 'boolean', short: 'h' } }, STOP_HELP.split('\n')[0] as string);
+  if (values.help === true) {
+    io.stdout(STOP_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`leap tdd stop: expected one MODE (at-ledger, at-leaf, now, or clear), got ${positionals.length}\n${STOP_HELP.split('\n')[0]}`);
+  const mode = positionals[0] as string;
+  const paths = statePaths(resolveStateDir(io.env, io.cwd));
+  const context = readEventContext(paths.dir, io.env);
+  if (mode === 'clear') {
+    clearStop(paths.stop);
+    appendEvent(paths.events, createEvent('stop', { mode: null, action: 'cleared' }, context));
+    io.stdout('stop request cleared\n');
+    return 0;
+  }
+  const written = requestStop(paths.stop, mode);
+  appendEvent(paths.events, createEvent('stop', { mode: written, action: 'requested' }, context));
+  io.stdout(`stop requested: ${written}\n`);
+  return 0;
+}

@@ -1,0 +1,201 @@
+// One run of the conductor (CONTRACT section 9): preflight, the branch, the plan, then for each step
+// red -> verification -> green -> verification -> tick -> refactor -> verification -> clear, every leaf
+// supervised in this process. Where the run stands is always readable from git, the ledger and the
+// journal (run-files.ts), so a run killed at any moment resumes where it was.
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import {
+  appendEvent, clearStop, createEvent, readStopRequest, statePaths, type EventContext, type LedgerStep, type StatePaths, type TrackerIssue, type TrackerPlugin,
+} from '@leap/core';
+import { currentStep, parseLedger } from '@leap/core/ledger';
+import { Bail, Stopped, bailClass } from './bail-causes.js';
+import { createGit, type Git } from './git.js';
+import type { Phase } from './prompts.js';
+import { readJournal, removeJournal, writeJournal, type RunJournal } from './run-files.js';
+import type { RunAgents } from './run-agents.js';
+import type { TddRunResult, TddVerdict } from './types.js';
+
+/** Everything a run is given once its input is checked. */
+export interface ConductorSetup {
+  root: string;
+  issue: number;
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+  tracker: TrackerPlugin;
+  issueData: TrackerIssue;
+  agents: RunAgents;
+  revisions: number;
+  maxCost: number | undefined;
+  testCmd: string | undefined;
+  planText: { text: string; file: string } | null;
+  progress: (line: string) => void;
+  /** The pid of the conductor that held the run before, when it died without ending it. */
+  deadConductor: number | null;
+}
+
+/** The state every part of a run shares: its setup, git, the journal, and what it has gathered. */
+export class RunState {
+  readonly paths: StatePaths;
+  readonly branch: string;
+  readonly verdicts: TddVerdict[] = [];
+  leaves = 0;
+  git!: Git;
+  testCmd = '';
+  skillCommit = '';
+  journal: RunJournal;
+  /** The step in flight (its title and its state when the run reached it), for a bail's revert. */
+  inFlight: LedgerStep | null = null;
+  startHead = '';
+
+  constructor(readonly setup: ConductorSetup) {
+    this.paths = statePaths(setup.stateDir);
+    this.branch = `leap/issue-${setup.issue}`;
+    this.journal = readJournal(this.paths, setup.issue) ?? freshJournal(null, '');
+  }
+
+  get issue(): number {
+    return this.setup.issue;
+  }
+
+  get root(): string {
+    return this.setup.root;
+  }
+
+  get ledgerFile(): string {
+    return this.paths.ledger(this.setup.issue);
+  }
+
+  /** The ledger file relative to the repository root, as git names it. */
+  get ledgerRel(): string {
+    return relative(this.root, this.ledgerFile);
+  }
+
+  async initGit(): Promise<void> {
+    this.git = await createGit(this.root, this.setup.env);
+  }
+
+  context(step: string | null): EventContext {
+    return { issue: this.issue, step, skillCommit: this.skillCommit === '' ? null : this.skillCommit };
+  }
+
+  /** One line for the person watching, and the same on the issue's thread. */
+  async say(text: string, step: string | null = this.inFlight?.title ?? null): Promise<void> {
+    this.setup.progress(text);
+    try {
+      await this.setup.tracker.comment(this.issue, text);
+    } catch (error) {
+      this.setup.progress(`(could not comment on issue ${this.issue}: ${(error as Error).message})`);
+    }
+    void step;
+  }
+
+  event(kind: 'bail' | 'stop' | 'mark' | 'tick', fields: Record<string, unknown>, step: string | null = this.inFlight?.title ?? null): void {
+    appendEvent(this.paths.events, createEvent(kind as 'mark', fields as never, this.context(step)));
+  }
+
+  saveJournal(): void {
+    writeJournal(this.paths, this.issue, this.journal);
+  }
+
+  /** The ledger as it is on disk now. */
+  readLedger(): ReturnType<typeof parseLedger> {
+    return parseLedger(readFileSync(this.ledgerFile, 'utf8'), this.ledgerFile);
+  }
+
+  /** Read the stop file before a launch: at-leaf and now stop here; at-ledger (or an unreadable request) lets the leaf run. */
+  async checkStop(where: string): Promise<void> {
+    const stop = readStopRequest(this.paths.stop);
+    if (stop.kind === 'requested' && stop.mode !== 'at-ledger') throw new Stopped(stop.mode, where);
+  }
+
+  /** At a step boundary any pending stop ends the run; an unreadable request is read as at-ledger. */
+  async checkBoundary(where: string): Promise<void> {
+    const stop = readStopRequest(this.paths.stop);
+    if (stop.kind === 'requested') throw new Stopped(stop.mode, where);
+    if (stop.kind === 'unreadable') {
+      await this.say(`The stop request is unreadable (${stop.reason}); someone wanted this run to stop, so it stops as at-ledger would.`);
+      throw new Stopped('unreadable', where);
+    }
+  }
+
+  /** HEAD's subject. */
+  async headSubject(): Promise<string> {
+    return this.git.out(['log', '-1', '--format=%s']);
+  }
+
+  async head(): Promise<string> {
+    return this.git.out(['rev-parse', 'HEAD']);
+  }
+}
+
+/** A journal for a phase that starts now. */
+export function freshJournal(journalBase: RunJournal | null, testCmd: string, fields: Partial<RunJournal> = {}): RunJournal {
+  return {
+    version: 1, pid: process.pid, base: journalBase?.base ?? null, test_cmd: testCmd,
+    step: null, phase: null, attempt: 1, stage: 'ready', leaf: null, tree: null, phase_base: null, reason: null, retried: 0,
+    ...fields,
+  };
+}
+
+/** The leaf name of a phase attempt (section 4): `develop-green`, then `develop-green-2` for the first revision. */
+export function developLeafName(phase: Phase, attempt: number): string {
+  return attempt === 1 ? `develop-${phase}` : `develop-${phase}-${attempt}`;
+}
+
+/** Build the result from what the run gathered. */
+export async function buildResult(state: RunState, end: Pick<TddRunResult, 'code' | 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunResult> {
+  let steps: TddRunResult['steps'] = [];
+  try {
+    steps = state.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
+  } catch {
+    // No ledger yet (a bail in preflight or planning).
+  }
+  let commits: TddRunResult['commits'] = [];
+  if (state.startHead !== '' && state.git !== undefined) {
+    const log = await state.git(['log', '--reverse', '--format=%H%x09%s', `${state.startHead}..HEAD`], { allowFailure: true });
+    commits = log.stdout.split('\n').filter((l) => l !== '').map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
+  }
+  const result: TddRunResult = { ...end, steps, commits, verdicts: state.verdicts, leaves: state.leaves, ms: Math.round(performance.now() - started) };
+  for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
+  return result;
+}
+
+/** End the run at a stop: record it, consume the request, say where. */
+export async function endStopped(state: RunState, stop: Stopped): Promise<string> {
+  const mode = stop.mode === 'signal' ? null : stop.mode as 'at-ledger' | 'at-leaf' | 'now' | 'unreadable';
+  state.event('stop', { mode, action: 'honoured' });
+  if (mode !== null) {
+    // Consumed: running `leap tdd run` again resumes instead of stopping at once.
+    clearStop(state.paths.stop);
+    state.event('stop', { mode, action: 'cleared' });
+  }
+  const where = stop.where;
+  await state.say(`stopped (${stop.mode}) ${where}. Run \`leap tdd run --issue ${state.issue}\` again to resume.`);
+  return where;
+}
+
+/** End the run at a bail: keep finished steps, preserve and revert the half-done one, record and narrate the cause. */
+export async function endBailed(state: RunState, bail: Bail): Promise<NonNullable<TddRunResult['bail']>> {
+  let narration = bail.narration;
+  const step = state.inFlight;
+  if (step !== null && state.git !== undefined) {
+    try {
+      if (step.state === 'todo' && (await state.headSubject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);
+      const { preserveAttempt } = await import('@leap/ledger');
+      const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
+      if (kept.ref !== null) narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
+    } catch (error) {
+      narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
+    }
+  }
+  removeJournal(state.paths, state.issue);
+  const cls = bailClass(bail.bailCause);
+  state.event('bail', { cause: bail.bailCause, class: cls });
+  await state.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
+  return { cause: bail.bailCause, class: cls, narration };
+}
+
+/** The step the ledger has in flight, or null when every step is done. */
+export function stepInFlight(state: RunState): LedgerStep | null {
+  return currentStep(state.readLedger());
+}

@@ -1,0 +1,70 @@
+// The test command when none is given (CONTRACT section 9): npm test, make test, pytest, cargo test, go test ./...
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The test command and where it came from, or the candidates when there is not exactly one. */
+export type TestCommandChoice =
+  | { kind: 'found'; command: string; source: string }
+  | { kind: 'ambiguous'; candidates: { command: string; because: string }[] }
+  | { kind: 'none' };
+
+const NPM_DEFAULT = /no test specified/;
+
+function read(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The project's candidate test commands, each with the file that suggests it. */
+export function testCommandCandidates(root: string): { command: string; because: string }[] {
+  const found: { command: string; because: string }[] = [];
+  const pkg = read(join(root, 'package.json'));
+  if (pkg !== null) {
+    try {
+      const test = (JSON.parse(pkg) as { scripts?: { test?: unknown } }).scripts?.test;
+      if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT.test(test)) found.push({ command: 'npm test', because: 'package.json has a "test" script' });
+    } catch {
+      // A package.json that is not JSON suggests nothing.
+    }
+  }
+  const makefile = ['Makefile', 'makefile', 'GNUmakefile'].map((name) => read(join(root, name))).find((text) => text !== null);
+  if (makefile !== undefined && makefile !== null && /^test\s*:/m.test(makefile)) found.push({ command: 'make test', because: 'the Makefile has a "test" target' });
+  const pyproject = read(join(root, 'pyproject.toml')) ?? '';
+  const setupCfg = read(join(root, 'setup.cfg')) ?? '';
+  const tox = read(join(root, 'tox.ini')) ?? '';
+  if (existsSync(join(root, 'pytest.ini')) || existsSync(join(root, 'conftest.py')) || /\[tool\.pytest/.test(pyproject)
+    || /\[tool:pytest\]/.test(setupCfg) || /\[pytest\]/.test(tox)) {
+    found.push({ command: 'pytest', because: 'pytest is configured (pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)' });
+  }
+  if (existsSync(join(root, 'Cargo.toml'))) found.push({ command: 'cargo test', because: 'Cargo.toml exists' });
+  if (existsSync(join(root, 'go.mod'))) found.push({ command: 'go test ./...', because: 'go.mod exists' });
+  return found;
+}
+
+/** Decide the test command: `--test-cmd`, else VERI_TEST_CMD, else the one candidate the project suggests. */
+export function chooseTestCommand(root: string, given: string | undefined, env: NodeJS.ProcessEnv): TestCommandChoice {
+  if (given !== undefined && given.trim() !== '') return { kind: 'found', command: given, source: '--test-cmd' };
+  const fromEnv = env.VERI_TEST_CMD;
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return { kind: 'found', command: fromEnv, source: 'VERI_TEST_CMD' };
+  const candidates = testCommandCandidates(root);
+  if (candidates.length === 1) {
+    const only = candidates[0] as { command: string; because: string };
+    return { kind: 'found', command: only.command, source: `detected: ${only.because}` };
+  }
+  return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
+}
+
+/** The needs-user question for a test command that could not be decided, whole. */
+export function testCommandQuestion(choice: Exclude<TestCommandChoice, { kind: 'found' }>, issue: number): string {
+  if (choice.kind === 'none') {
+    return `Which command runs this project's tests? None was given (--test-cmd, VERI_TEST_CMD) and none could be detected `
+      + '(no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml or go.mod). '
+      + `Answer by running again with it: leap tdd run --issue ${issue} --test-cmd 'COMMAND'.`;
+  }
+  const list = choice.candidates.map((c) => `\`${c.command}\` (${c.because})`).join(', ');
+  return `Which command runs this project's tests: ${list}? More than one is possible and none was given (--test-cmd, VERI_TEST_CMD). `
+    + `Answer by running again with the one to use: leap tdd run --issue ${issue} --test-cmd 'COMMAND'.`;
+}

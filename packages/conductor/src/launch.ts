@@ -1,0 +1,147 @@
+// Launching leaves: developer and planner leaves through runAgentLeaf, verifications through verify(),
+// both supervised in this process, with the environment of the seed's launch lines (VERI_TEST_CMD,
+// VERI_ISSUE, VERI_STEP from the ledger, LEAP_PHASE, LEAP_ATTEMPT, VERI_SKILL_COMMIT), and each end
+// read as the bail table says (bail-causes.ts, README).
+import { appendFileSync, statSync, writeFileSync } from 'node:fs';
+import { LeapError, readFileIfExists, type AgentPlugin, type AgentRole } from '@leap/core';
+import { readExitFile, writeExitFile } from '@leap/supervise';
+import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
+import { agentWords } from './agent-words.js';
+import { Bail, Stopped } from './bail-causes.js';
+import type { RunState } from './conductor.js';
+import type { Phase } from './prompts.js';
+import type { RoleAgent } from './run-agents.js';
+import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-log.js';
+
+/** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
+export function leafEnv(state: RunState, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...state.setup.env, VERI_TEST_CMD: state.testCmd, VERI_ISSUE: String(state.issue), LEAP_PHASE: phase, LEAP_ATTEMPT: String(attempt),
+  };
+  if (state.skillCommit !== '') env.VERI_SKILL_COMMIT = state.skillCommit;
+  if (step === null) delete env.VERI_STEP;
+  else env.VERI_STEP = step;
+  return env;
+}
+
+/** How a developer or planner leaf ended, once the bail table has been applied: ok, or killed and worth one relaunch. */
+export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' };
+
+/** Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. */
+export async function launchAgentLeaf(
+  state: RunState, name: string, role: AgentRole, chosen: RoleAgent, prompt: string, step: string | null, phase: string, attempt: number, where: string,
+): Promise<LeafEnd> {
+  await state.checkStop(where);
+  const offset = eventsSize(state);
+  state.leaves++;
+  const result = await runAgentLeaf({
+    name, agent: chosen.agent, prompt, options: { role, cwd: state.root }, stateDir: state.paths.dir, env: leafEnv(state, step, phase, attempt),
+  });
+  // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
+  try {
+    appendFileSync(state.paths.err(name), `supervise[${name}]: ${result.status}\n`);
+  } catch {
+    // The state folder went away; the result stands.
+  }
+  if (!('usage' in result) && !hasUsageSince(state.paths.events, offset, name)) {
+    appendUsage(state.paths.events, name, chosen.agent, result.answer?.usage, state.context(step));
+  }
+  checkCost(state);
+  const end = classify(state, name, role, chosen, result.status, result.code, result.stdout, result.stderr, where);
+  if (end !== null) return end;
+  return { kind: 'ok', result };
+}
+
+// The bail table for one leaf's end (README, "Bails"); null when it exited 0.
+function classify(state: RunState, name: string, role: AgentRole, chosen: RoleAgent, status: string, code: number, stdout: string, stderr: string, where: string): LeafEnd | null {
+  if (status === 'exited' && code === 0) return null;
+  if (status === 'refused-stop' || status === 'killed-stop') {
+    const stop = readStopRequest(state);
+    throw new Stopped(status === 'killed-stop' ? 'now' : stop, where);
+  }
+  if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
+  if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', status };
+  if (status === 'killed-external') {
+    throw new Bail('killed-external', `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`);
+  }
+  const words = agentWords(chosen.agent, stdout, stderr);
+  if (status === 'failed-start') {
+    throw new Bail('agent-missing', `The ${role} agent ${JSON.stringify(chosen.name)} could not start (${code === 127 ? 'not found' : 'not executable'}): ${words || `${name} failed to start`}`);
+  }
+  throw new Bail('agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+}
+
+function readStopRequest(state: RunState): string {
+  const text = readFileIfExists(state.paths.stop)?.trim();
+  return text === 'at-leaf' || text === 'now' ? text : 'at-leaf';
+}
+
+function eventsSize(state: RunState): number {
+  try {
+    return statSync(state.paths.events).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Bail `cost-budget` once the leaves' reported cost passes --max-cost; says what was spent and on what. */
+export function checkCost(state: RunState): void {
+  const max = state.setup.maxCost;
+  if (max === undefined) return;
+  const spent = describeSpend(readUsage(state.paths.events, state.issue));
+  if (spent.total > max) {
+    throw new Bail('cost-budget', `The leaves of issue ${state.issue} have cost $${spent.total.toFixed(4)}, past the budget of $${max} (--max-cost): ${spent.text}.`);
+  }
+}
+
+/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason, or a verifier leaf worth one relaunch. */
+export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string } | { kind: 'retry'; why: string };
+
+/** Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them. */
+export async function runVerification(state: RunState, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
+  await state.checkStop(where);
+  const offset = eventsSize(state);
+  const verifier = state.setup.agents.verifier;
+  const env = leafEnv(state, step, phase, attempt);
+  let result: Awaited<ReturnType<typeof verify>>;
+  try {
+    result = await verify({
+      phase, step, cwd: state.root, env, issue: state.issue, agent: verifier.name, agentsFile: state.setup.agents.registry.file ?? undefined,
+      base, tracker: state.setup.tracker,
+    });
+  } catch (error) {
+    if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
+    throw error;
+  }
+  const leaf = `verify-${phase}`;
+  if (result.decidedBy === 'agent') {
+    state.leaves++;
+    if (!hasUsageSince(state.paths.events, offset, leaf)) appendUsage(state.paths.events, leaf, verifier.agent, usageOf(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? ''), state.context(step));
+  }
+  writeFileSync(state.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
+  writeExitFile(state.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
+  state.verdicts.push({ step, phase, verdict: result.verdict, reason: result.reason });
+  await state.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
+  if (result.decidedBy === 'agent') checkCost(state);
+  if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason };
+  const exit = result.decidedBy === 'agent' ? readExitFile(state.paths.exit(leaf)) : null;
+  const status = exit?.status ?? 'exited';
+  if (status === 'refused-stop' || status === 'killed-stop') throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), where);
+  if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${leaf} was ended)`);
+  if (status === 'killed-external') throw new Bail('killed-external', `The verifier leaf ${leaf} died of a signal veri did not send (killed-external): it is not relaunched.`);
+  if (status === 'failed-start') throw new Bail('agent-missing', `The verifier ${JSON.stringify(verifier.name)} could not start: ${result.reason}`);
+  if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', why: status };
+  if ((exit?.code ?? 0) !== 0) {
+    const words = agentWords(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? '', readFileIfExists(state.paths.err(leaf)) ?? '');
+    throw new Bail('agent-failed', `The verifier agent ${JSON.stringify(verifier.name)} failed by itself (${leaf} exited ${exit?.code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+  }
+  return { kind: 'retry', why: `unreadable verdict: ${result.reason}` };
+}
+
+function usageOf(agent: AgentPlugin, stdout: string) {
+  try {
+    return agent.parseAnswer(stdout).usage;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,59 @@
+// After a conductor was killed (SIGKILL ends its in-process supervisors, not their leaves, which run in
+// sessions of their own), end every leaf it left running before anything else touches the tree.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseKeyValues, readFileIfExists } from '@leap/core';
+import { environHasKey, isDeadState, scanProcesses, sleep } from '@leap/supervise';
+
+/** A leaf whose supervisor was the dead conductor. */
+export interface OrphanLeaf {
+  name: string;
+  leafPid: number | null;
+  marker: string | null;
+}
+
+/** The leaves in `stateDir` whose NAME.pid names supervisor `deadPid` and that have no exit file. */
+export function findOrphanLeaves(stateDir: string, deadPid: number): OrphanLeaf[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(stateDir);
+  } catch {
+    return [];
+  }
+  const found: OrphanLeaf[] = [];
+  for (const entry of entries) {
+    if (!entry.endsWith('.pid') || entry.includes('conductor')) continue;
+    const name = entry.slice(0, -4);
+    if (readFileIfExists(join(stateDir, `${name}.exit`)) !== null) continue;
+    const text = readFileIfExists(join(stateDir, entry));
+    if (text === null) continue;
+    const { first, values } = parseKeyValues(text);
+    if (Number(first.trim()) !== deadPid) continue;
+    const leafPid = values.leaf === undefined ? null : Number(values.leaf);
+    found.push({ name, leafPid: Number.isInteger(leafPid) && (leafPid as number) > 1 ? leafPid : null, marker: values.run === undefined ? null : `LEAP_LEAF_${values.run}` });
+  }
+  return found;
+}
+
+/** SIGKILL every process of the orphans' sessions or carrying their markers, until none is left (at most `capMs`). */
+export async function endOrphanLeaves(orphans: readonly OrphanLeaf[], capMs = 5000): Promise<number> {
+  if (orphans.length === 0) return 0;
+  const sessions = new Set(orphans.map((o) => o.leafPid).filter((p): p is number => p !== null));
+  const markers = orphans.map((o) => o.marker).filter((m): m is string => m !== null);
+  const killed = new Set<number>();
+  const until = Date.now() + capMs;
+  for (;;) {
+    const alive = scanProcesses().filter((p) => p.pid !== process.pid && !isDeadState(p.state)
+      && (sessions.has(p.sid) || markers.some((m) => environHasKey(p.pid, m))));
+    if (alive.length === 0 || Date.now() > until) return killed.size;
+    for (const p of alive) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+        killed.add(p.pid);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    await sleep(20);
+  }
+}

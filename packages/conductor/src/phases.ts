@@ -1,0 +1,223 @@
+// One step's phases: develop (a leaf), collect (fold the agent's commits, undo its state-folder edits,
+// stage; commit red), verify (blind, in process), land (tick with the green commit; criterion and clear
+// with the refactor commit). Each stage is written to the journal before it starts, so a resumed run
+// knows whether a leaf's work is whole (its exit file) or must be set back to where the leaf began.
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { LedgerStep } from '@leap/core';
+import { Bail } from './bail-causes.js';
+import { developLeafName, freshJournal, type RunState } from './conductor.js';
+import { launchAgentLeaf, runVerification } from './launch.js';
+import { developerPrompt, type Phase } from './prompts.js';
+import { readExitFile } from '@leap/supervise';
+
+/** Drive `phase` of `step` from wherever the journal and git say it stands, to its landing. */
+export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase, index: number): Promise<void> {
+  const j = await alignJournal(state, step, phase);
+  const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
+  for (;;) {
+    if (j.stage === 'leaf') {
+      // Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started.
+      const exit = j.leaf === null ? null : readExitFile(state.paths.exit(j.leaf));
+      if (exit !== null && exit.status === 'exited' && exit.code === 0 && exitNewer(state, j.leaf as string, j.leaf_started)) {
+        j.stage = 'developed';
+      } else {
+        await restoreLeafStart(state, step, j.tree);
+        j.stage = 'ready';
+      }
+      state.saveJournal();
+    } else if (j.stage === 'ready') {
+      const name = developLeafName(phase, j.attempt);
+      await state.git(['add', '-A']);
+      j.tree = await state.git.out(['write-tree']);
+      j.leaf = name;
+      j.stage = 'leaf';
+      j.leaf_started = Date.now();
+      state.saveJournal();
+      await state.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
+      const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
+      const end = await launchAgentLeaf(state, name, 'developer', state.setup.agents.developer, developerPrompt(state.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
+      if (end.kind === 'retry') {
+        if (j.retried >= 1) throw new Bail(end.status, `The developer leaf ${name} was ${end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck'} twice (${end.status}): relaunched once already.`);
+        await state.say(`${name} was ${end.status}; relaunching it once from where it began`);
+        await restoreLeafStart(state, step, j.tree);
+        j.retried++;
+        j.stage = 'ready';
+      } else {
+        j.stage = 'developed';
+      }
+      state.saveJournal();
+    } else if (j.stage === 'developed') {
+      await collect(state, step, phase, j.phase_base as string);
+      j.stage = 'verifying';
+      state.saveJournal();
+    } else if (j.stage === 'verifying') {
+      const verdictWhere = where(`verify-${phase}`);
+      const end = await runVerification(state, step.title, phase, j.attempt, phase === 'refactor' ? j.phase_base as string : undefined, verdictWhere);
+      if (end.kind === 'retry') {
+        if (j.retried >= 1) throw new Bail(end.why.startsWith('killed-') ? end.why as 'killed-timeout' : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
+        await state.say(`verify-${phase}: ${end.why}; relaunching it once`);
+        j.retried++;
+      } else if (end.verdict === 'PASS') {
+        j.stage = 'passed';
+      } else {
+        if (j.attempt - 1 >= state.setup.revisions) {
+          throw new Bail('revision-budget', `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time${j.attempt === 1 ? '' : 's'}, and the revision budget (--revisions ${state.setup.revisions}) is spent. The verifier's last reason: ${end.reason}`);
+        }
+        // A rejected red is taken back (its tests stay staged), so history keeps one red commit per step.
+        if (phase === 'red') await state.git(['reset', '-q', '--soft', j.phase_base as string]);
+        j.attempt++;
+        j.reason = end.reason;
+        j.retried = 0;
+        j.stage = 'ready';
+      }
+      state.saveJournal();
+    } else {
+      await land(state, step, phase);
+      return;
+    }
+  }
+}
+
+// The journal for this phase: the recorded one when it is this step's and this phase's, else a fresh one
+// whose stage git decides (a red commit already made is verified, not developed again).
+async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
+  const j = state.journal;
+  if (j.step === step.title && j.phase === phase) return j;
+  const head = await state.head();
+  const redDone = phase === 'red' && (await state.headSubject()) === `red: ${step.title}`;
+  if (!redDone && (await dirtyPaths(state)).length > 0) {
+    throw new Bail('dirty-tree', `The working tree has changes this run did not make (${(await dirtyPaths(state)).slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`);
+  }
+  state.journal = freshJournal(j, state.testCmd, {
+    step: step.title, phase, stage: redDone ? 'verifying' : 'ready', phase_base: redDone ? await state.git.out(['rev-parse', 'HEAD~1']) : head,
+  });
+  state.saveJournal();
+  return state.journal;
+}
+
+function exitNewer(state: RunState, leaf: string, startedAt: number | undefined): boolean {
+  try {
+    return statSync(state.paths.exit(leaf)).mtimeMs >= (startedAt ?? Number.POSITIVE_INFINITY) - 1000;
+  } catch {
+    return false;
+  }
+}
+
+/** Uncommitted paths outside the state folder (tracked changes and untracked files not ignored). */
+export async function dirtyPaths(state: RunState): Promise<string[]> {
+  const status = await state.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']);
+  const stateRel = relative(state.root, state.paths.dir);
+  return status.stdout.split('\0').filter((e) => e.length > 3).map((e) => e.slice(3))
+    .filter((p) => stateRel.startsWith('..') || !(p === stateRel || p.startsWith(`${stateRel}/`)));
+}
+
+// Put the tree back where the leaf began: its partial work kept in an attempt ref, then the index tree of the start.
+async function restoreLeafStart(state: RunState, step: LedgerStep, tree: string | null): Promise<void> {
+  await undoStateEdits(state);
+  if ((await dirtyPaths(state)).length > 0) {
+    const { preserveAttempt } = await import('@leap/ledger');
+    const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
+    if (kept.ref !== null) await state.say(`the unfinished leaf's work is kept in ${kept.ref}`);
+  }
+  if (tree !== null && tree !== (await state.git.out(['rev-parse', 'HEAD^{tree}']))) {
+    await state.git(['read-tree', '-m', '-u', 'HEAD', tree]);
+  }
+}
+
+// A leaf's edits inside the state folder never count: tracked files go back to HEAD, new unignored ones go.
+async function undoStateEdits(state: RunState): Promise<string[]> {
+  const stateRel = relative(state.root, state.paths.dir);
+  if (stateRel.startsWith('..')) return [];
+  const changed = (await state.git(['diff', '--name-only', '-z', 'HEAD', '--', stateRel])).stdout.split('\0').filter((p) => p !== '');
+  const added = (await state.git(['ls-files', '-z', '--others', '--exclude-standard', '--', stateRel])).stdout.split('\0').filter((p) => p !== '');
+  const inHead = new Set((await state.git(['ls-tree', '-r', '-z', '--name-only', 'HEAD', '--', stateRel])).stdout.split('\0'));
+  const restore = changed.filter((p) => inHead.has(p));
+  if (restore.length > 0) await state.git(['checkout', '-q', 'HEAD', '--', ...restore]);
+  const remove = [...added, ...changed.filter((p) => !inHead.has(p))];
+  if (remove.length > 0) await state.git(['rm', '-q', '-f', '--cached', '--ignore-unmatch', '--', ...remove]);
+  const { rmSync } = await import('node:fs');
+  for (const p of remove) rmSync(`${state.root}/${p}`, { force: true });
+  const undone = [...restore, ...remove];
+  if (undone.length > 0) await state.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
+  return undone;
+}
+
+// After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone, all staged.
+async function collect(state: RunState, step: LedgerStep, phase: Phase, base: string): Promise<void> {
+  const ref = `refs/heads/${state.branch}`;
+  const on = (await state.git(['symbolic-ref', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
+  if (on !== ref) {
+    await state.git(['symbolic-ref', 'HEAD', ref]);
+    await state.say(`the leaf left the branch (${on || 'detached HEAD'}); back on ${state.branch}`);
+  }
+  if ((await state.head()) !== base) {
+    await state.git(['reset', '-q', '--soft', base]);
+    await state.say(`the leaf committed on its own; its commits are folded into the ${phase} commit`);
+  }
+  await undoStateEdits(state);
+  await state.git(['add', '-A']);
+  if (phase === 'red') {
+    await commitOrBail(state, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
+    await state.say(`red commit ${(await state.head()).slice(0, 12)}: red: ${step.title}`);
+  }
+}
+
+/** `git commit` with the message on stdin; a refusal (a hook, say) is the commit-refused bail. */
+export async function commitOrBail(state: RunState, args: string[], message: string): Promise<void> {
+  const done = await state.git(args, { input: `${message}\n`, allowFailure: true });
+  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${(done.stderr.trim() || done.stdout.trim()) || `exit ${done.code}`}`);
+}
+
+// The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
+async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<void> {
+  if (phase === 'red') {
+    state.journal = freshJournal(state.journal, state.testCmd, { step: step.title, phase: 'green', phase_base: await state.head() });
+    state.saveJournal();
+    return;
+  }
+  const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
+  const env = { ...state.setup.env, VERI_ISSUE: String(state.issue), VERI_STEP: step.title };
+  const options = { issue: state.issue, step: step.title, cwd: state.root, env, allowEmpty: true };
+  try {
+    if (phase === 'green') {
+      const done = await tick(options);
+      await state.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
+      return;
+    }
+    const remote = await tickCriterionWith(state, step, 'refactor');
+    const done = await clearRefactor(options);
+    await state.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
+    if (remote !== null) await remote();
+  } catch (error) {
+    if (error instanceof RefusedError) throw new Bail('commit-refused', `the ${phase} commit of "${step.title}" was refused: ${error.message}`);
+    throw error;
+  }
+}
+
+// Criterion K is ticked once its steps are done. With a tracker whose issue file is in the repository, the
+// tick is written and staged now, so it rides in the refactor commit; otherwise it is returned to run after.
+async function tickCriterionWith(state: RunState, step: LedgerStep, _phase: 'refactor'): Promise<(() => Promise<void>) | null> {
+  const k = step.criterion;
+  if (k === null) return null;
+  const others = state.readLedger().steps.filter((s) => s.criterion === k && s.title !== step.title);
+  if (others.some((s) => s.state !== 'done')) return null;
+  const tracker = state.setup.tracker;
+  const tickIt = async (): Promise<void> => {
+    const issue = await tracker.readIssue(state.issue);
+    const criterion = issue.criteria.find((c) => c.index === k);
+    if (criterion === undefined || criterion.checked) return;
+    await tracker.tickCriterion(state.issue, k);
+    state.event('tick', { action: 'tick-criterion', title: criterion.text, criterion: k }, step.title);
+    await state.say(`criterion ${k} ticked: ${criterion.text}`);
+  };
+  const file = tracker.issueFile?.(state.issue) ?? null;
+  const rel = file === null ? null : relative(state.root, file);
+  if (rel !== null && !rel.startsWith('..')) {
+    const ignored = (await state.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code === 0;
+    await tickIt();
+    if (!ignored) await state.git(['add', '--', rel]);
+    return null;
+  }
+  return tickIt;
+}

@@ -1,0 +1,69 @@
+// The plan (CONTRACT section 9): `--plan FILE`, or a planning leaf's answer, becomes the ledger,
+// committed as `plan: issue N`.
+import { existsSync } from 'node:fs';
+import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from '@leap/core';
+import { parsePlan } from '@leap/core/ledger';
+import { Bail } from './bail-causes.js';
+import type { RunState } from './conductor.js';
+import { launchAgentLeaf } from './launch.js';
+import { commitOrBail, dirtyPaths } from './phases.js';
+import { plannerPrompt } from './prompts.js';
+
+/** Why a plan does not cover the issue (a criterion without a step, a step naming no criterion of it), or null. */
+export function planCoverageProblem(plan: ParsedPlan, issue: TrackerIssue): string | null {
+  const count = issue.criteria.length;
+  const beyond = plan.steps.find((s) => s.criterion !== null && s.criterion > count);
+  if (beyond !== undefined) return `step ${JSON.stringify(beyond.title)} names criterion ${beyond.criterion}, but issue ${issue.number} has ${count} acceptance criteri${count === 1 ? 'on' : 'a'}`;
+  const missing = issue.criteria.filter((c) => !c.checked && !plan.steps.some((s) => s.criterion === c.index));
+  if (missing.length > 0) return `no step covers criteri${missing.length === 1 ? 'on' : 'a'} ${missing.map((c) => c.index).join(', ')} of issue ${issue.number} (end a step line with "(criterion K)")`;
+  return null;
+}
+
+/** Read and check `--plan FILE` before anything is touched: a UsageError or FileFormatError naming the file and line. */
+export function checkPlanFile(text: string, file: string, issue: TrackerIssue): ParsedPlan {
+  const plan = parsePlan(text, file);
+  const problem = planCoverageProblem(plan, issue);
+  if (problem !== null) throw new UsageError(`${file}: ${problem}`);
+  return plan;
+}
+
+/** Make the ledger when HEAD has none: the plan file's, or the planner's; then the `plan: issue N` commit. */
+export async function ensurePlan(state: RunState): Promise<void> {
+  const inHead = (await state.git(['cat-file', '-e', `HEAD:${state.ledgerRel}`], { allowFailure: true })).code === 0;
+  if (inHead) return;
+  let text: string;
+  let source: string;
+  const given = state.setup.planText;
+  if (given !== null) {
+    text = given.text;
+    source = given.file;
+  } else {
+    await state.say(`plan: the planner ${state.setup.agents.planner.name} turns issue ${state.issue}'s acceptance criteria into steps`);
+    const end = await launchAgentLeaf(state, 'plan', 'planner', state.setup.agents.planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    if (end.kind === 'retry') throw new Bail(end.status, `The planning leaf was ${end.status}.`);
+    text = end.result.answer?.text ?? '';
+    source = '<the planner\'s answer>';
+  }
+  let plan: ParsedPlan;
+  try {
+    plan = parsePlan(text, source);
+  } catch (error) {
+    if (error instanceof FileFormatError) throw new Bail('agent-failed', `The planner's answer is not a plan: ${error.message}`);
+    throw error;
+  }
+  const problem = planCoverageProblem(plan, state.setup.issueData);
+  if (problem !== null) throw new Bail('agent-failed', `The planner's plan does not cover the issue: ${problem}`);
+  const { initLedger, preserveAttempt } = await import('@leap/ledger');
+  await initLedger({ issue: state.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: state.root, env: state.setup.env });
+  // A planner only answers: whatever it changed in the tree is kept aside, not committed.
+  if ((await dirtyPaths(state)).length > 0) {
+    const kept = await preserveAttempt({ issue: state.issue, step: plan.steps[0]?.title ?? '', cwd: state.root, env: state.setup.env });
+    await state.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
+  }
+  const add = [state.ledgerRel];
+  const gitignore = `${state.paths.dir}/.gitignore`;
+  if (existsSync(gitignore) && (await state.git(['check-ignore', '-q', '--', gitignore], { allowFailure: true })).code !== 0) add.push(gitignore);
+  await state.git(['add', '--', ...add]);
+  await commitOrBail(state, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${state.issue}`);
+  await state.say(`plan commit ${(await state.head()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`);
+}

@@ -1,0 +1,63 @@
+// The developer's and the planner's prompts. The verifier's is @leap/verify's blind prompt, built from
+// the test, the issue's spec and the repository only: nothing here ever reaches it.
+import type { TrackerIssue } from '@leap/core';
+
+/** A phase of a step. */
+export type Phase = 'red' | 'green' | 'refactor';
+
+const TASKS: Record<Phase, string> = {
+  red: 'Write the failing test for this step, and nothing else: no implementation. The suite must fail because of your new test, and pass again with it set aside.',
+  green: 'Make the step\'s failing test pass with the smallest change to the code. Do not change any test file.',
+  refactor: 'Improve the code you wrote for this step (names, duplication, structure) without changing its behaviour. Do not change any test file; the suite must still pass.',
+};
+
+/** The prompt of a developer leaf: the issue, the step, the phase's task, and for a revision the verifier's reason. */
+export function developerPrompt(issue: TrackerIssue, step: string, phase: Phase, revision: { attempt: number; reason: string } | null): string {
+  const lines = [
+    `You are the developer of one phase of a test-first run on issue #${issue.number}: ${issue.title}`,
+    '',
+    '## The issue',
+    '',
+    issue.body.trim(),
+    '',
+    '## Your step',
+    '',
+    step,
+    '',
+    `## Your phase: ${phase}`,
+    '',
+    TASKS[phase],
+    '',
+    'The project\'s test command is in the VERI_TEST_CMD environment variable. Do not commit, and do not edit anything in the',
+    'state folder (.tdd/): the conductor commits your work, keeps the ledger and ticks the issue. An independent verifier',
+    'checks your work by running the tests itself.',
+  ];
+  if (revision !== null) {
+    lines.push('', `## Revision ${revision.attempt}`, '', 'The verifier rejected the previous attempt, for this reason:', '', revision.reason.trim(), '', 'Fix what it names; keep what was right.');
+  }
+  lines.push('', 'End with one short paragraph saying what you did.', '');
+  return lines.join('\n');
+}
+
+/** The planner's prompt: turn the issue's acceptance criteria into ledger steps, answered in the plan format. */
+export function plannerPrompt(issue: TrackerIssue): string {
+  const criteria = issue.criteria.map((c) => `${c.index}. ${c.text}${c.checked ? ' (already done)' : ''}`);
+  return [
+    `You plan a test-first run on issue #${issue.number}: ${issue.title}`,
+    '',
+    '## The issue',
+    '',
+    issue.body.trim(),
+    '',
+    '## Acceptance criteria',
+    '',
+    ...criteria,
+    '',
+    '## Your answer',
+    '',
+    'Split the work into small steps, each one Red -> Green -> Refactor cycle, each aligned with one criterion, covering',
+    'every criterion not already done. Answer with the plan only, as plain text: the first line is a short title; then one',
+    'step a line, an imperative title ending with "(criterion K)". Titles are unique and one line each. Do not edit files.',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,132 @@
+// The conductor's own files in the state folder: its journal, its lock, the .gitignore, the pinned
+// revision and the timeout file (CONTRACT section 2). None is committed but the .gitignore.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readFileIfExists, writeFileAtomic, type StatePaths } from '@leap/core';
+
+/** Where the run stands inside the step in flight, as the conductor last recorded it. */
+export interface RunJournal {
+  version: 1;
+  /** The conductor that wrote it (its leaves are orphans once it is gone). */
+  pid: number;
+  /** The branch the run started from (the draft pull request's base). */
+  base: string | null;
+  test_cmd: string;
+  step: string | null;
+  phase: 'red' | 'green' | 'refactor' | null;
+  attempt: number;
+  /** `ready`: the next leaf of the phase is due; `leaf`: a developer leaf is running; `developed`: it ended well; `verifying`; `passed`. */
+  stage: 'ready' | 'leaf' | 'developed' | 'verifying' | 'passed';
+  /** The running developer leaf and the index tree it started from (restored if it dies with its conductor). */
+  leaf: string | null;
+  tree: string | null;
+  /** When that leaf was launched (ms since the epoch): an exit file older than this is a previous launch's. */
+  leaf_started?: number;
+  /** HEAD when the phase began: the base of the refactor's verification, and where an agent's own commits are folded. */
+  phase_base: string | null;
+  /** The verifier's last REJECT reason, for the revision leaf. */
+  reason: string | null;
+  /** Killed leaves relaunched in this phase attempt (the retry budget is one). */
+  retried: number;
+}
+
+/** The journal's file: `issue-N-run.json`. */
+export const journalFile = (paths: StatePaths, issue: number): string => join(paths.dir, `issue-${issue}-run.json`);
+/** The conductor's lock: `issue-N-conductor.pid`. */
+export const conductorLockFile = (paths: StatePaths, issue: number): string => join(paths.dir, `issue-${issue}-conductor.pid`);
+
+/** Read the journal; a missing or unreadable one is none (the ledger and git decide then). */
+export function readJournal(paths: StatePaths, issue: number): RunJournal | null {
+  const text = readFileIfExists(journalFile(paths, issue));
+  if (text === null) return null;
+  try {
+    const data = JSON.parse(text) as RunJournal;
+    return data.version === 1 ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Write the journal atomically. */
+export function writeJournal(paths: StatePaths, issue: number, journal: RunJournal): void {
+  writeFileAtomic(journalFile(paths, issue), `${JSON.stringify(journal, null, 1)}\n`, { durable: false });
+}
+
+/** Remove the journal (the run is done, or a bail reset the step). */
+export function removeJournal(paths: StatePaths, issue: number): void {
+  rmSync(journalFile(paths, issue), { force: true });
+}
+
+/** The state folder's .gitignore (section 2): every runtime file ignored, ledgers and issue bodies tracked. */
+export const STATE_GITIGNORE = [
+  '# Runtime files of leap runs (events, pid, exit, out, err, stop, timeout, skill-commit, threads, pull requests).',
+  '# Ledgers (issue-N.md) and issue bodies (issues/N.md) stay tracked.',
+  '*',
+  '!.gitignore',
+  '!issue-*.md',
+  '!issues/',
+  'issues/*',
+  '!issues/*.md',
+  'issues/*.thread.md',
+  'issues/*.pr.md',
+  '',
+].join('\n');
+
+/** Create the state folder's .gitignore when it has none; true when it was written. */
+export function ensureStateGitignore(paths: StatePaths): boolean {
+  const file = join(paths.dir, '.gitignore');
+  if (existsSync(file)) return false;
+  mkdirSync(paths.dir, { recursive: true });
+  writeFileAtomic(file, STATE_GITIGNORE);
+  return true;
+}
+
+/** The toolchain's revision: the commit of the checkout it runs from, else its package version. */
+export function toolchainRevision(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 8; i++) {
+    const head = readFileIfExists(join(dir, '.git', 'HEAD'));
+    if (head !== null) return resolveHead(join(dir, '.git'), head.trim());
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return '@leap/conductor@0.1.0';
+}
+
+function resolveHead(gitDir: string, head: string): string {
+  if (!head.startsWith('ref: ')) return head;
+  const ref = head.slice(5);
+  const loose = readFileIfExists(join(gitDir, ref));
+  if (loose !== null) return loose.trim();
+  const packed = readFileIfExists(join(gitDir, 'packed-refs')) ?? '';
+  const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
+  return line?.split(' ')[0] ?? ref;
+}
+
+/** Pin the toolchain revision in `issue-N-skill-commit` (kept on resume; VERI_NEW_SKILL=1 takes the newer one). */
+export function pinSkillCommit(paths: StatePaths, issue: number, env: NodeJS.ProcessEnv): string {
+  const file = paths.skillCommit(issue);
+  const pinned = readFileIfExists(file)?.trim();
+  if (pinned !== undefined && pinned !== '' && env.VERI_NEW_SKILL !== '1') return pinned;
+  const revision = env.VERI_SKILL_COMMIT !== undefined && env.VERI_SKILL_COMMIT !== '' ? env.VERI_SKILL_COMMIT : toolchainRevision();
+  writeFileAtomic(file, `${revision}\n`);
+  return revision;
+}
+
+/** Write `issue-N-timeout` (900 s) when it does not exist; the user's file is kept. */
+export function ensureTimeoutFile(paths: StatePaths, issue: number): void {
+  const file = paths.timeout(issue);
+  if (!existsSync(file)) writeFileAtomic(file, '900\n');
+}
+
+/** A file's bytes, or null. */
+export function snapshot(file: string | null): Buffer | null {
+  if (file === null) return null;
+  try {
+    return readFileSync(file);
+  } catch {
+    return null;
+  }
+}

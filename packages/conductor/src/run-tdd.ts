@@ -1,0 +1,191 @@
+// `leap tdd run --issue N` as a function: check the input (nothing touched on bad input), take the run's
+// lock, then preflight, the branch, the plan and every step, ending done, bailed or stopped.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock,
+} from '@leap/core';
+import { Bail, Stopped } from './bail-causes.js';
+import { RunState, buildResult, endBailed, endStopped, freshJournal, stepInFlight, type ConductorSetup } from './conductor.js';
+import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
+import { runTestCommand } from './git.js';
+import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
+import { drivePhase, dirtyPaths } from './phases.js';
+import { checkPlanFile, ensurePlan } from './plan.js';
+import { missingAgent, resolveRunAgents } from './run-agents.js';
+import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
+import type { TddRunOptions, TddRunResult } from './types.js';
+
+/** Drive issue N end to end (see the README). Bad input throws a UsageError (exit 2) before anything is touched. */
+export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
+  const started = performance.now();
+  const setup = await checkInput(options);
+  const paths = statePaths(setup.stateDir);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(paths.dir, { recursive: true });
+  const lockFile = conductorLockFile(paths, setup.issue);
+  const before = readLockHolder(lockFile);
+  const lock = tryLock(lockFile, { issue: String(setup.issue) });
+  if (lock === null) throw new UsageError(`another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`);
+  setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
+  const state = new RunState(setup);
+  try {
+    return await conduct(state, started);
+  } finally {
+    lock.release();
+  }
+}
+
+async function conduct(state: RunState, started: number): Promise<TddRunResult> {
+  try {
+    await prepare(state);
+    await ensurePlan(state);
+    for (let index = 1; ; index++) {
+      const step = stepInFlight(state);
+      if (step === null) break;
+      const ledgerIndex = state.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
+      const fresh = step.state === 'todo' && state.journal.step !== step.title && (await state.headSubject()) !== `red: ${step.title}`;
+      if (fresh) {
+        await state.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
+        state.event('mark', { name: 'step-start', anchor: step.title }, step.title);
+      }
+      state.inFlight = step;
+      if (step.state === 'todo') {
+        await drivePhase(state, step, 'red', ledgerIndex);
+        await drivePhase(state, step, 'green', ledgerIndex);
+      }
+      await drivePhase(state, { ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
+      state.inFlight = null;
+      void index;
+    }
+    const pullRequest = await finish(state);
+    return buildResult(state, { code: 0, outcome: 'done', pullRequest }, started);
+  } catch (error) {
+    if (error instanceof Stopped) {
+      const stoppedAt = await endStopped(state, error);
+      return buildResult(state, { code: 3, outcome: 'stopped', stoppedAt }, started);
+    }
+    if (error instanceof Bail) {
+      const bail = await endBailed(state, error);
+      return buildResult(state, { code: 1, outcome: 'bailed', bail }, started);
+    }
+    throw error;
+  }
+}
+
+// Everything checked before anything is touched: the repository, the issue, its criteria, the plan file, the agents.
+async function checkInput(options: TddRunOptions): Promise<ConductorSetup> {
+  const env = options.env ?? process.env;
+  const issue = checkIssue(options.issue, '--issue');
+  const root = findRepoRoot(resolve(options.cwd));
+  if (root === null) throw new UsageError(`${options.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
+  const revisions = options.revisions ?? 2;
+  if (!Number.isSafeInteger(revisions) || revisions < 0) throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(revisions)}`);
+  if (options.maxCost !== undefined && !(Number.isFinite(options.maxCost) && options.maxCost >= 0)) {
+    throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(options.maxCost)}`);
+  }
+  const stateDir = resolveStateDir(env, root);
+  const agents = resolveRunAgents(options, env);
+  let tracker = options.tracker;
+  if (tracker === undefined) {
+    const { createLocalTracker } = await import('@leap/tracker-local');
+    tracker = createLocalTracker({ stateDir, cwd: root, env });
+  }
+  const issueData = await tracker.readIssue(issue);
+  if (issueData.criteria.length === 0) {
+    throw new UsageError(`issue ${issue} has no acceptance criteria: expected a "## Acceptance criteria" section with one item a criterion (- [ ] ...), so each step has a criterion to meet`);
+  }
+  let planText: ConductorSetup['planText'] = null;
+  if (options.planFile !== undefined) {
+    const file = resolve(options.cwd, options.planFile);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (cause) {
+      throw new UsageError(`cannot read the plan file ${file}: ${(cause as Error).message}`, { cause });
+    }
+    checkPlanFile(text, file, issueData);
+    planText = { text, file };
+  }
+  return {
+    root, issue, stateDir, env, tracker, issueData, agents, revisions, maxCost: options.maxCost, testCmd: options.testCmd,
+    planText, progress: options.progress ?? (() => {}), deadConductor: null,
+  };
+}
+
+// Preflight (first run) or resume: orphans ended, interrupted ticks finished, the branch checked out, the test command known.
+async function prepare(state: RunState): Promise<void> {
+  const { setup, paths } = state;
+  await state.initGit();
+  if (setup.deadConductor !== null) {
+    const orphans = findOrphanLeaves(paths.dir, setup.deadConductor);
+    const killed = await endOrphanLeaves(orphans);
+    if (orphans.length > 0) setup.progress(`resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`);
+    // Its git commands may have left the index lock; nothing else runs git here while the conductor holds the run.
+    const indexLock = join(state.root, '.git', 'index.lock');
+    if (existsSync(indexLock)) rmSync(indexLock, { force: true });
+    await state.git(['worktree', 'prune'], { allowFailure: true });
+  }
+  const { recoverLedger } = await import('@leap/ledger');
+  await recoverLedger(paths.dir, { env: setup.env });
+  const current = (await state.git(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
+  const exists = (await state.git(['rev-parse', '--verify', '-q', `refs/heads/${state.branch}`], { allowFailure: true })).code === 0;
+  const journal = readJournal(paths, state.issue);
+  const choice = chooseTestCommand(state.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
+  if (!exists || current !== state.branch) {
+    const dirty = await dirtyPaths(state);
+    if (dirty.length > 0) {
+      throw new Bail('dirty-tree', `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): the run commits everything it stages, so it starts only from a clean tree. Commit or stash these changes, then run again.`);
+    }
+  }
+  if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, state.issue));
+  const roles = [['developer', setup.agents.developer], ['verifier', setup.agents.verifier]] as const;
+  const planned = setup.planText !== null || (await state.git(['cat-file', '-e', `HEAD:${state.ledgerRel}`], { allowFailure: true })).code === 0;
+  for (const [role, chosen] of planned ? roles : [...roles, ['planner', setup.agents.planner] as const]) {
+    const missing = missingAgent(role, chosen, state.root, setup.env);
+    if (missing !== null) throw new Bail('agent-missing', missing);
+  }
+  state.testCmd = choice.command;
+  state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
+  ensureTimeoutFile(paths, state.issue);
+  if (!exists) {
+    const baseline = await runTestCommand(state.testCmd, state.root, { ...setup.env, VERI_TEST_CMD: state.testCmd });
+    if (baseline.code !== 0) {
+      const tail = `${baseline.stdout}${baseline.stderr}`.trim().split('\n').slice(-8).join('\n');
+      throw new Bail('baseline-red', `The test suite fails before any change (\`${state.testCmd}\` exited ${baseline.code}), so a red test could not be told from a broken build. Make it pass on ${current || 'HEAD'} first. Its last lines:\n${tail}`);
+    }
+    ensureStateGitignore(paths);
+    state.startHead = await state.head();
+    await state.git(['checkout', '-q', '-b', state.branch]);
+    state.journal = freshJournal(null, state.testCmd, { base: current === '' ? null : current });
+    state.saveJournal();
+    await state.say(`issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; developer ${setup.agents.developer.name}, verifier ${setup.agents.verifier.name}`);
+    return;
+  }
+  if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
+  state.startHead = await state.head();
+  state.journal = journal ?? freshJournal(null, state.testCmd);
+  state.journal.pid = process.pid;
+  state.journal.test_cmd = state.testCmd;
+  state.saveJournal();
+  await state.say(`issue ${state.issue}: resuming on ${state.branch} at ${state.startHead.slice(0, 12)}`);
+}
+
+// Every step done: the criteria a remote tracker still shows open, then the draft pull request.
+async function finish(state: RunState): Promise<{ url: string }> {
+  const { setup } = state;
+  const ledger = state.readLedger();
+  const base = state.journal.base ?? undefined;
+  const body = [
+    `Resolves issue #${state.issue}: ${setup.issueData.title}`,
+    '',
+    ...ledger.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`),
+    '',
+    `Every step went red, green and refactor, each verified blind by ${setup.agents.verifier.name}; the ledger is ${state.ledgerRel}.`,
+  ].join('\n');
+  const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${state.issue})`, body, branch: state.branch, base, issue: state.issue });
+  removeJournal(state.paths, state.issue);
+  await state.say(`done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${state.issue}, every criterion ticked; draft pull request ${pr.url}`);
+  return pr;
+}
+

@@ -1,0 +1,158 @@
+// `leap tdd status`: where a run stands, read from the ledger, the conductor's journal, the leaves' pid and
+// exit files, the tail of the event log and the stop file. Light on purpose: node built-ins and @leap/core only.
+import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isProcessAlive, parseKeyValues, readFileIfExists, readStopRequest, resolveStateDir, statePaths } from '@leap/core';
+import { parseLedger } from '@leap/core/ledger';
+
+/** One issue's run, as `leap tdd status --json` prints it. */
+export interface TddStatus {
+  issue: number;
+  steps: { title: string; state: 'todo' | 'refactor-pending' | 'done' }[];
+  done: number;
+  /** The step in flight and where in it the conductor last recorded the run. */
+  current: { index: number; step: string; phase: string | null; attempt: number | null; stage: string | null } | null;
+  /** The conductor holding the run, when one does and is alive. */
+  conductor: { pid: number } | null;
+  /** Leaves running now (their supervisor alive, no exit file yet). */
+  running: { leaf: string; pid: number; elapsedMs: number }[];
+  lastVerdict: { step: string | null; phase: string; verdict: string; reason: string } | null;
+  /** The pending stop request: its mode, `unreadable`, or null. */
+  stop: string | null;
+}
+
+const TAIL_BYTES = 256 * 1024;
+
+/** The status of issue `issue`, or of every issue with a ledger in the state folder. */
+export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; issue?: number }): TddStatus[] {
+  const paths = statePaths(resolveStateDir(options.env, options.cwd));
+  let issues: number[];
+  if (options.issue !== undefined) {
+    issues = [options.issue];
+  } else {
+    let names: string[] = [];
+    try {
+      names = readdirSync(paths.dir);
+    } catch {
+      // No state folder: no runs.
+    }
+    issues = names.map((n) => /^issue-([1-9][0-9]*)\.md$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number).sort((a, b) => a - b);
+  }
+  const stopRequest = readStopRequest(paths.stop);
+  const stop = stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
+  const running = runningLeaves(paths.dir);
+  const verdicts = tailVerdicts(paths.events);
+  return issues.map((issue) => {
+    const text = readFileIfExists(paths.ledger(issue));
+    const steps = text === null ? [] : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
+    const inFlight = steps.findIndex((s) => s.state === 'refactor-pending') >= 0 ? steps.findIndex((s) => s.state === 'refactor-pending') : steps.findIndex((s) => s.state === 'todo');
+    const journal = readJournalLight(join(paths.dir, `issue-${issue}-run.json`));
+    const holder = readFileIfExists(join(paths.dir, `issue-${issue}-conductor.pid`));
+    const who = holder === null ? null : parseKeyValues(holder);
+    const pid = who === null ? Number.NaN : Number(who.first.trim());
+    const alive = who !== null && Number.isInteger(pid) && isProcessAlive({ pid, starttime: who.values.starttime, bootId: who.values.boot_id });
+    const step = inFlight >= 0 ? steps[inFlight] : undefined;
+    const aligned = journal !== null && step !== undefined && journal.step === step.title;
+    return {
+      issue, steps, done: steps.filter((s) => s.state === 'done').length,
+      current: step === undefined ? null : {
+        index: inFlight + 1, step: step.title, phase: aligned ? journal.phase : null, attempt: aligned ? journal.attempt : null, stage: aligned ? journal.stage : null,
+      },
+      conductor: alive ? { pid } : null,
+      running: running.filter((r) => r.issue === null || r.issue === issue).map(({ leaf, pid: p, elapsedMs }) => ({ leaf, pid: p, elapsedMs })),
+      lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
+      stop,
+    };
+  });
+}
+
+function readJournalLight(file: string): { step: string | null; phase: string | null; attempt: number; stage: string } | null {
+  const text = readFileIfExists(file);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as { step: string | null; phase: string | null; attempt: number; stage: string };
+  } catch {
+    return null;
+  }
+}
+
+function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: number; issue: number | null }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: { leaf: string; pid: number; elapsedMs: number; issue: number | null }[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.pid') || name.startsWith('issue-')) continue;
+    const leaf = name.slice(0, -4);
+    if (names.includes(`${leaf}.exit`)) continue;
+    const text = readFileIfExists(join(dir, name));
+    if (text === null || text === '') continue;
+    const { first, values } = parseKeyValues(text);
+    const pid = Number(first.trim());
+    if (!Number.isInteger(pid) || !isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id })) continue;
+    let since = Date.now();
+    try {
+      since = statSync(join(dir, name)).mtimeMs;
+    } catch {
+      continue;
+    }
+    out.push({ leaf, pid: values.leaf === undefined ? pid : Number(values.leaf), elapsedMs: Math.max(0, Math.round(Date.now() - since)), issue: null });
+  }
+  return out;
+}
+
+// The verdict events in the last 256 KiB of the log.
+function tailVerdicts(file: string): { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[] {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return [];
+  }
+  let text: string;
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - TAIL_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    readSync(fd, buffer, 0, buffer.length, start);
+    text = buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  const found: { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"event":"verdict"')) continue;
+    try {
+      const e = JSON.parse(line) as { issue: number | null; step: string | null; phase: string; verdict: string; reason: string };
+      found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
+    } catch {
+      // A torn or partial first line.
+    }
+  }
+  return found;
+}
+
+function seconds(ms: number): string {
+  return ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The human form: one block per issue. */
+export function formatTddStatus(statuses: readonly TddStatus[]): string {
+  if (statuses.length === 0) return 'no runs: no ledger in the state folder (start one with leap tdd run --issue N)\n';
+  const blocks = statuses.map((s) => {
+    const lines: string[] = [];
+    const c = s.current;
+    if (s.steps.length === 0) lines.push(`issue ${s.issue}: no ledger yet`);
+    else if (c === null) lines.push(`issue ${s.issue}: done, ${s.done}/${s.steps.length} steps`);
+    else lines.push(`issue ${s.issue}: step ${c.index}/${s.steps.length} ${JSON.stringify(c.step)}${c.phase === null ? '' : `, ${c.phase} attempt ${c.attempt} (${c.stage})`}; ${s.done} done`);
+    lines.push(`  conductor: ${s.conductor === null ? 'not running' : `running, pid ${s.conductor.pid}`}`);
+    for (const r of s.running) lines.push(`  running: ${r.leaf} (pid ${r.pid}) for ${seconds(r.elapsedMs)}`);
+    if (s.lastVerdict !== null) lines.push(`  last verdict: ${s.lastVerdict.phase} ${s.lastVerdict.verdict}: ${s.lastVerdict.reason.split('\n')[0]}`);
+    if (s.stop !== null) lines.push(`  stop pending: ${s.stop}`);
+    return lines.join('\n');
+  });
+  return `${blocks.join('\n')}\n`;
+}
