@@ -1,0 +1,132 @@
+// One round in a ball's checkout, in the order of trust: the builder, then the engine alone runs the proof,
+// lists the changed paths, hashes the candidate, keeps or reverts it against the champion, convenes the
+// jury, runs the proof again and re-hashes. Any runner calls this in its own checkout.
+import type { AgentPlugin, AgentUsage } from '@leap/core';
+import { showValue } from '@leap/core';
+import { checkFileMap } from '../definition/index.js';
+import { commitStaged, hashCandidate, presentScopeFiles, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { keepOrRevert } from './keep-or-revert.js';
+import { proofPassed, runProof } from './proof.js';
+import type { JurySummary } from './records.js';
+import type { RoundRequest, RoundResult } from './round-types.js';
+
+/** Where the round runs and where its leaves' files go. */
+export interface RoundPlace {
+  /** The ball's checkout, at `request.commit`. */
+  dir: string;
+  /** The main repository's state folder: every leaf's pid, exit, out, err and events. */
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Build and score one round; never throws for what a builder, a proof or a reviewer did. */
+export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Promise<RoundResult> {
+  const { dir } = place;
+  const ball = request.spec;
+  const { loadAgentRegistry, resolveAgent, withVendorFamily, runAgentLeaf } = await import('@leap/verify');
+  const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
+  const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
+  const leaf = `build-${ball.id}-${request.round}`;
+  const result: RoundResult = {
+    receipt: null, reason: '', candidate: null, commit: null, proof: null, changed: [], champion: request.champion,
+    jury: null, reproof: null, builder: { agent: agent.name, family: agent.family, leaf, status: null }, leaves: [],
+  };
+  const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
+    if (undo) {
+      await undoTo(dir, request.commit);
+      result.commit = null;
+    }
+    return Object.assign(result, { receipt, reason });
+  };
+  const proofEnv = { ...place.env, LEAP_SLICE: request.slice, LEAP_BALL: ball.id, LEAP_ROUND: String(request.round) };
+
+  if (request.checkMap) {
+    const map = checkFileMap({ root: dir, slice: request.definition, ball: ball.id, passed: new Set(request.passed) });
+    if (map.receipt !== 1) return end(map.receipt, `file map: ${map.reasons.join('; ')}`, false);
+  }
+  if (result.champion === null) {
+    const { tail: _tail, ...champion } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
+    result.champion = champion;
+    // A proof that wrote files at the start would be counted as the builder's change: undo it.
+    await undoTo(dir, request.commit);
+  }
+
+  const built = await runAgentLeaf({
+    name: leaf, agent, prompt: request.prompt, options: { role: 'builder', cwd: dir },
+    stateDir: place.stateDir, env: proofEnv,
+  });
+  result.builder.status = built.status;
+  result.leaves.push({ leaf, usage: usageOf(built) });
+  if (built.status === 'failed-start') return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
+  if (built.status === 'killed-signal') return end(0, 'the builder was interrupted (the engine was asked to stop)', true);
+
+  const before = await hashCandidate(dir, ball);
+  const { tail, ...proof } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
+  result.proof = proof;
+  const changed = await stageChanges(dir, request.commit);
+  result.changed = changed;
+  const scope = new Set(scopePaths(ball));
+  const outside = changed.filter((p) => !scope.has(p));
+  if (outside.length > 0) return end(-1, `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`, true);
+  result.candidate = await hashCandidate(dir, ball);
+  if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
+  if (!proofPassed(proof, ball.proof)) {
+    const why = proof.note ?? `the proof exited ${proof.code}`;
+    const tailLine = tail.trim().split('\n').slice(-3).join(' | ');
+    // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
+    if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
+    return end(null, `${why}${tailLine === '' ? '' : `: ${tailLine.slice(0, 500)}`}`, false);
+  }
+  const decision = keepOrRevert(ball.proof, result.champion as NonNullable<typeof result.champion>, proof);
+  if (!decision.keep) return end(null, `${decision.reason}; the candidate is reverted`, true);
+
+  const jury = await judge(place, request, agent, result);
+  result.jury = jury;
+  if (jury.value === -1) return end(-1, `the jury refused: ${jury.reason}; this ball's changes are undone`, true);
+  if (jury.candidate !== result.candidate) return end(-1, `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${result.candidate.slice(0, 12)}`, true);
+  if (jury.value === 0) {
+    result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} candidate ${result.candidate} (held by the jury)`);
+    return end(0, `the jury held: ${jury.reason}`, false);
+  }
+
+  const again = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
+  const after = await hashCandidate(dir, ball);
+  const dirty = await unstagedChanges(dir);
+  result.reproof = { code: again.code, candidate: after };
+  if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
+  if (dirty.length > 0) return end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
+  if (!proofPassed(again, ball.proof)) return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
+  result.commit = await commitStaged(dir, `leap: ${ball.id} candidate ${result.candidate}`);
+  return end(1, `passed: ${decision.reason}; ${jury.reason}; the proof passed again with the same candidate`, false);
+}
+
+// The ball's blind jury, in process, on the scope files present, the tests among them named as tests.
+async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugin, result: RoundResult): Promise<JurySummary> {
+  const { conveneJury, isTestFile } = await import('@leap/verify');
+  const ball = request.spec;
+  const present = presentScopeFiles(place.dir, ball);
+  const tests = present.filter((p) => isTestFile(p));
+  const files = present.filter((p) => !isTestFile(p));
+  try {
+    const jury = await conveneJury({
+      builderFamily: agent.name, reviewers: request.reviewers, alternates: request.alternates,
+      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.\n${ball.spec}`,
+      files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
+      cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
+      builderName: agent.name,
+    });
+    for (const seat of jury.seats) result.leaves.push({ leaf: seat.leaf, usage: null });
+    return {
+      value: jury.value, reason: jury.reason, candidate: jury.candidate, refused: jury.refused,
+      seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
+    };
+  } catch (error) {
+    // A leaking envelope (the ball's text names the builder) or an unreadable candidate: no verdict, a hold.
+    return { value: 0, reason: `no jury: ${(error as Error).message}`, candidate: result.candidate as string, seats: [], refused: [] };
+  }
+}
+
+// What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.
+function usageOf(leaf: { answer: { usage?: AgentUsage } | null }): AgentUsage | null {
+  return (leaf as { usage?: AgentUsage | null }).usage ?? leaf.answer?.usage ?? null;
+}

@@ -1,0 +1,58 @@
+// What the engine reads in a ball's checkout: the candidate, what changed since the round's start, undo.
+import { statSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import type { Ball } from '../definition/slice-schema.js';
+import { git } from './git.js';
+
+/** A scope path as git names it: slash-separated, no `./`, no doubled slashes. */
+export function normalScopePath(path: string): string {
+  return posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
+}
+
+/** The ball's scope paths, normalised. */
+export function scopePaths(ball: Ball): string[] {
+  return ball.scope.map((s) => normalScopePath(s.path));
+}
+
+/** The scope files present in `dir` (a deleted or not yet created file is not part of the candidate). */
+export function presentScopeFiles(dir: string, ball: Ball): string[] {
+  return scopePaths(ball).filter((p) => {
+    try {
+      return statSync(join(dir, p)).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The candidate hash of the ball in `dir`: @leap/verify's, over the scope files present, so the jury's is the same. */
+export async function hashCandidate(dir: string, ball: Ball): Promise<string> {
+  const { candidateHash, readCandidate } = await import('@leap/verify');
+  const files = presentScopeFiles(dir, ball);
+  return candidateHash(files.length === 0 ? [] : readCandidate(dir, files, []));
+}
+
+/** Stage everything and list the paths that differ from `start` (the builder's own commits included). */
+export async function stageChanges(dir: string, start: string): Promise<string[]> {
+  await git(dir, ['add', '-A']);
+  const out = await git(dir, ['diff', '--cached', '--name-only', '--no-renames', '-z', start]);
+  return out.split('\0').filter((p) => p !== '');
+}
+
+/** Whether anything in `dir` differs from what is staged (a proof that wrote files). */
+export async function unstagedChanges(dir: string): Promise<string[]> {
+  const out = await git(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  return out.split('\0').filter((p) => p.length > 3 && p[1] !== ' ').map((p) => p.slice(3));
+}
+
+/** Commit what is staged on the checkout's branch; its sha. */
+export async function commitStaged(dir: string, message: string): Promise<string> {
+  await git(dir, ['commit', '-q', '--no-verify', '--allow-empty', '-m', message]);
+  return (await git(dir, ['rev-parse', 'HEAD'])).trim();
+}
+
+/** Undo everything since `start` in the ball's own checkout: its branch back to `start`, its new files gone. */
+export async function undoTo(dir: string, start: string): Promise<void> {
+  await git(dir, ['reset', '-q', '--hard', start]);
+  await git(dir, ['clean', '-q', '-fd']);
+}

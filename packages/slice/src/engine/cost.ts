@@ -1,0 +1,51 @@
+// --max-cost: what the run's agent leaves cost, from the `usage` events of the log (else what the leaf
+// result said), checked after every round; past the limit the engine holds the balls not yet done.
+import type { AgentUsage } from '@leap/core';
+import { readFileIfExists, statePaths } from '@leap/core';
+
+/** Adds up what the run's leaves cost. */
+export class CostMeter {
+  private readonly leaves = new Map<string, AgentUsage | null>();
+  private readonly events: string;
+  private readonly since: number;
+  readonly limit: number | undefined;
+
+  constructor(stateDir: string, since: number, limit: number | undefined) {
+    this.events = statePaths(stateDir).events;
+    this.since = since;
+    this.limit = limit;
+  }
+
+  /** Count these leaves (their usage as the leaf result gave it, null when it did not). */
+  ran(leaves: { leaf: string; usage: AgentUsage | null }[]): void {
+    for (const l of leaves) this.leaves.set(l.leaf, l.usage ?? this.leaves.get(l.leaf) ?? null);
+  }
+
+  /** Dollars per leaf: the last `usage` event of the leaf since the run started, else its result's usage. */
+  tally(): { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] } {
+    const fromLog = new Map<string, number | null>();
+    if (this.leaves.size > 0) {
+      for (const line of (readFileIfExists(this.events) ?? '').split('\n')) {
+        if (!line.includes('"usage"')) continue;
+        try {
+          const e = JSON.parse(line) as { event?: string; leaf?: string; ts?: string; cost_usd?: number | null };
+          if (e.event === 'usage' && typeof e.leaf === 'string' && this.leaves.has(e.leaf) && Date.parse(e.ts ?? '') >= this.since - 1) fromLog.set(e.leaf, e.cost_usd ?? null);
+        } catch { /* a torn line */ }
+      }
+    }
+    const leaves = [...this.leaves].map(([leaf, usage]) => ({ leaf, usd: fromLog.has(leaf) ? fromLog.get(leaf) ?? null : usage?.cost_usd ?? null }));
+    return { usd: leaves.reduce((sum, l) => sum + (l.usd ?? 0), 0), unknown: leaves.filter((l) => l.usd === null).length, leaves };
+  }
+
+  /** Whether the run has spent more than its limit. */
+  over(): boolean {
+    return this.limit !== undefined && this.leaves.size > 0 && this.tally().usd > this.limit;
+  }
+
+  /** Why the balls not yet done are held, with what was spent and on what. */
+  reason(): string {
+    const t = this.tally();
+    const top = t.leaves.filter((l) => l.usd !== null && l.usd > 0).sort((a, b) => (b.usd as number) - (a.usd as number)).slice(0, 5);
+    return `the cost budget is spent: $${t.usd.toFixed(4)} of --max-cost $${this.limit} (${top.map((l) => `${l.leaf} $${(l.usd as number).toFixed(4)}`).join(', ') || 'no leaf reported a cost'})`;
+  }
+}

@@ -1,0 +1,17 @@
+// The engine's events (CONTRACT section 5): ball, round, receipt and merge, each with the slice and ball ids.
+import { appendEvent, createEvent, readEventContext, statePaths, type EventContext } from '@leap/core';
+import type { EventKind, EventOf } from '@leap/core';
+
+type Fields<K extends EventKind> = Omit<EventOf<K>, 'ts' | 'event' | 'issue' | 'step' | 'skill_commit'>;
+
+/** A writer of the engine's events into the main repository's state folder. */
+export interface EngineLog {
+  emit<K extends 'ball' | 'round' | 'receipt' | 'merge'>(kind: K, fields: Fields<K>): void;
+}
+
+/** Open the engine's log: events go to `stateDir/events.jsonl`, with the run's issue, step and skill commit. */
+export function engineLog(stateDir: string, env: NodeJS.ProcessEnv): EngineLog {
+  const context: EventContext = readEventContext(stateDir, env);
+  const file = statePaths(stateDir).events;
+  return { emit: (kind, fields) => appendEvent(file, createEvent(kind, fields as never, context)) };
+}

@@ -1,0 +1,66 @@
+// Git for the engine, through simple-git (loaded on first use, so no fast path pays for it).
+import type { SimpleGit } from 'simple-git';
+import { LeapError } from '@leap/core';
+
+const clients = new Map<string, Promise<SimpleGit>>();
+
+// One client per folder; simple-git queues each client's commands, so allow as many at once as a run has balls.
+function client(dir: string): Promise<SimpleGit> {
+  let made = clients.get(dir);
+  if (made === undefined) {
+    made = import('simple-git').then(({ simpleGit }) => simpleGit({
+      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false,
+      // Any non-zero exit is a failure, with or without words on stderr (`merge-base --is-ancestor` says none).
+      errors: (error, result) => error ?? (result.exitCode === 0 ? undefined : new Error(Buffer.concat(result.stdErr).toString('utf8').trim() || `exit code ${result.exitCode}`)),
+    }));
+    clients.set(dir, made);
+  }
+  return made;
+}
+
+/** Run `git ARGS` in `dir`; its stdout, or a LeapError naming the command and what git said. */
+export async function git(dir: string, args: string[]): Promise<string> {
+  const g = await client(dir);
+  try {
+    return await g.raw(args);
+  } catch (cause) {
+    throw new LeapError(`git ${args.join(' ')} (in ${dir}) failed: ${String((cause as Error).message).trim()}`, { cause, exitCode: 2 });
+  }
+}
+
+/** `git ARGS`, or null when git fails (a ref that does not exist). */
+export async function tryGit(dir: string, args: string[]): Promise<string | null> {
+  try {
+    return await git(dir, args);
+  } catch {
+    return null;
+  }
+}
+
+/** Forget the client of a folder that is gone (a removed worktree). */
+export function forgetGit(dir: string): void {
+  clients.delete(dir);
+}
+
+/** The full sha of a commit-ish, or null when it does not name a commit. */
+export async function resolveCommit(dir: string, rev: string): Promise<string | null> {
+  if (rev.startsWith('-')) return null;
+  const out = await tryGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+  return out === null || out.trim() === '' ? null : out.trim();
+}
+
+/** Whether `ancestor` is `descendant` or one of its ancestors. */
+export async function isAncestor(dir: string, ancestor: string, descendant: string): Promise<boolean> {
+  return (await tryGit(dir, ['merge-base', '--is-ancestor', ancestor, descendant])) !== null;
+}
+
+/**
+ * Merge commits without a checkout (`git merge-tree --write-tree`, then `commit-tree`): the merge of
+ * `ours` and `theirs`, or null on a conflict. Balls' scopes are disjoint, so conflicts mean a broken slice.
+ */
+export async function mergeCommits(dir: string, ours: string, theirs: string, message: string): Promise<string | null> {
+  const tree = await tryGit(dir, ['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
+  if (tree === null) return null;
+  const sha = tree.split('\n')[0]?.trim() ?? '';
+  return (await git(dir, ['commit-tree', sha, '-p', ours, '-p', theirs, '-m', message])).trim();
+}

@@ -1,0 +1,85 @@
+// The integrator: passed balls merged onto leap/SLICE/spine one at a time, in dependency order, each ball's
+// files checked byte for byte after its merge; then the aggregate jury on the whole change.
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Ball, Slice } from '../definition/slice-schema.js';
+import { presentScopeFiles, scopePaths } from './checkout.js';
+import { forgetGit, git, isAncestor, mergeCommits, resolveCommit } from './git.js';
+import type { JurySummary, SlicePaths } from './records.js';
+
+/** How a merge went: the spine's new commit, or why the ball could not land. */
+export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
+
+/** The spine branch of a slice. */
+export const spineBranch = (slice: string) => `leap/${slice}/spine`;
+
+/** Make the spine branch off `base` when it does not exist yet. */
+export async function ensureSpine(repo: string, slice: string, base: string): Promise<string> {
+  const ref = `refs/heads/${spineBranch(slice)}`;
+  const tip = await resolveCommit(repo, ref);
+  if (tip !== null) return tip;
+  await git(repo, ['update-ref', ref, base, '']);
+  return base;
+}
+
+/** Merge one passed ball's commit onto the spine (no checkout), then check its files arrived byte for byte. */
+export async function mergeBall(repo: string, slice: string, ball: Ball, commit: string): Promise<MergeOutcome> {
+  const ref = `refs/heads/${spineBranch(slice)}`;
+  const tip = await resolveCommit(repo, ref);
+  if (tip === null) return { ok: false, reason: `the spine ${spineBranch(slice)} does not exist` };
+  if (await isAncestor(repo, commit, tip)) return { ok: true, commit: tip, already: true };
+  const merged = await mergeCommits(repo, tip, commit, `leap: merge ${ball.id} onto the spine of ${slice}`);
+  if (merged === null) return { ok: false, reason: `merging ${ball.id} onto ${spineBranch(slice)} conflicts` };
+  const differ = (await git(repo, ['diff', '--name-only', '-z', merged, commit, '--', ...scopePaths(ball)])).split('\0').filter((p) => p !== '');
+  if (differ.length > 0) return { ok: false, reason: `after the merge, ${differ.join(', ')} differ from the ball's candidate: a merge must not drop a lane's bytes` };
+  // Compare-and-swap: the spine moves only from the tip this merge was made on.
+  await git(repo, ['update-ref', ref, merged, tip]);
+  return { ok: true, commit: merged, already: false };
+}
+
+/** What the aggregate jury needs. */
+export interface AggregateInput {
+  repo: string;
+  paths: SlicePaths;
+  slice: Slice;
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+  builder: string;
+  reviewers: string[];
+  alternates: string[];
+  agentsFile: string | null;
+}
+
+/** The aggregate jury on the spine, in a worktree of the spine branch removed whatever the end. */
+export async function aggregateJury(input: AggregateInput): Promise<JurySummary & { leaves: string[] }> {
+  const { conveneJury, isTestFile } = await import('@leap/verify');
+  const dir = input.paths.worktree('spine');
+  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dirname(dir), { recursive: true });
+  await git(input.repo, ['worktree', 'add', '-q', dir, spineBranch(input.slice.id)]);
+  try {
+    const present = input.slice.balls.flatMap((b) => presentScopeFiles(dir, b));
+    const tests = present.filter((p) => isTestFile(p));
+    const files = present.filter((p) => !isTestFile(p));
+    const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
+    try {
+      const jury = await conveneJury({
+        builderFamily: input.builder, reviewers: input.reviewers, alternates: input.alternates,
+        intent: `slice ${input.slice.id}: every ball's goal, merged on one spine`,
+        criteria: `Every goal holds together, and the balls' changes fit:\n${goals}`,
+        files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
+        cwd: dir, env: { ...input.env, VERI_STATE_DIR: input.stateDir }, agentsFile: input.agentsFile ?? undefined,
+        builderName: input.builder,
+      });
+      return {
+        value: jury.value, reason: jury.reason, candidate: jury.candidate, refused: jury.refused, leaves: jury.seats.map((s) => s.leaf),
+        seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
+      };
+    } catch (error) {
+      return { value: 0, reason: `no aggregate jury: ${(error as Error).message}`, candidate: '', seats: [], refused: [], leaves: [] };
+    }
+  } finally {
+    forgetGit(dir);
+    await git(input.repo, ['worktree', 'remove', '--force', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+  }
+}

@@ -1,0 +1,32 @@
+// Keep-or-revert (blind-eval): the candidate must strictly beat the champion, the proof at the ball's start.
+import type { Proof } from '../definition/slice-schema.js';
+import type { ProofRun } from './records.js';
+import { proofPassed } from './proof.js';
+
+/** The decision and why, for the round's record. */
+export interface KeepDecision {
+  keep: boolean;
+  reason: string;
+}
+
+/**
+ * A champion whose proof fails is beaten by any candidate whose proof passes. Otherwise the declared
+ * metric decides, fields in order, the first that differs deciding: a regression loses, and so does
+ * a tie on every field (no uplift). A proof that already passes at the start, with no metric to
+ * improve, leaves nothing to prove: a tie, lost.
+ */
+export function keepOrRevert(proof: Proof, champion: ProofRun, candidate: ProofRun): KeepDecision {
+  if (!proofPassed(champion, proof)) return { keep: true, reason: `beats the champion: the proof fails at the start (exit ${champion.code}) and passes now` };
+  const fields = proof.metric ?? [];
+  if (fields.length === 0) return { keep: false, reason: 'loses to the champion: a tie (the proof already passes at the start and no metric is declared)' };
+  for (const { field, better } of fields) {
+    const was = champion.metric?.[field] as number;
+    const now = candidate.metric?.[field] as number;
+    if (now === was) continue;
+    const wins = better === 'higher' ? now > was : now < was;
+    return wins
+      ? { keep: true, reason: `beats the champion on ${field} (${was} -> ${now}, ${better} is better)` }
+      : { keep: false, reason: `loses to the champion: a regression on ${field} (${was} -> ${now}, ${better} is better)` };
+  }
+  return { keep: false, reason: `loses to the champion: a tie on ${fields.map((f) => f.field).join(', ')}` };
+}

@@ -1,0 +1,63 @@
+// The ball's proof: its argv run without a shell in the ball's checkout, and the metric its last stdout line gives.
+import { spawn } from 'node:child_process';
+import type { MetricField, Proof } from '../definition/slice-schema.js';
+import type { ProofRun } from './records.js';
+
+const KEEP_BYTES = 64 * 1024;
+
+/** Run the proof in `cwd` (its own process group, killed whole at `timeoutMs`); never throws. */
+export function runProof(proof: Proof, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProofRun & { tail: string }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const [command, ...args] = proof.argv as [string, ...string[]];
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let err = '';
+    const keep = (text: string, more: Buffer) => (text + more.toString('utf8')).slice(-KEEP_BYTES);
+    child.stdout.on('data', (b: Buffer) => { out = keep(out, b); });
+    child.stderr.on('data', (b: Buffer) => { err = keep(err, b); });
+    let timedOut = false;
+    const timer = timeoutMs > 0 ? setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-(child.pid as number), 'SIGKILL'); } catch { /* already gone */ }
+    }, timeoutMs) : undefined;
+    const finish = (code: number, note?: string) => {
+      if (timer !== undefined) clearTimeout(timer);
+      const ms = Date.now() - started;
+      const tail = `${out.slice(-2000)}${err === '' ? '' : `\n[stderr]\n${err.slice(-2000)}`}`;
+      if (note !== undefined) return resolve({ code, metric: null, ms, note, tail });
+      const read = proof.metric === undefined ? { metric: null } : readMetric(out, proof.metric);
+      resolve({ code, metric: read.metric, ms, ...(read.note === undefined ? {} : { note: read.note }), tail });
+    };
+    child.on('error', (error) => finish((error as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126, `the proof could not start: ${error.message}`));
+    child.on('close', (code, signal) => {
+      if (timedOut) return finish(124, `the proof ran past ${timeoutMs} ms and was killed`);
+      finish(code ?? 128, signal === null ? undefined : `the proof was killed by ${signal}`);
+    });
+  });
+}
+
+/** The metric: the last non-empty stdout line as a JSON object holding every declared field as a number. */
+export function readMetric(stdout: string, fields: readonly MetricField[]): { metric: Record<string, number> | null; note?: string } {
+  const last = stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1);
+  if (last === undefined) return { metric: null, note: 'the proof printed no metric line' };
+  let value: unknown;
+  try {
+    value = JSON.parse(last);
+  } catch {
+    return { metric: null, note: `the proof's last line is not JSON: ${JSON.stringify(last.slice(0, 200))}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { metric: null, note: 'the proof\'s last line is not a JSON object' };
+  const metric: Record<string, number> = {};
+  for (const { field } of fields) {
+    const n = (value as Record<string, unknown>)[field];
+    if (typeof n !== 'number' || !Number.isFinite(n)) return { metric: null, note: `the proof's metric has no number "${field}"` };
+    metric[field] = n;
+  }
+  return { metric };
+}
+
+/** Whether a proof run is evidence of success: exit 0, and the metric read when one is declared. */
+export function proofPassed(run: ProofRun, proof: Proof): boolean {
+  return run.code === 0 && (proof.metric === undefined || run.metric !== null);
+}

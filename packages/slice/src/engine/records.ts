@@ -1,0 +1,191 @@
+// The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isoTimestamp, writeFileAtomic } from '@leap/core';
+import type { Receipt } from '../definition/slice-schema.js';
+
+/** A proof run: its exit code, the metric its last stdout line gave, how long it took. */
+export interface ProofRun {
+  code: number;
+  metric: Record<string, number> | null;
+  ms: number;
+  /** Why there is no metric, or why the proof could not run. */
+  note?: string;
+}
+
+/** `run.json`: the base resolved once, on the first run. */
+export interface RunRecord {
+  slice: string;
+  base: string;
+  file: string;
+  started: string;
+}
+
+/** One seat of a jury, as the records keep it. */
+export interface SeatSummary {
+  reviewer: string;
+  family: string;
+  verdict: string;
+  value: Receipt;
+  replaced: boolean;
+}
+
+/** A jury's result, as the records keep it. */
+export interface JurySummary {
+  value: Receipt;
+  reason: string;
+  candidate: string;
+  seats: SeatSummary[];
+  refused: { reviewer: string; family: string; reason: string }[];
+}
+
+/** `BALL/round-N.json`. */
+export interface RoundRecord {
+  slice: string;
+  ball: string;
+  round: number;
+  /** null: the round's proof failed (or lost to the champion), the next round follows. */
+  receipt: Receipt | null;
+  reason: string;
+  candidate: string | null;
+  proof: { code: number; metric: Record<string, number> | null } | null;
+  changed: string[];
+  ts: string;
+  /** The commit the round built on, and the one holding its work (null when undone). */
+  start: string;
+  commit: string | null;
+  builder: { agent: string; family: string; leaf: string; status: string | null };
+  champion?: ProofRun | null;
+  jury?: JurySummary | null;
+  /** The proof run again after the jury, and the candidate hashed after it. */
+  reproof?: { code: number; candidate: string | null } | null;
+}
+
+/** `BALL/result.json`: the ball's final receipt. */
+export interface ResultRecord {
+  receipt: Receipt;
+  reason: string;
+  candidate: string | null;
+  rounds: number;
+  merged: string | null;
+  ts: string;
+  /** The ball's commit (its branch tip) when it passed. */
+  commit: string | null;
+  /** Set when the ball never ran: a dependency refused or held. */
+  blockedBy?: string[];
+}
+
+/** The paths of one slice's records. */
+export function slicePaths(repoRoot: string, slice: string) {
+  const dir = join(repoRoot, '.leap', slice);
+  const ball = (id: string) => join(dir, id);
+  return {
+    leap: join(repoRoot, '.leap'),
+    dir,
+    run: join(dir, 'run.json'),
+    record: join(dir, 'record.json'),
+    /** The integrator's records (`spine` is a reserved ball id). */
+    aggregate: join(dir, 'spine', 'aggregate.json'),
+    /** Worktrees live in `.leap/.worktrees/SLICE/` (no slice or ball id starts with a dot), ignored by git. */
+    worktrees: join(repoRoot, '.leap', '.worktrees', slice),
+    worktree: (id: string) => join(repoRoot, '.leap', '.worktrees', slice, id),
+    ball,
+    round: (id: string, n: number) => join(ball(id), `round-${n}.json`),
+    result: (id: string) => join(ball(id), 'result.json'),
+    checkpoint: (id: string) => join(ball(id), 'checkpoint.md'),
+    champion: (id: string) => join(ball(id), 'champion.json'),
+  };
+}
+export type SlicePaths = ReturnType<typeof slicePaths>;
+
+/** Read a JSON record, or null when it is missing or torn (a record is rewritten whole, atomically). */
+export function readRecord<T>(file: string): T | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Write a JSON record atomically. */
+export function writeRecord(file: string, value: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Write a text record (a checkpoint), its folder made first. */
+export function writeText(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileAtomic(file, text);
+}
+
+/** The rounds recorded for a ball in this episode, in order. */
+export function readRounds(paths: SlicePaths, ball: string): RoundRecord[] {
+  const rounds: RoundRecord[] = [];
+  for (let n = 1; n <= 4; n++) {
+    const r = readRecord<RoundRecord>(paths.round(ball, n));
+    if (r === null) break;
+    rounds.push(r);
+  }
+  return rounds;
+}
+
+/**
+ * Start a ball's new episode: its rounds, result and champion of the last one move to `episode-K/`
+ * (history is kept, never deleted); the checkpoint stays where the next builder reads it.
+ */
+export function archiveEpisode(paths: SlicePaths, ball: string): void {
+  const dir = paths.ball(ball);
+  if (!existsSync(dir)) return;
+  const moving = readdirSync(dir).filter((f) => /^round-[1-4]\.json$/.test(f) || f === 'result.json' || f === 'champion.json');
+  if (moving.length === 0) return;
+  let k = 1;
+  while (existsSync(join(dir, `episode-${k}`))) k++;
+  const to = join(dir, `episode-${k}`);
+  mkdirSync(to, { recursive: true });
+  for (const f of moving) renameSync(join(dir, f), join(to, f));
+}
+
+/** The run's start record: written on the first run, read back on every later one. */
+export function readOrWriteRun(paths: SlicePaths, slice: string, base: string, file: string): RunRecord {
+  const existing = readRecord<RunRecord>(paths.run);
+  if (existing !== null && typeof existing.base === 'string') return existing;
+  const run: RunRecord = { slice, base, file, started: isoTimestamp() };
+  mkdirSync(paths.dir, { recursive: true });
+  writeRecord(paths.run, run);
+  return run;
+}
+
+const LEAP_GITIGNORE = `# Written by leap slice run: worktrees and records stay out of git status;
+# a passed slice's provenance (SLICE/record.json) shows, to be committed. This file ignores itself.
+*
+!*/
+!*/record.json
+/.worktrees/
+`;
+
+const STATE_GITIGNORE = `# Runtime files of the toolchain (CONTRACT section 2): never part of git status. This file ignores itself.
+.gitignore
+*.pid
+*.exit
+*.out
+*.err
+*.sock
+*.state/
+events.jsonl
+stop
+issue-*-timeout
+issue-*-skill-commit
+issues/*.thread.md
+`;
+
+/** `.leap/.gitignore` (and the state folder's, when the engine creates that folder), so a run leaves git status clean. */
+export function writeIgnoreFiles(paths: SlicePaths, stateDir: string): void {
+  mkdirSync(paths.leap, { recursive: true });
+  const leapIgnore = join(paths.leap, '.gitignore');
+  if (!existsSync(leapIgnore)) writeFileSync(leapIgnore, LEAP_GITIGNORE);
+  if (!existsSync(stateDir)) {
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(join(stateDir, '.gitignore'), STATE_GITIGNORE);
+  }
+}

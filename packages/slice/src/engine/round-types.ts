@@ -1,0 +1,40 @@
+// The runner seam as the engine uses it: core's BallRoundRequest and BallRoundOutcome, with the ball's data.
+import type { AgentUsage, BallRoundOutcome, BallRoundRequest, RunnerPlugin } from '@leap/core';
+import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
+import type { JurySummary, ProofRun } from './records.js';
+
+/** Everything a runner needs to build one round, as data (a distributed runner sends it over a queue). */
+export interface RoundRequest extends BallRoundRequest {
+  definition: Slice;
+  spec: Ball;
+  /** The branch the ball's work lands on: `leap/SLICE/BALL`. */
+  branch: string;
+  prompt: string;
+  reviewers: string[];
+  alternates: string[];
+  agentsFile: string | null;
+  /** The proof at the ball's start; null: measure it in the checkout before the builder runs. */
+  champion: ProofRun | null;
+  /** Run the file-map check in the fresh checkout first (round 1 of the ball's first episode). */
+  checkMap: boolean;
+  /** Balls that returned 1, for the file-map check's dependency rule. */
+  passed: string[];
+  /** Leaf and proof time limit in ms (0: none). */
+  timeoutMs: number;
+}
+
+/** What a round returned, with the evidence the engine records. */
+export interface RoundResult extends BallRoundOutcome {
+  receipt: Receipt | null;
+  proof: ProofRun | null;
+  changed: string[];
+  champion: ProofRun | null;
+  jury: JurySummary | null;
+  reproof: { code: number; candidate: string | null } | null;
+  builder: { agent: string; family: string; leaf: string; status: string | null };
+  /** Every agent leaf the round ran, with what its CLI said it cost. */
+  leaves: { leaf: string; usage: AgentUsage | null }[];
+}
+
+/** The engine's runner. */
+export type SliceRunner = RunnerPlugin<RoundRequest, RoundResult>;

@@ -1,0 +1,65 @@
+// The local runner (CONTRACT sections 8 and 11): each ball in a git worktree of this repository, on its
+// branch leap/SLICE/BALL, kept from round to round and removed when the ball ends, whatever the end.
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { buildRoundIn } from '../engine/build-round.js';
+import { forgetGit, git } from '../engine/git.js';
+import type { SlicePaths } from '../engine/records.js';
+import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
+
+/** Where the local runner works. */
+export interface LocalRunnerOptions {
+  repoRoot: string;
+  paths: SlicePaths;
+  /** The main repository's state folder. */
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A runner that builds every round in a worktree on this machine. */
+export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
+  const held = new Map<string, { dir: string; head: string }>();
+  // Adding and removing worktrees edits the repository's shared worktree list: one at a time.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const remove = (ball: string) => serial(async () => {
+    const checkout = held.get(ball);
+    if (checkout === undefined) return;
+    held.delete(ball);
+    forgetGit(checkout.dir);
+    await git(options.repoRoot, ['worktree', 'remove', '--force', '--force', checkout.dir]).catch(() => rmSync(checkout.dir, { recursive: true, force: true }));
+  });
+  const checkout = async (request: RoundRequest): Promise<string> => {
+    const have = held.get(request.ball);
+    if (have !== undefined && have.head === request.commit) return have.dir;
+    if (have !== undefined) await remove(request.ball);
+    return serial(async () => {
+      const dir = options.paths.worktree(request.ball);
+      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dirname(dir), { recursive: true });
+      // -B: the ball's branch, made or moved to the commit asked for, checked out in one step.
+      await git(options.repoRoot, ['worktree', 'add', '-q', '-B', request.branch, dir, request.commit]);
+      held.set(request.ball, { dir, head: request.commit });
+      return dir;
+    });
+  };
+  return {
+    name: 'local',
+    async buildRound(request: RoundRequest): Promise<RoundResult> {
+      const dir = await checkout(request);
+      const result = await buildRoundIn({ dir, stateDir: options.stateDir, env: options.env }, request);
+      const entry = held.get(request.ball);
+      if (entry !== undefined) entry.head = result.commit ?? request.commit;
+      return result;
+    },
+    releaseBall: async (_slice: string, ball: string) => remove(ball),
+    async close() {
+      for (const ball of [...held.keys()]) await remove(ball);
+      await git(options.repoRoot, ['worktree', 'prune']).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git } from '@leap/test-utils';
+import { ball, contentProof, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+
+const BASE = { 'src/a.txt': 'old a\n', 'README.md': '# repo\n' };
+
+/** Three balls: a edits src/a.txt, b creates src/b.txt, c (after a and b) creates src/c.txt and needs both. */
+function threeBalls(dir: string) {
+  return writeSlice(dir, {
+    id: 'trio',
+    balls: [
+      ball('c', ['src/c.txt'], BASE, { deps: ['a', 'b'], proof: { argv: contentProof({ 'src/c.txt': 'C\n', 'src/a.txt': 'A\n', 'src/b.txt': 'B\n' }) } }),
+      ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }),
+      ball('b', ['src/b.txt'], BASE, { proof: { argv: contentProof({ 'src/b.txt': 'B\n' }) } }),
+    ],
+  });
+}
+
+const PASSING = {
+  a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } },
+  b: { '*': { edits: [{ path: 'src/b.txt', content: 'B\n' }] } },
+  c: { '*': { edits: [{ path: 'src/c.txt', content: 'C\n' }] } },
+};
+
+const run = suite('leap slice run');
+run.after.each(cleanupTempDirs);
+
+run('three balls, one after the other two: all pass, merged on the spine in dependency order, one candidate hash per ball', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = threeBalls(dir);
+  const agents = writeAgents(dir, PASSING);
+  const out = await leapSlice(repo, ['run', file, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr + out.stdout);
+  assert.match(out.stdout, /slice trio: passed \(1\) on leap\/trio\/spine/);
+  assert.match(out.stdout, /reviewers: r1, r2/);
+  assert.match(out.stdout, /wall time: \d+\.\d s/);
+  for (const line of ['ball a: started (wave 1)', 'ball b: started (wave 1)', 'ball c: started (wave 2)', 'ball a: merged onto leap/trio/spine', 'aggregate jury: 1']) assert.ok(out.stderr.includes(line), line);
+  // Dependency order on the spine: a, b (the first wave, in file order), then c.
+  const merges = git(repo, 'log', '--first-parent', '--format=%s', 'leap/trio/spine').trim().split('\n');
+  assert.equal(merges, ['leap: merge c onto the spine of trio', 'leap: merge b onto the spine of trio', 'leap: merge a onto the spine of trio', 'initial']);
+  for (const [path, text] of [['src/a.txt', 'A\n'], ['src/b.txt', 'B\n'], ['src/c.txt', 'C\n'], ['README.md', '# repo\n']]) assert.is(showFile(repo, 'leap/trio/spine', path as string), text);
+  const record = readLeap<{ balls: { task: string; candidate: string; receipts: { candidate: string }[] }[]; aggregate: { value: number } }>(repo, 'trio', 'record.json');
+  assert.ok(record !== null, 'record.json written');
+  assert.equal(record.balls.map((b) => b.task), ['a', 'b', 'c']);
+  for (const b of record.balls) {
+    assert.is(b.receipts.length, 4);
+    assert.ok(b.receipts.every((r) => r.candidate === b.candidate), `${b.task}: one candidate hash in every receipt`);
+  }
+  assert.is(record.aggregate.value, 1);
+  const result = readLeap<{ receipt: number; merged: string; rounds: number }>(repo, 'trio', 'c', 'result.json');
+  assert.equal([result?.receipt, result?.rounds], [1, 1]);
+  assert.equal(extraWorktrees(repo), []);
+  assert.is(git(repo, 'status', '--porcelain', '--untracked-files=all').split('\n').filter((l) => l !== '' && !l.endsWith('record.json')).join('\n'), '');
+  // The main working tree is the user's: untouched.
+  assert.is(readFileSync(join(repo, 'src/a.txt'), 'utf8'), 'old a\n');
+  // Events: each kind with the slice and ball ids.
+  for (const kind of ['ball', 'round', 'receipt', 'merge']) assert.ok(eventsOf(repo, kind).length > 0 && eventsOf(repo, kind).every((e) => e.slice === 'trio' && typeof e.ball === 'string'), kind);
+  assert.equal(launches(repo, 'build-').sort(), ['build-a-1', 'build-b-1', 'build-c-1']);
+  // Every leaf's files are in the main repository's state folder.
+  assert.ok(existsSync(join(repo, '.tdd', 'build-c-1.exit')));
+  // Running it again rebuilds nothing and passes again.
+  const again = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stderr, /ball a: passed on an earlier run/);
+  assert.equal(launches(repo, 'build-').length, 3);
+  assert.match(again.stderr, /aggregate jury: passed on an earlier run/);
+});
+
+run('a builder that edits outside its scope: -1, only its changes undone, its descendant blocked, the other ball unaffected', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = threeBalls(dir);
+  const agents = writeAgents(dir, { ...PASSING, a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }, { path: 'README.md', content: 'taken over\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 1, out.stderr);
+  const summary = JSON.parse(out.stdout) as { balls: { id: string; receipt: number; reason: string }[]; receipt: number };
+  assert.equal(summary.balls.map((b) => [b.id, b.receipt]), [['a', -1], ['b', 1], ['c', 0]]);
+  assert.match(summary.balls[0]?.reason ?? '', /edited outside the scope: "README.md"/);
+  assert.match(summary.balls[2]?.reason ?? '', /blocked: dependency a refused/);
+  const a = readLeap<{ changed: string[]; receipt: number }>(repo, 'trio', 'a', 'round-1.json');
+  assert.equal(a?.changed.sort(), ['README.md', 'src/a.txt']);
+  // a's branch holds nothing of its round; b merged; the spine never saw a's bytes; c was never built.
+  assert.is(git(repo, 'rev-parse', 'leap/trio/a'), git(repo, 'rev-parse', 'main'));
+  assert.is(showFile(repo, 'leap/trio/spine', 'src/b.txt'), 'B\n');
+  assert.is(showFile(repo, 'leap/trio/spine', 'README.md'), '# repo\n');
+  assert.is(showFile(repo, 'leap/trio/spine', 'src/a.txt'), 'old a\n');
+  assert.equal(launches(repo, 'build-c'), []);
+  assert.not.ok(existsSync(join(repo, '.leap', 'trio', 'record.json')));
+  assert.equal(extraWorktrees(repo), []);
+  assert.equal(readdirSync(join(repo, '.leap', '.worktrees', 'trio')), []);
+});
+
+run('a builder that never makes its proof pass: four rounds, then 0 with a checkpoint, never a fifth build leaf; the next run resumes from it', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'stuck', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', append: 'almost\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 3, out.stderr);
+  assert.equal(launches(repo, 'build-a-'), ['build-a-1', 'build-a-2', 'build-a-3', 'build-a-4']);
+  assert.not.ok(existsSync(join(repo, '.tdd', 'build-a-5.pid')));
+  const result = readLeap<{ receipt: number; rounds: number; reason: string }>(repo, 'stuck', 'a', 'result.json');
+  assert.equal([result?.receipt, result?.rounds], [0, 4]);
+  assert.match(result?.reason ?? '', /four rounds without a pass.*there is no fifth round/);
+  const checkpoint = readFileSync(join(repo, '.leap', 'stuck', 'a', 'checkpoint.md'), 'utf8');
+  for (const heading of ['Goal', 'State', 'Where the work lives', 'The verdict trail', 'Half-done work and the exact next command', 'Open decisions', 'Unmet contracts', 'Traps', 'Suggested skills']) assert.ok(checkpoint.includes(`\n## ${heading}\n`), heading);
+  assert.match(checkpoint, /- round 4: receipt none, proof exit 1/);
+  // Each round saw the previous round's receipt; the work of each round carried into the next.
+  const prompt2 = readFileSync(join(dir, 'prompts', 'a-2.txt'), 'utf8');
+  assert.match(prompt2, /round 1: receipt none \(the round did not pass\); the proof exited 1/);
+  assert.is(showFile(repo, 'leap/stuck/a', 'src/a.txt'), 'old a\nalmost\nalmost\nalmost\nalmost\n');
+  assert.is(eventsOf(repo, 'review').length, 0, 'no jury for a proof that never passed');
+  // The next run: a fresh episode from the checkpoint, on the branch's work; this time the builder gets it right.
+  writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const again = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stderr, /ball a: started \(wave 1, from its checkpoint\)/);
+  const resumed = readFileSync(join(dir, 'prompts', 'a-1.txt'), 'utf8');
+  assert.ok(resumed.includes('# Checkpoint: ball a of slice stuck'), 'the checkpoint reaches the builder');
+  assert.ok(existsSync(join(repo, '.leap', 'stuck', 'a', 'episode-1', 'round-4.json')), 'the held episode is kept');
+  assert.equal(extraWorktrees(repo), []);
+});
+
+run.run();
