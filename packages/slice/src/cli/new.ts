@@ -29,6 +29,8 @@ Options (BALL: a ball id given with --ball; each may be repeated):
 Exit codes: 0 written; 2 bad arguments, a bad path, a skeleton that would be invalid (each
 violation named), an --out FILE that exists. Nothing is written on an error.`;
 
+const SHORT = 'Usage: leap slice new ID --ball BALL:PATH[,PATH...] [options] (leap slice new --help tells more)';
+
 const OPTIONS = {
   ball: { type: 'string', multiple: true },
   file: { type: 'string', multiple: true },
@@ -53,7 +55,7 @@ function parseProof(text: string): string[] {
   try {
     argv = JSON.parse(text);
   } catch (cause) {
-    throw new UsageError(`--proof: expected a JSON array of strings, found ${JSON.stringify(text)} (${(cause as Error).message})`, { cause });
+    throw new UsageError(`--proof: expected a JSON array of strings, found ${JSON.stringify(text)}`, { cause });
   }
   if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string')) throw new UsageError(`--proof: expected a non-empty JSON array of strings, found ${text}`);
   return argv as string[];
@@ -64,9 +66,9 @@ export const newCommand: Subcommand = async (argv, io) => {
     io.stdout(`${USAGE}\n`);
     return 0;
   }
-  const { values, positionals } = parseCli(argv, OPTIONS, USAGE);
+  const { values, positionals } = parseCli(argv, OPTIONS, SHORT);
   const id = positionals[0];
-  if (id === undefined || positionals.length > 1) throw new UsageError(`expected one slice ID, got ${positionals.length}\n${USAGE}`);
+  if (id === undefined || positionals.length > 1) throw new UsageError(`expected one slice ID, got ${positionals.length}\n${SHORT}`);
   const balls = new Map<string, NewBall>();
   for (const [option, whole] of [['ball', false], ['file', true]] as const) {
     for (const text of values[option] ?? []) {
@@ -76,7 +78,7 @@ export const newCommand: Subcommand = async (argv, io) => {
       balls.set(ball, entry);
     }
   }
-  if (balls.size === 0) throw new UsageError(`expected at least one --ball BALL:PATH\n${USAGE}`);
+  if (balls.size === 0) throw new UsageError(`expected at least one --ball BALL:PATH\n${SHORT}`);
   const known = (option: string, ball: string): NewBall => {
     const entry = balls.get(ball);
     if (entry === undefined) throw new UsageError(`--${option} ${ball}:...: no ball ${JSON.stringify(ball)} was given with --ball (balls: ${[...balls.keys()].join(', ')})`);
