@@ -1,6 +1,7 @@
 // The Gemini CLI agent: `gemini --output-format json -p ...`, the prompt on stdin, the answer in `response`.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import type { AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
 import { LeapError, isReadOnlyRole } from '@leap/core';
+import { explainGeminiFailure, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from './gemini-output.js';
 
 /** How to run the Gemini CLI; every field has a default. */
 export interface GeminiAgentConfig {
@@ -20,6 +21,9 @@ export interface GeminiAgentConfig {
  */
 export const GEMINI_PROMPT_FLAG_TEXT = 'Follow the instructions given above on standard input.';
 
+/** The most the CLI reads of its stdin (0.61.0); the rest would be cut off without a word. */
+export const GEMINI_STDIN_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /** Build the Gemini CLI agent plugin (family `google`). */
 export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
   return {
@@ -27,50 +31,28 @@ export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
     family: 'google',
     buildInvocation: (prompt, options) => geminiInvocation(prompt, options, config),
     parseAnswer: parseGeminiOutput,
+    // No login check short of a run, and none needed: without credentials a run fails in under two seconds (rc 41).
+    preflight: () => null,
+    explainFailure: explainGeminiFailure,
+    parseUsage: parseGeminiUsage,
+    retrying: geminiRetrying,
   };
 }
 
 function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiAgentConfig): AgentInvocation {
+  const size = Buffer.byteLength(prompt);
+  if (size > GEMINI_STDIN_LIMIT_BYTES) {
+    throw new LeapError(`gemini reads at most ${GEMINI_STDIN_LIMIT_BYTES} bytes (8 MiB) of stdin; this prompt is ${size} bytes, so the CLI would read it cut short`);
+  }
   const args = ['--output-format', 'json'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
   args.push('--approval-mode', isReadOnlyRole(options.role) ? 'default' : 'yolo');
+  // A folder the CLI was never told to trust (every worktree, every temp repository) ends the run with
+  // rc 55, and would turn yolo into default; --skip-trust trusts the leaf's folder for this session only.
+  args.push('--skip-trust');
   args.push(...(config.extraArgs ?? []), '-p', GEMINI_PROMPT_FLAG_TEXT);
-  return { command: config.bin ?? 'gemini', args, stdin: prompt };
-}
-
-/** Read `gemini --output-format json` output: one object whose `response` is the answer; `error` throws. */
-export function parseGeminiOutput(stdout: string): AgentAnswer {
-  const object = lastJsonObject(stdout);
-  if (object === null) {
-    throw new LeapError(`gemini: expected a JSON object on stdout (--output-format json), found ${preview(stdout)}`);
-  }
-  const error = object.error as { type?: unknown; message?: unknown } | null | undefined;
-  if (error !== undefined && error !== null) {
-    const kind = typeof error.type === 'string' ? error.type : 'error';
-    throw new LeapError(`gemini reported an error (${kind}): ${typeof error.message === 'string' ? error.message : preview(JSON.stringify(error))}`);
-  }
-  if (typeof object.response !== 'string') {
-    throw new LeapError(`gemini: expected a string "response", found ${preview(JSON.stringify(object.response ?? null))}`);
-  }
-  return { text: object.response };
-}
-
-// The whole output as one JSON object, else the last line that is one (a warning may precede it).
-function lastJsonObject(stdout: string): Record<string, unknown> | null {
-  const candidates = [stdout.trim(), ...stdout.split('\n').reverse().map((line) => line.trim())];
-  for (const text of candidates) {
-    if (!text.startsWith('{')) continue;
-    try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // Not this one.
-    }
-  }
-  return null;
-}
-
-function preview(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  const invocation: AgentInvocation = { command: config.bin ?? 'gemini', args, stdin: prompt };
+  if (model !== undefined && model !== '') invocation.model = model;
+  return invocation;
 }

@@ -1,0 +1,135 @@
+// Reading what `gemini --output-format json` prints: one pretty-printed object, its stats, its errors.
+import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
+import { LeapError } from '@leap/core';
+
+/** Read `gemini --output-format json` output: one object whose `response` is the answer; `error` throws. */
+export function parseGeminiOutput(stdout: string): AgentAnswer {
+  const object = jsonObject(stdout);
+  if (object === null) {
+    throw new LeapError(`gemini: expected a JSON object on stdout (--output-format json), found ${preview(stdout)}`);
+  }
+  const error = errorOf(object);
+  if (error !== null) throw new LeapError(`gemini reported an error (${error.kind}): ${error.message}`);
+  if (typeof object.response !== 'string') {
+    throw new LeapError(`gemini: expected a string "response", found ${preview(JSON.stringify(object.response ?? null))}`);
+  }
+  const answer: AgentAnswer = { text: object.response };
+  const usage = usageOf(object);
+  if (usage !== null) answer.usage = usage;
+  return answer;
+}
+
+/**
+ * What `stats.models` says, summed over every model the run used (the CLI routes some calls to a smaller
+ * one): `input_tokens` is `prompt` (cached tokens included), `output_tokens` is `candidates + thoughts`
+ * (what the model wrote, thinking included); `model` is the one with the most tokens. No cost: null.
+ * Null when stdout holds no object with `stats`.
+ */
+export function parseGeminiUsage(stdout: string): AgentUsage | null {
+  const object = jsonObject(stdout);
+  return object === null ? null : usageOf(object);
+}
+
+/**
+ * The CLI's own words for a failed run: the `error.message` of the JSON object it prints (on stderr, after
+ * warning lines, when it fails; on stdout otherwise), else the last line of stderr that is no warning or
+ * stack frame, without its colours (the refusal of an untrusted folder, rc 55).
+ */
+export function explainGeminiFailure(stdout: string, stderr: string): string | null {
+  for (const text of [stderr, stdout]) {
+    const object = jsonObject(text);
+    const error = object === null ? null : errorOf(object);
+    if (error !== null) return error.message;
+  }
+  return said(stderr).at(-1) ?? null;
+}
+
+/**
+ * Whether the CLI is retrying a service it cannot reach: no answer yet, and its stderr ends with failed
+ * attempts whose error is `fetch failed` (no network), and no final JSON error yet. Rate-limit retries
+ * are not counted: they end.
+ */
+export function geminiRetrying(stdout: string, stderr: string): AgentRetry | null {
+  if (stdout.trim() !== '') return null;
+  const ended = jsonObject(stderr);
+  if (ended !== null && errorOf(ended) !== null) return null;
+  const lines = said(stderr);
+  const last = lines.at(-1);
+  if (last === undefined || !last.includes('fetch failed')) return null;
+  const attempts = lines.filter((line) => /^Attempt \d+ failed/.test(line) && line.includes('fetch failed'));
+  return attempts.length === 0 ? null : { attempts: attempts.length, message: attempts.at(-1) as string };
+}
+
+function usageOf(object: Record<string, unknown>): AgentUsage | null {
+  const stats = object.stats as { models?: unknown } | undefined;
+  if (typeof stats !== 'object' || stats === null) return null;
+  const models = isObject(stats.models) ? Object.entries(stats.models) : [];
+  let input: number | null = 0;
+  let output: number | null = 0;
+  let main: { name: string; total: number } | null = null;
+  for (const [name, entry] of models) {
+    const t = isObject(entry) && isObject(entry.tokens) ? entry.tokens : {};
+    const prompt = count(t.prompt);
+    const wrote = count(t.candidates);
+    input = input === null || prompt === null ? null : input + prompt;
+    output = output === null || wrote === null ? null : output + wrote + (count(t.thoughts) ?? 0);
+    const total = count(t.total) ?? 0;
+    if (main === null || total > main.total) main = { name, total };
+  }
+  return { model: main?.name ?? null, input_tokens: input, output_tokens: output, cost_usd: null };
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function errorOf(object: Record<string, unknown>): { kind: string; message: string } | null {
+  const error = object.error as { type?: unknown; message?: unknown } | null | undefined;
+  if (error === undefined || error === null) return null;
+  const kind = typeof error.type === 'string' ? error.type : 'error';
+  return { kind, message: typeof error.message === 'string' ? error.message : preview(JSON.stringify(error)) };
+}
+
+// Lines that say something: no stack frames, no Node warnings, no start-up notices, no colours.
+function said(text: string): string[] {
+  return text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim())
+    .filter((l) => l !== '' && !/^at /.test(l) && !/^\((node:\d+|Use `node)/.test(l) && !NOTICE.test(l) && !/^[{}\[\]]/.test(l) && !/^"[\w-]+":/.test(l));
+}
+
+const NOTICE = /^(YOLO mode is enabled|Approval mode overridden|Warning: 256-color|Ripgrep is not available|Loaded cached credentials)/;
+
+// The whole output as one object, else the pretty-printed object that starts on a line of its own after
+// warning lines, else the last line that is one.
+function jsonObject(text: string): Record<string, unknown> | null {
+  const whole = tryObject(text.trim());
+  if (whole !== null) return whole;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== '{') continue;
+    const object = tryObject(lines.slice(i).join('\n').trim());
+    if (object !== null) return object;
+  }
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const object = tryObject((lines[i] ?? '').trim());
+    if (object !== null) return object;
+  }
+  return null;
+}
+
+function tryObject(text: string): Record<string, unknown> | null {
+  if (!text.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}

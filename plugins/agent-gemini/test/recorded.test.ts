@@ -1,0 +1,89 @@
+// The plugin against what the real Gemini CLI 0.61.0 printed (test/fixtures/recorded): its flags against
+// its --help, its parsers against its outputs, the stand-in against its shapes and exit codes.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AgentRole } from '@leap/core';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { createGeminiAgent, explainGeminiFailure, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from '../src/index.js';
+import { recorded, runInvocation } from './helpers.js';
+
+const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
+const help = recorded('help', 'gemini--help.txt');
+const AUTH = 'Please set an Auth method in your <home>/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA';
+
+// The `[choices: "a", "b"]` of an option's help line.
+function choicesOf(option: string): string[] {
+  const line = help.split('\n').find((l) => new RegExp(`(^|\\s)${option}\\s`).test(l)) ?? '';
+  return [...(/\[choices: ([^\]]*)\]/.exec(line)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1] as string);
+}
+
+const flags = suite('the flags the plugin builds, against gemini --help');
+
+flags('every option appears in the recorded help, and every value of a choice option is one of its choices', () => {
+  const seen = new Set<string>();
+  for (const config of [{}, { model: 'gemini-2.5-flash' }]) {
+    for (const role of ROLES) {
+      const args = createGeminiAgent(config).buildInvocation('p', { role, cwd: '/tmp' }).args;
+      for (const [i, arg] of args.entries()) {
+        if (!arg.startsWith('-')) continue;
+        seen.add(arg);
+        assert.match(help, new RegExp(`^\\s+(-\\w, )?${arg}[\\s,]`, 'm'), `${arg} is not in gemini --help`);
+        const choices = choicesOf(arg);
+        if (choices.length > 0) assert.ok(choices.includes(args[i + 1] as string), `${arg} ${args[i + 1]}`);
+      }
+    }
+  }
+  assert.equal([...seen].sort(), ['--approval-mode', '--model', '--output-format', '--skip-trust', '-p']);
+  assert.equal(choicesOf('--approval-mode'), ['default', 'auto_edit', 'yolo', 'plan']);
+  assert.equal(choicesOf('--output-format'), ['text', 'json', 'stream-json']);
+  assert.match(help, /-p, --prompt .*Appended to input on stdin/);
+});
+
+flags.run();
+
+// ---
+
+const outputs = suite('the parsers, against recorded outputs');
+outputs.after.each(cleanupTempDirs);
+
+outputs('no credentials: rc 41, nothing on stdout, the JSON error on stderr (after the yolo notices for a developer)', () => {
+  for (const run of ['gemini-reviewer', 'gemini-developer']) {
+    assert.is(recorded(run, 'rc').trim(), '41');
+    assert.is(recorded(run, 'stdout'), '');
+    assert.is(explainGeminiFailure(recorded(run, 'stdout'), recorded(run, 'stderr')), AUTH);
+    assert.is(parseGeminiUsage(recorded(run, 'stdout')), null);
+    assert.throws(() => parseGeminiOutput(recorded(run, 'stdout')), /expected a JSON object on stdout/);
+  }
+  assert.match(recorded('gemini-developer', 'stderr'), /Approval mode overridden to "default" because the current folder is not trusted/);
+});
+
+outputs('a folder not trusted: rc 55 in the CLI\'s words, colours removed', () => {
+  assert.is(recorded('gemini-reviewer-fakekey', 'rc').trim(), '55');
+  assert.match(explainGeminiFailure('', recorded('gemini-reviewer-fakekey', 'stderr')) ?? '', /^Gemini CLI is not running in a trusted directory\. To proceed, either use `--skip-trust`, .*#headless-and-automated-environments$/);
+});
+
+outputs('no network: retries with stack traces for minutes, counted as retries, then the JSON error last', () => {
+  const stderr = recorded('gemini-reviewer-fakekey-skiptrust', 'stderr');
+  assert.is(explainGeminiFailure('', stderr), 'exception TypeError: fetch failed sending request');
+  const before = stderr.slice(0, stderr.lastIndexOf('\n{'));
+  assert.equal(geminiRetrying('', before), { attempts: 13, message: 'Attempt 9 failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request' });
+  const routing = before.slice(0, before.indexOf('[Routing]') + 200);
+  assert.is(geminiRetrying('', routing)?.attempts, 4, 'the router giving up is no progress');
+  assert.is(geminiRetrying('', stderr), null, 'once the JSON error is out, the CLI has stopped retrying');
+});
+
+outputs('the stand-in answers as the recorded CLI: the same refusal as an untrusted folder, the same error shape', async () => {
+  const cmd = recorded('gemini-reviewer-fakekey', 'cmdline').trim();
+  const call = createGeminiAgent().buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' });
+  assert.is(cmd, `env GEMINI_API_KEY=fake-key-for-offline-test gemini ${call.args.filter((a) => a !== '--skip-trust').map((a) => (a.includes(' ') ? a.replace(/ /g, '\\ ') : a)).join(' ')}`);
+  const untrusted = await runInvocation({ ...call, args: call.args.filter((a) => a !== '--skip-trust') });
+  assert.equal([untrusted.code, untrusted.stdout, untrusted.stderr], [55, '', recorded('gemini-reviewer-fakekey', 'stderr')]);
+  const home = makeTempDir();
+  const dev = createGeminiAgent().buildInvocation('Say hello.', { role: 'developer', cwd: '/tmp' });
+  const noAuth = await runInvocation({ ...dev, args: dev.args.filter((a) => a !== '--skip-trust') }, { GEMINI_API_KEY: undefined, HOME: home });
+  const strip = (text: string) => text.replace(/"session_id": "[^"]+"/, '"session_id": "S"');
+  assert.is(noAuth.code, 41);
+  assert.is(strip(noAuth.stderr).replace(home, '<home>'), strip(recorded('gemini-developer', 'stderr')));
+});
+
+outputs.run();
