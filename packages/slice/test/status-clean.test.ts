@@ -1,0 +1,308 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LeapError } from '@leap/core';
+import { cleanupTempDirs, git, isAlive, makeGitRepo, makeTempDir, waitFor } from '@leap/test-utils';
+import { lockSlice, liveEngine, sliceLockFile } from '../src/slice-lock.js';
+import { mayHaveSliceWorktrees, reapSlice, runGit, sliceWorktrees } from '../src/reap.js';
+import { cleanSlice } from '../src/definition/clean-slice.js';
+import { sliceStatus } from '../src/definition/slice-status.js';
+import type { Slice } from '../src/definition/index.js';
+import { sliceCommand } from '../src/cli.js';
+
+const pkg = fileURLToPath(new URL('..', import.meta.url));
+const children: ChildProcess[] = [];
+
+/** A real process that takes the slice's engine lock and holds it until killed, as an engine does. */
+async function startHolder(repo: string, id: string): Promise<ChildProcess> {
+  const script = join(makeTempDir(), 'hold.mts');
+  writeFileSync(script, `import { lockSlice } from ${JSON.stringify(join(pkg, 'src', 'slice-lock.ts'))};\nlockSlice(process.argv[2], process.argv[3]);\nprocess.stdout.write('locked\\n');\nsetInterval(() => {}, 1000);\n`);
+  const child = spawn(process.execPath, ['--import', 'tsx', script, repo, id], { cwd: pkg, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
+  assert.ok(await waitFor(() => out.includes('locked'), 20000), 'the holder took the lock');
+  return child;
+}
+
+async function kill9(child: ChildProcess): Promise<void> {
+  child.kill('SIGKILL');
+  await waitFor(() => child.pid !== undefined && !isAlive(child.pid), 5000);
+}
+
+function cleanup(): void {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  cleanupTempDirs();
+}
+
+async function leapSlice(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  const io = { stdout: (t: string) => { stdout += t; }, stderr: () => {}, cwd, env: process.env, isTTY: false };
+  try {
+    return { code: await sliceCommand(args, io), stdout, stderr: '' };
+  } catch (error) {
+    if (!(error instanceof LeapError)) throw error;
+    return { code: error.exitCode, stdout, stderr: `leap: ${error.message}\n` };
+  }
+}
+
+/** A repository with `.leap/` ignored, and worktrees on branches `leap/ID/BALL` wherever asked. */
+function repoWithWorktrees(id: string, balls: string[], where: (ball: string) => string): string {
+  const repo = makeGitRepo({ files: { '.gitignore': '.leap/\n', 'a.js': 'a\n' } });
+  for (const ball of balls) git(repo, 'worktree', 'add', '-q', '-b', `leap/${id}/${ball}`, where(ball));
+  return repo;
+}
+
+function worktreeList(repo: string): string[] {
+  return git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice('worktree '.length));
+}
+
+function sliceOf(deps: Record<string, string[]>, id = 's'): Slice {
+  return { id, base: 'HEAD', spine: 'integrator', balls: Object.entries(deps).map(([b, d]) => ({ id: b, goal: 'g', spec: '', scope: [{ path: `${b}.js`, sha256: null }], proof: { argv: ['true'] }, rollback: '', deps: d })) };
+}
+
+// ---
+
+const lock = suite('lockSlice');
+
+lock.after.each(cleanup);
+
+lock('one live engine per slice: a second lock names the live holder; a SIGKILLed holder\'s lock is taken over', async () => {
+  const repo = makeGitRepo();
+  const holder = await startHolder(repo, 's');
+  assert.is(liveEngine(repo, 's'), holder.pid);
+  assert.throws(() => lockSlice(repo, 's'), (e: LeapError) => e.exitCode === 2 && e.message === `slice "s" is being run by live process ${holder.pid} (${sliceLockFile(repo, 's')}); wait for it to end or stop it`);
+  const other = lockSlice(repo, 'other');
+  other.release();
+  await kill9(holder);
+  assert.is(liveEngine(repo, 's'), null);
+  const mine = lockSlice(repo, 's');
+  assert.is(liveEngine(repo, 's'), process.pid);
+  assert.throws(() => lockSlice(repo, 's'), new RegExp(`live process ${process.pid}`));
+  mine.release();
+  assert.not.ok(existsSync(sliceLockFile(repo, 's')));
+  assert.is(liveEngine(repo, 's'), null);
+});
+
+lock.run();
+
+// ---
+
+const reap = suite('reapSlice');
+
+reap.after.each(cleanup);
+
+reap('removes every worktree on leap/SLICE/*, wherever it is, and only those', () => {
+  const outside = makeTempDir();
+  let repo = '';
+  repo = repoWithWorktrees('s', ['a', 'b'], (b) => (b === 'a' ? join(outside, "wt a $(x) 'q'\nline") : join(repo || outside, 'never')));
+  // Another slice's worktree, a worktree inside .leap/, and one on a branch of someone else.
+  git(repo, 'worktree', 'add', '-q', '-b', 'leap/s/c', join(repo, '.leap', 'worktrees', 'c'));
+  git(repo, 'worktree', 'add', '-q', '-b', 'leap/s2/a', join(outside, 's2-a'));
+  git(repo, 'worktree', 'add', '-q', '-b', 'feature', join(outside, 'feature'));
+  // A worktree whose folder is already gone.
+  rmSync(join(outside, 'never'), { recursive: true, force: true });
+  assert.ok(mayHaveSliceWorktrees(repo, 's'));
+  assert.equal(sliceWorktrees(repo, 's').map((w) => w.branch).sort(), ['leap/s/a', 'leap/s/b', 'leap/s/c']);
+  const removed = reapSlice(repo, 's');
+  assert.equal(removed.sort(), [join(outside, "wt a $(x) 'q'\nline"), join(outside, 'never'), join(repo, '.leap', 'worktrees', 'c')].sort());
+  assert.equal(worktreeList(repo).sort(), [repo, join(outside, 's2-a'), join(outside, 'feature')].sort());
+  assert.not.ok(mayHaveSliceWorktrees(repo, 's'));
+  assert.equal(reapSlice(repo, 's'), []);
+  // Branches stay until `leap slice clean`.
+  assert.match(git(repo, 'branch', '--list', 'leap/s/*'), /leap\/s\/a[\s\S]*leap\/s\/b[\s\S]*leap\/s\/c/);
+});
+
+reap('a live engine\'s worktrees are left alone; once it is SIGKILLed, the next reap removes them', async () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
+  const holder = await startHolder(repo, 's');
+  assert.equal(reapSlice(repo, 's'), []);
+  assert.ok(existsSync(join(outside, 'a')));
+  await kill9(holder);
+  assert.equal(reapSlice(repo, 's'), [join(outside, 'a')]);
+  assert.equal(worktreeList(repo), [repo]);
+});
+
+reap('the engine itself, holding the lock, reaps; outside a repository git\'s error is said', () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
+  const mine = lockSlice(repo, 's');
+  try {
+    assert.equal(reapSlice(repo, 's'), [join(outside, 'a')]);
+  } finally {
+    mine.release();
+  }
+  assert.throws(() => runGit(makeTempDir(), ['worktree', 'list']), /git worktree list in .* failed: fatal: not a git repository/);
+});
+
+reap('from a linked worktree, git\'s common folder is found', () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
+  git(repo, 'worktree', 'add', '-q', '-b', 'side', join(outside, 'side'));
+  assert.ok(mayHaveSliceWorktrees(join(outside, 'side'), 's'));
+  assert.not.ok(mayHaveSliceWorktrees(join(outside, 'side'), 'other'));
+  assert.ok(mayHaveSliceWorktrees(makeTempDir(), 's'), 'unsure outside a repository: git is asked');
+});
+
+reap.run();
+
+// ---
+
+const clean = suite('cleanSlice and leap slice clean');
+
+clean.after.each(cleanup);
+
+clean('worktrees first, then the branches of the slice; records and other branches stay', async () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a', 'b'], (b) => join(outside, b));
+  git(repo, 'branch', 'leap/s/spine');
+  git(repo, 'branch', 'leap/s2/a');
+  git(repo, 'branch', 'leap/sx');
+  mkdirSync(join(repo, '.leap', 's', 'a'), { recursive: true });
+  writeFileSync(join(repo, '.leap', 's', 'a', 'result.json'), '{"receipt":1}');
+  writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: [] })));
+  assert.equal(await leapSlice(['clean', 's.json'], repo), {
+    code: 0,
+    stdout: `removed the worktree ${join(outside, 'a')}\nremoved the worktree ${join(outside, 'b')}\ndeleted the branch leap/s/a\ndeleted the branch leap/s/b\ndeleted the branch leap/s/spine\nslice s: 2 worktrees and 3 branches removed; records under .leap/s/ kept\n`,
+    stderr: '',
+  });
+  assert.equal(worktreeList(repo), [repo]);
+  assert.equal(git(repo, 'branch', '--format=%(refname:short)').trim().split('\n').sort(), ['leap/s2/a', 'leap/sx', 'main']);
+  assert.ok(existsSync(join(repo, '.leap', 's', 'a', 'result.json')));
+  assert.equal(JSON.parse((await leapSlice(['clean', 's.json', '--json'], repo)).stdout), { slice: 's', worktrees: [], branches: [] });
+});
+
+clean('refused while a live engine runs the slice; a slice edited into an invalid one is still cleaned by its id', async () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
+  writeFileSync(join(repo, 's.json'), JSON.stringify({ id: 's', balls: 'edited since' }));
+  const holder = await startHolder(repo, 's');
+  assert.equal(await leapSlice(['clean', 's.json'], repo), { code: 2, stdout: '', stderr: `leap: slice "s" is being run by live process ${holder.pid}: clean it once that run ends\n` });
+  assert.ok(existsSync(join(outside, 'a')));
+  await kill9(holder);
+  assert.equal(cleanSlice(repo, 's'), { worktrees: [join(outside, 'a')], branches: ['leap/s/a'] });
+});
+
+clean('bad input: no id, malformed JSON, a missing file, not a repository, no FILE', async () => {
+  const repo = makeGitRepo();
+  writeFileSync(join(repo, 'noid.json'), '{"balls": []}');
+  writeFileSync(join(repo, 'bad.json'), '{');
+  assert.equal(await leapSlice(['clean', 'noid.json'], repo), { code: 2, stdout: '', stderr: `leap: ${join(repo, 'noid.json')}: id: expected the slice's id, found nothing\n` });
+  assert.equal(await leapSlice(['clean', 'bad.json'], repo), { code: 2, stdout: '', stderr: `leap: ${join(repo, 'bad.json')}: 1:2: malformed JSON: Expected property name or '}'\n` });
+  assert.match((await leapSlice(['clean', 'none.json'], repo)).stderr, /none\.json: cannot read the slice file: ENOENT/);
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 's.json'), '{"id": "s"}');
+  assert.match((await leapSlice(['clean', 's.json'], dir)).stderr, /is not inside a git repository/);
+  assert.is((await leapSlice(['clean'], repo)).code, 2);
+  assert.match((await leapSlice(['clean', '--help'], repo)).stdout, /records under \.leap\/SLICE\/ stay/);
+});
+
+clean.run();
+
+// ---
+
+const status = suite('sliceStatus and leap slice status');
+
+status.after.each(cleanup);
+
+function record(repo: string, path: string, value: unknown): void {
+  const file = join(repo, '.leap', 's', path);
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+const CANDIDATE = 'c'.repeat(64);
+
+function recordedRepo(): string {
+  const repo = makeGitRepo({ files: { '.gitignore': '.leap/\ns.json\n' } });
+  writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: [], c: ['b'], d: [], e: [], f: ['d'], g: [], h: ['a'] })));
+  record(repo, 'run.json', { slice: 's', base: 'f'.repeat(40), file: 's.json', started: '2026-01-01T00:00:00.000Z' });
+  record(repo, 'a/round-1.json', { slice: 's', ball: 'a', round: 1, receipt: null, reason: 'the proof failed', candidate: null, proof: { code: 1, metric: null }, changed: ['a.js'], ts: 'x' });
+  record(repo, 'a/round-2.json', { slice: 's', ball: 'a', round: 2, receipt: 1, reason: 'passed', candidate: CANDIDATE, proof: { code: 0, metric: null }, changed: ['a.js'], ts: 'x' });
+  record(repo, 'a/result.json', { receipt: 1, reason: 'proven, kept, judged', candidate: CANDIDATE, rounds: 2, merged: 'e'.repeat(40), ts: 'x' });
+  record(repo, 'b/round-1.json', { slice: 's', ball: 'b', round: 1, receipt: -1, reason: 'edited x.js, outside its scope', candidate: null, proof: { code: 0, metric: null }, changed: ['x.js'], ts: 'x' });
+  record(repo, 'b/result.json', { receipt: -1, reason: 'edited x.js, outside its scope', candidate: null, rounds: 1, merged: null, ts: 'x' });
+  for (let n = 1; n <= 4; n++) record(repo, `d/round-${n}.json`, { slice: 's', ball: 'd', round: n, receipt: n === 4 ? 0 : null, reason: 'the proof failed', candidate: null, proof: { code: 1, metric: null }, changed: [], ts: 'x' });
+  record(repo, 'd/result.json', { receipt: 0, reason: 'four rounds without a passing proof', candidate: null, rounds: 4, merged: null, ts: 'x' });
+  record(repo, 'd/checkpoint.md', '# checkpoint\n');
+  record(repo, 'e/round-1.json', { slice: 's', ball: 'e', round: 1, receipt: null, reason: 'the proof failed', candidate: null, proof: { code: 1, metric: null }, changed: [], ts: 'x' });
+  record(repo, 'g/result.json', '{"receipt": 1, "torn');
+  return repo;
+}
+
+status('each ball\'s state from its records: passed, refused, blocked, held, interrupted, waiting, pending; torn records said', async () => {
+  const repo = recordedRepo();
+  const s = sliceStatus(repo, sliceOf({ a: [], b: [], c: ['b'], d: [], e: [], f: ['d'], g: [], h: ['a'] }));
+  assert.equal(s.balls.map((b) => [b.ball, b.state, b.receipt, b.rounds, b.after]), [
+    ['a', 'passed', 1, 2, []], ['b', 'refused', -1, 1, []], ['c', 'blocked', null, 0, ['b']], ['d', 'held', 0, 4, []],
+    ['e', 'interrupted', null, 1, []], ['f', 'waiting', null, 0, ['d']], ['g', 'pending', null, 0, []], ['h', 'pending', null, 0, []],
+  ]);
+  assert.equal([s.base, s.engine, s.record], ['f'.repeat(40), null, null]);
+  assert.is(s.unreadable.length, 1);
+  assert.match(s.unreadable[0] ?? '', /^\.leap\/s\/g\/result\.json: /);
+  const out = await leapSlice(['status', 's.json'], repo);
+  assert.is(out.code, 0);
+  assert.is(out.stdout, [
+    `slice s: no engine running, base ${'f'.repeat(40)}`,
+    `  a  passed       round 2  receipt 1  candidate cccccccccccc  merged eeeeeeeeeeee`,
+    '     "proven, kept, judged"',
+    '  b  refused      round 1  receipt -1',
+    '     "edited x.js, outside its scope"',
+    '  c  blocked      after b',
+    '  d  held         round 4  receipt 0  checkpoint .leap/s/d/checkpoint.md',
+    '     "four rounds without a passing proof"',
+    '  e  interrupted  round 1  last round proof failed',
+    '     "the proof failed"',
+    '  f  waiting      after d',
+    '  g  pending',
+    '  h  pending',
+    `unreadable record ${s.unreadable[0]}`,
+    '',
+  ].join('\n'));
+  const json = JSON.parse((await leapSlice(['status', 's.json', '--json'], repo)).stdout) as { balls: { ball: string; state: string; checkpoint: string | null }[]; reaped: string[] };
+  assert.equal(json.balls.find((b) => b.ball === 'd')?.checkpoint, '.leap/s/d/checkpoint.md');
+  assert.equal(json.reaped, []);
+});
+
+status('a slice never run: every ball pending or waiting; a passed slice names its record', async () => {
+  const repo = makeGitRepo({ files: { '.gitignore': '.leap/\ns.json\n' } });
+  writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: ['a'] })));
+  assert.equal(await leapSlice(['status', 's.json'], repo), { code: 0, stdout: 'slice s: no engine running, base (not run yet)\n  a  pending\n  b  waiting      after a\n', stderr: '' });
+  assert.not.ok(existsSync(join(repo, '.leap')), 'status writes nothing');
+  record(repo, 'a/result.json', { receipt: 1 });
+  record(repo, 'b/result.json', { receipt: 1 });
+  record(repo, 'record.json', {});
+  assert.match((await leapSlice(['status', 's.json'], repo)).stdout, /^slice s: no engine running, base \(not run yet\), passed \(record \.leap\/s\/record\.json\)\n/);
+});
+
+status('while an engine runs: running balls and its pid; after a SIGKILL, status removes the worktrees it left', async () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['e'], (b) => join(outside, b));
+  writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ e: [] })));
+  record(repo, 'e/round-1.json', { round: 1, receipt: null, reason: 'the proof failed' });
+  const holder = await startHolder(repo, 's');
+  const live = await leapSlice(['status', 's.json'], repo);
+  assert.is(live.stdout, `slice s: engine running (pid ${holder.pid}), base (not run yet)\n  e  running      round 1  last round proof failed\n     "the proof failed"\n`);
+  assert.ok(existsSync(join(outside, 'e')));
+  await kill9(holder);
+  const after = await leapSlice(['status', 's.json'], repo);
+  assert.is(after.stdout, `slice s: no engine running, base (not run yet)\n  e  interrupted  round 1  last round proof failed\n     "the proof failed"\nremoved the worktree ${join(outside, 'e')}, left by an engine that ended\n`);
+  assert.equal(worktreeList(repo), [repo]);
+});
+
+status('bad input: an invalid slice, no FILE, not a repository', async () => {
+  const repo = makeGitRepo();
+  writeFileSync(join(repo, 's.json'), JSON.stringify({ ...sliceOf({ a: [] }), spine: 'zz' }));
+  assert.equal(await leapSlice(['status', 's.json'], repo), { code: 2, stdout: '', stderr: `leap: ${join(repo, 's.json')}: spine "zz" is neither "integrator" nor a ball of this slice\n` });
+  assert.is((await leapSlice(['status'], repo)).code, 2);
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 's.json'), JSON.stringify(sliceOf({ a: [] })));
+  assert.match((await leapSlice(['status', 's.json'], dir)).stderr, /is not inside a git repository/);
+  assert.match((await leapSlice(['status', '--help'], repo)).stdout, /^Usage: leap slice status FILE \[--json\]/);
+});
+
+status.run();
