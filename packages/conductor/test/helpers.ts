@@ -85,3 +85,61 @@ export function writeRepoFile(repo: string, path: string, content: string): void
 export function readEvents(repo: string): Record<string, unknown>[] {
   return readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
 }
+
+const FIXTURES = join(dirname(new URL(import.meta.url).pathname), 'fixtures');
+
+/** A step's edits for the deterministic command developer (fixtures/dev-agent.mjs). */
+export interface StepEdits {
+  [phase: string]: { path: string; content: string };
+}
+
+/** Command agents: `dev` (fixtures/dev-agent.mjs over `steps`) and `ver` (always PASS); their launches logged as JSON lines. */
+export function commandAgents(steps: Record<string, StepEdits>, options: { sleepMs?: number } = {}): { file: string; dir: string; devLog: string; verLog: string } {
+  const dir = makeTempDir('leap-cmd-agents-');
+  const moves = join(dir, 'moves.json');
+  writeFileSync(moves, JSON.stringify({ steps, sleep_ms: options.sleepMs ?? 0 }));
+  const devLog = join(dir, 'dev.log');
+  const verLog = join(dir, 'ver.log');
+  const file = join(dir, 'agents.json');
+  writeFileSync(file, JSON.stringify({
+    agents: {
+      dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), moves, devLog] },
+      ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs'), verLog] },
+    },
+  }));
+  return { file, dir, devLog, verLog };
+}
+
+/** The JSON lines of a command agent's log. */
+export function readLog(file: string): { env: Record<string, string>; prompt: string }[] {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { env: Record<string, string>; prompt: string });
+  } catch {
+    return [];
+  }
+}
+
+/** The fixture folder (stand-in CLIs). */
+export const fixture = (name: string): string => join(FIXTURES, name);
+
+/** Edits of a slugify step: its test, its implementation, its refactor. */
+export function slugSteps(titles: string[]): Record<string, StepEdits> {
+  const steps: Record<string, StepEdits> = {};
+  titles.forEach((title, i) => {
+    const n = i + 1;
+    const words = Array.from({ length: n }, (_, k) => `w${k}`);
+    steps[title] = {
+      red: redTest(n, `test(${JSON.stringify(`step ${n}`)}, () => assert.equal(slugify(${JSON.stringify(words.join(' ').toUpperCase())}), ${JSON.stringify(words.join('-'))}));`),
+      green: { path: 'src/slug.js', content: IMPL1 },
+      refactor: { path: `src/note${n}.js`, content: `// step ${n} ${JSON.stringify(title)}\nexport const step${n} = ${n};\n` },
+    };
+  });
+  return steps;
+}
+
+/** A plan file for `titles`, step K linked to criterion K (or all to criterion 1). */
+export function planFile(titles: string[], criterionOf: (i: number) => number = (i) => i + 1): string {
+  const file = join(makeTempDir('leap-plan-'), 'plan.txt');
+  writeFileSync(file, `Plan\n${titles.map((t, i) => `${t} (criterion ${criterionOf(i)})`).join('\n')}\n`);
+  return file;
+}
