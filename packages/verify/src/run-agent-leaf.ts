@@ -4,9 +4,13 @@
 // In process, because a Node supervisor per leaf costs a Node start-up each (100 ms here), and a jury
 // starts three at once on two cores. What a separate supervisor adds, surviving a kill of its parent,
 // is leap-detach's job: a caller that needs it launches the whole command detached.
-import type { AgentAnswer, AgentOptions, AgentPlugin } from '@leap/core';
-import { LeapError, checkLeafName, readFileIfExists, statePaths } from '@leap/core';
-import { supervise, type SuperviseResult } from '@leap/supervise';
+// Around the leaf: the agent's readiness check first (a missing login is said before a leaf is spent), a
+// watch on its output for a CLI retrying a service it cannot reach, and one `usage` event once it ends.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage, EventContext } from '@leap/core';
+import { LeapError, appendEvent, checkLeafName, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
+import { readPidFile, supervise, type SuperviseResult } from '@leap/supervise';
 
 /** One supervised agent launch. */
 export interface AgentLeafOptions {
@@ -18,7 +22,19 @@ export interface AgentLeafOptions {
   /** The state folder the supervisor writes NAME.pid and NAME.exit into. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
+  /** Run the agent's readiness check (`codex login status`) first; default true. A caller that ran `checkAgentReady` once per run may skip it. */
+  preflight?: boolean;
+  /** How long a CLI may go on retrying a service it cannot reach before the leaf is ended; default DEFAULT_RETRY_LIMIT_MS, 0 never. */
+  retryLimitMs?: number;
 }
+
+/**
+ * Why a leaf has no answer: `missing` the CLI is not installed (not found, not executable); `failed` it
+ * failed by itself (not logged in, no network, refused its flags, a crash; or the leaf could not be
+ * supervised); `killed` its supervisor ended it (timeout, stuck, stop, a signal); `answer` it exited 0 but
+ * printed no answer in its format.
+ */
+export type AgentFailureKind = 'missing' | 'failed' | 'killed' | 'answer';
 
 /** How the leaf ended and what it answered. */
 export interface AgentLeafResult {
@@ -31,9 +47,21 @@ export interface AgentLeafResult {
   stderr: string;
   /** The agent's answer, when it exited 0 and its output was that CLI's format. */
   answer: AgentAnswer | null;
-  /** Why there is no answer. */
+  /** Why there is no answer, in the CLI's own words where it gave some. */
   failure: string | null;
+  /** What kind of failure; null with an answer. */
+  failureKind: AgentFailureKind | null;
+  /** What the CLI reported about tokens and cost, as the leaf's `usage` event records it; null when no event was written. */
+  usage: AgentUsage | null;
 }
+
+/** A CLI that has retried an unreachable service this long, with at least RETRY_MIN_ATTEMPTS attempts, is ended. */
+export const DEFAULT_RETRY_LIMIT_MS = 30_000;
+const RETRY_MIN_ATTEMPTS = 3;
+const RETRY_POLL_MS = 250;
+const TAIL_BYTES = 256 * 1024;
+const PREFLIGHT_TIMEOUT_MS = 20_000;
+const KILL_GRACE_MS = 5_000;
 
 /**
  * Launch the agent under a supervisor and wait for it and everything it started to end. A TERM,
@@ -41,13 +69,26 @@ export interface AgentLeafResult {
  */
 export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafResult> {
   const name = checkLeafName(leaf.name);
-  const invocation = leaf.agent.buildInvocation(leaf.prompt, leaf.options);
+  const refused = (code: number, failureKind: AgentFailureKind, failure: string): AgentLeafResult =>
+    ({ name, code, status: 'failed-start', stdout: '', stderr: '', answer: null, failure, failureKind, usage: null });
+  let invocation: AgentInvocation;
+  try {
+    invocation = leaf.agent.buildInvocation(leaf.prompt, leaf.options);
+  } catch (error) {
+    if (!(error instanceof LeapError)) throw error;
+    return refused(error.exitCode, 'failed', `${leaf.agent.name} cannot take this prompt: ${error.message}`);
+  }
+  if (leaf.preflight !== false) {
+    const ready = await checkAgentReady(leaf.agent, leaf.options, leaf.env);
+    if (!ready.ready) return refused(ready.code, ready.failureKind, ready.failure);
+  }
   const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: leaf.stateDir, ...invocation.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const paths = statePaths(leaf.stateDir);
   // NAME.pid is the supervisor's lock (a dead holder's is taken over, a live one refuses); once it holds it,
   // the supervisor replaces a stale NAME.exit and empties NAME.out and NAME.err, as a launch line's `>` would.
   let run: SuperviseResult;
+  const watch = watchRetries(leaf.agent, paths.out(name), paths.err(name), paths.pid(name), leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS);
   try {
     run = await supervise({
       name, command: invocation.command, args: invocation.args, env: env as NodeJS.ProcessEnv, cwd: leaf.options.cwd,
@@ -56,30 +97,190 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   } catch (error) {
     // Refused before the leaf could start: a live supervisor holds NAME (its files are left alone), or the state folder is unusable.
     if (!(error instanceof LeapError)) throw error;
-    return { name, code: error.exitCode, status: 'failed-start', stdout: '', stderr: '', answer: null, failure: `${leaf.agent.name} could not be supervised: ${error.message}` };
+    return refused(error.exitCode, 'failed', `${leaf.agent.name} could not be supervised: ${error.message}`);
+  } finally {
+    watch.stop();
   }
   const stdout = readFileIfExists(paths.out(name)) ?? '';
   const stderr = readFileIfExists(paths.err(name)) ?? '';
-  const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null };
-  if (run.code !== 0 || run.status !== 'exited') {
-    result.failure = describeFailure(leaf.agent, invocation.command, run, stderr);
-    return result;
+  const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null, failureKind: null, usage: null };
+  const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr) ?? lastWords(stdout);
+  if (watch.ended !== null) {
+    const { attempts, message, seconds } = watch.ended;
+    result.failureKind = 'failed';
+    result.failure = `${leaf.agent.name} cannot reach its service: ${attempts} failed attempts in ${seconds} s, the last: ${message} (the leaf was ended)`;
+  } else if (run.status === 'failed-start') {
+    result.failureKind = run.code === 126 || run.code === 127 ? 'missing' : 'failed';
+    const why = run.code === 127 ? 'was not found' : run.code === 126 ? 'is not executable' : `could not be supervised: ${run.error ?? 'unknown error'}`;
+    result.failure = `${leaf.agent.name} could not start: ${invocation.command} ${why} (${run.status}, code ${run.code})`;
+  } else if (run.status !== 'exited') {
+    result.failureKind = 'killed';
+    result.failure = `${leaf.agent.name} was stopped by its supervisor (${run.status})`;
+  } else if (run.code !== 0) {
+    const words = said();
+    result.failureKind = 'failed';
+    result.failure = `${leaf.agent.name} exited with code ${run.code} (${run.status})${words === null ? '' : `: ${words}`}`;
+  } else {
+    try {
+      result.answer = leaf.agent.parseAnswer(stdout);
+    } catch (error) {
+      result.failureKind = 'answer';
+      result.failure = `could not read ${leaf.agent.name}'s answer: ${(error as Error).message}`;
+    }
   }
-  try {
-    result.answer = leaf.agent.parseAnswer(stdout);
-  } catch (error) {
-    result.failure = `could not read ${leaf.agent.name}'s answer: ${(error as Error).message}`;
-  }
+  result.usage = recordUsage(leaf, name, invocation, result);
   return result;
 }
 
-function describeFailure(agent: AgentPlugin, command: string, run: SuperviseResult, stderr: string): string {
-  const { code, status } = run;
-  if (status === 'failed-start') {
-    const why = code === 127 ? 'was not found' : code === 126 ? 'is not executable' : `could not be supervised: ${run.error ?? 'unknown error'}`;
-    return `${agent.name} could not start: ${command} ${why} (${status}, code ${code})`;
+/** Whether an agent's CLI can run at all, by its own cheap check (`codex login status`); ready when it has none. */
+export type AgentReadiness = { ready: true } | { ready: false; code: number; failureKind: 'missing' | 'failed'; failure: string };
+
+/** Run the agent's preflight check, if it has one, in `options.cwd` with `env`: what the conductor calls once per run. */
+export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions, env: NodeJS.ProcessEnv): Promise<AgentReadiness> {
+  const check = agent.preflight?.(options) ?? null;
+  if (check === null) return { ready: true };
+  const merged: Record<string, string | undefined> = { ...env, ...check.env };
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  const shown = [check.command, ...check.args].join(' ');
+  const ran = await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd);
+  if (ran.code === 0) return { ready: true };
+  if (ran.startError !== null) {
+    const missing = ran.startError === 'ENOENT' || ran.startError === 'EACCES';
+    const why = ran.startError === 'ENOENT' ? 'was not found' : ran.startError === 'EACCES' ? 'is not executable' : `could not start (${ran.startError})`;
+    return { ready: false, code: ran.startError === 'EACCES' ? 126 : 127, failureKind: missing ? 'missing' : 'failed', failure: `${agent.name} could not start: ${check.command} ${why}` };
   }
-  if (status.startsWith('killed') || status === 'refused-stop') return `${agent.name} was stopped by its supervisor (${status})`;
-  const last = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1);
-  return `${agent.name} exited with code ${code} (${status})${last === undefined ? '' : `: ${last}`}`;
+  const words = agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr) ?? lastWords(ran.stdout);
+  const how = ran.code === null ? `did not answer within ${PREFLIGHT_TIMEOUT_MS / 1000} s` : `exited with code ${ran.code}`;
+  return { ready: false, code: ran.code ?? 2, failureKind: 'failed', failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}` };
+}
+
+function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; startError: string | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(check.command, check.args, { env, cwd, stdio: [check.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], detached: true });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(check.stdin);
+    const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), PREFLIGHT_TIMEOUT_MS);
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout: '', stderr: '', startError: error.code ?? error.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), startError: null });
+    });
+  });
+}
+
+// One usage event per leaf whose output could be read: its answer's usage, else what the CLI reported in a
+// failed run (a Claude error result still has its cost); a plain answer with no usage is all nulls.
+function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation, result: AgentLeafResult): AgentUsage | null {
+  const nothing: AgentUsage = { model: null, input_tokens: null, output_tokens: null, cost_usd: null };
+  const reported = result.answer !== null ? result.answer.usage ?? leaf.agent.parseUsage?.(result.stdout) ?? nothing : leaf.agent.parseUsage?.(result.stdout) ?? null;
+  if (reported === null) return null;
+  const usage: AgentUsage = { ...reported, model: reported.model ?? invocation.model ?? leaf.options.model ?? null };
+  let context: EventContext;
+  try {
+    context = readEventContext(leaf.stateDir, leaf.env);
+  } catch {
+    context = { issue: null, step: leaf.env.VERI_STEP ?? null, skillCommit: null };
+  }
+  appendEvent(statePaths(leaf.stateDir).events, createEvent('usage', { leaf: name, agent: leaf.agent.name, family: leaf.agent.family, ...usage }, context));
+  return usage;
+}
+
+interface RetryWatch {
+  stop(): void;
+  ended: { attempts: number; message: string; seconds: number } | null;
+}
+
+// Every RETRY_POLL_MS, ask the agent whether its output so far ends with retries of a service it cannot
+// reach; once that has lasted `limitMs` over RETRY_MIN_ATTEMPTS attempts, end the leaf's process group
+// (its supervisor then records `killed-external`). Only the leaf, a child of this process, is signalled.
+function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidFile: string, limitMs: number): RetryWatch {
+  const watch: RetryWatch = { stop: () => {}, ended: null };
+  if (agent.retrying === undefined || limitMs <= 0) return watch;
+  const started = Date.now();
+  let sizes = '';
+  let retry: AgentRetry | null = null;
+  let since = 0;
+  let grace: NodeJS.Timeout | undefined;
+  const timer = setInterval(() => {
+    const now = Date.now();
+    const seen = `${sizeOf(outFile)}:${sizeOf(errFile)}`;
+    if (seen !== sizes) {
+      sizes = seen;
+      const next = agent.retrying?.(tail(outFile), tail(errFile)) ?? null;
+      if (next === null) retry = null;
+      else if (retry === null) since = now;
+      retry = next;
+    }
+    if (retry === null || watch.ended !== null || retry.attempts < RETRY_MIN_ATTEMPTS || now - since < limitMs) return;
+    const leafPid = readPidFile(pidFile)?.leaf;
+    if (leafPid === undefined || !isChildOfThisProcess(leafPid)) return;
+    watch.ended = { attempts: retry.attempts, message: retry.message, seconds: Math.round((now - started) / 100) / 10 };
+    killGroup(leafPid, 'SIGTERM');
+    grace = setTimeout(() => killGroup(leafPid, 'SIGKILL'), KILL_GRACE_MS);
+  }, RETRY_POLL_MS);
+  watch.stop = () => {
+    clearInterval(timer);
+    clearTimeout(grace);
+  };
+  return watch;
+}
+
+function isChildOfThisProcess(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+  } catch {
+    return false;
+  }
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return -1;
+  }
+}
+
+// The last TAIL_BYTES of a file: enough for any retry run, without reading a long transcript every poll.
+function tail(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = statSync(file).size;
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// The last line that says something, colours removed, at most 500 characters: what a CLI without its own
+// explainFailure said last.
+function lastWords(text: string): string | null {
+  const line = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1);
+  if (line === undefined) return null;
+  return line.length > 500 ? `${line.slice(0, 500)}…` : line;
 }

@@ -30,12 +30,18 @@ leaf('runs the agent under a supervisor in this process: prompt on stdin, answer
   assert.is(result.status, 'exited');
   assert.equal(result.answer, { text: '{"verdict":"PASS","reason":"ok"}' });
   assert.is(result.failure, null);
+  assert.is(result.failureKind, null);
+  // A plain answer reports no usage: one usage event all the same, each field null.
+  assert.equal(result.usage, { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
   assert.is(readFileSync(movePromptFile(script, 0), 'utf8'), prompt);
   assert.is(readFileSync(join(stateDir, 'verify-green.out'), 'utf8'), '{"verdict":"PASS","reason":"ok"}');
   assert.is(readFileSync(join(stateDir, 'verify-green.err'), 'utf8'), 'thinking\n');
   assert.match(readFileSync(join(stateDir, 'verify-green.exit'), 'utf8'), /^0\nstatus=exited\n/);
   const events = readFileSync(join(stateDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.equal(events.map((e) => [e.event, e.leaf, e.actor ?? null, e.phase ?? null]), [['launch', 'verify-green', 'verifier', 'green'], ['exit', 'verify-green', null, null]]);
+  assert.equal(events.map((e) => [e.event, e.leaf, e.actor ?? null, e.phase ?? null]), [['launch', 'verify-green', 'verifier', 'green'], ['exit', 'verify-green', null, null], ['usage', 'verify-green', null, null]]);
+  const { ts, ...usage } = events[2] as Record<string, unknown>;
+  assert.ok(typeof ts === 'string');
+  assert.equal(usage, { event: 'usage', issue: 3, step: null, skill_commit: null, leaf: 'verify-green', agent: 'scripted', family: 'scripted', model: null, input_tokens: null, output_tokens: null, cost_usd: null });
   assert.is(events[0]?.pid, process.pid);
   // The supervisor's pid file is its single-instance lock: gone once the exit file and event are written.
   assert.not.ok(existsSync(join(stateDir, 'verify-green.pid')));
@@ -48,15 +54,22 @@ leaf('an agent that cannot start, one that fails, and one whose output is no ans
   assert.is(gone.code, 127);
   assert.is(gone.status, 'failed-start');
   assert.is(gone.failure, 'ghost could not start: no-such-agent-cli was not found (failed-start, code 127)');
+  assert.is(gone.failureKind, 'missing');
+  assert.is(gone.usage, null);
   const failing = createCommandAgent({ name: 'sad', command: ['bash', '-c', 'echo partial; echo "quota exceeded" >&2; exit 5'], family: 'x' });
   const failed = await runAgentLeaf({ name: 'verify-red', agent: failing, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
   assert.is(failed.code, 5);
   assert.is(failed.failure, 'sad exited with code 5 (exited): quota exceeded');
+  assert.is(failed.failureKind, 'failed');
   assert.is(failed.answer, null);
+  assert.is(failed.usage, null, 'a plain agent that failed reported nothing readable');
   const silent = createCommandAgent({ name: 'mute', command: ['true'], family: 'x' });
   const mute = await runAgentLeaf({ name: 'verify-red', agent: silent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
   assert.is(mute.code, 0);
   assert.is(mute.failure, "could not read mute's answer: the agent printed nothing on stdout");
+  assert.is(mute.failureKind, 'answer');
+  const usage = readFileSync(join(stateDir, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"usage"'));
+  assert.is(usage.length, 0, 'no usage event for leaves whose output could not be read');
 });
 
 leaf('a stuck agent is killed by its supervisor at the timeout: code 2, killed-timeout', async () => {
@@ -66,6 +79,7 @@ leaf('a stuck agent is killed by its supervisor at the timeout: code 2, killed-t
   assert.is(result.code, 2);
   assert.is(result.status, 'killed-timeout');
   assert.is(result.failure, 'scripted was stopped by its supervisor (killed-timeout)');
+  assert.is(result.failureKind, 'killed');
 });
 
 leaf('a bad leaf name is refused before anything runs', async () => {
@@ -89,6 +103,7 @@ leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125); the 
     assert.is(result.code, 125);
     assert.is(result.status, 'failed-start');
     assert.match(result.failure ?? '', /^second could not be supervised: another supervisor is running leaf "verify-red"/);
+    assert.is(result.failureKind, 'failed');
     assert.ok(isAlive(pid));
     assert.match(readFileSync(join(stateDir, 'verify-red.pid'), 'utf8'), new RegExp(`^${pid}\n`));
     // The live run's output is not emptied by the refused launch.
@@ -122,6 +137,7 @@ leaf('a TERM to this process ends the running leaf (killed-signal) and not this 
   assert.is(result.status, 'killed-signal');
   assert.is(result.code, 2);
   assert.is(result.failure, 'slow was stopped by its supervisor (killed-signal)');
+  assert.is(result.failureKind, 'killed');
   assert.not.ok(isAlive(leafPid));
   // The handlers went with the supervisor: nothing of it is left listening.
   assert.is(process.listenerCount('SIGTERM'), 0);
