@@ -38,30 +38,28 @@ export function dependencyCycles(graph: ReadonlyMap<string, readonly string[]>):
 
 /** Ball ids per wave, in dependency order; throws a LeapError (exit 2) on a cycle or an unknown dependency. */
 export function planWaves(slice: Slice): string[][] {
-  const ids = new Set(slice.balls.map((b) => b.id));
+  const deps = new Map(slice.balls.map((b) => [b.id, b.deps] as const));
   const depth = new Map<string, number>();
-  const pending = new Map(slice.balls.map((b) => [b.id, b.deps] as const));
-  for (const [id, deps] of pending) {
-    const unknown = deps.find((d) => !ids.has(d));
-    if (unknown !== undefined) throw new LeapError(`slice ${JSON.stringify(slice.id)}: ball ${JSON.stringify(id)} depends on ${JSON.stringify(unknown)}, which is not a ball of this slice`, { exitCode: 2 });
-  }
-  while (pending.size > 0) {
-    let moved = false;
-    for (const [id, deps] of pending) {
-      if (!deps.every((d) => depth.has(d))) continue;
-      depth.set(id, deps.reduce((max, d) => Math.max(max, (depth.get(d) ?? 0) + 1), 0));
-      pending.delete(id);
-      moved = true;
-    }
-    if (!moved) {
-      const cycle = dependencyCycles(pending)[0] ?? [...pending.keys()];
+  const open = new Set<string>();
+  // A ball's wave is one past its deepest dependency's: each ball is measured once.
+  const measure = (id: string): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    if (open.has(id)) {
+      const cycle = dependencyCycles(deps)[0] ?? [id];
       throw new LeapError(`slice ${JSON.stringify(slice.id)}: dependency cycle: ${[...cycle, cycle[0]].map((c) => JSON.stringify(c)).join(' -> ')}`, { exitCode: 2 });
     }
-  }
+    open.add(id);
+    let k = 0;
+    for (const dep of deps.get(id) ?? []) {
+      if (!deps.has(dep)) throw new LeapError(`slice ${JSON.stringify(slice.id)}: ball ${JSON.stringify(id)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, { exitCode: 2 });
+      k = Math.max(k, measure(dep) + 1);
+    }
+    open.delete(id);
+    depth.set(id, k);
+    return k;
+  };
   const waves: string[][] = [];
-  for (const ball of slice.balls) {
-    const k = depth.get(ball.id) ?? 0;
-    (waves[k] ??= []).push(ball.id);
-  }
+  for (const ball of slice.balls) (waves[measure(ball.id)] ??= []).push(ball.id);
   return waves;
 }

@@ -5,8 +5,18 @@
 const MAX_SEGMENT_BYTES = 255;
 const MAX_PATH_BYTES = 4095;
 
+// The common case, decided by one regular expression: segments of letters, digits, `_ - .` not
+// starting with a dot, one slash between them, short enough for any file system. Such a path is
+// valid and already normal.
+const PLAIN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
+
+function isPlain(path: string): boolean {
+  return path.length <= MAX_SEGMENT_BYTES && PLAIN.test(path);
+}
+
 /** Why `path` cannot be a scope path (a phrase: `is absolute...`), or null when it can. */
 export function scopePathProblem(path: string): string | null {
+  if (isPlain(path)) return null;
   if (path.length === 0) return 'is empty';
   if (path.includes('\0')) return 'contains a NUL byte, which no file name can hold';
   if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return 'is absolute: scope paths are relative to the repository root';
@@ -26,5 +36,6 @@ export function scopePathProblem(path: string): string | null {
 
 /** `path` without `.` segments and repeated slashes (check it with scopePathProblem first). */
 export function normalizeScopePath(path: string): string {
+  if (isPlain(path)) return path;
   return path.split('/').filter((s) => s !== '' && s !== '.').join('/');
 }
