@@ -122,16 +122,15 @@ export function readLog(file: string): { env: Record<string, string>; prompt: st
 /** The fixture folder (stand-in CLIs). */
 export const fixture = (name: string): string => join(FIXTURES, name);
 
-/** Edits of a slugify step: its test, its implementation, its refactor. */
+/** Edits of independent steps: step K's test imports src/stepK.js (missing until its green), its refactor rewrites it. */
 export function slugSteps(titles: string[]): Record<string, StepEdits> {
   const steps: Record<string, StepEdits> = {};
   titles.forEach((title, i) => {
     const n = i + 1;
-    const words = Array.from({ length: n }, (_, k) => `w${k}`);
     steps[title] = {
-      red: redTest(n, `test(${JSON.stringify(`step ${n}`)}, () => assert.equal(slugify(${JSON.stringify(words.join(' ').toUpperCase())}), ${JSON.stringify(words.join('-'))}));`),
-      green: { path: 'src/slug.js', content: IMPL1 },
-      refactor: { path: `src/note${n}.js`, content: `// step ${n} ${JSON.stringify(title)}\nexport const step${n} = ${n};\n` },
+      red: { path: `test/step${n}.test.js`, content: `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { value } from '../src/step${n}.js';\n\ntest(${JSON.stringify(`step ${n}: ${title}`)}, () => assert.equal(value, ${n}));\n` },
+      green: { path: `src/step${n}.js`, content: `export const value = ${n};\n` },
+      refactor: { path: `src/step${n}.js`, content: `// Step ${n}: ${title}\nexport const value = ${n};\n` },
     };
   });
   return steps;
