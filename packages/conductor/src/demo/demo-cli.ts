@@ -12,13 +12,14 @@ green is rejected by the verifier and revised. Progress is printed as it goes; a
 commits, verdicts, time) and where to look end it. Nothing is installed, nothing goes to the network.
 
 Options:
-  --dir DIR   the project's folder, new or empty (default: a new temp folder); it is kept
+  --dir DIR   the project's folder, new or empty (default: a new temp folder); it is kept;
+              a folder an earlier leap demo made resumes its run (after a stop, say)
   --json      print the run's result as one JSON object on stdout (progress goes to stderr)
   --help      this text
 
 Exit codes: 0 done (every step and criterion ticked); 1 the run bailed (last line
 "bail: CAUSE (CLASS)"), or the toolchain is not built; 3 stopped by a stop request
-(resume with \`leap tdd run --issue 1\` in the project); 2 bad input (DIR not empty, an
+(resume with \`leap demo --dir DIR\`); 2 bad input (DIR neither empty nor a demo, an
 unknown option).
 `;
 
@@ -35,14 +36,16 @@ export const demoMain: Subcommand = async (argv, io) => {
   const json = values.json === true;
   const started = Date.now();
   const say = json ? io.stderr : io.stdout;
-  const { dir, result } = await runDemo({
+  const { dir, resumed, result } = await runDemo({
     dir: values.dir,
     cwd: io.cwd,
     env: io.env,
     progress: (line) => say(progressLine(Date.now() - started, line)),
-    onProject: (project) => say(`leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`),
+    onProject: (project, resume) => say(resume
+      ? `leap demo: resuming the run of issue 1 in ${project}\n`
+      : `leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`),
   });
-  if (json) io.stdout(`${JSON.stringify({ dir, ...result })}\n`);
+  if (json) io.stdout(`${JSON.stringify({ dir, resumed, ...result })}\n`);
   else io.stdout(formatDemoSummary(dir, result));
   return result.code;
 };

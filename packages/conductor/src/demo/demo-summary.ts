@@ -12,7 +12,7 @@ export function formatSeconds(ms: number): string {
 
 /** A progress line as the demo prints it: the time since the start, then the conductor's line. */
 export function progressLine(ms: number, line: string): string {
-  return `${`[${(ms / 1000).toFixed(1)}s]`.padStart(8)} ${line}\n`;
+  return `${`[${(ms / 1000).toFixed(1)}s]`.padStart(8)} ${line.replace(/\n*$/, '').replace(/\n/g, `\n${' '.repeat(9)}`)}\n`;
 }
 
 /** The summary printed after the run, ending with the outcome (section 9's `bail: CAUSE (CLASS)` on a bail). */
@@ -45,14 +45,14 @@ export function formatDemoSummary(dir: string, result: TddRunResult): string {
     `  the agents' moves ${join(dir, '.leap-demo')}/developer.json, verifier.json`,
     ...(result.pullRequest === undefined ? [] : [`  the pull request  ${result.pullRequest.url}`]),
     '',
-    outcomeLine(result),
+    outcomeLine(dir, result),
   ];
   return `${lines.join('\n')}\n`;
 }
 
-function outcomeLine(result: TddRunResult): string {
+function outcomeLine(dir: string, result: TddRunResult): string {
   if (result.outcome === 'done') return `done: every step and criterion of issue ${DEMO_ISSUE} is ticked (exit 0)`;
-  if (result.outcome === 'stopped') return `stopped at ${result.stoppedAt ?? 'a stop request'}; run \`leap tdd run --issue ${DEMO_ISSUE}\` in the project to resume (exit 3)`;
+  if (result.outcome === 'stopped') return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: leap demo --dir ${shellWord(dir)} (exit 3)`;
   const bail = result.bail;
   return bail === undefined ? `bailed (exit ${result.code})` : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
 }

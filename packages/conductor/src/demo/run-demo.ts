@@ -20,34 +20,45 @@ export interface DemoOptions {
   env?: NodeJS.ProcessEnv;
   /** Each progress line of the run, as runTdd gives it. */
   progress?: (line: string) => void;
-  /** Called once the project exists, before the run starts. */
-  onProject?: (dir: string) => void;
+  /** Called once the project exists (made now, or found to resume), before the run starts. */
+  onProject?: (dir: string, resume: boolean) => void;
   /** The conductor (default: this package's runTdd). */
   runTdd?: (options: TddRunOptions) => Promise<TddRunResult>;
 }
 
-/** Where the demo ran and how the run ended. */
+/** Where the demo ran, whether it resumed an earlier run there, and how the run ended. */
 export interface DemoResult {
   dir: string;
+  resumed: boolean;
   result: TddRunResult;
 }
 
-/** Check `dir` is new or empty (nothing is touched otherwise) and return its absolute path; none means a new temp folder. */
-export function prepareDemoDir(dir: string | undefined, cwd: string): string {
-  if (dir === undefined) return realpathSync(mkdtempSync(join(tmpdir(), 'leap-demo-')));
+/** The demo's folder: a new one, or one a previous `leap demo` made (then the run resumes). */
+export interface DemoDir {
+  dir: string;
+  resume: boolean;
+}
+
+/** Check `dir` is new, empty, or a demo project (nothing is touched otherwise); none means a new temp folder. */
+export function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
+  if (dir === undefined) return { dir: realpathSync(mkdtempSync(join(tmpdir(), 'leap-demo-'))), resume: false };
   if (dir === '') throw new UsageError('Expected --dir to name a folder, got ""');
   const path = resolve(cwd, dir);
   if (existsSync(path)) {
     if (!statSync(path).isDirectory()) throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder, found a file at ${path}`);
+    if (existsSync(join(path, AGENTS_DIR, 'agents.json')) && existsSync(join(path, '.git'))) return { dir: realpathSync(path), resume: true };
     const entries = readdirSync(path);
-    if (entries.length > 0) throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder, found ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in ${path} (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''})`);
+    if (entries.length > 0) {
+      const shown = `${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}`;
+      throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder (or one an earlier leap demo made, to resume it), found ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in ${path} (${shown})`);
+    }
   }
   mkdirSync(path, { recursive: true });
-  return realpathSync(path);
+  return { dir: realpathSync(path), resume: false };
 }
 
 /** Write the agents file, the two scripts and the plan under `.leap-demo/`, a folder that ignores itself. */
-export function writeDemoAgents(dir: string): { agentsFile: string; planFile: string } {
+export function writeDemoAgents(dir: string): void {
   const folder = join(dir, AGENTS_DIR);
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, '.gitignore'), '# The demo\'s scripted agents and plan: never part of the project.\n*\n');
@@ -57,7 +68,6 @@ export function writeDemoAgents(dir: string): { agentsFile: string; planFile: st
   const agents = { agents: { developer: { plugin: 'scripted', script: 'developer.json' }, verifier: { plugin: 'scripted', script: 'verifier.json' } } };
   writeFileSync(join(folder, 'agents.json'), `${JSON.stringify(agents, null, 2)}\n`);
   writeFileSync(join(folder, 'plan.txt'), DEMO_PLAN);
-  return { agentsFile: join(folder, 'agents.json'), planFile: join(folder, 'plan.txt') };
 }
 
 // The caller's VERI_* and LEAP_* variables are another run's: the demo's run starts from none of them.
@@ -73,10 +83,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   if (!existsSync(scriptedAgentBin())) {
     throw new LeapError(`the scripted agent is not built (${scriptedAgentBin()} is missing): run \`npm run build\` first`, { exitCode: 1 });
   }
-  const dir = prepareDemoDir(options.dir, options.cwd ?? process.cwd());
-  createSampleProject(dir);
-  const { agentsFile, planFile } = writeDemoAgents(dir);
-  options.onProject?.(dir);
+  const { dir, resume } = prepareDemoDir(options.dir, options.cwd ?? process.cwd());
+  if (!resume) {
+    createSampleProject(dir);
+    writeDemoAgents(dir);
+  }
+  const agentsFile = join(dir, AGENTS_DIR, 'agents.json');
+  const planFile = join(dir, AGENTS_DIR, 'plan.txt');
+  options.onProject?.(dir, resume);
   const runTdd = options.runTdd ?? (await import('../index.js')).runTdd;
   const result = await runTdd({
     cwd: dir,
@@ -89,5 +103,5 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     env: demoEnv(env),
     progress: options.progress,
   });
-  return { dir, result };
+  return { dir, resumed: resume, result };
 }

@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** The project's test command: node's test runner finds `test/*.test.js` itself. */
-export const DEMO_TEST_CMD = 'node --test';
+/** The project's test command: node's test runner finds `test/*.test.js` itself; its dot reporter keeps a passing run to one line. */
+export const DEMO_TEST_CMD = 'node --test --test-reporter=dot';
 
 /** The issue the demo drives. */
 export const DEMO_ISSUE = 1;
