@@ -1,6 +1,7 @@
 // Bench: a jury of three reviewers of three families, each answering after one second. Timed as the
-// leap-jury bin run from a shell (a Node start-up included; the budget's figure), the same bin spawned
-// from the bench's Node process, and the library call LEAP slices make in their own process.
+// leap-jury bin run from a shell (a Node start-up included), paired run by run with its floor (the smallest
+// Node script spawning the same three reviewers: the budget's figure), the same bin spawned from the
+// bench's Node process, and the library call LEAP slices make in their own process.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,6 +93,25 @@ export function benchReviewersTogether(tmp) {
  * that is a Node process here. leap-jury's own work is what it takes beyond this.
  */
 export function benchNodeSpawner(tmp) {
+  return summary(timeRuns(RUNS, [process.execPath, writeSpawner(tmp)])[1].map((ms) => ms / 1000));
+}
+
+/**
+ * The budget's figure: leap-jury against its floor in the same run. Each run times the smallest Node script
+ * that spawns the same three reviewers (benchNodeSpawner's) and then leap-jury, back to back from a shell, so
+ * both see the same load; the ratio is the median of those paired ratios.
+ */
+export function benchJuryAgainstSpawner(tmp, leapJury) {
+  const { dir, env } = setupJury(join(tmp, 'paired'));
+  const [floor, jury] = timeRuns(RUNS, [process.execPath, ...juryArgs(leapJury)], { base: [process.execPath, writeSpawner(join(tmp, 'paired'))], cwd: dir, env });
+  const ratios = jury.map((ms, i) => ms / floor[i]).sort((a, b) => a - b);
+  return {
+    ratio: ratios[RUNS >> 1], spread: [ratios[Math.floor((RUNS - 1) / 4)], ratios[Math.ceil((3 * (RUNS - 1)) / 4)]],
+    jury: summary(jury.map((ms) => ms / 1000)), floor: summary(floor.map((ms) => ms / 1000)),
+  };
+}
+
+function writeSpawner(tmp) {
   const prompt = reviewerPrompt(tmp);
   const script = join(tmp, 'spawn-three.cjs');
   writeFileSync(script, `const { spawn } = require('node:child_process');
@@ -104,5 +124,5 @@ for (let i = 0; i < 3; i++) {
   child.on('exit', (code) => { if (code !== 0) process.exit(1); if (--left === 0) process.exit(0); });
 }
 `);
-  return summary(timeRuns(RUNS, [process.execPath, script])[1].map((ms) => ms / 1000));
+  return script;
 }
