@@ -2,10 +2,12 @@
 // removes the worktrees it left (CONTRACT section 7): every git worktree on a branch
 // `leap/SLICE/*`, wherever it was made, unless a live engine (another process) still runs the slice.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { InternalError, readLockHolder } from '@leap/core';
+import { mayHaveSliceWorktrees } from './definition/worktree-hint.js';
 import { liveEngine, sliceLockFile } from './slice-lock.js';
+
+export { mayHaveSliceWorktrees };
 
 /** Run git in `cwd` (no shell; arguments are data); stdout, or an InternalError with git's stderr. */
 export function runGit(cwd: string, args: string[]): string {
@@ -29,44 +31,6 @@ export function sliceWorktrees(repoRoot: string, sliceId: string): { path: strin
     if (path !== undefined && branch?.startsWith(prefix) === true) out.push({ path, branch: branch.slice('refs/heads/'.length) });
   }
   return out;
-}
-
-// The git folder shared by every worktree of the repository at `repoRoot`.
-function commonGitDir(repoRoot: string): string | null {
-  const dotGit = join(repoRoot, '.git');
-  try {
-    if (statSync(dotGit).isDirectory()) return dotGit;
-    const gitdir = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-    if (gitdir === undefined) return null;
-    const own = isAbsolute(gitdir) ? gitdir : resolve(repoRoot, gitdir);
-    const common = readFileSync(join(own, 'commondir'), 'utf8').trim();
-    return isAbsolute(common) ? common : resolve(own, common);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Whether any worktree may be on a branch `leap/SLICE/*`, read from git's own files (no git process,
- * so a command with nothing to reap pays nothing); true when unsure.
- */
-export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolean {
-  const common = commonGitDir(repoRoot);
-  if (common === null) return true;
-  let names: string[];
-  try {
-    names = readdirSync(join(common, 'worktrees'));
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-  const ref = `ref: refs/heads/leap/${sliceId}/`;
-  return names.some((name) => {
-    try {
-      return readFileSync(join(common, 'worktrees', name, 'HEAD'), 'utf8').startsWith(ref);
-    } catch {
-      return true;
-    }
-  });
 }
 
 /** Remove the slice's left worktrees when no other live engine holds it; returns the paths removed. */

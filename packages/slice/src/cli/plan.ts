@@ -4,7 +4,7 @@ import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
 import { repoRootOrNull } from '../definition/repo-root.js';
-import { reapSlice } from '../reap.js';
+import { mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 
 const USAGE = `Usage: leap slice plan FILE [--json]
 
@@ -27,7 +27,7 @@ export const planCommand: Subcommand = async (argv, io) => {
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const slice = readSlice(resolve(io.cwd, file));
   const root = repoRootOrNull(io.cwd);
-  if (root !== null) reapSlice(root, slice.id);
+  if (root !== null && mayHaveSliceWorktrees(root, slice.id)) (await import('../reap.js')).reapSlice(root, slice.id);
   const waves = planWaves(slice);
   const deps = Object.fromEntries(slice.balls.map((b) => [b.id, b.deps]));
   if (values.json === true) {

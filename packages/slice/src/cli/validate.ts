@@ -4,7 +4,7 @@ import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
 import { repoRootOrNull } from '../definition/repo-root.js';
-import { reapSlice } from '../reap.js';
+import { mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 
 const USAGE = `Usage: leap slice validate FILE [--json]
 
@@ -31,7 +31,7 @@ export const validateCommand: Subcommand = async (argv, io) => {
   const waves = loaded.slice === null ? null : planWaves(loaded.slice);
   if (loaded.slice !== null) {
     const root = repoRootOrNull(io.cwd);
-    if (root !== null) reapSlice(root, loaded.slice.id);
+    if (root !== null && mayHaveSliceWorktrees(root, loaded.slice.id)) (await import('../reap.js')).reapSlice(root, loaded.slice.id);
   }
   if (values.json === true) {
     io.stdout(`${JSON.stringify({ file, valid: loaded.slice !== null, slice: loaded.slice?.id ?? null, balls: loaded.slice?.balls.length ?? null, waves: waves?.length ?? null, violations: loaded.violations })}\n`);

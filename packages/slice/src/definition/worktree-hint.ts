@@ -1,0 +1,43 @@
+// Whether a slice may have worktrees to reap, read from git's own files: no git process and no
+// heavy module, so `leap slice validate` and `plan` pay nothing when there is nothing to reap.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+// The git folder shared by every worktree of the repository at `repoRoot`.
+function commonGitDir(repoRoot: string): string | null {
+  const dotGit = join(repoRoot, '.git');
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+    const gitdir = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+    if (gitdir === undefined) return null;
+    const own = isAbsolute(gitdir) ? gitdir : resolve(repoRoot, gitdir);
+    const common = readFileSync(join(own, 'commondir'), 'utf8').trim();
+    return isAbsolute(common) ? common : resolve(own, common);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether any worktree may be on a branch `leap/SLICE/*`, read from git's own files (no git process,
+ * so a command with nothing to reap pays nothing); true when unsure.
+ */
+export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolean {
+  const common = commonGitDir(repoRoot);
+  if (common === null) return true;
+  let names: string[];
+  try {
+    names = readdirSync(join(common, 'worktrees'));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+  const ref = `ref: refs/heads/leap/${sliceId}/`;
+  return names.some((name) => {
+    try {
+      return readFileSync(join(common, 'worktrees', name, 'HEAD'), 'utf8').startsWith(ref);
+    } catch {
+      return true;
+    }
+  });
+}
+
