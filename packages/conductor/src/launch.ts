@@ -43,30 +43,33 @@ export async function launchAgentLeaf(
   } catch {
     // The state folder went away; the result stands.
   }
-  if (!('usage' in result) && !hasUsageSince(state.paths.events, offset, name)) {
-    appendUsage(state.paths.events, name, chosen.agent, result.answer?.usage, state.context(step));
-  }
+  // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, so the cost budget sees every leaf.
+  if (!hasUsageSince(state.paths.events, offset, name)) appendUsage(state.paths.events, name, chosen.agent, result.answer?.usage, state.context(step));
   checkCost(state);
-  const end = classify(state, name, role, chosen, result.status, result.code, result.stdout, result.stderr, where);
+  const end = classify(state, name, role, chosen, result, where);
   if (end !== null) return end;
   return { kind: 'ok', result };
 }
 
 // The bail table for one leaf's end (README, "Bails"); null when it exited 0.
-function classify(state: RunState, name: string, role: AgentRole, chosen: RoleAgent, status: string, code: number, stdout: string, stderr: string, where: string): LeafEnd | null {
-  if (status === 'exited' && code === 0) return null;
+function classify(state: RunState, name: string, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string): LeafEnd | null {
+  const { status, code } = result;
+  const kind = (result as { failureKind?: string | null }).failureKind ?? null;
+  if (status === 'exited' && code === 0 && kind !== 'failed') return null;
+  const words = [result.failure, agentWords(chosen.agent, result.stdout, result.stderr)].filter((w) => w !== null && w !== '').join('\n');
+  if (kind === 'missing' || (kind === null && status === 'failed-start')) {
+    throw new Bail('agent-missing', `The ${role} agent ${JSON.stringify(chosen.name)} could not start: ${words || `${name} failed to start`}`);
+  }
+  if (kind === 'failed' || (status === 'failed-start')) {
+    throw new Bail('agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+  }
   if (status === 'refused-stop' || status === 'killed-stop') {
-    const stop = readStopRequest(state);
-    throw new Stopped(status === 'killed-stop' ? 'now' : stop, where);
+    throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), where);
   }
   if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', status };
   if (status === 'killed-external') {
     throw new Bail('killed-external', `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`);
-  }
-  const words = agentWords(chosen.agent, stdout, stderr);
-  if (status === 'failed-start') {
-    throw new Bail('agent-missing', `The ${role} agent ${JSON.stringify(chosen.name)} could not start (${code === 127 ? 'not found' : 'not executable'}): ${words || `${name} failed to start`}`);
   }
   throw new Bail('agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
 }
