@@ -104,7 +104,8 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   const stdout = readFileIfExists(paths.out(name)) ?? '';
   const stderr = readFileIfExists(paths.err(name)) ?? '';
   const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null, failureKind: null, usage: null };
-  const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr) ?? lastWords(stdout);
+  // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
+  const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr);
   if (watch.ended !== null) {
     const { attempts, message, seconds } = watch.ended;
     result.failureKind = 'failed';
@@ -135,14 +136,17 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
 /** Whether an agent's CLI can run at all, by its own cheap check (`codex login status`); ready when it has none. */
 export type AgentReadiness = { ready: true } | { ready: false; code: number; failureKind: 'missing' | 'failed'; failure: string };
 
-/** Run the agent's preflight check, if it has one, in `options.cwd` with `env`: what the conductor calls once per run. */
-export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions, env: NodeJS.ProcessEnv): Promise<AgentReadiness> {
+/**
+ * Run the agent's preflight check, if it has one, in `options.cwd` with `env` (what a conductor calls once
+ * per run); a check still running after `timeoutMs` is killed and counts as a failure.
+ */
+export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions, env: NodeJS.ProcessEnv, timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<AgentReadiness> {
   const check = agent.preflight?.(options) ?? null;
   if (check === null) return { ready: true };
   const merged: Record<string, string | undefined> = { ...env, ...check.env };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   const shown = [check.command, ...check.args].join(' ');
-  const ran = await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd);
+  const ran = await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd, timeoutMs);
   if (ran.code === 0) return { ready: true };
   if (ran.startError !== null) {
     const missing = ran.startError === 'ENOENT' || ran.startError === 'EACCES';
@@ -150,11 +154,11 @@ export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions,
     return { ready: false, code: ran.startError === 'EACCES' ? 126 : 127, failureKind: missing ? 'missing' : 'failed', failure: `${agent.name} could not start: ${check.command} ${why}` };
   }
   const words = agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr) ?? lastWords(ran.stdout);
-  const how = ran.code === null ? `did not answer within ${PREFLIGHT_TIMEOUT_MS / 1000} s` : `exited with code ${ran.code}`;
+  const how = ran.code === null ? `did not answer within ${timeoutMs / 1000} s` : `exited with code ${ran.code}`;
   return { ready: false, code: ran.code ?? 2, failureKind: 'failed', failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}` };
 }
 
-function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; startError: string | null }> {
+function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; startError: string | null }> {
   return new Promise((resolve) => {
     const child = spawn(check.command, check.args, { env, cwd, stdio: [check.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], detached: true });
     const out: Buffer[] = [];
@@ -163,7 +167,7 @@ function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string): 
     child.stderr?.on('data', (b: Buffer) => err.push(b));
     child.stdin?.on('error', () => {});
     child.stdin?.end(check.stdin);
-    const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), PREFLIGHT_TIMEOUT_MS);
+    const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       resolve({ code: null, stdout: '', stderr: '', startError: error.code ?? error.message });

@@ -187,4 +187,35 @@ ready('a check that is not executable, or says nothing, or feeds on stdin', asyn
   assert.equal(await checkAgentReady(withCheck('bash', ['-c', 'echo "said on stdout"; exit 4']), options, process.env), { ready: false, code: 4, failureKind: 'failed', failure: 'codex is not ready: `bash -c echo "said on stdout"; exit 4` exited with code 4: said on stdout' });
 });
 
+ready('a check that hangs is killed at its time limit, with everything it started', async () => {
+  const options = { role: 'reviewer' as const, cwd: makeTempDir() };
+  const hang: AgentPlugin = { ...createCodexAgent(), preflight: () => ({ command: 'bash', args: ['-c', 'sleep 30 & sleep 30'] }) };
+  const started = Date.now();
+  const result = await checkAgentReady(hang, options, process.env, 300);
+  assert.ok(Date.now() - started < 5000);
+  assert.equal(result, { ready: false, code: 2, failureKind: 'failed', failure: 'codex is not ready: `bash -c sleep 30 & sleep 30` did not answer within 0.3 s' });
+});
+
 ready.run();
+
+// ---
+
+const words = suite('runAgentLeaf: the words of a failure');
+words.after.each(cleanupTempDirs);
+
+words('a leaf its supervisor could not start for another reason than a missing CLI is `failed`, with the reason', async () => {
+  const { tree, stateDir } = setup();
+  const ran = await runAgentLeaf(leafOf(createCodexAgent(), 'develop-green', tree, stateDir, cliEnv({ VERI_TIMEOUT: 'soon' })));
+  assert.equal([ran.status, ran.failureKind], ['failed-start', 'failed']);
+  assert.match(ran.failure ?? '', /^codex could not start: codex could not be supervised: .*VERI_TIMEOUT/);
+});
+
+words('a plain agent\'s last stderr line, colours off and cut at 500 characters', async () => {
+  const { tree, stateDir } = setup();
+  const { createCommandAgent } = await import('@leap/agent-command');
+  const loud = createCommandAgent({ name: 'loud', family: 'x', command: ['bash', '-c', `cat >/dev/null; printf 'answer\\n'; printf '\\033[31m%s\\033[0m\\n\\n' "$(printf 'y%.0s' {1..600})" >&2; exit 9`] });
+  const ran = await runAgentLeaf(leafOf(loud, 'develop-green', tree, stateDir, cliEnv()));
+  assert.is(ran.failure, `loud exited with code 9 (exited): ${'y'.repeat(500)}…`);
+});
+
+words.run();
