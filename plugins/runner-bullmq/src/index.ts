@@ -1,0 +1,2 @@
+// @leap/runner-bullmq: LEAP balls on BullMQ workers over Redis.
+export {};
