@@ -268,6 +268,18 @@ status('each ball\'s state from its records: passed, refused, blocked, held, int
   assert.equal(json.reaped, []);
 });
 
+status('balls the engine never built, because a dependency refused or held, are blocked or held after it', async () => {
+  const repo = recordedRepo();
+  record(repo, 'c/result.json', { receipt: 0, reason: 'blocked: dependency b refused (-1)', candidate: null, rounds: 0, merged: null, ts: 'x', commit: null, blockedBy: ['b'] });
+  record(repo, 'h/result.json', { receipt: 0, reason: 'blocked: dependency c', candidate: null, rounds: 0, merged: null, ts: 'x', commit: null, blockedBy: ['c'] });
+  record(repo, 'f/result.json', { receipt: 0, reason: 'held: dependency d held (0)', candidate: null, rounds: 0, merged: null, ts: 'x', commit: null, blockedBy: ['d'] });
+  record(repo, 'f/checkpoint.md', '# checkpoint\n');
+  const s = sliceStatus(repo, sliceOf({ a: [], b: [], c: ['b'], d: [], e: [], f: ['d'], g: [], h: ['c'] }));
+  assert.equal(s.balls.filter((b) => ['c', 'f', 'h'].includes(b.ball)).map((b) => [b.ball, b.state, b.receipt, b.after, b.checkpoint]), [
+    ['c', 'blocked', 0, ['b'], null], ['f', 'held', 0, ['d'], '.leap/s/f/checkpoint.md'], ['h', 'blocked', 0, ['c'], null],
+  ]);
+});
+
 status('a slice never run: every ball pending or waiting; a passed slice names its record', async () => {
   const repo = makeGitRepo({ files: { '.gitignore': '.leap/\ns.json\n' } });
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: ['a'] })));

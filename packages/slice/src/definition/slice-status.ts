@@ -85,6 +85,7 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   const run = readRecord(join(dir, 'run.json'), unreadable, `${rel}/run.json`);
   const engine = liveEngine(repoRoot, slice.id);
   const own = new Map<string, BallStatus>();
+  const blockedBy = new Map<string, string[]>();
   for (const ball of slice.balls) {
     const ballDir = join(dir, ball.id);
     const result = readRecord(join(ballDir, 'result.json'), unreadable, `${rel}/${ball.id}/result.json`);
@@ -92,6 +93,8 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
     const last = rounds.at(-1);
     const lastRecord = last === undefined ? null : readRecord(join(ballDir, `round-${last}.json`), unreadable, `${rel}/${ball.id}/round-${last}.json`);
     const receipt = result === null ? null : asReceipt(result.receipt);
+    // The engine gives a ball it never built, because a dependency refused or held, a result naming them.
+    if (Array.isArray(result?.blockedBy) && result.blockedBy.length > 0) blockedBy.set(ball.id, result.blockedBy.filter((b): b is string => typeof b === 'string'));
     const state: BallState = receipt === 1 ? 'passed' : receipt === -1 ? 'refused' : receipt === 0 ? 'held' : rounds.length > 0 ? (engine === null ? 'interrupted' : 'running') : 'pending';
     own.set(ball.id, {
       ball: ball.id,
@@ -112,6 +115,15 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
     for (const dep of byId.get(id)?.deps ?? []) if (!seen.has(dep)) { seen.add(dep); ancestors(dep, seen); }
     return seen;
   };
+  const refusedChain = (id: string, seen = new Set<string>()): boolean => {
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return own.get(id)?.state === 'refused' || (blockedBy.get(id) ?? []).some((b) => refusedChain(b, seen));
+  };
+  for (const [id, on] of blockedBy) {
+    const status = own.get(id) as BallStatus;
+    if (status.state === 'held' || status.state === 'refused') Object.assign(status, { state: refusedChain(id) ? 'blocked' : 'held', after: on });
+  }
   for (const status of own.values()) {
     if (status.state !== 'pending') continue;
     const up = [...ancestors(status.ball)];
