@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError } from '@leap/core';
 import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
-import { loadSliceFile, readSlice, SliceFileError, validateSlice, type Violation } from '../src/definition/index.js';
+import { foldsCase, loadSliceFile, readSlice, SliceFileError, validateSlice, type Violation } from '../src/definition/index.js';
 import { jsonErrorPosition, parseJsonText } from '../src/definition/parse-json.js';
 import { fieldPath, showFound } from '../src/definition/violation.js';
 import { sliceCommand } from '../src/cli.js';
@@ -300,6 +300,19 @@ read('case folding is decided by the file system under the slice file, unless sa
   // The test machine's temp folder is case-sensitive (Linux): A.js and a.js are two files there.
   assert.is(loadSliceFile(file).slice?.id, 'split-parser');
   assert.equal(loadSliceFile(file, { foldCase: true }).violations.map((v) => v.rule), ['disjoint-scopes']);
+});
+
+read('foldsCase: an entry answering to its name in the other case is one file; else the nearest folder with letters decides', () => {
+  const dir = makeTempDir();
+  mkdirSync(join(dir, '123', '456'), { recursive: true });
+  writeFileSync(join(dir, 'Readme'), 'x');
+  assert.is(foldsCase(dir), false);
+  assert.is(foldsCase(join(dir, '123', '456')), false);
+  // What a case-folding file system shows lstat: the other case names the same inode.
+  linkSync(join(dir, 'Readme'), join(dir, 'rEADME'));
+  assert.is(foldsCase(dir), true);
+  assert.is(foldsCase(join(dir, '123', '456')), true, 'a folder without letters asks its parents');
+  assert.is(foldsCase(join(dir, 'missing', 'x')), true);
 });
 
 read.run();
