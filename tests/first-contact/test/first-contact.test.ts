@@ -10,6 +10,19 @@ const firstContact = suite('a fresh clone: npm ci && npm run build, then npx');
 firstContact.after(cleanupTempDirs);
 
 let clone = '';
+// The first step that failed: the steps after it say so instead of failing on its leftovers.
+let failedAt: string | null = null;
+function step(name: string, body: () => Promise<void> | void): void {
+  firstContact(name, async () => {
+    assert.is(failedAt, null, `not run: an earlier step failed (${failedAt})`);
+    try {
+      await body();
+    } catch (error) {
+      failedAt = name;
+      throw error;
+    }
+  });
+}
 
 // The clone's own environment: none of the outer npm's or Nx's variables, CI's Nx settings added.
 function cloneEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -44,14 +57,14 @@ function manifests(dir: string): { name: string; bin?: Record<string, string>; s
   );
 }
 
-firstContact('the clone installs exactly what the lockfile says (npm ci)', async () => {
+step('the clone installs exactly what the lockfile says (npm ci)', async () => {
   clone = join(makeTempDir('leap-first-contact-'), 'leap');
   git(repoRoot, 'clone', '--quiet', '--no-hardlinks', repoRoot, clone);
   const ci = await runCommand('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, env: cloneEnv() });
   assert.is(ci.code, 0, show('npm ci (a workspace missing from package-lock.json makes npm ci refuse)', ci));
 });
 
-firstContact('npm run build, with .ci/run\'s Nx settings, runs every build and replays none', async () => {
+step('npm run build, with .ci/run\'s Nx settings, runs every build and replays none', async () => {
   const nx = ciNxSettings(clone);
   assert.is(nx.NX_SKIP_NX_CACHE, 'true', '.ci/run must export NX_SKIP_NX_CACHE=true');
   const build = await runCommand('npm', ['run', 'build'], { cwd: clone, env: cloneEnv(nx) });
@@ -65,7 +78,7 @@ firstContact('npm run build, with .ci/run\'s Nx settings, runs every build and r
   assert.match(output, /Cache:\s+Skipped/);
 });
 
-firstContact('every bin is linked in node_modules/.bin and answers --help through npx', async () => {
+step('every bin is linked in node_modules/.bin and answers --help through npx', async () => {
   const bins = manifests(clone).flatMap((m) => Object.keys(m.bin ?? {}));
   for (const expected of ['leap', 'leap-supervise', 'leap-ledger', 'leap-verify', 'leap-event']) assert.ok(bins.includes(expected), `no package declares the bin ${expected}`);
   for (const name of bins) {
@@ -81,7 +94,7 @@ firstContact('every bin is linked in node_modules/.bin and answers --help throug
   assert.match(leap.stdout, /^Usage: leap COMMAND/m, show('npx leap --help', leap));
 });
 
-firstContact('the set-up leaves git status clean', () => {
+step('the set-up leaves git status clean', () => {
   assert.is(git(clone, 'status', '--porcelain', '--untracked-files=all'), '');
 });
 
