@@ -134,6 +134,14 @@ clis('codex with no network retries for ever: the leaf is ended once it has retr
   assert.ok(DEFAULT_RETRY_LIMIT_MS >= 10_000, 'by default a blip has time to pass');
 });
 
+clis('claude with a key and no network retries the API (api_retry events): ended the same way, not after minutes', async () => {
+  const { tree, stateDir } = setup();
+  const ran = await runAgentLeaf(leafOf(createClaudeAgent(), 'develop-green', tree, stateDir, cliEnv({ STANDIN_MODE: 'retry' }), { retryLimitMs: 800 }));
+  assert.equal([ran.status, ran.failureKind], ['killed-external', 'failed']);
+  assert.match(ran.failure ?? '', /^claude cannot reach its service: \d+ failed attempts in [\d.]+ s, the last: API retry \d+ of 10 \(error: unknown\) \(the leaf was ended\)$/);
+  assert.is(ran.usage, null, 'no result object, nothing reported');
+});
+
 clis('the same without the preflight: exec does not check the login, and is ended the same way', async () => {
   const { tree, stateDir } = setup();
   const env = cliEnv({ CODEX_HOME: makeTempDir(), STANDIN_RETRY_MS: '100' });

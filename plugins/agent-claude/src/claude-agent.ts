@@ -1,4 +1,4 @@
-// The Claude Code agent: `claude -p --output-format json`, the prompt on stdin, the answer in `result`.
+// The Claude Code agent: `claude -p --output-format stream-json --verbose`, the prompt on stdin, the answer in the result's `result`.
 import type { AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
 import { isReadOnlyRole } from '@leap/core';
 import { claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';
@@ -47,7 +47,9 @@ export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
 }
 
 function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeAgentConfig): AgentInvocation {
-  const args = ['-p', '--output-format', 'json'];
+  // stream-json (which needs --verbose) ends with the same result object as json, and shows the CLI's
+  // api_retry events while it runs: with no network, a leaf can be ended in seconds, not after 3 minutes.
+  const args = ['-p', '--output-format', 'stream-json', '--verbose'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
   // `dontAsk` never prompts (nobody can answer in print mode) and denies every tool not pre-approved;

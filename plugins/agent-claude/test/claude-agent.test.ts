@@ -6,8 +6,8 @@ import { claudeRetrying, createClaudeAgent, explainClaudeFailure, parseClaudeOut
 import { OTHER_USER, makeWorktree, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
-const READ_ONLY = ['-p', '--output-format', 'json', '--permission-mode', 'dontAsk', '--allowedTools', 'Read,Glob,Grep', '--disallowedTools', 'Edit,Write,NotebookEdit'];
-const WRITING = ['-p', '--output-format', 'json', '--permission-mode', 'dontAsk', '--allowedTools', 'Bash,Edit,Write,NotebookEdit,Read,Glob,Grep'];
+const READ_ONLY = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'dontAsk', '--allowedTools', 'Read,Glob,Grep', '--disallowedTools', 'Edit,Write,NotebookEdit'];
+const WRITING = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'dontAsk', '--allowedTools', 'Bash,Edit,Write,NotebookEdit,Read,Glob,Grep'];
 
 const create = suite('createClaudeAgent');
 create.after.each(cleanupTempDirs);
@@ -33,9 +33,9 @@ create('a configured permission mode, tool list, model, schema and extra args ar
   assert.is(agent.name, 'claude-fast');
   assert.is(call.command, '/opt/claude');
   assert.is(call.model, 'opus');
-  assert.equal(call.args, ['-p', '--output-format', 'json', '--model', 'opus', '--permission-mode', 'acceptEdits', '--allowedTools', 'Edit', '--json-schema', '{"type":"object"}', '--verbose']);
+  assert.equal(call.args, ['-p', '--output-format', 'stream-json', '--verbose', '--model', 'opus', '--permission-mode', 'acceptEdits', '--allowedTools', 'Edit', '--json-schema', '{"type":"object"}', '--verbose']);
   const fallback = createClaudeAgent({ model: 'haiku', allowedTools: [] }).buildInvocation('x', { role: 'builder', cwd: '/tmp' });
-  assert.equal(fallback.args.slice(3), ['--model', 'haiku', '--permission-mode', 'dontAsk']);
+  assert.equal(fallback.args.slice(4), ['--model', 'haiku', '--permission-mode', 'dontAsk']);
   assert.is(fallback.model, 'haiku');
 });
 

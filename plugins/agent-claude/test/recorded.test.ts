@@ -40,7 +40,8 @@ flags('every option appears in the recorded help, and every value of a choice op
       if (choices.length > 0) assert.ok(choices.includes(args[i + 1] as string), `${arg} ${args[i + 1]}: expected one of ${choices.join(', ')}`);
     }
   }
-  assert.equal([...seen].sort(), ['--allowedTools', '--disallowedTools', '--json-schema', '--model', '--output-format', '--permission-mode', '-p']);
+  assert.equal([...seen].sort(), ['--allowedTools', '--disallowedTools', '--json-schema', '--model', '--output-format', '--permission-mode', '--verbose', '-p']);
+  assert.match(help, /--include-partial-messages .*\n.*only works with --print and\n\s+--output-format=stream-json/);
   assert.equal(choicesOf('--permission-mode'), ['acceptEdits', 'auto', 'bypassPermissions', 'default', 'dontAsk', 'plan']);
   assert.equal(choicesOf('--output-format'), ['text', 'json', 'stream-json']);
 });
@@ -85,10 +86,13 @@ outputs('the stand-in answers in the recorded shape: the same fields, the same e
   const real = JSON.parse(recorded('claude-reviewer', 'stdout')) as Record<string, unknown>;
   const agent = createClaudeAgent();
   const ran = await runInvocation(agent.buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' }), { ANTHROPIC_API_KEY: undefined, CLAUDE_CODE_OAUTH_TOKEN: undefined, HOME: makeTempDir() });
-  const standIn = JSON.parse(ran.stdout) as Record<string, unknown>;
+  const lines = ran.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const standIn = lines.at(-1) as Record<string, unknown>;
+  const recordedInit = JSON.parse(recorded('claude-reviewer-fakekey-stream', 'stdout').split('\n')[0] as string) as Record<string, unknown>;
+  assert.equal([lines[0]?.type, lines[0]?.subtype], [recordedInit.type, recordedInit.subtype], 'stream-json starts with the init event');
   assert.equal(Object.keys(standIn).sort(), Object.keys(real).sort());
   assert.equal([ran.code, standIn.result, standIn.is_error, standIn.subtype], [1, real.result, true, 'success']);
-  const answered = JSON.parse((await runInvocation(agent.buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' }))).stdout) as Record<string, unknown>;
+  const answered = JSON.parse((await runInvocation(agent.buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' }))).stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
   assert.equal(Object.keys(answered).sort(), Object.keys(real).sort());
   const root = await runInvocation({ command: 'claude', args: recorded('claude-developer', 'cmdline').trim().split(' ').slice(1), stdin: 'Say hello.' });
   if (process.getuid?.() === 0) assert.equal([root.code, root.stdout, root.stderr], [1, '', recorded('claude-developer', 'stderr')]);
