@@ -40,10 +40,15 @@ export function explainClaudeFailure(stdout: string, stderr: string): string | n
   return words;
 }
 
-/** With `--output-format stream-json --verbose`: the CLI is retrying the API when its last event is an `api_retry`. */
+/**
+ * With `--output-format stream-json --verbose`: the CLI cannot reach the API when its last event is an
+ * `api_retry` with no HTTP status (no answer at all). A retry of an answer (429, 529 overloaded) is not
+ * counted: the API is there, and the CLI's back-off is the right wait.
+ */
 export function claudeRetrying(stdout: string): AgentRetry | null {
   const last = lastJsonObject(stdout);
   if (last === null || last.type !== 'system' || last.subtype !== 'api_retry') return null;
+  if (last.error_status !== undefined && last.error_status !== null) return null;
   const attempts = typeof last.attempt === 'number' ? last.attempt : 1;
   const error = typeof last.error === 'string' ? last.error : 'unknown';
   return { attempts, message: `API retry ${attempts}${typeof last.max_retries === 'number' ? ` of ${last.max_retries}` : ''} (error: ${error})` };

@@ -118,6 +118,7 @@ create('stream-json needs --verbose; its api_retry events show the CLI retrying'
   const retries = '{"type":"system","subtype":"init"}\n{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"error":"unknown"}\n';
   assert.equal(claudeRetrying(retries), { attempts: 3, message: 'API retry 3 of 10 (error: unknown)' });
   assert.equal(claudeRetrying('{"type":"system","subtype":"api_retry"}'), { attempts: 1, message: 'API retry 1 (error: unknown)' });
+  assert.is(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":4,"error_status":529,"error":"overloaded"}'), null, 'an overloaded API is there');
 });
 
 create.run();
