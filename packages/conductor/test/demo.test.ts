@@ -3,14 +3,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, repoRoot, runBin } from '@leap/test-utils';
 import type { SubcommandIo } from '@leap/core';
+import type { TddRunResult } from '../src/types.js';
 import { parseLedger } from '@leap/core/ledger';
 import { readEvents } from '@leap/core/schemas';
 import { demoMain } from '../src/demo/demo-cli.js';
 import { DEMO_PLAN, DEMO_REJECT_REASON, DEVELOPER_MOVES } from '../src/demo/demo-moves.js';
+import { formatDemoSummary } from '../src/demo/demo-summary.js';
 import { DEMO_TEST_CMD } from '../src/demo/sample-project.js';
 
 const LEAP = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');
@@ -22,11 +25,11 @@ const SUBJECTS = ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green
 const subjects = (dir: string) => git(dir, 'log', '--reverse', '--format=%s', 'main..leap/issue-1').trim().split('\n');
 const tree = (dir: string) => git(dir, 'rev-parse', 'leap/issue-1^{tree}').trim();
 
-/** A SubcommandIo that keeps what the command prints; `onErr` sees each stderr write as it comes. */
-function captureIo(cwd: string, onErr: (text: string) => void = () => {}) {
+/** A SubcommandIo that keeps what the command prints; `onText` sees each write, to either stream, as it comes. */
+function captureIo(cwd: string, onText: (text: string) => void = () => {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: SubcommandIo = { stdout: (t) => out.push(t), stderr: (t) => (err.push(t), onErr(t)), cwd, env: process.env, isTTY: false };
+  const io: SubcommandIo = { stdout: (t) => (out.push(t), onText(t)), stderr: (t) => (err.push(t), onText(t)), cwd, env: process.env, isTTY: false };
   return { io, out: () => out.join(''), err: () => err.join('') };
 }
 
@@ -119,39 +122,67 @@ inProcess('usage and bad input: --help, an unknown option, an argument, a file a
   assert.equal(readdirSync(cwd), ['a-file'], 'nothing made');
 });
 
-inProcess('stopped at a step\'s end (exit 3), bailed on a dirty tree (exit 1), then resumed to the same end as an uninterrupted run', async () => {
-  const cwd = makeTempDir('leap-demo-resume-');
+/** Run `leap tdd stop MODE` in the demo's folder once the first verdict is in, as a person would. */
+function stopAtFirstVerdict(mode: string, dirOf: (text: string) => string | null) {
+  let dir: string | null = null;
   let stopped = false;
-  // A person asks the run to stop once the first verdict is in: the step in flight finishes first.
-  const first = captureIo(cwd, (text) => {
-    if (!stopped && text.includes('verdict red: PASS')) {
+  return (text: string) => {
+    dir ??= dirOf(text);
+    if (!stopped && dir !== null && text.includes('verdict red: PASS')) {
       stopped = true;
-      execFileSync(process.execPath, [LEAP, 'tdd', 'stop', 'at-ledger'], { cwd: join(cwd, 'demo'), stdio: 'ignore' });
+      execFileSync(process.execPath, [LEAP, 'tdd', 'stop', mode], { cwd: dir, stdio: 'ignore' });
     }
-  });
-  assert.is(await demoMain(['--dir', 'demo', '--json'], first.io), 3, first.err());
-  const dir = join(cwd, 'demo');
-  const stop = JSON.parse(first.out()) as { dir: string; resumed: boolean; outcome: string; steps: { state: string }[] };
-  assert.equal([stop.dir, stop.resumed, stop.outcome], [dir, false, 'stopped']);
-  assert.equal(stop.steps.map((s) => s.state), ['done', 'todo', 'todo']);
-  assert.match(first.err(), /\[\d+\.\ds\] step 1 red: develop-red\n/, 'progress goes to stderr with --json');
+  };
+}
+const announced = (text: string) => /sample project in (.+); driving issue 1/.exec(text)?.[1] ?? null;
+
+inProcess('in a new temp folder: stopped at a step\'s end (exit 3), then resumed with --dir to the end of an uninterrupted run', async () => {
+  const first = captureIo(makeTempDir('leap-demo-cwd-'), stopAtFirstVerdict('at-ledger', announced));
+  assert.is(await demoMain(['--json'], first.io), 3, first.err());
+  const stop = JSON.parse(first.out()) as TddRunResult & { dir: string; resumed: boolean };
+  const dir = stop.dir;
+  try {
+    assert.equal([announced(first.err()), stop.resumed, stop.outcome, stop.code], [dir, false, 'stopped', 3]);
+    assert.ok(dir.startsWith(realpathSync(tmpdir())), dir);
+    assert.equal(stop.steps.map((s) => s.state), ['done', 'todo', 'todo'], 'the step in flight finished');
+    assert.match(first.err(), /\[\d+\.\ds\] step 1 red: develop-red\n/, 'with --json, progress goes to stderr');
+    assert.match(formatDemoSummary(dir, stop), new RegExp(`\\nstopped at the start of step 2 .*; resume with: leap demo --dir ${dir} \\(exit 3\\)\\n$`));
+
+    const resumed = captureIo(makeTempDir('leap-demo-cwd-'));
+    assert.is(await demoMain(['--dir', dir], resumed.io), 0, resumed.out());
+    assert.ok(resumed.out().startsWith(`leap demo: resuming the run of issue 1 in ${dir}\n`));
+    assert.match(resumed.out(), /\nSummary: 3 of 3 steps done, 6 commits, 7 verdicts, /, 'only what was left was done');
+    assert.match(resumed.out(), /\ndone: every step and criterion of issue 1 is ticked \(exit 0\)\n$/);
+    assert.equal(subjects(dir), SUBJECTS, 'the history of an uninterrupted run');
+    assert.is(git(dir, 'status', '--porcelain', '--untracked-files=all'), '');
+    if (uninterrupted !== null) {
+      assert.is(readFileSync(join(dir, '.tdd', 'issue-1.md'), 'utf8'), readFileSync(join(uninterrupted, '.tdd', 'issue-1.md'), 'utf8'));
+      assert.is(tree(dir), tree(uninterrupted), 'the same final tree as the uninterrupted run');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+inProcess('in a folder named with a space and an apostrophe: a dirty tree on resume bails dirty-tree (exit 1) and touches nothing', async () => {
+  const cwd = makeTempDir('leap-demo-resume-');
+  const dir = join(cwd, "it's a demo");
+  const first = captureIo(cwd, stopAtFirstVerdict('at-ledger', () => dir));
+  assert.is(await demoMain(['--dir', "it's a demo"], first.io), 3, first.out());
+  // The summary's commands paste into a shell as they are.
+  const history = /the history +(git .*)$/m.exec(first.out())?.[1] ?? '';
+  assert.is(history, `git -C '${cwd}/it'\\''s a demo' log --oneline main..leap/issue-1`);
+  assert.is(spawnSync('bash', ['-c', history], { encoding: 'utf8' }).stdout.trim().split('\n').length, 4, 'plan, red, green, refactor');
+  assert.match(first.out(), `resume with: leap demo --dir '${cwd}/it'\\''s a demo' (exit 3)`);
 
   writeFileSync(join(dir, 'notes.txt'), 'a person\'s notes\n');
   const dirty = captureIo(cwd);
-  assert.is(await demoMain(['--dir', 'demo'], dirty.io), 1);
+  assert.is(await demoMain(['--dir', dir], dirty.io), 1);
   assert.match(dirty.out(), `leap demo: resuming the run of issue 1 in ${dir}\n`);
+  assert.match(dirty.out(), /notes\.txt/, 'the narration names the file');
   assert.match(dirty.out(), /\nbail: dirty-tree \(process\)\n$/);
-  // Preflight comes before anything is touched (section 9): the person's file is theirs, not a half-done step.
+  // Preflight comes before anything is touched (CONTRACT section 9): the person's file is theirs, not a half-done step.
   assert.is(existsSync(join(dir, 'notes.txt')) ? readFileSync(join(dir, 'notes.txt'), 'utf8') : '(removed by the bail)', 'a person\'s notes\n', 'a dirty-tree bail leaves the tree as it found it');
-  rmSync(join(dir, 'notes.txt'), { force: true });
-
-  const resumed = captureIo(cwd);
-  assert.is(await demoMain(['--dir', 'demo'], resumed.io), 0, resumed.out());
-  assert.match(resumed.out(), /\ndone: every step and criterion of issue 1 is ticked \(exit 0\)\n$/);
-  assert.equal(subjects(dir), SUBJECTS, 'the history of an uninterrupted run');
-  assert.is(readFileSync(join(dir, '.tdd', 'issue-1.md'), 'utf8'), readFileSync(join(uninterrupted ?? dir, '.tdd', 'issue-1.md'), 'utf8'));
-  if (uninterrupted !== null) assert.is(tree(dir), tree(uninterrupted), 'the same final tree as the uninterrupted run');
-  assert.is(git(dir, 'status', '--porcelain', '--untracked-files=all'), '');
 });
 
 bin.run();
