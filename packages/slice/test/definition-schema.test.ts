@@ -58,4 +58,36 @@ agree('the generated parts accept exactly what ajv compiling the published schem
   }
 });
 
+// Every field of a full slice, replaced in turn by values of every JSON type.
+function mutations(): unknown[] {
+  const full = { $schema: 'x', id: 's', base: 'HEAD', spine: 'integrator', balls: [{ ...ball, scope: [{ path: 'a', sha256: SHA, symbols: ['f'], lines: [[1, 2]] }], proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] } }] };
+  const values: unknown[] = [null, true, 0, -1, 1.5, 2 ** 53, 'x', '', 'Bad', SHA, [], ['x'], [1], [[1, 2]], [[2, 1, 0]], [{}], {}, { field: 'ms', better: 'higher' }];
+  const out: unknown[] = [];
+  const walk = (node: unknown, set: (v: unknown) => unknown): void => {
+    for (const v of values) out.push(set(v));
+    if (Array.isArray(node)) node.forEach((child, i) => walk(child, (v) => set(node.map((c, j) => (j === i ? v : c)))));
+    else if (node !== null && typeof node === 'object') {
+      for (const key of Object.keys(node)) walk((node as Record<string, unknown>)[key], (v) => set({ ...(node as object), [key]: v }));
+      out.push(set({ ...(node as object), extra: 1 }));
+    }
+  };
+  walk(full, (v) => v);
+  return out;
+}
+
+agree('every field replaced by every kind of value: the parts, ajv and zod agree', async () => {
+  const runtime = await compileJsonSchema(sliceJsonSchemas()['slice.schema.json'] as Record<string, unknown>);
+  const cases = mutations();
+  assert.ok(cases.length > 500, `${cases.length} cases`);
+  let invalid = 0;
+  for (const value of cases) {
+    const problems = schemaProblems(value);
+    assert.is(problems.length === 0, runtime(value), `ajv: ${JSON.stringify(value)}`);
+    assert.is(problems.length === 0, sliceSchema.safeParse(value).success, `zod: ${JSON.stringify(value)}`);
+    if (problems.length > 0) invalid++;
+    for (const p of problems) assert.ok(p.message.length > 0 && p.rule === 'schema', JSON.stringify(p));
+  }
+  assert.ok(invalid > cases.length / 2, `${invalid} of ${cases.length} invalid`);
+});
+
 agree.run();

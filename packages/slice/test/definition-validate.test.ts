@@ -7,7 +7,7 @@ import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
 import { foldsCase, loadSliceFile, readSlice, SliceFileError, validateSlice, type Violation } from '../src/definition/index.js';
 import { jsonErrorPosition, parseJsonText } from '../src/definition/parse-json.js';
 import { fieldPath, showFound } from '../src/definition/violation.js';
-import { sliceCommand } from '../src/cli.js';
+import { ballCommand, sliceCommand } from '../src/cli.js';
 
 const SHA = 'a'.repeat(64);
 
@@ -357,6 +357,19 @@ cli('unreadable file or bad arguments: exit 2 with the reason; --help answers', 
   const help = await leapSlice(['validate', '--help'], dir);
   assert.is(help.code, 0);
   assert.match(help.stdout, /Exit codes: 0 valid; 1 invalid \(malformed JSON included\); 2 unreadable file or bad arguments\./);
+});
+
+cli('the dispatchers: help, a missing or unknown action', async () => {
+  const dir = makeTempDir();
+  const help = await leapSlice(['--help'], dir);
+  assert.is(help.code, 0);
+  assert.match(help.stdout, /^Usage: leap slice ACTION \[ARGS\.\.\.\]\n\nActions:\n  new       write a skeleton slice file from the command line\n/);
+  assert.match((await leapSlice([], dir)).stderr, /^leap: expected an action\nUsage: leap slice ACTION/);
+  assert.equal((await leapSlice(['bogus'], dir)).stderr, 'leap: unknown action "bogus": expected one of new, validate, plan, run, status, clean (leap slice --help)\n');
+  let out = '';
+  const io = { stdout: (t: string) => { out += t; }, stderr: () => {}, cwd: dir, env: process.env, isTTY: false };
+  assert.is(await ballCommand(['help'], io), 0);
+  assert.match(out, /^Usage: leap ball ACTION \[ARGS\.\.\.\]\n\nActions:\n  hash   scope entries with their hashes, for cutting a ball\n  check  the file-map check of one ball, with its receipt and why\n/);
 });
 
 cli.run();
