@@ -212,7 +212,14 @@ function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidF
   let retry: AgentRetry | null = null;
   let since = 0;
   let grace: NodeJS.Timeout | undefined;
+  let leafPid: number | null = null;
   const timer = setInterval(() => {
+    // Not before the leaf runs: until then NAME.out may still be a previous run's.
+    if (leafPid === null) {
+      const pid = readPidFile(pidFile)?.leaf;
+      if (pid === undefined || !isChildOfThisProcess(pid)) return;
+      leafPid = pid;
+    }
     const now = Date.now();
     const seen = `${sizeOf(outFile)}:${sizeOf(errFile)}`;
     if (seen !== sizes) {
@@ -223,11 +230,11 @@ function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidF
       retry = next;
     }
     if (retry === null || watch.ended !== null || retry.attempts < RETRY_MIN_ATTEMPTS || now - since < limitMs) return;
-    const leafPid = readPidFile(pidFile)?.leaf;
-    if (leafPid === undefined || !isChildOfThisProcess(leafPid)) return;
+    if (!isChildOfThisProcess(leafPid)) return;
     watch.ended = { attempts: retry.attempts, message: retry.message, seconds: Math.round((now - started) / 100) / 10 };
     killGroup(leafPid, 'SIGTERM');
-    grace = setTimeout(() => killGroup(leafPid, 'SIGKILL'), KILL_GRACE_MS);
+    const group = leafPid;
+    grace = setTimeout(() => killGroup(group, 'SIGKILL'), KILL_GRACE_MS);
   }, RETRY_POLL_MS);
   watch.stop = () => {
     clearInterval(timer);
