@@ -51,7 +51,9 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
       }
       state.inFlight = step;
       if (step.state === 'todo') {
-        await drivePhase(state, step, 'red', ledgerIndex);
+        // Once red has passed, the journal says green: red is not verified again over the green work.
+        const inGreen = state.journal.step === step.title && state.journal.phase === 'green' && (await state.headSubject()) === `red: ${step.title}`;
+        if (!inGreen) await drivePhase(state, step, 'red', ledgerIndex);
         await drivePhase(state, step, 'green', ledgerIndex);
       }
       await drivePhase(state, { ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);

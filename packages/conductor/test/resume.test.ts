@@ -1,0 +1,91 @@
+// A real `leap tdd run` process SIGKILLed at many moments, then run again, ends exactly as an uninterrupted
+// run: the same ledger, the same commit subjects, the same final tree, and no finished work repeated.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanupTempDirs, git, repoRoot } from '@leap/test-utils';
+import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, readEvents, readLog, slugSteps, subjects } from './helpers.js';
+
+const LEAP = join(repoRoot, 'packages/cli/dist/bin/leap.cjs');
+const TITLES = ["Keep the user's $HOME", 'Second `step`'];
+const resume = suite('leap tdd run: SIGKILL and resume');
+resume.after.each(cleanupTempDirs);
+
+interface Project {
+  repo: string;
+  args: string[];
+  agents: ReturnType<typeof commandAgents>;
+}
+
+function project(): Project {
+  const repo = makeProject(['one', 'two']);
+  const agents = commandAgents(slugSteps(TITLES));
+  const args = ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(TITLES), '--developer', 'dev', '--verifier', 'ver', '--agents', agents.file];
+  return { repo, args, agents };
+}
+
+const ENV = cleanEnv({ DEV_SLEEP_MS: '250', VER_SLEEP_MS: '100' });
+
+/** Run the bin; `killAfterMs` SIGKILLs it then. Resolves to its exit code (null when killed) and output. */
+function runLeap(p: Project, killAfterMs?: number): Promise<{ code: number | null; out: string; ms: number }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [LEAP, ...p.args], { cwd: p.repo, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = killAfterMs === undefined ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('close', (code) => {
+      if (timer !== null) clearTimeout(timer);
+      resolve({ code, out, ms: Date.now() - started });
+    });
+  });
+}
+
+function finalState(repo: string) {
+  return {
+    subjects: subjects(repo),
+    tree: git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+    ledger: readFileSync(join(repo, '.tdd/issue-1.md'), 'utf8'),
+    status: git(repo, 'status', '--porcelain'),
+  };
+}
+
+let reference: ReturnType<typeof finalState>;
+let duration = 0;
+
+resume('the uninterrupted run', async () => {
+  const p = project();
+  const run = await runLeap(p);
+  assert.is(run.code, 0, run.out);
+  reference = finalState(p.repo);
+  duration = run.ms;
+  assert.is(reference.subjects.length, 7);
+  assert.is(reference.status, '');
+  assert.match(run.out, 'done: 2 steps of issue 1');
+});
+
+resume('killed at many moments, once or twice, each run again ends as the uninterrupted one', async () => {
+  const moments = [0.06, 0.15, 0.24, 0.33, 0.42, 0.5, 0.58, 0.66, 0.75, 0.84, 0.93];
+  for (const [i, at] of moments.entries()) {
+    const p = project();
+    const first = await runLeap(p, Math.round(duration * at));
+    if (i % 3 === 1 && first.code === null) {
+      // A second kill, in the resumed run itself.
+      await runLeap(p, Math.round(duration * 0.2));
+    }
+    const last = await runLeap(p);
+    assert.is(last.code, 0, `killed at ${at}: ${first.out}\n---\n${last.out}`);
+    const state = finalState(p.repo);
+    assert.equal(state, reference, `killed at ${Math.round(duration * at)} ms (${at})`);
+    // No finished work repeated: every phase that ended in a commit was developed once, except one the kill interrupted.
+    const launches = readLog(p.agents.devLog).map((l) => `${l.env.VERI_STEP} ${l.env.LEAP_PHASE}`);
+    assert.ok(launches.length <= 6 + 2, `${launches.length} developer launches: ${launches.join(' | ')}`);
+    const verdicts = readEvents(p.repo).filter((e) => e.event === 'verdict' && e.verdict !== 'PASS');
+    assert.equal(verdicts, [], `killed at ${at}`);
+  }
+});
+
+resume.run();
