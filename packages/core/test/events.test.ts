@@ -38,12 +38,15 @@ create('every kind has a schema, and a well-formed example of each validates', (
     createEvent('receipt', { slice: 's', ball: 'b', value: -1, candidate: null, evidence: 'e' }, context),
     createEvent('review', { candidate: 'h', reviewer: 'r', family: 'openai', verdict: 'refuse', value: -1 }, context),
     createEvent('merge', { slice: 's', ball: 'b', commit: 'c', candidate: 'h' }, context),
+    createEvent('usage', { leaf: 'verify-green', agent: 'codex', family: 'openai', model: null, input_tokens: 1200, output_tokens: 80, cost_usd: null }, context),
   ];
   assert.equal(examples.map((e) => e.event).sort(), [...EVENT_KINDS].sort());
   for (const e of examples) assert.ok(eventSchema.safeParse(e).success, e.event);
   assert.not.ok(eventSchema.safeParse({ ...examples[9], value: 2 }).success, 'a receipt is -1, 0 or 1');
   assert.not.ok(eventSchema.safeParse({ ...examples[1], status: 'finished' }).success);
   assert.not.ok(eventSchema.safeParse({ ...examples[3], ts: '2026-01-01T00:00:00Z' }).success, 'ts needs milliseconds');
+  assert.not.ok(eventSchema.safeParse({ ...examples[12], input_tokens: -1 }).success, 'tokens are never negative');
+  assert.not.ok(eventSchema.safeParse({ ...examples[12], cost_usd: 'free' }).success, 'a cost is a number or null');
 });
 create.run();
 

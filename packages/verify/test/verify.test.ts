@@ -120,7 +120,7 @@ run('bad input: exit 2 with a clear message and nothing written but the verdict 
       assert.is(e.exitCode, 2);
     });
   }
-  assert.equal(readdirSync(join(repo, '.tdd')).sort(), [...before, 'events.jsonl'].sort());
+  assert.equal(readdirSync(join(repo, '.tdd')).sort(), [...before, '.gitignore', 'events.jsonl'].sort());
   const events = verdicts(repo);
   assert.is(events.length, cases.length);
   assert.ok(events.every((e) => e.event === 'verdict' && e.verdict === 'ERROR' && e.code === 2));
