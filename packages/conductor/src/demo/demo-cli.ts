@@ -6,9 +6,9 @@ export const DEMO_USAGE = `Usage: leap demo [--dir DIR] [--json]
 
 Makes a small sample project in a new folder (slug-demo: a slugify function tested with node's own
 test runner, a git repository), with issue 1 of three acceptance criteria in .tdd/issues/1.md, then
-drives the issue end to end with the conductor of \`leap tdd run\` and scripted developer and verifier
-agents that replay prepared moves: plan, then red, green, refactor per step, each verified blind; one
-green is rejected by the verifier and revised. Progress is printed as it goes; a summary (steps,
+drives the issue end to end with the conductor of \`leap tdd run\` and scripted planner, developer and
+verifier agents that replay prepared moves: the plan, then red, green, refactor per step, each verified
+blind; one green is rejected by the verifier and revised. Progress is printed as it goes; a summary (steps,
 commits, verdicts, time) and where to look end it. Nothing is installed, nothing goes to the network.
 
 Options:

@@ -10,7 +10,7 @@ export interface DemoMove {
   answer: string | { verdict: 'PASS' | 'REJECT'; reason: string };
 }
 
-/** The plan (the format of `leap-ledger init`): one step per criterion; step 2's title carries ' " $ ` as data. */
+/** The planner's answer (the plan format of `leap-ledger init`): one step per criterion; step 2's title carries ' " $ ` as data. */
 export const DEMO_PLAN = `Slugify step titles
 Lowercase the words and join them with dashes (criterion 1)
 Drop characters like ' " $ \` that are not letters or digits (criterion 2)

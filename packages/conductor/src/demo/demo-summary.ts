@@ -42,7 +42,7 @@ export function formatDemoSummary(dir: string, result: TddRunResult): string {
     `  the events        ${join(dir, '.tdd', 'events.jsonl')}`,
     `  each leaf         ${join(dir, '.tdd')}/NAME.out, NAME.err, NAME.exit`,
     `  the history       git -C ${shellWord(dir)} log --oneline main..leap/issue-${n}`,
-    `  the agents' moves ${join(dir, '.leap-demo')}/developer.json, verifier.json`,
+    `  the agents' moves ${join(dir, '.leap-demo')}/planner.json, developer.json, verifier.json (each one's prompts beside it, in NAME.json.state/)`,
     ...(result.pullRequest === undefined ? [] : [`  the pull request  ${result.pullRequest.url}`]),
     '',
     outcomeLine(dir, result),

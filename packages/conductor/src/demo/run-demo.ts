@@ -57,7 +57,7 @@ export function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
   return { dir: realpathSync(path), resume: false };
 }
 
-/** Write the agents file, the two scripts and the plan under `.leap-demo/`, a folder that ignores itself. */
+/** Write the agents file and the three scripts (planner, developer, verifier) under `.leap-demo/`, a folder that ignores itself. */
 export function writeDemoAgents(dir: string): void {
   const folder = join(dir, AGENTS_DIR);
   mkdirSync(folder, { recursive: true });
@@ -65,9 +65,11 @@ export function writeDemoAgents(dir: string): void {
   // Two families, so the verifier is of another family than the developer, as the conductor requires by default.
   writeFileSync(join(folder, 'developer.json'), `${JSON.stringify({ family: 'demo_developer', moves: DEVELOPER_MOVES }, null, 2)}\n`);
   writeFileSync(join(folder, 'verifier.json'), `${JSON.stringify({ family: 'demo_verifier', moves: VERIFIER_MOVES }, null, 2)}\n`);
-  const agents = { agents: { developer: { plugin: 'scripted', script: 'developer.json' }, verifier: { plugin: 'scripted', script: 'verifier.json' } } };
+  // The planning leaf answers with the plan, in the format of `leap-ledger init`.
+  writeFileSync(join(folder, 'planner.json'), `${JSON.stringify({ family: 'demo_developer', moves: [{ answer: DEMO_PLAN }] }, null, 2)}\n`);
+  const scripted = (script: string) => ({ plugin: 'scripted', script });
+  const agents = { agents: { planner: scripted('planner.json'), developer: scripted('developer.json'), verifier: scripted('verifier.json') } };
   writeFileSync(join(folder, 'agents.json'), `${JSON.stringify(agents, null, 2)}\n`);
-  writeFileSync(join(folder, 'plan.txt'), DEMO_PLAN);
 }
 
 // The caller's VERI_* and LEAP_* variables are another run's: the demo's run starts from none of them.
@@ -89,15 +91,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     writeDemoAgents(dir);
   }
   const agentsFile = join(dir, AGENTS_DIR, 'agents.json');
-  const planFile = join(dir, AGENTS_DIR, 'plan.txt');
   options.onProject?.(dir, resume);
   const runTdd = options.runTdd ?? (await import('../index.js')).runTdd;
   const result = await runTdd({
     cwd: dir,
     issue: DEMO_ISSUE,
     testCmd: DEMO_TEST_CMD,
-    planFile,
     agentsFile,
+    planner: 'planner',
     developer: 'developer',
     verifier: 'verifier',
     env: demoEnv(env),
