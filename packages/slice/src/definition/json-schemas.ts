@@ -21,6 +21,7 @@ export function sliceJsonSchemas(): Record<string, Record<string, unknown>> {
 /** The source of slice-validators.generated.ts. */
 export function renderSliceValidators(): Promise<string> {
   return renderValidatorModule([
+    { exportName: 'validateBalls', schema: toPublishedSchema(z.array(ballSchema), `${BASE}/parts/balls.schema.json`, 'LEAP balls') },
     { exportName: 'validateSliceShell', schema: toPublishedSchema(sliceShell, `${BASE}/parts/slice-shell.schema.json`, 'LEAP slice, balls open') },
     { exportName: 'validateBallShell', schema: toPublishedSchema(ballShell, `${BASE}/parts/ball-shell.schema.json`, 'LEAP ball, scope and proof open') },
     { exportName: 'validateScopeEntry', schema: toPublishedSchema(scopeEntrySchema, `${BASE}/parts/scope-entry.schema.json`, 'LEAP scope entry') },

@@ -2,7 +2,7 @@
 // time). A generated validator stops at its first problem, so the parts are checked one by one:
 // the slice, each ball, each scope entry and each proof, each reporting its own first problem.
 import {
-  validateBallShell, validateProof, validateScopeEntry, validateSliceShell,
+  validateBallShell, validateBalls, validateProof, validateScopeEntry, validateSliceShell,
 } from './slice-validators.generated.js';
 import { fieldPath, showFound, type Violation } from './violation.js';
 
@@ -124,6 +124,8 @@ function objectProblems(kind: string, validate: Validator, value: unknown, root:
 
 /** Every field's schema problem (first problem within a field's value), or none when the slice matches its JSON Schema. */
 export function schemaProblems(value: unknown): Violation[] {
+  // The common case in two calls: the slice's own fields, then every ball in one validator.
+  if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls)) return [];
   const out: Violation[] = [];
   objectProblems('slice', validateSliceShell as Validator, value, value, '', [], out);
   const balls = isObject(value) && Array.isArray(value.balls) ? value.balls : [];

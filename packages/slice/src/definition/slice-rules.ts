@@ -100,6 +100,10 @@ function ballName(ball: LooseBall): string {
 }
 
 // Names and field paths are built only for a violation: a slice of a thousand balls has none.
+function idsOf(ball: LooseBall): string[] {
+  return ball.id === undefined ? [] : [ball.id];
+}
+
 function scopeRules(balls: LooseBall[], foldCase: boolean, out: Violation[]): void {
   const owners = new Map<string, { ball: LooseBall; path: string }>();
   for (const ball of balls) {
@@ -107,11 +111,9 @@ function scopeRules(balls: LooseBall[], foldCase: boolean, out: Violation[]): vo
       const entry = ball.scope[j];
       const path = isObject(entry) ? entry.path : undefined;
       if (typeof path !== 'string' || path === '') continue;
-      const ids = ball.id === undefined ? [] : [ball.id];
-      const at = (): string => `balls[${ball.index}].scope[${j}].path`;
       const why = scopePathProblem(path);
       if (why !== null) {
-        out.push({ rule: 'scope-path', message: `${ballName(ball)}: scope path ${JSON.stringify(path)} ${why}`, balls: ids, path: at() });
+        out.push({ rule: 'scope-path', message: `${ballName(ball)}: scope path ${JSON.stringify(path)} ${why}`, balls: idsOf(ball), path: `balls[${ball.index}].scope[${j}].path` });
         continue;
       }
       const normal = normalizeScopePath(path);
@@ -119,12 +121,15 @@ function scopeRules(balls: LooseBall[], foldCase: boolean, out: Violation[]): vo
       const owner = owners.get(key);
       if (owner === undefined) {
         owners.set(key, { ball, path });
-      } else if (owner.ball === ball) {
-        out.push({ rule: 'disjoint-scopes', message: `${ballName(ball)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(owner.path)} and ${JSON.stringify(path)})`, balls: ids, path: at() });
+        continue;
+      }
+      const at = `balls[${ball.index}].scope[${j}].path`;
+      if (owner.ball === ball) {
+        out.push({ rule: 'disjoint-scopes', message: `${ballName(ball)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(owner.path)} and ${JSON.stringify(path)})`, balls: idsOf(ball), path: at });
       } else {
         const other = owner.ball.id === undefined ? `balls[${owner.ball.index}]` : JSON.stringify(owner.ball.id);
         const spelled = owner.path === path ? '' : ` (as ${JSON.stringify(owner.path)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(owner.path) !== normal ? ', one file where case is folded' : ''})`;
-        out.push({ rule: 'disjoint-scopes', message: `balls ${other} and ${ball.id === undefined ? `balls[${ball.index}]` : JSON.stringify(ball.id)} share the file ${JSON.stringify(normalizeScopePath(owner.path))}${spelled}`, balls: [...(owner.ball.id === undefined ? [] : [owner.ball.id]), ...ids], path: at() });
+        out.push({ rule: 'disjoint-scopes', message: `balls ${other} and ${ball.id === undefined ? `balls[${ball.index}]` : JSON.stringify(ball.id)} share the file ${JSON.stringify(normalizeScopePath(owner.path))}${spelled}`, balls: [...idsOf(owner.ball), ...idsOf(ball)], path: at });
       }
     }
   }
@@ -132,23 +137,26 @@ function scopeRules(balls: LooseBall[], foldCase: boolean, out: Violation[]): vo
 
 function entryRules(balls: LooseBall[], out: Violation[]): void {
   for (const ball of balls) {
-    const ids = ball.id === undefined ? [] : [ball.id];
-    ball.scope.forEach((entry, j) => {
-      const lines = isObject(entry) && Array.isArray(entry.lines) ? entry.lines : [];
-      lines.forEach((range: unknown, k) => {
+    for (let j = 0; j < ball.scope.length; j++) {
+      const entry = ball.scope[j];
+      const lines = isObject(entry) && Array.isArray(entry.lines) ? (entry.lines as unknown[]) : undefined;
+      if (lines === undefined) continue;
+      for (let k = 0; k < lines.length; k++) {
+        const range = lines[k];
         if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[0] > range[1]) {
-          out.push({ rule: 'lines', message: `${ballName(ball)}: line range [${range[0]}, ${range[1]}] ends before it starts`, balls: ids, path: `balls[${ball.index}].scope[${j}].lines[${k}]` });
+          out.push({ rule: 'lines', message: `${ballName(ball)}: line range [${range[0]}, ${range[1]}] ends before it starts`, balls: idsOf(ball), path: `balls[${ball.index}].scope[${j}].lines[${k}]` });
         }
-      });
-    });
+      }
+    }
     const argv = ball.proof?.argv;
-    if (Array.isArray(argv) && argv[0] === '') out.push({ rule: 'proof', message: `${ballName(ball)}: proof.argv[0] is empty: it names the program to run`, balls: ids, path: `balls[${ball.index}].proof.argv[0]` });
-    const metric = Array.isArray(ball.proof?.metric) ? (ball.proof.metric as unknown[]) : [];
+    if (Array.isArray(argv) && argv[0] === '') out.push({ rule: 'proof', message: `${ballName(ball)}: proof.argv[0] is empty: it names the program to run`, balls: idsOf(ball), path: `balls[${ball.index}].proof.argv[0]` });
+    const metric = ball.proof?.metric;
+    if (!Array.isArray(metric) || metric.length < 2) continue;
     const fields = new Set<string>();
-    metric.forEach((m, k) => {
+    metric.forEach((m: unknown, k) => {
       const field = isObject(m) ? m.field : undefined;
       if (typeof field !== 'string') return;
-      if (fields.has(field)) out.push({ rule: 'proof', message: `${ballName(ball)}: metric field ${JSON.stringify(field)} is named twice`, balls: ids, path: `balls[${ball.index}].proof.metric[${k}].field` });
+      if (fields.has(field)) out.push({ rule: 'proof', message: `${ballName(ball)}: metric field ${JSON.stringify(field)} is named twice`, balls: idsOf(ball), path: `balls[${ball.index}].proof.metric[${k}].field` });
       fields.add(field);
     });
   }

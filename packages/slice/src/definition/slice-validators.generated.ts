@@ -7,13 +7,14 @@ function countCodePoints(text) {
   for (const _ of text) count++;
   return count;
 }
-export const validateSliceShell = validate20;
-const schema31 = {"$id":"https://leap.dev/schemas/parts/slice-shell.schema.json","title":"LEAP slice, balls open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"$schema":{"type":"string"},"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"base":{"type":"string","minLength":1},"spine":{"type":"string","minLength":1},"balls":{"minItems":1,"type":"array","items":{}}},"required":["id","base","spine","balls"],"additionalProperties":false};
+export const validateBalls = validate20;
+const schema31 = {"$id":"https://leap.dev/schemas/parts/balls.schema.json","title":"LEAP balls","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","minLength":1},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","minLength":1},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","minLength":1}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","minLength":1},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false,"description":"One unit of work a builder can own alone."}};
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
+const pattern5 = new RegExp("^[0-9a-f]{64}$", "u");
 const func1 = countCodePoints;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://leap.dev/schemas/parts/slice-shell.schema.json" */;
+/*# sourceURL="https://leap.dev/schemas/parts/balls.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate20.evaluated;
@@ -24,17 +25,637 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if((((((((data0.id === undefined) && (missing0 = "id")) || ((data0.goal === undefined) && (missing0 = "goal"))) || ((data0.spec === undefined) && (missing0 = "spec"))) || ((data0.scope === undefined) && (missing0 = "scope"))) || ((data0.proof === undefined) && (missing0 = "proof"))) || ((data0.rollback === undefined) && (missing0 = "rollback"))) || ((data0.deps === undefined) && (missing0 = "deps"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.id !== undefined){
+let data1 = data0.id;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.goal !== undefined){
+let data2 = data0.goal;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",schemaPath:"#/items/properties/goal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",schemaPath:"#/items/properties/goal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.spec !== undefined){
+const _errs8 = errors;
+if(typeof data0.spec !== "string"){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/spec",schemaPath:"#/items/properties/spec/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.scope !== undefined){
+let data4 = data0.scope;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data4)){
+if(data4.length < 1){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",schemaPath:"#/items/properties/scope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid2 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs12 = errors;
+if(errors === _errs12){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if(((data5.path === undefined) && (missing1 = "path")) || ((data5.sha256 === undefined) && (missing1 = "sha256"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,schemaPath:"#/items/properties/scope/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs14 = errors;
+for(const key1 in data5){
+if(!((((key1 === "path") || (key1 === "sha256")) || (key1 === "symbols")) || (key1 === "lines"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,schemaPath:"#/items/properties/scope/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs14 === errors){
+if(data5.path !== undefined){
+let data6 = data5.path;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",schemaPath:"#/items/properties/scope/items/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",schemaPath:"#/items/properties/scope/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs15 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data5.sha256 !== undefined){
+let data7 = data5.sha256;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid4 = false;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data7 === "string"){
+if(!pattern5.test(data7)){
+const err0 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs19 === errors;
+valid4 = valid4 || _valid0;
+const _errs21 = errors;
+if(data7 !== null){
+const err2 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs21 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const err3 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate20.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid3 = _errs17 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data5.symbols !== undefined){
+let data8 = data5.symbols;
+const _errs23 = errors;
+if(errors === _errs23){
+if(Array.isArray(data8)){
+var valid5 = true;
+const len2 = data8.length;
+for(let i2=0; i2<len2; i2++){
+let data9 = data8[i2];
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data9 === "string"){
+if(func1(data9) < 1){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,schemaPath:"#/items/properties/scope/items/properties/symbols/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,schemaPath:"#/items/properties/scope/items/properties/symbols/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid5 = _errs25 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols",schemaPath:"#/items/properties/scope/items/properties/symbols/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs23 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data5.lines !== undefined){
+let data10 = data5.lines;
+const _errs27 = errors;
+if(errors === _errs27){
+if(Array.isArray(data10)){
+var valid6 = true;
+const len3 = data10.length;
+for(let i3=0; i3<len3; i3++){
+let data11 = data10[i3];
+const _errs29 = errors;
+if(errors === _errs29){
+if(Array.isArray(data11)){
+if(data11.length > 2){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data11.length < 2){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+const len4 = data11.length;
+if(len4 > 0){
+let data12 = data11[0];
+const _errs31 = errors;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs31){
+if(typeof data12 == "number"){
+if(data12 > 9007199254740991 || isNaN(data12)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data12 <= 0 || isNaN(data12)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+return false;
+}
+}
+}
+}
+var valid7 = _errs31 === errors;
+}
+if(valid7){
+if(len4 > 1){
+let data13 = data11[1];
+const _errs33 = errors;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs33){
+if(typeof data13 == "number"){
+if(data13 > 9007199254740991 || isNaN(data13)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data13 <= 0 || isNaN(data13)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+return false;
+}
+}
+}
+}
+var valid7 = _errs33 === errors;
+}
+if(valid7){
+const len5 = data11.length;
+if(!(len5 <= 2)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/items",keyword:"items",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid6 = _errs29 === errors;
+if(!valid6){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines",schemaPath:"#/items/properties/scope/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs27 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,schemaPath:"#/items/properties/scope/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",schemaPath:"#/items/properties/scope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.proof !== undefined){
+let data14 = data0.proof;
+const _errs35 = errors;
+if(errors === _errs35){
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+let missing2;
+if((data14.argv === undefined) && (missing2 = "argv")){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/items/properties/proof/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs37 = errors;
+for(const key2 in data14){
+if(!((key2 === "argv") || (key2 === "metric"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/items/properties/proof/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs37 === errors){
+if(data14.argv !== undefined){
+let data15 = data14.argv;
+const _errs38 = errors;
+if(errors === _errs38){
+if(Array.isArray(data15)){
+if(data15.length < 1){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",schemaPath:"#/items/properties/proof/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid9 = true;
+const len6 = data15.length;
+for(let i4=0; i4<len6; i4++){
+const _errs40 = errors;
+if(typeof data15[i4] !== "string"){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv/" + i4,schemaPath:"#/items/properties/proof/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid9 = _errs40 === errors;
+if(!valid9){
+break;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",schemaPath:"#/items/properties/proof/properties/argv/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid8 = _errs38 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data14.metric !== undefined){
+let data17 = data14.metric;
+const _errs42 = errors;
+if(errors === _errs42){
+if(Array.isArray(data17)){
+var valid10 = true;
+const len7 = data17.length;
+for(let i5=0; i5<len7; i5++){
+let data18 = data17[i5];
+const _errs44 = errors;
+if(errors === _errs44){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+let missing3;
+if(((data18.field === undefined) && (missing3 = "field")) || ((data18.better === undefined) && (missing3 = "better"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,schemaPath:"#/items/properties/proof/properties/metric/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs46 = errors;
+for(const key3 in data18){
+if(!((key3 === "field") || (key3 === "better"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,schemaPath:"#/items/properties/proof/properties/metric/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs46 === errors){
+if(data18.field !== undefined){
+let data19 = data18.field;
+const _errs47 = errors;
+if(errors === _errs47){
+if(typeof data19 === "string"){
+if(func1(data19) < 1){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",schemaPath:"#/items/properties/proof/properties/metric/items/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",schemaPath:"#/items/properties/proof/properties/metric/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid11 = _errs47 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data18.better !== undefined){
+let data20 = data18.better;
+const _errs49 = errors;
+if(typeof data20 !== "string"){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",schemaPath:"#/items/properties/proof/properties/metric/items/properties/better/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data20 === "higher") || (data20 === "lower"))){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",schemaPath:"#/items/properties/proof/properties/metric/items/properties/better/enum",keyword:"enum",params:{allowedValues: schema31.items.properties.proof.properties.metric.items.properties.better.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid11 = _errs49 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,schemaPath:"#/items/properties/proof/properties/metric/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid10 = _errs44 === errors;
+if(!valid10){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric",schemaPath:"#/items/properties/proof/properties/metric/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid8 = _errs42 === errors;
+}
+else {
+var valid8 = true;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/items/properties/proof/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs35 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.rollback !== undefined){
+const _errs51 = errors;
+if(typeof data0.rollback !== "string"){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/rollback",schemaPath:"#/items/properties/rollback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs51 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.deps !== undefined){
+let data22 = data0.deps;
+const _errs53 = errors;
+if(errors === _errs53){
+if(Array.isArray(data22)){
+var valid12 = true;
+const len8 = data22.length;
+for(let i6=0; i6<len8; i6++){
+const _errs55 = errors;
+if(typeof data22[i6] !== "string"){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps/" + i6,schemaPath:"#/items/properties/deps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid12 = _errs55 === errors;
+if(!valid12){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps",schemaPath:"#/items/properties/deps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid1 = _errs53 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSliceShell = validate21;
+const schema32 = {"$id":"https://leap.dev/schemas/parts/slice-shell.schema.json","title":"LEAP slice, balls open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"$schema":{"type":"string"},"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"base":{"type":"string","minLength":1},"spine":{"type":"string","minLength":1},"balls":{"minItems":1,"type":"array","items":{}}},"required":["id","base","spine","balls"],"additionalProperties":false};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://leap.dev/schemas/parts/slice-shell.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.base === undefined) && (missing0 = "base"))) || ((data.spine === undefined) && (missing0 = "spine"))) || ((data.balls === undefined) && (missing0 = "balls"))){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "$schema") || (key0 === "id")) || (key0 === "base")) || (key0 === "spine")) || (key0 === "balls"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -43,7 +664,7 @@ if(_errs1 === errors){
 if(data.$schema !== undefined){
 const _errs2 = errors;
 if(typeof data.$schema !== "string"){
-validate20.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -58,12 +679,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate20.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
+validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -79,12 +700,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate20.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate21.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -100,12 +721,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate20.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate21.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -121,12 +742,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate20.errors = [{instancePath:instancePath+"/balls",schemaPath:"#/properties/balls/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate21.errors = [{instancePath:instancePath+"/balls",schemaPath:"#/properties/balls/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/balls",schemaPath:"#/properties/balls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate21.errors = [{instancePath:instancePath+"/balls",schemaPath:"#/properties/balls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -134,171 +755,6 @@ var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateBallShell = validate21;
-const schema32 = {"$id":"https://leap.dev/schemas/parts/ball-shell.schema.json","title":"LEAP ball, scope and proof open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","minLength":1},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{}},"proof":{},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false};
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://leap.dev/schemas/parts/ball-shell.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.id === undefined) && (missing0 = "id")) || ((data.goal === undefined) && (missing0 = "goal"))) || ((data.spec === undefined) && (missing0 = "spec"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.proof === undefined) && (missing0 = "proof"))) || ((data.rollback === undefined) && (missing0 = "rollback"))) || ((data.deps === undefined) && (missing0 = "deps"))){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.goal !== undefined){
-let data1 = data.goal;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate21.errors = [{instancePath:instancePath+"/goal",schemaPath:"#/properties/goal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/goal",schemaPath:"#/properties/goal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.spec !== undefined){
-const _errs6 = errors;
-if(typeof data.spec !== "string"){
-validate21.errors = [{instancePath:instancePath+"/spec",schemaPath:"#/properties/spec/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.scope !== undefined){
-let data3 = data.scope;
-const _errs8 = errors;
-if(errors === _errs8){
-if(Array.isArray(data3)){
-if(data3.length < 1){
-validate21.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.rollback !== undefined){
-const _errs10 = errors;
-if(typeof data.rollback !== "string"){
-validate21.errors = [{instancePath:instancePath+"/rollback",schemaPath:"#/properties/rollback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.deps !== undefined){
-let data5 = data.deps;
-const _errs12 = errors;
-if(errors === _errs12){
-if(Array.isArray(data5)){
-var valid1 = true;
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-const _errs14 = errors;
-if(typeof data5[i0] !== "string"){
-validate21.errors = [{instancePath:instancePath+"/deps/" + i0,schemaPath:"#/properties/deps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs14 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/deps",schemaPath:"#/properties/deps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -317,12 +773,11 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateScopeEntry = validate22;
-const schema33 = {"$id":"https://leap.dev/schemas/parts/scope-entry.schema.json","title":"LEAP scope entry","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string","minLength":1},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","minLength":1}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."};
-const pattern6 = new RegExp("^[0-9a-f]{64}$", "u");
+export const validateBallShell = validate22;
+const schema33 = {"$id":"https://leap.dev/schemas/parts/ball-shell.schema.json","title":"LEAP ball, scope and proof open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","minLength":1},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{}},"proof":{},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://leap.dev/schemas/parts/scope-entry.schema.json" */;
+/*# sourceURL="https://leap.dev/schemas/parts/ball-shell.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate22.evaluated;
@@ -335,15 +790,180 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.path === undefined) && (missing0 = "path")) || ((data.sha256 === undefined) && (missing0 = "sha256"))){
+if((((((((data.id === undefined) && (missing0 = "id")) || ((data.goal === undefined) && (missing0 = "goal"))) || ((data.spec === undefined) && (missing0 = "spec"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.proof === undefined) && (missing0 = "proof"))) || ((data.rollback === undefined) && (missing0 = "rollback"))) || ((data.deps === undefined) && (missing0 = "deps"))){
 validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "path") || (key0 === "sha256")) || (key0 === "symbols")) || (key0 === "lines"))){
+if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
 validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+validate22.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.goal !== undefined){
+let data1 = data.goal;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+validate22.errors = [{instancePath:instancePath+"/goal",schemaPath:"#/properties/goal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/goal",schemaPath:"#/properties/goal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.spec !== undefined){
+const _errs6 = errors;
+if(typeof data.spec !== "string"){
+validate22.errors = [{instancePath:instancePath+"/spec",schemaPath:"#/properties/spec/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.scope !== undefined){
+let data3 = data.scope;
+const _errs8 = errors;
+if(errors === _errs8){
+if(Array.isArray(data3)){
+if(data3.length < 1){
+validate22.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rollback !== undefined){
+const _errs10 = errors;
+if(typeof data.rollback !== "string"){
+validate22.errors = [{instancePath:instancePath+"/rollback",schemaPath:"#/properties/rollback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.deps !== undefined){
+let data5 = data.deps;
+const _errs12 = errors;
+if(errors === _errs12){
+if(Array.isArray(data5)){
+var valid1 = true;
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+const _errs14 = errors;
+if(typeof data5[i0] !== "string"){
+validate22.errors = [{instancePath:instancePath+"/deps/" + i0,schemaPath:"#/properties/deps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs14 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/deps",schemaPath:"#/properties/deps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateScopeEntry = validate23;
+const schema34 = {"$id":"https://leap.dev/schemas/parts/scope-entry.schema.json","title":"LEAP scope entry","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string","minLength":1},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","minLength":1}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://leap.dev/schemas/parts/scope-entry.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.path === undefined) && (missing0 = "path")) || ((data.sha256 === undefined) && (missing0 = "sha256"))){
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "path") || (key0 === "sha256")) || (key0 === "symbols")) || (key0 === "lines"))){
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -355,12 +975,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate22.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate23.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -378,7 +998,7 @@ let valid1 = false;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern6.test(data1)){
+if(!pattern5.test(data1)){
 const err0 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -424,7 +1044,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate22.errors = vErrors;
+validate23.errors = vErrors;
 return false;
 }
 else {
@@ -457,12 +1077,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate22.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/properties/symbols/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate23.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/properties/symbols/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/properties/symbols/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/properties/symbols/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -473,7 +1093,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/symbols",schemaPath:"#/properties/symbols/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate23.errors = [{instancePath:instancePath+"/symbols",schemaPath:"#/properties/symbols/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -496,12 +1116,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(Array.isArray(data5)){
 if(data5.length > 2){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
 return false;
 }
 else {
 if(data5.length < 2){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
 return false;
 }
 else {
@@ -510,18 +1130,18 @@ if(len2 > 0){
 let data6 = data5[0];
 const _errs18 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if(typeof data6 == "number"){
 if(data6 > 9007199254740991 || isNaN(data6)){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data6 <= 0 || isNaN(data6)){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -534,18 +1154,18 @@ if(len2 > 1){
 let data7 = data5[1];
 const _errs20 = errors;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs20){
 if(typeof data7 == "number"){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data7 <= 0 || isNaN(data7)){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -556,7 +1176,7 @@ var valid4 = _errs20 === errors;
 if(valid4){
 const len3 = data5.length;
 if(!(len3 <= 2)){
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/items",keyword:"items",params:{limit: 2},message:"must NOT have more than 2 items"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/items",keyword:"items",params:{limit: 2},message:"must NOT have more than 2 items"}];
 return false;
 }
 }
@@ -565,7 +1185,7 @@ return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate23.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -576,7 +1196,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate23.errors = [{instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -592,23 +1212,23 @@ var valid0 = true;
 }
 }
 else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate22.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateProof = validate23;
-const schema34 = {"$id":"https://leap.dev/schemas/parts/proof.schema.json","title":"LEAP proof","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","minLength":1},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."};
+export const validateProof = validate24;
+const schema35 = {"$id":"https://leap.dev/schemas/parts/proof.schema.json","title":"LEAP proof","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","minLength":1},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/proof.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -619,14 +1239,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.argv === undefined) && (missing0 = "argv")){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "argv") || (key0 === "metric"))){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -638,7 +1258,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate23.errors = [{instancePath:instancePath+"/argv",schemaPath:"#/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate24.errors = [{instancePath:instancePath+"/argv",schemaPath:"#/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -647,7 +1267,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
 if(typeof data0[i0] !== "string"){
-validate23.errors = [{instancePath:instancePath+"/argv/" + i0,schemaPath:"#/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/argv/" + i0,schemaPath:"#/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -658,7 +1278,7 @@ break;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/argv",schemaPath:"#/properties/argv/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/argv",schemaPath:"#/properties/argv/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -682,14 +1302,14 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if(((data3.field === undefined) && (missing1 = "field")) || ((data3.better === undefined) && (missing1 = "better"))){
-validate23.errors = [{instancePath:instancePath+"/metric/" + i1,schemaPath:"#/properties/metric/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1,schemaPath:"#/properties/metric/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key1 in data3){
 if(!((key1 === "field") || (key1 === "better"))){
-validate23.errors = [{instancePath:instancePath+"/metric/" + i1,schemaPath:"#/properties/metric/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1,schemaPath:"#/properties/metric/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -701,12 +1321,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate23.errors = [{instancePath:instancePath+"/metric/" + i1+"/field",schemaPath:"#/properties/metric/items/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1+"/field",schemaPath:"#/properties/metric/items/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/metric/" + i1+"/field",schemaPath:"#/properties/metric/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1+"/field",schemaPath:"#/properties/metric/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -720,11 +1340,11 @@ if(data3.better !== undefined){
 let data5 = data3.better;
 const _errs13 = errors;
 if(typeof data5 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/metric/" + i1+"/better",schemaPath:"#/properties/metric/items/properties/better/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1+"/better",schemaPath:"#/properties/metric/items/properties/better/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data5 === "higher") || (data5 === "lower"))){
-validate23.errors = [{instancePath:instancePath+"/metric/" + i1+"/better",schemaPath:"#/properties/metric/items/properties/better/enum",keyword:"enum",params:{allowedValues: schema34.properties.metric.items.properties.better.enum},message:"must be equal to one of the allowed values"}];
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1+"/better",schemaPath:"#/properties/metric/items/properties/better/enum",keyword:"enum",params:{allowedValues: schema35.properties.metric.items.properties.better.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -737,7 +1357,7 @@ var valid3 = true;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/metric/" + i1,schemaPath:"#/properties/metric/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1,schemaPath:"#/properties/metric/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -748,7 +1368,7 @@ break;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/metric",schemaPath:"#/properties/metric/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/metric",schemaPath:"#/properties/metric/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -762,11 +1382,11 @@ var valid0 = true;
 }
 }
 else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate23.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
