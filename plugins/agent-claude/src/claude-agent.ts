@@ -49,9 +49,10 @@ export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
 function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeAgentConfig): AgentInvocation {
   // stream-json (which needs --verbose) ends with the same result object as json, and shows the CLI's
   // api_retry events while it runs: with no network, a leaf can be ended in seconds, not after 3 minutes.
-  const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+  const args = ['-p', '--output-format', 'stream-json'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
+  args.push('--verbose');
   // `dontAsk` never prompts (nobody can answer in print mode) and denies every tool not pre-approved;
   // unlike `bypassPermissions`, the CLI accepts it as root.
   if (isReadOnlyRole(options.role)) {

@@ -33,9 +33,9 @@ create('a configured permission mode, tool list, model, schema and extra args ar
   assert.is(agent.name, 'claude-fast');
   assert.is(call.command, '/opt/claude');
   assert.is(call.model, 'opus');
-  assert.equal(call.args, ['-p', '--output-format', 'stream-json', '--verbose', '--model', 'opus', '--permission-mode', 'acceptEdits', '--allowedTools', 'Edit', '--json-schema', '{"type":"object"}', '--verbose']);
+  assert.equal(call.args, ['-p', '--output-format', 'stream-json', '--model', 'opus', '--verbose', '--permission-mode', 'acceptEdits', '--allowedTools', 'Edit', '--json-schema', '{"type":"object"}', '--verbose']);
   const fallback = createClaudeAgent({ model: 'haiku', allowedTools: [] }).buildInvocation('x', { role: 'builder', cwd: '/tmp' });
-  assert.equal(fallback.args.slice(4), ['--model', 'haiku', '--permission-mode', 'dontAsk']);
+  assert.equal(fallback.args.slice(3), ['--model', 'haiku', '--verbose', '--permission-mode', 'dontAsk']);
   assert.is(fallback.model, 'haiku');
 });
 
