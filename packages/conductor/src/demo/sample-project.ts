@@ -4,8 +4,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** The project's test command: node's test runner finds `test/*.test.js` itself; its dot reporter keeps a passing run to one line. */
-export const DEMO_TEST_CMD = 'node --test --test-reporter=dot';
+/** The project's test command: node's test runner finds `test/*.test.js` itself; the project's reporter prints one line a run. */
+export const DEMO_TEST_CMD = 'node --test --test-reporter=./tools/summary-reporter.mjs';
+
+// The conductor shows each run of the suite as it goes: one line (counts and failed names) keeps the demo readable.
+const SUMMARY_REPORTER = `// A reporter for node's test runner: one line a run, the counts and the names of the failed tests.
+export default async function* summary(source) {
+  let passed = 0;
+  const failed = [];
+  for await (const event of source) {
+    if (event.data?.details?.type === 'suite') continue;
+    if (event.type === 'test:pass') passed++;
+    if (event.type === 'test:fail') failed.push(event.data.name);
+  }
+  yield \`tests: \${passed} passed, \${failed.length} failed\${failed.length > 0 ? \` (\${failed.join('; ')})\` : ''}\\n\`;
+}
+`;
 
 /** The issue the demo drives. */
 export const DEMO_ISSUE = 1;
@@ -34,6 +48,7 @@ URL-safe slugs. Titles are written by people: expect apostrophes, \`$\`, backtic
 export const SAMPLE_FILES: Record<string, string> = {
   'package.json': `${JSON.stringify({ name: 'slug-demo', private: true, type: 'module', scripts: { test: DEMO_TEST_CMD } }, null, 2)}\n`,
   'README.md': '# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node\'s own test runner).\n',
+  'tools/summary-reporter.mjs': SUMMARY_REPORTER,
   'src/slug.js': '// Step titles to URL slugs.\nexport function slugify(title) {\n  return title;\n}\n',
   'test/smoke.test.js': testFile("test('slugify is a function', () => assert.equal(typeof slugify, 'function'));"),
   '.tdd/issues/1.md': DEMO_ISSUE_TEXT,
