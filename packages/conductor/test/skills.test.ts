@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, runBin } from '@leap/test-utils';
+import { cleanupTempDirs, makeGitRepo, repoRoot, runBin } from '@leap/test-utils';
 
 const SKILLS = join(repoRoot, 'skills');
 const LEAP = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');
@@ -122,6 +122,24 @@ commands('every command answers --help through the built leap bin, and knows eve
     for (const option of skill.body.matchAll(/`(--[a-z][a-z-]*)/g)) {
       assert.ok(mine.includes(option[1] as string), `skills/${skill.dir}: ${option[1]} is an option of none of its commands`);
     }
+  }
+});
+
+commands('the leap skill\'s "Cut and check" block runs as written in a repository', async () => {
+  const leap = skills.find((s) => s.dir === 'leap') as Skill;
+  const block = /## Cut and check\n```sh\n([\s\S]*?)```/.exec(leap.body)?.[1] ?? '';
+  const lines = block.trim().split('\n');
+  assert.is(lines.length, 5);
+  const repo = makeGitRepo({ files: { 'src/lexer.js': 'export const tokens = (s) => s.split(/\\s+/);\n' } });
+  try {
+    for (const line of lines) {
+      assert.not.match(line, /['"$`\\]/, 'plain words: split on blanks as a shell would');
+      const ran = await runBin(LEAP, line.split(/\s+/).slice(1), { cwd: repo });
+      assert.is(ran.code, 0, `${line}: ${ran.stdout}${ran.stderr}`);
+    }
+    assert.match(readFileSync(join(repo, 'slice.json'), 'utf8'), '"id": "split-parser"');
+  } finally {
+    cleanupTempDirs();
   }
 });
 
