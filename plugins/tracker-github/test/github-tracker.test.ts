@@ -231,6 +231,17 @@ pr('without a base, the tracker\'s base or gh\'s default branch; a title with a 
   assert.is(tracker.issueFile(7), null, 'the body lives on GitHub');
 });
 
+pr('hostile titles and bodies reach the pull request byte for byte', async () => {
+  const world = makeGhWorld(issues());
+  const tracker = createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' });
+  const titles = hostileTitles(8, 11);
+  for (const [i, title] of titles.entries()) {
+    git(world.repo, 'branch', `leap/issue-${i + 1}`);
+    await tracker.openDraftPullRequest({ title, body: `${title}\n\n${HOSTILE}\r\n`, branch: `leap/issue-${i + 1}`, base: 'main' });
+  }
+  assert.equal(world.state().pulls?.map((p) => [p.title, p.body]), titles.map((t) => [t, `${t}\n\n${HOSTILE}\r\n`]));
+});
+
 pr('a branch that does not exist: git\'s words, and no pull request', async () => {
   const world = makeGhWorld(issues());
   const error = await rejects(createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' }).openDraftPullRequest({ title: 't', body: 'b', branch: 'leap/issue-9' }));
