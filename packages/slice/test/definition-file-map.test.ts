@@ -129,6 +129,21 @@ check('a false map is -1 with every reason: a changed hash, a file that should n
   ] });
 });
 
+check('a path git ignores is one the repository cannot hold: -1, naming the rule; a tracked file under an ignored folder is held', () => {
+  const repo = makeGitRepo({ files: { '.gitignore': 'build/\n*.log\n', 'src/a.js': 'a\n', 'vendor/keep.js': 'k\n' } });
+  writeFileSync(join(repo, '.gitignore'), 'build/\n*.log\nvendor/\n');
+  const scope = [{ path: 'build/out.js', sha256: null }, { path: './debug.log', sha256: null }, { path: 'vendor/keep.js', sha256: sha('k\n') }, { path: 'src/a.js', sha256: sha('a\n') }];
+  const result = checkFileMap({ root: repo, slice: sliceOf(scope), ball: 'b', passed: new Set() });
+  assert.equal(result, { receipt: -1, reasons: [
+    '"build/out.js" is ignored by git (.gitignore:1:build/), so the repository cannot hold the ball\'s work on it',
+    '"./debug.log" is ignored by git (.gitignore:2:*.log), so the repository cannot hold the ball\'s work on it',
+  ] });
+  // Outside a repository there are no ignore rules to read.
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'x.log'), 'x');
+  assert.equal(checkFileMap({ root: dir, slice: sliceOf([{ path: 'x.log', sha256: sha('x') }]), ball: 'b', passed: new Set() }).receipt, 1);
+});
+
 check('a dependency that has not returned 1 is 0; an unknown ball is bad input', () => {
   const repo = makeGitRepo({ files: { 'a.js': 'a\n' } });
   const slice = sliceOf([{ path: 'a.js', sha256: sha('a\n') }], ['dep']);

@@ -198,6 +198,7 @@ rules('every scope path is relative, inside the repository, and one the reposito
     ['src/', 'ends with "/": a scope entry names a file, not a folder'],
     ['.git/config', 'is inside .git, which the repository cannot hold'],
     ['sub/.GIT/hooks/pre-commit', 'is inside .git, which the repository cannot hold'],
+    ['.leap/s/a/result.json', 'is inside .leap, where the engine keeps its records'],
     [`${'x'.repeat(256)}.js`, 'has a segment of 259 bytes: file systems hold at most 255'],
     [Array.from({ length: 20 }, () => 'y'.repeat(250)).join('/'), 'is 5019 bytes long: file systems hold at most 4095'],
   ];

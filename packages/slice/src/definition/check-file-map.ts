@@ -3,6 +3,8 @@
 // (else `-1`, a false map); every dependency returned `1` (else `0`). The ball's text is never read.
 import { LeapError } from '@leap/core';
 import { hashFile } from './hash-file.js';
+import { ignoredPaths } from './ignored-paths.js';
+import { normalizeScopePath } from './scope-path.js';
 import { resolveInRepo } from './resolve-in-repo.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
@@ -28,19 +30,26 @@ export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
   }
   const falseMap: string[] = [];
   const fine: string[] = [];
-  for (const entry of ball.scope) {
+  const states = ball.scope.map((entry) => resolveInRepo(options.root, entry.path));
+  const ignored = ignoredPaths(options.root, ball.scope.filter((_, i) => states[i]?.kind !== 'problem').map((e) => normalizeScopePath(e.path)));
+  ball.scope.forEach((entry, i) => {
     const name = JSON.stringify(entry.path);
-    const state = resolveInRepo(options.root, entry.path);
+    const state = states[i] as ReturnType<typeof resolveInRepo>;
     if (state.kind === 'problem') {
       falseMap.push(`${name} ${state.problem}`);
-      continue;
+      return;
+    }
+    const rule = ignored.get(normalizeScopePath(entry.path));
+    if (rule !== undefined) {
+      falseMap.push(`${name} is ignored by git (${rule}), so the repository cannot hold the ball's work on it`);
+      return;
     }
     const actual = state.kind === 'file' ? hashFile(options.root, entry.path) : null;
     if (entry.sha256 === null && actual !== null) falseMap.push(`${name} exists (sha256 ${actual}), but the scope says the ball creates it (sha256 null)`);
     else if (entry.sha256 !== null && actual === null) falseMap.push(`${name} does not exist, but the scope gives its sha256 ${entry.sha256}`);
     else if (entry.sha256 !== actual) falseMap.push(`${name} has changed: its sha256 is ${actual}, the scope says ${entry.sha256}`);
     else fine.push(actual === null ? `${name} does not exist yet, as the scope says (the ball creates it)` : `${name} matches its sha256 ${actual}`);
-  }
+  });
   if (falseMap.length > 0) return { receipt: -1, reasons: falseMap };
   const waiting = ball.deps.filter((d) => !options.passed.has(d));
   if (waiting.length > 0) return { receipt: 0, reasons: waiting.map((d) => `dependency ${JSON.stringify(d)} has not returned 1 yet`) };

@@ -27,6 +27,7 @@ export function scopePathProblem(path: string): string | null {
   if (kept.length === 0) return 'names the repository itself, not a file';
   if (path.endsWith('/') || path.endsWith('/.')) return 'ends with "/": a scope entry names a file, not a folder';
   if (kept.some((s) => s.toLowerCase() === '.git')) return 'is inside .git, which the repository cannot hold';
+  if (kept[0]?.toLowerCase() === '.leap') return 'is inside .leap, where the engine keeps its records';
   const long = kept.find((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES);
   if (long !== undefined) return `has a segment of ${Buffer.byteLength(long)} bytes: file systems hold at most ${MAX_SEGMENT_BYTES}`;
   const bytes = Buffer.byteLength(kept.join('/'));

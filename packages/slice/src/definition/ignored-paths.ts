@@ -1,0 +1,17 @@
+// Scope paths git ignores: a ball's work on them would never be committed, merged or seen by the
+// engine's list of changes, so the repository cannot hold it. One `git check-ignore` for a ball.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Each path of `paths` that git ignores in the checkout `root`, with the rule that ignores it (`.gitignore:3:build/`). */
+export function ignoredPaths(root: string, paths: readonly string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  if (paths.length === 0 || !existsSync(join(root, '.git'))) return found;
+  // Tracked files are never reported (git holds them whatever the rules say); arguments are data (stdin, NUL-separated).
+  const run = spawnSync('git', ['check-ignore', '-z', '-v', '--stdin'], { cwd: root, input: `${paths.join('\0')}\0`, encoding: 'utf8' });
+  if (run.status !== 0) return found;
+  const fields = run.stdout.split('\0');
+  for (let i = 0; i + 3 < fields.length; i += 4) found.set(fields[i + 3] as string, `${fields[i]}:${fields[i + 1]}:${fields[i + 2]}`);
+  return found;
+}
