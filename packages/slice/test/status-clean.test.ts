@@ -148,6 +148,18 @@ reap('from a linked worktree, git\'s common folder is found', () => {
   assert.ok(mayHaveSliceWorktrees(makeTempDir(), 's'), 'unsure outside a repository: git is asked');
 });
 
+reap('leap slice validate and plan, like every leap slice command, remove what a dead engine left', async () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a', 'b'], (b) => join(outside, b));
+  writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: ['a'] })));
+  git(repo, 'worktree', 'add', '-q', '-b', 'other', join(outside, 'other'));
+  assert.is((await leapSlice(['validate', 's.json'], repo)).code, 0);
+  assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'other')].sort());
+  git(repo, 'worktree', 'add', '-q', join(outside, 'again'), 'leap/s/a');
+  assert.is((await leapSlice(['plan', 's.json'], repo)).code, 0);
+  assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'other')].sort());
+});
+
 reap.run();
 
 // ---
