@@ -48,7 +48,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     const { tail: _tail, ...champion } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
     result.champion = champion;
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
-    await undoTo(dir, request.commit);
+    if ((await unstagedChanges(dir)).length > 0) await undoTo(dir, request.commit);
   }
 
   const built = await runAgentLeaf({
@@ -92,7 +92,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const again = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
   const after = await hashCandidate(dir, ball);
   const dirty = await unstagedChanges(dir);
-  result.reproof = { code: again.code, candidate: after };
+  result.reproof = { code: again.code, candidate: after, ms: again.ms };
   if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
   if (dirty.length > 0) return end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
   if (!proofPassed(again, ball.proof)) return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
@@ -113,7 +113,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.\n${ball.spec}`,
       files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
       cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
-      builderName: agent.name,
+      builderName: agent.name, authors: request.authors, gitAliases: false,
     });
     for (const seat of jury.seats) result.leaves.push({ leaf: seat.leaf, usage: null });
     return {

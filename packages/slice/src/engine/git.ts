@@ -4,15 +4,29 @@ import { LeapError } from '@leap/core';
 
 const clients = new Map<string, Promise<SimpleGit>>();
 
+// git's trace lines on stderr (GIT_TRACE=2), which the engine asks for and never shows.
+const TRACE_LINE = /^\d\d:\d\d:\d\d\.\d+ [^ ]+ +trace: /;
+const withoutTrace = (text: string) => text.split('\n').filter((l) => !TRACE_LINE.test(l)).join('\n').trim();
+
+// The environment of every git the engine runs: the caller's, without GIT_* variables (a GIT_DIR or
+// GIT_INDEX_FILE of the caller's would point git elsewhere), with GIT_TRACE=2. simple-git waits 50 ms
+// more after a command that printed nothing (update-ref, merge-base --is-ancestor, worktree remove:
+// most of the engine's); the trace line each git writes on stderr ends that wait.
+function gitEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^git_/i.test(key)) env[key] = value;
+  return { ...env, GIT_TRACE: '2' };
+}
+
 // One client per folder; simple-git queues each client's commands, so allow as many at once as a run has balls.
 function client(dir: string): Promise<SimpleGit> {
   let made = clients.get(dir);
   if (made === undefined) {
     made = import('simple-git').then(({ simpleGit }) => simpleGit({
-      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false,
+      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false, allowEnvironment: ['GIT_TRACE'],
       // Any non-zero exit is a failure, with or without words on stderr (`merge-base --is-ancestor` says none).
-      errors: (error, result) => error ?? (result.exitCode === 0 ? undefined : new Error(Buffer.concat(result.stdErr).toString('utf8').trim() || `exit code ${result.exitCode}`)),
-    }));
+      errors: (error, result) => error ?? (result.exitCode === 0 ? undefined : new Error(withoutTrace(Buffer.concat(result.stdErr).toString('utf8')) || `exit code ${result.exitCode}`)),
+    }).env(gitEnv()));
     clients.set(dir, made);
   }
   return made;
@@ -21,10 +35,13 @@ function client(dir: string): Promise<SimpleGit> {
 /** Run `git ARGS` in `dir`; its stdout, or a LeapError naming the command and what git said. */
 export async function git(dir: string, args: string[]): Promise<string> {
   const g = await client(dir);
+  const t0 = Date.now();
   try {
     return await g.raw(args);
   } catch (cause) {
     throw new LeapError(`git ${args.join(' ')} (in ${dir}) failed: ${String((cause as Error).message).trim()}`, { cause, exitCode: 2 });
+  } finally {
+    if (process.env.LEAP_TRACE_GIT === '1') process.stderr.write(`[git ${Date.now() - t0} ms @${Date.now() % 100000}] ${args.slice(0, 3).join(' ')}\n`);
   }
 }
 

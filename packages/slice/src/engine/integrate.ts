@@ -22,12 +22,13 @@ export async function ensureSpine(repo: string, slice: string, base: string): Pr
   return base;
 }
 
-/** Merge one passed ball's commit onto the spine (no checkout), then check its files arrived byte for byte. */
-export async function mergeBall(repo: string, slice: string, ball: Ball, commit: string): Promise<MergeOutcome> {
+/**
+ * Merge one passed ball's commit onto the spine at `tip` (no checkout), then check its files arrived byte for
+ * byte. `fresh`: the ball passed in this run, so it cannot be on the spine yet (no ancestry check needed).
+ */
+export async function mergeBall(repo: string, slice: string, ball: Ball, commit: string, tip: string, fresh: boolean): Promise<MergeOutcome> {
   const ref = `refs/heads/${spineBranch(slice)}`;
-  const tip = await resolveCommit(repo, ref);
-  if (tip === null) return { ok: false, reason: `the spine ${spineBranch(slice)} does not exist` };
-  if (await isAncestor(repo, commit, tip)) return { ok: true, commit: tip, already: true };
+  if (!fresh && await isAncestor(repo, commit, tip)) return { ok: true, commit: tip, already: true };
   const merged = await mergeCommits(repo, tip, commit, `leap: merge ${ball.id} onto the spine of ${slice}`);
   if (merged === null) return { ok: false, reason: `merging ${ball.id} onto ${spineBranch(slice)} conflicts` };
   const differ = (await git(repo, ['diff', '--name-only', '-z', merged, commit, '--', ...scopePaths(ball)])).split('\0').filter((p) => p !== '');
@@ -48,6 +49,7 @@ export interface AggregateInput {
   reviewers: string[];
   alternates: string[];
   agentsFile: string | null;
+  authors: string[];
 }
 
 /** The aggregate jury on the spine, in a worktree of the spine branch removed whatever the end. */
@@ -69,7 +71,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         criteria: `Every goal holds together, and the balls' changes fit:\n${goals}`,
         files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
         cwd: dir, env: { ...input.env, VERI_STATE_DIR: input.stateDir }, agentsFile: input.agentsFile ?? undefined,
-        builderName: input.builder,
+        builderName: input.builder, authors: input.authors, gitAliases: false,
       });
       return {
         value: jury.value, reason: jury.reason, candidate: jury.candidate, refused: jury.refused, leaves: jury.seats.map((s) => s.leaf),

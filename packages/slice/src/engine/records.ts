@@ -58,7 +58,7 @@ export interface RoundRecord {
   champion?: ProofRun | null;
   jury?: JurySummary | null;
   /** The proof run again after the jury, and the candidate hashed after it. */
-  reproof?: { code: number; candidate: string | null } | null;
+  reproof?: { code: number; candidate: string | null; ms?: number } | null;
 }
 
 /** `BALL/result.json`: the ball's final receipt. */
@@ -107,16 +107,19 @@ export function readRecord<T>(file: string): T | null {
   }
 }
 
-/** Write a JSON record atomically. */
+/**
+ * Write a JSON record atomically (temp file and rename: a reader or a killed engine never sees half of one).
+ * Not flushed to disk: what a power loss takes, the next run rebuilds, as after a kill.
+ */
 export function writeRecord(file: string, value: unknown): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, { durable: false });
 }
 
 /** Write a text record (a checkpoint), its folder made first. */
 export function writeText(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileAtomic(file, text);
+  writeFileAtomic(file, text, { durable: false });
 }
 
 /** The rounds recorded for a ball in this episode, in order. */

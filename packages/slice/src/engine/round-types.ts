@@ -21,6 +21,8 @@ export interface RoundRequest extends BallRoundRequest {
   passed: string[];
   /** Leaf and proof time limit in ms (0: none). */
   timeoutMs: number;
+  /** Names and emails of the builder's side (the repository's git identity, the base's author), kept from every juror. */
+  authors: string[];
 }
 
 /** What a round returned, with the evidence the engine records. */
@@ -30,7 +32,7 @@ export interface RoundResult extends BallRoundOutcome {
   changed: string[];
   champion: ProofRun | null;
   jury: JurySummary | null;
-  reproof: { code: number; candidate: string | null } | null;
+  reproof: { code: number; candidate: string | null; ms?: number } | null;
   builder: { agent: string; family: string; leaf: string; status: string | null };
   /** Every agent leaf the round ran, with what its CLI said it cost. */
   leaves: { leaf: string; usage: AgentUsage | null }[];

@@ -122,9 +122,10 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     writeIgnoreFiles(paths, stateDir);
     const run = readOrWriteRun(paths, slice.id, base, options.file);
     const log = engineLog(stateDir, env);
-    await ensureSpine(repoRoot, slice.id, run.base);
+    const spineTip = await ensureSpine(repoRoot, slice.id, run.base);
     const meter = new CostMeter(stateDir, started, options.maxCostUsd);
-    const engine = new Engine({ slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter, stop, file: options.file });
+    const authors = await builderAliases(repoRoot, run.base);
+    const engine = new Engine({ slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter, stop, file: options.file, spineTip, authors });
     return await engine.run(started);
   } finally {
     process.off('SIGTERM', onSignal);
@@ -132,6 +133,16 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     await runner.close().catch(() => undefined);
     lock.release();
   }
+}
+
+// The builder's side as git knows it (the identity engine commits carry, the base's author and committer),
+// read once: no juror may be told it, and every ball's jury needs the same list.
+async function builderAliases(repo: string, base: string): Promise<string[]> {
+  const ident = await git(repo, ['var', 'GIT_AUTHOR_IDENT']).catch(() => '');
+  const log = await git(repo, ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', base]).catch(() => '');
+  const identity = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim());
+  const values = [...(identity === null ? [] : [identity[1], identity[2]]), ...log.split('\0')].map((v) => (v ?? '').trim());
+  return [...new Set(values.filter((v) => v !== ''))];
 }
 
 function defaultTimeout(env: NodeJS.ProcessEnv): number {
@@ -157,6 +168,9 @@ interface EngineContext {
   meter: CostMeter;
   stop: { reason: string | null };
   file: string;
+  /** The spine's tip: this engine is its only writer, under the slice's lock. */
+  spineTip: string;
+  authors: string[];
 }
 
 class Engine {
@@ -192,7 +206,7 @@ class Engine {
     let aggregate: JurySummary | null = null;
     let record: string | null = null;
     let receipt: Receipt = balls.some((b) => b.receipt === -1) ? -1 : balls.every((b) => b.receipt === 1 && b.merged !== null) ? 1 : 0;
-    const spineCommit = (await resolveCommit(c.repoRoot, `refs/heads/${spineBranch(c.slice.id)}`)) ?? c.run.base;
+    const spineCommit = c.spineTip;
     if (receipt === 1 && c.stop.reason === null) {
       aggregate = await this.aggregate(spineCommit);
       receipt = aggregate.value;
@@ -330,9 +344,10 @@ class Engine {
     const { ball } = state;
     const start = await this.startCommit(ball);
     const branch = this.branch(ball.id);
-    const tip = await resolveCommit(c.repoRoot, `refs/heads/${branch}`);
+    const resuming = state.checkpoint !== null || state.rounds.length > 0;
+    const tip = resuming ? await resolveCommit(c.repoRoot, `refs/heads/${branch}`) : null;
     // A held or interrupted ball goes on from its branch when that still holds its start; else from the start.
-    const goOn = tip !== null && (state.checkpoint !== null || state.rounds.length > 0) && await isAncestor(c.repoRoot, start, tip);
+    const goOn = tip !== null && await isAncestor(c.repoRoot, start, tip);
     let commit = goOn ? tip : start;
     let champion: ProofRun | null = state.rounds.length > 0 || state.checkpoint !== null ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
@@ -347,7 +362,7 @@ class Engine {
         const outcome = await c.runner.buildRound({
           slice: c.slice.id, ball: ball.id, round: n, commit, agent: c.agents.builder.name, definition: c.slice, spec: ball, branch, prompt,
           reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, champion,
-          checkMap: n === 1 && firstEpisode && !goOn, passed: this.passedIds(), timeoutMs: c.timeoutMs,
+          checkMap: n === 1 && firstEpisode && !goOn, passed: this.passedIds(), timeoutMs: c.timeoutMs, authors: c.authors,
         });
         if (champion === null && outcome.champion !== null) {
           champion = outcome.champion;
@@ -417,7 +432,8 @@ class Engine {
       this.mergeCursor++;
       const result = state.result;
       if (result.receipt !== 1 || result.commit === null) continue;
-      const merged = await mergeBall(c.repoRoot, c.slice.id, state.ball, result.commit);
+      const merged = await mergeBall(c.repoRoot, c.slice.id, state.ball, result.commit, c.spineTip, !state.reused);
+      if (merged.ok) c.spineTip = merged.commit;
       if (!merged.ok) {
         state.result = { ...result, receipt: -1, reason: `refused at the spine: ${merged.reason}`, merged: null };
         writeRecord(c.paths.result(id), state.result);
@@ -446,7 +462,7 @@ class Engine {
     c.say(`aggregate jury: convened on ${spineBranch(c.slice.id)} at ${spineCommit.slice(0, 12)}`);
     const jury = await aggregateJury({
       repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env, builder: c.agents.builder.name,
-      reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file,
+      reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, authors: c.authors,
     });
     const { leaves, ...summary } = jury;
     c.meter.ran(leaves.map((leaf) => ({ leaf, usage: null })));

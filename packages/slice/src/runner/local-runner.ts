@@ -19,33 +19,26 @@ export interface LocalRunnerOptions {
 /** A runner that builds every round in a worktree on this machine. */
 export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
   const held = new Map<string, { dir: string; head: string }>();
-  // Adding and removing worktrees edits the repository's shared worktree list: one at a time.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work, work);
-    queue = next.catch(() => undefined);
-    return next;
-  };
-  const remove = (ball: string) => serial(async () => {
+  // git keeps each worktree's own files under .git/worktrees/NAME and locks each ref it moves on its own,
+  // so worktrees of different balls are added and removed at once.
+  const remove = async (ball: string) => {
     const checkout = held.get(ball);
     if (checkout === undefined) return;
     held.delete(ball);
     forgetGit(checkout.dir);
     await git(options.repoRoot, ['worktree', 'remove', '--force', '--force', checkout.dir]).catch(() => rmSync(checkout.dir, { recursive: true, force: true }));
-  });
+  };
   const checkout = async (request: RoundRequest): Promise<string> => {
     const have = held.get(request.ball);
     if (have !== undefined && have.head === request.commit) return have.dir;
     if (have !== undefined) await remove(request.ball);
-    return serial(async () => {
-      const dir = options.paths.worktree(request.ball);
-      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dirname(dir), { recursive: true });
-      // -B: the ball's branch, made or moved to the commit asked for, checked out in one step.
-      await git(options.repoRoot, ['worktree', 'add', '-q', '-B', request.branch, dir, request.commit]);
-      held.set(request.ball, { dir, head: request.commit });
-      return dir;
-    });
+    const dir = options.paths.worktree(request.ball);
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dirname(dir), { recursive: true });
+    // -B: the ball's branch, made or moved to the commit asked for, checked out in one step.
+    await git(options.repoRoot, ['worktree', 'add', '-q', '-B', request.branch, dir, request.commit]);
+    held.set(request.ball, { dir, head: request.commit });
+    return dir;
   };
   return {
     name: 'local',
