@@ -80,6 +80,10 @@ export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
 /** A total as one line: `12,345 in / 678 out tokens, $0.42 (2 of 5 leaves did not report cost)`. */
 export function describeTotal(total: CostTotal, fmt: { tokens: (n: number | null) => string; usd: (n: number | null) => string }): string {
   if (total.leaves === 0) return 'no usage reported yet';
+  const { unreported: u } = total;
+  if (u.cost_usd === total.leaves && u.input_tokens === total.leaves && u.output_tokens === total.leaves) {
+    return `${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}, none of which reported tokens or cost`;
+  }
   const gaps: string[] = [];
   if (total.unreported.cost_usd > 0) gaps.push(`${total.unreported.cost_usd} of ${total.leaves} leaves did not report cost`);
   const tokenGap = Math.max(total.unreported.input_tokens, total.unreported.output_tokens);

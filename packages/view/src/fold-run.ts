@@ -32,6 +32,8 @@ export interface LeafRun {
   slice: string | null;
   ball: string | null;
   pid: number | null;
+  /** The time limit, when the launch event says it (`timeout_ms`). */
+  timeoutMs: number | null;
   line: number;
   launchedAt: number;
   exitedAt: number | null;
@@ -157,7 +159,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
         const run: LeafRun = {
           leaf, run: str(e.run), issue: issueOf(e), step: stepOf(e), actor: str(e.actor), phase: str(e.phase),
           attempt: num(e.attempt), slice: str(e.slice), ball: str(e.ball) ?? ballOfLeafName(leaf), pid: num(e.pid),
-          line: r.line, launchedAt: r.at, exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
+          timeoutMs: count(e.timeout_ms), line: r.line, launchedAt: r.at, exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
         };
         model.leaves.push(run);
         if (run.run !== null) byRun.set(run.run, run);
@@ -179,7 +181,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
           // An exit with no launch: a supervisor that refused to start (a stop request, bad input).
           run = {
             leaf, run: runId, issue: issueOf(e), step: stepOf(e), actor: null, phase: null, attempt: null,
-            slice: str(e.slice), ball: str(e.ball) ?? ballOfLeafName(leaf), pid: null, line: r.line,
+            slice: str(e.slice), ball: str(e.ball) ?? ballOfLeafName(leaf), pid: null, timeoutMs: null, line: r.line,
             launchedAt: r.at - (duration ?? 0), exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
           };
           model.leaves.push(run);

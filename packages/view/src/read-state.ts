@@ -82,6 +82,22 @@ export function readTimeLimit(stateDir: string, issue: number | null, env: NodeJ
   return { ms: 900_000, source: 'default' };
 }
 
+/** A live process's environment (`/proc/PID/environ`), or null when this machine does not show it. */
+export function supervisorEnv(pid: number): NodeJS.ProcessEnv | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return null;
+  }
+  const env: NodeJS.ProcessEnv = {};
+  for (const pair of text.split('\0')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
+
 function readJson(file: string, problems: FileProblem[]): Record<string, unknown> | null {
   let text: string;
   try {

@@ -1,7 +1,7 @@
 // What `leap status` shows (CONTRACT section 10), as data: `--json` prints it, the terminal view draws it.
 import { breakDownCost, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
-import { readTimeLimit } from './read-state.js';
+import { readTimeLimit, supervisorEnv } from './read-state.js';
 
 /** A step of a ledger, and whether a leaf is on it now. */
 export interface StatusStep {
@@ -99,7 +99,8 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
   });
 
   const running: StatusLeaf[] = model.leaves.filter((r) => r.status === 'running').map((r) => {
-    const limit = readTimeLimit(view.stateDir, r.issue, env);
+    // The limit the supervisor itself read: from its own environment when this machine shows it.
+    const limit = r.timeoutMs !== null ? { ms: r.timeoutMs, source: 'launch event' } : readTimeLimit(view.stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
     const elapsedMs = Math.max(0, view.now - r.launchedAt);
     return {
       leaf: r.leaf, issue: r.issue, step: r.step, slice: r.slice, ball: r.ball, phase: r.phase, attempt: r.attempt, pid: r.pid,

@@ -47,6 +47,7 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   };
   follow();
   let timer: NodeJS.Timeout | undefined;
+  let settle: NodeJS.Timeout | undefined;
   const refresh = (clock: boolean): void => {
     follow();
     const data = draw();
@@ -58,7 +59,13 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
       options.onFrame(last, changed);
     }
   };
+  // chokidar coalesces a file's changes that come close together: look once more when they settle.
   const soon = (): void => {
+    if (settle !== undefined) clearTimeout(settle);
+    settle = setTimeout(() => {
+      settle = undefined;
+      refresh(false);
+    }, 250);
     if (timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
@@ -70,5 +77,6 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   await new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve(), { once: true }));
   clearInterval(clock);
   if (timer !== undefined) clearTimeout(timer);
+  if (settle !== undefined) clearTimeout(settle);
   await watcher.close();
 }

@@ -106,22 +106,27 @@ recorded.run();
 
 // ---
 const live = suite('leap status: leaves running now, lost leaves, a pending stop');
-let sleeper: ChildProcess | undefined;
+const sleepers: ChildProcess[] = [];
 live.after(() => {
-  if (sleeper?.pid !== undefined && isAlive(sleeper.pid)) sleeper.kill('SIGKILL');
+  for (const sleeper of sleepers) if (sleeper.pid !== undefined && isAlive(sleeper.pid)) sleeper.kill('SIGKILL');
   cleanupTempDirs();
 });
 
 live('a live supervisor is running: elapsed against the issue\'s time limit; a dead one is lost; the stop is shown', async () => {
-  sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+  // Two stand-ins for supervisors: one whose environment leaves the limit to the issue's timeout file, one with VERI_TIMEOUT=0.
+  const sleeper = spawn('sleep', ['60'], { stdio: 'ignore', env: cleanEnv() });
+  const unlimited = spawn('sleep', ['60'], { stdio: 'ignore', env: cleanEnv({ VERI_TIMEOUT: '0' }) });
+  sleepers.push(sleeper, unlimited);
   const pid = sleeper.pid ?? 0;
-  await waitFor(() => isAlive(pid));
+  await waitFor(() => isAlive(pid) && isAlive(unlimited.pid ?? 0));
   const starttime = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
   const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
   const step = 'Parse the "quoted" words';
   const events = [
     { ts: ago(90), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'develop-green', actor: 'developer', phase: 'green', attempt: 1, pid: 999_999_999, cmd: ['x'], run: 'old' },
     { ts: ago(30), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'develop-green-2', actor: 'developer', phase: 'green', attempt: 2, pid, cmd: ['x'], run: 'now' },
+    { ts: ago(20), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'verify-green', actor: 'verifier', phase: 'green', attempt: 1, pid: unlimited.pid, cmd: ['x'], run: 'free' },
+    { ts: ago(10), event: 'launch', issue: 5, step: null, skill_commit: null, leaf: 'plan', actor: 'planner', phase: 'plan', attempt: 1, pid: unlimited.pid, cmd: ['x'], run: 'said', timeout_ms: 50_000 },
   ].map((e) => JSON.stringify(e)).join('\n');
   const repo = repoWith({
     '.tdd/events.jsonl': `${events}\n`,
@@ -130,8 +135,12 @@ live('a live supervisor is running: elapsed against the issue\'s time limit; a d
     '.tdd/issue-5.md': `# Five\n\n## Steps\n\n- [x] First <!-- refactor-pending -->\n- [ ] ${step}\n`,
     '.tdd/stop': 'at-leaf\n',
   });
-  const data = await statusJson(repo);
-  assert.equal(data.running.map((r) => [r.leaf, r.phase, r.attempt, r.issue, r.pid, r.timeLimitMs, r.timeLimitSource]), [['develop-green-2', 'green', 2, 5, pid, 120_000, join(repo, '.tdd/issue-5-timeout')]]);
+  const data = await statusJson(repo, cleanEnv({ VERI_TIMEOUT: '7' }));
+  assert.equal(data.running.map((r) => [r.leaf, r.phase, r.attempt, r.issue, r.pid, r.timeLimitMs, r.timeLimitSource, r.fraction === null]), [
+    ['develop-green-2', 'green', 2, 5, pid, 120_000, join(repo, '.tdd/issue-5-timeout'), false],
+    ['verify-green', 'green', 1, 5, unlimited.pid, 0, 'VERI_TIMEOUT', true],
+    ['plan', 'plan', 1, 5, unlimited.pid, 50_000, 'launch event', false],
+  ]);
   const running = data.running[0];
   assert.ok(running !== undefined && running.elapsedMs >= 30_000 && running.elapsedMs < 40_000);
   assert.ok(running.fraction !== null && running.fraction > 0.24 && running.fraction < 0.34);
@@ -145,10 +154,10 @@ live('a live supervisor is running: elapsed against the issue\'s time limit; a d
   assert.match(r.out, /^Stop requested: at-leaf\n {2}\.tdd\/stop; the run stops before its next leaf$/m);
   assert.match(r.out, /^ {2}\[▒{12}░{12}\] 0\/2 steps done, 1 refactor pending$/m);
   assert.match(r.out, /^ {2}◐ First \(refactor pending\) {2}◀ next$/m);
-  // VERI_TIMEOUT wins over the file, as it does for the supervisor; 0 is no limit.
-  const noLimit = await statusJson(repo, cleanEnv({ VERI_TIMEOUT: '0' }));
-  assert.equal([noLimit.running[0]?.timeLimitMs, noLimit.running[0]?.fraction, noLimit.running[0]?.timeLimitSource], [0, null, 'VERI_TIMEOUT']);
-  assert.match((await status(repo, [], cleanEnv({ VERI_TIMEOUT: '0' }))).out, /3\d\.\ds no time limit$/m);
+  assert.match(r.out, /^ {2}● verify-green {2}issue 5 {2}green {2}attempt 1 {2}2\d\.\ds no time limit$/m);
+  // Where the supervisor's environment cannot be read, the limit is read as it would read it: VERI_TIMEOUT first.
+  const gone = await statusJson(repoWith({ '.tdd/events.jsonl': `${JSON.stringify({ ts: ago(5), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'plan', pid: process.pid, cmd: [] })}\n`, '.tdd/issue-5-timeout': '120' }), cleanEnv({ VERI_TIMEOUT: '7' }));
+  assert.ok(gone.running[0]?.timeLimitMs === 7000 || gone.running[0]?.timeLimitMs === 120_000);
   writeFileSync(join(repo, '.tdd/stop'), 'whenever\n');
   const bad = await statusJson(repo);
   assert.is(bad.stop.pending, null);
