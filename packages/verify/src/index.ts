@@ -21,8 +21,8 @@ export { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } fro
 export { knownVendor, vendorFamily } from './family.js';
 export type { AgentEntry, AgentRegistry } from './agents.js';
 export { findExecutable } from './find-executable.js';
-export { runAgentLeaf } from './run-agent-leaf.js';
-export type { AgentLeafOptions, AgentLeafResult } from './run-agent-leaf.js';
+export { DEFAULT_RETRY_LIMIT_MS, checkAgentReady, runAgentLeaf } from './run-agent-leaf.js';
+export type { AgentFailureKind, AgentLeafOptions, AgentLeafResult, AgentReadiness } from './run-agent-leaf.js';
 export { lastVerdictObject, parseWholeJson } from './answer-json.js';
 export { answerProblem, loadVerifySchema } from './validate-answer.js';
 export type { AnswerSchemaName } from './validate-answer.js';

@@ -9,7 +9,7 @@ import { runGit } from './git.js';
 import { checkGroundTruth } from './ground-truth.js';
 import { checkPhase } from './phase.js';
 import type { Phase } from './phase.js';
-import { runAgentLeaf } from './run-agent-leaf.js';
+import { runAgentLeaf, type AgentFailureKind } from './run-agent-leaf.js';
 import { answerProblem, loadVerifySchema } from './validate-answer.js';
 import { buildVerifyPrompt } from './verify-prompt.js';
 import type { VerifyPromptOptions } from './verify-prompt-command.js';
@@ -32,6 +32,8 @@ export interface VerifyResult {
   commit?: string;
   tests?: string[];
   agent?: string;
+  /** On an ERROR decided by the agent: why its leaf gave no answer (runAgentLeaf's failureKind), so a caller tells a missing or failing CLI from a killed leaf. */
+  failureKind?: AgentFailureKind;
 }
 
 /**
@@ -74,7 +76,11 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     env,
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const };
-  if (leaf.answer === null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` });
+  if (leaf.answer === null) {
+    const failed: VerifyResult = { ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` };
+    if (leaf.failureKind !== null) failed.failureKind = leaf.failureKind;
+    return record(failed);
+  }
   const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(leaf.answer.text);
   const problem = json === null
     ? `the answer is not one JSON object: ${preview(leaf.answer.text)}`
