@@ -125,13 +125,13 @@ inProcess('usage and bad input: --help, an unknown option, an argument, a file a
   assert.equal(readdirSync(cwd), ['a-file'], 'nothing made');
 });
 
-/** Run `leap tdd stop MODE` in the demo's folder once the first verdict is in, as a person would. */
-function stopAtFirstVerdict(mode: string, dirOf: (text: string) => string | null) {
+/** Run `leap tdd stop MODE` in the demo's folder once a progress line includes `when`, as a person would. */
+function stopWhen(when: string, mode: string, dirOf: (text: string) => string | null) {
   let dir: string | null = null;
   let stopped = false;
   return (text: string) => {
     dir ??= dirOf(text);
-    if (!stopped && dir !== null && text.includes('verdict red: PASS')) {
+    if (!stopped && dir !== null && text.includes(when)) {
       stopped = true;
       execFileSync(process.execPath, [LEAP, 'tdd', 'stop', mode], { cwd: dir, stdio: 'ignore' });
     }
@@ -139,22 +139,22 @@ function stopAtFirstVerdict(mode: string, dirOf: (text: string) => string | null
 }
 const announced = (text: string) => /sample project in (.+); driving issue 1/.exec(text)?.[1] ?? null;
 
-inProcess('in a new temp folder: stopped at a step\'s end (exit 3), then resumed with --dir to the end of an uninterrupted run', async () => {
-  const first = captureIo(makeTempDir('leap-demo-cwd-'), stopAtFirstVerdict('at-ledger', announced));
+inProcess('in a new temp folder: stopped at a leaf mid-step (exit 3), then resumed with --dir to the end of an uninterrupted run', async () => {
+  const first = captureIo(makeTempDir('leap-demo-cwd-'), stopWhen('step 1 green: develop-green', 'at-leaf', announced));
   assert.is(await demoMain(['--json'], first.io), 3, first.err());
   const stop = JSON.parse(first.out()) as TddRunResult & { dir: string; resumed: boolean };
   const dir = stop.dir;
   try {
     assert.equal([announced(first.err()), stop.resumed, stop.outcome, stop.code], [dir, false, 'stopped', 3]);
     assert.ok(dir.startsWith(realpathSync(tmpdir())), dir);
-    assert.equal(stop.steps.map((s) => s.state), ['done', 'todo', 'todo'], 'the step in flight finished');
+    assert.equal(stop.steps.map((s) => s.state), ['todo', 'todo', 'todo'], 'stopped inside step 1');
     assert.match(first.err(), /\[\d+\.\ds\] step 1 red: develop-red\n/, 'with --json, progress goes to stderr');
-    assert.match(formatDemoSummary(dir, stop), new RegExp(`\\nstopped at the start of step 2 .*; resume with: leap demo --dir ${dir} \\(exit 3\\)\\n$`));
+    assert.match(formatDemoSummary(dir, stop), new RegExp(`\\nstopped at step 1 "${TITLES[0]}", before (develop|verify)-green; resume with: leap demo --dir ${dir} \\(exit 3\\)\\n$`));
 
     const resumed = captureIo(makeTempDir('leap-demo-cwd-'));
     assert.is(await demoMain(['--dir', dir], resumed.io), 0, resumed.out());
     assert.ok(resumed.out().startsWith(`leap demo: resuming the run of issue 1 in ${dir}\n`));
-    assert.match(resumed.out(), /\nSummary: 3 of 3 steps done, 6 commits, 7 verdicts, /, 'only what was left was done');
+    assert.match(resumed.out(), /\nSummary: 3 of 3 steps done, 8 commits, 9 verdicts, /, 'only what was left was done');
     assert.match(resumed.out(), /\ndone: every step and criterion of issue 1 is ticked \(exit 0\)\n$/);
     assert.equal(subjects(dir), SUBJECTS, 'the history of an uninterrupted run');
     assert.is(git(dir, 'status', '--porcelain', '--untracked-files=all'), '');
@@ -170,7 +170,7 @@ inProcess('in a new temp folder: stopped at a step\'s end (exit 3), then resumed
 inProcess('in a folder named with a space and an apostrophe: a dirty tree on resume bails dirty-tree (exit 1) and touches nothing', async () => {
   const cwd = makeTempDir('leap-demo-resume-');
   const dir = join(cwd, "it's a demo");
-  const first = captureIo(cwd, stopAtFirstVerdict('at-ledger', () => dir));
+  const first = captureIo(cwd, stopWhen('verdict red: PASS', 'at-ledger', () => dir));
   assert.is(await demoMain(['--dir', "it's a demo"], first.io), 3, first.out());
   // The summary's commands paste into a shell as they are.
   const history = /the history +(git .*)$/m.exec(first.out())?.[1] ?? '';
