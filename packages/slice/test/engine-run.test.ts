@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { ball, contentProof, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
@@ -67,6 +67,21 @@ run('three balls, one after the other two: all pass, merged on the spine in depe
   assert.match(again.stderr, /ball a: passed on an earlier run/);
   assert.equal(launches(repo, 'build-').length, 3);
   assert.match(again.stderr, /aggregate jury: passed on an earlier run/);
+  // A byte change to a merged candidate (someone commits on the spine) reopens its ball and regrades the slice.
+  const tamper = join(dir, 'tamper');
+  git(repo, 'worktree', 'add', '-q', tamper, 'leap/trio/spine');
+  writeFileSync(join(tamper, 'src/a.txt'), 'A, edited on the spine\n');
+  git(tamper, 'commit', '-q', '-am', 'an edit nobody judged');
+  git(repo, 'worktree', 'remove', tamper);
+  const regraded = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.match(regraded.stderr, /ball a: the bytes of its candidate changed \(sha256 [0-9a-f]{12} -> [0-9a-f]{12} on leap\/trio\/spine\): reopened, and the slice regraded/);
+  assert.match(regraded.stderr, /ball b: passed on an earlier run/);
+  assert.equal(launches(repo, 'build-a-'), ['build-a-1', 'build-a-1'], 'ball a rebuilt');
+  assert.is(regraded.code, 1, 'the spine holds bytes no ball passed: its merge is refused');
+  assert.match(JSON.parse(regraded.stdout).balls[0].reason, /refused at the spine: merging a onto leap\/trio\/spine conflicts/);
+  assert.not.ok(existsSync(join(repo, '.leap', 'trio', 'record.json')), 'the old record no longer holds');
+  assert.ok(existsSync(join(repo, '.leap', 'trio', 'spine', 'record-1.json')), 'and is kept as history');
+  assert.equal(extraWorktrees(repo), []);
 });
 
 run('a builder that edits outside its scope: -1, only its changes undone, its descendant blocked, the other ball unaffected', async () => {

@@ -1,8 +1,8 @@
 // `leap slice run` as a library: waves of ready balls in parallel (at most `jobs`), each through a runner,
 // rounds decided here (no fifth), records written here, passed balls merged in dependency order, the
 // aggregate jury, the provenance. Resumes from the records of any earlier end.
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { UsageError, findRepoRoot, resolveStateDir, showValue, isoTimestamp } from '@leap/core';
 import { planWaves, readSlice } from '../definition/index.js';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
@@ -145,6 +145,15 @@ async function builderAliases(repo: string, base: string): Promise<string[]> {
   return [...new Set(values.filter((v) => v !== ''))];
 }
 
+// A record a reopened ball no longer supports moves to spine/record-K.json: history is kept, never deleted.
+function retireRecord(paths: SlicePaths): void {
+  if (!existsSync(paths.record)) return;
+  let k = 1;
+  while (existsSync(join(paths.dir, 'spine', `record-${k}.json`))) k++;
+  mkdirSync(join(paths.dir, 'spine'), { recursive: true });
+  renameSync(paths.record, join(paths.dir, 'spine', `record-${k}.json`));
+}
+
 function defaultTimeout(env: NodeJS.ProcessEnv): number {
   const raw = env.VERI_TIMEOUT;
   if (raw === undefined || raw === '') return 900_000;
@@ -178,6 +187,8 @@ class Engine {
   private readonly order: string[];
   private readonly reviewersSeated = new Set<string>();
   private mergeCursor = 0;
+  /** A passed ball was reopened: the slice's earlier record no longer holds. */
+  private reopened = false;
   private integrating: Promise<void> = Promise.resolve();
 
   constructor(private readonly c: EngineContext) {
@@ -199,6 +210,7 @@ class Engine {
     const { c } = this;
     c.say(`slice ${c.slice.id}: base ${c.run.base.slice(0, 12)}, ${this.order.length} ball(s) in ${new Set([...this.states.values()].map((s) => s.wave)).size} wave(s), --jobs ${c.jobs}, builder ${c.agents.builder.name} (${c.agents.builder.family})`);
     await this.resume();
+    if (this.reopened) retireRecord(c.paths);
     await this.schedule();
     await this.integrating;
     await this.integrate();
@@ -244,14 +256,17 @@ class Engine {
       const state = this.states.get(id) as BallState;
       const result = readRecord<ResultRecord>(c.paths.result(id));
       if (result?.receipt === 1 && result.commit !== null && result.candidate !== null) {
-        const now = await candidateAt(c.repoRoot, result.commit, state.ball).catch(() => null);
+        // The bytes that count are where the candidate lives now: the spine once merged, else the ball's branch.
+        const where = result.merged !== null && await isAncestor(c.repoRoot, result.merged, c.spineTip) ? c.spineTip : `refs/heads/${this.branch(id)}`;
+        const now = await candidateAt(c.repoRoot, where, state.ball).catch(() => null);
         if (now === result.candidate) {
           state.result = result;
           state.reused = true;
           c.say(`ball ${id}: passed on an earlier run (candidate ${result.candidate.slice(0, 12)}), not rebuilt`);
           continue;
         }
-        c.say(`ball ${id}: its merged candidate's bytes changed (sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'}): reopened`);
+        c.say(`ball ${id}: the bytes of its candidate changed (sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'} on ${where === c.spineTip ? spineBranch(c.slice.id) : this.branch(id)}): reopened, and the slice regraded`);
+        this.reopened = true;
       }
       if (result !== null) {
         if (result.receipt === 0 && existsSync(c.paths.checkpoint(id))) state.checkpoint = readFileSync(c.paths.checkpoint(id), 'utf8');
