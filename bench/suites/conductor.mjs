@@ -1,0 +1,80 @@
+// The conductor (`leap tdd`): its status command's start-up (at most 1.3x `node -e 0`), the conductor's own
+// share of a run's wall time (everything but the leaves and the test runs: at most 5%), and the test-suite
+// runs per step, counted by a test command that records each of its runs.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const FIXTURES = join(dirname(new URL(import.meta.url).pathname), '..', '..', 'packages', 'conductor', 'test', 'fixtures');
+const HEAD = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n";
+
+function project(dir, steps) {
+  mkdirSync(dir, { recursive: true });
+  const git = (...args) => execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'Leap Bench');
+  git('config', 'user.email', 'bench@leap.invalid');
+  git('config', 'commit.gpgsign', 'false');
+  const write = (path, text) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+  write('package.json', '{ "name": "bench", "private": true, "type": "module" }\n');
+  write('test/smoke.test.js', `${HEAD}test('smoke', () => assert.ok(true));\n`);
+  write('.tdd/issues/1.md', `# Bench issue\n\nThree criteria.\n\n## Acceptance criteria\n\n${steps.map((s) => `- [ ] ${s}`).join('\n')}\n`);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'bench project');
+}
+
+export default async function conductor(ctx) {
+  const leap = ctx.bin('cli', 'leap');
+  if (!ctx.has(leap, join(ctx.root, 'packages', 'conductor', 'dist', 'index.js'))) {
+    ctx.note('conductor: packages/cli/dist/bin/leap.cjs or @leap/conductor is not built; skipped');
+    return;
+  }
+  const titles = ['Lowercase the words', "Drop what isn't a letter", 'Keep at most `20` characters'];
+  const repo = join(ctx.tmp, 'conductor-run');
+  project(repo, titles);
+  const steps = {};
+  titles.forEach((title, i) => {
+    const n = i + 1;
+    steps[title] = {
+      red: { path: `test/step${n}.test.js`, content: `${HEAD}import { value } from '../src/step${n}.js';\ntest('step ${n}', () => assert.equal(value, ${n}));\n` },
+      green: { path: `src/step${n}.js`, content: `export const value = ${n};\n` },
+      refactor: { path: `src/step${n}.js`, content: `// step ${n}\nexport const value = ${n};\n` },
+    };
+  });
+  const agentsDir = join(ctx.tmp, 'conductor-agents');
+  mkdirSync(agentsDir, { recursive: true });
+  writeFileSync(join(agentsDir, 'moves.json'), JSON.stringify({ steps }));
+  writeFileSync(join(agentsDir, 'agents.json'), JSON.stringify({
+    agents: {
+      dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), join(agentsDir, 'moves.json'), join(agentsDir, 'dev.log')] },
+      ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs')] },
+    },
+  }));
+  writeFileSync(join(agentsDir, 'plan.txt'), `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`);
+  // The counting test command: each run appends its start and end (ns) to a log, wherever it runs.
+  const runs = join(agentsDir, 'test-runs.log');
+  const testCmd = `s=$(date +%s%N); node --test test/ >/dev/null 2>&1; c=$?; echo "$s $(date +%s%N)" >> '${runs}'; exit $c`;
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))), VERI_TIMEOUT: '120' };
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', testCmd, '--plan', join(agentsDir, 'plan.txt'),
+    '--developer', 'dev', '--verifier', 'ver', '--agents', join(agentsDir, 'agents.json')], { cwd: repo, env, encoding: 'utf8' });
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  if (run.status !== 0) {
+    ctx.note(`conductor: the bench run exited ${run.status}: ${(run.stdout + run.stderr).slice(-800)}`);
+    return;
+  }
+  const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const leavesMs = events.filter((e) => e.event === 'exit').reduce((sum, e) => sum + e.duration_ms, 0);
+  const testRuns = readFileSync(runs, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').map(Number));
+  const testsMs = testRuns.reduce((sum, [s, e]) => sum + (e - s) / 1e6, 0);
+  const ownMs = wallMs - leavesMs - testsMs;
+  const share = ownMs / wallMs;
+  ctx.note(`conductor: a 3-step run took ${wallMs.toFixed(0)} ms: leaves ${leavesMs.toFixed(0)} ms (${events.filter((e) => e.event === 'exit').length}), test runs ${testsMs.toFixed(0)} ms (${testRuns.length}), the conductor's own ${ownMs.toFixed(0)} ms`);
+  ctx.check("conductor's own share of a 3-step run (not leaves, not test runs)", (share * 100).toFixed(1), 'at most 5%', share <= 0.05, '%');
+  const perStep = (testRuns.length - 1) / titles.length;
+  ctx.check('test-suite runs per step (besides one baseline per run)', perStep.toFixed(2), 'at most 4: red 2 (fails with the new test, passes without), green 1, refactor 1', perStep <= 4);
+  ctx.coldStart('leap tdd status --issue 1', [leap, 'tdd', 'status', '--issue', '1'], { cwd: repo, env, budget: 1.3, expect: 0 });
+}
