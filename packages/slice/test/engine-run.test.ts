@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { ball, contentProof, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
@@ -134,6 +134,22 @@ run('a builder that never makes its proof pass: four rounds, then 0 with a check
   const resumed = readFileSync(join(dir, 'prompts', 'a-1.txt'), 'utf8');
   assert.ok(resumed.includes('# Checkpoint: ball a of slice stuck'), 'the checkpoint reaches the builder');
   assert.ok(existsSync(join(repo, '.leap', 'stuck', 'a', 'episode-1', 'round-4.json')), 'the held episode is kept');
+  assert.equal(extraWorktrees(repo), []);
+});
+
+run('a proof that needs the repository\'s ignored dependencies finds them in the ball\'s worktree; they stay the user\'s', async () => {
+  const base = { ...BASE, '.gitignore': 'node_modules/\n' };
+  const { repo, dir } = setupRepo(base);
+  mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = "A\\n";\n');
+  const proof = [process.execPath, '-e', "process.exit(require('fs').readFileSync('src/a.txt', 'utf8') === require('./node_modules/dep') ? 0 : 1)"];
+  const file = writeSlice(dir, { id: 'deps', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: proof } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  assert.equal(readLeap<{ changed: string[] }>(repo, 'deps', 'a', 'round-1.json')?.changed, ['src/a.txt']);
+  assert.is(readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), 'module.exports = "A\\n";\n');
+  assert.is(showFile(repo, 'leap/deps/spine', 'node_modules/dep/index.js'), null);
   assert.equal(extraWorktrees(repo), []);
 });
 

@@ -17,6 +17,8 @@ export interface RoundPlace {
   /** The main repository's state folder: every leaf's pid, exit, out, err and events. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
+  /** Top-level entries the runner linked into the checkout (ignored dependencies): never the builder's changes. */
+  linked?: string[];
 }
 
 /** Build and score one round; never throws for what a builder, a proof or a reviewer did. */
@@ -48,7 +50,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     const { tail: _tail, ...champion } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
     result.champion = champion;
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
-    if ((await unstagedChanges(dir)).length > 0) await undoTo(dir, request.commit);
+    if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit);
   }
 
   const built = await runAgentLeaf({
@@ -63,7 +65,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const before = await hashCandidate(dir, ball);
   const { tail, ...proof } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
   result.proof = proof;
-  const changed = await stageChanges(dir, request.commit);
+  const changed = await stageChanges(dir, request.commit, place.linked);
   result.changed = changed;
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
@@ -91,7 +93,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
 
   const again = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
   const after = await hashCandidate(dir, ball);
-  const dirty = await unstagedChanges(dir);
+  const dirty = await unstagedChanges(dir, place.linked);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
   if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
   if (dirty.length > 0) return end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);

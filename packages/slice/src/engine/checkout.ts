@@ -32,16 +32,19 @@ export async function hashCandidate(dir: string, ball: Ball): Promise<string> {
   return candidateHash(files.length === 0 ? [] : readCandidate(dir, files, []));
 }
 
+// Pathspecs leaving out the entries a runner linked into the checkout (the repository's ignored node_modules).
+const besides = (linked: readonly string[]) => (linked.length === 0 ? [] : ['--', '.', ...linked.map((name) => `:(top,exclude,literal)${name}`)]);
+
 /** Stage everything and list the paths that differ from `start` (the builder's own commits included). */
-export async function stageChanges(dir: string, start: string): Promise<string[]> {
-  await git(dir, ['add', '-A']);
+export async function stageChanges(dir: string, start: string, linked: readonly string[] = []): Promise<string[]> {
+  await git(dir, ['add', '-A', ...besides(linked)]);
   const out = await git(dir, ['diff', '--cached', '--name-only', '--no-renames', '-z', start]);
   return out.split('\0').filter((p) => p !== '');
 }
 
 /** Whether anything in `dir` differs from what is staged (a proof that wrote files). */
-export async function unstagedChanges(dir: string): Promise<string[]> {
-  const out = await git(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+export async function unstagedChanges(dir: string, linked: readonly string[] = []): Promise<string[]> {
+  const out = await git(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...besides(linked)]);
   return out.split('\0').filter((p) => p.length > 3 && p[1] !== ' ').map((p) => p.slice(3));
 }
 

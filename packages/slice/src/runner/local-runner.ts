@@ -1,7 +1,7 @@
 // The local runner (CONTRACT sections 8 and 11): each ball in a git worktree of this repository, on its
 // branch leap/SLICE/BALL, kept from round to round and removed when the ball ends, whatever the end.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { buildRoundIn } from '../engine/build-round.js';
 import { forgetGit, git } from '../engine/git.js';
 import type { SlicePaths } from '../engine/records.js';
@@ -19,6 +19,13 @@ export interface LocalRunnerOptions {
 /** A runner that builds every round in a worktree on this machine. */
 export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
   const held = new Map<string, { dir: string; head: string }>();
+  let linked: Promise<string[]> | null = null;
+  // The repository's ignored top-level entries (node_modules, a virtual environment), linked into each
+  // checkout so a proof finds its dependencies; never the records, the worktrees or the state folder.
+  const ignoredEntries = () => (linked ??= git(options.repoRoot, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']).then((out) => {
+    const skip = new Set(['.git', '.leap', relative(options.repoRoot, options.stateDir).split('/')[0]]);
+    return out.split('\0').map((e) => e.replace(/\/$/, '')).filter((name) => name !== '' && !name.includes('/') && !skip.has(name));
+  }).catch(() => []));
   // git keeps each worktree's own files under .git/worktrees/NAME and locks each ref it moves on its own,
   // so worktrees of different balls are added and removed at once.
   const remove = async (ball: string) => {
@@ -37,6 +44,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     mkdirSync(dirname(dir), { recursive: true });
     // -B: the ball's branch, made or moved to the commit asked for, checked out in one step.
     await git(options.repoRoot, ['worktree', 'add', '-q', '-B', request.branch, dir, request.commit]);
+    for (const name of await ignoredEntries()) if (!existsSync(join(dir, name))) symlinkSync(join(options.repoRoot, name), join(dir, name));
     held.set(request.ball, { dir, head: request.commit });
     return dir;
   };
@@ -44,7 +52,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     name: 'local',
     async buildRound(request: RoundRequest): Promise<RoundResult> {
       const dir = await checkout(request);
-      const result = await buildRoundIn({ dir, stateDir: options.stateDir, env: options.env }, request);
+      const result = await buildRoundIn({ dir, stateDir: options.stateDir, env: options.env, linked: await ignoredEntries() }, request);
       const entry = held.get(request.ball);
       if (entry !== undefined) entry.head = result.commit ?? request.commit;
       return result;
