@@ -123,6 +123,16 @@ inProcess('usage and bad input: --help, an unknown option, an argument, a file a
   await rejects(demoMain(['--dir', 'a-file'], captureIo(cwd).io), `--dir "a-file": expected a new or empty folder, found a file at ${join(cwd, 'a-file')}`);
   await rejects(demoMain(['--dir', ''], captureIo(cwd).io), 'Expected --dir to name a folder, got ""');
   assert.equal(readdirSync(cwd), ['a-file'], 'nothing made');
+  const noGit = captureIo(cwd);
+  noGit.io.env = { ...process.env, PATH: makeTempDir('leap-demo-nopath-') };
+  try {
+    await demoMain(['--dir', 'demo'], noGit.io);
+    assert.unreachable('ran without git');
+  } catch (error) {
+    assert.is((error as { exitCode?: number }).exitCode, 1);
+    assert.match((error as Error).message, /^leap demo needs git on PATH, and could not run it: spawnSync git ENOENT/);
+  }
+  assert.equal(readdirSync(cwd), ['a-file'], 'nothing made without git');
 });
 
 /** Run `leap tdd stop MODE` in the demo's folder once a progress line includes `when`, as a person would. */

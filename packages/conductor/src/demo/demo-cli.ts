@@ -18,7 +18,7 @@ Options:
   --help      this text
 
 Exit codes: 0 done (every step and criterion ticked); 1 the run bailed (last line
-"bail: CAUSE (CLASS)"), or the toolchain is not built; 3 stopped by a stop request
+"bail: CAUSE (CLASS)"), or git or the built toolchain is missing; 3 stopped by a stop request
 (resume with \`leap demo --dir DIR\`); 2 bad input (DIR neither empty nor a demo, an
 unknown option).
 `;

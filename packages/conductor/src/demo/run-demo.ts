@@ -1,4 +1,5 @@
 // `leap demo` as a library: make the sample project and its scripted agents, then drive issue 1 with runTdd.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -72,6 +73,15 @@ export function writeDemoAgents(dir: string): void {
   writeFileSync(join(folder, 'agents.json'), `${JSON.stringify(agents, null, 2)}\n`);
 }
 
+// Before anything is made: the sample project is a git repository, and the conductor commits in it.
+function checkGit(env: NodeJS.ProcessEnv): void {
+  try {
+    execFileSync('git', ['--version'], { env, stdio: 'ignore' });
+  } catch (cause) {
+    throw new LeapError(`leap demo needs git on PATH, and could not run it: ${(cause as Error).message}`, { exitCode: 1, cause });
+  }
+}
+
 // The caller's VERI_* and LEAP_* variables are another run's: the demo's run starts from none of them.
 function demoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const clean: NodeJS.ProcessEnv = {};
@@ -85,9 +95,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   if (!existsSync(scriptedAgentBin())) {
     throw new LeapError(`the scripted agent is not built (${scriptedAgentBin()} is missing): run \`npm run build\` first`, { exitCode: 1 });
   }
+  checkGit(env);
   const { dir, resume } = prepareDemoDir(options.dir, options.cwd ?? process.cwd());
   if (!resume) {
-    createSampleProject(dir);
+    createSampleProject(dir, env);
     writeDemoAgents(dir);
   }
   const agentsFile = join(dir, AGENTS_DIR, 'agents.json');

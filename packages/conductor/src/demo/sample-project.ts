@@ -55,9 +55,9 @@ export const SAMPLE_FILES: Record<string, string> = {
 };
 
 /** Make the sample project in `dir` (created, or empty): a git repository on `main` with one commit. */
-export function createSampleProject(dir: string): void {
+export function createSampleProject(dir: string, env: NodeJS.ProcessEnv = process.env): void {
   mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   git('init', '-q', '-b', 'main');
   // The project's own identity, so the demo commits on a machine with no git configuration at all.
   git('config', 'user.name', 'Leap Demo');
