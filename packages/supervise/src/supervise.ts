@@ -28,6 +28,11 @@ export interface SuperviseOptions {
   readyFd?: number | null;
   /** For a supervisor inside another program: the leaf's stdin bytes, and descriptors for its stdout and stderr. */
   io?: LeafIo;
+  /**
+   * For a caller that watches the leaf itself (a CLI retrying a service it cannot reach): aborting ends the
+   * leaf with the whole kill sequence, recorded as `killed-stuck` (it makes no progress), never `killed-external`.
+   */
+  abort?: AbortSignal;
 }
 
 /** What the leaf reads and where it writes; each one left out is the supervisor's own. */
@@ -177,8 +182,12 @@ class Supervision {
       timeoutMs: config.timeoutMs, killAfterMs: config.killAfterMs, idleMs: config.idleMs,
     });
     if (this.pendingSignal !== null) this.leaf.end('signal');
+    const abort = this.options.abort;
+    const onAbort = (): void => this.leaf?.end('stuck');
+    if (abort?.aborted === true) onAbort();
+    abort?.addEventListener('abort', onAbort, { once: true });
     replaceFile(this.paths.pid(this.name), formatPidRecord({ ...record, leaf: spawned.pid }, this.token));
-    const outcome = await this.leaf.outcome;
+    const outcome = await this.leaf.outcome.finally(() => abort?.removeEventListener('abort', onAbort));
     if (outcome.reason === 'stop') {
       this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
     }

@@ -61,7 +61,6 @@ const RETRY_MIN_ATTEMPTS = 3;
 const RETRY_POLL_MS = 250;
 const TAIL_BYTES = 256 * 1024;
 const PREFLIGHT_TIMEOUT_MS = 20_000;
-const KILL_GRACE_MS = 5_000;
 
 /**
  * Launch the agent under a supervisor and wait for it and everything it started to end. A TERM,
@@ -88,11 +87,13 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   // NAME.pid is the supervisor's lock (a dead holder's is taken over, a live one refuses); once it holds it,
   // the supervisor replaces a stale NAME.exit and empties NAME.out and NAME.err, as a launch line's `>` would.
   let run: SuperviseResult;
-  const watch = watchRetries(leaf.agent, paths.out(name), paths.err(name), paths.pid(name), leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS);
+  const abort = new AbortController();
+  const watch = watchRetries(leaf.agent, paths.out(name), paths.err(name), paths.pid(name), leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS, abort);
   try {
     run = await supervise({
       name, command: invocation.command, args: invocation.args, env: env as NodeJS.ProcessEnv, cwd: leaf.options.cwd,
       handleSignals: true, io: { input: invocation.stdin ?? '', stdoutFile: paths.out(name), stderrFile: paths.err(name) },
+      abort: abort.signal,
     });
   } catch (error) {
     // Refused before the leaf could start: a live supervisor holds NAME (its files are left alone), or the state folder is unusable.
@@ -202,16 +203,15 @@ interface RetryWatch {
 }
 
 // Every RETRY_POLL_MS, ask the agent whether its output so far ends with retries of a service it cannot
-// reach; once that has lasted `limitMs` over RETRY_MIN_ATTEMPTS attempts, end the leaf's process group
-// (its supervisor then records `killed-external`). Only the leaf, a child of this process, is signalled.
-function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidFile: string, limitMs: number): RetryWatch {
+// reach; once that has lasted `limitMs` over RETRY_MIN_ATTEMPTS attempts, abort: its supervisor ends the
+// leaf and everything it started with its own kill sequence, and records `killed-stuck`.
+function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidFile: string, limitMs: number, abort: AbortController): RetryWatch {
   const watch: RetryWatch = { stop: () => {}, ended: null };
   if (agent.retrying === undefined || limitMs <= 0) return watch;
   const started = Date.now();
   let sizes = '';
   let retry: AgentRetry | null = null;
   let since = 0;
-  let grace: NodeJS.Timeout | undefined;
   let leafPid: number | null = null;
   const timer = setInterval(() => {
     // Not before the leaf runs: until then NAME.out may still be a previous run's.
@@ -232,13 +232,10 @@ function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidF
     if (retry === null || watch.ended !== null || retry.attempts < RETRY_MIN_ATTEMPTS || now - since < limitMs) return;
     if (!isChildOfThisProcess(leafPid)) return;
     watch.ended = { attempts: retry.attempts, message: retry.message, seconds: Math.round((now - started) / 100) / 10 };
-    killGroup(leafPid, 'SIGTERM');
-    const group = leafPid;
-    grace = setTimeout(() => killGroup(group, 'SIGKILL'), KILL_GRACE_MS);
+    abort.abort();
   }, RETRY_POLL_MS);
   watch.stop = () => {
     clearInterval(timer);
-    clearTimeout(grace);
   };
   return watch;
 }

@@ -127,7 +127,7 @@ clis('codex with no network retries for ever: the leaf is ended once it has retr
   const ran = await runAgentLeaf(leafOf(createCodexAgent(), 'develop-green', tree, stateDir, env, { retryLimitMs: 1000 }));
   const took = Date.now() - started;
   assert.ok(took >= 1000 && took < 6000, `ended after ${took} ms`);
-  assert.equal([ran.status, ran.code, ran.failureKind], ['killed-external', 2, 'failed']);
+  assert.equal([ran.status, ran.code, ran.failureKind], ['killed-stuck', 2, 'failed']);
   assert.match(ran.failure ?? '', /^codex cannot reach its service: \d+ failed attempts in [\d.]+ s, the last: Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\) \(the leaf was ended\)$/);
   assert.equal(ran.usage, { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
   assert.is(usageEvents(stateDir).length, 1);
@@ -137,7 +137,7 @@ clis('codex with no network retries for ever: the leaf is ended once it has retr
 clis('claude with a key and no network retries the API (api_retry events): ended the same way, not after minutes', async () => {
   const { tree, stateDir } = setup();
   const ran = await runAgentLeaf(leafOf(createClaudeAgent(), 'develop-green', tree, stateDir, cliEnv({ STANDIN_MODE: 'retry' }), { retryLimitMs: 800 }));
-  assert.equal([ran.status, ran.failureKind], ['killed-external', 'failed']);
+  assert.equal([ran.status, ran.failureKind], ['killed-stuck', 'failed']);
   assert.match(ran.failure ?? '', /^claude cannot reach its service: \d+ failed attempts in [\d.]+ s, the last: API retry \d+ of 10 \(error: unknown\) \(the leaf was ended\)$/);
   assert.is(ran.usage, null, 'no result object, nothing reported');
 });
