@@ -105,6 +105,10 @@ run('a builder that edits outside its scope: -1, only its changes undone, its de
   assert.not.ok(existsSync(join(repo, '.leap', 'trio', 'record.json')));
   assert.equal(extraWorktrees(repo), []);
   assert.equal(readdirSync(join(repo, '.leap', '.worktrees', 'trio')), []);
+  // leap slice status reads the engine's records.
+  const status = await leapSlice(repo, ['status', file, '--json']);
+  const states = (JSON.parse(status.stdout) as { balls: { ball: string; state: string; after: string[] }[] }).balls.map((b) => [b.ball, b.state, b.after]);
+  assert.equal(states, [['c', 'blocked', ['a']], ['a', 'refused', []], ['b', 'passed', []]]);
 });
 
 run('a builder that never makes its proof pass: four rounds, then 0 with a checkpoint, never a fifth build leaf; the next run resumes from it', async () => {
