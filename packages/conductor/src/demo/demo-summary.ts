@@ -32,7 +32,7 @@ export function formatDemoSummary(dir: string, result: TddRunResult): string {
     `verdicts: ${passes} PASS, ${rejects.length} REJECT${errors > 0 ? `, ${errors} ERROR` : ''}`,
     ...rejects.map((v) => `  REJECT ${v.phase} of ${JSON.stringify(v.step)}: ${v.reason}`),
     '',
-    `commits on leap/issue-${n}:`,
+    `commits this run made on leap/issue-${n}:`,
     ...result.commits.map((c) => `  ${c.sha.slice(0, 7)} ${c.subject}`),
     '',
     'where to look:',
