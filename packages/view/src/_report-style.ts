@@ -30,7 +30,10 @@ nav a{margin-right:14px;color:#2f6fd6;text-decoration:none}
 .card b{display:block;font-size:18px}
 .legend{display:flex;flex-wrap:wrap;gap:12px;margin:6px 0 10px;color:var(--mute);font-size:12px}
 .sw{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-2px;margin-right:4px}
-.tl{position:relative;border:1px solid var(--line);border-radius:6px;overflow:hidden}
+.tl{border:1px solid var(--line);border-radius:6px;overflow-x:auto}
+.tlin{position:relative}
+.axis .lbl,.row .lbl{position:sticky;left:0;z-index:4}.sub>span,details.grp>summary>span{position:sticky;left:8px;display:inline-block;z-index:4}
+.axis .lbl{background:var(--band)}.row .lbl{background:#fff}
 .axis{display:grid;grid-template-columns:var(--lbl) 1fr;border-bottom:1px solid var(--line);background:var(--band);font-size:11px;color:var(--mute)}
 .axis .ticks{position:relative;height:20px}
 .axis .ticks span{position:absolute;top:3px;transform:translateX(-50%);white-space:nowrap}
@@ -41,10 +44,10 @@ details.grp>summary{cursor:pointer;padding:4px 8px;font-weight:600;background:va
 .row{display:grid;grid-template-columns:var(--lbl) 1fr;min-height:18px}
 .row .lbl{padding:1px 8px 1px 30px;font-size:12px;color:var(--mute);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .trk{position:relative;border-left:1px solid var(--line)}
-.bar{position:absolute;height:13px;min-width:2px;border-radius:2px;color:#fff;font-size:10px;line-height:13px;padding:0 3px;overflow:hidden;white-space:nowrap}
+.bar{position:absolute;height:13px;min-width:2px;border-radius:2px;color:#fff;font-size:10px;line-height:13px;padding:0 0 0 2px;overflow:hidden;white-space:nowrap}
 .bar.rev{outline:2px dashed #e08a1e;outline-offset:-1px}
 .bar.st-running{background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.35) 4px 8px)}
-.vm{position:absolute;width:9px;height:9px;transform:translate(-50%,2px) rotate(45deg);border:1px solid #fff;z-index:2}
+.vm{position:absolute;width:8px;height:8px;transform:translate(-50%,1px) rotate(45deg);border:1px solid #fff;z-index:2}
 .v-PASS{background:#2e9e4f}.v-REJECT{background:#e08a1e}.v-ERROR{background:#d33c3c}
 .ov{position:absolute;top:0;bottom:0;left:var(--lbl);right:0;pointer-events:none}
 .ln{position:absolute;top:0;bottom:0;width:0;border-left:2px solid #d33c3c;z-index:3}

@@ -12,6 +12,10 @@ export interface Span {
 }
 
 const LANE_PX = 16;
+/** Room above a row's bars for its verdicts' diamonds. */
+const MARK_PX = 11;
+/** The narrowest bar, as a fraction of the run: a one-second leaf in a day-long run still shows. */
+const MIN_BAR = 0.004;
 
 /** Where time `t` falls on the track, as a CSS percentage. */
 export function at(span: Span, t: number): string {
@@ -64,14 +68,15 @@ function groupLeaves(model: RunModel): Group[] {
   return [...groups.values()];
 }
 
-// Greedy lanes: a bar goes in the first lane whose last bar ended before it starts.
-function lanes(runs: LeafRun[], end: (r: LeafRun) => number): Array<[LeafRun, number]> {
+// Greedy lanes: a bar goes in the first lane whose last bar ended before it starts. A bar is drawn at
+// least `least` ms wide (a percent of the run, so a short leaf stays visible), and is packed as drawn.
+function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number): Array<[LeafRun, number]> {
   const ends: number[] = [];
   const out: Array<[LeafRun, number]> = [];
   for (const run of [...runs].sort((a, b) => a.launchedAt - b.launchedAt)) {
     let lane = ends.findIndex((e) => e <= run.launchedAt);
     if (lane < 0) lane = ends.push(0) - 1;
-    ends[lane] = Math.max(end(run), run.launchedAt + 1);
+    ends[lane] = Math.max(end(run), run.launchedAt + least);
     out.push([run, lane]);
   }
   return out;
@@ -90,33 +95,38 @@ function barTitle(run: LeafRun): string {
 export function renderTimeline(model: RunModel, span: Span, now: number): string {
   if (model.leaves.length === 0 && model.verdicts.length === 0) return '<p class="empty">No leaf has run yet.</p>';
   const end = (r: LeafRun): number => r.exitedAt ?? (r.status === 'running' ? now : r.launchedAt);
+  const least = (span.to - span.from) * MIN_BAR;
   const out: string[] = [];
   const ticks: string[] = [];
   for (let i = 0; i <= 6; i++) {
     const t = span.from + ((span.to - span.from) * i) / 6;
     ticks.push(`<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`);
   }
-  out.push(`<div class="tl" id="timeline-chart"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`);
+  // A long run gets a wider track (the timeline scrolls sideways, its labels stay): about 8 px a leaf.
+  const trackPx = Math.min(24_000, model.leaves.length * 8);
+  out.push(`<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`);
   for (const group of groupLeaves(model)) {
     const count = [...group.subs.values()].reduce((n, s) => n + [...s.rows.values()].reduce((m, r) => m + r.length, 0), 0);
-    out.push(`<details class="grp" open><summary>${esc(group.label)} <span class="meta">${count} leaves</span></summary>`);
+    out.push(`<details class="grp" open><summary><span>${esc(group.label)} <span class="meta">${count} leaves</span></span></summary>`);
     for (const sub of group.subs.values()) {
-      out.push(`<div class="sub" title="${esc(sub.label)}">${esc(sub.label)}</div>`);
+      out.push(`<div class="sub" title="${esc(sub.label)}"><span>${esc(sub.label)}</span></div>`);
       const phases = new Set([...sub.rows.keys(), ...sub.verdicts.map((v) => v.phase)]);
       const ordered = [...phases].sort((a, b) => rank(a) - rank(b));
       for (const phase of ordered) {
-        const placed = lanes(sub.rows.get(phase) ?? [], end);
-        const height = Math.max(1, ...placed.map(([, lane]) => lane + 1)) * LANE_PX + 2;
+        const placed = lanes(sub.rows.get(phase) ?? [], end, least);
+        const marks = sub.verdicts.filter((v) => v.phase === phase);
+        const top = marks.length > 0 ? MARK_PX : 2;
+        const height = Math.max(1, ...placed.map(([, lane]) => lane + 1)) * LANE_PX + top;
         const bars = placed.map(([run, lane]) => {
           const left = at(span, run.launchedAt);
-          const width = ((end(run) - run.launchedAt) / Math.max(1, span.to - span.from)) * 100;
+          const width = (Math.max(end(run) - run.launchedAt, least) / Math.max(1, span.to - span.from)) * 100;
           const cls = statusClass(run);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
-          return `<div class="bar leaf-bar st-${cls}${rev}" data-leaf="${esc(run.leaf)}" data-status="${esc(cls)}" style="left:${left};width:${width.toFixed(3)}%;top:${lane * LANE_PX + 2}px;background-color:${STATUS_COLORS[cls]}" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
+          return `<div class="bar leaf-bar st-${cls}${rev}" data-leaf="${esc(run.leaf)}" data-status="${esc(cls)}" style="left:${left};width:${width.toFixed(3)}%;top:${lane * LANE_PX + top}px;background-color:${STATUS_COLORS[cls]}" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
         });
-        const marks = sub.verdicts.filter((v) => v.phase === phase).map((v) =>
+        const diamonds = marks.map((v) =>
           `<div class="vm verdict-mark v-${esc(v.verdict)}" data-verdict="${esc(v.verdict)}" style="left:${at(span, v.at)};top:0" title="${esc(`${v.verdict} (${v.phase}) ${clockTime(v.at)}: ${v.reason}`)}"></div>`);
-        out.push(`<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">${bars.join('')}${marks.join('')}</div></div>`);
+        out.push(`<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">${bars.join('')}${diamonds.join('')}</div></div>`);
       }
     }
     out.push('</details>');
@@ -125,7 +135,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
     ...model.bails.map((b) => `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(`bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`)}"><span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`),
     ...model.stops.filter((s) => s.action !== 'cleared').map((s) => `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(`stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`)}"><span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`),
   ];
-  out.push(`<div class="ov">${lines.join('')}</div></div>`);
+  out.push(`<div class="ov">${lines.join('')}</div></div></div>`);
   return out.join('\n');
 }
 

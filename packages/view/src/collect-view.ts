@@ -98,7 +98,7 @@ function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): vo
         if (!ball.rounds.some((x) => x.round === r.round)) ball.rounds.push({ round: r.round, receipt: r.receipt, at: Number.NaN });
       }
       ball.rounds.sort((a, b) => a.round - b.round);
-      if (ball.receipt === null && rb.receipt !== null) ball.receipt = { value: rb.receipt, candidate: null, evidence: 'result.json', at: Number.NaN };
+      if (ball.receipt === null && rb.receipt !== null) ball.receipt = { value: rb.receipt, candidate: null, evidence: rb.reason ?? 'result.json', at: Number.NaN };
     }
   }
 }

@@ -250,6 +250,9 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
         if (ball === null) break;
         ball.state = str(e.state) ?? ball.state;
         ball.wave = num(e.wave) ?? ball.wave;
+        // The engine says a ball's end on its ball event too (a hold, a block): a receipt event, when there is one, says more.
+        const value = receiptOf(e.receipt);
+        if (value !== null && ball.receipt === null) ball.receipt = { value, candidate: null, evidence: str(e.reason) ?? '', at: r.at };
         if (Array.isArray(e.deps)) ball.deps = e.deps.filter((d): d is string => typeof d === 'string');
         break;
       }

@@ -2,7 +2,7 @@
 // the stop file, each issue's timeout file, and the slice records under `.leap/SLICE/`. Each may be
 // absent; a file that cannot be read is a problem naming it, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseDuration, parseLedger, readStopRequest, statePaths, type StepState } from '@leap/core';
 
 /** A problem with a file other than the event log. */
@@ -26,7 +26,7 @@ export interface SliceRecord {
   /** Whether `record.json` exists: written only when the slice passed. */
   record: boolean;
   base: string | null;
-  balls: Array<{ id: string; deps: string[]; wave: number | null; rounds: Array<{ round: number; receipt: number | null }>; receipt: number | null }>;
+  balls: Array<{ id: string; deps: string[]; wave: number | null; rounds: Array<{ round: number; receipt: number | null }>; receipt: number | null; reason: string | null }>;
 }
 
 const ISSUE_FILE = /^issue-([1-9][0-9]{0,15})\.md$/;
@@ -126,7 +126,9 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
     if (!isDir(dir)) continue;
     const run = readJson(join(dir, 'run.json'), problems);
     const declared = new Map<string, { deps: string[]; wave: number | null }>();
-    const balls = Array.isArray(run?.balls) ? run.balls : Array.isArray((run?.slice as Record<string, unknown> | undefined)?.balls) ? (run?.slice as { balls: unknown[] }).balls : [];
+    // run.json names the slice file; its balls give the dependencies (a slice file moved since is skipped).
+    const definition = typeof run?.file === 'string' ? readJson(resolve(root, run.file), []) : null;
+    const balls = Array.isArray(run?.balls) ? run.balls : Array.isArray(definition?.balls) ? definition.balls : [];
     for (const b of balls as Array<Record<string, unknown>>) {
       if (b === null || typeof b !== 'object' || typeof b.id !== 'string') continue;
       declared.set(b.id, { deps: Array.isArray(b.deps) ? b.deps.filter((d): d is string => typeof d === 'string') : [], wave: typeof b.wave === 'number' ? b.wave : null });
@@ -145,7 +147,8 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
       rounds.sort((a, b) => a.round - b.round);
       const result = readJson(join(ballDir, 'result.json'), problems);
       const info = declared.get(ball);
-      record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value) });
+      const reason = typeof result?.reason === 'string' ? result.reason : null;
+      record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value), reason });
     }
     out.push(record);
   }
