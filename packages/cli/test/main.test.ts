@@ -1,6 +1,29 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, repoRoot, runCommand } from '@leap/test-utils';
 import { main, mainUsage, COMMANDS } from '../src/index.js';
+
+const BIN = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');
+
+let probeFile: string | null = null;
+let loadedFile = '';
+// A --require'd script that writes the files require() loaded into LEAP_PROBE_OUT when the process exits.
+function writeProbe(): string {
+  if (probeFile !== null) return probeFile;
+  const dir = makeTempDir();
+  probeFile = join(dir, 'probe.cjs');
+  loadedFile = join(dir, 'loaded.json');
+  writeFileSync(probeFile, "process.on('exit', () => { if (process.env.LEAP_PROBE_OUT) require('node:fs').writeFileSync(process.env.LEAP_PROBE_OUT, JSON.stringify(Object.keys(require.cache))); });\n");
+  return probeFile;
+}
+
+function readLoaded(args: string[]): string[] {
+  execFileSync(process.execPath, ['--require', writeProbe(), BIN, ...args], { stdio: 'ignore', env: { ...process.env, LEAP_PROBE_OUT: loadedFile } });
+  return JSON.parse(readFileSync(loadedFile, 'utf8')) as string[];
+}
 
 function io() {
   const out: string[] = [];
@@ -43,6 +66,39 @@ test('a name inherited from Object.prototype is not a subcommand', async () => {
     assert.unreachable();
   } catch (error) {
     assert.match((error as Error).message, /unknown command "constructor"/);
+  }
+});
+
+test('--version prints the version', async () => {
+  const { out, io: cio } = io();
+  assert.is(await main(['--version'], cio), 0);
+  assert.match(out.join(''), /^\d+\.\d+\.\d+\n$/);
+});
+
+test('a subcommand gets the rest of the arguments, byte for byte, and its exit code is leap\'s', async () => {
+  const { out, io: cio } = io();
+  assert.is(await main(['slice', '--help'], cio), 0);
+  assert.match(out.join(''), /^Usage: leap slice ACTION/);
+});
+
+test('the bin: an unknown command is exit 2 with the reason on stderr', async () => {
+  const ran = await runCommand(process.execPath, [BIN, 'frobnicate'], {});
+  assert.is(ran.code, 2);
+  assert.match(ran.stderr, /^leap: unknown command "frobnicate"/);
+});
+
+test('the bin is lazy: --help loads no subcommand\'s code; a subcommand\'s --help loads no heavy dependency', async () => {
+  const heavy = /\/node_modules\/(zod|ajv|simple-git|zx|chokidar|bullmq|ioredis|playwright-core)\//;
+  const help = execFileSync(process.execPath, ['--require', writeProbe(), BIN, '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  assert.match(help, /Usage: leap COMMAND/);
+  for (const args of [['--help'], ['slice', '--help'], ['ball', '--help'], ['tdd', 'status', '--help'], ['status', '--help']]) {
+    const files = readLoaded(args);
+    assert.is(files.filter((f) => heavy.test(f)).length, 0, `${args.join(' ')} loaded ${files.filter((f) => heavy.test(f)).join(', ')}`);
+    if (args.length === 1) {
+      // The bin and the chunks it shares with every subcommand (core's error and cli helpers): a few KB, no subcommand's code.
+      const bytes = files.filter((f) => f.startsWith(join(repoRoot, 'packages', 'cli'))).reduce((sum, f) => sum + statSync(f).size, 0);
+      assert.ok(bytes < 16_384, `leap --help loaded ${bytes} bytes of the bin`);
+    }
   }
 });
 
