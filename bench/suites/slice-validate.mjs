@@ -1,6 +1,7 @@
 // `leap slice validate` on a slice of 1,000 balls, through the umbrella bin: at most 1.3x `node -e 0`.
 // Validation runs the standalone validators ajv generated from the slice schema (no zod, no ajv at
-// run time) and the rules, so its cost over node's own start-up is loading the bin and reading the file.
+// run time) and the rules. The slice file is about 1 MB, pretty-printed as `leap slice new` writes
+// it; reading and parsing it alone is measured next to it, as the floor any validator stands on.
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,4 +35,8 @@ export default async function sliceValidate(ctx) {
   const file = join(dir, 'slice.json');
   writeFileSync(file, `${JSON.stringify({ id: 'bench-1000', base: 'HEAD', spine: 'integrator', balls }, null, 2)}\n`);
   ctx.coldStart('leap slice validate (1,000 balls)', [leap, 'slice', 'validate', file], { cwd: dir, budget: 1.3, expect: 0 });
+  // The floor under any validator: Node reading and parsing the same file, and nothing else.
+  const floor = join(dir, 'read-and-parse.cjs');
+  writeFileSync(floor, "JSON.parse(require('node:fs').readFileSync(process.argv[2], 'utf8'));\n");
+  ctx.coldStart('the floor: node reading and parsing that slice file (JSON.parse, no validation)', [floor, file], { cwd: dir, expect: 0 });
 }

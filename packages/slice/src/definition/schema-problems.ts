@@ -4,6 +4,7 @@
 import {
   validateBallShell, validateBalls, validateProof, validateScopeEntry, validateSliceShell,
 } from './slice-validators.generated.js';
+import { NON_EMPTY_PATTERN } from './slice-id.js';
 import { fieldPath, showFound, type Violation } from './violation.js';
 
 interface AjvError {
@@ -50,7 +51,8 @@ function expectation(error: AjvError, field: string): string {
   const p = error.params;
   switch (error.keyword) {
     case 'type': return EXPECTED_BY_FIELD[field] ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
-    case 'pattern': case 'anyOf': case 'enum': return EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`;
+    case 'pattern': return p.pattern === NON_EMPTY_PATTERN ? 'a non-empty string' : EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`;
+    case 'anyOf': case 'enum': return EXPECTED_BY_FIELD[field] ?? 'a value the schema accepts';
     case 'minLength': return 'a non-empty string';
     case 'minItems': return /^\d+$/.test(field) ? '[from, to]' : `at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
     case 'maxItems': case 'items': return '[from, to]';

@@ -68,17 +68,21 @@ function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violat
 }
 
 function depRules(balls: LooseBall[], out: Violation[]): void {
-  const ids = new Set(balls.map((b) => b.id).filter((id) => id !== undefined));
+  const ids = new Set<string>();
+  for (const ball of balls) if (ball.id !== undefined) ids.add(ball.id);
+  const graph = new Map<string, unknown[]>();
   for (const ball of balls) {
-    ball.deps.forEach((dep, j) => {
-      if (typeof dep !== 'string' || ids.has(dep)) return;
-      const who = ball.id === undefined ? `balls[${ball.index}]` : `ball ${JSON.stringify(ball.id)}`;
-      out.push({ rule: 'known-deps', message: `${who} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: ball.id === undefined ? [] : [ball.id], path: `balls[${ball.index}].deps[${j}]` });
-    });
+    let known = true;
+    for (let j = 0; j < ball.deps.length; j++) {
+      const dep = ball.deps[j];
+      if (typeof dep === 'string' && ids.has(dep)) continue;
+      known = false;
+      if (typeof dep !== 'string') continue;
+      out.push({ rule: 'known-deps', message: `${ballName(ball)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: idsOf(ball), path: `balls[${ball.index}].deps[${j}]` });
+    }
+    if (ball.id !== undefined && !graph.has(ball.id)) graph.set(ball.id, known ? ball.deps : ball.deps.filter((d) => typeof d === 'string' && ids.has(d)));
   }
-  const graph = new Map<string, string[]>();
-  for (const ball of balls) if (ball.id !== undefined && !graph.has(ball.id)) graph.set(ball.id, ball.deps.filter((d): d is string => typeof d === 'string' && ids.has(d)));
-  for (const cycle of dependencyCycles(graph)) {
+  for (const cycle of dependencyCycles(graph as Map<string, string[]>)) {
     const path = [...cycle, cycle[0]].map((id) => JSON.stringify(id)).join(' -> ');
     const at = balls.find((b) => b.id === cycle[0]);
     out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: cycle, path: `balls[${at?.index ?? 0}].deps` });

@@ -8,10 +8,10 @@ function countCodePoints(text) {
   return count;
 }
 export const validateBalls = validate20;
-const schema31 = {"$id":"https://leap.dev/schemas/parts/balls.schema.json","title":"LEAP balls","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","minLength":1},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","minLength":1},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","minLength":1}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","minLength":1},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false,"description":"One unit of work a builder can own alone."}};
+const schema31 = {"$id":"https://leap.dev/schemas/parts/balls.schema.json","title":"LEAP balls","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false,"description":"One unit of work a builder can own alone."}};
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
-const pattern5 = new RegExp("^[0-9a-f]{64}$", "u");
-const func1 = countCodePoints;
+const pattern5 = new RegExp("^[\\s\\S]", "u");
+const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/balls.schema.json" */;
@@ -74,8 +74,8 @@ let data2 = data0.goal;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",schemaPath:"#/items/properties/goal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data2)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",schemaPath:"#/items/properties/goal/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -139,8 +139,8 @@ let data6 = data5.path;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data6 === "string"){
-if(func1(data6) < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",schemaPath:"#/items/properties/scope/items/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data6)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",schemaPath:"#/items/properties/scope/items/properties/path/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -163,7 +163,7 @@ let valid4 = false;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(!pattern5.test(data7)){
+if(!pattern7.test(data7)){
 const err0 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -241,8 +241,8 @@ let data9 = data8[i2];
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data9 === "string"){
-if(func1(data9) < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,schemaPath:"#/items/properties/scope/items/properties/symbols/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data9)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,schemaPath:"#/items/properties/scope/items/properties/symbols/items/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -487,8 +487,8 @@ let data19 = data18.field;
 const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data19 === "string"){
-if(func1(data19) < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",schemaPath:"#/items/properties/proof/properties/metric/items/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data19)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",schemaPath:"#/items/properties/proof/properties/metric/items/properties/field/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -631,7 +631,7 @@ return errors === 0;
 validate20.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateSliceShell = validate21;
-const schema32 = {"$id":"https://leap.dev/schemas/parts/slice-shell.schema.json","title":"LEAP slice, balls open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"$schema":{"type":"string"},"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"base":{"type":"string","minLength":1},"spine":{"type":"string","minLength":1},"balls":{"minItems":1,"type":"array","items":{}}},"required":["id","base","spine","balls"],"additionalProperties":false};
+const schema32 = {"$id":"https://leap.dev/schemas/parts/slice-shell.schema.json","title":"LEAP slice, balls open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"$schema":{"type":"string"},"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"base":{"type":"string","pattern":"^[\\s\\S]"},"spine":{"type":"string","pattern":"^[\\s\\S]"},"balls":{"minItems":1,"type":"array","items":{}}},"required":["id","base","spine","balls"],"additionalProperties":false};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/slice-shell.schema.json" */;
@@ -699,8 +699,8 @@ let data2 = data.base;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate21.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data2)){
+validate21.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -720,8 +720,8 @@ let data3 = data.spine;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate21.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data3)){
+validate21.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -774,7 +774,7 @@ return errors === 0;
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateBallShell = validate22;
-const schema33 = {"$id":"https://leap.dev/schemas/parts/ball-shell.schema.json","title":"LEAP ball, scope and proof open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","minLength":1},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{}},"proof":{},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false};
+const schema33 = {"$id":"https://leap.dev/schemas/parts/ball-shell.schema.json","title":"LEAP ball, scope and proof open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{}},"proof":{},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/ball-shell.schema.json" */;
@@ -830,8 +830,8 @@ let data1 = data.goal;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate22.errors = [{instancePath:instancePath+"/goal",schemaPath:"#/properties/goal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data1)){
+validate22.errors = [{instancePath:instancePath+"/goal",schemaPath:"#/properties/goal/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -939,7 +939,7 @@ return errors === 0;
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateScopeEntry = validate23;
-const schema34 = {"$id":"https://leap.dev/schemas/parts/scope-entry.schema.json","title":"LEAP scope entry","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string","minLength":1},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","minLength":1}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."};
+const schema34 = {"$id":"https://leap.dev/schemas/parts/scope-entry.schema.json","title":"LEAP scope entry","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/scope-entry.schema.json" */;
@@ -974,8 +974,8 @@ let data0 = data.path;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate23.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data0)){
+validate23.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -998,7 +998,7 @@ let valid1 = false;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern7.test(data1)){
 const err0 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -1076,8 +1076,8 @@ let data3 = data2[i0];
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate23.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/properties/symbols/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data3)){
+validate23.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/properties/symbols/items/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
@@ -1222,7 +1222,7 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateProof = validate24;
-const schema35 = {"$id":"https://leap.dev/schemas/parts/proof.schema.json","title":"LEAP proof","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","minLength":1},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."};
+const schema35 = {"$id":"https://leap.dev/schemas/parts/proof.schema.json","title":"LEAP proof","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/proof.schema.json" */;
@@ -1320,8 +1320,8 @@ let data4 = data3.field;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(func1(data4) < 1){
-validate24.errors = [{instancePath:instancePath+"/metric/" + i1+"/field",schemaPath:"#/properties/metric/items/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern5.test(data4)){
+validate24.errors = [{instancePath:instancePath+"/metric/" + i1+"/field",schemaPath:"#/properties/metric/items/properties/field/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
 return false;
 }
 }
