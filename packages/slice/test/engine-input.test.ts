@@ -102,7 +102,15 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   // The builder answers as `claude -p --output-format json` does, with its cost.
   const agents = writeAgents(dir, plan, { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs') } });
   const env = engineEnv({ BUILDER_CLAUDE_JSON: '1', BUILDER_PLAN: join(dir, 'plan.json') });
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
+  // A user's EDITOR, VISUAL and PAGER (which simple-git refuses to pass on to git) do not stop the engine.
+  const saved = { EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL, PAGER: process.env.PAGER };
+  Object.assign(process.env, { EDITOR: 'vim', VISUAL: 'code --wait', PAGER: 'less' });
+  let out;
+  try {
+    out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
+  } finally {
+    for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
+  }
   assert.is(out.code, 3, out.stderr);
   const s = JSON.parse(out.stdout) as { balls: { id: string; receipt: number; reason: string }[]; spent: { usd: number; leaves: { leaf: string; usd: number | null }[] } };
   assert.equal(s.balls.map((b) => [b.id, b.receipt]), [['a', 1], ['b', 1], ['c', 0]]);

@@ -8,13 +8,16 @@ const clients = new Map<string, Promise<SimpleGit>>();
 const TRACE_LINE = /^\d\d:\d\d:\d\d\.\d+ [^ ]+ +trace: /;
 const withoutTrace = (text: string) => text.split('\n').filter((l) => !TRACE_LINE.test(l)).join('\n').trim();
 
+// Variables simple-git refuses to pass on (an editor, a pager, an askpass program: none is used here).
+const REFUSED = new Set(['editor', 'visual', 'pager', 'prefix', 'ssh_askpass']);
+
 // The environment of every git the engine runs: the caller's, without GIT_* variables (a GIT_DIR or
-// GIT_INDEX_FILE of the caller's would point git elsewhere), with GIT_TRACE=2. simple-git waits 50 ms
+// GIT_INDEX_FILE of the caller's would point git elsewhere) and those simple-git refuses, with GIT_TRACE=2. simple-git waits 50 ms
 // more after a command that printed nothing (update-ref, merge-base --is-ancestor, worktree remove:
 // most of the engine's); the trace line each git writes on stderr ends that wait.
 function gitEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^git_/i.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^git_/i.test(key) && !REFUSED.has(key.toLowerCase().trim())) env[key] = value;
   return { ...env, GIT_TRACE: '2' };
 }
 
