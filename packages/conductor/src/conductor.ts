@@ -71,7 +71,16 @@ export class RunState {
   }
 
   async initGit(): Promise<void> {
-    this.git = await createGit(this.root, this.setup.env);
+    const git = await createGit(this.root, this.setup.env);
+    // Every command that can move HEAD forgets the cached one.
+    const moving = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
+    const wrapped = (async (args, options) => {
+      if (moving.has(args[0] ?? '')) this.invalidateHead();
+      return git(args, options);
+    }) as Git;
+    wrapped.out = async (args) => (await wrapped(args)).stdout.trim();
+    (wrapped as { cwd: string }).cwd = git.cwd;
+    this.git = wrapped;
   }
 
   context(step: string | null): EventContext {
@@ -118,13 +127,32 @@ export class RunState {
     }
   }
 
+  /** Whether this process has looked at the tree for changes the run did not make (once, when it starts). */
+  treeChecked = false;
+  private headCache: { sha: string; subject: string } | null = null;
+
+  /** HEAD's commit and subject, read once until something may have moved it (`invalidateHead`). */
+  private async headInfo(): Promise<{ sha: string; subject: string }> {
+    if (this.headCache === null) {
+      const out = await this.git.out(['log', '-1', '--format=%H%x00%s']);
+      const at = out.indexOf('\0');
+      this.headCache = { sha: out.slice(0, at), subject: out.slice(at + 1) };
+    }
+    return this.headCache;
+  }
+
+  /** Forget HEAD: a commit, a reset, a leaf (agents commit), a ledger transaction. */
+  invalidateHead(): void {
+    this.headCache = null;
+  }
+
   /** HEAD's subject. */
   async headSubject(): Promise<string> {
-    return this.git.out(['log', '-1', '--format=%s']);
+    return (await this.headInfo()).subject;
   }
 
   async head(): Promise<string> {
-    return this.git.out(['rev-parse', 'HEAD']);
+    return (await this.headInfo()).sha;
   }
 }
 
@@ -183,6 +211,7 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
       if (step.state === 'todo' && (await state.headSubject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
       const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
+      state.invalidateHead();
       if (kept.ref !== null) narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
     } catch (error) {
       narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;

@@ -34,9 +34,11 @@ export async function launchAgentLeaf(
   await state.checkStop(where);
   const offset = eventsSize(state);
   state.leaves++;
+  // The agent's readiness was checked once, in preflight.
   const result = await runAgentLeaf({
-    name, agent: chosen.agent, prompt, options: { role, cwd: state.root }, stateDir: state.paths.dir, env: leafEnv(state, step, phase, attempt),
+    name, agent: chosen.agent, prompt, options: { role, cwd: state.root }, stateDir: state.paths.dir, env: leafEnv(state, step, phase, attempt), preflight: false,
   });
+  state.invalidateHead();
   // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
   try {
     appendFileSync(state.paths.err(name), `supervise[${name}]: ${result.status}\n`);
@@ -117,6 +119,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
     throw error;
   }
   const leaf = `verify-${phase}`;
+  state.invalidateHead();
   if (result.decidedBy === 'agent') {
     state.leaves++;
     if (!hasUsageSince(state.paths.events, offset, leaf)) appendUsage(state.paths.events, leaf, verifier.agent, usageOf(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? ''), state.context(step));

@@ -28,8 +28,13 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       state.saveJournal();
     } else if (j.stage === 'ready') {
       const name = developLeafName(phase, j.attempt);
-      await state.git(['add', '-A']);
-      j.tree = await state.git.out(['write-tree']);
+      // A first attempt starts from HEAD's tree (the tree is clean); a revision from the attempts before it.
+      if (j.attempt === 1 && j.retried === 0) {
+        j.tree = null;
+      } else {
+        await state.git(['add', '-A']);
+        j.tree = await state.git.out(['write-tree']);
+      }
       j.leaf = name;
       j.stage = 'leaf';
       j.leaf_started = Date.now();
@@ -86,8 +91,11 @@ async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
   if (j.step === step.title && j.phase === phase) return j;
   const head = await state.head();
   const redDone = phase === 'red' && (await state.headSubject()) === `red: ${step.title}`;
-  if (!redDone && (await dirtyPaths(state)).length > 0) {
-    throw new Bail('dirty-tree', `The working tree has changes this run did not make (${(await dirtyPaths(state)).slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`);
+  // Only the first phase a process reaches can find changes it did not make: after that every change is its leaves'.
+  const dirty = redDone || state.treeChecked ? [] : await dirtyPaths(state);
+  state.treeChecked = true;
+  if (dirty.length > 0) {
+    throw new Bail('dirty-tree', `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`);
   }
   state.journal = freshJournal(j, state.testCmd, {
     step: step.title, phase, stage: redDone ? 'verifying' : 'ready', phase_base: redDone ? await state.git.out(['rev-parse', 'HEAD~1']) : head,
@@ -129,13 +137,20 @@ async function restoreLeafStart(state: RunState, step: LedgerStep, tree: string 
 async function undoStateEdits(state: RunState): Promise<string[]> {
   const stateRel = relative(state.root, state.paths.dir);
   if (stateRel.startsWith('..')) return [];
-  const changed = (await state.git(['diff', '--name-only', '-z', 'HEAD', '--', stateRel])).stdout.split('\0').filter((p) => p !== '');
-  const added = (await state.git(['ls-files', '-z', '--others', '--exclude-standard', '--', stateRel])).stdout.split('\0').filter((p) => p !== '');
-  const inHead = new Set((await state.git(['ls-tree', '-r', '-z', '--name-only', 'HEAD', '--', stateRel])).stdout.split('\0'));
-  const restore = changed.filter((p) => inHead.has(p));
+  const status = await state.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', stateRel]);
+  const restore: string[] = [];
+  const remove: string[] = [];
+  for (const entry of status.stdout.split('\0')) {
+    if (entry.length < 4) continue;
+    const x = entry[0] as string;
+    const path = entry.slice(3);
+    // Untracked, or added to the index (not in HEAD): it goes; anything else of HEAD's comes back from HEAD.
+    if (x === '?' || x === 'A') remove.push(path);
+    else restore.push(path);
+  }
   if (restore.length > 0) await state.git(['checkout', '-q', 'HEAD', '--', ...restore]);
-  const remove = [...added, ...changed.filter((p) => !inHead.has(p))];
-  if (remove.length > 0) await state.git(['rm', '-q', '-f', '--cached', '--ignore-unmatch', '--', ...remove]);
+  const staged = remove.filter((p) => !status.stdout.includes(`?? ${p}`));
+  if (staged.length > 0) await state.git(['rm', '-q', '-f', '--cached', '--ignore-unmatch', '--', ...staged]);
   const { rmSync } = await import('node:fs');
   for (const p of remove) rmSync(`${state.root}/${p}`, { force: true });
   const undone = [...restore, ...remove];
@@ -146,12 +161,12 @@ async function undoStateEdits(state: RunState): Promise<string[]> {
 // After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone, all staged.
 async function collect(state: RunState, step: LedgerStep, phase: Phase, base: string): Promise<void> {
   const ref = `refs/heads/${state.branch}`;
-  const on = (await state.git(['symbolic-ref', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
+  const [sha, on] = (await state.git(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'])).stdout.trim().split('\n');
   if (on !== ref) {
     await state.git(['symbolic-ref', 'HEAD', ref]);
-    await state.say(`the leaf left the branch (${on || 'detached HEAD'}); back on ${state.branch}`);
+    await state.say(`the leaf left the branch (${on === 'HEAD' ? 'detached HEAD' : on}); back on ${state.branch}`);
   }
-  if ((await state.head()) !== base) {
+  if (on !== ref || sha !== base) {
     await state.git(['reset', '-q', '--soft', base]);
     await state.say(`the leaf committed on its own; its commits are folded into the ${phase} commit`);
   }
@@ -182,11 +197,13 @@ async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<vo
   try {
     if (phase === 'green') {
       const done = await tick(options);
+      state.invalidateHead();
       await state.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
       return;
     }
     const remote = await tickCriterionWith(state, step, 'refactor');
     const done = await clearRefactor(options);
+    state.invalidateHead();
     await state.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
     if (remote !== null) await remote();
   } catch (error) {

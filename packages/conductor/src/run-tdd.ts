@@ -147,6 +147,13 @@ async function prepare(state: RunState): Promise<void> {
     const missing = missingAgent(role, chosen, state.root, setup.env);
     if (missing !== null) throw new Bail('agent-missing', missing);
   }
+  // Each CLI's own readiness check (`codex login status`), once per run rather than once per leaf.
+  const { checkAgentReady } = await import('@leap/verify');
+  for (const [role, chosen] of [...roles, ['planner', setup.agents.planner] as const]) {
+    if (role === 'planner' && planned) continue;
+    const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env);
+    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} is not ready: ${ready.failure}`);
+  }
   state.testCmd = choice.command;
   state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
   ensureTimeoutFile(paths, state.issue);

@@ -1,0 +1,195 @@
+// The conductor's small parts, each on real files and processes: test-command detection, the run's files,
+// usage sums, a failing CLI's words, orphaned leaves of a dead conductor, status edge cases, the prompts.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
+import { statePaths } from '@leap/core';
+import { createCommandAgent } from '@leap/agent-command';
+import { createClaudeAgent } from '@leap/agent-claude';
+import { chooseTestCommand, testCommandCandidates, testCommandQuestion } from '../src/detect-test-cmd.js';
+import { ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, snapshot, toolchainRevision, writeJournal, removeJournal, STATE_GITIGNORE } from '../src/run-files.js';
+import { describeSpend, hasUsageSince, readUsage } from '../src/usage-log.js';
+import { agentWords } from '../src/agent-words.js';
+import { endOrphanLeaves, findOrphanLeaves } from '../src/orphans.js';
+import { formatTddStatus, readTddStatus } from '../src/status.js';
+import { developerPrompt, plannerPrompt } from '../src/prompts.js';
+import { bailClass } from '../src/bail-causes.js';
+import { cleanEnv } from './helpers.js';
+
+const detect = suite('chooseTestCommand');
+detect.after.each(cleanupTempDirs);
+
+detect('each convention alone is found; two are ambiguous; none is none; given ones win', () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ 'package.json': '{"scripts":{"test":"vitest"}}' }, 'npm test'],
+    [{ Makefile: 'all:\n\ttrue\ntest: all\n\ttrue\n' }, 'make test'],
+    [{ 'pytest.ini': '[pytest]\n' }, 'pytest'],
+    [{ 'pyproject.toml': '[tool.pytest.ini_options]\n' }, 'pytest'],
+    [{ 'setup.cfg': '[tool:pytest]\n' }, 'pytest'],
+    [{ 'tox.ini': '[pytest]\n' }, 'pytest'],
+    [{ 'conftest.py': '' }, 'pytest'],
+    [{ 'Cargo.toml': '[package]\n' }, 'cargo test'],
+    [{ 'go.mod': 'module x\n' }, 'go test ./...'],
+  ];
+  for (const [files, expected] of cases) {
+    const dir = makeTempDir();
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    const choice = chooseTestCommand(dir, undefined, {});
+    assert.is(choice.kind === 'found' ? choice.command : choice.kind, expected, JSON.stringify(files));
+  }
+  const none = makeTempDir();
+  writeFileSync(join(none, 'package.json'), '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}');
+  writeFileSync(join(none, 'Makefile'), 'build:\n\ttrue\n');
+  assert.equal(chooseTestCommand(none, undefined, {}), { kind: 'none' });
+  assert.match(testCommandQuestion({ kind: 'none' }, 4), 'none could be detected');
+  const broken = makeTempDir();
+  writeFileSync(join(broken, 'package.json'), '{not json');
+  assert.equal(testCommandCandidates(broken), []);
+  const both = makeTempDir();
+  writeFileSync(join(both, 'Cargo.toml'), '');
+  writeFileSync(join(both, 'go.mod'), '');
+  assert.is(chooseTestCommand(both, undefined, {}).kind, 'ambiguous');
+  assert.equal(chooseTestCommand(both, 'make check', { VERI_TEST_CMD: 'x' }), { kind: 'found', command: 'make check', source: '--test-cmd' });
+  assert.equal(chooseTestCommand(both, undefined, { VERI_TEST_CMD: 'npm run t' }), { kind: 'found', command: 'npm run t', source: 'VERI_TEST_CMD' });
+  assert.is(chooseTestCommand(both, '  ', { VERI_TEST_CMD: ' ' }).kind, 'ambiguous');
+});
+
+detect.run();
+
+// ---
+
+const files = suite('run files');
+files.after.each(cleanupTempDirs);
+
+files('journal, .gitignore, pinned revision and timeout file', () => {
+  const paths = statePaths(join(makeTempDir(), '.tdd'));
+  assert.is(readJournal(paths, 3), null);
+  mkdirSync(paths.dir, { recursive: true });
+  writeFileSync(join(paths.dir, 'issue-3-run.json'), '{torn');
+  assert.is(readJournal(paths, 3), null);
+  writeFileSync(join(paths.dir, 'issue-3-run.json'), '{"version": 9}');
+  assert.is(readJournal(paths, 3), null);
+  const journal = { version: 1 as const, pid: 1, base: 'main', test_cmd: 't', step: "it's", phase: 'red' as const, attempt: 2, stage: 'leaf' as const, leaf: 'develop-red-2', tree: null, phase_base: null, reason: null, retried: 0 };
+  writeJournal(paths, 3, journal);
+  assert.equal(readJournal(paths, 3), journal);
+  removeJournal(paths, 3);
+  assert.is(readJournal(paths, 3), null);
+  assert.is(ensureStateGitignore(paths), true);
+  assert.is(ensureStateGitignore(paths), false);
+  assert.is(readFileSync(join(paths.dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
+  assert.match(toolchainRevision(), /^[0-9a-f]{40}$|^@leap\/conductor@/);
+  assert.is(pinSkillCommit(paths, 3, { VERI_SKILL_COMMIT: 'abc123' }), 'abc123');
+  assert.is(pinSkillCommit(paths, 3, { VERI_SKILL_COMMIT: 'def456' }), 'abc123');
+  assert.is(pinSkillCommit(paths, 3, { VERI_SKILL_COMMIT: 'def456', VERI_NEW_SKILL: '1' }), 'def456');
+  ensureTimeoutFile(paths, 3);
+  writeFileSync(paths.timeout(4), '60\n');
+  ensureTimeoutFile(paths, 4);
+  assert.equal([readFileSync(paths.timeout(3), 'utf8'), readFileSync(paths.timeout(4), 'utf8')], ['900\n', '60\n']);
+  assert.is(snapshot(null), null);
+  assert.is(snapshot(join(paths.dir, 'nope')), null);
+  assert.is(snapshot(paths.timeout(4))?.toString(), '60\n');
+});
+
+files('usage sums: only this issue, nulls skipped, torn lines skipped', () => {
+  const file = join(makeTempDir(), 'events.jsonl');
+  assert.equal(readUsage(file, 1), []);
+  assert.is(hasUsageSince(file, 0, 'x'), false);
+  writeFileSync(file, [
+    JSON.stringify({ event: 'usage', issue: 1, leaf: 'develop-red', cost_usd: 0.25 }),
+    JSON.stringify({ event: 'usage', issue: 2, leaf: 'develop-red', cost_usd: 9 }),
+    JSON.stringify({ event: 'usage', issue: 1, leaf: 'verify-red', cost_usd: null }),
+    JSON.stringify({ event: 'usage', issue: 1, leaf: 'develop-red', cost_usd: 0.5 }),
+    '{"event":"usage", torn',
+  ].join('\n'));
+  const costs = readUsage(file, 1);
+  assert.equal(describeSpend(costs), { total: 0.75, text: 'develop-red $0.7500' });
+  assert.is(hasUsageSince(file, 0, 'verify-red'), true);
+  assert.is(hasUsageSince(file, readFileSync(file).length, 'verify-red'), false);
+});
+
+files('a failing CLI in its own words: its answer when it parses, else its last lines', () => {
+  const command = createCommandAgent({ name: 'c', command: ['x'], family: 'f' });
+  assert.is(agentWords(command, 'line 1\nfatal: no network\n', 'warn\nsupervise[x]: exited\n'), 'line 1\nfatal: no network\nwarn');
+  assert.is(agentWords(command, '', ''), '');
+  const claude = createClaudeAgent({});
+  assert.match(agentWords(claude, '{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login"}\n', ''), 'Not logged in');
+  assert.is(agentWords(command, 'x'.repeat(2000), '').length, 601);
+  assert.is(bailClass('agent-failed'), 'system');
+});
+
+files('prompts: the developer gets the step, the phase and a revision\'s reason; the planner the criteria', () => {
+  const issue = { number: 5, title: 'T', body: 'Body.\n', criteria: [{ index: 1, text: 'one', checked: false }, { index: 2, text: 'two', checked: true }] };
+  const red = developerPrompt(issue, "it's `x`", 'red', null);
+  assert.match(red, "## Your step\n\nit's `x`\n");
+  assert.match(red, 'Write the failing test');
+  assert.not.match(red, 'Revision');
+  assert.match(developerPrompt(issue, 's', 'refactor', { attempt: 3, reason: 'too long' }), '## Revision 3\n\nThe verifier rejected the previous attempt, for this reason:\n\ntoo long');
+  const plan = plannerPrompt(issue);
+  assert.match(plan, '1. one\n2. two (already done)');
+  assert.match(plan, '(criterion K)');
+});
+
+files.run();
+
+// ---
+
+const orphans = suite('orphaned leaves');
+orphans.after.each(cleanupTempDirs);
+
+orphans('the leaves a dead conductor left are found by their pid files and killed with their sessions', async () => {
+  const dir = makeTempDir();
+  const leaf = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...cleanEnv(), LEAP_LEAF_r1: '1' } });
+  const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+  writeFileSync(join(dir, 'develop-red.pid'), `999999\nrun=r1\nleaf=${leaf.pid}\n`);
+  writeFileSync(join(dir, 'verify-red.pid'), `999999\nrun=r2\n`);
+  writeFileSync(join(dir, 'verify-red.exit'), '0\nstatus=exited\n');
+  writeFileSync(join(dir, 'develop-green.pid'), `12345\nrun=r3\nleaf=${other.pid}\n`);
+  writeFileSync(join(dir, 'issue-1-conductor.pid'), '999999\n');
+  writeFileSync(join(dir, 'empty.pid'), '');
+  const found = findOrphanLeaves(dir, 999999);
+  assert.equal(found, [{ name: 'develop-red', leafPid: leaf.pid as number, marker: 'LEAP_LEAF_r1' }]);
+  assert.is(await endOrphanLeaves(found), 1);
+  await waitFor(() => !isAlive(leaf.pid as number) || undefined);
+  assert.is(isAlive(other.pid as number), true);
+  other.kill('SIGKILL');
+  assert.equal(findOrphanLeaves(join(dir, 'missing'), 1), []);
+  assert.is(await endOrphanLeaves([]), 0);
+});
+
+orphans.run();
+
+// ---
+
+const status = suite('readTddStatus');
+status.after.each(cleanupTempDirs);
+
+status('no state folder; a ledger with no journal; torn log lines; an unreadable stop', () => {
+  const repo = makeTempDir();
+  mkdirSync(join(repo, '.git'));
+  assert.equal(readTddStatus({ cwd: repo, env: {} }), []);
+  assert.match(formatTddStatus([]), 'no runs');
+  mkdirSync(join(repo, '.tdd'));
+  writeFileSync(join(repo, '.tdd/issue-2.md'), '# P\n\n## Steps\n\n- [x] one\n- [ ] two\n');
+  writeFileSync(join(repo, '.tdd/events.jsonl'), '{"event":"verdict", torn\n{"event":"verdict","issue":2,"step":"one","phase":"green","verdict":"REJECT","reason":"no\\nmore"}\n');
+  writeFileSync(join(repo, '.tdd/stop'), 'whenever\n');
+  writeFileSync(join(repo, '.tdd/issue-2-run.json'), '{torn');
+  writeFileSync(join(repo, '.tdd/issue-2-conductor.pid'), '999999\n');
+  writeFileSync(join(repo, '.tdd/develop-red.pid'), `${process.pid}\nleaf=${process.pid}\n`);
+  const [s] = readTddStatus({ cwd: repo, env: {} });
+  assert.equal(s?.current, { index: 2, step: 'two', phase: null, attempt: null, stage: null });
+  assert.is(s?.stop, 'unreadable');
+  assert.is(s?.conductor, null);
+  assert.is(s?.lastVerdict?.verdict, 'REJECT');
+  assert.equal(s?.running.map((r) => r.leaf), ['develop-red']);
+  const text = formatTddStatus([s!, { ...s!, issue: 3, steps: [], current: null }, { ...s!, issue: 4, current: null, running: [{ leaf: 'x', pid: 1, elapsedMs: 125_000 }] }]);
+  assert.match(text, 'issue 2: step 2/2 "two"; 1 done\n  conductor: not running\n  running: develop-red');
+  assert.match(text, '  last verdict: green REJECT: no\n  stop pending: unreadable');
+  assert.match(text, 'issue 3: no ledger yet');
+  assert.match(text, 'issue 4: done, 1/2 steps');
+  assert.match(text, 'for 2 min 5 s');
+});
+
+status.run();
