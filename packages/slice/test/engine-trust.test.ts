@@ -16,7 +16,7 @@ type Summary = { receipt: number; reviewers: string[]; balls: { id: string; rece
 const json = (stdout: string) => JSON.parse(stdout) as Summary;
 
 // ---
-const metric = suite('keep-or-revert against the champion');
+const metric = suite('the engine\'s own checks: the file map, keep-or-revert, the proof');
 metric.after.each(cleanupTempDirs);
 
 // The proof counts the lines `ok` of a file: {"passed": N, "ms": 5}; more is better, then fewer ms.
@@ -50,6 +50,19 @@ metric('a candidate that ties the champion on the metric loses (reverted, and af
   assert.match(readLeap<{ reason: string }>(repo, 'metric', 'win', 'result.json')?.reason ?? '', /beats the champion on passed \(1 -> 2, higher is better\)/);
   assert.is(showFile(repo, 'leap/metric/spine', 'src/m.txt'), 'ok\nok\n');
   assert.ok(eventsOf(repo, 'review').every((e) => e.value !== undefined));
+  assert.equal(extraWorktrees(repo), []);
+});
+
+metric('a false file map is -1 before any builder starts, and again on the next run', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'map', balls: [ball('a', ['src/a.txt'], { 'src/a.txt': 'not what the file holds\n' }, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, PASS_A);
+  for (const attempt of [1, 2]) {
+    const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+    assert.is(out.code, 1, `run ${attempt}: ${out.stderr}`);
+    assert.match(json(out.stdout).balls[0]?.reason ?? '', /^file map: "src\/a\.txt" has changed: its sha256 is [0-9a-f]{64}, the scope says [0-9a-f]{64}$/);
+  }
+  assert.equal(launches(repo, 'build-'), [], 'no builder ever started');
   assert.equal(extraWorktrees(repo), []);
 });
 

@@ -366,7 +366,6 @@ class Engine {
     let commit = goOn ? tip : start;
     let champion: ProofRun | null = state.rounds.length > 0 || state.checkpoint !== null ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
-    const firstEpisode = !existsSync(`${c.paths.ball(ball.id)}/episode-1`);
     c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'dispatched', wave: state.wave });
     c.say(`ball ${ball.id}: started (wave ${state.wave}${rounds.length > 0 ? `, from round ${rounds.length + 1}` : ''}${state.checkpoint !== null ? ', from its checkpoint' : ''})`);
     try {
@@ -377,7 +376,7 @@ class Engine {
         const outcome = await c.runner.buildRound({
           slice: c.slice.id, ball: ball.id, round: n, commit, agent: c.agents.builder.name, definition: c.slice, spec: ball, branch, prompt,
           reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, champion,
-          checkMap: n === 1 && firstEpisode && !goOn, passed: this.passedIds(), timeoutMs: c.timeoutMs, authors: c.authors,
+          checkMap: n === 1 && !goOn, passed: this.passedIds(), timeoutMs: c.timeoutMs, authors: c.authors,
         });
         if (champion === null && outcome.champion !== null) {
           champion = outcome.champion;
