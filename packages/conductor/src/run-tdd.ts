@@ -1,7 +1,7 @@
 // `leap tdd run --issue N` as a function: check the input (nothing touched on bad input), take the run's
 // lock, then preflight, the branch, the plan and every step, ending done, bailed or stopped.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import {
   UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock,
 } from '@leap/core';
@@ -192,9 +192,25 @@ async function finish(state: RunState): Promise<{ url: string }> {
     '',
     `Every step went red, green and refactor, each verified blind by ${setup.agents.verifier.name}; the ledger is ${state.ledgerRel}.`,
   ].join('\n');
+  await tickRemoteCriteria(state, ledger.steps);
   const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${state.issue})`, body, branch: state.branch, base, issue: state.issue });
   removeJournal(state.paths, state.issue);
   await state.say(`done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${state.issue}, every criterion ticked; draft pull request ${pr.url}`);
   return pr;
 }
 
+// A tracker whose issue lives outside the repository is ticked after each refactor commit; a run killed in
+// between ticks here what its done steps earned, so the issue ends as an uninterrupted run leaves it.
+async function tickRemoteCriteria(state: RunState, steps: readonly { criterion: number | null; state: string }[]): Promise<void> {
+  const { tracker } = state.setup;
+  const file = tracker.issueFile?.(state.issue) ?? null;
+  if (file !== null && !relative(state.root, file).startsWith('..')) return;
+  const issue = await tracker.readIssue(state.issue);
+  for (const c of issue.criteria) {
+    const own = steps.filter((s) => s.criterion === c.index);
+    if (c.checked || own.length === 0 || own.some((s) => s.state !== 'done')) continue;
+    await tracker.tickCriterion(state.issue, c.index);
+    state.event('tick', { action: 'tick-criterion', title: c.text, criterion: c.index }, null);
+    await state.say(`criterion ${c.index} ticked: ${c.text}`);
+  }
+}
