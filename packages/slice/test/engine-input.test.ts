@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
-import { ball, contentProof, engineEnv, extraWorktrees, fixtures, leapSlice, readLeap, setupRepo, writeAgents, writeSlice } from './engine-helpers.js';
+import { ball, contentProof, engineEnv, eventsOf, extraWorktrees, fixtures, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 const PASS_A = { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } };
@@ -113,13 +113,24 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   }
   assert.is(out.code, 3, out.stderr);
   const s = JSON.parse(out.stdout) as { balls: { id: string; receipt: number; reason: string }[]; spent: { usd: number; leaves: { leaf: string; usd: number | null }[] } };
-  assert.equal(s.balls.map((b) => [b.id, b.receipt]), [['a', 1], ['b', 1], ['c', 0]]);
+  // a spent 0.40; b's builder spent 0.40 more than the 0.10 left (its work undone); c never started.
+  assert.equal(s.balls.map((b) => [b.id, b.receipt]), [['a', 1], ['b', 0], ['c', 0]]);
+  assert.match(s.balls[1]?.reason ?? '', /^the cost budget is spent: build-b-1 cost \$0\.4000, \$0\.1000 of --max-cost was left/);
   assert.match(s.balls[2]?.reason ?? '', /the cost budget is spent: \$0\.8000 of --max-cost \$0\.5 \(build-a-1 \$0\.4000, build-b-1 \$0\.4000\)/);
   assert.is(Math.round(s.spent.usd * 100), 80);
   assert.match(out.stderr, /spent \$0\.8000 of --max-cost \$0\.5/);
   assert.not.ok(existsSync(join(repo, '.tdd', 'build-c-1.pid')), 'no leaf past the budget');
   assert.ok(existsSync(join(repo, '.leap', 'budget', 'c', 'checkpoint.md')));
   assert.is(readLeap(repo, 'budget', 'record.json'), null);
+  // Checked after the builder's leaf too: one that spends more than is left holds its ball before any jury.
+  const dear = writeSlice(dir, { id: 'dear', balls: [balls[0]] }, 'dear.json');
+  writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'a!\n' }], cost_usd: 0.6 } } }, { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs') } });
+  const reviewsBefore = eventsOf(repo, 'review').length;
+  const held = await leapSlice(repo, ['run', dear, '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
+  assert.is(held.code, 3, held.stderr);
+  assert.match((JSON.parse(held.stdout) as { balls: { reason: string }[] }).balls[0]?.reason ?? '', /^the cost budget is spent: build-a-1 cost \$0\.6000, \$0\.5000 of --max-cost was left; its work is undone, unjudged$/);
+  assert.is(eventsOf(repo, 'review').length, reviewsBefore, 'no juror was paid for');
+  assert.is(showFile(repo, 'leap/dear/a', 'src/a.txt'), 'old a\n');
 });
 
 input.run();

@@ -23,6 +23,8 @@ export interface RoundRequest extends BallRoundRequest {
   timeoutMs: number;
   /** Names and emails of the builder's side (the repository's git identity, the base's author), kept from every juror. */
   authors: string[];
+  /** What is left of --max-cost when the round starts (null: no limit); a builder leaf that spends more holds the ball. */
+  costLeftUsd: number | null;
 }
 
 /** What a round returned, with the evidence the engine records. */

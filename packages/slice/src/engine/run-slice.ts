@@ -377,6 +377,7 @@ class Engine {
           slice: c.slice.id, ball: ball.id, round: n, commit, agent: c.agents.builder.name, definition: c.slice, spec: ball, branch, prompt,
           reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, champion,
           checkMap: n === 1 && !goOn, passed: this.passedIds(), timeoutMs: c.timeoutMs, authors: c.authors,
+          costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
         });
         if (champion === null && outcome.champion !== null) {
           champion = outcome.champion;
