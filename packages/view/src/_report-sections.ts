@@ -2,9 +2,9 @@
 // progress over time, the slices' waves and receipts, and what couldn't be read. Every text from an
 // event or a file goes through `esc`.
 import { clockTime, escapeHtml as esc, formatDuration } from './_text.js';
-import { at, type Span } from './_report-timeline.js';
+import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
-import type { Ball, RunModel } from './fold-run.js';
+import type { Ball, LeafRun, RunModel } from './fold-run.js';
 
 const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
 
@@ -14,17 +14,25 @@ export function receiptBadge(value: number | null): string {
   return `<span class="badge r${value}">${RECEIPT_TEXT[String(value)] ?? String(value)}</span>`;
 }
 
-const time = (ms: number): string => `<td class="t">${Number.isFinite(ms) ? clockTime(ms) : ''}</td>`;
+const LAST_TICKS = 100;
+
+const time = (ms: number): string => `<td class="t">${Number.isFinite(ms) ? clockTime(ms) : ''}`;
 
 /** Every verdict, with the revision each REJECT led to. */
 export function renderVerdicts(model: RunModel): string {
   if (model.verdicts.length === 0) return '<p class="empty">No verdict yet.</p>';
+  const revisions = new Map<string, LeafRun[]>();
+  for (const l of model.leaves) {
+    if (l.actor !== 'developer' || (l.attempt ?? 1) <= 1) continue;
+    const key = `${l.issue}\n${l.step}\n${l.phase}`;
+    const list = revisions.get(key);
+    if (list === undefined) revisions.set(key, [l]);
+    else list.push(l);
+  }
   const rows = model.verdicts.map((v) => {
-    const revision = v.verdict === 'REJECT'
-      ? model.leaves.find((l) => l.launchedAt >= v.at && l.issue === v.issue && l.step === v.step && l.phase === v.phase && l.actor === 'developer' && (l.attempt ?? 1) > 1)
-      : undefined;
+    const revision = v.verdict === 'REJECT' ? revisions.get(`${v.issue}\n${v.step}\n${v.phase}`)?.find((l) => l.launchedAt >= v.at) : undefined;
     const next = revision === undefined ? '' : `revision: ${esc(revision.leaf)}`;
-    return `<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}</td><td class="reason">${esc(v.step ?? '')}</td><td>${esc(v.phase)}</td><td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span></td><td class="reason">${esc(v.reason)}</td><td>${esc(v.agent ?? '')}</td><td>${next}</td></tr>`;
+    return `<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span><td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`;
   });
   return `<table><thead><tr><th>time</th><th>issue</th><th>step</th><th>phase</th><th>verdict</th><th>reason</th><th>agent</th><th>then</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -57,19 +65,30 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
       if (t.action === 'clear-refactor-pending') done.push([t.at, ++d]);
     }
     const total = Math.max(ledger?.steps.length ?? 0, g, 1);
-    const x = (t: number): number => 40 + (parseFloat(at(span, t)) / 100) * 700;
+    const x = (t: number): number => 40 + Math.min(1, Math.max(0, (t - span.from) / Math.max(1, span.to - span.from))) * 700;
     const y = (n: number): number => 120 - (n / total) * 100;
+    // One step per pixel at most: a long ledger's ticks that fall in one column make one riser.
     const path = (points: Array<[number, number]>): string => {
-      let p = `M${x(span.from).toFixed(1)},${y(0)}`;
-      for (const [t, n] of points) p += ` H${x(t).toFixed(1)} V${y(n).toFixed(1)}`;
-      return `${p} H${x(span.to).toFixed(1)}`;
+      let p = `M${Math.round(x(span.from))},${Math.round(y(0))}`;
+      let column = Number.NaN;
+      for (const [t, n] of points) {
+        const px = Math.round(x(t));
+        p += px === column ? ` V${Math.round(y(n))}` : ` H${px} V${Math.round(y(n))}`;
+        column = px;
+      }
+      return `${p} H${Math.round(x(span.to))}`;
     };
-    const gridLines = Array.from({ length: total + 1 }, (_, n) => `<line x1="40" x2="740" y1="${y(n)}" y2="${y(n)}" stroke="#eef1f4"/><text x="34" y="${y(n) + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`);
+    // At most about ten grid lines, whatever the ledger's length.
+    const every = Math.max(1, Math.ceil(total / 10));
+    const gridLines: string[] = [];
+    for (let n = 0; n <= total; n += every) gridLines.push(`<line x1="40" x2="740" y1="${Math.round(y(n))}" y2="${Math.round(y(n))}" stroke="#eef1f4"/><text x="34" y="${Math.round(y(n)) + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`);
     const title = ledger?.title === null || ledger === undefined ? '' : ` ${esc(ledger.title)}`;
     out.push(`<h3>Issue ${issue}${title}: ${ledger === undefined ? 'no ledger on disk' : `${ledger.steps.filter((s) => s.state === 'done').length} of ${ledger.steps.length} steps done now`}</h3>`);
     out.push(`<svg class="prog ledger-progress" data-issue="${issue}" viewBox="0 0 760 140" role="img" aria-label="steps of issue ${issue} done over time">${gridLines.join('')}<path d="${path(green)}" fill="none" stroke="#e0a21e" stroke-width="2"/><path d="${path(done)}" fill="none" stroke="#2e9e4f" stroke-width="2.5"/><text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`);
-    const items = ticks.map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}</td><td class="reason">${esc(t.title ?? '')}</td></tr>`);
-    if (items.length > 0) out.push(`<details><summary>${items.length} ledger events</summary><table><tbody>${items.join('')}</tbody></table></details>`);
+    // The chart shows them all; the list keeps the last ones (the event log has every one).
+    const items = ticks.slice(-LAST_TICKS).map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}<td class="reason">${esc(t.title ?? '')}\n`);
+    const shown = ticks.length > LAST_TICKS ? `the last ${LAST_TICKS} of ${ticks.length} ledger events` : `${ticks.length} ledger events`;
+    if (items.length > 0) out.push(`<details><summary>${shown}</summary><table><tbody>${items.join('')}</tbody></table></details>`);
   }
   return out.join('\n');
 }

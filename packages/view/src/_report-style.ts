@@ -16,7 +16,7 @@ export const STATUS_COLORS: Record<string, string> = {
 };
 
 /** The stylesheet. */
-export const REPORT_CSS = `
+export const REPORT_CSS = `${Object.entries(STATUS_COLORS).map(([status, color]) => `.bar[data-status=${status}]{background-color:${color}}`).join('')}
 :root{--lbl:19rem;--fg:#1d232b;--mute:#5d6876;--line:#d9dee5;--bg:#fff;--band:#f5f7fa}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
@@ -46,7 +46,7 @@ details.grp>summary{cursor:pointer;padding:4px 8px;font-weight:600;background:va
 .trk{position:relative;border-left:1px solid var(--line)}
 .bar{position:absolute;height:13px;min-width:2px;border-radius:2px;color:#fff;font-size:10px;line-height:13px;padding:0 0 0 2px;overflow:hidden;white-space:nowrap}
 .bar.rev{outline:2px dashed #e08a1e;outline-offset:-1px}
-.bar.st-running{background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.35) 4px 8px)}
+.bar[data-status=running]{background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.35) 4px 8px)}
 .vm{position:absolute;width:8px;height:8px;transform:translate(-50%,1px) rotate(45deg);border:1px solid #fff;z-index:2}
 .v-PASS{background:#2e9e4f}.v-REJECT{background:#e08a1e}.v-ERROR{background:#d33c3c}
 .ov{position:absolute;top:0;bottom:0;left:var(--lbl);right:0;pointer-events:none}

@@ -17,10 +17,13 @@ const MARK_PX = 11;
 /** The narrowest bar, as a fraction of the run: a one-second leaf in a day-long run still shows. */
 const MIN_BAR = 0.004;
 
-/** Where time `t` falls on the track, as a CSS percentage. */
+/** Where time `t` falls on the track, as a CSS percentage (three decimals: a 24,000-pixel track needs them). */
 export function at(span: Span, t: number): string {
-  const pct = ((t - span.from) / Math.max(1, span.to - span.from)) * 100;
-  return `${Math.min(100, Math.max(0, pct)).toFixed(3)}%`;
+  return `${percent((t - span.from) / Math.max(1, span.to - span.from))}%`;
+}
+
+function percent(fraction: number): number {
+  return Math.round(Math.min(1, Math.max(0, fraction)) * 100_000) / 1000;
 }
 
 /** The colour class of a leaf: its exit status, `failed` for a leaf that exited non-zero. */
@@ -83,12 +86,12 @@ function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number): Arr
 }
 
 function barTitle(run: LeafRun): string {
-  const parts = [run.leaf, run.status + (run.code === null ? '' : ` ${run.code}`)];
-  if (run.durationMs !== null) parts.push(formatDuration(run.durationMs));
-  if (run.attempt !== null && run.attempt > 1) parts.push(`revision ${run.attempt - 1}`);
-  if (run.usage !== null) parts.push(`${run.usage.input_tokens ?? '?'} in / ${run.usage.output_tokens ?? '?'} out tokens, ${formatUsd(run.usage.cost_usd)}`);
-  if (run.step !== null) parts.push(`step: ${run.step}`);
-  return parts.join(' · ');
+  let title = `${run.leaf} · ${run.status}${run.code === null ? '' : ` ${run.code}`}`;
+  if (run.durationMs !== null) title += ` · ${formatDuration(run.durationMs)}`;
+  if (run.attempt !== null && run.attempt > 1) title += ` · attempt ${run.attempt}`;
+  const u = run.usage;
+  if (u !== null) title += ` · ${u.input_tokens ?? '?'} in / ${u.output_tokens ?? '?'} out tokens, ${formatUsd(u.cost_usd)}`;
+  return title;
 }
 
 /** The timeline's HTML. */
@@ -119,10 +122,11 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
         const height = Math.max(1, ...placed.map(([, lane]) => lane + 1)) * LANE_PX + top;
         const bars = placed.map(([run, lane]) => {
           const left = at(span, run.launchedAt);
-          const width = (Math.max(end(run) - run.launchedAt, least) / Math.max(1, span.to - span.from)) * 100;
+          const width = percent(Math.max(end(run) - run.launchedAt, least) / Math.max(1, span.to - span.from));
           const cls = statusClass(run);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
-          return `<div class="bar leaf-bar st-${cls}${rev}" data-leaf="${esc(run.leaf)}" data-status="${esc(cls)}" style="left:${left};width:${width.toFixed(3)}%;top:${lane * LANE_PX + top}px;background-color:${STATUS_COLORS[cls]}" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
+          // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
+          return `<div class="bar${rev}" data-status="${cls}" style="left:${left};width:${width}%;top:${lane * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
         });
         const diamonds = marks.map((v) =>
           `<div class="vm verdict-mark v-${esc(v.verdict)}" data-verdict="${esc(v.verdict)}" style="left:${at(span, v.at)};top:0" title="${esc(`${v.verdict} (${v.phase}) ${clockTime(v.at)}: ${v.reason}`)}"></div>`);

@@ -1,3 +1,5 @@
+import { isoTimestamp } from '@leap/core';
+
 // Formatting shared by the terminal view and the report: durations, tokens, money, and making text from
 // events (titles, reasons, agents' words) safe to print: it is data, never markup or terminal control.
 
@@ -13,7 +15,12 @@ export function formatDuration(ms: number): string {
 
 /** A token count with thousands separators; null is `?` (the CLI did not say). */
 export function formatTokens(n: number | null): string {
-  return n === null ? '?' : String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  if (n === null) return '?';
+  const digits = String(Math.round(n));
+  if (digits.length <= 3) return digits;
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return out;
 }
 
 /** Dollars: four decimals below a cent, two above; null is `?`. */
@@ -24,8 +31,7 @@ export function formatUsd(n: number | null): string {
 
 /** `HH:MM:SS` of an epoch time, in UTC (the event log's own zone). */
 export function clockTime(ms: number): string {
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? '?' : d.toISOString().slice(11, 19);
+  return Number.isFinite(ms) ? isoTimestamp(ms).slice(11, 19) : '?';
 }
 
 // C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
@@ -50,5 +56,8 @@ const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '
 
 /** Text for HTML content or a quoted attribute: `<script>` in a title shows as text. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML[c] ?? c);
+  // Most text has nothing to escape; testing first spares a long report most of its replace calls.
+  return NEEDS_ESCAPE.test(text) ? text.replace(/[&<>"']/g, (c) => HTML[c] ?? c) : text;
 }
+
+const NEEDS_ESCAPE = /[&<>"']/;

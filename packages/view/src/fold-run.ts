@@ -112,6 +112,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
     problems: [...problems], firstAt: null, lastAt: null,
   };
   const byRun = new Map<string, LeafRun>();
+  const named = new Map<string, LeafRun[]>();
   const open = new Map<string, LeafRun[]>();
   const slices = new Map<string, Slice>();
   const ballOwners = new Map<string, Set<string>>();
@@ -162,6 +163,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
           timeoutMs: count(e.timeout_ms), line: r.line, launchedAt: r.at, exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
         };
         model.leaves.push(run);
+        pushTo(named, leaf, run);
         if (run.run !== null) byRun.set(run.run, run);
         const stack = open.get(leaf) ?? [];
         stack.push(run);
@@ -185,6 +187,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
             launchedAt: r.at - (duration ?? 0), exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
           };
           model.leaves.push(run);
+          pushTo(named, leaf, run);
         }
         const at = stack.indexOf(run);
         if (at >= 0) stack.splice(at, 1);
@@ -233,7 +236,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
           input_tokens: count(e.input_tokens), output_tokens: count(e.output_tokens), cost_usd: count(e.cost_usd),
           issue: issueOf(e), step: stepOf(e), slice: str(e.slice), ball: str(e.ball),
         };
-        const run = findLeafFor(model.leaves, usage);
+        const run = findLeafFor(named.get(leaf) ?? [], usage);
         if (run !== undefined) {
           run.usage = usage;
           usage.issue ??= run.issue;
@@ -314,6 +317,12 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
     if (usage.slice === null && usage.ball !== null) usage.slice = soleOwner(ballOwners, usage.ball);
   }
   return model;
+}
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
 }
 
 function soleOwner(owners: Map<string, Set<string>>, ball: string): string | null {

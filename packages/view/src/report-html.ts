@@ -1,5 +1,6 @@
 // `leap report`'s one self-contained HTML file (CONTRACT section 10): no script, no network (its
 // Content-Security-Policy forbids both), every text from the run escaped.
+import { isoTimestamp } from '@leap/core';
 import { escapeHtml as esc, formatDuration, formatTokens, formatUsd } from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
 import { renderBailsAndStops, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
@@ -26,7 +27,8 @@ function renderCost(view: ViewData): string {
   out.push(costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue'));
   out.push(costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step'));
   out.push(costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice'));
-  const rows = usage.map((u) => `<tr><td>${esc(u.leaf)}</td><td>${esc(u.agent ?? '?')}</td><td>${esc(u.model ?? '?')}</td><td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}</td><td class="n">${formatTokens(u.input_tokens)}</td><td class="n">${formatTokens(u.output_tokens)}</td><td class="n">${formatUsd(u.cost_usd)}</td></tr>`);
+  // One row per leaf, so the end tags HTML lets a table leave out are left out.
+  const rows = usage.map((u) => `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}\n`);
   out.push(`<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary><table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`);
   return out.join('\n');
 }
@@ -50,7 +52,7 @@ export function renderReport(view: ViewData): string {
     ['tokens', total.leaves === 0 ? 'not reported' : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
-  const when = model.firstAt === null ? 'no events yet' : `${new Date(span.from).toISOString().replace('T', ' ').slice(0, 19)}Z to ${new Date(span.to).toISOString().slice(11, 19)}Z`;
+  const when = model.firstAt === null ? 'no events yet' : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">

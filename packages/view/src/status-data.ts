@@ -1,4 +1,5 @@
 // What `leap status` shows (CONTRACT section 10), as data: `--json` prints it, the terminal view draws it.
+import { isoTimestamp } from '@leap/core';
 import { breakDownCost, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
 import { readTimeLimit, supervisorEnv } from './read-state.js';
@@ -65,7 +66,8 @@ export interface StatusData {
   cost: CostTotal;
 }
 
-const iso = (ms: number): string => (Number.isFinite(ms) ? new Date(ms).toISOString() : '');
+// Core's formatter: Date#toISOString would load the local time zone, a millisecond of start-up.
+const iso = (ms: number): string => (Number.isFinite(ms) ? isoTimestamp(ms) : '');
 
 /** How many verdicts and bails the status keeps (the report has them all). */
 export const LAST_VERDICTS = 5;

@@ -56,8 +56,8 @@ browse('a real run of the demo: a bar per leaf, the REJECT and its revision, the
   const { page, requests } = await open(file);
   assert.equal(requests, [`file://${file}`]);
   assert.is(await page.title(), `leap report: ${repo}`);
-  assert.is(await page.locator('#timeline .leaf-bar').count(), events);
-  for (const box of await Promise.all((await page.locator('#timeline .leaf-bar').all()).map((b) => b.boundingBox()))) {
+  assert.is(await page.locator('#timeline .bar').count(), events);
+  for (const box of await Promise.all((await page.locator('#timeline .bar').all()).map((b) => b.boundingBox()))) {
     assert.ok(box !== null && box.width >= 2 && box.height >= 10, 'every bar can be seen');
   }
   assert.is(await page.locator('#timeline .verdict-mark[data-verdict="REJECT"]').count(), 1);
@@ -66,7 +66,7 @@ browse('a real run of the demo: a bar per leaf, the REJECT and its revision, the
   assert.match(await page.locator('#ledgers h3').innerText(), /Issue 1 Slugify step titles: 2 of 2 steps done now/);
   assert.ok(await page.locator('#timeline summary', { hasText: 'issue 1' }).isVisible());
   assert.ok(await page.getByText("Drop characters like ' \" $ ` that are not letters or digits").first().isVisible());
-  const failed = await page.locator('#timeline .leaf-bar[data-status="failed"]').count();
+  const failed = await page.locator('#timeline .bar[data-status="failed"]').count();
   assert.ok(failed >= 1, 'the verdict leaf that returned REJECT exited non-zero');
   await shot(page, 'report-demo.png');
 });
@@ -87,7 +87,7 @@ browse('a slice, with markup in its words: the waves with their balls and receip
   assert.equal(await page.locator('.ball').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-ball')}:${e.getAttribute('data-receipt')}`)), ['lexer:1', 'docs:-1', 'cli:', 'parser:1']);
   assert.match(await page.locator('.ball[data-ball="lexer"]').innerText(), /1 passed[\s\S]*r1 0[\s\S]*r2 1[\s\S]*reviews: 2 of 2 pass[\s\S]*merged 111111111111/);
   assert.match(await page.locator('#cost-slice').innerText(), /slice split-parser\s+5\s+49,000 \(1 unreported\)\s+11,400 \(1 unreported\)\s+\$0\.29 \(2 unreported\)/);
-  assert.is(await page.locator('#timeline .leaf-bar').count(), 6);
+  assert.is(await page.locator('#timeline .bar').count(), 6);
   await shot(page, 'report-slice.png');
 });
 
@@ -97,12 +97,12 @@ browse('500 leaves stay readable: grouped and collapsible, no bar on another, no
   for (const [issue, titles] of Object.entries(ledgers)) files[`.tdd/issue-${issue}.md`] = ledgerText(issue, titles);
   const file = makeReport(repoWith(files));
   const { page } = await open(file, 1280);
-  assert.is(await page.locator('#timeline .leaf-bar').count(), 500);
+  assert.is(await page.locator('#timeline .bar').count(), 500);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no horizontal scrolling');
   const overlaps = await page.locator('#timeline .trk').evaluateAll((tracks) => {
     let bad = 0;
     for (const t of tracks) {
-      const boxes = [...t.querySelectorAll('.leaf-bar')].map((b) => b.getBoundingClientRect());
+      const boxes = [...t.querySelectorAll('.bar')].map((b) => b.getBoundingClientRect());
       for (let i = 0; i < boxes.length; i++) {
         for (let j = i + 1; j < boxes.length; j++) {
           const a = boxes[i] as DOMRect;

@@ -1,0 +1,41 @@
+// The view (`leap status`, `leap report`): status start-up on a recorded run of the demo (at most 1.3x
+// `node -e 0`), and a report of a 10,000-event log (at most 2x `node -e 0`, the file at most 2 MB).
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const VIEW = (root) => join(root, 'packages', 'view');
+
+function repo(dir, files) {
+  mkdirSync(join(dir, '.git'), { recursive: true }); // the view finds the repository root by its .git; it runs no git
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+export default async function view(ctx) {
+  const leap = ctx.bin('cli', 'leap');
+  if (!ctx.has(leap)) {
+    ctx.note('view: packages/cli/dist/bin/leap.cjs is not built; skipped');
+    return;
+  }
+  const fixtures = join(VIEW(ctx.root), 'test', 'fixtures');
+  const demo = repo(join(ctx.tmp, 'demo'), {
+    '.tdd/events.jsonl': readFileSync(join(fixtures, 'demo.jsonl'), 'utf8'),
+    '.tdd/issue-1.md': "# Slugify step titles\n\n## Steps\n\n- [x] Lowercase the words and join them with dashes <!-- criterion: 1 -->\n- [x] Drop characters like ' \" $ ` that are not letters or digits <!-- criterion: 2 -->\n",
+  });
+  ctx.coldStart('leap status (a recorded run of the demo: 54 events, one ledger)', [leap, 'status'], { cwd: demo, budget: 1.3, expect: 0 });
+
+  const { bigLog, ledgerText } = await import(join(fixtures, 'big-log.mjs'));
+  const { lines, ledgers } = bigLog(3000);
+  const events = lines.slice(0, 10_000);
+  const files = { '.tdd/events.jsonl': events.join('') };
+  for (const [issue, titles] of Object.entries(ledgers)) files[`.tdd/issue-${issue}.md`] = ledgerText(issue, titles);
+  const big = repo(join(ctx.tmp, 'big'), files);
+  const out = join(big, 'report.html');
+  ctx.coldStart(`leap report (${events.length.toLocaleString('en')} events)`, [leap, 'report', '--out', out], { cwd: big, budget: 2, expect: 0 });
+  const bytes = statSync(out).size;
+  ctx.check(`leap report of ${events.length.toLocaleString('en')} events: file size`, (bytes / 1e6).toFixed(2), '<= 2 MB', bytes <= 2e6, ' MB');
+  ctx.coldStart('leap status (the same 10,000 events)', [leap, 'status'], { cwd: big, expect: 0 });
+}
