@@ -192,3 +192,12 @@ export function writeIgnoreFiles(paths: SlicePaths, stateDir: string): void {
     writeFileSync(join(stateDir, '.gitignore'), STATE_GITIGNORE);
   }
 }
+
+/** Move a record a reopened ball no longer supports to spine/record-K.json: history is kept, never deleted. */
+export function retireRecord(paths: SlicePaths): void {
+  if (!existsSync(paths.record)) return;
+  let k = 1;
+  while (existsSync(join(paths.dir, 'spine', `record-${k}.json`))) k++;
+  mkdirSync(join(paths.dir, 'spine'), { recursive: true });
+  renameSync(paths.record, join(paths.dir, 'spine', `record-${k}.json`));
+}
