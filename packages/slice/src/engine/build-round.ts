@@ -33,9 +33,10 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     receipt: null, reason: '', candidate: null, commit: null, proof: null, changed: [], champion: request.champion,
     jury: null, reproof: null, builder: { agent: agent.name, family: agent.family, leaf, status: null }, leaves: [],
   };
+  // Undo: a round's move back to the round's start; a refusal, every change of the ball back to its start.
   const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
     if (undo) {
-      await undoTo(dir, request.commit);
+      await undoTo(dir, receipt === -1 ? request.start : request.commit);
       result.commit = null;
     }
     return Object.assign(result, { receipt, reason });

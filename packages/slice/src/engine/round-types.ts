@@ -9,6 +9,8 @@ export interface RoundRequest extends BallRoundRequest {
   spec: Ball;
   /** The branch the ball's work lands on: `leap/SLICE/BALL`. */
   branch: string;
+  /** The commit the ball started from (base plus its dependencies' work): a `-1` undoes the ball back to it. */
+  start: string;
   prompt: string;
   reviewers: string[];
   alternates: string[];

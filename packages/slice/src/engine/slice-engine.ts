@@ -9,7 +9,7 @@ import { candidateAt } from './candidate-at.js';
 import { renderCheckpoint } from './checkpoint.js';
 import type { CostMeter } from './cost.js';
 import type { EngineLog } from './events.js';
-import { git, isAncestor, mergeCommits, resolveCommit } from './git.js';
+import { isAncestor, mergeCommits, resolveCommit } from './git.js';
 import { aggregateJury, mergeBall, spineBranch } from './integrate.js';
 import { renderBuilderPrompt } from './prompt.js';
 import { buildProvenance } from './provenance.js';
@@ -246,7 +246,7 @@ export class Engine {
         const n = rounds.length + 1;
         const prompt = renderBuilderPrompt({ slice: c.slice.id, ball, round: n, previous: rounds.at(-1) ?? null, checkpoint: state.checkpoint });
         const outcome = await c.runner.buildRound({
-          slice: c.slice.id, ball: ball.id, round: n, commit, agent: c.agents.builder.name, definition: c.slice, spec: ball, branch, prompt,
+          slice: c.slice.id, ball: ball.id, round: n, commit, agent: c.agents.builder.name, definition: c.slice, spec: ball, branch, start, prompt,
           reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, champion,
           checkMap: n === 1 && !goOn, passed: this.passedIds(), timeoutMs: c.timeoutMs, authors: c.authors,
           costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
@@ -275,7 +275,6 @@ export class Engine {
       return await this.hold(state, `four rounds without a pass (the last: ${rounds.at(-1)?.reason ?? 'none'}); there is no fifth round`, rounds, 4, commit, start);
     } finally {
       await c.runner.releaseBall(c.slice.id, ball.id);
-      if (state.result?.receipt === -1) await git(c.repoRoot, ['branch', '-f', branch, start]).catch(() => undefined);
     }
   }
 
