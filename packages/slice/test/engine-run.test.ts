@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+import { createLocalRunner, runSlice } from '../src/index.js';
+import { ball, contentProof, engineEnv, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'README.md': '# repo\n' };
 
@@ -154,6 +155,34 @@ run('a proof that needs the repository\'s ignored dependencies finds them in the
   assert.equal(readLeap<{ changed: string[] }>(repo, 'deps', 'a', 'round-1.json')?.changed, ['src/a.txt']);
   assert.is(readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), 'module.exports = "A\\n";\n');
   assert.is(showFile(repo, 'leap/deps/spine', 'node_modules/dep/index.js'), null);
+  assert.equal(extraWorktrees(repo), []);
+});
+
+run('the runner is a plugin: a runner that gets each round as JSON (as a queue would carry it) builds the same slice', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = threeBalls(dir);
+  const agents = writeAgents(dir, PASSING);
+  const asked: { ball: string; round: number; commit: string; agent: string }[] = [];
+  const summary = await runSlice({
+    file, cwd: repo, env: engineEnv(), jobs: 2, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+    createRunner: (context) => {
+      const local = createLocalRunner(context);
+      return {
+        name: 'queued',
+        buildRound: async (request) => {
+          const carried = JSON.parse(JSON.stringify(request)) as typeof request;
+          asked.push({ ball: carried.ball, round: carried.round, commit: carried.commit, agent: carried.agent });
+          return JSON.parse(JSON.stringify(await local.buildRound(carried))) as Awaited<ReturnType<typeof local.buildRound>>;
+        },
+        releaseBall: (slice, ball) => local.releaseBall(slice, ball),
+        close: () => local.close(),
+      };
+    },
+  });
+  assert.is(summary.exitCode, 0, JSON.stringify(summary.balls));
+  assert.equal(asked.map((a) => [a.ball, a.round, a.agent]).sort(), [['a', 1, 'b'], ['b', 1, 'b'], ['c', 1, 'b']]);
+  assert.is(asked.find((a) => a.ball === 'a')?.commit, git(repo, 'rev-parse', 'main').trim());
+  assert.is(showFile(repo, 'leap/trio/spine', 'src/c.txt'), 'C\n');
   assert.equal(extraWorktrees(repo), []);
 });
 
