@@ -35,7 +35,7 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
     out.push('', paint('bold', title));
   };
 
-  out.push(`${paint('bold', 'leap status')}  ${safe(data.repo, width - 40)}  ${data.now.slice(0, 19).replace('T', ' ')}Z  ${data.log.events} events`);
+  out.push(`${paint('bold', 'leap status')}  ${safe(data.repo, width - 40)}  ${data.now.slice(0, 19).replace('T', ' ')}Z  ${data.log.events} ${data.log.events === 1 ? 'event' : 'events'}`);
   if (!data.log.exists) {
     out.push('', `No event log yet (${rel(data.eventsFile)}): nothing has run in this repository.`);
   } else if (data.log.events === 0 && data.log.problems.length === 0) {

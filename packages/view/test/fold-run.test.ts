@@ -115,3 +115,54 @@ odd('an exit without launch, a leaf never exited, a launch without run id paired
 });
 
 odd.run();
+
+// ---
+const edges = suite('foldRun: the engine\'s own shapes and fields of the wrong type');
+
+edges('a ball event carrying its receipt, reviews before their receipt, a second exit of one run, fields of the wrong type', () => {
+  let s = 0;
+  const ev = (event: Record<string, unknown>) => ({ line: ++s, at: s * 1000, event: { ts: new Date(s * 1000).toISOString(), ...event } as never });
+  const m = foldRun([
+    ev({ event: 'ball', slice: 's', ball: 'held', state: 'checkpointed', wave: 0, receipt: 0, reason: 'four rounds without a pass' }),
+    ev({ event: 'ball', slice: 's', ball: 'held', state: 'checkpointed', receipt: 1, deps: ['a', 3] }),
+    ev({ event: 'review', slice: 's', ball: 'b', candidate: 'cb', reviewer: 'r', family: 'f', verdict: 'pass', value: 1 }),
+    ev({ event: 'review', candidate: 'late', reviewer: 'r', family: 'f', verdict: 'pass', value: 1 }),
+    ev({ event: 'review', candidate: 'nowhere', value: -1 }),
+    ev({ event: 'receipt', slice: 's', ball: 'b', value: 1, candidate: 'late', evidence: 7 }),
+    ev({ event: 'round', slice: 's', ball: 'b', round: 1 }),
+    ev({ event: 'round', slice: 's', ball: 'b', round: 1, receipt: 1 }),
+    ev({ event: 'round', slice: 's', ball: 'b', round: 2, receipt: 5 }),
+    ev({ event: 'merge', slice: 's', ball: 'b' }),
+    ev({ event: 'ball', slice: '', ball: 'x' }),
+    ev({ event: 'ball', slice: 's' }),
+    ev({ event: 'review', candidate: 'x' }),
+    ev({ event: 'launch', leaf: 'develop-red', run: 'r1', issue: 'one', step: 5, attempt: 'two', pid: -1 }),
+    ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0, status: 'exited', duration_ms: 'long' }),
+    ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0 }),
+    ev({ event: 'exit', leaf: '' }),
+    ev({ event: 'usage', leaf: '' }),
+    ev({ event: 'stop', mode: 'now' }),
+    ev({ event: 'mark' }),
+    ev({ event: 'bail', class: 'process' }),
+    ev({ event: 'bail', cause: 'agent-failed' }),
+    ev({ event: 'verdict', phase: 'red', verdict: 'PASS' }),
+    ev({ event: 'verdict', verdict: 'PASS' }),
+    ev({ event: 'launch', leaf: 'build-b-1', slice: 'other' }),
+    ev({ event: 'usage', leaf: 'build-b-1', slice: 'other', ball: 'b' }),
+    ev({ event: 'usage', leaf: 'review-held-google' }),
+  ]);
+  const [held, b] = m.slices[0]?.balls ?? [];
+  assert.equal([held?.receipt?.value, held?.receipt?.evidence, held?.wave, held?.deps], [0, 'four rounds without a pass', 0, ['a']]);
+  assert.equal(b?.reviews.map((r) => r.candidate), ['cb', 'late']);
+  assert.equal(b?.rounds.map((r) => [r.round, r.receipt]), [[1, 1], [2, null]]);
+  assert.equal([b?.receipt?.evidence, b?.merged], ['', { commit: '', candidate: '', at: 10_000 }]);
+  const red = m.leaves.find((l) => l.leaf === 'develop-red');
+  assert.equal([red?.issue, red?.step, red?.attempt, red?.durationMs, red?.status], [null, null, null, 1000, 'exited']);
+  assert.equal(m.leaves.filter((l) => l.leaf === 'develop-red').length, 2, 'a second exit of one run is an exit of its own');
+  assert.equal([m.stops[0]?.action, m.marks[0]?.name, m.bails.map((x) => [x.cause, x.class]), m.verdicts[0]?.reason], [undefined, '', [['agent-failed', '?']], '']);
+  assert.equal(m.problems.map((p) => p.line), [11, 12, 13, 17, 18, 19, 21, 24]);
+  assert.equal(m.usage.map((u) => [u.slice, u.ball]), [['other', 'b'], ['s', 'held']]);
+  assert.is(m.leaves.find((l) => l.leaf === 'build-b-1')?.slice, 'other');
+});
+
+edges.run();

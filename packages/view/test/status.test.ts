@@ -92,6 +92,30 @@ recorded('a slice: its balls by wave with receipts and rounds, the records on di
   assert.match(r.out, /^Problems\n {2}\.leap\/broken\/run\.json: not JSON/m);
 });
 
+recorded('the engine\'s records: run.json names the slice file, whose balls give the dependencies; result.json gives a receipt and its reason', async () => {
+  const repo = repoWith({
+    'slices/s2.json': JSON.stringify({ id: 's2', base: 'HEAD', spine: 'integrator', balls: [{ id: 'a', deps: [] }, { id: 'b', deps: ['a'] }, { id: 'c', deps: ['b', 'ghost'] }] }),
+    '.leap/s2/run.json': JSON.stringify({ slice: 's2', base: 'f'.repeat(40), file: 'slices/s2.json', started: '2026-11-30T10:00:00.000Z' }),
+    '.leap/s2/a/round-1.json': JSON.stringify({ slice: 's2', ball: 'a', round: 1, receipt: null, reason: 'proof failed' }),
+    '.leap/s2/a/round-2.json': JSON.stringify({ slice: 's2', ball: 'a', round: 2, receipt: 1, reason: 'passed' }),
+    '.leap/s2/a/round-x.json': '{}',
+    '.leap/s2/a/result.json': JSON.stringify({ receipt: 1, reason: 'proof, jury and re-proof agree', candidate: 'abc', rounds: 2 }),
+    '.leap/s2/b/result.json': JSON.stringify({ receipt: 0, reason: 'blocked: a dependency held', blockedBy: ['a'] }),
+    '.leap/s2/b/round-1.json': '[1]',
+    '.leap/notes.txt': 'not a slice',
+  });
+  const data = await statusJson(repo);
+  assert.equal(data.slices.map((s) => s.id), ['s2']);
+  assert.equal(data.slices[0]?.balls.map((b) => [b.id, b.deps, b.wave, b.receipt, b.rounds.map((r) => r.receipt)]), [
+    ['a', [], 0, 1, [null, 1]], ['b', ['a'], 1, 0, [null]], ['c', ['b', 'ghost'], null, null, []],
+  ]);
+  assert.equal(data.fileProblems.map((p) => [p.file.slice(repo.length), p.message]), [['/.leap/s2/b/round-1.json', 'expected a JSON object; ignored']]);
+  const { collectView } = await import('../src/collect-view.js');
+  const view = collectView({ cwd: repo, env: cleanEnv() });
+  assert.is(view.model.slices[0]?.balls[0]?.receipt?.evidence, 'proof, jury and re-proof agree');
+  assert.match((await status(repo)).out, /^ {2}wave \? {2}c {2}no receipt/m);
+});
+
 recorded('usage with nulls, a killed leaf and a cost-budget bail', async () => {
   const repo = repoWith({ '.tdd/events.jsonl': fixture('usage-nulls.jsonl') });
   const data = await statusJson(repo);

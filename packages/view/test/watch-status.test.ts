@@ -70,3 +70,45 @@ watch('a state folder made after the start is found; a running leaf redraws with
 });
 
 watch.run();
+
+// ---
+const cli = suite('statusMain --watch');
+cli.after(cleanupTempDirs);
+
+async function watchMain(args: string[], isTTY: boolean, until: (out: string) => boolean): Promise<{ code: number; out: string }> {
+  const { statusMain } = await import('../src/status-cli.js');
+  const { captureIo } = await import('./helpers.js');
+  const repo = repoWith({ '.tdd/events.jsonl': line(0, { event: 'mark', name: 'start', anchor: null }) });
+  const c = captureIo(repo, cleanEnv({ COLUMNS: '80' }), isTTY);
+  const running = statusMain(args, c.io);
+  try {
+    await waitFor(() => c.out().length > 0, 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    appendFileSync(join(repo, '.tdd/events.jsonl'), line(1, { event: 'verdict', phase: 'red', verdict: 'PASS', reason: 'ok' }));
+    await waitFor(() => until(c.out()), 5000);
+  } finally {
+    // What Ctrl-C does: the command's own SIGINT listener ends the watch.
+    process.emit('SIGINT');
+  }
+  return { code: await running, out: c.out() };
+}
+
+cli('--json prints one JSON line per change; Ctrl-C ends it with exit 0 and removes its listeners', async () => {
+  const before = process.listenerCount('SIGINT');
+  const r = await watchMain(['--watch', '--json'], false, (out) => out.split('\n').length >= 3);
+  assert.is(r.code, 0);
+  const frames = r.out.trim().split('\n').map((l) => JSON.parse(l) as StatusData);
+  assert.equal(frames.slice(0, 2).map((f) => f.log.events), [1, 2]);
+  assert.is(process.listenerCount('SIGINT'), before);
+});
+
+cli('on a terminal each frame redraws from the top of the screen; through a pipe frames follow one another', async () => {
+  const tty = await watchMain(['--watch'], true, (out) => out.split('\x1b[H').length >= 3);
+  assert.ok(tty.out.startsWith('\x1b[2J\x1b[H'), 'the screen is cleared once');
+  assert.match(tty.out, /\x1b\[H\x1b\[1mleap status\x1b\[0m.*2 events\x1b\[K\n/);
+  assert.ok(tty.out.endsWith('\x1b[J'));
+  const piped = await watchMain(['--watch'], false, (out) => out.split('leap status').length >= 3);
+  assert.match(piped.out, /1 event\n[\s\S]*\n\nleap status {2}.* {2}2 events\n/);
+});
+
+cli.run();
