@@ -10,13 +10,14 @@ const MAX_PATH_BYTES = 4095;
 // valid and already normal.
 const PLAIN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
 
-function isPlain(path: string): boolean {
+/** Whether `path` is in the common form: valid, and already normal. */
+export function isPlainPath(path: string): boolean {
   return path.length <= MAX_SEGMENT_BYTES && PLAIN.test(path);
 }
 
 /** Why `path` cannot be a scope path (a phrase: `is absolute...`), or null when it can. */
 export function scopePathProblem(path: string): string | null {
-  if (isPlain(path)) return null;
+  if (isPlainPath(path)) return null;
   if (path.length === 0) return 'is empty';
   if (path.includes('\0')) return 'contains a NUL byte, which no file name can hold';
   if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return 'is absolute: scope paths are relative to the repository root';
@@ -37,6 +38,6 @@ export function scopePathProblem(path: string): string | null {
 
 /** `path` without `.` segments and repeated slashes (check it with scopePathProblem first). */
 export function normalizeScopePath(path: string): string {
-  if (isPlain(path)) return path;
+  if (isPlainPath(path)) return path;
   return path.split('/').filter((s) => s !== '' && s !== '.').join('/');
 }

@@ -2,8 +2,8 @@
 // that can name branches, known dependencies, no cycle, one write spine, disjoint scopes whose
 // paths stay inside the repository. They read the slice loosely, so a part the schema refused
 // does not hide the other parts' violations.
-import { dependencyCycles } from './plan-waves.js';
-import { normalizeScopePath, scopePathProblem } from './scope-path.js';
+import { cycleIndices } from './plan-waves.js';
+import { isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
 import { ID_PATTERN } from './slice-id.js';
 import type { Violation } from './violation.js';
 
@@ -25,16 +25,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function looseBalls(slice: Record<string, unknown>): LooseBall[] {
   const balls = Array.isArray(slice.balls) ? slice.balls : [];
-  return balls.map((ball: unknown, index) => {
+  const out: LooseBall[] = new Array(balls.length);
+  for (let index = 0; index < balls.length; index++) {
+    const ball: unknown = balls[index];
     const b = isObject(ball) ? ball : {};
-    return {
+    out[index] = {
       index,
       id: typeof b.id === 'string' ? b.id : undefined,
       deps: Array.isArray(b.deps) ? b.deps : [],
       scope: Array.isArray(b.scope) ? b.scope : [],
       proof: isObject(b.proof) ? b.proof : undefined,
     };
-  });
+  }
+  return out;
 }
 
 /** Why `id` cannot be the last part of a git branch name, or null. */
@@ -45,14 +48,16 @@ export function refNameProblem(id: string): string | null {
   return null;
 }
 
-function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violation[]): void {
+// Returns each id's first ball, which the dependency rules read.
+function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violation[]): Map<string, number> {
   // An id the schema refused is reported there, once.
   if (typeof slice.id === 'string' && ID_PATTERN.test(slice.id)) {
     const why = refNameProblem(slice.id);
     if (why !== null) out.push({ rule: 'id-as-branch', message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`, balls: [], path: 'id' });
   }
   const first = new Map<string, number>();
-  for (const ball of balls) {
+  for (let i = 0; i < balls.length; i++) {
+    const ball = balls[i] as LooseBall;
     if (ball.id === undefined) continue;
     const seen = first.get(ball.id);
     if (seen !== undefined) {
@@ -65,27 +70,28 @@ function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violat
     if (why !== null) out.push({ rule: 'id-as-branch', message: `ball id ${JSON.stringify(ball.id)} cannot name the branch leap/SLICE/${ball.id}: it ${why}`, balls: [ball.id], path: `balls[${ball.index}].id` });
     if (RESERVED_BALL_IDS.includes(ball.id)) out.push({ rule: 'reserved-id', message: `ball id ${JSON.stringify(ball.id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`, balls: [ball.id], path: `balls[${ball.index}].id` });
   }
+  return first;
 }
 
-function depRules(balls: LooseBall[], out: Violation[]): void {
-  const ids = new Set<string>();
-  for (const ball of balls) if (ball.id !== undefined) ids.add(ball.id);
-  const graph = new Map<string, unknown[]>();
-  for (const ball of balls) {
-    let known = true;
+function depRules(balls: LooseBall[], first: ReadonlyMap<string, number>, out: Violation[]): void {
+  for (let i = 0; i < balls.length; i++) {
+    const ball = balls[i] as LooseBall;
     for (let j = 0; j < ball.deps.length; j++) {
       const dep = ball.deps[j];
-      if (typeof dep === 'string' && ids.has(dep)) continue;
-      known = false;
-      if (typeof dep !== 'string') continue;
+      if (typeof dep !== 'string' || first.has(dep)) continue;
       out.push({ rule: 'known-deps', message: `${ballName(ball)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: idsOf(ball), path: `balls[${ball.index}].deps[${j}]` });
     }
-    if (ball.id !== undefined && !graph.has(ball.id)) graph.set(ball.id, known ? ball.deps : ball.deps.filter((d) => typeof d === 'string' && ids.has(d)));
   }
-  for (const cycle of dependencyCycles(graph as Map<string, string[]>)) {
-    const path = [...cycle, cycle[0]].map((id) => JSON.stringify(id)).join(' -> ');
-    const at = balls.find((b) => b.id === cycle[0]);
-    out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: cycle, path: `balls[${at?.index ?? 0}].deps` });
+  // A ball whose id another ball took first is not a node: its id is reported as a duplicate.
+  const nodeAt = (i: number): readonly unknown[] => {
+    const ball = balls[i] as LooseBall;
+    return ball.id !== undefined && first.get(ball.id) === i ? ball.deps : [];
+  };
+  const indexOf = (id: unknown): number => (typeof id === 'string' ? first.get(id) ?? -1 : -1);
+  for (const cycle of cycleIndices(balls.length, nodeAt, indexOf)) {
+    const ids = cycle.map((i) => (balls[i] as LooseBall).id as string);
+    const path = [...ids, ids[0]].map((id) => JSON.stringify(id)).join(' -> ');
+    out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: ids, path: `balls[${cycle[0]}].deps` });
   }
 }
 
@@ -108,39 +114,58 @@ function idsOf(ball: LooseBall): string[] {
   return ball.id === undefined ? [] : [ball.id];
 }
 
+// The file a scope path names: normalised, and lowercased where case folds.
+function fileKey(path: string, foldCase: boolean): string | null {
+  const plain = isPlainPath(path);
+  if (!plain && scopePathProblem(path) !== null) return null;
+  const normal = plain ? path : normalizeScopePath(path);
+  return foldCase ? normal.toLowerCase() : normal;
+}
+
+// How `ball` first spelled the file `key`: looked up again only for a violation.
+function firstSpelling(ball: LooseBall, key: string, foldCase: boolean): string {
+  for (const entry of ball.scope) {
+    const path = isObject(entry) ? entry.path : undefined;
+    if (typeof path === 'string' && path !== '' && fileKey(path, foldCase) === key) return path;
+  }
+  return key;
+}
+
 function scopeRules(balls: LooseBall[], foldCase: boolean, out: Violation[]): void {
-  const owners = new Map<string, { ball: LooseBall; path: string }>();
-  for (const ball of balls) {
+  const owners = new Map<string, LooseBall>();
+  for (let i = 0; i < balls.length; i++) {
+    const ball = balls[i] as LooseBall;
     for (let j = 0; j < ball.scope.length; j++) {
       const entry = ball.scope[j];
       const path = isObject(entry) ? entry.path : undefined;
       if (typeof path !== 'string' || path === '') continue;
-      const why = scopePathProblem(path);
-      if (why !== null) {
-        out.push({ rule: 'scope-path', message: `${ballName(ball)}: scope path ${JSON.stringify(path)} ${why}`, balls: idsOf(ball), path: `balls[${ball.index}].scope[${j}].path` });
+      const key = fileKey(path, foldCase);
+      if (key === null) {
+        out.push({ rule: 'scope-path', message: `${ballName(ball)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`, balls: idsOf(ball), path: `balls[${ball.index}].scope[${j}].path` });
         continue;
       }
-      const normal = normalizeScopePath(path);
-      const key = foldCase ? normal.toLowerCase() : normal;
       const owner = owners.get(key);
       if (owner === undefined) {
-        owners.set(key, { ball, path });
+        owners.set(key, ball);
         continue;
       }
       const at = `balls[${ball.index}].scope[${j}].path`;
-      if (owner.ball === ball) {
-        out.push({ rule: 'disjoint-scopes', message: `${ballName(ball)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(owner.path)} and ${JSON.stringify(path)})`, balls: idsOf(ball), path: at });
+      const first = firstSpelling(owner, key, foldCase);
+      const normal = normalizeScopePath(path);
+      if (owner === ball) {
+        out.push({ rule: 'disjoint-scopes', message: `${ballName(ball)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`, balls: idsOf(ball), path: at });
       } else {
-        const other = owner.ball.id === undefined ? `balls[${owner.ball.index}]` : JSON.stringify(owner.ball.id);
-        const spelled = owner.path === path ? '' : ` (as ${JSON.stringify(owner.path)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(owner.path) !== normal ? ', one file where case is folded' : ''})`;
-        out.push({ rule: 'disjoint-scopes', message: `balls ${other} and ${ball.id === undefined ? `balls[${ball.index}]` : JSON.stringify(ball.id)} share the file ${JSON.stringify(normalizeScopePath(owner.path))}${spelled}`, balls: [...idsOf(owner.ball), ...idsOf(ball)], path: at });
+        const other = owner.id === undefined ? `balls[${owner.index}]` : JSON.stringify(owner.id);
+        const spelled = first === path ? '' : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
+        out.push({ rule: 'disjoint-scopes', message: `balls ${other} and ${ball.id === undefined ? `balls[${ball.index}]` : JSON.stringify(ball.id)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`, balls: [...idsOf(owner), ...idsOf(ball)], path: at });
       }
     }
   }
 }
 
 function entryRules(balls: LooseBall[], out: Violation[]): void {
-  for (const ball of balls) {
+  for (let i = 0; i < balls.length; i++) {
+    const ball = balls[i] as LooseBall;
     for (let j = 0; j < ball.scope.length; j++) {
       const entry = ball.scope[j];
       const lines = isObject(entry) && Array.isArray(entry.lines) ? (entry.lines as unknown[]) : undefined;
@@ -178,8 +203,8 @@ export function sliceRuleViolations(slice: unknown, options: { foldCase: boolean
   if (!isObject(slice)) return [];
   const balls = looseBalls(slice);
   const out: Violation[] = [];
-  idRules(slice, balls, out);
-  depRules(balls, out);
+  const first = idRules(slice, balls, out);
+  depRules(balls, first, out);
   spineRule(slice, balls, out);
   scopeRules(balls, options.foldCase, out);
   entryRules(balls, out);

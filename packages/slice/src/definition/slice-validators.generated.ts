@@ -7,8 +7,8 @@ function countCodePoints(text) {
   for (const _ of text) count++;
   return count;
 }
-export const validateBalls = validate20;
-const schema31 = {"$id":"https://leap.dev/schemas/parts/balls.schema.json","title":"LEAP balls","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false,"description":"One unit of work a builder can own alone."}};
+export const validateBalls: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate20;
+const schema31 = {"$id":"https://leap.dev/schemas/parts/balls.schema.json","title":"LEAP balls","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"type":["string","null"],"pattern":"^[0-9a-f]{64}$"},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false,"description":"One unit of work a builder can own alone."}};
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
 const pattern5 = new RegExp("^[\\s\\S]", "u");
 const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
@@ -158,68 +158,15 @@ if(valid3){
 if(data5.sha256 !== undefined){
 let data7 = data5.sha256;
 const _errs17 = errors;
-const _errs18 = errors;
-let valid4 = false;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
-const err0 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs19 === errors;
-valid4 = valid4 || _valid0;
-const _errs21 = errors;
-if(data7 !== null){
-const err2 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs21 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const err3 = {instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate20.errors = vErrors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/type",keyword:"type",params:{type: schema31.items.properties.scope.items.properties.sha256.type},message:"must be string,null"}];
 return false;
 }
-else {
-errors = _errs18;
-if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
-}
-else {
-vErrors = null;
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if(!pattern7.test(data7)){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+return false;
 }
 }
 }
@@ -231,15 +178,15 @@ var valid3 = true;
 if(valid3){
 if(data5.symbols !== undefined){
 let data8 = data5.symbols;
-const _errs23 = errors;
-if(errors === _errs23){
+const _errs19 = errors;
+if(errors === _errs19){
 if(Array.isArray(data8)){
-var valid5 = true;
+var valid4 = true;
 const len2 = data8.length;
 for(let i2=0; i2<len2; i2++){
 let data9 = data8[i2];
-const _errs25 = errors;
-if(errors === _errs25){
+const _errs21 = errors;
+if(errors === _errs21){
 if(typeof data9 === "string"){
 if(!pattern5.test(data9)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,schemaPath:"#/items/properties/scope/items/properties/symbols/items/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
@@ -251,8 +198,8 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbol
 return false;
 }
 }
-var valid5 = _errs25 === errors;
-if(!valid5){
+var valid4 = _errs21 === errors;
+if(!valid4){
 break;
 }
 }
@@ -262,7 +209,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbol
 return false;
 }
 }
-var valid3 = _errs23 === errors;
+var valid3 = _errs19 === errors;
 }
 else {
 var valid3 = true;
@@ -270,15 +217,15 @@ var valid3 = true;
 if(valid3){
 if(data5.lines !== undefined){
 let data10 = data5.lines;
-const _errs27 = errors;
-if(errors === _errs27){
+const _errs23 = errors;
+if(errors === _errs23){
 if(Array.isArray(data10)){
-var valid6 = true;
+var valid5 = true;
 const len3 = data10.length;
 for(let i3=0; i3<len3; i3++){
 let data11 = data10[i3];
-const _errs29 = errors;
-if(errors === _errs29){
+const _errs25 = errors;
+if(errors === _errs25){
 if(Array.isArray(data11)){
 if(data11.length > 2){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
@@ -293,12 +240,12 @@ else {
 const len4 = data11.length;
 if(len4 > 0){
 let data12 = data11[0];
-const _errs31 = errors;
+const _errs27 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs31){
+if(errors === _errs27){
 if(typeof data12 == "number"){
 if(data12 > 9007199254740991 || isNaN(data12)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
@@ -312,17 +259,17 @@ return false;
 }
 }
 }
-var valid7 = _errs31 === errors;
+var valid6 = _errs27 === errors;
 }
-if(valid7){
+if(valid6){
 if(len4 > 1){
 let data13 = data11[1];
-const _errs33 = errors;
+const _errs29 = errors;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs33){
+if(errors === _errs29){
 if(typeof data13 == "number"){
 if(data13 > 9007199254740991 || isNaN(data13)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
@@ -336,9 +283,9 @@ return false;
 }
 }
 }
-var valid7 = _errs33 === errors;
+var valid6 = _errs29 === errors;
 }
-if(valid7){
+if(valid6){
 const len5 = data11.length;
 if(!(len5 <= 2)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/items",keyword:"items",params:{limit: 2},message:"must NOT have more than 2 items"}];
@@ -354,8 +301,8 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/
 return false;
 }
 }
-var valid6 = _errs29 === errors;
-if(!valid6){
+var valid5 = _errs25 === errors;
+if(!valid5){
 break;
 }
 }
@@ -365,7 +312,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines"
 return false;
 }
 }
-var valid3 = _errs27 === errors;
+var valid3 = _errs23 === errors;
 }
 else {
 var valid3 = true;
@@ -401,8 +348,8 @@ var valid1 = true;
 if(valid1){
 if(data0.proof !== undefined){
 let data14 = data0.proof;
-const _errs35 = errors;
-if(errors === _errs35){
+const _errs31 = errors;
+if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing2;
 if((data14.argv === undefined) && (missing2 = "argv")){
@@ -410,7 +357,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/
 return false;
 }
 else {
-const _errs37 = errors;
+const _errs33 = errors;
 for(const key2 in data14){
 if(!((key2 === "argv") || (key2 === "metric"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/items/properties/proof/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
@@ -418,27 +365,27 @@ return false;
 break;
 }
 }
-if(_errs37 === errors){
+if(_errs33 === errors){
 if(data14.argv !== undefined){
 let data15 = data14.argv;
-const _errs38 = errors;
-if(errors === _errs38){
+const _errs34 = errors;
+if(errors === _errs34){
 if(Array.isArray(data15)){
 if(data15.length < 1){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",schemaPath:"#/items/properties/proof/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid9 = true;
+var valid8 = true;
 const len6 = data15.length;
 for(let i4=0; i4<len6; i4++){
-const _errs40 = errors;
+const _errs36 = errors;
 if(typeof data15[i4] !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv/" + i4,schemaPath:"#/items/properties/proof/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs40 === errors;
-if(!valid9){
+var valid8 = _errs36 === errors;
+if(!valid8){
 break;
 }
 }
@@ -449,23 +396,23 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",schemaPat
 return false;
 }
 }
-var valid8 = _errs38 === errors;
+var valid7 = _errs34 === errors;
 }
 else {
-var valid8 = true;
+var valid7 = true;
 }
-if(valid8){
+if(valid7){
 if(data14.metric !== undefined){
 let data17 = data14.metric;
-const _errs42 = errors;
-if(errors === _errs42){
+const _errs38 = errors;
+if(errors === _errs38){
 if(Array.isArray(data17)){
-var valid10 = true;
+var valid9 = true;
 const len7 = data17.length;
 for(let i5=0; i5<len7; i5++){
 let data18 = data17[i5];
-const _errs44 = errors;
-if(errors === _errs44){
+const _errs40 = errors;
+if(errors === _errs40){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 let missing3;
 if(((data18.field === undefined) && (missing3 = "field")) || ((data18.better === undefined) && (missing3 = "better"))){
@@ -473,7 +420,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,s
 return false;
 }
 else {
-const _errs46 = errors;
+const _errs42 = errors;
 for(const key3 in data18){
 if(!((key3 === "field") || (key3 === "better"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,schemaPath:"#/items/properties/proof/properties/metric/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
@@ -481,11 +428,11 @@ return false;
 break;
 }
 }
-if(_errs46 === errors){
+if(_errs42 === errors){
 if(data18.field !== undefined){
 let data19 = data18.field;
-const _errs47 = errors;
-if(errors === _errs47){
+const _errs43 = errors;
+if(errors === _errs43){
 if(typeof data19 === "string"){
 if(!pattern5.test(data19)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",schemaPath:"#/items/properties/proof/properties/metric/items/properties/field/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
@@ -497,15 +444,15 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"
 return false;
 }
 }
-var valid11 = _errs47 === errors;
+var valid10 = _errs43 === errors;
 }
 else {
-var valid11 = true;
+var valid10 = true;
 }
-if(valid11){
+if(valid10){
 if(data18.better !== undefined){
 let data20 = data18.better;
-const _errs49 = errors;
+const _errs45 = errors;
 if(typeof data20 !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",schemaPath:"#/items/properties/proof/properties/metric/items/properties/better/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -514,10 +461,10 @@ if(!((data20 === "higher") || (data20 === "lower"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",schemaPath:"#/items/properties/proof/properties/metric/items/properties/better/enum",keyword:"enum",params:{allowedValues: schema31.items.properties.proof.properties.metric.items.properties.better.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid11 = _errs49 === errors;
+var valid10 = _errs45 === errors;
 }
 else {
-var valid11 = true;
+var valid10 = true;
 }
 }
 }
@@ -528,8 +475,8 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,s
 return false;
 }
 }
-var valid10 = _errs44 === errors;
-if(!valid10){
+var valid9 = _errs40 === errors;
+if(!valid9){
 break;
 }
 }
@@ -539,10 +486,10 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric",schemaP
 return false;
 }
 }
-var valid8 = _errs42 === errors;
+var valid7 = _errs38 === errors;
 }
 else {
-var valid8 = true;
+var valid7 = true;
 }
 }
 }
@@ -553,19 +500,19 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs35 === errors;
+var valid1 = _errs31 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.rollback !== undefined){
-const _errs51 = errors;
+const _errs47 = errors;
 if(typeof data0.rollback !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/rollback",schemaPath:"#/items/properties/rollback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs51 === errors;
+var valid1 = _errs47 === errors;
 }
 else {
 var valid1 = true;
@@ -573,19 +520,19 @@ var valid1 = true;
 if(valid1){
 if(data0.deps !== undefined){
 let data22 = data0.deps;
-const _errs53 = errors;
-if(errors === _errs53){
+const _errs49 = errors;
+if(errors === _errs49){
 if(Array.isArray(data22)){
-var valid12 = true;
+var valid11 = true;
 const len8 = data22.length;
 for(let i6=0; i6<len8; i6++){
-const _errs55 = errors;
+const _errs51 = errors;
 if(typeof data22[i6] !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps/" + i6,schemaPath:"#/items/properties/deps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs55 === errors;
-if(!valid12){
+var valid11 = _errs51 === errors;
+if(!valid11){
 break;
 }
 }
@@ -595,7 +542,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps",schemaPath:"#/i
 return false;
 }
 }
-var valid1 = _errs53 === errors;
+var valid1 = _errs49 === errors;
 }
 else {
 var valid1 = true;
@@ -630,7 +577,7 @@ return errors === 0;
 }
 validate20.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSliceShell = validate21;
+export const validateSliceShell: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate21;
 const schema32 = {"$id":"https://leap.dev/schemas/parts/slice-shell.schema.json","title":"LEAP slice, balls open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"$schema":{"type":"string"},"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"base":{"type":"string","pattern":"^[\\s\\S]"},"spine":{"type":"string","pattern":"^[\\s\\S]"},"balls":{"minItems":1,"type":"array","items":{}}},"required":["id","base","spine","balls"],"additionalProperties":false};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -773,7 +720,7 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBallShell = validate22;
+export const validateBallShell: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate22;
 const schema33 = {"$id":"https://leap.dev/schemas/parts/ball-shell.schema.json","title":"LEAP ball, scope and proof open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{}},"proof":{},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -938,8 +885,8 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateScopeEntry = validate23;
-const schema34 = {"$id":"https://leap.dev/schemas/parts/scope-entry.schema.json","title":"LEAP scope entry","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"anyOf":[{"type":"string","pattern":"^[0-9a-f]{64}$"},{"type":"null"}]},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."};
+export const validateScopeEntry: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate23;
+const schema34 = {"$id":"https://leap.dev/schemas/parts/scope-entry.schema.json","title":"LEAP scope entry","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"type":["string","null"],"pattern":"^[0-9a-f]{64}$"},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/scope-entry.schema.json" */;
@@ -993,68 +940,15 @@ if(valid0){
 if(data.sha256 !== undefined){
 let data1 = data.sha256;
 const _errs4 = errors;
-const _errs5 = errors;
-let valid1 = false;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data1 === "string"){
-if(!pattern7.test(data1)){
-const err0 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs6 === errors;
-valid1 = valid1 || _valid0;
-const _errs8 = errors;
-if(data1 !== null){
-const err2 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err3 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate23.errors = vErrors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate23.errors = [{instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: schema34.properties.sha256.type},message:"must be string,null"}];
 return false;
 }
-else {
-errors = _errs5;
-if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
-}
-else {
-vErrors = null;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(!pattern7.test(data1)){
+validate23.errors = [{instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+return false;
 }
 }
 }
@@ -1066,15 +960,15 @@ var valid0 = true;
 if(valid0){
 if(data.symbols !== undefined){
 let data2 = data.symbols;
-const _errs10 = errors;
-if(errors === _errs10){
+const _errs6 = errors;
+if(errors === _errs6){
 if(Array.isArray(data2)){
-var valid2 = true;
+var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
-const _errs12 = errors;
-if(errors === _errs12){
+const _errs8 = errors;
+if(errors === _errs8){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
 validate23.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/properties/symbols/items/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
@@ -1086,8 +980,8 @@ validate23.errors = [{instancePath:instancePath+"/symbols/" + i0,schemaPath:"#/p
 return false;
 }
 }
-var valid2 = _errs12 === errors;
-if(!valid2){
+var valid1 = _errs8 === errors;
+if(!valid1){
 break;
 }
 }
@@ -1097,7 +991,7 @@ validate23.errors = [{instancePath:instancePath+"/symbols",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -1105,15 +999,15 @@ var valid0 = true;
 if(valid0){
 if(data.lines !== undefined){
 let data4 = data.lines;
-const _errs14 = errors;
-if(errors === _errs14){
+const _errs10 = errors;
+if(errors === _errs10){
 if(Array.isArray(data4)){
-var valid3 = true;
+var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
-const _errs16 = errors;
-if(errors === _errs16){
+const _errs12 = errors;
+if(errors === _errs12){
 if(Array.isArray(data5)){
 if(data5.length > 2){
 validate23.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
@@ -1128,12 +1022,12 @@ else {
 const len2 = data5.length;
 if(len2 > 0){
 let data6 = data5[0];
-const _errs18 = errors;
+const _errs14 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
 validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs18){
+if(errors === _errs14){
 if(typeof data6 == "number"){
 if(data6 > 9007199254740991 || isNaN(data6)){
 validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/0",schemaPath:"#/properties/lines/items/prefixItems/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
@@ -1147,17 +1041,17 @@ return false;
 }
 }
 }
-var valid4 = _errs18 === errors;
+var valid3 = _errs14 === errors;
 }
-if(valid4){
+if(valid3){
 if(len2 > 1){
 let data7 = data5[1];
-const _errs20 = errors;
+const _errs16 = errors;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs20){
+if(errors === _errs16){
 if(typeof data7 == "number"){
 if(data7 > 9007199254740991 || isNaN(data7)){
 validate23.errors = [{instancePath:instancePath+"/lines/" + i1+"/1",schemaPath:"#/properties/lines/items/prefixItems/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
@@ -1171,9 +1065,9 @@ return false;
 }
 }
 }
-var valid4 = _errs20 === errors;
+var valid3 = _errs16 === errors;
 }
-if(valid4){
+if(valid3){
 const len3 = data5.length;
 if(!(len3 <= 2)){
 validate23.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/properties/lines/items/items",keyword:"items",params:{limit: 2},message:"must NOT have more than 2 items"}];
@@ -1189,8 +1083,8 @@ validate23.errors = [{instancePath:instancePath+"/lines/" + i1,schemaPath:"#/pro
 return false;
 }
 }
-var valid3 = _errs16 === errors;
-if(!valid3){
+var valid2 = _errs12 === errors;
+if(!valid2){
 break;
 }
 }
@@ -1200,7 +1094,7 @@ validate23.errors = [{instancePath:instancePath+"/lines",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
@@ -1221,7 +1115,7 @@ return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateProof = validate24;
+export const validateProof: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate24;
 const schema35 = {"$id":"https://leap.dev/schemas/parts/proof.schema.json","title":"LEAP proof","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
