@@ -16,4 +16,5 @@ export const COMMANDS: Record<string, CommandEntry> = {
   demo: { summary: 'make a sample project and drive its issue end to end with scripted agents', load: async () => (await import('@leap/conductor/cli')).demoCommand },
   status: { summary: 'where the runs of this repository stand, and what they cost', load: async () => (await import('@leap/view/cli')).statusCommand },
   report: { summary: 'one self-contained HTML report of the runs of this repository', load: async () => (await import('@leap/view/cli')).reportCommand },
+  worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner)', load: async () => (await import('@leap/runner-bullmq/cli')).workerCommand },
 };
