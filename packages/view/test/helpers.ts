@@ -67,10 +67,10 @@ export function leapBin(): string {
   return bin;
 }
 
-/** A real run of the demo (demo/run.mjs: one issue driven end to end through the drop-in scripts) in a fresh folder. */
+/** A real run of `leap demo` (the conductor drives a sample issue end to end with scripted agents) in a fresh folder. */
 export function runDemo(): string {
   const dir = join(makeTempDir('leap-view-demo-'), 'repo');
-  const r = spawnSync(process.execPath, [join(repoRoot, 'demo', 'run.mjs'), '--dir', dir], { encoding: 'utf8', env: cleanEnv() });
-  if (r.status !== 0) throw new Error(`demo/run.mjs exited ${r.status}: ${r.stdout}${r.stderr}`);
+  const r = spawnSync(process.execPath, [leapBin(), 'demo', '--dir', dir], { encoding: 'utf8', env: cleanEnv() });
+  if (r.status !== 0) throw new Error(`leap demo exited ${r.status}: ${r.stdout}${r.stderr}`);
   return dir;
 }

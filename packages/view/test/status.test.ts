@@ -48,6 +48,15 @@ recorded('--json: the ledger with its steps, the last five verdicts, nothing run
   assert.equal(data.cost, { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } });
 });
 
+recorded('a recorded run of leap demo (the conductor): every step done, 21 leaves whose scripted agents report no usage', async () => {
+  const repo = repoWith({ '.tdd/events.jsonl': fixture('leap-demo.jsonl'), '.tdd/issue-1.md': fixture('leap-demo-issue-1.md') });
+  const data = await statusJson(repo);
+  assert.equal(data.issues.map((i) => [i.done, i.total]), [[3, 3]]);
+  assert.equal([data.log.events, data.log.problems, data.log.unknown, data.running, data.lost], [86, [], [], [], []]);
+  assert.equal([data.cost.leaves, data.cost.cost_usd, data.cost.unreported.cost_usd], [21, null, 21]);
+  assert.match((await status(repo)).out, /^ {2}21 leaves, none of which reported tokens or cost$/m);
+});
+
 recorded('the terminal text: a full progress bar, every step ticked, the verdicts with their reasons', async () => {
   const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), '.tdd/issue-1.md': DEMO_LEDGER.replace('- [x] Drop', '- [ ] Drop') });
   const r = await status(repo);
