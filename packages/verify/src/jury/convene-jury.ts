@@ -35,6 +35,8 @@ export interface JuryOptions extends AuthorAliases {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   agentsFile?: string;
+  /** Which LEAP slice and ball this jury judges: carried by every `review` event it appends (CONTRACT section 7). */
+  eventFields?: { slice?: string; ball?: string };
 }
 
 /** One seat's record. */
@@ -79,7 +81,8 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }));
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
-  const log = (fields: Parameters<typeof createEvent<'review'>>[1]) => appendEvent(statePaths(stateDir).events, createEvent('review', fields, context));
+  const extra = options.eventFields ?? {};
+  const log = (fields: Parameters<typeof createEvent<'review'>>[1]) => appendEvent(statePaths(stateDir).events, createEvent('review', { ...extra, ...fields }, context));
 
   const seating = seatReviewers(builderFamily, reviewers);
   for (const r of seating.refused) writeFd(2, `leap-jury: refused ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
