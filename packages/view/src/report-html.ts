@@ -48,8 +48,8 @@ export function renderReport(view: ViewData): string {
     ['revisions', String(model.leaves.filter((l) => l.actor === 'developer' && (l.attempt ?? 1) > 1).length)],
     ['bails', String(model.bails.length)],
     ['stops', String(model.stops.filter((s) => s.action !== 'cleared').length)],
-    ['cost', total.leaves === 0 ? 'not reported' : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} unreported)` : ''}`],
-    ['tokens', total.leaves === 0 ? 'not reported' : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
+    ['cost', total.cost_usd === null ? 'not reported' : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}`],
+    ['tokens', total.input_tokens === null && total.output_tokens === null ? 'not reported' : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
   const when = model.firstAt === null ? 'no events yet' : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;

@@ -75,7 +75,7 @@ content('usage with nulls per issue and step, a killed leaf, a bail and stops as
   assert.match(r.html, /<span>stop now requested<\/span>/);
   assert.match(r.html, /<tr class="bail-row">.*<b>cost-budget<\/b> \(process\).*spent \$0\.51 of --max-cost 0\.50 on develop-red/s);
   assert.match(r.html, /id="cost-step".*issue 4: Parse &quot;quoted&quot; \$\(x\) `words`/s);
-  assert.match(r.html, /<b>\$0\.51 \(\+2 unreported\)<\/b>/);
+  assert.match(r.html, /<b>\$0\.51 \(\+2 leaves unreported\)<\/b>/);
 });
 
 content('bad lines and unknown kinds are listed with their numbers in Problems, never a crash; a torn last line noted', async () => {
