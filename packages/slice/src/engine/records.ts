@@ -1,7 +1,7 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isoTimestamp, writeFileAtomic } from '@leap/core';
+import { ensureStateDir, isoTimestamp, writeFileAtomic } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
 
 /** A proof run: its exit code, the metric its last stdout line gave, how long it took. */
@@ -167,30 +167,12 @@ const LEAP_GITIGNORE = `# Written by leap slice run: worktrees and records stay 
 /.worktrees/
 `;
 
-const STATE_GITIGNORE = `# Runtime files of the toolchain (CONTRACT section 2): never part of git status. This file ignores itself.
-.gitignore
-*.pid
-*.exit
-*.out
-*.err
-*.sock
-*.state/
-events.jsonl
-stop
-issue-*-timeout
-issue-*-skill-commit
-issues/*.thread.md
-`;
-
 /** `.leap/.gitignore` (and the state folder's, when the engine creates that folder), so a run leaves git status clean. */
 export function writeIgnoreFiles(paths: SlicePaths, stateDir: string): void {
   mkdirSync(paths.leap, { recursive: true });
   const leapIgnore = join(paths.leap, '.gitignore');
   if (!existsSync(leapIgnore)) writeFileSync(leapIgnore, LEAP_GITIGNORE);
-  if (!existsSync(stateDir)) {
-    mkdirSync(stateDir, { recursive: true });
-    writeFileSync(join(stateDir, '.gitignore'), STATE_GITIGNORE);
-  }
+  ensureStateDir(stateDir);
 }
 
 /** Move a record a reopened ball no longer supports to spine/record-K.json: history is kept, never deleted. */
