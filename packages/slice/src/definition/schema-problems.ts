@@ -1,6 +1,7 @@
 // The slice's JSON Schema check, through the validators ajv generated from it (no ajv or zod at run
-// time). A generated validator stops at its first problem, so the parts are checked one by one:
-// the slice, each ball, each scope entry and each proof, each reporting its own first problem.
+// time). A valid slice takes two calls. A generated validator stops at its first problem, so an
+// invalid one is checked part by part (the slice, each ball, each scope entry, each proof) and
+// field by field, each field's first problem reported: every problem of the file at once.
 import {
   validateBallShell, validateBalls, validateProof, validateScopeEntry, validateSliceShell,
 } from './slice-validators.generated.js';
@@ -52,8 +53,7 @@ function expectation(error: AjvError, field: string): string {
   switch (error.keyword) {
     case 'type': return EXPECTED_BY_FIELD[field] ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
     case 'pattern': return p.pattern === NON_EMPTY_PATTERN ? 'a non-empty string' : EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`;
-    case 'anyOf': case 'enum': return EXPECTED_BY_FIELD[field] ?? 'a value the schema accepts';
-    case 'minLength': return 'a non-empty string';
+    case 'enum': return EXPECTED_BY_FIELD[field] ?? `one of ${JSON.stringify(p.allowedValues)}`;
     case 'minItems': return /^\d+$/.test(field) ? '[from, to]' : `at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
     case 'maxItems': case 'items': return '[from, to]';
     case 'exclusiveMinimum': case 'minimum': case 'maximum': return 'a line number (an integer of at least 1)';
@@ -115,9 +115,7 @@ function objectProblems(kind: string, validate: Validator, value: unknown, root:
     }
     const one = { ...template, [key]: value[key] };
     if (validate(one)) continue;
-    // Of an anyOf's branches, ajv lists each branch's complaint, then the anyOf's: the last says it best.
-    const errors = validate.errors ?? [];
-    const error = errors.find((e) => e.keyword === 'anyOf') ?? errors[0];
+    const error = validate.errors?.[0];
     if (error === undefined) continue;
     const { path, message } = describe(root, base, error);
     push(out, path, message, balls);
