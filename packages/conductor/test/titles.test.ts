@@ -51,6 +51,8 @@ titles('a plan title the ledger cannot hold is refused before anything is touche
     ['Plan\nSame title (criterion 1)\nSame title (criterion 1)\n', /plan\.txt:3: duplicate step "Same title" \(first at line 2\)/],
     ['Plan\n- [ ]   \n', /plan\.txt:2: empty step/],
     ['Plan\nA step <!-- refactor-pending -->\n', /plan\.txt:2/],
+    // A line break inside a title cannot be written in a plan: a carriage return alone is refused.
+    ['Plan\nHalf\rway (criterion 1)\n', /plan\.txt:2: .*carriage return/i],
   ] as const) {
     const plan = join(makeTempDir(), 'plan.txt');
     writeFileSync(plan, text);
