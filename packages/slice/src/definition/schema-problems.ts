@@ -2,9 +2,7 @@
 // time). A valid slice takes two calls. A generated validator stops at its first problem, so an
 // invalid one is checked part by part (the slice, each ball, each scope entry, each proof) and
 // field by field, each field's first problem reported: every problem of the file at once.
-import {
-  validateBallShell, validateBalls, validateProof, validateScopeEntry, validateSliceShell,
-} from './slice-validators.generated.js';
+import { validateBalls, validateSliceShell } from './slice-validators.generated.js';
 import { NON_EMPTY_PATTERN } from './slice-id.js';
 import { fieldPath, showFound, type Violation } from './violation.js';
 
@@ -80,13 +78,37 @@ function describe(root: unknown, base: string, error: AjvError): { path: string;
 
 // A valid object of each kind: one field of the checked object at a time replaces its own, so the
 // validator's first problem is that field's, and every field's problem is found.
+const SCOPE = { path: 'a', sha256: null };
+const PROOF = { argv: ['a'] };
+const BALL = { id: 'a', goal: 'g', spec: '', scope: [SCOPE], proof: PROOF, rollback: '', deps: [] };
 const TEMPLATES: Record<string, Record<string, unknown>> = {
   slice: { id: 'a', base: 'HEAD', spine: 'integrator', balls: [0] },
-  ball: { id: 'a', goal: 'g', spec: '', scope: [0], proof: 0, rollback: '', deps: [] },
-  scope: { path: 'a', sha256: null },
-  proof: { argv: ['a'] },
+  ball: BALL,
+  scope: SCOPE,
+  proof: PROOF,
 };
 const OPTIONAL = new Set(['$schema', 'symbols', 'lines', 'metric']);
+
+/** The first problem of a value as one part of a slice, its path relative to that part; null when it has none. */
+type Check = (value: unknown) => AjvError | null;
+
+// Every part is checked by the two validators of the common case: a ball, a scope entry or a proof
+// goes into a valid ball of its own, and the problem's path is taken back out of it.
+function inBall(prefix: string, place: (value: unknown) => unknown): Check {
+  return (value) => {
+    if ((validateBalls as Validator)([place(value)])) return null;
+    const error = (validateBalls as Validator).errors?.[0];
+    return error === undefined ? null : { ...error, instancePath: error.instancePath.slice(prefix.length) };
+  };
+}
+
+const CHECKS: Record<string, Check> = {
+  slice: (value) => ((validateSliceShell as Validator)(value) ? null : (validateSliceShell as Validator).errors?.[0] ?? null),
+  // A ball's scope entries and proof are parts of their own: here only their shape is the ball's.
+  ball: inBall('/0', (ball) => (isObject(ball) ? { ...ball, scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope, proof: isObject(ball.proof) ? PROOF : ball.proof } : ball)),
+  scope: inBall('/0/scope/0', (entry) => ({ ...BALL, scope: [entry] })),
+  proof: inBall('/0/proof', (proof) => ({ ...BALL, proof })),
+};
 
 function label(path: string, balls: string[]): string {
   return path === '' ? '' : `${path}${balls[0] === undefined ? '' : ` (ball ${JSON.stringify(balls[0])})`}: `;
@@ -97,8 +119,9 @@ function push(out: Violation[], path: string, message: string, balls: string[]):
 }
 
 // Every problem of one object: its unknown fields, its missing ones, then each field's own.
-function objectProblems(kind: string, validate: Validator, value: unknown, root: unknown, base: string, balls: string[], out: Violation[]): void {
-  if (validate(value)) return;
+function objectProblems(kind: string, value: unknown, root: unknown, base: string, balls: string[], out: Violation[]): void {
+  const check = CHECKS[kind] as Check;
+  if (check(value) === null) return;
   if (!isObject(value)) {
     push(out, fieldPath(base), `expected ${kind === 'scope' ? 'a scope entry' : `a ${kind}`} (an object), found ${showFound(value)}`, balls);
     return;
@@ -113,10 +136,8 @@ function objectProblems(kind: string, validate: Validator, value: unknown, root:
       if (!OPTIONAL.has(key)) push(out, fieldPath(`${base}/${key}`), `missing the required field ${JSON.stringify(key)}`, balls);
       continue;
     }
-    const one = { ...template, [key]: value[key] };
-    if (validate(one)) continue;
-    const error = validate.errors?.[0];
-    if (error === undefined) continue;
+    const error = check({ ...template, [key]: value[key] });
+    if (error === null) continue;
     const { path, message } = describe(root, base, error);
     push(out, path, message, balls);
   }
@@ -127,14 +148,14 @@ export function schemaProblems(value: unknown): Violation[] {
   // The common case in two calls: the slice's own fields, then every ball in one validator.
   if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls)) return [];
   const out: Violation[] = [];
-  objectProblems('slice', validateSliceShell as Validator, value, value, '', [], out);
+  objectProblems('slice', value, value, '', [], out);
   const balls = isObject(value) && Array.isArray(value.balls) ? value.balls : [];
   balls.forEach((ball: unknown, i) => {
     const ids = isObject(ball) && typeof ball.id === 'string' ? [ball.id] : [];
-    objectProblems('ball', validateBallShell as Validator, ball, value, `/balls/${i}`, ids, out);
+    objectProblems('ball', ball, value, `/balls/${i}`, ids, out);
     if (!isObject(ball)) return;
-    if (Array.isArray(ball.scope)) ball.scope.forEach((entry: unknown, j) => objectProblems('scope', validateScopeEntry as Validator, entry, value, `/balls/${i}/scope/${j}`, ids, out));
-    if (ball.proof !== undefined) objectProblems('proof', validateProof as Validator, ball.proof, value, `/balls/${i}/proof`, ids, out);
+    if (Array.isArray(ball.scope)) ball.scope.forEach((entry: unknown, j) => objectProblems('scope', entry, value, `/balls/${i}/scope/${j}`, ids, out));
+    if (ball.proof !== undefined) objectProblems('proof', ball.proof, value, `/balls/${i}/proof`, ids, out);
   });
   return out;
 }
