@@ -77,4 +77,16 @@ export default async function conductor(ctx) {
   const perStep = (testRuns.length - 1) / titles.length;
   ctx.check('test-suite runs per step (besides one baseline per run)', perStep.toFixed(2), 'at most 4: red 2 (fails with the new test, passes without), green 1, refactor 1', perStep <= 4);
   ctx.coldStart('leap tdd status --issue 1', [leap, 'tdd', 'status', '--issue', '1'], { cwd: repo, env, budget: 1.3, expect: 0 });
+  // The README's main job: `leap demo`, its wall time and what of it its leaves took.
+  const demoDir = join(ctx.tmp, 'demo');
+  const demoStarted = process.hrtime.bigint();
+  const demo = spawnSync(process.execPath, [leap, 'demo', '--dir', demoDir], { env, encoding: 'utf8' });
+  const demoMs = Number(process.hrtime.bigint() - demoStarted) / 1e6;
+  if (demo.status === 0) {
+    const demoEvents = readFileSync(join(demoDir, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const demoLeaves = demoEvents.filter((e) => e.event === 'exit').reduce((sum, e) => sum + e.duration_ms, 0);
+    ctx.note(`leap demo: ${demoMs.toFixed(0)} ms wall, its ${demoEvents.filter((e) => e.event === 'exit').length} leaves ${demoLeaves.toFixed(0)} ms; the rest is its test runs and the conductor (split above on the counted run)`);
+  } else {
+    ctx.note(`leap demo exited ${demo.status}: ${(demo.stdout + demo.stderr).slice(-400)}`);
+  }
 }
