@@ -56,8 +56,16 @@ const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '
 
 /** Text for HTML content or a quoted attribute: `<script>` in a title shows as text. */
 export function escapeHtml(text: string): string {
-  // Most text has nothing to escape; testing first spares a long report most of its replace calls.
-  return NEEDS_ESCAPE.test(text) ? text.replace(/[&<>"']/g, (c) => HTML[c] ?? c) : text;
+  // Most text has nothing to escape, and what has repeats (a step's title on each of its leaves and
+  // verdicts): test first, and remember what was escaped.
+  if (!NEEDS_ESCAPE.test(text)) return text;
+  let escaped = escapedBefore.get(text);
+  if (escaped === undefined) {
+    escaped = text.replace(/[&<>"']/g, (c) => HTML[c] ?? c);
+    if (escapedBefore.size < 10_000) escapedBefore.set(text, escaped);
+  }
+  return escaped;
 }
 
 const NEEDS_ESCAPE = /[&<>"']/;
+const escapedBefore = new Map<string, string>();

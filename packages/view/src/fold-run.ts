@@ -65,6 +65,8 @@ export interface Ball {
   receipt: Receipt | null;
   reviews: Review[];
   merged: { commit: string; candidate: string; at: number } | null;
+  /** Every candidate hash its rounds, receipt, reviews and merge named. */
+  candidates: string[];
   firstAt: number;
 }
 
@@ -133,7 +135,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
     const slice = sliceOf(sliceId, at);
     let ball = slice.balls.find((b) => b.id === ballId);
     if (ball === undefined) {
-      ball = { slice: sliceId, id: ballId, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, firstAt: at };
+      ball = { slice: sliceId, id: ballId, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, candidates: [], firstAt: at };
       slice.balls.push(ball);
       const owners = ballOwners.get(ballId) ?? new Set<string>();
       owners.add(sliceId);
@@ -146,7 +148,10 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
     const ball = str(r.event.ball);
     if (slice === null || slice === '') { missing(r, 'slice', 'a slice id'); return null; }
     if (ball === null || ball === '') { missing(r, 'ball', 'a ball id'); return null; }
-    return ballOf(slice, ball, r.at);
+    const found = ballOf(slice, ball, r.at);
+    const candidate = str(r.event.candidate);
+    if (candidate !== null && candidate !== '' && !found.candidates.includes(candidate)) found.candidates.push(candidate);
+    return found;
   };
 
   for (const r of records) {
@@ -285,7 +290,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
         const review: Review = { reviewer: str(e.reviewer), family: str(e.family), verdict: str(e.verdict) ?? '?', value, candidate, at: r.at };
         const sliceId = str(e.slice);
         const ballId = str(e.ball);
-        if (sliceId !== null && ballId !== null) ballOf(sliceId, ballId, r.at).reviews.push(review);
+        if (sliceId !== null && ballId !== null) sliceBall(r)?.reviews.push(review);
         else if (sliceId !== null) sliceOf(sliceId, r.at).aggregate.push(review);
         else {
           const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === candidate || b.merged?.candidate === candidate);
@@ -309,13 +314,22 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
     const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === review.candidate || b.merged?.candidate === review.candidate);
     owner?.reviews.push(review);
   }
-  // A LEAP leaf names its ball; its slice is the one slice holding a ball of that id.
-  for (const run of model.leaves) {
-    if (run.slice === null && run.ball !== null) run.slice = soleOwner(ballOwners, run.ball);
-  }
-  for (const usage of model.usage) {
-    if (usage.slice === null && usage.ball !== null) usage.slice = soleOwner(ballOwners, usage.ball);
-  }
+  // A LEAP leaf names its ball (`build-BALL-N`); its slice is the one slice holding a ball of that id. The
+  // engine names a reviewer leaf by the candidate's first hex digits (`review-HEX-FAMILY`): its ball is the
+  // one whose candidate starts so.
+  const byCandidate = (prefix: string): Ball | undefined => {
+    if (!/^[0-9a-f]{6,}$/.test(prefix)) return undefined;
+    return model.slices.flatMap((s) => s.balls).find((b) => b.candidates.some((c) => c.startsWith(prefix)));
+  };
+  const place = (item: { slice: string | null; ball: string | null }): void => {
+    if (item.slice !== null || item.ball === null) return;
+    item.slice = soleOwner(ballOwners, item.ball);
+    if (item.slice !== null) return;
+    const owner = byCandidate(item.ball);
+    if (owner !== undefined) Object.assign(item, { slice: owner.slice, ball: owner.id });
+  };
+  for (const run of model.leaves) place(run);
+  for (const usage of model.usage) place(usage);
   return model;
 }
 

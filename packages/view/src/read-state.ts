@@ -123,7 +123,8 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
   const out: SliceRecord[] = [];
   for (const id of listDir(leap)) {
     const dir = join(leap, id);
-    if (!isDir(dir)) continue;
+    // A slice id starts with a letter or digit: `.worktrees` and the like are the engine's own.
+    if (!/^[a-z0-9]/.test(id) || !isDir(dir)) continue;
     const run = readJson(join(dir, 'run.json'), problems);
     const declared = new Map<string, { deps: string[]; wave: number | null }>();
     // run.json names the slice file; its balls give the dependencies (a slice file moved since is skipped).
@@ -134,7 +135,7 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
       declared.set(b.id, { deps: Array.isArray(b.deps) ? b.deps.filter((d): d is string => typeof d === 'string') : [], wave: typeof b.wave === 'number' ? b.wave : null });
     }
     const record: SliceRecord = { id, dir, record: isFile(join(dir, 'record.json')), base: typeof run?.base === 'string' ? run.base : null, balls: [] };
-    const names = new Set([...declared.keys(), ...listDir(dir).filter((n) => isDir(join(dir, n)))]);
+    const names = new Set([...declared.keys(), ...listDir(dir).filter((n) => /^[a-z0-9]/.test(n) && isDir(join(dir, n)))]);
     for (const ball of names) {
       const ballDir = join(dir, ball);
       const rounds: Array<{ round: number; receipt: number | null }> = [];

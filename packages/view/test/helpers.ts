@@ -74,3 +74,29 @@ export function runDemo(): string {
   if (r.status !== 0) throw new Error(`leap demo exited ${r.status}: ${r.stdout}${r.stderr}`);
   return dir;
 }
+
+/**
+ * A real run of `leap slice run` through the umbrella bin: three balls built by a scripted command builder
+ * (test/fixtures/slice-builder.mjs) and judged by two scripted reviewers of other families: `hello` passes,
+ * `world` (after hello) fails its proof in round 1 and passes in round 2, `stray` edits outside its scope
+ * and is refused. Returns the repository and the engine's exit code (1: the slice is refused).
+ */
+export function runSlice(): { repo: string; code: number | null } {
+  const repo = makeGitRepo({ files: { 'README.md': '# greet\n' } });
+  const dir = makeTempDir('leap-view-slice-');
+  const check = (path: string, want: string) => `const fs=require('fs');process.exit(fs.existsSync(${JSON.stringify(path)})&&fs.readFileSync(${JSON.stringify(path)},'utf8')===${JSON.stringify(want)}?0:1)`;
+  const ball = (id: string, path: string, want: string, deps: string[]) => ({
+    id, goal: `write ${path}`, spec: `${path} holds ${JSON.stringify(want)}`, scope: [{ path, sha256: null }],
+    proof: { argv: [process.execPath, '-e', check(path, want)] }, rollback: 'restore the scope', deps,
+  });
+  const slice = { id: 'greet', base: 'HEAD', spine: 'integrator', balls: [ball('hello', 'hello.txt', 'hello\n', []), ball('world', 'world.txt', 'world\n', ['hello']), ball('stray', 'stray.txt', 'stray\n', [])] };
+  writeFileSync(join(dir, 'slice.json'), JSON.stringify(slice, null, 2));
+  const plan = { hello: { '*': { 'hello.txt': 'hello\n' } }, world: { 1: { 'world.txt': 'wrld\n' }, '*': { 'world.txt': 'world\n' } }, stray: { '*': { 'stray.txt': 'stray\n', 'README.md': '# taken over\n' } } };
+  writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
+  const reviewer = (family: string) => ({ plugin: 'command', family, command: [process.execPath, join(FIXTURES, 'slice-reviewer.mjs')] });
+  const builder = { plugin: 'command', family: 'fb', command: [process.execPath, join(FIXTURES, 'slice-builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') } };
+  writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: { b: builder, r1: reviewer('f1'), r2: reviewer('f2') } }));
+  const r = spawnSync(process.execPath, [leapBin(), 'slice', 'run', join(dir, 'slice.json'), '--agents', join(dir, 'agents.json'), '--builder', 'b', '--reviewers', 'r1,r2', '--jobs', '2'], { cwd: repo, encoding: 'utf8', env: cleanEnv() });
+  if (r.status !== 1) throw new Error(`leap slice run exited ${r.status}, expected 1: ${r.stdout}${r.stderr}`);
+  return { repo, code: r.status };
+}
