@@ -1,7 +1,59 @@
-// `leap worker` (CONTRACT sections 11 and 12). PLACEHOLDER until the runner's builder replaces it.
-import { LeapError, type Subcommand } from '@leap/core';
+// `leap worker` (CONTRACT sections 11 and 12): builds the rounds of LEAP balls taken from the queue.
+import { resolve } from 'node:path';
+import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
+
+export const USAGE = `Usage: leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR] [--name NAME]
+Takes rounds of LEAP balls from the BullMQ queue on Redis (queued by \`leap slice run --runner bullmq\`),
+builds each in a worktree of its own clone of GIT_URL at the round's commit (the ball's base plus its
+dependencies' merged work, plus its earlier rounds), runs the round as the local runner does (the builder
+leaf, the proof, the jury), pushes leap/SLICE/BALL to GIT_URL and returns the receipt and the candidate.
+One line per job on stderr. TERM or INT: takes no more jobs, finishes those in flight, exits 0. A worker
+killed outright loses at most its rounds in flight: BullMQ's stalled check gives them to another worker.
+A remote it cannot reach: the job goes back to the queue and the worker steps aside for a while.
+Options:
+  --redis URL    the Redis server (redis://HOST:PORT)
+  --repo GIT_URL the shared remote: a bare repository path, file://, ssh
+  --jobs N       rounds built at once (default 1)
+  --dir DIR      this machine's folder for the clone, worktrees and leaves (default .leap-worker)
+  --name NAME    the worker's name in the records (default HOST:PID)
+Environment: LEAP_BULLMQ_LOCK_MS (a job's lock, default 30000), LEAP_BULLMQ_STALLED_MS (the stalled
+check, default the lock), LEAP_BULLMQ_RETRY_MS (how long a worker steps aside after a remote failure, 5000).
+Exit codes: 0 stopped by TERM or INT; 2 bad input (an option missing or malformed, Redis not reachable).`;
 
 /** `leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]`. */
-export const workerCommand: Subcommand = async () => {
-  throw new LeapError('not built yet', { exitCode: 2 });
+export const workerCommand: Subcommand = async (argv, io) => {
+  const { values, positionals } = parseCli(argv, {
+    redis: { type: 'string' }, repo: { type: 'string' }, jobs: { type: 'string', short: 'j' }, dir: { type: 'string' },
+    name: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  }, USAGE);
+  if (values.help === true) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${showValue(positionals[0])}\n${USAGE}`);
+  const { checkRedisUrl, ping } = await import('./redis.js');
+  const redis = checkRedisUrl(values.redis);
+  if (values.repo === undefined || values.repo === '') throw new UsageError('--repo GIT_URL is required (the shared remote every machine reaches)');
+  const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
+  if (values.name === '') throw new UsageError('Expected --name to be a non-empty name');
+  await ping(redis);
+  const { startWorker } = await import('./worker.js');
+  const say = (line: string) => io.stderr(`leap worker: ${line}\n`);
+  const worker = await startWorker({
+    redis, repo: values.repo, jobs, dir: resolve(io.cwd, values.dir ?? '.leap-worker'), name: values.name, env: io.env, log: say,
+  });
+  await new Promise<void>((done) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      say(`${signal}: taking no more jobs, finishing those in flight`);
+      done();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  await worker.close();
+  say(`${worker.name}: stopped`);
+  return 0;
 };

@@ -1,2 +1,8 @@
-// @leap/runner-bullmq: LEAP balls on BullMQ workers over Redis.
-export {};
+// @leap/runner-bullmq: LEAP balls on BullMQ workers over Redis: the runner (the engine's side) and the worker.
+export { createBullmqRunner } from './runner.js';
+export type { BullmqRunnerOptions } from './runner.js';
+export { startWorker } from './worker.js';
+export type { RunningWorker, WorkerOptions } from './worker.js';
+export { PREFIX, QUEUE, jobId, timings } from './protocol.js';
+export type { RoundJob, RoundJobResult } from './protocol.js';
+export { checkRedisUrl, ping } from './redis.js';

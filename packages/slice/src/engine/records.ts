@@ -59,6 +59,8 @@ export interface RoundRecord {
   jury?: JurySummary | null;
   /** The proof run again after the jury, and the candidate hashed after it. */
   reproof?: { code: number; candidate: string | null; ms?: number } | null;
+  /** The worker that built the round (a distributed runner's); absent for the local runner. */
+  worker?: string;
 }
 
 /** `BALL/result.json`: the ball's final receipt. */

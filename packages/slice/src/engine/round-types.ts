@@ -40,6 +40,8 @@ export interface RoundResult extends BallRoundOutcome {
   builder: { agent: string; family: string; leaf: string; status: string | null };
   /** Every agent leaf the round ran, with what its CLI said it cost. */
   leaves: { leaf: string; usage: AgentUsage | null }[];
+  /** Who built the round, when a runner spreads rounds over machines (the bullmq runner's worker name). */
+  worker?: string;
 }
 
 /** The engine's runner. */

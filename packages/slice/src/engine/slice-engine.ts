@@ -260,13 +260,13 @@ export class Engine {
           slice: c.slice.id, ball: ball.id, round: n, receipt: outcome.receipt, reason: outcome.reason, candidate: outcome.candidate,
           proof: outcome.proof === null ? null : { code: outcome.proof.code, metric: outcome.proof.metric }, changed: outcome.changed,
           ts: isoTimestamp(), start: commit, commit: outcome.commit, builder: outcome.builder, champion: outcome.champion,
-          jury: outcome.jury, reproof: outcome.reproof,
+          jury: outcome.jury, reproof: outcome.reproof, ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
         };
         writeRecord(c.paths.round(ball.id, n), record);
         rounds.push(record);
         c.meter.ran(outcome.leaves);
         c.log.emit('round', { slice: c.slice.id, ball: ball.id, round: n, ...(outcome.receipt === null ? {} : { receipt: outcome.receipt }), candidate: outcome.candidate, reason: outcome.reason });
-        c.say(`ball ${ball.id}: round ${n}: ${outcome.receipt === null ? 'no pass' : `receipt ${outcome.receipt}`}: ${outcome.reason}`);
+        c.say(`ball ${ball.id}: round ${n}${outcome.worker === undefined ? '' : ` (worker ${outcome.worker})`}: ${outcome.receipt === null ? 'no pass' : `receipt ${outcome.receipt}`}: ${outcome.reason}`);
         if (outcome.commit !== null) commit = outcome.commit;
         if (outcome.receipt === 1) return this.finish(state, 1, outcome.reason, rounds, outcome.commit, outcome.candidate);
         if (outcome.receipt === -1) return this.finish(state, -1, outcome.reason, rounds, null, outcome.candidate, start);

@@ -1,0 +1,128 @@
+// The bullmq runner (CONTRACT sections 8 and 11), the engine's side: each round a job on the queue. Before
+// queueing it pushes the round's commit to the ball's branch on the shared remote; when a worker returns the
+// result it fetches the branch back, so the engine's repository holds every commit it integrates.
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { LeapError, statePaths } from '@leap/core';
+import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { git, hasCommit, serial } from './git.js';
+import { PREFIX, QUEUE, ballBranch, jobId, timings, type RoundJob, type RoundJobResult } from './protocol.js';
+import { connect } from './redis.js';
+
+/** Options of `createBullmqRunner`. */
+export interface BullmqRunnerOptions {
+  redis: string;
+  /** The shared remote every worker clones (a remote name of the repository, or a git URL); default `origin`. */
+  remote?: string;
+  repoRoot: string;
+  /** The main repository's state folder: the workers' leaf events are appended to its log. */
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A runner that queues every round for `leap worker`s on other machines. */
+export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & { readonly run: string } {
+  const env = options.env;
+  const remote = options.remote ?? 'origin';
+  const run = randomBytes(6).toString('hex');
+  const { pollMs } = timings(env);
+  const once = serial();
+  let opened: Promise<{ queue: Queue; connection: Redis; Job: typeof import('bullmq').Job }> | null = null;
+  let closed = false;
+  const waiting = new Set<string>();
+
+  const open = () => (opened ??= (async () => {
+    const { Queue: BullQueue, Job } = await import('bullmq');
+    const connection = await connect(options.redis);
+    const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
+    await queue.waitUntilReady();
+    return { queue, connection, Job };
+  })());
+
+  // Rounds a dead engine of this slice queued and nobody waits for any more: taken off before they are built.
+  const dropStale = async (queue: Queue, slice: string) => {
+    for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized'])) {
+      const data = job?.data as RoundJob | undefined;
+      if (data?.request?.slice === slice && data.remote === remote && data.run !== run) await job.remove().catch(() => undefined);
+    }
+  };
+  let dropped: Promise<void> | null = null;
+
+  const wait = async (id: string, data: RoundJob): Promise<RoundJobResult> => {
+    const { queue, Job } = await open();
+    for (;;) {
+      if (closed) throw new LeapError(`the run stopped while ${id} was queued`);
+      const job = await Job.fromId<RoundJob, RoundJobResult>(queue, id);
+      if (job === undefined) {
+        // Redis lost the job (restarted without its append-only file): queue it again.
+        await queue.add('round', data, jobOptions(id));
+      } else {
+        const state = await job.getState();
+        if (state === 'completed') return job.returnvalue;
+        if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${job.failedReason}`);
+      }
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  };
+
+  return {
+    name: 'bullmq',
+    run,
+    async buildRound(request: RoundRequest): Promise<RoundResult> {
+      const { queue } = await open();
+      await (dropped ??= dropStale(queue, request.slice));
+      const branch = ballBranch(request.slice, request.ball);
+      await once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env)).catch((error: Error) => {
+        throw new LeapError(`cannot push ${branch} to the remote ${remote}: ${error.message}`);
+      });
+      const agents = request.agentsFile === null ? null : { name: request.agentsFile, text: readFileSync(request.agentsFile, 'utf8') };
+      const data: RoundJob = { run, remote, request, agents };
+      const id = jobId(request, run);
+      waiting.add(id);
+      let result: RoundJobResult;
+      try {
+        await queue.add('round', data, jobOptions(id));
+        result = await wait(id, data);
+      } finally {
+        waiting.delete(id);
+      }
+      // The worker's branch tip, into the engine's repository (the engine merges and resumes from it).
+      await once(async () => {
+        await git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
+        if (!(await hasCommit(options.repoRoot, result.tip, env))) await git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env);
+        await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, result.tip], env);
+      });
+      for (const commit of [result.commit]) if (commit !== null && !(await hasCommit(options.repoRoot, commit, env))) throw new LeapError(`worker ${result.worker} returned commit ${commit}, which is not on ${remote}`);
+      appendEvents(statePaths(options.stateDir).events, result.events);
+      const { tip: _tip, events: _events, ...outcome } = result;
+      return outcome;
+    },
+    // A worker gives back a ball's worktree itself when the ball's round ends with a receipt.
+    releaseBall: async () => undefined,
+    async close() {
+      closed = true;
+      if (opened === null) return;
+      const { queue, connection, Job } = await opened;
+      // The rounds still queued for this run are nobody's now.
+      for (const id of waiting) {
+        const job = await Job.fromId(queue, id).catch(() => undefined);
+        if (job !== undefined && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) await job.remove().catch(() => undefined);
+      }
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+
+function jobOptions(id: string) {
+  return { jobId: id, attempts: 3, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } };
+}
+
+function appendEvents(file: string, lines: string[]): void {
+  if (lines.length === 0) return;
+  if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true });
+  appendFileSync(file, `${lines.join('\n')}\n`);
+}

@@ -1,0 +1,186 @@
+// `leap worker` as a library: takes round jobs from the queue, builds each in a worktree of its own clone of
+// the shared remote (at the round's commit: the ball's base plus its dependencies' merged work, plus its earlier
+// rounds), runs the round exactly as the local runner does (buildRoundIn: the builder leaf, the proof, the
+// jury), pushes leap/SLICE/BALL to the remote and returns the round's result.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { statePaths } from '@leap/core';
+import type { Job } from 'bullmq';
+import { git, hasCommit, serial } from './git.js';
+import { PREFIX, QUEUE, ballBranch, timings, type RoundJob, type RoundJobResult } from './protocol.js';
+import { connect } from './redis.js';
+
+/** Options of `startWorker`. */
+export interface WorkerOptions {
+  redis: string;
+  /** The shared remote: a bare repository path, file://, ssh. */
+  repo: string;
+  /** Rounds built at once (default 1). */
+  jobs?: number;
+  /** This machine's folder: the clone, the worktrees, the leaves' state (default `.leap-worker`). */
+  dir: string;
+  /** The worker's name in the records (default host:pid). */
+  name?: string;
+  env?: NodeJS.ProcessEnv;
+  /** One line per job event. */
+  log?: (line: string) => void;
+}
+
+/** A running worker. */
+export interface RunningWorker {
+  readonly name: string;
+  /** Take no more jobs, finish those in flight, give back the worktrees. */
+  close(): Promise<void>;
+}
+
+/** A remote the worker could not reach: the job goes back to the queue for another worker. */
+class RemoteError extends Error {}
+
+/** Start taking jobs; resolves once the worker is connected and listening. */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  const name = options.name ?? `${hostname()}:${process.pid}`;
+  const { lockMs, stalledMs, retryMs } = timings(env);
+  const dir = options.dir;
+  const bare = join(dir, 'repo.git');
+  const work = join(dir, 'work');
+  mkdirSync(dir, { recursive: true });
+  // What a killed worker left in this folder: its worktrees (their rounds went back to the queue).
+  rmSync(work, { recursive: true, force: true });
+  if (existsSync(bare)) await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
+  const once = serial();
+  const held = new Map<string, { dir: string; head: string }>();
+
+  const clone = () => once(async () => {
+    if (existsSync(bare)) return;
+    const partial = `${bare}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    try {
+      await git(dir, ['clone', '--bare', '--quiet', '--', options.repo, partial], env);
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      throw new RemoteError((error as Error).message);
+    }
+    // Commits need an identity; a machine without one gets the worker's.
+    const ident = await git(partial, ['var', 'GIT_COMMITTER_IDENT'], env).then(() => true, () => false);
+    if (!ident) {
+      await git(partial, ['config', 'user.name', 'leap worker'], env);
+      await git(partial, ['config', 'user.email', `leap-worker@${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}.invalid`], env);
+    }
+    renameSync(partial, bare);
+  });
+
+  const fetch = (slice: string, ball: string, commit: string) => once(async () => {
+    const branch = ballBranch(slice, ball);
+    try {
+      await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
+      if (!(await hasCommit(bare, commit, env))) await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, commit], env);
+    } catch (error) {
+      throw new RemoteError((error as Error).message);
+    }
+    if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${options.repo} (branch ${branch})`);
+  });
+
+  const release = async (key: string) => {
+    const have = held.get(key);
+    if (have === undefined) return;
+    held.delete(key);
+    await git(bare, ['worktree', 'remove', '--force', '--force', have.dir], env).catch(() => rmSync(have.dir, { recursive: true, force: true }));
+  };
+
+  const checkout = async (slice: string, ball: string, commit: string): Promise<string> => {
+    const key = `${slice}/${ball}`;
+    const have = held.get(key);
+    if (have !== undefined && have.head === commit) return have.dir;
+    await release(key);
+    const place = join(work, slice, ball);
+    rmSync(place, { recursive: true, force: true });
+    mkdirSync(join(work, slice), { recursive: true });
+    await once(() => git(bare, ['worktree', 'add', '-q', '-B', ballBranch(slice, ball), place, commit], env));
+    held.set(key, { dir: place, head: commit });
+    return place;
+  };
+
+  const agentsFile = (agents: RoundJob['agents']): string | null => {
+    if (agents === null) return null;
+    const file = join(dir, 'agents', `${createHash('sha256').update(agents.text).digest('hex').slice(0, 16)}.json`);
+    if (!existsSync(file)) {
+      mkdirSync(join(dir, 'agents'), { recursive: true });
+      writeFileSync(file, agents.text);
+    }
+    return file;
+  };
+
+  const { Worker, DelayedError } = await import('bullmq');
+  const { buildRoundIn } = await import('@leap/slice');
+  const connection = await connect(options.redis);
+
+  const processor = async (job: Job<RoundJob, RoundJobResult>, token?: string): Promise<RoundJobResult> => {
+    const { request, agents } = job.data;
+    const what = `${request.slice}/${request.ball} round ${request.round}`;
+    const t0 = Date.now();
+    log(`${what}: taken (job ${job.id}, from ${request.commit.slice(0, 12)}${job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 ? ', again' : ''})`);
+    let result: RoundJobResult;
+    try {
+      await clone();
+      await fetch(request.slice, request.ball, request.commit);
+      const place = await checkout(request.slice, request.ball, request.commit);
+      const stateDir = join(dir, 'state', request.slice, request.ball);
+      mkdirSync(stateDir, { recursive: true });
+      const events = statePaths(stateDir).events;
+      const from = existsSync(events) ? statSync(events).size : 0;
+      const built = await buildRoundIn({ dir: place, stateDir, env }, { ...request, agentsFile: agentsFile(agents) });
+      const tip = (await git(place, ['rev-parse', 'HEAD'], env)).trim();
+      const added = existsSync(events) ? readFileSync(events).subarray(from).toString('utf8') : '';
+      try {
+        await once(() => git(place, ['push', '--quiet', '--force', '--', options.repo, `${tip}:refs/heads/${ballBranch(request.slice, request.ball)}`], env));
+      } catch (error) {
+        throw new RemoteError((error as Error).message);
+      }
+      held.set(`${request.slice}/${request.ball}`, { dir: place, head: tip });
+      result = { ...built, worker: name, tip, events: added.split('\n').filter((l) => l !== '') };
+      // The ball ended (a receipt): its worktree is given back; a round without one keeps it for the next.
+      if (built.receipt !== null) await release(`${request.slice}/${request.ball}`);
+    } catch (error) {
+      await release(`${request.slice}/${request.ball}`);
+      if (!(error instanceof RemoteError)) {
+        log(`${what}: failed: ${(error as Error).message}`);
+        throw error;
+      }
+      log(`${what}: cannot reach the remote ${options.repo}: ${error.message}; the job goes back to the queue, this worker waits ${(retryMs / 1000).toFixed(1)} s`);
+      await job.moveToDelayed(Date.now() + Math.min(retryMs, 1000), token);
+      // Step aside so a worker that reaches the remote takes the job.
+      void worker.pause(true).then(() => setTimeout(() => worker.resume(), retryMs).unref());
+      throw new DelayedError();
+    }
+    log(`${what}: ${result.receipt === null ? 'no pass' : `receipt ${result.receipt}`}${result.candidate === null ? '' : ` (candidate ${result.candidate.slice(0, 12)})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; pushed ${ballBranch(request.slice, request.ball)} at ${result.tip.slice(0, 12)}`);
+    return result;
+  };
+
+  const worker = new Worker<RoundJob, RoundJobResult>(QUEUE, processor, {
+    connection, prefix: PREFIX, concurrency: Math.max(1, options.jobs ?? 1), lockDuration: lockMs, stalledInterval: stalledMs,
+    // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
+    maxStalledCount: 2, autorun: false, name,
+  });
+  let lastError = '';
+  worker.on('error', (error: Error) => {
+    if (error.message === lastError) return;
+    lastError = error.message;
+    log(`redis: ${error.message} (retrying)`);
+  });
+  void worker.run().catch((error: Error) => log(`stopped: ${error.message}`));
+  await worker.waitUntilReady();
+  log(`${name}: waiting for rounds on ${options.redis} (queue ${QUEUE}), --jobs ${Math.max(1, options.jobs ?? 1)}, remote ${options.repo}, folder ${dir}`);
+  return {
+    name,
+    async close() {
+      await worker.close();
+      for (const key of [...held.keys()]) await release(key);
+      await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
+      connection.disconnect();
+    },
+  };
+}

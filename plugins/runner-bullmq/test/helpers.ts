@@ -1,0 +1,213 @@
+// Helpers of the runner's end-to-end tests: a real redis-server on a free port of 127.0.0.1, a bare
+// repository standing in for the shared remote, the engine's clone of it, `leap worker` processes in
+// folders of their own standing in for machines, and slices whose proofs check file contents.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
+
+export const here = dirname(fileURLToPath(import.meta.url));
+export const fixtures = join(here, 'fixtures');
+const tsx = join(here, '..', '..', '..', 'node_modules', 'tsx', 'dist', 'loader.mjs');
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A real redis-server, on 127.0.0.1 only, its files in a temp folder. */
+export interface RedisServer {
+  url: string;
+  port: number;
+  dir: string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Started again on the same port and folder (with its append-only file, when it has one). */
+  restart(): Promise<void>;
+}
+
+export async function startRedis(options: { aof?: boolean } = {}): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = makeTempDir('leap-redis-');
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--protected-mode', 'yes', '--daemonize', 'no',
+    ...(options.aof === true ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'])];
+  let child: ChildProcess | null = null;
+  const launch = async () => {
+    const proc = spawn('/usr/bin/redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);
+      proc.stdout?.on('data', (b: Buffer) => {
+        out += b.toString();
+        if (out.includes('Ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      proc.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`redis-server exited ${code}: ${out}`));
+      });
+    });
+  };
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    const proc = child as ChildProcess | null;
+    if (proc === null || proc.exitCode !== null || proc.signalCode !== null) return;
+    const ended = new Promise((r) => proc.once('exit', r));
+    proc.kill(signal);
+    await ended;
+    child = null;
+  };
+  await launch();
+  return { url: `redis://127.0.0.1:${port}`, port, dir, stop, restart: async () => { await stop(); await launch(); } };
+}
+
+/** A process of `leap worker` or `leap slice`, its output collected. */
+export interface LeapProcess {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once stderr has a line matching `pattern` (rejects after `ms`). */
+  waitFor(pattern: RegExp, ms?: number): Promise<string>;
+}
+
+export function spawnLeap(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): LeapProcess {
+  const child = spawn(process.execPath, ['--import', tsx, join(fixtures, 'leap.ts'), ...args], {
+    cwd: options.cwd, env: options.env ?? testEnv(), stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stderr?.on('data', (b: Buffer) => { err += b.toString(); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  return {
+    child, out: () => out, err: () => err, exited,
+    async waitFor(pattern, ms = 60_000) {
+      const end = Date.now() + ms;
+      for (;;) {
+        const line = err.split('\n').find((l) => pattern.test(l));
+        if (line !== undefined) return line;
+        if (Date.now() > end || child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`no line matching ${pattern} (exit ${child.exitCode ?? child.signalCode}):\n${err}`);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+  };
+}
+
+/** `leap worker` in a folder of its own (a machine), against `redis` and the remote `repo`. */
+export function spawnWorker(redis: string, repo: string, name: string, extra: string[] = [], env: NodeJS.ProcessEnv = testEnv()): LeapProcess & { dir: string } {
+  const dir = makeTempDir(`leap-machine-${name}-`);
+  const proc = spawnLeap(['worker', '--redis', redis, '--repo', repo, '--name', name, '--dir', join(dir, 'w'), ...extra], { cwd: dir, env });
+  return { ...proc, dir };
+}
+
+/** Stop a process with TERM and wait for it. */
+export async function stop(proc: LeapProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGTERM');
+  return proc.exited;
+}
+
+/** The environment of a run: short locks and stalled checks, so a dead worker's round moves on in seconds. */
+export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LEAP_BULLMQ_LOCK_MS: '1500', LEAP_BULLMQ_STALLED_MS: '500', LEAP_BULLMQ_RETRY_MS: '1000', LEAP_BULLMQ_POLL_MS: '50', ...extra };
+  for (const key of Object.keys(env)) if (key.startsWith('VERI_') && !(key in extra)) delete env[key];
+  return env;
+}
+
+/** A proof that passes when every file has exactly the given content (no shell: `node -e`). */
+export function contentProof(expected: Record<string, string>): string[] {
+  const script = `const fs=require('fs');const want=${JSON.stringify(expected)};for(const [p,c] of Object.entries(want)){let got=null;try{got=fs.readFileSync(p,'utf8')}catch{}if(got!==c){console.log('want '+JSON.stringify(c)+' in '+p+', got '+JSON.stringify(got));process.exit(1)}}console.log('ok')`;
+  return [process.execPath, '-e', script];
+}
+
+export const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** One ball: its scope with hashes taken from `base` (null for a file the ball creates). */
+export function ball(id: string, scope: string[], base: Record<string, string>, extra: Record<string, unknown> = {}) {
+  return {
+    id, goal: `ball ${id} does its part`, spec: `Write the files of ball ${id}.`,
+    scope: scope.map((path) => ({ path, sha256: base[path] === undefined ? null : sha(base[path] as string) })),
+    proof: { argv: contentProof({}) }, rollback: 'restore the scope to base', deps: [] as string[], ...extra,
+  };
+}
+
+export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string }[]; sleep_ms?: number; exit?: number }>>;
+
+/** An agents file: builder `b` (family fb) following `plan`; reviewers r1, r2 (f1, f2) that pass. */
+export function writeAgents(dir: string, plan: Plan): string {
+  const planFile = join(dir, 'plan.json');
+  writeFileSync(planFile, JSON.stringify(plan));
+  const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
+  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
+  const file = join(dir, 'agents.json');
+  writeFileSync(file, JSON.stringify({ agents }, null, 2));
+  return file;
+}
+
+/** The shared remote (a bare repository holding `files`), the engine's clone of it, and a folder for slice files. */
+export function setupRemote(files: Record<string, string>) {
+  const seed = makeGitRepo({ files });
+  const remote = join(makeTempDir('leap-remote-'), 'shared.git');
+  git(seed, 'clone', '-q', '--bare', seed, remote);
+  const repo = makeTempDir('leap-engine-');
+  git(repo, 'clone', '-q', remote, '.');
+  git(repo, 'config', 'user.name', 'Leap Test');
+  git(repo, 'config', 'user.email', 'leap@test.invalid');
+  git(repo, 'config', 'commit.gpgsign', 'false');
+  return { remote, repo, dir: makeTempDir('leap-slicefile-') };
+}
+
+/** Another clone of the remote, for a local run of the same slice. */
+export function cloneOf(remote: string): string {
+  const repo = makeTempDir('leap-local-');
+  git(repo, 'clone', '-q', remote, '.');
+  git(repo, 'config', 'user.name', 'Leap Test');
+  git(repo, 'config', 'user.email', 'leap@test.invalid');
+  return repo;
+}
+
+export function writeSlice(dir: string, slice: Record<string, unknown>, name = 'slice.json'): string {
+  const file = join(dir, name);
+  writeFileSync(file, `${JSON.stringify({ base: 'HEAD', spine: 'integrator', ...slice }, null, 2)}\n`);
+  return file;
+}
+
+/** A record under `.leap/SLICE/`, parsed, or null. */
+export function readLeap<T = Record<string, unknown>>(repo: string, ...parts: string[]): T | null {
+  const file = join(repo, '.leap', ...parts);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as T : null;
+}
+
+/** The events of the repository's log of one kind. */
+export function eventsOf(repo: string, kind: string): Record<string, unknown>[] {
+  const file = join(repo, '.tdd', 'events.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === kind);
+}
+
+/** What a run's records say per ball, without what differs from run to run (times, commits, workers). */
+export function receiptsOf(repo: string, slice: string, balls: string[]) {
+  return balls.map((id) => {
+    const result = readLeap<{ receipt: number; candidate: string; rounds: number; reason: string }>(repo, slice, id, 'result.json');
+    const rounds = [];
+    for (let n = 1; n <= 4; n++) {
+      const r = readLeap<{ receipt: number | null; candidate: string | null; changed: string[]; reason: string; proof: unknown }>(repo, slice, id, `round-${n}.json`);
+      if (r === null) break;
+      rounds.push({ receipt: r.receipt, candidate: r.candidate, changed: r.changed, reason: r.reason, proof: r.proof });
+    }
+    return { id, receipt: result?.receipt, candidate: result?.candidate, rounds: result?.rounds, reason: result?.reason, roundRecords: rounds };
+  });
+}
