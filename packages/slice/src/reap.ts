@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { InternalError, readLockHolder } from '@leap/core';
-import { mayHaveSliceWorktrees } from './definition/worktree-hint.js';
+import { mainWorktreeRoot, mayHaveSliceWorktrees } from './definition/worktree-hint.js';
 import { liveEngine, sliceLockFile } from './slice-lock.js';
 
 export { mayHaveSliceWorktrees };
@@ -34,7 +34,9 @@ export function sliceWorktrees(repoRoot: string, sliceId: string): { path: strin
 }
 
 /** Remove the slice's left worktrees when no other live engine holds it; returns the paths removed. */
-export function reapSlice(repoRoot: string, sliceId: string): string[] {
+export function reapSlice(root: string, sliceId: string): string[] {
+  // Run from a ball's worktree, the lock to respect is the main repository's.
+  const repoRoot = mainWorktreeRoot(root);
   const holder = readLockHolder(sliceLockFile(repoRoot, sliceId));
   // The engine itself reaps under its own lock; another live engine's worktrees are in use.
   if (holder !== null && holder.pid !== process.pid && liveEngine(repoRoot, sliceId) !== null) return [];

@@ -11,7 +11,7 @@ import { mayHaveSliceWorktrees, reapSlice, runGit, sliceWorktrees } from '../src
 import { cleanSlice } from '../src/definition/clean-slice.js';
 import { sliceStatus } from '../src/definition/slice-status.js';
 import type { Slice } from '../src/definition/index.js';
-import { sliceCommand } from '../src/cli.js';
+import { ballCommand, sliceCommand } from '../src/cli.js';
 
 const pkg = fileURLToPath(new URL('..', import.meta.url));
 const children: ChildProcess[] = [];
@@ -158,6 +158,30 @@ reap('leap slice validate and plan, like every leap slice command, remove what a
   git(repo, 'worktree', 'add', '-q', join(outside, 'again'), 'leap/s/a');
   assert.is((await leapSlice(['plan', 's.json'], repo)).code, 0);
   assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'other')].sort());
+});
+
+reap('run inside a ball\'s worktree, the commands respect the main repository\'s lock and read its records', async () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a', 'b'], (b) => join(outside, b));
+  const wt = join(outside, 'b');
+  const slice = sliceOf({ a: [], b: ['a'] });
+  writeFileSync(join(wt, 's.json'), JSON.stringify(slice));
+  const holder = await startHolder(repo, 's');
+  assert.is((await leapSlice(['validate', 's.json'], wt)).code, 0);
+  assert.is((await leapSlice(['plan', 's.json'], wt)).code, 0);
+  assert.match((await leapSlice(['status', 's.json'], wt)).stdout, new RegExp(`^slice s: engine running \\(pid ${holder.pid}\\)`));
+  assert.equal(reapSlice(wt, 's'), []);
+  assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'a'), wt].sort());
+  // The receipts a check reads are the main repository's, the files it hashes the worktree's.
+  mkdirSync(join(repo, '.leap', 's', 'a'), { recursive: true });
+  writeFileSync(join(repo, '.leap', 's', 'a', 'result.json'), JSON.stringify({ receipt: 1 }));
+  let out = '';
+  const io = { stdout: (t: string) => { out += t; }, stderr: () => {}, cwd: wt, env: process.env, isTTY: false };
+  assert.is(await ballCommand(['check', 's.json', 'b'], io), 0);
+  assert.match(out, /receipt 1 \(a true map\)/);
+  await kill9(holder);
+  assert.equal(reapSlice(wt, 's').sort(), [join(outside, 'a'), wt].sort());
+  assert.equal(worktreeList(repo), [repo]);
 });
 
 reap.run();

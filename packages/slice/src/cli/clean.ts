@@ -6,6 +6,7 @@ import { cleanSlice } from '../definition/clean-slice.js';
 import { parseJsonText } from '../definition/parse-json.js';
 import { SliceFileError } from '../definition/read-slice.js';
 import { findRepoRoot } from '../definition/repo-root.js';
+import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { ID_PATTERN } from '../definition/slice-id.js';
 
 const USAGE = `Usage: leap slice clean FILE [--json]
@@ -45,7 +46,7 @@ export const cleanCommand: Subcommand = async (argv, io) => {
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const id = readSliceId(resolve(io.cwd, file));
-  const { worktrees, branches } = cleanSlice(findRepoRoot(io.cwd), id);
+  const { worktrees, branches } = cleanSlice(mainWorktreeRoot(findRepoRoot(io.cwd)), id);
   if (values.json === true) {
     io.stdout(`${JSON.stringify({ slice: id, worktrees, branches })}\n`);
     return 0;

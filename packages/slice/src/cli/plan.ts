@@ -4,7 +4,7 @@ import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
 import { repoRootOrNull } from '../definition/repo-root.js';
-import { mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
+import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 
 const USAGE = `Usage: leap slice plan FILE [--json]
 
@@ -26,7 +26,8 @@ export const planCommand: Subcommand = async (argv, io) => {
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const slice = readSlice(resolve(io.cwd, file));
-  const root = repoRootOrNull(io.cwd);
+  const found = repoRootOrNull(io.cwd);
+  const root = found === null ? null : mainWorktreeRoot(found);
   if (root !== null && mayHaveSliceWorktrees(root, slice.id)) (await import('../reap.js')).reapSlice(root, slice.id);
   const waves = planWaves(slice);
   const deps = Object.fromEntries(slice.balls.map((b) => [b.id, b.deps]));

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { findRepoRoot } from '../definition/repo-root.js';
+import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { sliceStatus, type BallStatus } from '../definition/slice-status.js';
 import { reapSlice } from '../reap.js';
 
@@ -42,7 +43,7 @@ export const statusCommand: Subcommand = async (argv, io) => {
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const slice = readSlice(resolve(io.cwd, file));
-  const root = findRepoRoot(io.cwd);
+  const root = mainWorktreeRoot(findRepoRoot(io.cwd));
   const reaped = reapSlice(root, slice.id);
   const status = sliceStatus(root, slice);
   if (values.json === true) {

@@ -4,7 +4,7 @@ import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
 import { repoRootOrNull } from '../definition/repo-root.js';
-import { mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
+import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 
 const USAGE = `Usage: leap slice validate FILE [--json]
 
@@ -30,7 +30,8 @@ export const validateCommand: Subcommand = async (argv, io) => {
   const loaded = loadSliceFile(path);
   const waves = loaded.slice === null ? null : planWaves(loaded.slice);
   if (loaded.slice !== null) {
-    const root = repoRootOrNull(io.cwd);
+    const found = repoRootOrNull(io.cwd);
+    const root = found === null ? null : mainWorktreeRoot(found);
     if (root !== null && mayHaveSliceWorktrees(root, loaded.slice.id)) (await import('../reap.js')).reapSlice(root, loaded.slice.id);
   }
   if (values.json === true) {

@@ -1,7 +1,7 @@
 // Whether a slice may have worktrees to reap, read from git's own files: no git process and no
 // heavy module, so `leap slice validate` and `plan` pay nothing when there is nothing to reap.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 // The git folder shared by every worktree of the repository at `repoRoot`.
 function commonGitDir(repoRoot: string): string | null {
@@ -41,3 +41,17 @@ export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolea
   });
 }
 
+
+/**
+ * The main working tree of the repository checked out at `root`: `root` itself, unless it is a linked
+ * worktree (a ball's), whose records, lock and worktree list are the main one's.
+ */
+export function mainWorktreeRoot(root: string): string {
+  try {
+    if (statSync(join(root, '.git')).isDirectory()) return root;
+  } catch {
+    return root;
+  }
+  const common = commonGitDir(root);
+  return common !== null && basename(common) === '.git' ? dirname(common) : root;
+}
