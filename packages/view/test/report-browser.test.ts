@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cleanupTempDirs } from '@leap/test-utils';
-import { cleanEnv, fixture, leapBin, OUTPUT, repoWith, runDemo, runSlice } from './helpers.js';
+import { cleanEnv, engineRecords, fixture, leapBin, OUTPUT, repoWith, runDemo, runSlice } from './helpers.js';
 // @ts-expect-error a plain ES module shared with the bench
 import { bigLog, ledgerText } from './fixtures/big-log.mjs';
 
@@ -76,16 +76,25 @@ browse('a real run of leap slice: its waves, each ball\'s rounds and receipt, it
   const { page, requests } = await open(file);
   assert.equal(requests, [`file://${file}`]);
   assert.equal(await page.locator('.waves .wave h4').allInnerTexts(), ['WAVE 1', 'WAVE 2']);
-  // hello and stray run at once (--jobs 2): which starts first varies.
-  assert.equal((await page.locator('.ball').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-ball')}:${e.getAttribute('data-receipt')}`))).sort(), ['hello:1', 'stray:-1', 'world:1']);
+  // Each card says what the engine recorded (hello and stray run at once, so their order varies).
+  const engine = engineRecords(repo, 'greet');
+  const cards = await page.locator('.ball').evaluateAll((els) => els.map((e) => [e.getAttribute('data-ball'), e.getAttribute('data-receipt'), e.textContent ?? '']));
+  for (const [id, receipt, text] of cards) {
+    const rec = id === null ? undefined : engine[id];
+    if (rec === undefined) continue;
+    assert.is(receipt, String(rec.receipt), `${id}'s receipt`);
+    assert.is(/merged [0-9a-f]{12}/.test(text ?? ''), rec.merged, `${id} merged`);
+    rec.rounds.forEach((r, i) => assert.ok((text ?? '').includes(`r${i + 1} ${r === null ? '·' : r}`), `${id} round ${i + 1}`));
+  }
   assert.equal(await page.locator('.waves .wave').nth(1).locator('.ball .id').allInnerTexts(), ['world']);
-  assert.match(await page.locator('.ball[data-ball="world"]').innerText(), /1 passed[\s\S]*r1 ·[\s\S]*r2 1[\s\S]*after: hello[\s\S]*merged [0-9a-f]{12}/);
+  assert.match(await page.locator('.ball[data-ball="world"]').innerText(), /after: hello/);
   assert.match(await page.locator('.ball[data-ball="stray"]').innerText(), /-1 refused[\s\S]*edited outside the scope: "README\.md"/);
-  assert.match(await page.locator('.slice-title').innerText(), /^Slice greet: 3 balls \(2 passed, 0 held, 1 refused\)$/);
+  assert.match(await page.locator('.slice-title').innerText(), /^Slice greet: 3 balls \(\d passed, \d held, 1 refused\)$/);
   const subs = await page.locator('#timeline .sub').allInnerTexts();
-  assert.equal(subs.sort(), ['ball hello', 'ball stray', 'ball world'], 'reviewer leaves sit under their ball, found by their candidate');
-  assert.is(await page.locator('#timeline .bar').count(), 8);
-  assert.match(await page.locator('#cost-slice').innerText(), /slice greet\s+8\s+\? \(8 unreported\)/);
+  assert.ok(subs.includes('ball hello') && subs.includes('ball stray') && subs.every((x) => /^ball (hello|stray|world)$/.test(x)), `reviewer leaves sit under their ball, found by their candidate: ${subs.join(', ')}`);
+  const launches = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"event":"launch"')).length;
+  assert.is(await page.locator('#timeline .bar').count(), launches);
+  assert.match(await page.locator('#cost-slice').innerText(), /slice greet\s+(\d+)\s+\? \(\1 unreported\)/);
   await shot(page, 'report-slice-run.png');
 });
 

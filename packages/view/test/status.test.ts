@@ -9,7 +9,7 @@ import { UsageError } from '@leap/core';
 import { cleanupTempDirs, hostileTitles, isAlive, waitFor } from '@leap/test-utils';
 import { statusMain } from '../src/status-cli.js';
 import type { StatusData } from '../src/status-data.js';
-import { captureIo, cleanEnv, fixture, repoWith } from './helpers.js';
+import { captureIo, cleanEnv, engineRecords, fixture, repoWith, runSlice } from './helpers.js';
 
 const DEMO_LEDGER = `# Slugify step titles
 
@@ -123,6 +123,21 @@ recorded('the engine\'s records: run.json names the slice file, whose balls give
   const view = collectView({ cwd: repo, env: cleanEnv() });
   assert.is(view.model.slices[0]?.balls[0]?.receipt?.evidence, 'proof, jury and re-proof agree');
   assert.match((await status(repo)).out, /^ {2}wave \? {2}c {2}no receipt/m);
+});
+
+recorded('a real run of leap slice: balls by wave with their receipts, every leaf and its usage in the slice', async () => {
+  const { repo } = runSlice();
+  const data = await statusJson(repo);
+  assert.equal(data.slices.map((s) => s.id), ['greet'], 'the engine\'s .leap/.worktrees is not a slice');
+  const balls = data.slices[0]?.balls ?? [];
+  const engine = engineRecords(repo, 'greet');
+  assert.equal(Object.fromEntries(balls.filter((b) => b.id in engine).map((b) => [b.id, { receipt: b.receipt, merged: b.merged, rounds: b.rounds.map((r) => r.receipt) }])), engine);
+  assert.equal(balls.map((b) => [b.id, b.wave]).sort(), [['hello', 1], ['stray', 1], ['world', 2]]);
+  assert.equal(engine.stray, { receipt: -1, merged: false, rounds: [-1] });
+  assert.is(data.slices[0]?.cost?.leaves, data.cost.leaves, 'every leaf\'s usage is the slice\'s');
+  assert.ok(data.cost.leaves >= 3);
+  assert.is(data.slices[0]?.record, false);
+  assert.match((await status(repo)).out, /^ {2}wave 1 {2}stray {2}-1 refused {2}done {2}r1:-1$/m);
 });
 
 recorded('usage with nulls, a killed leaf and a cost-budget bail', async () => {
