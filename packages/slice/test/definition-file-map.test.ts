@@ -138,6 +138,10 @@ check('a path git ignores is one the repository cannot hold: -1, naming the rule
     '"build/out.js" is ignored by git (.gitignore:1:build/), so the repository cannot hold the ball\'s work on it',
     '"./debug.log" is ignored by git (.gitignore:2:*.log), so the repository cannot hold the ball\'s work on it',
   ] });
+  // A path through a symlink inside the repository, which git will not check, does not hide the others.
+  symlinkSync('src', join(repo, 'alias'));
+  const mixed = checkFileMap({ root: repo, slice: sliceOf([{ path: 'alias/a.js', sha256: sha('a\n') }, { path: 'build/x.js', sha256: null }]), ball: 'b', passed: new Set() });
+  assert.equal(mixed, { receipt: -1, reasons: ['"build/x.js" is ignored by git (.gitignore:1:build/), so the repository cannot hold the ball\'s work on it'] });
   // Outside a repository there are no ignore rules to read.
   const dir = makeTempDir();
   writeFileSync(join(dir, 'x.log'), 'x');

@@ -10,6 +10,12 @@ export function ignoredPaths(root: string, paths: readonly string[]): Map<string
   if (paths.length === 0 || !existsSync(join(root, '.git'))) return found;
   // Tracked files are never reported (git holds them whatever the rules say); arguments are data (stdin, NUL-separated).
   const run = spawnSync('git', ['check-ignore', '-z', '-v', '--stdin'], { cwd: root, input: `${paths.join('\0')}\0`, encoding: 'utf8' });
+  // git refuses the whole list for one path it cannot check (beyond a symlink inside the
+  // repository): then each path is asked alone, and one git cannot check is not ignored.
+  if (run.status === 128 && paths.length > 1) {
+    for (const path of paths) for (const [p, rule] of ignoredPaths(root, [path])) found.set(p, rule);
+    return found;
+  }
   if (run.status !== 0) return found;
   const fields = run.stdout.split('\0');
   for (let i = 0; i + 3 < fields.length; i += 4) found.set(fields[i + 3] as string, `${fields[i]}:${fields[i + 1]}:${fields[i + 2]}`);
