@@ -38,6 +38,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     const { Queue: BullQueue, Job } = await import('bullmq');
     const connection = await connect(options.redis);
     const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
+    // Redis going away is waited through (every command queues until it is back); the rounds' polls say the rest.
+    queue.on('error', () => {});
     await queue.waitUntilReady();
     return { queue, connection, Job };
   })());
@@ -61,8 +63,10 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         await queue.add('round', data, jobOptions(id));
       } else {
         const state = await job.getState();
-        if (state === 'completed') return job.returnvalue;
-        if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${job.failedReason}`);
+        // The job was read before its state: read it again for what it returned or why it failed.
+        const ended = state === 'completed' || state === 'failed' ? await Job.fromId<RoundJob, RoundJobResult>(queue, id) : undefined;
+        if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue;
+        if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${ended?.failedReason ?? job.failedReason}`);
       }
       await new Promise((r) => setTimeout(r, pollMs));
     }

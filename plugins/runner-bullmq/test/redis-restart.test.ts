@@ -1,0 +1,53 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git } from '@leap/test-utils';
+import { runSlice } from '@leap/slice';
+import { createBullmqRunner } from '../src/index.js';
+import { ball, contentProof, eventsOf, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+
+const BASE = { 'README.md': '# repo\n' };
+
+const test = suite('bullmq runner: Redis restarted');
+test.after.each(cleanupTempDirs);
+
+test('Redis killed and started again in the middle of a slice (append-only file on): nothing lost, nothing built twice', async () => {
+  const redis = await startRedis({ aof: true });
+  const { remote, repo, dir } = setupRemote(BASE);
+  const ids = ['p', 'q', 'r'];
+  const file = writeSlice(dir, {
+    id: 'restart',
+    balls: ids.map((id, i) => ball(id, [`src/${id}.txt`], BASE, { deps: i === 2 ? ['p'] : [], proof: { argv: contentProof({ [`src/${id}.txt`]: `${id}\n` }) } })),
+  });
+  const agents = writeAgents(dir, Object.fromEntries(ids.map((id) => [id, { '*': { sleep_ms: 1500, edits: [{ path: `src/${id}.txt`, content: `${id}\n` }] } }])));
+  const m1 = spawnWorker(redis.url, remote, 'm1');
+  const m2 = spawnWorker(redis.url, remote, 'm2');
+  try {
+    await Promise.all([m1.waitFor(/waiting for rounds/), m2.waitFor(/waiting for rounds/)]);
+    const lines: string[] = [];
+    const running = runSlice({
+      file, cwd: repo, env: testEnv(), jobs: 3, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'], progress: (l) => lines.push(l),
+      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+    });
+    await Promise.all([m1.waitFor(/restart\/. round 1: taken/), m2.waitFor(/restart\/. round 1: taken/)]);
+    await redis.stop('SIGKILL');
+    assert.ok(existsSync(join(redis.dir, 'appendonlydir')), 'the append-only file is on disk');
+    await new Promise((r) => setTimeout(r, 700));
+    await redis.restart();
+    const summary = await running;
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
+    assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['p', 1, 1], ['q', 1, 1], ['r', 1, 1]]);
+    for (const id of ids) assert.is(readLeap(repo, 'restart', id, 'round-2.json'), null, id);
+    // Each round built once, each ball merged once.
+    const taken = `${m1.err()}\n${m2.err()}`.split('\n').filter((l) => /round 1: receipt 1/.test(l));
+    assert.is(taken.length, 3, taken.join('\n'));
+    assert.is(eventsOf(repo, 'merge').length, 3);
+    assert.is(git(repo, 'log', '--first-parent', '--format=%s', 'leap/restart/spine').trim().split('\n').length, 4);
+  } finally {
+    await Promise.all([stop(m1), stop(m2)]);
+    await redis.stop();
+  }
+});
+
+test.run();
