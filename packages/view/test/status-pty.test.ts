@@ -7,7 +7,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binPath, cleanupTempDirs, isAlive, waitFor } from '@leap/test-utils';
-import { cleanEnv, leapBin, OUTPUT, runDemo } from './helpers.js';
+import { cleanEnv, FIXTURES, leapBin, OUTPUT, runDemo } from './helpers.js';
 
 const SOCKET = `leap-view-test-${process.pid}`;
 const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', env: { ...cleanEnv(), TERM: 'xterm-256color' } });
@@ -38,6 +38,20 @@ pty('one shot in a pty: coloured, the ledger\'s bar full, the last verdicts in g
   const piped = spawnSync(process.execPath, [leapBin(), 'status'], { cwd: repo, encoding: 'utf8', env: cleanEnv() });
   assert.is(piped.status, 0);
   assert.ok(!piped.stdout.includes('\x1b'), 'no colour through a pipe');
+});
+
+pty('the start-up of leap status loads no zod, ajv or chokidar; --watch loads chokidar', () => {
+  const loaded = (args: string[]): string[] => {
+    const out = join(OUTPUT, 'requires.txt');
+    mkdirSync(OUTPUT, { recursive: true });
+    const r = spawnSync(process.execPath, ['-r', join(FIXTURES, 'record-requires.cjs'), leapBin(), ...args], { cwd: repo, encoding: 'utf8', env: cleanEnv({ REQUIRES_OUT: out }), timeout: 3000, killSignal: 'SIGINT' });
+    assert.ok(r.status === 0 || r.signal === 'SIGINT', r.stderr);
+    return readFileSync(out, 'utf8').split('\n').filter((f) => f.includes('/node_modules/'));
+  };
+  const heavy = (files: string[]) => files.filter((f) => /\/node_modules\/(zod|ajv|chokidar|simple-git|zx)\//.test(f));
+  assert.equal(heavy(loaded(['status'])), []);
+  assert.equal(heavy(loaded(['status', '--json'])), []);
+  assert.ok(heavy(loaded(['status', '--watch', '--json'])).some((f) => f.includes('/chokidar/')), 'chokidar serves --watch');
 });
 
 pty('--watch in a tmux pane: a supervised leaf appears as it starts, leaves when it is stopped; Ctrl-C ends the watch', async () => {
