@@ -1,0 +1,95 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SubcommandIo } from '@leap/core';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { sliceCommand } from '@leap/slice/cli';
+import { workerCommand } from '../src/cli.js';
+import { ball, contentProof, freePort, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+
+async function call(command: typeof workerCommand, argv: string[], cwd: string, env = testEnv()) {
+  let stdout = '';
+  let stderr = '';
+  const io: SubcommandIo = { stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; }, cwd, env, isTTY: false };
+  try {
+    return { code: await command(argv, io), stdout, stderr };
+  } catch (error) {
+    const code = (error as { exitCode?: number }).exitCode;
+    if (typeof code !== 'number') throw error;
+    return { code, stdout, stderr: `${stderr}leap: ${(error as Error).message}\n` };
+  }
+}
+
+const test = suite('leap worker and leap slice run --runner bullmq: the command lines');
+test.after.each(cleanupTempDirs);
+
+test('leap worker --help: the usage, the options, the exit codes', async () => {
+  const out = await call(workerCommand, ['--help'], process.cwd());
+  assert.is(out.code, 0);
+  for (const text of ['Usage: leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]', '--jobs N', 'LEAP_BULLMQ_LOCK_MS', 'Exit codes: 0 stopped by TERM or INT; 2 bad input']) assert.ok(out.stdout.includes(text), text);
+});
+
+test('leap worker: bad input is exit 2 with what was expected and what was found; nothing left on disk', async () => {
+  const cwd = makeTempDir('leap-worker-cli-');
+  const port = await freePort();
+  const cases: [string[], RegExp][] = [
+    [['--repo', '/r'], /--redis URL is required/],
+    [['--redis', 'http://127.0.0.1:1', '--repo', '/r'], /Expected --redis to be a redis:\/\/ or rediss:\/\/ URL, got "http:\/\/127\.0\.0\.1:1"/],
+    [['--redis', 'not a url', '--repo', '/r'], /Expected --redis to be a redis:\/\/ URL, got "not a url"/],
+    [['--redis', `redis://127.0.0.1:${port}`], /--repo GIT_URL is required/],
+    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--jobs', '0'], /Expected --jobs to be a positive integer, got "0"/],
+    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--name', ''], /Expected --name to be a non-empty name/],
+    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', 'extra'], /unexpected argument "extra"/],
+    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--dir', 'w'], new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`)],
+  ];
+  for (const [argv, message] of cases) {
+    const out = await call(workerCommand, argv, cwd);
+    assert.is(out.code, 2, argv.join(' '));
+    assert.match(out.stderr, message);
+  }
+  assert.ok(!existsSync(join(cwd, 'w')) && !existsSync(join(cwd, '.leap-worker')), 'no folder made');
+});
+
+test('leap slice run --runner: a runner that does not exist, --redis without bullmq, bullmq without --redis or with no Redis: exit 2', async () => {
+  const { repo, dir } = setupRemote({ 'src/a.txt': 'old a\n' });
+  const file = writeSlice(dir, { id: 'bad', balls: [ball('a', ['src/a.txt'], { 'src/a.txt': 'old a\n' })] });
+  const port = await freePort();
+  const cases: [string[], RegExp][] = [
+    [['--runner', 'k8s'], /Expected --runner to be local or bullmq, got "k8s"/],
+    [['--redis', `redis://127.0.0.1:${port}`], /--redis and --remote are options of --runner bullmq; the runner is local/],
+    [['--runner', 'bullmq'], /--redis URL is required/],
+    [['--runner', 'bullmq', '--redis', `redis://127.0.0.1:${port}`], /cannot reach Redis at/],
+  ];
+  for (const [extra, message] of cases) {
+    const out = await call(sliceCommand, ['run', file, ...extra], repo);
+    assert.is(out.code, 2, extra.join(' '));
+    assert.match(out.stderr, message);
+  }
+  assert.ok(!existsSync(join(repo, '.leap')), 'nothing run');
+  const help = await call(sliceCommand, ['run', '--help'], repo);
+  assert.match(help.stdout, /--runner NAME {6}where balls are built: local \(default/);
+});
+
+test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one worker builds it, the summary as JSON', async () => {
+  const redis = await startRedis();
+  const base = { 'src/a.txt': 'old a\n' };
+  const { remote, repo, dir } = setupRemote(base);
+  const file = writeSlice(dir, { id: 'cli', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const m1 = spawnWorker(redis.url, remote, 'm1');
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const out = await call(sliceCommand, ['run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'], repo);
+    assert.is(out.code, 0, out.stderr + m1.err());
+    const summary = JSON.parse(out.stdout) as { receipt: number; balls: { id: string; receipt: number }[] };
+    assert.equal([summary.receipt, summary.balls.map((b) => [b.id, b.receipt])], [1, [['a', 1]]]);
+    assert.match(out.stderr, /leap slice: ball a: round 1 \(worker m1\): receipt 1/);
+    assert.is(readLeap<{ worker: string }>(repo, 'cli', 'a', 'round-1.json')?.worker, 'm1');
+  } finally {
+    await stop(m1);
+    await redis.stop();
+  }
+});
+
+test.run();

@@ -1,0 +1,60 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanupTempDirs, git } from '@leap/test-utils';
+import { runSlice } from '@leap/slice';
+import { createBullmqRunner } from '../src/index.js';
+import { ball, contentProof, eventsOf, readLeap, setupRemote, spawnLeap, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+
+const BASE = { 'src/a.txt': 'old a\n' };
+
+const test = suite('bullmq runner: the engine killed');
+test.after.each(cleanupTempDirs);
+
+test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that passed is rebuilt', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(BASE);
+  const file = writeSlice(dir, {
+    id: 'again',
+    balls: [
+      ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }),
+      ball('slow', ['src/slow.txt'], BASE, { proof: { argv: contentProof({ 'src/slow.txt': 'S\n' }) } }),
+      ball('c', ['src/c.txt'], BASE, { deps: ['a'], proof: { argv: contentProof({ 'src/c.txt': 'C\n' }) } }),
+    ],
+  });
+  const agents = writeAgents(dir, {
+    a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } },
+    slow: { '*': { sleep_ms: 2500, edits: [{ path: 'src/slow.txt', content: 'S\n' }] } },
+    c: { '*': { sleep_ms: 2500, edits: [{ path: 'src/c.txt', content: 'C\n' }] } },
+  });
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--jobs', '2']);
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const args = ['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'];
+    const engine = spawnLeap(args, { cwd: repo });
+    await engine.waitFor(/ball a: merged onto leap\/again\/spine/);
+    await m1.waitFor(/again\/c round 1: taken/);
+    engine.child.kill('SIGKILL');
+    assert.is((await engine.exited).signal, 'SIGKILL');
+    assert.is(readLeap<{ receipt: number }>(repo, 'again', 'a', 'result.json')?.receipt, 1);
+    assert.is(readLeap(repo, 'again', 'c', 'result.json'), null, 'c was cut off');
+
+    const lines: string[] = [];
+    const summary = await runSlice({
+      file, cwd: repo, env: testEnv(), jobs: 2, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'], progress: (l) => lines.push(l),
+      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+    });
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
+    assert.ok(lines.some((l) => l.startsWith('ball a: passed on an earlier run')), lines.join('\n'));
+    assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.reused]), [['a', 1, true], ['slow', 1, false], ['c', 1, false]]);
+    // a was built once, on the first run; its merge was not made twice.
+    assert.is(m1.err().split('\n').filter((l) => l.includes('again/a round 1: taken')).length, 1);
+    assert.is(git(repo, 'log', '--first-parent', '--format=%s', 'leap/again/spine').trim().split('\n').filter((s) => s.includes('merge a ')).length, 1);
+    assert.is(eventsOf(repo, 'merge').filter((e) => e.ball === 'a').length, 1);
+    assert.ok(readLeap(repo, 'again', 'record.json') !== null);
+  } finally {
+    await stop(m1);
+    await redis.stop();
+  }
+});
+
+test.run();

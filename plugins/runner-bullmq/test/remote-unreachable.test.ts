@@ -1,0 +1,64 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
+import { runSlice } from '@leap/slice';
+import { createBullmqRunner } from '../src/index.js';
+import { ball, contentProof, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+
+const BASE = { 'src/a.txt': 'old a\n' };
+
+const test = suite('bullmq runner: remotes that cannot be reached');
+test.after.each(cleanupTempDirs);
+
+function oneBall(dir: string, id = 'far') {
+  const file = writeSlice(dir, { id, balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  return { file, agents };
+}
+
+test('a worker that cannot reach the remote says so clearly and hands the job back; a worker that can builds it', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(BASE);
+  const { file, agents } = oneBall(dir);
+  const nowhere = join(makeTempDir('leap-nowhere-'), 'missing.git');
+  const lost = spawnWorker(redis.url, nowhere, 'lost');
+  let good: ReturnType<typeof spawnWorker> | null = null;
+  try {
+    await lost.waitFor(/waiting for rounds/);
+    const running = runSlice({
+      file, cwd: repo, env: testEnv(), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+    });
+    const line = await lost.waitFor(/cannot reach the remote/);
+    assert.ok(line.startsWith(`leap worker: far/a round 1: cannot reach the remote ${nowhere}: git clone`), line);
+    assert.match(line, /the job goes back to the queue, this worker waits 1\.0 s/);
+    assert.ok(!existsSync(join(lost.dir, 'w', 'repo.git')), 'no half clone left');
+    good = spawnWorker(redis.url, remote, 'good');
+    const summary = await running;
+    assert.is(summary.exitCode, 0, good.err() + lost.err());
+    assert.is(readLeap<{ worker: string }>(repo, 'far', 'a', 'round-1.json')?.worker, 'good');
+    assert.is(lost.child.exitCode, null, 'the worker that cannot reach the remote keeps running');
+  } finally {
+    if (good !== null) await stop(good);
+    await stop(lost);
+    await redis.stop();
+  }
+});
+
+test('an engine that cannot push to its remote holds the ball with the reason, nothing queued', async () => {
+  const redis = await startRedis();
+  const { repo, dir } = setupRemote(BASE);
+  const { file, agents } = oneBall(dir, 'nopush');
+  git(repo, 'remote', 'set-url', 'origin', join(dir, 'gone.git'));
+  const summary = await runSlice({
+    file, cwd: repo, env: testEnv(), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+    createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+  });
+  await redis.stop();
+  assert.is(summary.exitCode, 3);
+  assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: cannot push leap\/nopush\/a to the remote origin: git push/);
+});
+
+test.run();
