@@ -178,6 +178,13 @@ rules('no two balls share a file, after normalising its path', () => {
   ]);
 });
 
+rules('one file written in two Unicode forms (NFC and NFD) is one file', () => {
+  const nfc = 'src/caf\u00e9.js';
+  const nfd = 'src/cafe\u0301.js';
+  const value = slice([ball('a', { scope: [{ path: nfc, sha256: null }] }), ball('b', { scope: [{ path: nfd, sha256: null }] })]);
+  assert.equal(messages(validateSlice(value)), [`balls "a" and "b" share the file ${JSON.stringify(nfc)} (as ${JSON.stringify(nfc)} and ${JSON.stringify(nfd)})`]);
+});
+
 rules('where the file system folds case, paths differing in case are one file', () => {
   const value = slice([ball('a', { scope: [{ path: 'src/Lexer.js', sha256: null }] }), ball('b', { scope: [{ path: 'SRC/lexer.JS', sha256: null }] })]);
   assert.equal(validateSlice(value), []);

@@ -114,11 +114,13 @@ function idsOf(ball: LooseBall): string[] {
   return ball.id === undefined ? [] : [ball.id];
 }
 
-// The file a scope path names: normalised, and lowercased where case folds.
+// The file a scope path names: normalised, and lowercased where case folds. Unicode is compared in
+// one form (NFC) everywhere: "é" written as one code point or as e and an accent reads the same to
+// every reviewer, and is one file on macOS; two balls never own it under two spellings.
 function fileKey(path: string, foldCase: boolean): string | null {
   const plain = isPlainPath(path);
   if (!plain && scopePathProblem(path) !== null) return null;
-  const normal = plain ? path : normalizeScopePath(path);
+  const normal = plain ? path : normalizeScopePath(path).normalize('NFC');
   return foldCase ? normal.toLowerCase() : normal;
 }
 
