@@ -205,7 +205,8 @@ export async function endStopped(state: RunState, stop: Stopped): Promise<string
 /** End the run at a bail: keep finished steps, preserve and revert the half-done one, record and narrate the cause. */
 export async function endBailed(state: RunState, bail: Bail): Promise<NonNullable<TddRunResult['bail']>> {
   let narration = bail.narration;
-  const step = state.inFlight;
+  // A dirty tree is the person's: it is said, never preserved or reverted.
+  const step = bail.bailCause === 'dirty-tree' ? null : state.inFlight;
   if (step !== null && state.git !== undefined) {
     try {
       if (step.state === 'todo' && (await state.headSubject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);

@@ -49,6 +49,23 @@ bails('dirty-tree: uncommitted changes; nothing is touched but the log and the t
   assert.is(readFileSync(join(repo, 'src/slug.js'), 'utf8'), '// edited\n');
 });
 
+bails('dirty-tree on resume, between steps: the person\'s changes are said and left as they are', async () => {
+  const repo = makeProject(['one', 'two']);
+  const titles = [TITLE, 'Second step'];
+  const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass(), pass(), pass()]);
+  const options = { ...base(repo, agents.file), planFile: planFile(titles) };
+  writeRepoFile(repo, '.tdd/stop', 'at-ledger\n');
+  const first = await runTdd(options);
+  assert.is(first.code, 3);
+  assert.match(first.stoppedAt ?? '', 'at the start of step 1');
+  writeRepoFile(repo, 'notes.txt', "a person's notes\n");
+  const result = await runTdd({ ...options, planFile: undefined });
+  assert.is(result.bail?.cause, 'dirty-tree');
+  assert.match(result.bail?.narration ?? '', 'notes.txt');
+  assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), "a person's notes\n");
+  assert.is(git(repo, 'for-each-ref', 'refs/leap/attempts/'), '');
+});
+
 bails('needs-user: an ambiguous test command; the narration holds the whole question', async () => {
   const repo = makeProject();
   writeRepoFile(repo, 'Makefile', 'test:\n\tnode --test test/\n');
