@@ -23,7 +23,8 @@ export const validateCommand: Subcommand = async (argv, io) => {
     io.stdout(`${USAGE}\n`);
     return 0;
   }
-  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
+  // `validate FILE` has no option to parse: parseCli would only load and run util.parseArgs to say so.
+  const { values, positionals } = argv.some((arg) => arg.startsWith('-')) ? parseCli(argv, { json: { type: 'boolean' } }, USAGE) : { values: {}, positionals: argv };
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const path = resolve(io.cwd, file);
