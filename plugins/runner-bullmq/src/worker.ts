@@ -65,8 +65,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       throw new RemoteError((error as Error).message);
     }
     // Commits need an identity; a machine without one gets the worker's.
-    const ident = await git(partial, ['var', 'GIT_COMMITTER_IDENT'], env).then(() => true, () => false);
-    if (!ident) {
+    const named = await git(partial, ['config', 'user.name'], env).then((n) => n.trim() !== '', () => false);
+    if (!named) {
       await git(partial, ['config', 'user.name', 'leap worker'], env);
       await git(partial, ['config', 'user.email', `leap-worker@${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}.invalid`], env);
     }
