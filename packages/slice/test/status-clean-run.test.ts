@@ -55,4 +55,24 @@ seam('a passed ball, a refused one and its blocked descendant, as status reads t
   assert.equal(JSON.parse((await leapSlice(repo, ['status', file, '--json'])).stdout).balls.map((b: { state: string }) => b.state), ['passed', 'refused', 'blocked']);
 });
 
+seam('a ball held after four rounds: status shows the hold, its fourth round and its checkpoint; its descendant held after it', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, {
+    id: 'stuck',
+    balls: [
+      ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }),
+      ball('d', ['src/d.txt'], BASE, { deps: ['a'], proof: { argv: contentProof({ 'src/d.txt': 'D\n' }) } }),
+    ],
+  });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'not quite\n' }] } } });
+  const run = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(run.code, 3, run.stderr + run.stdout);
+  const s = JSON.parse((await leapSlice(repo, ['status', file, '--json'])).stdout) as { balls: { ball: string; state: string; receipt: number | null; rounds: number; lastRound: { round: number } | null; checkpoint: string | null; after: string[] }[] };
+  const [a, d] = s.balls;
+  assert.equal([a?.state, a?.receipt, a?.rounds, a?.lastRound?.round, a?.checkpoint], ['held', 0, 4, 4, '.leap/stuck/a/checkpoint.md']);
+  assert.ok(existsSync(join(repo, '.leap', 'stuck', 'a', 'checkpoint.md')));
+  assert.equal([d?.state, d?.after], ['held', ['a']]);
+  assert.equal(extraWorktrees(repo), []);
+});
+
 seam.run();
