@@ -2,8 +2,8 @@
 // folded into a run, the ledgers, the stop file, and the slice records, merged into one view.
 import { join } from 'node:path';
 import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, resolveStateDir } from '@leap/core';
-import { foldRun, type Ball, type LeafRun, type RunModel, type Slice } from './fold-run.js';
-import { LogTail, type LogProblem } from './read-log.js';
+import { createFolder, foldRun, type Ball, type LeafRun, type RunModel, type Slice } from './fold-run.js';
+import { LogTail, type LogProblem, type LogSnapshot } from './read-log.js';
 import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type LedgerState, type SliceRecord } from './read-state.js';
 
 /** Where to look, and when "now" is (tests pin it). */
@@ -34,9 +34,18 @@ export function collectView(options: ViewOptions): ViewData {
   const stateDir = resolveStateDir(options.env, options.cwd);
   const repo = findRepoRoot(options.cwd) ?? options.cwd;
   const eventsFile = join(stateDir, 'events.jsonl');
-  const tail = options.tail ?? new LogTail(eventsFile);
-  const snapshot = tail.readMore().snapshot();
-  const model = foldRun(snapshot.records, snapshot.problems);
+  // One shot: fold each line as it is read and keep no parsed line (a long log's events would otherwise all
+  // be alive at once, for the collector to copy again and again). A watch keeps its records to fold again.
+  let snapshot: LogSnapshot;
+  let model: RunModel;
+  if (options.tail === undefined) {
+    const folder = createFolder();
+    snapshot = new LogTail(eventsFile, folder.add).readMore().snapshot(true);
+    model = folder.finish(snapshot.problems);
+  } else {
+    snapshot = options.tail.readMore().snapshot();
+    model = foldRun(snapshot.records, snapshot.problems);
+  }
   const fileProblems: FileProblem[] = [];
   const ledgers = readLedgers(stateDir, fileProblems);
   const sliceRecords = readSliceRecords(repo, fileProblems);
@@ -45,7 +54,7 @@ export function collectView(options: ViewOptions): ViewData {
   judgeOpenLeaves(model.leaves, stateDir);
   return {
     repo, stateDir, eventsFile, now: options.now ?? Date.now(),
-    log: { exists: snapshot.exists, events: snapshot.records.length, tornTail: snapshot.tornTail, problems: model.problems },
+    log: { exists: snapshot.exists, events: snapshot.events, tornTail: snapshot.tornTail, problems: model.problems },
     fileProblems, model, ledgers, stop: readPendingStop(stateDir), sliceRecords,
   };
 }

@@ -107,11 +107,25 @@ export function ballOfLeafName(leaf: string): string | null {
   return m?.[1] ?? null;
 }
 
+/** A fold fed one record at a time, so a one-shot reader can drop each parsed line once folded. */
+export interface RunFolder {
+  add(record: LogRecord): void;
+  /** The model, with the reader's `problems` before the fold's own; call once, after the last record. */
+  finish(problems?: readonly LogProblem[]): RunModel;
+}
+
 /** Fold the records of a log into a RunModel; `problems` are the reader's, to which the fold adds its own. */
 export function foldRun(records: readonly LogRecord[], problems: readonly LogProblem[] = []): RunModel {
+  const folder = createFolder();
+  for (const r of records) folder.add(r);
+  return folder.finish(problems);
+}
+
+/** An empty RunFolder. */
+export function createFolder(): RunFolder {
   const model: RunModel = {
     leaves: [], verdicts: [], ticks: [], bails: [], stops: [], marks: [], usage: [], slices: [], unknown: [],
-    problems: [...problems], firstAt: null, lastAt: null,
+    problems: [], firstAt: null, lastAt: null,
   };
   const byRun = new Map<string, LeafRun>();
   const named = new Map<string, LeafRun[]>();
@@ -154,7 +168,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
     return found;
   };
 
-  for (const r of records) {
+  const add = (r: LogRecord): void => {
     const e = r.event;
     model.firstAt = model.firstAt === null ? r.at : Math.min(model.firstAt, r.at);
     model.lastAt = model.lastAt === null ? r.at : Math.max(model.lastAt, r.at);
@@ -308,29 +322,33 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
       default:
         model.unknown.push({ line: r.line, at: r.at, event: e.event });
     }
-  }
-  // Reviews written before their ball's receipt: place them by candidate now that every receipt is known.
-  for (const review of pendingReviews.splice(0)) {
-    const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === review.candidate || b.merged?.candidate === review.candidate);
-    owner?.reviews.push(review);
-  }
-  // A LEAP leaf names its ball (`build-BALL-N`); its slice is the one slice holding a ball of that id. The
-  // engine names a reviewer leaf by the candidate's first hex digits (`review-HEX-FAMILY`): its ball is the
-  // one whose candidate starts so.
-  const byCandidate = (prefix: string): Ball | undefined => {
-    if (!/^[0-9a-f]{6,}$/.test(prefix)) return undefined;
-    return model.slices.flatMap((s) => s.balls).find((b) => b.candidates.some((c) => c.startsWith(prefix)));
   };
-  const place = (item: { slice: string | null; ball: string | null }): void => {
-    if (item.slice !== null || item.ball === null) return;
-    item.slice = soleOwner(ballOwners, item.ball);
-    if (item.slice !== null) return;
-    const owner = byCandidate(item.ball);
-    if (owner !== undefined) Object.assign(item, { slice: owner.slice, ball: owner.id });
+  const finish = (problems: readonly LogProblem[] = []): RunModel => {
+    model.problems = [...problems, ...model.problems];
+    // Reviews written before their ball's receipt: place them by candidate now that every receipt is known.
+    for (const review of pendingReviews.splice(0)) {
+      const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === review.candidate || b.merged?.candidate === review.candidate);
+      owner?.reviews.push(review);
+    }
+    // A LEAP leaf names its ball (`build-BALL-N`); its slice is the one slice holding a ball of that id. The
+    // engine names a reviewer leaf by the candidate's first hex digits (`review-HEX-FAMILY`): its ball is the
+    // one whose candidate starts so.
+    const byCandidate = (prefix: string): Ball | undefined => {
+      if (!/^[0-9a-f]{6,}$/.test(prefix)) return undefined;
+      return model.slices.flatMap((s) => s.balls).find((b) => b.candidates.some((c) => c.startsWith(prefix)));
+    };
+    const place = (item: { slice: string | null; ball: string | null }): void => {
+      if (item.slice !== null || item.ball === null) return;
+      item.slice = soleOwner(ballOwners, item.ball);
+      if (item.slice !== null) return;
+      const owner = byCandidate(item.ball);
+      if (owner !== undefined) Object.assign(item, { slice: owner.slice, ball: owner.id });
+    };
+    for (const run of model.leaves) place(run);
+    for (const usage of model.usage) place(usage);
+    return model;
   };
-  for (const run of model.leaves) place(run);
-  for (const usage of model.usage) place(usage);
-  return model;
+  return { add, finish };
 }
 
 function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -26,6 +26,8 @@ export interface LogProblem {
 /** What reading the log found so far. */
 export interface LogSnapshot {
   exists: boolean;
+  /** How many events were read (with a sink, `records` stays empty). */
+  events: number;
   records: LogRecord[];
   problems: LogProblem[];
   /** The last line has no newline yet and is not a whole event: being written, or torn by a crash. */
@@ -74,7 +76,11 @@ export class LogTail {
   private readonly records: LogRecord[] = [];
   private readonly problems: LogProblem[] = [];
 
-  constructor(readonly file: string) {}
+  private count = 0;
+
+  /** With `sink`, each record goes to it and is not kept (a one-shot reader folding as it reads). */
+  constructor(readonly file: string, private readonly sink?: (record: LogRecord) => void) {}
+
 
   /** Read what the file gained; a file that shrank (replaced or cut) is read again from its start. */
   readMore(): this {
@@ -123,24 +129,36 @@ export class LogTail {
     let records = this.records;
     let problems = this.problems;
     let tornTail = false;
+    let events = this.count;
     if (this.pending.trim() !== '') {
       const parsed = parseLogLine(this.pending, this.line + 1);
-      if (parsed !== null && 'event' in parsed) records = [...records, parsed];
-      else tornTail = true;
+      if (parsed === null || !('event' in parsed)) tornTail = true;
+      else if (this.sink === undefined) {
+        records = [...records, parsed];
+        events++;
+      } else if (final) {
+        // A whole last line without its newline, at the end of a one-shot read: it counts, once.
+        this.sink(parsed);
+        this.count++;
+        events++;
+        this.pending = '';
+      }
     }
     if (final) {
       records = [...records];
       problems = [...problems];
     }
-    return { exists: this.exists, records, problems, tornTail };
+    return { exists: this.exists, events, records, problems, tornTail };
   }
 
   private take(raw: string): void {
     this.line++;
     const parsed = parseLogLine(raw, this.line);
     if (parsed === null) return;
-    if ('event' in parsed) this.records.push(parsed);
-    else this.problems.push(parsed);
+    if (!('event' in parsed)) this.problems.push(parsed);
+    else if (this.sink === undefined) this.records.push(parsed);
+    else this.sink(parsed);
+    if ('event' in parsed) this.count++;
   }
 
   private reset(exists = false): void {
@@ -150,5 +168,6 @@ export class LogTail {
     this.exists = exists;
     this.records.length = 0;
     this.problems.length = 0;
+    this.count = 0;
   }
 }

@@ -47,7 +47,7 @@ text('a last line without its end is torn, not a problem; a whole last line with
   const whole = parseLogText('{"ts":"2026-11-30T12:00:01.000Z","event":"mark"}');
   assert.is(whole.records.length, 1);
   assert.is(whole.tornTail, false);
-  assert.equal(parseLogText(''), { exists: true, records: [], problems: [], tornTail: false });
+  assert.equal(parseLogText(''), { exists: true, events: 0, records: [], problems: [], tornTail: false });
 });
 
 text.run();
@@ -60,7 +60,7 @@ tail('reads a log as it grows, a line at a time even when written in pieces, and
   const dir = makeTempDir();
   const file = join(dir, 'events.jsonl');
   const t = new LogTail(file);
-  assert.equal(t.readMore().snapshot(), { exists: false, records: [], problems: [], tornTail: false });
+  assert.equal(t.readMore().snapshot(), { exists: false, events: 0, records: [], problems: [], tornTail: false });
   writeFileSync(file, '{"ts":"2026-11-30T12:00:01.000Z","event":"mark","name":"é');
   let s = t.readMore().snapshot();
   assert.equal([s.exists, s.records.length, s.tornTail], [true, 0, true]);
@@ -75,7 +75,7 @@ tail('reads a log as it grows, a line at a time even when written in pieces, and
   s = t.readMore().snapshot();
   assert.equal([s.records.length, s.records[0]?.event.event, s.problems.length], [1, 'stop', 0]);
   rmSync(file);
-  assert.equal(t.readMore().snapshot(), { exists: false, records: [], problems: [], tornTail: false });
+  assert.equal(t.readMore().snapshot(), { exists: false, events: 0, records: [], problems: [], tornTail: false });
 });
 
 tail('a path that is not a readable file is an error naming it, not an empty log', () => {
@@ -84,3 +84,23 @@ tail('a path that is not a readable file is an error naming it, not an empty log
 });
 
 tail.run();
+
+// ---
+const sink = suite('LogTail with a sink');
+sink.after(cleanupTempDirs);
+
+sink('each event goes to the sink once and is not kept; a whole last line without newline counts at the final snapshot', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'events.jsonl');
+  writeFileSync(file, `${fixture('malformed.jsonl')}{"ts":"2026-11-30T12:00:09.000Z","event":"mark","name":"last"}`);
+  const seen: number[] = [];
+  const t = new LogTail(file, (r) => seen.push(r.line));
+  const before = t.readMore().snapshot();
+  assert.equal([before.events, before.records, before.tornTail], [5, [], false]);
+  const s = t.snapshot(true);
+  assert.equal([s.events, s.records, s.problems.map((p) => p.line)], [6, [], [2, 3, 4, 5, 10]]);
+  assert.equal(seen, [1, 6, 8, 9, 11, 12]);
+  assert.is(t.snapshot(true).events, 6, 'the last line is taken once');
+});
+
+sink.run();
