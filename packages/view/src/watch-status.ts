@@ -34,7 +34,8 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   options.onFrame(last, true);
 
   const watched = new Set<string>();
-  const watcher = watch([], { ignoreInitial: true, depth: 2, awaitWriteFinish: false });
+  // A leaf's own output (.out, .err) changes all the time and shows in no frame: not watched.
+  const watcher = watch([], { ignoreInitial: true, depth: 2, awaitWriteFinish: false, ignored: (path: string) => /\.(out|err|sock)$/.test(path) });
   const follow = (): void => {
     // The state folder and .leap may not exist yet: watch the repository root (not deeply) until they do.
     for (const dir of [first.stateDir, join(first.repo, '.leap')]) {
@@ -48,6 +49,7 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   follow();
   let timer: NodeJS.Timeout | undefined;
   let settle: NodeJS.Timeout | undefined;
+  let lastRefresh = 0;
   const refresh = (clock: boolean): void => {
     follow();
     const data = draw();
@@ -67,10 +69,12 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
       refresh(false);
     }, 250);
     if (timer !== undefined) return;
+    // Soon, but at most about ten frames a second however fast the log grows.
     timer = setTimeout(() => {
       timer = undefined;
+      lastRefresh = Date.now();
       refresh(false);
-    }, 25);
+    }, Math.max(25, lastRefresh + 100 - Date.now()));
   };
   watcher.on('all', soon);
   const clock = setInterval(() => refresh(true), options.intervalMs ?? 1000);
