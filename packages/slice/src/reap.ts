@@ -23,8 +23,9 @@ export function runGit(cwd: string, args: string[]): string {
 export function sliceWorktrees(repoRoot: string, sliceId: string): { path: string; branch: string }[] {
   const prefix = `refs/heads/leap/${sliceId}/`;
   const out: { path: string; branch: string }[] = [];
-  // -z: a worktree path may hold a newline.
-  for (const record of runGit(repoRoot, ['worktree', 'list', '--porcelain', '-z']).split('\0\0')) {
+  // -z: a worktree path may hold a newline. The first record is the main working tree, never
+  // removed, even when a person checked out one of the slice's branches there to look at it.
+  for (const record of runGit(repoRoot, ['worktree', 'list', '--porcelain', '-z']).split('\0\0').slice(1)) {
     const fields = record.split('\0');
     const path = fields.find((f) => f.startsWith('worktree '))?.slice('worktree '.length);
     const branch = fields.find((f) => f.startsWith('branch '))?.slice('branch '.length);

@@ -67,7 +67,7 @@ bin('plan, ball hash and ball check in a real repository, then status and clean'
   assert.is(status.code, 0);
   assert.is((JSON.parse(status.stdout) as { reaped: string[] }).reaped.length, 1);
   const cleaned = await runBin(leap, ['slice', 'clean', 'slice.json', '--json'], { cwd: repo });
-  assert.equal(JSON.parse(cleaned.stdout), { slice: 'demo', worktrees: [], branches: ['leap/demo/a'] });
+  assert.equal(JSON.parse(cleaned.stdout), { slice: 'demo', worktrees: [], branches: ['leap/demo/a'], kept: [] });
 });
 
 bin('--help on every definition command, exit 0', async () => {

@@ -184,6 +184,17 @@ reap('run inside a ball\'s worktree, the commands respect the main repository\'s
   assert.equal(worktreeList(repo), [repo]);
 });
 
+reap('the main working tree is never reaped, even on one of the slice\'s branches', async () => {
+  const outside = makeTempDir();
+  const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
+  git(repo, 'checkout', '-q', '-b', 'leap/s/spine');
+  writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [] })));
+  assert.equal(reapSlice(repo, 's'), [join(outside, 'a')]);
+  assert.equal(worktreeList(repo), [repo]);
+  assert.is((await leapSlice(['status', 's.json'], repo)).code, 0);
+  assert.is(git(repo, 'branch', '--show-current').trim(), 'leap/s/spine');
+});
+
 reap.run();
 
 // ---
@@ -209,7 +220,7 @@ clean('worktrees first, then the branches of the slice; records and other branch
   assert.equal(worktreeList(repo), [repo]);
   assert.equal(git(repo, 'branch', '--format=%(refname:short)').trim().split('\n').sort(), ['leap/s2/a', 'leap/sx', 'main']);
   assert.ok(existsSync(join(repo, '.leap', 's', 'a', 'result.json')));
-  assert.equal(JSON.parse((await leapSlice(['clean', 's.json', '--json'], repo)).stdout), { slice: 's', worktrees: [], branches: [] });
+  assert.equal(JSON.parse((await leapSlice(['clean', 's.json', '--json'], repo)).stdout), { slice: 's', worktrees: [], branches: [], kept: [] });
 });
 
 clean('refused while a live engine runs the slice; a slice edited into an invalid one is still cleaned by its id', async () => {
@@ -220,7 +231,17 @@ clean('refused while a live engine runs the slice; a slice edited into an invali
   assert.equal(await leapSlice(['clean', 's.json'], repo), { code: 2, stdout: '', stderr: `leap: slice "s" is being run by live process ${holder.pid}: clean it once that run ends\n` });
   assert.ok(existsSync(join(outside, 'a')));
   await kill9(holder);
-  assert.equal(cleanSlice(repo, 's'), { worktrees: [join(outside, 'a')], branches: ['leap/s/a'] });
+  assert.equal(cleanSlice(repo, 's'), { worktrees: [join(outside, 'a')], branches: ['leap/s/a'], kept: [] });
+});
+
+clean('a branch of the slice the main working tree has checked out is kept, and said', async () => {
+  const repo = repoWithWorktrees('s', [], () => '');
+  git(repo, 'branch', 'leap/s/a');
+  git(repo, 'checkout', '-q', '-b', 'leap/s/spine');
+  writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [] })));
+  const out = await leapSlice(['clean', 's.json'], repo);
+  assert.equal(out, { code: 0, stdout: 'deleted the branch leap/s/a\nkept the branch leap/s/spine: it is checked out in the main working tree\nslice s: 0 worktrees and 1 branch removed; records under .leap/s/ kept\n', stderr: '' });
+  assert.is(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'leap/s/spine');
 });
 
 clean('bad input: no id, malformed JSON, a missing file, not a repository, no FILE', async () => {

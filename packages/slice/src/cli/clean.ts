@@ -12,11 +12,12 @@ import { ID_PATTERN } from '../definition/slice-id.js';
 const USAGE = `Usage: leap slice clean FILE [--json]
 
 Remove the slice's git worktrees, then its branches leap/SLICE/* (the balls' and the spine),
-in the repository of the current folder. The records under .leap/SLICE/ stay. Only the slice's
-id is read from FILE, so a slice edited since it ran (even into an invalid one) can be cleaned.
+in the repository of the current folder. The records under .leap/SLICE/ stay, and so does a
+branch the main working tree has checked out. Only the slice's id is read from FILE, so a slice
+edited since it ran (even into an invalid one) can be cleaned.
 
 Options:
-  --json   print { "slice", "worktrees": [paths], "branches": [names] }
+  --json   print { "slice", "worktrees": [paths], "branches": [names], "kept": [names] }
   --help   this text
 
 Exit codes: 0 cleaned (or nothing to clean); 2 a live engine runs the slice, FILE has no valid
@@ -46,14 +47,15 @@ export const cleanCommand: Subcommand = async (argv, io) => {
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const id = readSliceId(resolve(io.cwd, file));
-  const { worktrees, branches } = cleanSlice(mainWorktreeRoot(findRepoRoot(io.cwd)), id);
+  const { worktrees, branches, kept } = cleanSlice(mainWorktreeRoot(findRepoRoot(io.cwd)), id);
   if (values.json === true) {
-    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches })}\n`);
+    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept })}\n`);
     return 0;
   }
   const lines = [
     ...worktrees.map((w) => `removed the worktree ${w}`),
     ...branches.map((b) => `deleted the branch ${b}`),
+    ...kept.map((b) => `kept the branch ${b}: it is checked out in the main working tree`),
     `slice ${id}: ${worktrees.length} worktree${worktrees.length === 1 ? '' : 's'} and ${branches.length} branch${branches.length === 1 ? '' : 'es'} removed; records under .leap/${id}/ kept`,
   ];
   io.stdout(`${lines.join('\n')}\n`);

@@ -4,10 +4,11 @@ import { LeapError } from '@leap/core';
 import { reapSlice, runGit } from '../reap.js';
 import { liveEngine } from '../slice-lock.js';
 
-/** What `cleanSlice` removed. */
+/** What `cleanSlice` removed, and the branch it kept because the main working tree has it checked out. */
 export interface CleanResult {
   worktrees: string[];
   branches: string[];
+  kept: string[];
 }
 
 /** Remove the slice's worktrees and branches; throws a LeapError (exit 2) while a live engine runs it. */
@@ -16,6 +17,10 @@ export function cleanSlice(repoRoot: string, sliceId: string): CleanResult {
   if (pid !== null && pid !== process.pid) throw new LeapError(`slice ${JSON.stringify(sliceId)} is being run by live process ${pid}: clean it once that run ends`, { exitCode: 2 });
   const worktrees = reapSlice(repoRoot, sliceId);
   const refs = runGit(repoRoot, ['for-each-ref', '--format=%(refname)', `refs/heads/leap/${sliceId}/`]).split('\n').filter((r) => r !== '');
-  for (const ref of refs) runGit(repoRoot, ['update-ref', '-d', ref]);
-  return { worktrees, branches: refs.map((r) => r.slice('refs/heads/'.length)) };
+  // Deleting the branch a person has checked out would leave their HEAD on nothing.
+  const head = runGit(repoRoot, ['for-each-ref', '--format=%(HEAD)%(refname)', `refs/heads/leap/${sliceId}/`]).split('\n').find((r) => r.startsWith('*'))?.slice(1);
+  const deleted = refs.filter((ref) => ref !== head);
+  for (const ref of deleted) runGit(repoRoot, ['update-ref', '-d', ref]);
+  const name = (ref: string) => ref.slice('refs/heads/'.length);
+  return { worktrees, branches: deleted.map(name), kept: head === undefined ? [] : [name(head)] };
 }
