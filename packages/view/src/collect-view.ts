@@ -1,7 +1,7 @@
 // Gather everything `leap status` and `leap report` show for the repository at `cwd`: the event log
 // folded into a run, the ledgers, the stop file, and the slice records, merged into one view.
 import { join } from 'node:path';
-import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, resolveStateDir } from '@leap/core';
+import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, readProcStat, resolveStateDir } from '@leap/core';
 import { createFolder, foldRun, type Ball, type LeafRun, type RunModel, type Slice } from './fold-run.js';
 import { LogTail, type LogProblem, type LogSnapshot } from './read-log.js';
 import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type LedgerState, type SliceRecord } from './read-state.js';
@@ -85,7 +85,21 @@ function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
       return isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id });
     }
   }
-  return run.pid !== null && isProcessAlive({ pid: run.pid });
+  return run.pid !== null && isProcessAlive({ pid: run.pid }) && !startedAfter(run.pid, run.launchedAt);
+}
+
+let bootMs: number | null | undefined;
+
+// Whether process `pid` started after `at` (ms): then it is not the supervisor that wrote the launch, only
+// a process that got its pid since. Start times are in clock ticks after boot (USER_HZ, 100 on Linux).
+function startedAfter(pid: number, at: number): boolean {
+  if (bootMs === undefined) {
+    const btime = /^btime (\d+)$/m.exec(readFileIfExists('/proc/stat') ?? '')?.[1];
+    bootMs = btime === undefined ? null : Number(btime) * 1000;
+  }
+  const ticks = Number(readProcStat(pid)?.[19]);
+  if (bootMs === null || !Number.isFinite(ticks)) return false;
+  return bootMs + ticks * 10 > at + 2000;
 }
 
 function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): void {

@@ -172,9 +172,11 @@ live('a live supervisor is running: elapsed against the issue\'s time limit; a d
   const step = 'Parse the "quoted" words';
   const events = [
     { ts: ago(90), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'develop-green', actor: 'developer', phase: 'green', attempt: 1, pid: 999_999_999, cmd: ['x'], run: 'old' },
+    { ts: ago(60), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'verify-red', actor: 'verifier', phase: 'red', attempt: 1, pid: unlimited.pid, cmd: ['x'], run: 'reused' },
     { ts: ago(30), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'develop-green-2', actor: 'developer', phase: 'green', attempt: 2, pid, cmd: ['x'], run: 'now' },
-    { ts: ago(20), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'verify-green', actor: 'verifier', phase: 'green', attempt: 1, pid: unlimited.pid, cmd: ['x'], run: 'free' },
-    { ts: ago(10), event: 'launch', issue: 5, step: null, skill_commit: null, leaf: 'plan', actor: 'planner', phase: 'plan', attempt: 1, pid: unlimited.pid, cmd: ['x'], run: 'said', timeout_ms: 50_000 },
+    // Launched just before now (a process that started after its launch event is not its supervisor, see below).
+    { ts: ago(1.5), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'verify-green', actor: 'verifier', phase: 'green', attempt: 1, pid: unlimited.pid, cmd: ['x'], run: 'free' },
+    { ts: ago(1), event: 'launch', issue: 5, step: null, skill_commit: null, leaf: 'plan', actor: 'planner', phase: 'plan', attempt: 1, pid: unlimited.pid, cmd: ['x'], run: 'said', timeout_ms: 50_000 },
   ].map((e) => JSON.stringify(e)).join('\n');
   const repo = repoWith({
     '.tdd/events.jsonl': `${events}\n`,
@@ -192,7 +194,7 @@ live('a live supervisor is running: elapsed against the issue\'s time limit; a d
   const running = data.running[0];
   assert.ok(running !== undefined && running.elapsedMs >= 30_000 && running.elapsedMs < 40_000);
   assert.ok(running.fraction !== null && running.fraction > 0.24 && running.fraction < 0.34);
-  assert.equal(data.lost.map((l) => l.leaf), ['develop-green']);
+  assert.equal(data.lost.map((l) => l.leaf), ['develop-green', 'verify-red'], 'a dead pid, and a live pid that started after the launch');
   assert.equal(data.stop, { pending: 'at-leaf', unreadable: null });
   assert.equal(data.issues[0]?.steps.map((s) => [s.state, s.current, s.phase]), [['refactor-pending', true, null], ['todo', false, 'green']]);
   const r = await status(repo, [], cleanEnv({ COLUMNS: '100' }));
@@ -202,10 +204,10 @@ live('a live supervisor is running: elapsed against the issue\'s time limit; a d
   assert.match(r.out, /^Stop requested: at-leaf\n {2}\.tdd\/stop; the run stops before its next leaf$/m);
   assert.match(r.out, /^ {2}\[▒{12}░{12}\] 0\/2 steps done, 1 refactor pending$/m);
   assert.match(r.out, /^ {2}◐ First \(refactor pending\) {2}◀ next$/m);
-  assert.match(r.out, /^ {2}● verify-green {2}issue 5 {2}green {2}attempt 1 {2}2\d\.\ds no time limit$/m);
+  assert.match(r.out, /^ {2}● verify-green {2}issue 5 {2}green {2}attempt 1 {2}\d\.\ds no time limit$/m);
   // Where the supervisor's environment cannot be read, the limit is read as it would read it: VERI_TIMEOUT first.
-  const gone = await statusJson(repoWith({ '.tdd/events.jsonl': `${JSON.stringify({ ts: ago(5), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'plan', pid: process.pid, cmd: [] })}\n`, '.tdd/issue-5-timeout': '120' }), cleanEnv({ VERI_TIMEOUT: '7' }));
-  assert.ok(gone.running[0]?.timeLimitMs === 7000 || gone.running[0]?.timeLimitMs === 120_000);
+  const gone = await statusJson(repoWith({ '.tdd/events.jsonl': `${JSON.stringify({ ts: ago(0.5), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'plan', pid: process.pid, cmd: [] })}\n`, '.tdd/issue-5-timeout': '120' }), cleanEnv({ VERI_TIMEOUT: '7' }));
+  assert.ok(gone.running[0]?.timeLimitMs === 7000 || gone.running[0]?.timeLimitMs === 120_000, JSON.stringify(gone.running.concat(gone.lost as never)));
   writeFileSync(join(repo, '.tdd/stop'), 'whenever\n');
   const bad = await statusJson(repo);
   assert.is(bad.stop.pending, null);
