@@ -1,7 +1,7 @@
 // The report's timeline: every leaf a bar from launch to exit, coloured by status, grouped by issue
 // and step (or slice and ball) with a row per phase; verdicts as diamonds on their step's phase row;
 // revisions outlined; bails and stops as lines across the whole run.
-import { clockTime, escapeHtml as esc, formatDuration, formatUsd } from './_text.js';
+import { clockTime, escapeHtml as esc, formatDuration, formatUsd, truncate } from './_text.js';
 import { STATUS_COLORS } from './_report-style.js';
 import type { LeafRun, RunModel, Verdict } from './fold-run.js';
 
@@ -119,7 +119,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
         const placed = lanes(sub.rows.get(phase) ?? [], end, least);
         const marks = sub.verdicts.filter((v) => v.phase === phase);
         const top = marks.length > 0 ? MARK_PX : 2;
-        const height = Math.max(1, ...placed.map(([, lane]) => lane + 1)) * LANE_PX + top;
+        const height = placed.reduce((most, [, lane]) => Math.max(most, lane + 1), 1) * LANE_PX + top;
         const bars = placed.map(([run, lane]) => {
           const left = at(span, run.launchedAt);
           const width = percent(Math.max(end(run) - run.launchedAt, least) / Math.max(1, span.to - span.from));
@@ -129,7 +129,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
           return `<div class="bar${rev}" data-status="${cls}" style="left:${left};width:${width}%;top:${lane * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
         });
         const diamonds = marks.map((v) =>
-          `<div class="vm verdict-mark v-${esc(v.verdict)}" data-verdict="${esc(v.verdict)}" style="left:${at(span, v.at)};top:0" title="${esc(`${v.verdict} (${v.phase}) ${clockTime(v.at)}: ${v.reason}`)}"></div>`);
+          `<div class="vm verdict-mark v-${esc(v.verdict)}" data-verdict="${esc(v.verdict)}" style="left:${at(span, v.at)};top:0" title="${esc(`${v.verdict} (${v.phase}) ${clockTime(v.at)}: ${truncate(v.reason, 120)}`)}"></div>`);
         out.push(`<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">${bars.join('')}${diamonds.join('')}</div></div>`);
       }
     }
