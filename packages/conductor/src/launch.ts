@@ -99,6 +99,14 @@ export function checkCost(state: RunState): void {
   }
 }
 
+// The seed's launch line sends a verification's stderr, the suite's runs included, to verdict-PHASE.err:
+// emptied as its `2>` would, then appended by every run of the suite, so none of it reaches the narration.
+function suiteLog(state: RunState, phase: Phase): string {
+  const file = state.paths.err(`verdict-${phase}`);
+  writeFileSync(file, '');
+  return file;
+}
+
 /** A verification's outcome once ERRORs are read: PASS or REJECT with the reason, or a verifier leaf worth one relaunch. */
 export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string } | { kind: 'retry'; why: string };
 
@@ -112,7 +120,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   try {
     result = await verify({
       phase, step, cwd: state.root, env, issue: state.issue, agent: verifier.name, agentsFile: state.setup.agents.registry.file ?? undefined,
-      base, tracker: state.setup.tracker,
+      base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase),
     });
   } catch (error) {
     if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
@@ -130,6 +138,12 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   await state.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
   if (result.decidedBy === 'agent') checkCost(state);
   if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason };
+  // runAgentLeaf's reading of the leaf comes first: a CLI that is missing, refused its readiness check or kept
+  // retrying a service it cannot reach is the agent's failure, whatever its exit file says.
+  if (result.failureKind === 'missing') throw new Bail('agent-missing', `The verifier ${JSON.stringify(verifier.name)} could not start: ${result.reason}`);
+  if (result.failureKind === 'failed') {
+    throw new Bail('agent-failed', `The verifier agent ${JSON.stringify(verifier.name)} failed by itself; this does not count against the step. It said:\n${result.reason}`);
+  }
   const exit = result.decidedBy === 'agent' ? readExitFile(state.paths.exit(leaf)) : null;
   const status = exit?.status ?? 'exited';
   if (status === 'refused-stop' || status === 'killed-stop') throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), where);

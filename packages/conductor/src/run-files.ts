@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFileIfExists, writeFileAtomic, type StatePaths } from '@leap/core';
+import { ensureStateDir, readFileIfExists, writeFileAtomic, type StatePaths } from '@leap/core';
 
 /** Where the run stands inside the step in flight, as the conductor last recorded it. */
 export interface RunJournal {
@@ -58,28 +58,14 @@ export function removeJournal(paths: StatePaths, issue: number): void {
   rmSync(journalFile(paths, issue), { force: true });
 }
 
-/** The state folder's .gitignore (section 2): every runtime file ignored, ledgers and issue bodies tracked. */
-export const STATE_GITIGNORE = [
-  '# Runtime files of leap runs (events, pid, exit, out, err, stop, timeout, skill-commit, threads, pull requests).',
-  '# Ledgers (issue-N.md) and issue bodies (issues/N.md) stay tracked.',
-  '*',
-  '!.gitignore',
-  '!issue-*.md',
-  '!issues/',
-  'issues/*',
-  '!issues/*.md',
-  'issues/*.thread.md',
-  'issues/*.pr.md',
-  '',
-].join('\n');
+/** The state folder's .gitignore (section 2) is core's: every runtime file ignored, ledgers and issue bodies tracked. */
+export { STATE_GITIGNORE } from '@leap/core';
 
-/** Create the state folder's .gitignore when it has none; true when it was written. */
+/** Create the state folder and its .gitignore when it has none (core's ensureStateDir); true when it was written. */
 export function ensureStateGitignore(paths: StatePaths): boolean {
-  const file = join(paths.dir, '.gitignore');
-  if (existsSync(file)) return false;
-  mkdirSync(paths.dir, { recursive: true });
-  writeFileAtomic(file, STATE_GITIGNORE);
-  return true;
+  const had = existsSync(join(paths.dir, '.gitignore'));
+  ensureStateDir(paths.dir);
+  return !had && existsSync(join(paths.dir, '.gitignore'));
 }
 
 /** The toolchain's revision: the commit of the checkout it runs from, else its package version. */

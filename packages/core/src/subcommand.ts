@@ -22,6 +22,9 @@ export function processSubcommandIo(): SubcommandIo {
     stderr: (text) => writeFd(2, text),
     cwd: process.cwd(),
     env: process.env,
-    isTTY: process.stdout.isTTY === true,
+    // A getter: reading process.stdout builds its stream (about 2 ms), which most subcommands never need.
+    get isTTY() {
+      return process.stdout.isTTY === true;
+    },
   };
 }

@@ -1,5 +1,5 @@
 // Ground truth: the verifier runs the test command itself before any agent is asked.
-import { rmSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { writeFd } from '@leap/core';
@@ -27,6 +27,8 @@ export interface GroundTruthOptions {
   /** Refactor: the base commit. */
   base?: string;
   env: NodeJS.ProcessEnv;
+  /** A file the suite's output is appended to instead of our stderr (a conductor keeps it out of its narration). */
+  suiteLog?: string;
 }
 
 /**
@@ -65,13 +67,21 @@ function reject(reason: string): GroundTruth {
   return { ok: false, reason: `ground truth: ${reason}` };
 }
 
-/** Run the test command with bash in `cwd`; its output goes to our stderr. Resolves to its exit code (a signal is 128+N). */
-export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env'>, cwd: string): Promise<number> {
-  writeFd(2, `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`);
-  return new Promise((resolve) => {
-    const child = childProcess().spawn('bash', ['-c', options.testCmd], { cwd, env: options.env, stdio: ['ignore', 2, 2] });
+/**
+ * Run the test command with bash in `cwd`; its output goes to our stderr, or is appended to `suiteLog`.
+ * Resolves to its exit code (a signal is 128+N).
+ */
+export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'>, cwd: string): Promise<number> {
+  const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
+  const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
+  if (out === 2) writeFd(2, line);
+  else writeSync(out, line);
+  return new Promise<number>((resolve) => {
+    const child = childProcess().spawn('bash', ['-c', options.testCmd], { cwd, env: options.env, stdio: ['ignore', out, out] });
     child.on('error', () => resolve(127));
     child.on('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal])));
+  }).finally(() => {
+    if (out !== 2) closeSync(out);
   });
 }
 

@@ -19,6 +19,8 @@ export interface VerifyOptions extends VerifyPromptOptions {
   /** `--agent NAME`; else VERI_VERIFY_AGENT; else `claude`. */
   agent?: string;
   agentsFile?: string;
+  /** Append the test command's output to this file instead of writing it on stderr. */
+  suiteLog?: string;
 }
 
 /** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
@@ -65,7 +67,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
   const commit = phase === 'red' ? gathered.tests.redCommit : headCommit(gathered.repo);
   if (commit !== null) base.commit = commit;
-  const truth = await checkGroundTruth({ phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env });
+  const truth = await checkGroundTruth({ phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog });
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
   const leaf = await runAgentLeaf({
     name: `verify-${phase}`,

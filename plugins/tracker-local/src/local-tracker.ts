@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TrackerPlugin } from '@leap/core';
-import { UsageError, checkIssue, resolveStateDir, showValue, statePaths, writeFileAtomic } from '@leap/core';
+import { UsageError, checkIssue, ensureStateDir, resolveStateDir, showValue, statePaths, writeFileAtomic } from '@leap/core';
 import { tickCriterion } from '@leap/core/ledger';
 import { readLocalIssueFile } from './local-issue.js';
 
@@ -27,6 +27,7 @@ export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPl
     readIssue: async (issue) => readLocalIssueFile(paths.issue(checkIssue(issue)), issue),
     comment: async (issue, text) => {
       const file = paths.thread(checkIssue(issue));
+      ensureStateDir(stateDir);
       mkdirSync(dirname(file), { recursive: true });
       const header = existsSync(file) ? '' : `# Thread of issue ${issue}\n`;
       // One append per comment, so concurrent writers never interleave inside a comment.
@@ -43,6 +44,7 @@ export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPl
       const file = issue === undefined
         ? join(stateDir, 'pull-requests', `${branch.replace(/[^A-Za-z0-9._-]/g, '_')}.md`)
         : join(paths.issuesDir, `${checkIssue(issue)}.pr.md`);
+      ensureStateDir(stateDir);
       mkdirSync(dirname(file), { recursive: true });
       const head = [`# ${title}`, '', 'State: draft', `Base: ${base ?? '(the default branch)'}`, `Head: ${branch}`];
       if (issue !== undefined) head.push(`Issue: ${issue}`);

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanupTempDirs, makeGitRepo, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs, git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { createLocalTracker, parseLocalIssue, readLocalIssueFile } from '../src/index.js';
 
 const ISSUE = `# Add a greeting
@@ -138,3 +138,19 @@ readFile('reads a file by path', () => {
 });
 
 readFile.run();
+
+// ---
+const clean = suite('the local tracker keeps git status clean');
+clean.after.each(cleanupTempDirs);
+
+clean('a thread and a draft pull request in a repository: the state folder gets its .gitignore, git status shows nothing', async () => {
+  const repo = makeGitRepo();
+  const tracker = createLocalTracker({ cwd: repo, env: {} });
+  await tracker.comment(5, 'red: PASS');
+  await tracker.openDraftPullRequest({ title: 'Issue 5', body: 'summary', branch: 'leap/issue-5', base: 'main', issue: 5 });
+  await tracker.openDraftPullRequest({ title: 'No issue', body: 'summary', branch: 'leap/x' });
+  assert.ok(existsSync(join(repo, '.tdd', '.gitignore')));
+  assert.is(git(repo, 'status', '--porcelain'), '');
+});
+
+clean.run();
