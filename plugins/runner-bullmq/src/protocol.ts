@@ -50,6 +50,6 @@ export function timings(env: NodeJS.ProcessEnv) {
     lockMs,
     stalledMs: msFromEnv(env, 'LEAP_BULLMQ_STALLED_MS', lockMs),
     retryMs: msFromEnv(env, 'LEAP_BULLMQ_RETRY_MS', 5_000),
-    pollMs: msFromEnv(env, 'LEAP_BULLMQ_POLL_MS', 100),
+    pollMs: msFromEnv(env, 'LEAP_BULLMQ_POLL_MS', 1000),
   };
 }

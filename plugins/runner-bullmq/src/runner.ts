@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LeapError, statePaths } from '@leap/core';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
-import type { Queue } from 'bullmq';
+import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { git, hasCommit, serial } from './git.js';
 import { PREFIX, QUEUE, ballBranch, jobId, timings, type RoundJob, type RoundJobResult } from './protocol.js';
@@ -30,18 +30,28 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   const run = randomBytes(6).toString('hex');
   const { pollMs } = timings(env);
   const once = serial();
-  let opened: Promise<{ queue: Queue; connection: Redis; Job: typeof import('bullmq').Job }> | null = null;
+  let opened: Promise<{ queue: Queue; connection: Redis; events: QueueEvents; listen: Redis; Job: typeof import('bullmq').Job }> | null = null;
   let closed = false;
   const waiting = new Set<string>();
+  // Who waits on which job: woken by the queue's events at once; a poll catches what an event missed (a Redis restart).
+  const wakers = new Map<string, () => void>();
+  // Commits the remote is known to hold (pushed, or fetched back from it): not pushed again.
+  const onRemote = new Set<string>();
 
   const open = () => (opened ??= (async () => {
-    const { Queue: BullQueue, Job } = await import('bullmq');
+    const { Queue: BullQueue, QueueEvents: BullQueueEvents, Job } = await import('bullmq');
     const connection = await connect(options.redis);
+    const listen = await connect(options.redis);
     const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
+    const events = new BullQueueEvents(QUEUE, { connection: listen, prefix: PREFIX });
     // Redis going away is waited through (every command queues until it is back); the rounds' polls say the rest.
     queue.on('error', () => {});
-    await queue.waitUntilReady();
-    return { queue, connection, Job };
+    events.on('error', () => {});
+    const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
+    events.on('completed', wake);
+    events.on('failed', wake);
+    await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+    return { queue, connection, events, listen, Job };
   })());
 
   // Rounds a dead engine of this slice queued and nobody waits for any more: taken off before they are built.
@@ -68,7 +78,17 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue;
         if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${ended?.failedReason ?? job.failedReason}`);
       }
-      await new Promise((r) => setTimeout(r, pollMs));
+      await new Promise<void>((r) => {
+        const timer = setTimeout(() => {
+          wakers.delete(id);
+          r();
+        }, pollMs);
+        wakers.set(id, () => {
+          clearTimeout(timer);
+          wakers.delete(id);
+          r();
+        });
+      });
     }
   };
 
@@ -79,9 +99,12 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       const { queue } = await open();
       await (dropped ??= dropStale(queue, request.slice));
       const branch = ballBranch(request.slice, request.ball);
-      await once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env)).catch((error: Error) => {
-        throw new LeapError(`cannot push ${branch} to the remote ${remote}: ${error.message}`);
-      });
+      if (!onRemote.has(request.commit)) {
+        await once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env)).catch((error: Error) => {
+          throw new LeapError(`cannot push ${branch} to the remote ${remote}: ${error.message}`);
+        });
+        onRemote.add(request.commit);
+      }
       const agents = request.agentsFile === null ? null : { name: request.agentsFile, text: readFileSync(request.agentsFile, 'utf8') };
       const data: RoundJob = { run, remote, request, agents };
       const id = jobId(request, run);
@@ -94,11 +117,15 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         waiting.delete(id);
       }
       // The worker's branch tip, into the engine's repository (the engine merges and resumes from it).
+      // By its sha (one trip), else by the ball's branch (a server that refuses to be asked for a sha).
       await once(async () => {
-        await git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
-        if (!(await hasCommit(options.repoRoot, result.tip, env))) await git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env);
+        if (!(await hasCommit(options.repoRoot, result.tip, env))) {
+          await git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env)
+            .catch(() => git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env));
+        }
         await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, result.tip], env);
       });
+      onRemote.add(result.tip);
       for (const commit of [result.commit]) if (commit !== null && !(await hasCommit(options.repoRoot, commit, env))) throw new LeapError(`worker ${result.worker} returned commit ${commit}, which is not on ${remote}`);
       appendEvents(statePaths(options.stateDir).events, result.events);
       const { tip: _tip, events: _events, ...outcome } = result;
@@ -109,14 +136,15 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     async close() {
       closed = true;
       if (opened === null) return;
-      const { queue, connection, Job } = await opened;
+      const { queue, connection, events, listen, Job } = await opened;
       // The rounds still queued for this run are nobody's now.
       for (const id of waiting) {
         const job = await Job.fromId(queue, id).catch(() => undefined);
         if (job !== undefined && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) await job.remove().catch(() => undefined);
       }
-      await queue.close();
+      await Promise.all([queue.close(), events.close()]);
       connection.disconnect();
+      listen.disconnect();
     },
   };
 }

@@ -73,22 +73,33 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     renameSync(partial, bare);
   });
 
+  // The round's commit: already here (an earlier round, the base), else fetched by its sha (one trip), else by
+  // the ball's branch (for a server that refuses to be asked for a sha).
   const fetch = (slice: string, ball: string, commit: string) => once(async () => {
+    if (await hasCommit(bare, commit, env)) return;
     const branch = ballBranch(slice, ball);
-    try {
-      await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
-      if (!(await hasCommit(bare, commit, env))) await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, commit], env);
-    } catch (error) {
-      throw new RemoteError((error as Error).message);
+    const bySha = await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, commit], env).then(() => null, (error: Error) => error);
+    if (bySha !== null) {
+      try {
+        await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
+      } catch (error) {
+        throw new RemoteError(`${bySha.message}; ${(error as Error).message}`);
+      }
     }
     if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${options.repo} (branch ${branch})`);
   });
 
+  const releasing = new Set<Promise<void>>();
   const release = async (key: string) => {
     const have = held.get(key);
     if (have === undefined) return;
     held.delete(key);
     await git(bare, ['worktree', 'remove', '--force', '--force', have.dir], env).catch(() => rmSync(have.dir, { recursive: true, force: true }));
+  };
+  // A ball's worktree given back after its result went out (the engine need not wait for it).
+  const releaseLater = (key: string) => {
+    const done: Promise<void> = release(key).finally(() => releasing.delete(done));
+    releasing.add(done);
   };
 
   const checkout = async (slice: string, ball: string, commit: string): Promise<string> => {
@@ -96,6 +107,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     const have = held.get(key);
     if (have !== undefined && have.head === commit) return have.dir;
     await release(key);
+    await Promise.all([...releasing]);
     const place = join(work, slice, ball);
     rmSync(place, { recursive: true, force: true });
     mkdirSync(join(work, slice), { recursive: true });
@@ -114,6 +126,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     return file;
   };
 
+  // The clone made while the worker waits for its first job (a failure is said when a job needs it).
+  void clone().catch(() => undefined);
   const { Worker, DelayedError } = await import('bullmq');
   const { buildRoundIn } = await import('@leap/slice');
   const connection = await connect(options.redis);
@@ -143,7 +157,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       held.set(`${request.slice}/${request.ball}`, { dir: place, head: tip });
       result = { ...built, worker: name, tip, events: added.split('\n').filter((l) => l !== '') };
       // The ball ended (a receipt): its worktree is given back; a round without one keeps it for the next.
-      if (built.receipt !== null) await release(`${request.slice}/${request.ball}`);
+      if (built.receipt !== null) releaseLater(`${request.slice}/${request.ball}`);
     } catch (error) {
       await release(`${request.slice}/${request.ball}`);
       if (!(error instanceof RemoteError)) {
@@ -178,6 +192,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     name,
     async close() {
       await worker.close();
+      await Promise.all([...releasing]);
       for (const key of [...held.keys()]) await release(key);
       await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
       connection.disconnect();

@@ -71,7 +71,7 @@ test('leap slice run --runner: a runner that does not exist, --redis without bul
   assert.match(help.stdout, /--runner NAME {6}where balls are built: local \(default/);
 });
 
-test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one worker builds it, the summary as JSON', async () => {
+test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one worker builds it, its end heard through the queue\'s events (no poll), the summary as JSON', async () => {
   const redis = await startRedis();
   const base = { 'src/a.txt': 'old a\n' };
   const { remote, repo, dir } = setupRemote(base);
@@ -80,7 +80,7 @@ test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one w
   const m1 = spawnWorker(redis.url, remote, 'm1');
   try {
     await m1.waitFor(/waiting for rounds/);
-    const out = await call(sliceCommand, ['run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'], repo);
+    const out = await call(sliceCommand, ['run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'], repo, testEnv({ LEAP_BULLMQ_POLL_MS: '600000' }));
     assert.is(out.code, 0, out.stderr + m1.err());
     const summary = JSON.parse(out.stdout) as { receipt: number; balls: { id: string; receipt: number }[] };
     assert.equal([summary.receipt, summary.balls.map((b) => [b.id, b.receipt])], [1, [['a', 1]]]);
