@@ -157,7 +157,7 @@ class Supervision {
     }
     const command = this.options.command;
     const args = this.options.args ?? [];
-    this.event(createEvent('launch', { leaf: this.name, ...role, pid: process.pid, cmd: [command, ...args], run: this.run }, this.context));
+    this.event(createEvent('launch', { leaf: this.name, ...role, pid: process.pid, cmd: [command, ...args], run: this.run, timeout_ms: config.timeoutMs }, this.context));
     const marker = `LEAP_LEAF_${this.run}`;
     const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker });
     const io = this.options.io ?? {};

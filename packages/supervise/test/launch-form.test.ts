@@ -53,6 +53,7 @@ test('L-launch-form: rm -f, detach-leaf.sh supervise.sh with VERI_* and redirect
     assert.is(launch?.issue, 7);
     assert.is(launch?.skill_commit, 'c0ffee');
     assert.equal([launch?.actor, launch?.phase, launch?.attempt], ['developer', 'green', i + 1]);
+    assert.is(launch?.timeout_ms, 20_000, 'the launch event says the time limit the supervisor applies');
     assert.is(eventsOf(scene, 'exit', name)[0]?.step, title);
   }
 });

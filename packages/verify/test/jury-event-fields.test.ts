@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEvents } from '@leap/core/schemas';
 import { cleanupTempDirs, makeGitRepo, makeTempDir } from '@leap/test-utils';
@@ -28,6 +29,24 @@ fields('every review event, each seat\'s and the jury\'s, carries the slice and 
   const reviews = readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'review');
   assert.is(reviews.length, 3, 'two seats and the jury');
   for (const review of reviews) assert.equal([review.slice, review.ball], ['split-parser', 'lexer']);
+  assert.equal(result.seats.map((s) => s.leaf).sort(), ['review-' + result.candidate.slice(0, 8) + '-f1', 'review-' + result.candidate.slice(0, 8) + '-f2']);
+});
+
+fields('leafKey names the seats review-KEY-FAMILY, as CONTRACT section 4 names a LEAP ball\'s reviewers', async () => {
+  const repo = makeGitRepo({ files: { 'src/a.js': 'export const a = 1;\n' } });
+  const dir = makeTempDir();
+  const agents = writeAgents({
+    'r-f1': { plugin: 'scripted', script: writeScript([{ answer: PASS }], 'f1', dir) },
+    'r-f2': { plugin: 'scripted', script: writeScript([{ answer: PASS }], 'f2', dir) },
+  }, dir);
+  const env = verifyEnv({ VERI_AGENTS: agents });
+  delete env.VERI_ISSUE;
+  const result = await conveneJury({
+    builderFamily: 'anthropic', reviewers: ['r-f1', 'r-f2'], intent: 'a is one', criteria: 'a === 1',
+    files: ['src/a.js'], cwd: repo, env, leafKey: 'lexer',
+  });
+  assert.equal(result.seats.map((s) => s.leaf).sort(), ['review-lexer-f1', 'review-lexer-f2']);
+  assert.ok(existsSync(join(repo, '.tdd', 'review-lexer-f1.exit')));
 });
 
 fields.run();

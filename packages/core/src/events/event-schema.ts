@@ -24,6 +24,7 @@ export const launchEventSchema = kind('launch', {
   pid: z.number().int().positive(),
   cmd: z.array(z.string()),
   run: z.string().optional(),
+  timeout_ms: z.number().nonnegative().optional().describe('the time limit the supervisor applies; 0: none'),
 }, 'A supervisor started a leaf.');
 
 export const exitEventSchema = kind('exit', {

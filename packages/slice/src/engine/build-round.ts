@@ -121,7 +121,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
       cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
       builderName: agent.name, authors: request.authors, gitAliases: false,
-      eventFields: { slice: request.slice, ball: ball.id },
+      eventFields: { slice: request.slice, ball: ball.id }, leafKey: ball.id,
     });
     for (const seat of jury.seats) result.leaves.push({ leaf: seat.leaf, usage: null });
     return {

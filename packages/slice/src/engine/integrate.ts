@@ -72,7 +72,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
         cwd: dir, env: { ...input.env, VERI_STATE_DIR: input.stateDir }, agentsFile: input.agentsFile ?? undefined,
         builderName: input.builder, authors: input.authors, gitAliases: false,
-        eventFields: { slice: input.slice.id },
+        eventFields: { slice: input.slice.id }, leafKey: 'spine',
       });
       return {
         value: jury.value, reason: jury.reason, candidate: jury.candidate, refused: jury.refused, leaves: jury.seats.map((s) => s.leaf),

@@ -37,6 +37,8 @@ export interface JuryOptions extends AuthorAliases {
   agentsFile?: string;
   /** Which LEAP slice and ball this jury judges: carried by every `review` event it appends (CONTRACT section 7). */
   eventFields?: { slice?: string; ball?: string };
+  /** The middle of each seat's leaf name, `review-KEY-FAMILY` (CONTRACT section 4: a LEAP engine passes the ball's id); default the candidate's first 8 hex digits. */
+  leafKey?: string;
 }
 
 /** One seat's record. */
@@ -92,7 +94,8 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
     log({ candidate, reviewer: null, family: null, verdict: 'none', value: 0, reasoning: reason });
     return { value: 0, candidate, reason, seats: [], refused: seating.refused };
   }
-  const leafName = (agent: AgentPlugin) => `review-${candidate.slice(0, 8)}-${agent.family}`;
+  const leafKey = options.leafKey ?? candidate.slice(0, 8);
+  const leafName = (agent: AgentPlugin) => `review-${leafKey}-${agent.family}`;
   const before = await treeBefore;
   const seatRound = (agents: AgentPlugin[]) => {
     // Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
