@@ -61,4 +61,42 @@ test('a worker SIGKILLed in the middle of a ball costs that round only: the othe
   }
 });
 
+test('a worker sent TERM in the middle of a round finishes it, takes no more and exits 0; the next round waits for another worker', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(BASE);
+  const file = writeSlice(dir, {
+    id: 'term',
+    balls: [
+      ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } }),
+      ball('y', ['src/y.txt'], BASE, { proof: { argv: contentProof({ 'src/y.txt': 'Y\n' }) } }),
+    ],
+  });
+  const agents = writeAgents(dir, {
+    x: { '*': { sleep_ms: 1500, edits: [{ path: 'src/x.txt', content: 'X\n' }] } },
+    y: { '*': { edits: [{ path: 'src/y.txt', content: 'Y\n' }] } },
+  });
+  const m1 = spawnWorker(redis.url, remote, 'm1');
+  let m2: ReturnType<typeof spawnWorker> | null = null;
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const running = runSlice({
+      file, cwd: repo, env: testEnv(), jobs: 2, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+    });
+    await m1.waitFor(/term\/x round 1: taken/);
+    m1.child.kill('SIGTERM');
+    assert.is((await m1.exited).code, 0, m1.err());
+    assert.match(m1.err(), /SIGTERM: taking no more jobs, finishing those in flight[\s\S]*term\/x round 1: receipt 1[\s\S]*m1: stopped/);
+    assert.not.match(m1.err(), /term\/y round 1: taken/);
+    m2 = spawnWorker(redis.url, remote, 'm2');
+    const summary = await running;
+    assert.is(summary.exitCode, 0, m2.err());
+    assert.equal(['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'term', id, 'round-1.json')?.worker), ['m1', 'm2']);
+  } finally {
+    if (m2 !== null) await stop(m2);
+    await stop(m1);
+    await redis.stop();
+  }
+});
+
 test.run();
