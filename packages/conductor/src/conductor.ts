@@ -220,7 +220,7 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
   }
   removeJournal(state.paths, state.issue);
   const cls = bailClass(bail.bailCause);
-  state.event('bail', { cause: bail.bailCause, class: cls });
+  state.event('bail', { cause: bail.bailCause, class: cls, message: narration });
   await state.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
   return { cause: bail.bailCause, class: cls, narration };
 }

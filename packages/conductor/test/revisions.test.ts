@@ -61,6 +61,7 @@ revisions('a spent revision budget bails revision-budget: the half-done step is 
   assert.match(git(repo, 'show', `${refs[0]}:test/step1.test.js`), 'hello-big-world');
   const bail = readEvents(repo).filter((e) => e.event === 'bail');
   assert.equal(bail.map((e) => [e.cause, e.class, e.step]), [['revision-budget', 'process', TITLE]]);
+  assert.is(bail[0]?.message, result.bail?.narration, 'the bail event holds the narration');
   assert.match(readFileSync(join(repo, '.tdd/issues/1.thread.md'), 'utf8'), 'bail: revision-budget (process)');
   assert.equal(result.steps, [{ title: TITLE, state: 'todo' }]);
 });

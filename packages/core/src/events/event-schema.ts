@@ -68,6 +68,7 @@ export const tickEventSchema = kind('tick', {
 export const bailEventSchema = kind('bail', {
   cause: z.string(),
   class: z.enum(['process', 'system']),
+  message: z.string().optional().describe('the narration: what happened, in words, with the whole question for needs-user'),
 }, 'A run gave up, with its cause classified.');
 
 export const stopEventSchema = kind('stop', {
