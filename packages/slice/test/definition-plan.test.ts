@@ -88,4 +88,12 @@ cli('an invalid slice is bad input (exit 2), every violation named; so is a miss
   assert.match((await leapSlice(['plan', '-h'], dir)).stdout, /^Usage: leap slice plan FILE \[--json\]/);
 });
 
+cli('after --, a FILE named --help is a file, not a call for help', async () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, '--help'), JSON.stringify(sliceOf({ a: [] })));
+  const planned = await leapSlice(['plan', '--json', '--', '--help'], dir);
+  assert.is(planned.code, 0, planned.stderr);
+  assert.equal(JSON.parse(planned.stdout).waves, [['a']]);
+});
+
 cli.run();

@@ -1,13 +1,14 @@
 // `leap slice clean FILE [--json]`: the slice's worktrees and branches go; its records stay.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import type { Subcommand } from '@leap/core';
 import { cleanSlice } from '../definition/clean-slice.js';
 import { parseJsonText } from '../definition/parse-json.js';
 import { SliceFileError } from '../definition/read-slice.js';
 import { findRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { ID_PATTERN } from '../definition/slice-id.js';
+import { readFileCommand } from './_file-command.js';
 
 const USAGE = `Usage: leap slice clean FILE [--json]
 
@@ -39,16 +40,12 @@ function readSliceId(file: string): string {
 }
 
 export const cleanCommand: Subcommand = async (argv, io) => {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
-  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  const call = readFileCommand(argv, io, USAGE);
+  if (call === null) return 0;
+  const { file } = call;
   const id = readSliceId(resolve(io.cwd, file));
   const { worktrees, branches, kept } = cleanSlice(mainWorktreeRoot(findRepoRoot(io.cwd)), id);
-  if (values.json === true) {
+  if (call.json) {
     io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept })}\n`);
     return 0;
   }

@@ -1,10 +1,11 @@
 // `leap slice plan FILE [--json]`: the waves a slice runs in.
 import { resolve } from 'node:path';
-import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import type { Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
 import { repoRootOrNull } from '../definition/repo-root.js';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
+import { readFileCommand } from './_file-command.js';
 
 const USAGE = `Usage: leap slice plan FILE [--json]
 
@@ -18,20 +19,16 @@ Options:
 Exit codes: 0 planned; 2 an unreadable or invalid slice (every violation is printed), bad arguments.`;
 
 export const planCommand: Subcommand = async (argv, io) => {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
-  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  const call = readFileCommand(argv, io, USAGE);
+  if (call === null) return 0;
+  const { file } = call;
   const slice = readSlice(resolve(io.cwd, file));
   const found = repoRootOrNull(io.cwd);
   const root = found === null ? null : mainWorktreeRoot(found);
   if (root !== null && mayHaveSliceWorktrees(root, slice.id)) (await import('../reap.js')).reapSlice(root, slice.id);
   const waves = planWaves(slice);
   const deps = Object.fromEntries(slice.balls.map((b) => [b.id, b.deps]));
-  if (values.json === true) {
+  if (call.json) {
     io.stdout(`${JSON.stringify({ slice: slice.id, spine: slice.spine, waves, deps })}\n`);
     return 0;
   }

@@ -1,11 +1,12 @@
 // `leap slice status FILE [--json]`: each ball's state and last receipt, from the slice's records.
 import { resolve } from 'node:path';
-import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import type { Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { findRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { sliceStatus, type BallStatus } from '../definition/slice-status.js';
 import { reapSlice } from '../reap.js';
+import { readFileCommand } from './_file-command.js';
 
 const USAGE = `Usage: leap slice status FILE [--json]
 
@@ -35,18 +36,14 @@ function ballLine(b: BallStatus, width: number): string {
 }
 
 export const statusCommand: Subcommand = async (argv, io) => {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
-  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  const call = readFileCommand(argv, io, USAGE);
+  if (call === null) return 0;
+  const { file } = call;
   const slice = readSlice(resolve(io.cwd, file));
   const root = mainWorktreeRoot(findRepoRoot(io.cwd));
   const reaped = reapSlice(root, slice.id);
   const status = sliceStatus(root, slice);
-  if (values.json === true) {
+  if (call.json) {
     io.stdout(`${JSON.stringify({ ...status, reaped })}\n`);
     return 0;
   }

@@ -1,0 +1,16 @@
+// The arguments of `leap slice plan|status|clean FILE [--json]`: one place for --help, --json and the one FILE.
+import { parseCli, UsageError, type SubcommandIo } from '@leap/core';
+
+/** The parsed call, or null when it asked for --help (printed). `--` ends options, so a FILE named `--help` is a file. */
+export function readFileCommand(argv: string[], io: SubcommandIo, usage: string): { file: string; json: boolean } | null {
+  const end = argv.indexOf('--');
+  const options = end < 0 ? argv : argv.slice(0, end);
+  if (options.includes('--help') || options.includes('-h')) {
+    io.stdout(`${usage}\n`);
+    return null;
+  }
+  const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, usage);
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
+  return { file, json: values.json === true };
+}
