@@ -9,6 +9,7 @@ export * from './read-file.js';
 export * from './process-identity.js';
 export * from './proc-file.js';
 export * from './key-value.js';
+export * from './json-object.js';
 export * from './lock.js';
 export * from './duration.js';
 export * from './run-context.js';

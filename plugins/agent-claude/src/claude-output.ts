@@ -1,16 +1,16 @@
 // Reading what `claude -p --output-format json` prints: the result object, its usage and cost, its errors.
 import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
-import { LeapError } from '@leap/core';
+import { LeapError, isJsonObject, parseJsonObject, previewText } from '@leap/core';
 
 /** Read `claude -p --output-format json` output: the final JSON object's `result`; `is_error` throws. */
 export function parseClaudeOutput(stdout: string): AgentAnswer {
   const result = lastJsonObject(stdout);
   if (result === null) {
-    throw new LeapError(`claude: expected a JSON object on stdout (--output-format json), found ${preview(stdout)}`);
+    throw new LeapError(`claude: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`);
   }
   if (result.is_error === true) throw new LeapError(`claude reported an error${subtypeOf(result)}: ${errorWords(result)}`);
   if (typeof result.result !== 'string') {
-    throw new LeapError(`claude: expected a string "result" in the final JSON object, found ${preview(JSON.stringify(result.result ?? null))}`);
+    throw new LeapError(`claude: expected a string "result" in the final JSON object, found ${previewText(JSON.stringify(result.result ?? null))}`);
   }
   const answer: AgentAnswer = { text: result.result };
   if (result.structured_output !== undefined && result.structured_output !== null) answer.json = result.structured_output;
@@ -55,8 +55,8 @@ export function claudeRetrying(stdout: string): AgentRetry | null {
 }
 
 function usageOf(result: Record<string, unknown>): AgentUsage | null {
-  const models = isObject(result.modelUsage) ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isObject(e[1])) : [];
-  const usage = isObject(result.usage) ? result.usage : null;
+  const models = isJsonObject(result.modelUsage) ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isJsonObject(e[1])) : [];
+  const usage = isJsonObject(result.usage) ? result.usage : null;
   const cost = count(result.total_cost_usd, false);
   if (models.length === 0 && usage === null && cost === null) return null;
   let input: number | null;
@@ -98,7 +98,7 @@ function sum(values: (number | null)[]): number | null {
 
 function errorWords(result: Record<string, unknown>): string {
   if (typeof result.result === 'string' && result.result !== '') return result.result;
-  return preview(JSON.stringify(result));
+  return previewText(JSON.stringify(result));
 }
 
 // The result's subtype when it says more than `success` (2.1.197 reports "Not logged in" as subtype success).
@@ -108,30 +108,12 @@ function subtypeOf(result: Record<string, unknown>): string {
 
 // The whole output as one JSON object, else the last line that is one (stream-json ends with the result).
 function lastJsonObject(stdout: string): Record<string, unknown> | null {
-  const whole = tryObject(stdout.trim());
+  const whole = parseJsonObject(stdout.trim());
   if (whole !== null) return whole;
   const lines = stdout.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
-    const object = tryObject((lines[i] ?? '').trim());
+    const object = parseJsonObject((lines[i] ?? '').trim());
     if (object !== null) return object;
   }
   return null;
-}
-
-function tryObject(text: string): Record<string, unknown> | null {
-  if (!text.startsWith('{')) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function preview(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }

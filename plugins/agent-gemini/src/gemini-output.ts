@@ -1,17 +1,17 @@
 // Reading what `gemini --output-format json` prints: one pretty-printed object, its stats, its errors.
 import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
-import { LeapError } from '@leap/core';
+import { LeapError, isJsonObject, parseJsonObject, previewText } from '@leap/core';
 
 /** Read `gemini --output-format json` output: one object whose `response` is the answer; `error` throws. */
 export function parseGeminiOutput(stdout: string): AgentAnswer {
   const object = jsonObject(stdout);
   if (object === null) {
-    throw new LeapError(`gemini: expected a JSON object on stdout (--output-format json), found ${preview(stdout)}`);
+    throw new LeapError(`gemini: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`);
   }
   const error = errorOf(object);
   if (error !== null) throw new LeapError(`gemini reported an error (${error.kind}): ${error.message}`);
   if (typeof object.response !== 'string') {
-    throw new LeapError(`gemini: expected a string "response", found ${preview(JSON.stringify(object.response ?? null))}`);
+    throw new LeapError(`gemini: expected a string "response", found ${previewText(JSON.stringify(object.response ?? null))}`);
   }
   const answer: AgentAnswer = { text: object.response };
   const usage = usageOf(object);
@@ -63,12 +63,12 @@ export function geminiRetrying(stdout: string, stderr: string): AgentRetry | nul
 function usageOf(object: Record<string, unknown>): AgentUsage | null {
   const stats = object.stats as { models?: unknown } | undefined;
   if (typeof stats !== 'object' || stats === null) return null;
-  const models = isObject(stats.models) ? Object.entries(stats.models) : [];
+  const models = isJsonObject(stats.models) ? Object.entries(stats.models) : [];
   let input: number | null = 0;
   let output: number | null = 0;
   let main: { name: string; total: number } | null = null;
   for (const [name, entry] of models) {
-    const t = isObject(entry) && isObject(entry.tokens) ? entry.tokens : {};
+    const t = isJsonObject(entry) && isJsonObject(entry.tokens) ? entry.tokens : {};
     const prompt = count(t.prompt);
     const wrote = count(t.candidates);
     input = input === null || prompt === null ? null : input + prompt;
@@ -87,7 +87,7 @@ function errorOf(object: Record<string, unknown>): { kind: string; message: stri
   const error = object.error as { type?: unknown; message?: unknown } | null | undefined;
   if (error === undefined || error === null) return null;
   const kind = typeof error.type === 'string' ? error.type : 'error';
-  return { kind, message: typeof error.message === 'string' ? error.message : preview(JSON.stringify(error)) };
+  return { kind, message: typeof error.message === 'string' ? error.message : previewText(JSON.stringify(error)) };
 }
 
 // Lines that say something: no stack frames, no Node warnings, no start-up notices, no colours.
@@ -101,35 +101,17 @@ const NOTICE = /^(YOLO mode is enabled|Approval mode overridden|Warning: 256-col
 // The whole output as one object, else the pretty-printed object that starts on a line of its own after
 // warning lines, else the last line that is one.
 function jsonObject(text: string): Record<string, unknown> | null {
-  const whole = tryObject(text.trim());
+  const whole = parseJsonObject(text.trim());
   if (whole !== null) return whole;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     if (lines[i] !== '{') continue;
-    const object = tryObject(lines.slice(i).join('\n').trim());
+    const object = parseJsonObject(lines.slice(i).join('\n').trim());
     if (object !== null) return object;
   }
   for (let i = lines.length - 1; i >= 0; i--) {
-    const object = tryObject((lines[i] ?? '').trim());
+    const object = parseJsonObject((lines[i] ?? '').trim());
     if (object !== null) return object;
   }
   return null;
-}
-
-function tryObject(text: string): Record<string, unknown> | null {
-  if (!text.startsWith('{')) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function preview(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }
