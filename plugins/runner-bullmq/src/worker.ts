@@ -83,10 +83,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       try {
         await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
       } catch (error) {
+        // A remote that answers but lacks the commit is another repository than the engine's: no hand-back, a failure.
+        const answers = await git(bare, ['ls-remote', '--heads', '--', options.repo], env).then(() => true, () => false);
+        if (answers) throw new Error(`the round's commit ${commit} is not on ${options.repo} (branch ${branch} neither): is --repo the engine's remote?`);
         throw new RemoteError(`${bySha.message}; ${(error as Error).message}`);
       }
     }
-    if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${options.repo} (branch ${branch})`);
+    if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${options.repo}: its branch ${branch} is elsewhere`);
   });
 
   const releasing = new Set<Promise<void>>();

@@ -61,4 +61,25 @@ test('an engine that cannot push to its remote holds the ball with the reason, n
   assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: cannot push leap\/nopush\/a to the remote origin: git push/);
 });
 
+test('a worker whose --repo is another repository: the round fails after its attempts, the ball is held saying why', async () => {
+  const redis = await startRedis();
+  const { repo, dir } = setupRemote(BASE);
+  const other = setupRemote({ 'other.txt': 'another repository\n' });
+  const { file, agents } = oneBall(dir, 'wrong');
+  const wrong = spawnWorker(redis.url, other.remote, 'wrong');
+  try {
+    await wrong.waitFor(/waiting for rounds/);
+    const summary = await runSlice({
+      file, cwd: repo, env: testEnv(), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+    });
+    assert.is(summary.exitCode, 3);
+    assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: the workers could not build wrong\.a\.r1\.[0-9a-f.]+: the round's commit [0-9a-f]{40} is not on .*: is --repo the engine's remote\?/);
+    assert.is(wrong.err().split('\n').filter((l) => l.includes('wrong/a round 1: failed: ')).length, 3);
+  } finally {
+    await stop(wrong);
+    await redis.stop();
+  }
+});
+
 test.run();
