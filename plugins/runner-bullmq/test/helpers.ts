@@ -109,7 +109,7 @@ export function spawnLeap(args: string[], options: { cwd: string; env?: NodeJS.P
 
 /** `leap worker` in a folder of its own (a machine), against `redis` and the remote `repo`. */
 export function spawnWorker(redis: string, repo: string, name: string, extra: string[] = [], env: NodeJS.ProcessEnv = testEnv()): LeapProcess & { dir: string } {
-  const dir = makeTempDir(`leap-machine-${name}-`);
+  const dir = makeTempDir(`leap-machine-${name.replace(/[^A-Za-z0-9]/g, '').slice(0, 20)}-`);
   const proc = spawnLeap(['worker', '--redis', redis, '--repo', repo, '--name', name, '--dir', join(dir, 'w'), ...extra], { cwd: dir, env });
   return { ...proc, dir };
 }
