@@ -7,8 +7,9 @@ Takes rounds of LEAP balls from the BullMQ queue on Redis (queued by \`leap slic
 builds each in a worktree of its own clone of GIT_URL at the round's commit (the ball's base plus its
 dependencies' merged work, plus its earlier rounds), runs the round as the local runner does (the builder
 leaf, the proof, the jury), pushes leap/SLICE/BALL to GIT_URL and returns the receipt and the candidate.
-One line per job on stderr. TERM or INT: takes no more jobs, finishes those in flight, exits 0. A worker
-killed outright loses at most its rounds in flight: BullMQ's stalled check gives them to another worker.
+One line per job on stderr. TERM or INT: takes no more jobs, finishes the rounds in flight, or hands back
+those whose leaf the signal ended (another worker builds them), exits 0. A worker killed outright loses at
+most its rounds in flight: BullMQ's stalled check gives them to another worker.
 A remote it cannot reach: the job goes back to the queue and the worker steps aside for a while.
 Options:
   --redis URL    the Redis server (redis://HOST:PORT)
@@ -47,7 +48,7 @@ export const workerCommand: Subcommand = async (argv, io) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
-      say(`${signal}: taking no more jobs, finishing those in flight`);
+      say(`${signal}: taking no more jobs; the rounds in flight are finished, or handed back if their leaf was ended`);
       done();
     };
     process.on('SIGTERM', stop);

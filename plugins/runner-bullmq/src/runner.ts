@@ -134,6 +134,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     // A worker gives back a ball's worktree itself when the ball's round ends with a receipt.
     releaseBall: async () => undefined,
     async close() {
+      if (closed) return;
       closed = true;
       if (opened === null) return;
       const { queue, connection, events, listen, Job } = await opened;

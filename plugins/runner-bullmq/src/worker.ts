@@ -38,6 +38,9 @@ export interface RunningWorker {
 /** A remote the worker could not reach: the job goes back to the queue for another worker. */
 class RemoteError extends Error {}
 
+/** A round whose leaf the stop signal ended (the supervisor ends its leaf on TERM or INT): given back, not returned. */
+class StoppedError extends Error {}
+
 /** Start taking jobs; resolves once the worker is connected and listening. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const env = options.env ?? process.env;
@@ -53,6 +56,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   if (existsSync(bare)) await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
   const once = serial();
   const held = new Map<string, { dir: string; head: string }>();
+  let stopping = false;
 
   const clone = () => once(async () => {
     if (existsSync(bare)) return;
@@ -150,6 +154,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const events = statePaths(stateDir).events;
       const from = existsSync(events) ? statSync(events).size : 0;
       const built = await buildRoundIn({ dir: place, stateDir, env }, { ...request, agentsFile: agentsFile(agents) });
+      // Asked to stop while a leaf ran: the leaf was ended, so the round is not the builder's; another worker builds it.
+      if (stopping && built.receipt === 0) throw new StoppedError(built.reason);
       const tip = (await git(place, ['rev-parse', 'HEAD'], env)).trim();
       const added = existsSync(events) ? readFileSync(events).subarray(from).toString('utf8') : '';
       try {
@@ -163,6 +169,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (built.receipt !== null) releaseLater(`${request.slice}/${request.ball}`);
     } catch (error) {
       await release(`${request.slice}/${request.ball}`);
+      if (error instanceof StoppedError) {
+        log(`${what}: handed back (this worker is stopping and its leaf was ended: ${error.message}); another worker builds the round`);
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
       if (!(error instanceof RemoteError)) {
         log(`${what}: failed: ${(error as Error).message}`);
         throw error;
@@ -194,6 +205,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     name,
     async close() {
+      stopping = true;
       await worker.close();
       await Promise.all([...releasing]);
       for (const key of [...held.keys()]) await release(key);
