@@ -11,6 +11,8 @@ import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 
 export const here = dirname(fileURLToPath(import.meta.url));
 export const fixtures = join(here, 'fixtures');
+// The runner is tested with the builder and reviewer the engine's own tests use.
+const engineFixtures = join(here, '..', '..', '..', 'packages', 'slice', 'test', 'fixtures');
 const tsx = join(here, '..', '..', '..', 'node_modules', 'tsx', 'dist', 'loader.mjs');
 
 /** A free TCP port on 127.0.0.1. */
@@ -150,8 +152,8 @@ export type Plan = Record<string, Record<string, { edits?: { path: string; conte
 export function writeAgents(dir: string, plan: Plan): string {
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
-  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
+  const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(engineFixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
+  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
   const file = join(dir, 'agents.json');
   writeFileSync(file, JSON.stringify({ agents }, null, 2));
   return file;
