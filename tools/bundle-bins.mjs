@@ -21,8 +21,10 @@ rmSync('dist/bin/chunks', { recursive: true, force: true });
 rmSync(scratch, { recursive: true, force: true });
 
 for (const out of bins) {
-  const name = out.replace(/^(\.\/)?dist\//, '').replace(/\.cjs$/, '');
-  if (name === out) throw new Error(`bin ${out}: expected ./dist/bin/NAME.cjs`);
+  // package.json names the committed shim ./bin/NAME.cjs (it exists at install time, so npm links it); the
+  // bundle it requires is dist/bin/NAME.cjs, built from src/bin/NAME.ts.
+  const name = out.replace(/^(\.\/)?(dist\/)?/, '').replace(/\.cjs$/, '');
+  if (!/^bin\/[^/]+$/.test(name)) throw new Error(`bin ${out}: expected ./bin/NAME.cjs`);
   await build({
     entryPoints: [{ in: `src/${name}.ts`, out: name }],
     outdir: scratch,
@@ -71,6 +73,6 @@ for (const file of files) {
 rmSync(scratch, { recursive: true, force: true });
 // tsc compiled the bins too (it type-checks them); the bundles replace its ES module output.
 for (const out of bins) {
-  const base = out.replace(/^(\.\/)?/, '').replace(/\.cjs$/, '');
+  const base = `dist/${out.replace(/^(\.\/)?(dist\/)?/, '').replace(/\.cjs$/, '')}`;
   for (const ext of ['.js', '.js.map', '.d.ts', '.d.ts.map']) rmSync(`${base}${ext}`, { force: true });
 }
