@@ -8,6 +8,7 @@ import { cpus, freemem, totalmem, tmpdir, release, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeRuns } from './time-runs.mjs';
+import { median, quartiles } from './stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 31);
@@ -22,16 +23,6 @@ if (!process.argv.includes('--no-build')) {
   await new Promise((resolve) => setTimeout(resolve, 10_000));
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-// The middle half of the values (first and third quartiles): how much this VM moved during the figure.
-const quartiles = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return [s[Math.floor((s.length - 1) / 4)], s[Math.ceil((3 * (s.length - 1)) / 4)]];
-};
 const ms = (ns) => Number(ns) / 1e6;
 
 /**

@@ -5,17 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-const quartiles = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return [s[Math.floor((s.length - 1) / 4)], s[Math.ceil((3 * (s.length - 1)) / 4)]];
-};
+import { median, quartiles } from './stats.mjs';
 
 export function benchTick(tmp, leapLedger, runs) {
   const repo = join(tmp, 'tick-repo');
