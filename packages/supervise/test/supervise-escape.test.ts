@@ -76,16 +76,26 @@ test('S-escape-uncontained: an escapee that drops its environment and is orphane
   assert.is(readProc(escapee)?.sid, escapee);
 });
 
-test('S-nested: a supervisor inside a leaf (verdict -> verify) is ended with its own leaf when the outer one is', async () => {
-  const scene = makeScene({ VERI_TIMEOUT: '60', VERI_KILL_AFTER: '0.5' });
-  // The inner supervisor's grace is shorter than the outer one's, so it finishes its own sequence first.
-  const outer = startSupervise(scene, ['verdict-red', 'env', 'VERI_KILL_AFTER=0.1', process.execPath, SUPERVISE, 'verify-red', fixture('ignore-sigterm.sh')]);
+/**
+ * A supervisor (outer, `outerName`, grace `outerGrace`) whose leaf is another supervisor (`innerName`,
+ * grace `innerGrace`) of a leaf that ignores SIGTERM; the outer one is sent SIGTERM once the inner leaf
+ * runs. Returns the scene, the inner leaf's pid and the outer supervisor's end.
+ */
+async function nestedTerm(outerName: string, outerGrace: string, innerName: string, innerGrace: string) {
+  const scene = makeScene({ VERI_TIMEOUT: '60', VERI_KILL_AFTER: outerGrace });
+  const outer = startSupervise(scene, [outerName, 'env', `VERI_KILL_AFTER=${innerGrace}`, process.execPath, SUPERVISE, innerName, fixture('ignore-sigterm.sh')]);
   const inner = await waitFor(() => recordedPids(scene, 'leaf')[0], 15_000);
   assert.ok(inner !== undefined);
   track(inner);
   process.kill(outer.pid, 'SIGTERM');
   const r = await outer.done;
   assert.is(r.code, 2);
+  return { scene, inner };
+}
+
+test('S-nested: a supervisor inside a leaf (verdict -> verify) is ended with its own leaf when the outer one is', async () => {
+  // The inner supervisor's grace is shorter than the outer one's, so it finishes its own sequence first.
+  const { scene, inner } = await nestedTerm('verdict-red', '0.5', 'verify-red', '0.1');
   assert.is(exitRecord(scene, 'verdict-red')?.status, 'killed-signal');
   assert.is(isAlive(inner), false);
   // The inner supervisor got our TERM and recorded its own end before it was swept.
@@ -93,14 +103,7 @@ test('S-nested: a supervisor inside a leaf (verdict -> verify) is ended with its
 });
 
 test('S-nested-sigkilled-inner: when the inner supervisor is SIGKILLed by the sweep, its leaf (another session) is still found by the marker', async () => {
-  const scene = makeScene({ VERI_TIMEOUT: '60', VERI_KILL_AFTER: '0.2' });
-  const outer = startSupervise(scene, ['verdict-green', 'env', 'VERI_KILL_AFTER=30', process.execPath, SUPERVISE, 'verify-green', fixture('ignore-sigterm.sh')]);
-  const inner = await waitFor(() => recordedPids(scene, 'leaf')[0], 15_000);
-  assert.ok(inner !== undefined);
-  track(inner);
-  process.kill(outer.pid, 'SIGTERM');
-  const r = await outer.done;
-  assert.is(r.code, 2);
+  const { scene, inner } = await nestedTerm('verdict-green', '0.2', 'verify-green', '30');
   assert.is(isAlive(inner), false);
   assert.ok((exitRecord(scene, 'verdict-green')?.escaped ?? 0) >= 1);
   assert.is(exitRecord(scene, 'verify-green'), null, 'the inner supervisor never finished its 30 s grace');
