@@ -86,7 +86,9 @@ export function parseCli<T extends Record<string, CliOption>>(
     const parsed = parseArgs({ args, options, strict: true, allowPositionals: config.allowPositionals ?? true });
     return { values: { ...parsed.values } as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
   } catch (cause) {
-    throw new UsageError(`${(cause as Error).message}\n${usage}`, { cause, exitCode: config.exitCode ?? 2 });
+    // Node appends to an unknown option a hint about `--` that reads as noise on a command line; keep its first sentence.
+    const message = (cause as Error).message.replace(/\. To specify a positional argument starting with a '-'[\s\S]*$/, '');
+    throw new UsageError(`${message}\n${usage}`, { cause, exitCode: config.exitCode ?? 2 });
   }
 }
 

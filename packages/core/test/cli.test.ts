@@ -14,7 +14,7 @@ parse('parses options and positionals; unknown options are UsageErrors that show
   const { values, positionals } = parseCli(['--step', '--weird title', 'green', '--json', '--tests', 'a', '--tests', 'b'], options, 'Usage: x');
   assert.equal(values, { step: '--weird title', json: true, tests: ['a', 'b'] });
   assert.equal(positionals, ['green']);
-  assert.throws(() => parseCli(['--nope'], options, 'Usage: x'), (e: Error) => e instanceof UsageError && e.message.includes("'--nope'") && e.message.endsWith('Usage: x'));
+  assert.throws(() => parseCli(['--nope'], options, 'Usage: x'), (e: Error) => e instanceof UsageError && e.message === "Unknown option '--nope'\nUsage: x");
   assert.throws(() => parseCli(['--step'], options, 'U', { exitCode: 125 }), (e: LeapError) => e.exitCode === 125);
 });
 parse('stopAtPositional: options end at the command, whose own options are kept', () => {
