@@ -2,10 +2,10 @@
 import { InternalError } from '@leap/core';
 import { childProcess } from './lazy-builtins.js';
 
-/** Run `git ARGS` in `cwd` and return its stdout; throws an InternalError with git's stderr. */
-export function runGit(cwd: string, args: readonly string[]): string {
+/** Run `git ARGS` in `cwd` (with `env`, else ours) and return its stdout; throws an InternalError with git's stderr. */
+export function runGit(cwd: string, args: readonly string[], env?: NodeJS.ProcessEnv): string {
   try {
-    return childProcess().execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+    return childProcess().execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
   } catch (cause) {
     const stderr = String((cause as { stderr?: unknown }).stderr ?? '').trim();
     throw new InternalError(`git ${args.join(' ')} failed in ${cwd}: ${stderr || (cause as Error).message}`, { cause });

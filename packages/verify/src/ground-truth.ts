@@ -1,12 +1,11 @@
 // Ground truth: the verifier runs the test command itself before any agent is asked.
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
-import { join } from 'node:path';
 import { writeFd } from '@leap/core';
 import { runGit, splitNul } from './git.js';
 import { childProcess } from './lazy-builtins.js';
 import type { Phase } from './phase.js';
-import { topLevelName, withScratchWorktree } from './scratch-worktree.js';
+import { topLevelName, withScratchTree } from './scratch-worktree.js';
 import type { StepTests } from './step-tests.js';
 import { isTestFile } from './test-files.js';
 
@@ -32,8 +31,8 @@ export interface GroundTruthOptions {
 }
 
 /**
- * Red: the suite fails, and passes again with the step's test files set aside (in a scratch worktree
- * at HEAD: added files removed, changed ones restored from HEAD's parent). Green: the suite passes,
+ * Red: the suite fails, and passes again with the step's test files set aside (in a scratch copy of
+ * HEAD's tree: added files removed, changed ones restored from HEAD's parent). Green: the suite passes,
  * and the step's tests are unchanged since their red commit. Refactor: no test file changed since the
  * base, and the suite passes. The suite's output goes to stderr.
  */
@@ -43,10 +42,7 @@ export async function checkGroundTruth(options: GroundTruthOptions): Promise<Gro
     if (tests.files.length === 0) return reject('the red commit (HEAD) adds or changes no test file');
     if ((await runSuite(options, repo)) === 0) return reject('the suite passes with the new tests; a red test must fail');
     const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
-    const code = await withScratchWorktree(repo, 'HEAD', skip, async (dir) => {
-      setAside(dir, tests.files);
-      return runSuite(options, dir);
-    });
+    const code = await withScratchTree(repo, 'HEAD', skip, async (dir) => runSuite(options, dir), tests.files);
     if (code !== 0) return reject(`the suite still fails with the new test files set aside (${tests.files.join(', ')}), so the failure is not the new tests' alone`);
     return { ok: true, reason: `the suite fails with the new tests and passes without them (${tests.files.join(', ')})` };
   }
@@ -91,16 +87,4 @@ function changedSince(repo: string, commit: string, paths?: readonly string[]): 
   const tracked = splitNul(runGit(repo, ['diff', '--no-renames', '--name-only', '-z', commit, ...limit]));
   const untracked = splitNul(runGit(repo, ['ls-files', '-z', '--others', '--exclude-standard', ...limit]));
   return [...new Set([...tracked, ...untracked])];
-}
-
-// In a scratch worktree at HEAD: restore each file from HEAD's parent when it existed there, else remove it.
-function setAside(dir: string, files: readonly string[]): void {
-  let inParent: string[] = [];
-  try {
-    inParent = splitNul(runGit(dir, ['ls-tree', '-r', '-z', '--name-only', 'HEAD^', '--', ...files]));
-  } catch {
-    // HEAD has no parent: every file is new.
-  }
-  for (const file of files) if (!inParent.includes(file)) rmSync(join(dir, file), { force: true });
-  if (inParent.length > 0) runGit(dir, ['checkout', 'HEAD^', '--', ...inParent]);
 }

@@ -1,33 +1,28 @@
-// A throw-away git worktree, so checks that need a changed tree never touch the user's.
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+// A throw-away copy of a commit's tree, so checks that need a changed tree never touch the user's: checked
+// out through an index of its own (GIT_INDEX_FILE), never through `git worktree add`, which costs three
+// processes (add, its update-ref and reset --hard) and two more to remove and prune, all under the
+// repository's own locks.
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { runGit, splitNul } from './git.js';
-import { childProcess } from './lazy-builtins.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+/** The tree with nothing in it: what a root commit's files are set aside to. */
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /**
- * Run `work` in a detached worktree of `repo` at `commit`, then remove it whatever happens (a signal
- * included: the worktree is removed, then the signal is raised again). Ignored top-level entries of
- * the repository (node_modules, virtual environments) are linked in, so the test command finds its
- * dependencies; `skip` names entries that must not be (the state folder).
+ * Run `work` in a folder holding `commit`'s tree, with `setAside` (paths) as they were in its parent
+ * (removed when the parent lacks them), then remove it whatever happens (a signal included: the folder is
+ * removed, then the signal is raised again). The folder is a plain copy, not a git worktree: git run inside
+ * it finds no repository. Ignored top-level entries of the repository (node_modules, virtual environments)
+ * are linked in, so the test command finds its dependencies; `skip` names entries that must not be (the
+ * state folder).
  */
-export async function withScratchWorktree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'leap-verify-'));
-  const cleanup = () => {
-    try {
-      childProcess().execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: repo, stdio: 'ignore' });
-    } catch {
-      // Already gone or never made: the folder removal and prune below finish the job.
-    }
-    rmSync(dir, { recursive: true, force: true });
-    try {
-      childProcess().execFileSync('git', ['worktree', 'prune'], { cwd: repo, stdio: 'ignore' });
-    } catch {
-      // Prune is housekeeping only.
-    }
-  };
+export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = []): Promise<T> {
+  const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
+  const dir = join(scratch, 'tree');
+  const cleanup = () => rmSync(scratch, { recursive: true, force: true });
   const onSignal = (signal: NodeJS.Signals) => {
     cleanup();
     for (const s of SIGNALS) process.removeListener(s, onSignal);
@@ -35,12 +30,35 @@ export async function withScratchWorktree<T>(repo: string, commit: string, skip:
   };
   for (const s of SIGNALS) process.on(s, onSignal);
   try {
-    runGit(repo, ['worktree', 'add', '--detach', '--quiet', dir, commit]);
+    mkdirSync(dir);
+    const env = { ...process.env, GIT_INDEX_FILE: join(scratch, 'index') };
+    runGit(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', commit], env);
+    setAsideFiles(repo, dir, commit, setAside, env);
     linkIgnoredEntries(repo, dir, skip);
     return await work(dir);
   } finally {
     for (const s of SIGNALS) process.removeListener(s, onSignal);
     cleanup();
+  }
+}
+
+// The files as in the commit's parent, in one checkout: --no-overlay removes those the parent lacks. A
+// path the commit's tree lacks is set aside already (and would fail the checkout's pathspec).
+function setAsideFiles(repo: string, dir: string, commit: string, paths: readonly string[], env: NodeJS.ProcessEnv): void {
+  const files = paths.filter((path) => lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined);
+  if (files.length === 0) return;
+  const checkout = (from: string) => runGit(repo, ['--work-tree', dir, 'checkout', '--no-overlay', '-q', from, '--', ...files], env);
+  try {
+    checkout(`${commit}^`);
+  } catch (error) {
+    // A root commit has no parent: every file is new, so each one goes.
+    try {
+      runGit(repo, ['rev-parse', '--verify', '-q', `${commit}^`]);
+    } catch {
+      checkout(EMPTY_TREE);
+      return;
+    }
+    throw error;
   }
 }
 

@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
-import { checkGroundTruth, findStepTests, runSuite, topLevelName, withScratchWorktree } from '../src/index.js';
+import { checkGroundTruth, findStepTests, runSuite, topLevelName, withScratchTree } from '../src/index.js';
 import type { Phase } from '../src/index.js';
 import { TEST_CMD, fixtures, makeGreen, makeRedRepo, verifyEnv } from './helpers.js';
 
@@ -28,7 +29,7 @@ check('red passes when the suite fails and passes with the new tests set aside; 
   assert.equal(result, { ok: true, reason: 'the suite fails with the new tests and passes without them (test/greet.test.js)' });
   assert.is(git(repo, 'status', '--porcelain'), status);
   assert.ok(existsSync(join(repo, 'test', 'greet.test.js')));
-  assert.is(worktrees(repo), 1, 'the scratch worktree is removed');
+  assert.is(worktrees(repo), 1, 'no worktree is made');
 });
 
 check('red rejects a suite that passes, a suite broken without the new tests, and a commit with no test', async () => {
@@ -107,19 +108,27 @@ suiteRun.run();
 
 // ---
 
-const scratch = suite('withScratchWorktree');
+const scratch = suite('withScratchTree');
 scratch.after.each(cleanupTempDirs);
 
-scratch('removes the worktree after work, after a throw, and on a signal', async () => {
+scratch('removes the folder after work, after a throw, and on a signal; the repository is untouched', async () => {
   const repo = makeRedRepo();
+  writeFileSync(join(repo, 'src', 'greet.js'), 'export const greet = () => "staged";\n');
+  git(repo, 'add', 'src/greet.js');
+  const status = git(repo, 'status', '--porcelain');
+  const index = readFileSync(join(repo, '.git', 'index'));
   let seen = '';
-  await withScratchWorktree(repo, 'HEAD', ['.tdd'], async (dir) => {
+  await withScratchTree(repo, 'HEAD', ['.tdd'], async (dir) => {
     seen = dir;
     assert.ok(existsSync(join(dir, 'test', 'greet.test.js')));
+    assert.not.match(readFileSync(join(dir, 'src', 'greet.js'), 'utf8'), /staged/, "HEAD's tree, not the index");
     assert.not.ok(existsSync(join(dir, '.tdd')), 'the state folder is not linked in');
+    assert.not.ok(existsSync(join(dir, '.git')), 'a plain copy, not a worktree');
   });
   assert.not.ok(existsSync(seen));
-  await withScratchWorktree(repo, 'HEAD', [], async (dir) => {
+  assert.is(git(repo, 'status', '--porcelain'), status);
+  assert.ok(readFileSync(join(repo, '.git', 'index')).equals(index), 'the index is not touched');
+  await withScratchTree(repo, 'HEAD', [], async (dir) => {
     seen = dir;
     throw new Error('boom');
   }).then(() => assert.unreachable(), (e: Error) => assert.is(e.message, 'boom'));
@@ -128,20 +137,49 @@ scratch('removes the worktree after work, after a throw, and on a signal', async
   const child = spawn(process.execPath, ['--import', 'tsx', join(fixtures, 'worktree-hold.ts'), repo], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  assert.ok(await waitFor(() => out.includes('\n'), 20000), 'the fixture prints its worktree');
+  assert.ok(await waitFor(() => out.includes('\n'), 20000), 'the fixture prints its folder');
   const dir = out.trim();
   assert.ok(existsSync(dir));
   const ended = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
   child.kill('SIGTERM');
   assert.is(await ended, 'SIGTERM');
-  assert.not.ok(existsSync(dir), 'the worktree folder is gone after SIGTERM');
+  assert.not.ok(existsSync(dir), 'the folder is gone after SIGTERM');
   assert.is(worktrees(repo), 1);
+});
+
+scratch('sets files aside: from the parent, removed when new, and every one of a root commit; a path HEAD lacks is skipped', async () => {
+  const repo = makeRedRepo();
+  const names = ["it's $(x) `y`.test.js", 'ünï "q".test.js'];
+  for (const name of names) writeFileSync(join(repo, 'test', name), 'new\n');
+  writeFileSync(join(repo, 'test', 'greet.test.js'), 'changed\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'more tests');
+  const parent = git(repo, 'show', 'HEAD^:test/greet.test.js');
+  const aside = ['test/greet.test.js', ...names.map((n) => `test/${n}`), 'test/never-there.test.js'];
+  await withScratchTree(repo, 'HEAD', [], async (dir) => {
+    assert.is(readFileSync(join(dir, 'test', 'greet.test.js'), 'utf8'), parent);
+    for (const name of names) assert.not.ok(existsSync(join(dir, 'test', name)), name);
+    assert.ok(existsSync(join(dir, 'src', 'greet.js')), 'the rest of the tree stays');
+  }, aside);
+  const root = makeTempDir();
+  git(root, 'init', '-q');
+  mkdirSync(join(root, 'test'));
+  writeFileSync(join(root, 'test', 'a.test.js'), 'a\n');
+  writeFileSync(join(root, 'keep.txt'), 'k\n');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-q', '-m', 'root');
+  await withScratchTree(root, 'HEAD', [], async (dir) => {
+    assert.not.ok(existsSync(join(dir, 'test', 'a.test.js')));
+    assert.ok(existsSync(join(dir, 'keep.txt')));
+  }, ['test/a.test.js']);
 });
 
 scratch('a commit that does not exist fails with git\'s message and leaves nothing', async () => {
   const repo = makeRedRepo();
-  await withScratchWorktree(repo, 'no-such-ref', [], async () => 0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /git worktree add .* failed/));
+  const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-')));
+  await withScratchTree(repo, 'no-such-ref', [], async () => 0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /read-tree -u --reset no-such-ref failed/));
   assert.is(worktrees(repo), 1);
+  assert.equal(readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-') && !before.has(n)), []);
 });
 
 scratch.run();
