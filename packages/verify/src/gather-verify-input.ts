@@ -31,6 +31,8 @@ export interface GatherOptions {
   base?: string;
   /** The issue tracker (default: the local one). */
   tracker?: TrackerPlugin;
+  /** HEAD's commit, when the caller knows it: a `base` equal to it is a commit without asking git. */
+  head?: string;
 }
 
 /** The prompt's inputs and where they came from. */
@@ -55,7 +57,7 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
   const base = options.base;
   if (phase === 'refactor' && base === undefined) throw new UsageError('the refactor phase needs --base SHA (the commit the refactor started from)');
   if (base !== undefined && phase !== 'refactor') throw new UsageError(`--base belongs to the refactor phase, not ${phase}`);
-  if (base !== undefined && (!/^[0-9a-f]{7,64}$/.test(base) || !isCommit(repo, base))) {
+  if (base !== undefined && (!/^[0-9a-f]{7,64}$/.test(base) || (base !== options.head && !isCommit(repo, base)))) {
     throw new UsageError(`--base: expected the hexadecimal sha of a commit of ${repo}, got ${showValue(base)}`);
   }
   const tracker = options.tracker ?? createLocalTracker({ stateDir });

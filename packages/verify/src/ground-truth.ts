@@ -25,6 +25,8 @@ export interface GroundTruthOptions {
   tests: StepTests;
   /** Refactor: the base commit. */
   base?: string;
+  /** HEAD's commit, when known: a comparison with it takes one `git status` instead of a diff and a listing. */
+  head?: string;
   env: NodeJS.ProcessEnv;
   /** A file the suite's output is appended to instead of our stderr (a conductor keeps it out of its narration). */
   suiteLog?: string;
@@ -48,12 +50,12 @@ export async function checkGroundTruth(options: GroundTruthOptions): Promise<Gro
   }
   if (phase === 'refactor') {
     const base = options.base as string;
-    const changed = changedSince(repo, base).filter((path) => isTestFile(path) || tests.files.includes(path));
+    const changed = changedSince(repo, base, undefined, options.head).filter((path) => isTestFile(path) || tests.files.includes(path));
     if (changed.length > 0) return reject(`test files changed since the base commit ${base}: ${changed.join(', ')}`);
   }
   if ((await runSuite(options, repo)) !== 0) return reject('the suite fails');
   if (phase === 'green' && tests.redCommit !== null && tests.files.length > 0) {
-    const changed = changedSince(repo, tests.redCommit, tests.files);
+    const changed = changedSince(repo, tests.redCommit, tests.files, options.head);
     if (changed.length > 0) return reject(`the step's tests changed since their red commit ${tests.redCommit}: ${changed.join(', ')}`);
   }
   return { ok: true, reason: phase === 'green' ? 'the suite passes' : 'the suite passes and no test file changed since the base commit' };
@@ -81,9 +83,15 @@ export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | '
   });
 }
 
-// Tracked files that differ from `commit` in the work tree, and untracked ones; optionally only `paths`.
-function changedSince(repo: string, commit: string, paths?: readonly string[]): string[] {
+// Tracked files that differ from `commit` in the work tree, and untracked ones; optionally only `paths`. When
+// `commit` is HEAD, one `git status` says both (what it adds, a staged change the work tree has undone since,
+// is a change too).
+function changedSince(repo: string, commit: string, paths?: readonly string[], head?: string): string[] {
   const limit = paths === undefined ? [] : ['--', ...paths];
+  if (commit === head) {
+    const status = runGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', ...limit]);
+    return [...new Set(splitNul(status).map((entry) => entry.slice(3)))];
+  }
   const tracked = splitNul(runGit(repo, ['diff', '--no-renames', '--name-only', '-z', commit, ...limit]));
   const untracked = splitNul(runGit(repo, ['ls-files', '-z', '--others', '--exclude-standard', ...limit]));
   return [...new Set([...tracked, ...untracked])];

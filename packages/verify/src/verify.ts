@@ -21,6 +21,11 @@ export interface VerifyOptions extends VerifyPromptOptions {
   agentsFile?: string;
   /** Append the test command's output to this file instead of writing it on stderr. */
   suiteLog?: string;
+  /**
+   * HEAD's commit as the caller has just read it (a conductor that ran `git status --branch`), so it is not
+   * asked again: the green and refactor verdicts' `commit`, and a refactor `base` equal to it needs no check.
+   */
+  head?: string;
 }
 
 /** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
@@ -65,9 +70,11 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   }
   const { gathered, agent, testCmd } = prepared;
   const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
-  const commit = phase === 'red' ? gathered.tests.redCommit : headCommit(gathered.repo);
+  const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
   if (commit !== null) base.commit = commit;
-  const truth = await checkGroundTruth({ phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog });
+  const truth = await checkGroundTruth({
+    phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog, head: commit ?? undefined,
+  });
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
   const leaf = await runAgentLeaf({
     name: `verify-${phase}`,
@@ -95,7 +102,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
 async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: NodeJS.ProcessEnv, issue: number | null, testCmd: string | null) {
   const gathered = await gatherVerifyInput({
     phase, step: options.step, cwd, env, issue,
-    ledgerFile: options.ledgerFile, specFile: options.specFile, testGlobs: options.testGlobs, base: options.base, tracker: options.tracker,
+    ledgerFile: options.ledgerFile, specFile: options.specFile, testGlobs: options.testGlobs, base: options.base, tracker: options.tracker, head: options.head,
   });
   if (testCmd === null || testCmd.trim() === '') throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
   const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';

@@ -9,9 +9,16 @@ import { checkGroundTruth, findStepTests, runSuite, topLevelName, withScratchTre
 import type { Phase } from '../src/index.js';
 import { TEST_CMD, fixtures, makeGreen, makeRedRepo, verifyEnv } from './helpers.js';
 
-function truth(repo: string, phase: Phase, extra: { testCmd?: string; base?: string; tests?: ReturnType<typeof findStepTests> } = {}) {
+function truth(repo: string, phase: Phase, extra: { testCmd?: string; base?: string; tests?: ReturnType<typeof findStepTests>; head?: string } = {}) {
   const tests = extra.tests ?? findStepTests({ phase, repo, step: 'greet returns hello', issue: 3, eventsFile: join(repo, '.tdd', 'events.jsonl') });
-  return checkGroundTruth({ phase, repo, stateDir: join(repo, '.tdd'), testCmd: extra.testCmd ?? TEST_CMD, tests, base: extra.base, env: verifyEnv() });
+  return checkGroundTruth({ phase, repo, stateDir: join(repo, '.tdd'), testCmd: extra.testCmd ?? TEST_CMD, tests, base: extra.base, env: verifyEnv(), head: extra.head });
+}
+
+// The same verdict whether HEAD is known (one git status) or not (a diff and a listing).
+async function truthBothWays(repo: string, phase: Phase, extra: { base?: string; tests: ReturnType<typeof findStepTests> }) {
+  const unknown = await truth(repo, phase, extra);
+  assert.equal(await truth(repo, phase, { ...extra, head: git(repo, 'rev-parse', 'HEAD').trim() }), unknown);
+  return unknown;
 }
 
 function worktrees(repo: string): number {
@@ -67,9 +74,11 @@ check('green: the suite passes, and the red tests are unchanged since their red 
   assert.equal(await truth(repo, 'green'), { ok: false, reason: 'ground truth: the suite fails' });
   makeGreen(repo);
   const tests = { files: ['test/greet.test.js'], source: 'red-verdict' as const, redCommit: red };
-  assert.equal(await truth(repo, 'green', { tests }), { ok: true, reason: 'the suite passes' });
+  assert.equal(await truthBothWays(repo, 'green', { tests }), { ok: true, reason: 'the suite passes' });
   writeFileSync(join(repo, 'test', 'greet.test.js'), 'process.exit(0);\n');
-  assert.equal(await truth(repo, 'green', { tests }), { ok: false, reason: `ground truth: the step's tests changed since their red commit ${red}: test/greet.test.js` });
+  assert.equal(await truthBothWays(repo, 'green', { tests }), { ok: false, reason: `ground truth: the step's tests changed since their red commit ${red}: test/greet.test.js` });
+  git(repo, 'add', '-A');
+  assert.equal(await truthBothWays(repo, 'green', { tests }), { ok: false, reason: `ground truth: the step's tests changed since their red commit ${red}: test/greet.test.js` });
 });
 
 check('refactor: no test file changed or added since the base, and the suite passes', async () => {
@@ -78,9 +87,11 @@ check('refactor: no test file changed or added since the base, and the suite pas
   const base = git(repo, 'rev-parse', 'HEAD').trim();
   const tests = { files: ['test/greet.test.js'], source: 'red-verdict' as const, redCommit: null };
   writeFileSync(join(repo, 'src', 'greet.js'), 'const word = "hello";\nexport const greet = () => word;\n');
-  assert.equal(await truth(repo, 'refactor', { base, tests }), { ok: true, reason: 'the suite passes and no test file changed since the base commit' });
+  assert.equal(await truthBothWays(repo, 'refactor', { base, tests }), { ok: true, reason: 'the suite passes and no test file changed since the base commit' });
   writeFileSync(join(repo, 'test', 'extra.test.js'), 'process.exit(0);\n');
-  assert.equal(await truth(repo, 'refactor', { base, tests }), { ok: false, reason: `ground truth: test files changed since the base commit ${base}: test/extra.test.js` });
+  assert.equal(await truthBothWays(repo, 'refactor', { base, tests }), { ok: false, reason: `ground truth: test files changed since the base commit ${base}: test/extra.test.js` });
+  git(repo, 'add', '-A');
+  assert.equal(await truthBothWays(repo, 'refactor', { base, tests }), { ok: false, reason: `ground truth: test files changed since the base commit ${base}: test/extra.test.js` });
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'sneak a test in');
   assert.match((await truth(repo, 'refactor', { base, tests })).reason, /test\/extra\.test\.js/);

@@ -53,7 +53,8 @@ run('green and refactor find the step\'s tests through the red verdict; REJECT i
   assert.ok(readFileSync(movePromptFile(script, 1), 'utf8').includes('### test/greet.test.js'));
   assert.not.ok(readFileSync(movePromptFile(script, 1), 'utf8').includes('other.test.js'));
   const base = git(repo, 'rev-parse', 'HEAD').trim();
-  const refactor = await verify({ phase: 'refactor', step: STEP, cwd: repo, env, base });
+  // A caller that has just read HEAD says so: the verdict's commit, and a base equal to it, need no git.
+  const refactor = await verify({ phase: 'refactor', step: STEP, cwd: repo, env, base, head: base });
   assert.equal([refactor.code, refactor.verdict, refactor.commit], [0, 'PASS', base]);
   assert.match(readFileSync(movePromptFile(script, 2), 'utf8'), new RegExp(`Base commit: ${base}`));
   assert.equal(verdicts(repo).map((e) => (e.event === 'verdict' ? e.code : null)), [0, 1, 0]);
@@ -110,6 +111,7 @@ run('bad input: exit 2 with a clear message and nothing written but the verdict 
     [{ phase: 'red', step: STEP, env: { ...env, VERI_TEST_CMD: '' } }, /VERI_TEST_CMD is not set/],
     [{ phase: 'refactor', step: STEP }, /the refactor phase needs --base SHA/],
     [{ phase: 'refactor', step: STEP, base: 'deadbeef' }, /--base: expected the hexadecimal sha of a commit/],
+    [{ phase: 'refactor', step: STEP, base: 'deadbeef', head: 'cafebabe' }, /--base: expected the hexadecimal sha of a commit/],
     [{ phase: 'green', step: STEP, base: 'deadbeef' }, /--base belongs to the refactor phase, not green/],
     [{ phase: 'red', step: STEP, issue: 9 }, /no ledger at .*issue-9\.md for issue 9/],
     [{ phase: 'red', step: STEP, env: { ...env, VERI_ISSUE: '' } }, /no ledger to find the step in/],
