@@ -41,6 +41,9 @@ class RemoteError extends Error {}
 /** A round whose leaf the stop signal ended (the supervisor ends its leaf on TERM or INT): given back, not returned. */
 class StoppedError extends Error {}
 
+/** A round finished after its job's lock lapsed (this worker paused or cut off): the job is another worker's now. */
+class LockLostError extends Error {}
+
 /** Start taking jobs; resolves once the worker is connected and listening. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const env = options.env ?? process.env;
@@ -155,7 +158,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const from = existsSync(events) ? statSync(events).size : 0;
       const built = await buildRoundIn({ dir: place, stateDir, env }, { ...request, agentsFile: agentsFile(agents) });
       // Asked to stop while a leaf ran: the leaf was ended, so the round is not the builder's; another worker builds it.
-      if (stopping && built.receipt === 0) throw new StoppedError(built.reason);
+      if (stopping && built.receipt === 0) throw new StoppedError(built.builder.status === 'killed-signal' ? `its builder leaf ${built.builder.leaf} was ended` : built.reason);
+      // A lapsed lock: the stalled check gave the job to another worker, whose result is the round's. This one is
+      // dropped before anything leaves the machine (the remote's ball branch stays the recorded round's).
+      if ((await job.extendLock(token as string, lockMs)) !== 1) throw new LockLostError();
       const tip = (await git(place, ['rev-parse', 'HEAD'], env)).trim();
       const added = existsSync(events) ? readFileSync(events).subarray(from).toString('utf8') : '';
       try {
@@ -170,8 +176,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     } catch (error) {
       await release(`${request.slice}/${request.ball}`);
       if (error instanceof StoppedError) {
-        log(`${what}: handed back (this worker is stopping and its leaf was ended: ${error.message}); another worker builds the round`);
+        log(`${what}: handed back (this worker was asked to stop and ${error.message}); another worker builds the round`);
         await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      if (error instanceof LockLostError) {
+        log(`${what}: lost the job's lock while the round ran (this worker was paused or cut off longer than the lock): another worker has the round; this result is dropped, nothing pushed`);
+        // Not this worker's job to move: BullMQ leaves a DelayedError's job where it is.
         throw new DelayedError();
       }
       if (!(error instanceof RemoteError)) {
@@ -194,7 +205,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     maxStalledCount: 2, autorun: false, name,
   });
   let lastError = '';
+  // Said once per job (the renewal is tried every half lock while the round runs on).
+  const lapsed = new Set<string>();
+  worker.on('lockRenewalFailed', (ids: string[]) => {
+    for (const id of ids) {
+      if (lapsed.has(id)) continue;
+      lapsed.add(id);
+      log(`job ${id}: its lock could not be renewed (this worker was paused or cut off longer than the lock); the stalled check gives the round to another worker`);
+    }
+  });
   worker.on('error', (error: Error) => {
+    // Said by the lockRenewalFailed line; a lost lock's refused completion is said by the round's line.
+    if (/^could not renew lock for job |^Lock mismatch for job |^Missing lock for job /.test(error.message)) return;
     if (error.message === lastError) return;
     lastError = error.message;
     log(`redis: ${error.message} (retrying)`);

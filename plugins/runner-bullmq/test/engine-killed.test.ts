@@ -1,9 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { runSlice } from '@leap/slice';
-import { createBullmqRunner } from '../src/index.js';
-import { ball, contentProof, eventsOf, readLeap, setupRemote, spawnLeap, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+import { ball, contentProof, eventsOf, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -38,11 +36,9 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
     assert.is(readLeap<{ receipt: number }>(repo, 'again', 'a', 'result.json')?.receipt, 1);
     assert.is(readLeap(repo, 'again', 'c', 'result.json'), null, 'c was cut off');
 
-    const lines: string[] = [];
-    const summary = await runSlice({
-      file, cwd: repo, env: testEnv(), jobs: 2, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'], progress: (l) => lines.push(l),
-      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
-    });
+    const again = runQueued(redis.url, file, repo, agents, { jobs: 2 });
+    const { lines } = again;
+    const summary = await again.summary;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
     assert.ok(lines.some((l) => l.startsWith('ball a: passed on an earlier run')), lines.join('\n'));
     assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.reused]), [['a', 1, true], ['slow', 1, false], ['c', 1, false]]);
@@ -52,8 +48,7 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
     assert.is(eventsOf(repo, 'merge').filter((e) => e.ball === 'a').length, 1);
     assert.ok(readLeap(repo, 'again', 'record.json') !== null);
   } finally {
-    await stop(m1);
-    await redis.stop();
+    await stopAll(redis, m1);
   }
 });
 

@@ -1,13 +1,19 @@
 // Helpers of the runner's end-to-end tests: a real redis-server on a free port of 127.0.0.1, a bare
 // repository standing in for the shared remote, the engine's clone of it, `leap worker` processes in
 // folders of their own standing in for machines, and slices whose proofs check file contents.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect as connectTcp, createServer } from 'node:net';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
+import { runSlice } from '@leap/slice';
+import { createBullmqRunner } from '../src/index.js';
+import { eventsOf, readLeap } from '../../../packages/slice/test/engine-helpers.js';
+
+export { eventsOf, readLeap };
 
 export const here = dirname(fileURLToPath(import.meta.url));
 export const fixtures = join(here, 'fixtures');
@@ -74,6 +80,65 @@ export async function startRedis(options: { aof?: boolean } = {}): Promise<Redis
   return { url: `redis://127.0.0.1:${port}`, port, dir, stop, restart: async () => { await stop(); await launch(); } };
 }
 
+/** A real sshd on 127.0.0.1, as the current user: its own host key, one client key, everything in a temp folder. */
+export interface SshServer {
+  port: number;
+  user: string;
+  /** How git reaches it: ssh with the client key, no host key check, never a prompt. */
+  gitSshCommand: string;
+  /** What sshd wrote (with -e: its log, the logins among it). */
+  log: () => string;
+  stop(): Promise<void>;
+}
+
+const SSHD = '/usr/sbin/sshd';
+
+export async function startSshd(): Promise<SshServer> {
+  if (!existsSync(SSHD)) throw new Error(`${SSHD} is missing: the ssh-remote test needs openssh-server (.ci/run installs it: apt-get install openssh-server)`);
+  const dir = makeTempDir('leap-sshd-');
+  const key = (name: string) => {
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', join(dir, name)]);
+    return join(dir, name);
+  };
+  const host = key('host_ed25519');
+  const client = key('client_ed25519');
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${client}.pub`));
+  const port = await freePort();
+  const config = join(dir, 'sshd_config');
+  writeFileSync(config, [
+    'ListenAddress 127.0.0.1', `Port ${port}`, `HostKey ${host}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+    'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'UsePAM no', 'StrictModes no', `PidFile ${join(dir, 'sshd.pid')}`, '',
+  ].join('\n'));
+  // sshd run as root wants its privilege-separation folder.
+  if (process.getuid?.() === 0 && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755, recursive: true });
+  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr?.on('data', (b: Buffer) => { log += b.toString(); });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const end = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${SSHD} exited ${child.exitCode ?? child.signalCode}: ${log}`);
+    const open = await new Promise<boolean>((r) => {
+      const socket = connectTcp(port, '127.0.0.1', () => { socket.destroy(); r(true); });
+      socket.on('error', () => r(false));
+    });
+    if (open) break;
+    if (Date.now() > end) {
+      child.kill('SIGKILL');
+      throw new Error(`${SSHD} does not accept on 127.0.0.1:${port}: ${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    port, user: userInfo().username, log: () => log,
+    gitSshCommand: `ssh -i ${client} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 /** A process of `leap worker` or `leap slice`, its output collected. */
 export interface LeapProcess {
   child: ChildProcess;
@@ -114,6 +179,16 @@ export function spawnWorker(redis: string, repo: string, name: string, extra: st
   const dir = makeTempDir(`leap-machine-${name.replace(/[^A-Za-z0-9]/g, '').slice(0, 20)}-`);
   const proc = spawnLeap(['worker', '--redis', redis, '--repo', repo, '--name', name, '--dir', join(dir, 'w'), ...extra], { cwd: dir, env });
   return { ...proc, dir };
+}
+
+/** The end of a test: the processes stopped with TERM (a paused one resumed first), then Redis. */
+export async function stopAll(redis: RedisServer, ...procs: (LeapProcess | null)[]): Promise<{ code: number | null; signal: NodeJS.Signals | null }[]> {
+  const ends = await Promise.all(procs.filter((p) => p !== null).map((p) => {
+    p.child.kill('SIGCONT');
+    return stop(p);
+  }));
+  await redis.stop();
+  return ends;
 }
 
 /** Stop a process with TERM and wait for it. */
@@ -187,19 +262,6 @@ export function writeSlice(dir: string, slice: Record<string, unknown>, name = '
   return file;
 }
 
-/** A record under `.leap/SLICE/`, parsed, or null. */
-export function readLeap<T = Record<string, unknown>>(repo: string, ...parts: string[]): T | null {
-  const file = join(repo, '.leap', ...parts);
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as T : null;
-}
-
-/** The events of the repository's log of one kind. */
-export function eventsOf(repo: string, kind: string): Record<string, unknown>[] {
-  const file = join(repo, '.tdd', 'events.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === kind);
-}
-
 /** What a run's records say per ball, without what differs from run to run (times, commits, workers). */
 export function receiptsOf(repo: string, slice: string, balls: string[]) {
   return balls.map((id) => {
@@ -212,4 +274,47 @@ export function receiptsOf(repo: string, slice: string, balls: string[]) {
     }
     return { id, receipt: result?.receipt, candidate: result?.candidate, rounds: result?.rounds, reason: result?.reason, roundRecords: rounds };
   });
+}
+
+/** A slice run by the engine in process with the bullmq runner (builder b, reviewers r1 and r2); its progress lines. */
+export function runQueued(redis: string, file: string, repo: string, agents: string, options: { jobs?: number; env?: NodeJS.ProcessEnv } = {}) {
+  const lines: string[] = [];
+  const summary = runSlice({
+    file, cwd: repo, env: options.env ?? testEnv(), jobs: options.jobs, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'], progress: (l) => lines.push(l),
+    createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+  });
+  return { summary, lines };
+}
+
+/** The same slice run by the local runner in another clone of `remote`: the clone and the summary. */
+export async function runLocal(remote: string, file: string, agents: string, jobs: number) {
+  const repo = cloneOf(remote);
+  const summary = await runSlice({ file, cwd: repo, env: testEnv(), jobs, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'] });
+  return { repo, summary };
+}
+
+/** The tree of a slice's spine. */
+export const spineTree = (repo: string, slice: string) => git(repo, 'rev-parse', `leap/${slice}/spine^{tree}`).trim();
+
+/** The subjects of the spine's own commits (its merges), newest first. */
+export const spineSubjects = (repo: string, slice: string) => git(repo, 'log', '--first-parent', '--format=%s', `leap/${slice}/spine`).trim().split('\n');
+
+/** The base of `twoBalls`. */
+export const TWO_BALLS_BASE = { 'src/x.txt': 'old x\n' };
+
+/** Two balls in `src/`: x writes X, y writes Y (after x when `after`, its proof then wanting both); builders waiting `sleep` ms. */
+export function twoBalls(dir: string, id: string, sleep: { x?: number; y?: number }, after = false) {
+  const base = TWO_BALLS_BASE;
+  const file = writeSlice(dir, {
+    id,
+    balls: [
+      ball('x', ['src/x.txt'], base, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } }),
+      ball('y', ['src/y.txt'], base, { deps: after ? ['x'] : [], proof: { argv: contentProof({ 'src/y.txt': 'Y\n', ...(after ? { 'src/x.txt': 'X\n' } : {}) }) } }),
+    ],
+  });
+  const agents = writeAgents(dir, {
+    x: { '*': { sleep_ms: sleep.x ?? 0, edits: [{ path: 'src/x.txt', content: 'X\n' }] } },
+    y: { '*': { sleep_ms: sleep.y ?? 0, edits: [{ path: 'src/y.txt', content: 'Y\n' }] } },
+  });
+  return { file, agents };
 }

@@ -3,9 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { runSlice } from '@leap/slice';
-import { createBullmqRunner } from '../src/index.js';
-import { ball, contentProof, eventsOf, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+import { ball, contentProof, eventsOf, readLeap, runQueued, setupRemote, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
 
 const BASE = { 'README.md': '# repo\n' };
 
@@ -25,11 +23,7 @@ test('Redis killed and started again in the middle of a slice (append-only file 
   const m2 = spawnWorker(redis.url, remote, 'm2');
   try {
     await Promise.all([m1.waitFor(/waiting for rounds/), m2.waitFor(/waiting for rounds/)]);
-    const lines: string[] = [];
-    const running = runSlice({
-      file, cwd: repo, env: testEnv(), jobs: 3, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'], progress: (l) => lines.push(l),
-      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
-    });
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 3 });
     await Promise.all([m1.waitFor(/restart\/. round 1: taken/), m2.waitFor(/restart\/. round 1: taken/)]);
     await redis.stop('SIGKILL');
     assert.ok(existsSync(join(redis.dir, 'appendonlydir')), 'the append-only file is on disk');
@@ -45,8 +39,7 @@ test('Redis killed and started again in the middle of a slice (append-only file 
     assert.is(eventsOf(repo, 'merge').length, 3);
     assert.is(git(repo, 'log', '--first-parent', '--format=%s', 'leap/restart/spine').trim().split('\n').length, 4);
   } finally {
-    await Promise.all([stop(m1), stop(m2)]);
-    await redis.stop();
+    await stopAll(redis, m1, m2);
   }
 });
 

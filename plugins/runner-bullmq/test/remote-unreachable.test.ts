@@ -3,9 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
-import { runSlice } from '@leap/slice';
-import { createBullmqRunner } from '../src/index.js';
-import { ball, contentProof, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+import { ball, contentProof, readLeap, runQueued, setupRemote, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -27,10 +25,7 @@ test('a worker that cannot reach the remote says so clearly and hands the job ba
   let good: ReturnType<typeof spawnWorker> | null = null;
   try {
     await lost.waitFor(/waiting for rounds/);
-    const running = runSlice({
-      file, cwd: repo, env: testEnv(), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
-      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
-    });
+    const { summary: running } = runQueued(redis.url, file, repo, agents);
     const line = await lost.waitFor(/cannot reach the remote/);
     assert.ok(line.startsWith(`leap worker: far/a round 1: cannot reach the remote ${nowhere}: git clone`), line);
     assert.match(line, /the job goes back to the queue, this worker waits 1\.0 s/);
@@ -41,9 +36,7 @@ test('a worker that cannot reach the remote says so clearly and hands the job ba
     assert.is(readLeap<{ worker: string }>(repo, 'far', 'a', 'round-1.json')?.worker, 'good');
     assert.is(lost.child.exitCode, null, 'the worker that cannot reach the remote keeps running');
   } finally {
-    if (good !== null) await stop(good);
-    await stop(lost);
-    await redis.stop();
+    await stopAll(redis, good, lost);
   }
 });
 
@@ -52,10 +45,7 @@ test('an engine that cannot push to its remote holds the ball with the reason, n
   const { repo, dir } = setupRemote(BASE);
   const { file, agents } = oneBall(dir, 'nopush');
   git(repo, 'remote', 'set-url', 'origin', join(dir, 'gone.git'));
-  const summary = await runSlice({
-    file, cwd: repo, env: testEnv(), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
-    createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
-  });
+  const summary = await runQueued(redis.url, file, repo, agents).summary;
   await redis.stop();
   assert.is(summary.exitCode, 3);
   assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: cannot push leap\/nopush\/a to the remote origin: git push/);
@@ -69,16 +59,12 @@ test('a worker whose --repo is another repository: the round fails after its att
   const wrong = spawnWorker(redis.url, other.remote, 'wrong');
   try {
     await wrong.waitFor(/waiting for rounds/);
-    const summary = await runSlice({
-      file, cwd: repo, env: testEnv(), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
-      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
-    });
+    const summary = await runQueued(redis.url, file, repo, agents).summary;
     assert.is(summary.exitCode, 3);
     assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: the workers could not build wrong\.a\.r1\.[0-9a-f.]+: the round's commit [0-9a-f]{40} is not on .*: is --repo the engine's remote\?/);
     assert.is(wrong.err().split('\n').filter((l) => l.includes('wrong/a round 1: failed: ')).length, 3);
   } finally {
-    await stop(wrong);
-    await redis.stop();
+    await stopAll(redis, wrong);
   }
 });
 

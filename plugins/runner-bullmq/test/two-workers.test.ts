@@ -2,9 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles } from '@leap/test-utils';
-import { runSlice } from '@leap/slice';
-import { createBullmqRunner } from '../src/index.js';
-import { ball, cloneOf, contentProof, eventsOf, readLeap, receiptsOf, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+import { ball, contentProof, eventsOf, readLeap, receiptsOf, runLocal, runQueued, setupRemote, spawnWorker, spineTree, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'README.md': '# repo\n' };
 const hostile = hostileTitles(3, 15)[1] as string;
@@ -41,18 +39,14 @@ test('two workers build a slice of four balls (one after two others): the same s
   const m2 = spawnWorker(redis.url, `file://${remote}`, 'm2');
   try {
     await Promise.all([m1.waitFor(/waiting for rounds/), m2.waitFor(/waiting for rounds/)]);
-    const lines: string[] = [];
-    const queued = await runSlice({
-      file, cwd: repo, env: testEnv(), jobs: 4, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'], progress: (l) => lines.push(l),
-      createRunner: (c) => createBullmqRunner({ redis: redis.url, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
-    });
+    const run = runQueued(redis.url, file, repo, agents, { jobs: 4 });
+    const { lines } = run;
+    const queued = await run.summary;
     assert.is(queued.exitCode, 0, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
 
-    const local = cloneOf(remote);
-    const alone = await runSlice({ file, cwd: local, env: testEnv(), jobs: 4, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'] });
+    const { repo: local, summary: alone } = await runLocal(remote, file, agents, 4);
     assert.is(alone.exitCode, 0);
-    const tree = (r: string) => git(r, 'rev-parse', 'leap/quad/spine^{tree}').trim();
-    assert.is(tree(repo), tree(local), 'the same spine tree');
+    assert.is(spineTree(repo, 'quad'), spineTree(local, 'quad'), 'the same spine tree');
     assert.equal(receiptsOf(repo, 'quad', ['a', 'b', 'c', 'd']), receiptsOf(local, 'quad', ['a', 'b', 'c', 'd']));
     assert.equal(queued.balls.map((b) => [b.id, b.receipt, b.rounds]), [['a', 1, 1], ['b', 1, 1], ['c', 1, 2], ['d', 1, 1]]);
     assert.is(git(repo, 'show', 'leap/quad/spine:src/c.txt'), `C ${hostile}\n`);
@@ -78,8 +72,7 @@ test('two workers build a slice of four balls (one after two others): the same s
     assert.match(m1.err() + m2.err(), /quad\/c round 1: no pass/);
     assert.match(m1.err() + m2.err(), /quad\/d round 1: receipt 1 \(candidate [0-9a-f]{12}\) in \d+\.\d s; pushed leap\/quad\/d at [0-9a-f]{12}/);
   } finally {
-    const ends = await Promise.all([stop(m1), stop(m2)]);
-    await redis.stop();
+    const ends = await stopAll(redis, m1, m2);
     assert.equal(ends.map((e) => e.code), [0, 0], m1.err() + m2.err());
   }
   assert.match(m1.err(), /leap worker: SIGTERM: taking no more jobs/);

@@ -1,0 +1,42 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { cleanupTempDirs, git } from '@leap/test-utils';
+import { readLeap, receiptsOf, runLocal, setupRemote, spawnLeap, spawnWorker, spineTree, startRedis, startSshd, stopAll, testEnv, TWO_BALLS_BASE, twoBalls } from './helpers.js';
+
+const test = suite('bullmq runner: an ssh remote');
+test.after.each(cleanupTempDirs);
+
+test('leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose --repo is that URL, git told how by GIT_SSH_COMMAND: the slice passes, its spine a local run\'s', async () => {
+  // No sshd is a failure that says so, never a skip.
+  const sshd = await startSshd();
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const url = `ssh://${sshd.user}@127.0.0.1:${sshd.port}${remote}`;
+  const { file, agents } = twoBalls(dir, 'far', { x: 200 }, true);
+  const env = testEnv({ GIT_SSH_COMMAND: sshd.gitSshCommand });
+  const m1 = spawnWorker(redis.url, url, 'm1', ['--jobs', '2'], env);
+  try {
+    assert.ok((await m1.waitFor(/waiting for rounds/)).includes(`remote ${url}`));
+    const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], { cwd: repo, env });
+    const end = await engine.exited;
+    assert.is(end.code, 0, `${engine.err()}\n${m1.err()}\n${sshd.log()}`);
+    assert.match(engine.err(), /ball x: round 1 \(worker m1\): receipt 1/);
+    assert.match(engine.err(), /ball y: round 1 \(worker m1\): receipt 1/);
+    // Everything went through sshd: the worker cloned the ssh URL, the engine pushed to it and fetched from it.
+    assert.is(git(join(m1.dir, 'w', 'repo.git'), 'config', 'remote.origin.url').trim(), url);
+    assert.ok(sshd.log().split('\n').filter((l) => l.includes(`Accepted publickey for ${sshd.user} from 127.0.0.1`)).length >= 4, sshd.log());
+    for (const id of ['x', 'y']) assert.is(git(remote, 'rev-parse', `leap/far/${id}`), git(repo, 'rev-parse', `leap/far/${id}`), id);
+    assert.is(readLeap<{ worker: string }>(repo, 'far', 'y', 'round-1.json')?.worker, 'm1');
+
+    const local = await runLocal(remote, file, agents, 2);
+    assert.is(local.summary.exitCode, 0);
+    assert.is(spineTree(repo, 'far'), spineTree(local.repo, 'far'), 'the same spine tree');
+    assert.equal(receiptsOf(repo, 'far', ['x', 'y']), receiptsOf(local.repo, 'far', ['x', 'y']));
+  } finally {
+    await stopAll(redis, m1);
+    await sshd.stop();
+  }
+});
+
+test.run();
