@@ -18,7 +18,8 @@ Options:
   --dir DIR      this machine's folder for the clone, worktrees and leaves (default .leap-worker)
   --name NAME    the worker's name in the records (default HOST:PID)
 Environment: LEAP_BULLMQ_LOCK_MS (a job's lock, default 30000), LEAP_BULLMQ_STALLED_MS (the stalled
-check, default the lock), LEAP_BULLMQ_RETRY_MS (how long a worker steps aside after a remote failure, 5000).
+check, default the lock), LEAP_BULLMQ_RETRY_MS (how long a worker steps aside after a remote failure, 5000),
+GIT_SSH_COMMAND (how git reaches an ssh remote; default ssh -o BatchMode=yes: git never prompts).
 Exit codes: 0 stopped by TERM or INT; 2 bad input (an option missing or malformed, Redis not reachable).`;
 
 /** `leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]`. */
