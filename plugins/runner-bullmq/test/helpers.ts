@@ -91,10 +91,9 @@ export interface SshServer {
   stop(): Promise<void>;
 }
 
-const SSHD = '/usr/sbin/sshd';
-
-export async function startSshd(): Promise<SshServer> {
-  if (!existsSync(SSHD)) throw new Error(`${SSHD} is missing: the ssh-remote test needs openssh-server (.ci/run installs it: apt-get install openssh-server)`);
+/** Start `sshd` (an absolute path, as sshd wants); one that is not there is an error saying what to install. */
+export async function startSshd(sshd = '/usr/sbin/sshd'): Promise<SshServer> {
+  if (!existsSync(sshd)) throw new Error(`${sshd} is missing: the ssh-remote test needs openssh-server (.ci/run installs it: apt-get install openssh-server)`);
   const dir = makeTempDir('leap-sshd-');
   const key = (name: string) => {
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', join(dir, name)]);
@@ -111,13 +110,13 @@ export async function startSshd(): Promise<SshServer> {
   ].join('\n'));
   // sshd run as root wants its privilege-separation folder.
   if (process.getuid?.() === 0 && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755, recursive: true });
-  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(sshd, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (b: Buffer) => { log += b.toString(); });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const end = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${SSHD} exited ${child.exitCode ?? child.signalCode}: ${log}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${sshd} exited ${child.exitCode ?? child.signalCode}: ${log}`);
     const open = await new Promise<boolean>((r) => {
       const socket = connectTcp(port, '127.0.0.1', () => { socket.destroy(); r(true); });
       socket.on('error', () => r(false));
@@ -125,7 +124,7 @@ export async function startSshd(): Promise<SshServer> {
     if (open) break;
     if (Date.now() > end) {
       child.kill('SIGKILL');
-      throw new Error(`${SSHD} does not accept on 127.0.0.1:${port}: ${log}`);
+      throw new Error(`${sshd} does not accept on 127.0.0.1:${port}: ${log}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

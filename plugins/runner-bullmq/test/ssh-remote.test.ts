@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { cleanupTempDirs, git } from '@leap/test-utils';
+import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { readLeap, receiptsOf, runLocal, setupRemote, spawnLeap, spawnWorker, spineTree, startRedis, startSshd, stopAll, testEnv, TWO_BALLS_BASE, twoBalls } from './helpers.js';
 
 const test = suite('bullmq runner: an ssh remote');
@@ -36,6 +36,15 @@ test('leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
   } finally {
     await stopAll(redis, m1);
     await sshd.stop();
+  }
+});
+
+test('no sshd: the test fails, saying what to install', async () => {
+  try {
+    await startSshd(join(makeTempDir('leap-nosshd-'), 'sshd'));
+    assert.unreachable('started');
+  } catch (error) {
+    assert.match((error as Error).message, /^\/.*\/sshd is missing: the ssh-remote test needs openssh-server \(\.ci\/run installs it: apt-get install openssh-server\)$/);
   }
 });
 
