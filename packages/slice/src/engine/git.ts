@@ -22,11 +22,13 @@ function gitEnv(): Record<string, string> {
 }
 
 // One client per folder; simple-git queues each client's commands, so allow as many at once as a run has balls.
+// A command is done when its output closes: simple-git's default also arms a 50 ms timer at every exit,
+// which kept the engine's process alive 50 ms past its last git call.
 function client(dir: string): Promise<SimpleGit> {
   let made = clients.get(dir);
   if (made === undefined) {
     made = import('simple-git').then(({ simpleGit }) => simpleGit({
-      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false, allowEnvironment: ['GIT_TRACE'],
+      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false, allowEnvironment: ['GIT_TRACE'], completion: { onClose: true, onExit: false },
       // Any non-zero exit is a failure, with or without words on stderr (`merge-base --is-ancestor` says none).
       errors: (error, result) => error ?? (result.exitCode === 0 ? undefined : new Error(withoutTrace(Buffer.concat(result.stdErr).toString('utf8')) || `exit code ${result.exitCode}`)),
     }).env(gitEnv()));
@@ -74,13 +76,22 @@ export async function isAncestor(dir: string, ancestor: string, descendant: stri
   return (await tryGit(dir, ['merge-base', '--is-ancestor', ancestor, descendant])) !== null;
 }
 
+/** The tree of the merge of `ours` and `theirs` (`git merge-tree --write-tree`, no checkout), or null on a conflict. */
+export async function mergeTree(dir: string, ours: string, theirs: string): Promise<string | null> {
+  const out = await tryGit(dir, ['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
+  return out === null ? null : out.split('\n')[0]?.trim() ?? '';
+}
+
+/** The merge commit of `tree` with parents `ours` and `theirs`. */
+export async function commitTree(dir: string, tree: string, ours: string, theirs: string, message: string): Promise<string> {
+  return (await git(dir, ['commit-tree', tree, '-p', ours, '-p', theirs, '-m', message])).trim();
+}
+
 /**
  * Merge commits without a checkout (`git merge-tree --write-tree`, then `commit-tree`): the merge of
  * `ours` and `theirs`, or null on a conflict. Balls' scopes are disjoint, so conflicts mean a broken slice.
  */
 export async function mergeCommits(dir: string, ours: string, theirs: string, message: string): Promise<string | null> {
-  const tree = await tryGit(dir, ['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
-  if (tree === null) return null;
-  const sha = tree.split('\n')[0]?.trim() ?? '';
-  return (await git(dir, ['commit-tree', sha, '-p', ours, '-p', theirs, '-m', message])).trim();
+  const tree = await mergeTree(dir, ours, theirs);
+  return tree === null ? null : commitTree(dir, tree, ours, theirs, message);
 }
