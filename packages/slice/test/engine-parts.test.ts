@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { keepOrRevert, readMetric, renderCheckpoint, renderSummary, runProof } from '../src/index.js';
 import { buildProvenance } from '../src/engine/provenance.js';
+import { readStatusV2 } from '../src/engine/checkout.js';
 import { CostMeter } from '../src/engine/cost.js';
 import type { ProofRun, RoundRecord, ResultRecord, RunRecord } from '../src/index.js';
 import type { RunSummary } from '../src/engine/run-slice.js';
@@ -56,6 +57,20 @@ proof('no shell, its exit code, a command that does not exist, a proof past its 
   assert.equal([slow.code, slow.note], [124, 'the proof ran past 300 ms and was killed']);
   const metric = await runProof({ argv: [process.execPath, '-e', 'console.log(JSON.stringify({passed: 2, ms: 1}))'], metric: fields }, dir, process.env, 0);
   assert.equal([metric.code, metric.metric], [0, { passed: 2, ms: 1 }]);
+});
+
+proof('readStatusV2: HEAD, and the paths whose work tree differs from the index or that git does not track', () => {
+  const oid = 'a'.repeat(40);
+  const h = 'b'.repeat(40);
+  // A rename's origin is the entry after it, whatever it looks like (here like an untracked file): skipped.
+  const out = [
+    `# branch.oid ${oid}`, '# branch.head leap/s/a',
+    `1 .M N... 100644 100644 100644 ${h} ${h} src/a b.txt`, `1 M. N... 100644 100644 100644 ${h} ${h} staged only.txt`,
+    `2 RM N... 100644 100644 100644 ${h} ${h} R100 new name.txt`, '? old name.txt',
+    `u UU N... 100644 100644 100644 100644 ${h} ${h} ${h} both.txt`, '? $(x) é.txt', '',
+  ].join('\0');
+  assert.equal(readStatusV2(out), { head: oid, dirty: ['src/a b.txt', 'new name.txt', 'both.txt', '$(x) é.txt'] });
+  assert.equal(readStatusV2('# branch.oid (initial)\0# branch.head main\0'), { head: null, dirty: [] });
 });
 
 // ---

@@ -79,6 +79,37 @@ metric('a proof that rewrites a scope file while it runs: refused before any jur
   assert.equal(extraWorktrees(repo), []);
 });
 
+// A proof that counts its runs in `counter` (outside the repository): the first (the champion) and the
+// second (after the builder) check src/a.txt; the third (after the jury) does what `third` says first.
+const thirdRun = (counter: string, third: string) => [process.execPath, '-e', `const fs=require('fs');const c=${JSON.stringify(counter)};const n=(fs.existsSync(c)?Number(fs.readFileSync(c,'utf8')):0)+1;fs.writeFileSync(c,String(n));if(n===3){${third}}process.exit(fs.readFileSync('src/a.txt','utf8')==='A\\n'?0:1)`];
+
+metric('a proof that writes a file when run again after the jury: refused, the candidate\'s commit undone', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = oneBall(dir, 'stray', { proof: { argv: thirdRun(join(dir, 'runs'), "fs.writeFileSync('stray $(x) \\u00e9.txt','left by the proof')") } });
+  const out = await leapSlice(repo, ['run', file, '--agents', writeAgents(dir, PASS_A), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 1, out.stderr);
+  assert.is(json(out.stdout).balls[0]?.reason, 'the proof run again wrote "stray $(x) \u00e9.txt"; refused');
+  assert.is(readFileSync(join(dir, 'runs'), 'utf8'), '3');
+  const round = readLeap<{ receipt: number; commit: string | null; reproof: { code: number } }>(repo, 'stray', 'a', 'round-1.json');
+  assert.equal([round?.receipt, round?.commit, round?.reproof.code], [-1, null, 0]);
+  assert.is(git(repo, 'rev-parse', 'leap/stray/a').trim(), git(repo, 'rev-parse', 'HEAD').trim(), 'the branch is back at its start');
+  assert.equal(extraWorktrees(repo), []);
+});
+
+metric('a proof that fails when run again after the jury: refused as not reproducible; one that also wrote a file says so', async () => {
+  for (const [id, third, reason] of [
+    ['flaky', 'process.exit(4)', 'the proof failed when run again after the jury (exit 4): not reproducible; refused'],
+    ['messy', "fs.writeFileSync('core.txt','x');process.exit(4)", 'the proof run again wrote "core.txt"; refused'],
+  ] as const) {
+    const { repo, dir } = setupRepo(BASE);
+    const out = await leapSlice(repo, ['run', oneBall(dir, id, { proof: { argv: thirdRun(join(dir, 'runs'), third) } }), '--agents', writeAgents(dir, PASS_A), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+    assert.is(out.code, 1, out.stderr);
+    assert.is(json(out.stdout).balls[0]?.reason, reason);
+    assert.is(showFile(repo, `leap/${id}/a`, 'src/a.txt'), 'old a\n');
+    assert.equal(extraWorktrees(repo), []);
+  }
+});
+
 // ---
 const jury = suite('the blind jury of each ball');
 jury.after.each(cleanupTempDirs);

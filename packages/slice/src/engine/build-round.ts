@@ -4,7 +4,7 @@
 import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
-import { commitStaged, hashCandidate, presentScopeFiles, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { keepOrRevert } from './keep-or-revert.js';
 import { proofPassed, runProof } from './proof.js';
 import type { JurySummary } from './records.js';
@@ -98,12 +98,19 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
 
   const again = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
   const after = await hashCandidate(dir, ball);
-  const dirty = await unstagedChanges(dir, place.linked);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
   if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
-  if (dirty.length > 0) return end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
-  if (!proofPassed(again, ball.proof)) return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
-  result.commit = await commitStaged(dir, `leap: ${ball.id} candidate ${result.candidate}`);
+  const wrote = (dirty: string[]) => end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
+  if (!proofPassed(again, ball.proof)) {
+    const dirty = await unstagedChanges(dir, place.linked);
+    if (dirty.length > 0) return wrote(dirty);
+    return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
+  }
+  // The candidate is committed (what was staged when the changes were listed), then the work tree is
+  // checked against it: a proof that wrote files refuses the ball, and the undo takes the commit too.
+  const landed = await commitAndCheck(dir, `leap: ${ball.id} candidate ${result.candidate}`, place.linked);
+  result.commit = landed.commit;
+  if (landed.dirty.length > 0) return wrote(landed.dirty);
   return end(1, `passed: ${decision.reason}; ${jury.reason}; the proof passed again with the same candidate`, false);
 }
 

@@ -48,10 +48,48 @@ export async function unstagedChanges(dir: string, linked: readonly string[] = [
   return out.split('\0').filter((p) => p.length > 3 && p[1] !== ' ').map((p) => p.slice(3));
 }
 
+// A commit of the engine's: no hooks of the builder's, and no `git maintenance run --auto` after each one
+// (the local runner runs it once, when it closes).
+const commit = (dir: string, message: string) => git(dir, ['-c', 'maintenance.auto=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', message]);
+
 /** Commit what is staged on the checkout's branch; its sha. */
 export async function commitStaged(dir: string, message: string): Promise<string> {
-  await git(dir, ['commit', '-q', '--no-verify', '--allow-empty', '-m', message]);
+  await commit(dir, message);
   return (await git(dir, ['rev-parse', 'HEAD'])).trim();
+}
+
+/**
+ * Commit what is staged, then read the new HEAD and what in `dir` still differs from it in one
+ * `git status --porcelain=v2 --branch`: the commit's sha, and the paths a proof wrote after the staging
+ * (what `unstagedChanges` would have listed before the commit: the commit holds exactly what was staged).
+ */
+export async function commitAndCheck(dir: string, message: string, linked: readonly string[] = []): Promise<{ commit: string; dirty: string[] }> {
+  await commit(dir, message);
+  const status = readStatusV2(await git(dir, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', ...besides(linked)]));
+  return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty: status.dirty };
+}
+
+// Fields before the path: `1 XY sub mH mI mW hH hI PATH`, `2 XY sub mH mI mW hH hI Xscore PATH` (its
+// origin follows as an entry of its own), `u XY sub m1 m2 m3 mW h1 h2 h3 PATH`.
+const fieldsOf = (entry: string) => (entry[1] !== ' ' ? undefined : ({ 1: 8, 2: 9, u: 10 } as Record<string, number | undefined>)[entry[0] as string]);
+
+/** HEAD (`# branch.oid`) and the paths whose work tree differs from the index (Y), or untracked, of a `git status --porcelain=v2 -z --branch`. */
+export function readStatusV2(out: string): { head: string | null; dirty: string[] } {
+  let head: string | null = null;
+  const dirty: string[] = [];
+  const entries = out.split('\0');
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as string;
+    const fields = fieldsOf(entry);
+    if (entry.startsWith('# branch.oid ')) head = /^[0-9a-f]{40,64}$/.test(entry.slice(13)) ? entry.slice(13) : null;
+    else if (entry.startsWith('? ')) dirty.push(entry.slice(2));
+    else if (fields !== undefined) {
+      const parts = entry.split(' ');
+      if (parts[1]?.[1] !== '.') dirty.push(parts.slice(fields).join(' '));
+      if (entry[0] === '2') i++;
+    }
+  }
+  return { head, dirty };
 }
 
 /** Undo everything since `start` in the ball's own checkout: its branch back to `start`, its new files gone. */

@@ -28,6 +28,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
   }).catch(() => []));
   // git keeps each worktree's own files under .git/worktrees/NAME and locks each ref it moves on its own,
   // so worktrees of different balls are added and removed at once.
+  const removing = new Map<string, Promise<void>>();
   const remove = async (ball: string) => {
     const checkout = held.get(ball);
     if (checkout === undefined) return;
@@ -35,16 +36,27 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     forgetGit(checkout.dir);
     await git(options.repoRoot, ['worktree', 'remove', '--force', '--force', checkout.dir]).catch(() => rmSync(checkout.dir, { recursive: true, force: true }));
   };
+  // A ball's worktree is removed while the engine goes on (its merge, the next ball); a checkout of the
+  // same ball, and the close, wait for it.
+  const release = (ball: string) => {
+    const gone = remove(ball).finally(() => {
+      if (removing.get(ball) === gone) removing.delete(ball);
+    });
+    removing.set(ball, gone);
+  };
   const checkout = async (request: RoundRequest): Promise<string> => {
+    await removing.get(request.ball);
     const have = held.get(request.ball);
     if (have !== undefined && have.head === request.commit) return have.dir;
     if (have !== undefined) await remove(request.ball);
     const dir = options.paths.worktree(request.ball);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
     mkdirSync(dirname(dir), { recursive: true });
-    // -B: the ball's branch, made or moved to the commit asked for, checked out in one step.
+    // -B: the ball's branch, made or moved to the commit asked for, checked out in one step; the
+    // repository's ignored entries are listed (once) while it runs.
+    const entries = ignoredEntries();
     await git(options.repoRoot, ['worktree', 'add', '-q', '-B', request.branch, dir, request.commit]);
-    for (const name of await ignoredEntries()) if (!existsSync(join(dir, name))) symlinkSync(join(options.repoRoot, name), join(dir, name));
+    for (const name of await entries) if (!existsSync(join(dir, name))) symlinkSync(join(options.repoRoot, name), join(dir, name));
     held.set(request.ball, { dir, head: request.commit });
     return dir;
   };
@@ -57,10 +69,13 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
       if (entry !== undefined) entry.head = result.commit ?? request.commit;
       return result;
     },
-    releaseBall: async (_slice: string, ball: string) => remove(ball),
+    releaseBall: async (_slice: string, ball: string) => release(ball),
     async close() {
-      for (const ball of [...held.keys()]) await remove(ball);
+      for (const ball of [...held.keys()]) release(ball);
+      await Promise.all(removing.values());
       await git(options.repoRoot, ['worktree', 'prune']).catch(() => undefined);
+      // The housekeeping git would have done after each of the run's commits (they skip it), once.
+      await git(options.repoRoot, ['maintenance', 'run', '--auto', '--quiet']).catch(() => undefined);
     },
   };
 }
