@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
-import { forgetGit, git, isAncestor, mergeCommits, resolveCommit } from './git.js';
+import { commitTree, forgetGit, git, isAncestor, mergeTree, resolveCommit } from './git.js';
 import type { JurySummary, SlicePaths } from './records.js';
 
 /** How a merge went: the spine's new commit, or why the ball could not land. */
@@ -29,9 +29,14 @@ export async function ensureSpine(repo: string, slice: string, base: string): Pr
 export async function mergeBall(repo: string, slice: string, ball: Ball, commit: string, tip: string, fresh: boolean): Promise<MergeOutcome> {
   const ref = `refs/heads/${spineBranch(slice)}`;
   if (!fresh && await isAncestor(repo, commit, tip)) return { ok: true, commit: tip, already: true };
-  const merged = await mergeCommits(repo, tip, commit, `leap: merge ${ball.id} onto the spine of ${slice}`);
-  if (merged === null) return { ok: false, reason: `merging ${ball.id} onto ${spineBranch(slice)} conflicts` };
-  const differ = (await git(repo, ['diff', '--name-only', '-z', merged, commit, '--', ...scopePaths(ball)])).split('\0').filter((p) => p !== '');
+  const tree = await mergeTree(repo, tip, commit);
+  if (tree === null) return { ok: false, reason: `merging ${ball.id} onto ${spineBranch(slice)} conflicts` };
+  // The merge commit and the byte check of its tree at once: both read only the tree.
+  const [merged, diff] = await Promise.all([
+    commitTree(repo, tree, tip, commit, `leap: merge ${ball.id} onto the spine of ${slice}`),
+    git(repo, ['diff', '--name-only', '-z', tree, commit, '--', ...scopePaths(ball)]),
+  ]);
+  const differ = diff.split('\0').filter((p) => p !== '');
   if (differ.length > 0) return { ok: false, reason: `after the merge, ${differ.join(', ')} differ from the ball's candidate: a merge must not drop a lane's bytes` };
   // Compare-and-swap: the spine moves only from the tip this merge was made on.
   await git(repo, ['update-ref', ref, merged, tip]);
