@@ -85,7 +85,7 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const known = readRecord<RunRecord>(paths.run);
   const base = known?.base ?? (await resolveCommit(repoRoot, slice.base));
   if (base === null) throw new UsageError(`${options.file}: "base": ${showValue(slice.base)} does not resolve to a commit in ${repoRoot}`);
-  if (await resolveCommit(repoRoot, base) === null) throw new UsageError(`${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`);
+  if (known?.base !== undefined && await resolveCommit(repoRoot, base) === null) throw new UsageError(`${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`);
   const jobs = Math.max(1, options.jobs ?? 1);
   const stateDir = resolveStateDir(env, repoRoot);
   const timeoutMs = options.timeoutMs ?? defaultTimeout(env);
@@ -104,9 +104,8 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     writeIgnoreFiles(paths, stateDir);
     const run = readOrWriteRun(paths, slice.id, base, options.file);
     const log = engineLog(stateDir, env);
-    const spineTip = await ensureSpine(repoRoot, slice.id, run.base);
+    const [spineTip, authors] = await Promise.all([ensureSpine(repoRoot, slice.id, run.base), builderAliases(repoRoot, run.base)]);
     const meter = new CostMeter(stateDir, started, options.maxCostUsd);
-    const authors = await builderAliases(repoRoot, run.base);
     const engine = new Engine({ slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter, stop, file: options.file, spineTip, authors });
     return await engine.run(started);
   } finally {
@@ -120,8 +119,10 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
 // The builder's side as git knows it (the identity engine commits carry, the base's author and committer),
 // read once: no juror may be told it, and every ball's jury needs the same list.
 async function builderAliases(repo: string, base: string): Promise<string[]> {
-  const ident = await git(repo, ['var', 'GIT_AUTHOR_IDENT']).catch(() => '');
-  const log = await git(repo, ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', base]).catch(() => '');
+  const [ident, log] = await Promise.all([
+    git(repo, ['var', 'GIT_AUTHOR_IDENT']).catch(() => ''),
+    git(repo, ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', base]).catch(() => ''),
+  ]);
   const identity = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim());
   const values = [...(identity === null ? [] : [identity[1], identity[2]]), ...log.split('\0')].map((v) => (v ?? '').trim());
   return [...new Set(values.filter((v) => v !== ''))];
