@@ -2,7 +2,7 @@
 import { clearRefactorPending, tickStep } from '@leap/core/ledger';
 import { changeTarget } from './change-target.js';
 import type { LedgerLocation } from './ledger-source.js';
-import { commitLedgerChange, type LedgerCommitResult } from './transaction/commit-ledger-change.js';
+import { commitLedgerChange, type LedgerCommitRequest, type LedgerCommitResult } from './transaction/commit-ledger-change.js';
 
 /** Options of tick and clearRefactor. */
 export interface TickOptions extends LedgerLocation {
@@ -18,20 +18,19 @@ export interface TickOptions extends LedgerLocation {
 
 /** Mark a todo step done and refactor-pending, in ONE commit with the step's staged green work. */
 export async function tick(options: TickOptions): Promise<LedgerCommitResult> {
-  const target = changeTarget(options, 'tick');
-  return commitLedgerChange({
-    action: 'tick', ledger: target.path, issue: target.issue, title: options.step, edit: tickStep,
-    message: options.message ?? `green: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty,
-    stateDir: target.stateDir, env: target.env,
-  });
+  return commitStepLine(options, 'tick', tickStep, 'green');
 }
 
 /** Remove a step's refactor-pending marker, in ONE commit with the refactor's staged work. */
 export async function clearRefactor(options: TickOptions): Promise<LedgerCommitResult> {
-  const target = changeTarget(options, 'clear-refactor-pending');
+  return commitStepLine(options, 'clear-refactor-pending', clearRefactorPending, 'refactor');
+}
+
+function commitStepLine(options: TickOptions, action: LedgerCommitRequest['action'], edit: LedgerCommitRequest['edit'], verb: string): Promise<LedgerCommitResult> {
+  const target = changeTarget(options, action);
   return commitLedgerChange({
-    action: 'clear-refactor-pending', ledger: target.path, issue: target.issue, title: options.step, edit: clearRefactorPending,
-    message: options.message ?? `refactor: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty,
+    action, ledger: target.path, issue: target.issue, title: options.step, edit,
+    message: options.message ?? `${verb}: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty,
     stateDir: target.stateDir, env: target.env,
   });
 }

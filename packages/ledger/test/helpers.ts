@@ -43,6 +43,17 @@ export function stage(dir: string, path: string, content: string): void {
   git(dir, 'add', '--', path);
 }
 
+/** Leave `path` unmerged: branch `other` and main each change it, then main merges other. */
+export function conflictOn(dir: string, path: string): void {
+  git(dir, 'checkout', '-q', '-b', 'other');
+  writeFileSync(join(dir, path), 'theirs\n');
+  git(dir, 'commit', '-q', '-am', 'theirs');
+  git(dir, 'checkout', '-q', 'main');
+  writeFileSync(join(dir, path), 'ours\n');
+  git(dir, 'commit', '-q', '-am', 'ours');
+  try { git(dir, 'merge', '-q', 'other'); } catch { /* the conflict is the point */ }
+}
+
 /** Install an executable hook. */
 export function installHook(dir: string, name: string, script: string, hooksDir = join(dir, '.git', 'hooks')): void {
   mkdirSync(hooksDir, { recursive: true });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles } from '@leap/test-utils';
 import { applyAttempt, formatAttempts, listAttempts } from '../src/attempts.js';
 import { preserveAttempt } from '../src/preserve-attempt.js';
-import { cleanEnv, head, ledger, makeLedgerRepo, readTickEvents, rejects, script, stage, type StepSpec } from './helpers.js';
+import { cleanEnv, conflictOn, head, ledger, makeLedgerRepo, readTickEvents, rejects, script, stage, type StepSpec } from './helpers.js';
 
 const TITLE = hostileTitles(3, 21)[2] as string;
 const STEPS: StepSpec[] = [['done', 'Step one'], ['todo', TITLE]];
@@ -84,13 +84,7 @@ preserveSuite('nothing uncommitted keeps nothing; a done or unknown step is refu
   assert.equal(await preserveAttempt({ issue: 7, step: TITLE, cwd: dir, env: cleanEnv() }), { ref: null, commit: null, paths: [] });
   assert.is((await rejects(() => preserveAttempt({ issue: 7, step: 'Step one', cwd: dir, env: cleanEnv() }), /issue-7\.md:7: step "Step one" is done/)).exitCode, 2);
   await rejects(() => preserveAttempt({ issue: 7, step: 'Step 1', cwd: dir, env: cleanEnv() }), /no step titled "Step 1"/);
-  git(dir, 'checkout', '-q', '-b', 'other');
-  writeFileSync(join(dir, 'f.txt'), 'theirs\n');
-  git(dir, 'commit', '-q', '-am', 'theirs');
-  git(dir, 'checkout', '-q', 'main');
-  writeFileSync(join(dir, 'f.txt'), 'ours\n');
-  git(dir, 'commit', '-q', '-am', 'ours');
-  try { git(dir, 'merge', '-q', 'other'); } catch { /* the conflict is the point */ }
+  conflictOn(dir, 'f.txt');
   assert.is((await rejects(() => preserveAttempt({ issue: 7, step: TITLE, cwd: dir, env: cleanEnv() }), /"f\.txt" is unmerged/)).exitCode, 4);
   assert.equal(await listAttempts({ cwd: dir, env: cleanEnv() }), []);
 });

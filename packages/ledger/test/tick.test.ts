@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } f
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { clearRefactor, tick } from '../src/tick.js';
-import { cleanEnv, fileAt, head, installHook, ledger, ledgerText, leftovers, makeLedgerRepo, readTickEvents, script, snapshot, stage, type StepSpec } from './helpers.js';
+import { cleanEnv, conflictOn, fileAt, head, installHook, ledger, ledgerText, leftovers, makeLedgerRepo, readTickEvents, script, snapshot, stage, type StepSpec } from './helpers.js';
 
 const STEPS: StepSpec[] = [['done', 'Parse the config'], ['todo', 'Validate the config', 2], ['todo', "Don't crash on $HOME"]];
 const LEDGER = '.tdd/issue-7.md';
@@ -31,6 +31,7 @@ tickSuite('commits the staged work and the ticked line in ONE commit; index and 
   stage(dir, 'src/config.js', 'export const ok = true;\n');
   const result = await tick({ issue: 7, step: 'Validate the config', cwd: dir, env: cleanEnv() });
   assert.is(result.commit, head(dir));
+  assert.equal(result.head, { sha: result.commit, subject: 'green: Validate the config' }, 'no post-commit hook: HEAD is the commit');
   assert.is(git(dir, 'rev-parse', 'HEAD^').trim(), before);
   assert.is(git(dir, 'show', '--format=', '--name-only', 'HEAD'), '.tdd/issue-7.md\nsrc/config.js\n');
   assert.is(git(dir, 'log', '-1', '--format=%B'), 'green: Validate the config\n\n');
@@ -77,13 +78,7 @@ tickSuite('a held index.lock, unmerged paths, an unborn HEAD and a ledger outsid
   assert.equal(snapshot(dir), before);
 
   git(dir, 'commit', '-q', '-m', 'a');
-  git(dir, 'checkout', '-q', '-b', 'other');
-  writeFileSync(join(dir, 'f.txt'), 'theirs\n');
-  git(dir, 'commit', '-q', '-am', 'theirs');
-  git(dir, 'checkout', '-q', 'main');
-  writeFileSync(join(dir, 'f.txt'), 'ours\n');
-  git(dir, 'commit', '-q', '-am', 'ours');
-  try { git(dir, 'merge', '-q', 'other'); } catch { /* the conflict is the point */ }
+  conflictOn(dir, 'f.txt');
   const conflicted = { head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') };
   await expectError(tick({ issue: 7, step: 'Validate the config', cwd: dir, env: cleanEnv() }), 4, /unmerged paths/);
   assert.equal({ head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') }, conflicted);
@@ -158,6 +153,7 @@ hookSuite('pre-commit sees the index being committed, and what it stages is comm
   assert.is(git(dir, 'log', '-1', '--format=%B'), 'green: Validate the config\n\nSigned-off-by: hook\n\n');
   assert.is(readFileSync(join(dir, 'post-commit-head.txt'), 'utf8'), `${result.commit}\n`);
   assert.is(readFileSync(join(dir, 'post-commit-staged.txt'), 'utf8'), '');
+  assert.is(result.head, null, 'a post-commit hook ran after the commit: HEAD is for the caller to read');
 });
 
 hookSuite('--no-verify skips pre-commit and commit-msg; core.hooksPath is honoured; a hook without #! runs through sh', async () => {

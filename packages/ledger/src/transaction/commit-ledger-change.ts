@@ -57,6 +57,11 @@ export interface LedgerCommitResult {
   ledger: string;
   /** What recovery did first, when an earlier transaction had been interrupted. */
   recovered: RecoveryReport | null;
+  /**
+   * HEAD once the commit landed (the commit and its message's first line, the message hooks' edits included), so a caller
+   * need not ask git again; null when a post-commit hook ran after it (it may have moved HEAD).
+   */
+  head: { sha: string; subject: string } | null;
 }
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -107,6 +112,7 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
   const onCopy: GitOptions = { cwd: info.root, env, extraEnv: { ...txnEnv, GIT_INDEX_FILE: journal.tmpIndex } };
   const hooks: HookContext = { hooksDir: info.hooksDir, root: info.root, env, extraEnv: { ...txnEnv, GIT_INDEX_FILE: journal.tmpIndex } };
   let commit: string;
+  let subject: string;
   try {
     takeIndexLock(info.indexFile, token);
     killPoint('index.lock taken');
@@ -134,7 +140,8 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     journal.newCommit = commit;
     writeJournal(stateDir, journal);
     killPoint('commit recorded in the journal');
-    const moved = await runGit(['update-ref', '-m', `commit: ${messageSubject(finalMessage)}`, 'HEAD', commit, info.head], { ...onCopy, allowFailure: true });
+    subject = messageSubject(finalMessage);
+    const moved = await runGit(['update-ref', '-m', `commit: ${subject}`, 'HEAD', commit, info.head], { ...onCopy, allowFailure: true });
     if (moved.status !== 0) throw new RefusedError(`HEAD moved while the commit was being made, so it was not committed: ${moved.stderr.trim()}`);
   } catch (error) {
     undoOrKeepJournal(stateDir, journal, prog);
@@ -145,15 +152,15 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     finishTransaction(journal);
   } catch (error) {
     writeFd(2, `${prog}: commit ${commit} landed, but putting its index in place failed (${(error as Error).message}); the next ledger command will finish it\n`);
-    return { commit, title: request.title, ledger };
+    return { commit, title: request.title, ledger, head: null };
   }
   logLedgerEventOrWarn(prog, stateDir, env, { action: request.action, title: request.title, commit, file: ledger }, { issue: request.issue, step: request.title });
   killPoint('event logged');
   removeJournal(stateDir);
   killPoint('journal removed');
   // As after git commit (--no-verify included): post-commit sees the new index; its status changes nothing.
-  await runHook({ ...hooks, extraEnv: { ...txnEnv, GIT_INDEX_FILE: info.indexFile } }, 'post-commit', []);
-  return { commit, title: request.title, ledger };
+  const postCommit = await runHook({ ...hooks, extraEnv: { ...txnEnv, GIT_INDEX_FILE: info.indexFile } }, 'post-commit', []);
+  return { commit, title: request.title, ledger, head: postCommit === null ? { sha: commit, subject } : null };
 }
 
 function realLedgerPath(ledger: string): string {
