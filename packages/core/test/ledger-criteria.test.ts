@@ -87,7 +87,7 @@ tick('ticks criterion K on its line only, whatever the list kind', () => {
 });
 
 tick('errors: no section, no criterion K, no box, already ticked, a bad K', () => {
-  const fails = (run: () => unknown, type: typeof UsageError, pattern: RegExp): void => {
+  const fails = (run: () => unknown, type: new (...args: never[]) => Error, pattern: RegExp): void => {
     try {
       run();
       assert.unreachable();

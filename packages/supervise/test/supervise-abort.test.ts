@@ -13,6 +13,7 @@ test('abort: the leaf and its grandchild end, recorded killed-stuck with code 2,
   const abort = new AbortController();
   const running = supervise({ name: 'watched', command: fixture('spawn-grandchild.sh'), cwd: scene.repo, env: { ...scene.env, VERI_KILL_AFTER: '0.3' }, abort: abort.signal });
   const pids = await waitFor(() => (recordedPids(scene).length >= 3 ? recordedPids(scene) : null), 10_000);
+  assert.ok(pids, 'the leaf, its child and its grandchild never all recorded their pids');
   for (const pid of pids) track(pid);
   abort.abort();
   const result = await running;

@@ -36,7 +36,7 @@ export function makeGhWorld(issues: GhState['issues'], extra: Partial<GhState> =
   const stateDir = makeTempDir('leap-gh-state-');
   const stateFile = join(stateDir, 'state.json');
   writeFileSync(stateFile, JSON.stringify({ repo: 'acme/widgets', remote, issues, pulls: [], ...extra }));
-  const env = { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, GH_STANDIN_STATE: stateFile };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, GH_STANDIN_STATE: stateFile };
   delete env.GH_TOKEN;
   return {
     repo,
