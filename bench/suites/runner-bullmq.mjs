@@ -8,12 +8,11 @@
 //    worker with --jobs 1 and the engine with --jobs 1, against the local runner's on the same slice: wall
 //    time less every leaf's own time (the exit events' duration_ms) and every proof's, per ball.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { BALLS, gitIn, makeRepo, ownCostPerBall, writeAgentsFile, writeSliceFile } from './_slice-balls.js';
 
-const BALLS = 8;
-const ANSWER = JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'read the file, it holds the ball id' });
 const REDIS = '/usr/bin/redis-server';
 
 const freePort = () => new Promise((resolve, reject) => {
@@ -40,22 +39,10 @@ async function startRedis(dir) {
   return { url: `redis://127.0.0.1:${port}`, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
 }
 
-function gitIn(dir) {
-  return (...args) => execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 // The shared remote (a bare repository) and the engine's clone of it.
 function makeRemote(dir) {
   const seed = join(dir, 'seed');
-  mkdirSync(join(seed, 'src'), { recursive: true });
-  const g = gitIn(seed);
-  g('init', '-q', '-b', 'main');
-  g('config', 'user.name', 'Bench');
-  g('config', 'user.email', 'bench@test.invalid');
-  writeFileSync(join(seed, 'README.md'), '# bench\n');
-  for (let i = 0; i < 50; i++) writeFileSync(join(seed, 'src', `file-${i}.js`), `export const n${i} = ${i};\n`);
-  g('add', '-A');
-  g('commit', '-q', '-m', 'initial');
+  const g = makeRepo(seed);
   const remote = join(dir, 'shared.git');
   g('clone', '-q', '--bare', seed, remote);
   const repo = join(dir, 'engine');
@@ -63,28 +50,6 @@ function makeRemote(dir) {
   gitIn(repo)('config', 'user.name', 'Bench');
   gitIn(repo)('config', 'user.email', 'bench@test.invalid');
   return { remote, repo };
-}
-
-function writeSliceFile(dir, id) {
-  const balls = Array.from({ length: BALLS }, (_, i) => ({
-    id: `b${i}`, goal: `src/b${i}.txt holds its id`, spec: 'Write the ball id into the file.',
-    scope: [{ path: `src/b${i}.txt`, sha256: null }], proof: { argv: ['test', '-s', `src/b${i}.txt`] }, rollback: 'delete the file', deps: [],
-  }));
-  const file = join(dir, `${id}.json`);
-  writeFileSync(file, JSON.stringify({ id, base: 'HEAD', spine: 'integrator', balls }));
-  return file;
-}
-
-function writeAgentsFile(dir, buildSleep) {
-  const builder = ['bash', '-c', `cat >/dev/null; ${buildSleep > 0 ? `sleep ${buildSleep}; ` : ''}printf '%s\\n' "$LEAP_BALL" > "src/$LEAP_BALL.txt"; echo built`];
-  const reviewer = ['bash', '-c', `cat >/dev/null; echo '${ANSWER}'`];
-  const file = join(dir, `agents-${buildSleep}.json`);
-  writeFileSync(file, JSON.stringify({ agents: {
-    builder: { plugin: 'command', family: 'fb', command: builder },
-    r1: { plugin: 'command', family: 'f1', command: reviewer },
-    r2: { plugin: 'command', family: 'f2', command: reviewer },
-  } }));
-  return file;
 }
 
 export default async function runnerBullmq(ctx) {
@@ -143,18 +108,6 @@ export default async function runnerBullmq(ctx) {
     if (r.status !== 0) throw new Error(`leap slice run exited ${r.status}: ${r.stderr}`);
     return { repo, wall, slice: `s${n}` };
   };
-  const ownPerBall = ({ repo, wall, slice }) => {
-    const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"exit"')).map((l) => JSON.parse(l));
-    const leaves = events.filter((e) => e.event === 'exit').reduce((s, e) => s + e.duration_ms, 0);
-    let proofs = 0;
-    for (const ball of readdirSync(join(repo, '.leap', slice)).filter((b) => /^b\d+$/.test(b))) {
-      for (const f of readdirSync(join(repo, '.leap', slice, ball)).filter((x) => /^round-\d\.json$/.test(x))) {
-        const rec = JSON.parse(readFileSync(join(repo, '.leap', slice, ball, f), 'utf8'));
-        proofs += (rec.champion?.ms ?? 0) + (rec.reproof?.ms ?? 0);
-      }
-    }
-    return (wall - leaves - proofs) / BALLS;
-  };
   try {
     // --- spread over machines, the two set-ups alternated so the VM's drift falls on both
     const one = [];
@@ -171,8 +124,8 @@ export default async function runnerBullmq(ctx) {
     const queued = [];
     const local = [];
     for (let i = 0; i < 3; i++) {
-      queued.push(ownPerBall(await runSlice(0, { workers: 1, jobs: 1 }, 1)));
-      local.push(ownPerBall(await runSlice(0, null, 1)));
+      queued.push(ownCostPerBall(await runSlice(0, { workers: 1, jobs: 1 }, 1)));
+      local.push(ownCostPerBall(await runSlice(0, null, 1)));
     }
     const q = ctx.median(queued);
     const l = ctx.median(local);
