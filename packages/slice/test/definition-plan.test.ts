@@ -5,24 +5,13 @@ import { join } from 'node:path';
 import { LeapError } from '@leap/core';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { dependencyCycles, planWaves, type Slice } from '../src/definition/index.js';
-import { sliceCommand } from '../src/cli.js';
+import { leapSlice } from './engine-helpers.js';
 
 function sliceOf(deps: Record<string, string[]>): Slice {
   return {
     id: 'p', base: 'HEAD', spine: 'integrator',
     balls: Object.entries(deps).map(([id, d]) => ({ id, goal: 'g', spec: '', scope: [{ path: `${id}.js`, sha256: null }], proof: { argv: ['true'] }, rollback: '', deps: d })),
   };
-}
-
-async function leapSlice(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  const io = { stdout: (t: string) => { stdout += t; }, stderr: () => {}, cwd, env: process.env, isTTY: false };
-  try {
-    return { code: await sliceCommand(args, io), stdout, stderr: '' };
-  } catch (error) {
-    if (!(error instanceof LeapError)) throw error;
-    return { code: error.exitCode, stdout, stderr: `leap: ${error.message}\n` };
-  }
 }
 
 // ---
@@ -75,23 +64,23 @@ cli.after.each(cleanupTempDirs);
 cli('text and --json', async () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 's.json'), JSON.stringify(sliceOf({ lexer: [], ast: [], parser: ['lexer', 'ast'] })));
-  assert.equal(await leapSlice(['plan', 's.json'], dir), { code: 0, stdout: 'slice p: 3 balls in 2 waves, spine integrator\nwave 1:\n  lexer\n  ast\nwave 2:\n  parser  (after lexer, ast)\n', stderr: '' });
-  const json = await leapSlice(['plan', 's.json', '--json'], dir);
+  assert.equal(await leapSlice(dir, ['plan', 's.json']), { code: 0, stdout: 'slice p: 3 balls in 2 waves, spine integrator\nwave 1:\n  lexer\n  ast\nwave 2:\n  parser  (after lexer, ast)\n', stderr: '' });
+  const json = await leapSlice(dir, ['plan', 's.json', '--json']);
   assert.equal(JSON.parse(json.stdout), { slice: 'p', spine: 'integrator', waves: [['lexer', 'ast'], ['parser']], deps: { lexer: [], ast: [], parser: ['lexer', 'ast'] } });
 });
 
 cli('an invalid slice is bad input (exit 2), every violation named; so is a missing FILE', async () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 's.json'), JSON.stringify(sliceOf({ a: ['b'], b: ['a'] })));
-  assert.equal(await leapSlice(['plan', 's.json'], dir), { code: 2, stdout: '', stderr: `leap: ${join(dir, 's.json')}: dependency cycle: "a" -> "b" -> "a" (each depends on the next)\n` });
-  assert.is((await leapSlice(['plan'], dir)).code, 2);
-  assert.match((await leapSlice(['plan', '-h'], dir)).stdout, /^Usage: leap slice plan FILE \[--json\]/);
+  assert.equal(await leapSlice(dir, ['plan', 's.json']), { code: 2, stdout: '', stderr: `leap: ${join(dir, 's.json')}: dependency cycle: "a" -> "b" -> "a" (each depends on the next)\n` });
+  assert.is((await leapSlice(dir, ['plan'])).code, 2);
+  assert.match((await leapSlice(dir, ['plan', '-h'])).stdout, /^Usage: leap slice plan FILE \[--json\]/);
 });
 
 cli('after --, a FILE named --help is a file, not a call for help', async () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, '--help'), JSON.stringify(sliceOf({ a: [] })));
-  const planned = await leapSlice(['plan', '--json', '--', '--help'], dir);
+  const planned = await leapSlice(dir, ['plan', '--json', '--', '--help']);
   assert.is(planned.code, 0, planned.stderr);
   assert.equal(JSON.parse(planned.stdout).waves, [['a']]);
 });

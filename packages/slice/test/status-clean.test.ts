@@ -11,7 +11,8 @@ import { mayHaveSliceWorktrees, reapSlice, runGit, sliceWorktrees } from '../src
 import { cleanSlice } from '../src/definition/clean-slice.js';
 import { sliceStatus } from '../src/definition/slice-status.js';
 import type { Slice } from '../src/definition/index.js';
-import { ballCommand, sliceCommand } from '../src/cli.js';
+import { ballCommand } from '../src/cli.js';
+import { leapSlice } from './engine-helpers.js';
 
 const pkg = fileURLToPath(new URL('..', import.meta.url));
 const children: ChildProcess[] = [];
@@ -36,17 +37,6 @@ async function kill9(child: ChildProcess): Promise<void> {
 function cleanup(): void {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   cleanupTempDirs();
-}
-
-async function leapSlice(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  const io = { stdout: (t: string) => { stdout += t; }, stderr: () => {}, cwd, env: process.env, isTTY: false };
-  try {
-    return { code: await sliceCommand(args, io), stdout, stderr: '' };
-  } catch (error) {
-    if (!(error instanceof LeapError)) throw error;
-    return { code: error.exitCode, stdout, stderr: `leap: ${error.message}\n` };
-  }
 }
 
 /** A repository with `.leap/` ignored, and worktrees on branches `leap/ID/BALL` wherever asked. */
@@ -153,10 +143,10 @@ reap('leap slice validate and plan, like every leap slice command, remove what a
   const repo = repoWithWorktrees('s', ['a', 'b'], (b) => join(outside, b));
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: ['a'] })));
   git(repo, 'worktree', 'add', '-q', '-b', 'other', join(outside, 'other'));
-  assert.is((await leapSlice(['validate', 's.json'], repo)).code, 0);
+  assert.is((await leapSlice(repo, ['validate', 's.json'])).code, 0);
   assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'other')].sort());
   git(repo, 'worktree', 'add', '-q', join(outside, 'again'), 'leap/s/a');
-  assert.is((await leapSlice(['plan', 's.json'], repo)).code, 0);
+  assert.is((await leapSlice(repo, ['plan', 's.json'])).code, 0);
   assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'other')].sort());
 });
 
@@ -167,9 +157,9 @@ reap('run inside a ball\'s worktree, the commands respect the main repository\'s
   const slice = sliceOf({ a: [], b: ['a'] });
   writeFileSync(join(wt, 's.json'), JSON.stringify(slice));
   const holder = await startHolder(repo, 's');
-  assert.is((await leapSlice(['validate', 's.json'], wt)).code, 0);
-  assert.is((await leapSlice(['plan', 's.json'], wt)).code, 0);
-  assert.match((await leapSlice(['status', 's.json'], wt)).stdout, new RegExp(`^slice s: engine running \\(pid ${holder.pid}\\)`));
+  assert.is((await leapSlice(wt, ['validate', 's.json'])).code, 0);
+  assert.is((await leapSlice(wt, ['plan', 's.json'])).code, 0);
+  assert.match((await leapSlice(wt, ['status', 's.json'])).stdout, new RegExp(`^slice s: engine running \\(pid ${holder.pid}\\)`));
   assert.equal(reapSlice(wt, 's'), []);
   assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'a'), wt].sort());
   // The receipts a check reads are the main repository's, the files it hashes the worktree's.
@@ -191,7 +181,7 @@ reap('the main working tree is never reaped, even on one of the slice\'s branche
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [] })));
   assert.equal(reapSlice(repo, 's'), [join(outside, 'a')]);
   assert.equal(worktreeList(repo), [repo]);
-  assert.is((await leapSlice(['status', 's.json'], repo)).code, 0);
+  assert.is((await leapSlice(repo, ['status', 's.json'])).code, 0);
   assert.is(git(repo, 'branch', '--show-current').trim(), 'leap/s/spine');
 });
 
@@ -212,7 +202,7 @@ clean('worktrees first, then the branches of the slice; records and other branch
   mkdirSync(join(repo, '.leap', 's', 'a'), { recursive: true });
   writeFileSync(join(repo, '.leap', 's', 'a', 'result.json'), '{"receipt":1}');
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: [] })));
-  assert.equal(await leapSlice(['clean', 's.json'], repo), {
+  assert.equal(await leapSlice(repo, ['clean', 's.json']), {
     code: 0,
     stdout: `removed the worktree ${join(outside, 'a')}\nremoved the worktree ${join(outside, 'b')}\ndeleted the branch leap/s/a\ndeleted the branch leap/s/b\ndeleted the branch leap/s/spine\nslice s: 2 worktrees and 3 branches removed; records under .leap/s/ kept\n`,
     stderr: '',
@@ -220,7 +210,7 @@ clean('worktrees first, then the branches of the slice; records and other branch
   assert.equal(worktreeList(repo), [repo]);
   assert.equal(git(repo, 'branch', '--format=%(refname:short)').trim().split('\n').sort(), ['leap/s2/a', 'leap/sx', 'main']);
   assert.ok(existsSync(join(repo, '.leap', 's', 'a', 'result.json')));
-  assert.equal(JSON.parse((await leapSlice(['clean', 's.json', '--json'], repo)).stdout), { slice: 's', worktrees: [], branches: [], kept: [] });
+  assert.equal(JSON.parse((await leapSlice(repo, ['clean', 's.json', '--json'])).stdout), { slice: 's', worktrees: [], branches: [], kept: [] });
 });
 
 clean('refused while a live engine runs the slice; a slice edited into an invalid one is still cleaned by its id', async () => {
@@ -228,7 +218,7 @@ clean('refused while a live engine runs the slice; a slice edited into an invali
   const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
   writeFileSync(join(repo, 's.json'), JSON.stringify({ id: 's', balls: 'edited since' }));
   const holder = await startHolder(repo, 's');
-  assert.equal(await leapSlice(['clean', 's.json'], repo), { code: 2, stdout: '', stderr: `leap: slice "s" is being run by live process ${holder.pid}: clean it once that run ends\n` });
+  assert.equal(await leapSlice(repo, ['clean', 's.json']), { code: 2, stdout: '', stderr: `leap: slice "s" is being run by live process ${holder.pid}: clean it once that run ends\n` });
   assert.ok(existsSync(join(outside, 'a')));
   await kill9(holder);
   assert.equal(cleanSlice(repo, 's'), { worktrees: [join(outside, 'a')], branches: ['leap/s/a'], kept: [] });
@@ -239,7 +229,7 @@ clean('a branch of the slice the main working tree has checked out is kept, and 
   git(repo, 'branch', 'leap/s/a');
   git(repo, 'checkout', '-q', '-b', 'leap/s/spine');
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [] })));
-  const out = await leapSlice(['clean', 's.json'], repo);
+  const out = await leapSlice(repo, ['clean', 's.json']);
   assert.equal(out, { code: 0, stdout: 'deleted the branch leap/s/a\nkept the branch leap/s/spine: it is checked out in the main working tree\nslice s: 0 worktrees and 1 branch removed; records under .leap/s/ kept\n', stderr: '' });
   assert.is(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'leap/s/spine');
 });
@@ -248,14 +238,14 @@ clean('bad input: no id, malformed JSON, a missing file, not a repository, no FI
   const repo = makeGitRepo();
   writeFileSync(join(repo, 'noid.json'), '{"balls": []}');
   writeFileSync(join(repo, 'bad.json'), '{');
-  assert.equal(await leapSlice(['clean', 'noid.json'], repo), { code: 2, stdout: '', stderr: `leap: ${join(repo, 'noid.json')}: id: expected the slice's id, found nothing\n` });
-  assert.equal(await leapSlice(['clean', 'bad.json'], repo), { code: 2, stdout: '', stderr: `leap: ${join(repo, 'bad.json')}: 1:2: malformed JSON: Expected property name or '}'\n` });
-  assert.match((await leapSlice(['clean', 'none.json'], repo)).stderr, /none\.json: cannot read the slice file: ENOENT/);
+  assert.equal(await leapSlice(repo, ['clean', 'noid.json']), { code: 2, stdout: '', stderr: `leap: ${join(repo, 'noid.json')}: id: expected the slice's id, found nothing\n` });
+  assert.equal(await leapSlice(repo, ['clean', 'bad.json']), { code: 2, stdout: '', stderr: `leap: ${join(repo, 'bad.json')}: 1:2: malformed JSON: Expected property name or '}'\n` });
+  assert.match((await leapSlice(repo, ['clean', 'none.json'])).stderr, /none\.json: cannot read the slice file: ENOENT/);
   const dir = makeTempDir();
   writeFileSync(join(dir, 's.json'), '{"id": "s"}');
-  assert.match((await leapSlice(['clean', 's.json'], dir)).stderr, /is not inside a git repository/);
-  assert.is((await leapSlice(['clean'], repo)).code, 2);
-  assert.match((await leapSlice(['clean', '--help'], repo)).stdout, /records under \.leap\/SLICE\/ stay/);
+  assert.match((await leapSlice(dir, ['clean', 's.json'])).stderr, /is not inside a git repository/);
+  assert.is((await leapSlice(repo, ['clean'])).code, 2);
+  assert.match((await leapSlice(repo, ['clean', '--help'])).stdout, /records under \.leap\/SLICE\/ stay/);
 });
 
 clean.run();
@@ -301,7 +291,7 @@ status('each ball\'s state from its records: passed, refused, blocked, held, int
   assert.equal([s.base, s.engine, s.record], ['f'.repeat(40), null, null]);
   assert.is(s.unreadable.length, 1);
   assert.match(s.unreadable[0] ?? '', /^\.leap\/s\/g\/result\.json: /);
-  const out = await leapSlice(['status', 's.json'], repo);
+  const out = await leapSlice(repo, ['status', 's.json']);
   assert.is(out.code, 0);
   assert.is(out.stdout, [
     `slice s: no engine running, base ${'f'.repeat(40)}`,
@@ -320,7 +310,7 @@ status('each ball\'s state from its records: passed, refused, blocked, held, int
     `unreadable record ${s.unreadable[0]}`,
     '',
   ].join('\n'));
-  const json = JSON.parse((await leapSlice(['status', 's.json', '--json'], repo)).stdout) as { balls: { ball: string; state: string; checkpoint: string | null }[]; reaped: string[] };
+  const json = JSON.parse((await leapSlice(repo, ['status', 's.json', '--json'])).stdout) as { balls: { ball: string; state: string; checkpoint: string | null }[]; reaped: string[] };
   assert.equal(json.balls.find((b) => b.ball === 'd')?.checkpoint, '.leap/s/d/checkpoint.md');
   assert.equal(json.reaped, []);
 });
@@ -340,12 +330,12 @@ status('balls the engine never built, because a dependency refused or held, are 
 status('a slice never run: every ball pending or waiting; a passed slice names its record', async () => {
   const repo = makeGitRepo({ files: { '.gitignore': '.leap/\ns.json\n' } });
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [], b: ['a'] })));
-  assert.equal(await leapSlice(['status', 's.json'], repo), { code: 0, stdout: 'slice s: no engine running, base (not run yet)\n  a  pending\n  b  waiting      after a\n', stderr: '' });
+  assert.equal(await leapSlice(repo, ['status', 's.json']), { code: 0, stdout: 'slice s: no engine running, base (not run yet)\n  a  pending\n  b  waiting      after a\n', stderr: '' });
   assert.not.ok(existsSync(join(repo, '.leap')), 'status writes nothing');
   record(repo, 'a/result.json', { receipt: 1 });
   record(repo, 'b/result.json', { receipt: 1 });
   record(repo, 'record.json', {});
-  assert.match((await leapSlice(['status', 's.json'], repo)).stdout, /^slice s: no engine running, base \(not run yet\), passed \(record \.leap\/s\/record\.json\)\n/);
+  assert.match((await leapSlice(repo, ['status', 's.json'])).stdout, /^slice s: no engine running, base \(not run yet\), passed \(record \.leap\/s\/record\.json\)\n/);
 });
 
 status('while an engine runs: running balls and its pid; after a SIGKILL, status removes the worktrees it left', async () => {
@@ -354,11 +344,11 @@ status('while an engine runs: running balls and its pid; after a SIGKILL, status
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ e: [] })));
   record(repo, 'e/round-1.json', { round: 1, receipt: null, reason: 'the proof failed' });
   const holder = await startHolder(repo, 's');
-  const live = await leapSlice(['status', 's.json'], repo);
+  const live = await leapSlice(repo, ['status', 's.json']);
   assert.is(live.stdout, `slice s: engine running (pid ${holder.pid}), base (not run yet)\n  e  running      round 1  last round proof failed\n     "the proof failed"\n`);
   assert.ok(existsSync(join(outside, 'e')));
   await kill9(holder);
-  const after = await leapSlice(['status', 's.json'], repo);
+  const after = await leapSlice(repo, ['status', 's.json']);
   assert.is(after.stdout, `slice s: no engine running, base (not run yet)\n  e  interrupted  round 1  last round proof failed\n     "the proof failed"\nremoved the worktree ${join(outside, 'e')}, left by an engine that ended\n`);
   assert.equal(worktreeList(repo), [repo]);
 });
@@ -366,12 +356,12 @@ status('while an engine runs: running balls and its pid; after a SIGKILL, status
 status('bad input: an invalid slice, no FILE, not a repository', async () => {
   const repo = makeGitRepo();
   writeFileSync(join(repo, 's.json'), JSON.stringify({ ...sliceOf({ a: [] }), spine: 'zz' }));
-  assert.equal(await leapSlice(['status', 's.json'], repo), { code: 2, stdout: '', stderr: `leap: ${join(repo, 's.json')}: spine "zz" is neither "integrator" nor a ball of this slice\n` });
-  assert.is((await leapSlice(['status'], repo)).code, 2);
+  assert.equal(await leapSlice(repo, ['status', 's.json']), { code: 2, stdout: '', stderr: `leap: ${join(repo, 's.json')}: spine "zz" is neither "integrator" nor a ball of this slice\n` });
+  assert.is((await leapSlice(repo, ['status'])).code, 2);
   const dir = makeTempDir();
   writeFileSync(join(dir, 's.json'), JSON.stringify(sliceOf({ a: [] })));
-  assert.match((await leapSlice(['status', 's.json'], dir)).stderr, /is not inside a git repository/);
-  assert.match((await leapSlice(['status', '--help'], repo)).stdout, /^Usage: leap slice status FILE \[--json\]/);
+  assert.match((await leapSlice(dir, ['status', 's.json'])).stderr, /is not inside a git repository/);
+  assert.match((await leapSlice(repo, ['status', '--help'])).stdout, /^Usage: leap slice status FILE \[--json\]/);
 });
 
 status.run();
