@@ -158,6 +158,20 @@ run('a proof that needs the repository\'s ignored dependencies finds them in the
   assert.equal(extraWorktrees(repo), []);
 });
 
+run('a builder that deletes its worktree\'s .git: the ball is held, and the worktree git can no longer remove is deleted and pruned', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'gone', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }, { path: '.git', delete: true }] } } });
+  const head = git(repo, 'rev-parse', 'HEAD');
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 3, out.stderr);
+  assert.match(JSON.parse(out.stdout).balls[0].reason, /^the engine failed on this ball: git /);
+  // No git of the engine's ran in the main repository around the worktree: its branch and tree are the user's.
+  assert.equal([git(repo, 'rev-parse', 'HEAD'), git(repo, 'status', '--porcelain')], [head, '']);
+  assert.equal(extraWorktrees(repo), []);
+  assert.not.ok(existsSync(join(repo, '.leap', '.worktrees', 'gone', 'a')));
+});
+
 run('the runner is a plugin: a runner that gets each round as JSON (as a queue would carry it) builds the same slice', async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = threeBalls(dir);

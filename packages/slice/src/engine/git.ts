@@ -1,4 +1,5 @@
 // Git for the engine, through simple-git (loaded on first use, so no fast path pays for it).
+import { dirname } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { LeapError } from '@leap/core';
 
@@ -15,10 +16,12 @@ const REFUSED = new Set(['editor', 'visual', 'pager', 'prefix', 'ssh_askpass']);
 // GIT_INDEX_FILE of the caller's would point git elsewhere) and those simple-git refuses, with GIT_TRACE=2. simple-git waits 50 ms
 // more after a command that printed nothing (update-ref, merge-base --is-ancestor, worktree remove:
 // most of the engine's); the trace line each git writes on stderr ends that wait.
-function gitEnv(): Record<string, string> {
+// GIT_CEILING_DIRECTORIES, the folder's parent: git never looks above the folder for a repository, so in a ball's
+// worktree whose .git a builder deleted, git fails instead of working on the main repository around it.
+function gitEnv(dir: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^git_/i.test(key) && !REFUSED.has(key.toLowerCase().trim())) env[key] = value;
-  return { ...env, GIT_TRACE: '2' };
+  return { ...env, GIT_TRACE: '2', GIT_CEILING_DIRECTORIES: dirname(dir) };
 }
 
 // One client per folder; simple-git queues each client's commands, so allow as many at once as a run has balls.
@@ -28,10 +31,10 @@ function client(dir: string): Promise<SimpleGit> {
   let made = clients.get(dir);
   if (made === undefined) {
     made = import('simple-git').then(({ simpleGit }) => simpleGit({
-      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false, allowEnvironment: ['GIT_TRACE'], completion: { onClose: true, onExit: false },
+      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false, allowEnvironment: ['GIT_TRACE', 'GIT_CEILING_DIRECTORIES'], completion: { onClose: true, onExit: false },
       // Any non-zero exit is a failure, with or without words on stderr (`merge-base --is-ancestor` says none).
       errors: (error, result) => error ?? (result.exitCode === 0 ? undefined : new Error(withoutTrace(Buffer.concat(result.stdErr).toString('utf8')) || `exit code ${result.exitCode}`)),
-    }).env(gitEnv()));
+    }).env(gitEnv(dir)));
     clients.set(dir, made);
   }
   return made;

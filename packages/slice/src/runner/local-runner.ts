@@ -29,12 +29,17 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
   // git keeps each worktree's own files under .git/worktrees/NAME and locks each ref it moves on its own,
   // so worktrees of different balls are added and removed at once.
   const removing = new Map<string, Promise<void>>();
+  // A worktree git could not remove is deleted by hand, and git's record of it pruned at the close.
+  let stale = false;
   const remove = async (ball: string) => {
     const checkout = held.get(ball);
     if (checkout === undefined) return;
     held.delete(ball);
     forgetGit(checkout.dir);
-    await git(options.repoRoot, ['worktree', 'remove', '--force', '--force', checkout.dir]).catch(() => rmSync(checkout.dir, { recursive: true, force: true }));
+    await git(options.repoRoot, ['worktree', 'remove', '--force', '--force', checkout.dir]).catch(() => {
+      stale = true;
+      rmSync(checkout.dir, { recursive: true, force: true });
+    });
   };
   // A ball's worktree is removed while the engine goes on (its merge, the next ball); a checkout of the
   // same ball, and the close, wait for it.
@@ -73,7 +78,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     async close() {
       for (const ball of [...held.keys()]) release(ball);
       await Promise.all(removing.values());
-      await git(options.repoRoot, ['worktree', 'prune']).catch(() => undefined);
+      if (stale) await git(options.repoRoot, ['worktree', 'prune']).catch(() => undefined);
       // The housekeeping git would have done after each of the run's commits (they skip it), once.
       await git(options.repoRoot, ['maintenance', 'run', '--auto', '--quiet']).catch(() => undefined);
     },
