@@ -108,6 +108,5 @@ git worktree add -q ".leap/.worktrees/$s/spine" "leap/$s/spine"           # the 
 GIT_OPTIONAL_LOCKS=0 git -C ".leap/.worktrees/$s/spine" status --porcelain=v2 -z --branch --untracked-files=all --ignore-submodules=none >/dev/null   # its jury
 GIT_OPTIONAL_LOCKS=0 git -C ".leap/.worktrees/$s/spine" status --porcelain=v2 -z --branch --untracked-files=all --ignore-submodules=none >/dev/null
 git worktree remove --force --force ".leap/.worktrees/$s/spine"
-git worktree prune
-git maintenance run --auto --quiet
+git maintenance run --auto --quiet                                        # what the run's commits skipped
 `;
