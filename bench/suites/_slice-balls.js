@@ -55,7 +55,8 @@ export function writeAgentsFile(dir, buildSleep, reviewSleep = 0) {
 
 /**
  * The engine's own cost per ball of a run of `slice` in `repo` that took `wall` ms: the wall time less every
- * leaf's own time (the exit events' duration_ms) and every proof run's (champion, proof, re-proof: the round records).
+ * leaf's own time (the exit events' duration_ms) and the proof runs the round records time (the champion and
+ * the re-proof; the round's own proof run, untimed there, stays in the figure).
  */
 export function ownCostPerBall({ repo, wall, slice }) {
   const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"exit"')).map((l) => JSON.parse(l));
@@ -64,7 +65,7 @@ export function ownCostPerBall({ repo, wall, slice }) {
   for (const ball of readdirSync(join(repo, '.leap', slice)).filter((b) => /^b\d+$/.test(b))) {
     for (const f of readdirSync(join(repo, '.leap', slice, ball)).filter((x) => /^round-\d\.json$/.test(x))) {
       const r = JSON.parse(readFileSync(join(repo, '.leap', slice, ball, f), 'utf8'));
-      proofs += (r.champion?.ms ?? 0) + (r.proof?.ms ?? 0) + (r.reproof?.ms ?? 0);
+      proofs += (r.champion?.ms ?? 0) + (r.reproof?.ms ?? 0);
     }
   }
   return (wall - leaves - proofs) / BALLS;

@@ -30,7 +30,7 @@ export function renderCheckpoint(input: CheckpointInput): string {
     : rounds.map((r) => `- round ${r.round}: receipt ${r.receipt ?? 'none'}, proof exit ${r.proof?.code ?? 'not run'}, candidate ${r.candidate ?? 'none'}: ${r.reason}`).join('\n');
   const machine = {
     slice: input.slice, ball: ball.id, base: input.base, start: input.start, branch: input.branch, commit: input.commit,
-    rounds: rounds.map((r) => ({ round: r.round, receipt: r.receipt, candidate: r.candidate, proof: r.proof === null ? null : { code: r.proof.code, metric: r.proof.metric }, reason: r.reason })),
+    rounds: rounds.map((r) => ({ round: r.round, receipt: r.receipt, candidate: r.candidate, proof: r.proof, reason: r.reason })),
     candidate: last?.candidate ?? null, waiting_on: input.waitingOn ?? [], next: ['leap', 'slice', 'run', input.sliceFile],
   };
   return `# Checkpoint: ball ${ball.id} of slice ${input.slice} (receipt 0, held)

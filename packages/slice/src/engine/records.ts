@@ -48,8 +48,7 @@ export interface RoundRecord {
   receipt: Receipt | null;
   reason: string;
   candidate: string | null;
-  /** The round's proof run (`ms`: how long it took). */
-  proof: { code: number; metric: Record<string, number> | null; ms?: number } | null;
+  proof: { code: number; metric: Record<string, number> | null } | null;
   changed: string[];
   ts: string;
   /** The commit the round built on, and the one holding its work (null when undone). */

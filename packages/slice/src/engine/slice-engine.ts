@@ -258,7 +258,7 @@ export class Engine {
         for (const seat of outcome.jury?.seats ?? []) this.reviewersSeated.add(seat.reviewer);
         const record: RoundRecord = {
           slice: c.slice.id, ball: ball.id, round: n, receipt: outcome.receipt, reason: outcome.reason, candidate: outcome.candidate,
-          proof: outcome.proof === null ? null : { code: outcome.proof.code, metric: outcome.proof.metric, ms: outcome.proof.ms }, changed: outcome.changed,
+          proof: outcome.proof === null ? null : { code: outcome.proof.code, metric: outcome.proof.metric }, changed: outcome.changed,
           ts: isoTimestamp(), start: commit, commit: outcome.commit, builder: outcome.builder, champion: outcome.champion,
           jury: outcome.jury, reproof: outcome.reproof, ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
         };
