@@ -8,6 +8,7 @@ import { UsageError, findRepoRoot, resolveStateDir, showValue, statePaths } from
 import { findStep, parseLedger } from '@leap/core/ledger';
 import type { LedgerStep } from '@leap/core/ledger';
 import { createLocalTracker } from '@leap/tracker-local';
+import { readBaseDiff } from './base-diff.js';
 import { isCommit } from './git.js';
 import type { Phase } from './phase.js';
 import { readStepSpec } from './step-spec.js';
@@ -70,6 +71,7 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
     tests: tests.files.map((path) => readTestFile(repo, path)),
     repoPath: repo,
     baseCommit: base ?? null,
+    baseDiff: base === undefined ? null : readBaseDiff(repo, base),
   };
   return { input, repo, stateDir, step, ledgerStep, tests };
 }

@@ -4,6 +4,7 @@ export type { Phase } from './phase.js';
 export { VERDICT_ANSWER_FORMAT, buildVerifyPrompt } from './verify-prompt.js';
 export type { PromptTestFile, VerifyPromptInput } from './verify-prompt.js';
 export { gatherVerifyInput } from './gather-verify-input.js';
+export { BASE_DIFF_LIMIT, readBaseDiff } from './base-diff.js';
 export type { GatherOptions, GatheredInput } from './gather-verify-input.js';
 export { renderVerifyPrompt } from './verify-prompt-command.js';
 export type { VerifyPromptOptions } from './verify-prompt-command.js';

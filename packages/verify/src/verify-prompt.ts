@@ -1,7 +1,8 @@
 // The blind verifier's prompt. Its only inputs are the ones below: the phase, the step title, the
-// issue's behaviour spec, the test files, the repository path and, for refactor, the base commit sha.
-// None of them can carry prose from a developer leaf (the sha is checked to be hexadecimal), so the
-// developer's reasoning cannot reach the verifier by construction. Do not add an input.
+// issue's behaviour spec, the test files, the repository path and, for refactor, the base commit sha and
+// the repository's diff against it. None of them can carry prose from a developer leaf (the sha is checked
+// to be hexadecimal; the test files and the diff are the repository's content, which the verifier judges
+// anyway), so the developer's reasoning cannot reach the verifier by construction. Do not add an input.
 import { UsageError, showValue } from '@leap/core';
 import type { Phase } from './phase.js';
 
@@ -22,6 +23,11 @@ export interface VerifyPromptInput {
   repoPath: string;
   /** Refactor only: the commit the refactor started from, as a hexadecimal sha. */
   baseCommit?: string | null;
+  /**
+   * Refactor only: `git diff BASE` of the repository, in the prompt because a read-only verifier (claude,
+   * gemini) has no shell to run it; bounded by the gatherer (`cut` says so).
+   */
+  baseDiff?: { text: string; cut: { shown: number; total: number } | null } | null;
 }
 
 const SHA = /^[0-9a-f]{7,64}$/;
@@ -43,7 +49,7 @@ const TASKS: Record<Phase, string> = {
   refactor: [
     'A developer refactored the code after this step. The toolchain already ran the test command: the',
     'suite passes, and no test file changed since the base commit. Compare the repository with the base',
-    'commit (`git diff BASE`). PASS when the behaviour is unchanged and the code is at least as clear.',
+    'commit (`git diff BASE`, below). PASS when the behaviour is unchanged and the code is at least as clear.',
     'REJECT when behaviour changed or untested behaviour was added.',
   ].join('\n'),
 };
@@ -72,13 +78,22 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
   const tests = input.tests.length === 0
     ? ['(no test file)']
     : input.tests.map((file) => (file.content === null ? `### ${file.path}\n(missing from the work tree)` : `### ${file.path}\n${fenced(file.content)}`));
+  const changes = base === null ? [] : [`## Changes since the base commit (\`git diff ${base}\`)\n${diffSection(input.baseDiff ?? null)}`];
   return [
     header.join('\n'),
     `## Your task\n${TASKS[input.phase].replace('`git diff BASE`', base === null ? '' : `\`git diff ${base}\``)}`,
     `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
     `## Tests of this step\n${tests.join('\n\n')}`,
+    ...changes,
     `## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n${VERDICT_ANSWER_FORMAT}`,
   ].join('\n\n') + '\n';
+}
+
+function diffSection(diff: VerifyPromptInput['baseDiff']): string {
+  if (diff === null || diff === undefined) return '(not gathered: read the repository against the base commit)';
+  if (diff.text === '') return '(no change)';
+  const cut = diff.cut === null ? '' : `\n(cut here: the first ${diff.cut.shown} of ${diff.cut.total} bytes of the diff are shown; read the rest from the repository)`;
+  return `${fenced(diff.text)}${cut}`;
 }
 
 // A code fence longer than any run of backticks inside, so file content can never close it.

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
-import { checkGroundTruth, findStepTests, runSuite, topLevelName, withScratchTree } from '../src/index.js';
+import { BASE_DIFF_LIMIT, checkGroundTruth, findStepTests, readBaseDiff, runSuite, topLevelName, withScratchTree } from '../src/index.js';
 import type { Phase } from '../src/index.js';
 import { TEST_CMD, fixtures, makeGreen, makeRedRepo, verifyEnv } from './helpers.js';
 
@@ -194,6 +194,32 @@ scratch('a commit that does not exist fails with git\'s message and leaves nothi
 });
 
 scratch.run();
+
+// ---
+
+const diffs = suite('readBaseDiff');
+diffs.after.each(cleanupTempDirs);
+
+diffs('the work tree against the base, staged or not; past the limit, cut at a line end and said', () => {
+  const repo = makeRedRepo();
+  const base = git(repo, 'rev-parse', 'HEAD').trim();
+  assert.equal(readBaseDiff(repo, base), { text: '', cut: null });
+  writeFileSync(join(repo, 'src', 'greet.js'), 'export const greet = () => "ünï $(x) `y`";\n');
+  writeFileSync(join(repo, 'src', 'new.js'), 'export const added = 1;\n');
+  git(repo, 'add', 'src/new.js');
+  const whole = readBaseDiff(repo, base);
+  assert.is(whole.cut, null);
+  assert.is(whole.text, git(repo, 'diff', base));
+  assert.match(whole.text, '+export const greet = () => "ünï $(x) `y`";');
+  assert.match(whole.text, '+export const added = 1;');
+  const total = Buffer.byteLength(whole.text);
+  const cut = readBaseDiff(repo, base, 100);
+  assert.equal(cut.cut, { shown: Buffer.byteLength(cut.text), total });
+  assert.ok(cut.text.endsWith('\n') && Buffer.byteLength(cut.text) <= 100 && whole.text.startsWith(cut.text));
+  assert.ok(BASE_DIFF_LIMIT >= 16 * 1024);
+});
+
+diffs.run();
 
 // ---
 

@@ -29,6 +29,18 @@ build('each phase asks its own question; refactor names its base commit', () => 
   const refactor = buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'abc1234' });
   assert.match(refactor, /Base commit: abc1234/);
   assert.match(refactor, /`git diff abc1234`/);
+  assert.match(refactor, /## Changes since the base commit \(`git diff abc1234`\)\n\(not gathered/);
+  assert.not.match(buildVerifyPrompt(input), /Changes since the base commit/);
+});
+
+build('refactor carries the diff against its base, fenced, saying when it is empty or cut', () => {
+  const diff = 'diff --git a/src/x.js b/src/x.js\n-const a = 1;\n+const a = 1; // ```\n';
+  const whole = buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'abc1234', baseDiff: { text: diff, cut: null } });
+  assert.ok(whole.includes(`(\`git diff abc1234\`)\n\`\`\`\`\n${diff}\`\`\`\`\n\n## Answer`), whole);
+  const empty = buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'abc1234', baseDiff: { text: '', cut: null } });
+  assert.match(empty, /`git diff abc1234`\)\n\(no change\)/);
+  const cut = buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'abc1234', baseDiff: { text: diff, cut: { shown: 60, total: 90000 } } });
+  assert.match(cut, /\(cut here: the first 60 of 90000 bytes of the diff are shown; read the rest from the repository\)/);
 });
 
 build('the base commit must be a hex sha, for refactor only: no prose can ride on it', () => {

@@ -57,6 +57,7 @@ run('green and refactor find the step\'s tests through the red verdict; REJECT i
   const refactor = await verify({ phase: 'refactor', step: STEP, cwd: repo, env, base, head: base });
   assert.equal([refactor.code, refactor.verdict, refactor.commit], [0, 'PASS', base]);
   assert.match(readFileSync(movePromptFile(script, 2), 'utf8'), new RegExp(`Base commit: ${base}`));
+  assert.match(readFileSync(movePromptFile(script, 2), 'utf8'), `(\`git diff ${base}\`)\n(no change)`);
   assert.equal(verdicts(repo).map((e) => (e.event === 'verdict' ? e.code : null)), [0, 1, 0]);
 });
 

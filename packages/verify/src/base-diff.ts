@@ -1,0 +1,16 @@
+// The refactor verifier's view of what changed: `git diff BASE` of the repository, bounded, so a verifier
+// without a shell (claude and gemini run read-only) gets it in its prompt.
+import { runGit } from './git.js';
+
+/** At most this many bytes of the diff go into a prompt. */
+export const BASE_DIFF_LIMIT = 64 * 1024;
+
+/** The diff of the work tree against `base` (what `git diff BASE` prints), cut at a line end past `limit` bytes. */
+export function readBaseDiff(repo: string, base: string, limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
+  const text = runGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]);
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit) return { text, cut: null };
+  const lineEnd = bytes.lastIndexOf(0x0a, limit - 1) + 1;
+  const shown = lineEnd > 0 ? lineEnd : limit;
+  return { text: bytes.subarray(0, shown).toString('utf8'), cut: { shown, total: bytes.length } };
+}
