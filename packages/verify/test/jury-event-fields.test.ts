@@ -9,11 +9,9 @@ import { verifyEnv, writeAgents, writeScript } from './helpers.js';
 
 const PASS = { verdict: 'pass', lens: 'defect', findings: [], reasoning: 'read the file and its test' };
 
-const fields = suite('conveneJury eventFields');
-fields.after.each(cleanupTempDirs);
-
-fields('every review event, each seat\'s and the jury\'s, carries the slice and ball it judges', async () => {
-  const repo = makeGitRepo({ files: { 'src/a.js': 'export const a = 1;\n', 'test/a.test.js': 'process.exit(0);\n' } });
+// A repository with `files`, and two passing reviewer seats of families f1 and f2 in an environment of no issue.
+function twoPassingSeats(files: Record<string, string>) {
+  const repo = makeGitRepo({ files });
   const dir = makeTempDir();
   const agents = writeAgents({
     'r-f1': { plugin: 'scripted', script: writeScript([{ answer: PASS }], 'f1', dir) },
@@ -21,6 +19,14 @@ fields('every review event, each seat\'s and the jury\'s, carries the slice and 
   }, dir);
   const env = verifyEnv({ VERI_AGENTS: agents });
   delete env.VERI_ISSUE;
+  return { repo, env };
+}
+
+const fields = suite('conveneJury eventFields');
+fields.after.each(cleanupTempDirs);
+
+fields('every review event, each seat\'s and the jury\'s, carries the slice and ball it judges', async () => {
+  const { repo, env } = twoPassingSeats({ 'src/a.js': 'export const a = 1;\n', 'test/a.test.js': 'process.exit(0);\n' });
   const result = await conveneJury({
     builderFamily: 'anthropic', reviewers: ['r-f1', 'r-f2'], intent: 'a is one', criteria: 'a === 1',
     files: ['src/a.js'], tests: ['test/a.test.js'], cwd: repo, env, eventFields: { slice: 'split-parser', ball: 'lexer' },
@@ -33,14 +39,7 @@ fields('every review event, each seat\'s and the jury\'s, carries the slice and 
 });
 
 fields('leafKey names the seats review-KEY-FAMILY, as CONTRACT section 4 names a LEAP ball\'s reviewers', async () => {
-  const repo = makeGitRepo({ files: { 'src/a.js': 'export const a = 1;\n' } });
-  const dir = makeTempDir();
-  const agents = writeAgents({
-    'r-f1': { plugin: 'scripted', script: writeScript([{ answer: PASS }], 'f1', dir) },
-    'r-f2': { plugin: 'scripted', script: writeScript([{ answer: PASS }], 'f2', dir) },
-  }, dir);
-  const env = verifyEnv({ VERI_AGENTS: agents });
-  delete env.VERI_ISSUE;
+  const { repo, env } = twoPassingSeats({ 'src/a.js': 'export const a = 1;\n' });
   const result = await conveneJury({
     builderFamily: 'anthropic', reviewers: ['r-f1', 'r-f2'], intent: 'a is one', criteria: 'a === 1',
     files: ['src/a.js'], cwd: repo, env, leafKey: 'lexer',
