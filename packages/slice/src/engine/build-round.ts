@@ -61,7 +61,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
   if (built.status === 'failed-start') return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
-  if (built.status === 'killed-signal') return end(0, 'the builder was interrupted: its leaf was ended by a signal to the process that ran it (asked to stop)', true);
+  if (built.status === 'killed-signal') return end(0, 'the builder was interrupted: the process running it (the engine or a worker) was asked to stop', true);
   const spent = result.leaves[0]?.usage?.cost_usd ?? 0;
   if (request.costLeftUsd !== null && spent > request.costLeftUsd) {
     return end(0, `the cost budget is spent: ${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left; its work is undone, unjudged`, true);
