@@ -46,6 +46,8 @@ export class RunState {
   /** The step in flight (its title and its state when the run reached it), for a bail's revert. */
   inFlight: LedgerStep | null = null;
   startHead = '';
+  /** The commit the last verification judged (its verdict's `commit`). */
+  verifiedCommit: string | null = null;
 
   constructor(readonly setup: ConductorSetup) {
     this.paths = statePaths(setup.stateDir);
@@ -127,32 +129,35 @@ export class RunState {
     }
   }
 
-  /** Whether this process has looked at the tree for changes the run did not make (once, when it starts). */
+  /** Whether this process has looked at the tree for changes the run did not make (once, when it starts: preflight or the first phase). */
   treeChecked = false;
-  private headCache: { sha: string; subject: string } | null = null;
-
-  /** HEAD's commit and subject, read once until something may have moved it (`invalidateHead`). */
-  private async headInfo(): Promise<{ sha: string; subject: string }> {
-    if (this.headCache === null) {
-      const out = await this.git.out(['log', '-1', '--format=%H%x00%s']);
-      const at = out.indexOf('\0');
-      this.headCache = { sha: out.slice(0, at), subject: out.slice(at + 1) };
-    }
-    return this.headCache;
-  }
+  private headCache: { sha: string; subject: string | null } | null = null;
 
   /** Forget HEAD: a commit, a reset, a leaf (agents commit), a ledger transaction. */
   invalidateHead(): void {
     this.headCache = null;
   }
 
-  /** HEAD's subject. */
-  async headSubject(): Promise<string> {
-    return (await this.headInfo()).subject;
+  /** HEAD as a ledger transaction or a `git status --branch` left it, or forgotten when it cannot say. */
+  knowHead(head: { sha: string; subject: string | null } | null): void {
+    if (head?.subject === null && head.sha === this.headCache?.sha) return;
+    this.headCache = head;
   }
 
+  /** HEAD's subject, read once until something may have moved it (`invalidateHead`). */
+  async headSubject(): Promise<string> {
+    if (this.headCache?.subject == null) {
+      const out = await this.git.out(['log', '-1', '--format=%H%x00%s']);
+      const at = out.indexOf('\0');
+      this.headCache = { sha: out.slice(0, at), subject: out.slice(at + 1) };
+    }
+    return this.headCache.subject as string;
+  }
+
+  /** HEAD's commit, read once until something may have moved it. */
   async head(): Promise<string> {
-    return (await this.headInfo()).sha;
+    if (this.headCache === null) await this.headSubject();
+    return (this.headCache as { sha: string }).sha;
   }
 }
 

@@ -113,6 +113,7 @@ export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: s
 /** Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them. */
 export async function runVerification(state: RunState, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
   await state.checkStop(where);
+  state.verifiedCommit = null;
   const offset = eventsSize(state);
   const verifier = state.setup.agents.verifier;
   const env = leafEnv(state, step, phase, attempt);
@@ -120,14 +121,16 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   try {
     result = await verify({
       phase, step, cwd: state.root, env, issue: state.issue, agent: verifier.name, agentsFile: state.setup.agents.registry.file ?? undefined,
-      base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase),
+      base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase), head: phase === 'red' ? undefined : await state.head(),
     });
   } catch (error) {
     if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
     throw error;
   }
   const leaf = `verify-${phase}`;
+  // The verifier may have committed: HEAD is read again. The commit it verified is the red phase's landing.
   state.invalidateHead();
+  state.verifiedCommit = result.commit ?? null;
   if (result.decidedBy === 'agent') {
     state.leaves++;
     if (!hasUsageSince(state.paths.events, offset, leaf)) appendUsage(state.paths.events, leaf, verifier.agent, usageOf(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? ''), state.context(step));

@@ -4,7 +4,7 @@
 // knows whether a leaf's work is whole (its exit file) or must be set back to where the leaf began.
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
-import type { LedgerStep } from '@leap/core';
+import { InternalError, type LedgerStep } from '@leap/core';
 import { Bail } from './bail-causes.js';
 import { developLeafName, freshJournal, type RunState } from './conductor.js';
 import { launchAgentLeaf, runVerification } from './launch.js';
@@ -133,23 +133,49 @@ async function restoreLeafStart(state: RunState, step: LedgerStep, tree: string 
   }
 }
 
+/** The state folder's uncommitted entries, and (asked for) where HEAD is, from one `git status --porcelain=v2`. */
+interface StateStatus {
+  /** Untracked, or added to the index (not in HEAD): they go. */
+  remove: string[];
+  /** Of the removed, those in the index. */
+  staged: string[];
+  /** Anything else of HEAD's: it comes back from HEAD. */
+  restore: string[];
+  /** HEAD's commit and its symbolic full name (`HEAD` when detached); with `branch` only. */
+  head?: { sha: string; on: string };
+}
+
+// `1 XY sub mH mI mW hH hI PATH`, `u XY sub m1 m2 m3 mW h1 h2 h3 PATH`, `? PATH`: X (the index's side, `?` for
+// untracked) and the path, which may hold spaces.
+const STATUS_ENTRY = /^(?:1 (.). (?:\S+ ){6}|u (.). (?:\S+ ){8}|(\?) )(.*)$/s;
+
+async function readStateStatus(state: RunState, stateRel: string, branch: boolean): Promise<StateStatus> {
+  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', ...(branch ? ['--branch'] : [])];
+  const status = await state.git([...args, '--', stateRel]);
+  const found: StateStatus = { remove: [], staged: [], restore: [] };
+  const head = { sha: '', on: 'HEAD' };
+  for (const entry of status.stdout.split('\0')) {
+    const header = /^# branch\.(oid|head) (.*)$/s.exec(entry);
+    if (header?.[1] === 'oid') head.sha = header[2] as string;
+    else if (header?.[1] === 'head') head.on = header[2] === '(detached)' ? 'HEAD' : `refs/heads/${header[2]}`;
+    const m = STATUS_ENTRY.exec(entry);
+    if (m === null) continue;
+    const x = m[1] ?? m[2] ?? m[3];
+    const path = m[4] as string;
+    if (x === 'A') found.staged.push(path);
+    (x === '?' || x === 'A' ? found.remove : found.restore).push(path);
+  }
+  if (branch) found.head = head;
+  return found;
+}
+
 // A leaf's edits inside the state folder never count: tracked files go back to HEAD, new unignored ones go.
-async function undoStateEdits(state: RunState): Promise<string[]> {
+// `known` is a status read since HEAD last moved.
+async function undoStateEdits(state: RunState, known?: StateStatus): Promise<string[]> {
   const stateRel = relative(state.root, state.paths.dir);
   if (stateRel.startsWith('..')) return [];
-  const status = await state.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', stateRel]);
-  const restore: string[] = [];
-  const remove: string[] = [];
-  for (const entry of status.stdout.split('\0')) {
-    if (entry.length < 4) continue;
-    const x = entry[0] as string;
-    const path = entry.slice(3);
-    // Untracked, or added to the index (not in HEAD): it goes; anything else of HEAD's comes back from HEAD.
-    if (x === '?' || x === 'A') remove.push(path);
-    else restore.push(path);
-  }
+  const { restore, remove, staged } = known ?? (await readStateStatus(state, stateRel, false));
   if (restore.length > 0) await state.git(['checkout', '-q', 'HEAD', '--', ...restore]);
-  const staged = remove.filter((p) => !status.stdout.includes(`?? ${p}`));
   if (staged.length > 0) await state.git(['rm', '-q', '-f', '--cached', '--ignore-unmatch', '--', ...staged]);
   const { rmSync } = await import('node:fs');
   for (const p of remove) rmSync(`${state.root}/${p}`, { force: true });
@@ -158,10 +184,13 @@ async function undoStateEdits(state: RunState): Promise<string[]> {
   return undone;
 }
 
-// After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone, all staged.
+// After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone,
+// all staged. One `git status` says where HEAD is and what the leaf left in the state folder.
 async function collect(state: RunState, step: LedgerStep, phase: Phase, base: string): Promise<void> {
   const ref = `refs/heads/${state.branch}`;
-  const [sha, on] = (await state.git(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'])).stdout.trim().split('\n');
+  // The state folder is inside the repository here: the plan commit holds its ledger.
+  let known: StateStatus | undefined = await readStateStatus(state, relative(state.root, state.paths.dir), true);
+  const { sha, on } = known.head as { sha: string; on: string };
   if (on !== ref) {
     await state.git(['symbolic-ref', 'HEAD', ref]);
     await state.say(`the leaf left the branch (${on === 'HEAD' ? 'detached HEAD' : on}); back on ${state.branch}`);
@@ -169,8 +198,11 @@ async function collect(state: RunState, step: LedgerStep, phase: Phase, base: st
   if (on !== ref || sha !== base) {
     await state.git(['reset', '-q', '--soft', base]);
     await state.say(`the leaf committed on its own; its commits are folded into the ${phase} commit`);
+    known = undefined;
+  } else {
+    state.knowHead({ sha, subject: null });
   }
-  await undoStateEdits(state);
+  await undoStateEdits(state, known);
   await state.git(['add', '-A']);
   if (phase === 'red') {
     await commitOrBail(state, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
@@ -187,7 +219,10 @@ export async function commitOrBail(state: RunState, args: string[], message: str
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
 async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<void> {
   if (phase === 'red') {
-    state.journal = freshJournal(state.journal, state.testCmd, { step: step.title, phase: 'green', phase_base: await state.head() });
+    // Green starts from the red commit that passed (what a verifier committed on its own is folded into green).
+    const red = state.verifiedCommit ?? (await state.head());
+    state.verifiedCommit = null;
+    state.journal = freshJournal(state.journal, state.testCmd, { step: step.title, phase: 'green', phase_base: red });
     state.saveJournal();
     return;
   }
@@ -197,13 +232,13 @@ async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<vo
   try {
     if (phase === 'green') {
       const done = await tick(options);
-      state.invalidateHead();
+      state.knowHead(done.head);
       await state.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
       return;
     }
     const remote = await tickCriterionWith(state, step, 'refactor');
     const done = await clearRefactor(options);
-    state.invalidateHead();
+    state.knowHead(done.head);
     await state.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
     if (remote !== null) await remote();
   } catch (error) {
@@ -231,9 +266,13 @@ async function tickCriterionWith(state: RunState, step: LedgerStep, _phase: 'ref
   const file = tracker.issueFile?.(state.issue) ?? null;
   const rel = file === null ? null : relative(state.root, file);
   if (rel !== null && !rel.startsWith('..')) {
-    const ignored = (await state.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code === 0;
     await tickIt();
-    if (!ignored) await state.git(['add', '--', rel]);
+    // Staged unless git ignores it: `git add` refuses an ignored path (changing nothing), so check-ignore
+    // is asked only then, to tell that refusal from a failure.
+    const added = await state.git(['add', '--', rel], { allowFailure: true });
+    if (added.code !== 0 && (await state.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code !== 0) {
+      throw new InternalError(`git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`);
+    }
     return null;
   }
   return tickIt;

@@ -55,8 +55,9 @@ export async function ensurePlan(state: RunState): Promise<void> {
   if (problem !== null) throw new Bail('agent-failed', `The planner's plan does not cover the issue: ${problem}`);
   const { initLedger, preserveAttempt } = await import('@leap/ledger');
   await initLedger({ issue: state.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: state.root, env: state.setup.env });
-  // A planner only answers: whatever it changed in the tree is kept aside, not committed.
-  if ((await dirtyPaths(state)).length > 0) {
+  // A planner only answers: whatever it changed in the tree is kept aside, not committed. With a plan file
+  // and a tree this process found clean, no leaf ran that could have changed it.
+  if (!(given !== null && state.treeChecked) && (await dirtyPaths(state)).length > 0) {
     const kept = await preserveAttempt({ issue: state.issue, step: plan.steps[0]?.title ?? '', cwd: state.root, env: state.setup.env });
     await state.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
   }

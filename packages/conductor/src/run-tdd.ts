@@ -136,6 +136,8 @@ async function prepare(state: RunState): Promise<void> {
   const choice = chooseTestCommand(state.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
   if (!exists || current !== state.branch) {
     const dirty = await dirtyPaths(state);
+    // Clean now, so the first phase need not look again (a planner's changes are ensurePlan's to keep aside).
+    state.treeChecked = dirty.length === 0;
     if (dirty.length > 0) {
       throw new Bail('dirty-tree', `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): the run commits everything it stages, so it starts only from a clean tree. Commit or stash these changes, then run again.`);
     }

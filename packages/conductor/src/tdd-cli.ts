@@ -1,5 +1,5 @@
 // `leap tdd run|status|stop` (CONTRACT sections 9 and 12). Exit codes are decided here, once.
-// `status` and `stop` load only @leap/core and status.ts; `run` loads the conductor (zx, verify, ledger) when it runs.
+// `status` and `stop` load only @leap/core and status.ts; `run` loads the conductor (verify, ledger) when it runs.
 import { UsageError, appendEvent, checkIssue, createEvent, parseCli, readEventContext, requestStop, clearStop, resolveStateDir, statePaths, type Subcommand, type SubcommandIo } from '@leap/core';
 
 const USAGE = `Usage: leap tdd run --issue N [options]

@@ -10,6 +10,18 @@ import {
   IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, fixture, makeProject, pass, planFile, readEvents, scriptedAgents, stepMoves, subjects, writeRepoFile,
 } from './helpers.js';
 
+// An agents file: `dev` is the claude plugin over fixtures/fake-claude.mjs (FAKE_CLAUDE says how it behaves), `ver` always passes.
+function fakeClaudeDeveloper(): string {
+  const dir = makeTempDir();
+  const claude = join(dir, 'claude');
+  copyFileSync(fixture('fake-claude.mjs'), claude);
+  chmodSync(claude, 0o755);
+  const ver = scriptedAgents([], [pass()]);
+  const file = join(dir, 'agents.json');
+  writeFileSync(file, JSON.stringify({ agents: { dev: { plugin: 'claude', bin: claude }, ver: { plugin: 'scripted', script: join(ver.dir, 'ver.json') } } }));
+  return file;
+}
+
 const bails = suite('runTdd: bails');
 bails.after.each(cleanupTempDirs);
 
@@ -102,13 +114,7 @@ bails('agent-missing: the developer CLI is not installed; within seconds, before
 
 bails('agent-failed: a CLI that exits with an error by itself; its own words in the narration; the step does not count it', async () => {
   const repo = makeProject();
-  const dir = makeTempDir();
-  const claude = join(dir, 'claude');
-  copyFileSync(fixture('fake-claude.mjs'), claude);
-  chmodSync(claude, 0o755);
-  const ver = scriptedAgents([], [pass()]);
-  const file = join(dir, 'agents.json');
-  writeFileSync(file, JSON.stringify({ agents: { dev: { plugin: 'claude', bin: claude }, ver: { plugin: 'scripted', script: join(ver.dir, 'ver.json') } } }));
+  const file = fakeClaudeDeveloper();
   const started = Date.now();
   const result = await runTdd(base(repo, file));
   assert.is(result.code, 1);
@@ -172,13 +178,7 @@ bails('commit-refused: a pre-commit hook refuses the red commit', async () => {
 
 bails('cost-budget: checked after every leaf, says what was spent and on what', async () => {
   const repo = makeProject();
-  const dir = makeTempDir();
-  const claude = join(dir, 'claude');
-  copyFileSync(fixture('fake-claude.mjs'), claude);
-  chmodSync(claude, 0o755);
-  const ver = scriptedAgents([], [pass()]);
-  const file = join(dir, 'agents.json');
-  writeFileSync(file, JSON.stringify({ agents: { dev: { plugin: 'claude', bin: claude }, ver: { plugin: 'scripted', script: join(ver.dir, 'ver.json') } } }));
+  const file = fakeClaudeDeveloper();
   const result = await runTdd(base(repo, file, { maxCost: 0.5, env: cleanEnv({ FAKE_CLAUDE: 'cost' }) }));
   assert.is(result.bail?.cause, 'cost-budget');
   assert.is(result.bail?.class, 'process');

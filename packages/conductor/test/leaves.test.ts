@@ -1,12 +1,13 @@
 // Leaves in a run: the planner, agents that commit on their own or edit the state folder, verifiers that fail.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import {
-  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, makeProject, pass, planFile, readEvents, receivedPrompt, redTest, scriptedAgents, stepMoves, subjects,
+  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, commandAgents, makeProject, pass, planFile, readEvents, receivedPrompt, redTest, scriptedAgents, slugSteps, stepMoves, subjects,
+  type StepEdits,
 } from './helpers.js';
 
 const leaves = suite('runTdd: leaves');
@@ -55,6 +56,32 @@ leaves('an agent that commits on its own, edits the ledger and leaves the branch
   assert.match(thread, 'the leaf committed on its own; its commits are folded into the red commit');
   assert.match(thread, 'a leaf edited the state folder (.tdd/issue-1.md)');
   assert.match(git(repo, 'show', 'HEAD:.tdd/issue-1.md'), '- [x] Lowercase and join with dashes <!-- criterion: 1 -->');
+});
+
+leaves('leaves that plant state files (one committed, one not), detach HEAD or switch branch: back on the branch, folded, the files gone', async () => {
+  const repo = makeProject();
+  const steps = slugSteps([TITLE]);
+  const step = steps[TITLE] as StepEdits;
+  // Named like a ledger, so the state folder's .gitignore lets git see them.
+  const committed = ".tdd/issue-9 it's \"planted\" $(x) `y` ü.md";
+  const untracked = '.tdd/issue-10 left behind.md';
+  step.red = { ...step.red!, extra: [{ path: committed, content: 'not the run\'s\n' }], git: [['add', '-A'], ['commit', '-q', '-m', 'wip: mine'], ['checkout', '-q', '--detach']] };
+  step.green = { ...step.green!, extra: [{ path: untracked, content: 'nor this\n' }], git: [['checkout', '-q', '-b', 'elsewhere']] };
+  const agents = commandAgents(steps);
+  const result = await runTdd(options(repo, agents.file, { testCmd: 'node --test test/' }));
+  assert.is(result.code, 0, JSON.stringify(result.bail));
+  assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
+  assert.is(git(repo, 'symbolic-ref', 'HEAD').trim(), 'refs/heads/leap/issue-1');
+  const thread = readFileSync(join(repo, '.tdd/issues/1.thread.md'), 'utf8');
+  assert.match(thread, 'the leaf left the branch (detached HEAD); back on leap/issue-1');
+  assert.match(thread, 'the leaf left the branch (refs/heads/elsewhere); back on leap/issue-1');
+  assert.match(thread, 'the leaf committed on its own; its commits are folded into the red commit');
+  for (const planted of [committed, untracked]) {
+    assert.match(thread, `a leaf edited the state folder (${planted})`);
+    assert.not.ok(existsSync(join(repo, planted)), planted);
+    assert.is(git(repo, 'log', '--format=', '--name-only', 'main..HEAD', '--', planted), '');
+  }
+  assert.is(git(repo, 'status', '--porcelain'), '');
 });
 
 leaves('a verifier whose answer cannot be read is asked once more; twice is agent-failed', async () => {

@@ -2,7 +2,9 @@
 // refactor commit, every phase narrated on its thread, the draft pull request opened with base and head.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs } from '@leap/test-utils';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git } from '@leap/test-utils';
 import type { DraftPullRequest, TrackerIssue, TrackerPlugin } from '@leap/core';
 import { runTdd } from '../src/index.js';
 import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, slugSteps, subjects } from './helpers.js';
@@ -49,3 +51,27 @@ remote('each criterion is ticked through the tracker right after its refactor co
 });
 
 remote.run();
+
+// ---
+
+const local = suite('runTdd: the local tracker');
+local.after.each(cleanupTempDirs);
+
+local('an issue file git ignores is ticked in place and never staged; the run still ends done', async () => {
+  const repo = makeProject();
+  // The user's own state-folder .gitignore, which leaves issue bodies out.
+  writeFileSync(join(repo, '.tdd', '.gitignore'), '*\n!.gitignore\n!issue-*.md\n');
+  git(repo, 'rm', '-q', '--cached', '.tdd/issues/1.md');
+  git(repo, 'add', '.tdd/.gitignore');
+  git(repo, 'commit', '-q', '-m', 'issues stay local');
+  const titles = ['Only step'];
+  const agents = commandAgents(slugSteps(titles));
+  const result = await runTdd({ cwd: repo, issue: 1, testCmd: 'node --test test/', planFile: planFile(titles), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
+  assert.is(result.code, 0, JSON.stringify(result.bail));
+  assert.equal(subjects(repo), ['plan: issue 1', 'red: Only step', 'green: Only step', 'refactor: Only step']);
+  assert.match(readFileSync(join(repo, '.tdd', 'issues', '1.md'), 'utf8'), '- [x] slugify lowercases the words');
+  assert.is(git(repo, 'log', '--format=', '--name-only', 'main..HEAD', '--', '.tdd/issues/1.md'), '');
+  assert.is(git(repo, 'status', '--porcelain'), '');
+});
+
+local.run();
