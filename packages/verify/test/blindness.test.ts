@@ -52,11 +52,17 @@ blind('no planted developer text reaches the printed prompt or the prompt the ve
   assert.not.ok(received.includes('VERI_TEST_CMD') || received.includes('node "$f"'), 'the test command reaches leaves through the environment only');
 });
 
-blind('the prompt builder takes exactly six inputs, none of them free developer prose', async () => {
+blind('the prompt builder takes exactly seven inputs, none of them free developer prose', async () => {
   const { repo, env } = plantedRepo();
   const { input } = await gatherVerifyInput({ phase: 'red', step: STEP, cwd: repo, env, issue: 3 });
-  assert.equal(Object.keys(input).sort(), ['baseCommit', 'phase', 'repoPath', 'spec', 'stepTitle', 'tests']);
+  assert.equal(Object.keys(input).sort(), ['baseCommit', 'baseDiff', 'phase', 'repoPath', 'spec', 'stepTitle', 'tests']);
   assert.not.ok(JSON.stringify(input).includes(MARK));
+  // Refactor's diff is the repository's code against the base: not the notes file, messages or notes.
+  const base = git(repo, 'rev-parse', 'HEAD').trim();
+  writeFileSync(join(repo, 'src', 'greet.js'), 'export const greet = () => "hello"; // refactored\n');
+  const refactor = (await gatherVerifyInput({ phase: 'refactor', step: STEP, cwd: repo, env, issue: 3, base })).input;
+  assert.match(refactor.baseDiff?.text ?? '', '+export const greet = () => "hello"; // refactored');
+  assert.not.ok(JSON.stringify(refactor).includes(MARK));
 });
 
 blind('the spec comes through the tracker it is given: another tracker\'s issue, not the local file', async () => {
