@@ -48,10 +48,12 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
         await restoreLeafStart(state, step, j.tree);
         j.retried++;
         j.stage = 'ready';
+        state.saveJournal();
       } else {
+        // Not written: the journal saying `leaf` and the leaf's exit file (0, written after it started) say
+        // `developed` to a resumed run already, and collect's end writes `verifying`.
         j.stage = 'developed';
       }
-      state.saveJournal();
     } else if (j.stage === 'developed') {
       await collect(state, step, phase, j.phase_base as string);
       j.stage = 'verifying';
