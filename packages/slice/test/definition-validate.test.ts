@@ -4,7 +4,7 @@ import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError } from '@leap/core';
 import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
-import { foldsCase, loadSliceFile, readSlice, SliceFileError, validateSlice, type Violation } from '../src/definition/index.js';
+import { foldsCase, loadSliceFile, planWaves, readSlice, SliceFileError, validateSlice, type Slice, type Violation } from '../src/definition/index.js';
 import { jsonErrorPosition, parseJsonText } from '../src/definition/parse-json.js';
 import { fieldPath, showFound } from '../src/definition/violation.js';
 import { ballCommand, sliceCommand } from '../src/cli.js';
@@ -191,6 +191,19 @@ rules('where the file system folds case, paths differing in case are one file', 
   assert.equal(messages(validateSlice(value, { foldCase: true })), ['balls "a" and "b" share the file "src/Lexer.js" (as "src/Lexer.js" and "SRC/lexer.JS", one file where case is folded)']);
 });
 
+rules('the file system is asked whether case folds only for a path with a letter whose case folds, and once', () => {
+  let asked = 0;
+  const ask = () => {
+    asked++;
+    return true;
+  };
+  assert.equal(validateSlice(slice([ball('a'), ball('b', { scope: [{ path: 'lib/b-2.js', sha256: null }] })]), { foldCase: ask }), []);
+  assert.is(asked, 0);
+  const value = slice([ball('a', { scope: [{ path: 'src/Lexer.js', sha256: null }] }), ball('b', { scope: [{ path: 'SRC/lexer.JS', sha256: null }, { path: 'Other.js', sha256: null }] })]);
+  assert.equal(messages(validateSlice(value, { foldCase: ask })), ['balls "a" and "b" share the file "src/Lexer.js" (as "src/Lexer.js" and "SRC/lexer.JS", one file where case is folded)']);
+  assert.is(asked, 1);
+});
+
 rules('every scope path is relative, inside the repository, and one the repository can hold', () => {
   const paths: [string, string][] = [
     ['/etc/passwd', 'is absolute: scope paths are relative to the repository root'],
@@ -298,6 +311,24 @@ read('unreadable files throw (exit 2); malformed JSON and bytes that are not UTF
   assert.equal(loadSliceFile(join(dir, 'm.json')), { slice: null, violations: [{ rule: 'json', message: '3:3: malformed JSON: Expected \',\' or \'}\' after property value', balls: [] }] });
   writeFileSync(join(dir, 'latin1.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]));
   assert.equal(loadSliceFile(join(dir, 'latin1.json')).violations, [{ rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] }]);
+});
+
+read('a valid slice comes with its waves, as planWaves plans them; a byte order mark is not content', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'slice.json');
+  const value = JSON.stringify(slice([ball('c', { deps: ['a', 'b'] }), ball('b', { deps: ['a'] }), ball('a'), ball('d')]));
+  writeFileSync(file, value);
+  const loaded = loadSliceFile(file);
+  assert.equal(loaded.waves, [['a', 'd'], ['b'], ['c']]);
+  assert.equal(loaded.waves, planWaves(loaded.slice as Slice));
+  // Decoding leaves out one mark and parsing another, as an editor's mark on a file of two concatenated ones.
+  writeFileSync(file, `\uFEFF\uFEFF${value}`);
+  assert.equal(loadSliceFile(file).waves, [['a', 'd'], ['b'], ['c']]);
+  writeFileSync(file, `\uFEFF\uFEFF\uFEFF${value}`);
+  assert.equal(loadSliceFile(file).violations.map((v) => v.rule), ['json']);
+  // An encoded surrogate is no UTF-8, inside a string or not.
+  writeFileSync(file, Buffer.concat([Buffer.from('{"id":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]));
+  assert.equal(loadSliceFile(file), { slice: null, violations: [{ rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] }] });
 });
 
 read('case folding is decided by the file system under the slice file, unless said', () => {

@@ -2,7 +2,6 @@
 import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
-import { planWaves } from '../definition/plan-waves.js';
 import { repoRootOrNull } from '../definition/repo-root.js';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 
@@ -29,7 +28,7 @@ export const validateCommand: Subcommand = async (argv, io) => {
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const path = resolve(io.cwd, file);
   const loaded = loadSliceFile(path);
-  const waves = loaded.slice === null ? null : planWaves(loaded.slice);
+  const waves = loaded.waves ?? null;
   if (loaded.slice !== null) {
     const found = repoRootOrNull(io.cwd);
     const root = found === null ? null : mainWorktreeRoot(found);

@@ -10,9 +10,17 @@ const MAX_PATH_BYTES = 4095;
 // valid and already normal.
 const PLAIN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
 
+// The same, in lowercase: a path that reads the same where case folds.
+const PLAIN_LOWERCASE = /^[a-z0-9_-][a-z0-9_.-]*(?:\/[a-z0-9_-][a-z0-9_.-]*)*$/;
+
 /** Whether `path` is in the common form: valid, and already normal. */
 export function isPlainPath(path: string): boolean {
   return path.length <= MAX_SEGMENT_BYTES && PLAIN.test(path);
+}
+
+/** Whether `path` is plain (`isPlainPath`) with no letter whose case folds: its own key on any file system. */
+export function isPlainLowercasePath(path: string): boolean {
+  return path.length <= MAX_SEGMENT_BYTES && PLAIN_LOWERCASE.test(path);
 }
 
 /** Why `path` cannot be a scope path (a phrase: `is absolute...`), or null when it can. */

@@ -2,42 +2,41 @@
 // that can name branches, known dependencies, no cycle, one write spine, disjoint scopes whose
 // paths stay inside the repository. They read the slice loosely, so a part the schema refused
 // does not hide the other parts' violations.
-import { cycleIndices } from './plan-waves.js';
-import { isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
+//
+// One pass over the balls reads every field once (ids, scopes, line ranges, proofs), a second
+// resolves the dependencies to indices, and one walk of that graph finds the cycles and each
+// ball's wave: a thousand balls cost a few thousand steps of the interpreter, not a pass per rule.
+import { isPlainLowercasePath, isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
 import { ID_PATTERN } from './slice-id.js';
 import type { Violation } from './violation.js';
 
 /** Ball ids the engine's own branch and files use under `leap/SLICE/` and `.leap/SLICE/`. */
 export const RESERVED_BALL_IDS: readonly string[] = ['spine', 'run.json', 'record.json', 'engine.lock'];
+const RESERVED = new Set(RESERVED_BALL_IDS);
 
-/** What the rules read of a ball: whatever of its fields has the right type. */
-interface LooseBall {
-  index: number;
-  id: string | undefined;
-  deps: unknown[];
-  scope: unknown[];
-  proof: Record<string, unknown> | undefined;
+/** Options of `checkSliceRules`. */
+export interface RuleOptions {
+  /**
+   * Whether paths differing only in case are one file. A function is asked once, and only when a
+   * path has a letter whose case folds: for every other path both answers give the same file.
+   */
+  foldCase: boolean | (() => boolean);
+  /** The slice matched its JSON Schema: every id matches ID_PATTERN already. */
+  schemaValid?: boolean;
 }
+
+/** What the rules found: every violation, and each ball's wave (its longest chain of dependencies). */
+export interface RuleCheck {
+  violations: Violation[];
+  /** `depth[i]` is ball i's wave; meaningful only when there is no violation. */
+  depth: Int32Array;
+}
+
+const NO_ITEMS: readonly unknown[] = [];
+const NO_FIELDS: Readonly<Record<string, unknown>> = {};
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function looseBalls(slice: Record<string, unknown>): LooseBall[] {
-  const balls = Array.isArray(slice.balls) ? slice.balls : [];
-  const out: LooseBall[] = new Array(balls.length);
-  for (let index = 0; index < balls.length; index++) {
-    const ball: unknown = balls[index];
-    const b = isObject(ball) ? ball : {};
-    out[index] = {
-      index,
-      id: typeof b.id === 'string' ? b.id : undefined,
-      deps: Array.isArray(b.deps) ? b.deps : [],
-      scope: Array.isArray(b.scope) ? b.scope : [],
-      proof: isObject(b.proof) ? b.proof : undefined,
-    };
-  }
-  return out;
 }
 
 /** Why `id` cannot be the last part of a git branch name, or null. */
@@ -48,70 +47,15 @@ export function refNameProblem(id: string): string | null {
   return null;
 }
 
-// Returns each id's first ball, which the dependency rules read.
-function idRules(slice: Record<string, unknown>, balls: LooseBall[], out: Violation[]): Map<string, number> {
-  // An id the schema refused is reported there, once.
-  if (typeof slice.id === 'string' && ID_PATTERN.test(slice.id)) {
-    const why = refNameProblem(slice.id);
-    if (why !== null) out.push({ rule: 'id-as-branch', message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`, balls: [], path: 'id' });
-  }
-  const first = new Map<string, number>();
-  for (let i = 0; i < balls.length; i++) {
-    const ball = balls[i] as LooseBall;
-    if (ball.id === undefined) continue;
-    const seen = first.get(ball.id);
-    if (seen !== undefined) {
-      out.push({ rule: 'unique-ids', message: `ball id ${JSON.stringify(ball.id)} is used twice: balls[${seen}] and balls[${ball.index}]`, balls: [ball.id], path: `balls[${ball.index}].id` });
-      continue;
-    }
-    first.set(ball.id, ball.index);
-    if (!ID_PATTERN.test(ball.id)) continue;
-    const why = refNameProblem(ball.id);
-    if (why !== null) out.push({ rule: 'id-as-branch', message: `ball id ${JSON.stringify(ball.id)} cannot name the branch leap/SLICE/${ball.id}: it ${why}`, balls: [ball.id], path: `balls[${ball.index}].id` });
-    if (RESERVED_BALL_IDS.includes(ball.id)) out.push({ rule: 'reserved-id', message: `ball id ${JSON.stringify(ball.id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`, balls: [ball.id], path: `balls[${ball.index}].id` });
-  }
-  return first;
-}
-
-function depRules(balls: LooseBall[], first: ReadonlyMap<string, number>, out: Violation[]): void {
-  for (let i = 0; i < balls.length; i++) {
-    const ball = balls[i] as LooseBall;
-    for (let j = 0; j < ball.deps.length; j++) {
-      const dep = ball.deps[j];
-      if (typeof dep !== 'string' || first.has(dep)) continue;
-      out.push({ rule: 'known-deps', message: `${ballName(ball)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: idsOf(ball), path: `balls[${ball.index}].deps[${j}]` });
-    }
-  }
-  // A ball whose id another ball took first is not a node: its id is reported as a duplicate.
-  const nodeAt = (i: number): readonly unknown[] => {
-    const ball = balls[i] as LooseBall;
-    return ball.id !== undefined && first.get(ball.id) === i ? ball.deps : [];
-  };
-  const indexOf = (id: unknown): number => (typeof id === 'string' ? first.get(id) ?? -1 : -1);
-  for (const cycle of cycleIndices(balls.length, nodeAt, indexOf)) {
-    const ids = cycle.map((i) => (balls[i] as LooseBall).id as string);
-    const path = [...ids, ids[0]].map((id) => JSON.stringify(id)).join(' -> ');
-    out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: ids, path: `balls[${cycle[0]}].deps` });
-  }
-}
-
-function spineRule(slice: Record<string, unknown>, balls: LooseBall[], out: Violation[]): void {
-  if (typeof slice.spine !== 'string' || slice.spine === '') return;
-  const named = balls.filter((b) => b.id === slice.spine);
-  if (slice.spine === 'integrator' && named.length > 0) {
-    out.push({ rule: 'one-spine', message: 'spine "integrator" names two writers: the integrator and the ball "integrator"; rename the ball', balls: ['integrator'], path: 'spine' });
-  } else if (slice.spine !== 'integrator' && named.length === 0) {
-    out.push({ rule: 'one-spine', message: `spine ${JSON.stringify(slice.spine)} is neither "integrator" nor a ball of this slice`, balls: [], path: 'spine' });
-  }
-}
-
-function ballName(ball: LooseBall): string {
-  return ball.id === undefined ? `balls[${ball.index}]` : `ball ${JSON.stringify(ball.id)}`;
-}
-
 // Names and field paths are built only for a violation: a slice of a thousand balls has none.
-function idsOf(ball: LooseBall): string[] {
-  return ball.id === undefined ? [] : [ball.id];
+function ballName(ids: readonly (string | undefined)[], i: number): string {
+  const id = ids[i];
+  return id === undefined ? `balls[${i}]` : `ball ${JSON.stringify(id)}`;
+}
+
+function idsOf(ids: readonly (string | undefined)[], i: number): string[] {
+  const id = ids[i];
+  return id === undefined ? [] : [id];
 }
 
 // The file a scope path names: normalised, and lowercased where case folds. Unicode is compared in
@@ -124,72 +68,126 @@ function fileKey(path: string, foldCase: boolean): string | null {
   return foldCase ? normal.toLowerCase() : normal;
 }
 
-// How `ball` first spelled the file `key`: looked up again only for a violation.
-function firstSpelling(ball: LooseBall, key: string, foldCase: boolean): string {
-  for (const entry of ball.scope) {
+// How the ball `scope` belongs to first spelled the file `key`: looked up again only for a violation.
+function firstSpelling(scope: unknown, key: string, foldCase: boolean): string {
+  if (!Array.isArray(scope)) return key;
+  for (const entry of scope) {
     const path = isObject(entry) ? entry.path : undefined;
     if (typeof path === 'string' && path !== '' && fileKey(path, foldCase) === key) return path;
   }
   return key;
 }
 
-function scopeRules(balls: LooseBall[], foldCase: boolean, out: Violation[]): void {
-  const owners = new Map<string, LooseBall>();
-  for (let i = 0; i < balls.length; i++) {
-    const ball = balls[i] as LooseBall;
-    for (let j = 0; j < ball.scope.length; j++) {
-      const entry = ball.scope[j];
-      const path = isObject(entry) ? entry.path : undefined;
-      if (typeof path !== 'string' || path === '') continue;
-      const key = fileKey(path, foldCase);
-      if (key === null) {
-        out.push({ rule: 'scope-path', message: `${ballName(ball)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`, balls: idsOf(ball), path: `balls[${ball.index}].scope[${j}].path` });
-        continue;
-      }
-      const owner = owners.get(key);
-      if (owner === undefined) {
-        owners.set(key, ball);
-        continue;
-      }
-      const at = `balls[${ball.index}].scope[${j}].path`;
-      const first = firstSpelling(owner, key, foldCase);
-      const normal = normalizeScopePath(path);
-      if (owner === ball) {
-        out.push({ rule: 'disjoint-scopes', message: `${ballName(ball)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`, balls: idsOf(ball), path: at });
-      } else {
-        const other = owner.id === undefined ? `balls[${owner.index}]` : JSON.stringify(owner.id);
-        const spelled = first === path ? '' : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
-        out.push({ rule: 'disjoint-scopes', message: `balls ${other} and ${ball.id === undefined ? `balls[${ball.index}]` : JSON.stringify(ball.id)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`, balls: [...idsOf(owner), ...idsOf(ball)], path: at });
-      }
+function idRules(slice: Record<string, unknown>, out: Violation[]): void {
+  // An id the schema refused is reported there, once.
+  if (typeof slice.id === 'string' && ID_PATTERN.test(slice.id)) {
+    const why = refNameProblem(slice.id);
+    if (why !== null) out.push({ rule: 'id-as-branch', message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`, balls: [], path: 'id' });
+  }
+}
+
+function ballIdRules(id: string, i: number, schemaValid: boolean, out: Violation[]): void {
+  if (!schemaValid && !ID_PATTERN.test(id)) return;
+  // Every refNameProblem needs a dot; most ids have none.
+  const why = id.includes('.') ? refNameProblem(id) : null;
+  if (why !== null) out.push({ rule: 'id-as-branch', message: `ball id ${JSON.stringify(id)} cannot name the branch leap/SLICE/${id}: it ${why}`, balls: [id], path: `balls[${i}].id` });
+  if (RESERVED.has(id)) out.push({ rule: 'reserved-id', message: `ball id ${JSON.stringify(id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`, balls: [id], path: `balls[${i}].id` });
+}
+
+function linesRule(lines: unknown[], ids: readonly (string | undefined)[], i: number, j: number, out: Violation[]): void {
+  for (let k = 0; k < lines.length; k++) {
+    const range = lines[k];
+    if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[0] > range[1]) {
+      out.push({ rule: 'lines', message: `${ballName(ids, i)}: line range [${range[0]}, ${range[1]}] ends before it starts`, balls: idsOf(ids, i), path: `balls[${i}].scope[${j}].lines[${k}]` });
     }
   }
 }
 
-function entryRules(balls: LooseBall[], out: Violation[]): void {
-  for (let i = 0; i < balls.length; i++) {
-    const ball = balls[i] as LooseBall;
-    for (let j = 0; j < ball.scope.length; j++) {
-      const entry = ball.scope[j];
-      const lines = isObject(entry) && Array.isArray(entry.lines) ? (entry.lines as unknown[]) : undefined;
-      if (lines === undefined) continue;
-      for (let k = 0; k < lines.length; k++) {
-        const range = lines[k];
-        if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[0] > range[1]) {
-          out.push({ rule: 'lines', message: `${ballName(ball)}: line range [${range[0]}, ${range[1]}] ends before it starts`, balls: idsOf(ball), path: `balls[${ball.index}].scope[${j}].lines[${k}]` });
+function proofRules(proof: Record<string, unknown>, ids: readonly (string | undefined)[], i: number, out: Violation[]): void {
+  const argv = proof.argv;
+  if (Array.isArray(argv) && argv[0] === '') out.push({ rule: 'proof', message: `${ballName(ids, i)}: proof.argv[0] is empty: it names the program to run`, balls: idsOf(ids, i), path: `balls[${i}].proof.argv[0]` });
+  const metric = proof.metric;
+  if (!Array.isArray(metric) || metric.length < 2) return;
+  const fields = new Set<string>();
+  metric.forEach((m: unknown, k) => {
+    const field = isObject(m) ? m.field : undefined;
+    if (typeof field !== 'string') return;
+    if (fields.has(field)) out.push({ rule: 'proof', message: `${ballName(ids, i)}: metric field ${JSON.stringify(field)} is named twice`, balls: idsOf(ids, i), path: `balls[${i}].proof.metric[${k}].field` });
+    fields.add(field);
+  });
+}
+
+/** The violation of a file listed twice, by one ball or by two. */
+function sharedFile(balls: readonly unknown[], ids: readonly (string | undefined)[], owner: number, i: number, j: number, path: string, key: string, foldCase: boolean): Violation {
+  const at = `balls[${i}].scope[${j}].path`;
+  const ownerBall = balls[owner];
+  const first = firstSpelling(isObject(ownerBall) ? ownerBall.scope : undefined, key, foldCase);
+  const normal = normalizeScopePath(path);
+  if (owner === i) {
+    return { rule: 'disjoint-scopes', message: `${ballName(ids, i)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`, balls: idsOf(ids, i), path: at };
+  }
+  const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
+  const spelled = first === path ? '' : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
+  return { rule: 'disjoint-scopes', message: `balls ${name(owner)} and ${name(i)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`, balls: [...idsOf(ids, owner), ...idsOf(ids, i)], path: at };
+}
+
+/**
+ * The dependency graph walked depth first, in file order: one cycle per back edge (each set of balls
+ * once, as the indices around it), and each ball's depth, one past its deepest dependency's. The
+ * walk keeps its own stack, so a chain of any length fits. `start[i]..start[i+1]` index ball i's
+ * dependencies in `edges`.
+ */
+function walkGraph(n: number, start: Int32Array, edges: readonly number[]): { cycles: number[][]; depth: Int32Array } {
+  const state = new Uint8Array(n); // 0 unseen, 1 on the stack, 2 done
+  const next = new Int32Array(n);
+  const depth = new Int32Array(n);
+  const stack: number[] = [];
+  const cycles: number[][] = [];
+  let seen: Set<string> | undefined;
+  for (let root = 0; root < n; root++) {
+    if (state[root] !== 0) continue;
+    state[root] = 1;
+    next[root] = start[root] as number;
+    stack.push(root);
+    while (stack.length > 0) {
+      const i = stack[stack.length - 1] as number;
+      const e = next[i] as number;
+      if (e === start[i + 1]) {
+        stack.pop();
+        state[i] = 2;
+        const parent = stack[stack.length - 1];
+        if (parent !== undefined && (depth[i] as number) >= (depth[parent] as number)) depth[parent] = (depth[i] as number) + 1;
+        continue;
+      }
+      next[i] = e + 1;
+      const j = edges[e] as number;
+      if (state[j] === 0) {
+        state[j] = 1;
+        next[j] = start[j] as number;
+        stack.push(j);
+      } else if (state[j] === 2) {
+        if ((depth[j] as number) >= (depth[i] as number)) depth[i] = (depth[j] as number) + 1;
+      } else {
+        const cycle = stack.slice(stack.lastIndexOf(j));
+        const key = [...cycle].sort((a, b) => a - b).join(',');
+        seen ??= new Set();
+        if (!seen.has(key)) {
+          seen.add(key);
+          cycles.push(cycle);
         }
       }
     }
-    const argv = ball.proof?.argv;
-    if (Array.isArray(argv) && argv[0] === '') out.push({ rule: 'proof', message: `${ballName(ball)}: proof.argv[0] is empty: it names the program to run`, balls: idsOf(ball), path: `balls[${ball.index}].proof.argv[0]` });
-    const metric = ball.proof?.metric;
-    if (!Array.isArray(metric) || metric.length < 2) continue;
-    const fields = new Set<string>();
-    metric.forEach((m: unknown, k) => {
-      const field = isObject(m) ? m.field : undefined;
-      if (typeof field !== 'string') return;
-      if (fields.has(field)) out.push({ rule: 'proof', message: `${ballName(ball)}: metric field ${JSON.stringify(field)} is named twice`, balls: idsOf(ball), path: `balls[${ball.index}].proof.metric[${k}].field` });
-      fields.add(field);
-    });
+  }
+  return { cycles, depth };
+}
+
+function spineRule(slice: Record<string, unknown>, ids: readonly (string | undefined)[], out: Violation[]): void {
+  if (typeof slice.spine !== 'string' || slice.spine === '') return;
+  const named = ids.includes(slice.spine);
+  if (slice.spine === 'integrator' && named) {
+    out.push({ rule: 'one-spine', message: 'spine "integrator" names two writers: the integrator and the ball "integrator"; rename the ball', balls: ['integrator'], path: 'spine' });
+  } else if (slice.spine !== 'integrator' && !named) {
+    out.push({ rule: 'one-spine', message: `spine ${JSON.stringify(slice.spine)} is neither "integrator" nor a ball of this slice`, balls: [], path: 'spine' });
   }
 }
 
@@ -200,16 +198,96 @@ function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
   else if (/[\0-\x1f\x7f]/.test(base)) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} holds a control character, which no commit-ish does`, balls: [], path: 'base' });
 }
 
-/** Every violation of the rules between the parts of `slice` (any value; a non-object has none). */
-export function sliceRuleViolations(slice: unknown, options: { foldCase: boolean }): Violation[] {
-  if (!isObject(slice)) return [];
-  const balls = looseBalls(slice);
+/**
+ * Every violation of the rules between the parts of `slice` (any value; a non-object has none), in
+ * the order of the rules: ids, dependencies, cycles, the spine, scopes, line ranges and proofs, the base.
+ */
+export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck {
+  if (!isObject(slice)) return { violations: [], depth: new Int32Array(0) };
+  const balls: readonly unknown[] = Array.isArray(slice.balls) ? slice.balls : NO_ITEMS;
+  const n = balls.length;
   const out: Violation[] = [];
-  const first = idRules(slice, balls, out);
-  depRules(balls, first, out);
-  spineRule(slice, balls, out);
-  scopeRules(balls, options.foldCase, out);
-  entryRules(balls, out);
+  const scopeOut: Violation[] = [];
+  const entryOut: Violation[] = [];
+  let fold = typeof options.foldCase === 'boolean' ? options.foldCase : undefined;
+  const folds = (): boolean => (fold ??= (options.foldCase as () => boolean)());
+  const schemaValid = options.schemaValid === true;
+  idRules(slice, out);
+
+  const ids: (string | undefined)[] = new Array(n);
+  const depsOf: (readonly unknown[])[] = new Array(n);
+  // Each id's first ball, which the dependencies name; a ball whose id another took first is no node.
+  const first = new Map<string, number>();
+  const isNode = new Uint8Array(n);
+  const owners = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const raw = balls[i];
+    const ball = isObject(raw) ? raw : NO_FIELDS;
+    const id = typeof ball.id === 'string' ? ball.id : undefined;
+    ids[i] = id;
+    depsOf[i] = Array.isArray(ball.deps) ? ball.deps : NO_ITEMS;
+    if (id !== undefined) {
+      const seen = first.get(id);
+      if (seen !== undefined) {
+        out.push({ rule: 'unique-ids', message: `ball id ${JSON.stringify(id)} is used twice: balls[${seen}] and balls[${i}]`, balls: [id], path: `balls[${i}].id` });
+      } else {
+        first.set(id, i);
+        isNode[i] = 1;
+        ballIdRules(id, i, schemaValid, out);
+      }
+    }
+    const scope = ball.scope;
+    if (Array.isArray(scope)) {
+      for (let j = 0; j < scope.length; j++) {
+        const entry: unknown = scope[j];
+        if (!isObject(entry)) continue;
+        const path = entry.path;
+        if (typeof path === 'string' && path !== '') {
+          // A plain lowercase path is its own key whether or not case folds.
+          const key = isPlainLowercasePath(path) ? path : fileKey(path, folds());
+          if (key === null) {
+            scopeOut.push({ rule: 'scope-path', message: `${ballName(ids, i)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`, balls: idsOf(ids, i), path: `balls[${i}].scope[${j}].path` });
+          } else {
+            const owner = owners.get(key);
+            if (owner === undefined) owners.set(key, i);
+            else scopeOut.push(sharedFile(balls, ids, owner, i, j, path, key, folds()));
+          }
+        }
+        if (Array.isArray(entry.lines)) linesRule(entry.lines, ids, i, j, entryOut);
+      }
+    }
+    if (isObject(ball.proof)) proofRules(ball.proof, ids, i, entryOut);
+  }
+
+  // The dependencies as indices: `start[i]..start[i+1]` in `edges` are ball i's.
+  const start = new Int32Array(n + 1);
+  const edges: number[] = [];
+  for (let i = 0; i < n; i++) {
+    start[i] = edges.length;
+    const deps = depsOf[i] as readonly unknown[];
+    for (let k = 0; k < deps.length; k++) {
+      const dep = deps[k];
+      if (typeof dep !== 'string') continue;
+      const j = first.get(dep);
+      if (j === undefined) out.push({ rule: 'known-deps', message: `${ballName(ids, i)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: idsOf(ids, i), path: `balls[${i}].deps[${k}]` });
+      else if (isNode[i] === 1) edges.push(j);
+    }
+  }
+  start[n] = edges.length;
+  const { cycles, depth } = walkGraph(n, start, edges);
+  for (const cycle of cycles) {
+    const around = cycle.map((i) => ids[i] as string);
+    const path = [...around, around[0]].map((id) => JSON.stringify(id)).join(' -> ');
+    out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: around, path: `balls[${cycle[0]}].deps` });
+  }
+  spineRule(slice, ids, out);
+  for (const v of scopeOut) out.push(v);
+  for (const v of entryOut) out.push(v);
   baseRule(slice, out);
-  return out;
+  return { violations: out, depth };
+}
+
+/** Every violation of the rules between the parts of `slice` (any value; a non-object has none). */
+export function sliceRuleViolations(slice: unknown, options: RuleOptions): Violation[] {
+  return checkSliceRules(slice, options).violations;
 }

@@ -1,15 +1,37 @@
 // `validateSlice`: the schema, then every rule of CONTRACT section 7, every violation at once.
 import { schemaProblems } from './schema-problems.js';
-import { sliceRuleViolations } from './slice-rules.js';
+import { checkSliceRules } from './slice-rules.js';
 import type { Violation } from './violation.js';
 
 /** Options of `validateSlice`. */
 export interface ValidateOptions {
-  /** Whether paths differing only in case are one file (as on macOS); false unless said. */
-  foldCase?: boolean;
+  /**
+   * Whether paths differing only in case are one file (as on macOS); false unless said. A function
+   * is asked only when some path has a letter whose case folds.
+   */
+  foldCase?: boolean | (() => boolean);
+}
+
+/** What checking a slice found: every violation, and the waves when there is none. */
+export interface SliceCheck {
+  violations: Violation[];
+  /** Ball ids per wave, as planWaves gives them; null when the slice has a violation. */
+  waves: string[][] | null;
+}
+
+/** Every violation of `value` as a slice file and, for a valid slice, its waves (the rules walk the graph anyway). */
+export function checkSlice(value: unknown, options: ValidateOptions = {}): SliceCheck {
+  const schema = schemaProblems(value);
+  const rules = checkSliceRules(value, { foldCase: options.foldCase ?? false, schemaValid: schema.length === 0 });
+  if (schema.length > 0 || rules.violations.length > 0) return { violations: [...schema, ...rules.violations], waves: null };
+  // Valid: an object whose balls all have string ids.
+  const balls = (value as { balls: { id: string }[] }).balls;
+  const waves: string[][] = [];
+  for (let i = 0; i < balls.length; i++) (waves[rules.depth[i] as number] ??= []).push((balls[i] as { id: string }).id);
+  return { violations: [], waves };
 }
 
 /** Every violation of `value` as a slice file: its JSON Schema, then the rules; none when it is valid. */
 export function validateSlice(value: unknown, options: ValidateOptions = {}): Violation[] {
-  return [...schemaProblems(value), ...sliceRuleViolations(value, { foldCase: options.foldCase === true })];
+  return checkSlice(value, options).violations;
 }
