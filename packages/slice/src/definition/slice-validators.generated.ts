@@ -10,7 +10,6 @@ function countCodePoints(text) {
 export const validateBalls: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate20;
 const schema31 = {"$id":"https://leap.dev/schemas/parts/balls.schema.json","title":"LEAP balls","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"type":["string","null"],"pattern":"^[0-9a-f]{64}$"},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false,"description":"One unit of work a builder can own alone."}};
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
-const pattern5 = new RegExp("^[\\s\\S]", "u");
 const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -35,14 +34,14 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
 if((((((((data0.id === undefined) && (missing0 = "id")) || ((data0.goal === undefined) && (missing0 = "goal"))) || ((data0.spec === undefined) && (missing0 = "spec"))) || ((data0.scope === undefined) && (missing0 = "scope"))) || ((data0.proof === undefined) && (missing0 = "proof"))) || ((data0.rollback === undefined) && (missing0 = "rollback"))) || ((data0.deps === undefined) && (missing0 = "deps"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs3 = errors;
 for(const key0 in data0){
 if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -54,12 +53,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -74,13 +73,13 @@ let data2 = data0.goal;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",schemaPath:"#/items/properties/goal/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
+if(data2.length === 0){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",schemaPath:"#/items/properties/goal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -93,7 +92,7 @@ if(valid1){
 if(data0.spec !== undefined){
 const _errs8 = errors;
 if(typeof data0.spec !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/spec",schemaPath:"#/items/properties/spec/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/spec",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -108,7 +107,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",schemaPath:"#/items/properties/scope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -121,14 +120,14 @@ if(errors === _errs12){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.path === undefined) && (missing1 = "path")) || ((data5.sha256 === undefined) && (missing1 = "sha256"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,schemaPath:"#/items/properties/scope/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs14 = errors;
 for(const key1 in data5){
 if(!((((key1 === "path") || (key1 === "sha256")) || (key1 === "symbols")) || (key1 === "lines"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,schemaPath:"#/items/properties/scope/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -139,13 +138,13 @@ let data6 = data5.path;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data6 === "string"){
-if(!pattern5.test(data6)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",schemaPath:"#/items/properties/scope/items/properties/path/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
+if(data6.length === 0){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",schemaPath:"#/items/properties/scope/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -159,13 +158,13 @@ if(data5.sha256 !== undefined){
 let data7 = data5.sha256;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/type",keyword:"type",params:{type: schema31.items.properties.scope.items.properties.sha256.type},message:"must be string,null"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",keyword:"type",params:{type: schema31.items.properties.scope.items.properties.sha256.type}}];
 return false;
 }
 if(errors === _errs17){
 if(typeof data7 === "string"){
 if(!pattern7.test(data7)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",schemaPath:"#/items/properties/scope/items/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"}}];
 return false;
 }
 }
@@ -188,13 +187,13 @@ let data9 = data8[i2];
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
-if(!pattern5.test(data9)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,schemaPath:"#/items/properties/scope/items/properties/symbols/items/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
+if(data9.length === 0){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,schemaPath:"#/items/properties/scope/items/properties/symbols/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -205,7 +204,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols",schemaPath:"#/items/properties/scope/items/properties/symbols/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -228,12 +227,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(Array.isArray(data11)){
 if(data11.length > 2){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"maxItems",params:{limit: 2}}];
 return false;
 }
 else {
 if(data11.length < 2){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"minItems",params:{limit: 2}}];
 return false;
 }
 else {
@@ -242,18 +241,18 @@ if(len4 > 0){
 let data12 = data11[0];
 const _errs27 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs27){
 if(typeof data12 == "number"){
 if(data12 > 9007199254740991 || isNaN(data12)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data12 <= 0 || isNaN(data12)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/0/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
 return false;
 }
 }
@@ -266,18 +265,18 @@ if(len4 > 1){
 let data13 = data11[1];
 const _errs29 = errors;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs29){
 if(typeof data13 == "number"){
 if(data13 > 9007199254740991 || isNaN(data13)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data13 <= 0 || isNaN(data13)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",schemaPath:"#/items/properties/scope/items/properties/lines/items/prefixItems/1/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
 return false;
 }
 }
@@ -288,7 +287,7 @@ var valid6 = _errs29 === errors;
 if(valid6){
 const len5 = data11.length;
 if(!(len5 <= 2)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/items",keyword:"items",params:{limit: 2},message:"must NOT have more than 2 items"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"items",params:{limit: 2}}];
 return false;
 }
 }
@@ -297,7 +296,7 @@ return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,schemaPath:"#/items/properties/scope/items/properties/lines/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -308,7 +307,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines",schemaPath:"#/items/properties/scope/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -324,7 +323,7 @@ var valid3 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,schemaPath:"#/items/properties/scope/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -336,7 +335,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",schemaPath:"#/items/properties/scope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -353,14 +352,14 @@ if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing2;
 if((data14.argv === undefined) && (missing2 = "argv")){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/items/properties/proof/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs33 = errors;
 for(const key2 in data14){
 if(!((key2 === "argv") || (key2 === "metric"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/items/properties/proof/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -372,7 +371,7 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(Array.isArray(data15)){
 if(data15.length < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",schemaPath:"#/items/properties/proof/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -381,7 +380,7 @@ const len6 = data15.length;
 for(let i4=0; i4<len6; i4++){
 const _errs36 = errors;
 if(typeof data15[i4] !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv/" + i4,schemaPath:"#/items/properties/proof/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv/" + i4,keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid8 = _errs36 === errors;
@@ -392,7 +391,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",schemaPath:"#/items/properties/proof/properties/argv/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -416,14 +415,14 @@ if(errors === _errs40){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 let missing3;
 if(((data18.field === undefined) && (missing3 = "field")) || ((data18.better === undefined) && (missing3 = "better"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,schemaPath:"#/items/properties/proof/properties/metric/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
 const _errs42 = errors;
 for(const key3 in data18){
 if(!((key3 === "field") || (key3 === "better"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,schemaPath:"#/items/properties/proof/properties/metric/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
@@ -434,13 +433,13 @@ let data19 = data18.field;
 const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data19 === "string"){
-if(!pattern5.test(data19)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",schemaPath:"#/items/properties/proof/properties/metric/items/properties/field/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
+if(data19.length === 0){
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",schemaPath:"#/items/properties/proof/properties/metric/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -454,11 +453,11 @@ if(data18.better !== undefined){
 let data20 = data18.better;
 const _errs45 = errors;
 if(typeof data20 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",schemaPath:"#/items/properties/proof/properties/metric/items/properties/better/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data20 === "higher") || (data20 === "lower"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",schemaPath:"#/items/properties/proof/properties/metric/items/properties/better/enum",keyword:"enum",params:{allowedValues: schema31.items.properties.proof.properties.metric.items.properties.better.enum},message:"must be equal to one of the allowed values"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",keyword:"enum",params:{allowedValues: schema31.items.properties.proof.properties.metric.items.properties.better.enum}}];
 return false;
 }
 var valid10 = _errs45 === errors;
@@ -471,7 +470,7 @@ var valid10 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,schemaPath:"#/items/properties/proof/properties/metric/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -482,7 +481,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric",schemaPath:"#/items/properties/proof/properties/metric/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -496,7 +495,7 @@ var valid7 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",schemaPath:"#/items/properties/proof/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -509,7 +508,7 @@ if(valid1){
 if(data0.rollback !== undefined){
 const _errs47 = errors;
 if(typeof data0.rollback !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/rollback",schemaPath:"#/items/properties/rollback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/rollback",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs47 === errors;
@@ -528,7 +527,7 @@ const len8 = data22.length;
 for(let i6=0; i6<len8; i6++){
 const _errs51 = errors;
 if(typeof data22[i6] !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps/" + i6,schemaPath:"#/items/properties/deps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps/" + i6,keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid11 = _errs51 === errors;
@@ -538,7 +537,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps",schemaPath:"#/items/properties/deps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -557,7 +556,7 @@ var valid1 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -568,7 +567,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath,keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -595,14 +594,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.base === undefined) && (missing0 = "base"))) || ((data.spine === undefined) && (missing0 = "spine"))) || ((data.balls === undefined) && (missing0 = "balls"))){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate21.errors = [{instancePath,keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "$schema") || (key0 === "id")) || (key0 === "base")) || (key0 === "spine")) || (key0 === "balls"))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate21.errors = [{instancePath,keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -611,7 +610,7 @@ if(_errs1 === errors){
 if(data.$schema !== undefined){
 const _errs2 = errors;
 if(typeof data.$schema !== "string"){
-validate21.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/$schema",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -626,12 +625,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
+validate21.errors = [{instancePath:instancePath+"/id",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"}}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/id",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -646,13 +645,13 @@ let data2 = data.base;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate21.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
+if(data2.length === 0){
+validate21.errors = [{instancePath:instancePath+"/base",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/base",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -667,13 +666,13 @@ let data3 = data.spine;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate21.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""}];
+if(data3.length === 0){
+validate21.errors = [{instancePath:instancePath+"/spine",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/spine",schemaPath:"#/properties/spine/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/spine",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -689,12 +688,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate21.errors = [{instancePath:instancePath+"/balls",schemaPath:"#/properties/balls/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate21.errors = [{instancePath:instancePath+"/balls",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/balls",schemaPath:"#/properties/balls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate21.errors = [{instancePath:instancePath+"/balls",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -711,7 +710,7 @@ var valid0 = true;
 }
 }
 else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate21.errors = [{instancePath,keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
