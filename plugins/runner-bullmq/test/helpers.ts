@@ -2,7 +2,6 @@
 // repository standing in for the shared remote, the engine's clone of it, `leap worker` processes in
 // folders of their own standing in for machines, and slices whose proofs check file contents.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect as connectTcp, createServer } from 'node:net';
 import { userInfo } from 'node:os';
@@ -11,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { runSlice } from '@leap/slice';
 import { createBullmqRunner } from '../src/index.js';
-import { eventsOf, readLeap } from '../../../packages/slice/test/engine-helpers.js';
+import { ball, contentProof, eventsOf, readLeap, sha } from '../../../packages/slice/test/engine-helpers.js';
 
 export { eventsOf, readLeap };
 
@@ -203,22 +202,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-/** A proof that passes when every file has exactly the given content (no shell: `node -e`). */
-export function contentProof(expected: Record<string, string>): string[] {
-  const script = `const fs=require('fs');const want=${JSON.stringify(expected)};for(const [p,c] of Object.entries(want)){let got=null;try{got=fs.readFileSync(p,'utf8')}catch{}if(got!==c){console.log('want '+JSON.stringify(c)+' in '+p+', got '+JSON.stringify(got));process.exit(1)}}console.log('ok')`;
-  return [process.execPath, '-e', script];
-}
-
-export const sha = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** One ball: its scope with hashes taken from `base` (null for a file the ball creates). */
-export function ball(id: string, scope: string[], base: Record<string, string>, extra: Record<string, unknown> = {}) {
-  return {
-    id, goal: `ball ${id} does its part`, spec: `Write the files of ball ${id}.`,
-    scope: scope.map((path) => ({ path, sha256: base[path] === undefined ? null : sha(base[path] as string) })),
-    proof: { argv: contentProof({}) }, rollback: 'restore the scope to base', deps: [] as string[], ...extra,
-  };
-}
+export { ball, contentProof, sha };
 
 export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string }[]; sleep_ms?: number; exit?: number }>>;
 
