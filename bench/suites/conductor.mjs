@@ -26,6 +26,70 @@ function project(dir, steps) {
   git('commit', '-q', '-m', 'bench project');
 }
 
+// The floor of the conductor's own share: a bash script doing the git work the same run needs and nothing
+// else (no Node, no leaves, no test runs, the files written by the script itself): preflight, the branch and
+// the plan commit; then per step red (state-folder status, add, commit, the red commit's tests, a scratch
+// tree with them set aside), green (status, add, the tests unchanged, the tick through a copy of the index),
+// refactor (status, add, no test changed, the issue file staged, the clear through a copy of the index).
+const FLOOR_SCRIPT = [
+  "set -euo pipefail",
+  "cd \"$1\"; shift",
+  "mkdir -p src",
+  "git symbolic-ref -q HEAD >/dev/null",
+  "git status --porcelain -z --untracked-files=all >/dev/null",
+  "git checkout -q -b leap/issue-1",
+  "{ printf '# Bench plan\\n\\n## Steps\\n\\n'; for t in \"$@\"; do printf -- '- [ ] %s\\n' \"$t\"; done; } > .tdd/issue-1.md",
+  "git add -- .tdd/issue-1.md",
+  "git commit -q -m 'plan: issue 1'",
+  "edit() { local text; text=$(<\"$1\"); printf '%s\\n' \"${text/\"$2\"/\"$3\"}\" > \"$1\"; }",
+  "tick() {",
+  "  cp .git/index .git/index.floor",
+  "  GIT_INDEX_FILE=.git/index.floor git update-index --add -- .tdd/issue-1.md",
+  "  local tree commit",
+  "  tree=$(GIT_INDEX_FILE=.git/index.floor git write-tree)",
+  "  commit=$(printf '%s\\n' \"$1\" | git commit-tree \"$tree\" -p HEAD)",
+  "  git update-ref -m \"commit: $1\" HEAD \"$commit\"",
+  "  mv .git/index.floor .git/index",
+  "}",
+  "leaf() { printf '%s\\n' \"$2\" > \"$1\"; git status --porcelain=v2 --branch -z --untracked-files=all --no-renames -- .tdd >/dev/null; git add -A; }",
+  "n=0",
+  "for t in \"$@\"; do",
+  "  n=$((n+1))",
+  "  leaf \"test/step$n.test.js\" \"test $n\"",
+  "  git commit -q -m \"red: $t\"",
+  "  git show --no-renames --format=%H --name-only -z --diff-filter=AM HEAD >/dev/null",
+  "  s=$(mktemp -d); mkdir \"$s/tree\"",
+  "  GIT_INDEX_FILE=\"$s/index\" git --work-tree \"$s/tree\" read-tree -u --reset HEAD",
+  "  GIT_INDEX_FILE=\"$s/index\" git --work-tree \"$s/tree\" checkout --no-overlay -q HEAD^ -- \"test/step$n.test.js\"",
+  "  rm -rf \"$s\"",
+  "  leaf \"src/step$n.js\" \"export const value = $n;\"",
+  "  git status --porcelain -z --untracked-files=all -- \"test/step$n.test.js\" >/dev/null",
+  "  edit .tdd/issue-1.md \"- [ ] $t\" \"- [x] $t <!-- refactor-pending -->\"",
+  "  tick \"green: $t\"",
+  "  leaf \"src/step$n.js\" \"// step $n\"",
+  "  git status --porcelain -z --untracked-files=all >/dev/null",
+  "  edit .tdd/issues/1.md \"- [ ] $t\" \"- [x] $t\"",
+  "  git add -- .tdd/issues/1.md",
+  "  edit .tdd/issue-1.md \" <!-- refactor-pending -->\" \"\"",
+  "  tick \"refactor: $t\"",
+  "done",
+].join('\n');
+// Git processes the floor starts: 5 to start, then a step's 21 (red 6, green 7, refactor 8; tick and clear 4 each).
+const FLOOR_GIT = { start: 5, step: 21 };
+
+function floorMs(ctx, titles) {
+  const runs = [];
+  for (let i = 0; i < 5; i++) {
+    const dir = join(ctx.tmp, `conductor-floor-${i}`);
+    project(dir, titles);
+    const started = process.hrtime.bigint();
+    const done = spawnSync('bash', ['-c', FLOOR_SCRIPT, 'floor', dir, ...titles], { encoding: 'utf8' });
+    if (done.status !== 0) throw new Error(`the floor script failed: ${done.stderr}`);
+    runs.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return ctx.median(runs);
+}
+
 export default async function conductor(ctx) {
   const leap = ctx.bin('cli', 'leap');
   if (!ctx.has(leap, join(ctx.root, 'packages', 'conductor', 'dist', 'index.js'))) {
@@ -74,6 +138,8 @@ export default async function conductor(ctx) {
   const share = ownMs / wallMs;
   ctx.note(`conductor: a 3-step run took ${wallMs.toFixed(0)} ms: leaves ${leavesMs.toFixed(0)} ms (${events.filter((e) => e.event === 'exit').length}), test runs ${testsMs.toFixed(0)} ms (${testRuns.length}), the conductor's own ${ownMs.toFixed(0)} ms`);
   ctx.check("conductor's own share of a 3-step run (not leaves, not test runs)", (share * 100).toFixed(1), 'at most 5%', share <= 0.05, '%');
+  const floor = floorMs(ctx, titles);
+  ctx.note(`conductor: the floor of its own share, a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step), took ${floor.toFixed(0)} ms (median of 5), ${((floor / wallMs) * 100).toFixed(1)}% of the run's wall; the conductor's own is ${(ownMs / floor).toFixed(1)}x that`);
   const perStep = (testRuns.length - 1) / titles.length;
   ctx.check('test-suite runs per step (besides one baseline per run)', perStep.toFixed(2), 'at most 4: red 2 (fails with the new test, passes without), green 1, refactor 1', perStep <= 4);
   ctx.coldStart('leap tdd status --issue 1', [leap, 'tdd', 'status', '--issue', '1'], { cwd: repo, env, budget: 1.3, expect: 0 });
