@@ -259,9 +259,13 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     if (isObject(ball.proof)) proofRules(ball.proof, ids, i, entryOut);
   }
 
-  // The dependencies as indices: `start[i]..start[i+1]` in `edges` are ball i's.
+  // The dependencies as indices: `start[i]..start[i+1]` in `edges` are ball i's. Where every ball
+  // depends only on balls before it (a slice written in order), there is no cycle and each depth is
+  // known as the edges are read; else the walk finds the cycles and the depths.
   const start = new Int32Array(n + 1);
   const edges: number[] = [];
+  const depth = new Int32Array(n);
+  let inOrder = true;
   for (let i = 0; i < n; i++) {
     start[i] = edges.length;
     const deps = depsOf[i] as readonly unknown[];
@@ -269,13 +273,18 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
       const dep = deps[k];
       if (typeof dep !== 'string') continue;
       const j = first.get(dep);
-      if (j === undefined) out.push({ rule: 'known-deps', message: `${ballName(ids, i)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: idsOf(ids, i), path: `balls[${i}].deps[${k}]` });
-      else if (isNode[i] === 1) edges.push(j);
+      if (j === undefined) {
+        out.push({ rule: 'known-deps', message: `${ballName(ids, i)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: idsOf(ids, i), path: `balls[${i}].deps[${k}]` });
+      } else if (isNode[i] === 1) {
+        edges.push(j);
+        if (j >= i) inOrder = false;
+        else if ((depth[j] as number) >= (depth[i] as number)) depth[i] = (depth[j] as number) + 1;
+      }
     }
   }
   start[n] = edges.length;
-  const { cycles, depth } = walkGraph(n, start, edges);
-  for (const cycle of cycles) {
+  const walked = inOrder ? { cycles: [], depth } : walkGraph(n, start, edges);
+  for (const cycle of walked.cycles) {
     const around = cycle.map((i) => ids[i] as string);
     const path = [...around, around[0]].map((id) => JSON.stringify(id)).join(' -> ');
     out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: around, path: `balls[${cycle[0]}].deps` });
@@ -284,7 +293,7 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   for (const v of scopeOut) out.push(v);
   for (const v of entryOut) out.push(v);
   baseRule(slice, out);
-  return { violations: out, depth };
+  return { violations: out, depth: walked.depth };
 }
 
 /** Every violation of the rules between the parts of `slice` (any value; a non-object has none). */
