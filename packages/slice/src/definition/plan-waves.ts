@@ -4,23 +4,42 @@ import { LeapError } from '@leap/core';
 import type { Slice } from './slice-schema.js';
 
 /**
- * The dependency cycles among `count` balls, each as the indices around it; `depsAt(i)` are ball i's
- * dependencies and `indexOf` a dependency's ball (-1: no such ball, skipped). One cycle per back edge
- * of a depth-first walk, each set of balls once. Indices and typed arrays: a thousand balls allocate little.
+ * The dependency graph walked depth first, in file order: one cycle per back edge (each set of balls
+ * once, as the indices around it), and each ball's depth, one past its deepest dependency's. The
+ * walk keeps its own stack, so a chain of any length fits. `start[i]..start[i+1]` index ball i's
+ * dependencies in `edges`.
  */
-export function cycleIndices(count: number, depsAt: (i: number) => readonly unknown[], indexOf: (id: unknown) => number): number[][] {
-  const state = new Uint8Array(count); // 0 unseen, 1 on the stack, 2 done
+export function walkGraph(n: number, start: Int32Array, edges: readonly number[]): { cycles: number[][]; depth: Int32Array } {
+  const state = new Uint8Array(n); // 0 unseen, 1 on the stack, 2 done
+  const next = new Int32Array(n);
+  const depth = new Int32Array(n);
   const stack: number[] = [];
   const cycles: number[][] = [];
   let seen: Set<string> | undefined;
-  const visit = (i: number): void => {
-    state[i] = 1;
-    stack.push(i);
-    const deps = depsAt(i);
-    for (let k = 0; k < deps.length; k++) {
-      const j = indexOf(deps[k]);
-      if (j < 0) continue;
-      if (state[j] === 1) {
+  for (let root = 0; root < n; root++) {
+    if (state[root] !== 0) continue;
+    state[root] = 1;
+    next[root] = start[root] as number;
+    stack.push(root);
+    while (stack.length > 0) {
+      const i = stack[stack.length - 1] as number;
+      const e = next[i] as number;
+      if (e === start[i + 1]) {
+        stack.pop();
+        state[i] = 2;
+        const parent = stack[stack.length - 1];
+        if (parent !== undefined && (depth[i] as number) >= (depth[parent] as number)) depth[parent] = (depth[i] as number) + 1;
+        continue;
+      }
+      next[i] = e + 1;
+      const j = edges[e] as number;
+      if (state[j] === 0) {
+        state[j] = 1;
+        next[j] = start[j] as number;
+        stack.push(j);
+      } else if (state[j] === 2) {
+        if ((depth[j] as number) >= (depth[i] as number)) depth[i] = (depth[j] as number) + 1;
+      } else {
         const cycle = stack.slice(stack.lastIndexOf(j));
         const key = [...cycle].sort((a, b) => a - b).join(',');
         seen ??= new Set();
@@ -28,15 +47,10 @@ export function cycleIndices(count: number, depsAt: (i: number) => readonly unkn
           seen.add(key);
           cycles.push(cycle);
         }
-      } else if (state[j] === 0) {
-        visit(j);
       }
     }
-    stack.pop();
-    state[i] = 2;
-  };
-  for (let i = 0; i < count; i++) if (state[i] === 0) visit(i);
-  return cycles;
+  }
+  return { cycles, depth };
 }
 
 /**
@@ -46,7 +60,17 @@ export function cycleIndices(count: number, depsAt: (i: number) => readonly unkn
 export function dependencyCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const ids = [...graph.keys()];
   const index = new Map(ids.map((id, i) => [id, i] as const));
-  return cycleIndices(ids.length, (i) => graph.get(ids[i] as string) ?? [], (id) => index.get(id as string) ?? -1).map((c) => c.map((i) => ids[i] as string));
+  const start = new Int32Array(ids.length + 1);
+  const edges: number[] = [];
+  ids.forEach((id, i) => {
+    start[i] = edges.length;
+    for (const dep of graph.get(id) ?? []) {
+      const j = index.get(dep);
+      if (j !== undefined) edges.push(j);
+    }
+  });
+  start[ids.length] = edges.length;
+  return walkGraph(ids.length, start, edges).cycles.map((c) => c.map((i) => ids[i] as string));
 }
 
 /** Ball ids per wave, in dependency order; throws a LeapError (exit 2) on a cycle or an unknown dependency. */

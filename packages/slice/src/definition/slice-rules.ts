@@ -6,6 +6,7 @@
 // One pass over the balls reads every field once (ids, scopes, line ranges, proofs), a second
 // resolves the dependencies to indices, and one walk of that graph finds the cycles and each
 // ball's wave: a thousand balls cost a few thousand steps of the interpreter, not a pass per rule.
+import { walkGraph } from './plan-waves.js';
 import { isPlainLowercasePath, isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
 import { ID_PATTERN } from './slice-id.js';
 import type { Violation } from './violation.js';
@@ -129,56 +130,6 @@ function sharedFile(balls: readonly unknown[], ids: readonly (string | undefined
   const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
   const spelled = first === path ? '' : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
   return { rule: 'disjoint-scopes', message: `balls ${name(owner)} and ${name(i)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`, balls: [...idsOf(ids, owner), ...idsOf(ids, i)], path: at };
-}
-
-/**
- * The dependency graph walked depth first, in file order: one cycle per back edge (each set of balls
- * once, as the indices around it), and each ball's depth, one past its deepest dependency's. The
- * walk keeps its own stack, so a chain of any length fits. `start[i]..start[i+1]` index ball i's
- * dependencies in `edges`.
- */
-function walkGraph(n: number, start: Int32Array, edges: readonly number[]): { cycles: number[][]; depth: Int32Array } {
-  const state = new Uint8Array(n); // 0 unseen, 1 on the stack, 2 done
-  const next = new Int32Array(n);
-  const depth = new Int32Array(n);
-  const stack: number[] = [];
-  const cycles: number[][] = [];
-  let seen: Set<string> | undefined;
-  for (let root = 0; root < n; root++) {
-    if (state[root] !== 0) continue;
-    state[root] = 1;
-    next[root] = start[root] as number;
-    stack.push(root);
-    while (stack.length > 0) {
-      const i = stack[stack.length - 1] as number;
-      const e = next[i] as number;
-      if (e === start[i + 1]) {
-        stack.pop();
-        state[i] = 2;
-        const parent = stack[stack.length - 1];
-        if (parent !== undefined && (depth[i] as number) >= (depth[parent] as number)) depth[parent] = (depth[i] as number) + 1;
-        continue;
-      }
-      next[i] = e + 1;
-      const j = edges[e] as number;
-      if (state[j] === 0) {
-        state[j] = 1;
-        next[j] = start[j] as number;
-        stack.push(j);
-      } else if (state[j] === 2) {
-        if ((depth[j] as number) >= (depth[i] as number)) depth[i] = (depth[j] as number) + 1;
-      } else {
-        const cycle = stack.slice(stack.lastIndexOf(j));
-        const key = [...cycle].sort((a, b) => a - b).join(',');
-        seen ??= new Set();
-        if (!seen.has(key)) {
-          seen.add(key);
-          cycles.push(cycle);
-        }
-      }
-    }
-  }
-  return { cycles, depth };
 }
 
 function spineRule(slice: Record<string, unknown>, ids: readonly (string | undefined)[], out: Violation[]): void {
