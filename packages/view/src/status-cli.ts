@@ -3,6 +3,7 @@ import { parseCli, UsageError, type Subcommand, type SubcommandIo } from '@leap/
 import { collectView } from './collect-view.js';
 import { renderStatus } from './render-status.js';
 import { buildStatus, type StatusData } from './status-data.js';
+import { watchStatus } from './watch-status.js';
 
 export const STATUS_USAGE = `Usage: leap status [--watch] [--json]
 
@@ -57,7 +58,6 @@ export const statusMain: Subcommand = async (argv, io) => {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const { watchStatus } = await import('./watch-status.js');
     let frames = 0;
     await watchStatus({
       cwd: io.cwd,
