@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, readProcStat, resolveStateDir } from '@leap/core';
 import { createFolder, foldRun, type Ball, type LeafRun, type RunModel, type Slice } from './fold-run.js';
-import { LogTail, type LogProblem, type LogSnapshot } from './read-log.js';
+import { readLogOnce, type LogProblem, type LogSnapshot, type LogTail } from './read-log.js';
 import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type LedgerState, type SliceRecord } from './read-state.js';
 
 /** Where to look, and when "now" is (tests pin it). */
@@ -40,7 +40,7 @@ export function collectView(options: ViewOptions): ViewData {
   let model: RunModel;
   if (options.tail === undefined) {
     const folder = createFolder();
-    snapshot = new LogTail(eventsFile, folder.add).readMore().snapshot(true);
+    snapshot = readLogOnce(eventsFile, folder.add);
     model = folder.finish(snapshot.problems);
   } else {
     snapshot = options.tail.readMore().snapshot();

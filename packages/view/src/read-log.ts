@@ -1,7 +1,7 @@
 // Reading the event log for the view (CONTRACT section 5) without zod: JSON.parse each line and keep
 // what has `ts` and `event`. A malformed line is reported with its number and skipped; a torn last
 // line (a writer mid-append, or a crash) is not a problem, only noted; the log may grow while read.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
 /** One event as the log holds it: `ts` and `event` checked, every other field as written. */
 export interface RawEvent {
@@ -36,7 +36,8 @@ export interface LogSnapshot {
 
 /** Parse one line; a record, a problem, or null for a blank line. */
 export function parseLogLine(raw: string, line: number): LogRecord | LogProblem | null {
-  if (raw.trim() === '') return null;
+  // An event starts with its brace: only another line can be blank.
+  if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return null;
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -55,6 +56,23 @@ export function parseLogLine(raw: string, line: number): LogRecord | LogProblem 
     return { line, message: `expected "ts" to be an ISO 8601 time, got ${JSON.stringify(event.ts ?? null)}; skipped` };
   }
   return { line, at, event: event as RawEvent };
+}
+
+/**
+ * Read a whole log once, handing each record to `sink` as it is parsed and keeping none (a one-shot view):
+ * one read of the file as text, no byte offsets kept for a next read.
+ */
+export function readLogOnce(file: string, sink: (record: LogRecord) => void): LogSnapshot {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return { exists: false, events: 0, records: [], problems: [], tornTail: false };
+  }
+  const tail = new LogTail(file, sink);
+  tail.push(text);
+  return tail.snapshot(true);
 }
 
 /** Parse a whole log's text. */
@@ -118,10 +136,13 @@ export class LogTail {
   /** Take text of whole lines (and, at the end of a whole text, a last line without newline). */
   push(text: string): void {
     this.exists = true;
-    const lines = text.split('\n');
-    const last = lines.pop() ?? '';
-    for (const raw of lines) this.take(raw);
-    this.pending = last;
+    // Line by line, not split(): a long log's lines are never all alive at once.
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      this.take(text.slice(start, end));
+      start = end + 1;
+    }
+    this.pending = text.slice(start);
   }
 
   /** What was read so far; a pending last line counts when it is already a whole event. */
