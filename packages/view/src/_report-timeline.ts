@@ -99,6 +99,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
   if (model.leaves.length === 0 && model.verdicts.length === 0) return '<p class="empty">No leaf has run yet.</p>';
   const end = (r: LeafRun): number => r.exitedAt ?? (r.status === 'running' ? now : r.launchedAt);
   const least = (span.to - span.from) * MIN_BAR;
+  const length = Math.max(1, span.to - span.from);
   const out: string[] = [];
   const ticks: string[] = [];
   for (let i = 0; i <= 6; i++) {
@@ -120,17 +121,17 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
         const marks = sub.verdicts.filter((v) => v.phase === phase);
         const top = marks.length > 0 ? MARK_PX : 2;
         const height = placed.reduce((most, [, lane]) => Math.max(most, lane + 1), 1) * LANE_PX + top;
-        const bars = placed.map(([run, lane]) => {
-          const left = at(span, run.launchedAt);
-          const width = percent(Math.max(end(run) - run.launchedAt, least) / Math.max(1, span.to - span.from));
-          const cls = statusClass(run);
+        let bars = '';
+        for (const [run, lane] of placed) {
+          const left = percent((run.launchedAt - span.from) / length);
+          const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
           // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
-          return `<div class="bar${rev}" data-status="${cls}" style="left:${left};width:${width}%;top:${lane * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
-        });
+          bars += `<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${lane * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
+        }
         const diamonds = marks.map((v) =>
           `<div class="vm verdict-mark v-${esc(v.verdict)}" data-verdict="${esc(v.verdict)}" style="left:${at(span, v.at)};top:0" title="${esc(`${v.verdict} (${v.phase}) ${clockTime(v.at)}: ${truncate(v.reason, 120)}`)}"></div>`);
-        out.push(`<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">${bars.join('')}${diamonds.join('')}</div></div>`);
+        out.push(`<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">${bars}${diamonds.join('')}</div></div>`);
       }
     }
     out.push('</details>');

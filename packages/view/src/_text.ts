@@ -1,5 +1,3 @@
-import { isoTimestamp } from '@leap/core';
-
 // Formatting shared by the terminal view and the report: durations, tokens, money, and making text from
 // events (titles, reasons, agents' words) safe to print: it is data, never markup or terminal control.
 
@@ -16,7 +14,14 @@ export function formatDuration(ms: number): string {
 /** A token count with thousands separators; null is `?` (the CLI did not say). */
 export function formatTokens(n: number | null): string {
   if (n === null) return '?';
-  const digits = String(Math.round(n));
+  const whole = Math.round(n);
+  // Below a million, the common case, by arithmetic: a report formats thousands of these.
+  if (whole >= 0 && whole < 1_000_000) {
+    if (whole < 1000) return String(whole);
+    const low = whole % 1000;
+    return `${(whole - low) / 1000},${low < 10 ? '00' : low < 100 ? '0' : ''}${low}`;
+  }
+  const digits = String(whole);
   if (digits.length <= 3) return digits;
   let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
   for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
@@ -29,9 +34,17 @@ export function formatUsd(n: number | null): string {
   return n !== 0 && n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
 }
 
-/** `HH:MM:SS` of an epoch time, in UTC (the event log's own zone). */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
+
+/** `HH:MM:SS` of an epoch time, in UTC (the event log's own zone): the time of day of `isoTimestamp`. */
 export function clockTime(ms: number): string {
-  return Number.isFinite(ms) ? isoTimestamp(ms).slice(11, 19) : '?';
+  if (!Number.isFinite(ms)) return '?';
+  // The same arithmetic as core's isoTimestamp, without the date: a report shows thousands of these.
+  const dayMs = ms - Math.floor(ms / 86_400_000) * 86_400_000;
+  const h = Math.floor(dayMs / 3_600_000);
+  const m = Math.floor((dayMs % 3_600_000) / 60_000);
+  const s = Math.floor((dayMs % 60_000) / 1000);
+  return `${TWO_DIGITS[h]}:${TWO_DIGITS[m]}:${TWO_DIGITS[s]}`;
 }
 
 // C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
@@ -47,6 +60,8 @@ export function terminalSafe(text: string): string {
 
 /** Cut `text` to `width` code points, ending in `…` when cut. */
 export function truncate(text: string, width: number): string {
+  // No more UTF-16 units than `width`: no more code points either, so nothing to cut (and no array to build).
+  if (text.length <= width) return text;
   const points = Array.from(text);
   if (points.length <= width) return text;
   return `${points.slice(0, Math.max(0, width - 1)).join('')}…`;

@@ -39,11 +39,13 @@ export function emptyTotal(): CostTotal {
 /** Add one usage event to a total. */
 export function addUsage(total: CostTotal, usage: Usage): CostTotal {
   total.leaves++;
-  for (const field of ['input_tokens', 'output_tokens', 'cost_usd'] as const) {
-    const value = usage[field];
-    if (value === null) total.unreported[field]++;
-    else total[field] = (total[field] ?? 0) + value;
-  }
+  // Each field written out: a report adds thousands of usages, four times each.
+  if (usage.input_tokens === null) total.unreported.input_tokens++;
+  else total.input_tokens = (total.input_tokens ?? 0) + usage.input_tokens;
+  if (usage.output_tokens === null) total.unreported.output_tokens++;
+  else total.output_tokens = (total.output_tokens ?? 0) + usage.output_tokens;
+  if (usage.cost_usd === null) total.unreported.cost_usd++;
+  else total.cost_usd = (total.cost_usd ?? 0) + usage.cost_usd;
   return total;
 }
 
@@ -56,25 +58,43 @@ export function sumUsage(usages: readonly Usage[]): CostTotal {
 
 /** Totals per issue, per step (within its issue), per slice. */
 export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
-  const issues = new Map<string, CostRow>();
-  const steps = new Map<string, CostRow>();
+  // Rows in order of first appearance; found through maps keyed by what they are about (no key string
+  // built per usage: a report breaks down thousands of them).
+  const byIssue: CostRow[] = [];
+  const byStep: CostRow[] = [];
+  const bySlice: CostRow[] = [];
+  const issues = new Map<number, { row: CostRow; steps: Map<string, CostRow> }>();
   const slices = new Map<string, CostRow>();
-  const row = (map: Map<string, CostRow>, key: string, fields: Omit<CostRow, 'key' | 'total'>): CostRow => {
-    let found = map.get(key);
-    if (found === undefined) {
-      found = { key, ...fields, total: emptyTotal() };
-      map.set(key, found);
-    }
-    return found;
-  };
   for (const u of usages) {
     if (u.issue !== null) {
-      addUsage(row(issues, String(u.issue), { issue: u.issue, step: null, slice: null }).total, u);
-      if (u.step !== null) addUsage(row(steps, `${u.issue}\n${u.step}`, { issue: u.issue, step: u.step, slice: null }).total, u);
+      let issue = issues.get(u.issue);
+      if (issue === undefined) {
+        issue = { row: { key: String(u.issue), issue: u.issue, step: null, slice: null, total: emptyTotal() }, steps: new Map() };
+        issues.set(u.issue, issue);
+        byIssue.push(issue.row);
+      }
+      addUsage(issue.row.total, u);
+      if (u.step !== null) {
+        let step = issue.steps.get(u.step);
+        if (step === undefined) {
+          step = { key: `${u.issue}\n${u.step}`, issue: u.issue, step: u.step, slice: null, total: emptyTotal() };
+          issue.steps.set(u.step, step);
+          byStep.push(step);
+        }
+        addUsage(step.total, u);
+      }
     }
-    if (u.slice !== null) addUsage(row(slices, u.slice, { issue: null, step: null, slice: u.slice }).total, u);
+    if (u.slice !== null) {
+      let slice = slices.get(u.slice);
+      if (slice === undefined) {
+        slice = { key: u.slice, issue: null, step: null, slice: u.slice, total: emptyTotal() };
+        slices.set(u.slice, slice);
+        bySlice.push(slice);
+      }
+      addUsage(slice.total, u);
+    }
   }
-  return { total: sumUsage(usages), byIssue: [...issues.values()], byStep: [...steps.values()], bySlice: [...slices.values()] };
+  return { total: sumUsage(usages), byIssue, byStep, bySlice };
 }
 
 /** A total as one line: `12,345 in / 678 out tokens, $0.42 (2 of 5 leaves did not report cost)`. */
