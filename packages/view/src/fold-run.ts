@@ -103,6 +103,8 @@ const stepOf = (e: RawEvent): string | null => str(e.step);
 
 /** Which ball a LEAP leaf name is about: `build-BALL-N` and `review-BALL-FAMILY`. */
 export function ballOfLeafName(leaf: string): string | null {
+  // Most leaves (develop-*, verify-*) are neither: no regex for them, on every launch and usage of a long log.
+  if (!leaf.startsWith('build-') && !leaf.startsWith('review-')) return null;
   const m = /^(?:build|review)-(.+)-[A-Za-z0-9_.]+$/.exec(leaf);
   return m?.[1] ?? null;
 }
