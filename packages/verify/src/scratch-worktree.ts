@@ -1,8 +1,10 @@
-// A throw-away copy of a commit's tree, so checks that need a changed tree never touch the user's: checked
-// out through an index of its own (GIT_INDEX_FILE), never through `git worktree add`, which costs three
-// processes (add, its update-ref and reset --hard) and two more to remove and prune, all under the
-// repository's own locks.
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+// A throw-away copy of a commit's tree, so checks that need a changed tree never touch the user's: a
+// repository of its own made by hand (HEAD detached at the commit, the user's objects borrowed through
+// objects/info/alternates, its own index), checked out by one read-tree. Never `git worktree add`, which
+// costs three processes (add, its update-ref and reset --hard) and two more to remove and prune, all
+// under the repository's own locks. A test suite that runs git inside finds HEAD, the log and a clean
+// status, and whatever it commits stays in the copy.
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { runGit, splitNul } from './git.js';
@@ -14,10 +16,11 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /**
  * Run `work` in a folder holding `commit`'s tree, with `setAside` (paths) as they were in its parent
  * (removed when the parent lacks them), then remove it whatever happens (a signal included: the folder is
- * removed, then the signal is raised again). The folder is a plain copy, not a git worktree: git run inside
- * it finds no repository. Ignored top-level entries of the repository (node_modules, virtual environments)
- * are linked in, so the test command finds its dependencies; `skip` names entries that must not be (the
- * state folder).
+ * removed, then the signal is raised again). The folder is a repository of its own whose HEAD is the
+ * commit (detached) and whose objects are the user's, read through alternates, never written: git run
+ * inside it sees the commit, its history, and the set-aside files as changes. Ignored top-level entries
+ * of the repository (node_modules, virtual environments) are linked in, so the test command finds its
+ * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder).
  */
 export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = []): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
@@ -30,11 +33,11 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
   };
   for (const s of SIGNALS) process.on(s, onSignal);
   try {
-    mkdirSync(dir);
-    const env = { ...process.env, GIT_INDEX_FILE: join(scratch, 'index') };
+    const gitDir = makeCopyRepository(repo, dir, commit);
+    const env = { ...process.env, GIT_INDEX_FILE: join(gitDir, 'index') };
     runGit(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', commit], env);
     setAsideFiles(repo, dir, commit, setAside, env);
-    linkIgnoredEntries(repo, dir, skip);
+    linkIgnoredEntries(repo, dir, skip, gitDir);
     return await work(dir);
   } finally {
     for (const s of SIGNALS) process.removeListener(s, onSignal);
@@ -62,13 +65,33 @@ function setAsideFiles(repo: string, dir: string, commit: string, paths: readonl
   }
 }
 
-function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[]): void {
+// The smallest repository git accepts (HEAD, config, objects, refs), its HEAD the commit's sha, its objects
+// the user's (alternates): one rev-parse, which also resolves `commit` and finds the objects of a linked
+// worktree's repository. The user's repository is only read.
+function makeCopyRepository(repo: string, dir: string, commit: string): string {
+  const [common, sha] = runGit(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`]).trim().split('\n');
+  const gitDir = join(dir, '.git');
+  mkdirSync(join(gitDir, 'objects', 'info'), { recursive: true });
+  mkdirSync(join(gitDir, 'refs', 'heads'), { recursive: true });
+  mkdirSync(join(gitDir, 'refs', 'tags'));
+  mkdirSync(join(gitDir, 'info'));
+  writeFileSync(join(gitDir, 'HEAD'), `${sha}\n`);
+  writeFileSync(join(gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
+  writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${join(common ?? '', 'objects')}\n`);
+  return gitDir;
+}
+
+function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], gitDir: string): void {
   const ignored = splitNul(runGit(repo, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']));
+  const linked: string[] = [];
   for (const entry of ignored) {
     const name = entry.replace(/\/$/, '');
     if (name.includes('/') || name === '.git' || skip.includes(name)) continue;
     symlinkSync(join(repo, name), join(dir, name));
+    linked.push(name);
   }
+  // A link is not a folder to git, so a `node_modules/` pattern would not ignore it: the copy ignores each by name.
+  if (linked.length > 0) writeFileSync(join(gitDir, 'info', 'exclude'), linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`).join(''));
 }
 
 /** The top-level name of `path` inside `repo`, or null when it lies outside (for `skip`). */

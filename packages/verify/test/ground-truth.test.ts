@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
@@ -61,11 +61,12 @@ check('set aside restores a changed test file from the parent and removes an add
   writeFileSync(join(repo, 'test', 'util.test.js'), 'import { createRequire } from "node:module";\nprocess.exit(createRequire(import.meta.url)("../node_modules/dep/index.js") === 42 ? 1 : 0); // red\n');
   git(repo, 'commit', '-q', '-am', 'red: change util test');
   const log = join(makeTempDir(), 'seen.log');
-  const testCmd = `grep -c red test/util.test.js >> ${log}; ls node_modules/dep >> ${log}; ${TEST_CMD}`;
+  // git inside the suite: in the scratch copy it sees the set-aside test as the one change, not the linked node_modules.
+  const testCmd = `grep -c red test/util.test.js >> ${log}; ls node_modules/dep >> ${log}; git status --porcelain >> ${log}; ${TEST_CMD}`;
   const result = await truth(repo, 'red', { testCmd });
   assert.is(result.ok, true, result.reason);
   const seen = readFileSync(log, 'utf8');
-  assert.is(seen, '1\nindex.js\n0\nindex.js\n');
+  assert.is(seen, '1\nindex.js\n0\nindex.js\nM  test/util.test.js\n');
 });
 
 check('green: the suite passes, and the red tests are unchanged since their red commit', async () => {
@@ -134,10 +135,17 @@ scratch('removes the folder after work, after a throw, and on a signal; the repo
     assert.ok(existsSync(join(dir, 'test', 'greet.test.js')));
     assert.not.match(readFileSync(join(dir, 'src', 'greet.js'), 'utf8'), /staged/, "HEAD's tree, not the index");
     assert.not.ok(existsSync(join(dir, '.tdd')), 'the state folder is not linked in');
-    assert.not.ok(existsSync(join(dir, '.git')), 'a plain copy, not a worktree');
+    // A repository of its own: git inside it sees the commit and a clean tree, and what it commits stays there.
+    assert.is(git(dir, 'rev-parse', 'HEAD'), git(repo, 'rev-parse', 'HEAD'));
+    assert.is(git(dir, 'rev-parse', '--show-toplevel').trim(), realpathSync(dir));
+    assert.is(git(dir, 'status', '--porcelain'), '');
+    assert.is(git(dir, 'log', '--format=%s', '-1'), git(repo, 'log', '--format=%s', '-1'));
+    writeFileSync(join(dir, 'src', 'greet.js'), 'export const greet = () => "in the copy";\n');
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@leap.invalid', 'commit', '-q', '-am', 'a commit of the suite');
   });
   assert.not.ok(existsSync(seen));
   assert.is(git(repo, 'status', '--porcelain'), status);
+  assert.is(git(repo, 'log', '--all', '--format=%s').split('\n').includes('a commit of the suite'), false, "the copy's commit is not the user's");
   assert.ok(readFileSync(join(repo, '.git', 'index')).equals(index), 'the index is not touched');
   await withScratchTree(repo, 'HEAD', [], async (dir) => {
     seen = dir;
@@ -171,6 +179,8 @@ scratch('sets files aside: from the parent, removed when new, and every one of a
     assert.is(readFileSync(join(dir, 'test', 'greet.test.js'), 'utf8'), parent);
     for (const name of names) assert.not.ok(existsSync(join(dir, 'test', name)), name);
     assert.ok(existsSync(join(dir, 'src', 'greet.js')), 'the rest of the tree stays');
+    // git inside the copy sees the set-aside files as changes against the commit, and nothing else.
+    assert.is(git(dir, 'status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean).length, 3);
   }, aside);
   const root = makeTempDir();
   git(root, 'init', '-q');
@@ -188,7 +198,7 @@ scratch('sets files aside: from the parent, removed when new, and every one of a
 scratch('a commit that does not exist fails with git\'s message and leaves nothing', async () => {
   const repo = makeRedRepo();
   const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-')));
-  await withScratchTree(repo, 'no-such-ref', [], async () => 0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /read-tree -u --reset no-such-ref failed/));
+  await withScratchTree(repo, 'no-such-ref', [], async () => 0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /git rev-parse .*no-such-ref\^\{commit\} failed/));
   assert.is(worktrees(repo), 1);
   assert.equal(readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-') && !before.has(n)), []);
 });
