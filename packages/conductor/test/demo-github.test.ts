@@ -31,7 +31,7 @@ test('the demo issue on GitHub: read, narrated, ticked and left on a draft pull 
   const stateDir = makeTempDir('leap-demo-gh-state-');
   const stateFile = join(stateDir, 'state.json');
   writeFileSync(stateFile, JSON.stringify({ repo: 'acme/slug-demo', remote, issues: { '1': { title: 'Slugify step titles', body } }, pulls: [] }));
-  const env = { ...process.env, PATH: `${GH}:${process.env.PATH ?? ''}`, GH_STANDIN_STATE: stateFile };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${GH}:${process.env.PATH ?? ''}`, GH_STANDIN_STATE: stateFile };
   for (const key of Object.keys(env)) if (/^(VERI|LEAP)_/.test(key) || key === 'GH_TOKEN') delete env[key];
 
   const lines: string[] = [];

@@ -173,7 +173,7 @@ prompt.run();
 const judge = suite('judgeReview');
 
 const leafWith = (text: string | null, extra: Partial<AgentLeafResult> = {}): AgentLeafResult => ({
-  name: 'review-abc-openai', code: 0, status: 'exited', stdout: text ?? '', stderr: '', answer: text === null ? null : { text }, failure: text === null ? 'codex could not start' : null, ...extra,
+  name: 'review-abc-openai', code: 0, status: 'exited', stdout: text ?? '', stderr: '', answer: text === null ? null : { text }, failure: text === null ? 'codex could not start' : null, failureKind: text === null ? 'missing' : null, usage: null, ...extra,
 });
 const answer = (fields: Record<string, unknown>) => JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'checked greet', ...fields });
 

@@ -78,7 +78,7 @@ browse('a real run of leap slice: its waves, each ball\'s rounds and receipt, it
   assert.equal(await page.locator('.waves .wave h4').allInnerTexts(), ['WAVE 1', 'WAVE 2']);
   // Each card says what the engine recorded (hello and stray run at once, so their order varies).
   const engine = engineRecords(repo, 'greet');
-  const cards = await page.locator('.ball').evaluateAll((els) => els.map((e) => [e.getAttribute('data-ball'), e.getAttribute('data-receipt'), e.textContent ?? '']));
+  const cards = await page.locator('.ball').evaluateAll((els) => els.map((e): [string | null, string | null, string] => [e.getAttribute('data-ball'), e.getAttribute('data-receipt'), e.textContent ?? '']));
   for (const [id, receipt, text] of cards) {
     const rec = id === null ? undefined : engine[id];
     if (rec === undefined) continue;
