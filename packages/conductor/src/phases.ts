@@ -4,7 +4,7 @@
 // knows whether a leaf's work is whole (its exit file) or must be set back to where the leaf began.
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { InternalError, type LedgerStep } from '@leap/core';
+import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
 import { Bail } from './bail-causes.js';
 import { developLeafName, freshJournal, type RunState } from './conductor.js';
 import { launchAgentLeaf, runVerification } from './launch.js';
@@ -147,27 +147,15 @@ interface StateStatus {
   head?: { sha: string; on: string };
 }
 
-// `1 XY sub mH mI mW hH hI PATH`, `u XY sub m1 m2 m3 mW h1 h2 h3 PATH`, `? PATH`: X (the index's side, `?` for
-// untracked) and the path, which may hold spaces.
-const STATUS_ENTRY = /^(?:1 (.). (?:\S+ ){6}|u (.). (?:\S+ ){8}|(\?) )(.*)$/s;
-
 async function readStateStatus(state: RunState, stateRel: string, branch: boolean): Promise<StateStatus> {
   const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', ...(branch ? ['--branch'] : [])];
-  const status = await state.git([...args, '--', stateRel]);
+  const status = parseStatusV2((await state.git([...args, '--', stateRel])).stdout);
   const found: StateStatus = { remove: [], staged: [], restore: [] };
-  const head = { sha: '', on: 'HEAD' };
-  for (const entry of status.stdout.split('\0')) {
-    const header = /^# branch\.(oid|head) (.*)$/s.exec(entry);
-    if (header?.[1] === 'oid') head.sha = header[2] as string;
-    else if (header?.[1] === 'head') head.on = header[2] === '(detached)' ? 'HEAD' : `refs/heads/${header[2]}`;
-    const m = STATUS_ENTRY.exec(entry);
-    if (m === null) continue;
-    const x = m[1] ?? m[2] ?? m[3];
-    const path = m[4] as string;
+  for (const { x, path } of status.entries) {
     if (x === 'A') found.staged.push(path);
     (x === '?' || x === 'A' ? found.remove : found.restore).push(path);
   }
-  if (branch) found.head = head;
+  if (branch) found.head = { sha: status.oid ?? '', on: status.branch === null ? 'HEAD' : `refs/heads/${status.branch}` };
   return found;
 }
 

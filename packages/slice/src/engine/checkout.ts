@@ -1,6 +1,7 @@
 // What the engine reads in a ball's checkout: the candidate, what changed since the round's start, undo.
 import { statSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { parseStatusV2 } from '@leap/core';
 import type { Ball } from '../definition/slice-schema.js';
 import { git } from './git.js';
 
@@ -69,27 +70,10 @@ export async function commitAndCheck(dir: string, message: string, linked: reado
   return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty: status.dirty };
 }
 
-// Fields before the path: `1 XY sub mH mI mW hH hI PATH`, `2 XY sub mH mI mW hH hI Xscore PATH` (its
-// origin follows as an entry of its own), `u XY sub m1 m2 m3 mW h1 h2 h3 PATH`.
-const fieldsOf = (entry: string) => (entry[1] !== ' ' ? undefined : ({ 1: 8, 2: 9, u: 10 } as Record<string, number | undefined>)[entry[0] as string]);
-
-/** HEAD (`# branch.oid`) and the paths whose work tree differs from the index (Y), or untracked, of a `git status --porcelain=v2 -z --branch`. */
+/** HEAD, and the paths whose work tree differs from the index (Y), or untracked, of a `git status --porcelain=v2 -z --branch`. */
 export function readStatusV2(out: string): { head: string | null; dirty: string[] } {
-  let head: string | null = null;
-  const dirty: string[] = [];
-  const entries = out.split('\0');
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as string;
-    const fields = fieldsOf(entry);
-    if (entry.startsWith('# branch.oid ')) head = /^[0-9a-f]{40,64}$/.test(entry.slice(13)) ? entry.slice(13) : null;
-    else if (entry.startsWith('? ')) dirty.push(entry.slice(2));
-    else if (fields !== undefined) {
-      const parts = entry.split(' ');
-      if (parts[1]?.[1] !== '.') dirty.push(parts.slice(fields).join(' '));
-      if (entry[0] === '2') i++;
-    }
-  }
-  return { head, dirty };
+  const status = parseStatusV2(out);
+  return { head: status.oid, dirty: status.entries.filter((e) => e.y !== '.').map((e) => e.path) };
 }
 
 /** Undo everything since `start` in the ball's own checkout: its branch back to `start`, its new files gone. */
