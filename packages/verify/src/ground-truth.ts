@@ -5,7 +5,7 @@ import { writeFd } from '@leap/core';
 import { runGit, splitNul } from './git.js';
 import { childProcess } from './lazy-builtins.js';
 import type { Phase } from './phase.js';
-import { topLevelName, withScratchTree } from './scratch-worktree.js';
+import { topLevelName, withScratchTree } from './scratch-tree.js';
 import type { StepTests } from './step-tests.js';
 import { isTestFile } from './test-files.js';
 

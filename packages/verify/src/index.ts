@@ -17,7 +17,7 @@ export type { RedVerdict } from './red-verdict.js';
 export { globToRegExp, isTestFile, matchGlobs } from './test-files.js';
 export { checkGroundTruth, runSuite } from './ground-truth.js';
 export type { GroundTruth, GroundTruthOptions } from './ground-truth.js';
-export { topLevelName, withScratchTree } from './scratch-worktree.js';
+export { topLevelName, withScratchTree } from './scratch-tree.js';
 export { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from './agents.js';
 export { knownVendor, vendorFamily } from './family.js';
 export type { AgentEntry, AgentRegistry } from './agents.js';
