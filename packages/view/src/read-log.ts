@@ -99,7 +99,6 @@ export class LogTail {
   /** With `sink`, each record goes to it and is not kept (a one-shot reader folding as it reads). */
   constructor(readonly file: string, private readonly sink?: (record: LogRecord) => void) {}
 
-
   /** Read what the file gained; a file that shrank (replaced or cut) is read again from its start. */
   readMore(): this {
     let fd: number;
