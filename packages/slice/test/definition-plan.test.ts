@@ -29,6 +29,12 @@ waves('a long chain and a wide fan are planned', () => {
   const chain: Record<string, string[]> = {};
   for (let i = 0; i < 500; i++) chain[`b${i}`] = i === 0 ? [] : [`b${i - 1}`];
   assert.is(planWaves(sliceOf(chain)).length, 500);
+  // Deeper than a recursive walk's stack: the walk keeps its own, so the last ball's wave is its depth.
+  const deep: Record<string, string[]> = {};
+  for (let i = 0; i < 20_000; i++) deep[`b${i}`] = i === 19_999 ? [] : [`b${i + 1}`];
+  const planned = planWaves(sliceOf(deep));
+  assert.is(planned.length, 20_000);
+  assert.equal([planned[0], planned[19_999]], [['b19999'], ['b0']]);
   const fan: Record<string, string[]> = {};
   for (let i = 0; i < 1000; i++) fan[`b${i}`] = [];
   assert.equal(planWaves(sliceOf(fan)).map((w) => w.length), [1000]);

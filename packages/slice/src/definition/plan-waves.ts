@@ -53,55 +53,45 @@ export function walkGraph(n: number, start: Int32Array, edges: readonly number[]
   return { cycles, depth };
 }
 
+// The graph of `ids` as walkGraph takes it; a dependency that names no ball is `unknown`'s (skipped when it returns).
+function adjacency(ids: readonly string[], depsOf: (i: number) => readonly string[], unknown: (i: number, dep: string) => void = () => undefined) {
+  const index = new Map<string, number>();
+  for (let i = 0; i < ids.length; i++) index.set(ids[i] as string, i);
+  const start = new Int32Array(ids.length + 1);
+  const edges: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    start[i] = edges.length;
+    for (const dep of depsOf(i)) {
+      const j = index.get(dep);
+      if (j === undefined) unknown(i, dep);
+      else edges.push(j);
+    }
+  }
+  start[ids.length] = edges.length;
+  return { start, edges };
+}
+
 /**
  * The dependency cycles of `graph` (ball id -> the ids it depends on), each as the path of ids
  * around it, starting at its first ball in `graph`'s order; one cycle per back edge of a depth-first walk.
  */
 export function dependencyCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const ids = [...graph.keys()];
-  const index = new Map(ids.map((id, i) => [id, i] as const));
-  const start = new Int32Array(ids.length + 1);
-  const edges: number[] = [];
-  ids.forEach((id, i) => {
-    start[i] = edges.length;
-    for (const dep of graph.get(id) ?? []) {
-      const j = index.get(dep);
-      if (j !== undefined) edges.push(j);
-    }
-  });
-  start[ids.length] = edges.length;
+  const { start, edges } = adjacency(ids, (i) => graph.get(ids[i] as string) ?? []);
   return walkGraph(ids.length, start, edges).cycles.map((c) => c.map((i) => ids[i] as string));
 }
 
-/** Ball ids per wave, in dependency order; throws a LeapError (exit 2) on a cycle or an unknown dependency. */
+/** Ball ids per wave, in dependency order (a ball's wave is one past its deepest dependency's); throws a LeapError (exit 2) on a cycle or an unknown dependency. */
 export function planWaves(slice: Slice): string[][] {
-  const balls = slice.balls;
-  const index = new Map<string, number>();
-  for (let i = 0; i < balls.length; i++) index.set((balls[i] as Slice['balls'][number]).id, i);
-  const depth = new Int32Array(balls.length).fill(-1);
-  const open = new Uint8Array(balls.length);
-  // A ball's wave is one past its deepest dependency's: each ball is measured once.
-  const measure = (i: number): number => {
-    const known = depth[i] as number;
-    if (known >= 0) return known;
-    const ball = balls[i] as Slice['balls'][number];
-    if (open[i] === 1) {
-      const cycle = dependencyCycles(new Map(balls.map((b) => [b.id, b.deps] as const)))[0] ?? [ball.id];
-      throw new LeapError(`slice ${JSON.stringify(slice.id)}: dependency cycle: ${[...cycle, cycle[0]].map((c) => JSON.stringify(c)).join(' -> ')}`, { exitCode: 2 });
-    }
-    open[i] = 1;
-    let k = 0;
-    for (let d = 0; d < ball.deps.length; d++) {
-      const dep = ball.deps[d] as string;
-      const j = index.get(dep);
-      if (j === undefined) throw new LeapError(`slice ${JSON.stringify(slice.id)}: ball ${JSON.stringify(ball.id)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, { exitCode: 2 });
-      k = Math.max(k, measure(j) + 1);
-    }
-    open[i] = 0;
-    depth[i] = k;
-    return k;
-  };
+  const ids = slice.balls.map((b) => b.id);
+  const fail = (message: string) => new LeapError(`slice ${JSON.stringify(slice.id)}: ${message}`, { exitCode: 2 });
+  const { start, edges } = adjacency(ids, (i) => (slice.balls[i] as Slice['balls'][number]).deps, (i, dep) => {
+    throw fail(`ball ${JSON.stringify(ids[i])} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`);
+  });
+  const { cycles, depth } = walkGraph(ids.length, start, edges);
+  const cycle = cycles[0]?.map((i) => ids[i] as string);
+  if (cycle !== undefined) throw fail(`dependency cycle: ${[...cycle, cycle[0]].map((c) => JSON.stringify(c)).join(' -> ')}`);
   const waves: string[][] = [];
-  for (let i = 0; i < balls.length; i++) (waves[measure(i)] ??= []).push((balls[i] as Slice['balls'][number]).id);
+  for (let i = 0; i < ids.length; i++) (waves[depth[i] as number] ??= []).push(ids[i] as string);
   return waves;
 }
