@@ -112,7 +112,7 @@ function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): vo
     for (const rb of record.balls) {
       let ball = slice.balls.find((b) => b.id === rb.id);
       if (ball === undefined) {
-        ball = { slice: slice.id, id: rb.id, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, candidates: [], firstAt: Number.POSITIVE_INFINITY };
+        ball = { slice: slice.id, id: rb.id, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, firstAt: Number.POSITIVE_INFINITY };
         slice.balls.push(ball);
       }
       if (ball.deps.length === 0) ball.deps = [...rb.deps];

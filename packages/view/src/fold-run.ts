@@ -65,8 +65,6 @@ export interface Ball {
   receipt: Receipt | null;
   reviews: Review[];
   merged: { commit: string; candidate: string; at: number } | null;
-  /** Every candidate hash its rounds, receipt, reviews and merge named. */
-  candidates: string[];
   firstAt: number;
 }
 
@@ -151,7 +149,7 @@ export function createFolder(): RunFolder {
     const slice = sliceOf(sliceId, at);
     let ball = slice.balls.find((b) => b.id === ballId);
     if (ball === undefined) {
-      ball = { slice: sliceId, id: ballId, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, candidates: [], firstAt: at };
+      ball = { slice: sliceId, id: ballId, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, firstAt: at };
       slice.balls.push(ball);
       const owners = ballOwners.get(ballId) ?? new Set<string>();
       owners.add(sliceId);
@@ -164,10 +162,7 @@ export function createFolder(): RunFolder {
     const ball = str(r.event.ball);
     if (slice === null || slice === '') { missing(r, 'slice', 'a slice id'); return null; }
     if (ball === null || ball === '') { missing(r, 'ball', 'a ball id'); return null; }
-    const found = ballOf(slice, ball, r.at);
-    const candidate = str(r.event.candidate);
-    if (candidate !== null && candidate !== '' && !found.candidates.includes(candidate)) found.candidates.push(candidate);
-    return found;
+    return ballOf(slice, ball, r.at);
   };
 
   const add = (r: LogRecord): void => {
@@ -332,19 +327,10 @@ export function createFolder(): RunFolder {
       const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === review.candidate || b.merged?.candidate === review.candidate);
       owner?.reviews.push(review);
     }
-    // A LEAP leaf names its ball (`build-BALL-N`); its slice is the one slice holding a ball of that id. The
-    // engine names a reviewer leaf by the candidate's first hex digits (`review-HEX-FAMILY`): its ball is the
-    // one whose candidate starts so.
-    const byCandidate = (prefix: string): Ball | undefined => {
-      if (!/^[0-9a-f]{6,}$/.test(prefix)) return undefined;
-      return model.slices.flatMap((s) => s.balls).find((b) => b.candidates.some((c) => c.startsWith(prefix)));
-    };
+    // A LEAP leaf names its ball (`build-BALL-N`, `review-BALL-FAMILY`: the engine passes the jury the ball's
+    // id); its slice is the one slice holding a ball of that id.
     const place = (item: { slice: string | null; ball: string | null }): void => {
-      if (item.slice !== null || item.ball === null) return;
-      item.slice = soleOwner(ballOwners, item.ball);
-      if (item.slice !== null) return;
-      const owner = byCandidate(item.ball);
-      if (owner !== undefined) Object.assign(item, { slice: owner.slice, ball: owner.id });
+      if (item.slice === null && item.ball !== null) item.slice = soleOwner(ballOwners, item.ball);
     };
     for (const run of model.leaves) place(run);
     for (const usage of model.usage) place(usage);
