@@ -126,7 +126,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, result.tip], env);
       });
       onRemote.add(result.tip);
-      for (const commit of [result.commit]) if (commit !== null && !(await hasCommit(options.repoRoot, commit, env))) throw new LeapError(`worker ${result.worker} returned commit ${commit}, which is not on ${remote}`);
+      if (result.commit !== null && !(await hasCommit(options.repoRoot, result.commit, env))) throw new LeapError(`worker ${result.worker} returned commit ${result.commit}, which is not on ${remote}`);
       appendEvents(statePaths(options.stateDir).events, result.events);
       const { tip: _tip, events: _events, ...outcome } = result;
       return outcome;
