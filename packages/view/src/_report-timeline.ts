@@ -22,8 +22,17 @@ export function at(span: Span, t: number): string {
   return `${percent((t - span.from) / Math.max(1, span.to - span.from))}%`;
 }
 
-function percent(fraction: number): number {
-  return Math.round(Math.min(1, Math.max(0, fraction)) * 100_000) / 1000;
+// A fraction of the track as the digits of a percentage with at most three decimals, without trailing
+// zeros: what String() gives for thousandths, made from integers (a long run formats tens of thousands).
+function percent(fraction: number): string {
+  const k = Math.round(Math.min(1, Math.max(0, fraction)) * 100_000);
+  if (!(k >= 0)) return String(k);
+  const part = k % 1000;
+  const whole = (k - part) / 1000;
+  if (part === 0) return String(whole);
+  if (part % 100 === 0) return `${whole}.${part / 100}`;
+  if (part % 10 === 0) return `${whole}.${part < 100 ? '0' : ''}${part / 10}`;
+  return `${whole}.${part < 10 ? '00' : part < 100 ? '0' : ''}${part}`;
 }
 
 /** The colour class of a leaf: its exit status, `failed` for a leaf that exited non-zero. */
@@ -73,16 +82,25 @@ function groupLeaves(model: RunModel): Group[] {
 
 // Greedy lanes: a bar goes in the first lane whose last bar ended before it starts. A bar is drawn at
 // least `least` ms wide (a percent of the run, so a short leaf stays visible), and is packed as drawn.
-function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number): Array<[LeafRun, number]> {
-  const ends: number[] = [];
-  const out: Array<[LeafRun, number]> = [];
-  for (const run of [...runs].sort((a, b) => a.launchedAt - b.launchedAt)) {
-    let lane = ends.findIndex((e) => e <= run.launchedAt);
-    if (lane < 0) lane = ends.push(0) - 1;
-    ends[lane] = Math.max(end(run), run.launchedAt + least);
-    out.push([run, lane]);
+// Returns the runs by launch (the log's order already, mostly) and fills `laneOf` in that order.
+function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, laneOf: number[]): LeafRun[] {
+  let sorted = runs;
+  for (let i = 1; i < runs.length; i++) {
+    if ((runs[i - 1] as LeafRun).launchedAt > (runs[i] as LeafRun).launchedAt) {
+      sorted = [...runs].sort((a, b) => a.launchedAt - b.launchedAt);
+      break;
+    }
   }
-  return out;
+  const ends: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const run = sorted[i] as LeafRun;
+    let lane = 0;
+    while (lane < ends.length && (ends[lane] as number) > run.launchedAt) lane++;
+    ends[lane] = Math.max(end(run), run.launchedAt + least);
+    laneOf[i] = lane;
+  }
+  laneOf.length = sorted.length;
+  return sorted;
 }
 
 function barTitle(run: LeafRun): string {
@@ -109,39 +127,48 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
   // A long run gets a wider track (the timeline scrolls sideways, its labels stay): about 8 px a leaf.
   const trackPx = Math.min(24_000, model.leaves.length * 8);
   out.push(`<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`);
+  const laneOf: number[] = [];
   for (const group of groupLeaves(model)) {
-    const count = [...group.subs.values()].reduce((n, s) => n + [...s.rows.values()].reduce((m, r) => m + r.length, 0), 0);
-    out.push(`<details class="grp" open><summary><span>${esc(group.label)} <span class="meta">${count} leaves</span></span></summary>`);
+    let count = 0;
+    for (const sub of group.subs.values()) for (const row of sub.rows.values()) count += row.length;
+    out.push(`\n<details class="grp" open><summary><span>${esc(group.label)} <span class="meta">${count} leaves</span></span></summary>`);
     for (const sub of group.subs.values()) {
-      out.push(`<div class="sub" title="${esc(sub.label)}"><span>${esc(sub.label)}</span></div>`);
-      const phases = new Set([...sub.rows.keys(), ...sub.verdicts.map((v) => v.phase)]);
-      const ordered = [...phases].sort((a, b) => rank(a) - rank(b));
+      out.push(`\n<div class="sub" title="${esc(sub.label)}"><span>${esc(sub.label)}</span></div>`);
+      // The rows' phases, then any phase only a verdict has, in the order of a step's life.
+      const ordered = [...sub.rows.keys()];
+      for (const v of sub.verdicts) if (!ordered.includes(v.phase)) ordered.push(v.phase);
+      if (ordered.length > 1) ordered.sort((a, b) => rank(a) - rank(b));
       for (const phase of ordered) {
-        const placed = lanes(sub.rows.get(phase) ?? [], end, least);
+        const placed = lanes(sub.rows.get(phase) ?? [], end, least, laneOf);
         const marks = sub.verdicts.filter((v) => v.phase === phase);
         const top = marks.length > 0 ? MARK_PX : 2;
-        const height = placed.reduce((most, [, lane]) => Math.max(most, lane + 1), 1) * LANE_PX + top;
-        let bars = '';
-        for (const [run, lane] of placed) {
+        let lanesUsed = 1;
+        for (const lane of laneOf) if (lane >= lanesUsed) lanesUsed = lane + 1;
+        out.push(`\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${lanesUsed * LANE_PX + top}px">`);
+        for (let i = 0; i < placed.length; i++) {
+          const run = placed[i] as LeafRun;
           const left = percent((run.launchedAt - span.from) / length);
           const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
           // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
-          bars += `<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${lane * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`;
+          out.push(`<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`);
         }
-        const diamonds = marks.map((v) =>
-          `<div class="vm verdict-mark v-${esc(v.verdict)}" data-verdict="${esc(v.verdict)}" style="left:${at(span, v.at)};top:0" title="${esc(`${v.verdict} (${v.phase}) ${clockTime(v.at)}: ${truncate(v.reason, 120)}`)}"></div>`);
-        out.push(`<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">${bars}${diamonds.join('')}</div></div>`);
+        for (const v of marks) {
+          // Escaped piece by piece: the verdict, phase and reason repeat, the time does not.
+          const verdict = esc(v.verdict);
+          out.push(`<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="left:${at(span, v.at)};top:0" title="${verdict} (${esc(v.phase)}) ${clockTime(v.at)}: ${esc(truncate(v.reason, 120))}"></div>`);
+        }
+        out.push('</div></div>');
       }
     }
-    out.push('</details>');
+    out.push('\n</details>');
   }
   const lines = [
     ...model.bails.map((b) => `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(`bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`)}"><span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`),
     ...model.stops.filter((s) => s.action !== 'cleared').map((s) => `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(`stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`)}"><span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`),
   ];
-  out.push(`<div class="ov">${lines.join('')}</div></div></div>`);
-  return out.join('\n');
+  out.push(`\n<div class="ov">${lines.join('')}</div></div></div>`);
+  return out.join('');
 }
 
 function rank(phase: string): number {
