@@ -1,7 +1,7 @@
 // tick and clear-refactor-pending: one commit with the work and the ledger line, or nothing at all.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { clearRefactor, tick } from '../src/tick.js';
@@ -83,6 +83,16 @@ tickSuite('a held index.lock, unmerged paths, an unborn HEAD and a ledger outsid
   await expectError(tick({ issue: 7, step: 'Validate the config', cwd: dir, env: cleanEnv() }), 4, /unmerged paths/);
   assert.equal({ head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') }, conflicted);
   assert.equal(leftovers(dir), []);
+  // --allow-empty with no hook: the check is the write-tree that makes the commit's tree, refused and undone the same way.
+  await expectError(tick({ issue: 7, step: 'Validate the config', allowEmpty: true, cwd: dir, env: cleanEnv() }), 4, /unmerged paths/);
+  assert.equal({ head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') }, conflicted);
+  assert.equal(leftovers(dir), []);
+  // With a hook to run first, the staged work is checked before it runs, as git commit checks it.
+  installHook(dir, 'pre-commit', `#!/bin/sh\necho ran >> "${join(dir, 'hook-ran')}"\n`);
+  await expectError(tick({ issue: 7, step: 'Validate the config', allowEmpty: true, cwd: dir, env: cleanEnv() }), 4, /unmerged paths/);
+  assert.equal({ head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') }, conflicted);
+  assert.not.ok(existsSync(join(dir, 'hook-ran')), 'no hook runs on unmerged paths');
+  rmSync(join(dir, '.git', 'hooks', 'pre-commit'));
 
   const unborn = makeTempDir();
   git(unborn, 'init', '-q', '-b', 'main');

@@ -6,13 +6,13 @@
 // `git commit` runs them. The order, and what a crash at each point leaves for recovery:
 //  1. ledger lock; recover any earlier transaction; edit the ledger text in memory (bad title: stop here);
 //  2. write the journal (old HEAD, every path the transaction will write), take index.lock, copy the index;
-//  3. write-tree of the copy: unmerged paths or nothing staged stop here;
+//  3. write-tree of the copy: unmerged paths or nothing staged stop here (spared with allowEmpty and no hook to run first);
 //  4. hard-link the ledger to a backup, write the new ledger, stage it in the copy, run the hooks;
 //  5. write-tree, commit-tree, record the new commit in the journal;
 //  6. update-ref HEAD NEW OLD: the commit point;
 //  7. rename the copy over the index, drop index.lock and the backup, log the event, drop the journal.
 // Before 6 a crash is undone (ledger back from the backup, copy and lock removed); after it, finished.
-import { copyFileSync, linkSync, realpathSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, realpathSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { UsageError, isoTimestamp, writeFd, writeFileAtomic, type Lock } from '@leap/core';
@@ -118,10 +118,16 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     killPoint('index.lock taken');
     copyIndex(info, journal.tmpIndex);
     killPoint('index copied');
-    const staged = await runGit(['write-tree'], { ...onCopy, allowFailure: true });
-    if (staged.status !== 0) throw new RefusedError(`cannot commit: the index has unmerged paths (resolve the conflict first): ${staged.stderr.trim()}`);
-    if (request.allowEmpty !== true && staged.stdout.toString('utf8').trim() === info.headTree) {
-      throw new RefusedError(`nothing staged: stage the step's work (git add) before "${request.action}", or pass --allow-empty`);
+    // The staged work is checked before any hook runs. With --allow-empty and no hook to run before the commit,
+    // only unmerged paths could refuse, and the write-tree of step 5 finds them as well (refused the same way,
+    // undone the same way), so this one is spared.
+    const early = request.allowEmpty !== true || commitHooksExist(hooks.hooksDir, request.noVerify === true);
+    if (early) {
+      const staged = await runGit(['write-tree'], { ...onCopy, allowFailure: true });
+      if (staged.status !== 0) throw unmergedPaths(staged.stderr);
+      if (request.allowEmpty !== true && staged.stdout.toString('utf8').trim() === info.headTree) {
+        throw new RefusedError(`nothing staged: stage the step's work (git add) before "${request.action}", or pass --allow-empty`);
+      }
     }
     killPoint('staged work checked');
     makeBackup(ledger, journal.backup);
@@ -133,7 +139,9 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     if (request.noVerify !== true) await refuseOnHook(hooks, 'pre-commit', []);
     const finalMessage = await runMessageHooks(hooks, info.gitDir, message, request.noVerify === true);
     killPoint('hooks passed');
-    const tree = (await runGit(['write-tree'], onCopy)).stdout.toString('utf8').trim();
+    const written = await runGit(['write-tree'], { ...onCopy, allowFailure: !early });
+    if (written.status !== 0) throw unmergedPaths(written.stderr);
+    const tree = written.stdout.toString('utf8').trim();
     killPoint('tree written');
     commit = (await runGit(['commit-tree', tree, '-p', info.head, '-F', '-'], { ...onCopy, input: finalMessage })).stdout.toString('utf8').trim();
     killPoint('commit object written');
@@ -161,6 +169,16 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
   // As after git commit (--no-verify included): post-commit sees the new index; its status changes nothing.
   const postCommit = await runHook({ ...hooks, extraEnv: { ...txnEnv, GIT_INDEX_FILE: info.indexFile } }, 'post-commit', []);
   return { commit, title: request.title, ledger, head: postCommit === null ? { sha: commit, subject } : null };
+}
+
+function unmergedPaths(stderr: string): RefusedError {
+  return new RefusedError(`cannot commit: the index has unmerged paths (resolve the conflict first): ${stderr.trim()}`);
+}
+
+// Whether a hook that runs before the commit is made exists (executable or not: hasHook says which run).
+function commitHooksExist(hooksDir: string, noVerify: boolean): boolean {
+  const names = noVerify ? ['prepare-commit-msg'] : ['pre-commit', 'prepare-commit-msg', 'commit-msg'];
+  return names.some((name) => existsSync(join(hooksDir, name)));
 }
 
 function realLedgerPath(ledger: string): string {
