@@ -44,7 +44,8 @@ export async function checkGroundTruth(options: GroundTruthOptions): Promise<Gro
     if (tests.files.length === 0) return reject('the red commit (HEAD) adds or changes no test file');
     if ((await runSuite(options, repo)) === 0) return reject('the suite passes with the new tests; a red test must fail');
     const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
-    const code = await withScratchTree(repo, 'HEAD', skip, async (dir) => runSuite(options, dir), tests.files);
+    // The red commit as findStepTests read it (HEAD's sha), so the copy need not ask git for it again.
+    const code = await withScratchTree(repo, options.head ?? 'HEAD', skip, async (dir) => runSuite(options, dir), tests.files);
     if (code !== 0) return reject(`the suite still fails with the new test files set aside (${tests.files.join(', ')}), so the failure is not the new tests' alone`);
     return { ok: true, reason: `the suite fails with the new tests and passes without them (${tests.files.join(', ')})` };
   }

@@ -6,7 +6,7 @@
 // status, and whatever it commits stays in the copy.
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { runGit, splitNul } from './git.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -18,7 +18,8 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  * (removed when the parent lacks them), then remove it whatever happens (a signal included: the folder is
  * removed, then the signal is raised again). The folder is a repository of its own whose HEAD is the
  * commit (detached) and whose objects are the user's, read through alternates, never written: git run
- * inside it sees the commit, its history, and the set-aside files as changes. Ignored top-level entries
+ * inside it sees the commit, its history, and the set-aside files as changes. `commit` is a revision, or
+ * a full sha taken as the commit it names (as git printed it to the caller). Ignored top-level entries
  * of the repository (node_modules, virtual environments) are linked in, so the test command finds its
  * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder).
  */
@@ -67,9 +68,12 @@ function setAsideFiles(repo: string, dir: string, commit: string, paths: readonl
 
 // The smallest repository git accepts (HEAD, config, objects, refs), its HEAD the commit's sha, its objects
 // the user's (alternates): one rev-parse, which also resolves `commit` and finds the objects of a linked
-// worktree's repository. The user's repository is only read.
+// worktree's repository; none for a full sha (a caller that has it read it from git) in a repository whose
+// `.git` folder is its own (no linked worktree, no GIT_DIR). The user's repository is only read.
 function makeCopyRepository(repo: string, dir: string, commit: string): string {
-  const [common, sha] = runGit(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`]).trim().split('\n');
+  const own = FULL_SHA.test(commit) ? ownGitDir(repo) : null;
+  const [common, sha] = own !== null ? [own, commit]
+    : runGit(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`]).trim().split('\n');
   const gitDir = join(dir, '.git');
   mkdirSync(join(gitDir, 'objects', 'info'), { recursive: true });
   mkdirSync(join(gitDir, 'refs', 'heads'), { recursive: true });
@@ -78,6 +82,18 @@ function makeCopyRepository(repo: string, dir: string, commit: string): string {
   writeFileSync(join(gitDir, 'HEAD'), `${sha}\n`);
   writeFileSync(join(gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
   writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${join(common ?? '', 'objects')}\n`);
+  return gitDir;
+}
+
+const FULL_SHA = /^[0-9a-f]{40}$/;
+
+// `repo/.git` when it is the repository's own folder of objects (not a linked worktree's `.git` file or folder
+// with a `commondir`) and no GIT_* variable points git elsewhere; null when only git can say.
+function ownGitDir(repo: string): string | null {
+  if (process.env.GIT_DIR !== undefined || process.env.GIT_COMMON_DIR !== undefined || process.env.GIT_OBJECT_DIRECTORY !== undefined) return null;
+  const gitDir = resolve(repo, '.git');
+  const is = (path: string) => lstatSync(path, { throwIfNoEntry: false });
+  if (is(gitDir)?.isDirectory() !== true || is(join(gitDir, 'objects'))?.isDirectory() !== true || is(join(gitDir, 'commondir')) !== undefined) return null;
   return gitDir;
 }
 

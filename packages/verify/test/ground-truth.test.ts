@@ -195,6 +195,22 @@ scratch('sets files aside: from the parent, removed when new, and every one of a
   }, ['test/a.test.js']);
 });
 
+scratch('a full sha is the commit of the copy, with or without a linked worktree\'s .git file', async () => {
+  const repo = makeRedRepo();
+  const first = git(repo, 'rev-parse', 'HEAD').trim();
+  writeFileSync(join(repo, 'src', 'greet.js'), 'export const greet = () => "second";\n');
+  git(repo, 'commit', '-q', '-am', 'second');
+  const linked = join(makeTempDir(), 'linked');
+  git(repo, 'worktree', 'add', '-q', '--detach', linked, 'HEAD');
+  for (const where of [repo, linked]) {
+    await withScratchTree(where, first, [], async (dir) => {
+      assert.is(git(dir, 'rev-parse', 'HEAD').trim(), first, where);
+      assert.not.match(readFileSync(join(dir, 'src', 'greet.js'), 'utf8'), /second/, "the sha's tree, not HEAD's");
+      assert.is(git(dir, 'status', '--porcelain'), '');
+    });
+  }
+});
+
 scratch('a commit that does not exist fails with git\'s message and leaves nothing', async () => {
   const repo = makeRedRepo();
   const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-')));
