@@ -1,7 +1,10 @@
 // Reading the event log for the view (CONTRACT section 5) without zod: JSON.parse each line and keep
 // what has `ts` and `event`. A malformed line is reported with its number and skipped; a torn last
 // line (a writer mid-append, or a crash) is not a problem, only noted; the log may grow while read.
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+// Small enough that a chunk's text is an ordinary young object, not a large one of its own.
+const CHUNK_BYTES = 64 * 1024;
 
 /** One event as the log holds it: `ts` and `event` checked, every other field as written. */
 export interface RawEvent {
@@ -60,19 +63,10 @@ export function parseLogLine(raw: string, line: number): LogRecord | LogProblem 
 
 /**
  * Read a whole log once, handing each record to `sink` as it is parsed and keeping none (a one-shot view):
- * one read of the file as text, no byte offsets kept for a next read.
+ * read in chunks, as a tail reads what was appended, so no copy of the whole file is ever in memory.
  */
 export function readLogOnce(file: string, sink: (record: LogRecord) => void): LogSnapshot {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { exists: false, events: 0, records: [], problems: [], tornTail: false };
-  }
-  const tail = new LogTail(file, sink);
-  tail.push(text);
-  return tail.snapshot(true);
+  return new LogTail(file, sink).readMore().snapshot(true);
 }
 
 /** Parse a whole log's text. */
@@ -114,18 +108,26 @@ export class LogTail {
       const size = fstatSync(fd).size;
       if (size < this.offset) this.reset(true);
       if (size === this.offset) return this;
-      const bytes = Buffer.allocUnsafe(size - this.offset);
-      let got = 0;
-      while (got < bytes.length) {
-        const n = readSync(fd, bytes, got, bytes.length - got, this.offset + got);
+      // In chunks of whole lines: a long log is never in memory twice (its bytes and its text), and each
+      // chunk's text dies young. A line cut by a chunk's end is carried, as bytes, into the next chunk.
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - this.offset));
+      let carry: Buffer | null = null;
+      let at = this.offset;
+      while (at < size) {
+        const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
         if (n === 0) break;
-        got += n;
+        at += n;
+        const end = chunk.lastIndexOf(0x0a, n - 1) + 1;
+        if (end === 0) {
+          carry = carry === null ? Buffer.from(chunk.subarray(0, n)) : Buffer.concat([carry, chunk.subarray(0, n)]);
+          continue;
+        }
+        // Decode only whole lines: a newline byte never sits inside a UTF-8 sequence.
+        this.push(carry === null ? chunk.toString('utf8', 0, end) : Buffer.concat([carry, chunk.subarray(0, end)]).toString('utf8'));
+        this.offset = at - (n - end);
+        carry = end === n ? null : Buffer.from(chunk.subarray(end, n));
       }
-      // Decode only whole lines: a newline byte never sits inside a UTF-8 sequence.
-      const end = bytes.lastIndexOf(0x0a, got - 1) + 1;
-      if (end > 0) this.push(bytes.toString('utf8', 0, end));
-      this.offset += end;
-      this.pending = bytes.toString('utf8', end, got);
+      this.pending = carry === null ? '' : carry.toString('utf8');
       return this;
     } finally {
       closeSync(fd);

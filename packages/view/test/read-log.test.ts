@@ -1,10 +1,10 @@
 // The view's reader: malformed lines named and skipped, a torn last line noted, a growing log read on.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { LogTail, parseLogLine, parseLogText } from '../src/read-log.js';
+import { LogTail, parseLogLine, parseLogText, readLogOnce } from '../src/read-log.js';
 import { fixture } from './helpers.js';
 
 // ---
@@ -76,6 +76,36 @@ tail('reads a log as it grows, a line at a time even when written in pieces, and
   assert.equal([s.records.length, s.records[0]?.event.event, s.problems.length], [1, 'stop', 0]);
   rmSync(file);
   assert.equal(t.readMore().snapshot(), { exists: false, events: 0, records: [], problems: [], tornTail: false });
+});
+
+tail('a log longer than a read chunk: lines cut by a chunk end, UTF-8 cut inside a character, a line longer than a chunk', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'events.jsonl');
+  // Names of one to four UTF-8 bytes a character, of lengths that put every kind of cut on some 64 KiB boundary.
+  const names = Array.from({ length: 900 }, (_, i) => `${['a', 'é', '€', '🦀'][i % 4]?.repeat(40 + (i % 97))} $(x) "q" ${i}`);
+  names[450] = `long ${'🦀'.repeat(40_000)}`; // 160 KB of text: more than two chunks on one line
+  const lineOf = (name: string, i: number): string => `{"ts":"2026-11-30T12:00:${String(i % 60).padStart(2, '0')}.000Z","event":"mark","name":${JSON.stringify(name)}}\n`;
+  // The first name padded until the first chunk's end falls inside a character of an ordinary line.
+  let text = '';
+  for (let pad = 0; pad < 4 && text === ''; pad++) {
+    names[0] = `${'x'.repeat(pad)}${names[0]?.replace(/^x*/, '')}`;
+    const bytes = Buffer.from(names.map(lineOf).join(''));
+    if ((bytes[64 * 1024] ?? 0) >> 6 === 0b10) text = bytes.toString();
+  }
+  assert.ok(text !== '', 'some padding cuts a character at the first chunk end');
+  writeFileSync(file, `${text}{"ts":"2026-11-30T12:01:00.000Z","event":"mark","name":"tail é`);
+  const s = new LogTail(file).readMore().snapshot();
+  assert.ok(Buffer.byteLength(text) > 4 * 64 * 1024);
+  assert.equal(s.records.map((r) => r.event.name), names);
+  assert.equal(s.records.map((r) => r.line), names.map((_, i) => i + 1));
+  assert.equal([s.problems, s.tornTail], [[], true]);
+  const seen: unknown[] = [];
+  const once = readLogOnce(file, (r) => seen.push(r.event.name));
+  assert.equal([once.events, once.tornTail, seen], [900, true, names]);
+  appendFileSync(file, '🦀"}\n');
+  const all = parseLogText(readFileSync(file, 'utf8'));
+  assert.equal(readLogOnce(file, () => {}).events, all.records.length);
+  assert.equal(all.records.at(-1)?.event.name, 'tail é🦀');
 });
 
 tail('a path that is not a readable file is an error naming it, not an empty log', () => {
