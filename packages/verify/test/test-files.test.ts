@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from '@leap/core';
 import { cleanupTempDirs, git, makeGitRepo } from '@leap/test-utils';
 import { findStepTests, globToRegExp, isTestFile, matchGlobs } from '../src/index.js';
-import { TEST_FILE_CONVENTIONS } from '../src/test-files.js';
+import { TEST_FILE_CONVENTIONS, renderTestFileConventions } from '../src/test-files.js';
 
 // One example of what each convention glob is there for (every glob must have one).
 const EXAMPLES: Record<string, string> = {
@@ -51,6 +51,11 @@ const EXAMPLES: Record<string, string> = {
 
 // ---
 const conventions = suite('isTestFile');
+
+conventions('the committed RegExp is exactly what picomatch compiles from the conventions (run npm run schemas)', () => {
+  const committed = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'test-file-conventions.generated.ts'), 'utf8');
+  assert.fixture(committed, renderTestFileConventions(), 'test-file-conventions.generated.ts has drifted from TEST_FILE_CONVENTIONS');
+});
 
 conventions('the examples of issue 11: pytest, unittest, RSpec, JUnit, PHPUnit and node --test names are tests', () => {
   for (const path of ['test_slug.py', 'spec/slug_spec.rb', 'SlugTest.java', 'SlugTest.php', 'test-slug.js']) assert.ok(isTestFile(path), path);
