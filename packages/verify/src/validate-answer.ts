@@ -16,10 +16,18 @@ const VALIDATORS: Record<AnswerSchemaName, Validator> = {
 
 /** One of this package's committed schemas (`verdict.schema.json`, `review.schema.json`). */
 export function loadVerifySchema(fileName: string): Record<string, unknown> {
-  const require = createRequire(import.meta.url);
-  const root = dirname(require.resolve('@leap/verify/package.json'));
-  return JSON.parse(readFileSync(join(root, 'schemas', fileName), 'utf8')) as Record<string, unknown>;
+  // Read once a process (the package's files do not change under it); each caller gets its own object.
+  let text = schemaTexts.get(fileName);
+  if (text === undefined) {
+    packageRoot ??= dirname(createRequire(import.meta.url).resolve('@leap/verify/package.json'));
+    text = readFileSync(join(packageRoot, 'schemas', fileName), 'utf8');
+    schemaTexts.set(fileName, text);
+  }
+  return JSON.parse(text) as Record<string, unknown>;
 }
+
+let packageRoot: string | undefined;
+const schemaTexts = new Map<string, string>();
 
 /** Check `data` against a published schema: null when it matches, else the first problem, naming `source`. */
 export function answerProblem(fileName: AnswerSchemaName, data: unknown, source: string): string | null {
