@@ -23,6 +23,19 @@ atomic('replaces the file whole and leaves no temp file', () => {
   assert.equal(readdirSync(dir), ['x.exit']);
   syncDir(join(dir, 'missing'));
 });
+atomic('text given as parts is written in order, byte for byte, whatever their sizes and characters; the byte count is returned', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'report.html');
+  // Parts that fill the write buffer exactly, overflow it, dwarf it, and hold characters of 1 to 4 bytes.
+  const parts = ['<p>', 'a'.repeat(64 * 1024 - 3), 'é€🦀 $(x) `y` "q"\n', '🦀'.repeat(30_000), '', ...Array.from({ length: 5000 }, (_, i) => `<td>${i} · ${'é'.repeat(i % 9)}`)];
+  const whole = parts.join('');
+  assert.is(writeFileAtomic(file, parts, { durable: false }), Buffer.byteLength(whole));
+  assert.is(readFileSync(file, 'utf8'), whole);
+  assert.is(writeFileAtomic(file, [], { durable: false }), 0);
+  assert.is(readFileSync(file, 'utf8'), '');
+  assert.is(writeFileAtomic(file, 'é'), 2);
+  assert.equal(readdirSync(dir), ['report.html']);
+});
 atomic('a fixed temp path (for journals) is used, replaced if a crash left it, and gone after', () => {
   const dir = makeTempDir();
   const file = join(dir, 'journal.json');

@@ -18,9 +18,12 @@ const LAST_TICKS = 100;
 
 const time = (ms: number): string => `<td class="t">${Number.isFinite(ms) ? clockTime(ms) : ''}`;
 
-/** Every verdict, with the revision each REJECT led to. */
-export function renderVerdicts(model: RunModel): string {
-  if (model.verdicts.length === 0) return '<p class="empty">No verdict yet.</p>';
+/** Every verdict, with the revision each REJECT led to, pushed onto `out` a row at a time. */
+export function renderVerdicts(model: RunModel, out: string[]): void {
+  if (model.verdicts.length === 0) {
+    out.push('<p class="empty">No verdict yet.</p>');
+    return;
+  }
   const revisions = new Map<string, LeafRun[]>();
   for (const l of model.leaves) {
     if (l.actor !== 'developer' || (l.attempt ?? 1) <= 1) continue;
@@ -29,12 +32,13 @@ export function renderVerdicts(model: RunModel): string {
     if (list === undefined) revisions.set(key, [l]);
     else list.push(l);
   }
-  const rows = model.verdicts.map((v) => {
+  out.push('<table><thead><tr><th>time</th><th>issue</th><th>step</th><th>phase</th><th>verdict</th><th>reason</th><th>agent</th><th>then</th></tr></thead><tbody>');
+  for (const v of model.verdicts) {
     const revision = v.verdict === 'REJECT' ? revisions.get(`${v.issue}\n${v.step}\n${v.phase}`)?.find((l) => l.launchedAt >= v.at) : undefined;
     const next = revision === undefined ? '' : `revision: ${esc(revision.leaf)}`;
-    return `<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span><td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`;
-  });
-  return `<table><thead><tr><th>time</th><th>issue</th><th>step</th><th>phase</th><th>verdict</th><th>reason</th><th>agent</th><th>then</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    out.push(`<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span><td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`);
+  }
+  out.push('</tbody></table>');
 }
 
 /** Bails (with their cause and class) and stop requests. */

@@ -112,13 +112,15 @@ function barTitle(run: LeafRun): string {
   return title;
 }
 
-/** The timeline's HTML. */
-export function renderTimeline(model: RunModel, span: Span, now: number): string {
-  if (model.leaves.length === 0 && model.verdicts.length === 0) return '<p class="empty">No leaf has run yet.</p>';
+/** The timeline's HTML, pushed onto `out` in parts. */
+export function renderTimeline(model: RunModel, span: Span, now: number, out: string[]): void {
+  if (model.leaves.length === 0 && model.verdicts.length === 0) {
+    out.push('<p class="empty">No leaf has run yet.</p>');
+    return;
+  }
   const end = (r: LeafRun): number => r.exitedAt ?? (r.status === 'running' ? now : r.launchedAt);
   const least = (span.to - span.from) * MIN_BAR;
   const length = Math.max(1, span.to - span.from);
-  const out: string[] = [];
   const ticks: string[] = [];
   for (let i = 0; i <= 6; i++) {
     const t = span.from + ((span.to - span.from) * i) / 6;
@@ -168,7 +170,6 @@ export function renderTimeline(model: RunModel, span: Span, now: number): string
     ...model.stops.filter((s) => s.action !== 'cleared').map((s) => `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(`stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`)}"><span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`),
   ];
   out.push(`\n<div class="ov">${lines.join('')}</div></div></div>`);
-  return out.join('');
 }
 
 function rank(phase: string): number {

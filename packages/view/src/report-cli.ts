@@ -36,15 +36,14 @@ export const reportMain: Subcommand = async (argv, io) => {
   const view = collectView({ cwd: io.cwd, env: io.env });
   if (!view.log.exists) throw new LeapError(`no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`, { exitCode: 2 });
   const file = resolve(io.cwd, values.out ?? `${view.stateDir}/leap-report.html`);
-  // Encoded once: the file's bytes are also its size.
-  const html = Buffer.from(renderReport(view));
+  const parts = renderReport(view);
+  let bytes: number;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileAtomic(file, html, { durable: false });
+    bytes = writeFileAtomic(file, parts, { durable: false });
   } catch (cause) {
     throw new LeapError(`cannot write the report to ${file}: ${(cause as Error).message}`, { exitCode: 2, cause });
   }
-  const bytes = html.length;
   if (values.json === true) {
     io.stdout(`${JSON.stringify({ file, bytes, events: view.log.events, leaves: view.model.leaves.length, problems: view.log.problems.length + view.model.unknown.length + view.fileProblems.length })}\n`);
   } else {

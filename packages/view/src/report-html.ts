@@ -19,22 +19,30 @@ function costTable(title: string, rows: CostRow[], label: (r: CostRow) => string
   return `<h3>${title}</h3><table class="cost" id="${id}"><thead><tr><th>${title.replace(/^Per /, '')}</th>${COST_HEAD}</tr></thead><tbody>${rows.map((r) => `<tr><td class="reason">${label(r)}</td>${costCells(r.total)}</tr>`).join('')}</tbody></table>`;
 }
 
-function renderCost(view: ViewData): string {
+function renderCost(view: ViewData, out: string[]): void {
   const { usage } = view.model;
-  if (usage.length === 0) return '<p class="empty">No usage event: no agent leaf has reported tokens or cost yet.</p>';
+  if (usage.length === 0) {
+    out.push('<p class="empty">No usage event: no agent leaf has reported tokens or cost yet.</p>');
+    return;
+  }
   const cost = breakDownCost(usage);
-  const out = [`<table class="cost" id="cost-total"><thead><tr><th>the whole log</th>${COST_HEAD}</tr></thead><tbody><tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`];
-  out.push(costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue'));
-  out.push(costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step'));
-  out.push(costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice'));
+  out.push(`<table class="cost" id="cost-total"><thead><tr><th>the whole log</th>${COST_HEAD}</tr></thead><tbody><tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`);
+  out.push('\n', costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue'));
+  out.push('\n', costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step'));
+  out.push('\n', costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice'));
   // One row per leaf, so the end tags HTML lets a table leave out are left out.
-  const rows = usage.map((u) => `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}\n`);
-  out.push(`<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary><table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`);
-  return out.join('\n');
+  out.push(`\n<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary><table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>`);
+  for (const u of usage) {
+    out.push(`<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}\n`);
+  }
+  out.push('</tbody></table></details>');
 }
 
-/** The report of a view, as one HTML document. */
-export function renderReport(view: ViewData): string {
+/**
+ * The report of a view, as the parts of one HTML document in order (written as they are encoded: a long
+ * run's report is never one string in memory).
+ */
+export function renderReport(view: ViewData): string[] {
   const { model } = view;
   const from = model.firstAt ?? view.now;
   // A loop, not Math.max(...ends): a log of a few hundred thousand leaves would overflow the stack.
@@ -55,7 +63,7 @@ export function renderReport(view: ViewData): string {
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
   const when = model.firstAt === null ? 'no events yet' : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;
-  return `<!doctype html>
+  const out = [`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -66,13 +74,19 @@ export function renderReport(view: ViewData): string {
 <nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails and stops</a><a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a><a href="#problems">Problems</a></nav>
 <div class="cards" id="summary">${cards.join('')}</div></header>
 <main>
-<section id="timeline"><h2>Timeline</h2>${renderLegend()}${renderTimeline(model, span, view.now)}</section>
-<section id="verdicts"><h2>Verdicts and revisions</h2>${renderVerdicts(model)}</section>
+<section id="timeline"><h2>Timeline</h2>${renderLegend()}`];
+  renderTimeline(model, span, view.now, out);
+  out.push('</section>\n<section id="verdicts"><h2>Verdicts and revisions</h2>');
+  renderVerdicts(model, out);
+  out.push(`</section>
 <section id="bails"><h2>Bails and stops</h2>${renderBailsAndStops(model)}</section>
 <section id="ledgers"><h2>Ledger progress</h2>${renderLedgerProgress(view, span)}</section>
 <section id="slices"><h2>Slices: waves and receipts</h2>${renderSlices(view)}</section>
-<section id="cost"><h2>Tokens and cost</h2>${renderCost(view)}</section>
+<section id="cost"><h2>Tokens and cost</h2>`);
+  renderCost(view, out);
+  out.push(`</section>
 <section id="problems"><h2>Problems</h2>${renderProblems(view)}</section>
 </main></body></html>
-`;
+`);
+  return out;
 }
