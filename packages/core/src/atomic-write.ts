@@ -19,12 +19,22 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
+/** Where a producer of text pushes its parts, in order: an array, or a file being written. */
+export interface TextParts {
+  push(...parts: string[]): unknown;
+}
+
 /**
  * Write `data` to `file` through a temp file in the same folder, fsync, rename, then fsync the folder.
- * `data` may be the text as parts, written in order as they are encoded (a large document is then never
- * in memory as one string and one buffer). Returns the number of bytes written.
+ * `data` may be text in parts, or a function that pushes them: each part is encoded into a buffer
+ * written whenever it fills, so a large document is never in memory whole (and, pushed by a function,
+ * each part can die young). Returns the number of bytes written.
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array | readonly string[], options: AtomicWriteOptions | number = {}): number {
+export function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array | readonly string[] | ((out: TextParts) => void),
+  options: AtomicWriteOptions | number = {},
+): number {
   const { mode = 0o644, tempPath, durable = true } = typeof options === 'number' ? { mode: options } : options;
   const dir = dirname(file);
   const tmp = tempPath ?? join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
@@ -34,8 +44,12 @@ export function writeFileAtomic(file: string, data: string | Uint8Array | readon
   let written = 0;
   try {
     if (typeof data === 'string') written = writeAll(fd, Buffer.from(data));
-    else if (isParts(data)) written = writeParts(fd, data);
-    else written = writeAll(fd, data);
+    else if (typeof data === 'function' || isParts(data)) {
+      const out = new PartWriter(fd);
+      if (typeof data === 'function') data(out);
+      else for (const part of data) out.write(part);
+      written = out.end();
+    } else written = writeAll(fd, data);
     if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
@@ -64,20 +78,34 @@ function writeAll(fd: number, bytes: Uint8Array): number {
 const PART_BUFFER_BYTES = 64 * 1024;
 
 // Parts encoded into one reused buffer, written each time it fills; a part too long for it goes alone.
-function writeParts(fd: number, parts: readonly string[]): number {
-  const buffer = Buffer.allocUnsafe(PART_BUFFER_BYTES);
-  let used = 0;
-  let written = 0;
-  for (const part of parts) {
-    // A UTF-16 unit is at most three bytes of UTF-8 (a surrogate pair, two units, is four).
-    if (used + part.length * 3 > buffer.length) {
-      written += writeAll(fd, buffer.subarray(0, used));
-      used = 0;
-    }
-    if (part.length * 3 > buffer.length) written += writeAll(fd, Buffer.from(part));
-    else used += buffer.write(part, used);
+class PartWriter implements TextParts {
+  private readonly buffer = Buffer.allocUnsafe(PART_BUFFER_BYTES);
+  private used = 0;
+  private written = 0;
+
+  constructor(private readonly fd: number) {}
+
+  push(...parts: string[]): void {
+    for (const part of parts) this.write(part);
   }
-  return written + writeAll(fd, buffer.subarray(0, used));
+
+  write(part: string): void {
+    // A UTF-16 unit is at most three bytes of UTF-8 (a surrogate pair, two units, is four).
+    if (this.used + part.length * 3 > this.buffer.length) this.flush();
+    if (part.length * 3 > this.buffer.length) this.written += writeAll(this.fd, Buffer.from(part));
+    else this.used += this.buffer.write(part, this.used);
+  }
+
+  /** Write what is buffered; the bytes written in all. */
+  end(): number {
+    this.flush();
+    return this.written;
+  }
+
+  private flush(): void {
+    this.written += writeAll(this.fd, this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
 }
 
 /** Flush a folder's entries, so a rename survives a crash; file systems that refuse it are ignored. */

@@ -23,7 +23,7 @@ atomic('replaces the file whole and leaves no temp file', () => {
   assert.equal(readdirSync(dir), ['x.exit']);
   syncDir(join(dir, 'missing'));
 });
-atomic('text given as parts is written in order, byte for byte, whatever their sizes and characters; the byte count is returned', () => {
+atomic('text given as parts, or pushed by a function, is written in order, byte for byte, whatever their sizes and characters; the byte count is returned', () => {
   const dir = makeTempDir();
   const file = join(dir, 'report.html');
   // Parts that fill the write buffer exactly, overflow it, dwarf it, and hold characters of 1 to 4 bytes.
@@ -31,6 +31,10 @@ atomic('text given as parts is written in order, byte for byte, whatever their s
   const whole = parts.join('');
   assert.is(writeFileAtomic(file, parts, { durable: false }), Buffer.byteLength(whole));
   assert.is(readFileSync(file, 'utf8'), whole);
+  assert.is(writeFileAtomic(file, (out) => { out.push('é', '🦀'); out.push(); out.push(...parts.slice(1, 3)); }), Buffer.byteLength(`é🦀${parts[1]}${parts[2]}`));
+  assert.is(readFileSync(file, 'utf8'), `é🦀${parts[1]}${parts[2]}`);
+  assert.throws(() => writeFileAtomic(file, (out) => { out.push('half'); throw new Error('the producer failed'); }), /the producer failed/);
+  assert.is(readFileSync(file, 'utf8'), `é🦀${parts[1]}${parts[2]}`, 'a producer that throws leaves the file as it was');
   assert.is(writeFileAtomic(file, [], { durable: false }), 0);
   assert.is(readFileSync(file, 'utf8'), '');
   assert.is(writeFileAtomic(file, 'é'), 2);

@@ -1,6 +1,7 @@
 // The report's sections other than the timeline: verdicts and revisions, bails and stops, the ledgers'
 // progress over time, the slices' waves and receipts, and what couldn't be read. Every text from an
 // event or a file goes through `esc`.
+import type { TextParts } from '@leap/core';
 import { clockTime, escapeHtml as esc, formatDuration } from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
@@ -19,7 +20,7 @@ const LAST_TICKS = 100;
 const time = (ms: number): string => `<td class="t">${Number.isFinite(ms) ? clockTime(ms) : ''}`;
 
 /** Every verdict, with the revision each REJECT led to, pushed onto `out` a row at a time. */
-export function renderVerdicts(model: RunModel, out: string[]): void {
+export function renderVerdicts(model: RunModel, out: TextParts): void {
   if (model.verdicts.length === 0) {
     out.push('<p class="empty">No verdict yet.</p>');
     return;

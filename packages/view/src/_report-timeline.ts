@@ -3,6 +3,7 @@
 // revisions outlined; bails and stops as lines across the whole run.
 import { clockTime, escapeHtml as esc, formatDuration, formatUsd, truncate } from './_text.js';
 import { STATUS_COLORS } from './_report-style.js';
+import type { TextParts } from '@leap/core';
 import type { LeafRun, RunModel, Verdict } from './fold-run.js';
 
 /** The span the timeline covers, in ms since the epoch. */
@@ -113,7 +114,7 @@ function barTitle(run: LeafRun): string {
 }
 
 /** The timeline's HTML, pushed onto `out` in parts. */
-export function renderTimeline(model: RunModel, span: Span, now: number, out: string[]): void {
+export function renderTimeline(model: RunModel, span: Span, now: number, out: TextParts): void {
   if (model.leaves.length === 0 && model.verdicts.length === 0) {
     out.push('<p class="empty">No leaf has run yet.</p>');
     return;

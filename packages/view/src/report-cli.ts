@@ -36,11 +36,10 @@ export const reportMain: Subcommand = async (argv, io) => {
   const view = collectView({ cwd: io.cwd, env: io.env });
   if (!view.log.exists) throw new LeapError(`no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`, { exitCode: 2 });
   const file = resolve(io.cwd, values.out ?? `${view.stateDir}/leap-report.html`);
-  const parts = renderReport(view);
   let bytes: number;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    bytes = writeFileAtomic(file, parts, { durable: false });
+    bytes = writeFileAtomic(file, (out) => renderReport(view, out), { durable: false });
   } catch (cause) {
     throw new LeapError(`cannot write the report to ${file}: ${(cause as Error).message}`, { exitCode: 2, cause });
   }

@@ -1,6 +1,6 @@
 // `leap report`'s one self-contained HTML file (CONTRACT section 10): no script, no network (its
 // Content-Security-Policy forbids both), every text from the run escaped.
-import { isoTimestamp } from '@leap/core';
+import { isoTimestamp, type TextParts } from '@leap/core';
 import { escapeHtml as esc, formatDuration, formatTokens, formatUsd } from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
 import { renderBailsAndStops, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
@@ -19,7 +19,7 @@ function costTable(title: string, rows: CostRow[], label: (r: CostRow) => string
   return `<h3>${title}</h3><table class="cost" id="${id}"><thead><tr><th>${title.replace(/^Per /, '')}</th>${COST_HEAD}</tr></thead><tbody>${rows.map((r) => `<tr><td class="reason">${label(r)}</td>${costCells(r.total)}</tr>`).join('')}</tbody></table>`;
 }
 
-function renderCost(view: ViewData, out: string[]): void {
+function renderCost(view: ViewData, out: TextParts): void {
   const { usage } = view.model;
   if (usage.length === 0) {
     out.push('<p class="empty">No usage event: no agent leaf has reported tokens or cost yet.</p>');
@@ -39,10 +39,10 @@ function renderCost(view: ViewData, out: string[]): void {
 }
 
 /**
- * The report of a view, as the parts of one HTML document in order (written as they are encoded: a long
- * run's report is never one string in memory).
+ * The report of a view, one HTML document pushed onto `out` in parts, in order (written as they come, a
+ * long run's report is never one string in memory).
  */
-export function renderReport(view: ViewData): string[] {
+export function renderReport(view: ViewData, out: TextParts): void {
   const { model } = view;
   const from = model.firstAt ?? view.now;
   // A loop, not Math.max(...ends): a log of a few hundred thousand leaves would overflow the stack.
@@ -63,7 +63,7 @@ export function renderReport(view: ViewData): string[] {
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
   const when = model.firstAt === null ? 'no events yet' : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;
-  const out = [`<!doctype html>
+  out.push(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -74,7 +74,7 @@ export function renderReport(view: ViewData): string[] {
 <nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails and stops</a><a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a><a href="#problems">Problems</a></nav>
 <div class="cards" id="summary">${cards.join('')}</div></header>
 <main>
-<section id="timeline"><h2>Timeline</h2>${renderLegend()}`];
+<section id="timeline"><h2>Timeline</h2>${renderLegend()}`);
   renderTimeline(model, span, view.now, out);
   out.push('</section>\n<section id="verdicts"><h2>Verdicts and revisions</h2>');
   renderVerdicts(model, out);
@@ -88,5 +88,4 @@ export function renderReport(view: ViewData): string[] {
 <section id="problems"><h2>Problems</h2>${renderProblems(view)}</section>
 </main></body></html>
 `);
-  return out;
 }
