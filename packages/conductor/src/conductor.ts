@@ -9,7 +9,7 @@ import {
 } from '@leap/core';
 import { currentStep, parseLedger } from '@leap/core/ledger';
 import { Bail, Stopped, bailClass } from './bail-causes.js';
-import { createGit, type Git } from './git.js';
+import { createGit, headFromFiles, type Git } from './git.js';
 import type { Phase } from './prompts.js';
 import { readJournal, removeJournal, writeJournal, type RunJournal } from './run-files.js';
 import type { RunAgents } from './run-agents.js';
@@ -77,7 +77,7 @@ export class RunState {
     // Every command that can move HEAD forgets the cached one.
     const moving = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
     const wrapped = (async (args, options) => {
-      if (moving.has(args[0] ?? '')) this.invalidateHead();
+      if (moving.has((args[0] === '-c' ? args[2] : args[0]) ?? '')) this.invalidateHead();
       return git(args, options);
     }) as Git;
     wrapped.out = async (args) => (await wrapped(args)).stdout.trim();
@@ -129,6 +129,9 @@ export class RunState {
     }
   }
 
+  /** Whether this process ran `git commit` (each without its maintenance, which the run's end starts once). */
+  committed = false;
+
   /** Whether this process has looked at the tree for changes the run did not make (once, when it starts: preflight or the first phase). */
   treeChecked = false;
   private headCache: { sha: string; subject: string | null } | null = null;
@@ -146,6 +149,7 @@ export class RunState {
 
   /** HEAD's subject, read once until something may have moved it (`invalidateHead`). */
   async headSubject(): Promise<string> {
+    if (this.headCache?.subject == null) this.headCache = headFromFiles(this.root, this.setup.env);
     if (this.headCache?.subject == null) {
       const out = await this.git.out(['log', '-1', '--format=%H%x00%s']);
       const at = out.indexOf('\0');

@@ -1,5 +1,7 @@
 // Git (no shell: each argument one argv element) and the project's test command (`bash -c CMD`, the
 // command one argv element). node:child_process is imported on first use, never by `leap tdd status`.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { InternalError } from '@leap/core';
 
 /** One finished command. */
@@ -46,6 +48,49 @@ export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Gi
   git.out = async (args) => (await run(args)).stdout.trim();
   (git as { cwd: string }).cwd = cwd;
   return git;
+}
+
+/**
+ * HEAD's commit and subject read from the files git keeps them in, as `git log -1 --format=%H%x00%s` prints
+ * them: `.git/HEAD`, its branch's loose ref (or its line in packed-refs), the commit's loose object. Null
+ * whenever only git can say for sure: a linked worktree or GIT_DIR, a packed object, a message of more than
+ * one line or with an encoding. Commits this run made (its own, its agents') are loose, so this spares a git
+ * process each time HEAD is read after one.
+ */
+export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: string; subject: string } | null {
+  if (env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined) return null;
+  const gitDir = join(root, '.git');
+  try {
+    const head = readFileSync(join(gitDir, 'HEAD'), 'latin1');
+    const ref = /^ref: (refs\/heads\/[^\n]+)\n$/.exec(head)?.[1];
+    const sha = ref === undefined ? head.slice(0, -1) : branchSha(gitDir, ref);
+    if (sha === null || !SHA.test(sha)) return null;
+    const { inflateSync } = process.getBuiltinModule('node:zlib') as typeof import('node:zlib');
+    const object = inflateSync(readFileSync(join(gitDir, 'objects', sha.slice(0, 2), sha.slice(2)))).toString('utf8');
+    const body = object.indexOf('\0');
+    const headers = object.indexOf('\n\n', body);
+    if (!object.startsWith('commit ') || body < 0 || headers < 0 || object.slice(body, headers).includes('\nencoding ')) return null;
+    const subject = /^([^\n]+)\n$/.exec(object.slice(headers + 2))?.[1];
+    return subject === undefined || subject !== subject.trim() ? null : { sha, subject };
+  } catch {
+    return null;
+  }
+}
+
+const SHA = /^[0-9a-f]{40}$/;
+
+// A branch's commit: its loose ref, else its line in packed-refs.
+function branchSha(gitDir: string, ref: string): string | null {
+  let loose: string | null = null;
+  try {
+    loose = readFileSync(join(gitDir, ref), 'latin1');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return null;
+  }
+  if (loose !== null) return loose.endsWith('\n') ? loose.slice(0, -1) : null;
+  const packed = readFileSync(join(gitDir, 'packed-refs'), 'latin1');
+  const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
+  return line === undefined ? null : line.slice(0, line.indexOf(' '));
 }
 
 /**

@@ -202,7 +202,9 @@ async function collect(state: RunState, step: LedgerStep, phase: Phase, base: st
 
 /** `git commit` with the message on stdin; a refusal (a hook, say) is the commit-refused bail. */
 export async function commitOrBail(state: RunState, args: string[], message: string): Promise<void> {
-  const done = await state.git(args, { input: `${message}\n`, allowFailure: true });
+  // Without the `git maintenance run --auto` each commit starts: the run starts it once, at its end.
+  const done = await state.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
+  state.committed = true;
   if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${(done.stderr.trim() || done.stdout.trim()) || `exit ${done.code}`}`);
 }
 

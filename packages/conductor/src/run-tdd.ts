@@ -32,6 +32,8 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   try {
     return await conduct(state, started);
   } finally {
+    // What git commit would have started after each of the run's commits, once (gc --auto, when due).
+    if (state.committed) await state.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
     lock.release();
   }
 }

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
+import { cleanupTempDirs, git, isAlive, makeGitRepo, makeTempDir, waitFor } from '@leap/test-utils';
 import { statePaths } from '@leap/core';
 import { createCommandAgent } from '@leap/agent-command';
 import { createClaudeAgent } from '@leap/agent-claude';
@@ -17,6 +17,7 @@ import { endOrphanLeaves, findOrphanLeaves } from '../src/orphans.js';
 import { formatTddStatus, readTddStatus } from '../src/status.js';
 import { developerPrompt, plannerPrompt } from '../src/prompts.js';
 import { bailClass } from '../src/bail-causes.js';
+import { headFromFiles } from '../src/git.js';
 import { cleanEnv } from './helpers.js';
 
 const detect = suite('chooseTestCommand');
@@ -60,6 +61,40 @@ detect('each convention alone is found; two are ambiguous; none is none; given o
 detect.run();
 
 // ---
+
+const head = suite('headFromFiles');
+head.after.each(cleanupTempDirs);
+
+head('answers as git log -1 does from loose refs, packed-refs and a detached HEAD; null where only git can say', () => {
+  const dir = makeGitRepo();
+  const commit = (message: string) => git(dir, '-c', 'user.name=T', '-c', 'user.email=t@leap.invalid', 'commit', '-q', '--allow-empty', '-m', message);
+  const logged = () => {
+    const [sha, subject] = git(dir, 'log', '-1', '--format=%H%x00%s').trim().split('\0');
+    return { sha, subject };
+  };
+  const env = cleanEnv();
+  for (const title of ["red: it's $(x) `y` \"q\" ünï", 'plan: issue 1']) {
+    commit(title);
+    assert.equal(headFromFiles(dir, env), logged(), title);
+  }
+  git(dir, 'pack-refs', '--all');
+  assert.equal(headFromFiles(dir, env), logged(), 'the branch in packed-refs only');
+  git(dir, 'checkout', '-q', '--detach');
+  assert.equal(headFromFiles(dir, env), logged(), 'a detached HEAD');
+  git(dir, 'checkout', '-q', '-');
+  commit('two lines\n\nand a body');
+  assert.is(headFromFiles(dir, env), null, 'a message of more than one line');
+  commit('one line');
+  assert.is(headFromFiles(dir, { ...env, GIT_DIR: join(dir, '.git') }), null, 'GIT_DIR');
+  git(dir, 'gc', '-q');
+  assert.is(headFromFiles(dir, env), null, 'a packed object');
+  const linked = join(makeTempDir(), 'linked');
+  git(dir, 'worktree', 'add', '-q', linked);
+  assert.is(headFromFiles(linked, env), null, "a linked worktree's .git file");
+  assert.is(headFromFiles(makeTempDir(), env), null, 'no repository');
+});
+
+head.run();
 
 const files = suite('run files');
 files.after.each(cleanupTempDirs);
