@@ -26,11 +26,21 @@ function project(dir, steps) {
   git('commit', '-q', '-m', 'bench project');
 }
 
-// The floor of the conductor's own share: a bash script doing the git work the same run needs and nothing
-// else (no Node, no leaves, no test runs, the files written by the script itself): preflight, the branch and
-// the plan commit; then per step red (state-folder status, add, commit, the red commit's tests, a scratch
-// tree with them set aside), green (status, add, the tests unchanged, the tick through a copy of the index),
-// refactor (status, add, no test changed, the issue file staged, the clear through a copy of the index).
+// The floor of the conductor's own share, in three parts, each what any conductor of this run pays outside
+// its leaves and its counted test runs:
+// 1. git: a bash script doing the git work the same run needs and nothing else (no Node, no leaves, no test
+//    runs, the files written by the script itself, commits without `git maintenance`, the ticks without
+//    fsyncs): preflight, the branch and the plan commit; then per step red (state-folder status, add,
+//    commit, the red commit's tests, a scratch tree with them set aside), green (status, add, the tests
+//    unchanged, the tick through a copy of the index), refactor (status, add, no test changed, the issue file
+//    staged, the clear through a copy of the index). Not in it: the ledger's journal and its fsyncs, the
+//    lookup of the repository a tick makes, the ignored entries linked into the red check's copy, the diff the
+//    refactor verifier is shown, the event log, the narration, the supervisor's pid and exit files.
+// 2. the test runs' wrappers: a test run is counted from inside its command (its first `date` to its last),
+//    so the `bash -c` around it, its two `date` processes and its exit are outside it; the same command with
+//    the suite replaced by `:` run as many times measures them.
+// 3. a conductor in Node starts one Node: `node -e 0` in the run's environment (on this machine
+//    NODE_EXTRA_CA_CERTS, read by every Node at start, is most of it).
 const FLOOR_SCRIPT = [
   "set -euo pipefail",
   "cd \"$1\"; shift",
@@ -40,7 +50,7 @@ const FLOOR_SCRIPT = [
   "git checkout -q -b leap/issue-1",
   "{ printf '# Bench plan\\n\\n## Steps\\n\\n'; for t in \"$@\"; do printf -- '- [ ] %s\\n' \"$t\"; done; } > .tdd/issue-1.md",
   "git add -- .tdd/issue-1.md",
-  "git commit -q -m 'plan: issue 1'",
+  "git -c maintenance.auto=false commit -q -m 'plan: issue 1'",
   "edit() { local text; text=$(<\"$1\"); printf '%s\\n' \"${text/\"$2\"/\"$3\"}\" > \"$1\"; }",
   "tick() {",
   "  cp .git/index .git/index.floor",
@@ -56,7 +66,7 @@ const FLOOR_SCRIPT = [
   "for t in \"$@\"; do",
   "  n=$((n+1))",
   "  leaf \"test/step$n.test.js\" \"test $n\"",
-  "  git commit -q -m \"red: $t\"",
+  "  git -c maintenance.auto=false commit -q -m \"red: $t\"",
   "  git show --no-renames --format=%H --name-only -z --diff-filter=AM HEAD >/dev/null",
   "  s=$(mktemp -d); mkdir \"$s/tree\"",
   "  GIT_INDEX_FILE=\"$s/index\" git --work-tree \"$s/tree\" read-tree -u --reset HEAD",
@@ -85,6 +95,37 @@ function floorMs(ctx, titles) {
     const started = process.hrtime.bigint();
     const done = spawnSync('bash', ['-c', FLOOR_SCRIPT, 'floor', dir, ...titles], { encoding: 'utf8' });
     if (done.status !== 0) throw new Error(`the floor script failed: ${done.stderr}`);
+    runs.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return ctx.median(runs);
+}
+
+// The counting test command around a suite: its runs are timed from its first `date` to its last.
+const countingCommand = (suite, log) => `s=$(date +%s%N); ${suite}; c=$?; echo "$s $(date +%s%N)" >> '${log}'; exit $c`;
+
+// What `count` runs of the counting command spend outside what they count, the suite being `:` (median of 5 sets).
+function wrapperMs(ctx, dir, count) {
+  const sets = [];
+  for (let i = 0; i < 5; i++) {
+    const log = join(dir, `wrapper-${i}.log`);
+    let outer = 0;
+    for (let n = 0; n < count; n++) {
+      const started = process.hrtime.bigint();
+      spawnSync('bash', ['-c', countingCommand(':', log)], { cwd: dir, stdio: 'ignore' });
+      outer += Number(process.hrtime.bigint() - started) / 1e6;
+    }
+    const inner = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').map(Number)).reduce((sum, [a, b]) => sum + (b - a) / 1e6, 0);
+    sets.push(outer - inner);
+  }
+  return ctx.median(sets);
+}
+
+// Node's own start in the run's environment: `node -e 0`, median of 11.
+function nodeStartMs(ctx, env) {
+  const runs = [];
+  for (let i = 0; i < 11; i++) {
+    const started = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
     runs.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return ctx.median(runs);
@@ -120,7 +161,7 @@ export default async function conductor(ctx) {
   writeFileSync(join(agentsDir, 'plan.txt'), `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`);
   // The counting test command: each run appends its start and end (ns) to a log, wherever it runs.
   const runs = join(agentsDir, 'test-runs.log');
-  const testCmd = `s=$(date +%s%N); node --test test/ >/dev/null 2>&1; c=$?; echo "$s $(date +%s%N)" >> '${runs}'; exit $c`;
+  const testCmd = countingCommand('node --test test/ >/dev/null 2>&1', runs);
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))), VERI_TIMEOUT: '120' };
   const started = process.hrtime.bigint();
   const run = spawnSync(process.execPath, [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', testCmd, '--plan', join(agentsDir, 'plan.txt'),
@@ -138,8 +179,12 @@ export default async function conductor(ctx) {
   const share = ownMs / wallMs;
   ctx.note(`conductor: a 3-step run took ${wallMs.toFixed(0)} ms: leaves ${leavesMs.toFixed(0)} ms (${events.filter((e) => e.event === 'exit').length}), test runs ${testsMs.toFixed(0)} ms (${testRuns.length}), the conductor's own ${ownMs.toFixed(0)} ms`);
   ctx.check("conductor's own share of a 3-step run (not leaves, not test runs)", (share * 100).toFixed(1), 'at most 5%', share <= 0.05, '%');
-  const floor = floorMs(ctx, titles);
-  ctx.note(`conductor: the floor of its own share, a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step), took ${floor.toFixed(0)} ms (median of 5), ${((floor / wallMs) * 100).toFixed(1)}% of the run's wall; the conductor's own is ${(ownMs / floor).toFixed(1)}x that`);
+  const gitFloor = floorMs(ctx, titles);
+  const wrappers = wrapperMs(ctx, agentsDir, testRuns.length);
+  const nodeStart = nodeStartMs(ctx, env);
+  const floor = gitFloor + wrappers + nodeStart;
+  const pct = (x) => `${((x / wallMs) * 100).toFixed(1)}%`;
+  ctx.note(`conductor: the floor of its own share, ${floor.toFixed(0)} ms, ${pct(floor)} of the run's wall (the conductor's own is ${(ownMs / floor).toFixed(1)}x that): a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step) ${gitFloor.toFixed(0)} ms (median of 5, ${pct(gitFloor)}); the ${testRuns.length} test runs' bash -c and date around what they count ${wrappers.toFixed(0)} ms (${pct(wrappers)}); one Node's start in the run's environment ${nodeStart.toFixed(0)} ms (${pct(nodeStart)})`);
   const perStep = (testRuns.length - 1) / titles.length;
   ctx.check('test-suite runs per step (besides one baseline per run)', perStep.toFixed(2), 'at most 4: red 2 (fails with the new test, passes without), green 1, refactor 1', perStep <= 4);
   ctx.coldStart('leap tdd status --issue 1', [leap, 'tdd', 'status', '--issue', '1'], { cwd: repo, env, budget: 1.3, expect: 0 });
