@@ -1,12 +1,15 @@
 // `leap report`'s one self-contained HTML file (CONTRACT section 10): no script, no network (its
 // Content-Security-Policy forbids both), every text from the run escaped.
 import { isoTimestamp, type TextParts } from '@leap/core';
-import { escapeHtml as esc, formatDuration, formatTokens, formatUsd } from './_text.js';
+import * as text from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
 import { renderBailsAndStops, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
 import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
 import { breakDownCost, sumUsage, type CostRow, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
+
+// Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
+const { escapeHtml: esc, formatDuration, formatTokens, formatUsd } = text;
 
 function costCells(t: CostTotal): string {
   const gap = (n: number): string => (n > 0 ? ` <span class="meta">(${n} unreported)</span>` : '');
