@@ -26,6 +26,11 @@ export interface VerifyOptions extends VerifyPromptOptions {
    * asked again: the green and refactor verdicts' `commit`, and a refactor `base` equal to it needs no check.
    */
   head?: string;
+  /**
+   * Run the verifier CLI's readiness check (`codex login status`) before its leaf; default true. A caller that
+   * ran `checkAgentReady` for it once (a conductor, in its preflight) skips it for each verification.
+   */
+  preflight?: boolean;
 }
 
 /** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
@@ -83,6 +88,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     options: { role: 'verifier', cwd: gathered.repo, answerSchema: loadVerifySchema('verdict.schema.json') },
     stateDir,
     env,
+    preflight: options.preflight,
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const };
   if (leaf.answer === null) {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
 import { readEvents } from '@leap/core/schemas';
@@ -98,6 +98,26 @@ run('structured output from a CLI that enforces the schema (claude --json-schema
   const env = verifyEnv({ VERI_AGENTS: agents, STANDIN_RESULT: 'ignored prose', STANDIN_STRUCTURED: '{"verdict":"PASS","reason":"structured"}' });
   const result = await verify({ phase: 'red', step: STEP, cwd: repo, env, agent: 'c' });
   assert.equal([result.code, result.reason], [0, 'structured']);
+});
+
+run("the verifier CLI's readiness check runs before its leaf, unless the caller checked it already (preflight: false)", async () => {
+  const repo = makeRedRepo();
+  const dir = makeTempDir();
+  const home = join(dir, 'codex-home');
+  mkdirSync(home);
+  writeFileSync(join(home, 'auth.json'), '{}');
+  // A codex that notes each of its runs, then is the stand-in.
+  const calls = join(dir, 'calls.log');
+  const codex = join(dir, 'codex');
+  writeFileSync(codex, `#!/bin/sh\necho "$1 $2" >> '${calls}'\nexec '${join(repoRoot, 'plugins', 'agent-codex', 'test', 'fixtures', 'codex')}' "$@"\n`);
+  chmodSync(codex, 0o755);
+  const env = verifyEnv({ VERI_AGENTS: writeAgents({ x: { plugin: 'codex', bin: codex } }), CODEX_HOME: home, STANDIN_RESULT: '{"verdict":"PASS","reason":"checked"}' });
+  for (const preflight of [undefined, false]) {
+    rmSync(calls, { force: true });
+    const result = await verify({ phase: 'red', step: STEP, cwd: repo, env, agent: 'x', preflight });
+    assert.equal([result.code, result.reason], [0, 'checked']);
+    assert.equal(readFileSync(calls, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ')[0]), preflight === false ? ['exec'] : ['login', 'exec']);
+  }
 });
 
 run('bad input: exit 2 with a clear message and nothing written but the verdict event', async () => {
