@@ -122,6 +122,8 @@ export async function runVerification(state: RunState, step: string, phase: Phas
     result = await verify({
       phase, step, cwd: state.root, env, issue: state.issue, agent: verifier.name, agentsFile: state.setup.agents.registry.file ?? undefined,
       base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase), head: phase === 'red' ? undefined : await state.head(),
+      // The verifier's readiness was checked once, in preflight.
+      preflight: false,
     });
   } catch (error) {
     if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);

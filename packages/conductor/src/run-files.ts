@@ -1,6 +1,6 @@
 // The conductor's own files in the state folder: its journal, its lock, the .gitignore, the pinned
 // revision and the timeout file (CONTRACT section 2). None is committed but the .gitignore.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureStateDir, readFileIfExists, writeFileAtomic, type StatePaths } from '@leap/core';
@@ -36,9 +36,17 @@ export const journalFile = (paths: StatePaths, issue: number): string => join(pa
 /** The conductor's lock: `issue-N-conductor.pid`. */
 export const conductorLockFile = (paths: StatePaths, issue: number): string => join(paths.dir, `issue-${issue}-conductor.pid`);
 
+/** The journal being written: whole once the journal is gone (see writeJournal). */
+export const nextJournalFile = (file: string): string => `${file}.next`;
+
+/** The journal's text: the file, else (a writer stopped between its unlink and its rename) the whole next one. */
+export function readJournalText(file: string): string | null {
+  return readFileIfExists(file) ?? readFileIfExists(nextJournalFile(file));
+}
+
 /** Read the journal; a missing or unreadable one is none (the ledger and git decide then). */
 export function readJournal(paths: StatePaths, issue: number): RunJournal | null {
-  const text = readFileIfExists(journalFile(paths, issue));
+  const text = readJournalText(journalFile(paths, issue));
   if (text === null) return null;
   try {
     const data = JSON.parse(text) as RunJournal;
@@ -48,14 +56,36 @@ export function readJournal(paths: StatePaths, issue: number): RunJournal | null
   }
 }
 
-/** Write the journal atomically. */
+/**
+ * Write the journal whole: to `issue-N-run.json.next` (a new file), then the old journal unlinked and the next
+ * renamed onto its free name. A reader finds the old journal, or the new one under either name, never a part
+ * of one. Not a rename over the old journal: ext4 (auto_da_alloc) starts writing a file renamed over another
+ * back to disk at once, and the next unlink of it waits for that write (1 to 4 ms a save here, 30 saves a run).
+ * Not durable: the journal is for a killed conductor, and the ledger and git decide after a power loss.
+ */
 export function writeJournal(paths: StatePaths, issue: number, journal: RunJournal): void {
-  writeFileAtomic(journalFile(paths, issue), `${JSON.stringify(journal, null, 1)}\n`, { durable: false });
+  const file = journalFile(paths, issue);
+  const next = nextJournalFile(file);
+  unlinkIfPresent(next);
+  writeFileSync(next, `${JSON.stringify(journal, null, 1)}\n`, { flag: 'wx' });
+  unlinkIfPresent(file);
+  renameSync(next, file);
+}
+
+// unlinkSync, not rmSync: rmSync loads Node's rimraf, and a journal is one file.
+function unlinkIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** Remove the journal (the run is done, or a bail reset the step). */
 export function removeJournal(paths: StatePaths, issue: number): void {
-  rmSync(journalFile(paths, issue), { force: true });
+  const file = journalFile(paths, issue);
+  unlinkIfPresent(file);
+  unlinkIfPresent(nextJournalFile(file));
 }
 
 /** The state folder's .gitignore (section 2) is core's: every runtime file ignored, ledgers and issue bodies tracked. */

@@ -67,7 +67,8 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
 }
 
 function readJournalLight(file: string): { step: string | null; phase: string | null; attempt: number; stage: string } | null {
-  const text = readFileIfExists(file);
+  // As run-files.ts readJournalText: the journal, else the next one a writer was putting in its place.
+  const text = readFileIfExists(file) ?? readFileIfExists(`${file}.next`);
   if (text === null) return null;
   try {
     return JSON.parse(text) as { step: string | null; phase: string | null; attempt: number; stage: string };

@@ -1,7 +1,7 @@
 // The conductor's small parts, each on real files and processes: test-command detection, the run's files,
 // usage sums, a failing CLI's words, orphaned leaves of a dead conductor, status edge cases, the prompts.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -110,8 +110,22 @@ files('journal, .gitignore, pinned revision and timeout file', () => {
   const journal = { version: 1 as const, pid: 1, base: 'main', test_cmd: 't', step: "it's", phase: 'red' as const, attempt: 2, stage: 'leaf' as const, leaf: 'develop-red-2', tree: null, phase_base: null, reason: null, retried: 0 };
   writeJournal(paths, 3, journal);
   assert.equal(readJournal(paths, 3), journal);
+  // A writer killed at any point leaves the old journal or the new one whole: the next one half-written beside
+  // the old (the old is read), the old unlinked before the rename (the next is read); the next save starts afresh.
+  const file = join(paths.dir, 'issue-3-run.json');
+  const moved = { ...journal, stage: 'developed' as const };
+  writeFileSync(`${file}.next`, '{"version": 1, "st');
+  assert.equal(readJournal(paths, 3), journal);
+  writeJournal(paths, 3, moved);
+  assert.equal([readJournal(paths, 3), existsSync(`${file}.next`)], [moved, false]);
+  writeFileSync(`${file}.next`, JSON.stringify(journal));
+  rmSync(file);
+  assert.equal(readJournal(paths, 3), journal);
+  writeFileSync(paths.ledger(3), "# Plan\n\n## Steps\n\n- [ ] it's\n");
+  assert.is(readTddStatus({ cwd: paths.dir, env: { VERI_STATE_DIR: paths.dir }, issue: 3 })[0]?.current?.stage, 'leaf', 'status reads the next journal too');
+  rmSync(paths.ledger(3));
   removeJournal(paths, 3);
-  assert.is(readJournal(paths, 3), null);
+  assert.equal([readJournal(paths, 3), existsSync(`${file}.next`)], [null, false]);
   assert.is(ensureStateGitignore(paths), true);
   assert.is(ensureStateGitignore(paths), false);
   assert.is(readFileSync(join(paths.dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
