@@ -75,10 +75,10 @@ function makeCopyRepository(repo: string, dir: string, commit: string): string {
   const [common, sha] = own !== null ? [own, commit]
     : runGit(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`]).trim().split('\n');
   const gitDir = join(dir, '.git');
+  // No refs/heads, refs/tags or info: git needs HEAD, objects and refs to see a repository, and makes the rest
+  // when something is written there (each folder is one more to make and remove: 0.1 to 0.6 ms here).
   mkdirSync(join(gitDir, 'objects', 'info'), { recursive: true });
-  mkdirSync(join(gitDir, 'refs', 'heads'), { recursive: true });
-  mkdirSync(join(gitDir, 'refs', 'tags'));
-  mkdirSync(join(gitDir, 'info'));
+  mkdirSync(join(gitDir, 'refs'));
   writeFileSync(join(gitDir, 'HEAD'), `${sha}\n`);
   writeFileSync(join(gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
   writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${join(common ?? '', 'objects')}\n`);
@@ -107,7 +107,9 @@ function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], 
     linked.push(name);
   }
   // A link is not a folder to git, so a `node_modules/` pattern would not ignore it: the copy ignores each by name.
-  if (linked.length > 0) writeFileSync(join(gitDir, 'info', 'exclude'), linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`).join(''));
+  if (linked.length === 0) return;
+  mkdirSync(join(gitDir, 'info'));
+  writeFileSync(join(gitDir, 'info', 'exclude'), linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`).join(''));
 }
 
 /** The top-level name of `path` inside `repo`, or null when it lies outside (for `skip`). */
