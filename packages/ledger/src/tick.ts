@@ -14,6 +14,12 @@ export interface TickOptions extends LedgerLocation {
   noVerify?: boolean;
   /** Commit even when nothing but the ledger line is staged. */
   allowEmpty?: boolean;
+  /**
+   * HEAD's commit as the caller has just read it. With allowEmpty, and the repository's folders known to this
+   * process (asked once, again when .git/config changes), the tick asks git nothing before its commit; a HEAD
+   * that is not this one refuses the commit at update-ref, as a HEAD that moves meanwhile does.
+   */
+  head?: string;
 }
 
 /** Mark a todo step done and refactor-pending, in ONE commit with the step's staged green work. */
@@ -30,7 +36,7 @@ function commitStepLine(options: TickOptions, action: LedgerCommitRequest['actio
   const target = changeTarget(options, action);
   return commitLedgerChange({
     action, ledger: target.path, issue: target.issue, title: options.step, edit,
-    message: options.message ?? `${verb}: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty,
+    message: options.message ?? `${verb}: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty, head: options.head,
     stateDir: target.stateDir, env: target.env,
   });
 }

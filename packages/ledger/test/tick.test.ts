@@ -2,10 +2,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { clearRefactor, tick } from '../src/tick.js';
-import { cleanEnv, conflictOn, fileAt, head, installHook, ledger, ledgerText, leftovers, makeLedgerRepo, readTickEvents, script, snapshot, stage, type StepSpec } from './helpers.js';
+import { cleanEnv, conflictOn, fileAt, head, installHook, ledger, ledgerText, leftovers, makeLedgerRepo, readTickEvents, rejects, script, snapshot, stage, type StepSpec } from './helpers.js';
 
 const STEPS: StepSpec[] = [['done', 'Parse the config'], ['todo', 'Validate the config', 2], ['todo', "Don't crash on $HOME"]];
 const LEDGER = '.tdd/issue-7.md';
@@ -125,6 +126,47 @@ tickSuite('-m sets the message, cleaned as git commit -m cleans it', async () =>
   stage(dir, 'a.txt', 'a\n');
   await tick({ issue: '7', step: "Don't crash on $HOME", message: '\n  Fix: $HOME `id` "x"   \n\n\n\nbody line\t\n\n', cwd: dir, env: cleanEnv() });
   assert.is(git(dir, 'log', '-1', '--format=%B'), '  Fix: $HOME `id` "x"\n\nbody line\n\n');
+});
+
+tickSuite("given HEAD, a repeated tick asks git nothing before its commit; a wrong HEAD is refused; a changed config is read again", async () => {
+  const { dir } = makeLedgerRepo(STEPS);
+  // git through a wrapper that notes each subcommand.
+  const bin = makeTempDir();
+  const calls = join(bin, 'calls.log');
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$1" >> '${calls}'\nexec '${realGit}' "$@"\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  const env = cleanEnv({ PATH: `${bin}:${process.env.PATH}` });
+  const run = async (step: string, given: string) => {
+    rmSync(calls, { force: true });
+    const done = await tick({ issue: 7, step, allowEmpty: true, head: given, cwd: dir, env });
+    return { done, calls: readFileSync(calls, 'utf8').split('\n').filter(Boolean) };
+  };
+  const first = await run('Validate the config', head(dir));
+  assert.equal(first.calls, ['rev-parse', 'update-index', 'write-tree', 'commit-tree', 'update-ref'], 'the first tick of a process learns the folders');
+  await clearRefactor({ issue: 7, step: 'Validate the config', allowEmpty: true, cwd: dir, env });
+  const before = snapshot(dir);
+  stage(dir, 'a.txt', 'a\n');
+  const staged = snapshot(dir);
+  const wrong = await rejects(() => run("Don't crash on $HOME", `${before.head.slice(0, -1)}${before.head.endsWith('0') ? '1' : '0'}`), /./);
+  assert.ok(wrong instanceof Error);
+  assert.equal(snapshot(dir), staged, 'a refused tick leaves ledger and index as they were');
+  assert.equal(leftovers(dir), []);
+  git(dir, 'commit', '-q', '-m', 'moves HEAD');
+  const moved = await rejects(() => run("Don't crash on $HOME", before.head), /HEAD moved while the commit was being made/);
+  assert.is((moved as { exitCode?: number }).exitCode, 4);
+  const second = await run("Don't crash on $HOME", head(dir));
+  assert.equal(second.calls, ['update-index', 'write-tree', 'commit-tree', 'update-ref'], 'no rev-parse');
+  assert.is(git(dir, 'log', '-1', '--format=%s'), "green: Don't crash on $HOME\n");
+  // core.hooksPath set since: the config is read again, and its hook refuses.
+  await clearRefactor({ issue: 7, step: "Don't crash on $HOME", allowEmpty: true, cwd: dir, env });
+  const hooks = makeTempDir();
+  installHook(dir, 'pre-commit', '#!/bin/sh\nexit 3\n', hooks);
+  git(dir, 'config', 'core.hooksPath', hooks);
+  writeFileSync(join(dir, LEDGER), ledgerText([...STEPS, ['todo', 'One more']]));
+  git(dir, 'add', LEDGER);
+  git(dir, 'commit', '-q', '--no-verify', '-m', 'one more step');
+  await expectError(tick({ issue: 7, step: 'One more', allowEmpty: true, head: head(dir), cwd: dir, env }), 4, /the pre-commit hook refused the commit/);
 });
 
 tickSuite.run();

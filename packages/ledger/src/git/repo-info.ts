@@ -1,5 +1,6 @@
 // Everything a commit needs to know about the repository, from ONE git process.
-import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { UsageError } from '@leap/core';
 import { RefusedError } from '../exit-codes.js';
 import { runGit } from './run-git.js';
@@ -17,9 +18,18 @@ export interface RepoInfo {
   headTree: string;
 }
 
-/** Read the repository around `cwd`; an unborn HEAD is refused, a folder outside any repository is a usage error. */
-export async function readRepoInfo(cwd: string, env: NodeJS.ProcessEnv): Promise<RepoInfo> {
+/**
+ * Read the repository around `cwd`; an unborn HEAD is refused, a folder outside any repository is a usage error.
+ * Given `head` (HEAD's commit as the caller read it), a repository this process has asked about before, with the
+ * same GIT_* variables and an unchanged .git/config (core.hooksPath), is answered from memory: `head` is HEAD
+ * and `headTree` is empty (not asked).
+ */
+export async function readRepoInfo(cwd: string, env: NodeJS.ProcessEnv, head?: string): Promise<RepoInfo> {
+  const key = layoutKey(cwd, env);
+  const known = layouts.get(key);
+  if (head !== undefined && known !== undefined && known.stamp === configStamp(known.layout.gitDir)) return { ...known.layout, head, headTree: '' };
   const args = ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index', '--git-path', 'hooks', 'HEAD', 'HEAD^{tree}'];
+  const stamp = known === undefined ? null : configStamp(known.layout.gitDir);
   const result = await runGit(args, { cwd, env, allowFailure: true });
   const lines = result.stdout.toString('utf8').split('\n');
   if (result.status !== 0 || lines.length < 6) {
@@ -27,6 +37,23 @@ export async function readRepoInfo(cwd: string, env: NodeJS.ProcessEnv): Promise
     if (top.status !== 0) throw new UsageError(`${cwd} is not inside a git working tree: ${top.stderr.trim()}`);
     throw new RefusedError(`the repository ${top.stdout.toString('utf8').trim()} has no commit yet (HEAD is unborn): make a first commit, then tick`);
   }
-  const [root, gitDir, indexFile, hooksDir, head, headTree] = lines as [string, string, string, string, string, string];
-  return { root, gitDir, indexFile: resolve(cwd, indexFile), hooksDir: resolve(cwd, hooksDir), head, headTree };
+  const [root, gitDir, indexFile, hooksDir, readHead, headTree] = lines as [string, string, string, string, string, string];
+  const layout = { root, gitDir, indexFile: resolve(cwd, indexFile), hooksDir: resolve(cwd, hooksDir) };
+  // A known folder's config is stamped before git reads it, so a change made while git runs is seen next time.
+  layouts.set(key, { layout, stamp: stamp ?? configStamp(gitDir) });
+  return { ...layout, head: readHead, headTree };
+}
+
+// What this process learnt of each repository's folders, by folder and git's environment.
+const layouts = new Map<string, { layout: Omit<RepoInfo, 'head' | 'headTree'>; stamp: string }>();
+
+function layoutKey(cwd: string, env: NodeJS.ProcessEnv): string {
+  const git = Object.keys(env).filter((k) => k.startsWith('GIT_')).sort().map((k) => `${k}=${env[k]}`);
+  return [resolve(cwd), ...git].join('\0');
+}
+
+// The repository's config as the file system has it: a change of core.hooksPath there is a new stamp.
+function configStamp(gitDir: string): string {
+  const stat = statSync(join(gitDir, 'config'), { throwIfNoEntry: false, bigint: true });
+  return stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }

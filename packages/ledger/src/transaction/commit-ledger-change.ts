@@ -44,6 +44,8 @@ export interface LedgerCommitRequest {
   noVerify?: boolean;
   /** Commit even when nothing but the ledger line changes. */
   allowEmpty?: boolean;
+  /** HEAD as the caller read it (see TickOptions.head). */
+  head?: string;
   stateDir: string;
   env: NodeJS.ProcessEnv;
   /** Name for messages on stderr. */
@@ -88,7 +90,8 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
   const newBytes = Buffer.from(newText, 'utf8');
   const message = cleanupMessage(request.message);
   if (message === '') throw new UsageError('Expected a commit message (-m MESSAGE) with some text, got an empty one');
-  const info = await readRepoInfo(dirname(ledger), env);
+  // HEAD's tree is asked only to refuse an empty tick.
+  const info = await readRepoInfo(dirname(ledger), env, request.allowEmpty === true ? request.head : undefined);
   const ledgerRel = relative(info.root, ledger);
   if (ledgerRel.startsWith('..') || isAbsolute(ledgerRel)) {
     throw new UsageError(`${request.ledger}: the ledger is outside the repository ${info.root}, so it cannot be committed with the work`);
