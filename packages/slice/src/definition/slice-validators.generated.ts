@@ -29,8 +29,7 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
-const _errs1 = errors;
-if(errors === _errs1){
+{
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
 if((((((((data0.id === undefined) && (missing0 = "id")) || ((data0.goal === undefined) && (missing0 = "goal"))) || ((data0.spec === undefined) && (missing0 = "spec"))) || ((data0.scope === undefined) && (missing0 = "scope"))) || ((data0.proof === undefined) && (missing0 = "proof"))) || ((data0.rollback === undefined) && (missing0 = "rollback"))) || ((data0.deps === undefined) && (missing0 = "deps"))){
@@ -38,7 +37,6 @@ validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"required",para
 return false;
 }
 else {
-const _errs3 = errors;
 for(const key0 in data0){
 if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"additionalProperties",params:{additionalProperty: key0}}];
@@ -46,11 +44,10 @@ return false;
 break;
 }
 }
-if(_errs3 === errors){
+{
 if(data0.id !== undefined){
 let data1 = data0.id;
-const _errs4 = errors;
-if(errors === _errs4){
+{
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"}}];
@@ -62,7 +59,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",keyword:"type",pa
 return false;
 }
 }
-var valid1 = _errs4 === errors;
+var valid1 = true;
 }
 else {
 var valid1 = true;
@@ -70,8 +67,7 @@ var valid1 = true;
 if(valid1){
 if(data0.goal !== undefined){
 let data2 = data0.goal;
-const _errs6 = errors;
-if(errors === _errs6){
+{
 if(typeof data2 === "string"){
 if(data2.length === 0){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
@@ -83,19 +79,18 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",keyword:"type",
 return false;
 }
 }
-var valid1 = _errs6 === errors;
+var valid1 = true;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.spec !== undefined){
-const _errs8 = errors;
 if(typeof data0.spec !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/spec",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid1 = _errs8 === errors;
+var valid1 = true;
 }
 else {
 var valid1 = true;
@@ -103,8 +98,7 @@ var valid1 = true;
 if(valid1){
 if(data0.scope !== undefined){
 let data4 = data0.scope;
-const _errs10 = errors;
-if(errors === _errs10){
+{
 if(Array.isArray(data4)){
 if(data4.length < 1){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",keyword:"minItems",params:{limit: 1}}];
@@ -115,8 +109,7 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
-const _errs12 = errors;
-if(errors === _errs12){
+{
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.path === undefined) && (missing1 = "path")) || ((data5.sha256 === undefined) && (missing1 = "sha256"))){
@@ -124,7 +117,6 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:
 return false;
 }
 else {
-const _errs14 = errors;
 for(const key1 in data5){
 if(!((((key1 === "path") || (key1 === "sha256")) || (key1 === "symbols")) || (key1 === "lines"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:"additionalProperties",params:{additionalProperty: key1}}];
@@ -132,11 +124,10 @@ return false;
 break;
 }
 }
-if(_errs14 === errors){
+{
 if(data5.path !== undefined){
 let data6 = data5.path;
-const _errs15 = errors;
-if(errors === _errs15){
+{
 if(typeof data6 === "string"){
 if(data6.length === 0){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
@@ -148,7 +139,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",
 return false;
 }
 }
-var valid3 = _errs15 === errors;
+var valid3 = true;
 }
 else {
 var valid3 = true;
@@ -156,12 +147,11 @@ var valid3 = true;
 if(valid3){
 if(data5.sha256 !== undefined){
 let data7 = data5.sha256;
-const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",keyword:"type",params:{type: schema31.items.properties.scope.items.properties.sha256.type}}];
 return false;
 }
-if(errors === _errs17){
+{
 if(typeof data7 === "string"){
 if(!pattern7.test(data7)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"}}];
@@ -169,7 +159,7 @@ return false;
 }
 }
 }
-var valid3 = _errs17 === errors;
+var valid3 = true;
 }
 else {
 var valid3 = true;
@@ -177,15 +167,13 @@ var valid3 = true;
 if(valid3){
 if(data5.symbols !== undefined){
 let data8 = data5.symbols;
-const _errs19 = errors;
-if(errors === _errs19){
+{
 if(Array.isArray(data8)){
 var valid4 = true;
 const len2 = data8.length;
 for(let i2=0; i2<len2; i2++){
 let data9 = data8[i2];
-const _errs21 = errors;
-if(errors === _errs21){
+{
 if(typeof data9 === "string"){
 if(data9.length === 0){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
@@ -197,7 +185,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbol
 return false;
 }
 }
-var valid4 = _errs21 === errors;
+var valid4 = true;
 if(!valid4){
 break;
 }
@@ -208,7 +196,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbol
 return false;
 }
 }
-var valid3 = _errs19 === errors;
+var valid3 = true;
 }
 else {
 var valid3 = true;
@@ -216,15 +204,13 @@ var valid3 = true;
 if(valid3){
 if(data5.lines !== undefined){
 let data10 = data5.lines;
-const _errs23 = errors;
-if(errors === _errs23){
+{
 if(Array.isArray(data10)){
 var valid5 = true;
 const len3 = data10.length;
 for(let i3=0; i3<len3; i3++){
 let data11 = data10[i3];
-const _errs25 = errors;
-if(errors === _errs25){
+{
 if(Array.isArray(data11)){
 if(data11.length > 2){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"maxItems",params:{limit: 2}}];
@@ -239,12 +225,11 @@ else {
 const len4 = data11.length;
 if(len4 > 0){
 let data12 = data11[0];
-const _errs27 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs27){
+{
 if(typeof data12 == "number"){
 if(data12 > 9007199254740991 || isNaN(data12)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
@@ -258,17 +243,16 @@ return false;
 }
 }
 }
-var valid6 = _errs27 === errors;
+var valid6 = true;
 }
 if(valid6){
 if(len4 > 1){
 let data13 = data11[1];
-const _errs29 = errors;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs29){
+{
 if(typeof data13 == "number"){
 if(data13 > 9007199254740991 || isNaN(data13)){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
@@ -282,7 +266,7 @@ return false;
 }
 }
 }
-var valid6 = _errs29 === errors;
+var valid6 = true;
 }
 if(valid6){
 const len5 = data11.length;
@@ -300,7 +284,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/
 return false;
 }
 }
-var valid5 = _errs25 === errors;
+var valid5 = true;
 if(!valid5){
 break;
 }
@@ -311,7 +295,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines"
 return false;
 }
 }
-var valid3 = _errs23 === errors;
+var valid3 = true;
 }
 else {
 var valid3 = true;
@@ -327,7 +311,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:
 return false;
 }
 }
-var valid2 = _errs12 === errors;
+var valid2 = true;
 if(!valid2){
 break;
 }
@@ -339,7 +323,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",keyword:"type"
 return false;
 }
 }
-var valid1 = _errs10 === errors;
+var valid1 = true;
 }
 else {
 var valid1 = true;
@@ -347,8 +331,7 @@ var valid1 = true;
 if(valid1){
 if(data0.proof !== undefined){
 let data14 = data0.proof;
-const _errs31 = errors;
-if(errors === _errs31){
+{
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing2;
 if((data14.argv === undefined) && (missing2 = "argv")){
@@ -356,7 +339,6 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"requi
 return false;
 }
 else {
-const _errs33 = errors;
 for(const key2 in data14){
 if(!((key2 === "argv") || (key2 === "metric"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"additionalProperties",params:{additionalProperty: key2}}];
@@ -364,11 +346,10 @@ return false;
 break;
 }
 }
-if(_errs33 === errors){
+{
 if(data14.argv !== undefined){
 let data15 = data14.argv;
-const _errs34 = errors;
-if(errors === _errs34){
+{
 if(Array.isArray(data15)){
 if(data15.length < 1){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",keyword:"minItems",params:{limit: 1}}];
@@ -378,12 +359,11 @@ else {
 var valid8 = true;
 const len6 = data15.length;
 for(let i4=0; i4<len6; i4++){
-const _errs36 = errors;
 if(typeof data15[i4] !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv/" + i4,keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid8 = _errs36 === errors;
+var valid8 = true;
 if(!valid8){
 break;
 }
@@ -395,7 +375,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",keyword:"
 return false;
 }
 }
-var valid7 = _errs34 === errors;
+var valid7 = true;
 }
 else {
 var valid7 = true;
@@ -403,15 +383,13 @@ var valid7 = true;
 if(valid7){
 if(data14.metric !== undefined){
 let data17 = data14.metric;
-const _errs38 = errors;
-if(errors === _errs38){
+{
 if(Array.isArray(data17)){
 var valid9 = true;
 const len7 = data17.length;
 for(let i5=0; i5<len7; i5++){
 let data18 = data17[i5];
-const _errs40 = errors;
-if(errors === _errs40){
+{
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 let missing3;
 if(((data18.field === undefined) && (missing3 = "field")) || ((data18.better === undefined) && (missing3 = "better"))){
@@ -419,7 +397,6 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,k
 return false;
 }
 else {
-const _errs42 = errors;
 for(const key3 in data18){
 if(!((key3 === "field") || (key3 === "better"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,keyword:"additionalProperties",params:{additionalProperty: key3}}];
@@ -427,11 +404,10 @@ return false;
 break;
 }
 }
-if(_errs42 === errors){
+{
 if(data18.field !== undefined){
 let data19 = data18.field;
-const _errs43 = errors;
-if(errors === _errs43){
+{
 if(typeof data19 === "string"){
 if(data19.length === 0){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
@@ -443,7 +419,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"
 return false;
 }
 }
-var valid10 = _errs43 === errors;
+var valid10 = true;
 }
 else {
 var valid10 = true;
@@ -451,7 +427,6 @@ var valid10 = true;
 if(valid10){
 if(data18.better !== undefined){
 let data20 = data18.better;
-const _errs45 = errors;
 if(typeof data20 !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",keyword:"type",params:{type: "string"}}];
 return false;
@@ -460,7 +435,7 @@ if(!((data20 === "higher") || (data20 === "lower"))){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",keyword:"enum",params:{allowedValues: schema31.items.properties.proof.properties.metric.items.properties.better.enum}}];
 return false;
 }
-var valid10 = _errs45 === errors;
+var valid10 = true;
 }
 else {
 var valid10 = true;
@@ -474,7 +449,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,k
 return false;
 }
 }
-var valid9 = _errs40 === errors;
+var valid9 = true;
 if(!valid9){
 break;
 }
@@ -485,7 +460,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric",keyword
 return false;
 }
 }
-var valid7 = _errs38 === errors;
+var valid7 = true;
 }
 else {
 var valid7 = true;
@@ -499,19 +474,18 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"type"
 return false;
 }
 }
-var valid1 = _errs31 === errors;
+var valid1 = true;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.rollback !== undefined){
-const _errs47 = errors;
 if(typeof data0.rollback !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/rollback",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid1 = _errs47 === errors;
+var valid1 = true;
 }
 else {
 var valid1 = true;
@@ -519,18 +493,16 @@ var valid1 = true;
 if(valid1){
 if(data0.deps !== undefined){
 let data22 = data0.deps;
-const _errs49 = errors;
-if(errors === _errs49){
+{
 if(Array.isArray(data22)){
 var valid11 = true;
 const len8 = data22.length;
 for(let i6=0; i6<len8; i6++){
-const _errs51 = errors;
 if(typeof data22[i6] !== "string"){
 validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps/" + i6,keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid11 = _errs51 === errors;
+var valid11 = true;
 if(!valid11){
 break;
 }
@@ -541,7 +513,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps",keyword:"type",
 return false;
 }
 }
-var valid1 = _errs49 === errors;
+var valid1 = true;
 }
 else {
 var valid1 = true;
@@ -560,7 +532,7 @@ validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"type",params:{
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid0 = true;
 if(!valid0){
 break;
 }
@@ -598,7 +570,6 @@ validate21.errors = [{instancePath,keyword:"required",params:{missingProperty: m
 return false;
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "$schema") || (key0 === "id")) || (key0 === "base")) || (key0 === "spine")) || (key0 === "balls"))){
 validate21.errors = [{instancePath,keyword:"additionalProperties",params:{additionalProperty: key0}}];
@@ -606,14 +577,13 @@ return false;
 break;
 }
 }
-if(_errs1 === errors){
+{
 if(data.$schema !== undefined){
-const _errs2 = errors;
 if(typeof data.$schema !== "string"){
 validate21.errors = [{instancePath:instancePath+"/$schema",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid0 = _errs2 === errors;
+var valid0 = true;
 }
 else {
 var valid0 = true;
@@ -621,8 +591,7 @@ var valid0 = true;
 if(valid0){
 if(data.id !== undefined){
 let data1 = data.id;
-const _errs4 = errors;
-if(errors === _errs4){
+{
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
 validate21.errors = [{instancePath:instancePath+"/id",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"}}];
@@ -634,7 +603,7 @@ validate21.errors = [{instancePath:instancePath+"/id",keyword:"type",params:{typ
 return false;
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = true;
 }
 else {
 var valid0 = true;
@@ -642,8 +611,7 @@ var valid0 = true;
 if(valid0){
 if(data.base !== undefined){
 let data2 = data.base;
-const _errs6 = errors;
-if(errors === _errs6){
+{
 if(typeof data2 === "string"){
 if(data2.length === 0){
 validate21.errors = [{instancePath:instancePath+"/base",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
@@ -655,7 +623,7 @@ validate21.errors = [{instancePath:instancePath+"/base",keyword:"type",params:{t
 return false;
 }
 }
-var valid0 = _errs6 === errors;
+var valid0 = true;
 }
 else {
 var valid0 = true;
@@ -663,8 +631,7 @@ var valid0 = true;
 if(valid0){
 if(data.spine !== undefined){
 let data3 = data.spine;
-const _errs8 = errors;
-if(errors === _errs8){
+{
 if(typeof data3 === "string"){
 if(data3.length === 0){
 validate21.errors = [{instancePath:instancePath+"/spine",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
@@ -676,7 +643,7 @@ validate21.errors = [{instancePath:instancePath+"/spine",keyword:"type",params:{
 return false;
 }
 }
-var valid0 = _errs8 === errors;
+var valid0 = true;
 }
 else {
 var valid0 = true;
@@ -684,8 +651,7 @@ var valid0 = true;
 if(valid0){
 if(data.balls !== undefined){
 let data4 = data.balls;
-const _errs10 = errors;
-if(errors === _errs10){
+{
 if(Array.isArray(data4)){
 if(data4.length < 1){
 validate21.errors = [{instancePath:instancePath+"/balls",keyword:"minItems",params:{limit: 1}}];
@@ -697,7 +663,7 @@ validate21.errors = [{instancePath:instancePath+"/balls",keyword:"type",params:{
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = true;
 }
 else {
 var valid0 = true;
