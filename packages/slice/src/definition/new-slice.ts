@@ -4,7 +4,9 @@
 import { scopeEntries } from './scope-entries.js';
 import { ID_PATTERN } from './slice-id.js';
 import type { Slice } from './slice-schema.js';
-import { validateSlice } from './validate-slice.js';
+// Through read-slice.ts, not validate-slice.ts: every command that validates then reaches the same
+// modules, which the bundled bin keeps in one chunk (`leap slice validate` reads one file fewer).
+import { validateSlice } from './read-slice.js';
 import type { Violation } from './violation.js';
 
 /** One ball as the command line gives it. */

@@ -10,6 +10,8 @@ import type { Slice } from './slice-schema.js';
 import { checkSlice } from './validate-slice.js';
 import type { Violation } from './violation.js';
 
+export { validateSlice } from './validate-slice.js';
+
 /** A slice file that cannot be used: every violation, each line naming the file (exit 2). */
 export class SliceFileError extends LeapError {
   readonly file: string;
