@@ -220,7 +220,9 @@ async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<vo
   }
   const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
   const env = { ...state.setup.env, VERI_ISSUE: String(state.issue), VERI_STEP: step.title };
-  const options = { issue: state.issue, step: step.title, cwd: state.root, env, allowEmpty: true };
+  // HEAD as this process knows it (read from .git's files when a leaf may have moved it), so the ledger asks git
+  // nothing before its commit; a wrong one would be refused at update-ref, as a HEAD that moves meanwhile is.
+  const options = { issue: state.issue, step: step.title, cwd: state.root, env, allowEmpty: true, head: await state.head() };
   try {
     if (phase === 'green') {
       const done = await tick(options);
