@@ -163,6 +163,8 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   let fold = typeof options.foldCase === 'boolean' ? options.foldCase : undefined;
   const folds = (): boolean => (fold ??= (options.foldCase as () => boolean)());
   const schemaValid = options.schemaValid === true;
+  // Read once: in the bundled bin, scope-path.ts is another chunk, whose exports are getters.
+  const plainLowercase = isPlainLowercasePath;
   idRules(slice, out);
 
   const ids: (string | undefined)[] = new Array(n);
@@ -198,7 +200,7 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
         const path = entry.path;
         if (typeof path === 'string' && path !== '') {
           // A plain lowercase path is its own key whether or not case folds.
-          const key = isPlainLowercasePath(path) ? path : fileKey(path, folds());
+          const key = plainLowercase(path) ? path : fileKey(path, folds());
           if (key === null) {
             scopeOut.push({ rule: 'scope-path', message: `${ballName(ids, i)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`, balls: idsOf(ids, i), path: `balls[${i}].scope[${j}].path` });
           } else {
