@@ -11,6 +11,9 @@ export { hashFile } from './hash-file.js';
 export { checkFileMap } from './check-file-map.js';
 export type { CheckFileMapOptions, FileMapCheck } from './check-file-map.js';
 export { resolveInRepo } from './resolve-in-repo.js';
+// The repository a command works in. Exported here too, so the engine reaches repo-root.ts as the
+// commands do and the bundled bin keeps it in scope-path.ts's chunk (a file fewer for each command).
+export { findRepoRoot, repoRootOrNull } from './repo-root.js';
 export type { PathState } from './resolve-in-repo.js';
 export { normalizeScopePath, scopePathProblem } from './scope-path.js';
 export { foldsCase } from './case-folding.js';
