@@ -70,8 +70,52 @@ function withoutErrorCount(code: string): string {
   return out;
 }
 
+// Each of the sixty places a validator can fail sets its error and returns through one helper, instead
+// of writing out an array and two objects there: less code for every start to parse and compile.
+const ERROR_SITE = /^(validate\d+)\.errors = \[\{instancePath(?::(.*?))?,keyword:("\w+"),params:(\{.*\})\}\];\nreturn false;$/gm;
+const FAIL_WITH = 'function failWith(validate, instancePath, keyword, params) {\n  validate.errors = [{ instancePath, keyword, params }];\n  return false;\n}\n';
+
+function withFailWith(code: string): string {
+  if (code.includes('failWith')) throw new Error('renderSliceValidators: ajv\'s code already names failWith');
+  const out = code.replace(ERROR_SITE, (_, validate: string, path: string | undefined, keyword: string, params: string) => `return failWith(${validate}, ${path ?? 'instancePath'}, ${keyword}, ${params});`);
+  if (/\.errors = \[/.test(out)) throw new Error('renderSliceValidators: an error is set in a form failWith does not take');
+  const at = out.indexOf('\nexport const ');
+  return `${out.slice(0, at + 1)}${FAIL_WITH}${out.slice(at + 1)}`;
+}
+
+// ajv keeps each schema as an object (a few KB of literal built at every start) for the two errors
+// that quote part of it (a type list, an enum): those parts are written into the errors instead.
+const SCHEMA_CONSTANT = /^const (schema\d+) = (\{.*\});\n/gm;
+
+function withoutSchemaConstants(code: string): string {
+  let out = code;
+  for (const [line, name, json] of code.matchAll(SCHEMA_CONSTANT)) {
+    const schema = JSON.parse(json as string) as unknown;
+    out = out.replace(new RegExp(`\\b${name}((?:\\.[$\\w]+)+)`, 'g'), (_, path: string) => {
+      let at = schema;
+      for (const key of path.slice(1).split('.')) at = (at as Record<string, unknown> | undefined)?.[key];
+      if (at === undefined) throw new Error(`renderSliceValidators: ${name}${path} is not in the schema`);
+      return JSON.stringify(at);
+    });
+    if (new RegExp(`\\b${name}\\b`).test(out.replace(line, ''))) throw new Error(`renderSliceValidators: ${name} is still used whole`);
+    out = out.replace(line, '');
+  }
+  return out;
+}
+
+// A validator's `evaluated` record is for unevaluatedProperties and dynamic references, which these
+// schemas have none of (its dynamic flags are false): the reads and resets of it go.
+const EVALUATED_RESET = /^const evaluated0 = validate\d+\.evaluated;\nif\(evaluated0\.dynamicProps\)\{\nevaluated0\.props = undefined;\n\}\nif\(evaluated0\.dynamicItems\)\{\nevaluated0\.items = undefined;\n\}\n/gm;
+const EVALUATED_STATIC = /^validate\d+\.evaluated = \{(?:"props":true,|"items":true,)?"dynamicProps":false,"dynamicItems":false\};\n/gm;
+
+function withoutEvaluated(code: string): string {
+  const out = code.replace(EVALUATED_RESET, '').replace(EVALUATED_STATIC, '');
+  if (out.includes('evaluated')) throw new Error('renderSliceValidators: a validator still reads what it evaluated');
+  return out;
+}
+
 function leaner(code: string): string {
-  let out = withoutErrorCount(code.replace(SCHEMA_PATH, '').replace(MESSAGE, '}];'));
+  let out = withoutEvaluated(withoutSchemaConstants(withFailWith(withoutErrorCount(code.replace(SCHEMA_PATH, '').replace(MESSAGE, '}];')))));
   const nonEmpty = NON_EMPTY_REGEXP.exec(out);
   if (nonEmpty !== null) {
     const name = nonEmpty[1] as string;

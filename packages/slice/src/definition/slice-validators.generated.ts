@@ -7,8 +7,11 @@ function countCodePoints(text) {
   for (const _ of text) count++;
   return count;
 }
+function failWith(validate, instancePath, keyword, params) {
+  validate.errors = [{ instancePath, keyword, params }];
+  return false;
+}
 export const validateBalls: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate20;
-const schema31 = {"$id":"https://leap.dev/schemas/parts/balls.schema.json","title":"LEAP balls","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"type":["string","null"],"pattern":"^[0-9a-f]{64}$"},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["id","goal","spec","scope","proof","rollback","deps"],"additionalProperties":false,"description":"One unit of work a builder can own alone."}};
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
 const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
@@ -16,13 +19,6 @@ function validate20(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="https://leap.dev/schemas/parts/balls.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(Array.isArray(data)){
 var valid0 = true;
@@ -33,14 +29,12 @@ let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
 if((((((((data0.id === undefined) && (missing0 = "id")) || ((data0.goal === undefined) && (missing0 = "goal"))) || ((data0.spec === undefined) && (missing0 = "spec"))) || ((data0.scope === undefined) && (missing0 = "scope"))) || ((data0.proof === undefined) && (missing0 = "proof"))) || ((data0.rollback === undefined) && (missing0 = "rollback"))) || ((data0.deps === undefined) && (missing0 = "deps"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"required",params:{missingProperty: missing0}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0, "required", {missingProperty: missing0});
 }
 else {
 for(const key0 in data0){
 if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
@@ -50,13 +44,11 @@ let data1 = data0.id;
 {
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/id", "pattern", {pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"});
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/id",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/id", "type", {type: "string"});
 }
 }
 var valid1 = true;
@@ -70,13 +62,11 @@ let data2 = data0.goal;
 {
 if(typeof data2 === "string"){
 if(data2.length === 0){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/goal", "pattern", {pattern: "^[\\s\\S]"});
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/goal",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/goal", "type", {type: "string"});
 }
 }
 var valid1 = true;
@@ -87,8 +77,7 @@ var valid1 = true;
 if(valid1){
 if(data0.spec !== undefined){
 if(typeof data0.spec !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/spec",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/spec", "type", {type: "string"});
 }
 var valid1 = true;
 }
@@ -101,8 +90,7 @@ let data4 = data0.scope;
 {
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",keyword:"minItems",params:{limit: 1}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope", "minItems", {limit: 1});
 }
 else {
 var valid2 = true;
@@ -113,14 +101,12 @@ let data5 = data4[i1];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.path === undefined) && (missing1 = "path")) || ((data5.sha256 === undefined) && (missing1 = "sha256"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:"required",params:{missingProperty: missing1}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1, "required", {missingProperty: missing1});
 }
 else {
 for(const key1 in data5){
 if(!((((key1 === "path") || (key1 === "sha256")) || (key1 === "symbols")) || (key1 === "lines"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:"additionalProperties",params:{additionalProperty: key1}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1, "additionalProperties", {additionalProperty: key1});
 break;
 }
 }
@@ -130,13 +116,11 @@ let data6 = data5.path;
 {
 if(typeof data6 === "string"){
 if(data6.length === 0){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/path", "pattern", {pattern: "^[\\s\\S]"});
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/path",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/path", "type", {type: "string"});
 }
 }
 var valid3 = true;
@@ -148,14 +132,12 @@ if(valid3){
 if(data5.sha256 !== undefined){
 let data7 = data5.sha256;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",keyword:"type",params:{type: schema31.items.properties.scope.items.properties.sha256.type}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/sha256", "type", {type: ["string","null"]});
 }
 {
 if(typeof data7 === "string"){
 if(!pattern7.test(data7)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/sha256",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/sha256", "pattern", {pattern: "^[0-9a-f]{64}$"});
 }
 }
 }
@@ -176,13 +158,11 @@ let data9 = data8[i2];
 {
 if(typeof data9 === "string"){
 if(data9.length === 0){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2, "pattern", {pattern: "^[\\s\\S]"});
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2,keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/symbols/" + i2, "type", {type: "string"});
 }
 }
 var valid4 = true;
@@ -192,8 +172,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/symbols",keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/symbols", "type", {type: "array"});
 }
 }
 var valid3 = true;
@@ -213,32 +192,27 @@ let data11 = data10[i3];
 {
 if(Array.isArray(data11)){
 if(data11.length > 2){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"maxItems",params:{limit: 2}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3, "maxItems", {limit: 2});
 }
 else {
 if(data11.length < 2){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"minItems",params:{limit: 2}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3, "minItems", {limit: 2});
 }
 else {
 const len4 = data11.length;
 if(len4 > 0){
 let data12 = data11[0];
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"type",params:{type: "integer"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0", "type", {type: "integer"});
 }
 {
 if(typeof data12 == "number"){
 if(data12 > 9007199254740991 || isNaN(data12)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0", "maximum", {comparison: "<=", limit: 9007199254740991});
 }
 else {
 if(data12 <= 0 || isNaN(data12)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/0", "exclusiveMinimum", {comparison: ">", limit: 0});
 }
 }
 }
@@ -249,19 +223,16 @@ if(valid6){
 if(len4 > 1){
 let data13 = data11[1];
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"type",params:{type: "integer"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1", "type", {type: "integer"});
 }
 {
 if(typeof data13 == "number"){
 if(data13 > 9007199254740991 || isNaN(data13)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1", "maximum", {comparison: "<=", limit: 9007199254740991});
 }
 else {
 if(data13 <= 0 || isNaN(data13)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3+"/1", "exclusiveMinimum", {comparison: ">", limit: 0});
 }
 }
 }
@@ -271,8 +242,7 @@ var valid6 = true;
 if(valid6){
 const len5 = data11.length;
 if(!(len5 <= 2)){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"items",params:{limit: 2}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3, "items", {limit: 2});
 }
 }
 }
@@ -280,8 +250,7 @@ return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3,keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines/" + i3, "type", {type: "array"});
 }
 }
 var valid5 = true;
@@ -291,8 +260,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1+"/lines",keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1+"/lines", "type", {type: "array"});
 }
 }
 var valid3 = true;
@@ -307,8 +275,7 @@ var valid3 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope/" + i1,keyword:"type",params:{type: "object"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope/" + i1, "type", {type: "object"});
 }
 }
 var valid2 = true;
@@ -319,8 +286,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/scope",keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/scope", "type", {type: "array"});
 }
 }
 var valid1 = true;
@@ -335,14 +301,12 @@ let data14 = data0.proof;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing2;
 if((data14.argv === undefined) && (missing2 = "argv")){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"required",params:{missingProperty: missing2}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof", "required", {missingProperty: missing2});
 }
 else {
 for(const key2 in data14){
 if(!((key2 === "argv") || (key2 === "metric"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"additionalProperties",params:{additionalProperty: key2}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof", "additionalProperties", {additionalProperty: key2});
 break;
 }
 }
@@ -352,16 +316,14 @@ let data15 = data14.argv;
 {
 if(Array.isArray(data15)){
 if(data15.length < 1){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",keyword:"minItems",params:{limit: 1}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/argv", "minItems", {limit: 1});
 }
 else {
 var valid8 = true;
 const len6 = data15.length;
 for(let i4=0; i4<len6; i4++){
 if(typeof data15[i4] !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv/" + i4,keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/argv/" + i4, "type", {type: "string"});
 }
 var valid8 = true;
 if(!valid8){
@@ -371,8 +333,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/argv",keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/argv", "type", {type: "array"});
 }
 }
 var valid7 = true;
@@ -393,14 +354,12 @@ let data18 = data17[i5];
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 let missing3;
 if(((data18.field === undefined) && (missing3 = "field")) || ((data18.better === undefined) && (missing3 = "better"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,keyword:"required",params:{missingProperty: missing3}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric/" + i5, "required", {missingProperty: missing3});
 }
 else {
 for(const key3 in data18){
 if(!((key3 === "field") || (key3 === "better"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,keyword:"additionalProperties",params:{additionalProperty: key3}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric/" + i5, "additionalProperties", {additionalProperty: key3});
 break;
 }
 }
@@ -410,13 +369,11 @@ let data19 = data18.field;
 {
 if(typeof data19 === "string"){
 if(data19.length === 0){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric/" + i5+"/field", "pattern", {pattern: "^[\\s\\S]"});
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/field",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric/" + i5+"/field", "type", {type: "string"});
 }
 }
 var valid10 = true;
@@ -428,12 +385,10 @@ if(valid10){
 if(data18.better !== undefined){
 let data20 = data18.better;
 if(typeof data20 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric/" + i5+"/better", "type", {type: "string"});
 }
 if(!((data20 === "higher") || (data20 === "lower"))){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5+"/better",keyword:"enum",params:{allowedValues: schema31.items.properties.proof.properties.metric.items.properties.better.enum}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric/" + i5+"/better", "enum", {allowedValues: ["higher","lower"]});
 }
 var valid10 = true;
 }
@@ -445,8 +400,7 @@ var valid10 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric/" + i5,keyword:"type",params:{type: "object"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric/" + i5, "type", {type: "object"});
 }
 }
 var valid9 = true;
@@ -456,8 +410,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof/metric",keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof/metric", "type", {type: "array"});
 }
 }
 var valid7 = true;
@@ -470,8 +423,7 @@ var valid7 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/proof",keyword:"type",params:{type: "object"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/proof", "type", {type: "object"});
 }
 }
 var valid1 = true;
@@ -482,8 +434,7 @@ var valid1 = true;
 if(valid1){
 if(data0.rollback !== undefined){
 if(typeof data0.rollback !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/rollback",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/rollback", "type", {type: "string"});
 }
 var valid1 = true;
 }
@@ -499,8 +450,7 @@ var valid11 = true;
 const len8 = data22.length;
 for(let i6=0; i6<len8; i6++){
 if(typeof data22[i6] !== "string"){
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps/" + i6,keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/deps/" + i6, "type", {type: "string"});
 }
 var valid11 = true;
 if(!valid11){
@@ -509,8 +459,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0+"/deps",keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0+"/deps", "type", {type: "array"});
 }
 }
 var valid1 = true;
@@ -528,8 +477,7 @@ var valid1 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/" + i0,keyword:"type",params:{type: "object"}}];
-return false;
+return failWith(validate20, instancePath+"/" + i0, "type", {type: "object"});
 }
 }
 var valid0 = true;
@@ -539,49 +487,36 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath,keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate20, instancePath, "type", {type: "array"});
 }
 }
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateSliceShell: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate21;
-const schema32 = {"$id":"https://leap.dev/schemas/parts/slice-shell.schema.json","title":"LEAP slice, balls open","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"$schema":{"type":"string"},"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"base":{"type":"string","pattern":"^[\\s\\S]"},"spine":{"type":"string","pattern":"^[\\s\\S]"},"balls":{"minItems":1,"type":"array","items":{}}},"required":["id","base","spine","balls"],"additionalProperties":false};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://leap.dev/schemas/parts/slice-shell.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.base === undefined) && (missing0 = "base"))) || ((data.spine === undefined) && (missing0 = "spine"))) || ((data.balls === undefined) && (missing0 = "balls"))){
-validate21.errors = [{instancePath,keyword:"required",params:{missingProperty: missing0}}];
-return false;
+return failWith(validate21, instancePath, "required", {missingProperty: missing0});
 }
 else {
 for(const key0 in data){
 if(!(((((key0 === "$schema") || (key0 === "id")) || (key0 === "base")) || (key0 === "spine")) || (key0 === "balls"))){
-validate21.errors = [{instancePath,keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
+return failWith(validate21, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 {
 if(data.$schema !== undefined){
 if(typeof data.$schema !== "string"){
-validate21.errors = [{instancePath:instancePath+"/$schema",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate21, instancePath+"/$schema", "type", {type: "string"});
 }
 var valid0 = true;
 }
@@ -594,13 +529,11 @@ let data1 = data.id;
 {
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate21.errors = [{instancePath:instancePath+"/id",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"}}];
-return false;
+return failWith(validate21, instancePath+"/id", "pattern", {pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"});
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/id",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate21, instancePath+"/id", "type", {type: "string"});
 }
 }
 var valid0 = true;
@@ -614,13 +547,11 @@ let data2 = data.base;
 {
 if(typeof data2 === "string"){
 if(data2.length === 0){
-validate21.errors = [{instancePath:instancePath+"/base",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
-return false;
+return failWith(validate21, instancePath+"/base", "pattern", {pattern: "^[\\s\\S]"});
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/base",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate21, instancePath+"/base", "type", {type: "string"});
 }
 }
 var valid0 = true;
@@ -634,13 +565,11 @@ let data3 = data.spine;
 {
 if(typeof data3 === "string"){
 if(data3.length === 0){
-validate21.errors = [{instancePath:instancePath+"/spine",keyword:"pattern",params:{pattern: "^[\\s\\S]"}}];
-return false;
+return failWith(validate21, instancePath+"/spine", "pattern", {pattern: "^[\\s\\S]"});
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/spine",keyword:"type",params:{type: "string"}}];
-return false;
+return failWith(validate21, instancePath+"/spine", "type", {type: "string"});
 }
 }
 var valid0 = true;
@@ -654,13 +583,11 @@ let data4 = data.balls;
 {
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate21.errors = [{instancePath:instancePath+"/balls",keyword:"minItems",params:{limit: 1}}];
-return false;
+return failWith(validate21, instancePath+"/balls", "minItems", {limit: 1});
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/balls",keyword:"type",params:{type: "array"}}];
-return false;
+return failWith(validate21, instancePath+"/balls", "type", {type: "array"});
 }
 }
 var valid0 = true;
@@ -676,11 +603,9 @@ var valid0 = true;
 }
 }
 else {
-validate21.errors = [{instancePath,keyword:"type",params:{type: "object"}}];
-return false;
+return failWith(validate21, instancePath, "type", {type: "object"});
 }
 }
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
