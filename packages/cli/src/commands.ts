@@ -15,6 +15,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   tdd: { summary: 'drive one issue test-first with agents: run, status, stop', load: async () => (await import('@leap/conductor/cli')).tddCommand },
   demo: { summary: 'make a sample project and drive its issue end to end with scripted agents', load: async () => (await import('@leap/conductor/cli')).demoCommand },
   status: { summary: 'where the runs of this repository stand, and what they cost', load: async () => (await import('@leap/view/cli')).statusCommand },
-  report: { summary: 'one self-contained HTML report of the runs of this repository', load: async () => (await import('@leap/view/cli')).reportCommand },
+  // Its own entry: `leap report` never loads the code of `leap status` (the view's ./cli).
+  report: { summary: 'one self-contained HTML report of the runs of this repository', load: async () => (await import('@leap/view/report')).reportMain },
   worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner)', load: async () => (await import('@leap/runner-bullmq/cli')).workerCommand },
 };
