@@ -39,4 +39,6 @@ export default async function sliceValidate(ctx) {
   const floor = join(dir, 'read-and-parse.cjs');
   writeFileSync(floor, "JSON.parse(require('node:fs').readFileSync(process.argv[2], 'utf8'));\n");
   ctx.coldStart('the floor: node reading and parsing that slice file (JSON.parse, no validation)', [floor, file], { cwd: dir, expect: 0 });
+  // What loading validate's code costs, apart from validating: the same files read and compiled, no slice.
+  ctx.coldStart('leap slice validate --help (its code loaded, no slice read)', [leap, 'slice', 'validate', '--help'], { cwd: dir, expect: 0 });
 }
