@@ -2,13 +2,15 @@
 // progress over time, the slices' waves and receipts, and what couldn't be read. Every text from an
 // event or a file goes through `esc`.
 import type { TextParts } from '@leap/core';
-import * as text from './_text.js';
+import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport } from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
 import type { Ball, LeafRun, RunModel } from './fold-run.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
-const { clockTime, escapeHtml: esc, formatDuration } = text;
+const clockTime = clockTimeExport;
+const esc = escapeHtmlExport;
+const formatDuration = formatDurationExport;
 
 const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
 

@@ -1,14 +1,18 @@
 // The report's timeline: every leaf a bar from launch to exit, coloured by status, grouped by issue
 // and step (or slice and ball) with a row per phase; verdicts as diamonds on their step's phase row;
 // revisions outlined; bails and stops as lines across the whole run.
-import * as text from './_text.js';
+import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport, formatUsd as formatUsdExport, truncate as truncateExport } from './_text.js';
 import { STATUS_COLORS } from './_report-style.js';
 import type { TextParts } from '@leap/core';
 import type { LeafRun, RunModel, Verdict } from './fold-run.js';
 
 // Bound once: in the bundled bin, _text.ts lives in the chunk `leap status` shares, and each use of another
 // chunk's export goes through a getter; a long run's report calls these tens of thousands of times.
-const { clockTime, escapeHtml: esc, formatDuration, formatUsd, truncate } = text;
+const clockTime = clockTimeExport;
+const esc = escapeHtmlExport;
+const formatDuration = formatDurationExport;
+const formatUsd = formatUsdExport;
+const truncate = truncateExport;
 
 /** The span the timeline covers, in ms since the epoch. */
 export interface Span {

@@ -1,7 +1,7 @@
 // `leap report`'s one self-contained HTML file (CONTRACT section 10): no script, no network (its
 // Content-Security-Policy forbids both), every text from the run escaped.
 import { isoTimestamp, type TextParts } from '@leap/core';
-import * as text from './_text.js';
+import { escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport, formatTokens as formatTokensExport, formatUsd as formatUsdExport } from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
 import { renderBailsAndStops, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
 import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
@@ -9,7 +9,10 @@ import { breakDownCost, sumUsage, type CostRow, type CostTotal } from './cost.js
 import type { ViewData } from './collect-view.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
-const { escapeHtml: esc, formatDuration, formatTokens, formatUsd } = text;
+const esc = escapeHtmlExport;
+const formatDuration = formatDurationExport;
+const formatTokens = formatTokensExport;
+const formatUsd = formatUsdExport;
 
 function costCells(t: CostTotal): string {
   const gap = (n: number): string => (n > 0 ? ` <span class="meta">(${n} unreported)</span>` : '');
