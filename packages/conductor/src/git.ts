@@ -58,12 +58,12 @@ export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Gi
  * process each time HEAD is read after one.
  */
 export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: string; subject: string } | null {
-  if (env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined) return null;
+  if (gitElsewhere(env)) return null;
   const gitDir = join(root, '.git');
   try {
     const head = readFileSync(join(gitDir, 'HEAD'), 'latin1');
     const ref = /^ref: (refs\/heads\/[^\n]+)\n$/.exec(head)?.[1];
-    const sha = ref === undefined ? head.slice(0, -1) : branchSha(gitDir, ref);
+    const sha = ref === undefined ? head.slice(0, -1) : refSha(gitDir, ref);
     if (sha === null || !SHA.test(sha)) return null;
     const { inflateSync } = process.getBuiltinModule('node:zlib') as typeof import('node:zlib');
     const object = inflateSync(readFileSync(join(gitDir, 'objects', sha.slice(0, 2), sha.slice(2)))).toString('utf8');
@@ -77,18 +77,52 @@ export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: stri
   }
 }
 
+/**
+ * The branch HEAD is on (`''` when detached) and whether `refs/heads/BRANCH` exists, read from `.git`'s files as
+ * `git symbolic-ref --short -q HEAD` and `git rev-parse --verify -q refs/heads/BRANCH` answer; null when only
+ * git can say (HEAD elsewhere than a branch, a ref that is not a commit's sha, a linked worktree or GIT_DIR).
+ */
+export function branchFromFiles(root: string, env: NodeJS.ProcessEnv, branch: string): { current: string; exists: boolean } | null {
+  if (gitElsewhere(env)) return null;
+  const gitDir = join(root, '.git');
+  try {
+    const head = readFileSync(join(gitDir, 'HEAD'), 'latin1');
+    const current = /^ref: refs\/heads\/([^\n]+)\n$/.exec(head)?.[1] ?? (SHA.test(head.slice(0, -1)) && head.endsWith('\n') ? '' : null);
+    if (current === null) return null;
+    const sha = refSha(gitDir, `refs/heads/${branch}`);
+    if (sha !== null && !SHA.test(sha)) return null;
+    return { current, exists: sha !== null };
+  } catch {
+    return null;
+  }
+}
+
 const SHA = /^[0-9a-f]{40}$/;
 
-// A branch's commit: its loose ref, else its line in packed-refs.
-function branchSha(gitDir: string, ref: string): string | null {
+function gitElsewhere(env: NodeJS.ProcessEnv): boolean {
+  return env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined;
+}
+
+// A ref's commit: its loose file, else its line in packed-refs; null when neither has it. Throws when the
+// files cannot say (a folder where the ref would be, a loose file that is not one line).
+function refSha(gitDir: string, ref: string): string | null {
   let loose: string | null = null;
   try {
     loose = readFileSync(join(gitDir, ref), 'latin1');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return null;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  if (loose !== null) return loose.endsWith('\n') ? loose.slice(0, -1) : null;
-  const packed = readFileSync(join(gitDir, 'packed-refs'), 'latin1');
+  if (loose !== null) {
+    if (!/^[^\n]*\n$/.test(loose)) throw new Error(`${ref}: not one line`);
+    return loose.slice(0, -1);
+  }
+  let packed: string;
+  try {
+    packed = readFileSync(join(gitDir, 'packed-refs'), 'latin1');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
   const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
   return line === undefined ? null : line.slice(0, line.indexOf(' '));
 }

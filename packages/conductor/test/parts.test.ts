@@ -17,7 +17,7 @@ import { endOrphanLeaves, findOrphanLeaves } from '../src/orphans.js';
 import { formatTddStatus, readTddStatus } from '../src/status.js';
 import { developerPrompt, plannerPrompt } from '../src/prompts.js';
 import { bailClass } from '../src/bail-causes.js';
-import { headFromFiles } from '../src/git.js';
+import { branchFromFiles, headFromFiles } from '../src/git.js';
 import { cleanEnv } from './helpers.js';
 
 const detect = suite('chooseTestCommand');
@@ -92,6 +92,37 @@ head('answers as git log -1 does from loose refs, packed-refs and a detached HEA
   git(dir, 'worktree', 'add', '-q', linked);
   assert.is(headFromFiles(linked, env), null, "a linked worktree's .git file");
   assert.is(headFromFiles(makeTempDir(), env), null, 'no repository');
+});
+
+head('says where HEAD is and whether a branch exists as symbolic-ref and rev-parse --verify do; null where only git can say', () => {
+  const dir = makeGitRepo();
+  git(dir, '-c', 'user.name=T', '-c', 'user.email=t@leap.invalid', 'commit', '-q', '--allow-empty', '-m', 'first');
+  const env = cleanEnv();
+  const asGit = (branch: string) => {
+    let current = '';
+    try { current = git(dir, 'symbolic-ref', '--short', '-q', 'HEAD').trim(); } catch { /* detached */ }
+    let exists = true;
+    try { git(dir, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`); } catch { exists = false; }
+    return { current, exists };
+  };
+  const check = (branch: string, what: string) => assert.equal(branchFromFiles(dir, env, branch), asGit(branch), what);
+  check('leap/issue-1', 'no such branch, no packed-refs');
+  git(dir, 'branch', 'leap/issue-1');
+  check('leap/issue-1', 'a loose branch');
+  git(dir, 'pack-refs', '--all');
+  check('leap/issue-1', 'a packed branch');
+  check('leap/issue-2', 'no such branch in packed-refs');
+  git(dir, 'checkout', '-q', '--detach');
+  check('leap/issue-1', 'a detached HEAD');
+  git(dir, 'checkout', '-q', 'leap/issue-1');
+  check('main', 'on the run branch');
+  check('leap', 'a prefix of a packed branch');
+  git(dir, 'branch', 'leap/issue-3');
+  assert.is(branchFromFiles(dir, env, 'leap'), null, 'a folder where the ref would be');
+  assert.is(branchFromFiles(dir, { ...env, GIT_DIR: join(dir, '.git') }, 'main'), null, 'GIT_DIR');
+  const linked = join(makeTempDir(), 'linked');
+  git(dir, 'worktree', 'add', '-q', linked, 'main');
+  assert.is(branchFromFiles(linked, env, 'main'), null, "a linked worktree's .git file");
 });
 
 head.run();
