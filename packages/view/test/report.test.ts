@@ -145,6 +145,17 @@ big('500 bars, grouped by issue, step and phase, no two overlapping in a lane; t
   assert.is(count(r.html, 'class="prog ledger-progress"'), 3);
 });
 
+big('a row whose leaves the log names out of launch order (an exit with no launch) is laid out by launch: the earlier bar keeps the first lane', async () => {
+  const ev = (ts: string, fields: Record<string, unknown>): string => `${JSON.stringify({ ts: `2026-11-30T12:00:${ts}.000Z`, issue: 1, step: 'one step', ...fields })}\n`;
+  const repo = repoWith({
+    '.tdd/events.jsonl': ev('10', { event: 'launch', leaf: 'late', run: 'r1' }) + ev('20', { event: 'exit', leaf: 'late', run: 'r1', code: 0, status: 'exited', duration_ms: 10_000 })
+      + ev('22', { event: 'exit', leaf: 'early', run: 'r2', code: 0, status: 'exited', duration_ms: 20_000 }),
+  });
+  const r = await report(repo);
+  const tops = Object.fromEntries([...r.html.matchAll(/top:(\d+)px" title="[^"]*">(early|late)</g)].map((m) => [m[2], Number(m[1])]));
+  assert.equal(tops, { early: 2, late: 18 }, 'launched at :02, "early" is laid first though the log names it second');
+});
+
 big.run();
 
 // ---
