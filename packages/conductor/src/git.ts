@@ -1,6 +1,6 @@
 // Git (no shell: each argument one argv element) and the project's test command (`bash -c CMD`, the
 // command one argv element). node:child_process is imported on first use, never by `leap tdd status`.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InternalError } from '@leap/core';
 
@@ -58,8 +58,8 @@ export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Gi
  * process each time HEAD is read after one.
  */
 export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: string; subject: string } | null {
-  if (gitElsewhere(env)) return null;
   const gitDir = join(root, '.git');
+  if (gitElsewhere(env, gitDir)) return null;
   try {
     const head = readFileSync(join(gitDir, 'HEAD'), 'latin1');
     const ref = /^ref: (refs\/heads\/[^\n]+)\n$/.exec(head)?.[1];
@@ -83,8 +83,8 @@ export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: stri
  * git can say (HEAD elsewhere than a branch, a ref that is not a commit's sha, a linked worktree or GIT_DIR).
  */
 export function branchFromFiles(root: string, env: NodeJS.ProcessEnv, branch: string): { current: string; exists: boolean } | null {
-  if (gitElsewhere(env)) return null;
   const gitDir = join(root, '.git');
+  if (gitElsewhere(env, gitDir)) return null;
   try {
     const head = readFileSync(join(gitDir, 'HEAD'), 'latin1');
     const current = /^ref: refs\/heads\/([^\n]+)\n$/.exec(head)?.[1] ?? (SHA.test(head.slice(0, -1)) && head.endsWith('\n') ? '' : null);
@@ -99,8 +99,11 @@ export function branchFromFiles(root: string, env: NodeJS.ProcessEnv, branch: st
 
 const SHA = /^[0-9a-f]{40}$/;
 
-function gitElsewhere(env: NodeJS.ProcessEnv): boolean {
-  return env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined;
+// Where the files cannot say: the repository is elsewhere than `.git` (GIT_DIR and kin), or its refs are in a
+// reftable (git 2.45 and later can make one; HEAD then names the stub branch `.invalid`).
+function gitElsewhere(env: NodeJS.ProcessEnv, gitDir: string): boolean {
+  return env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined
+    || existsSync(join(gitDir, 'reftable'));
 }
 
 // A ref's commit: its loose file, else its line in packed-refs; null when neither has it. Throws when the

@@ -86,6 +86,10 @@ head('answers as git log -1 does from loose refs, packed-refs and a detached HEA
   assert.is(headFromFiles(dir, env), null, 'a message of more than one line');
   commit('one line');
   assert.is(headFromFiles(dir, { ...env, GIT_DIR: join(dir, '.git') }), null, 'GIT_DIR');
+  mkdirSync(join(dir, '.git', 'reftable'));
+  assert.is(headFromFiles(dir, env), null, 'refs in a reftable (git 2.45 and later can make one)');
+  assert.is(branchFromFiles(dir, env, 'leap/issue-1'), null, 'refs in a reftable: nor the branch');
+  rmSync(join(dir, '.git', 'reftable'), { recursive: true });
   git(dir, 'gc', '-q');
   assert.is(headFromFiles(dir, env), null, 'a packed object');
   const linked = join(makeTempDir(), 'linked');
