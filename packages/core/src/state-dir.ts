@@ -1,5 +1,5 @@
 // The state folder (CONTRACT section 2): where it is, and the name of every file in it.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { UsageError, showValue } from './errors.js';
@@ -112,6 +112,29 @@ export function ensureStateDir(dir: string): string {
   if (!created && ensured.has(dir)) return dir;
   ensured.add(dir);
   const file = join(dir, '.gitignore');
-  if (!existsSync(file) && !existsSync(join(dir, '.git'))) writeFileAtomic(file, STATE_GITIGNORE, { durable: false });
+  if (!existsSync(file) && !existsSync(join(dir, '.git'))) {
+    removeDeadTemps(dir);
+    writeFileAtomic(file, STATE_GITIGNORE, { durable: false });
+  }
   return dir;
+}
+
+// A writer killed between making its temp file and renaming it leaves `..gitignore.PID.HEX.tmp` behind. Such a
+// file is removed once its writer is gone, before the next writer makes its own (this runs only while the
+// folder has no .gitignore, so a command pays it at most once a folder).
+function removeDeadTemps(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const pid = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    try { unlinkSync(join(dir, name)); } catch { /* another command removed it first */ }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

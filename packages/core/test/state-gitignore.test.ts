@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { cleanupTempDirs, git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { STATE_GITIGNORE, appendEvent, createEvent, ensureStateDir, requestStop, statePaths } from '../src/index.js';
@@ -50,6 +51,20 @@ ensure('a folder removed and made again in the same process gets its .gitignore 
   ensureStateDir(dir);
   rmSync(dir, { recursive: true });
   ensureStateDir(dir);
+  assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
+});
+
+ensure('a temp .gitignore left by a writer killed before its rename goes once the writer is dead; a live writer\'s stays', () => {
+  const dir = join(makeTempDir(), '.tdd');
+  mkdirSync(dir);
+  const dead = spawnSync('true').pid; // reaped: no process has that pid now
+  const left = `..gitignore.${dead}.0badf00d.tmp`;
+  const live = `..gitignore.${process.pid}.0ddba11.tmp`;
+  writeFileSync(join(dir, left), '.g');
+  writeFileSync(join(dir, live), '.g');
+  writeFileSync(join(dir, '..gitignore.notapid.tmp'), 'not a temp of ours');
+  ensureStateDir(dir);
+  assert.equal(readdirSync(dir).sort(), ['..gitignore.notapid.tmp', live, '.gitignore'].sort());
   assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
 });
 
