@@ -1,9 +1,9 @@
 // The conductor's own files in the state folder: its journal, its lock, the .gitignore, the pinned
 // revision and the timeout file (CONTRACT section 2). None is committed but the .gitignore.
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureStateDir, readFileIfExists, writeFileAtomic, type StatePaths } from '@leap/core';
+import { ensureStateDir, readFileIfExists, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
 
 /** Where the run stands inside the step in flight, as the conductor last recorded it. */
 export interface RunJournal {
@@ -70,15 +70,6 @@ export function writeJournal(paths: StatePaths, issue: number, journal: RunJourn
   writeFileSync(next, `${JSON.stringify(journal, null, 1)}\n`, { flag: 'wx' });
   unlinkIfPresent(file);
   renameSync(next, file);
-}
-
-// unlinkSync, not rmSync: rmSync loads Node's rimraf, and a journal is one file.
-function unlinkIfPresent(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
 }
 
 /** Remove the journal (the run is done, or a bail reset the step). */

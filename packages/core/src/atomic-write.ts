@@ -39,7 +39,7 @@ export function writeFileAtomic(
   const dir = dirname(file);
   const tmp = tempPath ?? join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
   // A fixed temp left by a killed writer is removed first, so the new one gets `mode`.
-  if (tempPath !== undefined) removeIfPresent(tempPath);
+  if (tempPath !== undefined) unlinkIfPresent(tempPath);
   const fd = openSync(tmp, 'wx', mode);
   let written = 0;
   try {
@@ -123,8 +123,8 @@ export function syncDir(dir: string): void {
   }
 }
 
-// unlinkSync, not rmSync: rmSync loads Node's internal rimraf on first use.
-function removeIfPresent(file: string): void {
+/** Unlink `file`; one already gone is fine (unlinkSync, not rmSync: rmSync loads Node's internal rimraf on first use). */
+export function unlinkIfPresent(file: string): void {
   try {
     unlinkSync(file);
   } catch (error) {

@@ -1,6 +1,5 @@
 // The two files a supervisor leaves for waiters: NAME.pid (who supervises) and NAME.exit (how it ended).
-import { unlinkSync } from 'node:fs';
-import { formatKeyValues, parseKeyValues, readFileIfExists, writeFileAtomic } from '@leap/core';
+import { formatKeyValues, parseKeyValues, readFileIfExists, unlinkIfPresent, writeFileAtomic } from '@leap/core';
 
 /** What NAME.pid says: the supervisor's identity and run id; `leaf` once the leaf is started. */
 export interface PidRecord {
@@ -106,14 +105,8 @@ export function readExitFile(file: string): ExitRecord | null {
   };
 }
 
-/** Remove a previous run's file; a missing one is fine (unlinkSync: rmSync would load the rimraf module). */
-export function removeStale(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
+/** Remove a previous run's file; a missing one is fine (core's unlinkIfPresent). */
+export const removeStale = unlinkIfPresent;
 
 /** A run id: unique enough to tell one run of NAME from the next (time, pid and randomness; no crypto module). */
 export function newRunId(): string {

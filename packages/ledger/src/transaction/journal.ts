@@ -1,9 +1,8 @@
 // The transaction journal: written (atomically) before a tick touches anything, so the next ledger command
 // knows what an interrupted tick was doing and can finish it or undo it. Every file the transaction makes
 // has a name known from the journal (or from the state folder alone), so recovery leaves nothing behind.
-import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { FileFormatError, readFileIfExists, writeFileAtomic } from '@leap/core';
+import { FileFormatError, readFileIfExists, unlinkIfPresent, writeFileAtomic } from '@leap/core';
 
 /** What an interrupted ledger commit left to recover from. */
 export interface Journal {
@@ -74,11 +73,5 @@ export function removeJournal(stateDir: string): void {
   unlinkIfPresent(journalTempPath(stateDir));
 }
 
-/** Unlink a file, ignoring one that is already gone. */
-export function unlinkIfPresent(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
+/** Unlink a file, ignoring one that is already gone: core's. */
+export { unlinkIfPresent };
