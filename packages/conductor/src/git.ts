@@ -106,9 +106,11 @@ function gitElsewhere(env: NodeJS.ProcessEnv, gitDir: string): boolean {
     || existsSync(join(gitDir, 'reftable'));
 }
 
-// A ref's commit: its loose file, else its line in packed-refs; null when neither has it. Throws when the
-// files cannot say (a folder where the ref would be, a loose file that is not one line).
-function refSha(gitDir: string, ref: string): string | null {
+/**
+ * A ref's commit: its loose file, else its line in packed-refs; null when neither has it. Throws when the
+ * files cannot say (a folder where the ref would be, a loose file that is not one line).
+ */
+export function refSha(gitDir: string, ref: string): string | null {
   let loose: string | null = null;
   try {
     loose = readFileSync(join(gitDir, ref), 'latin1');

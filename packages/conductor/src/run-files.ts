@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureStateDir, readFileIfExists, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
+import { refSha } from './git.js';
 
 /** Where the run stands inside the step in flight, as the conductor last recorded it. */
 export interface RunJournal {
@@ -105,11 +106,11 @@ export function toolchainRevision(): string {
 function resolveHead(gitDir: string, head: string): string {
   if (!head.startsWith('ref: ')) return head;
   const ref = head.slice(5);
-  const loose = readFileIfExists(join(gitDir, ref));
-  if (loose !== null) return loose.trim();
-  const packed = readFileIfExists(join(gitDir, 'packed-refs')) ?? '';
-  const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
-  return line?.split(' ')[0] ?? ref;
+  try {
+    return refSha(gitDir, ref) ?? ref;
+  } catch {
+    return ref;
+  }
 }
 
 /** Pin the toolchain revision in `issue-N-skill-commit` (kept on resume; VERI_NEW_SKILL=1 takes the newer one). */
