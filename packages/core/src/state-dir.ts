@@ -130,6 +130,8 @@ function removeDeadTemps(dir: string): void {
   }
 }
 
+// kill(pid, 0), not isProcessAlive: that would load process-identity (and /proc parsing) into every command that
+// writes to the state folder, for a path taken once a folder. A zombie writer's temp goes once it is reaped.
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
