@@ -11,6 +11,7 @@ export * from './proc-file.js';
 export * from './key-value.js';
 export * from './json-object.js';
 export * from './git-status.js';
+export * from './serial.js';
 export * from './lock.js';
 export * from './duration.js';
 export * from './run-context.js';

@@ -32,14 +32,19 @@ function startEngine(repo: string, args: string[]): ChildProcess {
   return spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(fixtures, 'leap-slice.ts'), ...args], { cwd: repo, env: engineEnv(), stdio: 'ignore' });
 }
 
-/** SIGKILL the engine once `moment` holds; true when it was still running then. */
-async function killWhen(engine: ChildProcess, moment: () => boolean): Promise<boolean> {
+/**
+ * SIGKILL the engine once `moment` holds; true when it was still running then, else what happened
+ * instead (its exit code and each ball's result so far), for the assertion's message.
+ */
+async function killWhen(repo: string, engine: ChildProcess, moment: () => boolean): Promise<true | string> {
   const ended = new Promise((r) => engine.once('exit', r));
   const caught = await waitFor(() => moment() || engine.exitCode !== null, 60_000);
   const running = engine.exitCode === null && caught;
   engine.kill('SIGKILL');
   await ended;
-  return running;
+  if (running) return true;
+  const results = ['a', 'b', 'c'].map((b) => `${b}: ${JSON.stringify(readLeap(repo, 'trio', b, 'result.json'))}`);
+  return `the engine ${caught ? `had exited with code ${engine.exitCode}` : 'was still running after 60 s'}; ${results.join('; ')}`;
 }
 
 const kill = suite('a killed engine, run again');
@@ -63,17 +68,17 @@ kill('SIGKILL while building, after a ball passed, and during the aggregate jury
   };
 
   // 1. While the first builders run.
-  assert.ok(await killWhen(startEngine(repo, ARGS(file, agents)), () => existsSync(join(repo, '.tdd', 'build-a-1.pid'))), 'killed while building');
+  assert.is(await killWhen(repo, startEngine(repo, ARGS(file, agents)), () => existsSync(join(repo, '.tdd', 'build-a-1.pid'))), true, 'killed while building');
   await clean('after a kill while building');
   assert.is(readLeap(repo, 'trio', 'a', 'result.json'), null);
 
   // 2. Once ball a passed, with b still building.
-  assert.ok(await killWhen(startEngine(repo, ARGS(file, agents)), () => readLeap<{ receipt: number }>(repo, 'trio', 'a', 'result.json')?.receipt === 1), 'killed after a passed');
+  assert.is(await killWhen(repo, startEngine(repo, ARGS(file, agents)), () => readLeap<{ receipt: number }>(repo, 'trio', 'a', 'result.json')?.receipt === 1), true, 'killed after a passed');
   await clean('after a kill between balls');
   const builtA = launches(repo, 'build-a-').length;
 
   // 3. During the aggregate jury, on the spine's worktree.
-  assert.ok(await killWhen(startEngine(repo, ARGS(file, agents)), () => existsSync(join(repo, '.leap', '.worktrees', 'trio', 'spine'))), 'killed during the aggregate jury');
+  assert.is(await killWhen(repo, startEngine(repo, ARGS(file, agents)), () => existsSync(join(repo, '.leap', '.worktrees', 'trio', 'spine'))), true, 'killed during the aggregate jury');
   await clean('after a kill during the aggregate jury');
   assert.not.ok(existsSync(join(leapDir, 'record.json')), 'no record before the aggregate jury passed');
 

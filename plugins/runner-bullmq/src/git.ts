@@ -24,13 +24,3 @@ export function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = proces
 export async function hasCommit(cwd: string, rev: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
   return git(cwd, ['cat-file', '-e', `${rev}^{commit}`], env).then(() => true, () => false);
 }
-
-/** One at a time: git fetches and pushes of one repository share its lock files. */
-export function serial(): <T>(work: () => Promise<T>) => Promise<T> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return (work) => {
-    const next = tail.then(work, work);
-    tail = next.catch(() => undefined);
-    return next;
-  };
-}

@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { LeapError, statePaths } from '@leap/core';
+import { LeapError, serial, statePaths } from '@leap/core';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { git, hasCommit, serial } from './git.js';
+import { git, hasCommit } from './git.js';
 import { PREFIX, QUEUE, ballBranch, jobId, timings, type RoundJob, type RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
 

@@ -6,9 +6,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { statePaths } from '@leap/core';
+import { retryWorktreeRace, serial, statePaths } from '@leap/core';
 import type { Job } from 'bullmq';
-import { git, hasCommit, serial } from './git.js';
+import { git, hasCommit } from './git.js';
 import { PREFIX, QUEUE, ballBranch, timings, type RoundJob, type RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
 
@@ -104,7 +104,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     const have = held.get(key);
     if (have === undefined) return;
     held.delete(key);
-    await git(bare, ['worktree', 'remove', '--force', '--force', have.dir], env).catch(() => rmSync(have.dir, { recursive: true, force: true }));
+    // Through `once`, as every add: a worktree removed while another is added can make that add die.
+    await once(() => retryWorktreeRace(() => git(bare, ['worktree', 'remove', '--force', '--force', have.dir], env))).catch(() => rmSync(have.dir, { recursive: true, force: true }));
   };
   // A ball's worktree given back after its result went out (the engine need not wait for it).
   const releaseLater = (key: string) => {
@@ -121,7 +122,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     const place = join(work, slice, ball);
     rmSync(place, { recursive: true, force: true });
     mkdirSync(join(work, slice), { recursive: true });
-    await once(() => git(bare, ['worktree', 'add', '-q', '-B', ballBranch(slice, ball), place, commit], env));
+    // Another worker process on this machine may share the clone: its worktree commands can race ours.
+    await once(() => retryWorktreeRace(() => git(bare, ['worktree', 'add', '-q', '-B', ballBranch(slice, ball), place, commit], env)));
     held.set(key, { dir: place, head: commit });
     return place;
   };

@@ -1,7 +1,7 @@
 // Git for the engine, through simple-git (loaded on first use, so no fast path pays for it).
 import { dirname } from 'node:path';
 import type { SimpleGit } from 'simple-git';
-import { LeapError } from '@leap/core';
+import { LeapError, retryWorktreeRace, serial } from '@leap/core';
 
 const clients = new Map<string, Promise<SimpleGit>>();
 
@@ -51,6 +51,22 @@ export async function git(dir: string, args: string[]): Promise<string> {
   } finally {
     if (process.env.LEAP_TRACE_GIT === '1') process.stderr.write(`[git ${Date.now() - t0} ms @${Date.now() % 100000}] ${args.slice(0, 3).join(' ')}\n`);
   }
+}
+
+const worktreeQueues = new Map<string, ReturnType<typeof serial>>();
+
+/**
+ * `git worktree ARGS` in the repository `repo`: one at a time per repository (a `worktree add -B` reads
+ * every other worktree's files, which a `worktree add` or `remove` running beside it is writing), and
+ * again when another process's worktree command raced it.
+ */
+export function worktreeGit(repo: string, args: string[]): Promise<string> {
+  let queue = worktreeQueues.get(repo);
+  if (queue === undefined) {
+    queue = serial();
+    worktreeQueues.set(repo, queue);
+  }
+  return queue(() => retryWorktreeRace(() => git(repo, ['worktree', ...args])));
 }
 
 /** `git ARGS`, or null when git fails (a ref that does not exist). */

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
-import { commitTree, forgetGit, git, isAncestor, mergeTree, resolveCommit } from './git.js';
+import { commitTree, forgetGit, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import type { JurySummary, SlicePaths } from './records.js';
 
 /** How a merge went: the spine's new commit, or why the ball could not land. */
@@ -63,7 +63,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
   const dir = input.paths.worktree('spine');
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   mkdirSync(dirname(dir), { recursive: true });
-  await git(input.repo, ['worktree', 'add', '-q', dir, spineBranch(input.slice.id)]);
+  await worktreeGit(input.repo, ['add', '-q', dir, spineBranch(input.slice.id)]);
   try {
     const present = input.slice.balls.flatMap((b) => presentScopeFiles(dir, b));
     const tests = present.filter((p) => isTestFile(p));
@@ -88,6 +88,6 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     }
   } finally {
     forgetGit(dir);
-    await git(input.repo, ['worktree', 'remove', '--force', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+    await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
   }
 }

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { buildRoundIn } from '../engine/build-round.js';
-import { forgetGit, git } from '../engine/git.js';
+import { forgetGit, git, worktreeGit } from '../engine/git.js';
 import type { SlicePaths } from '../engine/records.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
 
@@ -26,8 +26,8 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     const skip = new Set(['.git', '.leap', relative(options.repoRoot, options.stateDir).split('/')[0]]);
     return out.split('\0').map((e) => e.replace(/\/$/, '')).filter((name) => name !== '' && !name.includes('/') && !skip.has(name));
   }).catch(() => []));
-  // git keeps each worktree's own files under .git/worktrees/NAME and locks each ref it moves on its own,
-  // so worktrees of different balls are added and removed at once.
+  // Worktrees of different balls are added and removed one at a time (worktreeGit): git reads every
+  // worktree's files under .git/worktrees/ when it moves a branch, and dies on one being written.
   const removing = new Map<string, Promise<void>>();
   // A worktree git could not remove is deleted by hand, and git's record of it pruned at the close.
   let stale = false;
@@ -36,7 +36,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     if (checkout === undefined) return;
     held.delete(ball);
     forgetGit(checkout.dir);
-    await git(options.repoRoot, ['worktree', 'remove', '--force', '--force', checkout.dir]).catch(() => {
+    await worktreeGit(options.repoRoot, ['remove', '--force', '--force', checkout.dir]).catch(() => {
       stale = true;
       rmSync(checkout.dir, { recursive: true, force: true });
     });
@@ -60,7 +60,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     // -B: the ball's branch, made or moved to the commit asked for, checked out in one step; the
     // repository's ignored entries are listed (once) while it runs.
     const entries = ignoredEntries();
-    await git(options.repoRoot, ['worktree', 'add', '-q', '-B', request.branch, dir, request.commit]);
+    await worktreeGit(options.repoRoot, ['add', '-q', '-B', request.branch, dir, request.commit]);
     for (const name of await entries) if (!existsSync(join(dir, name))) symlinkSync(join(options.repoRoot, name), join(dir, name));
     held.set(request.ball, { dir, head: request.commit });
     return dir;
@@ -78,7 +78,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     async close() {
       for (const ball of [...held.keys()]) release(ball);
       await Promise.all(removing.values());
-      if (stale) await git(options.repoRoot, ['worktree', 'prune']).catch(() => undefined);
+      if (stale) await worktreeGit(options.repoRoot, ['prune']).catch(() => undefined);
       // The housekeeping git would have done after each of the run's commits (they skip it), once.
       await git(options.repoRoot, ['maintenance', 'run', '--auto', '--quiet']).catch(() => undefined);
     },
