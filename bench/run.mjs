@@ -36,6 +36,7 @@ function coldStart(label, args, { budget, input, env, cwd, expect } = {}) {
   const ratio = median(ratios);
   rows.starts.push({ label, base: median(base), cmd: median(cmd), ratio, spread: quartiles(ratios), budget });
   console.log(`${label}: ${median(cmd).toFixed(1)} ms vs node -e 0 ${median(base).toFixed(1)} ms; median paired ratio ${ratio.toFixed(2)}x${budget ? ` (budget ${budget}x)` : ''}`);
+  return ratio;
 }
 
 // `floor`, when the figure has one measured beside it: what the same work costs done by the smallest thing
