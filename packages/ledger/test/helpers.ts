@@ -109,6 +109,10 @@ export function leftovers(dir: string): string[] {
   for (const name of readdirSync(join(dir, '.git'))) if (name === 'index.lock' || name.startsWith('index.leap-')) found.push(`.git/${name}`);
   if (existsSync(join(dir, '.tdd'))) {
     for (const name of readdirSync(join(dir, '.tdd'))) {
+      // The state folder's temp .gitignore of a writer killed before its rename does not count either while
+      // its writer is dead: the next command that writes to the folder removes it (core's state-gitignore test).
+      const gitignoreWriter = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
+      if (gitignoreWriter !== undefined && !isAlive(Number(gitignoreWriter))) continue;
       if (name.endsWith('.leap-backup') || name.endsWith('.leap-new') || name === 'ledger-transaction.json' || name.endsWith('.tmp')) found.push(`.tdd/${name}`);
       // A killed command's lock file may stay; it does not count while its holder is dead (the next taker takes it over).
       if (name === 'ledger.lock' && isAlive(Number(readFileSync(join(dir, '.tdd', name), 'utf8').split('\n')[0]))) found.push(`.tdd/${name}`);
