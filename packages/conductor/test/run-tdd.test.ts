@@ -57,4 +57,26 @@ run('one step: plan, red, green, refactor, each verified; the criterion ticked; 
   assert.is(lines.at(-1)?.startsWith('done: 1 step'), true);
 });
 
+run('the run\'s commits start no git maintenance of their own: the run starts it once, at its end', async () => {
+  const repo = makeProject();
+  const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass('red ok'), pass('green ok'), pass('refactor ok')]);
+  const plan = join(makeTempDir(), 'plan.txt');
+  writeFileSync(plan, 'Slugify\nLowercase and join with dashes (criterion 1)\n');
+  // Every git process the run starts, its children too (a commit's own `git maintenance run --auto`), by trace2.
+  const trace = join(makeTempDir(), 'trace2.jsonl');
+  const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: plan, developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv({ GIT_TRACE2_EVENT: trace }) });
+  assert.is(result.code, 0, JSON.stringify(result.bail));
+  const started = readFileSync(trace, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { event: string; argv?: string[] })
+    .filter((e) => e.event === 'start').map((e) => (e.argv ?? []).slice(1));
+  // The ledger's ticks commit with commit-tree and update-ref, which start no maintenance; `git commit` would.
+  assert.equal(subjects(repo), ['plan: issue 1', 'red: Lowercase and join with dashes', 'green: Lowercase and join with dashes', 'refactor: Lowercase and join with dashes']);
+  const commits = started.filter((argv) => argv.includes('commit'));
+  assert.ok(commits.length >= 1, 'the run ran git commit');
+  for (const argv of commits) assert.ok(argv.includes('maintenance.auto=false'), `a commit that would start maintenance: ${argv.join(' ')}`);
+  const maintenance = started.map((argv, i) => ({ argv, i })).filter(({ argv }) => argv[0] === 'maintenance');
+  assert.equal(maintenance.map(({ argv }) => argv.join(' ')), ['maintenance run --auto --quiet'], 'one maintenance, the run\'s own');
+  const lastCommit = started.findLastIndex((argv) => argv.includes('commit') || argv.includes('commit-tree'));
+  assert.ok((maintenance[0]?.i ?? -1) > lastCommit, 'after the run\'s last commit');
+});
+
 run.run();
