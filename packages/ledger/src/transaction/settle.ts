@@ -1,7 +1,7 @@
 // The two ways a ledger commit ends, shared by the tick itself and by recovery after a crash:
 // undo (HEAD never moved) or finish (HEAD moved to the journal's commit).
 import { existsSync, renameSync, statSync } from 'node:fs';
-import { ownsIndexLock, releaseIndexLock } from './locks.js';
+import { indexLockDraft, ownsIndexLock, releaseIndexLock } from './locks.js';
 import { unlinkIfPresent, type Journal } from './journal.js';
 import { killPoint } from './kill-point.js';
 
@@ -24,6 +24,7 @@ export function undoTransaction(journal: Journal): { ledgerRestored: boolean } {
   killPoint('undo: ledger restored');
   unlinkIfPresent(journal.tmpIndex);
   unlinkIfPresent(`${journal.tmpIndex}.lock`);
+  unlinkIfPresent(indexLockDraft(journal.indexFile, journal.token));
   releaseIndexLock(journal.indexFile, journal.token);
   return { ledgerRestored };
 }
@@ -49,6 +50,7 @@ export function finishTransaction(journal: Journal, options: { keepIndex?: boole
   }
   killPoint('finish: index in place');
   unlinkIfPresent(`${journal.tmpIndex}.lock`);
+  unlinkIfPresent(indexLockDraft(journal.indexFile, journal.token));
   releaseIndexLock(journal.indexFile, journal.token);
   killPoint('finish: index.lock released');
   unlinkIfPresent(journal.backup);
