@@ -1,5 +1,5 @@
 // An exclusive lock file whose holder's death is detected: a dead, zombie or reused pid does not hold it.
-import { linkSync, openSync, renameSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { linkSync, openSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { readFileIfExists } from './read-file.js';
 import { randomHex } from './random-hex.js';
 import { InternalError } from './errors.js';
@@ -29,8 +29,23 @@ export function readLockHolder(file: string): LockHolder | null {
   return { pid: Number(first), starttime: values.starttime, bootId: values.boot_id, token: values.token };
 }
 
+const namesHolder = (holder: LockHolder): boolean => Number.isInteger(holder.pid) && holder.pid > 0;
+
 function holderIsAlive(holder: LockHolder): boolean {
-  return Number.isInteger(holder.pid) && holder.pid > 0 && isProcessAlive(holder);
+  return namesHolder(holder) && isProcessAlive(holder);
+}
+
+/** How long an empty lock file counts as being written rather than left by a taker killed before its write. */
+export const HALF_WRITTEN_LOCK_MS = 1000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+function isBeingWritten(file: string): boolean {
+  try {
+    const stat = statSync(file);
+    return stat.size === 0 && Date.now() - stat.mtimeMs < HALF_WRITTEN_LOCK_MS;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -55,6 +70,14 @@ export function tryLock(file: string, fields: Record<string, string | undefined>
     }
     const holder = readLockHolder(file);
     if (holder === null) continue;
+    if (!namesHolder(holder) && isBeingWritten(file)) {
+      // Created and not written yet: its taker is between the create and the write (one write, so the file is
+      // empty or whole). Taking it over as a dead holder's would give two processes the lock; a taker killed in
+      // between leaves an empty file, taken over once it is older than a write can take.
+      if (attempt === 4) return null;
+      Atomics.wait(PAUSE, 0, 0, 2);
+      continue;
+    }
     if (holderIsAlive(holder)) return null;
     removeStaleLock(file, holder);
   }

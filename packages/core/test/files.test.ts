@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, mkdirSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, mkdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import {
-  writeFileAtomic, syncDir, readFileIfExists, readToEnd, tryLock, acquireLock, readLockHolder, processIdentity, isProcessAlive, readProcStat, readProcBytes, bootId, InternalError,
+  writeFileAtomic, syncDir, readFileIfExists, readToEnd, tryLock, acquireLock, readLockHolder, HALF_WRITTEN_LOCK_MS, processIdentity, isProcessAlive, readProcStat, readProcBytes, bootId, InternalError,
 } from '../src/index.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -204,6 +204,19 @@ lock('one holder at a time; release only removes our own lock', () => {
   again.release();
   assert.ok(existsSync(file), 'a lock that is no longer ours is left alone');
   assert.is(readLockHolder(join(dir, 'none')), null);
+});
+lock('an empty lock file is being written: left alone while young, taken over once old', () => {
+  // What a taker between its create and its write shows, or one killed there: an empty file.
+  const file = join(makeTempDir(), 'slice.lock');
+  writeFileSync(file, '');
+  assert.is(tryLock(file), null, 'a lock being written is not a dead holder\'s');
+  assert.is(readFileSync(file, 'utf8'), '', 'and it is left as it is');
+  const old = (Date.now() - HALF_WRITTEN_LOCK_MS - 5000) / 1000;
+  utimesSync(file, old, old);
+  const taken = tryLock(file);
+  assert.ok(taken !== null, 'an empty lock older than a write takes is a killed taker\'s');
+  assert.is(readLockHolder(file)?.pid, process.pid);
+  taken!.release();
 });
 lock('extra fields are written after the holder\'s own, in one write', () => {
   const file = join(makeTempDir(), 'leaf.pid');
