@@ -18,7 +18,7 @@ const WORKTREE_RACE = /worktrees\/[^/\s]+\/(?:commondir|gitdir)\b/;
 
 /**
  * Run `work` (a `git worktree` command), again when it failed only because another git was making or
- * removing a worktree of the same repository at that moment: up to `attempts` times, 20, 40, 80 ms apart.
+ * removing a worktree of the same repository at that moment: up to `attempts` times in all, 20, 40, 80, 160 ms apart.
  * Within one process, serializing the commands avoids the race; across processes only a retry can.
  */
 export async function retryWorktreeRace<T>(work: () => Promise<T>, attempts = 5): Promise<T> {

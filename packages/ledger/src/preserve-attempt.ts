@@ -12,7 +12,7 @@
 import { existsSync, readdirSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { UsageError } from '@leap/core';
+import { UsageError, unlinkIfPresent } from '@leap/core';
 import { findStep, parseLedger } from '@leap/core/ledger';
 import { changeTarget } from './change-target.js';
 import { logLedgerEventOrWarn } from './events.js';
@@ -22,7 +22,6 @@ import { readRepoInfo } from './git/repo-info.js';
 import { runGit } from './git/run-git.js';
 import type { LedgerLocation } from './ledger-source.js';
 import { quote } from './quote-title.js';
-import { unlinkIfPresent } from './transaction/journal.js';
 import { takeLedgerLock } from './transaction/locks.js';
 import { recoverLedger } from './transaction/recover.js';
 

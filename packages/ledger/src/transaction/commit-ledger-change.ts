@@ -15,7 +15,7 @@
 import { copyFileSync, existsSync, linkSync, realpathSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
-import { UsageError, isoTimestamp, writeFd, writeFileAtomic, type Lock } from '@leap/core';
+import { UsageError, isoTimestamp, unlinkIfPresent, writeFd, writeFileAtomic, type Lock } from '@leap/core';
 import { warmUpLedgerScan } from '@leap/core/ledger';
 import { LedgerInternalError, RefusedError } from '../exit-codes.js';
 import { logLedgerEventOrWarn } from '../events.js';
@@ -24,7 +24,7 @@ import { cleanupMessage, messageSubject } from '../git/commit-message.js';
 import { refuseOnHook, runHook, runMessageHooks, type HookContext } from '../git/hooks.js';
 import { readRepoInfo, type RepoInfo } from '../git/repo-info.js';
 import { runGit, type GitOptions } from '../git/run-git.js';
-import { removeJournal, unlinkIfPresent, writeJournal, type Journal } from './journal.js';
+import { removeJournal, writeJournal, type Journal } from './journal.js';
 import { killPoint } from './kill-point.js';
 import { takeIndexLock, takeLedgerLock } from './locks.js';
 import { recoverLedger, type RecoveryReport } from './recover.js';

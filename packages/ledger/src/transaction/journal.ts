@@ -73,5 +73,3 @@ export function removeJournal(stateDir: string): void {
   unlinkIfPresent(journalTempPath(stateDir));
 }
 
-/** Unlink a file, ignoring one that is already gone: core's. */
-export { unlinkIfPresent };

@@ -4,9 +4,8 @@
 // how recovery tells our stale lock from another git process's live one.
 import { closeSync, linkSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureStateDir, readLockHolder, tryLock, type Lock } from '@leap/core';
+import { ensureStateDir, readLockHolder, tryLock, unlinkIfPresent, type Lock } from '@leap/core';
 import { BusyError, RefusedError } from '../exit-codes.js';
-import { unlinkIfPresent } from './journal.js';
 import { killPoint } from './kill-point.js';
 
 /** The ledger lock file of a state folder. */
@@ -46,7 +45,7 @@ export function takeIndexLock(indexFile: string, token: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
-      throw new RefusedError(`${indexFile}.lock exists: another git process is using the index (if none is, a crashed one left it: remove it)`, { cause: error });
+      throw indexLockHeld(indexFile, error);
     }
     // A file system without hard links: an exclusive create, then the token (a kill between them leaves the
     // empty lock this avoids elsewhere).
@@ -58,13 +57,16 @@ export function takeIndexLock(indexFile: string, token: string): void {
   unlinkIfPresent(draft);
 }
 
+const indexLockHeld = (indexFile: string, cause: unknown): RefusedError =>
+  new RefusedError(`${indexFile}.lock exists: another git process is using the index (if none is, a crashed one left it: remove it)`, { cause });
+
 function createIndexLock(indexFile: string, token: string): void {
   let fd: number;
   try {
     fd = openSync(`${indexFile}.lock`, 'wx', 0o644);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new RefusedError(`${indexFile}.lock exists: another git process is using the index (if none is, a crashed one left it: remove it)`, { cause: error });
+      throw indexLockHeld(indexFile, error);
     }
     throw error;
   }

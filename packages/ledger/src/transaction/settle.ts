@@ -1,8 +1,9 @@
 // The two ways a ledger commit ends, shared by the tick itself and by recovery after a crash:
 // undo (HEAD never moved) or finish (HEAD moved to the journal's commit).
 import { existsSync, renameSync, statSync } from 'node:fs';
+import { unlinkIfPresent } from '@leap/core';
 import { indexLockDraft, ownsIndexLock, releaseIndexLock } from './locks.js';
-import { unlinkIfPresent, type Journal } from './journal.js';
+import type { Journal } from './journal.js';
 import { killPoint } from './kill-point.js';
 
 /** Put the ledger's old bytes back from the backup link; returns true when the ledger had been replaced. */
