@@ -10,6 +10,7 @@ export * from './process-identity.js';
 export * from './proc-file.js';
 export * from './key-value.js';
 export * from './json-object.js';
+export * from './git.js';
 export * from './git-status.js';
 export * from './serial.js';
 export * from './lock.js';

@@ -32,7 +32,7 @@ export async function listAttempts(options: AttemptsOptions = {}): Promise<Attem
   const format = '%(refname)%00%(objectname)%00%(creatordate:iso-strict)%00%(contents:body)%00';
   const out = await runGit(['for-each-ref', '--sort=creatordate', `--format=${format}`, prefix], { cwd, env: options.env });
   const attempts: Attempt[] = [];
-  for (const record of out.stdout.toString('utf8').split('\0\n')) {
+  for (const record of out.stdout.split('\0\n')) {
     const [ref, commit, date, body] = record.split('\0');
     if (ref === undefined || commit === undefined || date === undefined || body === undefined) continue;
     const issue = /^refs\/leap\/attempts\/issue-([0-9]+)\//.exec(ref)?.[1];
@@ -60,13 +60,13 @@ export async function applyAttempt(name: string, options: AttemptsOptions = {}):
     await recoverLedger(stateDir, { env, lockHeld: true });
     const attempt = (await listAttempts({ cwd, env })).find((a) => a.ref === ref);
     if (attempt === undefined) throw new UsageError(`no kept attempt ${JSON.stringify(ref)} (leap-ledger attempts list shows them)`);
-    const top = (await runGit(['rev-parse', '--show-toplevel'], { cwd, env })).stdout.toString('utf8').trim();
-    const patch = (await runGit(['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', `${attempt.commit}^`, attempt.commit], { cwd: top, env })).stdout;
+    const top = (await runGit(['rev-parse', '--show-toplevel'], { cwd, env })).stdout.trim();
+    const patch = (await runGit(['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', `${attempt.commit}^`, attempt.commit], { cwd: top, env })).bytes;
     if (patch.length > 0) {
       const plain = await runGit(['apply', '--whitespace=nowarn'], { cwd: top, env, input: patch, allowFailure: true });
-      if (plain.status !== 0) {
+      if (plain.code !== 0) {
         const merged = await runGit(['apply', '--3way', '--whitespace=nowarn'], { cwd: top, env, input: patch, allowFailure: true });
-        if (merged.status !== 0) {
+        if (merged.code !== 0) {
           throw new RefusedError(`the attempt ${ref} does not apply to the working tree as it is now: ${(merged.stderr || plain.stderr).trim()}`);
         }
       }

@@ -82,7 +82,7 @@ async function uncommittedChanges(root: string, stateDir: string, env: NodeJS.Pr
   const stateRel = relative(root, existsSync(stateDir) ? realpathSync(stateDir) : resolve(stateDir));
   const insideState = (path: string) => !stateRel.startsWith('..') && !isAbsolute(stateRel) && stateRel !== '' && (path === stateRel || path.startsWith(`${stateRel}/`));
   const changes: Change[] = [];
-  for (const entry of status.stdout.toString('utf8').split('\0')) {
+  for (const entry of status.stdout.split('\0')) {
     if (entry.length < 4) continue;
     const x = entry[0] as string;
     const y = entry[1] as string;
@@ -103,8 +103,8 @@ async function commitWorkingTree(root: string, indexFile: string, head: string, 
   try {
     await runGit(['read-tree', head], onTmp);
     await runGit(['update-index', '--add', '--remove', '-z', '--stdin'], { ...onTmp, input: changes.map((c) => `${c.path}\0`).join('') });
-    const tree = (await runGit(['write-tree'], onTmp)).stdout.toString('utf8').trim();
-    return (await runGit(['commit-tree', tree, '-p', head, '-F', '-'], { ...onTmp, input: message })).stdout.toString('utf8').trim();
+    const tree = (await runGit(['write-tree'], onTmp)).stdout.trim();
+    return (await runGit(['commit-tree', tree, '-p', head, '-F', '-'], { ...onTmp, input: message })).stdout.trim();
   } finally {
     unlinkIfPresent(tmpIndex);
     unlinkIfPresent(`${tmpIndex}.lock`);
@@ -118,7 +118,7 @@ async function createAttemptRef(root: string, env: NodeJS.ProcessEnv, issue: num
     const ref = n === 1 ? base : `${base}-${n}`;
     // An empty old value: create only, never overwrite a kept attempt.
     const made = await runGit(['update-ref', '-m', 'leap-ledger preserve-attempt', ref, commit, ''], { cwd: root, env, allowFailure: true });
-    if (made.status === 0) return ref;
+    if (made.code === 0) return ref;
     if (n >= 20) throw new RefusedError(`could not create an attempt ref under ${base}: ${made.stderr.trim()}`);
   }
 }

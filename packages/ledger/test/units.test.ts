@@ -72,24 +72,24 @@ orphanSuite.run();
 const gitSuite = suite('runGit');
 
 gitSuite('argv in, stdout and stderr out; a failure names the command and git\'s words; a missing git is an internal error', async () => {
-  const { runGit, gitText } = await import('../src/git/run-git.js');
+  const { runGit } = await import('../src/git/run-git.js');
   const cwd = process.cwd();
-  assert.match(await gitText(['--version'], { cwd }), /^git version /);
+  assert.match((await runGit(['--version'], { cwd })).stdout, /^git version /);
   const failed = await runGit(['rev-parse', '--verify', '-q', 'no-such-ref-$(x)'], { cwd, allowFailure: true });
-  assert.is(failed.status, 1);
+  assert.is(failed.code, 1);
   try {
     await runGit(['cat-file', '-t', '0000000000000000000000000000000000000001'], { cwd });
     assert.unreachable();
   } catch (error) {
     assert.is((error as { exitCode?: number }).exitCode, 5);
-    assert.match((error as Error).message, /^git cat-file failed \(exit 128\): fatal: /);
+    assert.match((error as Error).message, /^git cat-file failed \(exit 128\) in .*: fatal: /);
   }
   try {
     await runGit(['--version'], { cwd, env: { PATH: '/nonexistent' } });
     assert.unreachable();
   } catch (error) {
     assert.is((error as { exitCode?: number }).exitCode, 5);
-    assert.match((error as Error).message, /^could not run git --version: .*ENOENT/);
+    assert.match((error as Error).message, /^git could not run in .*: .*ENOENT/);
   }
 });
 

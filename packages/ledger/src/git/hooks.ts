@@ -3,10 +3,10 @@
 // naming the index being committed and GIT_EDITOR=: since no editor is opened.
 import { accessSync, constants, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SpawnSyncOptions, SpawnSyncReturns } from 'node:child_process';
 import { writeFd } from '@leap/core';
 import { RefusedError } from '../exit-codes.js';
 import { cleanupMessage } from './commit-message.js';
-import { loadSpawnSync } from './run-git.js';
 
 /** Where and how hooks run. */
 export interface HookContext {
@@ -31,7 +31,7 @@ export function hasHook(context: HookContext, name: string): boolean {
 /** Run hook `name` with `args`; returns its exit status, or null when there is no such hook. */
 export async function runHook(context: HookContext, name: string, args: readonly string[]): Promise<number | null> {
   if (!hasHook(context, name)) return null;
-  const spawnSync = await loadSpawnSync();
+  const { spawnSync } = process.getBuiltinModule('node:child_process') as { spawnSync: (command: string, args: readonly string[], options: SpawnSyncOptions) => SpawnSyncReturns<Buffer> };
   const path = join(context.hooksDir, name);
   const options = { cwd: context.root, env: { ...context.env, GIT_EDITOR: ':', ...context.extraEnv }, stdio: ['ignore', 2, 2] as ['ignore', number, number] };
   let child = spawnSync(path, args, options);

@@ -31,11 +31,11 @@ export async function readRepoInfo(cwd: string, env: NodeJS.ProcessEnv, head?: s
   const args = ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index', '--git-path', 'hooks', 'HEAD', 'HEAD^{tree}'];
   const stamp = known === undefined ? null : configStamp(known.layout.gitDir);
   const result = await runGit(args, { cwd, env, allowFailure: true });
-  const lines = result.stdout.toString('utf8').split('\n');
-  if (result.status !== 0 || lines.length < 6) {
+  const lines = result.stdout.split('\n');
+  if (result.code !== 0 || lines.length < 6) {
     const top = await runGit(['rev-parse', '--show-toplevel'], { cwd, env, allowFailure: true });
-    if (top.status !== 0) throw new UsageError(`${cwd} is not inside a git working tree: ${top.stderr.trim()}`);
-    throw new RefusedError(`the repository ${top.stdout.toString('utf8').trim()} has no commit yet (HEAD is unborn): make a first commit, then tick`);
+    if (top.code !== 0) throw new UsageError(`${cwd} is not inside a git working tree: ${top.stderr.trim()}`);
+    throw new RefusedError(`the repository ${top.stdout.trim()} has no commit yet (HEAD is unborn): make a first commit, then tick`);
   }
   const [root, gitDir, indexFile, hooksDir, readHead, headTree] = lines as [string, string, string, string, string, string];
   const layout = { root, gitDir, indexFile: resolve(cwd, indexFile), hooksDir: resolve(cwd, hooksDir) };

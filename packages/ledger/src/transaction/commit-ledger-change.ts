@@ -127,8 +127,8 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     const early = request.allowEmpty !== true || commitHooksExist(hooks.hooksDir, request.noVerify === true);
     if (early) {
       const staged = await runGit(['write-tree'], { ...onCopy, allowFailure: true });
-      if (staged.status !== 0) throw unmergedPaths(staged.stderr);
-      if (request.allowEmpty !== true && staged.stdout.toString('utf8').trim() === info.headTree) {
+      if (staged.code !== 0) throw unmergedPaths(staged.stderr);
+      if (request.allowEmpty !== true && staged.stdout.trim() === info.headTree) {
         throw new RefusedError(`nothing staged: stage the step's work (git add) before "${request.action}", or pass --allow-empty`);
       }
     }
@@ -143,17 +143,17 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
     const finalMessage = await runMessageHooks(hooks, info.gitDir, message, request.noVerify === true);
     killPoint('hooks passed');
     const written = await runGit(['write-tree'], { ...onCopy, allowFailure: !early });
-    if (written.status !== 0) throw unmergedPaths(written.stderr);
-    const tree = written.stdout.toString('utf8').trim();
+    if (written.code !== 0) throw unmergedPaths(written.stderr);
+    const tree = written.stdout.trim();
     killPoint('tree written');
-    commit = (await runGit(['commit-tree', tree, '-p', info.head, '-F', '-'], { ...onCopy, input: finalMessage })).stdout.toString('utf8').trim();
+    commit = (await runGit(['commit-tree', tree, '-p', info.head, '-F', '-'], { ...onCopy, input: finalMessage })).stdout.trim();
     killPoint('commit object written');
     journal.newCommit = commit;
     writeJournal(stateDir, journal);
     killPoint('commit recorded in the journal');
     subject = messageSubject(finalMessage);
     const moved = await runGit(['update-ref', '-m', `commit: ${subject}`, 'HEAD', commit, info.head], { ...onCopy, allowFailure: true });
-    if (moved.status !== 0) throw new RefusedError(`HEAD moved while the commit was being made, so it was not committed: ${moved.stderr.trim()}`);
+    if (moved.code !== 0) throw new RefusedError(`HEAD moved while the commit was being made, so it was not committed: ${moved.stderr.trim()}`);
   } catch (error) {
     undoOrKeepJournal(stateDir, journal, prog);
     throw error;

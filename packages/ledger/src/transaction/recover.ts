@@ -110,13 +110,13 @@ async function recoverJournal(stateDir: string, journal: Journal, options: Recov
 
 async function readHead(root: string, env: NodeJS.ProcessEnv): Promise<string> {
   const result = await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: root, env, allowFailure: true });
-  return result.stdout.toString('utf8').trim();
+  return result.stdout.trim();
 }
 
 async function isAncestor(root: string, env: NodeJS.ProcessEnv, ancestor: string, head: string): Promise<boolean> {
   if (head === '') return false;
   const result = await runGit(['merge-base', '--is-ancestor', ancestor, head], { cwd: root, env, allowFailure: true });
-  return result.status === 0;
+  return result.code === 0;
 }
 
 // Whether the event log's last 256 KiB already holds this transaction's event (it may have been written
