@@ -53,6 +53,10 @@ export interface StatePaths {
   ledger(issue: number): string;
   timeout(issue: number): string;
   skillCommit(issue: number): string;
+  /** The conductor's journal of a run, `issue-N-run.json`. */
+  runJournal(issue: number): string;
+  /** The conductor's lock, `issue-N-conductor.pid`. */
+  conductorLock(issue: number): string;
   readonly stop: string;
   readonly issuesDir: string;
   issue(issue: number): string;
@@ -74,6 +78,8 @@ export function statePaths(dir: string): StatePaths {
     ledger: (n) => join(dir, `issue-${n}.md`),
     timeout: (n) => join(dir, `issue-${n}-timeout`),
     skillCommit: (n) => join(dir, `issue-${n}-skill-commit`),
+    runJournal: (n) => join(dir, `issue-${n}-run.json`),
+    conductorLock: (n) => join(dir, `issue-${n}-conductor.pid`),
     stop: join(dir, 'stop'),
     issuesDir,
     issue: (n) => join(issuesDir, `${n}.md`),

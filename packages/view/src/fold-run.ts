@@ -2,22 +2,12 @@
 // ticks, bails, stops, usage, and the balls of slices. Each kind's fields are checked where used;
 // an event missing one is a problem with its line, and a kind the view does not know is kept as such.
 import type { LogProblem, LogRecord, RawEvent } from './read-log.js';
+import { usageOf, type UsageEntry } from '@leap/core';
 
 /** What one agent leaf cost, as its CLI reported it: null where it did not say. */
-export interface Usage {
+export interface Usage extends UsageEntry {
   line: number;
   at: number;
-  leaf: string;
-  agent: string | null;
-  family: string | null;
-  model: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cost_usd: number | null;
-  issue: number | null;
-  step: string | null;
-  slice: string | null;
-  ball: string | null;
 }
 
 /** One leaf from launch to exit; `status` is the exit's, or `running` while no exit is recorded. */
@@ -245,14 +235,10 @@ export function createFolder(): RunFolder {
         break;
       }
       case 'usage': {
-        const leaf = str(e.leaf);
-        if (leaf === null || leaf === '') { missing(r, 'leaf', 'a leaf name'); break; }
-        const usage: Usage = {
-          line: r.line, at: r.at, leaf, agent: str(e.agent), family: str(e.family), model: str(e.model),
-          input_tokens: count(e.input_tokens), output_tokens: count(e.output_tokens), cost_usd: count(e.cost_usd),
-          issue: issueOf(e), step: stepOf(e), slice: str(e.slice), ball: str(e.ball),
-        };
-        const run = findLeafFor(named.get(leaf) ?? [], usage);
+        const entry = usageOf(e);
+        if (entry === null) { missing(r, 'leaf', 'a leaf name'); break; }
+        const usage: Usage = { line: r.line, at: r.at, ...entry };
+        const run = findLeafFor(named.get(entry.leaf) ?? [], usage);
         if (run !== undefined) {
           run.usage = usage;
           usage.issue ??= run.issue;
@@ -260,7 +246,7 @@ export function createFolder(): RunFolder {
           usage.slice ??= run.slice;
           usage.ball ??= run.ball;
         }
-        usage.ball ??= ballOfLeafName(leaf);
+        usage.ball ??= ballOfLeafName(entry.leaf);
         model.usage.push(usage);
         break;
       }

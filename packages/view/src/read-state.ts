@@ -3,7 +3,7 @@
 // absent; a file that cannot be read is a problem naming it, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseDuration, parseLedger, readStopRequest, statePaths, type StepState } from '@leap/core';
+import { LEAP_DIR, parseDuration, parseLedger, RECORD_ID, readStopRequest, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
 
 /** A problem with a file other than the event log. */
 export interface FileProblem {
@@ -119,13 +119,13 @@ const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1
 
 /** The slices recorded under `.leap/` of the repository at `root`. */
 export function readSliceRecords(root: string, problems: FileProblem[]): SliceRecord[] {
-  const leap = join(root, '.leap');
   const out: SliceRecord[] = [];
-  for (const id of listDir(leap)) {
-    const dir = join(leap, id);
+  for (const id of listDir(join(root, LEAP_DIR))) {
+    const paths = slicePaths(root, id);
+    const dir = paths.dir;
     // A slice id starts with a letter or digit: `.worktrees` and the like are the engine's own.
-    if (!/^[a-z0-9]/.test(id) || !isDir(dir)) continue;
-    const run = readJson(join(dir, 'run.json'), problems);
+    if (!RECORD_ID.test(id) || !isDir(dir)) continue;
+    const run = readJson(paths.run, problems);
     const declared = new Map<string, { deps: string[]; wave: number | null }>();
     // run.json names the slice file; its balls give the dependencies (a slice file moved since is skipped).
     const definition = typeof run?.file === 'string' ? readJson(resolve(root, run.file), []) : null;
@@ -134,19 +134,19 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
       if (b === null || typeof b !== 'object' || typeof b.id !== 'string') continue;
       declared.set(b.id, { deps: Array.isArray(b.deps) ? b.deps.filter((d): d is string => typeof d === 'string') : [], wave: typeof b.wave === 'number' ? b.wave : null });
     }
-    const record: SliceRecord = { id, dir, record: isFile(join(dir, 'record.json')), base: typeof run?.base === 'string' ? run.base : null, balls: [] };
-    const names = new Set([...declared.keys(), ...listDir(dir).filter((n) => /^[a-z0-9]/.test(n) && isDir(join(dir, n)))]);
+    const record: SliceRecord = { id, dir, record: isFile(paths.record), base: typeof run?.base === 'string' ? run.base : null, balls: [] };
+    const names = new Set([...declared.keys(), ...listDir(dir).filter((n) => RECORD_ID.test(n) && isDir(paths.ball(n)))]);
     for (const ball of names) {
-      const ballDir = join(dir, ball);
+      const ballDir = paths.ball(ball);
       const rounds: Array<{ round: number; receipt: number | null }> = [];
       for (const name of listDir(ballDir)) {
-        const m = /^round-([1-9][0-9]*)\.json$/.exec(name);
+        const m = ROUND_RECORD.exec(name);
         if (m === null) continue;
         const json = readJson(join(ballDir, name), problems);
         rounds.push({ round: Number(m[1]), receipt: receiptOf(json?.receipt ?? json?.value) });
       }
       rounds.sort((a, b) => a.round - b.round);
-      const result = readJson(join(ballDir, 'result.json'), problems);
+      const result = readJson(paths.result(ball), problems);
       const info = declared.get(ball);
       const reason = typeof result?.reason === 'string' ? result.reason : null;
       record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value), reason });

@@ -1,0 +1,58 @@
+// What agent leaves cost, read from the event log's `usage` events (CONTRACT section 10) in one place: the
+// conductor's and the engine's --max-cost and the view's cost tables all take a usage event through here.
+import { readFileSync } from 'node:fs';
+
+/** One `usage` event, its figures checked: a figure that is not a non-negative number is null (not reported). */
+export interface UsageEntry {
+  leaf: string;
+  ts: string | null;
+  agent: string | null;
+  family: string | null;
+  model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  issue: number | null;
+  step: string | null;
+  slice: string | null;
+  ball: string | null;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+
+/** The usage of one parsed event, or null when it is not a usage event naming its leaf. */
+export function usageOf(e: Record<string, unknown>): UsageEntry | null {
+  if (e.event !== 'usage' || typeof e.leaf !== 'string' || e.leaf === '') return null;
+  return {
+    leaf: e.leaf, ts: str(e.ts), agent: str(e.agent), family: str(e.family), model: str(e.model),
+    input_tokens: count(e.input_tokens), output_tokens: count(e.output_tokens), cost_usd: count(e.cost_usd),
+    issue: typeof e.issue === 'number' && Number.isFinite(e.issue) ? e.issue : null, step: str(e.step), slice: str(e.slice), ball: str(e.ball),
+  };
+}
+
+/**
+ * Every usage event of the log from byte `offset` on, in order; a missing log is none, and a torn or
+ * foreign line is skipped (only lines that name `"usage"` are parsed at all).
+ */
+export function readUsage(eventsFile: string, offset = 0): UsageEntry[] {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(eventsFile);
+  } catch {
+    return [];
+  }
+  const found: UsageEntry[] = [];
+  for (const line of (offset > 0 ? bytes.subarray(offset) : bytes).toString('utf8').split('\n')) {
+    if (!line.includes('"usage"')) continue;
+    let e: unknown;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const usage = e !== null && typeof e === 'object' ? usageOf(e as Record<string, unknown>) : null;
+    if (usage !== null) found.push(usage);
+  }
+  return found;
+}
