@@ -14,8 +14,9 @@ test.after(() => cleanupTempDirs());
 test('S-help: --help prints the usage on stdout and exits 0', async () => {
   const r = await runBin(SUPERVISE, ['--help']);
   assert.is(r.code, 0);
-  assert.match(r.stdout, 'Usage: leap-supervise NAME CMD [ARG...]');
+  assert.match(r.stdout, 'Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]');
   assert.match(r.stdout, 'killed-external');
+  assert.match(r.stdout, 'LEAP_SANDBOX=on|writer|reader|off');
 });
 
 test('S-args-unknown-option: an unknown option is a usage error 125 naming the option (C-36)', async () => {
