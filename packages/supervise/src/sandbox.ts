@@ -211,7 +211,7 @@ export function prepareSandbox(
   }
   let copy: string | null = null;
   const cleanup = (): void => {
-    if (copy !== null) rmSync(copy, { recursive: true, force: true, maxRetries: 3 });
+    if (copy !== null) rmSync(copy, { recursive: true, force: true });
     copy = null;
   };
   try {

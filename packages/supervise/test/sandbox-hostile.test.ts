@@ -80,7 +80,7 @@ function world(): World {
 /** Run `script` (bash) as a sandboxed leaf of `w`; its stdout and stderr together. */
 async function leaf(w: World, name: string, script: string, spec: Partial<SandboxSpec> = {}, env: NodeJS.ProcessEnv = {}) {
   const result = await supervise({
-    name, command: 'bash', args: ['-c', script], cwd: w.repo, env: { ...w.env, ...env },
+    name, command: 'bash', args: ['-c', script], cwd: spec.tree ?? w.repo, env: { ...w.env, ...env },
     sandbox: { role: 'writer', tree: w.repo, ...spec }, io: { stdoutFile: w.out, stderrFile: w.err },
   });
   return { result, seen: `${readFileSync(w.out, 'utf8')}${readFileSync(w.err, 'utf8')}` };
@@ -168,6 +168,36 @@ test('hostile: a writer edits the state folder (ledger, event log, another leaf\
   const log = readFileSync(join(w.state, 'events.jsonl'), 'utf8');
   assert.not.ok(log.includes('{"event":"verdict"}'), 'the event log holds only what the supervisor wrote');
   assert.equal(eventsOf({ state: w.state } as never, 'launch').map((e) => e.leaf), ['develop-green']);
+});
+
+test('hostile: a builder in its ball worktree (inside .leap) writes the main tree, another ball\'s worktree, the main .tdd: all refused; its own worktree is written', async () => {
+  const w = world();
+  const b1 = join(w.repo, '.leap', 's1', 'balls', 'b1', 'wt');
+  const b2 = join(w.repo, '.leap', 's1', 'balls', 'b2', 'wt');
+  mkdirSync(join(w.repo, '.leap', 's1', 'balls', 'b1'), { recursive: true });
+  mkdirSync(join(w.repo, '.leap', 's1', 'balls', 'b2'), { recursive: true });
+  writeFileSync(join(w.repo, '.leap', 's1', 'journal.json'), '{"balls":2}\n');
+  git(w.repo, 'worktree', 'add', '-q', '-b', 'ball-b1', b1);
+  git(w.repo, 'worktree', 'add', '-q', '-b', 'ball-b2', b2);
+  const main = head(w.repo);
+  for (const role of ['writer', 'reader'] as const) {
+    const { result, seen } = await leaf(w, `build-b1-${role}`, [
+      'pwd', `echo mine > own-${role}.txt`, `echo x > ${w.repo}/README.md`, `echo x > ${b2}/README.md`, `ls -A ${w.repo}/.leap/s1`, `ls -A ${w.repo}/.leap/s1/balls`,
+      `cat ${w.repo}/.leap/s1/journal.json`, `cat ${w.state}/develop-red.out`, 'git log --oneline -1', 'git commit --allow-empty -m sneaky', 'echo end',
+    ].map((c) => `${c} 2>&1`).join('; '), { role, tree: b1 }, {});
+    assert.is(result.status, 'exited', seen);
+    assert.match(seen, new RegExp(`^${b1}$`, 'm'), 'the worktree is at its own path');
+    assert.match(seen, 'initial', 'git reads the repository through the read-only .git');
+    assert.not.ok(seen.includes(SECRET), 'the main tree\'s state folder is absent');
+    assert.not.ok(seen.includes('"balls"'), 'the rest of .leap is absent');
+    assert.not.ok(/^b2$/m.test(seen), 'another ball\'s worktree is not there');
+    assert.match(seen, 'end');
+    assert.is(existsSync(join(b1, `own-${role}.txt`)), role === 'writer', `${role}: its own worktree ${role === 'writer' ? 'is' : 'is not'} written`);
+  }
+  assert.is(readFileSync(join(w.repo, 'README.md'), 'utf8'), '# mine\n');
+  assert.is(readFileSync(join(b2, 'README.md'), 'utf8'), '# mine\n');
+  assert.is(head(w.repo), main);
+  assert.is(git(b1, 'rev-parse', 'HEAD').trim(), main, 'no commit was made from the ball');
 });
 
 test('hostile: a leaf reads ~/.ssh, ~/.aws, gh\'s token, ~/.npmrc, another agent\'s folder: absent; its own agent folder is read-write', async () => {
