@@ -164,18 +164,20 @@ interface Keep {
 }
 
 /** The tree's rules on top of its bind: `.git` read-only, state folders absent (empty and read-only). */
-function treeRules(root: string, view: FsView, stateDirs: readonly string[], keep: Keep[], ops: MountOp[]): void {
+function treeRules(root: string, view: FsView, stateDirs: readonly string[], keep: Keep[], ops: MountOp[], readable: readonly string[]): void {
   const git = join(root, '.git');
   const gitKind = view.kind(git);
   if (gitKind === 'dir' || gitKind === 'file') ops.push({ op: 'ro-bind', src: git, dest: git });
-  for (const name of stateDirs) maskFolder(join(root, name), view, keep, ops);
+  for (const name of stateDirs) maskFolder(join(root, name), view, keep, ops, readable);
 }
 
 /** Make a folder empty and read-only inside, except the paths of `keep` below it, bound read-write at their own paths. */
-function maskFolder(dir: string, view: FsView, keep: Keep[], ops: MountOp[]): void {
+function maskFolder(dir: string, view: FsView, keep: Keep[], ops: MountOp[], readable: readonly string[] = []): void {
   if (view.kind(dir) !== 'dir' || ops.some((o) => o.op === 'tmpfs' && o.dest === dir)) return;
   ops.push({ op: 'tmpfs', dest: dir });
   for (const k of keep) if (k.dest !== dir && inside(k.dest, dir)) ops.push({ op: 'bind', src: k.src, dest: k.dest });
+  // A file the leaf's own command line names (a prompt file) stays readable, and only it.
+  for (const r of readable) if (r !== dir && inside(r, dir) && view.kind(r) !== null) ops.push({ op: 'ro-bind', src: r, dest: r });
   ops.push({ op: 'remount-ro', dest: dir });
 }
 
@@ -221,10 +223,12 @@ export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions
       const full = abs(p);
       return inside(full, home) ? relative(home, full) : null;
     };
-    for (const p of [...CREDENTIAL_PATHS, ...AGENT_CLI_PATHS]) addRule(root, p, 'hide');
+    const hidden = [...CREDENTIAL_PATHS, ...AGENT_CLI_PATHS];
+    for (const p of hidden) addRule(root, p, 'hide');
     for (const p of spec.keepReadable ?? []) {
+      // Only where it would be hidden: elsewhere it is readable already (and a writer's file must stay writable).
       const rel = relHome(p);
-      if (rel !== null && rel !== '') addRule(root, rel, 'ro');
+      if (rel !== null && rel !== '' && hidden.some((h) => rel === h || rel.startsWith(`${h}/`))) addRule(root, rel, 'ro');
     }
     for (const p of [...(spec.agentPaths ?? []), ...write]) {
       const rel = relHome(p);
@@ -259,22 +263,27 @@ export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions
   for (const p of read) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'ro-bind', src: p, dest: p });
   for (const p of write) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
   // A worktree inside a state folder (a LEAP ball's) is bound at its own path; the rest of that folder is absent.
-  for (const p of [...read, ...write]) if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, [], ops);
+  const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
+  for (const p of [...read, ...write]) if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, [], ops, readable);
   const self: Keep[] = [{ src: spec.role === 'writer' ? tree : options.copy as string, dest: tree }];
   const main = mainRepoRoot(tree, view);
-  if (main !== null && main !== tree) treeRules(main, view, stateDirs, self, ops);
+  if (main !== null && main !== tree) treeRules(main, view, stateDirs, self, ops, readable);
   for (let up = dirname(tree); up !== dirname(up); up = dirname(up)) {
-    if (stateDirs.includes(up.slice(up.lastIndexOf(sep) + 1))) maskFolder(up, view, self, ops);
+    if (stateDirs.includes(up.slice(up.lastIndexOf(sep) + 1))) maskFolder(up, view, self, ops, readable);
   }
   for (const p of spec.hide ?? []) {
     // A reader's copy has no state folder to mask: it was never copied.
-    if (spec.role === 'writer' || !inside(resolve(p), tree)) maskFolder(resolve(p), view, self, ops);
+    if (spec.role === 'writer' || !inside(resolve(p), tree)) maskFolder(resolve(p), view, self, ops, readable);
   }
-  if (spec.role === 'writer') treeRules(tree, view, stateDirs, [], ops);
+  if (spec.role === 'writer') treeRules(tree, view, stateDirs, [], ops, readable);
   else {
     const git = join(tree, '.git');
     const gitKind = view.kind(git);
     if (gitKind === 'dir' || gitKind === 'file') ops.push({ op: 'ro-bind', src: git, dest: git });
+    // The copy has no state folder; a file of it that the command line names is bound alone.
+    for (const r of readable) {
+      if (stateDirs.some((d) => inside(r, join(tree, d))) && view.kind(r) !== null) ops.push({ op: 'ro-bind', src: r, dest: r });
+    }
   }
   return ops;
 }

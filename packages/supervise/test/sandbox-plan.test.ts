@@ -135,6 +135,23 @@ test('plan: the supervisor\'s state folder elsewhere (hide) is masked; a tree in
   assert.ok(tree > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === HOME));
 });
 
+test('plan: a file the command line names stays readable inside a masked state folder, alone', () => {
+  const fs = view([...repoFs, '/w/repo/.tdd/verify-red.prompt']);
+  for (const role of ['writer', 'reader'] as const) {
+    const ops = planMounts({ role, tree: '/w/repo', keepReadable: ['/w/repo/.tdd/verify-red.prompt'] }, fs, role === 'reader' ? { copy: '/tmp/c' } : {});
+    assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.tdd/verify-red.prompt'), role);
+    assert.not.ok(ops.some((o) => 'dest' in o && o.dest === '/w/repo/.tdd/events.jsonl'), role);
+  }
+});
+
+test('plan: the agent\'s executable inside another agent\'s folder stays readable; a file the command names in a writer\'s tree stays writable', () => {
+  const fs = view([...homeFs, `${HOME}/.codex/bin/codex`, `${HOME}/src/repo/.git/HEAD`, `${HOME}/src/repo/run.js`]);
+  const ops = planMounts({ role: 'writer', tree: `${HOME}/src/repo`, home: HOME, keepReadable: [`${HOME}/.codex/bin/codex`, `${HOME}/src/repo/run.js`] }, fs);
+  assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === `${HOME}/.codex/bin/codex`));
+  assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/.codex/auth.json`), 'only the executable, not the folder');
+  assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/src/repo/run.js`));
+});
+
 test('plan: refused specs: a tree that holds home (or is /), relative paths', () => {
   assert.throws(() => planMounts({ role: 'writer', tree: '/home', home: HOME }, view(homeFs)), /holds the home folder/);
   assert.throws(() => planMounts({ role: 'writer', tree: HOME, home: HOME }, view(homeFs)), /holds the home folder/);
