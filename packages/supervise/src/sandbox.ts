@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import {
   constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync,
-  rmSync, statSync, symlinkSync, utimesSync, lutimesSync, accessSync,
+  rmSync, statSync, symlinkSync, utimesSync, lutimesSync, accessSync, chmodSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
@@ -95,8 +95,10 @@ export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
 /** Why bwrap failed to make namespaces, from its own words, in one line. */
 export function namespaceCause(stderr: string): string {
   const line = stderr.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'no message';
-  const userns = /user namespace|uid map|setting up uid|No permissions to creat|Operation not permitted|Permission denied/i.test(line);
-  return `cannot sandbox the leaf: ${userns ? 'user namespaces are refused here' : 'bwrap cannot make its namespaces'} (${line}); allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) or ${INSTALL} with its setuid helper, or run with --sandbox off`;
+  const cause = /user namespace|uid map|setting up uid|No permissions to creat|max_\S*namespaces|ENOSPC/i.test(line) ? 'user namespaces are refused here'
+    : /Operation not permitted|Permission denied/i.test(line) ? 'namespaces are refused here (no user namespaces, no capability to make them: a container, or a sandbox already)'
+      : 'bwrap cannot make its namespaces';
+  return `cannot sandbox the leaf: ${cause} (${line}); allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) or ${INSTALL} with its setuid helper, or run with --sandbox off`;
 }
 
 let probed: Map<string, string | null> | null = null;
@@ -220,6 +222,7 @@ export function prepareSandbox(
     let linked: string[] = [];
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
+      chmodSync(copy, statSync(tree).mode & 0o7777); // the copy's root shows the tree's own mode, not mkdtemp's 0700
       linked = copyTree(tree, copy, { stateDirs: spec.stateDirs, linkReadOnly: spec.linkReadOnly, skip: spec.hide });
     }
     const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, copy === null ? { ...options } : { ...options, copy, linked });

@@ -202,6 +202,9 @@ test('settings and causes: --sandbox / LEAP_SANDBOX values; the namespace cause 
   assert.match(cause, 'apt-get install bubblewrap');
   assert.not.ok(cause.includes('\n'), 'one line');
   assert.match(namespaceCause(''), 'no message');
+  assert.match(namespaceCause('bwrap: Creating new namespace failed: Operation not permitted\n'), 'namespaces are refused here (no user namespaces, no capability');
+  assert.match(namespaceCause('bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)'), 'user namespaces are refused here');
+  assert.match(namespaceCause('bwrap: something else'), 'bwrap cannot make its namespaces');
 });
 
 test.run();
