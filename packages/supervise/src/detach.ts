@@ -26,6 +26,9 @@ export interface DetachResult {
 
 const SUPERVISOR_NAMES = new Set(['supervise.sh', 'leap-supervise', 'leap-supervise.js', 'leap-supervise.cjs']);
 
+// leap-supervise's options that take a value, before NAME.
+const SUPERVISOR_OPTIONS = ['--sandbox', '--network', '--pass-env'];
+
 /** The leaf NAME when `command args` starts a supervisor (supervise.sh, leap-supervise, node .../leap-supervise.cjs). */
 export function supervisedName(command: string, args: string[]): string | null {
   let rest = args;
@@ -35,6 +38,10 @@ export function supervisedName(command: string, args: string[]): string | null {
     const viaRunner = base === 'npx' || base === 'node' || command === process.execPath;
     if (!viaRunner || script === undefined || !SUPERVISOR_NAMES.has(basename(script))) return null;
     rest = args.slice(1);
+  }
+  // leap-supervise's own options come before NAME: --sandbox ROLE, --network on|off, --pass-env NAMES (or --opt=value).
+  while (rest[0] !== undefined && SUPERVISOR_OPTIONS.some((o) => rest[0] === o || rest[0]?.startsWith(`${o}=`))) {
+    rest = rest.slice(rest[0].includes('=') ? 1 : 2);
   }
   if (rest[0] === '--') rest = rest.slice(1);
   const name = rest[0];

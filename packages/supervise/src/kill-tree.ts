@@ -18,6 +18,11 @@ export interface KillOutcome {
 /** The leader as the kill sequence needs it: a way to signal it while it is not yet reaped. */
 export interface Leader {
   readonly pid: number;
+  /**
+   * The leader takes SIGKILL only: it is bwrap, and a polite signal would end its whole sandbox at once, grace
+   * or not. TERM and CONT then go to the processes inside (each by pid, not to bwrap's group).
+   */
+  readonly onlyKill?: boolean;
   exited(): boolean;
   kill(signal: NodeJS.Signals): void;
 }
@@ -47,10 +52,11 @@ function signalSame(p: ProcInfo, signal: NodeJS.Signals): void {
 
 /** Signal every live process of the tree: whole groups where a member leads or holds one, then each process. */
 export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Signals): void {
-  if (!leader.exited()) leader.kill(signal);
+  const spare = leader.onlyKill === true && signal !== 'SIGKILL';
+  if (!leader.exited() && !spare) leader.kill(signal);
   const groups = new Set<number>();
   // A group id cannot be reused while the group has a member, and we just saw one in each of these.
-  for (const p of found.members) groups.add(p.pgid);
+  for (const p of found.members) if (!spare || p.pgid !== leader.pid) groups.add(p.pgid);
   const escapedPids = new Set(found.escaped.map((p) => p.pid));
   for (const p of found.escaped) if (escapedPids.has(p.pgid)) groups.add(p.pgid);
   for (const pgid of groups) if (pgid > 1 && pgid !== process.pid) send(-pgid, signal);

@@ -22,6 +22,8 @@ export interface SuperviseResult {
   error: string | null;
   /** Problems that did not change the result (an event log that cannot be written). */
   warnings: string[];
+  /** Whether the leaf ran in a bubblewrap sandbox (CONTRACT section 13). */
+  sandbox: 'bwrap' | 'off';
 }
 
 /** What the supervisor knows about an end besides its status and code. */
@@ -60,6 +62,7 @@ export function recordEnd(paths: StatePaths, result: SuperviseResult, context: E
   if (result.received !== null) extra.received = result.received;
   if (result.leafPid !== null) extra.leaf_pid = result.leafPid;
   if (result.error !== null) extra.error = result.error;
+  extra.sandbox = result.sandbox;
   appendEventSafely(paths.events, createEvent('exit', {
     leaf: result.name, code: result.code, status: result.status, duration_ms: result.durationMs,
     leaf_code: result.leafCode, signal: result.signal, run: result.run, leftovers: result.leftovers, ...extra,

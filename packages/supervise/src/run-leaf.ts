@@ -30,6 +30,8 @@ export interface RunLeafOptions {
   timeoutMs: number;
   killAfterMs: number;
   idleMs: number;
+  /** The leaf is bwrap: it takes SIGKILL only (see Leader.onlyKill). */
+  sandboxed?: boolean;
 }
 
 /** A running leaf: its outcome, and a way to end it (a signal to the supervisor). */
@@ -47,6 +49,7 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
   const tree = new LeafTree(options.pid, options.notBefore, options.marker);
   const leader: Leader = {
     pid: options.pid,
+    onlyKill: options.sandboxed === true,
     exited: () => child.exitCode !== null || child.signalCode !== null,
     kill: (signal) => { child.kill(signal); },
   };

@@ -18,6 +18,8 @@ export interface LeafStdio {
   stdin?: number;
   stdout?: number;
   stderr?: number;
+  /** A pipe as the leaf's fd 3 (bwrap's --json-status-fd 3), readable as `child.stdio[3]`. */
+  statusPipe?: boolean;
 }
 
 /** Spawn `command` with `args` in a new session (setsid), with the supervisor's stdio unless `io` says otherwise. */
@@ -25,7 +27,9 @@ export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEn
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(command, args, { detached: true, stdio: [io.stdin ?? 'inherit', io.stdout ?? 'inherit', io.stderr ?? 'inherit'], env, cwd });
+      const stdio: ('inherit' | 'pipe' | number)[] = [io.stdin ?? 'inherit', io.stdout ?? 'inherit', io.stderr ?? 'inherit'];
+      if (io.statusPipe === true) stdio.push('pipe');
+      child = spawn(command, args, { detached: true, stdio, env, cwd });
     } catch (error) {
       // Arguments Node refuses outright (a NUL byte in an argument or the environment).
       const err = error as NodeJS.ErrnoException;

@@ -4,7 +4,8 @@ import {
   LeapError, UsageError, checkLeafName, createEvent, ensureStateDir, leafRole, processIdentity, readEventContext, readStopRequest,
   resolveStateDir, showValue, statePaths, tryLock, type EventContext, type Lock, type ExitStatus, type LeapEvent, type StatePaths,
 } from '@leap/core';
-import { EXIT_KILLED, EXIT_USAGE } from './exit-codes.js';
+import { EXIT_CANNOT_EXECUTE, EXIT_KILLED, EXIT_NOT_FOUND, EXIT_USAGE } from './exit-codes.js';
+import { resolve } from 'node:path';
 import { formatPidRecord, newRunId, removeStale, replaceFile, type PidRecord } from './leaf-files.js';
 import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } from './record-end.js';
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
@@ -15,6 +16,10 @@ import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
 import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
 import { asUsage } from './usage.js';
 import { nowMs } from './long-timer.js';
+import type { SandboxSpec } from './sandbox-plan.js';
+import { EXIT_NO_SANDBOX, SandboxUnavailableError, checkSandbox, findBwrap, findExecutable, prepareSandbox, type PreparedSandbox } from './sandbox.js';
+import type { Readable } from 'node:stream';
+import { statSync } from 'node:fs';
 
 export interface SuperviseOptions {
   name: string;
@@ -33,6 +38,12 @@ export interface SuperviseOptions {
    * leaf with the whole kill sequence, recorded as `killed-stuck` (it makes no progress), never `killed-external`.
    */
   abort?: AbortSignal;
+  /**
+   * Run the leaf inside a bubblewrap sandbox (CONTRACT section 13); absent or null: no sandbox. bwrap missing
+   * throws a SandboxUnavailableError (exit 2) before NAME is touched; a sandbox bwrap cannot make (namespaces
+   * refused) is recorded as failed-start, code 2, with the cause in `error`.
+   */
+  sandbox?: SandboxSpec | null;
 }
 
 /** What the leaf reads and where it writes; each one left out is the supervisor's own. */
@@ -59,9 +70,11 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   let name: string;
   let paths: StatePaths;
   let lock: Lock | null;
+  let bwrap: string | null = null;
   const run = newRunId();
   try {
     name = asUsage(() => checkLeafName(options.name));
+    if (options.sandbox != null) bwrap = findBwrap(env);
     if (options.command === '') throw new UsageError('Expected a command after NAME, got an empty string', { exitCode: EXIT_USAGE });
     paths = asUsage(() => statePaths(resolveStateDir(env, cwd)));
     asUsage(() => ensureStateDir(paths.dir));
@@ -76,7 +89,7 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     reportFailure(readyFd, error.message);
     throw error;
   }
-  const supervision = new Supervision(name, paths, options, env, cwd, lock.token, run);
+  const supervision = new Supervision(name, paths, options, env, cwd, lock.token, run, bwrap);
   try {
     return await supervision.start(readyFd);
   } finally {
@@ -87,6 +100,10 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
 
 class Supervision {
   private readonly started = nowMs();
+  /** The variable every descendant of the leaf inherits (see buildLeafEnv). */
+  private get marker(): string {
+    return `LEAP_LEAF_${this.run}`;
+  }
   private readonly warnings: string[] = [];
   private context: EventContext;
   private leafPid: number | null = null;
@@ -105,6 +122,7 @@ class Supervision {
     private readonly cwd: string,
     private readonly token: string,
     private readonly run: string,
+    private readonly bwrap: string | null,
   ) {
     this.context = { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
   }
@@ -157,9 +175,37 @@ class Supervision {
     }
     const command = this.options.command;
     const args = this.options.args ?? [];
-    this.event(createEvent('launch', { leaf: this.name, ...role, pid: process.pid, cmd: [command, ...args], run: this.run, timeout_ms: config.timeoutMs }, this.context));
-    const marker = `LEAP_LEAF_${this.run}`;
-    const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker });
+    const spec = this.options.sandbox ?? null;
+    const sandboxFields = spec === null ? { sandbox: 'off' } : { sandbox: 'bwrap', sandbox_role: spec.role, network: spec.network !== false };
+    this.event(createEvent('launch', {
+      leaf: this.name, ...role, pid: process.pid, cmd: [command, ...args], run: this.run, timeout_ms: config.timeoutMs, ...sandboxFields,
+    }, this.context));
+    const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker: this.marker });
+    if (spec === null || this.bwrap === null) return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
+    // The command is looked up on the host (the sandbox sees the same files), so 127 and 126 keep their meaning.
+    if (findExecutable(command, leafEnv.PATH, this.cwd) === null) {
+      const code = cannotExecute(command, leafEnv.PATH, this.cwd) ? EXIT_CANNOT_EXECUTE : EXIT_NOT_FOUND;
+      return this.finish('failed-start', code, { error: `${code === EXIT_NOT_FOUND ? 'command not found' : 'cannot execute'}: ${JSON.stringify(command)}` });
+    }
+    let sandbox: PreparedSandbox;
+    try {
+      sandbox = prepareSandbox({ ...spec, cwd: spec.cwd ?? this.cwd, hide: [...(spec.hide ?? []), this.paths.dir] }, command, args, leafEnv, this.bwrap, { statusFd: 3 });
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) return this.finish('failed-start', EXIT_NO_SANDBOX, { error: error.message });
+      throw error;
+    }
+    try {
+      return await this.spawnAndFollow(sandbox.command, sandbox.args, sandbox.env, config, record, notBefore, sandbox);
+    } finally {
+      // The reader's copy and every write in it go once the whole tree is gone.
+      sandbox.cleanup();
+    }
+  }
+
+  private async spawnAndFollow(
+    command: string, args: string[], leafEnv: NodeJS.ProcessEnv, config: SuperviseConfig, record: PidRecord, notBefore: number,
+    sandbox: PreparedSandbox | null,
+  ): Promise<SuperviseResult> {
     const io = this.options.io ?? {};
     const fds: number[] = [];
     const keep = (fd: number): number => {
@@ -171,15 +217,16 @@ class Supervision {
       const stdin = io.input === undefined ? undefined : keep(openInput(this.paths.dir, io.input));
       const stdout = io.stdoutFile === undefined ? undefined : keep(openOutput(io.stdoutFile, 'stdout'));
       const stderr = io.stderrFile === undefined ? undefined : keep(openOutput(io.stderrFile, 'stderr'));
-      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout, stderr });
+      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout, stderr, statusPipe: sandbox !== null });
     } finally {
       for (const fd of fds) closeSync(fd); // the leaf has its own copies
     }
     if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
     this.leafPid = spawned.pid;
+    const status = sandbox === null ? null : readAll(spawned.child.stdio[3] as Readable | null);
     this.leaf = runLeaf({
-      child: spawned.child, pid: spawned.pid, notBefore, marker, stopFile: this.paths.stop,
-      timeoutMs: config.timeoutMs, killAfterMs: config.killAfterMs, idleMs: config.idleMs,
+      child: spawned.child, pid: spawned.pid, notBefore, marker: this.marker, stopFile: this.paths.stop,
+      timeoutMs: config.timeoutMs, killAfterMs: config.killAfterMs, idleMs: config.idleMs, sandboxed: sandbox !== null,
     });
     if (this.pendingSignal !== null) this.leaf.end('signal');
     const abort = this.options.abort;
@@ -191,10 +238,14 @@ class Supervision {
     if (outcome.reason === 'stop') {
       this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
     }
-    const status: ExitStatus = outcome.reason !== null ? `killed-${outcome.reason}` as `killed-${KillReason}`
+    const end: ExitStatus = outcome.reason !== null ? `killed-${outcome.reason}` as `killed-${KillReason}`
       : outcome.signal !== null ? 'killed-external' : 'exited';
-    const code = status === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
-    return this.finish(status, code, { leafCode: outcome.leafCode, signal: outcome.signal, kill: outcome.kill });
+    const code = end === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
+    // bwrap reports the leaf's exit code once the leaf ran; an exit without it is a sandbox it could not make.
+    if (status !== null && end === 'exited' && code !== 0 && !/"exit-code"/.test(await status)) {
+      return this.finish('failed-start', EXIT_NO_SANDBOX, { error: sandboxFailure(this.env), leafCode: outcome.leafCode, kill: outcome.kill });
+    }
+    return this.finish(end, code, { leafCode: outcome.leafCode, signal: outcome.signal, kill: outcome.kill });
   }
 
   private event(event: LeapEvent): void {
@@ -208,9 +259,43 @@ class Supervision {
       received: status === 'killed-signal' ? this.pendingSignal : null,
       durationMs: Math.round(nowMs() - this.started),
       leftovers: more.kill?.leftovers ?? 0, escaped: more.kill?.escaped ?? 0, unkillable: more.kill?.unkillable ?? [],
-      error: more.error ?? null, warnings: this.warnings,
+      error: more.error ?? null, warnings: this.warnings, sandbox: this.options.sandbox == null ? 'off' : 'bwrap',
     };
     recordEnd(this.paths, result, this.context);
     return result;
   }
+}
+
+/** Everything a stream carries until it closes ('' for none). */
+function readAll(stream: Readable | null): Promise<string> {
+  if (stream === null) return Promise.resolve('');
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('error', () => resolve(Buffer.concat(chunks).toString()));
+    stream.on('close', () => resolve(Buffer.concat(chunks).toString()));
+  });
+}
+
+/** Why bwrap could not make the sandbox: the namespaces refused (a trial run says), or a mount it could not make. */
+function sandboxFailure(env: NodeJS.ProcessEnv): string {
+  try {
+    checkSandbox(env);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'cannot sandbox the leaf: bwrap could not set up its mounts (its message is in the leaf\'s stderr)';
+}
+
+/** A command that exists where it is looked up but cannot be executed (126 rather than 127). */
+function cannotExecute(command: string, path: string | undefined, cwd: string): boolean {
+  const dirs = command.includes('/') ? [''] : (path ?? '').split(':').filter((d) => d !== '');
+  return dirs.some((dir) => {
+    try {
+      statSync(resolve(cwd, dir, command));
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }

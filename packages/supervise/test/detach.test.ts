@@ -120,6 +120,9 @@ test('supervisedName: recognises supervise.sh, leap-supervise and node .../leap-
   assert.is(supervisedName('sleep', ['5']), null);
   assert.is(supervisedName('node', ['other.js', 'n', 'cmd']), null);
   assert.is(supervisedName('node', []), null);
+  assert.is(supervisedName('supervise.sh', ['--sandbox', 'reader', '--network=off', '--pass-env', 'A,B', 'verify-red', 'codex']), 'verify-red', 'the sandbox options come before NAME');
+  assert.is(supervisedName('leap-supervise', ['--sandbox=writer', '--', 'n', 'cmd']), 'n');
+  assert.is(supervisedName('leap-supervise', ['--sandbox', 'writer']), null);
 });
 
 test('detach: in-process, a plain command resolves with its pid at once; ENOENT and EACCES reject with 127 and 126', async () => {

@@ -14,8 +14,9 @@ test.after(() => cleanupTempDirs());
 test('S-help: --help prints the usage on stdout and exits 0', async () => {
   const r = await runBin(SUPERVISE, ['--help']);
   assert.is(r.code, 0);
-  assert.match(r.stdout, 'Usage: leap-supervise NAME CMD [ARG...]');
+  assert.match(r.stdout, 'Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]');
   assert.match(r.stdout, 'killed-external');
+  assert.match(r.stdout, 'LEAP_SANDBOX=on|writer|reader|off');
 });
 
 test('S-args-unknown-option: an unknown option is a usage error 125 naming the option (C-36)', async () => {
@@ -115,7 +116,9 @@ test('S-dur-huge: a timeout beyond one timer (30d, 1e300, C-25..C-29) does not f
 
 test('S-two-supervisors: a second supervisor for a running NAME (F30) refuses with 125 and touches none of the first one\'s files', async () => {
   const scene = makeScene({ VERI_TIMEOUT: '60' });
-  const first = startSupervise(scene, ['dup', 'sh', '-c', `echo "leaf $$" >> ${scene.pidsFile}; sleep 1; exit 7`]);
+  // The first leaf lives until the test has seen the second refused (a file, not a sleep: no speed assumed).
+  const go = join(scene.repo, 'go');
+  const first = startSupervise(scene, ['dup', 'sh', '-c', `echo "leaf $$" >> ${scene.pidsFile}; while [ ! -e ${go} ]; do sleep 0.05; done; exit 7`]);
   await waitFor(() => recordedPids(scene).length === 1 && readFileSync(join(scene.state, 'dup.pid'), 'utf8').includes('leaf='), 10_000);
   const pidBefore = readFileSync(join(scene.state, 'dup.pid'), 'utf8');
   const eventsBefore = readFileSync(join(scene.state, 'events.jsonl'), 'utf8');
@@ -126,6 +129,7 @@ test('S-two-supervisors: a second supervisor for a running NAME (F30) refuses wi
   assert.is(readFileSync(join(scene.state, 'dup.pid'), 'utf8'), pidBefore);
   assert.is(readFileSync(join(scene.state, 'events.jsonl'), 'utf8'), eventsBefore);
   assert.is(existsSync(join(scene.state, 'dup.exit')), false);
+  writeFileSync(go, '');
   const r = await first.done;
   assert.is(r.code, 7);
   assert.is(exitRecord(scene, 'dup')?.code, 7);

@@ -1,17 +1,27 @@
 // leap-supervise NAME CMD [ARG...]: run one leaf and guarantee it ends (CONTRACT section 4).
-import { UsageError, parseCli, runCli, writeFd } from '@leap/core';
+import { UsageError, findRepoRoot, parseCli, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE } from '../exit-codes.js';
 import { supervise } from '../supervise.js';
 import { formatStatusLine } from '../record-end.js';
 import { readyFd, reportFailure } from '../ready-handshake.js';
+import { SandboxSettingError, parseSandboxSetting } from '../sandbox.js';
+import type { SandboxSpec } from '../sandbox-plan.js';
 
-const USAGE = `Usage: leap-supervise NAME CMD [ARG...]
+const USAGE = `Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]
 
 Runs CMD (no shell) as the leaf NAME in a session of its own and guarantees it ends.
 Writes <state>/NAME.pid, then <state>/NAME.exit (first line: the code) once the leaf and
 everything it started are gone, appends launch and exit events, and prints
 "supervise[NAME]: STATUS" on stderr. The state folder is VERI_STATE_DIR, else .tdd/ at the
 repository root.
+
+ Sandbox (off unless asked; see the README for what each role sees):
+  --sandbox ROLE      run CMD in a bubblewrap sandbox: writer (the repository's tree writable,
+                      .git read-only) or reader (a throwaway copy of it); off: none.
+                      LEAP_SANDBOX=on|writer|reader|off says the same; the flag wins
+  --network on|off    the sandbox's network (default on; off: loopback only)
+  --pass-env NAMES    comma-separated variables (or PREFIX_*) passed into the sandbox besides
+                      PATH, HOME, locale, VERI_* and LEAP_*
 
 Environment:
   VERI_TIMEOUT        leaf timeout (seconds, or with suffix s m h d; 0 = none; default: the
@@ -29,21 +39,47 @@ Exit codes:
   126 / 127             the command cannot be executed / was not found (failed-start)
   125                   usage error: bad arguments, NAME or variable, or another supervisor
                         already runs NAME
+  2                     also: the sandbox cannot be made (bwrap missing: nothing is touched;
+                        namespaces refused: recorded as failed-start); the cause is on stderr
 `;
 
 // Started by leap-detach: a start-up failure is reported through the handshake, so detach can say why.
 const ready = readyFd(process.env);
 
-function parseArgv(): { help: boolean; name: string; command: string; args: string[] } {
-  const { values, positionals } = parseCli(process.argv.slice(2), { help: { type: 'boolean', short: 'h' } }, USAGE, {
-    stopAtPositional: true, exitCode: EXIT_USAGE,
-  });
+interface Argv {
+  help: boolean;
+  name: string;
+  command: string;
+  args: string[];
+  sandbox: SandboxSpec | null;
+}
+
+function parseArgv(): Argv {
+  const { values, positionals } = parseCli(process.argv.slice(2), {
+    help: { type: 'boolean', short: 'h' }, sandbox: { type: 'string' }, network: { type: 'string' }, 'pass-env': { type: 'string', multiple: true },
+  }, USAGE, { stopAtPositional: true, exitCode: EXIT_USAGE });
   const [name, command, ...args] = positionals;
-  if (values.help === true) return { help: true, name: '', command: '', args: [] };
+  if (values.help === true) return { help: true, name: '', command: '', args: [], sandbox: null };
   if (name === undefined || command === undefined) {
     throw new UsageError(`Expected NAME and CMD, got ${positionals.length} argument(s)\n${USAGE}`, { exitCode: EXIT_USAGE });
   }
-  return { help: false, name, command, args };
+  let role: 'writer' | 'reader' | null;
+  try {
+    const asked = values.sandbox ?? process.env.LEAP_SANDBOX;
+    role = asked === undefined || asked === '' ? null : parseSandboxSetting(asked, values.sandbox !== undefined ? '--sandbox' : 'LEAP_SANDBOX');
+  } catch (error) {
+    if (error instanceof SandboxSettingError) throw new UsageError(error.message, { exitCode: EXIT_USAGE });
+    throw error;
+  }
+  if (values.network !== undefined && values.network !== 'on' && values.network !== 'off') {
+    throw new UsageError(`--network must be on or off, got ${JSON.stringify(values.network)}`, { exitCode: EXIT_USAGE });
+  }
+  const cwd = process.cwd();
+  const sandbox: SandboxSpec | null = role === null ? null : {
+    role, tree: findRepoRoot(cwd) ?? cwd, cwd, network: values.network !== 'off',
+    passEnv: (values['pass-env'] ?? []).flatMap((v) => v.split(',')).filter((v) => v !== ''),
+  };
+  return { help: false, name, command, args, sandbox };
 }
 
 void runCli('leap-supervise', async () => {
@@ -59,9 +95,10 @@ void runCli('leap-supervise', async () => {
     writeFd(1, USAGE);
     return 0;
   }
-  const { name, command, args } = argv;
+  const { name, command, args, sandbox } = argv;
   if (process.pid === 1) writeFd(2, 'supervise: warning: running as pid 1: orphaned descendants are not reaped\n');
-  const result = await supervise({ name, command, args, handleSignals: true, readyFd: ready });
+  // bwrap missing throws a SandboxUnavailableError: one line naming the cause, exit 2, nothing touched.
+  const result = await supervise({ name, command, args, handleSignals: true, readyFd: ready, sandbox });
   const lines = result.warnings.map((w) => `supervise[${name}]: warning: ${w}\n`);
   if (result.error !== null) lines.push(`supervise[${name}]: ${result.error}\n`);
   lines.push(formatStatusLine(result));

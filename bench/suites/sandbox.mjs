@@ -1,0 +1,48 @@
+// The sandbox's cost per leaf (CONTRACT section 13, issue 25): `leap-supervise --sandbox writer NAME true`
+// against the same `leap-supervise NAME true` unsandboxed, timed back to back in each run (the pair cancels
+// the machine's drifts); budget: at most 10 ms more per leaf. Also the reader (its copy of a small tree made
+// and removed around the leaf), and bare bwrap with the same mounts, the floor of any bwrap sandbox here.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export default async function sandbox(ctx) {
+  const supervise = ctx.bin('supervise', 'leap-supervise');
+  if (!ctx.has(supervise)) {
+    ctx.note('sandbox: packages/supervise/dist/bin/leap-supervise.cjs is not built; skipped');
+    return;
+  }
+  const bwrap = spawnSync('bash', ['-c', 'type -P bwrap'], { encoding: 'utf8' }).stdout.trim();
+  if (bwrap === '') {
+    ctx.note('sandbox: bwrap is not installed (apt-get install bubblewrap); skipped');
+    return;
+  }
+  // A small repository of the usual shape: sources, tests, a state folder, node_modules (linked, not copied).
+  const repo = join(ctx.tmp, 'repo');
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+  mkdirSync(join(repo, '.tdd'), { recursive: true });
+  for (let i = 0; i < 50; i++) writeFileSync(join(repo, 'src', `m${i}.ts`), `export const m${i} = ${i};\n`);
+  for (let i = 0; i < 200; i++) writeFileSync(join(repo, 'node_modules', 'dep', `f${i}.js`), 'module.exports = 1;\n');
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+  const env = { ...process.env, VERI_STATE_DIR: join(repo, '.tdd') };
+  const run = (label, args) => ctx.timeRuns(ctx.RUNS, [process.execPath, supervise, ...args], { base: [process.execPath, supervise, 'bench-plain', 'true'], env, cwd: repo, expect: 0 });
+  const [plain, writer] = run('writer', ['--sandbox', 'writer', 'bench-writer', 'true']);
+  const extra = writer.map((t, i) => t - plain[i]);
+  const cost = ctx.median(extra);
+  const [q1, q3] = ctx.quartiles(extra);
+  // The floor: bwrap alone with the mounts a writer gets here, against `true` alone.
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--bind', repo, repo,
+    '--ro-bind', join(repo, '.git'), join(repo, '.git'), '--tmpfs', join(repo, '.tdd'), '--remount-ro', join(repo, '.tdd'),
+    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'];
+  const [bare, wrapped] = ctx.timeRuns(ctx.RUNS, [bwrap, ...args], { base: ['true'] });
+  const floor = ctx.median(wrapped.map((t, i) => t - bare[i]));
+  ctx.check('sandboxed `leap-supervise --sandbox writer NAME true` against the same unsandboxed, run by run (median paired difference)',
+    cost.toFixed(1), '<= 10 ms', cost <= 10, ' ms', { value: `${floor.toFixed(1)} ms`, below: floor > 10 });
+  ctx.note(`sandbox: writer leaf costs ${cost.toFixed(1)} ms more than unsandboxed (middle half ${q1.toFixed(1)}-${q3.toFixed(1)} ms; unsandboxed median ${ctx.median(plain).toFixed(1)} ms); bwrap alone with the same mounts, against \`true\` alone: ${floor.toFixed(1)} ms (the floor of any bwrap sandbox on this machine)`);
+  const [plain2, reader] = run('reader', ['--sandbox', 'reader', 'bench-reader', 'true']);
+  const readerCost = ctx.median(reader.map((t, i) => t - plain2[i]));
+  ctx.note(`sandbox: reader leaf (a copy of 50 source files made and removed, node_modules of 200 files linked read-only) costs ${readerCost.toFixed(1)} ms more than unsandboxed`);
+  const [plain3, off] = run('network off', ['--sandbox', 'writer', '--network', 'off', 'bench-offline', 'true']);
+  ctx.note(`sandbox: writer with network off (a network namespace of its own) costs ${ctx.median(off.map((t, i) => t - plain3[i])).toFixed(1)} ms more than unsandboxed`);
+}

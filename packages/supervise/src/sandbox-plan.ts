@@ -1,0 +1,336 @@
+// The bwrap command line of a sandboxed leaf (CONTRACT section 13), as a pure function of the sandbox's
+// spec and of what the file system holds (an FsView: the host's in sandbox.ts, a plain object in tests).
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+/** Writers may write their tree; readers work in a throwaway copy of it. */
+export type SandboxRole = 'writer' | 'reader';
+
+/** What a leaf may reach. Every path is absolute (relative ones are taken from `cwd`). */
+export interface SandboxSpec {
+  role: SandboxRole;
+  /** The working tree or ball worktree: read-write for a writer; for a reader, a copy is bound at this path. */
+  tree: string;
+  /** The leaf's working directory inside (default: the tree). */
+  cwd?: string;
+  /** The home folder (default: HOME of the environment). Read-only, credential places absent. */
+  home?: string;
+  /** The leaf's own agent CLI's folders and files (relative to home, or absolute): read-write. */
+  agentPaths?: string[];
+  /** Extra paths bound read-only / read-write (an agents-file entry's `paths`). */
+  read?: string[];
+  write?: string[];
+  /** Network on (default) or off: off is a network namespace of its own with loopback only. */
+  network?: boolean;
+  /** Variables passed besides the allow-list: names, or prefixes ending in `*` (`ANTHROPIC_*`). */
+  passEnv?: string[];
+  /** Variables set inside (an agents-file entry's `env`). */
+  env?: Record<string, string>;
+  /** The user's whole environment instead of the allow-list (the toolchain's own suite runs). */
+  inheritEnv?: boolean;
+  /** State folder names, absent inside (default `.tdd`, `.leap`). */
+  stateDirs?: string[];
+  /** Folders a reader's copy links read-only instead of copying, at any depth (default node_modules, .venv, venv). */
+  linkReadOnly?: string[];
+  /** More folders made empty and read-only inside (the supervisor's state folder when it lies elsewhere). */
+  hide?: string[];
+  /** Files or folders that must stay readable even inside a hidden place (the agent's executable, argv files). */
+  keepReadable?: string[];
+}
+
+/** What the plan needs to know about the file system. */
+export interface FsView {
+  /** `dir`'s entries, or null when it is not a readable folder. */
+  list(dir: string): FsEntry[] | null;
+  /** What `path` is (symlinks are reported as such, not followed), or null when absent. */
+  kind(path: string): 'dir' | 'file' | 'symlink' | null;
+  /** The real path of `path` (symlinks resolved), or null when it cannot be resolved. */
+  realpath(path: string): string | null;
+  /** A small text file (a `.git` file, `commondir`), or null. */
+  readText(path: string): string | null;
+}
+
+export interface FsEntry {
+  name: string;
+  kind: 'dir' | 'file' | 'symlink';
+  /** A symlink's target, as written. */
+  target?: string;
+}
+
+/** Places under home that hold credentials: absent inside every sandbox. */
+export const CREDENTIAL_PATHS: readonly string[] = [
+  '.ssh', '.gnupg', '.aws', '.config/gh', '.netrc', '.npmrc', '.docker', '.kube',
+  '.git-credentials', '.config/git/credentials', '.config/hub', '.config/gcloud', '.azure', '.pypirc',
+  '.cargo/credentials', '.cargo/credentials.toml', '.gem/credentials', '.password-store', '.local/share/keyrings',
+  '.vault-token', '.terraform.d/credentials.tfrc.json', '.yarnrc.yml', '.config/op', '.m2/settings.xml',
+];
+
+/** Every agent CLI's folders and files under home: absent unless named as the leaf's own agent's. */
+export const AGENT_CLI_PATHS: readonly string[] = [
+  '.claude', '.claude.json', '.claude.json.backup', '.config/claude', '.codex', '.gemini', '.qwen', '.cursor',
+  '.aider', '.config/opencode', '.local/share/opencode', '.config/github-copilot', '.copilot', '.continue',
+  '.config/amp', '.local/share/amp', '.config/goose', '.local/share/goose', '.crush', '.config/crush',
+];
+
+export const DEFAULT_STATE_DIRS: readonly string[] = ['.tdd', '.leap'];
+export const DEFAULT_LINK_READ_ONLY: readonly string[] = ['node_modules', '.venv', 'venv'];
+
+/** One mount (or namespace-building) operation, in bwrap's order. */
+export type MountOp =
+  | { op: 'ro-bind' | 'bind'; src: string; dest: string }
+  | { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc'; dest: string }
+  | { op: 'symlink'; target: string; dest: string };
+
+type Rule = 'hide' | 'ro' | 'rw';
+interface Node {
+  rule?: Rule;
+  children: Map<string, Node>;
+}
+
+function inside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+function addRule(root: Node, rel: string, rule: Rule): void {
+  let node = root;
+  for (const part of rel.split('/').filter((p) => p !== '' && p !== '.')) {
+    let next = node.children.get(part);
+    if (next === undefined) {
+      next = { children: new Map() };
+      node.children.set(part, next);
+    }
+    node = next;
+  }
+  // A later rule for the same place wins: the leaf's own agent folder over the list of every agent's.
+  node.rule = rule;
+}
+
+// Rules for places the host does not have change nothing: dropped, so a home without credentials is one bind.
+function prune(node: Node, path: string, view: FsView): boolean {
+  for (const [name, child] of node.children) if (!prune(child, join(path, name), view)) node.children.delete(name);
+  return node.children.size > 0 || (node.rule !== undefined && view.kind(path) !== null);
+}
+
+function hasHide(node: Node): boolean {
+  for (const child of node.children.values()) if (child.rule === 'hide' || hasHide(child)) return true;
+  return false;
+}
+
+/**
+ * Lay out `dir` under `rule` (what it inherits): a plain bind when nothing below it is hidden, else a tmpfs
+ * holding a bind (or symlink) of each entry that is not hidden, made read-only once filled.
+ */
+function layout(dir: string, node: Node, rule: Rule, view: FsView, ops: MountOp[], boundAbove: Rule): void {
+  const own = node.rule ?? rule;
+  if (own !== 'hide' && !hasHide(node)) {
+    if (own !== boundAbove && view.kind(dir) !== null) ops.push({ op: own === 'rw' ? 'bind' : 'ro-bind', src: dir, dest: dir });
+    // Rules below a plain bind are binds on top of it (their mount points exist: they are the host's).
+    for (const [name, child] of node.children) layout(join(dir, name), child, own, view, ops, own);
+    return;
+  }
+  if (own === 'hide' && ![...node.children.values()].some((c) => c.rule !== undefined || c.children.size > 0)) return;
+  const entries = view.list(dir);
+  if (entries === null) return;
+  ops.push({ op: 'tmpfs', dest: dir });
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    const child: Node = node.children.get(entry.name) ?? { children: new Map() };
+    const childRule = child.rule ?? own;
+    if (entry.kind === 'symlink' && childRule !== 'hide' && child.children.size === 0) {
+      ops.push({ op: 'symlink', target: entry.target ?? '', dest: path });
+      continue;
+    }
+    if (entry.kind !== 'dir' && child.children.size > 0) continue; // rules below a file: nothing to do
+    layout(path, child, own, view, ops, 'hide');
+  }
+  if (own !== 'rw') ops.push({ op: 'remount-ro', dest: dir });
+}
+
+/** The repository root a worktree's `.git` file points to (`gitdir:` then `commondir`), or null. */
+export function mainRepoRoot(tree: string, view: FsView): string | null {
+  const text = view.readText(join(tree, '.git'));
+  const match = text === null ? null : /^gitdir: (.+)$/m.exec(text);
+  if (match === null) return null;
+  const gitdir = resolve(tree, (match[1] as string).trim());
+  const common = view.readText(join(gitdir, 'commondir'));
+  const commonDir = common === null ? gitdir : resolve(gitdir, common.trim());
+  return commonDir.endsWith(`${sep}.git`) ? dirname(commonDir) : null;
+}
+
+/** A path bound read-write inside a masked folder: `src` (the reader's copy, or the path itself) at `dest`. */
+interface Keep {
+  src: string;
+  dest: string;
+}
+
+/** The tree's rules on top of its bind: `.git` read-only, state folders absent (empty and read-only). */
+function treeRules(root: string, view: FsView, stateDirs: readonly string[], keep: Keep[], ops: MountOp[], readable: readonly string[]): void {
+  const git = join(root, '.git');
+  const gitKind = view.kind(git);
+  if (gitKind === 'dir' || gitKind === 'file') ops.push({ op: 'ro-bind', src: git, dest: git });
+  for (const name of stateDirs) maskFolder(join(root, name), view, keep, ops, readable);
+}
+
+/** Make a folder empty and read-only inside, except the paths of `keep` below it, bound read-write at their own paths. */
+function maskFolder(dir: string, view: FsView, keep: Keep[], ops: MountOp[], readable: readonly string[] = []): void {
+  if (view.kind(dir) !== 'dir' || ops.some((o) => o.op === 'tmpfs' && o.dest === dir)) return;
+  ops.push({ op: 'tmpfs', dest: dir });
+  for (const k of keep) if (k.dest !== dir && inside(k.dest, dir)) ops.push({ op: 'bind', src: k.src, dest: k.dest });
+  // A file the leaf's own command line names (a prompt file) stays readable, and only it.
+  for (const r of readable) if (r !== dir && inside(r, dir) && view.kind(r) !== null) ops.push({ op: 'ro-bind', src: r, dest: r });
+  ops.push({ op: 'remount-ro', dest: dir });
+}
+
+/** A plan's input once the host has been looked at: where a reader's copy lives. */
+export interface PlanOptions {
+  /** The reader's copy of the tree (made by prepareSandbox), bound at the tree's path. */
+  copy?: string;
+  /** The folders the copy left out to bind read-only from the tree (node_modules...). */
+  linked?: string[];
+  /** bwrap's --json-status-fd: where it reports the leaf's start and exit code (the supervisor reads it). */
+  statusFd?: number;
+}
+
+/** Why a spec cannot be sandboxed (a tree that holds the home folder, a relative path). */
+export class SandboxSpecError extends Error {}
+
+/** The mounts of a sandbox, in order. */
+export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions = {}): MountOp[] {
+  for (const [what, path] of [['tree', spec.tree], ['home', spec.home], ['cwd', spec.cwd]] as const) {
+    if (path !== undefined && !isAbsolute(path)) throw new SandboxSpecError(`the sandbox's ${what} must be an absolute path, got ${JSON.stringify(path)}`);
+  }
+  const tree = resolve(spec.tree);
+  const home = spec.home === undefined || spec.home === '' ? null : resolve(spec.home);
+  if (tree === '/' || (home !== null && inside(home, tree))) {
+    throw new SandboxSpecError(`the tree ${JSON.stringify(tree)} holds the home folder${home === null ? '' : ` ${JSON.stringify(home)}`}: a sandbox cannot give it to a leaf`);
+  }
+  if (spec.role === 'reader' && options.copy === undefined) throw new SandboxSpecError('a reader sandbox needs its copy of the tree (prepareSandbox makes it)');
+  const stateDirs = spec.stateDirs ?? DEFAULT_STATE_DIRS;
+  const abs = (p: string): string => (home !== null && !isAbsolute(p) ? join(home, p) : resolve(p));
+  const read = (spec.read ?? []).map(abs);
+  const write = (spec.write ?? []).map(abs);
+  const ops: MountOp[] = [
+    { op: 'ro-bind', src: '/', dest: '/' },
+    { op: 'dev', dest: '/dev' },
+    { op: 'proc', dest: '/proc' },
+    { op: 'tmpfs', dest: '/tmp' },
+    { op: 'tmpfs', dest: '/var/tmp' },
+  ];
+  // Home: read-only; credential places and other agents' folders absent; the leaf's own agent's read-write.
+  if (home !== null && view.kind(home) === 'dir') {
+    const root: Node = { children: new Map() };
+    const relHome = (p: string): string | null => {
+      const full = abs(p);
+      return inside(full, home) ? relative(home, full) : null;
+    };
+    const hidden = [...CREDENTIAL_PATHS, ...AGENT_CLI_PATHS];
+    for (const p of hidden) addRule(root, p, 'hide');
+    for (const p of spec.keepReadable ?? []) {
+      // Only where it would be hidden: elsewhere it is readable already (and a writer's file must stay writable).
+      const rel = relHome(p);
+      if (rel !== null && rel !== '' && hidden.some((h) => rel === h || rel.startsWith(`${h}/`))) addRule(root, rel, 'ro');
+    }
+    for (const p of [...(spec.agentPaths ?? []), ...write]) {
+      const rel = relHome(p);
+      if (rel !== null && rel !== '') addRule(root, rel, 'rw');
+    }
+    for (const p of read) {
+      const rel = relHome(p);
+      if (rel !== null && rel !== '') addRule(root, rel, 'ro');
+    }
+    if (spec.role === 'writer' && inside(tree, home)) addRule(root, relative(home, tree), 'rw');
+    prune(root, home, view);
+    layout(home, root, 'ro', view, ops, 'ro');
+    // A credential place that is a symlink: what it points to is emptied too, wherever it lies.
+    for (const p of CREDENTIAL_PATHS) {
+      const place = join(home, p);
+      if (view.kind(place) !== 'symlink') continue;
+      const target = view.realpath(place);
+      if (target === null || inside(target, home)) continue;
+      const kind = view.kind(target);
+      if (kind === 'dir') ops.push({ op: 'tmpfs', dest: target }, { op: 'remount-ro', dest: target });
+      else if (kind === 'file') ops.push({ op: 'ro-bind', src: '/dev/null', dest: target });
+    }
+  }
+  const outsideHome = (p: string): boolean => home === null || !inside(p, home);
+  // The tree: the writer's own, or the reader's copy at the tree's path (the original `.git` on top, read-only).
+  if (spec.role === 'writer') {
+    if (outsideHome(tree)) ops.push({ op: 'bind', src: tree, dest: tree });
+  } else {
+    ops.push({ op: 'bind', src: options.copy as string, dest: tree });
+    for (const p of options.linked ?? []) ops.push({ op: 'ro-bind', src: p, dest: p });
+  }
+  for (const p of read) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'ro-bind', src: p, dest: p });
+  for (const p of write) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
+  // A worktree inside a state folder (a LEAP ball's) is bound at its own path; the rest of that folder is absent.
+  const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
+  for (const p of [...read, ...write]) if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, [], ops, readable);
+  const self: Keep[] = [{ src: spec.role === 'writer' ? tree : options.copy as string, dest: tree }];
+  const main = mainRepoRoot(tree, view);
+  if (main !== null && main !== tree) treeRules(main, view, stateDirs, self, ops, readable);
+  for (let up = dirname(tree); up !== dirname(up); up = dirname(up)) {
+    if (stateDirs.includes(up.slice(up.lastIndexOf(sep) + 1))) maskFolder(up, view, self, ops, readable);
+  }
+  for (const p of spec.hide ?? []) {
+    // A reader's copy has no state folder to mask: it was never copied.
+    if (spec.role === 'writer' || !inside(resolve(p), tree)) maskFolder(resolve(p), view, self, ops, readable);
+  }
+  if (spec.role === 'writer') treeRules(tree, view, stateDirs, [], ops, readable);
+  else {
+    const git = join(tree, '.git');
+    const gitKind = view.kind(git);
+    if (gitKind === 'dir' || gitKind === 'file') ops.push({ op: 'ro-bind', src: git, dest: git });
+    // The copy has no state folder; a file of it that the command line names is bound alone.
+    for (const r of readable) {
+      if (stateDirs.some((d) => inside(r, join(tree, d))) && view.kind(r) !== null) ops.push({ op: 'ro-bind', src: r, dest: r });
+    }
+  }
+  return ops;
+}
+
+/** The bwrap arguments of a plan (what comes between `bwrap` and the leaf's command). */
+export function bwrapArgs(spec: SandboxSpec, view: FsView, options: PlanOptions = {}): string[] {
+  const argv: string[] = [];
+  for (const op of planMounts(spec, view, options)) {
+    switch (op.op) {
+      case 'ro-bind': case 'bind': argv.push(`--${op.op}`, op.src, op.dest); break;
+      case 'symlink': argv.push('--symlink', op.target, op.dest); break;
+      default: argv.push(`--${op.op}`, op.dest);
+    }
+  }
+  argv.push('--unshare-pid', '--unshare-ipc', '--unshare-uts');
+  if (spec.network === false) argv.push('--unshare-net');
+  // As root, bwrap keeps every capability unless told: a leaf could then remount its tree read-write.
+  argv.push('--die-with-parent', '--cap-drop', 'ALL', '--chdir', resolve(spec.cwd ?? spec.tree));
+  if (options.statusFd !== undefined) argv.push('--json-status-fd', String(options.statusFd));
+  return argv;
+}
+
+/** The full command line: bwrap, its arguments, `--`, the leaf's command and arguments. */
+export function sandboxArgv(bwrap: string, spec: SandboxSpec, view: FsView, command: string, args: readonly string[], options: PlanOptions = {}): string[] {
+  return [bwrap, ...bwrapArgs(spec, view, options), '--', command, ...args];
+}
+
+const LOCALE = /^(LANG|LANGUAGE|LC_[A-Z_]+|TZ)$/;
+const BASE_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR',
+  'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS']);
+
+function allowed(name: string, pass: readonly string[]): boolean {
+  if (BASE_NAMES.has(name) || LOCALE.test(name) || name.startsWith('VERI_') || name.startsWith('LEAP_')) return true;
+  return pass.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
+}
+
+/**
+ * The leaf's environment inside: the allow-list (PATH, HOME, user, shell, terminal, locale, VERI_*, LEAP_*,
+ * the BASH_*_TIMEOUT_MS the supervisor sets) plus `passEnv`, then `env` on top; or everything (`inheritEnv`).
+ * TMPDIR is dropped (the sandbox's /tmp is its own; the host's TMPDIR may not be writable inside).
+ */
+export function sandboxEnv(env: NodeJS.ProcessEnv, spec: Pick<SandboxSpec, 'passEnv' | 'env' | 'inheritEnv'>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  const pass = spec.passEnv ?? [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || name === 'TMPDIR') continue;
+    if (spec.inheritEnv === true || allowed(name, pass)) out[name] = value;
+  }
+  return { ...out, ...(spec.env ?? {}) };
+}

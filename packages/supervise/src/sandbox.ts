@@ -1,0 +1,247 @@
+// The sandbox on the host: finding bwrap, telling why it cannot run, the reader's throwaway copy, and the
+// command line a supervisor spawns instead of the leaf's (CONTRACT section 13). The plan is sandbox-plan.ts.
+import { spawnSync } from 'node:child_process';
+import {
+  constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync,
+  rmSync, statSync, symlinkSync, utimesSync, lutimesSync, accessSync, chmodSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { LeapError } from '@leap/core';
+import {
+  DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec,
+} from './sandbox-plan.js';
+
+/** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
+export const EXIT_NO_SANDBOX = 2;
+
+/** The sandbox cannot be made here: bwrap is missing, or the kernel refuses the namespaces it needs. */
+export class SandboxUnavailableError extends LeapError {
+  readonly reason: 'bwrap-missing' | 'namespaces-refused' | 'bad-spec';
+  constructor(message: string, reason: SandboxUnavailableError['reason']) {
+    super(message, { exitCode: EXIT_NO_SANDBOX });
+    this.reason = reason;
+  }
+}
+
+/** The file system as it is: what the plan reads to lay out home and the tree. */
+export const hostView: FsView = {
+  list(dir) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return null;
+    }
+    const out: FsEntry[] = [];
+    for (const name of names) {
+      const kind = hostView.kind(join(dir, name));
+      if (kind === null) continue;
+      out.push(kind === 'symlink' ? { name, kind, target: readlinkSync(join(dir, name)) } : { name, kind });
+    }
+    return out;
+  },
+  kind(path) {
+    try {
+      const stat = lstatSync(path);
+      return stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : 'file';
+    } catch {
+      return null;
+    }
+  },
+  realpath(path) {
+    try {
+      return realpathSync(path);
+    } catch {
+      return null;
+    }
+  },
+  readText(path) {
+    try {
+      const stat = statSync(path);
+      return stat.isFile() && stat.size < 65_536 ? readFileSync(path, 'utf8') : null;
+    } catch {
+      return null;
+    }
+  },
+};
+
+/** The first executable `name` on `path` (a name with a slash is taken as it is), or null. */
+export function findExecutable(name: string, path: string | undefined, cwd = process.cwd()): string | null {
+  const candidates = name.includes('/') ? [resolve(cwd, name)] : (path ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(resolve(cwd, d), name));
+  for (const file of candidates) {
+    try {
+      if (!statSync(file).isFile()) continue;
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+const INSTALL = 'apt-get install bubblewrap';
+
+/** bwrap's path, or a SandboxUnavailableError naming the cause and what to install. */
+export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
+  const bwrap = env.LEAP_BWRAP !== undefined && env.LEAP_BWRAP !== '' ? env.LEAP_BWRAP : findExecutable('bwrap', env.PATH);
+  if (bwrap === null || findExecutable(bwrap, env.PATH) === null) {
+    throw new SandboxUnavailableError(`cannot sandbox the leaf: bwrap (bubblewrap) is not installed (not on PATH${env.LEAP_BWRAP ? `; LEAP_BWRAP=${env.LEAP_BWRAP}` : ''}): ${INSTALL}, or run with --sandbox off`, 'bwrap-missing');
+  }
+  return bwrap;
+}
+
+/** Why bwrap failed to make namespaces, from its own words, in one line. */
+export function namespaceCause(stderr: string): string {
+  const line = stderr.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'no message';
+  const cause = /user namespace|uid map|setting up uid|No permissions to creat|max_\S*namespaces|ENOSPC/i.test(line) ? 'user namespaces are refused here'
+    : /Operation not permitted|Permission denied/i.test(line) ? 'namespaces are refused here (no user namespaces, no capability to make them: a container, or a sandbox already)'
+      : 'bwrap cannot make its namespaces';
+  return `cannot sandbox the leaf: ${cause} (${line}); allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) or ${INSTALL} with its setuid helper, or run with --sandbox off`;
+}
+
+let probed: Map<string, string | null> | null = null;
+
+/**
+ * Whether a sandbox can be made here: bwrap on PATH, and a trial run with the namespaces a leaf gets
+ * (mount, pid, ipc, uts, net). Throws SandboxUnavailableError with the cause; the trial is made once
+ * per process and bwrap. A command that starts many leaves calls it once, before the first.
+ */
+export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
+  const bwrap = findBwrap(env);
+  probed ??= new Map();
+  let failure = probed.get(bwrap);
+  if (failure === undefined) {
+    const trial = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
+      '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'], { env: { PATH: env.PATH ?? '/usr/bin:/bin' }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    failure = trial.status === 0 ? null : namespaceCause(trial.stderr ?? String(trial.error ?? ''));
+    probed.set(bwrap, failure);
+  }
+  if (failure !== null) throw new SandboxUnavailableError(failure, 'namespaces-refused');
+  return bwrap;
+}
+
+/** Forget the trial runs (tests that change PATH or the kernel's answer). */
+export function resetSandboxCheck(): void {
+  probed = null;
+}
+
+/**
+ * Copy `tree` to `dest` for a reader: everything but `.git` (bound read-only instead), the state folders
+ * at its top (never copied: absent inside) and the folders of `linkReadOnly` at any depth (bound read-only
+ * from the original). Modes and times are kept, so a build tool sees what it would see in the tree; files
+ * are cloned where the file system can (copy-on-write), else copied. Returns the linked folders.
+ */
+export function copyTree(tree: string, dest: string, options: { stateDirs?: readonly string[]; linkReadOnly?: readonly string[]; skip?: readonly string[] } = {}): string[] {
+  const stateDirs = new Set(options.stateDirs ?? DEFAULT_STATE_DIRS);
+  const link = new Set(options.linkReadOnly ?? DEFAULT_LINK_READ_ONLY);
+  const skip = new Set((options.skip ?? []).map((p) => resolve(p)));
+  const linked: string[] = [];
+  const walk = (from: string, to: string, top: boolean): void => {
+    for (const entry of readdirSync(from, { withFileTypes: true })) {
+      const src = join(from, entry.name);
+      const dst = join(to, entry.name);
+      if (top && (entry.name === '.git' || stateDirs.has(entry.name))) continue;
+      if (skip.has(src)) continue;
+      if (entry.isSymbolicLink()) {
+        symlinkSync(readlinkSync(src), dst);
+        try { lutimesSync(dst, lstatSync(src).atime, lstatSync(src).mtime); } catch { /* times of a link are a nicety */ }
+      } else if (entry.isDirectory()) {
+        if (link.has(entry.name)) {
+          linked.push(src);
+          continue;
+        }
+        const stat = statSync(src);
+        mkdirSync(dst, { mode: stat.mode & 0o7777 });
+        walk(src, dst, false);
+        utimesSync(dst, stat.atime, stat.mtime);
+      } else if (entry.isFile()) {
+        copyFileSync(src, dst, constants.COPYFILE_FICLONE);
+        const stat = statSync(src);
+        utimesSync(dst, stat.atime, stat.mtime);
+      }
+      // Sockets, fifos and devices are not copied: a reader has no use for another process's endpoints.
+    }
+  };
+  walk(tree, dest, true);
+  return linked;
+}
+
+/** A sandbox ready to spawn: the command line that replaces the leaf's, its environment, and the clean-up. */
+export interface PreparedSandbox {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** The reader's copy (removed by `cleanup`), or null for a writer. */
+  copy: string | null;
+  /** Remove what the sandbox made on the host (the reader's copy and every write in it). Idempotent. */
+  cleanup(): void;
+}
+
+/** Where a relative argument of the leaf's command line points, when it names an existing file. */
+function argvFiles(command: string, args: readonly string[], cwd: string): string[] {
+  const out: string[] = [command];
+  for (const arg of args) {
+    if (arg === '' || arg.length > 4096 || arg.includes('\n') || arg.includes('\0')) continue;
+    const path = isAbsolute(arg) ? arg : resolve(cwd, arg);
+    if (hostView.kind(path) !== null) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * Make the sandbox of `spec` for `command args`: resolve the command on the host (the sandbox sees the
+ * same file system), make the reader's copy, create the leaf's own agent folders that do not exist yet,
+ * and build the bwrap command line and the environment. `env` is the leaf's environment before filtering.
+ * Throws SandboxUnavailableError (exit 2) when the sandbox cannot be made, with nothing left behind.
+ */
+export function prepareSandbox(
+  spec: SandboxSpec, command: string, args: readonly string[], env: NodeJS.ProcessEnv, bwrap = findBwrap(env), options: { statusFd?: number } = {},
+): PreparedSandbox {
+  const home = spec.home ?? env.HOME;
+  const homeReal = home === undefined || home === '' ? undefined : (hostView.realpath(home) ?? home);
+  const tree = hostView.realpath(spec.tree) ?? resolve(spec.tree);
+  if (hostView.kind(tree) !== 'dir') throw new SandboxUnavailableError(`cannot sandbox the leaf: its tree ${JSON.stringify(spec.tree)} is not a folder`, 'bad-spec');
+  const cwd = spec.cwd === undefined ? tree : (hostView.realpath(spec.cwd) ?? resolve(spec.cwd));
+  const resolvedCommand = findExecutable(command, env.PATH, cwd) ?? command;
+  const commandReal = hostView.realpath(resolvedCommand) ?? resolvedCommand;
+  for (const p of spec.agentPaths ?? []) {
+    // The leaf's own agent folder, read-write inside: made now if the CLI never ran (it cannot make it in a read-only home).
+    const full = homeReal !== undefined && !isAbsolute(p) ? join(homeReal, p) : resolve(p);
+    if (hostView.kind(full) === null && !basename(full).slice(1).includes('.')) mkdirSync(full, { recursive: true, mode: 0o700 });
+  }
+  let copy: string | null = null;
+  const cleanup = (): void => {
+    if (copy !== null) rmSync(copy, { recursive: true, force: true });
+    copy = null;
+  };
+  try {
+    const keepReadable = [...(spec.keepReadable ?? []), ...argvFiles(commandReal, args, cwd), resolvedCommand];
+    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable };
+    let linked: string[] = [];
+    if (spec.role === 'reader') {
+      copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
+      chmodSync(copy, statSync(tree).mode & 0o7777); // the copy's root shows the tree's own mode, not mkdtemp's 0700
+      linked = copyTree(tree, copy, { stateDirs: spec.stateDirs, linkReadOnly: spec.linkReadOnly, skip: spec.hide });
+    }
+    const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, copy === null ? { ...options } : { ...options, copy, linked });
+    const [bin, ...rest] = argv;
+    return { command: bin as string, args: rest, env: sandboxEnv(env, spec), copy, cleanup };
+  } catch (error) {
+    cleanup();
+    if (error instanceof SandboxSpecError) throw new SandboxUnavailableError(`cannot sandbox the leaf: ${error.message}`, 'bad-spec');
+    throw error;
+  }
+}
+
+/** The role named by `--sandbox` or LEAP_SANDBOX: writer, reader, or null for off. `on` is a writer. */
+export function parseSandboxSetting(value: string, what: string): 'writer' | 'reader' | null {
+  if (value === 'off') return null;
+  if (value === 'on' || value === 'writer') return 'writer';
+  if (value === 'reader') return 'reader';
+  throw new SandboxSettingError(`${what} must be writer, reader, on or off, got ${JSON.stringify(value)}`);
+}
+
+/** A bad --sandbox or LEAP_SANDBOX value (a usage error of the command that reads it). */
+export class SandboxSettingError extends Error {}

@@ -1,0 +1,210 @@
+// The bwrap command line as a pure function of the spec and of a file system described as data.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { dirname, join } from 'node:path';
+import {
+  bwrapArgs, mainRepoRoot, planMounts, sandboxArgv, sandboxEnv, SandboxSpecError, type FsEntry, type FsView, type MountOp,
+} from '../src/sandbox-plan.js';
+import { namespaceCause, parseSandboxSetting, SandboxSettingError } from '../src/sandbox.js';
+
+/** A file system as a list of paths: folders end in `/`, symlinks are `path -> target`, the rest are files. */
+function view(paths: string[], texts: Record<string, string> = {}): FsView {
+  const kinds = new Map<string, FsEntry['kind']>();
+  const targets = new Map<string, string>();
+  for (const raw of paths) {
+    const [path, target] = raw.split(' -> ') as [string, string | undefined];
+    const clean = path.replace(/\/$/, '');
+    kinds.set(clean, target !== undefined ? 'symlink' : path.endsWith('/') ? 'dir' : 'file');
+    if (target !== undefined) targets.set(clean, target);
+    for (let up = dirname(clean); up !== '/' && !kinds.has(up); up = dirname(up)) kinds.set(up, 'dir');
+  }
+  for (const file of Object.keys(texts)) if (!kinds.has(file)) kinds.set(file, 'file');
+  return {
+    list(dir) {
+      if (kinds.get(dir) !== 'dir') return null;
+      return [...kinds].filter(([p]) => dirname(p) === dir).map(([p, kind]) => ({ name: p.slice(dir.length + 1), kind, target: targets.get(p) }));
+    },
+    kind: (p) => kinds.get(p) ?? (p === '/' ? 'dir' : null),
+    realpath: (p) => targets.get(p) ?? (kinds.has(p) ? p : null),
+    readText: (p) => texts[p] ?? null,
+  };
+}
+
+const HOME = '/home/u';
+const homeFs = [
+  `${HOME}/.bashrc`, `${HOME}/.ssh/id_ed25519`, `${HOME}/.aws/credentials`, `${HOME}/.config/gh/hosts.yml`,
+  `${HOME}/.config/nvim/init.lua`, `${HOME}/.npmrc`, `${HOME}/.netrc`, `${HOME}/.codex/auth.json`, `${HOME}/.claude/settings.json`,
+  `${HOME}/.claude.json`, `${HOME}/.rustup/toolchains/`, `${HOME}/.cargo/bin/cargo`, `${HOME}/.cargo/credentials.toml`,
+  `${HOME}/dots -> /elsewhere/dots`,
+];
+const repoFs = ['/w/repo/.git/HEAD', '/w/repo/.tdd/events.jsonl', '/w/repo/.leap/', '/w/repo/src/a.ts', '/w/sibling/.git/HEAD'];
+
+function binds(ops: MountOp[], kind: 'ro-bind' | 'bind'): string[] {
+  return ops.filter((o): o is Extract<MountOp, { src: string }> => o.op === kind).map((o) => o.dest);
+}
+
+test('plan: a writer binds its tree read-write, .git read-only, the state folders empty and read-only, the rest of / read-only', () => {
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs]));
+  assert.equal(ops[0], { op: 'ro-bind', src: '/', dest: '/' });
+  assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/tmp'), 'a private /tmp');
+  assert.ok(binds(ops, 'bind').includes('/w/repo'));
+  const git = ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git');
+  assert.ok(git > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/repo'), '.git is bound read-only on top of the tree');
+  for (const state of ['/w/repo/.tdd', '/w/repo/.leap']) {
+    const at = ops.findIndex((o) => o.op === 'tmpfs' && o.dest === state);
+    assert.ok(at > 0, `${state} is covered`);
+    assert.ok(ops.findIndex((o) => o.op === 'remount-ro' && o.dest === state) > at, `${state} is read-only`);
+  }
+  assert.not.ok(binds(ops, 'bind').includes('/w/sibling'), 'a sibling repository is not writable');
+});
+
+test('plan: home is read-only, every credential place and other agent CLI folder absent, the leaf\'s own agent folder read-write', () => {
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.claude', '.claude.json'] }, view([...homeFs, ...repoFs]));
+  const all = ops.flatMap((o) => ('src' in o ? [o.src, o.dest] : 'dest' in o ? [o.dest] : []));
+  for (const secret of ['.ssh', '.aws', '.config/gh', '.npmrc', '.netrc', '.codex', '.cargo/credentials.toml']) {
+    assert.not.ok(all.some((p) => p === `${HOME}/${secret}` || p.startsWith(`${HOME}/${secret}/`)), `${secret} is never mounted`);
+  }
+  assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === HOME));
+  assert.ok(ops.some((o) => o.op === 'remount-ro' && o.dest === HOME));
+  assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.bashrc`));
+  assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.rustup`), 'toolchains in home still run');
+  assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.config/nvim`), 'the rest of a folder holding a credential place stays');
+  assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.cargo/bin`));
+  assert.equal(binds(ops, 'bind').filter((p) => p.startsWith(HOME)).sort(), [`${HOME}/.claude`, `${HOME}/.claude.json`]);
+  assert.ok(ops.some((o) => o.op === 'symlink' && o.dest === `${HOME}/dots` && o.target === '/elsewhere/dots'), 'symlinks are recreated, not followed');
+  const other = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.codex'] }, view([...homeFs, ...repoFs]));
+  assert.equal(binds(other, 'bind').filter((p) => p.startsWith(HOME)), [`${HOME}/.codex`]);
+  assert.not.ok(other.some((o) => 'dest' in o && o.dest.startsWith(`${HOME}/.claude`)), 'claude\'s folder is absent for a codex leaf');
+});
+
+test('plan: a home without credential places is left as / shows it (read-only), with no mount of its own', () => {
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([`${HOME}/.bashrc`, ...repoFs]));
+  assert.not.ok(ops.some((o) => 'dest' in o && o.dest.startsWith(HOME)));
+});
+
+test('plan: a credential place that is a symlink empties what it points to as well', () => {
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([`${HOME}/.ssh -> /vault/ssh`, '/vault/ssh/', `${HOME}/.netrc -> /vault/netrc`, '/vault/netrc', ...repoFs]));
+  assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/vault/ssh'));
+  assert.ok(ops.some((o) => o.op === 'ro-bind' && o.src === '/dev/null' && o.dest === '/vault/netrc'));
+});
+
+test('plan: a reader gets the copy at the tree\'s path, the original .git and node_modules read-only on top, nothing of the tree writable', () => {
+  const ops = planMounts({ role: 'reader', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs, '/w/repo/node_modules/x/']), { copy: '/tmp/copy', linked: ['/w/repo/node_modules'] });
+  const at = ops.findIndex((o) => o.op === 'bind' && o.src === '/tmp/copy' && o.dest === '/w/repo');
+  assert.ok(at > 0);
+  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/node_modules') > at);
+  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git') > at);
+  assert.not.ok(ops.some((o) => o.op === 'bind' && o.src === '/w/repo'), 'the user\'s tree is never bound writable');
+  assert.not.ok(ops.some((o) => 'dest' in o && o.dest.startsWith('/w/repo/.tdd')), 'the copy has no state folder to mask');
+  assert.throws(() => planMounts({ role: 'reader', tree: '/w/repo' }, view(repoFs)), (e: Error) => e instanceof SandboxSpecError);
+});
+
+test('plan: a ball worktree inside .leap is bound at its own path; the rest of .leap and the main tree\'s .tdd stay absent', () => {
+  const wt = '/w/repo/.leap/s1/balls/b1/wt';
+  const texts = { [`${wt}/.git`]: 'gitdir: /w/repo/.git/worktrees/b1\n', '/w/repo/.git/worktrees/b1/commondir': '../..\n' };
+  const fs = view([...repoFs, `${wt}/src/x.ts`, '/w/repo/.leap/s1/balls/b2/wt/src/y.ts'], texts);
+  assert.is(mainRepoRoot(wt, fs), '/w/repo');
+  for (const role of ['writer', 'reader'] as const) {
+    const ops = planMounts({ role, tree: wt, home: HOME }, fs, role === 'reader' ? { copy: '/tmp/c' } : {});
+    const mask = ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/w/repo/.leap');
+    assert.ok(mask > 0);
+    const self = ops.findIndex((o) => o.op === 'bind' && o.dest === wt);
+    const lastSelf = ops.map((o) => o.op === 'bind' && o.dest === wt).lastIndexOf(true);
+    assert.ok(self >= 0 && lastSelf > mask, 'the worktree is bound again inside the masked .leap');
+    assert.is((ops[lastSelf] as { src: string }).src, role === 'writer' ? wt : '/tmp/c', 'a reader sees its copy there, never the worktree itself');
+    assert.ok(ops.findIndex((o) => o.op === 'remount-ro' && o.dest === '/w/repo/.leap') > lastSelf);
+    assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/w/repo/.tdd'), 'the main tree\'s state folder is absent too');
+    assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git'));
+    assert.not.ok(ops.some((o) => 'dest' in o && o.dest.includes('/b2/')), 'another ball\'s worktree is never bound');
+  }
+});
+
+test('plan: extra paths are bound as asked, a repository among them with its .git read-only and its state folders masked', () => {
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, read: ['/data/ref'], write: ['/w/sibling', `${HOME}/cache`] }, view([...repoFs, '/data/ref/x', '/w/sibling/.tdd/', `${HOME}/cache/`, `${HOME}/.ssh/k`]));
+  assert.ok(binds(ops, 'ro-bind').includes('/data/ref'));
+  assert.ok(binds(ops, 'bind').includes('/w/sibling'));
+  assert.ok(binds(ops, 'bind').includes(`${HOME}/cache`));
+  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/sibling/.git') > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/sibling'));
+  assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/w/sibling/.tdd'));
+});
+
+test('plan: the supervisor\'s state folder elsewhere (hide) is masked; a tree in home is bound read-write inside the read-only home', () => {
+  const ops = planMounts({ role: 'writer', tree: `${HOME}/src/repo`, home: HOME, hide: ['/state'] }, view([...homeFs, `${HOME}/src/repo/.git/HEAD`, '/state/x.out']));
+  assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/state'));
+  const tree = ops.findIndex((o) => o.op === 'bind' && o.dest === `${HOME}/src/repo`);
+  assert.ok(tree > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === HOME));
+});
+
+test('plan: a file the command line names stays readable inside a masked state folder, alone', () => {
+  const fs = view([...repoFs, '/w/repo/.tdd/verify-red.prompt']);
+  for (const role of ['writer', 'reader'] as const) {
+    const ops = planMounts({ role, tree: '/w/repo', keepReadable: ['/w/repo/.tdd/verify-red.prompt'] }, fs, role === 'reader' ? { copy: '/tmp/c' } : {});
+    assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.tdd/verify-red.prompt'), role);
+    assert.not.ok(ops.some((o) => 'dest' in o && o.dest === '/w/repo/.tdd/events.jsonl'), role);
+  }
+});
+
+test('plan: the agent\'s executable inside another agent\'s folder stays readable; a file the command names in a writer\'s tree stays writable', () => {
+  const fs = view([...homeFs, `${HOME}/.codex/bin/codex`, `${HOME}/src/repo/.git/HEAD`, `${HOME}/src/repo/run.js`]);
+  const ops = planMounts({ role: 'writer', tree: `${HOME}/src/repo`, home: HOME, keepReadable: [`${HOME}/.codex/bin/codex`, `${HOME}/src/repo/run.js`] }, fs);
+  assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === `${HOME}/.codex/bin/codex`));
+  assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/.codex/auth.json`), 'only the executable, not the folder');
+  assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/src/repo/run.js`));
+});
+
+test('plan: refused specs: a tree that holds home (or is /), relative paths', () => {
+  assert.throws(() => planMounts({ role: 'writer', tree: '/home', home: HOME }, view(homeFs)), /holds the home folder/);
+  assert.throws(() => planMounts({ role: 'writer', tree: HOME, home: HOME }, view(homeFs)), /holds the home folder/);
+  assert.throws(() => planMounts({ role: 'writer', tree: '/' }, view([])), /holds the home folder/);
+  assert.throws(() => planMounts({ role: 'writer', tree: 'repo' }, view([])), /absolute path/);
+});
+
+test('argv: namespaces, network off as its own namespace, every capability dropped, the command after --', () => {
+  const fs = view(repoFs);
+  const on = bwrapArgs({ role: 'writer', tree: '/w/repo', cwd: '/w/repo/src' }, fs);
+  for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent']) assert.ok(on.includes(flag), flag);
+  assert.not.ok(on.includes('--unshare-net'), 'network on by default');
+  assert.is(on[on.indexOf('--cap-drop') + 1], 'ALL', 'as root bwrap would keep every capability (and a leaf could remount its tree)');
+  assert.is(on[on.indexOf('--chdir') + 1], '/w/repo/src');
+  const off = bwrapArgs({ role: 'writer', tree: '/w/repo', network: false }, fs, { statusFd: 3 });
+  assert.ok(off.includes('--unshare-net'));
+  assert.is(off[off.indexOf('--json-status-fd') + 1], '3');
+  const title = 'it\'s "quoted" $(x) `y` 🦀\nline';
+  const argv = sandboxArgv('/usr/bin/bwrap', { role: 'writer', tree: '/w/repo' }, fs, 'printf', ['%s', title]);
+  assert.is(argv[0], '/usr/bin/bwrap');
+  assert.equal(argv.slice(argv.indexOf('--') + 1), ['printf', '%s', title], 'arguments pass as data, byte for byte');
+});
+
+test('env: the allow-list, named variables and prefixes, set values; secrets and TMPDIR stay out; inheritEnv keeps everything', () => {
+  const env = {
+    PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', VERI_TEST_CMD: 'npm test', LEAP_LEAF_x: '1', TERM: 'xterm',
+    AWS_SECRET_ACCESS_KEY: 's3', GITHUB_TOKEN: 'ghp', GH_TOKEN: 'gho', REDIS_URL: 'redis://x', ANTHROPIC_API_KEY: 'sk', ANTHROPIC_BASE_URL: 'u',
+    OPENAI_API_KEY: 'o', TMPDIR: '/var/x', SSH_AUTH_SOCK: '/tmp/agent',
+  };
+  const out = sandboxEnv(env, { passEnv: ['ANTHROPIC_*'], env: { CLAUDE_CODE_X: '1' } });
+  assert.equal(Object.keys(out).sort(), ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'CLAUDE_CODE_X', 'HOME', 'LANG', 'LC_ALL', 'LEAP_LEAF_x', 'PATH', 'TERM', 'TZ', 'VERI_TEST_CMD']);
+  const exact = sandboxEnv(env, { passEnv: ['OPENAI_API_KEY'] });
+  assert.is(exact.OPENAI_API_KEY, 'o');
+  assert.is(exact.ANTHROPIC_API_KEY, undefined);
+  const all = sandboxEnv(env, { inheritEnv: true });
+  assert.is(all.REDIS_URL, 'redis://x');
+  assert.is(all.TMPDIR, undefined, 'the host\'s TMPDIR may not exist writable inside: /tmp is the sandbox\'s own');
+});
+
+test('settings and causes: --sandbox / LEAP_SANDBOX values; the namespace cause names bwrap\'s own words', () => {
+  assert.is(parseSandboxSetting('on', 'LEAP_SANDBOX'), 'writer');
+  assert.is(parseSandboxSetting('writer', 'x'), 'writer');
+  assert.is(parseSandboxSetting('reader', 'x'), 'reader');
+  assert.is(parseSandboxSetting('off', 'x'), null);
+  assert.throws(() => parseSandboxSetting('yes', 'LEAP_SANDBOX'), (e: Error) => e instanceof SandboxSettingError && /LEAP_SANDBOX must be/.test(e.message));
+  const cause = namespaceCause('bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.\n');
+  assert.match(cause, 'user namespaces are refused');
+  assert.match(cause, 'apt-get install bubblewrap');
+  assert.not.ok(cause.includes('\n'), 'one line');
+  assert.match(namespaceCause(''), 'no message');
+  assert.match(namespaceCause('bwrap: Creating new namespace failed: Operation not permitted\n'), 'namespaces are refused here (no user namespaces, no capability');
+  assert.match(namespaceCause('bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)'), 'user namespaces are refused here');
+  assert.match(namespaceCause('bwrap: something else'), 'bwrap cannot make its namespaces');
+});
+
+test.run();
