@@ -2,7 +2,7 @@
 // the base), then the slice's lock, the reaping of a dead engine's worktrees, and one Engine run
 // (slice-engine.ts); whatever the end, the runner gives back every worktree and the lock is released.
 import { resolve } from 'node:path';
-import { UsageError, findRepoRoot, resolveStateDir, showValue } from '@leap/core';
+import { UsageError, findRepoRoot, readDurationVar, resolveStateDir, showValue } from '@leap/core';
 import { readSlice } from '../definition/index.js';
 import type { Receipt } from '../definition/slice-schema.js';
 import { lockSlice } from '../slice-lock.js';
@@ -128,10 +128,9 @@ async function builderAliases(repo: string, base: string): Promise<string[]> {
   return [...new Set(values.filter((v) => v !== ''))];
 }
 
+// VERI_TIMEOUT as the supervisor reads it (`90`, `30s`, `2m`, `1h`): the same limit for the slice's
+// proofs as for its supervised leaves; a malformed value is bad input before anything runs.
 function defaultTimeout(env: NodeJS.ProcessEnv): number {
-  const raw = env.VERI_TIMEOUT;
-  if (raw === undefined || raw === '') return 900_000;
-  const seconds = Number(raw);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 900_000;
+  return readDurationVar(env, 'VERI_TIMEOUT', 900_000);
 }
 
