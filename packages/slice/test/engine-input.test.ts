@@ -141,7 +141,8 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   Object.assign(process.env, { EDITOR: 'vim', VISUAL: 'code --wait', PAGER: 'less' });
   let out;
   try {
-    out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
+    // One ball at a time (fan-out is the default), so the spending order is a, then b, then c.
+    out = await leapSlice(repo, ['run', file, '--jobs', '1', '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
   } finally {
     for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
   }
