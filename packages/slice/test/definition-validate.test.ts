@@ -77,7 +77,7 @@ schema('unknown fields at every level are named with what is allowed', () => {
   assert.equal(messages(validateSlice(value)), [
     'extra: unknown field "extra": a slice has only $schema, id, base, spine, balls',
     'we/ird~: unknown field "we/ird~": a slice has only $schema, id, base, spine, balls',
-    'balls[0].owner (ball "a"): unknown field "owner": a ball has only id, goal, spec, scope, proof, rollback, deps',
+    'balls[0].owner (ball "a"): unknown field "owner": a ball has only id, goal, spec, scope, proof, rollback, deps, red_first',
     'balls[0].scope[0].mode (ball "a"): unknown field "mode": a scope entry has only path, sha256, symbols, lines',
     'balls[0].proof.shell (ball "a"): unknown field "shell": a proof has only argv, metric',
     'balls[0].proof.metric[0].unit (ball "a"): unknown field "unit": a metric field has only field, better',
@@ -364,11 +364,30 @@ cli.after.each(cleanupTempDirs);
 
 cli('valid: exit 0 and one line; --json says the same', async () => {
   const dir = makeTempDir();
-  writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('a'), ball('b'), ball('c', { deps: ['a', 'b'] })])));
+  writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('a', { red_first: true }), ball('b', { red_first: true }), ball('c', { deps: ['a', 'b'], red_first: true })])));
   assert.equal(await leapSlice(['validate', 's.json'], dir), { code: 0, stdout: 's.json: a valid slice "split-parser": 3 balls in 2 waves, spine integrator\n', stderr: '' });
   const out = await leapSlice(['validate', '--json', 's.json'], dir);
   assert.is(out.code, 0);
-  assert.equal(JSON.parse(out.stdout), { file: 's.json', valid: true, slice: 'split-parser', balls: 3, waves: 2, violations: [] });
+  assert.equal(JSON.parse(out.stdout), { file: 's.json', valid: true, slice: 'split-parser', balls: 3, waves: 2, violations: [], warnings: [] });
+});
+
+cli('a ball with no metric and no red_first is valid, with a warning: its proof may only tie; red_first or a metric silences it', async () => {
+  const dir = makeTempDir();
+  const metric = { argv: ['node', 'bench.js'], metric: [{ field: 'ms', better: 'lower' }] };
+  writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('tie'), ball('red', { red_first: true }), ball('fast', { proof: metric }), ball('off', { red_first: false })])));
+  const out = await leapSlice(['validate', 's.json'], dir);
+  assert.is(out.code, 0);
+  assert.is(out.stdout, 's.json: a valid slice "split-parser": 4 balls in 1 wave, spine integrator\n');
+  const lines = out.stderr.split('\n').filter((l) => l !== '');
+  assert.is(lines.length, 2);
+  assert.match(lines[0] as string, /^s\.json: warning: ball "tie" has no proof\.metric and no "red_first": if its proof already passes at base, every round ties the champion and loses/);
+  assert.match(lines[1] as string, /^s\.json: warning: ball "off" /);
+  const json = JSON.parse((await leapSlice(['validate', 's.json', '--json'], dir)).stdout) as { warnings: { rule: string; ball: string }[] };
+  assert.equal(json.warnings.map((w) => [w.rule, w.ball]), [['tie-only', 'tie'], ['tie-only', 'off']]);
+  writeFileSync(join(dir, 'bad.json'), JSON.stringify(slice([ball('a', { red_first: 'yes' })])));
+  const bad = await leapSlice(['validate', 'bad.json'], dir);
+  assert.is(bad.code, 1);
+  assert.match(bad.stdout, /balls\[0\]\.red_first \(ball "a"\)/);
 });
 
 cli('invalid: exit 1 and every violation, each naming the file; malformed JSON too', async () => {
@@ -376,7 +395,7 @@ cli('invalid: exit 1 and every violation, each naming the file; malformed JSON t
   writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('a', { deps: ['a'], extra: 1 })])));
   assert.equal(await leapSlice(['validate', 's.json'], dir), {
     code: 1,
-    stdout: 's.json: balls[0].extra (ball "a"): unknown field "extra": a ball has only id, goal, spec, scope, proof, rollback, deps\ns.json: dependency cycle: "a" -> "a" (each depends on the next)\ns.json: 2 violations\n',
+    stdout: 's.json: balls[0].extra (ball "a"): unknown field "extra": a ball has only id, goal, spec, scope, proof, rollback, deps, red_first\ns.json: dependency cycle: "a" -> "a" (each depends on the next)\ns.json: 2 violations\n',
     stderr: '',
   });
   const asJson = JSON.parse((await leapSlice(['validate', 's.json', '--json'], dir)).stdout) as { valid: boolean; violations: Violation[] };

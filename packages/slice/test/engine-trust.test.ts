@@ -66,6 +66,40 @@ metric('a false file map is -1 before any builder starts, and again on the next 
   assert.equal(extraWorktrees(repo), []);
 });
 
+metric('red_first: a proof that already passes at base is -1 before any builder runs; one that fails there is built and passes', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  // The proof only checks what base already holds: it passes before any change.
+  const green = writeSlice(dir, { id: 'green', balls: [ball('a', ['src/a.txt'], BASE, { red_first: true, proof: { argv: contentProof({ 'src/m.txt': 'ok\n' }) } })] });
+  const agents = writeAgents(dir, PASS_A);
+  const out = await leapSlice(repo, ['run', green, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 1, out.stderr);
+  assert.match(json(out.stdout).balls[0]?.reason ?? '', /^red first: the proof already passes at the ball's start \([0-9a-f]{12}\), before any change/);
+  assert.equal(launches(repo, 'build-'), []);
+  assert.is(showFile(repo, 'leap/green/a', 'src/a.txt'), 'old a\n');
+  const red = oneBall(dir, 'red', { red_first: true });
+  const passed = await leapSlice(repo, ['run', red, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(passed.code, 0, passed.stderr);
+  assert.equal(launches(repo, 'build-a-'), ['build-a-1']);
+});
+
+metric('the builder is asked for one hypothesis and its move; the JSON block ending its answer is in round-N.json, a missing or forged one is null', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const block = JSON.stringify({ hypothesis: 'src/a.txt lacks the line "A" $(rm -rf /) `x`', move: 'write A\n to src/a.txt, nothing else' });
+  const agents = writeAgents(dir, {
+    a: {
+      1: { edits: [{ path: 'src/a.txt', content: 'no\n' }], say: 'I tried {"hypothesis": 1, "move": "n"}' },
+      2: { edits: [{ path: 'src/a.txt', content: 'A\n' }], say: `notes {"x": {"y": 1}}\n\`\`\`json\n${block}\n\`\`\`` },
+    },
+  });
+  const out = await leapSlice(repo, ['run', oneBall(dir, 'answers'), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  assert.is(readLeap(repo, 'answers', 'a', 'round-1.json')?.answer, null);
+  assert.equal(readLeap(repo, 'answers', 'a', 'round-2.json')?.answer, JSON.parse(block));
+  const prompt = readFileSync(join(dir, 'prompts', 'a-1.txt'), 'utf8');
+  assert.match(prompt, /form one hypothesis .* and make the smallest\nreversible move/s);
+  assert.match(prompt, /End your answer with one JSON object on its own, your one hypothesis and the move you made:\n\{"hypothesis": "\.\.\.", "move": "\.\.\."\}\n$/);
+});
+
 metric('a proof that rewrites a scope file while it runs: refused before any jury', async () => {
   const { repo, dir } = setupRepo(BASE);
   const rewriting = [process.execPath, '-e', "require('fs').appendFileSync('src/a.txt', 'touched by the proof\\n')"];

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createCommandAgent } from '@leap/agent-command';
 import { movePromptFile } from '@leap/agent-scripted';
 import { readEvents } from '@leap/core/schemas';
 import { cleanupTempDirs, git, makeGitRepo, makeTempDir, runBin } from '@leap/test-utils';
@@ -95,6 +96,37 @@ jury('a silent reviewer holds; an alternate is re-seated in its place and can co
   assert.equal(reseated.seats.map((s) => [s.reviewer, s.value, s.replaced]), [['r-f1', 1, false], ['mute', 0, true], ['r-f3', 1, false]]);
   assert.equal(reseated.refused, [{ reviewer: 'r-f1', family: 'f1', reason: 'family f1 is already seated by (an earlier seat)' }]);
   assert.ok(existsSync(movePromptFile(scripts.f3 as string, 0)));
+});
+
+jury('the fleet ladder: a reviewer whose readiness check fails is passed over before the jury starts, and a ready alternate sits in its place', async () => {
+  const { repo, scripts, env } = setup({ f1: [{ answer: PASS }], f3: [{ answer: PASS }] });
+  const marker = join(makeTempDir(), 'dead-ran');
+  // A real CLI whose own check (here: exit 3, "not logged in") fails; its review command would leave a marker.
+  const dead = { ...createCommandAgent({ name: 'dead', family: 'f2', command: ['bash', '-c', 'touch "$0"; cat > /dev/null', marker] }),
+    preflight: () => ({ command: 'bash', args: ['-c', 'echo "not logged in" >&2; exit 3'] }) };
+  const result = await conveneJury({ ...base, reviewers: ['r-f1', dead], alternates: ['r-f3'], cwd: repo, env });
+  assert.is(result.value, 1, result.reason);
+  assert.equal(result.seats.map((s) => [s.reviewer, s.value, s.replaced]), [['r-f1', 1, false], ['r-f3', 1, false]]);
+  assert.equal(result.refused.map((r) => r.reviewer), ['dead']);
+  assert.match(result.refused[0]?.reason ?? '', /^not ready: dead is not ready: `bash -c .*` exited with code 3: not logged in/);
+  assert.not.ok(existsSync(marker), 'the dead reviewer was dispatched');
+  assert.ok(existsSync(movePromptFile(scripts.f3 as string, 0)));
+  // No ready alternate: the jury cannot sit, a hold that names why.
+  const held = await conveneJury({ ...base, reviewers: ['r-f1', dead], cwd: repo, env });
+  assert.is(held.value, 0);
+  assert.match(held.reason, /^hold: only 1 reviewer\(s\)/);
+});
+
+jury('a reviewer that printed a verdict and then exited non-zero has answered; one that exited non-zero with no verdict is silence', async () => {
+  const { repo, env } = setup({ f1: [{ answer: PASS }, { answer: PASS }] });
+  const loud = createCommandAgent({ name: 'loud', family: 'f2', command: ['bash', '-c', 'cat > /dev/null; printf "%s\n" "$0"; exit 1', JSON.stringify({ ...PASS, reasoning: 'read greet; "quoted" $x' })] });
+  const passed = await conveneJury({ ...base, reviewers: ['r-f1', loud], cwd: repo, env });
+  assert.is(passed.value, 1, passed.reason);
+  assert.equal(passed.seats.map((s) => [s.reviewer, s.value]), [['r-f1', 1], ['loud', 1]]);
+  const crash = createCommandAgent({ name: 'crash', family: 'f2', command: ['bash', '-c', 'cat > /dev/null; echo "Segmentation fault {not json}"; exit 139'] });
+  const held = await conveneJury({ ...base, reviewers: ['r-f1', crash], cwd: repo, env });
+  assert.is(held.value, 0);
+  assert.match(held.reason, /^hold: crash never answered: crash exited with code 139/);
 });
 
 jury('a candidate that changes during the review gets no verdict: a hold', async () => {

@@ -15,7 +15,7 @@ type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
 const FIELDS: Record<string, string[]> = {
   slice: ['$schema', 'id', 'base', 'spine', 'balls'],
-  ball: ['id', 'goal', 'spec', 'scope', 'proof', 'rollback', 'deps'],
+  ball: ['id', 'goal', 'spec', 'scope', 'proof', 'rollback', 'deps', 'red_first'],
   scope: ['path', 'sha256', 'symbols', 'lines'],
   proof: ['argv', 'metric'],
   metric: ['field', 'better'],
@@ -87,7 +87,7 @@ const TEMPLATES: Record<string, Record<string, unknown>> = {
   scope: SCOPE,
   proof: PROOF,
 };
-const OPTIONAL = new Set(['$schema', 'symbols', 'lines', 'metric']);
+const OPTIONAL = new Set(['$schema', 'symbols', 'lines', 'metric', 'red_first']);
 
 /** The first problem of a value as one part of a slice, its path relative to that part; null when it has none. */
 type Check = (value: unknown) => AjvError | null;

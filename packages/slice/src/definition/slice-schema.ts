@@ -37,6 +37,7 @@ export const ballSchema = z.strictObject({
   proof: proofSchema,
   rollback: z.string(),
   deps: z.array(z.string()),
+  red_first: z.boolean().describe('The proof must fail at base: checked before round one, a proof that already passes there is -1.').optional(),
 }).describe('One unit of work a builder can own alone.');
 
 export const sliceSchema = z.strictObject({

@@ -33,7 +33,7 @@ return failWith(validate20, instancePath+"/" + i0, "required", {missingProperty:
 }
 else {
 for(const key0 in data0){
-if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
+if(!((((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps")) || (key0 === "red_first"))){
 return failWith(validate20, instancePath+"/" + i0, "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -466,6 +466,17 @@ var valid1 = true;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
+if(data0.red_first !== undefined){
+if(typeof data0.red_first !== "boolean"){
+return failWith(validate20, instancePath+"/" + i0+"/red_first", "type", {type: "boolean"});
+}
+var valid1 = true;
+}
+else {
+var valid1 = true;
+}
 }
 }
 }

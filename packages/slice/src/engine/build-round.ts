@@ -5,6 +5,7 @@ import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
 import { commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { readBuilderAnswer } from './builder-answer.js';
 import { keepOrRevert } from './keep-or-revert.js';
 import { proofPassed, runProof } from './proof.js';
 import type { JurySummary } from './records.js';
@@ -31,7 +32,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const leaf = `build-${ball.id}-${request.round}`;
   const result: RoundResult = {
     receipt: null, reason: '', candidate: null, commit: null, proof: null, changed: [], champion: request.champion,
-    jury: null, reproof: null, builder: { agent: agent.name, family: agent.family, leaf, status: null }, leaves: [],
+    jury: null, reproof: null, builder: { agent: agent.name, family: agent.family, leaf, status: null }, leaves: [], answer: null,
   };
   // Undo: a round's move back to the round's start; a refusal, every change of the ball back to its start.
   const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
@@ -52,6 +53,10 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     result.champion = champion;
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
     if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit);
+    // Red first: a proof that passes before any change proves nothing about this ball.
+    if (ball.red_first === true && proofPassed(champion, ball.proof)) {
+      return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
+    }
   }
 
   const built = await runAgentLeaf({
@@ -60,6 +65,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
+  result.answer = readBuilderAnswer(built.answer?.text ?? built.stdout);
   if (built.status === 'failed-start') return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
   if (built.status === 'killed-signal') return end(0, 'the builder was interrupted: the process running it (the engine or a worker) was asked to stop', true);
   const spent = result.leaves[0]?.usage?.cost_usd ?? 0;

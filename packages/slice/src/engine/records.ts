@@ -61,6 +61,14 @@ export interface RoundRecord {
   reproof?: { code: number; candidate: string | null; ms?: number } | null;
   /** The worker that built the round (a distributed runner's); absent for the local runner. */
   worker?: string;
+  /** The builder's one hypothesis and its move, from the JSON block ending its answer (null: none given). */
+  answer?: BuilderAnswer | null;
+}
+
+/** The block a builder's answer ends with (CONTRACT section 7): one hypothesis, the smallest move. */
+export interface BuilderAnswer {
+  hypothesis: string;
+  move: string;
 }
 
 /** `BALL/result.json`: the ball's final receipt. */
