@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+import { ball, contentProof, eventsOf, fixtures, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'src/m.txt': 'ok\n', 'README.md': '# repo\n' };
 const PASS_A = { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } };
@@ -157,6 +157,39 @@ jury('a reviewer that answers garbage refuses the ball (-1)', async () => {
   assert.is(showFile(repo, 'leap/garbage/a', 'src/a.txt'), 'old a\n', 'the refused candidate is undone');
   const seats = eventsOf(repo, 'review').filter((e) => e.reviewer !== null).map((e) => [e.reviewer, e.value]);
   assert.equal(seats.sort(), [['garbage', -1], ['r1', 1]]);
+});
+
+jury('the builder\'s identities are redacted from what every reviewer is shown, not a hold: the candidate hash is of the real bytes', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  // The work names the user's git identity and the builder's family, as a LICENSE or a package.json would.
+  const named = 'Copyright Leap Test <leap@test.invalid>, built with BuilderFam tools\n';
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: named }] } } }, {
+    bf: { plugin: 'command', family: 'builderfam', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json'), PROMPT_DIR: join(dir, 'prompts') } },
+  });
+  const file = writeSlice(dir, { id: 'named', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': named }) } })] });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'bf', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 0, out.stderr + out.stdout);
+  const round = readLeap<{ candidate: string; jury: { candidate: string } }>(repo, 'named', 'a', 'round-1.json');
+  assert.is(round?.jury.candidate, round?.candidate);
+  assert.is(showFile(repo, 'leap/named/spine', 'src/a.txt'), named, 'the real bytes are merged');
+  const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-')).map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
+  assert.is(prompts.length, 4, 'two reviewers of the ball, two of the aggregate');
+  for (const prompt of prompts) {
+    assert.match(prompt, /Copyright \[the author\] <\[the author\]>, built with \[the author\] tools/);
+    assert.not.match(prompt, /leap test|leap@test\.invalid|builderfam/i);
+  }
+  assert.ok(prompts.some((p) => p.includes(`sha256:${round?.candidate}`)), 'the ball\'s envelope carries the real candidate hash');
+});
+
+jury('a hold for another reason names it in leap slice status and in the narration', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const agents = writeAgents(dir, PASS_A);
+  const file = oneBall(dir, 'quiet');
+  const held = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,silent']);
+  assert.is(held.code, 3, held.stderr);
+  assert.match(held.stderr, /ball a: 0 held: the jury held: hold: silent never answered: silent exited with code 1/);
+  const status = await leapSlice(repo, ['status', file]);
+  assert.match(status.stdout, /"the jury held: hold: silent never answered: silent exited with code 1/);
 });
 
 jury('a reviewer that never answers holds the ball (0); with an alternate it is re-seated and the ball passes', async () => {

@@ -147,6 +147,23 @@ jury('an envelope that names the builder is never sent; bad lenses and reviewers
   await conveneJury({ ...base, builderFamily: ' ', reviewers: ['r-f1'], cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /--builder-family/));
 });
 
+jury('redactAuthors: every builder identity is replaced by the placeholder in what jurors are shown; the hash is of the real bytes', async () => {
+  const { repo, scripts, env } = setup({ f1: [{ answer: PASS }], f2: [{ answer: PASS }] });
+  const real = '// by Builder Person <builder@example.com>, made with CLAUDE-opus-4 (a.k.a. builder person)\nexport const greet = () => "hello";\n';
+  writeFileSync(join(repo, 'src', 'greet.js'), real);
+  const result = await conveneJury({ ...base, intent: 'greet says hello, as Builder Person wants', reviewers: ['r-f1', 'r-f2'], cwd: repo, env, modelIds: ['claude-opus-4'], redactAuthors: true });
+  assert.is(result.value, 1, result.reason);
+  assert.is(result.candidate, candidateHash(readCandidate(repo, ['src/greet.js'], ['test/greet.test.js'])));
+  assert.is(readFileSync(join(repo, 'src', 'greet.js'), 'utf8'), real, 'the file itself is untouched');
+  for (const script of Object.values(scripts)) {
+    const prompt = readFileSync(movePromptFile(script, 0), 'utf8');
+    assert.match(prompt, /\/\/ by \[the author\] <\[the author\]>, made with \[the author\] \(a\.k\.a\. \[the author\]\)/);
+    assert.match(prompt, /INTENT: greet says hello, as \[the author\] wants/);
+    assert.match(prompt, new RegExp(`ENVELOPE candidate sha256:${result.candidate}`));
+    assert.not.match(prompt, /builder person|builder@example\.com|claude-opus-4/i);
+  }
+});
+
 jury('a builder named by its agent stands for that agent\'s family', async () => {
   const { repo, env } = setup({ openai: [{ answer: PASS }], google: [{ answer: PASS }] });
   const result = await conveneJury({ ...base, builderFamily: 'codex', reviewers: ['r-openai', 'r-google'], cwd: repo, env, lens: 'defect' });

@@ -133,7 +133,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.\n${ball.spec}`,
       files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
       cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
-      builderName: agent.name, authors: request.authors, gitAliases: false,
+      builderName: agent.name, modelIds: [agent.family], authors: request.authors, gitAliases: false, redactAuthors: true,
       eventFields: { slice: request.slice, ball: ball.id }, leafKey: ball.id,
     });
     for (const seat of jury.seats) result.leaves.push({ leaf: seat.leaf, usage: null });
@@ -142,7 +142,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
     };
   } catch (error) {
-    // A leaking envelope (the ball's text names the builder) or an unreadable candidate: no verdict, a hold.
+    // An unreadable candidate (the builder's identities are redacted, never a reason to hold): no verdict, a hold.
     return { value: 0, reason: `no jury: ${(error as Error).message}`, candidate: result.candidate as string, seats: [], refused: [] };
   }
 }

@@ -51,6 +51,8 @@ export interface AggregateInput {
   stateDir: string;
   env: NodeJS.ProcessEnv;
   builder: string;
+  /** The builder's family, redacted from what the aggregate jury is shown. */
+  builderFamily?: string;
   reviewers: string[];
   alternates: string[];
   agentsFile: string | null;
@@ -76,7 +78,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         criteria: `Every goal holds together, and the balls' changes fit:\n${goals}`,
         files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
         cwd: dir, env: { ...input.env, VERI_STATE_DIR: input.stateDir }, agentsFile: input.agentsFile ?? undefined,
-        builderName: input.builder, authors: input.authors, gitAliases: false,
+        builderName: input.builder, modelIds: input.builderFamily === undefined ? [] : [input.builderFamily], authors: input.authors, gitAliases: false, redactAuthors: true,
         eventFields: { slice: input.slice.id }, leafKey: 'spine',
       });
       return {

@@ -347,7 +347,7 @@ export class Engine {
     }
     c.say(`aggregate jury: convened on ${spineBranch(c.slice.id)} at ${spineCommit.slice(0, 12)}`);
     const jury = await aggregateJury({
-      repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env, builder: c.agents.builder.name,
+      repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env, builder: c.agents.builder.name, builderFamily: c.agents.builder.family,
       reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, authors: c.authors,
     });
     const { leaves, ...summary } = jury;

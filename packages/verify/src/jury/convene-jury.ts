@@ -32,6 +32,12 @@ export interface JuryOptions extends AuthorAliases {
   tests?: readonly string[];
   /** The lens every juror is seated with (default `defect`). */
   lens?: string;
+  /**
+   * Redact instead of refusing (a LEAP slice's jury, CONTRACT section 7): every builder identity in the
+   * envelope is replaced by a fixed placeholder; the candidate hash is still the hash of the real bytes.
+   * Default false: an envelope that names the builder is never built (EnvelopeLeakError).
+   */
+  redactAuthors?: boolean;
   /** Add the repository's git identity and last author to the aliases (default true). */
   gitAliases?: boolean;
   cwd?: string;
@@ -82,7 +88,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const files = readCandidate(cwd, options.files, options.tests ?? []);
   const candidate = candidateHash(files);
   const authors = [...(options.authors ?? []), ...(options.gitAliases === false ? [] : await gitAliases(cwd))];
-  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }));
+  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }, options.redactAuthors === true));
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const extra = options.eventFields ?? {};
