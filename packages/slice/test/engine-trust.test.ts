@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, fixtures, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+import { ball, contentProof, eventsOf, fixtures, sha, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'src/m.txt': 'ok\n', 'README.md': '# repo\n' };
 const PASS_A = { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } };
@@ -14,6 +14,19 @@ function oneBall(dir: string, id = 'one', extra: Record<string, unknown> = {}) {
 
 type Summary = { receipt: number; reviewers: string[]; balls: { id: string; receipt: number; reason: string; rounds: number }[] };
 const json = (stdout: string) => JSON.parse(stdout) as Summary;
+
+/** Whether process `pid` is gone, waiting for its exit to be reaped (at most 30 s). */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
 
 // ---
 const metric = suite('the engine\'s own checks: the file map, keep-or-revert, the proof');
@@ -98,6 +111,48 @@ metric('the builder is asked for one hypothesis and its move; the JSON block end
   const prompt = readFileSync(join(dir, 'prompts', 'a-1.txt'), 'utf8');
   assert.match(prompt, /form one hypothesis .* and make the smallest\nreversible move/s);
   assert.match(prompt, /End your answer with one JSON object on its own, your one hypothesis and the move you made:\n\{"hypothesis": "\.\.\.", "move": "\.\.\."\}\n$/);
+});
+
+metric('live: the ball\'s live proof runs after the tests in the candidate\'s worktree; its output is the evidence, hashed; a server it started ends with it; a failing one is no pass', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const pidFile = join(dir, 'server.pid');
+  // The live proof starts a "server" in the background (its own child, same group), checks the built file, prints, exits 0.
+  const serve = `const {spawn}=require('child_process');const fs=require('fs');const s=spawn(process.execPath,['-e','setInterval(()=>{},1e6)'],{stdio:'ignore'});fs.writeFileSync(${JSON.stringify(pidFile)},String(s.pid));s.unref();const got=fs.readFileSync('src/a.txt','utf8');console.log('served '+JSON.stringify(got)+' $HOME \u00e9');process.exit(got==='A\\n'?0:3)`;
+  const live = { argv: [process.execPath, '-e', serve], timeout_s: 60, network: false };
+  const agents = writeAgents(dir, PASS_A);
+  const out = await leapSlice(repo, ['run', oneBall(dir, 'alive', { live }), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  const round = readLeap<{ live: { code: number; output: string; sha256: string; bytes: number; truncated: boolean } }>(repo, 'alive', 'a', 'round-1.json');
+  assert.is(round?.live.code, 0);
+  assert.is(round?.live.output, 'served "A\\n" $HOME \u00e9\n');
+  assert.is(round?.live.sha256, sha(round?.live.output ?? ''));
+  assert.equal([round?.live.bytes, round?.live.truncated], [Buffer.byteLength(round?.live.output ?? ''), false]);
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  assert.ok(await gone(pid), `the live proof's server ${pid} outlived it`);
+  // A live proof that fails: the round does not pass, whatever the tests said; after four rounds, a hold.
+  const failing = { argv: [process.execPath, '-e', 'console.log("the page shows an error");process.exit(4)'], timeout_s: 60 };
+  const held = await leapSlice(repo, ['run', oneBall(dir, 'dead', { live: failing }), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(held.code, 3, held.stderr);
+  assert.match(json(held.stdout).balls[0]?.reason ?? '', /four rounds without a pass \(the last: the live proof exited 4: the page shows an error\)/);
+  assert.equal(eventsOf(repo, 'review').filter((e) => e.ball === 'a' && String(e.candidate) !== '' && e.reviewer !== null).length, 2, 'only the first slice\'s ball was judged');
+});
+
+metric('live on the spine: the slice\'s live proof runs after the merges, before the aggregate jury; a failing one refuses the slice, its output kept', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const check = (want: string) => ({ argv: [process.execPath, '-e', `const t=require('fs').readFileSync('src/a.txt','utf8');console.log('spine has '+t.trim());process.exit(t===${JSON.stringify(want)}?0:5)`], timeout_s: 60 });
+  const agents = writeAgents(dir, PASS_A);
+  const slice = (id: string, want: string) => writeSlice(dir, { id, live: check(want), balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] }, `${id}.json`);
+  const ok = await leapSlice(repo, ['run', slice('spine-ok', 'A\n'), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(ok.code, 0, ok.stderr);
+  const passed = readLeap<{ value: number; live: { code: number; output: string } }>(repo, 'spine-ok', 'spine', 'aggregate.json');
+  assert.equal([passed?.value, passed?.live.code, passed?.live.output], [1, 0, 'spine has A\n']);
+  const bad = await leapSlice(repo, ['run', slice('spine-bad', 'B\n'), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(bad.code, 1, bad.stderr);
+  const aggregate = readLeap<{ value: number; reason: string; live: { code: number; sha256: string; output: string } }>(repo, 'spine-bad', 'spine', 'aggregate.json');
+  assert.equal([aggregate?.value, aggregate?.live.code, aggregate?.live.sha256], [-1, 5, sha('spine has A\n')]);
+  assert.match(aggregate?.reason ?? '', /^the slice's live proof failed on the spine: it exited 5: spine has A$/);
+  assert.is(readLeap(repo, 'spine-bad', 'record.json'), null);
+  assert.equal(eventsOf(repo, 'review').filter((e) => e.slice === 'spine-bad' && e.ball === undefined).length, 0, 'no aggregate jury after a failed live proof');
 });
 
 metric('a proof that rewrites a scope file while it runs: refused before any jury', async () => {

@@ -4,10 +4,10 @@
 import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
-import { commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { keepOrRevert } from './keep-or-revert.js';
-import { proofPassed, runProof } from './proof.js';
+import { proofPassed, runLive, runProof } from './proof.js';
 import type { JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
@@ -89,6 +89,21 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
     if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
     return end(null, `${why}${tailLine === '' ? '' : `: ${tailLine.slice(0, 500)}`}`, false);
+  }
+  // The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
+  if (ball.live !== undefined) {
+    const live = await runLive(ball.live, dir, proofEnv);
+    result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
+    const after = await hashCandidate(dir, ball);
+    if (after !== result.candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
+    const dirty = await unstagedChanges(dir, place.linked);
+    // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
+    if (dirty.length > 0) await restoreToIndex(dir);
+    if (live.code !== 0) {
+      if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
+      const last = live.output.trim().split('\n').slice(-3).join(' | ');
+      return end(null, `${live.note ?? `the live proof exited ${live.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`, false);
+    }
   }
   const decision = keepOrRevert(ball.proof, result.champion as NonNullable<typeof result.champion>, proof);
   if (!decision.keep) return end(null, `${decision.reason}; the candidate is reverted`, true);

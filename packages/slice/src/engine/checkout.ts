@@ -81,3 +81,9 @@ export async function undoTo(dir: string, start: string): Promise<void> {
   await git(dir, ['reset', '-q', '--hard', start]);
   await git(dir, ['clean', '-q', '-fd']);
 }
+
+/** The work tree back to the index (what is staged stays): files a live proof wrote or changed besides the candidate. */
+export async function restoreToIndex(dir: string): Promise<void> {
+  await git(dir, ['checkout', '-q', '--', '.']);
+  await git(dir, ['clean', '-q', '-fd']);
+}

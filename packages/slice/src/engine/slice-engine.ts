@@ -260,7 +260,7 @@ export class Engine {
           slice: c.slice.id, ball: ball.id, round: n, receipt: outcome.receipt, reason: outcome.reason, candidate: outcome.candidate,
           proof: outcome.proof === null ? null : { code: outcome.proof.code, metric: outcome.proof.metric }, changed: outcome.changed,
           ts: isoTimestamp(), start: commit, commit: outcome.commit, builder: outcome.builder, champion: outcome.champion,
-          jury: outcome.jury, reproof: outcome.reproof, answer: outcome.answer ?? null, ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
+          jury: outcome.jury, reproof: outcome.reproof, answer: outcome.answer ?? null, ...(outcome.live === undefined ? {} : { live: outcome.live }), ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
         };
         writeRecord(c.paths.round(ball.id, n), record);
         rounds.push(record);
