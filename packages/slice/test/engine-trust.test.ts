@@ -155,6 +155,25 @@ metric('live on the spine: the slice\'s live proof runs after the merges, before
   assert.equal(eventsOf(repo, 'review').filter((e) => e.slice === 'spine-bad' && e.ball === undefined).length, 0, 'no aggregate jury after a failed live proof');
 });
 
+metric('declared lines: a change outside a scope file\'s lines is -1; one inside passes, and the reviewers are told the symbols and lines', async () => {
+  const text = 'one\ntwo\nthree\nfour\nfive\nsix\n';
+  const base = { ...BASE, 'src/l.txt': text };
+  const { repo, dir } = setupRepo(base);
+  const narrowed = (id: string, want: string) => writeSlice(dir, { id, balls: [{
+    ...ball('l', ['src/l.txt'], base, { proof: { argv: contentProof({ 'src/l.txt': want }) } }),
+    scope: [{ path: 'src/l.txt', sha256: sha(text), symbols: ['second'], lines: [[2, 3]] }],
+  }] }, `${id}.json`);
+  const inside = text.replace('two', 'TWO');
+  const outside = text.replace('five', 'FIVE');
+  const stray = await leapSlice(repo, ['run', narrowed('stray', outside), '--agents', writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: outside }] } } }), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(stray.code, 1, stray.stderr);
+  assert.is(json(stray.stdout).balls[0]?.reason, 'edited "src/l.txt" outside its declared lines 2-3 (changed: 5); this ball\'s changes are undone');
+  const kept = await leapSlice(repo, ['run', narrowed('kept', inside), '--agents', writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: inside }] } } }), '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(kept.code, 0, kept.stderr);
+  const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-'));
+  assert.ok(prompts.some((f) => readFileSync(join(dir, 'prompts', f), 'utf8').includes('- src/l.txt: symbols second lines 2-3 (a change outside them is refused)')));
+});
+
 metric('a proof that rewrites a scope file while it runs: refused before any jury', async () => {
   const { repo, dir } = setupRepo(BASE);
   const rewriting = [process.execPath, '-e', "require('fs').appendFileSync('src/a.txt', 'touched by the proof\\n')"];

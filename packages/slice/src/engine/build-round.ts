@@ -4,7 +4,7 @@
 import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
-import { commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { keepOrRevert } from './keep-or-revert.js';
 import { proofPassed, runLive, runProof } from './proof.js';
@@ -81,6 +81,12 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
   if (outside.length > 0) return end(-1, `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`, true);
+  // A file whose scope entry declares `lines`: a change outside them is outside the scope.
+  for (const entry of ball.scope) {
+    if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
+    const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
+    if (stray.length > 0) return end(-1, `edited ${showValue(entry.path)} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}); this ball's changes are undone`, true);
+  }
   result.candidate = await hashCandidate(dir, ball);
   if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
   if (!proofPassed(proof, ball.proof)) {
@@ -145,7 +151,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
   try {
     const jury = await conveneJury({
       builderFamily: agent.name, reviewers: request.reviewers, alternates: request.alternates,
-      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.\n${ball.spec}`,
+      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}\n${ball.spec}`,
       files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
       cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
       builderName: agent.name, modelIds: [agent.family], authors: request.authors, gitAliases: false, redactAuthors: true,
@@ -160,6 +166,12 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
     // An unreadable candidate (the builder's identities are redacted, never a reason to hold): no verdict, a hold.
     return { value: 0, reason: `no jury: ${(error as Error).message}`, candidate: result.candidate as string, seats: [], refused: [] };
   }
+}
+
+// The scope's `symbols` and `lines`, for the reviewers as for the builder: where to look.
+function narrowing(ball: RoundRequest['spec']): string {
+  const lines = ball.scope.filter((s) => s.symbols !== undefined || s.lines !== undefined).map((s) => `- ${s.path}:${s.symbols === undefined ? '' : ` symbols ${s.symbols.join(', ')}`}${s.lines === undefined ? '' : ` lines ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (a change outside them is refused)`}`);
+  return lines.length === 0 ? '' : `\nThe scope narrows what to look at:\n${lines.join('\n')}`;
 }
 
 // What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.
