@@ -37,7 +37,9 @@ lib('a skeleton with hashed scopes, defaults and TODO lines; it validates', () =
     id: 'x', base: 'HEAD', spine: 'integrator',
     balls: [{
       id: 'a', goal: 'TODO: the one falsifiable outcome of a', spec: 'TODO: everything the builder needs to succeed without asking, as data',
-      scope: [{ path: 'src/a.js', sha256: sha('a\n') }, { path: 'src/b.js', sha256: null }], proof: { argv: ['npm', 'test'] }, rollback: 'restore the scope\'s files of a to base', deps: [],
+      scope: [{ path: 'src/a.js', sha256: sha('a\n') }, { path: 'src/b.js', sha256: null }], proof: { argv: ['npm', 'test'] },
+      live: { argv: ['TODO-live-proof', 'the command that exercises the real surface: the built command, a request to the started server, the page in Chromium'], timeout_s: 60, network: false },
+      rollback: 'restore the scope\'s files of a to base', deps: [],
     }],
   });
 });

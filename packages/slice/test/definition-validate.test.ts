@@ -75,9 +75,9 @@ const schema = suite('validateSlice: the schema, every field\'s problem at once'
 schema('unknown fields at every level are named with what is allowed', () => {
   const value = slice([{ ...ball('a', { proof: { argv: ['x'], metric: [{ field: 'ms', better: 'lower', unit: 's' }], shell: true }, scope: [{ path: 'a.js', sha256: SHA, mode: 7 }] }), owner: 'me' }], { extra: 1, 'we/ird~': 2 });
   assert.equal(messages(validateSlice(value)), [
-    'extra: unknown field "extra": a slice has only $schema, id, base, spine, balls',
-    'we/ird~: unknown field "we/ird~": a slice has only $schema, id, base, spine, balls',
-    'balls[0].owner (ball "a"): unknown field "owner": a ball has only id, goal, spec, scope, proof, rollback, deps',
+    'extra: unknown field "extra": a slice has only $schema, id, base, spine, balls, live, require_live',
+    'we/ird~: unknown field "we/ird~": a slice has only $schema, id, base, spine, balls, live, require_live',
+    'balls[0].owner (ball "a"): unknown field "owner": a ball has only id, goal, spec, scope, proof, rollback, deps, live, red_first',
     'balls[0].scope[0].mode (ball "a"): unknown field "mode": a scope entry has only path, sha256, symbols, lines',
     'balls[0].proof.shell (ball "a"): unknown field "shell": a proof has only argv, metric',
     'balls[0].proof.metric[0].unit (ball "a"): unknown field "unit": a metric field has only field, better',
@@ -364,11 +364,30 @@ cli.after.each(cleanupTempDirs);
 
 cli('valid: exit 0 and one line; --json says the same', async () => {
   const dir = makeTempDir();
-  writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('a'), ball('b'), ball('c', { deps: ['a', 'b'] })])));
+  writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('a', { red_first: true }), ball('b', { red_first: true }), ball('c', { deps: ['a', 'b'], red_first: true })])));
   assert.equal(await leapSlice(['validate', 's.json'], dir), { code: 0, stdout: 's.json: a valid slice "split-parser": 3 balls in 2 waves, spine integrator\n', stderr: '' });
   const out = await leapSlice(['validate', '--json', 's.json'], dir);
   assert.is(out.code, 0);
-  assert.equal(JSON.parse(out.stdout), { file: 's.json', valid: true, slice: 'split-parser', balls: 3, waves: 2, violations: [] });
+  assert.equal(JSON.parse(out.stdout), { file: 's.json', valid: true, slice: 'split-parser', balls: 3, waves: 2, violations: [], warnings: [] });
+});
+
+cli('a ball with no metric and no red_first is valid, with a warning: its proof may only tie; red_first or a metric silences it', async () => {
+  const dir = makeTempDir();
+  const metric = { argv: ['node', 'bench.js'], metric: [{ field: 'ms', better: 'lower' }] };
+  writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('tie'), ball('red', { red_first: true }), ball('fast', { proof: metric }), ball('off', { red_first: false })])));
+  const out = await leapSlice(['validate', 's.json'], dir);
+  assert.is(out.code, 0);
+  assert.is(out.stdout, 's.json: a valid slice "split-parser": 4 balls in 1 wave, spine integrator\n');
+  const lines = out.stderr.split('\n').filter((l) => l !== '');
+  assert.is(lines.length, 2);
+  assert.match(lines[0] as string, /^s\.json: warning: ball "tie" has no proof\.metric and no "red_first": if its proof already passes at base, every round ties the champion and loses/);
+  assert.match(lines[1] as string, /^s\.json: warning: ball "off" /);
+  const json = JSON.parse((await leapSlice(['validate', 's.json', '--json'], dir)).stdout) as { warnings: { rule: string; ball: string }[] };
+  assert.equal(json.warnings.map((w) => [w.rule, w.ball]), [['tie-only', 'tie'], ['tie-only', 'off']]);
+  writeFileSync(join(dir, 'bad.json'), JSON.stringify(slice([ball('a', { red_first: 'yes' })])));
+  const bad = await leapSlice(['validate', 'bad.json'], dir);
+  assert.is(bad.code, 1);
+  assert.match(bad.stdout, /balls\[0\]\.red_first \(ball "a"\)/);
 });
 
 cli('invalid: exit 1 and every violation, each naming the file; malformed JSON too', async () => {
@@ -376,7 +395,7 @@ cli('invalid: exit 1 and every violation, each naming the file; malformed JSON t
   writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('a', { deps: ['a'], extra: 1 })])));
   assert.equal(await leapSlice(['validate', 's.json'], dir), {
     code: 1,
-    stdout: 's.json: balls[0].extra (ball "a"): unknown field "extra": a ball has only id, goal, spec, scope, proof, rollback, deps\ns.json: dependency cycle: "a" -> "a" (each depends on the next)\ns.json: 2 violations\n',
+    stdout: 's.json: balls[0].extra (ball "a"): unknown field "extra": a ball has only id, goal, spec, scope, proof, rollback, deps, live, red_first\ns.json: dependency cycle: "a" -> "a" (each depends on the next)\ns.json: 2 violations\n',
     stderr: '',
   });
   const asJson = JSON.parse((await leapSlice(['validate', 's.json', '--json'], dir)).stdout) as { valid: boolean; violations: Violation[] };
@@ -384,6 +403,28 @@ cli('invalid: exit 1 and every violation, each naming the file; malformed JSON t
   assert.equal(asJson.violations.map((v) => v.rule), ['schema', 'no-cycle']);
   writeFileSync(join(dir, 'm.json'), '{"id": "a",,}');
   assert.equal(await leapSlice(['validate', 'm.json'], dir), { code: 1, stdout: 'm.json: 1:12: malformed JSON: Expected double-quoted property name\nm.json: 1 violation\n', stderr: '' });
+});
+
+cli('live: a slice with require_live refuses each ball without a live proof; a live proof\'s fields are checked one by one', async () => {
+  const dir = makeTempDir();
+  const live = { argv: ['node', 'serve.js', '--check'], timeout_s: 30, network: false };
+  writeFileSync(join(dir, 's.json'), JSON.stringify(slice([ball('a', { live }), ball('b'), ball('c')], { require_live: true, live })));
+  const out = await leapSlice(['validate', 's.json'], dir);
+  assert.is(out.code, 1);
+  assert.is(out.stdout, 's.json: ball "b" has no "live" proof, and the slice says "require_live": true (a live proof runs the real surface: the built command, the server, the page)\ns.json: ball "c" has no "live" proof, and the slice says "require_live": true (a live proof runs the real surface: the built command, the server, the page)\ns.json: 2 violations\n');
+  const rules = (JSON.parse((await leapSlice(['validate', 's.json', '--json'], dir)).stdout) as { violations: Violation[] }).violations.map((v) => [v.rule, v.path]);
+  assert.equal(rules, [['require-live', 'balls[1].live'], ['require-live', 'balls[2].live']]);
+  writeFileSync(join(dir, 'bad.json'), JSON.stringify(slice([ball('a', { live: { argv: [], shell: 'bash', network: 'yes' } })], { live: { argv: ['x'] } })));
+  const bad = await leapSlice(['validate', 'bad.json'], dir);
+  assert.is(bad.code, 1);
+  assert.is(bad.stdout, [
+    'bad.json: live.timeout_s: missing the required field "timeout_s"',
+    'bad.json: balls[0].live.shell (ball "a"): unknown field "shell": a live proof has only argv, timeout_s, network',
+    'bad.json: balls[0].live.argv (ball "a"): expected at least 1 item, found an empty array',
+    'bad.json: balls[0].live.timeout_s (ball "a"): missing the required field "timeout_s"',
+    'bad.json: balls[0].live.network (ball "a"): expected a boolean, found "yes"',
+    'bad.json: 5 violations', '',
+  ].join('\n'));
 });
 
 cli('unreadable file or bad arguments: exit 2 with the reason; --help answers', async () => {

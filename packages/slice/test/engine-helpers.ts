@@ -42,7 +42,7 @@ export function writeSlice(dir: string, slice: Record<string, unknown>, name = '
 }
 
 /** What a builder does, per ball and round ("*": every round). */
-export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string; append?: string; delete?: boolean }[]; sleep_ms?: number; exit?: number; cost_usd?: number }>>;
+export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string; append?: string; delete?: boolean }[]; sleep_ms?: number; here?: string; wait_for?: string; say?: string; exit?: number; cost_usd?: number }>>;
 
 /**
  * An agents file: builder `b` (family fb) following `plan`; reviewers r1, r2, r3 (families f1..f3) that pass,

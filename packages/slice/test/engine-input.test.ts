@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
+import { runSlice } from '../src/index.js';
 import { ball, contentProof, engineEnv, eventsOf, extraWorktrees, fixtures, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
@@ -90,6 +91,39 @@ input('options: --help, a missing FILE, --jobs and --max-cost checked; outside a
 });
 
 // ---
+input('VERI_TIMEOUT is read as the supervisor reads it: 2m is 120 s for the proofs, 1s kills a hanging proof at 1000 ms, "soon" is exit 2', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const agents = writeAgents(dir, PASS_A);
+  // The proof hangs once the builder wrote A (at base it fails at once): only the time limit ends it.
+  const hang = [process.execPath, '-e', "const fs=require('fs');if(fs.readFileSync('src/a.txt','utf8')==='A\\n')setInterval(()=>{},1e6);else process.exit(1)"];
+  const file = writeSlice(dir, { id: 'timed', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: hang } })] });
+  const asked: number[] = [];
+  const summary = await runSlice({
+    file, cwd: repo, env: engineEnv({ VERI_TIMEOUT: '2m' }), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+    createRunner: () => ({
+      name: 'asking',
+      buildRound: async (request) => {
+        asked.push(request.timeoutMs);
+        return { receipt: 0, reason: 'held by the test', candidate: null, commit: null, proof: null, changed: [], champion: null, jury: null, reproof: null, builder: { agent: 'b', family: 'fb', leaf: 'x', status: null }, leaves: [] };
+      },
+      releaseBall: async () => undefined,
+      close: async () => undefined,
+    }),
+  });
+  assert.is(summary.exitCode, 3);
+  assert.equal(asked, [120_000]);
+  const killed = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'], engineEnv({ VERI_TIMEOUT: '1s' }));
+  assert.is(killed.code, 3, killed.stderr);
+  const round = readLeap<{ proof: { code: number }; reason: string }>(repo, 'timed', 'a', 'round-1.json');
+  assert.is(round?.proof.code, 124);
+  assert.match(round?.reason ?? '', /ran past 1000 ms and was killed/);
+  const { repo: fresh } = setupRepo(BASE);
+  const bad = await leapSlice(fresh, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], engineEnv({ VERI_TIMEOUT: 'soon' }));
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /VERI_TIMEOUT.*"soon"/);
+  untouched(fresh);
+});
+
 const cost = suite('--max-cost');
 cost.after.each(cleanupTempDirs);
 
@@ -107,7 +141,8 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   Object.assign(process.env, { EDITOR: 'vim', VISUAL: 'code --wait', PAGER: 'less' });
   let out;
   try {
-    out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
+    // One ball at a time (fan-out is the default), so the spending order is a, then b, then c.
+    out = await leapSlice(repo, ['run', file, '--jobs', '1', '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
   } finally {
     for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
   }

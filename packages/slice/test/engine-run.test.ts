@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { createLocalRunner, runSlice } from '../src/index.js';
@@ -156,6 +157,32 @@ run('a proof that needs the repository\'s ignored dependencies finds them in the
   assert.is(readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), 'module.exports = "A\\n";\n');
   assert.is(showFile(repo, 'leap/deps/spine', 'node_modules/dep/index.js'), null);
   assert.equal(extraWorktrees(repo), []);
+});
+
+run('fan-out is the default: two ready balls, no --jobs, build at once (each builder waits for the other to start; their leaves overlap in the log)', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, {
+    id: 'fan',
+    balls: [
+      ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }),
+      ball('b', ['src/b.txt'], BASE, { proof: { argv: contentProof({ 'src/b.txt': 'B\n' }) } }),
+    ],
+  });
+  const [hereA, hereB] = [join(dir, 'a.here'), join(dir, 'b.here')];
+  const agents = writeAgents(dir, {
+    a: { '*': { here: hereA, wait_for: hereB, edits: [{ path: 'src/a.txt', content: 'A\n' }] } },
+    b: { '*': { here: hereB, wait_for: hereA, edits: [{ path: 'src/b.txt', content: 'B\n' }] } },
+  });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  const jobs = Math.min(availableParallelism(), 2);
+  assert.match(out.stderr, new RegExp(`--jobs ${jobs}, builder`));
+  if (jobs < 2) return; // a one-core machine runs one ball at a time, and says so above
+  assert.is(out.code, 0, out.stderr + out.stdout);
+  const log = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { event: string; leaf?: string });
+  const at = (event: string, leaf: string) => log.findIndex((e) => e.event === event && e.leaf === leaf);
+  const [startA, endA, startB, endB] = [at('launch', 'build-a-1'), at('exit', 'build-a-1'), at('launch', 'build-b-1'), at('exit', 'build-b-1')];
+  assert.ok([startA, endA, startB, endB].every((i) => i >= 0), JSON.stringify({ startA, endA, startB, endB }));
+  assert.ok(startA < endB && startB < endA, `the leaves did not overlap: ${JSON.stringify({ startA, endA, startB, endB })}`);
 });
 
 run('a builder that deletes its worktree\'s .git: the ball is held, and the worktree git can no longer remove is deleted and pruned', async () => {

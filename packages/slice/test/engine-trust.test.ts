@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+import { ball, contentProof, eventsOf, fixtures, sha, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'src/m.txt': 'ok\n', 'README.md': '# repo\n' };
 const PASS_A = { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } };
@@ -14,6 +14,19 @@ function oneBall(dir: string, id = 'one', extra: Record<string, unknown> = {}) {
 
 type Summary = { receipt: number; reviewers: string[]; balls: { id: string; receipt: number; reason: string; rounds: number }[] };
 const json = (stdout: string) => JSON.parse(stdout) as Summary;
+
+/** Whether process `pid` is gone, waiting for its exit to be reaped (at most 30 s). */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
 
 // ---
 const metric = suite('the engine\'s own checks: the file map, keep-or-revert, the proof');
@@ -64,6 +77,101 @@ metric('a false file map is -1 before any builder starts, and again on the next 
   }
   assert.equal(launches(repo, 'build-'), [], 'no builder ever started');
   assert.equal(extraWorktrees(repo), []);
+});
+
+metric('red_first: a proof that already passes at base is -1 before any builder runs; one that fails there is built and passes', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  // The proof only checks what base already holds: it passes before any change.
+  const green = writeSlice(dir, { id: 'green', balls: [ball('a', ['src/a.txt'], BASE, { red_first: true, proof: { argv: contentProof({ 'src/m.txt': 'ok\n' }) } })] });
+  const agents = writeAgents(dir, PASS_A);
+  const out = await leapSlice(repo, ['run', green, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 1, out.stderr);
+  assert.match(json(out.stdout).balls[0]?.reason ?? '', /^red first: the proof already passes at the ball's start \([0-9a-f]{12}\), before any change/);
+  assert.equal(launches(repo, 'build-'), []);
+  assert.is(showFile(repo, 'leap/green/a', 'src/a.txt'), 'old a\n');
+  const red = oneBall(dir, 'red', { red_first: true });
+  const passed = await leapSlice(repo, ['run', red, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(passed.code, 0, passed.stderr);
+  assert.equal(launches(repo, 'build-a-'), ['build-a-1']);
+});
+
+metric('the builder is asked for one hypothesis and its move; the JSON block ending its answer is in round-N.json, a missing or forged one is null', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const block = JSON.stringify({ hypothesis: 'src/a.txt lacks the line "A" $(rm -rf /) `x`', move: 'write A\n to src/a.txt, nothing else' });
+  const agents = writeAgents(dir, {
+    a: {
+      1: { edits: [{ path: 'src/a.txt', content: 'no\n' }], say: 'I tried {"hypothesis": 1, "move": "n"}' },
+      2: { edits: [{ path: 'src/a.txt', content: 'A\n' }], say: `notes {"x": {"y": 1}}\n\`\`\`json\n${block}\n\`\`\`` },
+    },
+  });
+  const out = await leapSlice(repo, ['run', oneBall(dir, 'answers'), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  assert.is(readLeap(repo, 'answers', 'a', 'round-1.json')?.answer, null);
+  assert.equal(readLeap(repo, 'answers', 'a', 'round-2.json')?.answer, JSON.parse(block));
+  const prompt = readFileSync(join(dir, 'prompts', 'a-1.txt'), 'utf8');
+  assert.match(prompt, /form one hypothesis .* and make the smallest\nreversible move/s);
+  assert.match(prompt, /End your answer with one JSON object on its own, your one hypothesis and the move you made:\n\{"hypothesis": "\.\.\.", "move": "\.\.\."\}\n$/);
+});
+
+metric('live: the ball\'s live proof runs after the tests in the candidate\'s worktree; its output is the evidence, hashed; a server it started ends with it; a failing one is no pass', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const pidFile = join(dir, 'server.pid');
+  // The live proof starts a "server" in the background (its own child, same group), checks the built file, prints, exits 0.
+  const serve = `const {spawn}=require('child_process');const fs=require('fs');const s=spawn(process.execPath,['-e','setInterval(()=>{},1e6)'],{stdio:'ignore'});fs.writeFileSync(${JSON.stringify(pidFile)},String(s.pid));s.unref();const got=fs.readFileSync('src/a.txt','utf8');console.log('served '+JSON.stringify(got)+' $HOME \u00e9');process.exit(got==='A\\n'?0:3)`;
+  const live = { argv: [process.execPath, '-e', serve], timeout_s: 60, network: false };
+  const agents = writeAgents(dir, PASS_A);
+  const out = await leapSlice(repo, ['run', oneBall(dir, 'alive', { live }), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  const round = readLeap<{ live: { code: number; output: string; sha256: string; bytes: number; truncated: boolean } }>(repo, 'alive', 'a', 'round-1.json');
+  assert.is(round?.live.code, 0);
+  assert.is(round?.live.output, 'served "A\\n" $HOME \u00e9\n');
+  assert.is(round?.live.sha256, sha(round?.live.output ?? ''));
+  assert.equal([round?.live.bytes, round?.live.truncated], [Buffer.byteLength(round?.live.output ?? ''), false]);
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  assert.ok(await gone(pid), `the live proof's server ${pid} outlived it`);
+  // A live proof that fails: the round does not pass, whatever the tests said; after four rounds, a hold.
+  const failing = { argv: [process.execPath, '-e', 'console.log("the page shows an error");process.exit(4)'], timeout_s: 60 };
+  const held = await leapSlice(repo, ['run', oneBall(dir, 'dead', { live: failing }), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(held.code, 3, held.stderr);
+  assert.match(json(held.stdout).balls[0]?.reason ?? '', /four rounds without a pass \(the last: the live proof exited 4: the page shows an error\)/);
+  assert.equal(eventsOf(repo, 'review').filter((e) => e.ball === 'a' && String(e.candidate) !== '' && e.reviewer !== null).length, 2, 'only the first slice\'s ball was judged');
+});
+
+metric('live on the spine: the slice\'s live proof runs after the merges, before the aggregate jury; a failing one refuses the slice, its output kept', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const check = (want: string) => ({ argv: [process.execPath, '-e', `const t=require('fs').readFileSync('src/a.txt','utf8');console.log('spine has '+t.trim());process.exit(t===${JSON.stringify(want)}?0:5)`], timeout_s: 60 });
+  const agents = writeAgents(dir, PASS_A);
+  const slice = (id: string, want: string) => writeSlice(dir, { id, live: check(want), balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] }, `${id}.json`);
+  const ok = await leapSlice(repo, ['run', slice('spine-ok', 'A\n'), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(ok.code, 0, ok.stderr);
+  const passed = readLeap<{ value: number; live: { code: number; output: string } }>(repo, 'spine-ok', 'spine', 'aggregate.json');
+  assert.equal([passed?.value, passed?.live.code, passed?.live.output], [1, 0, 'spine has A\n']);
+  const bad = await leapSlice(repo, ['run', slice('spine-bad', 'B\n'), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(bad.code, 1, bad.stderr);
+  const aggregate = readLeap<{ value: number; reason: string; live: { code: number; sha256: string; output: string } }>(repo, 'spine-bad', 'spine', 'aggregate.json');
+  assert.equal([aggregate?.value, aggregate?.live.code, aggregate?.live.sha256], [-1, 5, sha('spine has A\n')]);
+  assert.match(aggregate?.reason ?? '', /^the slice's live proof failed on the spine: it exited 5: spine has A$/);
+  assert.is(readLeap(repo, 'spine-bad', 'record.json'), null);
+  assert.equal(eventsOf(repo, 'review').filter((e) => e.slice === 'spine-bad' && e.ball === undefined).length, 0, 'no aggregate jury after a failed live proof');
+});
+
+metric('declared lines: a change outside a scope file\'s lines is -1; one inside passes, and the reviewers are told the symbols and lines', async () => {
+  const text = 'one\ntwo\nthree\nfour\nfive\nsix\n';
+  const base = { ...BASE, 'src/l.txt': text };
+  const { repo, dir } = setupRepo(base);
+  const narrowed = (id: string, want: string) => writeSlice(dir, { id, balls: [{
+    ...ball('l', ['src/l.txt'], base, { proof: { argv: contentProof({ 'src/l.txt': want }) } }),
+    scope: [{ path: 'src/l.txt', sha256: sha(text), symbols: ['second'], lines: [[2, 3]] }],
+  }] }, `${id}.json`);
+  const inside = text.replace('two', 'TWO');
+  const outside = text.replace('five', 'FIVE');
+  const stray = await leapSlice(repo, ['run', narrowed('stray', outside), '--agents', writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: outside }] } } }), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(stray.code, 1, stray.stderr);
+  assert.is(json(stray.stdout).balls[0]?.reason, 'edited "src/l.txt" outside its declared lines 2-3 (changed: 5); this ball\'s changes are undone');
+  const kept = await leapSlice(repo, ['run', narrowed('kept', inside), '--agents', writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: inside }] } } }), '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(kept.code, 0, kept.stderr);
+  const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-'));
+  assert.ok(prompts.some((f) => readFileSync(join(dir, 'prompts', f), 'utf8').includes('- src/l.txt: symbols second lines 2-3 (a change outside them is refused)')));
 });
 
 metric('a proof that rewrites a scope file while it runs: refused before any jury', async () => {
@@ -123,6 +231,39 @@ jury('a reviewer that answers garbage refuses the ball (-1)', async () => {
   assert.is(showFile(repo, 'leap/garbage/a', 'src/a.txt'), 'old a\n', 'the refused candidate is undone');
   const seats = eventsOf(repo, 'review').filter((e) => e.reviewer !== null).map((e) => [e.reviewer, e.value]);
   assert.equal(seats.sort(), [['garbage', -1], ['r1', 1]]);
+});
+
+jury('the builder\'s identities are redacted from what every reviewer is shown, not a hold: the candidate hash is of the real bytes', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  // The work names the user's git identity and the builder's family, as a LICENSE or a package.json would.
+  const named = 'Copyright Leap Test <leap@test.invalid>, built with BuilderFam tools\n';
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: named }] } } }, {
+    bf: { plugin: 'command', family: 'builderfam', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json'), PROMPT_DIR: join(dir, 'prompts') } },
+  });
+  const file = writeSlice(dir, { id: 'named', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': named }) } })] });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'bf', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 0, out.stderr + out.stdout);
+  const round = readLeap<{ candidate: string; jury: { candidate: string } }>(repo, 'named', 'a', 'round-1.json');
+  assert.is(round?.jury.candidate, round?.candidate);
+  assert.is(showFile(repo, 'leap/named/spine', 'src/a.txt'), named, 'the real bytes are merged');
+  const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-')).map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
+  assert.is(prompts.length, 4, 'two reviewers of the ball, two of the aggregate');
+  for (const prompt of prompts) {
+    assert.match(prompt, /Copyright \[the author\] <\[the author\]>, built with \[the author\] tools/);
+    assert.not.match(prompt, /leap test|leap@test\.invalid|builderfam/i);
+  }
+  assert.ok(prompts.some((p) => p.includes(`sha256:${round?.candidate}`)), 'the ball\'s envelope carries the real candidate hash');
+});
+
+jury('a hold for another reason names it in leap slice status and in the narration', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const agents = writeAgents(dir, PASS_A);
+  const file = oneBall(dir, 'quiet');
+  const held = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,silent']);
+  assert.is(held.code, 3, held.stderr);
+  assert.match(held.stderr, /ball a: 0 held: the jury held: hold: silent never answered: silent exited with code 1/);
+  const status = await leapSlice(repo, ['status', file]);
+  assert.match(status.stdout, /"the jury held: hold: silent never answered: silent exited with code 1/);
 });
 
 jury('a reviewer that never answers holds the ball (0); with an alternate it is re-seated and the ball passes', async () => {

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createCommandAgent } from '@leap/agent-command';
 import { movePromptFile } from '@leap/agent-scripted';
 import { readEvents } from '@leap/core/schemas';
 import { cleanupTempDirs, git, makeGitRepo, makeTempDir, runBin } from '@leap/test-utils';
@@ -97,6 +98,37 @@ jury('a silent reviewer holds; an alternate is re-seated in its place and can co
   assert.ok(existsSync(movePromptFile(scripts.f3 as string, 0)));
 });
 
+jury('the fleet ladder: a reviewer whose readiness check fails is passed over before the jury starts, and a ready alternate sits in its place', async () => {
+  const { repo, scripts, env } = setup({ f1: [{ answer: PASS }], f3: [{ answer: PASS }] });
+  const marker = join(makeTempDir(), 'dead-ran');
+  // A real CLI whose own check (here: exit 3, "not logged in") fails; its review command would leave a marker.
+  const dead = { ...createCommandAgent({ name: 'dead', family: 'f2', command: ['bash', '-c', 'touch "$0"; cat > /dev/null', marker] }),
+    preflight: () => ({ command: 'bash', args: ['-c', 'echo "not logged in" >&2; exit 3'] }) };
+  const result = await conveneJury({ ...base, reviewers: ['r-f1', dead], alternates: ['r-f3'], cwd: repo, env });
+  assert.is(result.value, 1, result.reason);
+  assert.equal(result.seats.map((s) => [s.reviewer, s.value, s.replaced]), [['r-f1', 1, false], ['r-f3', 1, false]]);
+  assert.equal(result.refused.map((r) => r.reviewer), ['dead']);
+  assert.match(result.refused[0]?.reason ?? '', /^not ready: dead is not ready: `bash -c .*` exited with code 3: not logged in/);
+  assert.not.ok(existsSync(marker), 'the dead reviewer was dispatched');
+  assert.ok(existsSync(movePromptFile(scripts.f3 as string, 0)));
+  // No ready alternate: the jury cannot sit, a hold that names why.
+  const held = await conveneJury({ ...base, reviewers: ['r-f1', dead], cwd: repo, env });
+  assert.is(held.value, 0);
+  assert.match(held.reason, /^hold: only 1 reviewer\(s\)/);
+});
+
+jury('a reviewer that printed a verdict and then exited non-zero has answered; one that exited non-zero with no verdict is silence', async () => {
+  const { repo, env } = setup({ f1: [{ answer: PASS }, { answer: PASS }] });
+  const loud = createCommandAgent({ name: 'loud', family: 'f2', command: ['bash', '-c', 'cat > /dev/null; printf "%s\n" "$0"; exit 1', JSON.stringify({ ...PASS, reasoning: 'read greet; "quoted" $x' })] });
+  const passed = await conveneJury({ ...base, reviewers: ['r-f1', loud], cwd: repo, env });
+  assert.is(passed.value, 1, passed.reason);
+  assert.equal(passed.seats.map((s) => [s.reviewer, s.value]), [['r-f1', 1], ['loud', 1]]);
+  const crash = createCommandAgent({ name: 'crash', family: 'f2', command: ['bash', '-c', 'cat > /dev/null; echo "Segmentation fault {not json}"; exit 139'] });
+  const held = await conveneJury({ ...base, reviewers: ['r-f1', crash], cwd: repo, env });
+  assert.is(held.value, 0);
+  assert.match(held.reason, /^hold: crash never answered: crash exited with code 139/);
+});
+
 jury('a candidate that changes during the review gets no verdict: a hold', async () => {
   const { repo, env } = setup({ f1: [{ answer: PASS, edits: [{ path: 'src/greet.js', content: 'changed\n' }] }], f2: [{ answer: PASS }] });
   const result = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
@@ -113,6 +145,23 @@ jury('an envelope that names the builder is never sent; bad lenses and reviewers
   await conveneJury({ ...base, reviewers: ['r-f1'], lens: 'vibes', cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /unknown lens "vibes": expected one of defect, /));
   await conveneJury({ ...base, reviewers: ['nobody'], cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /unknown agent "nobody"/));
   await conveneJury({ ...base, builderFamily: ' ', reviewers: ['r-f1'], cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /--builder-family/));
+});
+
+jury('redactAuthors: every builder identity is replaced by the placeholder in what jurors are shown; the hash is of the real bytes', async () => {
+  const { repo, scripts, env } = setup({ f1: [{ answer: PASS }], f2: [{ answer: PASS }] });
+  const real = '// by Builder Person <builder@example.com>, made with CLAUDE-opus-4 (a.k.a. builder person)\nexport const greet = () => "hello";\n';
+  writeFileSync(join(repo, 'src', 'greet.js'), real);
+  const result = await conveneJury({ ...base, intent: 'greet says hello, as Builder Person wants', reviewers: ['r-f1', 'r-f2'], cwd: repo, env, modelIds: ['claude-opus-4'], redactAuthors: true });
+  assert.is(result.value, 1, result.reason);
+  assert.is(result.candidate, candidateHash(readCandidate(repo, ['src/greet.js'], ['test/greet.test.js'])));
+  assert.is(readFileSync(join(repo, 'src', 'greet.js'), 'utf8'), real, 'the file itself is untouched');
+  for (const script of Object.values(scripts)) {
+    const prompt = readFileSync(movePromptFile(script, 0), 'utf8');
+    assert.match(prompt, /\/\/ by \[the author\] <\[the author\]>, made with \[the author\] \(a\.k\.a\. \[the author\]\)/);
+    assert.match(prompt, /INTENT: greet says hello, as \[the author\] wants/);
+    assert.match(prompt, new RegExp(`ENVELOPE candidate sha256:${result.candidate}`));
+    assert.not.match(prompt, /builder person|builder@example\.com|claude-opus-4/i);
+  }
 });
 
 jury('a builder named by its agent stands for that agent\'s family', async () => {

@@ -2,14 +2,15 @@
 import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
 
 const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner local|bullmq --redis URL [--remote R]] [--json]
-Runs the slice's balls in waves, in dependency order, at most N at once (default 1), each in its own git
+Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
+parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
 the engine runs the proof, lists the changed paths (an edit outside the scope is -1), hashes the candidate,
 keeps or reverts it against the champion (a tie loses), convenes the blind jury, runs the proof again and
 re-hashes. Passed balls merge onto leap/SLICE/spine; the aggregate jury judges the whole change; only a
 passed slice gets .leap/SLICE/record.json. Running it again resumes: what passed is not rebuilt.
 Options:
-  --jobs N           balls built at once (default 1)
+  --jobs N           balls built at once (default os.availableParallelism(), at most the slice's balls)
   --agents FILE      an agents file (default VERI_AGENTS)
   --builder NAME     the builder agent (default claude)
   --reviewers LIST   comma-separated jury (default claude,codex,gemini; the builder's family is refused)
@@ -37,8 +38,8 @@ export const runCommand: Subcommand = async (argv, io) => {
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
-  const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1)) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
   const maxCost = values['max-cost'] === undefined ? undefined : Number(values['max-cost']);
   if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0 && /^[0-9.]+$/.test(values['max-cost'] as string))) {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`);

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
+import { sliceWarnings } from '../definition/slice-warnings.js';
 import { repoRootOrNull } from '../definition/repo-root.js';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 
@@ -9,10 +10,13 @@ const USAGE = `Usage: leap slice validate FILE [--json]
 
 Check a slice file against its JSON Schema and every rule of a slice (unique ids, known
 dependencies, no cycle, one write spine, disjoint scopes, paths inside the repository), and
-print every violation at once, each naming the field, the ball ids and the files.
+print every violation at once, each naming the field, the ball ids and the files. A valid slice's
+warnings go to stderr (a ball with no metric and no "red_first", whose proof may already pass at
+base and so only tie); they do not change the exit code.
 
 Options:
-  --json   print { "file", "valid", "slice", "balls", "waves", "violations": [{ rule, message, balls, path }] }
+  --json   print { "file", "valid", "slice", "balls", "waves", "violations": [{ rule, message, balls, path }],
+           "warnings": [{ rule, ball, message }] }
   --help   this text
 
 Exit codes: 0 valid; 1 invalid (malformed JSON included); 2 unreadable file or bad arguments.`;
@@ -34,9 +38,11 @@ export const validateCommand: Subcommand = async (argv, io) => {
     const root = found === null ? null : mainWorktreeRoot(found);
     if (root !== null && mayHaveSliceWorktrees(root, loaded.slice.id)) (await import('../reap.js')).reapSlice(root, loaded.slice.id);
   }
+  const warnings = loaded.slice === null ? [] : sliceWarnings(loaded.slice);
   if (values.json === true) {
-    io.stdout(`${JSON.stringify({ file, valid: loaded.slice !== null, slice: loaded.slice?.id ?? null, balls: loaded.slice?.balls.length ?? null, waves: waves?.length ?? null, violations: loaded.violations })}\n`);
+    io.stdout(`${JSON.stringify({ file, valid: loaded.slice !== null, slice: loaded.slice?.id ?? null, balls: loaded.slice?.balls.length ?? null, waves: waves?.length ?? null, violations: loaded.violations, warnings })}\n`);
   } else if (loaded.slice !== null) {
+    for (const w of warnings) io.stderr(`${file}: warning: ${w.message}\n`);
     io.stdout(`${file}: a valid slice ${JSON.stringify(loaded.slice.id)}: ${loaded.slice.balls.length} ball${loaded.slice.balls.length === 1 ? '' : 's'} in ${waves?.length} wave${waves?.length === 1 ? '' : 's'}, spine ${loaded.slice.spine}\n`);
   } else {
     const n = loaded.violations.length;

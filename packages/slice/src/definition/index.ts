@@ -18,4 +18,4 @@ export type { PathState } from './resolve-in-repo.js';
 export { normalizeScopePath, scopePathProblem } from './scope-path.js';
 export { foldsCase } from './case-folding.js';
 export { ID_PATTERN } from './slice-id.js';
-export type { Ball, MetricField, Proof, Receipt, ScopeEntry, Slice } from './slice-schema.js';
+export type { Ball, LiveProof, MetricField, Proof, Receipt, ScopeEntry, Slice } from './slice-schema.js';

@@ -14,11 +14,12 @@ interface AjvError {
 type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
 const FIELDS: Record<string, string[]> = {
-  slice: ['$schema', 'id', 'base', 'spine', 'balls'],
-  ball: ['id', 'goal', 'spec', 'scope', 'proof', 'rollback', 'deps'],
+  slice: ['$schema', 'id', 'base', 'spine', 'balls', 'live', 'require_live'],
+  ball: ['id', 'goal', 'spec', 'scope', 'proof', 'rollback', 'deps', 'live', 'red_first'],
   scope: ['path', 'sha256', 'symbols', 'lines'],
   proof: ['argv', 'metric'],
   metric: ['field', 'better'],
+  live: ['argv', 'timeout_s', 'network'],
 };
 
 const ID = 'an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)';
@@ -42,6 +43,7 @@ function objectKind(pointer: string): string {
   if (pointer === '') return 'slice';
   if (/\/metric\/\d+$/.test(pointer)) return 'metric';
   if (/\/proof$/.test(pointer)) return 'proof';
+  if (/\/live$/.test(pointer)) return 'live';
   if (/\/scope\/\d+$/.test(pointer)) return 'scope';
   return 'ball';
 }
@@ -69,7 +71,7 @@ function describe(root: unknown, base: string, error: AjvError): { path: string;
   if (error.keyword === 'additionalProperties') {
     const name = String(error.params.additionalProperty);
     const kind = objectKind(pointer);
-    return { path: fieldPath(`${pointer}/${name}`), message: `unknown field "${name}": a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind} has only ${(FIELDS[kind] ?? []).join(', ')}` };
+    return { path: fieldPath(`${pointer}/${name}`), message: `unknown field "${name}": a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${(FIELDS[kind] ?? []).join(', ')}` };
   }
   const field = pointer.slice(pointer.lastIndexOf('/') + 1);
   const found = valueAt(root, pointer);
@@ -80,14 +82,16 @@ function describe(root: unknown, base: string, error: AjvError): { path: string;
 // validator's first problem is that field's, and every field's problem is found.
 const SCOPE = { path: 'a', sha256: null };
 const PROOF = { argv: ['a'] };
+const LIVE = { argv: ['a'], timeout_s: 1 };
 const BALL = { id: 'a', goal: 'g', spec: '', scope: [SCOPE], proof: PROOF, rollback: '', deps: [] };
 const TEMPLATES: Record<string, Record<string, unknown>> = {
   slice: { id: 'a', base: 'HEAD', spine: 'integrator', balls: [0] },
   ball: BALL,
   scope: SCOPE,
   proof: PROOF,
+  live: LIVE,
 };
-const OPTIONAL = new Set(['$schema', 'symbols', 'lines', 'metric']);
+const OPTIONAL = new Set(['$schema', 'symbols', 'lines', 'metric', 'red_first', 'live', 'require_live', 'network']);
 
 /** The first problem of a value as one part of a slice, its path relative to that part; null when it has none. */
 type Check = (value: unknown) => AjvError | null;
@@ -105,9 +109,10 @@ function inBall(prefix: string, place: (value: unknown) => unknown): Check {
 const CHECKS: Record<string, Check> = {
   slice: (value) => ((validateSliceShell as Validator)(value) ? null : (validateSliceShell as Validator).errors?.[0] ?? null),
   // A ball's scope entries and proof are parts of their own: here only their shape is the ball's.
-  ball: inBall('/0', (ball) => (isObject(ball) ? { ...ball, scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope, proof: isObject(ball.proof) ? PROOF : ball.proof } : ball)),
+  ball: inBall('/0', (ball) => (isObject(ball) ? { ...ball, scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope, proof: isObject(ball.proof) ? PROOF : ball.proof, ...(isObject(ball.live) ? { live: LIVE } : {}) } : ball)),
   scope: inBall('/0/scope/0', (entry) => ({ ...BALL, scope: [entry] })),
   proof: inBall('/0/proof', (proof) => ({ ...BALL, proof })),
+  live: inBall('/0/live', (live) => ({ ...BALL, live })),
 };
 
 function label(path: string, balls: string[]): string {
@@ -129,7 +134,7 @@ function objectProblems(kind: string, value: unknown, root: unknown, base: strin
   const fields = FIELDS[kind] ?? [];
   const template = TEMPLATES[kind] ?? {};
   for (const key of Object.keys(value)) {
-    if (!fields.includes(key)) push(out, fieldPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`), `unknown field ${JSON.stringify(key)}: a ${kind === 'scope' ? 'scope entry' : kind} has only ${fields.join(', ')}`, balls);
+    if (!fields.includes(key)) push(out, fieldPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`), `unknown field ${JSON.stringify(key)}: a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${fields.join(', ')}`, balls);
   }
   for (const key of fields) {
     if (!Object.hasOwn(value, key)) {
@@ -148,7 +153,8 @@ export function schemaProblems(value: unknown): Violation[] {
   // The common case in two calls: the slice's own fields, then every ball in one validator.
   if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls)) return [];
   const out: Violation[] = [];
-  objectProblems('slice', value, value, '', [], out);
+  objectProblems('slice', isObject(value) && isObject(value.live) ? { ...value, live: LIVE } : value, value, '', [], out);
+  if (isObject(value) && isObject(value.live)) objectProblems('live', value.live, value, '/live', [], out);
   const balls = isObject(value) && Array.isArray(value.balls) ? value.balls : [];
   balls.forEach((ball: unknown, i) => {
     const ids = isObject(ball) && typeof ball.id === 'string' ? [ball.id] : [];
@@ -156,6 +162,7 @@ export function schemaProblems(value: unknown): Violation[] {
     if (!isObject(ball)) return;
     if (Array.isArray(ball.scope)) ball.scope.forEach((entry: unknown, j) => objectProblems('scope', entry, value, `/balls/${i}/scope/${j}`, ids, out));
     if (ball.proof !== undefined) objectProblems('proof', ball.proof, value, `/balls/${i}/proof`, ids, out);
+    if (isObject(ball.live)) objectProblems('live', ball.live, value, `/balls/${i}/live`, ids, out);
   });
   return out;
 }

@@ -214,6 +214,9 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     }
     const proof = ball.proof;
     if (typeof proof === 'object' && proof !== null) proofRules(proof as Record<string, unknown>, ids, i, entryOut);
+    if (slice.require_live === true && ball.live === undefined) {
+      entryOut.push({ rule: 'require-live', message: `${ballName(ids, i)} has no "live" proof, and the slice says "require_live": true (a live proof runs the real surface: the built command, the server, the page)`, balls: idsOf(ids, i), path: `balls[${i}].live` });
+    }
   }
 
   // The dependencies as indices: `start[i]..start[i+1]` in `edges` are ball i's. Where every ball

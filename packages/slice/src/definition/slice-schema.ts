@@ -29,6 +29,12 @@ export const proofSchema = z.strictObject({
   metric: z.array(metricFieldSchema).optional(),
 }).describe('Run without a shell in the ball\'s worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers.');
 
+export const liveSchema = z.strictObject({
+  argv: z.array(z.string()).min(1),
+  timeout_s: z.number().positive(),
+  network: z.boolean().optional(),
+}).describe('The proof on the real surface: run without a shell in the candidate\'s worktree after the tests, killed whole at timeout_s; exit 0 is required; its output (bounded, hashed) is the live evidence.');
+
 export const ballSchema = z.strictObject({
   id,
   goal: nonEmpty(),
@@ -37,6 +43,8 @@ export const ballSchema = z.strictObject({
   proof: proofSchema,
   rollback: z.string(),
   deps: z.array(z.string()),
+  live: liveSchema.optional(),
+  red_first: z.boolean().describe('The proof must fail at base: checked before round one, a proof that already passes there is -1.').optional(),
 }).describe('One unit of work a builder can own alone.');
 
 export const sliceSchema = z.strictObject({
@@ -45,11 +53,14 @@ export const sliceSchema = z.strictObject({
   base: nonEmpty(),
   spine: nonEmpty(),
   balls: z.array(ballSchema).min(1),
+  live: liveSchema.optional(),
+  require_live: z.boolean().describe('Every ball must declare a live proof: validate refuses one without.').optional(),
 }).describe('A LEAP slice: balls, their dependencies, and the one write spine.');
 
 export type ScopeEntry = z.infer<typeof scopeEntrySchema>;
 export type MetricField = z.infer<typeof metricFieldSchema>;
 export type Proof = z.infer<typeof proofSchema>;
+export type LiveProof = z.infer<typeof liveSchema>;
 export type Ball = z.infer<typeof ballSchema>;
 export type Slice = z.infer<typeof sliceSchema>;
 /** A ball's result: -1 refuse, 0 hold, 1 pass. No other value. */

@@ -12,6 +12,7 @@ function failWith(validate, instancePath, keyword, params) {
   return false;
 }
 export const validateBalls: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate20;
+const func1 = Object.prototype.hasOwnProperty;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
 const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
@@ -33,7 +34,7 @@ return failWith(validate20, instancePath+"/" + i0, "required", {missingProperty:
 }
 else {
 for(const key0 in data0){
-if(!(((((((key0 === "id") || (key0 === "goal")) || (key0 === "spec")) || (key0 === "scope")) || (key0 === "proof")) || (key0 === "rollback")) || (key0 === "deps"))){
+if(!(func1.call({"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"type":["string","null"],"pattern":"^[0-9a-f]{64}$"},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}},"live":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"timeout_s":{"type":"number","exclusiveMinimum":0},"network":{"type":"boolean"}},"required":["argv","timeout_s"],"additionalProperties":false,"description":"The proof on the real surface: run without a shell in the candidate's worktree after the tests, killed whole at timeout_s; exit 0 is required; its output (bounded, hashed) is the live evidence."},"red_first":{"type":"boolean","description":"The proof must fail at base: checked before round one, a proof that already passes there is -1."}}, key0))){
 return failWith(validate20, instancePath+"/" + i0, "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -467,6 +468,107 @@ var valid1 = true;
 else {
 var valid1 = true;
 }
+if(valid1){
+if(data0.live !== undefined){
+let data24 = data0.live;
+{
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+let missing4;
+if(((data24.argv === undefined) && (missing4 = "argv")) || ((data24.timeout_s === undefined) && (missing4 = "timeout_s"))){
+return failWith(validate20, instancePath+"/" + i0+"/live", "required", {missingProperty: missing4});
+}
+else {
+for(const key4 in data24){
+if(!(((key4 === "argv") || (key4 === "timeout_s")) || (key4 === "network"))){
+return failWith(validate20, instancePath+"/" + i0+"/live", "additionalProperties", {additionalProperty: key4});
+break;
+}
+}
+{
+if(data24.argv !== undefined){
+let data25 = data24.argv;
+{
+if(Array.isArray(data25)){
+if(data25.length < 1){
+return failWith(validate20, instancePath+"/" + i0+"/live/argv", "minItems", {limit: 1});
+}
+else {
+var valid13 = true;
+const len9 = data25.length;
+for(let i7=0; i7<len9; i7++){
+if(typeof data25[i7] !== "string"){
+return failWith(validate20, instancePath+"/" + i0+"/live/argv/" + i7, "type", {type: "string"});
+}
+var valid13 = true;
+if(!valid13){
+break;
+}
+}
+}
+}
+else {
+return failWith(validate20, instancePath+"/" + i0+"/live/argv", "type", {type: "array"});
+}
+}
+var valid12 = true;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data24.timeout_s !== undefined){
+let data27 = data24.timeout_s;
+{
+if(typeof data27 == "number"){
+if(data27 <= 0 || isNaN(data27)){
+return failWith(validate20, instancePath+"/" + i0+"/live/timeout_s", "exclusiveMinimum", {comparison: ">", limit: 0});
+}
+}
+else {
+return failWith(validate20, instancePath+"/" + i0+"/live/timeout_s", "type", {type: "number"});
+}
+}
+var valid12 = true;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data24.network !== undefined){
+if(typeof data24.network !== "boolean"){
+return failWith(validate20, instancePath+"/" + i0+"/live/network", "type", {type: "boolean"});
+}
+var valid12 = true;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+}
+else {
+return failWith(validate20, instancePath+"/" + i0+"/live", "type", {type: "object"});
+}
+}
+var valid1 = true;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.red_first !== undefined){
+if(typeof data0.red_first !== "boolean"){
+return failWith(validate20, instancePath+"/" + i0+"/red_first", "type", {type: "boolean"});
+}
+var valid1 = true;
+}
+else {
+var valid1 = true;
+}
+}
+}
 }
 }
 }
@@ -508,7 +610,7 @@ return failWith(validate21, instancePath, "required", {missingProperty: missing0
 }
 else {
 for(const key0 in data){
-if(!(((((key0 === "$schema") || (key0 === "id")) || (key0 === "base")) || (key0 === "spine")) || (key0 === "balls"))){
+if(!(((((((key0 === "$schema") || (key0 === "id")) || (key0 === "base")) || (key0 === "spine")) || (key0 === "balls")) || (key0 === "live")) || (key0 === "require_live"))){
 return failWith(validate21, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -594,6 +696,107 @@ var valid0 = true;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.live !== undefined){
+let data5 = data.live;
+{
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if(((data5.argv === undefined) && (missing1 = "argv")) || ((data5.timeout_s === undefined) && (missing1 = "timeout_s"))){
+return failWith(validate21, instancePath+"/live", "required", {missingProperty: missing1});
+}
+else {
+for(const key1 in data5){
+if(!(((key1 === "argv") || (key1 === "timeout_s")) || (key1 === "network"))){
+return failWith(validate21, instancePath+"/live", "additionalProperties", {additionalProperty: key1});
+break;
+}
+}
+{
+if(data5.argv !== undefined){
+let data6 = data5.argv;
+{
+if(Array.isArray(data6)){
+if(data6.length < 1){
+return failWith(validate21, instancePath+"/live/argv", "minItems", {limit: 1});
+}
+else {
+var valid2 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+return failWith(validate21, instancePath+"/live/argv/" + i0, "type", {type: "string"});
+}
+var valid2 = true;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+return failWith(validate21, instancePath+"/live/argv", "type", {type: "array"});
+}
+}
+var valid1 = true;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data5.timeout_s !== undefined){
+let data8 = data5.timeout_s;
+{
+if(typeof data8 == "number"){
+if(data8 <= 0 || isNaN(data8)){
+return failWith(validate21, instancePath+"/live/timeout_s", "exclusiveMinimum", {comparison: ">", limit: 0});
+}
+}
+else {
+return failWith(validate21, instancePath+"/live/timeout_s", "type", {type: "number"});
+}
+}
+var valid1 = true;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data5.network !== undefined){
+if(typeof data5.network !== "boolean"){
+return failWith(validate21, instancePath+"/live/network", "type", {type: "boolean"});
+}
+var valid1 = true;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+return failWith(validate21, instancePath+"/live", "type", {type: "object"});
+}
+}
+var valid0 = true;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.require_live !== undefined){
+if(typeof data.require_live !== "boolean"){
+return failWith(validate21, instancePath+"/require_live", "type", {type: "boolean"});
+}
+var valid0 = true;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

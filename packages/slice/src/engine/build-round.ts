@@ -4,9 +4,10 @@
 import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
-import { commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { readBuilderAnswer } from './builder-answer.js';
 import { keepOrRevert } from './keep-or-revert.js';
-import { proofPassed, runProof } from './proof.js';
+import { proofPassed, runLive, runProof } from './proof.js';
 import type { JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
@@ -31,7 +32,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const leaf = `build-${ball.id}-${request.round}`;
   const result: RoundResult = {
     receipt: null, reason: '', candidate: null, commit: null, proof: null, changed: [], champion: request.champion,
-    jury: null, reproof: null, builder: { agent: agent.name, family: agent.family, leaf, status: null }, leaves: [],
+    jury: null, reproof: null, builder: { agent: agent.name, family: agent.family, leaf, status: null }, leaves: [], answer: null,
   };
   // Undo: a round's move back to the round's start; a refusal, every change of the ball back to its start.
   const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
@@ -52,6 +53,10 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     result.champion = champion;
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
     if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit);
+    // Red first: a proof that passes before any change proves nothing about this ball.
+    if (ball.red_first === true && proofPassed(champion, ball.proof)) {
+      return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
+    }
   }
 
   const built = await runAgentLeaf({
@@ -60,6 +65,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
+  result.answer = readBuilderAnswer(built.answer?.text ?? built.stdout);
   if (built.status === 'failed-start') return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
   if (built.status === 'killed-signal') return end(0, 'the builder was interrupted: the process running it (the engine or a worker) was asked to stop', true);
   const spent = result.leaves[0]?.usage?.cost_usd ?? 0;
@@ -75,6 +81,12 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
   if (outside.length > 0) return end(-1, `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`, true);
+  // A file whose scope entry declares `lines`: a change outside them is outside the scope.
+  for (const entry of ball.scope) {
+    if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
+    const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
+    if (stray.length > 0) return end(-1, `edited ${showValue(entry.path)} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}); this ball's changes are undone`, true);
+  }
   result.candidate = await hashCandidate(dir, ball);
   if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
   if (!proofPassed(proof, ball.proof)) {
@@ -83,6 +95,21 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
     if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
     return end(null, `${why}${tailLine === '' ? '' : `: ${tailLine.slice(0, 500)}`}`, false);
+  }
+  // The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
+  if (ball.live !== undefined) {
+    const live = await runLive(ball.live, dir, proofEnv);
+    result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
+    const after = await hashCandidate(dir, ball);
+    if (after !== result.candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
+    const dirty = await unstagedChanges(dir, place.linked);
+    // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
+    if (dirty.length > 0) await restoreToIndex(dir);
+    if (live.code !== 0) {
+      if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
+      const last = live.output.trim().split('\n').slice(-3).join(' | ');
+      return end(null, `${live.note ?? `the live proof exited ${live.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`, false);
+    }
   }
   const decision = keepOrRevert(ball.proof, result.champion as NonNullable<typeof result.champion>, proof);
   if (!decision.keep) return end(null, `${decision.reason}; the candidate is reverted`, true);
@@ -124,10 +151,10 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
   try {
     const jury = await conveneJury({
       builderFamily: agent.name, reviewers: request.reviewers, alternates: request.alternates,
-      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.\n${ball.spec}`,
+      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}\n${ball.spec}`,
       files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
       cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
-      builderName: agent.name, authors: request.authors, gitAliases: false,
+      builderName: agent.name, modelIds: [agent.family], authors: request.authors, gitAliases: false, redactAuthors: true,
       eventFields: { slice: request.slice, ball: ball.id }, leafKey: ball.id,
     });
     for (const seat of jury.seats) result.leaves.push({ leaf: seat.leaf, usage: null });
@@ -136,9 +163,15 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
     };
   } catch (error) {
-    // A leaking envelope (the ball's text names the builder) or an unreadable candidate: no verdict, a hold.
+    // An unreadable candidate (the builder's identities are redacted, never a reason to hold): no verdict, a hold.
     return { value: 0, reason: `no jury: ${(error as Error).message}`, candidate: result.candidate as string, seats: [], refused: [] };
   }
+}
+
+// The scope's `symbols` and `lines`, for the reviewers as for the builder: where to look.
+function narrowing(ball: RoundRequest['spec']): string {
+  const lines = ball.scope.filter((s) => s.symbols !== undefined || s.lines !== undefined).map((s) => `- ${s.path}:${s.symbols === undefined ? '' : ` symbols ${s.symbols.join(', ')}`}${s.lines === undefined ? '' : ` lines ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (a change outside them is refused)`}`);
+  return lines.length === 0 ? '' : `\nThe scope narrows what to look at:\n${lines.join('\n')}`;
 }
 
 // What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.

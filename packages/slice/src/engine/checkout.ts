@@ -81,3 +81,28 @@ export async function undoTo(dir: string, start: string): Promise<void> {
   await git(dir, ['reset', '-q', '--hard', start]);
   await git(dir, ['clean', '-q', '-fd']);
 }
+
+/** The work tree back to the index (what is staged stays): files a live proof wrote or changed besides the candidate. */
+export async function restoreToIndex(dir: string): Promise<void> {
+  await git(dir, ['checkout', '-q', '--', '.']);
+  await git(dir, ['clean', '-q', '-fd']);
+}
+
+/**
+ * The changed lines of `path` (staged, against `start`) that fall outside its declared `lines`, as
+ * `[from, to]` ranges of the start's version (a pure insertion after line N is `[N, N]` and may sit
+ * next to a declared range). Empty: every change is inside.
+ */
+export async function changesOutsideLines(dir: string, start: string, path: string, lines: readonly (readonly [number, number])[]): Promise<[number, number][]> {
+  const diff = await git(dir, ['diff', '--cached', '--no-color', '--no-ext-diff', '-U0', start, '--', path]);
+  const outside: [number, number][] = [];
+  for (const match of diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
+    const from = Number(match[1]);
+    const count = match[2] === undefined ? 1 : Number(match[2]);
+    const inside = count === 0
+      ? lines.some(([a, b]) => from >= a - 1 && from <= b)
+      : lines.some(([a, b]) => from >= a && from + count - 1 <= b);
+    if (!inside) outside.push(count === 0 ? [from, from] : [from, from + count - 1]);
+  }
+  return outside;
+}

@@ -5,7 +5,8 @@ import { dirname } from 'node:path';
 import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { commitTree, forgetGit, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
-import type { JurySummary, SlicePaths } from './records.js';
+import { runLive } from './proof.js';
+import type { JurySummary, LiveEvidence, SlicePaths } from './records.js';
 
 /** How a merge went: the spine's new commit, or why the ball could not land. */
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
@@ -51,6 +52,8 @@ export interface AggregateInput {
   stateDir: string;
   env: NodeJS.ProcessEnv;
   builder: string;
+  /** The builder's family, redacted from what the aggregate jury is shown. */
+  builderFamily?: string;
   reviewers: string[];
   alternates: string[];
   agentsFile: string | null;
@@ -69,6 +72,16 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     const tests = present.filter((p) => isTestFile(p));
     const files = present.filter((p) => !isTestFile(p));
     const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
+    // The slice's live proof on the spine, after every merge and before the aggregate jury: exit 0 required.
+    let live: LiveEvidence | undefined;
+    if (input.slice.live !== undefined) {
+      const ran = await runLive(input.slice.live, dir, { ...input.env, LEAP_SLICE: input.slice.id });
+      live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
+      if (ran.code !== 0) {
+        const last = ran.output.trim().split('\n').slice(-3).join(' | ');
+        return { value: -1, reason: `the slice's live proof failed on the spine: ${ran.note ?? `it exited ${ran.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`, candidate: '', seats: [], refused: [], leaves: [], live };
+      }
+    }
     try {
       const jury = await conveneJury({
         builderFamily: input.builder, reviewers: input.reviewers, alternates: input.alternates,
@@ -76,10 +89,11 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         criteria: `Every goal holds together, and the balls' changes fit:\n${goals}`,
         files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
         cwd: dir, env: { ...input.env, VERI_STATE_DIR: input.stateDir }, agentsFile: input.agentsFile ?? undefined,
-        builderName: input.builder, authors: input.authors, gitAliases: false,
+        builderName: input.builder, modelIds: input.builderFamily === undefined ? [] : [input.builderFamily], authors: input.authors, gitAliases: false, redactAuthors: true,
         eventFields: { slice: input.slice.id }, leafKey: 'spine',
       });
       return {
+        ...(live === undefined ? {} : { live }),
         value: jury.value, reason: jury.reason, candidate: jury.candidate, refused: jury.refused, leaves: jury.seats.map((s) => s.leaf),
         seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
       };

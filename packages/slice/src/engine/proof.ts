@@ -1,6 +1,7 @@
 // The ball's proof: its argv run without a shell in the ball's checkout, and the metric its last stdout line gives.
 import { spawn } from 'node:child_process';
-import type { MetricField, Proof } from '../definition/slice-schema.js';
+import { createHash } from 'node:crypto';
+import type { LiveProof, MetricField, Proof } from '../definition/slice-schema.js';
 import type { ProofRun } from './records.js';
 
 const KEEP_BYTES = 64 * 1024;
@@ -60,4 +61,84 @@ export function readMetric(stdout: string, fields: readonly MetricField[]): { me
 /** Whether a proof run is evidence of success: exit 0, and the metric read when one is declared. */
 export function proofPassed(run: ProofRun, proof: Proof): boolean {
   return run.code === 0 && (proof.metric === undefined || run.metric !== null);
+}
+
+/** How much of a live proof's output (stdout and stderr, as they came) is kept as its evidence. */
+export const LIVE_KEEP_BYTES = 16 * 1024;
+
+/** A live proof's run: its exit, and its output kept (bounded) and hashed as the receipt's live evidence. */
+export interface LiveRun {
+  code: number;
+  ms: number;
+  /** The first LIVE_KEEP_BYTES of the output, as UTF-8 text. */
+  output: string;
+  /** sha256 of the kept output's bytes. */
+  sha256: string;
+  /** Every byte it printed, kept or not. */
+  bytes: number;
+  truncated: boolean;
+  note?: string;
+}
+
+/**
+ * Run a ball's `live` proof in `cwd`: no shell, its own process group, killed whole at `timeoutMs` and
+ * again when it ends (a server it started in the background ends with it); never throws.
+ */
+export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv): Promise<LiveRun> {
+  const started = Date.now();
+  const timeoutMs = Math.ceil(live.timeout_s * 1000);
+  return new Promise((resolve) => {
+    const [command, ...args] = live.argv as [string, ...string[]];
+    const kept: Buffer[] = [];
+    let size = 0;
+    let bytes = 0;
+    const take = (b: Buffer) => {
+      bytes += b.length;
+      if (size >= LIVE_KEEP_BYTES) return;
+      const part = b.subarray(0, LIVE_KEEP_BYTES - size);
+      kept.push(part);
+      size += part.length;
+    };
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    const killGroup = () => {
+      try { process.kill(-(child.pid as number), 'SIGKILL'); } catch { /* already gone */ }
+    };
+    let timedOut = false;
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+      // Exited already, its pipes held by something outside its group: the evidence is what came.
+      if (exited !== null) {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        ended();
+      }
+    }, timeoutMs);
+    let done = false;
+    const finish = (code: number, note?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      const body = Buffer.concat(kept);
+      resolve({
+        code, ms: Date.now() - started, output: body.toString('utf8'), sha256: createHash('sha256').update(body).digest('hex'),
+        bytes, truncated: bytes > body.length, ...(note === undefined ? {} : { note }),
+      });
+    };
+    child.on('error', (error) => finish((error as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126, `the live proof could not start: ${error.message}`));
+    const ended = () => {
+      const { code, signal } = exited ?? { code: null, signal: null };
+      if (timedOut && exited?.signal === 'SIGKILL') return finish(124, `the live proof ran past ${live.timeout_s} s and was killed`);
+      finish(code ?? 128, signal === null ? undefined : `the live proof was killed by ${signal}`);
+    };
+    // At its exit, its whole group is killed: a server it left in the background holds the pipes open.
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      killGroup();
+    });
+    child.on('close', ended);
+  });
 }

@@ -37,6 +37,8 @@ export interface JurySummary {
   candidate: string;
   seats: SeatSummary[];
   refused: { reviewer: string; family: string; reason: string }[];
+  /** The slice's live proof on the spine (the aggregate's only). */
+  live?: LiveEvidence;
 }
 
 /** `BALL/round-N.json`. */
@@ -61,6 +63,28 @@ export interface RoundRecord {
   reproof?: { code: number; candidate: string | null; ms?: number } | null;
   /** The worker that built the round (a distributed runner's); absent for the local runner. */
   worker?: string;
+  /** The builder's one hypothesis and its move, from the JSON block ending its answer (null: none given). */
+  answer?: BuilderAnswer | null;
+  /** The live proof's evidence, when the ball has one and the round ran it. */
+  live?: LiveEvidence;
+}
+
+/** A live proof's evidence in a round's receipt: its exit, time, output kept (bounded) and the kept bytes' sha256. */
+export interface LiveEvidence {
+  code: number;
+  ms: number;
+  sha256: string;
+  /** Every byte it printed; `output` holds the first 16 KiB. */
+  bytes: number;
+  truncated: boolean;
+  output: string;
+  note?: string;
+}
+
+/** The block a builder's answer ends with (CONTRACT section 7): one hypothesis, the smallest move. */
+export interface BuilderAnswer {
+  hypothesis: string;
+  move: string;
 }
 
 /** `BALL/result.json`: the ball's final receipt. */

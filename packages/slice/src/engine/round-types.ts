@@ -1,7 +1,7 @@
 // The runner seam as the engine uses it: core's BallRoundRequest and BallRoundOutcome, with the ball's data.
 import type { AgentUsage, BallRoundOutcome, BallRoundRequest, RunnerPlugin } from '@leap/core';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
-import type { JurySummary, ProofRun } from './records.js';
+import type { BuilderAnswer, JurySummary, LiveEvidence, ProofRun } from './records.js';
 
 /** Everything a runner needs to build one round, as data (a distributed runner sends it over a queue). */
 export interface RoundRequest extends BallRoundRequest {
@@ -38,6 +38,10 @@ export interface RoundResult extends BallRoundOutcome {
   jury: JurySummary | null;
   reproof: { code: number; candidate: string | null; ms?: number } | null;
   builder: { agent: string; family: string; leaf: string; status: string | null };
+  /** The builder's answer block, `{"hypothesis", "move"}` (null: it gave none, or not as asked). */
+  answer?: BuilderAnswer | null;
+  /** The live proof's run and its evidence (absent: the ball has no live proof, or the round did not reach it). */
+  live?: LiveEvidence;
   /** Every agent leaf the round ran, with what its CLI said it cost. */
   leaves: { leaf: string; usage: AgentUsage | null }[];
   /** Who built the round, when a runner spreads rounds over machines (the bullmq runner's worker name). */

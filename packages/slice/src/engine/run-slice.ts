@@ -1,8 +1,9 @@
 // `leap slice run` as a library: every input checked before anything is touched (the slice, the agents,
 // the base), then the slice's lock, the reaping of a dead engine's worktrees, and one Engine run
 // (slice-engine.ts); whatever the end, the runner gives back every worktree and the lock is released.
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { UsageError, findRepoRoot, resolveStateDir, showValue } from '@leap/core';
+import { UsageError, findRepoRoot, readDurationVar, resolveStateDir, showValue } from '@leap/core';
 import { readSlice } from '../definition/index.js';
 import type { Receipt } from '../definition/slice-schema.js';
 import { lockSlice } from '../slice-lock.js';
@@ -22,7 +23,7 @@ export interface RunSliceOptions {
   file: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** Balls built at once (default 1). */
+  /** Balls built at once (default the machine's parallelism, `os.availableParallelism()`, capped by the balls). */
   jobs?: number;
   agentsFile?: string;
   /** The builder agent (default `claude`). */
@@ -86,7 +87,7 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const base = known?.base ?? (await resolveCommit(repoRoot, slice.base));
   if (base === null) throw new UsageError(`${options.file}: "base": ${showValue(slice.base)} does not resolve to a commit in ${repoRoot}`);
   if (known?.base !== undefined && await resolveCommit(repoRoot, base) === null) throw new UsageError(`${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`);
-  const jobs = Math.max(1, options.jobs ?? 1);
+  const jobs = Math.max(1, options.jobs ?? Math.min(availableParallelism(), slice.balls.length));
   const stateDir = resolveStateDir(env, repoRoot);
   const timeoutMs = options.timeoutMs ?? defaultTimeout(env);
 
@@ -128,10 +129,9 @@ async function builderAliases(repo: string, base: string): Promise<string[]> {
   return [...new Set(values.filter((v) => v !== ''))];
 }
 
+// VERI_TIMEOUT as the supervisor reads it (`90`, `30s`, `2m`, `1h`): the same limit for the slice's
+// proofs as for its supervised leaves; a malformed value is bad input before anything runs.
 function defaultTimeout(env: NodeJS.ProcessEnv): number {
-  const raw = env.VERI_TIMEOUT;
-  if (raw === undefined || raw === '') return 900_000;
-  const seconds = Number(raw);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 900_000;
+  return readDurationVar(env, 'VERI_TIMEOUT', 900_000);
 }
 

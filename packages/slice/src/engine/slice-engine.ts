@@ -260,7 +260,7 @@ export class Engine {
           slice: c.slice.id, ball: ball.id, round: n, receipt: outcome.receipt, reason: outcome.reason, candidate: outcome.candidate,
           proof: outcome.proof === null ? null : { code: outcome.proof.code, metric: outcome.proof.metric }, changed: outcome.changed,
           ts: isoTimestamp(), start: commit, commit: outcome.commit, builder: outcome.builder, champion: outcome.champion,
-          jury: outcome.jury, reproof: outcome.reproof, ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
+          jury: outcome.jury, reproof: outcome.reproof, answer: outcome.answer ?? null, ...(outcome.live === undefined ? {} : { live: outcome.live }), ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
         };
         writeRecord(c.paths.round(ball.id, n), record);
         rounds.push(record);
@@ -347,7 +347,7 @@ export class Engine {
     }
     c.say(`aggregate jury: convened on ${spineBranch(c.slice.id)} at ${spineCommit.slice(0, 12)}`);
     const jury = await aggregateJury({
-      repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env, builder: c.agents.builder.name,
+      repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env, builder: c.agents.builder.name, builderFamily: c.agents.builder.family,
       reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, authors: c.authors,
     });
     const { leaves, ...summary } = jury;

@@ -1,9 +1,11 @@
 // The blind jury: seat reviewers of other families, give each the same envelope in parallel, count.
-import type { AgentPlugin, EventContext } from '@leap/core';
+import type { AgentAnswer, AgentPlugin, EventContext } from '@leap/core';
 import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
 import { knownVendor, vendorFamily } from '../family.js';
-import { runAgentLeaf } from '../run-agent-leaf.js';
+import { lastVerdictObject } from '../answer-json.js';
+import { checkAgentReady, runAgentLeaf } from '../run-agent-leaf.js';
+import type { AgentLeafResult, AgentReadiness } from '../run-agent-leaf.js';
 import { candidateHash, readCandidate } from './candidate.js';
 import { buildEnvelope } from './envelope.js';
 import type { AuthorAliases } from './envelope.js';
@@ -30,6 +32,12 @@ export interface JuryOptions extends AuthorAliases {
   tests?: readonly string[];
   /** The lens every juror is seated with (default `defect`). */
   lens?: string;
+  /**
+   * Redact instead of refusing (a LEAP slice's jury, CONTRACT section 7): every builder identity in the
+   * envelope is replaced by a fixed placeholder; the candidate hash is still the hash of the real bytes.
+   * Default false: an envelope that names the builder is never built (EnvelopeLeakError).
+   */
+  redactAuthors?: boolean;
   /** Add the repository's git identity and last author to the aliases (default true). */
   gitAliases?: boolean;
   cwd?: string;
@@ -80,14 +88,39 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const files = readCandidate(cwd, options.files, options.tests ?? []);
   const candidate = candidateHash(files);
   const authors = [...(options.authors ?? []), ...(options.gitAliases === false ? [] : await gitAliases(cwd))];
-  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }));
+  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }, options.redactAuthors === true));
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const extra = options.eventFields ?? {};
   const log = (fields: Parameters<typeof createEvent<'review'>>[1]) => appendEvent(statePaths(stateDir).events, createEvent('review', { ...extra, ...fields }, context));
 
-  const seating = seatReviewers(builderFamily, reviewers);
+  // The fleet ladder: every reviewer and alternate is probed for readiness (its plugin's own check: installed,
+  // logged in) before anyone is seated, so a dead CLI is passed over before the jury starts, and the
+  // first ready alternates take the places of the reviewers that are not.
+  const probe = new Map<AgentPlugin, Promise<AgentReadiness>>();
+  for (const agent of [...reviewers, ...alternates]) {
+    if (!probe.has(agent)) probe.set(agent, checkAgentReady(agent, { role: 'reviewer', cwd: repo }, env));
+  }
+  const notReady: RefusedSeat[] = [];
+  const ready = async (agents: AgentPlugin[]) => {
+    const out: AgentPlugin[] = [];
+    for (const agent of agents) {
+      const answer = await (probe.get(agent) as Promise<AgentReadiness>);
+      if (answer.ready) out.push(agent);
+      else notReady.push({ reviewer: agent.name, family: agent.family, reason: `not ready: ${answer.failure}` });
+    }
+    return out;
+  };
+  const readyReviewers = await ready(reviewers);
+  const readyAlternates = await ready(alternates);
+  const ladder = seatReviewers(builderFamily, readyReviewers);
+  const missing = reviewers.length - readyReviewers.length;
+  const climbed = missing > 0 ? seatReviewers(builderFamily, readyAlternates, ladder.seated.map((a) => a.family)) : { seated: [], refused: [] };
+  const stepUp = climbed.seated.slice(0, missing);
+  const usedAlternates = new Set(stepUp);
+  const seating = { seated: [...ladder.seated, ...stepUp], refused: [...notReady.filter((r) => reviewers.some((a) => a.name === r.reviewer)), ...ladder.refused] };
   for (const r of seating.refused) writeFd(2, `leap-jury: refused ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
+  for (const agent of stepUp) writeFd(2, `leap-jury: ${agent.name} (${agent.family}), an alternate, seated in place of a reviewer that was not ready\n`);
   if (seating.seated.length < MIN_SEATS) {
     const reason = `hold: only ${seating.seated.length} reviewer(s) of a family other than the builder's (${builderFamily}); the jury needs ${MIN_SEATS}`;
     writeFd(2, `leap-jury: ${reason}\n`);
@@ -100,11 +133,11 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const seatRound = (agents: AgentPlugin[]) => {
     // Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
     const running = agents.map((agent) => runAgentLeaf({
-      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: repo }, stateDir, env,
+      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: repo }, stateDir, env, preflight: false,
     }));
     return Promise.all(running.map(async (leafRun, i): Promise<SeatRecord> => {
       const agent = agents[i] as AgentPlugin;
-      const ran = await leafRun;
+      const ran = answeredAnyway(agent, await leafRun);
       const verdict = judgeReview(ran, lens);
       const said = verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}`;
       const reasoning = verdict.rawTail === undefined ? said : `${said}; raw tail: ${JSON.stringify(verdict.rawTail)}`;
@@ -115,9 +148,11 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const seats = await seatRound(seating.seated);
   const refused = [...seating.refused];
   const silent = seats.filter((s) => s.value === 0);
-  if (silent.length > 0 && alternates.length > 0) {
+  const spare = readyAlternates.filter((a) => !usedAlternates.has(a));
+  refused.push(...notReady.filter((r) => !reviewers.some((a) => a.name === r.reviewer)));
+  if (silent.length > 0 && spare.length > 0) {
     const answered = seats.filter((s) => s.value !== 0).map((s) => s.family);
-    const reseat = seatReviewers(builderFamily, alternates, [...answered, ...silent.map((s) => s.family)]);
+    const reseat = seatReviewers(builderFamily, spare, [...answered, ...silent.map((s) => s.family)]);
     refused.push(...reseat.refused);
     for (const r of reseat.refused) writeFd(2, `leap-jury: refused alternate ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
     const chosen = reseat.seated.slice(0, silent.length);
@@ -146,6 +181,23 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   if (value === 0) writeFd(2, `leap-jury: ${reason}\n`);
   log({ candidate, reviewer: null, family: null, verdict: value === 1 ? 'pass' : value === -1 ? 'refuse' : 'none', value, reasoning: reason });
   return { value, candidate, reason, seats, refused };
+}
+
+/**
+ * A reviewer that printed a verdict it could parse and then exited non-zero has answered: only no answer
+ * is silence. Its plugin reads the stdout it left; an output that is not a verdict stays no answer.
+ */
+function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentLeafResult {
+  if (ran.answer !== null || ran.status !== 'exited' || ran.code === 0 || ran.stdout.trim() === '') return ran;
+  let answer: AgentAnswer;
+  try {
+    answer = agent.parseAnswer(ran.stdout);
+  } catch {
+    return ran;
+  }
+  const json = answer.json;
+  const verdict = (typeof json === 'object' && json !== null && 'verdict' in json) || lastVerdictObject(answer.text) !== null;
+  return verdict ? { ...ran, answer, failure: null, failureKind: null } : ran;
 }
 
 /**

@@ -24,22 +24,40 @@ export interface EnvelopeInput {
   files: readonly CandidateFile[];
 }
 
-/** Render the envelope, then scan it for every alias (case-insensitive; aliases under 3 characters are ignored). */
-export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases): string {
+/** The fixed text every builder identity is replaced by in a redacted envelope. */
+export const AUTHOR_PLACEHOLDER = '[the author]';
+
+/**
+ * Render the envelope, then scan it for every alias (case-insensitive; aliases under 3 characters are ignored).
+ * With `redact`, every alias is first replaced by AUTHOR_PLACEHOLDER in all the juror is shown (intent,
+ * criteria, file paths and contents), the candidate's hash line aside: it stays the hash of the real bytes.
+ */
+export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, redact = false): string {
   const intent = input.intent.trim();
   if (intent === '' || /[\r\n]/.test(intent)) throw new UsageError(`Expected the intent as one non-empty line, got ${showValue(input.intent)}`);
   if (input.criteria.trim() === '') throw new UsageError('Expected non-empty pass criteria');
   const section = (kind: CandidateFile['kind']) => input.files.filter((f) => f.kind === kind).map((f) => `=== ${f.path} ===\n${fenced(f.bytes.toString('utf8'))}`);
   const tests = section('test');
-  const text = [
-    `ENVELOPE candidate sha256:${input.candidate}`,
+  const shown = [
     `INTENT: ${intent}`,
     `PASS CRITERIA:\n${input.criteria.trim()}`,
     `FILES (whole current content):\n${section('file').join('\n\n')}`,
     `TESTS:\n${tests.length === 0 ? '(none)' : tests.join('\n\n')}`,
   ].join('\n\n');
-  checkEnvelopeLeaks(text, input, aliases);
-  return `${text}\n`;
+  const body = redact ? redactAliases(shown, aliases) : shown;
+  checkEnvelopeLeaks(body, input, aliases);
+  return `ENVELOPE candidate sha256:${input.candidate}\n\n${body}\n`;
+}
+
+/** Every alias of at least 3 characters replaced by AUTHOR_PLACEHOLDER, case-insensitively, the longest first. */
+export function redactAliases(text: string, aliases: AuthorAliases): string {
+  const all = [aliases.builderName, ...(aliases.modelIds ?? []), ...(aliases.authors ?? []), ...(aliases.sessionIds ?? [])]
+    .map((a) => (a ?? '').trim()).filter((a) => a.length >= 3);
+  const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);
+  if (unique.length === 0) return text;
+  const escape = (a: string) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // One pass over the text: a placeholder is never searched again, so no alias can be rebuilt from it.
+  return text.replace(new RegExp(unique.map(escape).join('|'), 'giu'), AUTHOR_PLACEHOLDER);
 }
 
 /** Throw an EnvelopeLeakError naming the alias and where it appears; the envelope is never graded un-blind. */
