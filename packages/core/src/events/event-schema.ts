@@ -25,6 +25,9 @@ export const launchEventSchema = kind('launch', {
   cmd: z.array(z.string()),
   run: z.string().optional(),
   timeout_ms: z.number().nonnegative().optional().describe('the time limit the supervisor applies; 0: none'),
+  sandbox: z.enum(['bwrap', 'off']).optional().describe('whether the leaf runs in a bubblewrap sandbox (CONTRACT section 13)'),
+  sandbox_role: z.enum(['writer', 'reader']).optional().describe('what the sandboxed leaf may write: its tree (writer) or a throwaway copy (reader)'),
+  network: z.boolean().optional().describe('whether the sandboxed leaf can reach the network'),
 }, 'A supervisor started a leaf.');
 
 export const exitEventSchema = kind('exit', {
@@ -39,6 +42,7 @@ export const exitEventSchema = kind('exit', {
   signal: z.string().nullable().optional(),
   run: z.string().optional(),
   leftovers: z.number().int().nonnegative().optional(),
+  sandbox: z.enum(['bwrap', 'off']).optional(),
 }, 'A leaf and everything it started are gone.');
 
 export const verdictEventSchema = kind('verdict', {
