@@ -5,20 +5,23 @@
 // registry already has, so a release interrupted half-way is finished by running it again.
 //
 //   node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL]
+//   node .changeset/release.mjs --no-version --pack DIR
 //
+// --pack DIR writes every public package's tarball into DIR instead of publishing (installing them all,
+// `npm i -D DIR/*.tgz`, is the README's way to use the toolchain from a clone before it is published).
 // --no-version publishes the versions as they stand; --no-tag skips `changeset tag` (git tags
 // NAME@VERSION); --registry is passed to npm (default: npm's own configuration). Exit 0 published
 // (or nothing to publish), 1 a step failed (the packages before it stay published), 2 bad input.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const usage = 'Usage: node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL]';
+const usage = 'Usage: node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL] [--pack DIR]';
 
 function parse(argv) {
-  const options = { version: true, build: true, tag: true, dryRun: false, registry: undefined };
+  const options = { version: true, build: true, tag: true, dryRun: false, registry: undefined, pack: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--no-version') options.version = false;
@@ -26,6 +29,7 @@ function parse(argv) {
     else if (arg === '--no-tag') options.tag = false;
     else if (arg === '--dry-run') options.dryRun = true;
     else if (arg === '--registry' && argv[i + 1] !== undefined) options.registry = argv[++i];
+    else if (arg === '--pack' && argv[i + 1] !== undefined) options.pack = resolve(argv[++i]);
     else if (arg === '--help') {
       process.stdout.write(`${usage}\n`);
       process.exit(0);
@@ -98,6 +102,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   if (options.build) run('npm', ['run', 'build']);
   const registry = options.registry ? ['--registry', options.registry] : [];
+  if (options.pack !== undefined) {
+    mkdirSync(options.pack, { recursive: true });
+    for (const { dir } of publishOrder(workspacePackages())) run('npm', ['pack', '--ignore-scripts', '--pack-destination', options.pack], dir);
+    process.exit(0);
+  }
   for (const { dir, manifest } of publishOrder(workspacePackages())) {
     if (published(manifest.name, manifest.version, options.registry)) {
       process.stderr.write(`release: ${manifest.name}@${manifest.version} is already published\n`);
