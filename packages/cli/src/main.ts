@@ -1,8 +1,7 @@
 // `leap SUB ...`: find the subcommand, load it, run it. Help and errors are decided here.
 import { UsageError, type SubcommandIo } from '@leap/core';
 import { COMMANDS } from './commands.js';
-
-const VERSION = '0.1.0';
+import { readVersion } from './version.js';
 
 /** `leap --help`. */
 export function mainUsage(): string {
@@ -14,6 +13,7 @@ export function mainUsage(): string {
     'Commands:',
     ...lines,
     '',
+    'leap --version prints the toolchain\'s version.',
     'Every command answers --help. Exit codes are each command\'s own; 2 is always bad input.',
   ].join('\n');
 }
@@ -27,7 +27,7 @@ export async function main(argv: string[], io: SubcommandIo): Promise<number> {
     return 0;
   }
   if (name === '--version' || name === '-V') {
-    io.stdout(`${VERSION}\n`);
+    io.stdout(`${readVersion()}\n`);
     return 0;
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

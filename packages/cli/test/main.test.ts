@@ -1,10 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { makeTempDir, repoRoot, runCommand } from '@leap/test-utils';
 import { main, mainUsage, COMMANDS } from '../src/index.js';
+import { readVersion } from '../src/version.js';
 
 const BIN = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');
 
@@ -69,10 +71,28 @@ test('a name inherited from Object.prototype is not a subcommand', async () => {
   }
 });
 
-test('--version prints the version', async () => {
-  const { out, io: cio } = io();
-  assert.is(await main(['--version'], cio), 0);
-  assert.match(out.join(''), /^\d+\.\d+\.\d+\n$/);
+const MANIFEST = JSON.parse(readFileSync(join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string };
+
+test('--version and -V print the version of @leap/cli\'s package.json, the one changesets bumps', async () => {
+  for (const flag of ['--version', '-V']) {
+    const { out, io: cio } = io();
+    assert.is(await main([flag], cio), 0);
+    assert.is(out.join(''), `${MANIFEST.version}\n`);
+  }
+  // The bundled bin reads it from its chunk's place in dist/bin/, not from a copy made at build time.
+  const bin = await runCommand(process.execPath, [BIN, '--version']);
+  assert.is(bin.code, 0, bin.stderr);
+  assert.is(bin.stdout, `${MANIFEST.version}\n`);
+});
+
+test('readVersion skips a package.json of another name on the way up, and says when there is none', () => {
+  const root = makeTempDir();
+  mkdirSync(join(root, 'cli', 'dist', 'bin', 'chunks'), { recursive: true });
+  writeFileSync(join(root, 'cli', 'package.json'), JSON.stringify({ name: '@leap/cli', version: '9.8.7-rc.1' }));
+  writeFileSync(join(root, 'cli', 'dist', 'package.json'), JSON.stringify({ type: 'commonjs' }));
+  writeFileSync(join(root, 'cli', 'dist', 'bin', 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0' }));
+  assert.is(readVersion(pathToFileURL(join(root, 'cli', 'dist', 'bin', 'chunks', 'leap-X.cjs')).href), '9.8.7-rc.1');
+  assert.throws(() => readVersion(join(makeTempDir(), 'nothing.js')), /no package\.json of @leap\/cli above/);
 });
 
 test('a subcommand gets the rest of the arguments, byte for byte, and its exit code is leap\'s', async () => {

@@ -1,0 +1,28 @@
+// The toolchain's version, `leap --version` (CONTRACT section 12): the version of the installed
+// @leap/cli, read from its own package.json, the one file changesets bumps. Found by walking up from
+// this module, which is src/ or dist/ in the package, or a chunk under dist/bin/ in the bundled bin.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE = '@leap/cli';
+
+/** The version in the nearest package.json named @leap/cli above `from` (a file URL or path). */
+export function readVersion(from: string = import.meta.url): string {
+  let dir = dirname(from.startsWith('file:') ? fileURLToPath(from) : from);
+  for (;;) {
+    let text: string | null = null;
+    try {
+      text = readFileSync(join(dir, 'package.json'), 'utf8');
+    } catch {
+      // no package.json here: look further up
+    }
+    if (text !== null) {
+      const manifest = JSON.parse(text) as { name?: unknown; version?: unknown };
+      if (manifest.name === PACKAGE && typeof manifest.version === 'string') return manifest.version;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json of ${PACKAGE} above ${from}`);
+    dir = parent;
+  }
+}
