@@ -47,7 +47,15 @@ for (const cli of CLI_NAMES) {
       if (cli === 'codex') assert.is(usage[0]!.model, null);
       // (Claude Code adds its context window to the name: `claude-opus-4-8[1m]`.)
       else assert.ok(String(usage[0]!.model).startsWith(server.requests.filter((r) => r.turn !== null).map((r) => cli === 'claude' ? (r.body as { model: string }).model : /models\/([^:]+):/.exec(r.url)![1]).at(-1)!), String(usage[0]!.model));
-      assert.ok(readFileSync(join(repo, '.tdd', 'verify-green.out'), 'utf8').length > 0);
+      const out = readFileSync(join(repo, '.tdd', 'verify-green.out'), 'utf8');
+      if (cli === 'claude') {
+        // The verdict schema (which declares draft 2020-12) reached the CLI as a schema it accepts: it offered
+        // the StructuredOutput tool, and the verdict came back as `structured_output`, not parsed from text.
+        const offered = server.requests.filter((r) => r.turn !== null).map((r) => ((r.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name));
+        assert.ok(offered.every((names) => names.includes('StructuredOutput')), 'every turn offered StructuredOutput');
+        const result = JSON.parse(out.trim().split('\n').at(-1)!) as { structured_output?: unknown };
+        assert.equal(result.structured_output, { verdict: 'PASS', reason: `add sums its arguments (${cli})` });
+      }
     } finally {
       await server.close();
     }
