@@ -46,6 +46,17 @@ export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
   };
 }
 
+/**
+ * The schema as `--json-schema` takes it: without its `$schema` key. Claude Code's validator knows draft-07
+ * only, and given a schema that declares another draft (`.../draft/2020-12/schema`, as every published LEAP
+ * schema does) it offers no StructuredOutput tool and says nothing (*2.1.197*); the answer is then free text.
+ * The rest of the schema (`$id`, `title`, the constraints) is kept as it is.
+ */
+export function claudeJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dropped, ...rest } = schema;
+  return rest;
+}
+
 function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeAgentConfig): AgentInvocation {
   // stream-json (which needs --verbose) ends with the same result object as json, and shows the CLI's
   // api_retry events while it runs: with no network, a leaf can be ended in seconds, not after 3 minutes.
@@ -62,7 +73,7 @@ function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeA
     const tools = config.allowedTools ?? CLAUDE_WRITE_TOOLS;
     if (tools.length > 0) args.push('--allowedTools', tools.join(','));
   }
-  if (options.answerSchema !== undefined) args.push('--json-schema', JSON.stringify(options.answerSchema));
+  if (options.answerSchema !== undefined) args.push('--json-schema', JSON.stringify(claudeJsonSchema(options.answerSchema)));
   args.push(...(config.extraArgs ?? []));
   // CLAUDECODE marks a process started by Claude Code; older versions refused a nested `claude` while it
   // was set (2.1.197 does not), and the leaf is not nested in any sense that matters here.

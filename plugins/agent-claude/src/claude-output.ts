@@ -30,28 +30,66 @@ export function parseClaudeUsage(stdout: string): AgentUsage | null {
   return result === null ? null : usageOf(result);
 }
 
-/** The CLI's own words for a failed run: the error result's text, else its stderr (the refusal of bypassPermissions as root). */
+/**
+ * The CLI's own words for a failed run: the error result's text, else its stderr (the refusal of
+ * bypassPermissions as root), else, for a run ended before its result (killed while it retried), its last
+ * `api_retry` event in words.
+ */
 export function explainClaudeFailure(stdout: string, stderr: string): string | null {
   const result = lastJsonObject(stdout);
   if (result !== null && result.is_error === true) return `${errorWords(result)}${subtypeOf(result)}`;
   const words = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' ');
-  if (words === '') return null;
+  if (words === '') {
+    const retry = lastRetry(stdout);
+    return retry === null ? null : `the last thing Claude Code said: ${retryWords(retry)}`;
+  }
   if (/cannot be used with root/.test(words)) return `${words} (permission mode bypassPermissions as root; the default dontAsk mode runs as root)`;
   return words;
 }
 
+/** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
+export interface ClaudeRetry extends AgentRetry {
+  /** True for an authentication failure (HTTP 401 or 403, `authentication_failed`): the same key is refused every time. */
+  final?: boolean;
+}
+
 /**
  * With `--output-format stream-json --verbose`: the CLI cannot reach the API when its last event is an
- * `api_retry` with no HTTP status (no answer at all). A retry of an answer (429, 529 overloaded) is not
- * counted: the API is there, and the CLI's back-off is the right wait.
+ * `api_retry` with no HTTP status (no answer at all), and it cannot be let in when the event is an
+ * authentication failure (401 or 403, `error: "authentication_failed"`), which Claude Code retries ten
+ * times over about three minutes (*2.1.197*) although it never recovers: that one is `final` from its first
+ * attempt. A retry of any other answer (429, 500, 529 overloaded) is not counted: the API is there, and the
+ * CLI's back-off is the right wait.
  */
-export function claudeRetrying(stdout: string): AgentRetry | null {
+export function claudeRetrying(stdout: string): ClaudeRetry | null {
   const last = lastJsonObject(stdout);
   if (last === null || last.type !== 'system' || last.subtype !== 'api_retry') return null;
-  if (last.error_status !== undefined && last.error_status !== null) return null;
   const attempts = typeof last.attempt === 'number' ? last.attempt : 1;
-  const error = typeof last.error === 'string' ? last.error : 'unknown';
-  return { attempts, message: `API retry ${attempts}${typeof last.max_retries === 'number' ? ` of ${last.max_retries}` : ''} (error: ${error})` };
+  if (isAuthFailure(last)) return { attempts, message: `${retryWords(last)}; a refused key is refused again, so the leaf ends`, final: true };
+  if (last.error_status !== undefined && last.error_status !== null) return null;
+  return { attempts, message: retryWords(last) };
+}
+
+function isAuthFailure(retry: Record<string, unknown>): boolean {
+  return retry.error === 'authentication_failed' || retry.error_status === 401 || retry.error_status === 403;
+}
+
+// An api_retry event in words: `API retry 2 of 10 (error: authentication_failed, HTTP 401)`.
+function retryWords(retry: Record<string, unknown>): string {
+  const attempts = typeof retry.attempt === 'number' ? retry.attempt : 1;
+  const error = typeof retry.error === 'string' ? retry.error : 'unknown';
+  const status = typeof retry.error_status === 'number' ? `, HTTP ${retry.error_status}` : '';
+  return `API retry ${attempts}${typeof retry.max_retries === 'number' ? ` of ${retry.max_retries}` : ''} (error: ${error}${status})`;
+}
+
+// The last api_retry event of a stream-json transcript.
+function lastRetry(stdout: string): Record<string, unknown> | null {
+  const lines = stdout.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const object = parseJsonObject((lines[i] ?? '').trim());
+    if (object !== null && object.type === 'system' && object.subtype === 'api_retry') return object;
+  }
+  return null;
 }
 
 function usageOf(result: Record<string, unknown>): AgentUsage | null {

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
-import { claudeRetrying, createClaudeAgent, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from '../src/index.js';
+import { claudeJsonSchema, claudeRetrying, createClaudeAgent, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from '../src/index.js';
 import { OTHER_USER, makeWorktree, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
@@ -119,6 +119,27 @@ create('stream-json needs --verbose; its api_retry events show the CLI retrying'
   assert.equal(claudeRetrying(retries), { attempts: 3, message: 'API retry 3 of 10 (error: unknown)' });
   assert.equal(claudeRetrying('{"type":"system","subtype":"api_retry"}'), { attempts: 1, message: 'API retry 1 (error: unknown)' });
   assert.is(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":4,"error_status":529,"error":"overloaded"}'), null, 'an overloaded API is there');
+});
+
+create('an authentication failure is final from its first api_retry event; a killed run\'s last words are its last retry', () => {
+  // The event Claude Code 2.1.197 prints for a 401 (tests/real-agents sees it from the real CLI).
+  const first = '{"type":"system","subtype":"init"}\n{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":505.1,"error_status":401,"error":"authentication_failed"}\n';
+  assert.equal(claudeRetrying(first), { attempts: 1, message: 'API retry 1 of 10 (error: authentication_failed, HTTP 401); a refused key is refused again, so the leaf ends', final: true });
+  assert.is(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":2,"error_status":403,"error":"x"}')?.final, true);
+  assert.is(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":1,"error":"authentication_failed"}')?.final, true);
+  assert.is(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":1,"error_status":500,"error":"api_error"}'), null, 'a 500 is waited out');
+  const killed = '{"type":"system","subtype":"init"}\n{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"error_status":500,"error":"server_error"}\n';
+  assert.is(explainClaudeFailure(killed, ''), 'the last thing Claude Code said: API retry 2 of 10 (error: server_error, HTTP 500)');
+  assert.is(explainClaudeFailure('{"type":"system","subtype":"init"}\n', ''), null);
+});
+
+create('--json-schema carries the schema without its $schema key (Claude Code ignores a 2020-12 schema)', () => {
+  const schema = { $id: 'https://leap.dev/schemas/verdict.schema.json', $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', required: ['verdict'] };
+  const args = createClaudeAgent().buildInvocation('x', { role: 'verifier', cwd: '/tmp', answerSchema: schema }).args;
+  const passed = JSON.parse(args[args.indexOf('--json-schema') + 1] as string) as Record<string, unknown>;
+  assert.equal(passed, { $id: 'https://leap.dev/schemas/verdict.schema.json', type: 'object', required: ['verdict'] });
+  assert.equal(claudeJsonSchema(schema), passed);
+  assert.ok('$schema' in schema, 'the caller\'s schema is left as it was');
 });
 
 create.run();

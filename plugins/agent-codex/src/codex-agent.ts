@@ -1,6 +1,7 @@
 // The OpenAI Codex agent: `codex exec --json`, the prompt on stdin (`-`), the answer in the last agent_message event.
 import type { AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
 import { isReadOnlyRole } from '@leap/core';
+import { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR } from './codex-readiness.js';
 import { codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
 
 /** How to run Codex; every field has a default. */
@@ -13,6 +14,8 @@ export interface CodexAgentConfig {
   model?: string;
   /** Arguments added after the plugin's own, before the `-` that reads the prompt. */
   extraArgs?: string[];
+  /** Run the readiness check before a leaf (default true); false for a setup the check cannot judge. */
+  preflight?: boolean;
 }
 
 /** Build the Codex agent plugin (family `openai`). */
@@ -23,8 +26,14 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
     family: 'openai',
     buildInvocation: (prompt, options) => codexInvocation(prompt, options, config),
     parseAnswer: parseCodexEvents,
-    // `codex exec` never checks the login: without one it retries for ever. `login status` says at once.
-    preflight: () => ({ command, args: ['login', 'status'] }),
+    // `codex exec` never checks the login: without one it retries for ever. The check says at once, judging
+    // the setup as the CLI does (CODEX_API_KEY, the provider's env_key), and asks `login status` otherwise.
+    // The script travels in the check's environment, so the command line a failure quotes stays one line.
+    preflight: () => (config.preflight === false ? null : {
+      command: process.execPath,
+      args: ['-e', `eval(process.env.${CODEX_READINESS_VAR})`, command, ...(config.extraArgs ?? [])],
+      env: { [CODEX_READINESS_VAR]: CODEX_READINESS_SCRIPT },
+    }),
     explainFailure: explainCodexFailure,
     parseUsage: parseCodexUsage,
     retrying: codexRetrying,

@@ -64,11 +64,19 @@ export function explainCodexFailure(stdout: string, stderr: string): string | nu
 // The CLI's tracing lines (`2026-12-01T07:06:33.916394Z ERROR codex_api::...`) and its PATH-alias warning.
 const LOG_LINE = /^(\d{4}-\d\d-\d\dT\S+Z\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s|WARNING: proceeding, even though)/;
 
+/** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
+export interface CodexRetry extends AgentRetry {
+  /** True when the service refused the credentials (`unexpected status 401 Unauthorized`, or 403). */
+  final?: boolean;
+}
+
 /**
  * Whether the output ends with network retries: the `Reconnecting...` error events since the last event
  * that was progress (an item that is not an error, a turn), counted; null when the last event was progress.
+ * A refused key (`Reconnecting... 2/5 (unexpected status 401 Unauthorized: ...)`, which 0.171.0 retries five
+ * times over about ten seconds before its turn fails) is `final` from the first such event.
  */
-export function codexRetrying(stdout: string): AgentRetry | null {
+export function codexRetrying(stdout: string): CodexRetry | null {
   let attempts = 0;
   let message = '';
   for (const event of readEvents(stdout)) {
@@ -79,8 +87,11 @@ export function codexRetrying(stdout: string): AgentRetry | null {
       attempts = 0;
     }
   }
-  return attempts === 0 ? null : { attempts, message };
+  if (attempts === 0) return null;
+  return AUTH_REFUSED.test(message) ? { attempts, message, final: true } : { attempts, message };
 }
+
+const AUTH_REFUSED = /unexpected status (401|403)\b/;
 
 function usageOf(events: CodexEvent[]): AgentUsage | null {
   const completed = events.filter((e) => e.type === 'turn.completed' && typeof e.usage === 'object' && e.usage !== null).at(-1);

@@ -1,4 +1,6 @@
 // @leap/agent-codex: the OpenAI Codex CLI as a LEAP agent.
 export { createCodexAgent } from './codex-agent.js';
 export type { CodexAgentConfig } from './codex-agent.js';
+export type { CodexRetry } from './codex-events.js';
 export { codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
+export { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR, codexSetupReadiness } from './codex-readiness.js';

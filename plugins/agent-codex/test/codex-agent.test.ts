@@ -1,8 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AgentRole } from '@leap/core';
-import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
-import { codexRetrying, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
+import { cleanupTempDirs, hostileTitles, makeTempDir, waitFor } from '@leap/test-utils';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CODEX_READINESS_SCRIPT, codexRetrying, codexSetupReadiness, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
 import { OTHER_USER, makeWorktree, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
@@ -21,7 +23,8 @@ create('names the openai family; verifiers, reviewers and planners run in the re
     assert.is(call.command, 'codex');
     assert.is(call.model, undefined);
   }
-  assert.equal(agent.preflight?.({ role: 'developer', cwd: '/tmp' }), { command: 'codex', args: ['login', 'status'] });
+  assert.equal(agent.preflight?.({ role: 'developer', cwd: '/tmp' }), { command: process.execPath, args: ['-e', 'eval(process.env.LEAP_CODEX_READINESS)', 'codex'], env: { LEAP_CODEX_READINESS: CODEX_READINESS_SCRIPT } });
+  assert.is(createCodexAgent({ preflight: false }).preflight?.({ role: 'developer', cwd: '/tmp' }), null, 'an entry can turn the check off');
 });
 
 create('writers get workspace-write; model and extra args come before "-"', () => {
@@ -32,7 +35,7 @@ create('writers get workspace-write; model and extra args come before "-"', () =
   assert.equal(call.args, ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '--model', 'o4-mini', '--ephemeral', '-']);
   assert.is(call.model, 'o4-mini');
   assert.equal(agent.buildInvocation('p', { role: 'builder', cwd: '/tmp', model: 'gpt-5' }).args.slice(5, 7), ['--model', 'gpt-5']);
-  assert.equal(agent.preflight?.({ role: 'builder', cwd: '/tmp' })?.command, '/opt/codex');
+  assert.equal(agent.preflight?.({ role: 'builder', cwd: '/tmp' })?.args.slice(2), ['/opt/codex', '--ephemeral'], 'the check knows the bin and the extra args (a -c model_provider=...)');
 });
 
 create('every role answers in a fresh worktree and in a folder that is no repository, as this user and another', async () => {
@@ -62,6 +65,35 @@ create('the preflight says whether codex is logged in, at once, in its words', a
   const no = await runInvocation(check, { CODEX_HOME: makeTempDir() });
   assert.is(no.code, 1);
   assert.is(explainCodexFailure(no.stdout, no.stderr), 'Not logged in');
+  // API-key setups that `codex exec` runs with, which `codex login status` calls "Not logged in".
+  const byKey = await runInvocation(check, { CODEX_HOME: makeTempDir(), CODEX_API_KEY: 'sk-x' });
+  assert.equal([byKey.code, byKey.stdout], [0, 'ready: CODEX_API_KEY is set\n']);
+  const home = makeTempDir();
+  writeFileSync(join(home, 'config.toml'), 'model_provider = "corp" # ours\n[model_providers.corp]\nbase_url = "http://127.0.0.1:9/v1"\nenv_key = "CORP_KEY"\n');
+  const byEnvKey = await runInvocation(check, { CODEX_HOME: home, CORP_KEY: 'k' });
+  assert.equal([byEnvKey.code, byEnvKey.stdout], [0, 'ready: model provider "corp" reads its key from CORP_KEY, which is set\n']);
+  const unset = await runInvocation(check, { CODEX_HOME: home, CORP_KEY: undefined });
+  assert.equal([unset.code, explainCodexFailure(unset.stdout, unset.stderr)], [1, 'model provider "corp" (config.toml) reads its key from CORP_KEY, which is not set']);
+  const missing = await runInvocation({ ...check, args: [...check.args.slice(0, 2), '/nonexistent/codex'] }, { CODEX_HOME: makeTempDir() });
+  assert.equal([missing.code, missing.stderr], [127, '/nonexistent/codex was not found\n']);
+  const plainFile = join(makeTempDir(), 'codex');
+  writeFileSync(plainFile, '#!/bin/sh\n');
+  const notExecutable = await runInvocation({ ...check, args: [...check.args.slice(0, 2), plainFile] }, { CODEX_HOME: makeTempDir() });
+  assert.equal([notExecutable.code, notExecutable.stderr], [126, `${plainFile} is not executable\n`]);
+});
+
+create('readiness judges the setup as the CLI does: CODEX_API_KEY, the provider\'s env_key, a keyless provider, else codex login', () => {
+  const config = (provider: string) => `model_provider = '${provider}'\n\n[model_providers."corp"]\nenv_key = "CORP_KEY"\n[model_providers.local]\nbase_url = "http://localhost:11434/v1"\n[model_providers.hosted]\nrequires_openai_auth = true\n`;
+  assert.equal(codexSetupReadiness({}, null, []), { ready: null, why: 'model provider "openai" signs in with codex login' });
+  assert.equal(codexSetupReadiness({ CODEX_API_KEY: '' }, null, []).ready, null, 'an empty variable is no key');
+  assert.equal(codexSetupReadiness({ CORP_KEY: 'k' }, config('corp'), []).ready, true);
+  assert.equal(codexSetupReadiness({}, config('corp'), []).ready, false);
+  assert.equal(codexSetupReadiness({}, config('local'), []), { ready: true, why: 'model provider "local" needs no key' });
+  assert.equal(codexSetupReadiness({}, config('hosted'), []).ready, null);
+  assert.equal(codexSetupReadiness({}, null, ['--oss']).ready, null);
+  assert.equal(codexSetupReadiness({}, null, ['-c', 'model_provider=ollama']), { ready: true, why: 'model provider "ollama" is local and needs no key' });
+  assert.equal(codexSetupReadiness({ CORP_KEY: 'k' }, config('local'), ['--config=model_provider="corp"']).ready, true, 'the command line wins over config.toml');
+  assert.equal(codexSetupReadiness({}, 'model_provider = "x\\"y"\n', []).why, 'model provider "x"y" signs in with codex login');
 });
 
 create('the stand-in refuses unexpected argv as clap does, and a folder outside git without the check skipped', async () => {
@@ -100,13 +132,23 @@ create('not logged in, exec retries for ever; the retries show in its events', a
   child.stdin.end(call.stdin);
   let out = '';
   child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  await new Promise((r) => setTimeout(r, 600));
+  // Until the "waiting for network" events repeat (a Node start under load takes its time: wait on the output).
+  await waitFor(() => (out.match(/waiting for network/g) ?? []).length >= 3, 60_000);
   assert.is(child.exitCode, null, 'still retrying');
   child.kill('SIGKILL');
   const retry = codexRetrying(out);
   assert.ok(retry !== null && retry.attempts > 6, JSON.stringify(retry));
   assert.is(retry?.message, 'Reconnecting... waiting for network (Connection failed: error sending request)');
   assert.throws(() => parseCodexEvents(out), /codex reported an error: Reconnecting\.\.\. waiting for network/);
+});
+
+create('a refused key is final from its first Reconnecting event; other retries are not', () => {
+  // What Codex CLI 0.171.0 prints for a 401 (tests/real-agents gets it from the real CLI).
+  const refused = (n: number) => `{"type":"error","message":"Reconnecting... ${n}/5 (unexpected status 401 Unauthorized: invalid key, url: http://127.0.0.1:9/v1/responses)"}`;
+  assert.equal(codexRetrying(`{"type":"turn.started"}\n${refused(1)}\n`), { attempts: 1, message: 'Reconnecting... 1/5 (unexpected status 401 Unauthorized: invalid key, url: http://127.0.0.1:9/v1/responses)', final: true });
+  assert.is(codexRetrying(`${refused(1)}\n${refused(2)}\n`)?.attempts, 2);
+  assert.is(codexRetrying('{"type":"error","message":"Reconnecting... 1/5 (unexpected status 403 Forbidden: no)"}')?.final, true);
+  assert.equal(codexRetrying('{"type":"error","message":"Reconnecting... 1/5 (We\'re currently experiencing high demand)"}'), { attempts: 1, message: "Reconnecting... 1/5 (We're currently experiencing high demand)" });
 });
 
 create.run();

@@ -9,7 +9,7 @@ export function parseGeminiOutput(stdout: string): AgentAnswer {
     throw new LeapError(`gemini: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`);
   }
   const error = errorOf(object);
-  if (error !== null) throw new LeapError(`gemini reported an error (${error.kind}): ${error.message}`);
+  if (error !== null) throw new LeapError(`gemini reported an error (${error.kind}): ${apiErrorSentence(error) ?? error.message}`);
   if (typeof object.response !== 'string') {
     throw new LeapError(`gemini: expected a string "response", found ${previewText(JSON.stringify(object.response ?? null))}`);
   }
@@ -39,9 +39,24 @@ export function explainGeminiFailure(stdout: string, stderr: string): string | n
   for (const text of [stderr, stdout]) {
     const object = jsonObject(text);
     const error = object === null ? null : errorOf(object);
-    if (error !== null) return error.message;
+    if (error !== null) return apiErrorSentence(error) ?? error.message;
   }
   return said(stderr).at(-1) ?? null;
+}
+
+/**
+ * An API's refusal as one sentence. When the model API answers an HTTP error, Gemini CLI 0.61.0 prints the
+ * API's own JSON body as the error's message (`{"error":{"code":401,"message":"...","status":"UNAUTHENTICATED"}}`)
+ * and exits with the HTTP status mod 256 (401 -> 145, 429 -> 173, 500 -> 244, 503 -> 247).
+ */
+function apiErrorSentence(error: { message: string; code: unknown }): string | null {
+  const inner = parseJsonObject(error.message.trim());
+  const api = inner !== null && isJsonObject(inner.error) ? inner.error : null;
+  const status = count(api?.code) ?? (error.code === undefined ? null : count(error.code));
+  if (status === null || status < 100 || status > 599) return null;
+  const word = typeof api?.status === 'string' && api.status !== '' ? ` ${api.status}` : '';
+  const said = typeof api?.message === 'string' && api.message !== '' ? api.message : api === null ? error.message : JSON.stringify(api).slice(0, 500);
+  return `the Gemini API answered HTTP ${status}${word}: ${said} (the CLI's exit code ${status % 256} is that status mod 256)`;
 }
 
 /**
@@ -83,11 +98,11 @@ function count(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 }
 
-function errorOf(object: Record<string, unknown>): { kind: string; message: string } | null {
-  const error = object.error as { type?: unknown; message?: unknown } | null | undefined;
+function errorOf(object: Record<string, unknown>): { kind: string; message: string; code: unknown } | null {
+  const error = object.error as { type?: unknown; message?: unknown; code?: unknown } | null | undefined;
   if (error === undefined || error === null) return null;
   const kind = typeof error.type === 'string' ? error.type : 'error';
-  return { kind, message: typeof error.message === 'string' ? error.message : previewText(JSON.stringify(error)) };
+  return { kind, message: typeof error.message === 'string' ? error.message : previewText(JSON.stringify(error)), code: error.code };
 }
 
 // Lines that say something: no stack frames, no Node warnings, no start-up notices, no colours.

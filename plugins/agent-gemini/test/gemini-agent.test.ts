@@ -152,4 +152,17 @@ explain('the JSON error of stderr or stdout, else the last line that says someth
   assert.is(geminiRetrying('', ''), null);
 });
 
+explain('an HTTP error of the model API becomes one sentence: the status, its word, the API\'s message, why the exit code is what it is', () => {
+  // The end of Gemini CLI 0.61.0's stderr when the API answers 401 (tests/real-agents gets it from the real CLI).
+  const body = '{"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}';
+  const stderr = `Ripgrep is not available. Falling back to GrepTool.\nError when talking to Gemini API _ApiError: ${body}\n  status: 401\n}\n${JSON.stringify({ session_id: 's', error: { type: 'Error', message: body, code: 401 } }, null, 2)}\n`;
+  const sentence = "the Gemini API answered HTTP 401 UNAUTHENTICATED: API key not valid. Please pass a valid API key. (the CLI's exit code 145 is that status mod 256)";
+  assert.is(explainGeminiFailure('', stderr), sentence);
+  assert.throws(() => parseGeminiOutput(JSON.stringify({ error: { type: 'Error', message: body, code: 401 } })), (e: Error) => e.message === `gemini reported an error (Error): ${sentence}`);
+  // A status with a plain message, a body without words, an exit code that is no HTTP status (41: no auth method).
+  assert.is(explainGeminiFailure('', JSON.stringify({ error: { type: 'Error', message: 'Too many requests', code: 429 } })), "the Gemini API answered HTTP 429: Too many requests (the CLI's exit code 173 is that status mod 256)");
+  assert.is(explainGeminiFailure('', JSON.stringify({ error: { message: '{"error":{"code":503}}' } })), 'the Gemini API answered HTTP 503: {"code":503} (the CLI\'s exit code 247 is that status mod 256)');
+  assert.is(explainGeminiFailure('', JSON.stringify({ error: { type: 'Error', message: 'Please set an Auth method', code: 41 } })), 'Please set an Auth method');
+});
+
 explain.run();

@@ -1,0 +1,99 @@
+// The real agent CLIs at their pinned versions: installed once into a cache outside the repository
+// (`npm install --prefix`, so the lockfile and a plain `npm ci` never see them), each run with a private
+// HOME and pointed at the scripted model server on 127.0.0.1 as agent-cli-runs/MODEL-STUB.md says.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { ModelServer } from '@leap/test-utils';
+
+export type CliName = 'claude' | 'codex' | 'gemini';
+
+/** The versions the plugins are checked against; moving one is moving the plugin's README with it. */
+export const PINNED: Record<CliName, { pkg: string; version: string; bin: string }> = {
+  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
+  codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
+  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+};
+
+/** The CLIs the tests run: all three, or those `LEAP_TEST_CLIS` names (`claude,gemini`), for working on one. */
+export const CLI_NAMES: CliName[] = (['claude', 'codex', 'gemini'] as const).filter((name) => (process.env.LEAP_TEST_CLIS ?? name).split(',').includes(name));
+
+/** `LEAP_TEST_CACHE`, else `$XDG_CACHE_HOME/leap-test`, else `~/.cache/leap-test`: never under the repository or /tmp. */
+export const CACHE_ROOT = process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test');
+
+/** The folder holding `bin` of the pinned CLI, installed first when it is not there yet (once: later runs reuse it). */
+export function installedCli(name: CliName): string {
+  const { pkg, version, bin } = PINNED[name];
+  const dir = join(CACHE_ROOT, 'agents', `${name}@${version}`);
+  const binDir = join(dir, 'node_modules', '.bin');
+  const manifest = join(dir, 'node_modules', ...pkg.split('/'), 'package.json');
+  if (existsSync(join(binDir, bin)) && existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === version) return binDir;
+  mkdirSync(join(CACHE_ROOT, 'agents'), { recursive: true });
+  // Installed beside its place and renamed into it, so a killed install never leaves a half folder that looks whole.
+  const staging = mkdtempSync(`${dir}.installing-`);
+  try {
+    writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
+    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return binDir;
+}
+
+const homes: string[] = [];
+
+/**
+ * A private HOME for one run, under the cache (not /tmp: Codex refuses to set up its sandbox helpers under
+ * the temp folder, and every sandboxed command then fails), configured to use `server` and stay quiet.
+ */
+export function privateHome(name: CliName, server: ModelServer, options: { codexLogin?: boolean } = {}): { home: string; env: Record<string, string> } {
+  mkdirSync(join(CACHE_ROOT, 'homes'), { recursive: true });
+  const home = mkdtempSync(join(CACHE_ROOT, 'homes', `${name}-`));
+  homes.push(home);
+  const env: Record<string, string> = { PATH: `${installedCli(name)}:${process.env.PATH ?? ''}`, HOME: home, TMPDIR: join(home, 'tmp') };
+  mkdirSync(env.TMPDIR!, { recursive: true });
+  if (name === 'claude') {
+    Object.assign(env, {
+      ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-stub-key',
+      DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_ERROR_REPORTING: '1',
+    });
+  } else if (name === 'codex') {
+    const codexHome = join(home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(join(codexHome, 'config.toml'), [
+      'model_provider = "stub"',
+      'check_for_update_on_startup = false',
+      '[model_providers.stub]',
+      'name = "stub"',
+      `base_url = "${server.url}/v1"`,
+      'env_key = "STUB_OPENAI_KEY"',
+      'wire_api = "responses"',
+      '[analytics]',
+      'enabled = false',
+      '',
+    ].join('\n'));
+    Object.assign(env, { CODEX_HOME: codexHome, STUB_OPENAI_KEY: 'sk-stub-key' });
+    // `codex login --with-api-key` (the key on stdin): the setup whose `codex login status` says logged in.
+    if (options.codexLogin === true) execFileSync('codex', ['login', '--with-api-key'], { env: { ...process.env, ...env }, input: 'sk-stub-key\n', stdio: ['pipe', 'ignore', 'pipe'] });
+  } else {
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } }, telemetry: { enabled: false }, general: { enableAutoUpdate: false },
+    }));
+    Object.assign(env, { GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_API_KEY: 'stub-key', GEMINI_TELEMETRY_ENABLED: 'false' });
+  }
+  return { home, env };
+}
+
+/** Remove every private HOME made so far. */
+export function cleanupHomes(): void {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+}
+
+/** The requests of `server` that reached beyond the script's vendors: there must be none but the known probes. */
+export function unknownRequests(server: ModelServer): string[] {
+  return server.requests.filter((r) => r.answer === 404).map((r) => `${r.method} ${r.url}`);
+}

@@ -1,0 +1,138 @@
+// What the plugins make of the real CLIs' failures: readiness of every setup Codex runs with, a refused key
+// recognised at its first retry, Gemini's HTTP status in a plain sentence, a killed leaf's last words.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { claudeRetrying } from '@leap/agent-claude';
+import { codexRetrying } from '@leap/agent-codex';
+import { readFileIfExists } from '@leap/core';
+import { cleanupTempDirs, makeTempDir, startModelServer, waitFor } from '@leap/test-utils';
+import { checkAgentReady, runAgentLeaf } from '@leap/verify';
+import { CLI_NAMES, cleanupHomes, privateHome } from './clis.js';
+import { makeProject } from './fixture-repo.js';
+import { plugin } from './plugin.js';
+
+test.after(() => {
+  cleanupTempDirs();
+  cleanupHomes();
+});
+
+const has = (name: string) => CLI_NAMES.includes(name as never);
+
+// The output up to and including its first line that matches `pattern`: what a watch polling the file saw then.
+function upTo(stdout: string, pattern: RegExp): string {
+  const lines = stdout.split('\n');
+  const at = lines.findIndex((line) => pattern.test(line));
+  return at === -1 ? '' : `${lines.slice(0, at + 1).join('\n')}\n`;
+}
+
+if (has('codex')) {
+  test('codex readiness accepts every setup `codex exec` runs with, and a leaf then runs: a provider env_key, CODEX_API_KEY, codex login', async () => {
+    const server = await startModelServer({ script: [{ text: 'ready and answering' }] });
+    try {
+      const agent = plugin('codex');
+      const options = { role: 'verifier' as const, cwd: makeProject() };
+      // 1. The provider of config.toml reads its key from STUB_OPENAI_KEY; `codex login status` says "Not logged in".
+      const byEnvKey = privateHome('codex', server).env;
+      assert.equal(await checkAgentReady(agent, options, byEnvKey), { ready: true });
+      const leaf = await runAgentLeaf({ name: 'verify-green', agent, prompt: 'Say it.', options, stateDir: makeTempDir('leap-real-agents-state-'), env: byEnvKey });
+      assert.is(leaf.answer?.text, 'ready and answering', `${leaf.failure}`);
+      // 2. CODEX_API_KEY with the built-in OpenAI provider (its base URL pointed at the server).
+      const byApiKey = privateHome('codex', server).env;
+      writeFileSync(join(byApiKey.CODEX_HOME!, 'config.toml'), `check_for_update_on_startup = false\nopenai_base_url = "${server.url}/v1"\n[analytics]\nenabled = false\n`);
+      const apiKeyEnv = { ...byApiKey, STUB_OPENAI_KEY: '', CODEX_API_KEY: 'sk-stub-key' };
+      assert.equal(await checkAgentReady(agent, options, apiKeyEnv), { ready: true });
+      const second = await runAgentLeaf({ name: 'verify-green', agent, prompt: 'Say it.', options, stateDir: makeTempDir('leap-real-agents-state-'), env: apiKeyEnv });
+      assert.is(second.answer?.text, 'ready and answering', `${second.failure}`);
+      assert.ok(server.requests.some((r) => r.headers.authorization === 'Bearer sk-stub-key' && r.answer === 200), 'the CLI used the key');
+      // 3. `codex login --with-api-key`.
+      const loggedIn = privateHome('codex', server, { codexLogin: true }).env;
+      assert.equal(await checkAgentReady(agent, options, { ...loggedIn, STUB_OPENAI_KEY: '' }), { ready: false, code: 1, failureKind: 'failed', failure: 'codex is not ready: `' + `${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex` + '` exited with code 1: model provider "stub" (config.toml) reads its key from STUB_OPENAI_KEY, which is not set' });
+      const plain = privateHome('codex', server, { codexLogin: true }).env;
+      writeFileSync(join(plain.CODEX_HOME!, 'config.toml'), 'check_for_update_on_startup = false\n');
+      assert.equal(await checkAgentReady(agent, options, plain), { ready: true }, 'the built-in provider with a login: codex login status says so');
+      // And no setup at all is refused in the CLI's own words, before any leaf.
+      const none = privateHome('codex', server).env;
+      writeFileSync(join(none.CODEX_HOME!, 'config.toml'), 'check_for_update_on_startup = false\n');
+      const refused = await checkAgentReady(agent, options, none);
+      assert.ok(!refused.ready && /: Not logged in$/.test(refused.failure), JSON.stringify(refused));
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+if (has('claude')) {
+  test('claude: a refused key (401) is final at its first api_retry event, and the leaf ends as failed with the CLI\'s words', async () => {
+    const server = await startModelServer({ script: [{ text: 'never', fault: 401 }] });
+    try {
+      const { env } = privateHome('claude', server);
+      // The retry watch of @leap/verify as it is today ends a leaf after 3 retries and retryLimitMs; the
+      // plugin's `final` says at the first retry that no retry can succeed (see the report for the watch).
+      const leaf = await runAgentLeaf({ name: 'verify-green', agent: plugin('claude'), prompt: 'x', options: { role: 'verifier', cwd: makeProject() }, stateDir: makeTempDir('leap-real-agents-state-'), env, retryLimitMs: 1 });
+      assert.is(leaf.failureKind, 'failed');
+      assert.match(leaf.failure ?? '', /API retry \d+ of 10 \(error: authentication_failed, HTTP 401\); a refused key is refused again, so the leaf ends/);
+      const first = claudeRetrying(upTo(leaf.stdout, /"subtype":"api_retry"/));
+      assert.equal([first?.attempts, first?.final], [1, true], 'final from the first retry');
+      assert.ok(server.requests.filter((r) => r.answer === 401).length < 10, 'ended before the CLI gave up by itself');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('claude: a leaf killed while the CLI retries a 500 says what the CLI said last', async () => {
+    const server = await startModelServer({ script: [{ text: 'never', fault: 500 }] });
+    try {
+      const { env } = privateHome('claude', server);
+      const stateDir = makeTempDir('leap-real-agents-state-');
+      const agent = plugin('claude');
+      const options = { role: 'verifier' as const, cwd: makeProject() };
+      // Killed once the CLI has retried twice: a TERM to the process running the leaf ends the leaf (killed-signal),
+      // as any kill of a leaf would end it.
+      const pending = runAgentLeaf({ name: 'verify-green', agent, prompt: 'x', options, stateDir, env });
+      await server.waitForRequest(() => server.requests.filter((q) => q.answer === 500).length >= 3);
+      await waitFor(() => (readFileIfExists(join(stateDir, 'verify-green.out')) ?? '').includes('"attempt":2'), 60_000);
+      process.kill(process.pid, 'SIGTERM');
+      const leaf = await pending;
+      assert.is(leaf.failureKind, 'killed');
+      assert.match(agent.explainFailure!(leaf.stdout, leaf.stderr) ?? '', /^the last thing Claude Code said: API retry \d+ of 10 \(error: \w+, HTTP 500\)$/);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+if (has('codex')) {
+  test('codex: a refused key is final at its first Reconnecting event; the failed turn is the leaf\'s failure, in the CLI\'s words', async () => {
+    const server = await startModelServer({ script: [{ text: 'never', fault: 401 }] });
+    try {
+      const { env } = privateHome('codex', server);
+      const leaf = await runAgentLeaf({ name: 'verify-green', agent: plugin('codex'), prompt: 'x', options: { role: 'verifier', cwd: makeProject() }, stateDir: makeTempDir('leap-real-agents-state-'), env });
+      assert.is(leaf.failureKind, 'failed');
+      assert.match(leaf.failure ?? '', /unexpected status 401 Unauthorized: invalid x-api-key \(the stub server refuses this key\)/);
+      const first = codexRetrying(upTo(leaf.stdout, /Reconnecting/));
+      assert.equal([first?.attempts, first?.final], [1, true]);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+if (has('gemini')) {
+  for (const [fault, status] of [[401, 'UNAUTHENTICATED']] as const) {
+    test(`gemini: an HTTP ${fault} becomes one plain sentence with the status, and the exit code is explained`, async () => {
+      const server = await startModelServer({ script: [{ text: 'never', fault }] });
+      try {
+        const { env } = privateHome('gemini', server);
+        const leaf = await runAgentLeaf({ name: 'verify-green', agent: plugin('gemini'), prompt: 'x', options: { role: 'verifier', cwd: makeProject() }, stateDir: makeTempDir('leap-real-agents-state-'), env });
+        assert.equal([leaf.status, leaf.code], ['exited', fault % 256]);
+        assert.is(leaf.failure, `gemini exited with code ${fault % 256} (exited): the Gemini API answered HTTP ${fault} ${status}: invalid x-api-key (the stub server refuses this key) (the CLI's exit code ${fault % 256} is that status mod 256)`);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+}
+
+test.run();
