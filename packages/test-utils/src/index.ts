@@ -164,3 +164,4 @@ export function hostileTitles(count: number, seed = 7): string[] {
   return [...titles].slice(0, count);
 }
 export * from './stand-in-cli.js';
+export * from './suite.js';
