@@ -17,5 +17,6 @@ export const COMMANDS: Record<string, CommandEntry> = {
   status: { summary: 'where the runs of this repository stand, and what they cost', load: async () => (await import('@leap/view/cli')).statusCommand },
   // Its own entry: `leap report` never loads the code of `leap status` (the view's ./cli).
   report: { summary: 'one self-contained HTML report of the runs of this repository', load: async () => (await import('@leap/view/report')).reportMain },
+  serve: { summary: 'the report as a live page on 127.0.0.1, behind a token', load: async () => (await import('@leap/view/serve')).serveMain },
   worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner)', load: async () => (await import('@leap/runner-bullmq/cli')).workerCommand },
 };

@@ -1,8 +1,7 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, git, makeGitRepo, makeTempDir, repoRoot, runBin } from '@leap/test-utils';
+import { cleanupTempDirs, git, makeGitRepo, makeTempDir, repoRoot, runBin, suite } from '@leap/test-utils';
 
 // The umbrella bin as users run it: `npm run build -w @leap/cli` bundles this package's commands.
 const leap = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');

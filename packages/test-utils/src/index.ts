@@ -165,3 +165,4 @@ export function hostileTitles(count: number, seed = 7): string[] {
 }
 export * from './stand-in-cli.js';
 export * from './model-server.js';
+export * from './suite.js';

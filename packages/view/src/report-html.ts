@@ -44,10 +44,14 @@ function renderCost(view: ViewData, out: TextParts): void {
   out.push('</tbody></table></details>');
 }
 
+/** The report's Content-Security-Policy: nothing loads or runs but its own inline style and data images. */
+export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
 /**
  * The report of a view, one HTML document pushed onto `out` in parts, in order (written as they come, a
  * long run's report is never one string in memory).
  */
+
 export function renderReport(view: ViewData, out: TextParts): void {
   const { model } = view;
   const from = model.firstAt ?? view.now;
@@ -71,7 +75,7 @@ export function renderReport(view: ViewData, out: TextParts): void {
   const when = model.firstAt === null ? 'no events yet' : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;
   out.push(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>leap report: ${esc(view.repo)}</title>
 <style>${REPORT_CSS}</style></head>

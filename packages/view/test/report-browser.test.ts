@@ -1,13 +1,12 @@
 // `leap report` opened in a real browser (Debian's chromium, driven by playwright-core), offline:
 // reports of a real run of `leap demo`, of a slice, and of a 500-leaf run, made by the umbrella bin.
 // It checks what a person relies on, and saves screenshots under test-output/.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { cleanupTempDirs } from '@leap/test-utils';
+import { cleanupTempDirs, suite } from '@leap/test-utils';
 import { cleanEnv, engineRecords, fixture, leapBin, OUTPUT, repoWith, runDemo, runSlice } from './helpers.js';
 // @ts-expect-error a plain ES module shared with the bench
 import { bigLog, ledgerText } from './fixtures/big-log.mjs';

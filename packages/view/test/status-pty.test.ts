@@ -1,12 +1,11 @@
 // `leap status` through the real umbrella bin in a real pseudo-terminal, as a person sees it: a
 // one-shot in `script`'s pty (colours on, because stdout is a terminal), and `--watch` in a tmux pane
 // following a real run of `leap demo` while a real supervised leaf starts and is stopped. Needs tmux.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { binPath, cleanupTempDirs, isAlive, waitFor } from '@leap/test-utils';
+import { binPath, cleanupTempDirs, isAlive, suite, waitFor } from '@leap/test-utils';
 import { cleanEnv, FIXTURES, leapBin, OUTPUT, runDemo } from './helpers.js';
 
 const SOCKET = `leap-view-test-${process.pid}`;

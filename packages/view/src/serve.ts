@@ -1,0 +1,164 @@
+// `leap serve` (CONTRACT section 10): the report as a live page. A node:http server on loopback (unless
+// --host says otherwise) behind a random token in the path; the page is the report itself plus one inline
+// script (allowed by its nonce, the only script the page may run) that listens to server-sent events and
+// swaps in the new report whenever the event log, a ledger, the stop file or a slice record changes.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { collectView } from './collect-view.js';
+import { REPORT_CSP, renderReport } from './report-html.js';
+import { watchStatus } from './watch-status.js';
+
+export interface ServeOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Where to listen: 127.0.0.1 unless given. */
+  host?: string;
+  /** 0 (the default): a free port. */
+  port?: number;
+  /** The token (random, 128 bits, when omitted). */
+  token?: string;
+}
+
+export interface LiveServer {
+  /** The page's address, token included. */
+  url: string;
+  host: string;
+  port: number;
+  /** How many updates were sent to pages so far. */
+  readonly updates: number;
+  /** Stop listening, end every open page's stream and the watch. */
+  close(): Promise<void>;
+}
+
+// The page's one script: on each `update` event, fetch the report again and replace what the body shows
+// (the page is never reloaded, so where a person scrolled and which groups they opened stay as they were).
+const LIVE_SCRIPT = `
+addEventListener('DOMContentLoaded', () => {
+  const open = () => [...document.querySelectorAll('details')].map((d) => d.open);
+  let busy = false, again = false;
+  const refresh = async () => {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      const res = await fetch('page', { cache: 'no-store' });
+      if (res.ok) {
+        const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+        const was = open(), x = scrollX, y = scrollY;
+        document.body.replaceWith(doc.body);
+        document.querySelectorAll('details').forEach((d, i) => { if (was[i] !== undefined) d.open = was[i]; });
+        scrollTo(x, y);
+        document.documentElement.dataset.updates = String(Number(document.documentElement.dataset.updates || 0) + 1);
+      }
+    } finally {
+      busy = false;
+      if (again) { again = false; refresh(); }
+    }
+  };
+  const events = new EventSource('events');
+  events.addEventListener('update', refresh);
+  events.addEventListener('open', () => { document.documentElement.dataset.live = 'on'; });
+  events.addEventListener('error', () => { document.documentElement.dataset.live = 'off'; });
+});`;
+
+/** The report of the repository at `cwd` as it is now, as a live page (`nonce` allows its one script). */
+export function renderLivePage(cwd: string, env: NodeJS.ProcessEnv, nonce: string | null): string {
+  const parts: string[] = [];
+  renderReport(collectView({ cwd, env }), parts);
+  const html = parts.join('');
+  if (nonce === null) return html;
+  return html
+    .replace(REPORT_CSP, `${REPORT_CSP}; script-src 'nonce-${nonce}'; connect-src 'self'`)
+    .replace('</head>', `<script nonce="${nonce}">${LIVE_SCRIPT}</script></head>`);
+}
+
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Start serving; resolves once the server listens. */
+export async function startLiveServer(options: ServeOptions): Promise<LiveServer> {
+  const { createServer } = await import('node:http');
+  const token = options.token ?? randomBytes(16).toString('hex');
+  const host = options.host ?? '127.0.0.1';
+  const streams = new Set<ServerResponse>();
+  let updates = 0;
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const [, given = '', what = '', ...more] = path.split('/');
+    const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+    if (!sameToken(given, token) || more.length > 0) {
+      res.writeHead(403, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end('forbidden: this page needs the token of the URL leap serve printed\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { ...headers, allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (what === '' || what === 'page') {
+      let html: string;
+      try {
+        html = renderLivePage(options.cwd, options.env, what === '' ? randomBytes(16).toString('base64') : null);
+      } catch (error) {
+        res.writeHead(500, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end(`the report could not be made: ${(error as Error).message}\n`);
+        return;
+      }
+      res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : html);
+      return;
+    }
+    if (what === 'events') {
+      res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
+      res.write('retry: 1000\n\n');
+      streams.add(res);
+      req.on('close', () => streams.delete(res));
+      return;
+    }
+    res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+  };
+
+  const server: Server = createServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0);
+
+  // The status watch says when anything the report shows has changed; the clock's redraws are not changes.
+  const watching = new AbortController();
+  // A watch that fails (the state folder became unreadable) leaves the pages as they are, each still
+  // served fresh on request; the failure is not the server's end.
+  const watched = watchStatus({
+    cwd: options.cwd, env: options.env, signal: watching.signal,
+    onFrame: (_data, changed) => {
+      if (!changed) return;
+      updates++;
+      for (const res of streams) res.write(`event: update\ndata: ${updates}\n\n`);
+    },
+  }).catch(() => undefined);
+  // Comments keep idle streams open through proxies, and tell a page at once when the server is gone.
+  const keepAlive = setInterval(() => { for (const res of streams) res.write(': alive\n\n'); }, 15_000);
+  keepAlive.unref();
+
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/${token}/`,
+    host, port,
+    get updates() { return updates; },
+    async close() {
+      clearInterval(keepAlive);
+      watching.abort();
+      for (const res of streams) res.end();
+      streams.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await watched;
+    },
+  };
+}

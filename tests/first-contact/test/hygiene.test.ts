@@ -1,0 +1,42 @@
+// Habits of the tests themselves that no single test can check.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanupTempDirs, git, makeTempDir, repoRoot } from '@leap/test-utils';
+
+const hygiene = suite('test hygiene');
+hygiene.after(cleanupTempDirs);
+
+const uvuBin = join(repoRoot, 'node_modules/uvu/bin.js');
+
+function runTestFile(source: string): { status: number | null; out: string } {
+  // Inside the repository, so `@leap/test-utils` resolves as in every package's tests.
+  const dir = makeTempDir('leap-hygiene-');
+  const file = join(dir, 'setup.test.ts');
+  writeFileSync(file, source);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', uvuBin, dir, '\\.test\\.ts$'], { cwd: join(repoRoot, 'packages/test-utils'), encoding: 'utf8', env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') } });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+hygiene('a suite whose before hook throws fails every test with test-utils\' suite (uvu\'s own passes with exit 0)', () => {
+  const body = (from: string) => `import { suite } from '${from}';\nconst s = suite('setup');\ns.before(() => { throw new Error('no browser here'); });\ns('one', () => {});\ns('two', () => {});\ns.run();\n`;
+  const plain = runTestFile(body('uvu'));
+  assert.is(plain.status, 0, `uvu's hole is closed upstream? then drop the guard: ${plain.out}`);
+  const guarded = runTestFile(body(join(repoRoot, 'packages/test-utils/src/index.ts')));
+  assert.is(guarded.status, 1, guarded.out);
+  assert.is(guarded.out.match(/no browser here/g)?.length, 2, guarded.out);
+});
+
+hygiene('every test file with a before hook takes its suite from @leap/test-utils', () => {
+  const files = git(repoRoot, 'ls-files', '-z', '*.test.ts').split('\0').filter((f) => f !== '');
+  assert.ok(files.length > 100);
+  const unguarded = files.filter((f) => {
+    const text = readFileSync(join(repoRoot, f), 'utf8');
+    return /\.before\(/.test(text) && /import \{[^}]*\bsuite\b[^}]*\} from 'uvu'/.test(text);
+  });
+  assert.equal(unguarded, [], 'a before hook that throws would pass silently there: import { suite } from \'@leap/test-utils\'');
+});
+
+hygiene.run();
