@@ -2,9 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, git, makeTempDir, repoRoot } from '@leap/test-utils';
+import { cleanupTempDirs, git, makeTempDir, repoRoot, suite } from '@leap/test-utils';
 
 const hygiene = suite('test hygiene');
 hygiene.after(cleanupTempDirs);
