@@ -45,6 +45,8 @@ export interface AgentRetry {
   attempts: number;
   /** The CLI's own words about the last one. */
   message: string;
+  /** The service refused (an authentication failure): no retry can succeed, so the leaf is ended at once. */
+  final?: boolean;
 }
 
 /** One agent CLI. The optional methods are what a CLI can tell beyond its answer; a plugin without them loses nothing else. */

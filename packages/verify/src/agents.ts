@@ -25,6 +25,8 @@ export interface AgentEntry {
   extraArgs?: string[];
   /** `command`: variables for its environment. */
   env?: Record<string, string>;
+  /** `codex`: false skips the CLI's readiness check (a setup the check cannot judge). */
+  preflight?: boolean;
 }
 
 /** The agents a command can name. */
@@ -71,6 +73,7 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
   for (const key of ['command', 'extraArgs'] as const) {
     if (e[key] !== undefined && !(Array.isArray(e[key]) && (e[key] as unknown[]).every((a) => typeof a === 'string'))) bad(`expected "${key}" to be an array of strings`);
   }
+  if (e.preflight !== undefined && typeof e.preflight !== 'boolean') bad(`expected "preflight" to be true or false (false: skip the CLI's readiness check), found ${showValue(e.preflight)}`);
   if (e.plugin === 'command' && (e.command === undefined || e.family === undefined)) bad('a command agent needs "command" (argv) and "family"');
   if (e.plugin === 'scripted' && e.script === undefined) bad('a scripted agent needs "script"');
   return e as unknown as AgentEntry;
@@ -91,7 +94,7 @@ function createFromEntry(name: string, entry: AgentEntry, file: string | null): 
   const cli = { name, bin: entry.bin, model: entry.model, extraArgs: entry.extraArgs };
   let agent: AgentPlugin;
   if (entry.plugin === 'claude') agent = createClaudeAgent(cli);
-  else if (entry.plugin === 'codex') agent = createCodexAgent(cli);
+  else if (entry.plugin === 'codex') agent = createCodexAgent(entry.preflight === undefined ? cli : { ...cli, preflight: entry.preflight });
   else if (entry.plugin === 'gemini') agent = createGeminiAgent(cli);
   else if (entry.plugin === 'command') agent = createCommandAgent({ name, command: entry.command as string[], family: entry.family as string, env: entry.env });
   else agent = createScriptedAgent({ name, script: resolve(file === null ? '.' : dirname(file), entry.script as string), family: entry.family });

@@ -108,16 +108,19 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
   const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr);
   if (watch.ended !== null) {
-    const { attempts, message, seconds } = watch.ended;
+    const { attempts, message, seconds, final } = watch.ended;
     result.failureKind = 'failed';
-    result.failure = `${leaf.agent.name} cannot reach its service: ${attempts} failed attempts in ${seconds} s, the last: ${message} (the leaf was ended)`;
+    result.failure = final
+      ? `${leaf.agent.name} was refused by its service: ${message} (the leaf was ended)`
+      : `${leaf.agent.name} cannot reach its service: ${attempts} failed attempts in ${seconds} s, the last: ${message} (the leaf was ended)`;
   } else if (run.status === 'failed-start') {
     result.failureKind = run.code === 126 || run.code === 127 ? 'missing' : 'failed';
     const why = run.code === 127 ? 'was not found' : run.code === 126 ? 'is not executable' : `could not be supervised: ${run.error ?? 'unknown error'}`;
     result.failure = `${leaf.agent.name} could not start: ${invocation.command} ${why} (${run.status}, code ${run.code})`;
   } else if (run.status !== 'exited') {
     result.failureKind = 'killed';
-    result.failure = `${leaf.agent.name} was stopped by its supervisor (${run.status})`;
+    const words = said();
+    result.failure = `${leaf.agent.name} was stopped by its supervisor (${run.status})${words === null ? '' : `; the CLI said last: ${words}`}`;
   } else if (run.code !== 0) {
     const words = said();
     result.failureKind = 'failed';
@@ -155,6 +158,10 @@ export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions,
     return { ready: false, code: ran.startError === 'EACCES' ? 126 : 127, failureKind: missing ? 'missing' : 'failed', failure: `${agent.name} could not start: ${check.command} ${why}` };
   }
   const words = agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr) ?? lastWords(ran.stdout);
+  // A check that runs through a launcher (codex's reads its config with node) says 127 or 126 when the CLI itself is not there.
+  if (ran.code === 127 || ran.code === 126) {
+    return { ready: false, code: ran.code, failureKind: 'missing', failure: `${agent.name} could not start: ${words ?? `${check.command} ${ran.code === 127 ? 'was not found' : 'is not executable'}`}` };
+  }
   const how = ran.code === null ? `did not answer within ${timeoutMs / 1000} s` : `exited with code ${ran.code}`;
   return { ready: false, code: ran.code ?? 2, failureKind: 'failed', failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}` };
 }
@@ -199,7 +206,7 @@ function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvo
 
 interface RetryWatch {
   stop(): void;
-  ended: { attempts: number; message: string; seconds: number } | null;
+  ended: { attempts: number; message: string; seconds: number; final: boolean } | null;
 }
 
 // Every RETRY_POLL_MS, ask the agent whether its output so far ends with retries of a service it cannot
@@ -229,9 +236,10 @@ function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidF
       else if (retry === null) since = now;
       retry = next;
     }
-    if (retry === null || watch.ended !== null || retry.attempts < RETRY_MIN_ATTEMPTS || now - since < limitMs) return;
+    // A final refusal (an authentication failure) ends the leaf at once; a passing fault only after enough tries and time.
+    if (retry === null || watch.ended !== null || (retry.final !== true && (retry.attempts < RETRY_MIN_ATTEMPTS || now - since < limitMs))) return;
     if (!isChildOfThisProcess(leafPid)) return;
-    watch.ended = { attempts: retry.attempts, message: retry.message, seconds: Math.round((now - started) / 100) / 10 };
+    watch.ended = { attempts: retry.attempts, message: retry.message, seconds: Math.round((now - started) / 100) / 10, final: retry.final === true };
     abort.abort();
   }, RETRY_POLL_MS);
   watch.stop = () => {

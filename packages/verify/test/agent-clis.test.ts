@@ -115,7 +115,7 @@ clis('codex not logged in: said at once by `codex login status`, no leaf spent',
   const ran = await runAgentLeaf(leafOf(createCodexAgent(), 'develop-green', tree, stateDir, cliEnv({ CODEX_HOME: makeTempDir() })));
   assert.ok(Date.now() - started < 5000);
   assert.equal([ran.code, ran.status, ran.failureKind, ran.usage], [1, 'failed-start', 'failed', null]);
-  assert.is(ran.failure, 'codex is not ready: `codex login status` exited with code 1: Not logged in');
+  assert.is(ran.failure, `codex is not ready: \`${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex\` exited with code 1: Not logged in`);
   assert.not.ok(existsSync(join(stateDir, 'develop-green.exit')), 'no leaf ran');
   assert.not.ok(existsSync(join(stateDir, 'events.jsonl')), 'no launch, no usage');
 });
@@ -180,7 +180,7 @@ ready('ready when the agent has no check or its check exits 0; the CLI\'s words 
   const options = { role: 'reviewer' as const, cwd: makeTempDir() };
   assert.equal(await checkAgentReady(createClaudeAgent(), options, cliEnv({}, false)), { ready: true });
   assert.equal(await checkAgentReady(createCodexAgent(), options, cliEnv()), { ready: true });
-  assert.equal(await checkAgentReady(createCodexAgent(), options, cliEnv({ CODEX_HOME: makeTempDir() })), { ready: false, code: 1, failureKind: 'failed', failure: 'codex is not ready: `codex login status` exited with code 1: Not logged in' });
+  assert.equal(await checkAgentReady(createCodexAgent(), options, cliEnv({ CODEX_HOME: makeTempDir() })), { ready: false, code: 1, failureKind: 'failed', failure: `codex is not ready: \`${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex\` exited with code 1: Not logged in` });
 });
 
 ready('a check that is not executable, or says nothing, or feeds on stdin', async () => {

@@ -143,4 +143,28 @@ leaf('a TERM to this process ends the running leaf (killed-signal) and not this 
   assert.is(process.listenerCount('SIGTERM'), 0);
 });
 
+leaf('a refusal its plugin calls final (an authentication failure) ends the leaf at its first retry, never after the retry limit; a killed leaf keeps the CLI\'s last words', async () => {
+  const { repo, stateDir } = setup();
+  // A CLI that retries a 401 for ever, one line a try, as Claude Code does for about three minutes.
+  const forever = ['bash', '-c', 'i=0; while :; do i=$((i+1)); echo "retry $i: 401 invalid x-api-key" >&2; sleep 0.2; done'];
+  const base = createCommandAgent({ name: 'keyless', command: forever, family: 'x' });
+  const agent = {
+    ...base,
+    retrying: (_out: string, err: string) => {
+      const last = err.trim().split('\n').at(-1) ?? '';
+      const m = /^retry (\d+): (.*)$/.exec(last);
+      return m === null ? null : { attempts: Number(m[1]), message: m[2] as string, final: true };
+    },
+  };
+  // The retry limit is an hour: only the final mark can end this leaf before the test's own limit.
+  const ran = await runAgentLeaf({ name: 'verify-red', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv(), retryLimitMs: 3_600_000 });
+  assert.is(ran.failureKind, 'failed');
+  assert.match(ran.failure ?? '', /^keyless was refused by its service: 401 invalid x-api-key \(the leaf was ended\)$/);
+  // Killed by its supervisor (the time limit here): the message says what the CLI said last.
+  const slow = createCommandAgent({ name: 'slow', command: ['bash', '-c', 'echo "Reconnecting... 2/5 (stream disconnected)" >&2; exec sleep 60'], family: 'x' });
+  const killed = await runAgentLeaf({ name: 'verify-green', agent: slow, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv({ VERI_TIMEOUT: '1' }) });
+  assert.is(killed.failureKind, 'killed');
+  assert.match(killed.failure ?? '', /^slow was stopped by its supervisor \(killed-timeout\); the CLI said last: Reconnecting\.\.\. 2\/5 \(stream disconnected\)$/);
+});
+
 leaf.run();
