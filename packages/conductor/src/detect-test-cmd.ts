@@ -1,6 +1,7 @@
 // The test command when none is given (CONTRACT section 9): npm test, make test, pytest, cargo test, go test ./...
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { shellWord } from './run-options.js';
 
 /** The test command and where it came from, or the candidates when there is not exactly one. */
 export type TestCommandChoice =
@@ -57,14 +58,14 @@ export function chooseTestCommand(root: string, given: string | undefined, env: 
   return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
 }
 
-/** The needs-user question for a test command that could not be decided, whole. */
+/** The needs-user question for a test command that could not be decided, whole; each command it names works when pasted. */
 export function testCommandQuestion(choice: Exclude<TestCommandChoice, { kind: 'found' }>, issue: number): string {
   if (choice.kind === 'none') {
     return `Which command runs this project's tests? None was given (--test-cmd, VERI_TEST_CMD) and none could be detected `
       + '(no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml or go.mod). '
-      + `Answer by running again with it: leap tdd run --issue ${issue} --test-cmd 'COMMAND'.`;
+      + `Answer by running \`leap tdd run --issue ${issue}\` again with --test-cmd and that command, quoted; the run's other options are recorded.`;
   }
   const list = choice.candidates.map((c) => `\`${c.command}\` (${c.because})`).join(', ');
   return `Which command runs this project's tests: ${list}? More than one is possible and none was given (--test-cmd, VERI_TEST_CMD). `
-    + `Answer by running again with the one to use: leap tdd run --issue ${issue} --test-cmd 'COMMAND'.`;
+    + `Answer by running again with the one to use (the run's other options are recorded):\n${choice.candidates.map((c) => `  leap tdd run --issue ${issue} --test-cmd ${shellWord(c.command)}`).join('\n')}`;
 }

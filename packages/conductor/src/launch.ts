@@ -3,6 +3,7 @@
 // VERI_ISSUE, VERI_STEP from the ledger, LEAP_PHASE, LEAP_ATTEMPT, VERI_SKILL_COMMIT), and each end
 // read as the bail table says (bail-causes.ts, README).
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { LeapError, readFileIfExists, type AgentPlugin, type AgentRole } from '@leap/core';
 import { readExitFile, writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
@@ -11,6 +12,7 @@ import { Bail, Stopped } from './bail-causes.js';
 import type { RunState } from './conductor.js';
 import type { Phase } from './prompts.js';
 import type { RoleAgent } from './run-agents.js';
+import { DEFAULT_IDLE_TIMEOUT, type RecordedOptions } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-log.js';
 
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
@@ -19,9 +21,30 @@ export function leafEnv(state: RunState, step: string | null, phase: string, att
     ...state.setup.env, VERI_TEST_CMD: state.testCmd, VERI_ISSUE: String(state.issue), LEAP_PHASE: phase, LEAP_ATTEMPT: String(attempt),
   };
   if (state.skillCommit !== '') env.VERI_SKILL_COMMIT = state.skillCommit;
+  // --timeout wins over VERI_TIMEOUT and the issue's timeout file; the idle limit is on unless 0 is asked for.
+  const { timeout, idleTimeout } = state.setup.recorded;
+  if (timeout !== undefined) env.VERI_TIMEOUT = timeout;
+  env.VERI_IDLE_TIMEOUT = idleLimit(state.setup.recorded, state.setup.env).value;
   if (step === null) delete env.VERI_STEP;
   else env.VERI_STEP = step;
   return env;
+}
+
+/** The leaves' idle limit and where it comes from: --idle-timeout, else VERI_IDLE_TIMEOUT, else the default. */
+export function idleLimit(recorded: RecordedOptions, env: NodeJS.ProcessEnv): { value: string; source: string } {
+  if (recorded.idleTimeout !== undefined) return { value: recorded.idleTimeout, source: '--idle-timeout' };
+  if (env.VERI_IDLE_TIMEOUT !== undefined && env.VERI_IDLE_TIMEOUT !== '') return { value: env.VERI_IDLE_TIMEOUT, source: 'VERI_IDLE_TIMEOUT' };
+  return { value: DEFAULT_IDLE_TIMEOUT, source: 'the default' };
+}
+
+/** The leaves' time limit and where it comes from: --timeout, else VERI_TIMEOUT, else the issue's timeout file. */
+export function timeLimit(state: RunState): { value: string; source: string } {
+  const { timeout } = state.setup.recorded;
+  if (timeout !== undefined) return { value: timeout, source: '--timeout' };
+  const fromEnv = state.setup.env.VERI_TIMEOUT;
+  if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'VERI_TIMEOUT' };
+  const file = state.paths.timeout(state.issue);
+  return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(state.root, file) };
 }
 
 /** How a developer or planner leaf ended, once the bail table has been applied: ok, or killed and worth one relaunch. */
