@@ -34,6 +34,12 @@ export interface ConductorSetup {
   deadConductor: number | null;
   /** The options this run goes by (given now, else recorded at its first start), recorded in the run file. */
   recorded: RecordedOptions;
+  /** `--tests` (or leap.config.json's testFiles), compiled. */
+  testGlobs: RegExp[];
+  /** What the run goes by: leap.config.json's values under the recorded options. */
+  effective: RecordedOptions;
+  /** Where each effective option comes from (`--timeout`, `leap.config.json`), by its key. */
+  sources: Partial<Record<keyof RecordedOptions, string>>;
   /** The narration's lines for options given again that replaced recorded ones. */
   replaced: string[];
   /** Whether a recorded run file supplied options (a resume). */
@@ -64,11 +70,8 @@ export class RunState {
 
   /** True for a path `--tests` (or leap.config.json's testFiles) names as a test file. */
   isTestPath(path: string): boolean {
-    return this.testGlobs.some((re) => re.test(path));
+    return this.setup.testGlobs.some((re) => re.test(path));
   }
-
-  /** The compiled `--tests` globs. */
-  testGlobs: RegExp[] = [];
 
   get issue(): number {
     return this.setup.issue;

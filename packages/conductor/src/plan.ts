@@ -46,7 +46,8 @@ export async function ensurePlan(state: RunState): Promise<void> {
     text = given.text;
     source = given.file;
   } else {
-    await state.say(`plan: the planner ${state.setup.agents.planner.name} turns issue ${state.issue}'s acceptance criteria into steps`);
+    const planner = state.setup.agents.planner.name;
+    await state.say(`plan: the planner${planner === 'planner' ? '' : ` ${planner}`} turns issue ${state.issue}'s acceptance criteria into steps`);
     const before = await snapshotStateFolder(state);
     const end = await launchAgentLeaf(state, 'plan', 'planner', state.setup.agents.planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
     await undoStateEdits(state, undefined, before);

@@ -11,11 +11,12 @@ import { RunState, buildResult, endBailed, endStopped, freshJournal, stepInFligh
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { branchFromFiles, runTestCommand } from './git.js';
 import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
-import { idleLimit, timeLimit } from './launch.js';
+import { agentLabel, idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
 import { missingAgent, resolveRunAgents } from './run-agents.js';
-import { describeOptions, givenOptions, mergeOptions } from './run-options.js';
+import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
+import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import type { TddRunOptions, TddRunResult } from './types.js';
 
@@ -97,9 +98,17 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
   // The options the run was started with, from its run file; what is given now replaces them.
   const recordedBefore = readJournal(statePaths(stateDir), issue)?.options;
   const { options: recorded, replaced } = mergeOptions(recordedBefore, givenOptions(given));
-  const options = { ...recorded, issue, cwd: given.cwd };
+  // leap.config.json, committed by the user, under every option (given now or recorded).
+  const project = readProjectConfig(root);
+  const fromConfig = project === null ? {} : configOptions(project.config, root);
+  const effective: RecordedOptions = { ...fromConfig, ...recorded };
+  const sources: ConductorSetup['sources'] = {};
+  for (const key of Object.keys(effective) as (keyof RecordedOptions)[]) sources[key] = key in recorded ? OPTION_FLAGS[key] : PROJECT_CONFIG_FILE;
+  const options = { ...effective, issue, cwd: given.cwd };
   const revisions = options.revisions ?? 2;
   const agents = resolveRunAgents(options, env);
+  const { globToRegExp } = await import('@leap/verify');
+  const testGlobs = (options.tests ?? []).map((glob) => globToRegExp(glob));
   let tracker = given.tracker;
   if (tracker === undefined && recorded.tracker === 'github') {
     const { createGithubTracker } = await import('@leap/tracker-github');
@@ -129,7 +138,7 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
   }
   return {
     root, issue, stateDir, env, tracker, issueData, agents, revisions, maxCost: options.maxCost, testCmd: options.testCmd,
-    planText, progress: given.progress ?? (() => {}), deadConductor: null, recorded, replaced, resumedOptions: recordedBefore !== undefined,
+    planText, progress: given.progress ?? (() => {}), deadConductor: null, testGlobs, recorded, effective, sources, replaced, resumedOptions: recordedBefore !== undefined,
   };
 }
 
@@ -196,7 +205,7 @@ async function prepare(state: RunState): Promise<void> {
   for (const [role, chosen] of [...roles, ['planner', setup.agents.planner] as const]) {
     if (role === 'planner' && planned) continue;
     const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env);
-    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} is not ready: ${ready.failure}`);
+    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${agentLabel(role, chosen.name)} is not ready: ${ready.failure}`);
   }
   state.testCmd = choice.command;
   state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
@@ -212,7 +221,7 @@ async function prepare(state: RunState): Promise<void> {
     await state.git(['checkout', '-q', '-b', state.branch]);
     state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
     state.saveJournal();
-    await state.say(`issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; developer ${setup.agents.developer.name}, verifier ${setup.agents.verifier.name}\n${limitsLine(state)}`);
+    await state.say(`issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; ${roleName('developer', setup.agents.developer.name)}, ${roleName('verifier', setup.agents.verifier.name)}${sameFamily(setup)}\n${limitsLine(state)}`);
     return;
   }
   if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
@@ -229,10 +238,21 @@ async function prepare(state: RunState): Promise<void> {
   ].join('\n'));
 }
 
+// `developer claude`, or `developer` alone for an agent named after its role (never "developer developer").
+function roleName(role: string, name: string): string {
+  return name === role ? role : `${role} ${name}`;
+}
+
+// Said at the start when the verifier shares the developer's family (--allow-same-family), as the run file records it.
+function sameFamily(setup: ConductorSetup): string {
+  const family = setup.agents.developer.agent.family;
+  return setup.agents.verifier.agent.family === family ? ` (the same model family, ${family}: --allow-same-family)` : '';
+}
+
 // What ends a leaf, said at every start: its time limit and its idle limit, each with where it comes from.
 function limitsLine(state: RunState): string {
   const time = timeLimit(state);
-  const idle = idleLimit(state.setup.recorded, state.setup.env);
+  const idle = idleLimit(state.setup);
   return `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} (${idle.source}; no output and no CPU progress that long is killed-stuck)`;
 }
 
@@ -246,7 +266,7 @@ async function finish(state: RunState): Promise<{ url: string }> {
     '',
     ...ledger.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`),
     '',
-    `Every step went red, green and refactor, each verified blind by ${setup.agents.verifier.name}; the ledger is ${state.ledgerRel}.`,
+    `Every step went red, green and refactor, each verified blind by ${setup.agents.verifier.name}${sameFamily(setup)}; the ledger is ${state.ledgerRel}.`,
   ].join('\n');
   await tickRemoteCriteria(state, ledger.steps);
   const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${state.issue})`, body, branch: state.branch, base, issue: state.issue });

@@ -20,15 +20,22 @@ Options:
   --plan FILE        the steps, in the plan format of leap-ledger init, instead of a planning leaf
   --developer NAME   the developer agent (default claude)
   --verifier NAME    the verifier agent (default: a built-in of another family than the developer)
+  --allow-same-family  allow a verifier of the developer's model family (else bad input, exit 2)
   --planner NAME     the planner agent (default: the developer)
   --agents FILE      an agents file (else VERI_AGENTS)
   --revisions N      revision leaves a phase may have after a REJECT (default 2)
   --timeout DURATION       each leaf's time limit (else VERI_TIMEOUT, else .tdd/issue-N-timeout, 900 s)
   --idle-timeout DURATION  a leaf with no output and no CPU progress this long is killed-stuck
                      (else VERI_IDLE_TIMEOUT; default 300s, 0 is off); DURATION is 90, 90s, 15m, 1h
+  --tests GLOB       files that hold tests, beside the built-in conventions (repeatable), e.g. 'src/**/*.rs':
+                     green may change none of them that the red commit has
   --max-cost USD     bail cost-budget once the leaves' reported cost passes USD
   --tracker NAME     local (default: .tdd/issues/N.md) or github (through gh)
   --json             print the result as JSON on stdout (progress goes to stderr)
+
+leap.config.json at the repository root (its JSON Schema: @leap/conductor/schemas/leap-config.schema.json)
+holds testCommand, testFiles, agents, developer, verifier, planner, timeout, idleTimeout, sandbox,
+testNetwork, notify; options win over it, and an unknown key is an error.
 
 The first start records its options in .tdd/issue-N-run.json: "leap tdd run --issue N" alone resumes
 with them, and an option given again replaces the recorded one (the narration says so).
@@ -55,6 +62,7 @@ const RUN_OPTIONS = {
   issue: { type: 'string' }, 'test-cmd': { type: 'string' }, plan: { type: 'string' }, developer: { type: 'string' },
   verifier: { type: 'string' }, planner: { type: 'string' }, agents: { type: 'string' }, revisions: { type: 'string' },
   'max-cost': { type: 'string' }, tracker: { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' },
+  tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' },
   json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -96,7 +104,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   const result = await runTdd({
     cwd: io.cwd, env: io.env, issue, testCmd: values['test-cmd'], planFile: values.plan, developer: values.developer, verifier: values.verifier,
     planner: values.planner, agentsFile: values.agents, revisions: count('revisions', values.revisions, true), maxCost: count('max-cost', values['max-cost'], false),
-    trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], progress: say,
+    trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], tests: values.tests, allowSameFamily: values['allow-same-family'] === true ? true : undefined, progress: say,
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);
   else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);

@@ -66,6 +66,11 @@ bad('an unknown agent, a bad agents file', async () => {
   await refused(repo, { agentsFile: file, developer: 'x' }, /agents\.json: agent "x": expected "plugin" to be one of/);
 });
 
+bad('a verifier of the developer\'s model family, without --allow-same-family', async () => {
+  const repo = makeProject();
+  await refused(repo, { verifier: 'dev' }, /the verifier "dev" is of the developer "dev"'s model family \(replayed\): a blind verification needs another family\. Choose one with --verifier NAME, or allow it with --allow-same-family/);
+});
+
 bad('bad numbers and a folder that is no repository', async () => {
   const repo = makeProject();
   await refused(repo, { revisions: -1 }, /Expected --revisions to be a non-negative integer, got -1/);
