@@ -10,13 +10,27 @@ export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): 
     const text = agent.parseAnswer(stdout).text.trim();
     if (text !== '') said.push(text);
   } catch {
-    const out = lastLines(stdout);
+    const out = jsonWords(stdout) ?? lastLines(stdout);
     if (out !== '') said.push(out);
   }
   const err = lastLines(stderr.split('\n').filter((l) => !/^supervise\[/.test(l)).join('\n'));
   if (err !== '') said.push(err);
   const words = said.join('\n');
   return words.length > MAX ? `${words.slice(0, MAX)}…` : words;
+}
+
+// A CLI's JSON result line that its plugin would not take as an answer (claude's `is_error` result, wrapped in a
+// command agent): its words are the `result`, `error` or `message` string, not the whole object.
+function jsonWords(stdout: string): string | null {
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  if (!last.startsWith('{')) return null;
+  try {
+    const data = JSON.parse(last) as Record<string, unknown>;
+    const words = [data.result, data.error, data.message].find((w): w is string => typeof w === 'string' && w.trim() !== '');
+    return words?.trim() ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function lastLines(text: string, count = 4): string {

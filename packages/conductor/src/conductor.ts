@@ -11,8 +11,9 @@ import { currentStep, parseLedger } from '@leap/core/ledger';
 import { Bail, Stopped, bailClass } from './bail-causes.js';
 import { createGit, headFromFiles, type Git } from './git.js';
 import type { Phase } from './prompts.js';
-import { readJournal, removeJournal, writeJournal, type RunJournal } from './run-files.js';
+import { readJournal, writeJournal, type RunJournal } from './run-files.js';
 import type { RunAgents } from './run-agents.js';
+import type { RecordedOptions } from './run-options.js';
 import type { TddRunResult, TddVerdict } from './types.js';
 
 /** Everything a run is given once its input is checked. */
@@ -31,6 +32,18 @@ export interface ConductorSetup {
   progress: (line: string) => void;
   /** The pid of the conductor that held the run before, when it died without ending it. */
   deadConductor: number | null;
+  /** The options this run goes by (given now, else recorded at its first start), recorded in the run file. */
+  recorded: RecordedOptions;
+  /** `--tests` (or leap.config.json's testFiles), compiled. */
+  testGlobs: RegExp[];
+  /** What the run goes by: leap.config.json's values under the recorded options. */
+  effective: RecordedOptions;
+  /** Where each effective option comes from (`--timeout`, `leap.config.json`), by its key. */
+  sources: Partial<Record<keyof RecordedOptions, string>>;
+  /** The narration's lines for options given again that replaced recorded ones. */
+  replaced: string[];
+  /** Whether a recorded run file supplied options (a resume). */
+  resumedOptions: boolean;
 }
 
 /** The state every part of a run shares: its setup, git, the journal, and what it has gathered. */
@@ -53,6 +66,11 @@ export class RunState {
     this.paths = statePaths(setup.stateDir);
     this.branch = `leap/issue-${setup.issue}`;
     this.journal = readJournal(this.paths, setup.issue) ?? freshJournal(null, '');
+  }
+
+  /** True for a path `--tests` (or leap.config.json's testFiles) names as a test file. */
+  isTestPath(path: string): boolean {
+    return this.setup.testGlobs.some((re) => re.test(path));
   }
 
   get issue(): number {
@@ -168,7 +186,7 @@ export class RunState {
 /** A journal for a phase that starts now. */
 export function freshJournal(journalBase: RunJournal | null, testCmd: string, fields: Partial<RunJournal> = {}): RunJournal {
   return {
-    version: 1, pid: process.pid, base: journalBase?.base ?? null, test_cmd: testCmd,
+    version: 1, pid: process.pid, base: journalBase?.base ?? null, test_cmd: testCmd, ...(journalBase?.options === undefined ? {} : { options: journalBase.options }),
     step: null, phase: null, attempt: 1, stage: 'ready', leaf: null, tree: null, phase_base: null, reason: null, retried: 0,
     ...fields,
   };
@@ -227,7 +245,9 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
       narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
     }
   }
-  removeJournal(state.paths, state.issue);
+  // The step's fields go (running again starts that step afresh); the options the run was started with stay.
+  state.journal = freshJournal(state.journal, state.testCmd);
+  state.saveJournal();
   const cls = bailClass(bail.bailCause);
   state.event('bail', { cause: bail.bailCause, class: cls, message: narration });
   await state.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);

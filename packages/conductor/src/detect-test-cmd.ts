@@ -1,6 +1,8 @@
-// The test command when none is given (CONTRACT section 9): npm test, make test, pytest, cargo test, go test ./...
+// The test command when none is given (CONTRACT section 9): npm/pnpm/yarn test, make test, pytest, cargo test, go test ./...,
+// gradle, maven, mix, rspec.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { shellWord } from './run-options.js';
 
 /** The test command and where it came from, or the candidates when there is not exactly one. */
 export type TestCommandChoice =
@@ -25,7 +27,11 @@ export function testCommandCandidates(root: string): { command: string; because:
   if (pkg !== null) {
     try {
       const test = (JSON.parse(pkg) as { scripts?: { test?: unknown } }).scripts?.test;
-      if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT.test(test)) found.push({ command: 'npm test', because: 'package.json has a "test" script' });
+      if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT.test(test)) {
+        // The package manager the lockfile names runs the script.
+        const manager = existsSync(join(root, 'pnpm-lock.yaml')) ? 'pnpm' : existsSync(join(root, 'yarn.lock')) ? 'yarn' : 'npm';
+        found.push({ command: `${manager} test`, because: `package.json has a "test" script${manager === 'npm' ? '' : ` (${manager === 'pnpm' ? 'pnpm-lock.yaml' : 'yarn.lock'})`}` });
+      }
     } catch {
       // A package.json that is not JSON suggests nothing.
     }
@@ -35,12 +41,20 @@ export function testCommandCandidates(root: string): { command: string; because:
   const pyproject = read(join(root, 'pyproject.toml')) ?? '';
   const setupCfg = read(join(root, 'setup.cfg')) ?? '';
   const tox = read(join(root, 'tox.ini')) ?? '';
-  if (existsSync(join(root, 'pytest.ini')) || existsSync(join(root, 'conftest.py')) || /\[tool\.pytest/.test(pyproject)
+  if (existsSync(join(root, 'pytest.ini')) || existsSync(join(root, '.pytest.ini')) || existsSync(join(root, 'conftest.py')) || /\[tool\.pytest/.test(pyproject)
     || /\[tool:pytest\]/.test(setupCfg) || /\[pytest\]/.test(tox)) {
-    found.push({ command: 'pytest', because: 'pytest is configured (pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)' });
+    found.push({ command: 'pytest', because: 'pytest is configured (pytest.ini, .pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)' });
   }
   if (existsSync(join(root, 'Cargo.toml'))) found.push({ command: 'cargo test', because: 'Cargo.toml exists' });
   if (existsSync(join(root, 'go.mod'))) found.push({ command: 'go test ./...', because: 'go.mod exists' });
+  if (existsSync(join(root, 'build.gradle')) || existsSync(join(root, 'build.gradle.kts'))) {
+    found.push({ command: existsSync(join(root, 'gradlew')) ? './gradlew test' : 'gradle test', because: 'build.gradle exists' });
+  }
+  if (existsSync(join(root, 'pom.xml'))) found.push({ command: 'mvn test', because: 'pom.xml exists' });
+  if (existsSync(join(root, 'mix.exs'))) found.push({ command: 'mix test', because: 'mix.exs exists' });
+  if (existsSync(join(root, '.rspec')) || existsSync(join(root, 'spec', 'spec_helper.rb'))) {
+    found.push({ command: existsSync(join(root, 'Gemfile')) ? 'bundle exec rspec' : 'rspec', because: 'RSpec is configured (.rspec or spec/spec_helper.rb)' });
+  }
   return found;
 }
 
@@ -57,14 +71,14 @@ export function chooseTestCommand(root: string, given: string | undefined, env: 
   return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
 }
 
-/** The needs-user question for a test command that could not be decided, whole. */
+/** The needs-user question for a test command that could not be decided, whole; each command it names works when pasted. */
 export function testCommandQuestion(choice: Exclude<TestCommandChoice, { kind: 'found' }>, issue: number): string {
   if (choice.kind === 'none') {
     return `Which command runs this project's tests? None was given (--test-cmd, VERI_TEST_CMD) and none could be detected `
-      + '(no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml or go.mod). '
-      + `Answer by running again with it: leap tdd run --issue ${issue} --test-cmd 'COMMAND'.`;
+      + '(no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml, go.mod, build.gradle, pom.xml, mix.exs or RSpec configuration). '
+      + `Answer by running \`leap tdd run --issue ${issue}\` again with --test-cmd and that command, quoted; the run's other options are recorded.`;
   }
   const list = choice.candidates.map((c) => `\`${c.command}\` (${c.because})`).join(', ');
   return `Which command runs this project's tests: ${list}? More than one is possible and none was given (--test-cmd, VERI_TEST_CMD). `
-    + `Answer by running again with the one to use: leap tdd run --issue ${issue} --test-cmd 'COMMAND'.`;
+    + `Answer by running again with the one to use (the run's other options are recorded):\n${choice.candidates.map((c) => `  leap tdd run --issue ${issue} --test-cmd ${shellWord(c.command)}`).join('\n')}`;
 }

@@ -4,3 +4,5 @@ export type { BailCause, TddCommit, TddRunOptions, TddRunResult, TddStepState, T
 export { BAIL_CLASSES, bailClass } from './bail-causes.js';
 export { readTddStatus, formatTddStatus } from './status.js';
 export type { TddStatus } from './status.js';
+export { PROJECT_CONFIG_FILE, projectConfigJsonSchema, projectConfigSchema, readProjectConfig } from './project-config.js';
+export type { ProjectConfig } from './project-config.js';

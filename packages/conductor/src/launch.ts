@@ -3,6 +3,7 @@
 // VERI_ISSUE, VERI_STEP from the ledger, LEAP_PHASE, LEAP_ATTEMPT, VERI_SKILL_COMMIT), and each end
 // read as the bail table says (bail-causes.ts, README).
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { LeapError, readFileIfExists, type AgentPlugin, type AgentRole } from '@leap/core';
 import { readExitFile, writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
@@ -11,6 +12,7 @@ import { Bail, Stopped } from './bail-causes.js';
 import type { RunState } from './conductor.js';
 import type { Phase } from './prompts.js';
 import type { RoleAgent } from './run-agents.js';
+import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-log.js';
 
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
@@ -19,9 +21,31 @@ export function leafEnv(state: RunState, step: string | null, phase: string, att
     ...state.setup.env, VERI_TEST_CMD: state.testCmd, VERI_ISSUE: String(state.issue), LEAP_PHASE: phase, LEAP_ATTEMPT: String(attempt),
   };
   if (state.skillCommit !== '') env.VERI_SKILL_COMMIT = state.skillCommit;
+  // --timeout (or leap.config.json) wins over VERI_TIMEOUT and the issue's timeout file; the idle limit is on unless 0 is asked for.
+  const { timeout } = state.setup.effective;
+  if (timeout !== undefined) env.VERI_TIMEOUT = timeout;
+  env.VERI_IDLE_TIMEOUT = idleLimit(state.setup).value;
   if (step === null) delete env.VERI_STEP;
   else env.VERI_STEP = step;
   return env;
+}
+
+/** The leaves' idle limit and where it comes from: --idle-timeout (or leap.config.json), else VERI_IDLE_TIMEOUT, else the default. */
+export function idleLimit(setup: RunState['setup']): { value: string; source: string } {
+  const { idleTimeout } = setup.effective;
+  if (idleTimeout !== undefined) return { value: idleTimeout, source: setup.sources.idleTimeout ?? '--idle-timeout' };
+  if (setup.env.VERI_IDLE_TIMEOUT !== undefined && setup.env.VERI_IDLE_TIMEOUT !== '') return { value: setup.env.VERI_IDLE_TIMEOUT, source: 'VERI_IDLE_TIMEOUT' };
+  return { value: DEFAULT_IDLE_TIMEOUT, source: 'the default' };
+}
+
+/** The leaves' time limit and where it comes from: --timeout (or leap.config.json), else VERI_TIMEOUT, else the issue's timeout file. */
+export function timeLimit(state: RunState): { value: string; source: string } {
+  const { timeout } = state.setup.effective;
+  if (timeout !== undefined) return { value: timeout, source: state.setup.sources.timeout ?? '--timeout' };
+  const fromEnv = state.setup.env.VERI_TIMEOUT;
+  if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'VERI_TIMEOUT' };
+  const file = state.paths.timeout(state.issue);
+  return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(state.root, file) };
 }
 
 /** How a developer or planner leaf ended, once the bail table has been applied: ok, or killed and worth one relaunch. */
@@ -58,22 +82,39 @@ function classify(state: RunState, name: string, role: AgentRole, chosen: RoleAg
   const { status, code } = result;
   const kind = (result as { failureKind?: string | null }).failureKind ?? null;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
-  const words = [result.failure, agentWords(chosen.agent, result.stdout, result.stderr)].filter((w) => w !== null && w !== '').join('\n');
+  const words = onceEach([result.failure, agentWords(chosen.agent, result.stdout, result.stderr)]);
   if (kind === 'missing' || (kind === null && status === 'failed-start')) {
-    throw new Bail('agent-missing', `The ${role} agent ${JSON.stringify(chosen.name)} could not start: ${words || `${name} failed to start`}`);
+    throw new Bail('agent-missing', `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`);
   }
   if (kind === 'failed' || (status === 'failed-start')) {
-    throw new Bail('agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+    throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`);
   }
   if (status === 'refused-stop' || status === 'killed-stop') {
-    throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), where);
+    throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where);
   }
   if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', status };
   if (status === 'killed-external') {
     throw new Bail('killed-external', `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`);
   }
-  throw new Bail('agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+  throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+}
+
+// The CLI's words once: runAgentLeaf's failure often quotes the same stderr the agent's words are read from.
+function onceEach(texts: (string | null | undefined)[]): string {
+  const kept: string[] = [];
+  for (const text of texts) {
+    const t = text?.trim() ?? '';
+    if (t === '' || kept.some((k) => k.includes(t))) continue;
+    for (let i = kept.length - 1; i >= 0; i--) if (t.includes(kept[i] as string)) kept.splice(i, 1);
+    kept.push(t);
+  }
+  return kept.join('\n');
+}
+
+/** `the developer agent "claude"`, or `the developer agent` when the agent is named after its role. */
+export function agentLabel(role: string, name: string): string {
+  return name === role ? `${role} agent` : `${role} agent ${JSON.stringify(name)}`;
 }
 
 function readStopRequest(state: RunState): string {
@@ -147,18 +188,18 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   // retrying a service it cannot reach is the agent's failure, whatever its exit file says.
   if (result.failureKind === 'missing') throw new Bail('agent-missing', `The verifier ${JSON.stringify(verifier.name)} could not start: ${result.reason}`);
   if (result.failureKind === 'failed') {
-    throw new Bail('agent-failed', `The verifier agent ${JSON.stringify(verifier.name)} failed by itself; this does not count against the step. It said:\n${result.reason}`);
+    throw new Bail('agent-failed', `The ${agentLabel('verifier', verifier.name)} failed by itself; this does not count against the step. It said:\n${result.reason}`);
   }
   const exit = result.decidedBy === 'agent' ? readExitFile(state.paths.exit(leaf)) : null;
   const status = exit?.status ?? 'exited';
-  if (status === 'refused-stop' || status === 'killed-stop') throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), where);
+  if (status === 'refused-stop' || status === 'killed-stop') throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), status === 'killed-stop' ? `${where} (the running leaf ${leaf} was ended)` : where);
   if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${leaf} was ended)`);
   if (status === 'killed-external') throw new Bail('killed-external', `The verifier leaf ${leaf} died of a signal veri did not send (killed-external): it is not relaunched.`);
   if (status === 'failed-start') throw new Bail('agent-missing', `The verifier ${JSON.stringify(verifier.name)} could not start: ${result.reason}`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', why: status };
   if ((exit?.code ?? 0) !== 0) {
     const words = agentWords(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? '', readFileIfExists(state.paths.err(leaf)) ?? '');
-    throw new Bail('agent-failed', `The verifier agent ${JSON.stringify(verifier.name)} failed by itself (${leaf} exited ${exit?.code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+    throw new Bail('agent-failed', `The ${agentLabel('verifier', verifier.name)} failed by itself (${leaf} exited ${exit?.code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
   }
   return { kind: 'retry', why: `unreadable verdict: ${result.reason}` };
 }

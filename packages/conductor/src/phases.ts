@@ -2,8 +2,8 @@
 // stage; commit red), verify (blind, in process), land (tick with the green commit; criterion and clear
 // with the refactor commit). Each stage is written to the journal before it starts, so a resumed run
 // knows whether a leaf's work is whole (its exit file) or must be set back to where the leaf began.
-import { statSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
 import { Bail } from './bail-causes.js';
 import { developLeafName, freshJournal, type RunState } from './conductor.js';
@@ -32,9 +32,11 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       if (j.attempt === 1 && j.retried === 0) {
         j.tree = null;
       } else {
-        await state.git(['add', '-A']);
+        await addAll(state);
         j.tree = await state.git.out(['write-tree']);
       }
+      // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
+      j.state_before = await snapshotStateFolder(state);
       j.leaf = name;
       j.stage = 'leaf';
       j.leaf_started = Date.now();
@@ -60,7 +62,11 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       state.saveJournal();
     } else if (j.stage === 'verifying') {
       const verdictWhere = where(`verify-${phase}`);
-      const end = await runVerification(state, step.title, phase, j.attempt, phase === 'refactor' ? j.phase_base as string : undefined, verdictWhere);
+      // Green may change no test file present at the red commit (refactor's ground truth checks the same in verify).
+      const touched = phase === 'green' ? await testFilesChanged(state, j.phase_base as string) : [];
+      const end = touched.length > 0
+        ? await ownReject(state, step.title, phase, `ground truth: the green phase changed or removed test files present at the red commit ${(j.phase_base as string).slice(0, 12)}: ${touched.join(', ')}`)
+        : await runVerification(state, step.title, phase, j.attempt, phase === 'refactor' ? j.phase_base as string : undefined, verdictWhere);
       if (end.kind === 'retry') {
         if (j.retried >= 1) throw new Bail(end.why.startsWith('killed-') ? end.why as 'killed-timeout' : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
         await state.say(`verify-${phase}: ${end.why}; relaunching it once`);
@@ -106,6 +112,26 @@ async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
   return state.journal;
 }
 
+/** The test files of `commit` (by the conventions, or --tests) that the index changes or removes. */
+export async function testFilesChanged(state: RunState, commit: string): Promise<string[]> {
+  const out = (await state.git(['diff', '--cached', '--no-renames', '--name-status', '-z', commit])).stdout.split('\0');
+  const { isTestFile } = await import('@leap/verify');
+  const found: string[] = [];
+  for (let i = 0; i + 1 < out.length; i += 2) {
+    const status = out[i] as string;
+    const path = out[i + 1] as string;
+    if (status !== 'A' && (isTestFile(path) || state.isTestPath(path))) found.push(path);
+  }
+  return found;
+}
+
+// A REJECT decided by the conductor's own check, before any verifier is asked: recorded and narrated as a verdict.
+async function ownReject(state: RunState, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string }> {
+  state.verdicts.push({ step, phase, verdict: 'REJECT', reason });
+  await state.say(`verdict ${phase}: REJECT: ${reason}`);
+  return { kind: 'verdict', verdict: 'REJECT', reason };
+}
+
 function exitNewer(state: RunState, leaf: string, startedAt: number | undefined): boolean {
   try {
     return statSync(state.paths.exit(leaf)).mtimeMs >= (startedAt ?? Number.POSITIVE_INFINITY) - 1000;
@@ -122,9 +148,16 @@ export async function dirtyPaths(state: RunState): Promise<string[]> {
     .filter((p) => stateRel.startsWith('..') || !(p === stateRel || p.startsWith(`${stateRel}/`)));
 }
 
+/** `git add -A` of everything but the state folder: its files are the ledger's, the tracker's and the user's, never a phase's. */
+export async function addAll(state: RunState): Promise<void> {
+  const stateRel = relative(state.root, state.paths.dir);
+  const inside = stateRel !== '' && !stateRel.startsWith('..');
+  await state.git(['add', '-A', ...(inside ? ['--', '.', `:(exclude,literal)${stateRel}`] : [])]);
+}
+
 // Put the tree back where the leaf began: its partial work kept in an attempt ref, then the index tree of the start.
 async function restoreLeafStart(state: RunState, step: LedgerStep, tree: string | null): Promise<void> {
-  await undoStateEdits(state);
+  await undoStateEdits(state, undefined, state.journal.state_before ?? {});
   if ((await dirtyPaths(state)).length > 0) {
     const { preserveAttempt } = await import('@leap/ledger');
     const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
@@ -139,8 +172,8 @@ async function restoreLeafStart(state: RunState, step: LedgerStep, tree: string 
 interface StateStatus {
   /** Untracked, or added to the index (not in HEAD): they go. */
   remove: string[];
-  /** Of the removed, those in the index. */
-  staged: string[];
+  /** Every path whose index entry differs from HEAD's. */
+  indexed: string[];
   /** Anything else of HEAD's: it comes back from HEAD. */
   restore: string[];
   /** HEAD's commit and its symbolic full name (`HEAD` when detached); with `branch` only. */
@@ -150,26 +183,74 @@ interface StateStatus {
 async function readStateStatus(state: RunState, stateRel: string, branch: boolean): Promise<StateStatus> {
   const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', ...(branch ? ['--branch'] : [])];
   const status = parseStatusV2((await state.git([...args, '--', stateRel])).stdout);
-  const found: StateStatus = { remove: [], staged: [], restore: [] };
+  const found: StateStatus = { remove: [], restore: [], indexed: [] };
   for (const { x, path } of status.entries) {
-    if (x === 'A') found.staged.push(path);
+    if (x !== '.' && x !== '?') found.indexed.push(path);
     (x === '?' || x === 'A' ? found.remove : found.restore).push(path);
   }
   if (branch) found.head = { sha: status.oid ?? '', on: status.branch === null ? 'HEAD' : `refs/heads/${status.branch}` };
   return found;
 }
 
-// A leaf's edits inside the state folder never count: tracked files go back to HEAD, new unignored ones go.
+/** The state folder's paths that differ from HEAD (untracked, changed, deleted), each with its bytes' blob (null: absent). */
+export type StateSnapshot = Record<string, string | null>;
+
+/** Take the state folder's snapshot before a leaf: the blobs of what differs from HEAD, written to git's objects. */
+export async function snapshotStateFolder(state: RunState): Promise<StateSnapshot> {
+  const stateRel = relative(state.root, state.paths.dir);
+  if (stateRel.startsWith('..')) return {};
+  const { restore, remove } = await readStateStatus(state, stateRel, false);
+  return hashPaths(state, [...restore, ...remove], true);
+}
+
+async function hashPaths(state: RunState, paths: readonly string[], write: boolean): Promise<StateSnapshot> {
+  const present = paths.filter((p) => isFile(join(state.root, p)));
+  const shas = present.length === 0 ? [] : (await state.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout.trim().split('\n');
+  const found: StateSnapshot = {};
+  for (const p of paths) found[p] = null;
+  present.forEach((p, i) => { found[p] = shas[i] ?? null; });
+  return found;
+}
+
+function isFile(file: string): boolean {
+  try {
+    return lstatSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// A leaf's edits inside the state folder never count, and nothing there that the leaf did not change is touched:
+// a path that matched HEAD before the leaf goes back to HEAD (or goes, when HEAD lacks it); a path that differed
+// (`before`: a user's untracked issue file, notes) gets its own bytes back when the leaf changed or removed it.
 // `known` is a status read since HEAD last moved.
-async function undoStateEdits(state: RunState, known?: StateStatus): Promise<string[]> {
+export async function undoStateEdits(state: RunState, known: StateStatus | undefined, before: StateSnapshot): Promise<string[]> {
   const stateRel = relative(state.root, state.paths.dir);
   if (stateRel.startsWith('..')) return [];
-  const { restore, remove, staged } = known ?? (await readStateStatus(state, stateRel, false));
+  const current = known ?? (await readStateStatus(state, stateRel, false));
+  const changedNow = new Set([...current.restore, ...current.remove]);
+  const restore = current.restore.filter((p) => !(p in before));
+  const remove = current.remove.filter((p) => !(p in before));
+  const mine = Object.keys(before);
+  const now = await hashPaths(state, mine.filter((p) => changedNow.has(p)), false);
+  const putBack = mine.filter((p) => (changedNow.has(p) ? now[p] : 'as in HEAD') !== before[p]);
   if (restore.length > 0) await state.git(['checkout', '-q', 'HEAD', '--', ...restore]);
-  if (staged.length > 0) await state.git(['rm', '-q', '-f', '--cached', '--ignore-unmatch', '--', ...staged]);
-  const { rmSync } = await import('node:fs');
-  for (const p of remove) rmSync(`${state.root}/${p}`, { force: true });
-  const undone = [...restore, ...remove];
+  for (const p of remove) rmSync(join(state.root, p), { force: true });
+  if (putBack.length > 0) {
+    const { execFileSync } = await import('node:child_process');
+    for (const p of putBack) {
+      const file = join(state.root, p);
+      const blob = before[p] as string | null;
+      rmSync(file, { force: true });
+      if (blob === null) continue;
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: state.root, env: state.setup.env, maxBuffer: 1 << 30 }));
+    }
+  }
+  // The state folder's index entries back to HEAD's: the run never stages the state folder, so a phase's commit holds none of it.
+  const indexed = current.indexed.filter((p) => !restore.includes(p));
+  if (indexed.length > 0) await state.git(['reset', '-q', '--', ...indexed]);
+  const undone = [...restore, ...remove, ...putBack];
   if (undone.length > 0) await state.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
   return undone;
 }
@@ -192,8 +273,8 @@ async function collect(state: RunState, step: LedgerStep, phase: Phase, base: st
   } else {
     state.knowHead({ sha, subject: null });
   }
-  await undoStateEdits(state, known);
-  await state.git(['add', '-A']);
+  await undoStateEdits(state, known, state.journal.state_before ?? {});
+  await addAll(state);
   if (phase === 'red') {
     await commitOrBail(state, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
     await state.say(`red commit ${(await state.head()).slice(0, 12)}: red: ${step.title}`);

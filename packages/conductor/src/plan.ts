@@ -1,12 +1,13 @@
 // The plan (CONTRACT section 9): `--plan FILE`, or a planning leaf's answer, becomes the ledger,
 // committed as `plan: issue N`.
 import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
 import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from '@leap/core';
 import { parsePlan } from '@leap/core/ledger';
 import { Bail } from './bail-causes.js';
 import type { RunState } from './conductor.js';
 import { launchAgentLeaf } from './launch.js';
-import { commitOrBail, dirtyPaths } from './phases.js';
+import { commitOrBail, dirtyPaths, snapshotStateFolder, undoStateEdits } from './phases.js';
 import { plannerPrompt } from './prompts.js';
 
 /** Why a plan does not cover the issue (a criterion without a step, a step naming no criterion of it), or null. */
@@ -30,7 +31,14 @@ export function checkPlanFile(text: string, file: string, issue: TrackerIssue): 
 /** Make the ledger when HEAD has none: the plan file's, or the planner's; then the `plan: issue N` commit. */
 export async function ensurePlan(state: RunState): Promise<void> {
   const inHead = (await state.git(['cat-file', '-e', `HEAD:${state.ledgerRel}`], { allowFailure: true })).code === 0;
-  if (inHead) return;
+  if (inHead) {
+    // The ledger was deleted from the working copy (by hand, a clean-up script): HEAD's, which the run committed, is the ledger.
+    if (!existsSync(state.ledgerFile)) {
+      await state.git(['checkout', '-q', 'HEAD', '--', state.ledgerRel]);
+      await state.say(`the ledger ${state.ledgerRel} was missing from the working copy; restored from HEAD`);
+    }
+    return;
+  }
   let text: string;
   let source: string;
   const given = state.setup.planText;
@@ -38,8 +46,11 @@ export async function ensurePlan(state: RunState): Promise<void> {
     text = given.text;
     source = given.file;
   } else {
-    await state.say(`plan: the planner ${state.setup.agents.planner.name} turns issue ${state.issue}'s acceptance criteria into steps`);
+    const planner = state.setup.agents.planner.name;
+    await state.say(`plan: the planner${planner === 'planner' ? '' : ` ${planner}`} turns issue ${state.issue}'s acceptance criteria into steps`);
+    const before = await snapshotStateFolder(state);
     const end = await launchAgentLeaf(state, 'plan', 'planner', state.setup.agents.planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    await undoStateEdits(state, undefined, before);
     if (end.kind === 'retry') throw new Bail(end.status, `The planning leaf was ${end.status}.`);
     text = end.result.answer?.text ?? '';
     source = '<the planner\'s answer>';
@@ -64,6 +75,16 @@ export async function ensurePlan(state: RunState): Promise<void> {
   const add = [state.ledgerRel];
   const gitignore = `${state.paths.dir}/.gitignore`;
   if (existsSync(gitignore) && (await state.git(['check-ignore', '-q', '--', gitignore], { allowFailure: true })).code !== 0) add.push(gitignore);
+  // The issue file a person wrote and did not commit is the run's input: it is committed with the plan, by its own path.
+  const issueFile = state.setup.tracker.issueFile?.(state.issue) ?? null;
+  const issueRel = issueFile === null ? null : relative(state.root, issueFile);
+  if (issueRel !== null && !issueRel.startsWith('..')) {
+    const status = await state.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', issueRel]);
+    if (status.stdout !== '') {
+      add.push(issueRel);
+      await state.say(`the issue file ${issueRel} was not committed as it is; the plan commit holds it`);
+    }
+  }
   await state.git(['add', '--', ...add]);
   await commitOrBail(state, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${state.issue}`);
   await state.say(`plan commit ${(await state.head()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`);

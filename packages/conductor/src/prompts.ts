@@ -33,7 +33,8 @@ export function developerPrompt(issue: TrackerIssue, step: string, phase: Phase,
     'checks your work by running the tests itself.',
   ];
   if (revision !== null) {
-    lines.push('', `## Revision ${revision.attempt}`, '', 'The verifier rejected the previous attempt, for this reason:', '', revision.reason.trim(), '', 'Fix what it names; keep what was right.');
+    // Counted as the narration counts them: attempt 2 (develop-green-2) is revision 1.
+    lines.push('', `## Revision ${revision.attempt - 1}`, '', 'The verifier rejected the previous attempt, for this reason:', '', revision.reason.trim(), '', 'Fix what it names; keep what was right.');
   }
   lines.push('', 'End with one short paragraph saying what you did.', '');
   return lines.join('\n');

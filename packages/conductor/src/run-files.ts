@@ -1,7 +1,7 @@
 // The conductor's own files in the state folder: its journal, its lock, the .gitignore, the pinned
 // revision and the timeout file (CONTRACT section 2). None is committed but the .gitignore.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureStateDir, readFileIfExists, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
 import { refSha } from './git.js';
@@ -30,6 +30,10 @@ export interface RunJournal {
   reason: string | null;
   /** Killed leaves relaunched in this phase attempt (the retry budget is one). */
   retried: number;
+  /** The options the run was started with (and replaced since): `leap tdd run --issue N` alone resumes with them. */
+  options?: import('./run-options.js').RecordedOptions;
+  /** The state folder's paths that differed from HEAD when the running leaf began, and their blobs (null: absent). */
+  state_before?: Record<string, string | null>;
 }
 
 /** The journal's file: `issue-N-run.json`. */
@@ -94,13 +98,28 @@ export function ensureStateGitignore(paths: StatePaths): boolean {
 export function toolchainRevision(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 8; i++) {
-    const head = readFileIfExists(join(dir, '.git', 'HEAD'));
-    if (head !== null) return resolveHead(join(dir, '.git'), head.trim());
+    const gitDir = checkoutGitDir(join(dir, '.git'));
+    const head = gitDir === null ? null : readFileIfExists(join(gitDir.dir, 'HEAD'));
+    if (gitDir !== null && head !== null) return resolveHead(gitDir.common, head.trim());
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
   return '@leap/conductor@0.1.0';
+}
+
+// `.git` as a folder, or as the file a linked worktree has (`gitdir: PATH`, its refs in PATH's `commondir`).
+function checkoutGitDir(dotGit: string): { dir: string; common: string } | null {
+  try {
+    if (statSync(dotGit).isDirectory()) return { dir: dotGit, common: dotGit };
+    const pointer = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
+    if (pointer === undefined) return null;
+    const dir = resolve(dirname(dotGit), pointer.trim());
+    const common = readFileIfExists(join(dir, 'commondir'))?.trim();
+    return { dir, common: common === undefined ? dir : resolve(dir, common) };
+  } catch {
+    return null;
+  }
 }
 
 function resolveHead(gitDir: string, head: string): string {

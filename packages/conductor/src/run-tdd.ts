@@ -5,14 +5,18 @@ import { join, relative, resolve } from 'node:path';
 import {
   UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock,
 } from '@leap/core';
+import { readCriteria } from '@leap/core/ledger';
 import { Bail, Stopped } from './bail-causes.js';
 import { RunState, buildResult, endBailed, endStopped, freshJournal, stepInFlight, type ConductorSetup } from './conductor.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { branchFromFiles, runTestCommand } from './git.js';
 import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
+import { agentLabel, idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
 import { missingAgent, resolveRunAgents } from './run-agents.js';
+import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
+import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import type { TddRunOptions, TddRunResult } from './types.js';
 
@@ -21,14 +25,17 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   const started = performance.now();
   const setup = await checkInput(options);
   const paths = statePaths(setup.stateDir);
-  const { mkdirSync } = await import('node:fs');
-  mkdirSync(paths.dir, { recursive: true });
+  // The state folder and its .gitignore (section 2): the run file written next is ignored from the start.
+  ensureStateGitignore(paths);
   const lockFile = conductorLockFile(paths, setup.issue);
   const before = readLockHolder(lockFile);
   const lock = tryLock(lockFile, { issue: String(setup.issue) });
   if (lock === null) throw new UsageError(`another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`);
   setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
   const state = new RunState(setup);
+  // The options are recorded before anything else, so whatever ends this start (a bail in preflight too), a resume knows them.
+  state.journal.options = setup.recorded;
+  state.saveJournal();
   try {
     return await conduct(state, started);
   } finally {
@@ -78,19 +85,35 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
 }
 
 // Everything checked before anything is touched: the repository, the issue, its criteria, the plan file, the agents.
-async function checkInput(options: TddRunOptions): Promise<ConductorSetup> {
-  const env = options.env ?? process.env;
-  const issue = checkIssue(options.issue, '--issue');
-  const root = findRepoRoot(resolve(options.cwd));
-  if (root === null) throw new UsageError(`${options.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
-  const revisions = options.revisions ?? 2;
-  if (!Number.isSafeInteger(revisions) || revisions < 0) throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(revisions)}`);
-  if (options.maxCost !== undefined && !(Number.isFinite(options.maxCost) && options.maxCost >= 0)) {
-    throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(options.maxCost)}`);
+async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
+  const env = given.env ?? process.env;
+  const issue = checkIssue(given.issue, '--issue');
+  const root = findRepoRoot(resolve(given.cwd));
+  if (root === null) throw new UsageError(`${given.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
+  if (given.revisions !== undefined && (!Number.isSafeInteger(given.revisions) || given.revisions < 0)) throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(given.revisions)}`);
+  if (given.maxCost !== undefined && !(Number.isFinite(given.maxCost) && given.maxCost >= 0)) {
+    throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(given.maxCost)}`);
   }
   const stateDir = resolveStateDir(env, root);
+  // The options the run was started with, from its run file; what is given now replaces them.
+  const recordedBefore = readJournal(statePaths(stateDir), issue)?.options;
+  const { options: recorded, replaced } = mergeOptions(recordedBefore, givenOptions(given));
+  // leap.config.json, committed by the user, under every option (given now or recorded).
+  const project = readProjectConfig(root);
+  const fromConfig = project === null ? {} : configOptions(project.config, root);
+  const effective: RecordedOptions = { ...fromConfig, ...recorded };
+  const sources: ConductorSetup['sources'] = {};
+  for (const key of Object.keys(effective) as (keyof RecordedOptions)[]) sources[key] = key in recorded ? OPTION_FLAGS[key] : PROJECT_CONFIG_FILE;
+  const options = { ...effective, issue, cwd: given.cwd };
+  const revisions = options.revisions ?? 2;
   const agents = resolveRunAgents(options, env);
-  let tracker = options.tracker;
+  const { globToRegExp } = await import('@leap/verify');
+  const testGlobs = (options.tests ?? []).map((glob) => globToRegExp(glob));
+  let tracker = given.tracker;
+  if (tracker === undefined && recorded.tracker === 'github') {
+    const { createGithubTracker } = await import('@leap/tracker-github');
+    tracker = createGithubTracker({ cwd: root, env });
+  }
   if (tracker === undefined) {
     const { createLocalTracker } = await import('@leap/tracker-local');
     tracker = createLocalTracker({ stateDir, cwd: root, env });
@@ -99,9 +122,11 @@ async function checkInput(options: TddRunOptions): Promise<ConductorSetup> {
   if (issueData.criteria.length === 0) {
     throw new UsageError(`issue ${issue} has no acceptance criteria: expected a "## Acceptance criteria" section with one item a criterion (- [ ] ...), so each step has a criterion to meet`);
   }
+  checkTickable(tracker.issueFile?.(issue) ?? null, issue);
   let planText: ConductorSetup['planText'] = null;
-  if (options.planFile !== undefined) {
-    const file = resolve(options.cwd, options.planFile);
+  // A recorded plan file that is gone is no error: it is read only while HEAD has no ledger.
+  if (options.plan !== undefined && (given.planFile !== undefined || existsSync(options.plan))) {
+    const file = options.plan;
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
@@ -113,8 +138,30 @@ async function checkInput(options: TddRunOptions): Promise<ConductorSetup> {
   }
   return {
     root, issue, stateDir, env, tracker, issueData, agents, revisions, maxCost: options.maxCost, testCmd: options.testCmd,
-    planText, progress: options.progress ?? (() => {}), deadConductor: null,
+    planText, progress: given.progress ?? (() => {}), deadConductor: null, testGlobs, recorded, effective, sources, replaced, resumedOptions: recordedBefore !== undefined,
   };
+}
+
+// Every criterion must be tickable when its steps are done: one without a checkbox (`1. text`) is refused now,
+// before any step runs, rather than at its tick after a whole step.
+function checkTickable(file: string | null, issue: number): void {
+  if (file === null) return;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return;
+  }
+  let criteria: ReturnType<typeof readCriteria>;
+  try {
+    criteria = readCriteria(text, file);
+  } catch {
+    return;
+  }
+  const bad = criteria.find((c) => !c.checkable);
+  if (bad !== undefined) {
+    throw new UsageError(`${file}:${bad.line}: criterion ${bad.index} of issue ${issue} has no checkbox to tick (${JSON.stringify(bad.text)}): write it as "- [ ] ${bad.text}" or "1. [ ] ${bad.text}", so the run can tick it when its steps are done`);
+  }
 }
 
 // Preflight (first run) or resume: orphans ended, interrupted ticks finished, the branch checked out, the test command known.
@@ -158,7 +205,7 @@ async function prepare(state: RunState): Promise<void> {
   for (const [role, chosen] of [...roles, ['planner', setup.agents.planner] as const]) {
     if (role === 'planner' && planned) continue;
     const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env);
-    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${role} agent ${JSON.stringify(chosen.name)} is not ready: ${ready.failure}`);
+    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${agentLabel(role, chosen.name)} is not ready: ${ready.failure}`);
   }
   state.testCmd = choice.command;
   state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
@@ -172,18 +219,41 @@ async function prepare(state: RunState): Promise<void> {
     ensureStateGitignore(paths);
     state.startHead = await state.head();
     await state.git(['checkout', '-q', '-b', state.branch]);
-    state.journal = freshJournal(null, state.testCmd, { base: current === '' ? null : current });
+    state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
     state.saveJournal();
-    await state.say(`issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; developer ${setup.agents.developer.name}, verifier ${setup.agents.verifier.name}`);
+    await state.say(`issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; ${roleName('developer', setup.agents.developer.name)}, ${roleName('verifier', setup.agents.verifier.name)}${sameFamily(setup)}\n${limitsLine(state)}`);
     return;
   }
   if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
   state.startHead = await state.head();
-  state.journal = journal ?? freshJournal(null, state.testCmd);
+  state.journal = journal ?? freshJournal(state.journal, state.testCmd);
   state.journal.pid = process.pid;
   state.journal.test_cmd = state.testCmd;
   state.saveJournal();
-  await state.say(`issue ${state.issue}: resuming on ${state.branch} at ${state.startHead.slice(0, 12)}`);
+  const options = describeOptions(setup.recorded);
+  await state.say([
+    `issue ${state.issue}: resuming on ${state.branch} at ${state.startHead.slice(0, 12)}${options === '' ? '' : ` with the options it was started with: ${options}`}`,
+    ...setup.replaced.map((line) => `option given again: ${line}`),
+    limitsLine(state),
+  ].join('\n'));
+}
+
+// `developer claude`, or `developer` alone for an agent named after its role (never "developer developer").
+function roleName(role: string, name: string): string {
+  return name === role ? role : `${role} ${name}`;
+}
+
+// Said at the start when the verifier shares the developer's family (--allow-same-family), as the run file records it.
+function sameFamily(setup: ConductorSetup): string {
+  const family = setup.agents.developer.agent.family;
+  return setup.agents.verifier.agent.family === family ? ` (the same model family, ${family}: --allow-same-family)` : '';
+}
+
+// What ends a leaf, said at every start: its time limit and its idle limit, each with where it comes from.
+function limitsLine(state: RunState): string {
+  const time = timeLimit(state);
+  const idle = idleLimit(state.setup);
+  return `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} (${idle.source}; no output and no CPU progress that long is killed-stuck)`;
 }
 
 // Every step done: the criteria a remote tracker still shows open, then the draft pull request.
@@ -196,7 +266,7 @@ async function finish(state: RunState): Promise<{ url: string }> {
     '',
     ...ledger.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`),
     '',
-    `Every step went red, green and refactor, each verified blind by ${setup.agents.verifier.name}; the ledger is ${state.ledgerRel}.`,
+    `Every step went red, green and refactor, each verified blind by ${setup.agents.verifier.name}${sameFamily(setup)}; the ledger is ${state.ledgerRel}.`,
   ].join('\n');
   await tickRemoteCriteria(state, ledger.steps);
   const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${state.issue})`, body, branch: state.branch, base, issue: state.issue });

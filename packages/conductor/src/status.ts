@@ -19,6 +19,8 @@ export interface TddStatus {
   lastVerdict: { step: string | null; phase: string; verdict: string; reason: string } | null;
   /** The pending stop request: its mode, `unreadable`, or null. */
   stop: string | null;
+  /** How the run last ended when it bailed and nothing was launched since: its cause, class and narration. */
+  bail: { cause: string; class: string; message: string } | null;
 }
 
 const TAIL_BYTES = 256 * 1024;
@@ -41,7 +43,7 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
   const stopRequest = readStopRequest(paths.stop);
   const stop = stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
   const running = runningLeaves(paths.dir);
-  const verdicts = tailVerdicts(paths.events);
+  const { verdicts, bails } = tailEvents(paths.events);
   return issues.map((issue) => {
     const text = readFileIfExists(paths.ledger(issue));
     const steps = text === null ? [] : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
@@ -62,6 +64,7 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
       running: running.filter((r) => r.issue === null || r.issue === issue).map(({ leaf, pid: p, elapsedMs }) => ({ leaf, pid: p, elapsedMs })),
       lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
       stop,
+      bail: bails.get(issue) ?? null,
     };
   });
 }
@@ -105,13 +108,14 @@ function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: num
   return out;
 }
 
-// The verdict events in the last 256 KiB of the log.
-function tailVerdicts(file: string): { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[] {
+// The verdict events in the last 256 KiB of the log, and each issue's bail when no leaf was launched after it.
+function tailEvents(file: string): { verdicts: { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[]; bails: Map<number, { cause: string; class: string; message: string }> } {
+  const bails = new Map<number, { cause: string; class: string; message: string }>();
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch {
-    return [];
+    return { verdicts: [], bails };
   }
   let text: string;
   try {
@@ -125,15 +129,20 @@ function tailVerdicts(file: string): { issue: number | null; step: string | null
   }
   const found: { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[] = [];
   for (const line of text.split('\n')) {
-    if (!line.includes('"event":"verdict"')) continue;
+    const verdict = line.includes('"event":"verdict"');
+    const bail = line.includes('"event":"bail"');
+    const launch = line.includes('"event":"launch"');
+    if (!verdict && !bail && !launch) continue;
     try {
-      const e = JSON.parse(line) as { issue: number | null; step: string | null; phase: string; verdict: string; reason: string };
-      found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
+      const e = JSON.parse(line) as { issue: number | null; step: string | null; phase: string; verdict: string; reason: string; cause: string; class: string; message: string };
+      if (verdict) found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
+      else if (e.issue !== null && bail) bails.set(e.issue, { cause: e.cause, class: e.class, message: e.message });
+      else if (e.issue !== null) bails.delete(e.issue);
     } catch {
       // A torn or partial first line.
     }
   }
-  return found;
+  return { verdicts: found, bails };
 }
 
 function seconds(ms: number): string {
@@ -153,6 +162,7 @@ export function formatTddStatus(statuses: readonly TddStatus[]): string {
     for (const r of s.running) lines.push(`  running: ${r.leaf} (pid ${r.pid}) for ${seconds(r.elapsedMs)}`);
     if (s.lastVerdict !== null) lines.push(`  last verdict: ${s.lastVerdict.phase} ${s.lastVerdict.verdict}: ${s.lastVerdict.reason.split('\n')[0]}`);
     if (s.stop !== null) lines.push(`  stop pending: ${s.stop}`);
+    if (s.bail !== null) lines.push(`  bailed: ${s.bail.cause} (${s.bail.class}): ${s.bail.message.split('\n')[0]}`);
     return lines.join('\n');
   });
   return `${blocks.join('\n')}\n`;

@@ -20,12 +20,25 @@ Options:
   --plan FILE        the steps, in the plan format of leap-ledger init, instead of a planning leaf
   --developer NAME   the developer agent (default claude)
   --verifier NAME    the verifier agent (default: a built-in of another family than the developer)
+  --allow-same-family  allow a verifier of the developer's model family (else bad input, exit 2)
   --planner NAME     the planner agent (default: the developer)
   --agents FILE      an agents file (else VERI_AGENTS)
   --revisions N      revision leaves a phase may have after a REJECT (default 2)
+  --timeout DURATION       each leaf's time limit (else VERI_TIMEOUT, else .tdd/issue-N-timeout, 900 s)
+  --idle-timeout DURATION  a leaf with no output and no CPU progress this long is killed-stuck
+                     (else VERI_IDLE_TIMEOUT; default 300s, 0 is off); DURATION is 90, 90s, 15m, 1h
+  --tests GLOB       files that hold tests, beside the built-in conventions (repeatable), e.g. 'src/**/*.rs':
+                     green may change none of them that the red commit has
   --max-cost USD     bail cost-budget once the leaves' reported cost passes USD
   --tracker NAME     local (default: .tdd/issues/N.md) or github (through gh)
   --json             print the result as JSON on stdout (progress goes to stderr)
+
+leap.config.json at the repository root (its JSON Schema: @leap/conductor/schemas/leap-config.schema.json)
+holds testCommand, testFiles, agents, developer, verifier, planner, timeout, idleTimeout, sandbox,
+testNetwork, notify; options win over it, and an unknown key is an error.
+
+The first start records its options in .tdd/issue-N-run.json: "leap tdd run --issue N" alone resumes
+with them, and an option given again replaces the recorded one (the narration says so).
 
 Exit codes: 0 done (every step and criterion ticked, draft pull request open); 1 bailed (last line
 "bail: CAUSE (CLASS)"); 2 bad input (nothing touched); 3 stopped by request (resume by running again).
@@ -48,7 +61,9 @@ Exit codes: 0 written; 2 bad input.
 const RUN_OPTIONS = {
   issue: { type: 'string' }, 'test-cmd': { type: 'string' }, plan: { type: 'string' }, developer: { type: 'string' },
   verifier: { type: 'string' }, planner: { type: 'string' }, agents: { type: 'string' }, revisions: { type: 'string' },
-  'max-cost': { type: 'string' }, tracker: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  'max-cost': { type: 'string' }, tracker: { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' },
+  tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' },
+  json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** `leap tdd SUB ...`. */
@@ -81,20 +96,15 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   void positionals;
   if (values.issue === undefined) throw new UsageError('leap tdd run: expected --issue N');
   const issue = checkIssue(values.issue, '--issue');
-  const trackerName = values.tracker ?? 'local';
-  if (trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
+  const trackerName = values.tracker;
+  if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
   const json = values.json === true;
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
-  let tracker;
-  if (trackerName === 'github') {
-    const { createGithubTracker } = await import('@leap/tracker-github');
-    tracker = createGithubTracker({ cwd: io.cwd, env: io.env });
-  }
   const { runTdd } = await import('./run-tdd.js');
   const result = await runTdd({
     cwd: io.cwd, env: io.env, issue, testCmd: values['test-cmd'], planFile: values.plan, developer: values.developer, verifier: values.verifier,
     planner: values.planner, agentsFile: values.agents, revisions: count('revisions', values.revisions, true), maxCost: count('max-cost', values['max-cost'], false),
-    tracker, progress: say,
+    trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], tests: values.tests, allowSameFamily: values['allow-same-family'] === true ? true : undefined, progress: say,
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);
   else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);

@@ -20,6 +20,16 @@ export interface TddRunOptions {
   revisions?: number;
   /** Default: @leap/tracker-local on the repository's state folder. */
   tracker?: TrackerPlugin;
+  /** `--tracker NAME` when no `tracker` is given: `local` (the default) or `github`; recorded for a resume. */
+  trackerName?: 'local' | 'github';
+  /** `--timeout DURATION`: each leaf's time limit (else VERI_TIMEOUT, else the issue's timeout file). */
+  timeout?: string;
+  /** `--idle-timeout DURATION`: a leaf with no output and no CPU progress this long is killed-stuck (default 300s; `0` is off). */
+  idleTimeout?: string;
+  /** `--tests GLOB` (repeatable): files that hold tests, beside @leap/verify's conventions. */
+  tests?: string[];
+  /** `--allow-same-family`: a verifier of the developer's model family is allowed. */
+  allowSameFamily?: boolean;
   /** `--max-cost USD`: bail `cost-budget` once the leaves' reported cost passes it. */
   maxCost?: number;
   env?: NodeJS.ProcessEnv;

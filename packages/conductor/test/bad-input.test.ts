@@ -5,13 +5,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { runTdd, type TddRunOptions } from '../src/index.js';
-import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, writeRepoFile } from './helpers.js';
+import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, repoFingerprint, writeRepoFile } from './helpers.js';
 
 const bad = suite('runTdd: bad input');
 bad.after.each(cleanupTempDirs);
 
 async function refused(repo: string, options: Partial<TddRunOptions>, expected: RegExp): Promise<void> {
-  const before = git(repo, 'status', '--porcelain', '--ignored');
+  const before = repoFingerprint(repo);
   const agents = commandAgents({});
   try {
     await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv(), ...options });
@@ -20,7 +20,8 @@ async function refused(repo: string, options: Partial<TddRunOptions>, expected: 
     assert.match((error as Error).message, expected);
     assert.is((error as { exitCode?: number }).exitCode, 2, (error as Error).message);
   }
-  assert.is(git(repo, 'status', '--porcelain', '--ignored'), before);
+  // No commit, no branch, no file written, changed or removed (ignored ones and the state folder included).
+  assert.is(repoFingerprint(repo), before);
   assert.is(git(repo, 'branch', '--list', 'leap/*'), '');
 }
 
@@ -37,6 +38,19 @@ bad('an issue with no acceptance criteria', async () => {
   await refused(repo, { issue: 2 }, /issue 2 has no acceptance criteria/);
 });
 
+bad('an uncommitted issue file with no criteria, and one beside it: both left as they were', async () => {
+  const repo = makeProject();
+  writeRepoFile(repo, '.tdd/issues/2.md', '# Nothing to check\n\nJust words: "$HOME" `x` ü.\n');
+  writeRepoFile(repo, '.tdd/issues/3.md', '# The user\'s next issue\n');
+  await refused(repo, { issue: 2 }, /issue 2 has no acceptance criteria/);
+});
+
+bad('a criterion without a checkbox (an ordered list) is refused at once, file and line named, the issue file untouched', async () => {
+  const repo = makeProject();
+  writeRepoFile(repo, '.tdd/issues/4.md', '# Numbered\n\n## Acceptance criteria\n\n1. [ ] the first can be ticked\n2. the second cannot\n');
+  await refused(repo, { issue: 4 }, /\.tdd\/issues\/4\.md:6: criterion 2 of issue 4 has no checkbox to tick \("the second cannot"\): write it as "- \[ \] the second cannot"/);
+});
+
 bad('a plan that leaves a criterion uncovered, or names one the issue lacks', async () => {
   const repo = makeProject(['one', 'two']);
   await refused(repo, { planFile: planFile(['Only one'], () => 1) }, /plan\.txt: no step covers criterion 2 of issue 1/);
@@ -50,6 +64,11 @@ bad('an unknown agent, a bad agents file', async () => {
   const file = join(makeTempDir(), 'agents.json');
   writeFileSync(file, '{"agents": {"x": {"plugin": "teleport"}}}');
   await refused(repo, { agentsFile: file, developer: 'x' }, /agents\.json: agent "x": expected "plugin" to be one of/);
+});
+
+bad('a verifier of the developer\'s model family, without --allow-same-family', async () => {
+  const repo = makeProject();
+  await refused(repo, { verifier: 'dev' }, /the verifier "dev" is of the developer "dev"'s model family \(replayed\): a blind verification needs another family\. Choose one with --verifier NAME, or allow it with --allow-same-family/);
 });
 
 bad('bad numbers and a folder that is no repository', async () => {

@@ -120,6 +120,8 @@ bails('agent-failed: a CLI that exits with an error by itself; its own words in 
   assert.is(result.code, 1);
   assert.is(result.bail?.cause, 'agent-failed');
   assert.match(result.bail?.narration ?? '', 'Not logged in · Please run /login');
+  // The CLI's words once, however many of the leaf's readings quote them.
+  assert.is((result.bail?.narration ?? '').split('Not logged in · Please run /login').length, 2, result.bail?.narration);
   assert.ok(Date.now() - started < 15_000);
   assert.equal(subjects(repo), ['plan: issue 1']);
   const usage = readEvents(repo).filter((e) => e.event === 'usage');

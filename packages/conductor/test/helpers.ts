@@ -90,7 +90,7 @@ const FIXTURES = join(dirname(new URL(import.meta.url).pathname), 'fixtures');
 
 /** A step's edits for the deterministic command developer (fixtures/dev-agent.mjs). */
 export interface StepEdits {
-  [phase: string]: { path: string; content: string; extra?: { path: string; content: string }[]; git?: string[][] };
+  [phase: string]: { path: string; content: string; extra?: { path: string; content: string }[]; delete?: string[]; git?: string[][] };
 }
 
 /** Command agents: `dev` (fixtures/dev-agent.mjs over `steps`) and `ver` (always PASS); their launches logged as JSON lines. */
@@ -141,4 +141,25 @@ export function planFile(titles: string[], criterionOf: (i: number) => number = 
   const file = join(makeTempDir('leap-plan-'), 'plan.txt');
   writeFileSync(file, `Plan\n${titles.map((t, i) => `${t} (criterion ${criterionOf(i)})`).join('\n')}\n`);
   return file;
+}
+
+/** Every file of the repository (ignored ones too, .git's refs and HEAD), with its bytes' hash: what "nothing touched" compares. */
+export function repoFingerprint(repo: string): string {
+  const { createHash } = process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+  const { readdirSync, lstatSync } = process.getBuiltinModule('node:fs') as typeof import('node:fs');
+  const lines: string[] = [];
+  const walk = (dir: string, rel: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = rel === '' ? name : `${rel}/${name}`;
+      if (path === '.git') continue;
+      const full = join(dir, name);
+      if (lstatSync(full).isDirectory()) walk(full, path);
+      else lines.push(`${path} ${createHash('sha256').update(readFileSync(full)).digest('hex')}`);
+    }
+  };
+  walk(repo, '');
+  lines.push(`HEAD ${git(repo, 'rev-parse', 'HEAD').trim()} ${git(repo, 'symbolic-ref', '-q', 'HEAD').trim()}`);
+  lines.push(git(repo, 'for-each-ref', '--format=%(refname) %(objectname)'));
+  lines.push(git(repo, 'status', '--porcelain', '--ignored'));
+  return lines.join('\n');
 }

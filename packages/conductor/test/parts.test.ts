@@ -210,7 +210,7 @@ files('prompts: the developer gets the step, the phase and a revision\'s reason;
   assert.match(red, "## Your step\n\nit's `x`\n");
   assert.match(red, 'Write the failing test');
   assert.not.match(red, 'Revision');
-  assert.match(developerPrompt(issue, 's', 'refactor', { attempt: 3, reason: 'too long' }), '## Revision 3\n\nThe verifier rejected the previous attempt, for this reason:\n\ntoo long');
+  assert.match(developerPrompt(issue, 's', 'refactor', { attempt: 3, reason: 'too long' }), '## Revision 2\n\nThe verifier rejected the previous attempt, for this reason:\n\ntoo long');
   const plan = plannerPrompt(issue);
   assert.match(plan, '1. one\n2. two (already done)');
   assert.match(plan, '(criterion K)');

@@ -24,7 +24,7 @@ revisions('a REJECT sends the reason to develop-green-2, and the run goes on to 
   assert.equal(result.verdicts.map((v) => `${v.phase} ${v.verdict}`), ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS']);
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   const prompt = receivedPrompt(agents.dir, 'dev', 2);
-  assert.match(prompt, '## Revision 2');
+  assert.match(prompt, '## Revision 1');
   assert.match(prompt, "Say what slugify is for: it's $undocumented `x`");
   const leaves = readEvents(repo).filter((e) => e.event === 'launch').map((e) => `${e.leaf} ${e.attempt}`);
   assert.equal(leaves, ['develop-red 1', 'verify-red 1', 'develop-green 1', 'verify-green 1', 'develop-green-2 2', 'verify-green 1', 'develop-refactor 1', 'verify-refactor 1']);
@@ -58,6 +58,11 @@ revisions('a spent revision budget bails revision-budget: the half-done step is 
   const refs = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/leap/attempts/').trim().split('\n');
   assert.is(refs.length, 1);
   assert.match(git(repo, 'show', `${refs[0]}:src/slug.js`), 'toLowerCase');
+  // leap tdd status says the run bailed, and why, until a leaf is launched again.
+  const { formatTddStatus, readTddStatus } = await import('../src/status.js');
+  const status = readTddStatus({ cwd: repo, env: cleanEnv(), issue: 1 });
+  assert.is(status[0]?.bail?.cause, 'revision-budget');
+  assert.match(formatTddStatus(status), /\n  bailed: revision-budget \(process\): The green phase of step 1/);
   assert.match(git(repo, 'show', `${refs[0]}:test/step1.test.js`), 'hello-big-world');
   const bail = readEvents(repo).filter((e) => e.event === 'bail');
   assert.equal(bail.map((e) => [e.cause, e.class, e.step]), [['revision-budget', 'process', TITLE]]);

@@ -89,7 +89,7 @@ stops('now ends the running leaf at once; the resumed run relaunches it from whe
   const result = await running;
   assert.ok(Date.now() - started < 8000);
   assert.is(result.code, 3);
-  assert.match(result.stoppedAt ?? '', 'before develop-green');
+  assert.match(result.stoppedAt ?? '', 'before develop-green (the running leaf develop-green was ended)');
   assert.equal(readEvents(repo).filter((e) => e.event === 'exit' && e.leaf === 'develop-green').map((e) => e.status), ['killed-stop']);
   // The killed leaf left half a file behind; the resumed run starts the leaf again from its start.
   assert.match(git(repo, 'status', '--porcelain'), 'src/step1.js');

@@ -1,0 +1,90 @@
+// The options a run was started with (CONTRACT section 9), recorded in its run file (issue-N-run.json) so
+// that `leap tdd run --issue N` alone resumes with them; an option given again replaces the recorded one.
+import { isAbsolute, resolve } from 'node:path';
+import { parseDuration } from '@leap/core';
+import type { TddRunOptions } from './types.js';
+
+/** What a run records of how it was started: only what was given (an option, or the project file). */
+export interface RecordedOptions {
+  agentsFile?: string;
+  developer?: string;
+  verifier?: string;
+  planner?: string;
+  testCmd?: string;
+  revisions?: number;
+  timeout?: string;
+  idleTimeout?: string;
+  maxCost?: number;
+  tracker?: 'local' | 'github';
+  tests?: string[];
+  allowSameFamily?: boolean;
+  /** `--plan FILE` (absolute): used only while HEAD has no ledger, so a start that bailed before its plan resumes with it. */
+  plan?: string;
+}
+
+/** Each recorded option's flag on `leap tdd run`, in the order the narration lists them. */
+export const OPTION_FLAGS: { readonly [K in keyof Required<RecordedOptions>]: string } = {
+  agentsFile: '--agents', developer: '--developer', verifier: '--verifier', planner: '--planner', testCmd: '--test-cmd',
+  revisions: '--revisions', timeout: '--timeout', idleTimeout: '--idle-timeout', maxCost: '--max-cost', tracker: '--tracker',
+  tests: '--tests', allowSameFamily: '--allow-same-family', plan: '--plan',
+};
+
+/** The default idle limit of agent leaves: no output and no CPU progress for this long is `killed-stuck`. */
+export const DEFAULT_IDLE_TIMEOUT = '300s';
+
+/** The options given to this start, as a run records them (the agents file made absolute, durations checked). */
+export function givenOptions(options: TddRunOptions): RecordedOptions {
+  const given: RecordedOptions = {
+    agentsFile: options.agentsFile === undefined ? undefined : (isAbsolute(options.agentsFile) ? options.agentsFile : resolve(options.cwd, options.agentsFile)),
+    developer: options.developer, verifier: options.verifier, planner: options.planner, testCmd: options.testCmd,
+    revisions: options.revisions, timeout: options.timeout, idleTimeout: options.idleTimeout, maxCost: options.maxCost,
+    tracker: options.tracker === undefined ? options.trackerName : undefined, tests: options.tests, allowSameFamily: options.allowSameFamily || undefined,
+    plan: options.planFile === undefined ? undefined : resolve(options.cwd, options.planFile),
+  };
+  if (given.timeout !== undefined) parseDuration('--timeout', given.timeout);
+  if (given.idleTimeout !== undefined) parseDuration('--idle-timeout', given.idleTimeout);
+  return dropUndefined(given);
+}
+
+/** The recorded options with the given ones over them, and the narration's line for each given one that replaced another. */
+export function mergeOptions(recorded: RecordedOptions | undefined, given: RecordedOptions): { options: RecordedOptions; replaced: string[] } {
+  const before = recorded ?? {};
+  const options: RecordedOptions = { ...before, ...given };
+  const replaced: string[] = [];
+  for (const key of Object.keys(OPTION_FLAGS) as (keyof RecordedOptions)[]) {
+    if (given[key] === undefined || before[key] === undefined || same(given[key], before[key])) continue;
+    replaced.push(`${OPTION_FLAGS[key]} ${show(given[key])} replaces the recorded ${show(before[key])}`);
+  }
+  return { options, replaced };
+}
+
+/** The recorded options as flags, for the narration of a resume: `--agents /x/agents.json --developer dev`. */
+export function describeOptions(options: RecordedOptions): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(OPTION_FLAGS) as (keyof RecordedOptions)[]) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (value === true) parts.push(OPTION_FLAGS[key]);
+    else if (Array.isArray(value)) for (const v of value) parts.push(`${OPTION_FLAGS[key]} ${shellWord(v)}`);
+    else parts.push(`${OPTION_FLAGS[key]} ${shellWord(String(value))}`);
+  }
+  return parts.join(' ');
+}
+
+/** A word as a POSIX shell reads it back byte for byte: bare when safe, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+function show(value: unknown): string {
+  return Array.isArray(value) ? value.map((v) => shellWord(String(v))).join(' ') : shellWord(String(value));
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
+  return value;
+}

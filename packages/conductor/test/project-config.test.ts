@@ -1,0 +1,73 @@
+// leap.config.json (CONTRACT section 9): read at the repository root, options win over it, unknown keys and
+// bad values are errors naming the file and the key, and its published JSON Schema is the zod schema's.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanupTempDirs, git } from '@leap/test-utils';
+import { requestStop } from '@leap/core';
+import { projectConfigJsonSchema, readProjectConfig, runTdd } from '../src/index.js';
+import { cleanEnv, commandAgents, makeProject, planFile, repoFingerprint, slugSteps, subjects, writeRepoFile } from './helpers.js';
+
+const config = suite('leap.config.json');
+config.after.each(cleanupTempDirs);
+
+const TITLE = 'Lowercase and join with dashes';
+
+function withConfig(value: unknown): string {
+  const repo = makeProject();
+  writeRepoFile(repo, 'leap.config.json', `${JSON.stringify(value, null, 2)}\n`);
+  git(repo, 'add', 'leap.config.json');
+  git(repo, 'commit', '-q', '-m', 'the project says how it is tested');
+  return repo;
+}
+
+config('the committed JSON Schema is the zod schema\'s', () => {
+  const committed = readFileSync(new URL('../schemas/leap-config.schema.json', import.meta.url), 'utf8');
+  assert.fixture(committed, `${JSON.stringify(projectConfigJsonSchema(), null, 2)}\n`, 'schemas/leap-config.schema.json has drifted: npm run schemas -w @leap/conductor');
+});
+
+config('an unknown key, a bad value, a bad duration, bad JSON: exit 2 naming the file and the key, nothing touched', async () => {
+  for (const [value, expected] of [
+    [{ testComand: 'npm test' }, /leap\.config\.json: unknown key "testComand": expected only testCommand, testFiles, agents/],
+    [{ sandbox: 'maybe' }, /leap\.config\.json: "sandbox": /],
+    [{ timeout: 'soon' }, /leap\.config\.json: "timeout" to be a non-negative duration/],
+    [{ notify: [] }, /leap\.config\.json: "notify": /],
+  ] as const) {
+    const repo = withConfig(value);
+    const before = repoFingerprint(repo);
+    try {
+      await runTdd({ cwd: repo, issue: 1, env: cleanEnv() });
+      assert.unreachable('accepted');
+    } catch (error) {
+      assert.match((error as Error).message, expected);
+      assert.is((error as { exitCode?: number }).exitCode, 2);
+    }
+    assert.is(repoFingerprint(repo), before);
+  }
+  const repo = makeProject();
+  writeRepoFile(repo, 'leap.config.json', '{"testCommand": ');
+  assert.throws(() => readProjectConfig(repo), /leap\.config\.json: not JSON/);
+  assert.is(readProjectConfig(makeProject()), null);
+});
+
+config('the file gives the test command, the agents (a path from the root), the roles and the limits; an option wins over it, and each is narrated with its source', async () => {
+  const agents = commandAgents(slugSteps([TITLE]));
+  const repo = withConfig({
+    $schema: './node_modules/@leap/conductor/schemas/leap-config.schema.json',
+    testCommand: 'node --test test/', agents: agents.file, developer: 'dev', verifier: 'ver', timeout: '10m', idleTimeout: 45, testFiles: ['src/**/*.rs'],
+  });
+  requestStop(join(repo, '.tdd/stop'), 'at-ledger');
+  const lines: string[] = [];
+  const result = await runTdd({ cwd: repo, issue: 1, planFile: planFile([TITLE]), timeout: '20m', env: cleanEnv(), progress: (l) => lines.push(l) });
+  assert.is(result.code, 3, JSON.stringify(result.bail));
+  assert.equal(subjects(repo), ['plan: issue 1']);
+  const start = lines.find((l) => l.startsWith('issue 1: ')) ?? '';
+  assert.match(start, 'tests: `node --test test/`; developer dev, verifier ver');
+  assert.match(start, 'leaves: time limit 20m (--timeout), idle limit 45 (leap.config.json;');
+  // Only the options are recorded: the file's values are read again at every start.
+  const run = JSON.parse(readFileSync(join(repo, '.tdd/issue-1-run.json'), 'utf8')) as { options: Record<string, unknown> };
+  assert.equal(Object.keys(run.options).sort(), ['plan', 'timeout']);
+});
+
+config.run();
