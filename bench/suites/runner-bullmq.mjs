@@ -68,15 +68,18 @@ export default async function runnerBullmq(ctx) {
     `const m = await import(${JSON.stringify(cli)}); const { processSubcommandIo } = await import(${JSON.stringify(coreJs)}); process.exitCode = await m.${name}(process.argv.slice(1), processSubcommandIo());`, "--"];
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('VERI_') || key.startsWith('LEAP_BULLMQ_')) delete env[key];
+  // Engine and workers sign jobs and results with one secret (CONTRACT section 11).
+  env.LEAP_QUEUE_SECRET = 'bench-queue-secret-0123456789';
   const redis = await startRedis(join(ctx.tmp, 'redis'));
   let n = 0;
-  const workersUp = async (remote, count, jobs) => {
+  // Each worker builds with its own agents file (jobs carry none): here the run's.
+  const workersUp = async (remote, count, jobs, agents) => {
     const workers = [];
     for (let i = 0; i < count; i++) {
       const dir = join(ctx.tmp, `machine-${n}-${i}`);
       mkdirSync(dir, { recursive: true });
       const [cmd, ...args] = entry(workerCli, 'workerCommand');
-      const child = spawn(cmd, [...args, '--redis', redis.url, '--repo', remote, '--jobs', String(jobs), '--dir', join(dir, 'w'), '--name', `m${i}`], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(cmd, [...args, '--redis', redis.url, '--repo', remote, '--jobs', String(jobs), '--dir', join(dir, 'w'), '--name', `m${i}`, '--agents', agents], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       await new Promise((resolve, reject) => {
         child.stderr.on('data', (b) => {
@@ -98,7 +101,7 @@ export default async function runnerBullmq(ctx) {
     const { remote, repo } = makeRemote(dir);
     const file = writeSliceFile(dir, `s${n}`);
     const agents = writeAgentsFile(dir, buildSleep);
-    const down = runner === null ? async () => {} : await workersUp(remote, runner.workers, runner.jobs);
+    const down = runner === null ? async () => {} : await workersUp(remote, runner.workers, runner.jobs, agents);
     const [cmd, ...args] = entry(sliceCli, 'sliceCommand');
     const extra = runner === null ? [] : ['--runner', 'bullmq', '--redis', redis.url];
     const t0 = process.hrtime.bigint();
