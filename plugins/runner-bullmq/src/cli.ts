@@ -2,30 +2,36 @@
 import { resolve } from 'node:path';
 import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
 
-export const USAGE = `Usage: leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR] [--name NAME]
+export const USAGE = `Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR] [--name NAME]
 Takes rounds of LEAP balls from the BullMQ queue on Redis (queued by \`leap slice run --runner bullmq\`),
-builds each in a worktree of its own clone of GIT_URL at the round's commit (the ball's base plus its
+checks each job against its schema (a bad one is refused, nothing run), builds it in a worktree of its own clone of GIT_URL at the round's commit (the ball's base plus its
 dependencies' merged work, plus its earlier rounds), runs the round as the local runner does (the builder
-leaf, the proof, the jury), pushes leap/SLICE/BALL to GIT_URL and returns the receipt and the candidate.
+leaf, the proof, the jury) with this machine's own agents file, pushes leap/SLICE/BALL to GIT_URL and returns the receipt and the candidate.
 One line per job on stderr. TERM or INT: takes no more jobs, finishes the rounds in flight, or hands back
 those whose leaf the signal ended (another worker builds them), exits 0. A worker killed outright loses at
 most its rounds in flight: BullMQ's stalled check gives them to another worker.
 A remote it cannot reach: the job goes back to the queue and the worker steps aside for a while.
 Options:
-  --redis URL    the Redis server (redis://HOST:PORT)
+  --redis URL    the Redis server (redis://HOST:PORT; default LEAP_REDIS_URL, which keeps a password out of ps)
   --repo GIT_URL the shared remote: a bare repository path, file://, ssh
+  --agents FILE  this machine's agents file, the only one its rounds use (jobs carry none; default the
+                 built-in agents and VERI_AGENTS)
+  --secret-file FILE  the queue secret shared with the engines (default LEAP_QUEUE_SECRET; at least 16
+                 characters, never on the command line): unsigned or wrongly signed jobs are refused
   --jobs N       rounds built at once (default 1)
   --dir DIR      this machine's folder for the clone, worktrees and leaves (default .leap-worker)
   --name NAME    the worker's name in the records (default HOST:PID)
 Environment: LEAP_BULLMQ_LOCK_MS (a job's lock, default 30000), LEAP_BULLMQ_STALLED_MS (the stalled
 check, default the lock), LEAP_BULLMQ_RETRY_MS (how long a worker steps aside after a remote failure, 5000),
 GIT_SSH_COMMAND (how git reaches an ssh remote; default ssh -o BatchMode=yes: git never prompts).
-Exit codes: 0 stopped by TERM or INT; 2 bad input (an option missing or malformed, Redis not reachable).`;
+No password, token or secret is printed: URLs are shown with *** in their place.
+Exit codes: 0 stopped by TERM or INT; 2 bad input (an option missing or malformed, no queue secret or a
+short one, Redis not reachable).`;
 
 /** `leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]`. */
 export const workerCommand: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, {
-    redis: { type: 'string' }, repo: { type: 'string' }, jobs: { type: 'string', short: 'j' }, dir: { type: 'string' },
+    redis: { type: 'string' }, repo: { type: 'string' }, agents: { type: 'string' }, 'secret-file': { type: 'string' }, jobs: { type: 'string', short: 'j' }, dir: { type: 'string' },
     name: { type: 'string' }, help: { type: 'boolean', short: 'h' },
   }, USAGE);
   if (values.help === true) {
@@ -34,16 +40,27 @@ export const workerCommand: Subcommand = async (argv, io) => {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${showValue(positionals[0])}\n${USAGE}`);
   const { checkRedisUrl, ping } = await import('./redis.js');
-  const redis = checkRedisUrl(values.redis);
+  const redis = checkRedisUrl(values.redis, '--redis', io.env);
   if (values.repo === undefined || values.repo === '') throw new UsageError('--repo GIT_URL is required (the shared remote every machine reaches)');
   const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
-  if (values.name === '') throw new UsageError('Expected --name to be a non-empty name');
+  if (values.name === '' || (values.name !== undefined && /\p{Cc}/u.test(values.name))) throw new UsageError(`Expected --name to be a non-empty name without control characters, got ${showValue(values.name)}`);
+  const agents = values.agents === undefined ? undefined : resolve(io.cwd, values.agents);
+  if (agents !== undefined) {
+    const { loadAgentRegistry } = await import('@leap/verify');
+    try {
+      loadAgentRegistry(agents, io.env);
+    } catch (error) {
+      throw new UsageError(`--agents ${showValue(values.agents)}: ${(error as Error).message}`);
+    }
+  }
+  const { readQueueSecret } = await import('./sign.js');
+  const secret = readQueueSecret(io.env, values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']));
   await ping(redis);
   const { startWorker } = await import('./worker.js');
   const say = (line: string) => io.stderr(`leap worker: ${line}\n`);
   const worker = await startWorker({
-    redis, repo: values.repo, jobs, dir: resolve(io.cwd, values.dir ?? '.leap-worker'), name: values.name, env: io.env, log: say,
+    redis, repo: values.repo, secret, agents, jobs, dir: resolve(io.cwd, values.dir ?? '.leap-worker'), name: values.name, env: io.env, log: say,
   });
   await new Promise<void>((done) => {
     const stop = (signal: NodeJS.Signals) => {

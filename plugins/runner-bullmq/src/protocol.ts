@@ -1,25 +1,33 @@
 // What travels over the queue (CONTRACT sections 8 and 11): one job per round of a ball, its request as
 // data, its result as data. Both sides agree on the queue's name, the job's shape and the timings here.
+import { createHash } from 'node:crypto';
 import type { RoundRequest, RoundResult } from '@leap/slice';
+import type { RoundJobBody } from './job-schema.js';
 
 /** The queue every engine adds rounds to and every `leap worker` takes them from. */
 export const QUEUE = 'leap-rounds';
 /** BullMQ's key prefix in Redis. */
 export const PREFIX = 'leap';
 
-/** One round of one ball, as a job. */
-export interface RoundJob {
-  /** This engine run's id: a later run removes the waiting jobs of a dead one. */
-  run: string;
-  /** The git URL (or remote name) the engine pushed the round's commit to. */
-  remote: string;
-  request: RoundRequest;
-  /** The agents file the engine read, carried as text (a worker's machine need not have it); null: built-ins. */
-  agents: { name: string; text: string } | null;
+/** One round of one ball, as a job's body (job-schema.ts): no agents file, no environment, no remote URL. */
+export type RoundJob = RoundJobBody;
+
+/** The job's request from the engine's: its own fields only (the engine's agents file stays on the engine's machine). */
+export function jobRequest(r: RoundRequest): RoundJob['request'] {
+  return {
+    slice: r.slice, ball: r.ball, round: r.round, commit: r.commit, start: r.start, agent: r.agent, branch: r.branch,
+    definition: r.definition as unknown as Record<string, unknown>, spec: r.spec as unknown as Record<string, unknown>, prompt: r.prompt,
+    reviewers: r.reviewers, alternates: r.alternates, champion: r.champion === null ? null : { code: r.champion.code, metric: r.champion.metric, ms: r.champion.ms, ...(r.champion.note === undefined ? {} : { note: r.champion.note }) },
+    checkMap: r.checkMap, passed: r.passed, timeoutMs: r.timeoutMs, authors: r.authors, costLeftUsd: r.costLeftUsd,
+  };
 }
 
-/** A round's result, as the worker returns it. */
+/** What a job says of the engine's remote: a hash of it (a URL may hold a token; it never leaves the engine). */
+export const remoteId = (remote: string) => createHash('sha256').update(remote).digest('hex');
+
+/** A round's result, as the worker returns it (the body of its signed return value, job-schema.ts). */
 export interface RoundJobResult extends RoundResult {
+  v: 1;
   worker: string;
   /** The ball's branch tip the worker pushed to `leap/SLICE/BALL`. */
   tip: string;
@@ -31,6 +39,13 @@ export interface RoundJobResult extends RoundResult {
 export function jobId(request: { slice: string; ball: string; round: number; commit: string }, run: string): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
   return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}`;
+}
+
+/** The environment a worker's rounds run in: its own, less what reaches the queue (a builder never holds the secret or the Redis URL). */
+export function roundEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const key of ['LEAP_QUEUE_SECRET', 'LEAP_REDIS_URL']) delete out[key];
+  return out;
 }
 
 /** The ball's branch on the shared remote, as the contract names it. */

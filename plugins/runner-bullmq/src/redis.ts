@@ -1,17 +1,20 @@
 // Redis connections for BullMQ (loaded lazily: `leap slice --help` and `leap worker --help` load none of it).
 import { LeapError, UsageError, showValue } from '@leap/core';
 import type { Redis } from 'ioredis';
+import { redact, redactUrl, secretsOf } from './text.js';
 
-/** Check a `--redis` value: a redis:// or rediss:// URL. */
-export function checkRedisUrl(url: string | undefined, option = '--redis'): string {
-  if (url === undefined || url === '') throw new UsageError(`${option} URL is required (a redis:// URL of the Redis server every worker reaches)`);
+/** Check a `--redis` value (absent: LEAP_REDIS_URL, which keeps a password out of `ps`): a redis:// or rediss:// URL. */
+export function checkRedisUrl(given: string | undefined, option = '--redis', env: NodeJS.ProcessEnv = process.env): string {
+  const url = given ?? env.LEAP_REDIS_URL;
+  if (url === undefined || url === '') throw new UsageError(`${option} URL is required, or LEAP_REDIS_URL (a redis:// URL of the Redis server every worker reaches)`);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`Expected ${option} to be a redis:// URL, got ${showValue(url)}`);
+    // Not a URL, so its password cannot be told apart: one with an @ is not echoed.
+    throw new UsageError(`Expected ${option} to be a redis:// URL, got ${url.includes('@') ? 'a value with an @ (not shown: it may hold a password)' : showValue(url)}`);
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new UsageError(`Expected ${option} to be a redis:// or rediss:// URL, got ${showValue(url)}`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new UsageError(`Expected ${option} to be a redis:// or rediss:// URL, got ${showValue(redactUrl(url))}`);
   return url;
 }
 
@@ -34,7 +37,7 @@ export async function ping(url: string, timeoutMs = 3000): Promise<void> {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    throw new LeapError(`cannot reach Redis at ${url}: ${(last ?? (error as Error)).message}`, { exitCode: 2 });
+    throw new LeapError(`cannot reach Redis at ${redactUrl(url)}: ${redact((last ?? (error as Error)).message, secretsOf(url))}`, { exitCode: 2 });
   } finally {
     redis.disconnect();
   }

@@ -2,15 +2,17 @@
 // queueing it pushes the round's commit to the ball's branch on the shared remote; when a worker returns the
 // result it fetches the branch back, so the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LeapError, serial, statePaths } from '@leap/core';
+import { showText } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { git, hasCommit } from './git.js';
-import { PREFIX, QUEUE, ballBranch, jobId, timings, type RoundJob, type RoundJobResult } from './protocol.js';
+import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, remoteId, timings, type RoundJob, type RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
+import { readQueueSecret, seal, unseal, type Sealed } from './sign.js';
 
 /** Options of `createBullmqRunner`. */
 export interface BullmqRunnerOptions {
@@ -21,6 +23,9 @@ export interface BullmqRunnerOptions {
   /** The main repository's state folder: the workers' leaf events are appended to its log. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
+  /** The queue secret shared with the workers; default read by readQueueSecret from `secretFile`, else LEAP_QUEUE_SECRET. */
+  secret?: Buffer;
+  secretFile?: string;
 }
 
 /** A runner that queues every round for `leap worker`s on other machines. */
@@ -28,6 +33,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   const env = options.env;
   const remote = options.remote ?? 'origin';
   const run = randomBytes(6).toString('hex');
+  // No secret, no run: read before anything is queued (a UsageError, exit 2).
+  const secret = options.secret ?? readQueueSecret(env, options.secretFile);
   const { pollMs } = timings(env);
   const once = serial();
   let opened: Promise<{ queue: Queue; connection: Redis; events: QueueEvents; listen: Redis; Job: typeof import('bullmq').Job }> | null = null;
@@ -56,26 +63,32 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
 
   // Rounds a dead engine of this slice queued and nobody waits for any more: taken off before they are built.
   const dropStale = async (queue: Queue, slice: string) => {
-    for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized'])) {
-      const data = job?.data as RoundJob | undefined;
-      if (data?.request?.slice === slice && data.remote === remote && data.run !== run) await job.remove().catch(() => undefined);
+    for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized']).catch(() => [])) {
+      // Only a job signed with our secret is an engine's: anything else is left for the workers to refuse.
+      let data: RoundJob | undefined;
+      try {
+        data = unseal(secret, 'job', String(job?.id), job?.data) as RoundJob;
+      } catch {
+        continue;
+      }
+      if (data?.request?.slice === slice && data.remote === remoteId(remote) && data.run !== run) await job.remove().catch(() => undefined);
     }
   };
   let dropped: Promise<void> | null = null;
 
-  const wait = async (id: string, data: RoundJob): Promise<RoundJobResult> => {
+  const wait = async (id: string, data: Sealed): Promise<unknown> => {
     const { queue, Job } = await open();
     for (;;) {
       if (closed) throw new LeapError(`the run stopped while ${id} was queued`);
-      const job = await Job.fromId<RoundJob, RoundJobResult>(queue, id);
+      const job = await Job.fromId<Sealed, Sealed>(queue, id);
       if (job === undefined) {
         // Redis lost the job (restarted without its append-only file): queue it again.
         await queue.add('round', data, jobOptions(id));
       } else {
         const state = await job.getState();
         // The job was read before its state: read it again for what it returned or why it failed.
-        const ended = state === 'completed' || state === 'failed' ? await Job.fromId<RoundJob, RoundJobResult>(queue, id) : undefined;
-        if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue;
+        const ended = state === 'completed' || state === 'failed' ? await Job.fromId<Sealed, Sealed>(queue, id) : undefined;
+        if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
         if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${ended?.failedReason ?? job.failedReason}`);
       }
       await new Promise<void>((r) => {
@@ -105,14 +118,14 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         });
         onRemote.add(request.commit);
       }
-      const agents = request.agentsFile === null ? null : { name: request.agentsFile, text: readFileSync(request.agentsFile, 'utf8') };
-      const data: RoundJob = { run, remote, request, agents };
       const id = jobId(request, run);
+      const body: RoundJob = { v: 1, run, remote: remoteId(remote), request: jobRequest(request) };
+      const data = seal(secret, 'job', id, body);
       waiting.add(id);
       let result: RoundJobResult;
       try {
         await queue.add('round', data, jobOptions(id));
-        result = await wait(id, data);
+        result = await checkResult(secret, id, await wait(id, data));
       } finally {
         waiting.delete(id);
       }
@@ -128,7 +141,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       onRemote.add(result.tip);
       if (result.commit !== null && !(await hasCommit(options.repoRoot, result.commit, env))) throw new LeapError(`worker ${result.worker} returned commit ${result.commit}, which is not on ${remote}`);
       appendEvents(statePaths(options.stateDir).events, result.events);
-      const { tip: _tip, events: _events, ...outcome } = result;
+      const { tip: _tip, events: _events, v: _v, ...outcome } = result;
       return outcome;
     },
     // A worker gives back a ball's worktree itself when the ball's round ends with a receipt.
@@ -158,4 +171,18 @@ function appendEvents(file: string, lines: string[]): void {
   if (lines.length === 0) return;
   if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true });
   appendFileSync(file, `${lines.join('\n')}\n`);
+}
+
+/** A worker's result, once its signature and schema are checked; anything else is refused with why (the ball is held). */
+async function checkResult(secret: Buffer, id: string, returned: unknown): Promise<RoundJobResult> {
+  const { roundResultSchema, schemaProblems } = await import('./job-schema.js');
+  let body: unknown;
+  try {
+    body = unseal(secret, 'result', id, returned);
+  } catch (error) {
+    throw new LeapError(`the result of ${id} is refused: ${(error as Error).message}`);
+  }
+  const problems = schemaProblems(roundResultSchema, body);
+  if (problems.length > 0) throw new LeapError(`the result of ${id} is refused: ${showText(problems.join('; '))}`);
+  return body as RoundJobResult;
 }

@@ -2,15 +2,20 @@
 // the shared remote (at the round's commit: the ball's base plus its dependencies' merged work, plus its earlier
 // rounds), runs the round exactly as the local runner does (buildRoundIn: the builder leaf, the proof, the
 // jury), pushes leap/SLICE/BALL to the remote and returns the round's result.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { retryWorktreeRace, serial, statePaths } from '@leap/core';
-import type { Job } from 'bullmq';
+import type { Job, JobJson } from 'bullmq';
+import { BadJobError, checkJobBody } from './check-job.js';
 import { git, hasCommit } from './git.js';
-import { PREFIX, QUEUE, ballBranch, timings, type RoundJob, type RoundJobResult } from './protocol.js';
+import { PREFIX, QUEUE, ballBranch, roundEnv, timings, type RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
+import { SignatureError, seal, unseal, type Sealed } from './sign.js';
+import { redact, redactUrl, secretsOf, showText } from './text.js';
+
+/** What a job whose data is not JSON carries instead (BullMQ would throw on it and leave the job active). */
+const UNPARSABLE = '__leapUnparsable';
 
 /** Options of `startWorker`. */
 export interface WorkerOptions {
@@ -23,6 +28,10 @@ export interface WorkerOptions {
   dir: string;
   /** The worker's name in the records (default host:pid). */
   name?: string;
+  /** The queue secret shared with the engines (readQueueSecret): jobs not signed with it are refused, results are signed with it. */
+  secret: Buffer;
+  /** This machine's agents file (an absolute path), the only one its rounds are built with; none: the built-ins (and VERI_AGENTS). */
+  agents?: string;
   env?: NodeJS.ProcessEnv;
   /** One line per job event. */
   log?: (line: string) => void;
@@ -47,7 +56,12 @@ class LockLostError extends Error {}
 /** Start taking jobs; resolves once the worker is connected and listening. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const env = options.env ?? process.env;
-  const log = options.log ?? (() => {});
+  // Every line said is one line, its control characters escaped, with no password, token or secret in it.
+  const secrets = [...secretsOf(options.redis, options.repo), options.secret.toString('utf8')];
+  const hide = (text: string) => redact(text, secrets);
+  const say = options.log ?? (() => {});
+  const log = (line: string) => say(showText(hide(line)));
+  const shownRepo = redactUrl(options.repo);
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const { lockMs, stalledMs, retryMs } = timings(env);
   const dir = options.dir;
@@ -92,11 +106,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       } catch (error) {
         // A remote that answers but lacks the commit is another repository than the engine's: no hand-back, a failure.
         const answers = await git(bare, ['ls-remote', '--heads', '--', options.repo], env).then(() => true, () => false);
-        if (answers) throw new Error(`the round's commit ${commit} is not on ${options.repo} (branch ${branch} neither): is --repo the engine's remote?`);
+        // Not refused at once: a worker whose --repo is wrong must not fail a round a rightly set worker builds.
+        if (answers) throw new Error(`the round's commit ${commit} is not on ${shownRepo} (branch ${branch} neither): is --repo the engine's remote?`);
         throw new RemoteError(`${bySha.message}; ${(error as Error).message}`);
       }
     }
-    if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${options.repo}: its branch ${branch} is elsewhere`);
+    if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${shownRepo}: its branch ${branch} is elsewhere`);
   });
 
   const releasing = new Set<Promise<void>>();
@@ -128,24 +143,25 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     return place;
   };
 
-  const agentsFile = (agents: RoundJob['agents']): string | null => {
-    if (agents === null) return null;
-    const file = join(dir, 'agents', `${createHash('sha256').update(agents.text).digest('hex').slice(0, 16)}.json`);
-    if (!existsSync(file)) {
-      mkdirSync(join(dir, 'agents'), { recursive: true });
-      writeFileSync(file, agents.text);
-    }
-    return file;
-  };
-
   // The clone made while the worker waits for its first job (a failure is said when a job needs it).
   void clone().catch(() => undefined);
-  const { Worker, DelayedError } = await import('bullmq');
+  const { Worker, DelayedError, UnrecoverableError } = await import('bullmq');
   const { buildRoundIn } = await import('@leap/slice');
   const connection = await connect(options.redis);
 
-  const processor = async (job: Job<RoundJob, RoundJobResult>, token?: string): Promise<RoundJobResult> => {
-    const { request, agents } = job.data;
+  const processor = async (job: Job<Sealed, Sealed>, token?: string): Promise<Sealed> => {
+    // Nothing is touched before the job is checked; a bad one fails at once (no retry) with every reason found.
+    let checked: Awaited<ReturnType<typeof checkJobBody>>;
+    try {
+      if (job.data !== null && typeof job.data === 'object' && UNPARSABLE in job.data) throw new BadJobError('the job\'s data is not JSON');
+      checked = await checkJobBody(unseal(options.secret, 'job', String(job.id), job.data), dir);
+    } catch (error) {
+      if (!(error instanceof BadJobError || error instanceof SignatureError)) throw error;
+      const reason = hide(`refused: ${(error as Error).message}`);
+      log(`job ${job.id ?? '?'}: ${reason}; nothing was run`);
+      throw new UnrecoverableError(reason);
+    }
+    const { request } = checked;
     const what = `${request.slice}/${request.ball} round ${request.round}`;
     const t0 = Date.now();
     log(`${what}: taken (job ${job.id}, from ${request.commit.slice(0, 12)}${job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 ? ', again' : ''})`);
@@ -158,7 +174,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       mkdirSync(stateDir, { recursive: true });
       const events = statePaths(stateDir).events;
       const from = existsSync(events) ? statSync(events).size : 0;
-      const built = await buildRoundIn({ dir: place, stateDir, env }, { ...request, agentsFile: agentsFile(agents) });
+      const built = await buildRoundIn({ dir: place, stateDir, env: roundEnv(env) }, { ...request, agentsFile: options.agents ?? null });
       // Asked to stop while a leaf ran: the leaf was ended, so the round is not the builder's; another worker builds it.
       if (stopping && built.receipt === 0) throw new StoppedError(built.builder.status === 'killed-signal' ? `its builder leaf ${built.builder.leaf} was ended` : built.reason);
       // A lapsed lock: the stalled check gave the job to another worker, whose result is the round's. This one is
@@ -172,7 +188,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         throw new RemoteError((error as Error).message);
       }
       held.set(`${request.slice}/${request.ball}`, { dir: place, head: tip });
-      result = { ...built, worker: name, tip, events: added.split('\n').filter((l) => l !== '') };
+      result = { v: 1, ...built, worker: name, tip, events: added.split('\n').filter((l) => l !== '') };
       // The ball ended (a receipt): its worktree is given back; a round without one keeps it for the next.
       if (built.receipt !== null) releaseLater(`${request.slice}/${request.ball}`);
     } catch (error) {
@@ -189,19 +205,31 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       }
       if (!(error instanceof RemoteError)) {
         log(`${what}: failed: ${(error as Error).message}`);
-        throw error;
+        // What Redis keeps (and the engine reads) holds no secret either.
+        if (error instanceof UnrecoverableError) throw error;
+        throw new Error(hide((error as Error).message));
       }
-      log(`${what}: cannot reach the remote ${options.repo}: ${error.message}; the job goes back to the queue, this worker waits ${(retryMs / 1000).toFixed(1)} s`);
+      log(`${what}: cannot reach the remote ${shownRepo}: ${error.message}; the job goes back to the queue, this worker waits ${(retryMs / 1000).toFixed(1)} s`);
       await job.moveToDelayed(Date.now() + Math.min(retryMs, 1000), token);
       // Step aside so a worker that reaches the remote takes the job.
       void worker.pause(true).then(() => setTimeout(() => worker.resume(), retryMs).unref());
       throw new DelayedError();
     }
     log(`${what}: ${result.receipt === null ? 'no pass' : `receipt ${result.receipt}`}${result.candidate === null ? '' : ` (candidate ${result.candidate.slice(0, 12)})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; pushed ${ballBranch(request.slice, request.ball)} at ${result.tip.slice(0, 12)}`);
-    return result;
+    return seal(options.secret, 'result', String(job.id), result);
   };
 
-  const worker = new Worker<RoundJob, RoundJobResult>(QUEUE, processor, {
+  // A job whose data is not JSON is given to the processor as a marker, refused there, and fails at once.
+  class CheckedWorker extends Worker<Sealed, Sealed> {
+    protected override createJob(data: JobJson, jobId: string) {
+      try {
+        return super.createJob(data, jobId);
+      } catch {
+        return super.createJob({ ...data, data: JSON.stringify({ [UNPARSABLE]: true }) }, jobId);
+      }
+    }
+  }
+  const worker = new CheckedWorker(QUEUE, processor, {
     connection, prefix: PREFIX, concurrency: Math.max(1, options.jobs ?? 1), lockDuration: lockMs, stalledInterval: stalledMs,
     // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
     maxStalledCount: 2, autorun: false, name,
@@ -225,7 +253,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   });
   void worker.run().catch((error: Error) => log(`stopped: ${error.message}`));
   await worker.waitUntilReady();
-  log(`${name}: waiting for rounds on ${options.redis} (queue ${QUEUE}), --jobs ${Math.max(1, options.jobs ?? 1)}, remote ${options.repo}, folder ${dir}`);
+  log(`${name}: waiting for rounds on ${redactUrl(options.redis)} (queue ${QUEUE}), --jobs ${Math.max(1, options.jobs ?? 1)}, remote ${shownRepo}, folder ${dir}${options.agents === undefined ? '' : `, agents ${options.agents}`}`);
   return {
     name,
     async close() {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SubcommandIo } from '@leap/core';
 import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
@@ -27,7 +27,7 @@ test.after.each(cleanupTempDirs);
 test('leap worker --help: the usage, the options, the exit codes', async () => {
   const out = await call(workerCommand, ['--help'], process.cwd());
   assert.is(out.code, 0);
-  for (const text of ['Usage: leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]', '--jobs N', 'LEAP_BULLMQ_LOCK_MS', 'Exit codes: 0 stopped by TERM or INT; 2 bad input']) assert.ok(out.stdout.includes(text), text);
+  for (const text of ['Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR]', '--agents FILE', '--secret-file FILE', '--jobs N', 'LEAP_BULLMQ_LOCK_MS', 'Exit codes: 0 stopped by TERM or INT; 2 bad input']) assert.ok(out.stdout.includes(text), text);
 });
 
 test('leap worker: bad input is exit 2 with what was expected and what was found; nothing left on disk', async () => {
@@ -39,7 +39,9 @@ test('leap worker: bad input is exit 2 with what was expected and what was found
     [['--redis', 'not a url', '--repo', '/r'], /Expected --redis to be a redis:\/\/ URL, got "not a url"/],
     [['--redis', `redis://127.0.0.1:${port}`], /--repo GIT_URL is required/],
     [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--jobs', '0'], /Expected --jobs to be a positive integer, got "0"/],
-    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--name', ''], /Expected --name to be a non-empty name/],
+    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--name', ''], /Expected --name to be a non-empty name without control characters, got ""/],
+    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--name', 'm\n\u001b[2J'], /Expected --name to be a non-empty name without control characters, got "m\\n\\u001b\[2J"/],
+    [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--agents', 'nope.json'], /--agents "nope\.json": /],
     [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', 'extra'], /unexpected argument "extra"/],
     [['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r', '--dir', 'w'], new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`)],
   ];
@@ -47,6 +49,25 @@ test('leap worker: bad input is exit 2 with what was expected and what was found
     const out = await call(workerCommand, argv, cwd);
     assert.is(out.code, 2, argv.join(' '));
     assert.match(out.stderr, message);
+  }
+  // The queue secret: required, long enough, from the environment or a file; never echoed. A Redis password neither.
+  const ok = ['--redis', `redis://127.0.0.1:${port}`, '--repo', '/r'];
+  const short = join(cwd, 'short.secret');
+  writeFileSync(short, 'tiny-secret-15c\n');
+  const secrets: [string[], NodeJS.ProcessEnv, RegExp][] = [
+    [ok, testEnv({ LEAP_QUEUE_SECRET: '' }), /the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE \(at least 16 characters/],
+    [ok, testEnv({ LEAP_QUEUE_SECRET: 'hunter2-is-short'.slice(0, 15) }), /the queue secret from LEAP_QUEUE_SECRET has 15 characters; it needs at least 16/],
+    [[...ok, '--secret-file', short], testEnv(), /the queue secret from --secret-file "[^"]*short\.secret" has 15 characters/],
+    [[...ok, '--secret-file', join(cwd, 'none')], testEnv(), /--secret-file "[^"]*none": cannot read it \(ENOENT\)/],
+    [['--redis', `redis://:hunter2-password@127.0.0.1:${port}`, '--repo', '/r'], testEnv(), new RegExp(`cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}: `)],
+    [['--repo', '/r'], testEnv({ LEAP_REDIS_URL: `redis://:hunter2-password@127.0.0.1:${port}` }), new RegExp(`cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}: `)],
+    [['--redis', 'redis//:hunter2-password@x', '--repo', '/r'], testEnv(), /Expected --redis to be a redis:\/\/ URL, got a value with an @ \(not shown/],
+  ];
+  for (const [argv, env, message] of secrets) {
+    const out = await call(workerCommand, argv, cwd, env);
+    assert.is(out.code, 2, argv.join(' '));
+    assert.match(out.stderr, message);
+    for (const secret of ['hunter2', 'tiny-secret', 'queue secret, $HOME']) assert.not.ok(out.stderr.includes(secret), `${secret} echoed: ${out.stderr}`);
   }
   assert.ok(!existsSync(join(cwd, 'w')) && !existsSync(join(cwd, '.leap-worker')), 'no folder made');
 });
@@ -78,8 +99,9 @@ test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one w
   const file = writeSlice(dir, { id: 'cli', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
   // The worker's name is data, byte for byte, into the records and the progress line.
-  const name = hostileTitles(2, 3)[1] as string;
-  const m1 = spawnWorker(redis.url, remote, name);
+  // (Control characters are refused: a name reaches terminals.)
+  const name = (hostileTitles(2, 3)[1] as string).replace(/\p{Cc}/gu, ' ');
+  const m1 = spawnWorker(redis.url, remote, name, ['--agents', agents]);
   try {
     await m1.waitFor(/waiting for rounds/);
     const out = await call(sliceCommand, ['run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'], repo, testEnv({ LEAP_BULLMQ_POLL_MS: '600000' }));

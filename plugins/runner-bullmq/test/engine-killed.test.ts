@@ -24,7 +24,7 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
     slow: { '*': { sleep_ms: 2500, edits: [{ path: 'src/slow.txt', content: 'S\n' }] } },
     c: { '*': { sleep_ms: 2500, edits: [{ path: 'src/c.txt', content: 'C\n' }] } },
   });
-  const m1 = spawnWorker(redis.url, remote, 'm1', ['--jobs', '2']);
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
   try {
     await m1.waitFor(/waiting for rounds/);
     const args = ['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'];

@@ -8,7 +8,7 @@ import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
-import { runSlice } from '@leap/slice';
+import { runSlice, type RoundRequest } from '@leap/slice';
 import { createBullmqRunner } from '../src/index.js';
 import { ball, contentProof, eventsOf, readLeap, sha } from '../../../packages/slice/test/engine-helpers.js';
 
@@ -195,9 +195,12 @@ export async function stop(proc: LeapProcess): Promise<{ code: number | null; si
   return proc.exited;
 }
 
-/** The environment of a run: short locks and stalled checks, so a dead worker's round moves on in seconds. */
+/** The queue secret of the tests' engines and workers. */
+export const SECRET = 'the tests\' queue secret, $HOME `id` 🦀';
+
+/** The environment of a run: short locks and stalled checks, so a dead worker's round moves on in seconds; the queue secret. */
 export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LEAP_BULLMQ_LOCK_MS: '1500', LEAP_BULLMQ_STALLED_MS: '500', LEAP_BULLMQ_RETRY_MS: '1000', LEAP_BULLMQ_POLL_MS: '50', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, LEAP_QUEUE_SECRET: SECRET, LEAP_BULLMQ_LOCK_MS: '1500', LEAP_BULLMQ_STALLED_MS: '500', LEAP_BULLMQ_RETRY_MS: '1000', LEAP_BULLMQ_POLL_MS: '50', ...extra };
   for (const key of Object.keys(env)) if (key.startsWith('VERI_') && !(key in extra)) delete env[key];
   return env;
 }
@@ -300,4 +303,16 @@ export function twoBalls(dir: string, id: string, sleep: { x?: number; y?: numbe
     y: { '*': { sleep_ms: sleep.y ?? 0, edits: [{ path: 'src/y.txt', content: 'Y\n' }] } },
   });
   return { file, agents };
+}
+
+/** A whole round request of a one-ball slice (ball `a`, scope `a.txt`) at the repository's HEAD, as the engine sends it. */
+export function roundRequest(repo: string, slice: string, agent = 'b', extra: Partial<RoundRequest> = {}): RoundRequest {
+  const commit = git(repo, 'rev-parse', 'HEAD').trim();
+  const spec = ball('a', ['a.txt'], { 'a.txt': 'a\n' }, { proof: { argv: contentProof({ 'a.txt': 'A\n' }) } });
+  const definition = { id: slice, base: 'HEAD', spine: 'integrator', balls: [spec] };
+  return {
+    slice, ball: 'a', round: 1, commit, start: commit, agent, branch: `leap/${slice}/a`, definition, spec, prompt: 'build a',
+    reviewers: ['r1', 'r2'], alternates: [], agentsFile: null, champion: null, checkMap: true, passed: [], timeoutMs: 60_000, authors: [],
+    costLeftUsd: null, ...extra,
+  } as RoundRequest;
 }

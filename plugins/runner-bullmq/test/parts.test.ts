@@ -2,13 +2,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
-import type { RoundRequest } from '@leap/slice';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE, checkRedisUrl, createBullmqRunner, jobId, startWorker, timings } from '../src/index.js';
 import { git as runGit } from '../src/git.js';
-import { msFromEnv } from '../src/protocol.js';
-import { setupRemote, startRedis, testEnv } from './helpers.js';
+import { msFromEnv, remoteId } from '../src/protocol.js';
+import { readQueueSecret, seal, unseal } from '../src/sign.js';
+import { redact, redactUrl, secretsOf, showText } from '../src/text.js';
+import { SECRET, roundRequest, setupRemote, startRedis, testEnv } from './helpers.js';
 
 const test = suite('bullmq runner: its parts');
 test.after.each(cleanupTempDirs);
@@ -21,6 +22,27 @@ test('job ids name the ball and round, safely; timings from the environment, els
   assert.is(checkRedisUrl('rediss://h:1'), 'rediss://h:1');
 });
 
+test('text: control characters escaped, passwords and tokens redacted, ssh users kept', () => {
+  assert.is(showText('a\n\u001b[2J\u0007\u009b b 🦀'), 'a\\u000a\\u001b[2J\\u0007\\u009b b 🦀');
+  assert.is(redactUrl('redis://:p%40ss@h:6379/0'), 'redis://:***@h:6379/0');
+  assert.is(redactUrl('https://tok3n@git.example/r.git'), 'https://***@git.example/r.git');
+  assert.is(redactUrl('ssh://git@host:22/r.git'), 'ssh://git@host:22/r.git');
+  assert.is(redactUrl('/srv/r.git'), '/srv/r.git');
+  assert.equal(secretsOf('redis://u:p%40ss@h', 'https://tok@h/r', 'ssh://git@h/r', 'nope', undefined), ['p%40ss', 'p@ss', 'tok']);
+  assert.is(redact('auth p@ss failed for tok', ['p@ss', 'tok', '']), 'auth *** failed for ***');
+});
+
+test('signing: a sealed value opens with its secret and job id only', () => {
+  const secret = Buffer.from('sixteen chars ok');
+  const sealed = seal(secret, 'job', 'j1', { a: 1 });
+  assert.equal(unseal(secret, 'job', 'j1', sealed), { a: 1 });
+  assert.throws(() => unseal(secret, 'job', 'j1', { ...sealed, mac: 'zz' }), /wrongly signed/);
+  assert.throws(() => unseal(secret, 'job', 'j1', { ...sealed, body: 'not json', mac: seal(secret, 'job', 'j1', 0).mac }), /wrongly signed/);
+  assert.throws(() => unseal(secret, 'job', 'j1', null), /the job is unsigned/);
+  assert.throws(() => readQueueSecret({}), /the queue needs a secret/);
+  assert.is(readQueueSecret({ LEAP_QUEUE_SECRET: '🦀'.repeat(16) }).toString(), '🦀'.repeat(16));
+});
+
 test('git: what git said when it fails', async () => {
   const dir = makeTempDir('leap-git-');
   try {
@@ -31,10 +53,7 @@ test('git: what git said when it fails', async () => {
   }
 });
 
-function request(repo: string, slice: string, agent = 'b'): RoundRequest {
-  const commit = git(repo, 'rev-parse', 'HEAD').trim();
-  return { slice, ball: 'a', round: 1, commit, agent, agentsFile: null, start: commit, branch: `leap/${slice}/a` } as unknown as RoundRequest;
-}
+const request = (repo: string, slice: string, agent = 'b') => roundRequest(repo, slice, agent);
 
 test('the runner: a dead engine\'s queued rounds dropped, a job Redis lost queued again, the queued rounds taken off at close', async () => {
   const redis = await startRedis();
@@ -42,14 +61,18 @@ test('the runner: a dead engine\'s queued rounds dropped, a job Redis lost queue
   const queue = new Queue(QUEUE, { connection, prefix: PREFIX });
   try {
     const { repo } = setupRemote({ 'a.txt': 'a\n' });
-    await queue.add('round', { run: 'dead', remote: 'origin', request: { slice: 'lone' } }, { jobId: 'stale' });
-    await queue.add('round', { run: 'dead', remote: 'elsewhere', request: { slice: 'lone' } }, { jobId: 'other-remote' });
+    const secret = Buffer.from(SECRET);
+    await queue.add('round', seal(secret, 'job', 'stale', { run: 'dead', remote: remoteId('origin'), request: { slice: 'lone' } }), { jobId: 'stale' });
+    await queue.add('round', seal(secret, 'job', 'other-remote', { run: 'dead', remote: remoteId('elsewhere'), request: { slice: 'lone' } }), { jobId: 'other-remote' });
+    // Unsigned, or signed with another secret: no engine's, left alone (the workers refuse them).
+    await queue.add('round', { run: 'dead', remote: remoteId('origin'), request: { slice: 'lone' } }, { jobId: 'unsigned' });
+    await queue.add('round', seal(Buffer.from('another secret of 16+'), 'job', 'forged', { run: 'dead', remote: remoteId('origin'), request: { slice: 'lone' } }), { jobId: 'forged' });
     const runner = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env: testEnv() });
     const pending = runner.buildRound(request(repo, 'lone'));
     const id = jobId(request(repo, 'lone'), runner.run);
     const ids = async () => (await queue.getJobs(['waiting'])).map((j) => j.id).sort();
-    for (let i = 0; i < 100 && JSON.stringify(await ids()) !== JSON.stringify([id, 'other-remote'].sort()); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(await ids(), [id, 'other-remote'].sort());
+    for (let i = 0; i < 100 && JSON.stringify(await ids()) !== JSON.stringify([id, 'forged', 'other-remote', 'unsigned'].sort()); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await ids(), [id, 'forged', 'other-remote', 'unsigned'].sort());
     // The round's commit is on the remote's ball branch before the job is queued.
     assert.is(git(repo, 'ls-remote', 'origin', 'refs/heads/leap/lone/a').split('\t')[0], request(repo, 'lone').commit);
     await (await queue.getJob(id))?.remove();
@@ -62,7 +85,7 @@ test('the runner: a dead engine\'s queued rounds dropped, a job Redis lost queue
     } catch (error) {
       assert.match((error as Error).message, /^the run stopped while lone\.a\.r1\.[0-9a-f]{12}\.[0-9a-f]{12} was queued/);
     }
-    assert.equal(await ids(), ['other-remote']);
+    assert.equal(await ids(), ['forged', 'other-remote', 'unsigned']);
   } finally {
     await queue.close();
     connection.disconnect();
@@ -76,7 +99,7 @@ test('a round no worker can build (its agent does not exist) fails after its att
   const { remote, repo } = setupRemote({ 'a.txt': 'a\n' });
   const lines: string[] = [];
   const env = testEnv({ HOME: home });
-  const worker = await startWorker({ redis: redis.url, repo: remote, dir: join(makeTempDir('leap-machine-'), 'w'), env, log: (l) => lines.push(l) });
+  const worker = await startWorker({ redis: redis.url, repo: remote, secret: Buffer.from(SECRET), dir: join(makeTempDir('leap-machine-'), 'w'), env, log: (l) => lines.push(l) });
   const runner = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env });
   try {
     await runner.buildRound(request(repo, 'fails', 'nobody-at-all'));

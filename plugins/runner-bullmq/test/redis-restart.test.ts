@@ -19,8 +19,8 @@ test('Redis killed and started again in the middle of a slice (append-only file 
     balls: ids.map((id, i) => ball(id, [`src/${id}.txt`], BASE, { deps: i === 2 ? ['p'] : [], proof: { argv: contentProof({ [`src/${id}.txt`]: `${id}\n` }) } })),
   });
   const agents = writeAgents(dir, Object.fromEntries(ids.map((id) => [id, { '*': { sleep_ms: 1500, edits: [{ path: `src/${id}.txt`, content: `${id}\n` }] } }])));
-  const m1 = spawnWorker(redis.url, remote, 'm1');
-  const m2 = spawnWorker(redis.url, remote, 'm2');
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
+  const m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
   try {
     await Promise.all([m1.waitFor(/waiting for rounds/), m2.waitFor(/waiting for rounds/)]);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 3 });

@@ -21,7 +21,7 @@ test('a worker that cannot reach the remote says so clearly and hands the job ba
   const { remote, repo, dir } = setupRemote(BASE);
   const { file, agents } = oneBall(dir);
   const nowhere = join(makeTempDir('leap-nowhere-'), 'missing.git');
-  const lost = spawnWorker(redis.url, nowhere, 'lost');
+  const lost = spawnWorker(redis.url, nowhere, 'lost', ['--agents', agents]);
   let good: ReturnType<typeof spawnWorker> | null = null;
   try {
     await lost.waitFor(/waiting for rounds/);
@@ -30,7 +30,7 @@ test('a worker that cannot reach the remote says so clearly and hands the job ba
     assert.ok(line.startsWith(`leap worker: far/a round 1: cannot reach the remote ${nowhere}: git clone`), line);
     assert.match(line, /the job goes back to the queue, this worker waits 1\.0 s/);
     assert.ok(!existsSync(join(lost.dir, 'w', 'repo.git')), 'no half clone left');
-    good = spawnWorker(redis.url, remote, 'good');
+    good = spawnWorker(redis.url, remote, 'good', ['--agents', agents]);
     const summary = await running;
     assert.is(summary.exitCode, 0, good.err() + lost.err());
     assert.is(readLeap<{ worker: string }>(repo, 'far', 'a', 'round-1.json')?.worker, 'good');
@@ -56,7 +56,7 @@ test('a worker whose --repo is another repository: the round fails after its att
   const { repo, dir } = setupRemote(BASE);
   const other = setupRemote({ 'other.txt': 'another repository\n' });
   const { file, agents } = oneBall(dir, 'wrong');
-  const wrong = spawnWorker(redis.url, other.remote, 'wrong');
+  const wrong = spawnWorker(redis.url, other.remote, 'wrong', ['--agents', agents]);
   try {
     await wrong.waitFor(/waiting for rounds/);
     const summary = await runQueued(redis.url, file, repo, agents).summary;

@@ -15,7 +15,7 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
   const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
   // y (after x) is slow, so the engine still runs, and listens, when the paused worker finishes x.
   const { file, agents } = twoBalls(dir, 'twice', { x: 1500, y: 4000 }, true);
-  const m1 = spawnWorker(redis.url, remote, 'm1');
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   let m2: ReturnType<typeof spawnWorker> | null = null;
   const listen = new Redis(redis.url, { maxRetriesPerRequest: null });
   try {
@@ -27,7 +27,7 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     assert.ok(await waitFor(() => existsSync(join(m1.dir, 'w', 'state', 'twice', 'x', 'build-x-1.pid')), 10_000), 'the builder leaf runs');
     // Paused, not dead: its builder leaf runs on, but no lock is renewed, so BullMQ's stalled check gives the job away.
     m1.child.kill('SIGSTOP');
-    m2 = spawnWorker(redis.url, remote, 'm2');
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     await m2.waitFor(/twice\/x round 1: taken \(job [^)]*, again\)/, 30_000);
     await m2.waitFor(/twice\/x round 1: receipt 1/, 30_000);
     // m2's completion, which the engine heard, replayed on the queue's event stream.

@@ -15,7 +15,7 @@ test('leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
   const url = `ssh://${sshd.user}@127.0.0.1:${sshd.port}${remote}`;
   const { file, agents } = twoBalls(dir, 'far', { x: 200 }, true);
   const env = testEnv({ GIT_SSH_COMMAND: sshd.gitSshCommand });
-  const m1 = spawnWorker(redis.url, url, 'm1', ['--jobs', '2'], env);
+  const m1 = spawnWorker(redis.url, url, 'm1', ['--agents', agents, '--jobs', '2'], env);
   try {
     assert.ok((await m1.waitFor(/waiting for rounds/)).includes(`remote ${url}`));
     const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], { cwd: repo, env });

@@ -35,8 +35,8 @@ test('two workers build a slice of four balls (one after two others): the same s
   const { remote, repo, dir } = setupRemote(BASE);
   const file = fourBalls(dir);
   const agents = writeAgents(dir, PLAN);
-  const m1 = spawnWorker(redis.url, remote, 'm1');
-  const m2 = spawnWorker(redis.url, `file://${remote}`, 'm2');
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
+  const m2 = spawnWorker(redis.url, `file://${remote}`, 'm2', ['--agents', agents]);
   try {
     await Promise.all([m1.waitFor(/waiting for rounds/), m2.waitFor(/waiting for rounds/)]);
     const run = runQueued(redis.url, file, repo, agents, { jobs: 4 });

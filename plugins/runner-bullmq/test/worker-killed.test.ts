@@ -11,15 +11,15 @@ test.after.each(cleanupTempDirs);
 test('a worker SIGKILLed in the middle of a ball costs that round only: the other worker builds it, nothing merged twice', async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
-  const { file, agents } = twoBalls(dir, 'dies', { x: 2500 }, true);
-  const m1 = spawnWorker(redis.url, remote, 'm1', ['--jobs', '2']);
+  const { file, agents } = twoBalls(dir, 'dies', { x: 8000 }, true);
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
   let m2: ReturnType<typeof spawnWorker> | null = null;
   try {
     await m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2 });
     await m1.waitFor(/dies\/x round 1: taken/);
     await new Promise((r) => setTimeout(r, 600));
-    m2 = spawnWorker(redis.url, remote, 'm2');
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     await m2.waitFor(/waiting for rounds/);
     m1.child.kill('SIGKILL');
     assert.is((await m1.exited).signal, 'SIGKILL');
@@ -46,7 +46,7 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
   const { file, agents } = twoBalls(dir, 'term', { x: 3000 });
-  const m1 = spawnWorker(redis.url, remote, 'm1');
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   let m2: ReturnType<typeof spawnWorker> | null = null;
   try {
     await m1.waitFor(/waiting for rounds/);
@@ -61,7 +61,7 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
     assert.not.match(m1.err(), /the engine was asked to stop/);
     assert.not.match(m1.err(), /term\/x round 1: receipt/);
     assert.not.match(m1.err(), /term\/y round 1: taken/);
-    m2 = spawnWorker(redis.url, remote, 'm2');
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
     assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['x', 1, 1], ['y', 1, 1]]);

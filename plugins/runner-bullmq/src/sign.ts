@@ -1,0 +1,62 @@
+// Jobs and results signed with a secret the engine and every worker share (CONTRACT section 11): HMAC-SHA256
+// over the job's id and its whole body, so write access to Redis alone runs nothing, and a result cannot be
+// forged or moved from one job to another. The secret comes from LEAP_QUEUE_SECRET or a file, never argv.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { UsageError, showValue } from '@leap/core';
+
+/** A queue secret has at least this many characters. */
+export const MIN_SECRET = 16;
+
+/** What travels as a job's data or a job's return value: the body as JSON text, and its HMAC. */
+export interface Sealed {
+  v: 1;
+  body: string;
+  mac: string;
+}
+
+/** A job or result that is unsigned or wrongly signed. */
+export class SignatureError extends Error {}
+
+/** The queue secret: from `file` (its first line) when given, else LEAP_QUEUE_SECRET; never printed. */
+export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
+  let secret: string;
+  let from: string;
+  if (file !== undefined) {
+    from = `--secret-file ${showValue(file)}`;
+    try {
+      secret = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new UsageError(`${from}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  } else {
+    from = 'LEAP_QUEUE_SECRET';
+    secret = env.LEAP_QUEUE_SECRET ?? '';
+    if (secret === '') throw new UsageError(`the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE (at least ${MIN_SECRET} characters; never on the command line)`);
+  }
+  if ([...secret].length < MIN_SECRET) throw new UsageError(`the queue secret from ${from} has ${[...secret].length} characters; it needs at least ${MIN_SECRET}`);
+  return Buffer.from(secret, 'utf8');
+}
+
+const macOf = (secret: Buffer, kind: 'job' | 'result', id: string, body: string) =>
+  createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
+
+/** `value` as the signed data of job `id` (kind job), or of its result (kind result). */
+export function seal(secret: Buffer, kind: 'job' | 'result', id: string, value: unknown): Sealed {
+  const body = JSON.stringify(value);
+  return { v: 1, body, mac: macOf(secret, kind, id, body) };
+}
+
+/** The value `data` carries, once its HMAC is checked against job `id`; a SignatureError when it is unsigned or wrongly signed. */
+export function unseal(secret: Buffer, kind: 'job' | 'result', id: string, data: unknown): unknown {
+  const d = data as Partial<Sealed> | null;
+  if (d === null || typeof d !== 'object' || typeof d.body !== 'string' || typeof d.mac !== 'string') throw new SignatureError(`the ${kind} is unsigned`);
+  const want = Buffer.from(macOf(secret, kind, id, d.body), 'hex');
+  const got = Buffer.from(/^[0-9a-f]{64}$/.test(d.mac) ? d.mac : '', 'hex');
+  if (got.length !== want.length || !timingSafeEqual(got, want)) throw new SignatureError(`the ${kind} is wrongly signed (another secret, or its content or job id changed)`);
+  try {
+    return JSON.parse(d.body) as unknown;
+  } catch {
+    throw new SignatureError(`the ${kind}'s signed body is not JSON`);
+  }
+}

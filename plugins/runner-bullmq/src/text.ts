@@ -1,0 +1,49 @@
+// Text from the queue or a worker, made safe for a terminal and free of secrets before it is printed.
+
+/** `text` with every control character (C0, DEL, C1; newlines too) written as \u00XX: one line, no terminal escapes. */
+export function showText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// A user name alone is a token over http(s) (https://TOKEN@host/repo.git); over ssh it is just the user.
+const tokenUser = (parsed: URL) => parsed.password === '' && parsed.username !== '' && /^https?:$/.test(parsed.protocol);
+
+/** A URL without its password or token (`redis://:***@host:6379`); text that is no URL is returned as it is. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '' && !tokenUser(parsed)) return url;
+    if (parsed.password !== '') parsed.password = '***';
+    else parsed.username = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** The secret parts of `urls` (passwords, and user names that stand for a token), for `redact`. */
+export function secretsOf(...urls: (string | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const url of urls) {
+    if (url === undefined) continue;
+    try {
+      const parsed = new URL(url);
+      for (const part of [parsed.password, tokenUser(parsed) ? parsed.username : '']) {
+        if (part === '') continue;
+        out.push(part);
+        const decoded = decodeURIComponent(part);
+        if (decoded !== part) out.push(decoded);
+      }
+    } catch {
+      // not a URL: nothing secret in it that we know of
+    }
+  }
+  return out;
+}
+
+/** `text` with every occurrence of each secret replaced by ***. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join('***');
+  return out;
+}
