@@ -89,7 +89,7 @@ bin('drives issue 1 end to end: progress, a rejected green revised, a summary, a
   assert.match(developer[5] as string, DEMO_REJECT_REASON);
   const [planner] = prompts('planner');
   assert.match(planner as string, 'slugify cuts a slug longer than 20 characters', 'the planner was given the issue\'s criteria');
-  assert.match(out, /^ +\[\d+\.\ds\] plan: the planner planner turns issue 1's acceptance criteria into steps$/m);
+  assert.match(out, /^ +\[\d+\.\ds\] plan: the planner turns issue 1's acceptance criteria into steps$/m);
   for (const prompt of prompts('verifier')) for (const move of DEVELOPER_MOVES) assert.not.match(prompt, move.answer as string);
 });
 

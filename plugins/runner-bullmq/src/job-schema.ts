@@ -80,6 +80,13 @@ export const roundResultSchema = z.strictObject({
   reproof: z.strictObject({ code: z.number().int(), candidate: hash.nullable(), ms: z.number().nonnegative().optional() }).nullable(),
   builder: z.strictObject({ agent: z.string(), family: z.string(), leaf: z.string(), status: z.string().nullable() }),
   leaves: z.array(z.strictObject({ leaf: z.string().min(1), usage: usage.nullable() })).max(64),
+  /** The builder's one hypothesis and its move (CONTRACT section 7), as the round record keeps them. */
+  answer: z.strictObject({ hypothesis: z.string().max(10_000), move: z.string().max(10_000) }).nullable().optional(),
+  /** The ball's live proof's evidence: at most 16 KiB of its output kept, hashed. */
+  live: z.strictObject({
+    code: z.number().int(), ms: z.number().nonnegative(), sha256: hash, bytes: z.number().int().nonnegative(),
+    truncated: z.boolean(), output: z.string().max(64 * 1024), note: z.string().max(10_000).optional(),
+  }).optional(),
   events: z.array(z.string()).max(10_000),
 }).describe('A round result of the bullmq runner (the signed body of a completed job\'s return value).');
 
