@@ -18,6 +18,9 @@ const MADE_AT_RUN_TIME = new Set([
   'refs/leap/attempts/', 'test-output/',
 ]);
 
+// Files of a user's repository that the toolchain reads, which docs name everywhere.
+const USERS_FILES = new Set(['leap.config.json']);
+
 // Paths of a user's repository that a doc gives as examples, by doc.
 const EXAMPLES: Record<string, string[]> = {
   'packages/slice/docs/slice-file.md': ['src/a.js'],
@@ -44,10 +47,22 @@ docs('every path a doc names is a file or folder of the tree', () => {
     const names = [...text.matchAll(/`([^`\n]+)`/g), ...text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)].map((m) => m[1] as string);
     for (const name of names) {
       if (!PATH_LIKE.test(name) || /^(?:\.tdd|\.leap)\/|(?:^|\/)dist\//.test(name) || MADE_AT_RUN_TIME.has(name) || hasPlaceholder(name)) continue;
-      if (EXAMPLES[doc]?.includes(name) === true) continue;
+      if (EXAMPLES[doc]?.includes(name) === true || USERS_FILES.has(name)) continue;
       checked++;
-      // The steering repository's shared/ lies beside the clone (CI lays a copy there): it must exist when named.
-      if (name.startsWith('../') && existsSync(normalize(join(repoRoot, dirname(doc), name)))) continue;
+      // The steering repository's shared/ (the contract, the recorded agent runs) lies beside the clone where
+      // CI and sessions lay it: a name in it must exist there; without it, as in a temp clone, it cannot be checked.
+      const shared = join(repoRoot, '..', 'shared');
+      const inShared = /^(?:\.\.\/)+shared\/(.*)$/.exec(name)?.[1] ?? (/^agent-cli-runs\//.test(name) ? name : null);
+      if (inShared !== null) {
+        if (!existsSync(shared) || existsSync(join(shared, inShared)) || existsSync(join(shared, 'spec', inShared))) continue;
+        missing.push(`${doc}: \`${name}\` (not in ${shared})`);
+        continue;
+      }
+      // A package's own path (`@leap/conductor/schemas/x.json`) is its folder's.
+      if (name.startsWith('@leap/')) {
+        const inPackage = name.slice('@leap/'.length);
+        if (files.some((f) => `/${f}`.endsWith(`/${inPackage}`))) continue;
+      }
       const fromDoc = normalize(join(dirname(doc), name)) + (name.endsWith('/') ? '/' : '');
       if (known(fromDoc) || known(normalize(name) + (name.endsWith('/') ? '/' : ''))) continue;
       // A path given from its package's or source folder's point of view (`src/engine/git.ts`, `engine/git.ts`).
