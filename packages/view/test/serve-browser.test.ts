@@ -30,7 +30,7 @@ live('leaf bars and verdicts appear on the open page as the demo makes them, wit
     const page = await context.newPage();
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
-    const refused = await page.goto(server.url.replace(/[0-9a-f]\/$/, (c) => `${c === '0' ? '1' : '0'}/`));
+    const refused = await page.goto(server.url.replace(/([0-9a-f])\/$/, (_all, c: string) => `${c === '0' ? '1' : '0'}/`));
     assert.is(refused?.status(), 403);
     await page.goto(server.url);
     await page.waitForFunction(() => document.documentElement.dataset.live === 'on', undefined, { timeout: 20_000 });

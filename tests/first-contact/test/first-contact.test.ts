@@ -89,7 +89,7 @@ step('every bin is linked in node_modules/.bin and answers --help through npx', 
     assert.match(help.stdout, /^Usage: /m, `npx ${name} --help printed no usage`);
   }
   const supervise = await runCommand('npx', ['leap-supervise', '--help'], { cwd: clone, env: cloneEnv() });
-  assert.match(supervise.stdout, /^Usage: leap-supervise NAME CMD/m, show('npx leap-supervise --help', supervise));
+  assert.match(supervise.stdout, /^Usage: leap-supervise (\[[^\]]+\] )*NAME CMD/m, show('npx leap-supervise --help', supervise));
   const leap = await runCommand('npx', ['leap', '--help'], { cwd: clone, env: cloneEnv() });
   assert.match(leap.stdout, /^Usage: leap COMMAND/m, show('npx leap --help', leap));
 });
