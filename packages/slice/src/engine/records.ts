@@ -1,7 +1,7 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensureStateDir, isoTimestamp, writeFileAtomic } from '@leap/core';
+import { ensureStateDir, isoTimestamp, writeFileAtomic, type SlicePaths } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
 
 /** A proof run: its exit code, the metric its last stdout line gave, how long it took. */
@@ -101,28 +101,8 @@ export interface ResultRecord {
   blockedBy?: string[];
 }
 
-/** The paths of one slice's records. */
-export function slicePaths(repoRoot: string, slice: string) {
-  const dir = join(repoRoot, '.leap', slice);
-  const ball = (id: string) => join(dir, id);
-  return {
-    leap: join(repoRoot, '.leap'),
-    dir,
-    run: join(dir, 'run.json'),
-    record: join(dir, 'record.json'),
-    /** The integrator's records (`spine` is a reserved ball id). */
-    aggregate: join(dir, 'spine', 'aggregate.json'),
-    /** Worktrees live in `.leap/.worktrees/SLICE/` (no slice or ball id starts with a dot), ignored by git. */
-    worktrees: join(repoRoot, '.leap', '.worktrees', slice),
-    worktree: (id: string) => join(repoRoot, '.leap', '.worktrees', slice, id),
-    ball,
-    round: (id: string, n: number) => join(ball(id), `round-${n}.json`),
-    result: (id: string) => join(ball(id), 'result.json'),
-    checkpoint: (id: string) => join(ball(id), 'checkpoint.md'),
-    champion: (id: string) => join(ball(id), 'champion.json'),
-  };
-}
-export type SlicePaths = ReturnType<typeof slicePaths>;
+// The layout itself is core's, shared with `leap slice status` and the view.
+export { slicePaths, type SlicePaths } from '@leap/core';
 
 /** Read a JSON record, or null when it is missing or torn (a record is rewritten whole, atomically). */
 export function readRecord<T>(file: string): T | null {
