@@ -33,9 +33,10 @@ function cloneEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-// The NX_* settings .ci/run exports, read from the clone's .ci/run (so the test checks what CI does).
+// The NX_* settings the README's test command (tools/test.sh, which is all .ci/run runs) exports, read from
+// the clone's copy (so the test checks what CI does).
 function ciNxSettings(dir: string): Record<string, string> {
-  const text = readFileSync(join(dir, '.ci', 'run'), 'utf8');
+  const text = readFileSync(join(dir, 'tools', 'test.sh'), 'utf8');
   const settings: Record<string, string> = {};
   for (const line of text.split('\n').filter((l) => l.startsWith('export '))) {
     for (const [, key, value] of line.matchAll(/\b(NX_[A-Z_]+)=([A-Za-z0-9_.-]+)/g)) settings[key!] = value!;
@@ -64,9 +65,9 @@ step('the clone installs exactly what the lockfile says (npm ci)', async () => {
   assert.is(ci.code, 0, show('npm ci (a workspace missing from package-lock.json makes npm ci refuse)', ci));
 });
 
-step('npm run build, with .ci/run\'s Nx settings, runs every build and replays none', async () => {
+step('npm run build, with the test command\'s Nx settings, runs every build and replays none', async () => {
   const nx = ciNxSettings(clone);
-  assert.is(nx.NX_SKIP_NX_CACHE, 'true', '.ci/run must export NX_SKIP_NX_CACHE=true');
+  assert.is(nx.NX_SKIP_NX_CACHE, 'true', 'tools/test.sh must export NX_SKIP_NX_CACHE=true');
   const build = await runCommand('npm', ['run', 'build'], { cwd: clone, env: cloneEnv(nx) });
   assert.is(build.code, 0, show('npm run build', build));
   // Nx colours its summary even into a pipe: the escapes go before matching.

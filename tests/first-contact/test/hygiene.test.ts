@@ -38,4 +38,18 @@ hygiene('every test file with a before hook takes its suite from @leap/test-util
   assert.equal(unguarded, [], 'a before hook that throws would pass silently there: import { suite } from \'@leap/test-utils\'');
 });
 
+hygiene('CI runs the README\'s test command and nothing else; the command answers --help and refuses what it does not know', () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  assert.match(readme, /```sh\ntools\/test\.sh\n```/, 'the README names tools/test.sh as its test command');
+  const ci = readFileSync(join(repoRoot, '.ci/run'), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  assert.equal(ci, ['set -euo pipefail', 'exec "$(dirname "$0")/../tools/test.sh" "$@"']);
+  const help = spawnSync(join(repoRoot, 'tools/test.sh'), ['--help'], { encoding: 'utf8' });
+  assert.is(help.status, 0, help.stderr);
+  assert.match(help.stdout, /tools\/test\.sh --no-ci/);
+  const bad = spawnSync(join(repoRoot, 'tools/test.sh'), ['--fast'], { encoding: 'utf8' });
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /unknown option '--fast'/);
+  assert.is(bad.stdout, '', 'a refused option installs nothing and runs nothing');
+});
+
 hygiene.run();

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The README's test command, with all of its set-up: on a fresh machine it installs what the tests need
+# and then runs every test. `.ci/run` is this script and nothing else.
+#
+#   tools/test.sh            install what is missing, `npm ci`, then `npm test`
+#   tools/test.sh --no-ci    keep node_modules as it is (skip `npm ci`)
+#
+# What it installs, from Debian's packages, when the command is missing (as root, or through sudo):
+#   chromium        the report's and `leap serve`'s browser tests (playwright-core drives it)
+#   tmux            `leap status --watch` in a real pseudo-terminal
+#   bubblewrap      the leaves' sandbox (`bwrap`)
+#   redis-server    the BullMQ runner's tests (each test starts its own server on loopback)
+#   openssh-server  the BullMQ runner's ssh remote (the test starts its own sshd on loopback)
+#   git             every test's repositories
+# The real agent CLIs (tests/real-agents) and Verdaccio (tests/registry) come from npm, into
+# ~/.cache/leap-test, the first time their tests run.
+#
+# Every build and test of the commit runs, every time. Nx 24 keeps its cache and task database under
+# ~/.nx/<repository id>/, one folder shared by every clone of the same repository on this machine, so a
+# fresh clone would replay the results of another clone's run. NX_SKIP_NX_CACHE=true is honoured by
+# `nx run-many` (`npm test`) and passed on to every task it runs; the log check below makes any replay a
+# failure rather than a fast green (tests/first-contact proves a fresh clone's build runs every task
+# with this setting).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false NX_SKIP_NX_CACHE=true
+npm_ci=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-ci) npm_ci=0 ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "tools/test.sh: unknown option '$arg' (see tools/test.sh --help)" >&2; exit 2 ;;
+  esac
+done
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v git >/dev/null 2>&1 || need+=(git)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+if [ "${#need[@]}" -gt 0 ]; then
+  echo "tools/test.sh: installing ${need[*]} (Debian packages the tests need)"
+  sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "tools/test.sh: ${need[*]} missing, and not root and no sudo: install them, then run again" >&2; exit 2; }
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+node --version
+npm --version
+[ "$npm_ci" = 1 ] && npm ci --no-audit --no-fund
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+npm test 2>&1 | tee "$log"
+# Nx marks a replayed task `[local cache]` (or `[remote cache]`, or `existing outputs match the cache`)
+# and its summary says "Nx read the output from the cache".
+if grep -Eq '\[(local|remote) cache\]|existing outputs match the cache|read the output from the cache' "$log"; then
+  echo "tools/test.sh: Nx replayed cached results instead of running every task (see the lines above)" >&2
+  exit 1
+fi
