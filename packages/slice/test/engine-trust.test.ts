@@ -255,6 +255,24 @@ jury('the builder\'s identities are redacted from what every reviewer is shown, 
   assert.ok(prompts.some((p) => p.includes(`sha256:${round?.candidate}`)), 'the ball\'s envelope carries the real candidate hash');
 });
 
+jury('the consumers of a changed file reach the ball\'s reviewers as read-only context: found by name with git grep, outside the scope', async () => {
+  const base = { ...BASE, 'src/slugify.js': 'export const slugify = (s) => s;\n', 'src/app.js': "import { slugify } from './slugify.js';\nexport const page = slugify('x');\n", 'src/other.js': 'export const unrelated = 1;\n', "docs/it's $(here).md": 'The `slugify` module makes slugs.\n' };
+  const { repo, dir } = setupRepo(base);
+  const fixed = 'export const slugify = (s) => s.toLowerCase();\n';
+  const agents = writeAgents(dir, { s: { '*': { edits: [{ path: 'src/slugify.js', content: fixed }] } } });
+  const file = writeSlice(dir, { id: 'consumers', balls: [ball('s', ['src/slugify.js'], base, { proof: { argv: contentProof({ 'src/slugify.js': fixed }) } })] });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.is(out.code, 0, out.stderr + out.stdout);
+  const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-')).map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
+  const ballPrompts = prompts.filter((p) => p.includes('Consumers of the changed files'));
+  assert.is(ballPrompts.length, 2, 'both reviewers of the ball are shown the consumers');
+  for (const prompt of ballPrompts) {
+    assert.ok(prompt.includes("- src/app.js (names src/slugify.js):\n    1: import { slugify } from './slugify.js';\n    2: export const page = slugify('x');"), prompt);
+    assert.ok(prompt.includes("- docs/it's $(here).md (names src/slugify.js):\n    1: The `slugify` module makes slugs."), 'a path with a quote and $( ) passes as data');
+    assert.not.ok(prompt.includes('src/other.js'), 'a file that does not name the changed one is not a consumer');
+  }
+});
+
 jury('a hold for another reason names it in leap slice status and in the narration', async () => {
   const { repo, dir } = setupRepo(BASE);
   const agents = writeAgents(dir, PASS_A);

@@ -6,6 +6,7 @@ import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
 import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { readBuilderAnswer } from './builder-answer.js';
+import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
 import { proofPassed, runLive, runProof } from './proof.js';
 import type { JurySummary } from './records.js';
@@ -148,10 +149,12 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
   const present = presentScopeFiles(place.dir, ball);
   const tests = present.filter((p) => isTestFile(p));
   const files = present.filter((p) => !isTestFile(p));
+  // The files outside the scope that name a changed one: read-only context, bounded (consumers.ts).
+  const consumers = renderConsumers(await findConsumers(place.dir, result.changed, new Set(scopePaths(ball))));
   try {
     const jury = await conveneJury({
       builderFamily: agent.name, reviewers: request.reviewers, alternates: request.alternates,
-      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}\n${ball.spec}`,
+      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}${consumers}\n${ball.spec}`,
       files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
       cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
       builderName: agent.name, modelIds: [agent.family], authors: request.authors, gitAliases: false, redactAuthors: true,

@@ -1,0 +1,108 @@
+// The consumers of a ball's changed files, for the jury: LEAP's source check re-reads "touched files and
+// their consumers". A consumer is a file of the repository, outside the ball's scope, that names a changed
+// file: imports, requires, includes or mentions it. They are found with one `git grep` per changed file
+// at the candidate (the ball's worktree, tracked files only, binary files skipped), for the file's name as
+// a whole word: `slugify` for `src/slugify.ts`, the folder's name for `index.*`, `mod.rs`, `__init__.py`
+// and the like, which every language names by their folder. That is a text search, not a parse: it finds
+// `import { slugify } from './slugify.js'`, `require('../slugify')`, `#include "slugify.h"`, `mod
+// slugify;`, `from .slugify import ...` alike, and also a comment that names it, which is context too.
+// What the jury gets is bounded (CONSUMER_LIMITS) and is read-only context: it is not part of the
+// candidate, whose hash covers the scope files only.
+import { runGit } from '@leap/core';
+
+/** The bounds on what the jury is shown: files, lines per file, characters per line, characters in all. */
+export const CONSUMER_LIMITS = { files: 12, linesPerFile: 4, lineChars: 200, totalChars: 6000 } as const;
+
+/** A consumer of a changed file: its path and the lines that name it (1-based numbers). */
+export interface Consumer {
+  path: string;
+  /** The changed file it names. */
+  of: string;
+  lines: { n: number; text: string }[];
+}
+
+/** Stems that name no module by themselves: such a file is named by its folder. */
+const FOLDER_NAMED = new Set(['index', 'mod', 'main', 'lib', '__init__', 'init', '__main__', 'package']);
+
+/** The word a consumer would use to name `path`, or null when the name is too short to search for. */
+export function consumerName(path: string): string | null {
+  const parts = path.split('/');
+  const base = parts[parts.length - 1] ?? '';
+  let stem = base.includes('.') ? base.slice(0, base.indexOf('.')) : base;
+  if (FOLDER_NAMED.has(stem) && parts.length > 1) stem = parts[parts.length - 2] ?? stem;
+  if (FOLDER_NAMED.has(stem) || stem.length < 3) return null;
+  return stem;
+}
+
+/**
+ * The consumers of `changed` in the checkout `dir`, outside `exclude` (the scope, already shown) and the
+ * state folders, within CONSUMER_LIMITS; `cut` says that some were left out.
+ */
+export async function findConsumers(dir: string, changed: readonly string[], exclude: ReadonlySet<string>): Promise<{ consumers: Consumer[]; cut: boolean }> {
+  const consumers: Consumer[] = [];
+  const seen = new Set<string>();
+  let cut = false;
+  for (const file of changed) {
+    const name = consumerName(file);
+    if (name === null) continue;
+    const found = await runGit(['grep', '-n', '-z', '-I', '-F', '-w', '-e', name, '--', '.', ':!.leap', ':!.tdd'], { cwd: dir, allowFailure: true });
+    // Exit 1 is "nothing found"; anything else (not a repository) gives no consumers, never a failed round.
+    if (found.code !== 0) continue;
+    const byPath = new Map<string, Consumer>();
+    for (const { path, n, text } of grepHits(found.stdout)) {
+      if (exclude.has(path) || changed.includes(path)) continue;
+      let consumer = byPath.get(path);
+      if (consumer === undefined) {
+        if (seen.has(path)) continue;
+        if (consumers.length + byPath.size >= CONSUMER_LIMITS.files) {
+          cut = true;
+          continue;
+        }
+        consumer = { path, of: file, lines: [] };
+        byPath.set(path, consumer);
+      }
+      if (consumer.lines.length >= CONSUMER_LIMITS.linesPerFile) {
+        cut = true;
+        continue;
+      }
+      const shown = text.trim();
+      consumer.lines.push({ n, text: shown.length > CONSUMER_LIMITS.lineChars ? `${shown.slice(0, CONSUMER_LIMITS.lineChars)}...` : shown });
+    }
+    for (const consumer of byPath.values()) {
+      seen.add(consumer.path);
+      consumers.push(consumer);
+    }
+  }
+  return { consumers, cut };
+}
+
+/** `git grep -n -z`'s hits: `PATH\0N\0TEXT\n` each, where a path may hold a newline (it is verbatim) and a line cannot. */
+function* grepHits(out: string): Generator<{ path: string; n: number; text: string }> {
+  let at = 0;
+  while (at < out.length) {
+    const afterPath = out.indexOf('\0', at);
+    const afterN = afterPath < 0 ? -1 : out.indexOf('\0', afterPath + 1);
+    if (afterN < 0) return;
+    const end = out.indexOf('\n', afterN + 1);
+    const stop = end < 0 ? out.length : end;
+    yield { path: out.slice(at, afterPath), n: Number(out.slice(afterPath + 1, afterN)), text: out.slice(afterN + 1, stop) };
+    at = stop + 1;
+  }
+}
+
+/** The consumers as the jury reads them: a section of the criteria, or '' when there are none. */
+export function renderConsumers(found: { consumers: Consumer[]; cut: boolean }): string {
+  if (found.consumers.length === 0) return '';
+  const head = '\nConsumers of the changed files (read-only context, not part of the candidate: files outside the scope that name a changed file, found by its name with git grep; check that the change does not break them):';
+  let text = head;
+  let cut = found.cut;
+  for (const consumer of found.consumers) {
+    const block = `\n- ${consumer.path} (names ${consumer.of}):${consumer.lines.map((l) => `\n    ${l.n}: ${l.text}`).join('')}`;
+    if (text.length + block.length > CONSUMER_LIMITS.totalChars) {
+      cut = true;
+      break;
+    }
+    text += block;
+  }
+  return cut ? `${text}\n(more consumers were found than are shown here)` : text;
+}
