@@ -16,14 +16,23 @@ void runCli('leap-scripted-agent', async () => {
     return 0;
   }
   if (args.length !== 1 || args[0] === '') throw new UsageError(`Expected exactly one argument, the script file, got ${args.length}\n${USAGE}`);
+  // Until the move is known, a TERM is held: a hanging move ignores it, any other move then ends by it as a
+  // plain process would. (Taking the handler only once the move is claimed let a TERM that came between the
+  // claim and the handler end a hanging move, on a loaded machine.)
+  let termed = false;
+  const holdTerm = () => {
+    termed = true;
+  };
+  process.on('SIGTERM', holdTerm);
   const prompt = readFileSync(0, 'utf8');
   const result = replayNextMove(args[0] as string, prompt, process.cwd());
   if (result.hang) {
     // A stuck agent: ignores TERM and never answers, so only a KILL ends it.
-    process.on('SIGTERM', () => {});
     setInterval(() => {}, 1 << 30);
     return new Promise<number>(() => {});
   }
+  process.off('SIGTERM', holdTerm);
+  if (termed) process.kill(process.pid, 'SIGTERM');
   if (result.sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, result.sleepMs));
   writeFd(1, result.stdout);
   writeFd(2, result.stderr);
