@@ -103,6 +103,18 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
   return out.join('\n');
 }
 
+// Each round's builder answer (its one hypothesis and move) and live proof evidence, as round-N.json keeps them.
+function roundDetails(ball: Ball): string {
+  const shown = ball.rounds.filter((r) => r.answer !== undefined || r.live !== undefined);
+  if (shown.length === 0) return '';
+  const items = shown.map((r) => {
+    const answer = r.answer === undefined ? '' : `<div class="answer"><b>hypothesis:</b> ${esc(r.answer.hypothesis)}<br><b>move:</b> ${esc(r.answer.move)}</div>`;
+    const live = r.live === undefined ? '' : `<div class="live" data-live-sha256="${esc(r.live.sha256)}"><b>live proof:</b> ${r.live.code === null ? 'no exit code' : `exit ${r.live.code}`}${r.live.ms === null ? '' : ` in ${formatDuration(r.live.ms)}`}, ${r.live.bytes === null ? '' : `${r.live.bytes} bytes, `}sha256 ${esc(r.live.sha256.slice(0, 12))}${r.live.truncated ? ' (output cut)' : ''}${r.live.note === undefined ? '' : ` · ${esc(r.live.note)}`}<pre>${esc(r.live.output)}</pre></div>`;
+    return `<div class="round-detail" data-round="${r.round}"><span class="chip">r${r.round}</span>${answer}${live}</div>`;
+  });
+  return `<details class="small rounds"><summary>what the builder said and the live proof showed (${shown.length} round${shown.length === 1 ? '' : 's'})</summary>${items.join('')}</details>`;
+}
+
 function ballCard(ball: Ball): string {
   const v = ball.receipt?.value ?? null;
   const rounds = ball.rounds.map((r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`).join('');
@@ -114,6 +126,7 @@ function ballCard(ball: Ball): string {
     + (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`)
     + (ball.receipt !== null && ball.receipt.evidence !== '' ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>` : '')
     + reviews
+    + roundDetails(ball)
     + (ball.merged === null ? '' : `<div class="small">merged ${esc(ball.merged.commit.slice(0, 12))}</div>`)
     + '</div>';
 }

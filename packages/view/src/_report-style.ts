@@ -68,6 +68,7 @@ td.t{white-space:nowrap;color:var(--mute)}
 .ball{border:1px solid var(--line);border-left:4px solid #9aa3ad;border-radius:6px;padding:6px 8px;margin-bottom:8px;background:#fff;max-width:22rem}
 .ball.b1{border-left-color:#2e9e4f}.ball.b0{border-left-color:#e0a21e}.ball.b-1{border-left-color:#d33c3c}
 .ball .id{font-weight:600;overflow-wrap:anywhere}
+.ball .rounds pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:12em;overflow:auto;margin:2px 0;background:#f6f7f9}.ball .round-detail{margin-top:4px}
 .ball .small{font-size:12px;color:var(--mute);overflow-wrap:anywhere}
 .chip{display:inline-block;font-size:11px;border:1px solid var(--line);border-radius:4px;padding:0 4px;margin:2px 2px 0 0}
 svg.prog{width:100%;max-width:760px;height:140px;border:1px solid var(--line);border-radius:6px;background:#fff}

@@ -118,7 +118,10 @@ function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): vo
       if (ball.deps.length === 0) ball.deps = [...rb.deps];
       ball.wave ??= rb.wave;
       for (const r of rb.rounds) {
-        if (!ball.rounds.some((x) => x.round === r.round)) ball.rounds.push({ round: r.round, receipt: r.receipt, at: Number.NaN });
+        const known = ball.rounds.find((x) => x.round === r.round);
+        const extra = { ...(r.answer === undefined ? {} : { answer: r.answer }), ...(r.live === undefined ? {} : { live: r.live }) };
+        if (known === undefined) ball.rounds.push({ round: r.round, receipt: r.receipt, at: Number.NaN, ...extra });
+        else Object.assign(known, extra);
       }
       ball.rounds.sort((a, b) => a.round - b.round);
       if (ball.receipt === null && rb.receipt !== null) ball.receipt = { value: rb.receipt, candidate: null, evidence: rb.reason ?? 'result.json', at: Number.NaN };

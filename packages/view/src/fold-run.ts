@@ -40,7 +40,11 @@ export interface Stop { line: number; at: number; issue: number | null; mode: st
 export interface Mark { line: number; at: number; issue: number | null; name: string; anchor: string | null }
 export interface Unknown { line: number; at: number; event: string }
 
-export interface Round { round: number; receipt: number | null; at: number }
+/** The builder's answer block of a round (round-N.json's `answer`). */
+export interface RoundAnswer { hypothesis: string; move: string }
+/** A round's live proof evidence (round-N.json's `live`): its exit, time, and its output, bounded and hashed. */
+export interface RoundLive { code: number | null; ms: number | null; sha256: string; bytes: number | null; truncated: boolean; output: string; note?: string }
+export interface Round { round: number; receipt: number | null; at: number; answer?: RoundAnswer; live?: RoundLive }
 export interface Receipt { value: number; candidate: string | null; evidence: string; at: number }
 export interface Review { reviewer: string | null; family: string | null; verdict: string; value: number; candidate: string; at: number }
 

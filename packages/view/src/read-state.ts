@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LEAP_DIR, parseDuration, parseLedger, RECORD_ID, readStopRequest, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
+import type { RoundAnswer, RoundLive } from './fold-run.js';
 
 /** A problem with a file other than the event log. */
 export interface FileProblem {
@@ -26,7 +27,7 @@ export interface SliceRecord {
   /** Whether `record.json` exists: written only when the slice passed. */
   record: boolean;
   base: string | null;
-  balls: Array<{ id: string; deps: string[]; wave: number | null; rounds: Array<{ round: number; receipt: number | null }>; receipt: number | null; reason: string | null }>;
+  balls: Array<{ id: string; deps: string[]; wave: number | null; rounds: Array<{ round: number; receipt: number | null; answer?: RoundAnswer; live?: RoundLive }>; receipt: number | null; reason: string | null }>;
 }
 
 const ISSUE_FILE = /^issue-([1-9][0-9]{0,15})\.md$/;
@@ -138,12 +139,14 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
     const names = new Set([...declared.keys(), ...listDir(dir).filter((n) => RECORD_ID.test(n) && isDir(paths.ball(n)))]);
     for (const ball of names) {
       const ballDir = paths.ball(ball);
-      const rounds: Array<{ round: number; receipt: number | null }> = [];
+      const rounds: SliceRecord['balls'][number]['rounds'] = [];
       for (const name of listDir(ballDir)) {
         const m = ROUND_RECORD.exec(name);
         if (m === null) continue;
         const json = readJson(join(ballDir, name), problems);
-        rounds.push({ round: Number(m[1]), receipt: receiptOf(json?.receipt ?? json?.value) });
+        const answer = answerOf(json?.answer);
+        const live = liveOf(json?.live);
+        rounds.push({ round: Number(m[1]), receipt: receiptOf(json?.receipt ?? json?.value), ...(answer === null ? {} : { answer }), ...(live === null ? {} : { live }) });
       }
       rounds.sort((a, b) => a.round - b.round);
       const result = readJson(paths.result(ball), problems);
@@ -154,6 +157,22 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
     out.push(record);
   }
   return out;
+}
+
+// The builder's answer block as round-N.json keeps it, or null when it is absent or not that shape.
+function answerOf(value: unknown): RoundAnswer | null {
+  if (value === null || typeof value !== 'object') return null;
+  const { hypothesis, move } = value as Record<string, unknown>;
+  return typeof hypothesis === 'string' && typeof move === 'string' ? { hypothesis, move } : null;
+}
+
+// The live proof's evidence as round-N.json keeps it, or null when it is absent or not that shape.
+function liveOf(value: unknown): RoundLive | null {
+  if (value === null || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  if (typeof v.sha256 !== 'string' || typeof v.output !== 'string') return null;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+  return { code: num(v.code), ms: num(v.ms), sha256: v.sha256, bytes: num(v.bytes), truncated: v.truncated === true, output: v.output, ...(typeof v.note === 'string' ? { note: v.note } : {}) };
 }
 
 function isDir(path: string): boolean {

@@ -94,6 +94,24 @@ content('bad lines and unknown kinds are listed with their numbers in Problems, 
   assert.match(e.html, /no events yet · 0 events/);
 });
 
+content('a ball\'s rounds show the builder\'s answer and the live proof\'s evidence from round-N.json, escaped', async () => {
+  const evil = '</pre><script>window.__pwned=1</script>';
+  const round = (n: number, extra: Record<string, unknown>) => JSON.stringify({ slice: 'live', ball: 'cli', round: n, receipt: n === 2 ? 1 : null, reason: 'r', ...extra });
+  const repo = repoWith({
+    '.tdd/events.jsonl': fixture('slice.jsonl'),
+    '.leap/live/run.json': JSON.stringify({ slice: 'live', balls: [{ id: 'cli', deps: [], wave: 0 }] }),
+    '.leap/live/cli/round-1.json': round(1, { answer: { hypothesis: 'the flag is parsed twice', move: `drop the second parse ${evil}` } }),
+    '.leap/live/cli/round-2.json': round(2, { answer: { hypothesis: 'h2', move: 'm2' }, live: { code: 0, ms: 1500, sha256: 'a'.repeat(64), bytes: 12, truncated: true, output: `usage: cli ${evil}\n` } }),
+    '.leap/live/cli/result.json': JSON.stringify({ receipt: 1, reason: 'passed' }),
+  });
+  const r = await report(repo);
+  assert.is(r.code, 0);
+  assert.is(count(r.html, 'class="round-detail"'), 2);
+  assert.match(r.html, /<b>hypothesis:<\/b> the flag is parsed twice<br><b>move:<\/b> drop the second parse &lt;\/pre&gt;&lt;script&gt;/);
+  assert.match(r.html, new RegExp(`data-live-sha256="${'a'.repeat(64)}"><b>live proof:</b> exit 0 in [^,]+, 12 bytes, sha256 aaaaaaaaaaaa \\(output cut\\)<pre>usage: cli &lt;/pre&gt;`));
+  assert.ok(!r.html.includes('<script>window'), 'no script from a record');
+});
+
 content.run();
 
 // ---
