@@ -73,9 +73,12 @@ run('an answer that is not exactly the verdict JSON is a 2, never a pass', async
 });
 
 run('a stuck verifier is killed like any leaf: 2; an agent that exits non-zero: 2', async () => {
-  const { repo, env } = setup([{ answer: 'x', hang: true }, { answer: { verdict: 'PASS', reason: 'r' }, exit: 3 }]);
-  const killed = await verify({ phase: 'red', step: STEP, cwd: repo, env: { ...env, VERI_TIMEOUT: '0.5' } });
+  // One script each: on a loaded machine the first agent may be killed at 0.5 s before it even claims its
+  // move, which must not hand the hanging move to the second run.
+  const stuck = setup([{ answer: 'x', hang: true }]);
+  const killed = await verify({ phase: 'red', step: STEP, cwd: stuck.repo, env: { ...stuck.env, VERI_TIMEOUT: '0.5' } });
   assert.equal([killed.code, killed.reason], [2, 'no verdict: v was stopped by its supervisor (killed-timeout)']);
+  const { repo, env } = setup([{ answer: { verdict: 'PASS', reason: 'r' }, exit: 3 }]);
   const failed = await verify({ phase: 'red', step: STEP, cwd: repo, env });
   assert.equal([failed.code, failed.reason], [2, 'no verdict: v exited with code 3 (exited)']);
 });
