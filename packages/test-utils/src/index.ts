@@ -52,24 +52,50 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Spawn `command` (no shell) and collect its result; `input` goes to stdin. */
+/**
+ * How long a command run by `runCommand` may take before it is killed (LEAP_TEST_COMMAND_LIMIT_S, in seconds;
+ * default 600): a hang in one test (an install waiting on the network, a leaf that never ends) fails that
+ * test with a clear message instead of holding the whole suite until CI's own limit.
+ */
+export function commandLimitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.LEAP_TEST_COMMAND_LIMIT_S;
+  const seconds = raw === undefined || raw === '' ? 600 : Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`LEAP_TEST_COMMAND_LIMIT_S must be a positive number of seconds, got ${JSON.stringify(raw)}`);
+  return seconds * 1000;
+}
+
+/**
+ * Spawn `command` (no shell) and collect its result; `input` goes to stdin. Past `limitMs` (default
+ * commandLimitMs()) the command is killed (SIGKILL) and the result says so on its stderr, signal SIGKILL.
+ */
 export function runCommand(
   command: string,
   args: string[],
-  options: SpawnOptions & { input?: string | Buffer } = {},
+  options: SpawnOptions & { input?: string | Buffer; limitMs?: number } = {},
 ): Promise<RunResult> {
+  const { input, limitMs = commandLimitMs(), ...spawnOptions } = options;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let overdue = false;
+    const timer = setTimeout(() => {
+      overdue = true;
+      child.kill('SIGKILL');
+    }, limitMs);
     child.stdout?.on('data', (b: Buffer) => out.push(b));
     child.stderr?.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code, signal) =>
-      resolvePromise({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const note = overdue ? `\nrunCommand: ${command} ${args.join(' ').slice(0, 200)} did not end within ${limitMs / 1000} s and was killed (LEAP_TEST_COMMAND_LIMIT_S)\n` : '';
+      resolvePromise({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') + note });
+    });
     child.stdin?.on('error', () => {});
-    child.stdin?.end(options.input ?? '');
+    child.stdin?.end(input ?? '');
   });
 }
 

@@ -34,7 +34,8 @@ export function installedCli(name: CliName): string {
   const staging = mkdtempSync(`${dir}.installing-`);
   try {
     writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // Bounded: an install stuck on the network fails this test file in 10 minutes, not the whole CI run.
+    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000, killSignal: 'SIGKILL' });
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
   } finally {
