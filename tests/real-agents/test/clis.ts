@@ -54,7 +54,9 @@ export function privateHome(name: CliName, server: ModelServer, options: { codex
   mkdirSync(join(CACHE_ROOT, 'homes'), { recursive: true });
   const home = mkdtempSync(join(CACHE_ROOT, 'homes', `${name}-`));
   homes.push(home);
-  const env: Record<string, string> = { PATH: `${installedCli(name)}:${process.env.PATH ?? ''}`, HOME: home, TMPDIR: join(home, 'tmp') };
+  // Every leaf bounded well under the defaults (900 s, idle off): a CLI that hangs on a machine unlike this
+  // one (a login prompt, a retry loop against a closed network) fails its test in minutes, with the status.
+  const env: Record<string, string> = { PATH: `${installedCli(name)}:${process.env.PATH ?? ''}`, HOME: home, TMPDIR: join(home, 'tmp'), VERI_TIMEOUT: '180', VERI_IDLE_TIMEOUT: '120' };
   mkdirSync(env.TMPDIR!, { recursive: true });
   if (name === 'claude') {
     Object.assign(env, {
