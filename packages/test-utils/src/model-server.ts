@@ -48,6 +48,8 @@ export interface ModelRequest {
   turn: number | null;
   /** How it was answered: the HTTP status, or the fault. */
   answer: number | 'hang' | 'close';
+  /** The `when` of the conversation script it was answered from (options.conversations), else null. */
+  conversation?: string | null;
   /** The tokens reported in the answer (input counts cached ones), when it was a model answer. */
   usage: { input: number; output: number; cached: number } | null;
 }
@@ -55,6 +57,12 @@ export interface ModelRequest {
 export interface ModelServerOptions {
   /** The turns; past the end, every conversation ends with the text `done`. */
   script?: ModelTurn[];
+  /**
+   * Scripts per conversation, for a run of several leaves on one server: a request whose body (as JSON
+   * text) contains `when` is answered from that script (the first that matches), else from `script`.
+   * A conversation's later requests carry its first prompt again, so they keep its script.
+   */
+  conversations?: { when: string; script: ModelTurn[] }[];
   /** The model named in answers when the request names none. */
   model?: string;
   /** The share of input tokens reported as cached (read from a cache); default 0.25. */
@@ -138,9 +146,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const aux = isAuxiliary(vendor, url, body);
     const index = aux ? null : turnIndex(vendor, body);
     entry.turn = index;
-    const turn: ModelTurn = index === null ? auxiliaryTurn(vendor) : script[index] ?? { text: 'done' };
+    const text = index === null || options.conversations === undefined ? '' : JSON.stringify(body);
+    const chosen = options.conversations?.find((c) => text.includes(c.when));
+    const turns = chosen?.script ?? script;
+    entry.conversation = chosen?.when ?? null;
+    const turn: ModelTurn = index === null ? auxiliaryTurn(vendor) : turns[index] ?? { text: 'done' };
     if (index !== null && turn.fault !== undefined) {
-      const key = `${vendor}:${index}`;
+      const key = `${vendor}:${chosen?.when ?? ''}:${index}`;
       const seen = faultCounts.get(key) ?? 0;
       if (seen < (turn.faultTimes ?? Number.POSITIVE_INFINITY)) {
         faultCounts.set(key, seen + 1);

@@ -229,4 +229,27 @@ test('every request is logged, to a file too; unknown paths are 404, the HEAD pr
   }
 });
 
+test('conversations: each leaf\'s conversation is answered from the script its prompt picks, turn by turn, and logged with it', async () => {
+  const server = await startModelServer({
+    script: [{ text: 'default' }],
+    conversations: [{ when: 'Phase: red', script: [{ read: '/w/t.js' }, { text: 'red done' }] }, { when: 'Phase: green', script: [{ text: 'green done' }] }],
+  });
+  try {
+    const ask = async (messages: { role: string; content: unknown }[]) => {
+      const res = await post(server, '/v1/messages', { model: 'claude-x', stream: true, tools: CLAUDE_TOOLS, messages });
+      const stream = events(res.text);
+      return stream[1]!.data.content_block.type === 'tool_use' ? stream[1]!.data.content_block : stream[2]!.data.delta.text;
+    };
+    const red = [{ role: 'user', content: 'Phase: red\nStep: one' }];
+    const first = await ask(red);
+    assert.is(first.name, 'Read');
+    assert.is(await ask([...red, { role: 'assistant', content: [first] }, { role: 'user', content: 'result' }]), 'red done');
+    assert.is(await ask([{ role: 'user', content: 'Phase: green' }]), 'green done');
+    assert.is(await ask([{ role: 'user', content: 'something else' }]), 'default');
+    assert.equal(server.requests.filter((r) => r.turn !== null).map((r) => [r.conversation, r.turn]), [['Phase: red', 0], ['Phase: red', 1], ['Phase: green', 0], [null, 0]]);
+  } finally {
+    await server.close();
+  }
+});
+
 test.run();

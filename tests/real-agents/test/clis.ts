@@ -50,10 +50,11 @@ const homes: string[] = [];
  * A private HOME for one run, under the cache (not /tmp: Codex refuses to set up its sandbox helpers under
  * the temp folder, and every sandboxed command then fails), configured to use `server` and stay quiet.
  */
-export function privateHome(name: CliName, server: ModelServer, options: { codexLogin?: boolean } = {}): { home: string; env: Record<string, string> } {
+export function privateHome(name: CliName, server: ModelServer, options: { codexLogin?: boolean; home?: string } = {}): { home: string; env: Record<string, string> } {
   mkdirSync(join(CACHE_ROOT, 'homes'), { recursive: true });
-  const home = mkdtempSync(join(CACHE_ROOT, 'homes', `${name}-`));
-  homes.push(home);
+  // A second CLI may share the first one's HOME (a run with two roles): each keeps its own config in it.
+  const home = options.home ?? mkdtempSync(join(CACHE_ROOT, 'homes', `${name}-`));
+  if (options.home === undefined) homes.push(home);
   // Every leaf bounded well under the defaults (900 s, idle off): a CLI that hangs on a machine unlike this
   // one (a login prompt, a retry loop against a closed network) fails its test in minutes, with the status.
   const env: Record<string, string> = { PATH: `${installedCli(name)}:${process.env.PATH ?? ''}`, HOME: home, TMPDIR: join(home, 'tmp'), VERI_TIMEOUT: '180', VERI_IDLE_TIMEOUT: '120' };
@@ -89,6 +90,13 @@ export function privateHome(name: CliName, server: ModelServer, options: { codex
     Object.assign(env, { GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_API_KEY: 'stub-key', GEMINI_TELEMETRY_ENABLED: 'false' });
   }
   return { home, env };
+}
+
+/** One HOME for two CLIs, each pointed at its own server: the environment of a run with both (a tdd run's developer and verifier). */
+export function sharedHome(first: { cli: CliName; server: ModelServer }, second: { cli: CliName; server: ModelServer }): Record<string, string> {
+  const a = privateHome(first.cli, first.server, { codexLogin: true });
+  const b = privateHome(second.cli, second.server, { codexLogin: true, home: a.home });
+  return { ...a.env, ...b.env, HOME: a.home, PATH: `${installedCli(first.cli)}:${installedCli(second.cli)}:${process.env.PATH ?? ''}` };
 }
 
 /** Remove every private HOME made so far. */
