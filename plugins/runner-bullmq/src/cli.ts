@@ -8,9 +8,11 @@ checks each job against its schema (a bad one is refused, nothing run), builds i
 dependencies' merged work, plus its earlier rounds), runs the round as the local runner does (the builder
 leaf, the proof, the jury) with this machine's own agents file, pushes leap/SLICE/BALL to GIT_URL and returns the receipt and the candidate.
 One line per job on stderr. TERM or INT: takes no more jobs, finishes the rounds in flight, or hands back
-those whose leaf the signal ended (another worker builds them), exits 0. A worker killed outright loses at
-most its rounds in flight: BullMQ's stalled check gives them to another worker.
-A remote it cannot reach: the job goes back to the queue and the worker steps aside for a while.
+those whose leaf the signal ended (another worker builds them), exits 0; with Redis not answering it does
+not wait for it and exits 0 at once. A worker killed outright loses at most its rounds in flight: BullMQ's
+stalled check gives them to another worker.
+A remote it cannot clone is said at start; a remote it cannot reach: the job goes back to the queue and the
+worker steps aside for a while.
 Options:
   --redis URL    the Redis server (redis://HOST:PORT; default LEAP_REDIS_URL, which keeps a password out of ps)
   --repo GIT_URL the shared remote: a bare repository path, file://, ssh
@@ -72,7 +74,9 @@ export const workerCommand: Subcommand = async (argv, io) => {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
-  await worker.close();
+  const { redisAnswered } = await worker.close();
   say(`${worker.name}: stopped`);
+  // A Redis that does not answer leaves BullMQ's connections retrying: they must not keep the process alive.
+  if (!redisAnswered) process.exit(0);
   return 0;
 };

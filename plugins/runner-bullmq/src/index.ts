@@ -6,6 +6,7 @@ export type { RunningWorker, WorkerOptions } from './worker.js';
 export { PREFIX, QUEUE, jobId, timings } from './protocol.js';
 export type { RoundJob, RoundJobResult } from './protocol.js';
 export { checkRedisUrl, ping } from './redis.js';
+export { checkRemote } from './remote.js';
 export { MIN_SECRET, SignatureError, readQueueSecret, seal, unseal } from './sign.js';
 export type { Sealed } from './sign.js';
 export type { RoundJobBody, RoundResultBody } from './job-schema.js';

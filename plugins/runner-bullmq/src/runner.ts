@@ -2,10 +2,10 @@
 // queueing it pushes the round's commit to the ball's branch on the shared remote; when a worker returns the
 // result it fetches the branch back, so the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { LeapError, serial, statePaths } from '@leap/core';
-import { showText } from './text.js';
+import { LeapError, openEventLog, serial, statePaths, type LeapEvent } from '@leap/core';
+import { ownEvents } from './own-events.js';
+import { recheckResult } from './recheck.js';
+import { redact, redactUrl, secretsOf, showText } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -89,7 +89,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         // The job was read before its state: read it again for what it returned or why it failed.
         const ended = state === 'completed' || state === 'failed' ? await Job.fromId<Sealed, Sealed>(queue, id) : undefined;
         if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
-        if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${ended?.failedReason ?? job.failedReason}`);
+        if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${showText(ended?.failedReason ?? job.failedReason)}`);
       }
       await new Promise<void>((r) => {
         const timer = setTimeout(() => {
@@ -114,7 +114,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       const branch = ballBranch(request.slice, request.ball);
       if (!onRemote.has(request.commit)) {
         await once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env)).catch((error: Error) => {
-          throw new LeapError(`cannot push ${branch} to the remote ${remote}: ${error.message}`);
+          throw new LeapError(`cannot push ${branch} to the remote ${redactUrl(remote)}: ${redact(error.message, secretsOf(remote))}`);
         });
         onRemote.add(request.commit);
       }
@@ -129,19 +129,23 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       } finally {
         waiting.delete(id);
       }
-      // The worker's branch tip, into the engine's repository (the engine merges and resumes from it).
-      // By its sha (one trip), else by the ball's branch (a server that refuses to be asked for a sha).
-      await once(async () => {
+      // The worker's branch tip, into the engine's repository: by its sha (one trip), else by the ball's branch
+      // (a server that refuses to be asked for a sha). The engine's branch moves only where its checks say.
+      const checked = await once(async () => {
         if (!(await hasCommit(options.repoRoot, result.tip, env))) {
           await git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env)
             .catch(() => git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env));
         }
-        await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, result.tip], env);
+        if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
+        const rechecked = await recheckResult(options.repoRoot, request, result, env);
+        await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, rechecked.branchTo], env);
+        return rechecked;
       });
       onRemote.add(result.tip);
-      if (result.commit !== null && !(await hasCommit(options.repoRoot, result.commit, env))) throw new LeapError(`worker ${result.worker} returned commit ${result.commit}, which is not on ${remote}`);
-      appendEvents(statePaths(options.stateDir).events, result.events);
-      const { tip: _tip, events: _events, v: _v, ...outcome } = result;
+      const { events, dropped: unchecked } = await ownEvents(checked.result, request.slice, request.ball);
+      appendEvents(statePaths(options.stateDir).events, events);
+      const { tip: _tip, events: _events, v: _v, ...outcome } = checked.result;
+      if (unchecked > 0) outcome.reason += ` (the engine dropped ${unchecked} event line(s) of worker ${outcome.worker} it could not check)`;
       return outcome;
     },
     // A worker gives back a ball's worktree itself when the ball's round ends with a receipt.
@@ -167,10 +171,14 @@ function jobOptions(id: string) {
   return { jobId: id, attempts: 3, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } };
 }
 
-function appendEvents(file: string, lines: string[]): void {
-  if (lines.length === 0) return;
-  if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true });
-  appendFileSync(file, `${lines.join('\n')}\n`);
+function appendEvents(file: string, events: LeapEvent[]): void {
+  if (events.length === 0) return;
+  const log = openEventLog(file);
+  try {
+    for (const event of events) log.append(event);
+  } finally {
+    log.close();
+  }
 }
 
 /** A worker's result, once its signature and schema are checked; anything else is refused with why (the ball is held). */

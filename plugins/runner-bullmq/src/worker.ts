@@ -40,8 +40,11 @@ export interface WorkerOptions {
 /** A running worker. */
 export interface RunningWorker {
   readonly name: string;
-  /** Take no more jobs, finish those in flight, give back the worktrees. */
-  close(): Promise<void>;
+  /**
+   * Take no more jobs, finish those in flight, give back the worktrees. Resolves with whether Redis answered:
+   * when it did not, BullMQ's connections were let go and may still retry (a process ends itself then).
+   */
+  close(): Promise<{ redisAnswered: boolean }>;
 }
 
 /** A remote the worker could not reach: the job goes back to the queue for another worker. */
@@ -143,8 +146,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     return place;
   };
 
-  // The clone made while the worker waits for its first job (a failure is said when a job needs it).
-  void clone().catch(() => undefined);
+  // The clone made while the worker waits for its first job. A remote it cannot clone is said at once; the
+  // worker waits on (the remote may come back), and each round it takes goes back to the queue until then.
+  void clone().catch((error: Error) => log(`cannot clone the remote ${shownRepo}: ${error.message}; the rounds this worker takes go back to the queue until it can`));
   const { Worker, DelayedError, UnrecoverableError } = await import('bullmq');
   const { buildRoundIn } = await import('@leap/slice');
   const connection = await connect(options.redis);
@@ -258,11 +262,29 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     name,
     async close() {
       stopping = true;
-      await worker.close();
+      // BullMQ's close waits on Redis for ever when it is gone: then it is not waited for. The rounds in flight
+      // had their leaves ended by the signal; their jobs' locks lapse and the stalled check gives them to
+      // another worker once Redis is back.
+      const closing = worker.close().then(() => true, () => true);
+      const redisAnswered = await Promise.race([closing, redisGone(connection).then(() => false)]);
+      if (!redisAnswered) {
+        log(`Redis at ${redactUrl(options.redis)} does not answer: not waiting for it (the rounds in flight go to another worker once it is back)`);
+        void worker.disconnect().catch(() => undefined);
+      }
       await Promise.all([...releasing]);
       for (const key of [...held.keys()]) await release(key);
       await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
       connection.disconnect();
+      return { redisAnswered };
     },
   };
+}
+
+/** Resolves once `connection` is not connected (at once when it is not now): Redis stopped, unreachable, or cut off. */
+function redisGone(connection: import('ioredis').Redis): Promise<void> {
+  if (connection.status !== 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    connection.once('close', () => resolve());
+    connection.once('end', () => resolve());
+  });
 }

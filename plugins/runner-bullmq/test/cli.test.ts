@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SubcommandIo } from '@leap/core';
-import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs, git, hostileTitles, makeTempDir } from '@leap/test-utils';
 import { sliceCommand } from '@leap/slice/cli';
 import { workerCommand } from '../src/cli.js';
 import { ball, contentProof, freePort, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
@@ -72,22 +72,40 @@ test('leap worker: bad input is exit 2 with what was expected and what was found
   assert.ok(!existsSync(join(cwd, 'w')) && !existsSync(join(cwd, '.leap-worker')), 'no folder made');
 });
 
-test('leap slice run --runner: a runner that does not exist, --redis without bullmq, bullmq without --redis or with no Redis: exit 2', async () => {
-  const { repo, dir } = setupRemote({ 'src/a.txt': 'old a\n' });
+test('leap slice run --runner: a runner that does not exist, --redis without bullmq, bullmq without --redis, without a queue secret, with a remote the repository lacks or with no Redis: exit 2, nothing touched', async () => {
+  const { remote, repo, dir } = setupRemote({ 'src/a.txt': 'old a\n' });
   const file = writeSlice(dir, { id: 'bad', balls: [ball('a', ['src/a.txt'], { 'src/a.txt': 'old a\n' })] });
   const port = await freePort();
-  const cases: [string[], RegExp][] = [
+  // Redis is not there: each check below comes before the ping, and before the slice's lock.
+  const bull = ['--runner', 'bullmq', '--redis', `redis://127.0.0.1:${port}`];
+  const short = join(dir, 'short.secret');
+  writeFileSync(short, 'tiny-secret-15c\n');
+  const noSecret = testEnv({ LEAP_QUEUE_SECRET: '' });
+  const cases: [string[], RegExp, NodeJS.ProcessEnv?][] = [
     [['--runner', 'k8s'], /Expected --runner to be local or bullmq, got "k8s"/],
-    [['--redis', `redis://127.0.0.1:${port}`], /--redis and --remote are options of --runner bullmq; the runner is local/],
+    [['--redis', `redis://127.0.0.1:${port}`], /--redis, --remote and --secret-file are options of --runner bullmq; the runner is local/],
+    [['--secret-file', short], /--redis, --remote and --secret-file are options of --runner bullmq; the runner is local/],
     [['--runner', 'bullmq'], /--redis URL is required/],
-    [['--runner', 'bullmq', '--redis', `redis://127.0.0.1:${port}`], /cannot reach Redis at/],
+    [bull, /the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE/, noSecret],
+    [[...bull, '--secret-file', 'short.secret'], /the queue secret from --secret-file "[^"]*short\.secret" has 15 characters; it needs at least 16/],
+    [[...bull, '--secret-file', join(dir, 'none')], /--secret-file "[^"]*none": cannot read it \(ENOENT\)/],
+    [[...bull, '--secret-file', dir], /--secret-file "[^"]*": cannot read it \(EISDIR\)/],
+    [[...bull, '--remote', 'nosuchremote'], /--remote "nosuchremote": the repository has no remote of that name \(its remotes: origin\)/],
+    [[...bull, '--remote', join(dir, 'gone.git')], /--remote "[^"]*gone\.git": no such path/],
+    [bull, /cannot reach Redis at/],
   ];
-  for (const [extra, message] of cases) {
-    const out = await call(sliceCommand, ['run', file, ...extra], repo);
+  for (const [extra, message, env] of cases) {
+    // A relative --secret-file is the caller's: it is read from the folder the command runs in.
+    const out = await call(sliceCommand, ['run', file, ...extra], extra.includes('short.secret') ? dir : repo, env);
     assert.is(out.code, 2, extra.join(' '));
     assert.match(out.stderr, message);
+    assert.not.ok(out.stderr.includes('tiny-secret'), 'the secret is not echoed');
   }
+  // Nothing touched: no records, no state folder, no lock, no branch, nothing pushed.
   assert.ok(!existsSync(join(repo, '.leap')), 'nothing run');
+  assert.ok(!existsSync(join(repo, '.tdd')), 'no state folder');
+  assert.is(git(repo, 'for-each-ref', 'refs/heads/leap').trim(), '');
+  assert.is(git(remote, 'for-each-ref', 'refs/heads/leap').trim(), '');
   const help = await call(sliceCommand, ['run', '--help'], repo);
   assert.match(help.stdout, /--runner NAME {6}where balls are built: local \(default/);
 });

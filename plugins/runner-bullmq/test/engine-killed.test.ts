@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
+import { ball, contentProof, eventsOf, gateFile, openGate, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -19,10 +19,12 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
       ball('c', ['src/c.txt'], BASE, { deps: ['a'], proof: { argv: contentProof({ 'src/c.txt': 'C\n' }) } }),
     ],
   });
+  // slow's and c's builders wait at a gate opened once the engine is dead: neither can pass on the first run.
+  const gate = gateFile(dir, 'first-run');
   const agents = writeAgents(dir, {
     a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } },
-    slow: { '*': { sleep_ms: 2500, edits: [{ path: 'src/slow.txt', content: 'S\n' }] } },
-    c: { '*': { sleep_ms: 2500, edits: [{ path: 'src/c.txt', content: 'C\n' }] } },
+    slow: { '*': { wait_for: gate, edits: [{ path: 'src/slow.txt', content: 'S\n' }] } },
+    c: { '*': { wait_for: gate, edits: [{ path: 'src/c.txt', content: 'C\n' }] } },
   });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
   try {
@@ -35,6 +37,7 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
     assert.is((await engine.exited).signal, 'SIGKILL');
     assert.is(readLeap<{ receipt: number }>(repo, 'again', 'a', 'result.json')?.receipt, 1);
     assert.is(readLeap(repo, 'again', 'c', 'result.json'), null, 'c was cut off');
+    openGate(gate);
 
     const again = runQueued(redis.url, file, repo, agents, { jobs: 2 });
     const { lines } = again;

@@ -207,7 +207,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 export { ball, contentProof, sha };
 
-export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string }[]; sleep_ms?: number; exit?: number }>>;
+export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string }[]; sleep_ms?: number; wait_for?: string; exit?: number }>>;
 
 /** An agents file: builder `b` (family fb) following `plan`; reviewers r1, r2 (f1, f2) that pass. */
 export function writeAgents(dir: string, plan: Plan): string {
@@ -285,11 +285,28 @@ export const spineTree = (repo: string, slice: string) => git(repo, 'rev-parse',
 /** The subjects of the spine's own commits (its merges), newest first. */
 export const spineSubjects = (repo: string, slice: string) => git(repo, 'log', '--first-parent', '--format=%s', `leap/${slice}/spine`).trim().split('\n');
 
+/** A gate file for builders to wait on (the builder fixture's `wait_for`): not there until `openGate`. */
+export const gateFile = (dir: string, name: string) => join(dir, `gate-${name}`);
+export const openGate = (file: string) => writeFileSync(file, 'open\n');
+
+/** Resolves with `check`'s first truthy value, polled; throws `what` once `ms` have passed without one (never hangs). */
+export async function until<T>(what: string, check: () => T | Promise<T>, ms = 30_000): Promise<NonNullable<T>> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`waited ${ms / 1000} s in vain for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** The base of `twoBalls`. */
 export const TWO_BALLS_BASE = { 'src/x.txt': 'old x\n' };
 
-/** Two balls in `src/`: x writes X, y writes Y (after x when `after`, its proof then wanting both); builders waiting `sleep` ms. */
-export function twoBalls(dir: string, id: string, sleep: { x?: number; y?: number }, after = false) {
+/** Two balls in `src/`: x writes X, y writes Y (after x when `after`, its proof then wanting both); builders waiting
+ * `sleep` ms, and each builder of a ball in `gates` waiting until that file exists (`openGate`): a test holds a round
+ * where it wants it without assuming how fast the machine is. */
+export function twoBalls(dir: string, id: string, sleep: { x?: number; y?: number }, after = false, gates: { x?: string; y?: string } = {}) {
   const base = TWO_BALLS_BASE;
   const file = writeSlice(dir, {
     id,
@@ -299,8 +316,8 @@ export function twoBalls(dir: string, id: string, sleep: { x?: number; y?: numbe
     ],
   });
   const agents = writeAgents(dir, {
-    x: { '*': { sleep_ms: sleep.x ?? 0, edits: [{ path: 'src/x.txt', content: 'X\n' }] } },
-    y: { '*': { sleep_ms: sleep.y ?? 0, edits: [{ path: 'src/y.txt', content: 'Y\n' }] } },
+    x: { '*': { sleep_ms: sleep.x ?? 0, ...(gates.x === undefined ? {} : { wait_for: gates.x }), edits: [{ path: 'src/x.txt', content: 'X\n' }] } },
+    y: { '*': { sleep_ms: sleep.y ?? 0, ...(gates.y === undefined ? {} : { wait_for: gates.y }), edits: [{ path: 'src/y.txt', content: 'Y\n' }] } },
   });
   return { file, agents };
 }

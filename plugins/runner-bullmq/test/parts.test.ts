@@ -8,6 +8,7 @@ import { PREFIX, QUEUE, checkRedisUrl, createBullmqRunner, jobId, startWorker, t
 import { git as runGit } from '../src/git.js';
 import { msFromEnv, remoteId } from '../src/protocol.js';
 import { readQueueSecret, seal, unseal } from '../src/sign.js';
+import { checkRemote, remoteKind } from '../src/remote.js';
 import { redact, redactUrl, secretsOf, showText } from '../src/text.js';
 import { SECRET, roundRequest, setupRemote, startRedis, testEnv } from './helpers.js';
 
@@ -20,6 +21,28 @@ test('job ids name the ball and round, safely; timings from the environment, els
   assert.equal(timings({ LEAP_BULLMQ_LOCK_MS: '2000' }).stalledMs, 2000);
   for (const bad of ['', 'x', '-1', '0']) assert.is(msFromEnv({ X: bad }, 'X', 7), 7);
   assert.is(checkRedisUrl('rediss://h:1'), 'rediss://h:1');
+});
+
+test('--remote: a name the repository has, a path that is there, or a URL (reached later); anything else is a UsageError (exit 2) naming it', async () => {
+  const { remote, repo } = setupRemote({ 'a.txt': 'a\n' });
+  assert.equal(['origin', '/srv/r.git', './r.git', 'r/x.git', 'ssh://git@h/r.git', 'git@h:r.git', 'https://tok@h/r.git', 'file:///srv/r.git'].map(remoteKind), ['name', 'path', 'path', 'path', 'url', 'url', 'url', 'url']);
+  for (const ok of ['origin', remote, 'ssh://git@host.invalid/r.git', 'https://tok3n@host.invalid/r.git']) await checkRemote(repo, ok, testEnv());
+  const bad: [string, RegExp][] = [
+    ['nosuchremote', /^--remote "nosuchremote": the repository has no remote of that name \(its remotes: origin\)/],
+    [join(repo, 'gone.git'), /^--remote "[^"]*gone\.git": no such path/],
+    ['', /^Expected --remote to be a remote's name, a path or a git URL, got ""/],
+    ['-oProxyCommand=x', /^Expected --remote to be a remote's name, a path or a git URL, got "-oProxyCommand=x"/],
+  ];
+  for (const [given, message] of bad) {
+    const error = await checkRemote(repo, given, testEnv()).then(() => null, (e: Error & { exitCode?: number }) => e);
+    assert.ok(error !== null, given);
+    assert.is(error.exitCode, 2, given);
+    assert.match(error.message, message);
+  }
+  // A repository with no remote at all says so.
+  git(repo, 'remote', 'remove', 'origin');
+  const none = await checkRemote(repo, 'origin', testEnv()).then(() => null, (e: Error) => e);
+  assert.match(none?.message ?? '', /the repository has no remote of that name \(it has no remote\)/);
 });
 
 test('text: control characters escaped, passwords and tokens redacted, ssh users kept', () => {

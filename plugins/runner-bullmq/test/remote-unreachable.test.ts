@@ -16,7 +16,7 @@ function oneBall(dir: string, id = 'far') {
   return { file, agents };
 }
 
-test('a worker that cannot reach the remote says so clearly and hands the job back; a worker that can builds it', async () => {
+test('a worker that cannot reach the remote says so at start and when it takes a job, and hands the job back; a worker that can builds it', async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
   const { file, agents } = oneBall(dir);
@@ -25,6 +25,11 @@ test('a worker that cannot reach the remote says so clearly and hands the job ba
   let good: ReturnType<typeof spawnWorker> | null = null;
   try {
     await lost.waitFor(/waiting for rounds/);
+    // Said at start, before any job arrives; the worker waits on.
+    const start = await lost.waitFor(/cannot clone the remote/);
+    assert.ok(start.startsWith(`leap worker: cannot clone the remote ${nowhere}: git clone`), start);
+    assert.match(start, /; the rounds this worker takes go back to the queue until it can$/);
+    assert.not.match(lost.err(), /round 1: taken/);
     const { summary: running } = runQueued(redis.url, file, repo, agents);
     const line = await lost.waitFor(/cannot reach the remote/);
     assert.ok(line.startsWith(`leap worker: far/a round 1: cannot reach the remote ${nowhere}: git clone`), line);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE, jobId } from '../src/index.js';
-import { eventsOf, readLeap, receiptsOf, runLocal, runQueued, setupRemote, spawnWorker, spineSubjects, spineTree, startRedis, stopAll, TWO_BALLS_BASE, twoBalls } from './helpers.js';
+import { eventsOf, gateFile, openGate, readLeap, receiptsOf, runLocal, runQueued, setupRemote, spawnWorker, spineSubjects, spineTree, startRedis, stopAll, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
 
 const test = suite('bullmq runner: a round result that arrives twice');
 test.after.each(cleanupTempDirs);
@@ -13,8 +13,10 @@ test.after.each(cleanupTempDirs);
 test('a worker paused (SIGSTOP) past its lock: the round goes to another worker, both finish it, the same result event is replayed; the round is recorded and merged once', async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
-  // y (after x) is slow, so the engine still runs, and listens, when the paused worker finishes x.
-  const { file, agents } = twoBalls(dir, 'twice', { x: 1500, y: 4000 }, true);
+  // x's builders wait for gate x, so m1 is paused while its builder leaf runs; y's (after x) wait for gate y, so the
+  // engine still runs, and listens, when the paused worker finishes x. No step assumes how fast the machine is.
+  const gates = { x: gateFile(dir, 'x'), y: gateFile(dir, 'y') };
+  const { file, agents } = twoBalls(dir, 'twice', {}, true, gates);
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   let m2: ReturnType<typeof spawnWorker> | null = null;
   const listen = new Redis(redis.url, { maxRetriesPerRequest: null });
@@ -27,6 +29,7 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     assert.ok(await waitFor(() => existsSync(join(m1.dir, 'w', 'state', 'twice', 'x', 'build-x-1.pid')), 10_000), 'the builder leaf runs');
     // Paused, not dead: its builder leaf runs on, but no lock is renewed, so BullMQ's stalled check gives the job away.
     m1.child.kill('SIGSTOP');
+    openGate(gates.x);
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     await m2.waitFor(/twice\/x round 1: taken \(job [^)]*, again\)/, 30_000);
     await m2.waitFor(/twice\/x round 1: receipt 1/, 30_000);
@@ -34,15 +37,20 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     const id = jobId({ slice: 'twice', ball: 'x', round: 1, commit: git(repo, 'rev-parse', 'HEAD').trim() }, '');
     const stream = `${PREFIX}:${QUEUE}:events`;
     const field = (f: string[], name: string) => f[f.indexOf(name) + 1] ?? '';
-    const completed = (await listen.xrange(stream, '-', '+')).find(([, f]) => field(f, 'event') === 'completed' && field(f, 'jobId').startsWith(id));
-    assert.ok(completed !== undefined, 'the completed event of x round 1 is on the stream');
+    // m2 says "receipt 1" before BullMQ moves the job to completed: the event is waited for.
+    const completed = await until('the completed event of x round 1 on the stream', async () =>
+      (await listen.xrange(stream, '-', '+')).find(([, f]) => field(f, 'event') === 'completed' && field(f, 'jobId').startsWith(id)));
     await listen.xadd(stream, '*', ...completed[1]);
     // The paused worker goes on: its builder leaf has ended, it finishes the round, and its result comes second.
     m1.child.kill('SIGCONT');
     const late = await m1.waitFor(/twice\/x round 1: (lost|receipt|failed)/, 30_000);
     assert.match(late, /twice\/x round 1: lost the job's lock while the round ran \(this worker was paused or cut off longer than the lock\): another worker has the round; this result is dropped, nothing pushed/, m1.err());
-    assert.match(m1.err(), /job twice\.x\.r1\.[0-9a-f.]+: its lock could not be renewed/);
+    await m1.waitFor(/job twice\.x\.r1\.[0-9a-f.]+: its lock could not be renewed/, 30_000);
     assert.not.ok(ended, 'the engine was still running when the second result came');
+    // y is held at its gate until here (by whichever worker took it): the engine cannot have ended.
+    await until('a worker taking y round 1', () => /twice\/y round 1: taken/.test(`${m1.err()}\n${m2?.err()}`));
+    assert.not.ok(ended, 'the engine still runs while y is held');
+    openGate(gates.y);
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
     assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['x', 1, 1], ['y', 1, 1]]);

@@ -77,6 +77,7 @@ test('two workers build a slice of four balls (one after two others): the same s
   }
   assert.match(m1.err(), /leap worker: SIGTERM: taking no more jobs/);
   assert.match(m1.err(), /leap worker: m1: stopped/);
+  for (const m of [m1, m2]) assert.not.match(m.err(), /does not answer/, 'a Redis that answers is waited for');
   // A worker gives back every worktree it made.
   for (const m of [m1, m2]) assert.is(git(join(m.dir, 'w', 'repo.git'), 'worktree', 'list').trim().split('\n').length, 1);
 });

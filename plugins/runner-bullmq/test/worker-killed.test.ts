@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
-import { eventsOf, readLeap, runQueued, setupRemote, spawnWorker, spineSubjects, startRedis, stopAll, TWO_BALLS_BASE, twoBalls } from './helpers.js';
+import { eventsOf, gateFile, openGate, readLeap, runQueued, setupRemote, spawnWorker, spineSubjects, startRedis, stopAll, TWO_BALLS_BASE, twoBalls } from './helpers.js';
 
 const test = suite('bullmq runner: a worker killed mid-ball');
 test.after.each(cleanupTempDirs);
@@ -11,18 +11,21 @@ test.after.each(cleanupTempDirs);
 test('a worker SIGKILLed in the middle of a ball costs that round only: the other worker builds it, nothing merged twice', async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
-  const { file, agents } = twoBalls(dir, 'dies', { x: 8000 }, true);
+  // x's builders wait at a gate opened once m1 is dead: m1 cannot finish x first, however slow the machine.
+  const gate = gateFile(dir, 'x');
+  const { file, agents } = twoBalls(dir, 'dies', {}, true, { x: gate });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
   let m2: ReturnType<typeof spawnWorker> | null = null;
   try {
     await m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2 });
     await m1.waitFor(/dies\/x round 1: taken/);
-    await new Promise((r) => setTimeout(r, 600));
+    assert.ok(await waitFor(() => existsSync(join(m1.dir, 'w', 'state', 'dies', 'x', 'build-x-1.pid')), 10_000), 'the builder leaf runs');
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     await m2.waitFor(/waiting for rounds/);
     m1.child.kill('SIGKILL');
     assert.is((await m1.exited).signal, 'SIGKILL');
+    openGate(gate);
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
     assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['x', 1, 1], ['y', 1, 1]]);
@@ -45,7 +48,9 @@ test('a worker SIGKILLed in the middle of a ball costs that round only: the othe
 test('a worker sent TERM while its builder leaf runs: the leaf is ended, the round handed back and built by another worker; it exits 0', async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
-  const { file, agents } = twoBalls(dir, 'term', { x: 3000 });
+  // x's builders wait at a gate opened once m1 has exited: its leaf is surely running when TERM comes.
+  const gate = gateFile(dir, 'x');
+  const { file, agents } = twoBalls(dir, 'term', {}, false, { x: gate });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   let m2: ReturnType<typeof spawnWorker> | null = null;
   try {
@@ -61,6 +66,7 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
     assert.not.match(m1.err(), /the engine was asked to stop/);
     assert.not.match(m1.err(), /term\/x round 1: receipt/);
     assert.not.match(m1.err(), /term\/y round 1: taken/);
+    openGate(gate);
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);

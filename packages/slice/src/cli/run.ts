@@ -1,7 +1,8 @@
 // `leap slice run FILE`: build, prove, judge and merge every ball; progress on stderr, the summary on stdout.
+import { resolve } from 'node:path';
 import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner local|bullmq --redis URL [--remote R]] [--json]
+const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner local|bullmq --redis URL [--remote R] [--secret-file FILE]] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -18,12 +19,15 @@ Options:
   --max-cost USD     stop spending past this: the balls not yet done are held
   --runner NAME      where balls are built: local (default: worktrees on this machine) or bullmq (leap
                      worker processes on other machines, through a BullMQ queue on Redis)
-  --redis URL        the Redis server of the bullmq runner (redis://HOST:PORT)
-  --remote R         the bullmq runner's shared remote, a remote name or git URL every worker clones
-                     (default origin); each round's commit is pushed there, each result fetched back
+  --redis URL        the Redis server of the bullmq runner (redis://HOST:PORT; default LEAP_REDIS_URL)
+  --remote R         the bullmq runner's shared remote, a remote name, path or git URL every worker
+                     clones (default origin); each round's commit is pushed there, each result fetched back
+  --secret-file FILE the bullmq runner's queue secret, shared with every worker (default
+                     LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)
   --json             print the summary as one JSON object
 Exit codes: 0 the slice passed; 1 refused (a ball or the aggregate returned -1); 3 held (some ball 0: run
-again to resume); 2 bad input (nothing run, nothing left on disk or in git).`;
+again to resume); 2 bad input (nothing run, nothing left on disk or in git: with --runner bullmq, no
+queue secret or a short one, Redis not reachable, a --remote the repository does not have).`;
 
 const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter((v) => v !== '');
 
@@ -31,7 +35,7 @@ export const runCommand: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, {
     jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
     alternates: { type: 'string' }, 'max-cost': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    runner: { type: 'string' }, redis: { type: 'string' }, remote: { type: 'string' },
+    runner: { type: 'string' }, redis: { type: 'string' }, remote: { type: 'string' }, 'secret-file': { type: 'string' },
   }, USAGE);
   if (values.help === true) {
     io.stdout(`${USAGE}\n`);
@@ -44,7 +48,7 @@ export const runCommand: Subcommand = async (argv, io) => {
   if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0 && /^[0-9.]+$/.test(values['max-cost'] as string))) {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`);
   }
-  const createRunner = await chooseRunner(values.runner, values.redis, values.remote);
+  const createRunner = await chooseRunner(values.runner, { redis: values.redis, remote: values.remote, secretFile: values['secret-file'] }, io.cwd, io.env);
   const { runSlice } = await import('../engine/run-slice.js');
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
@@ -59,21 +63,31 @@ export const runCommand: Subcommand = async (argv, io) => {
 type CreateRunner = NonNullable<import('../engine/run-slice.js').RunSliceOptions['createRunner']>;
 
 // The runner by name: the local one, or a runner plugin loaded only when asked for (so @leap/slice starts
-// fast and installs without BullMQ); Redis is checked before anything runs.
-async function chooseRunner(name: string | undefined, redis: string | undefined, remote: string | undefined): Promise<CreateRunner | undefined> {
+// fast and installs without BullMQ). The queue secret, the remote and Redis are checked before anything
+// runs: before the slice's lock is taken or a record written, so bad input leaves nothing behind.
+async function chooseRunner(name: string | undefined, given: { redis?: string; remote?: string; secretFile?: string }, cwd: string, env: NodeJS.ProcessEnv): Promise<CreateRunner | undefined> {
+  const { redis, remote, secretFile } = given;
   if (name === undefined || name === 'local') {
-    if (redis !== undefined || remote !== undefined) throw new UsageError(`--redis and --remote are options of --runner bullmq; the runner is ${name ?? 'local'}`);
+    if (redis !== undefined || remote !== undefined || secretFile !== undefined) throw new UsageError(`--redis, --remote and --secret-file are options of --runner bullmq; the runner is ${name ?? 'local'}`);
     return undefined;
   }
   if (name !== 'bullmq') throw new UsageError(`Expected --runner to be local or bullmq, got ${showValue(name)}`);
   const plugin = '@leap/runner-bullmq';
-  let loaded: { checkRedisUrl(url: string | undefined): string; ping(url: string): Promise<void>; createBullmqRunner(options: object): import('../engine/round-types.js').SliceRunner };
+  let loaded: {
+    checkRedisUrl(url: string | undefined, option?: string, env?: NodeJS.ProcessEnv): string;
+    readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer;
+    checkRemote(cwd: string, remote: string, env: NodeJS.ProcessEnv): Promise<void>;
+    ping(url: string): Promise<void>;
+    createBullmqRunner(options: object): import('../engine/round-types.js').SliceRunner;
+  };
   try {
     loaded = await import(plugin) as typeof loaded;
   } catch (error) {
     throw new UsageError(`--runner bullmq needs the package ${plugin}, which did not load: ${(error as Error).message}`);
   }
-  const url = loaded.checkRedisUrl(redis);
+  const url = loaded.checkRedisUrl(redis, '--redis', env);
+  const secret = loaded.readQueueSecret(env, secretFile === undefined ? undefined : resolve(cwd, secretFile));
+  await loaded.checkRemote(cwd, remote ?? 'origin', env);
   await loaded.ping(url);
-  return (context) => loaded.createBullmqRunner({ redis: url, remote, repoRoot: context.repoRoot, stateDir: context.stateDir, env: context.env });
+  return (context) => loaded.createBullmqRunner({ redis: url, remote, secret, repoRoot: context.repoRoot, stateDir: context.stateDir, env: context.env });
 }

@@ -1,0 +1,66 @@
+// The events the engine writes for a worker's round (CONTRACT sections 5 and 11): never the worker's lines as
+// they are. Only the kinds a round's leaves write (launch, exit, usage, review), for the leaves the
+// result lists, each checked against the event schema and written anew with the round's slice and ball; a
+// usage line must say what the result's leaves say. Anything else (a merge, a ball, a receipt) is dropped.
+import type { LeapEvent } from '@leap/core';
+import type { RoundJobResult } from './protocol.js';
+
+const KINDS = new Set(['launch', 'exit', 'usage', 'review']);
+
+/** The events to append for `result`, and how many of the worker's lines were dropped. */
+export async function ownEvents(result: RoundJobResult, slice: string, ball: string): Promise<{ events: LeapEvent[]; dropped: number }> {
+  const { eventSchema } = await import('@leap/core/schemas');
+  const leaves = new Map(result.leaves.map((l) => [l.leaf, l.usage]));
+  const events: LeapEvent[] = [];
+  let dropped = 0;
+  // One usage line per leaf: a second would count its cost twice.
+  const costed = new Set<string>();
+  for (const line of result.events) {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      dropped++;
+      continue;
+    }
+    const parsed = eventSchema.safeParse(value);
+    if (!parsed.success || !KINDS.has(parsed.data.event)) {
+      dropped++;
+      continue;
+    }
+    const event = parsed.data as LeapEvent & { leaf?: string; slice?: string; ball?: string };
+    if (event.event !== 'review' && (event.leaf === undefined || !leaves.has(event.leaf))) {
+      dropped++;
+      continue;
+    }
+    if (event.event === 'usage') {
+      // A leaf's cost is logged as the result states it (what --max-cost counted; null where its CLI did not
+      // say), once: a second line would count it twice.
+      const said = leaves.get(event.leaf as string) ?? null;
+      const same = (said?.cost_usd ?? null) === event.cost_usd && (said?.input_tokens ?? null) === event.input_tokens && (said?.output_tokens ?? null) === event.output_tokens;
+      if (costed.has(event.leaf as string) || !same) {
+        dropped++;
+        continue;
+      }
+      costed.add(event.leaf as string);
+    }
+    if (event.event === 'review' && !reviewAgrees(event, result, slice, ball)) {
+      dropped++;
+      continue;
+    }
+    events.push(event.event === 'review' ? { ...event, slice, ball } : event);
+  }
+  return { events, dropped };
+}
+
+// A review line says what the result's jury says: its candidate, a reviewer it seated (with that seat's
+// value) or refused, or the jury's own verdict (reviewer null); of this slice and ball.
+function reviewAgrees(event: LeapEvent & { event: 'review' }, result: RoundJobResult, slice: string, ball: string): boolean {
+  const jury = result.jury;
+  if (jury === null || event.candidate !== jury.candidate) return false;
+  if ((event.slice !== undefined && event.slice !== slice) || (event.ball !== undefined && event.ball !== ball)) return false;
+  if (event.reviewer === null) return event.value === jury.value;
+  const seat = jury.seats.find((s) => s.reviewer === event.reviewer);
+  if (seat !== undefined) return seat.value === event.value;
+  return jury.refused.some((r) => r.reviewer === event.reviewer);
+}

@@ -1,0 +1,100 @@
+// The engine's own check of a worker's result (CONTRACT section 11), as for a local round: what the returned
+// commit changed since the ball's start (an edit outside the scope is -1), the candidate hash recomputed from
+// the commit's blobs, and a receipt 1 taken only when the proof, the keep-or-revert, the jury and the hashes
+// it can check agree. A worker holding the secret can still lie; what it says is believed only where checked.
+import { posix } from 'node:path';
+import { keepOrRevert, type Ball, type RoundRequest } from '@leap/slice';
+import { runGit } from '@leap/core';
+import { git, gitEnv } from './git.js';
+import type { RoundJobResult } from './protocol.js';
+import { showText } from './text.js';
+
+const normal = (path: string) => posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
+
+/** The candidate hash of `ball` at `commit`, from the commit's blobs (as @leap/verify hashes the scope files present). */
+export async function candidateAt(repo: string, commit: string, ball: Ball, env: NodeJS.ProcessEnv): Promise<string> {
+  const { candidateHash } = await import('@leap/verify');
+  const paths = ball.scope.map((s) => normal(s.path));
+  const listing = await git(repo, ['ls-tree', '-r', '-z', commit, '--', ...paths], env);
+  const files = [];
+  for (const entry of listing.split('\0').filter((e) => e !== '')) {
+    const [meta, path] = entry.split('\t') as [string, string];
+    const [, type, sha] = meta.split(' ');
+    if (type !== 'blob' || !paths.includes(path)) continue;
+    const { bytes } = await runGit(['cat-file', 'blob', sha as string], { cwd: repo, env: gitEnv(env) });
+    files.push({ path, bytes, kind: 'file' as const });
+  }
+  return candidateHash(files);
+}
+
+/** The paths that differ between two commits. */
+async function changedBetween(repo: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const out = await git(repo, ['diff', '--name-only', '--no-renames', '-z', from, to, '--'], env);
+  return out.split('\0').filter((p) => p !== '');
+}
+
+async function isAncestor(repo: string, a: string, b: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  return git(repo, ['merge-base', '--is-ancestor', a, b], env).then(() => true, () => false);
+}
+
+/** What the engine takes of a result: the worker's, with the engine's changed paths, and a -1 where a check fails. */
+export interface Rechecked {
+  result: RoundJobResult;
+  /** Where the engine's branch leap/SLICE/BALL goes: the result's commit, or back to the round's (or the ball's) start. */
+  branchTo: string;
+}
+
+/** Check a worker's result against the engine's repository (its commits fetched); the -1 reasons say what the engine found. */
+export async function recheckResult(repo: string, request: RoundRequest, worker: RoundJobResult, env: NodeJS.ProcessEnv): Promise<Rechecked> {
+  const result: RoundJobResult = { ...worker, reason: showText(worker.reason), changed: [] };
+  const refuse = (why: string): Rechecked => ({
+    result: { ...result, receipt: -1, commit: null, reason: `refused by the engine's check of worker ${result.worker}'s result: ${why}` },
+    branchTo: request.start,
+  });
+  const ball = request.spec;
+  if (result.commit === null) {
+    if (result.receipt === 1) return refuse('a receipt 1 without a commit');
+    return { result, branchTo: result.receipt === -1 ? request.start : request.commit };
+  }
+  const commit = result.commit;
+  if (commit !== result.tip) return refuse(`its commit ${commit.slice(0, 12)} is not the tip it pushed (${result.tip.slice(0, 12)})`);
+  if (!(await isAncestor(repo, request.commit, commit, env))) return refuse(`its commit ${commit.slice(0, 12)} does not descend from the round's commit ${request.commit.slice(0, 12)}`);
+  const scope = new Set(ball.scope.map((s) => normal(s.path)));
+  const sinceStart = await changedBetween(repo, request.start, commit, env);
+  const outside = sinceStart.filter((p) => !scope.has(normal(p)));
+  if (outside.length > 0) return refuse(`edited outside the scope: ${outside.map((p) => JSON.stringify(showText(p))).join(', ')}`);
+  result.changed = await changedBetween(repo, request.commit, commit, env);
+  const candidate = await candidateAt(repo, commit, ball, env);
+  if (result.candidate !== null && result.candidate !== candidate) {
+    return refuse(`the candidate it names (sha256 ${result.candidate.slice(0, 12)}) is not its commit's (sha256 ${candidate.slice(0, 12)})`);
+  }
+  if (result.receipt === 1) {
+    const why = passProblems(request, result, candidate);
+    if (why !== null) return refuse(`its receipt 1 does not agree with what the engine checks: ${why}`);
+  }
+  return { result, branchTo: commit };
+}
+
+// What a receipt 1 must show: the proof passed and beat the champion, a blind jury of two or more families
+// other than the builder's passed this candidate, and the proof run again left the same candidate.
+function passProblems(request: RoundRequest, result: RoundJobResult, candidate: string): string | null {
+  const proof = request.spec.proof;
+  if (result.candidate !== candidate) return 'no candidate hash';
+  if (result.proof === null || result.proof.code !== 0 || (proof.metric !== undefined && result.proof.metric === null)) return 'the proof did not pass';
+  const champion = request.champion ?? result.champion;
+  if (champion === null) return 'no champion to keep or revert against';
+  const decision = keepOrRevert(proof, champion, result.proof);
+  if (!decision.keep) return decision.reason;
+  const jury = result.jury;
+  if (jury === null || jury.value !== 1) return 'no jury passed it';
+  if (jury.candidate !== candidate) return `the jury judged sha256 ${jury.candidate.slice(0, 12)}`;
+  const seated = jury.seats.filter((s) => s.value === 1);
+  if (seated.length < 2 || jury.seats.some((s) => s.value === -1)) return 'fewer than two reviewers passed it, or one refused it';
+  const allowed = new Set([...request.reviewers, ...request.alternates]);
+  const strangers = jury.seats.filter((s) => !allowed.has(s.reviewer)).map((s) => s.reviewer);
+  if (strangers.length > 0) return `reviewers the engine did not ask for: ${strangers.map((s) => JSON.stringify(showText(s))).join(', ')}`;
+  if (jury.seats.some((s) => s.family === result.builder.family)) return `a reviewer of the builder's family ${JSON.stringify(showText(result.builder.family))}`;
+  if (new Set(jury.seats.map((s) => s.family)).size < 2) return 'the reviewers are not of two families';
+  if (result.reproof === null || result.reproof.code !== 0 || result.reproof.candidate !== candidate) return 'the proof was not run again on the same candidate';
+  return null;
+}

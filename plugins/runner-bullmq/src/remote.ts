@@ -1,0 +1,36 @@
+// The engine's shared remote, checked before anything runs (CONTRACT section 11): a remote name the
+// repository does not have, or a path that is not there, is bad input (exit 2), not a held ball after a push.
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { UsageError, runGit, showValue } from '@leap/core';
+import { gitEnv } from './git.js';
+import { redactUrl } from './text.js';
+
+/** What `remote` is: a URL (scheme:// or scp-like host:path), a path (it has a slash), else a remote's name. */
+export function remoteKind(remote: string): 'url' | 'path' | 'name' {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(remote) || /^[^/]+:/.test(remote)) return 'url';
+  if (remote.includes('/') || remote === '.' || remote === '..') return 'path';
+  return 'name';
+}
+
+/**
+ * Check `--remote` (default origin) from `cwd`: a name must be one of the repository's remotes, a path must
+ * exist; a URL is reached when the first round is pushed (a moment's outage is not bad input). A UsageError
+ * says what was given and what was expected.
+ */
+export async function checkRemote(cwd: string, remote: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const shown = showValue(redactUrl(remote));
+  if (remote === '' || remote.startsWith('-')) throw new UsageError(`Expected --remote to be a remote's name, a path or a git URL, got ${shown}`);
+  const kind = remoteKind(remote);
+  if (kind === 'url') return;
+  if (kind === 'path') {
+    if (!existsSync(isAbsolute(remote) ? remote : resolve(cwd, remote))) throw new UsageError(`--remote ${shown}: no such path (the shared remote every worker clones: a remote's name, a path or a git URL)`);
+    return;
+  }
+  const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: gitEnv(env), allowFailure: true });
+  if (got.code !== 0) {
+    const names = await runGit(['remote'], { cwd, env: gitEnv(env), allowFailure: true });
+    const known = names.code === 0 ? names.stdout.split('\n').filter((n) => n !== '') : [];
+    throw new UsageError(`--remote ${shown}: the repository has no remote of that name (${known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`}); give a remote's name, a path or a git URL every worker reaches`);
+  }
+}
