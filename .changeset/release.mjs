@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The release: `changeset version` (versions and changelogs from the changesets in this folder), the
 // lockfile brought in line, a build, then `npm publish` of every public workspace package in
-// dependency order (a package only after each @leap/* package it depends on), skipping a version the
+// dependency order (a package only after each @leap/* package it depends on; the packages of one such
+// wave side by side, four npm processes at a time), skipping a version the
 // registry already has, so a release interrupted half-way is finished by running it again.
 //
 //   node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL]
@@ -12,7 +13,7 @@
 // --no-version publishes the versions as they stand; --no-tag skips `changeset tag` (git tags
 // NAME@VERSION); --registry is passed to npm (default: npm's own configuration). Exit 0 published
 // (or nothing to publish), 1 a step failed (the packages before it stay published), 2 bad input.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +77,49 @@ export function publishOrder(packages) {
   return order;
 }
 
+/**
+ * The same packages in waves: each wave holds the packages whose workspace dependencies are all in
+ * earlier waves, so a wave's packages can be published side by side, each after what it depends on.
+ */
+export function publishWaves(packages) {
+  const order = publishOrder(packages);
+  const names = new Set(order.map((p) => p.manifest.name));
+  const level = new Map();
+  for (const p of order) {
+    const deps = Object.keys({ ...p.manifest.dependencies, ...p.manifest.peerDependencies, ...p.manifest.optionalDependencies }).filter((d) => names.has(d));
+    level.set(p.manifest.name, deps.length === 0 ? 0 : 1 + Math.max(...deps.map((d) => level.get(d))));
+  }
+  const waves = [];
+  for (const p of order) (waves[level.get(p.manifest.name)] ??= []).push(p);
+  return waves;
+}
+
+/** Run `task` on every item, at most `limit` at a time; resolves when all are done, in the items' order. */
+async function eachAtMost(limit, items, task) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** A command run beside others: its output is kept and printed whole when it ends, after its own line. */
+function runAside(command, args, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    child.stdout.on('data', (b) => out.push(b));
+    child.stderr.on('data', (b) => out.push(b));
+    child.on('error', (error) => resolve({ code: null, text: `${error.message}\n` }));
+    child.on('close', (code, signal) => resolve({ code: code ?? signal, text: Buffer.concat(out).toString('utf8') }));
+  });
+}
+
 function run(command, args, cwd = root) {
   process.stderr.write(`release: ${command} ${args.join(' ')}${cwd === root ? '' : `  (in ${cwd})`}\n`);
   const result = spawnSync(command, args, { cwd, stdio: 'inherit' });
@@ -85,14 +129,28 @@ function run(command, args, cwd = root) {
   }
 }
 
-function published(name, version, registry) {
+async function published(name, version, registry) {
   const args = ['view', `${name}@${version}`, 'version', '--json', ...(registry ? ['--registry', registry] : [])];
-  try {
-    return execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
-  } catch {
-    return false; // E404: not there yet
-  }
+  const result = await runAside('npm', args, root);
+  // Exit non-zero is E404: not there yet. (npm prints the version, or nothing for a version it lacks.)
+  return result.code === 0 && result.text.trim() !== '' && !/npm (error|ERR!)/.test(result.text);
 }
+
+/** One package of a wave: published unless the registry has its version already. */
+async function publishOne({ dir, manifest }, options, registry) {
+  if (await published(manifest.name, manifest.version, options.registry)) {
+    process.stderr.write(`release: ${manifest.name}@${manifest.version} is already published\n`);
+    return true;
+  }
+  const args = ['publish', '--ignore-scripts', ...registry, ...(options.dryRun ? ['--dry-run'] : [])];
+  const result = await runAside('npm', args, dir);
+  process.stderr.write(`release: npm ${args.join(' ')}  (in ${dir})\n${result.text}`);
+  if (result.code !== 0) process.stderr.write(`release: npm publish of ${manifest.name} failed (exit ${result.code})\n`);
+  return result.code === 0;
+}
+
+/** How many npm processes a wave runs side by side. */
+const SIDE_BY_SIDE = 4;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const options = parse(process.argv.slice(2));
@@ -104,15 +162,19 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const registry = options.registry ? ['--registry', options.registry] : [];
   if (options.pack !== undefined) {
     mkdirSync(options.pack, { recursive: true });
-    for (const { dir } of publishOrder(workspacePackages())) run('npm', ['pack', '--ignore-scripts', '--pack-destination', options.pack], dir);
-    process.exit(0);
+    const packs = await eachAtMost(SIDE_BY_SIDE, publishOrder(workspacePackages()), async ({ dir }) => {
+      const args = ['pack', '--ignore-scripts', '--pack-destination', options.pack];
+      const result = await runAside('npm', args, dir);
+      process.stderr.write(`release: npm ${args.join(' ')}  (in ${dir})\n${result.text}`);
+      return result.code === 0;
+    });
+    process.exit(packs.every(Boolean) ? 0 : 1);
   }
-  for (const { dir, manifest } of publishOrder(workspacePackages())) {
-    if (published(manifest.name, manifest.version, options.registry)) {
-      process.stderr.write(`release: ${manifest.name}@${manifest.version} is already published\n`);
-      continue;
-    }
-    run('npm', ['publish', '--ignore-scripts', ...registry, ...(options.dryRun ? ['--dry-run'] : [])], dir);
+  // Wave by wave: a package is published only once every workspace package it depends on is; a failure
+  // ends the release after its wave (what was published stays; running again finishes it).
+  for (const wave of publishWaves(workspacePackages())) {
+    const done = await eachAtMost(SIDE_BY_SIDE, wave, (p) => publishOne(p, options, registry));
+    if (!done.every(Boolean)) process.exit(1);
   }
   if (options.tag && !options.dryRun) run('npx', ['--no-install', 'changeset', 'tag']);
 }
