@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
+import { GitError } from '@leap/core';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE, checkRedisUrl, createBullmqRunner, jobId, startWorker, timings } from '../src/index.js';
@@ -66,13 +67,15 @@ test('signing: a sealed value opens with its secret and job id only', () => {
   assert.is(readQueueSecret({ LEAP_QUEUE_SECRET: '🦀'.repeat(16) }).toString(), '🦀'.repeat(16));
 });
 
-test('git: what git said when it fails', async () => {
+test('git: core\'s GitError, naming the subcommand (never its data) and saying what git said', async () => {
   const dir = makeTempDir('leap-git-');
   try {
     await runGit(dir, ['rev-parse', 'HEAD']);
     assert.unreachable();
   } catch (error) {
-    assert.match((error as Error).message, /^git rev-parse HEAD failed: .*not a git repository/);
+    assert.instance(error, GitError);
+    assert.equal((error as GitError).args, ['rev-parse', 'HEAD']);
+    assert.match((error as Error).message, /^git rev-parse failed \(exit 128\) in .*: .*not a git repository/);
   }
 });
 
