@@ -104,10 +104,12 @@ run('an answer that is not exactly the verdict JSON is a 2, never a pass', async
 });
 
 run('a stuck verifier is killed like any leaf: 2; an agent that exits non-zero: 2', async () => {
-  const { repo, env } = setup([{ answer: 'x', hang: true }, { answer: { verdict: 'PASS', reason: 'r' }, exit: 3 }]);
+  const { repo, env } = setup([{ answer: 'x', hang: true }]);
   const killed = await verify({ phase: 'red', step: STEP, cwd: repo, env: { ...env, VERI_TIMEOUT: '0.5' } });
   assert.equal([killed.code, killed.reason], [2, 'no verdict: v was stopped by its supervisor (killed-timeout)']);
-  const failed = await verify({ phase: 'red', step: STEP, cwd: repo, env });
+  // A script of its own: a leaf killed before the agent read its first move (a loaded machine) must not replay the hang here.
+  const exiting = setup([{ answer: { verdict: 'PASS', reason: 'r' }, exit: 3 }]);
+  const failed = await verify({ phase: 'red', step: STEP, cwd: exiting.repo, env: exiting.env });
   assert.equal([failed.code, failed.reason], [2, 'no verdict: v exited with code 3 (exited)']);
 });
 
