@@ -61,6 +61,8 @@ export class RunState {
   startHead = '';
   /** The commit the last verification judged (its verdict's `commit`). */
   verifiedCommit: string | null = null;
+  /** Trees whose suite passed in this process (the baseline's, each verified refactor's): a red's check without its tests is not run on one again. */
+  passedTrees: string[] = [];
 
   constructor(readonly setup: ConductorSetup) {
     this.paths = statePaths(setup.stateDir);

@@ -158,11 +158,13 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   const offset = eventsSize(state);
   const verifier = state.setup.agents.verifier;
   const env = leafEnv(state, step, phase, attempt);
+  // The tree a refactor's suite runs on (everything is staged): once it passes, the next step's red need not run it again.
+  const tree = phase === 'refactor' ? await state.git.out(['write-tree']) : null;
   let result: Awaited<ReturnType<typeof verify>>;
   try {
     result = await verify({
       phase, step, cwd: state.root, env, issue: state.issue, agent: verifier.name, agentsFile: state.setup.agents.registry.file ?? undefined,
-      base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase), head: phase === 'red' ? undefined : await state.head(),
+      base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase), testFiles: state.setup.effective.tests, passedTrees: phase === 'red' ? state.passedTrees : undefined, head: phase === 'red' ? undefined : await state.head(),
       // The verifier's readiness was checked once, in preflight.
       preflight: false,
     });
@@ -174,6 +176,8 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   // The verifier may have committed: HEAD is read again. The commit it verified is the red phase's landing.
   state.invalidateHead();
   state.verifiedCommit = result.commit ?? null;
+  // An agent was asked only after ground truth held: the suite passed on that tree.
+  if (tree !== null && result.decidedBy === 'agent') state.passedTrees.push(tree);
   if (result.decidedBy === 'agent') {
     state.leaves++;
     if (!hasUsageSince(state.paths.events, offset, leaf)) appendUsage(state.paths.events, leaf, verifier.agent, usageOf(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? ''), state.context(step));
@@ -195,12 +199,9 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   if (status === 'refused-stop' || status === 'killed-stop') throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), status === 'killed-stop' ? `${where} (the running leaf ${leaf} was ended)` : where);
   if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${leaf} was ended)`);
   if (status === 'killed-external') throw new Bail('killed-external', `The verifier leaf ${leaf} died of a signal veri did not send (killed-external): it is not relaunched.`);
-  if (status === 'failed-start') throw new Bail('agent-missing', `The verifier ${JSON.stringify(verifier.name)} could not start: ${result.reason}`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', why: status };
-  if ((exit?.code ?? 0) !== 0) {
-    const words = agentWords(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? '', readFileIfExists(state.paths.err(leaf)) ?? '');
-    throw new Bail('agent-failed', `The ${agentLabel('verifier', verifier.name)} failed by itself (${leaf} exited ${exit?.code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
-  }
+  // A leaf that failed to start or exited non-zero has its failureKind ('missing', 'failed'), read above:
+  // what is left is a leaf that exited 0 with an answer that is not a verdict.
   return { kind: 'retry', why: `unreadable verdict: ${result.reason}` };
 }
 

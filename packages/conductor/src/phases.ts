@@ -112,15 +112,21 @@ async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
   return state.journal;
 }
 
-/** The test files of `commit` (by the conventions, or --tests) that the index changes or removes. */
+/**
+ * The test files of `commit` (by the conventions, or --tests) that the index changes or removes. In a file that
+ * --tests names and that also holds code (Rust's `src/*.rs`), only a change to its `#[cfg(test)]` items counts.
+ */
 export async function testFilesChanged(state: RunState, commit: string): Promise<string[]> {
   const out = (await state.git(['diff', '--cached', '--no-renames', '--name-status', '-z', commit])).stdout.split('\0');
-  const { isTestFile } = await import('@leap/verify');
+  const { isTestFile, hasInlineTests, splitTestItems } = await import('@leap/verify');
   const found: string[] = [];
+  const text = async (spec: string) => (await state.git(['cat-file', 'blob', spec], { allowFailure: true })).stdout;
   for (let i = 0; i + 1 < out.length; i += 2) {
     const status = out[i] as string;
     const path = out[i + 1] as string;
-    if (status !== 'A' && (isTestFile(path) || state.isTestPath(path))) found.push(path);
+    if (status === 'A' || !(isTestFile(path) || state.isTestPath(path))) continue;
+    if (hasInlineTests(path, isTestFile(path)) && splitTestItems(await text(`${commit}:${path}`)).tests === splitTestItems(await text(`:${path}`)).tests) continue;
+    found.push(path);
   }
   return found;
 }

@@ -218,6 +218,7 @@ async function prepare(state: RunState): Promise<void> {
     }
     ensureStateGitignore(paths);
     state.startHead = await state.head();
+    state.passedTrees.push(await state.git.out(['rev-parse', 'HEAD^{tree}']));
     await state.git(['checkout', '-q', '-b', state.branch]);
     state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
     state.saveJournal();

@@ -7,7 +7,19 @@ export const BASE_DIFF_LIMIT = 64 * 1024;
 
 /** The diff of the work tree against `base` (what `git diff BASE` prints), cut at a line end past `limit` bytes. */
 export function readBaseDiff(repo: string, base: string, limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
-  const text = runGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]);
+  return cutAt(runGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]), limit);
+}
+
+/**
+ * What `commit` changed in `paths` against its parent (`git show COMMIT -- PATHS`, without the message: it is
+ * the developer's prose), cut as readBaseDiff's: the red verifier's view of which tests are new.
+ */
+export function readCommitDiff(repo: string, commit: string, paths: readonly string[], limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
+  if (paths.length === 0) return { text: '', cut: null };
+  return cutAt(runGit(repo, ['show', '--format=', '--no-color', '--no-ext-diff', '--no-renames', commit, '--', ...paths]), limit);
+}
+
+function cutAt(text: string, limit: number): { text: string; cut: { shown: number; total: number } | null } {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= limit) return { text, cut: null };
   const lineEnd = bytes.lastIndexOf(0x0a, limit - 1) + 1;

@@ -8,7 +8,7 @@ import { UsageError, findRepoRoot, resolveStateDir, showValue, statePaths } from
 import { findStep, parseLedger } from '@leap/core/ledger';
 import type { LedgerStep } from '@leap/core/ledger';
 import { createLocalTracker } from '@leap/tracker-local';
-import { readBaseDiff } from './base-diff.js';
+import { readBaseDiff, readCommitDiff } from './base-diff.js';
 import { isCommit } from './git.js';
 import type { Phase } from './phase.js';
 import { readStepSpec } from './step-spec.js';
@@ -28,6 +28,8 @@ export interface GatherOptions {
   ledgerFile?: string;
   specFile?: string;
   testGlobs?: readonly string[];
+  /** Globs of files that hold tests beside the conventions (a conductor's `--tests`, e.g. `src/**\/*.rs`). */
+  testFiles?: readonly string[];
   /** Refactor: `--base SHA`. */
   base?: string;
   /** The issue tracker (default: the local one). */
@@ -63,7 +65,7 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
   }
   const tracker = options.tracker ?? createLocalTracker({ stateDir });
   const spec = await readStepSpec({ tracker, issue, criterion: ledgerStep?.criterion ?? null, specFile: options.specFile });
-  const tests = findStepTests({ phase, repo, step, issue, eventsFile: statePaths(stateDir).events, globs: options.testGlobs });
+  const tests = findStepTests({ phase, repo, step, issue, eventsFile: statePaths(stateDir).events, globs: options.testGlobs, testFiles: options.testFiles });
   const input: VerifyPromptInput = {
     phase,
     stepTitle: step,
@@ -73,6 +75,11 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
     baseCommit: base ?? null,
     baseDiff: base === undefined ? null : readBaseDiff(repo, base),
   };
+  // Red: what the red commit changed in its test files, not their whole text (which tests are new is the question).
+  // Files that `--tests` names are shown whole: the red commit need not have changed them.
+  if (phase === 'red' && tests.source === 'red-commit' && tests.redCommit !== null && tests.files.length > 0) {
+    input.redDiff = { commit: tests.redCommit, ...readCommitDiff(repo, tests.redCommit, tests.files) };
+  }
   return { input, repo, stateDir, step, ledgerStep, tests };
 }
 

@@ -21,7 +21,8 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  * inside it sees the commit, its history, and the set-aside files as changes. `commit` is a revision, or
  * a full sha taken as the commit it names (as git printed it to the caller). Ignored top-level entries
  * of the repository (node_modules, virtual environments) are linked in, so the test command finds its
- * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder).
+ * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder), and
+ * build caches keyed on paths or mtimes (UNSHARED_BUILD_CACHES: cargo's `target/`) never are.
  */
 export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = []): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
@@ -97,12 +98,27 @@ function ownGitDir(repo: string): string | null {
   return gitDir;
 }
 
+/**
+ * Ignored top-level entries that are build caches keyed on paths or mtimes, never linked into a copy: a build
+ * there would be recorded against the user's tree (cargo's `target/` fingerprints sources by paths relative to
+ * the package and by mtimes, so the user's next `cargo test` would reuse a binary built from the copy).
+ * Dependency folders (node_modules, virtual environments, deps/, vendor/) are linked; these are rebuilt.
+ */
+export const UNSHARED_BUILD_CACHES: readonly string[] = [
+  'target', 'build', '_build', 'obj', 'dist-newstyle', '.build', '.gradle', '.stack-work', '.zig-cache', 'zig-cache',
+  '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.next', '.nuxt', '.turbo', '.parcel-cache', '.nx', 'CMakeFiles',
+];
+
+function isUnsharedCache(name: string): boolean {
+  return UNSHARED_BUILD_CACHES.includes(name) || name.endsWith('.tsbuildinfo') || name.startsWith('cmake-build-');
+}
+
 function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], gitDir: string): void {
   const ignored = splitNul(runGit(repo, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']));
   const linked: string[] = [];
   for (const entry of ignored) {
     const name = entry.replace(/\/$/, '');
-    if (name.includes('/') || name === '.git' || skip.includes(name)) continue;
+    if (name.includes('/') || name === '.git' || skip.includes(name) || isUnsharedCache(name)) continue;
     symlinkSync(join(repo, name), join(dir, name));
     linked.push(name);
   }

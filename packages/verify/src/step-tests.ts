@@ -3,7 +3,7 @@ import { UsageError } from '@leap/core';
 import { runGit, splitNul } from './git.js';
 import type { Phase } from './phase.js';
 import { findRedVerdict } from './red-verdict.js';
-import { isTestFile, matchGlobs } from './test-files.js';
+import { matchGlobs, testFilePredicate } from './test-files.js';
 
 /** The step's tests and where they were found. */
 export interface StepTests {
@@ -24,15 +24,18 @@ export interface StepTestsOptions {
   eventsFile: string;
   /** `--tests GLOB`, when given. */
   globs?: readonly string[];
+  /** Globs of files that hold tests beside the conventions (a conductor's `--tests`): red takes what HEAD changed of them too. */
+  testFiles?: readonly string[];
 }
 
 /**
- * Red: the test files HEAD added or changed against its parent. Green and refactor: the tests the
+ * Red: the test files (by the conventions or `testFiles`) HEAD added or changed against its parent. Green and refactor: the tests the
  * step's red verdict recorded. `--tests` names them explicitly; with nothing naming them, every test
  * file of the project by its conventions.
  */
 export function findStepTests(options: StepTestsOptions): StepTests {
   const { phase, repo } = options;
+  const isTest = testFilePredicate(options.testFiles);
   if (options.globs !== undefined && options.globs.length > 0) {
     const files = matchGlobs(listFiles(repo), options.globs);
     if (files.length === 0) throw new UsageError(`--tests ${options.globs.map((g) => JSON.stringify(g)).join(', ')} matched no file in ${repo}`);
@@ -40,11 +43,11 @@ export function findStepTests(options: StepTestsOptions): StepTests {
   }
   if (phase === 'red') {
     const [sha, ...changed] = splitNul(runGit(repo, ['show', '--no-renames', '--format=%H%x00', '--name-only', '-z', '--diff-filter=AM', 'HEAD']).replace(/\0\n/, '\0'));
-    return { files: changed.filter(isTestFile), source: 'red-commit', redCommit: sha ?? null };
+    return { files: changed.filter(isTest), source: 'red-commit', redCommit: sha ?? null };
   }
   const red = findRedVerdict(options.eventsFile, options.step, options.issue);
   if (red !== null && red.tests.length > 0) return { files: red.tests, source: 'red-verdict', redCommit: red.commit };
-  return { files: listFiles(repo).filter(isTestFile), source: 'conventions', redCommit: red?.commit ?? null };
+  return { files: listFiles(repo).filter(isTest), source: 'conventions', redCommit: red?.commit ?? null };
 }
 
 /** Every file of the work tree that git tracks or would track (untracked, not ignored). */

@@ -100,3 +100,16 @@ export function matchGlobs(paths: readonly string[], globs: readonly string[]): 
 function anyOf(globs: readonly string[]): RegExp {
   return new RegExp(globs.map((glob) => globToRegExp(glob).source).join('|'));
 }
+
+/**
+ * A test file by the conventions, or by `globs` (files that hold tests beside the conventions: the conductor's
+ * `--tests`, leap.config.json's `testFiles`, e.g. `src/**\/*.rs` for inline Rust tests; `!GLOB` excludes as in matchGlobs).
+ */
+export function testFilePredicate(globs: readonly string[] | undefined): (path: string) => boolean {
+  if (globs === undefined || globs.length === 0) return isTestFile;
+  const include = globs.filter((g) => !g.startsWith('!'));
+  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
+  const wanted = include.length === 0 ? null : anyOf(include);
+  const unwanted = exclude.length === 0 ? null : anyOf(exclude);
+  return (path) => isTestFile(path) || ((wanted === null || wanted.test(path)) && (unwanted === null || !unwanted.test(path)));
+}

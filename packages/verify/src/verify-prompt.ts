@@ -1,8 +1,8 @@
 // The blind verifier's prompt. Its only inputs are the ones below: the phase, the step title, the
-// issue's behaviour spec, the test files, the repository path and, for refactor, the base commit sha and
-// the repository's diff against it. None of them can carry prose from a developer leaf (the sha is checked
-// to be hexadecimal; the test files and the diff are the repository's content, which the verifier judges
-// anyway), so the developer's reasoning cannot reach the verifier by construction. Do not add an input.
+// issue's behaviour spec, the test files, the repository path, for red the red commit's sha and its diff of
+// the test files (no message), and, for refactor, the base commit sha and the repository's diff against it.
+// None of them can carry prose from a developer leaf (the shas are checked to be hexadecimal; the test files
+// and the diffs are the repository's content, which the verifier judges anyway), so the developer's reasoning cannot reach the verifier by construction. Do not add an input.
 import { UsageError, showValue } from '@leap/core';
 import type { Phase } from './phase.js';
 
@@ -28,6 +28,11 @@ export interface VerifyPromptInput {
    * gemini) has no shell to run it; bounded by the gatherer (`cut` says so).
    */
   baseDiff?: { text: string; cut: { shown: number; total: number } | null } | null;
+  /**
+   * Red only: what the red commit (a hexadecimal sha) changed in the step's test files against its parent, bounded
+   * as baseDiff (`cut` says so). With it the prompt shows this diff and the files' paths, not their whole text.
+   */
+  redDiff?: { commit: string; text: string; cut: { shown: number; total: number } | null } | null;
 }
 
 const SHA = /^[0-9a-f]{7,64}$/;
@@ -75,9 +80,16 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
     `Repository: ${input.repoPath}`,
   ];
   if (base !== null) header.push(`Base commit: ${base}`);
+  const redDiff = input.phase === 'red' ? input.redDiff ?? null : null;
+  if (redDiff !== null && !SHA.test(redDiff.commit)) throw new UsageError(`Expected the red commit as a hexadecimal sha, got ${showValue(redDiff.commit)}`);
   const tests = input.tests.length === 0
     ? ['(no test file)']
-    : input.tests.map((file) => (file.content === null ? `### ${file.path}\n(missing from the work tree)` : `### ${file.path}\n${fenced(file.content)}`));
+    : redDiff !== null
+      ? [
+        `The red commit ${redDiff.commit} changed these test files (read them whole in the repository):\n${input.tests.map((file) => `- ${file.path}`).join('\n')}`,
+        `### What the red commit changed in them (\`git show ${redDiff.commit} -- FILES\`)\n${diffSection(redDiff)}`,
+      ]
+      : input.tests.map((file) => (file.content === null ? `### ${file.path}\n(missing from the work tree)` : `### ${file.path}\n${fenced(file.content)}`));
   const changes = base === null ? [] : [`## Changes since the base commit (\`git diff ${base}\`)\n${diffSection(input.baseDiff ?? null)}`];
   return [
     header.join('\n'),

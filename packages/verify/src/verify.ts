@@ -31,6 +31,8 @@ export interface VerifyOptions extends VerifyPromptOptions {
    * ran `checkAgentReady` for it once (a conductor, in its preflight) skips it for each verification.
    */
   preflight?: boolean;
+  /** Trees whose suite passed already in the caller's run (checkGroundTruth's `passedTrees`): red does not run one again. */
+  passedTrees?: readonly string[];
 }
 
 /** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
@@ -78,7 +80,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
   if (commit !== null) base.commit = commit;
   const truth = await checkGroundTruth({
-    phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog, head: commit ?? undefined,
+    phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog, head: commit ?? undefined, testFiles: options.testFiles, passedTrees: options.passedTrees,
   });
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
   const leaf = await runAgentLeaf({
@@ -108,7 +110,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
 async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: NodeJS.ProcessEnv, issue: number | null, testCmd: string | null) {
   const gathered = await gatherVerifyInput({
     phase, step: options.step, cwd, env, issue,
-    ledgerFile: options.ledgerFile, specFile: options.specFile, testGlobs: options.testGlobs, base: options.base, tracker: options.tracker, head: options.head,
+    ledgerFile: options.ledgerFile, specFile: options.specFile, testGlobs: options.testGlobs, testFiles: options.testFiles, base: options.base, tracker: options.tracker, head: options.head,
   });
   if (testCmd === null || testCmd.trim() === '') throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
   const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';

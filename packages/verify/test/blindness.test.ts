@@ -52,10 +52,12 @@ blind('no planted developer text reaches the printed prompt or the prompt the ve
   assert.not.ok(received.includes('VERI_TEST_CMD') || received.includes('node "$f"'), 'the test command reaches leaves through the environment only');
 });
 
-blind('the prompt builder takes exactly seven inputs, none of them free developer prose', async () => {
+blind('the prompt builder takes exactly eight inputs, none of them free developer prose', async () => {
   const { repo, env } = plantedRepo();
   const { input } = await gatherVerifyInput({ phase: 'red', step: STEP, cwd: repo, env, issue: 3 });
-  assert.equal(Object.keys(input).sort(), ['baseCommit', 'baseDiff', 'phase', 'repoPath', 'spec', 'stepTitle', 'tests']);
+  assert.equal(Object.keys(input).sort(), ['baseCommit', 'baseDiff', 'phase', 'redDiff', 'repoPath', 'spec', 'stepTitle', 'tests']);
+  // Red's diff of its test files is the repository's content: the commit's message and notes are not in it.
+  assert.match(input.redDiff?.commit ?? '', /^[0-9a-f]{40}$/);
   assert.not.ok(JSON.stringify(input).includes(MARK));
   // Refactor's diff is the repository's code against the base: not the notes file, messages or notes.
   const base = git(repo, 'rev-parse', 'HEAD').trim();

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '@leap/core';
 import { cleanupTempDirs, git, makeGitRepo } from '@leap/test-utils';
-import { findStepTests, globToRegExp, isTestFile, matchGlobs } from '../src/index.js';
+import { findStepTests, globToRegExp, hasInlineTests, isTestFile, matchGlobs, testFilePredicate } from '../src/index.js';
 import { TEST_FILE_CONVENTIONS, renderTestFileConventions } from '../src/test-files.js';
 
 // One example of what each convention glob is there for (every glob must have one).
@@ -186,6 +186,18 @@ red('--tests globs win over the conventions', () => {
   const found = findStepTests({ phase: 'red', repo, step: 'slugs', issue: null, eventsFile: join(repo, '.tdd', 'events.jsonl'), globs: ['checks/**/*.check.sh', '!checks/fixtures/**'] });
   assert.is(found.source, 'tests-option');
   assert.equal(found.files, ['checks/slug.check.sh']);
+});
+
+red('test files beside the conventions: globs add files, `!GLOB` takes some back, the conventions stay; Rust sources outside them hold inline tests', () => {
+  assert.is(testFilePredicate(undefined), isTestFile);
+  assert.is(testFilePredicate([]), isTestFile);
+  const rust = testFilePredicate(['src/**/*.rs', '!src/generated/**']);
+  assert.equal(['src/lib.rs', 'src/a/b.rs', 'src/generated/x.rs', 'tests/it.rs', 'src/main.py', 'Cargo.toml'].filter(rust), ['src/lib.rs', 'src/a/b.rs', 'tests/it.rs']);
+  const onlyOut = testFilePredicate(['!test/fixtures/**']);
+  assert.equal(['test/a.test.js', 'src/x.js'].filter(onlyOut), ['test/a.test.js', 'src/x.js']);
+  assert.is(hasInlineTests('src/lib.rs', isTestFile('src/lib.rs')), true);
+  assert.is(hasInlineTests('tests/it.rs', isTestFile('tests/it.rs')), false, 'a file of tests/ is a test file as a whole');
+  assert.is(hasInlineTests('src/check.sh', false), false);
 });
 
 red.run();

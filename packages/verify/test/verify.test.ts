@@ -38,6 +38,37 @@ run('red PASS: ground truth holds, the agent passes; the event records commit, t
   assert.ok(existsSync(join(repo, '.tdd', 'verify-red.exit')), 'the agent ran as the supervised leaf verify-red');
 });
 
+run('the red prompt carries what the red commit changed in its test files, not the whole files, and says when it was cut', async () => {
+  const { repo, env } = setup([]);
+  // A long test file the project had before: the red commit adds one test to it and a new file.
+  const old = Array.from({ length: 400 }, (_, i) => `// old test line ${i}: greet("x${i}") stays as it was`).join('\n');
+  git(repo, 'reset', '-q', '--soft', 'HEAD~1');
+  writeFileSync(join(repo, 'test', 'util.test.js'), `${old}\nprocess.exit(0);\n`);
+  git(repo, 'rm', '-q', '--cached', 'test/greet.test.js');
+  git(repo, 'commit', '-q', '-am', 'the project has a long test file');
+  writeFileSync(join(repo, 'test', 'util.test.js'), `${old}\n// NEW: the one test this red adds\nprocess.exit(0);\n`);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'red: greet returns hello');
+  const red = git(repo, 'rev-parse', 'HEAD').trim();
+  const { prompt, tests } = await renderVerifyPrompt({ phase: 'red', step: STEP, cwd: repo, env });
+  assert.equal(tests.files, ['test/greet.test.js', 'test/util.test.js']);
+  assert.match(prompt, `The red commit ${red} changed these test files (read them whole in the repository):\n- test/greet.test.js\n- test/util.test.js`);
+  assert.match(prompt, `### What the red commit changed in them (\`git show ${red} -- FILES\`)`);
+  assert.match(prompt, '+// NEW: the one test this red adds');
+  assert.match(prompt, '+if (greet() !== "hello") process.exit(1);');
+  // The unchanged lines far from the change are not in it; the developer's commit message is not either.
+  assert.not.match(prompt, 'old test line 100:');
+  assert.not.match(prompt, 'red: greet returns hello\n');
+  assert.ok(prompt.length < 4000, `the prompt is ${prompt.length} characters`);
+  // A diff past the bound is cut at a line end, and the prompt says so.
+  const { readCommitDiff, buildVerifyPrompt } = await import('../src/index.js');
+  const cut = readCommitDiff(repo, red, tests.files, 200);
+  assert.ok(cut.cut !== null && cut.cut.shown <= 200 && cut.text.endsWith('\n'));
+  const input = { phase: 'red' as const, stepTitle: STEP, spec: 'spec', tests: tests.files.map((path) => ({ path, content: null })), repoPath: repo, redDiff: { commit: red, ...cut } };
+  assert.match(buildVerifyPrompt(input), `(cut here: the first ${cut.cut?.shown} of ${cut.cut?.total} bytes of the diff are shown; read the rest from the repository)`);
+  assert.throws(() => buildVerifyPrompt({ ...input, redDiff: { ...input.redDiff, commit: 'I wrote these tests because' } }), /red commit as a hexadecimal sha/);
+});
+
 run('green and refactor find the step\'s tests through the red verdict; REJECT is 1', async () => {
   const { repo, script, env } = setup([
     { answer: { verdict: 'PASS', reason: 'red ok' } },

@@ -1,0 +1,33 @@
+// No tree is tested twice in one run (issue 24 section 8): red's check with its tests set aside is the
+// previous tree (the baseline, or the previous step's refactor) plus nothing, which passed already, so it is
+// not run again; a red commit that changes anything besides its tests is checked in its copy as before.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { runTdd } from '../src/index.js';
+import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, slugSteps, subjects, type StepEdits } from './helpers.js';
+
+const runs = suite('runTdd: suite runs');
+runs.after.each(cleanupTempDirs);
+
+runs('three runs a step (red, green, refactor) besides the baseline; a red that changes code too is checked in its copy', async () => {
+  const TITLES = ['First step', 'Second step'];
+  const repo = makeProject(['one', 'two']);
+  const steps = slugSteps(TITLES);
+  const second = steps['Second step'] as StepEdits;
+  second.red = { ...second.red!, extra: [{ path: 'src/notes.js', content: 'export const notes = 1;\n' }] };
+  const agents = commandAgents(steps);
+  // Each run of the suite appends the folder it ran in: the user's tree or a copy.
+  const count = join(makeTempDir('leap-count-'), 'runs');
+  const testCmd = `pwd >> '${count.replace(/'/g, "'\\''")}'; ${TEST_CMD}`;
+  const result = await runTdd({ cwd: repo, issue: 1, testCmd, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
+  assert.is(result.code, 0, JSON.stringify(result.bail));
+  assert.equal(subjects(repo), ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])]);
+  const where = readFileSync(count, 'utf8').trim().split('\n').map((dir) => (dir.endsWith('/tree') ? 'copy' : 'tree'));
+  // Baseline; step 1: red, green, refactor; step 2: red, its copy (src/notes.js is no test), green, refactor.
+  assert.equal(where, ['tree', 'tree', 'tree', 'tree', 'tree', 'copy', 'tree', 'tree']);
+});
+
+runs.run();

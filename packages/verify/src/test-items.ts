@@ -1,0 +1,106 @@
+// Files that hold tests and code together (a test glob names them, the conventions do not): only their test
+// items are the tests. Rust: every item under a `#[cfg(test)]` attribute (an inline `mod tests { ... }`, a
+// `mod tests;` declaration, a test-only function). Any other language's file a glob names is a test file
+// as a whole. A green or refactor may change the code around the test items, never the items; a red may add
+// or change test items, never the code around them.
+
+/** A file whose test items, not its whole text, are the tests: a Rust source file outside the test conventions. */
+export function hasInlineTests(path: string, conventional: boolean): boolean {
+  return !conventional && path.endsWith('.rs');
+}
+
+/** The file's test items and the code around them (both as text, each item or gap in order, joined by a newline). */
+export function splitTestItems(text: string): { tests: string; code: string } {
+  const items = rustTestItems(text);
+  const tests: string[] = [];
+  const code: string[] = [];
+  let at = 0;
+  for (const [start, end] of items) {
+    code.push(text.slice(at, start));
+    tests.push(text.slice(start, end));
+    at = end;
+  }
+  code.push(text.slice(at));
+  return { tests: tests.join('\n'), code: code.map((gap) => gap.trim()).filter((gap) => gap !== '').join('\n') };
+}
+
+const CFG_TEST = /#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/y;
+
+/** The [start, end) ranges of the `#[cfg(test)]` items of a Rust source, the attribute included. */
+export function rustTestItems(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  let i = 0;
+  while (i < text.length) {
+    const skipped = skipTrivia(text, i);
+    if (skipped !== i) {
+      i = skipped;
+      continue;
+    }
+    CFG_TEST.lastIndex = i;
+    if (text[i] === '#' && CFG_TEST.test(text)) {
+      const end = itemEnd(text, CFG_TEST.lastIndex);
+      found.push([i, end]);
+      i = end;
+      continue;
+    }
+    i++;
+  }
+  return found;
+}
+
+// The end of the item that starts at `from` (after its attribute): the `;` before any `{`, or the `}` closing the first `{`.
+function itemEnd(text: string, from: number): number {
+  let depth = 0;
+  let i = from;
+  while (i < text.length) {
+    const skipped = skipTrivia(text, i);
+    if (skipped !== i) {
+      i = skipped;
+      continue;
+    }
+    const c = text[i];
+    if (c === '{' || c === '(' || c === '[') depth++;
+    else if (c === '}' || c === ')' || c === ']') {
+      depth--;
+      if (depth === 0 && c === '}') return i + 1;
+    } else if (c === ';' && depth === 0) return i + 1;
+    i++;
+  }
+  return text.length;
+}
+
+// Past a comment, a string, a raw string or a char literal starting at `i`; `i` itself when none starts there.
+function skipTrivia(text: string, i: number): number {
+  const c = text[i];
+  const next = text[i + 1];
+  if (c === '/' && next === '/') {
+    const end = text.indexOf('\n', i);
+    return end === -1 ? text.length : end + 1;
+  }
+  if (c === '/' && next === '*') {
+    let depth = 1;
+    let j = i + 2;
+    while (j < text.length && depth > 0) {
+      if (text[j] === '/' && text[j + 1] === '*') { depth++; j += 2; } else if (text[j] === '*' && text[j + 1] === '/') { depth--; j += 2; } else j++;
+    }
+    return j;
+  }
+  // A raw string: r"...", r#"..."#, br##"..."## (not an identifier ending in r).
+  const raw = /^b?r(#*)"/.exec(text.slice(i, i + 260));
+  if (raw !== null && !/[\w]/.test(text[i - 1] ?? '')) {
+    const close = `"${raw[1] as string}`;
+    const end = text.indexOf(close, i + raw[0].length);
+    return end === -1 ? text.length : end + close.length;
+  }
+  if (c === '"') {
+    let j = i + 1;
+    while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+    return j + 1;
+  }
+  // A char literal ('x', '\n', '\u{1F600}'), never a lifetime ('a).
+  if (c === "'") {
+    const char = /^'(?:\\(?:u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'/su.exec(text.slice(i, i + 16));
+    if (char !== null) return i + char[0].length;
+  }
+  return i;
+}
