@@ -12,6 +12,8 @@
 #   redis-server    the BullMQ runner's tests (each test starts its own server on loopback)
 #   openssh-server  the BullMQ runner's ssh remote (the test starts its own sshd on loopback)
 #   git             every test's repositories
+#   cargo           the conductor's and leap-verify's tests on a real Rust crate (inline and tests/ tests)
+#   python3-pytest  the conductor's test on a real pytest project (`python3 -m pytest`)
 # The real agent CLIs (tests/real-agents) and Verdaccio (tests/registry) come from npm, into
 # ~/.cache/leap-test, the first time their tests run.
 #
@@ -39,6 +41,8 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v git >/dev/null 2>&1 || need+=(git)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
+command -v cargo >/dev/null 2>&1 || need+=(cargo)
+python3 -m pytest --version >/dev/null 2>&1 || need+=(python3-pytest)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "tools/test.sh: installing ${need[*]} (Debian packages the tests need)"
   sudo=()
