@@ -36,10 +36,10 @@ export interface RunJournal {
   state_before?: Record<string, string | null>;
 }
 
-/** The journal's file: `issue-N-run.json`. */
-export const journalFile = (paths: StatePaths, issue: number): string => join(paths.dir, `issue-${issue}-run.json`);
-/** The conductor's lock: `issue-N-conductor.pid`. */
-export const conductorLockFile = (paths: StatePaths, issue: number): string => join(paths.dir, `issue-${issue}-conductor.pid`);
+/** The journal's file: `issue-N-run.json` (core's statePaths names it). */
+export const journalFile = (paths: StatePaths, issue: number): string => paths.runJournal(issue);
+/** The conductor's lock: `issue-N-conductor.pid` (core's statePaths names it). */
+export const conductorLockFile = (paths: StatePaths, issue: number): string => paths.conductorLock(issue);
 
 /** The journal being written: whole once the journal is gone (see writeJournal). */
 export const nextJournalFile = (file: string): string => `${file}.next`;
