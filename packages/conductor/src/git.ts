@@ -11,9 +11,15 @@ export interface Ran {
   stderr: string;
 }
 
+/**
+ * The exit code of `leap tdd run` when git fails mid-run: 1, the run ended without its work done (CONTRACT
+ * section 9 pins no other code for it). Never 2, which says bad input and nothing touched.
+ */
+export const GIT_FAILURE_EXIT = 1;
+
 /** Git in one repository, with one environment. */
 export interface Git {
-  /** Run git ARGS; a non-zero exit throws core's GitError with git's words, unless `allowFailure`. */
+  /** Run git ARGS; a non-zero exit throws core's GitError (exit GIT_FAILURE_EXIT) with git's words, unless `allowFailure`. */
   (args: readonly string[], options?: { input?: string; allowFailure?: boolean }): Promise<Ran>;
   /** `git ARGS` trimmed stdout. */
   out(args: readonly string[]): Promise<string>;
@@ -27,7 +33,7 @@ export interface Git {
 export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Git> {
   const run = async (args: readonly string[], options: { input?: string; allowFailure?: boolean } = {}): Promise<Ran> => {
     const ran = await runGit(args, {
-      cwd, env,
+      cwd, env, exitCode: GIT_FAILURE_EXIT,
       ...(options.input === undefined ? {} : { input: options.input }),
       ...(options.allowFailure === true ? { allowFailure: true } : {}),
     });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { GitError } from '@leap/core';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, suite } from '@leap/test-utils';
-import { createGit } from '../src/git.js';
+import { createGit, GIT_FAILURE_EXIT } from '../src/git.js';
 import { cleanEnv } from './helpers.js';
 
 const test = suite('createGit');
@@ -49,6 +49,9 @@ test('a failure is a GitError with its args and stderr; allowFailure returns it 
   assert.ok(e.code !== null && e.code > 0);
   assert.match(e.stderr, /no-such-branch/);
   assert.match(e.message, /^git checkout failed \(exit \d+\)/);
+  // A git failure mid-run is no bad input (exit 2: nothing touched): `leap tdd run` ends with 1.
+  assert.is(e.exitCode, GIT_FAILURE_EXIT);
+  assert.is(GIT_FAILURE_EXIT, 1);
 });
 
 test('git that cannot start in a folder that is gone is a GitError too', async () => {
@@ -56,6 +59,7 @@ test('git that cannot start in a folder that is gone is a GitError too', async (
   const error = await run(['status']).then(() => null, (e: unknown) => e);
   assert.instance(error, GitError);
   assert.is((error as GitError).code, null);
+  assert.is((error as GitError).exitCode, 1);
 });
 
 test.run();

@@ -4,13 +4,14 @@
 import { existsSync } from 'node:fs';
 import { readLockHolder, runGitSync } from '@leap/core';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from './definition/worktree-hint.js';
+import { GIT_FAILURE_EXIT } from './engine/git.js';
 import { liveEngine, sliceLockFile } from './slice-lock.js';
 
 export { mayHaveSliceWorktrees };
 
-/** `git ARGS` in `cwd` through core's runner, waiting for it (clean-slice.ts's too): its stdout, or core's GitError. */
+/** `git ARGS` in `cwd` through core's runner, waiting for it (clean-slice.ts's too): its stdout, or core's GitError (exit 1, never 2). */
 export function runGit(cwd: string, args: string[]): string {
-  return runGitSync(args, { cwd }).stdout;
+  return runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
 }
 
 /** The worktrees of `repoRoot` on a branch `leap/SLICE/*`, as `{ path, branch }`. */

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { GitError } from '@leap/core';
 import { cleanupTempDirs, git as testGit, hostileTitles, makeGitRepo, makeTempDir, suite } from '@leap/test-utils';
-import { git, isAncestor, mergeCommits, resolveCommit, tryGit } from '../src/engine/git.js';
+import { GIT_FAILURE_EXIT, git, isAncestor, mergeCommits, resolveCommit, tryGit } from '../src/engine/git.js';
+import { runGit } from '../src/reap.js';
 
 const test = suite('engine git');
 let repo = '';
@@ -58,11 +59,23 @@ test('sixty calls at once in one folder all answer, and a hostile message is one
   assert.is(await resolveCommit(repo, '--no-such'), null);
 });
 
-test('a failure names the command, not its data, and carries git\'s words', async () => {
+test('a failure names the command, not its data, carries git\'s words, and exits 1 (the engine\'s and reap\'s)', async () => {
   const error = await git(repo, ['cat-file', '-p', 'no-such-object-$(x)']).then(() => null, (e: unknown) => e);
   assert.instance(error, GitError);
   assert.match((error as GitError).message, /^git cat-file failed \(exit \d+\) in /);
   assert.equal((error as GitError).args, ['cat-file', '-p', 'no-such-object-$(x)']);
+  // A git failure mid-run is no bad input (exit 2: nothing touched): the command ends with 1.
+  assert.is((error as GitError).exitCode, 1);
+  assert.is(GIT_FAILURE_EXIT, 1);
+  const reaped = (() => {
+    try {
+      return runGit(makeTempDir(), ['worktree', 'list']);
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.instance(reaped, GitError);
+  assert.is((reaped as GitError).exitCode, 1);
 });
 
 test.run();

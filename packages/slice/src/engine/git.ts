@@ -4,6 +4,12 @@
 // GIT_TRACE=2) or its ~1 s import under load (ARCHITECTURE.md has the measurement).
 import { runGit, retryWorktreeRace, serial } from '@leap/core';
 
+/**
+ * The exit code a git failure gives `leap slice run` (and status, clean): 1, the run could not go on
+ * (CONTRACT section 7 pins no other code for it). Never 2, which says bad input and nothing touched.
+ */
+export const GIT_FAILURE_EXIT = 1;
+
 /** How many gits run at once in one folder (as simple-git's queue allowed): a run's balls, not hundreds. */
 const PER_FOLDER = 16;
 
@@ -27,7 +33,7 @@ async function enter(dir: string): Promise<() => void> {
 }
 
 /**
- * Run `git ARGS` in `dir`; its stdout, or core's GitError naming the command and what git said. Every git
+ * Run `git ARGS` in `dir`; its stdout, or core's GitError (exit GIT_FAILURE_EXIT) naming the command and what git said. Every git
  * gets the caller's environment without its GIT_* variables (a GIT_DIR or GIT_INDEX_FILE of the caller's
  * would point git elsewhere), and GIT_CEILING_DIRECTORIES, the folder's parent: git never looks above the
  * folder for a repository, so in a ball's worktree whose .git a builder deleted, git fails instead of
@@ -37,7 +43,7 @@ export async function git(dir: string, args: string[]): Promise<string> {
   const leave = await enter(dir);
   const t0 = Date.now();
   try {
-    return (await runGit(args, { cwd: dir, isolate: true, ceiling: true, exitCode: 2 })).stdout;
+    return (await runGit(args, { cwd: dir, isolate: true, ceiling: true, exitCode: GIT_FAILURE_EXIT })).stdout;
   } finally {
     leave();
     if (process.env.LEAP_TRACE_GIT === '1') process.stderr.write(`[git ${Date.now() - t0} ms @${Date.now() % 100000}] ${args.slice(0, 3).join(' ')}\n`);
