@@ -1,8 +1,8 @@
-// Git (no shell: each argument one argv element) and the project's test command (`bash -c CMD`, the
-// command one argv element). node:child_process is imported on first use, never by `leap tdd status`.
+// Git through core's one runner (no shell: each argument one argv element) and the project's test command
+// (`bash -c CMD`, the command one argv element). node:child_process is loaded on first use, never by `leap tdd status`.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InternalError } from '@leap/core';
+import { runGit } from '@leap/core';
 
 /** One finished command. */
 export interface Ran {
@@ -11,9 +11,15 @@ export interface Ran {
   stderr: string;
 }
 
+/**
+ * The exit code of `leap tdd run` when git fails mid-run: 1, the run ended without its work done (CONTRACT
+ * section 9 pins no other code for it). Never 2, which says bad input and nothing touched.
+ */
+export const GIT_FAILURE_EXIT = 1;
+
 /** Git in one repository, with one environment. */
 export interface Git {
-  /** Run git ARGS; a non-zero exit throws an InternalError with git's words, unless `allowFailure`. */
+  /** Run git ARGS; a non-zero exit throws core's GitError (exit GIT_FAILURE_EXIT) with git's words, unless `allowFailure`. */
   (args: readonly string[], options?: { input?: string; allowFailure?: boolean }): Promise<Ran>;
   /** `git ARGS` trimmed stdout. */
   out(args: readonly string[]): Promise<string>;
@@ -21,29 +27,18 @@ export interface Git {
 }
 
 /**
- * Git in `cwd` with `env`: spawned without a shell, so every argument (a title, a message) is one argv
- * element as is; one process per call, where zx's `$` would add a bash in front of each of the dozens a
- * step makes (that doubled the conductor's own share of a run).
+ * Git in `cwd` with `env`, through core's runGit: one process per call, where zx's `$` would add a bash in
+ * front of each of the dozens a step makes (that doubled the conductor's own share of a run).
  */
 export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Git> {
-  const { spawn } = await import('node:child_process');
-  const run = (args: readonly string[], options: { input?: string; allowFailure?: boolean } = {}): Promise<Ran> => new Promise((resolve, reject) => {
-    const child = spawn('git', [...args], { cwd, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout?.on('data', (d: Buffer) => out.push(d));
-    child.stderr?.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (error) => reject(new InternalError(`cannot run git: ${error.message}`, { cause: error })));
-    child.on('close', (code) => {
-      const ran = { code: code ?? 128, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
-      if (ran.code !== 0 && options.allowFailure !== true) {
-        reject(new InternalError(`git ${args.slice(0, 3).join(' ')} failed (exit ${ran.code}): ${ran.stderr.trim() || ran.stdout.trim()}`));
-      } else {
-        resolve(ran);
-      }
+  const run = async (args: readonly string[], options: { input?: string; allowFailure?: boolean } = {}): Promise<Ran> => {
+    const ran = await runGit(args, {
+      cwd, env, exitCode: GIT_FAILURE_EXIT,
+      ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.allowFailure === true ? { allowFailure: true } : {}),
     });
-    if (options.input !== undefined) child.stdin?.end(options.input);
-  });
+    return { code: ran.code, stdout: ran.stdout, stderr: ran.stderr };
+  };
   const git = run as Git;
   git.out = async (args) => (await run(args)).stdout.trim();
   (git as { cwd: string }).cwd = cwd;

@@ -1,10 +1,9 @@
 // The conductor's own files in the state folder: its journal, its lock, the .gitignore, the pinned
 // revision and the timeout file (CONTRACT section 2). None is committed but the .gitignore.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureStateDir, readFileIfExists, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
-import { refSha } from './git.js';
+import { ensureStateDir, readFileIfExists, runGitSync, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
 
 /** Where the run stands inside the step in flight, as the conductor last recorded it. */
 export interface RunJournal {
@@ -36,10 +35,10 @@ export interface RunJournal {
   state_before?: Record<string, string | null>;
 }
 
-/** The journal's file: `issue-N-run.json`. */
-export const journalFile = (paths: StatePaths, issue: number): string => join(paths.dir, `issue-${issue}-run.json`);
-/** The conductor's lock: `issue-N-conductor.pid`. */
-export const conductorLockFile = (paths: StatePaths, issue: number): string => join(paths.dir, `issue-${issue}-conductor.pid`);
+/** The journal's file: `issue-N-run.json` (core's statePaths names it). */
+export const journalFile = (paths: StatePaths, issue: number): string => paths.runJournal(issue);
+/** The conductor's lock: `issue-N-conductor.pid` (core's statePaths names it). */
+export const conductorLockFile = (paths: StatePaths, issue: number): string => paths.conductorLock(issue);
 
 /** The journal being written: whole once the journal is gone (see writeJournal). */
 export const nextJournalFile = (file: string): string => `${file}.next`;
@@ -94,42 +93,34 @@ export function ensureStateGitignore(paths: StatePaths): boolean {
   return !had && existsSync(join(paths.dir, '.gitignore'));
 }
 
-/** The toolchain's revision: the commit of the checkout it runs from, else its package version. */
-export function toolchainRevision(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 8; i++) {
-    const gitDir = checkoutGitDir(join(dir, '.git'));
-    const head = gitDir === null ? null : readFileIfExists(join(gitDir.dir, 'HEAD'));
-    if (gitDir !== null && head !== null) return resolveHead(gitDir.common, head.trim());
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return '@leap/conductor@0.1.0';
-}
+/** The toolchain's package version, the revision when it does not run from its own clone. */
+export const TOOLCHAIN_VERSION = '@leap/conductor@0.1.0';
 
-// `.git` as a folder, or as the file a linked worktree has (`gitdir: PATH`, its refs in PATH's `commondir`).
-function checkoutGitDir(dotGit: string): { dir: string; common: string } | null {
-  try {
-    if (statSync(dotGit).isDirectory()) return { dir: dotGit, common: dotGit };
-    const pointer = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
-    if (pointer === undefined) return null;
-    const dir = resolve(dirname(dotGit), pointer.trim());
-    const common = readFileIfExists(join(dir, 'commondir'))?.trim();
-    return { dir, common: common === undefined ? dir : resolve(dir, common) };
-  } catch {
-    return null;
+/**
+ * The toolchain's revision: the HEAD commit of its own clone (the repository whose top holds the package
+ * `leap-toolchain` and, two folders down, the package the running file is in), else its package version.
+ * Installed (under a project's node_modules), the toolchain is no clone: git runs with the ceiling at the
+ * clone's parent, so it never walks up into the user's repository and reports that repository's commit.
+ * `from` is the running file (tests give a copy of the layout).
+ */
+export function toolchainRevision(from: string = fileURLToPath(import.meta.url)): string {
+  let pkg = dirname(from);
+  while (!existsSync(join(pkg, 'package.json'))) {
+    const parent = dirname(pkg);
+    if (parent === pkg) return TOOLCHAIN_VERSION;
+    pkg = parent;
   }
-}
-
-function resolveHead(gitDir: string, head: string): string {
-  if (!head.startsWith('ref: ')) return head;
-  const ref = head.slice(5);
+  const root = resolve(pkg, '..', '..');
   try {
-    return refSha(gitDir, ref) ?? ref;
+    if ((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown }).name !== 'leap-toolchain') return TOOLCHAIN_VERSION;
   } catch {
-    return ref;
+    return TOOLCHAIN_VERSION;
   }
+  const options = { cwd: root, isolate: true, ceiling: true, allowFailure: true } as const;
+  const top = runGitSync(['rev-parse', '--show-toplevel'], options);
+  if (top.code !== 0 || realpathSync(top.stdout.trim()) !== realpathSync(root)) return TOOLCHAIN_VERSION;
+  const head = runGitSync(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], options);
+  return head.code === 0 && /^[0-9a-f]{40,64}$/.test(head.stdout.trim()) ? head.stdout.trim() : TOOLCHAIN_VERSION;
 }
 
 /** Pin the toolchain revision in `issue-N-skill-commit` (kept on resume; VERI_NEW_SKILL=1 takes the newer one). */

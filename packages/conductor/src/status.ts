@@ -4,6 +4,7 @@ import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from 
 import { join } from 'node:path';
 import { isProcessAlive, parseKeyValues, readFileIfExists, readStopRequest, resolveStateDir, statePaths } from '@leap/core';
 import { parseLedger } from '@leap/core/ledger';
+import { readJournalText } from './run-files.js';
 
 /** One issue's run, as `leap tdd status --json` prints it. */
 export interface TddStatus {
@@ -48,8 +49,8 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
     const text = readFileIfExists(paths.ledger(issue));
     const steps = text === null ? [] : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
     const inFlight = steps.findIndex((s) => s.state === 'refactor-pending') >= 0 ? steps.findIndex((s) => s.state === 'refactor-pending') : steps.findIndex((s) => s.state === 'todo');
-    const journal = readJournalLight(join(paths.dir, `issue-${issue}-run.json`));
-    const holder = readFileIfExists(join(paths.dir, `issue-${issue}-conductor.pid`));
+    const journal = readJournalLight(paths.runJournal(issue));
+    const holder = readFileIfExists(paths.conductorLock(issue));
     const who = holder === null ? null : parseKeyValues(holder);
     const pid = who === null ? Number.NaN : Number(who.first.trim());
     const alive = who !== null && Number.isInteger(pid) && isProcessAlive({ pid, starttime: who.values.starttime, bootId: who.values.boot_id });
@@ -70,8 +71,8 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
 }
 
 function readJournalLight(file: string): { step: string | null; phase: string | null; attempt: number; stage: string } | null {
-  // As run-files.ts readJournalText: the journal, else the next one a writer was putting in its place.
-  const text = readFileIfExists(file) ?? readFileIfExists(`${file}.next`);
+  // The journal, else the next one a writer was putting in its place (run-files.ts's reader).
+  const text = readJournalText(file);
   if (text === null) return null;
   try {
     return JSON.parse(text) as { step: string | null; phase: string | null; attempt: number; stage: string };

@@ -1,6 +1,6 @@
-// What the run's leaves cost (CONTRACT section 10): `usage` events, summed for --max-cost.
-import { readFileSync } from 'node:fs';
-import { appendEvent, createEvent, type AgentPlugin, type AgentUsage, type EventContext } from '@leap/core';
+// What the run's leaves cost (CONTRACT section 10): `usage` events, summed for --max-cost. The log is read
+// through core's readUsage, the one reader of usage events (the engine's and the view's too).
+import { appendEvent, createEvent, readUsage as readUsageEvents, type AgentPlugin, type AgentUsage, type EventContext } from '@leap/core';
 
 /** One leaf's reported cost. */
 export interface LeafCost {
@@ -10,34 +10,12 @@ export interface LeafCost {
 
 /** Every `usage` event of issue N in the log, in order (a torn or foreign line is skipped). */
 export function readUsage(eventsFile: string, issue: number): { leaf: string; cost: number | null }[] {
-  let text: string;
-  try {
-    text = readFileSync(eventsFile, 'utf8');
-  } catch {
-    return [];
-  }
-  const found: { leaf: string; cost: number | null }[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.includes('"usage"')) continue;
-    try {
-      const e = JSON.parse(line) as { event?: string; issue?: number; leaf?: string; cost_usd?: number | null };
-      if (e.event === 'usage' && e.issue === issue && typeof e.leaf === 'string') found.push({ leaf: e.leaf, cost: typeof e.cost_usd === 'number' ? e.cost_usd : null });
-    } catch {
-      // A torn line.
-    }
-  }
-  return found;
+  return readUsageEvents(eventsFile).filter((e) => e.issue === issue).map((e) => ({ leaf: e.leaf, cost: e.cost_usd }));
 }
 
 /** Whether the log already has a usage event for `leaf` after byte `offset` (runAgentLeaf appends one once it reports usage). */
 export function hasUsageSince(eventsFile: string, offset: number, leaf: string): boolean {
-  let text: string;
-  try {
-    text = readFileSync(eventsFile).subarray(offset).toString('utf8');
-  } catch {
-    return false;
-  }
-  return text.split('\n').some((line) => line.includes('"usage"') && line.includes(JSON.stringify(leaf)) && /"event":"usage"/.test(line));
+  return readUsageEvents(eventsFile, offset).some((e) => e.leaf === leaf);
 }
 
 /** Append a usage event for a leaf whose runner did not. */

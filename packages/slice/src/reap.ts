@@ -1,22 +1,17 @@
 // After any end of an engine (a SIGKILL included), the next `leap slice` command on the slice
 // removes the worktrees it left (CONTRACT section 7): every git worktree on a branch
 // `leap/SLICE/*`, wherever it was made, unless a live engine (another process) still runs the slice.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { InternalError, readLockHolder } from '@leap/core';
+import { readLockHolder, runGitSync } from '@leap/core';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from './definition/worktree-hint.js';
+import { GIT_FAILURE_EXIT } from './engine/git.js';
 import { liveEngine, sliceLockFile } from './slice-lock.js';
 
 export { mayHaveSliceWorktrees };
 
-/** Run git in `cwd` (no shell; arguments are data); stdout, or an InternalError with git's stderr. */
+/** `git ARGS` in `cwd` through core's runner, waiting for it (clean-slice.ts's too): its stdout, or core's GitError (exit 1, never 2). */
 export function runGit(cwd: string, args: string[]): string {
-  try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-  } catch (cause) {
-    const stderr = String((cause as { stderr?: unknown }).stderr ?? '').trim();
-    throw new InternalError(`git ${args.join(' ')} in ${cwd} failed: ${stderr || (cause as Error).message}`, { cause });
-  }
+  return runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
 }
 
 /** The worktrees of `repoRoot` on a branch `leap/SLICE/*`, as `{ path, branch }`. */

@@ -126,7 +126,7 @@ reap('the engine itself, holding the lock, reaps; outside a repository git\'s er
   } finally {
     mine.release();
   }
-  assert.throws(() => runGit(makeTempDir(), ['worktree', 'list']), /git worktree list in .* failed: fatal: not a git repository/);
+  assert.throws(() => runGit(makeTempDir(), ['worktree', 'list']), /git worktree list failed \(exit 128\) in .*: fatal: not a git repository/);
 });
 
 reap('from a linked worktree, git\'s common folder is found', () => {

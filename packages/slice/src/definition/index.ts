@@ -1,5 +1,5 @@
 // The definition side of @leap/slice: the slice file (CONTRACT section 7), read, validated and
-// planned; scope hashes; the file-map check. Nothing here loads zod, ajv or simple-git.
+// planned; scope hashes; the file-map check. Nothing here loads zod or ajv.
 export { readSlice, loadSliceFile, SliceFileError } from './read-slice.js';
 export type { LoadedSlice, ReadSliceOptions } from './read-slice.js';
 export { validateSlice } from './validate-slice.js';

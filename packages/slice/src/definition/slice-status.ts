@@ -1,9 +1,11 @@
 // Where a slice stands, from the records its engine wrote under `.leap/SLICE/` (run.json,
 // BALL/round-N.json, BALL/result.json, BALL/checkpoint.md, record.json) and its lock. Any record
 // may be missing (the engine never got there) or unreadable (a crash mid-write): status says so.
+// Every path is core's slicePaths (the one layout the engine writes and the view reads).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { liveEngine, sliceDir } from '../slice-lock.js';
+import { relative } from 'node:path';
+import { ROUND_RECORD, slicePaths } from '@leap/core';
+import { liveEngine } from '../slice-lock.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
 /** What a ball is doing, as its records tell. */
@@ -71,7 +73,7 @@ function asString(value: unknown): string | null {
 
 function roundNumbers(dir: string): number[] {
   try {
-    return readdirSync(dir).map((n) => /^round-(\d+)\.json$/.exec(n)?.[1]).filter((n) => n !== undefined).map(Number).sort((a, b) => a - b);
+    return readdirSync(dir).map((n) => ROUND_RECORD.exec(n)?.[1]).filter((n) => n !== undefined).map(Number).sort((a, b) => a - b);
   } catch {
     return [];
   }
@@ -79,19 +81,19 @@ function roundNumbers(dir: string): number[] {
 
 /** The slice's state in the repository at `repoRoot`. */
 export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
-  const dir = sliceDir(repoRoot, slice.id);
-  const rel = `.leap/${slice.id}`;
+  const paths = slicePaths(repoRoot, slice.id);
+  // Paths as status shows them: relative to the repository root.
+  const rel = (file: string) => relative(repoRoot, file);
   const unreadable: string[] = [];
-  const run = readRecord(join(dir, 'run.json'), unreadable, `${rel}/run.json`);
+  const run = readRecord(paths.run, unreadable, rel(paths.run));
   const engine = liveEngine(repoRoot, slice.id);
   const own = new Map<string, BallStatus>();
   const blockedBy = new Map<string, string[]>();
   for (const ball of slice.balls) {
-    const ballDir = join(dir, ball.id);
-    const result = readRecord(join(ballDir, 'result.json'), unreadable, `${rel}/${ball.id}/result.json`);
-    const rounds = roundNumbers(ballDir);
+    const result = readRecord(paths.result(ball.id), unreadable, rel(paths.result(ball.id)));
+    const rounds = roundNumbers(paths.ball(ball.id));
     const last = rounds.at(-1);
-    const lastRecord = last === undefined ? null : readRecord(join(ballDir, `round-${last}.json`), unreadable, `${rel}/${ball.id}/round-${last}.json`);
+    const lastRecord = last === undefined ? null : readRecord(paths.round(ball.id, last), unreadable, rel(paths.round(ball.id, last)));
     const receipt = result === null ? null : asReceipt(result.receipt);
     // The engine gives a ball it never built, because a dependency refused or held, a result naming them.
     if (Array.isArray(result?.blockedBy) && result.blockedBy.length > 0) blockedBy.set(ball.id, result.blockedBy.filter((b): b is string => typeof b === 'string'));
@@ -105,7 +107,7 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
       lastRound: last === undefined ? null : { round: last, receipt: asReceipt(lastRecord?.receipt), reason: asString(lastRecord?.reason) },
       candidate: asString(result?.candidate) ?? asString(lastRecord?.candidate),
       merged: asString(result?.merged),
-      checkpoint: existsSync(join(ballDir, 'checkpoint.md')) ? `${rel}/${ball.id}/checkpoint.md` : null,
+      checkpoint: existsSync(paths.checkpoint(ball.id)) ? rel(paths.checkpoint(ball.id)) : null,
       after: [],
     });
   }
@@ -136,7 +138,7 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
     slice: slice.id,
     base: asString(run?.base),
     engine,
-    record: existsSync(join(dir, 'record.json')) ? `${rel}/record.json` : null,
+    record: existsSync(paths.record) ? rel(paths.record) : null,
     balls: slice.balls.map((b) => own.get(b.id) as BallStatus),
     unreadable,
   };
@@ -144,8 +146,8 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
 
 /** The balls of `slice` whose final receipt is `1`, from their result.json records. */
 export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
-  const dir = sliceDir(repoRoot, slice.id);
+  const paths = slicePaths(repoRoot, slice.id);
   const passed = new Set<string>();
-  for (const ball of slice.balls) if (readRecord(join(dir, ball.id, 'result.json'), [], '')?.receipt === 1) passed.add(ball.id);
+  for (const ball of slice.balls) if (readRecord(paths.result(ball.id), [], '')?.receipt === 1) passed.add(ball.id);
   return passed;
 }

@@ -1,7 +1,8 @@
 // --max-cost: what the run's agent leaves cost, from the `usage` events of the log (else what the leaf
 // result said), checked after every round; past the limit the engine holds the balls not yet done.
+// The log is read through core's readUsage, the one reader of usage events.
 import type { AgentUsage } from '@leap/core';
-import { readFileIfExists, statePaths } from '@leap/core';
+import { readUsage, statePaths } from '@leap/core';
 
 /** Adds up what the run's leaves cost. */
 export class CostMeter {
@@ -25,12 +26,8 @@ export class CostMeter {
   tally(): { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] } {
     const fromLog = new Map<string, number | null>();
     if (this.leaves.size > 0) {
-      for (const line of (readFileIfExists(this.events) ?? '').split('\n')) {
-        if (!line.includes('"usage"')) continue;
-        try {
-          const e = JSON.parse(line) as { event?: string; leaf?: string; ts?: string; cost_usd?: number | null };
-          if (e.event === 'usage' && typeof e.leaf === 'string' && this.leaves.has(e.leaf) && Date.parse(e.ts ?? '') >= this.since - 1) fromLog.set(e.leaf, e.cost_usd ?? null);
-        } catch { /* a torn line */ }
+      for (const e of readUsage(this.events)) {
+        if (this.leaves.has(e.leaf) && Date.parse(e.ts ?? '') >= this.since - 1) fromLog.set(e.leaf, e.cost_usd);
       }
     }
     const leaves = [...this.leaves].map(([leaf, usage]) => ({ leaf, usd: fromLog.has(leaf) ? fromLog.get(leaf) ?? null : usage?.cost_usd ?? null }));

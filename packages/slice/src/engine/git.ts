@@ -1,54 +1,51 @@
-// Git for the engine, through simple-git (loaded on first use, so no fast path pays for it).
-import { dirname } from 'node:path';
-import type { SimpleGit } from 'simple-git';
-import { LeapError, retryWorktreeRace, serial } from '@leap/core';
+// Git for the engine, through core's one runner (argv only; node:child_process loaded on first use, so no
+// fast path pays for it). simple-git was here for its `.raw()` alone: no parser of it was used, and core's
+// runner spawns the same one git per call without its 50 ms exit timer (which the engine had to end with
+// GIT_TRACE=2) or its ~1 s import under load (ARCHITECTURE.md has the measurement).
+import { runGit, retryWorktreeRace, serial } from '@leap/core';
 
-const clients = new Map<string, Promise<SimpleGit>>();
+/**
+ * The exit code a git failure gives `leap slice run` (and status, clean): 1, the run could not go on
+ * (CONTRACT section 7 pins no other code for it). Never 2, which says bad input and nothing touched.
+ */
+export const GIT_FAILURE_EXIT = 1;
 
-// git's trace lines on stderr (GIT_TRACE=2), which the engine asks for and never shows.
-const TRACE_LINE = /^\d\d:\d\d:\d\d\.\d+ [^ ]+ +trace: /;
-const withoutTrace = (text: string) => text.split('\n').filter((l) => !TRACE_LINE.test(l)).join('\n').trim();
+/** How many gits run at once in one folder (as simple-git's queue allowed): a run's balls, not hundreds. */
+const PER_FOLDER = 16;
 
-// Variables simple-git refuses to pass on (an editor, a pager, an askpass program: none is used here).
-const REFUSED = new Set(['editor', 'visual', 'pager', 'prefix', 'ssh_askpass']);
+const folders = new Map<string, { running: number; waiting: (() => void)[] }>();
 
-// The environment of every git the engine runs: the caller's, without GIT_* variables (a GIT_DIR or
-// GIT_INDEX_FILE of the caller's would point git elsewhere) and those simple-git refuses, with GIT_TRACE=2. simple-git waits 50 ms
-// more after a command that printed nothing (update-ref, merge-base --is-ancestor, worktree remove:
-// most of the engine's); the trace line each git writes on stderr ends that wait.
-// GIT_CEILING_DIRECTORIES, the folder's parent: git never looks above the folder for a repository, so in a ball's
-// worktree whose .git a builder deleted, git fails instead of working on the main repository around it.
-function gitEnv(dir: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^git_/i.test(key) && !REFUSED.has(key.toLowerCase().trim())) env[key] = value;
-  return { ...env, GIT_TRACE: '2', GIT_CEILING_DIRECTORIES: dirname(dir) };
-}
-
-// One client per folder; simple-git queues each client's commands, so allow as many at once as a run has balls.
-// A command is done when its output closes: simple-git's default also arms a 50 ms timer at every exit,
-// which kept the engine's process alive 50 ms past its last git call.
-function client(dir: string): Promise<SimpleGit> {
-  let made = clients.get(dir);
-  if (made === undefined) {
-    made = import('simple-git').then(({ simpleGit }) => simpleGit({
-      baseDir: dir, maxConcurrentProcesses: 16, trimmed: false, allowEnvironment: ['GIT_TRACE', 'GIT_CEILING_DIRECTORIES'], completion: { onClose: true, onExit: false },
-      // Any non-zero exit is a failure, with or without words on stderr (`merge-base --is-ancestor` says none).
-      errors: (error, result) => error ?? (result.exitCode === 0 ? undefined : new Error(withoutTrace(Buffer.concat(result.stdErr).toString('utf8')) || `exit code ${result.exitCode}`)),
-    }).env(gitEnv(dir)));
-    clients.set(dir, made);
+// A place among the gits of `dir`, waiting while PER_FOLDER run there.
+async function enter(dir: string): Promise<() => void> {
+  let folder = folders.get(dir);
+  if (folder === undefined) {
+    folder = { running: 0, waiting: [] };
+    folders.set(dir, folder);
   }
-  return made;
+  const f = folder;
+  if (f.running >= PER_FOLDER) await new Promise<void>((resolve) => f.waiting.push(resolve));
+  else f.running++;
+  return () => {
+    const next = f.waiting.shift();
+    if (next !== undefined) next();
+    else if (--f.running === 0) folders.delete(dir);
+  };
 }
 
-/** Run `git ARGS` in `dir`; its stdout, or a LeapError naming the command and what git said. */
+/**
+ * Run `git ARGS` in `dir`; its stdout, or core's GitError (exit GIT_FAILURE_EXIT) naming the command and what git said. Every git
+ * gets the caller's environment without its GIT_* variables (a GIT_DIR or GIT_INDEX_FILE of the caller's
+ * would point git elsewhere), and GIT_CEILING_DIRECTORIES, the folder's parent: git never looks above the
+ * folder for a repository, so in a ball's worktree whose .git a builder deleted, git fails instead of
+ * working on the main repository around it.
+ */
 export async function git(dir: string, args: string[]): Promise<string> {
-  const g = await client(dir);
+  const leave = await enter(dir);
   const t0 = Date.now();
   try {
-    return await g.raw(args);
-  } catch (cause) {
-    throw new LeapError(`git ${args.join(' ')} (in ${dir}) failed: ${String((cause as Error).message).trim()}`, { cause, exitCode: 2 });
+    return (await runGit(args, { cwd: dir, isolate: true, ceiling: true, exitCode: GIT_FAILURE_EXIT })).stdout;
   } finally {
+    leave();
     if (process.env.LEAP_TRACE_GIT === '1') process.stderr.write(`[git ${Date.now() - t0} ms @${Date.now() % 100000}] ${args.slice(0, 3).join(' ')}\n`);
   }
 }
@@ -78,9 +75,12 @@ export async function tryGit(dir: string, args: string[]): Promise<string | null
   }
 }
 
-/** Forget the client of a folder that is gone (a removed worktree). */
-export function forgetGit(dir: string): void {
-  clients.delete(dir);
+/**
+ * Forget a folder that is gone (a removed worktree). Nothing is kept for an idle folder since simple-git's
+ * clients went (a folder's count goes with its last git), so there is nothing to do; kept for its callers.
+ */
+export function forgetGit(_dir: string): void {
+  // Nothing to forget: see above.
 }
 
 /** The full sha of a commit-ish, or null when it does not name a commit. */
