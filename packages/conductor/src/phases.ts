@@ -5,6 +5,7 @@
 import { existsSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
+import { GIT_FAILURE_EXIT } from './git.js';
 import { Bail } from './bail-causes.js';
 import { developLeafName, freshJournal, type RunState } from './conductor.js';
 import { launchAgentLeaf, runVerification } from './launch.js';
@@ -352,7 +353,7 @@ async function tickCriterionWith(state: RunState, step: LedgerStep, _phase: 'ref
     // is asked only then, to tell that refusal from a failure.
     const added = await state.git(['add', '--', rel], { allowFailure: true });
     if (added.code !== 0 && (await state.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code !== 0) {
-      throw new InternalError(`git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`);
+      throw new InternalError(`git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`, { exitCode: GIT_FAILURE_EXIT });
     }
     return null;
   }

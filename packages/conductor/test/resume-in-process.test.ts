@@ -15,8 +15,11 @@ resume.after.each(cleanupTempDirs);
 const TITLES = ['First step', 'Second step'];
 const HISTORY = ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])];
 
+// Until the leaf's pid file says it runs: bounded generously (a loaded machine is slow) and a failure, never a
+// silent return that lets the TERM land in another leaf than the test means.
 async function until(file: string, pattern: RegExp): Promise<void> {
-  await waitFor(() => (existsSync(file) && pattern.test(readFileSync(file, 'utf8'))) || undefined, 15_000);
+  const seen = await waitFor(() => (existsSync(file) && pattern.test(readFileSync(file, 'utf8'))) || undefined, 120_000);
+  if (seen !== true) throw new Error(`${file} did not say ${pattern} within 120 s`);
 }
 
 resume('after a dead conductor: its orphan leaf ended, its index.lock gone, a leaf it saw finish used as is', async () => {
