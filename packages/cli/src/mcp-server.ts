@@ -131,10 +131,11 @@ export function createLeapMcpServer(context: McpContext): McpServer {
       }[action],
       inputSchema: { file },
     }, async ({ file: f }) => {
-      const answer = await cli(['slice', action, resolve(cwd, f), '--json']);
-      if (action !== 'status') return answer;
-      const run = readDetached(detachedName('slice', resolve(cwd, f)), cwd, env);
-      return run === null ? answer : { ...answer, content: [...answer.content, { type: 'text', text: JSON.stringify({ detached: run }, null, 2) }] };
+      const args = ['slice', action, resolve(cwd, f), '--json'];
+      if (action !== 'status') return cli(args);
+      const run = await runLeap(args, cwd, env, timeout);
+      if (run.code !== 0) return binAnswer(args, run);
+      return json({ status: JSON.parse(run.stdout) as unknown, detached: readDetached(detachedName('slice', resolve(cwd, f)), cwd, env) });
     });
   }
 

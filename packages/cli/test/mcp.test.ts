@@ -149,6 +149,7 @@ mcp('the slice tools: validate, plan and status answer as the CLI; slice_run\'s 
   const status = await call('slice_status', { file });
   assert.is(status.isError, false, text(status));
   assert.match(text(status), /"slice": ?"one"/);
+  assert.is((JSON.parse(text(status)) as { detached: unknown }).detached, null);
   writeFileSync(join(ctx.repo, 'slices', 'bad.json'), JSON.stringify({ ...slice, balls: [{ ...slice.balls[0], deps: ['ghost'] }] }));
   const invalid = await call('slice_validate', { file: 'slices/bad.json' });
   assert.ok(invalid.isError === true);
@@ -157,6 +158,23 @@ mcp('the slice tools: validate, plan and status answer as the CLI; slice_run\'s 
   assert.ok(refused.isError === true, text(refused));
   assert.match((JSON.parse(text(refused)) as { stderr: string }).stderr, /unknown agent "nobody"/);
   assert.ok(!existsSync(join(ctx.repo, 'PWNED')) && !existsSync(join(ctx.repo, 'slices', 'PWNED')));
+});
+
+mcp('slice_run builds a real slice detached (the slice engine\'s own test builder and reviewers); slice_status polls it to its end', async () => {
+  const fixtures = join(repoRoot, 'packages', 'slice', 'test', 'fixtures');
+  const dir = makeTempDir('leap-mcp-slice-');
+  writeFileSync(join(dir, 'plan.json'), JSON.stringify({ made: { '*': { edits: [{ path: 'src/made.js', content: 'made\n' }] } } }));
+  const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
+  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
+  writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents }));
+  const proof = [process.execPath, '-e', "process.exit(require('fs').readFileSync('src/made.js','utf8')==='made\\n'?0:1)"];
+  const file = join(dir, 'made.json');
+  writeFileSync(file, JSON.stringify({ id: 'made', base: 'HEAD', spine: 'integrator', balls: [{ id: 'made', goal: 'make it', spec: 'write src/made.js', scope: [{ path: 'src/made.js', sha256: null }], proof: { argv: proof }, rollback: 'remove it', deps: [] }] }));
+  const started = await call('slice_run', { file, agents: join(dir, 'agents.json'), builder: 'b', reviewers: ['r1', 'r2'], jobs: 1 });
+  assert.is(started.isError, false, text(started));
+  const ended = await pollUntil('slice_status', { file }, (v) => v.detached !== null && !v.detached.running) as { status: { balls: { id?: string; state?: string }[] }; detached: { result: { outcome?: string } | null; stderr: string } };
+  assert.match(JSON.stringify(ended.detached.result), /"made"/, ended.detached.stderr);
+  assert.ok(existsSync(join(ctx.repo, '.leap', 'made', 'record.json')), `no record: ${ended.detached.stderr}`);
 });
 
 mcp('the bundled bin serves the same tools, and --help says what it is', async () => {
