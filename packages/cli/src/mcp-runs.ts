@@ -105,9 +105,11 @@ export async function startDetached(name: string, args: string[], cwd: string, e
 
 /** The detached run `name` of this repository's state folder, or null when the server never started one. */
 export function readDetached(name: string, cwd: string, env: NodeJS.ProcessEnv): DetachedState | null {
-  const text = readFileIfExists(join(resolveStateDir(env, cwd), `${name}.json`));
+  const dir = resolveStateDir(env, cwd);
+  const text = readFileIfExists(join(dir, `${name}.json`));
   if (text === null) return null;
-  return stateOf(JSON.parse(text) as DetachedRecord);
+  // The record's own out and err paths are not trusted (the state folder is writable): they are the name's.
+  return stateOf({ ...(JSON.parse(text) as DetachedRecord), out: join(dir, `${name}.out`), err: join(dir, `${name}.err`) });
 }
 
 function stateOf(record: DetachedRecord): DetachedState {

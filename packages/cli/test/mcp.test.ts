@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { hostileTitles, makeGitRepo, makeTempDir, repoRoot, runCommand, suite } from '@leap/test-utils';
 import { MCP_TOOLS, binAnswer, optionArgs } from '../src/mcp-server.js';
-import { detachedName } from '../src/mcp-runs.js';
+import { detachedName, readDetached } from '../src/mcp-runs.js';
 import { MCP_USAGE } from '../src/mcp-cli.js';
 import { main } from '../src/main.js';
 
@@ -213,6 +213,19 @@ parts('binAnswer: a killed run says so; detachedName keeps a slice\'s name a fil
   assert.match((answer.content[0] as { text: string }).text, /^leap report: exit killed\nleap report did not end/);
   assert.match(detachedName('slice', '/r/slices/a b$/../x y.json'), /^mcp-slice-x_y\.json-[0-9a-f]{8}$/);
   assert.is(detachedName('tdd', '7'), 'mcp-tdd-7');
+});
+
+parts('a forged run record cannot make tdd_status read a file outside its own names', () => {
+  const repo = makeGitRepo();
+  const secret = join(makeTempDir(), 'secret.txt');
+  writeFileSync(secret, 'do not show\n');
+  mkdirSync(join(repo, '.tdd'), { recursive: true });
+  writeFileSync(join(repo, '.tdd', 'mcp-tdd-3.json'), JSON.stringify({ pid: 1, starttime: 'x', bootId: '', argv: [], started: '', out: secret, err: secret }));
+  const state = readDetached('mcp-tdd-3', repo, {});
+  assert.is(state?.running, false);
+  assert.is(state?.stderr, '');
+  assert.is(state?.result, null);
+  assert.is(state?.err, join(repo, '.tdd', 'mcp-tdd-3.err'));
 });
 
 parts('leap mcp --help and a stray argument, through the command table', async () => {
