@@ -18,5 +18,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   // Its own entry: `leap report` never loads the code of `leap status` (the view's ./cli).
   report: { summary: 'one self-contained HTML report of the runs of this repository', load: async () => (await import('@leap/view/report')).reportMain },
   serve: { summary: 'the report as a live page on 127.0.0.1, behind a token', load: async () => (await import('@leap/view/serve')).serveMain },
+  init: { summary: 'set up this repository: leap.config.json, an agents file, a first issue, the skills', load: async () => (await import('./init-cli.js')).initMain },
+  mcp: { summary: 'a Model Context Protocol server on stdio: agent clients drive tdd runs and slices', load: async () => (await import('./mcp-cli.js')).mcpMain },
   worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner)', load: async () => (await import('@leap/runner-bullmq/cli')).workerCommand },
 };

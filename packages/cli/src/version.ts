@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const PACKAGE = '@leap/cli';
 
-/** The version in the nearest package.json named @leap/cli above `from` (a file URL or path). */
-export function readVersion(from: string = import.meta.url): string {
+/** The folder of the nearest package.json named @leap/cli above `from` (a file URL or path), and its version. */
+export function findPackageRoot(from: string = import.meta.url): { dir: string; version: string } {
   let dir = dirname(from.startsWith('file:') ? fileURLToPath(from) : from);
   for (;;) {
     let text: string | null = null;
@@ -19,10 +19,15 @@ export function readVersion(from: string = import.meta.url): string {
     }
     if (text !== null) {
       const manifest = JSON.parse(text) as { name?: unknown; version?: unknown };
-      if (manifest.name === PACKAGE && typeof manifest.version === 'string') return manifest.version;
+      if (manifest.name === PACKAGE && typeof manifest.version === 'string') return { dir, version: manifest.version };
     }
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`no package.json of ${PACKAGE} above ${from}`);
     dir = parent;
   }
+}
+
+/** The version in the nearest package.json named @leap/cli above `from` (a file URL or path). */
+export function readVersion(from: string = import.meta.url): string {
+  return findPackageRoot(from).version;
 }

@@ -1,0 +1,71 @@
+// The agent CLIs `leap init` looks for on PATH, and each one's readiness: installed (where), and logged in
+// (by the CLI's own check where it has one, `codex login status`; else by the credentials it reads).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One agent CLI as `leap init` found it. */
+export interface AgentCli {
+  /** The built-in agent's name (claude, codex, gemini), which is also its executable. */
+  name: string;
+  family: string;
+  /** The executable on PATH, or null when it is not installed. */
+  path: string | null;
+  /** Logged in: true, false, or null when it cannot be told without a model call. */
+  loggedIn: boolean | null;
+  /** Why, in words a user can act on. */
+  why: string;
+}
+
+// Each CLI's credentials: the variables it reads a key from, and the files its login leaves.
+const CREDENTIALS: Record<string, { vars: string[]; files: (home: string, env: NodeJS.ProcessEnv) => string[]; login: string }> = {
+  claude: {
+    vars: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
+    files: (home, env) => [join(env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), '.credentials.json')],
+    login: 'run `claude` once and log in with /login, or set ANTHROPIC_API_KEY',
+  },
+  gemini: {
+    vars: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA'],
+    files: (home) => [join(home, '.gemini', 'oauth_creds.json')],
+    login: 'run `gemini` once and sign in, or set GEMINI_API_KEY',
+  },
+};
+
+/** Look for claude, codex and gemini on PATH, and ask each installed one whether it is logged in. */
+export async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 10_000): Promise<AgentCli[]> {
+  const { BUILTIN_AGENTS, checkAgentReady, findExecutable, resolveAgent } = await import('@leap/verify');
+  const found: AgentCli[] = [];
+  for (const name of BUILTIN_AGENTS) {
+    const agent = resolveAgent(name, { file: null, entries: {} });
+    const path = findExecutable(name, env, cwd);
+    if (path === null) {
+      found.push({ name, family: agent.family, path, loggedIn: false, why: `${name} is not on PATH` });
+      continue;
+    }
+    const credentials = CREDENTIALS[name];
+    if (credentials === undefined) {
+      // Its plugin has a readiness check of its own (codex login status, with the key setups exec accepts).
+      const ready = await checkAgentReady(agent, { role: 'developer', cwd }, env, timeoutMs);
+      found.push({ name, family: agent.family, path, loggedIn: ready.ready, why: ready.ready ? `${name} login status says it is ready` : ready.failure });
+      continue;
+    }
+    const variable = credentials.vars.find((v) => (env[v] ?? '') !== '');
+    const home = env.HOME ?? '';
+    const file = home === '' ? undefined : credentials.files(home, env).find((f) => existsSync(f));
+    if (variable !== undefined) found.push({ name, family: agent.family, path, loggedIn: true, why: `${variable} is set` });
+    else if (file !== undefined) found.push({ name, family: agent.family, path, loggedIn: true, why: `its login is in ${file}` });
+    // macOS keeps the login in the keychain, which cannot be read without asking the user.
+    else if (process.platform === 'darwin') found.push({ name, family: agent.family, path, loggedIn: null, why: `no key set and no credentials file: it may be logged in through the keychain; if not, ${credentials.login}` });
+    else found.push({ name, family: agent.family, path, loggedIn: false, why: `no credentials found: ${credentials.login}` });
+  }
+  return found;
+}
+
+/** The developer and the verifier to propose: installed CLIs, logged-in ones first, the verifier of another family. */
+export function proposeRoles(clis: AgentCli[]): { developer?: string; verifier?: string } {
+  const rank = (c: AgentCli) => (c.loggedIn === true ? 0 : c.loggedIn === null ? 1 : 2);
+  const installed = clis.filter((c) => c.path !== null).sort((a, b) => rank(a) - rank(b));
+  const developer = installed[0];
+  if (developer === undefined) return {};
+  const verifier = installed.find((c) => c.family !== developer.family);
+  return verifier === undefined ? { developer: developer.name } : { developer: developer.name, verifier: verifier.name };
+}

@@ -1,0 +1,125 @@
+// What `leap init` would write in a repository, as data: each file with its bytes and whether it exists
+// (an existing file is kept, never rewritten). Nothing here writes; init-write.ts does, and only new files.
+import { existsSync, readdirSync } from 'node:fs';
+import { isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { STATE_GITIGNORE, UsageError, parseDuration, resolveStateDir, showValue, statePaths } from '@leap/core';
+import type { AgentCli } from './agent-clis.js';
+
+/** One file `leap init` writes, or keeps because it is there. */
+export interface PlannedFile {
+  /** Relative to the repository root, with "/". */
+  path: string;
+  /** What it holds (for a file that exists, what would have been written). */
+  content: string;
+  exists: boolean;
+  /** What it is, for people: "project config", "agents file", ... */
+  what: string;
+}
+
+/** What the user chose (flags, answers) and what was found. */
+export interface InitChoices {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  testCommand: string | null;
+  testFiles: string[];
+  timeout: string;
+  idleTimeout: string;
+  /** The agents file, relative to the root. */
+  agentsFile: string;
+  agents: AgentCli[];
+  developer?: string;
+  verifier?: string;
+  issueTitle: string;
+  /** Where to copy the skills (relative to the root), or null; with the skill files to copy. */
+  skills: { dir: string; files: { path: string; content: string }[] } | null;
+  /** The config's `$schema`, when the schema is installed where an editor finds it. */
+  schema: string | null;
+}
+
+export const DEFAULT_TIMEOUT = '15m';
+export const DEFAULT_IDLE_TIMEOUT = '5m';
+export const DEFAULT_AGENTS_FILE = 'leap.agents.json';
+export const DEFAULT_ISSUE_TITLE = 'Describe the first change';
+
+/** A path given on the command line, made relative to the root; absolute, empty or outside it is bad input. */
+export function repoRelative(root: string, option: string, given: string): string {
+  if (given === '' || given.includes('\0')) throw new UsageError(`Expected ${option} to be a path inside the repository, got ${showValue(given)}`);
+  const full = isAbsolute(given) ? normalize(given) : join(root, given);
+  const rel = relative(root, full);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new UsageError(`Expected ${option} to be a path inside the repository ${root}, got ${showValue(given)}`);
+  }
+  return rel.split(sep).join('/');
+}
+
+/** Check a DURATION option the way the conductor reads it. */
+export function checkDuration(option: string, value: string): string {
+  parseDuration(option, value);
+  return value;
+}
+
+/** Check the first issue's title: one non-empty line, every other byte kept. */
+export function checkTitle(title: string): string {
+  if (title.trim() === '' || /[\r\n\0]/.test(title)) throw new UsageError(`Expected --issue-title to be one non-empty line, got ${showValue(title)}`);
+  return title;
+}
+
+/** The first issue's number: the lowest the tracker's folder holds (kept as it is), else 1 (the template). */
+export function firstIssueNumber(issuesDir: string): number {
+  let names: string[] = [];
+  try {
+    names = readdirSync(issuesDir);
+  } catch {
+    // no issues folder yet
+  }
+  const existing = names.map((n) => /^([1-9][0-9]*)\.md$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number).sort((a, b) => a - b);
+  return existing[0] ?? 1;
+}
+
+/** The files, in the order they are shown and written. */
+export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
+  const { root } = choices;
+  const files: PlannedFile[] = [];
+  const add = (path: string, what: string, content: string) => files.push({ path, what, content, exists: existsSync(join(root, path)) });
+  const installed = choices.agents.filter((a) => a.path !== null);
+  const config: Record<string, unknown> = {};
+  if (choices.schema !== null) config.$schema = choices.schema;
+  if (choices.testCommand !== null) config.testCommand = choices.testCommand;
+  if (choices.testFiles.length > 0) config.testFiles = choices.testFiles;
+  if (installed.length > 0) config.agents = choices.agentsFile;
+  if (choices.developer !== undefined) config.developer = choices.developer;
+  if (choices.verifier !== undefined) config.verifier = choices.verifier;
+  config.timeout = choices.timeout;
+  config.idleTimeout = choices.idleTimeout;
+  add('leap.config.json', 'project config', `${JSON.stringify(config, null, 2)}\n`);
+  if (installed.length > 0) {
+    const agents: Record<string, { plugin: string }> = {};
+    for (const a of installed) agents[a.name] = { plugin: a.name };
+    const readiness = installed.map((a) => `${a.name}: installed, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'}`).join('; ');
+    add(choices.agentsFile, 'agents file', `${JSON.stringify({ $comment: `found by leap init: ${readiness}`, agents }, null, 2)}\n`);
+  }
+  const state = statePaths(resolveStateDir(choices.env, root));
+  const stateRel = relative(root, state.dir).split(sep).join('/');
+  // The state folder's own .gitignore (what every command that writes there makes when it is missing).
+  if (stateRel !== '' && !stateRel.startsWith('..')) add(`${stateRel}/.gitignore`, 'state folder ignore file', STATE_GITIGNORE);
+  const issuePath = relative(root, state.issue(issue)).split(sep).join('/');
+  add(issuePath, 'first issue', issueTemplate(choices.issueTitle));
+  if (choices.skills !== null) {
+    for (const f of choices.skills.files) add(`${choices.skills.dir}/${f.path}`, 'skill', f.content);
+  }
+  return files;
+}
+
+/** The first issue, in the local tracker's format: a title, free text, acceptance criteria as a task list. */
+export function issueTemplate(title: string): string {
+  return `# ${title}
+
+What should change, and why: everything a developer needs, as plain text. The conductor reads this file
+(the local tracker's issue), plans one test-first step per criterion, and ticks each criterion when its
+steps are done.
+
+## Acceptance criteria
+- [ ] The first behaviour, observable by a test.
+- [ ] The next one.
+`;
+}
