@@ -6,3 +6,4 @@ export { readTddStatus, formatTddStatus } from './status.js';
 export type { TddStatus } from './status.js';
 export { PROJECT_CONFIG_FILE, projectConfigJsonSchema, projectConfigSchema, readProjectConfig } from './project-config.js';
 export type { ProjectConfig } from './project-config.js';
+export { testCommandCandidates } from './detect-test-cmd.js';

@@ -19,7 +19,7 @@ const MADE_AT_RUN_TIME = new Set([
 ]);
 
 // Files of a user's repository that the toolchain reads, which docs name everywhere.
-const USERS_FILES = new Set(['leap.config.json']);
+const USERS_FILES = new Set(['leap.config.json', 'leap.agents.json']);
 
 // Paths of a user's repository that a doc gives as examples, by doc.
 const EXAMPLES: Record<string, string[]> = {
