@@ -38,6 +38,23 @@ hygiene('every test file with a before hook takes its suite from @leap/test-util
   assert.equal(unguarded, [], 'a before hook that throws would pass silently there: import { suite } from \'@leap/test-utils\'');
 });
 
+hygiene('every project runs its suites through tools/uvu.mjs, which ends the process when a test left a handle open', () => {
+  for (const top of ['packages', 'plugins', 'tests']) {
+    for (const dir of git(repoRoot, 'ls-files', '-z', `${top}/*/package.json`).split('\0').filter((f) => f !== '')) {
+      const test = (JSON.parse(readFileSync(join(repoRoot, dir), 'utf8')) as { scripts?: { test?: string } }).scripts?.test;
+      if (test === undefined) continue;
+      assert.ok(test.includes('../../tools/uvu.mjs test ') && !test.includes('uvu/bin.js'), `${dir}: ${test}`);
+    }
+  }
+  // A suite that leaves a server open: uvu's own bin would never end; this runner ends it, and keeps the code.
+  const dir = makeTempDir('leap-hygiene-leak-');
+  writeFileSync(join(dir, 'leak.test.ts'), "import { test } from 'uvu';\nimport * as assert from 'uvu/assert';\nimport { createServer } from 'node:net';\ntest('leaves a server open', () => { createServer().listen(0); assert.ok(true); });\ntest('fails', () => { assert.is(1, 2); });\ntest.run();\n");
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/uvu.mjs'), dir, '\\.test\\.ts$'], { cwd: join(repoRoot, 'packages/test-utils'), encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') } });
+  assert.is(r.signal, null, 'the runner ended by itself, not by the test\'s timeout');
+  assert.is(r.status, 1, `${r.stdout}${r.stderr}`);
+  assert.match(r.stderr, /the tests left \d+ handle\(s\) open \(.*TCPServerWrap.*\); ending the process/);
+});
+
 hygiene('CI runs the README\'s test command and nothing else; the command answers --help and refuses what it does not know', () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
   assert.match(readme, /```sh\ntools\/test\.sh\n```/, 'the README names tools/test.sh as its test command');
