@@ -40,6 +40,18 @@ function listDir(dir: string): string[] {
   }
 }
 
+function headingOf(text: string | null): string | null {
+  return text === null ? null : /^# (.+)$/m.exec(text)?.[1]?.trim() ?? null;
+}
+
+function readTextIfThere(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** Every ledger of the state folder, by issue number. */
 export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerState[] {
   const out: LedgerState[] = [];
@@ -50,8 +62,11 @@ export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerSt
     try {
       const text = readFileSync(file, 'utf8');
       const ledger = parseLedger(text, file);
-      const title = /^# (.+)$/m.exec(text)?.[1]?.trim() ?? null;
-      out.push({ issue: Number(m[1]), file, title, steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })) });
+      // The issue's own title, where the local tracker keeps it (`.tdd/issues/N.md`); else the ledger's heading,
+      // which is the plan's first line.
+      const issue = Number(m[1]);
+      const title = headingOf(readTextIfThere(statePaths(stateDir).issue(issue))) ?? headingOf(text);
+      out.push({ issue, file, title, steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })) });
     } catch (error) {
       problems.push({ file, message: (error as Error).message });
     }

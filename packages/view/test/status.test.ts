@@ -48,6 +48,16 @@ recorded('--json: the ledger with its steps, the last five verdicts, nothing run
   assert.equal(data.cost, { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } });
 });
 
+recorded('the issue\'s own title, from the local tracker\'s issue file, not the ledger\'s heading (the plan\'s first line)', async () => {
+  const title = "Slugs for step titles: it's `$(id)` \"quoted\" ✓";
+  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), '.tdd/issue-1.md': DEMO_LEDGER.replace('# Slugify step titles', '# Plan'), '.tdd/issues/1.md': `# ${title}\n\n## Acceptance criteria\n\n- [ ] one\n` });
+  assert.equal((await statusJson(repo)).issues.map((i) => i.title), [title]);
+  assert.match((await status(repo)).out, new RegExp(`^Issue 1  ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  // Without an issue file (another tracker), the ledger's heading as before.
+  const bare = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), '.tdd/issue-1.md': DEMO_LEDGER.replace('# Slugify step titles', '# Plan') });
+  assert.equal((await statusJson(bare)).issues.map((i) => i.title), ['Plan']);
+});
+
 recorded('a recorded run of leap demo (the conductor): every step done, 21 leaves whose scripted agents report no usage', async () => {
   const repo = repoWith({ '.tdd/events.jsonl': fixture('leap-demo.jsonl'), '.tdd/issue-1.md': fixture('leap-demo-issue-1.md') });
   const data = await statusJson(repo);
