@@ -75,14 +75,6 @@ export async function tryGit(dir: string, args: string[]): Promise<string | null
   }
 }
 
-/**
- * Forget a folder that is gone (a removed worktree). Nothing is kept for an idle folder since simple-git's
- * clients went (a folder's count goes with its last git), so there is nothing to do; kept for its callers.
- */
-export function forgetGit(_dir: string): void {
-  // Nothing to forget: see above.
-}
-
 /** The full sha of a commit-ish, or null when it does not name a commit. */
 export async function resolveCommit(dir: string, rev: string): Promise<string | null> {
   if (rev.startsWith('-')) return null;

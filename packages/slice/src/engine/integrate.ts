@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
-import { commitTree, forgetGit, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
+import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { runLive } from './proof.js';
 import type { JurySummary, LiveEvidence, SlicePaths } from './records.js';
 
@@ -101,7 +101,6 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       return { value: 0, reason: `no aggregate jury: ${(error as Error).message}`, candidate: '', seats: [], refused: [], leaves: [] };
     }
   } finally {
-    forgetGit(dir);
     await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
   }
 }

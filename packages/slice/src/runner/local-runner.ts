@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { buildRoundIn } from '../engine/build-round.js';
-import { forgetGit, git, worktreeGit } from '../engine/git.js';
+import { git, worktreeGit } from '../engine/git.js';
 import type { SlicePaths } from '../engine/records.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
 
@@ -35,7 +35,6 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     const checkout = held.get(ball);
     if (checkout === undefined) return;
     held.delete(ball);
-    forgetGit(checkout.dir);
     await worktreeGit(options.repoRoot, ['remove', '--force', '--force', checkout.dir]).catch(() => {
       stale = true;
       rmSync(checkout.dir, { recursive: true, force: true });
