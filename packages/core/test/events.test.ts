@@ -39,6 +39,7 @@ create('every kind has a schema, and a well-formed example of each validates', (
     createEvent('review', { candidate: 'h', reviewer: 'r', family: 'openai', verdict: 'refuse', value: -1 }, context),
     createEvent('merge', { slice: 's', ball: 'b', commit: 'c', candidate: 'h' }, context),
     createEvent('usage', { leaf: 'verify-green', agent: 'codex', family: 'openai', model: null, input_tokens: 1200, output_tokens: 80, cost_usd: null }, context),
+    createEvent('suite', { tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', command: 'npm test', code: 1, duration_ms: 1520, phase: 'red' }, context),
   ];
   assert.equal(examples.map((e) => e.event).sort(), [...EVENT_KINDS].sort());
   for (const e of examples) assert.ok(eventSchema.safeParse(e).success, e.event);

@@ -1,8 +1,8 @@
 // Ground truth: the verifier runs the test command itself before any agent is asked.
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { constants } from 'node:os';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runGitSync, writeFd } from '@leap/core';
+import { appendEvent, createEvent, readEventContext, runGitSync, statePaths, writeFd } from '@leap/core';
 import { runGit, splitNul } from './git.js';
 import { childProcess } from './lazy-builtins.js';
 import type { Phase } from './phase.js';
@@ -91,20 +91,54 @@ function reject(reason: string): GroundTruth {
 
 /**
  * Run the test command with bash in `cwd`; its output goes to our stderr, or is appended to `suiteLog`.
- * Resolves to its exit code (a signal is 128+N).
+ * Resolves to its exit code (a signal is 128+N). With `stateDir`, the run is recorded as a `suite` event
+ * (CONTRACT section 13): the tree it ran on, the command, the exit code, the time.
  */
-export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'>, cwd: string): Promise<number> {
+export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'phase'>>, cwd: string): Promise<number> {
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
   const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
   if (out === 2) writeFd(2, line);
   else writeSync(out, line);
+  const tree = options.stateDir === undefined ? null : workTreeHash(cwd, options.stateDir);
+  const started = Date.now();
   return new Promise<number>((resolve) => {
     const child = childProcess().spawn('bash', ['-c', options.testCmd], { cwd, env: options.env, stdio: ['ignore', out, out] });
     child.on('error', () => resolve(127));
     child.on('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal])));
+  }).then((code) => {
+    if (options.stateDir !== undefined) {
+      const context = readEventContext(options.stateDir, options.env);
+      appendEvent(statePaths(options.stateDir).events, createEvent('suite', { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null }, context));
+    }
+    return code;
   }).finally(() => {
     if (out !== 2) closeSync(out);
   });
+}
+
+/**
+ * The git tree of the work tree in `cwd` as the suite finds it: tracked and untracked files, not ignored
+ * ones, not the state folder. Written through a copy of the repository's index (its stat data spares
+ * hashing unchanged files), so the repository's own index is never touched; null when git cannot say.
+ */
+function workTreeHash(cwd: string, stateDir: string): string | null {
+  const scratch = mkdtempSync(join(tmpdir(), 'leap-suite-index-'));
+  try {
+    const index = join(scratch, 'index');
+    const own = runGitSync(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd, allowFailure: true });
+    if (own.code !== 0) return null;
+    if (existsSync(own.stdout.trim())) copyFileSync(own.stdout.trim(), index);
+    const extraEnv = { GIT_INDEX_FILE: index };
+    if (runGitSync(['add', '-A', '--', '.'], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
+    // The state folder is not part of what was tested (it is often ignored, and a pathspec naming an ignored
+    // folder makes `git add` fail): taken out of the copy's index after.
+    const state = topLevelName(cwd, stateDir);
+    if (state !== null && runGitSync(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', state], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
+    const written = runGitSync(['write-tree'], { cwd, extraEnv, allowFailure: true });
+    return written.code === 0 ? written.stdout.trim() : null;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 // Tracked files that differ from `commit` in the work tree, and untracked ones; optionally only `paths`. When

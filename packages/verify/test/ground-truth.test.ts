@@ -28,6 +28,33 @@ function worktrees(repo: string): number {
 const check = suite('checkGroundTruth');
 check.after.each(cleanupTempDirs);
 
+check('every suite run is a suite event: the tree it ran on (the work tree as it was, not the state folder), the command, the exit code; the index untouched', async () => {
+  const repo = makeRedRepo();
+  const events = join(repo, '.tdd', 'events.jsonl');
+  const suites = () => (existsSync(events) ? readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === 'suite') : []);
+  const before = suites().length;
+  const red = await truth(repo, 'red');
+  assert.ok(red.ok, red.reason);
+  const redRuns = suites().slice(before);
+  assert.equal(redRuns.map((e) => [e.command, e.phase, e.code === 0]), [[TEST_CMD, 'red', false], [TEST_CMD, 'red', true]], 'with the new tests (fails), then the copy without them (passes)');
+  assert.is(redRuns[0]?.tree, git(repo, 'rev-parse', 'HEAD^{tree}').trim(), 'the red commit\'s tree: the work tree is clean, the state folder left out');
+  assert.is.not(redRuns[1]?.tree, redRuns[0]?.tree, 'the copy without the new tests is another tree');
+  assert.ok(redRuns.every((e) => typeof e.duration_ms === 'number' && e.duration_ms >= 0));
+  // Green: the work tree as it is, an untracked file included; the user's index as it was.
+  makeGreen(repo);
+  writeFileSync(join(repo, 'notes.txt'), "it's $(id) `x` ✓\n");
+  const index = git(repo, 'ls-files', '--stage');
+  const green = await truth(repo, 'green');
+  assert.ok(green.ok, green.reason);
+  const greenRun = suites().at(-1);
+  assert.equal([greenRun?.phase, greenRun?.code], ['green', 0]);
+  const files = git(repo, 'ls-tree', '-r', '--name-only', String(greenRun?.tree)).trim().split('\n');
+  assert.ok(files.includes('notes.txt') && files.includes('test/greet.test.js'), files.join(' '));
+  assert.not.ok(files.some((f) => f.startsWith('.tdd/')), 'the state folder is not part of the tree');
+  assert.is(git(repo, 'show', `${String(greenRun?.tree)}:notes.txt`), "it's $(id) `x` ✓\n", 'the untracked file as it was');
+  assert.is(git(repo, 'ls-files', '--stage'), index, 'the repository\'s own index is untouched');
+});
+
 check('red passes when the suite fails and passes with the new tests set aside; the user tree is untouched', async () => {
   const repo = makeRedRepo();
   writeFileSync(join(repo, 'untracked.txt'), 'mine\n');

@@ -81,6 +81,8 @@ export interface RunModel {
   usage: Usage[];
   slices: Slice[];
   unknown: Unknown[];
+  /** How many `suite` events (the toolchain's runs of the project's tests) the log holds. */
+  suiteRuns: number;
   problems: LogProblem[];
   firstAt: number | null;
   lastAt: number | null;
@@ -118,7 +120,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
 /** An empty RunFolder. */
 export function createFolder(): RunFolder {
   const model: RunModel = {
-    leaves: [], verdicts: [], ticks: [], bails: [], stops: [], marks: [], usage: [], slices: [], unknown: [],
+    leaves: [], verdicts: [], ticks: [], bails: [], stops: [], marks: [], usage: [], slices: [], unknown: [], suiteRuns: 0,
     problems: [], firstAt: null, lastAt: null,
   };
   const byRun = new Map<string, LeafRun>();
@@ -306,6 +308,10 @@ export function createFolder(): RunFolder {
         ball.merged = { commit: str(e.commit) ?? '', candidate: str(e.candidate) ?? '', at: r.at };
         break;
       }
+      case 'suite':
+        // A suite run of ground truth (its tree, command, exit, time): known, counted, shown nowhere yet.
+        model.suiteRuns += 1;
+        break;
       default:
         model.unknown.push({ line: r.line, at: r.at, event: e.event });
     }

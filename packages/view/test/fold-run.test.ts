@@ -87,6 +87,12 @@ odd('kinds the view does not know are kept with their lines; events missing a fi
   assert.equal(bad.unknown.map((u) => u.event), ['frobnicate']);
 });
 
+odd('a suite event (the toolchain running the tests) is a kind the view knows: counted, never unknown', () => {
+  const log = parseLogText(`${JSON.stringify({ ts: '2026-12-02T10:00:00.000Z', event: 'suite', issue: 1, step: 's', skill_commit: null, tree: null, command: 'npm test', code: 1, duration_ms: 12, phase: 'red' })}\n`);
+  const m = foldRun(log.records, log.problems);
+  assert.equal([m.unknown, m.problems, m.suiteRuns], [[], [], 1]);
+});
+
 odd('an exit without launch, a leaf never exited, a launch without run id paired by name, a second usage of one leaf', () => {
   const ev = (line: number, at: number, event: Record<string, unknown>) => ({ line, at, event: { ts: new Date(at).toISOString(), ...event } as never });
   const m = foldRun([

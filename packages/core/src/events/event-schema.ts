@@ -136,11 +136,19 @@ export const usageEventSchema = kind('usage', {
   cost_usd: z.number().nonnegative().nullable(),
 }, 'What one agent leaf cost, as its CLI reported it (null where it did not say).');
 
+export const suiteEventSchema = kind('suite', {
+  tree: z.string().nullable().describe('the git tree hash of what the suite ran on (the work tree as it was, untracked files included; the state folder not); null when git could not say'),
+  command: z.string().describe('the test command, as run with bash -c'),
+  code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
+  duration_ms: z.number().nonnegative(),
+  phase: z.string().nullable().optional().describe('the phase whose ground truth ran it (red, green, refactor), when one did'),
+}, 'The toolchain ran the project\'s test suite (CONTRACT section 13): on which tree, with what result.');
+
 /** Every event of the log. */
 export const eventSchema = z.discriminatedUnion('event', [
   launchEventSchema, exitEventSchema, verdictEventSchema, markEventSchema, tickEventSchema,
   bailEventSchema, stopEventSchema, ballEventSchema, roundEventSchema, receiptEventSchema,
-  reviewEventSchema, mergeEventSchema, usageEventSchema,
+  reviewEventSchema, mergeEventSchema, usageEventSchema, suiteEventSchema,
 ]);
 
 export type LeapEvent = z.infer<typeof eventSchema>;
