@@ -3,7 +3,7 @@
 // absent; a file that cannot be read is a problem naming it, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LEAP_DIR, parseDuration, parseLedger, RECORD_ID, readStopRequest, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
+import { LEAP_DIR, parseDuration, parseLedger, RECORD_ID, readFileIfExists, readStopRequest, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
 import type { RoundAnswer, RoundLive } from './fold-run.js';
 
 /** A problem with a file other than the event log. */
@@ -44,14 +44,6 @@ function headingOf(text: string | null): string | null {
   return text === null ? null : /^# (.+)$/m.exec(text)?.[1]?.trim() ?? null;
 }
 
-function readTextIfThere(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /** Every ledger of the state folder, by issue number. */
 export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerState[] {
   const out: LedgerState[] = [];
@@ -65,7 +57,7 @@ export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerSt
       // The issue's own title, where the local tracker keeps it (`.tdd/issues/N.md`); else the ledger's heading,
       // which is the plan's first line.
       const issue = Number(m[1]);
-      const title = headingOf(readTextIfThere(statePaths(stateDir).issue(issue))) ?? headingOf(text);
+      const title = headingOf(readFileIfExists(statePaths(stateDir).issue(issue))) ?? headingOf(text);
       out.push({ issue, file, title, steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })) });
     } catch (error) {
       problems.push({ file, message: (error as Error).message });
