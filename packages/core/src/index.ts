@@ -21,6 +21,7 @@ export * from './role.js';
 export * from './stop-request.js';
 export * from './mark.js';
 export * from './agent-roles.js';
+export * from './runner-plugin.js';
 export * from './iso-time.js';
 export * from './ledger/index.js';
 export * from './events/append-event.js';

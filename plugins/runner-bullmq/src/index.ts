@@ -1,5 +1,6 @@
 // @leap/runner-bullmq: LEAP balls on BullMQ workers over Redis: the runner (the engine's side) and the worker.
 export { createBullmqRunner } from './runner.js';
+export { runner } from './slice-runner.js';
 export type { BullmqRunnerOptions } from './runner.js';
 export { startWorker } from './worker.js';
 export type { RunningWorker, WorkerOptions } from './worker.js';

@@ -82,9 +82,11 @@ test('leap slice run --runner: a runner that does not exist, --redis without bul
   writeFileSync(short, 'tiny-secret-15c\n');
   const noSecret = testEnv({ LEAP_QUEUE_SECRET: '' });
   const cases: [string[], RegExp, NodeJS.ProcessEnv?][] = [
-    [['--runner', 'k8s'], /Expected --runner to be local or bullmq, got "k8s"/],
-    [['--redis', `redis://127.0.0.1:${port}`], /--redis, --remote and --secret-file are options of --runner bullmq; the runner is local/],
-    [['--secret-file', short], /--redis, --remote and --secret-file are options of --runner bullmq; the runner is local/],
+    [['--runner', 'k8s'], /--runner k8s needs the package @leap\/runner-k8s, which is not installed \(npm i @leap\/runner-k8s\)/],
+    [['--runner', 'A B'], /Expected --runner to be local, a runner's short name \(bullmq\) or its package's name, got "A B"/],
+    [['--redis', `redis://127.0.0.1:${port}`], /Unknown option '--redis': a runner's options are taken after --runner NAME/],
+    [['--secret-file', short], /Unknown option '--secret-file': a runner's options are taken after --runner NAME/],
+    [['--runner', 'local', '--remote', 'origin'], /Unknown option '--remote'/],
     [['--runner', 'bullmq'], /--redis URL is required/],
     [bull, /the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE/, noSecret],
     [[...bull, '--secret-file', 'short.secret'], /the queue secret from --secret-file "[^"]*short\.secret" has 15 characters; it needs at least 16/],
@@ -108,6 +110,12 @@ test('leap slice run --runner: a runner that does not exist, --redis without bul
   assert.is(git(remote, 'for-each-ref', 'refs/heads/leap').trim(), '');
   const help = await call(sliceCommand, ['run', '--help'], repo);
   assert.match(help.stdout, /--runner NAME {6}where balls are built: local \(default/);
+  assert.not.match(help.stdout, /--redis URL/, 'a runner\'s options are its own');
+  // The runner's options are found with it: its help lists them.
+  const bullHelp = await call(sliceCommand, ['run', '--runner', 'bullmq', '--help'], repo);
+  assert.is(bullHelp.code, 0);
+  assert.match(bullHelp.stdout, /Options of --runner bullmq:\n {2}--redis URL {9}the Redis server/);
+  assert.match(bullHelp.stdout, /--secret-file FILE {2}the queue secret/);
 });
 
 test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one worker builds it, its end heard through the queue\'s events (no poll), the summary as JSON', async () => {

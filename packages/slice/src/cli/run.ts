@@ -1,8 +1,8 @@
 // `leap slice run FILE`: build, prove, judge and merge every ball; progress on stderr, the summary on stdout.
-import { resolve } from 'node:path';
-import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
+import { UsageError, loadRunner, parseCli, runnerNameIn, runnerUsage, showValue, type Subcommand } from '@leap/core';
+import type { SliceRunner } from '../engine/round-types.js';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner local|bullmq --redis URL [--remote R] [--secret-file FILE]] [--json]
+const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner NAME [its options]] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -17,38 +17,58 @@ Options:
   --reviewers LIST   comma-separated jury (default claude,codex,gemini; the builder's family is refused)
   --alternates LIST  seated in place of reviewers that never answered
   --max-cost USD     stop spending past this: the balls not yet done are held
-  --runner NAME      where balls are built: local (default: worktrees on this machine) or bullmq (leap
-                     worker processes on other machines, through a BullMQ queue on Redis)
-  --redis URL        the Redis server of the bullmq runner (redis://HOST:PORT; default LEAP_REDIS_URL)
-  --remote R         the bullmq runner's shared remote, a remote name, path or git URL every worker
-                     clones (default origin); each round's commit is pushed there, each result fetched back
-  --secret-file FILE the bullmq runner's queue secret, shared with every worker (default
-                     LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)
+  --runner NAME      where balls are built: local (default: worktrees on this machine), or a runner plugin
+                     found by name (bullmq is @leap/runner-bullmq: leap worker processes on other machines,
+                     through a BullMQ queue on Redis; a package name names any other). A runner adds its
+                     own options: leap slice run --runner bullmq --help lists them
   --json             print the summary as one JSON object
 Exit codes: 0 the slice passed; 1 refused (a ball or the aggregate returned -1); 3 held (some ball 0: run
-again to resume); 2 bad input (nothing run, nothing left on disk or in git: with --runner bullmq, no
-queue secret or a short one, Redis not reachable, a --remote the repository does not have).`;
+again to resume); 2 bad input (nothing run, nothing left on disk or in git: an unknown runner, or one whose
+options it refuses: with --runner bullmq, no queue secret or a short one, Redis not reachable, a --remote
+the repository does not have).`;
+
+const OPTIONS = {
+  jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
+  alternates: { type: 'string' }, 'max-cost': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  runner: { type: 'string' },
+} as const;
+
+// The command's options and the runner's in one strict parse; without a runner, an option no command
+// has gets a hint, as it is most often a runner's given without --runner.
+function parseWithRunner(argv: string[], runner: { options: object } | null, usage: string) {
+  try {
+    return parseCli(argv, { ...OPTIONS, ...runner?.options } as typeof OPTIONS, usage);
+  } catch (error) {
+    if (runner !== null || !(error instanceof UsageError) || !/Unknown option/.test(error.message)) throw error;
+    const [first, ...rest] = error.message.split('\n');
+    throw new UsageError([`${first}: a runner's options are taken after --runner NAME (leap slice run --runner bullmq --help lists bullmq's)`, ...rest].join('\n'), { cause: error });
+  }
+}
 
 const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter((v) => v !== '');
 
 export const runCommand: Subcommand = async (argv, io) => {
-  const { values, positionals } = parseCli(argv, {
-    jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
-    alternates: { type: 'string' }, 'max-cost': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    runner: { type: 'string' }, redis: { type: 'string' }, remote: { type: 'string' }, 'secret-file': { type: 'string' },
-  }, USAGE);
+  // The runner is found first: its options are part of the command's (core's runner interface).
+  const runnerName = runnerNameIn(argv);
+  const runner = runnerName === undefined || runnerName === 'local' ? null : await loadRunner<SliceRunner>(runnerName, io.cwd);
+  const usage = runner === null ? USAGE : `${USAGE}\n${runnerUsage(runner)}`;
+  for (const key of Object.keys(runner?.options ?? {})) {
+    if (key in OPTIONS) throw new UsageError(`--runner ${runnerName}: its option --${key} is one of leap slice run's own`);
+  }
+  const { values, positionals } = parseWithRunner(argv, runner, usage);
   if (values.help === true) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(`${usage}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  if (positionals.length !== 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1)) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
   const maxCost = values['max-cost'] === undefined ? undefined : Number(values['max-cost']);
   if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0 && /^[0-9.]+$/.test(values['max-cost'] as string))) {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`);
   }
-  const createRunner = await chooseRunner(values.runner, { redis: values.redis, remote: values.remote, secretFile: values['secret-file'] }, io.cwd, io.env);
+  // The runner checks what it was given before the slice's lock is taken or a record written: bad input leaves nothing behind.
+  const createRunner = runner === null ? undefined : await runner.prepare(values as Record<string, string | boolean | undefined>, { cwd: io.cwd, env: io.env });
   const { runSlice } = await import('../engine/run-slice.js');
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
@@ -59,35 +79,3 @@ export const runCommand: Subcommand = async (argv, io) => {
   io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : renderSummary(summary));
   return summary.exitCode;
 };
-
-type CreateRunner = NonNullable<import('../engine/run-slice.js').RunSliceOptions['createRunner']>;
-
-// The runner by name: the local one, or a runner plugin loaded only when asked for (so @leap/slice starts
-// fast and installs without BullMQ). The queue secret, the remote and Redis are checked before anything
-// runs: before the slice's lock is taken or a record written, so bad input leaves nothing behind.
-async function chooseRunner(name: string | undefined, given: { redis?: string; remote?: string; secretFile?: string }, cwd: string, env: NodeJS.ProcessEnv): Promise<CreateRunner | undefined> {
-  const { redis, remote, secretFile } = given;
-  if (name === undefined || name === 'local') {
-    if (redis !== undefined || remote !== undefined || secretFile !== undefined) throw new UsageError(`--redis, --remote and --secret-file are options of --runner bullmq; the runner is ${name ?? 'local'}`);
-    return undefined;
-  }
-  if (name !== 'bullmq') throw new UsageError(`Expected --runner to be local or bullmq, got ${showValue(name)}`);
-  const plugin = '@leap/runner-bullmq';
-  let loaded: {
-    checkRedisUrl(url: string | undefined, option?: string, env?: NodeJS.ProcessEnv): string;
-    readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer;
-    checkRemote(cwd: string, remote: string, env: NodeJS.ProcessEnv): Promise<void>;
-    ping(url: string): Promise<void>;
-    createBullmqRunner(options: object): import('../engine/round-types.js').SliceRunner;
-  };
-  try {
-    loaded = await import(plugin) as typeof loaded;
-  } catch (error) {
-    throw new UsageError(`--runner bullmq needs the package ${plugin}, which did not load: ${(error as Error).message}`);
-  }
-  const url = loaded.checkRedisUrl(redis, '--redis', env);
-  const secret = loaded.readQueueSecret(env, secretFile === undefined ? undefined : resolve(cwd, secretFile));
-  await loaded.checkRemote(cwd, remote ?? 'origin', env);
-  await loaded.ping(url);
-  return (context) => loaded.createBullmqRunner({ redis: url, remote, secret, repoRoot: context.repoRoot, stateDir: context.stateDir, env: context.env });
-}

@@ -1,0 +1,28 @@
+// What `leap slice run --runner bullmq` finds (core's runner interface, CONTRACT section 8): this runner's
+// options and their checks, made before the slice's lock is taken, so bad input leaves nothing behind.
+import { resolve } from 'node:path';
+import type { RunnerModule } from '@leap/core';
+import type { SliceRunner } from '@leap/slice';
+import { checkRedisUrl, ping } from './redis.js';
+import { checkRemote } from './remote.js';
+import { createBullmqRunner } from './runner.js';
+import { readQueueSecret } from './sign.js';
+
+export const runner: RunnerModule<SliceRunner> = {
+  name: 'bullmq',
+  options: {
+    redis: { type: 'string', value: 'URL', help: 'the Redis server (redis://HOST:PORT; default LEAP_REDIS_URL)' },
+    remote: { type: 'string', value: 'R', help: 'the shared remote every worker clones, a remote name, path or git URL (default origin); each round\'s commit is pushed there, each result fetched back' },
+    'secret-file': { type: 'string', value: 'FILE', help: 'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)' },
+  },
+  async prepare(values, { cwd, env }) {
+    const given = (key: string) => (typeof values[key] === 'string' ? values[key] as string : undefined);
+    const url = checkRedisUrl(given('redis'), '--redis', env);
+    const secretFile = given('secret-file');
+    const secret = readQueueSecret(env, secretFile === undefined ? undefined : resolve(cwd, secretFile));
+    const remote = given('remote');
+    await checkRemote(cwd, remote ?? 'origin', env);
+    await ping(url);
+    return (context) => createBullmqRunner({ redis: url, remote, secret, repoRoot: context.repoRoot, stateDir: context.stateDir, env: context.env });
+  },
+};
