@@ -111,7 +111,7 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
 }
 
 /** The first issue, in the local tracker's format: a title, free text, acceptance criteria as a task list. */
-export function issueTemplate(title: string): string {
+function issueTemplate(title: string): string {
   return `# ${title}
 
 What should change, and why: everything a developer needs, as plain text. The conductor reads this file

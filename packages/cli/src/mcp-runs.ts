@@ -16,7 +16,7 @@ export interface BinRun {
 }
 
 /** The `leap` bin of this installation (the package's shim, which loads the bundle). */
-export function leapBin(): string {
+function leapBin(): string {
   return join(findPackageRoot().dir, 'bin', 'leap.cjs');
 }
 
@@ -42,7 +42,7 @@ export function runLeap(args: string[], cwd: string, env: NodeJS.ProcessEnv, tim
 }
 
 /** A detached run as its record file keeps it. */
-export interface DetachedRecord {
+interface DetachedRecord {
   pid: number;
   starttime: string;
   bootId: string;

@@ -30,7 +30,7 @@ const file = z.string().min(1).describe('The slice file, relative to the server\
 const duration = z.union([z.string().min(1), z.number().nonnegative()]).describe('DURATION: 90, "90s", "15m", "1h" (a number is seconds).');
 
 /** tdd_run's input: the issue and `leap tdd run`'s options, by their long names. */
-export const tddRunInput = {
+const tddRunInput = {
   issue,
   'test-cmd': z.string().min(1).optional().describe('The test command (else leap.config.json, VERI_TEST_CMD, detected).'),
   plan: z.string().min(1).optional().describe('A plan file in the format of leap-ledger init, instead of a planning leaf.'),
@@ -48,7 +48,7 @@ export const tddRunInput = {
 };
 
 /** slice_run's input: the file and `leap slice run`'s options, by their long names. */
-export const sliceRunInput = {
+const sliceRunInput = {
   file,
   jobs: z.number().int().positive().optional().describe('Balls built at once.'),
   agents: z.string().min(1).optional().describe('An agents file, relative to the server\'s folder.'),
@@ -90,7 +90,7 @@ function json(value: unknown, isError = false): CallToolResult {
 }
 
 /** Build the server with every tool; `connect` it to a transport. */
-export function createLeapMcpServer(context: McpContext): McpServer {
+function createLeapMcpServer(context: McpContext): McpServer {
   const { cwd, env } = context;
   const timeout = context.toolTimeoutMs ?? 120_000;
   const settle = context.settleMs ?? 3_000;

@@ -8,7 +8,7 @@ import { readEvents } from '@leap/core/schemas';
 import type { LeapEvent } from '@leap/core';
 import { readExitFile, readPidFile, type ExitRecord } from '../src/leaf-files.js';
 
-export const here = dirname(fileURLToPath(import.meta.url));
+const here = dirname(fileURLToPath(import.meta.url));
 export const SUPERVISE = binPath('supervise', 'leap-supervise');
 export const DETACH = binPath('supervise', 'leap-detach');
 export const WAIT = binPath('supervise', 'leap-wait');
@@ -114,7 +114,7 @@ export async function supervisorPid(scene: Scene, name: string): Promise<number>
 }
 
 /** Every event of the scene's log, validated by the published schema (readEvents rejects a bad one). */
-export function events(scene: Scene): LeapEvent[] {
+function events(scene: Scene): LeapEvent[] {
   return readEvents(join(scene.state, 'events.jsonl')).map((r) => r.event);
 }
 

@@ -1,7 +1,7 @@
 // The bwrap command line as a pure function of the spec and of a file system described as data.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import {
   bwrapArgs, mainRepoRoot, planMounts, sandboxArgv, sandboxEnv, SandboxSpecError, type FsEntry, type FsView, type MountOp,
 } from '../src/sandbox-plan.js';

@@ -12,7 +12,7 @@ import { readSuperviseConfig, DEFAULT_KILL_AFTER_MS } from '../src/supervise-con
 import { spawnLeaf, startFailureCode } from '../src/spawn-leaf.js';
 import { closeReady, parseReadyLine, readyFd, reportFailure, reportReady, READY_FD_VAR } from '../src/ready-handshake.js';
 import { asUsage } from '../src/usage.js';
-import { eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, track } from './helpers.js';
+import { eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids } from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());

@@ -12,7 +12,7 @@ export const juryBin = join(repoRoot, 'packages', 'verify', 'dist', 'bin', 'leap
 /** The run's test command: every test/*.test.js must exit 0. */
 export const TEST_CMD = 'shopt -s nullglob; for f in test/*.test.js; do node "$f" || exit 1; done';
 
-export const ISSUE = `# Greeting
+const ISSUE = `# Greeting
 
 The CLI greets people.
 
@@ -24,7 +24,7 @@ The CLI greets people.
 `;
 
 /** A ledger whose first step links criterion 1 and whose second is titled `title`. */
-export function ledgerText(title = 'greet takes a name'): string {
+function ledgerText(title = 'greet takes a name'): string {
   return `# Issue 3: Greeting\n\n## Steps\n\n- [ ] greet returns hello <!-- criterion: 1 -->\n- [ ] ${title} <!-- criterion: 2 -->\n`;
 }
 

@@ -15,7 +15,7 @@ const formatDuration = formatDurationExport;
 const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
 
 /** A receipt as a coloured badge; null is "no receipt". */
-export function receiptBadge(value: number | null): string {
+function receiptBadge(value: number | null): string {
   if (value === null) return '<span class="badge rn">no receipt</span>';
   return `<span class="badge r${value}">${RECEIPT_TEXT[String(value)] ?? String(value)}</span>`;
 }

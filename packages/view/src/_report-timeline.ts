@@ -27,7 +27,7 @@ const MARK_PX = 11;
 const MIN_BAR = 0.004;
 
 /** Where time `t` falls on the track, as a CSS percentage (three decimals: a 24,000-pixel track needs them). */
-export function at(span: Span, t: number): string {
+function at(span: Span, t: number): string {
   return `${percent((t - span.from) / Math.max(1, span.to - span.from))}%`;
 }
 
@@ -38,7 +38,7 @@ function percent(fraction: number): number {
 }
 
 /** The colour class of a leaf: its exit status, `failed` for a leaf that exited non-zero. */
-export function statusClass(run: LeafRun): string {
+function statusClass(run: LeafRun): string {
   if (run.status === 'exited' && run.code !== null && run.code !== 0) return 'failed';
   return Object.hasOwn(STATUS_COLORS, run.status) ? run.status : 'lost';
 }

@@ -32,12 +32,12 @@ export interface CostBreakdown {
 }
 
 /** An empty total. */
-export function emptyTotal(): CostTotal {
+function emptyTotal(): CostTotal {
   return { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } };
 }
 
 /** Add one usage event to a total. */
-export function addUsage(total: CostTotal, usage: Usage): CostTotal {
+function addUsage(total: CostTotal, usage: Usage): CostTotal {
   total.leaves++;
   // Each field written out: a report adds thousands of usages, four times each.
   if (usage.input_tokens === null) total.unreported.input_tokens++;

@@ -34,19 +34,19 @@ export interface LeafRun {
 }
 
 export interface Verdict { line: number; at: number; issue: number | null; step: string | null; phase: string; verdict: string; reason: string; agent: string | null }
-export interface Tick { line: number; at: number; issue: number | null; action: string; title: string | null; criterion: number | null }
-export interface Bail { line: number; at: number; issue: number | null; step: string | null; cause: string; class: string; detail: string | null }
-export interface Stop { line: number; at: number; issue: number | null; mode: string | null; action: string; leaf: string | null }
-export interface Mark { line: number; at: number; issue: number | null; name: string; anchor: string | null }
-export interface Unknown { line: number; at: number; event: string }
+interface Tick { line: number; at: number; issue: number | null; action: string; title: string | null; criterion: number | null }
+interface Bail { line: number; at: number; issue: number | null; step: string | null; cause: string; class: string; detail: string | null }
+interface Stop { line: number; at: number; issue: number | null; mode: string | null; action: string; leaf: string | null }
+interface Mark { line: number; at: number; issue: number | null; name: string; anchor: string | null }
+interface Unknown { line: number; at: number; event: string }
 
 /** The builder's answer block of a round (round-N.json's `answer`). */
 export interface RoundAnswer { hypothesis: string; move: string }
 /** A round's live proof evidence (round-N.json's `live`): its exit, time, and its output, bounded and hashed. */
 export interface RoundLive { code: number | null; ms: number | null; sha256: string; bytes: number | null; truncated: boolean; output: string; note?: string }
-export interface Round { round: number; receipt: number | null; at: number; answer?: RoundAnswer; live?: RoundLive }
-export interface Receipt { value: number; candidate: string | null; evidence: string; at: number }
-export interface Review { reviewer: string | null; family: string | null; verdict: string; value: number; candidate: string; at: number }
+interface Round { round: number; receipt: number | null; at: number; answer?: RoundAnswer; live?: RoundLive }
+interface Receipt { value: number; candidate: string | null; evidence: string; at: number }
+interface Review { reviewer: string | null; family: string | null; verdict: string; value: number; candidate: string; at: number }
 
 /** A ball of a slice, as its events tell it. */
 export interface Ball {

@@ -15,7 +15,7 @@ const CODES = { bold: '1', dim: '2', red: '31', green: '32', yellow: '33', blue:
 type Paint = (style: keyof typeof CODES, text: string) => string;
 
 /** A bar of `width` cells: `full` of the total done, `half` more in a lighter shade. */
-export function progressBar(full: number, half: number, total: number, width: number): string {
+function progressBar(full: number, half: number, total: number, width: number): string {
   if (total <= 0) return `[${'·'.repeat(width)}]`;
   const a = Math.round((Math.min(full, total) / total) * width);
   const b = Math.min(width - a, Math.round((Math.min(half, total) / total) * width));

@@ -5,7 +5,7 @@ import { renderStatus } from './render-status.js';
 import { buildStatus, type StatusData } from './status-data.js';
 import { watchStatus } from './watch-status.js';
 
-export const STATUS_USAGE = `Usage: leap status [--watch] [--json]
+const STATUS_USAGE = `Usage: leap status [--watch] [--json]
 
 Where the runs of this repository stand: each issue's ledger as a progress bar with its steps, the
 leaves running now (phase, attempt, elapsed time against the time limit), the last verdicts and

@@ -5,7 +5,7 @@ import type { ViewData } from './collect-view.js';
 import { readTimeLimit, supervisorEnv } from './read-state.js';
 
 /** A step of a ledger, and whether a leaf is on it now. */
-export interface StatusStep {
+interface StatusStep {
   title: string;
   state: string;
   criterion: number | null;
@@ -15,7 +15,7 @@ export interface StatusStep {
   phase: string | null;
 }
 
-export interface StatusIssue {
+interface StatusIssue {
   issue: number;
   title: string | null;
   ledger: string | null;
@@ -26,7 +26,7 @@ export interface StatusIssue {
   cost: CostTotal | null;
 }
 
-export interface StatusLeaf {
+interface StatusLeaf {
   leaf: string;
   issue: number | null;
   step: string | null;
@@ -70,7 +70,7 @@ export interface StatusData {
 const iso = (ms: number): string => (Number.isFinite(ms) ? isoTimestamp(ms) : '');
 
 /** How many verdicts and bails the status keeps (the report has them all). */
-export const LAST_VERDICTS = 5;
+const LAST_VERDICTS = 5;
 
 /** Project a view onto what `leap status` shows. */
 export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData {

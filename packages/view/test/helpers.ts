@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { SubcommandIo } from '@leap/core';
 import { makeGitRepo, makeTempDir, repoRoot } from '@leap/test-utils';
 
-export const HERE = dirname(fileURLToPath(import.meta.url));
+const HERE = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = join(HERE, 'fixtures');
 export const OUTPUT = join(HERE, '..', 'test-output');
 

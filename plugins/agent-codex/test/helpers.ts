@@ -1,15 +1,14 @@
 // Run an agent invocation as a supervisor would, with this plugin's stand-in CLIs first on PATH.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { standInCli, type RunResult } from '@leap/test-utils';
+import { standInCli } from '@leap/test-utils';
 
 export { OTHER_USER, makeWorktree } from '@leap/test-utils';
 
 export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
-export type Ran = RunResult;
 
 /** The stand-in's login when a test does not say otherwise: a CODEX_HOME with an auth.json, as `codex login` leaves. */
-export const LOGGED_IN = { CODEX_HOME: join(fixtures, 'codex-home') };
+const LOGGED_IN = { CODEX_HOME: join(fixtures, 'codex-home') };
 
 export const { runInvocation, recorded } = standInCli(fixtures, LOGGED_IN);

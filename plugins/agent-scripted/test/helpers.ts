@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentInvocation } from '@leap/core';
 import { runInvocation as runWithStandIns, type RunResult } from '@leap/test-utils';
 
-export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 export type Ran = RunResult;
 

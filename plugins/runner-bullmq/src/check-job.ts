@@ -11,7 +11,7 @@ import { ballBranch } from './protocol.js';
 export class BadJobError extends Error {}
 
 /** Whether `path` is `root` or inside it, once resolved (no `..` or absolute path leads out). */
-export function isInside(root: string, path: string): boolean {
+function isInside(root: string, path: string): boolean {
   const rel = relative(resolve(root), resolve(root, path));
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

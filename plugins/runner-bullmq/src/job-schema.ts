@@ -20,7 +20,7 @@ const proofRun = z.strictObject({
 });
 
 /** The round a job asks for: the ball's definition and the round's coordinates, nothing that runs but the ball's own proof. */
-export const roundRequestSchema = z.strictObject({
+const roundRequestSchema = z.strictObject({
   slice: id,
   ball: id,
   round: z.number().int().min(1).max(4),

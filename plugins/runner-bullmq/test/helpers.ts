@@ -10,12 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { runSlice, type RoundRequest } from '@leap/slice';
 import { createBullmqRunner } from '../src/index.js';
-import { ball, contentProof, eventsOf, readLeap, sha } from '../../../packages/slice/test/engine-helpers.js';
+import { ball, contentProof, eventsOf, readLeap } from '../../../packages/slice/test/engine-helpers.js';
 
 export { eventsOf, readLeap };
 
 export const here = dirname(fileURLToPath(import.meta.url));
-export const fixtures = join(here, 'fixtures');
+const fixtures = join(here, 'fixtures');
 // The runner is tested with the builder and reviewer the engine's own tests use.
 const engineFixtures = join(here, '..', '..', '..', 'packages', 'slice', 'test', 'fixtures');
 const tsx = join(here, '..', '..', '..', 'node_modules', 'tsx', 'dist', 'loader.mjs');
@@ -205,7 +205,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-export { ball, contentProof, sha };
+export { ball, contentProof };
 
 export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string }[]; sleep_ms?: number; wait_for?: string; exit?: number }>>;
 
@@ -234,7 +234,7 @@ export function setupRemote(files: Record<string, string>) {
 }
 
 /** Another clone of the remote, for a local run of the same slice. */
-export function cloneOf(remote: string): string {
+function cloneOf(remote: string): string {
   const repo = makeTempDir('leap-local-');
   git(repo, 'clone', '-q', remote, '.');
   git(repo, 'config', 'user.name', 'Leap Test');

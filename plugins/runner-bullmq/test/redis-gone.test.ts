@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs } from '@leap/test-utils';
-import { setupRemote, spawnWorker, startRedis, stop } from './helpers.js';
+import { setupRemote, spawnWorker, startRedis } from './helpers.js';
 
 const test = suite('bullmq runner: a worker whose Redis is gone');
 test.after.each(cleanupTempDirs);

@@ -1,5 +1,5 @@
 // The GitHub tracker: issues, their threads, criteria and draft pull requests through the gh CLI.
-import type { DraftPullRequest, TrackerPlugin } from '@leap/core';
+import type { TrackerPlugin } from '@leap/core';
 import { UsageError, checkIssue, showValue } from '@leap/core';
 import { tickCriterion } from '@leap/core/ledger';
 import { parseGhIssue, type GithubIssue } from './gh-issue.js';

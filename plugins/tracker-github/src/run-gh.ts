@@ -36,7 +36,7 @@ export interface Ran {
 }
 
 /** Spawn `command ARGS` (no shell); resolves on close, rejects only when it cannot start. */
-export function spawnCollect(command: string, args: string[], options: RunOptions): Promise<Ran> {
+function spawnCollect(command: string, args: string[], options: RunOptions): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

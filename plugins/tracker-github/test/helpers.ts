@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 
-export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 /** What the stand-in keeps: one repository's issues and pull requests. */
 export interface GhState {

@@ -10,16 +10,16 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { makeTempDir, repoRoot, runCommand, type RunResult } from '@leap/test-utils';
 
-export const VERDACCIO_VERSION = '6.8.0';
+const VERDACCIO_VERSION = '6.8.0';
 /** Where the test's own tools live between runs (never inside the repository). */
-export const cacheRoot = process.env.LEAP_TEST_CACHE ?? join(homedir(), '.cache', 'leap-test');
+const cacheRoot = process.env.LEAP_TEST_CACHE ?? join(homedir(), '.cache', 'leap-test');
 
 export function show(what: string, result: RunResult): string {
   return `${what}: exit ${result.code ?? result.signal}\n--- stdout\n${result.stdout.slice(-4000)}\n--- stderr\n${result.stderr.slice(-4000)}`;
 }
 
 /** The environment of this process without the outer npm's and Nx's variables (npm test sets npm_config_*). */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(npm_|NX_)/i.test(key) && key !== 'INIT_CWD') env[key] = value;

@@ -20,7 +20,7 @@ export const TEXT = 0;
 /** An ATX heading, outside code and comments. */
 export const HEADING = 1;
 /** A line of a fence or an HTML comment block, delimiters included. */
-export const HIDDEN = 2;
+const HIDDEN = 2;
 
 const SPACE = 32;
 const TAB = 9;

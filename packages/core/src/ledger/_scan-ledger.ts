@@ -26,7 +26,7 @@ export const REFACTOR_PENDING = 2;
 export const DONE = 3;
 
 /** A problem at a line; validateLedger adds the file name. */
-export interface ScanProblem {
+interface ScanProblem {
   line: number;
   message: string;
 }

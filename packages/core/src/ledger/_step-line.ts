@@ -44,7 +44,7 @@ export class StepRead {
 
 /** What readStepLine found: no step (prose, a nested line...), a step, or a malformed line. */
 export const NOT_A_STEP = 0;
-export const STEP = 1;
+const STEP = 1;
 export const MALFORMED = 2;
 
 /** Read the line text[start, end) of the Steps section into `out`; returns NOT_A_STEP, STEP or MALFORMED. */

@@ -17,7 +17,7 @@ export interface HookContext {
 }
 
 /** True when the hook exists and is executable. */
-export function hasHook(context: HookContext, name: string): boolean {
+function hasHook(context: HookContext, name: string): boolean {
   const path = join(context.hooksDir, name);
   try {
     accessSync(path, constants.X_OK);

@@ -7,7 +7,7 @@ import type { Journal } from './journal.js';
 import { killPoint } from './kill-point.js';
 
 /** Put the ledger's old bytes back from the backup link; returns true when the ledger had been replaced. */
-export function restoreBackup(ledger: string, backup: string): boolean {
+function restoreBackup(ledger: string, backup: string): boolean {
   if (!existsSync(backup)) return false;
   if (existsSync(ledger) && statSync(ledger).ino === statSync(backup).ino) {
     // Linked but not replaced yet: the ledger is the old file itself.

@@ -255,8 +255,3 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   baseRule(slice, out);
   return { violations: out, depth: walked.depth };
 }
-
-/** Every violation of the rules between the parts of `slice` (any value; a non-object has none). */
-export function sliceRuleViolations(slice: unknown, options: RuleOptions): Violation[] {
-  return checkSliceRules(slice, options).violations;
-}

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ID_PATTERN, NON_EMPTY_PATTERN } from './slice-id.js';
 
-export { ID_PATTERN };
+{ ID_PATTERN };
 
 // A non-empty string as a pattern, not `minLength`: ajv checks a minLength by counting every code
 // point of the string, which costs 5 ms over a thousand balls before the JIT warms; the pattern
@@ -12,24 +12,24 @@ export { ID_PATTERN };
 const nonEmpty = () => z.string().regex(new RegExp(NON_EMPTY_PATTERN), 'a non-empty string');
 const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit');
 
-export const scopeEntrySchema = z.strictObject({
+const scopeEntrySchema = z.strictObject({
   path: nonEmpty(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 is 64 lowercase hex digits').nullable(),
   symbols: z.array(nonEmpty()).optional(),
   lines: z.array(z.tuple([z.number().int().positive(), z.number().int().positive()])).optional(),
 }).describe('One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it).');
 
-export const metricFieldSchema = z.strictObject({
+const metricFieldSchema = z.strictObject({
   field: nonEmpty(),
   better: z.enum(['higher', 'lower']),
 });
 
-export const proofSchema = z.strictObject({
+const proofSchema = z.strictObject({
   argv: z.array(z.string()).min(1),
   metric: z.array(metricFieldSchema).optional(),
 }).describe('Run without a shell in the ball\'s worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers.');
 
-export const liveSchema = z.strictObject({
+const liveSchema = z.strictObject({
   argv: z.array(z.string()).min(1),
   timeout_s: z.number().positive(),
   network: z.boolean().optional(),

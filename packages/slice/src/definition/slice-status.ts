@@ -9,7 +9,7 @@ import { liveEngine } from '../slice-lock.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
 /** What a ball is doing, as its records tell. */
-export type BallState = 'passed' | 'refused' | 'held' | 'running' | 'interrupted' | 'blocked' | 'waiting' | 'pending';
+type BallState = 'passed' | 'refused' | 'held' | 'running' | 'interrupted' | 'blocked' | 'waiting' | 'pending';
 
 /** One ball's state and last receipt. */
 export interface BallStatus {

@@ -12,7 +12,7 @@ export interface RunAgents {
 }
 
 /** The built-in jury when none is named: every built-in CLI (the builder's family is refused from it). */
-export const DEFAULT_REVIEWERS = ['claude', 'codex', 'gemini'];
+const DEFAULT_REVIEWERS = ['claude', 'codex', 'gemini'];
 const MIN_SEATS = 2;
 
 /** Resolve every agent name; a UsageError names the one that does not exist, or a jury that could never sit. */

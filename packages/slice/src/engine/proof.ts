@@ -64,7 +64,7 @@ export function proofPassed(run: ProofRun, proof: Proof): boolean {
 }
 
 /** How much of a live proof's output (stdout and stderr, as they came) is kept as its evidence. */
-export const LIVE_KEEP_BYTES = 16 * 1024;
+const LIVE_KEEP_BYTES = 16 * 1024;
 
 /** A live proof's run: its exit, and its output kept (bounded) and hashed as the receipt's live evidence. */
 export interface LiveRun {

@@ -7,7 +7,7 @@ import type { Slice } from '../definition/slice-schema.js';
 import type { JurySummary, ResultRecord, RoundRecord, RunRecord } from './records.js';
 
 /** One receipt of a ball in the record, each with the candidate hash it was given for. */
-export interface ProvenanceReceipt {
+interface ProvenanceReceipt {
   step: 'round' | 'jury' | 'reproof' | 'result';
   value: -1 | 0 | 1 | null;
   candidate: string | null;

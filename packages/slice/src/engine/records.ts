@@ -22,7 +22,7 @@ export interface RunRecord {
 }
 
 /** One seat of a jury, as the records keep it. */
-export interface SeatSummary {
+interface SeatSummary {
   reviewer: string;
   family: string;
   verdict: string;

@@ -25,7 +25,7 @@ export interface EnvelopeInput {
 }
 
 /** The fixed text every builder identity is replaced by in a redacted envelope. */
-export const AUTHOR_PLACEHOLDER = '[the author]';
+const AUTHOR_PLACEHOLDER = '[the author]';
 
 /**
  * Render the envelope, then scan it for every alias (case-insensitive; aliases under 3 characters are ignored).
@@ -50,7 +50,7 @@ export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, reda
 }
 
 /** Every alias of at least 3 characters replaced by AUTHOR_PLACEHOLDER, case-insensitively, the longest first. */
-export function redactAliases(text: string, aliases: AuthorAliases): string {
+function redactAliases(text: string, aliases: AuthorAliases): string {
   const all = [aliases.builderName, ...(aliases.modelIds ?? []), ...(aliases.authors ?? []), ...(aliases.sessionIds ?? [])]
     .map((a) => (a ?? '').trim()).filter((a) => a.length >= 3);
   const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);

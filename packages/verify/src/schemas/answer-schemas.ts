@@ -5,18 +5,15 @@ import { z } from 'zod';
 import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 
 /** The blind verifier's answer. */
-export const verdictAnswerSchema = z
+const verdictAnswerSchema = z
   .strictObject({
     verdict: z.enum(['PASS', 'REJECT']).describe('PASS confirms the phase; REJECT refuses it'),
     reason: z.string().min(1).describe('Why, in a sentence or two'),
   })
   .describe("A blind verifier's verdict on one TDD phase.");
 
-/** The four severities a juror's finding may carry. */
-export const SEVERITIES = ['blocker', 'major', 'minor', 'info'] as const;
-
 /** A blind juror's answer (blind-tribunal v3: findings as "[severity] file:line claim" strings). */
-export const reviewAnswerSchema = z
+const reviewAnswerSchema = z
   .strictObject({
     verdict: z.enum(['pass', 'refuse']).describe('pass, or refuse (a refuse halts the pipeline)'),
     lens: z.string().min(1).describe('The lens the juror was seated with'),
