@@ -159,7 +159,7 @@ identity('a zombie is not alive', async () => {
   // once the short one ends (it must outlive the exec, or the shell could reap it first).
   const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 4'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
-  const becameZombie = await waitFor(() => readProcStat(pid)?.[0] === 'Z', 2000);
+  const becameZombie = await waitFor(() => readProcStat(pid)?.[0] === 'Z', 10_000);
   assert.ok(becameZombie, 'the child became a zombie');
   assert.not.ok(isProcessAlive({ pid }));
   assert.not.ok(isAlive(pid));

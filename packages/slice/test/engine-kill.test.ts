@@ -38,7 +38,7 @@ function startEngine(repo: string, args: string[]): ChildProcess {
  */
 async function killWhen(repo: string, engine: ChildProcess, moment: () => boolean): Promise<true | string> {
   const ended = new Promise((r) => engine.once('exit', r));
-  const caught = await waitFor(() => moment() || engine.exitCode !== null, 60_000);
+  const caught = await waitFor(() => moment() || engine.exitCode !== null, 60_000).catch(() => false);
   const running = engine.exitCode === null && caught;
   engine.kill('SIGKILL');
   await ended;

@@ -147,12 +147,17 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Poll `check` every 10 ms until it returns a truthy value or `ms` pass; returns its last value. */
-export async function waitFor<T>(check: () => T, ms = 5000): Promise<T> {
+/**
+ * Poll `check` every 10 ms until it returns a truthy value, and return it. Past `ms` it throws, naming
+ * `what` (else the check's source): a test that goes on after a wait that never came fails later, far
+ * from the cause, and a loaded machine makes that look like a different bug.
+ */
+export async function waitFor<T>(check: () => T, ms = 5000, what?: string): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {
     const value = check();
-    if (value || Date.now() > end) return value;
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`waitFor: ${what ?? `${check}`.replace(/\s+/g, ' ').slice(0, 300)}: still not so after ${ms} ms (last value ${JSON.stringify(value)})`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
