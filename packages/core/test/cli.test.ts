@@ -40,6 +40,8 @@ run('maps results and errors to exit codes, and prints errors once', async () =>
   const fixture = new URL('./fixtures/run-cli.mjs', import.meta.url).pathname;
   const cases: [string, number, RegExp | string][] = [
     ['code', 3, ''], ['void', 0, ''], ['usage', 125, 't: bad\n'], ['bug', 2, /^t: internal error: TypeError: bug/], ['bug70', 70, /^t: internal error/],
+    // exitWhenDone: the code is kept and a pending timer (an hour away) does not hold the process; runCommand's bound would fail it.
+    ['linger', 5, ''], ['linger-usage', 4, 't: bad\n'],
   ];
   for (const [mode, code, stderr] of cases) {
     const r = await runCommand(process.execPath, [fixture, mode]);

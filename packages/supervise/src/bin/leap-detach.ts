@@ -33,7 +33,4 @@ void runCli('leap-detach', async () => {
   const result = await detach({ command, args });
   if (values.json === true) writeFd(1, `${JSON.stringify(result)}\n`);
   return 0;
-}, { internalExitCode: EXIT_USAGE }).then(() => {
-  // Everything is written synchronously: exit now rather than wait for Node's slower natural teardown.
-  process.exit();
-});
+}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });

@@ -55,7 +55,4 @@ void runCli('leap-stop', () => {
   if (json) writeFd(1, `${JSON.stringify({ pending: true, mode: null, error: request.reason })}\n`);
   writeFd(2, `leap-stop: unreadable stop request: ${request.reason}\n`);
   return STOP_UNREADABLE;
-}, { internalExitCode: EXIT_USAGE }).then(() => {
-  // Everything is written synchronously: exit now rather than wait for Node's slower natural teardown.
-  process.exit();
-});
+}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });

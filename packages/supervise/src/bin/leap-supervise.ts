@@ -105,7 +105,4 @@ void runCli('leap-supervise', async () => {
   // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
   writeFd(2, lines.join(''));
   return result.code;
-}, { internalExitCode: EXIT_USAGE }).then(() => {
-  // Everything is written synchronously: exit now rather than wait for Node's slower natural teardown.
-  process.exit();
-});
+}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });

@@ -47,7 +47,4 @@ void runCli('leap-wait', async () => {
   if (values.json === true) writeFd(1, toJson(result));
   writeFd(2, `wait-leaf[${name}]: ${result.status}\n`);
   return result.code;
-}, { internalExitCode: EXIT_USAGE }).then(() => {
-  // Everything is written synchronously: exit now rather than wait for Node's slower natural teardown.
-  process.exit();
-});
+}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });
