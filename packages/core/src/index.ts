@@ -3,6 +3,7 @@
 export * from './errors.js';
 export * from './cli.js';
 export * from './subcommand.js';
+export * from './dispatch.js';
 export * from './state-dir.js';
 export * from './slice-paths.js';
 export * from './atomic-write.js';
