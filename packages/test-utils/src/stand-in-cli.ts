@@ -1,5 +1,5 @@
 // Agent plugins' tests: run an invocation as a supervisor would, with the plugin's stand-in CLIs first on PATH.
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { git, makeGitRepo, makeTempDir, runCommand, type RunResult } from './index.js';
 
@@ -22,7 +22,10 @@ export function standInCli(fixtures: string, loggedIn: Record<string, string>) {
      * removes one), logged in unless `env` says otherwise; as user `uid` when given.
      */
     runInvocation(invocation: StandInInvocation, env: Record<string, string | undefined> = {}, cwd?: string, uid?: number): Promise<RunResult> {
-      const merged: Record<string, string | undefined> = { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, ...loggedIn, ...env, ...invocation.env };
+      // Another user may not reach the clone (under /root, or any home folder only its owner enters): its
+      // stand-ins are copied once where every user can read and run them.
+      const onPath = uid === undefined ? fixtures : copyForEveryone(fixtures);
+      const merged: Record<string, string | undefined> = { ...process.env, PATH: `${onPath}:${process.env.PATH ?? ''}`, ...loggedIn, ...env, ...invocation.env };
       for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
       const as = uid === undefined ? {} : { uid, gid: uid };
       return runCommand(invocation.command, invocation.args, { env: merged as NodeJS.ProcessEnv, cwd, input: invocation.stdin ?? '', ...as });
@@ -32,6 +35,21 @@ export function standInCli(fixtures: string, loggedIn: Record<string, string>) {
       return readFileSync(join(fixtures, 'recorded', run, file), 'utf8');
     },
   };
+}
+
+// The stand-ins (the files at the top of `dir`, not its recorded runs) copied into a temp folder every
+// user may enter, readable, and executable where they were.
+function copyForEveryone(dir: string): string {
+  const copy = makeTempDir('leap-stand-ins-');
+  chmodSync(copy, 0o755);
+  for (const entry of readdirSync(dir)) {
+    const from = join(dir, entry);
+    const stat = statSync(from);
+    if (!stat.isFile()) continue;
+    cpSync(from, join(copy, entry));
+    chmodSync(join(copy, entry), (stat.mode & 0o100) !== 0 ? 0o755 : 0o644);
+  }
+  return copy;
 }
 
 /** A fresh worktree of a fresh repository, as the conductor gives a builder; readable by every user. */
