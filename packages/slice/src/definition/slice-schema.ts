@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { ID_PATTERN, NON_EMPTY_PATTERN } from './slice-id.js';
 
-
 // A non-empty string as a pattern, not `minLength`: ajv checks a minLength by counting every code
 // point of the string, which costs 5 ms over a thousand balls before the JIT warms; the pattern
 // reads one character. Both accept the same strings.
