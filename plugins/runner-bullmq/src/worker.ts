@@ -3,6 +3,7 @@
 // rounds), runs the round exactly as the local runner does (buildRoundIn: the builder leaf, the proof, the
 // jury), pushes leap/SLICE/BALL to the remote and returns the round's result.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { retryWorktreeRace, serial, statePaths } from '@leap/core';
@@ -76,6 +77,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   if (existsSync(bare)) await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
   const once = serial();
   const held = new Map<string, { dir: string; head: string }>();
+  // Rounds of each ball in flight here. A second round of a ball whose first still runs (a rerun after its
+  // engine was killed, a second engine, --jobs 2) gets a worktree and a state folder of its own: it neither
+  // takes the first one's checkout nor its leaves' files, and nothing it does removes them.
+  const inFlight = new Map<string, number>();
   let stopping = false;
 
   const clone = () => once(async () => {
@@ -131,20 +136,26 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     releasing.add(done);
   };
 
-  const checkout = async (slice: string, ball: string, commit: string): Promise<string> => {
+  // The round's checkout: the ball's own (kept from round to round) unless another round of the ball holds
+  // it (`own`: a folder of this round's, `BALL~TAG`, given back when the round ends). Detached: two
+  // checkouts of one ball cannot share a branch, and the round's tip is pushed by its sha.
+  const checkout = async (slice: string, ball: string, commit: string, own: string | null): Promise<string> => {
     const key = `${slice}/${ball}`;
     const have = held.get(key);
-    if (have !== undefined && have.head === commit) return have.dir;
-    await release(key);
-    await Promise.all([...releasing]);
-    const place = join(work, slice, ball);
+    if (own === null && have !== undefined && have.head === commit) return have.dir;
+    if (own === null) {
+      await release(key);
+      await Promise.all([...releasing]);
+    }
+    const place = join(work, slice, own === null ? ball : `${ball}~${own}`);
     rmSync(place, { recursive: true, force: true });
     mkdirSync(join(work, slice), { recursive: true });
     // Another worker process on this machine may share the clone: its worktree commands can race ours.
-    await once(() => retryWorktreeRace(() => git(bare, ['worktree', 'add', '-q', '-B', ballBranch(slice, ball), place, commit], env)));
-    held.set(key, { dir: place, head: commit });
+    await once(() => retryWorktreeRace(() => git(bare, ['worktree', 'add', '-q', '--detach', place, commit], env)));
+    if (own === null) held.set(key, { dir: place, head: commit });
     return place;
   };
+  const dropOwn = (place: string) => once(() => retryWorktreeRace(() => git(bare, ['worktree', 'remove', '--force', '--force', place], env))).catch(() => rmSync(place, { recursive: true, force: true }));
 
   // The clone made while the worker waits for its first job. A remote it cannot clone is said at once; the
   // worker waits on (the remote may come back), and each round it takes goes back to the queue until then.
@@ -170,11 +181,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     const t0 = Date.now();
     log(`${what}: taken (job ${job.id}, from ${request.commit.slice(0, 12)}${job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 ? ', again' : ''})`);
     let result: RoundJobResult;
+    const key = `${request.slice}/${request.ball}`;
+    // `~` is in no ball id: a second round's folders cannot be another ball's.
+    const own = inFlight.has(key) ? `${request.round}-${randomBytes(4).toString('hex')}` : null;
+    inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+    let ownPlace: string | null = null;
     try {
       await clone();
       await fetch(request.slice, request.ball, request.commit);
-      const place = await checkout(request.slice, request.ball, request.commit);
-      const stateDir = join(dir, 'state', request.slice, request.ball);
+      const place = await checkout(request.slice, request.ball, request.commit, own);
+      if (own !== null) ownPlace = place;
+      const stateDir = join(dir, 'state', request.slice, own === null ? request.ball : `${request.ball}~${own}`);
       mkdirSync(stateDir, { recursive: true });
       const events = statePaths(stateDir).events;
       const from = existsSync(events) ? statSync(events).size : 0;
@@ -191,12 +208,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       } catch (error) {
         throw new RemoteError((error as Error).message);
       }
-      held.set(`${request.slice}/${request.ball}`, { dir: place, head: tip });
+      if (own === null) held.set(key, { dir: place, head: tip });
       result = { v: 1, ...built, worker: name, tip, events: added.split('\n').filter((l) => l !== '') };
       // The ball ended (a receipt): its worktree is given back; a round without one keeps it for the next.
-      if (built.receipt !== null) releaseLater(`${request.slice}/${request.ball}`);
+      if (built.receipt !== null && own === null) releaseLater(key);
     } catch (error) {
-      await release(`${request.slice}/${request.ball}`);
+      if (own === null) await release(key);
       if (error instanceof StoppedError) {
         log(`${what}: handed back (this worker was asked to stop and ${error.message}); another worker builds the round`);
         await job.moveToDelayed(Date.now(), token);
@@ -218,6 +235,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // Step aside so a worker that reaches the remote takes the job.
       void worker.pause(true).then(() => setTimeout(() => worker.resume(), retryMs).unref());
       throw new DelayedError();
+    } finally {
+      const left = (inFlight.get(key) ?? 1) - 1;
+      if (left === 0) inFlight.delete(key);
+      else inFlight.set(key, left);
+      if (ownPlace !== null) await dropOwn(ownPlace);
     }
     log(`${what}: ${result.receipt === null ? 'no pass' : `receipt ${result.receipt}`}${result.candidate === null ? '' : ` (candidate ${result.candidate.slice(0, 12)})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; pushed ${ballBranch(request.slice, request.ball)} at ${result.tip.slice(0, 12)}`);
     return seal(options.secret, 'result', String(job.id), result);
