@@ -167,8 +167,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   };
 }
 
+// Three attempts, retried after 1 s then 2 s: a failure that spent a build (a refused push, a crash) is not free.
 function jobOptions(id: string) {
-  return { jobId: id, attempts: 3, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } };
+  return { jobId: id, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } };
 }
 
 function appendEvents(file: string, events: LeapEvent[]): void {

@@ -54,6 +54,13 @@ class RemoteError extends Error {}
 /** A round whose leaf the stop signal ended (the supervisor ends its leaf on TERM or INT): given back, not returned. */
 class StoppedError extends Error {}
 
+/**
+ * A round built whose work could not be pushed. Not handed back for free as a remote out of reach is: the
+ * build is spent, so the push failure spends one of the job's attempts (with the job's backoff), and a remote
+ * that takes fetches but never pushes fails the job after its last attempt instead of looping for ever.
+ */
+class PushError extends Error {}
+
 /** A round finished after its job's lock lapsed (this worker paused or cut off): the job is another worker's now. */
 class LockLostError extends Error {}
 
@@ -206,7 +213,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       try {
         await once(() => git(place, ['push', '--quiet', '--force', '--', options.repo, `${tip}:refs/heads/${ballBranch(request.slice, request.ball)}`], env));
       } catch (error) {
-        throw new RemoteError((error as Error).message);
+        throw new PushError((error as Error).message);
       }
       if (own === null) held.set(key, { dir: place, head: tip });
       result = { v: 1, ...built, worker: name, tip, events: added.split('\n').filter((l) => l !== '') };
@@ -223,6 +230,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         log(`${what}: lost the job's lock while the round ran (this worker was paused or cut off longer than the lock): another worker has the round; this result is dropped, nothing pushed`);
         // Not this worker's job to move: BullMQ leaves a DelayedError's job where it is.
         throw new DelayedError();
+      }
+      if (error instanceof PushError) {
+        const attempts = job.opts.attempts ?? 1;
+        log(`${what}: built, but cannot push to the remote ${shownRepo}: ${error.message}; attempt ${job.attemptsMade + 1} of ${attempts} spent${job.attemptsMade + 1 < attempts ? ', the round is tried again after the job\'s backoff' : ', the round fails'}`);
+        throw new Error(hide(`the round's work could not be pushed to the remote: ${error.message}`));
       }
       if (!(error instanceof RemoteError)) {
         log(`${what}: failed: ${(error as Error).message}`);
