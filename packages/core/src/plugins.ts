@@ -159,4 +159,10 @@ export interface RunnerPlugin<Request extends BallRoundRequest = BallRoundReques
   releaseBall(slice: string, ball: string): Promise<void>;
   /** The run ended, whatever the end: give back everything still held. */
   close(): Promise<void>;
+  /**
+   * The run was asked to stop (TERM, INT): rounds built elsewhere are no longer waited for, each `buildRound`
+   * in flight ending at once with an error (its ball held). A runner whose rounds end with the run's own
+   * leaves (the local one: the signal reaches them) needs none.
+   */
+  interrupt?(reason: string): void;
 }

@@ -66,5 +66,7 @@ export function timings(env: NodeJS.ProcessEnv) {
     stalledMs: msFromEnv(env, 'LEAP_BULLMQ_STALLED_MS', lockMs),
     retryMs: msFromEnv(env, 'LEAP_BULLMQ_RETRY_MS', 5_000),
     pollMs: msFromEnv(env, 'LEAP_BULLMQ_POLL_MS', 1000),
+    /** How long the engine waits for one round's result; 0: four leaf time limits (the builder, the proofs, the jury). */
+    roundMs: msFromEnv(env, 'LEAP_BULLMQ_ROUND_MS', 0),
   };
 }

@@ -35,7 +35,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   const run = randomBytes(6).toString('hex');
   // No secret, no run: read before anything is queued (a UsageError, exit 2).
   const secret = options.secret ?? readQueueSecret(env, options.secretFile);
-  const { pollMs } = timings(env);
+  const { pollMs, roundMs } = timings(env);
+  // Set by interrupt (the engine's TERM or INT): every round still waited for ends at once, its ball held.
+  let interrupted: string | null = null;
   const once = serial();
   let opened: Promise<{ queue: Queue; connection: Redis; events: QueueEvents; listen: Redis; Job: typeof import('bullmq').Job }> | null = null;
   let closed = false;
@@ -76,10 +78,19 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   };
   let dropped: Promise<void> | null = null;
 
-  const wait = async (id: string, data: Sealed): Promise<unknown> => {
+  const wait = async (id: string, data: Sealed, limitMs: number): Promise<unknown> => {
+    const deadline = Date.now() + limitMs;
     const { queue, Job } = await open();
     for (;;) {
       if (closed) throw new LeapError(`the run stopped while ${id} was queued`);
+      if (interrupted !== null) throw new LeapError(`${interrupted}: the engine stopped waiting for ${id} (a worker may still be building it; its result is not taken)`);
+      if (Date.now() > deadline) {
+        const job = await Job.fromId(queue, id).catch(() => undefined);
+        const state = job === undefined ? 'gone' : await job.getState().catch(() => 'unknown');
+        // Not built by anyone yet: taken off the queue. Being built: left to its worker, whose result is not taken.
+        if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await job?.remove().catch(() => undefined);
+        throw new LeapError(`no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state}: taken off the queue`}`);
+      }
       const job = await Job.fromId<Sealed, Sealed>(queue, id);
       if (job === undefined) {
         // Redis lost the job (restarted without its append-only file): queue it again.
@@ -95,7 +106,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         const timer = setTimeout(() => {
           wakers.delete(id);
           r();
-        }, pollMs);
+        }, Math.max(0, Math.min(pollMs, deadline - Date.now() + 1)));
         wakers.set(id, () => {
           clearTimeout(timer);
           wakers.delete(id);
@@ -125,7 +136,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       let result: RoundJobResult;
       try {
         await queue.add('round', data, jobOptions(id));
-        result = await checkResult(secret, id, await wait(id, data));
+        result = await checkResult(secret, id, await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs));
       } finally {
         waiting.delete(id);
       }
@@ -147,6 +158,11 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       const { tip: _tip, events: _events, v: _v, ...outcome } = checked.result;
       if (unchecked > 0) outcome.reason += ` (the engine dropped ${unchecked} event line(s) of worker ${outcome.worker} it could not check)`;
       return outcome;
+    },
+    // The engine was told to stop: no round is waited for any more (each wait ends at once, its ball held).
+    interrupt(reason: string) {
+      interrupted ??= reason;
+      for (const wake of [...wakers.values()]) wake();
     },
     // A worker gives back a ball's worktree itself when the ball's round ends with a receipt.
     releaseBall: async () => undefined,

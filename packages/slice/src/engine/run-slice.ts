@@ -97,6 +97,7 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const onSignal = (signal: NodeJS.Signals) => {
     stop.reason ??= `stopped by ${signal}`;
     say(`${signal}: finishing the rounds in flight, holding the balls not yet done`);
+    runner.interrupt?.(stop.reason);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

@@ -1,0 +1,61 @@
+// The engine's side of a round built elsewhere is bounded: TERM ends the wait at once (the ball held, run
+// again to resume), and a round no worker returns within its deadline holds its ball instead of the whole run.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs } from '@leap/test-utils';
+import { Redis } from 'ioredis';
+import { PREFIX, QUEUE } from '../src/index.js';
+import { ball, contentProof, gateFile, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, until, writeAgents, writeSlice } from './helpers.js';
+
+const BASE = { 'src/a.txt': 'old a\n' };
+
+const test = suite('bullmq runner: the engine stops waiting');
+test.after.each(cleanupTempDirs);
+
+function oneBall(dir: string, id: string, wait?: string) {
+  const file = writeSlice(dir, { id, balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, { a: { '*': { ...(wait === undefined ? {} : { wait_for: wait }), edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  return { file, agents };
+}
+
+test('TERM while a worker builds the round (its builder never ends): the engine ends at once, the ball held, saying why', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(BASE);
+  const { file, agents } = oneBall(dir, 'term', gateFile(dir, 'never'));
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], { cwd: repo });
+    await m1.waitFor(/term\/a round 1: taken/);
+    await until('the builder leaf on the worker', () => existsSync(join(m1.dir, 'w', 'state', 'term', 'a', 'build-a-1.pid')));
+    engine.child.kill('SIGTERM');
+    const end = await engine.exited;
+    assert.is(end.code, 3, engine.err());
+    assert.match(engine.err(), /SIGTERM: finishing the rounds in flight, holding the balls not yet done/);
+    assert.match(engine.err(), /ball a: .*stopped by SIGTERM: the engine stopped waiting for term\.a\.r1\./);
+    assert.is(readLeap<{ receipt: number }>(repo, 'term', 'a', 'result.json')?.receipt, 0, 'held: run again to resume');
+  } finally {
+    await stopAll(redis, m1);
+  }
+});
+
+test('no worker takes the round within LEAP_BULLMQ_ROUND_MS: the ball is held, the job taken off the queue', async () => {
+  const redis = await startRedis();
+  const { repo, dir } = setupRemote(BASE);
+  const { file, agents } = oneBall(dir, 'late');
+  const listen = new Redis(redis.url, { maxRetriesPerRequest: null });
+  try {
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { env: testEnv({ LEAP_BULLMQ_ROUND_MS: '1500' }) });
+    const summary = await running;
+    assert.is(summary.exitCode, 3, lines.join('\n'));
+    assert.match(lines.join('\n'), /ball a: .*no worker returned late\.a\.r1\.[0-9a-f.]+ within 1\.5 s \(LEAP_BULLMQ_ROUND_MS, else four leaf time limits\); the job was waiting: taken off the queue/);
+    assert.is(await listen.llen(`${PREFIX}:${QUEUE}:wait`), 0, 'nothing left for a worker to build');
+  } finally {
+    listen.disconnect();
+    await stopAll(redis);
+  }
+});
+
+test.run();
