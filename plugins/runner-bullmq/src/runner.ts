@@ -78,6 +78,20 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   };
   let dropped: Promise<void> | null = null;
 
+  // A moment's outage of the remote must not hold a ball and its descendants: the engine's own trips to it
+  // are tried again after 0.5, 1, 2 and 4 s, as a worker steps aside and tries again; not once it is told to stop.
+  const withRetries = async <T>(trip: () => Promise<T>): Promise<T> => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await trip();
+      } catch (error) {
+        const delay = ENGINE_RETRIES[attempt];
+        if (delay === undefined || interrupted !== null || closed) throw error;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  };
+
   const wait = async (id: string, data: Sealed, limitMs: number): Promise<unknown> => {
     const deadline = Date.now() + limitMs;
     const { queue, Job } = await open();
@@ -124,8 +138,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       await (dropped ??= dropStale(queue, request.slice));
       const branch = ballBranch(request.slice, request.ball);
       if (!onRemote.has(request.commit)) {
-        await once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env)).catch((error: Error) => {
-          throw new LeapError(`cannot push ${branch} to the remote ${redactUrl(remote)}: ${redact(error.message, secretsOf(remote))}`);
+        await withRetries(() => once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env))).catch((error: Error) => {
+          throw new LeapError(`cannot push ${branch} to the remote ${redactUrl(remote)} (tried ${ENGINE_RETRIES.length + 1} times): ${redact(error.message, secretsOf(remote))}`);
         });
         onRemote.add(request.commit);
       }
@@ -144,8 +158,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       // (a server that refuses to be asked for a sha). The engine's branch moves only where its checks say.
       const checked = await once(async () => {
         if (!(await hasCommit(options.repoRoot, result.tip, env))) {
-          await git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env)
-            .catch(() => git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env));
+          await withRetries(() => git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env)
+            .catch(() => git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env)))
+            .catch(() => undefined);
         }
         if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
         const rechecked = await recheckResult(options.repoRoot, request, result, env);
@@ -182,6 +197,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     },
   };
 }
+
+/** The engine's waits before each new try of a trip to the remote (a push, a fetch): 7.5 s in all. */
+const ENGINE_RETRIES = [500, 1000, 2000, 4000];
 
 // Three attempts, retried after 1 s then 2 s: a failure that spent a build (a refused push, a crash) is not free.
 function jobOptions(id: string) {

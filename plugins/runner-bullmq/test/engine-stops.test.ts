@@ -2,7 +2,7 @@
 // again to resume), and a round no worker returns within its deadline holds its ball instead of the whole run.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs } from '@leap/test-utils';
 import { Redis } from 'ioredis';
@@ -55,6 +55,27 @@ test('no worker takes the round within LEAP_BULLMQ_ROUND_MS: the ball is held, t
   } finally {
     listen.disconnect();
     await stopAll(redis);
+  }
+});
+
+test('a moment\'s outage of the remote on the engine\'s side (its first two pushes refused): the engine tries again with backoff and the ball passes', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(BASE);
+  const count = join(dir, 'refused');
+  const hook = join(remote, 'hooks', 'pre-receive');
+  writeFileSync(hook, `#!/bin/sh\nn=$(cat '${count}' 2>/dev/null || echo 0)\nif [ "$n" -lt 2 ]; then echo $((n + 1)) > '${count}'; echo "the remote is down for a moment" >&2; exit 1; fi\nexit 0\n`);
+  chmodSync(hook, 0o755);
+  const { file, agents } = oneBall(dir, 'blip');
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents);
+    const summary = await running;
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
+    assert.is(readFileSync(count, 'utf8').trim(), '2', 'two pushes were refused before one went through');
+    assert.equal(summary.balls.map((b) => [b.id, b.receipt]), [['a', 1]]);
+  } finally {
+    await stopAll(redis, m1);
   }
 });
 
