@@ -28,6 +28,11 @@ export interface RunnerModule<Runner = unknown> {
   readonly name: string;
   readonly options: Readonly<Record<string, RunnerOption>>;
   prepare(values: Readonly<Record<string, string | boolean | undefined>>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<(context: RunnerContext) => Runner>;
+  /**
+   * `leap slice clean FILE --runner NAME`: remove what the runner keeps of the slice elsewhere (branches on a
+   * shared remote, finished jobs), with the same options and checks as `prepare`; what it removed, a line each.
+   */
+  clean?(slice: string, values: Readonly<Record<string, string | boolean | undefined>>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string[]>;
 }
 
 const SHORT_NAME = /^[a-z0-9][a-z0-9-]*$/;

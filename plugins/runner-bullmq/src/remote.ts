@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError, runGit, showValue } from '@leap/core';
 import { gitEnv } from './git.js';
+import { remoteId } from './protocol.js';
 import { redactUrl } from './text.js';
 
 /** What `remote` is: a URL (scheme:// or scp-like host:path), a path (it has a slash), else a remote's name. */
@@ -33,4 +34,17 @@ export async function checkRemote(cwd: string, remote: string, env: NodeJS.Proce
     const known = names.code === 0 ? names.stdout.split('\n').filter((n) => n !== '') : [];
     throw new UsageError(`--remote ${shown}: the repository has no remote of that name (${known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`}); give a remote's name, a path or a git URL every worker reaches`);
   }
+}
+
+/**
+ * The remote as a key its jobs carry (hashed: remoteId): a remote's name as its URL, a path made absolute, so
+ * `origin`, its URL and its path name one remote for every engine and `leap slice clean` of the repository.
+ */
+export async function remoteKey(cwd: string, remote: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const kind = remoteKind(remote);
+  if (kind === 'path') return remoteId(resolve(cwd, remote));
+  if (kind === 'url') return remoteId(remote);
+  const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: gitEnv(env), allowFailure: true });
+  const url = got.code === 0 ? got.stdout.trim() : remote;
+  return remoteId(remoteKind(url) === 'path' ? resolve(cwd, url) : url);
 }

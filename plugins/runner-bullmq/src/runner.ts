@@ -5,12 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { LeapError, openEventLog, serial, statePaths, type LeapEvent } from '@leap/core';
 import { ownEvents } from './own-events.js';
 import { recheckResult } from './recheck.js';
+import { remoteKey } from './remote.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { git, hasCommit } from './git.js';
-import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, remoteId, timings, type RoundJob, type RoundJobResult } from './protocol.js';
+import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, timings, type RoundJob, type RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
 import { readQueueSecret, seal, unseal, type Sealed } from './sign.js';
 
@@ -64,7 +65,11 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   })());
 
   // Rounds a dead engine of this slice queued and nobody waits for any more: taken off before they are built.
+  // The remote as its jobs name it (remoteKey: one key for its name, its URL and its path).
+  let keyed: Promise<string> | null = null;
+  const key = () => (keyed ??= remoteKey(options.repoRoot, remote, env));
   const dropStale = async (queue: Queue, slice: string) => {
+    const mine = await key();
     for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized']).catch(() => [])) {
       // Only a job signed with our secret is an engine's: anything else is left for the workers to refuse.
       let data: RoundJob | undefined;
@@ -73,7 +78,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       } catch {
         continue;
       }
-      if (data?.request?.slice === slice && data.remote === remoteId(remote) && data.run !== run) await job.remove().catch(() => undefined);
+      if (data?.request?.slice === slice && data.remote === mine && data.run !== run) await job.remove().catch(() => undefined);
     }
   };
   let dropped: Promise<void> | null = null;
@@ -144,7 +149,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         onRemote.add(request.commit);
       }
       const id = jobId(request, run);
-      const body: RoundJob = { v: 1, run, remote: remoteId(remote), request: jobRequest(request) };
+      const body: RoundJob = { v: 1, run, remote: await key(), request: jobRequest(request) };
       const data = seal(secret, 'job', id, body);
       waiting.add(id);
       let result: RoundJobResult;

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { RunnerModule } from '@leap/core';
 import type { SliceRunner } from '@leap/slice';
+import { cleanRemote } from './clean-remote.js';
 import { checkRedisUrl, ping } from './redis.js';
 import { checkRemote } from './remote.js';
 import { createBullmqRunner } from './runner.js';
@@ -15,14 +16,24 @@ export const runner: RunnerModule<SliceRunner> = {
     remote: { type: 'string', value: 'R', help: 'the shared remote every worker clones, a remote name, path or git URL (default origin); each round\'s commit is pushed there, each result fetched back' },
     'secret-file': { type: 'string', value: 'FILE', help: 'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)' },
   },
-  async prepare(values, { cwd, env }) {
-    const given = (key: string) => (typeof values[key] === 'string' ? values[key] as string : undefined);
-    const url = checkRedisUrl(given('redis'), '--redis', env);
-    const secretFile = given('secret-file');
-    const secret = readQueueSecret(env, secretFile === undefined ? undefined : resolve(cwd, secretFile));
-    const remote = given('remote');
-    await checkRemote(cwd, remote ?? 'origin', env);
-    await ping(url);
+  async prepare(values, place) {
+    const { url, secret, remote } = await checked(values, place);
     return (context) => createBullmqRunner({ redis: url, remote, secret, repoRoot: context.repoRoot, stateDir: context.stateDir, env: context.env });
   },
+  async clean(slice, values, place) {
+    const { url, secret, remote } = await checked(values, place);
+    return cleanRemote({ cwd: place.cwd, slice, redis: url, remote: remote ?? 'origin', secret, env: place.env });
+  },
 };
+
+// The options of both: Redis's URL, the queue secret, the remote, then Redis answering.
+async function checked(values: Readonly<Record<string, string | boolean | undefined>>, { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv }) {
+  const given = (key: string) => (typeof values[key] === 'string' ? values[key] as string : undefined);
+  const url = checkRedisUrl(given('redis'), '--redis', env);
+  const secretFile = given('secret-file');
+  const secret = readQueueSecret(env, secretFile === undefined ? undefined : resolve(cwd, secretFile));
+  const remote = given('remote');
+  await checkRemote(cwd, remote ?? 'origin', env);
+  await ping(url);
+  return { url, secret, remote };
+}

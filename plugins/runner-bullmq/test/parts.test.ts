@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { PREFIX, QUEUE, checkRedisUrl, createBullmqRunner, jobId, startWorker, timings } from '../src/index.js';
 import { git as runGit } from '../src/git.js';
 import { msFromEnv, remoteId } from '../src/protocol.js';
+import { remoteKey } from '../src/remote.js';
 import { readQueueSecret, seal, unseal } from '../src/sign.js';
 import { checkRemote, remoteKind } from '../src/remote.js';
 import { redact, redactUrl, secretsOf, showText } from '../src/text.js';
@@ -18,7 +19,8 @@ test.after.each(cleanupTempDirs);
 
 test('job ids name the ball and round, safely; timings from the environment, else the defaults', () => {
   assert.is(jobId({ slice: 'my slice', ball: 'b:1', round: 2, commit: 'abcdef0123456789' }, 'run1'), 'my_slice.b_1.r2.abcdef012345.run1');
-  assert.equal(timings({}), { lockMs: 30_000, stalledMs: 30_000, retryMs: 5_000, pollMs: 1000 });
+  assert.equal(timings({}), { lockMs: 30_000, stalledMs: 30_000, retryMs: 5_000, pollMs: 1000, roundMs: 0 });
+  assert.is(timings({ LEAP_BULLMQ_ROUND_MS: '1500' }).roundMs, 1500);
   assert.equal(timings({ LEAP_BULLMQ_LOCK_MS: '2000' }).stalledMs, 2000);
   for (const bad of ['', 'x', '-1', '0']) assert.is(msFromEnv({ X: bad }, 'X', 7), 7);
   assert.is(checkRedisUrl('rediss://h:1'), 'rediss://h:1');
@@ -88,11 +90,15 @@ test('the runner: a dead engine\'s queued rounds dropped, a job Redis lost queue
   try {
     const { repo } = setupRemote({ 'a.txt': 'a\n' });
     const secret = Buffer.from(SECRET);
-    await queue.add('round', seal(secret, 'job', 'stale', { run: 'dead', remote: remoteId('origin'), request: { slice: 'lone' } }), { jobId: 'stale' });
+    // Jobs name their remote by its URL (remoteKey): origin is the same remote as its path.
+    const origin = await remoteKey(repo, 'origin', testEnv());
+    assert.is(origin, await remoteKey(repo, git(repo, 'remote', 'get-url', 'origin').trim(), testEnv()));
+    assert.is.not(origin, remoteId('origin'));
+    await queue.add('round', seal(secret, 'job', 'stale', { run: 'dead', remote: origin, request: { slice: 'lone' } }), { jobId: 'stale' });
     await queue.add('round', seal(secret, 'job', 'other-remote', { run: 'dead', remote: remoteId('elsewhere'), request: { slice: 'lone' } }), { jobId: 'other-remote' });
     // Unsigned, or signed with another secret: no engine's, left alone (the workers refuse them).
-    await queue.add('round', { run: 'dead', remote: remoteId('origin'), request: { slice: 'lone' } }, { jobId: 'unsigned' });
-    await queue.add('round', seal(Buffer.from('another secret of 16+'), 'job', 'forged', { run: 'dead', remote: remoteId('origin'), request: { slice: 'lone' } }), { jobId: 'forged' });
+    await queue.add('round', { run: 'dead', remote: origin, request: { slice: 'lone' } }, { jobId: 'unsigned' });
+    await queue.add('round', seal(Buffer.from('another secret of 16+'), 'job', 'forged', { run: 'dead', remote: origin, request: { slice: 'lone' } }), { jobId: 'forged' });
     const runner = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env: testEnv() });
     const pending = runner.buildRound(request(repo, 'lone'));
     const id = jobId(request(repo, 'lone'), runner.run);

@@ -53,7 +53,7 @@ test('an engine that cannot push to its remote holds the ball with the reason, n
   const summary = await runQueued(redis.url, file, repo, agents).summary;
   await redis.stop();
   assert.is(summary.exitCode, 3);
-  assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: cannot push leap\/nopush\/a to the remote origin: git push/);
+  assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: cannot push leap\/nopush\/a to the remote origin \(tried 5 times\): git push/);
 });
 
 test('a worker whose --repo is another repository: the round fails after its attempts, the ball is held saying why', async () => {

@@ -1,28 +1,34 @@
 // `leap slice clean FILE [--json]`: the slice's worktrees and branches go; its records stay.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Subcommand } from '@leap/core';
+import { LeapError, UsageError, type Subcommand } from '@leap/core';
 import { cleanSlice } from '../definition/clean-slice.js';
 import { parseJsonText } from '../definition/parse-json.js';
 import { SliceFileError } from '../definition/read-slice.js';
 import { findRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { ID_PATTERN } from '../definition/slice-id.js';
-import { readFileCommand } from './_file-command.js';
+import { liveEngine } from '../slice-lock.js';
+import { parseWithRunner } from './_runner-options.js';
 
-const USAGE = `Usage: leap slice clean FILE [--json]
+const USAGE = `Usage: leap slice clean FILE [--runner NAME [its options]] [--json]
 
 Remove the slice's git worktrees, then its branches leap/SLICE/* (the balls' and the spine),
 in the repository of the current folder. The records under .leap/SLICE/ stay, and so does a
 branch the main working tree has checked out. Only the slice's id is read from FILE, so a slice
 edited since it ran (even into an invalid one) can be cleaned.
 
+With --runner NAME (the runner the slice ran on, with the same options), what that runner keeps
+elsewhere goes first: with bullmq, the slice's branches on the shared remote and its jobs in the
+queue (finished, or left queued by a dead engine; a job being built is left to its worker).
+
 Options:
-  --json   print { "slice", "worktrees": [paths], "branches": [names], "kept": [names] }
-  --help   this text
+  --runner NAME  also clean what that runner keeps of the slice (leap slice clean --runner bullmq --help)
+  --json         print { "slice", "worktrees": [paths], "branches": [names], "kept": [names], "runner": [lines] }
+  --help         this text
 
 Exit codes: 0 cleaned (or nothing to clean); 2 a live engine runs the slice, FILE has no valid
-id, not in a git repository, bad arguments.`;
+id, not in a git repository, bad arguments (a runner's options it refuses: nothing removed).`;
 
 // Only the id: the file may have been edited since the slice ran.
 function readSliceId(file: string): string {
@@ -40,16 +46,27 @@ function readSliceId(file: string): string {
 }
 
 export const cleanCommand: Subcommand = async (argv, io) => {
-  const call = readFileCommand(argv, io, USAGE);
-  if (call === null) return 0;
-  const { file } = call;
+  const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE, io.cwd);
+  if (values.help === true) {
+    io.stdout(`${usage}\n`);
+    return 0;
+  }
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   const id = readSliceId(resolve(io.cwd, file));
-  const { worktrees, branches, kept } = cleanSlice(mainWorktreeRoot(findRepoRoot(io.cwd)), id);
-  if (call.json) {
-    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept })}\n`);
+  const root = mainWorktreeRoot(findRepoRoot(io.cwd));
+  if (runner !== null && runner.clean === undefined) throw new UsageError(`--runner ${runner.name} keeps nothing of a slice to clean`);
+  // A live engine is refused before the runner touches anything.
+  const pid = liveEngine(root, id);
+  if (pid !== null && pid !== process.pid) throw new LeapError(`slice ${JSON.stringify(id)} is being run by live process ${pid}: clean it once that run ends`, { exitCode: 2 });
+  const remote = runner === null ? [] : await (runner.clean as NonNullable<typeof runner.clean>)(id, runnerValues, { cwd: io.cwd, env: io.env });
+  const { worktrees, branches, kept } = cleanSlice(root, id);
+  if (values.json === true) {
+    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept, ...(runner === null ? {} : { runner: remote }) })}\n`);
     return 0;
   }
   const lines = [
+    ...remote,
     ...worktrees.map((w) => `removed the worktree ${w}`),
     ...branches.map((b) => `deleted the branch ${b}`),
     ...kept.map((b) => `kept the branch ${b}: it is checked out in the main working tree`),

@@ -1,6 +1,6 @@
 // `leap slice run FILE`: build, prove, judge and merge every ball; progress on stderr, the summary on stdout.
-import { UsageError, loadRunner, parseCli, runnerNameIn, runnerUsage, showValue, type Subcommand } from '@leap/core';
-import type { SliceRunner } from '../engine/round-types.js';
+import { UsageError, showValue, type Subcommand } from '@leap/core';
+import { parseWithRunner } from './_runner-options.js';
 
 const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner NAME [its options]] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
@@ -30,32 +30,13 @@ the repository does not have).`;
 const OPTIONS = {
   jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
   alternates: { type: 'string' }, 'max-cost': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-  runner: { type: 'string' },
 } as const;
-
-// The command's options and the runner's in one strict parse; without a runner, an option no command
-// has gets a hint, as it is most often a runner's given without --runner.
-function parseWithRunner(argv: string[], runner: { options: object } | null, usage: string) {
-  try {
-    return parseCli(argv, { ...OPTIONS, ...runner?.options } as typeof OPTIONS, usage);
-  } catch (error) {
-    if (runner !== null || !(error instanceof UsageError) || !/Unknown option/.test(error.message)) throw error;
-    const [first, ...rest] = error.message.split('\n');
-    throw new UsageError([`${first}: a runner's options are taken after --runner NAME (leap slice run --runner bullmq --help lists bullmq's)`, ...rest].join('\n'), { cause: error });
-  }
-}
 
 const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter((v) => v !== '');
 
 export const runCommand: Subcommand = async (argv, io) => {
   // The runner is found first: its options are part of the command's (core's runner interface).
-  const runnerName = runnerNameIn(argv);
-  const runner = runnerName === undefined || runnerName === 'local' ? null : await loadRunner<SliceRunner>(runnerName, io.cwd);
-  const usage = runner === null ? USAGE : `${USAGE}\n${runnerUsage(runner)}`;
-  for (const key of Object.keys(runner?.options ?? {})) {
-    if (key in OPTIONS) throw new UsageError(`--runner ${runnerName}: its option --${key} is one of leap slice run's own`);
-  }
-  const { values, positionals } = parseWithRunner(argv, runner, usage);
+  const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, OPTIONS, USAGE, io.cwd);
   if (values.help === true) {
     io.stdout(`${usage}\n`);
     return 0;
@@ -68,7 +49,7 @@ export const runCommand: Subcommand = async (argv, io) => {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`);
   }
   // The runner checks what it was given before the slice's lock is taken or a record written: bad input leaves nothing behind.
-  const createRunner = runner === null ? undefined : await runner.prepare(values as Record<string, string | boolean | undefined>, { cwd: io.cwd, env: io.env });
+  const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
   const { runSlice } = await import('../engine/run-slice.js');
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({

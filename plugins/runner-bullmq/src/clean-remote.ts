@@ -1,0 +1,46 @@
+// `leap slice clean FILE --runner bullmq`: what the queue and the shared remote keep of a slice goes with its
+// worktrees and branches: its branches `leap/SLICE/*` on the remote and its jobs in the queue (the finished
+// ones kept for a week, and any an engine left queued). A job is the slice's only when it is signed with the
+// queue secret and names the slice and this remote; a job being built is left to its worker.
+import { PREFIX, QUEUE, type RoundJob } from './protocol.js';
+import { remoteKey } from './remote.js';
+import { connect } from './redis.js';
+import { git } from './git.js';
+import { unseal } from './sign.js';
+import { redactUrl } from './text.js';
+
+/** What was removed, a line each. */
+export async function cleanRemote(options: { cwd: string; slice: string; redis: string; remote: string; secret: Buffer; env: NodeJS.ProcessEnv }): Promise<string[]> {
+  const { cwd, slice, remote, env } = options;
+  const lines: string[] = [];
+  const heads = (await git(cwd, ['ls-remote', '--heads', '--', remote, `refs/heads/leap/${slice}/*`], env)).split('\n')
+    .map((line) => line.split('\t')[1]).filter((ref): ref is string => ref !== undefined && ref.startsWith(`refs/heads/leap/${slice}/`));
+  if (heads.length > 0) {
+    await git(cwd, ['push', '--quiet', '--', remote, ...heads.map((ref) => `:${ref}`)], env);
+    for (const ref of heads) lines.push(`deleted the branch ${ref.slice('refs/heads/'.length)} on the remote ${redactUrl(remote)}`);
+  }
+  const key = await remoteKey(cwd, remote, env);
+  const { Queue } = await import('bullmq');
+  const connection = await connect(options.redis);
+  const queue = new Queue(QUEUE, { connection, prefix: PREFIX });
+  try {
+    for (const job of await queue.getJobs(['completed', 'failed', 'waiting', 'delayed', 'prioritized'])) {
+      if (job === undefined) continue;
+      let data: RoundJob;
+      try {
+        data = unseal(options.secret, 'job', String(job.id), job.data) as RoundJob;
+      } catch {
+        continue;
+      }
+      if (data?.request?.slice !== slice || data.remote !== key) continue;
+      const state = await job.getState();
+      if (state === 'active') continue;
+      await job.remove();
+      lines.push(`removed the ${state} job ${job.id}`);
+    }
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+  return lines;
+}
