@@ -11,6 +11,8 @@ export type { RoundRequest, RoundResult, SliceRunner } from './engine/round-type
 export { createLocalRunner } from './runner/local-runner.js';
 export type { LocalRunnerOptions } from './runner/local-runner.js';
 export { keepOrRevert } from './engine/keep-or-revert.js';
+export { candidateAt } from './engine/candidate-at.js';
+export { changesOutsideLines } from './engine/checkout.js';
 export { readMetric, runProof } from './engine/proof.js';
 export { renderBuilderPrompt } from './engine/prompt.js';
 export { renderCheckpoint } from './engine/checkpoint.js';

@@ -3,29 +3,12 @@
 // the commit's blobs, and a receipt 1 taken only when the proof, the keep-or-revert, the jury and the hashes
 // it can check agree. A worker holding the secret can still lie; what it says is believed only where checked.
 import { posix } from 'node:path';
-import { keepOrRevert, type Ball, type RoundRequest } from '@leap/slice';
-import { runGit } from '@leap/core';
-import { git, gitEnv } from './git.js';
+import { candidateAt, changesOutsideLines, keepOrRevert, type RoundRequest } from '@leap/slice';
+import { git } from './git.js';
 import type { RoundJobResult } from './protocol.js';
 import { showText } from './text.js';
 
 const normal = (path: string) => posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
-
-/** The candidate hash of `ball` at `commit`, from the commit's blobs (as @leap/verify hashes the scope files present). */
-export async function candidateAt(repo: string, commit: string, ball: Ball, env: NodeJS.ProcessEnv): Promise<string> {
-  const { candidateHash } = await import('@leap/verify');
-  const paths = ball.scope.map((s) => normal(s.path));
-  const listing = await git(repo, ['ls-tree', '-r', '-z', commit, '--', ...paths], env);
-  const files = [];
-  for (const entry of listing.split('\0').filter((e) => e !== '')) {
-    const [meta, path] = entry.split('\t') as [string, string];
-    const [, type, sha] = meta.split(' ');
-    if (type !== 'blob' || !paths.includes(path)) continue;
-    const { bytes } = await runGit(['cat-file', 'blob', sha as string], { cwd: repo, env: gitEnv(env) });
-    files.push({ path, bytes, kind: 'file' as const });
-  }
-  return candidateHash(files);
-}
 
 /** The paths that differ between two commits. */
 async function changedBetween(repo: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -63,8 +46,14 @@ export async function recheckResult(repo: string, request: RoundRequest, worker:
   const sinceStart = await changedBetween(repo, request.start, commit, env);
   const outside = sinceStart.filter((p) => !scope.has(normal(p)));
   if (outside.length > 0) return refuse(`edited outside the scope: ${outside.map((p) => JSON.stringify(showText(p))).join(', ')}`);
+  // A scope entry with `lines`: a change of the file outside them is outside the scope, as a local round checks.
+  for (const entry of ball.scope) {
+    if (entry.lines === undefined || entry.sha256 === null || !sinceStart.some((p) => normal(p) === normal(entry.path))) continue;
+    const stray = await changesOutsideLines(repo, request.start, normal(entry.path), entry.lines, commit);
+    if (stray.length > 0) return refuse(`edited ${JSON.stringify(showText(entry.path))} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')})`);
+  }
   result.changed = await changedBetween(repo, request.commit, commit, env);
-  const candidate = await candidateAt(repo, commit, ball, env);
+  const candidate = await candidateAt(repo, commit, ball);
   if (result.candidate !== null && result.candidate !== candidate) {
     return refuse(`the candidate it names (sha256 ${result.candidate.slice(0, 12)}) is not its commit's (sha256 ${candidate.slice(0, 12)})`);
   }

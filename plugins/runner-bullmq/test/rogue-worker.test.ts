@@ -7,7 +7,7 @@ import type { Ball } from '@leap/slice';
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE } from '../src/index.js';
-import { candidateAt } from '../src/recheck.js';
+import { candidateAt } from '@leap/slice';
 import { seal, unseal, type Sealed } from '../src/sign.js';
 import type { RoundJob } from '../src/protocol.js';
 import { SECRET, ball, contentProof, eventsOf, readLeap, runQueued, setupRemote, startRedis, writeAgents, writeSlice } from './helpers.js';
@@ -15,14 +15,17 @@ import { SECRET, ball, contentProof, eventsOf, readLeap, runQueued, setupRemote,
 const test = suite('bullmq runner: a rogue worker');
 test.after.each(cleanupTempDirs);
 
-const BASE = { 'src/out.txt': 'o\n', 'src/hash.txt': 'h\n', 'src/nojury.txt': 'n\n', 'src/sig.txt': 's\n', 'src/noise.txt': 'z\n', 'src/fork.txt': 'f\n', 'src/stranger.txt': 't\n' };
+const BASE = { 'src/out.txt': 'o\n', 'src/hash.txt': 'h\n', 'src/nojury.txt': 'n\n', 'src/sig.txt': 's\n', 'src/noise.txt': 'z\n', 'src/fork.txt': 'f\n', 'src/stranger.txt': 't\n', 'src/lines.txt': 'one\ntwo\nthree\n' };
 const forgedEvent = (event: Record<string, unknown>) => JSON.stringify({ ts: new Date().toISOString(), issue: null, step: null, skill_commit: null, ...event });
 
 test('a worker holding the secret that lies: forged receipts, commits, candidates and events are refused; nothing merged, the log the engine\'s own', async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
-  const ids = ['out', 'hash', 'nojury', 'sig', 'noise', 'fork', 'stranger'];
-  const file = writeSlice(dir, { id: 'rogue', balls: ids.map((id) => ball(id, [`src/${id}.txt`], BASE, { proof: { argv: contentProof({ [`src/${id}.txt`]: `${id.toUpperCase()}\n` }) } })) });
+  const ids = ['out', 'hash', 'nojury', 'sig', 'noise', 'fork', 'stranger', 'lines'];
+  const balls = ids.map((id) => ball(id, [`src/${id}.txt`], BASE, { proof: { argv: contentProof({ [`src/${id}.txt`]: `${id.toUpperCase()}\n` }) } }));
+  // Ball lines may change only line 2 of its file; the rogue rewrites all three (a local round refuses that too).
+  Object.assign(balls.at(-1)?.scope[0] ?? {}, { lines: [[2, 2]] });
+  const file = writeSlice(dir, { id: 'rogue', balls });
   const agents = writeAgents(dir, {});
   const secret = Buffer.from(SECRET);
   // The rogue's own clone of the shared remote.
@@ -45,7 +48,7 @@ test('a worker holding the secret that lies: forged receipts, commits, candidate
     git(clone, 'commit', '-q', '-m', `rogue ${id}`);
     const tip = git(clone, 'rev-parse', 'HEAD').trim();
     git(clone, 'push', '-q', '--force', 'origin', `${tip}:refs/heads/${request.branch}`);
-    const candidate = await candidateAt(clone, tip, request.spec as unknown as Ball, process.env);
+    const candidate = await candidateAt(clone, tip, request.spec as unknown as Ball);
     const leaf = `build-${id}-${request.round}`;
     const seats = [{ reviewer: 'r1', family: 'f1', verdict: 'pass', value: 1 as const, replaced: false }, { reviewer: id === 'stranger' ? 'r9' : 'r2', family: 'f2', verdict: 'pass', value: 1 as const, replaced: false }];
     const result = {
@@ -88,6 +91,8 @@ test('a worker holding the secret that lies: forged receipts, commits, candidate
     assert.match(by.fork?.reason ?? '', /refused by the engine's check of worker rogue's result: its commit [0-9a-f]{12} does not descend from the round's commit/);
     assert.is(by.stranger?.receipt, -1);
     assert.match(by.stranger?.reason ?? '', /its receipt 1 does not agree with what the engine checks: reviewers the engine did not ask for: "r9"/);
+    assert.is(by.lines?.receipt, -1);
+    assert.match(by.lines?.reason ?? '', /refused by the engine's check of worker rogue's result: edited "src\/lines\.txt" outside its declared lines 2-2 \(changed: 1-3\)/);
     assert.is(by.sig?.receipt, 0);
     assert.match(by.sig?.reason ?? '', /the result of rogue\.sig\.r1\.[0-9a-f.]+ is refused: the result is wrongly signed/);
     assert.is(by.noise?.receipt, 0, 'four rounds without a pass');
@@ -95,7 +100,7 @@ test('a worker holding the secret that lies: forged receipts, commits, candidate
     assert.is(eventsOf(repo, 'merge').length, 0);
     assert.is(readLeap(repo, 'rogue', 'record.json'), null);
     assert.is(git(repo, 'log', '--branches', '--format=%H', '--', 'install.sh').trim(), '', 'no branch of the engine holds install.sh');
-    for (const id of ['out', 'hash', 'nojury', 'fork', 'stranger']) assert.is(git(repo, 'rev-parse', `refs/heads/leap/rogue/${id}`), git(repo, 'rev-parse', 'HEAD'), `the refused ball ${id}'s branch is back at its start`);
+    for (const id of ['out', 'hash', 'nojury', 'fork', 'stranger', 'lines']) assert.is(git(repo, 'rev-parse', `refs/heads/leap/rogue/${id}`), git(repo, 'rev-parse', 'HEAD'), `the refused ball ${id}'s branch is back at its start`);
     assert.is(git(remote, 'for-each-ref', 'refs/heads/leap/rogue/spine').trim(), '', 'the spine is never pushed');
     // The log holds the engine's events: no ghost ball, no forged cost, no line that is not JSON.
     const log = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8');

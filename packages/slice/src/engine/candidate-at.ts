@@ -1,4 +1,5 @@
 // A ball's candidate hash read from a commit (no checkout): a passed ball's bytes are checked on every run.
+import { runGit } from '@leap/core';
 import type { Ball } from '../definition/slice-schema.js';
 import { scopePaths } from './checkout.js';
 import { git } from './git.js';
@@ -13,15 +14,8 @@ export async function candidateAt(repo: string, commit: string, ball: Ball): Pro
     const [meta, path] = entry.split('\t') as [string, string];
     const [, type, sha] = meta.split(' ');
     if (type !== 'blob' || !paths.includes(path)) continue;
-    const bytes = await blob(repo, sha as string);
+    const { bytes } = await runGit(['cat-file', 'blob', sha as string], { cwd: repo, isolate: true, ceiling: true });
     files.push({ path, bytes, kind: 'file' as const });
   }
   return candidateHash(files);
-}
-
-async function blob(repo: string, sha: string): Promise<Buffer> {
-  const { execFile } = await import('node:child_process');
-  return new Promise((resolve, reject) => {
-    execFile('git', ['cat-file', 'blob', sha], { cwd: repo, encoding: 'buffer', maxBuffer: 1 << 30 }, (error, stdout) => (error === null ? resolve(stdout) : reject(error)));
-  });
 }

@@ -89,12 +89,12 @@ export async function restoreToIndex(dir: string): Promise<void> {
 }
 
 /**
- * The changed lines of `path` (staged, against `start`) that fall outside its declared `lines`, as
- * `[from, to]` ranges of the start's version (a pure insertion after line N is `[N, N]` and may sit
+ * The changed lines of `path` (staged, or at the commit `to`, against `start`) that fall outside its declared
+ * `lines`, as `[from, to]` ranges of the start's version (a pure insertion after line N is `[N, N]` and may sit
  * next to a declared range). Empty: every change is inside.
  */
-export async function changesOutsideLines(dir: string, start: string, path: string, lines: readonly (readonly [number, number])[]): Promise<[number, number][]> {
-  const diff = await git(dir, ['diff', '--cached', '--no-color', '--no-ext-diff', '-U0', start, '--', path]);
+export async function changesOutsideLines(dir: string, start: string, path: string, lines: readonly (readonly [number, number])[], to?: string): Promise<[number, number][]> {
+  const diff = await git(dir, ['diff', ...(to === undefined ? ['--cached'] : []), '--no-color', '--no-ext-diff', '-U0', start, ...(to === undefined ? [] : [to]), '--', path]);
   const outside: [number, number][] = [];
   for (const match of diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
     const from = Number(match[1]);
