@@ -70,6 +70,7 @@ export function configOptions(config: ProjectConfig, root: string): RecordedOpti
   if (config.planner !== undefined) options.planner = config.planner;
   if (config.timeout !== undefined) options.timeout = String(config.timeout);
   if (config.idleTimeout !== undefined) options.idleTimeout = String(config.idleTimeout);
+  if (config.notify !== undefined) options.notify = config.notify;
   return options;
 }
 

@@ -18,6 +18,8 @@ export interface RecordedOptions {
   tracker?: 'local' | 'github';
   tests?: string[];
   allowSameFamily?: boolean;
+  /** `--notify CMD`, split into its argv. */
+  notify?: string[];
   /** `--plan FILE` (absolute): used only while HEAD has no ledger, so a start that bailed before its plan resumes with it. */
   plan?: string;
 }
@@ -26,7 +28,7 @@ export interface RecordedOptions {
 export const OPTION_FLAGS: { readonly [K in keyof Required<RecordedOptions>]: string } = {
   agentsFile: '--agents', developer: '--developer', verifier: '--verifier', planner: '--planner', testCmd: '--test-cmd',
   revisions: '--revisions', timeout: '--timeout', idleTimeout: '--idle-timeout', maxCost: '--max-cost', tracker: '--tracker',
-  tests: '--tests', allowSameFamily: '--allow-same-family', plan: '--plan',
+  tests: '--tests', allowSameFamily: '--allow-same-family', notify: '--notify', plan: '--plan',
 };
 
 /** The default idle limit of agent leaves: no output and no CPU progress for this long is `killed-stuck`. */
@@ -38,7 +40,7 @@ export function givenOptions(options: TddRunOptions): RecordedOptions {
     agentsFile: options.agentsFile === undefined ? undefined : (isAbsolute(options.agentsFile) ? options.agentsFile : resolve(options.cwd, options.agentsFile)),
     developer: options.developer, verifier: options.verifier, planner: options.planner, testCmd: options.testCmd,
     revisions: options.revisions, timeout: options.timeout, idleTimeout: options.idleTimeout, maxCost: options.maxCost,
-    tracker: options.tracker === undefined ? options.trackerName : undefined, tests: options.tests, allowSameFamily: options.allowSameFamily || undefined,
+    tracker: options.tracker === undefined ? options.trackerName : undefined, tests: options.tests, allowSameFamily: options.allowSameFamily || undefined, notify: options.notify,
     plan: options.planFile === undefined ? undefined : resolve(options.cwd, options.planFile),
   };
   if (given.timeout !== undefined) parseDuration('--timeout', given.timeout);
@@ -65,6 +67,7 @@ export function describeOptions(options: RecordedOptions): string {
     const value = options[key];
     if (value === undefined) continue;
     if (value === true) parts.push(OPTION_FLAGS[key]);
+    else if (key === 'notify' && Array.isArray(value)) parts.push(`${OPTION_FLAGS[key]} ${shellWord(value.join(' '))}`);
     else if (Array.isArray(value)) for (const v of value) parts.push(`${OPTION_FLAGS[key]} ${shellWord(v)}`);
     else parts.push(`${OPTION_FLAGS[key]} ${shellWord(String(value))}`);
   }

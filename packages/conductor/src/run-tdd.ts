@@ -18,6 +18,7 @@ import { missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
+import { notifyEnd } from './notify-end.js';
 import type { TddRunOptions, TddRunResult } from './types.js';
 
 /** Drive issue N end to end (see the README). Bad input throws a UsageError (exit 2) before anything is touched. */
@@ -70,15 +71,15 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
       void index;
     }
     const pullRequest = await finish(state);
-    return buildResult(state, { code: 0, outcome: 'done', pullRequest }, started);
+    return await notifyEnd(state, await buildResult(state, { code: 0, outcome: 'done', pullRequest }, started));
   } catch (error) {
     if (error instanceof Stopped) {
       const stoppedAt = await endStopped(state, error);
-      return buildResult(state, { code: 3, outcome: 'stopped', stoppedAt }, started);
+      return await notifyEnd(state, await buildResult(state, { code: 3, outcome: 'stopped', stoppedAt }, started));
     }
     if (error instanceof Bail) {
       const bail = await endBailed(state, error);
-      return buildResult(state, { code: 1, outcome: 'bailed', bail }, started);
+      return await notifyEnd(state, await buildResult(state, { code: 1, outcome: 'bailed', bail }, started));
     }
     throw error;
   }

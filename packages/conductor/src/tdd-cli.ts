@@ -31,6 +31,8 @@ Options:
                      green may change none of them that the red commit has
   --max-cost USD     bail cost-budget once the leaves' reported cost passes USD
   --tracker NAME     local (default: .tdd/issues/N.md) or github (through gh)
+  --notify CMD       on done, bail, stop and cost-budget, run CMD (split on spaces, no shell) with the
+                     event as JSON on stdin, supervised (60 s); its failure is narrated, never fatal
   --json             print the result as JSON on stdout (progress goes to stderr)
 
 leap.config.json at the repository root (its JSON Schema: @leap/conductor/schemas/leap-config.schema.json)
@@ -61,7 +63,7 @@ Exit codes: 0 written; 2 bad input.
 const RUN_OPTIONS = {
   issue: { type: 'string' }, 'test-cmd': { type: 'string' }, plan: { type: 'string' }, developer: { type: 'string' },
   verifier: { type: 'string' }, planner: { type: 'string' }, agents: { type: 'string' }, revisions: { type: 'string' },
-  'max-cost': { type: 'string' }, tracker: { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' },
+  'max-cost': { type: 'string' }, tracker: { type: 'string' }, notify: { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' },
   tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' },
   json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
@@ -100,11 +102,12 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
   const json = values.json === true;
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
+  const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
   const { runTdd } = await import('./run-tdd.js');
   const result = await runTdd({
     cwd: io.cwd, env: io.env, issue, testCmd: values['test-cmd'], planFile: values.plan, developer: values.developer, verifier: values.verifier,
     planner: values.planner, agentsFile: values.agents, revisions: count('revisions', values.revisions, true), maxCost: count('max-cost', values['max-cost'], false),
-    trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], tests: values.tests, allowSameFamily: values['allow-same-family'] === true ? true : undefined, progress: say,
+    trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], tests: values.tests, allowSameFamily: values['allow-same-family'] === true ? true : undefined, notify, progress: say,
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);
   else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);

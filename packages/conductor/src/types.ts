@@ -32,6 +32,8 @@ export interface TddRunOptions {
   allowSameFamily?: boolean;
   /** `--max-cost USD`: bail `cost-budget` once the leaves' reported cost passes it. */
   maxCost?: number;
+  /** `--notify CMD` as an argv: run on done, bail, stop and cost-budget with the event as JSON on stdin (notify-end.ts). */
+  notify?: string[];
   env?: NodeJS.ProcessEnv;
   /** One human line per phase, verdict, commit, bail or stop. */
   progress?: (line: string) => void;

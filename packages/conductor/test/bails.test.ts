@@ -181,8 +181,12 @@ bails('commit-refused: a pre-commit hook refuses the red commit', async () => {
 bails('cost-budget: checked after every leaf, says what was spent and on what', async () => {
   const repo = makeProject();
   const file = fakeClaudeDeveloper();
-  const result = await runTdd(base(repo, file, { maxCost: 0.5, env: cleanEnv({ FAKE_CLAUDE: 'cost' }) }));
+  // --notify tells a cost-budget bail as its own event (CONTRACT section 14).
+  const record = join(makeTempDir('leap-notify-'), 'told.jsonl');
+  const result = await runTdd(base(repo, file, { maxCost: 0.5, env: cleanEnv({ FAKE_CLAUDE: 'cost' }), notify: [process.execPath, fixture('notify-recorder.mjs'), record] }));
   assert.is(result.bail?.cause, 'cost-budget');
+  const told = JSON.parse((JSON.parse(readFileSync(record, 'utf8')) as { stdin: string }).stdin) as { event: string; bail: { cause: string } };
+  assert.equal([told.event, told.bail.cause], ['cost-budget', 'cost-budget']);
   assert.is(result.bail?.class, 'process');
   assert.match(result.bail?.narration ?? '', '$0.7500, past the budget of $0.5 (--max-cost): develop-red $0.7500');
 });

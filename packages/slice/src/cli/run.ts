@@ -2,7 +2,7 @@
 import { UsageError, showValue, type Subcommand } from '@leap/core';
 import { parseWithRunner } from './_runner-options.js';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner NAME [its options]] [--json]
+const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -17,6 +17,8 @@ Options:
   --reviewers LIST   comma-separated jury (default claude,codex,gemini; the builder's family is refused)
   --alternates LIST  seated in place of reviewers that never answered
   --max-cost USD     stop spending past this: the balls not yet done are held
+  --notify CMD       at the end (done, bail, stop, cost-budget), run CMD (split on spaces, no shell) with
+                     the event as JSON on stdin, supervised (60 s); its failure is said, never fatal
   --runner NAME      where balls are built: local (default: worktrees on this machine), or a runner plugin
                      found by name (bullmq is @leap/runner-bullmq: leap worker processes on other machines,
                      through a BullMQ queue on Redis; a package name names any other). A runner adds its
@@ -29,7 +31,7 @@ the repository does not have).`;
 
 const OPTIONS = {
   jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
-  alternates: { type: 'string' }, 'max-cost': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  alternates: { type: 'string' }, 'max-cost': { type: 'string' }, notify: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter((v) => v !== '');
@@ -50,12 +52,13 @@ export const runCommand: Subcommand = async (argv, io) => {
   }
   // The runner checks what it was given before the slice's lock is taken or a record written: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
+  const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
   const { runSlice } = await import('../engine/run-slice.js');
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
     file: positionals[0] as string, cwd: io.cwd, env: io.env, jobs, agentsFile: values.agents, builder: values.builder,
     reviewers: list(values.reviewers), alternates: list(values.alternates), maxCostUsd: maxCost,
-    progress: (line) => io.stderr(`leap slice: ${line}\n`), createRunner,
+    progress: (line) => io.stderr(`leap slice: ${line}\n`), createRunner, notify,
   });
   io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : renderSummary(summary));
   return summary.exitCode;

@@ -13,6 +13,7 @@ import { CostMeter } from './cost.js';
 import { engineLog } from './events.js';
 import { git, resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
+import { notifySliceEnd } from './notify-end.js';
 import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles, type JurySummary, type RunRecord, type SlicePaths } from './records.js';
 import type { SliceRunner } from './round-types.js';
 import { Engine } from './slice-engine.js';
@@ -39,6 +40,8 @@ export interface RunSliceOptions {
   createRunner?: (context: { repoRoot: string; paths: SlicePaths; stateDir: string; env: NodeJS.ProcessEnv }) => SliceRunner;
   /** Leaf and proof time limit in ms (default VERI_TIMEOUT's, else 900 s; 0: none). */
   timeoutMs?: number;
+  /** `--notify CMD` as an argv: told of the run's end (done, bail, stop, cost-budget; notify-end.ts). */
+  notify?: string[];
 }
 
 /** One ball's end, for the summary. */
@@ -109,7 +112,9 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     const [spineTip, authors] = await Promise.all([ensureSpine(repoRoot, slice.id, run.base), builderAliases(repoRoot, run.base)]);
     const meter = new CostMeter(stateDir, started, options.maxCostUsd);
     const engine = new Engine({ slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter, stop, file: options.file, spineTip, authors });
-    return await engine.run(started);
+    const summary = await engine.run(started);
+    await notifySliceEnd(options.notify, summary, meter.over(), { cwd: repoRoot, env, say });
+    return summary;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

@@ -1,0 +1,22 @@
+// `--notify CMD` (CONTRACT section 14) at the end of a run: done, bail (its cause `cost-budget` told as its own
+// event), stop. The command is the user's: run supervised and unsandboxed, the event as JSON on stdin; a
+// failure is narrated and in the event log (the leaf's exit event), never the run's result.
+import type { RunState } from './conductor.js';
+import type { TddRunResult } from './types.js';
+
+/** Tell the run's notify command (if any) how the run ended; returns the result unchanged. */
+export async function notifyEnd(state: RunState, result: TddRunResult): Promise<TddRunResult> {
+  const argv = state.setup.effective.notify;
+  if (argv === undefined || argv.length === 0) return result;
+  const event = result.outcome === 'done' ? 'done' : result.outcome === 'stopped' ? 'stop' : result.bail?.cause === 'cost-budget' ? 'cost-budget' : 'bail';
+  const { runNotify } = await import('@leap/supervise');
+  const payload = {
+    issue: state.issue, title: state.setup.issueData.title, branch: state.branch, outcome: result.outcome, code: result.code,
+    ...(result.bail === undefined ? {} : { bail: result.bail }), ...(result.stoppedAt === undefined ? {} : { stopped_at: result.stoppedAt }),
+    ...(result.pullRequest === undefined ? {} : { pull_request: result.pullRequest.url }),
+    steps: result.steps.length, commits: result.commits.length, ms: Math.round(result.ms), ts: new Date().toISOString(),
+  };
+  const told = await runNotify(argv, event, payload, { cwd: state.setup.root, env: state.setup.env });
+  state.setup.progress(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
+  return result;
+}

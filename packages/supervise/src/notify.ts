@@ -1,0 +1,48 @@
+// `--notify CMD` (CONTRACT section 14): on a run's done, bail, stop or cost-budget, the user's command runs
+// supervised (a leaf of its own, its time limit, its out and err files) and unsandboxed, with the event as one
+// JSON object on stdin, argv only (no shell). Its failure is said and logged, never fatal to the run.
+import { join } from 'node:path';
+import { UsageError, resolveStateDir, showValue, statePaths } from '@leap/core';
+import { supervise } from './supervise.js';
+
+/** The ends a notify command is told of. */
+export type NotifyEvent = 'done' | 'bail' | 'stop' | 'cost-budget';
+
+/** `--notify CMD` as the contract splits it: on spaces into an argv (no shell, no quoting: put a script in it for more). */
+export function splitNotify(command: string, option = '--notify'): string[] {
+  const argv = command.split(' ').filter((word) => word !== '');
+  if (argv.length === 0) throw new UsageError(`Expected ${option} to be a command line (split on spaces into an argv, no shell), got ${showValue(command)}`);
+  return argv;
+}
+
+/** What became of one notification: null when the command exited 0, else what went wrong, with where its words are. */
+export interface NotifyOutcome {
+  leaf: string;
+  problem: string | null;
+}
+
+/** How long a notify command may run (VERI_TIMEOUT's form): a webhook that hangs must not hold the run's end. */
+const NOTIFY_TIMEOUT = '60';
+
+/**
+ * Run `argv` with `payload` (its `event` field is `event`) as JSON on stdin, as the leaf `notify-EVENT-N` in the
+ * repository's state folder. Never throws for what the command did: a non-zero exit, a missing executable, a
+ * time limit passed come back as `problem`.
+ */
+export async function runNotify(argv: readonly string[], event: NotifyEvent, payload: Record<string, unknown>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<NotifyOutcome> {
+  const paths = statePaths(resolveStateDir(place.env, place.cwd));
+  const leaf = `notify-${event}-${Date.now()}`;
+  const [command, ...args] = argv as [string, ...string[]];
+  const env = { ...place.env, VERI_TIMEOUT: NOTIFY_TIMEOUT, VERI_IDLE_TIMEOUT: '0' };
+  const input = `${JSON.stringify({ ...payload, event })}\n`;
+  const out = join(paths.dir, `${leaf}.out`);
+  const err = join(paths.dir, `${leaf}.err`);
+  try {
+    const result = await supervise({ name: leaf, command, args, cwd: place.cwd, env, io: { input, stdoutFile: out, stderrFile: err } });
+    if (result.code === 0) return { leaf, problem: null };
+    const why = result.error ?? `${result.status}${result.leafCode === null ? '' : ` (exit ${result.leafCode})`}`;
+    return { leaf, problem: `the notify command ${showValue(command)} failed: ${why}; its output is in ${err}` };
+  } catch (error) {
+    return { leaf, problem: `the notify command ${showValue(command)} could not run: ${(error as Error).message}` };
+  }
+}
