@@ -31,6 +31,8 @@ Options:
                      green may change none of them that the red commit has
   --max-cost USD     bail cost-budget once the leaves' reported cost passes USD
   --tracker NAME     local (default: .tdd/issues/N.md) or github (through gh)
+  --sandbox on|off   every leaf and suite run in a bubblewrap sandbox (default: leap.config.json's
+                     sandbox, else LEAP_SANDBOX, else on); without bwrap: exit 2 (apt-get install bubblewrap)
   --json             print the result as JSON on stdout (progress goes to stderr)
 
 leap.config.json at the repository root (its JSON Schema: @leap/conductor/schemas/leap-config.schema.json)
@@ -62,7 +64,7 @@ const RUN_OPTIONS = {
   issue: { type: 'string' }, 'test-cmd': { type: 'string' }, plan: { type: 'string' }, developer: { type: 'string' },
   verifier: { type: 'string' }, planner: { type: 'string' }, agents: { type: 'string' }, revisions: { type: 'string' },
   'max-cost': { type: 'string' }, tracker: { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' },
-  tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' },
+  tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' }, sandbox: { type: 'string' },
   json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -100,11 +102,12 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
   const json = values.json === true;
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
-  const { runTdd } = await import('./run-tdd.js');
+  const [{ runTdd }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('@leap/verify')]);
   const result = await runTdd({
     cwd: io.cwd, env: io.env, issue, testCmd: values['test-cmd'], planFile: values.plan, developer: values.developer, verifier: values.verifier,
     planner: values.planner, agentsFile: values.agents, revisions: count('revisions', values.revisions, true), maxCost: count('max-cost', values['max-cost'], false),
     trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], tests: values.tests, allowSameFamily: values['allow-same-family'] === true ? true : undefined, progress: say,
+    sandbox: sandboxFlag(values.sandbox),
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);
   else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);

@@ -32,6 +32,8 @@ export interface TddRunOptions {
   allowSameFamily?: boolean;
   /** `--max-cost USD`: bail `cost-budget` once the leaves' reported cost passes it. */
   maxCost?: number;
+  /** `--sandbox on|off`: leaves and suite runs in a bubblewrap sandbox (else leap.config.json's `sandbox`, else LEAP_SANDBOX, else on). */
+  sandbox?: 'on' | 'off';
   env?: NodeJS.ProcessEnv;
   /** One human line per phase, verdict, commit, bail or stop. */
   progress?: (line: string) => void;

@@ -1,7 +1,7 @@
 // Helpers of the engine's tests: a repository, a slice file of balls whose proofs check file contents,
 // an agents file of command agents (a builder that makes the edits its plan gives, reviewers by mode).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
@@ -52,9 +52,11 @@ export function writeAgents(dir: string, plan: Plan, extra: Record<string, unkno
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
   const prompts = join(dir, 'prompts');
+  mkdirSync(prompts, { recursive: true });
+  // Each juror runs in a sandbox (a reader of a throwaway copy): the folder it records its prompt in is its entry's to write.
   const reviewer = (name: string, family: string, mode: string) => ({
     plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')],
-    env: { REVIEW_MODE: mode, REVIEWER_NAME: name, PROMPT_DIR: prompts, ...reviewEnv },
+    env: { REVIEW_MODE: mode, REVIEWER_NAME: name, PROMPT_DIR: prompts, ...reviewEnv }, paths: { write: [prompts] },
   });
   const agents = {
     b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts } },
