@@ -59,7 +59,8 @@ export function writeAgents(dir: string, plan: Plan, extra: Record<string, unkno
     env: { REVIEW_MODE: mode, REVIEWER_NAME: name, PROMPT_DIR: prompts, ...reviewEnv }, paths: { write: [prompts] },
   });
   const agents = {
-    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts } },
+    // The builder runs in a sandbox (a writer of its ball's worktree): its plan, prompts and rendezvous files lie in `dir`, its entry's to write.
+    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts }, paths: { write: [dir] } },
     r1: reviewer('r1', 'f1', 'pass'), r2: reviewer('r2', 'f2', 'pass'), r3: reviewer('r3', 'f3', 'pass'),
     garbage: reviewer('garbage', 'fg', 'garbage'), silent: reviewer('silent', 'fs', 'silent'),
     same: reviewer('same', 'fb', 'pass'), refuser: reviewer('refuser', 'fr', 'refuse'),

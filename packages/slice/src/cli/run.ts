@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner local|bullmq --redis URL [--remote R] [--secret-file FILE]] [--json]
+const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--runner local|bullmq --redis URL [--remote R] [--secret-file FILE]] [--sandbox on|off] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -17,6 +17,8 @@ Options:
   --reviewers LIST   comma-separated jury (default claude,codex,gemini; the builder's family is refused)
   --alternates LIST  seated in place of reviewers that never answered
   --max-cost USD     stop spending past this: the balls not yet done are held
+  --sandbox on|off   builders write only their ball's worktree, jurors read a throwaway copy, in a bubblewrap
+                     sandbox (default LEAP_SANDBOX, else on); without bwrap: exit 2 (apt-get install bubblewrap)
   --runner NAME      where balls are built: local (default: worktrees on this machine) or bullmq (leap
                      worker processes on other machines, through a BullMQ queue on Redis)
   --redis URL        the Redis server of the bullmq runner (redis://HOST:PORT; default LEAP_REDIS_URL)
@@ -35,7 +37,7 @@ export const runCommand: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, {
     jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
     alternates: { type: 'string' }, 'max-cost': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    runner: { type: 'string' }, redis: { type: 'string' }, remote: { type: 'string' }, 'secret-file': { type: 'string' },
+    runner: { type: 'string' }, redis: { type: 'string' }, sandbox: { type: 'string' }, remote: { type: 'string' }, 'secret-file': { type: 'string' },
   }, USAGE);
   if (values.help === true) {
     io.stdout(`${USAGE}\n`);
@@ -49,12 +51,12 @@ export const runCommand: Subcommand = async (argv, io) => {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`);
   }
   const createRunner = await chooseRunner(values.runner, { redis: values.redis, remote: values.remote, secretFile: values['secret-file'] }, io.cwd, io.env);
-  const { runSlice } = await import('../engine/run-slice.js');
+  const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
     file: positionals[0] as string, cwd: io.cwd, env: io.env, jobs, agentsFile: values.agents, builder: values.builder,
     reviewers: list(values.reviewers), alternates: list(values.alternates), maxCostUsd: maxCost,
-    progress: (line) => io.stderr(`leap slice: ${line}\n`), createRunner,
+    progress: (line) => io.stderr(`leap slice: ${line}\n`), createRunner, sandbox: sandboxFlag(values.sandbox),
   });
   io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : renderSummary(summary));
   return summary.exitCode;
