@@ -171,7 +171,8 @@ mcp('slice_run builds a real slice detached (the slice engine\'s own test builde
   const dir = makeTempDir('leap-mcp-slice-');
   writeFileSync(join(dir, 'plan.json'), JSON.stringify({ made: { '*': { edits: [{ path: 'src/made.js', content: 'made\n' }] } } }));
   const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
-  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
+  // The builder runs in a sandbox (a writer of its ball's worktree): its plan lies in `dir`, its entry's to read.
+  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') }, paths: { read: [dir] } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
   writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents }));
   const proof = [process.execPath, '-e', "process.exit(require('fs').readFileSync('src/made.js','utf8')==='made\\n'?0:1)"];
   const file = join(dir, 'made.json');

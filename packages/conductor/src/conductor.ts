@@ -15,6 +15,7 @@ import { readJournal, writeJournal, type RunJournal } from './run-files.js';
 import type { RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
 import type { TddRunResult, TddVerdict } from './types.js';
+import type { RunSandbox } from './leaf-sandboxes.js';
 
 /** Everything a run is given once its input is checked. */
 export interface ConductorSetup {
@@ -44,6 +45,8 @@ export interface ConductorSetup {
   replaced: string[];
   /** Whether a recorded run file supplied options (a resume). */
   resumedOptions: boolean;
+  /** Whether and how the run's leaves and suite runs are sandboxed (leaf-sandboxes.ts). */
+  sandbox: RunSandbox;
 }
 
 /** The state every part of a run shares: its setup, git, the journal, and what it has gathered. */

@@ -8,6 +8,7 @@ import { LeapError, readFileIfExists, type AgentPlugin, type AgentRole } from '@
 import { readExitFile, writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
+import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { Bail, Stopped } from './bail-causes.js';
 import type { RunState } from './conductor.js';
 import type { Phase } from './prompts.js';
@@ -58,9 +59,11 @@ export async function launchAgentLeaf(
   await state.checkStop(where);
   const offset = eventsSize(state);
   state.leaves++;
+  const env = leafEnv(state, step, phase, attempt);
   // The agent's readiness was checked once, in preflight.
   const result = await runAgentLeaf({
-    name, agent: chosen.agent, prompt, options: { role, cwd: state.root }, stateDir: state.paths.dir, env: leafEnv(state, step, phase, attempt), preflight: false,
+    name, agent: chosen.agent, prompt, options: { role, cwd: state.root }, stateDir: state.paths.dir, env, preflight: false,
+    sandbox: agentLeafSandbox(state.setup.sandbox, role, chosen.agent, state.root, state.paths.dir, env),
   });
   state.invalidateHead();
   // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
@@ -167,6 +170,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
       base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase), testFiles: state.setup.effective.tests, passedTrees: phase === 'red' ? state.passedTrees : undefined, head: phase === 'red' ? undefined : await state.head(),
       // The verifier's readiness was checked once, in preflight.
       preflight: false,
+      sandbox: state.setup.sandbox.bwrap === null ? 'off' : 'on', testNetwork: state.setup.sandbox.testNetwork,
     });
   } catch (error) {
     if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);

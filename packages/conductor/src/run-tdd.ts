@@ -16,6 +16,7 @@ import { drivePhase, dirtyPaths } from './phases.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
 import { missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
+import { chooseRunSandbox, suiteRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
@@ -140,6 +141,7 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
   return {
     root, issue, stateDir, env, tracker, issueData, agents, revisions, maxCost: options.maxCost, testCmd: options.testCmd,
     planText, progress: given.progress ?? (() => {}), deadConductor: null, testGlobs, recorded, effective, sources, replaced, resumedOptions: recordedBefore !== undefined,
+    sandbox: chooseRunSandbox(given.sandbox, project?.config, env),
   };
 }
 
@@ -212,7 +214,7 @@ async function prepare(state: RunState): Promise<void> {
   state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
   ensureTimeoutFile(paths, state.issue);
   if (!exists) {
-    const baseline = await runTestCommand(state.testCmd, state.root, { ...setup.env, VERI_TEST_CMD: state.testCmd });
+    const baseline = await runTestCommand(state.testCmd, state.root, { ...setup.env, VERI_TEST_CMD: state.testCmd }, suiteRunSandbox(setup.sandbox, state.root, paths.dir));
     if (baseline.code !== 0) {
       const tail = `${baseline.stdout}${baseline.stderr}`.trim().split('\n').slice(-8).join('\n');
       throw new Bail('baseline-red', `The test suite fails before any change (\`${state.testCmd}\` exited ${baseline.code}), so a red test could not be told from a broken build. Make it pass on ${current || 'HEAD'} first. Its last lines:\n${tail}`);

@@ -33,6 +33,8 @@ Options:
   --tracker NAME     local (default: .tdd/issues/N.md) or github (through gh)
   --notify CMD       on done, bail, stop and cost-budget, run CMD (split on spaces, no shell) with the
                      event as JSON on stdin, supervised (60 s); its failure is narrated, never fatal
+  --sandbox on|off   every leaf and suite run in a bubblewrap sandbox (default: leap.config.json's
+                     sandbox, else LEAP_SANDBOX, else on); without bwrap: exit 2 (apt-get install bubblewrap)
   --json             print the result as JSON on stdout (progress goes to stderr)
 
 leap.config.json at the repository root (its JSON Schema: @leap/conductor/schemas/leap-config.schema.json)
@@ -64,7 +66,7 @@ const RUN_OPTIONS = {
   issue: { type: 'string' }, 'test-cmd': { type: 'string' }, plan: { type: 'string' }, developer: { type: 'string' },
   verifier: { type: 'string' }, planner: { type: 'string' }, agents: { type: 'string' }, revisions: { type: 'string' },
   'max-cost': { type: 'string' }, tracker: { type: 'string' }, notify: { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' },
-  tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' },
+  tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' }, sandbox: { type: 'string' },
   json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -103,11 +105,12 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   const json = values.json === true;
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
-  const { runTdd } = await import('./run-tdd.js');
+  const [{ runTdd }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('@leap/verify')]);
   const result = await runTdd({
     cwd: io.cwd, env: io.env, issue, testCmd: values['test-cmd'], planFile: values.plan, developer: values.developer, verifier: values.verifier,
     planner: values.planner, agentsFile: values.agents, revisions: count('revisions', values.revisions, true), maxCost: count('max-cost', values['max-cost'], false),
     trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], tests: values.tests, allowSameFamily: values['allow-same-family'] === true ? true : undefined, notify, progress: say,
+    sandbox: sandboxFlag(values.sandbox),
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);
   else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);

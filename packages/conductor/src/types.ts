@@ -34,6 +34,8 @@ export interface TddRunOptions {
   maxCost?: number;
   /** `--notify CMD` as an argv: run on done, bail, stop and cost-budget with the event as JSON on stdin (notify-end.ts). */
   notify?: string[];
+  /** `--sandbox on|off`: leaves and suite runs in a bubblewrap sandbox (else leap.config.json's `sandbox`, else LEAP_SANDBOX, else on). */
+  sandbox?: 'on' | 'off';
   env?: NodeJS.ProcessEnv;
   /** One human line per phase, verdict, commit, bail or stop. */
   progress?: (line: string) => void;

@@ -10,7 +10,8 @@ import {
   IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, fixture, makeProject, pass, planFile, readEvents, scriptedAgents, stepMoves, subjects, writeRepoFile,
 } from './helpers.js';
 
-// An agents file: `dev` is the claude plugin over fixtures/fake-claude.mjs (FAKE_CLAUDE says how it behaves), `ver` always passes.
+// An agents file: `dev` is the claude plugin over fixtures/fake-claude.mjs (FAKE_CLAUDE says how it behaves, passed
+// into its sandbox by the entry's pass_env), `ver` always passes.
 function fakeClaudeDeveloper(): string {
   const dir = makeTempDir();
   const claude = join(dir, 'claude');
@@ -18,7 +19,7 @@ function fakeClaudeDeveloper(): string {
   chmodSync(claude, 0o755);
   const ver = scriptedAgents([], [pass()]);
   const file = join(dir, 'agents.json');
-  writeFileSync(file, JSON.stringify({ agents: { dev: { plugin: 'claude', bin: claude }, ver: { plugin: 'scripted', script: join(ver.dir, 'ver.json') } } }));
+  writeFileSync(file, JSON.stringify({ agents: { dev: { plugin: 'claude', bin: claude, pass_env: ['FAKE_CLAUDE'] }, ver: { plugin: 'scripted', script: join(ver.dir, 'ver.json') } } }));
   return file;
 }
 

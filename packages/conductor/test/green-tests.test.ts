@@ -2,6 +2,8 @@
 // step's own, is rejected by the conductor's ground truth with the files named, before any verifier is asked.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, readLog, slugSteps, subjects, type StepEdits } from './helpers.js';
@@ -18,7 +20,8 @@ green('a green that deletes another test file and rewrites the step\'s own is re
   const red = step.red!;
   // The cheat: the step's test rewritten to pass whatever the code does, and the smoke test removed.
   step.green = { ...step.green!, extra: [{ path: red.path, content: "import { test } from 'node:test';\ntest('nothing', () => {});\n" }], delete: ['test/smoke.test.js'] };
-  step['green-2'] = { ...step.green, extra: [], delete: [], git: [['checkout', 'HEAD', '--', 'test/smoke.test.js', red.path]] };
+  // The revision puts both back as they were (a sandboxed leaf cannot run `git checkout`: .git is read-only).
+  step['green-2'] = { ...step.green, extra: [{ path: 'test/smoke.test.js', content: readFileSync(join(repo, 'test', 'smoke.test.js'), 'utf8') }, { path: red.path, content: red.content }], delete: [] };
   const agents = commandAgents(steps);
   const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
   assert.is(result.code, 0, JSON.stringify(result.bail));

@@ -101,10 +101,14 @@ export function commandAgents(steps: Record<string, StepEdits>, options: { sleep
   const devLog = join(dir, 'dev.log');
   const verLog = join(dir, 'ver.log');
   const file = join(dir, 'agents.json');
+  // Their logs lie in this folder, outside the repository: each entry makes it writable inside its sandbox (`paths`),
+  // and passes the variables that tell them how long to sleep (`pass_env`), as an entry names its CLI's own.
+  const paths = { write: [dir] };
+  const pass_env = ['DEV_SLEEP_*', 'VER_SLEEP_MS'];
   writeFileSync(file, JSON.stringify({
     agents: {
-      dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), moves, devLog] },
-      ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs'), verLog] },
+      dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), moves, devLog], paths, pass_env },
+      ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs'), verLog], paths, pass_env },
     },
   }));
   return { file, dir, devLog, verLog };

@@ -59,7 +59,9 @@ ends('a leaf that deletes a tracked state file gets it back from HEAD; a state f
   const step = steps[TITLE] as StepEdits;
   step.red = { ...step.red!, delete: ['.tdd/notes.md'], extra: [{ path: '.tdd/issues/3.md', content: '# written by a leaf\n' }] };
   const agents = commandAgents(steps);
-  const result = await runTdd(options(repo, agents.file));
+  // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
+  // the same leaf is refused by the file system: sandboxed-run.test.ts).
+  const result = await runTdd({ ...options(repo, agents.file), sandbox: 'off' });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.is(readFileSync(join(repo, '.tdd/notes.md'), 'utf8'), 'the team\'s notes, committed\n');
   assert.not.ok(existsSync(join(repo, '.tdd/issues/3.md')));

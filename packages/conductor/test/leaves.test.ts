@@ -23,7 +23,9 @@ leaves('the planner turns the criteria into the ledger; what it edits is kept as
   const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass(), pass(), pass()], [
     { answer: `Slugify\n- ${TITLE} (criterion 1)\n`, edits: [{ path: 'notes.txt', content: 'planner was here' }] },
   ]);
-  const result = await runTdd(options(repo, agents.file, { planFile: undefined, planner: 'plan' }));
+  // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
+  // the same leaf is refused by the file system: sandboxed-run.test.ts).
+  const result = await runTdd(options(repo, agents.file, { planFile: undefined, planner: 'plan', sandbox: 'off' }));
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   assert.match(receivedPrompt(agents.dir, 'plan', 0), '1. slugify lowercases the words and joins them with dashes');
@@ -49,7 +51,9 @@ leaves('an agent that commits on its own, edits the ledger and leaves the branch
   const [, green, refactor] = stepMoves(1, TEST1, IMPL1, REFACTORED1);
   const red = { edits: [redTest(1, TEST1), { path: '.tdd/issue-1.md', content: '# hijacked\n\n## Steps\n\n- [x] ' + TITLE + '\n' }], commit: 'wip: my own commit', answer: 'Committed it myself.' };
   const agents = scriptedAgents([red, green!, refactor!], [pass(), pass(), pass()]);
-  const result = await runTdd(options(repo, agents.file));
+  // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
+  // the same leaf is refused by the file system: sandboxed-run.test.ts).
+  const result = await runTdd(options(repo, agents.file, { sandbox: 'off' }));
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   const thread = readFileSync(join(repo, '.tdd/issues/1.thread.md'), 'utf8');
@@ -68,7 +72,9 @@ leaves('leaves that plant state files (one committed, one not), detach HEAD or s
   step.red = { ...step.red!, extra: [{ path: committed, content: 'not the run\'s\n' }], git: [['add', '-A'], ['commit', '-q', '-m', 'wip: mine'], ['checkout', '-q', '--detach']] };
   step.green = { ...step.green!, extra: [{ path: untracked, content: 'nor this\n' }], git: [['checkout', '-q', '-b', 'elsewhere']] };
   const agents = commandAgents(steps);
-  const result = await runTdd(options(repo, agents.file, { testCmd: 'node --test test/' }));
+  // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
+  // the same leaf is refused by the file system: sandboxed-run.test.ts).
+  const result = await runTdd(options(repo, agents.file, { testCmd: 'node --test test/', sandbox: 'off' }));
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   assert.is(git(repo, 'symbolic-ref', 'HEAD').trim(), 'refs/heads/leap/issue-1');

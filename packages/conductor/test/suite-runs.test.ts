@@ -22,7 +22,9 @@ runs('three runs a step (red, green, refactor) besides the baseline; a red that 
   // Each run of the suite appends the folder it ran in: the user's tree or a copy.
   const count = join(makeTempDir('leap-count-'), 'runs');
   const testCmd = `pwd >> '${count.replace(/'/g, "'\\''")}'; ${TEST_CMD}`;
-  const result = await runTdd({ cwd: repo, issue: 1, testCmd, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
+  // Unsandboxed: the count is kept in a file outside the tree, which a sandboxed suite run cannot write (its /tmp is
+  // its own); what a sandboxed suite run reaches is sandboxed-run.test.ts's.
+  const result = await runTdd({ cwd: repo, issue: 1, testCmd, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv(), sandbox: 'off' });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])]);
   const where = readFileSync(count, 'utf8').trim().split('\n').map((dir) => (dir.endsWith('/tree') ? 'copy' : 'tree'));

@@ -38,7 +38,9 @@ users('an uncommitted issue file is committed with the plan, by its own path; le
   step.green = { ...step.green!, extra: [{ path: '.tdd/issues/1.md', content: '# rewritten by a leaf\n' }, { path: '.tdd/issues/2.md', content: 'rewritten\n' }] };
   step.refactor = { ...step.refactor!, extra: [{ path: '.tdd/issue-5.md', content: 'planted\n' }], git: [['add', '-A']] };
   const agents = commandAgents(steps);
-  const result = await runTdd(options(repo, agents.file));
+  // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
+  // the same leaf is refused by the file system: sandboxed-run.test.ts).
+  const result = await runTdd({ ...options(repo, agents.file), sandbox: 'off' });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   // The plan commit holds the issue file as the user wrote it; the refactor commit ticks it.

@@ -10,6 +10,11 @@ export interface AgentOptions {
   model?: string;
   /** A JSON Schema the answer must follow, for CLIs that can enforce one. */
   answerSchema?: Record<string, unknown>;
+  /**
+   * The leaf runs inside the toolchain's sandbox (CONTRACT section 13), which holds it to its tree: a CLI's own
+   * sandbox, which cannot nest inside it (codex's is bwrap too, and no capability is left to make namespaces), is off.
+   */
+  sandboxed?: boolean;
 }
 
 /** A command line ready to spawn without a shell. */
@@ -49,11 +54,27 @@ export interface AgentRetry {
   final?: boolean;
 }
 
+/**
+ * What an agent's leaf needs inside its sandbox (CONTRACT section 13) beyond the tree: its CLI's own config
+ * and session places (relative to home, or absolute), read-write; the variables its CLI reads (names, or
+ * prefixes ending in `*`); more places read-only or read-write; the network (default on for agents).
+ * An agents-file entry's `pass_env`, `paths` and `network` are added to its plugin's.
+ */
+export interface AgentSandboxNeeds {
+  agentPaths?: readonly string[];
+  passEnv?: readonly string[];
+  read?: readonly string[];
+  write?: readonly string[];
+  network?: boolean;
+}
+
 /** One agent CLI. The optional methods are what a CLI can tell beyond its answer; a plugin without them loses nothing else. */
 export interface AgentPlugin {
   readonly name: string;
   /** The model family, for the rule that reviewers come from other families than the builder. */
   readonly family: string;
+  /** What its leaf needs inside a sandbox, read from the leaf's environment (`CODEX_HOME`); none: the tree and the allow-list only. */
+  sandbox?(env: NodeJS.ProcessEnv): AgentSandboxNeeds;
   buildInvocation(prompt: string, options: AgentOptions): AgentInvocation;
   /** Read the CLI's stdout; throws when it is not that CLI's answer format. Fills `usage` when the CLI reports it. */
   parseAnswer(stdout: string): AgentAnswer;

@@ -1,7 +1,7 @@
 // Helpers of the engine's tests: a repository, a slice file of balls whose proofs check file contents,
 // an agents file of command agents (a builder that makes the edits its plan gives, reviewers by mode).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
@@ -52,12 +52,15 @@ export function writeAgents(dir: string, plan: Plan, extra: Record<string, unkno
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
   const prompts = join(dir, 'prompts');
+  mkdirSync(prompts, { recursive: true });
+  // Each juror runs in a sandbox (a reader of a throwaway copy): the folder it records its prompt in is its entry's to write.
   const reviewer = (name: string, family: string, mode: string) => ({
     plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')],
-    env: { REVIEW_MODE: mode, REVIEWER_NAME: name, PROMPT_DIR: prompts, ...reviewEnv },
+    env: { REVIEW_MODE: mode, REVIEWER_NAME: name, PROMPT_DIR: prompts, ...reviewEnv }, paths: { write: [prompts] },
   });
   const agents = {
-    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts } },
+    // The builder runs in a sandbox (a writer of its ball's worktree): its plan, prompts and rendezvous files lie in `dir`, its entry's to write.
+    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts }, paths: { write: [dir] } },
     r1: reviewer('r1', 'f1', 'pass'), r2: reviewer('r2', 'f2', 'pass'), r3: reviewer('r3', 'f3', 'pass'),
     garbage: reviewer('garbage', 'fg', 'garbage'), silent: reviewer('silent', 'fs', 'silent'),
     same: reviewer('same', 'fb', 'pass'), refuser: reviewer('refuser', 'fr', 'refuse'),

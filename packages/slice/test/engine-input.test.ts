@@ -133,8 +133,8 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   const balls = ['a', 'b', 'c'].map((id) => ball(id, [`src/${id}.txt`], base, { proof: { argv: contentProof({ [`src/${id}.txt`]: `${id}!\n` }) } }));
   const file = writeSlice(dir, { id: 'budget', balls });
   const plan = Object.fromEntries(['a', 'b', 'c'].map((id) => [id, { '*': { edits: [{ path: `src/${id}.txt`, content: `${id}!\n` }], cost_usd: 0.4 } }]));
-  // The builder answers as `claude -p --output-format json` does, with its cost.
-  const agents = writeAgents(dir, plan, { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs') } });
+  // The builder answers as `claude -p --output-format json` does, with its cost; its entry passes BUILDER_* into its sandbox.
+  const agents = writeAgents(dir, plan, { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs'), pass_env: ['BUILDER_*'], paths: { write: [dir] } } });
   const env = engineEnv({ BUILDER_CLAUDE_JSON: '1', BUILDER_PLAN: join(dir, 'plan.json') });
   // A user's EDITOR, VISUAL and PAGER (which simple-git refuses to pass on to git) do not stop the engine.
   const saved = { EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL, PAGER: process.env.PAGER };
@@ -159,7 +159,7 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   assert.is(readLeap(repo, 'budget', 'record.json'), null);
   // Checked after the builder's leaf too: one that spends more than is left holds its ball before any jury.
   const dear = writeSlice(dir, { id: 'dear', balls: [balls[0]] }, 'dear.json');
-  writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'a!\n' }], cost_usd: 0.6 } } }, { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs') } });
+  writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'a!\n' }], cost_usd: 0.6 } } }, { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs'), pass_env: ['BUILDER_*'], paths: { write: [dir] } } });
   const reviewsBefore = eventsOf(repo, 'review').length;
   const held = await leapSlice(repo, ['run', dear, '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
   assert.is(held.code, 3, held.stderr);

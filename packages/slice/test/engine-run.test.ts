@@ -190,13 +190,44 @@ run('a builder that deletes its worktree\'s .git: the ball is held, and the work
   const file = writeSlice(dir, { id: 'gone', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }, { path: '.git', delete: true }] } } });
   const head = git(repo, 'rev-parse', 'HEAD');
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  // Unsandboxed: the engine's recovery from a builder that breaks its worktree, for --sandbox off (sandboxed, the
+  // deletion is refused: the next test).
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json', '--sandbox', 'off']);
   assert.is(out.code, 3, out.stderr);
   assert.match(JSON.parse(out.stdout).balls[0].reason, /^the engine failed on this ball: git /);
   // No git of the engine's ran in the main repository around the worktree: its branch and tree are the user's.
   assert.equal([git(repo, 'rev-parse', 'HEAD'), git(repo, 'status', '--porcelain')], [head, '']);
   assert.equal(extraWorktrees(repo), []);
   assert.not.ok(existsSync(join(repo, '.leap', '.worktrees', 'gone', 'a')));
+});
+
+run('a sandboxed builder writes its ball\'s worktree only: its write into the main tree and its deletion of .git are refused', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'boxed', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  // Its worktree is .leap/.worktrees/boxed/a: four folders up is the main tree.
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }, { path: '../../../../README.md', content: 'mine\n' }, { path: '.git', delete: true }] } } });
+  const head = git(repo, 'rev-parse', 'HEAD');
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  assert.ok(out.code === 0 || out.code === 3, out.stderr);
+  // The main tree is the user's: its file, its HEAD, nothing changed but the engine's own records in .leap/.
+  assert.equal([readFileSync(join(repo, 'README.md'), 'utf8'), git(repo, 'rev-parse', 'HEAD'), git(repo, 'status', '--porcelain', '--', '.', ':!.leap')], ['# repo\n', head, '']);
+  const err1 = readFileSync(join(repo, '.tdd', 'build-a-1.err'), 'utf8') + readFileSync(join(repo, '.tdd', 'build-a-1.out'), 'utf8');
+  // Its worktree's .git is read-only (a mount point: it cannot be removed); the main tree is not its to write.
+  assert.match(err1, /(EROFS|EBUSY)[^\n]*\.git'/, err1);
+  const builds = eventsOf(repo, 'launch').filter((e) => String(e.leaf).startsWith('build-a-'));
+  assert.ok(builds.length >= 1 && builds.every((e) => e.sandbox === 'bwrap' && e.sandbox_role === 'writer'), JSON.stringify(builds));
+});
+
+run('without bwrap leap slice run refuses with exit 2 in one line, before any lock, worktree or record', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'nobox', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, PASSING);
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], engineEnv({ LEAP_BWRAP: '/nonexistent/bwrap' }));
+  assert.is(out.code, 2, out.stderr);
+  assert.match(out.stderr, /^leap: cannot sandbox the leaf: bwrap \(bubblewrap\) is not installed .*apt-get install bubblewrap, or run with --sandbox off\n$/);
+  assert.not.ok(existsSync(join(repo, '.leap', 'nobox')));
+  const bad = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--sandbox', 'maybe']);
+  assert.equal([bad.code, /--sandbox must be on or off/.test(bad.stderr)], [2, true], bad.stderr);
 });
 
 run('the runner is a plugin: a runner that gets each round as JSON (as a queue would carry it) builds the same slice', async () => {

@@ -238,7 +238,7 @@ jury('the builder\'s identities are redacted from what every reviewer is shown, 
   // The work names the user's git identity and the builder's family, as a LICENSE or a package.json would.
   const named = 'Copyright Leap Test <leap@test.invalid>, built with BuilderFam tools\n';
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: named }] } } }, {
-    bf: { plugin: 'command', family: 'builderfam', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json'), PROMPT_DIR: join(dir, 'prompts') } },
+    bf: { plugin: 'command', family: 'builderfam', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json'), PROMPT_DIR: join(dir, 'prompts') }, paths: { write: [dir] } },
   });
   const file = writeSlice(dir, { id: 'named', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': named }) } })] });
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'bf', '--reviewers', 'r1,r2', '--json']);

@@ -72,6 +72,8 @@ export const AGENT_CLI_PATHS: readonly string[] = [
 ];
 
 export const DEFAULT_STATE_DIRS: readonly string[] = ['.tdd', '.leap'];
+/** Folders private to each leaf (an empty tmpfs inside). */
+const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 export const DEFAULT_LINK_READ_ONLY: readonly string[] = ['node_modules', '.venv', 'venv'];
 
 /** One mount (or namespace-building) operation, in bwrap's order. */
@@ -240,7 +242,8 @@ export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions
     }
     if (spec.role === 'writer' && inside(tree, home)) addRule(root, relative(home, tree), 'rw');
     prune(root, home, view);
-    layout(home, root, 'ro', view, ops, 'ro');
+    // A home in /tmp (a test's) is not under the root's bind once /tmp is private: bound of its own.
+    layout(home, root, 'ro', view, ops, PRIVATE_DIRS.some((d) => inside(home, d)) ? 'hide' : 'ro');
     // A credential place that is a symlink: what it points to is emptied too, wherever it lies.
     for (const p of CREDENTIAL_PATHS) {
       const place = join(home, p);
@@ -253,6 +256,11 @@ export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions
     }
   }
   const outsideHome = (p: string): boolean => home === null || !inside(p, home);
+  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one, and only it.
+  for (const p of spec.keepReadable ?? []) {
+    const r = resolve(p);
+    if (PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree) && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
+  }
   // The tree: the writer's own, or the reader's copy at the tree's path (the original `.git` on top, read-only).
   if (spec.role === 'writer') {
     if (outsideHome(tree)) ops.push({ op: 'bind', src: tree, dest: tree });

@@ -218,7 +218,8 @@ export function prepareSandbox(
   };
   try {
     const keepReadable = [...(spec.keepReadable ?? []), ...argvFiles(commandReal, args, cwd), resolvedCommand];
-    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable };
+    const coverage = coverageDir();
+    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, write: [...(spec.write ?? []), ...(coverage === null ? [] : [coverage])] };
     let linked: string[] = [];
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
@@ -227,12 +228,24 @@ export function prepareSandbox(
     }
     const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, copy === null ? { ...options } : { ...options, copy, linked });
     const [bin, ...rest] = argv;
-    return { command: bin as string, args: rest, env: sandboxEnv(env, spec), copy, cleanup };
+    const leafEnv = sandboxEnv(env, spec);
+    if (coverage !== null) leafEnv.NODE_V8_COVERAGE = coverage;
+    return { command: bin as string, args: rest, env: leafEnv, copy, cleanup };
   } catch (error) {
     cleanup();
     if (error instanceof SandboxSpecError) throw new SandboxUnavailableError(`cannot sandbox the leaf: ${error.message}`, 'bad-spec');
     throw error;
   }
+}
+
+/**
+ * The folder this process writes V8 coverage into (NODE_V8_COVERAGE, as c8 sets it), or null. Node passes the
+ * variable to every child whatever its environment says, so a leaf's Node processes write there too: inside a
+ * sandbox the folder is read-write, else each of them fails at exit with EROFS. Only a process under coverage has it.
+ */
+function coverageDir(): string | null {
+  const dir = process.env.NODE_V8_COVERAGE;
+  return dir !== undefined && dir !== '' && isAbsolute(dir) && hostView.kind(dir) === 'dir' ? dir : null;
 }
 
 /** The role named by `--sandbox` or LEAP_SANDBOX: writer, reader, or null for off. `on` is a writer. */

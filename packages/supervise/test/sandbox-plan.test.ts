@@ -152,6 +152,19 @@ test('plan: the agent\'s executable inside another agent\'s folder stays readabl
   assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/src/repo/run.js`));
 });
 
+test('plan: a file the command line names in the host\'s /tmp is bound alone into the private /tmp, after its tmpfs', () => {
+  const fs = view([...repoFs, '/tmp/t1/script.json', '/tmp/t1/other.json', '/tmp/t1/dir/']);
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', keepReadable: ['/tmp/t1/script.json', '/tmp/t1/dir'] }, fs);
+  const bound = ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/tmp/t1/script.json');
+  assert.ok(bound > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/tmp'), 'after /tmp is made private');
+  assert.not.ok(ops.some((o) => 'dest' in o && (o.dest === '/tmp/t1/other.json' || o.dest === '/tmp/t1/dir' || o.dest === '/tmp/t1')), 'only the named file');
+});
+
+test('plan: a home in /tmp is bound read-only of its own, since /tmp is private', () => {
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: '/tmp/h' }, view([...repoFs, '/tmp/h/.profile']));
+  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/tmp/h') > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/tmp'));
+});
+
 test('plan: refused specs: a tree that holds home (or is /), relative paths', () => {
   assert.throws(() => planMounts({ role: 'writer', tree: '/home', home: HOME }, view(homeFs)), /holds the home folder/);
   assert.throws(() => planMounts({ role: 'writer', tree: HOME, home: HOME }, view(homeFs)), /holds the home folder/);

@@ -1,7 +1,7 @@
 // Naming agents: the built-in CLIs by name, and any agent an agents file defines.
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import type { AgentPlugin } from '@leap/core';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { AgentPlugin, AgentSandboxNeeds } from '@leap/core';
 import { FileFormatError, UsageError, showValue } from '@leap/core';
 import { createClaudeAgent } from '@leap/agent-claude';
 import { createCodexAgent } from '@leap/agent-codex';
@@ -27,6 +27,12 @@ export interface AgentEntry {
   env?: Record<string, string>;
   /** `codex`: false skips the CLI's readiness check (a setup the check cannot judge). */
   preflight?: boolean;
+  /** Inside the sandbox (CONTRACT section 13): more variables passed (names, or prefixes ending in `*`). */
+  pass_env?: string[];
+  /** Inside the sandbox: more absolute places, read-only or read-write. */
+  paths?: { read?: string[]; write?: string[] };
+  /** Inside the sandbox: the network (default on for agents). */
+  network?: boolean;
 }
 
 /** The agents a command can name. */
@@ -74,9 +80,22 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
     if (e[key] !== undefined && !(Array.isArray(e[key]) && (e[key] as unknown[]).every((a) => typeof a === 'string'))) bad(`expected "${key}" to be an array of strings`);
   }
   if (e.preflight !== undefined && typeof e.preflight !== 'boolean') bad(`expected "preflight" to be true or false (false: skip the CLI's readiness check), found ${showValue(e.preflight)}`);
+  if (e.pass_env !== undefined && !(Array.isArray(e.pass_env) && e.pass_env.every((a) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(a)))) {
+    bad(`expected "pass_env" to be an array of variable names (or prefixes ending in "*"), found ${showValue(JSON.stringify(e.pass_env))}`);
+  }
+  if (e.network !== undefined && typeof e.network !== 'boolean') bad(`expected "network" to be true or false, found ${showValue(e.network)}`);
+  if (e.paths !== undefined) checkPaths(e.paths, bad);
   if (e.plugin === 'command' && (e.command === undefined || e.family === undefined)) bad('a command agent needs "command" (argv) and "family"');
   if (e.plugin === 'scripted' && e.script === undefined) bad('a scripted agent needs "script"');
   return e as unknown as AgentEntry;
+}
+
+function checkPaths(paths: unknown, bad: (message: string) => never): void {
+  if (typeof paths !== 'object' || paths === null || Array.isArray(paths)) bad('expected "paths" to be {"read": [DIR...], "write": [DIR...]}');
+  for (const [key, list] of Object.entries(paths as Record<string, unknown>)) {
+    if (key !== 'read' && key !== 'write') bad(`unknown key "paths.${key}": expected "read" or "write"`);
+    if (!(Array.isArray(list) && list.every((p) => typeof p === 'string' && isAbsolute(p)))) bad(`expected "paths.${key}" to be an array of absolute paths, found ${showValue(JSON.stringify(list))}`);
+  }
 }
 
 /** The agent called `name`: an agents-file entry first, else a built-in; an unknown name is a UsageError. */
@@ -100,7 +119,24 @@ function createFromEntry(name: string, entry: AgentEntry, file: string | null): 
   else agent = createScriptedAgent({ name, script: resolve(file === null ? '.' : dirname(file), entry.script as string), family: entry.family });
   // Same vendor, same family: a declared family, else the vendor of a configured model, read through one table.
   const declared = entry.family ?? (entry.model === undefined ? null : knownVendor(entry.model));
-  return withVendorFamily(declared === null ? agent : { ...agent, family: declared });
+  return withVendorFamily(withEntryNeeds(declared === null ? agent : { ...agent, family: declared }, entry));
+}
+
+/** The plugin's sandbox needs with the entry's `pass_env`, `paths` and `network` added. */
+function withEntryNeeds(agent: AgentPlugin, entry: AgentEntry): AgentPlugin {
+  if (entry.pass_env === undefined && entry.paths === undefined && entry.network === undefined) return agent;
+  const own = agent.sandbox;
+  const sandbox = (env: NodeJS.ProcessEnv): AgentSandboxNeeds => {
+    const base = own?.(env) ?? {};
+    return {
+      ...base,
+      passEnv: [...(base.passEnv ?? []), ...(entry.pass_env ?? [])],
+      read: [...(base.read ?? []), ...(entry.paths?.read ?? [])],
+      write: [...(base.write ?? []), ...(entry.paths?.write ?? [])],
+      network: entry.network ?? base.network,
+    };
+  };
+  return { ...agent, sandbox };
 }
 
 /** The agent with its family read as a vendor (`gemma` is `google`); itself when nothing changes. */

@@ -37,3 +37,9 @@ export function takeVerbatim(argv: readonly string[], names: readonly string[], 
 export function lastValue(values: Map<string, string[]>, name: string): string | undefined {
   return values.get(name)?.at(-1);
 }
+
+/** `--sandbox on|off` as given (absent: undefined, the command's default); any other value is a UsageError. */
+export function sandboxFlag(value: string | undefined): 'on' | 'off' | undefined {
+  if (value === undefined || value === 'on' || value === 'off') return value;
+  throw new UsageError(`--sandbox must be on or off, got ${JSON.stringify(value)}`);
+}

@@ -8,6 +8,8 @@ import { childProcess } from './lazy-builtins.js';
 import type { Phase } from './phase.js';
 import { topLevelName, withScratchTree } from './scratch-tree.js';
 import type { StepTests } from './step-tests.js';
+import { suiteSandbox, type SandboxChoice } from './leaf-sandbox.js';
+import { prepareSandbox, type PreparedSandbox } from '@leap/supervise';
 import { isTestFile, testFilePredicate } from './test-files.js';
 import { hasInlineTests, splitTestItems } from './test-items.js';
 
@@ -43,6 +45,8 @@ export interface GroundTruthOptions {
    * folder), as a conductor's red is the previous step's refactor tree plus the new tests.
    */
   passedTrees?: readonly string[];
+  /** Run each suite in a sandbox, a writer of the tree it runs on (chooseSandbox decides); absent or bwrap null: none. */
+  sandbox?: SandboxChoice | null;
 }
 
 /**
@@ -94,15 +98,27 @@ function reject(reason: string): GroundTruth {
  * Resolves to its exit code (a signal is 128+N). With `stateDir`, the run is recorded as a `suite` event
  * (CONTRACT section 13): the tree it ran on, the command, the exit code, the time.
  */
-export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'phase'>>, cwd: string): Promise<number> {
+export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'phase' | 'sandbox'>>, cwd: string): Promise<number> {
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
   const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
   if (out === 2) writeFd(2, line);
   else writeSync(out, line);
   const tree = options.stateDir === undefined ? null : workTreeHash(cwd, options.stateDir);
   const started = Date.now();
+  // Sandboxed: a writer of the tree with the user's environment, so a test an agent wrote cannot reach home, .git or the state folder.
+  let sandbox: PreparedSandbox | null = null;
+  const bwrap = options.sandbox?.bwrap ?? null;
+  if (bwrap !== null) {
+    try {
+      sandbox = prepareSandbox(suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true), 'bash', ['-c', options.testCmd], options.env, bwrap);
+    } catch (error) {
+      if (out !== 2) closeSync(out);
+      return Promise.reject(error);
+    }
+  }
   return new Promise<number>((resolve) => {
-    const child = childProcess().spawn('bash', ['-c', options.testCmd], { cwd, env: options.env, stdio: ['ignore', out, out] });
+    const [command, args, env] = sandbox === null ? ['bash', ['-c', options.testCmd], options.env] : [sandbox.command, sandbox.args, sandbox.env];
+    const child = childProcess().spawn(command, args, { cwd, env, stdio: ['ignore', out, out] });
     child.on('error', () => resolve(127));
     child.on('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal])));
   }).then((code) => {
@@ -112,6 +128,7 @@ export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | '
     }
     return code;
   }).finally(() => {
+    sandbox?.cleanup();
     if (out !== 2) closeSync(out);
   });
 }

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage, EventContext } from '@leap/core';
 import { LeapError, appendEvent, checkLeafName, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
-import { readPidFile, supervise, type SuperviseResult } from '@leap/supervise';
+import { readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
 
 /** One supervised agent launch. */
 export interface AgentLeafOptions {
@@ -26,6 +26,11 @@ export interface AgentLeafOptions {
   preflight?: boolean;
   /** How long a CLI may go on retrying a service it cannot reach before the leaf is ended; default DEFAULT_RETRY_LIMIT_MS, 0 never. */
   retryLimitMs?: number;
+  /**
+   * The leaf's sandbox (CONTRACT section 13; leaf-sandbox.ts's agentSandbox makes one); absent or null: none.
+   * The invocation's own variables are set inside, beside the allow-list.
+   */
+  sandbox?: SandboxSpec | null;
 }
 
 /**
@@ -72,7 +77,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
     ({ name, code, status: 'failed-start', stdout: '', stderr: '', answer: null, failure, failureKind, usage: null });
   let invocation: AgentInvocation;
   try {
-    invocation = leaf.agent.buildInvocation(leaf.prompt, leaf.options);
+    invocation = leaf.agent.buildInvocation(leaf.prompt, leaf.sandbox == null ? leaf.options : { ...leaf.options, sandboxed: true });
   } catch (error) {
     if (!(error instanceof LeapError)) throw error;
     return refused(error.exitCode, 'failed', `${leaf.agent.name} cannot take this prompt: ${error.message}`);
@@ -83,6 +88,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   }
   const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: leaf.stateDir, ...invocation.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const sandbox = leaf.sandbox == null ? null : { ...leaf.sandbox, env: { ...leaf.sandbox.env, ...definedOnly(invocation.env) } };
   const paths = statePaths(leaf.stateDir);
   // NAME.pid is the supervisor's lock (a dead holder's is taken over, a live one refuses); once it holds it,
   // the supervisor replaces a stale NAME.exit and empties NAME.out and NAME.err, as a launch line's `>` would.
@@ -93,7 +99,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
     run = await supervise({
       name, command: invocation.command, args: invocation.args, env: env as NodeJS.ProcessEnv, cwd: leaf.options.cwd,
       handleSignals: true, io: { input: invocation.stdin ?? '', stdoutFile: paths.out(name), stderrFile: paths.err(name) },
-      abort: abort.signal,
+      abort: abort.signal, sandbox,
     });
   } catch (error) {
     // Refused before the leaf could start: a live supervisor holds NAME (its files are left alone), or the state folder is unusable.
@@ -135,6 +141,12 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   }
   result.usage = recordUsage(leaf, name, invocation, result);
   return result;
+}
+
+function definedOnly(env: Record<string, string | undefined> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env ?? {})) if (value !== undefined) out[key] = value;
+  return out;
 }
 
 /** Whether an agent's CLI can run at all, by its own cheap check (`codex login status`); ready when it has none. */

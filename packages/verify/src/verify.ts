@@ -12,6 +12,7 @@ import type { Phase } from './phase.js';
 import { runAgentLeaf, type AgentFailureKind } from './run-agent-leaf.js';
 import { answerProblem, loadVerifySchema } from './validate-answer.js';
 import { buildVerifyPrompt } from './verify-prompt.js';
+import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from './leaf-sandbox.js';
 import type { VerifyPromptOptions } from './verify-prompt-command.js';
 
 /** What `leap-verify --step TITLE PHASE` takes. */
@@ -33,6 +34,13 @@ export interface VerifyOptions extends VerifyPromptOptions {
   preflight?: boolean;
   /** Trees whose suite passed already in the caller's run (checkGroundTruth's `passedTrees`): red does not run one again. */
   passedTrees?: readonly string[];
+  /**
+   * `--sandbox on|off` (CONTRACT section 13): the verifier runs as a reader of a throwaway copy of the tree and
+   * each suite run as a writer of it; default LEAP_SANDBOX, else on. On where no sandbox can be made: exit 2.
+   */
+  sandbox?: SandboxSetting;
+  /** The suite runs' network (a project's `testNetwork`); default off, loopback always works. */
+  testNetwork?: boolean;
 }
 
 /** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
@@ -75,12 +83,12 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     if (error instanceof LeapError) record({ code: 2, verdict: 'ERROR', reason: error.message, phase, decidedBy: 'input' });
     throw error;
   }
-  const { gathered, agent, testCmd } = prepared;
+  const { gathered, agent, testCmd, sandbox } = prepared;
   const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
   const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
   if (commit !== null) base.commit = commit;
   const truth = await checkGroundTruth({
-    phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog, head: commit ?? undefined, testFiles: options.testFiles, passedTrees: options.passedTrees,
+    phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog, head: commit ?? undefined, testFiles: options.testFiles, passedTrees: options.passedTrees, sandbox,
   });
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
   const leaf = await runAgentLeaf({
@@ -91,6 +99,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     stateDir,
     env,
     preflight: options.preflight,
+    // A reader: a throwaway copy of the tree without the state folder (the developer's transcript is not there).
+    sandbox: sandbox.bwrap === null ? null : agentSandbox(agent, 'reader', gathered.repo, env, stateDir),
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const };
   if (leaf.answer === null) {
@@ -119,7 +129,8 @@ async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: N
   if (findExecutable(command, env, gathered.repo) === null) {
     throw new UsageError(`agent ${JSON.stringify(agent.name)} is not installed: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'}`);
   }
-  return { gathered, agent, testCmd };
+  const sandbox = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env, options.testNetwork === true);
+  return { gathered, agent, testCmd, sandbox };
 }
 
 function headCommit(repo: string): string | null {

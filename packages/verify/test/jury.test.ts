@@ -131,7 +131,8 @@ jury('a reviewer that printed a verdict and then exited non-zero has answered; o
 
 jury('a candidate that changes during the review gets no verdict: a hold', async () => {
   const { repo, env } = setup({ f1: [{ answer: PASS, edits: [{ path: 'src/greet.js', content: 'changed\n' }] }], f2: [{ answer: PASS }] });
-  const result = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  // Unsandboxed: this is the check that guards a jury run with --sandbox off (sandboxed, a juror's write never reaches the repository: jury-sandbox.test.ts).
+  const result = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env, sandbox: 'off' });
   assert.is(result.value, 0);
   assert.match(result.reason, /hold: the candidate changed during the review/);
 });
@@ -186,22 +187,24 @@ jury('a review that changed the repository is void, naming the paths: a new file
     f1: [{ answer: PASS, edits: [{ path: 'notes/other file.txt', content: 'mine\n' }] }, { answer: PASS }, { answer: PASS, edits: [{ path: 'README.md', content: 'dirtier\n' }] }, { answer: PASS, edits: [{ path: 'n.txt', content: 'x\n' }], commit: 'reviewer commit' }],
     f2: [{ answer: PASS }, { answer: PASS }, { answer: PASS }, { answer: PASS }],
   });
+  // Unsandboxed throughout: these are the checks that guard a jury run with --sandbox off (sandboxed, a juror's
+  // writes never reach the repository: jury-sandbox.test.ts).
   // The state folder is ignored, as a project ignores it: the reviewer's `git add -A` must not race the supervisors' files.
   writeFileSync(join(repo, '.gitignore'), '.tdd/\n');
   git(repo, 'add', '.gitignore');
   git(repo, 'commit', '-q', '-m', 'ignore the state folder');
-  const newFile = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  const newFile = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env, sandbox: 'off' });
   assert.equal([newFile.value, newFile.reason], [0, 'hold: the repository changed during the review ("notes/other file.txt"); the verdicts of the reviewers that ran are void']);
   assert.equal(newFile.seats.map((s) => s.value), [1, 1], 'each seat keeps its own verdict on the record');
 
   // A dirty file the reviewers leave alone is no change; writing into it is one (a content fingerprint, not a set of dirty paths).
   writeFileSync(join(repo, 'README.md'), 'dirty before the review\n');
-  const untouched = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  const untouched = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env, sandbox: 'off' });
   assert.is(untouched.value, 1, untouched.reason);
-  const dirtier = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  const dirtier = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env, sandbox: 'off' });
   assert.match(dirtier.reason, /^hold: the repository changed during the review \("README\.md"\)/);
 
-  const committed = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  const committed = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env, sandbox: 'off' });
   assert.is(committed.value, 0);
   assert.equal([committed.value, committed.seats.map((s) => s.value)], [0, [1, 1]], committed.reason);
   assert.match(committed.reason, /the repository changed during the review \("HEAD"/);
@@ -210,10 +213,11 @@ jury('a review that changed the repository is void, naming the paths: a new file
 
 jury('a refusal stands when the repository changed too; a repository git can no longer read holds', async () => {
   const refuse = { ...PASS, verdict: 'refuse', findings: ['[major] src/greet.js:1 wrong'] };
+  // Unsandboxed: the checks that guard a jury run with --sandbox off (sandboxed, see jury-sandbox.test.ts).
   const { repo, env } = setup({ f1: [{ answer: refuse, edits: [{ path: 'scratch.txt', content: 'x\n' }] }, { answer: PASS, edits: [{ path: '.git/HEAD', delete: true }] }], f2: [{ answer: PASS }, { answer: PASS }] });
-  const refused = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  const refused = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env, sandbox: 'off' });
   assert.equal([refused.value, refused.reason], [-1, 'refuse: r-f1 (refused); and the repository changed during the review ("scratch.txt"); the verdicts of the reviewers that ran are void']);
-  const broken = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  const broken = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env, sandbox: 'off' });
   assert.is(broken.value, 0);
   assert.match(broken.reason, /^hold: the repository could not be read after the review \(git status failed in /);
 });

@@ -128,7 +128,8 @@ run('a failed ground truth is a REJECT and the agent is never asked', async () =
 run('structured output from a CLI that enforces the schema (claude --json-schema) is used as is', async () => {
   const repo = makeRedRepo();
   const standIn = join(repoRoot, 'plugins', 'agent-claude', 'test', 'fixtures', 'claude');
-  const agents = writeAgents({ c: { plugin: 'claude', bin: standIn } });
+  // The stand-in reads its answer from STANDIN_* (the real CLI from its model): the entry passes them into the sandbox.
+  const agents = writeAgents({ c: { plugin: 'claude', bin: standIn, pass_env: ['STANDIN_*'] } });
   const env = verifyEnv({ VERI_AGENTS: agents, STANDIN_RESULT: 'ignored prose', STANDIN_STRUCTURED: '{"verdict":"PASS","reason":"structured"}' });
   const result = await verify({ phase: 'red', step: STEP, cwd: repo, env, agent: 'c' });
   assert.equal([result.code, result.reason], [0, 'structured']);
@@ -145,7 +146,8 @@ run("the verifier CLI's readiness check runs before its leaf, unless the caller 
   const codex = join(dir, 'codex');
   writeFileSync(codex, `#!/bin/sh\necho "$1 $2" >> '${calls}'\nexec '${join(repoRoot, 'plugins', 'agent-codex', 'test', 'fixtures', 'codex')}' "$@"\n`);
   chmodSync(codex, 0o755);
-  const env = verifyEnv({ VERI_AGENTS: writeAgents({ x: { plugin: 'codex', bin: codex } }), CODEX_HOME: home, STANDIN_RESULT: '{"verdict":"PASS","reason":"checked"}' });
+  // Its log of calls lies beside it: the entry makes that folder writable inside the sandbox, and passes STANDIN_*.
+  const env = verifyEnv({ VERI_AGENTS: writeAgents({ x: { plugin: 'codex', bin: codex, pass_env: ['STANDIN_*'], paths: { write: [dir] } } }), CODEX_HOME: home, STANDIN_RESULT: '{"verdict":"PASS","reason":"checked"}' });
   for (const preflight of [undefined, false]) {
     rmSync(calls, { force: true });
     const result = await verify({ phase: 'red', step: STEP, cwd: repo, env, agent: 'x', preflight });

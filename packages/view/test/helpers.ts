@@ -96,7 +96,8 @@ export function runSlice(): { repo: string; code: number | null } {
   const plan = { hello: { '*': { 'hello.txt': 'hello\n' } }, world: { 1: { 'world.txt': 'wrld\n' }, '*': { 'world.txt': 'world\n' } }, stray: { '*': { 'stray.txt': 'stray\n', 'README.md': '# taken over\n' } } };
   writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
   const reviewer = (family: string) => ({ plugin: 'command', family, command: [process.execPath, join(FIXTURES, 'slice-reviewer.mjs')] });
-  const builder = { plugin: 'command', family: 'fb', command: [process.execPath, join(FIXTURES, 'slice-builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') } };
+  // The builder runs in a sandbox (a writer of its ball's worktree): its plan lies in `dir`, its entry's to read.
+  const builder = { plugin: 'command', family: 'fb', command: [process.execPath, join(FIXTURES, 'slice-builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') }, paths: { read: [dir] } };
   writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: { b: builder, r1: reviewer('f1'), r2: reviewer('f2') } }));
   const r = spawnSync(process.execPath, [leapBin(), 'slice', 'run', join(dir, 'slice.json'), '--agents', join(dir, 'agents.json'), '--builder', 'b', '--reviewers', 'r1,r2', '--jobs', '2'], { cwd: repo, encoding: 'utf8', env: cleanEnv() });
   if (r.status !== 1 && r.status !== 3) throw new Error(`leap slice run exited ${r.status}, expected 1 (refused) or 3 (held): ${r.stdout}${r.stderr}`);

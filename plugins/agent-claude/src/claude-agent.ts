@@ -1,5 +1,5 @@
 // The Claude Code agent: `claude -p --output-format stream-json --verbose`, the prompt on stdin, the answer in the result's `result`.
-import type { AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
+import type { AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds } from '@leap/core';
 import { isReadOnlyRole } from '@leap/core';
 import { claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';
 
@@ -43,7 +43,18 @@ export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
     explainFailure: explainClaudeFailure,
     parseUsage: parseClaudeUsage,
     retrying: claudeRetrying,
+    sandbox: claudeSandbox,
   };
+}
+
+/** Inside a sandbox (CONTRACT section 13): its config and session places read-write, its own variables passed. */
+export function claudeSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
+  const agentPaths = ['.claude', '.claude.json', '.claude.json.backup', '.config/claude'];
+  const dir = env.CLAUDE_CONFIG_DIR;
+  // CLAUDE_CONFIG_DIR may lie outside home: then it is a place of its own, read-write.
+  const write = dir !== undefined && dir.startsWith('/') ? [dir] : [];
+  if (dir !== undefined && dir !== '' && !dir.startsWith('/')) agentPaths.push(dir);
+  return { agentPaths, write, passEnv: ['ANTHROPIC_*', 'CLAUDE_*', 'DISABLE_*'] };
 }
 
 /**

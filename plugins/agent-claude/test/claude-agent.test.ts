@@ -142,9 +142,17 @@ create('--json-schema carries the schema without its $schema key (Claude Code ig
   assert.ok('$schema' in schema, 'the caller\'s schema is left as it was');
 });
 
+create('its sandbox needs: its config places read-write (CLAUDE_CONFIG_DIR too, as a place of its own when absolute), its own variables', () => {
+  const needs = createClaudeAgent().sandbox?.({});
+  assert.equal(needs, { agentPaths: ['.claude', '.claude.json', '.claude.json.backup', '.config/claude'], write: [], passEnv: ['ANTHROPIC_*', 'CLAUDE_*', 'DISABLE_*'] });
+  assert.equal(createClaudeAgent().sandbox?.({ CLAUDE_CONFIG_DIR: '/opt/claude-config' })?.write, ['/opt/claude-config']);
+  assert.ok(createClaudeAgent().sandbox?.({ CLAUDE_CONFIG_DIR: 'cfg/claude' })?.agentPaths?.includes('cfg/claude'));
+});
+
 create.run();
 
 // ---
+
 
 const parse = suite('parseClaudeOutput');
 

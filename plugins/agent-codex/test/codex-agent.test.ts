@@ -27,6 +27,15 @@ create('names the openai family; verifiers, reviewers and planners run in the re
   assert.is(createCodexAgent({ preflight: false }).preflight?.({ role: 'developer', cwd: '/tmp' }), null, 'an entry can turn the check off');
 });
 
+create('inside the toolchain\'s sandbox its own is off (it cannot nest); its sandbox needs: CODEX_HOME, CODEX_*, OPENAI_* and the env_keys its config names', () => {
+  const agent = createCodexAgent();
+  for (const role of ROLES) assert.equal(agent.buildInvocation('p', { role, cwd: '/tmp', sandboxed: true }).args.slice(3, 5), ['--sandbox', 'danger-full-access'], role);
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'config.toml'), '[model_providers.stub]\nbase_url = "http://127.0.0.1:1/v1"\nenv_key = "STUB_OPENAI_KEY"\n');
+  assert.equal(agent.sandbox?.({ CODEX_HOME: dir }), { write: [dir], passEnv: ['CODEX_*', 'OPENAI_*', 'STUB_OPENAI_KEY'] });
+  assert.equal(agent.sandbox?.({ HOME: '/nonexistent-home' }), { agentPaths: ['.codex'], passEnv: ['CODEX_*', 'OPENAI_*'] });
+});
+
 create('writers get workspace-write; model and extra args come before "-"', () => {
   const agent = createCodexAgent({ name: 'codex-mini', bin: '/opt/codex', model: 'o4-mini', extraArgs: ['--ephemeral'] });
   assert.is(agent.name, 'codex-mini');

@@ -36,6 +36,7 @@ export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
     explainFailure: explainGeminiFailure,
     parseUsage: parseGeminiUsage,
     retrying: geminiRetrying,
+    sandbox: () => ({ agentPaths: ['.gemini'], passEnv: ['GEMINI_*', 'GOOGLE_*'] }),
   };
 }
 

@@ -100,9 +100,14 @@ create('offline: failed attempts on stderr, counted as retries, then the JSON er
   assert.is(geminiRetrying('{"response":"x"}', before), null, 'an answer on stdout is no retry');
 });
 
+create('its sandbox needs: ~/.gemini read-write, GEMINI_* and GOOGLE_* passed', () => {
+  assert.equal(createGeminiAgent().sandbox?.({}), { agentPaths: ['.gemini'], passEnv: ['GEMINI_*', 'GOOGLE_*'] });
+});
+
 create.run();
 
 // ---
+
 
 const parse = suite('parseGeminiOutput');
 

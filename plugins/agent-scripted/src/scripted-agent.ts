@@ -1,8 +1,10 @@
 // The scripted agent plugin: launches the replay bin on a script file, for tests and the demo.
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type { AgentPlugin } from '@leap/core';
 import { parsePlainText } from './plain-answer.js';
+import { movePromptFile } from './replay-move.js';
 import { readScript } from './script-file.js';
 
 /** A scripted agent's configuration. */
@@ -36,5 +38,11 @@ export function createScriptedAgent(config: ScriptedAgentConfig): AgentPlugin {
       env: { LEAP_AGENT_ROLE: options.role },
     }),
     parseAnswer: parsePlainText,
+    // Inside a sandbox its claims (SCRIPT.state/) are its own state, as a CLI's config folder is: read-write.
+    sandbox: () => {
+      const state = dirname(movePromptFile(script, 0));
+      mkdirSync(state, { recursive: true });
+      return { write: [state] };
+    },
   };
 }

@@ -32,6 +32,13 @@ create('runs the built replay bin with the prompt on stdin; family from the scri
   assert.is(call.env?.LEAP_AGENT_ROLE, 'developer');
 });
 
+create('its sandbox needs: its claims folder (SCRIPT.state/), made now, read-write', () => {
+  const dir = makeTempDir();
+  const script = writeScript(dir, { moves: [] });
+  assert.equal(createScriptedAgent({ script }).sandbox?.({}), { write: [`${script}.state`] });
+  assert.ok(existsSync(`${script}.state`));
+});
+
 create('replays moves in order: edits, commit, answer, stderr, exit code; records each prompt byte for byte', async () => {
   const repo = makeGitRepo();
   const script = writeScript(makeTempDir(), {

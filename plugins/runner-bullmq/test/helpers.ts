@@ -214,7 +214,8 @@ export function writeAgents(dir: string, plan: Plan): string {
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
   const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(engineFixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
-  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
+  // The builder runs in a sandbox: its plan and gate files lie in `dir`, its entry's to read and write.
+  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile }, paths: { write: [dir] } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
   const file = join(dir, 'agents.json');
   writeFileSync(file, JSON.stringify({ agents }, null, 2));
   return file;

@@ -77,12 +77,15 @@ for (const cli of CLI_NAMES) {
     const agent = plugin(cli);
     const seen = new Set<string>();
     for (const role of ROLES) {
-      const args = agent.buildInvocation('prompt', { role, cwd: '/repo', model: 'some-model', answerSchema: SCHEMA }).args;
-      // Codex's flags belong to its subcommand: `codex exec --help`.
-      const sub = cli === 'codex' ? [args[0]!] : [];
-      const missing = notOffered(helpOf(cli, sub), args.slice(sub.length));
-      assert.equal(missing, [], `${PINNED[cli].pkg}@${PINNED[cli].version}: \`${[PINNED[cli].bin, ...sub].join(' ')} --help\` no longer offers ${missing.join(', ')}, which @leap/agent-${cli} passes for the ${role} role`);
-      for (const { flag } of flagsOf(args)) seen.add(flag);
+      // Inside the toolchain's sandbox too, where a CLI's own sandbox is off (codex: danger-full-access).
+      for (const sandboxed of [false, true]) {
+        const args = agent.buildInvocation('prompt', { role, cwd: '/repo', model: 'some-model', answerSchema: SCHEMA, sandboxed }).args;
+        // Codex's flags belong to its subcommand: `codex exec --help`.
+        const sub = cli === 'codex' ? [args[0]!] : [];
+        const missing = notOffered(helpOf(cli, sub), args.slice(sub.length));
+        assert.equal(missing, [], `${PINNED[cli].pkg}@${PINNED[cli].version}: \`${[PINNED[cli].bin, ...sub].join(' ')} --help\` no longer offers ${missing.join(', ')}, which @leap/agent-${cli} passes for the ${role} role${sandboxed ? ' in the sandbox' : ''}`);
+        for (const { flag } of flagsOf(args)) seen.add(flag);
+      }
     }
     assert.ok(seen.size >= 3, `the plugin's flags were checked: ${[...seen].join(' ')}`);
     const check = agent.preflight?.({ role: 'developer', cwd: '/repo' }) ?? null;

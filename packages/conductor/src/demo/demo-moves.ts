@@ -28,8 +28,6 @@ export const DEVELOPER_MOVES: DemoMove[] = [
   // step 1
   {
     edits: [{ path: 'test/step1.test.js', content: testFile("test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));") }],
-    // An agent's own commit: the conductor folds it into its `red:` commit.
-    commit: 'wip: a failing test for dashes',
     answer: 'Wrote a failing test for criterion 1.',
   },
   { edits: [slug("export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n")], answer: 'Lowercased, split on blanks, joined with dashes.' },

@@ -2,7 +2,7 @@
 import { UsageError, showValue, type Subcommand } from '@leap/core';
 import { parseWithRunner } from './_runner-options.js';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--json]
+const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -23,6 +23,8 @@ Options:
                      found by name (bullmq is @leap/runner-bullmq: leap worker processes on other machines,
                      through a BullMQ queue on Redis; a package name names any other). A runner adds its
                      own options: leap slice run --runner bullmq --help lists them
+  --sandbox on|off   builders write only their ball's worktree, jurors read a throwaway copy, in a bubblewrap
+                     sandbox (default LEAP_SANDBOX, else on); without bwrap: exit 2 (apt-get install bubblewrap)
   --json             print the summary as one JSON object
 Exit codes: 0 the slice passed; 1 refused (a ball or the aggregate returned -1); 3 held (some ball 0: run
 again to resume); 2 bad input (nothing run, nothing left on disk or in git: an unknown runner, or one whose
@@ -31,7 +33,8 @@ the repository does not have).`;
 
 const OPTIONS = {
   jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
-  alternates: { type: 'string' }, 'max-cost': { type: 'string' }, notify: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  alternates: { type: 'string' }, 'max-cost': { type: 'string' }, notify: { type: 'string' }, sandbox: { type: 'string' }, json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter((v) => v !== '');
@@ -53,12 +56,12 @@ export const runCommand: Subcommand = async (argv, io) => {
   // The runner checks what it was given before the slice's lock is taken or a record written: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
-  const { runSlice } = await import('../engine/run-slice.js');
+  const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
     file: positionals[0] as string, cwd: io.cwd, env: io.env, jobs, agentsFile: values.agents, builder: values.builder,
     reviewers: list(values.reviewers), alternates: list(values.alternates), maxCostUsd: maxCost,
-    progress: (line) => io.stderr(`leap slice: ${line}\n`), createRunner, notify,
+    progress: (line) => io.stderr(`leap slice: ${line}\n`), createRunner, notify, sandbox: sandboxFlag(values.sandbox),
   });
   io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : renderSummary(summary));
   return summary.exitCode;

@@ -27,7 +27,7 @@ export interface RoundPlace {
 export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Promise<RoundResult> {
   const { dir } = place;
   const ball = request.spec;
-  const { loadAgentRegistry, resolveAgent, withVendorFamily, runAgentLeaf } = await import('@leap/verify');
+  const { loadAgentRegistry, resolveAgent, withVendorFamily, runAgentLeaf, agentSandbox, sandboxSetting } = await import('@leap/verify');
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
   const leaf = `build-${ball.id}-${request.round}`;
@@ -63,6 +63,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const built = await runAgentLeaf({
     name: leaf, agent, prompt: request.prompt, options: { role: 'builder', cwd: dir },
     stateDir: place.stateDir, env: proofEnv,
+    // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
+    sandbox: sandboxSetting(undefined, place.env) === 'off' ? null : agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir),
   });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });

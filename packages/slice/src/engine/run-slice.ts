@@ -24,6 +24,11 @@ export interface RunSliceOptions {
   file: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * `--sandbox on|off` (CONTRACT section 13): builders write only their ball's worktree, jurors read a throwaway
+   * copy; default LEAP_SANDBOX, else on. Off is passed on to the runner (and its workers) as LEAP_SANDBOX=off.
+   */
+  sandbox?: 'on' | 'off';
   /** Balls built at once (default the machine's parallelism, `os.availableParallelism()`, capped by the balls). */
   jobs?: number;
   agentsFile?: string;
@@ -78,12 +83,15 @@ export interface RunSummary {
 export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
-  const env = options.env ?? process.env;
+  const env = options.sandbox === 'off' ? { ...(options.env ?? process.env), LEAP_SANDBOX: 'off' } : (options.env ?? process.env);
   const say = options.progress ?? (() => {});
   const file = resolve(cwd, options.file);
   const slice = readSlice(file);
   const repoRoot = findRepoRoot(cwd);
   if (repoRoot === null) throw new UsageError(`${options.file}: leap slice run works in a git repository; ${cwd} is not in one`);
+  // Where no sandbox can be made, refused (exit 2) before anything is locked, built or written.
+  const { chooseSandbox, sandboxSetting } = await import('@leap/verify');
+  chooseSandbox(sandboxSetting(options.sandbox, env), env);
   const agents: RunAgents = await resolveAgents({ env, agentsFile: options.agentsFile, builder: options.builder, reviewers: options.reviewers, alternates: options.alternates });
   const paths = slicePaths(repoRoot, slice.id);
   const known = readRecord<RunRecord>(paths.run);

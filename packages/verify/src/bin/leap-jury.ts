@@ -1,6 +1,6 @@
 // leap-jury: convene the blind cross-family jury on candidate files (a shim over conveneJury).
 import { UsageError, parseCli, runCli, writeFd } from '@leap/core';
-import { lastValue, takeVerbatim } from '../cli-args.js';
+import { lastValue, sandboxFlag, takeVerbatim } from '../cli-args.js';
 
 const USAGE = `Usage: leap-jury --builder-family F --reviewers A,B[,...] --intent TEXT --criteria TEXT [options] FILE...
 Seats reviewers of model families other than the builder's (one seat per family; at least two),
@@ -21,10 +21,12 @@ Options:
                        not reach a juror (repeatable; a session id stands for the builder's chat history);
                        the repository's git identity is added unless --no-git-aliases
   --agents FILE        an agents file (default VERI_AGENTS)
+  --sandbox on|off     each juror reads a throwaway copy of the repository in a bubblewrap sandbox
+                       (default LEAP_SANDBOX, else on); without bwrap the jury refuses (exit 2)
   --json               print the result as a JSON object
-Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope or bad input.`;
+Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope, bad input or no sandbox.`;
 
-const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'session-id', 'agents'];
+const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'session-id', 'agents', 'sandbox'];
 
 void runCli('leap-jury', async () => {
   const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
@@ -55,6 +57,7 @@ void runCli('leap-jury', async () => {
     sessionIds: values.get('session-id') ?? [],
     gitAliases: flags['no-git-aliases'] !== true,
     agentsFile: lastValue(values, 'agents'),
+    sandbox: sandboxFlag(lastValue(values, 'sandbox')),
   });
   if (flags.json === true) {
     writeFd(1, `${JSON.stringify(result)}\n`);

@@ -1,6 +1,6 @@
 // leap-verify [prompt] --step TITLE PHASE: the blind verifier (a shim over verify / renderVerifyPrompt).
 import { UsageError, checkIssue, parseCli, runCli, writeFd } from '@leap/core';
-import { lastValue, takeVerbatim } from '../cli-args.js';
+import { lastValue, sandboxFlag, takeVerbatim } from '../cli-args.js';
 
 const USAGE = `Usage: leap-verify [prompt] --step TITLE PHASE [options]
 Verifies one phase (red, green or refactor) of a ledger step: runs VERI_TEST_CMD for ground truth,
@@ -15,11 +15,14 @@ Options:
   --base SHA       refactor: the commit the refactor started from (required)
   --agent NAME     the verifier agent (default VERI_VERIFY_AGENT, else claude)
   --agents FILE    an agents file defining more agents (default VERI_AGENTS)
+  --sandbox on|off the verifier reads a throwaway copy of the tree and the suite runs without home,
+                   .git or network writes, in a bubblewrap sandbox (default LEAP_SANDBOX, else on);
+                   without bwrap it refuses (exit 2)
   --json           print the verdict (or the prompt) as a JSON object
-Exit codes: 0 PASS, 1 REJECT, 2 malformed answer, killed verifier or bad input. The reason goes to stdout.`;
+Exit codes: 0 PASS, 1 REJECT, 2 malformed answer, killed verifier, bad input or no sandbox. The reason goes to stdout.`;
 
 void runCli('leap-verify', async () => {
-  const { rest, values } = takeVerbatim(process.argv.slice(2), ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents'], USAGE);
+  const { rest, values } = takeVerbatim(process.argv.slice(2), ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents', 'sandbox'], USAGE);
   const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (flags.help === true) {
     writeFd(1, `${USAGE}\n`);
@@ -45,7 +48,7 @@ void runCli('leap-verify', async () => {
     return 0;
   }
   const { verify } = await import('../verify.js');
-  const result = await verify({ ...options, agent: lastValue(values, 'agent'), agentsFile: lastValue(values, 'agents') });
+  const result = await verify({ ...options, agent: lastValue(values, 'agent'), agentsFile: lastValue(values, 'agents'), sandbox: sandboxFlag(lastValue(values, 'sandbox')) });
   writeFd(1, flags.json === true ? `${JSON.stringify(result)}\n` : `${result.reason}\n`);
   return result.code;
 }).then(() => {

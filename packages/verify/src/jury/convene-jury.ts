@@ -14,6 +14,7 @@ import { judgeReview } from './judge-review.js';
 import type { SeatVerdict } from './judge-review.js';
 import { LENS_PREAMBLES, renderJurorPrompt } from './juror-prompt.js';
 import { seatReviewers } from './seat-reviewers.js';
+import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from '../leaf-sandbox.js';
 import { changedPaths, fingerprintTree } from './tree-fingerprint.js';
 import type { RefusedSeat } from './seat-reviewers.js';
 
@@ -47,6 +48,8 @@ export interface JuryOptions extends AuthorAliases {
   eventFields?: { slice?: string; ball?: string };
   /** The middle of each seat's leaf name, `review-KEY-FAMILY` (CONTRACT section 4: a LEAP engine passes the ball's id); default the candidate's first 8 hex digits. */
   leafKey?: string;
+  /** `--sandbox on|off` (CONTRACT section 13): each juror is a reader of a throwaway copy of the repository; default LEAP_SANDBOX, else on. */
+  sandbox?: SandboxSetting;
 }
 
 /** One seat's record. */
@@ -77,6 +80,8 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const lens = options.lens ?? 'defect';
   if (LENS_PREAMBLES[lens] === undefined) throw new UsageError(`unknown lens ${showValue(lens)}: expected one of ${Object.keys(LENS_PREAMBLES).join(', ')}`);
   const registry = loadAgentRegistry(options.agentsFile, env);
+  // Before anything is read or started: where no sandbox can be made, the jury refuses (exit 2).
+  const { bwrap } = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env);
   const toAgent = (r: string | AgentPlugin) => withVendorFamily(typeof r === 'string' ? resolveAgent(r, registry) : r);
   const reviewers = options.reviewers.map(toAgent);
   const alternates = (options.alternates ?? []).map(toAgent);
@@ -134,6 +139,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
     // Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
     const running = agents.map((agent) => runAgentLeaf({
       name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: repo }, stateDir, env, preflight: false,
+      sandbox: bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir),
     }));
     return Promise.all(running.map(async (leafRun, i): Promise<SeatRecord> => {
       const agent = agents[i] as AgentPlugin;
