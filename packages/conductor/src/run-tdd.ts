@@ -9,7 +9,8 @@ import { readCriteria } from '@leap/core/ledger';
 import { Bail, Stopped } from './bail-causes.js';
 import { RunState, buildResult, endBailed, endStopped, freshJournal, stepInFlight, type ConductorSetup } from './conductor.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
-import { branchFromFiles, runTestCommand } from './git.js';
+import { passedTreesOfLog, runBaseline } from './baseline.js';
+import { branchFromFiles } from './git.js';
 import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
 import { agentLabel, idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
@@ -211,11 +212,7 @@ async function prepare(state: RunState): Promise<void> {
   state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
   ensureTimeoutFile(paths, state.issue);
   if (!exists) {
-    const baseline = await runTestCommand(state.testCmd, state.root, { ...setup.env, VERI_TEST_CMD: state.testCmd });
-    if (baseline.code !== 0) {
-      const tail = `${baseline.stdout}${baseline.stderr}`.trim().split('\n').slice(-8).join('\n');
-      throw new Bail('baseline-red', `The test suite fails before any change (\`${state.testCmd}\` exited ${baseline.code}), so a red test could not be told from a broken build. Make it pass on ${current || 'HEAD'} first. Its last lines:\n${tail}`);
-    }
+    await runBaseline(state, current || 'HEAD');
     ensureStateGitignore(paths);
     state.startHead = await state.head();
     state.passedTrees.push(await state.git.out(['rev-parse', 'HEAD^{tree}']));
@@ -227,6 +224,7 @@ async function prepare(state: RunState): Promise<void> {
   }
   if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
   state.startHead = await state.head();
+  state.passedTrees.push(...(await passedTreesOfLog(state)));
   state.journal = journal ?? freshJournal(state.journal, state.testCmd);
   state.journal.pid = process.pid;
   state.journal.test_cmd = state.testCmd;
