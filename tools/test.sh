@@ -14,6 +14,7 @@
 #   git             every test's repositories
 #   cargo           the conductor's and leap-verify's tests on a real Rust crate (inline and tests/ tests)
 #   python3-pytest  the conductor's test on a real pytest project (`python3 -m pytest`)
+#   golang-go       the conductor's test on a real Go module (`go test ./...`)
 # The real agent CLIs (tests/real-agents) and Verdaccio (tests/registry) come from npm, into
 # ~/.cache/leap-test, the first time their tests run.
 #
@@ -43,6 +44,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v cargo >/dev/null 2>&1 || need+=(cargo)
 python3 -m pytest --version >/dev/null 2>&1 || need+=(python3-pytest)
+command -v go >/dev/null 2>&1 || need+=(golang-go)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "tools/test.sh: installing ${need[*]} (Debian packages the tests need)"
   sudo=()

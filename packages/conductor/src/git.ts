@@ -127,26 +127,3 @@ export function refSha(gitDir: string, ref: string): string | null {
   const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
   return line === undefined ? null : line.slice(0, line.indexOf(' '));
 }
-
-/**
- * Run the project's test command as `bash -c CMD` in `cwd`, stdin closed, as the ground truth's runs do
- * (no second shell in front, nor zx's 45 ms load); resolves to its exit code (a signal is 128+N) and output.
- */
-export async function runTestCommand(testCmd: string, cwd: string, env: NodeJS.ProcessEnv, sandbox: { bwrap: string; spec: SandboxSpec } | null = null): Promise<Ran> {
-  const [{ spawn }, { constants }] = await Promise.all([import('node:child_process'), import('node:os')]);
-  // Sandboxed (CONTRACT section 13): a writer of the tree with the user's environment; nothing else is writable.
-  const prepared = sandbox === null ? null : (await import('@leap/supervise')).prepareSandbox(sandbox.spec, 'bash', ['-c', testCmd], env, sandbox.bwrap);
-  return new Promise<Ran>((resolve) => {
-    const child = prepared === null ? spawn('bash', ['-c', testCmd], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(prepared.command, prepared.args, { cwd, env: prepared.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (error) => resolve({ code: 127, stdout: '', stderr: `cannot run bash: ${error.message}` }));
-    child.on('close', (code, signal) => resolve({
-      code: code ?? 128 + (signal === null ? 0 : constants.signals[signal]),
-      stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'),
-    }));
-  }).finally(() => prepared?.cleanup());
-}

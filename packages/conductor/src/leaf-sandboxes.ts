@@ -2,7 +2,7 @@
 // `sandbox` and `testNetwork`, and LEAP_SANDBOX; then each leaf's spec by its role: the developer a writer of
 // the repository, the planner and the verifier readers of a throwaway copy of it; suite runs writers.
 import type { AgentPlugin, AgentRole } from '@leap/core';
-import { agentSandbox, chooseSandbox, sandboxSetting, suiteSandbox, type SandboxChoice } from '@leap/verify';
+import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxChoice } from '@leap/verify';
 import type { SandboxSpec } from '@leap/supervise';
 import type { ProjectConfig } from './project-config.js';
 
@@ -34,7 +34,3 @@ export function agentLeafSandbox(sandbox: RunSandbox, role: AgentRole, agent: Ag
   return sandbox.bwrap === null ? null : agentSandbox(agent, sandboxRole(role), root, env, stateDir);
 }
 
-/** The spec of one of the run's own suite runs (the baseline), or null when unsandboxed. */
-export function suiteRunSandbox(sandbox: RunSandbox, root: string, stateDir: string): { bwrap: string; spec: SandboxSpec } | null {
-  return sandbox.bwrap === null ? null : { bwrap: sandbox.bwrap, spec: suiteSandbox(root, stateDir, sandbox.testNetwork) };
-}

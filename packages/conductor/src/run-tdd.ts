@@ -9,14 +9,15 @@ import { readCriteria } from '@leap/core/ledger';
 import { Bail, Stopped } from './bail-causes.js';
 import { RunState, buildResult, endBailed, endStopped, freshJournal, stepInFlight, type ConductorSetup } from './conductor.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
-import { branchFromFiles, runTestCommand } from './git.js';
+import { passedTreesOfLog, runBaseline } from './baseline.js';
+import { branchFromFiles } from './git.js';
 import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
 import { agentLabel, idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
 import { missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
-import { chooseRunSandbox, suiteRunSandbox } from './leaf-sandboxes.js';
+import { chooseRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
@@ -214,11 +215,7 @@ async function prepare(state: RunState): Promise<void> {
   state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
   ensureTimeoutFile(paths, state.issue);
   if (!exists) {
-    const baseline = await runTestCommand(state.testCmd, state.root, { ...setup.env, VERI_TEST_CMD: state.testCmd }, suiteRunSandbox(setup.sandbox, state.root, paths.dir));
-    if (baseline.code !== 0) {
-      const tail = `${baseline.stdout}${baseline.stderr}`.trim().split('\n').slice(-8).join('\n');
-      throw new Bail('baseline-red', `The test suite fails before any change (\`${state.testCmd}\` exited ${baseline.code}), so a red test could not be told from a broken build. Make it pass on ${current || 'HEAD'} first. Its last lines:\n${tail}`);
-    }
+    await runBaseline(state, current || 'HEAD');
     ensureStateGitignore(paths);
     state.startHead = await state.head();
     state.passedTrees.push(await state.git.out(['rev-parse', 'HEAD^{tree}']));
@@ -230,6 +227,7 @@ async function prepare(state: RunState): Promise<void> {
   }
   if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
   state.startHead = await state.head();
+  state.passedTrees.push(...(await passedTreesOfLog(state)));
   state.journal = journal ?? freshJournal(state.journal, state.testCmd);
   state.journal.pid = process.pid;
   state.journal.test_cmd = state.testCmd;

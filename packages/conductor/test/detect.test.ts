@@ -32,6 +32,9 @@ detect('each kind of project names its own command', () => {
     [{ 'Cargo.toml': '[package]\nname = "x"\n' }, 'cargo test'],
     [{ 'go.mod': 'module x\n' }, 'go test ./...'],
     [{ 'build.gradle.kts': '', gradlew: '' }, './gradlew test'],
+    [{ 'build.gradle': '' }, 'gradle test'],
+    [{ GNUmakefile: 'test:\n\tgo test ./...\n' }, 'make test'],
+    [{ makefile: 'check:\n\ttrue\ntest : check\n' }, 'make test'],
     [{ 'pom.xml': '<project/>' }, 'mvn test'],
     [{ 'mix.exs': '' }, 'mix test'],
     [{ '.rspec': '', Gemfile: '' }, 'bundle exec rspec'],
@@ -41,6 +44,11 @@ detect('each kind of project names its own command', () => {
     const choice = chooseTestCommand(project(files), undefined, {});
     assert.equal(choice.kind === 'found' ? choice.command : choice, command, JSON.stringify(files));
   }
+});
+
+detect('a Makefile without a test target and an npm script that is npm init\'s placeholder suggest nothing', () => {
+  const choice = chooseTestCommand(project({ Makefile: 'build:\n\ttrue\ntesting:\n\ttrue\n', 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) }), undefined, {});
+  assert.equal(choice, { kind: 'none' });
 });
 
 detect('two candidates: the question lists one pasteable line each; none: the question says how to answer', () => {

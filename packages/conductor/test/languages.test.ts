@@ -1,6 +1,6 @@
 // Real small projects of other languages through a whole run, each with its own plain test command: a Rust
 // crate (cargo, no dependencies) whose step adds an inline `#[cfg(test)]` module to src/lib.rs (named by
-// --tests), and a pytest project. The developer is the command agent of fixtures/dev-agent.mjs applying real
+// --tests), a pytest project, and a Go module (`go test ./...`, its `_test.go` files found by the conventions). The developer is the command agent of fixtures/dev-agent.mjs applying real
 // edits; the verifier always passes, so ground truth (the conductor's and leap-verify's) decides.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -92,6 +92,79 @@ langs('a pytest project: red, green, refactor with python3 -m pytest', async () 
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   assert.equal(git(repo, 'show', '--format=', '--name-only', 'HEAD~2').trim(), 'tests/test_add.py');
   assert.match(execFileSync('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider'], { cwd: repo, env, encoding: 'utf8' }), /2 passed/);
+});
+
+const GO_CODE = 'package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn 0\n}\n';
+const GO_SMOKE = 'package calc\n\nimport "testing"\n\nfunc TestAddExists(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal("Add(0, 0) is not 0")\n\t}\n}\n';
+// The red's test reads its cases from testdata/ (Go's own convention for fixtures, no test file by the conventions):
+// a red that adds a file beside its tests is checked in the scratch copy, never skipped as a tree already run.
+const GO_TEST = 'package calc\n\nimport (\n\t"os"\n\t"strings"\n\t"testing"\n)\n\nfunc TestAddSums(t *testing.T) {\n\tdata, err := os.ReadFile("testdata/sums.txt")\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tif strings.TrimSpace(string(data)) != "2 3 5" || Add(2, 3) != 5 {\n\t\tt.Fatalf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n';
+
+// Go's build cache keys every compiled package and every cached test result on content: the action ID of a
+// package hashes its files' bytes (and its folder, unless -trimpath), a cached test result is keyed on the test
+// binary's ID and on the path, size and mtime of each file the test opened. Measured (go 1.19): without
+// -trimpath a copy in another folder shares nothing; with it, a copy whose bytes are the same reuses the
+// package and the result, which is right. So the red check's scratch copy may share GOCACHE with the user's
+// tree (nothing of it is linked into the copy; GOCACHE lives outside the repository): this test runs with
+// -trimpath and one GOCACHE for the run and the user's plain `go test ./...`, and the red commit still fails.
+langs('a Go module: red, green, refactor with go test ./...; a green that deletes another test is refused; the shared build cache never lies', async () => {
+  need('go', ['version'], 'golang-go');
+  const TITLE = 'Add adds';
+  const repo = makeGitRepo({
+    files: {
+      'go.mod': 'module example.com/calc\n\ngo 1.19\n',
+      'calc.go': GO_CODE,
+      'smoke_test.go': GO_SMOKE,
+      '.tdd/issues/1.md': issue('Add returns the sum of its arguments'),
+    },
+    prefix: 'leap-gomod-',
+  });
+  const agents = commandAgents({
+    [TITLE]: {
+      red: { path: 'add_test.go', content: GO_TEST, extra: [{ path: 'testdata/sums.txt', content: '2 3 5\n' }] },
+      // The first green passes by deleting the other test file's test: ground truth refuses it, with the file named.
+      green: { path: 'calc.go', content: GO_CODE.replace('return 0', 'return a + b'), extra: [{ path: 'smoke_test.go', content: 'package calc\n' }] },
+      // A revision starts from the rejected attempt's tree: it puts the test back.
+      'green-2': { path: 'calc.go', content: GO_CODE.replace('return 0', 'return a + b'), extra: [{ path: 'smoke_test.go', content: GO_SMOKE }] },
+      refactor: { path: 'calc.go', content: `// Package calc does arithmetic.\n${GO_CODE.replace('return 0', 'sum := a + b\n\treturn sum')}` },
+    },
+  });
+  const home = makeTempDir('leap-go-');
+  const env = cleanEnv({ GOCACHE: join(home, 'cache'), GOPATH: join(home, 'path'), GOFLAGS: '-trimpath', GOPROXY: 'off', GOTOOLCHAIN: 'local', GO111MODULE: 'on' });
+  const lines: string[] = [];
+  const result = await runTdd({
+    // No test command given: go.mod says `go test ./...`.
+    cwd: repo, issue: 1, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env,
+    progress: (line) => lines.push(line),
+  });
+  assert.is(result.code, 0, `${JSON.stringify(result.bail)}\n${lines.join('\n')}`);
+  assert.ok(lines.some((l) => l.includes('tests: `go test ./...`')), lines.join('\n'));
+  assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
+  assert.equal(result.verdicts.map((v) => `${v.phase} ${v.verdict}`), ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS']);
+  assert.match(result.verdicts[1]?.reason ?? '', /test files present at the red commit [0-9a-f]{12}: smoke_test\.go/);
+  assert.equal(git(repo, 'show', '--format=', '--name-only', 'HEAD~2').trim().split('\n'), ['add_test.go', 'testdata/sums.txt']);
+  assert.is(git(repo, 'show', 'HEAD:smoke_test.go'), GO_SMOKE);
+  // The red check ran the copy without add_test.go (it passed, and was cached): the suite events say so.
+  const suites = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"event":"suite"')).map((l) => JSON.parse(l) as { phase: string; code: number });
+  assert.equal(suites.filter((s) => s.phase === 'red').map((s) => s.code === 0), [false, true]);
+  // The user's plain go test, with the same cache: the red commit fails (no result cached from the copy is
+  // reused for it), the branch's end passes.
+  const goTest = () => {
+    try {
+      return { code: 0, out: execFileSync('go', ['test', './...'], { cwd: repo, env, encoding: 'utf8', stdio: 'pipe' }) };
+    } catch (error) {
+      return { code: (error as { status: number }).status, out: String((error as { stdout: string }).stdout) };
+    }
+  };
+  const branch = git(repo, 'symbolic-ref', '--short', 'HEAD').trim();
+  git(repo, 'checkout', '-q', 'HEAD~2');
+  const atRed = goTest();
+  assert.is.not(atRed.code, 0, atRed.out);
+  assert.match(atRed.out, 'Add(2, 3) = 0');
+  git(repo, 'checkout', '-q', branch);
+  const atEnd = goTest();
+  assert.is(atEnd.code, 0, atEnd.out);
+  assert.match(atEnd.out, /^ok\s+example\.com\/calc/m);
 });
 
 langs.run();

@@ -96,9 +96,10 @@ function reject(reason: string): GroundTruth {
 /**
  * Run the test command with bash in `cwd`; its output goes to our stderr, or is appended to `suiteLog`.
  * Resolves to its exit code (a signal is 128+N). With `stateDir`, the run is recorded as a `suite` event
- * (CONTRACT section 13): the tree it ran on, the command, the exit code, the time.
+ * (CONTRACT section 13): the tree it ran on, the command, the exit code, the time, the phase (a conductor's
+ * run before any change is `baseline`).
  */
-export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'phase' | 'sandbox'>>, cwd: string): Promise<number> {
+export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & { phase?: Phase | 'baseline' }, cwd: string): Promise<number> {
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
   const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
   if (out === 2) writeFd(2, line);

@@ -141,7 +141,7 @@ export const suiteEventSchema = kind('suite', {
   command: z.string().describe('the test command, as run with bash -c'),
   code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
   duration_ms: z.number().nonnegative(),
-  phase: z.string().nullable().optional().describe('the phase whose ground truth ran it (red, green, refactor), when one did'),
+  phase: z.string().nullable().optional().describe('the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor\'s run before any change; null when none'),
 }, 'The toolchain ran the project\'s test suite (CONTRACT section 13): on which tree, with what result.');
 
 /** Every event of the log. */
