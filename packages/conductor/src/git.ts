@@ -3,10 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '@leap/core';
-import type { SandboxSpec } from '@leap/supervise';
 
 /** One finished command. */
-export interface Ran {
+interface Ran {
   code: number;
   stdout: string;
   stderr: string;
@@ -106,7 +105,7 @@ function gitElsewhere(env: NodeJS.ProcessEnv, gitDir: string): boolean {
  * A ref's commit: its loose file, else its line in packed-refs; null when neither has it. Throws when the
  * files cannot say (a folder where the ref would be, a loose file that is not one line).
  */
-export function refSha(gitDir: string, ref: string): string | null {
+function refSha(gitDir: string, ref: string): string | null {
   let loose: string | null = null;
   try {
     loose = readFileSync(join(gitDir, ref), 'latin1');

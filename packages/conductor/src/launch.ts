@@ -17,7 +17,7 @@ import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-log.js';
 
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
-export function leafEnv(state: RunState, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
+function leafEnv(state: RunState, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...state.setup.env, VERI_TEST_CMD: state.testCmd, VERI_ISSUE: String(state.issue), LEAP_PHASE: phase, LEAP_ATTEMPT: String(attempt),
   };
@@ -134,7 +134,7 @@ function eventsSize(state: RunState): number {
 }
 
 /** Bail `cost-budget` once the leaves' reported cost passes --max-cost; says what was spent and on what. */
-export function checkCost(state: RunState): void {
+function checkCost(state: RunState): void {
   const max = state.setup.maxCost;
   if (max === undefined) return;
   const spent = describeSpend(readUsage(state.paths.events, state.issue));

@@ -25,7 +25,7 @@ export function chooseRunSandbox(flag: 'on' | 'off' | undefined, config: Project
 }
 
 /** What a role is inside the sandbox: the developer writes the repository; the planner only answers, the verifier only judges. */
-export function sandboxRole(role: AgentRole): 'writer' | 'reader' {
+function sandboxRole(role: AgentRole): 'writer' | 'reader' {
   return role === 'developer' || role === 'builder' ? 'writer' : 'reader';
 }
 

@@ -2,7 +2,7 @@
 // stage; commit red), verify (blind, in process), land (tick with the green commit; criterion and clear
 // with the refactor commit). Each stage is written to the journal before it starts, so a resumed run
 // knows whether a leaf's work is whole (its exit file) or must be set back to where the leaf began.
-import { existsSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
 import { GIT_FAILURE_EXIT } from './git.js';
@@ -117,7 +117,7 @@ async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
  * The test files of `commit` (by the conventions, or --tests) that the index changes or removes. In a file that
  * --tests names and that also holds code (Rust's `src/*.rs`), only a change to its `#[cfg(test)]` items counts.
  */
-export async function testFilesChanged(state: RunState, commit: string): Promise<string[]> {
+async function testFilesChanged(state: RunState, commit: string): Promise<string[]> {
   const out = (await state.git(['diff', '--cached', '--no-renames', '--name-status', '-z', commit])).stdout.split('\0');
   const { isTestFile, hasInlineTests, splitTestItems } = await import('@leap/verify');
   const found: string[] = [];
@@ -156,7 +156,7 @@ export async function dirtyPaths(state: RunState): Promise<string[]> {
 }
 
 /** `git add -A` of everything but the state folder: its files are the ledger's, the tracker's and the user's, never a phase's. */
-export async function addAll(state: RunState): Promise<void> {
+async function addAll(state: RunState): Promise<void> {
   const stateRel = relative(state.root, state.paths.dir);
   const inside = stateRel !== '' && !stateRel.startsWith('..');
   await state.git(['add', '-A', ...(inside ? ['--', '.', `:(exclude,literal)${stateRel}`] : [])]);

@@ -11,7 +11,7 @@ import { commitOrBail, dirtyPaths, snapshotStateFolder, undoStateEdits } from '.
 import { plannerPrompt } from './prompts.js';
 
 /** Why a plan does not cover the issue (a criterion without a step, a step naming no criterion of it), or null. */
-export function planCoverageProblem(plan: ParsedPlan, issue: TrackerIssue): string | null {
+function planCoverageProblem(plan: ParsedPlan, issue: TrackerIssue): string | null {
   const count = issue.criteria.length;
   const beyond = plan.steps.find((s) => s.criterion !== null && s.criterion > count);
   if (beyond !== undefined) return `step ${JSON.stringify(beyond.title)} names criterion ${beyond.criterion}, but issue ${issue.number} has ${count} acceptance criteri${count === 1 ? 'on' : 'a'}`;

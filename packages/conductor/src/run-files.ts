@@ -36,12 +36,12 @@ export interface RunJournal {
 }
 
 /** The journal's file: `issue-N-run.json` (core's statePaths names it). */
-export const journalFile = (paths: StatePaths, issue: number): string => paths.runJournal(issue);
+const journalFile = (paths: StatePaths, issue: number): string => paths.runJournal(issue);
 /** The conductor's lock: `issue-N-conductor.pid` (core's statePaths names it). */
 export const conductorLockFile = (paths: StatePaths, issue: number): string => paths.conductorLock(issue);
 
 /** The journal being written: whole once the journal is gone (see writeJournal). */
-export const nextJournalFile = (file: string): string => `${file}.next`;
+const nextJournalFile = (file: string): string => `${file}.next`;
 
 /** The journal's text: the file, else (a writer stopped between its unlink and its rename) the whole next one. */
 export function readJournalText(file: string): string | null {

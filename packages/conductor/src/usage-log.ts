@@ -2,12 +2,6 @@
 // through core's readUsage, the one reader of usage events (the engine's and the view's too).
 import { appendEvent, createEvent, readUsage as readUsageEvents, type AgentPlugin, type AgentUsage, type EventContext } from '@leap/core';
 
-/** One leaf's reported cost. */
-export interface LeafCost {
-  leaf: string;
-  cost: number;
-}
-
 /** Every `usage` event of issue N in the log, in order (a torn or foreign line is skipped). */
 export function readUsage(eventsFile: string, issue: number): { leaf: string; cost: number | null }[] {
   return readUsageEvents(eventsFile).filter((e) => e.issue === issue).map((e) => ({ leaf: e.leaf, cost: e.cost_usd }));

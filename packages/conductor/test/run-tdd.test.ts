@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import {
-  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, makeProject, pass, readEvents, receivedPrompt, reject, scriptedAgents, stepMoves, subjects,
+  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, makeProject, pass, readEvents, receivedPrompt, scriptedAgents, stepMoves, subjects,
 } from './helpers.js';
 
 const run = suite('runTdd: a full run');

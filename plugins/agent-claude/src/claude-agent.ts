@@ -48,7 +48,7 @@ export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
 }
 
 /** Inside a sandbox (CONTRACT section 13): its config and session places read-write, its own variables passed. */
-export function claudeSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
+function claudeSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
   const agentPaths = ['.claude', '.claude.json', '.claude.json.backup', '.config/claude'];
   const dir = env.CLAUDE_CONFIG_DIR;
   // CLAUDE_CONFIG_DIR may lie outside home: then it is a place of its own, read-write.

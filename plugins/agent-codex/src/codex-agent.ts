@@ -47,7 +47,7 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
  * Inside a sandbox (CONTRACT section 13): CODEX_HOME (default ~/.codex) read-write, CODEX_* and OPENAI_* passed,
  * and the variable each provider of its config.toml names as its `env_key`.
  */
-export function codexSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
+function codexSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
   const home = env.CODEX_HOME !== undefined && env.CODEX_HOME !== '' ? env.CODEX_HOME : '.codex';
   const passEnv = ['CODEX_*', 'OPENAI_*'];
   let config = '';

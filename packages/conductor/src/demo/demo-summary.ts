@@ -6,7 +6,7 @@ import { DEMO_ISSUE } from './sample-project.js';
 const BOXES = { done: '[x]', 'refactor-pending': '[~]', todo: '[ ]' } as const;
 
 /** Seconds with one decimal. */
-export function formatSeconds(ms: number): string {
+function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 

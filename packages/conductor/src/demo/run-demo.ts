@@ -35,13 +35,13 @@ export interface DemoResult {
 }
 
 /** The demo's folder: a new one, or one a previous `leap demo` made (then the run resumes). */
-export interface DemoDir {
+interface DemoDir {
   dir: string;
   resume: boolean;
 }
 
 /** Check `dir` is new, empty, or a demo project (nothing is touched otherwise); none means a new temp folder. */
-export function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
+function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
   if (dir === undefined) return { dir: realpathSync(mkdtempSync(join(tmpdir(), 'leap-demo-'))), resume: false };
   if (dir === '') throw new UsageError('Expected --dir to name a folder, got ""');
   const path = resolve(cwd, dir);
