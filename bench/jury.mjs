@@ -28,7 +28,19 @@ function setupJury(tmp) {
   return { dir, env };
 }
 
-const juryArgs = (leapJury) => [leapJury, '--builder-family', 'anthropic', '--reviewers', 's1,s2,s3', '--intent', 'greet says hello', '--criteria', 'returns hello', '--no-git-aliases', 'src/greet.js'];
+const juryArgs = (leapJury) => [
+  leapJury,
+  '--builder-family',
+  'anthropic',
+  '--reviewers',
+  's1,s2,s3',
+  '--intent',
+  'greet says hello',
+  '--criteria',
+  'returns hello',
+  '--no-git-aliases',
+  'src/greet.js',
+];
 
 /** Wall time of `leap-jury` run from a shell (bench/time-runs.sh), from its start to its exit. */
 export function benchJury(tmp, leapJury, { withoutCaCerts = false } = {}) {
@@ -106,15 +118,19 @@ export function benchJuryAgainstSpawner(tmp, leapJury) {
   const [floor, jury] = timeRuns(RUNS, [process.execPath, ...juryArgs(leapJury)], { base: [process.execPath, writeSpawner(join(tmp, 'paired'))], cwd: dir, env });
   const ratios = jury.map((ms, i) => ms / floor[i]).sort((a, b) => a - b);
   return {
-    ratio: ratios[RUNS >> 1], spread: [ratios[Math.floor((RUNS - 1) / 4)], ratios[Math.ceil((3 * (RUNS - 1)) / 4)]],
-    jury: summary(jury.map((ms) => ms / 1000)), floor: summary(floor.map((ms) => ms / 1000)),
+    ratio: ratios[RUNS >> 1],
+    spread: [ratios[Math.floor((RUNS - 1) / 4)], ratios[Math.ceil((3 * (RUNS - 1)) / 4)]],
+    jury: summary(jury.map((ms) => ms / 1000)),
+    floor: summary(floor.map((ms) => ms / 1000)),
   };
 }
 
 function writeSpawner(tmp) {
   const prompt = reviewerPrompt(tmp);
   const script = join(tmp, 'spawn-three.cjs');
-  writeFileSync(script, `const { spawn } = require('node:child_process');
+  writeFileSync(
+    script,
+    `const { spawn } = require('node:child_process');
 const { closeSync, openSync } = require('node:fs');
 let left = 3;
 for (let i = 0; i < 3; i++) {
@@ -123,6 +139,7 @@ for (let i = 0; i < 3; i++) {
   closeSync(stdin);
   child.on('exit', (code) => { if (code !== 0) process.exit(1); if (--left === 0) process.exit(0); });
 }
-`);
+`,
+  );
   return script;
 }

@@ -50,181 +50,242 @@ function check(label, value, budget, ok, unit = '', floor = null) {
 // BENCH_ONLY=a,b runs only those suites of bench/suites/ and prints them, leaving RESULTS.md alone.
 const only = process.env.BENCH_ONLY?.split(',');
 if (!only) {
-// --- start-up of each command that exists
-const state = join(tmp, 'state');
-mkdirSync(state, { recursive: true });
-const env = { ...process.env, VERI_STATE_DIR: state };
-if (has(bin('core', 'leap-role'))) coldStart('leap-role develop-red', [bin('core', 'leap-role'), 'develop-red'], { expect: 0 });
-if (has(bin('core', 'leap-event'))) coldStart('leap-event mark', [bin('core', 'leap-event'), 'mark', 'bench'], { env, expect: 0 });
-if (has(bin('supervise', 'leap-stop'))) coldStart('leap-stop (none pending)', [bin('supervise', 'leap-stop')], { env, budget: 1.15, expect: 3 });
-if (has(bin('supervise', 'leap-supervise'), bin('supervise', 'leap-wait'))) {
-  spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), 'done', 'true'], { env, stdio: 'ignore' });
-  coldStart('leap-wait on a finished leaf', [bin('supervise', 'leap-wait'), 'done'], { env, budget: 1.15, expect: 0 });
-  coldStart('leap-supervise NAME true', [bin('supervise', 'leap-supervise'), 'bench-true', 'true'], { env, budget: 1.3, expect: 0 });
-}
-const ledger10k = join(tmp, 'issue-10k.md');
-{
-  const lines = ['# Ten thousand steps', '', '## Steps', ''];
-  for (let i = 1; i <= 10_000; i++) lines.push(`- [${i <= 9_000 ? 'x' : ' '}] Step number ${i}: it's "quoted" $(x) 🦀`);
-  writeFileSync(ledger10k, `${lines.join('\n')}\n`);
-}
-if (has(bin('ledger', 'leap-ledger'))) {
-  coldStart('leap-ledger current (10,000 steps, piped to stdin)', [bin('ledger', 'leap-ledger'), 'current'], { input: ledger10k, budget: 1.3, expect: 0 });
-}
-const benchSetup = join(root, 'bench', 'setup-verify.mjs');
-if (has(bin('verify', 'leap-verify'), benchSetup)) {
-  const { setupVerifyPrompt } = await import(benchSetup);
-  const { cwd, env: verifyEnv, args } = setupVerifyPrompt(tmp);
-  coldStart('leap-verify prompt (green: step, spec, tests from the red verdict)', [bin('verify', 'leap-verify'), ...args], { cwd, env: { ...process.env, ...verifyEnv }, budget: 1.3, expect: 0 });
-  const redArgs = args.map((a) => (a === 'green' ? 'red' : a));
-  coldStart('leap-verify prompt (red: one `git show` finds the red commit\'s tests)', [bin('verify', 'leap-verify'), ...redArgs], { cwd, env: { ...process.env, ...verifyEnv }, expect: 0 });
-}
+  // --- start-up of each command that exists
+  const state = join(tmp, 'state');
+  mkdirSync(state, { recursive: true });
+  const env = { ...process.env, VERI_STATE_DIR: state };
+  if (has(bin('core', 'leap-role'))) coldStart('leap-role develop-red', [bin('core', 'leap-role'), 'develop-red'], { expect: 0 });
+  if (has(bin('core', 'leap-event'))) coldStart('leap-event mark', [bin('core', 'leap-event'), 'mark', 'bench'], { env, expect: 0 });
+  if (has(bin('supervise', 'leap-stop'))) coldStart('leap-stop (none pending)', [bin('supervise', 'leap-stop')], { env, budget: 1.15, expect: 3 });
+  if (has(bin('supervise', 'leap-supervise'), bin('supervise', 'leap-wait'))) {
+    spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), 'done', 'true'], { env, stdio: 'ignore' });
+    coldStart('leap-wait on a finished leaf', [bin('supervise', 'leap-wait'), 'done'], { env, budget: 1.15, expect: 0 });
+    coldStart('leap-supervise NAME true', [bin('supervise', 'leap-supervise'), 'bench-true', 'true'], { env, budget: 1.3, expect: 0 });
+  }
+  const ledger10k = join(tmp, 'issue-10k.md');
+  {
+    const lines = ['# Ten thousand steps', '', '## Steps', ''];
+    for (let i = 1; i <= 10_000; i++) lines.push(`- [${i <= 9_000 ? 'x' : ' '}] Step number ${i}: it's "quoted" $(x) 🦀`);
+    writeFileSync(ledger10k, `${lines.join('\n')}\n`);
+  }
+  if (has(bin('ledger', 'leap-ledger'))) {
+    coldStart('leap-ledger current (10,000 steps, piped to stdin)', [bin('ledger', 'leap-ledger'), 'current'], { input: ledger10k, budget: 1.3, expect: 0 });
+  }
+  const benchSetup = join(root, 'bench', 'setup-verify.mjs');
+  if (has(bin('verify', 'leap-verify'), benchSetup)) {
+    const { setupVerifyPrompt } = await import(benchSetup);
+    const { cwd, env: verifyEnv, args } = setupVerifyPrompt(tmp);
+    coldStart('leap-verify prompt (green: step, spec, tests from the red verdict)', [bin('verify', 'leap-verify'), ...args], { cwd, env: { ...process.env, ...verifyEnv }, budget: 1.3, expect: 0 });
+    const redArgs = args.map((a) => (a === 'green' ? 'red' : a));
+    coldStart("leap-verify prompt (red: one `git show` finds the red commit's tests)", [bin('verify', 'leap-verify'), ...redArgs], { cwd, env: { ...process.env, ...verifyEnv }, expect: 0 });
+  }
 
-// --- the ledger parser's import cost: it must not load zod, ajv, chokidar, simple-git or zx
-{
-  // What a consumer loads: the package's published `@leap/core/ledger` entry (the bundle).
-  const ledgerEntry = join(root, 'packages', 'core', JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')).exports['./ledger'].default);
-  const [bare, importing] = timeRuns(RUNS, [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(ledgerEntry)})`], { base: [process.execPath, '--input-type=module', '-e', '0'] });
-  const diffs = importing.map((t, i) => t - bare[i]);
-  const cost = median(diffs);
-  check('import @leap/core/ledger over bare node (both ESM, median of paired differences)', cost.toFixed(1), '<= 15 ms', cost <= 15, ' ms');
-  const heavy = ['zod', 'ajv', 'chokidar', 'simple-git', 'zx'];
-  const probe = spawnSync(process.execPath, ['--input-type=module', '-e', `
+  // --- the ledger parser's import cost: it must not load zod, ajv, chokidar, simple-git or zx
+  {
+    // What a consumer loads: the package's published `@leap/core/ledger` entry (the bundle).
+    const ledgerEntry = join(root, 'packages', 'core', JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')).exports['./ledger'].default);
+    const [bare, importing] = timeRuns(RUNS, [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(ledgerEntry)})`], {
+      base: [process.execPath, '--input-type=module', '-e', '0'],
+    });
+    const diffs = importing.map((t, i) => t - bare[i]);
+    const cost = median(diffs);
+    check('import @leap/core/ledger over bare node (both ESM, median of paired differences)', cost.toFixed(1), '<= 15 ms', cost <= 15, ' ms');
+    const heavy = ['zod', 'ajv', 'chokidar', 'simple-git', 'zx'];
+    const probe = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
     import { createRequire } from 'node:module';
     await import(${JSON.stringify(ledgerEntry)});
     const loaded = Object.keys(createRequire(import.meta.url).cache ?? {});
-    process.stdout.write(JSON.stringify(loaded));`], { encoding: 'utf8' });
-  const loaded = JSON.parse(probe.stdout || '[]').filter((p) => heavy.some((h) => p.includes(`/node_modules/${h}/`)));
-  check('heavy modules loaded with the ledger parser', loaded.length, '0', loaded.length === 0);
-}
+    process.stdout.write(JSON.stringify(loaded));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const loaded = JSON.parse(probe.stdout || '[]').filter((p) => heavy.some((h) => p.includes(`/node_modules/${h}/`)));
+    check('heavy modules loaded with the ledger parser', loaded.length, '0', loaded.length === 0);
+  }
 
-// --- event log: append rate in one process, and 8 concurrent writers
-{
-  const core = await import(join(root, 'packages', 'core', 'dist', 'index.js'));
-  const file = join(tmp, 'rate.jsonl');
-  const ctx = { issue: 1, step: 'bench', skillCommit: null };
-  const n = 20_000;
-  const log = core.openEventLog(file);
-  let t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) log.append(core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
-  log.close();
-  const openRate = n / (ms(process.hrtime.bigint() - t0) / 1000);
-  const file2 = join(tmp, 'rate2.jsonl');
-  t0 = process.hrtime.bigint();
-  for (let i = 0; i < 5_000; i++) core.appendEvent(file2, core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
-  const eachRate = 5_000 / (ms(process.hrtime.bigint() - t0) / 1000);
-  rows.notes.push(`Event append rate, one process, log kept open: ${Math.round(openRate).toLocaleString('en')} events/s`);
-  rows.notes.push(`Event append rate, one process, open-append-close per event (as separate commands do): ${Math.round(eachRate).toLocaleString('en')} events/s`);
-  console.log(rows.notes.slice(-2).join('\n'));
+  // --- event log: append rate in one process, and 8 concurrent writers
+  {
+    const core = await import(join(root, 'packages', 'core', 'dist', 'index.js'));
+    const file = join(tmp, 'rate.jsonl');
+    const ctx = { issue: 1, step: 'bench', skillCommit: null };
+    const n = 20_000;
+    const log = core.openEventLog(file);
+    let t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) log.append(core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
+    log.close();
+    const openRate = n / (ms(process.hrtime.bigint() - t0) / 1000);
+    const file2 = join(tmp, 'rate2.jsonl');
+    t0 = process.hrtime.bigint();
+    for (let i = 0; i < 5_000; i++) core.appendEvent(file2, core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
+    const eachRate = 5_000 / (ms(process.hrtime.bigint() - t0) / 1000);
+    rows.notes.push(`Event append rate, one process, log kept open: ${Math.round(openRate).toLocaleString('en')} events/s`);
+    rows.notes.push(`Event append rate, one process, open-append-close per event (as separate commands do): ${Math.round(eachRate).toLocaleString('en')} events/s`);
+    console.log(rows.notes.slice(-2).join('\n'));
 
-  const shared = join(tmp, 'concurrent.jsonl');
-  const fixture = join(root, 'packages', 'core', 'test', 'fixtures', 'append-many.mjs');
-  t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: 8 }, (_, w) => new Promise((resolve, reject) => {
-    spawn(process.execPath, [fixture, shared, String(w), '2000'], { stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer ${w} exit ${c}`))));
-  })));
-  const wall = ms(process.hrtime.bigint() - t0);
-  const lines = readFileSync(shared, 'utf8').split('\n').filter((l) => l !== '');
-  let torn = 0;
-  const seen = new Set();
-  for (const line of lines) {
-    try {
-      const e = JSON.parse(line);
-      seen.add(`${e.name}:${e.anchor}`);
-    } catch {
-      torn++;
+    const shared = join(tmp, 'concurrent.jsonl');
+    const fixture = join(root, 'packages', 'core', 'test', 'fixtures', 'append-many.mjs');
+    t0 = process.hrtime.bigint();
+    await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, w) =>
+          new Promise((resolve, reject) => {
+            spawn(process.execPath, [fixture, shared, String(w), '2000'], { stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer ${w} exit ${c}`))));
+          }),
+      ),
+    );
+    const wall = ms(process.hrtime.bigint() - t0);
+    const lines = readFileSync(shared, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    let torn = 0;
+    const seen = new Set();
+    for (const line of lines) {
+      try {
+        const e = JSON.parse(line);
+        seen.add(`${e.name}:${e.anchor}`);
+      } catch {
+        torn++;
+      }
+    }
+    const lost = 16_000 - seen.size;
+    check('8 processes x 2,000 appends at once: torn lines', torn, '0', torn === 0);
+    check('8 processes x 2,000 appends at once: lost events', lost, '0', lost === 0);
+    rows.notes.push(`8 concurrent writers x 2,000 events: ${wall.toFixed(0)} ms wall, ${lines.length} lines`);
+  }
+
+  // --- supervision latencies
+  if (has(bin('supervise', 'leap-wait'))) {
+    // From the exit file's rename to leap-wait returning.
+    const lat = [];
+    for (let i = 0; i < RUNS; i++) {
+      const name = `lat${i}`;
+      writeFileSync(join(state, `${name}.pid`), `${process.pid}\nstarttime=${readFileSync(`/proc/${process.pid}/stat`, 'latin1').split(') ')[1].split(' ')[19]}\n`);
+      const waiter = spawn(process.execPath, [bin('supervise', 'leap-wait'), name, '30'], { env, stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 400));
+      const tmpExit = join(state, `.${name}.exit.tmp`);
+      writeFileSync(tmpExit, '0\nstatus=exited\n');
+      const t0 = process.hrtime.bigint();
+      renameSync(tmpExit, join(state, `${name}.exit`));
+      await new Promise((r) => waiter.on('exit', r));
+      lat.push(ms(process.hrtime.bigint() - t0));
+    }
+    const m = median(lat);
+    check('exit file rename to leap-wait returning (median)', m.toFixed(1), '<= 15 ms', m <= 15, ' ms');
+  }
+  if (has(bin('supervise', 'leap-supervise'))) {
+    const ignore = join(tmp, 'ignore-term.js');
+    writeFileSync(ignore, "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);\n");
+    const timeout = 0.5;
+    const grace = 0.5;
+    const over = [];
+    const wall = [];
+    const events = join(state, 'events.jsonl');
+    for (let i = 0; i < 9; i++) {
+      const t0 = process.hrtime.bigint();
+      spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), `term${i}`, process.execPath, ignore], {
+        env: { ...env, VERI_TIMEOUT: String(timeout), VERI_KILL_AFTER: String(grace) },
+        stdio: 'ignore',
+      });
+      wall.push(ms(process.hrtime.bigint() - t0) - (timeout + grace) * 1000);
+      // The leaf's clock starts at its launch (the event is written just before the spawn); the exit event is
+      // written once the leaf and its tree are gone and NAME.exit is in place: a bound on the leaf's life.
+      const mine = readFileSync(events, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.leaf === `term${i}`);
+      const at = (kind) => Date.parse(mine.find((e) => e.event === kind).ts);
+      over.push(at('exit') - at('launch') - (timeout + grace) * 1000);
+    }
+    const m = median(over);
+    check('SIGTERM-ignoring leaf: from its launch to its exit record, beyond timeout + grace (median of 9)', m.toFixed(0), '<= 200 ms', m <= 200, ' ms');
+    rows.notes.push(`SIGTERM-ignoring leaf: the whole leap-supervise run, its own Node start-up included, took timeout + grace + ${median(wall).toFixed(0)} ms (median of 9)`);
+  }
+
+  // --- tick against a plain git commit of the same change, in a repository of 10,000 files
+  if (has(bin('ledger', 'leap-ledger'))) {
+    const { benchTick } = await import(join(root, 'bench', 'tick.mjs'));
+    const result = benchTick(tmp, bin('ledger', 'leap-ledger'), RUNS);
+    check(
+      'tick vs its floor, `node -e 0` plus a plain git commit of the same change, run by run (10,000-file repo, median paired ratio)',
+      result.floorRatio.toFixed(2),
+      '<= 1.7x',
+      result.floorRatio <= 1.7,
+      'x',
+    );
+    rows.notes.push(
+      `tick median ${result.tick.toFixed(1)} ms; git commit median ${result.commit.toFixed(1)} ms; node -e 0 median ${result.node.toFixed(1)} ms, so Node's start alone is ${(result.node / result.commit).toFixed(2)}x a git commit here and tick is ${result.ratio.toFixed(2)}x a plain commit; against its floor (node -e 0 + git commit, paired in each run) ${result.floorRatio.toFixed(2)}x, middle half of the ratios ${result.floorSpread.map((r) => r.toFixed(2)).join('-')}`,
+    );
+    if (process.env.NODE_EXTRA_CA_CERTS) {
+      // Every Node start reads this bundle before any script runs; our commands never use TLS.
+      const { NODE_EXTRA_CA_CERTS: _unused, ...bare } = process.env;
+      const without = median(timeRuns(RUNS, [process.execPath, '-e', '0'], { env: bare })[1]);
+      rows.notes.push(`NODE_EXTRA_CA_CERTS is set on this machine: node -e 0 takes ${without.toFixed(1)} ms without it, against ${result.node.toFixed(1)} ms with it`);
     }
   }
-  const lost = 16_000 - seen.size;
-  check('8 processes x 2,000 appends at once: torn lines', torn, '0', torn === 0);
-  check('8 processes x 2,000 appends at once: lost events', lost, '0', lost === 0);
-  rows.notes.push(`8 concurrent writers x 2,000 events: ${wall.toFixed(0)} ms wall, ${lines.length} lines`);
-}
 
-// --- supervision latencies
-if (has(bin('supervise', 'leap-wait'))) {
-  // From the exit file's rename to leap-wait returning.
-  const lat = [];
-  for (let i = 0; i < RUNS; i++) {
-    const name = `lat${i}`;
-    writeFileSync(join(state, `${name}.pid`), `${process.pid}\nstarttime=${readFileSync(`/proc/${process.pid}/stat`, 'latin1').split(') ')[1].split(' ')[19]}\n`);
-    const waiter = spawn(process.execPath, [bin('supervise', 'leap-wait'), name, '30'], { env, stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 400));
-    const tmpExit = join(state, `.${name}.exit.tmp`);
-    writeFileSync(tmpExit, '0\nstatus=exited\n');
-    const t0 = process.hrtime.bigint();
-    renameSync(tmpExit, join(state, `${name}.exit`));
-    await new Promise((r) => waiter.on('exit', r));
-    lat.push(ms(process.hrtime.bigint() - t0));
+  // --- jury of three one-second reviewers
+  if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
+    const { benchJury, benchJuryAgainstSpawner, benchJuryFromNode, benchJuryLibrary, benchReviewer, benchReviewersTogether, benchNodeSpawner } = await import(join(root, 'bench', 'jury.mjs'));
+    const paired = benchJuryAgainstSpawner(tmp, bin('verify', 'leap-jury'));
+    check(
+      'jury of three reviewers taking 1 s each: `leap-jury` from a shell vs the smallest Node script spawning the same three, run by run (median paired ratio of 11)',
+      paired.ratio.toFixed(3),
+      '<= 1.1x',
+      paired.ratio <= 1.1,
+      'x',
+    );
+    rows.notes.push(
+      `leap-jury against its floor, paired in each of 11 runs: leap-jury median ${paired.jury.median.toFixed(3)} s, the three reviewers spawned by the smallest Node script median ${paired.floor.median.toFixed(3)} s; ratio ${paired.ratio.toFixed(3)}x, middle half of the ratios ${paired.spread.map((r) => r.toFixed(3)).join('-')}`,
+    );
+    const jury = benchJury(tmp, bin('verify', 'leap-jury'));
+    const fromNode = benchJuryFromNode(tmp, bin('verify', 'leap-jury'));
+    const library = await benchJuryLibrary(tmp, join(root, 'packages', 'verify', 'dist', 'index.js'));
+    const reviewer = benchReviewer(tmp);
+    const together = benchReviewersTogether(tmp);
+    const spawner = benchNodeSpawner(tmp);
+    const bare = process.env.NODE_EXTRA_CA_CERTS ? benchJury(tmp, bin('verify', 'leap-jury'), { withoutCaCerts: true }) : null;
+    rows.notes.push(
+      `jury of three 1-second reviewers, 11 runs each: leap-jury from a shell ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; the same spawned from the bench's Node process (its fork counted) ${fromNode.min.toFixed(3)} s to ${fromNode.max.toFixed(3)} s, median ${fromNode.median.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s; one reviewer alone (bash, cat and sleep, from a shell) ${reviewer.median.toFixed(3)} s; three reviewers started together by one bash, no jury code (the floor of any jury on these cores, less Node's start and exit) median ${together.median.toFixed(3)} s; the same three spawned by the smallest Node script that can (no jury code: the floor of a jury that is a Node process) median ${spawner.median.toFixed(3)} s, so leap-jury's own work is about ${Math.round((jury.median - spawner.median) * 1000)} ms${bare === null ? '' : `; leap-jury from a shell without NODE_EXTRA_CA_CERTS (which this machine sets for every process; leap-jury uses no TLS) median ${bare.median.toFixed(3)} s`}`,
+    );
   }
-  const m = median(lat);
-  check('exit file rename to leap-wait returning (median)', m.toFixed(1), '<= 15 ms', m <= 15, ' ms');
-}
-if (has(bin('supervise', 'leap-supervise'))) {
-  const ignore = join(tmp, 'ignore-term.js');
-  writeFileSync(ignore, "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);\n");
-  const timeout = 0.5;
-  const grace = 0.5;
-  const over = [];
-  const wall = [];
-  const events = join(state, 'events.jsonl');
-  for (let i = 0; i < 9; i++) {
-    const t0 = process.hrtime.bigint();
-    spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), `term${i}`, process.execPath, ignore], { env: { ...env, VERI_TIMEOUT: String(timeout), VERI_KILL_AFTER: String(grace) }, stdio: 'ignore' });
-    wall.push(ms(process.hrtime.bigint() - t0) - (timeout + grace) * 1000);
-    // The leaf's clock starts at its launch (the event is written just before the spawn); the exit event is
-    // written once the leaf and its tree are gone and NAME.exit is in place: a bound on the leaf's life.
-    const mine = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.leaf === `term${i}`);
-    const at = (kind) => Date.parse(mine.find((e) => e.event === kind).ts);
-    over.push(at('exit') - at('launch') - (timeout + grace) * 1000);
-  }
-  const m = median(over);
-  check('SIGTERM-ignoring leaf: from its launch to its exit record, beyond timeout + grace (median of 9)', m.toFixed(0), '<= 200 ms', m <= 200, ' ms');
-  rows.notes.push(`SIGTERM-ignoring leaf: the whole leap-supervise run, its own Node start-up included, took timeout + grace + ${median(wall).toFixed(0)} ms (median of 9)`);
-}
-
-// --- tick against a plain git commit of the same change, in a repository of 10,000 files
-if (has(bin('ledger', 'leap-ledger'))) {
-  const { benchTick } = await import(join(root, 'bench', 'tick.mjs'));
-  const result = benchTick(tmp, bin('ledger', 'leap-ledger'), RUNS);
-  check('tick vs its floor, `node -e 0` plus a plain git commit of the same change, run by run (10,000-file repo, median paired ratio)', result.floorRatio.toFixed(2), '<= 1.7x', result.floorRatio <= 1.7, 'x');
-  rows.notes.push(`tick median ${result.tick.toFixed(1)} ms; git commit median ${result.commit.toFixed(1)} ms; node -e 0 median ${result.node.toFixed(1)} ms, so Node's start alone is ${(result.node / result.commit).toFixed(2)}x a git commit here and tick is ${result.ratio.toFixed(2)}x a plain commit; against its floor (node -e 0 + git commit, paired in each run) ${result.floorRatio.toFixed(2)}x, middle half of the ratios ${result.floorSpread.map((r) => r.toFixed(2)).join('-')}`);
-  if (process.env.NODE_EXTRA_CA_CERTS) {
-    // Every Node start reads this bundle before any script runs; our commands never use TLS.
-    const { NODE_EXTRA_CA_CERTS: _unused, ...bare } = process.env;
-    const without = median(timeRuns(RUNS, [process.execPath, '-e', '0'], { env: bare })[1]);
-    rows.notes.push(`NODE_EXTRA_CA_CERTS is set on this machine: node -e 0 takes ${without.toFixed(1)} ms without it, against ${result.node.toFixed(1)} ms with it`);
-  }
-}
-
-// --- jury of three one-second reviewers
-if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
-  const { benchJury, benchJuryAgainstSpawner, benchJuryFromNode, benchJuryLibrary, benchReviewer, benchReviewersTogether, benchNodeSpawner } = await import(join(root, 'bench', 'jury.mjs'));
-  const paired = benchJuryAgainstSpawner(tmp, bin('verify', 'leap-jury'));
-  check('jury of three reviewers taking 1 s each: `leap-jury` from a shell vs the smallest Node script spawning the same three, run by run (median paired ratio of 11)', paired.ratio.toFixed(3), '<= 1.1x', paired.ratio <= 1.1, 'x');
-  rows.notes.push(`leap-jury against its floor, paired in each of 11 runs: leap-jury median ${paired.jury.median.toFixed(3)} s, the three reviewers spawned by the smallest Node script median ${paired.floor.median.toFixed(3)} s; ratio ${paired.ratio.toFixed(3)}x, middle half of the ratios ${paired.spread.map((r) => r.toFixed(3)).join('-')}`);
-  const jury = benchJury(tmp, bin('verify', 'leap-jury'));
-  const fromNode = benchJuryFromNode(tmp, bin('verify', 'leap-jury'));
-  const library = await benchJuryLibrary(tmp, join(root, 'packages', 'verify', 'dist', 'index.js'));
-  const reviewer = benchReviewer(tmp);
-  const together = benchReviewersTogether(tmp);
-  const spawner = benchNodeSpawner(tmp);
-  const bare = process.env.NODE_EXTRA_CA_CERTS ? benchJury(tmp, bin('verify', 'leap-jury'), { withoutCaCerts: true }) : null;
-  rows.notes.push(`jury of three 1-second reviewers, 11 runs each: leap-jury from a shell ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; the same spawned from the bench's Node process (its fork counted) ${fromNode.min.toFixed(3)} s to ${fromNode.max.toFixed(3)} s, median ${fromNode.median.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s; one reviewer alone (bash, cat and sleep, from a shell) ${reviewer.median.toFixed(3)} s; three reviewers started together by one bash, no jury code (the floor of any jury on these cores, less Node's start and exit) median ${together.median.toFixed(3)} s; the same three spawned by the smallest Node script that can (no jury code: the floor of a jury that is a Node process) median ${spawner.median.toFixed(3)} s, so leap-jury's own work is about ${Math.round((jury.median - spawner.median) * 1000)} ms${bare === null ? '' : `; leap-jury from a shell without NODE_EXTRA_CA_CERTS (which this machine sets for every process; leap-jury uses no TLS) median ${bare.median.toFixed(3)} s`}`);
-}
-
 }
 
 // --- the suites of each capability: bench/suites/NAME.mjs default-exports `async (ctx) => {}` and
 // reports through ctx (coldStart, check, note), so each package's figures live beside its own setup.
 {
   const suites = join(root, 'bench', 'suites');
-  const files = existsSync(suites) ? readdirSync(suites).filter((f) => f.endsWith('.mjs')).sort() : [];
+  const files = existsSync(suites)
+    ? readdirSync(suites)
+        .filter((f) => f.endsWith('.mjs'))
+        .sort()
+    : [];
   for (const file of files) {
     if (only && !only.includes(file.replace(/\.mjs$/, ''))) continue;
     console.log(`--- ${file}`);
     const { default: suite } = await import(join(suites, file));
-    await suite({ root, tmp: mkdtempSync(join(tmp, file.replace(/\.mjs$/, '-'))), RUNS, bin, has, median, quartiles, timeRuns, coldStart, check, note: (text) => { rows.notes.push(text); console.log(text); } });
+    await suite({
+      root,
+      tmp: mkdtempSync(join(tmp, file.replace(/\.mjs$/, '-'))),
+      RUNS,
+      bin,
+      has,
+      median,
+      quartiles,
+      timeRuns,
+      coldStart,
+      check,
+      note: (text) => {
+        rows.notes.push(text);
+        console.log(text);
+      },
+    });
   }
 }
 
@@ -236,10 +297,17 @@ if (only) {
 
 // --- what this machine charges for fresh memory (start-up work that allocates pays it)
 {
-  const probe = spawnSync(process.execPath, ['-e', `
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `
     const b = Buffer.allocUnsafeSlow(8 << 20); const t = performance.now();
     for (let i = 0; i < b.length; i += 4096) b[i] = 1;
-    process.stdout.write(String((performance.now() - t) / 8));`], { encoding: 'utf8' });
+    process.stdout.write(String((performance.now() - t) / 8));`,
+    ],
+    { encoding: 'utf8' },
+  );
   rows.notes.push(`first touch of fresh memory: ${Number(probe.stdout).toFixed(2)} ms per MiB (a start-up that decodes a 580 KB ledger to a 1.1 MB string pays it)`);
 }
 
@@ -251,7 +319,9 @@ const lines = [
   '# Benchmark results',
   '',
   `- Date: ${new Date().toISOString()}`,
-  `- Machine: ${cpu}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM (${(freemem() / 2 ** 30).toFixed(1)} free), Linux ${release()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  `- Machine: ${cpu}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM (${(freemem() / 2 ** 30).toFixed(1)} free), Linux ${release()}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
   `- Node ${process.version}; ${RUNS} runs per start-up figure; each run times \`node -e 0\` and then the command back to back, and the ratio is the median of those paired ratios (this VM's speed drifts in bursts; pairs cancel it)`,
   '- Wall times are taken by bench/time-runs.sh, a bash loop reading $EPOCHREALTIME around each command, as a shell runs it: spawnSync from this Node process would add the fork of its own heap to every figure (several ms here)',
   '',
@@ -259,7 +329,10 @@ const lines = [
   '',
   '| command | median ms | node -e 0 median ms | median paired ratio | middle half of the ratios | budget | |',
   '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
-  ...rows.starts.map((r) => `| ${r.label} | ${r.cmd.toFixed(1)} | ${r.base.toFixed(1)} | ${r.ratio.toFixed(2)}x | ${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}${noisy(r) ? ' (noisy)' : ''} | ${r.budget ? `${r.budget}x` : '-'} | ${r.budget ? (r.ratio <= r.budget ? 'ok' : '**over**') : ''} |`),
+  ...rows.starts.map(
+    (r) =>
+      `| ${r.label} | ${r.cmd.toFixed(1)} | ${r.base.toFixed(1)} | ${r.ratio.toFixed(2)}x | ${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}${noisy(r) ? ' (noisy)' : ''} | ${r.budget ? `${r.budget}x` : '-'} | ${r.budget ? (r.ratio <= r.budget ? 'ok' : '**over**') : ''} |`,
+  ),
   '',
   `A figure is marked noisy when the middle half of its paired ratios spans more than ${NOISY_SPAN.toFixed(2)}: the machine was not steady while it was measured, and its median says little. ${rows.starts.filter(noisy).length} of ${rows.starts.length} figures were noisy in this run.`,
   '',

@@ -27,7 +27,19 @@ export function setupVerifyPrompt(tmp) {
   git('add', '-A');
   git('commit', '-q', '-m', 'red');
   const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
-  const verdict = { ts: new Date().toISOString(), event: 'verdict', issue: 3, step: TITLE, skill_commit: null, phase: 'red', verdict: 'PASS', reason: 'bench', code: 0, commit: head, tests: ['test/greet.test.js'] };
+  const verdict = {
+    ts: new Date().toISOString(),
+    event: 'verdict',
+    issue: 3,
+    step: TITLE,
+    skill_commit: null,
+    phase: 'red',
+    verdict: 'PASS',
+    reason: 'bench',
+    code: 0,
+    commit: head,
+    tests: ['test/greet.test.js'],
+  };
   write('.tdd/events.jsonl', `${JSON.stringify(verdict)}\n`);
   return { cwd: repo, env: { VERI_ISSUE: '3' }, args: ['prompt', '--step', TITLE, 'green'] };
 }

@@ -27,13 +27,20 @@ export function benchTick(tmp, leapLedger, runs) {
   // The loop runs in bash (tick-runs.sh): spawnSync from this process would add the fork of its heap to each figure.
   const r = spawnSync('bash', [join(dirname(fileURLToPath(import.meta.url)), 'tick-runs.sh'), String(runs), process.execPath, leapLedger], { cwd: repo, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`tick-runs.sh: exit ${r.status}: ${r.stderr}`);
-  const rows = r.stdout.trim().split('\n').map((line) => line.split(' ').map((us) => Number(us) / 1000));
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ').map((us) => Number(us) / 1000));
   const [commit, node, tick] = [0, 1, 2].map((k) => rows.map((row) => row[k]));
   // The budget's figure: each tick against the floor of any Node tick measured beside it in the same run,
   // its `node -e 0` plus its plain `git commit` of the same change (a Node command that commits pays both).
   const floorRatios = rows.map(([c, n, t]) => t / (n + c));
   return {
-    tick: median(tick), commit: median(commit), node: median(node), ratio: median(tick) / median(commit),
-    floorRatio: median(floorRatios), floorSpread: quartiles(floorRatios),
+    tick: median(tick),
+    commit: median(commit),
+    node: median(node),
+    ratio: median(tick) / median(commit),
+    floorRatio: median(floorRatios),
+    floorSpread: quartiles(floorRatios),
   };
 }

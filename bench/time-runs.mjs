@@ -13,6 +13,9 @@ const script = join(dirname(fileURLToPath(import.meta.url)), 'time-runs.sh');
 export function timeRuns(runs, cmd, { base = [], input = '', env = process.env, cwd, expect = 0 } = {}) {
   const r = spawnSync('bash', [script, String(runs), String(expect), input, String(base.length), ...base, '--', ...cmd], { env, cwd, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`time-runs.sh ${cmd.join(' ')}: exit ${r.status}: ${r.stderr}`);
-  const lines = r.stdout.trim().split('\n').map((line) => line.split(' ').map((us) => Number(us) / 1000));
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ').map((us) => Number(us) / 1000));
   return [lines.map((l) => (l.length > 1 ? l[0] : Number.NaN)), lines.map((l) => l[l.length - 1])];
 }

@@ -39,12 +39,14 @@ for (const out of bins) {
     sourcesContent: false,
     conditions: ['leap-source'],
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [{
-      name: 'external-deps',
-      setup(b) {
-        b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@leap/') ? undefined : { path: args.path, external: true }));
+    plugins: [
+      {
+        name: 'external-deps',
+        setup(b) {
+          b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@leap/') ? undefined : { path: args.path, external: true }));
+        },
       },
-    }],
+    ],
     logLevel: 'warning',
   });
 }

@@ -76,13 +76,17 @@ for (const [key, runs] of groups) {
     ends[lane] = run.end ?? run.at;
     const u = run.usage;
     const title = `${run.leaf} · ${run.status} ${run.code} · ${((run.end - run.at) / 1000).toFixed(1)}s${u ? ` · ${u.input_tokens} in / ${u.output_tokens} out tokens, ${money(u.cost_usd)}` : ''}`;
-    out.push(`<div class="bar" data-status="${run.status}" style="left:${pct(run.at)}%;width:${Math.max(0.4, pct(run.end ?? run.at) - pct(run.at))}%;top:${lane * 16}px" title="${esc(title)}">${esc(run.leaf)}</div>`);
+    out.push(
+      `<div class="bar" data-status="${run.status}" style="left:${pct(run.at)}%;width:${Math.max(0.4, pct(run.end ?? run.at) - pct(run.at))}%;top:${lane * 16}px" title="${esc(title)}">${esc(run.leaf)}</div>`,
+    );
   }
-  for (const v of marks.get(key) ?? []) out.push(`<div class="vm v-${v.verdict}" style="left:${pct(v.at)}%" title="${v.verdict} (${esc(v.phase)}) ${time(v.at)}: ${esc(v.reason.slice(0, 120))}"></div>`);
+  for (const v of marks.get(key) ?? [])
+    out.push(`<div class="vm v-${v.verdict}" style="left:${pct(v.at)}%" title="${v.verdict} (${esc(v.phase)}) ${time(v.at)}: ${esc(v.reason.slice(0, 120))}"></div>`);
   out.push('</div></div>');
 }
 out.push('</div><table>');
-for (const v of verdicts) out.push(`<tr class="verdict-row"><td class="t">${time(v.at)}<td>${v.issue}<td>${esc(v.step)}<td>${esc(v.phase)}<td>${v.verdict}<td>${esc(v.reason)}<td>${esc(v.agent ?? '')}\n`);
+for (const v of verdicts)
+  out.push(`<tr class="verdict-row"><td class="t">${time(v.at)}<td>${v.issue}<td>${esc(v.step)}<td>${esc(v.phase)}<td>${v.verdict}<td>${esc(v.reason)}<td>${esc(v.agent ?? '')}\n`);
 out.push('</table><table>');
 for (const t of ticks.slice(-100)) out.push(`<tr><td>${time(t.at)}<td>${esc(t.action)}<td>${esc(t.title ?? '')}\n`);
 out.push('</table>');
@@ -91,7 +95,10 @@ const sums = (key) => {
   for (const u of usage) {
     const k = key(u);
     const s = by.get(k) ?? { n: 0, i: 0, o: 0, c: 0 };
-    s.n++; s.i += u.input_tokens ?? 0; s.o += u.output_tokens ?? 0; s.c += u.cost_usd ?? 0;
+    s.n++;
+    s.i += u.input_tokens ?? 0;
+    s.o += u.output_tokens ?? 0;
+    s.c += u.cost_usd ?? 0;
     by.set(k, s);
   }
   for (const [k, s] of by) out.push(`<tr><td class="reason">${esc(String(k))}<td class="n">${s.n}<td class="n">${tokens(s.i)}<td class="n">${tokens(s.o)}<td class="n">${money(s.c)}\n`);
@@ -101,6 +108,9 @@ sums((u) => `issue ${u.issue}`);
 out.push('</table><table>');
 sums((u) => `issue ${u.issue}: ${u.step}`);
 out.push('</table><table>');
-for (const u of usage) out.push(`<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>issue ${u.issue}<td class="n">${tokens(u.input_tokens)}<td class="n">${tokens(u.output_tokens)}<td class="n">${money(u.cost_usd)}\n`);
+for (const u of usage)
+  out.push(
+    `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>issue ${u.issue}<td class="n">${tokens(u.input_tokens)}<td class="n">${tokens(u.output_tokens)}<td class="n">${money(u.cost_usd)}\n`,
+  );
 out.push(`</table><table>${problems.map((p) => `<tr><td>${p}\n`).join('')}</table></body></html>\n`);
 fs.writeFileSync(outFile, out.join(''));

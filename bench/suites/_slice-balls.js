@@ -31,8 +31,13 @@ export function makeRepo(dir) {
 /** A slice of BALLS independent balls, each creating src/bN.txt; its proof (no shell) says the file is not empty. */
 export function writeSliceFile(dir, id) {
   const balls = Array.from({ length: BALLS }, (_, i) => ({
-    id: `b${i}`, goal: `src/b${i}.txt holds its id`, spec: 'Write the ball id into the file.',
-    scope: [{ path: `src/b${i}.txt`, sha256: null }], proof: { argv: ['test', '-s', `src/b${i}.txt`] }, rollback: 'delete the file', deps: [],
+    id: `b${i}`,
+    goal: `src/b${i}.txt holds its id`,
+    spec: 'Write the ball id into the file.',
+    scope: [{ path: `src/b${i}.txt`, sha256: null }],
+    proof: { argv: ['test', '-s', `src/b${i}.txt`] },
+    rollback: 'delete the file',
+    deps: [],
   }));
   const file = join(dir, `${id}.json`);
   writeFileSync(file, JSON.stringify({ id, base: 'HEAD', spine: 'integrator', balls }));
@@ -45,11 +50,16 @@ export function writeAgentsFile(dir, buildSleep, reviewSleep = 0) {
   const builder = ['bash', '-c', `cat >/dev/null; ${sleep(buildSleep)}printf '%s\\n' "$LEAP_BALL" > "src/$LEAP_BALL.txt"; echo built`];
   const reviewer = ['bash', '-c', `cat >/dev/null; ${sleep(reviewSleep)}echo '${ANSWER}'`];
   const file = join(dir, `agents-${buildSleep}-${reviewSleep}.json`);
-  writeFileSync(file, JSON.stringify({ agents: {
-    builder: { plugin: 'command', family: 'fb', command: builder },
-    r1: { plugin: 'command', family: 'f1', command: reviewer },
-    r2: { plugin: 'command', family: 'f2', command: reviewer },
-  } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      agents: {
+        builder: { plugin: 'command', family: 'fb', command: builder },
+        r1: { plugin: 'command', family: 'f1', command: reviewer },
+        r2: { plugin: 'command', family: 'f2', command: reviewer },
+      },
+    }),
+  );
   return file;
 }
 
@@ -59,7 +69,10 @@ export function writeAgentsFile(dir, buildSleep, reviewSleep = 0) {
  * the re-proof; the round's own proof run, untimed there, stays in the figure).
  */
 export function ownCostPerBall({ repo, wall, slice }) {
-  const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"exit"')).map((l) => JSON.parse(l));
+  const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"exit"'))
+    .map((l) => JSON.parse(l));
   const leaves = events.filter((e) => e.event === 'exit').reduce((s, e) => s + e.duration_ms, 0);
   let proofs = 0;
   for (const ball of readdirSync(join(repo, '.leap', slice)).filter((b) => /^b\d+$/.test(b))) {

@@ -42,47 +42,47 @@ function project(dir, steps) {
 // 3. a conductor in Node starts one Node: `node -e 0` in the run's environment (on this machine
 //    NODE_EXTRA_CA_CERTS, read by every Node at start, is most of it).
 const FLOOR_SCRIPT = [
-  "set -euo pipefail",
-  "cd \"$1\"; shift",
-  "mkdir -p src",
-  "git symbolic-ref -q HEAD >/dev/null",
-  "git status --porcelain -z --untracked-files=all >/dev/null",
-  "git checkout -q -b leap/issue-1",
-  "{ printf '# Bench plan\\n\\n## Steps\\n\\n'; for t in \"$@\"; do printf -- '- [ ] %s\\n' \"$t\"; done; } > .tdd/issue-1.md",
-  "git add -- .tdd/issue-1.md",
+  'set -euo pipefail',
+  'cd "$1"; shift',
+  'mkdir -p src',
+  'git symbolic-ref -q HEAD >/dev/null',
+  'git status --porcelain -z --untracked-files=all >/dev/null',
+  'git checkout -q -b leap/issue-1',
+  '{ printf \'# Bench plan\\n\\n## Steps\\n\\n\'; for t in "$@"; do printf -- \'- [ ] %s\\n\' "$t"; done; } > .tdd/issue-1.md',
+  'git add -- .tdd/issue-1.md',
   "git -c maintenance.auto=false commit -q -m 'plan: issue 1'",
-  "edit() { local text; text=$(<\"$1\"); printf '%s\\n' \"${text/\"$2\"/\"$3\"}\" > \"$1\"; }",
-  "tick() {",
-  "  cp .git/index .git/index.floor",
-  "  GIT_INDEX_FILE=.git/index.floor git update-index --add -- .tdd/issue-1.md",
-  "  local tree commit",
-  "  tree=$(GIT_INDEX_FILE=.git/index.floor git write-tree)",
-  "  commit=$(printf '%s\\n' \"$1\" | git commit-tree \"$tree\" -p HEAD)",
-  "  git update-ref -m \"commit: $1\" HEAD \"$commit\"",
-  "  mv .git/index.floor .git/index",
-  "}",
-  "leaf() { printf '%s\\n' \"$2\" > \"$1\"; git status --porcelain=v2 --branch -z --untracked-files=all --no-renames -- .tdd >/dev/null; git add -A; }",
-  "n=0",
-  "for t in \"$@\"; do",
-  "  n=$((n+1))",
-  "  leaf \"test/step$n.test.js\" \"test $n\"",
-  "  git -c maintenance.auto=false commit -q -m \"red: $t\"",
-  "  git show --no-renames --format=%H --name-only -z --diff-filter=AM HEAD >/dev/null",
-  "  s=$(mktemp -d); mkdir \"$s/tree\"",
-  "  GIT_INDEX_FILE=\"$s/index\" git --work-tree \"$s/tree\" read-tree -u --reset HEAD",
-  "  GIT_INDEX_FILE=\"$s/index\" git --work-tree \"$s/tree\" checkout --no-overlay -q HEAD^ -- \"test/step$n.test.js\"",
-  "  rm -rf \"$s\"",
-  "  leaf \"src/step$n.js\" \"export const value = $n;\"",
-  "  git status --porcelain -z --untracked-files=all -- \"test/step$n.test.js\" >/dev/null",
-  "  edit .tdd/issue-1.md \"- [ ] $t\" \"- [x] $t <!-- refactor-pending -->\"",
-  "  tick \"green: $t\"",
-  "  leaf \"src/step$n.js\" \"// step $n\"",
-  "  git status --porcelain -z --untracked-files=all >/dev/null",
-  "  edit .tdd/issues/1.md \"- [ ] $t\" \"- [x] $t\"",
-  "  git add -- .tdd/issues/1.md",
-  "  edit .tdd/issue-1.md \" <!-- refactor-pending -->\" \"\"",
-  "  tick \"refactor: $t\"",
-  "done",
+  'edit() { local text; text=$(<"$1"); printf \'%s\\n\' "${text/"$2"/"$3"}" > "$1"; }',
+  'tick() {',
+  '  cp .git/index .git/index.floor',
+  '  GIT_INDEX_FILE=.git/index.floor git update-index --add -- .tdd/issue-1.md',
+  '  local tree commit',
+  '  tree=$(GIT_INDEX_FILE=.git/index.floor git write-tree)',
+  '  commit=$(printf \'%s\\n\' "$1" | git commit-tree "$tree" -p HEAD)',
+  '  git update-ref -m "commit: $1" HEAD "$commit"',
+  '  mv .git/index.floor .git/index',
+  '}',
+  'leaf() { printf \'%s\\n\' "$2" > "$1"; git status --porcelain=v2 --branch -z --untracked-files=all --no-renames -- .tdd >/dev/null; git add -A; }',
+  'n=0',
+  'for t in "$@"; do',
+  '  n=$((n+1))',
+  '  leaf "test/step$n.test.js" "test $n"',
+  '  git -c maintenance.auto=false commit -q -m "red: $t"',
+  '  git show --no-renames --format=%H --name-only -z --diff-filter=AM HEAD >/dev/null',
+  '  s=$(mktemp -d); mkdir "$s/tree"',
+  '  GIT_INDEX_FILE="$s/index" git --work-tree "$s/tree" read-tree -u --reset HEAD',
+  '  GIT_INDEX_FILE="$s/index" git --work-tree "$s/tree" checkout --no-overlay -q HEAD^ -- "test/step$n.test.js"',
+  '  rm -rf "$s"',
+  '  leaf "src/step$n.js" "export const value = $n;"',
+  '  git status --porcelain -z --untracked-files=all -- "test/step$n.test.js" >/dev/null',
+  '  edit .tdd/issue-1.md "- [ ] $t" "- [x] $t <!-- refactor-pending -->"',
+  '  tick "green: $t"',
+  '  leaf "src/step$n.js" "// step $n"',
+  '  git status --porcelain -z --untracked-files=all >/dev/null',
+  '  edit .tdd/issues/1.md "- [ ] $t" "- [x] $t"',
+  '  git add -- .tdd/issues/1.md',
+  '  edit .tdd/issue-1.md " <!-- refactor-pending -->" ""',
+  '  tick "refactor: $t"',
+  'done',
 ].join('\n');
 // Git processes the floor starts: 5 to start, then a step's 21 (red 6, green 7, refactor 8; tick and clear 4 each).
 const FLOOR_GIT = { start: 5, step: 21 };
@@ -114,7 +114,11 @@ function wrapperMs(ctx, dir, count) {
       spawnSync('bash', ['-c', countingCommand(':', log)], { cwd: dir, stdio: 'ignore' });
       outer += Number(process.hrtime.bigint() - started) / 1e6;
     }
-    const inner = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').map(Number)).reduce((sum, [a, b]) => sum + (b - a) / 1e6, 0);
+    const inner = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ').map(Number))
+      .reduce((sum, [a, b]) => sum + (b - a) / 1e6, 0);
     sets.push(outer - inner);
   }
   return ctx.median(sets);
@@ -152,41 +156,62 @@ export default async function conductor(ctx) {
   const agentsDir = join(ctx.tmp, 'conductor-agents');
   mkdirSync(agentsDir, { recursive: true });
   writeFileSync(join(agentsDir, 'moves.json'), JSON.stringify({ steps }));
-  writeFileSync(join(agentsDir, 'agents.json'), JSON.stringify({
-    agents: {
-      dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), join(agentsDir, 'moves.json'), join(agentsDir, 'dev.log')] },
-      ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs')] },
-    },
-  }));
+  writeFileSync(
+    join(agentsDir, 'agents.json'),
+    JSON.stringify({
+      agents: {
+        dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), join(agentsDir, 'moves.json'), join(agentsDir, 'dev.log')] },
+        ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs')] },
+      },
+    }),
+  );
   writeFileSync(join(agentsDir, 'plan.txt'), `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`);
   // The counting test command: each run appends its start and end (ns) to a log, wherever it runs.
   const runs = join(agentsDir, 'test-runs.log');
   const testCmd = countingCommand('node --test test/ >/dev/null 2>&1', runs);
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))), VERI_TIMEOUT: '120' };
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', testCmd, '--plan', join(agentsDir, 'plan.txt'),
-    '--developer', 'dev', '--verifier', 'ver', '--agents', join(agentsDir, 'agents.json')], { cwd: repo, env, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', testCmd, '--plan', join(agentsDir, 'plan.txt'), '--developer', 'dev', '--verifier', 'ver', '--agents', join(agentsDir, 'agents.json')],
+    { cwd: repo, env, encoding: 'utf8' },
+  );
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (run.status !== 0) {
     ctx.note(`conductor: the bench run exited ${run.status}: ${(run.stdout + run.stderr).slice(-800)}`);
     return;
   }
-  const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const leavesMs = events.filter((e) => e.event === 'exit').reduce((sum, e) => sum + e.duration_ms, 0);
-  const testRuns = readFileSync(runs, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').map(Number));
+  const testRuns = readFileSync(runs, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ').map(Number));
   const testsMs = testRuns.reduce((sum, [s, e]) => sum + (e - s) / 1e6, 0);
   const ownMs = wallMs - leavesMs - testsMs;
   const share = ownMs / wallMs;
-  ctx.note(`conductor: a 3-step run took ${wallMs.toFixed(0)} ms: leaves ${leavesMs.toFixed(0)} ms (${events.filter((e) => e.event === 'exit').length}), test runs ${testsMs.toFixed(0)} ms (${testRuns.length}), the conductor's own ${ownMs.toFixed(0)} ms`);
+  ctx.note(
+    `conductor: a 3-step run took ${wallMs.toFixed(0)} ms: leaves ${leavesMs.toFixed(0)} ms (${events.filter((e) => e.event === 'exit').length}), test runs ${testsMs.toFixed(0)} ms (${testRuns.length}), the conductor's own ${ownMs.toFixed(0)} ms`,
+  );
   const gitFloor = floorMs(ctx, titles);
   const wrappers = wrapperMs(ctx, agentsDir, testRuns.length);
   const nodeStart = nodeStartMs(ctx, env);
   const floor = gitFloor + wrappers + nodeStart;
   const pct = (x) => `${((x / wallMs) * 100).toFixed(1)}%`;
   ctx.check("conductor's own share of a 3-step run (not leaves, not test runs)", (share * 100).toFixed(1), 'at most 5%', share <= 0.05, '%', { value: pct(floor), below: floor / wallMs > 0.05 });
-  ctx.note(`conductor: the floor of its own share, ${floor.toFixed(0)} ms, ${pct(floor)} of the run's wall (the conductor's own is ${(ownMs / floor).toFixed(1)}x that): a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step) ${gitFloor.toFixed(0)} ms (median of 5, ${pct(gitFloor)}); the ${testRuns.length} test runs' bash -c and date around what they count ${wrappers.toFixed(0)} ms (${pct(wrappers)}); one Node's start in the run's environment ${nodeStart.toFixed(0)} ms (${pct(nodeStart)})`);
+  ctx.note(
+    `conductor: the floor of its own share, ${floor.toFixed(0)} ms, ${pct(floor)} of the run's wall (the conductor's own is ${(ownMs / floor).toFixed(1)}x that): a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step) ${gitFloor.toFixed(0)} ms (median of 5, ${pct(gitFloor)}); the ${testRuns.length} test runs' bash -c and date around what they count ${wrappers.toFixed(0)} ms (${pct(wrappers)}); one Node's start in the run's environment ${nodeStart.toFixed(0)} ms (${pct(nodeStart)})`,
+  );
   const perStep = (testRuns.length - 1) / titles.length;
-  ctx.check('test-suite runs per step (besides one baseline per run)', perStep.toFixed(2), 'at most 3: red 1 (fails with the new test; the tree without it passed already), green 1, refactor 1', perStep <= 3);
+  ctx.check(
+    'test-suite runs per step (besides one baseline per run)',
+    perStep.toFixed(2),
+    'at most 3: red 1 (fails with the new test; the tree without it passed already), green 1, refactor 1',
+    perStep <= 3,
+  );
   ctx.coldStart('leap tdd status --issue 1', [leap, 'tdd', 'status', '--issue', '1'], { cwd: repo, env, budget: 1.3, expect: 0 });
   // The README's main job: `leap demo`, its wall time and what of it its leaves took.
   const demoDir = join(ctx.tmp, 'demo');
@@ -194,9 +219,14 @@ export default async function conductor(ctx) {
   const demo = spawnSync(process.execPath, [leap, 'demo', '--dir', demoDir], { env, encoding: 'utf8' });
   const demoMs = Number(process.hrtime.bigint() - demoStarted) / 1e6;
   if (demo.status === 0) {
-    const demoEvents = readFileSync(join(demoDir, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const demoEvents = readFileSync(join(demoDir, '.tdd', 'events.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const demoLeaves = demoEvents.filter((e) => e.event === 'exit').reduce((sum, e) => sum + e.duration_ms, 0);
-    ctx.note(`leap demo: ${demoMs.toFixed(0)} ms wall, its ${demoEvents.filter((e) => e.event === 'exit').length} leaves ${demoLeaves.toFixed(0)} ms; the rest is its test runs and the conductor (split above on the counted run)`);
+    ctx.note(
+      `leap demo: ${demoMs.toFixed(0)} ms wall, its ${demoEvents.filter((e) => e.event === 'exit').length} leaves ${demoLeaves.toFixed(0)} ms; the rest is its test runs and the conductor (split above on the counted run)`,
+    );
   } else {
     ctx.note(`leap demo exited ${demo.status}: ${(demo.stdout + demo.stderr).slice(-400)}`);
   }

@@ -15,14 +15,15 @@ import { BALLS, gitIn, makeRepo, ownCostPerBall, writeAgentsFile, writeSliceFile
 
 const REDIS = '/usr/bin/redis-server';
 
-const freePort = () => new Promise((resolve, reject) => {
-  const server = createServer();
-  server.on('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
   });
-});
 
 async function startRedis(dir) {
   const port = await freePort();
@@ -36,7 +37,14 @@ async function startRedis(dir) {
     });
     child.on('exit', (code) => reject(new Error(`redis-server exited ${code}`)));
   });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 // The shared remote (a bare repository) and the engine's clone of it.
@@ -64,8 +72,13 @@ export default async function runnerBullmq(ctx) {
     ctx.note(`runner-bullmq: ${REDIS} is not installed (apt-get install redis-server); skipped`);
     return;
   }
-  const entry = (cli, name) => [process.execPath, '--input-type=module', '-e',
-    `const m = await import(${JSON.stringify(cli)}); const { processSubcommandIo } = await import(${JSON.stringify(coreJs)}); process.exitCode = await m.${name}(process.argv.slice(1), processSubcommandIo());`, "--"];
+  const entry = (cli, name) => [
+    process.execPath,
+    '--input-type=module',
+    '-e',
+    `const m = await import(${JSON.stringify(cli)}); const { processSubcommandIo } = await import(${JSON.stringify(coreJs)}); process.exitCode = await m.${name}(process.argv.slice(1), processSubcommandIo());`,
+    '--',
+  ];
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('VERI_') || key.startsWith('LEAP_BULLMQ_')) delete env[key];
   // Engine and workers sign jobs and results with one secret (CONTRACT section 11).
@@ -79,7 +92,11 @@ export default async function runnerBullmq(ctx) {
       const dir = join(ctx.tmp, `machine-${n}-${i}`);
       mkdirSync(dir, { recursive: true });
       const [cmd, ...args] = entry(workerCli, 'workerCommand');
-      const child = spawn(cmd, [...args, '--redis', redis.url, '--repo', remote, '--jobs', String(jobs), '--dir', join(dir, 'w'), '--name', `m${i}`, '--agents', agents], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(cmd, [...args, '--redis', redis.url, '--repo', remote, '--jobs', String(jobs), '--dir', join(dir, 'w'), '--name', `m${i}`, '--agents', agents], {
+        cwd: dir,
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       await new Promise((resolve, reject) => {
         child.stderr.on('data', (b) => {
@@ -91,7 +108,11 @@ export default async function runnerBullmq(ctx) {
       workers.push(child);
     }
     return async () => {
-      for (const w of workers) await new Promise((r) => { w.once('exit', r); w.kill('SIGTERM'); });
+      for (const w of workers)
+        await new Promise((r) => {
+          w.once('exit', r);
+          w.kill('SIGTERM');
+        });
     };
   };
   // One slice run, through `leap slice run` as a process; `runner` null: the local runner.
@@ -105,7 +126,11 @@ export default async function runnerBullmq(ctx) {
     const [cmd, ...args] = entry(sliceCli, 'sliceCommand');
     const extra = runner === null ? [] : ['--runner', 'bullmq', '--redis', redis.url];
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(cmd, [...args, 'run', file, '--jobs', String(jobs), '--agents', agents, '--builder', 'builder', '--reviewers', 'r1,r2', '--json', ...extra], { cwd: repo, env, encoding: 'utf8' });
+    const r = spawnSync(cmd, [...args, 'run', file, '--jobs', String(jobs), '--agents', agents, '--builder', 'builder', '--reviewers', 'r1,r2', '--json', ...extra], {
+      cwd: repo,
+      env,
+      encoding: 'utf8',
+    });
     const wall = Number(process.hrtime.bigint() - t0) / 1e6;
     await down();
     if (r.status !== 0) throw new Error(`leap slice run exited ${r.status}: ${r.stderr}`);
@@ -121,7 +146,9 @@ export default async function runnerBullmq(ctx) {
     }
     const ratio = ctx.median(two) / ctx.median(one);
     ctx.check('leap slice run --runner bullmq, 8 balls (builders 2 s): two workers --jobs 2 / one worker --jobs 2, wall time', ratio.toFixed(2), 'at most 0.6x', ratio <= 0.6, 'x');
-    ctx.note(`runner-bullmq spread: one worker --jobs 2 ${ctx.median(one).toFixed(2)} s (runs ${one.map((t) => t.toFixed(2)).join(', ')}), two workers --jobs 2 ${ctx.median(two).toFixed(2)} s (runs ${two.map((t) => t.toFixed(2)).join(', ')}); the ideal is 8 s against 4 s of building`);
+    ctx.note(
+      `runner-bullmq spread: one worker --jobs 2 ${ctx.median(one).toFixed(2)} s (runs ${one.map((t) => t.toFixed(2)).join(', ')}), two workers --jobs 2 ${ctx.median(two).toFixed(2)} s (runs ${two.map((t) => t.toFixed(2)).join(', ')}); the ideal is 8 s against 4 s of building`,
+    );
 
     // --- the queue's own cost per ball against the local runner's
     const queued = [];
@@ -132,8 +159,10 @@ export default async function runnerBullmq(ctx) {
     }
     const q = ctx.median(queued);
     const l = ctx.median(local);
-    ctx.check('leap slice run --runner bullmq: the own cost per ball (all but the builder, the proof and the jury) less the local runner\'s', (q - l).toFixed(1), 'at most 250 ms', q - l <= 250, ' ms');
-    ctx.note(`runner-bullmq own cost: ${q.toFixed(1)} ms per ball through the queue (runs ${queued.map((x) => x.toFixed(1)).join(', ')}) vs ${l.toFixed(1)} ms with the local runner (runs ${local.map((x) => x.toFixed(1)).join(', ')}); the queue's share: the push of the round's commit, the worker's fetch, worktree and push, the engine's fetch back, the job's trip through Redis (its completion heard through the queue's events)`);
+    ctx.check("leap slice run --runner bullmq: the own cost per ball (all but the builder, the proof and the jury) less the local runner's", (q - l).toFixed(1), 'at most 250 ms', q - l <= 250, ' ms');
+    ctx.note(
+      `runner-bullmq own cost: ${q.toFixed(1)} ms per ball through the queue (runs ${queued.map((x) => x.toFixed(1)).join(', ')}) vs ${l.toFixed(1)} ms with the local runner (runs ${local.map((x) => x.toFixed(1)).join(', ')}); the queue's share: the push of the round's commit, the worker's fetch, worktree and push, the engine's fetch back, the job's trip through Redis (its completion heard through the queue's events)`,
+    );
   } finally {
     await redis.stop();
   }

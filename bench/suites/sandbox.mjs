@@ -32,14 +32,46 @@ export default async function sandbox(ctx) {
   const cost = ctx.median(extra);
   const [q1, q3] = ctx.quartiles(extra);
   // The floor: bwrap alone with the mounts a writer gets here, against `true` alone.
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--bind', repo, repo,
-    '--ro-bind', join(repo, '.git'), join(repo, '.git'), '--tmpfs', join(repo, '.tdd'), '--remount-ro', join(repo, '.tdd'),
-    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'];
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/var/tmp',
+    '--bind',
+    repo,
+    repo,
+    '--ro-bind',
+    join(repo, '.git'),
+    join(repo, '.git'),
+    '--tmpfs',
+    join(repo, '.tdd'),
+    '--remount-ro',
+    join(repo, '.tdd'),
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
+    '--',
+    'true',
+  ];
   const [bare, wrapped] = ctx.timeRuns(ctx.RUNS, [bwrap, ...args], { base: ['true'] });
   const floor = ctx.median(wrapped.map((t, i) => t - bare[i]));
-  ctx.check('sandboxed `leap-supervise --sandbox writer NAME true` against the same unsandboxed, run by run (median paired difference)',
-    cost.toFixed(1), '<= 10 ms', cost <= 10, ' ms', { value: `${floor.toFixed(1)} ms`, below: floor > 10 });
-  ctx.note(`sandbox: writer leaf costs ${cost.toFixed(1)} ms more than unsandboxed (middle half ${q1.toFixed(1)}-${q3.toFixed(1)} ms; unsandboxed median ${ctx.median(plain).toFixed(1)} ms); bwrap alone with the same mounts, against \`true\` alone: ${floor.toFixed(1)} ms (the floor of any bwrap sandbox on this machine)`);
+  ctx.check('sandboxed `leap-supervise --sandbox writer NAME true` against the same unsandboxed, run by run (median paired difference)', cost.toFixed(1), '<= 10 ms', cost <= 10, ' ms', {
+    value: `${floor.toFixed(1)} ms`,
+    below: floor > 10,
+  });
+  ctx.note(
+    `sandbox: writer leaf costs ${cost.toFixed(1)} ms more than unsandboxed (middle half ${q1.toFixed(1)}-${q3.toFixed(1)} ms; unsandboxed median ${ctx.median(plain).toFixed(1)} ms); bwrap alone with the same mounts, against \`true\` alone: ${floor.toFixed(1)} ms (the floor of any bwrap sandbox on this machine)`,
+  );
   const [plain2, reader] = run('reader', ['--sandbox', 'reader', 'bench-reader', 'true']);
   const readerCost = ctx.median(reader.map((t, i) => t - plain2[i]));
   ctx.note(`sandbox: reader leaf (a copy of 50 source files made and removed, node_modules of 200 files linked read-only) costs ${readerCost.toFixed(1)} ms more than unsandboxed`);

@@ -23,9 +23,16 @@ export default async function sliceRun(ctx) {
   // `leap slice run ...` through the umbrella bin when it is built (and not older than the package's own
   // build, which it bundles), else through the package's own entry.
   const viaBin = ctx.has(leapBin) && (!ctx.has(sliceCli) || statSync(leapBin).mtimeMs >= statSync(sliceCli).mtimeMs);
-  const leap = (args) => (viaBin
-    ? [process.execPath, leapBin, 'slice', ...args]
-    : [process.execPath, '--input-type=module', '-e', `const { sliceCommand } = await import(${JSON.stringify(sliceCli)}); const { processSubcommandIo } = await import(${JSON.stringify(join(ctx.root, 'packages', 'core', 'dist', 'index.js'))}); process.exitCode = await sliceCommand(process.argv.slice(1), processSubcommandIo());`, ...args]);
+  const leap = (args) =>
+    viaBin
+      ? [process.execPath, leapBin, 'slice', ...args]
+      : [
+          process.execPath,
+          '--input-type=module',
+          '-e',
+          `const { sliceCommand } = await import(${JSON.stringify(sliceCli)}); const { processSubcommandIo } = await import(${JSON.stringify(join(ctx.root, 'packages', 'core', 'dist', 'index.js'))}); process.exitCode = await sliceCommand(process.argv.slice(1), processSubcommandIo());`,
+          ...args,
+        ];
   let n = 0;
   const runSlice = (buildSleep, reviewSleep, jobs) => {
     const dir = join(ctx.tmp, `run-${n++}`);
@@ -49,7 +56,9 @@ export default async function sliceRun(ctx) {
   const one = runSlice(2, 1, 1).wall / 1000;
   const efficiency = one / (4 * four);
   ctx.check('leap slice run, 8 balls (builders 2 s, reviewers 1 s), --jobs 4: wall time / ideal (7 s)', (four / IDEAL).toFixed(2), 'at most 1.25x', four / IDEAL <= 1.25, 'x');
-  ctx.note(`slice-run fan-out: --jobs 4 ${four.toFixed(2)} s (runs ${fourRuns.map((t) => t.toFixed(2)).join(', ')}), --jobs 1 ${one.toFixed(2)} s: ${(one / four).toFixed(2)}x longer; parallel efficiency ${(efficiency * 100).toFixed(0)}% (the --jobs 1 time over 4 x the --jobs 4 time)`);
+  ctx.note(
+    `slice-run fan-out: --jobs 4 ${four.toFixed(2)} s (runs ${fourRuns.map((t) => t.toFixed(2)).join(', ')}), --jobs 1 ${one.toFixed(2)} s: ${(one / four).toFixed(2)}x longer; parallel efficiency ${(efficiency * 100).toFixed(0)}% (the --jobs 1 time over 4 x the --jobs 4 time)`,
+  );
   ctx.check('leap slice run, the same slice with --jobs 1: times the --jobs 4 wall time', (one / four).toFixed(2), 'about 4x (3 to 4.5)', one / four >= 3 && one / four <= 4.5, 'x');
 
   // --- the engine's own cost per ball, against a bare worktree add + remove (the issue's budget) and against
@@ -77,8 +86,15 @@ export default async function sliceRun(ctx) {
   const toBare = ctx.median(own.map((o, i) => o / bare[i]));
   const toFloor = ctx.median(own.map((o, i) => o / floor[i]));
   const floorToBare = ctx.median(floor.map((f, i) => f / bare[i]));
-  ctx.check('leap slice run: the engine\'s own cost per ball / a bare git worktree add + remove', toBare.toFixed(2), 'at most 1.5x', toBare <= 1.5, 'x', { value: `${floorToBare.toFixed(2)}x`, below: floorToBare > 1.5 });
-  ctx.note(`slice-run own cost: ${perBall.toFixed(1)} ms per ball (runs ${own.map((x) => x.toFixed(1)).join(', ')}; wall less leaves and proofs, over ${BALLS} balls, leap's start-up and the aggregate jury's worktree included) vs git worktree add + remove ${bareMs.toFixed(1)} ms (runs ${bare.map((x) => x.toFixed(1)).join(', ')}): ${toBare.toFixed(2)}x (median of the paired ratios)`);
-  ctx.note(`slice-run floor: the git work a ball needs, from bash (bench/suites/_slice-balls.js, per ball: worktree add -B, the file map's check-ignore, the champion's status, add + diff of the changed paths, the jury's two status, commit + status, worktree remove, merge-tree + commit-tree + diff + update-ref; the run's own), ${floorMs.toFixed(1)} ms per ball (runs ${floor.map((x) => x.toFixed(1)).join(', ')}) = ${floorToBare.toFixed(2)}x a bare worktree add + remove, so the 1.5x budget is ${floorToBare > 1.5 ? 'below' : 'above'} the floor; the engine's own cost is ${toFloor.toFixed(2)}x that floor (Node's start-up, a fork of its heap per process, the leaves' and the jury's supervision, records and events)`);
+  ctx.check("leap slice run: the engine's own cost per ball / a bare git worktree add + remove", toBare.toFixed(2), 'at most 1.5x', toBare <= 1.5, 'x', {
+    value: `${floorToBare.toFixed(2)}x`,
+    below: floorToBare > 1.5,
+  });
+  ctx.note(
+    `slice-run own cost: ${perBall.toFixed(1)} ms per ball (runs ${own.map((x) => x.toFixed(1)).join(', ')}; wall less leaves and proofs, over ${BALLS} balls, leap's start-up and the aggregate jury's worktree included) vs git worktree add + remove ${bareMs.toFixed(1)} ms (runs ${bare.map((x) => x.toFixed(1)).join(', ')}): ${toBare.toFixed(2)}x (median of the paired ratios)`,
+  );
+  ctx.note(
+    `slice-run floor: the git work a ball needs, from bash (bench/suites/_slice-balls.js, per ball: worktree add -B, the file map's check-ignore, the champion's status, add + diff of the changed paths, the jury's two status, commit + status, worktree remove, merge-tree + commit-tree + diff + update-ref; the run's own), ${floorMs.toFixed(1)} ms per ball (runs ${floor.map((x) => x.toFixed(1)).join(', ')}) = ${floorToBare.toFixed(2)}x a bare worktree add + remove, so the 1.5x budget is ${floorToBare > 1.5 ? 'below' : 'above'} the floor; the engine's own cost is ${toFloor.toFixed(2)}x that floor (Node's start-up, a fork of its heap per process, the leaves' and the jury's supervision, records and events)`,
+  );
   if (!viaBin) ctx.note('slice-run: ran through packages/slice/dist/cli.js (the umbrella bin is not built, or older than the package)');
 }

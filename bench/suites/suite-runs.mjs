@@ -52,18 +52,35 @@ export default async function suiteRuns(ctx) {
   writeFileSync(join(agents, 'agents.json'), JSON.stringify({ agents: { dev: { plugin: 'scripted', script: 'dev.json' }, ver: { plugin: 'scripted', script: 'ver.json' } } }));
   writeFileSync(join(agents, 'plan.txt'), `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`);
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))), VERI_TIMEOUT: '120' };
-  const run = spawnSync(process.execPath, [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', 'node --test test/', '--plan', join(agents, 'plan.txt'),
-    '--developer', 'dev', '--verifier', 'ver', '--agents', join(agents, 'agents.json')], { cwd: repo, env, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', 'node --test test/', '--plan', join(agents, 'plan.txt'), '--developer', 'dev', '--verifier', 'ver', '--agents', join(agents, 'agents.json')],
+    { cwd: repo, env, encoding: 'utf8' },
+  );
   if (run.status !== 0) {
     ctx.note(`suite runs: the 3-step scripted run exited ${run.status}: ${(run.stdout + run.stderr).slice(-800)}`);
     return;
   }
-  const suites = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.event === 'suite');
+  const suites = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.event === 'suite');
   const by = {};
   for (const e of suites) by[e.phase ?? 'none'] = (by[e.phase ?? 'none'] ?? 0) + 1;
   const baselines = by.baseline ?? 0;
   const perStep = (suites.length - baselines) / titles.length;
-  ctx.note(`suite runs: a 3-step scripted run appended ${suites.length} suite events: ${Object.entries(by).map(([phase, n]) => `${phase} ${n}`).join(', ')}`);
-  ctx.check('suite runs per step of a 3-step scripted run, counted from its `suite` events (besides the baseline)', `${perStep.toFixed(2)} (${suites.length} events, ${baselines} baseline)`,
-    'at most 3 a step (red 1, green 1, refactor 1), plus exactly 1 baseline a run', perStep <= 3 && baselines === 1, '', { value: '3 a step and 1 baseline: red must fail once, green and refactor pass once', below: false });
+  ctx.note(
+    `suite runs: a 3-step scripted run appended ${suites.length} suite events: ${Object.entries(by)
+      .map(([phase, n]) => `${phase} ${n}`)
+      .join(', ')}`,
+  );
+  ctx.check(
+    'suite runs per step of a 3-step scripted run, counted from its `suite` events (besides the baseline)',
+    `${perStep.toFixed(2)} (${suites.length} events, ${baselines} baseline)`,
+    'at most 3 a step (red 1, green 1, refactor 1), plus exactly 1 baseline a run',
+    perStep <= 3 && baselines === 1,
+    '',
+    { value: '3 a step and 1 baseline: red must fail once, green and refactor pass once', below: false },
+  );
 }

@@ -25,7 +25,8 @@ export default async function view(ctx) {
   const fixtures = join(VIEW(ctx.root), 'test', 'fixtures');
   const demo = repo(join(ctx.tmp, 'demo'), {
     '.tdd/events.jsonl': readFileSync(join(fixtures, 'demo.jsonl'), 'utf8'),
-    '.tdd/issue-1.md': "# Slugify step titles\n\n## Steps\n\n- [x] Lowercase the words and join them with dashes <!-- criterion: 1 -->\n- [x] Drop characters like ' \" $ ` that are not letters or digits <!-- criterion: 2 -->\n",
+    '.tdd/issue-1.md':
+      '# Slugify step titles\n\n## Steps\n\n- [x] Lowercase the words and join them with dashes <!-- criterion: 1 -->\n- [x] Drop characters like \' " $ ` that are not letters or digits <!-- criterion: 2 -->\n',
   });
   ctx.coldStart('leap status (a recorded run of the demo: 54 events, one ledger)', [leap, 'status'], { cwd: demo, budget: 1.3, expect: 0 });
 
@@ -40,8 +41,19 @@ export default async function view(ctx) {
   // The same content written by the smallest thing that can: a plain script with no checks (its bars,
   // titles, lanes, diamonds, rows and cost tables, every text escaped). The budget is measured against it.
   const plain = join(ctx.root, 'bench', 'suites', '_report-floor.cjs');
-  const same = ctx.coldStart(`floor: a plain script writing the same bars, verdicts and cost rows (bench/suites/${basename(plain)})`, [plain, join(big, '.tdd', 'events.jsonl'), join(big, 'plain.html')], { cwd: big, expect: 0 });
-  ctx.check(`leap report of ${events.length.toLocaleString('en')} events against the same content from a plain script`, `${(report / same).toFixed(2)}x its floor`, `report <= 2x node -e 0, floor ${same.toFixed(2)}x`, report <= 2, '', { value: `${same.toFixed(2)}x`, below: same > 2 });
+  const same = ctx.coldStart(
+    `floor: a plain script writing the same bars, verdicts and cost rows (bench/suites/${basename(plain)})`,
+    [plain, join(big, '.tdd', 'events.jsonl'), join(big, 'plain.html')],
+    { cwd: big, expect: 0 },
+  );
+  ctx.check(
+    `leap report of ${events.length.toLocaleString('en')} events against the same content from a plain script`,
+    `${(report / same).toFixed(2)}x its floor`,
+    `report <= 2x node -e 0, floor ${same.toFixed(2)}x`,
+    report <= 2,
+    '',
+    { value: `${same.toFixed(2)}x`, below: same > 2 },
+  );
   // What no report of this log can beat: Node reading it and JSON.parse-ing each line, nothing else.
   const floor = `const t=require('fs').readFileSync(${JSON.stringify(join(big, '.tdd', 'events.jsonl'))},'utf8');for(const l of t.split('\\n'))if(l)JSON.parse(l)`;
   ctx.coldStart(`floor: node reading and parsing the same ${events.length.toLocaleString('en')} lines, nothing else`, ['-e', floor], { cwd: big, expect: 0 });

@@ -54,7 +54,8 @@ export async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv, timeout
     if (variable !== undefined) found.push({ name, family: agent.family, path, loggedIn: true, why: `${variable} is set` });
     else if (file !== undefined) found.push({ name, family: agent.family, path, loggedIn: true, why: `its login is in ${file}` });
     // macOS keeps the login in the keychain, which cannot be read without asking the user.
-    else if (process.platform === 'darwin') found.push({ name, family: agent.family, path, loggedIn: null, why: `no key set and no credentials file: it may be logged in through the keychain; if not, ${credentials.login}` });
+    else if (process.platform === 'darwin')
+      found.push({ name, family: agent.family, path, loggedIn: null, why: `no key set and no credentials file: it may be logged in through the keychain; if not, ${credentials.login}` });
     else found.push({ name, family: agent.family, path, loggedIn: false, why: `no credentials found: ${credentials.login}` });
   }
   return found;

@@ -6,8 +6,17 @@ import { dirname, join } from 'node:path';
 import { LeapError, UsageError, parseCli, resolveStateDir, runGitSync, showValue, statePaths, type SubcommandIo } from '@leap/core';
 import { findAgentClis, proposeRoles, type AgentCli } from './agent-clis.js';
 import {
-  DEFAULT_AGENTS_FILE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ISSUE_TITLE, DEFAULT_TIMEOUT, checkDuration, checkTitle, firstIssueNumber,
-  planFiles, repoRelative, type InitChoices, type PlannedFile,
+  DEFAULT_AGENTS_FILE,
+  DEFAULT_IDLE_TIMEOUT,
+  DEFAULT_ISSUE_TITLE,
+  DEFAULT_TIMEOUT,
+  checkDuration,
+  checkTitle,
+  firstIssueNumber,
+  planFiles,
+  repoRelative,
+  type InitChoices,
+  type PlannedFile,
 } from './init-plan.js';
 import { DEFAULT_SKILLS_DIR, findSkillsDir, readSkills } from './skills-source.js';
 import { testCommandCandidates, type TestCommandCandidate } from './test-command.js';
@@ -120,7 +129,11 @@ async function initIn(root: string, io: SubcommandIo, values: Values, skills: st
 function takeSkills(argv: string[]): { skills: string | null; rest: string[] } {
   const rest: string[] = [];
   let skills: string | null = null;
-  const valued = new Set(Object.entries(OPTIONS).filter(([, o]) => o.type === 'string').map(([name]) => `--${name}`));
+  const valued = new Set(
+    Object.entries(OPTIONS)
+      .filter(([, o]) => o.type === 'string')
+      .map(([name]) => `--${name}`),
+  );
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--') {
@@ -193,8 +206,17 @@ async function decide(root: string, io: SubcommandIo, values: Values, skillsGive
   const { existsSync } = await import('node:fs');
   const schemaPath = 'node_modules/@leap/conductor/schemas/leap-config.schema.json';
   const choices: InitChoices = {
-    root, env: io.env, testCommand: testCommand?.command ?? null, testFiles, timeout, idleTimeout, agentsFile, agents,
-    ...(typeof existing?.developer === 'string' ? {} : roles), issueTitle, skills,
+    root,
+    env: io.env,
+    testCommand: testCommand?.command ?? null,
+    testFiles,
+    timeout,
+    idleTimeout,
+    agentsFile,
+    agents,
+    ...(typeof existing?.developer === 'string' ? {} : roles),
+    issueTitle,
+    skills,
     schema: existsSync(join(root, schemaPath)) ? `./${schemaPath}` : null,
   };
   // What is written is what the conductor reads: checked with its own schema first.
@@ -276,10 +298,7 @@ function tracked(root: string, written: string[]): string[] {
 }
 
 function report(decided: Decided, files: PlannedFile[], written: string[], wrote: boolean, issue: number, commit: string[] = []): InitReport {
-  const next = [
-    ...(commit.length === 0 ? [] : [`git add -- ${commit.map(shellWord).join(' ')} && git commit -m 'Set up leap (leap init)'`]),
-    `leap tdd run --issue ${issue}`,
-  ];
+  const next = [...(commit.length === 0 ? [] : [`git add -- ${commit.map(shellWord).join(' ')} && git commit -m 'Set up leap (leap init)'`]), `leap tdd run --issue ${issue}`];
   return {
     root: decided.choices.root,
     written: wrote,

@@ -72,7 +72,11 @@ export function firstIssueNumber(issuesDir: string): number {
   } catch {
     // no issues folder yet
   }
-  const existing = names.map((n) => /^([1-9][0-9]*)\.md$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number).sort((a, b) => a - b);
+  const existing = names
+    .map((n) => /^([1-9][0-9]*)\.md$/.exec(n)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
   return existing[0] ?? 1;
 }
 

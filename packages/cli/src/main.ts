@@ -4,8 +4,9 @@ import { COMMANDS } from './commands.js';
 import { readVersion } from './version.js';
 
 const OPTIONS = {
-  noun: 'COMMAND', heading: 'Commands',
-  footer: ['leap --version prints the toolchain\'s version.', 'Every command answers --help. Exit codes are each command\'s own; 2 is always bad input.'],
+  noun: 'COMMAND',
+  heading: 'Commands',
+  footer: ["leap --version prints the toolchain's version.", "Every command answers --help. Exit codes are each command's own; 2 is always bad input."],
   before: (argv: readonly string[], io: SubcommandIo) => {
     if (argv[0] !== '--version' && argv[0] !== '-V') return undefined;
     io.stdout(`${readVersion()}\n`);

@@ -69,7 +69,9 @@ export interface DetachedState {
 /** The record's name for a run of `kind` on `subject` (an issue number, a slice file). */
 export function detachedName(kind: 'tdd' | 'slice', subject: string): string {
   if (kind === 'tdd') return `mcp-tdd-${subject}`;
-  const stem = basename(subject).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
+  const stem = basename(subject)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 40);
   return `mcp-slice-${stem}-${createHash('sha256').update(subject).digest('hex').slice(0, 8)}`;
 }
 
@@ -93,12 +95,22 @@ export async function startDetached(name: string, args: string[], cwd: string, e
   child.unref();
   const identity = child.pid === undefined ? null : processIdentity(child.pid);
   const record: DetachedRecord = {
-    pid: child.pid ?? 0, starttime: identity?.starttime ?? '', bootId: identity?.bootId ?? '', argv: args,
-    started: new Date().toISOString(), out: paths.out, err: paths.err,
+    pid: child.pid ?? 0,
+    starttime: identity?.starttime ?? '',
+    bootId: identity?.bootId ?? '',
+    argv: args,
+    started: new Date().toISOString(),
+    out: paths.out,
+    err: paths.err,
   };
   writeFileAtomic(paths.record, `${JSON.stringify(record)}\n`, { durable: false });
   let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([ended, new Promise<'running'>((resolve) => { timer = setTimeout(() => resolve('running'), settleMs); })]);
+  const code = await Promise.race([
+    ended,
+    new Promise<'running'>((resolve) => {
+      timer = setTimeout(() => resolve('running'), settleMs);
+    }),
+  ]);
   clearTimeout(timer);
   return code === 'running' ? { ...stateOf(record), running: true } : { ...stateOf(record), running: false, code };
 }

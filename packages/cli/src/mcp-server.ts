@@ -26,7 +26,7 @@ export interface McpContext {
 export const MCP_TOOLS = ['tdd_run', 'tdd_status', 'tdd_stop', 'slice_validate', 'slice_plan', 'slice_run', 'slice_status', 'report', 'verdicts'] as const;
 
 const issue = z.number().int().positive().describe('The issue number.');
-const file = z.string().min(1).describe('The slice file, relative to the server\'s folder.');
+const file = z.string().min(1).describe("The slice file, relative to the server's folder.");
 const duration = z.union([z.string().min(1), z.number().nonnegative()]).describe('DURATION: 90, "90s", "15m", "1h" (a number is seconds).');
 
 /** tdd_run's input: the issue and `leap tdd run`'s options, by their long names. */
@@ -37,23 +37,23 @@ const tddRunInput = {
   developer: z.string().min(1).optional().describe('The developer agent.'),
   verifier: z.string().min(1).optional().describe('The verifier agent (of another family than the developer).'),
   planner: z.string().min(1).optional().describe('The planner agent.'),
-  agents: z.string().min(1).optional().describe('An agents file, relative to the server\'s folder.'),
+  agents: z.string().min(1).optional().describe("An agents file, relative to the server's folder."),
   revisions: z.number().int().nonnegative().optional().describe('Revision leaves a phase may have after a REJECT (default 2).'),
   'max-cost': z.number().nonnegative().optional().describe('Bail cost-budget once the reported cost passes this many USD.'),
   tracker: z.enum(['local', 'github']).optional().describe('Where the issue lives (default local: .tdd/issues/N.md).'),
-  timeout: duration.optional().describe('Each leaf\'s time limit.'),
+  timeout: duration.optional().describe("Each leaf's time limit."),
   'idle-timeout': duration.optional().describe('A leaf silent and idle this long is killed-stuck (0 is off).'),
   tests: z.array(z.string().min(1)).optional().describe('Globs of files holding tests, beside the built-in conventions.'),
-  'allow-same-family': z.boolean().optional().describe('Allow a verifier of the developer\'s model family.'),
+  'allow-same-family': z.boolean().optional().describe("Allow a verifier of the developer's model family."),
 };
 
 /** slice_run's input: the file and `leap slice run`'s options, by their long names. */
 const sliceRunInput = {
   file,
   jobs: z.number().int().positive().optional().describe('Balls built at once.'),
-  agents: z.string().min(1).optional().describe('An agents file, relative to the server\'s folder.'),
+  agents: z.string().min(1).optional().describe("An agents file, relative to the server's folder."),
   builder: z.string().min(1).optional().describe('The builder agent.'),
-  reviewers: z.array(z.string().min(1)).optional().describe('The jury (the builder\'s family is refused).'),
+  reviewers: z.array(z.string().min(1)).optional().describe("The jury (the builder's family is refused)."),
   alternates: z.array(z.string().min(1)).optional().describe('Seated in place of reviewers that never answered.'),
   'max-cost': z.number().nonnegative().optional().describe('Stop spending past this many USD: balls not yet done are held.'),
 };
@@ -103,72 +103,104 @@ function createLeapMcpServer(context: McpContext): McpServer {
     return json({ ...state, poll }, state.code !== 0);
   };
 
-  server.registerTool('tdd_run', {
-    description: 'Start `leap tdd run --issue N` detached (it drives the issue test-first: plan, red, green, refactor per step, each verified blind). Returns at once; poll with tdd_status.',
-    inputSchema: tddRunInput,
-  }, async (input) => detached(detachedName('tdd', String(input.issue)), ['tdd', 'run', `--issue=${input.issue}`, '--json', ...optionArgs(input, cwd, ['issue'])], 'tdd_status'));
+  server.registerTool(
+    'tdd_run',
+    {
+      description: 'Start `leap tdd run --issue N` detached (it drives the issue test-first: plan, red, green, refactor per step, each verified blind). Returns at once; poll with tdd_status.',
+      inputSchema: tddRunInput,
+    },
+    async (input) => detached(detachedName('tdd', String(input.issue)), ['tdd', 'run', `--issue=${input.issue}`, '--json', ...optionArgs(input, cwd, ['issue'])], 'tdd_status'),
+  );
 
-  server.registerTool('tdd_status', {
-    description: 'Where issue N\'s run stands (`leap tdd status --issue N --json`: steps, phase, leaves running, last verdict, stop, bail), and the detached run tdd_run started: running, or its exit and result.',
-    inputSchema: { issue },
-  }, async ({ issue: n }) => {
-    const run = await runLeap(['tdd', 'status', `--issue=${n}`, '--json'], cwd, env, timeout);
-    if (run.code !== 0) return binAnswer(['tdd', 'status', `--issue=${n}`, '--json'], run);
-    return json({ status: JSON.parse(run.stdout) as unknown, detached: readDetached(detachedName('tdd', String(n)), cwd, env) });
-  });
+  server.registerTool(
+    'tdd_status',
+    {
+      description:
+        "Where issue N's run stands (`leap tdd status --issue N --json`: steps, phase, leaves running, last verdict, stop, bail), and the detached run tdd_run started: running, or its exit and result.",
+      inputSchema: { issue },
+    },
+    async ({ issue: n }) => {
+      const run = await runLeap(['tdd', 'status', `--issue=${n}`, '--json'], cwd, env, timeout);
+      if (run.code !== 0) return binAnswer(['tdd', 'status', `--issue=${n}`, '--json'], run);
+      return json({ status: JSON.parse(run.stdout) as unknown, detached: readDetached(detachedName('tdd', String(n)), cwd, env) });
+    },
+  );
 
-  server.registerTool('tdd_stop', {
-    description: 'Ask the running conductor to stop (`leap tdd stop MODE`): at-ledger finishes the step in flight, at-leaf stops before the next leaf, now also ends the running leaf; clear withdraws the request.',
-    inputSchema: { mode: z.enum(['at-ledger', 'at-leaf', 'now', 'clear']).describe('How to stop, or clear.') },
-  }, async ({ mode }) => cli(['tdd', 'stop', mode]));
+  server.registerTool(
+    'tdd_stop',
+    {
+      description:
+        'Ask the running conductor to stop (`leap tdd stop MODE`): at-ledger finishes the step in flight, at-leaf stops before the next leaf, now also ends the running leaf; clear withdraws the request.',
+      inputSchema: { mode: z.enum(['at-ledger', 'at-leaf', 'now', 'clear']).describe('How to stop, or clear.') },
+    },
+    async ({ mode }) => cli(['tdd', 'stop', mode]),
+  );
 
   for (const action of ['validate', 'plan', 'status'] as const) {
-    server.registerTool(`slice_${action}`, {
-      description: {
-        validate: 'Check a slice file against its schema and every rule, all violations at once (`leap slice validate FILE --json`).',
-        plan: 'The waves a valid slice runs in (`leap slice plan FILE --json`).',
-        status: 'Where a slice stands: each ball\'s state, rounds and last receipt (`leap slice status FILE --json`), and the detached run slice_run started.',
-      }[action],
-      inputSchema: { file },
-    }, async ({ file: f }) => {
-      const args = ['slice', action, resolve(cwd, f), '--json'];
-      if (action !== 'status') return cli(args);
-      const run = await runLeap(args, cwd, env, timeout);
-      if (run.code !== 0) return binAnswer(args, run);
-      return json({ status: JSON.parse(run.stdout) as unknown, detached: readDetached(detachedName('slice', resolve(cwd, f)), cwd, env) });
-    });
+    server.registerTool(
+      `slice_${action}`,
+      {
+        description: {
+          validate: 'Check a slice file against its schema and every rule, all violations at once (`leap slice validate FILE --json`).',
+          plan: 'The waves a valid slice runs in (`leap slice plan FILE --json`).',
+          status: "Where a slice stands: each ball's state, rounds and last receipt (`leap slice status FILE --json`), and the detached run slice_run started.",
+        }[action],
+        inputSchema: { file },
+      },
+      async ({ file: f }) => {
+        const args = ['slice', action, resolve(cwd, f), '--json'];
+        if (action !== 'status') return cli(args);
+        const run = await runLeap(args, cwd, env, timeout);
+        if (run.code !== 0) return binAnswer(args, run);
+        return json({ status: JSON.parse(run.stdout) as unknown, detached: readDetached(detachedName('slice', resolve(cwd, f)), cwd, env) });
+      },
+    );
   }
 
-  server.registerTool('slice_run', {
-    description: 'Start `leap slice run FILE` detached (balls built in waves, proven, judged, merged on the spine). Returns at once; poll with slice_status.',
-    inputSchema: sliceRunInput,
-  }, async (input) => {
-    const path = resolve(cwd, input.file);
-    return detached(detachedName('slice', path), ['slice', 'run', path, '--json', ...optionArgs(input, cwd, ['file'])], 'slice_status');
-  });
+  server.registerTool(
+    'slice_run',
+    {
+      description: 'Start `leap slice run FILE` detached (balls built in waves, proven, judged, merged on the spine). Returns at once; poll with slice_status.',
+      inputSchema: sliceRunInput,
+    },
+    async (input) => {
+      const path = resolve(cwd, input.file);
+      return detached(detachedName('slice', path), ['slice', 'run', path, '--json', ...optionArgs(input, cwd, ['file'])], 'slice_status');
+    },
+  );
 
-  server.registerTool('report', {
-    description: 'Write the self-contained HTML report of this repository\'s runs (`leap report --json`) and answer with its path.',
-    inputSchema: { out: z.string().min(1).optional().describe('Where to write it, relative to the server\'s folder (default: leap-report.html in the state folder).') },
-  }, async ({ out }) => cli(['report', '--json', ...(out === undefined ? [] : [`--out=${resolve(cwd, out)}`])]));
+  server.registerTool(
+    'report',
+    {
+      description: "Write the self-contained HTML report of this repository's runs (`leap report --json`) and answer with its path.",
+      inputSchema: { out: z.string().min(1).optional().describe("Where to write it, relative to the server's folder (default: leap-report.html in the state folder).") },
+    },
+    async ({ out }) => cli(['report', '--json', ...(out === undefined ? [] : [`--out=${resolve(cwd, out)}`])]),
+  );
 
-  server.registerTool('verdicts', {
-    description: 'The last verdicts of issue N\'s run, from the event log: step, phase, PASS/REJECT/ERROR, the verifier\'s reason.',
-    inputSchema: { issue, last: z.number().int().positive().max(500).optional().describe('How many, newest last (default 20).') },
-  }, async ({ issue: n, last }) => {
-    const { readEvents } = await import('@leap/core/schemas');
-    const events = statePaths(resolveStateDir(env, cwd)).events;
-    let records: EventRecord[];
-    try {
-      records = readEvents(events);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return json({ error: (error as Error).message }, true);
-      records = [];
-    }
-    const verdicts = records.map((r) => r.event).filter((e) => e.event === 'verdict' && e.issue === n)
-      .map((e) => ({ ts: e.ts, step: e.step, phase: (e as { phase: string }).phase, verdict: (e as { verdict: string }).verdict, reason: (e as { reason: string }).reason }));
-    return json(verdicts.slice(-(last ?? 20)));
-  });
+  server.registerTool(
+    'verdicts',
+    {
+      description: "The last verdicts of issue N's run, from the event log: step, phase, PASS/REJECT/ERROR, the verifier's reason.",
+      inputSchema: { issue, last: z.number().int().positive().max(500).optional().describe('How many, newest last (default 20).') },
+    },
+    async ({ issue: n, last }) => {
+      const { readEvents } = await import('@leap/core/schemas');
+      const events = statePaths(resolveStateDir(env, cwd)).events;
+      let records: EventRecord[];
+      try {
+        records = readEvents(events);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return json({ error: (error as Error).message }, true);
+        records = [];
+      }
+      const verdicts = records
+        .map((r) => r.event)
+        .filter((e) => e.event === 'verdict' && e.issue === n)
+        .map((e) => ({ ts: e.ts, step: e.step, phase: (e as { phase: string }).phase, verdict: (e as { verdict: string }).verdict, reason: (e as { reason: string }).reason }));
+      return json(verdicts.slice(-(last ?? 20)));
+    },
+  );
   return server;
 }
 

@@ -80,7 +80,14 @@ test('an empty repository: the config (no test command to detect), the state ign
   const report = await initJson(dir, ['--yes']);
   assert.is(report.testCommand, null);
   assert.equal(report.candidates, []);
-  assert.equal(report.files.map((f) => [f.path, f.status]), [['leap.config.json', 'written'], ['.tdd/.gitignore', 'written'], ['.tdd/issues/1.md', 'written']]);
+  assert.equal(
+    report.files.map((f) => [f.path, f.status]),
+    [
+      ['leap.config.json', 'written'],
+      ['.tdd/.gitignore', 'written'],
+      ['.tdd/issues/1.md', 'written'],
+    ],
+  );
   // What it wrote is what the conductor reads, with its own reader.
   assert.equal(readProjectConfig(dir)?.config, { timeout: '15m', idleTimeout: '5m' });
   assert.match(readFileSync(join(dir, '.tdd/issues/1.md'), 'utf8'), /^# Describe the first change\n[\s\S]*## Acceptance criteria\n- \[ \] /);
@@ -92,7 +99,7 @@ test('an empty repository: the config (no test command to detect), the state ign
   assert.is(git(dir, 'ls-files'), '.tdd/issues/1.md\nleap.config.json\n');
 });
 
-test('the four languages of the conductor\'s tests: the test command as leap tdd run detects it', async () => {
+test("the four languages of the conductor's tests: the test command as leap tdd run detects it", async () => {
   const projects: [Record<string, string>, string][] = [
     [{ 'package.json': JSON.stringify({ name: 'p', scripts: { test: 'node --test' } }) }, 'npm test'],
     [{ 'pytest.ini': '[pytest]\n', 'test_x.py': 'def test_x():\n    assert True\n' }, 'pytest'],
@@ -112,7 +119,10 @@ test('several possible test commands: --yes needs --test-cmd (exit 2, nothing wr
   const dir = makeGitRepo({ files: { 'package.json': JSON.stringify({ scripts: { test: 'vitest' } }), Makefile: 'test:\n\ttrue\n' } });
   await badInput(dir, ['--yes'], /several test commands are possible, give one with --test-cmd: "npm test" \(package\.json has a "test" script\), "make test"/);
   const report = await initJson(dir, ['--yes', '--test-cmd', 'make test', '--tests', 'src/**/*.rs', '--tests', 'spec/*.js', '--timeout', '90s', '--idle-timeout', '0']);
-  assert.equal(report.candidates.map((c) => c.command), ['npm test', 'make test']);
+  assert.equal(
+    report.candidates.map((c) => c.command),
+    ['npm test', 'make test'],
+  );
   assert.equal(readProjectConfig(dir)?.config, { testCommand: 'make test', testFiles: ['src/**/*.rs', 'spec/*.js'], timeout: '90s', idleTimeout: '0' });
 });
 
@@ -138,7 +148,7 @@ test('bad input is exit 2 with nothing written', async () => {
   await badInput(outside, ['--yes'], /not in a git repository/);
 });
 
-test('the user\'s files survive byte for byte: an existing config, issue, agents file and skill are kept, and a second run writes nothing', async () => {
+test("the user's files survive byte for byte: an existing config, issue, agents file and skill are kept, and a second run writes nothing", async () => {
   const userConfig = '{ "testCommand": "make check",\n  "agents": "my-agents.json" }\n';
   const userIssue = '# My own issue\n\n## Acceptance criteria\n- [ ] mine\n';
   const userAgents = '{"agents": {"mine": {"plugin": "command", "command": ["true"], "family": "x"}}}\n';
@@ -146,7 +156,10 @@ test('the user\'s files survive byte for byte: an existing config, issue, agents
   const dir = makeGitRepo({ files: { 'leap.config.json': userConfig, '.tdd/issues/1.md': userIssue, 'my-agents.json': userAgents, '.claude/skills/tdd/SKILL.md': userSkill } });
   const env = { PATH: pathWith({ claude: '#!/bin/sh\nexit 0\n' }), HOME: makeTempDir(), ANTHROPIC_API_KEY: 'k' };
   const report = await initJson(dir, ['--yes', '--skills'], env);
-  assert.equal(report.files.filter((f) => f.status === 'kept').map((f) => f.path), ['leap.config.json', 'my-agents.json', '.tdd/issues/1.md', '.claude/skills/tdd/SKILL.md']);
+  assert.equal(
+    report.files.filter((f) => f.status === 'kept').map((f) => f.path),
+    ['leap.config.json', 'my-agents.json', '.tdd/issues/1.md', '.claude/skills/tdd/SKILL.md'],
+  );
   assert.is(report.testCommand?.source, 'leap.config.json');
   assert.is(readFileSync(join(dir, 'leap.config.json'), 'utf8'), userConfig);
   assert.is(readFileSync(join(dir, '.tdd/issues/1.md'), 'utf8'), userIssue);
@@ -156,7 +169,10 @@ test('the user\'s files survive byte for byte: an existing config, issue, agents
   assert.is(readFileSync(join(dir, '.claude/skills/leap/SKILL.md'), 'utf8'), readFileSync(join(repoRoot, 'skills/leap/SKILL.md'), 'utf8'));
   const before = snapshot(dir);
   const again = await initJson(dir, ['--yes', '--skills'], env);
-  assert.ok(again.files.every((f) => f.status === 'kept'), JSON.stringify(again.files));
+  assert.ok(
+    again.files.every((f) => f.status === 'kept'),
+    JSON.stringify(again.files),
+  );
   assert.is(snapshot(dir), before);
   // An issue of the user's numbered 4 is the one the next command names; no template is added beside it.
   const other = makeGitRepo({ files: { '.tdd/issues/4.md': userIssue } });
@@ -166,20 +182,20 @@ test('the user\'s files survive byte for byte: an existing config, issue, agents
   assert.ok(!existsSync(join(other, '.tdd/issues/1.md')));
 });
 
-test('hostile bytes: a title, an agents path and the repository\'s own path arrive byte for byte, and the printed command works in bash', async () => {
+test("hostile bytes: a title, an agents path and the repository's own path arrive byte for byte, and the printed command works in bash", async () => {
   const title = hostileTitles(3)[1] as string;
   const parent = makeTempDir('leap-init-hostile-');
-  const dir = join(parent, "repo $(touch PWNED) `id` 'q' \"dq\" 🦀 שלום");
+  const dir = join(parent, 'repo $(touch PWNED) `id` \'q\' "dq" 🦀 שלום');
   mkdirSync(dir);
   git(dir, 'init', '-q', '-b', 'main');
   const agentsPath = "conf/agents $HOME 'x'.json";
   const env = { PATH: pathWith({ gemini: '#!/bin/sh\nexit 0\n' }), HOME: makeTempDir(), GEMINI_API_KEY: 'k' };
-  const report = await initJson(dir, ['--yes', '--issue-title', title, '--agents', agentsPath, '--test-cmd', "echo '$x' \"`y`\""], env);
+  const report = await initJson(dir, ['--yes', '--issue-title', title, '--agents', agentsPath, '--test-cmd', 'echo \'$x\' "`y`"'], env);
   assert.is(report.root, dir);
   assert.is(readFileSync(join(dir, '.tdd/issues/1.md'), 'utf8').split('\n')[0], `# ${title}`);
   const config = readProjectConfig(dir)?.config;
   assert.is(config?.agents, agentsPath);
-  assert.is(config?.testCommand, "echo '$x' \"`y`\"");
+  assert.is(config?.testCommand, 'echo \'$x\' "`y`"');
   assert.equal(Object.keys(loadAgentRegistry(join(dir, agentsPath)).entries), ['gemini']);
   const env2 = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t.invalid' };
   execFileSync('bash', ['-c', report.next[0] as string], { cwd: dir, env: env2, stdio: 'ignore' });
@@ -204,14 +220,20 @@ test('the agent CLIs on PATH, each with its readiness, make the agents file; the
   assert.match(report.agents.find((a) => a.name === 'gemini')?.why ?? '', /oauth_creds\.json/);
   const registry = loadAgentRegistry(join(dir, 'leap.agents.json'));
   assert.equal(Object.keys(registry.entries), ['claude', 'codex', 'gemini']);
-  assert.match(readFileSync(join(dir, 'leap.agents.json'), 'utf8'), /"\$comment": "found by leap init: claude: installed, not logged in; codex: installed, not logged in; gemini: installed, logged in"/);
+  assert.match(
+    readFileSync(join(dir, 'leap.agents.json'), 'utf8'),
+    /"\$comment": "found by leap init: claude: installed, not logged in; codex: installed, not logged in; gemini: installed, logged in"/,
+  );
   const config = readProjectConfig(dir)?.config;
   assert.equal([config?.agents, config?.developer, config?.verifier], ['leap.agents.json', 'gemini', 'claude']);
   // codex's own check says it is logged in: it is the verifier beside a logged-in claude.
   const pair = makeGitRepo();
   const codexIn = '#!/bin/sh\nif [ "$1 $2" = "login status" ]; then echo "Logged in using ChatGPT" >&2; exit 0; fi\nexit 3\n';
   const paired = await initJson(pair, ['--yes'], { PATH: pathWith({ claude: '#!/bin/sh\nexit 0\n', codex: codexIn }), HOME: home, ANTHROPIC_API_KEY: 'k' });
-  assert.equal(paired.agents.map((a) => a.loggedIn), [true, true, false]);
+  assert.equal(
+    paired.agents.map((a) => a.loggedIn),
+    [true, true, false],
+  );
   assert.equal([readProjectConfig(pair)?.config.developer, readProjectConfig(pair)?.config.verifier], ['claude', 'codex']);
   // One family only: a developer, and no verifier to pick.
   const solo = makeGitRepo();

@@ -18,7 +18,10 @@ function writeProbe(): string {
   const dir = makeTempDir();
   probeFile = join(dir, 'probe.cjs');
   loadedFile = join(dir, 'loaded.json');
-  writeFileSync(probeFile, "process.on('exit', () => { if (process.env.LEAP_PROBE_OUT) require('node:fs').writeFileSync(process.env.LEAP_PROBE_OUT, JSON.stringify(Object.keys(require.cache))); });\n");
+  writeFileSync(
+    probeFile,
+    "process.on('exit', () => { if (process.env.LEAP_PROBE_OUT) require('node:fs').writeFileSync(process.env.LEAP_PROBE_OUT, JSON.stringify(Object.keys(require.cache))); });\n",
+  );
   return probeFile;
 }
 
@@ -73,7 +76,7 @@ test('a name inherited from Object.prototype is not a subcommand', async () => {
 
 const MANIFEST = JSON.parse(readFileSync(join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string };
 
-test('--version and -V print the version of @leap/cli\'s package.json, the one changesets bumps', async () => {
+test("--version and -V print the version of @leap/cli's package.json, the one changesets bumps", async () => {
   for (const flag of ['--version', '-V']) {
     const { out, io: cio } = io();
     assert.is(await main([flag], cio), 0);
@@ -95,7 +98,7 @@ test('readVersion skips a package.json of another name on the way up, and says w
   assert.throws(() => readVersion(join(makeTempDir(), 'nothing.js')), /no package\.json of @leap\/cli above/);
 });
 
-test('a subcommand gets the rest of the arguments, byte for byte, and its exit code is leap\'s', async () => {
+test("a subcommand gets the rest of the arguments, byte for byte, and its exit code is leap's", async () => {
   const { out, io: cio } = io();
   assert.is(await main(['slice', '--help'], cio), 0);
   assert.match(out.join(''), /^Usage: leap slice ACTION/);
@@ -107,7 +110,7 @@ test('the bin: an unknown command is exit 2 with the reason on stderr', async ()
   assert.match(ran.stderr, /^leap: unknown command "frobnicate"/);
 });
 
-test('the bin is lazy: --help loads no subcommand\'s code; a subcommand\'s --help loads no heavy dependency', async () => {
+test("the bin is lazy: --help loads no subcommand's code; a subcommand's --help loads no heavy dependency", async () => {
   const heavy = /\/node_modules\/(zod|ajv|simple-git|zx|chokidar|bullmq|ioredis|playwright-core)\//;
   const help = execFileSync(process.execPath, ['--require', writeProbe(), BIN, '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   assert.match(help, /Usage: leap COMMAND/);

@@ -36,7 +36,10 @@ function makeProject(): { repo: string; agents: string; plan: string } {
   const moves = [
     { edits: [{ path: 'test/step1.test.js', content: `${TEST_HEAD}test('dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));\n` }], answer: 'Wrote the failing test.' },
     { edits: [{ path: 'src/slug.js', content: "export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n" }], answer: 'Implemented it.' },
-    { edits: [{ path: 'src/slug.js', content: "const words = (t) => t.split(/\\s+/).filter(Boolean);\n\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n" }], answer: 'Refactored.' },
+    {
+      edits: [{ path: 'src/slug.js', content: "const words = (t) => t.split(/\\s+/).filter(Boolean);\n\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n" }],
+      answer: 'Refactored.',
+    },
   ];
   const verdicts = ['red', 'green', 'refactor'].map((phase) => ({ answer: { verdict: 'PASS', reason: `${phase} holds: ${TITLE}` } }));
   writeFileSync(join(dir, 'dev.json'), JSON.stringify({ family: 'replayed', moves }));
@@ -50,7 +53,7 @@ function makeProject(): { repo: string; agents: string; plan: string } {
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
 const text = (result: ToolResult): string => result.content.map((c) => c.text).join('\n');
 
-const mcp = suite('leap mcp, through the SDK\'s own client over stdio');
+const mcp = suite("leap mcp, through the SDK's own client over stdio");
 const ctx = { client: null as unknown as Client, repo: '', agents: '', plan: '' };
 
 mcp.before(async () => {
@@ -84,12 +87,13 @@ async function settled(start: ToolResult, status: string, args: Record<string, u
   return polled.detached as { stderr: string };
 }
 
-mcp('it lists the contract\'s tools, each with a typed input schema', async () => {
+mcp("it lists the contract's tools, each with a typed input schema", async () => {
   const { tools } = await ctx.client.listTools();
   assert.equal(tools.map((t) => t.name).sort(), [...MCP_TOOLS].sort());
   const schema = (name: string) => tools.find((t) => t.name === name)?.inputSchema as { properties: Record<string, { type?: string }>; required?: string[] };
   assert.equal(schema('tdd_run').required, ['issue']);
-  for (const option of ['test-cmd', 'plan', 'developer', 'verifier', 'planner', 'agents', 'revisions', 'max-cost', 'tracker', 'timeout', 'idle-timeout', 'tests', 'allow-same-family']) assert.ok(option in schema('tdd_run').properties, option);
+  for (const option of ['test-cmd', 'plan', 'developer', 'verifier', 'planner', 'agents', 'revisions', 'max-cost', 'tracker', 'timeout', 'idle-timeout', 'tests', 'allow-same-family'])
+    assert.ok(option in schema('tdd_run').properties, option);
   assert.is(schema('tdd_run').properties.issue?.type, 'integer');
   for (const name of ['slice_validate', 'slice_plan', 'slice_run', 'slice_status']) assert.equal(schema(name).required, ['file']);
   assert.equal(schema('tdd_stop').required, ['mode']);
@@ -97,12 +101,12 @@ mcp('it lists the contract\'s tools, each with a typed input schema', async () =
   assert.equal(schema('verdicts').required, ['issue']);
 });
 
-mcp('input that breaks a schema is refused before anything runs; the CLI\'s own errors come back as the tool\'s', async () => {
+mcp("input that breaks a schema is refused before anything runs; the CLI's own errors come back as the tool's", async () => {
   const bad = await call('tdd_run', { issue: -1 });
   assert.ok(bad.isError === true);
   assert.match(text(bad), /issue/);
   const unknown = await call('tdd_run', { issue: 1, developer: 'nobody', agents: ctx.agents, plan: ctx.plan, 'test-cmd': 'node --test test/' });
-  const state = await settled(unknown, 'tdd_status', { issue: 1 }) as { code?: number; stderr: string };
+  const state = (await settled(unknown, 'tdd_status', { issue: 1 })) as { code?: number; stderr: string };
   // Said at once (within the settling time, isError and the exit code), or, on a loaded machine, by the poll.
   if (state.code !== undefined) assert.ok(unknown.isError === true && state.code === 2, text(unknown));
   assert.match(state.stderr, /^leap: unknown agent "nobody"/);
@@ -115,12 +119,18 @@ mcp('tdd_run starts a real run detached; tdd_status polls it to its end; verdict
   const first = JSON.parse(text(started)) as { pid: number; poll: string; argv: string[] };
   assert.is(first.poll, 'tdd_status');
   assert.ok(first.argv.includes(`--agents=${ctx.agents}`));
-  const ended = await pollUntil('tdd_status', { issue: 1 }, (v) => v.detached !== null && !v.detached.running) as { status: { done: number; steps: { title: string; state: string }[] }; detached: { result: { outcome: string; code: number } } };
+  const ended = (await pollUntil('tdd_status', { issue: 1 }, (v) => v.detached !== null && !v.detached.running)) as {
+    status: { done: number; steps: { title: string; state: string }[] };
+    detached: { result: { outcome: string; code: number } };
+  };
   assert.is(ended.detached.result.outcome, 'done', JSON.stringify(ended));
   assert.is(ended.detached.result.code, 0);
   assert.equal(ended.status.steps, [{ title: TITLE, state: 'done' }]);
   const verdicts = JSON.parse(text(await call('verdicts', { issue: 1 }))) as { phase: string; verdict: string; reason: string; step: string }[];
-  assert.equal(verdicts.map((v) => [v.phase, v.verdict, v.reason]), ['red', 'green', 'refactor'].map((p) => [p, 'PASS', `${p} holds: ${TITLE}`]));
+  assert.equal(
+    verdicts.map((v) => [v.phase, v.verdict, v.reason]),
+    ['red', 'green', 'refactor'].map((p) => [p, 'PASS', `${p} holds: ${TITLE}`]),
+  );
   assert.ok(verdicts.every((v) => v.step === TITLE));
   assert.equal(JSON.parse(text(await call('verdicts', { issue: 1, last: 1 }))).length, 1);
   const report = await call('report', { out: "report's dir/r $x.html" });
@@ -140,10 +150,12 @@ mcp('tdd_stop writes and clears a stop request as leap tdd stop does; tdd_status
   assert.ok((await call('tdd_stop', { mode: 'whenever' })).isError === true);
 });
 
-mcp('the slice tools: validate, plan and status answer as the CLI; slice_run\'s bad input is the CLI\'s error; a hostile path is data', async () => {
+mcp("the slice tools: validate, plan and status answer as the CLI; slice_run's bad input is the CLI's error; a hostile path is data", async () => {
   const file = "slices/$(touch PWNED) 'q'.json";
   const slice = {
-    id: 'one', base: 'HEAD', spine: 'integrator',
+    id: 'one',
+    base: 'HEAD',
+    spine: 'integrator',
     balls: [{ id: 'a', goal: 'a new file', spec: 'write src/a.js', scope: [{ path: 'src/a.js', sha256: null }], proof: { argv: ['node', '-e', '0'] }, rollback: 'remove src/a.js', deps: [] }],
   };
   mkdirSync(dirname(join(ctx.repo, file)), { recursive: true });
@@ -166,20 +178,35 @@ mcp('the slice tools: validate, plan and status answer as the CLI; slice_run\'s 
   assert.ok(!existsSync(join(ctx.repo, 'PWNED')) && !existsSync(join(ctx.repo, 'slices', 'PWNED')));
 });
 
-mcp('slice_run builds a real slice detached (the slice engine\'s own test builder and reviewers); slice_status polls it to its end', async () => {
+mcp("slice_run builds a real slice detached (the slice engine's own test builder and reviewers); slice_status polls it to its end", async () => {
   const fixtures = join(repoRoot, 'packages', 'slice', 'test', 'fixtures');
   const dir = makeTempDir('leap-mcp-slice-');
   writeFileSync(join(dir, 'plan.json'), JSON.stringify({ made: { '*': { edits: [{ path: 'src/made.js', content: 'made\n' }] } } }));
   const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
   // The builder runs in a sandbox (a writer of its ball's worktree): its plan lies in `dir`, its entry's to read.
-  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') }, paths: { read: [dir] } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
+  const agents = {
+    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') }, paths: { read: [dir] } },
+    r1: reviewer('r1', 'f1'),
+    r2: reviewer('r2', 'f2'),
+  };
   writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents }));
   const proof = [process.execPath, '-e', "process.exit(require('fs').readFileSync('src/made.js','utf8')==='made\\n'?0:1)"];
   const file = join(dir, 'made.json');
-  writeFileSync(file, JSON.stringify({ id: 'made', base: 'HEAD', spine: 'integrator', balls: [{ id: 'made', goal: 'make it', spec: 'write src/made.js', scope: [{ path: 'src/made.js', sha256: null }], proof: { argv: proof }, rollback: 'remove it', deps: [] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      id: 'made',
+      base: 'HEAD',
+      spine: 'integrator',
+      balls: [{ id: 'made', goal: 'make it', spec: 'write src/made.js', scope: [{ path: 'src/made.js', sha256: null }], proof: { argv: proof }, rollback: 'remove it', deps: [] }],
+    }),
+  );
   const started = await call('slice_run', { file, agents: join(dir, 'agents.json'), builder: 'b', reviewers: ['r1', 'r2'], jobs: 1 });
   assert.is(started.isError, false, text(started));
-  const ended = await pollUntil('slice_status', { file }, (v) => v.detached !== null && !v.detached.running) as { status: { balls: { id?: string; state?: string }[] }; detached: { result: { outcome?: string } | null; stderr: string } };
+  const ended = (await pollUntil('slice_status', { file }, (v) => v.detached !== null && !v.detached.running)) as {
+    status: { balls: { id?: string; state?: string }[] };
+    detached: { result: { outcome?: string } | null; stderr: string };
+  };
   assert.match(JSON.stringify(ended.detached.result), /"made"/, ended.detached.stderr);
   assert.ok(existsSync(join(ctx.repo, '.leap', 'made', 'record.json')), `no record: ${ended.detached.stderr}`);
 });
@@ -209,12 +236,14 @@ mcp.run();
 
 const parts = suite('leap mcp, its parts');
 
-parts('optionArgs: each value one argv element, paths made absolute from the server\'s folder, lists joined', () => {
-  assert.equal(optionArgs({ issue: 3, 'test-cmd': "echo '$x'", plan: 'p.txt', tests: ['a', 'b c'], reviewers: ['x', 'y'], 'allow-same-family': true, json: false, skip: undefined }, '/srv', ['issue']),
-    ["--test-cmd=echo '$x'", '--plan=/srv/p.txt', '--tests=a', '--tests=b c', '--reviewers=x,y', '--allow-same-family']);
+parts("optionArgs: each value one argv element, paths made absolute from the server's folder, lists joined", () => {
+  assert.equal(
+    optionArgs({ issue: 3, 'test-cmd': "echo '$x'", plan: 'p.txt', tests: ['a', 'b c'], reviewers: ['x', 'y'], 'allow-same-family': true, json: false, skip: undefined }, '/srv', ['issue']),
+    ["--test-cmd=echo '$x'", '--plan=/srv/p.txt', '--tests=a', '--tests=b c', '--reviewers=x,y', '--allow-same-family'],
+  );
 });
 
-parts('binAnswer: a killed run says so; detachedName keeps a slice\'s name a file name', () => {
+parts("binAnswer: a killed run says so; detachedName keeps a slice's name a file name", () => {
   const answer = binAnswer(['report'], { code: null, stdout: '', stderr: 'leap report did not end within 1 s and was killed\n' });
   assert.ok(answer.isError === true);
   assert.match((answer.content[0] as { text: string }).text, /^leap report: exit killed\nleap report did not end/);

@@ -13,7 +13,12 @@ export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): 
     const out = jsonWords(stdout) ?? lastLines(stdout);
     if (out !== '') said.push(out);
   }
-  const err = lastLines(stderr.split('\n').filter((l) => !/^supervise\[/.test(l)).join('\n'));
+  const err = lastLines(
+    stderr
+      .split('\n')
+      .filter((l) => !/^supervise\[/.test(l))
+      .join('\n'),
+  );
   if (err !== '') said.push(err);
   const words = said.join('\n');
   return words.length > MAX ? `${words.slice(0, MAX)}…` : words;
@@ -34,5 +39,10 @@ function jsonWords(stdout: string): string | null {
 }
 
 function lastLines(text: string, count = 4): string {
-  return text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '').slice(-count).join('\n');
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .slice(-count)
+    .join('\n');
 }

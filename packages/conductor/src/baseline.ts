@@ -19,7 +19,10 @@ export async function runBaseline(state: RunState, where: string): Promise<void>
   if (code === 0) return;
   // runSuite's first line names the folder it ran in; the suite's own output follows.
   const tail = readFileSync(log, 'utf8').split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
-  throw new Bail('baseline-red', `The test suite fails before any change (\`${state.testCmd}\` exited ${code}), so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`);
+  throw new Bail(
+    'baseline-red',
+    `The test suite fails before any change (\`${state.testCmd}\` exited ${code}), so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
+  );
 }
 
 /** The trees whose suite passed with this run's test command, as the event log's `suite` events of this issue say. */

@@ -4,9 +4,7 @@
 // journal (run-files.ts), so a run killed at any moment resumes where it was.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import {
-  appendEvent, clearStop, createEvent, readStopRequest, statePaths, type EventContext, type LedgerStep, type StatePaths, type TrackerIssue, type TrackerPlugin,
-} from '@leap/core';
+import { appendEvent, clearStop, createEvent, readStopRequest, statePaths, type EventContext, type LedgerStep, type StatePaths, type TrackerIssue, type TrackerPlugin } from '@leap/core';
 import { currentStep, parseLedger } from '@leap/core/ledger';
 import { Bail, Stopped, bailClass } from './bail-causes.js';
 import { createGit, headFromFiles, type Git } from './git.js';
@@ -191,8 +189,20 @@ export class RunState {
 /** A journal for a phase that starts now. */
 export function freshJournal(journalBase: RunJournal | null, testCmd: string, fields: Partial<RunJournal> = {}): RunJournal {
   return {
-    version: 1, pid: process.pid, base: journalBase?.base ?? null, test_cmd: testCmd, ...(journalBase?.options === undefined ? {} : { options: journalBase.options }),
-    step: null, phase: null, attempt: 1, stage: 'ready', leaf: null, tree: null, phase_base: null, reason: null, retried: 0,
+    version: 1,
+    pid: process.pid,
+    base: journalBase?.base ?? null,
+    test_cmd: testCmd,
+    ...(journalBase?.options === undefined ? {} : { options: journalBase.options }),
+    step: null,
+    phase: null,
+    attempt: 1,
+    stage: 'ready',
+    leaf: null,
+    tree: null,
+    phase_base: null,
+    reason: null,
+    retried: 0,
     ...fields,
   };
 }
@@ -213,7 +223,10 @@ export async function buildResult(state: RunState, end: Pick<TddRunResult, 'code
   let commits: TddRunResult['commits'] = [];
   if (state.startHead !== '' && state.git !== undefined) {
     const log = await state.git(['log', '--reverse', '--format=%H%x09%s', `${state.startHead}..HEAD`], { allowFailure: true });
-    commits = log.stdout.split('\n').filter((l) => l !== '').map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
+    commits = log.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
   }
   const result: TddRunResult = { ...end, steps, commits, verdicts: state.verdicts, leaves: state.leaves, ms: Math.round(performance.now() - started) };
   for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
@@ -222,7 +235,7 @@ export async function buildResult(state: RunState, end: Pick<TddRunResult, 'code
 
 /** End the run at a stop: record it, consume the request, say where. */
 export async function endStopped(state: RunState, stop: Stopped): Promise<string> {
-  const mode = stop.mode === 'signal' ? null : stop.mode as 'at-ledger' | 'at-leaf' | 'now' | 'unreadable';
+  const mode = stop.mode === 'signal' ? null : (stop.mode as 'at-ledger' | 'at-leaf' | 'now' | 'unreadable');
   state.event('stop', { mode, action: 'honoured' });
   if (mode !== null) {
     // Consumed: running `leap tdd run` again resumes instead of stopping at once.
@@ -245,7 +258,8 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
       const { preserveAttempt } = await import('@leap/ledger');
       const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
       state.invalidateHead();
-      if (kept.ref !== null) narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
+      if (kept.ref !== null)
+        narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
     } catch (error) {
       narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
     }

@@ -5,10 +5,7 @@ import { join } from 'node:path';
 import { shellWord } from './run-options.js';
 
 /** The test command and where it came from, or the candidates when there is not exactly one. */
-export type TestCommandChoice =
-  | { kind: 'found'; command: string; source: string }
-  | { kind: 'ambiguous'; candidates: { command: string; because: string }[] }
-  | { kind: 'none' };
+export type TestCommandChoice = { kind: 'found'; command: string; source: string } | { kind: 'ambiguous'; candidates: { command: string; because: string }[] } | { kind: 'none' };
 
 const NPM_DEFAULT = /no test specified/;
 
@@ -41,8 +38,14 @@ export function testCommandCandidates(root: string): { command: string; because:
   const pyproject = read(join(root, 'pyproject.toml')) ?? '';
   const setupCfg = read(join(root, 'setup.cfg')) ?? '';
   const tox = read(join(root, 'tox.ini')) ?? '';
-  if (existsSync(join(root, 'pytest.ini')) || existsSync(join(root, '.pytest.ini')) || existsSync(join(root, 'conftest.py')) || /\[tool\.pytest/.test(pyproject)
-    || /\[tool:pytest\]/.test(setupCfg) || /\[pytest\]/.test(tox)) {
+  if (
+    existsSync(join(root, 'pytest.ini')) ||
+    existsSync(join(root, '.pytest.ini')) ||
+    existsSync(join(root, 'conftest.py')) ||
+    /\[tool\.pytest/.test(pyproject) ||
+    /\[tool:pytest\]/.test(setupCfg) ||
+    /\[pytest\]/.test(tox)
+  ) {
     found.push({ command: 'pytest', because: 'pytest is configured (pytest.ini, .pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)' });
   }
   if (existsSync(join(root, 'Cargo.toml'))) found.push({ command: 'cargo test', because: 'Cargo.toml exists' });
@@ -74,11 +77,15 @@ export function chooseTestCommand(root: string, given: string | undefined, env: 
 /** The needs-user question for a test command that could not be decided, whole; each command it names works when pasted. */
 export function testCommandQuestion(choice: Exclude<TestCommandChoice, { kind: 'found' }>, issue: number): string {
   if (choice.kind === 'none') {
-    return `Which command runs this project's tests? None was given (--test-cmd, VERI_TEST_CMD) and none could be detected `
-      + '(no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml, go.mod, build.gradle, pom.xml, mix.exs or RSpec configuration). '
-      + `Answer by running \`leap tdd run --issue ${issue}\` again with --test-cmd and that command, quoted; the run's other options are recorded.`;
+    return (
+      `Which command runs this project's tests? None was given (--test-cmd, VERI_TEST_CMD) and none could be detected ` +
+      '(no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml, go.mod, build.gradle, pom.xml, mix.exs or RSpec configuration). ' +
+      `Answer by running \`leap tdd run --issue ${issue}\` again with --test-cmd and that command, quoted; the run's other options are recorded.`
+    );
   }
   const list = choice.candidates.map((c) => `\`${c.command}\` (${c.because})`).join(', ');
-  return `Which command runs this project's tests: ${list}? More than one is possible and none was given (--test-cmd, VERI_TEST_CMD). `
-    + `Answer by running again with the one to use (the run's other options are recorded):\n${choice.candidates.map((c) => `  leap tdd run --issue ${issue} --test-cmd ${shellWord(c.command)}`).join('\n')}`;
+  return (
+    `Which command runs this project's tests: ${list}? More than one is possible and none was given (--test-cmd, VERI_TEST_CMD). ` +
+    `Answer by running again with the one to use (the run's other options are recorded):\n${choice.candidates.map((c) => `  leap tdd run --issue ${issue} --test-cmd ${shellWord(c.command)}`).join('\n')}`
+  );
 }

@@ -33,7 +33,9 @@ export interface Git {
 export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Git> {
   const run = async (args: readonly string[], options: { input?: string; allowFailure?: boolean } = {}): Promise<Ran> => {
     const ran = await runGit(args, {
-      cwd, env, exitCode: GIT_FAILURE_EXIT,
+      cwd,
+      env,
+      exitCode: GIT_FAILURE_EXIT,
       ...(options.input === undefined ? {} : { input: options.input }),
       ...(options.allowFailure === true ? { allowFailure: true } : {}),
     });
@@ -97,8 +99,7 @@ const SHA = /^[0-9a-f]{40}$/;
 // Where the files cannot say: the repository is elsewhere than `.git` (GIT_DIR and kin), or its refs are in a
 // reftable (git 2.45 and later can make one; HEAD then names the stub branch `.invalid`).
 function gitElsewhere(env: NodeJS.ProcessEnv, gitDir: string): boolean {
-  return env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined
-    || existsSync(join(gitDir, 'reftable'));
+  return env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined || existsSync(join(gitDir, 'reftable'));
 }
 
 /**

@@ -19,7 +19,11 @@ import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-lo
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
 function leafEnv(state: RunState, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...state.setup.env, VERI_TEST_CMD: state.testCmd, VERI_ISSUE: String(state.issue), LEAP_PHASE: phase, LEAP_ATTEMPT: String(attempt),
+    ...state.setup.env,
+    VERI_TEST_CMD: state.testCmd,
+    VERI_ISSUE: String(state.issue),
+    LEAP_PHASE: phase,
+    LEAP_ATTEMPT: String(attempt),
   };
   if (state.skillCommit !== '') env.VERI_SKILL_COMMIT = state.skillCommit;
   // --timeout (or leap.config.json) wins over VERI_TIMEOUT and the issue's timeout file; the idle limit is on unless 0 is asked for.
@@ -54,7 +58,15 @@ export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry';
 
 /** Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. */
 export async function launchAgentLeaf(
-  state: RunState, name: string, role: AgentRole, chosen: RoleAgent, prompt: string, step: string | null, phase: string, attempt: number, where: string,
+  state: RunState,
+  name: string,
+  role: AgentRole,
+  chosen: RoleAgent,
+  prompt: string,
+  step: string | null,
+  phase: string,
+  attempt: number,
+  where: string,
 ): Promise<LeafEnd> {
   await state.checkStop(where);
   const offset = eventsSize(state);
@@ -62,7 +74,13 @@ export async function launchAgentLeaf(
   const env = leafEnv(state, step, phase, attempt);
   // The agent's readiness was checked once, in preflight.
   const result = await runAgentLeaf({
-    name, agent: chosen.agent, prompt, options: { role, cwd: state.root }, stateDir: state.paths.dir, env, preflight: false,
+    name,
+    agent: chosen.agent,
+    prompt,
+    options: { role, cwd: state.root },
+    stateDir: state.paths.dir,
+    env,
+    preflight: false,
     sandbox: agentLeafSandbox(state.setup.sandbox, role, chosen.agent, state.root, state.paths.dir, env),
   });
   state.invalidateHead();
@@ -89,7 +107,7 @@ function classify(state: RunState, name: string, role: AgentRole, chosen: RoleAg
   if (kind === 'missing' || (kind === null && status === 'failed-start')) {
     throw new Bail('agent-missing', `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`);
   }
-  if (kind === 'failed' || (status === 'failed-start')) {
+  if (kind === 'failed' || status === 'failed-start') {
     throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`);
   }
   if (status === 'refused-stop' || status === 'killed-stop') {
@@ -166,11 +184,23 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   let result: Awaited<ReturnType<typeof verify>>;
   try {
     result = await verify({
-      phase, step, cwd: state.root, env, issue: state.issue, agent: verifier.name, agentsFile: state.setup.agents.registry.file ?? undefined,
-      base, tracker: state.setup.tracker, suiteLog: suiteLog(state, phase), testFiles: state.setup.effective.tests, passedTrees: phase === 'red' ? state.passedTrees : undefined, head: phase === 'red' ? undefined : await state.head(),
+      phase,
+      step,
+      cwd: state.root,
+      env,
+      issue: state.issue,
+      agent: verifier.name,
+      agentsFile: state.setup.agents.registry.file ?? undefined,
+      base,
+      tracker: state.setup.tracker,
+      suiteLog: suiteLog(state, phase),
+      testFiles: state.setup.effective.tests,
+      passedTrees: phase === 'red' ? state.passedTrees : undefined,
+      head: phase === 'red' ? undefined : await state.head(),
       // The verifier's readiness was checked once, in preflight.
       preflight: false,
-      sandbox: state.setup.sandbox.bwrap === null ? 'off' : 'on', testNetwork: state.setup.sandbox.testNetwork,
+      sandbox: state.setup.sandbox.bwrap === null ? 'off' : 'on',
+      testNetwork: state.setup.sandbox.testNetwork,
     });
   } catch (error) {
     if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
@@ -184,7 +214,8 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   if (tree !== null && result.decidedBy === 'agent') state.passedTrees.push(tree);
   if (result.decidedBy === 'agent') {
     state.leaves++;
-    if (!hasUsageSince(state.paths.events, offset, leaf)) appendUsage(state.paths.events, leaf, verifier.agent, usageOf(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? ''), state.context(step));
+    if (!hasUsageSince(state.paths.events, offset, leaf))
+      appendUsage(state.paths.events, leaf, verifier.agent, usageOf(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? ''), state.context(step));
   }
   writeFileSync(state.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
   writeExitFile(state.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
@@ -200,7 +231,8 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   }
   const exit = result.decidedBy === 'agent' ? readExitFile(state.paths.exit(leaf)) : null;
   const status = exit?.status ?? 'exited';
-  if (status === 'refused-stop' || status === 'killed-stop') throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), status === 'killed-stop' ? `${where} (the running leaf ${leaf} was ended)` : where);
+  if (status === 'refused-stop' || status === 'killed-stop')
+    throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), status === 'killed-stop' ? `${where} (the running leaf ${leaf} was ended)` : where);
   if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${leaf} was ended)`);
   if (status === 'killed-external') throw new Bail('killed-external', `The verifier leaf ${leaf} died of a signal veri did not send (killed-external): it is not relaunched.`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', why: status };

@@ -33,4 +33,3 @@ function sandboxRole(role: AgentRole): 'writer' | 'reader' {
 export function agentLeafSandbox(sandbox: RunSandbox, role: AgentRole, agent: AgentPlugin, root: string, stateDir: string, env: NodeJS.ProcessEnv): SandboxSpec | null {
   return sandbox.bwrap === null ? null : agentSandbox(agent, sandboxRole(role), root, env, stateDir);
 }
-

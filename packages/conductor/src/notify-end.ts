@@ -11,10 +11,18 @@ export async function notifyEnd(state: RunState, result: TddRunResult): Promise<
   const event = result.outcome === 'done' ? 'done' : result.outcome === 'stopped' ? 'stop' : result.bail?.cause === 'cost-budget' ? 'cost-budget' : 'bail';
   const { runNotify } = await import('@leap/supervise');
   const payload = {
-    issue: state.issue, title: state.setup.issueData.title, branch: state.branch, outcome: result.outcome, code: result.code,
-    ...(result.bail === undefined ? {} : { bail: result.bail }), ...(result.stoppedAt === undefined ? {} : { stopped_at: result.stoppedAt }),
+    issue: state.issue,
+    title: state.setup.issueData.title,
+    branch: state.branch,
+    outcome: result.outcome,
+    code: result.code,
+    ...(result.bail === undefined ? {} : { bail: result.bail }),
+    ...(result.stoppedAt === undefined ? {} : { stopped_at: result.stoppedAt }),
     ...(result.pullRequest === undefined ? {} : { pull_request: result.pullRequest.url }),
-    steps: result.steps.length, commits: result.commits.length, ms: Math.round(result.ms), ts: new Date().toISOString(),
+    steps: result.steps.length,
+    commits: result.commits.length,
+    ms: Math.round(result.ms),
+    ts: new Date().toISOString(),
   };
   const told = await runNotify(argv, event, payload, { cwd: state.setup.root, env: state.setup.env });
   state.setup.progress(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);

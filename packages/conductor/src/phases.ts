@@ -44,9 +44,23 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       state.saveJournal();
       await state.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
       const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
-      const end = await launchAgentLeaf(state, name, 'developer', state.setup.agents.developer, developerPrompt(state.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
+      const end = await launchAgentLeaf(
+        state,
+        name,
+        'developer',
+        state.setup.agents.developer,
+        developerPrompt(state.setup.issueData, step.title, phase, revision),
+        step.title,
+        phase,
+        j.attempt,
+        where(name),
+      );
       if (end.kind === 'retry') {
-        if (j.retried >= 1) throw new Bail(end.status, `The developer leaf ${name} was ${end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck'} twice (${end.status}): relaunched once already.`);
+        if (j.retried >= 1)
+          throw new Bail(
+            end.status,
+            `The developer leaf ${name} was ${end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck'} twice (${end.status}): relaunched once already.`,
+          );
         await state.say(`${name} was ${end.status}; relaunching it once from where it began`);
         await restoreLeafStart(state, step, j.tree);
         j.retried++;
@@ -65,18 +79,28 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       const verdictWhere = where(`verify-${phase}`);
       // Green may change no test file present at the red commit (refactor's ground truth checks the same in verify).
       const touched = phase === 'green' ? await testFilesChanged(state, j.phase_base as string) : [];
-      const end = touched.length > 0
-        ? await ownReject(state, step.title, phase, `ground truth: the green phase changed or removed test files present at the red commit ${(j.phase_base as string).slice(0, 12)}: ${touched.join(', ')}`)
-        : await runVerification(state, step.title, phase, j.attempt, phase === 'refactor' ? j.phase_base as string : undefined, verdictWhere);
+      const end =
+        touched.length > 0
+          ? await ownReject(
+              state,
+              step.title,
+              phase,
+              `ground truth: the green phase changed or removed test files present at the red commit ${(j.phase_base as string).slice(0, 12)}: ${touched.join(', ')}`,
+            )
+          : await runVerification(state, step.title, phase, j.attempt, phase === 'refactor' ? (j.phase_base as string) : undefined, verdictWhere);
       if (end.kind === 'retry') {
-        if (j.retried >= 1) throw new Bail(end.why.startsWith('killed-') ? end.why as 'killed-timeout' : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
+        if (j.retried >= 1)
+          throw new Bail(end.why.startsWith('killed-') ? (end.why as 'killed-timeout') : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
         await state.say(`verify-${phase}: ${end.why}; relaunching it once`);
         j.retried++;
       } else if (end.verdict === 'PASS') {
         j.stage = 'passed';
       } else {
         if (j.attempt - 1 >= state.setup.revisions) {
-          throw new Bail('revision-budget', `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time${j.attempt === 1 ? '' : 's'}, and the revision budget (--revisions ${state.setup.revisions}) is spent. The verifier's last reason: ${end.reason}`);
+          throw new Bail(
+            'revision-budget',
+            `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time${j.attempt === 1 ? '' : 's'}, and the revision budget (--revisions ${state.setup.revisions}) is spent. The verifier's last reason: ${end.reason}`,
+          );
         }
         // A rejected red is taken back (its tests stay staged), so history keeps one red commit per step.
         if (phase === 'red') await state.git(['reset', '-q', '--soft', j.phase_base as string]);
@@ -107,7 +131,10 @@ async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
     throw new Bail('dirty-tree', `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`);
   }
   state.journal = freshJournal(j, state.testCmd, {
-    step: step.title, phase, stage: redDone ? 'verifying' : 'ready', phase_base: redDone ? await state.git.out(['rev-parse', 'HEAD~1']) : head,
+    step: step.title,
+    phase,
+    stage: redDone ? 'verifying' : 'ready',
+    phase_base: redDone ? await state.git.out(['rev-parse', 'HEAD~1']) : head,
   });
   state.saveJournal();
   return state.journal;
@@ -151,7 +178,10 @@ function exitNewer(state: RunState, leaf: string, startedAt: number | undefined)
 export async function dirtyPaths(state: RunState): Promise<string[]> {
   const status = await state.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']);
   const stateRel = relative(state.root, state.paths.dir);
-  return status.stdout.split('\0').filter((e) => e.length > 3).map((e) => e.slice(3))
+  return status.stdout
+    .split('\0')
+    .filter((e) => e.length > 3)
+    .map((e) => e.slice(3))
     .filter((p) => stateRel.startsWith('..') || !(p === stateRel || p.startsWith(`${stateRel}/`)));
 }
 
@@ -215,7 +245,9 @@ async function hashPaths(state: RunState, paths: readonly string[], write: boole
   const shas = present.length === 0 ? [] : (await state.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout.trim().split('\n');
   const found: StateSnapshot = {};
   for (const p of paths) found[p] = null;
-  present.forEach((p, i) => { found[p] = shas[i] ?? null; });
+  present.forEach((p, i) => {
+    found[p] = shas[i] ?? null;
+  });
   return found;
 }
 
@@ -239,7 +271,11 @@ export async function undoStateEdits(state: RunState, known: StateStatus | undef
   const restore = current.restore.filter((p) => !(p in before));
   const remove = current.remove.filter((p) => !(p in before));
   const mine = Object.keys(before);
-  const now = await hashPaths(state, mine.filter((p) => changedNow.has(p)), false);
+  const now = await hashPaths(
+    state,
+    mine.filter((p) => changedNow.has(p)),
+    false,
+  );
   const putBack = mine.filter((p) => (changedNow.has(p) ? now[p] : 'as in HEAD') !== before[p]);
   if (restore.length > 0) await state.git(['checkout', '-q', 'HEAD', '--', ...restore]);
   for (const p of remove) rmSync(join(state.root, p), { force: true });
@@ -293,7 +329,7 @@ export async function commitOrBail(state: RunState, args: string[], message: str
   // Without the `git maintenance run --auto` each commit starts: the run starts it once, at its end.
   const done = await state.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
   state.committed = true;
-  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${(done.stderr.trim() || done.stdout.trim()) || `exit ${done.code}`}`);
+  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`);
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.

@@ -53,7 +53,7 @@ export async function ensurePlan(state: RunState): Promise<void> {
     await undoStateEdits(state, undefined, before);
     if (end.kind === 'retry') throw new Bail(end.status, `The planning leaf was ${end.status}.`);
     text = end.result.answer?.text ?? '';
-    source = '<the planner\'s answer>';
+    source = "<the planner's answer>";
   }
   let plan: ParsedPlan;
   try {
@@ -87,5 +87,7 @@ export async function ensurePlan(state: RunState): Promise<void> {
   }
   await state.git(['add', '--', ...add]);
   await commitOrBail(state, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${state.issue}`);
-  await state.say(`plan commit ${(await state.head()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`);
+  await state.say(
+    `plan commit ${(await state.head()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`,
+  );
 }

@@ -18,10 +18,10 @@ export const projectConfigSchema = z.strictObject({
   developer: name.optional().describe('The developer agent (as --developer).'),
   verifier: name.optional().describe('The verifier agent (as --verifier).'),
   planner: name.optional().describe('The planner agent (as --planner).'),
-  timeout: duration.optional().describe('Each leaf\'s time limit (as --timeout).'),
+  timeout: duration.optional().describe("Each leaf's time limit (as --timeout)."),
   idleTimeout: duration.optional().describe('A leaf with no output and no CPU progress this long is killed-stuck (as --idle-timeout; 0 is off).'),
   sandbox: z.enum(['on', 'off']).optional().describe('Whether leaves and suite runs are sandboxed (as --sandbox).'),
-  testNetwork: z.boolean().optional().describe('Whether the toolchain\'s suite runs have the network (default false).'),
+  testNetwork: z.boolean().optional().describe("Whether the toolchain's suite runs have the network (default false)."),
   notify: z.array(z.string().min(1)).min(1).optional().describe('An argv run on done, bail, stop and cost-budget, the event as JSON on stdin (as --notify).'),
 });
 
@@ -46,7 +46,11 @@ export function readProjectConfig(root: string): { file: string; config: Project
   if (!parsed.success) {
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;
     if (issue.code === 'unrecognized_keys') {
-      throw new UsageError(`${file}: unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}: expected only ${Object.keys(projectConfigSchema.shape).filter((k) => k !== '$schema').join(', ')}`);
+      throw new UsageError(
+        `${file}: unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}: expected only ${Object.keys(projectConfigSchema.shape)
+          .filter((k) => k !== '$schema')
+          .join(', ')}`,
+      );
     }
     const key = issue.path.map(String).join('.');
     throw new UsageError(`${file}: ${key === '' ? 'the file' : `"${key}"`}: ${issue.message}`);
@@ -77,7 +81,8 @@ export function configOptions(config: ProjectConfig, root: string): RecordedOpti
 /** The published JSON Schema of leap.config.json (schemas/leap-config.schema.json, written by `npm run schemas`). */
 export function projectConfigJsonSchema(): Record<string, unknown> {
   return {
-    $id: 'https://leap.dev/schemas/leap-config.schema.json', title: 'leap.config.json',
+    $id: 'https://leap.dev/schemas/leap-config.schema.json',
+    title: 'leap.config.json',
     ...z.toJSONSchema(projectConfigSchema, { target: 'draft-2020-12', io: 'input' }),
   };
 }

@@ -7,7 +7,7 @@ export type Phase = 'red' | 'green' | 'refactor';
 
 const TASKS: Record<Phase, string> = {
   red: 'Write the failing test for this step, and nothing else: no implementation. The suite must fail because of your new test, and pass again with it set aside.',
-  green: 'Make the step\'s failing test pass with the smallest change to the code. Do not change any test file.',
+  green: "Make the step's failing test pass with the smallest change to the code. Do not change any test file.",
   refactor: 'Improve the code you wrote for this step (names, duplication, structure) without changing its behaviour. Do not change any test file; the suite must still pass.',
 };
 
@@ -28,13 +28,22 @@ export function developerPrompt(issue: TrackerIssue, step: string, phase: Phase,
     '',
     TASKS[phase],
     '',
-    'The project\'s test command is in the VERI_TEST_CMD environment variable. Do not commit, and do not edit anything in the',
+    "The project's test command is in the VERI_TEST_CMD environment variable. Do not commit, and do not edit anything in the",
     'state folder (.tdd/): the conductor commits your work, keeps the ledger and ticks the issue. An independent verifier',
     'checks your work by running the tests itself.',
   ];
   if (revision !== null) {
     // Counted as the narration counts them: attempt 2 (develop-green-2) is revision 1.
-    lines.push('', `## Revision ${revision.attempt - 1}`, '', 'The verifier rejected the previous attempt, for this reason:', '', revision.reason.trim(), '', 'Fix what it names; keep what was right.');
+    lines.push(
+      '',
+      `## Revision ${revision.attempt - 1}`,
+      '',
+      'The verifier rejected the previous attempt, for this reason:',
+      '',
+      revision.reason.trim(),
+      '',
+      'Fix what it names; keep what was right.',
+    );
   }
   lines.push('', 'End with one short paragraph saying what you did.', '');
   return lines.join('\n');

@@ -22,12 +22,12 @@ export function resolveRunAgents(options: { developer?: string; verifier?: strin
   const registry = loadAgentRegistry(options.agentsFile, env);
   const pick = (name: string): RoleAgent => ({ name, agent: resolveAgent(name, registry) });
   const developer = pick(options.developer ?? 'claude');
-  const verifier = options.verifier !== undefined
-    ? pick(options.verifier)
-    : pick(BUILTIN_AGENTS.find((name) => resolveAgent(name, registry).family !== developer.agent.family) ?? 'codex');
+  const verifier = options.verifier !== undefined ? pick(options.verifier) : pick(BUILTIN_AGENTS.find((name) => resolveAgent(name, registry).family !== developer.agent.family) ?? 'codex');
   // The verification is blind across model families: one family judging its own work is refused unless asked for.
   if (verifier.agent.family === developer.agent.family && options.allowSameFamily !== true) {
-    throw new UsageError(`the verifier ${JSON.stringify(verifier.name)} is of the developer ${JSON.stringify(developer.name)}'s model family (${developer.agent.family}): a blind verification needs another family. Choose one with --verifier NAME, or allow it with --allow-same-family`);
+    throw new UsageError(
+      `the verifier ${JSON.stringify(verifier.name)} is of the developer ${JSON.stringify(developer.name)}'s model family (${developer.agent.family}): a blind verification needs another family. Choose one with --verifier NAME, or allow it with --allow-same-family`,
+    );
   }
   const planner = options.planner !== undefined ? pick(options.planner) : developer;
   return { developer, verifier, planner, registry };

@@ -26,9 +26,20 @@ export interface RecordedOptions {
 
 /** Each recorded option's flag on `leap tdd run`, in the order the narration lists them. */
 export const OPTION_FLAGS: { readonly [K in keyof Required<RecordedOptions>]: string } = {
-  agentsFile: '--agents', developer: '--developer', verifier: '--verifier', planner: '--planner', testCmd: '--test-cmd',
-  revisions: '--revisions', timeout: '--timeout', idleTimeout: '--idle-timeout', maxCost: '--max-cost', tracker: '--tracker',
-  tests: '--tests', allowSameFamily: '--allow-same-family', notify: '--notify', plan: '--plan',
+  agentsFile: '--agents',
+  developer: '--developer',
+  verifier: '--verifier',
+  planner: '--planner',
+  testCmd: '--test-cmd',
+  revisions: '--revisions',
+  timeout: '--timeout',
+  idleTimeout: '--idle-timeout',
+  maxCost: '--max-cost',
+  tracker: '--tracker',
+  tests: '--tests',
+  allowSameFamily: '--allow-same-family',
+  notify: '--notify',
+  plan: '--plan',
 };
 
 /** The default idle limit of agent leaves: no output and no CPU progress for this long is `killed-stuck`. */
@@ -37,10 +48,19 @@ export const DEFAULT_IDLE_TIMEOUT = '300s';
 /** The options given to this start, as a run records them (the agents file made absolute, durations checked). */
 export function givenOptions(options: TddRunOptions): RecordedOptions {
   const given: RecordedOptions = {
-    agentsFile: options.agentsFile === undefined ? undefined : (isAbsolute(options.agentsFile) ? options.agentsFile : resolve(options.cwd, options.agentsFile)),
-    developer: options.developer, verifier: options.verifier, planner: options.planner, testCmd: options.testCmd,
-    revisions: options.revisions, timeout: options.timeout, idleTimeout: options.idleTimeout, maxCost: options.maxCost,
-    tracker: options.tracker === undefined ? options.trackerName : undefined, tests: options.tests, allowSameFamily: options.allowSameFamily || undefined, notify: options.notify,
+    agentsFile: options.agentsFile === undefined ? undefined : isAbsolute(options.agentsFile) ? options.agentsFile : resolve(options.cwd, options.agentsFile),
+    developer: options.developer,
+    verifier: options.verifier,
+    planner: options.planner,
+    testCmd: options.testCmd,
+    revisions: options.revisions,
+    timeout: options.timeout,
+    idleTimeout: options.idleTimeout,
+    maxCost: options.maxCost,
+    tracker: options.tracker === undefined ? options.trackerName : undefined,
+    tests: options.tests,
+    allowSameFamily: options.allowSameFamily || undefined,
+    notify: options.notify,
     plan: options.planFile === undefined ? undefined : resolve(options.cwd, options.planFile),
   };
   if (given.timeout !== undefined) parseDuration('--timeout', given.timeout);

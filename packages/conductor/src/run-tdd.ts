@@ -2,9 +2,7 @@
 // lock, then preflight, the branch, the plan and every step, ending done, bailed or stopped.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import {
-  UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock,
-} from '@leap/core';
+import { UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 import { Bail, Stopped } from './bail-causes.js';
 import { RunState, buildResult, endBailed, endStopped, freshJournal, stepInFlight, type ConductorSetup } from './conductor.js';
@@ -33,7 +31,8 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   const lockFile = conductorLockFile(paths, setup.issue);
   const before = readLockHolder(lockFile);
   const lock = tryLock(lockFile, { issue: String(setup.issue) });
-  if (lock === null) throw new UsageError(`another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`);
+  if (lock === null)
+    throw new UsageError(`another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`);
   setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
   const state = new RunState(setup);
   // The options are recorded before anything else, so whatever ends this start (a bail in preflight too), a resume knows them.
@@ -93,7 +92,8 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
   const issue = checkIssue(given.issue, '--issue');
   const root = findRepoRoot(resolve(given.cwd));
   if (root === null) throw new UsageError(`${given.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
-  if (given.revisions !== undefined && (!Number.isSafeInteger(given.revisions) || given.revisions < 0)) throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(given.revisions)}`);
+  if (given.revisions !== undefined && (!Number.isSafeInteger(given.revisions) || given.revisions < 0))
+    throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(given.revisions)}`);
   if (given.maxCost !== undefined && !(Number.isFinite(given.maxCost) && given.maxCost >= 0)) {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(given.maxCost)}`);
   }
@@ -140,8 +140,25 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
     planText = { text, file };
   }
   return {
-    root, issue, stateDir, env, tracker, issueData, agents, revisions, maxCost: options.maxCost, testCmd: options.testCmd,
-    planText, progress: given.progress ?? (() => {}), deadConductor: null, testGlobs, recorded, effective, sources, replaced, resumedOptions: recordedBefore !== undefined,
+    root,
+    issue,
+    stateDir,
+    env,
+    tracker,
+    issueData,
+    agents,
+    revisions,
+    maxCost: options.maxCost,
+    testCmd: options.testCmd,
+    planText,
+    progress: given.progress ?? (() => {}),
+    deadConductor: null,
+    testGlobs,
+    recorded,
+    effective,
+    sources,
+    replaced,
+    resumedOptions: recordedBefore !== undefined,
     sandbox: chooseRunSandbox(given.sandbox, project?.config, env),
   };
 }
@@ -164,7 +181,9 @@ function checkTickable(file: string | null, issue: number): void {
   }
   const bad = criteria.find((c) => !c.checkable);
   if (bad !== undefined) {
-    throw new UsageError(`${file}:${bad.line}: criterion ${bad.index} of issue ${issue} has no checkbox to tick (${JSON.stringify(bad.text)}): write it as "- [ ] ${bad.text}" or "1. [ ] ${bad.text}", so the run can tick it when its steps are done`);
+    throw new UsageError(
+      `${file}:${bad.line}: criterion ${bad.index} of issue ${issue} has no checkbox to tick (${JSON.stringify(bad.text)}): write it as "- [ ] ${bad.text}" or "1. [ ] ${bad.text}", so the run can tick it when its steps are done`,
+    );
   }
 }
 
@@ -194,11 +213,17 @@ async function prepare(state: RunState): Promise<void> {
     // Clean now, so the first phase need not look again (a planner's changes are ensurePlan's to keep aside).
     state.treeChecked = dirty.length === 0;
     if (dirty.length > 0) {
-      throw new Bail('dirty-tree', `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): the run commits everything it stages, so it starts only from a clean tree. Commit or stash these changes, then run again.`);
+      throw new Bail(
+        'dirty-tree',
+        `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): the run commits everything it stages, so it starts only from a clean tree. Commit or stash these changes, then run again.`,
+      );
     }
   }
   if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, state.issue));
-  const roles = [['developer', setup.agents.developer], ['verifier', setup.agents.verifier]] as const;
+  const roles = [
+    ['developer', setup.agents.developer],
+    ['verifier', setup.agents.verifier],
+  ] as const;
   const planned = setup.planText !== null || (await state.git(['cat-file', '-e', `HEAD:${state.ledgerRel}`], { allowFailure: true })).code === 0;
   for (const [role, chosen] of planned ? roles : [...roles, ['planner', setup.agents.planner] as const]) {
     const missing = missingAgent(role, chosen, state.root, setup.env);
@@ -222,7 +247,9 @@ async function prepare(state: RunState): Promise<void> {
     await state.git(['checkout', '-q', '-b', state.branch]);
     state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
     state.saveJournal();
-    await state.say(`issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; ${roleName('developer', setup.agents.developer.name)}, ${roleName('verifier', setup.agents.verifier.name)}${sameFamily(setup)}\n${limitsLine(state)}`);
+    await state.say(
+      `issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; ${roleName('developer', setup.agents.developer.name)}, ${roleName('verifier', setup.agents.verifier.name)}${sameFamily(setup)}\n${limitsLine(state)}`,
+    );
     return;
   }
   if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
@@ -233,11 +260,13 @@ async function prepare(state: RunState): Promise<void> {
   state.journal.test_cmd = state.testCmd;
   state.saveJournal();
   const options = describeOptions(setup.recorded);
-  await state.say([
-    `issue ${state.issue}: resuming on ${state.branch} at ${state.startHead.slice(0, 12)}${options === '' ? '' : ` with the options it was started with: ${options}`}`,
-    ...setup.replaced.map((line) => `option given again: ${line}`),
-    limitsLine(state),
-  ].join('\n'));
+  await state.say(
+    [
+      `issue ${state.issue}: resuming on ${state.branch} at ${state.startHead.slice(0, 12)}${options === '' ? '' : ` with the options it was started with: ${options}`}`,
+      ...setup.replaced.map((line) => `option given again: ${line}`),
+      limitsLine(state),
+    ].join('\n'),
+  );
 }
 
 // `developer claude`, or `developer` alone for an agent named after its role (never "developer developer").

@@ -39,7 +39,11 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
     } catch {
       // No state folder: no runs.
     }
-    issues = names.map((n) => /^issue-([1-9][0-9]*)\.md$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number).sort((a, b) => a - b);
+    issues = names
+      .map((n) => /^issue-([1-9][0-9]*)\.md$/.exec(n)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
   }
   const stopRequest = readStopRequest(paths.stop);
   const stop = stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
@@ -57,10 +61,19 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
     const step = inFlight >= 0 ? steps[inFlight] : undefined;
     const aligned = journal !== null && step !== undefined && journal.step === step.title;
     return {
-      issue, steps, done: steps.filter((s) => s.state === 'done').length,
-      current: step === undefined ? null : {
-        index: inFlight + 1, step: step.title, phase: aligned ? journal.phase : null, attempt: aligned ? journal.attempt : null, stage: aligned ? journal.stage : null,
-      },
+      issue,
+      steps,
+      done: steps.filter((s) => s.state === 'done').length,
+      current:
+        step === undefined
+          ? null
+          : {
+              index: inFlight + 1,
+              step: step.title,
+              phase: aligned ? journal.phase : null,
+              attempt: aligned ? journal.attempt : null,
+              stage: aligned ? journal.stage : null,
+            },
       conductor: alive ? { pid } : null,
       running: running.filter((r) => r.issue === null || r.issue === issue).map(({ leaf, pid: p, elapsedMs }) => ({ leaf, pid: p, elapsedMs })),
       lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
@@ -110,7 +123,10 @@ function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: num
 }
 
 // The verdict events in the last 256 KiB of the log, and each issue's bail when no leaf was launched after it.
-function tailEvents(file: string): { verdicts: { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[]; bails: Map<number, { cause: string; class: string; message: string }> } {
+function tailEvents(file: string): {
+  verdicts: { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[];
+  bails: Map<number, { cause: string; class: string; message: string }>;
+} {
   const bails = new Map<number, { cause: string; class: string; message: string }>();
   let fd: number;
   try {

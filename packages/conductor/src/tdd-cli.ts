@@ -63,11 +63,24 @@ Exit codes: 0 written; 2 bad input.
 `;
 
 const RUN_OPTIONS = {
-  issue: { type: 'string' }, 'test-cmd': { type: 'string' }, plan: { type: 'string' }, developer: { type: 'string' },
-  verifier: { type: 'string' }, planner: { type: 'string' }, agents: { type: 'string' }, revisions: { type: 'string' },
-  'max-cost': { type: 'string' }, tracker: { type: 'string' }, notify: { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' },
-  tests: { type: 'string', multiple: true }, 'allow-same-family': { type: 'boolean' }, sandbox: { type: 'string' },
-  json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  issue: { type: 'string' },
+  'test-cmd': { type: 'string' },
+  plan: { type: 'string' },
+  developer: { type: 'string' },
+  verifier: { type: 'string' },
+  planner: { type: 'string' },
+  agents: { type: 'string' },
+  revisions: { type: 'string' },
+  'max-cost': { type: 'string' },
+  tracker: { type: 'string' },
+  notify: { type: 'string' },
+  timeout: { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  tests: { type: 'string', multiple: true },
+  'allow-same-family': { type: 'boolean' },
+  sandbox: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** `leap tdd SUB ...`. */
@@ -107,9 +120,24 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
   const [{ runTdd }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('@leap/verify')]);
   const result = await runTdd({
-    cwd: io.cwd, env: io.env, issue, testCmd: values['test-cmd'], planFile: values.plan, developer: values.developer, verifier: values.verifier,
-    planner: values.planner, agentsFile: values.agents, revisions: count('revisions', values.revisions, true), maxCost: count('max-cost', values['max-cost'], false),
-    trackerName, timeout: values.timeout, idleTimeout: values['idle-timeout'], tests: values.tests, allowSameFamily: values['allow-same-family'] === true ? true : undefined, notify, progress: say,
+    cwd: io.cwd,
+    env: io.env,
+    issue,
+    testCmd: values['test-cmd'],
+    planFile: values.plan,
+    developer: values.developer,
+    verifier: values.verifier,
+    planner: values.planner,
+    agentsFile: values.agents,
+    revisions: count('revisions', values.revisions, true),
+    maxCost: count('max-cost', values['max-cost'], false),
+    trackerName,
+    timeout: values.timeout,
+    idleTimeout: values['idle-timeout'],
+    tests: values.tests,
+    allowSameFamily: values['allow-same-family'] === true ? true : undefined,
+    notify,
+    progress: say,
     sandbox: sandboxFlag(values.sandbox),
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);

@@ -63,8 +63,17 @@ export interface TddVerdict {
 
 /** Bail causes and their class (CONTRACT section 9); the README's bail table gives each one's condition. */
 export type BailCause =
-  | 'needs-user' | 'revision-budget' | 'baseline-red' | 'dirty-tree' | 'commit-refused' | 'cost-budget'
-  | 'killed-external' | 'killed-timeout' | 'killed-stuck' | 'agent-missing' | 'agent-failed';
+  | 'needs-user'
+  | 'revision-budget'
+  | 'baseline-red'
+  | 'dirty-tree'
+  | 'commit-refused'
+  | 'cost-budget'
+  | 'killed-external'
+  | 'killed-timeout'
+  | 'killed-stuck'
+  | 'agent-missing'
+  | 'agent-failed';
 
 /** How one run of the conductor ended. */
 export interface TddRunResult {

@@ -4,7 +4,9 @@ import { appendEvent, createEvent, readUsage as readUsageEvents, type AgentPlugi
 
 /** Every `usage` event of issue N in the log, in order (a torn or foreign line is skipped). */
 export function readUsage(eventsFile: string, issue: number): { leaf: string; cost: number | null }[] {
-  return readUsageEvents(eventsFile).filter((e) => e.issue === issue).map((e) => ({ leaf: e.leaf, cost: e.cost_usd }));
+  return readUsageEvents(eventsFile)
+    .filter((e) => e.issue === issue)
+    .map((e) => ({ leaf: e.leaf, cost: e.cost_usd }));
 }
 
 /** Whether the log already has a usage event for `leaf` after byte `offset` (runAgentLeaf appends one once it reports usage). */
@@ -14,10 +16,22 @@ export function hasUsageSince(eventsFile: string, offset: number, leaf: string):
 
 /** Append a usage event for a leaf whose runner did not. */
 export function appendUsage(eventsFile: string, leaf: string, agent: AgentPlugin, usage: AgentUsage | undefined | null, context: EventContext): void {
-  appendEvent(eventsFile, createEvent('usage', {
-    leaf, agent: agent.name, family: agent.family, model: usage?.model ?? null,
-    input_tokens: usage?.input_tokens ?? null, output_tokens: usage?.output_tokens ?? null, cost_usd: usage?.cost_usd ?? null,
-  }, context));
+  appendEvent(
+    eventsFile,
+    createEvent(
+      'usage',
+      {
+        leaf,
+        agent: agent.name,
+        family: agent.family,
+        model: usage?.model ?? null,
+        input_tokens: usage?.input_tokens ?? null,
+        output_tokens: usage?.output_tokens ?? null,
+        cost_usd: usage?.cost_usd ?? null,
+      },
+      context,
+    ),
+  );
 }
 
 /** The spend so far and what it was spent on, for the cost-budget narration. */

@@ -41,7 +41,7 @@ bad('an issue with no acceptance criteria', async () => {
 bad('an uncommitted issue file with no criteria, and one beside it: both left as they were', async () => {
   const repo = makeProject();
   writeRepoFile(repo, '.tdd/issues/2.md', '# Nothing to check\n\nJust words: "$HOME" `x` ü.\n');
-  writeRepoFile(repo, '.tdd/issues/3.md', '# The user\'s next issue\n');
+  writeRepoFile(repo, '.tdd/issues/3.md', "# The user's next issue\n");
   await refused(repo, { issue: 2 }, /issue 2 has no acceptance criteria/);
 });
 
@@ -66,9 +66,13 @@ bad('an unknown agent, a bad agents file', async () => {
   await refused(repo, { agentsFile: file, developer: 'x' }, /agents\.json: agent "x": expected "plugin" to be one of/);
 });
 
-bad('a verifier of the developer\'s model family, without --allow-same-family', async () => {
+bad("a verifier of the developer's model family, without --allow-same-family", async () => {
   const repo = makeProject();
-  await refused(repo, { verifier: 'dev' }, /the verifier "dev" is of the developer "dev"'s model family \(replayed\): a blind verification needs another family\. Choose one with --verifier NAME, or allow it with --allow-same-family/);
+  await refused(
+    repo,
+    { verifier: 'dev' },
+    /the verifier "dev" is of the developer "dev"'s model family \(replayed\): a blind verification needs another family\. Choose one with --verifier NAME, or allow it with --allow-same-family/,
+  );
 });
 
 bad('bad numbers and a folder that is no repository', async () => {

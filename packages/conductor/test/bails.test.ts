@@ -6,9 +6,7 @@ import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { BAIL_CLASSES } from '../src/bail-causes.js';
-import {
-  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, fixture, makeProject, pass, planFile, readEvents, scriptedAgents, stepMoves, subjects, writeRepoFile,
-} from './helpers.js';
+import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, fixture, makeProject, pass, planFile, readEvents, scriptedAgents, stepMoves, subjects, writeRepoFile } from './helpers.js';
 
 // An agents file: `dev` is the claude plugin over fixtures/fake-claude.mjs (FAKE_CLAUDE says how it behaves, passed
 // into its sandbox by the entry's pass_env), `ver` always passes.
@@ -28,12 +26,32 @@ bails.after.each(cleanupTempDirs);
 
 const TITLE = 'Lowercase and join with dashes';
 const base = (repo: string, agentsFile: string, more: Record<string, unknown> = {}) => ({
-  cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile, env: cleanEnv(), ...more,
+  cwd: repo,
+  issue: 1,
+  testCmd: TEST_CMD,
+  planFile: planFile([TITLE]),
+  developer: 'dev',
+  verifier: 'ver',
+  agentsFile,
+  env: cleanEnv(),
+  ...more,
 });
 
-bails('the classes are the contract\'s', () => {
-  assert.equal(Object.entries(BAIL_CLASSES).filter(([, c]) => c === 'process').map(([k]) => k).sort(), ['baseline-red', 'commit-refused', 'cost-budget', 'dirty-tree', 'needs-user', 'revision-budget']);
-  assert.equal(Object.entries(BAIL_CLASSES).filter(([, c]) => c === 'system').map(([k]) => k).sort(), ['agent-failed', 'agent-missing', 'killed-external', 'killed-stuck', 'killed-timeout']);
+bails("the classes are the contract's", () => {
+  assert.equal(
+    Object.entries(BAIL_CLASSES)
+      .filter(([, c]) => c === 'process')
+      .map(([k]) => k)
+      .sort(),
+    ['baseline-red', 'commit-refused', 'cost-budget', 'dirty-tree', 'needs-user', 'revision-budget'],
+  );
+  assert.equal(
+    Object.entries(BAIL_CLASSES)
+      .filter(([, c]) => c === 'system')
+      .map(([k]) => k)
+      .sort(),
+    ['agent-failed', 'agent-missing', 'killed-external', 'killed-stuck', 'killed-timeout'],
+  );
 });
 
 bails('baseline-red: a suite that fails before any change; no branch is made', async () => {
@@ -62,7 +80,7 @@ bails('dirty-tree: uncommitted changes; nothing is touched but the log and the t
   assert.is(readFileSync(join(repo, 'src/slug.js'), 'utf8'), '// edited\n');
 });
 
-bails('dirty-tree on resume, between steps: the person\'s changes are said and left as they are', async () => {
+bails("dirty-tree on resume, between steps: the person's changes are said and left as they are", async () => {
   const repo = makeProject(['one', 'two']);
   const titles = [TITLE, 'Second step'];
   const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass(), pass(), pass()]);
@@ -131,7 +149,10 @@ bails('agent-failed: a CLI that exits with an error by itself; its own words in 
   const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass(), pass(), pass()]);
   const again = await runTdd({ ...base(repo, agents.file), planFile: undefined });
   assert.is(again.code, 0, JSON.stringify(again.bail));
-  assert.equal(readEvents(repo).filter((e) => e.event === 'launch' && e.leaf === 'develop-red-2'), []);
+  assert.equal(
+    readEvents(repo).filter((e) => e.event === 'launch' && e.leaf === 'develop-red-2'),
+    [],
+  );
 });
 
 bails('killed-timeout: a stuck leaf is relaunched once, then the run bails', async () => {
@@ -140,7 +161,12 @@ bails('killed-timeout: a stuck leaf is relaunched once, then the run bails', asy
   const result = await runTdd(base(repo, agents.file, { env: cleanEnv({ VERI_TIMEOUT: '0.5', VERI_KILL_AFTER: '0.1' }) }));
   assert.is(result.code, 1);
   assert.is(result.bail?.cause, 'killed-timeout');
-  assert.equal(readEvents(repo).filter((e) => e.event === 'exit').map((e) => `${e.leaf} ${e.status}`), ['develop-red killed-timeout', 'develop-red killed-timeout']);
+  assert.equal(
+    readEvents(repo)
+      .filter((e) => e.event === 'exit')
+      .map((e) => `${e.leaf} ${e.status}`),
+    ['develop-red killed-timeout', 'develop-red killed-timeout'],
+  );
 });
 
 bails('killed-stuck retried once: the relaunch goes on to done', async () => {
@@ -164,7 +190,12 @@ bails('killed-external: a leaf killed by someone else is never relaunched', asyn
   process.kill(leaf, 'SIGKILL');
   const result = await running;
   assert.is(result.bail?.cause, 'killed-external');
-  assert.equal(readEvents(repo).filter((e) => e.event === 'launch').map((e) => e.leaf), ['develop-red']);
+  assert.equal(
+    readEvents(repo)
+      .filter((e) => e.event === 'launch')
+      .map((e) => e.leaf),
+    ['develop-red'],
+  );
 });
 
 bails('commit-refused: a pre-commit hook refuses the red commit', async () => {

@@ -50,7 +50,10 @@ baseline('one suite event, phase baseline, on the start tree, the command byte f
   const second = await runTdd({ ...options, planFile: undefined });
   assert.is(second.code, 0, JSON.stringify(second.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
-  assert.equal(suites(repo).map((e) => e.phase), ['baseline', 'red', 'green', 'refactor']);
+  assert.equal(
+    suites(repo).map((e) => e.phase),
+    ['baseline', 'red', 'green', 'refactor'],
+  );
 });
 
 baseline('a resumed run with another test command runs the trees again: a passed tree counts only with its own command', async () => {
@@ -62,10 +65,13 @@ baseline('a resumed run with another test command runs the trees again: a passed
   const second = await runTdd({ ...options, planFile: undefined, testCmd: `true && ${TEST_CMD}` });
   assert.is(second.code, 0, JSON.stringify(second.bail));
   // Red runs with its tests and, the baseline's tree being unknown to this command, in its copy without them.
-  assert.equal(suites(repo).map((e) => e.phase), ['baseline', 'red', 'red', 'green', 'refactor']);
+  assert.equal(
+    suites(repo).map((e) => e.phase),
+    ['baseline', 'red', 'red', 'green', 'refactor'],
+  );
 });
 
-baseline('a failing baseline: baseline-red quotes the suite\'s last lines, the event says its exit code, no branch is made', async () => {
+baseline("a failing baseline: baseline-red quotes the suite's last lines, the event says its exit code, no branch is made", async () => {
   const repo = makeProject();
   writeRepoFile(repo, 'test/broken.test.js', "import { test } from 'node:test';\ntest('broken', () => { throw new Error('already red'); });\n");
   git(repo, 'add', '-A');
@@ -76,7 +82,10 @@ baseline('a failing baseline: baseline-red quotes the suite\'s last lines, the e
   assert.is(result.bail?.cause, 'baseline-red');
   assert.match(result.bail?.narration ?? '', /Its last lines:\n[^]*LAST LINE of the suite$/);
   assert.not.match(result.bail?.narration ?? '', 'leap-verify: ground truth');
-  assert.equal(suites(repo).map((e) => [e.phase, e.code, e.command]), [['baseline', 1, testCmd]]);
+  assert.equal(
+    suites(repo).map((e) => [e.phase, e.code, e.command]),
+    [['baseline', 1, testCmd]],
+  );
   assert.is(git(repo, 'branch', '--list', 'leap/*'), '');
 });
 

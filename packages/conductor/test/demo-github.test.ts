@@ -12,7 +12,10 @@ import { AGENTS_DIR, writeDemoAgents } from '../src/demo/run-demo.js';
 import { DEMO_ISSUE_TEXT, DEMO_TEST_CMD, createSampleProject } from '../src/demo/sample-project.js';
 
 const GH = join(repoRoot, 'plugins', 'tracker-github', 'test', 'fixtures');
-const TITLES = DEMO_PLAN.trim().split('\n').slice(1).map((line) => line.replace(/ \(criterion \d\)$/, ''));
+const TITLES = DEMO_PLAN.trim()
+  .split('\n')
+  .slice(1)
+  .map((line) => line.replace(/ \(criterion \d\)$/, ''));
 
 test.after(cleanupTempDirs);
 
@@ -66,10 +69,19 @@ test('the demo issue on GitHub: read, narrated, ticked and left on a draft pull 
   assert.is(result.pullRequest?.url, `https://github.com/acme/slug-demo/pull/${pull?.number}`);
   assert.is(git(remote, 'rev-parse', 'leap/issue-1').trim(), git(dir, 'rev-parse', 'leap/issue-1').trim(), 'the branch pushed whole');
 
-  const calls = readFileSync(join(stateDir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; code: number; env: { GH_PROMPT_DISABLED: string | null } });
-  assert.ok(calls.every((c) => c.env.GH_PROMPT_DISABLED === '1'), 'gh never prompts');
+  const calls = readFileSync(join(stateDir, 'calls.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { argv: string[]; code: number; env: { GH_PROMPT_DISABLED: string | null } });
+  assert.ok(
+    calls.every((c) => c.env.GH_PROMPT_DISABLED === '1'),
+    'gh never prompts',
+  );
   assert.equal(calls.filter((c) => c.argv[1] === 'edit' && c.argv[0] === 'issue').length, 3, 'one edit per criterion');
-  assert.ok(calls.every((c) => c.code === 0 || (c.argv[0] === 'pr' && c.argv[1] === 'create')), 'no gh call failed');
+  assert.ok(
+    calls.every((c) => c.code === 0 || (c.argv[0] === 'pr' && c.argv[1] === 'create')),
+    'no gh call failed',
+  );
 });
 
 test.run();

@@ -17,7 +17,10 @@ import { formatDemoSummary } from '../src/demo/demo-summary.js';
 import { DEMO_TEST_CMD } from '../src/demo/sample-project.js';
 
 const LEAP = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');
-const TITLES = DEMO_PLAN.trim().split('\n').slice(1).map((line) => line.replace(/ \(criterion \d\)$/, ''));
+const TITLES = DEMO_PLAN.trim()
+  .split('\n')
+  .slice(1)
+  .map((line) => line.replace(/ \(criterion \d\)$/, ''));
 const HOSTILE = TITLES[1] as string;
 const SUBJECTS = ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])];
 
@@ -63,32 +66,40 @@ bin('drives issue 1 end to end: progress, a rejected green revised, a summary, a
   assert.match(out, /\nSummary: 3 of 3 steps done, 10 commits, 10 verdicts, \d+ leaves, in \d+\.\d s\n/);
   assert.match(out, 'verdicts: 9 PASS, 1 REJECT\n');
   for (const subject of SUBJECTS) assert.match(out, new RegExp(`^  [0-9a-f]{7} ${subject.replace(/[$`'"().*+?[\]\\^|{}]/g, '\\$&')}$`, 'm'));
-  for (const place of [`the ledger        ${dir}/.tdd/issue-1.md`, `the events        ${dir}/.tdd/events.jsonl`, `the history       git -C ${dir} log --oneline main..leap/issue-1`]) assert.match(out, place);
+  for (const place of [`the ledger        ${dir}/.tdd/issue-1.md`, `the events        ${dir}/.tdd/events.jsonl`, `the history       git -C ${dir} log --oneline main..leap/issue-1`])
+    assert.match(out, place);
   assert.ok(out.endsWith('\ndone: every step and criterion of issue 1 is ticked (exit 0)\n'), out.slice(-300));
 
   // The branch's history is exactly section 9's, the ledger and the issue agree with it, the tree is clean.
   assert.equal(subjects(dir), SUBJECTS);
   const ledger = parseLedger(readFileSync(join(dir, '.tdd', 'issue-1.md'), 'utf8'));
-  assert.equal(ledger.steps.map((s) => [s.title, s.state]), TITLES.map((t) => [t, 'done']));
+  assert.equal(
+    ledger.steps.map((s) => [s.title, s.state]),
+    TITLES.map((t) => [t, 'done']),
+  );
   assert.is(git(dir, 'show', 'leap/issue-1:.tdd/issues/1.md').match(/^- \[x\] /gm)?.length, 3, 'the three criteria ticked, and committed');
-  assert.is(git(dir, 'status', '--porcelain', '--untracked-files=all'), '', 'nothing left uncommitted, the demo\'s agents ignored');
+  assert.is(git(dir, 'status', '--porcelain', '--untracked-files=all'), '', "nothing left uncommitted, the demo's agents ignored");
   assert.is(spawnSync('bash', ['-c', DEMO_TEST_CMD], { cwd: dir }).status, 0, "the project's tests pass at the end");
   // The apostrophe, quotes, $ and backtick of step 2's title, byte for byte in its commits and the thread.
   assert.ok(git(dir, 'log', '--format=%s', 'leap/issue-1').includes(`green: ${HOSTILE}\n`));
   assert.match(readFileSync(join(dir, '.tdd', 'issues', '1.thread.md'), 'utf8'), HOSTILE);
 
   const events = readEvents(join(dir, '.tdd', 'events.jsonl')).map((r) => r.event as { event: string; phase?: string; verdict?: string });
-  assert.equal(events.filter((e) => e.event === 'verdict').map((e) => `${e.phase}:${e.verdict}`), [
-    'red:PASS', 'green:PASS', 'refactor:PASS', 'red:PASS', 'green:REJECT', 'green:PASS', 'refactor:PASS', 'red:PASS', 'green:PASS', 'refactor:PASS',
-  ]);
+  assert.equal(
+    events.filter((e) => e.event === 'verdict').map((e) => `${e.phase}:${e.verdict}`),
+    ['red:PASS', 'green:PASS', 'refactor:PASS', 'red:PASS', 'green:REJECT', 'green:PASS', 'refactor:PASS', 'red:PASS', 'green:PASS', 'refactor:PASS'],
+  );
   assert.is(events.filter((e) => e.event === 'launch').length, events.filter((e) => e.event === 'exit').length, 'every launch has its exit');
   // The revision leaf got the verifier's reason; no verifier prompt holds the developer's own words.
-  const prompts = (agent: string) => readdirSync(join(dir, '.leap-demo', `${agent}.json.state`)).sort().map((f) => readFileSync(join(dir, '.leap-demo', `${agent}.json.state`, f), 'utf8'));
+  const prompts = (agent: string) =>
+    readdirSync(join(dir, '.leap-demo', `${agent}.json.state`))
+      .sort()
+      .map((f) => readFileSync(join(dir, '.leap-demo', `${agent}.json.state`, f), 'utf8'));
   const developer = prompts('developer');
   assert.is(developer.length, DEVELOPER_MOVES.length, 'every prepared developer move replayed once');
   assert.match(developer[5] as string, DEMO_REJECT_REASON);
   const [planner] = prompts('planner');
-  assert.match(planner as string, 'slugify cuts a slug longer than 20 characters', 'the planner was given the issue\'s criteria');
+  assert.match(planner as string, 'slugify cuts a slug longer than 20 characters', "the planner was given the issue's criteria");
   assert.match(out, /^ +\[\d+\.\ds\] plan: the planner turns issue 1's acceptance criteria into steps$/m);
   for (const prompt of prompts('verifier')) for (const move of DEVELOPER_MOVES) assert.not.match(prompt, move.answer as string);
 });
@@ -157,7 +168,11 @@ inProcess('in a new temp folder: stopped at a leaf mid-step (exit 3), then resum
   try {
     assert.equal([announced(first.err()), stop.resumed, stop.outcome, stop.code], [dir, false, 'stopped', 3]);
     assert.ok(dir.startsWith(realpathSync(tmpdir())), dir);
-    assert.equal(stop.steps.map((s) => s.state), ['todo', 'todo', 'todo'], 'stopped inside step 1');
+    assert.equal(
+      stop.steps.map((s) => s.state),
+      ['todo', 'todo', 'todo'],
+      'stopped inside step 1',
+    );
     assert.match(first.err(), /\[\d+\.\ds\] step 1 red: develop-red\n/, 'with --json, progress goes to stderr');
     assert.match(formatDemoSummary(dir, stop), new RegExp(`\\nstopped at step 1 "${TITLES[0]}", before (develop|verify)-green; resume with: leap demo --dir ${dir} \\(exit 3\\)\\n$`));
 
@@ -180,7 +195,10 @@ inProcess('in a new temp folder: stopped at a leaf mid-step (exit 3), then resum
 inProcess('in a folder named with a space and an apostrophe: a dirty tree on resume bails dirty-tree (exit 1) and touches nothing', async () => {
   const cwd = makeTempDir('leap-demo-resume-');
   const dir = join(cwd, "it's a demo");
-  const first = captureIo(cwd, stopWhen('verdict red: PASS', 'at-ledger', () => dir));
+  const first = captureIo(
+    cwd,
+    stopWhen('verdict red: PASS', 'at-ledger', () => dir),
+  );
   assert.is(await demoMain(['--dir', "it's a demo"], first.io), 3, first.out());
   // The summary's commands paste into a shell as they are.
   const history = /the history +(git .*)$/m.exec(first.out())?.[1] ?? '';
@@ -188,14 +206,14 @@ inProcess('in a folder named with a space and an apostrophe: a dirty tree on res
   assert.is(spawnSync('bash', ['-c', history], { encoding: 'utf8' }).stdout.trim().split('\n').length, 4, 'plan, red, green, refactor');
   assert.match(first.out(), `resume with: leap demo --dir '${cwd}/it'\\''s a demo' (exit 3)`);
 
-  writeFileSync(join(dir, 'notes.txt'), 'a person\'s notes\n');
+  writeFileSync(join(dir, 'notes.txt'), "a person's notes\n");
   const dirty = captureIo(cwd);
   assert.is(await demoMain(['--dir', dir], dirty.io), 1);
   assert.match(dirty.out(), `leap demo: resuming the run of issue 1 in ${dir}\n`);
   assert.match(dirty.out(), /notes\.txt/, 'the narration names the file');
   assert.match(dirty.out(), /\nbail: dirty-tree \(process\)\n$/);
   // Preflight comes before anything is touched (CONTRACT section 9): the person's file is theirs, not a half-done step.
-  assert.is(existsSync(join(dir, 'notes.txt')) ? readFileSync(join(dir, 'notes.txt'), 'utf8') : '(removed by the bail)', 'a person\'s notes\n', 'a dirty-tree bail leaves the tree as it found it');
+  assert.is(existsSync(join(dir, 'notes.txt')) ? readFileSync(join(dir, 'notes.txt'), 'utf8') : '(removed by the bail)', "a person's notes\n", 'a dirty-tree bail leaves the tree as it found it');
 });
 
 bin.run();

@@ -46,8 +46,12 @@ detect('each kind of project names its own command', () => {
   }
 });
 
-detect('a Makefile without a test target and an npm script that is npm init\'s placeholder suggest nothing', () => {
-  const choice = chooseTestCommand(project({ Makefile: 'build:\n\ttrue\ntesting:\n\ttrue\n', 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) }), undefined, {});
+detect("a Makefile without a test target and an npm script that is npm init's placeholder suggest nothing", () => {
+  const choice = chooseTestCommand(
+    project({ Makefile: 'build:\n\ttrue\ntesting:\n\ttrue\n', 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) }),
+    undefined,
+    {},
+  );
   assert.equal(choice, { kind: 'none' });
 });
 

@@ -31,7 +31,7 @@ test('a hostile title is one argv element, byte for byte; out trims; input reach
   assert.is(piped.code, 0);
 });
 
-test('the environment given is git\'s: its author reaches the commit', async () => {
+test("the environment given is git's: its author reaches the commit", async () => {
   const run = await createGit(repo, { ...cleanEnv(), GIT_AUTHOR_NAME: 'Dév $(x)' });
   await run(['commit', '-q', '--allow-empty', '-m', 'env']);
   assert.is(await run.out(['log', '-1', '--format=%an']), 'Dév $(x)');
@@ -41,7 +41,10 @@ test('a failure is a GitError with its args and stderr; allowFailure returns it 
   const run = await createGit(repo, cleanEnv());
   const ran = await run(['rev-parse', '--verify', '--quiet', 'refs/heads/no-such'], { allowFailure: true });
   assert.is(ran.code, 1);
-  const error = await run(['checkout', '-q', 'no-such-branch']).then(() => null, (e: unknown) => e);
+  const error = await run(['checkout', '-q', 'no-such-branch']).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, GitError);
   const e = error as GitError;
   assert.equal(e.args, ['checkout', '-q', 'no-such-branch']);
@@ -56,7 +59,10 @@ test('a failure is a GitError with its args and stderr; allowFailure returns it 
 
 test('git that cannot start in a folder that is gone is a GitError too', async () => {
   const run = await createGit(join(repo, 'gone'), cleanEnv());
-  const error = await run(['status']).then(() => null, (e: unknown) => e);
+  const error = await run(['status']).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, GitError);
   assert.is((error as GitError).code, null);
   assert.is((error as GitError).exitCode, 1);

@@ -13,7 +13,7 @@ green.after.each(cleanupTempDirs);
 
 const TITLE = 'Lowercase and join with dashes';
 
-green('a green that deletes another test file and rewrites the step\'s own is rejected, files named; its revision that restores them lands', async () => {
+green("a green that deletes another test file and rewrites the step's own is rejected, files named; its revision that restores them lands", async () => {
   const repo = makeProject();
   const steps = slugSteps([TITLE]);
   const step = steps[TITLE] as StepEdits;
@@ -21,11 +21,21 @@ green('a green that deletes another test file and rewrites the step\'s own is re
   // The cheat: the step's test rewritten to pass whatever the code does, and the smoke test removed.
   step.green = { ...step.green!, extra: [{ path: red.path, content: "import { test } from 'node:test';\ntest('nothing', () => {});\n" }], delete: ['test/smoke.test.js'] };
   // The revision puts both back as they were (a sandboxed leaf cannot run `git checkout`: .git is read-only).
-  step['green-2'] = { ...step.green, extra: [{ path: 'test/smoke.test.js', content: readFileSync(join(repo, 'test', 'smoke.test.js'), 'utf8') }, { path: red.path, content: red.content }], delete: [] };
+  step['green-2'] = {
+    ...step.green,
+    extra: [
+      { path: 'test/smoke.test.js', content: readFileSync(join(repo, 'test', 'smoke.test.js'), 'utf8') },
+      { path: red.path, content: red.content },
+    ],
+    delete: [],
+  };
   const agents = commandAgents(steps);
   const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
   assert.is(result.code, 0, JSON.stringify(result.bail));
-  assert.equal(result.verdicts.map((v) => `${v.phase} ${v.verdict}`), ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS']);
+  assert.equal(
+    result.verdicts.map((v) => `${v.phase} ${v.verdict}`),
+    ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS'],
+  );
   const rejected = result.verdicts[1]?.reason ?? '';
   assert.match(rejected, /^ground truth: the green phase changed or removed test files present at the red commit [0-9a-f]{12}: test\/smoke\.test\.js, test\/step1\.test\.js$/);
   // The verifier was asked only about the revision: the cheat never reached it.

@@ -72,7 +72,9 @@ export function receivedPrompt(agentsDir: string, name: string, index: number): 
 
 /** The subjects of the branch's commits since `base`, oldest first. */
 export function subjects(repo: string, base = 'main'): string[] {
-  return git(repo, 'log', '--reverse', '--format=%s', `${base}..HEAD`).split('\n').filter((l) => l !== '');
+  return git(repo, 'log', '--reverse', '--format=%s', `${base}..HEAD`)
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 /** Write a file of the repository. */
@@ -83,7 +85,10 @@ export function writeRepoFile(repo: string, path: string, content: string): void
 
 /** The event log's records. */
 export function readEvents(repo: string): Record<string, unknown>[] {
-  return readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 const FIXTURES = join(dirname(new URL(import.meta.url).pathname), 'fixtures');
@@ -105,19 +110,25 @@ export function commandAgents(steps: Record<string, StepEdits>, options: { sleep
   // and passes the variables that tell them how long to sleep (`pass_env`), as an entry names its CLI's own.
   const paths = { write: [dir] };
   const pass_env = ['DEV_SLEEP_*', 'VER_SLEEP_MS'];
-  writeFileSync(file, JSON.stringify({
-    agents: {
-      dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), moves, devLog], paths, pass_env },
-      ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs'), verLog], paths, pass_env },
-    },
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      agents: {
+        dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), moves, devLog], paths, pass_env },
+        ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs'), verLog], paths, pass_env },
+      },
+    }),
+  );
   return { file, dir, devLog, verLog };
 }
 
 /** The JSON lines of a command agent's log. */
 export function readLog(file: string): { env: Record<string, string>; prompt: string }[] {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { env: Record<string, string>; prompt: string });
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { env: Record<string, string>; prompt: string });
   } catch {
     return [];
   }
@@ -132,7 +143,10 @@ export function slugSteps(titles: string[]): Record<string, StepEdits> {
   titles.forEach((title, i) => {
     const n = i + 1;
     steps[title] = {
-      red: { path: `test/step${n}.test.js`, content: `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { value } from '../src/step${n}.js';\n\ntest(${JSON.stringify(`step ${n}: ${title}`)}, () => assert.equal(value, ${n}));\n` },
+      red: {
+        path: `test/step${n}.test.js`,
+        content: `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { value } from '../src/step${n}.js';\n\ntest(${JSON.stringify(`step ${n}: ${title}`)}, () => assert.equal(value, ${n}));\n`,
+      },
       green: { path: `src/step${n}.js`, content: `export const value = ${n};\n` },
       refactor: { path: `src/step${n}.js`, content: `// Step ${n}: ${title}\nexport const value = ${n};\n` },
     };

@@ -52,12 +52,23 @@ langs('a Rust crate: an inline test module is a red; a green that weakens it is 
   const env = cleanEnv({ CARGO_TARGET_DIR: join(makeTempDir('leap-cargo-'), 'target'), CARGO_NET_OFFLINE: 'true' });
   const lines: string[] = [];
   const result = await runTdd({
-    cwd: repo, issue: 1, testCmd: 'cargo test --quiet', tests: ['src/**/*.rs'], planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env,
+    cwd: repo,
+    issue: 1,
+    testCmd: 'cargo test --quiet',
+    tests: ['src/**/*.rs'],
+    planFile: planFile([TITLE]),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env,
     progress: (line) => lines.push(line),
   });
   assert.is(result.code, 0, `${JSON.stringify(result.bail)}\n${lines.join('\n')}`);
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
-  assert.equal(result.verdicts.map((v) => `${v.phase} ${v.verdict}`), ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS']);
+  assert.equal(
+    result.verdicts.map((v) => `${v.phase} ${v.verdict}`),
+    ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS'],
+  );
   assert.match(result.verdicts[1]?.reason ?? '', /test files present at the red commit [0-9a-f]{12}: src\/lib\.rs/);
   // The red commit is the test module alone; the tests in the end are the red commit's, byte for byte.
   assert.is(git(repo, 'show', 'HEAD~2:src/lib.rs'), `${RUST_CODE}${RUST_TESTS}`);
@@ -87,7 +98,16 @@ langs('a pytest project: red, green, refactor with python3 -m pytest', async () 
     },
   });
   const env = cleanEnv({ PYTHONDONTWRITEBYTECODE: '1' });
-  const result = await runTdd({ cwd: repo, issue: 1, testCmd: 'python3 -m pytest -q -p no:cacheprovider', planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env });
+  const result = await runTdd({
+    cwd: repo,
+    issue: 1,
+    testCmd: 'python3 -m pytest -q -p no:cacheprovider',
+    planFile: planFile([TITLE]),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env,
+  });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   assert.equal(git(repo, 'show', '--format=', '--name-only', 'HEAD~2').trim(), 'tests/test_add.py');
@@ -98,7 +118,8 @@ const GO_CODE = 'package calc\n\n// Add returns the sum of a and b.\nfunc Add(a,
 const GO_SMOKE = 'package calc\n\nimport "testing"\n\nfunc TestAddExists(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal("Add(0, 0) is not 0")\n\t}\n}\n';
 // The red's test reads its cases from testdata/ (Go's own convention for fixtures, no test file by the conventions):
 // a red that adds a file beside its tests is checked in the scratch copy, never skipped as a tree already run.
-const GO_TEST = 'package calc\n\nimport (\n\t"os"\n\t"strings"\n\t"testing"\n)\n\nfunc TestAddSums(t *testing.T) {\n\tdata, err := os.ReadFile("testdata/sums.txt")\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tif strings.TrimSpace(string(data)) != "2 3 5" || Add(2, 3) != 5 {\n\t\tt.Fatalf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n';
+const GO_TEST =
+  'package calc\n\nimport (\n\t"os"\n\t"strings"\n\t"testing"\n)\n\nfunc TestAddSums(t *testing.T) {\n\tdata, err := os.ReadFile("testdata/sums.txt")\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tif strings.TrimSpace(string(data)) != "2 3 5" || Add(2, 3) != 5 {\n\t\tt.Fatalf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n';
 
 // Go's build cache keys every compiled package and every cached test result on content: the action ID of a
 // package hashes its files' bytes (and its folder, unless -trimpath), a cached test result is keyed on the test
@@ -134,19 +155,37 @@ langs('a Go module: red, green, refactor with go test ./...; a green that delete
   const lines: string[] = [];
   const result = await runTdd({
     // No test command given: go.mod says `go test ./...`.
-    cwd: repo, issue: 1, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env,
+    cwd: repo,
+    issue: 1,
+    planFile: planFile([TITLE]),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env,
     progress: (line) => lines.push(line),
   });
   assert.is(result.code, 0, `${JSON.stringify(result.bail)}\n${lines.join('\n')}`);
-  assert.ok(lines.some((l) => l.includes('tests: `go test ./...`')), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => l.includes('tests: `go test ./...`')),
+    lines.join('\n'),
+  );
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
-  assert.equal(result.verdicts.map((v) => `${v.phase} ${v.verdict}`), ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS']);
+  assert.equal(
+    result.verdicts.map((v) => `${v.phase} ${v.verdict}`),
+    ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS'],
+  );
   assert.match(result.verdicts[1]?.reason ?? '', /test files present at the red commit [0-9a-f]{12}: smoke_test\.go/);
   assert.equal(git(repo, 'show', '--format=', '--name-only', 'HEAD~2').trim().split('\n'), ['add_test.go', 'testdata/sums.txt']);
   assert.is(git(repo, 'show', 'HEAD:smoke_test.go'), GO_SMOKE);
   // The red check ran the copy without add_test.go (it passed, and was cached): the suite events say so.
-  const suites = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"event":"suite"')).map((l) => JSON.parse(l) as { phase: string; code: number });
-  assert.equal(suites.filter((s) => s.phase === 'red').map((s) => s.code === 0), [false, true]);
+  const suites = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"event":"suite"'))
+    .map((l) => JSON.parse(l) as { phase: string; code: number });
+  assert.equal(
+    suites.filter((s) => s.phase === 'red').map((s) => s.code === 0),
+    [false, true],
+  );
   // The user's plain go test, with the same cache: the red commit fails (no result cached from the copy is
   // reused for it), the branch's end passes.
   const goTest = () => {

@@ -13,7 +13,14 @@ ends.after.each(cleanupTempDirs);
 
 const TITLE = 'Lowercase and join with dashes';
 const options = (repo: string, file: string, env = cleanEnv()) => ({
-  cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: file, env,
+  cwd: repo,
+  issue: 1,
+  testCmd: TEST_CMD,
+  planFile: planFile([TITLE]),
+  developer: 'dev',
+  verifier: 'ver',
+  agentsFile: file,
+  env,
 });
 
 // The verifier leaf's pid once its supervisor wrote it (bounded: waitFor fails with a message after 15 s).
@@ -44,12 +51,17 @@ ends('a stop "now" ends the running verifier: exit 3, the leaf named; a verifier
   assert.is(killed.code, 1);
   assert.is(killed.bail?.cause, 'killed-external');
   assert.match(killed.bail?.narration ?? '', 'The verifier leaf verify-red died of a signal veri did not send');
-  assert.equal(readEvents(repo).filter((e) => e.event === 'exit' && e.leaf === 'verify-red').map((e) => e.status), ['killed-stop', 'killed-external']);
+  assert.equal(
+    readEvents(repo)
+      .filter((e) => e.event === 'exit' && e.leaf === 'verify-red')
+      .map((e) => e.status),
+    ['killed-stop', 'killed-external'],
+  );
 });
 
 ends('a leaf that deletes a tracked state file gets it back from HEAD; a state file the user deleted stays deleted when a leaf writes it again', async () => {
   const repo = makeProject();
-  writeRepoFile(repo, '.tdd/notes.md', 'the team\'s notes, committed\n');
+  writeRepoFile(repo, '.tdd/notes.md', "the team's notes, committed\n");
   writeRepoFile(repo, '.tdd/issues/3.md', '# An old issue\n');
   git(repo, 'add', '.tdd');
   git(repo, 'commit', '-q', '-m', 'notes and an old issue');
@@ -63,7 +75,7 @@ ends('a leaf that deletes a tracked state file gets it back from HEAD; a state f
   // the same leaf is refused by the file system: sandboxed-run.test.ts).
   const result = await runTdd({ ...options(repo, agents.file), sandbox: 'off' });
   assert.is(result.code, 0, JSON.stringify(result.bail));
-  assert.is(readFileSync(join(repo, '.tdd/notes.md'), 'utf8'), 'the team\'s notes, committed\n');
+  assert.is(readFileSync(join(repo, '.tdd/notes.md'), 'utf8'), "the team's notes, committed\n");
   assert.not.ok(existsSync(join(repo, '.tdd/issues/3.md')));
   assert.is(git(repo, 'status', '--porcelain'), ' D .tdd/issues/3.md\n');
   assert.match(readFileSync(join(repo, '.tdd/issues/1.thread.md'), 'utf8'), 'a leaf edited the state folder (.tdd/notes.md, .tdd/issues/3.md)');

@@ -6,7 +6,22 @@ import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import {
-  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, commandAgents, makeProject, pass, planFile, readEvents, receivedPrompt, redTest, scriptedAgents, slugSteps, stepMoves, subjects,
+  IMPL1,
+  REFACTORED1,
+  TEST1,
+  TEST_CMD,
+  cleanEnv,
+  commandAgents,
+  makeProject,
+  pass,
+  planFile,
+  readEvents,
+  receivedPrompt,
+  redTest,
+  scriptedAgents,
+  slugSteps,
+  stepMoves,
+  subjects,
   type StepEdits,
 } from './helpers.js';
 
@@ -15,14 +30,24 @@ leaves.after.each(cleanupTempDirs);
 
 const TITLE = 'Lowercase and join with dashes';
 const options = (repo: string, file: string, more: Record<string, unknown> = {}) => ({
-  cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: file, env: cleanEnv(), ...more,
+  cwd: repo,
+  issue: 1,
+  testCmd: TEST_CMD,
+  planFile: planFile([TITLE]),
+  developer: 'dev',
+  verifier: 'ver',
+  agentsFile: file,
+  env: cleanEnv(),
+  ...more,
 });
 
 leaves('the planner turns the criteria into the ledger; what it edits is kept aside, not committed', async () => {
   const repo = makeProject();
-  const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass(), pass(), pass()], [
-    { answer: `Slugify\n- ${TITLE} (criterion 1)\n`, edits: [{ path: 'notes.txt', content: 'planner was here' }] },
-  ]);
+  const agents = scriptedAgents(
+    stepMoves(1, TEST1, IMPL1, REFACTORED1),
+    [pass(), pass(), pass()],
+    [{ answer: `Slugify\n- ${TITLE} (criterion 1)\n`, edits: [{ path: 'notes.txt', content: 'planner was here' }] }],
+  );
   // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
   // the same leaf is refused by the file system: sandboxed-run.test.ts).
   const result = await runTdd(options(repo, agents.file, { planFile: undefined, planner: 'plan', sandbox: 'off' }));
@@ -36,7 +61,10 @@ leaves('the planner turns the criteria into the ledger; what it edits is kept as
 });
 
 leaves('a planner answer that is not a plan, or leaves a criterion out, bails agent-failed', async () => {
-  for (const [answer, expected] of [['I would rather not.', /not a plan: .*has a title but no steps/], ['Plan\nSomething else\n', /does not cover the issue: no step covers criterion 1/]] as const) {
+  for (const [answer, expected] of [
+    ['I would rather not.', /not a plan: .*has a title but no steps/],
+    ['Plan\nSomething else\n', /does not cover the issue: no step covers criterion 1/],
+  ] as const) {
     const repo = makeProject();
     const agents = scriptedAgents([], [], [{ answer }]);
     const result = await runTdd(options(repo, agents.file, { planFile: undefined, planner: 'plan' }));
@@ -67,9 +95,17 @@ leaves('leaves that plant state files (one committed, one not), detach HEAD or s
   const steps = slugSteps([TITLE]);
   const step = steps[TITLE] as StepEdits;
   // Named like a ledger, so the state folder's .gitignore lets git see them.
-  const committed = ".tdd/issue-9 it's \"planted\" $(x) `y` ü.md";
+  const committed = '.tdd/issue-9 it\'s "planted" $(x) `y` ü.md';
   const untracked = '.tdd/issue-10 left behind.md';
-  step.red = { ...step.red!, extra: [{ path: committed, content: 'not the run\'s\n' }], git: [['add', '-A'], ['commit', '-q', '-m', 'wip: mine'], ['checkout', '-q', '--detach']] };
+  step.red = {
+    ...step.red!,
+    extra: [{ path: committed, content: "not the run's\n" }],
+    git: [
+      ['add', '-A'],
+      ['commit', '-q', '-m', 'wip: mine'],
+      ['checkout', '-q', '--detach'],
+    ],
+  };
   step.green = { ...step.green!, extra: [{ path: untracked, content: 'nor this\n' }], git: [['checkout', '-q', '-b', 'elsewhere']] };
   const agents = commandAgents(steps);
   // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
@@ -96,7 +132,10 @@ leaves('a verifier whose answer cannot be read is asked once more; twice is agen
   const ok = scriptedAgents([red!, green!, refactor!], [{ answer: 'looks fine to me' }, pass(), pass(), pass()]);
   const result = await runTdd(options(repo, ok.file));
   assert.is(result.code, 0, JSON.stringify(result.bail));
-  assert.equal(result.verdicts.map((v) => v.verdict), ['ERROR', 'PASS', 'PASS', 'PASS']);
+  assert.equal(
+    result.verdicts.map((v) => v.verdict),
+    ['ERROR', 'PASS', 'PASS', 'PASS'],
+  );
   const repo2 = makeProject();
   const bad = scriptedAgents([red!], [{ answer: 'hmm' }, { answer: 'hmm' }]);
   const failed = await runTdd(options(repo2, bad.file));

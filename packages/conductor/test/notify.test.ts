@@ -15,7 +15,13 @@ notify.after.each(cleanupTempDirs);
 
 const recorder = fixture('notify-recorder.mjs');
 type Told = { argv: string[]; stdin: string; cwd: string };
-const told = (file: string): Told[] => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Told) : []);
+const told = (file: string): Told[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Told)
+    : [];
 
 notify('done: the command gets the event as JSON on stdin, its argv byte for byte and never through a shell', async () => {
   const title = (hostileTitles(1, 7)[0] as string).replace(/[\r\n]/g, ' ').trim();
@@ -26,7 +32,18 @@ notify('done: the command gets the event as JSON on stdin, its argv byte for byt
   const planted = join(dir, 'planted');
   const lines: string[] = [];
   const argv = [process.execPath, recorder, record, `$(touch ${planted})`, "it's `x` é"];
-  const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(['First step']), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv(), notify: argv, progress: (l) => lines.push(l) });
+  const result = await runTdd({
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: planFile(['First step']),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env: cleanEnv(),
+    notify: argv,
+    progress: (l) => lines.push(l),
+  });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   const [one, ...more] = told(record);
   assert.equal(more, [], 'told once');
@@ -69,15 +86,29 @@ notify('bail and stop are told; the option is recorded, so a resume given no --n
   assert.ok(stopEvent.stopped_at.length > 0);
   const done = await runTdd({ ...base, agentsFile: passing.file });
   assert.is(done.code, 0, JSON.stringify(done.bail));
-  assert.equal(told(record).map((t) => (JSON.parse(t.stdin) as { event: string }).event), ['bail', 'stop', 'done']);
+  assert.equal(
+    told(record).map((t) => (JSON.parse(t.stdin) as { event: string }).event),
+    ['bail', 'stop', 'done'],
+  );
 });
 
-notify('a notify command that fails or is not there: narrated with where its words are, the run\'s result stands', async () => {
+notify("a notify command that fails or is not there: narrated with where its words are, the run's result stands", async () => {
   for (const argv of [[process.execPath, recorder, join(makeTempDir('leap-notify-'), 'told.jsonl'), '--fail'], [join(makeTempDir('leap-notify-'), 'no-such-command')]]) {
     const repo = makeProject();
     const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass(), pass(), pass()]);
     const lines: string[] = [];
-    const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(['First step']), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv(), notify: argv, progress: (l) => lines.push(l) });
+    const result = await runTdd({
+      cwd: repo,
+      issue: 1,
+      testCmd: TEST_CMD,
+      planFile: planFile(['First step']),
+      developer: 'dev',
+      verifier: 'ver',
+      agentsFile: agents.file,
+      env: cleanEnv(),
+      notify: argv,
+      progress: (l) => lines.push(l),
+    });
     assert.is(result.code, 0, JSON.stringify(result.bail));
     assert.is(result.outcome, 'done');
     const said = lines.find((l) => l.startsWith('notify: ')) ?? '';

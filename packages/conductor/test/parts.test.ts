@@ -73,7 +73,7 @@ head('answers as git log -1 does from loose refs, packed-refs and a detached HEA
     return { sha, subject };
   };
   const env = cleanEnv();
-  for (const title of ["red: it's $(x) `y` \"q\" ünï", 'plan: issue 1']) {
+  for (const title of ['red: it\'s $(x) `y` "q" ünï', 'plan: issue 1']) {
     commit(title);
     assert.equal(headFromFiles(dir, env), logged(), title);
   }
@@ -104,9 +104,17 @@ head('says where HEAD is and whether a branch exists as symbolic-ref and rev-par
   const env = cleanEnv();
   const asGit = (branch: string) => {
     let current = '';
-    try { current = git(dir, 'symbolic-ref', '--short', '-q', 'HEAD').trim(); } catch { /* detached */ }
+    try {
+      current = git(dir, 'symbolic-ref', '--short', '-q', 'HEAD').trim();
+    } catch {
+      /* detached */
+    }
     let exists = true;
-    try { git(dir, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`); } catch { exists = false; }
+    try {
+      git(dir, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`);
+    } catch {
+      exists = false;
+    }
     return { current, exists };
   };
   const check = (branch: string, what: string) => assert.equal(branchFromFiles(dir, env, branch), asGit(branch), what);
@@ -142,7 +150,21 @@ files('journal, .gitignore, pinned revision and timeout file', () => {
   assert.is(readJournal(paths, 3), null);
   writeFileSync(join(paths.dir, 'issue-3-run.json'), '{"version": 9}');
   assert.is(readJournal(paths, 3), null);
-  const journal = { version: 1 as const, pid: 1, base: 'main', test_cmd: 't', step: "it's", phase: 'red' as const, attempt: 2, stage: 'leaf' as const, leaf: 'develop-red-2', tree: null, phase_base: null, reason: null, retried: 0 };
+  const journal = {
+    version: 1 as const,
+    pid: 1,
+    base: 'main',
+    test_cmd: 't',
+    step: "it's",
+    phase: 'red' as const,
+    attempt: 2,
+    stage: 'leaf' as const,
+    leaf: 'develop-red-2',
+    tree: null,
+    phase_base: null,
+    reason: null,
+    retried: 0,
+  };
   writeJournal(paths, 3, journal);
   assert.equal(readJournal(paths, 3), journal);
   // A writer killed at any point leaves the old journal or the new one whole: the next one half-written beside
@@ -181,13 +203,16 @@ files('usage sums: only this issue, nulls skipped, torn lines skipped', () => {
   const file = join(makeTempDir(), 'events.jsonl');
   assert.equal(readUsage(file, 1), []);
   assert.is(hasUsageSince(file, 0, 'x'), false);
-  writeFileSync(file, [
-    JSON.stringify({ event: 'usage', issue: 1, leaf: 'develop-red', cost_usd: 0.25 }),
-    JSON.stringify({ event: 'usage', issue: 2, leaf: 'develop-red', cost_usd: 9 }),
-    JSON.stringify({ event: 'usage', issue: 1, leaf: 'verify-red', cost_usd: null }),
-    JSON.stringify({ event: 'usage', issue: 1, leaf: 'develop-red', cost_usd: 0.5 }),
-    '{"event":"usage", torn',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      JSON.stringify({ event: 'usage', issue: 1, leaf: 'develop-red', cost_usd: 0.25 }),
+      JSON.stringify({ event: 'usage', issue: 2, leaf: 'develop-red', cost_usd: 9 }),
+      JSON.stringify({ event: 'usage', issue: 1, leaf: 'verify-red', cost_usd: null }),
+      JSON.stringify({ event: 'usage', issue: 1, leaf: 'develop-red', cost_usd: 0.5 }),
+      '{"event":"usage", torn',
+    ].join('\n'),
+  );
   const costs = readUsage(file, 1);
   assert.equal(describeSpend(costs), { total: 0.75, text: 'develop-red $0.7500' });
   assert.is(hasUsageSince(file, 0, 'verify-red'), true);
@@ -204,8 +229,16 @@ files('a failing CLI in its own words: its answer when it parses, else its last 
   assert.is(bailClass('agent-failed'), 'system');
 });
 
-files('prompts: the developer gets the step, the phase and a revision\'s reason; the planner the criteria', () => {
-  const issue = { number: 5, title: 'T', body: 'Body.\n', criteria: [{ index: 1, text: 'one', checked: false }, { index: 2, text: 'two', checked: true }] };
+files("prompts: the developer gets the step, the phase and a revision's reason; the planner the criteria", () => {
+  const issue = {
+    number: 5,
+    title: 'T',
+    body: 'Body.\n',
+    criteria: [
+      { index: 1, text: 'one', checked: false },
+      { index: 2, text: 'two', checked: true },
+    ],
+  };
   const red = developerPrompt(issue, "it's `x`", 'red', null);
   assert.match(red, "## Your step\n\nit's `x`\n");
   assert.match(red, 'Write the failing test');
@@ -267,7 +300,10 @@ status('no state folder; a ledger with no journal; torn log lines; an unreadable
   assert.is(s?.stop, 'unreadable');
   assert.is(s?.conductor, null);
   assert.is(s?.lastVerdict?.verdict, 'REJECT');
-  assert.equal(s?.running.map((r) => r.leaf), ['develop-red']);
+  assert.equal(
+    s?.running.map((r) => r.leaf),
+    ['develop-red'],
+  );
   const text = formatTddStatus([s!, { ...s!, issue: 3, steps: [], current: null }, { ...s!, issue: 4, current: null, running: [{ leaf: 'x', pid: 1, elapsedMs: 125_000 }] }]);
   assert.match(text, 'issue 2: step 2/2 "two"; 1 done\n  conductor: not running\n  running: develop-red');
   assert.match(text, '  last verdict: green REJECT: no\n  stop pending: unreadable');

@@ -22,7 +22,7 @@ function withConfig(value: unknown): string {
   return repo;
 }
 
-config('the committed JSON Schema is the zod schema\'s', () => {
+config("the committed JSON Schema is the zod schema's", () => {
   const committed = readFileSync(new URL('../schemas/leap-config.schema.json', import.meta.url), 'utf8');
   assert.fixture(committed, `${JSON.stringify(projectConfigJsonSchema(), null, 2)}\n`, 'schemas/leap-config.schema.json has drifted: npm run schemas -w @leap/conductor');
 });
@@ -55,7 +55,13 @@ config('the file gives the test command, the agents (a path from the root), the 
   const agents = commandAgents(slugSteps([TITLE]));
   const repo = withConfig({
     $schema: './node_modules/@leap/conductor/schemas/leap-config.schema.json',
-    testCommand: 'node --test test/', agents: agents.file, developer: 'dev', verifier: 'ver', timeout: '10m', idleTimeout: 45, testFiles: ['src/**/*.rs'],
+    testCommand: 'node --test test/',
+    agents: agents.file,
+    developer: 'dev',
+    verifier: 'ver',
+    timeout: '10m',
+    idleTimeout: 45,
+    testFiles: ['src/**/*.rs'],
   });
   requestStop(join(repo, '.tdd/stop'), 'at-ledger');
   const lines: string[] = [];

@@ -47,10 +47,15 @@ resume('after a dead conductor: its orphan leaf ended, its index.lock gone, a le
   await waitFor(() => !isAlive(orphan.pid as number) || undefined);
   assert.is(existsSync(join(repo, '.git/index.lock')), false);
   // develop-red ran once: its finished work was used, not redone.
-  assert.is(readFileSync(agents.devLog, 'utf8').split('\n').filter((l) => l.includes('"LEAP_PHASE":"red"') && l.includes('First step')).length, 1);
+  assert.is(
+    readFileSync(agents.devLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"LEAP_PHASE":"red"') && l.includes('First step')).length,
+    1,
+  );
 });
 
-resume('a stale exit file (older than the launch) is not taken for the leaf\'s: the leaf runs again from where it began', async () => {
+resume("a stale exit file (older than the launch) is not taken for the leaf's: the leaf runs again from where it began", async () => {
   const repo = makeProject(['one', 'two']);
   const agents = commandAgents(slugSteps(TITLES));
   const options = { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file };
@@ -67,7 +72,12 @@ resume('a stale exit file (older than the launch) is not taken for the leaf\'s: 
   const resumed = await runTdd({ ...options, planFile: undefined, env: cleanEnv() });
   assert.is(resumed.code, 0, JSON.stringify(resumed.bail));
   assert.equal(subjects(repo), HISTORY);
-  assert.is(readFileSync(agents.devLog, 'utf8').split('\n').filter((l) => l.includes('"LEAP_PHASE":"green"') && l.includes('First step')).length, 2);
+  assert.is(
+    readFileSync(agents.devLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"LEAP_PHASE":"green"') && l.includes('First step')).length,
+    2,
+  );
 });
 
 resume('a TERM to the conductor while a leaf runs ends the leaf and stops the run (exit 3); it resumes', async () => {

@@ -5,9 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
-import {
-  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, makeProject, pass, planFile, readEvents, receivedPrompt, reject, scriptedAgents, stepMoves, subjects,
-} from './helpers.js';
+import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, makeProject, pass, planFile, readEvents, receivedPrompt, reject, scriptedAgents, stepMoves, subjects } from './helpers.js';
 
 const revisions = suite('runTdd: revisions');
 revisions.after.each(cleanupTempDirs);
@@ -21,12 +19,17 @@ revisions('a REJECT sends the reason to develop-green-2, and the run goes on to 
   const agents = scriptedAgents([red!, green!, revised, refactor!], [pass(), reject("Say what slugify is for: it's $undocumented `x`"), pass(), pass()]);
   const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
   assert.is(result.code, 0, JSON.stringify(result.bail));
-  assert.equal(result.verdicts.map((v) => `${v.phase} ${v.verdict}`), ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS']);
+  assert.equal(
+    result.verdicts.map((v) => `${v.phase} ${v.verdict}`),
+    ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS'],
+  );
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   const prompt = receivedPrompt(agents.dir, 'dev', 2);
   assert.match(prompt, '## Revision 1');
   assert.match(prompt, "Say what slugify is for: it's $undocumented `x`");
-  const leaves = readEvents(repo).filter((e) => e.event === 'launch').map((e) => `${e.leaf} ${e.attempt}`);
+  const leaves = readEvents(repo)
+    .filter((e) => e.event === 'launch')
+    .map((e) => `${e.leaf} ${e.attempt}`);
   assert.equal(leaves, ['develop-red 1', 'verify-red 1', 'develop-green 1', 'verify-green 1', 'develop-green-2 2', 'verify-green 1', 'develop-refactor 1', 'verify-refactor 1']);
   assert.match(git(repo, 'show', `HEAD~1:src/slug.js`), '// slugify: titles to URL slugs');
 });
@@ -46,7 +49,18 @@ revisions('a spent revision budget bails revision-budget: the half-done step is 
   const [red, green] = stepMoves(1, TEST1, IMPL1, REFACTORED1);
   const agents = scriptedAgents([red!, green!, green!], [pass(), reject('first no'), reject('second no')]);
   const lines: string[] = [];
-  const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, revisions: 1, env: cleanEnv(), progress: (l) => lines.push(l) });
+  const result = await runTdd({
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: planFile([TITLE]),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    revisions: 1,
+    env: cleanEnv(),
+    progress: (l) => lines.push(l),
+  });
   assert.is(result.code, 1);
   assert.is(result.bail?.cause, 'revision-budget');
   assert.is(result.bail?.class, 'process');
@@ -65,7 +79,10 @@ revisions('a spent revision budget bails revision-budget: the half-done step is 
   assert.match(formatTddStatus(status), /\n  bailed: revision-budget \(process\): The green phase of step 1/);
   assert.match(git(repo, 'show', `${refs[0]}:test/step1.test.js`), 'hello-big-world');
   const bail = readEvents(repo).filter((e) => e.event === 'bail');
-  assert.equal(bail.map((e) => [e.cause, e.class, e.step]), [['revision-budget', 'process', TITLE]]);
+  assert.equal(
+    bail.map((e) => [e.cause, e.class, e.step]),
+    [['revision-budget', 'process', TITLE]],
+  );
   assert.is(bail[0]?.message, result.bail?.narration, 'the bail event holds the narration');
   assert.match(readFileSync(join(repo, '.tdd/issues/1.thread.md'), 'utf8'), 'bail: revision-budget (process)');
   assert.equal(result.steps, [{ title: TITLE, state: 'todo' }]);

@@ -24,7 +24,7 @@ test.before(() => {
 });
 test.after(cleanupTempDirs);
 
-test('installed under a user\'s repository (its node_modules), the package version, not the user\'s commit', () => {
+test("installed under a user's repository (its node_modules), the package version, not the user's commit", () => {
   const user = makeGitRepo();
   const userHead = git(user, 'rev-parse', 'HEAD').trim();
   // npm's layout: the package two folders under node_modules, whose parent is the user's repository.
@@ -39,7 +39,7 @@ test('installed under a user\'s repository (its node_modules), the package versi
   assert.is(toolchainRevision(vendored), TOOLCHAIN_VERSION);
 });
 
-test('in its own clone, the clone\'s HEAD commit; in a linked worktree of it, that worktree\'s', () => {
+test("in its own clone, the clone's HEAD commit; in a linked worktree of it, that worktree's", () => {
   const clone = join(place, 'clone');
   const file = layout(clone);
   git(clone, 'init', '-q', '-b', 'main');
@@ -66,7 +66,7 @@ test('a clone with no commit yet, a top that is not the toolchain, no package.js
   assert.is(toolchainRevision('/no-such-folder-leap/x.js'), TOOLCHAIN_VERSION);
 });
 
-test('run from this checkout (the source), the checkout\'s own HEAD', () => {
+test("run from this checkout (the source), the checkout's own HEAD", () => {
   assert.is(toolchainRevision(), git(repoRoot, 'rev-parse', 'HEAD').trim());
 });
 

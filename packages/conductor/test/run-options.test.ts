@@ -57,18 +57,29 @@ options('a needs-user hint and a stop hint, pasted as printed, resume with every
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
 });
 
-options('--allow-same-family lets a verifier of the developer\'s family run, recorded in the run file and said at the start', async () => {
+options("--allow-same-family lets a verifier of the developer's family run, recorded in the run file and said at the start", async () => {
   const { runTdd } = await import('../src/index.js');
   const repo = makeProject();
   const agents = commandAgents(slugSteps([TITLE]));
   requestStop(join(repo, '.tdd/stop'), 'at-ledger');
   const lines: string[] = [];
   const result = await runTdd({
-    cwd: repo, issue: 1, testCmd: 'node --test test/', planFile: planFile([TITLE]), developer: 'dev', verifier: 'dev', allowSameFamily: true, agentsFile: agents.file,
-    env: cleanEnv(), progress: (l) => lines.push(l),
+    cwd: repo,
+    issue: 1,
+    testCmd: 'node --test test/',
+    planFile: planFile([TITLE]),
+    developer: 'dev',
+    verifier: 'dev',
+    allowSameFamily: true,
+    agentsFile: agents.file,
+    env: cleanEnv(),
+    progress: (l) => lines.push(l),
   });
   assert.is(result.code, 3, JSON.stringify(result.bail));
-  assert.ok(lines.some((l) => l.includes('developer dev, verifier dev (the same model family, replayed: --allow-same-family)')), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => l.includes('developer dev, verifier dev (the same model family, replayed: --allow-same-family)')),
+    lines.join('\n'),
+  );
   const { readFileSync } = await import('node:fs');
   assert.is((JSON.parse(readFileSync(join(repo, '.tdd/issue-1-run.json'), 'utf8')) as { options: { allowSameFamily?: boolean } }).options.allowSameFamily, true);
 });

@@ -50,7 +50,10 @@ if (process.env.LEAP_PHASE === 'red') {
 function hostileAgents(steps: Record<string, StepEdits>) {
   const agents = commandAgents(steps);
   const data = JSON.parse(readFileSync(agents.file, 'utf8')) as { agents: Record<string, { command: string[] }> };
-  for (const [name, fixtureName] of [['dev', 'dev-agent.mjs'], ['ver', 'pass-verifier.mjs']] as const) {
+  for (const [name, fixtureName] of [
+    ['dev', 'dev-agent.mjs'],
+    ['ver', 'pass-verifier.mjs'],
+  ] as const) {
     const wrapper = join(agents.dir, `hostile-${name}.mjs`);
     writeFileSync(wrapper, `${ATTEMPTS}\nawait import(${JSON.stringify(fixture(fixtureName))});\n`);
     const entry = data.agents[name] as { command: string[] };
@@ -69,7 +72,16 @@ sandboxed('a hostile developer, verifier and test change nothing they must not: 
   const steps = slugSteps([TITLE]);
   const step = steps[TITLE] as StepEdits;
   // The developer's red also adds a test that deletes a file in home: the conductor's suite runs run it.
-  step.red = { ...step.red!, extra: [{ path: 'test/home.test.js', content: "import { test } from 'node:test';\nimport { rmSync } from 'node:fs';\ntest('home', () => {\n  let r = 'deleted';\n  try { rmSync(process.env.HOME + '/precious.txt'); } catch (e) { r = e.code; }\n  console.log('HOME-ATTEMPT ' + r);\n});\n" }] };
+  step.red = {
+    ...step.red!,
+    extra: [
+      {
+        path: 'test/home.test.js',
+        content:
+          "import { test } from 'node:test';\nimport { rmSync } from 'node:fs';\ntest('home', () => {\n  let r = 'deleted';\n  try { rmSync(process.env.HOME + '/precious.txt'); } catch (e) { r = e.code; }\n  console.log('HOME-ATTEMPT ' + r);\n});\n",
+      },
+    ],
+  };
   const agents = hostileAgents(steps);
   const main = git(repo, 'rev-parse', 'main').trim();
   const env = cleanEnv({ HOME: home, SECRET_TOKEN: SECRET, LEAP_TEST_SEEN: seenLog, LEAP_TEST_MARK: mark, LEAP_TEST_CONDUCTOR_PID: String(process.pid) });
@@ -80,10 +92,20 @@ sandboxed('a hostile developer, verifier and test change nothing they must not: 
   const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
-  const seen = readFileSync(seenLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const seen = readFileSync(seenLog, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const denied = { transcript: 'ENOENT', ledger: 'EROFS', hook: 'EROFS', ref: 'EROFS', key: 'ENOENT', signal: 'ESRCH', planted: 'ok', secret: null };
   // The developer writes the tree, whose state folder is empty inside; the verifier reads a copy that has none.
-  assert.equal(seen, [{ role: 'developer', ...denied, stateFolder: '' }, { role: 'verifier', ...denied, stateFolder: 'ENOENT', ledger: 'ENOENT' }], JSON.stringify(seen));
+  assert.equal(
+    seen,
+    [
+      { role: 'developer', ...denied, stateFolder: '' },
+      { role: 'verifier', ...denied, stateFolder: 'ENOENT', ledger: 'ENOENT' },
+    ],
+    JSON.stringify(seen),
+  );
   // Nothing planted reached .git, no hook ran at the conductor's commits, main did not move, home and the key are whole.
   assert.not.ok(existsSync(join(repo, '.git', 'hooks', 'pre-commit')));
   assert.not.ok(existsSync(mark), 'no hook ran');
@@ -96,10 +118,17 @@ sandboxed('a hostile developer, verifier and test change nothing they must not: 
   // The test ran in each suite run, and could not delete the file.
   assert.match(readFileSync(join(repo, '.tdd', 'verdict-green.err'), 'utf8'), /HOME-ATTEMPT EROFS/);
   const launches = readEvents(repo).filter((e) => e.event === 'launch');
-  assert.equal(launches.map((e) => [e.leaf, e.sandbox, e.sandbox_role]), [
-    ['develop-red', 'bwrap', 'writer'], ['verify-red', 'bwrap', 'reader'], ['develop-green', 'bwrap', 'writer'], ['verify-green', 'bwrap', 'reader'],
-    ['develop-refactor', 'bwrap', 'writer'], ['verify-refactor', 'bwrap', 'reader'],
-  ]);
+  assert.equal(
+    launches.map((e) => [e.leaf, e.sandbox, e.sandbox_role]),
+    [
+      ['develop-red', 'bwrap', 'writer'],
+      ['verify-red', 'bwrap', 'reader'],
+      ['develop-green', 'bwrap', 'writer'],
+      ['verify-green', 'bwrap', 'reader'],
+      ['develop-refactor', 'bwrap', 'writer'],
+      ['verify-refactor', 'bwrap', 'reader'],
+    ],
+  );
 });
 
 sandboxed('the planner is a reader: its edits never reach the tree', async () => {
@@ -109,7 +138,12 @@ sandboxed('the planner is a reader: its edits never reach the tree', async () =>
   const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, developer: 'dev', verifier: 'ver', planner: 'plan', agentsFile: agents.file, env: cleanEnv() });
   assert.equal(subjects(repo)[0], 'plan: issue 1', JSON.stringify(result.bail));
   assert.not.ok(existsSync(join(repo, 'notes.txt')));
-  assert.not.ok(git(repo, 'log', '--all', '--format=%H').split('\n').some((sha) => sha !== '' && git(repo, 'ls-tree', '-r', '--name-only', sha).includes('notes.txt')), 'nor any commit or kept-aside ref');
+  assert.not.ok(
+    git(repo, 'log', '--all', '--format=%H')
+      .split('\n')
+      .some((sha) => sha !== '' && git(repo, 'ls-tree', '-r', '--name-only', sha).includes('notes.txt')),
+    'nor any commit or kept-aside ref',
+  );
   const launch = readEvents(repo).find((e) => e.event === 'launch' && e.leaf === 'plan');
   assert.equal([launch?.sandbox, launch?.sandbox_role], ['bwrap', 'reader']);
 });
@@ -140,7 +174,11 @@ sandboxed('without bwrap `leap tdd run` refuses with exit 2 in one line, touchin
   git(second, 'commit', '-q', '-m', 'config');
   const byConfig = await runTdd({ cwd: second, issue: 1, testCmd: TEST_CMD, planFile: plan, developer: 'dev', verifier: 'ver', agentsFile: agents.file, env });
   assert.is(byConfig.code, 0, JSON.stringify(byConfig.bail));
-  assert.ok(readEvents(second).filter((e) => e.event === 'launch').every((e) => e.sandbox === 'off'));
+  assert.ok(
+    readEvents(second)
+      .filter((e) => e.event === 'launch')
+      .every((e) => e.sandbox === 'off'),
+  );
 });
 
 sandboxed.run();

@@ -49,7 +49,9 @@ function commandOf(line: string): string {
   return GROUPS.has(first) && second !== undefined && /^[a-z]+$/.test(second) ? `leap ${first} ${second}` : `leap ${first}`;
 }
 
-const skills = readdirSync(SKILLS, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => readSkill(e.name));
+const skills = readdirSync(SKILLS, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => readSkill(e.name));
 
 // ---
 const format = suite('skill format');
@@ -58,7 +60,7 @@ format('both skills exist: tdd (the conductor) and leap (slices)', () => {
   assert.equal(skills.map((s) => s.dir).sort(), ['leap', 'tdd']);
 });
 
-format('frontmatter: a name that is the folder\'s, a description with its trigger words, nothing else', () => {
+format("frontmatter: a name that is the folder's, a description with its trigger words, nothing else", () => {
   const triggers: Record<string, string[]> = {
     tdd: ['leap tdd run --issue N', 'issue', 'test-first', 'resume', 'stop', 'bailed', '/tdd'],
     leap: ['slice', 'ball', 'parallel', 'worktrees', 'jury', 'resume', 'hash'],
@@ -106,7 +108,21 @@ commands('every command answers --help through the built leap bin, and knows eve
       named.set(command, options);
     }
   }
-  const expected = ['leap ball check', 'leap ball hash', 'leap demo', 'leap slice clean', 'leap slice new', 'leap slice plan', 'leap slice run', 'leap slice status', 'leap slice validate', 'leap tdd', 'leap tdd run', 'leap tdd status', 'leap tdd stop'];
+  const expected = [
+    'leap ball check',
+    'leap ball hash',
+    'leap demo',
+    'leap slice clean',
+    'leap slice new',
+    'leap slice plan',
+    'leap slice run',
+    'leap slice status',
+    'leap slice validate',
+    'leap tdd',
+    'leap tdd run',
+    'leap tdd status',
+    'leap tdd stop',
+  ];
   assert.equal([...named.keys()].sort(), expected);
   const helps = new Map<string, string>();
   for (const [command, options] of named) {

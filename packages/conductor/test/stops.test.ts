@@ -5,9 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { readTddStatus, runTdd } from '../src/index.js';
-import {
-  IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, commandAgents, makeProject, pass, planFile, readEvents, scriptedAgents, slugSteps, stepMoves, subjects,
-} from './helpers.js';
+import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, commandAgents, makeProject, pass, planFile, readEvents, scriptedAgents, slugSteps, stepMoves, subjects } from './helpers.js';
 
 const stops = suite('runTdd: stops');
 stops.after.each(cleanupTempDirs);
@@ -25,9 +23,12 @@ async function waitForFile(file: string, pattern: RegExp = /./): Promise<void> {
 function twoStepMoves(sleepOn: number): object[] {
   const moves = [
     ...stepMoves(1, TEST1, IMPL1, REFACTORED1),
-    ...stepMoves(2, "test('drops punctuation', () => assert.equal(slugify(\"It's x!\"), 'its-x'));",
+    ...stepMoves(
+      2,
+      "test('drops punctuation', () => assert.equal(slugify(\"It's x!\"), 'its-x'));",
       "export function slugify(title) {\n  return title.toLowerCase().replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean).join('-');\n}\n",
-      "export function slugify(title) {\n  return title.toLowerCase().replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean).join('-'); // done\n}\n"),
+      "export function slugify(title) {\n  return title.toLowerCase().replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean).join('-'); // done\n}\n",
+    ),
   ] as Record<string, unknown>[];
   moves[sleepOn] = { ...moves[sleepOn], sleep_ms: 1500 };
   return moves;
@@ -43,7 +44,10 @@ stops('at-ledger finishes the step in flight, stops at the next boundary, and th
   assert.is(status.current?.step, 'First step');
   assert.is(status.current?.phase, 'green');
   assert.is(status.current?.stage, 'leaf');
-  assert.equal(status.running.map((r) => r.leaf), ['develop-green']);
+  assert.equal(
+    status.running.map((r) => r.leaf),
+    ['develop-green'],
+  );
   assert.is(status.conductor?.pid, process.pid);
   assert.is(status.lastVerdict?.verdict, 'PASS');
   writeFileSync(join(repo, '.tdd/stop'), 'at-ledger\n');
@@ -53,12 +57,17 @@ stops('at-ledger finishes the step in flight, stops at the next boundary, and th
   assert.match(result.stoppedAt ?? '', 'at the start of step 2 "Second step"');
   assert.equal(subjects(repo), ['plan: issue 1', 'red: First step', 'green: First step', 'refactor: First step']);
   assert.is(existsSync(join(repo, '.tdd/stop')), false);
-  const stopEvents = readEvents(repo).filter((e) => e.event === 'stop').map((e) => `${e.mode} ${e.action}`);
+  const stopEvents = readEvents(repo)
+    .filter((e) => e.event === 'stop')
+    .map((e) => `${e.mode} ${e.action}`);
   assert.equal(stopEvents, ['at-ledger honoured', 'at-ledger cleared']);
   const resumed = await runTdd({ ...options, planFile: undefined });
   assert.is(resumed.code, 0, JSON.stringify(resumed.bail));
   assert.equal(subjects(repo).length, 7);
-  assert.equal(resumed.commits.map((c) => c.subject), ['red: Second step', 'green: Second step', 'refactor: Second step']);
+  assert.equal(
+    resumed.commits.map((c) => c.subject),
+    ['red: Second step', 'green: Second step', 'refactor: Second step'],
+  );
 });
 
 stops('at-leaf stops before the next leaf, mid-step; the resumed run verifies what was developed and ends as an uninterrupted one', async () => {
@@ -90,7 +99,12 @@ stops('now ends the running leaf at once; the resumed run relaunches it from whe
   assert.ok(Date.now() - started < 8000);
   assert.is(result.code, 3);
   assert.match(result.stoppedAt ?? '', 'before develop-green (the running leaf develop-green was ended)');
-  assert.equal(readEvents(repo).filter((e) => e.event === 'exit' && e.leaf === 'develop-green').map((e) => e.status), ['killed-stop']);
+  assert.equal(
+    readEvents(repo)
+      .filter((e) => e.event === 'exit' && e.leaf === 'develop-green')
+      .map((e) => e.status),
+    ['killed-stop'],
+  );
   // The killed leaf left half a file behind; the resumed run starts the leaf again from its start.
   assert.match(git(repo, 'status', '--porcelain'), 'src/step1.js');
   const resumed = await runTdd({ ...options, planFile: undefined, env: cleanEnv() });

@@ -27,7 +27,10 @@ runs('three runs a step (red, green, refactor) besides the baseline; a red that 
   const result = await runTdd({ cwd: repo, issue: 1, testCmd, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv(), sandbox: 'off' });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])]);
-  const where = readFileSync(count, 'utf8').trim().split('\n').map((dir) => (dir.endsWith('/tree') ? 'copy' : 'tree'));
+  const where = readFileSync(count, 'utf8')
+    .trim()
+    .split('\n')
+    .map((dir) => (dir.endsWith('/tree') ? 'copy' : 'tree'));
   // Baseline; step 1: red, green, refactor; step 2: red, its copy (src/notes.js is no test), green, refactor.
   assert.equal(where, ['tree', 'tree', 'tree', 'tree', 'tree', 'copy', 'tree', 'tree']);
 });

@@ -13,17 +13,27 @@ const remote = suite('runTdd: a remote tracker');
 remote.after.each(cleanupTempDirs);
 
 function memoryTracker(criteria: string[]): TrackerPlugin & { calls: string[]; comments: string[]; prs: DraftPullRequest[] } {
-  const issue: TrackerIssue = { number: 4, title: "Remote `issue` with $x", body: `Body.\n\n## Acceptance criteria\n\n${criteria.map((c) => `- [ ] ${c}`).join('\n')}\n`, criteria: criteria.map((text, i) => ({ index: i + 1, text, checked: false })) };
+  const issue: TrackerIssue = {
+    number: 4,
+    title: 'Remote `issue` with $x',
+    body: `Body.\n\n## Acceptance criteria\n\n${criteria.map((c) => `- [ ] ${c}`).join('\n')}\n`,
+    criteria: criteria.map((text, i) => ({ index: i + 1, text, checked: false })),
+  };
   const calls: string[] = [];
   const comments: string[] = [];
   const prs: DraftPullRequest[] = [];
   return {
-    name: 'memory', calls, comments, prs,
+    name: 'memory',
+    calls,
+    comments,
+    prs,
     readIssue: async (n) => {
       if (n !== 4) throw Object.assign(new Error(`no issue ${n}`), { exitCode: 2 });
       return structuredClone(issue);
     },
-    comment: async (_n, text) => { comments.push(text); },
+    comment: async (_n, text) => {
+      comments.push(text);
+    },
     tickCriterion: async (_n, k) => {
       calls.push(`tick ${k} after ${comments.filter((c) => c.startsWith('refactor commit')).length} refactor commits`);
       const c = issue.criteria[k - 1];
@@ -44,7 +54,10 @@ remote('each criterion is ticked through the tracker right after its refactor co
   const result = await runTdd({ cwd: repo, issue: 4, testCmd: TEST_CMD, planFile: planFile(titles), developer: 'dev', verifier: 'ver', agentsFile: agents.file, tracker, env: cleanEnv() });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(tracker.calls, ['tick 1 after 1 refactor commits', 'tick 2 after 2 refactor commits']);
-  assert.equal(tracker.prs.map((p) => [p.branch, p.base, p.issue, p.title]), [['leap/issue-4', 'main', 4, 'Remote `issue` with $x (issue #4)']]);
+  assert.equal(
+    tracker.prs.map((p) => [p.branch, p.base, p.issue, p.title]),
+    [['leap/issue-4', 'main', 4, 'Remote `issue` with $x (issue #4)']],
+  );
   assert.is(result.pullRequest?.url, 'https://example.invalid/pr/1');
   assert.ok(tracker.comments.some((c) => c.startsWith('verdict green: PASS')));
   assert.is(subjects(repo).length, 7);

@@ -10,12 +10,19 @@ import { requestStop } from '@leap/core';
 import { runTdd } from '../src/index.js';
 import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, slugSteps, subjects, writeRepoFile, type StepEdits } from './helpers.js';
 
-const users = suite('runTdd: the user\'s files');
+const users = suite("runTdd: the user's files");
 users.after.each(cleanupTempDirs);
 
 const TITLE = 'Lowercase and join with dashes';
 const options = (repo: string, file: string) => ({
-  cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: file, env: cleanEnv(),
+  cwd: repo,
+  issue: 1,
+  testCmd: TEST_CMD,
+  planFile: planFile([TITLE]),
+  developer: 'dev',
+  verifier: 'ver',
+  agentsFile: file,
+  env: cleanEnv(),
 });
 
 /** The project with its issue file written by the user and never committed (as the tracker README says to). */
@@ -23,11 +30,11 @@ function uncommittedIssue(): { repo: string; issue: string } {
   const repo = makeProject();
   const issue = readFileSync(join(repo, '.tdd/issues/1.md'), 'utf8');
   git(repo, 'rm', '-q', '--cached', '.tdd/issues/1.md');
-  git(repo, 'commit', '-q', '-m', 'the issue is the user\'s, uncommitted');
+  git(repo, 'commit', '-q', '-m', "the issue is the user's, uncommitted");
   return { repo, issue };
 }
 
-users('an uncommitted issue file is committed with the plan, by its own path; leaves that delete, rewrite or plant state files change nothing of the user\'s', async () => {
+users("an uncommitted issue file is committed with the plan, by its own path; leaves that delete, rewrite or plant state files change nothing of the user's", async () => {
   const { repo, issue } = uncommittedIssue();
   // Another issue the user is writing, never committed: no leaf may remove or rewrite it.
   const notes = '# Next issue: "$HOME" `x` ü\n\n## Acceptance criteria\n\n- [ ] later\n';
@@ -35,7 +42,13 @@ users('an uncommitted issue file is committed with the plan, by its own path; le
   const steps = slugSteps([TITLE]);
   const step = steps[TITLE] as StepEdits;
   step.red = { ...step.red!, delete: ['.tdd/issues/2.md', '.tdd/issues/1.md'] };
-  step.green = { ...step.green!, extra: [{ path: '.tdd/issues/1.md', content: '# rewritten by a leaf\n' }, { path: '.tdd/issues/2.md', content: 'rewritten\n' }] };
+  step.green = {
+    ...step.green!,
+    extra: [
+      { path: '.tdd/issues/1.md', content: '# rewritten by a leaf\n' },
+      { path: '.tdd/issues/2.md', content: 'rewritten\n' },
+    ],
+  };
   step.refactor = { ...step.refactor!, extra: [{ path: '.tdd/issue-5.md', content: 'planted\n' }], git: [['add', '-A']] };
   const agents = commandAgents(steps);
   // Unsandboxed: this is the conductor's recovery from a leaf that tampers, for a run with --sandbox off (sandboxed,
@@ -44,7 +57,12 @@ users('an uncommitted issue file is committed with the plan, by its own path; le
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
   // The plan commit holds the issue file as the user wrote it; the refactor commit ticks it.
-  assert.is(git(repo, 'show', 'main..HEAD', '--reverse', '--format=%s', '--name-only', '--', '.tdd/issues/1.md').split('\n').filter((l) => l !== '')[1], '.tdd/issues/1.md');
+  assert.is(
+    git(repo, 'show', 'main..HEAD', '--reverse', '--format=%s', '--name-only', '--', '.tdd/issues/1.md')
+      .split('\n')
+      .filter((l) => l !== '')[1],
+    '.tdd/issues/1.md',
+  );
   assert.is(git(repo, 'show', `${git(repo, 'rev-list', '--reverse', 'main..HEAD').split('\n')[0]}:.tdd/issues/1.md`), issue);
   assert.is(readFileSync(join(repo, '.tdd/issues/1.md'), 'utf8'), issue.replace('- [ ]', '- [x]'));
   // The other issue is there, byte for byte, untracked, in no commit of the run.

@@ -30,11 +30,7 @@ export interface TextParts {
  * written whenever it fills, so a large document is never in memory whole (and, pushed by a function,
  * each part can die young). Returns the number of bytes written.
  */
-export function writeFileAtomic(
-  file: string,
-  data: string | Uint8Array | readonly string[] | ((out: TextParts) => void),
-  options: AtomicWriteOptions | number = {},
-): number {
+export function writeFileAtomic(file: string, data: string | Uint8Array | readonly string[] | ((out: TextParts) => void), options: AtomicWriteOptions | number = {}): number {
   const { mode = 0o644, tempPath, durable = true } = typeof options === 'number' ? { mode: options } : options;
   const dir = dirname(file);
   const tmp = tempPath ?? join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
@@ -60,7 +56,11 @@ export function writeFileAtomic(
   try {
     renameSync(tmp, file);
   } catch (error) {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw error;
   }
   if (durable) syncDir(dir);

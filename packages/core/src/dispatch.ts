@@ -25,9 +25,12 @@ export function actionsUsage(prog: string, actions: Readonly<Record<string, Acti
   const noun = options.noun ?? 'ACTION';
   const width = Math.max(...Object.keys(actions).map((name) => name.length));
   return [
-    `Usage: ${prog} ${noun} [ARGS...]`, '', `${options.heading ?? 'Actions'}:`,
+    `Usage: ${prog} ${noun} [ARGS...]`,
+    '',
+    `${options.heading ?? 'Actions'}:`,
     ...Object.entries(actions).map(([name, action]) => `  ${name.padEnd(width)}  ${action.summary}`),
-    '', ...(options.footer ?? [`${prog} ${noun} --help tells more.`]),
+    '',
+    ...(options.footer ?? [`${prog} ${noun} --help tells more.`]),
   ].join('\n');
 }
 

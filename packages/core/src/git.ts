@@ -98,7 +98,9 @@ const MAX_BUFFER = 1 << 30;
 function result(code: number, bytes: Buffer, stderr: string): GitResult {
   let text: string | undefined;
   return {
-    code, bytes, stderr,
+    code,
+    bytes,
+    stderr,
     get stdout() {
       text ??= bytes.toString('utf8');
       return text;
@@ -121,7 +123,11 @@ function signalCode(signal: NodeJS.Signals | null): number {
 /** Run `git ARGS` and wait for it (for commands that answer at once); throws a GitError when it fails, unless `allowFailure`. */
 export function runGitSync(args: readonly string[], options: GitOptions): GitResult {
   const child = cp().spawnSync('git', args, {
-    cwd: options.cwd, env: gitEnv(options), input: options.input ?? '', stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: MAX_BUFFER,
+    cwd: options.cwd,
+    env: gitEnv(options),
+    input: options.input ?? '',
+    stdio: ['pipe', 'pipe', 'pipe'],
+    maxBuffer: MAX_BUFFER,
   });
   if (child.error !== undefined) {
     throw new GitError(args, options.cwd, null, '', { cause: child.error, ...(options.exitCode === undefined ? {} : { exitCode: options.exitCode }) });
@@ -133,7 +139,9 @@ export function runGitSync(args: readonly string[], options: GitOptions): GitRes
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = cp().spawn('git', [...args], {
-      cwd: options.cwd, env: gitEnv(options), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      cwd: options.cwd,
+      env: gitEnv(options),
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];

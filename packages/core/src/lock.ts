@@ -103,7 +103,11 @@ function removeStaleLock(file: string, stale: LockHolder): void {
   }
   const moved = readLockHolder(aside);
   if (moved !== null && moved.token !== stale.token && holderIsAlive(moved)) {
-    try { linkSync(aside, file); } catch { /* someone took it meanwhile; their lock stands */ }
+    try {
+      linkSync(aside, file);
+    } catch {
+      /* someone took it meanwhile; their lock stands */
+    }
   }
   unlinkSync(aside);
 }

@@ -30,7 +30,10 @@ export function readProcStat(pid: number): string[] | null {
   }
   if (text === '') return null;
   // The command name sits in parentheses and may hold spaces or ')': cut after the last ')'.
-  return text.slice(text.lastIndexOf(')') + 2).trim().split(' ');
+  return text
+    .slice(text.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ');
 }
 
 let self: ProcessIdentity | undefined;

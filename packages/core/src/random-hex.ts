@@ -4,6 +4,9 @@
 /** `bytes` random bytes as lowercase hex. */
 export function randomHex(bytes: number): string {
   let out = '';
-  for (let i = 0; i < bytes; i++) out += Math.floor(Math.random() * 256).toString(16).padStart(2, '0');
+  for (let i = 0; i < bytes; i++)
+    out += Math.floor(Math.random() * 256)
+      .toString(16)
+      .padStart(2, '0');
   return out;
 }

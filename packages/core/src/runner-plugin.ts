@@ -71,9 +71,12 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
     // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not one of its imports.
     const code = (cause as NodeJS.ErrnoException).code;
     const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((cause as Error).message).includes(`'${specifier}'`);
-    throw new UsageError(missing
-      ? `--runner ${name} needs the package ${specifier}, which is not installed (npm i ${specifier})`
-      : `--runner ${name}: the package ${specifier} did not load: ${String((cause as Error).message).split('\n')[0]}`, { cause });
+    throw new UsageError(
+      missing
+        ? `--runner ${name} needs the package ${specifier}, which is not installed (npm i ${specifier})`
+        : `--runner ${name}: the package ${specifier} did not load: ${String((cause as Error).message).split('\n')[0]}`,
+      { cause },
+    );
   }
   const runner = (loaded as { runner?: Partial<RunnerModule<Runner>> } | null)?.runner;
   if (typeof runner !== 'object' || runner === null || typeof runner.prepare !== 'function' || typeof runner.options !== 'object' || runner.options === null) {

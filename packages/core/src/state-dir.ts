@@ -25,9 +25,7 @@ export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, cwd: strin
 /** Check a leaf name: it names files in the state folder, so it may not be empty, hold a slash, or be `.`/`..`. */
 export function checkLeafName(name: string): string {
   if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0') || name.startsWith('-')) {
-    throw new UsageError(
-      `Expected a leaf NAME without "/", NUL or a leading "-", and not "." or "..", got ${showValue(name)}`,
-    );
+    throw new UsageError(`Expected a leaf NAME without "/", NUL or a leading "-", and not "." or "..", got ${showValue(name)}`);
   }
   return name;
 }
@@ -132,7 +130,11 @@ function removeDeadTemps(dir: string): void {
   for (const name of readdirSync(dir)) {
     const pid = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
     if (pid === undefined || isAlive(Number(pid))) continue;
-    try { unlinkSync(join(dir, name)); } catch { /* another command removed it first */ }
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      /* another command removed it first */
+    }
   }
 }
 

@@ -8,10 +8,7 @@ import { ensureStateDir } from './state-dir.js';
 export const STOP_MODES = ['at-ledger', 'at-leaf', 'now'] as const;
 export type StopMode = (typeof STOP_MODES)[number];
 
-export type StopRequest =
-  | { kind: 'none' }
-  | { kind: 'requested'; mode: StopMode }
-  | { kind: 'unreadable'; reason: string };
+export type StopRequest = { kind: 'none' } | { kind: 'requested'; mode: StopMode } | { kind: 'unreadable'; reason: string };
 
 /** Read the stop file: a missing file is none; a file we cannot read or do not understand is unreadable. */
 export function readStopRequest(stopFile: string): StopRequest {

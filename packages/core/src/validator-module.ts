@@ -34,7 +34,9 @@ export async function renderValidatorModule(validators: readonly ValidatorExport
     ajv.addSchema(schema);
     refs[exportName] = schema.$id;
   }
-  const code = standaloneCode(ajv, refs).replace(/^"use strict";\n?/, '').replace(RUNTIME_HELPER, 'const $1 = countCodePoints;');
+  const code = standaloneCode(ajv, refs)
+    .replace(/^"use strict";\n?/, '')
+    .replace(RUNTIME_HELPER, 'const $1 = countCodePoints;');
   const needs = /require\("([^"]+)"\)/.exec(code);
   if (needs !== null) throw new Error(`ajv's standalone code for ${Object.keys(refs).join(', ')} needs ${needs[1]} at run time; renderValidatorModule provides only ucs2length`);
   return `${header.trimEnd()}\n// @ts-nocheck\n${COUNT_CODE_POINTS}\n${code.trimEnd()}\n`;

@@ -4,8 +4,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import {
-  FileFormatError, InternalError, LeapError, UsageError, showValue, formatKeyValues, parseKeyValues,
-  parseDuration, formatSeconds, leafRole, findRepoRoot, resolveStateDir, statePaths, checkLeafName, checkIssue,
+  FileFormatError,
+  InternalError,
+  LeapError,
+  UsageError,
+  showValue,
+  formatKeyValues,
+  parseKeyValues,
+  parseDuration,
+  formatSeconds,
+  leafRole,
+  findRepoRoot,
+  resolveStateDir,
+  statePaths,
+  checkLeafName,
+  checkIssue,
 } from '../src/index.js';
 
 // ---
@@ -97,8 +110,28 @@ role('LEAP leaves', () => {
   assert.equal(leafRole('review-parser-openai'), { actor: 'reviewer', phase: 'review', attempt: 1, ball: 'parser', family: 'openai' });
 });
 role('unknown shapes are errors, never guesses', () => {
-  for (const bad of ['', 'develop', 'develop-blue', 'develop-red-0', 'develop-red-x', 'develop-red-2-3', 'verify', 'plan-a', 'plan-1-2', 'build-x', 'build-x-y', 'build--1', 'review-x', 'deploy-red', 'Develop-red']) {
-    assert.throws(() => leafRole(bad), (e: Error) => e instanceof UsageError && e.message.includes(JSON.stringify(bad)), bad);
+  for (const bad of [
+    '',
+    'develop',
+    'develop-blue',
+    'develop-red-0',
+    'develop-red-x',
+    'develop-red-2-3',
+    'verify',
+    'plan-a',
+    'plan-1-2',
+    'build-x',
+    'build-x-y',
+    'build--1',
+    'review-x',
+    'deploy-red',
+    'Develop-red',
+  ]) {
+    assert.throws(
+      () => leafRole(bad),
+      (e: Error) => e instanceof UsageError && e.message.includes(JSON.stringify(bad)),
+      bad,
+    );
   }
 });
 role.run();
@@ -141,10 +174,17 @@ state('statePaths names every file of CONTRACT section 2', () => {
   assert.is(p.stop, '/s/stop');
   assert.is(p.issue(7), '/s/issues/7.md');
   assert.is(p.thread(7), '/s/issues/7.thread.md');
-  assert.throws(() => p.pid('../x'), (e: Error) => e instanceof UsageError);
+  assert.throws(
+    () => p.pid('../x'),
+    (e: Error) => e instanceof UsageError,
+  );
 });
 state('checkLeafName and checkIssue refuse what cannot name a file', () => {
-  for (const bad of ['', '.', '..', 'a/b', '../x', 'a\0b', '-x']) assert.throws(() => checkLeafName(bad), (e: Error) => e instanceof UsageError);
+  for (const bad of ['', '.', '..', 'a/b', '../x', 'a\0b', '-x'])
+    assert.throws(
+      () => checkLeafName(bad),
+      (e: Error) => e instanceof UsageError,
+    );
   assert.is(checkLeafName("it's-ok é"), "it's-ok é");
   assert.is(checkIssue('12'), 12);
   assert.is(checkIssue(3), 3);

@@ -14,8 +14,14 @@ parse('parses options and positionals; unknown options are UsageErrors that show
   const { values, positionals } = parseCli(['--step', '--weird title', 'green', '--json', '--tests', 'a', '--tests', 'b'], options, 'Usage: x');
   assert.equal(values, { step: '--weird title', json: true, tests: ['a', 'b'] });
   assert.equal(positionals, ['green']);
-  assert.throws(() => parseCli(['--nope'], options, 'Usage: x'), (e: Error) => e instanceof UsageError && e.message === "Unknown option '--nope'\nUsage: x");
-  assert.throws(() => parseCli(['--step'], options, 'U', { exitCode: 125 }), (e: LeapError) => e.exitCode === 125);
+  assert.throws(
+    () => parseCli(['--nope'], options, 'Usage: x'),
+    (e: Error) => e instanceof UsageError && e.message === "Unknown option '--nope'\nUsage: x",
+  );
+  assert.throws(
+    () => parseCli(['--step'], options, 'U', { exitCode: 125 }),
+    (e: LeapError) => e.exitCode === 125,
+  );
 });
 parse('stopAtPositional: options end at the command, whose own options are kept', () => {
   const r = parseCli(['--json', 'NAME', 'cmd', '--json', '-x'], options, 'U', { stopAtPositional: true });
@@ -39,9 +45,14 @@ run('maps results and errors to exit codes, and prints errors once', async () =>
   const { runCommand } = await import('@leap/test-utils');
   const fixture = new URL('./fixtures/run-cli.mjs', import.meta.url).pathname;
   const cases: [string, number, RegExp | string][] = [
-    ['code', 3, ''], ['void', 0, ''], ['usage', 125, 't: bad\n'], ['bug', 2, /^t: internal error: TypeError: bug/], ['bug70', 70, /^t: internal error/],
+    ['code', 3, ''],
+    ['void', 0, ''],
+    ['usage', 125, 't: bad\n'],
+    ['bug', 2, /^t: internal error: TypeError: bug/],
+    ['bug70', 70, /^t: internal error/],
     // exitWhenDone: the code is kept and a pending timer (an hour away) does not hold the process; runCommand's bound would fail it.
-    ['linger', 5, ''], ['linger-usage', 4, 't: bad\n'],
+    ['linger', 5, ''],
+    ['linger-usage', 4, 't: bad\n'],
   ];
   for (const [mode, code, stderr] of cases) {
     const r = await runCommand(process.execPath, [fixture, mode]);
@@ -91,8 +102,14 @@ bins('leap-event mark passes hostile titles byte for byte into the log', async (
     assert.is(r.stdout, '');
   }
   const events = readEvents(join(dir, 'events.jsonl')).map((r) => r.event as { step: string; anchor: string; issue: number });
-  assert.equal(events.map((e) => e.step), titles);
-  assert.equal(events.map((e) => e.anchor), titles);
+  assert.equal(
+    events.map((e) => e.step),
+    titles,
+  );
+  assert.equal(
+    events.map((e) => e.anchor),
+    titles,
+  );
   assert.ok(events.every((e) => e.issue === 9));
   const json = await runBin(binPath('core', 'leap-event'), ['mark', 'x', '--json'], { env: { ...process.env, VERI_STATE_DIR: dir } });
   assert.is(JSON.parse(json.stdout).name, 'x');

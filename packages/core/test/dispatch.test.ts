@@ -5,15 +5,37 @@ import { UsageError, actionsUsage, dispatcher, type SubcommandIo } from '../src/
 
 function io() {
   const out = { stdout: '', stderr: '' };
-  const value: SubcommandIo = { stdout: (t) => { out.stdout += t; }, stderr: (t) => { out.stderr += t; }, cwd: '/', env: {}, isTTY: false };
+  const value: SubcommandIo = {
+    stdout: (t) => {
+      out.stdout += t;
+    },
+    stderr: (t) => {
+      out.stderr += t;
+    },
+    cwd: '/',
+    env: {},
+    isTTY: false,
+  };
   return { out, value };
 }
 
 test('dispatcher: --help lists the actions; the one named runs with the rest of argv, loaded only then', async () => {
   const loaded: string[] = [];
   const actions = {
-    go: { summary: 'go somewhere', load: async () => { loaded.push('go'); return async (argv: string[]) => argv.length; } },
-    stop: { summary: 'stop', load: async () => { loaded.push('stop'); return async () => 7; } },
+    go: {
+      summary: 'go somewhere',
+      load: async () => {
+        loaded.push('go');
+        return async (argv: string[]) => argv.length;
+      },
+    },
+    stop: {
+      summary: 'stop',
+      load: async () => {
+        loaded.push('stop');
+        return async () => 7;
+      },
+    },
   };
   const run = dispatcher('tool', actions);
   const a = io();
@@ -22,8 +44,14 @@ test('dispatcher: --help lists the actions; the one named runs with the rest of 
   assert.equal(loaded, []);
   assert.is(await run(['go', '$(x)', "it's"], io().value), 2);
   assert.equal(loaded, ['go']);
-  for (const [argv, message] of [[[], /^expected an action\nUsage: tool ACTION/], [['constructor'], /^unknown action "constructor": expected one of go, stop \(tool --help\)$/]] as const) {
-    const error = await run([...argv], io().value).then(() => null, (e: unknown) => e);
+  for (const [argv, message] of [
+    [[], /^expected an action\nUsage: tool ACTION/],
+    [['constructor'], /^unknown action "constructor": expected one of go, stop \(tool --help\)$/],
+  ] as const) {
+    const error = await run([...argv], io().value).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof UsageError && error.exitCode === 2, String(error));
     assert.match((error as Error).message, message);
   }
@@ -36,7 +64,14 @@ test('dispatcher: its own noun, heading and footer; `before` answers first (--ve
   const v = io();
   assert.is(await dispatcher('leap', actions, options)(['-V'], v.value), 0);
   assert.is(v.out.stdout, '1.0\n');
-  const error = await dispatcher('leap', actions, options)(['y'], io().value).then(() => null, (e: unknown) => e as Error);
+  const error = await dispatcher(
+    'leap',
+    actions,
+    options,
+  )(['y'], io().value).then(
+    () => null,
+    (e: unknown) => e as Error,
+  );
   assert.match(String(error?.message), /^unknown command "y"/);
 });
 

@@ -6,11 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { appendEvent, createEvent, openEventLog, formatEventLine, FileFormatError } from '../src/index.js';
-import {
-  readEvents, parseEvents, eventSchema, EVENT_KINDS, coreJsonSchemas, renderSchemaFile, loadPublishedSchema, validateJson, compileJsonSchema,
-} from '../src/schemas.js';
+import { readEvents, parseEvents, eventSchema, EVENT_KINDS, coreJsonSchemas, renderSchemaFile, loadPublishedSchema, validateJson, compileJsonSchema } from '../src/schemas.js';
 
-const context = { issue: 7, step: "Add the user's \"name\" $(x) `y` 🦀", skillCommit: 'abc123' };
+const context = { issue: 7, step: 'Add the user\'s "name" $(x) `y` 🦀', skillCommit: 'abc123' };
 
 // ---
 const create = suite('createEvent');
@@ -61,24 +59,39 @@ append('appends whole lines that read back as typed events, byte for byte', () =
   log.append(createEvent('mark', { name: 'b', anchor: null }, context));
   log.close();
   const events = readEvents(file);
-  assert.equal(events.map((r) => [r.line, r.event.event === 'mark' ? r.event.anchor : '']), [[1, 'x\ny'], [2, null]]);
+  assert.equal(
+    events.map((r) => [r.line, r.event.event === 'mark' ? r.event.anchor : '']),
+    [
+      [1, 'x\ny'],
+      [2, null],
+    ],
+  );
   assert.is(events[0]!.event.step, context.step);
 });
 append('after a torn last line, the next writer starts on a new line', () => {
   const file = join(makeTempDir(), 'events.jsonl');
   appendEvent(file, createEvent('mark', { name: 'a', anchor: null }, context));
   appendFileSync(file, '{"ts":"2026-');
-  assert.equal(readEvents(file).map((r) => r.line), [1], 'the torn line is skipped');
+  assert.equal(
+    readEvents(file).map((r) => r.line),
+    [1],
+    'the torn line is skipped',
+  );
   appendEvent(file, createEvent('mark', { name: 'b', anchor: null }, context));
-  assert.throws(() => readEvents(file), (e: Error) => e instanceof FileFormatError && e.message.includes(':2:'), 'a torn line that is no longer last is malformed');
+  assert.throws(
+    () => readEvents(file),
+    (e: Error) => e instanceof FileFormatError && e.message.includes(':2:'),
+    'a torn line that is no longer last is malformed',
+  );
   const lines = readFileSync(file, 'utf8').split('\n');
   assert.is(lines[2]!.startsWith('{"ts"'), true);
 });
 append('8 processes appending 2,000 events each at once: no torn, lost or interleaved line', async () => {
   const file = join(makeTempDir(), 'events.jsonl');
   const script = fileURLToPath(new URL('./fixtures/append-many.mjs', import.meta.url));
-  const writers = Array.from({ length: 8 }, (_, w) =>
-    new Promise<number | null>((resolve) => spawn(process.execPath, [script, file, String(w), '2000', String(w * 300)], { stdio: 'inherit' }).on('exit', resolve)),
+  const writers = Array.from(
+    { length: 8 },
+    (_, w) => new Promise<number | null>((resolve) => spawn(process.execPath, [script, file, String(w), '2000', String(w * 300)], { stdio: 'inherit' }).on('exit', resolve)),
   );
   assert.equal(await Promise.all(writers), Array(8).fill(0));
   const text = readFileSync(file, 'utf8');
@@ -88,7 +101,11 @@ append('8 processes appending 2,000 events each at once: no torn, lost or interl
   for (let w = 0; w < 8; w++) {
     const mine = events.filter((r) => r.event.event === 'mark' && r.event.name === `w${w}`).map((r) => (r.event as { anchor: string }).anchor);
     assert.is(mine.length, 2000, `writer ${w}`);
-    assert.equal(mine.map((a) => Number.parseInt(a, 10)), Array.from({ length: 2000 }, (_, i) => i), `writer ${w} in order`);
+    assert.equal(
+      mine.map((a) => Number.parseInt(a, 10)),
+      Array.from({ length: 2000 }, (_, i) => i),
+      `writer ${w} in order`,
+    );
     assert.ok(mine.every((a) => a.length === String(Number.parseInt(a, 10)).length + w * 300));
   }
 });
@@ -101,17 +118,32 @@ read('a missing log is empty; blank lines are skipped', () => {
   const dir = makeTempDir();
   assert.equal(readEvents(join(dir, 'none.jsonl')), []);
   const line = formatEventLine(createEvent('mark', { name: 'a', anchor: null }, context));
-  assert.equal([...parseEvents(`\n${line}\n  \n${line}`)].map((r) => r.line), [2, 5]);
+  assert.equal(
+    [...parseEvents(`\n${line}\n  \n${line}`)].map((r) => r.line),
+    [2, 5],
+  );
 });
 read('a malformed line names its number; a schema mismatch names the field', () => {
   const good = formatEventLine(createEvent('mark', { name: 'a', anchor: null }, context));
-  assert.throws(() => [...parseEvents(`${good}not json\n${good}`, 'ev.jsonl')], (e: Error) => e instanceof FileFormatError && e.message.startsWith('ev.jsonl:2: expected one JSON event'));
-  assert.throws(() => [...parseEvents(`${good}${good}{"event":"exit"}\n`, 'ev.jsonl')], (e: Error) => e.message.startsWith('ev.jsonl:3: not a valid event at ts'));
-  assert.throws(() => [...parseEvents('[]\n', 'ev.jsonl')], (e: Error) => e.message.startsWith('ev.jsonl:1: not a valid event'));
+  assert.throws(
+    () => [...parseEvents(`${good}not json\n${good}`, 'ev.jsonl')],
+    (e: Error) => e instanceof FileFormatError && e.message.startsWith('ev.jsonl:2: expected one JSON event'),
+  );
+  assert.throws(
+    () => [...parseEvents(`${good}${good}{"event":"exit"}\n`, 'ev.jsonl')],
+    (e: Error) => e.message.startsWith('ev.jsonl:3: not a valid event at ts'),
+  );
+  assert.throws(
+    () => [...parseEvents('[]\n', 'ev.jsonl')],
+    (e: Error) => e.message.startsWith('ev.jsonl:1: not a valid event'),
+  );
   assert.equal([...parseEvents(`${good}{"event":"exit"}`)].length, 1, 'an invalid last line without newline is torn, skipped');
   const dir = makeTempDir();
   writeFileSync(join(dir, 'e'), `${good}x\n`);
-  assert.throws(() => readEvents(join(dir, 'e')), (e: Error) => e.message.startsWith(`${join(dir, 'e')}:2:`));
+  assert.throws(
+    () => readEvents(join(dir, 'e')),
+    (e: Error) => e.message.startsWith(`${join(dir, 'e')}:2:`),
+  );
   assert.throws(() => readEvents(dir), /EISDIR/);
 });
 read.run();

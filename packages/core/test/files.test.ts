@@ -6,7 +6,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import {
-  writeFileAtomic, syncDir, readFileIfExists, readToEnd, tryLock, acquireLock, readLockHolder, HALF_WRITTEN_LOCK_MS, processIdentity, isProcessAlive, readProcStat, readProcBytes, bootId, InternalError,
+  writeFileAtomic,
+  syncDir,
+  readFileIfExists,
+  readToEnd,
+  tryLock,
+  acquireLock,
+  readLockHolder,
+  HALF_WRITTEN_LOCK_MS,
+  processIdentity,
+  isProcessAlive,
+  readProcStat,
+  readProcBytes,
+  bootId,
+  InternalError,
 } from '../src/index.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -31,9 +44,21 @@ atomic('text given as parts, or pushed by a function, is written in order, byte 
   const whole = parts.join('');
   assert.is(writeFileAtomic(file, parts, { durable: false }), Buffer.byteLength(whole));
   assert.is(readFileSync(file, 'utf8'), whole);
-  assert.is(writeFileAtomic(file, (out) => { for (const part of ['é', '🦀', '', ...parts.slice(1, 3)]) out.push(part); }), Buffer.byteLength(`é🦀${parts[1]}${parts[2]}`));
+  assert.is(
+    writeFileAtomic(file, (out) => {
+      for (const part of ['é', '🦀', '', ...parts.slice(1, 3)]) out.push(part);
+    }),
+    Buffer.byteLength(`é🦀${parts[1]}${parts[2]}`),
+  );
   assert.is(readFileSync(file, 'utf8'), `é🦀${parts[1]}${parts[2]}`);
-  assert.throws(() => writeFileAtomic(file, (out) => { out.push('half'); throw new Error('the producer failed'); }), /the producer failed/);
+  assert.throws(
+    () =>
+      writeFileAtomic(file, (out) => {
+        out.push('half');
+        throw new Error('the producer failed');
+      }),
+    /the producer failed/,
+  );
   assert.is(readFileSync(file, 'utf8'), `é🦀${parts[1]}${parts[2]}`, 'a producer that throws leaves the file as it was');
   assert.is(writeFileAtomic(file, [], { durable: false }), 0);
   assert.is(readFileSync(file, 'utf8'), '');
@@ -80,10 +105,14 @@ atomic('a reader never sees a partial file while another process rewrites it', (
   const file = join(dir, 'f');
   const big = (c: string) => c.repeat(256 * 1024);
   writeFileAtomic(file, big('a'));
-  const writer = spawn(process.execPath, ['--input-type=module', '-e', `
+  const writer = spawn(process.execPath, [
+    '--input-type=module',
+    '-e',
+    `
     import { writeFileAtomic } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
     for (let i = 0; i < 200; i++) writeFileAtomic(${JSON.stringify(file)}, (i % 2 ? 'b' : 'a').repeat(256 * 1024));
-  `]);
+  `,
+  ]);
   let reads = 0;
   return new Promise<void>((resolve, reject) => {
     const check = () => {
@@ -121,7 +150,10 @@ atomic('readToEnd: a non-blocking FIFO with no data yet calls onAgain and reads 
   const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
   const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
   try {
-    assert.throws(() => readToEnd(reader, { buffer: Buffer.alloc(8) }), (e: NodeJS.ErrnoException) => e.code === 'EAGAIN');
+    assert.throws(
+      () => readToEnd(reader, { buffer: Buffer.alloc(8) }),
+      (e: NodeJS.ErrnoException) => e.code === 'EAGAIN',
+    );
     // The writer answers each EAGAIN: first with bytes, then by closing, which ends the stream.
     const steps = [() => writeSync(writer, '$(x) `y` "q"'), () => closeSync(writer)];
     let calls = 0;
@@ -196,7 +228,10 @@ lock('one holder at a time; release only removes our own lock', () => {
   assert.ok(held !== null);
   assert.is(readLockHolder(file)?.pid, process.pid);
   assert.is(tryLock(file), null, 'our own live process holds it');
-  assert.throws(() => acquireLock(file, 'tick lock'), (e: Error) => e instanceof InternalError && e.message.includes(`live process ${process.pid}`));
+  assert.throws(
+    () => acquireLock(file, 'tick lock'),
+    (e: Error) => e instanceof InternalError && e.message.includes(`live process ${process.pid}`),
+  );
   held!.release();
   assert.not.ok(existsSync(file));
   const again = acquireLock(file);
@@ -209,16 +244,16 @@ lock('an empty lock file is being written: left alone while young, taken over on
   // What a taker between its create and its write shows, or one killed there: an empty file.
   const file = join(makeTempDir(), 'slice.lock');
   writeFileSync(file, '');
-  assert.is(tryLock(file), null, 'a lock being written is not a dead holder\'s');
+  assert.is(tryLock(file), null, "a lock being written is not a dead holder's");
   assert.is(readFileSync(file, 'utf8'), '', 'and it is left as it is');
   const old = (Date.now() - HALF_WRITTEN_LOCK_MS - 5000) / 1000;
   utimesSync(file, old, old);
   const taken = tryLock(file);
-  assert.ok(taken !== null, 'an empty lock older than a write takes is a killed taker\'s');
+  assert.ok(taken !== null, "an empty lock older than a write takes is a killed taker's");
   assert.is(readLockHolder(file)?.pid, process.pid);
   taken!.release();
 });
-lock('extra fields are written after the holder\'s own, in one write', () => {
+lock("extra fields are written after the holder's own, in one write", () => {
   const file = join(makeTempDir(), 'leaf.pid');
   const held = tryLock(file, { run: 'r1', leaf: undefined });
   assert.ok(held !== null);

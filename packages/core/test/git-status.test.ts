@@ -7,20 +7,31 @@ import { parseStatusV2 } from '../src/index.js';
 
 test.after.each(cleanupTempDirs);
 
-test('parseStatusV2: HEAD, its branch, and each entry with its sides, a rename\'s origin skipped', () => {
+test("parseStatusV2: HEAD, its branch, and each entry with its sides, a rename's origin skipped", () => {
   const oid = 'a'.repeat(40);
   const h = 'b'.repeat(40);
   const out = [
-    `# branch.oid ${oid}`, '# branch.head leap/s/a', '# branch.upstream origin/x',
-    `1 .M N... 100644 100644 100644 ${h} ${h} src/a b.txt`, `1 A. N... 000000 100644 100644 ${h} ${h} staged only.txt`,
-    `2 RM N... 100644 100644 100644 ${h} ${h} R100 new name.txt`, '? old name.txt',
-    `u UU N... 100644 100644 100644 100644 ${h} ${h} ${h} both.txt`, '? $(x) é.txt', '! ignored.txt', '',
+    `# branch.oid ${oid}`,
+    '# branch.head leap/s/a',
+    '# branch.upstream origin/x',
+    `1 .M N... 100644 100644 100644 ${h} ${h} src/a b.txt`,
+    `1 A. N... 000000 100644 100644 ${h} ${h} staged only.txt`,
+    `2 RM N... 100644 100644 100644 ${h} ${h} R100 new name.txt`,
+    '? old name.txt',
+    `u UU N... 100644 100644 100644 100644 ${h} ${h} ${h} both.txt`,
+    '? $(x) é.txt',
+    '! ignored.txt',
+    '',
   ].join('\0');
   assert.equal(parseStatusV2(out), {
-    oid, branch: 'leap/s/a',
+    oid,
+    branch: 'leap/s/a',
     entries: [
-      { x: '.', y: 'M', path: 'src/a b.txt' }, { x: 'A', y: '.', path: 'staged only.txt' }, { x: 'R', y: 'M', path: 'new name.txt' },
-      { x: 'U', y: 'U', path: 'both.txt' }, { x: '?', y: '?', path: '$(x) é.txt' },
+      { x: '.', y: 'M', path: 'src/a b.txt' },
+      { x: 'A', y: '.', path: 'staged only.txt' },
+      { x: 'R', y: 'M', path: 'new name.txt' },
+      { x: 'U', y: 'U', path: 'both.txt' },
+      { x: '?', y: '?', path: '$(x) é.txt' },
     ],
   });
   assert.equal(parseStatusV2('# branch.oid (initial)\0# branch.head (detached)\0'), { oid: null, branch: null, entries: [] });
@@ -38,9 +49,14 @@ test('parseStatusV2 reads what a real git status prints', () => {
   const status = parseStatusV2(git(repo, 'status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all'));
   assert.is(status.oid, head);
   assert.is(status.branch, branch);
-  assert.equal(status.entries.sort((a, b) => a.path.localeCompare(b.path)), [
-    { x: '.', y: 'M', path: "it's $(x).txt" }, { x: '?', y: '?', path: 'new é.txt' }, { x: 'A', y: '.', path: 'staged.txt' },
-  ].sort((a, b) => a.path.localeCompare(b.path)));
+  assert.equal(
+    status.entries.sort((a, b) => a.path.localeCompare(b.path)),
+    [
+      { x: '.', y: 'M', path: "it's $(x).txt" },
+      { x: '?', y: '?', path: 'new é.txt' },
+      { x: 'A', y: '.', path: 'staged.txt' },
+    ].sort((a, b) => a.path.localeCompare(b.path)),
+  );
 });
 
 test.run();

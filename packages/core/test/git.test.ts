@@ -27,7 +27,10 @@ for (const [face, run] of faces) {
   git(`${face}: a failure is one GitError carrying the args, exit code, stderr; allowFailure returns it instead`, async () => {
     const repo = makeGitRepo();
     const args = ['rev-parse', '--verify', 'no-such-ref-$(id)'];
-    const error = await run(args, { cwd: repo }).then(() => null, (e: unknown) => e);
+    const error = await run(args, { cwd: repo }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.instance(error, GitError);
     assert.instance(error, InternalError);
     const gitError = error as GitError;
@@ -39,13 +42,19 @@ for (const [face, run] of faces) {
     const allowed = await run(args, { cwd: repo, allowFailure: true });
     assert.is(allowed.code, 128);
     assert.is(allowed.stdout, '');
-    const coded = await run(args, { cwd: repo, exitCode: 5 }).then(() => null, (e: GitError) => e);
+    const coded = await run(args, { cwd: repo, exitCode: 5 }).then(
+      () => null,
+      (e: GitError) => e,
+    );
     assert.is(coded?.exitCode, 5);
   });
 
   git(`${face}: git that cannot be started is a GitError with no exit code and its cause`, async () => {
     const gone = join(makeTempDir(), 'gone');
-    const error = await run(['status'], { cwd: gone }).then(() => null, (e: GitError) => e);
+    const error = await run(['status'], { cwd: gone }).then(
+      () => null,
+      (e: GitError) => e,
+    );
     assert.instance(error, GitError);
     assert.is(error?.code, null);
     assert.ok(error?.cause instanceof Error);
@@ -57,12 +66,15 @@ for (const [face, run] of faces) {
     const inner = join(repo, 'inner');
     mkdirSync(inner);
     assert.is((await run(['rev-parse', '--show-toplevel'], { cwd: inner })).stdout.trim(), repo);
-    const error = await run(['rev-parse', '--show-toplevel'], { cwd: inner, ceiling: true }).then(() => null, (e: GitError) => e);
+    const error = await run(['rev-parse', '--show-toplevel'], { cwd: inner, ceiling: true }).then(
+      () => null,
+      (e: GitError) => e,
+    );
     assert.match(error?.stderr ?? '', /not a git repository/);
   });
 }
 
-git('isolate drops the caller\'s GIT_* variables but keeps ssh; extraEnv is laid over', async () => {
+git("isolate drops the caller's GIT_* variables but keeps ssh; extraEnv is laid over", async () => {
   const repo = makeGitRepo();
   const elsewhere = makeGitRepo();
   const env = { ...process.env, GIT_DIR: join(elsewhere, '.git'), GIT_SSH_COMMAND: 'ssh -o BatchMode=yes', LEAP_X: '1' };

@@ -8,7 +8,7 @@ import { LEAP_DIR, RECORD_ID, readUsage, ROUND_RECORD, slicePaths, statePaths, u
 const layouts = suite('one owner for each layout on disk');
 layouts.after(cleanupTempDirs);
 
-layouts('a slice\'s records and the conductor\'s run files have one set of names', () => {
+layouts("a slice's records and the conductor's run files have one set of names", () => {
   const p = slicePaths('/r', 'split');
   assert.is(p.leap, join('/r', LEAP_DIR));
   assert.is(p.run, '/r/.leap/split/run.json');
@@ -28,15 +28,43 @@ layouts('a slice\'s records and the conductor\'s run files have one set of names
 layouts('usage is read once: checked figures, torn and foreign lines skipped, from an offset', () => {
   const log = join(makeTempDir(), 'events.jsonl');
   assert.equal(readUsage(log), []);
-  const good = { event: 'usage', ts: '2026-12-01T00:00:00.000Z', leaf: 'develop-red', agent: 'claude', family: 'anthropic', model: 'm', input_tokens: 10, output_tokens: 2, cost_usd: 0.5, issue: 7, step: 'a `$(x)` step' };
+  const good = {
+    event: 'usage',
+    ts: '2026-12-01T00:00:00.000Z',
+    leaf: 'develop-red',
+    agent: 'claude',
+    family: 'anthropic',
+    model: 'm',
+    input_tokens: 10,
+    output_tokens: 2,
+    cost_usd: 0.5,
+    issue: 7,
+    step: 'a `$(x)` step',
+  };
   writeFileSync(log, `${JSON.stringify(good)}\n{"event":"usage","leaf":\n${JSON.stringify({ event: 'launch', leaf: 'usage' })}\n`);
   const offset = Buffer.byteLength(`${JSON.stringify(good)}\n`);
   appendFileSync(log, `${JSON.stringify({ event: 'usage', leaf: 'verify-red', cost_usd: -1, input_tokens: 'many', slice: 's', ball: 'b' })}\n`);
   const all = readUsage(log);
   assert.is(all.length, 2);
-  assert.equal(all[0], { leaf: 'develop-red', ts: good.ts, agent: 'claude', family: 'anthropic', model: 'm', input_tokens: 10, output_tokens: 2, cost_usd: 0.5, issue: 7, step: good.step, slice: null, ball: null });
+  assert.equal(all[0], {
+    leaf: 'develop-red',
+    ts: good.ts,
+    agent: 'claude',
+    family: 'anthropic',
+    model: 'm',
+    input_tokens: 10,
+    output_tokens: 2,
+    cost_usd: 0.5,
+    issue: 7,
+    step: good.step,
+    slice: null,
+    ball: null,
+  });
   assert.equal([all[1]?.cost_usd, all[1]?.input_tokens, all[1]?.slice, all[1]?.ball, all[1]?.issue], [null, null, 's', 'b', null]);
-  assert.equal(readUsage(log, offset).map((u) => u.leaf), ['verify-red']);
+  assert.equal(
+    readUsage(log, offset).map((u) => u.leaf),
+    ['verify-red'],
+  );
   assert.is(usageOf({ event: 'usage', leaf: '' }), null);
   assert.is(usageOf({ event: 'exit', leaf: 'x' }), null);
 });

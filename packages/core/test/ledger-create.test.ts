@@ -6,22 +6,19 @@ import { parseLedger, parsePlan, renderLedger } from '../src/ledger/index.js';
 const render = suite('renderLedger');
 
 render('a canonical ledger that parses back to the plan', () => {
-  const text = renderLedger({ title: 'Issue 12: config', steps: [{ title: 'reads $(x) `y`', criterion: 1 }, { title: "it's <!-- not a marker --> ok" }, { title: 'ends <!-- note -->', criterion: null }] });
-  assert.is(text, [
-    '# Issue 12: config',
-    '',
-    '## Steps',
-    '',
-    '- [ ] reads $(x) `y` <!-- criterion: 1 -->',
-    "- [ ] it's <!-- not a marker --> ok",
-    '- [ ] ends <!-- note -->',
-    '',
-  ].join('\n'));
-  assert.equal(parseLedger(text).steps.map((s) => [s.title, s.state, s.criterion]), [
-    ['reads $(x) `y`', 'todo', 1],
-    ["it's <!-- not a marker --> ok", 'todo', null],
-    ['ends <!-- note -->', 'todo', null],
-  ]);
+  const text = renderLedger({
+    title: 'Issue 12: config',
+    steps: [{ title: 'reads $(x) `y`', criterion: 1 }, { title: "it's <!-- not a marker --> ok" }, { title: 'ends <!-- note -->', criterion: null }],
+  });
+  assert.is(text, ['# Issue 12: config', '', '## Steps', '', '- [ ] reads $(x) `y` <!-- criterion: 1 -->', "- [ ] it's <!-- not a marker --> ok", '- [ ] ends <!-- note -->', ''].join('\n'));
+  assert.equal(
+    parseLedger(text).steps.map((s) => [s.title, s.state, s.criterion]),
+    [
+      ['reads $(x) `y`', 'todo', 1],
+      ["it's <!-- not a marker --> ok", 'todo', null],
+      ['ends <!-- note -->', 'todo', null],
+    ],
+  );
   assert.is(renderLedger({ title: 'Empty', steps: [] }), '# Empty\n\n## Steps\n\n');
 });
 
@@ -99,7 +96,10 @@ plan('title, then one step a line; list markers, boxes and criterion links', () 
 
 plan('round trip: renderLedger(parsePlan(x)) parses to the same steps', () => {
   const parsed = parsePlan('Plan\n- a $(b) (criterion 4)\n- c\n');
-  assert.equal(parseLedger(renderLedger(parsed)).steps.map((s) => ({ title: s.title, criterion: s.criterion })), parsed.steps);
+  assert.equal(
+    parseLedger(renderLedger(parsed)).steps.map((s) => ({ title: s.title, criterion: s.criterion })),
+    parsed.steps,
+  );
 });
 
 plan('errors name the file and the line', () => {

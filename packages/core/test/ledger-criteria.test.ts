@@ -48,8 +48,14 @@ read('numbers the top-level items of the section from 1, with their first line',
 });
 
 read('the section ends at a heading of its level or higher; any level may open it', () => {
-  assert.equal(readCriteria('### Acceptance criteria\n- [ ] a\n#### Sub\n- [ ] b\n### Next\n- [ ] c').map((c) => c.text), ['a', 'b']);
-  assert.equal(readCriteria('# Acceptance criteria\n1. a\n1. b\n10) c\n1234567890. not an item\n1.x\n').map((c) => c.text), ['a', 'b', 'c']);
+  assert.equal(
+    readCriteria('### Acceptance criteria\n- [ ] a\n#### Sub\n- [ ] b\n### Next\n- [ ] c').map((c) => c.text),
+    ['a', 'b'],
+  );
+  assert.equal(
+    readCriteria('# Acceptance criteria\n1. a\n1. b\n10) c\n1234567890. not an item\n1.x\n').map((c) => c.text),
+    ['a', 'b', 'c'],
+  );
   assert.equal(readCriteria('## Acceptance criteria\n-\n- \n* * *\n'), [
     { index: 1, text: '', checked: false, checkable: false, line: 2 },
     { index: 2, text: '', checked: false, checkable: false, line: 3 },
@@ -76,7 +82,11 @@ const tick = suite('tickCriterion');
 const lines = (text: string): string[] => text.split(/(?<=\n)/);
 
 tick('ticks criterion K on its line only, whatever the list kind', () => {
-  for (const [k, line] of [[1, 10], [5, 18], [7, 20]] as const) {
+  for (const [k, line] of [
+    [1, 10],
+    [5, 18],
+    [7, 20],
+  ] as const) {
     const after = tickCriterion(BODY, k, 'body.md');
     const a = lines(BODY);
     const b = lines(after);

@@ -9,7 +9,7 @@ const LEDGER = [
   '## Steps', //                                                           3
   '', //                                                                   4
   '- [ ] parse $(x) `y` "z" <!-- criterion: 1 -->', //                    5
-  '* [X] render it\'s done <!-- refactor-pending --> <!-- criterion: 2 -->', // 6
+  "* [X] render it's done <!-- refactor-pending --> <!-- criterion: 2 -->", // 6
   '+ [x] ship<!--refactor-pending-->', //                                 7
   '- [x] tidy', //                                                         8
   '- [ ] trailing blanks <!-- criterion: 4 -->  \t', //                   9

@@ -30,10 +30,43 @@ const chance = (rng: Rng, p: number): boolean => rng() < p;
 const int = (rng: Rng, min: number, max: number): number => min + Math.floor(rng() * (max - min + 1));
 
 const FRAGMENTS = [
-  '$(rm -rf ~)', '`id`', '"double"', "it's", 'back\\slash\\n', '%s %d %%', 'tab\there', '🚀✨', 'עברית שלום', 'مرحبا',
-  '\u202Eright-to-left override', 'has <!-- comment --> inside', '<!-- not a marker -->', '<!--', '-->', '[ ] box', '[x]',
-  '- dash', '# hash', '```', '~~~', '*star*', 'a\u00a0nbsp', '\u00a0edge', 'zero\u200bwidth', '日本語', '${HOME}', '& | ; >',
-  'ends with a backslash \\', 'x', '---', '1.', '<b>bold</b>', 'Step', 'step', 'criterion', 'refactor-pending',
+  '$(rm -rf ~)',
+  '`id`',
+  '"double"',
+  "it's",
+  'back\\slash\\n',
+  '%s %d %%',
+  'tab\there',
+  '🚀✨',
+  'עברית שלום',
+  'مرحبا',
+  '\u202Eright-to-left override',
+  'has <!-- comment --> inside',
+  '<!-- not a marker -->',
+  '<!--',
+  '-->',
+  '[ ] box',
+  '[x]',
+  '- dash',
+  '# hash',
+  '```',
+  '~~~',
+  '*star*',
+  'a\u00a0nbsp',
+  '\u00a0edge',
+  'zero\u200bwidth',
+  '日本語',
+  '${HOME}',
+  '& | ; >',
+  'ends with a backslash \\',
+  'x',
+  '---',
+  '1.',
+  '<b>bold</b>',
+  'Step',
+  'step',
+  'criterion',
+  'refactor-pending',
 ];
 
 function makeTitle(rng: Rng, id: number): string {
@@ -80,7 +113,18 @@ function fence(rng: Rng): string[] {
   const indent = ' '.repeat(int(rng, 0, 3));
   const info = char === '`' ? pick(rng, ['', 'ts', 'md title']) : pick(rng, ['', 'sh', 'a`b']);
   const body = Array.from({ length: int(rng, 0, 4) }, () =>
-    pick(rng, ['- [ ] fake step in code', '## Steps', '# Heading in code', '<!--', '-->', `${char.repeat(length - 1)}`, `${char === '`' ? '~~~~~~' : '``````'}`, `${char.repeat(length)} not a close`, '- [y] malformed but in code', '']),
+    pick(rng, [
+      '- [ ] fake step in code',
+      '## Steps',
+      '# Heading in code',
+      '<!--',
+      '-->',
+      `${char.repeat(length - 1)}`,
+      `${char === '`' ? '~~~~~~' : '``````'}`,
+      `${char.repeat(length)} not a close`,
+      '- [y] malformed but in code',
+      '',
+    ]),
   );
   const close = `${' '.repeat(int(rng, 0, 3))}${char.repeat(length + int(rng, 0, 2))}${pick(rng, ['', ' ', '\t'])}`;
   return [`${indent}${char.repeat(length)}${info}`, ...body, close];
@@ -185,9 +229,11 @@ edits('each edit changes one line, keeps its ending, and re-parses to the expect
     for (let round = 0; round < 3; round++) {
       const target = pick(rng, steps);
       const [edit, next, wrong] =
-        target.state === 'todo' ? [tickStep, 'refactor-pending', clearRefactorPending] as const
-        : target.state === 'done' ? [setRefactorPending, 'refactor-pending', tickStep] as const
-        : [clearRefactorPending, 'done', setRefactorPending] as const;
+        target.state === 'todo'
+          ? ([tickStep, 'refactor-pending', clearRefactorPending] as const)
+          : target.state === 'done'
+            ? ([setRefactorPending, 'refactor-pending', tickStep] as const)
+            : ([clearRefactorPending, 'done', setRefactorPending] as const);
       const after = edit(text, target.title, 'gen.md');
       const a = byLine(text);
       const b = byLine(after);
@@ -202,7 +248,10 @@ edits('each edit changes one line, keeps its ending, and re-parses to the expect
       }
       const expected = steps.map((s) => (s === target ? { ...s, state: next } : s));
       assert.equal(rows(parseLedger(after).steps), expected, `seed ${seed}`);
-      assert.throws(() => wrong(text, target.title), (error: unknown) => error instanceof UsageError && (error as Error).message.startsWith(`<stdin>:${target.line}: `));
+      assert.throws(
+        () => wrong(text, target.title),
+        (error: unknown) => error instanceof UsageError && (error as Error).message.startsWith(`<stdin>:${target.line}: `),
+      );
       done++;
     }
   }
@@ -259,14 +308,16 @@ errors('one bad line in the Steps section is reported at its line, by validate a
     const rng = random(seed * 13);
     const slot = pick(rng, slots);
     const before = steps.filter((s) => s.line - 1 < slot);
-    const [bad, pattern]: [string, RegExp] =
-      before.length > 0 && chance(rng, 0.3) ? [`- [ ] ${pick(rng, before).title}`, /duplicate title/] : pick(rng, BAD_LINES);
+    const [bad, pattern]: [string, RegExp] = before.length > 0 && chance(rng, 0.3) ? [`- [ ] ${pick(rng, before).title}`, /duplicate title/] : pick(rng, BAD_LINES);
     const text = [...lines.slice(0, slot), bad, ...lines.slice(slot)].join(pick(rng, ['\n', '\r\n']));
     const problems = validateLedger(text, 'bad.md');
     assert.is(problems.length, 1, `seed ${seed}: ${JSON.stringify(problems)}`);
     assert.is(problems[0]?.line, slot + 1, `seed ${seed}`);
     assert.match(problems[0]?.message ?? '', pattern);
-    assert.throws(() => parseLedger(text, 'bad.md'), (error: unknown) => error instanceof FileFormatError && error.line === slot + 1);
+    assert.throws(
+      () => parseLedger(text, 'bad.md'),
+      (error: unknown) => error instanceof FileFormatError && error.line === slot + 1,
+    );
   }
 });
 
@@ -277,9 +328,36 @@ errors.run();
 const fuzz = suite('plain-run fast path against the line reader, on random lines');
 
 const TOKENS = [
-  '-', '*', '+', ' ', ' ', '\t', '[', ']', '[ ]', '[x]', '[X]', 'x', 'a', 'b', '>', '-->', '<!--', '\r', '1.', '🦀', '#', '`',
-  ' <!-- criterion: 2 -->', ' <!-- criterion: 12 -->', '<!-- criterion: 3 -->', ' <!-- criterion: 0 -->', ' <!-- criterion: 01 -->',
-  ' <!-- refactor-pending -->', '<!-- refactor-pending -->', ' <!--refactor-pending-->',
+  '-',
+  '*',
+  '+',
+  ' ',
+  ' ',
+  '\t',
+  '[',
+  ']',
+  '[ ]',
+  '[x]',
+  '[X]',
+  'x',
+  'a',
+  'b',
+  '>',
+  '-->',
+  '<!--',
+  '\r',
+  '1.',
+  '🦀',
+  '#',
+  '`',
+  ' <!-- criterion: 2 -->',
+  ' <!-- criterion: 12 -->',
+  '<!-- criterion: 3 -->',
+  ' <!-- criterion: 0 -->',
+  ' <!-- criterion: 01 -->',
+  ' <!-- refactor-pending -->',
+  '<!-- refactor-pending -->',
+  ' <!--refactor-pending-->',
 ];
 
 fuzz('a ledger of random lines scans as the line reader reads each line', () => {
@@ -312,7 +390,11 @@ fuzz('a ledger of random lines scans as the line reader reads each line', () => 
       expectedSteps.push({ title, line, criterion: read.criterion, state: read.checked ? (read.cut === -1 ? 'done' : 'refactor-pending') : 'todo' });
     });
     const problems = validateLedger(text).map(({ line, message }) => ({ line, message }));
-    assert.equal(problems, expectedProblems.sort((a, b) => a.line - b.line), `seed ${seed}`);
+    assert.equal(
+      problems,
+      expectedProblems.sort((a, b) => a.line - b.line),
+      `seed ${seed}`,
+    );
     if (problems.length === 0) assert.equal(rows(parseLedger(text).steps), expectedSteps, `seed ${seed}`);
   }
 });

@@ -5,8 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const folder = new URL('../src/ledger/', import.meta.url);
-const specifiers = (file: URL): string[] =>
-  [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1] as string);
+const specifiers = (file: URL): string[] => [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1] as string);
 
 const imports = suite('ledger imports');
 

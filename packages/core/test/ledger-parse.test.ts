@@ -47,125 +47,169 @@ parse('defaults the file name to <stdin>', () => {
 });
 
 parse('line endings: CRLF, LF, mixed, a final \\r, no final newline', () => {
-  assert.equal(rows('## Steps\r\n- [ ] a\r\n- [x] b\r\n'), [['a', 'todo', 2, null], ['b', 'done', 3, null]]);
-  assert.equal(rows('## Steps\n- [ ] a\r\n- [x] b'), [['a', 'todo', 2, null], ['b', 'done', 3, null]]);
-  assert.equal(rows('## Steps\r\n- [ ] a\n- [x] b\r'), [['a', 'todo', 2, null], ['b', 'done', 3, null]]);
+  assert.equal(rows('## Steps\r\n- [ ] a\r\n- [x] b\r\n'), [
+    ['a', 'todo', 2, null],
+    ['b', 'done', 3, null],
+  ]);
+  assert.equal(rows('## Steps\n- [ ] a\r\n- [x] b'), [
+    ['a', 'todo', 2, null],
+    ['b', 'done', 3, null],
+  ]);
+  assert.equal(rows('## Steps\r\n- [ ] a\n- [x] b\r'), [
+    ['a', 'todo', 2, null],
+    ['b', 'done', 3, null],
+  ]);
   assert.equal(rows('\ufeff## Steps\r\n- [ ] a <!-- refactor-pending -->x'), [['a <!-- refactor-pending -->x', 'todo', 2, null]]);
 });
 
 parse('markers: either order, glued or spaced, any case, trailing blanks', () => {
-  assert.equal(rows([
-    '## Steps',
-    '- [x] a <!-- criterion: 2 --> <!-- refactor-pending -->',
-    '- [x] b <!-- refactor-pending --> <!-- criterion: 3 -->  ',
-    '- [X] c<!--refactor-pending--><!--criterion:4-->\t',
-    '- [x] d\t<!-- Refactor-Pending -->',
-    '- [ ] e <!--  CRITERION :  12  -->',
-  ].join('\n')), [
-    ['a', 'refactor-pending', 2, 2],
-    ['b', 'refactor-pending', 3, 3],
-    ['c', 'refactor-pending', 4, 4],
-    ['d', 'refactor-pending', 5, null],
-    ['e', 'todo', 6, 12],
-  ]);
+  assert.equal(
+    rows(
+      [
+        '## Steps',
+        '- [x] a <!-- criterion: 2 --> <!-- refactor-pending -->',
+        '- [x] b <!-- refactor-pending --> <!-- criterion: 3 -->  ',
+        '- [X] c<!--refactor-pending--><!--criterion:4-->\t',
+        '- [x] d\t<!-- Refactor-Pending -->',
+        '- [ ] e <!--  CRITERION :  12  -->',
+      ].join('\n'),
+    ),
+    [
+      ['a', 'refactor-pending', 2, 2],
+      ['b', 'refactor-pending', 3, 3],
+      ['c', 'refactor-pending', 4, 4],
+      ['d', 'refactor-pending', 5, null],
+      ['e', 'todo', 6, 12],
+    ],
+  );
 });
 
 parse('canonical markers, as renderLedger and tickStep write them', () => {
-  assert.equal(rows([
-    '## Steps',
-    '- [x] a <!-- criterion: 3 --> <!-- refactor-pending -->',
-    '- [x] b <!-- refactor-pending -->',
-    '- [ ] c <!-- criterion: 123456789012345 -->',
-    '- [X] d -- <!-- criterion: 1 -->',
-    '- [ ] > <!-- criterion: 2 -->',
-  ].join('\r\n')), [
-    ['a', 'refactor-pending', 2, 3],
-    ['b', 'refactor-pending', 3, null],
-    ['c', 'todo', 4, 123456789012345],
-    ['d --', 'done', 5, 1],
-    ['>', 'todo', 6, 2],
-  ]);
+  assert.equal(
+    rows(
+      [
+        '## Steps',
+        '- [x] a <!-- criterion: 3 --> <!-- refactor-pending -->',
+        '- [x] b <!-- refactor-pending -->',
+        '- [ ] c <!-- criterion: 123456789012345 -->',
+        '- [X] d -- <!-- criterion: 1 -->',
+        '- [ ] > <!-- criterion: 2 -->',
+      ].join('\r\n'),
+    ),
+    [
+      ['a', 'refactor-pending', 2, 3],
+      ['b', 'refactor-pending', 3, null],
+      ['c', 'todo', 4, 123456789012345],
+      ['d --', 'done', 5, 1],
+      ['>', 'todo', 6, 2],
+    ],
+  );
 });
 
 parse('titles are data: comments that are not trailing markers stay in the title', () => {
-  assert.equal(rows([
-    '## Steps',
-    '- [ ] a <!-- note -->',
-    '- [ ] b <!-- x --> y -->',
-    '- [ ] c <!--> <!-- criterion: 1 -->',
-    '- [ ] <!-- criterion: 2 --> d',
-    '- [ ] e -->',
-    '- [ ]  \t f \t <!-- criterion: 5 -->',
-    '- [ ] <!--',
-    '-\t[ ] g',
-  ].join('\n')), [
-    ['a <!-- note -->', 'todo', 2, null],
-    ['b <!-- x --> y -->', 'todo', 3, null],
-    ['c <!-->', 'todo', 4, 1],
-    ['<!-- criterion: 2 --> d', 'todo', 5, null],
-    ['e -->', 'todo', 6, null],
-    ['f', 'todo', 7, 5],
-    ['<!--', 'todo', 8, null],
-    ['g', 'todo', 9, null],
-  ]);
+  assert.equal(
+    rows(
+      [
+        '## Steps',
+        '- [ ] a <!-- note -->',
+        '- [ ] b <!-- x --> y -->',
+        '- [ ] c <!--> <!-- criterion: 1 -->',
+        '- [ ] <!-- criterion: 2 --> d',
+        '- [ ] e -->',
+        '- [ ]  \t f \t <!-- criterion: 5 -->',
+        '- [ ] <!--',
+        '-\t[ ] g',
+      ].join('\n'),
+    ),
+    [
+      ['a <!-- note -->', 'todo', 2, null],
+      ['b <!-- x --> y -->', 'todo', 3, null],
+      ['c <!-->', 'todo', 4, 1],
+      ['<!-- criterion: 2 --> d', 'todo', 5, null],
+      ['e -->', 'todo', 6, null],
+      ['f', 'todo', 7, 5],
+      ['<!--', 'todo', 8, null],
+      ['g', 'todo', 9, null],
+    ],
+  );
 });
 
 parse('hostile titles come back byte for byte', () => {
   const titles = ['$(rm -rf ~)', '`id`', '"q" \'a\'', 'back\\slash\\', '%s %d', 'tab\there', '🚀 emoji', 'مرحبا', '\u202Eevil', '\u00a0nbsp\u00a0', 'x'.repeat(2000)];
   const text = `## Steps\n${titles.map((t) => `- [ ] ${t}`).join('\n')}\n`;
-  assert.equal(parseLedger(text).steps.map((s) => s.title), titles);
+  assert.equal(
+    parseLedger(text).steps.map((s) => s.title),
+    titles,
+  );
 });
 
 parse('not steps: indented lines, prose, breaks, deeper headings group steps', () => {
-  assert.equal(rows([
-    '## Steps',
-    '  - [ ] nested',
-    '\t- [x] tab-nested',
-    '   - [] odd but indented',
-    '---',
-    '* * *',
-    '___',
-    '+++ not a break, not a list item',
-    '*emphasis* is prose',
-    '*[link](x)* is prose',
-    '-foo is prose',
-    '3.5 apples',
-    '1234567890. too many digits',
-    '#hashtag is not a heading',
-    '####### seven hashes is not a heading',
-    '    ## indented four is not a heading',
-    '### Phase 1',
-    '- [ ] a',
-    '<!-- one-line comment -->',
-    '<!-->',
-    '- [ ] b',
-  ].join('\n')), [['a', 'todo', 18, null], ['b', 'todo', 21, null]]);
+  assert.equal(
+    rows(
+      [
+        '## Steps',
+        '  - [ ] nested',
+        '\t- [x] tab-nested',
+        '   - [] odd but indented',
+        '---',
+        '* * *',
+        '___',
+        '+++ not a break, not a list item',
+        '*emphasis* is prose',
+        '*[link](x)* is prose',
+        '-foo is prose',
+        '3.5 apples',
+        '1234567890. too many digits',
+        '#hashtag is not a heading',
+        '####### seven hashes is not a heading',
+        '    ## indented four is not a heading',
+        '### Phase 1',
+        '- [ ] a',
+        '<!-- one-line comment -->',
+        '<!-->',
+        '- [ ] b',
+      ].join('\n'),
+    ),
+    [
+      ['a', 'todo', 18, null],
+      ['b', 'todo', 21, null],
+    ],
+  );
 });
 
 parse('fences: same character, at least as long, nothing after; indented up to 3', () => {
-  assert.equal(rows([
-    '## Steps',
-    '````',
-    '- [ ] hidden 1',
-    '```',
-    '~~~~',
-    '- [ ] hidden 2',
-    '````  ',
-    '- [ ] a',
-    '  ~~~ info `with` backticks',
-    '- [ ] hidden 3',
-    '~~~ x',
-    '    ~~~',
-    '- [ ] hidden 4',
-    '   ~~~~~',
-    '``` a`b is not a fence',
-    '    ```',
-    '- [ ] b',
-    '```js',
-    '## Notes',
-    '```',
-    '- [ ] c',
-  ].join('\n')), [['a', 'todo', 8, null], ['b', 'todo', 17, null], ['c', 'todo', 21, null]]);
+  assert.equal(
+    rows(
+      [
+        '## Steps',
+        '````',
+        '- [ ] hidden 1',
+        '```',
+        '~~~~',
+        '- [ ] hidden 2',
+        '````  ',
+        '- [ ] a',
+        '  ~~~ info `with` backticks',
+        '- [ ] hidden 3',
+        '~~~ x',
+        '    ~~~',
+        '- [ ] hidden 4',
+        '   ~~~~~',
+        '``` a`b is not a fence',
+        '    ```',
+        '- [ ] b',
+        '```js',
+        '## Notes',
+        '```',
+        '- [ ] c',
+      ].join('\n'),
+    ),
+    [
+      ['a', 'todo', 8, null],
+      ['b', 'todo', 17, null],
+      ['c', 'todo', 21, null],
+    ],
+  );
 });
 
 parse('HTML comment blocks hide their lines, headings included', () => {
@@ -173,7 +217,10 @@ parse('HTML comment blocks hide their lines, headings included', () => {
 });
 
 parse('the section: ATX level 2 "Steps", closing hashes, up to 3 spaces; ends at level 1 or 2', () => {
-  assert.equal(rows('# T\n   ## Steps ##\n- [ ] a\n### Sub\n- [ ] b\n## Notes\n- [ ] c\n'), [['a', 'todo', 3, null], ['b', 'todo', 5, null]]);
+  assert.equal(rows('# T\n   ## Steps ##\n- [ ] a\n### Sub\n- [ ] b\n## Notes\n- [ ] c\n'), [
+    ['a', 'todo', 3, null],
+    ['b', 'todo', 5, null],
+  ]);
   assert.equal(rows('##\tSteps\t#\n- [ ] a\n# Appendix\n- [ ] c\n'), [['a', 'todo', 2, null]]);
   assert.equal(rows('## Steps\n- [ ] a\n##\n- [ ] c\n'), [['a', 'todo', 2, null]]);
   assert.equal(rows('## Notes\n- [ ] c\n## Steps\n'), []);

@@ -115,7 +115,10 @@ find('a UsageError naming the file, with a hint and nothing huge', () => {
 find('titles whose hashes collide are still told apart', () => {
   // "step 115" and "step 422980" have the same 32-bit FNV-1a hash.
   const ledger = parseLedger('## Steps\n- [ ] step 115\n- [x] step 422980\n');
-  assert.equal(ledger.steps.map((s) => s.title), ['step 115', 'step 422980']);
+  assert.equal(
+    ledger.steps.map((s) => s.title),
+    ['step 115', 'step 422980'],
+  );
   assert.is(findStep(ledger, 'step 422980').line, 3);
   assert.is(findStep(parseLedger('## Steps\n- [ ] step 422980\n'), 'step 422980').line, 2);
   assert.throws(() => findStep(parseLedger('## Steps\n- [ ] step 115\n'), 'step 422980'), /no step titled "step 422980"/);

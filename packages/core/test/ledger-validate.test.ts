@@ -26,7 +26,10 @@ validate('returns every problem, in line order, with the file name', () => {
     '- [ ] hidden',
   ].join('\r\n');
   const problems = validateLedger(text, 'issue-9.md');
-  assert.equal(problems.map((p) => p.line), [4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  assert.equal(
+    problems.map((p) => p.line),
+    [4, 5, 6, 7, 8, 9, 10, 11, 12],
+  );
   assert.ok(problems.every((p) => p.file === 'issue-9.md'));
   assert.match(problems[1]?.message ?? '', /duplicate title "a" \(first at line 3\)/);
 });

@@ -16,7 +16,7 @@ context('defaults: no issue, 900 s', () => {
 context('VERI_* pass through byte for byte; VERI_TIMEOUT wins over the issue file', () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 'issue-7-timeout'), '120\n');
-  const step = "it's $(rm -rf /) `id` \"q\" \\ %s\t🦀 שלום\nline2";
+  const step = 'it\'s $(rm -rf /) `id` "q" \\ %s\t🦀 שלום\nline2';
   const c = readRunContext(dir, { VERI_ISSUE: '7', VERI_STEP: step, VERI_TEST_CMD: "npm test -- --grep 'x'", VERI_TIMEOUT: '1.5m', VERI_SKILL_COMMIT: 'abc' });
   assert.is(c.issue, 7);
   assert.is(c.step, step);
@@ -41,7 +41,10 @@ context('bad values name the variable or file and the value', () => {
   assert.throws(() => readRunContext(dir, { VERI_TIMEOUT: '-5' }), /VERI_TIMEOUT.*"-5"/);
   assert.throws(() => readRunContext(dir, { VERI_ISSUE: 'seven' }), /VERI_ISSUE.*"seven"/);
   writeFileSync(join(dir, 'issue-3-timeout'), 'soon');
-  assert.throws(() => readRunContext(dir, { VERI_ISSUE: '3' }), (e: Error) => e.message.includes('issue-3-timeout') && e.message.includes('"soon"'));
+  assert.throws(
+    () => readRunContext(dir, { VERI_ISSUE: '3' }),
+    (e: Error) => e.message.includes('issue-3-timeout') && e.message.includes('"soon"'),
+  );
   mkdirSync(join(dir, 'issue-4-timeout'));
   assert.throws(() => readRunContext(dir, { VERI_ISSUE: '4' }), /EISDIR/);
 });
@@ -50,7 +53,10 @@ context('readDurationVar and checkOneOf', () => {
   assert.is(readDurationVar({ VERI_KILL_AFTER: '' }, 'VERI_KILL_AFTER', 5000), 5000);
   assert.is(readDurationVar({ VERI_KILL_AFTER: '2' }, 'VERI_KILL_AFTER', 5000), 2000);
   assert.is(checkOneOf('PHASE', 'red', ['red', 'green']), 'red');
-  assert.throws(() => checkOneOf('PHASE', 'blue', ['red', 'green']), (e: Error) => e instanceof UsageError && /PHASE.*red, green.*"blue"/.test(e.message));
+  assert.throws(
+    () => checkOneOf('PHASE', 'blue', ['red', 'green']),
+    (e: Error) => e instanceof UsageError && /PHASE.*red, green.*"blue"/.test(e.message),
+  );
 });
 context.run();
 

@@ -9,7 +9,11 @@ test('runnerPackage: a short name is @leap/runner-NAME, a package name is itself
   assert.is(runnerPackage('@acme/runner-x'), '@acme/runner-x');
   assert.is(runnerPackage('leap.runner_x'), 'leap.runner_x');
   for (const bad of ['', 'Bad', '../x', '@acme/', 'a b', '$(touch x)', '@a/b/c']) {
-    assert.throws(() => runnerPackage(bad), (e: unknown) => e instanceof UsageError && e.exitCode === 2 && e.message.includes(JSON.stringify(bad)), bad);
+    assert.throws(
+      () => runnerPackage(bad),
+      (e: unknown) => e instanceof UsageError && e.exitCode === 2 && e.message.includes(JSON.stringify(bad)),
+      bad,
+    );
   }
 });
 
@@ -22,8 +26,10 @@ test('runnerNameIn: --runner NAME and --runner=NAME, the last one wins, nothing 
 });
 
 test('runnerUsage: one aligned line per option, the value placeholder after the flag', () => {
-  assert.is(runnerUsage({ name: 'q', options: { url: { type: 'string', value: 'URL', help: 'the server' }, fast: { type: 'boolean', help: 'go' } } }),
-    'Options of --runner q:\n  --url URL  the server\n  --fast     go');
+  assert.is(
+    runnerUsage({ name: 'q', options: { url: { type: 'string', value: 'URL', help: 'the server' }, fast: { type: 'boolean', help: 'go' } } }),
+    'Options of --runner q:\n  --url URL  the server\n  --fast     go',
+  );
 });
 
 test.run();

@@ -7,16 +7,20 @@ const queue = suite('serial');
 queue('each piece of work starts when the one before has ended, a failed one too', async () => {
   const once = serial();
   const log: string[] = [];
-  const step = (name: string, ms: number, fail = false) => once(async () => {
-    log.push(`start ${name}`);
-    await new Promise((r) => setTimeout(r, ms));
-    log.push(`end ${name}`);
-    if (fail) throw new Error(`${name} failed`);
-    return name;
-  });
+  const step = (name: string, ms: number, fail = false) =>
+    once(async () => {
+      log.push(`start ${name}`);
+      await new Promise((r) => setTimeout(r, ms));
+      log.push(`end ${name}`);
+      if (fail) throw new Error(`${name} failed`);
+      return name;
+    });
   const results = await Promise.allSettled([step('a', 30), step('b', 5, true), step('c', 1)]);
   assert.equal(log, ['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
-  assert.equal(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), ['a', 'b failed', 'c']);
+  assert.equal(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+    ['a', 'b failed', 'c'],
+  );
 });
 
 const retry = suite('retryWorktreeRace');

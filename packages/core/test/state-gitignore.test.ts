@@ -32,14 +32,14 @@ ensure('a folder a person made, without a .gitignore, gets one', () => {
   assert.is(status(repo), '?? .tdd/issues/3.md\n', 'the issue body stays visible to git');
 });
 
-ensure('an existing .gitignore is the user\'s: kept byte for byte', () => {
+ensure("an existing .gitignore is the user's: kept byte for byte", () => {
   const dir = join(makeTempDir(), '.tdd');
   write(join(dir, '.gitignore'), '# mine\nevents.jsonl\n');
   ensureStateDir(dir);
   assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), '# mine\nevents.jsonl\n');
 });
 
-ensure('a state folder that is a repository\'s top (VERI_STATE_DIR=.) gets no .gitignore', () => {
+ensure("a state folder that is a repository's top (VERI_STATE_DIR=.) gets no .gitignore", () => {
   const repo = makeGitRepo();
   ensureStateDir(repo);
   assert.not.ok(existsSync(join(repo, '.gitignore')));
@@ -54,7 +54,7 @@ ensure('a folder removed and made again in the same process gets its .gitignore 
   assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
 });
 
-ensure('a temp .gitignore left by a writer killed before its rename goes once the writer is dead; a live writer\'s stays', () => {
+ensure("a temp .gitignore left by a writer killed before its rename goes once the writer is dead; a live writer's stays", () => {
   const dir = join(makeTempDir(), '.tdd');
   mkdirSync(dir);
   const dead = spawnSync('true').pid; // reaped: no process has that pid now
@@ -76,12 +76,27 @@ ignored('every runtime file is ignored, the .gitignore too; ledgers and issue bo
   const repo = makeGitRepo();
   const paths = statePaths(ensureStateDir(join(repo, '.tdd')));
   const runtime = [
-    paths.pid('develop-red'), paths.exit('develop-red'), paths.out('develop-red'), paths.err('develop-red'), paths.sock('develop-red'),
-    paths.pid("it's a $(leaf)"), paths.events, paths.stop, paths.timeout(3), paths.skillCommit(3), paths.thread(3),
-    join(paths.issuesDir, '3.pr.md'), join(paths.dir, 'pull-requests', 'leap_issue-3.md'),
-    join(paths.dir, 'ledger.lock'), join(paths.dir, 'ledger-transaction.json'), join(paths.dir, 'ledger-transaction.json.tmp'),
-    join(paths.dir, '.issue-3.md.leap-backup'), join(paths.dir, '.issue-3.md.leap-new'), join(paths.dir, '.develop-red.exit.123.abcd.tmp'),
-    join(paths.dir, 'issue-3-run.json'), join(paths.dir, 'anything-a-later-command-adds'),
+    paths.pid('develop-red'),
+    paths.exit('develop-red'),
+    paths.out('develop-red'),
+    paths.err('develop-red'),
+    paths.sock('develop-red'),
+    paths.pid("it's a $(leaf)"),
+    paths.events,
+    paths.stop,
+    paths.timeout(3),
+    paths.skillCommit(3),
+    paths.thread(3),
+    join(paths.issuesDir, '3.pr.md'),
+    join(paths.dir, 'pull-requests', 'leap_issue-3.md'),
+    join(paths.dir, 'ledger.lock'),
+    join(paths.dir, 'ledger-transaction.json'),
+    join(paths.dir, 'ledger-transaction.json.tmp'),
+    join(paths.dir, '.issue-3.md.leap-backup'),
+    join(paths.dir, '.issue-3.md.leap-new'),
+    join(paths.dir, '.develop-red.exit.123.abcd.tmp'),
+    join(paths.dir, 'issue-3-run.json'),
+    join(paths.dir, 'anything-a-later-command-adds'),
   ];
   for (const file of runtime) write(file);
   write(paths.ledger(3), '# Issue 3\n\n## Steps\n\n- [ ] one\n');

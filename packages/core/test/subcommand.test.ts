@@ -9,7 +9,7 @@ import { processSubcommandIo, stdoutIsTerminal } from '../src/index.js';
 
 const io = suite('processSubcommandIo');
 
-io('the process\'s folder and environment; isTTY asks descriptor 1', () => {
+io("the process's folder and environment; isTTY asks descriptor 1", () => {
   const made = processSubcommandIo();
   assert.is(made.cwd, process.cwd());
   assert.is(made.env, process.env);

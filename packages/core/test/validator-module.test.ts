@@ -22,7 +22,13 @@ render.after(cleanupTempDirs);
 render('one module exporting a validator per schema, checking exactly what ajv checks at run time', async () => {
   const point = { $id: 'https://example.test/point.json', type: 'object', properties: { x: { type: 'integer' }, y: { type: 'integer' } }, required: ['x', 'y'], additionalProperties: false };
   const name = { $id: 'https://example.test/name.json', type: 'string', minLength: 2, pattern: '^\\S' };
-  const source = await renderValidatorModule([{ exportName: 'validatePoint', schema: point }, { exportName: 'validateName', schema: name }], '// a header\n');
+  const source = await renderValidatorModule(
+    [
+      { exportName: 'validatePoint', schema: point },
+      { exportName: 'validateName', schema: name },
+    ],
+    '// a header\n',
+  );
   assert.ok(source.startsWith('// a header\n// @ts-nocheck\n'), 'the header comes first, then the type-check opt-out');
   assert.not.match(source, /require\(/, 'nothing is loaded at run time');
   const module = await loadModule(source);

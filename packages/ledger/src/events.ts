@@ -25,24 +25,13 @@ function eventContext(stateDir: string, env: NodeJS.ProcessEnv, issue: number | 
 }
 
 /** Append a `tick` event; `issue` and `step` override the environment's when the command knows them. */
-export function logLedgerEvent(
-  stateDir: string,
-  env: NodeJS.ProcessEnv,
-  fields: LedgerEventFields,
-  where: { issue: number | null; step: string | null },
-): void {
+export function logLedgerEvent(stateDir: string, env: NodeJS.ProcessEnv, fields: LedgerEventFields, where: { issue: number | null; step: string | null }): void {
   const event = createEvent('tick', stripUndefined(fields), eventContext(stateDir, env, where.issue, where.step));
   appendEvent(statePaths(stateDir).events, event);
 }
 
 /** As logLedgerEvent, but a failure only warns: the change it records has already happened. */
-export function logLedgerEventOrWarn(
-  prog: string,
-  stateDir: string,
-  env: NodeJS.ProcessEnv,
-  fields: LedgerEventFields,
-  where: { issue: number | null; step: string | null },
-): void {
+export function logLedgerEventOrWarn(prog: string, stateDir: string, env: NodeJS.ProcessEnv, fields: LedgerEventFields, where: { issue: number | null; step: string | null }): void {
   try {
     logLedgerEvent(stateDir, env, fields, where);
   } catch (error) {

@@ -35,8 +35,16 @@ export async function clearRefactor(options: TickOptions): Promise<LedgerCommitR
 function commitStepLine(options: TickOptions, action: LedgerCommitRequest['action'], edit: LedgerCommitRequest['edit'], verb: string): Promise<LedgerCommitResult> {
   const target = changeTarget(options, action);
   return commitLedgerChange({
-    action, ledger: target.path, issue: target.issue, title: options.step, edit,
-    message: options.message ?? `${verb}: ${options.step}`, noVerify: options.noVerify, allowEmpty: options.allowEmpty, head: options.head,
-    stateDir: target.stateDir, env: target.env,
+    action,
+    ledger: target.path,
+    issue: target.issue,
+    title: options.step,
+    edit,
+    message: options.message ?? `${verb}: ${options.step}`,
+    noVerify: options.noVerify,
+    allowEmpty: options.allowEmpty,
+    head: options.head,
+    stateDir: target.stateDir,
+    env: target.env,
   });
 }

@@ -19,23 +19,38 @@ argvSuite('joins each string option with its value, short and long; leaves boole
   assert.equal(joinOptionValues(['--step=a', '-x', 'y'], options), ['--step=a', '-x', 'y']);
 });
 
-argvSuite('parseCommand: a hostile value that starts with - is the option\'s, byte for byte; too many positionals are named', () => {
+argvSuite("parseCommand: a hostile value that starts with - is the option's, byte for byte; too many positionals are named", () => {
   const options = { step: { type: 'string' }, json: { type: 'boolean' } } as const;
   const title = '-n $(rm -rf /) `x` "q" \'a\' é\nline 2';
   const parsed = parseCommand(['7', '--step', title, '--json'], options, 'USAGE', 1);
   assert.equal([parsed.values.step, parsed.values.json, parsed.positionals], [title, true, ['7']]);
-  assert.throws(() => parseCommand(['7', '8'], options, 'USAGE', 1), (e: unknown) => e instanceof UsageError && e.message === 'unexpected argument "8"\nUSAGE');
-  assert.throws(() => parseCommand(['7', '8', '9 x'], options, 'USAGE', 1), (e: unknown) => e instanceof UsageError && e.message === 'unexpected arguments "8" "9 x"\nUSAGE');
-  assert.throws(() => parseCommand(['--nope'], options, 'USAGE', 1), (e: unknown) => e instanceof UsageError && /--nope/.test(e.message));
+  assert.throws(
+    () => parseCommand(['7', '8'], options, 'USAGE', 1),
+    (e: unknown) => e instanceof UsageError && e.message === 'unexpected argument "8"\nUSAGE',
+  );
+  assert.throws(
+    () => parseCommand(['7', '8', '9 x'], options, 'USAGE', 1),
+    (e: unknown) => e instanceof UsageError && e.message === 'unexpected arguments "8" "9 x"\nUSAGE',
+  );
+  assert.throws(
+    () => parseCommand(['--nope'], options, 'USAGE', 1),
+    (e: unknown) => e instanceof UsageError && /--nope/.test(e.message),
+  );
 });
 
 argvSuite('issueArgument takes --issue or a leading N, never both; required names what is missing', () => {
   assert.is(issueArgument('3', undefined, 'U'), '3');
   assert.is(issueArgument(undefined, '4', 'U'), '4');
   assert.is(issueArgument(undefined, undefined, 'U'), undefined);
-  assert.throws(() => issueArgument('3', '4', 'U'), (e: unknown) => e instanceof UsageError && e.message === 'the issue is given twice (--issue "3" and "4")\nU');
+  assert.throws(
+    () => issueArgument('3', '4', 'U'),
+    (e: unknown) => e instanceof UsageError && e.message === 'the issue is given twice (--issue "3" and "4")\nU',
+  );
   assert.is(required('', '--step', 'U'), '');
-  assert.throws(() => required(undefined, '--step TITLE', 'U'), (e: unknown) => e instanceof UsageError && e.message === 'missing --step TITLE\nU');
+  assert.throws(
+    () => required(undefined, '--step TITLE', 'U'),
+    (e: unknown) => e instanceof UsageError && e.message === 'missing --step TITLE\nU',
+  );
 });
 
 argvSuite.run();

@@ -22,13 +22,21 @@ interface Scenario {
 
 const TICK: Scenario = {
   command: 'tick',
-  steps: [['done', 'Parse'], ['todo', TITLE, 2], ['todo', 'Report']],
+  steps: [
+    ['done', 'Parse'],
+    ['todo', TITLE, 2],
+    ['todo', 'Report'],
+  ],
   before: `done\tParse\ntodo\t${TITLE}\ntodo\tReport\n`,
   after: `done\tParse\nrefactor-pending\t${TITLE}\ntodo\tReport\n`,
 };
 const CLEAR: Scenario = {
   command: 'clear-refactor-pending',
-  steps: [['done', 'Parse'], ['refactor-pending', TITLE, 2], ['todo', 'Report']],
+  steps: [
+    ['done', 'Parse'],
+    ['refactor-pending', TITLE, 2],
+    ['todo', 'Report'],
+  ],
   before: `done\tParse\nrefactor-pending\t${TITLE}\ntodo\tReport\n`,
   after: `done\tParse\ndone\t${TITLE}\ntodo\tReport\n`,
 };
@@ -36,7 +44,7 @@ const CLEAR: Scenario = {
 // A repository with the step's work staged, and what it looked like before the command.
 function prepare(scenario: Scenario): { dir: string; before: RepoState } {
   const { dir } = makeLedgerRepo(scenario.steps);
-  stage(dir, 'src/work.js', 'the step\'s work\n');
+  stage(dir, 'src/work.js', "the step's work\n");
   return { dir, before: snapshot(dir) };
 }
 
@@ -52,7 +60,11 @@ async function assertAgreement(dir: string, scenario: Scenario, before: RepoStat
   if (now.head === before.head) {
     assert.equal(now, before, `${what}: undone means ledger, index and HEAD as before`);
     assert.is(list, scenario.before, what);
-    assert.equal((await readTickEvents(dir)).filter((e) => e.action === scenario.command), [], `${what}: no ${scenario.command} event`);
+    assert.equal(
+      (await readTickEvents(dir)).filter((e) => e.action === scenario.command),
+      [],
+      `${what}: no ${scenario.command} event`,
+    );
     return 'undone';
   }
   assert.is(git(dir, 'rev-parse', 'HEAD^').trim(), before.head, `${what}: one commit on top of the old HEAD`);
@@ -61,7 +73,11 @@ async function assertAgreement(dir: string, scenario: Scenario, before: RepoStat
   assert.is(now.indexTree, git(dir, 'rev-parse', 'HEAD^{tree}').trim(), `${what}: the index agrees with HEAD`);
   assert.is(list, scenario.after, what);
   const events = (await readTickEvents(dir)).filter((e) => e.action === scenario.command);
-  assert.equal(events.map((e) => e.commit), [now.head], `${what}: exactly one ${scenario.command} event, with the commit`);
+  assert.equal(
+    events.map((e) => e.commit),
+    [now.head],
+    `${what}: exactly one ${scenario.command} event, with the commit`,
+  );
   return 'landed';
 }
 

@@ -51,7 +51,11 @@ export function conflictOn(dir: string, path: string): void {
   git(dir, 'checkout', '-q', 'main');
   writeFileSync(join(dir, path), 'ours\n');
   git(dir, 'commit', '-q', '-am', 'ours');
-  try { git(dir, 'merge', '-q', 'other'); } catch { /* the conflict is the point */ }
+  try {
+    git(dir, 'merge', '-q', 'other');
+  } catch {
+    /* the conflict is the point */
+  }
 }
 
 /** Install an executable hook. */

@@ -25,7 +25,13 @@ initSuite('writes the canonical ledger from a plan, logs init, and refuses to re
   await initLedger({ issue: 7, plan: Buffer.from('T\nother\n'), planFile: 'p', force: true, cwd: dir, env });
   assert.match(readFileSync(made.ledger, 'utf8'), /- \[ \] other\n$/);
   const { readEvents } = await import('@leap/core/schemas');
-  assert.equal(readEvents(join(dir, 'state', 'events.jsonl')).map((r) => [r.event.event, (r.event as { action?: string }).action, r.event.issue]), [['tick', 'init', 7], ['tick', 'init', 7]]);
+  assert.equal(
+    readEvents(join(dir, 'state', 'events.jsonl')).map((r) => [r.event.event, (r.event as { action?: string }).action, r.event.issue]),
+    [
+      ['tick', 'init', 7],
+      ['tick', 'init', 7],
+    ],
+  );
 });
 
 initSuite('a bad plan names its line and writes nothing', async () => {
@@ -46,7 +52,14 @@ const validateSuite = suite('validateText and formatProblems');
 validateSuite('reports every problem with its line; none for a valid ledger', () => {
   const text = '# t\n\n## Steps\n\n- [ ] ok\n- [y] bad box\n- [ ] ok\n- [ ] <!-- criterion: 1 -->\n';
   const problems = validateText(text, 'l.md');
-  assert.equal(problems.map((p) => [p.file, p.line]), [['l.md', 6], ['l.md', 7], ['l.md', 8]]);
+  assert.equal(
+    problems.map((p) => [p.file, p.line]),
+    [
+      ['l.md', 6],
+      ['l.md', 7],
+      ['l.md', 8],
+    ],
+  );
   assert.match(formatProblems(problems, false), /^l\.md:6: malformed step: expected the checkbox .*\nl\.md:7: duplicate title "ok" \(first at line 5\)\nl\.md:8: /);
   assert.equal(JSON.parse(formatProblems(problems, true).split('\n')[1] as string), { file: 'l.md', line: 7, message: 'duplicate title "ok" (first at line 5)' });
   assert.equal(validateText('# t\n## Steps\n- [ ] a\n', 'x'), []);
@@ -73,7 +86,13 @@ binSuite('init from stdin or --plan with hostile titles reads back byte for byte
   assert.equal([valid.code, valid.stdout, valid.stderr], [0, '', '']);
   const invalid = await ledger(dir, ['validate', '--json'], { input: '# t\n## Steps\n- [] x\n- [ ] y\n- [ ] y\n', env });
   assert.is(invalid.code, 1);
-  assert.equal(invalid.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { line: number }).line), [3, 5]);
+  assert.equal(
+    invalid.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { line: number }).line),
+    [3, 5],
+  );
   const missing = await ledger(dir, ['validate', '--ledger', 'nope.md'], { env });
   assert.equal([missing.code, missing.stdout], [2, '']);
   assert.match(missing.stderr, /nope\.md: no such file \(expected a ledger\)/);

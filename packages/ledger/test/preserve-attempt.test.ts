@@ -9,7 +9,10 @@ import { preserveAttempt } from '../src/preserve-attempt.js';
 import { cleanEnv, conflictOn, head, ledger, makeLedgerRepo, readTickEvents, rejects, script, stage, type StepSpec } from './helpers.js';
 
 const TITLE = hostileTitles(3, 21)[2] as string;
-const STEPS: StepSpec[] = [['done', 'Step one'], ['todo', TITLE]];
+const STEPS: StepSpec[] = [
+  ['done', 'Step one'],
+  ['todo', TITLE],
+];
 
 // A repository with a finished step committed, then a half-done one: every kind of uncommitted change.
 function halfDone(): { dir: string; finished: string } {
@@ -59,10 +62,16 @@ preserveSuite('keeps every uncommitted change in a ref, then restores exactly th
   assert.ok(existsSync(join(dir, 'build', 'out.js')) && existsSync(join(dir, 'x.log')), 'ignored files are never touched');
   assert.is(readFileSync(join(dir, 'one.txt'), 'utf8'), 'step one\n');
   const events = await readTickEvents(dir);
-  assert.equal(events.map((e) => [e.action, e.title, e.ref, e.commit, e.issue]), [['preserve-attempt', TITLE, kept.ref, commit, 7]]);
+  assert.equal(
+    events.map((e) => [e.action, e.title, e.ref, e.commit, e.issue]),
+    [['preserve-attempt', TITLE, kept.ref, commit, 7]],
+  );
 
   const listed = await listAttempts({ cwd: dir, env: cleanEnv() });
-  assert.equal(listed.map((a) => [a.ref, a.commit, a.issue, a.title]), [[kept.ref, commit, 7, TITLE]]);
+  assert.equal(
+    listed.map((a) => [a.ref, a.commit, a.issue, a.title]),
+    [[kept.ref, commit, 7, TITLE]],
+  );
   assert.equal(await listAttempts({ issue: 8, cwd: dir, env: cleanEnv() }), []);
   assert.is(formatAttempts(listed, false), `${kept.ref}\t${listed[0]?.date}\t${TITLE}\n`);
 
@@ -72,7 +81,10 @@ preserveSuite('keeps every uncommitted change in a ref, then restores exactly th
   assert.is(readFileSync(join(dir, 'b.txt'), 'utf8'), 'b, staged\n');
   assert.is(readFileSync(join(dir, 'dir', 'deep', 'd.txt'), 'utf8'), 'new, untracked\n');
   assert.not.ok(existsSync(join(dir, 'e.txt')));
-  assert.equal((await readTickEvents(dir)).map((e) => e.action), ['preserve-attempt', 'restore']);
+  assert.equal(
+    (await readTickEvents(dir)).map((e) => e.action),
+    ['preserve-attempt', 'restore'],
+  );
   const twice = await rejects(() => applyAttempt(kept.ref as string, { cwd: dir, env: cleanEnv() }), /does not apply to the working tree as it is now/);
   assert.is(twice.exitCode, 4);
   await rejects(() => applyAttempt('issue-7/nope', { cwd: dir, env: cleanEnv() }), /no kept attempt "refs\/leap\/attempts\/issue-7\/nope"/);
@@ -103,7 +115,7 @@ binSuite('the script keeps the attempt and prints its ref; attempts list and app
   assert.match(ref, /^refs\/leap\/attempts\/issue-7\//);
   const list = await ledger(dir, ['attempts', 'list', '--issue', '7', '--json']);
   assert.is(list.code, 0);
-  assert.equal((JSON.parse(list.stdout) as { title: string; ref: string }), { ...(JSON.parse(list.stdout) as object), ref, title: TITLE });
+  assert.equal(JSON.parse(list.stdout) as { title: string; ref: string }, { ...(JSON.parse(list.stdout) as object), ref, title: TITLE });
   const none = await ledger(dir, ['attempts', 'list', '--issue', '9']);
   assert.equal([none.code, none.stdout], [1, '']);
   const applied = await ledger(dir, ['attempts', 'apply', ref]);

@@ -25,7 +25,13 @@ queryStepSuite('answers each query on the parsed ledger', () => {
   assert.is(queryStep(parsed, 'current-or-last-done')?.title, 'Validate the config');
   assert.is(queryStep(parsed, 'next-unchecked')?.title, 'Load plugins');
   assert.is(queryStep(parsed, 'next-pending-refactor')?.title, 'Validate the config');
-  const allDone = parseLedger(ledgerText([['done', 'a'], ['done', 'b']]), 'y.md');
+  const allDone = parseLedger(
+    ledgerText([
+      ['done', 'a'],
+      ['done', 'b'],
+    ]),
+    'y.md',
+  );
   assert.is(queryStep(allDone, 'current'), null);
   assert.is(queryStep(allDone, 'current-or-last-done')?.title, 'b');
   assert.is(queryStep(allDone, 'next-unchecked'), null);
@@ -40,7 +46,10 @@ const formatSuite = suite('formatList and formatStep');
 formatSuite('prints STATE<TAB>TITLE lines and JSON lines with line numbers from 1', () => {
   const parsed = parseLedger(ledgerText(STEPS), 'x.md');
   assert.is(formatList(parsed.steps, false), 'done\tParse the config\nrefactor-pending\tValidate the config\ntodo\tLoad plugins\ntodo\tReport errors\n');
-  const json = formatList(parsed.steps, true).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const json = formatList(parsed.steps, true)
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.equal(json[1], { state: 'refactor-pending', title: 'Validate the config', line: 8, criterion: 2 });
   assert.equal(Object.keys(json[0] as object), ['state', 'title', 'line', 'criterion']);
   assert.is(formatStep(parsed.steps[2]!, false), 'Load plugins\n');
@@ -92,7 +101,12 @@ binSuite('answers from stdin, --issue and --ledger with the documented exit code
   writeFileSync(join(dir, 'l.md'), text);
   const env = { VERI_STATE_DIR: dir };
   writeFileSync(join(dir, 'issue-3.md'), text);
-  for (const [command, expected] of [['current', 'Validate the config'], ['current-or-last-done', 'Validate the config'], ['next-unchecked', 'Load plugins'], ['next-pending-refactor', 'Validate the config']] as const) {
+  for (const [command, expected] of [
+    ['current', 'Validate the config'],
+    ['current-or-last-done', 'Validate the config'],
+    ['next-unchecked', 'Load plugins'],
+    ['next-pending-refactor', 'Validate the config'],
+  ] as const) {
     const piped = await ledger(dir, [command], { input: text, env });
     assert.equal([piped.code, piped.stdout, piped.stderr], [0, `${expected}\n`, ''], command);
     const byIssue = await ledger(dir, [command, '--issue', '3'], { env });
@@ -102,7 +116,10 @@ binSuite('answers from stdin, --issue and --ledger with the documented exit code
   }
   const list = await ledger(dir, ['list', '--json'], { input: text, env });
   assert.is(list.stdout.trim().split('\n').length, 4);
-  const done = ledgerText([['done', 'a'], ['done', 'b']]);
+  const done = ledgerText([
+    ['done', 'a'],
+    ['done', 'b'],
+  ]);
   for (const command of ['current', 'next-unchecked', 'next-pending-refactor']) {
     const none = await ledger(dir, [command], { input: done, env });
     assert.equal([none.code, none.stdout, none.stderr], [1, '', ''], command);
@@ -132,7 +149,10 @@ binSuite('hostile titles print byte for byte, through the bin and the drop-in sc
   const text = ledgerText(steps);
   const list = await ledger(dir, ['list'], { input: text });
   assert.is(list.stdout, steps.map(([s, t]) => `${s}\t${t}\n`).join(''));
-  const listed = (await script('ledger-steps.sh', dir, ['list', '--json'], { input: text })).stdout.trim().split('\n').map((l) => (JSON.parse(l) as { title: string }).title);
+  const listed = (await script('ledger-steps.sh', dir, ['list', '--json'], { input: text })).stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { title: string }).title);
   assert.equal(listed, titles);
   for (let i = 0; i < titles.length; i += 3) {
     // Each done step in turn is followed by the step in flight.
@@ -143,7 +163,10 @@ binSuite('hostile titles print byte for byte, through the bin and the drop-in sc
     assert.is((await script('next-unchecked.sh', dir, [], { input: rest })).stdout, `${expected}\n`);
     assert.is((await script('ledger-steps.sh', dir, ['current'], { input: rest })).stdout, `${expected}\n`);
   }
-  const pending = ledgerText([['refactor-pending', titles[0] as string], ['todo', titles[1] as string]]);
+  const pending = ledgerText([
+    ['refactor-pending', titles[0] as string],
+    ['todo', titles[1] as string],
+  ]);
   assert.is((await script('next-pending-refactor.sh', dir, [], { input: pending })).stdout, `${titles[0]}\n`);
   assert.is((await script('ledger-steps.sh', dir, ['current-or-last-done'], { input: pending })).stdout, `${titles[0]}\n`);
 });

@@ -10,7 +10,10 @@ import { hasPendingTransaction, recoverLedger } from '../src/transaction/recover
 import { journalPath, journalTempPath } from '../src/transaction/journal.js';
 import { fileAt, head, ledger, leftovers, makeLedgerRepo, readTickEvents, snapshot, stage, type StepSpec } from './helpers.js';
 
-const STEPS: StepSpec[] = [['todo', 'First'], ['todo', 'Second']];
+const STEPS: StepSpec[] = [
+  ['todo', 'First'],
+  ['todo', 'Second'],
+];
 const LEDGER = '.tdd/issue-7.md';
 
 // A tick of "First" killed at the named point.
@@ -39,7 +42,13 @@ recoverSuite('index.lock removed by hand after the tick landed: finished, the le
   assert.is(readFileSync(join(dir, LEDGER), 'utf8'), fileAt(dir, 'HEAD', LEDGER));
   assert.equal(leftovers(dir), []);
   const events = await readTickEvents(dir);
-  assert.equal(events.map((e) => [e.action, e.commit]), [['tick', ticked], ['restore', ticked]]);
+  assert.equal(
+    events.map((e) => [e.action, e.commit]),
+    [
+      ['tick', ticked],
+      ['restore', ticked],
+    ],
+  );
 });
 
 recoverSuite('HEAD moved on past the landed tick: finished without touching the index or the ledger', async () => {

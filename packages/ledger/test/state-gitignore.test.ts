@@ -15,7 +15,10 @@ clean.after.each(cleanupTempDirs);
 
 clean('tick in a repository whose .tdd/ a person made: one commit, then git status is empty', async () => {
   const title = hostileTitles(2)[1]!;
-  const { dir } = makeLedgerRepo([['done', 'Parse the config'], ['todo', title]]);
+  const { dir } = makeLedgerRepo([
+    ['done', 'Parse the config'],
+    ['todo', title],
+  ]);
   assert.not.ok(existsSync(join(dir, '.tdd', '.gitignore')), 'the fixture starts without the .gitignore');
   stage(dir, 'src/config.js', 'export const ok = true;\n');
   const tick = await ledger(dir, ['tick', '--issue', '7', '--step', title]);
@@ -23,7 +26,7 @@ clean('tick in a repository whose .tdd/ a person made: one commit, then git stat
   assert.ok(existsSync(join(dir, '.tdd', 'events.jsonl')), 'the tick event was appended');
   assert.is(readFileSync(join(dir, '.tdd', '.gitignore'), 'utf8'), STATE_GITIGNORE);
   assert.is(status(dir), '');
-  assert.is(git(dir, 'show', '--format=', '--name-only', 'HEAD'), '.tdd/issue-7.md\nsrc/config.js\n', 'the tick commits the work and the ledger, nothing of the state folder\'s runtime files');
+  assert.is(git(dir, 'show', '--format=', '--name-only', 'HEAD'), '.tdd/issue-7.md\nsrc/config.js\n', "the tick commits the work and the ledger, nothing of the state folder's runtime files");
 });
 
 clean('init makes the state folder: only the new ledger shows, and it commits cleanly', async () => {

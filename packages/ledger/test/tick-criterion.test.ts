@@ -60,7 +60,13 @@ fileSuite('writes --body FILE atomically, or the local tracker file of --issue N
   await tickIssueCriterion({ issue: 12, choice: { match: "It's fast" }, cwd: dir, env });
   assert.match(readFileSync(join(dir, '.tdd', 'issues', '12.md'), 'utf8'), /- \[x\] It's fast\n  continued/);
   const events = await readTickEvents(dir);
-  assert.equal(events.map((e) => [e.action, e.criterion, e.issue, e.title]), [['tick-criterion', 1, null, 'The parser accepts "quoted" $values'], ['tick-criterion', 3, 12, "It's fast"]]);
+  assert.equal(
+    events.map((e) => [e.action, e.criterion, e.issue, e.title]),
+    [
+      ['tick-criterion', 1, null, 'The parser accepts "quoted" $values'],
+      ['tick-criterion', 3, 12, "It's fast"],
+    ],
+  );
 });
 
 fileSuite('bad calls and bad bodies write nothing', async () => {

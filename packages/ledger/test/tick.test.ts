@@ -8,7 +8,11 @@ import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir } from '@
 import { clearRefactor, tick } from '../src/tick.js';
 import { cleanEnv, conflictOn, fileAt, head, installHook, ledger, ledgerText, leftovers, makeLedgerRepo, readTickEvents, rejects, script, snapshot, stage, type StepSpec } from './helpers.js';
 
-const STEPS: StepSpec[] = [['done', 'Parse the config'], ['todo', 'Validate the config', 2], ['todo', "Don't crash on $HOME"]];
+const STEPS: StepSpec[] = [
+  ['done', 'Parse the config'],
+  ['todo', 'Validate the config', 2],
+  ['todo', "Don't crash on $HOME"],
+];
 const LEDGER = '.tdd/issue-7.md';
 
 async function expectError(promise: Promise<unknown>, exitCode: number, pattern: RegExp): Promise<void> {
@@ -45,10 +49,20 @@ tickSuite('commits the staged work and the ticked line in ONE commit; index and 
   assert.match(git(dir, 'reflog', '-1', '--format=%gs'), /^commit: green: Validate the config/);
   const events = await readTickEvents(dir);
   assert.is(events.length, 1);
-  assert.equal({ ...events[0], ts: undefined }, {
-    ts: undefined, event: 'tick', issue: 7, step: 'Validate the config', skill_commit: null, action: 'tick',
-    title: 'Validate the config', commit: result.commit, file: join(dir, LEDGER),
-  });
+  assert.equal(
+    { ...events[0], ts: undefined },
+    {
+      ts: undefined,
+      event: 'tick',
+      issue: 7,
+      step: 'Validate the config',
+      skill_commit: null,
+      action: 'tick',
+      title: 'Validate the config',
+      commit: result.commit,
+      file: join(dir, LEDGER),
+    },
+  );
 });
 
 tickSuite('a refused tick changes nothing: unknown title, done step, nothing staged', async () => {
@@ -128,7 +142,7 @@ tickSuite('-m sets the message, cleaned as git commit -m cleans it', async () =>
   assert.is(git(dir, 'log', '-1', '--format=%B'), '  Fix: $HOME `id` "x"\n\nbody line\n\n');
 });
 
-tickSuite("given HEAD, a repeated tick asks git nothing before its commit; a wrong HEAD is refused; a changed config is read again", async () => {
+tickSuite('given HEAD, a repeated tick asks git nothing before its commit; a wrong HEAD is refused; a changed config is read again', async () => {
   const { dir } = makeLedgerRepo(STEPS);
   // git through a wrapper that notes each subcommand.
   const bin = makeTempDir();
@@ -278,13 +292,20 @@ const clearSuite = suite('clearRefactor');
 clearSuite.after.each(cleanupTempDirs);
 
 clearSuite('removes the marker in the refactor commit; refuses a step that is not refactor-pending', async () => {
-  const { dir } = makeLedgerRepo([['refactor-pending', 'Parse the config', 1], ['todo', 'Next']]);
+  const { dir } = makeLedgerRepo([
+    ['refactor-pending', 'Parse the config', 1],
+    ['todo', 'Next'],
+  ]);
   stage(dir, 'src/parse.js', 'refactored\n');
   const result = await clearRefactor({ issue: 7, step: 'Parse the config', cwd: dir, env: cleanEnv() });
   assert.is(git(dir, 'log', '-1', '--format=%s'), 'refactor: Parse the config\n');
   assert.match(fileAt(dir, result.commit, LEDGER) as string, /\n- \[x\] Parse the config <!-- criterion: 1 -->\n- \[ \] Next\n/);
   stage(dir, 'x.txt', 'x\n');
-  await expectError(clearRefactor({ issue: 7, step: 'Parse the config', cwd: dir, env: cleanEnv() }), 2, /cannot clear refactor-pending on step "Parse the config": expected a refactor-pending step, found a done one/);
+  await expectError(
+    clearRefactor({ issue: 7, step: 'Parse the config', cwd: dir, env: cleanEnv() }),
+    2,
+    /cannot clear refactor-pending on step "Parse the config": expected a refactor-pending step, found a done one/,
+  );
   const [event] = await readTickEvents(dir);
   assert.equal([event?.action, event?.commit], ['clear-refactor-pending', result.commit]);
 });
@@ -301,9 +322,7 @@ binSuite('hostile titles are matched exactly and committed byte for byte through
   for (const [i, title] of titles.entries()) {
     stage(dir, `work-${i}.txt`, `${i}\n`);
     const viaScript = i % 2 === 1;
-    const run = viaScript
-      ? await script('tick-ledger.sh', dir, ['7', '--step', title, '-m', title])
-      : await ledger(dir, ['tick', '--issue', '7', '--step', title, '--message', title, '--json']);
+    const run = viaScript ? await script('tick-ledger.sh', dir, ['7', '--step', title, '-m', title]) : await ledger(dir, ['tick', '--issue', '7', '--step', title, '--message', title, '--json']);
     assert.is(run.code, 0, run.stderr);
     const commit = viaScript ? run.stdout.trim() : (JSON.parse(run.stdout) as { commit: string }).commit;
     assert.is(commit, head(dir));
@@ -312,14 +331,15 @@ binSuite('hostile titles are matched exactly and committed byte for byte through
     const current = await script('ledger-steps.sh', dir, ['current', '--issue', '7']);
     assert.is(current.stdout, `${title}\n`);
     stage(dir, `refactor-${i}.txt`, `${i}\n`);
-    const cleared = viaScript
-      ? await script('clear-refactor-pending.sh', dir, ['7', '--step', title])
-      : await ledger(dir, ['clear-refactor-pending', '7', '--step', title]);
+    const cleared = viaScript ? await script('clear-refactor-pending.sh', dir, ['7', '--step', title]) : await ledger(dir, ['clear-refactor-pending', '7', '--step', title]);
     assert.is(cleared.code, 0, cleared.stderr);
     assert.is(git(dir, 'log', '-1', '--format=%s'), `refactor: ${title}\n`);
   }
   const events = await readTickEvents(dir);
-  assert.equal(events.map((e) => e.title), titles.flatMap((t) => [t, t]));
+  assert.equal(
+    events.map((e) => e.title),
+    titles.flatMap((t) => [t, t]),
+  );
   assert.is(git(dir, 'status', '--porcelain', '--untracked-files=no'), '');
 });
 

@@ -41,7 +41,10 @@ journalSuite('no journal is null; unreadable or incomplete journals are errors n
   const dir = makeTempDir();
   assert.is(readJournal(dir), null);
   writeFileSync(journalPath(dir), '{ torn');
-  assert.throws(() => readJournal(dir), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(`${journalPath(dir)}: expected the JSON journal of an interrupted tick, found unreadable JSON`));
+  assert.throws(
+    () => readJournal(dir),
+    (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(`${journalPath(dir)}: expected the JSON journal of an interrupted tick, found unreadable JSON`),
+  );
   writeFileSync(journalPath(dir), '{"token": "t"}');
   assert.throws(() => readJournal(dir), /expected the journal of an interrupted tick with a string "ledger", found undefined/);
   mkdirSync(join(dir, 'sub'));
@@ -71,7 +74,7 @@ orphanSuite.run();
 // ---
 const gitSuite = suite('runGit');
 
-gitSuite('argv in, stdout and stderr out; a failure names the command and git\'s words; a missing git is an internal error', async () => {
+gitSuite("argv in, stdout and stderr out; a failure names the command and git's words; a missing git is an internal error", async () => {
   const { runGit } = await import('../src/git/run-git.js');
   const cwd = process.cwd();
   assert.match((await runGit(['--version'], { cwd })).stdout, /^git version /);

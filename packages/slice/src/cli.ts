@@ -6,8 +6,8 @@ const SLICE_ACTIONS: Record<string, Action> = {
   validate: { summary: 'check a slice file against its schema and every rule, all violations at once', load: async () => (await import('./cli/validate.js')).validateCommand },
   plan: { summary: 'the waves a slice runs in', load: async () => (await import('./cli/plan.js')).planCommand },
   run: { summary: 'build, prove, judge and merge every ball', load: async () => (await import('./cli/run.js')).runCommand },
-  status: { summary: 'each ball\'s state and last receipt', load: async () => (await import('./cli/status.js')).statusCommand },
-  clean: { summary: 'remove the slice\'s worktrees and branches (records stay)', load: async () => (await import('./cli/clean.js')).cleanCommand },
+  status: { summary: "each ball's state and last receipt", load: async () => (await import('./cli/status.js')).statusCommand },
+  clean: { summary: "remove the slice's worktrees and branches (records stay)", load: async () => (await import('./cli/clean.js')).cleanCommand },
 };
 
 const BALL_ACTIONS: Record<string, Action> = {

@@ -16,16 +16,26 @@ consumers('a file is named by its stem; index, mod.rs, __init__.py by their fold
 });
 
 consumers('consumers in four languages are found, the scope and the state folders are not, and unrelated files are not', async () => {
-  const repo = makeGitRepo({ files: {
-    'src/ring.c': 'int ring(void) { return 1; }\n', 'src/main.c': '#include "ring.h"\nint main(void) { return ring(); }\n',
-    'src/lib.rs': 'mod ring;\n', 'app/use.py': 'from .ring import Ring\n', 'web/use.js': "const ring = require('./ring');\n",
-    'src/ringing.c': 'int ringing;\n', 'src/ring.h': 'int ring(void);\n', '.leap/s/b/round-1.json': '{"ring":1}\n',
-  } });
+  const repo = makeGitRepo({
+    files: {
+      'src/ring.c': 'int ring(void) { return 1; }\n',
+      'src/main.c': '#include "ring.h"\nint main(void) { return ring(); }\n',
+      'src/lib.rs': 'mod ring;\n',
+      'app/use.py': 'from .ring import Ring\n',
+      'web/use.js': "const ring = require('./ring');\n",
+      'src/ringing.c': 'int ringing;\n',
+      'src/ring.h': 'int ring(void);\n',
+      '.leap/s/b/round-1.json': '{"ring":1}\n',
+    },
+  });
   const found = await findConsumers(repo, ['src/ring.c'], new Set(['src/ring.c', 'src/ring.h']));
   assert.equal(found.consumers.map((c) => c.path).sort(), ['app/use.py', 'src/lib.rs', 'src/main.c', 'web/use.js']);
   assert.is(found.cut, false);
   const main = found.consumers.find((c) => c.path === 'src/main.c');
-  assert.equal(main?.lines, [{ n: 1, text: '#include "ring.h"' }, { n: 2, text: 'int main(void) { return ring(); }' }]);
+  assert.equal(main?.lines, [
+    { n: 1, text: '#include "ring.h"' },
+    { n: 2, text: 'int main(void) { return ring(); }' },
+  ]);
 });
 
 consumers('what the jury is shown is bounded: files, lines per file, and it says so when it cut', async () => {

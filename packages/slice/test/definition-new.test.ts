@@ -14,7 +14,17 @@ const sha = (text: string): string => createHash('sha256').update(text).digest('
 async function leapSlice(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const io = { stdout: (t: string) => { stdout += t; }, stderr: (t: string) => { stderr += t; }, cwd, env: process.env, isTTY: false };
+  const io = {
+    stdout: (t: string) => {
+      stdout += t;
+    },
+    stderr: (t: string) => {
+      stderr += t;
+    },
+    cwd,
+    env: process.env,
+    isTTY: false,
+  };
   try {
     return { code: await sliceCommand(args, io), stdout, stderr };
   } catch (error) {
@@ -34,13 +44,24 @@ lib('a skeleton with hashed scopes, defaults and TODO lines; it validates', () =
   const { slice, violations } = newSlice({ id: 'x', balls: [{ id: 'a', paths: ['src/a.js', 'src/b.js'] }], repoRoot: repo, cwd: repo });
   assert.equal(violations, []);
   assert.equal(slice, {
-    id: 'x', base: 'HEAD', spine: 'integrator',
-    balls: [{
-      id: 'a', goal: 'TODO: the one falsifiable outcome of a', spec: 'TODO: everything the builder needs to succeed without asking, as data',
-      scope: [{ path: 'src/a.js', sha256: sha('a\n') }, { path: 'src/b.js', sha256: null }], proof: { argv: ['npm', 'test'] },
-      live: { argv: ['TODO-live-proof', 'the command that exercises the real surface: the built command, a request to the started server, the page in Chromium'], timeout_s: 60, network: false },
-      rollback: 'restore the scope\'s files of a to base', deps: [],
-    }],
+    id: 'x',
+    base: 'HEAD',
+    spine: 'integrator',
+    balls: [
+      {
+        id: 'a',
+        goal: 'TODO: the one falsifiable outcome of a',
+        spec: 'TODO: everything the builder needs to succeed without asking, as data',
+        scope: [
+          { path: 'src/a.js', sha256: sha('a\n') },
+          { path: 'src/b.js', sha256: null },
+        ],
+        proof: { argv: ['npm', 'test'] },
+        live: { argv: ['TODO-live-proof', 'the command that exercises the real surface: the built command, a request to the started server, the page in Chromium'], timeout_s: 60, network: false },
+        rollback: "restore the scope's files of a to base",
+        deps: [],
+      },
+    ],
   });
 });
 
@@ -63,17 +84,48 @@ cli.after.each(cleanupTempDirs);
 cli('writes a valid skeleton on stdout: balls, deps, goals, specs, proofs, base and spine from the options', async () => {
   const repo = makeGitRepo({ files: { 'src/lexer.js': 'lex\n', 'src/parser.js': 'parse\n', 'src/a,b.js': 'comma\n' } });
   const [goal, spec] = hostileTitles(2);
-  const out = await leapSlice([
-    'new', 'split-parser', '--base', 'main', '--spine', 'parser',
-    '--ball', 'lexer:src/lexer.js,test/lexer.test.js', '--ball', 'parser:./src//parser.js', '--file', 'lexer:src/a,b.js',
-    '--dep', 'parser:lexer', '--goal', `lexer:${goal}`, '--spec', `parser:${spec}\nsecond line`, '--proof', 'lexer:["node","--test","it\'s $(x).js"]',
-  ], repo);
+  const out = await leapSlice(
+    [
+      'new',
+      'split-parser',
+      '--base',
+      'main',
+      '--spine',
+      'parser',
+      '--ball',
+      'lexer:src/lexer.js,test/lexer.test.js',
+      '--ball',
+      'parser:./src//parser.js',
+      '--file',
+      'lexer:src/a,b.js',
+      '--dep',
+      'parser:lexer',
+      '--goal',
+      `lexer:${goal}`,
+      '--spec',
+      `parser:${spec}\nsecond line`,
+      '--proof',
+      'lexer:["node","--test","it\'s $(x).js"]',
+    ],
+    repo,
+  );
   assert.equal([out.code, out.stderr], [0, '']);
   const slice = JSON.parse(out.stdout) as Slice;
-  assert.equal(slice.balls.map((b) => [b.id, b.scope, b.deps]), [
-    ['lexer', [{ path: 'src/lexer.js', sha256: sha('lex\n') }, { path: 'test/lexer.test.js', sha256: null }, { path: 'src/a,b.js', sha256: sha('comma\n') }], []],
-    ['parser', [{ path: 'src/parser.js', sha256: sha('parse\n') }], ['lexer']],
-  ]);
+  assert.equal(
+    slice.balls.map((b) => [b.id, b.scope, b.deps]),
+    [
+      [
+        'lexer',
+        [
+          { path: 'src/lexer.js', sha256: sha('lex\n') },
+          { path: 'test/lexer.test.js', sha256: null },
+          { path: 'src/a,b.js', sha256: sha('comma\n') },
+        ],
+        [],
+      ],
+      ['parser', [{ path: 'src/parser.js', sha256: sha('parse\n') }], ['lexer']],
+    ],
+  );
   assert.is(slice.balls[0]?.goal, goal);
   assert.is(slice.balls[1]?.spec, `${spec}\nsecond line`);
   assert.equal(slice.balls[0]?.proof, { argv: ['node', '--test', "it's $(x).js"] });
@@ -106,12 +158,15 @@ cli('bad input: each is named, exit 2, nothing written', async () => {
     [['new', 's', '--ball', 'a:a.js', '--proof', 'a:npm test'], 'leap: --proof: expected a JSON array of strings, found "npm test"\n'],
     [['new', 's', '--ball', 'a:a.js', '--proof', 'a:[1]'], 'leap: --proof: expected a non-empty JSON array of strings, found [1]\n'],
     [['new', 's', '--ball', 'a:../x.js'], 'leap: "../x.js" has a ".." segment: scope paths stay inside the repository\n'],
-    [['new', 'S!', '--ball', 'a:a.js', '--ball', 'b:a.js', '--dep', 'a:b', '--dep', 'b:a', '--out', 'x.json'], [
-      'leap: the skeleton would be an invalid slice:',
-      '  id: expected an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit), found "S!"',
-      '  dependency cycle: "a" -> "b" -> "a" (each depends on the next)',
-      '  balls "a" and "b" share the file "a.js"',
-    ].join('\n') + '\n'],
+    [
+      ['new', 'S!', '--ball', 'a:a.js', '--ball', 'b:a.js', '--dep', 'a:b', '--dep', 'b:a', '--out', 'x.json'],
+      [
+        'leap: the skeleton would be an invalid slice:',
+        '  id: expected an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit), found "S!"',
+        '  dependency cycle: "a" -> "b" -> "a" (each depends on the next)',
+        '  balls "a" and "b" share the file "a.js"',
+      ].join('\n') + '\n',
+    ],
   ];
   for (const [args, stderr] of cases) {
     const out = await leapSlice(args, repo);

@@ -9,7 +9,9 @@ import { leapSlice } from './engine-helpers.js';
 
 function sliceOf(deps: Record<string, string[]>): Slice {
   return {
-    id: 'p', base: 'HEAD', spine: 'integrator',
+    id: 'p',
+    base: 'HEAD',
+    spine: 'integrator',
     balls: Object.entries(deps).map(([id, d]) => ({ id, goal: 'g', spec: '', scope: [{ path: `${id}.js`, sha256: null }], proof: { argv: ['true'] }, rollback: '', deps: d })),
   };
 }
@@ -37,12 +39,21 @@ waves('a long chain and a wide fan are planned', () => {
   assert.equal([planned[0], planned[19_999]], [['b19999'], ['b0']]);
   const fan: Record<string, string[]> = {};
   for (let i = 0; i < 1000; i++) fan[`b${i}`] = [];
-  assert.equal(planWaves(sliceOf(fan)).map((w) => w.length), [1000]);
+  assert.equal(
+    planWaves(sliceOf(fan)).map((w) => w.length),
+    [1000],
+  );
 });
 
 waves('a cycle or an unknown dependency (a slice that skipped validation) throws, naming it', () => {
-  assert.throws(() => planWaves(sliceOf({ a: ['b'], b: ['a'], c: [] })), (e: LeapError) => e.exitCode === 2 && e.message === 'slice "p": dependency cycle: "a" -> "b" -> "a"');
-  assert.throws(() => planWaves(sliceOf({ a: ['ghost'] })), (e: LeapError) => e.message === 'slice "p": ball "a" depends on "ghost", which is not a ball of this slice');
+  assert.throws(
+    () => planWaves(sliceOf({ a: ['b'], b: ['a'], c: [] })),
+    (e: LeapError) => e.exitCode === 2 && e.message === 'slice "p": dependency cycle: "a" -> "b" -> "a"',
+  );
+  assert.throws(
+    () => planWaves(sliceOf({ a: ['ghost'] })),
+    (e: LeapError) => e.message === 'slice "p": ball "a" depends on "ghost", which is not a ball of this slice',
+  );
 });
 
 waves.run();
@@ -52,10 +63,40 @@ waves.run();
 const cycles = suite('dependencyCycles');
 
 cycles('each cycle once, as its path; none in a DAG', () => {
-  assert.equal(dependencyCycles(new Map([['a', ['b']], ['b', []]])), []);
+  assert.equal(
+    dependencyCycles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  );
   assert.equal(dependencyCycles(new Map([['a', ['a']]])), [['a']]);
-  assert.equal(dependencyCycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['c']]])), [['a', 'b', 'c']]);
-  assert.equal(dependencyCycles(new Map([['a', ['b', 'c']], ['b', ['a']], ['c', ['a']]])), [['a', 'b'], ['a', 'c']]);
+  assert.equal(
+    dependencyCycles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+        ['d', ['c']],
+      ]),
+    ),
+    [['a', 'b', 'c']],
+  );
+  assert.equal(
+    dependencyCycles(
+      new Map([
+        ['a', ['b', 'c']],
+        ['b', ['a']],
+        ['c', ['a']],
+      ]),
+    ),
+    [
+      ['a', 'b'],
+      ['a', 'c'],
+    ],
+  );
   assert.equal(dependencyCycles(new Map([['a', ['missing']]])), []);
 });
 
@@ -70,7 +111,11 @@ cli.after.each(cleanupTempDirs);
 cli('text and --json', async () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 's.json'), JSON.stringify(sliceOf({ lexer: [], ast: [], parser: ['lexer', 'ast'] })));
-  assert.equal(await leapSlice(dir, ['plan', 's.json']), { code: 0, stdout: 'slice p: 3 balls in 2 waves, spine integrator\nwave 1:\n  lexer\n  ast\nwave 2:\n  parser  (after lexer, ast)\n', stderr: '' });
+  assert.equal(await leapSlice(dir, ['plan', 's.json']), {
+    code: 0,
+    stdout: 'slice p: 3 balls in 2 waves, spine integrator\nwave 1:\n  lexer\n  ast\nwave 2:\n  parser  (after lexer, ast)\n',
+    stderr: '',
+  });
   const json = await leapSlice(dir, ['plan', 's.json', '--json']);
   assert.equal(JSON.parse(json.stdout), { slice: 'p', spine: 'integrator', waves: [['lexer', 'ast'], ['parser']], deps: { lexer: [], ast: [], parser: ['lexer', 'ast'] } });
 });

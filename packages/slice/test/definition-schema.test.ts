@@ -35,17 +35,49 @@ const base = { id: 's', base: 'HEAD', spine: 'integrator', balls: [ball] };
 
 // Valid and invalid slices, each one change from a valid one, at every level of the file.
 const CASES: unknown[] = [
-  base, { ...base, $schema: 'x' }, { ...base, $schema: 1 }, { ...base, id: 'S' }, { ...base, base: '' }, { ...base, spine: 3 }, { ...base, balls: [] }, { ...base, balls: {} },
-  { ...base, x: 1 }, [], null, 'slice', 7, {}, { ...base, balls: [1] }, { ...base, balls: [ball, ball] },
-  { ...base, balls: [{ ...ball, id: '' }] }, { ...base, balls: [{ ...ball, goal: '' }] }, { ...base, balls: [{ ...ball, spec: 1 }] }, { ...base, balls: [{ ...ball, rollback: null }] },
-  { ...base, balls: [{ ...ball, deps: [1] }] }, { ...base, balls: [{ ...ball, deps: ['x'] }] }, { ...base, balls: [{ ...ball, scope: [] }] }, { ...base, balls: [{ ...ball, scope: 'a.js' }] },
-  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a' }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: SHA.toUpperCase() }] }] },
-  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1, 2]] }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1.5, 2]] }] }] },
-  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1, 2, 3]] }] }] }, { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, symbols: ['f', 'g'] }] }] },
-  { ...base, balls: [{ ...ball, proof: { argv: [] } }] }, { ...base, balls: [{ ...ball, proof: { argv: ['a', 2] } }] }, { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [] } }] },
-  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] } }] }, { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: '', better: 'lower' }] } }] },
-  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: 'ms' }] } }] }, { ...base, balls: [{ ...ball, proof: 'npm test' }] }, { ...base, balls: [{ ...ball, proof: undefined }] },
-  { ...base, balls: [{ ...ball, extra: 1 }] }, { ...base, balls: [{ ...ball, id: 'x'.repeat(64) }] }, { ...base, balls: [{ ...ball, id: 'é' }] }, { ...base, balls: [{ ...ball, goal: '😀' }] },
+  base,
+  { ...base, $schema: 'x' },
+  { ...base, $schema: 1 },
+  { ...base, id: 'S' },
+  { ...base, base: '' },
+  { ...base, spine: 3 },
+  { ...base, balls: [] },
+  { ...base, balls: {} },
+  { ...base, x: 1 },
+  [],
+  null,
+  'slice',
+  7,
+  {},
+  { ...base, balls: [1] },
+  { ...base, balls: [ball, ball] },
+  { ...base, balls: [{ ...ball, id: '' }] },
+  { ...base, balls: [{ ...ball, goal: '' }] },
+  { ...base, balls: [{ ...ball, spec: 1 }] },
+  { ...base, balls: [{ ...ball, rollback: null }] },
+  { ...base, balls: [{ ...ball, deps: [1] }] },
+  { ...base, balls: [{ ...ball, deps: ['x'] }] },
+  { ...base, balls: [{ ...ball, scope: [] }] },
+  { ...base, balls: [{ ...ball, scope: 'a.js' }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a' }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: SHA.toUpperCase() }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1, 2]] }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1.5, 2]] }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, lines: [[1, 2, 3]] }] }] },
+  { ...base, balls: [{ ...ball, scope: [{ path: 'a', sha256: null, symbols: ['f', 'g'] }] }] },
+  { ...base, balls: [{ ...ball, proof: { argv: [] } }] },
+  { ...base, balls: [{ ...ball, proof: { argv: ['a', 2] } }] },
+  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [] } }] },
+  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] } }] },
+  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: '', better: 'lower' }] } }] },
+  { ...base, balls: [{ ...ball, proof: { argv: ['a'], metric: [{ field: 'ms' }] } }] },
+  { ...base, balls: [{ ...ball, proof: 'npm test' }] },
+  { ...base, balls: [{ ...ball, proof: undefined }] },
+  { ...base, balls: [{ ...ball, extra: 1 }] },
+  { ...base, balls: [{ ...ball, id: 'x'.repeat(64) }] },
+  { ...base, balls: [{ ...ball, id: 'é' }] },
+  { ...base, balls: [{ ...ball, goal: '😀' }] },
 ];
 
 agree('the generated parts accept exactly what ajv compiling the published schema accepts, and zod too', async () => {
@@ -60,7 +92,13 @@ agree('the generated parts accept exactly what ajv compiling the published schem
 
 // Every field of a full slice, replaced in turn by values of every JSON type.
 function mutations(): unknown[] {
-  const full = { $schema: 'x', id: 's', base: 'HEAD', spine: 'integrator', balls: [{ ...ball, scope: [{ path: 'a', sha256: SHA, symbols: ['f'], lines: [[1, 2]] }], proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] } }] };
+  const full = {
+    $schema: 'x',
+    id: 's',
+    base: 'HEAD',
+    spine: 'integrator',
+    balls: [{ ...ball, scope: [{ path: 'a', sha256: SHA, symbols: ['f'], lines: [[1, 2]] }], proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] } }],
+  };
   const values: unknown[] = [null, true, 0, -1, 1.5, 2 ** 53, 'x', '', 'Bad', SHA, [], ['x'], [1], [[1, 2]], [[2, 1, 0]], [{}], {}, { field: 'ms', better: 'higher' }];
   const out: unknown[] = [];
   const walk = (node: unknown, set: (v: unknown) => unknown): void => {

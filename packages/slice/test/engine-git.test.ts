@@ -19,7 +19,10 @@ test('in a folder of the repository with no .git of its own, git never finds the
   // A ball's worktree whose .git a builder deleted: a folder inside the main repository.
   const worktree = join(repo, 'inner', 'ball');
   mkdirSync(worktree, { recursive: true });
-  const error = await git(worktree, ['rev-parse', '--show-toplevel']).then(() => null, (e: unknown) => e);
+  const error = await git(worktree, ['rev-parse', '--show-toplevel']).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, GitError);
   assert.match((error as GitError).stderr, /not a git repository/);
   assert.is(await tryGit(worktree, ['status']), null);
@@ -27,7 +30,7 @@ test('in a folder of the repository with no .git of its own, git never finds the
   assert.is(testGit(worktree, 'rev-parse', '--show-toplevel').trim(), repo);
 });
 
-test('a GIT_DIR or GIT_INDEX_FILE of the caller\'s does not point the engine\'s git elsewhere', async () => {
+test("a GIT_DIR or GIT_INDEX_FILE of the caller's does not point the engine's git elsewhere", async () => {
   const other = makeTempDir();
   const saved = { dir: process.env.GIT_DIR, index: process.env.GIT_INDEX_FILE };
   process.env.GIT_DIR = join(other, 'nowhere.git');
@@ -35,8 +38,10 @@ test('a GIT_DIR or GIT_INDEX_FILE of the caller\'s does not point the engine\'s 
   try {
     assert.is((await git(repo, ['rev-parse', '--show-toplevel'])).trim(), repo);
   } finally {
-    if (saved.dir === undefined) delete process.env.GIT_DIR; else process.env.GIT_DIR = saved.dir;
-    if (saved.index === undefined) delete process.env.GIT_INDEX_FILE; else process.env.GIT_INDEX_FILE = saved.index;
+    if (saved.dir === undefined) delete process.env.GIT_DIR;
+    else process.env.GIT_DIR = saved.dir;
+    if (saved.index === undefined) delete process.env.GIT_INDEX_FILE;
+    else process.env.GIT_INDEX_FILE = saved.index;
   }
 });
 
@@ -51,7 +56,7 @@ test('sixty calls at once in one folder all answer, and a hostile message is one
   testGit(repo, 'commit', '-q', '-m', 'side');
   testGit(repo, 'switch', '-q', 'main');
   const side = await resolveCommit(repo, 'side');
-  assert.ok(side !== null && await isAncestor(repo, head, side));
+  assert.ok(side !== null && (await isAncestor(repo, head, side)));
   assert.not.ok(await isAncestor(repo, side, head));
   const merged = await mergeCommits(repo, head, side, `merge: ${title}`);
   assert.ok(merged !== null);
@@ -59,8 +64,11 @@ test('sixty calls at once in one folder all answer, and a hostile message is one
   assert.is(await resolveCommit(repo, '--no-such'), null);
 });
 
-test('a failure names the command, not its data, carries git\'s words, and exits 1 (the engine\'s and reap\'s)', async () => {
-  const error = await git(repo, ['cat-file', '-p', 'no-such-object-$(x)']).then(() => null, (e: unknown) => e);
+test("a failure names the command, not its data, carries git's words, and exits 1 (the engine's and reap's)", async () => {
+  const error = await git(repo, ['cat-file', '-p', 'no-such-object-$(x)']).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, GitError);
   assert.match((error as GitError).message, /^git cat-file failed \(exit \d+\) in /);
   assert.equal((error as GitError).args, ['cat-file', '-p', 'no-such-object-$(x)']);

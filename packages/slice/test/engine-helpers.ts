@@ -21,9 +21,14 @@ export const sha = (text: string) => createHash('sha256').update(text).digest('h
 /** One ball: its scope with hashes taken from `files` at base (null for a file the ball creates). */
 export function ball(id: string, scope: string[], base: Record<string, string>, extra: Record<string, unknown> = {}) {
   return {
-    id, goal: `ball ${id} does its part`, spec: `Write the files of ball ${id}.`,
+    id,
+    goal: `ball ${id} does its part`,
+    spec: `Write the files of ball ${id}.`,
     scope: scope.map((path) => ({ path, sha256: base[path] === undefined ? null : sha(base[path] as string) })),
-    proof: { argv: contentProof({}) }, rollback: 'restore the scope to base', deps: [] as string[], ...extra,
+    proof: { argv: contentProof({}) },
+    rollback: 'restore the scope to base',
+    deps: [] as string[],
+    ...extra,
   };
 }
 
@@ -42,7 +47,13 @@ export function writeSlice(dir: string, slice: Record<string, unknown>, name = '
 }
 
 /** What a builder does, per ball and round ("*": every round). */
-export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string; append?: string; delete?: boolean }[]; sleep_ms?: number; here?: string; wait_for?: string; say?: string; exit?: number; cost_usd?: number }>>;
+export type Plan = Record<
+  string,
+  Record<
+    string,
+    { edits?: { path: string; content?: string; append?: string; delete?: boolean }[]; sleep_ms?: number; here?: string; wait_for?: string; say?: string; exit?: number; cost_usd?: number }
+  >
+>;
 
 /**
  * An agents file: builder `b` (family fb) following `plan`; reviewers r1, r2, r3 (families f1..f3) that pass,
@@ -55,15 +66,22 @@ export function writeAgents(dir: string, plan: Plan, extra: Record<string, unkno
   mkdirSync(prompts, { recursive: true });
   // Each juror runs in a sandbox (a reader of a throwaway copy): the folder it records its prompt in is its entry's to write.
   const reviewer = (name: string, family: string, mode: string) => ({
-    plugin: 'command', family, command: [process.execPath, join(fixtures, 'reviewer.mjs')],
-    env: { REVIEW_MODE: mode, REVIEWER_NAME: name, PROMPT_DIR: prompts, ...reviewEnv }, paths: { write: [prompts] },
+    plugin: 'command',
+    family,
+    command: [process.execPath, join(fixtures, 'reviewer.mjs')],
+    env: { REVIEW_MODE: mode, REVIEWER_NAME: name, PROMPT_DIR: prompts, ...reviewEnv },
+    paths: { write: [prompts] },
   });
   const agents = {
     // The builder runs in a sandbox (a writer of its ball's worktree): its plan, prompts and rendezvous files lie in `dir`, its entry's to write.
     b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts }, paths: { write: [dir] } },
-    r1: reviewer('r1', 'f1', 'pass'), r2: reviewer('r2', 'f2', 'pass'), r3: reviewer('r3', 'f3', 'pass'),
-    garbage: reviewer('garbage', 'fg', 'garbage'), silent: reviewer('silent', 'fs', 'silent'),
-    same: reviewer('same', 'fb', 'pass'), refuser: reviewer('refuser', 'fr', 'refuse'),
+    r1: reviewer('r1', 'f1', 'pass'),
+    r2: reviewer('r2', 'f2', 'pass'),
+    r3: reviewer('r3', 'f3', 'pass'),
+    garbage: reviewer('garbage', 'fg', 'garbage'),
+    silent: reviewer('silent', 'fs', 'silent'),
+    same: reviewer('same', 'fb', 'pass'),
+    refuser: reviewer('refuser', 'fr', 'refuse'),
     ...extra,
   };
   const file = join(dir, 'agents.json');
@@ -82,7 +100,17 @@ export function engineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv
 export async function leapSlice(cwd: string, argv: string[], env: NodeJS.ProcessEnv = engineEnv()) {
   let stdout = '';
   let stderr = '';
-  const io: SubcommandIo = { stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; }, cwd, env, isTTY: false };
+  const io: SubcommandIo = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    cwd,
+    env,
+    isTTY: false,
+  };
   try {
     const code = await sliceCommand(argv, io);
     return { code, stdout, stderr };
@@ -95,7 +123,11 @@ export async function leapSlice(cwd: string, argv: string[], env: NodeJS.Process
 
 /** The worktrees git knows besides the main one. */
 export function extraWorktrees(repo: string): string[] {
-  return git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9)).filter((p) => p !== repo);
+  return git(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '))
+    .map((l) => l.slice(9))
+    .filter((p) => p !== repo);
 }
 
 /** The bytes of `path` on `rev`, or null when it is not there. */
@@ -110,17 +142,23 @@ export function showFile(repo: string, rev: string, path: string): string | null
 /** A record under `.leap/SLICE/`, parsed, or null. */
 export function readLeap<T = Record<string, unknown>>(repo: string, ...parts: string[]): T | null {
   const file = join(repo, '.leap', ...parts);
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as T : null;
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : null;
 }
 
 /** The events of the repository's log of one kind. */
 export function eventsOf(repo: string, kind: string): Record<string, unknown>[] {
   const file = join(repo, '.tdd', 'events.jsonl');
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === kind);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((e) => e.event === kind);
 }
 
 /** The `launch` events of leaves whose name starts with `prefix`. */
 export function launches(repo: string, prefix: string): string[] {
-  return eventsOf(repo, 'launch').map((e) => e.leaf as string).filter((l) => l.startsWith(prefix));
+  return eventsOf(repo, 'launch')
+    .map((e) => e.leaf as string)
+    .filter((l) => l.startsWith(prefix));
 }

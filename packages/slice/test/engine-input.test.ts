@@ -8,7 +8,8 @@ import { ball, contentProof, engineEnv, eventsOf, extraWorktrees, fixtures, leap
 
 const BASE = { 'src/a.txt': 'old a\n' };
 const PASS_A = { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } };
-const good = (dir: string, extra: Record<string, unknown> = {}) => writeSlice(dir, { id: 'input', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })], ...extra });
+const good = (dir: string, extra: Record<string, unknown> = {}) =>
+  writeSlice(dir, { id: 'input', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })], ...extra });
 
 /** Nothing was run or left: no records, no state folder, no leap branches, no worktrees. */
 function untouched(repo: string): void {
@@ -99,12 +100,29 @@ input('VERI_TIMEOUT is read as the supervisor reads it: 2m is 120 s for the proo
   const file = writeSlice(dir, { id: 'timed', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: hang } })] });
   const asked: number[] = [];
   const summary = await runSlice({
-    file, cwd: repo, env: engineEnv({ VERI_TIMEOUT: '2m' }), agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+    file,
+    cwd: repo,
+    env: engineEnv({ VERI_TIMEOUT: '2m' }),
+    agentsFile: agents,
+    builder: 'b',
+    reviewers: ['r1', 'r2'],
     createRunner: () => ({
       name: 'asking',
       buildRound: async (request) => {
         asked.push(request.timeoutMs);
-        return { receipt: 0, reason: 'held by the test', candidate: null, commit: null, proof: null, changed: [], champion: null, jury: null, reproof: null, builder: { agent: 'b', family: 'fb', leaf: 'x', status: null }, leaves: [] };
+        return {
+          receipt: 0,
+          reason: 'held by the test',
+          candidate: null,
+          commit: null,
+          proof: null,
+          changed: [],
+          champion: null,
+          jury: null,
+          reproof: null,
+          builder: { agent: 'b', family: 'fb', leaf: 'x', status: null },
+          leaves: [],
+        };
       },
       releaseBall: async () => undefined,
       close: async () => undefined,
@@ -144,12 +162,21 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
     // One ball at a time (fan-out is the default), so the spending order is a, then b, then c.
     out = await leapSlice(repo, ['run', file, '--jobs', '1', '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
   } finally {
-    for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
+    for (const [key, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
   }
   assert.is(out.code, 3, out.stderr);
   const s = JSON.parse(out.stdout) as { balls: { id: string; receipt: number; reason: string }[]; spent: { usd: number; leaves: { leaf: string; usd: number | null }[] } };
   // a spent 0.40; b's builder spent 0.40 more than the 0.10 left (its work undone); c never started.
-  assert.equal(s.balls.map((b) => [b.id, b.receipt]), [['a', 1], ['b', 0], ['c', 0]]);
+  assert.equal(
+    s.balls.map((b) => [b.id, b.receipt]),
+    [
+      ['a', 1],
+      ['b', 0],
+      ['c', 0],
+    ],
+  );
   assert.match(s.balls[1]?.reason ?? '', /^the cost budget is spent: build-b-1 cost \$0\.4000, \$0\.1000 of --max-cost was left/);
   assert.match(s.balls[2]?.reason ?? '', /the cost budget is spent: \$0\.8000 of --max-cost \$0\.5 \(build-a-1 \$0\.4000, build-b-1 \$0\.4000\)/);
   assert.is(Math.round(s.spent.usd * 100), 80);
@@ -159,11 +186,18 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   assert.is(readLeap(repo, 'budget', 'record.json'), null);
   // Checked after the builder's leaf too: one that spends more than is left holds its ball before any jury.
   const dear = writeSlice(dir, { id: 'dear', balls: [balls[0]] }, 'dear.json');
-  writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'a!\n' }], cost_usd: 0.6 } } }, { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs'), pass_env: ['BUILDER_*'], paths: { write: [dir] } } });
+  writeAgents(
+    dir,
+    { a: { '*': { edits: [{ path: 'src/a.txt', content: 'a!\n' }], cost_usd: 0.6 } } },
+    { paid: { plugin: 'claude', bin: join(fixtures, 'builder.mjs'), pass_env: ['BUILDER_*'], paths: { write: [dir] } } },
+  );
   const reviewsBefore = eventsOf(repo, 'review').length;
   const held = await leapSlice(repo, ['run', dear, '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);
   assert.is(held.code, 3, held.stderr);
-  assert.match((JSON.parse(held.stdout) as { balls: { reason: string }[] }).balls[0]?.reason ?? '', /^the cost budget is spent: build-a-1 cost \$0\.6000, \$0\.5000 of --max-cost was left; its work is undone, unjudged$/);
+  assert.match(
+    (JSON.parse(held.stdout) as { balls: { reason: string }[] }).balls[0]?.reason ?? '',
+    /^the cost budget is spent: build-a-1 cost \$0\.6000, \$0\.5000 of --max-cost was left; its work is undone, unjudged$/,
+  );
   assert.is(eventsOf(repo, 'review').length, reviewsBefore, 'no juror was paid for');
   assert.is(showFile(repo, 'leap/dear/a', 'src/a.txt'), 'old a\n');
 });

@@ -93,7 +93,13 @@ kill('SIGKILL while building, after a ball passed, and during the aggregate jury
   const record = readLeap<{ balls: { candidate: string; receipts: { candidate: string }[] }[] }>(repo, 'trio', 'record.json');
   assert.ok(record?.balls.every((b) => b.receipts.every((r) => r.candidate === b.candidate)));
   assert.equal(extraWorktrees(repo), []);
-  assert.is(git(repo, 'status', '--porcelain', '--untracked-files=all').split('\n').filter((l) => l !== '' && !l.endsWith('record.json')).join('\n'), '');
+  assert.is(
+    git(repo, 'status', '--porcelain', '--untracked-files=all')
+      .split('\n')
+      .filter((l) => l !== '' && !l.endsWith('record.json'))
+      .join('\n'),
+    '',
+  );
 });
 
 kill('a second engine on a running slice is refused, naming the live one; its worktrees are left alone', async () => {
@@ -105,7 +111,7 @@ kill('a second engine on a running slice is refused, naming the live one; its wo
   const second = await leapSlice(repo, ARGS(file, agents));
   assert.is(second.code, 2);
   assert.match(second.stderr, new RegExp(`slice "trio" is being run by live process ${engine.pid}`));
-  assert.ok(extraWorktrees(repo).length > 0, 'the live engine\'s worktrees stay');
+  assert.ok(extraWorktrees(repo).length > 0, "the live engine's worktrees stay");
   const ended = new Promise((r) => engine.once('exit', r));
   engine.kill('SIGTERM');
   await ended;

@@ -13,7 +13,10 @@ import type { RunSummary } from '../src/engine/run-slice.js';
 import { ball } from './engine-helpers.js';
 
 const run = (code: number, metric: Record<string, number> | null = null): ProofRun => ({ code, metric, ms: 1 });
-const fields = [{ field: 'passed', better: 'higher' as const }, { field: 'ms', better: 'lower' as const }];
+const fields = [
+  { field: 'passed', better: 'higher' as const },
+  { field: 'ms', better: 'lower' as const },
+];
 
 // ---
 const keep = suite('keepOrRevert');
@@ -43,7 +46,7 @@ proof('the metric is the last non-empty stdout line, every field a number', () =
   assert.equal(readMetric('noise\n{"passed": 3, "ms": 2}\n\n', fields), { metric: { passed: 3, ms: 2 } });
   assert.equal(readMetric('', fields).note, 'the proof printed no metric line');
   assert.match(readMetric('all good\n', fields).note ?? '', /the proof's last line is not JSON: "all good"/);
-  assert.equal(readMetric('[1,2]\n', fields).note, 'the proof\'s last line is not a JSON object');
+  assert.equal(readMetric('[1,2]\n', fields).note, "the proof's last line is not a JSON object");
   assert.equal(readMetric('{"passed": "3", "ms": 1}\n', fields).note, 'the proof\'s metric has no number "passed"');
 });
 
@@ -65,10 +68,15 @@ proof('readStatusV2: HEAD, and the paths whose work tree differs from the index 
   const h = 'b'.repeat(40);
   // A rename's origin is the entry after it, whatever it looks like (here like an untracked file): skipped.
   const out = [
-    `# branch.oid ${oid}`, '# branch.head leap/s/a',
-    `1 .M N... 100644 100644 100644 ${h} ${h} src/a b.txt`, `1 M. N... 100644 100644 100644 ${h} ${h} staged only.txt`,
-    `2 RM N... 100644 100644 100644 ${h} ${h} R100 new name.txt`, '? old name.txt',
-    `u UU N... 100644 100644 100644 100644 ${h} ${h} ${h} both.txt`, '? $(x) é.txt', '',
+    `# branch.oid ${oid}`,
+    '# branch.head leap/s/a',
+    `1 .M N... 100644 100644 100644 ${h} ${h} src/a b.txt`,
+    `1 M. N... 100644 100644 100644 ${h} ${h} staged only.txt`,
+    `2 RM N... 100644 100644 100644 ${h} ${h} R100 new name.txt`,
+    '? old name.txt',
+    `u UU N... 100644 100644 100644 100644 ${h} ${h} ${h} both.txt`,
+    '? $(x) é.txt',
+    '',
   ].join('\0');
   assert.equal(readStatusV2(out), { head: oid, dirty: ['src/a b.txt', 'new name.txt', 'both.txt', '$(x) é.txt'] });
   assert.equal(readStatusV2('# branch.oid (initial)\0# branch.head main\0'), { head: null, dirty: [] });
@@ -82,26 +90,54 @@ const base = { 'src/a.txt': 'a\n' };
 const slice = { id: 's', base: 'HEAD', spine: 'integrator', balls: [ball('a', ['src/a.txt'], base)] } as never;
 const runRecord: RunRecord = { slice: 's', base: 'b'.repeat(40), file: 's.json', started: '2026-01-01T00:00:00.000Z' };
 const round = (candidate: string, extra: Partial<RoundRecord> = {}): RoundRecord => ({
-  slice: 's', ball: 'a', round: 1, receipt: 1, reason: 'passed', candidate, proof: { code: 0, metric: null }, changed: ['src/a.txt'], ts: '', start: 'x', commit: 'y',
-  builder: { agent: 'b', family: 'fb', leaf: 'build-a-1', status: 'exited' }, champion: run(1),
-  jury: { value: 1, reason: 'unanimous', candidate, seats: [], refused: [] }, reproof: { code: 0, candidate }, ...extra,
+  slice: 's',
+  ball: 'a',
+  round: 1,
+  receipt: 1,
+  reason: 'passed',
+  candidate,
+  proof: { code: 0, metric: null },
+  changed: ['src/a.txt'],
+  ts: '',
+  start: 'x',
+  commit: 'y',
+  builder: { agent: 'b', family: 'fb', leaf: 'build-a-1', status: 'exited' },
+  champion: run(1),
+  jury: { value: 1, reason: 'unanimous', candidate, seats: [], refused: [] },
+  reproof: { code: 0, candidate },
+  ...extra,
 });
 const result = (candidate: string, extra: Partial<ResultRecord> = {}): ResultRecord => ({ receipt: 1, reason: 'passed', candidate, rounds: 1, merged: 'm', ts: '', commit: 'y', ...extra });
 const aggregate = { value: 1 as const, reason: 'unanimous', candidate: 'agg', seats: [], refused: [] };
 
 records('the record needs one candidate hash in every receipt, every receipt 1, every ball merged, a unanimous aggregate', () => {
-  const input = (r: RoundRecord, res: ResultRecord, agg = aggregate) => buildProvenance({ slice, run: runRecord, spine: { branch: 'leap/s/spine', commit: 'c' }, balls: [{ id: 'a', round: r, result: res }], aggregate: agg });
+  const input = (r: RoundRecord, res: ResultRecord, agg = aggregate) =>
+    buildProvenance({ slice, run: runRecord, spine: { branch: 'leap/s/spine', commit: 'c' }, balls: [{ id: 'a', round: r, result: res }], aggregate: agg });
   const ok = input(round('h'), result('h'));
   assert.ok('record' in ok);
   assert.match((input(round('h', { reproof: { code: 0, candidate: 'other' } }), result('h')) as { incomplete: string }).incomplete, /do not carry one candidate hash/);
   assert.match((input(round('h', { reproof: { code: 1, candidate: 'h' } }), result('h')) as { incomplete: string }).incomplete, /a receipt that is not 1/);
   assert.match((input(round('h'), result('h', { merged: null })) as { incomplete: string }).incomplete, /is not merged/);
   assert.match((input(round('h'), result('h'), { ...aggregate, value: 0 as never }) as { incomplete: string }).incomplete, /aggregate jury returned 0/);
-  assert.match((buildProvenance({ slice, run: runRecord, spine: { branch: 'x', commit: 'c' }, balls: [{ id: 'ghost', round: round('h'), result: result('h') }], aggregate }) as { incomplete: string }).incomplete, /not in the slice/);
+  assert.match(
+    (buildProvenance({ slice, run: runRecord, spine: { branch: 'x', commit: 'c' }, balls: [{ id: 'ghost', round: round('h'), result: result('h') }], aggregate }) as { incomplete: string }).incomplete,
+    /not in the slice/,
+  );
 });
 
 records('a checkpoint of a ball waiting on a dependency, and of one that never ran', () => {
-  const text = renderCheckpoint({ slice: 's', sliceFile: 's.json', ball: ball('a', ['src/a.txt'], base) as never, base: 'b', start: 'b', branch: 'leap/s/a', commit: 'b', rounds: [], reason: 'held: dependency x held (0)', waitingOn: ['x'] });
+  const text = renderCheckpoint({
+    slice: 's',
+    sliceFile: 's.json',
+    ball: ball('a', ['src/a.txt'], base) as never,
+    base: 'b',
+    start: 'b',
+    branch: 'leap/s/a',
+    commit: 'b',
+    rounds: [],
+    reason: 'held: dependency x held (0)',
+    waitingOn: ['x'],
+  });
   assert.match(text, /Waiting on x: this ball runs once they return 1\./);
   assert.match(text, /- no round ran in this episode\./);
   assert.match(text, /The ball has not been built\./);
@@ -110,9 +146,26 @@ records('a checkpoint of a ball waiting on a dependency, and of one that never r
 
 records('the summary: one line a ball, the aggregate, the reviewers, what was spent, the wall time', () => {
   const summary: RunSummary = {
-    slice: 's', base: 'b', spine: 'leap/s/spine', spineCommit: 'c'.repeat(40), receipt: -1, exitCode: 1, aggregate: { ...aggregate, value: -1, reason: 'refuse:\nr1' },
+    slice: 's',
+    base: 'b',
+    spine: 'leap/s/spine',
+    spineCommit: 'c'.repeat(40),
+    receipt: -1,
+    exitCode: 1,
+    aggregate: { ...aggregate, value: -1, reason: 'refuse:\nr1' },
     balls: [{ id: 'a', wave: 1, receipt: 1, reason: 'x'.repeat(200), rounds: 1, candidate: 'd'.repeat(64), merged: 'm', reused: true }],
-    reviewers: [], record: null, wallMs: 1234, spent: { usd: 0.5, unknown: 1, leaves: [{ leaf: 'build-a-1', usd: 0.5 }, { leaf: 'review-x', usd: null }] }, stopped: 'stopped by SIGTERM',
+    reviewers: [],
+    record: null,
+    wallMs: 1234,
+    spent: {
+      usd: 0.5,
+      unknown: 1,
+      leaves: [
+        { leaf: 'build-a-1', usd: 0.5 },
+        { leaf: 'review-x', usd: null },
+      ],
+    },
+    stopped: 'stopped by SIGTERM',
   };
   const text = renderSummary(summary);
   assert.match(text, /^slice s: refused \(-1\) on leap\/s\/spine at cccccccccccc; stopped by SIGTERM\n/);
@@ -121,17 +174,26 @@ records('the summary: one line a ball, the aggregate, the reviewers, what was sp
   assert.match(text, /reviewers: none seated\nspent: \$0\.5000 \(1 leaf\/leaves reported no cost\)\nwall time: 1\.2 s\n$/);
 });
 
-records('the cost meter reads the usage events of the run\'s leaves since it started, else the leaf\'s own report', () => {
+records("the cost meter reads the usage events of the run's leaves since it started, else the leaf's own report", () => {
   const dir = makeTempDir();
   mkdirSync(dir, { recursive: true });
   const since = Date.parse('2026-01-01T00:00:00.000Z');
-  const line = (leaf: string, cost: number | null, ts = '2026-01-01T00:00:01.000Z') => JSON.stringify({ ts, event: 'usage', issue: null, step: null, skill_commit: null, leaf, agent: 'x', family: 'f', model: null, input_tokens: null, output_tokens: null, cost_usd: cost });
+  const line = (leaf: string, cost: number | null, ts = '2026-01-01T00:00:01.000Z') =>
+    JSON.stringify({ ts, event: 'usage', issue: null, step: null, skill_commit: null, leaf, agent: 'x', family: 'f', model: null, input_tokens: null, output_tokens: null, cost_usd: cost });
   writeFileSync(join(dir, 'events.jsonl'), [line('build-a-1', 0.25), line('build-a-1', 0.3, '2025-01-01T00:00:00.000Z'), line('other', 9), '{"torn', line('review-x-f1', null)].join('\n'));
   const meter = new CostMeter(dir, since, 0.5);
   assert.not.ok(meter.over(), 'nothing ran yet');
-  meter.ran([{ leaf: 'build-a-1', usage: null }, { leaf: 'review-x-f1', usage: null }, { leaf: 'build-b-1', usage: { model: null, input_tokens: 1, output_tokens: 1, cost_usd: 0.3 } }]);
+  meter.ran([
+    { leaf: 'build-a-1', usage: null },
+    { leaf: 'review-x-f1', usage: null },
+    { leaf: 'build-b-1', usage: { model: null, input_tokens: 1, output_tokens: 1, cost_usd: 0.3 } },
+  ]);
   const t = meter.tally();
-  assert.equal(t.leaves, [{ leaf: 'build-a-1', usd: 0.25 }, { leaf: 'review-x-f1', usd: null }, { leaf: 'build-b-1', usd: 0.3 }]);
+  assert.equal(t.leaves, [
+    { leaf: 'build-a-1', usd: 0.25 },
+    { leaf: 'review-x-f1', usd: null },
+    { leaf: 'build-b-1', usd: 0.3 },
+  ]);
   assert.equal([Math.round(t.usd * 100), t.unknown, meter.over()], [55, 1, true]);
   assert.match(meter.reason(), /\$0\.5500 of --max-cost \$0\.5 \(build-b-1 \$0\.3000, build-a-1 \$0\.2500\)/);
 });
@@ -139,7 +201,7 @@ records('the cost meter reads the usage events of the run\'s leaves since it sta
 const worktrees = suite('worktreeGit');
 worktrees.after.each(cleanupTempDirs);
 
-worktrees('eight balls\' worktrees added with -B and removed at once, five times over: none fails', async () => {
+worktrees("eight balls' worktrees added with -B and removed at once, five times over: none fails", async () => {
   // Plain `git worktree` commands run side by side fail here (measured: 24 of 320, "failed to read
   // .git/worktrees/NAME/commondir"): `add -B` reads every other worktree's files while they are written.
   const repo = makeGitRepo({ files: { 'a.txt': 'a\n' } });
@@ -148,11 +210,18 @@ worktrees('eight balls\' worktrees added with -B and removed at once, five times
   const balls = Array.from({ length: 8 }, (_, i) => `b${i}`);
   for (let round = 0; round < 5; round++) {
     await Promise.all(balls.map((b) => worktreeGit(repo, ['add', '-q', '-B', `leap/s/${b}`, join(place, b), head])));
-    const listed = git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length;
+    const listed = git(repo, 'worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree ')).length;
     assert.is(listed, 9, `round ${round}: the main worktree and eight more`);
     await Promise.all(balls.map((b) => worktreeGit(repo, ['remove', '--force', '--force', join(place, b)])));
   }
-  assert.is(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+  assert.is(
+    git(repo, 'worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree ')).length,
+    1,
+  );
 });
 
 keep.run();

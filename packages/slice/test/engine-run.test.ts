@@ -39,23 +39,42 @@ run('three balls, one after the other two: all pass, merged on the spine in depe
   assert.match(out.stdout, /slice trio: passed \(1\) on leap\/trio\/spine/);
   assert.match(out.stdout, /reviewers: r1, r2/);
   assert.match(out.stdout, /wall time: \d+\.\d s/);
-  for (const line of ['ball a: started (wave 1)', 'ball b: started (wave 1)', 'ball c: started (wave 2)', 'ball a: merged onto leap/trio/spine', 'aggregate jury: 1']) assert.ok(out.stderr.includes(line), line);
+  for (const line of ['ball a: started (wave 1)', 'ball b: started (wave 1)', 'ball c: started (wave 2)', 'ball a: merged onto leap/trio/spine', 'aggregate jury: 1'])
+    assert.ok(out.stderr.includes(line), line);
   // Dependency order on the spine: a, b (the first wave, in file order), then c.
   const merges = git(repo, 'log', '--first-parent', '--format=%s', 'leap/trio/spine').trim().split('\n');
   assert.equal(merges, ['leap: merge c onto the spine of trio', 'leap: merge b onto the spine of trio', 'leap: merge a onto the spine of trio', 'initial']);
-  for (const [path, text] of [['src/a.txt', 'A\n'], ['src/b.txt', 'B\n'], ['src/c.txt', 'C\n'], ['README.md', '# repo\n']]) assert.is(showFile(repo, 'leap/trio/spine', path as string), text);
+  for (const [path, text] of [
+    ['src/a.txt', 'A\n'],
+    ['src/b.txt', 'B\n'],
+    ['src/c.txt', 'C\n'],
+    ['README.md', '# repo\n'],
+  ])
+    assert.is(showFile(repo, 'leap/trio/spine', path as string), text);
   const record = readLeap<{ balls: { task: string; candidate: string; receipts: { candidate: string }[] }[]; aggregate: { value: number } }>(repo, 'trio', 'record.json');
   assert.ok(record !== null, 'record.json written');
-  assert.equal(record.balls.map((b) => b.task), ['a', 'b', 'c']);
+  assert.equal(
+    record.balls.map((b) => b.task),
+    ['a', 'b', 'c'],
+  );
   for (const b of record.balls) {
     assert.is(b.receipts.length, 4);
-    assert.ok(b.receipts.every((r) => r.candidate === b.candidate), `${b.task}: one candidate hash in every receipt`);
+    assert.ok(
+      b.receipts.every((r) => r.candidate === b.candidate),
+      `${b.task}: one candidate hash in every receipt`,
+    );
   }
   assert.is(record.aggregate.value, 1);
   const result = readLeap<{ receipt: number; merged: string; rounds: number }>(repo, 'trio', 'c', 'result.json');
   assert.equal([result?.receipt, result?.rounds], [1, 1]);
   assert.equal(extraWorktrees(repo), []);
-  assert.is(git(repo, 'status', '--porcelain', '--untracked-files=all').split('\n').filter((l) => l !== '' && !l.endsWith('record.json')).join('\n'), '');
+  assert.is(
+    git(repo, 'status', '--porcelain', '--untracked-files=all')
+      .split('\n')
+      .filter((l) => l !== '' && !l.endsWith('record.json'))
+      .join('\n'),
+    '',
+  );
   // The main working tree is the user's: untouched.
   assert.is(readFileSync(join(repo, 'src/a.txt'), 'utf8'), 'old a\n');
   // Events: each kind with the slice and ball ids.
@@ -89,11 +108,28 @@ run('three balls, one after the other two: all pass, merged on the spine in depe
 run('a builder that edits outside its scope: -1, only its changes undone, its descendant blocked, the other ball unaffected', async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = threeBalls(dir);
-  const agents = writeAgents(dir, { ...PASSING, a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }, { path: 'README.md', content: 'taken over\n' }] } } });
+  const agents = writeAgents(dir, {
+    ...PASSING,
+    a: {
+      '*': {
+        edits: [
+          { path: 'src/a.txt', content: 'A\n' },
+          { path: 'README.md', content: 'taken over\n' },
+        ],
+      },
+    },
+  });
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
   assert.is(out.code, 1, out.stderr);
   const summary = JSON.parse(out.stdout) as { balls: { id: string; receipt: number; reason: string }[]; receipt: number };
-  assert.equal(summary.balls.map((b) => [b.id, b.receipt]), [['a', -1], ['b', 1], ['c', 0]]);
+  assert.equal(
+    summary.balls.map((b) => [b.id, b.receipt]),
+    [
+      ['a', -1],
+      ['b', 1],
+      ['c', 0],
+    ],
+  );
   assert.match(summary.balls[0]?.reason ?? '', /edited outside the scope: "README.md"/);
   assert.match(summary.balls[2]?.reason ?? '', /blocked: dependency a refused/);
   const a = readLeap<{ changed: string[]; receipt: number }>(repo, 'trio', 'a', 'round-1.json');
@@ -110,7 +146,11 @@ run('a builder that edits outside its scope: -1, only its changes undone, its de
   // leap slice status reads the engine's records.
   const status = await leapSlice(repo, ['status', file, '--json']);
   const states = (JSON.parse(status.stdout) as { balls: { ball: string; state: string; after: string[] }[] }).balls.map((b) => [b.ball, b.state, b.after]);
-  assert.equal(states, [['c', 'blocked', ['a']], ['a', 'refused', []], ['b', 'passed', []]]);
+  assert.equal(states, [
+    ['c', 'blocked', ['a']],
+    ['a', 'refused', []],
+    ['b', 'passed', []],
+  ]);
 });
 
 run('a builder that never makes its proof pass: four rounds, then 0 with a checkpoint, never a fifth build leaf; the next run resumes from it', async () => {
@@ -125,7 +165,8 @@ run('a builder that never makes its proof pass: four rounds, then 0 with a check
   assert.equal([result?.receipt, result?.rounds], [0, 4]);
   assert.match(result?.reason ?? '', /four rounds without a pass.*there is no fifth round/);
   const checkpoint = readFileSync(join(repo, '.leap', 'stuck', 'a', 'checkpoint.md'), 'utf8');
-  for (const heading of ['Goal', 'State', 'Where the work lives', 'The verdict trail', 'Half-done work and the exact next command', 'Open decisions', 'Unmet contracts', 'Traps', 'Suggested skills']) assert.ok(checkpoint.includes(`\n## ${heading}\n`), heading);
+  for (const heading of ['Goal', 'State', 'Where the work lives', 'The verdict trail', 'Half-done work and the exact next command', 'Open decisions', 'Unmet contracts', 'Traps', 'Suggested skills'])
+    assert.ok(checkpoint.includes(`\n## ${heading}\n`), heading);
   assert.match(checkpoint, /- round 4: receipt none, proof exit 1/);
   // Each round saw the previous round's receipt; the work of each round carried into the next.
   const prompt2 = readFileSync(join(dir, 'prompts', 'a-2.txt'), 'utf8');
@@ -143,7 +184,7 @@ run('a builder that never makes its proof pass: four rounds, then 0 with a check
   assert.equal(extraWorktrees(repo), []);
 });
 
-run('a proof that needs the repository\'s ignored dependencies finds them in the ball\'s worktree; they stay the user\'s', async () => {
+run("a proof that needs the repository's ignored dependencies finds them in the ball's worktree; they stay the user's", async () => {
   const base = { ...BASE, '.gitignore': 'node_modules/\n' };
   const { repo, dir } = setupRepo(base);
   mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
@@ -163,10 +204,7 @@ run('fan-out is the default: two ready balls, no --jobs, build at once (each bui
   const { repo, dir } = setupRepo(BASE);
   const file = writeSlice(dir, {
     id: 'fan',
-    balls: [
-      ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }),
-      ball('b', ['src/b.txt'], BASE, { proof: { argv: contentProof({ 'src/b.txt': 'B\n' }) } }),
-    ],
+    balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }), ball('b', ['src/b.txt'], BASE, { proof: { argv: contentProof({ 'src/b.txt': 'B\n' }) } })],
   });
   const [hereA, hereB] = [join(dir, 'a.here'), join(dir, 'b.here')];
   const agents = writeAgents(dir, {
@@ -178,17 +216,32 @@ run('fan-out is the default: two ready balls, no --jobs, build at once (each bui
   assert.match(out.stderr, new RegExp(`--jobs ${jobs}, builder`));
   if (jobs < 2) return; // a one-core machine runs one ball at a time, and says so above
   assert.is(out.code, 0, out.stderr + out.stdout);
-  const log = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { event: string; leaf?: string });
+  const log = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { event: string; leaf?: string });
   const at = (event: string, leaf: string) => log.findIndex((e) => e.event === event && e.leaf === leaf);
   const [startA, endA, startB, endB] = [at('launch', 'build-a-1'), at('exit', 'build-a-1'), at('launch', 'build-b-1'), at('exit', 'build-b-1')];
-  assert.ok([startA, endA, startB, endB].every((i) => i >= 0), JSON.stringify({ startA, endA, startB, endB }));
+  assert.ok(
+    [startA, endA, startB, endB].every((i) => i >= 0),
+    JSON.stringify({ startA, endA, startB, endB }),
+  );
   assert.ok(startA < endB && startB < endA, `the leaves did not overlap: ${JSON.stringify({ startA, endA, startB, endB })}`);
 });
 
-run('a builder that deletes its worktree\'s .git: the ball is held, and the worktree git can no longer remove is deleted and pruned', async () => {
+run("a builder that deletes its worktree's .git: the ball is held, and the worktree git can no longer remove is deleted and pruned", async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = writeSlice(dir, { id: 'gone', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
-  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }, { path: '.git', delete: true }] } } });
+  const agents = writeAgents(dir, {
+    a: {
+      '*': {
+        edits: [
+          { path: 'src/a.txt', content: 'A\n' },
+          { path: '.git', delete: true },
+        ],
+      },
+    },
+  });
   const head = git(repo, 'rev-parse', 'HEAD');
   // Unsandboxed: the engine's recovery from a builder that breaks its worktree, for --sandbox off (sandboxed, the
   // deletion is refused: the next test).
@@ -201,11 +254,21 @@ run('a builder that deletes its worktree\'s .git: the ball is held, and the work
   assert.not.ok(existsSync(join(repo, '.leap', '.worktrees', 'gone', 'a')));
 });
 
-run('a sandboxed builder writes its ball\'s worktree only: its write into the main tree and its deletion of .git are refused', async () => {
+run("a sandboxed builder writes its ball's worktree only: its write into the main tree and its deletion of .git are refused", async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = writeSlice(dir, { id: 'boxed', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
   // Its worktree is .leap/.worktrees/boxed/a: four folders up is the main tree.
-  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }, { path: '../../../../README.md', content: 'mine\n' }, { path: '.git', delete: true }] } } });
+  const agents = writeAgents(dir, {
+    a: {
+      '*': {
+        edits: [
+          { path: 'src/a.txt', content: 'A\n' },
+          { path: '../../../../README.md', content: 'mine\n' },
+          { path: '.git', delete: true },
+        ],
+      },
+    },
+  });
   const head = git(repo, 'rev-parse', 'HEAD');
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
   assert.ok(out.code === 0 || out.code === 3, out.stderr);
@@ -236,7 +299,13 @@ run('the runner is a plugin: a runner that gets each round as JSON (as a queue w
   const agents = writeAgents(dir, PASSING);
   const asked: { ball: string; round: number; commit: string; agent: string }[] = [];
   const summary = await runSlice({
-    file, cwd: repo, env: engineEnv(), jobs: 2, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'],
+    file,
+    cwd: repo,
+    env: engineEnv(),
+    jobs: 2,
+    agentsFile: agents,
+    builder: 'b',
+    reviewers: ['r1', 'r2'],
     createRunner: (context) => {
       const local = createLocalRunner(context);
       return {
@@ -252,7 +321,11 @@ run('the runner is a plugin: a runner that gets each round as JSON (as a queue w
     },
   });
   assert.is(summary.exitCode, 0, JSON.stringify(summary.balls));
-  assert.equal(asked.map((a) => [a.ball, a.round, a.agent]).sort(), [['a', 1, 'b'], ['b', 1, 'b'], ['c', 1, 'b']]);
+  assert.equal(asked.map((a) => [a.ball, a.round, a.agent]).sort(), [
+    ['a', 1, 'b'],
+    ['b', 1, 'b'],
+    ['c', 1, 'b'],
+  ]);
   assert.is(asked.find((a) => a.ball === 'a')?.commit, git(repo, 'rev-parse', 'main').trim());
   assert.is(showFile(repo, 'leap/trio/spine', 'src/c.txt'), 'C\n');
   assert.equal(extraWorktrees(repo), []);

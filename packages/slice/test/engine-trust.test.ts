@@ -29,22 +29,26 @@ async function gone(pid: number): Promise<boolean> {
 }
 
 // ---
-const metric = suite('the engine\'s own checks: the file map, keep-or-revert, the proof');
+const metric = suite("the engine's own checks: the file map, keep-or-revert, the proof");
 metric.after.each(cleanupTempDirs);
 
 // The proof counts the lines `ok` of a file: {"passed": N, "ms": 5}; more is better, then fewer ms.
-const counting = (path: string) => [process.execPath, '-e', `const n=require('fs').readFileSync(${JSON.stringify(path)},'utf8').split('\\n').filter((l)=>l==='ok').length;console.log('counted');console.log(JSON.stringify({passed:n,ms:5}))`];
+const counting = (path: string) => [
+  process.execPath,
+  '-e',
+  `const n=require('fs').readFileSync(${JSON.stringify(path)},'utf8').split('\\n').filter((l)=>l==='ok').length;console.log('counted');console.log(JSON.stringify({passed:n,ms:5}))`,
+];
 
 metric('a candidate that ties the champion on the metric loses (reverted, and after four rounds held); one that beats it passes', async () => {
   const base = { ...BASE, 'src/t.txt': 'ok\n' };
   const { repo, dir } = setupRepo(base);
-  const fields = [{ field: 'passed', better: 'higher' }, { field: 'ms', better: 'lower' }];
+  const fields = [
+    { field: 'passed', better: 'higher' },
+    { field: 'ms', better: 'lower' },
+  ];
   const file = writeSlice(dir, {
     id: 'metric',
-    balls: [
-      ball('tie', ['src/t.txt'], base, { proof: { argv: counting('src/t.txt'), metric: fields } }),
-      ball('win', ['src/m.txt'], base, { proof: { argv: counting('src/m.txt'), metric: fields } }),
-    ],
+    balls: [ball('tie', ['src/t.txt'], base, { proof: { argv: counting('src/t.txt'), metric: fields } }), ball('win', ['src/m.txt'], base, { proof: { argv: counting('src/m.txt'), metric: fields } })],
   });
   const agents = writeAgents(dir, {
     tie: { '*': { edits: [{ path: 'src/t.txt', content: 'ok\n# a comment, no more passing lines\n' }] } },
@@ -53,11 +57,23 @@ metric('a candidate that ties the champion on the metric loses (reverted, and af
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--jobs', '2', '--json']);
   assert.is(out.code, 3, out.stderr);
   const s = json(out.stdout);
-  assert.equal(s.balls.map((b) => [b.id, b.receipt, b.rounds]), [['tie', 0, 4], ['win', 1, 1]]);
+  assert.equal(
+    s.balls.map((b) => [b.id, b.receipt, b.rounds]),
+    [
+      ['tie', 0, 4],
+      ['win', 1, 1],
+    ],
+  );
   const round = readLeap<{ receipt: null; reason: string; champion: { metric: unknown }; proof: { metric: unknown } }>(repo, 'metric', 'tie', 'round-1.json');
   assert.is(round?.receipt, null);
   assert.match(round?.reason ?? '', /loses to the champion: a tie on passed, ms; the candidate is reverted/);
-  assert.equal([round?.champion.metric, round?.proof.metric], [{ passed: 1, ms: 5 }, { passed: 1, ms: 5 }]);
+  assert.equal(
+    [round?.champion.metric, round?.proof.metric],
+    [
+      { passed: 1, ms: 5 },
+      { passed: 1, ms: 5 },
+    ],
+  );
   // Reverted: the tie's branch holds base's bytes; no jury saw it.
   assert.is(showFile(repo, 'leap/metric/tie', 'src/t.txt'), 'ok\n');
   assert.match(readLeap<{ reason: string }>(repo, 'metric', 'win', 'result.json')?.reason ?? '', /beats the champion on passed \(1 -> 2, higher is better\)/);
@@ -113,7 +129,7 @@ metric('the builder is asked for one hypothesis and its move; the JSON block end
   assert.match(prompt, /End your answer with one JSON object on its own, your one hypothesis and the move you made:\n\{"hypothesis": "\.\.\.", "move": "\.\.\."\}\n$/);
 });
 
-metric('live: the ball\'s live proof runs after the tests in the candidate\'s worktree; its output is the evidence, hashed; a server it started ends with it; a failing one is no pass', async () => {
+metric("live: the ball's live proof runs after the tests in the candidate's worktree; its output is the evidence, hashed; a server it started ends with it; a failing one is no pass", async () => {
   const { repo, dir } = setupRepo(BASE);
   const pidFile = join(dir, 'server.pid');
   // The live proof starts a "server" in the background (its own child, same group), checks the built file, prints, exits 0.
@@ -134,14 +150,18 @@ metric('live: the ball\'s live proof runs after the tests in the candidate\'s wo
   const held = await leapSlice(repo, ['run', oneBall(dir, 'dead', { live: failing }), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
   assert.is(held.code, 3, held.stderr);
   assert.match(json(held.stdout).balls[0]?.reason ?? '', /four rounds without a pass \(the last: the live proof exited 4: the page shows an error\)/);
-  assert.equal(eventsOf(repo, 'review').filter((e) => e.ball === 'a' && String(e.candidate) !== '' && e.reviewer !== null).length, 2, 'only the first slice\'s ball was judged');
+  assert.equal(eventsOf(repo, 'review').filter((e) => e.ball === 'a' && String(e.candidate) !== '' && e.reviewer !== null).length, 2, "only the first slice's ball was judged");
 });
 
-metric('live on the spine: the slice\'s live proof runs after the merges, before the aggregate jury; a failing one refuses the slice, its output kept', async () => {
+metric("live on the spine: the slice's live proof runs after the merges, before the aggregate jury; a failing one refuses the slice, its output kept", async () => {
   const { repo, dir } = setupRepo(BASE);
-  const check = (want: string) => ({ argv: [process.execPath, '-e', `const t=require('fs').readFileSync('src/a.txt','utf8');console.log('spine has '+t.trim());process.exit(t===${JSON.stringify(want)}?0:5)`], timeout_s: 60 });
+  const check = (want: string) => ({
+    argv: [process.execPath, '-e', `const t=require('fs').readFileSync('src/a.txt','utf8');console.log('spine has '+t.trim());process.exit(t===${JSON.stringify(want)}?0:5)`],
+    timeout_s: 60,
+  });
   const agents = writeAgents(dir, PASS_A);
-  const slice = (id: string, want: string) => writeSlice(dir, { id, live: check(want), balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] }, `${id}.json`);
+  const slice = (id: string, want: string) =>
+    writeSlice(dir, { id, live: check(want), balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] }, `${id}.json`);
   const ok = await leapSlice(repo, ['run', slice('spine-ok', 'A\n'), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
   assert.is(ok.code, 0, ok.stderr);
   const passed = readLeap<{ value: number; live: { code: number; output: string } }>(repo, 'spine-ok', 'spine', 'aggregate.json');
@@ -155,20 +175,49 @@ metric('live on the spine: the slice\'s live proof runs after the merges, before
   assert.equal(eventsOf(repo, 'review').filter((e) => e.slice === 'spine-bad' && e.ball === undefined).length, 0, 'no aggregate jury after a failed live proof');
 });
 
-metric('declared lines: a change outside a scope file\'s lines is -1; one inside passes, and the reviewers are told the symbols and lines', async () => {
+metric("declared lines: a change outside a scope file's lines is -1; one inside passes, and the reviewers are told the symbols and lines", async () => {
   const text = 'one\ntwo\nthree\nfour\nfive\nsix\n';
   const base = { ...BASE, 'src/l.txt': text };
   const { repo, dir } = setupRepo(base);
-  const narrowed = (id: string, want: string) => writeSlice(dir, { id, balls: [{
-    ...ball('l', ['src/l.txt'], base, { proof: { argv: contentProof({ 'src/l.txt': want }) } }),
-    scope: [{ path: 'src/l.txt', sha256: sha(text), symbols: ['second'], lines: [[2, 3]] }],
-  }] }, `${id}.json`);
+  const narrowed = (id: string, want: string) =>
+    writeSlice(
+      dir,
+      {
+        id,
+        balls: [
+          {
+            ...ball('l', ['src/l.txt'], base, { proof: { argv: contentProof({ 'src/l.txt': want }) } }),
+            scope: [{ path: 'src/l.txt', sha256: sha(text), symbols: ['second'], lines: [[2, 3]] }],
+          },
+        ],
+      },
+      `${id}.json`,
+    );
   const inside = text.replace('two', 'TWO');
   const outside = text.replace('five', 'FIVE');
-  const stray = await leapSlice(repo, ['run', narrowed('stray', outside), '--agents', writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: outside }] } } }), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  const stray = await leapSlice(repo, [
+    'run',
+    narrowed('stray', outside),
+    '--agents',
+    writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: outside }] } } }),
+    '--builder',
+    'b',
+    '--reviewers',
+    'r1,r2',
+    '--json',
+  ]);
   assert.is(stray.code, 1, stray.stderr);
   assert.is(json(stray.stdout).balls[0]?.reason, 'edited "src/l.txt" outside its declared lines 2-3 (changed: 5); this ball\'s changes are undone');
-  const kept = await leapSlice(repo, ['run', narrowed('kept', inside), '--agents', writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: inside }] } } }), '--builder', 'b', '--reviewers', 'r1,r2']);
+  const kept = await leapSlice(repo, [
+    'run',
+    narrowed('kept', inside),
+    '--agents',
+    writeAgents(dir, { l: { '*': { edits: [{ path: 'src/l.txt', content: inside }] } } }),
+    '--builder',
+    'b',
+    '--reviewers',
+    'r1,r2',
+  ]);
   assert.is(kept.code, 0, kept.stderr);
   const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-'));
   assert.ok(prompts.some((f) => readFileSync(join(dir, 'prompts', f), 'utf8').includes('- src/l.txt: symbols second lines 2-3 (a change outside them is refused)')));
@@ -189,9 +238,13 @@ metric('a proof that rewrites a scope file while it runs: refused before any jur
 
 // A proof that counts its runs in `counter` (outside the repository): the first (the champion) and the
 // second (after the builder) check src/a.txt; the third (after the jury) does what `third` says first.
-const thirdRun = (counter: string, third: string) => [process.execPath, '-e', `const fs=require('fs');const c=${JSON.stringify(counter)};const n=(fs.existsSync(c)?Number(fs.readFileSync(c,'utf8')):0)+1;fs.writeFileSync(c,String(n));if(n===3){${third}}process.exit(fs.readFileSync('src/a.txt','utf8')==='A\\n'?0:1)`];
+const thirdRun = (counter: string, third: string) => [
+  process.execPath,
+  '-e',
+  `const fs=require('fs');const c=${JSON.stringify(counter)};const n=(fs.existsSync(c)?Number(fs.readFileSync(c,'utf8')):0)+1;fs.writeFileSync(c,String(n));if(n===3){${third}}process.exit(fs.readFileSync('src/a.txt','utf8')==='A\\n'?0:1)`,
+];
 
-metric('a proof that writes a file when run again after the jury: refused, the candidate\'s commit undone', async () => {
+metric("a proof that writes a file when run again after the jury: refused, the candidate's commit undone", async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = oneBall(dir, 'stray', { proof: { argv: thirdRun(join(dir, 'runs'), "fs.writeFileSync('stray $(x) \\u00e9.txt','left by the proof')") } });
   const out = await leapSlice(repo, ['run', file, '--agents', writeAgents(dir, PASS_A), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
@@ -210,7 +263,17 @@ metric('a proof that fails when run again after the jury: refused as not reprodu
     ['messy', "fs.writeFileSync('core.txt','x');process.exit(4)", 'the proof run again wrote "core.txt"; refused'],
   ] as const) {
     const { repo, dir } = setupRepo(BASE);
-    const out = await leapSlice(repo, ['run', oneBall(dir, id, { proof: { argv: thirdRun(join(dir, 'runs'), third) } }), '--agents', writeAgents(dir, PASS_A), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+    const out = await leapSlice(repo, [
+      'run',
+      oneBall(dir, id, { proof: { argv: thirdRun(join(dir, 'runs'), third) } }),
+      '--agents',
+      writeAgents(dir, PASS_A),
+      '--builder',
+      'b',
+      '--reviewers',
+      'r1,r2',
+      '--json',
+    ]);
     assert.is(out.code, 1, out.stderr);
     assert.is(json(out.stdout).balls[0]?.reason, reason);
     assert.is(showFile(repo, `leap/${id}/a`, 'src/a.txt'), 'old a\n');
@@ -229,41 +292,69 @@ jury('a reviewer that answers garbage refuses the ball (-1)', async () => {
   assert.is(out.code, 1, out.stderr);
   assert.match(json(out.stdout).balls[0]?.reason ?? '', /the jury refused: refuse: garbage \(answered garbage/);
   assert.is(showFile(repo, 'leap/garbage/a', 'src/a.txt'), 'old a\n', 'the refused candidate is undone');
-  const seats = eventsOf(repo, 'review').filter((e) => e.reviewer !== null).map((e) => [e.reviewer, e.value]);
-  assert.equal(seats.sort(), [['garbage', -1], ['r1', 1]]);
+  const seats = eventsOf(repo, 'review')
+    .filter((e) => e.reviewer !== null)
+    .map((e) => [e.reviewer, e.value]);
+  assert.equal(seats.sort(), [
+    ['garbage', -1],
+    ['r1', 1],
+  ]);
 });
 
-jury('the builder\'s identities are redacted from what every reviewer is shown, not a hold: the candidate hash is of the real bytes', async () => {
+jury("the builder's identities are redacted from what every reviewer is shown, not a hold: the candidate hash is of the real bytes", async () => {
   const { repo, dir } = setupRepo(BASE);
   // The work names the user's git identity and the builder's family, as a LICENSE or a package.json would.
   const named = 'Copyright Leap Test <leap@test.invalid>, built with BuilderFam tools\n';
-  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: named }] } } }, {
-    bf: { plugin: 'command', family: 'builderfam', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json'), PROMPT_DIR: join(dir, 'prompts') }, paths: { write: [dir] } },
-  });
+  const agents = writeAgents(
+    dir,
+    { a: { '*': { edits: [{ path: 'src/a.txt', content: named }] } } },
+    {
+      bf: {
+        plugin: 'command',
+        family: 'builderfam',
+        command: [process.execPath, join(fixtures, 'builder.mjs')],
+        env: { BUILDER_PLAN: join(dir, 'plan.json'), PROMPT_DIR: join(dir, 'prompts') },
+        paths: { write: [dir] },
+      },
+    },
+  );
   const file = writeSlice(dir, { id: 'named', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': named }) } })] });
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'bf', '--reviewers', 'r1,r2', '--json']);
   assert.is(out.code, 0, out.stderr + out.stdout);
   const round = readLeap<{ candidate: string; jury: { candidate: string } }>(repo, 'named', 'a', 'round-1.json');
   assert.is(round?.jury.candidate, round?.candidate);
   assert.is(showFile(repo, 'leap/named/spine', 'src/a.txt'), named, 'the real bytes are merged');
-  const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-')).map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
+  const prompts = readdirSync(join(dir, 'prompts'))
+    .filter((f) => f.startsWith('review-'))
+    .map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
   assert.is(prompts.length, 4, 'two reviewers of the ball, two of the aggregate');
   for (const prompt of prompts) {
     assert.match(prompt, /Copyright \[the author\] <\[the author\]>, built with \[the author\] tools/);
     assert.not.match(prompt, /leap test|leap@test\.invalid|builderfam/i);
   }
-  assert.ok(prompts.some((p) => p.includes(`sha256:${round?.candidate}`)), 'the ball\'s envelope carries the real candidate hash');
+  assert.ok(
+    prompts.some((p) => p.includes(`sha256:${round?.candidate}`)),
+    "the ball's envelope carries the real candidate hash",
+  );
 });
 
-jury('the consumers of a changed file reach the ball\'s reviewers as read-only context: found by name with git grep, outside the scope', async () => {
-  const base = { ...BASE, 'src/slugify.js': 'export const slugify = (s) => s;\n', 'src/app.js': "import { slugify } from './slugify.js';\nexport const page = slugify('x');\n", 'src/other.js': 'export const unrelated = 1;\n', "docs/it's $(here).md": 'The `slugify` module makes slugs.\n' };
+jury("the consumers of a changed file reach the ball's reviewers as read-only context: found by name with git grep, outside the scope", async () => {
+  const base = {
+    ...BASE,
+    'src/slugify.js': 'export const slugify = (s) => s;\n',
+    'src/app.js': "import { slugify } from './slugify.js';\nexport const page = slugify('x');\n",
+    'src/other.js': 'export const unrelated = 1;\n',
+    "docs/it's $(here).md": 'The `slugify` module makes slugs.\n',
+  };
   const { repo, dir } = setupRepo(base);
   const fixed = 'export const slugify = (s) => s.toLowerCase();\n';
   const agents = writeAgents(dir, { s: { '*': { edits: [{ path: 'src/slugify.js', content: fixed }] } } });
   const file = writeSlice(dir, { id: 'consumers', balls: [ball('s', ['src/slugify.js'], base, { proof: { argv: contentProof({ 'src/slugify.js': fixed }) } })] });
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
   assert.is(out.code, 0, out.stderr + out.stdout);
-  const prompts = readdirSync(join(dir, 'prompts')).filter((f) => f.startsWith('review-')).map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
+  const prompts = readdirSync(join(dir, 'prompts'))
+    .filter((f) => f.startsWith('review-'))
+    .map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
   const ballPrompts = prompts.filter((p) => p.includes('Consumers of the changed files'));
   assert.is(ballPrompts.length, 2, 'both reviewers of the ball are shown the consumers');
   for (const prompt of ballPrompts) {
@@ -298,18 +389,31 @@ jury('a reviewer that never answers holds the ball (0); with an alternate it is 
   const s = json(seated.stdout);
   assert.equal(s.reviewers, ['r1', 'r3', 'silent']);
   const round = readLeap<{ jury: { seats: { reviewer: string; value: number; replaced: boolean }[] } }>(repo, 'alternate', 'a', 'round-1.json');
-  assert.equal(round?.jury.seats.map((x) => [x.reviewer, x.value, x.replaced]), [['r1', 1, false], ['silent', 0, true], ['r3', 1, false]]);
+  assert.equal(
+    round?.jury.seats.map((x) => [x.reviewer, x.value, x.replaced]),
+    [
+      ['r1', 1, false],
+      ['silent', 0, true],
+      ['r3', 1, false],
+    ],
+  );
 });
 
-jury('a reviewer of the builder\'s family is refused before dispatch; a jury that could never sit is bad input', async () => {
+jury("a reviewer of the builder's family is refused before dispatch; a jury that could never sit is bad input", async () => {
   const { repo, dir } = setupRepo(BASE);
   const agents = writeAgents(dir, PASS_A);
   const out = await leapSlice(repo, ['run', oneBall(dir, 'family'), '--agents', agents, '--builder', 'b', '--reviewers', 'same,r1,r2', '--json']);
   assert.is(out.code, 0, out.stderr);
   const round = readLeap<{ jury: { refused: { reviewer: string; reason: string }[]; seats: { reviewer: string }[] } }>(repo, 'family', 'a', 'round-1.json');
   assert.equal(round?.jury.refused, [{ reviewer: 'same', family: 'fb', reason: 'same family as the builder (fb)' }]);
-  assert.equal(round?.jury.seats.map((x) => x.reviewer), ['r1', 'r2']);
-  assert.not.ok(readdirSync(join(dir, 'prompts')).some((f) => f.startsWith('review-same')), 'the builder\'s family never saw the candidate');
+  assert.equal(
+    round?.jury.seats.map((x) => x.reviewer),
+    ['r1', 'r2'],
+  );
+  assert.not.ok(
+    readdirSync(join(dir, 'prompts')).some((f) => f.startsWith('review-same')),
+    "the builder's family never saw the candidate",
+  );
   const lone = await leapSlice(repo, ['run', oneBall(dir, 'lone'), '--agents', agents, '--builder', 'b', '--reviewers', 'same,r1']);
   assert.is(lone.code, 2);
   assert.match(lone.stderr, /--reviewers: the jury needs at least 2 reviewers of families other than the builder's \("fb"\)/);
@@ -317,7 +421,7 @@ jury('a reviewer of the builder\'s family is refused before dispatch; a jury tha
 });
 
 // ---
-const data = suite('the ball\'s text is data');
+const data = suite("the ball's text is data");
 data.after.each(cleanupTempDirs);
 
 data('a goal and a spec that say to run a command or to ignore the scope: nothing of it runs, the builder gets it fenced byte for byte', async () => {
@@ -330,7 +434,10 @@ data('a goal and a spec that say to run a command or to ignore the scope: nothin
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
   assert.is(out.code, 0, out.stderr);
   for (const n of [1, 2, 3]) assert.not.ok(existsSync(`${marker}-${n}`), `marker ${n}`);
-  assert.equal(readdirSync(dir).filter((f) => f.startsWith('PWNED')), []);
+  assert.equal(
+    readdirSync(dir).filter((f) => f.startsWith('PWNED')),
+    [],
+  );
   const prompt = readFileSync(join(dir, 'prompts', 'a-1.txt'), 'utf8');
   const tag = /<(LEAP-DATA-[0-9a-f]{12}) goal>/.exec(prompt)?.[1] as string;
   assert.ok(tag !== undefined, 'a fenced goal');
@@ -341,7 +448,12 @@ data('a goal and a spec that say to run a command or to ignore the scope: nothin
   const record = readLeap<{ balls: { goal: string; rollback: string }[] }>(repo, 'hostile', 'record.json');
   assert.equal([record?.balls[0]?.goal, record?.balls[0]?.rollback], [goal, '$(rm -rf /)']);
   assert.equal(launches(repo, 'build-'), ['build-a-1']);
-  assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all').split('\n').filter((l) => l !== '' && !l.includes('record.json')), []);
+  assert.equal(
+    git(repo, 'status', '--porcelain', '--untracked-files=all')
+      .split('\n')
+      .filter((l) => l !== '' && !l.includes('record.json')),
+    [],
+  );
 });
 
 metric.run();

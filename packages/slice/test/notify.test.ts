@@ -15,10 +15,19 @@ notify.after.each(cleanupTempDirs);
 function recorder(): { script: string; record: string } {
   const dir = makeTempDir('leap-notify-');
   const script = join(dir, 'record.mjs');
-  writeFileSync(script, "import { appendFileSync, readFileSync } from 'node:fs';\nconst [file, ...rest] = process.argv.slice(2);\nappendFileSync(file, JSON.stringify({ argv: rest, stdin: readFileSync(0, 'utf8') }) + '\\n');\nif (rest.includes('--fail')) process.exit(9);\n");
+  writeFileSync(
+    script,
+    "import { appendFileSync, readFileSync } from 'node:fs';\nconst [file, ...rest] = process.argv.slice(2);\nappendFileSync(file, JSON.stringify({ argv: rest, stdin: readFileSync(0, 'utf8') }) + '\\n');\nif (rest.includes('--fail')) process.exit(9);\n",
+  );
   return { script, record: join(dir, 'told.jsonl') };
 }
-const told = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; stdin: string }) : []);
+const told = (file: string) =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { argv: string[]; stdin: string })
+    : [];
 
 notify('done and bail are told with the slice, its receipt and each ball; the words of CMD are its argv, no shell', async () => {
   const { repo, dir } = setupRepo(BASE);
@@ -34,7 +43,10 @@ notify('done and bail are told with the slice, its receipt and each ball; the wo
   assert.not.ok(existsSync(planted));
   const event = JSON.parse(done?.stdin ?? '{}') as { event: string; slice: string; receipt: number; balls: { id: string; receipt: number }[] };
   assert.equal([event.event, event.slice, event.receipt], ['done', 'told', 1]);
-  assert.equal(event.balls.map((b) => [b.id, b.receipt]), [['a', 1]]);
+  assert.equal(
+    event.balls.map((b) => [b.id, b.receipt]),
+    [['a', 1]],
+  );
   assert.match(out.stderr, /leap slice: notify: done told \(leaf notify-done-\d+\)/);
 
   // A refused ball: bail.
@@ -46,7 +58,7 @@ notify('done and bail are told with the slice, its receipt and each ball; the wo
   assert.is((JSON.parse(told(record)[1]?.stdin ?? '{}') as { event: string }).event, 'bail');
 });
 
-notify('a notify command that fails: said, with where its words are; the run\'s exit code stands', async () => {
+notify("a notify command that fails: said, with where its words are; the run's exit code stands", async () => {
   const { repo, dir } = setupRepo(BASE);
   const { script, record } = recorder();
   const file = writeSlice(dir, { id: 'fails', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });

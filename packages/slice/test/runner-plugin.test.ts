@@ -70,13 +70,16 @@ plugin('a runner package installed in the repository builds every round, with it
   assert.match(help.stdout, /Options of --runner echo:\n {2}--echo-log FILE {2}where each round asked for is written\n {2}--echo-loud {6}say more/);
   const out = await leapSlice(repo, ['run', file, '--runner', '@acme/runner-echo', `--echo-log=${log}`, '--echo-loud', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
   assert.is(out.code, 0, out.stderr + out.stdout);
-  const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.equal(lines[0], { prepared: { log, loud: true, cwd: repo } });
   assert.equal(lines.slice(1), [{ round: { ball: 'a', round: 1 } }], 'the one round went through the plugin');
   assert.is(showFile(repo, 'leap/echoed/spine', 'src/a.txt'), 'A\n');
 });
 
-plugin('a runner that refuses its options, a package that is not a runner, one that takes a command\'s own option, one not installed: exit 2, nothing touched', async () => {
+plugin("a runner that refuses its options, a package that is not a runner, one that takes a command's own option, one not installed: exit 2, nothing touched", async () => {
   const { repo, dir } = setupRepo(BASE);
   install(repo, '@acme/runner-echo', ECHO);
   install(repo, '@acme/not-a-runner', 'export const hello = 1;\n');

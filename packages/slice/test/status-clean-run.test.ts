@@ -27,7 +27,14 @@ seam('a passed ball, a refused one and its blocked descendant, as status reads t
   const agents = writeAgents(dir, {
     a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } },
     // b also edits a file outside its scope: -1.
-    b: { '*': { edits: [{ path: 'src/b.txt', content: 'B\n' }, { path: 'README.md', content: 'hijacked\n' }] } },
+    b: {
+      '*': {
+        edits: [
+          { path: 'src/b.txt', content: 'B\n' },
+          { path: 'README.md', content: 'hijacked\n' },
+        ],
+      },
+    },
     c: { '*': { edits: [{ path: 'src/c.txt', content: 'C\n' }] } },
   });
   const run = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
@@ -35,8 +42,21 @@ seam('a passed ball, a refused one and its blocked descendant, as status reads t
 
   const status = await leapSlice(repo, ['status', file, '--json']);
   assert.is(status.code, 0, status.stderr);
-  const s = JSON.parse(status.stdout) as { engine: number | null; base: string; balls: { ball: string; state: string; receipt: number | null; rounds: number; candidate: string | null; after: string[] }[]; unreadable: string[]; record: string | null };
-  assert.equal(s.balls.map((b) => [b.ball, b.state, b.receipt]), [['a', 'passed', 1], ['b', 'refused', -1], ['c', 'blocked', 0]]);
+  const s = JSON.parse(status.stdout) as {
+    engine: number | null;
+    base: string;
+    balls: { ball: string; state: string; receipt: number | null; rounds: number; candidate: string | null; after: string[] }[];
+    unreadable: string[];
+    record: string | null;
+  };
+  assert.equal(
+    s.balls.map((b) => [b.ball, b.state, b.receipt]),
+    [
+      ['a', 'passed', 1],
+      ['b', 'refused', -1],
+      ['c', 'blocked', 0],
+    ],
+  );
   assert.equal(s.balls.find((b) => b.ball === 'c')?.after, ['b']);
   assert.match(s.balls.find((b) => b.ball === 'a')?.candidate ?? '', /^[0-9a-f]{64}$/);
   assert.equal([s.engine, s.record, s.unreadable], [null, null, []]);
@@ -52,7 +72,10 @@ seam('a passed ball, a refused one and its blocked descendant, as status reads t
   assert.equal(git(repo, 'branch', '--list', 'leap/mixed/*').trim(), '');
   assert.equal(extraWorktrees(repo), []);
   assert.ok(existsSync(join(repo, '.leap', 'mixed', 'a', 'result.json')), 'the records stay');
-  assert.equal(JSON.parse((await leapSlice(repo, ['status', file, '--json'])).stdout).balls.map((b: { state: string }) => b.state), ['passed', 'refused', 'blocked']);
+  assert.equal(
+    JSON.parse((await leapSlice(repo, ['status', file, '--json'])).stdout).balls.map((b: { state: string }) => b.state),
+    ['passed', 'refused', 'blocked'],
+  );
 });
 
 seam('a ball held after four rounds: status shows the hold, its fourth round and its checkpoint; its descendant held after it', async () => {
@@ -67,7 +90,9 @@ seam('a ball held after four rounds: status shows the hold, its fourth round and
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'not quite\n' }] } } });
   const run = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
   assert.is(run.code, 3, run.stderr + run.stdout);
-  const s = JSON.parse((await leapSlice(repo, ['status', file, '--json'])).stdout) as { balls: { ball: string; state: string; receipt: number | null; rounds: number; lastRound: { round: number } | null; checkpoint: string | null; after: string[] }[] };
+  const s = JSON.parse((await leapSlice(repo, ['status', file, '--json'])).stdout) as {
+    balls: { ball: string; state: string; receipt: number | null; rounds: number; lastRound: { round: number } | null; checkpoint: string | null; after: string[] }[];
+  };
   const [a, d] = s.balls;
   assert.equal([a?.state, a?.receipt, a?.rounds, a?.lastRound?.round, a?.checkpoint], ['held', 0, 4, 4, '.leap/stuck/a/checkpoint.md']);
   assert.ok(existsSync(join(repo, '.leap', 'stuck', 'a', 'checkpoint.md')));

@@ -20,11 +20,16 @@ const children: ChildProcess[] = [];
 /** A real process that takes the slice's engine lock and holds it until killed, as an engine does. */
 async function startHolder(repo: string, id: string): Promise<ChildProcess> {
   const script = join(makeTempDir(), 'hold.mts');
-  writeFileSync(script, `import { lockSlice } from ${JSON.stringify(join(pkg, 'src', 'slice-lock.ts'))};\nlockSlice(process.argv[2], process.argv[3]);\nprocess.stdout.write('locked\\n');\nsetInterval(() => {}, 1000);\n`);
+  writeFileSync(
+    script,
+    `import { lockSlice } from ${JSON.stringify(join(pkg, 'src', 'slice-lock.ts'))};\nlockSlice(process.argv[2], process.argv[3]);\nprocess.stdout.write('locked\\n');\nsetInterval(() => {}, 1000);\n`,
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', script, repo, id], { cwd: pkg, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   let out = '';
-  child.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stdout?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   assert.ok(await waitFor(() => out.includes('locked'), 20000), 'the holder took the lock');
   return child;
 }
@@ -47,11 +52,19 @@ function repoWithWorktrees(id: string, balls: string[], where: (ball: string) =>
 }
 
 function worktreeList(repo: string): string[] {
-  return git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice('worktree '.length));
+  return git(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '))
+    .map((l) => l.slice('worktree '.length));
 }
 
 function sliceOf(deps: Record<string, string[]>, id = 's'): Slice {
-  return { id, base: 'HEAD', spine: 'integrator', balls: Object.entries(deps).map(([b, d]) => ({ id: b, goal: 'g', spec: '', scope: [{ path: `${b}.js`, sha256: null }], proof: { argv: ['true'] }, rollback: '', deps: d })) };
+  return {
+    id,
+    base: 'HEAD',
+    spine: 'integrator',
+    balls: Object.entries(deps).map(([b, d]) => ({ id: b, goal: 'g', spec: '', scope: [{ path: `${b}.js`, sha256: null }], proof: { argv: ['true'] }, rollback: '', deps: d })),
+  };
 }
 
 // ---
@@ -60,11 +73,14 @@ const lock = suite('lockSlice');
 
 lock.after.each(cleanup);
 
-lock('one live engine per slice: a second lock names the live holder; a SIGKILLed holder\'s lock is taken over', async () => {
+lock("one live engine per slice: a second lock names the live holder; a SIGKILLed holder's lock is taken over", async () => {
   const repo = makeGitRepo();
   const holder = await startHolder(repo, 's');
   assert.is(liveEngine(repo, 's'), holder.pid);
-  assert.throws(() => lockSlice(repo, 's'), (e: LeapError) => e.exitCode === 2 && e.message === `slice "s" is being run by live process ${holder.pid} (${sliceLockFile(repo, 's')}); wait for it to end or stop it`);
+  assert.throws(
+    () => lockSlice(repo, 's'),
+    (e: LeapError) => e.exitCode === 2 && e.message === `slice "s" is being run by live process ${holder.pid} (${sliceLockFile(repo, 's')}); wait for it to end or stop it`,
+  );
   const other = lockSlice(repo, 'other');
   other.release();
   await kill9(holder);
@@ -96,7 +112,12 @@ reap('removes every worktree on leap/SLICE/*, wherever it is, and only those', (
   // A worktree whose folder is already gone.
   rmSync(join(outside, 'never'), { recursive: true, force: true });
   assert.ok(mayHaveSliceWorktrees(repo, 's'));
-  assert.equal(sliceWorktrees(repo, 's').map((w) => w.branch).sort(), ['leap/s/a', 'leap/s/b', 'leap/s/c']);
+  assert.equal(
+    sliceWorktrees(repo, 's')
+      .map((w) => w.branch)
+      .sort(),
+    ['leap/s/a', 'leap/s/b', 'leap/s/c'],
+  );
   const removed = reapSlice(repo, 's');
   assert.equal(removed.sort(), [join(outside, "wt a $(x) 'q'\nline"), join(outside, 'never'), join(repo, '.leap', 'worktrees', 'c')].sort());
   assert.equal(worktreeList(repo).sort(), [repo, join(outside, 's2-a'), join(outside, 'feature')].sort());
@@ -106,7 +127,7 @@ reap('removes every worktree on leap/SLICE/*, wherever it is, and only those', (
   assert.match(git(repo, 'branch', '--list', 'leap/s/*'), /leap\/s\/a[\s\S]*leap\/s\/b[\s\S]*leap\/s\/c/);
 });
 
-reap('a live engine\'s worktrees are left alone; once it is SIGKILLed, the next reap removes them', async () => {
+reap("a live engine's worktrees are left alone; once it is SIGKILLed, the next reap removes them", async () => {
   const outside = makeTempDir();
   const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
   const holder = await startHolder(repo, 's');
@@ -117,7 +138,7 @@ reap('a live engine\'s worktrees are left alone; once it is SIGKILLed, the next 
   assert.equal(worktreeList(repo), [repo]);
 });
 
-reap('the engine itself, holding the lock, reaps; outside a repository git\'s error is said', () => {
+reap("the engine itself, holding the lock, reaps; outside a repository git's error is said", () => {
   const outside = makeTempDir();
   const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
   const mine = lockSlice(repo, 's');
@@ -129,7 +150,7 @@ reap('the engine itself, holding the lock, reaps; outside a repository git\'s er
   assert.throws(() => runGit(makeTempDir(), ['worktree', 'list']), /git worktree list failed \(exit 128\) in .*: fatal: not a git repository/);
 });
 
-reap('from a linked worktree, git\'s common folder is found', () => {
+reap("from a linked worktree, git's common folder is found", () => {
   const outside = makeTempDir();
   const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
   git(repo, 'worktree', 'add', '-q', '-b', 'side', join(outside, 'side'));
@@ -150,7 +171,7 @@ reap('leap slice validate and plan, like every leap slice command, remove what a
   assert.equal(worktreeList(repo).sort(), [repo, join(outside, 'other')].sort());
 });
 
-reap('run inside a ball\'s worktree, the commands respect the main repository\'s lock and read its records', async () => {
+reap("run inside a ball's worktree, the commands respect the main repository's lock and read its records", async () => {
   const outside = makeTempDir();
   const repo = repoWithWorktrees('s', ['a', 'b'], (b) => join(outside, b));
   const wt = join(outside, 'b');
@@ -166,7 +187,15 @@ reap('run inside a ball\'s worktree, the commands respect the main repository\'s
   mkdirSync(join(repo, '.leap', 's', 'a'), { recursive: true });
   writeFileSync(join(repo, '.leap', 's', 'a', 'result.json'), JSON.stringify({ receipt: 1 }));
   let out = '';
-  const io = { stdout: (t: string) => { out += t; }, stderr: () => {}, cwd: wt, env: process.env, isTTY: false };
+  const io = {
+    stdout: (t: string) => {
+      out += t;
+    },
+    stderr: () => {},
+    cwd: wt,
+    env: process.env,
+    isTTY: false,
+  };
   assert.is(await ballCommand(['check', 's.json', 'b'], io), 0);
   assert.match(out, /receipt 1 \(a true map\)/);
   await kill9(holder);
@@ -174,7 +203,7 @@ reap('run inside a ball\'s worktree, the commands respect the main repository\'s
   assert.equal(worktreeList(repo), [repo]);
 });
 
-reap('the main working tree is never reaped, even on one of the slice\'s branches', async () => {
+reap("the main working tree is never reaped, even on one of the slice's branches", async () => {
   const outside = makeTempDir();
   const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));
   git(repo, 'checkout', '-q', '-b', 'leap/s/spine');
@@ -230,7 +259,11 @@ clean('a branch of the slice the main working tree has checked out is kept, and 
   git(repo, 'checkout', '-q', '-b', 'leap/s/spine');
   writeFileSync(join(repo, 's.json'), JSON.stringify(sliceOf({ a: [] })));
   const out = await leapSlice(repo, ['clean', 's.json']);
-  assert.equal(out, { code: 0, stdout: 'deleted the branch leap/s/a\nkept the branch leap/s/spine: it is checked out in the main working tree\nslice s: 0 worktrees and 1 branch removed; records under .leap/s/ kept\n', stderr: '' });
+  assert.equal(out, {
+    code: 0,
+    stdout: 'deleted the branch leap/s/a\nkept the branch leap/s/spine: it is checked out in the main working tree\nslice s: 0 worktrees and 1 branch removed; records under .leap/s/ kept\n',
+    stderr: '',
+  });
   assert.is(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'leap/s/spine');
 });
 
@@ -271,9 +304,30 @@ function recordedRepo(): string {
   record(repo, 'a/round-1.json', { slice: 's', ball: 'a', round: 1, receipt: null, reason: 'the proof failed', candidate: null, proof: { code: 1, metric: null }, changed: ['a.js'], ts: 'x' });
   record(repo, 'a/round-2.json', { slice: 's', ball: 'a', round: 2, receipt: 1, reason: 'passed', candidate: CANDIDATE, proof: { code: 0, metric: null }, changed: ['a.js'], ts: 'x' });
   record(repo, 'a/result.json', { receipt: 1, reason: 'proven, kept, judged', candidate: CANDIDATE, rounds: 2, merged: 'e'.repeat(40), ts: 'x' });
-  record(repo, 'b/round-1.json', { slice: 's', ball: 'b', round: 1, receipt: -1, reason: 'edited x.js, outside its scope', candidate: null, proof: { code: 0, metric: null }, changed: ['x.js'], ts: 'x' });
+  record(repo, 'b/round-1.json', {
+    slice: 's',
+    ball: 'b',
+    round: 1,
+    receipt: -1,
+    reason: 'edited x.js, outside its scope',
+    candidate: null,
+    proof: { code: 0, metric: null },
+    changed: ['x.js'],
+    ts: 'x',
+  });
   record(repo, 'b/result.json', { receipt: -1, reason: 'edited x.js, outside its scope', candidate: null, rounds: 1, merged: null, ts: 'x' });
-  for (let n = 1; n <= 4; n++) record(repo, `d/round-${n}.json`, { slice: 's', ball: 'd', round: n, receipt: n === 4 ? 0 : null, reason: 'the proof failed', candidate: null, proof: { code: 1, metric: null }, changed: [], ts: 'x' });
+  for (let n = 1; n <= 4; n++)
+    record(repo, `d/round-${n}.json`, {
+      slice: 's',
+      ball: 'd',
+      round: n,
+      receipt: n === 4 ? 0 : null,
+      reason: 'the proof failed',
+      candidate: null,
+      proof: { code: 1, metric: null },
+      changed: [],
+      ts: 'x',
+    });
   record(repo, 'd/result.json', { receipt: 0, reason: 'four rounds without a passing proof', candidate: null, rounds: 4, merged: null, ts: 'x' });
   record(repo, 'd/checkpoint.md', '# checkpoint\n');
   record(repo, 'e/round-1.json', { slice: 's', ball: 'e', round: 1, receipt: null, reason: 'the proof failed', candidate: null, proof: { code: 1, metric: null }, changed: [], ts: 'x' });
@@ -281,35 +335,47 @@ function recordedRepo(): string {
   return repo;
 }
 
-status('each ball\'s state from its records: passed, refused, blocked, held, interrupted, waiting, pending; torn records said', async () => {
+status("each ball's state from its records: passed, refused, blocked, held, interrupted, waiting, pending; torn records said", async () => {
   const repo = recordedRepo();
   const s = sliceStatus(repo, sliceOf({ a: [], b: [], c: ['b'], d: [], e: [], f: ['d'], g: [], h: ['a'] }));
-  assert.equal(s.balls.map((b) => [b.ball, b.state, b.receipt, b.rounds, b.after]), [
-    ['a', 'passed', 1, 2, []], ['b', 'refused', -1, 1, []], ['c', 'blocked', null, 0, ['b']], ['d', 'held', 0, 4, []],
-    ['e', 'interrupted', null, 1, []], ['f', 'waiting', null, 0, ['d']], ['g', 'pending', null, 0, []], ['h', 'pending', null, 0, []],
-  ]);
+  assert.equal(
+    s.balls.map((b) => [b.ball, b.state, b.receipt, b.rounds, b.after]),
+    [
+      ['a', 'passed', 1, 2, []],
+      ['b', 'refused', -1, 1, []],
+      ['c', 'blocked', null, 0, ['b']],
+      ['d', 'held', 0, 4, []],
+      ['e', 'interrupted', null, 1, []],
+      ['f', 'waiting', null, 0, ['d']],
+      ['g', 'pending', null, 0, []],
+      ['h', 'pending', null, 0, []],
+    ],
+  );
   assert.equal([s.base, s.engine, s.record], ['f'.repeat(40), null, null]);
   assert.is(s.unreadable.length, 1);
   assert.match(s.unreadable[0] ?? '', /^\.leap\/s\/g\/result\.json: /);
   const out = await leapSlice(repo, ['status', 's.json']);
   assert.is(out.code, 0);
-  assert.is(out.stdout, [
-    `slice s: no engine running, base ${'f'.repeat(40)}`,
-    `  a  passed       round 2  receipt 1  candidate cccccccccccc  merged eeeeeeeeeeee`,
-    '     "proven, kept, judged"',
-    '  b  refused      round 1  receipt -1',
-    '     "edited x.js, outside its scope"',
-    '  c  blocked      after b',
-    '  d  held         round 4  receipt 0  checkpoint .leap/s/d/checkpoint.md',
-    '     "four rounds without a passing proof"',
-    '  e  interrupted  round 1  last round proof failed',
-    '     "the proof failed"',
-    '  f  waiting      after d',
-    '  g  pending',
-    '  h  pending',
-    `unreadable record ${s.unreadable[0]}`,
-    '',
-  ].join('\n'));
+  assert.is(
+    out.stdout,
+    [
+      `slice s: no engine running, base ${'f'.repeat(40)}`,
+      `  a  passed       round 2  receipt 1  candidate cccccccccccc  merged eeeeeeeeeeee`,
+      '     "proven, kept, judged"',
+      '  b  refused      round 1  receipt -1',
+      '     "edited x.js, outside its scope"',
+      '  c  blocked      after b',
+      '  d  held         round 4  receipt 0  checkpoint .leap/s/d/checkpoint.md',
+      '     "four rounds without a passing proof"',
+      '  e  interrupted  round 1  last round proof failed',
+      '     "the proof failed"',
+      '  f  waiting      after d',
+      '  g  pending',
+      '  h  pending',
+      `unreadable record ${s.unreadable[0]}`,
+      '',
+    ].join('\n'),
+  );
   const json = JSON.parse((await leapSlice(repo, ['status', 's.json', '--json'])).stdout) as { balls: { ball: string; state: string; checkpoint: string | null }[]; reaped: string[] };
   assert.equal(json.balls.find((b) => b.ball === 'd')?.checkpoint, '.leap/s/d/checkpoint.md');
   assert.equal(json.reaped, []);
@@ -322,9 +388,14 @@ status('balls the engine never built, because a dependency refused or held, are 
   record(repo, 'f/result.json', { receipt: 0, reason: 'held: dependency d held (0)', candidate: null, rounds: 0, merged: null, ts: 'x', commit: null, blockedBy: ['d'] });
   record(repo, 'f/checkpoint.md', '# checkpoint\n');
   const s = sliceStatus(repo, sliceOf({ a: [], b: [], c: ['b'], d: [], e: [], f: ['d'], g: [], h: ['c'] }));
-  assert.equal(s.balls.filter((b) => ['c', 'f', 'h'].includes(b.ball)).map((b) => [b.ball, b.state, b.receipt, b.after, b.checkpoint]), [
-    ['c', 'blocked', 0, ['b'], null], ['f', 'held', 0, ['d'], '.leap/s/f/checkpoint.md'], ['h', 'blocked', 0, ['c'], null],
-  ]);
+  assert.equal(
+    s.balls.filter((b) => ['c', 'f', 'h'].includes(b.ball)).map((b) => [b.ball, b.state, b.receipt, b.after, b.checkpoint]),
+    [
+      ['c', 'blocked', 0, ['b'], null],
+      ['f', 'held', 0, ['d'], '.leap/s/f/checkpoint.md'],
+      ['h', 'blocked', 0, ['c'], null],
+    ],
+  );
 });
 
 status('a slice never run: every ball pending or waiting; a passed slice names its record', async () => {
@@ -349,7 +420,10 @@ status('while an engine runs: running balls and its pid; after a SIGKILL, status
   assert.ok(existsSync(join(outside, 'e')));
   await kill9(holder);
   const after = await leapSlice(repo, ['status', 's.json']);
-  assert.is(after.stdout, `slice s: no engine running, base (not run yet)\n  e  interrupted  round 1  last round proof failed\n     "the proof failed"\nremoved the worktree ${join(outside, 'e')}, left by an engine that ended\n`);
+  assert.is(
+    after.stdout,
+    `slice s: no engine running, base (not run yet)\n  e  interrupted  round 1  last round proof failed\n     "the proof failed"\nremoved the worktree ${join(outside, 'e')}, left by an engine that ended\n`,
+  );
   assert.equal(worktreeList(repo), [repo]);
 });
 

@@ -32,12 +32,30 @@ export type { NotifyEvent, NotifyOutcome } from './notify.js';
 export type { KillReason, LeafOutcome } from './run-leaf.js';
 export * from './exit-codes.js';
 export {
-  bwrapArgs, planMounts, sandboxArgv, sandboxEnv, mainRepoRoot, SandboxSpecError,
-  CREDENTIAL_PATHS, AGENT_CLI_PATHS, DEFAULT_STATE_DIRS, DEFAULT_LINK_READ_ONLY,
+  bwrapArgs,
+  planMounts,
+  sandboxArgv,
+  sandboxEnv,
+  mainRepoRoot,
+  SandboxSpecError,
+  CREDENTIAL_PATHS,
+  AGENT_CLI_PATHS,
+  DEFAULT_STATE_DIRS,
+  DEFAULT_LINK_READ_ONLY,
 } from './sandbox-plan.js';
 export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } from './sandbox-plan.js';
 export {
-  checkSandbox, findBwrap, findExecutable, prepareSandbox, copyTree, hostView, namespaceCause, parseSandboxSetting,
-  resetSandboxCheck, SandboxUnavailableError, SandboxSettingError, EXIT_NO_SANDBOX,
+  checkSandbox,
+  findBwrap,
+  findExecutable,
+  prepareSandbox,
+  copyTree,
+  hostView,
+  namespaceCause,
+  parseSandboxSetting,
+  resetSandboxCheck,
+  SandboxUnavailableError,
+  SandboxSettingError,
+  EXIT_NO_SANDBOX,
 } from './sandbox.js';
 export type { PreparedSandbox } from './sandbox.js';

@@ -36,11 +36,14 @@ export function replaceFile(file: string, text: string): void {
   writeFileAtomic(file, text, { durable: false });
 }
 
-
 /** Render NAME.pid; `token` keeps the lock taken on the same file valid. */
 export function formatPidRecord(record: PidRecord, token?: string): string {
   return formatKeyValues(String(record.pid), {
-    starttime: record.starttime, boot_id: record.bootId, token, run: record.run, leaf: record.leaf,
+    starttime: record.starttime,
+    boot_id: record.bootId,
+    token,
+    run: record.run,
+    leaf: record.leaf,
   });
 }
 
@@ -110,6 +113,8 @@ export const removeStale = unlinkIfPresent;
 
 /** A run id: unique enough to tell one run of NAME from the next (time, pid and randomness; no crypto module). */
 export function newRunId(): string {
-  const random = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  const random = Math.floor(Math.random() * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0');
   return `${Date.now().toString(36)}${process.pid.toString(36)}${random}`;
 }

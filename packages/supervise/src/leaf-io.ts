@@ -15,7 +15,7 @@ export function openInput(dir: string, input: string | Uint8Array): number {
     unlinkSync(file);
     const bytes = typeof input === 'string' ? Buffer.from(input) : input;
     // Positional writes (pwrite) leave the descriptor's offset at 0, where the leaf starts reading.
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
     return fd;
   } catch (error) {
     closeSync(fd);

@@ -48,10 +48,17 @@ export function recordEnd(paths: StatePaths, result: SuperviseResult, context: E
   const some = <T>(value: T, keep: boolean): T | undefined => (keep ? value : undefined);
   try {
     writeExitFile(paths.exit(result.name), {
-      code: result.code, status: result.status, run: result.run, durationMs: result.durationMs,
-      leafCode: result.leafCode ?? undefined, signal: result.signal ?? undefined, received: result.received ?? undefined,
-      leftovers: some(result.leftovers, result.leftovers > 0), escaped: some(result.escaped, result.escaped > 0),
-      unkillable: some(result.unkillable.join(','), result.unkillable.length > 0), error: result.error ?? undefined,
+      code: result.code,
+      status: result.status,
+      run: result.run,
+      durationMs: result.durationMs,
+      leafCode: result.leafCode ?? undefined,
+      signal: result.signal ?? undefined,
+      received: result.received ?? undefined,
+      leftovers: some(result.leftovers, result.leftovers > 0),
+      escaped: some(result.escaped, result.escaped > 0),
+      unkillable: some(result.unkillable.join(','), result.unkillable.length > 0),
+      error: result.error ?? undefined,
     });
   } catch (error) {
     result.warnings.push(`cannot write ${paths.exit(result.name)}: ${(error as Error).message}`);
@@ -63,10 +70,25 @@ export function recordEnd(paths: StatePaths, result: SuperviseResult, context: E
   if (result.leafPid !== null) extra.leaf_pid = result.leafPid;
   if (result.error !== null) extra.error = result.error;
   extra.sandbox = result.sandbox;
-  appendEventSafely(paths.events, createEvent('exit', {
-    leaf: result.name, code: result.code, status: result.status, duration_ms: result.durationMs,
-    leaf_code: result.leafCode, signal: result.signal, run: result.run, leftovers: result.leftovers, ...extra,
-  }, context), result.warnings);
+  appendEventSafely(
+    paths.events,
+    createEvent(
+      'exit',
+      {
+        leaf: result.name,
+        code: result.code,
+        status: result.status,
+        duration_ms: result.durationMs,
+        leaf_code: result.leafCode,
+        signal: result.signal,
+        run: result.run,
+        leftovers: result.leftovers,
+        ...extra,
+      },
+      context,
+    ),
+    result.warnings,
+  );
 }
 
 /** The status line the supervisor prints on stderr: `supervise[NAME]: STATUS`, then any details. */

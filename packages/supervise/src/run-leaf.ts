@@ -51,17 +51,26 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
     pid: options.pid,
     onlyKill: options.sandboxed === true,
     exited: () => child.exitCode !== null || child.signalCode !== null,
-    kill: (signal) => { child.kill(signal); },
+    kill: (signal) => {
+      child.kill(signal);
+    },
   };
   let reason: KillReason | null = null;
   let killing: Promise<KillOutcome> | null = null;
   // The leaf may be unkillable (uninterruptible sleep): then the kill sequence gives up and so do we.
   let giveUp: (value: null) => void = () => {};
-  const gaveUp = new Promise<null>((resolve) => { giveUp = resolve; });
+  const gaveUp = new Promise<null>((resolve) => {
+    giveUp = resolve;
+  });
   const startKill = (): Promise<KillOutcome> => {
     if (killing === null) {
       killing = killTree(tree, leader, { graceMs: options.killAfterMs });
-      killing.then((k) => { if (k.unkillable.length > 0) giveUp(null); }, () => giveUp(null));
+      killing.then(
+        (k) => {
+          if (k.unkillable.length > 0) giveUp(null);
+        },
+        () => giveUp(null),
+      );
     }
     return killing;
   };

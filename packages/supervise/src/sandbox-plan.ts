@@ -58,17 +58,54 @@ export interface FsEntry {
 
 /** Places under home that hold credentials: absent inside every sandbox. */
 export const CREDENTIAL_PATHS: readonly string[] = [
-  '.ssh', '.gnupg', '.aws', '.config/gh', '.netrc', '.npmrc', '.docker', '.kube',
-  '.git-credentials', '.config/git/credentials', '.config/hub', '.config/gcloud', '.azure', '.pypirc',
-  '.cargo/credentials', '.cargo/credentials.toml', '.gem/credentials', '.password-store', '.local/share/keyrings',
-  '.vault-token', '.terraform.d/credentials.tfrc.json', '.yarnrc.yml', '.config/op', '.m2/settings.xml',
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.config/gh',
+  '.netrc',
+  '.npmrc',
+  '.docker',
+  '.kube',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.config/hub',
+  '.config/gcloud',
+  '.azure',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.password-store',
+  '.local/share/keyrings',
+  '.vault-token',
+  '.terraform.d/credentials.tfrc.json',
+  '.yarnrc.yml',
+  '.config/op',
+  '.m2/settings.xml',
 ];
 
 /** Every agent CLI's folders and files under home: absent unless named as the leaf's own agent's. */
 export const AGENT_CLI_PATHS: readonly string[] = [
-  '.claude', '.claude.json', '.claude.json.backup', '.config/claude', '.codex', '.gemini', '.qwen', '.cursor',
-  '.aider', '.config/opencode', '.local/share/opencode', '.config/github-copilot', '.copilot', '.continue',
-  '.config/amp', '.local/share/amp', '.config/goose', '.local/share/goose', '.crush', '.config/crush',
+  '.claude',
+  '.claude.json',
+  '.claude.json.backup',
+  '.config/claude',
+  '.codex',
+  '.gemini',
+  '.qwen',
+  '.cursor',
+  '.aider',
+  '.config/opencode',
+  '.local/share/opencode',
+  '.config/github-copilot',
+  '.copilot',
+  '.continue',
+  '.config/amp',
+  '.local/share/amp',
+  '.config/goose',
+  '.local/share/goose',
+  '.crush',
+  '.config/crush',
 ];
 
 export const DEFAULT_STATE_DIRS: readonly string[] = ['.tdd', '.leap'];
@@ -77,10 +114,7 @@ const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 export const DEFAULT_LINK_READ_ONLY: readonly string[] = ['node_modules', '.venv', 'venv'];
 
 /** One mount (or namespace-building) operation, in bwrap's order. */
-export type MountOp =
-  | { op: 'ro-bind' | 'bind'; src: string; dest: string }
-  | { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc'; dest: string }
-  | { op: 'symlink'; target: string; dest: string };
+export type MountOp = { op: 'ro-bind' | 'bind'; src: string; dest: string } | { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc'; dest: string } | { op: 'symlink'; target: string; dest: string };
 
 type Rule = 'hide' | 'ro' | 'rw';
 interface Node {
@@ -198,7 +232,11 @@ export class SandboxSpecError extends Error {}
 
 /** The mounts of a sandbox, in order. */
 export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions = {}): MountOp[] {
-  for (const [what, path] of [['tree', spec.tree], ['home', spec.home], ['cwd', spec.cwd]] as const) {
+  for (const [what, path] of [
+    ['tree', spec.tree],
+    ['home', spec.home],
+    ['cwd', spec.cwd],
+  ] as const) {
     if (path !== undefined && !isAbsolute(path)) throw new SandboxSpecError(`the sandbox's ${what} must be an absolute path, got ${JSON.stringify(path)}`);
   }
   const tree = resolve(spec.tree);
@@ -273,7 +311,7 @@ export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions
   // A worktree inside a state folder (a LEAP ball's) is bound at its own path; the rest of that folder is absent.
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
   for (const p of [...read, ...write]) if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, [], ops, readable);
-  const self: Keep[] = [{ src: spec.role === 'writer' ? tree : options.copy as string, dest: tree }];
+  const self: Keep[] = [{ src: spec.role === 'writer' ? tree : (options.copy as string), dest: tree }];
   const main = mainRepoRoot(tree, view);
   if (main !== null && main !== tree) treeRules(main, view, stateDirs, self, ops, readable);
   for (let up = dirname(tree); up !== dirname(up); up = dirname(up)) {
@@ -301,9 +339,15 @@ export function bwrapArgs(spec: SandboxSpec, view: FsView, options: PlanOptions 
   const argv: string[] = [];
   for (const op of planMounts(spec, view, options)) {
     switch (op.op) {
-      case 'ro-bind': case 'bind': argv.push(`--${op.op}`, op.src, op.dest); break;
-      case 'symlink': argv.push('--symlink', op.target, op.dest); break;
-      default: argv.push(`--${op.op}`, op.dest);
+      case 'ro-bind':
+      case 'bind':
+        argv.push(`--${op.op}`, op.src, op.dest);
+        break;
+      case 'symlink':
+        argv.push('--symlink', op.target, op.dest);
+        break;
+      default:
+        argv.push(`--${op.op}`, op.dest);
     }
   }
   argv.push('--unshare-pid', '--unshare-ipc', '--unshare-uts');
@@ -320,8 +364,7 @@ export function sandboxArgv(bwrap: string, spec: SandboxSpec, view: FsView, comm
 }
 
 const LOCALE = /^(LANG|LANGUAGE|LC_[A-Z_]+|TZ)$/;
-const BASE_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR',
-  'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS']);
+const BASE_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR', 'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS']);
 
 function allowed(name: string, pass: readonly string[]): boolean {
   if (BASE_NAMES.has(name) || LOCALE.test(name) || name.startsWith('VERI_') || name.startsWith('LEAP_')) return true;

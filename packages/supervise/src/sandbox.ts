@@ -2,15 +2,27 @@
 // command line a supervisor spawns instead of the leaf's (CONTRACT section 13). The plan is sandbox-plan.ts.
 import { spawnSync } from 'node:child_process';
 import {
-  constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync,
-  rmSync, statSync, symlinkSync, utimesSync, lutimesSync, accessSync, chmodSync,
+  constants,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  lutimesSync,
+  accessSync,
+  chmodSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { LeapError } from '@leap/core';
-import {
-  DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec,
-} from './sandbox-plan.js';
+import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
 
 /** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
 export const EXIT_NO_SANDBOX = 2;
@@ -68,7 +80,12 @@ export const hostView: FsView = {
 
 /** The first executable `name` on `path` (a name with a slash is taken as it is), or null. */
 export function findExecutable(name: string, path: string | undefined, cwd = process.cwd()): string | null {
-  const candidates = name.includes('/') ? [resolve(cwd, name)] : (path ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(resolve(cwd, d), name));
+  const candidates = name.includes('/')
+    ? [resolve(cwd, name)]
+    : (path ?? '')
+        .split(delimiter)
+        .filter((d) => d !== '')
+        .map((d) => join(resolve(cwd, d), name));
   for (const file of candidates) {
     try {
       if (!statSync(file).isFile()) continue;
@@ -87,16 +104,25 @@ const INSTALL = 'apt-get install bubblewrap';
 export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
   const bwrap = env.LEAP_BWRAP !== undefined && env.LEAP_BWRAP !== '' ? env.LEAP_BWRAP : findExecutable('bwrap', env.PATH);
   if (bwrap === null || findExecutable(bwrap, env.PATH) === null) {
-    throw new SandboxUnavailableError(`cannot sandbox the leaf: bwrap (bubblewrap) is not installed (not on PATH${env.LEAP_BWRAP ? `; LEAP_BWRAP=${env.LEAP_BWRAP}` : ''}): ${INSTALL}, or run with --sandbox off`, 'bwrap-missing');
+    throw new SandboxUnavailableError(
+      `cannot sandbox the leaf: bwrap (bubblewrap) is not installed (not on PATH${env.LEAP_BWRAP ? `; LEAP_BWRAP=${env.LEAP_BWRAP}` : ''}): ${INSTALL}, or run with --sandbox off`,
+      'bwrap-missing',
+    );
   }
   return bwrap;
 }
 
 /** Why bwrap failed to make namespaces, from its own words, in one line. */
 export function namespaceCause(stderr: string): string {
-  const line = stderr.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'no message';
-  const cause = /user namespace|uid map|setting up uid|No permissions to creat|max_\S*namespaces|ENOSPC/i.test(line) ? 'user namespaces are refused here'
-    : /Operation not permitted|Permission denied/i.test(line) ? 'namespaces are refused here (no user namespaces, no capability to make them: a container, or a sandbox already)'
+  const line =
+    stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? 'no message';
+  const cause = /user namespace|uid map|setting up uid|No permissions to creat|max_\S*namespaces|ENOSPC/i.test(line)
+    ? 'user namespaces are refused here'
+    : /Operation not permitted|Permission denied/i.test(line)
+      ? 'namespaces are refused here (no user namespaces, no capability to make them: a container, or a sandbox already)'
       : 'bwrap cannot make its namespaces';
   return `cannot sandbox the leaf: ${cause} (${line}); allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) or ${INSTALL} with its setuid helper, or run with --sandbox off`;
 }
@@ -113,8 +139,11 @@ export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
   probed ??= new Map();
   let failure = probed.get(bwrap);
   if (failure === undefined) {
-    const trial = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
-      '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'], { env: { PATH: env.PATH ?? '/usr/bin:/bin' }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    const trial = spawnSync(
+      bwrap,
+      ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'],
+      { env: { PATH: env.PATH ?? '/usr/bin:/bin' }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     failure = trial.status === 0 ? null : namespaceCause(trial.stderr ?? String(trial.error ?? ''));
     probed.set(bwrap, failure);
   }
@@ -146,7 +175,11 @@ export function copyTree(tree: string, dest: string, options: { stateDirs?: read
       if (skip.has(src)) continue;
       if (entry.isSymbolicLink()) {
         symlinkSync(readlinkSync(src), dst);
-        try { lutimesSync(dst, lstatSync(src).atime, lstatSync(src).mtime); } catch { /* times of a link are a nicety */ }
+        try {
+          lutimesSync(dst, lstatSync(src).atime, lstatSync(src).mtime);
+        } catch {
+          /* times of a link are a nicety */
+        }
       } else if (entry.isDirectory()) {
         if (link.has(entry.name)) {
           linked.push(src);
@@ -196,9 +229,7 @@ function argvFiles(command: string, args: readonly string[], cwd: string): strin
  * and build the bwrap command line and the environment. `env` is the leaf's environment before filtering.
  * Throws SandboxUnavailableError (exit 2) when the sandbox cannot be made, with nothing left behind.
  */
-export function prepareSandbox(
-  spec: SandboxSpec, command: string, args: readonly string[], env: NodeJS.ProcessEnv, bwrap = findBwrap(env), options: { statusFd?: number } = {},
-): PreparedSandbox {
+export function prepareSandbox(spec: SandboxSpec, command: string, args: readonly string[], env: NodeJS.ProcessEnv, bwrap = findBwrap(env), options: { statusFd?: number } = {}): PreparedSandbox {
   const home = spec.home ?? env.HOME;
   const homeReal = home === undefined || home === '' ? undefined : (hostView.realpath(home) ?? home);
   const tree = hostView.realpath(spec.tree) ?? resolve(spec.tree);

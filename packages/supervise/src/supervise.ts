@@ -1,8 +1,24 @@
 // leap-supervise: run one leaf and guarantee it ends, leaving NAME.pid, NAME.exit and the launch/exit events.
 import { closeSync } from 'node:fs';
 import {
-  LeapError, UsageError, checkLeafName, createEvent, ensureStateDir, leafRole, processIdentity, readEventContext, readStopRequest,
-  resolveStateDir, showValue, statePaths, tryLock, type EventContext, type Lock, type ExitStatus, type LeapEvent, type StatePaths,
+  LeapError,
+  UsageError,
+  checkLeafName,
+  createEvent,
+  ensureStateDir,
+  leafRole,
+  processIdentity,
+  readEventContext,
+  readStopRequest,
+  resolveStateDir,
+  showValue,
+  statePaths,
+  tryLock,
+  type EventContext,
+  type Lock,
+  type ExitStatus,
+  type LeapEvent,
+  type StatePaths,
 } from '@leap/core';
 import { EXIT_CANNOT_EXECUTE, EXIT_KILLED, EXIT_NOT_FOUND, EXIT_USAGE } from './exit-codes.js';
 import { resolve } from 'node:path';
@@ -94,7 +110,11 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     return await supervision.start(readyFd);
   } finally {
     // NAME.exit and the exit event are written: NAME.pid goes, so the next run of NAME (in this process too) can start.
-    try { lock.release(); } catch { /* already gone */ }
+    try {
+      lock.release();
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -155,7 +175,11 @@ class Supervision {
     try {
       config = readSuperviseConfig(this.paths.dir, this.env);
     } catch (error) {
-      try { this.context = readEventContext(this.paths.dir, this.env); } catch { /* VERI_ISSUE itself is bad */ }
+      try {
+        this.context = readEventContext(this.paths.dir, this.env);
+      } catch {
+        /* VERI_ISSUE itself is bad */
+      }
       if (error instanceof LeapError) return this.finish('failed-start', EXIT_USAGE, { error: error.message });
       throw error;
     }
@@ -177,9 +201,21 @@ class Supervision {
     const args = this.options.args ?? [];
     const spec = this.options.sandbox ?? null;
     const sandboxFields = spec === null ? { sandbox: 'off' } : { sandbox: 'bwrap', sandbox_role: spec.role, network: spec.network !== false };
-    this.event(createEvent('launch', {
-      leaf: this.name, ...role, pid: process.pid, cmd: [command, ...args], run: this.run, timeout_ms: config.timeoutMs, ...sandboxFields,
-    }, this.context));
+    this.event(
+      createEvent(
+        'launch',
+        {
+          leaf: this.name,
+          ...role,
+          pid: process.pid,
+          cmd: [command, ...args],
+          run: this.run,
+          timeout_ms: config.timeoutMs,
+          ...sandboxFields,
+        },
+        this.context,
+      ),
+    );
     const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker: this.marker });
     if (spec === null || this.bwrap === null) return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
     // The command is looked up on the host (the sandbox sees the same files), so 127 and 126 keep their meaning.
@@ -203,7 +239,12 @@ class Supervision {
   }
 
   private async spawnAndFollow(
-    command: string, args: string[], leafEnv: NodeJS.ProcessEnv, config: SuperviseConfig, record: PidRecord, notBefore: number,
+    command: string,
+    args: string[],
+    leafEnv: NodeJS.ProcessEnv,
+    config: SuperviseConfig,
+    record: PidRecord,
+    notBefore: number,
     sandbox: PreparedSandbox | null,
   ): Promise<SuperviseResult> {
     const io = this.options.io ?? {};
@@ -225,8 +266,15 @@ class Supervision {
     this.leafPid = spawned.pid;
     const status = sandbox === null ? null : readAll(spawned.child.stdio[3] as Readable | null);
     this.leaf = runLeaf({
-      child: spawned.child, pid: spawned.pid, notBefore, marker: this.marker, stopFile: this.paths.stop,
-      timeoutMs: config.timeoutMs, killAfterMs: config.killAfterMs, idleMs: config.idleMs, sandboxed: sandbox !== null,
+      child: spawned.child,
+      pid: spawned.pid,
+      notBefore,
+      marker: this.marker,
+      stopFile: this.paths.stop,
+      timeoutMs: config.timeoutMs,
+      killAfterMs: config.killAfterMs,
+      idleMs: config.idleMs,
+      sandboxed: sandbox !== null,
     });
     if (this.pendingSignal !== null) this.leaf.end('signal');
     const abort = this.options.abort;
@@ -238,8 +286,7 @@ class Supervision {
     if (outcome.reason === 'stop') {
       this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
     }
-    const end: ExitStatus = outcome.reason !== null ? `killed-${outcome.reason}` as `killed-${KillReason}`
-      : outcome.signal !== null ? 'killed-external' : 'exited';
+    const end: ExitStatus = outcome.reason !== null ? (`killed-${outcome.reason}` as `killed-${KillReason}`) : outcome.signal !== null ? 'killed-external' : 'exited';
     const code = end === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
     // bwrap reports the leaf's exit code once the leaf ran; an exit without it is a sandbox it could not make.
     if (status !== null && end === 'exited' && code !== 0 && !/"exit-code"/.test(await status)) {
@@ -254,12 +301,21 @@ class Supervision {
 
   private finish(status: ExitStatus, code: number, more: EndDetails): SuperviseResult {
     const result: SuperviseResult = {
-      name: this.name, code, status, run: this.run, leafPid: this.leafPid,
-      leafCode: more.leafCode ?? null, signal: more.signal ?? null,
+      name: this.name,
+      code,
+      status,
+      run: this.run,
+      leafPid: this.leafPid,
+      leafCode: more.leafCode ?? null,
+      signal: more.signal ?? null,
       received: status === 'killed-signal' ? this.pendingSignal : null,
       durationMs: Math.round(nowMs() - this.started),
-      leftovers: more.kill?.leftovers ?? 0, escaped: more.kill?.escaped ?? 0, unkillable: more.kill?.unkillable ?? [],
-      error: more.error ?? null, warnings: this.warnings, sandbox: this.options.sandbox == null ? 'off' : 'bwrap',
+      leftovers: more.kill?.leftovers ?? 0,
+      escaped: more.kill?.escaped ?? 0,
+      unkillable: more.kill?.unkillable ?? [],
+      error: more.error ?? null,
+      warnings: this.warnings,
+      sandbox: this.options.sandbox == null ? 'off' : 'bwrap',
     };
     recordEnd(this.paths, result, this.context);
     return result;
@@ -284,7 +340,7 @@ function sandboxFailure(env: NodeJS.ProcessEnv): string {
   } catch (error) {
     return (error as Error).message;
   }
-  return 'cannot sandbox the leaf: bwrap could not set up its mounts (its message is in the leaf\'s stderr)';
+  return "cannot sandbox the leaf: bwrap could not set up its mounts (its message is in the leaf's stderr)";
 }
 
 /** A command that exists where it is looked up but cannot be executed (126 rather than 127). */

@@ -54,7 +54,11 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
   const started = nowMs();
   const budget = options.budgetMs ?? DEFAULT_WAIT_BUDGET_MS;
   const done = (code: number, status: string, exit: ExitRecord | null, pid: PidRecord | null): WaitResult => ({
-    name, code, status, exit, supervisor: pid !== null && Number.isInteger(pid.pid) ? pid.pid : null,
+    name,
+    code,
+    status,
+    exit,
+    supervisor: pid !== null && Number.isInteger(pid.pid) ? pid.pid : null,
     waitedMs: Math.round(nowMs() - started),
   });
   const look = (): WaitResult | null => {
@@ -93,17 +97,25 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
     const arm = (): void => {
       timer = setTimeout(() => {
         // Subscribe, then look: a watch that failed (or a folder that did not exist yet) is retried.
-        if (watcher === null || !watcher.active) watcher = watchDir(paths.dir, (file) => { if (file === null || file.startsWith(`${name}.`)) check(); });
+        if (watcher === null || !watcher.active)
+          watcher = watchDir(paths.dir, (file) => {
+            if (file === null || file.startsWith(`${name}.`)) check();
+          });
         check();
         poll = Math.min(maxPoll, Math.ceil(poll * 1.5));
         if (!finished) arm();
       }, poll);
     };
-    const cancelBudget = setLongTimeout(() => {
-      check();
-      finish(done(WAIT_BUDGET_SPENT, 'budget-spent', null, readPidFile(pidFile)));
-    }, Math.max(0, budget - (nowMs() - started)));
-    watcher = watchDir(paths.dir, (file) => { if (file === null || file.startsWith(`${name}.`)) check(); });
+    const cancelBudget = setLongTimeout(
+      () => {
+        check();
+        finish(done(WAIT_BUDGET_SPENT, 'budget-spent', null, readPidFile(pidFile)));
+      },
+      Math.max(0, budget - (nowMs() - started)),
+    );
+    watcher = watchDir(paths.dir, (file) => {
+      if (file === null || file.startsWith(`${name}.`)) check();
+    });
     check();
     if (!finished) arm();
   });

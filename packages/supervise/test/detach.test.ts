@@ -17,7 +17,7 @@ test('D-help: --help prints the usage on stdout and exits 0', async () => {
   assert.match(r.stdout, 'Usage: leap-detach [--json] CMD [ARG...]');
 });
 
-test('D-session: the child runs in a new session and group, outside the caller\'s, and detach returns at once', async () => {
+test("D-session: the child runs in a new session and group, outside the caller's, and detach returns at once", async () => {
   const scene = makeScene();
   const r = await bin(DETACH, scene, ['--json', 'sleep', '5']);
   assert.is(r.code, 0);
@@ -66,7 +66,7 @@ test('D-enoent: a command that cannot start is 127 (not found) or 126 (not execu
   assert.is((await bin(DETACH, scene, ['--bogus', 'true'])).code, 125);
 });
 
-test('D-pipe: a caller reading detach\'s output through a pipe to its end is not kept waiting for the leaf (F29)', async () => {
+test("D-pipe: a caller reading detach's output through a pipe to its end is not kept waiting for the leaf (F29)", async () => {
   const scene = makeScene();
   const t0 = performance.now();
   const r = await runCommand('bash', ['-c', 'out=$("$0" "$1" sleep 8); echo "[$out]"', process.execPath, DETACH], { cwd: scene.repo, env: scene.env });
@@ -77,8 +77,11 @@ test('D-pipe: a caller reading detach\'s output through a pipe to its end is not
 
 test('D-files: stdout and stderr redirected to files reach the leaf (the `> NAME.out 2> NAME.err` form)', async () => {
   const scene = makeScene();
-  const r = await runCommand('bash', ['-c', '"$0" "$1" "$2" "$3" files sh -c "echo to-out; echo to-err >&2" > .tdd/files.out 2> .tdd/files.err && "$0" "$4" files 20',
-    process.execPath, DETACH, process.execPath, SUPERVISE, WAIT], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand(
+    'bash',
+    ['-c', '"$0" "$1" "$2" "$3" files sh -c "echo to-out; echo to-err >&2" > .tdd/files.out 2> .tdd/files.err && "$0" "$4" files 20', process.execPath, DETACH, process.execPath, SUPERVISE, WAIT],
+    { cwd: scene.repo, env: scene.env },
+  );
   assert.is(r.code, 0);
   assert.is(readFileSync(join(scene.state, 'files.out'), 'utf8'), 'to-out\n');
   assert.is(readFileSync(join(scene.state, 'files.err'), 'utf8'), 'to-err\nsupervise[files]: exited\n');
@@ -86,8 +89,11 @@ test('D-files: stdout and stderr redirected to files reach the leaf (the `> NAME
 
 test('D-no-leak: the handshake fd and variable do not reach the leaf', async () => {
   const scene = makeScene();
-  const r = await runCommand('bash', ['-c', '"$0" "$1" "$2" "$3" leak sh -c "ls /proc/\\$\\$/fd; \\"$5\\"" > .tdd/leak.out && "$0" "$4" leak 20',
-    process.execPath, DETACH, process.execPath, SUPERVISE, WAIT, fixture('print-env.js')], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand(
+    'bash',
+    ['-c', '"$0" "$1" "$2" "$3" leak sh -c "ls /proc/\\$\\$/fd; \\"$5\\"" > .tdd/leak.out && "$0" "$4" leak 20', process.execPath, DETACH, process.execPath, SUPERVISE, WAIT, fixture('print-env.js')],
+    { cwd: scene.repo, env: scene.env },
+  );
   assert.is(r.code, 0);
   const [fds, env] = readFileSync(join(scene.state, 'leak.out'), 'utf8').split(/\n(?=\{)/);
   assert.not.ok(fds?.split('\n').includes('3'), `fd 3 leaked: ${fds}`);
@@ -96,8 +102,20 @@ test('D-no-leak: the handshake fd and variable do not reach the leaf', async () 
 
 test('S-harness-kills-group: the caller killing its own process group right after detach returns (F28) leaves supervisor and leaf running', async () => {
   const scene = makeScene({ VERI_TIMEOUT: '60' });
-  const harness = start('bash', ['-c', '"$0" "$1" "$2" "$3" survivor sh -c "echo leaf \\$\\$ >> $5; sleep 1; exit 3" > .tdd/survivor.out 2> .tdd/survivor.err; kill -KILL 0',
-    process.execPath, DETACH, process.execPath, SUPERVISE, scriptPath('wait-leaf.sh'), scene.pidsFile], { cwd: scene.repo, env: scene.env });
+  const harness = start(
+    'bash',
+    [
+      '-c',
+      '"$0" "$1" "$2" "$3" survivor sh -c "echo leaf \\$\\$ >> $5; sleep 1; exit 3" > .tdd/survivor.out 2> .tdd/survivor.err; kill -KILL 0',
+      process.execPath,
+      DETACH,
+      process.execPath,
+      SUPERVISE,
+      scriptPath('wait-leaf.sh'),
+      scene.pidsFile,
+    ],
+    { cwd: scene.repo, env: scene.env },
+  );
   const r = await harness.done;
   assert.is(r.signal, 'SIGKILL');
   const leaf = await waitFor(() => recordedPids(scene)[0], 10_000);
@@ -132,7 +150,10 @@ test('detach: in-process, a plain command resolves with its pid at once; ENOENT 
   assert.equal([started.name, started.run], [null, null]);
   assert.is(readProc(started.pid)?.sid, started.pid);
   process.kill(started.pid, 'SIGKILL');
-  for (const [command, code] of [['/no/such', 127], [scene.repo, 126]] as const) {
+  for (const [command, code] of [
+    ['/no/such', 127],
+    [scene.repo, 126],
+  ] as const) {
     try {
       await detach({ command, cwd: scene.repo, env: scene.env });
       assert.unreachable('should reject');

@@ -43,8 +43,12 @@ export function makeScene(extra: NodeJS.ProcessEnv = {}): Scene {
 /** Pids the fixtures recorded, by role. */
 export function recordedPids(scene: Scene, role?: string): number[] {
   if (!existsSync(scene.pidsFile)) return [];
-  return readFileSync(scene.pidsFile, 'utf8').split('\n').filter(Boolean)
-    .map((line) => line.split(' ')).filter(([r]) => role === undefined || r === role).map(([, pid]) => Number(pid));
+  return readFileSync(scene.pidsFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '))
+    .filter(([r]) => role === undefined || r === role)
+    .map(([, pid]) => Number(pid));
 }
 
 const strays = new Set<number>();
@@ -58,7 +62,11 @@ export function track(...pids: number[]): void {
 export function killStrays(): void {
   for (const pid of strays) {
     for (const target of [-pid, pid]) {
-      try { process.kill(target, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }
   }
   strays.clear();
@@ -131,7 +139,10 @@ export function alive(pids: number[]): number[] {
 /** The STATUS word of the last `supervise[NAME]: STATUS` line of `stderr` (the status line is always last), or null. */
 export function statusLine(stderr: string, name: string): string | null {
   const prefix = `supervise[${name}]: `;
-  const line = stderr.split('\n').filter((l) => l.startsWith(prefix)).pop();
+  const line = stderr
+    .split('\n')
+    .filter((l) => l.startsWith(prefix))
+    .pop();
   return line === undefined ? null : (line.slice(prefix.length).split(' ')[0] ?? null);
 }
 

@@ -60,7 +60,7 @@ test('L-launch-form: rm -f, detach-leaf.sh supervise.sh with VERI_* and redirect
 
 test('L-launch-form-timeout: the same form with a leaf that outlives VERI_TIMEOUT answers 2 and the .err says killed-timeout', async () => {
   const scene = makeScene({ S, VERI_TIMEOUT: '0.3' });
-  const script = launchForm('verify-red', 'Red: it\'s \\$(broken)', `sleep 30`);
+  const script = launchForm('verify-red', "Red: it's \\$(broken)", `sleep 30`);
   const r = await runCommand('bash', ['-c', script], { cwd: scene.repo, env: scene.env });
   assert.is(r.code, 2);
   assert.is(r.stderr, 'wait-leaf[verify-red]: killed-timeout\n');

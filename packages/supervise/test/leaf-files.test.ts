@@ -5,9 +5,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import {
-  formatExitRecord, formatPidRecord, readExitFile, readPidFile, replaceFile, writeExitFile,
-} from '../src/leaf-files.js';
+import { formatExitRecord, formatPidRecord, readExitFile, readPidFile, replaceFile, writeExitFile } from '../src/leaf-files.js';
 import { fixture } from './helpers.js';
 
 test.after(() => cleanupTempDirs());
@@ -25,12 +23,21 @@ test('formatExitRecord / readExitFile: the code alone on line 1, then key=value 
   assert.is(readExitFile(join(dir, 'missing.exit')), null);
 });
 
-test('readExitFile: a bare code (the old scripts\' format) is exited; garbage is code 2 status unreadable', () => {
+test("readExitFile: a bare code (the old scripts' format) is exited; garbage is code 2 status unreadable", () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 'old.exit'), '1\n');
   assert.equal(readExitFile(join(dir, 'old.exit')), {
-    code: 1, status: 'exited', leafCode: undefined, signal: undefined, run: undefined, received: undefined, leftovers: undefined,
-    escaped: undefined, unkillable: undefined, error: undefined, durationMs: undefined,
+    code: 1,
+    status: 'exited',
+    leafCode: undefined,
+    signal: undefined,
+    run: undefined,
+    received: undefined,
+    leftovers: undefined,
+    escaped: undefined,
+    unkillable: undefined,
+    error: undefined,
+    durationMs: undefined,
   });
   writeFileSync(join(dir, 'bad.exit'), 'PASS\n');
   const bad = readExitFile(join(dir, 'bad.exit'));
@@ -64,7 +71,9 @@ test('replaceFile: a reader never sees an empty or partial file while another pr
   let reads = 0;
   let torn = 0;
   let running = true;
-  void ended.then(() => { running = false; });
+  void ended.then(() => {
+    running = false;
+  });
   while (running) {
     const text = readFileSync(file, 'utf8');
     reads++;

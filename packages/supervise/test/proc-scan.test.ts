@@ -16,7 +16,7 @@ test('the leader, its session and every descendant; no process numbered before t
   const pid = leader.pid as number;
   track(pid);
   const forks = readForkCount();
-  assert.ok(forks !== null && forks > 0, 'this machine\'s /proc/stat counts forks');
+  assert.ok(forks !== null && forks > 0, "this machine's /proc/stat counts forks");
   const tree = await waitFor(() => {
     const found = scanProcessesSince(pid, forks).filter((p) => p.pid === pid || p.ppid === pid);
     if (found.length === 3) track(...found.map((p) => p.pid));
@@ -24,8 +24,14 @@ test('the leader, its session and every descendant; no process numbered before t
   });
   assert.ok(tree !== null, 'the leader and both children, the one in a session of its own too');
   const since = scanProcessesSince(pid, forks);
-  assert.not.ok(since.some((p) => p.pid === process.pid), 'this test process is older than the leader');
-  assert.ok(since.every((p) => p.pid >= pid && p.pid <= lastPid()), 'only pids numbered since the leader');
+  assert.not.ok(
+    since.some((p) => p.pid === process.pid),
+    'this test process is older than the leader',
+  );
+  assert.ok(
+    since.every((p) => p.pid >= pid && p.pid <= lastPid()),
+    'only pids numbered since the leader',
+  );
   assert.ok(scanProcesses().length > since.length, 'fewer stat files read than a whole scan');
 });
 

@@ -19,7 +19,9 @@ function leaderOf(child: ChildProcess): Leader {
   return {
     pid: child.pid as number,
     exited: () => child.exitCode !== null || child.signalCode !== null,
-    kill: (signal) => { child.kill(signal); },
+    kill: (signal) => {
+      child.kill(signal);
+    },
   };
 }
 
@@ -90,9 +92,7 @@ test('environHasKey / bytesWritten: a whole variable of the start-up environment
 
 test('LeafTree: session members, a setsid child found by parentage, and a marked escapee whose parent is gone', async () => {
   const notBefore = selfStart();
-  const { child, pids } = startTree(
-    'sleep 30 & echo $! >> "$1"; setsid sleep 31 & echo $! >> "$1"; (setsid sh -c "echo \\$\\$ >> $1; exec sleep 32" &); wait',
-  );
+  const { child, pids } = startTree('sleep 30 & echo $! >> "$1"; setsid sleep 31 & echo $! >> "$1"; (setsid sh -c "echo \\$\\$ >> $1; exec sleep 32" &); wait');
   await waitFor(() => pids().length === 3, 5000);
   const [inSession, setsidChild, orphan] = pids() as [number, number, number];
   track(inSession, setsidChild, orphan);
@@ -100,8 +100,14 @@ test('LeafTree: session members, a setsid child found by parentage, and a marked
   await waitFor(() => readProc(orphan)?.ppid !== child.pid, 5000);
   const found = tree.live();
   const members = found.members.map((p) => p.pid).sort();
-  assert.equal(members, [child.pid as number, inSession].sort((a, b) => a - b));
-  assert.equal(found.escaped.map((p) => p.pid).sort((a, b) => a - b), [setsidChild, orphan].sort((a, b) => a - b));
+  assert.equal(
+    members,
+    [child.pid as number, inSession].sort((a, b) => a - b),
+  );
+  assert.equal(
+    found.escaped.map((p) => p.pid).sort((a, b) => a - b),
+    [setsidChild, orphan].sort((a, b) => a - b),
+  );
   const progress = tree.progress();
   assert.match(progress, /^\d+:\d+:4$/);
   child.kill('SIGKILL');
@@ -117,7 +123,10 @@ test('LeafTree: an escapee without the marker is still known once seen while its
   await waitFor(() => readProc(escapee)?.sid === escapee, 5000);
   tree.observe(scanProcesses());
   await waitFor(() => child.exitCode !== null, 5000);
-  assert.equal(tree.live().escaped.map((p) => p.pid), [escapee]);
+  assert.equal(
+    tree.live().escaped.map((p) => p.pid),
+    [escapee],
+  );
   process.kill(escapee, 'SIGKILL');
 });
 

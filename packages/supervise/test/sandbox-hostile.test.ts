@@ -49,7 +49,10 @@ function world(): World {
   const repo = join(base, 'repo');
   const sibling = join(base, 'sibling');
   const home = join(base, 'home');
-  for (const [dir, files] of [[repo, { 'README.md': '# mine\n', 'keep.txt': 'keep\n' }], [sibling, { 'lib.txt': 'sibling\n' }]] as const) {
+  for (const [dir, files] of [
+    [repo, { 'README.md': '# mine\n', 'keep.txt': 'keep\n' }],
+    [sibling, { 'lib.txt': 'sibling\n' }],
+  ] as const) {
     mkdirSync(dir, { recursive: true });
     git(dir, 'init', '-q', '-b', 'main');
     git(dir, 'config', 'user.name', 'Leap Test');
@@ -63,16 +66,30 @@ function world(): World {
   writeFileSync(join(state, 'develop-red.out'), `the developer's reasoning ${SECRET}\n`);
   writeFileSync(join(state, 'issue-1.md'), '# ledger\n\n## Steps\n\n- [ ] one\n');
   for (const [path, text] of Object.entries({
-    '.ssh/id_ed25519': `${SECRET} private key\n`, '.aws/credentials': `aws_secret_access_key=${SECRET}\n`, '.config/gh/hosts.yml': `oauth_token: ${SECRET}\n`,
-    '.npmrc': `//registry.npmjs.org/:_authToken=${SECRET}\n`, '.netrc': `machine x password ${SECRET}\n`, '.codex/auth.json': `{"key":"${SECRET}"}\n`,
-    '.claude/settings.json': '{}\n', '.bashrc': 'export A=1\n', '.config/tool/config': 'ok\n',
+    '.ssh/id_ed25519': `${SECRET} private key\n`,
+    '.aws/credentials': `aws_secret_access_key=${SECRET}\n`,
+    '.config/gh/hosts.yml': `oauth_token: ${SECRET}\n`,
+    '.npmrc': `//registry.npmjs.org/:_authToken=${SECRET}\n`,
+    '.netrc': `machine x password ${SECRET}\n`,
+    '.codex/auth.json': `{"key":"${SECRET}"}\n`,
+    '.claude/settings.json': '{}\n',
+    '.bashrc': 'export A=1\n',
+    '.config/tool/config': 'ok\n',
   })) {
     mkdirSync(join(home, path, '..'), { recursive: true });
     writeFileSync(join(home, path), text);
   }
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', VERI_KILL_AFTER: '0.3', VERI_TIMEOUT: '30', VERI_STATE_DIR: state,
-    AWS_SECRET_ACCESS_KEY: SECRET, GITHUB_TOKEN: SECRET, REDIS_URL: `redis://:${SECRET}@127.0.0.1:6379`, ANTHROPIC_API_KEY: 'sk-ant-passed',
+    PATH: process.env.PATH,
+    HOME: home,
+    LANG: 'C.UTF-8',
+    VERI_KILL_AFTER: '0.3',
+    VERI_TIMEOUT: '30',
+    VERI_STATE_DIR: state,
+    AWS_SECRET_ACCESS_KEY: SECRET,
+    GITHUB_TOKEN: SECRET,
+    REDIS_URL: `redis://:${SECRET}@127.0.0.1:6379`,
+    ANTHROPIC_API_KEY: 'sk-ant-passed',
   };
   return { base, repo, sibling, home, state, out: join(base, 'leaf.out'), err: join(base, 'leaf.err'), env };
 }
@@ -80,8 +97,13 @@ function world(): World {
 /** Run `script` (bash) as a sandboxed leaf of `w`; its stdout and stderr together. */
 async function leaf(w: World, name: string, script: string, spec: Partial<SandboxSpec> = {}, env: NodeJS.ProcessEnv = {}) {
   const result = await supervise({
-    name, command: 'bash', args: ['-c', script], cwd: spec.tree ?? w.repo, env: { ...w.env, ...env },
-    sandbox: { role: 'writer', tree: w.repo, ...spec }, io: { stdoutFile: w.out, stderrFile: w.err },
+    name,
+    command: 'bash',
+    args: ['-c', script],
+    cwd: spec.tree ?? w.repo,
+    env: { ...w.env, ...env },
+    sandbox: { role: 'writer', tree: w.repo, ...spec },
+    io: { stdoutFile: w.out, stderrFile: w.err },
   });
   return { result, seen: `${readFileSync(w.out, 'utf8')}${readFileSync(w.err, 'utf8')}` };
 }
@@ -90,10 +112,12 @@ function head(repo: string): string {
   return git(repo, 'rev-parse', 'HEAD').trim();
 }
 
-test('hostile: a reader writes, deletes and renames in the user\'s tree: it works in its copy, the tree is untouched, the copy is gone after', async () => {
+test("hostile: a reader writes, deletes and renames in the user's tree: it works in its copy, the tree is untouched, the copy is gone after", async () => {
   const w = world();
   const before = readdirSync(tmpdir()).filter((n) => n.startsWith('leap-reader-')).length;
-  const { result, seen } = await leaf(w, 'verify-red', 'echo pwned > README.md && rm keep.txt && echo new > planted.txt && mkdir -p build && echo o > build/out && ls && cat README.md', { role: 'reader' });
+  const { result, seen } = await leaf(w, 'verify-red', 'echo pwned > README.md && rm keep.txt && echo new > planted.txt && mkdir -p build && echo o > build/out && ls && cat README.md', {
+    role: 'reader',
+  });
   assert.is(result.code, 0, seen);
   assert.match(seen, 'planted.txt', 'the reader could build in its copy');
   assert.match(seen, 'pwned');
@@ -107,7 +131,7 @@ test('hostile: a reader writes, deletes and renames in the user\'s tree: it work
   assert.is(eventsOf({ state: w.state } as never, 'exit', 'verify-red')[0]?.sandbox, 'bwrap');
 });
 
-test('hostile: a reader reads the developer\'s transcript (.tdd/develop-*.out): the state folder does not exist for it', async () => {
+test("hostile: a reader reads the developer's transcript (.tdd/develop-*.out): the state folder does not exist for it", async () => {
   const w = world();
   const { seen } = await leaf(w, 'verify-green', 'cat .tdd/develop-red.out; ls -a; ls .tdd; grep -r "do-not-leak" . 2>/dev/null; echo done', { role: 'reader' });
   assert.not.ok(seen.includes(SECRET), seen);
@@ -118,10 +142,22 @@ test('hostile: a reader reads the developer\'s transcript (.tdd/develop-*.out): 
 
 test('hostile: a writer writes in home, a sibling repository, /etc, /usr: each is read-only; its own tree is writable', async () => {
   const w = world();
-  const { result, seen } = await leaf(w, 'develop-green', [
-    `echo x > "$HOME/planted"`, `echo x >> "$HOME/.bashrc"`, `echo x > ${w.sibling}/lib.txt`, `echo x > ${w.sibling}/new.txt`,
-    'echo x > /etc/leap-planted', 'echo x >> /etc/hostname', 'echo mine > mine.txt', 'echo ok',
-  ].map((c) => `${c} 2>&1`).join('; '));
+  const { result, seen } = await leaf(
+    w,
+    'develop-green',
+    [
+      `echo x > "$HOME/planted"`,
+      `echo x >> "$HOME/.bashrc"`,
+      `echo x > ${w.sibling}/lib.txt`,
+      `echo x > ${w.sibling}/new.txt`,
+      'echo x > /etc/leap-planted',
+      'echo x >> /etc/hostname',
+      'echo mine > mine.txt',
+      'echo ok',
+    ]
+      .map((c) => `${c} 2>&1`)
+      .join('; '),
+  );
   assert.is(result.code, 0, seen);
   assert.ok((seen.match(/Read-only file system/g) ?? []).length >= 6, seen);
   assert.not.ok(existsSync(join(w.home, 'planted')));
@@ -129,18 +165,30 @@ test('hostile: a writer writes in home, a sibling repository, /etc, /usr: each i
   assert.is(readFileSync(join(w.sibling, 'lib.txt'), 'utf8'), 'sibling\n');
   assert.not.ok(existsSync(join(w.sibling, 'new.txt')));
   assert.not.ok(existsSync('/etc/leap-planted'));
-  assert.is(readFileSync(join(w.repo, 'mine.txt'), 'utf8'), 'mine\n', 'the writer\'s own tree is written');
+  assert.is(readFileSync(join(w.repo, 'mine.txt'), 'utf8'), 'mine\n', "the writer's own tree is written");
 });
 
 test('hostile: a writer plants .git/hooks/pre-commit, moves a ref, edits .git/config: .git is read-only, and no hook runs at the next commit', async () => {
   const w = world();
   const before = head(w.repo);
   const config = readFileSync(join(w.repo, '.git', 'config'), 'utf8');
-  const { seen } = await leaf(w, 'develop-red', [
-    `printf '#!/bin/sh\\ntouch ${w.base}/hook-ran\\n' > .git/hooks/pre-commit`, 'chmod +x .git/hooks/pre-commit',
-    'git update-ref refs/heads/main HEAD~0^{tree}', 'echo 0000000000000000000000000000000000000000 > .git/refs/heads/main',
-    'git branch evil', 'git config core.hooksPath /tmp', 'echo "[core]" >> .git/config', 'git commit --allow-empty -m sneaky', 'echo end',
-  ].map((c) => `${c} 2>&1`).join('; '));
+  const { seen } = await leaf(
+    w,
+    'develop-red',
+    [
+      `printf '#!/bin/sh\\ntouch ${w.base}/hook-ran\\n' > .git/hooks/pre-commit`,
+      'chmod +x .git/hooks/pre-commit',
+      'git update-ref refs/heads/main HEAD~0^{tree}',
+      'echo 0000000000000000000000000000000000000000 > .git/refs/heads/main',
+      'git branch evil',
+      'git config core.hooksPath /tmp',
+      'echo "[core]" >> .git/config',
+      'git commit --allow-empty -m sneaky',
+      'echo end',
+    ]
+      .map((c) => `${c} 2>&1`)
+      .join('; '),
+  );
   assert.match(seen, 'Read-only file system');
   assert.match(seen, 'end');
   assert.not.ok(existsSync(join(w.repo, '.git', 'hooks', 'pre-commit')), seen);
@@ -153,13 +201,24 @@ test('hostile: a writer plants .git/hooks/pre-commit, moves a ref, edits .git/co
   assert.not.ok(existsSync(join(w.base, 'hook-ran')), 'no hook ran at the next commit');
 });
 
-test('hostile: a writer edits the state folder (ledger, event log, another leaf\'s files): it is empty and read-only; nothing changes', async () => {
+test("hostile: a writer edits the state folder (ledger, event log, another leaf's files): it is empty and read-only; nothing changes", async () => {
   const w = world();
   const ledger = readFileSync(join(w.state, 'issue-1.md'), 'utf8');
-  const { seen } = await leaf(w, 'develop-green', [
-    'ls -A .tdd; echo listed', 'echo "- [x] forged" >> .tdd/issue-1.md', 'echo \'{"event":"verdict"}\' >> .tdd/events.jsonl',
-    'echo 0 > .tdd/verify-green.exit', 'rm -rf .tdd', `cat ${w.state}/develop-red.out`, 'echo end',
-  ].map((c) => `${c} 2>&1`).join('; '));
+  const { seen } = await leaf(
+    w,
+    'develop-green',
+    [
+      'ls -A .tdd; echo listed',
+      'echo "- [x] forged" >> .tdd/issue-1.md',
+      'echo \'{"event":"verdict"}\' >> .tdd/events.jsonl',
+      'echo 0 > .tdd/verify-green.exit',
+      'rm -rf .tdd',
+      `cat ${w.state}/develop-red.out`,
+      'echo end',
+    ]
+      .map((c) => `${c} 2>&1`)
+      .join('; '),
+  );
   assert.match(seen, /^listed$/m, 'the leaf sees an empty state folder');
   assert.not.ok(seen.includes(SECRET));
   assert.is(readFileSync(join(w.state, 'issue-1.md'), 'utf8'), ledger);
@@ -167,10 +226,13 @@ test('hostile: a writer edits the state folder (ledger, event log, another leaf\
   assert.ok(existsSync(join(w.state, 'develop-red.out')));
   const log = readFileSync(join(w.state, 'events.jsonl'), 'utf8');
   assert.not.ok(log.includes('{"event":"verdict"}'), 'the event log holds only what the supervisor wrote');
-  assert.equal(eventsOf({ state: w.state } as never, 'launch').map((e) => e.leaf), ['develop-green']);
+  assert.equal(
+    eventsOf({ state: w.state } as never, 'launch').map((e) => e.leaf),
+    ['develop-green'],
+  );
 });
 
-test('hostile: a builder in its ball worktree (inside .leap) writes the main tree, another ball\'s worktree, the main .tdd: all refused; its own worktree is written', async () => {
+test("hostile: a builder in its ball worktree (inside .leap) writes the main tree, another ball's worktree, the main .tdd: all refused; its own worktree is written", async () => {
   const w = world();
   const b1 = join(w.repo, '.leap', 's1', 'balls', 'b1', 'wt');
   const b2 = join(w.repo, '.leap', 's1', 'balls', 'b2', 'wt');
@@ -181,16 +243,33 @@ test('hostile: a builder in its ball worktree (inside .leap) writes the main tre
   git(w.repo, 'worktree', 'add', '-q', '-b', 'ball-b2', b2);
   const main = head(w.repo);
   for (const role of ['writer', 'reader'] as const) {
-    const { result, seen } = await leaf(w, `build-b1-${role}`, [
-      'pwd', `echo mine > own-${role}.txt`, `echo x > ${w.repo}/README.md`, `echo x > ${b2}/README.md`, `ls -A ${w.repo}/.leap/s1`, `ls -A ${w.repo}/.leap/s1/balls`,
-      `cat ${w.repo}/.leap/s1/journal.json`, `cat ${w.state}/develop-red.out`, 'git log --oneline -1', 'git commit --allow-empty -m sneaky', 'echo end',
-    ].map((c) => `${c} 2>&1`).join('; '), { role, tree: b1 }, {});
+    const { result, seen } = await leaf(
+      w,
+      `build-b1-${role}`,
+      [
+        'pwd',
+        `echo mine > own-${role}.txt`,
+        `echo x > ${w.repo}/README.md`,
+        `echo x > ${b2}/README.md`,
+        `ls -A ${w.repo}/.leap/s1`,
+        `ls -A ${w.repo}/.leap/s1/balls`,
+        `cat ${w.repo}/.leap/s1/journal.json`,
+        `cat ${w.state}/develop-red.out`,
+        'git log --oneline -1',
+        'git commit --allow-empty -m sneaky',
+        'echo end',
+      ]
+        .map((c) => `${c} 2>&1`)
+        .join('; '),
+      { role, tree: b1 },
+      {},
+    );
     assert.is(result.status, 'exited', seen);
     assert.match(seen, new RegExp(`^${b1}$`, 'm'), 'the worktree is at its own path');
     assert.match(seen, 'initial', 'git reads the repository through the read-only .git');
-    assert.not.ok(seen.includes(SECRET), 'the main tree\'s state folder is absent');
+    assert.not.ok(seen.includes(SECRET), "the main tree's state folder is absent");
     assert.not.ok(seen.includes('"balls"'), 'the rest of .leap is absent');
-    assert.not.ok(/^b2$/m.test(seen), 'another ball\'s worktree is not there');
+    assert.not.ok(/^b2$/m.test(seen), "another ball's worktree is not there");
     assert.match(seen, 'end');
     assert.is(existsSync(join(b1, `own-${role}.txt`)), role === 'writer', `${role}: its own worktree ${role === 'writer' ? 'is' : 'is not'} written`);
   }
@@ -200,12 +279,22 @@ test('hostile: a builder in its ball worktree (inside .leap) writes the main tre
   assert.is(git(b1, 'rev-parse', 'HEAD').trim(), main, 'no commit was made from the ball');
 });
 
-test('hostile: a leaf reads ~/.ssh, ~/.aws, gh\'s token, ~/.npmrc, another agent\'s folder: absent; its own agent folder is read-write', async () => {
+test("hostile: a leaf reads ~/.ssh, ~/.aws, gh's token, ~/.npmrc, another agent's folder: absent; its own agent folder is read-write", async () => {
   const w = world();
-  const { seen } = await leaf(w, 'develop-green', [
-    'ls -A "$HOME"', 'cat "$HOME/.ssh/id_ed25519" "$HOME/.aws/credentials" "$HOME/.config/gh/hosts.yml" "$HOME/.npmrc" "$HOME/.netrc" "$HOME/.codex/auth.json"',
-    'cat "$HOME/.config/tool/config"', 'echo written > "$HOME/.claude/session"', 'echo end',
-  ].map((c) => `${c} 2>&1`).join('; '), { agentPaths: ['.claude'] });
+  const { seen } = await leaf(
+    w,
+    'develop-green',
+    [
+      'ls -A "$HOME"',
+      'cat "$HOME/.ssh/id_ed25519" "$HOME/.aws/credentials" "$HOME/.config/gh/hosts.yml" "$HOME/.npmrc" "$HOME/.netrc" "$HOME/.codex/auth.json"',
+      'cat "$HOME/.config/tool/config"',
+      'echo written > "$HOME/.claude/session"',
+      'echo end',
+    ]
+      .map((c) => `${c} 2>&1`)
+      .join('; '),
+    { agentPaths: ['.claude'] },
+  );
   assert.not.ok(seen.includes(SECRET), seen);
   for (const gone of ['.ssh', '.aws', '.npmrc', '.netrc', '.codex']) assert.not.ok(new RegExp(`^\\${gone}$`, 'm').test(seen), `${gone} is not listed`);
   assert.ok((seen.match(/No such file or directory/g) ?? []).length >= 6, seen);
@@ -232,7 +321,8 @@ test('hostile: a leaf signals its supervisor and another process by pid: neither
   // The supervisor's own pid reaches the leaf (exec keeps the shell's $$), as a hostile leaf could learn it from ps.
   const leafScript = 'for p in $LEAP_SUP $LEAP_SLEEPER; do kill -TERM $p 2>&1; kill -KILL $p 2>&1; done; echo pid=$$; echo procs=$(ls /proc | grep -c "^[0-9]"); echo end';
   const r = await runCommand('bash', ['-c', 'LEAP_SUP=$$ exec "$@"', 'bash', process.execPath, SUPERVISE, '--sandbox', 'writer', 'develop-red', 'bash', '-c', leafScript], {
-    cwd: w.repo, env: { ...w.env, LEAP_SLEEPER: String(sleeper.pid) },
+    cwd: w.repo,
+    env: { ...w.env, LEAP_SLEEPER: String(sleeper.pid) },
   });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, 'end');
@@ -255,10 +345,20 @@ test('hostile: a leaf signals the supervisor whose pid it was told: no such proc
 
 test('hostile: a leaf remounts its read-only places, or makes namespaces of its own to do it: refused (no capability is left)', async () => {
   const w = world();
-  const { seen } = await leaf(w, 'develop-red', [
-    `mount -o remount,rw ${w.sibling}`, 'mount -o remount,rw /', `unshare -Urm sh -c "mount -o remount,rw ${w.sibling}; echo x > ${w.sibling}/lib.txt"`,
-    `echo x > ${w.sibling}/lib.txt`, 'grep CapEff /proc/self/status', 'echo end',
-  ].map((c) => `${c} 2>&1`).join('; '));
+  const { seen } = await leaf(
+    w,
+    'develop-red',
+    [
+      `mount -o remount,rw ${w.sibling}`,
+      'mount -o remount,rw /',
+      `unshare -Urm sh -c "mount -o remount,rw ${w.sibling}; echo x > ${w.sibling}/lib.txt"`,
+      `echo x > ${w.sibling}/lib.txt`,
+      'grep CapEff /proc/self/status',
+      'echo end',
+    ]
+      .map((c) => `${c} 2>&1`)
+      .join('; '),
+  );
   assert.match(seen, /CapEff:\s+0+$/m, seen);
   assert.is(readFileSync(join(w.sibling, 'lib.txt'), 'utf8'), 'sibling\n');
   assert.match(seen, 'end');
@@ -275,7 +375,7 @@ async function listen(): Promise<{ server: Server; port: number; hits: () => num
   return { server, port: typeof address === 'object' && address !== null ? address.port : 0, hits: () => hits };
 }
 
-test('hostile: with network off, a leaf connects to a listener on the host\'s loopback and fails; with it on, the same leaf reaches it', async () => {
+test("hostile: with network off, a leaf connects to a listener on the host's loopback and fails; with it on, the same leaf reaches it", async () => {
   const w = world();
   const { server, port, hits } = await listen();
   try {
@@ -295,13 +395,15 @@ test('hostile: with network off, a leaf connects to a listener on the host\'s lo
 
 /** Host pids of processes whose environment holds `tag`. */
 function tagged(tag: string): number[] {
-  return scanProcesses().filter((p) => {
-    try {
-      return readFileSync(`/proc/${p.pid}/environ`, 'latin1').includes(`\0${tag}\0`) || readFileSync(`/proc/${p.pid}/environ`, 'latin1').startsWith(`${tag}\0`);
-    } catch {
-      return false;
-    }
-  }).map((p) => p.pid);
+  return scanProcesses()
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p.pid}/environ`, 'latin1').includes(`\0${tag}\0`) || readFileSync(`/proc/${p.pid}/environ`, 'latin1').startsWith(`${tag}\0`);
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => p.pid);
 }
 
 test('kill: the whole tree inside the sandbox ends on timeout: a child that ignores TERM and a grandchild', async () => {
@@ -309,18 +411,28 @@ test('kill: the whole tree inside the sandbox ends on timeout: a child that igno
   const tag = `SBX_KILL_TAG=${process.pid}-${Date.now()}`;
   const script = '(trap "" TERM; (trap "" TERM; while :; do sleep 1; done) & while :; do sleep 1; done) & echo started; wait';
   const running = supervise({
-    name: 'develop-red', command: 'bash', args: ['-c', script], cwd: w.repo,
+    name: 'develop-red',
+    command: 'bash',
+    args: ['-c', script],
+    cwd: w.repo,
     env: { ...w.env, VERI_TIMEOUT: '0' },
     sandbox: { role: 'writer', tree: w.repo, env: { [tag.split('=')[0] as string]: tag.split('=')[1] as string } },
     io: { stdoutFile: w.out, stderrFile: w.err },
   });
-  const inside = await waitFor(() => { const pids = tagged(tag); return pids.length >= 4 ? pids : null; }, 20_000);
+  const inside = await waitFor(() => {
+    const pids = tagged(tag);
+    return pids.length >= 4 ? pids : null;
+  }, 20_000);
   assert.ok(inside !== null && inside.length >= 4, 'bash, the TERM-ignoring child, the grandchild and their sleeps are running');
   const stopFile = join(w.state, 'stop');
   writeFileSync(stopFile, 'now\n');
   const result = await running;
   assert.is(result.status, 'killed-stop');
-  assert.equal((inside as number[]).filter((pid) => isAlive(pid)), [], 'every process of the sandbox is gone');
+  assert.equal(
+    (inside as number[]).filter((pid) => isAlive(pid)),
+    [],
+    'every process of the sandbox is gone',
+  );
   assert.equal(tagged(tag), []);
 });
 
@@ -329,10 +441,16 @@ test('kill: a SIGKILLed supervisor takes its sandboxed leaf with it (bwrap --die
   const tag = `LEAP_SBX_ORPHAN=${process.pid}-${Date.now()}`;
   const [key, value] = tag.split('=') as [string, string];
   const child = spawn(process.execPath, [SUPERVISE, '--sandbox', 'writer', 'develop-red', 'bash', '-c', 'sleep 300 & wait'], {
-    cwd: w.repo, env: { ...w.env, [key]: value }, stdio: 'ignore', detached: true,
+    cwd: w.repo,
+    env: { ...w.env, [key]: value },
+    stdio: 'ignore',
+    detached: true,
   });
   track(child.pid as number);
-  const inside = await waitFor(() => { const pids = tagged(tag).filter((p) => p !== child.pid); return pids.length >= 3 ? pids : null; }, 20_000);
+  const inside = await waitFor(() => {
+    const pids = tagged(tag).filter((p) => p !== child.pid);
+    return pids.length >= 3 ? pids : null;
+  }, 20_000);
   assert.ok(inside !== null, 'bwrap, bash and sleep run');
   process.kill(child.pid as number, 'SIGKILL');
   const gone = await waitFor(() => (inside as number[]).every((pid) => !isAlive(pid)) || null, 20_000);

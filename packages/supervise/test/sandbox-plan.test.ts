@@ -2,9 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dirname } from 'node:path';
-import {
-  bwrapArgs, mainRepoRoot, planMounts, sandboxArgv, sandboxEnv, SandboxSpecError, type FsEntry, type FsView, type MountOp,
-} from '../src/sandbox-plan.js';
+import { bwrapArgs, mainRepoRoot, planMounts, sandboxArgv, sandboxEnv, SandboxSpecError, type FsEntry, type FsView, type MountOp } from '../src/sandbox-plan.js';
 import { namespaceCause, parseSandboxSetting, SandboxSettingError } from '../src/sandbox.js';
 
 /** A file system as a list of paths: folders end in `/`, symlinks are `path -> target`, the rest are files. */
@@ -32,9 +30,19 @@ function view(paths: string[], texts: Record<string, string> = {}): FsView {
 
 const HOME = '/home/u';
 const homeFs = [
-  `${HOME}/.bashrc`, `${HOME}/.ssh/id_ed25519`, `${HOME}/.aws/credentials`, `${HOME}/.config/gh/hosts.yml`,
-  `${HOME}/.config/nvim/init.lua`, `${HOME}/.npmrc`, `${HOME}/.netrc`, `${HOME}/.codex/auth.json`, `${HOME}/.claude/settings.json`,
-  `${HOME}/.claude.json`, `${HOME}/.rustup/toolchains/`, `${HOME}/.cargo/bin/cargo`, `${HOME}/.cargo/credentials.toml`,
+  `${HOME}/.bashrc`,
+  `${HOME}/.ssh/id_ed25519`,
+  `${HOME}/.aws/credentials`,
+  `${HOME}/.config/gh/hosts.yml`,
+  `${HOME}/.config/nvim/init.lua`,
+  `${HOME}/.npmrc`,
+  `${HOME}/.netrc`,
+  `${HOME}/.codex/auth.json`,
+  `${HOME}/.claude/settings.json`,
+  `${HOME}/.claude.json`,
+  `${HOME}/.rustup/toolchains/`,
+  `${HOME}/.cargo/bin/cargo`,
+  `${HOME}/.cargo/credentials.toml`,
   `${HOME}/dots -> /elsewhere/dots`,
 ];
 const repoFs = ['/w/repo/.git/HEAD', '/w/repo/.tdd/events.jsonl', '/w/repo/.leap/', '/w/repo/src/a.ts', '/w/sibling/.git/HEAD'];
@@ -46,7 +54,10 @@ function binds(ops: MountOp[], kind: 'ro-bind' | 'bind'): string[] {
 test('plan: a writer binds its tree read-write, .git read-only, the state folders empty and read-only, the rest of / read-only', () => {
   const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs]));
   assert.equal(ops[0], { op: 'ro-bind', src: '/', dest: '/' });
-  assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/tmp'), 'a private /tmp');
+  assert.ok(
+    ops.some((o) => o.op === 'tmpfs' && o.dest === '/tmp'),
+    'a private /tmp',
+  );
   assert.ok(binds(ops, 'bind').includes('/w/repo'));
   const git = ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git');
   assert.ok(git > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/repo'), '.git is bound read-only on top of the tree');
@@ -58,11 +69,14 @@ test('plan: a writer binds its tree read-write, .git read-only, the state folder
   assert.not.ok(binds(ops, 'bind').includes('/w/sibling'), 'a sibling repository is not writable');
 });
 
-test('plan: home is read-only, every credential place and other agent CLI folder absent, the leaf\'s own agent folder read-write', () => {
+test("plan: home is read-only, every credential place and other agent CLI folder absent, the leaf's own agent folder read-write", () => {
   const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.claude', '.claude.json'] }, view([...homeFs, ...repoFs]));
   const all = ops.flatMap((o) => ('src' in o ? [o.src, o.dest] : 'dest' in o ? [o.dest] : []));
   for (const secret of ['.ssh', '.aws', '.config/gh', '.npmrc', '.netrc', '.codex', '.cargo/credentials.toml']) {
-    assert.not.ok(all.some((p) => p === `${HOME}/${secret}` || p.startsWith(`${HOME}/${secret}/`)), `${secret} is never mounted`);
+    assert.not.ok(
+      all.some((p) => p === `${HOME}/${secret}` || p.startsWith(`${HOME}/${secret}/`)),
+      `${secret} is never mounted`,
+    );
   }
   assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === HOME));
   assert.ok(ops.some((o) => o.op === 'remount-ro' && o.dest === HOME));
@@ -70,11 +84,25 @@ test('plan: home is read-only, every credential place and other agent CLI folder
   assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.rustup`), 'toolchains in home still run');
   assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.config/nvim`), 'the rest of a folder holding a credential place stays');
   assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.cargo/bin`));
-  assert.equal(binds(ops, 'bind').filter((p) => p.startsWith(HOME)).sort(), [`${HOME}/.claude`, `${HOME}/.claude.json`]);
-  assert.ok(ops.some((o) => o.op === 'symlink' && o.dest === `${HOME}/dots` && o.target === '/elsewhere/dots'), 'symlinks are recreated, not followed');
+  assert.equal(
+    binds(ops, 'bind')
+      .filter((p) => p.startsWith(HOME))
+      .sort(),
+    [`${HOME}/.claude`, `${HOME}/.claude.json`],
+  );
+  assert.ok(
+    ops.some((o) => o.op === 'symlink' && o.dest === `${HOME}/dots` && o.target === '/elsewhere/dots'),
+    'symlinks are recreated, not followed',
+  );
   const other = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.codex'] }, view([...homeFs, ...repoFs]));
-  assert.equal(binds(other, 'bind').filter((p) => p.startsWith(HOME)), [`${HOME}/.codex`]);
-  assert.not.ok(other.some((o) => 'dest' in o && o.dest.startsWith(`${HOME}/.claude`)), 'claude\'s folder is absent for a codex leaf');
+  assert.equal(
+    binds(other, 'bind').filter((p) => p.startsWith(HOME)),
+    [`${HOME}/.codex`],
+  );
+  assert.not.ok(
+    other.some((o) => 'dest' in o && o.dest.startsWith(`${HOME}/.claude`)),
+    "claude's folder is absent for a codex leaf",
+  );
 });
 
 test('plan: a home without credential places is left as / shows it (read-only), with no mount of its own', () => {
@@ -88,18 +116,27 @@ test('plan: a credential place that is a symlink empties what it points to as we
   assert.ok(ops.some((o) => o.op === 'ro-bind' && o.src === '/dev/null' && o.dest === '/vault/netrc'));
 });
 
-test('plan: a reader gets the copy at the tree\'s path, the original .git and node_modules read-only on top, nothing of the tree writable', () => {
+test("plan: a reader gets the copy at the tree's path, the original .git and node_modules read-only on top, nothing of the tree writable", () => {
   const ops = planMounts({ role: 'reader', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs, '/w/repo/node_modules/x/']), { copy: '/tmp/copy', linked: ['/w/repo/node_modules'] });
   const at = ops.findIndex((o) => o.op === 'bind' && o.src === '/tmp/copy' && o.dest === '/w/repo');
   assert.ok(at > 0);
   assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/node_modules') > at);
   assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git') > at);
-  assert.not.ok(ops.some((o) => o.op === 'bind' && o.src === '/w/repo'), 'the user\'s tree is never bound writable');
-  assert.not.ok(ops.some((o) => 'dest' in o && o.dest.startsWith('/w/repo/.tdd')), 'the copy has no state folder to mask');
-  assert.throws(() => planMounts({ role: 'reader', tree: '/w/repo' }, view(repoFs)), (e: Error) => e instanceof SandboxSpecError);
+  assert.not.ok(
+    ops.some((o) => o.op === 'bind' && o.src === '/w/repo'),
+    "the user's tree is never bound writable",
+  );
+  assert.not.ok(
+    ops.some((o) => 'dest' in o && o.dest.startsWith('/w/repo/.tdd')),
+    'the copy has no state folder to mask',
+  );
+  assert.throws(
+    () => planMounts({ role: 'reader', tree: '/w/repo' }, view(repoFs)),
+    (e: Error) => e instanceof SandboxSpecError,
+  );
 });
 
-test('plan: a ball worktree inside .leap is bound at its own path; the rest of .leap and the main tree\'s .tdd stay absent', () => {
+test("plan: a ball worktree inside .leap is bound at its own path; the rest of .leap and the main tree's .tdd stay absent", () => {
   const wt = '/w/repo/.leap/s1/balls/b1/wt';
   const texts = { [`${wt}/.git`]: 'gitdir: /w/repo/.git/worktrees/b1\n', '/w/repo/.git/worktrees/b1/commondir': '../..\n' };
   const fs = view([...repoFs, `${wt}/src/x.ts`, '/w/repo/.leap/s1/balls/b2/wt/src/y.ts'], texts);
@@ -113,14 +150,23 @@ test('plan: a ball worktree inside .leap is bound at its own path; the rest of .
     assert.ok(self >= 0 && lastSelf > mask, 'the worktree is bound again inside the masked .leap');
     assert.is((ops[lastSelf] as { src: string }).src, role === 'writer' ? wt : '/tmp/c', 'a reader sees its copy there, never the worktree itself');
     assert.ok(ops.findIndex((o) => o.op === 'remount-ro' && o.dest === '/w/repo/.leap') > lastSelf);
-    assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/w/repo/.tdd'), 'the main tree\'s state folder is absent too');
+    assert.ok(
+      ops.some((o) => o.op === 'tmpfs' && o.dest === '/w/repo/.tdd'),
+      "the main tree's state folder is absent too",
+    );
     assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git'));
-    assert.not.ok(ops.some((o) => 'dest' in o && o.dest.includes('/b2/')), 'another ball\'s worktree is never bound');
+    assert.not.ok(
+      ops.some((o) => 'dest' in o && o.dest.includes('/b2/')),
+      "another ball's worktree is never bound",
+    );
   }
 });
 
 test('plan: extra paths are bound as asked, a repository among them with its .git read-only and its state folders masked', () => {
-  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, read: ['/data/ref'], write: ['/w/sibling', `${HOME}/cache`] }, view([...repoFs, '/data/ref/x', '/w/sibling/.tdd/', `${HOME}/cache/`, `${HOME}/.ssh/k`]));
+  const ops = planMounts(
+    { role: 'writer', tree: '/w/repo', home: HOME, read: ['/data/ref'], write: ['/w/sibling', `${HOME}/cache`] },
+    view([...repoFs, '/data/ref/x', '/w/sibling/.tdd/', `${HOME}/cache/`, `${HOME}/.ssh/k`]),
+  );
   assert.ok(binds(ops, 'ro-bind').includes('/data/ref'));
   assert.ok(binds(ops, 'bind').includes('/w/sibling'));
   assert.ok(binds(ops, 'bind').includes(`${HOME}/cache`));
@@ -128,7 +174,7 @@ test('plan: extra paths are bound as asked, a repository among them with its .gi
   assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/w/sibling/.tdd'));
 });
 
-test('plan: the supervisor\'s state folder elsewhere (hide) is masked; a tree in home is bound read-write inside the read-only home', () => {
+test("plan: the supervisor's state folder elsewhere (hide) is masked; a tree in home is bound read-write inside the read-only home", () => {
   const ops = planMounts({ role: 'writer', tree: `${HOME}/src/repo`, home: HOME, hide: ['/state'] }, view([...homeFs, `${HOME}/src/repo/.git/HEAD`, '/state/x.out']));
   assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/state'));
   const tree = ops.findIndex((o) => o.op === 'bind' && o.dest === `${HOME}/src/repo`);
@@ -139,25 +185,37 @@ test('plan: a file the command line names stays readable inside a masked state f
   const fs = view([...repoFs, '/w/repo/.tdd/verify-red.prompt']);
   for (const role of ['writer', 'reader'] as const) {
     const ops = planMounts({ role, tree: '/w/repo', keepReadable: ['/w/repo/.tdd/verify-red.prompt'] }, fs, role === 'reader' ? { copy: '/tmp/c' } : {});
-    assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.tdd/verify-red.prompt'), role);
-    assert.not.ok(ops.some((o) => 'dest' in o && o.dest === '/w/repo/.tdd/events.jsonl'), role);
+    assert.ok(
+      ops.some((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.tdd/verify-red.prompt'),
+      role,
+    );
+    assert.not.ok(
+      ops.some((o) => 'dest' in o && o.dest === '/w/repo/.tdd/events.jsonl'),
+      role,
+    );
   }
 });
 
-test('plan: the agent\'s executable inside another agent\'s folder stays readable; a file the command names in a writer\'s tree stays writable', () => {
+test("plan: the agent's executable inside another agent's folder stays readable; a file the command names in a writer's tree stays writable", () => {
   const fs = view([...homeFs, `${HOME}/.codex/bin/codex`, `${HOME}/src/repo/.git/HEAD`, `${HOME}/src/repo/run.js`]);
   const ops = planMounts({ role: 'writer', tree: `${HOME}/src/repo`, home: HOME, keepReadable: [`${HOME}/.codex/bin/codex`, `${HOME}/src/repo/run.js`] }, fs);
   assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === `${HOME}/.codex/bin/codex`));
-  assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/.codex/auth.json`), 'only the executable, not the folder');
+  assert.not.ok(
+    ops.some((o) => 'dest' in o && o.dest === `${HOME}/.codex/auth.json`),
+    'only the executable, not the folder',
+  );
   assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/src/repo/run.js`));
 });
 
-test('plan: a file the command line names in the host\'s /tmp is bound alone into the private /tmp, after its tmpfs', () => {
+test("plan: a file the command line names in the host's /tmp is bound alone into the private /tmp, after its tmpfs", () => {
   const fs = view([...repoFs, '/tmp/t1/script.json', '/tmp/t1/other.json', '/tmp/t1/dir/']);
   const ops = planMounts({ role: 'writer', tree: '/w/repo', keepReadable: ['/tmp/t1/script.json', '/tmp/t1/dir'] }, fs);
   const bound = ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/tmp/t1/script.json');
   assert.ok(bound > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/tmp'), 'after /tmp is made private');
-  assert.not.ok(ops.some((o) => 'dest' in o && (o.dest === '/tmp/t1/other.json' || o.dest === '/tmp/t1/dir' || o.dest === '/tmp/t1')), 'only the named file');
+  assert.not.ok(
+    ops.some((o) => 'dest' in o && (o.dest === '/tmp/t1/other.json' || o.dest === '/tmp/t1/dir' || o.dest === '/tmp/t1')),
+    'only the named file',
+  );
 });
 
 test('plan: a home in /tmp is bound read-only of its own, since /tmp is private', () => {
@@ -190,9 +248,23 @@ test('argv: namespaces, network off as its own namespace, every capability dropp
 
 test('env: the allow-list, named variables and prefixes, set values; secrets and TMPDIR stay out; inheritEnv keeps everything', () => {
   const env = {
-    PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', VERI_TEST_CMD: 'npm test', LEAP_LEAF_x: '1', TERM: 'xterm',
-    AWS_SECRET_ACCESS_KEY: 's3', GITHUB_TOKEN: 'ghp', GH_TOKEN: 'gho', REDIS_URL: 'redis://x', ANTHROPIC_API_KEY: 'sk', ANTHROPIC_BASE_URL: 'u',
-    OPENAI_API_KEY: 'o', TMPDIR: '/var/x', SSH_AUTH_SOCK: '/tmp/agent',
+    PATH: '/bin',
+    HOME: '/h',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C',
+    TZ: 'UTC',
+    VERI_TEST_CMD: 'npm test',
+    LEAP_LEAF_x: '1',
+    TERM: 'xterm',
+    AWS_SECRET_ACCESS_KEY: 's3',
+    GITHUB_TOKEN: 'ghp',
+    GH_TOKEN: 'gho',
+    REDIS_URL: 'redis://x',
+    ANTHROPIC_API_KEY: 'sk',
+    ANTHROPIC_BASE_URL: 'u',
+    OPENAI_API_KEY: 'o',
+    TMPDIR: '/var/x',
+    SSH_AUTH_SOCK: '/tmp/agent',
   };
   const out = sandboxEnv(env, { passEnv: ['ANTHROPIC_*'], env: { CLAUDE_CODE_X: '1' } });
   assert.equal(Object.keys(out).sort(), ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'CLAUDE_CODE_X', 'HOME', 'LANG', 'LC_ALL', 'LEAP_LEAF_x', 'PATH', 'TERM', 'TZ', 'VERI_TEST_CMD']);
@@ -201,15 +273,18 @@ test('env: the allow-list, named variables and prefixes, set values; secrets and
   assert.is(exact.ANTHROPIC_API_KEY, undefined);
   const all = sandboxEnv(env, { inheritEnv: true });
   assert.is(all.REDIS_URL, 'redis://x');
-  assert.is(all.TMPDIR, undefined, 'the host\'s TMPDIR may not exist writable inside: /tmp is the sandbox\'s own');
+  assert.is(all.TMPDIR, undefined, "the host's TMPDIR may not exist writable inside: /tmp is the sandbox's own");
 });
 
-test('settings and causes: --sandbox / LEAP_SANDBOX values; the namespace cause names bwrap\'s own words', () => {
+test("settings and causes: --sandbox / LEAP_SANDBOX values; the namespace cause names bwrap's own words", () => {
   assert.is(parseSandboxSetting('on', 'LEAP_SANDBOX'), 'writer');
   assert.is(parseSandboxSetting('writer', 'x'), 'writer');
   assert.is(parseSandboxSetting('reader', 'x'), 'reader');
   assert.is(parseSandboxSetting('off', 'x'), null);
-  assert.throws(() => parseSandboxSetting('yes', 'LEAP_SANDBOX'), (e: Error) => e instanceof SandboxSettingError && /LEAP_SANDBOX must be/.test(e.message));
+  assert.throws(
+    () => parseSandboxSetting('yes', 'LEAP_SANDBOX'),
+    (e: Error) => e instanceof SandboxSettingError && /LEAP_SANDBOX must be/.test(e.message),
+  );
   const cause = namespaceCause('bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.\n');
   assert.match(cause, 'user namespaces are refused');
   assert.match(cause, 'apt-get install bubblewrap');

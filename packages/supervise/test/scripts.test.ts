@@ -9,7 +9,12 @@ import { DETACH, STOP, SUPERVISE, WAIT, bin, killStrays, makeScene } from './hel
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
 
-const PAIRS: [string, string][] = [['supervise.sh', SUPERVISE], ['detach-leaf.sh', DETACH], ['wait-leaf.sh', WAIT], ['stop-requested.sh', STOP]];
+const PAIRS: [string, string][] = [
+  ['supervise.sh', SUPERVISE],
+  ['detach-leaf.sh', DETACH],
+  ['wait-leaf.sh', WAIT],
+  ['stop-requested.sh', STOP],
+];
 
 test('X-help: each script answers --help like its bin, exit 0', async () => {
   for (const [script, binFile] of PAIRS) {
@@ -21,7 +26,7 @@ test('X-help: each script answers --help like its bin, exit 0', async () => {
   }
 });
 
-test('X-codes: the scripts give the bins\' exit codes and output (3, 3, 125, 127, the leaf code)', async () => {
+test("X-codes: the scripts give the bins' exit codes and output (3, 3, 125, 127, the leaf code)", async () => {
   const scene = makeScene();
   const run = (script: string, args: string[]) => runCommand(scriptPath(script), args, { cwd: scene.repo, env: scene.env });
   const stop = await run('stop-requested.sh', []);

@@ -13,11 +13,14 @@ import { SUPERVISE, WAIT, bin, killStrays, makeScene, superviseBin } from './hel
 const status = (repo: string) => git(repo, 'status', '--porcelain', '--untracked-files=all');
 
 const clean = suite('leap-supervise leaves git status clean');
-clean.after.each(() => { killStrays(); cleanupTempDirs(); });
+clean.after.each(() => {
+  killStrays();
+  cleanupTempDirs();
+});
 
 clean('a leaf run as a skill runs it (output redirected into .tdd/), then leap-wait: git status is empty', async () => {
   const scene = makeScene({ VERI_STEP: hostileTitles(2)[1]! });
-  assert.not.ok(existsSync(join(scene.state, '.gitignore')), 'the scene\'s .tdd/ starts as a person makes it, without one');
+  assert.not.ok(existsSync(join(scene.state, '.gitignore')), "the scene's .tdd/ starts as a person makes it, without one");
   // bash does the redirection, as the skill's script line does; the leaf prints to both streams.
   const line = `"$NODE" "$SUPERVISE" develop-red "$NODE" -e 'console.log("out"); console.error("err")' > .tdd/develop-red.out 2> .tdd/develop-red.err`;
   const run = spawnSync('bash', ['-c', line], { cwd: scene.repo, env: { ...scene.env, NODE: process.execPath, SUPERVISE }, encoding: 'utf8' });

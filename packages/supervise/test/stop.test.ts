@@ -5,9 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, runBin, waitFor } from '@leap/test-utils';
 import { checkStop, clearStopLogged, requestStopLogged } from '../src/stop.js';
-import {
-  STOP, bin, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, startSupervise, statusLine, superviseBin,
-} from './helpers.js';
+import { STOP, bin, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, startSupervise, statusLine, superviseBin } from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -31,7 +29,7 @@ test('T-check: no stop pending is exit 3 and prints nothing; `check` is the defa
 });
 
 test('T-request: request MODE writes the stop; check exits 0 and prints the mode; each request is a stop event', async () => {
-  const scene = makeScene({ VERI_ISSUE: '4', VERI_STEP: "step's \"title\"" });
+  const scene = makeScene({ VERI_ISSUE: '4', VERI_STEP: 'step\'s "title"' });
   for (const mode of ['at-ledger', 'at-leaf', 'now']) {
     const r = await bin(STOP, scene, ['request', mode]);
     assert.is(r.code, 0);
@@ -42,9 +40,12 @@ test('T-request: request MODE writes the stop; check exits 0 and prints the mode
     assert.equal(JSON.parse(json.stdout), { pending: true, mode });
   }
   const requested = eventsOf(scene, 'stop').filter((e) => e.action === 'requested');
-  assert.equal(requested.map((e) => e.mode), ['at-ledger', 'at-leaf', 'now']);
+  assert.equal(
+    requested.map((e) => e.mode),
+    ['at-ledger', 'at-leaf', 'now'],
+  );
   assert.is(requested[0]?.issue, 4);
-  assert.is(requested[0]?.step, "step's \"title\"");
+  assert.is(requested[0]?.step, 'step\'s "title"');
 });
 
 test('T-clear: clear removes the request (check exits 3 again) and appends a stop event with the cleared mode', async () => {
@@ -77,7 +78,12 @@ test('T-unreadable: a stop file with other content, or one that cannot be read, 
 
 test('T-usage: an unknown action, a bad MODE, a missing MODE or a bad VERI_ISSUE is a usage error 125', async () => {
   const scene = makeScene();
-  for (const [args, expected] of [[['request', 'later'], 'at-ledger, at-leaf, now'], [['request'], 'Expected'], [['stop-it'], 'Expected'], [['clear', 'x'], 'Expected']] as const) {
+  for (const [args, expected] of [
+    [['request', 'later'], 'at-ledger, at-leaf, now'],
+    [['request'], 'Expected'],
+    [['stop-it'], 'Expected'],
+    [['clear', 'x'], 'Expected'],
+  ] as const) {
     const r = await bin(STOP, scene, [...args]);
     assert.is(r.code, 125, args.join(' '));
     assert.match(r.stderr, expected);
@@ -100,7 +106,10 @@ test('S-refused-stop: a pending at-leaf or now stop refuses the launch: refused-
     assert.is(eventsOf(scene, 'launch').length, 0);
     assert.is(eventsOf(scene, 'exit', 'develop-red')[0]?.status, 'refused-stop');
     const honoured = eventsOf(scene, 'stop').filter((e) => e.action === 'honoured');
-    assert.equal(honoured.map((e) => [e.mode, e.leaf]), [[mode, 'develop-red']]);
+    assert.equal(
+      honoured.map((e) => [e.mode, e.leaf]),
+      [[mode, 'develop-red']],
+    );
   }
 });
 
@@ -126,7 +135,10 @@ test('S-killed-stop: a now stop arriving while the leaf runs ends it: killed-sto
   assert.is(exitRecord(scene, 'develop-green')?.status, 'killed-stop');
   assert.is(statusLine(r.stderr, 'develop-green'), 'killed-stop');
   const honoured = eventsOf(scene, 'stop').filter((e) => e.action === 'honoured');
-  assert.equal(honoured.map((e) => [e.mode, e.leaf]), [['now', 'develop-green']]);
+  assert.equal(
+    honoured.map((e) => [e.mode, e.leaf]),
+    [['now', 'develop-green']],
+  );
 });
 
 // ---
@@ -141,14 +153,20 @@ test('checkStop / requestStopLogged / clearStopLogged: the library behind leap-s
   assert.equal(clearStopLogged(options), { kind: 'requested', mode: 'at-leaf' });
   assert.equal(checkStop(options), { kind: 'none' });
   const stops = eventsOf(scene, 'stop');
-  assert.equal(stops.map((e) => [e.action, e.mode, e.skill_commit, e.issue]), [['requested', 'at-leaf', 'pin9', 9], ['cleared', 'at-leaf', 'pin9', 9]]);
+  assert.equal(
+    stops.map((e) => [e.action, e.mode, e.skill_commit, e.issue]),
+    [
+      ['requested', 'at-leaf', 'pin9', 9],
+      ['cleared', 'at-leaf', 'pin9', 9],
+    ],
+  );
   writeFileSync(join(scene.state, 'stop'), 'junk');
   assert.is(clearStopLogged(options).kind, 'unreadable');
   assert.is(eventsOf(scene, 'stop').at(-1)?.mode, 'unreadable');
   assert.throws(() => requestStopLogged('soon', options), /at-ledger, at-leaf, now/);
 });
 
-test('checkStop / requestStopLogged / clearStopLogged: without options they use this process\'s cwd and environment', () => {
+test("checkStop / requestStopLogged / clearStopLogged: without options they use this process's cwd and environment", () => {
   const scene = makeScene();
   const before = process.cwd();
   const saved = process.env.VERI_STATE_DIR;

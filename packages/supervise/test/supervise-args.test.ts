@@ -4,9 +4,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, runBin, waitFor } from '@leap/test-utils';
-import {
-  SUPERVISE, WAIT, bin, eventsOf, exitRecord, killStrays, makeScene, recordedPids, startSupervise, superviseBin,
-} from './helpers.js';
+import { SUPERVISE, WAIT, bin, eventsOf, exitRecord, killStrays, makeScene, recordedPids, startSupervise, superviseBin } from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -49,8 +47,13 @@ test('S-args-bad-name: a NAME with a slash, "..", "." or empty is a usage error 
 test('S-args-bad-duration: malformed or negative VERI_TIMEOUT, VERI_KILL_AFTER, VERI_IDLE_TIMEOUT (C-14..C-18, C-30) are 125 with an exit file', async () => {
   const scene = makeScene();
   const cases: [string, string][] = [
-    ['VERI_TIMEOUT', 'abc'], ['VERI_TIMEOUT', '-0.1'], ['VERI_TIMEOUT', ' -1e-10000'], ['VERI_TIMEOUT', '42D'],
-    ['VERI_TIMEOUT', '-1.7976931348623157e308'], ['VERI_KILL_AFTER', '1x'], ['VERI_IDLE_TIMEOUT', '-5'],
+    ['VERI_TIMEOUT', 'abc'],
+    ['VERI_TIMEOUT', '-0.1'],
+    ['VERI_TIMEOUT', ' -1e-10000'],
+    ['VERI_TIMEOUT', '42D'],
+    ['VERI_TIMEOUT', '-1.7976931348623157e308'],
+    ['VERI_KILL_AFTER', '1x'],
+    ['VERI_IDLE_TIMEOUT', '-5'],
   ];
   for (const [i, [variable, value]] of cases.entries()) {
     const name = `bad-${i}`;
@@ -114,7 +117,7 @@ test('S-dur-huge: a timeout beyond one timer (30d, 1e300, C-25..C-29) does not f
   }
 });
 
-test('S-two-supervisors: a second supervisor for a running NAME (F30) refuses with 125 and touches none of the first one\'s files', async () => {
+test("S-two-supervisors: a second supervisor for a running NAME (F30) refuses with 125 and touches none of the first one's files", async () => {
   const scene = makeScene({ VERI_TIMEOUT: '60' });
   // The first leaf lives until the test has seen the second refused (a file, not a sleep: no speed assumed).
   const go = join(scene.repo, 'go');

@@ -38,7 +38,7 @@ test('S-daemonize: a leaf that daemonizes and exits at once (F9) is exited 0, an
   assert.is(isAlive(escapee), false);
 });
 
-test('S-setsid-util: `setsid sleep` as the leaf (the seed\'s F9 provocation) leaves nothing running', async () => {
+test("S-setsid-util: `setsid sleep` as the leaf (the seed's F9 provocation) leaves nothing running", async () => {
   const scene = makeScene();
   const r = await superviseBin(scene, ['setsid-util', 'sh', '-c', `setsid sh -c 'echo "escapee $$" >> ${scene.pidsFile}; exec sleep 30' </dev/null >/dev/null 2>&1 & sleep 0.3`]);
   const [escapee] = recordedPids(scene, 'escapee');
@@ -64,8 +64,12 @@ test('S-escape-uncontained: an escapee that drops its environment and is orphane
   const scene = makeScene();
   // setsid -f forks and its parent exits at once: the escapee is orphaned within a millisecond, outside the
   // session, without the marker. The leaf exits once the escapee has recorded itself (after its setsid).
-  const r = await superviseBin(scene, ['lost', 'sh', '-c',
-    `env -i setsid -f sh -c 'echo "escapee $$" >> ${scene.pidsFile}; exec sleep 30' </dev/null >/dev/null 2>&1; while [ ! -s ${scene.pidsFile} ]; do sleep 0.02; done`]);
+  const r = await superviseBin(scene, [
+    'lost',
+    'sh',
+    '-c',
+    `env -i setsid -f sh -c 'echo "escapee $$" >> ${scene.pidsFile}; exec sleep 30' </dev/null >/dev/null 2>&1; while [ ! -s ${scene.pidsFile} ]; do sleep 0.02; done`,
+  ]);
   const [escapee] = recordedPids(scene, 'escapee');
   assert.ok(escapee !== undefined);
   track(escapee);

@@ -2,10 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, isAlive, runCommand, waitFor } from '@leap/test-utils';
-import {
-  SUPERVISE, alive, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, since, startSupervise, statusLine,
-  superviseBin, track,
-} from './helpers.js';
+import { SUPERVISE, alive, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, since, startSupervise, statusLine, superviseBin, track } from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -159,8 +156,7 @@ test('S-kernel-signal: a leaf the kernel kills for its CPU limit (F14, prlimit) 
 
 test('S-sigpipe-policy: a leaf whose stdout reader goes away dies of SIGPIPE (C-13): killed-external, signal SIGPIPE', async () => {
   const scene = makeScene();
-  const r = await runCommand('bash', ['-c', '"$0" "$1" pipe yes | head -c 1 > /dev/null; exit "${PIPESTATUS[0]}"', process.execPath, SUPERVISE],
-    { cwd: scene.repo, env: scene.env });
+  const r = await runCommand('bash', ['-c', '"$0" "$1" pipe yes | head -c 1 > /dev/null; exit "${PIPESTATUS[0]}"', process.execPath, SUPERVISE], { cwd: scene.repo, env: scene.env });
   assert.is(r.code, 2);
   assert.is(exitRecord(scene, 'pipe')?.status, 'killed-external');
   assert.is(exitRecord(scene, 'pipe')?.signal, 'SIGPIPE');

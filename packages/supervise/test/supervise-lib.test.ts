@@ -52,7 +52,10 @@ test('supervise: an unwritable event log is a warning; the run and NAME.exit are
 
 test('supervise: usage errors before NAME is known throw with exit code 125 (bad NAME, empty command)', async () => {
   const scene = makeScene();
-  for (const [name, command] of [['a/b', 'true'], ['ok', '']]) {
+  for (const [name, command] of [
+    ['a/b', 'true'],
+    ['ok', ''],
+  ]) {
     try {
       await supervise({ name: name as string, command: command as string, cwd: scene.repo, env: scene.env });
       assert.unreachable('should throw');
@@ -148,8 +151,7 @@ test('supervise: a second supervise for a NAME this process holds refuses with 1
 test('formatStatusLine: the status, then leftovers, escapees and unkillable pids when there are any', () => {
   const base = { name: 'n', status: 'exited', leftovers: 0, escaped: 0, unkillable: [] } as unknown as SuperviseResult;
   assert.is(formatStatusLine(base), 'supervise[n]: exited\n');
-  assert.is(formatStatusLine({ ...base, status: 'killed-timeout', leftovers: 2, escaped: 1, unkillable: [5, 6] }),
-    'supervise[n]: killed-timeout (leftovers=2 escaped=1 unkillable=5,6)\n');
+  assert.is(formatStatusLine({ ...base, status: 'killed-timeout', leftovers: 2, escaped: 1, unkillable: [5, 6] }), 'supervise[n]: killed-timeout (leftovers=2 escaped=1 unkillable=5,6)\n');
 });
 
 // ---
@@ -189,7 +191,10 @@ test('supervise: io gives the leaf its input (an unlinked file) and its output t
   assert.is(deaf.status, 'exited');
   assert.is(deaf.code, 0);
   // The input files were unlinked as soon as they were written: nothing is left in the state folder.
-  assert.equal(readdirSync(scene.state).filter((f) => f.startsWith('.input.')), []);
+  assert.equal(
+    readdirSync(scene.state).filter((f) => f.startsWith('.input.')),
+    [],
+  );
 });
 
 test('supervise: an output file that cannot be opened is a failed start, and the leaf never runs', async () => {
@@ -234,9 +239,14 @@ test('reportReady / reportFailure / closeReady: a handshake whose reader is gone
 });
 
 test('asUsage: any error becomes a UsageError with exit code 125', () => {
-  assert.is(asUsage(() => 5), 5);
+  assert.is(
+    asUsage(() => 5),
+    5,
+  );
   try {
-    asUsage(() => { throw 'plain'; });
+    asUsage(() => {
+      throw 'plain';
+    });
   } catch (error) {
     assert.is((error as { exitCode: number }).exitCode, 125);
     assert.is((error as Error).message, 'plain');

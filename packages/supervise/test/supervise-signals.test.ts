@@ -4,9 +4,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, runCommand, waitFor } from '@leap/test-utils';
-import {
-  SUPERVISE, alive, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, start, startSupervise, statusLine,
-} from './helpers.js';
+import { SUPERVISE, alive, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, start, startSupervise, statusLine } from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -45,7 +43,7 @@ test('S-signal-twice: a second signal does not restart the grace period; a TERM-
   assert.ok(took < 1.55, `a re-armed grace would take 1.6 s or more; took ${took} s`);
 });
 
-test('S-group-signal: a signal to the supervisor\'s whole process group (C-32) reaches the leaf through the supervisor', async () => {
+test("S-group-signal: a signal to the supervisor's whole process group (C-32) reaches the leaf through the supervisor", async () => {
   const scene = makeScene({ VERI_TIMEOUT: '60' });
   const sup = startSupervise(scene, ['group', fixture('graceful.sh')]);
   await waitFor(() => recordedPids(scene).length === 1, 10_000);
@@ -103,8 +101,10 @@ test('S-inherited-mask: started with ALRM, TERM and CHLD blocked (C-31), the tim
 
 test('S-parent-is-init: a supervisor whose parent is pid 1 of a PID namespace (C-35, F34) works, with no false alarm', async () => {
   const scene = makeScene();
-  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', 'sh', '-c',
-    '"$0" "$1" in-ns sh -c "exit 5"; echo "rc=$?"', process.execPath, SUPERVISE], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', 'sh', '-c', '"$0" "$1" in-ns sh -c "exit 5"; echo "rc=$?"', process.execPath, SUPERVISE], {
+    cwd: scene.repo,
+    env: scene.env,
+  });
   assert.match(r.stdout, 'rc=5');
   assert.is(r.stderr, 'supervise[in-ns]: exited\n');
   assert.is(exitRecord(scene, 'in-ns')?.status, 'exited');
@@ -112,8 +112,7 @@ test('S-parent-is-init: a supervisor whose parent is pid 1 of a PID namespace (C
 
 test('S-pid-one: a supervisor that is pid 1 itself (F35) warns that orphans are not reaped, and still works', async () => {
   const scene = makeScene();
-  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', process.execPath, SUPERVISE, 'init', 'true'],
-    { cwd: scene.repo, env: scene.env });
+  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', process.execPath, SUPERVISE, 'init', 'true'], { cwd: scene.repo, env: scene.env });
   assert.is(r.code, 0);
   assert.match(r.stderr, 'running as pid 1');
   assert.is(exitRecord(scene, 'init')?.status, 'exited');

@@ -61,7 +61,10 @@ test('S-noexec: a directory or a file without execute permission is failed-start
   const plain = join(scene.repo, 'plain.sh');
   writeFileSync(plain, '#!/bin/sh\nexit 0\n');
   chmodSync(plain, 0o644);
-  for (const [name, command] of [['dir', scene.repo], ['plain', plain]] as const) {
+  for (const [name, command] of [
+    ['dir', scene.repo],
+    ['plain', plain],
+  ] as const) {
     const r = await superviseBin(scene, [name, command]);
     assert.is(r.code, 126, name);
     assert.is(exitRecord(scene, name)?.status, 'failed-start');
@@ -102,8 +105,14 @@ test('S-env: the leaf gets BASH_*_TIMEOUT_MS from its timeout, VERI_SKILL_COMMIT
   const r = await superviseBin(scene, ['verify-red', fixture('print-env.js')], { VERI_STEP: 'plain' });
   const env = JSON.parse(r.stdout);
   assert.equal(env, {
-    VERI_TEST_CMD: "npm test -- --grep 'a b'", VERI_ISSUE: '7', VERI_STEP: 'plain', VERI_SKILL_COMMIT: 'deadbeef',
-    BASH_DEFAULT_TIMEOUT_MS: '90000', BASH_MAX_TIMEOUT_MS: '90000', LEAP_DETACH_READY_FD: null, markers: 1,
+    VERI_TEST_CMD: "npm test -- --grep 'a b'",
+    VERI_ISSUE: '7',
+    VERI_STEP: 'plain',
+    VERI_SKILL_COMMIT: 'deadbeef',
+    BASH_DEFAULT_TIMEOUT_MS: '90000',
+    BASH_MAX_TIMEOUT_MS: '90000',
+    LEAP_DETACH_READY_FD: null,
+    markers: 1,
   });
 });
 

@@ -20,7 +20,10 @@ test('setLongTimeout: a duration beyond one Node timer (30 days, 1e300 ms) neith
   for (const cancel of cancels) cancel();
   process.off('warning', onWarning);
   assert.is(fired, 0);
-  assert.equal(warnings.filter((w) => w === 'TimeoutOverflowWarning'), []);
+  assert.equal(
+    warnings.filter((w) => w === 'TimeoutOverflowWarning'),
+    [],
+  );
 });
 
 test('setLongTimeout: fires once after its delay, never synchronously (even for 0), and can be cancelled', async () => {

@@ -8,9 +8,7 @@ import { cleanupTempDirs, isAlive, runBin, runCommand, waitFor } from '@leap/tes
 import { processIdentity } from '@leap/core';
 import { waitLeaf } from '../src/wait-leaf.js';
 import { formatPidRecord, writeExitFile } from '../src/leaf-files.js';
-import {
-  SUPERVISE, WAIT, bin, fixture, killStrays, makeScene, recordedPids, start, startSupervise, supervisorPid, track,
-} from './helpers.js';
+import { SUPERVISE, WAIT, bin, fixture, killStrays, makeScene, recordedPids, start, startSupervise, supervisorPid, track } from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -140,8 +138,7 @@ test('W-reused-pid-real: a pid really reused in a PID namespace (F19b, ns_last_p
     sleep 0.05; echo $((P - 1)) > /proc/sys/kernel/ns_last_pid; sleep 30 & Q=$!
     printf '%s\\nstarttime=%s\\nrun=old\\n' "$P" "$ST" > .tdd/ns-reuse.pid
     echo "P=$P Q=$Q"; "$0" "$1" ns-reuse 20; echo "rc=$?"; kill $Q`;
-  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', 'sh', '-c', script, process.execPath, WAIT],
-    { cwd: scene.repo, env: scene.env });
+  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', 'sh', '-c', script, process.execPath, WAIT], { cwd: scene.repo, env: scene.env });
   const match = /P=(\d+) Q=(\d+)/.exec(r.stdout);
   assert.ok(match !== null, r.stdout + r.stderr);
   assert.is(match[1], match[2], 'the namespace gave the new process the old pid');
@@ -157,7 +154,9 @@ test('W-zombie: NAME.pid naming a zombie (F20) is a gone supervisor: 2 at once',
     try {
       const pid = Number(readFileSync(zfile, 'utf8'));
       return pid > 0 && !isAlive(pid) && existsSync(`/proc/${pid}`) ? pid : 0;
-    } catch { return 0; }
+    } catch {
+      return 0;
+    }
   }, 10_000);
   assert.ok(zombie > 0, 'a zombie exists');
   const identity = processIdentity(zombie);
@@ -213,7 +212,7 @@ test('W-no-watch: with fs.watch failing (ENOSPC) and a state folder that does no
 
 // ---
 
-test('waitLeaf: a watched folder wakes the waiter on the exit file\'s rename, with polling pushed out of the way', async () => {
+test("waitLeaf: a watched folder wakes the waiter on the exit file's rename, with polling pushed out of the way", async () => {
   const scene = makeScene();
   const holder = start('sleep', ['30'], { cwd: scene.repo, env: scene.env });
   const identity = processIdentity(holder.pid);

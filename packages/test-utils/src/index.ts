@@ -68,11 +68,7 @@ export function commandLimitMs(env: NodeJS.ProcessEnv = process.env): number {
  * Spawn `command` (no shell) and collect its result; `input` goes to stdin. Past `limitMs` (default
  * commandLimitMs()) the command is killed (SIGKILL) and the result says so on its stderr, signal SIGKILL.
  */
-export function runCommand(
-  command: string,
-  args: string[],
-  options: SpawnOptions & { input?: string | Buffer; limitMs?: number } = {},
-): Promise<RunResult> {
+export function runCommand(command: string, args: string[], options: SpawnOptions & { input?: string | Buffer; limitMs?: number } = {}): Promise<RunResult> {
   const { input, limitMs = commandLimitMs(), ...spawnOptions } = options;
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -111,10 +107,7 @@ export interface Invocation {
  * Run an agent invocation the way a supervisor would: no shell, its stdin written, its variables
  * merged over ours (`undefined` removes one), with `pathFirst` (stand-in CLIs) first on PATH.
  */
-export function runInvocation(
-  invocation: Invocation,
-  options: { pathFirst?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
-): Promise<RunResult> {
+export function runInvocation(invocation: Invocation, options: { pathFirst?: string; env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<RunResult> {
   const path = options.pathFirst === undefined ? process.env.PATH : `${options.pathFirst}:${process.env.PATH ?? ''}`;
   const merged: Record<string, string | undefined> = { ...process.env, PATH: path, ...options.env, ...invocation.env };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
@@ -175,9 +168,44 @@ export function prng(seed: number): () => number {
 }
 
 const PIECES = [
-  '$(rm -rf /)', '`id`', '"', "'", "it's", '\\', '\\n', '%s', '%d', '\t', '🦀', '👩‍💻', 'שלום עולם', 'مرحبا',
-  '\u202Eevil\u202C', '${HOME}', '$1', '!!', '&&', ';', '|', '>', '<', '*', '?', '[x]', '<!-- not a marker -->',
-  'é', 'ß', '中文', ' ', '  ', '--step', '-m', '#', '~', '{}', '(a)',
+  '$(rm -rf /)',
+  '`id`',
+  '"',
+  "'",
+  "it's",
+  '\\',
+  '\\n',
+  '%s',
+  '%d',
+  '\t',
+  '🦀',
+  '👩‍💻',
+  'שלום עולם',
+  'مرحبا',
+  '\u202Eevil\u202C',
+  '${HOME}',
+  '$1',
+  '!!',
+  '&&',
+  ';',
+  '|',
+  '>',
+  '<',
+  '*',
+  '?',
+  '[x]',
+  '<!-- not a marker -->',
+  'é',
+  'ß',
+  '中文',
+  ' ',
+  '  ',
+  '--step',
+  '-m',
+  '#',
+  '~',
+  '{}',
+  '(a)',
 ];
 
 /** Generated step titles that break shells: every one is distinct, non-empty and has no line break. */
@@ -185,7 +213,7 @@ export function hostileTitles(count: number, seed = 7): string[] {
   const random = prng(seed);
   const titles = new Set<string>();
   titles.add('x'.repeat(1999) + '$');
-  titles.add("Add the user's \"quoted\" $(whoami) `date` \\ %s\ttab 🦀 שלום");
+  titles.add('Add the user\'s "quoted" $(whoami) `date` \\ %s\ttab 🦀 שלום');
   while (titles.size < count) {
     const n = 1 + Math.floor(random() * 6);
     let title = `step ${titles.size}`;

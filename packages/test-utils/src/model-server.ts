@@ -150,7 +150,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const chosen = options.conversations?.find((c) => text.includes(c.when));
     const turns = chosen?.script ?? script;
     entry.conversation = chosen?.when ?? null;
-    const turn: ModelTurn = index === null ? auxiliaryTurn(vendor) : turns[index] ?? { text: 'done' };
+    const turn: ModelTurn = index === null ? auxiliaryTurn(vendor) : (turns[index] ?? { text: 'done' });
     if (index !== null && turn.fault !== undefined) {
       const key = `${vendor}:${chosen?.when ?? ''}:${index}`;
       const seen = faultCounts.get(key) ?? 0;
@@ -208,7 +208,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     requests,
     usage(vendor) {
       const answered = requests.filter((r) => r.usage !== null && (vendor === undefined || r.vendor === vendor));
-      return answered.reduce((t, r) => ({ answers: t.answers + 1, input: t.input + (r.usage?.input ?? 0), output: t.output + (r.usage?.output ?? 0), cached: t.cached + (r.usage?.cached ?? 0) }), { answers: 0, input: 0, output: 0, cached: 0 });
+      return answered.reduce((t, r) => ({ answers: t.answers + 1, input: t.input + (r.usage?.input ?? 0), output: t.output + (r.usage?.output ?? 0), cached: t.cached + (r.usage?.cached ?? 0) }), {
+        answers: 0,
+        input: 0,
+        output: 0,
+        cached: 0,
+      });
     },
     setScript(next) {
       script = next;
@@ -307,9 +312,7 @@ function resolveAction(vendor: ModelVendor, action: ModelAction, offered: string
     return { kind: 'tool', name: 'run_shell_command', input: { command: action.run, description: 'run a command' } };
   }
   // Codex's one shell tool does all three.
-  const command = 'write' in action
-    ? `printf '%s' ${shellQuote(action.content)} > ${shellQuote(action.write)}`
-    : 'read' in action ? `cat ${shellQuote(action.read)}` : action.run;
+  const command = 'write' in action ? `printf '%s' ${shellQuote(action.content)} > ${shellQuote(action.write)}` : 'read' in action ? `cat ${shellQuote(action.read)}` : action.run;
   return { kind: 'tool', name: 'exec_command', input: { cmd: command } };
 }
 
@@ -327,20 +330,23 @@ function sse(res: ServerResponse, events: [string | null, unknown][]): void {
 
 function anthropicAnswer(res: ServerResponse, action: Resolved, model: string, usage: Usage, stream: boolean, id: string): void {
   const messageId = `msg_stub${id}`;
-  const block = action.kind === 'text'
-    ? { type: 'text', text: action.text }
-    : { type: 'tool_use', id: `toolu_stub${id}`, name: action.name, input: action.input };
+  const block = action.kind === 'text' ? { type: 'text', text: action.text } : { type: 'tool_use', id: `toolu_stub${id}`, name: action.name, input: action.input };
   const stopReason = action.kind === 'text' ? 'end_turn' : 'tool_use';
   const inUsage = { input_tokens: usage.input - usage.cached, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cached };
   if (!stream) {
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_stub${id}` });
-    res.end(JSON.stringify({ id: messageId, type: 'message', role: 'assistant', model, content: [block], stop_reason: stopReason, stop_sequence: null, usage: { ...inUsage, output_tokens: usage.output } }));
+    res.end(
+      JSON.stringify({ id: messageId, type: 'message', role: 'assistant', model, content: [block], stop_reason: stopReason, stop_sequence: null, usage: { ...inUsage, output_tokens: usage.output } }),
+    );
     return;
   }
   const start = action.kind === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
   const delta = action.kind === 'text' ? { type: 'text_delta', text: action.text } : { type: 'input_json_delta', partial_json: JSON.stringify(action.input) };
   sse(res, [
-    ['message_start', { type: 'message_start', message: { id: messageId, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...inUsage, output_tokens: 1 } } }],
+    [
+      'message_start',
+      { type: 'message_start', message: { id: messageId, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...inUsage, output_tokens: 1 } } },
+    ],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: start }],
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta }],
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
@@ -355,10 +361,7 @@ function openaiAnswer(res: ServerResponse, action: Resolved, model: string, usag
   const responseId = `resp_stub${id}`;
   const itemId = action.kind === 'text' ? `msg_stub${id}` : `fc_stub${id}`;
   const base = { id: responseId, object: 'response', created_at: Math.floor(Date.now() / 1000), model, output: [] as unknown[] };
-  const events: [string, unknown][] = [
-    event('response.created', { response: { ...base, status: 'in_progress' } }),
-    event('response.in_progress', { response: { ...base, status: 'in_progress' } }),
-  ];
+  const events: [string, unknown][] = [event('response.created', { response: { ...base, status: 'in_progress' } }), event('response.in_progress', { response: { ...base, status: 'in_progress' } })];
   let item: Record<string, unknown>;
   if (action.kind === 'text') {
     const part = { type: 'output_text', text: action.text, annotations: [] };
@@ -383,8 +386,16 @@ function openaiAnswer(res: ServerResponse, action: Resolved, model: string, usag
     event('response.output_item.done', { output_index: 0, item }),
     event('response.completed', {
       response: {
-        ...base, status: 'completed', output: [item],
-        usage: { input_tokens: usage.input, input_tokens_details: { cached_tokens: usage.cached }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.input + usage.output },
+        ...base,
+        status: 'completed',
+        output: [item],
+        usage: {
+          input_tokens: usage.input,
+          input_tokens_details: { cached_tokens: usage.cached },
+          output_tokens: usage.output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: usage.input + usage.output,
+        },
       },
     }),
   );

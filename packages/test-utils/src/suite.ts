@@ -11,13 +11,14 @@ export function suite(name?: string): Test {
   const made = uvuSuite(name);
   const register = made.before;
   let failure: { error: unknown } | null = null;
-  const before = (hook: Hook) => register(async (context) => {
-    try {
-      await hook(context);
-    } catch (error) {
-      failure ??= { error };
-    }
-  });
+  const before = (hook: Hook) =>
+    register(async (context) => {
+      try {
+        await hook(context);
+      } catch (error) {
+        failure ??= { error };
+      }
+    });
   register.each(() => {
     if (failure !== null) throw failure.error;
   });

@@ -16,17 +16,22 @@ async function post(server: ModelServer, path: string, body: unknown): Promise<{
 
 // The `data:` payloads of an SSE stream, with their `event:` names.
 function events(text: string): { name: string | null; data: Record<string, any> }[] {
-  return text.split('\n\n').filter((block) => block.trim() !== '').map((block) => {
-    const name = /^event: (.*)$/m.exec(block)?.[1] ?? null;
-    const data = /^data: (.*)$/m.exec(block)?.[1];
-    return { name, data: JSON.parse(data ?? 'null') };
-  });
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const name = /^event: (.*)$/m.exec(block)?.[1] ?? null;
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      return { name, data: JSON.parse(data ?? 'null') };
+    });
 }
 
 const CLAUDE_TOOLS = [{ name: 'Write' }, { name: 'Read' }, { name: 'Bash' }, { name: 'StructuredOutput' }];
 
 test('Anthropic Messages: the script turn by turn, as tool_use blocks and text, with usage split into fresh and cached input', async () => {
-  const server = await startModelServer({ script: [{ write: '/w/a.txt', content: 'hi\n' }, { read: '/w/a.txt' }, { run: 'echo $HOME `id`' }, { structured: { verdict: 'PASS', reason: 'ok' } }, { text: 'done: ✓' }] });
+  const server = await startModelServer({
+    script: [{ write: '/w/a.txt', content: 'hi\n' }, { read: '/w/a.txt' }, { run: 'echo $HOME `id`' }, { structured: { verdict: 'PASS', reason: 'ok' } }, { text: 'done: ✓' }],
+  });
   try {
     const messages: { role: string; content: unknown }[] = [{ role: 'user', content: 'go' }];
     const seen: unknown[] = [];
@@ -35,8 +40,14 @@ test('Anthropic Messages: the script turn by turn, as tool_use blocks and text, 
       assert.is(res.status, 200);
       assert.match(res.type, /text\/event-stream/);
       const stream = events(res.text);
-      assert.equal(stream.map((e) => e.name), ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
-      assert.ok(stream.every((e) => e.name === e.data.type), 'every event names its type twice, as the API does');
+      assert.equal(
+        stream.map((e) => e.name),
+        ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+      );
+      assert.ok(
+        stream.every((e) => e.name === e.data.type),
+        'every event names its type twice, as the API does',
+      );
       const block = stream[1]!.data.content_block;
       const delta = stream[2]!.data.delta;
       seen.push(block.type === 'tool_use' ? [block.name, JSON.parse(delta.partial_json)] : delta.text);
@@ -52,10 +63,16 @@ test('Anthropic Messages: the script turn by turn, as tool_use blocks and text, 
       'done: ✓',
     ]);
     const answered = server.requests.filter((r) => r.usage !== null);
-    assert.equal(answered.map((r) => r.turn), [0, 1, 2, 3, 4]);
+    assert.equal(
+      answered.map((r) => r.turn),
+      [0, 1, 2, 3, 4],
+    );
     const total = server.usage('anthropic');
     assert.is(total.answers, 5);
-    assert.is(total.input, answered.reduce((n, r) => n + r.usage!.input, 0));
+    assert.is(
+      total.input,
+      answered.reduce((n, r) => n + r.usage!.input, 0),
+    );
     assert.ok(total.cached > 0 && total.cached < total.input, 'part of the input is reported as read from the cache');
     // What the stream reported is what the server counted: input_tokens plus cache reads is the input.
     const res = await post(server, '/v1/messages', { model: 'claude-x', tools: CLAUDE_TOOLS, messages: [{ role: 'user', content: 'again' }] });
@@ -90,8 +107,22 @@ test('OpenAI Responses: function_call items for the shell tool, output text, res
     const input: unknown[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] }];
     const res0 = await post(server, '/v1/responses', { model: 'gpt-x', stream: true, input });
     const s0 = events(res0.text);
-    assert.equal(s0.map((e) => e.name), ['response.created', 'response.in_progress', 'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
-    assert.equal(s0.map((e) => e.data.sequence_number), [0, 1, 2, 3, 4, 5, 6]);
+    assert.equal(
+      s0.map((e) => e.name),
+      [
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.done',
+        'response.output_item.done',
+        'response.completed',
+      ],
+    );
+    assert.equal(
+      s0.map((e) => e.data.sequence_number),
+      [0, 1, 2, 3, 4, 5, 6],
+    );
     const call = s0[5]!.data.item;
     assert.is(call.name, 'exec_command');
     assert.is(JSON.parse(call.arguments).cmd, `printf '%s' 'a '\\''quoted'\\'' line\n' > '/w/it'\\''s.txt'`);
@@ -100,7 +131,20 @@ test('OpenAI Responses: function_call items for the shell tool, output text, res
     input.push(s1[5]!.data.item, { type: 'function_call_output', call_id: 'x', output: '' });
     assert.is(JSON.parse(s1[5]!.data.item.arguments).cmd, 'ls');
     const s2 = events((await post(server, '/v1/responses', { model: 'gpt-x', stream: true, input })).text);
-    assert.equal(s2.map((e) => e.name), ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    assert.equal(
+      s2.map((e) => e.name),
+      [
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ],
+    );
     assert.is(s2[5]!.data.text, '{"verdict":"PASS","reason":"ok"}');
     const usage = s2[8]!.data.response.usage;
     const counted = server.requests.at(-1)!.usage!;
@@ -138,18 +182,36 @@ test('Gemini: streamGenerateContent turns as functionCall parts, the router answ
       { functionCall: { name: 'run_shell_command', args: { command: 'true', description: 'run a command' } } },
       { text: 'fine' },
     ]);
-    assert.equal(server.requests.map((r) => r.turn), [null, 0, 1, 2, 3]);
+    assert.equal(
+      server.requests.map((r) => r.turn),
+      [null, 0, 1, 2, 3],
+    );
     assert.is(server.usage('google').answers, 5, 'the router call is counted: the CLI counts it too');
   } finally {
     await server.close();
   }
 });
 
-test('faults: each vendor\'s error body for 401, 429, 500 and overload, for the first faultTimes requests of a turn', async () => {
+test("faults: each vendor's error body for 401, 429, 500 and overload, for the first faultTimes requests of a turn", async () => {
   const expected: Record<string, [number, (body: any) => unknown][]> = {
-    '/v1/messages': [[401, (b) => b.error.type], [429, (b) => b.error.type], [500, (b) => b.error.type], [529, (b) => b.error.type]],
-    '/v1/responses': [[401, (b) => b.error.code], [429, (b) => b.error.code], [500, (b) => b.error.code], [503, (b) => b.error.code]],
-    '/v1beta/models/m:streamGenerateContent?alt=sse': [[401, (b) => b.error.status], [429, (b) => b.error.status], [500, (b) => b.error.status], [503, (b) => b.error.status]],
+    '/v1/messages': [
+      [401, (b) => b.error.type],
+      [429, (b) => b.error.type],
+      [500, (b) => b.error.type],
+      [529, (b) => b.error.type],
+    ],
+    '/v1/responses': [
+      [401, (b) => b.error.code],
+      [429, (b) => b.error.code],
+      [500, (b) => b.error.code],
+      [503, (b) => b.error.code],
+    ],
+    '/v1beta/models/m:streamGenerateContent?alt=sse': [
+      [401, (b) => b.error.status],
+      [429, (b) => b.error.status],
+      [500, (b) => b.error.status],
+      [503, (b) => b.error.status],
+    ],
   };
   const words: unknown[] = [];
   for (const [path, cases] of Object.entries(expected)) {
@@ -165,7 +227,10 @@ test('faults: each vendor\'s error body for 401, 429, 500 and overload, for the 
         const third = await post(server, path, body);
         assert.is(third.status, 200, 'after faultTimes the turn is answered');
         assert.match(third.text, /after/);
-        assert.equal(server.requests.map((r) => r.answer), [status, status, 200]);
+        assert.equal(
+          server.requests.map((r) => r.answer),
+          [status, status, 200],
+        );
         assert.is(server.usage().answers, 1, 'a fault reports no tokens');
       } finally {
         await server.close();
@@ -173,9 +238,18 @@ test('faults: each vendor\'s error body for 401, 429, 500 and overload, for the 
     }
   }
   assert.equal(words, [
-    'authentication_error', 'rate_limit_error', 'api_error', 'overloaded_error',
-    'invalid_api_key', 'rate_limit_exceeded', 'server_error', 'server_is_overloaded',
-    'UNAUTHENTICATED', 'RESOURCE_EXHAUSTED', 'INTERNAL', 'UNAVAILABLE',
+    'authentication_error',
+    'rate_limit_error',
+    'api_error',
+    'overloaded_error',
+    'invalid_api_key',
+    'rate_limit_exceeded',
+    'server_error',
+    'server_is_overloaded',
+    'UNAUTHENTICATED',
+    'RESOURCE_EXHAUSTED',
+    'INTERNAL',
+    'UNAVAILABLE',
   ]);
 });
 
@@ -202,7 +276,10 @@ test('faults: close ends the connection before any answer; hang holds it open wi
     hung = rawPost(server, '/v1/messages');
     const logged = await server.waitForRequest((r) => r.answer === 'hang');
     assert.is(logged.turn, 0);
-    assert.equal(server.requests.map((r) => r.answer), ['close', 'hang']);
+    assert.equal(
+      server.requests.map((r) => r.answer),
+      ['close', 'hang'],
+    );
   } finally {
     await server.close();
   }
@@ -221,18 +298,32 @@ test('every request is logged, to a file too; unknown paths are 404, the HEAD pr
     assert.is((await fetch(`${server.url}/elsewhere`)).status, 404);
     const res = await post(server, '/v1/responses', { stream: true, input: [] });
     assert.match(res.text, /"done"/, 'past the end of the script a conversation ends with "done"');
-    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.equal(lines.map((l) => [l.method, l.url, l.answer]), [['HEAD', '/', 200], ['GET', '/v1/models', 200], ['GET', '/elsewhere', 404], ['POST', '/v1/responses', 200]]);
+    const lines = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.equal(
+      lines.map((l) => [l.method, l.url, l.answer]),
+      [
+        ['HEAD', '/', 200],
+        ['GET', '/v1/models', 200],
+        ['GET', '/elsewhere', 404],
+        ['POST', '/v1/responses', 200],
+      ],
+    );
     assert.equal(lines[3].body, { stream: true, input: [] });
   } finally {
     await server.close();
   }
 });
 
-test('conversations: each leaf\'s conversation is answered from the script its prompt picks, turn by turn, and logged with it', async () => {
+test("conversations: each leaf's conversation is answered from the script its prompt picks, turn by turn, and logged with it", async () => {
   const server = await startModelServer({
     script: [{ text: 'default' }],
-    conversations: [{ when: 'Phase: red', script: [{ read: '/w/t.js' }, { text: 'red done' }] }, { when: 'Phase: green', script: [{ text: 'green done' }] }],
+    conversations: [
+      { when: 'Phase: red', script: [{ read: '/w/t.js' }, { text: 'red done' }] },
+      { when: 'Phase: green', script: [{ text: 'green done' }] },
+    ],
   });
   try {
     const ask = async (messages: { role: string; content: unknown }[]) => {
@@ -246,7 +337,15 @@ test('conversations: each leaf\'s conversation is answered from the script its p
     assert.is(await ask([...red, { role: 'assistant', content: [first] }, { role: 'user', content: 'result' }]), 'red done');
     assert.is(await ask([{ role: 'user', content: 'Phase: green' }]), 'green done');
     assert.is(await ask([{ role: 'user', content: 'something else' }]), 'default');
-    assert.equal(server.requests.filter((r) => r.turn !== null).map((r) => [r.conversation, r.turn]), [['Phase: red', 0], ['Phase: red', 1], ['Phase: green', 0], [null, 0]]);
+    assert.equal(
+      server.requests.filter((r) => r.turn !== null).map((r) => [r.conversation, r.turn]),
+      [
+        ['Phase: red', 0],
+        ['Phase: red', 1],
+        ['Phase: green', 0],
+        [null, 0],
+      ],
+    );
   } finally {
     await server.close();
   }

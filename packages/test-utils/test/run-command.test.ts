@@ -12,7 +12,7 @@ test('a command past its limit is killed, and its result says so', async () => {
 });
 
 test('a command within its limit keeps its own exit, output and input byte for byte', async () => {
-  const input = "it's $(x) `y` \"z\"\nnon-ASCII: é ✓\n";
+  const input = 'it\'s $(x) `y` "z"\nnon-ASCII: é ✓\n';
   const r = await runCommand(process.execPath, ['-e', 'process.stdin.pipe(process.stdout); process.stdin.on("end", () => { process.exitCode = 3; })'], { input });
   assert.equal([r.code, r.signal, r.stdout, r.stderr], [3, null, input, '']);
 });

@@ -17,7 +17,10 @@ test('waitFor throws at its bound, naming what it waited for (or the check) and 
     assert.match((error as Error).message, /^waitFor: the worker to print its pid: still not so after 30 ms \(last value 0\)$/);
   }
   const marker: string = 'never-there';
-  await waitFor(() => marker === 'x', 20).then(() => assert.unreachable('must throw'), (error: Error) => assert.match(error.message, /waitFor: \(\) ?=> ?marker ?=== ?["']x["']: still not so after 20 ms \(last value false\)/));
+  await waitFor(() => marker === 'x', 20).then(
+    () => assert.unreachable('must throw'),
+    (error: Error) => assert.match(error.message, /waitFor: \(\) ?=> ?marker ?=== ?["']x["']: still not so after 20 ms \(last value false\)/),
+  );
 });
 
 test.run();

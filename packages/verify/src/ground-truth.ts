@@ -78,7 +78,11 @@ export async function checkGroundTruth(options: GroundTruthOptions): Promise<Gro
   if (phase === 'refactor') {
     const base = options.base as string;
     const isTest = testFilePredicate(options.testFiles);
-    const changed = testsChanged(repo, base, changedSince(repo, base, undefined, options.head).filter((path) => isTest(path) || tests.files.includes(path)));
+    const changed = testsChanged(
+      repo,
+      base,
+      changedSince(repo, base, undefined, options.head).filter((path) => isTest(path) || tests.files.includes(path)),
+    );
     if (changed.length > 0) return reject(`test files changed since the base commit ${base}: ${changed.join(', ')}`);
   }
   if ((await runSuite(options, repo)) !== 0) return reject('the suite fails');
@@ -99,7 +103,10 @@ function reject(reason: string): GroundTruth {
  * (CONTRACT section 13): the tree it ran on, the command, the exit code, the time, the phase (a conductor's
  * run before any change is `baseline`).
  */
-export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & { phase?: Phase | 'baseline' }, cwd: string): Promise<number> {
+export function runSuite(
+  options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & { phase?: Phase | 'baseline' },
+  cwd: string,
+): Promise<number> {
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
   const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
   if (out === 2) writeFd(2, line);
@@ -122,16 +129,18 @@ export function runSuite(options: Pick<GroundTruthOptions, 'testCmd' | 'env' | '
     const child = childProcess().spawn(command, args, { cwd, env, stdio: ['ignore', out, out] });
     child.on('error', () => resolve(127));
     child.on('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal])));
-  }).then((code) => {
-    if (options.stateDir !== undefined) {
-      const context = readEventContext(options.stateDir, options.env);
-      appendEvent(statePaths(options.stateDir).events, createEvent('suite', { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null }, context));
-    }
-    return code;
-  }).finally(() => {
-    sandbox?.cleanup();
-    if (out !== 2) closeSync(out);
-  });
+  })
+    .then((code) => {
+      if (options.stateDir !== undefined) {
+        const context = readEventContext(options.stateDir, options.env);
+        appendEvent(statePaths(options.stateDir).events, createEvent('suite', { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null }, context));
+      }
+      return code;
+    })
+    .finally(() => {
+      sandbox?.cleanup();
+      if (out !== 2) closeSync(out);
+    });
 }
 
 /**

@@ -47,8 +47,13 @@ export function chooseSandbox(setting: SandboxSetting, env: NodeJS.ProcessEnv, t
 export function agentSandbox(agent: AgentPlugin, role: SandboxRole, tree: string, env: NodeJS.ProcessEnv, stateDir?: string): SandboxSpec {
   const needs = agent.sandbox?.(env) ?? {};
   const spec: SandboxSpec = {
-    role, tree, network: needs.network ?? true,
-    agentPaths: [...(needs.agentPaths ?? [])], passEnv: [...(needs.passEnv ?? [])], read: [...(needs.read ?? [])], write: [...(needs.write ?? [])],
+    role,
+    tree,
+    network: needs.network ?? true,
+    agentPaths: [...(needs.agentPaths ?? [])],
+    passEnv: [...(needs.passEnv ?? [])],
+    read: [...(needs.read ?? [])],
+    write: [...(needs.write ?? [])],
   };
   if (stateDir !== undefined) spec.hide = [stateDir];
   return spec;

@@ -73,8 +73,17 @@ const PREFLIGHT_TIMEOUT_MS = 20_000;
  */
 export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafResult> {
   const name = checkLeafName(leaf.name);
-  const refused = (code: number, failureKind: AgentFailureKind, failure: string): AgentLeafResult =>
-    ({ name, code, status: 'failed-start', stdout: '', stderr: '', answer: null, failure, failureKind, usage: null });
+  const refused = (code: number, failureKind: AgentFailureKind, failure: string): AgentLeafResult => ({
+    name,
+    code,
+    status: 'failed-start',
+    stdout: '',
+    stderr: '',
+    answer: null,
+    failure,
+    failureKind,
+    usage: null,
+  });
   let invocation: AgentInvocation;
   try {
     invocation = leaf.agent.buildInvocation(leaf.prompt, leaf.sandbox == null ? leaf.options : { ...leaf.options, sandboxed: true });
@@ -97,9 +106,15 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   const watch = watchRetries(leaf.agent, paths.out(name), paths.err(name), paths.pid(name), leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS, abort);
   try {
     run = await supervise({
-      name, command: invocation.command, args: invocation.args, env: env as NodeJS.ProcessEnv, cwd: leaf.options.cwd,
-      handleSignals: true, io: { input: invocation.stdin ?? '', stdoutFile: paths.out(name), stderrFile: paths.err(name) },
-      abort: abort.signal, sandbox,
+      name,
+      command: invocation.command,
+      args: invocation.args,
+      env: env as NodeJS.ProcessEnv,
+      cwd: leaf.options.cwd,
+      handleSignals: true,
+      io: { input: invocation.stdin ?? '', stdoutFile: paths.out(name), stderrFile: paths.err(name) },
+      abort: abort.signal,
+      sandbox,
     });
   } catch (error) {
     // Refused before the leaf could start: a live supervisor holds NAME (its files are left alone), or the state folder is unusable.
@@ -172,7 +187,12 @@ export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions,
   const words = agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr) ?? lastWords(ran.stdout);
   // A check that runs through a launcher (codex's reads its config with node) says 127 or 126 when the CLI itself is not there.
   if (ran.code === 127 || ran.code === 126) {
-    return { ready: false, code: ran.code, failureKind: 'missing', failure: `${agent.name} could not start: ${words ?? `${check.command} ${ran.code === 127 ? 'was not found' : 'is not executable'}`}` };
+    return {
+      ready: false,
+      code: ran.code,
+      failureKind: 'missing',
+      failure: `${agent.name} could not start: ${words ?? `${check.command} ${ran.code === 127 ? 'was not found' : 'is not executable'}`}`,
+    };
   }
   const how = ran.code === null ? `did not answer within ${timeoutMs / 1000} s` : `exited with code ${ran.code}`;
   return { ready: false, code: ran.code ?? 2, failureKind: 'failed', failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}` };
@@ -203,7 +223,7 @@ function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string, t
 // failed run (a Claude error result still has its cost); a plain answer with no usage is all nulls.
 function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation, result: AgentLeafResult): AgentUsage | null {
   const nothing: AgentUsage = { model: null, input_tokens: null, output_tokens: null, cost_usd: null };
-  const reported = result.answer !== null ? result.answer.usage ?? leaf.agent.parseUsage?.(result.stdout) ?? nothing : leaf.agent.parseUsage?.(result.stdout) ?? null;
+  const reported = result.answer !== null ? (result.answer.usage ?? leaf.agent.parseUsage?.(result.stdout) ?? nothing) : (leaf.agent.parseUsage?.(result.stdout) ?? null);
   if (reported === null) return null;
   const usage: AgentUsage = { ...reported, model: reported.model ?? invocation.model ?? leaf.options.model ?? null };
   let context: EventContext;
@@ -308,7 +328,12 @@ function tail(file: string): string {
 // The last line that says something, colours removed, at most 500 characters: what a CLI without its own
 // explainFailure said last.
 function lastWords(text: string): string | null {
-  const line = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1);
+  const line = text
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .at(-1);
   if (line === undefined) return null;
   return line.length > 500 ? `${line.slice(0, 500)}…` : line;
 }

@@ -73,8 +73,12 @@ function setAsideFiles(repo: string, dir: string, commit: string, paths: readonl
 // `.git` folder is its own (no linked worktree, no GIT_DIR). The user's repository is only read.
 function makeCopyRepository(repo: string, dir: string, commit: string): string {
   const own = FULL_SHA.test(commit) ? ownGitDir(repo) : null;
-  const [common, sha] = own !== null ? [own, commit]
-    : runGit(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`]).trim().split('\n');
+  const [common, sha] =
+    own !== null
+      ? [own, commit]
+      : runGit(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`])
+          .trim()
+          .split('\n');
   const gitDir = join(dir, '.git');
   // No refs/heads, refs/tags or info: git needs HEAD, objects and refs to see a repository, and makes the rest
   // when something is written there (each folder is one more to make and remove: 0.1 to 0.6 ms here).
@@ -105,8 +109,26 @@ function ownGitDir(repo: string): string | null {
  * Dependency folders (node_modules, virtual environments, deps/, vendor/) are linked; these are rebuilt.
  */
 export const UNSHARED_BUILD_CACHES: readonly string[] = [
-  'target', 'build', '_build', 'obj', 'dist-newstyle', '.build', '.gradle', '.stack-work', '.zig-cache', 'zig-cache',
-  '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.next', '.nuxt', '.turbo', '.parcel-cache', '.nx', 'CMakeFiles',
+  'target',
+  'build',
+  '_build',
+  'obj',
+  'dist-newstyle',
+  '.build',
+  '.gradle',
+  '.stack-work',
+  '.zig-cache',
+  'zig-cache',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.parcel-cache',
+  '.nx',
+  'CMakeFiles',
 ];
 
 function isUnsharedCache(name: string): boolean {

@@ -30,7 +30,9 @@ export function criterionBlock(body: string, k: number, source: string): string 
 
 /** Every criterion of the body, as written (the spec of a step that links to none). */
 export function allCriteria(body: string, source: string): string {
-  return readCriteria(body, source).map((c) => criterionBlock(body, c.index, source)).join('\n');
+  return readCriteria(body, source)
+    .map((c) => criterionBlock(body, c.index, source))
+    .join('\n');
 }
 
 /** Where the spec comes from. */

@@ -24,7 +24,11 @@ export const TEST_FILE_CONVENTIONS: readonly TestFileConvention[] = [
   { language: 'JavaScript, TypeScript', runners: "Node's `node --test`", globs: [`**/*-test.${JS}`, `**/test-*.${JS}`, `**/test.${JS}`] },
   { language: 'Python', runners: 'pytest, unittest, Django', globs: ['**/test_*.py', '**/*_test.py', '**/tests.py', '**/conftest.py'] },
   { language: 'Ruby, Lua', runners: 'RSpec, Minitest, busted', globs: ['**/*_spec.*', '**/spec/**/*.rb', '**/test_*.rb'] },
-  { language: 'Java, Kotlin, Groovy, Scala', runners: 'JUnit (Maven Surefire and Gradle defaults), Spock, Kotest, ScalaTest', globs: [`**/Test*.${JVM}`, `**/*Test.${JVM}`, `**/*Tests.${JVM}`, `**/*TestCase.${JVM}`, `**/*Spec.${JVM}`, '**/*Suite.scala'] },
+  {
+    language: 'Java, Kotlin, Groovy, Scala',
+    runners: 'JUnit (Maven Surefire and Gradle defaults), Spock, Kotest, ScalaTest',
+    globs: [`**/Test*.${JVM}`, `**/*Test.${JVM}`, `**/*Tests.${JVM}`, `**/*TestCase.${JVM}`, `**/*Spec.${JVM}`, '**/*Suite.scala'],
+  },
   { language: 'PHP', runners: 'PHPUnit, Pest', globs: ['**/*Test.php', '**/*.phpt'] },
   { language: 'C#, F#, Visual Basic', runners: 'xUnit, NUnit, MSTest', globs: ['**/*Tests.{cs,fs,vb}', '**/*Test.{cs,fs,vb}', '**/*.Tests/**/*', '**/*.UnitTests/**/*'] },
   { language: 'Swift, Objective-C', runners: 'XCTest, Swift Testing', globs: ['**/*Tests.{swift,m}', '**/Tests/**/*.swift'] },

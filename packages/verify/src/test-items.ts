@@ -21,7 +21,13 @@ export function splitTestItems(text: string): { tests: string; code: string } {
     at = end;
   }
   code.push(text.slice(at));
-  return { tests: tests.join('\n'), code: code.map((gap) => gap.trim()).filter((gap) => gap !== '').join('\n') };
+  return {
+    tests: tests.join('\n'),
+    code: code
+      .map((gap) => gap.trim())
+      .filter((gap) => gap !== '')
+      .join('\n'),
+  };
 }
 
 const CFG_TEST = /#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/y;
@@ -81,7 +87,13 @@ function skipTrivia(text: string, i: number): number {
     let depth = 1;
     let j = i + 2;
     while (j < text.length && depth > 0) {
-      if (text[j] === '/' && text[j + 1] === '*') { depth++; j += 2; } else if (text[j] === '*' && text[j + 1] === '/') { depth--; j += 2; } else j++;
+      if (text[j] === '/' && text[j + 1] === '*') {
+        depth++;
+        j += 2;
+      } else if (text[j] === '*' && text[j + 1] === '/') {
+        depth--;
+        j += 2;
+      } else j++;
     }
     return j;
   }

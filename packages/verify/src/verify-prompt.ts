@@ -80,25 +80,28 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
     `Repository: ${input.repoPath}`,
   ];
   if (base !== null) header.push(`Base commit: ${base}`);
-  const redDiff = input.phase === 'red' ? input.redDiff ?? null : null;
+  const redDiff = input.phase === 'red' ? (input.redDiff ?? null) : null;
   if (redDiff !== null && !SHA.test(redDiff.commit)) throw new UsageError(`Expected the red commit as a hexadecimal sha, got ${showValue(redDiff.commit)}`);
-  const tests = input.tests.length === 0
-    ? ['(no test file)']
-    : redDiff !== null
-      ? [
-        `The red commit ${redDiff.commit} changed these test files (read them whole in the repository):\n${input.tests.map((file) => `- ${file.path}`).join('\n')}`,
-        `### What the red commit changed in them (\`git show ${redDiff.commit} -- FILES\`)\n${diffSection(redDiff)}`,
-      ]
-      : input.tests.map((file) => (file.content === null ? `### ${file.path}\n(missing from the work tree)` : `### ${file.path}\n${fenced(file.content)}`));
+  const tests =
+    input.tests.length === 0
+      ? ['(no test file)']
+      : redDiff !== null
+        ? [
+            `The red commit ${redDiff.commit} changed these test files (read them whole in the repository):\n${input.tests.map((file) => `- ${file.path}`).join('\n')}`,
+            `### What the red commit changed in them (\`git show ${redDiff.commit} -- FILES\`)\n${diffSection(redDiff)}`,
+          ]
+        : input.tests.map((file) => (file.content === null ? `### ${file.path}\n(missing from the work tree)` : `### ${file.path}\n${fenced(file.content)}`));
   const changes = base === null ? [] : [`## Changes since the base commit (\`git diff ${base}\`)\n${diffSection(input.baseDiff ?? null)}`];
-  return [
-    header.join('\n'),
-    `## Your task\n${TASKS[input.phase].replace('`git diff BASE`', base === null ? '' : `\`git diff ${base}\``)}`,
-    `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
-    `## Tests of this step\n${tests.join('\n\n')}`,
-    ...changes,
-    `## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n${VERDICT_ANSWER_FORMAT}`,
-  ].join('\n\n') + '\n';
+  return (
+    [
+      header.join('\n'),
+      `## Your task\n${TASKS[input.phase].replace('`git diff BASE`', base === null ? '' : `\`git diff ${base}\``)}`,
+      `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
+      `## Tests of this step\n${tests.join('\n\n')}`,
+      ...changes,
+      `## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n${VERDICT_ANSWER_FORMAT}`,
+    ].join('\n\n') + '\n'
+  );
 }
 
 function diffSection(diff: VerifyPromptInput['baseDiff']): string {

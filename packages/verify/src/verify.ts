@@ -88,7 +88,18 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
   if (commit !== null) base.commit = commit;
   const truth = await checkGroundTruth({
-    phase, repo: gathered.repo, stateDir, testCmd, tests: gathered.tests, base: options.base, env, suiteLog: options.suiteLog, head: commit ?? undefined, testFiles: options.testFiles, passedTrees: options.passedTrees, sandbox,
+    phase,
+    repo: gathered.repo,
+    stateDir,
+    testCmd,
+    tests: gathered.tests,
+    base: options.base,
+    env,
+    suiteLog: options.suiteLog,
+    head: commit ?? undefined,
+    testFiles: options.testFiles,
+    passedTrees: options.passedTrees,
+    sandbox,
   });
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
   const leaf = await runAgentLeaf({
@@ -109,9 +120,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     return record(failed);
   }
   const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(leaf.answer.text);
-  const problem = json === null
-    ? `the answer is not one JSON object: ${preview(leaf.answer.text)}`
-    : answerProblem('verdict.schema.json', json.value, `${agent.name}'s answer`);
+  const problem = json === null ? `the answer is not one JSON object: ${preview(leaf.answer.text)}` : answerProblem('verdict.schema.json', json.value, `${agent.name}'s answer`);
   if (problem !== null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` });
   const answer = (json as { value: { verdict: 'PASS' | 'REJECT'; reason: string } }).value;
   return record({ ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason: answer.reason });
@@ -119,8 +128,18 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
 
 async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: NodeJS.ProcessEnv, issue: number | null, testCmd: string | null) {
   const gathered = await gatherVerifyInput({
-    phase, step: options.step, cwd, env, issue,
-    ledgerFile: options.ledgerFile, specFile: options.specFile, testGlobs: options.testGlobs, testFiles: options.testFiles, base: options.base, tracker: options.tracker, head: options.head,
+    phase,
+    step: options.step,
+    cwd,
+    env,
+    issue,
+    ledgerFile: options.ledgerFile,
+    specFile: options.specFile,
+    testGlobs: options.testGlobs,
+    testFiles: options.testFiles,
+    base: options.base,
+    tracker: options.tracker,
+    head: options.head,
   });
   if (testCmd === null || testCmd.trim() === '') throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
   const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';

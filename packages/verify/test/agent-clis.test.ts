@@ -37,7 +37,9 @@ function setup() {
 }
 
 function usageEvents(stateDir: string) {
-  return readEvents(join(stateDir, 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'usage');
+  return readEvents(join(stateDir, 'events.jsonl'))
+    .map((r) => r.event)
+    .filter((e) => e.event === 'usage');
 }
 
 function leafOf(agent: AgentPlugin, name: string, tree: string, stateDir: string, env: NodeJS.ProcessEnv, more: Partial<AgentLeafOptions> = {}): AgentLeafOptions {
@@ -73,13 +75,16 @@ clis('every role of every CLI answers in a fresh worktree; one usage event per l
   assert.ok(events.every((e) => e.issue === 3 && e.step === 'greet'));
 });
 
-clis('claude not logged in: the failure in its words, and its error result\'s cost recorded', async () => {
+clis("claude not logged in: the failure in its words, and its error result's cost recorded", async () => {
   const { tree, stateDir } = setup();
   const ran = await runAgentLeaf(leafOf(createClaudeAgent(), 'develop-green', tree, stateDir, cliEnv({}, false)));
   assert.equal([ran.code, ran.status, ran.failureKind], [1, 'exited', 'failed']);
   assert.is(ran.failure, 'claude exited with code 1 (exited): Not logged in · Please run /login');
   assert.equal(ran.usage, { model: null, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
-  assert.equal(usageEvents(stateDir).map((e) => [e.leaf, e.agent, e.cost_usd]), [['develop-green', 'claude', 0]]);
+  assert.equal(
+    usageEvents(stateDir).map((e) => [e.leaf, e.agent, e.cost_usd]),
+    [['develop-green', 'claude', 0]],
+  );
 });
 
 clis('claude refusing bypassPermissions as root: its words, not an empty line', async () => {
@@ -97,7 +102,10 @@ clis('gemini without credentials: the JSON error\'s message, not its last line "
   const { tree, stateDir } = setup();
   const ran = await runAgentLeaf(leafOf(createGeminiAgent(), 'develop-green', tree, stateDir, cliEnv({}, false)));
   assert.equal([ran.code, ran.failureKind], [41, 'failed']);
-  assert.match(ran.failure ?? '', /^gemini exited with code 41 \(exited\): Please set an Auth method in your .*\/\.gemini\/settings\.json or specify one of the following environment variables before running: GEMINI_API_KEY/);
+  assert.match(
+    ran.failure ?? '',
+    /^gemini exited with code 41 \(exited\): Please set an Auth method in your .*\/\.gemini\/settings\.json or specify one of the following environment variables before running: GEMINI_API_KEY/,
+  );
   assert.is(ran.usage, null);
 });
 
@@ -120,7 +128,7 @@ clis('codex not logged in: said at once by `codex login status`, no leaf spent',
   assert.not.ok(existsSync(join(stateDir, 'events.jsonl')), 'no launch, no usage');
 });
 
-clis('codex with no network retries for ever: the leaf is ended once it has retried for the limit, in the CLI\'s words', async () => {
+clis("codex with no network retries for ever: the leaf is ended once it has retried for the limit, in the CLI's words", async () => {
   const { tree, stateDir } = setup();
   const env = cliEnv({ STANDIN_MODE: 'offline', STANDIN_RETRY_MS: '100' });
   const started = Date.now();
@@ -128,7 +136,10 @@ clis('codex with no network retries for ever: the leaf is ended once it has retr
   const took = Date.now() - started;
   assert.ok(took >= 1000 && took < 6000, `ended after ${took} ms`);
   assert.equal([ran.status, ran.code, ran.failureKind], ['killed-stuck', 2, 'failed']);
-  assert.match(ran.failure ?? '', /^codex cannot reach its service: \d+ failed attempts in [\d.]+ s, the last: Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\) \(the leaf was ended\)$/);
+  assert.match(
+    ran.failure ?? '',
+    /^codex cannot reach its service: \d+ failed attempts in [\d.]+ s, the last: Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\) \(the leaf was ended\)$/,
+  );
   assert.equal(ran.usage, { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
   assert.is(usageEvents(stateDir).length, 1);
   assert.ok(DEFAULT_RETRY_LIMIT_MS >= 10_000, 'by default a blip has time to pass');
@@ -176,23 +187,47 @@ clis.run();
 const ready = suite('checkAgentReady');
 ready.after.each(cleanupTempDirs);
 
-ready('ready when the agent has no check or its check exits 0; the CLI\'s words otherwise', async () => {
+ready("ready when the agent has no check or its check exits 0; the CLI's words otherwise", async () => {
   const options = { role: 'reviewer' as const, cwd: makeTempDir() };
   assert.equal(await checkAgentReady(createClaudeAgent(), options, cliEnv({}, false)), { ready: true });
   assert.equal(await checkAgentReady(createCodexAgent(), options, cliEnv()), { ready: true });
-  assert.equal(await checkAgentReady(createCodexAgent(), options, cliEnv({ CODEX_HOME: makeTempDir() })), { ready: false, code: 1, failureKind: 'failed', failure: `codex is not ready: \`${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex\` exited with code 1: Not logged in` });
+  assert.equal(await checkAgentReady(createCodexAgent(), options, cliEnv({ CODEX_HOME: makeTempDir() })), {
+    ready: false,
+    code: 1,
+    failureKind: 'failed',
+    failure: `codex is not ready: \`${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex\` exited with code 1: Not logged in`,
+  });
 });
 
 ready('a check that is not executable, or says nothing, or feeds on stdin', async () => {
   const options = { role: 'reviewer' as const, cwd: makeTempDir() };
   const base = createCodexAgent();
-  const withCheck = (command: string, args: string[], stdin?: string): AgentPlugin => ({ ...base, explainFailure: undefined, preflight: () => ({ command, args, stdin, env: { DROPPED: undefined } }) });
+  const withCheck = (command: string, args: string[], stdin?: string): AgentPlugin => ({
+    ...base,
+    explainFailure: undefined,
+    preflight: () => ({ command, args, stdin, env: { DROPPED: undefined } }),
+  });
   const dir = makeTempDir();
   assert.equal(await checkAgentReady(withCheck(dir, []), options, process.env), { ready: false, code: 126, failureKind: 'missing', failure: `codex could not start: ${dir} is not executable` });
-  assert.equal(await checkAgentReady(withCheck('bash', ['-c', 'exit 3']), options, process.env), { ready: false, code: 3, failureKind: 'failed', failure: 'codex is not ready: `bash -c exit 3` exited with code 3' });
-  assert.equal(await checkAgentReady(withCheck('bash', ['-c', '[ "$(cat)" = ok ] && [ -z "${DROPPED+x}" ]']), options, { ...process.env, DROPPED: '1' }), { ready: false, code: 1, failureKind: 'failed', failure: 'codex is not ready: `bash -c [ "$(cat)" = ok ] && [ -z "${DROPPED+x}" ]` exited with code 1' });
+  assert.equal(await checkAgentReady(withCheck('bash', ['-c', 'exit 3']), options, process.env), {
+    ready: false,
+    code: 3,
+    failureKind: 'failed',
+    failure: 'codex is not ready: `bash -c exit 3` exited with code 3',
+  });
+  assert.equal(await checkAgentReady(withCheck('bash', ['-c', '[ "$(cat)" = ok ] && [ -z "${DROPPED+x}" ]']), options, { ...process.env, DROPPED: '1' }), {
+    ready: false,
+    code: 1,
+    failureKind: 'failed',
+    failure: 'codex is not ready: `bash -c [ "$(cat)" = ok ] && [ -z "${DROPPED+x}" ]` exited with code 1',
+  });
   assert.equal(await checkAgentReady(withCheck('bash', ['-c', '[ "$(cat)" = ok ] && [ -z "${DROPPED+x}" ]'], 'ok'), options, { ...process.env, DROPPED: '1' }), { ready: true });
-  assert.equal(await checkAgentReady(withCheck('bash', ['-c', 'echo "said on stdout"; exit 4']), options, process.env), { ready: false, code: 4, failureKind: 'failed', failure: 'codex is not ready: `bash -c echo "said on stdout"; exit 4` exited with code 4: said on stdout' });
+  assert.equal(await checkAgentReady(withCheck('bash', ['-c', 'echo "said on stdout"; exit 4']), options, process.env), {
+    ready: false,
+    code: 4,
+    failureKind: 'failed',
+    failure: 'codex is not ready: `bash -c echo "said on stdout"; exit 4` exited with code 4: said on stdout',
+  });
 });
 
 ready('a check that hangs is killed at its time limit, with everything it started', async () => {
@@ -218,10 +253,14 @@ words('a leaf its supervisor could not start for another reason than a missing C
   assert.match(ran.failure ?? '', /^codex could not start: codex could not be supervised: .*VERI_TIMEOUT/);
 });
 
-words('a plain agent\'s last stderr line, colours off and cut at 500 characters', async () => {
+words("a plain agent's last stderr line, colours off and cut at 500 characters", async () => {
   const { tree, stateDir } = setup();
   const { createCommandAgent } = await import('@leap/agent-command');
-  const loud = createCommandAgent({ name: 'loud', family: 'x', command: ['bash', '-c', `cat >/dev/null; printf 'answer\\n'; printf '\\033[31m%s\\033[0m\\n\\n' "$(printf 'y%.0s' {1..600})" >&2; exit 9`] });
+  const loud = createCommandAgent({
+    name: 'loud',
+    family: 'x',
+    command: ['bash', '-c', `cat >/dev/null; printf 'answer\\n'; printf '\\033[31m%s\\033[0m\\n\\n' "$(printf 'y%.0s' {1..600})" >&2; exit 9`],
+  });
   const ran = await runAgentLeaf(leafOf(loud, 'develop-green', tree, stateDir, cliEnv()));
   assert.is(ran.failure, `loud exited with code 9 (exited): ${'y'.repeat(500)}…`);
 });

@@ -46,19 +46,27 @@ resolve.after.each(cleanupTempDirs);
 
 resolve('built-ins by name with their families; entries of every plugin; a family override, read as its vendor', () => {
   const none = loadAgentRegistry(undefined, {});
-  assert.equal(BUILTIN_AGENTS.map((n) => resolveAgent(n, none).family), ['anthropic', 'openai', 'google']);
+  assert.equal(
+    BUILTIN_AGENTS.map((n) => resolveAgent(n, none).family),
+    ['anthropic', 'openai', 'google'],
+  );
   const dir = makeTempDir();
   const script = writeScript([], 'replayed', dir);
-  const registry = loadAgentRegistry(writeAgents({
-    fast: { plugin: 'claude', model: 'haiku', bin: '/opt/claude' },
-    cx: { plugin: 'codex', extraArgs: ['--ephemeral'] },
-    oss: { plugin: 'codex', model: 'llama3.1:8b' },
-    mini: { plugin: 'codex', model: 'o4-mini' },
-    gm: { plugin: 'gemini', family: 'gemma' },
-    cmd: { plugin: 'command', command: ['echo', 'x'], family: 'local', env: { A: '1' } },
-    rep: { plugin: 'scripted', script: 'script-replayed.json' },
-    claude: { plugin: 'command', command: ['true'], family: 'shadow' },
-  }, dir));
+  const registry = loadAgentRegistry(
+    writeAgents(
+      {
+        fast: { plugin: 'claude', model: 'haiku', bin: '/opt/claude' },
+        cx: { plugin: 'codex', extraArgs: ['--ephemeral'] },
+        oss: { plugin: 'codex', model: 'llama3.1:8b' },
+        mini: { plugin: 'codex', model: 'o4-mini' },
+        gm: { plugin: 'gemini', family: 'gemma' },
+        cmd: { plugin: 'command', command: ['echo', 'x'], family: 'local', env: { A: '1' } },
+        rep: { plugin: 'scripted', script: 'script-replayed.json' },
+        claude: { plugin: 'command', command: ['true'], family: 'shadow' },
+      },
+      dir,
+    ),
+  );
   const fast = resolveAgent('fast', registry);
   assert.is(fast.name, 'fast');
   assert.equal(fast.buildInvocation('p', { role: 'verifier', cwd: dir }).args.slice(3, 5), ['--model', 'haiku']);

@@ -17,10 +17,12 @@ const specSection = (spec: string) => `\n## Behaviour spec (from the issue)\n\`\
 
 /** The verdict events of the repository's log. */
 function verdictEvents(repo: string) {
-  return readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'verdict');
+  return readEvents(join(repo, '.tdd', 'events.jsonl'))
+    .map((r) => r.event)
+    .filter((e) => e.event === 'verdict');
 }
 
-const link = suite('leap-verify: the step\'s criterion');
+const link = suite("leap-verify: the step's criterion");
 link.after.each(cleanupTempDirs);
 
 link('the prompt of step 2 carries criterion 2 only, the prompt of step 1 criterion 1 only', async () => {
@@ -31,12 +33,12 @@ link('the prompt of step 2 carries criterion 2 only, the prompt of step 1 criter
     assert.is(second.code, 0, second.stderr);
     assert.ok(second.stdout.includes(`\nStep: ${title}\n`), title);
     assert.ok(second.stdout.includes(specSection(CRITERION_2)), second.stdout);
-    assert.not.ok(second.stdout.includes('greet() returns "hello"'), 'criterion 1 stays out of step 2\'s prompt');
-    assert.not.ok(second.stdout.includes('even on Sundays'), 'criterion 1\'s continuation line stays out too');
+    assert.not.ok(second.stdout.includes('greet() returns "hello"'), "criterion 1 stays out of step 2's prompt");
+    assert.not.ok(second.stdout.includes('even on Sundays'), "criterion 1's continuation line stays out too");
     const first = await runBin(verifyBin, ['prompt', '--step', STEP, 'red'], { cwd: repo, env });
     assert.is(first.code, 0, first.stderr);
     assert.ok(first.stdout.includes(specSection(CRITERION_1)), first.stdout);
-    assert.not.ok(first.stdout.includes('greet(name)'), 'criterion 2 stays out of step 1\'s prompt');
+    assert.not.ok(first.stdout.includes('greet(name)'), "criterion 2 stays out of step 1's prompt");
   }
 });
 
@@ -52,7 +54,10 @@ link('the verifier agent receives the linked criterion: the prompt it got is the
   assert.is(received, printed.stdout);
   assert.ok(received.includes(specSection(CRITERION_2)));
   assert.not.ok(received.includes('even on Sundays'));
-  assert.equal(verdictEvents(repo).map((e) => e.step), [title]);
+  assert.equal(
+    verdictEvents(repo).map((e) => e.step),
+    [title],
+  );
 });
 
 link.run();
@@ -62,7 +67,7 @@ link.run();
 const options = suite('leap-verify options');
 options.after.each(cleanupTempDirs);
 
-options('--spec FILE replaces the issue\'s criterion, its text byte for byte', async () => {
+options("--spec FILE replaces the issue's criterion, its text byte for byte", async () => {
   const repo = makeRedRepo();
   const texts = hostileTitles(6, 29);
   for (const [i, text] of texts.entries()) {
@@ -73,8 +78,8 @@ options('--spec FILE replaces the issue\'s criterion, its text byte for byte', a
       const ran = await runBin(verifyBin, ['prompt', '--step', STEP, '--spec', spec, ...args, 'red'], { cwd: repo, env });
       assert.is(ran.code, 0, ran.stderr);
       const section = /\n## Behaviour spec \(from the issue\)\n(`{3,})\n([^]*)\n\1\n\n## Tests of this step\n/.exec(ran.stdout);
-      assert.is(section?.[2], text, 'the spec section is the file\'s text, fenced');
-      assert.not.ok(ran.stdout.includes('greet() returns "hello"'), 'the issue\'s criterion is replaced');
+      assert.is(section?.[2], text, "the spec section is the file's text, fenced");
+      assert.not.ok(ran.stdout.includes('greet() returns "hello"'), "the issue's criterion is replaced");
     }
   }
   const missing = await runBin(verifyBin, ['prompt', '--step', STEP, '--spec', join(repo, 'no-such-spec.md'), 'red'], { cwd: repo, env: verifyEnv() });
@@ -83,7 +88,7 @@ options('--spec FILE replaces the issue\'s criterion, its text byte for byte', a
   assert.is(missing.stdout, '');
 });
 
-options('--tests GLOB names the step\'s test files in the prompt, repeatable', async () => {
+options("--tests GLOB names the step's test files in the prompt, repeatable", async () => {
   const title = hostileTitles(2, 61)[1] as string;
   const repo = makeRedRepo({ title });
   mkdirSync(join(repo, 'lib'));
@@ -91,8 +96,14 @@ options('--tests GLOB names the step\'s test files in the prompt, repeatable', a
   const env = verifyEnv();
   const cases: Array<[string[], string[]]> = [
     [['--tests', 'util.test.js'], ['test/util.test.js']],
-    [['--tests', 'test/{greet,util}.test.js'], ['test/greet.test.js', 'test/util.test.js']],
-    [['--tests', '*_test.js', '--tests=test/g*'], ['lib/name_test.js', 'test/greet.test.js']],
+    [
+      ['--tests', 'test/{greet,util}.test.js'],
+      ['test/greet.test.js', 'test/util.test.js'],
+    ],
+    [
+      ['--tests', '*_test.js', '--tests=test/g*'],
+      ['lib/name_test.js', 'test/greet.test.js'],
+    ],
   ];
   for (const [globs, files] of cases) {
     const ran = await runBin(verifyBin, ['prompt', '--json', '--step', title, ...globs, 'red'], { cwd: repo, env });
@@ -125,7 +136,7 @@ options('--ledger FILE: the step is found in that ledger, and its criterion mark
     assert.ok(ran.stdout.includes(specSection(i % 2 === 0 ? CRITERION_1 : CRITERION_2)), title);
   }
   const notThere = await runBin(verifyBin, ['prompt', '--ledger', ledger, '--step', STEP, 'red'], { cwd: repo, env });
-  assert.is(notThere.code, 2, 'the issue\'s own ledger is not read when --ledger is given');
+  assert.is(notThere.code, 2, "the issue's own ledger is not read when --ledger is given");
   assert.match(notThere.stderr, /no step titled "greet returns hello"/);
 });
 
@@ -165,7 +176,11 @@ options('--agent NAME picks the agents-file agent that answers; its reason is pr
   const reasons = hostileTitles(3, 97);
   const repo = makeRedRepo();
   const dir = makeTempDir();
-  const chosen = writeScript(reasons.map((reason, i) => ({ answer: { verdict: i === 1 ? 'REJECT' : 'PASS', reason } })), 'chosen', dir);
+  const chosen = writeScript(
+    reasons.map((reason, i) => ({ answer: { verdict: i === 1 ? 'REJECT' : 'PASS', reason } })),
+    'chosen',
+    dir,
+  );
   const fallback = writeScript([{ answer: { verdict: 'REJECT', reason: 'the default agent answered' } }], 'fallback', dir);
   const agents = writeAgents({ chosen: { plugin: 'scripted', script: chosen }, fallback: { plugin: 'scripted', script: fallback } }, dir);
   const env = verifyEnv({ VERI_VERIFY_AGENT: 'fallback' });
@@ -178,11 +193,24 @@ options('--agent NAME picks the agents-file agent that answers; its reason is pr
     const ran = await runBin(verifyBin, ['--step', STEP, ...args, 'red'], { cwd: repo, env: i === 2 ? { ...env, VERI_AGENTS: agents } : env });
     const reason = reasons[i] as string;
     assert.is(ran.code, i === 1 ? 1 : 0, ran.stderr);
-    if (args.includes('--json')) assert.equal(JSON.parse(ran.stdout), { phase: 'red', tests: ['test/greet.test.js'], commit: git(repo, 'rev-parse', 'HEAD').trim(), agent: 'chosen', decidedBy: 'agent', code: 1, verdict: 'REJECT', reason });
+    if (args.includes('--json'))
+      assert.equal(JSON.parse(ran.stdout), {
+        phase: 'red',
+        tests: ['test/greet.test.js'],
+        commit: git(repo, 'rev-parse', 'HEAD').trim(),
+        agent: 'chosen',
+        decidedBy: 'agent',
+        code: 1,
+        verdict: 'REJECT',
+        reason,
+      });
     else assert.is(ran.stdout, `${reason}\n`);
   }
   assert.not.ok(existsSync(movePromptFile(fallback, 0)), 'the default agent was never asked');
-  assert.equal(verdictEvents(repo).map((e) => [e.agent, e.code, e.reason]), reasons.map((r, i) => ['chosen', i === 1 ? 1 : 0, r]));
+  assert.equal(
+    verdictEvents(repo).map((e) => [e.agent, e.code, e.reason]),
+    reasons.map((r, i) => ['chosen', i === 1 ? 1 : 0, r]),
+  );
   const unknown = await runBin(verifyBin, ['--step', STEP, '--agents', agents, '--agent', 'no$(id)', 'red'], { cwd: repo, env });
   assert.equal([unknown.code, unknown.stdout], [2, '']);
   assert.is(unknown.stderr, 'leap-verify: unknown agent "no$(id)": expected one of claude, codex, gemini, chosen, fallback\n');
@@ -263,7 +291,7 @@ jury('a reviewer answering for another lens than --lens is -1: exit 1', async ()
   assert.is(ran.stdout.slice(ran.stdout.indexOf('\n') + 1), `review r-f1 (f1): refuse -1: ${note}\nreview r-f2 (f2): refuse -1: ${note}\njury: -1: refuse: r-f1 (${note}); r-f2 (${note})\n`);
 });
 
-jury('the repository\'s git user.name in a candidate fails the envelope by default; --no-git-aliases lets it through', async () => {
+jury("the repository's git user.name in a candidate fails the envelope by default; --no-git-aliases lets it through", async () => {
   const { repo, scripts, env } = juryRepo([{ answer: passAnswer('defect') }], '// maintained by leap test\nexport const greet = () => "hello";\n');
   // The last commit is someone else's: "Leap Test" is known only as the folder's git user.name.
   git(repo, '-c', 'user.name=Other Person', '-c', 'user.email=other@example.com', 'commit', '-q', '--allow-empty', '-m', 'by another');
@@ -298,7 +326,10 @@ dropIn('verify.sh and build-verify-prompt.sh exit 2 on an unknown phase or a mis
   ];
   for (const [args, stderr] of cases) {
     const viaBin = await runBin(verifyBin, args, { cwd: repo, env });
-    for (const [script, prefix] of [['verify.sh', []], ['build-verify-prompt.sh', ['prompt']]] as const) {
+    for (const [script, prefix] of [
+      ['verify.sh', []],
+      ['build-verify-prompt.sh', ['prompt']],
+    ] as const) {
       const ran = await runCommand(scriptPath(script), args, { cwd: repo, env });
       assert.equal([ran.code, ran.stdout], [2, ''], `${script} ${args.join(' ')}`);
       assert.is(ran.stderr, stderr, `${script} ${args.join(' ')}`);
@@ -309,7 +340,10 @@ dropIn('verify.sh and build-verify-prompt.sh exit 2 on an unknown phase or a mis
   }
   // verify.sh writes the ERROR verdict event of a missing --step, as the bin does; prompt mode and an unknown phase write none.
   const missing = ['ERROR', 2, 'missing --step TITLE (the ledger step to verify)'];
-  assert.equal(verdictEvents(repo).map((e) => [e.verdict, e.code, e.reason]), [missing, missing, missing]);
+  assert.equal(
+    verdictEvents(repo).map((e) => [e.verdict, e.code, e.reason]),
+    [missing, missing, missing],
+  );
 });
 
 dropIn.run();

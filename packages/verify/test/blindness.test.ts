@@ -67,7 +67,7 @@ blind('the prompt builder takes exactly eight inputs, none of them free develope
   assert.not.ok(JSON.stringify(refactor).includes(MARK));
 });
 
-blind('the spec comes through the tracker it is given: another tracker\'s issue, not the local file', async () => {
+blind("the spec comes through the tracker it is given: another tracker's issue, not the local file", async () => {
   const { repo, env } = plantedRepo();
   const asked: number[] = [];
   const tracker: TrackerPlugin = {

@@ -6,7 +6,7 @@ import { lastValue, takeVerbatim } from '../src/cli-args.js';
 
 const take = suite('takeVerbatim');
 
-take('takes the named options\' values verbatim, a value that looks like an option included, and leaves the rest', () => {
+take("takes the named options' values verbatim, a value that looks like an option included, and leaves the rest", () => {
   const { rest, values } = takeVerbatim(['--step', '-v flag', 'green', '--json', '--tests=a', '--tests', '--b', '--other', 'x'], ['step', 'tests'], 'U');
   assert.equal(rest, ['green', '--json', '--other', 'x']);
   assert.equal(values.get('step'), ['-v flag']);
@@ -30,7 +30,10 @@ take('stops at --: what follows is left as it is', () => {
 });
 
 take('a named option without its value is a UsageError that shows the usage', () => {
-  assert.throws(() => takeVerbatim(['green', '--step'], ['step'], 'Usage: leap-verify'), (e: Error) => e instanceof UsageError && e.message === 'option --step needs a value\nUsage: leap-verify');
+  assert.throws(
+    () => takeVerbatim(['green', '--step'], ['step'], 'Usage: leap-verify'),
+    (e: Error) => e instanceof UsageError && e.message === 'option --step needs a value\nUsage: leap-verify',
+  );
   // An empty value is a value.
   assert.equal(takeVerbatim(['--step='], ['step'], 'U').values.get('step'), ['']);
 });

@@ -22,7 +22,11 @@ function setup(moves: unknown[], titles: string[] = []) {
 const help = suite('--help');
 
 help('every bin and drop-in script answers --help with its usage and exit 0', async () => {
-  for (const [bin, usage] of [[verifyBin, 'Usage: leap-verify'], [verdictBin, 'Usage: leap-verdict'], [juryBin, 'Usage: leap-jury']] as const) {
+  for (const [bin, usage] of [
+    [verifyBin, 'Usage: leap-verify'],
+    [verdictBin, 'Usage: leap-verdict'],
+    [juryBin, 'Usage: leap-jury'],
+  ] as const) {
     const ran = await runBin(bin, ['--help']);
     assert.is(ran.code, 0);
     assert.ok(ran.stdout.startsWith(usage), ran.stdout);
@@ -53,7 +57,12 @@ verifyCli('prints the reason on stdout and exits 0 / 1 / 2; --json prints the ve
   const malformed = await runBin(verifyBin, ['red', `--step=${STEP}`], { cwd: repo, env });
   assert.is(malformed.code, 2);
   assert.match(malformed.stdout, /^malformed verdict: the answer is not one JSON object: "garbage"\n$/);
-  assert.equal(readEvents(join(repo, '.tdd', 'events.jsonl')).filter((r) => r.event.event === 'verdict').map((r) => (r.event as { code?: number }).code), [0, 1, 2]);
+  assert.equal(
+    readEvents(join(repo, '.tdd', 'events.jsonl'))
+      .filter((r) => r.event.event === 'verdict')
+      .map((r) => (r.event as { code?: number }).code),
+    [0, 1, 2],
+  );
 });
 
 verifyCli('bad usage is a 2 naming the problem', async () => {
@@ -104,7 +113,9 @@ verdictCli('passes the title as one argv element to leap-verify and exits with i
     assert.equal([ran.code, ran.stdout], [0, 'ok\n'], ran.stderr);
     assert.ok(readFileSync(movePromptFile(script, i), 'utf8').includes(`\nStep: ${title}\n`), title);
   }
-  const steps = readEvents(join(repo, '.tdd', 'events.jsonl')).filter((r) => r.event.event === 'verdict').map((r) => r.event.step);
+  const steps = readEvents(join(repo, '.tdd', 'events.jsonl'))
+    .filter((r) => r.event.event === 'verdict')
+    .map((r) => r.event.step);
   assert.equal(steps, titles);
   const reject = await runBin(verdictBin, ['--step', STEP, 'red'], { cwd: repo, env });
   assert.equal([reject.code, reject.stdout], [1, 'no\n']);

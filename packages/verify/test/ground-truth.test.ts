@@ -22,7 +22,9 @@ async function truthBothWays(repo: string, phase: Phase, extra: { base?: string;
 }
 
 function worktrees(repo: string): number {
-  return git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length;
+  return git(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree ')).length;
 }
 
 const check = suite('checkGroundTruth');
@@ -31,13 +33,27 @@ check.after.each(cleanupTempDirs);
 check('every suite run is a suite event: the tree it ran on (the work tree as it was, not the state folder), the command, the exit code; the index untouched', async () => {
   const repo = makeRedRepo();
   const events = join(repo, '.tdd', 'events.jsonl');
-  const suites = () => (existsSync(events) ? readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === 'suite') : []);
+  const suites = () =>
+    existsSync(events)
+      ? readFileSync(events, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((e) => e.event === 'suite')
+      : [];
   const before = suites().length;
   const red = await truth(repo, 'red');
   assert.ok(red.ok, red.reason);
   const redRuns = suites().slice(before);
-  assert.equal(redRuns.map((e) => [e.command, e.phase, e.code === 0]), [[TEST_CMD, 'red', false], [TEST_CMD, 'red', true]], 'with the new tests (fails), then the copy without them (passes)');
-  assert.is(redRuns[0]?.tree, git(repo, 'rev-parse', 'HEAD^{tree}').trim(), 'the red commit\'s tree: the work tree is clean, the state folder left out');
+  assert.equal(
+    redRuns.map((e) => [e.command, e.phase, e.code === 0]),
+    [
+      [TEST_CMD, 'red', false],
+      [TEST_CMD, 'red', true],
+    ],
+    'with the new tests (fails), then the copy without them (passes)',
+  );
+  assert.is(redRuns[0]?.tree, git(repo, 'rev-parse', 'HEAD^{tree}').trim(), "the red commit's tree: the work tree is clean, the state folder left out");
   assert.is.not(redRuns[1]?.tree, redRuns[0]?.tree, 'the copy without the new tests is another tree');
   assert.ok(redRuns.every((e) => typeof e.duration_ms === 'number' && e.duration_ms >= 0));
   // Green: the work tree as it is, an untracked file included; the user's index as it was.
@@ -50,9 +66,12 @@ check('every suite run is a suite event: the tree it ran on (the work tree as it
   assert.equal([greenRun?.phase, greenRun?.code], ['green', 0]);
   const files = git(repo, 'ls-tree', '-r', '--name-only', String(greenRun?.tree)).trim().split('\n');
   assert.ok(files.includes('notes.txt') && files.includes('test/greet.test.js'), files.join(' '));
-  assert.not.ok(files.some((f) => f.startsWith('.tdd/')), 'the state folder is not part of the tree');
+  assert.not.ok(
+    files.some((f) => f.startsWith('.tdd/')),
+    'the state folder is not part of the tree',
+  );
   assert.is(git(repo, 'show', `${String(greenRun?.tree)}:notes.txt`), "it's $(id) `x` ✓\n", 'the untracked file as it was');
-  assert.is(git(repo, 'ls-files', '--stage'), index, 'the repository\'s own index is untouched');
+  assert.is(git(repo, 'ls-files', '--stage'), index, "the repository's own index is untouched");
 });
 
 check('red passes when the suite fails and passes with the new tests set aside; the user tree is untouched', async () => {
@@ -85,7 +104,10 @@ check('set aside restores a changed test file from the parent and removes an add
   makeGreen(repo);
   mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
   writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = 42;\n');
-  writeFileSync(join(repo, 'test', 'util.test.js'), 'import { createRequire } from "node:module";\nprocess.exit(createRequire(import.meta.url)("../node_modules/dep/index.js") === 42 ? 1 : 0); // red\n');
+  writeFileSync(
+    join(repo, 'test', 'util.test.js'),
+    'import { createRequire } from "node:module";\nprocess.exit(createRequire(import.meta.url)("../node_modules/dep/index.js") === 42 ? 1 : 0); // red\n',
+  );
   git(repo, 'commit', '-q', '-am', 'red: change util test');
   const log = join(makeTempDir(), 'seen.log');
   // git inside the suite: in the scratch copy it sees the set-aside test as the one change, not the linked node_modules.
@@ -177,12 +199,17 @@ scratch('removes the folder after work, after a throw, and on a signal; the repo
   await withScratchTree(repo, 'HEAD', [], async (dir) => {
     seen = dir;
     throw new Error('boom');
-  }).then(() => assert.unreachable(), (e: Error) => assert.is(e.message, 'boom'));
+  }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.is(e.message, 'boom'),
+  );
   assert.not.ok(existsSync(seen));
   assert.is(worktrees(repo), 1);
   const child = spawn(process.execPath, ['--import', 'tsx', join(fixtures, 'worktree-hold.ts'), repo], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   assert.ok(await waitFor(() => out.includes('\n'), 20000), 'the fixture prints its folder');
   const dir = out.trim();
   assert.ok(existsSync(dir));
@@ -202,13 +229,19 @@ scratch('sets files aside: from the parent, removed when new, and every one of a
   git(repo, 'commit', '-q', '-m', 'more tests');
   const parent = git(repo, 'show', 'HEAD^:test/greet.test.js');
   const aside = ['test/greet.test.js', ...names.map((n) => `test/${n}`), 'test/never-there.test.js'];
-  await withScratchTree(repo, 'HEAD', [], async (dir) => {
-    assert.is(readFileSync(join(dir, 'test', 'greet.test.js'), 'utf8'), parent);
-    for (const name of names) assert.not.ok(existsSync(join(dir, 'test', name)), name);
-    assert.ok(existsSync(join(dir, 'src', 'greet.js')), 'the rest of the tree stays');
-    // git inside the copy sees the set-aside files as changes against the commit, and nothing else.
-    assert.is(git(dir, 'status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean).length, 3);
-  }, aside);
+  await withScratchTree(
+    repo,
+    'HEAD',
+    [],
+    async (dir) => {
+      assert.is(readFileSync(join(dir, 'test', 'greet.test.js'), 'utf8'), parent);
+      for (const name of names) assert.not.ok(existsSync(join(dir, 'test', name)), name);
+      assert.ok(existsSync(join(dir, 'src', 'greet.js')), 'the rest of the tree stays');
+      // git inside the copy sees the set-aside files as changes against the commit, and nothing else.
+      assert.is(git(dir, 'status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean).length, 3);
+    },
+    aside,
+  );
   const root = makeTempDir();
   git(root, 'init', '-q');
   mkdirSync(join(root, 'test'));
@@ -216,13 +249,19 @@ scratch('sets files aside: from the parent, removed when new, and every one of a
   writeFileSync(join(root, 'keep.txt'), 'k\n');
   git(root, 'add', '-A');
   git(root, 'commit', '-q', '-m', 'root');
-  await withScratchTree(root, 'HEAD', [], async (dir) => {
-    assert.not.ok(existsSync(join(dir, 'test', 'a.test.js')));
-    assert.ok(existsSync(join(dir, 'keep.txt')));
-  }, ['test/a.test.js']);
+  await withScratchTree(
+    root,
+    'HEAD',
+    [],
+    async (dir) => {
+      assert.not.ok(existsSync(join(dir, 'test', 'a.test.js')));
+      assert.ok(existsSync(join(dir, 'keep.txt')));
+    },
+    ['test/a.test.js'],
+  );
 });
 
-scratch('a full sha is the commit of the copy, with or without a linked worktree\'s .git file', async () => {
+scratch("a full sha is the commit of the copy, with or without a linked worktree's .git file", async () => {
   const repo = makeRedRepo();
   const first = git(repo, 'rev-parse', 'HEAD').trim();
   writeFileSync(join(repo, 'src', 'greet.js'), 'export const greet = () => "second";\n');
@@ -238,12 +277,18 @@ scratch('a full sha is the commit of the copy, with or without a linked worktree
   }
 });
 
-scratch('a commit that does not exist fails with git\'s message and leaves nothing', async () => {
+scratch("a commit that does not exist fails with git's message and leaves nothing", async () => {
   const repo = makeRedRepo();
   const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-')));
-  await withScratchTree(repo, 'no-such-ref', [], async () => 0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /^git rev-parse failed \(exit 128\) in /));
+  await withScratchTree(repo, 'no-such-ref', [], async () => 0).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /^git rev-parse failed \(exit 128\) in /),
+  );
   assert.is(worktrees(repo), 1);
-  assert.equal(readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-') && !before.has(n)), []);
+  assert.equal(
+    readdirSync(tmpdir()).filter((n) => n.startsWith('leap-verify-') && !before.has(n)),
+    [],
+  );
 });
 
 scratch.run();

@@ -6,8 +6,18 @@ import { join } from 'node:path';
 import { createCommandAgent } from '@leap/agent-command';
 import { cleanupTempDirs, git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import {
-  EnvelopeLeakError, LENS_PREAMBLES, buildEnvelope, candidateHash, checkEnvelopeLeaks, combine, gitAliases, judgeReview,
-  parseFinding, readCandidate, renderJurorPrompt, seatReviewers,
+  EnvelopeLeakError,
+  LENS_PREAMBLES,
+  buildEnvelope,
+  candidateHash,
+  checkEnvelopeLeaks,
+  combine,
+  gitAliases,
+  judgeReview,
+  parseFinding,
+  readCandidate,
+  renderJurorPrompt,
+  seatReviewers,
 } from '../src/index.js';
 import type { AgentLeafResult, CandidateFile } from '../src/index.js';
 import { RAW_TAIL_CHARS } from '../src/jury/judge-review.js';
@@ -55,7 +65,12 @@ const envelope = suite('buildEnvelope');
 
 envelope('whole files, tests, one-line intent, criteria and the candidate hash', () => {
   const text = buildEnvelope({ candidate: 'abc', intent: ' greet says hello ', criteria: 'greet() is "hello"', files: [file('src/a.js', 'code ```x```'), file('a.test.js', 'test', 'test')] }, {});
-  assert.ok(text.startsWith('ENVELOPE candidate sha256:abc\n\nINTENT: greet says hello\n\nPASS CRITERIA:\ngreet() is "hello"\n\nFILES (whole current content):\n=== src/a.js ===\n````\ncode ```x```\n````\n\nTESTS:\n=== a.test.js ===\n```\ntest\n```'), text);
+  assert.ok(
+    text.startsWith(
+      'ENVELOPE candidate sha256:abc\n\nINTENT: greet says hello\n\nPASS CRITERIA:\ngreet() is "hello"\n\nFILES (whole current content):\n=== src/a.js ===\n````\ncode ```x```\n````\n\nTESTS:\n=== a.test.js ===\n```\ntest\n```',
+    ),
+    text,
+  );
   assert.match(buildEnvelope({ candidate: 'abc', intent: 'i', criteria: 'c', files: [file('a', '')] }, {}), /TESTS:\n\(none\)/);
 });
 
@@ -64,9 +79,12 @@ envelope('an intent of more than one line, or empty criteria, is refused', () =>
   assert.throws(() => buildEnvelope({ candidate: 'c', intent: 'one', criteria: ' ', files: [] }, {}), /non-empty pass criteria/);
 });
 
-envelope('fails loudly when the builder\'s name, a model id or an author appears anywhere', () => {
+envelope("fails loudly when the builder's name, a model id or an author appears anywhere", () => {
   const input = { candidate: 'c', intent: 'add greet', criteria: 'works', files: [file('src/a.js', '// written by Jane Doe <jane@example.com>\n'), file('claude-opus-4.notes', 'x', 'test')] };
-  assert.throws(() => buildEnvelope(input, { authors: ['jane@example.com'] }), (e: Error) => e instanceof EnvelopeLeakError && /the author "jane@example\.com" appears in file src\/a\.js/.test(e.message));
+  assert.throws(
+    () => buildEnvelope(input, { authors: ['jane@example.com'] }),
+    (e: Error) => e instanceof EnvelopeLeakError && /the author "jane@example\.com" appears in file src\/a\.js/.test(e.message),
+  );
   assert.throws(() => buildEnvelope(input, { authors: ['JANE DOE'] }), /author "JANE DOE" appears in file src\/a\.js/);
   assert.throws(() => buildEnvelope(input, { modelIds: ['claude-opus-4'] }), /model id "claude-opus-4" appears in test claude-opus-4\.notes/);
   assert.throws(() => buildEnvelope({ ...input, intent: 'builder-bot adds greet' }, { builderName: 'Builder-Bot' }), /builder name "Builder-Bot" appears in the intent/);
@@ -84,11 +102,14 @@ leaks('names the envelope when the alias is only in the assembled text', () => {
   assert.throws(() => checkEnvelopeLeaks('ENVELOPE sha256:abc', { candidate: 'abc', intent: 'i', criteria: 'c', files: [] }, { modelIds: ['sha256:abc'] }), /appears in the envelope/);
 });
 
-leaks('a session id of the builder\'s chat is a leak wherever it appears: chat history riding along', () => {
+leaks("a session id of the builder's chat is a leak wherever it appears: chat history riding along", () => {
   const transcript = Buffer.from('// from session 7f3c-9a21-b0de: "let me fix the greeting"\nexport const greet = () => "hello";\n');
   const input = { candidate: 'abc', intent: 'i', criteria: 'c', files: [{ path: 'src/greet.js', kind: 'file' as const, bytes: transcript }] };
-  assert.throws(() => buildEnvelope(input, { sessionIds: ['7F3C-9A21-B0DE'] }), (e: unknown) => e instanceof EnvelopeLeakError && e.message === 'the envelope would not be blind: the session id "7F3C-9A21-B0DE" appears in file src/greet.js; remove it before review');
-  assert.ok(buildEnvelope(input, { sessionIds: ['another-session'] }).includes('from session 7f3c'), 'another session\'s id is no leak');
+  assert.throws(
+    () => buildEnvelope(input, { sessionIds: ['7F3C-9A21-B0DE'] }),
+    (e: unknown) => e instanceof EnvelopeLeakError && e.message === 'the envelope would not be blind: the session id "7F3C-9A21-B0DE" appears in file src/greet.js; remove it before review',
+  );
+  assert.ok(buildEnvelope(input, { sessionIds: ['another-session'] }).includes('from session 7f3c'), "another session's id is no leak");
 });
 
 leaks.run();
@@ -98,7 +119,8 @@ leaks.run();
 const prompt = suite('renderJurorPrompt');
 
 // Copied from leap-family.md 3.5 by hand, not imported: the test pins the tribunal's words.
-const FOOTER = 'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
+const FOOTER =
+  'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
 
 // 3.1 gives each lens its tier; 3.2 gives each tier its sentence.
 const TIER_OF: Record<string, string> = {
@@ -112,23 +134,27 @@ const TIER_OF: Record<string, string> = {
   telemetry: 'think as the human who runs this on their own machine.',
 };
 
-const headerWith = (sentence: string) => `You review a code change as one juror of a blind panel: ${sentence} You cannot see who wrote it. Do not modify any file. A finding's severity is one of blocker, major, minor, info.`;
+const headerWith = (sentence: string) =>
+  `You review a code change as one juror of a blind panel: ${sentence} You cannot see who wrote it. Do not modify any file. A finding's severity is one of blocker, major, minor, info.`;
 
 prompt('header, lens preamble, envelope and footer, in that order, byte for byte', () => {
-  assert.is(renderJurorPrompt('boundary_condition', 'ENVELOPE x\n'), [
-    'You review a code change as one juror of a blind panel: work fast and literal from the code in front of you. You cannot see who wrote it. Do not modify any file. A finding\'s severity is one of blocker, major, minor, info.',
-    '',
-    'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
-    '',
-    'ENVELOPE x',
-    '',
-    'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "boundary_condition", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.',
-    '',
-  ].join('\n'));
+  assert.is(
+    renderJurorPrompt('boundary_condition', 'ENVELOPE x\n'),
+    [
+      "You review a code change as one juror of a blind panel: work fast and literal from the code in front of you. You cannot see who wrote it. Do not modify any file. A finding's severity is one of blocker, major, minor, info.",
+      '',
+      'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
+      '',
+      'ENVELOPE x',
+      '',
+      'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "boundary_condition", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.',
+      '',
+    ].join('\n'),
+  );
   assert.is(renderJurorPrompt('defect', 'E'), renderJurorPrompt('defect', 'E\n'), 'an envelope without a final newline is laid out the same');
 });
 
-prompt('every lens: its tier\'s header first, its preamble, and the exact footer with the literal lens last', () => {
+prompt("every lens: its tier's header first, its preamble, and the exact footer with the literal lens last", () => {
   assert.equal(Object.keys(LENSES).sort(), Object.keys(TIER_OF).sort());
   for (const [lens, sentence] of Object.entries(TIER_OF)) {
     const lines = renderJurorPrompt(lens, 'ENVELOPE x\n').split('\n');
@@ -173,14 +199,32 @@ prompt.run();
 const judge = suite('judgeReview');
 
 const leafWith = (text: string | null, extra: Partial<AgentLeafResult> = {}): AgentLeafResult => ({
-  name: 'review-abc-openai', code: 0, status: 'exited', stdout: text ?? '', stderr: '', answer: text === null ? null : { text }, failure: text === null ? 'codex could not start' : null, failureKind: text === null ? 'missing' : null, usage: null, ...extra,
+  name: 'review-abc-openai',
+  code: 0,
+  status: 'exited',
+  stdout: text ?? '',
+  stderr: '',
+  answer: text === null ? null : { text },
+  failure: text === null ? 'codex could not start' : null,
+  failureKind: text === null ? 'missing' : null,
+  usage: null,
+  ...extra,
 });
 const answer = (fields: Record<string, unknown>) => JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'checked greet', ...fields });
 
 judge('a clean pass is 1; a pass with only minor and info findings too', async () => {
   assert.equal(judgeReview(leafWith(answer({})), 'defect'), { verdict: 'pass', value: 1, findings: [], reasoning: 'checked greet', note: 'pass (no findings)' });
   const withMinor = judgeReview(leafWith(`Here you go:\n\`\`\`json\n${answer({ findings: ['[minor] a.js:1 name', '[info] a.js:2 ok'] })}\n\`\`\``), 'defect');
-  assert.equal([withMinor.value, withMinor.findings], [1, [{ severity: 'minor', message: 'a.js:1 name' }, { severity: 'info', message: 'a.js:2 ok' }]]);
+  assert.equal(
+    [withMinor.value, withMinor.findings],
+    [
+      1,
+      [
+        { severity: 'minor', message: 'a.js:1 name' },
+        { severity: 'info', message: 'a.js:2 ok' },
+      ],
+    ],
+  );
 });
 
 judge('a refuse is -1 with its findings', async () => {
@@ -188,7 +232,7 @@ judge('a refuse is -1 with its findings', async () => {
   assert.equal([refused.verdict, refused.value, refused.note, refused.findings], ['refuse', -1, 'refused', [{ severity: 'major', message: 'a.js:3 off by one' }]]);
 });
 
-judge('fail closed: garbage, a schema miss, another lens, or a pass listing a blocker is -1, with the answer\'s raw tail', async () => {
+judge("fail closed: garbage, a schema miss, another lens, or a pass listing a blocker is -1, with the answer's raw tail", async () => {
   const cases: Array<[string, RegExp]> = [
     ['LGTM!', /^answered garbage: no JSON object with a "verdict"$/],
     [answer({ verdict: 'PASS' }), /answered badly: .*\/verdict must be equal to one of the allowed values/],
@@ -265,9 +309,12 @@ const seat = suite('seatReviewers');
 
 const agent = (name: string, family: string) => createCommandAgent({ name, command: ['true'], family });
 
-seat('refuses the builder\'s family (any case) and a second reviewer of a seated family', () => {
+seat("refuses the builder's family (any case) and a second reviewer of a seated family", () => {
   const seating = seatReviewers('Anthropic', [agent('claude', 'anthropic'), agent('codex', 'openai'), agent('codex2', 'openai'), agent('gemini', 'google')]);
-  assert.equal(seating.seated.map((a) => a.name), ['codex', 'gemini']);
+  assert.equal(
+    seating.seated.map((a) => a.name),
+    ['codex', 'gemini'],
+  );
   assert.equal(seating.refused, [
     { reviewer: 'claude', family: 'anthropic', reason: 'same family as the builder (Anthropic)' },
     { reviewer: 'codex2', family: 'openai', reason: 'family openai is already seated by codex' },
@@ -297,7 +344,7 @@ count.run();
 const aliases = suite('gitAliases');
 aliases.after.each(cleanupTempDirs);
 
-aliases('the configured identity and the last commit\'s author and committer; none outside a repository', async () => {
+aliases("the configured identity and the last commit's author and committer; none outside a repository", async () => {
   const repo = makeGitRepo();
   git(repo, 'commit', '-q', '--allow-empty', '--author', 'Ada Author <ada@example.com>', '-m', 'x');
   assert.equal((await gitAliases(repo)).sort(), ['Ada Author', 'Leap Test', 'ada@example.com', 'leap@test.invalid'].sort());

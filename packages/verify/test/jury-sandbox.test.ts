@@ -42,7 +42,7 @@ function setup() {
   return { repo, env };
 }
 
-jury('a juror\'s writes, commit and deletion land in its throwaway copy: the repository is unchanged and the verdicts count', async () => {
+jury("a juror's writes, commit and deletion land in its throwaway copy: the repository is unchanged and the verdicts count", async () => {
   const { repo, env } = setup();
   const head = git(repo, 'rev-parse', 'HEAD').trim();
   const result = await conveneJury({ ...base, reviewers: ['hostile', 'plain'], cwd: repo, env });
@@ -56,8 +56,16 @@ jury('a juror\'s writes, commit and deletion land in its throwaway copy: the rep
   assert.not.ok(existsSync(join(repo, 'notes.txt')));
   assert.is(git(repo, 'rev-parse', 'HEAD').trim(), head);
   assert.is(git(repo, 'status', '--porcelain').trim(), '');
-  const launches = readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'launch') as Record<string, unknown>[];
-  assert.equal(launches.map((e) => [e.sandbox, e.sandbox_role]), [['bwrap', 'reader'], ['bwrap', 'reader']]);
+  const launches = readEvents(join(repo, '.tdd', 'events.jsonl'))
+    .map((r) => r.event)
+    .filter((e) => e.event === 'launch') as Record<string, unknown>[];
+  assert.equal(
+    launches.map((e) => [e.sandbox, e.sandbox_role]),
+    [
+      ['bwrap', 'reader'],
+      ['bwrap', 'reader'],
+    ],
+  );
 });
 
 jury('without bwrap leap-jury refuses with exit 2 before any juror starts; --sandbox off seats them unsandboxed', async () => {
@@ -72,8 +80,13 @@ jury('without bwrap leap-jury refuses with exit 2 before any juror starts; --san
   const off = await runBin(juryBin, ['--sandbox', 'off', ...args], { cwd: repo, env: { ...env, LEAP_BWRAP: '/nonexistent/bwrap' } });
   assert.is(off.code, 2, off.stdout);
   assert.match(off.stdout, /jury: 0: hold: the candidate changed during the review/);
-  const launches = readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'launch') as Record<string, unknown>[];
-  assert.equal(launches.map((e) => e.sandbox), ['off', 'off']);
+  const launches = readEvents(join(repo, '.tdd', 'events.jsonl'))
+    .map((r) => r.event)
+    .filter((e) => e.event === 'launch') as Record<string, unknown>[];
+  assert.equal(
+    launches.map((e) => e.sandbox),
+    ['off', 'off'],
+  );
 });
 
 jury.run();

@@ -37,11 +37,33 @@ leaf('runs the agent under a supervisor in this process: prompt on stdin, answer
   assert.is(readFileSync(join(stateDir, 'verify-green.out'), 'utf8'), '{"verdict":"PASS","reason":"ok"}');
   assert.is(readFileSync(join(stateDir, 'verify-green.err'), 'utf8'), 'thinking\n');
   assert.match(readFileSync(join(stateDir, 'verify-green.exit'), 'utf8'), /^0\nstatus=exited\n/);
-  const events = readFileSync(join(stateDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.equal(events.map((e) => [e.event, e.leaf, e.actor ?? null, e.phase ?? null]), [['launch', 'verify-green', 'verifier', 'green'], ['exit', 'verify-green', null, null], ['usage', 'verify-green', null, null]]);
+  const events = readFileSync(join(stateDir, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(
+    events.map((e) => [e.event, e.leaf, e.actor ?? null, e.phase ?? null]),
+    [
+      ['launch', 'verify-green', 'verifier', 'green'],
+      ['exit', 'verify-green', null, null],
+      ['usage', 'verify-green', null, null],
+    ],
+  );
   const { ts, ...usage } = events[2] as Record<string, unknown>;
   assert.ok(typeof ts === 'string');
-  assert.equal(usage, { event: 'usage', issue: 3, step: null, skill_commit: null, leaf: 'verify-green', agent: 'scripted', family: 'scripted', model: null, input_tokens: null, output_tokens: null, cost_usd: null });
+  assert.equal(usage, {
+    event: 'usage',
+    issue: 3,
+    step: null,
+    skill_commit: null,
+    leaf: 'verify-green',
+    agent: 'scripted',
+    family: 'scripted',
+    model: null,
+    input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
+  });
   assert.is(events[0]?.pid, process.pid);
   // The supervisor's pid file is its single-instance lock: gone once the exit file and event are written.
   assert.not.ok(existsSync(join(stateDir, 'verify-green.pid')));
@@ -68,7 +90,9 @@ leaf('an agent that cannot start, one that fails, and one whose output is no ans
   assert.is(mute.code, 0);
   assert.is(mute.failure, "could not read mute's answer: the agent printed nothing on stdout");
   assert.is(mute.failureKind, 'answer');
-  const usage = readFileSync(join(stateDir, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"usage"'));
+  const usage = readFileSync(join(stateDir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"usage"'));
   assert.is(usage.length, 0, 'no usage event for leaves whose output could not be read');
 });
 
@@ -85,8 +109,10 @@ leaf('a stuck agent is killed by its supervisor at the timeout: code 2, killed-t
 leaf('a bad leaf name is refused before anything runs', async () => {
   const { repo, stateDir } = setup();
   const agent = createCommandAgent({ command: ['true'], family: 'x' });
-  await runAgentLeaf({ name: '../x', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() })
-    .then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /Expected a leaf NAME/));
+  await runAgentLeaf({ name: '../x', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /Expected a leaf NAME/),
+  );
 });
 
 leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125); the holder and its files are left alone', async () => {
@@ -97,7 +123,7 @@ leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125); the 
     const pid = holder.pid as number;
     const starttime = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ')[19];
     writeFileSync(join(stateDir, 'verify-red.pid'), `${pid}\nstarttime=${starttime}\n`);
-    writeFileSync(join(stateDir, 'verify-red.out'), 'the running leaf\'s answer so far\n');
+    writeFileSync(join(stateDir, 'verify-red.out'), "the running leaf's answer so far\n");
     const agent = createCommandAgent({ name: 'second', command: ['true'], family: 'x' });
     const result = await runAgentLeaf({ name: 'verify-red', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
     assert.is(result.code, 125);
@@ -107,7 +133,7 @@ leaf('a leaf NAME held by a live supervisor is refused (failed-start, 125); the 
     assert.ok(isAlive(pid));
     assert.match(readFileSync(join(stateDir, 'verify-red.pid'), 'utf8'), new RegExp(`^${pid}\n`));
     // The live run's output is not emptied by the refused launch.
-    assert.is(readFileSync(join(stateDir, 'verify-red.out'), 'utf8'), 'the running leaf\'s answer so far\n');
+    assert.is(readFileSync(join(stateDir, 'verify-red.out'), 'utf8'), "the running leaf's answer so far\n");
   } finally {
     holder.kill('SIGKILL');
   }
@@ -143,7 +169,7 @@ leaf('a TERM to this process ends the running leaf (killed-signal) and not this 
   assert.is(process.listenerCount('SIGTERM'), 0);
 });
 
-leaf('a refusal its plugin calls final (an authentication failure) ends the leaf at its first retry, never after the retry limit; a killed leaf keeps the CLI\'s last words', async () => {
+leaf("a refusal its plugin calls final (an authentication failure) ends the leaf at its first retry, never after the retry limit; a killed leaf keeps the CLI's last words", async () => {
   const { repo, stateDir } = setup();
   // A CLI that retries a 401 for ever, one line a try, as Claude Code does for about three minutes.
   const forever = ['bash', '-c', 'i=0; while :; do i=$((i+1)); echo "retry $i: 401 invalid x-api-key" >&2; sleep 0.2; done'];

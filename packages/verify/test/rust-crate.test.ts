@@ -23,16 +23,7 @@ function cargoPresent(): void {
   }
 }
 
-const CODE = [
-  'pub fn double(x: i32) -> i32 {',
-  '    x',
-  '}',
-  '',
-  'pub fn triple(x: i32) -> i32 {',
-  '    x',
-  '}',
-  '',
-].join('\n');
+const CODE = ['pub fn double(x: i32) -> i32 {', '    x', '}', '', 'pub fn triple(x: i32) -> i32 {', '    x', '}', ''].join('\n');
 
 const INLINE_TESTS = [
   '#[cfg(test)]',
@@ -76,7 +67,7 @@ function redTests(repo: string): StepTests {
 const crate = suite('ground truth on a real Rust crate');
 crate.after(cleanupTempDirs);
 
-crate('inline tests, then an integration test: red, green and refactor, and the user\'s own cargo test stays right', async () => {
+crate("inline tests, then an integration test: red, green and refactor, and the user's own cargo test stays right", async () => {
   cargoPresent();
   const repo = makeCrate();
   // Step 1 builds into the crate's own target/ (ignored: the copy must not link it); step 2 into CARGO_TARGET_DIR.
@@ -84,7 +75,7 @@ crate('inline tests, then an integration test: red, green and refactor, and the 
   delete inTree.CARGO_TARGET_DIR;
   const shared = { ...inTree, CARGO_TARGET_DIR: join(makeTempDir('leap-cargo-'), 'target') };
   const userSuite = (env: NodeJS.ProcessEnv) => runSuite({ testCmd: TEST_CMD, env, suiteLog: join(makeTempDir(), 'user.log') }, repo);
-  assert.is(await userSuite(inTree), 0, 'the crate\'s baseline passes');
+  assert.is(await userSuite(inTree), 0, "the crate's baseline passes");
 
   // Red 1: only an inline test module is added to src/lib.rs.
   writeFileSync(join(repo, 'src/lib.rs'), `${CODE}${INLINE_TESTS}`);
@@ -94,7 +85,7 @@ crate('inline tests, then an integration test: red, green and refactor, and the 
   const tests1 = redTests(repo);
   assert.equal(tests1, { files: ['src/lib.rs'], source: 'red-commit', redCommit: red1 });
   assert.equal(await truth(repo, 'red', inTree, tests1), { ok: true, reason: 'the suite fails with the new tests and passes without them (src/lib.rs)' });
-  assert.is.not(await userSuite(inTree), 0, 'after the red check, the user\'s cargo test still runs the new inline test (and fails)');
+  assert.is.not(await userSuite(inTree), 0, "after the red check, the user's cargo test still runs the new inline test (and fails)");
 
   // A red that changes the code around its tests too is refused before any build.
   writeFileSync(join(repo, 'src/lib.rs'), `${CODE.replace('    x\n}\n\npub fn triple', '    x * 2\n}\n\npub fn triple')}${INLINE_TESTS}`);
@@ -120,7 +111,7 @@ crate('inline tests, then an integration test: red, green and refactor, and the 
   const tests2 = redTests(repo);
   assert.equal(tests2.files, ['tests/triple.rs']);
   assert.equal(await truth(repo, 'red', shared, tests2), { ok: true, reason: 'the suite fails with the new tests and passes without them (tests/triple.rs)' });
-  assert.is.not(await userSuite(shared), 0, 'after the red check, the user\'s cargo test (same CARGO_TARGET_DIR) still runs tests/triple.rs');
+  assert.is.not(await userSuite(shared), 0, "after the red check, the user's cargo test (same CARGO_TARGET_DIR) still runs tests/triple.rs");
 
   // Green 2, then a refactor of the code around the inline tests: both pass; a refactor editing them is refused.
   const green2Code = green1Code.replace('pub fn triple(x: i32) -> i32 {\n    x\n}', 'pub fn triple(x: i32) -> i32 {\n    x * 3\n}');
@@ -142,11 +133,11 @@ crate('the test items of a Rust file: modules, declarations and test-only functi
     '/* #[cfg(test)] in a comment is no item */',
     'pub fn code() -> &\'static str { "#[cfg(test)] in a string { " }',
     'pub fn raw() -> &\'static str { r#"raw " } { "# }',
-    'pub fn ch() -> char { \'}\' }',
-    'pub fn life<\'a>(x: &\'a str) -> &\'a str { x }',
+    "pub fn ch() -> char { '}' }",
+    "pub fn life<'a>(x: &'a str) -> &'a str { x }",
     '#[cfg(test)]',
     '#[allow(dead_code)]',
-    'fn only_in_tests() -> u8 { b\'{\' }',
+    "fn only_in_tests() -> u8 { b'{' }",
     '#[cfg( test )]',
     'mod tests {',
     '    // } a brace in a comment',

@@ -47,7 +47,7 @@ process.stdout.write(JSON.stringify({ verdict: 'PASS', reason: JSON.stringify(se
 const leaves = suite('sandboxed leaves of leap-verify');
 leaves.after.each(cleanupTempDirs);
 
-leaves('a verifier reads a throwaway copy: no transcript, no state folder, no key, no secret; its writes never reach the user\'s tree', async () => {
+leaves("a verifier reads a throwaway copy: no transcript, no state folder, no key, no secret; its writes never reach the user's tree", async () => {
   const repo = makeRedRepo();
   writeFileSync(join(repo, '.tdd', 'develop-red.out'), TRANSCRIPT);
   const home = fakeHome();
@@ -57,9 +57,21 @@ leaves('a verifier reads a throwaway copy: no transcript, no state folder, no ke
   const result = await verify({ phase: 'red', step: STEP, cwd: repo, env });
   assert.is(result.verdict, 'PASS', result.reason);
   const seen = JSON.parse(result.reason) as Record<string, string | null>;
-  assert.equal(seen, {
-    transcript: 'ENOENT', stateFolder: 'ENOENT', overwrite: 'hacked\n', newFile: 'ok', hook: 'EROFS', ref: 'EROFS', key: 'ENOENT', signal: 'ESRCH', secret: null,
-  }, result.reason);
+  assert.equal(
+    seen,
+    {
+      transcript: 'ENOENT',
+      stateFolder: 'ENOENT',
+      overwrite: 'hacked\n',
+      newFile: 'ok',
+      hook: 'EROFS',
+      ref: 'EROFS',
+      key: 'ENOENT',
+      signal: 'ESRCH',
+      secret: null,
+    },
+    result.reason,
+  );
   // The copy took its writes; the user's tree, .git and home are as they were.
   assert.is(readFileSync(join(repo, 'src', 'greet.js'), 'utf8'), 'export const greet = () => "hi";\n');
   assert.not.ok(existsSync(join(repo, 'planted.txt')));
@@ -67,7 +79,9 @@ leaves('a verifier reads a throwaway copy: no transcript, no state folder, no ke
   assert.is(git(repo, 'rev-parse', 'HEAD').trim(), head);
   assert.is(git(repo, 'status', '--porcelain').trim(), '');
   assert.is(readFileSync(join(home, '.ssh', 'id_ed25519'), 'utf8'), KEY);
-  const launch = readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).find((e) => e.event === 'launch' && e.leaf === 'verify-red') as Record<string, unknown>;
+  const launch = readEvents(join(repo, '.tdd', 'events.jsonl'))
+    .map((r) => r.event)
+    .find((e) => e.event === 'launch' && e.leaf === 'verify-red') as Record<string, unknown>;
   assert.equal([launch.sandbox, launch.sandbox_role, launch.network], ['bwrap', 'reader', true]);
 });
 
@@ -77,7 +91,9 @@ leaves('a test the developer wrote, run by the ground truth, cannot delete a fil
   const home = fakeHome();
   const ledger = readFileSync(join(repo, '.tdd', 'issue-3.md'), 'utf8');
   // An extra test file in the tree, as a developer leaves one: the suite runs it.
-  writeFileSync(join(repo, 'test', 'hostile.test.js'), `import fs from 'node:fs';
+  writeFileSync(
+    join(repo, 'test', 'hostile.test.js'),
+    `import fs from 'node:fs';
 const seen = {};
 const attempt = (name, fn) => { try { seen[name] = fn() ?? 'ok'; } catch (e) { seen[name] = e.code ?? String(e.message); } };
 attempt('home', () => fs.rmSync(process.env.HOME + '/precious.txt'));
@@ -87,13 +103,16 @@ attempt('tree', () => fs.writeFileSync('built.txt', 'a build output\\n'));
 seen.interfaces = fs.readFileSync('/proc/net/dev', 'utf8').split('\\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean).join(',');
 seen.secret = process.env.SECRET_TOKEN ?? null;
 console.log('SEEN ' + JSON.stringify(seen));
-`);
+`,
+  );
   const script = writeScript([{ answer: { verdict: 'PASS', reason: 'fine' } }]);
   const suiteLog = join(makeTempDir(), 'suite.log');
   const env = verifyEnv({ VERI_AGENTS: writeAgents({ v: { plugin: 'scripted', script } }), VERI_VERIFY_AGENT: 'v', HOME: home, SECRET_TOKEN: SECRET });
   const result = await verify({ phase: 'green', step: STEP, cwd: repo, env, suiteLog, testGlobs: ['test/greet.test.js'] });
   assert.is(result.verdict, 'PASS', result.reason);
-  const line = readFileSync(suiteLog, 'utf8').split('\n').find((l) => l.startsWith('SEEN ')) as string;
+  const line = readFileSync(suiteLog, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('SEEN ')) as string;
   // A suite run has the user's environment (its tests may need it) and writes the tree; nothing else.
   assert.equal(JSON.parse(line.slice(5)), { home: 'EROFS', hook: 'EROFS', ledger: 'EROFS', tree: 'ok', interfaces: 'lo', secret: SECRET }, line);
   assert.is(readFileSync(join(home, 'precious.txt'), 'utf8'), 'keep me\n');
@@ -115,14 +134,20 @@ leaves('without bwrap, leap-verify refuses with exit 2 in one line naming the ca
   assert.equal([off.code, off.stdout], [0, 'off one\n'], off.stderr);
   const offByEnv = await runBin(verifyBin, ['--step', STEP, 'red'], { cwd: repo, env: { ...env, LEAP_SANDBOX: 'off' } });
   assert.equal([offByEnv.code, offByEnv.stdout], [0, 'off two\n'], offByEnv.stderr);
-  const launches = readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'launch') as Record<string, unknown>[];
-  assert.equal(launches.map((e) => e.sandbox), ['off', 'off'], 'an unsandboxed run says so in its launch events');
+  const launches = readEvents(join(repo, '.tdd', 'events.jsonl'))
+    .map((r) => r.event)
+    .filter((e) => e.event === 'launch') as Record<string, unknown>[];
+  assert.equal(
+    launches.map((e) => e.sandbox),
+    ['off', 'off'],
+    'an unsandboxed run says so in its launch events',
+  );
   const bad = await runBin(verifyBin, ['--sandbox', 'maybe', '--step', STEP, 'red'], { cwd: repo, env });
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /--sandbox must be on or off, got "maybe"/);
 });
 
-leaves('where user namespaces are refused, the refusal names the cause (bwrap\'s own words) and the package', async () => {
+leaves("where user namespaces are refused, the refusal names the cause (bwrap's own words) and the package", async () => {
   const repo = makeRedRepo();
   const dir = makeTempDir();
   // A bwrap that fails as the real one does on a kernel that refuses user namespaces.

@@ -54,11 +54,23 @@ problem('juror verdicts: findings must carry a severity', () => {
 
 problem('agrees with ajv compiling the published schema at run time, answer by answer', async () => {
   const answers: unknown[] = [
-    { verdict: 'PASS', reason: 'ok' }, { verdict: 'REJECT', reason: '😀' }, { verdict: 'PASS', reason: '' }, { verdict: 'pass', reason: 'r' },
-    { verdict: 'PASS', reason: 'r', x: 1 }, { verdict: 'PASS', reason: 7 }, {}, [], 'PASS', 0, null,
-    { verdict: 'pass', lens: 'defect', findings: [], reasoning: '' }, { verdict: 'refuse', lens: 'ڤ', findings: ['[blocker] a:1 x'], reasoning: 'r' },
-    { verdict: 'pass', lens: '', findings: [], reasoning: 'r' }, { verdict: 'pass', lens: 'l', findings: ['[note] a:1 x'], reasoning: 'r' },
-    { verdict: 'pass', lens: 'l', findings: '[minor] a:1 x', reasoning: 'r' }, { verdict: 'maybe', lens: 'l', findings: [], reasoning: 'r' },
+    { verdict: 'PASS', reason: 'ok' },
+    { verdict: 'REJECT', reason: '😀' },
+    { verdict: 'PASS', reason: '' },
+    { verdict: 'pass', reason: 'r' },
+    { verdict: 'PASS', reason: 'r', x: 1 },
+    { verdict: 'PASS', reason: 7 },
+    {},
+    [],
+    'PASS',
+    0,
+    null,
+    { verdict: 'pass', lens: 'defect', findings: [], reasoning: '' },
+    { verdict: 'refuse', lens: 'ڤ', findings: ['[blocker] a:1 x'], reasoning: 'r' },
+    { verdict: 'pass', lens: '', findings: [], reasoning: 'r' },
+    { verdict: 'pass', lens: 'l', findings: ['[note] a:1 x'], reasoning: 'r' },
+    { verdict: 'pass', lens: 'l', findings: '[minor] a:1 x', reasoning: 'r' },
+    { verdict: 'maybe', lens: 'l', findings: [], reasoning: 'r' },
   ];
   for (const name of ['verdict.schema.json', 'review.schema.json'] as const) {
     const runtime = await compileJsonSchema(loadVerifySchema(name));

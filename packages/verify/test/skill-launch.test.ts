@@ -55,7 +55,13 @@ launch('detach-leaf.sh supervise.sh verdict-PHASE run-verdict.sh --step "$(...)"
 
   const events = readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event);
   const verdicts = events.filter((e) => e.event === 'verdict');
-  assert.equal(verdicts.map((e) => [e.step, e.issue, e.event === 'verdict' ? e.verdict : '']), [[title, 3, 'PASS'], [title, 3, 'REJECT']]);
+  assert.equal(
+    verdicts.map((e) => [e.step, e.issue, e.event === 'verdict' ? e.verdict : '']),
+    [
+      [title, 3, 'PASS'],
+      [title, 3, 'REJECT'],
+    ],
+  );
   const leaves = events.filter((e) => e.event === 'launch').map((e) => (e.event === 'launch' ? e.leaf : ''));
   assert.equal(leaves, ['verdict-red', 'verify-red', 'verdict-green', 'verify-green']);
   const outer = events.find((e) => e.event === 'launch' && e.leaf === 'verdict-red');
@@ -84,8 +90,14 @@ launch('a harness ending verdict-PHASE while the verifier thinks: the verifier i
   assert.is(isAlive(agent), false, 'the verifier agent does not outlive the verdict');
   assert.is(readExitFile(join(tdd, 'verdict-red.exit'))?.status, 'killed-signal');
   assert.is(readExitFile(join(tdd, 'verify-red.exit'))?.status, 'killed-signal');
-  const verdicts = readEvents(join(tdd, 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'verdict');
-  assert.equal(verdicts.map((e) => [e.step, e.event === 'verdict' ? e.verdict : '']), [[title, 'ERROR']], 'one verdict, ERROR, for the step byte for byte');
+  const verdicts = readEvents(join(tdd, 'events.jsonl'))
+    .map((r) => r.event)
+    .filter((e) => e.event === 'verdict');
+  assert.equal(
+    verdicts.map((e) => [e.step, e.event === 'verdict' ? e.verdict : '']),
+    [[title, 'ERROR']],
+    'one verdict, ERROR, for the step byte for byte',
+  );
   assert.is(readFileSync(join(tdd, 'verify-red.reason'), 'utf8'), 'no verdict: v was stopped by its supervisor (killed-signal)\n');
 });
 

@@ -24,7 +24,11 @@ startup('the bundled bins import only node built-ins at start-up: zod, ajv, simp
     };
     visit(bin);
     assert.ok(imports.length > 0, `${bin} has static imports`);
-    assert.equal(imports.filter((spec) => !spec.startsWith('node:')), [], `${bin} imports a dependency at start-up`);
+    assert.equal(
+      imports.filter((spec) => !spec.startsWith('node:')),
+      [],
+      `${bin} imports a dependency at start-up`,
+    );
   }
 });
 

@@ -57,9 +57,18 @@ read('the linked criterion, else all criteria, else the body; --spec wins', asyn
 
 read('no issue, a missing spec file or a missing issue are clear errors', async () => {
   const local = tracker('# T\n');
-  await readStepSpec({ tracker: local, issue: null, criterion: null }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /no issue to read the behaviour spec from: set VERI_ISSUE or pass --issue N/));
-  await readStepSpec({ tracker: local, issue: null, criterion: null, specFile: '/nonexistent/spec' }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /--spec \/nonexistent\/spec: ENOENT/));
-  await readStepSpec({ tracker: local, issue: 4, criterion: null }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /no issue 4/));
+  await readStepSpec({ tracker: local, issue: null, criterion: null }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /no issue to read the behaviour spec from: set VERI_ISSUE or pass --issue N/),
+  );
+  await readStepSpec({ tracker: local, issue: null, criterion: null, specFile: '/nonexistent/spec' }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /--spec \/nonexistent\/spec: ENOENT/),
+  );
+  await readStepSpec({ tracker: local, issue: 4, criterion: null }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /no issue 4/),
+  );
 });
 
 read.run();

@@ -30,7 +30,7 @@ find('red on a root commit, and a red commit that adds no test file', () => {
   assert.equal(findStepTests({ phase: 'red', repo, step: 's', issue: null, eventsFile: events(repo) }).files, []);
 });
 
-find('green and refactor: the tests of the step\'s red verdict; else every test file by convention', () => {
+find("green and refactor: the tests of the step's red verdict; else every test file by convention", () => {
   const repo = makeRedRepo();
   const none = findStepTests({ phase: 'green', repo, step: 'greet returns hello', issue: 3, eventsFile: events(repo) });
   assert.equal(none, { files: ['test/greet.test.js', 'test/util.test.js'], source: 'conventions', redCommit: null });
@@ -74,17 +74,20 @@ red('the last PASS red verdict of the step with its commit and tests; other line
   const file = join(makeTempDir(), 'events.jsonl');
   assert.is(findRedVerdict(file, 's', 3), null);
   const line = (fields: Record<string, unknown>) => `${JSON.stringify({ event: 'verdict', phase: 'red', verdict: 'PASS', step: 's', issue: 3, commit: 'c1', tests: ['t1'], ...fields })}\n`;
-  writeFileSync(file, [
-    line({}),
-    line({ commit: 'c2', tests: ['t2'] }),
-    line({ verdict: 'REJECT', commit: 'c3' }),
-    line({ issue: 4, commit: 'c4' }),
-    line({ step: 'other', commit: 'c5' }),
-    line({ phase: 'green', commit: 'c6' }),
-    line({ commit: undefined }),
-    line({ tests: [1] }),
-    '{"verdict" "red" torn',
-  ].join(''));
+  writeFileSync(
+    file,
+    [
+      line({}),
+      line({ commit: 'c2', tests: ['t2'] }),
+      line({ verdict: 'REJECT', commit: 'c3' }),
+      line({ issue: 4, commit: 'c4' }),
+      line({ step: 'other', commit: 'c5' }),
+      line({ phase: 'green', commit: 'c6' }),
+      line({ commit: undefined }),
+      line({ tests: [1] }),
+      '{"verdict" "red" torn',
+    ].join(''),
+  );
   assert.equal(findRedVerdict(file, 's', 3), { commit: 'c2', tests: ['t2'] });
   assert.equal(findRedVerdict(file, 's', null), { commit: 'c4', tests: ['t1'] });
   assert.throws(() => findRedVerdict(makeTempDir(), 's', 3), /EISDIR/);

@@ -63,7 +63,11 @@ conventions('the examples of issue 11: pytest, unittest, RSpec, JUnit, PHPUnit a
 
 conventions('every glob of the conventions table matches its example, found by isTestFile', () => {
   const globs = TEST_FILE_CONVENTIONS.flatMap((row) => row.globs);
-  assert.equal(globs.filter((glob) => EXAMPLES[glob] === undefined), [], 'every glob has an example');
+  assert.equal(
+    globs.filter((glob) => EXAMPLES[glob] === undefined),
+    [],
+    'every glob has an example',
+  );
   for (const glob of globs) {
     const example = EXAMPLES[glob] as string;
     assert.ok(globToRegExp(glob).test(example), `${glob} should match ${example}`);
@@ -73,9 +77,26 @@ conventions('every glob of the conventions table matches its example, found by i
 
 conventions('source files, documents and look-alike names are not tests', () => {
   for (const path of [
-    'src/a.js', 'testing/a.js', 'contest.js', 'a.tests.js', 'latest.js', 'a_test', 'test', 'src/testing.py', 'src/attest.py',
-    'lib/protest.rb', 'src/Contest.java', 'src/Testimony.md', 'docs/spec/CONTRACT.md', 'spec.md', 'src/Latest.php', 'src/Manifest.cs',
-    'Sources/Slug.swift', 'src/latest_release.c', 'README.md', '.tdd/issue-3.md',
+    'src/a.js',
+    'testing/a.js',
+    'contest.js',
+    'a.tests.js',
+    'latest.js',
+    'a_test',
+    'test',
+    'src/testing.py',
+    'src/attest.py',
+    'lib/protest.rb',
+    'src/Contest.java',
+    'src/Testimony.md',
+    'docs/spec/CONTRACT.md',
+    'spec.md',
+    'src/Latest.php',
+    'src/Manifest.cs',
+    'Sources/Slug.swift',
+    'src/latest_release.c',
+    'README.md',
+    '.tdd/issue-3.md',
   ]) {
     assert.not.ok(isTestFile(path), path);
   }
@@ -159,7 +180,7 @@ match('a glob starting with ! excludes; exclusions alone keep every other path',
 match.run();
 
 // ---
-const red = suite('the red commit\'s tests (findStepTests), by convention and by --tests');
+const red = suite("the red commit's tests (findStepTests), by convention and by --tests");
 red.after(cleanupTempDirs);
 
 function redRepo(files: Record<string, string>): string {

@@ -33,7 +33,7 @@ tree('HEAD, changed and untracked paths with their bytes; the state folder left 
   assert.equal([mode('dangling'), mode('was file'), mode('a.txt')], [constants.S_IFLNK, constants.S_IFDIR, constants.S_IFREG], 'a link is read as a link, a folder as a folder');
   assert.match(stateOf(before, 'gone.txt'), /\0missing$/);
 
-  writeFileSync(join(state, 'review.out'), 'more of the supervisors\' own output\n');
+  writeFileSync(join(state, 'review.out'), "more of the supervisors' own output\n");
   assert.equal(changedPaths(before!, (await fingerprintTree(repo, state, process.env))!), [], 'the same tree, whatever the state folder holds');
   await new Promise((r) => setTimeout(r, 20));
   writeFileSync(join(repo, 'a.txt'), 'a, changed\n');

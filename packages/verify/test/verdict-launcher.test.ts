@@ -9,13 +9,16 @@ import { runVerdict, verifyBinPath } from '../src/verdict-launcher.js';
 // or waits, ending with 5 on SIGTERM (WAIT=1), or kills itself with SIGKILL (SUICIDE=1).
 function standIn(dir: string): string {
   const file = join(dir, 'fake-verify.cjs');
-  writeFileSync(file, `
+  writeFileSync(
+    file,
+    `
 const fs = require('node:fs');
 fs.writeFileSync(process.env.ARGV_FILE, JSON.stringify(process.argv.slice(2)));
 if (process.env.SUICIDE) process.kill(process.pid, 'SIGKILL');
 if (process.env.WAIT) { process.on('SIGTERM', () => process.exit(5)); fs.writeFileSync(process.env.ARGV_FILE + '.ready', ''); setInterval(() => {}, 1000); }
 else process.exit(Number(process.env.CODE ?? 0));
-`);
+`,
+  );
   return file;
 }
 
@@ -23,7 +26,9 @@ function withEnv<T>(vars: Record<string, string>, run: () => Promise<T>): Promis
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
   Object.assign(process.env, vars);
   return run().finally(() => {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   });
 }
 

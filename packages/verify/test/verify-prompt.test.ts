@@ -16,7 +16,15 @@ const build = suite('buildVerifyPrompt');
 
 build('holds the phase, the step, the spec, the tests, the repository and the answer format', () => {
   const prompt = buildVerifyPrompt(input);
-  for (const part of ['Phase: green', 'Step: greet returns hello', 'Repository: /srv/repo', '- [ ] greet() returns "hello"', '### test/greet.test.js', 'assert(greet() === "hello")', VERDICT_ANSWER_FORMAT]) {
+  for (const part of [
+    'Phase: green',
+    'Step: greet returns hello',
+    'Repository: /srv/repo',
+    '- [ ] greet() returns "hello"',
+    '### test/greet.test.js',
+    'assert(greet() === "hello")',
+    VERDICT_ANSWER_FORMAT,
+  ]) {
     assert.ok(prompt.includes(part), part);
   }
   assert.not.match(prompt, /Base commit/);
@@ -50,7 +58,13 @@ build('the base commit must be a hex sha, for refactor only: no prose can ride o
 });
 
 build('file content cannot close its fence; missing files and no tests are said plainly', () => {
-  const prompt = buildVerifyPrompt({ ...input, tests: [{ path: 'a.md', content: 'x\n````\ny' }, { path: 'gone.js', content: null }] });
+  const prompt = buildVerifyPrompt({
+    ...input,
+    tests: [
+      { path: 'a.md', content: 'x\n````\ny' },
+      { path: 'gone.js', content: null },
+    ],
+  });
   assert.match(prompt, /`````\nx\n````\ny\n`````/);
   assert.match(prompt, /### gone\.js\n\(missing from the work tree\)/);
   assert.match(buildVerifyPrompt({ ...input, tests: [] }), /\(no test file\)/);

@@ -20,7 +20,9 @@ function setup(moves: unknown[]) {
 }
 
 function verdicts(repo: string) {
-  return readEvents(join(repo, '.tdd', 'events.jsonl')).map((r) => r.event).filter((e) => e.event === 'verdict');
+  return readEvents(join(repo, '.tdd', 'events.jsonl'))
+    .map((r) => r.event)
+    .filter((e) => e.event === 'verdict');
 }
 
 const run = suite('verify');
@@ -32,7 +34,23 @@ run('red PASS: ground truth holds, the agent passes; the event records commit, t
   const head = git(repo, 'rev-parse', 'HEAD').trim();
   assert.equal(result, { phase: 'red', tests: ['test/greet.test.js'], commit: head, agent: 'v', decidedBy: 'agent', code: 0, verdict: 'PASS', reason: 'The test pins the spec.' });
   const [event] = verdicts(repo);
-  assert.equal({ ...event, ts: undefined }, { ts: undefined, event: 'verdict', issue: 3, step: STEP, skill_commit: null, phase: 'red', verdict: 'PASS', reason: 'The test pins the spec.', code: 0, commit: head, tests: ['test/greet.test.js'], agent: 'v' });
+  assert.equal(
+    { ...event, ts: undefined },
+    {
+      ts: undefined,
+      event: 'verdict',
+      issue: 3,
+      step: STEP,
+      skill_commit: null,
+      phase: 'red',
+      verdict: 'PASS',
+      reason: 'The test pins the spec.',
+      code: 0,
+      commit: head,
+      tests: ['test/greet.test.js'],
+      agent: 'v',
+    },
+  );
   const { prompt } = await renderVerifyPrompt({ phase: 'red', step: STEP, cwd: repo, env });
   assert.is(readFileSync(movePromptFile(script, 0), 'utf8'), prompt);
   assert.ok(existsSync(join(repo, '.tdd', 'verify-red.exit')), 'the agent ran as the supervised leaf verify-red');
@@ -69,7 +87,7 @@ run('the red prompt carries what the red commit changed in its test files, not t
   assert.throws(() => buildVerifyPrompt({ ...input, redDiff: { ...input.redDiff, commit: 'I wrote these tests because' } }), /red commit as a hexadecimal sha/);
 });
 
-run('green and refactor find the step\'s tests through the red verdict; REJECT is 1', async () => {
+run("green and refactor find the step's tests through the red verdict; REJECT is 1", async () => {
   const { repo, script, env } = setup([
     { answer: { verdict: 'PASS', reason: 'red ok' } },
     { answer: '{"verdict":"REJECT","reason":"hard-coded"}' },
@@ -89,7 +107,10 @@ run('green and refactor find the step\'s tests through the red verdict; REJECT i
   assert.equal([refactor.code, refactor.verdict, refactor.commit], [0, 'PASS', base]);
   assert.match(readFileSync(movePromptFile(script, 2), 'utf8'), new RegExp(`Base commit: ${base}`));
   assert.match(readFileSync(movePromptFile(script, 2), 'utf8'), `(\`git diff ${base}\`)\n(no change)`);
-  assert.equal(verdicts(repo).map((e) => (e.event === 'verdict' ? e.code : null)), [0, 1, 0]);
+  assert.equal(
+    verdicts(repo).map((e) => (e.event === 'verdict' ? e.code : null)),
+    [0, 1, 0],
+  );
 });
 
 run('an answer that is not exactly the verdict JSON is a 2, never a pass', async () => {
@@ -147,12 +168,22 @@ run("the verifier CLI's readiness check runs before its leaf, unless the caller 
   writeFileSync(codex, `#!/bin/sh\necho "$1 $2" >> '${calls}'\nexec '${join(repoRoot, 'plugins', 'agent-codex', 'test', 'fixtures', 'codex')}' "$@"\n`);
   chmodSync(codex, 0o755);
   // Its log of calls lies beside it: the entry makes that folder writable inside the sandbox, and passes STANDIN_*.
-  const env = verifyEnv({ VERI_AGENTS: writeAgents({ x: { plugin: 'codex', bin: codex, pass_env: ['STANDIN_*'], paths: { write: [dir] } } }), CODEX_HOME: home, STANDIN_RESULT: '{"verdict":"PASS","reason":"checked"}' });
+  const env = verifyEnv({
+    VERI_AGENTS: writeAgents({ x: { plugin: 'codex', bin: codex, pass_env: ['STANDIN_*'], paths: { write: [dir] } } }),
+    CODEX_HOME: home,
+    STANDIN_RESULT: '{"verdict":"PASS","reason":"checked"}',
+  });
   for (const preflight of [undefined, false]) {
     rmSync(calls, { force: true });
     const result = await verify({ phase: 'red', step: STEP, cwd: repo, env, agent: 'x', preflight });
     assert.equal([result.code, result.reason], [0, 'checked']);
-    assert.equal(readFileSync(calls, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ')[0]), preflight === false ? ['exec'] : ['login', 'exec']);
+    assert.equal(
+      readFileSync(calls, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ')[0]),
+      preflight === false ? ['exec'] : ['login', 'exec'],
+    );
   }
 });
 
@@ -163,7 +194,10 @@ run('bad input: exit 2 with a clear message and nothing written but the verdict 
     [{ phase: 'red', step: undefined }, /missing --step TITLE/],
     [{ phase: 'red', step: 'no such step' }, /issue-3\.md: no step titled "no such step"/],
     [{ phase: 'red', step: STEP, agent: 'nobody' }, /unknown agent "nobody"/],
-    [{ phase: 'red', step: STEP, env: { ...env, VERI_AGENTS: writeAgents({ v: { plugin: 'claude', bin: '/nonexistent/claude' } }) } }, /agent "v" is not installed: "\/nonexistent\/claude" is not an executable file$/],
+    [
+      { phase: 'red', step: STEP, env: { ...env, VERI_AGENTS: writeAgents({ v: { plugin: 'claude', bin: '/nonexistent/claude' } }) } },
+      /agent "v" is not installed: "\/nonexistent\/claude" is not an executable file$/,
+    ],
     [{ phase: 'red', step: STEP, env: { ...env, VERI_VERIFY_AGENT: '', PATH: '/nonexistent' } }, /agent "claude" is not installed: "claude" is not an executable file on PATH/],
     [{ phase: 'red', step: STEP, env: { ...env, VERI_TEST_CMD: '' } }, /VERI_TEST_CMD is not set/],
     [{ phase: 'refactor', step: STEP }, /the refactor phase needs --base SHA/],
@@ -174,20 +208,32 @@ run('bad input: exit 2 with a clear message and nothing written but the verdict 
     [{ phase: 'red', step: STEP, env: { ...env, VERI_ISSUE: '' } }, /no ledger to find the step in/],
   ];
   for (const [options, message] of cases) {
-    await verify({ cwd: repo, env, ...options }).then(() => assert.unreachable(String(message)), (e: Error & { exitCode?: number }) => {
-      assert.match(e.message, message);
-      assert.is(e.exitCode, 2);
-    });
+    await verify({ cwd: repo, env, ...options }).then(
+      () => assert.unreachable(String(message)),
+      (e: Error & { exitCode?: number }) => {
+        assert.match(e.message, message);
+        assert.is(e.exitCode, 2);
+      },
+    );
   }
   assert.equal(readdirSync(join(repo, '.tdd')).sort(), [...before, '.gitignore', 'events.jsonl'].sort());
   const events = verdicts(repo);
   assert.is(events.length, cases.length);
   assert.ok(events.every((e) => e.event === 'verdict' && e.verdict === 'ERROR' && e.code === 2));
   assert.is(events[0]?.step, null);
-  await verify({ phase: 'purple', step: STEP, cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /Expected PHASE to be one of red, green, refactor, got "purple"/));
-  await verify({ phase: undefined, step: STEP, cwd: repo, env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /got "\(missing\)"/));
+  await verify({ phase: 'purple', step: STEP, cwd: repo, env }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /Expected PHASE to be one of red, green, refactor, got "purple"/),
+  );
+  await verify({ phase: undefined, step: STEP, cwd: repo, env }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /got "\(missing\)"/),
+  );
   assert.is(verdicts(repo).length, cases.length, 'an unknown phase writes no event');
-  await verify({ phase: 'red', step: STEP, cwd: makeTempDir(), env }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /not in a git repository/));
+  await verify({ phase: 'red', step: STEP, cwd: makeTempDir(), env }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /not in a git repository/),
+  );
 });
 
 run('--spec and --ledger stand in for the issue', async () => {

@@ -42,7 +42,9 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
   for (const v of model.verdicts) {
     const revision = v.verdict === 'REJECT' ? revisions.get(`${v.issue}\n${v.step}\n${v.phase}`)?.find((l) => l.launchedAt >= v.at) : undefined;
     const next = revision === undefined ? '' : `revision: ${esc(revision.leaf)}`;
-    out.push(`<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span><td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`);
+    out.push(
+      `<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span><td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`,
+    );
   }
   out.push('</tbody></table>');
 }
@@ -50,8 +52,14 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
 /** Bails (with their cause and class) and stop requests. */
 export function renderBailsAndStops(model: RunModel): string {
   const rows = [
-    ...model.bails.map((b) => ({ at: b.at, html: `<tr class="bail-row">${time(b.at)}<td>bail</td><td>${b.issue ?? ''}</td><td class="reason">${esc(b.step ?? '')}</td><td><b>${esc(b.cause)}</b> (${esc(b.class)})</td><td class="reason">${esc(b.detail ?? '')}</td></tr>` })),
-    ...model.stops.map((s) => ({ at: s.at, html: `<tr class="stop-row">${time(s.at)}<td>stop</td><td>${s.issue ?? ''}</td><td></td><td><b>${esc(s.mode ?? '')}</b> ${esc(s.action)}</td><td>${s.leaf === null ? '' : `leaf ${esc(s.leaf)}`}</td></tr>` })),
+    ...model.bails.map((b) => ({
+      at: b.at,
+      html: `<tr class="bail-row">${time(b.at)}<td>bail</td><td>${b.issue ?? ''}</td><td class="reason">${esc(b.step ?? '')}</td><td><b>${esc(b.cause)}</b> (${esc(b.class)})</td><td class="reason">${esc(b.detail ?? '')}</td></tr>`,
+    })),
+    ...model.stops.map((s) => ({
+      at: s.at,
+      html: `<tr class="stop-row">${time(s.at)}<td>stop</td><td>${s.issue ?? ''}</td><td></td><td><b>${esc(s.mode ?? '')}</b> ${esc(s.action)}</td><td>${s.leaf === null ? '' : `leaf ${esc(s.leaf)}`}</td></tr>`,
+    })),
   ].sort((a, b) => a.at - b.at);
   if (rows.length === 0) return '<p class="empty">No bail and no stop.</p>';
   return `<table><thead><tr><th>time</th><th>what</th><th>issue</th><th>step</th><th>cause</th><th>detail</th></tr></thead><tbody>${rows.map((r) => r.html).join('')}</tbody></table>`;
@@ -91,10 +99,15 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
     // At most about ten grid lines, whatever the ledger's length.
     const every = Math.max(1, Math.ceil(total / 10));
     const gridLines: string[] = [];
-    for (let n = 0; n <= total; n += every) gridLines.push(`<line x1="40" x2="740" y1="${Math.round(y(n))}" y2="${Math.round(y(n))}" stroke="#eef1f4"/><text x="34" y="${Math.round(y(n)) + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`);
+    for (let n = 0; n <= total; n += every)
+      gridLines.push(
+        `<line x1="40" x2="740" y1="${Math.round(y(n))}" y2="${Math.round(y(n))}" stroke="#eef1f4"/><text x="34" y="${Math.round(y(n)) + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`,
+      );
     const title = ledger?.title === null || ledger === undefined ? '' : ` ${esc(ledger.title)}`;
     out.push(`<h3>Issue ${issue}${title}: ${ledger === undefined ? 'no ledger on disk' : `${ledger.steps.filter((s) => s.state === 'done').length} of ${ledger.steps.length} steps done now`}</h3>`);
-    out.push(`<svg class="prog ledger-progress" data-issue="${issue}" viewBox="0 0 760 140" role="img" aria-label="steps of issue ${issue} done over time">${gridLines.join('')}<path d="${path(green)}" fill="none" stroke="#e0a21e" stroke-width="2"/><path d="${path(done)}" fill="none" stroke="#2e9e4f" stroke-width="2.5"/><text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`);
+    out.push(
+      `<svg class="prog ledger-progress" data-issue="${issue}" viewBox="0 0 760 140" role="img" aria-label="steps of issue ${issue} done over time">${gridLines.join('')}<path d="${path(green)}" fill="none" stroke="#e0a21e" stroke-width="2"/><path d="${path(done)}" fill="none" stroke="#2e9e4f" stroke-width="2.5"/><text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`,
+    );
     // The chart shows them all; the list keeps the last ones (the event log has every one).
     const items = ticks.slice(-LAST_TICKS).map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}<td class="reason">${esc(t.title ?? '')}\n`);
     const shown = ticks.length > LAST_TICKS ? `the last ${LAST_TICKS} of ${ticks.length} ledger events` : `${ticks.length} ledger events`;
@@ -109,7 +122,10 @@ function roundDetails(ball: Ball): string {
   if (shown.length === 0) return '';
   const items = shown.map((r) => {
     const answer = r.answer === undefined ? '' : `<div class="answer"><b>hypothesis:</b> ${esc(r.answer.hypothesis)}<br><b>move:</b> ${esc(r.answer.move)}</div>`;
-    const live = r.live === undefined ? '' : `<div class="live" data-live-sha256="${esc(r.live.sha256)}"><b>live proof:</b> ${r.live.code === null ? 'no exit code' : `exit ${r.live.code}`}${r.live.ms === null ? '' : ` in ${formatDuration(r.live.ms)}`}, ${r.live.bytes === null ? '' : `${r.live.bytes} bytes, `}sha256 ${esc(r.live.sha256.slice(0, 12))}${r.live.truncated ? ' (output cut)' : ''}${r.live.note === undefined ? '' : ` · ${esc(r.live.note)}`}<pre>${esc(r.live.output)}</pre></div>`;
+    const live =
+      r.live === undefined
+        ? ''
+        : `<div class="live" data-live-sha256="${esc(r.live.sha256)}"><b>live proof:</b> ${r.live.code === null ? 'no exit code' : `exit ${r.live.code}`}${r.live.ms === null ? '' : ` in ${formatDuration(r.live.ms)}`}, ${r.live.bytes === null ? '' : `${r.live.bytes} bytes, `}sha256 ${esc(r.live.sha256.slice(0, 12))}${r.live.truncated ? ' (output cut)' : ''}${r.live.note === undefined ? '' : ` · ${esc(r.live.note)}`}<pre>${esc(r.live.output)}</pre></div>`;
     return `<div class="round-detail" data-round="${r.round}"><span class="chip">r${r.round}</span>${answer}${live}</div>`;
   });
   return `<details class="small rounds"><summary>what the builder said and the live proof showed (${shown.length} round${shown.length === 1 ? '' : 's'})</summary>${items.join('')}</details>`;
@@ -119,16 +135,21 @@ function ballCard(ball: Ball): string {
   const v = ball.receipt?.value ?? null;
   const rounds = ball.rounds.map((r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`).join('');
   const passes = ball.reviews.filter((r) => r.value === 1).length;
-  const reviews = ball.reviews.length === 0 ? '' : `<div class="small">reviews: ${passes} of ${ball.reviews.length} pass (${ball.reviews.map((r) => esc(`${r.reviewer ?? 'jury'}${r.family === null ? '' : `/${r.family}`}: ${r.verdict}`)).join(', ')})</div>`;
-  return `<div class="ball b${v ?? 'n'}" data-ball="${esc(ball.id)}" data-receipt="${v ?? ''}"><div class="id">${esc(ball.id)}</div>`
-    + `<div>${receiptBadge(v)} ${ball.state === null ? '' : `<span class="small">${esc(ball.state)}</span>`}</div>`
-    + (rounds === '' ? '' : `<div>${rounds}</div>`)
-    + (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`)
-    + (ball.receipt !== null && ball.receipt.evidence !== '' ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>` : '')
-    + reviews
-    + roundDetails(ball)
-    + (ball.merged === null ? '' : `<div class="small">merged ${esc(ball.merged.commit.slice(0, 12))}</div>`)
-    + '</div>';
+  const reviews =
+    ball.reviews.length === 0
+      ? ''
+      : `<div class="small">reviews: ${passes} of ${ball.reviews.length} pass (${ball.reviews.map((r) => esc(`${r.reviewer ?? 'jury'}${r.family === null ? '' : `/${r.family}`}: ${r.verdict}`)).join(', ')})</div>`;
+  return (
+    `<div class="ball b${v ?? 'n'}" data-ball="${esc(ball.id)}" data-receipt="${v ?? ''}"><div class="id">${esc(ball.id)}</div>` +
+    `<div>${receiptBadge(v)} ${ball.state === null ? '' : `<span class="small">${esc(ball.state)}</span>`}</div>` +
+    (rounds === '' ? '' : `<div>${rounds}</div>`) +
+    (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`) +
+    (ball.receipt !== null && ball.receipt.evidence !== '' ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>` : '') +
+    reviews +
+    roundDetails(ball) +
+    (ball.merged === null ? '' : `<div class="small">merged ${esc(ball.merged.commit.slice(0, 12))}</div>`) +
+    '</div>'
+  );
 }
 
 /** Each slice as its wave graph: a column per wave, a card per ball with its rounds and receipts. */
@@ -145,7 +166,9 @@ export function renderSlices(view: ViewData): string {
       waves.set(key, [...(waves.get(key) ?? []), ball]);
     }
     const keys = [...waves.keys()].sort((a, b) => (a === '?' ? 1 : b === '?' ? -1 : Number(a) - Number(b)));
-    out.push(`<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map(ballCard).join('')}</div>`).join('')}</div>`);
+    out.push(
+      `<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map(ballCard).join('')}</div>`).join('')}</div>`,
+    );
     if (slice.aggregate.length > 0) {
       out.push(`<p>Aggregate review: ${slice.aggregate.map((r) => `${esc(r.reviewer ?? 'jury')}${r.family === null ? '' : `/${esc(r.family)}`} ${receiptBadge(r.value)}`).join(' ')}</p>`);
     }
@@ -157,7 +180,9 @@ export function renderSlices(view: ViewData): string {
 export function renderProblems(view: ViewData): string {
   const rows = [
     ...view.log.problems.map((p) => `<tr><td>${esc(view.eventsFile)}:${p.line}</td><td class="reason">${esc(p.message)}</td></tr>`),
-    ...view.model.unknown.map((u) => `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind <b>${esc(u.event)}</b>, which this report does not know</td></tr>`),
+    ...view.model.unknown.map(
+      (u) => `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind <b>${esc(u.event)}</b>, which this report does not know</td></tr>`,
+    ),
     ...view.fileProblems.map((p) => `<tr><td>${esc(p.file)}</td><td class="reason">${esc(p.message)}</td></tr>`),
   ];
   if (view.log.tornTail) rows.push(`<tr><td>${esc(view.eventsFile)}</td><td>the last line has no end yet (being written, or torn by a crash); not counted</td></tr>`);

@@ -16,7 +16,9 @@ export const STATUS_COLORS: Record<string, string> = {
 };
 
 /** The stylesheet. */
-export const REPORT_CSS = `${Object.entries(STATUS_COLORS).map(([status, color]) => `.bar[data-status=${status}]{background-color:${color}}`).join('')}
+export const REPORT_CSS = `${Object.entries(STATUS_COLORS)
+  .map(([status, color]) => `.bar[data-status=${status}]{background-color:${color}}`)
+  .join('')}
 :root{--lbl:19rem;--fg:#1d232b;--mute:#5d6876;--line:#d9dee5;--bg:#fff;--band:#f5f7fa}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}

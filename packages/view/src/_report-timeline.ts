@@ -130,7 +130,9 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
   }
   // A long run gets a wider track (the timeline scrolls sideways, its labels stay): about 8 px a leaf.
   const trackPx = Math.min(24_000, model.leaves.length * 8);
-  out.push(`<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`);
+  out.push(
+    `<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
+  );
   const laneOf: number[] = [];
   for (const group of groupLeaves(model)) {
     let count = 0;
@@ -155,12 +157,16 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
           const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
           // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
-          out.push(`<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`);
+          out.push(
+            `<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`,
+          );
         }
         for (const v of marks) {
           // Escaped piece by piece: the verdict, phase and reason repeat, the time does not.
           const verdict = esc(v.verdict);
-          out.push(`<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="left:${at(span, v.at)};top:0" title="${verdict} (${esc(v.phase)}) ${clockTime(v.at)}: ${esc(truncate(v.reason, 120))}"></div>`);
+          out.push(
+            `<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="left:${at(span, v.at)};top:0" title="${verdict} (${esc(v.phase)}) ${clockTime(v.at)}: ${esc(truncate(v.reason, 120))}"></div>`,
+          );
         }
         out.push('</div></div>');
       }
@@ -168,8 +174,16 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
     out.push('\n</details>');
   }
   const lines = [
-    ...model.bails.map((b) => `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(`bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`)}"><span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`),
-    ...model.stops.filter((s) => s.action !== 'cleared').map((s) => `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(`stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`)}"><span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`),
+    ...model.bails.map(
+      (b) =>
+        `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(`bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`)}"><span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`,
+    ),
+    ...model.stops
+      .filter((s) => s.action !== 'cleared')
+      .map(
+        (s) =>
+          `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(`stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`)}"><span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`,
+      ),
   ];
   out.push(`\n<div class="ov">${lines.join('')}</div></div></div>`);
 }

@@ -53,9 +53,16 @@ export function collectView(options: ViewOptions): ViewData {
   for (const slice of model.slices) assignWaves(slice);
   judgeOpenLeaves(model.leaves, stateDir);
   return {
-    repo, stateDir, eventsFile, now: options.now ?? Date.now(),
+    repo,
+    stateDir,
+    eventsFile,
+    now: options.now ?? Date.now(),
     log: { exists: snapshot.exists, events: snapshot.events, tornTail: snapshot.tornTail, problems: model.problems },
-    fileProblems, model, ledgers, stop: readPendingStop(stateDir), sliceRecords,
+    fileProblems,
+    model,
+    ledgers,
+    stop: readPendingStop(stateDir),
+    sliceRecords,
   };
 }
 

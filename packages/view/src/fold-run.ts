@@ -33,20 +33,90 @@ export interface LeafRun {
   usage: Usage | null;
 }
 
-export interface Verdict { line: number; at: number; issue: number | null; step: string | null; phase: string; verdict: string; reason: string; agent: string | null }
-interface Tick { line: number; at: number; issue: number | null; action: string; title: string | null; criterion: number | null }
-interface Bail { line: number; at: number; issue: number | null; step: string | null; cause: string; class: string; detail: string | null }
-interface Stop { line: number; at: number; issue: number | null; mode: string | null; action: string; leaf: string | null }
-interface Mark { line: number; at: number; issue: number | null; name: string; anchor: string | null }
-interface Unknown { line: number; at: number; event: string }
+export interface Verdict {
+  line: number;
+  at: number;
+  issue: number | null;
+  step: string | null;
+  phase: string;
+  verdict: string;
+  reason: string;
+  agent: string | null;
+}
+interface Tick {
+  line: number;
+  at: number;
+  issue: number | null;
+  action: string;
+  title: string | null;
+  criterion: number | null;
+}
+interface Bail {
+  line: number;
+  at: number;
+  issue: number | null;
+  step: string | null;
+  cause: string;
+  class: string;
+  detail: string | null;
+}
+interface Stop {
+  line: number;
+  at: number;
+  issue: number | null;
+  mode: string | null;
+  action: string;
+  leaf: string | null;
+}
+interface Mark {
+  line: number;
+  at: number;
+  issue: number | null;
+  name: string;
+  anchor: string | null;
+}
+interface Unknown {
+  line: number;
+  at: number;
+  event: string;
+}
 
 /** The builder's answer block of a round (round-N.json's `answer`). */
-export interface RoundAnswer { hypothesis: string; move: string }
+export interface RoundAnswer {
+  hypothesis: string;
+  move: string;
+}
 /** A round's live proof evidence (round-N.json's `live`): its exit, time, and its output, bounded and hashed. */
-export interface RoundLive { code: number | null; ms: number | null; sha256: string; bytes: number | null; truncated: boolean; output: string; note?: string }
-interface Round { round: number; receipt: number | null; at: number; answer?: RoundAnswer; live?: RoundLive }
-interface Receipt { value: number; candidate: string | null; evidence: string; at: number }
-interface Review { reviewer: string | null; family: string | null; verdict: string; value: number; candidate: string; at: number }
+export interface RoundLive {
+  code: number | null;
+  ms: number | null;
+  sha256: string;
+  bytes: number | null;
+  truncated: boolean;
+  output: string;
+  note?: string;
+}
+interface Round {
+  round: number;
+  receipt: number | null;
+  at: number;
+  answer?: RoundAnswer;
+  live?: RoundLive;
+}
+interface Receipt {
+  value: number;
+  candidate: string | null;
+  evidence: string;
+  at: number;
+}
+interface Review {
+  reviewer: string | null;
+  family: string | null;
+  verdict: string;
+  value: number;
+  candidate: string;
+  at: number;
+}
 
 /** A ball of a slice, as its events tell it. */
 export interface Ball {
@@ -120,8 +190,19 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
 /** An empty RunFolder. */
 export function createFolder(): RunFolder {
   const model: RunModel = {
-    leaves: [], verdicts: [], ticks: [], bails: [], stops: [], marks: [], usage: [], slices: [], unknown: [], suiteRuns: 0,
-    problems: [], firstAt: null, lastAt: null,
+    leaves: [],
+    verdicts: [],
+    ticks: [],
+    bails: [],
+    stops: [],
+    marks: [],
+    usage: [],
+    slices: [],
+    unknown: [],
+    suiteRuns: 0,
+    problems: [],
+    firstAt: null,
+    lastAt: null,
   };
   const byRun = new Map<string, LeafRun>();
   const named = new Map<string, LeafRun[]>();
@@ -156,8 +237,14 @@ export function createFolder(): RunFolder {
   const sliceBall = (r: LogRecord): Ball | null => {
     const slice = str(r.event.slice);
     const ball = str(r.event.ball);
-    if (slice === null || slice === '') { missing(r, 'slice', 'a slice id'); return null; }
-    if (ball === null || ball === '') { missing(r, 'ball', 'a ball id'); return null; }
+    if (slice === null || slice === '') {
+      missing(r, 'slice', 'a slice id');
+      return null;
+    }
+    if (ball === null || ball === '') {
+      missing(r, 'ball', 'a ball id');
+      return null;
+    }
     return ballOf(slice, ball, r.at);
   };
 
@@ -168,11 +255,29 @@ export function createFolder(): RunFolder {
     switch (e.event) {
       case 'launch': {
         const leaf = str(e.leaf);
-        if (leaf === null || leaf === '') { missing(r, 'leaf', 'a leaf name'); break; }
+        if (leaf === null || leaf === '') {
+          missing(r, 'leaf', 'a leaf name');
+          break;
+        }
         const run: LeafRun = {
-          leaf, run: str(e.run), issue: issueOf(e), step: stepOf(e), actor: str(e.actor), phase: str(e.phase),
-          attempt: num(e.attempt), slice: str(e.slice), ball: str(e.ball) ?? ballOfLeafName(leaf), pid: num(e.pid),
-          timeoutMs: count(e.timeout_ms), line: r.line, launchedAt: r.at, exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
+          leaf,
+          run: str(e.run),
+          issue: issueOf(e),
+          step: stepOf(e),
+          actor: str(e.actor),
+          phase: str(e.phase),
+          attempt: num(e.attempt),
+          slice: str(e.slice),
+          ball: str(e.ball) ?? ballOfLeafName(leaf),
+          pid: num(e.pid),
+          timeoutMs: count(e.timeout_ms),
+          line: r.line,
+          launchedAt: r.at,
+          exitedAt: null,
+          durationMs: null,
+          status: 'running',
+          code: null,
+          usage: null,
         };
         model.leaves.push(run);
         pushTo(named, leaf, run);
@@ -184,7 +289,10 @@ export function createFolder(): RunFolder {
       }
       case 'exit': {
         const leaf = str(e.leaf);
-        if (leaf === null || leaf === '') { missing(r, 'leaf', 'a leaf name'); break; }
+        if (leaf === null || leaf === '') {
+          missing(r, 'leaf', 'a leaf name');
+          break;
+        }
         const runId = str(e.run);
         const stack = open.get(leaf) ?? [];
         let run = runId === null ? undefined : byRun.get(runId);
@@ -194,9 +302,24 @@ export function createFolder(): RunFolder {
         if (run === undefined) {
           // An exit with no launch: a supervisor that refused to start (a stop request, bad input).
           run = {
-            leaf, run: runId, issue: issueOf(e), step: stepOf(e), actor: null, phase: null, attempt: null,
-            slice: str(e.slice), ball: str(e.ball) ?? ballOfLeafName(leaf), pid: null, timeoutMs: null, line: r.line,
-            launchedAt: r.at - (duration ?? 0), exitedAt: null, durationMs: null, status: 'running', code: null, usage: null,
+            leaf,
+            run: runId,
+            issue: issueOf(e),
+            step: stepOf(e),
+            actor: null,
+            phase: null,
+            attempt: null,
+            slice: str(e.slice),
+            ball: str(e.ball) ?? ballOfLeafName(leaf),
+            pid: null,
+            timeoutMs: null,
+            line: r.line,
+            launchedAt: r.at - (duration ?? 0),
+            exitedAt: null,
+            durationMs: null,
+            status: 'running',
+            code: null,
+            usage: null,
           };
           model.leaves.push(run);
           pushTo(named, leaf, run);
@@ -212,27 +335,42 @@ export function createFolder(): RunFolder {
       case 'verdict': {
         const phase = str(e.phase);
         const verdict = str(e.verdict);
-        if (phase === null) { missing(r, 'phase', 'a phase'); break; }
-        if (verdict === null) { missing(r, 'verdict', 'PASS, REJECT or ERROR'); break; }
+        if (phase === null) {
+          missing(r, 'phase', 'a phase');
+          break;
+        }
+        if (verdict === null) {
+          missing(r, 'verdict', 'PASS, REJECT or ERROR');
+          break;
+        }
         model.verdicts.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), phase, verdict, reason: str(e.reason) ?? '', agent: str(e.agent) });
         break;
       }
       case 'tick': {
         const action = str(e.action);
-        if (action === null) { missing(r, 'action', 'a ledger action'); break; }
+        if (action === null) {
+          missing(r, 'action', 'a ledger action');
+          break;
+        }
         model.ticks.push({ line: r.line, at: r.at, issue: issueOf(e), action, title: str(e.title), criterion: num(e.criterion) });
         break;
       }
       case 'bail': {
         const cause = str(e.cause);
-        if (cause === null) { missing(r, 'cause', 'a cause'); break; }
+        if (cause === null) {
+          missing(r, 'cause', 'a cause');
+          break;
+        }
         const detail = str(e.message) ?? str(e.reason) ?? str(e.narration) ?? str(e.spent);
         model.bails.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), cause, class: str(e.class) ?? '?', detail });
         break;
       }
       case 'stop': {
         const action = str(e.action);
-        if (action === null) { missing(r, 'action', 'requested, cleared or honoured'); break; }
+        if (action === null) {
+          missing(r, 'action', 'requested, cleared or honoured');
+          break;
+        }
         model.stops.push({ line: r.line, at: r.at, issue: issueOf(e), mode: str(e.mode), action, leaf: str(e.leaf) });
         break;
       }
@@ -242,7 +380,10 @@ export function createFolder(): RunFolder {
       }
       case 'usage': {
         const entry = usageOf(e);
-        if (entry === null) { missing(r, 'leaf', 'a leaf name'); break; }
+        if (entry === null) {
+          missing(r, 'leaf', 'a leaf name');
+          break;
+        }
         const usage: Usage = { line: r.line, at: r.at, ...entry };
         const run = findLeafFor(named.get(entry.leaf) ?? [], usage);
         if (run !== undefined) {
@@ -271,7 +412,10 @@ export function createFolder(): RunFolder {
         const ball = sliceBall(r);
         const round = num(e.round);
         if (ball === null) break;
-        if (round === null) { missing(r, 'round', 'a round number'); break; }
+        if (round === null) {
+          missing(r, 'round', 'a round number');
+          break;
+        }
         const receipt = receiptOf(e.receipt);
         const known = ball.rounds.find((x) => x.round === round);
         if (known === undefined) ball.rounds.push({ round, receipt, at: r.at });
@@ -282,14 +426,20 @@ export function createFolder(): RunFolder {
         const ball = sliceBall(r);
         const value = receiptOf(e.value);
         if (ball === null) break;
-        if (value === null) { missing(r, 'value', '-1, 0 or 1'); break; }
+        if (value === null) {
+          missing(r, 'value', '-1, 0 or 1');
+          break;
+        }
         ball.receipt = { value, candidate: str(e.candidate), evidence: str(e.evidence) ?? '', at: r.at };
         break;
       }
       case 'review': {
         const value = receiptOf(e.value);
         const candidate = str(e.candidate) ?? '';
-        if (value === null) { missing(r, 'value', '-1, 0 or 1'); break; }
+        if (value === null) {
+          missing(r, 'value', '-1, 0 or 1');
+          break;
+        }
         const review: Review = { reviewer: str(e.reviewer), family: str(e.family), verdict: str(e.verdict) ?? '?', value, candidate, at: r.at };
         const sliceId = str(e.slice);
         const ballId = str(e.ball);

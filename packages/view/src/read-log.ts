@@ -91,7 +91,10 @@ export class LogTail {
   private count = 0;
 
   /** With `sink`, each record goes to it and is not kept (a one-shot reader folding as it reads). */
-  constructor(readonly file: string, private readonly sink?: (record: LogRecord) => void) {}
+  constructor(
+    readonly file: string,
+    private readonly sink?: (record: LogRecord) => void,
+  ) {}
 
   /** Read what the file gained; a file that shrank (replaced or cut) is read again from its start. */
   readMore(): this {

@@ -27,7 +27,14 @@ export interface SliceRecord {
   /** Whether `record.json` exists: written only when the slice passed. */
   record: boolean;
   base: string | null;
-  balls: Array<{ id: string; deps: string[]; wave: number | null; rounds: Array<{ round: number; receipt: number | null; answer?: RoundAnswer; live?: RoundLive }>; receipt: number | null; reason: string | null }>;
+  balls: Array<{
+    id: string;
+    deps: string[];
+    wave: number | null;
+    rounds: Array<{ round: number; receipt: number | null; answer?: RoundAnswer; live?: RoundLive }>;
+    receipt: number | null;
+    reason: string | null;
+  }>;
 }
 
 const ISSUE_FILE = /^issue-([1-9][0-9]{0,15})\.md$/;
@@ -41,7 +48,7 @@ function listDir(dir: string): string[] {
 }
 
 function headingOf(text: string | null): string | null {
-  return text === null ? null : /^# (.+)$/m.exec(text)?.[1]?.trim() ?? null;
+  return text === null ? null : (/^# (.+)$/m.exec(text)?.[1]?.trim() ?? null);
 }
 
 /** Every ledger of the state folder, by issue number. */

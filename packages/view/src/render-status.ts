@@ -85,12 +85,16 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
   if (data.bails.length > 0) {
     section('Bails');
     for (const b of data.bails) {
-      out.push(`  ${clockTime(Date.parse(b.at))}  ${paint('red', `bail: ${safe(b.cause, 30)} (${safe(b.class, 10)})`)}${b.issue === null ? '' : `  issue ${b.issue}`}${b.detail === null ? '' : `  ${safe(b.detail, width - 50)}`}`);
+      out.push(
+        `  ${clockTime(Date.parse(b.at))}  ${paint('red', `bail: ${safe(b.cause, 30)} (${safe(b.class, 10)})`)}${b.issue === null ? '' : `  issue ${b.issue}`}${b.detail === null ? '' : `  ${safe(b.detail, width - 50)}`}`,
+      );
     }
   }
   if (data.stop.pending !== null) {
     section(paint('yellow', `Stop requested: ${data.stop.pending}`));
-    out.push(`  ${rel(data.stateDir)}/stop; the run stops ${data.stop.pending === 'at-ledger' ? 'after the step in flight' : data.stop.pending === 'at-leaf' ? 'before its next leaf' : 'now, ending the running leaf'}`);
+    out.push(
+      `  ${rel(data.stateDir)}/stop; the run stops ${data.stop.pending === 'at-ledger' ? 'after the step in flight' : data.stop.pending === 'at-leaf' ? 'before its next leaf' : 'now, ending the running leaf'}`,
+    );
   } else if (data.stop.unreadable !== null) {
     section(paint('yellow', 'Stop file unreadable'));
     out.push(`  ${safe(data.stop.unreadable, width - 4)}`);
@@ -105,7 +109,8 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
     }
     for (const [wave, balls] of waves) {
       for (const ball of balls) {
-        const receipt = ball.receipt === null ? paint('dim', 'no receipt') : paint(ball.receipt === 1 ? 'green' : ball.receipt === 0 ? 'yellow' : 'red', RECEIPT[String(ball.receipt)] ?? String(ball.receipt));
+        const receipt =
+          ball.receipt === null ? paint('dim', 'no receipt') : paint(ball.receipt === 1 ? 'green' : ball.receipt === 0 ? 'yellow' : 'red', RECEIPT[String(ball.receipt)] ?? String(ball.receipt));
         const rounds = ball.rounds.map((r) => `r${r.round}:${r.receipt ?? '·'}`).join(' ');
         const extra = [ball.state, rounds, ball.reviews > 0 ? `${ball.reviews} reviews` : '', ball.merged ? 'merged' : ''].filter((x) => x !== null && x !== '').join('  ');
         out.push(`  wave ${wave}  ${safe(ball.id, 30)}  ${receipt}  ${paint('dim', safe(extra, width - 50))}`);

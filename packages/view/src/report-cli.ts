@@ -44,7 +44,9 @@ export const reportMain: Subcommand = async (argv, io) => {
     throw new LeapError(`cannot write the report to ${file}: ${(cause as Error).message}`, { exitCode: 2, cause });
   }
   if (values.json === true) {
-    io.stdout(`${JSON.stringify({ file, bytes, events: view.log.events, leaves: view.model.leaves.length, problems: view.log.problems.length + view.model.unknown.length + view.fileProblems.length })}\n`);
+    io.stdout(
+      `${JSON.stringify({ file, bytes, events: view.log.events, leaves: view.model.leaves.length, problems: view.log.problems.length + view.model.unknown.length + view.fileProblems.length })}\n`,
+    );
   } else {
     io.stdout(`${file}\n`);
   }

@@ -37,9 +37,13 @@ function renderCost(view: ViewData, out: TextParts): void {
   out.push(`\n${costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step')}`);
   out.push(`\n${costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice')}`);
   // One row per leaf, so the end tags HTML lets a table leave out are left out.
-  out.push(`\n<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary><table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>`);
+  out.push(
+    `\n<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary><table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>`,
+  );
   for (const u of usage) {
-    out.push(`<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}\n`);
+    out.push(
+      `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}\n`,
+    );
   }
   out.push('</tbody></table></details>');
 }

@@ -66,9 +66,7 @@ export function renderLivePage(cwd: string, env: NodeJS.ProcessEnv, nonce: strin
   renderReport(collectView({ cwd, env }), parts);
   const html = parts.join('');
   if (nonce === null) return html;
-  return html
-    .replace(REPORT_CSP, `${REPORT_CSP}; script-src 'nonce-${nonce}'; connect-src 'self'`)
-    .replace('</head>', `<script nonce="${nonce}">${LIVE_SCRIPT}</script></head>`);
+  return html.replace(REPORT_CSP, `${REPORT_CSP}; script-src 'nonce-${nonce}'; connect-src 'self'`).replace('</head>', `<script nonce="${nonce}">${LIVE_SCRIPT}</script></head>`);
 }
 
 function sameToken(given: string, token: string): boolean {
@@ -134,7 +132,9 @@ export async function startLiveServer(options: ServeOptions): Promise<LiveServer
   // A watch that fails (the state folder became unreadable) leaves the pages as they are, each still
   // served fresh on request; the failure is not the server's end.
   const watched = watchStatus({
-    cwd: options.cwd, env: options.env, signal: watching.signal,
+    cwd: options.cwd,
+    env: options.env,
+    signal: watching.signal,
     onFrame: (_data, changed) => {
       if (!changed) return;
       updates++;
@@ -142,14 +142,19 @@ export async function startLiveServer(options: ServeOptions): Promise<LiveServer
     },
   }).catch(() => undefined);
   // Comments keep idle streams open through proxies, and tell a page at once when the server is gone.
-  const keepAlive = setInterval(() => { for (const res of streams) res.write(': alive\n\n'); }, 15_000);
+  const keepAlive = setInterval(() => {
+    for (const res of streams) res.write(': alive\n\n');
+  }, 15_000);
   keepAlive.unref();
 
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/${token}/`,
-    host, port,
-    get updates() { return updates; },
+    host,
+    port,
+    get updates() {
+      return updates;
+    },
     async close() {
       clearInterval(keepAlive);
       watching.abort();

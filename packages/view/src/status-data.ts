@@ -60,7 +60,16 @@ export interface StatusData {
   slices: Array<{
     id: string;
     record: boolean;
-    balls: Array<{ id: string; wave: number | null; state: string | null; deps: string[]; rounds: Array<{ round: number; receipt: number | null }>; receipt: number | null; merged: boolean; reviews: number }>;
+    balls: Array<{
+      id: string;
+      wave: number | null;
+      state: string | null;
+      deps: string[];
+      rounds: Array<{ round: number; receipt: number | null }>;
+      receipt: number | null;
+      merged: boolean;
+      reviews: number;
+    }>;
     cost: CostTotal | null;
   }>;
   cost: CostTotal;
@@ -84,32 +93,46 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
   const numbers = new Set<number>(view.ledgers.map((l) => l.issue));
   for (const run of model.leaves) if (run.issue !== null) numbers.add(run.issue);
   for (const v of model.verdicts) if (v.issue !== null) numbers.add(v.issue);
-  const issues: StatusIssue[] = [...numbers].sort((a, b) => a - b).map((issue) => {
-    const ledger = view.ledgers.find((l) => l.issue === issue);
-    const steps = ledger?.steps ?? [];
-    const currentAt = steps.findIndex((s) => s.state !== 'done');
-    return {
-      issue,
-      title: ledger?.title ?? null,
-      ledger: ledger?.file ?? null,
-      steps: steps.map((s, i) => ({ ...s, current: i === currentAt, phase: latestPhase.get(`${issue}\n${s.title}`) ?? null })),
-      total: steps.length,
-      done: steps.filter((s) => s.state === 'done').length,
-      refactorPending: steps.filter((s) => s.state === 'refactor-pending').length,
-      cost: issueCost.get(issue) ?? null,
-    };
-  });
+  const issues: StatusIssue[] = [...numbers]
+    .sort((a, b) => a - b)
+    .map((issue) => {
+      const ledger = view.ledgers.find((l) => l.issue === issue);
+      const steps = ledger?.steps ?? [];
+      const currentAt = steps.findIndex((s) => s.state !== 'done');
+      return {
+        issue,
+        title: ledger?.title ?? null,
+        ledger: ledger?.file ?? null,
+        steps: steps.map((s, i) => ({ ...s, current: i === currentAt, phase: latestPhase.get(`${issue}\n${s.title}`) ?? null })),
+        total: steps.length,
+        done: steps.filter((s) => s.state === 'done').length,
+        refactorPending: steps.filter((s) => s.state === 'refactor-pending').length,
+        cost: issueCost.get(issue) ?? null,
+      };
+    });
 
-  const running: StatusLeaf[] = model.leaves.filter((r) => r.status === 'running').map((r) => {
-    // The limit the supervisor itself read: from its own environment when this machine shows it.
-    const limit = r.timeoutMs !== null ? { ms: r.timeoutMs, source: 'launch event' } : readTimeLimit(view.stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
-    const elapsedMs = Math.max(0, view.now - r.launchedAt);
-    return {
-      leaf: r.leaf, issue: r.issue, step: r.step, slice: r.slice, ball: r.ball, phase: r.phase, attempt: r.attempt, pid: r.pid,
-      startedAt: iso(r.launchedAt), elapsedMs, timeLimitMs: limit.ms, timeLimitSource: limit.source,
-      fraction: limit.ms === 0 ? null : elapsedMs / limit.ms,
-    };
-  });
+  const running: StatusLeaf[] = model.leaves
+    .filter((r) => r.status === 'running')
+    .map((r) => {
+      // The limit the supervisor itself read: from its own environment when this machine shows it.
+      const limit = r.timeoutMs !== null ? { ms: r.timeoutMs, source: 'launch event' } : readTimeLimit(view.stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
+      const elapsedMs = Math.max(0, view.now - r.launchedAt);
+      return {
+        leaf: r.leaf,
+        issue: r.issue,
+        step: r.step,
+        slice: r.slice,
+        ball: r.ball,
+        phase: r.phase,
+        attempt: r.attempt,
+        pid: r.pid,
+        startedAt: iso(r.launchedAt),
+        elapsedMs,
+        timeLimitMs: limit.ms,
+        timeLimitSource: limit.source,
+        fraction: limit.ms === 0 ? null : elapsedMs / limit.ms,
+      };
+    });
 
   return {
     repo: view.repo,
@@ -128,8 +151,14 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
       id: s.id,
       record: view.sliceRecords.some((r) => r.id === s.id && r.record),
       balls: s.balls.map((b) => ({
-        id: b.id, wave: b.wave, state: b.state, deps: b.deps, rounds: b.rounds.map((r) => ({ round: r.round, receipt: r.receipt })),
-        receipt: b.receipt?.value ?? null, merged: b.merged !== null, reviews: b.reviews.length,
+        id: b.id,
+        wave: b.wave,
+        state: b.state,
+        deps: b.deps,
+        rounds: b.rounds.map((r) => ({ round: r.round, receipt: r.receipt })),
+        receipt: b.receipt?.value ?? null,
+        merged: b.merged !== null,
+        reviews: b.reviews.length,
       })),
       cost: sliceCost.get(s.id) ?? null,
     })),

@@ -70,11 +70,14 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
     }, 250);
     if (timer !== undefined) return;
     // Soon, but at most about ten frames a second however fast the log grows.
-    timer = setTimeout(() => {
-      timer = undefined;
-      lastRefresh = Date.now();
-      refresh(false);
-    }, Math.max(25, lastRefresh + 100 - Date.now()));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        lastRefresh = Date.now();
+        refresh(false);
+      },
+      Math.max(25, lastRefresh + 100 - Date.now()),
+    );
   };
   watcher.on('all', soon);
   const clock = setInterval(() => refresh(true), options.intervalMs ?? 1000);

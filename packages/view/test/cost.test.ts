@@ -21,11 +21,20 @@ sums('nulls are never summed as zero: a sum with none reported is null, and the 
 
 sums('per issue, per step and per slice', () => {
   const b = breakDownCost(usageOf('usage-nulls.jsonl'));
-  assert.equal(b.byIssue.map((r) => [r.issue, r.total.leaves]), [[4, 3]]);
-  assert.equal(b.byStep.map((r) => [r.step, r.total.cost_usd]), [['Parse "quoted" $(x) `words`', 0.5123]]);
+  assert.equal(
+    b.byIssue.map((r) => [r.issue, r.total.leaves]),
+    [[4, 3]],
+  );
+  assert.equal(
+    b.byStep.map((r) => [r.step, r.total.cost_usd]),
+    [['Parse "quoted" $(x) `words`', 0.5123]],
+  );
   assert.equal(b.bySlice, []);
   const s = breakDownCost(usageOf('slice.jsonl'));
-  assert.equal(s.bySlice.map((r) => [r.slice, r.total.leaves, r.total.input_tokens]), [['split-parser', 5, 49000]]);
+  assert.equal(
+    s.bySlice.map((r) => [r.slice, r.total.leaves, r.total.input_tokens]),
+    [['split-parser', 5, 49000]],
+  );
   assert.equal(s.byIssue, []);
 });
 

@@ -21,7 +21,10 @@ demo('20 leaves, each launch paired with its exit by run id, even where one leaf
   assert.is(red.length, 2);
   const inner = m.leaves.find((l) => l.leaf === 'verify-red');
   assert.ok(inner !== undefined && red[0] !== undefined && inner.launchedAt > red[0].launchedAt && (inner.exitedAt ?? 0) < (red[0].exitedAt ?? 0));
-  assert.equal(m.leaves.map((l) => l.status).filter((s) => s !== 'exited'), []);
+  assert.equal(
+    m.leaves.map((l) => l.status).filter((s) => s !== 'exited'),
+    [],
+  );
   const rejected = m.leaves.find((l) => l.leaf === 'verdict-green' && l.code === 1);
   assert.ok(rejected !== undefined, 'the verdict leaf of the REJECT exits 1');
   const revision = m.leaves.find((l) => l.leaf === 'develop-green-2');
@@ -30,9 +33,15 @@ demo('20 leaves, each launch paired with its exit by run id, even where one leaf
 
 demo('verdicts, ticks and the time span; no problem, no unknown kind, no usage', () => {
   const m = fold('demo.jsonl');
-  assert.equal(m.verdicts.map((v) => v.verdict), ['PASS', 'PASS', 'PASS', 'PASS', 'REJECT', 'PASS', 'PASS']);
-  assert.equal(m.ticks.map((t) => t.action), ['init', 'tick', 'clear-refactor-pending', 'tick-criterion', 'tick', 'clear-refactor-pending', 'tick-criterion']);
-  assert.is(m.verdicts[3]?.step, "Drop characters like ' \" $ ` that are not letters or digits");
+  assert.equal(
+    m.verdicts.map((v) => v.verdict),
+    ['PASS', 'PASS', 'PASS', 'PASS', 'REJECT', 'PASS', 'PASS'],
+  );
+  assert.equal(
+    m.ticks.map((t) => t.action),
+    ['init', 'tick', 'clear-refactor-pending', 'tick-criterion', 'tick', 'clear-refactor-pending', 'tick-criterion'],
+  );
+  assert.is(m.verdicts[3]?.step, 'Drop characters like \' " $ ` that are not letters or digits');
   assert.equal([m.problems, m.unknown, m.usage], [[], [], []]);
   assert.ok(m.firstAt !== null && m.lastAt !== null && m.lastAt - m.firstAt > 1000);
 });
@@ -47,26 +56,60 @@ slice('balls with waves, rounds, receipts and merges; reviews placed by candidat
   assert.is(m.slices.length, 1);
   const s = m.slices[0];
   assert.ok(s !== undefined);
-  assert.equal(s.balls.map((b) => [b.id, b.wave, b.state, b.receipt?.value ?? null]), [
-    ['lexer', 0, 'done', 1], ['docs', 0, 'dispatched', -1], ['cli', 1, 'blocked', null], ['parser', 1, 'dispatched', 1],
-  ]);
+  assert.equal(
+    s.balls.map((b) => [b.id, b.wave, b.state, b.receipt?.value ?? null]),
+    [
+      ['lexer', 0, 'done', 1],
+      ['docs', 0, 'dispatched', -1],
+      ['cli', 1, 'blocked', null],
+      ['parser', 1, 'dispatched', 1],
+    ],
+  );
   const lexer = s.balls[0];
-  assert.equal(lexer?.rounds.map((r) => [r.round, r.receipt]), [[1, 0], [2, 1]]);
-  assert.equal(lexer?.reviews.map((r) => [r.reviewer, r.family, r.value]), [['codex', 'openai', 1], ['gemini', 'google', 1]]);
+  assert.equal(
+    lexer?.rounds.map((r) => [r.round, r.receipt]),
+    [
+      [1, 0],
+      [2, 1],
+    ],
+  );
+  assert.equal(
+    lexer?.reviews.map((r) => [r.reviewer, r.family, r.value]),
+    [
+      ['codex', 'openai', 1],
+      ['gemini', 'google', 1],
+    ],
+  );
   assert.is(lexer?.merged?.commit, '1111111111111111111111111111111111111111');
-  assert.equal(s.aggregate.map((r) => r.verdict), ['refuse']);
+  assert.equal(
+    s.aggregate.map((r) => r.verdict),
+    ['refuse'],
+  );
 });
 
 slice('LEAP leaves find their slice through their ball; usage follows its leaf, nulls kept', () => {
   const m = fold('slice.jsonl');
-  assert.equal(m.leaves.map((l) => [l.leaf, l.ball, l.slice]), [
-    ['build-lexer-1', 'lexer', 'split-parser'], ['build-docs-1', 'docs', 'split-parser'], ['build-lexer-2', 'lexer', 'split-parser'],
-    ['review-lexer-openai', 'lexer', 'split-parser'], ['review-lexer-google', 'lexer', 'split-parser'], ['build-parser-1', 'parser', 'split-parser'],
-  ]);
-  assert.equal(m.usage.map((u) => [u.leaf, u.slice, u.cost_usd]), [
-    ['build-lexer-1', 'split-parser', 0.0912], ['build-docs-1', 'split-parser', null], ['build-lexer-2', 'split-parser', 0.0601],
-    ['review-lexer-google', 'split-parser', null], ['build-parser-1', 'split-parser', 0.135],
-  ]);
+  assert.equal(
+    m.leaves.map((l) => [l.leaf, l.ball, l.slice]),
+    [
+      ['build-lexer-1', 'lexer', 'split-parser'],
+      ['build-docs-1', 'docs', 'split-parser'],
+      ['build-lexer-2', 'lexer', 'split-parser'],
+      ['review-lexer-openai', 'lexer', 'split-parser'],
+      ['review-lexer-google', 'lexer', 'split-parser'],
+      ['build-parser-1', 'parser', 'split-parser'],
+    ],
+  );
+  assert.equal(
+    m.usage.map((u) => [u.leaf, u.slice, u.cost_usd]),
+    [
+      ['build-lexer-1', 'split-parser', 0.0912],
+      ['build-docs-1', 'split-parser', null],
+      ['build-lexer-2', 'split-parser', 0.0601],
+      ['review-lexer-google', 'split-parser', null],
+      ['build-parser-1', 'split-parser', 0.135],
+    ],
+  );
   assert.is(m.leaves.find((l) => l.leaf === 'review-lexer-google')?.usage?.input_tokens, null);
   assert.is(ballOfLeafName('build-a-b-3'), 'a-b');
   assert.is(ballOfLeafName('develop-red'), null);
@@ -79,16 +122,30 @@ const odd = suite('foldRun: odd and bad events');
 
 odd('kinds the view does not know are kept with their lines; events missing a field it uses are problems', () => {
   const m = fold('unknown-kind.jsonl');
-  assert.equal(m.unknown.map((u) => [u.line, u.event]), [[2, 'teleport'], [4, 'teleport']]);
+  assert.equal(
+    m.unknown.map((u) => [u.line, u.event]),
+    [
+      [2, 'teleport'],
+      [4, 'teleport'],
+    ],
+  );
   assert.is(m.verdicts.length, 1);
   const bad = fold('malformed.jsonl');
-  assert.equal(bad.problems.map((p) => p.line), [2, 3, 4, 5, 10, 6]);
+  assert.equal(
+    bad.problems.map((p) => p.line),
+    [2, 3, 4, 5, 10, 6],
+  );
   assert.match(bad.problems[5]?.message ?? '', /^launch event: expected "leaf" to be a leaf name, got null; skipped$/);
-  assert.equal(bad.unknown.map((u) => u.event), ['frobnicate']);
+  assert.equal(
+    bad.unknown.map((u) => u.event),
+    ['frobnicate'],
+  );
 });
 
 odd('a suite event (the toolchain running the tests) is a kind the view knows: counted, never unknown', () => {
-  const log = parseLogText(`${JSON.stringify({ ts: '2026-12-02T10:00:00.000Z', event: 'suite', issue: 1, step: 's', skill_commit: null, tree: null, command: 'npm test', code: 1, duration_ms: 12, phase: 'red' })}\n`);
+  const log = parseLogText(
+    `${JSON.stringify({ ts: '2026-12-02T10:00:00.000Z', event: 'suite', issue: 1, step: 's', skill_commit: null, tree: null, command: 'npm test', code: 1, duration_ms: 12, phase: 'red' })}\n`,
+  );
   const m = foldRun(log.records, log.problems);
   assert.equal([m.unknown, m.problems, m.suiteRuns], [[], [], 1]);
 });
@@ -112,18 +169,28 @@ odd('an exit without launch, a leaf never exited, a launch without run id paired
     ev(14, 4000, { event: 'mark', name: 'm' }),
     ev(15, 4100, { event: 'tick' }),
   ]);
-  assert.equal(m.leaves.map((l) => [l.leaf, l.status, l.launchedAt, l.durationMs]), [['develop-red', 'refused-stop', 1000, 0], ['plan', 'running', 2000, null], ['develop-red', 'exited', 2500, 500]]);
+  assert.equal(
+    m.leaves.map((l) => [l.leaf, l.status, l.launchedAt, l.durationMs]),
+    [
+      ['develop-red', 'refused-stop', 1000, 0],
+      ['plan', 'running', 2000, null],
+      ['develop-red', 'exited', 2500, 500],
+    ],
+  );
   assert.equal(m.leaves[2]?.usage?.input_tokens, 10);
   assert.equal([m.usage[0]?.output_tokens, m.usage[0]?.cost_usd], [null, null]);
   assert.is(m.usage.length, 3);
-  assert.equal(m.problems.map((p) => p.line), [8, 9, 10, 15]);
+  assert.equal(
+    m.problems.map((p) => p.line),
+    [8, 9, 10, 15],
+  );
   assert.equal([m.bails[0]?.detail, m.stops[0]?.mode, m.marks[0]?.name], ['which test command?', 'at-leaf', 'm']);
 });
 
 odd.run();
 
 // ---
-const edges = suite('foldRun: the engine\'s own shapes and fields of the wrong type');
+const edges = suite("foldRun: the engine's own shapes and fields of the wrong type");
 
 edges('a ball event carrying its receipt, reviews before their receipt, a second exit of one run, fields of the wrong type', () => {
   let s = 0;
@@ -159,15 +226,33 @@ edges('a ball event carrying its receipt, reviews before their receipt, a second
   ]);
   const [held, b] = m.slices[0]?.balls ?? [];
   assert.equal([held?.receipt?.value, held?.receipt?.evidence, held?.wave, held?.deps], [0, 'four rounds without a pass', 0, ['a']]);
-  assert.equal(b?.reviews.map((r) => r.candidate), ['cb', 'late']);
-  assert.equal(b?.rounds.map((r) => [r.round, r.receipt]), [[1, 1], [2, null]]);
+  assert.equal(
+    b?.reviews.map((r) => r.candidate),
+    ['cb', 'late'],
+  );
+  assert.equal(
+    b?.rounds.map((r) => [r.round, r.receipt]),
+    [
+      [1, 1],
+      [2, null],
+    ],
+  );
   assert.equal([b?.receipt?.evidence, b?.merged], ['', { commit: '', candidate: '', at: 10_000 }]);
   const red = m.leaves.find((l) => l.leaf === 'develop-red');
   assert.equal([red?.issue, red?.step, red?.attempt, red?.durationMs, red?.status], [null, null, null, 1000, 'exited']);
   assert.equal(m.leaves.filter((l) => l.leaf === 'develop-red').length, 2, 'a second exit of one run is an exit of its own');
   assert.equal([m.stops[0]?.action, m.marks[0]?.name, m.bails.map((x) => [x.cause, x.class]), m.verdicts[0]?.reason], [undefined, '', [['agent-failed', '?']], '']);
-  assert.equal(m.problems.map((p) => p.line), [11, 12, 13, 17, 18, 19, 21, 24]);
-  assert.equal(m.usage.map((u) => [u.slice, u.ball]), [['other', 'b'], ['s', 'held']]);
+  assert.equal(
+    m.problems.map((p) => p.line),
+    [11, 12, 13, 17, 18, 19, 21, 24],
+  );
+  assert.equal(
+    m.usage.map((u) => [u.slice, u.ball]),
+    [
+      ['other', 'b'],
+      ['s', 'held'],
+    ],
+  );
   assert.is(m.leaves.find((l) => l.leaf === 'build-b-1')?.slice, 'other');
 });
 

@@ -38,7 +38,17 @@ export function captureIo(cwd: string, env: NodeJS.ProcessEnv = cleanEnv(), isTT
   let out = '';
   let err = '';
   return {
-    io: { cwd, env, isTTY, stdout: (t) => { out += t; }, stderr: (t) => { err += t; } },
+    io: {
+      cwd,
+      env,
+      isTTY,
+      stdout: (t) => {
+        out += t;
+      },
+      stderr: (t) => {
+        err += t;
+      },
+    },
     out: () => out,
     err: () => err,
   };
@@ -86,20 +96,39 @@ export function runSlice(): { repo: string; code: number | null } {
   // tests hold the view against the engine's own records, and against the one fixed outcome, stray's -1.)
   const repo = makeGitRepo({ files: { 'README.md': '# greet\n' } });
   const dir = makeTempDir('leap-view-slice-');
-  const check = (path: string, want: string) => `const fs=require('fs');process.exit(fs.existsSync(${JSON.stringify(path)})&&fs.readFileSync(${JSON.stringify(path)},'utf8')===${JSON.stringify(want)}?0:1)`;
+  const check = (path: string, want: string) =>
+    `const fs=require('fs');process.exit(fs.existsSync(${JSON.stringify(path)})&&fs.readFileSync(${JSON.stringify(path)},'utf8')===${JSON.stringify(want)}?0:1)`;
   const ball = (id: string, path: string, want: string, deps: string[]) => ({
-    id, goal: `write ${path}`, spec: `${path} holds ${JSON.stringify(want)}`, scope: [{ path, sha256: null }],
-    proof: { argv: [process.execPath, '-e', check(path, want)] }, rollback: 'restore the scope', deps,
+    id,
+    goal: `write ${path}`,
+    spec: `${path} holds ${JSON.stringify(want)}`,
+    scope: [{ path, sha256: null }],
+    proof: { argv: [process.execPath, '-e', check(path, want)] },
+    rollback: 'restore the scope',
+    deps,
   });
-  const slice = { id: 'greet', base: 'HEAD', spine: 'integrator', balls: [ball('hello', 'hello.txt', 'hello\n', []), ball('world', 'world.txt', 'world\n', ['hello']), ball('stray', 'stray.txt', 'stray\n', [])] };
+  const slice = {
+    id: 'greet',
+    base: 'HEAD',
+    spine: 'integrator',
+    balls: [ball('hello', 'hello.txt', 'hello\n', []), ball('world', 'world.txt', 'world\n', ['hello']), ball('stray', 'stray.txt', 'stray\n', [])],
+  };
   writeFileSync(join(dir, 'slice.json'), JSON.stringify(slice, null, 2));
-  const plan = { hello: { '*': { 'hello.txt': 'hello\n' } }, world: { 1: { 'world.txt': 'wrld\n' }, '*': { 'world.txt': 'world\n' } }, stray: { '*': { 'stray.txt': 'stray\n', 'README.md': '# taken over\n' } } };
+  const plan = {
+    hello: { '*': { 'hello.txt': 'hello\n' } },
+    world: { 1: { 'world.txt': 'wrld\n' }, '*': { 'world.txt': 'world\n' } },
+    stray: { '*': { 'stray.txt': 'stray\n', 'README.md': '# taken over\n' } },
+  };
   writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
   const reviewer = (family: string) => ({ plugin: 'command', family, command: [process.execPath, join(FIXTURES, 'slice-reviewer.mjs')] });
   // The builder runs in a sandbox (a writer of its ball's worktree): its plan lies in `dir`, its entry's to read.
   const builder = { plugin: 'command', family: 'fb', command: [process.execPath, join(FIXTURES, 'slice-builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') }, paths: { read: [dir] } };
   writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: { b: builder, r1: reviewer('f1'), r2: reviewer('f2') } }));
-  const r = spawnSync(process.execPath, [leapBin(), 'slice', 'run', join(dir, 'slice.json'), '--agents', join(dir, 'agents.json'), '--builder', 'b', '--reviewers', 'r1,r2', '--jobs', '2'], { cwd: repo, encoding: 'utf8', env: cleanEnv() });
+  const r = spawnSync(process.execPath, [leapBin(), 'slice', 'run', join(dir, 'slice.json'), '--agents', join(dir, 'agents.json'), '--builder', 'b', '--reviewers', 'r1,r2', '--jobs', '2'], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
   if (r.status !== 1 && r.status !== 3) throw new Error(`leap slice run exited ${r.status}, expected 1 (refused) or 3 (held): ${r.stdout}${r.stderr}`);
   return { repo, code: r.status };
 }
@@ -110,7 +139,9 @@ export function engineRecords(repo: string, slice: string): Record<string, { rec
   const dir = join(repo, '.leap', slice);
   for (const ball of readdirSync(dir).filter((n) => existsSync(join(dir, n, 'result.json')))) {
     const result = JSON.parse(readFileSync(join(dir, ball, 'result.json'), 'utf8')) as { receipt: number; merged: string | null };
-    const rounds = readdirSync(join(dir, ball)).filter((n) => /^round-\d+\.json$/.test(n)).sort()
+    const rounds = readdirSync(join(dir, ball))
+      .filter((n) => /^round-\d+\.json$/.test(n))
+      .sort()
       .map((n) => (JSON.parse(readFileSync(join(dir, ball, n), 'utf8')) as { receipt: number | null }).receipt);
     out[ball] = { receipt: result.receipt, merged: result.merged !== null, rounds };
   }

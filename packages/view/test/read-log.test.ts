@@ -33,8 +33,14 @@ const text = suite('parseLogText');
 
 text('the malformed fixture: good events kept, each bad line reported with its number, the crash-torn line too', () => {
   const log = parseLogText(fixture('malformed.jsonl'));
-  assert.equal(log.records.map((r) => r.line), [1, 6, 8, 9, 11]);
-  assert.equal(log.problems.map((p) => p.line), [2, 3, 4, 5, 10]);
+  assert.equal(
+    log.records.map((r) => r.line),
+    [1, 6, 8, 9, 11],
+  );
+  assert.equal(
+    log.problems.map((p) => p.line),
+    [2, 3, 4, 5, 10],
+  );
   assert.is(log.tornTail, false);
   assert.is(log.exists, true);
 });
@@ -66,11 +72,20 @@ tail('reads a log as it grows, a line at a time even when written in pieces, and
   assert.equal([s.exists, s.records.length, s.tornTail], [true, 0, true]);
   appendFileSync(file, '🦀"}\nbad\n');
   s = t.readMore().snapshot();
-  assert.equal(s.records.map((r) => [r.line, r.event.name]), [[1, 'é🦀']]);
-  assert.equal(s.problems.map((p) => p.line), [2]);
+  assert.equal(
+    s.records.map((r) => [r.line, r.event.name]),
+    [[1, 'é🦀']],
+  );
+  assert.equal(
+    s.problems.map((p) => p.line),
+    [2],
+  );
   appendFileSync(file, '{"ts":"2026-11-30T12:00:02.000Z","event":"tick","action":"tick"}\n');
   s = t.readMore().readMore().snapshot(true);
-  assert.equal(s.records.map((r) => r.line), [1, 3]);
+  assert.equal(
+    s.records.map((r) => r.line),
+    [1, 3],
+  );
   writeFileSync(file, '{"ts":"2026-11-30T12:00:03.000Z","event":"stop","action":"requested"}\n');
   s = t.readMore().snapshot();
   assert.equal([s.records.length, s.records[0]?.event.event, s.problems.length], [1, 'stop', 0]);
@@ -96,8 +111,14 @@ tail('a log longer than a read chunk: lines cut by a chunk end, UTF-8 cut inside
   writeFileSync(file, `${text}{"ts":"2026-11-30T12:01:00.000Z","event":"mark","name":"tail é`);
   const s = new LogTail(file).readMore().snapshot();
   assert.ok(Buffer.byteLength(text) > 4 * 64 * 1024);
-  assert.equal(s.records.map((r) => r.event.name), names);
-  assert.equal(s.records.map((r) => r.line), names.map((_, i) => i + 1));
+  assert.equal(
+    s.records.map((r) => r.event.name),
+    names,
+  );
+  assert.equal(
+    s.records.map((r) => r.line),
+    names.map((_, i) => i + 1),
+  );
   assert.equal([s.problems, s.tornTail], [[], true]);
   const seen: unknown[] = [];
   const once = readLogOnce(file, (r) => seen.push(r.event.name));

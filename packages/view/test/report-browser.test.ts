@@ -41,7 +41,10 @@ async function shot(page: Page, name: string): Promise<void> {
 const browse = suite('leap report in chromium');
 browse.before(async () => {
   mkdirSync(OUTPUT, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
 });
 browse.after(async () => {
   await browser?.close();
@@ -50,7 +53,9 @@ browse.after(async () => {
 
 browse('a real run of leap demo: a bar per leaf, the REJECT and its revision, the ledger done; no request but the file', async () => {
   const repo = runDemo();
-  const events = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"event":"launch"')).length;
+  const events = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"event":"launch"')).length;
   const file = makeReport(repo);
   const { page, requests } = await open(file);
   assert.equal(requests, [`file://${file}`]);
@@ -60,16 +65,16 @@ browse('a real run of leap demo: a bar per leaf, the REJECT and its revision, th
     assert.ok(box !== null && box.width >= 2 && box.height >= 10, 'every bar can be seen');
   }
   assert.is(await page.locator('#timeline .verdict-mark[data-verdict="REJECT"]').count(), 1);
-  assert.ok(await page.locator('#timeline .verdict-mark').count() >= 7);
+  assert.ok((await page.locator('#timeline .verdict-mark').count()) >= 7);
   assert.is(await page.locator('#verdicts tr.verdict-row', { hasText: 'REJECT' }).locator('text=revision: develop-green-2').count(), 1);
   assert.match(await page.locator('#ledgers h3').innerText(), /^Issue 1 Slugify step titles: (\d) of \1 steps done now$/);
   assert.ok(await page.locator('#timeline summary', { hasText: 'issue 1' }).isVisible());
-  assert.ok(await page.getByText("Drop characters like ' \" $ ` that are not letters or digits").first().isVisible());
+  assert.ok(await page.getByText('Drop characters like \' " $ ` that are not letters or digits').first().isVisible());
   assert.is(await page.locator('#timeline .bar.rev').count(), 1, 'the revision is outlined');
   await shot(page, 'report-demo.png');
 });
 
-browse('a real run of leap slice: its waves, each ball\'s rounds and receipt, its builder and reviewer leaves under their ball', async () => {
+browse("a real run of leap slice: its waves, each ball's rounds and receipt, its builder and reviewer leaves under their ball", async () => {
   const { repo } = runSlice();
   const file = makeReport(repo);
   const { page, requests } = await open(file);
@@ -77,7 +82,9 @@ browse('a real run of leap slice: its waves, each ball\'s rounds and receipt, it
   assert.equal(await page.locator('.waves .wave h4').allInnerTexts(), ['WAVE 1', 'WAVE 2']);
   // Each card says what the engine recorded (hello and stray run at once, so their order varies).
   const engine = engineRecords(repo, 'greet');
-  const cards = await page.locator('.ball').evaluateAll((els) => els.map((e): [string | null, string | null, string] => [e.getAttribute('data-ball'), e.getAttribute('data-receipt'), e.textContent ?? '']));
+  const cards = await page
+    .locator('.ball')
+    .evaluateAll((els) => els.map((e): [string | null, string | null, string] => [e.getAttribute('data-ball'), e.getAttribute('data-receipt'), e.textContent ?? '']));
   for (const [id, receipt, text] of cards) {
     const rec = id === null ? undefined : engine[id];
     if (rec === undefined) continue;
@@ -90,8 +97,13 @@ browse('a real run of leap slice: its waves, each ball\'s rounds and receipt, it
   assert.match(await page.locator('.ball[data-ball="stray"]').innerText(), /-1 refused[\s\S]*edited outside the scope: "README\.md"/);
   assert.match(await page.locator('.slice-title').innerText(), /^Slice greet: 3 balls \(\d passed, \d held, 1 refused\)$/);
   const subs = await page.locator('#timeline .sub').allInnerTexts();
-  assert.ok(subs.includes('ball hello') && subs.includes('ball stray') && subs.every((x) => /^ball (hello|stray|world)$/.test(x)), `reviewer leaves sit under their ball, found by their candidate: ${subs.join(', ')}`);
-  const launches = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"event":"launch"')).length;
+  assert.ok(
+    subs.includes('ball hello') && subs.includes('ball stray') && subs.every((x) => /^ball (hello|stray|world)$/.test(x)),
+    `reviewer leaves sit under their ball, found by their candidate: ${subs.join(', ')}`,
+  );
+  const launches = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"event":"launch"')).length;
   assert.is(await page.locator('#timeline .bar').count(), launches);
   assert.match(await page.locator('#cost-slice').innerText(), /slice greet\s+(\d+)\s+\? \(\1 unreported\)/);
   await shot(page, 'report-slice-run.png');

@@ -24,8 +24,11 @@ const count = (html: string, needle: string): number => html.split(needle).lengt
 const content = suite('leap report: what the file holds');
 content.after(cleanupTempDirs);
 
-content('a recorded demo run: one bar per leaf, the verdicts as marks and rows, the revision, the ledger\'s progress; no script, no URL', async () => {
-  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), '.tdd/issue-1.md': `# Slugify step titles\n\n## Steps\n\n- [x] Lowercase the words and join them with dashes\n- [x] Drop characters like ' " $ \` that are not letters or digits\n` });
+content("a recorded demo run: one bar per leaf, the verdicts as marks and rows, the revision, the ledger's progress; no script, no URL", async () => {
+  const repo = repoWith({
+    '.tdd/events.jsonl': fixture('demo.jsonl'),
+    '.tdd/issue-1.md': `# Slugify step titles\n\n## Steps\n\n- [x] Lowercase the words and join them with dashes\n- [x] Drop characters like ' " $ \` that are not letters or digits\n`,
+  });
   const r = await report(repo);
   assert.is(r.code, 0);
   assert.is(r.file, join(repo, '.tdd', 'leap-report.html'));
@@ -46,7 +49,7 @@ content('a recorded demo run: one bar per leaf, the verdicts as marks and rows, 
   assert.match(r.html, /Every line of the event log was read\./);
 });
 
-content('a slice: the wave graph with each ball\'s receipts and rounds; cost per leaf and per slice with the unreported gaps', async () => {
+content("a slice: the wave graph with each ball's receipts and rounds; cost per leaf and per slice with the unreported gaps", async () => {
   const repo = repoWith({ '.tdd/events.jsonl': fixture('slice.jsonl'), '.leap/split-parser/record.json': '{}' });
   const r = await report(repo, ['--out', 'out/r.html']);
   assert.is(r.file, join(repo, 'out/r.html'));
@@ -94,14 +97,17 @@ content('bad lines and unknown kinds are listed with their numbers in Problems, 
   assert.match(e.html, /no events yet · 0 events/);
 });
 
-content('a ball\'s rounds show the builder\'s answer and the live proof\'s evidence from round-N.json, escaped', async () => {
+content("a ball's rounds show the builder's answer and the live proof's evidence from round-N.json, escaped", async () => {
   const evil = '</pre><script>window.__pwned=1</script>';
   const round = (n: number, extra: Record<string, unknown>) => JSON.stringify({ slice: 'live', ball: 'cli', round: n, receipt: n === 2 ? 1 : null, reason: 'r', ...extra });
   const repo = repoWith({
     '.tdd/events.jsonl': fixture('slice.jsonl'),
     '.leap/live/run.json': JSON.stringify({ slice: 'live', balls: [{ id: 'cli', deps: [], wave: 0 }] }),
     '.leap/live/cli/round-1.json': round(1, { answer: { hypothesis: 'the flag is parsed twice', move: `drop the second parse ${evil}` } }),
-    '.leap/live/cli/round-2.json': round(2, { answer: { hypothesis: 'h2', move: 'm2' }, live: { code: 0, ms: 1500, sha256: 'a'.repeat(64), bytes: 12, truncated: true, output: `usage: cli ${evil}\n` } }),
+    '.leap/live/cli/round-2.json': round(2, {
+      answer: { hypothesis: 'h2', move: 'm2' },
+      live: { code: 0, ms: 1500, sha256: 'a'.repeat(64), bytes: 12, truncated: true, output: `usage: cli ${evil}\n` },
+    }),
     '.leap/live/cli/result.json': JSON.stringify({ receipt: 1, reason: 'passed' }),
   });
   const r = await report(repo);
@@ -129,7 +135,9 @@ escaping('a title, reason, leaf name, ball id or agent holding markup shows as t
     { ts: ts(8), event: 'bail', issue: 1, step: evil, skill_commit: null, cause: evil, class: evil, message: evil },
     { ts: ts(9), event: 'receipt', issue: null, step: null, skill_commit: null, slice: evil, ball: evil, value: 1, candidate: evil, evidence: evil },
     { ts: ts(10), event: evil, issue: 1 },
-  ].map((e) => JSON.stringify(e)).join('\n');
+  ]
+    .map((e) => JSON.stringify(e))
+    .join('\n');
   const repo = repoWith({ '.tdd/events.jsonl': `${events}\n`, '.tdd/issue-1.md': `# ${evil}\n\n## Steps\n\n- [ ] ${evil}\n` });
   const r = await report(repo);
   assert.ok(!r.html.includes('<script>window'), 'no script from the run');
@@ -166,8 +174,10 @@ big('500 bars, grouped by issue, step and phase, no two overlapping in a lane; t
 big('a row whose leaves the log names out of launch order (an exit with no launch) is laid out by launch: the earlier bar keeps the first lane', async () => {
   const ev = (ts: string, fields: Record<string, unknown>): string => `${JSON.stringify({ ts: `2026-11-30T12:00:${ts}.000Z`, issue: 1, step: 'one step', ...fields })}\n`;
   const repo = repoWith({
-    '.tdd/events.jsonl': ev('10', { event: 'launch', leaf: 'late', run: 'r1' }) + ev('20', { event: 'exit', leaf: 'late', run: 'r1', code: 0, status: 'exited', duration_ms: 10_000 })
-      + ev('22', { event: 'exit', leaf: 'early', run: 'r2', code: 0, status: 'exited', duration_ms: 20_000 }),
+    '.tdd/events.jsonl':
+      ev('10', { event: 'launch', leaf: 'late', run: 'r1' }) +
+      ev('20', { event: 'exit', leaf: 'late', run: 'r1', code: 0, status: 'exited', duration_ms: 10_000 }) +
+      ev('22', { event: 'exit', leaf: 'early', run: 'r2', code: 0, status: 'exited', duration_ms: 20_000 }),
   });
   const r = await report(repo);
   const tops = Object.fromEntries([...r.html.matchAll(/top:(\d+)px" title="[^"]*">(early|late)</g)].map((m) => [m[2], Number(m[1])]));
@@ -193,7 +203,7 @@ bad('no event log: exit 2 naming the file, nothing written', async () => {
 });
 
 bad('--help; an unknown option, an argument, an empty --out: usage errors; an unwritable --out names the path', async () => {
-  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), 'afile': 'x' });
+  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl'), afile: 'x' });
   const c = captureIo(repo);
   assert.is(await reportMain(['--help'], c.io), 0);
   assert.match(c.out(), /^Usage: leap report \[--out FILE\] \[--json\]$/m);

@@ -18,7 +18,9 @@ function get(url: string, method = 'GET'): Promise<{ status: number; body: strin
     const req = request(url, { method, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
+      res.on('data', (d: string) => {
+        body += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, type: res.headers['content-type'] }));
     });
     req.on('error', reject);
@@ -33,7 +35,9 @@ function stream(url: string): { text: () => string; close: () => void; ended: Pr
   const ended = new Promise<void>((resolve, reject) => {
     const req = request(url, { agent: false }, (res) => {
       res.setEncoding('utf8');
-      res.on('data', (d: string) => { text += d; });
+      res.on('data', (d: string) => {
+        text += d;
+      });
       res.on('end', () => resolve());
       res.on('error', () => resolve());
     });
@@ -91,14 +95,20 @@ serve('the stream sends an update when the event log grows, and ends when the se
   const events = stream(`${server.url}events`);
   await waitFor(() => events.text().includes('retry: 1000'), 10_000);
   const sent = server.updates;
-  appendFileSync(join(repo, '.tdd/events.jsonl'), `${JSON.stringify({ ts: new Date().toISOString(), event: 'launch', issue: 1, step: 'A new step, $(x) `y`', skill_commit: null, leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: 999999, cmd: ['x'], run: 'r-new' })}\n`);
+  appendFileSync(
+    join(repo, '.tdd/events.jsonl'),
+    `${JSON.stringify({ ts: new Date().toISOString(), event: 'launch', issue: 1, step: 'A new step, $(x) `y`', skill_commit: null, leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: 999999, cmd: ['x'], run: 'r-new' })}\n`,
+  );
   assert.ok(await waitFor(() => /event: update\ndata: \d+\n\n/.test(events.text()), 20_000), `no update came: ${events.text()}`);
   assert.ok(server.updates > sent);
   assert.match((await get(`${server.url}page`)).body, /A new step, \$\(x\) `y`/);
   await server.close();
   await events.ended;
   assert.equal(readdirSync(join(repo, '.tdd')).sort(), before);
-  await get(server.url).then(() => assert.unreachable('the server still answers'), (e: NodeJS.ErrnoException) => assert.is(e.code, 'ECONNREFUSED'));
+  await get(server.url).then(
+    () => assert.unreachable('the server still answers'),
+    (e: NodeJS.ErrnoException) => assert.is(e.code, 'ECONNREFUSED'),
+  );
 });
 
 serve('a folder where nothing ran yet serves a page that says so', () => {
@@ -112,14 +122,25 @@ serve('leap serve --help, bad options, a port in use', async () => {
   assert.is(await serveMain(['--help'], help.io), 0);
   assert.match(help.out(), /^Usage: leap serve \[--port N\] \[--host H\] \[--json\]/);
   assert.match(help.out(), /exposes the page/);
-  for (const [argv, message] of [[['--port', 'eighty'], /--port to be a port number/], [['--port', '70000'], /--port to be a port number/], [['--host', ''], /--host to name an address/], [['extra'], /unexpected argument "extra"/]] as const) {
-    const e = await serveMain([...argv], captureIo(dir).io).then(() => null, (error: { exitCode: number; message: string }) => error);
+  for (const [argv, message] of [
+    [['--port', 'eighty'], /--port to be a port number/],
+    [['--port', '70000'], /--port to be a port number/],
+    [['--host', ''], /--host to name an address/],
+    [['extra'], /unexpected argument "extra"/],
+  ] as const) {
+    const e = await serveMain([...argv], captureIo(dir).io).then(
+      () => null,
+      (error: { exitCode: number; message: string }) => error,
+    );
     assert.is(e?.exitCode, 2, argv.join(' '));
     assert.match(e?.message ?? '', message);
   }
   const taken = await startLiveServer({ cwd: dir, env: cleanEnv() });
   try {
-    const e = await serveMain(['--port', String(taken.port)], captureIo(dir).io).then(() => null, (error: { exitCode: number; message: string }) => error);
+    const e = await serveMain(['--port', String(taken.port)], captureIo(dir).io).then(
+      () => null,
+      (error: { exitCode: number; message: string }) => error,
+    );
     assert.is(e?.exitCode, 2);
     assert.match(e?.message ?? '', new RegExp(`^cannot listen on 127\\.0\\.0\\.1:${taken.port}: .*EADDRINUSE`));
   } finally {
@@ -134,8 +155,12 @@ serve('through the umbrella bin: --json prints the address, TERM ends it with 0,
   const child = spawn(process.execPath, [leapBin(), 'serve', '--json'], { cwd: repo, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await waitFor(() => out.includes('\n'), 20_000);
   const printed = JSON.parse(out) as { url: string; host: string; port: number };

@@ -27,7 +27,7 @@ pty.after(() => {
   cleanupTempDirs();
 });
 
-pty('one shot in a pty: coloured, the ledger\'s bar full, the last verdicts in green', () => {
+pty("one shot in a pty: coloured, the ledger's bar full, the last verdicts in green", () => {
   const cmd = `${quote(process.execPath)} ${quote(leapBin())} status`;
   const r = spawnSync('script', ['-q', '-e', '-c', cmd, '/dev/null'], { cwd: repo, encoding: 'utf8', env: cleanEnv({ COLUMNS: '100' }) });
   assert.is(r.status, 0, r.stderr);
@@ -43,29 +43,44 @@ pty('the start-up of leap status loads no zod, ajv or chokidar; --watch loads ch
   const loaded = (args: string[]): string[] => {
     const out = join(OUTPUT, 'requires.txt');
     mkdirSync(OUTPUT, { recursive: true });
-    const r = spawnSync(process.execPath, ['-r', join(FIXTURES, 'record-requires.cjs'), leapBin(), ...args], { cwd: repo, encoding: 'utf8', env: cleanEnv({ REQUIRES_OUT: out }), timeout: 3000, killSignal: 'SIGINT' });
+    const r = spawnSync(process.execPath, ['-r', join(FIXTURES, 'record-requires.cjs'), leapBin(), ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: cleanEnv({ REQUIRES_OUT: out }),
+      timeout: 3000,
+      killSignal: 'SIGINT',
+    });
     assert.ok(r.status === 0 || r.signal === 'SIGINT', r.stderr);
-    return readFileSync(out, 'utf8').split('\n').filter((f) => f.includes('/node_modules/'));
+    return readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((f) => f.includes('/node_modules/'));
   };
   const heavy = (files: string[]) => files.filter((f) => /\/node_modules\/(zod|ajv|chokidar|simple-git|zx)\//.test(f));
   assert.equal(heavy(loaded(['status'])), []);
   assert.equal(heavy(loaded(['status', '--json'])), []);
-  assert.ok(heavy(loaded(['status', '--watch', '--json'])).some((f) => f.includes('/chokidar/')), 'chokidar serves --watch');
+  assert.ok(
+    heavy(loaded(['status', '--watch', '--json'])).some((f) => f.includes('/chokidar/')),
+    'chokidar serves --watch',
+  );
 });
 
 pty('--watch in a tmux pane: a supervised leaf appears as it starts, leaves when it is stopped; Ctrl-C ends the watch', async () => {
   tmux('new-session', '-d', '-s', 'view', '-x', '110', '-y', '50', '-c', repo, process.execPath, leapBin(), 'status', '--watch');
   assert.ok(await waitFor(() => /Running now\s+no leaf is running/.test(screen()), 10_000), screen());
   const first = screen();
-  const events = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8').split('\n').filter((l) => l !== '').length;
+  const events = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '').length;
   assert.match(first, new RegExp(`^leap status {2}.+ {2}${events} events`, 'm'));
   assert.match(first, /^ {2}\[█{24}\] (\d)\/\1 steps done$/m);
   assert.match(first, /^ {2}✓ Drop characters like ' " \$ ` that are not letters or digits$/m);
 
   // A real leaf, started as a skill starts one: supervised, its role from its name.
-  const step = "Drop characters like ' \" $ ` that are not letters or digits";
+  const step = 'Drop characters like \' " $ ` that are not letters or digits';
   leaf = spawn(process.execPath, [binPath('supervise', 'leap-supervise'), 'develop-refactor-2', 'sleep', '30'], {
-    cwd: repo, stdio: 'ignore', env: cleanEnv({ VERI_ISSUE: '1', VERI_STEP: step, VERI_TIMEOUT: '40' }),
+    cwd: repo,
+    stdio: 'ignore',
+    env: cleanEnv({ VERI_ISSUE: '1', VERI_STEP: step, VERI_TIMEOUT: '40' }),
   });
   assert.ok(await waitFor(() => /● develop-refactor-2 {2}issue 1 {2}refactor {2}attempt 2 {2}\d+\.\ds of 40\.0s \[[█░]{10}\] \d+%/.test(screen()), 10_000), screen());
   assert.match(screen(), /^ {6}step: Drop characters like/m);

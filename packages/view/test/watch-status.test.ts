@@ -9,13 +9,21 @@ import { watchStatus } from '../src/watch-status.js';
 import type { StatusData } from '../src/status-data.js';
 import { cleanEnv, repoWith } from './helpers.js';
 
-const line = (s: number, fields: Record<string, unknown>) => `${JSON.stringify({ ts: new Date(Date.parse('2026-11-30T10:00:00Z') + s * 1000).toISOString(), issue: 1, step: 'Only', skill_commit: null, ...fields })}\n`;
+const line = (s: number, fields: Record<string, unknown>) =>
+  `${JSON.stringify({ ts: new Date(Date.parse('2026-11-30T10:00:00Z') + s * 1000).toISOString(), issue: 1, step: 'Only', skill_commit: null, ...fields })}\n`;
 
 function start(repo: string, intervalMs: number) {
   const frames: Array<{ data: StatusData; changed: boolean }> = [];
   const controller = new AbortController();
   const done = watchStatus({ cwd: repo, env: cleanEnv(), signal: controller.signal, intervalMs, onFrame: (data, changed) => frames.push({ data, changed }) });
-  return { frames, done, stop: async () => { controller.abort(); await done; } };
+  return {
+    frames,
+    done,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
 }
 
 // ---
@@ -53,7 +61,10 @@ watch('a state folder made after the start is found; a running leaf redraws with
     await waitFor(() => w.frames.length === 1);
     assert.is(w.frames[0]?.data.log.exists, false);
     mkdirSync(join(repo, '.tdd'));
-    writeFileSync(join(repo, '.tdd/events.jsonl'), line(0, { event: 'launch', leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: process.pid, cmd: ['x'] }).replace('2026-11-30T10:00:00.000Z', new Date().toISOString()));
+    writeFileSync(
+      join(repo, '.tdd/events.jsonl'),
+      line(0, { event: 'launch', leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: process.pid, cmd: ['x'] }).replace('2026-11-30T10:00:00.000Z', new Date().toISOString()),
+    );
     assert.ok(await waitFor(() => w.frames.at(-1)?.data.running.length === 1, 5000));
     const seen = w.frames.length;
     assert.ok(await waitFor(() => w.frames.length >= seen + 2, 5000), 'the clock redraws a running leaf');
@@ -97,8 +108,14 @@ cli('--json prints one JSON line per change; Ctrl-C ends it with exit 0 and remo
   const before = process.listenerCount('SIGINT');
   const r = await watchMain(['--watch', '--json'], false, (out) => out.split('\n').length >= 3);
   assert.is(r.code, 0);
-  const frames = r.out.trim().split('\n').map((l) => JSON.parse(l) as StatusData);
-  assert.equal(frames.slice(0, 2).map((f) => f.log.events), [1, 2]);
+  const frames = r.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as StatusData);
+  assert.equal(
+    frames.slice(0, 2).map((f) => f.log.events),
+    [1, 2],
+  );
   assert.is(process.listenerCount('SIGINT'), before);
 });
 

@@ -38,7 +38,11 @@ export function parseClaudeUsage(stdout: string): AgentUsage | null {
 export function explainClaudeFailure(stdout: string, stderr: string): string | null {
   const result = lastJsonObject(stdout);
   if (result !== null && result.is_error === true) return `${errorWords(result)}${subtypeOf(result)}`;
-  const words = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' ');
+  const words = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ');
   if (words === '') {
     const retry = lastRetry(stdout);
     return retry === null ? null : `the last thing Claude Code said: ${retryWords(retry)}`;

@@ -33,7 +33,21 @@ create('a configured permission mode, tool list, model, schema and extra args ar
   assert.is(agent.name, 'claude-fast');
   assert.is(call.command, '/opt/claude');
   assert.is(call.model, 'opus');
-  assert.equal(call.args, ['-p', '--output-format', 'stream-json', '--model', 'opus', '--verbose', '--permission-mode', 'acceptEdits', '--allowedTools', 'Edit', '--json-schema', '{"type":"object"}', '--verbose']);
+  assert.equal(call.args, [
+    '-p',
+    '--output-format',
+    'stream-json',
+    '--model',
+    'opus',
+    '--verbose',
+    '--permission-mode',
+    'acceptEdits',
+    '--allowedTools',
+    'Edit',
+    '--json-schema',
+    '{"type":"object"}',
+    '--verbose',
+  ]);
   const fallback = createClaudeAgent({ model: 'haiku', allowedTools: [] }).buildInvocation('x', { role: 'builder', cwd: '/tmp' });
   assert.equal(fallback.args.slice(3), ['--model', 'haiku', '--verbose', '--permission-mode', 'dontAsk']);
   assert.is(fallback.model, 'haiku');
@@ -65,7 +79,10 @@ create('bypassPermissions is refused as root, as the real CLI does, and the fail
   const ran = await runInvocation(call);
   assert.is(ran.code, 1);
   assert.is(ran.stdout, '');
-  assert.match(agent.explainFailure?.(ran.stdout, ran.stderr) ?? '', /^--dangerously-skip-permissions cannot be used with root\/sudo privileges for security reasons \(permission mode bypassPermissions as root; the default dontAsk mode runs as root\)$/);
+  assert.match(
+    agent.explainFailure?.(ran.stdout, ran.stderr) ?? '',
+    /^--dangerously-skip-permissions cannot be used with root\/sudo privileges for security reasons \(permission mode bypassPermissions as root; the default dontAsk mode runs as root\)$/,
+  );
   if (OTHER_USER !== null) assert.is((await runInvocation(call, {}, undefined, OTHER_USER)).code, 0, 'another user may bypass');
   assert.is((await runInvocation(call, { IS_SANDBOX: '1' })).code, 0, 'IS_SANDBOX=1 lifts the refusal');
 });
@@ -121,7 +138,7 @@ create('stream-json needs --verbose; its api_retry events show the CLI retrying'
   assert.is(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":4,"error_status":529,"error":"overloaded"}'), null, 'an overloaded API is there');
 });
 
-create('an authentication failure is final from its first api_retry event; a killed run\'s last words are its last retry', () => {
+create("an authentication failure is final from its first api_retry event; a killed run's last words are its last retry", () => {
   // The event Claude Code 2.1.197 prints for a 401 (tests/real-agents sees it from the real CLI).
   const first = '{"type":"system","subtype":"init"}\n{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":505.1,"error_status":401,"error":"authentication_failed"}\n';
   assert.equal(claudeRetrying(first), { attempts: 1, message: 'API retry 1 of 10 (error: authentication_failed, HTTP 401); a refused key is refused again, so the leaf ends', final: true });
@@ -139,7 +156,7 @@ create('--json-schema carries the schema without its $schema key (Claude Code ig
   const passed = JSON.parse(args[args.indexOf('--json-schema') + 1] as string) as Record<string, unknown>;
   assert.equal(passed, { $id: 'https://leap.dev/schemas/verdict.schema.json', type: 'object', required: ['verdict'] });
   assert.equal(claudeJsonSchema(schema), passed);
-  assert.ok('$schema' in schema, 'the caller\'s schema is left as it was');
+  assert.ok('$schema' in schema, "the caller's schema is left as it was");
 });
 
 create('its sandbox needs: its config places read-write (CLAUDE_CONFIG_DIR too, as a place of its own when absolute), its own variables', () => {
@@ -152,7 +169,6 @@ create('its sandbox needs: its config places read-write (CLAUDE_CONFIG_DIR too, 
 create.run();
 
 // ---
-
 
 const parse = suite('parseClaudeOutput');
 
@@ -182,7 +198,9 @@ const usage = suite('parseClaudeUsage');
 
 usage('sums every model of modelUsage, cached input included; the model is the one that cost the most', () => {
   const result = {
-    type: 'result', result: 'ok', total_cost_usd: 0.25,
+    type: 'result',
+    result: 'ok',
+    total_cost_usd: 0.25,
     usage: { input_tokens: 1, output_tokens: 1 },
     modelUsage: {
       'claude-haiku-4-5': { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0.01 },
@@ -216,7 +234,10 @@ usage.run();
 const explain = suite('explainClaudeFailure');
 
 explain('the error result first, else stderr on one line, else nothing', () => {
-  assert.is(explainClaudeFailure('{"is_error":true,"subtype":"error_max_budget_usd","result":""}', ''), `"{\\"is_error\\":true,\\"subtype\\":\\"error_max_budget_usd\\",\\"result\\":\\"\\"}" (error_max_budget_usd)`);
+  assert.is(
+    explainClaudeFailure('{"is_error":true,"subtype":"error_max_budget_usd","result":""}', ''),
+    `"{\\"is_error\\":true,\\"subtype\\":\\"error_max_budget_usd\\",\\"result\\":\\"\\"}" (error_max_budget_usd)`,
+  );
   assert.is(explainClaudeFailure('{"is_error":false,"result":"fine"}', 'first\n\n second \n'), 'first second');
   assert.is(explainClaudeFailure('', '\n'), null);
 });

@@ -7,7 +7,6 @@ export { OTHER_USER, makeWorktree } from '@leap/test-utils';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
-
 /** The stand-in's login when a test does not say otherwise: a key, as a configured machine has one. */
 const LOGGED_IN = { ANTHROPIC_API_KEY: 'sk-ant-standin-key' };
 

@@ -13,10 +13,12 @@ const help = recorded('help', 'claude--help.txt');
 // Every option the plugin can build, with each role and each config that adds one.
 function builtArgs(): string[][] {
   const configs = [{}, { model: 'sonnet' }, { writePermissionMode: 'acceptEdits', allowedTools: ['Edit'] }];
-  return configs.flatMap((config) => ROLES.flatMap((role) => [
-    createClaudeAgent(config).buildInvocation('p', { role, cwd: '/tmp' }).args,
-    createClaudeAgent(config).buildInvocation('p', { role, cwd: '/tmp', answerSchema: { type: 'object' } }).args,
-  ]));
+  return configs.flatMap((config) =>
+    ROLES.flatMap((role) => [
+      createClaudeAgent(config).buildInvocation('p', { role, cwd: '/tmp' }).args,
+      createClaudeAgent(config).buildInvocation('p', { role, cwd: '/tmp', answerSchema: { type: 'object' } }).args,
+    ]),
+  );
 }
 
 // The choices --help lists for an option: `(choices: "a", "b")`, over wrapped lines.
@@ -49,7 +51,10 @@ flags('every option appears in the recorded help, and every value of a choice op
 flags('the help says dontAsk is a mode and bypassPermissions is what the CLI refuses as root', () => {
   assert.is(recorded('claude-developer', 'cmdline').trim(), 'claude -p --output-format json --permission-mode bypassPermissions');
   assert.is(recorded('claude-developer', 'rc').trim(), '1');
-  assert.not.ok(builtArgs().some((args) => args.includes('bypassPermissions')), 'no default builds the mode refused as root');
+  assert.not.ok(
+    builtArgs().some((args) => args.includes('bypassPermissions')),
+    'no default builds the mode refused as root',
+  );
 });
 
 flags.run();
@@ -69,8 +74,11 @@ outputs('no credentials: rc 1, an error result that says "Not logged in" with it
   }
 });
 
-outputs('as root with bypassPermissions, an empty prompt, no network: the CLI\'s words', () => {
-  assert.match(explainClaudeFailure(recorded('claude-developer', 'stdout'), recorded('claude-developer', 'stderr')) ?? '', /^--dangerously-skip-permissions cannot be used with root\/sudo privileges for security reasons \(/);
+outputs("as root with bypassPermissions, an empty prompt, no network: the CLI's words", () => {
+  assert.match(
+    explainClaudeFailure(recorded('claude-developer', 'stdout'), recorded('claude-developer', 'stderr')) ?? '',
+    /^--dangerously-skip-permissions cannot be used with root\/sudo privileges for security reasons \(/,
+  );
   assert.is(parseClaudeUsage(recorded('claude-developer', 'stdout')), null);
   assert.is(explainClaudeFailure('', recorded('claude-reviewer-emptystdin', 'stderr')), 'Error: Input must be provided either through stdin or as a prompt argument when using --print');
   assert.is(explainClaudeFailure(recorded('claude-reviewer-fakekey-long', 'stdout'), ''), 'API Error: Unable to connect to API (FailedToOpenSocket)');
@@ -86,7 +94,10 @@ outputs('the stand-in answers in the recorded shape: the same fields, the same e
   const real = JSON.parse(recorded('claude-reviewer', 'stdout')) as Record<string, unknown>;
   const agent = createClaudeAgent();
   const ran = await runInvocation(agent.buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' }), { ANTHROPIC_API_KEY: undefined, CLAUDE_CODE_OAUTH_TOKEN: undefined, HOME: makeTempDir() });
-  const lines = ran.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = ran.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const standIn = lines.at(-1) as Record<string, unknown>;
   const recordedInit = JSON.parse(recorded('claude-reviewer-fakekey-stream', 'stdout').split('\n')[0] as string) as Record<string, unknown>;
   assert.equal([lines[0]?.type, lines[0]?.subtype], [recordedInit.type, recordedInit.subtype], 'stream-json starts with the init event');

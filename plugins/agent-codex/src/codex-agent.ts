@@ -31,11 +31,14 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
     // `codex exec` never checks the login: without one it retries for ever. The check says at once, judging
     // the setup as the CLI does (CODEX_API_KEY, the provider's env_key), and asks `login status` otherwise.
     // The script travels in the check's environment, so the command line a failure quotes stays one line.
-    preflight: () => (config.preflight === false ? null : {
-      command: process.execPath,
-      args: ['-e', `eval(process.env.${CODEX_READINESS_VAR})`, command, ...(config.extraArgs ?? [])],
-      env: { [CODEX_READINESS_VAR]: CODEX_READINESS_SCRIPT },
-    }),
+    preflight: () =>
+      config.preflight === false
+        ? null
+        : {
+            command: process.execPath,
+            args: ['-e', `eval(process.env.${CODEX_READINESS_VAR})`, command, ...(config.extraArgs ?? [])],
+            env: { [CODEX_READINESS_VAR]: CODEX_READINESS_SCRIPT },
+          },
     explainFailure: explainCodexFailure,
     parseUsage: parseCodexUsage,
     retrying: codexRetrying,

@@ -27,9 +27,7 @@ export function parseCodexEvents(stdout: string): AgentAnswer {
   if (failed !== null) throw new LeapError(`codex reported an error: ${failed}`);
   if (text === null) {
     if (lastError !== null) throw new LeapError(`codex reported an error: ${lastError}`);
-    throw new LeapError(events.length === 0
-      ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none'
-      : `codex: no completed agent_message item among ${events.length} events`);
+    throw new LeapError(events.length === 0 ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none' : `codex: no completed agent_message item among ${events.length} events`);
   }
   const answer: AgentAnswer = { text };
   const usage = usageOf(events);
@@ -57,7 +55,11 @@ export function explainCodexFailure(stdout: string, stderr: string): string | nu
   if (failed !== undefined) return turnFailure(failed);
   const error = events.filter((e) => e.type === 'error' && typeof e.message === 'string').at(-1);
   if (error !== undefined) return error.message as string;
-  const said = (text: string) => text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !LOG_LINE.test(l) && !l.startsWith('{'));
+  const said = (text: string) =>
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !LOG_LINE.test(l) && !l.startsWith('{'));
   return said(stderr).at(-1) ?? said(stdout).at(-1) ?? null;
 }
 

@@ -23,11 +23,15 @@ create('names the openai family; verifiers, reviewers and planners run in the re
     assert.is(call.command, 'codex');
     assert.is(call.model, undefined);
   }
-  assert.equal(agent.preflight?.({ role: 'developer', cwd: '/tmp' }), { command: process.execPath, args: ['-e', 'eval(process.env.LEAP_CODEX_READINESS)', 'codex'], env: { LEAP_CODEX_READINESS: CODEX_READINESS_SCRIPT } });
+  assert.equal(agent.preflight?.({ role: 'developer', cwd: '/tmp' }), {
+    command: process.execPath,
+    args: ['-e', 'eval(process.env.LEAP_CODEX_READINESS)', 'codex'],
+    env: { LEAP_CODEX_READINESS: CODEX_READINESS_SCRIPT },
+  });
   assert.is(createCodexAgent({ preflight: false }).preflight?.({ role: 'developer', cwd: '/tmp' }), null, 'an entry can turn the check off');
 });
 
-create('inside the toolchain\'s sandbox its own is off (it cannot nest); its sandbox needs: CODEX_HOME, CODEX_*, OPENAI_* and the env_keys its config names', () => {
+create("inside the toolchain's sandbox its own is off (it cannot nest); its sandbox needs: CODEX_HOME, CODEX_*, OPENAI_* and the env_keys its config names", () => {
   const agent = createCodexAgent();
   for (const role of ROLES) assert.equal(agent.buildInvocation('p', { role, cwd: '/tmp', sandboxed: true }).args.slice(3, 5), ['--sandbox', 'danger-full-access'], role);
   const dir = makeTempDir();
@@ -91,8 +95,9 @@ create('the preflight says whether codex is logged in, at once, in its words', a
   assert.equal([notExecutable.code, notExecutable.stderr], [126, `${plainFile} is not executable\n`]);
 });
 
-create('readiness judges the setup as the CLI does: CODEX_API_KEY, the provider\'s env_key, a keyless provider, else codex login', () => {
-  const config = (provider: string) => `model_provider = '${provider}'\n\n[model_providers."corp"]\nenv_key = "CORP_KEY"\n[model_providers.local]\nbase_url = "http://localhost:11434/v1"\n[model_providers.hosted]\nrequires_openai_auth = true\n`;
+create("readiness judges the setup as the CLI does: CODEX_API_KEY, the provider's env_key, a keyless provider, else codex login", () => {
+  const config = (provider: string) =>
+    `model_provider = '${provider}'\n\n[model_providers."corp"]\nenv_key = "CORP_KEY"\n[model_providers.local]\nbase_url = "http://localhost:11434/v1"\n[model_providers.hosted]\nrequires_openai_auth = true\n`;
   assert.equal(codexSetupReadiness({}, null, []), { ready: null, why: 'model provider "openai" signs in with codex login' });
   assert.equal(codexSetupReadiness({ CODEX_API_KEY: '' }, null, []).ready, null, 'an empty variable is no key');
   assert.equal(codexSetupReadiness({ CORP_KEY: 'k' }, config('corp'), []).ready, true);
@@ -137,10 +142,15 @@ create('not logged in, exec retries for ever; the retries show in its events', a
   const call = agent.buildInvocation('x', { role: 'reviewer', cwd: '/tmp' });
   const { spawn } = await import('node:child_process');
   const { fixtures } = await import('./helpers.js');
-  const child = spawn(call.command, call.args, { env: { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, CODEX_HOME: makeTempDir(), STANDIN_RETRY_MS: '20' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(call.command, call.args, {
+    env: { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, CODEX_HOME: makeTempDir(), STANDIN_RETRY_MS: '20' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stdin.end(call.stdin);
   let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   // Until the "waiting for network" events repeat (a Node start under load takes its time: wait on the output).
   await waitFor(() => (out.match(/waiting for network/g) ?? []).length >= 3, 60_000);
   assert.is(child.exitCode, null, 'still retrying');
@@ -154,10 +164,17 @@ create('not logged in, exec retries for ever; the retries show in its events', a
 create('a refused key is final from its first Reconnecting event; other retries are not', () => {
   // What Codex CLI 0.171.0 prints for a 401 (tests/real-agents gets it from the real CLI).
   const refused = (n: number) => `{"type":"error","message":"Reconnecting... ${n}/5 (unexpected status 401 Unauthorized: invalid key, url: http://127.0.0.1:9/v1/responses)"}`;
-  assert.equal(codexRetrying(`{"type":"turn.started"}\n${refused(1)}\n`), { attempts: 1, message: 'Reconnecting... 1/5 (unexpected status 401 Unauthorized: invalid key, url: http://127.0.0.1:9/v1/responses)', final: true });
+  assert.equal(codexRetrying(`{"type":"turn.started"}\n${refused(1)}\n`), {
+    attempts: 1,
+    message: 'Reconnecting... 1/5 (unexpected status 401 Unauthorized: invalid key, url: http://127.0.0.1:9/v1/responses)',
+    final: true,
+  });
   assert.is(codexRetrying(`${refused(1)}\n${refused(2)}\n`)?.attempts, 2);
   assert.is(codexRetrying('{"type":"error","message":"Reconnecting... 1/5 (unexpected status 403 Forbidden: no)"}')?.final, true);
-  assert.equal(codexRetrying('{"type":"error","message":"Reconnecting... 1/5 (We\'re currently experiencing high demand)"}'), { attempts: 1, message: "Reconnecting... 1/5 (We're currently experiencing high demand)" });
+  assert.equal(codexRetrying('{"type":"error","message":"Reconnecting... 1/5 (We\'re currently experiencing high demand)"}'), {
+    attempts: 1,
+    message: "Reconnecting... 1/5 (We're currently experiencing high demand)",
+  });
 });
 
 create.run();
@@ -167,7 +184,15 @@ create.run();
 const parse = suite('parseCodexEvents');
 
 parse('takes the last agent message and ignores other items and noise', () => {
-  const lines = ['not json', '{"type":"item.completed","item":{"type":"agent_message","text":"a"}}', '[1]', '{bad', '{"type":"item.completed","item":{"type":"command_execution","command":"ls"}}', '{"type":"item.completed","item":{"type":"agent_message","text":"b"}}', ''];
+  const lines = [
+    'not json',
+    '{"type":"item.completed","item":{"type":"agent_message","text":"a"}}',
+    '[1]',
+    '{bad',
+    '{"type":"item.completed","item":{"type":"command_execution","command":"ls"}}',
+    '{"type":"item.completed","item":{"type":"agent_message","text":"b"}}',
+    '',
+  ];
   assert.equal(parseCodexEvents(lines.join('\n')), { text: 'b' });
 });
 
@@ -186,7 +211,12 @@ const usage = suite('parseCodexUsage');
 
 usage('the last turn.completed counts; no cost, no model; a bad count is null; no events is null', () => {
   const turn = (u: unknown) => JSON.stringify({ type: 'turn.completed', usage: u });
-  assert.equal(parseCodexUsage(`${turn({ input_tokens: 1, output_tokens: 1 })}\n${turn({ input_tokens: 10, cached_input_tokens: 4, output_tokens: 2 })}`), { model: null, input_tokens: 10, output_tokens: 2, cost_usd: null });
+  assert.equal(parseCodexUsage(`${turn({ input_tokens: 1, output_tokens: 1 })}\n${turn({ input_tokens: 10, cached_input_tokens: 4, output_tokens: 2 })}`), {
+    model: null,
+    input_tokens: 10,
+    output_tokens: 2,
+    cost_usd: null,
+  });
   assert.equal(parseCodexUsage(turn({ input_tokens: -1, output_tokens: 1.5 })), { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
   assert.equal(parseCodexUsage('{"type":"turn.started"}'), { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
   assert.is(parseCodexUsage(''), null);

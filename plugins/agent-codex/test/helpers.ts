@@ -7,7 +7,6 @@ export { OTHER_USER, makeWorktree } from '@leap/test-utils';
 
 export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
-
 /** The stand-in's login when a test does not say otherwise: a CODEX_HOME with an auth.json, as `codex login` leaves. */
 const LOGGED_IN = { CODEX_HOME: join(fixtures, 'codex-home') };
 

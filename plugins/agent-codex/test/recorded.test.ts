@@ -17,7 +17,10 @@ const NULL_USAGE = { model: null, input_tokens: null, output_tokens: null, cost_
 function possibleValues(option: string): string[] {
   const at = execHelp.indexOf(`${option} <`);
   const listed = /\[possible values: ([^\]]*)\]/.exec(execHelp.slice(at, execHelp.indexOf('\n  -', at + 1)));
-  return (listed?.[1] ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+  return (listed?.[1] ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 const flags = suite('the flags the plugin builds, against codex --help and codex exec --help');
@@ -56,7 +59,7 @@ outputs.after.each(cleanupTempDirs);
 outputs('no credentials: exec never fails, it retries; Reconnecting events are retries, not an answer, and no usage', () => {
   for (const run of ['codex-reviewer', 'codex-developer', 'codex-reviewer-long']) {
     const stdout = recorded(run, 'stdout');
-    assert.is(recorded(run, 'rc').trim(), '124', 'killed by the recording\'s time limit');
+    assert.is(recorded(run, 'rc').trim(), '124', "killed by the recording's time limit");
     const reconnects = stdout.split('\n').filter((l) => l.includes('"Reconnecting')).length;
     assert.equal(codexRetrying(stdout), { attempts: reconnects, message: 'Reconnecting... waiting for network (Connection failed: error sending request)' });
     assert.throws(() => parseCodexEvents(stdout), /^codex reported an error: Reconnecting\.\.\. waiting for network/);
@@ -65,7 +68,7 @@ outputs('no credentials: exec never fails, it retries; Reconnecting events are r
   }
 });
 
-outputs('a run that recovered from a blip answers, with its usage; outside git, the CLI\'s words', () => {
+outputs("a run that recovered from a blip answers, with its usage; outside git, the CLI's words", () => {
   const stdout = recorded('synthetic-codex-recovered', 'stdout');
   assert.equal(parseCodexEvents(stdout), { text: 'hello', usage: { model: null, input_tokens: 10, output_tokens: 2, cost_usd: null } });
   assert.is(codexRetrying(stdout), null);
@@ -78,7 +81,9 @@ outputs('the stand-in prints the recorded events when it cannot reach its servic
   const child = spawn(call.command, call.args, { env: { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, CODEX_HOME: makeTempDir() }, stdio: ['pipe', 'pipe', 'ignore'] });
   child.stdin.end(call.stdin);
   let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   await waitFor(() => out.split('\n').length > 8, 60_000);
   child.kill('SIGKILL');
   const lines = out.split('\n').slice(0, 8);

@@ -107,7 +107,10 @@ function errorOf(object: Record<string, unknown>): { kind: string; message: stri
 
 // Lines that say something: no stack frames, no Node warnings, no start-up notices, no colours.
 function said(text: string): string[] {
-  return text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim())
+  return text
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trim())
     .filter((l) => l !== '' && !/^at /.test(l) && !/^\((node:\d+|Use `node)/.test(l) && !NOTICE.test(l) && !/^[{}[\]],?$/.test(l) && !/^"[\w-]+":/.test(l));
 }
 

@@ -35,7 +35,10 @@ create('writers get yolo; model and extra args are passed', () => {
 create('a prompt over the 8 MiB the CLI reads is refused before anything runs', () => {
   const agent = createGeminiAgent();
   assert.ok(agent.buildInvocation('x'.repeat(GEMINI_STDIN_LIMIT_BYTES), { role: 'reviewer', cwd: '/tmp' }).stdin);
-  assert.throws(() => agent.buildInvocation('é'.repeat(GEMINI_STDIN_LIMIT_BYTES / 2 + 1), { role: 'reviewer', cwd: '/tmp' }), /gemini reads at most 8388608 bytes \(8 MiB\) of stdin; this prompt is 8388610 bytes/);
+  assert.throws(
+    () => agent.buildInvocation('é'.repeat(GEMINI_STDIN_LIMIT_BYTES / 2 + 1), { role: 'reviewer', cwd: '/tmp' }),
+    /gemini reads at most 8388608 bytes \(8 MiB\) of stdin; this prompt is 8388610 bytes/,
+  );
 });
 
 create('every role answers in a fresh worktree the CLI never trusted, as this user and another; yolo stays yolo', async () => {
@@ -67,13 +70,16 @@ create('without --skip-trust the stand-in does what the CLI does: yolo overridde
   assert.is(viaEnv.code, 0);
 });
 
-create('no credentials: rc 41, the JSON error on stderr after the notices, read in the CLI\'s words', async () => {
+create("no credentials: rc 41, the JSON error on stderr after the notices, read in the CLI's words", async () => {
   const call = createGeminiAgent().buildInvocation('x', { role: 'builder', cwd: '/tmp' });
   const home = makeTempDir();
   const ran = await runInvocation(call, { GEMINI_API_KEY: undefined, GOOGLE_API_KEY: undefined, GOOGLE_GENAI_USE_VERTEXAI: undefined, GOOGLE_GENAI_USE_GCA: undefined, HOME: home });
   assert.is(ran.code, 41);
   assert.is(ran.stdout, '');
-  assert.is(explainGeminiFailure(ran.stdout, ran.stderr), `Please set an Auth method in your ${home}/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA`);
+  assert.is(
+    explainGeminiFailure(ran.stdout, ran.stderr),
+    `Please set an Auth method in your ${home}/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA`,
+  );
   assert.is(parseGeminiUsage(ran.stdout), null);
 });
 
@@ -108,12 +114,14 @@ create.run();
 
 // ---
 
-
 const parse = suite('parseGeminiOutput');
 
 parse('reads the object after noise; a null error is no error', () => {
   assert.equal(parseGeminiOutput('Loaded cached credentials.\n{bad\n{"response":"ok","error":null}\n'), { text: 'ok' });
-  assert.equal(parseGeminiOutput('a warning\n{\n  "response": "pretty",\n  "stats": {"models": {}}\n}\n'), { text: 'pretty', usage: { model: null, input_tokens: 0, output_tokens: 0, cost_usd: null } });
+  assert.equal(parseGeminiOutput('a warning\n{\n  "response": "pretty",\n  "stats": {"models": {}}\n}\n'), {
+    text: 'pretty',
+    usage: { model: null, input_tokens: 0, output_tokens: 0, cost_usd: null },
+  });
 });
 
 parse('throws on other shapes', () => {
@@ -134,7 +142,12 @@ const usage = suite('parseGeminiUsage');
 
 usage('sums every model; a count it does not give makes the sum null; no stats is null', () => {
   const out = (models: unknown) => JSON.stringify({ response: 'r', stats: { models } });
-  assert.equal(parseGeminiUsage(out({ a: { tokens: { prompt: 10, candidates: 2, thoughts: 3, total: 15 } }, b: { tokens: { prompt: 1, candidates: 1, total: 2 } } })), { model: 'a', input_tokens: 11, output_tokens: 6, cost_usd: null });
+  assert.equal(parseGeminiUsage(out({ a: { tokens: { prompt: 10, candidates: 2, thoughts: 3, total: 15 } }, b: { tokens: { prompt: 1, candidates: 1, total: 2 } } })), {
+    model: 'a',
+    input_tokens: 11,
+    output_tokens: 6,
+    cost_usd: null,
+  });
   assert.equal(parseGeminiUsage(out({ a: { tokens: { prompt: 10 } }, b: 'odd' })), { model: 'a', input_tokens: null, output_tokens: null, cost_usd: null });
   assert.equal(parseGeminiUsage(out('none')), { model: null, input_tokens: 0, output_tokens: 0, cost_usd: null });
   assert.is(parseGeminiUsage('{"response":"r"}'), null);
@@ -157,16 +170,25 @@ explain('the JSON error of stderr or stdout, else the last line that says someth
   assert.is(geminiRetrying('', ''), null);
 });
 
-explain('an HTTP error of the model API becomes one sentence: the status, its word, the API\'s message, why the exit code is what it is', () => {
+explain("an HTTP error of the model API becomes one sentence: the status, its word, the API's message, why the exit code is what it is", () => {
   // The end of Gemini CLI 0.61.0's stderr when the API answers 401 (tests/real-agents gets it from the real CLI).
   const body = '{"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}';
   const stderr = `Ripgrep is not available. Falling back to GrepTool.\nError when talking to Gemini API _ApiError: ${body}\n  status: 401\n}\n${JSON.stringify({ session_id: 's', error: { type: 'Error', message: body, code: 401 } }, null, 2)}\n`;
   const sentence = "the Gemini API answered HTTP 401 UNAUTHENTICATED: API key not valid. Please pass a valid API key. (the CLI's exit code 145 is that status mod 256)";
   assert.is(explainGeminiFailure('', stderr), sentence);
-  assert.throws(() => parseGeminiOutput(JSON.stringify({ error: { type: 'Error', message: body, code: 401 } })), (e: Error) => e.message === `gemini reported an error (Error): ${sentence}`);
+  assert.throws(
+    () => parseGeminiOutput(JSON.stringify({ error: { type: 'Error', message: body, code: 401 } })),
+    (e: Error) => e.message === `gemini reported an error (Error): ${sentence}`,
+  );
   // A status with a plain message, a body without words, an exit code that is no HTTP status (41: no auth method).
-  assert.is(explainGeminiFailure('', JSON.stringify({ error: { type: 'Error', message: 'Too many requests', code: 429 } })), "the Gemini API answered HTTP 429: Too many requests (the CLI's exit code 173 is that status mod 256)");
-  assert.is(explainGeminiFailure('', JSON.stringify({ error: { message: '{"error":{"code":503}}' } })), 'the Gemini API answered HTTP 503: {"code":503} (the CLI\'s exit code 247 is that status mod 256)');
+  assert.is(
+    explainGeminiFailure('', JSON.stringify({ error: { type: 'Error', message: 'Too many requests', code: 429 } })),
+    "the Gemini API answered HTTP 429: Too many requests (the CLI's exit code 173 is that status mod 256)",
+  );
+  assert.is(
+    explainGeminiFailure('', JSON.stringify({ error: { message: '{"error":{"code":503}}' } })),
+    'the Gemini API answered HTTP 503: {"code":503} (the CLI\'s exit code 247 is that status mod 256)',
+  );
   assert.is(explainGeminiFailure('', JSON.stringify({ error: { type: 'Error', message: 'Please set an Auth method', code: 41 } })), 'Please set an Auth method');
 });
 

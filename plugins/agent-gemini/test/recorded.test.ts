@@ -9,7 +9,8 @@ import { recorded, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
 const help = recorded('help', 'gemini--help.txt');
-const AUTH = 'Please set an Auth method in your <home>/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA';
+const AUTH =
+  'Please set an Auth method in your <home>/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA';
 
 // The `[choices: "a", "b"]` of an option's help line.
 function choicesOf(option: string): string[] {
@@ -57,9 +58,12 @@ outputs('no credentials: rc 41, nothing on stdout, the JSON error on stderr (aft
   assert.match(recorded('gemini-developer', 'stderr'), /Approval mode overridden to "default" because the current folder is not trusted/);
 });
 
-outputs('a folder not trusted: rc 55 in the CLI\'s words, colours removed', () => {
+outputs("a folder not trusted: rc 55 in the CLI's words, colours removed", () => {
   assert.is(recorded('gemini-reviewer-fakekey', 'rc').trim(), '55');
-  assert.match(explainGeminiFailure('', recorded('gemini-reviewer-fakekey', 'stderr')) ?? '', /^Gemini CLI is not running in a trusted directory\. To proceed, either use `--skip-trust`, .*#headless-and-automated-environments$/);
+  assert.match(
+    explainGeminiFailure('', recorded('gemini-reviewer-fakekey', 'stderr')) ?? '',
+    /^Gemini CLI is not running in a trusted directory\. To proceed, either use `--skip-trust`, .*#headless-and-automated-environments$/,
+  );
 });
 
 outputs('no network: retries with stack traces for minutes, counted as retries, then the JSON error last', () => {
@@ -75,7 +79,13 @@ outputs('no network: retries with stack traces for minutes, counted as retries, 
 outputs('the stand-in answers as the recorded CLI: the same refusal as an untrusted folder, the same error shape', async () => {
   const cmd = recorded('gemini-reviewer-fakekey', 'cmdline').trim();
   const call = createGeminiAgent().buildInvocation('Say hello.', { role: 'reviewer', cwd: '/tmp' });
-  assert.is(cmd, `env GEMINI_API_KEY=fake-key-for-offline-test gemini ${call.args.filter((a) => a !== '--skip-trust').map((a) => (a.includes(' ') ? a.replace(/ /g, '\\ ') : a)).join(' ')}`);
+  assert.is(
+    cmd,
+    `env GEMINI_API_KEY=fake-key-for-offline-test gemini ${call.args
+      .filter((a) => a !== '--skip-trust')
+      .map((a) => (a.includes(' ') ? a.replace(/ /g, '\\ ') : a))
+      .join(' ')}`,
+  );
   const untrusted = await runInvocation({ ...call, args: call.args.filter((a) => a !== '--skip-trust') });
   assert.equal([untrusted.code, untrusted.stdout, untrusted.stderr], [55, '', recorded('gemini-reviewer-fakekey', 'stderr')]);
   const home = makeTempDir();

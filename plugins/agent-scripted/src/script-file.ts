@@ -77,8 +77,12 @@ function checkMove(move: unknown, where: string): void {
     if (!Array.isArray(m.edits)) bad('"edits" to be an array', m.edits);
     for (const edit of m.edits as unknown[]) {
       const e = edit as Record<string, unknown> | null;
-      const ok = typeof e === 'object' && e !== null && typeof e.path === 'string' && e.path !== ''
-        && ((typeof e.content === 'string' && e.delete === undefined) || (e.delete === true && e.content === undefined));
+      const ok =
+        typeof e === 'object' &&
+        e !== null &&
+        typeof e.path === 'string' &&
+        e.path !== '' &&
+        ((typeof e.content === 'string' && e.delete === undefined) || (e.delete === true && e.content === undefined));
       if (!ok) bad('each edit to be {"path", "content"} or {"path", "delete": true}', edit);
     }
   }

@@ -13,11 +13,17 @@ replayer('replays moves in order: edits, commit, answer, exit code; then no move
   const repo = makeGitRepo();
   const scriptFile = join(makeTempDir(), 'moves.json');
   const prompt = hostileTitles(3, 2).join('\n');
-  writeFileSync(scriptFile, JSON.stringify({ family: 'replayed', moves: [
-    { edits: [{ path: 'test/a.test.js', content: 'red\n' }], commit: "red: it's $(x)", answer: 'wrote it' },
-    { edits: [{ path: 'test/a.test.js', delete: true }], answer: { verdict: 'PASS', reason: 'ok' }, stderr: 'note\n', exit: 4, sleep_ms: 5 },
-    { answer: 'stuck', hang: true },
-  ] }));
+  writeFileSync(
+    scriptFile,
+    JSON.stringify({
+      family: 'replayed',
+      moves: [
+        { edits: [{ path: 'test/a.test.js', content: 'red\n' }], commit: "red: it's $(x)", answer: 'wrote it' },
+        { edits: [{ path: 'test/a.test.js', delete: true }], answer: { verdict: 'PASS', reason: 'ok' }, stderr: 'note\n', exit: 4, sleep_ms: 5 },
+        { answer: 'stuck', hang: true },
+      ],
+    }),
+  );
   const first = replay(scriptFile, prompt, repo);
   assert.equal(first, { code: 0, stdout: 'wrote it', stderr: '', hang: false, sleepMs: 0, index: 0 });
   assert.is(readFileSync(join(repo, 'test/a.test.js'), 'utf8'), 'red\n');
@@ -47,10 +53,20 @@ pieces('a claimed move is never claimed again, even by another reader of the scr
 pieces('edits outside the folder are refused before anything changes', () => {
   const dir = makeTempDir();
   for (const path of ['../escape.txt', '/etc/passwd', 'a/../../b']) {
-    assert.throws(() => applyEdits(dir, [{ path: 'inside.txt', content: 'x' }, { path, content: 'y' }]), /inside the working folder/);
+    assert.throws(
+      () =>
+        applyEdits(dir, [
+          { path: 'inside.txt', content: 'x' },
+          { path, content: 'y' },
+        ]),
+      /inside the working folder/,
+    );
     assert.not.ok(existsSync(join(dir, 'inside.txt')), 'the valid edit before it was not applied either');
   }
-  applyEdits(dir, [{ path: 'deep/er/f.txt', content: 'é' }, { path: 'missing.txt', delete: true }]);
+  applyEdits(dir, [
+    { path: 'deep/er/f.txt', content: 'é' },
+    { path: 'missing.txt', delete: true },
+  ]);
   assert.is(readFileSync(join(dir, 'deep/er/f.txt'), 'utf8'), 'é');
 });
 pieces('commitAll reports git refusing, with its message', () => {

@@ -83,7 +83,9 @@ create('a hanging move ignores TERM and never answers, until KILL', async () => 
   const call = createScriptedAgent({ script }).buildInvocation('p', { role: 'verifier', cwd: dir });
   const child = spawn(call.command, call.args, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   child.stdin.end('p');
   assert.ok(await waitFor(() => existsSync(movePromptFile(script, 0))));
   child.kill('SIGTERM');

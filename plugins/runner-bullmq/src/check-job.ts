@@ -27,13 +27,18 @@ export async function checkJobBody(value: unknown, dir: string): Promise<{ body:
   const { validateSlice } = await import('@leap/slice');
   const violations = validateSlice(r.definition);
   if (violations.length > 0) {
-    found.push(`request.definition is not a valid slice: ${violations.slice(0, 4).map((v) => JSON.stringify(v)).join('; ')}`);
+    found.push(
+      `request.definition is not a valid slice: ${violations
+        .slice(0, 4)
+        .map((v) => JSON.stringify(v))
+        .join('; ')}`,
+    );
   } else {
     const slice = r.definition as unknown as Slice;
     if (slice.id !== r.slice) found.push(`request.definition.id: expected the job's slice ${JSON.stringify(r.slice)}, got ${JSON.stringify(slice.id)}`);
     const ball = slice.balls.find((b) => b.id === r.ball);
     if (ball === undefined) found.push(`request.definition: no ball ${JSON.stringify(r.ball)}`);
-    else if (!isDeepStrictEqual(ball, r.spec)) found.push('request.spec: not the definition\'s ball of that id');
+    else if (!isDeepStrictEqual(ball, r.spec)) found.push("request.spec: not the definition's ball of that id");
     const ids = new Set(slice.balls.map((b) => b.id));
     for (const p of r.passed) if (!ids.has(p)) found.push(`request.passed: no ball ${JSON.stringify(p)} in the slice`);
     const work = resolve(dir, 'work', r.slice, r.ball);

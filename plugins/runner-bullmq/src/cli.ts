@@ -32,10 +32,20 @@ short one, Redis not reachable).`;
 
 /** `leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]`. */
 export const workerCommand: Subcommand = async (argv, io) => {
-  const { values, positionals } = parseCli(argv, {
-    redis: { type: 'string' }, repo: { type: 'string' }, agents: { type: 'string' }, 'secret-file': { type: 'string' }, jobs: { type: 'string', short: 'j' }, dir: { type: 'string' },
-    name: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-  }, USAGE);
+  const { values, positionals } = parseCli(
+    argv,
+    {
+      redis: { type: 'string' },
+      repo: { type: 'string' },
+      agents: { type: 'string' },
+      'secret-file': { type: 'string' },
+      jobs: { type: 'string', short: 'j' },
+      dir: { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
   if (values.help === true) {
     io.stdout(`${USAGE}\n`);
     return 0;
@@ -46,7 +56,8 @@ export const workerCommand: Subcommand = async (argv, io) => {
   if (values.repo === undefined || values.repo === '') throw new UsageError('--repo GIT_URL is required (the shared remote every machine reaches)');
   const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
-  if (values.name === '' || (values.name !== undefined && /\p{Cc}/u.test(values.name))) throw new UsageError(`Expected --name to be a non-empty name without control characters, got ${showValue(values.name)}`);
+  if (values.name === '' || (values.name !== undefined && /\p{Cc}/u.test(values.name)))
+    throw new UsageError(`Expected --name to be a non-empty name without control characters, got ${showValue(values.name)}`);
   const agents = values.agents === undefined ? undefined : resolve(io.cwd, values.agents);
   if (agents !== undefined) {
     const { loadAgentRegistry } = await import('@leap/verify');
@@ -62,7 +73,15 @@ export const workerCommand: Subcommand = async (argv, io) => {
   const { startWorker } = await import('./worker.js');
   const say = (line: string) => io.stderr(`leap worker: ${line}\n`);
   const worker = await startWorker({
-    redis, repo: values.repo, secret, agents, jobs, dir: resolve(io.cwd, values.dir ?? '.leap-worker'), name: values.name, env: io.env, log: say,
+    redis,
+    repo: values.repo,
+    secret,
+    agents,
+    jobs,
+    dir: resolve(io.cwd, values.dir ?? '.leap-worker'),
+    name: values.name,
+    env: io.env,
+    log: say,
   });
   await new Promise<void>((done) => {
     const stop = (signal: NodeJS.Signals) => {

@@ -15,5 +15,8 @@ export async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = 
 
 /** Whether `rev` names a commit in `cwd`. */
 export async function hasCommit(cwd: string, rev: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
-  return git(cwd, ['cat-file', '-e', `${rev}^{commit}`], env).then(() => true, () => false);
+  return git(cwd, ['cat-file', '-e', `${rev}^{commit}`], env).then(
+    () => true,
+    () => false,
+  );
 }

@@ -10,7 +10,11 @@ const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, star
 const sha = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, 'a full commit sha (40 or 64 lowercase hex digits)');
 const hash = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 (64 lowercase hex digits)');
 /** A name of an agent, a reviewer or a worker: printable, one line. */
-const name = z.string().min(1).max(200).regex(/^[^\p{Cc}]+$/u, 'a printable name (no control characters)');
+const name = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}]+$/u, 'a printable name (no control characters)');
 const receipt = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 const proofRun = z.strictObject({
   code: z.number().int(),
@@ -20,36 +24,40 @@ const proofRun = z.strictObject({
 });
 
 /** The round a job asks for: the ball's definition and the round's coordinates, nothing that runs but the ball's own proof. */
-const roundRequestSchema = z.strictObject({
-  slice: id,
-  ball: id,
-  round: z.number().int().min(1).max(4),
-  commit: sha,
-  start: sha,
-  agent: name,
-  branch: z.string(),
-  definition: z.record(z.string(), z.unknown()).describe('the slice, as slice.schema.json of @leap/slice (checked with its rules)'),
-  spec: z.record(z.string(), z.unknown()).describe('the ball, exactly as the definition holds it'),
-  prompt: z.string().max(1_000_000),
-  reviewers: z.array(name).max(16),
-  alternates: z.array(name).max(16),
-  champion: proofRun.nullable(),
-  checkMap: z.boolean(),
-  passed: z.array(id),
-  timeoutMs: z.number().int().nonnegative(),
-  authors: z.array(z.string().max(400)).max(64),
-  costLeftUsd: z.number().nonnegative().nullable(),
-}).describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
+const roundRequestSchema = z
+  .strictObject({
+    slice: id,
+    ball: id,
+    round: z.number().int().min(1).max(4),
+    commit: sha,
+    start: sha,
+    agent: name,
+    branch: z.string(),
+    definition: z.record(z.string(), z.unknown()).describe('the slice, as slice.schema.json of @leap/slice (checked with its rules)'),
+    spec: z.record(z.string(), z.unknown()).describe('the ball, exactly as the definition holds it'),
+    prompt: z.string().max(1_000_000),
+    reviewers: z.array(name).max(16),
+    alternates: z.array(name).max(16),
+    champion: proofRun.nullable(),
+    checkMap: z.boolean(),
+    passed: z.array(id),
+    timeoutMs: z.number().int().nonnegative(),
+    authors: z.array(z.string().max(400)).max(64),
+    costLeftUsd: z.number().nonnegative().nullable(),
+  })
+  .describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
 
 /** A job's body: the engine run it belongs to and the round. */
-export const roundJobSchema = z.strictObject({
-  v: z.literal(1),
-  /** This engine run's id: a later run removes the waiting jobs of a dead one. */
-  run: z.string().regex(/^[0-9a-f]{12}$/),
-  /** A hash of the engine's remote (its URL is never queued): a later run of the same slice on the same remote knows its own. */
-  remote: hash,
-  request: roundRequestSchema,
-}).describe('A round job of the bullmq runner (the signed body of a job on the leap-rounds queue).');
+export const roundJobSchema = z
+  .strictObject({
+    v: z.literal(1),
+    /** This engine run's id: a later run removes the waiting jobs of a dead one. */
+    run: z.string().regex(/^[0-9a-f]{12}$/),
+    /** A hash of the engine's remote (its URL is never queued): a later run of the same slice on the same remote knows its own. */
+    remote: hash,
+    request: roundRequestSchema,
+  })
+  .describe('A round job of the bullmq runner (the signed body of a job on the leap-rounds queue).');
 
 const usage = z.strictObject({
   model: z.string().nullable(),
@@ -59,36 +67,50 @@ const usage = z.strictObject({
 });
 
 /** A worker's answer: the round's result as buildRoundIn gave it, the branch tip it pushed, its leaves' event lines. */
-export const roundResultSchema = z.strictObject({
-  v: z.literal(1),
-  worker: name,
-  tip: sha,
-  receipt: receipt.nullable(),
-  reason: z.string().max(100_000),
-  candidate: hash.nullable(),
-  commit: sha.nullable(),
-  proof: proofRun.nullable(),
-  changed: z.array(z.string()),
-  champion: proofRun.nullable(),
-  jury: z.strictObject({
-    value: receipt,
-    reason: z.string(),
-    candidate: z.string(),
-    seats: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), verdict: z.string(), value: receipt, replaced: z.boolean() })),
-    refused: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), reason: z.string() })),
-  }).nullable(),
-  reproof: z.strictObject({ code: z.number().int(), candidate: hash.nullable(), ms: z.number().nonnegative().optional() }).nullable(),
-  builder: z.strictObject({ agent: z.string(), family: z.string(), leaf: z.string(), status: z.string().nullable() }),
-  leaves: z.array(z.strictObject({ leaf: z.string().min(1), usage: usage.nullable() })).max(64),
-  /** The builder's one hypothesis and its move (CONTRACT section 7), as the round record keeps them. */
-  answer: z.strictObject({ hypothesis: z.string().max(10_000), move: z.string().max(10_000) }).nullable().optional(),
-  /** The ball's live proof's evidence: at most 16 KiB of its output kept, hashed. */
-  live: z.strictObject({
-    code: z.number().int(), ms: z.number().nonnegative(), sha256: hash, bytes: z.number().int().nonnegative(),
-    truncated: z.boolean(), output: z.string().max(64 * 1024), note: z.string().max(10_000).optional(),
-  }).optional(),
-  events: z.array(z.string()).max(10_000),
-}).describe('A round result of the bullmq runner (the signed body of a completed job\'s return value).');
+export const roundResultSchema = z
+  .strictObject({
+    v: z.literal(1),
+    worker: name,
+    tip: sha,
+    receipt: receipt.nullable(),
+    reason: z.string().max(100_000),
+    candidate: hash.nullable(),
+    commit: sha.nullable(),
+    proof: proofRun.nullable(),
+    changed: z.array(z.string()),
+    champion: proofRun.nullable(),
+    jury: z
+      .strictObject({
+        value: receipt,
+        reason: z.string(),
+        candidate: z.string(),
+        seats: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), verdict: z.string(), value: receipt, replaced: z.boolean() })),
+        refused: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), reason: z.string() })),
+      })
+      .nullable(),
+    reproof: z.strictObject({ code: z.number().int(), candidate: hash.nullable(), ms: z.number().nonnegative().optional() }).nullable(),
+    builder: z.strictObject({ agent: z.string(), family: z.string(), leaf: z.string(), status: z.string().nullable() }),
+    leaves: z.array(z.strictObject({ leaf: z.string().min(1), usage: usage.nullable() })).max(64),
+    /** The builder's one hypothesis and its move (CONTRACT section 7), as the round record keeps them. */
+    answer: z
+      .strictObject({ hypothesis: z.string().max(10_000), move: z.string().max(10_000) })
+      .nullable()
+      .optional(),
+    /** The ball's live proof's evidence: at most 16 KiB of its output kept, hashed. */
+    live: z
+      .strictObject({
+        code: z.number().int(),
+        ms: z.number().nonnegative(),
+        sha256: hash,
+        bytes: z.number().int().nonnegative(),
+        truncated: z.boolean(),
+        output: z.string().max(64 * 1024),
+        note: z.string().max(10_000).optional(),
+      })
+      .optional(),
+    events: z.array(z.string()).max(10_000),
+  })
+  .describe("A round result of the bullmq runner (the signed body of a completed job's return value).");
 
 export type RoundJobBody = z.infer<typeof roundJobSchema>;
 export type RoundResultBody = z.infer<typeof roundResultSchema>;

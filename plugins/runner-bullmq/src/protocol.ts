@@ -15,10 +15,24 @@ export type RoundJob = RoundJobBody;
 /** The job's request from the engine's: its own fields only (the engine's agents file stays on the engine's machine). */
 export function jobRequest(r: RoundRequest): RoundJob['request'] {
   return {
-    slice: r.slice, ball: r.ball, round: r.round, commit: r.commit, start: r.start, agent: r.agent, branch: r.branch,
-    definition: r.definition as unknown as Record<string, unknown>, spec: r.spec as unknown as Record<string, unknown>, prompt: r.prompt,
-    reviewers: r.reviewers, alternates: r.alternates, champion: r.champion === null ? null : { code: r.champion.code, metric: r.champion.metric, ms: r.champion.ms, ...(r.champion.note === undefined ? {} : { note: r.champion.note }) },
-    checkMap: r.checkMap, passed: r.passed, timeoutMs: r.timeoutMs, authors: r.authors, costLeftUsd: r.costLeftUsd,
+    slice: r.slice,
+    ball: r.ball,
+    round: r.round,
+    commit: r.commit,
+    start: r.start,
+    agent: r.agent,
+    branch: r.branch,
+    definition: r.definition as unknown as Record<string, unknown>,
+    spec: r.spec as unknown as Record<string, unknown>,
+    prompt: r.prompt,
+    reviewers: r.reviewers,
+    alternates: r.alternates,
+    champion: r.champion === null ? null : { code: r.champion.code, metric: r.champion.metric, ms: r.champion.ms, ...(r.champion.note === undefined ? {} : { note: r.champion.note }) },
+    checkMap: r.checkMap,
+    passed: r.passed,
+    timeoutMs: r.timeoutMs,
+    authors: r.authors,
+    costLeftUsd: r.costLeftUsd,
   };
 }
 

@@ -17,7 +17,10 @@ async function changedBetween(repo: string, from: string, to: string, env: NodeJ
 }
 
 async function isAncestor(repo: string, a: string, b: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  return git(repo, ['merge-base', '--is-ancestor', a, b], env).then(() => true, () => false);
+  return git(repo, ['merge-base', '--is-ancestor', a, b], env).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** What the engine takes of a result: the worker's, with the engine's changed paths, and a -1 where a check fails. */
@@ -50,7 +53,10 @@ export async function recheckResult(repo: string, request: RoundRequest, worker:
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !sinceStart.some((p) => normal(p) === normal(entry.path))) continue;
     const stray = await changesOutsideLines(repo, request.start, normal(entry.path), entry.lines, commit);
-    if (stray.length > 0) return refuse(`edited ${JSON.stringify(showText(entry.path))} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')})`);
+    if (stray.length > 0)
+      return refuse(
+        `edited ${JSON.stringify(showText(entry.path))} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')})`,
+      );
   }
   result.changed = await changedBetween(repo, request.commit, commit, env);
   const candidate = await candidateAt(repo, commit, ball);

@@ -32,7 +32,9 @@ export async function ping(url: string, timeoutMs = 3000): Promise<void> {
   const { Redis: IORedis } = await import('ioredis');
   const redis = new IORedis(url, { maxRetriesPerRequest: 0, lazyConnect: true, connectTimeout: timeoutMs, retryStrategy: () => null, enableOfflineQueue: false });
   let last: Error | null = null;
-  redis.on('error', (e: Error) => { last = e; });
+  redis.on('error', (e: Error) => {
+    last = e;
+  });
   try {
     await redis.connect();
     await redis.ping();

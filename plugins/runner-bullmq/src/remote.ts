@@ -25,14 +25,17 @@ export async function checkRemote(cwd: string, remote: string, env: NodeJS.Proce
   const kind = remoteKind(remote);
   if (kind === 'url') return;
   if (kind === 'path') {
-    if (!existsSync(isAbsolute(remote) ? remote : resolve(cwd, remote))) throw new UsageError(`--remote ${shown}: no such path (the shared remote every worker clones: a remote's name, a path or a git URL)`);
+    if (!existsSync(isAbsolute(remote) ? remote : resolve(cwd, remote)))
+      throw new UsageError(`--remote ${shown}: no such path (the shared remote every worker clones: a remote's name, a path or a git URL)`);
     return;
   }
   const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: gitEnv(env), allowFailure: true });
   if (got.code !== 0) {
     const names = await runGit(['remote'], { cwd, env: gitEnv(env), allowFailure: true });
     const known = names.code === 0 ? names.stdout.split('\n').filter((n) => n !== '') : [];
-    throw new UsageError(`--remote ${shown}: the repository has no remote of that name (${known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`}); give a remote's name, a path or a git URL every worker reaches`);
+    throw new UsageError(
+      `--remote ${shown}: the repository has no remote of that name (${known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`}); give a remote's name, a path or a git URL every worker reaches`,
+    );
   }
 }
 

@@ -48,21 +48,22 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   // Commits the remote is known to hold (pushed, or fetched back from it): not pushed again.
   const onRemote = new Set<string>();
 
-  const open = () => (opened ??= (async () => {
-    const { Queue: BullQueue, QueueEvents: BullQueueEvents, Job } = await import('bullmq');
-    const connection = await connect(options.redis);
-    const listen = await connect(options.redis);
-    const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
-    const events = new BullQueueEvents(QUEUE, { connection: listen, prefix: PREFIX });
-    // Redis going away is waited through (every command queues until it is back); the rounds' polls say the rest.
-    queue.on('error', () => {});
-    events.on('error', () => {});
-    const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
-    events.on('completed', wake);
-    events.on('failed', wake);
-    await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-    return { queue, connection, events, listen, Job };
-  })());
+  const open = () =>
+    (opened ??= (async () => {
+      const { Queue: BullQueue, QueueEvents: BullQueueEvents, Job } = await import('bullmq');
+      const connection = await connect(options.redis);
+      const listen = await connect(options.redis);
+      const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
+      const events = new BullQueueEvents(QUEUE, { connection: listen, prefix: PREFIX });
+      // Redis going away is waited through (every command queues until it is back); the rounds' polls say the rest.
+      queue.on('error', () => {});
+      events.on('error', () => {});
+      const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
+      events.on('completed', wake);
+      events.on('failed', wake);
+      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+      return { queue, connection, events, listen, Job };
+    })());
 
   // Rounds a dead engine of this slice queued and nobody waits for any more: taken off before they are built.
   // The remote as its jobs name it (remoteKey: one key for its name, its URL and its path).
@@ -108,7 +109,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         const state = job === undefined ? 'gone' : await job.getState().catch(() => 'unknown');
         // Not built by anyone yet: taken off the queue. Being built: left to its worker, whose result is not taken.
         if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await job?.remove().catch(() => undefined);
-        throw new LeapError(`no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state}: taken off the queue`}`);
+        throw new LeapError(
+          `no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state}: taken off the queue`}`,
+        );
       }
       const job = await Job.fromId<Sealed, Sealed>(queue, id);
       if (job === undefined) {
@@ -122,10 +125,13 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${showText(ended?.failedReason ?? job.failedReason)}`);
       }
       await new Promise<void>((r) => {
-        const timer = setTimeout(() => {
-          wakers.delete(id);
-          r();
-        }, Math.max(0, Math.min(pollMs, deadline - Date.now() + 1)));
+        const timer = setTimeout(
+          () => {
+            wakers.delete(id);
+            r();
+          },
+          Math.max(0, Math.min(pollMs, deadline - Date.now() + 1)),
+        );
         wakers.set(id, () => {
           clearTimeout(timer);
           wakers.delete(id);
@@ -163,9 +169,11 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       // (a server that refuses to be asked for a sha). The engine's branch moves only where its checks say.
       const checked = await once(async () => {
         if (!(await hasCommit(options.repoRoot, result.tip, env))) {
-          await withRetries(() => git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env)
-            .catch(() => git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env)))
-            .catch(() => undefined);
+          await withRetries(() =>
+            git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env).catch(() =>
+              git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env),
+            ),
+          ).catch(() => undefined);
         }
         if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
         const rechecked = await recheckResult(options.repoRoot, request, result, env);

@@ -32,14 +32,16 @@ export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
   } else {
     from = 'LEAP_QUEUE_SECRET';
     secret = env.LEAP_QUEUE_SECRET ?? '';
-    if (secret === '') throw new UsageError(`the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE (at least ${MIN_SECRET} characters; never on the command line)`);
+    if (secret === '')
+      throw new UsageError(
+        `the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE (at least ${MIN_SECRET} characters; never on the command line)`,
+      );
   }
   if ([...secret].length < MIN_SECRET) throw new UsageError(`the queue secret from ${from} has ${[...secret].length} characters; it needs at least ${MIN_SECRET}`);
   return Buffer.from(secret, 'utf8');
 }
 
-const macOf = (secret: Buffer, kind: 'job' | 'result', id: string, body: string) =>
-  createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
+const macOf = (secret: Buffer, kind: 'job' | 'result', id: string, body: string) => createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
 
 /** `value` as the signed data of job `id` (kind job), or of its result (kind result). */
 export function seal(secret: Buffer, kind: 'job' | 'result', id: string, value: unknown): Sealed {

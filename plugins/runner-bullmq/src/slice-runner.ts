@@ -13,7 +13,11 @@ export const runner: RunnerModule<SliceRunner> = {
   name: 'bullmq',
   options: {
     redis: { type: 'string', value: 'URL', help: 'the Redis server (redis://HOST:PORT; default LEAP_REDIS_URL)' },
-    remote: { type: 'string', value: 'R', help: 'the shared remote every worker clones, a remote name, path or git URL (default origin); each round\'s commit is pushed there, each result fetched back' },
+    remote: {
+      type: 'string',
+      value: 'R',
+      help: "the shared remote every worker clones, a remote name, path or git URL (default origin); each round's commit is pushed there, each result fetched back",
+    },
     'secret-file': { type: 'string', value: 'FILE', help: 'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)' },
   },
   async prepare(values, place) {
@@ -28,7 +32,7 @@ export const runner: RunnerModule<SliceRunner> = {
 
 // The options of both: Redis's URL, the queue secret, the remote, then Redis answering.
 async function checked(values: Readonly<Record<string, string | boolean | undefined>>, { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv }) {
-  const given = (key: string) => (typeof values[key] === 'string' ? values[key] as string : undefined);
+  const given = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : undefined);
   const url = checkRedisUrl(given('redis'), '--redis', env);
   const secretFile = given('secret-file');
   const secret = readQueueSecret(env, secretFile === undefined ? undefined : resolve(cwd, secretFile));

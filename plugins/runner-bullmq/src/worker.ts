@@ -90,44 +90,55 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const inFlight = new Map<string, number>();
   let stopping = false;
 
-  const clone = () => once(async () => {
-    if (existsSync(bare)) return;
-    const partial = `${bare}.partial-${process.pid}`;
-    rmSync(partial, { recursive: true, force: true });
-    try {
-      await git(dir, ['clone', '--bare', '--quiet', '--', options.repo, partial], env);
-    } catch (error) {
+  const clone = () =>
+    once(async () => {
+      if (existsSync(bare)) return;
+      const partial = `${bare}.partial-${process.pid}`;
       rmSync(partial, { recursive: true, force: true });
-      throw new RemoteError((error as Error).message);
-    }
-    // Commits need an identity; a machine without one gets the worker's.
-    const named = await git(partial, ['config', 'user.name'], env).then((n) => n.trim() !== '', () => false);
-    if (!named) {
-      await git(partial, ['config', 'user.name', 'leap worker'], env);
-      await git(partial, ['config', 'user.email', `leap-worker@${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}.invalid`], env);
-    }
-    renameSync(partial, bare);
-  });
+      try {
+        await git(dir, ['clone', '--bare', '--quiet', '--', options.repo, partial], env);
+      } catch (error) {
+        rmSync(partial, { recursive: true, force: true });
+        throw new RemoteError((error as Error).message);
+      }
+      // Commits need an identity; a machine without one gets the worker's.
+      const named = await git(partial, ['config', 'user.name'], env).then(
+        (n) => n.trim() !== '',
+        () => false,
+      );
+      if (!named) {
+        await git(partial, ['config', 'user.name', 'leap worker'], env);
+        await git(partial, ['config', 'user.email', `leap-worker@${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}.invalid`], env);
+      }
+      renameSync(partial, bare);
+    });
 
   // The round's commit: already here (an earlier round, the base), else fetched by its sha (one trip), else by
   // the ball's branch (for a server that refuses to be asked for a sha).
-  const fetch = (slice: string, ball: string, commit: string) => once(async () => {
-    if (await hasCommit(bare, commit, env)) return;
-    const branch = ballBranch(slice, ball);
-    const bySha = await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, commit], env).then(() => null, (error: Error) => error);
-    if (bySha !== null) {
-      try {
-        await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
-      } catch (error) {
-        // A remote that answers but lacks the commit is another repository than the engine's: no hand-back, a failure.
-        const answers = await git(bare, ['ls-remote', '--heads', '--', options.repo], env).then(() => true, () => false);
-        // Not refused at once: a worker whose --repo is wrong must not fail a round a rightly set worker builds.
-        if (answers) throw new Error(`the round's commit ${commit} is not on ${shownRepo} (branch ${branch} neither): is --repo the engine's remote?`);
-        throw new RemoteError(`${bySha.message}; ${(error as Error).message}`);
+  const fetch = (slice: string, ball: string, commit: string) =>
+    once(async () => {
+      if (await hasCommit(bare, commit, env)) return;
+      const branch = ballBranch(slice, ball);
+      const bySha = await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, commit], env).then(
+        () => null,
+        (error: Error) => error,
+      );
+      if (bySha !== null) {
+        try {
+          await git(bare, ['fetch', '--quiet', '--no-write-fetch-head', '--', options.repo, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env);
+        } catch (error) {
+          // A remote that answers but lacks the commit is another repository than the engine's: no hand-back, a failure.
+          const answers = await git(bare, ['ls-remote', '--heads', '--', options.repo], env).then(
+            () => true,
+            () => false,
+          );
+          // Not refused at once: a worker whose --repo is wrong must not fail a round a rightly set worker builds.
+          if (answers) throw new Error(`the round's commit ${commit} is not on ${shownRepo} (branch ${branch} neither): is --repo the engine's remote?`);
+          throw new RemoteError(`${bySha.message}; ${(error as Error).message}`);
+        }
       }
-    }
-    if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${shownRepo}: its branch ${branch} is elsewhere`);
-  });
+      if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${shownRepo}: its branch ${branch} is elsewhere`);
+    });
 
   const releasing = new Set<Promise<void>>();
   const release = async (key: string) => {
@@ -162,7 +173,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     if (own === null) held.set(key, { dir: place, head: commit });
     return place;
   };
-  const dropOwn = (place: string) => once(() => retryWorktreeRace(() => git(bare, ['worktree', 'remove', '--force', '--force', place], env))).catch(() => rmSync(place, { recursive: true, force: true }));
+  const dropOwn = (place: string) =>
+    once(() => retryWorktreeRace(() => git(bare, ['worktree', 'remove', '--force', '--force', place], env))).catch(() => rmSync(place, { recursive: true, force: true }));
 
   // The clone made while the worker waits for its first job. A remote it cannot clone is said at once; the
   // worker waits on (the remote may come back), and each round it takes goes back to the queue until then.
@@ -175,7 +187,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // Nothing is touched before the job is checked; a bad one fails at once (no retry) with every reason found.
     let checked: Awaited<ReturnType<typeof checkJobBody>>;
     try {
-      if (job.data !== null && typeof job.data === 'object' && UNPARSABLE in job.data) throw new BadJobError('the job\'s data is not JSON');
+      if (job.data !== null && typeof job.data === 'object' && UNPARSABLE in job.data) throw new BadJobError("the job's data is not JSON");
       checked = await checkJobBody(unseal(options.secret, 'job', String(job.id), job.data), dir);
     } catch (error) {
       if (!(error instanceof BadJobError || error instanceof SignatureError)) throw error;
@@ -233,7 +245,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       }
       if (error instanceof PushError) {
         const attempts = job.opts.attempts ?? 1;
-        log(`${what}: built, but cannot push to the remote ${shownRepo}: ${error.message}; attempt ${job.attemptsMade + 1} of ${attempts} spent${job.attemptsMade + 1 < attempts ? ', the round is tried again after the job\'s backoff' : ', the round fails'}`);
+        log(
+          `${what}: built, but cannot push to the remote ${shownRepo}: ${error.message}; attempt ${job.attemptsMade + 1} of ${attempts} spent${job.attemptsMade + 1 < attempts ? ", the round is tried again after the job's backoff" : ', the round fails'}`,
+        );
         throw new Error(hide(`the round's work could not be pushed to the remote: ${error.message}`));
       }
       if (!(error instanceof RemoteError)) {
@@ -253,7 +267,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       else inFlight.set(key, left);
       if (ownPlace !== null) await dropOwn(ownPlace);
     }
-    log(`${what}: ${result.receipt === null ? 'no pass' : `receipt ${result.receipt}`}${result.candidate === null ? '' : ` (candidate ${result.candidate.slice(0, 12)})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; pushed ${ballBranch(request.slice, request.ball)} at ${result.tip.slice(0, 12)}`);
+    log(
+      `${what}: ${result.receipt === null ? 'no pass' : `receipt ${result.receipt}`}${result.candidate === null ? '' : ` (candidate ${result.candidate.slice(0, 12)})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; pushed ${ballBranch(request.slice, request.ball)} at ${result.tip.slice(0, 12)}`,
+    );
     return seal(options.secret, 'result', String(job.id), result);
   };
 
@@ -268,9 +284,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
   }
   const worker = new CheckedWorker(QUEUE, processor, {
-    connection, prefix: PREFIX, concurrency: Math.max(1, options.jobs ?? 1), lockDuration: lockMs, stalledInterval: stalledMs,
+    connection,
+    prefix: PREFIX,
+    concurrency: Math.max(1, options.jobs ?? 1),
+    lockDuration: lockMs,
+    stalledInterval: stalledMs,
     // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
-    maxStalledCount: 2, autorun: false, name,
+    maxStalledCount: 2,
+    autorun: false,
+    name,
   });
   let lastError = '';
   // Said once per job (the renewal is tried every half lock while the round runs on).
@@ -291,7 +313,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   });
   void worker.run().catch((error: Error) => log(`stopped: ${error.message}`));
   await worker.waitUntilReady();
-  log(`${name}: waiting for rounds on ${redactUrl(options.redis)} (queue ${QUEUE}), --jobs ${Math.max(1, options.jobs ?? 1)}, remote ${shownRepo}, folder ${dir}${options.agents === undefined ? '' : `, agents ${options.agents}`}`);
+  log(
+    `${name}: waiting for rounds on ${redactUrl(options.redis)} (queue ${QUEUE}), --jobs ${Math.max(1, options.jobs ?? 1)}, remote ${shownRepo}, folder ${dir}${options.agents === undefined ? '' : `, agents ${options.agents}`}`,
+  );
   return {
     name,
     async close() {
@@ -299,7 +323,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // BullMQ's close waits on Redis for ever when it is gone: then it is not waited for. The rounds in flight
       // had their leaves ended by the signal; their jobs' locks lapse and the stalled check gives them to
       // another worker once Redis is back.
-      const closing = worker.close().then(() => true, () => true);
+      const closing = worker.close().then(
+        () => true,
+        () => true,
+      );
       const redisAnswered = await Promise.race([closing, redisGone(connection).then(() => false)]);
       if (!redisAnswered) {
         log(`Redis at ${redactUrl(options.redis)} does not answer: not waiting for it (the rounds in flight go to another worker once it is back)`);

@@ -12,7 +12,7 @@ const BASE = { 'src/a.txt': 'old a\n' };
 const test = suite('leap slice clean --runner bullmq');
 test.after.each(cleanupTempDirs);
 
-test('after a run: the remote\'s leap/SLICE/* branches and the slice\'s finished jobs are removed; another slice\'s are kept', async () => {
+test("after a run: the remote's leap/SLICE/* branches and the slice's finished jobs are removed; another slice's are kept", async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
   const slices = ['gone', 'kept'].map((id) => writeSlice(dir, { id, balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] }, `${id}.json`));
@@ -22,10 +22,15 @@ test('after a run: the remote\'s leap/SLICE/* branches and the slice\'s finished
   try {
     await m1.waitFor(/waiting for rounds/);
     for (const file of slices) {
-      const { summary, lines } = runQueued(redis.url, file, repo, agents, { });
+      const { summary, lines } = runQueued(redis.url, file, repo, agents, {});
       assert.is((await summary).exitCode, 0, lines.join('\n'));
     }
-    const remoteHeads = () => git(remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/leap').trim().split('\n').filter((l) => l !== '').sort();
+    const remoteHeads = () =>
+      git(remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/leap')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort();
     assert.equal(remoteHeads(), ['leap/gone/a', 'leap/kept/a']);
     const completed = async () => (await listen.zrange(`${PREFIX}:${QUEUE}:completed`, 0, -1)).sort();
     assert.is((await completed()).length, 2);
@@ -43,8 +48,11 @@ test('after a run: the remote\'s leap/SLICE/* branches and the slice\'s finished
     assert.is(out.slice, 'gone');
     assert.ok(out.branches.includes('leap/gone/spine'), clean.out());
     assert.ok(out.runner.includes(`deleted the branch leap/gone/a on the remote ${remote}`), clean.out());
-    assert.ok(out.runner.some((l) => /^removed the completed job gone\.a\.r1\./.test(l)), clean.out());
-    assert.equal(remoteHeads(), ['leap/kept/a'], 'only the other slice\'s branch is left on the remote');
+    assert.ok(
+      out.runner.some((l) => /^removed the completed job gone\.a\.r1\./.test(l)),
+      clean.out(),
+    );
+    assert.equal(remoteHeads(), ['leap/kept/a'], "only the other slice's branch is left on the remote");
     const left = await completed();
     assert.is(left.length, 1);
     assert.match(left[0] as string, /^kept\.a\.r1\./);

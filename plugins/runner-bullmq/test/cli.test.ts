@@ -11,7 +11,17 @@ import { ball, contentProof, freePort, readLeap, setupRemote, spawnWorker, start
 async function call(command: typeof workerCommand, argv: string[], cwd: string, env = testEnv()) {
   let stdout = '';
   let stderr = '';
-  const io: SubcommandIo = { stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; }, cwd, env, isTTY: false };
+  const io: SubcommandIo = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    cwd,
+    env,
+    isTTY: false,
+  };
   try {
     return { code: await command(argv, io), stdout, stderr };
   } catch (error) {
@@ -27,7 +37,15 @@ test.after.each(cleanupTempDirs);
 test('leap worker --help: the usage, the options, the exit codes', async () => {
   const out = await call(workerCommand, ['--help'], process.cwd());
   assert.is(out.code, 0);
-  for (const text of ['Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR]', '--agents FILE', '--secret-file FILE', '--jobs N', 'LEAP_BULLMQ_LOCK_MS', 'Exit codes: 0 stopped by TERM or INT; 2 bad input']) assert.ok(out.stdout.includes(text), text);
+  for (const text of [
+    'Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR]',
+    '--agents FILE',
+    '--secret-file FILE',
+    '--jobs N',
+    'LEAP_BULLMQ_LOCK_MS',
+    'Exit codes: 0 stopped by TERM or INT; 2 bad input',
+  ])
+    assert.ok(out.stdout.includes(text), text);
 });
 
 test('leap worker: bad input is exit 2 with what was expected and what was found; nothing left on disk', async () => {
@@ -110,7 +128,7 @@ test('leap slice run --runner: a runner that does not exist, --redis without bul
   assert.is(git(remote, 'for-each-ref', 'refs/heads/leap').trim(), '');
   const help = await call(sliceCommand, ['run', '--help'], repo);
   assert.match(help.stdout, /--runner NAME {6}where balls are built: local \(default/);
-  assert.not.match(help.stdout, /--redis URL/, 'a runner\'s options are its own');
+  assert.not.match(help.stdout, /--redis URL/, "a runner's options are its own");
   // The runner's options are found with it: its help lists them.
   const bullHelp = await call(sliceCommand, ['run', '--runner', 'bullmq', '--help'], repo);
   assert.is(bullHelp.code, 0);
@@ -118,7 +136,7 @@ test('leap slice run --runner: a runner that does not exist, --redis without bul
   assert.match(bullHelp.stdout, /--secret-file FILE {2}the queue secret/);
 });
 
-test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one worker builds it, its end heard through the queue\'s events (no poll), the summary as JSON', async () => {
+test("leap slice run FILE --runner bullmq --redis URL --remote URL --json: one worker builds it, its end heard through the queue's events (no poll), the summary as JSON", async () => {
   const redis = await startRedis();
   const base = { 'src/a.txt': 'old a\n' };
   const { remote, repo, dir } = setupRemote(base);
@@ -130,7 +148,12 @@ test('leap slice run FILE --runner bullmq --redis URL --remote URL --json: one w
   const m1 = spawnWorker(redis.url, remote, name, ['--agents', agents]);
   try {
     await m1.waitFor(/waiting for rounds/);
-    const out = await call(sliceCommand, ['run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'], repo, testEnv({ LEAP_BULLMQ_POLL_MS: '600000' }));
+    const out = await call(
+      sliceCommand,
+      ['run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'],
+      repo,
+      testEnv({ LEAP_BULLMQ_POLL_MS: '600000' }),
+    );
     assert.is(out.code, 0, out.stderr + m1.err());
     const summary = JSON.parse(out.stdout) as { receipt: number; balls: { id: string; receipt: number }[] };
     assert.equal([summary.receipt, summary.balls.map((b) => [b.id, b.receipt])], [1, [['a', 1]]]);

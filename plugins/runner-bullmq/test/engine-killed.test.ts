@@ -43,11 +43,33 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
     const { lines } = again;
     const summary = await again.summary;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
-    assert.ok(lines.some((l) => l.startsWith('ball a: passed on an earlier run')), lines.join('\n'));
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.reused]), [['a', 1, true], ['slow', 1, false], ['c', 1, false]]);
+    assert.ok(
+      lines.some((l) => l.startsWith('ball a: passed on an earlier run')),
+      lines.join('\n'),
+    );
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt, b.reused]),
+      [
+        ['a', 1, true],
+        ['slow', 1, false],
+        ['c', 1, false],
+      ],
+    );
     // a was built once, on the first run; its merge was not made twice.
-    assert.is(m1.err().split('\n').filter((l) => l.includes('again/a round 1: taken')).length, 1);
-    assert.is(git(repo, 'log', '--first-parent', '--format=%s', 'leap/again/spine').trim().split('\n').filter((s) => s.includes('merge a ')).length, 1);
+    assert.is(
+      m1
+        .err()
+        .split('\n')
+        .filter((l) => l.includes('again/a round 1: taken')).length,
+      1,
+    );
+    assert.is(
+      git(repo, 'log', '--first-parent', '--format=%s', 'leap/again/spine')
+        .trim()
+        .split('\n')
+        .filter((s) => s.includes('merge a ')).length,
+      1,
+    );
     assert.is(eventsOf(repo, 'merge').filter((e) => e.ball === 'a').length, 1);
     assert.ok(readLeap(repo, 'again', 'record.json') !== null);
   } finally {

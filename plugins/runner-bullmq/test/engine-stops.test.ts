@@ -58,7 +58,7 @@ test('no worker takes the round within LEAP_BULLMQ_ROUND_MS: the ball is held, t
   }
 });
 
-test('a moment\'s outage of the remote on the engine\'s side (its first two pushes refused): the engine tries again with backoff and the ball passes', async () => {
+test("a moment's outage of the remote on the engine's side (its first two pushes refused): the engine tries again with backoff and the ball passes", async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
   const count = join(dir, 'refused');
@@ -73,7 +73,10 @@ test('a moment\'s outage of the remote on the engine\'s side (its first two push
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
     assert.is(readFileSync(count, 'utf8').trim(), '2', 'two pushes were refused before one went through');
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt]), [['a', 1]]);
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt]),
+      [['a', 1]],
+    );
   } finally {
     await stopAll(redis, m1);
   }

@@ -45,8 +45,21 @@ export interface RedisServer {
 export async function startRedis(options: { aof?: boolean } = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = makeTempDir('leap-redis-');
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--protected-mode', 'yes', '--daemonize', 'no',
-    ...(options.aof === true ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'])];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--protected-mode',
+    'yes',
+    '--daemonize',
+    'no',
+    ...(options.aof === true ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
+  ];
   let child: ChildProcess | null = null;
   const launch = async () => {
     const proc = spawn('/usr/bin/redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -76,7 +89,16 @@ export async function startRedis(options: { aof?: boolean } = {}): Promise<Redis
     child = null;
   };
   await launch();
-  return { url: `redis://127.0.0.1:${port}`, port, dir, stop, restart: async () => { await stop(); await launch(); } };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    stop,
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+  };
 }
 
 /** A real sshd on 127.0.0.1, as the current user: its own host key, one client key, everything in a temp folder. */
@@ -103,21 +125,37 @@ export async function startSshd(sshd = '/usr/sbin/sshd'): Promise<SshServer> {
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${client}.pub`));
   const port = await freePort();
   const config = join(dir, 'sshd_config');
-  writeFileSync(config, [
-    'ListenAddress 127.0.0.1', `Port ${port}`, `HostKey ${host}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-    'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'UsePAM no', 'StrictModes no', `PidFile ${join(dir, 'sshd.pid')}`, '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'ListenAddress 127.0.0.1',
+      `Port ${port}`,
+      `HostKey ${host}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'StrictModes no',
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      '',
+    ].join('\n'),
+  );
   // sshd run as root wants its privilege-separation folder.
   if (process.getuid?.() === 0 && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755, recursive: true });
   const child = spawn(sshd, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  child.stderr?.on('data', (b: Buffer) => { log += b.toString(); });
+  child.stderr?.on('data', (b: Buffer) => {
+    log += b.toString();
+  });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const end = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${sshd} exited ${child.exitCode ?? child.signalCode}: ${log}`);
     const open = await new Promise<boolean>((r) => {
-      const socket = connectTcp(port, '127.0.0.1', () => { socket.destroy(); r(true); });
+      const socket = connectTcp(port, '127.0.0.1', () => {
+        socket.destroy();
+        r(true);
+      });
       socket.on('error', () => r(false));
     });
     if (open) break;
@@ -128,7 +166,9 @@ export async function startSshd(sshd = '/usr/sbin/sshd'): Promise<SshServer> {
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    port, user: userInfo().username, log: () => log,
+    port,
+    user: userInfo().username,
+    log: () => log,
     gitSshCommand: `ssh -i ${client} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes`,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -149,15 +189,24 @@ export interface LeapProcess {
 
 export function spawnLeap(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): LeapProcess {
   const child = spawn(process.execPath, ['--import', tsx, join(fixtures, 'leap.ts'), ...args], {
-    cwd: options.cwd, env: options.env ?? testEnv(), stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: options.cwd,
+    env: options.env ?? testEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
-  child.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr?.on('data', (b: Buffer) => { err += b.toString(); });
+  child.stdout?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
   return {
-    child, out: () => out, err: () => err, exited,
+    child,
+    out: () => out,
+    err: () => err,
+    exited,
     async waitFor(pattern, ms = 60_000) {
       const end = Date.now() + ms;
       for (;;) {
@@ -181,10 +230,14 @@ export function spawnWorker(redis: string, repo: string, name: string, extra: st
 
 /** The end of a test: the processes stopped with TERM (a paused one resumed first), then Redis. */
 export async function stopAll(redis: RedisServer, ...procs: (LeapProcess | null)[]): Promise<{ code: number | null; signal: NodeJS.Signals | null }[]> {
-  const ends = await Promise.all(procs.filter((p) => p !== null).map((p) => {
-    p.child.kill('SIGCONT');
-    return stop(p);
-  }));
+  const ends = await Promise.all(
+    procs
+      .filter((p) => p !== null)
+      .map((p) => {
+        p.child.kill('SIGCONT');
+        return stop(p);
+      }),
+  );
   await redis.stop();
   return ends;
 }
@@ -196,11 +249,19 @@ export async function stop(proc: LeapProcess): Promise<{ code: number | null; si
 }
 
 /** The queue secret of the tests' engines and workers. */
-export const SECRET = 'the tests\' queue secret, $HOME `id` 🦀';
+export const SECRET = "the tests' queue secret, $HOME `id` 🦀";
 
 /** The environment of a run: short locks and stalled checks, so a dead worker's round moves on in seconds; the queue secret. */
 export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LEAP_QUEUE_SECRET: SECRET, LEAP_BULLMQ_LOCK_MS: '1500', LEAP_BULLMQ_STALLED_MS: '500', LEAP_BULLMQ_RETRY_MS: '1000', LEAP_BULLMQ_POLL_MS: '50', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LEAP_QUEUE_SECRET: SECRET,
+    LEAP_BULLMQ_LOCK_MS: '1500',
+    LEAP_BULLMQ_STALLED_MS: '500',
+    LEAP_BULLMQ_RETRY_MS: '1000',
+    LEAP_BULLMQ_POLL_MS: '50',
+    ...extra,
+  };
   for (const key of Object.keys(env)) if (key.startsWith('VERI_') && !(key in extra)) delete env[key];
   return env;
 }
@@ -213,9 +274,18 @@ export type Plan = Record<string, Record<string, { edits?: { path: string; conte
 export function writeAgents(dir: string, plan: Plan): string {
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const reviewer = (name: string, family: string) => ({ plugin: 'command', family, command: [process.execPath, join(engineFixtures, 'reviewer.mjs')], env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name } });
+  const reviewer = (name: string, family: string) => ({
+    plugin: 'command',
+    family,
+    command: [process.execPath, join(engineFixtures, 'reviewer.mjs')],
+    env: { REVIEW_MODE: 'pass', REVIEWER_NAME: name },
+  });
   // The builder runs in a sandbox: its plan and gate files lie in `dir`, its entry's to read and write.
-  const agents = { b: { plugin: 'command', family: 'fb', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile }, paths: { write: [dir] } }, r1: reviewer('r1', 'f1'), r2: reviewer('r2', 'f2') };
+  const agents = {
+    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile }, paths: { write: [dir] } },
+    r1: reviewer('r1', 'f1'),
+    r2: reviewer('r2', 'f2'),
+  };
   const file = join(dir, 'agents.json');
   writeFileSync(file, JSON.stringify({ agents }, null, 2));
   return file;
@@ -267,7 +337,14 @@ export function receiptsOf(repo: string, slice: string, balls: string[]) {
 export function runQueued(redis: string, file: string, repo: string, agents: string, options: { jobs?: number; env?: NodeJS.ProcessEnv } = {}) {
   const lines: string[] = [];
   const summary = runSlice({
-    file, cwd: repo, env: options.env ?? testEnv(), jobs: options.jobs, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'], progress: (l) => lines.push(l),
+    file,
+    cwd: repo,
+    env: options.env ?? testEnv(),
+    jobs: options.jobs,
+    agentsFile: agents,
+    builder: 'b',
+    reviewers: ['r1', 'r2'],
+    progress: (l) => lines.push(l),
     createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
   });
   return { summary, lines };
@@ -329,8 +406,25 @@ export function roundRequest(repo: string, slice: string, agent = 'b', extra: Pa
   const spec = ball('a', ['a.txt'], { 'a.txt': 'a\n' }, { proof: { argv: contentProof({ 'a.txt': 'A\n' }) } });
   const definition = { id: slice, base: 'HEAD', spine: 'integrator', balls: [spec] };
   return {
-    slice, ball: 'a', round: 1, commit, start: commit, agent, branch: `leap/${slice}/a`, definition, spec, prompt: 'build a',
-    reviewers: ['r1', 'r2'], alternates: [], agentsFile: null, champion: null, checkMap: true, passed: [], timeoutMs: 60_000, authors: [],
-    costLeftUsd: null, ...extra,
+    slice,
+    ball: 'a',
+    round: 1,
+    commit,
+    start: commit,
+    agent,
+    branch: `leap/${slice}/a`,
+    definition,
+    spec,
+    prompt: 'build a',
+    reviewers: ['r1', 'r2'],
+    alternates: [],
+    agentsFile: null,
+    champion: null,
+    checkMap: true,
+    passed: [],
+    timeoutMs: 60_000,
+    authors: [],
+    costLeftUsd: null,
+    ...extra,
   } as RoundRequest;
 }

@@ -56,28 +56,129 @@ test('every field of a job is checked on the worker before anything is touched: 
   };
   const missing = 'f'.repeat(40);
   const cases: [string, Body | string, RegExp][] = [
-    ['ball-traversal', edit('ball-traversal', (b) => { b.request.ball = '../../../victims/v1'; }), /request\.ball: an id is 1 to 64/],
-    ['slice-id', edit('slice-id', (b) => { b.request.slice = 'Up/../../x'; }), /request\.slice: an id is/],
-    ['branch', edit('branch', (b) => { b.request.branch = 'main'; }), /request\.branch: expected "leap\/branch\/a", got "main"/],
-    ['commit-name', edit('commit-name', (b) => { b.request.commit = 'HEAD'; }), /request\.commit: a full commit sha/],
+    [
+      'ball-traversal',
+      edit('ball-traversal', (b) => {
+        b.request.ball = '../../../victims/v1';
+      }),
+      /request\.ball: an id is 1 to 64/,
+    ],
+    [
+      'slice-id',
+      edit('slice-id', (b) => {
+        b.request.slice = 'Up/../../x';
+      }),
+      /request\.slice: an id is/,
+    ],
+    [
+      'branch',
+      edit('branch', (b) => {
+        b.request.branch = 'main';
+      }),
+      /request\.branch: expected "leap\/branch\/a", got "main"/,
+    ],
+    [
+      'commit-name',
+      edit('commit-name', (b) => {
+        b.request.commit = 'HEAD';
+      }),
+      /request\.commit: a full commit sha/,
+    ],
     // A commit the remote lacks spends the job's attempts (a worker with a wrong --repo leaves it to the others).
-    ['commit-missing', edit('commit-missing', (b) => { b.request.commit = missing; b.request.start = missing; }), new RegExp(`^the round's commit ${missing} is not on`)],
-    ['round', edit('round', (b) => { b.request.round = 5; }), /request\.round/],
-    ['agent', edit('agent', (b) => { b.request.agent = 'b\n\u001b[31m'; }), /request\.agent: a printable name/],
-    ['agents-file', edit('agents-file', (b) => { b.agents = { name: 'x.json', text: '{"agents":{"b":{"plugin":"command","command":["id"]}}}' }; }), /Unrecognized key: "agents"/],
-    ['env', edit('env', (b) => { b.request.env = { PATH: '/tmp' }; }), /Unrecognized key: "env"/],
-    ['agents-path', edit('agents-path', (b) => { b.request.agentsFile = '/etc/passwd'; }), /Unrecognized key: "agentsFile"/],
-    ['remote-url', edit('remote-url', (b) => { b.remote = 'https://user:token@example.invalid/repo.git'; }), /remote: a sha256/],
-    ['scope-out', edit('scope-out', (b) => {
-      const spec = { ...(b.request.spec as Record<string, unknown>), scope: [{ path: '../../../victims/v1/keep.txt', sha256: null }] };
-      b.request.spec = spec;
-      b.request.definition = { ...(b.request.definition as Record<string, unknown>), balls: [spec] };
-    }), /request\.definition is not a valid slice: .*\.\./],
-    ['spec-other', edit('spec-other', (b) => { b.request.spec = ball('a', ['a.txt'], { 'a.txt': 'a\n' }, { proof: { argv: ['sh', '-c', 'id'] } }); }), /request\.spec: not the definition's ball of that id/],
-    ['definition-other', edit('definition-other', (b) => { (b.request.definition as Record<string, unknown>).id = 'elsewhere'; }), /request\.definition\.id: expected the job's slice "definition-other", got "elsewhere"/],
-    ['passed-ghost', edit('passed-ghost', (b) => { b.request.passed = ['ghost']; }), /request\.passed: no ball "ghost"/],
-    ['timeout', edit('timeout', (b) => { b.request.timeoutMs = -1; }), /request\.timeoutMs/],
-    ['version', edit('version', (b) => { b.v = 2; }), /^refused: v: /],
+    [
+      'commit-missing',
+      edit('commit-missing', (b) => {
+        b.request.commit = missing;
+        b.request.start = missing;
+      }),
+      new RegExp(`^the round's commit ${missing} is not on`),
+    ],
+    [
+      'round',
+      edit('round', (b) => {
+        b.request.round = 5;
+      }),
+      /request\.round/,
+    ],
+    [
+      'agent',
+      edit('agent', (b) => {
+        b.request.agent = 'b\n\u001b[31m';
+      }),
+      /request\.agent: a printable name/,
+    ],
+    [
+      'agents-file',
+      edit('agents-file', (b) => {
+        b.agents = { name: 'x.json', text: '{"agents":{"b":{"plugin":"command","command":["id"]}}}' };
+      }),
+      /Unrecognized key: "agents"/,
+    ],
+    [
+      'env',
+      edit('env', (b) => {
+        b.request.env = { PATH: '/tmp' };
+      }),
+      /Unrecognized key: "env"/,
+    ],
+    [
+      'agents-path',
+      edit('agents-path', (b) => {
+        b.request.agentsFile = '/etc/passwd';
+      }),
+      /Unrecognized key: "agentsFile"/,
+    ],
+    [
+      'remote-url',
+      edit('remote-url', (b) => {
+        b.remote = 'https://user:token@example.invalid/repo.git';
+      }),
+      /remote: a sha256/,
+    ],
+    [
+      'scope-out',
+      edit('scope-out', (b) => {
+        const spec = { ...(b.request.spec as Record<string, unknown>), scope: [{ path: '../../../victims/v1/keep.txt', sha256: null }] };
+        b.request.spec = spec;
+        b.request.definition = { ...(b.request.definition as Record<string, unknown>), balls: [spec] };
+      }),
+      /request\.definition is not a valid slice: .*\.\./,
+    ],
+    [
+      'spec-other',
+      edit('spec-other', (b) => {
+        b.request.spec = ball('a', ['a.txt'], { 'a.txt': 'a\n' }, { proof: { argv: ['sh', '-c', 'id'] } });
+      }),
+      /request\.spec: not the definition's ball of that id/,
+    ],
+    [
+      'definition-other',
+      edit('definition-other', (b) => {
+        (b.request.definition as Record<string, unknown>).id = 'elsewhere';
+      }),
+      /request\.definition\.id: expected the job's slice "definition-other", got "elsewhere"/,
+    ],
+    [
+      'passed-ghost',
+      edit('passed-ghost', (b) => {
+        b.request.passed = ['ghost'];
+      }),
+      /request\.passed: no ball "ghost"/,
+    ],
+    [
+      'timeout',
+      edit('timeout', (b) => {
+        b.request.timeoutMs = -1;
+      }),
+      /request\.timeoutMs/,
+    ],
+    [
+      'version',
+      edit('version', (b) => {
+        b.v = 2;
+      }),
+      /^refused: v: /,
+    ],
     ['not-an-object', 'just text', /refused: \(the body\)/],
     ['not-json', valid('not-json'), /refused: the job's data is not JSON/],
   ];
@@ -105,7 +206,11 @@ test('every field of a job is checked on the worker before anything is touched: 
     // Data that is not JSON at all, as redis-cli would leave it.
     await connection.hset(`${PREFIX}:${QUEUE}:not-json`, 'data', '{"v":1,"request":');
     await queue.resume();
-    const states = await ended(queue, connection, cases.map(([id]) => id));
+    const states = await ended(
+      queue,
+      connection,
+      cases.map(([id]) => id),
+    );
     for (const [id, , reason] of cases) {
       const got = states.get(id);
       assert.is(got?.state, 'failed', `${id}: ${JSON.stringify(got)}\n${m1.err()}`);
@@ -118,7 +223,7 @@ test('every field of a job is checked on the worker before anything is touched: 
       // At once: one attempt, no retry.
       assert.is(got?.attempts, 1, id);
     }
-    assert.ok(!existsSync(ran), 'no job\'s proof ran');
+    assert.ok(!existsSync(ran), "no job's proof ran");
     assert.ok(existsSync(join(victim, 'keep.txt')), 'the victim folder is untouched');
     assert.is(git(remote, 'for-each-ref', '--format=%(refname) %(objectname)'), refsBefore, 'nothing pushed');
     assert.ok(!existsSync(join(m1.dir, 'w', 'state')), 'no leaf ran for any job');
@@ -126,7 +231,7 @@ test('every field of a job is checked on the worker before anything is touched: 
     assert.equal(existsSync(work) ? readdirSync(work) : [], [], 'no worktree made');
     // The worker says why, on one line each, its text escaped.
     assert.match(m1.err(), /job agent: refused: request\.agent: a printable name/);
-    assert.ok(!m1.err().includes('\u001b'), 'no terminal escape reaches the worker\'s stderr');
+    assert.ok(!m1.err().includes('\u001b'), "no terminal escape reaches the worker's stderr");
   } finally {
     await queue.close();
     connection.disconnect();

@@ -28,7 +28,16 @@ test('job ids name the ball and round, safely; timings from the environment, els
 
 test('--remote: a name the repository has, a path that is there, or a URL (reached later); anything else is a UsageError (exit 2) naming it', async () => {
   const { remote, repo } = setupRemote({ 'a.txt': 'a\n' });
-  assert.equal(['origin', '/srv/r.git', './r.git', 'r/x.git', 'ssh://git@h/r.git', 'git@h:r.git', 'https://tok@h/r.git', 'file:///srv/r.git'].map(remoteKind), ['name', 'path', 'path', 'path', 'url', 'url', 'url', 'url']);
+  assert.equal(['origin', '/srv/r.git', './r.git', 'r/x.git', 'ssh://git@h/r.git', 'git@h:r.git', 'https://tok@h/r.git', 'file:///srv/r.git'].map(remoteKind), [
+    'name',
+    'path',
+    'path',
+    'path',
+    'url',
+    'url',
+    'url',
+    'url',
+  ]);
   for (const ok of ['origin', remote, 'ssh://git@host.invalid/r.git', 'https://tok3n@host.invalid/r.git']) await checkRemote(repo, ok, testEnv());
   const bad: [string, RegExp][] = [
     ['nosuchremote', /^--remote "nosuchremote": the repository has no remote of that name \(its remotes: origin\)/],
@@ -37,14 +46,20 @@ test('--remote: a name the repository has, a path that is there, or a URL (reach
     ['-oProxyCommand=x', /^Expected --remote to be a remote's name, a path or a git URL, got "-oProxyCommand=x"/],
   ];
   for (const [given, message] of bad) {
-    const error = await checkRemote(repo, given, testEnv()).then(() => null, (e: Error & { exitCode?: number }) => e);
+    const error = await checkRemote(repo, given, testEnv()).then(
+      () => null,
+      (e: Error & { exitCode?: number }) => e,
+    );
     assert.ok(error !== null, given);
     assert.is(error.exitCode, 2, given);
     assert.match(error.message, message);
   }
   // A repository with no remote at all says so.
   git(repo, 'remote', 'remove', 'origin');
-  const none = await checkRemote(repo, 'origin', testEnv()).then(() => null, (e: Error) => e);
+  const none = await checkRemote(repo, 'origin', testEnv()).then(
+    () => null,
+    (e: Error) => e,
+  );
   assert.match(none?.message ?? '', /the repository has no remote of that name \(it has no remote\)/);
 });
 
@@ -69,7 +84,7 @@ test('signing: a sealed value opens with its secret and job id only', () => {
   assert.is(readQueueSecret({ LEAP_QUEUE_SECRET: '🦀'.repeat(16) }).toString(), '🦀'.repeat(16));
 });
 
-test('git: core\'s GitError, naming the subcommand (never its data) and saying what git said', async () => {
+test("git: core's GitError, naming the subcommand (never its data) and saying what git said", async () => {
   const dir = makeTempDir('leap-git-');
   try {
     await runGit(dir, ['rev-parse', 'HEAD']);
@@ -83,7 +98,7 @@ test('git: core\'s GitError, naming the subcommand (never its data) and saying w
 
 const request = (repo: string, slice: string, agent = 'b') => roundRequest(repo, slice, agent);
 
-test('the runner: a dead engine\'s queued rounds dropped, a job Redis lost queued again, the queued rounds taken off at close', async () => {
+test("the runner: a dead engine's queued rounds dropped, a job Redis lost queued again, the queued rounds taken off at close", async () => {
   const redis = await startRedis();
   const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue(QUEUE, { connection, prefix: PREFIX });

@@ -10,10 +10,10 @@ import { ball, contentProof, runQueued, setupRemote, spawnWorker, startRedis, st
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
-const test = suite('bullmq runner: a remote that refuses the worker\'s pushes');
+const test = suite("bullmq runner: a remote that refuses the worker's pushes");
 test.after.each(cleanupTempDirs);
 
-test('the worker builds, cannot push, spends the job\'s attempts with backoff; the job fails after the third and the engine holds the ball', async () => {
+test("the worker builds, cannot push, spends the job's attempts with backoff; the job fails after the third and the engine holds the ball", async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
   // The remote's pre-receive hook refuses the pushes of the worker only (its environment says who pushes):
@@ -28,7 +28,10 @@ test('the worker builds, cannot push, spends the job\'s attempts with backoff; t
     await m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents);
     const summary = await running;
-    const said = m1.err().split('\n').filter((l) => l.includes('nopush/a round 1: built, but cannot push'));
+    const said = m1
+      .err()
+      .split('\n')
+      .filter((l) => l.includes('nopush/a round 1: built, but cannot push'));
     assert.is(said.length, 3, m1.err());
     assert.match(said[0] as string, /attempt 1 of 3 spent, the round is tried again after the job's backoff/);
     assert.match(said[1] as string, /attempt 2 of 3 spent, the round is tried again/);
@@ -38,7 +41,10 @@ test('the worker builds, cannot push, spends the job\'s attempts with backoff; t
     assert.not.match(m1.err(), /nopush\/a round 1: cannot reach the remote/);
     // The engine ended on its own, the ball not passed, and says why.
     assert.is.not(summary.exitCode, 0, lines.join('\n'));
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt === 1]), [['a', false]]);
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt === 1]),
+      [['a', false]],
+    );
     assert.match(lines.join('\n'), /could not be pushed to the remote/);
   } finally {
     await stopAll(redis, m1);

@@ -31,7 +31,14 @@ test('Redis killed and started again in the middle of a slice (append-only file 
     await redis.restart();
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['p', 1, 1], ['q', 1, 1], ['r', 1, 1]]);
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt, b.rounds]),
+      [
+        ['p', 1, 1],
+        ['q', 1, 1],
+        ['r', 1, 1],
+      ],
+    );
     for (const id of ids) assert.is(readLeap(repo, 'restart', id, 'round-2.json'), null, id);
     // Each round built once, each ball merged once.
     const taken = `${m1.err()}\n${m2.err()}`.split('\n').filter((l) => /round 1: receipt 1/.test(l));

@@ -66,8 +66,17 @@ test('a worker whose --repo is another repository: the round fails after its att
     await wrong.waitFor(/waiting for rounds/);
     const summary = await runQueued(redis.url, file, repo, agents).summary;
     assert.is(summary.exitCode, 3);
-    assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: the workers could not build wrong\.a\.r1\.[0-9a-f.]+: the round's commit [0-9a-f]{40} is not on .*: is --repo the engine's remote\?/);
-    assert.is(wrong.err().split('\n').filter((l) => l.includes('wrong/a round 1: failed: ')).length, 3);
+    assert.match(
+      summary.balls[0]?.reason ?? '',
+      /^the engine failed on this ball: the workers could not build wrong\.a\.r1\.[0-9a-f.]+: the round's commit [0-9a-f]{40} is not on .*: is --repo the engine's remote\?/,
+    );
+    assert.is(
+      wrong
+        .err()
+        .split('\n')
+        .filter((l) => l.includes('wrong/a round 1: failed: ')).length,
+      3,
+    );
   } finally {
     await stopAll(redis, wrong);
   }

@@ -5,7 +5,24 @@ import { join } from 'node:path';
 import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE, jobId } from '../src/index.js';
-import { eventsOf, gateFile, openGate, readLeap, receiptsOf, runLocal, runQueued, setupRemote, spawnWorker, spineSubjects, spineTree, startRedis, stopAll, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
+import {
+  eventsOf,
+  gateFile,
+  openGate,
+  readLeap,
+  receiptsOf,
+  runLocal,
+  runQueued,
+  setupRemote,
+  spawnWorker,
+  spineSubjects,
+  spineTree,
+  startRedis,
+  stopAll,
+  TWO_BALLS_BASE,
+  twoBalls,
+  until,
+} from './helpers.js';
 
 const test = suite('bullmq runner: a round result that arrives twice');
 test.after.each(cleanupTempDirs);
@@ -24,7 +41,14 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     await m1.waitFor(/waiting for rounds/);
     let ended = false;
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2 });
-    void running.then(() => { ended = true; }, () => { ended = true; });
+    void running.then(
+      () => {
+        ended = true;
+      },
+      () => {
+        ended = true;
+      },
+    );
     await m1.waitFor(/twice\/x round 1: taken/);
     assert.ok(await waitFor(() => existsSync(join(m1.dir, 'w', 'state', 'twice', 'x', 'build-x-1.pid')), 10_000), 'the builder leaf runs');
     // Paused, not dead: its builder leaf runs on, but no lock is renewed, so BullMQ's stalled check gives the job away.
@@ -39,12 +63,17 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     const field = (f: string[], name: string) => f[f.indexOf(name) + 1] ?? '';
     // m2 says "receipt 1" before BullMQ moves the job to completed: the event is waited for.
     const completed = await until('the completed event of x round 1 on the stream', async () =>
-      (await listen.xrange(stream, '-', '+')).find(([, f]) => field(f, 'event') === 'completed' && field(f, 'jobId').startsWith(id)));
+      (await listen.xrange(stream, '-', '+')).find(([, f]) => field(f, 'event') === 'completed' && field(f, 'jobId').startsWith(id)),
+    );
     await listen.xadd(stream, '*', ...completed[1]);
     // The paused worker goes on: its builder leaf has ended, it finishes the round, and its result comes second.
     m1.child.kill('SIGCONT');
     const late = await m1.waitFor(/twice\/x round 1: (lost|receipt|failed)/, 30_000);
-    assert.match(late, /twice\/x round 1: lost the job's lock while the round ran \(this worker was paused or cut off longer than the lock\): another worker has the round; this result is dropped, nothing pushed/, m1.err());
+    assert.match(
+      late,
+      /twice\/x round 1: lost the job's lock while the round ran \(this worker was paused or cut off longer than the lock\): another worker has the round; this result is dropped, nothing pushed/,
+      m1.err(),
+    );
     await m1.waitFor(/job twice\.x\.r1\.[0-9a-f.]+: its lock could not be renewed/, 30_000);
     assert.not.ok(ended, 'the engine was still running when the second result came');
     // y is held at its gate until here (by whichever worker took it): the engine cannot have ended.
@@ -53,7 +82,13 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     openGate(gates.y);
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['x', 1, 1], ['y', 1, 1]]);
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt, b.rounds]),
+      [
+        ['x', 1, 1],
+        ['y', 1, 1],
+      ],
+    );
 
     // Recorded once: one round record (m2's), one round event and line, one receipt, one ball in record.json, one merge.
     const round = readLeap<{ worker: string; commit: string }>(repo, 'twice', 'x', 'round-1.json');
@@ -62,7 +97,10 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     for (const kind of ['round', 'receipt', 'merge']) assert.is(eventsOf(repo, kind).filter((e) => e.ball === 'x').length, 1, kind);
     assert.is(lines.filter((l) => l.startsWith('ball x: round 1')).length, 1, lines.join('\n'));
     const record = readLeap<{ balls: { task: string; commit: string }[] }>(repo, 'twice', 'record.json');
-    assert.equal(record?.balls.filter((b) => b.task === 'x').map((b) => b.commit), [round?.commit]);
+    assert.equal(
+      record?.balls.filter((b) => b.task === 'x').map((b) => b.commit),
+      [round?.commit],
+    );
     assert.equal(spineSubjects(repo, 'twice'), ['leap: merge y onto the spine of twice', 'leap: merge x onto the spine of twice', 'initial']);
     // The remote's ball branch is the recorded round's, not the late worker's.
     assert.is(git(remote, 'rev-parse', 'leap/twice/x').trim(), git(repo, 'rev-parse', 'leap/twice/x').trim());

@@ -26,29 +26,47 @@ test('a rerun after the engine was killed: the worker builds both rounds of the 
     const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], { cwd: repo });
     await m1.waitFor(/dup\/x round 1: taken/);
     const state = join(m1.dir, 'w', 'state', 'dup');
-    await until('the first round\'s builder leaf', () => existsSync(join(state, 'x', 'build-x-1.pid')));
+    await until("the first round's builder leaf", () => existsSync(join(state, 'x', 'build-x-1.pid')));
     engine.child.kill('SIGKILL');
     assert.is((await engine.exited).signal, 'SIGKILL');
 
     const again = runQueued(redis.url, file, repo, agents);
-    const taken = await until('the rerun\'s round taken beside the first', () => m1.err().split('\n').filter((l) => l.includes('dup/x round 1: taken')).length >= 2);
+    const taken = await until(
+      "the rerun's round taken beside the first",
+      () =>
+        m1
+          .err()
+          .split('\n')
+          .filter((l) => l.includes('dup/x round 1: taken')).length >= 2,
+    );
     assert.ok(taken);
     // The second round's leaves have their own folder (BALL~TAG), and so its own checkout.
-    const second = await until('the second round\'s builder leaf', () => readdirSync(state).find((d) => d.startsWith('x~1-') && existsSync(join(state, d, 'build-x-1.pid'))));
-    assert.ok(existsSync(join(m1.dir, 'w', 'work', 'dup', second)), 'the second round\'s own worktree');
-    assert.ok(existsSync(join(m1.dir, 'w', 'work', 'dup', 'x', 'src', 'x.txt')), 'the first round\'s worktree is still there');
+    const second = await until("the second round's builder leaf", () => readdirSync(state).find((d) => d.startsWith('x~1-') && existsSync(join(state, d, 'build-x-1.pid'))));
+    assert.ok(existsSync(join(m1.dir, 'w', 'work', 'dup', second)), "the second round's own worktree");
+    assert.ok(existsSync(join(m1.dir, 'w', 'work', 'dup', 'x', 'src', 'x.txt')), "the first round's worktree is still there");
     openGate(gate);
 
     const summary = await again.summary;
     assert.is(summary.exitCode, 0, `${again.lines.join('\n')}\n${m1.err()}`);
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt]), [['x', 1]]);
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt]),
+      [['x', 1]],
+    );
     assert.is(git(repo, 'show', 'leap/dup/spine:src/x.txt'), 'X\n');
     // Both rounds ran to their end: no round failed to start, none was handed back broken.
-    await until('both rounds\' ends', () => m1.err().split('\n').filter((l) => /dup\/x round 1: receipt 1/.test(l)).length === 2, 60_000);
+    await until(
+      "both rounds' ends",
+      () =>
+        m1
+          .err()
+          .split('\n')
+          .filter((l) => /dup\/x round 1: receipt 1/.test(l)).length === 2,
+      60_000,
+    );
     assert.not.match(m1.err(), /dup\/x round 1: failed/);
     assert.is(readLeap<{ receipt: number }>(repo, 'dup', 'x', 'result.json')?.receipt, 1);
     // The second round's checkout is given back when it ends.
-    await until('the second round\'s checkout given back', () => !existsSync(join(m1.dir, 'w', 'work', 'dup', second)));
+    await until("the second round's checkout given back", () => !existsSync(join(m1.dir, 'w', 'work', 'dup', second)));
   } finally {
     await stopAll(redis, m1);
   }

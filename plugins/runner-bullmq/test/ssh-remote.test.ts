@@ -7,7 +7,7 @@ import { readLeap, receiptsOf, runLocal, setupRemote, spawnLeap, spawnWorker, sp
 const test = suite('bullmq runner: an ssh remote');
 test.after.each(cleanupTempDirs);
 
-test('leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose --repo is that URL, git told how by GIT_SSH_COMMAND: the slice passes, its spine a local run\'s', async () => {
+test("leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose --repo is that URL, git told how by GIT_SSH_COMMAND: the slice passes, its spine a local run's", async () => {
   // No sshd is a failure that says so, never a skip.
   const sshd = await startSshd();
   const redis = await startRedis();
@@ -18,14 +18,23 @@ test('leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
   const m1 = spawnWorker(redis.url, url, 'm1', ['--agents', agents, '--jobs', '2'], env);
   try {
     assert.ok((await m1.waitFor(/waiting for rounds/)).includes(`remote ${url}`));
-    const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], { cwd: repo, env });
+    const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], {
+      cwd: repo,
+      env,
+    });
     const end = await engine.exited;
     assert.is(end.code, 0, `${engine.err()}\n${m1.err()}\n${sshd.log()}`);
     assert.match(engine.err(), /ball x: round 1 \(worker m1\): receipt 1/);
     assert.match(engine.err(), /ball y: round 1 \(worker m1\): receipt 1/);
     // Everything went through sshd: the worker cloned the ssh URL, the engine pushed to it and fetched from it.
     assert.is(git(join(m1.dir, 'w', 'repo.git'), 'config', 'remote.origin.url').trim(), url);
-    assert.ok(sshd.log().split('\n').filter((l) => l.includes(`Accepted publickey for ${sshd.user} from 127.0.0.1`)).length >= 4, sshd.log());
+    assert.ok(
+      sshd
+        .log()
+        .split('\n')
+        .filter((l) => l.includes(`Accepted publickey for ${sshd.user} from 127.0.0.1`)).length >= 4,
+      sshd.log(),
+    );
     for (const id of ['x', 'y']) assert.is(git(remote, 'rev-parse', `leap/far/${id}`), git(repo, 'rev-parse', `leap/far/${id}`), id);
     assert.is(readLeap<{ worker: string }>(repo, 'far', 'y', 'round-1.json')?.worker, 'm1');
 

@@ -48,7 +48,15 @@ test('two workers build a slice of four balls (one after two others): the same s
     assert.is(alone.exitCode, 0);
     assert.is(spineTree(repo, 'quad'), spineTree(local, 'quad'), 'the same spine tree');
     assert.equal(receiptsOf(repo, 'quad', ['a', 'b', 'c', 'd']), receiptsOf(local, 'quad', ['a', 'b', 'c', 'd']));
-    assert.equal(queued.balls.map((b) => [b.id, b.receipt, b.rounds]), [['a', 1, 1], ['b', 1, 1], ['c', 1, 2], ['d', 1, 1]]);
+    assert.equal(
+      queued.balls.map((b) => [b.id, b.receipt, b.rounds]),
+      [
+        ['a', 1, 1],
+        ['b', 1, 1],
+        ['c', 1, 2],
+        ['d', 1, 1],
+      ],
+    );
     assert.is(git(repo, 'show', 'leap/quad/spine:src/c.txt'), `C ${hostile}\n`);
     assert.ok(readLeap(repo, 'quad', 'record.json') !== null, 'record.json written');
 
@@ -58,12 +66,19 @@ test('two workers build a slice of four balls (one after two others): the same s
       const r1 = readLeap<{ worker?: string }>(repo, 'quad', id, 'round-1.json');
       assert.ok(r1?.worker === 'm1' || r1?.worker === 'm2', `${id}: ${r1?.worker}`);
       workers.add(r1.worker as string);
-      assert.ok(lines.some((l) => l.startsWith(`ball ${id}: round 1 (worker ${r1.worker}): `)), id);
+      assert.ok(
+        lines.some((l) => l.startsWith(`ball ${id}: round 1 (worker ${r1.worker}): `)),
+        id,
+      );
     }
     assert.is(workers.size, 2, 'both workers built balls');
     assert.is(readLeap(local, 'quad', 'a', 'round-1.json')?.worker, undefined, 'a local round names no worker');
     // The same events as a local run: the workers' leaves (builders, jurors) land in the engine's log.
-    const leaves = (r: string) => eventsOf(r, 'launch').map((e) => e.leaf as string).filter((l) => l.startsWith('build-')).sort();
+    const leaves = (r: string) =>
+      eventsOf(r, 'launch')
+        .map((e) => e.leaf as string)
+        .filter((l) => l.startsWith('build-'))
+        .sort();
     assert.equal(leaves(repo), leaves(local));
     assert.equal(eventsOf(repo, 'review').length, eventsOf(local, 'review').length);
     for (const kind of ['ball', 'round', 'receipt', 'merge']) assert.is(eventsOf(repo, kind).length, eventsOf(local, kind).length, kind);
@@ -73,13 +88,23 @@ test('two workers build a slice of four balls (one after two others): the same s
     assert.match(m1.err() + m2.err(), /quad\/d round 1: receipt 1 \(candidate [0-9a-f]{12}\) in \d+\.\d s; pushed leap\/quad\/d at [0-9a-f]{12}/);
   } finally {
     const ends = await stopAll(redis, m1, m2);
-    assert.equal(ends.map((e) => e.code), [0, 0], m1.err() + m2.err());
+    assert.equal(
+      ends.map((e) => e.code),
+      [0, 0],
+      m1.err() + m2.err(),
+    );
   }
   assert.match(m1.err(), /leap worker: SIGTERM: taking no more jobs/);
   assert.match(m1.err(), /leap worker: m1: stopped/);
   for (const m of [m1, m2]) assert.not.match(m.err(), /does not answer/, 'a Redis that answers is waited for');
   // A worker gives back every worktree it made.
-  for (const m of [m1, m2]) assert.is(git(join(m.dir, 'w', 'repo.git'), 'worktree', 'list').trim().split('\n').length, 1);
+  for (const m of [m1, m2])
+    assert.is(
+      git(join(m.dir, 'w', 'repo.git'), 'worktree', 'list')
+        .trim()
+        .split('\n').length,
+      1,
+    );
 });
 
 test.run();

@@ -28,7 +28,13 @@ test('a worker SIGKILLed in the middle of a ball costs that round only: the othe
     openGate(gate);
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['x', 1, 1], ['y', 1, 1]]);
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt, b.rounds]),
+      [
+        ['x', 1, 1],
+        ['y', 1, 1],
+      ],
+    );
     // The round the dead worker held went to m2 by BullMQ's stalled check; one round recorded, by m2.
     assert.is(readLeap<{ worker: string }>(repo, 'dies', 'x', 'round-1.json')?.worker, 'm2');
     assert.is(readLeap(repo, 'dies', 'x', 'round-2.json'), null);
@@ -62,7 +68,11 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
     m1.child.kill('SIGTERM');
     assert.is((await m1.exited).code, 0, m1.err());
     // The worker says it was stopped (not the engine): the reason is the worker's own.
-    assert.match(m1.err(), /SIGTERM: taking no more jobs[\s\S]*term\/x round 1: handed back \(this worker was asked to stop and its builder leaf build-x-1 was ended\); another worker builds the round[\s\S]*m1: stopped/, m1.err());
+    assert.match(
+      m1.err(),
+      /SIGTERM: taking no more jobs[\s\S]*term\/x round 1: handed back \(this worker was asked to stop and its builder leaf build-x-1 was ended\); another worker builds the round[\s\S]*m1: stopped/,
+      m1.err(),
+    );
     assert.not.match(m1.err(), /the engine was asked to stop/);
     assert.not.match(m1.err(), /term\/x round 1: receipt/);
     assert.not.match(m1.err(), /term\/y round 1: taken/);
@@ -70,8 +80,17 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     const summary = await running;
     assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
-    assert.equal(summary.balls.map((b) => [b.id, b.receipt, b.rounds]), [['x', 1, 1], ['y', 1, 1]]);
-    assert.equal(['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'term', id, 'round-1.json')?.worker), ['m2', 'm2']);
+    assert.equal(
+      summary.balls.map((b) => [b.id, b.receipt, b.rounds]),
+      [
+        ['x', 1, 1],
+        ['y', 1, 1],
+      ],
+    );
+    assert.equal(
+      ['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'term', id, 'round-1.json')?.worker),
+      ['m2', 'm2'],
+    );
     // Nothing of the ended leaf reached the remote: its ball branch holds m2's candidate.
     assert.is(git(remote, 'show', 'leap/term/x:src/x.txt'), 'X\n');
   } finally {

@@ -44,7 +44,11 @@ export function createGithubTracker(options: GithubTrackerOptions = {}): GithubT
       return await run(['issue', 'view', String(issue), `--json=${fields}`]);
     } catch (error) {
       if (error instanceof GhError && error.kind === 'not-found') {
-        throw new GhError('not-found', `no issue ${issue} on GitHub${options.repo === undefined ? '' : ` in ${options.repo}`}: ${error.stderr.trim()}`, { stderr: error.stderr, code: error.code, cause: error });
+        throw new GhError('not-found', `no issue ${issue} on GitHub${options.repo === undefined ? '' : ` in ${options.repo}`}: ${error.stderr.trim()}`, {
+          stderr: error.stderr,
+          code: error.code,
+          cause: error,
+        });
       }
       throw error;
     }
@@ -98,7 +102,11 @@ function withClosingReference(body: string, issue: number): string {
 
 // gh pr create prints the new pull request's URL as its last line.
 function lastUrl(stdout: string): string {
-  const url = stdout.trim().split('\n').reverse().find((line) => /^https?:\/\//.test(line.trim()));
+  const url = stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((line) => /^https?:\/\//.test(line.trim()));
   if (url === undefined) throw new GhError('failed', `gh pr create printed no pull request URL: ${showValue(stdout)}`);
   return url.trim();
 }

@@ -19,14 +19,20 @@ function thrown(fn: () => unknown): GhError {
 const parse = suite('parseGhIssue');
 
 parse('reads what gh prints, a deleted author as ghost', () => {
-  const issue = parseGhIssue('{"body":"## Acceptance criteria\\n1. [ ] one\\n","comments":[{"author":null,"body":"x"},{"author":{"login":"a"},"body":"y","createdAt":"t"}],"number":2,"title":"T"}\n', 2);
+  const issue = parseGhIssue(
+    '{"body":"## Acceptance criteria\\n1. [ ] one\\n","comments":[{"author":null,"body":"x"},{"author":{"login":"a"},"body":"y","createdAt":"t"}],"number":2,"title":"T"}\n',
+    2,
+  );
   assert.equal(issue.criteria, [{ index: 1, text: 'one', checked: false }]);
-  assert.equal(issue.comments, [{ author: 'ghost', body: 'x', createdAt: '' }, { author: 'a', body: 'y', createdAt: 't' }]);
+  assert.equal(issue.comments, [
+    { author: 'ghost', body: 'x', createdAt: '' },
+    { author: 'a', body: 'y', createdAt: 't' },
+  ]);
   assert.equal(parseGhIssue('{"body":"","number":2,"title":"T"}', 2).comments, []);
   assert.equal(parseGhIssue('{"body":"","comments":[{}],"number":2,"title":"T"}', 2).comments, [{ author: 'ghost', body: '', createdAt: '' }]);
 });
 
-parse('what is not gh\'s JSON for that issue is an error that shows it', () => {
+parse("what is not gh's JSON for that issue is an error that shows it", () => {
   assert.match(thrown(() => parseGhIssue('Warning: oops', 2)).message, 'gh issue view 2 printed no JSON: "Warning: oops"');
   assert.match(thrown(() => parseGhIssue('null', 2)).message, 'printed JSON without a number, title and body: "null"');
   assert.match(thrown(() => parseGhIssue('{"number":2,"title":"T"}', 2)).message, 'without a number, title and body');

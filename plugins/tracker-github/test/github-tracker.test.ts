@@ -4,7 +4,7 @@ import { git, cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-uti
 import { GhError, createGithubTracker } from '../src/index.js';
 import { makeGhWorld } from './helpers.js';
 
-const HOSTILE = "Add the user's \"quoted\" $(whoami) `date` \\ %s\ttab 🦀 שלום \u2028 <b>&amp;</b>";
+const HOSTILE = 'Add the user\'s "quoted" $(whoami) `date` \\ %s\ttab 🦀 שלום \u2028 <b>&amp;</b>';
 const BODY = `Words with $HOME, \`id\` and it's "quoted".\r\n\r\n## Acceptance criteria\r\n\r\n- [ ] ${HOSTILE}\r\n- [x] second, done\r\n- [ ] third: café 中文\r\n\r\n## Notes\r\n- not a criterion\r\n`;
 const issues = () => ({ '7': { title: HOSTILE, body: BODY, comments: [{ author: 'octocat', body: 'first!\n$(x)', createdAt: '2026-11-30T10:00:00Z' }] } });
 
@@ -57,7 +57,7 @@ read('an issue without an acceptance-criteria section has no criteria', async ()
   assert.equal(issue.comments, []);
 });
 
-read('an issue that does not exist is a not-found error in gh\'s words (exit 2)', async () => {
+read("an issue that does not exist is a not-found error in gh's words (exit 2)", async () => {
   const world = makeGhWorld(issues());
   const error = await rejects(createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' }).readIssue(99));
   assert.is(error.kind, 'not-found');
@@ -79,7 +79,7 @@ read('a bad issue number is refused before gh runs', async () => {
   assert.equal(world.calls(), []);
 });
 
-read('a clone with no GitHub remote and no repo: gh\'s own message', async () => {
+read("a clone with no GitHub remote and no repo: gh's own message", async () => {
   const world = makeGhWorld(issues());
   const error = await rejects(createGithubTracker({ cwd: world.repo, env: world.env }).readIssue(7));
   assert.is(error.kind, 'failed');
@@ -100,7 +100,7 @@ missing('no gh on PATH is a clear error that says how to install it', async () =
   assert.match(error.message, '"gh" is not on PATH: install it (https://cli.github.com) and run `gh auth login`');
 });
 
-missing('a gh that is not logged in (exit 4) says to log in, with gh\'s words', async () => {
+missing("a gh that is not logged in (exit 4) says to log in, with gh's words", async () => {
   const world = makeGhWorld(issues(), { loggedOut: true });
   const tracker = createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' });
   for (const call of [() => tracker.readIssue(7), () => tracker.comment(7, 'hi'), () => tracker.tickCriterion(7, 1)]) {
@@ -123,11 +123,17 @@ comment('sends the text on stdin (--body-file -), byte for byte, for every hosti
   const tracker = createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' });
   const texts = [...hostileTitles(12), `Red: PASS\n\n> ${HOSTILE}\n\nline 3 $(rm -rf /)\r\nend`, '-m --step', '- [x] not a criterion'];
   for (const text of texts) await tracker.comment(7, text);
-  const thread = world.state().issues['7']?.comments?.slice(1).map((c) => c.body);
+  const thread = world
+    .state()
+    .issues['7']?.comments?.slice(1)
+    .map((c) => c.body);
   assert.equal(thread, texts);
   const calls = world.calls();
   assert.equal(calls[0]?.argv, ['issue', 'comment', '7', '--body-file=-', '--repo=acme/widgets']);
-  assert.equal(calls.map((c) => c.stdin), texts);
+  assert.equal(
+    calls.map((c) => c.stdin),
+    texts,
+  );
 });
 
 comment('an empty comment is refused before gh runs', async () => {
@@ -154,14 +160,20 @@ tick('reads the body, ticks the one box and writes the body back with gh issue e
   assert.is(world.state().issues['7']?.body, expected, 'every other byte kept, CRLF included');
   assert.is(world.state().issues['7']?.title, HOSTILE);
   const calls = world.calls();
-  assert.equal(calls.map((c) => c.argv), [
-    ['issue', 'view', '7', '--json=number,title,body', '--repo=acme/widgets'],
-    ['issue', 'edit', '7', '--body-file=-', '--repo=acme/widgets'],
-    ['issue', 'view', '7', '--json=number,title,body', '--repo=acme/widgets'],
-    ['issue', 'edit', '7', '--body-file=-', '--repo=acme/widgets'],
-  ]);
+  assert.equal(
+    calls.map((c) => c.argv),
+    [
+      ['issue', 'view', '7', '--json=number,title,body', '--repo=acme/widgets'],
+      ['issue', 'edit', '7', '--body-file=-', '--repo=acme/widgets'],
+      ['issue', 'view', '7', '--json=number,title,body', '--repo=acme/widgets'],
+      ['issue', 'edit', '7', '--body-file=-', '--repo=acme/widgets'],
+    ],
+  );
   assert.is(calls[3]?.stdin, expected);
-  assert.equal((await tracker.readIssue(7)).criteria.map((c) => c.checked), [true, true, true]);
+  assert.equal(
+    (await tracker.readIssue(7)).criteria.map((c) => c.checked),
+    [true, true, true],
+  );
 });
 
 tick('a ticked criterion, one past the list, or a body with no criteria is an error, and gh edits nothing', async () => {
@@ -180,7 +192,10 @@ tick('a ticked criterion, one past the list, or a body with no criteria is an er
       assert.match((error as Error).message, message);
     }
   }
-  assert.ok(world.calls().every((c) => c.argv[1] === 'view'), 'no edit was sent');
+  assert.ok(
+    world.calls().every((c) => c.argv[1] === 'view'),
+    'no edit was sent',
+  );
   assert.is(world.state().issues['7']?.body, BODY);
 });
 
@@ -209,11 +224,15 @@ pr('pushes the branch, opens a draft with the hostile title and body, and finds 
   assert.is(again.url, first.url, 'the existing pull request of the branch');
   assert.is(git(world.remote, 'rev-parse', 'refs/heads/leap/issue-7'), git(world.repo, 'rev-parse', 'HEAD'), 'and the new commit pushed');
   assert.equal(world.calls().at(-1)?.argv, ['pr', 'edit', first.url, '--title=issue 7, resumed', '--body-file=-', '--repo=acme/widgets']);
-  assert.equal(world.state().pulls?.[0], { number: 8, title: 'issue 7, resumed', body: 'new summary\n\nCloses #7\n', head: 'leap/issue-7', base: 'main', draft: true }, 'updated, and linked to its issue');
+  assert.equal(
+    world.state().pulls?.[0],
+    { number: 8, title: 'issue 7, resumed', body: 'new summary\n\nCloses #7\n', head: 'leap/issue-7', base: 'main', draft: true },
+    'updated, and linked to its issue',
+  );
   assert.is(world.state().pulls?.length, 1);
 });
 
-pr('without a base, the tracker\'s base or gh\'s default branch; a title with a dash stays a title', async () => {
+pr("without a base, the tracker's base or gh's default branch; a title with a dash stays a title", async () => {
   const world = makeGhWorld(issues());
   git(world.repo, 'branch', 'leap/issue-7');
   const url = (await createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' }).openDraftPullRequest({ title: '--draft -m', body: '', branch: 'leap/issue-7' })).url;
@@ -227,7 +246,15 @@ pr('without a base, the tracker\'s base or gh\'s default branch; a title with a 
   const tracker = createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' });
   await tracker.openDraftPullRequest({ title: 't', body: '', branch: 'third', issue: 7 });
   await tracker.openDraftPullRequest({ title: 't', body: 'Fixes #7.', branch: 'third', issue: 7 });
-  assert.equal(world.calls().filter((c) => c.argv[0] === 'pr').slice(-3).map((c) => c.stdin), ['Closes #7\n', 'Fixes #7.', 'Fixes #7.'], 'created, then updated (create refused, edit)');
+  assert.equal(
+    world
+      .calls()
+      .filter((c) => c.argv[0] === 'pr')
+      .slice(-3)
+      .map((c) => c.stdin),
+    ['Closes #7\n', 'Fixes #7.', 'Fixes #7.'],
+    'created, then updated (create refused, edit)',
+  );
   assert.is(tracker.issueFile(7), null, 'the body lives on GitHub');
 });
 
@@ -239,10 +266,13 @@ pr('hostile titles and bodies reach the pull request byte for byte', async () =>
     git(world.repo, 'branch', `leap/issue-${i + 1}`);
     await tracker.openDraftPullRequest({ title, body: `${title}\n\n${HOSTILE}\r\n`, branch: `leap/issue-${i + 1}`, base: 'main' });
   }
-  assert.equal(world.state().pulls?.map((p) => [p.title, p.body]), titles.map((t) => [t, `${t}\n\n${HOSTILE}\r\n`]));
+  assert.equal(
+    world.state().pulls?.map((p) => [p.title, p.body]),
+    titles.map((t) => [t, `${t}\n\n${HOSTILE}\r\n`]),
+  );
 });
 
-pr('a branch that does not exist: git\'s words, and no pull request', async () => {
+pr("a branch that does not exist: git's words, and no pull request", async () => {
   const world = makeGhWorld(issues());
   const error = await rejects(createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' }).openDraftPullRequest({ title: 't', body: 'b', branch: 'leap/issue-9' }));
   assert.is(error.kind, 'failed');
@@ -253,7 +283,11 @@ pr('a branch that does not exist: git\'s words, and no pull request', async () =
 pr('an empty or multi-line title, or an empty branch, is refused before anything runs', async () => {
   const world = makeGhWorld(issues());
   const tracker = createGithubTracker({ cwd: world.repo, env: world.env, repo: 'acme/widgets' });
-  for (const [title, branch, message] of [[' ', 'b', /non-empty title and branch/], ['t', '', /non-empty title and branch/], ['a\nb', 'main', /a pull request title of one line, got "a\\nb"/]] as const) {
+  for (const [title, branch, message] of [
+    [' ', 'b', /non-empty title and branch/],
+    ['t', '', /non-empty title and branch/],
+    ['a\nb', 'main', /a pull request title of one line, got "a\\nb"/],
+  ] as const) {
     try {
       await tracker.openDraftPullRequest({ title, body: '', branch });
       assert.unreachable('accepted');

@@ -45,7 +45,11 @@ export function makeGhWorld(issues: GhState['issues'], extra: Partial<GhState> =
     state: (): GhState => JSON.parse(readFileSync(stateFile, 'utf8')) as GhState,
     calls: (): GhCall[] => {
       try {
-        return readFileSync(join(stateDir, 'calls.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as GhCall);
+        return readFileSync(join(stateDir, 'calls.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as GhCall);
       } catch {
         return [];
       }

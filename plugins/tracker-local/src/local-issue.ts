@@ -26,7 +26,10 @@ export function parseLocalIssue(text: string, file: string, number: number): Tra
   if (match === null || (match[1] ?? '') === '') {
     throw new FileFormatError(file, at === -1 ? 1 : at + 1, `expected a "# Title" line first, found ${showValue(first ?? '')}`);
   }
-  const body = lines.slice(at + 1).join('\n').replace(/^(?:[ \t]*\r?\n)+/, '');
+  const body = lines
+    .slice(at + 1)
+    .join('\n')
+    .replace(/^(?:[ \t]*\r?\n)+/, '');
   return { number, title: match[1] as string, body, criteria: criteriaOf(source, file) };
 }
 

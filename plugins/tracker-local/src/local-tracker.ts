@@ -41,9 +41,7 @@ export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPl
     openDraftPullRequest: async ({ title, body, branch, base, issue }) => {
       if (branch === '' || title === '') throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`);
       // With an issue, the pull request sits beside it (`issues/N.pr.md`); opening it again replaces it.
-      const file = issue === undefined
-        ? join(stateDir, 'pull-requests', `${branch.replace(/[^A-Za-z0-9._-]/g, '_')}.md`)
-        : join(paths.issuesDir, `${checkIssue(issue)}.pr.md`);
+      const file = issue === undefined ? join(stateDir, 'pull-requests', `${branch.replace(/[^A-Za-z0-9._-]/g, '_')}.md`) : join(paths.issuesDir, `${checkIssue(issue)}.pr.md`);
       ensureStateDir(stateDir);
       mkdirSync(dirname(file), { recursive: true });
       const head = [`# ${title}`, '', 'State: draft', `Base: ${base ?? '(the default branch)'}`, `Head: ${branch}`];

@@ -47,7 +47,13 @@ tracker('an ordered list numbers from 1 whatever it writes; no section means no 
   const local = createLocalTracker({ stateDir: stateWithIssue('\n#  Title with spaces ##\n## Acceptance criteria\n3. first\n7. [ ] second\n') });
   const issue = await local.readIssue(3);
   assert.is(issue.title, 'Title with spaces');
-  assert.equal(issue.criteria.map((c) => [c.index, c.text]), [[1, 'first'], [2, 'second']]);
+  assert.equal(
+    issue.criteria.map((c) => [c.index, c.text]),
+    [
+      [1, 'first'],
+      [2, 'second'],
+    ],
+  );
   const bare = createLocalTracker({ stateDir: stateWithIssue('# T\nno criteria here\n') });
   assert.equal((await bare.readIssue(3)).criteria, []);
 });
@@ -63,13 +69,28 @@ tracker('defaults to .tdd/ at the repository root', async () => {
 tracker('a missing issue, a missing title and a bad number are clear errors', async () => {
   const state = stateWithIssue('\n\nno title\n');
   const local = createLocalTracker({ stateDir: state });
-  await local.readIssue(9).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /no issue 9: .*issues\/9\.md does not exist/));
-  await local.readIssue(3).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /3\.md:3: expected a "# Title" line first, found "no title"/));
-  await local.readIssue(0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /positive integer/));
+  await local.readIssue(9).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /no issue 9: .*issues\/9\.md does not exist/),
+  );
+  await local.readIssue(3).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /3\.md:3: expected a "# Title" line first, found "no title"/),
+  );
+  await local.readIssue(0).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /positive integer/),
+  );
   writeFileSync(join(state, 'issues', '4.md'), '');
-  await local.readIssue(4).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /4\.md:1: expected a "# Title" line first, found ""/));
+  await local.readIssue(4).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /4\.md:1: expected a "# Title" line first, found ""/),
+  );
   mkdirSync(join(state, 'issues', '5.md'));
-  await local.readIssue(5).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /EISDIR/));
+  await local.readIssue(5).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /EISDIR/),
+  );
 });
 
 tracker('comment appends to the thread, creating it with a heading', async () => {
@@ -78,8 +99,7 @@ tracker('comment appends to the thread, creating it with a heading', async () =>
   const local = createLocalTracker({ stateDir: state, now: () => new Date(Date.UTC(2030, 0, 1, 0, 0, t++)) });
   await local.comment(3, 'Red: PASS\n\n');
   await local.comment(3, "it's `done` $(x)");
-  assert.is(readFileSync(join(state, 'issues', '3.thread.md'), 'utf8'),
-    "# Thread of issue 3\n\n## 2030-01-01T00:00:00.000Z\n\nRed: PASS\n\n## 2030-01-01T00:00:01.000Z\n\nit's `done` $(x)\n");
+  assert.is(readFileSync(join(state, 'issues', '3.thread.md'), 'utf8'), "# Thread of issue 3\n\n## 2030-01-01T00:00:00.000Z\n\nRed: PASS\n\n## 2030-01-01T00:00:01.000Z\n\nit's `done` $(x)\n");
 });
 
 tracker('tickCriterion ticks criterion K in place and keeps every other byte', async () => {
@@ -87,8 +107,14 @@ tracker('tickCriterion ticks criterion K in place and keeps every other byte', a
   const local = createLocalTracker({ stateDir: state });
   await local.tickCriterion(3, 1);
   assert.is(readFileSync(join(state, 'issues', '3.md'), 'utf8'), ISSUE.replace('- [ ] `greet`', '- [x] `greet`'));
-  await local.tickCriterion(3, 2).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /already ticked/));
-  await local.tickCriterion(3, 5).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /3\.md:5: .* so no criterion 5/));
+  await local.tickCriterion(3, 2).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /already ticked/),
+  );
+  await local.tickCriterion(3, 5).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /3\.md:5: .* so no criterion 5/),
+  );
 });
 
 tracker('openDraftPullRequest writes a local record and returns its file URL', async () => {
@@ -102,7 +128,10 @@ tracker('openDraftPullRequest writes a local record and returns its file URL', a
   assert.is(fileURLToPath(again.url), join(state, 'issues', '3.pr.md'));
   assert.is(readFileSync(join(state, 'issues', '3.pr.md'), 'utf8'), "# It's `$x`\n\nState: draft\nBase: main\nHead: leap/issue-3\nIssue: 3\n\n## Summary\n\nSteps:\n- one\n");
   assert.is(local.issueFile?.(3), join(state, 'issues', '3.md'));
-  await local.openDraftPullRequest({ title: '', body: '', branch: 'b' }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /non-empty title and branch/));
+  await local.openDraftPullRequest({ title: '', body: '', branch: 'b' }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /non-empty title and branch/),
+  );
 });
 
 tracker.run();

@@ -23,8 +23,11 @@ test('leap demo drives issue 1 of a fresh sample project end to end through the 
   assert.match(run.stdout, /\ndone: every step and criterion of issue 1 is ticked \(exit 0\)\n$/);
 
   const ledger = parseLedger(readFileSync(join(dir, '.tdd', 'issue-1.md'), 'utf8'), 'issue-1.md');
-  assert.equal(ledger.steps.map((s) => s.state), ['done', 'done', 'done']);
-  assert.is(ledger.steps[1]!.title, "Drop characters like ' \" $ ` that are not letters or digits");
+  assert.equal(
+    ledger.steps.map((s) => s.state),
+    ['done', 'done', 'done'],
+  );
+  assert.is(ledger.steps[1]!.title, 'Drop characters like \' " $ ` that are not letters or digits');
   assert.is(git(dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'leap/issue-1');
   assert.is(git(dir, 'status', '--porcelain', '--untracked-files=all'), '', 'the ledger agrees with HEAD, nothing left over');
   const log = git(dir, 'log', '--reverse', '--format=%s', 'main..HEAD').trim().split('\n');

@@ -13,10 +13,7 @@ const PATH_LIKE = /^(?:\.{1,2}\/)*[a-z0-9_@][\w.@-]*(?:\/[\w.@-]+)*(?:\/|\.(?:ts
 
 // Files the toolchain writes at run time or the build makes (anything under a `dist/` too), which the docs
 // describe and no tree holds.
-const MADE_AT_RUN_TIME = new Set([
-  'events.jsonl', 'run.json', 'record.json', 'result.json', 'champion.json', 'checkpoint.md', 'spine/aggregate.json',
-  'refs/leap/attempts/', 'test-output/',
-]);
+const MADE_AT_RUN_TIME = new Set(['events.jsonl', 'run.json', 'record.json', 'result.json', 'champion.json', 'checkpoint.md', 'spine/aggregate.json', 'refs/leap/attempts/', 'test-output/']);
 
 // Files of a user's repository that the toolchain reads, which docs name everywhere.
 const USERS_FILES = new Set(['leap.config.json', 'leap.agents.json']);
@@ -32,11 +29,12 @@ const EXAMPLES: Record<string, string[]> = {
 // The names of documents, which are capitals by convention; any other all-capital segment is a placeholder
 // (`NAME.cjs`, `BALL/result.json`, `issue-N.md`).
 const DOC_NAMES = new Set(['README', 'ARCHITECTURE', 'RESULTS', 'SKILL', 'CONTRACT', 'MODEL-STUB', 'CHANGELOG', 'STYLE', 'LICENSE']);
-const hasPlaceholder = (path: string) => path.split(/[/.]/).some((part) => /^[A-Z][A-Z0-9_-]*$/.test(part) && !DOC_NAMES.has(part))
-  || /(^|-)[A-Z](?=$|[-.])/.test(path);
+const hasPlaceholder = (path: string) => path.split(/[/.]/).some((part) => /^[A-Z][A-Z0-9_-]*$/.test(part) && !DOC_NAMES.has(part)) || /(^|-)[A-Z](?=$|[-.])/.test(path);
 
 docs('every path a doc names is a file or folder of the tree', () => {
-  const files = git(repoRoot, 'ls-files', '-z').split('\0').filter((f) => f !== '');
+  const files = git(repoRoot, 'ls-files', '-z')
+    .split('\0')
+    .filter((f) => f !== '');
   const tracked = new Set(files);
   const folders = new Set<string>();
   for (const file of files) for (let d = dirname(file); d !== '.'; d = dirname(d)) folders.add(`${d}/`);

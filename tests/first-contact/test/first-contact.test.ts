@@ -65,7 +65,7 @@ step('the clone installs exactly what the lockfile says (npm ci)', async () => {
   assert.is(ci.code, 0, show('npm ci (a workspace missing from package-lock.json makes npm ci refuse)', ci));
 });
 
-step('npm run build, with the test command\'s Nx settings, runs every build and replays none', async () => {
+step("npm run build, with the test command's Nx settings, runs every build and replays none", async () => {
   const nx = ciNxSettings(clone);
   assert.is(nx.NX_SKIP_NX_CACHE, 'true', 'tools/test.sh must export NX_SKIP_NX_CACHE=true');
   const build = await runCommand('npm', ['run', 'build'], { cwd: clone, env: cloneEnv(nx) });

@@ -15,12 +15,17 @@ function runTestFile(source: string): { status: number | null; out: string } {
   const dir = makeTempDir('leap-hygiene-');
   const file = join(dir, 'setup.test.ts');
   writeFileSync(file, source);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', uvuBin, dir, '\\.test\\.ts$'], { cwd: join(repoRoot, 'packages/test-utils'), encoding: 'utf8', env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', uvuBin, dir, '\\.test\\.ts$'], {
+    cwd: join(repoRoot, 'packages/test-utils'),
+    encoding: 'utf8',
+    env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') },
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-hygiene('a suite whose before hook throws fails every test with test-utils\' suite (uvu\'s own passes with exit 0)', () => {
-  const body = (from: string) => `import { suite } from '${from}';\nconst s = suite('setup');\ns.before(() => { throw new Error('no browser here'); });\ns('one', () => {});\ns('two', () => {});\ns.run();\n`;
+hygiene("a suite whose before hook throws fails every test with test-utils' suite (uvu's own passes with exit 0)", () => {
+  const body = (from: string) =>
+    `import { suite } from '${from}';\nconst s = suite('setup');\ns.before(() => { throw new Error('no browser here'); });\ns('one', () => {});\ns('two', () => {});\ns.run();\n`;
   const plain = runTestFile(body('uvu'));
   assert.is(plain.status, 0, `uvu's hole is closed upstream? then drop the guard: ${plain.out}`);
   const guarded = runTestFile(body(join(repoRoot, 'packages/test-utils/src/index.ts')));
@@ -29,18 +34,22 @@ hygiene('a suite whose before hook throws fails every test with test-utils\' sui
 });
 
 hygiene('every test file with a before hook takes its suite from @leap/test-utils', () => {
-  const files = git(repoRoot, 'ls-files', '-z', '*.test.ts').split('\0').filter((f) => f !== '');
+  const files = git(repoRoot, 'ls-files', '-z', '*.test.ts')
+    .split('\0')
+    .filter((f) => f !== '');
   assert.ok(files.length > 100);
   const unguarded = files.filter((f) => {
     const text = readFileSync(join(repoRoot, f), 'utf8');
     return /\.before\(/.test(text) && /import \{[^}]*\bsuite\b[^}]*\} from 'uvu'/.test(text);
   });
-  assert.equal(unguarded, [], 'a before hook that throws would pass silently there: import { suite } from \'@leap/test-utils\'');
+  assert.equal(unguarded, [], "a before hook that throws would pass silently there: import { suite } from '@leap/test-utils'");
 });
 
 hygiene('every project runs its suites through tools/uvu.mjs, which ends the process when a test left a handle open', () => {
   for (const top of ['packages', 'plugins', 'tests']) {
-    for (const dir of git(repoRoot, 'ls-files', '-z', `${top}/*/package.json`).split('\0').filter((f) => f !== '')) {
+    for (const dir of git(repoRoot, 'ls-files', '-z', `${top}/*/package.json`)
+      .split('\0')
+      .filter((f) => f !== '')) {
       const test = (JSON.parse(readFileSync(join(repoRoot, dir), 'utf8')) as { scripts?: { test?: string } }).scripts?.test;
       if (test === undefined) continue;
       assert.ok(test.includes('../../tools/uvu.mjs test ') && !test.includes('uvu/bin.js'), `${dir}: ${test}`);
@@ -48,17 +57,27 @@ hygiene('every project runs its suites through tools/uvu.mjs, which ends the pro
   }
   // A suite that leaves a server open: uvu's own bin would never end; this runner ends it, and keeps the code.
   const dir = makeTempDir('leap-hygiene-leak-');
-  writeFileSync(join(dir, 'leak.test.ts'), "import { test } from 'uvu';\nimport * as assert from 'uvu/assert';\nimport { createServer } from 'node:net';\ntest('leaves a server open', () => { createServer().listen(0); assert.ok(true); });\ntest('fails', () => { assert.is(1, 2); });\ntest.run();\n");
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/uvu.mjs'), dir, '\\.test\\.ts$'], { cwd: join(repoRoot, 'packages/test-utils'), encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') } });
-  assert.is(r.signal, null, 'the runner ended by itself, not by the test\'s timeout');
+  writeFileSync(
+    join(dir, 'leak.test.ts'),
+    "import { test } from 'uvu';\nimport * as assert from 'uvu/assert';\nimport { createServer } from 'node:net';\ntest('leaves a server open', () => { createServer().listen(0); assert.ok(true); });\ntest('fails', () => { assert.is(1, 2); });\ntest.run();\n",
+  );
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/uvu.mjs'), dir, '\\.test\\.ts$'], {
+    cwd: join(repoRoot, 'packages/test-utils'),
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') },
+  });
+  assert.is(r.signal, null, "the runner ended by itself, not by the test's timeout");
   assert.is(r.status, 1, `${r.stdout}${r.stderr}`);
   assert.match(r.stderr, /the tests left \d+ handle\(s\) open \(.*TCPServerWrap.*\); ending the process/);
 });
 
-hygiene('CI runs the README\'s test command and nothing else; the command answers --help and refuses what it does not know', () => {
+hygiene("CI runs the README's test command and nothing else; the command answers --help and refuses what it does not know", () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
   assert.match(readme, /```sh\ntools\/test\.sh\n```/, 'the README names tools/test.sh as its test command');
-  const ci = readFileSync(join(repoRoot, '.ci/run'), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  const ci = readFileSync(join(repoRoot, '.ci/run'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'));
   assert.equal(ci, ['set -euo pipefail', 'exec "$(dirname "$0")/../tools/test.sh" "$@"']);
   const help = spawnSync(join(repoRoot, 'tools/test.sh'), ['--help'], { encoding: 'utf8' });
   assert.is(help.status, 0, help.stderr);

@@ -18,17 +18,24 @@ function env(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|NX_)/i.test(key) && key !== 'INIT_CWD'));
 }
 
-test('release.mjs --pack DIR, then npm i -D DIR/*.tgz in a repository of the user\'s: npx leap and npx leap-supervise run', async () => {
+test("release.mjs --pack DIR, then npm i -D DIR/*.tgz in a repository of the user's: npx leap and npx leap-supervise run", async () => {
   const packs = makeTempDir('leap-packs-');
   const pack = await runCommand(process.execPath, [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--pack', packs], { cwd: repoRoot, env: env() });
   assert.is(pack.code, 0, show('release.mjs --pack', pack));
-  const publicNames = ['packages', 'plugins'].flatMap((top) => readdirSync(join(repoRoot, top))
-    .map((d) => join(repoRoot, top, d, 'package.json')).filter((f) => existsSync(f))
-    .map((f) => JSON.parse(readFileSync(f, 'utf8')) as { name: string; private?: boolean })
-    .filter((m) => m.private !== true).map((m) => m.name));
+  const publicNames = ['packages', 'plugins'].flatMap((top) =>
+    readdirSync(join(repoRoot, top))
+      .map((d) => join(repoRoot, top, d, 'package.json'))
+      .filter((f) => existsSync(f))
+      .map((f) => JSON.parse(readFileSync(f, 'utf8')) as { name: string; private?: boolean })
+      .filter((m) => m.private !== true)
+      .map((m) => m.name),
+  );
   const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
   assert.is(tarballs.length, publicNames.length, `one tarball per public package: ${tarballs.join(' ')}`);
-  assert.not.ok(tarballs.some((f) => f.includes('test-utils')), 'the private test helpers were packed');
+  assert.not.ok(
+    tarballs.some((f) => f.includes('test-utils')),
+    'the private test helpers were packed',
+  );
 
   const repo = makeTempDir('leap-users-repo-');
   writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'users-project', version: '1.0.0', private: true }, null, 2)}\n`);

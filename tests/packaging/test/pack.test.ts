@@ -12,9 +12,9 @@ interface Manifest {
   dependencies?: Record<string, string>;
 }
 
-const folders = ['packages', 'plugins'].flatMap((top) =>
-  existsSync(join(repoRoot, top)) ? readdirSync(join(repoRoot, top)).map((d) => join(repoRoot, top, d)) : [],
-).filter((d) => existsSync(join(d, 'package.json')));
+const folders = ['packages', 'plugins']
+  .flatMap((top) => (existsSync(join(repoRoot, top)) ? readdirSync(join(repoRoot, top)).map((d) => join(repoRoot, top, d)) : []))
+  .filter((d) => existsSync(join(d, 'package.json')));
 const manifests = new Map<string, { dir: string; manifest: Manifest }>(
   folders.map((dir) => {
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
@@ -71,7 +71,11 @@ for (const { manifest } of withBins) {
       assert.match(help.stdout, /Usage:/);
     }
     // The library entry points import from the installed package, not from the workspace.
-    const entry = await runCommand(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(manifest.name)}); process.stdout.write(String(Object.keys(m).length > 0))`], { cwd: project });
+    const entry = await runCommand(
+      process.execPath,
+      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(manifest.name)}); process.stdout.write(String(Object.keys(m).length > 0))`],
+      { cwd: project },
+    );
     assert.is(entry.stdout.trim(), 'true', entry.stderr);
   });
 }

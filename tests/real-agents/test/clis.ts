@@ -35,7 +35,11 @@ export function installedCli(name: CliName): string {
   try {
     writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
     // Bounded: an install stuck on the network fails this test file in 10 minutes, not the whole CI run.
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000, killSignal: 'SIGKILL' });
+    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${pkg}@${version}`], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 600_000,
+      killSignal: 'SIGKILL',
+    });
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
   } finally {
@@ -61,32 +65,44 @@ export function privateHome(name: CliName, server: ModelServer, options: { codex
   mkdirSync(env.TMPDIR!, { recursive: true });
   if (name === 'claude') {
     Object.assign(env, {
-      ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-stub-key',
-      DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_ERROR_REPORTING: '1',
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'sk-ant-stub-key',
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
     });
   } else if (name === 'codex') {
     const codexHome = join(home, '.codex');
     mkdirSync(codexHome, { recursive: true });
-    writeFileSync(join(codexHome, 'config.toml'), [
-      'model_provider = "stub"',
-      'check_for_update_on_startup = false',
-      '[model_providers.stub]',
-      'name = "stub"',
-      `base_url = "${server.url}/v1"`,
-      'env_key = "STUB_OPENAI_KEY"',
-      'wire_api = "responses"',
-      '[analytics]',
-      'enabled = false',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        'model_provider = "stub"',
+        'check_for_update_on_startup = false',
+        '[model_providers.stub]',
+        'name = "stub"',
+        `base_url = "${server.url}/v1"`,
+        'env_key = "STUB_OPENAI_KEY"',
+        'wire_api = "responses"',
+        '[analytics]',
+        'enabled = false',
+        '',
+      ].join('\n'),
+    );
     Object.assign(env, { CODEX_HOME: codexHome, STUB_OPENAI_KEY: 'sk-stub-key' });
     // `codex login --with-api-key` (the key on stdin): the setup whose `codex login status` says logged in.
     if (options.codexLogin === true) execFileSync('codex', ['login', '--with-api-key'], { env: { ...process.env, ...env }, input: 'sk-stub-key\n', stdio: ['pipe', 'ignore', 'pipe'] });
   } else {
     mkdirSync(join(home, '.gemini'), { recursive: true });
-    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' } }, telemetry: { enabled: false }, general: { enableAutoUpdate: false },
-    }));
+    writeFileSync(
+      join(home, '.gemini', 'settings.json'),
+      JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false },
+      }),
+    );
     Object.assign(env, { GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_API_KEY: 'stub-key', GEMINI_TELEMETRY_ENABLED: 'false' });
   }
   return { home, env };

@@ -45,10 +45,21 @@ if (has('codex')) {
       assert.equal(await checkAgentReady(agent, options, apiKeyEnv), { ready: true });
       const second = await runAgentLeaf({ name: 'verify-green', agent, prompt: 'Say it.', options, stateDir: makeTempDir('leap-real-agents-state-'), env: apiKeyEnv });
       assert.is(second.answer?.text, 'ready and answering', `${second.failure}`);
-      assert.ok(server.requests.some((r) => r.headers.authorization === 'Bearer sk-stub-key' && r.answer === 200), 'the CLI used the key');
+      assert.ok(
+        server.requests.some((r) => r.headers.authorization === 'Bearer sk-stub-key' && r.answer === 200),
+        'the CLI used the key',
+      );
       // 3. `codex login --with-api-key`.
       const loggedIn = privateHome('codex', server, { codexLogin: true }).env;
-      assert.equal(await checkAgentReady(agent, options, { ...loggedIn, STUB_OPENAI_KEY: '' }), { ready: false, code: 1, failureKind: 'failed', failure: 'codex is not ready: `' + `${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex` + '` exited with code 1: model provider "stub" (config.toml) reads its key from STUB_OPENAI_KEY, which is not set' });
+      assert.equal(await checkAgentReady(agent, options, { ...loggedIn, STUB_OPENAI_KEY: '' }), {
+        ready: false,
+        code: 1,
+        failureKind: 'failed',
+        failure:
+          'codex is not ready: `' +
+          `${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex` +
+          '` exited with code 1: model provider "stub" (config.toml) reads its key from STUB_OPENAI_KEY, which is not set',
+      });
       const plain = privateHome('codex', server, { codexLogin: true }).env;
       writeFileSync(join(plain.CODEX_HOME!, 'config.toml'), 'check_for_update_on_startup = false\n');
       assert.equal(await checkAgentReady(agent, options, plain), { ready: true }, 'the built-in provider with a login: codex login status says so');
@@ -64,13 +75,21 @@ if (has('codex')) {
 }
 
 if (has('claude')) {
-  test('claude: a refused key (401) is final at its first api_retry event, and the leaf ends as failed with the CLI\'s words', async () => {
+  test("claude: a refused key (401) is final at its first api_retry event, and the leaf ends as failed with the CLI's words", async () => {
     const server = await startModelServer({ script: [{ text: 'never', fault: 401 }] });
     try {
       const { env } = privateHome('claude', server);
       // The retry watch of @leap/verify as it is today ends a leaf after 3 retries and retryLimitMs; the
       // plugin's `final` says at the first retry that no retry can succeed (see the report for the watch).
-      const leaf = await runAgentLeaf({ name: 'verify-green', agent: plugin('claude'), prompt: 'x', options: { role: 'verifier', cwd: makeProject() }, stateDir: makeTempDir('leap-real-agents-state-'), env, retryLimitMs: 1 });
+      const leaf = await runAgentLeaf({
+        name: 'verify-green',
+        agent: plugin('claude'),
+        prompt: 'x',
+        options: { role: 'verifier', cwd: makeProject() },
+        stateDir: makeTempDir('leap-real-agents-state-'),
+        env,
+        retryLimitMs: 1,
+      });
       assert.is(leaf.failureKind, 'failed');
       assert.match(leaf.failure ?? '', /API retry \d+ of 10 \(error: authentication_failed, HTTP 401\); a refused key is refused again, so the leaf ends/);
       const first = claudeRetrying(upTo(leaf.stdout, /"subtype":"api_retry"/));
@@ -104,11 +123,18 @@ if (has('claude')) {
 }
 
 if (has('codex')) {
-  test('codex: a refused key is final at its first Reconnecting event; the failed turn is the leaf\'s failure, in the CLI\'s words', async () => {
+  test("codex: a refused key is final at its first Reconnecting event; the failed turn is the leaf's failure, in the CLI's words", async () => {
     const server = await startModelServer({ script: [{ text: 'never', fault: 401 }] });
     try {
       const { env } = privateHome('codex', server);
-      const leaf = await runAgentLeaf({ name: 'verify-green', agent: plugin('codex'), prompt: 'x', options: { role: 'verifier', cwd: makeProject() }, stateDir: makeTempDir('leap-real-agents-state-'), env });
+      const leaf = await runAgentLeaf({
+        name: 'verify-green',
+        agent: plugin('codex'),
+        prompt: 'x',
+        options: { role: 'verifier', cwd: makeProject() },
+        stateDir: makeTempDir('leap-real-agents-state-'),
+        env,
+      });
       assert.is(leaf.failureKind, 'failed');
       assert.match(leaf.failure ?? '', /unexpected status 401 Unauthorized: invalid x-api-key \(the stub server refuses this key\)/);
       const first = codexRetrying(upTo(leaf.stdout, /Reconnecting/));
@@ -125,9 +151,19 @@ if (has('gemini')) {
       const server = await startModelServer({ script: [{ text: 'never', fault }] });
       try {
         const { env } = privateHome('gemini', server);
-        const leaf = await runAgentLeaf({ name: 'verify-green', agent: plugin('gemini'), prompt: 'x', options: { role: 'verifier', cwd: makeProject() }, stateDir: makeTempDir('leap-real-agents-state-'), env });
+        const leaf = await runAgentLeaf({
+          name: 'verify-green',
+          agent: plugin('gemini'),
+          prompt: 'x',
+          options: { role: 'verifier', cwd: makeProject() },
+          stateDir: makeTempDir('leap-real-agents-state-'),
+          env,
+        });
         assert.equal([leaf.status, leaf.code], ['exited', fault % 256]);
-        assert.is(leaf.failure, `gemini exited with code ${fault % 256} (exited): the Gemini API answered HTTP ${fault} ${status}: invalid x-api-key (the stub server refuses this key) (the CLI's exit code ${fault % 256} is that status mod 256)`);
+        assert.is(
+          leaf.failure,
+          `gemini exited with code ${fault % 256} (exited): the Gemini API answered HTTP ${fault} ${status}: invalid x-api-key (the stub server refuses this key) (the CLI's exit code ${fault % 256} is that status mod 256)`,
+        );
       } finally {
         await server.close();
       }

@@ -29,7 +29,10 @@ export function specFile(text = 'add(a, b) returns the sum of two numbers.\n'): 
 
 /** The events a run appended to the state folder's `events.jsonl` (a repository's `.tdd`), parsed. */
 export function readEvents(stateDir: string): Record<string, any>[] {
-  return readFileSync(join(stateDir, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+  return readFileSync(join(stateDir, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, any>);
 }
 
 /** Whether some request of the conversation carried `text` back to the model (a tool's result). */

@@ -45,7 +45,10 @@ export function notOffered(help: string, args: string[]): string[] {
     for (let i = at + 1; i < lines.length && !/^\s*-/.test(lines[i]!); i++) entry += `\n${lines[i]}`;
     const choices = /choices: ([^)]*)\)|\[possible values: ([^\]]*)\]/s.exec(entry);
     if (value !== null && choices !== null) {
-      const listed = (choices[1] ?? choices[2] ?? '').split(/[,\s]+/).map((c) => c.replace(/^"|"$/g, '')).filter((c) => c !== '');
+      const listed = (choices[1] ?? choices[2] ?? '')
+        .split(/[,\s]+/)
+        .map((c) => c.replace(/^"|"$/g, ''))
+        .filter((c) => c !== '');
       if (!listed.includes(value)) missing.push(`${flag} ${value}`);
     }
   }
@@ -83,7 +86,11 @@ for (const cli of CLI_NAMES) {
         // Codex's flags belong to its subcommand: `codex exec --help`.
         const sub = cli === 'codex' ? [args[0]!] : [];
         const missing = notOffered(helpOf(cli, sub), args.slice(sub.length));
-        assert.equal(missing, [], `${PINNED[cli].pkg}@${PINNED[cli].version}: \`${[PINNED[cli].bin, ...sub].join(' ')} --help\` no longer offers ${missing.join(', ')}, which @leap/agent-${cli} passes for the ${role} role${sandboxed ? ' in the sandbox' : ''}`);
+        assert.equal(
+          missing,
+          [],
+          `${PINNED[cli].pkg}@${PINNED[cli].version}: \`${[PINNED[cli].bin, ...sub].join(' ')} --help\` no longer offers ${missing.join(', ')}, which @leap/agent-${cli} passes for the ${role} role${sandboxed ? ' in the sandbox' : ''}`,
+        );
         for (const { flag } of flagsOf(args)) seen.add(flag);
       }
     }
@@ -105,7 +112,9 @@ test('the check names the flag a CLI no longer offers, and a choice it no longer
   assert.equal(notOffered(help, ['-p', '--json-schema', '{}', '--verbose']), ['--json-schema']);
   assert.equal(notOffered(help, ['--permission-mode', 'dontAsk']), ['--permission-mode dontAsk']);
   assert.equal(notOffered(help, ['--permission-mode', 'default']), []);
-  const clap = ['Options:', '  -s, --sandbox <SANDBOX_MODE>', '          Select the sandbox', '          [possible values: read-only, workspace-write]', '      --json', '          Print events'].join('\n');
+  const clap = ['Options:', '  -s, --sandbox <SANDBOX_MODE>', '          Select the sandbox', '          [possible values: read-only, workspace-write]', '      --json', '          Print events'].join(
+    '\n',
+  );
   assert.equal(notOffered(clap, ['--json', '--sandbox', 'workspace-write']), []);
   assert.equal(notOffered(clap, ['--sandbox', 'danger-full-access', '--skip-git-repo-check']), ['--sandbox danger-full-access', '--skip-git-repo-check']);
 });

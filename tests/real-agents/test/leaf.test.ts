@@ -19,12 +19,12 @@ for (const cli of CLI_NAMES) {
   test(`${cli} as a developer writes a file, reads one, runs a command, and ends with its answer; the usage event is the server's count`, async () => {
     const repo = makeProject();
     const stateDir = makeTempDir('leap-real-agents-state-');
-    const hostile = "it's $(id) `date` \"quoted\" 🦀\n";
+    const hostile = 'it\'s $(id) `date` "quoted" 🦀\n';
     const server = await startModelServer({
       script: [
         { write: join(repo, 'sub.js'), content: `exports.sub = (a, b) => a - b; // ${hostile}` },
         { read: join(repo, 'add.js') },
-        { run: 'node -e "require(\'fs\').writeFileSync(\'ran.txt\', String(require(\'./sub.js\').sub(5, 3)))"' },
+        { run: "node -e \"require('fs').writeFileSync('ran.txt', String(require('./sub.js').sub(5, 3)))\"" },
         { text: `done by ${cli}` },
       ],
     });
@@ -39,7 +39,10 @@ for (const cli of CLI_NAMES) {
       assert.ok(sentBack(server, SOURCE_MARK), 'what the read tool read went back to the model');
       const counted = server.usage();
       const usage = readEvents(stateDir).filter((e) => e.event === 'usage');
-      assert.equal(usage.map((e) => [e.leaf, e.input_tokens, e.output_tokens]), [['develop-green', counted.input, counted.output]]);
+      assert.equal(
+        usage.map((e) => [e.leaf, e.input_tokens, e.output_tokens]),
+        [['develop-green', counted.input, counted.output]],
+      );
       assert.equal(leaf.usage?.input_tokens, counted.input);
     } finally {
       await server.close();

@@ -43,7 +43,13 @@ for (const cli of CLI_NAMES) {
       const bare: Record<string, string> = { ...leafEnv };
       for (const key of CREDENTIALS[cli] ?? []) delete bare[key];
       const leaf = await runAgentLeaf({
-        name: 'verify-green', agent: plugin(cli), prompt: 'Say it.', options: { role: 'verifier', cwd: repo }, stateDir, env: bare, preflight: false,
+        name: 'verify-green',
+        agent: plugin(cli),
+        prompt: 'Say it.',
+        options: { role: 'verifier', cwd: repo },
+        stateDir,
+        env: bare,
+        preflight: false,
         sandbox: agentSandbox(plugin(cli), 'reader', repo, bare, stateDir),
       });
       assert.equal([leaf.status, leaf.failureKind], ['exited', 'failed'], `${leaf.failure}`);

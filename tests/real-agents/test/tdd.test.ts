@@ -16,9 +16,15 @@ test.after(() => {
 });
 
 const LEAP = binPath('cli', 'leap');
-const PAIRS = ([['claude', 'codex'], ['codex', 'gemini'], ['gemini', 'claude']] as [CliName, CliName][]).filter((pair) => pair.every((cli) => CLI_NAMES.includes(cli)));
+const PAIRS = (
+  [
+    ['claude', 'codex'],
+    ['codex', 'gemini'],
+    ['gemini', 'claude'],
+  ] as [CliName, CliName][]
+).filter((pair) => pair.every((cli) => CLI_NAMES.includes(cli)));
 // A step title that is data: quotes, `$( )`, backticks and non-ASCII pass through every command byte for byte.
-const TITLE = "sub(a, b) returns a - b: it's `$(id)` \"exact\" ✓";
+const TITLE = 'sub(a, b) returns a - b: it\'s `$(id)` "exact" ✓';
 const SUB_TEST = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sub } = require('../sub.js');\ntest('subtracts', () => assert.strictEqual(sub(5, 3), 2));\n";
 const SUB = 'exports.sub = (a, b) => a - b;\n';
 const SUB_TIDY = '// Subtraction, the inverse of add.\nexports.sub = (a, b) => a - b;\n';
@@ -71,7 +77,10 @@ for (const [developer, verifier] of PAIRS) {
     const verServer = await verifierServer();
     try {
       const env = sharedHome({ cli: developer, server: devServer }, { cli: verifier, server: verServer });
-      const run = await runBin(LEAP, ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(), '--developer', developer, '--verifier', verifier], { cwd: repo, env: { ...env, VERI_TEST_CMD: TEST_CMD } });
+      const run = await runBin(LEAP, ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(), '--developer', developer, '--verifier', verifier], {
+        cwd: repo,
+        env: { ...env, VERI_TEST_CMD: TEST_CMD },
+      });
       const events = readEvents(join(repo, '.tdd'));
       const failed = events.filter((e) => e.event === 'bail' || (e.event === 'exit' && e.code !== 0)).map((e) => JSON.stringify(e));
       assert.is(run.code, 0, `${run.stdout}\n${run.stderr.slice(-4000)}\n${failed.join('\n')}`);
@@ -85,16 +94,24 @@ for (const [developer, verifier] of PAIRS) {
 
       // Three blind verdicts, each the verifier's, each PASS, each from its own conversation.
       const verdicts = events.filter((e) => e.event === 'verdict');
-      assert.equal(verdicts.map((e) => [e.phase, e.verdict, e.agent, e.step]), [['red', 'PASS', verifier, TITLE], ['green', 'PASS', verifier, TITLE], ['refactor', 'PASS', verifier, TITLE]]);
+      assert.equal(
+        verdicts.map((e) => [e.phase, e.verdict, e.agent, e.step]),
+        [
+          ['red', 'PASS', verifier, TITLE],
+          ['green', 'PASS', verifier, TITLE],
+          ['refactor', 'PASS', verifier, TITLE],
+        ],
+      );
       assert.equal([...new Set(verServer.requests.filter((r) => r.turn !== null).map((r) => r.conversation))], ['Phase: red', 'Phase: green', 'Phase: refactor']);
 
       // Usage: per role, what the CLI reported is what its server counted, to the token.
       const usage = events.filter((e) => e.event === 'usage');
-      const sum = (role: string) => usage.filter((e) => String(e.leaf).startsWith(role)).reduce((t, e) => ({ input: t.input + e.input_tokens, output: t.output + e.output_tokens }), { input: 0, output: 0 });
+      const sum = (role: string) =>
+        usage.filter((e) => String(e.leaf).startsWith(role)).reduce((t, e) => ({ input: t.input + e.input_tokens, output: t.output + e.output_tokens }), { input: 0, output: 0 });
       const dev = devServer.usage();
       const ver = verServer.usage();
-      assert.equal(sum('develop-'), { input: dev.input, output: dev.output }, 'the developer\'s usage events are its server\'s count');
-      assert.equal(sum('verify-'), { input: ver.input, output: ver.output }, 'the verifier\'s usage events are its server\'s count');
+      assert.equal(sum('develop-'), { input: dev.input, output: dev.output }, "the developer's usage events are its server's count");
+      assert.equal(sum('verify-'), { input: ver.input, output: ver.output }, "the verifier's usage events are its server's count");
       assert.equal(usage.map((e) => e.agent).sort(), [...Array(3).fill(developer), ...Array(3).fill(verifier)].sort());
     } finally {
       await devServer.close();

@@ -23,7 +23,8 @@ for (const cli of CLI_NAMES) {
     try {
       const { env } = privateHome(cli, server, { codexLogin: true });
       const run = await runBin(LEAP_VERIFY, ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', cli], {
-        cwd: repo, env: { ...env, VERI_TEST_CMD: TEST_CMD },
+        cwd: repo,
+        env: { ...env, VERI_TEST_CMD: TEST_CMD },
       });
       assert.is(run.code, 0, `${run.stdout}\n${run.stderr.slice(-3000)}\n${readFileIfExists(join(repo, '.tdd', 'verify-green.out'))?.slice(-3000)}`);
       assert.match(run.stdout, `add sums its arguments (${cli})`);
@@ -46,13 +47,25 @@ for (const cli of CLI_NAMES) {
       // Claude and Gemini name the model they used; Codex's events name none (the plugin records a --model it passed).
       if (cli === 'codex') assert.is(usage[0]!.model, null);
       // (Claude Code adds its context window to the name: `claude-opus-4-8[1m]`.)
-      else assert.ok(String(usage[0]!.model).startsWith(server.requests.filter((r) => r.turn !== null).map((r) => cli === 'claude' ? (r.body as { model: string }).model : /models\/([^:]+):/.exec(r.url)![1]).at(-1)!), String(usage[0]!.model));
+      else
+        assert.ok(
+          String(usage[0]!.model).startsWith(
+            server.requests
+              .filter((r) => r.turn !== null)
+              .map((r) => (cli === 'claude' ? (r.body as { model: string }).model : /models\/([^:]+):/.exec(r.url)![1]))
+              .at(-1)!,
+          ),
+          String(usage[0]!.model),
+        );
       const out = readFileSync(join(repo, '.tdd', 'verify-green.out'), 'utf8');
       if (cli === 'claude') {
         // The verdict schema (which declares draft 2020-12) reached the CLI as a schema it accepts: it offered
         // the StructuredOutput tool, and the verdict came back as `structured_output`, not parsed from text.
         const offered = server.requests.filter((r) => r.turn !== null).map((r) => ((r.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name));
-        assert.ok(offered.every((names) => names.includes('StructuredOutput')), 'every turn offered StructuredOutput');
+        assert.ok(
+          offered.every((names) => names.includes('StructuredOutput')),
+          'every turn offered StructuredOutput',
+        );
         const result = JSON.parse(out.trim().split('\n').at(-1)!) as { structured_output?: unknown };
         assert.equal(result.structured_output, { verdict: 'PASS', reason: `add sums its arguments (${cli})` });
       }

@@ -73,7 +73,10 @@ function consumer(prefix: string): string {
 }
 
 registryTest('the release script publishes every public package, in dependency order, at its version', async () => {
-  const release = await runCommand(process.execPath, [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url], { cwd: repoRoot, env: reg().env });
+  const release = await runCommand(process.execPath, [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url], {
+    cwd: repoRoot,
+    env: reg().env,
+  });
   assert.is(release.code, 0, show('release', release));
   const order = [...release.stderr.matchAll(/^release: npm publish .*\(in (.+)\)$/gm)].map((m) => JSON.parse(readFileSync(join(m[1]!, 'package.json'), 'utf8')).name as string);
   assert.equal([...order].sort(), publicPackages.map((m) => m.name).sort(), 'each public package published once');
@@ -171,19 +174,25 @@ registryTest('every package imports from plain ESM and type-checks from TypeScri
   assert.is(install.code, 0, show('npm i (every package)', install));
   // Plain ESM: every entry point each package exports loads; the issue's own example first.
   const specs = publicPackages.flatMap((m) => entryPoints(m));
-  writeFileSync(join(dir, 'esm.mjs'), [
-    "import { tick } from '@leap/ledger';",
-    "if (typeof tick !== 'function') throw new Error('tick is not a function');",
-    'const names = {};',
-    ...specs.map((spec) => `names[${JSON.stringify(spec)}] = Object.keys(await import(${JSON.stringify(spec)})).sort();`),
-    'process.stdout.write(JSON.stringify(names));',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'esm.mjs'),
+    [
+      "import { tick } from '@leap/ledger';",
+      "if (typeof tick !== 'function') throw new Error('tick is not a function');",
+      'const names = {};',
+      ...specs.map((spec) => `names[${JSON.stringify(spec)}] = Object.keys(await import(${JSON.stringify(spec)})).sort();`),
+      'process.stdout.write(JSON.stringify(names));',
+      '',
+    ].join('\n'),
+  );
   const esm = await runCommand(process.execPath, ['esm.mjs'], { cwd: dir, env: reg().env });
   assert.is(esm.code, 0, show('node esm.mjs', esm));
   const exported = JSON.parse(esm.stdout) as Record<string, string[]>;
   for (const m of publicPackages) {
-    assert.ok(entryPoints(m).some((spec) => exported[spec]!.length > 0), `no entry point of ${m.name} exports anything`);
+    assert.ok(
+      entryPoints(m).some((spec) => exported[spec]!.length > 0),
+      `no entry point of ${m.name} exports anything`,
+    );
   }
   // TypeScript: each entry point resolves to its own declarations (an untyped one is implicitly any,
   // which a strict compile refuses; a name that is not exported must be an error, which any would not give).
@@ -202,10 +211,13 @@ registryTest('every package imports from plain ESM and type-checks from TypeScri
     );
   });
   writeFileSync(join(dir, 'index.ts'), `${lines.join('\n')}\n`);
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true },
-    files: ['index.ts'],
-  }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true },
+      files: ['index.ts'],
+    }),
+  );
   const tsc = await runCommand(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: dir });
   assert.is(tsc.code, 0, show('tsc', tsc));
 });

@@ -40,12 +40,19 @@ export async function installVerdaccio(): Promise<string> {
   const installed = join(dir, 'node_modules', 'verdaccio', 'package.json');
   if (existsSync(bin) && JSON.parse(readFileSync(installed, 'utf8')).version === VERDACCIO_VERSION) return bin;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({
-    name: 'leap-test-verdaccio',
-    private: true,
-    dependencies: { verdaccio: VERDACCIO_VERSION },
-    overrides: { 'node-fetch': '2.7.0' },
-  }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'leap-test-verdaccio',
+        private: true,
+        dependencies: { verdaccio: VERDACCIO_VERSION },
+        overrides: { 'node-fetch': '2.7.0' },
+      },
+      null,
+      2,
+    )}\n`,
+  );
   await must('npm install verdaccio', 'npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'], { cwd: dir, env: cleanEnv() });
   return bin;
 }
@@ -77,24 +84,27 @@ export async function startRegistry(bin: string): Promise<Registry> {
   const home = makeTempDir('leap-registry-');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
-  writeFileSync(join(home, 'config.yaml'), [
-    'storage: ./storage',
-    'auth:',
-    '  htpasswd:',
-    '    file: ./htpasswd',
-    '    max_users: 10',
-    'uplinks: {}',
-    'packages:',
-    "  '**':",
-    '    access: $all',
-    '    publish: $authenticated',
-    '    unpublish: $authenticated',
-    'web:',
-    '  enable: false',
-    'max_body_size: 100mb',
-    'log: { type: stdout, format: json, level: warn }',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'storage: ./storage',
+      'auth:',
+      '  htpasswd:',
+      '    file: ./htpasswd',
+      '    max_users: 10',
+      'uplinks: {}',
+      'packages:',
+      "  '**':",
+      '    access: $all',
+      '    publish: $authenticated',
+      '    unpublish: $authenticated',
+      'web:',
+      '  enable: false',
+      'max_body_size: 100mb',
+      'log: { type: stdout, format: json, level: warn }',
+      '',
+    ].join('\n'),
+  );
   const child: ChildProcess = spawn(process.execPath, [bin, '--config', join(home, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
     cwd: home,
     env: cleanEnv(),
@@ -176,7 +186,10 @@ export async function mirror(registry: Registry, packages: { name: string; versi
   const missing = packages.filter((p) => !existsSync(fileOf(p)));
   if (missing.length > 0) {
     const scratch = makeTempDir('leap-tarballs-');
-    await must('npm pack (third-party tarballs)', 'npm', ['pack', '--prefer-offline', '--pack-destination', scratch, ...missing.map((p) => `${p.name}@${p.version}`)], { cwd: scratch, env: cleanEnv() });
+    await must('npm pack (third-party tarballs)', 'npm', ['pack', '--prefer-offline', '--pack-destination', scratch, ...missing.map((p) => `${p.name}@${p.version}`)], {
+      cwd: scratch,
+      env: cleanEnv(),
+    });
     for (const p of missing) {
       const packed = join(scratch, readdirSync(scratch).find((f) => f === fileOf(p).slice(tarballs.length + 1)) ?? '');
       writeFileSync(fileOf(p), readFileSync(packed));

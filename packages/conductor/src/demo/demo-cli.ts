@@ -41,9 +41,8 @@ export const demoMain: Subcommand = async (argv, io) => {
     cwd: io.cwd,
     env: io.env,
     progress: (line) => say(progressLine(Date.now() - started, line)),
-    onProject: (project, resume) => say(resume
-      ? `leap demo: resuming the run of issue 1 in ${project}\n`
-      : `leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`),
+    onProject: (project, resume) =>
+      say(resume ? `leap demo: resuming the run of issue 1 in ${project}\n` : `leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`),
   });
   if (json) io.stdout(`${JSON.stringify({ dir, resumed, ...result })}\n`);
   else io.stdout(formatDemoSummary(dir, result));

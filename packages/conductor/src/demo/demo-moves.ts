@@ -19,9 +19,10 @@ Cut slugs longer than 20 characters at a dash (criterion 3)
 
 const slug = (body: string) => ({ path: 'src/slug.js', content: `// Step titles to URL slugs.\n${body}` });
 
-const WORDS_V1 = "const words = (text) => text.split(/\\s+/).filter(Boolean);\n\n";
+const WORDS_V1 = 'const words = (text) => text.split(/\\s+/).filter(Boolean);\n\n';
 // Letters and digits make words; everything else separates them, except apostrophes, which vanish.
-const WORDS_V2 = "// Letters and digits make words; everything else separates them, except apostrophes, which vanish.\nconst words = (text) => text.replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);\n\n";
+const WORDS_V2 =
+  "// Letters and digits make words; everything else separates them, except apostrophes, which vanish.\nconst words = (text) => text.replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);\n\n";
 
 /** The developer's leaves, in launch order: red, green (twice for step 2), refactor, per step. */
 export const DEVELOPER_MOVES: DemoMove[] = [
@@ -34,26 +35,54 @@ export const DEVELOPER_MOVES: DemoMove[] = [
   { edits: [slug(`${WORDS_V1}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)], answer: 'Extracted words().' },
   // step 2: the first green special-cases the test's inputs; the verifier rejects it
   {
-    edits: [{ path: 'test/step2.test.js', content: testFile("test('drops what is not a letter or digit, keeps accents', () => {\n  assert.equal(slugify(\"It's $(x) `y`\"), 'its-x-y');\n  assert.equal(slugify('Crème brûlée'), 'crème-brûlée');\n});") }],
+    edits: [
+      {
+        path: 'test/step2.test.js',
+        content: testFile(
+          "test('drops what is not a letter or digit, keeps accents', () => {\n  assert.equal(slugify(\"It's $(x) `y`\"), 'its-x-y');\n  assert.equal(slugify('Crème brûlée'), 'crème-brûlée');\n});",
+        ),
+      },
+    ],
     answer: 'Wrote a failing test for criterion 2.',
   },
   {
     edits: [slug(`${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n  return words(title.toLowerCase()).join('-');\n}\n`)],
     answer: 'Made the test pass.',
   },
-  { edits: [slug(`${WORDS_V2}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)], answer: 'Split on every run of characters that are not letters or digits; apostrophes vanish.' },
-  { edits: [slug(`${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)], answer: 'Documented slugify.' },
+  {
+    edits: [slug(`${WORDS_V2}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)],
+    answer: 'Split on every run of characters that are not letters or digits; apostrophes vanish.',
+  },
+  {
+    edits: [slug(`${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)],
+    answer: 'Documented slugify.',
+  },
   // step 3
   {
-    edits: [{ path: 'test/step3.test.js', content: testFile("test('cuts at the last dash within 20 characters', () => {\n  assert.equal(slugify('one two three four five six'), 'one-two-three-four');\n  assert.equal(slugify('short title'), 'short-title');\n});") }],
+    edits: [
+      {
+        path: 'test/step3.test.js',
+        content: testFile(
+          "test('cuts at the last dash within 20 characters', () => {\n  assert.equal(slugify('one two three four five six'), 'one-two-three-four');\n  assert.equal(slugify('short title'), 'short-title');\n});",
+        ),
+      },
+    ],
     answer: 'Wrote a failing test for criterion 3.',
   },
   {
-    edits: [slug(`${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  const slug = words(title.toLowerCase()).join('-');\n  if (slug.length <= 20) return slug;\n  const cut = slug.slice(0, 21).lastIndexOf('-');\n  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, 20);\n}\n`)],
+    edits: [
+      slug(
+        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  const slug = words(title.toLowerCase()).join('-');\n  if (slug.length <= 20) return slug;\n  const cut = slug.slice(0, 21).lastIndexOf('-');\n  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, 20);\n}\n`,
+      ),
+    ],
     answer: 'Cut at the last dash within 20 characters.',
   },
   {
-    edits: [slug(`${WORDS_V2}const MAX = 20;\n\n// At most MAX characters, cut at a dash when there is one.\nconst cut = (slug) => {\n  if (slug.length <= MAX) return slug;\n  const at = slug.slice(0, MAX + 1).lastIndexOf('-');\n  return at > 0 ? slug.slice(0, at) : slug.slice(0, MAX);\n};\n\n/** Lowercase words joined with single dashes, at most MAX characters. */\nexport function slugify(title) {\n  return cut(words(title.toLowerCase()).join('-'));\n}\n`)],
+    edits: [
+      slug(
+        `${WORDS_V2}const MAX = 20;\n\n// At most MAX characters, cut at a dash when there is one.\nconst cut = (slug) => {\n  if (slug.length <= MAX) return slug;\n  const at = slug.slice(0, MAX + 1).lastIndexOf('-');\n  return at > 0 ? slug.slice(0, at) : slug.slice(0, MAX);\n};\n\n/** Lowercase words joined with single dashes, at most MAX characters. */\nexport function slugify(title) {\n  return cut(words(title.toLowerCase()).join('-'));\n}\n`,
+      ),
+    ],
     answer: 'Extracted cut() and named the limit.',
   },
 ];
@@ -72,7 +101,7 @@ export const VERIFIER_MOVES: DemoMove[] = [
   { answer: { verdict: 'REJECT', reason: DEMO_REJECT_REASON } },
   pass('Every character that is not a letter or digit separates words now; the test is unchanged.'),
   pass('A comment only; tests untouched.'),
-  pass('The test pins criterion 3 with the issue\'s example and a short title.'),
+  pass("The test pins criterion 3 with the issue's example and a short title."),
   pass('The suite passes and the step test is unchanged.'),
   pass('Behaviour kept; tests untouched.'),
 ];

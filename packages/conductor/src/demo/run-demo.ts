@@ -51,7 +51,9 @@ function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
     const entries = readdirSync(path);
     if (entries.length > 0) {
       const shown = `${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}`;
-      throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder (or one an earlier leap demo made, to resume it), found ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in ${path} (${shown})`);
+      throw new UsageError(
+        `--dir ${showValue(dir)}: expected a new or empty folder (or one an earlier leap demo made, to resume it), found ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in ${path} (${shown})`,
+      );
     }
   }
   mkdirSync(path, { recursive: true });
@@ -62,7 +64,7 @@ function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
 export function writeDemoAgents(dir: string): void {
   const folder = join(dir, AGENTS_DIR);
   mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, '.gitignore'), '# The demo\'s scripted agents and plan: never part of the project.\n*\n');
+  writeFileSync(join(folder, '.gitignore'), "# The demo's scripted agents and plan: never part of the project.\n*\n");
   // Two families, so the verifier is of another family than the developer, as the conductor requires by default.
   writeFileSync(join(folder, 'developer.json'), `${JSON.stringify({ family: 'demo_developer', moves: DEVELOPER_MOVES }, null, 2)}\n`);
   writeFileSync(join(folder, 'verifier.json'), `${JSON.stringify({ family: 'demo_verifier', moves: VERIFIER_MOVES }, null, 2)}\n`);

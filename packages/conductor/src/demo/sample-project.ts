@@ -47,7 +47,7 @@ URL-safe slugs. Titles are written by people: expect apostrophes, \`$\`, backtic
 /** The files of the first commit. */
 const SAMPLE_FILES: Record<string, string> = {
   'package.json': `${JSON.stringify({ name: 'slug-demo', private: true, type: 'module', scripts: { test: DEMO_TEST_CMD } }, null, 2)}\n`,
-  'README.md': '# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node\'s own test runner).\n',
+  'README.md': "# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node's own test runner).\n",
   'tools/summary-reporter.mjs': SUMMARY_REPORTER,
   'src/slug.js': '// Step titles to URL slugs.\nexport function slugify(title) {\n  return title;\n}\n',
   'test/smoke.test.js': testFile("test('slugify is a function', () => assert.equal(typeof slugify, 'function'));"),

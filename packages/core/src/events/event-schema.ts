@@ -16,139 +16,203 @@ function kind<E extends string, S extends z.ZodRawShape>(event: E, shape: S, des
   return z.looseObject({ ...commonFields, event: z.literal(event), ...shape }).describe(description);
 }
 
-export const launchEventSchema = kind('launch', {
-  leaf: z.string().min(1),
-  actor: z.string().nullable(),
-  phase: z.string().nullable(),
-  attempt: z.number().int().positive().nullable(),
-  pid: z.number().int().positive(),
-  cmd: z.array(z.string()),
-  run: z.string().optional(),
-  timeout_ms: z.number().nonnegative().optional().describe('the time limit the supervisor applies; 0: none'),
-  sandbox: z.enum(['bwrap', 'off']).optional().describe('whether the leaf runs in a bubblewrap sandbox (CONTRACT section 13)'),
-  sandbox_role: z.enum(['writer', 'reader']).optional().describe('what the sandboxed leaf may write: its tree (writer) or a throwaway copy (reader)'),
-  network: z.boolean().optional().describe('whether the sandboxed leaf can reach the network'),
-}, 'A supervisor started a leaf.');
+export const launchEventSchema = kind(
+  'launch',
+  {
+    leaf: z.string().min(1),
+    actor: z.string().nullable(),
+    phase: z.string().nullable(),
+    attempt: z.number().int().positive().nullable(),
+    pid: z.number().int().positive(),
+    cmd: z.array(z.string()),
+    run: z.string().optional(),
+    timeout_ms: z.number().nonnegative().optional().describe('the time limit the supervisor applies; 0: none'),
+    sandbox: z.enum(['bwrap', 'off']).optional().describe('whether the leaf runs in a bubblewrap sandbox (CONTRACT section 13)'),
+    sandbox_role: z.enum(['writer', 'reader']).optional().describe('what the sandboxed leaf may write: its tree (writer) or a throwaway copy (reader)'),
+    network: z.boolean().optional().describe('whether the sandboxed leaf can reach the network'),
+  },
+  'A supervisor started a leaf.',
+);
 
-export const exitEventSchema = kind('exit', {
-  leaf: z.string().min(1),
-  code: z.number().int(),
-  status: z.enum([
-    'exited', 'killed-timeout', 'killed-stuck', 'killed-stop', 'killed-signal',
-    'killed-external', 'refused-stop', 'failed-start',
-  ]),
-  duration_ms: z.number().nonnegative(),
-  leaf_code: z.number().int().nullable().optional(),
-  signal: z.string().nullable().optional(),
-  run: z.string().optional(),
-  leftovers: z.number().int().nonnegative().optional(),
-  sandbox: z.enum(['bwrap', 'off']).optional(),
-}, 'A leaf and everything it started are gone.');
+export const exitEventSchema = kind(
+  'exit',
+  {
+    leaf: z.string().min(1),
+    code: z.number().int(),
+    status: z.enum(['exited', 'killed-timeout', 'killed-stuck', 'killed-stop', 'killed-signal', 'killed-external', 'refused-stop', 'failed-start']),
+    duration_ms: z.number().nonnegative(),
+    leaf_code: z.number().int().nullable().optional(),
+    signal: z.string().nullable().optional(),
+    run: z.string().optional(),
+    leftovers: z.number().int().nonnegative().optional(),
+    sandbox: z.enum(['bwrap', 'off']).optional(),
+  },
+  'A leaf and everything it started are gone.',
+);
 
-export const verdictEventSchema = kind('verdict', {
-  phase: z.enum(['red', 'green', 'refactor']),
-  verdict: z.enum(['PASS', 'REJECT', 'ERROR']),
-  reason: z.string(),
-  code: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
-  commit: z.string().optional(),
-  tests: z.array(z.string()).optional(),
-  agent: z.string().optional(),
-}, 'A verifier judged a phase: PASS (0), REJECT (1), ERROR when malformed or killed (2).');
+export const verdictEventSchema = kind(
+  'verdict',
+  {
+    phase: z.enum(['red', 'green', 'refactor']),
+    verdict: z.enum(['PASS', 'REJECT', 'ERROR']),
+    reason: z.string(),
+    code: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+    commit: z.string().optional(),
+    tests: z.array(z.string()).optional(),
+    agent: z.string().optional(),
+  },
+  'A verifier judged a phase: PASS (0), REJECT (1), ERROR when malformed or killed (2).',
+);
 
-export const markEventSchema = kind('mark', {
-  name: z.string().min(1),
-  anchor: z.string().nullable(),
-}, 'A named point in a run, from leap-event mark.');
+export const markEventSchema = kind(
+  'mark',
+  {
+    name: z.string().min(1),
+    anchor: z.string().nullable(),
+  },
+  'A named point in a run, from leap-event mark.',
+);
 
-export const tickEventSchema = kind('tick', {
-  action: z.enum(['tick', 'clear-refactor-pending', 'tick-criterion', 'preserve-attempt', 'init', 'restore']),
-  title: z.string().nullable(),
-  commit: z.string().optional(),
-  file: z.string().optional(),
-  criterion: z.number().int().positive().optional(),
-  ref: z.string().optional(),
-}, 'A ledger command changed something.');
+export const tickEventSchema = kind(
+  'tick',
+  {
+    action: z.enum(['tick', 'clear-refactor-pending', 'tick-criterion', 'preserve-attempt', 'init', 'restore']),
+    title: z.string().nullable(),
+    commit: z.string().optional(),
+    file: z.string().optional(),
+    criterion: z.number().int().positive().optional(),
+    ref: z.string().optional(),
+  },
+  'A ledger command changed something.',
+);
 
-export const bailEventSchema = kind('bail', {
-  cause: z.string(),
-  class: z.enum(['process', 'system']),
-  message: z.string().optional().describe('the narration: what happened, in words, with the whole question for needs-user'),
-}, 'A run gave up, with its cause classified.');
+export const bailEventSchema = kind(
+  'bail',
+  {
+    cause: z.string(),
+    class: z.enum(['process', 'system']),
+    message: z.string().optional().describe('the narration: what happened, in words, with the whole question for needs-user'),
+  },
+  'A run gave up, with its cause classified.',
+);
 
-export const stopEventSchema = kind('stop', {
-  mode: z.enum(['at-ledger', 'at-leaf', 'now', 'unreadable']).nullable(),
-  action: z.enum(['requested', 'cleared', 'honoured']),
-  leaf: z.string().optional(),
-}, 'A stop request was made, cleared or honoured.');
+export const stopEventSchema = kind(
+  'stop',
+  {
+    mode: z.enum(['at-ledger', 'at-leaf', 'now', 'unreadable']).nullable(),
+    action: z.enum(['requested', 'cleared', 'honoured']),
+    leaf: z.string().optional(),
+  },
+  'A stop request was made, cleared or honoured.',
+);
 
-export const ballEventSchema = kind('ball', {
-  slice: z.string(),
-  ball: z.string(),
-  state: z.enum(['ready', 'dispatched', 'blocked', 'checkpointed', 'done']),
-  wave: z.number().int().nonnegative().optional(),
-  receipt: receiptValue.optional(),
-  reason: z.string().optional(),
-}, 'A LEAP ball changed state.');
+export const ballEventSchema = kind(
+  'ball',
+  {
+    slice: z.string(),
+    ball: z.string(),
+    state: z.enum(['ready', 'dispatched', 'blocked', 'checkpointed', 'done']),
+    wave: z.number().int().nonnegative().optional(),
+    receipt: receiptValue.optional(),
+    reason: z.string().optional(),
+  },
+  'A LEAP ball changed state.',
+);
 
-export const roundEventSchema = kind('round', {
-  slice: z.string(),
-  ball: z.string(),
-  round: z.number().int().min(1).max(4),
-  receipt: receiptValue.optional(),
-  candidate: z.string().nullable().optional(),
-  reason: z.string().optional(),
-}, 'A builder round ended (no receipt: its proof failed, the next round follows).');
+export const roundEventSchema = kind(
+  'round',
+  {
+    slice: z.string(),
+    ball: z.string(),
+    round: z.number().int().min(1).max(4),
+    receipt: receiptValue.optional(),
+    candidate: z.string().nullable().optional(),
+    reason: z.string().optional(),
+  },
+  'A builder round ended (no receipt: its proof failed, the next round follows).',
+);
 
-export const receiptEventSchema = kind('receipt', {
-  slice: z.string(),
-  ball: z.string(),
-  value: receiptValue,
-  candidate: z.string().nullable(),
-  evidence: z.string(),
-}, 'A ball was scored: -1 refuse, 0 hold, 1 pass.');
+export const receiptEventSchema = kind(
+  'receipt',
+  {
+    slice: z.string(),
+    ball: z.string(),
+    value: receiptValue,
+    candidate: z.string().nullable(),
+    evidence: z.string(),
+  },
+  'A ball was scored: -1 refuse, 0 hold, 1 pass.',
+);
 
-export const reviewEventSchema = kind('review', {
-  candidate: z.string(),
-  reviewer: z.string().nullable(),
-  family: z.string().nullable(),
-  verdict: z.enum(['pass', 'refuse', 'none']),
-  value: receiptValue,
-  findings: z.array(z.looseObject({ severity: z.string(), message: z.string() })).optional(),
-  reasoning: z.string().optional(),
-  slice: z.string().optional(),
-  ball: z.string().optional(),
-}, 'A blind reviewer (or the jury, reviewer null) judged a candidate.');
+export const reviewEventSchema = kind(
+  'review',
+  {
+    candidate: z.string(),
+    reviewer: z.string().nullable(),
+    family: z.string().nullable(),
+    verdict: z.enum(['pass', 'refuse', 'none']),
+    value: receiptValue,
+    findings: z.array(z.looseObject({ severity: z.string(), message: z.string() })).optional(),
+    reasoning: z.string().optional(),
+    slice: z.string().optional(),
+    ball: z.string().optional(),
+  },
+  'A blind reviewer (or the jury, reviewer null) judged a candidate.',
+);
 
-export const mergeEventSchema = kind('merge', {
-  slice: z.string(),
-  ball: z.string(),
-  commit: z.string(),
-  candidate: z.string(),
-}, 'The integrator merged a ball onto the spine.');
+export const mergeEventSchema = kind(
+  'merge',
+  {
+    slice: z.string(),
+    ball: z.string(),
+    commit: z.string(),
+    candidate: z.string(),
+  },
+  'The integrator merged a ball onto the spine.',
+);
 
-export const usageEventSchema = kind('usage', {
-  leaf: z.string().min(1),
-  agent: z.string().nullable(),
-  family: z.string().nullable(),
-  model: z.string().nullable(),
-  input_tokens: z.number().int().nonnegative().nullable(),
-  output_tokens: z.number().int().nonnegative().nullable(),
-  cost_usd: z.number().nonnegative().nullable(),
-}, 'What one agent leaf cost, as its CLI reported it (null where it did not say).');
+export const usageEventSchema = kind(
+  'usage',
+  {
+    leaf: z.string().min(1),
+    agent: z.string().nullable(),
+    family: z.string().nullable(),
+    model: z.string().nullable(),
+    input_tokens: z.number().int().nonnegative().nullable(),
+    output_tokens: z.number().int().nonnegative().nullable(),
+    cost_usd: z.number().nonnegative().nullable(),
+  },
+  'What one agent leaf cost, as its CLI reported it (null where it did not say).',
+);
 
-export const suiteEventSchema = kind('suite', {
-  tree: z.string().nullable().describe('the git tree hash of what the suite ran on (the work tree as it was, untracked files included; the state folder not); null when git could not say'),
-  command: z.string().describe('the test command, as run with bash -c'),
-  code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
-  duration_ms: z.number().nonnegative(),
-  phase: z.string().nullable().optional().describe('the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor\'s run before any change; null when none'),
-}, 'The toolchain ran the project\'s test suite (CONTRACT section 13): on which tree, with what result.');
+export const suiteEventSchema = kind(
+  'suite',
+  {
+    tree: z.string().nullable().describe('the git tree hash of what the suite ran on (the work tree as it was, untracked files included; the state folder not); null when git could not say'),
+    command: z.string().describe('the test command, as run with bash -c'),
+    code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
+    duration_ms: z.number().nonnegative(),
+    phase: z.string().nullable().optional().describe("the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor's run before any change; null when none"),
+  },
+  "The toolchain ran the project's test suite (CONTRACT section 13): on which tree, with what result.",
+);
 
 /** Every event of the log. */
 export const eventSchema = z.discriminatedUnion('event', [
-  launchEventSchema, exitEventSchema, verdictEventSchema, markEventSchema, tickEventSchema,
-  bailEventSchema, stopEventSchema, ballEventSchema, roundEventSchema, receiptEventSchema,
-  reviewEventSchema, mergeEventSchema, usageEventSchema, suiteEventSchema,
+  launchEventSchema,
+  exitEventSchema,
+  verdictEventSchema,
+  markEventSchema,
+  tickEventSchema,
+  bailEventSchema,
+  stopEventSchema,
+  ballEventSchema,
+  roundEventSchema,
+  receiptEventSchema,
+  reviewEventSchema,
+  mergeEventSchema,
+  usageEventSchema,
+  suiteEventSchema,
 ]);
 
 export type LeapEvent = z.infer<typeof eventSchema>;

@@ -25,9 +25,18 @@ const count = (v: unknown): number | null => (typeof v === 'number' && Number.is
 export function usageOf(e: Record<string, unknown>): UsageEntry | null {
   if (e.event !== 'usage' || typeof e.leaf !== 'string' || e.leaf === '') return null;
   return {
-    leaf: e.leaf, ts: str(e.ts), agent: str(e.agent), family: str(e.family), model: str(e.model),
-    input_tokens: count(e.input_tokens), output_tokens: count(e.output_tokens), cost_usd: count(e.cost_usd),
-    issue: typeof e.issue === 'number' && Number.isFinite(e.issue) ? e.issue : null, step: str(e.step), slice: str(e.slice), ball: str(e.ball),
+    leaf: e.leaf,
+    ts: str(e.ts),
+    agent: str(e.agent),
+    family: str(e.family),
+    model: str(e.model),
+    input_tokens: count(e.input_tokens),
+    output_tokens: count(e.output_tokens),
+    cost_usd: count(e.cost_usd),
+    issue: typeof e.issue === 'number' && Number.isFinite(e.issue) ? e.issue : null,
+    step: str(e.step),
+    slice: str(e.slice),
+    ball: str(e.ball),
   };
 }
 

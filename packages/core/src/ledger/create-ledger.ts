@@ -74,7 +74,13 @@ function readPlanStep(line: string): Required<PlanStep> | string {
   rest = rest.replace(/^\[ \](?:[ \t]+|$)/, '');
   let criterion: number | null = null;
   const open = rest.endsWith(')') ? rest.lastIndexOf('(') : -1;
-  const words = open === -1 ? null : rest.slice(open + 1, -1).trim().split(/\s+/);
+  const words =
+    open === -1
+      ? null
+      : rest
+          .slice(open + 1, -1)
+          .trim()
+          .split(/\s+/);
   if (words?.length === 2 && words[0]?.toLowerCase() === 'criterion' && /^[0-9]+$/.test(words[1] as string)) {
     if (!/^[1-9][0-9]*$/.test(words[1] as string) || !Number.isSafeInteger(Number(words[1]))) {
       return `expected "(criterion K)" with K a positive integer, found ${showTitle(rest.slice(open))}`;

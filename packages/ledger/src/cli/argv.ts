@@ -30,15 +30,13 @@ function shortName(options: Record<string, CliOption>, short: string): string | 
 }
 
 /** Parse a subcommand's arguments; at most `maxPositionals` positionals. */
-export function parseCommand<T extends Record<string, CliOption>>(
-  argv: readonly string[],
-  options: T,
-  usage: string,
-  maxPositionals: number,
-): { values: CliValues<T>; positionals: string[] } {
+export function parseCommand<T extends Record<string, CliOption>>(argv: readonly string[], options: T, usage: string, maxPositionals: number): { values: CliValues<T>; positionals: string[] } {
   const parsed = parseCli(joinOptionValues(argv, options), options, usage, { allowPositionals: true });
   if (parsed.positionals.length > maxPositionals) {
-    const extra = parsed.positionals.slice(maxPositionals).map((p) => JSON.stringify(p)).join(' ');
+    const extra = parsed.positionals
+      .slice(maxPositionals)
+      .map((p) => JSON.stringify(p))
+      .join(' ');
     throw new UsageError(`unexpected argument${parsed.positionals.length - maxPositionals === 1 ? '' : 's'} ${extra}\n${usage}`);
   }
   return parsed;

@@ -60,8 +60,11 @@ export async function runPreserve(argv: readonly string[], io: CliIo): Promise<n
   const usage = USAGE['preserve-attempt'] as string;
   const { values, positionals } = parseCommand(argv, { issue: { type: 'string' }, ledger: { type: 'string' }, step: { type: 'string' }, json: { type: 'boolean' } } as const, usage, 1);
   const kept = await preserveAttempt({
-    issue: issueArgument(values.issue, positionals[0], usage), ledger: values.ledger,
-    step: required(values.step, '--step TITLE', usage), cwd: io.cwd, env: io.env,
+    issue: issueArgument(values.issue, positionals[0], usage),
+    ledger: values.ledger,
+    step: required(values.step, '--step TITLE', usage),
+    cwd: io.cwd,
+    env: io.env,
   });
   if (values.json === true) io.stdout(`${JSON.stringify(kept)}\n`);
   else if (kept.ref !== null) io.stdout(`${kept.ref}\n`);
@@ -94,8 +97,13 @@ export async function runInit(argv: readonly string[], io: CliIo): Promise<numbe
   const planFile = values.plan ?? '<stdin>';
   const plan = values.plan === undefined ? io.stdin('a plan (a title line, then one step a line), or --plan FILE,') : readFileBytes(values.plan, 'a plan');
   const made = await initLedger({
-    issue: issueArgument(values.issue, positionals[0], usage), ledger: values.ledger, plan, planFile,
-    force: values.force === true, cwd: io.cwd, env: io.env,
+    issue: issueArgument(values.issue, positionals[0], usage),
+    ledger: values.ledger,
+    plan,
+    planFile,
+    force: values.force === true,
+    cwd: io.cwd,
+    env: io.env,
   });
   io.stdout(`${made.ledger}\n`);
   return EXIT.ok;

@@ -40,9 +40,13 @@ Exit: 0 printed (even an empty list), 2 usage or malformed ledger, 5 internal er
   'current-or-last-done': query('current-or-last-done', 'As current; when every step is done, the last done step.'),
   'next-unchecked': query('next-unchecked', 'Print the first unchecked step.'),
   'next-pending-refactor': query('next-pending-refactor', 'Print the first refactor-pending step.'),
-  tick: change('tick', `Mark the step done and refactor-pending, and commit that ledger line together with the staged work
+  tick: change(
+    'tick',
+    `Mark the step done and refactor-pending, and commit that ledger line together with the staged work
 in ONE commit (the repository's hooks run). A refused commit changes nothing; a crash at any point is
-finished or undone by the next ledger command.`, 'green'),
+finished or undone by the next ledger command.`,
+    'green',
+  ),
   'clear-refactor-pending': change('clear-refactor-pending', `Remove the step's refactor-pending marker, committed with the refactor's staged work, like tick.`, 'refactor'),
   'tick-criterion': `Usage: leap-ledger tick-criterion [N] K [--body FILE | --issue N]
        leap-ledger tick-criterion [N] --match TEXT [--body FILE | --issue N]

@@ -48,7 +48,10 @@ export async function readRepoInfo(cwd: string, env: NodeJS.ProcessEnv, head?: s
 const layouts = new Map<string, { layout: Omit<RepoInfo, 'head' | 'headTree'>; stamp: string }>();
 
 function layoutKey(cwd: string, env: NodeJS.ProcessEnv): string {
-  const git = Object.keys(env).filter((k) => k.startsWith('GIT_')).sort().map((k) => `${k}=${env[k]}`);
+  const git = Object.keys(env)
+    .filter((k) => k.startsWith('GIT_'))
+    .sort()
+    .map((k) => `${k}=${env[k]}`);
   return [resolve(cwd), ...git].join('\0');
 }
 

@@ -98,11 +98,24 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
   }
   const token = randomBytes(8).toString('hex');
   const journal: Journal = {
-    version: 1, token, pid: process.pid, action: request.action, issue: request.issue, title: request.title,
-    ledger, ledgerRel, backup: join(dirname(ledger), `.${basename(ledger)}.leap-backup`),
-    ledgerTemp: join(dirname(ledger), `.${basename(ledger)}.leap-new`), root: info.root, indexFile: info.indexFile,
-    tmpIndex: `${info.indexFile}.leap-${token}`, oldHead: info.head, oldSha: sha256(oldBytes), newSha: sha256(newBytes),
-    newCommit: null, startedAt: isoTimestamp(),
+    version: 1,
+    token,
+    pid: process.pid,
+    action: request.action,
+    issue: request.issue,
+    title: request.title,
+    ledger,
+    ledgerRel,
+    backup: join(dirname(ledger), `.${basename(ledger)}.leap-backup`),
+    ledgerTemp: join(dirname(ledger), `.${basename(ledger)}.leap-new`),
+    root: info.root,
+    indexFile: info.indexFile,
+    tmpIndex: `${info.indexFile}.leap-${token}`,
+    oldHead: info.head,
+    oldSha: sha256(oldBytes),
+    newSha: sha256(newBytes),
+    newCommit: null,
+    startedAt: isoTimestamp(),
   };
   try {
     writeJournal(stateDir, journal);

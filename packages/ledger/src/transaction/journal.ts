@@ -57,7 +57,9 @@ export function readJournal(stateDir: string): Journal | null {
   try {
     journal = JSON.parse(text) as Partial<Journal>;
   } catch (cause) {
-    throw new FileFormatError(file, undefined, `expected the JSON journal of an interrupted tick, found unreadable JSON (${(cause as Error).message}); remove it once the ledger and HEAD agree`, { cause });
+    throw new FileFormatError(file, undefined, `expected the JSON journal of an interrupted tick, found unreadable JSON (${(cause as Error).message}); remove it once the ledger and HEAD agree`, {
+      cause,
+    });
   }
   for (const key of ['token', 'ledger', 'ledgerRel', 'backup', 'ledgerTemp', 'root', 'indexFile', 'tmpIndex', 'oldHead', 'oldSha', 'newSha'] as const) {
     if (typeof journal[key] !== 'string') {
@@ -72,4 +74,3 @@ export function removeJournal(stateDir: string): void {
   unlinkIfPresent(journalPath(stateDir));
   unlinkIfPresent(journalTempPath(stateDir));
 }
-

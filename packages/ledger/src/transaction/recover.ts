@@ -89,7 +89,13 @@ async function recoverJournal(stateDir: string, journal: Journal, options: Recov
     if (restage) await runGit(['update-index', '--add', '--', journal.ledgerRel], { cwd: journal.root, env });
     killPoint('recovery: finished');
     if (!eventLogged(statePaths(stateDir).events, journal.action, journal.newCommit as string)) {
-      logLedgerEventOrWarn(prog, stateDir, env, { action: journal.action, title: journal.title, commit: journal.newCommit as string, file: journal.ledger }, { issue: journal.issue, step: journal.title });
+      logLedgerEventOrWarn(
+        prog,
+        stateDir,
+        env,
+        { action: journal.action, title: journal.title, commit: journal.newCommit as string, file: journal.ledger },
+        { issue: journal.issue, step: journal.title },
+      );
     }
     outcome = 'finished';
     detail = movedOn
@@ -133,7 +139,10 @@ function eventLogged(file: string, action: string, commit: string): boolean {
     const length = Math.min(size, 256 * 1024);
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
-    return buffer.toString('utf8').split('\n').some((line) => line.includes(`"commit":"${commit}"`) && line.includes(`"action":"${action}"`));
+    return buffer
+      .toString('utf8')
+      .split('\n')
+      .some((line) => line.includes(`"commit":"${commit}"`) && line.includes(`"action":"${action}"`));
   } finally {
     closeSync(fd);
   }

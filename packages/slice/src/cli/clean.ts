@@ -41,7 +41,8 @@ function readSliceId(file: string): string {
   const parsed = parseJsonText(text);
   if ('problem' in parsed) throw new SliceFileError(file, [{ rule: 'json', message: parsed.problem, balls: [] }]);
   const id = (parsed.value as { id?: unknown } | null)?.id;
-  if (typeof id !== 'string' || !ID_PATTERN.test(id)) throw new SliceFileError(file, [{ rule: 'schema', message: `id: expected the slice's id, found ${JSON.stringify(id) ?? 'nothing'}`, balls: [], path: 'id' }]);
+  if (typeof id !== 'string' || !ID_PATTERN.test(id))
+    throw new SliceFileError(file, [{ rule: 'schema', message: `id: expected the slice's id, found ${JSON.stringify(id) ?? 'nothing'}`, balls: [], path: 'id' }]);
   return id;
 }
 

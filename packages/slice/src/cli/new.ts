@@ -70,7 +70,10 @@ export const newCommand: Subcommand = async (argv, io) => {
   const id = positionals[0];
   if (id === undefined || positionals.length > 1) throw new UsageError(`expected one slice ID, got ${positionals.length}\n${SHORT}`);
   const balls = new Map<string, NewBall>();
-  for (const [option, whole] of [['ball', false], ['file', true]] as const) {
+  for (const [option, whole] of [
+    ['ball', false],
+    ['file', true],
+  ] as const) {
     for (const text of values[option] ?? []) {
       const { id: ball, value } = split(option, text);
       const entry = balls.get(ball) ?? { id: ball, paths: [] };
@@ -89,10 +92,11 @@ export const newCommand: Subcommand = async (argv, io) => {
     const entry = known('dep', ball);
     entry.deps = [...(entry.deps ?? []), ...value.split(',').filter((d) => d !== '')];
   }
-  for (const option of ['goal', 'spec'] as const) for (const text of values[option] ?? []) {
-    const { id: ball, value } = split(option, text);
-    known(option, ball)[option] = value;
-  }
+  for (const option of ['goal', 'spec'] as const)
+    for (const text of values[option] ?? []) {
+      const { id: ball, value } = split(option, text);
+      known(option, ball)[option] = value;
+    }
   for (const text of values.proof ?? []) {
     const { id: ball, value } = split('proof', text);
     known('proof', ball).proof = parseProof(value);

@@ -32,12 +32,23 @@ options it refuses: with --runner bullmq, no queue secret or a short one, Redis 
 the repository does not have).`;
 
 const OPTIONS = {
-  jobs: { type: 'string', short: 'j' }, agents: { type: 'string' }, builder: { type: 'string' }, reviewers: { type: 'string' },
-  alternates: { type: 'string' }, 'max-cost': { type: 'string' }, notify: { type: 'string' }, sandbox: { type: 'string' }, json: { type: 'boolean' },
+  jobs: { type: 'string', short: 'j' },
+  agents: { type: 'string' },
+  builder: { type: 'string' },
+  reviewers: { type: 'string' },
+  alternates: { type: 'string' },
+  'max-cost': { type: 'string' },
+  notify: { type: 'string' },
+  sandbox: { type: 'string' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter((v) => v !== '');
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 
 export const runCommand: Subcommand = async (argv, io) => {
   // The runner is found first: its options are part of the command's (core's runner interface).
@@ -59,9 +70,19 @@ export const runCommand: Subcommand = async (argv, io) => {
   const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
-    file: positionals[0] as string, cwd: io.cwd, env: io.env, jobs, agentsFile: values.agents, builder: values.builder,
-    reviewers: list(values.reviewers), alternates: list(values.alternates), maxCostUsd: maxCost,
-    progress: (line) => io.stderr(`leap slice: ${line}\n`), createRunner, notify, sandbox: sandboxFlag(values.sandbox),
+    file: positionals[0] as string,
+    cwd: io.cwd,
+    env: io.env,
+    jobs,
+    agentsFile: values.agents,
+    builder: values.builder,
+    reviewers: list(values.reviewers),
+    alternates: list(values.alternates),
+    maxCostUsd: maxCost,
+    progress: (line) => io.stderr(`leap slice: ${line}\n`),
+    createRunner,
+    notify,
+    sandbox: sandboxFlag(values.sandbox),
   });
   io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : renderSummary(summary));
   return summary.exitCode;

@@ -40,10 +40,14 @@ export const validateCommand: Subcommand = async (argv, io) => {
   }
   const warnings = loaded.slice === null ? [] : sliceWarnings(loaded.slice);
   if (values.json === true) {
-    io.stdout(`${JSON.stringify({ file, valid: loaded.slice !== null, slice: loaded.slice?.id ?? null, balls: loaded.slice?.balls.length ?? null, waves: waves?.length ?? null, violations: loaded.violations, warnings })}\n`);
+    io.stdout(
+      `${JSON.stringify({ file, valid: loaded.slice !== null, slice: loaded.slice?.id ?? null, balls: loaded.slice?.balls.length ?? null, waves: waves?.length ?? null, violations: loaded.violations, warnings })}\n`,
+    );
   } else if (loaded.slice !== null) {
     for (const w of warnings) io.stderr(`${file}: warning: ${w.message}\n`);
-    io.stdout(`${file}: a valid slice ${JSON.stringify(loaded.slice.id)}: ${loaded.slice.balls.length} ball${loaded.slice.balls.length === 1 ? '' : 's'} in ${waves?.length} wave${waves?.length === 1 ? '' : 's'}, spine ${loaded.slice.spine}\n`);
+    io.stdout(
+      `${file}: a valid slice ${JSON.stringify(loaded.slice.id)}: ${loaded.slice.balls.length} ball${loaded.slice.balls.length === 1 ? '' : 's'} in ${waves?.length} wave${waves?.length === 1 ? '' : 's'}, spine ${loaded.slice.spine}\n`,
+    );
   } else {
     const n = loaded.violations.length;
     io.stdout(`${loaded.violations.map((v) => `${file}: ${v.message}\n`).join('')}${file}: ${n} violation${n === 1 ? '' : 's'}\n`);

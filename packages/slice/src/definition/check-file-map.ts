@@ -31,7 +31,10 @@ export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
   const falseMap: string[] = [];
   const fine: string[] = [];
   const states = ball.scope.map((entry) => resolveInRepo(options.root, entry.path));
-  const ignored = ignoredPaths(options.root, ball.scope.filter((_, i) => states[i]?.kind !== 'problem').map((e) => normalizeScopePath(e.path)));
+  const ignored = ignoredPaths(
+    options.root,
+    ball.scope.filter((_, i) => states[i]?.kind !== 'problem').map((e) => normalizeScopePath(e.path)),
+  );
   ball.scope.forEach((entry, i) => {
     const name = JSON.stringify(entry.path);
     const state = states[i] as ReturnType<typeof resolveInRepo>;

@@ -16,9 +16,14 @@ export function cleanSlice(repoRoot: string, sliceId: string): CleanResult {
   const pid = liveEngine(repoRoot, sliceId);
   if (pid !== null && pid !== process.pid) throw new LeapError(`slice ${JSON.stringify(sliceId)} is being run by live process ${pid}: clean it once that run ends`, { exitCode: 2 });
   const worktrees = reapSlice(repoRoot, sliceId);
-  const refs = runGit(repoRoot, ['for-each-ref', '--format=%(refname)', `refs/heads/leap/${sliceId}/`]).split('\n').filter((r) => r !== '');
+  const refs = runGit(repoRoot, ['for-each-ref', '--format=%(refname)', `refs/heads/leap/${sliceId}/`])
+    .split('\n')
+    .filter((r) => r !== '');
   // Deleting the branch a person has checked out would leave their HEAD on nothing.
-  const head = runGit(repoRoot, ['for-each-ref', '--format=%(HEAD)%(refname)', `refs/heads/leap/${sliceId}/`]).split('\n').find((r) => r.startsWith('*'))?.slice(1);
+  const head = runGit(repoRoot, ['for-each-ref', '--format=%(HEAD)%(refname)', `refs/heads/leap/${sliceId}/`])
+    .split('\n')
+    .find((r) => r.startsWith('*'))
+    ?.slice(1);
   const deleted = refs.filter((ref) => ref !== head);
   for (const ref of deleted) runGit(repoRoot, ['update-ref', '-d', ref]);
   const name = (ref: string) => ref.slice('refs/heads/'.length);

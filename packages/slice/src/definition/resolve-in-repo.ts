@@ -10,7 +10,7 @@ export type PathState = { kind: 'file' } | { kind: 'absent' } | { kind: 'problem
 
 function inside(rootReal: string, target: string): string | null {
   const rel = relative(rootReal, target);
-  if (rel === '' ) return '';
+  if (rel === '') return '';
   if (rel === '..' || rel.startsWith(`..${sep}`) || rel.startsWith(sep)) return null;
   return rel;
 }
@@ -47,7 +47,8 @@ export function resolveInRepo(root: string, path: string): PathState {
       }
       const rel = inside(rootReal, real);
       if (rel === null) return { kind: 'problem', problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads out of the repository (to ${JSON.stringify(real)})` };
-      if (rel.split(sep).some((s) => s.toLowerCase() === '.git') || rel === '') return { kind: 'problem', problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads to ${rel === '' ? 'the repository root' : 'the repository\'s .git'}` };
+      if (rel.split(sep).some((s) => s.toLowerCase() === '.git') || rel === '')
+        return { kind: 'problem', problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads to ${rel === '' ? 'the repository root' : "the repository's .git"}` };
     }
     const isLast = i === parts.length - 1;
     const target = stat.isSymbolicLink() ? lstatSync(realpathSync(join(rootReal, prefix))) : stat;

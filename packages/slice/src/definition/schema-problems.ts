@@ -51,13 +51,23 @@ function objectKind(pointer: string): string {
 function expectation(error: AjvError, field: string): string {
   const p = error.params;
   switch (error.keyword) {
-    case 'type': return EXPECTED_BY_FIELD[field] ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
-    case 'pattern': return p.pattern === NON_EMPTY_PATTERN ? 'a non-empty string' : EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`;
-    case 'enum': return EXPECTED_BY_FIELD[field] ?? `one of ${JSON.stringify(p.allowedValues)}`;
-    case 'minItems': return /^\d+$/.test(field) ? '[from, to]' : `at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
-    case 'maxItems': case 'items': return '[from, to]';
-    case 'exclusiveMinimum': case 'minimum': case 'maximum': return 'a line number (an integer of at least 1)';
-    default: return `a value the schema accepts (${error.keyword})`;
+    case 'type':
+      return EXPECTED_BY_FIELD[field] ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
+    case 'pattern':
+      return p.pattern === NON_EMPTY_PATTERN ? 'a non-empty string' : (EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`);
+    case 'enum':
+      return EXPECTED_BY_FIELD[field] ?? `one of ${JSON.stringify(p.allowedValues)}`;
+    case 'minItems':
+      return /^\d+$/.test(field) ? '[from, to]' : `at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+    case 'items':
+      return '[from, to]';
+    case 'exclusiveMinimum':
+    case 'minimum':
+    case 'maximum':
+      return 'a line number (an integer of at least 1)';
+    default:
+      return `a value the schema accepts (${error.keyword})`;
   }
 }
 
@@ -71,7 +81,10 @@ function describe(root: unknown, base: string, error: AjvError): { path: string;
   if (error.keyword === 'additionalProperties') {
     const name = String(error.params.additionalProperty);
     const kind = objectKind(pointer);
-    return { path: fieldPath(`${pointer}/${name}`), message: `unknown field "${name}": a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${(FIELDS[kind] ?? []).join(', ')}` };
+    return {
+      path: fieldPath(`${pointer}/${name}`),
+      message: `unknown field "${name}": a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${(FIELDS[kind] ?? []).join(', ')}`,
+    };
   }
   const field = pointer.slice(pointer.lastIndexOf('/') + 1);
   const found = valueAt(root, pointer);
@@ -107,9 +120,13 @@ function inBall(prefix: string, place: (value: unknown) => unknown): Check {
 }
 
 const CHECKS: Record<string, Check> = {
-  slice: (value) => ((validateSliceShell as Validator)(value) ? null : (validateSliceShell as Validator).errors?.[0] ?? null),
+  slice: (value) => ((validateSliceShell as Validator)(value) ? null : ((validateSliceShell as Validator).errors?.[0] ?? null)),
   // A ball's scope entries and proof are parts of their own: here only their shape is the ball's.
-  ball: inBall('/0', (ball) => (isObject(ball) ? { ...ball, scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope, proof: isObject(ball.proof) ? PROOF : ball.proof, ...(isObject(ball.live) ? { live: LIVE } : {}) } : ball)),
+  ball: inBall('/0', (ball) =>
+    isObject(ball)
+      ? { ...ball, scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope, proof: isObject(ball.proof) ? PROOF : ball.proof, ...(isObject(ball.live) ? { live: LIVE } : {}) }
+      : ball,
+  ),
   scope: inBall('/0/scope/0', (entry) => ({ ...BALL, scope: [entry] })),
   proof: inBall('/0/proof', (proof) => ({ ...BALL, proof })),
   live: inBall('/0/live', (live) => ({ ...BALL, live })),
@@ -134,7 +151,13 @@ function objectProblems(kind: string, value: unknown, root: unknown, base: strin
   const fields = FIELDS[kind] ?? [];
   const template = TEMPLATES[kind] ?? {};
   for (const key of Object.keys(value)) {
-    if (!fields.includes(key)) push(out, fieldPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`), `unknown field ${JSON.stringify(key)}: a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${fields.join(', ')}`, balls);
+    if (!fields.includes(key))
+      push(
+        out,
+        fieldPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+        `unknown field ${JSON.stringify(key)}: a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${fields.join(', ')}`,
+        balls,
+      );
   }
   for (const key of fields) {
     if (!Object.hasOwn(value, key)) {

@@ -24,7 +24,9 @@ export function scopeEntries(repoRoot: string, cwd: string, paths: readonly stri
       problems.push(`${JSON.stringify(given)} ${why}`);
       continue;
     }
-    const inRepo = relative(resolve(repoRoot), resolve(cwd, normalizeScopePath(given))).split(sep).join('/');
+    const inRepo = relative(resolve(repoRoot), resolve(cwd, normalizeScopePath(given)))
+      .split(sep)
+      .join('/');
     const later = scopePathProblem(inRepo);
     if (inRepo.startsWith('../') || later !== null) {
       problems.push(`${JSON.stringify(given)} ${later ?? 'is outside the repository'} (from ${cwd})`);

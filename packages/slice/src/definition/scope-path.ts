@@ -47,5 +47,8 @@ export function scopePathProblem(path: string): string | null {
 /** `path` without `.` segments and repeated slashes (check it with scopePathProblem first). */
 export function normalizeScopePath(path: string): string {
   if (isPlainPath(path)) return path;
-  return path.split('/').filter((s) => s !== '' && s !== '.').join('/');
+  return path
+    .split('/')
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
 }

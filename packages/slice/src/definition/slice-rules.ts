@@ -106,14 +106,16 @@ function linesRule(lines: unknown[], ids: readonly (string | undefined)[], i: nu
 
 function proofRules(proof: Record<string, unknown>, ids: readonly (string | undefined)[], i: number, out: Violation[]): void {
   const argv = proof.argv;
-  if (Array.isArray(argv) && argv[0] === '') out.push({ rule: 'proof', message: `${ballName(ids, i)}: proof.argv[0] is empty: it names the program to run`, balls: idsOf(ids, i), path: `balls[${i}].proof.argv[0]` });
+  if (Array.isArray(argv) && argv[0] === '')
+    out.push({ rule: 'proof', message: `${ballName(ids, i)}: proof.argv[0] is empty: it names the program to run`, balls: idsOf(ids, i), path: `balls[${i}].proof.argv[0]` });
   const metric = proof.metric;
   if (!Array.isArray(metric) || metric.length < 2) return;
   const fields = new Set<string>();
   metric.forEach((m: unknown, k) => {
     const field = isObject(m) ? m.field : undefined;
     if (typeof field !== 'string') return;
-    if (fields.has(field)) out.push({ rule: 'proof', message: `${ballName(ids, i)}: metric field ${JSON.stringify(field)} is named twice`, balls: idsOf(ids, i), path: `balls[${i}].proof.metric[${k}].field` });
+    if (fields.has(field))
+      out.push({ rule: 'proof', message: `${ballName(ids, i)}: metric field ${JSON.stringify(field)} is named twice`, balls: idsOf(ids, i), path: `balls[${i}].proof.metric[${k}].field` });
     fields.add(field);
   });
 }
@@ -125,11 +127,21 @@ function sharedFile(balls: readonly unknown[], ids: readonly (string | undefined
   const first = firstSpelling(isObject(ownerBall) ? ownerBall.scope : undefined, key, foldCase);
   const normal = normalizeScopePath(path);
   if (owner === i) {
-    return { rule: 'disjoint-scopes', message: `${ballName(ids, i)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`, balls: idsOf(ids, i), path: at };
+    return {
+      rule: 'disjoint-scopes',
+      message: `${ballName(ids, i)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`,
+      balls: idsOf(ids, i),
+      path: at,
+    };
   }
   const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
   const spelled = first === path ? '' : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
-  return { rule: 'disjoint-scopes', message: `balls ${name(owner)} and ${name(i)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`, balls: [...idsOf(ids, owner), ...idsOf(ids, i)], path: at };
+  return {
+    rule: 'disjoint-scopes',
+    message: `balls ${name(owner)} and ${name(i)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`,
+    balls: [...idsOf(ids, owner), ...idsOf(ids, i)],
+    path: at,
+  };
 }
 
 function spineRule(slice: Record<string, unknown>, ids: readonly (string | undefined)[], out: Violation[]): void {
@@ -202,7 +214,12 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
           // A plain lowercase path is its own key whether or not case folds.
           const key = plainLowercase(path) ? path : fileKey(path, folds());
           if (key === null) {
-            scopeOut.push({ rule: 'scope-path', message: `${ballName(ids, i)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`, balls: idsOf(ids, i), path: `balls[${i}].scope[${j}].path` });
+            scopeOut.push({
+              rule: 'scope-path',
+              message: `${ballName(ids, i)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`,
+              balls: idsOf(ids, i),
+              path: `balls[${i}].scope[${j}].path`,
+            });
           } else {
             const owner = owners.get(key);
             if (owner === undefined) owners.set(key, i);
@@ -215,7 +232,12 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     const proof = ball.proof;
     if (typeof proof === 'object' && proof !== null) proofRules(proof as Record<string, unknown>, ids, i, entryOut);
     if (slice.require_live === true && ball.live === undefined) {
-      entryOut.push({ rule: 'require-live', message: `${ballName(ids, i)} has no "live" proof, and the slice says "require_live": true (a live proof runs the real surface: the built command, the server, the page)`, balls: idsOf(ids, i), path: `balls[${i}].live` });
+      entryOut.push({
+        rule: 'require-live',
+        message: `${ballName(ids, i)} has no "live" proof, and the slice says "require_live": true (a live proof runs the real surface: the built command, the server, the page)`,
+        balls: idsOf(ids, i),
+        path: `balls[${i}].live`,
+      });
     }
   }
 

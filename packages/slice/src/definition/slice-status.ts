@@ -73,7 +73,11 @@ function asString(value: unknown): string | null {
 
 function roundNumbers(dir: string): number[] {
   try {
-    return readdirSync(dir).map((n) => ROUND_RECORD.exec(n)?.[1]).filter((n) => n !== undefined).map(Number).sort((a, b) => a - b);
+    return readdirSync(dir)
+      .map((n) => ROUND_RECORD.exec(n)?.[1])
+      .filter((n) => n !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
   } catch {
     return [];
   }
@@ -96,7 +100,11 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
     const lastRecord = last === undefined ? null : readRecord(paths.round(ball.id, last), unreadable, rel(paths.round(ball.id, last)));
     const receipt = result === null ? null : asReceipt(result.receipt);
     // The engine gives a ball it never built, because a dependency refused or held, a result naming them.
-    if (Array.isArray(result?.blockedBy) && result.blockedBy.length > 0) blockedBy.set(ball.id, result.blockedBy.filter((b): b is string => typeof b === 'string'));
+    if (Array.isArray(result?.blockedBy) && result.blockedBy.length > 0)
+      blockedBy.set(
+        ball.id,
+        result.blockedBy.filter((b): b is string => typeof b === 'string'),
+      );
     const state: BallState = receipt === 1 ? 'passed' : receipt === -1 ? 'refused' : receipt === 0 ? 'held' : rounds.length > 0 ? (engine === null ? 'interrupted' : 'running') : 'pending';
     own.set(ball.id, {
       ball: ball.id,
@@ -114,7 +122,11 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   // A ball not yet started is blocked by a refused ancestor, or waits on one that has not passed.
   const byId = new Map(slice.balls.map((b) => [b.id, b]));
   const ancestors = (id: string, seen = new Set<string>()): Set<string> => {
-    for (const dep of byId.get(id)?.deps ?? []) if (!seen.has(dep)) { seen.add(dep); ancestors(dep, seen); }
+    for (const dep of byId.get(id)?.deps ?? [])
+      if (!seen.has(dep)) {
+        seen.add(dep);
+        ancestors(dep, seen);
+      }
     return seen;
   };
   const refusedChain = (id: string, seen = new Set<string>()): boolean => {

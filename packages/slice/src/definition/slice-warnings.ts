@@ -13,8 +13,11 @@ export interface SliceWarning {
  * champion and a tie loses, four times, and the ball is held. `red_first` has the engine check it first.
  */
 export function sliceWarnings(slice: Slice): SliceWarning[] {
-  return slice.balls.filter((b) => b.proof.metric === undefined && b.red_first !== true).map((b) => ({
-    rule: 'tie-only', ball: b.id,
-    message: `ball ${JSON.stringify(b.id)} has no proof.metric and no "red_first": if its proof already passes at base, every round ties the champion and loses (four times, then a hold); set "red_first": true to have the engine refuse such a proof before round one, or declare a metric to improve`,
-  }));
+  return slice.balls
+    .filter((b) => b.proof.metric === undefined && b.red_first !== true)
+    .map((b) => ({
+      rule: 'tie-only',
+      ball: b.id,
+      message: `ball ${JSON.stringify(b.id)} has no proof.metric and no "red_first": if its proof already passes at base, every round ties the champion and loses (four times, then a hold); set "red_first": true to have the engine refuse such a proof before round one, or declare a metric to improve`,
+    }));
 }

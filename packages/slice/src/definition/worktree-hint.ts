@@ -41,7 +41,6 @@ export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolea
   });
 }
 
-
 /**
  * The main working tree of the repository checked out at `root`: `root` itself, unless it is a linked
  * worktree (a ball's), whose records, lock and worktree list are the main one's.

@@ -32,8 +32,18 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
   const leaf = `build-${ball.id}-${request.round}`;
   const result: RoundResult = {
-    receipt: null, reason: '', candidate: null, commit: null, proof: null, changed: [], champion: request.champion,
-    jury: null, reproof: null, builder: { agent: agent.name, family: agent.family, leaf, status: null }, leaves: [], answer: null,
+    receipt: null,
+    reason: '',
+    candidate: null,
+    commit: null,
+    proof: null,
+    changed: [],
+    champion: request.champion,
+    jury: null,
+    reproof: null,
+    builder: { agent: agent.name, family: agent.family, leaf, status: null },
+    leaves: [],
+    answer: null,
   };
   // Undo: a round's move back to the round's start; a refusal, every change of the ball back to its start.
   const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
@@ -61,8 +71,12 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   }
 
   const built = await runAgentLeaf({
-    name: leaf, agent, prompt: request.prompt, options: { role: 'builder', cwd: dir },
-    stateDir: place.stateDir, env: proofEnv,
+    name: leaf,
+    agent,
+    prompt: request.prompt,
+    options: { role: 'builder', cwd: dir },
+    stateDir: place.stateDir,
+    env: proofEnv,
     // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
     sandbox: sandboxSetting(undefined, place.env) === 'off' ? null : agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir),
   });
@@ -88,7 +102,12 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
     const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
-    if (stray.length > 0) return end(-1, `edited ${showValue(entry.path)} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}); this ball's changes are undone`, true);
+    if (stray.length > 0)
+      return end(
+        -1,
+        `edited ${showValue(entry.path)} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}); this ball's changes are undone`,
+        true,
+      );
   }
   result.candidate = await hashCandidate(dir, ball);
   if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
@@ -155,16 +174,30 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
   const consumers = renderConsumers(await findConsumers(place.dir, result.changed, new Set(scopePaths(ball))));
   try {
     const jury = await conveneJury({
-      builderFamily: agent.name, reviewers: request.reviewers, alternates: request.alternates,
-      intent: ball.goal, criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}${consumers}\n${ball.spec}`,
-      files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
-      cwd: place.dir, env: { ...place.env, VERI_STATE_DIR: place.stateDir }, agentsFile: request.agentsFile ?? undefined,
-      builderName: agent.name, modelIds: [agent.family], authors: request.authors, gitAliases: false, redactAuthors: true,
-      eventFields: { slice: request.slice, ball: ball.id }, leafKey: ball.id,
+      builderFamily: agent.name,
+      reviewers: request.reviewers,
+      alternates: request.alternates,
+      intent: ball.goal,
+      criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}${consumers}\n${ball.spec}`,
+      files: files.length === 0 ? tests : files,
+      tests: files.length === 0 ? [] : tests,
+      cwd: place.dir,
+      env: { ...place.env, VERI_STATE_DIR: place.stateDir },
+      agentsFile: request.agentsFile ?? undefined,
+      builderName: agent.name,
+      modelIds: [agent.family],
+      authors: request.authors,
+      gitAliases: false,
+      redactAuthors: true,
+      eventFields: { slice: request.slice, ball: ball.id },
+      leafKey: ball.id,
     });
     for (const seat of jury.seats) result.leaves.push({ leaf: seat.leaf, usage: null });
     return {
-      value: jury.value, reason: jury.reason, candidate: jury.candidate, refused: jury.refused,
+      value: jury.value,
+      reason: jury.reason,
+      candidate: jury.candidate,
+      refused: jury.refused,
       seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
     };
   } catch (error) {
@@ -175,7 +208,12 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
 
 // The scope's `symbols` and `lines`, for the reviewers as for the builder: where to look.
 function narrowing(ball: RoundRequest['spec']): string {
-  const lines = ball.scope.filter((s) => s.symbols !== undefined || s.lines !== undefined).map((s) => `- ${s.path}:${s.symbols === undefined ? '' : ` symbols ${s.symbols.join(', ')}`}${s.lines === undefined ? '' : ` lines ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (a change outside them is refused)`}`);
+  const lines = ball.scope
+    .filter((s) => s.symbols !== undefined || s.lines !== undefined)
+    .map(
+      (s) =>
+        `- ${s.path}:${s.symbols === undefined ? '' : ` symbols ${s.symbols.join(', ')}`}${s.lines === undefined ? '' : ` lines ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (a change outside them is refused)`}`,
+    );
   return lines.length === 0 ? '' : `\nThe scope narrows what to look at:\n${lines.join('\n')}`;
 }
 

@@ -46,7 +46,10 @@ export async function stageChanges(dir: string, start: string, linked: readonly 
 /** Whether anything in `dir` differs from what is staged (a proof that wrote files). */
 export async function unstagedChanges(dir: string, linked: readonly string[] = []): Promise<string[]> {
   const out = await git(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...besides(linked)]);
-  return out.split('\0').filter((p) => p.length > 3 && p[1] !== ' ').map((p) => p.slice(3));
+  return out
+    .split('\0')
+    .filter((p) => p.length > 3 && p[1] !== ' ')
+    .map((p) => p.slice(3));
 }
 
 // A commit of the engine's: no hooks of the builder's, and no `git maintenance run --auto` after each one
@@ -99,9 +102,7 @@ export async function changesOutsideLines(dir: string, start: string, path: stri
   for (const match of diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
     const from = Number(match[1]);
     const count = match[2] === undefined ? 1 : Number(match[2]);
-    const inside = count === 0
-      ? lines.some(([a, b]) => from >= a - 1 && from <= b)
-      : lines.some(([a, b]) => from >= a && from + count - 1 <= b);
+    const inside = count === 0 ? lines.some(([a, b]) => from >= a - 1 && from <= b) : lines.some(([a, b]) => from >= a && from + count - 1 <= b);
     if (!inside) outside.push(count === 0 ? [from, from] : [from, from + count - 1]);
   }
   return outside;

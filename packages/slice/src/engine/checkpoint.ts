@@ -19,19 +19,31 @@ export interface CheckpointInput {
   waitingOn?: string[];
 }
 
-const quote = (text: string) => text.split('\n').map((l) => `> ${l}`).join('\n');
+const quote = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
 
 /** The checkpoint's Markdown. */
 export function renderCheckpoint(input: CheckpointInput): string {
   const { ball, rounds } = input;
   const last = rounds.at(-1);
-  const trail = rounds.length === 0
-    ? '- no round ran in this episode.'
-    : rounds.map((r) => `- round ${r.round}: receipt ${r.receipt ?? 'none'}, proof exit ${r.proof?.code ?? 'not run'}, candidate ${r.candidate ?? 'none'}: ${r.reason}`).join('\n');
+  const trail =
+    rounds.length === 0
+      ? '- no round ran in this episode.'
+      : rounds.map((r) => `- round ${r.round}: receipt ${r.receipt ?? 'none'}, proof exit ${r.proof?.code ?? 'not run'}, candidate ${r.candidate ?? 'none'}: ${r.reason}`).join('\n');
   const machine = {
-    slice: input.slice, ball: ball.id, base: input.base, start: input.start, branch: input.branch, commit: input.commit,
+    slice: input.slice,
+    ball: ball.id,
+    base: input.base,
+    start: input.start,
+    branch: input.branch,
+    commit: input.commit,
     rounds: rounds.map((r) => ({ round: r.round, receipt: r.receipt, candidate: r.candidate, proof: r.proof, reason: r.reason })),
-    candidate: last?.candidate ?? null, waiting_on: input.waitingOn ?? [], next: ['leap', 'slice', 'run', input.sliceFile],
+    candidate: last?.candidate ?? null,
+    waiting_on: input.waitingOn ?? [],
+    next: ['leap', 'slice', 'run', input.sliceFile],
   };
   return `# Checkpoint: ball ${ball.id} of slice ${input.slice} (receipt 0, held)
 

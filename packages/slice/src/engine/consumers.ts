@@ -93,7 +93,8 @@ function* grepHits(out: string): Generator<{ path: string; n: number; text: stri
 /** The consumers as the jury reads them: a section of the criteria, or '' when there are none. */
 export function renderConsumers(found: { consumers: Consumer[]; cut: boolean }): string {
   if (found.consumers.length === 0) return '';
-  const head = '\nConsumers of the changed files (read-only context, not part of the candidate: files outside the scope that name a changed file, found by its name with git grep; check that the change does not break them):';
+  const head =
+    '\nConsumers of the changed files (read-only context, not part of the candidate: files outside the scope that name a changed file, found by its name with git grep; check that the change does not break them):';
   let text = head;
   let cut = found.cut;
   for (const consumer of found.consumers) {

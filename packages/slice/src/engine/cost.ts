@@ -30,7 +30,7 @@ export class CostMeter {
         if (this.leaves.has(e.leaf) && Date.parse(e.ts ?? '') >= this.since - 1) fromLog.set(e.leaf, e.cost_usd);
       }
     }
-    const leaves = [...this.leaves].map(([leaf, usage]) => ({ leaf, usd: fromLog.has(leaf) ? fromLog.get(leaf) ?? null : usage?.cost_usd ?? null }));
+    const leaves = [...this.leaves].map(([leaf, usage]) => ({ leaf, usd: fromLog.has(leaf) ? (fromLog.get(leaf) ?? null) : (usage?.cost_usd ?? null) }));
     return { usd: leaves.reduce((sum, l) => sum + (l.usd ?? 0), 0), unknown: leaves.filter((l) => l.usd === null).length, leaves };
   }
 
@@ -42,7 +42,10 @@ export class CostMeter {
   /** Why the balls not yet done are held, with what was spent and on what. */
   reason(): string {
     const t = this.tally();
-    const top = t.leaves.filter((l) => l.usd !== null && l.usd > 0).sort((a, b) => (b.usd as number) - (a.usd as number)).slice(0, 5);
+    const top = t.leaves
+      .filter((l) => l.usd !== null && l.usd > 0)
+      .sort((a, b) => (b.usd as number) - (a.usd as number))
+      .slice(0, 5);
     return `the cost budget is spent: $${t.usd.toFixed(4)} of --max-cost $${this.limit} (${top.map((l) => `${l.leaf} $${(l.usd as number).toFixed(4)}`).join(', ') || 'no leaf reported a cost'})`;
   }
 }

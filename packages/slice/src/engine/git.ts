@@ -90,7 +90,7 @@ export async function isAncestor(dir: string, ancestor: string, descendant: stri
 /** The tree of the merge of `ours` and `theirs` (`git merge-tree --write-tree`, no checkout), or null on a conflict. */
 export async function mergeTree(dir: string, ours: string, theirs: string): Promise<string | null> {
   const out = await tryGit(dir, ['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
-  return out === null ? null : out.split('\n')[0]?.trim() ?? '';
+  return out === null ? null : (out.split('\n')[0]?.trim() ?? '');
 }
 
 /** The merge commit of `tree` with parents `ours` and `theirs`. */

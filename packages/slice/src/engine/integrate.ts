@@ -29,7 +29,7 @@ export async function ensureSpine(repo: string, slice: string, base: string): Pr
  */
 export async function mergeBall(repo: string, slice: string, ball: Ball, commit: string, tip: string, fresh: boolean): Promise<MergeOutcome> {
   const ref = `refs/heads/${spineBranch(slice)}`;
-  if (!fresh && await isAncestor(repo, commit, tip)) return { ok: true, commit: tip, already: true };
+  if (!fresh && (await isAncestor(repo, commit, tip))) return { ok: true, commit: tip, already: true };
   const tree = await mergeTree(repo, tip, commit);
   if (tree === null) return { ok: false, reason: `merging ${ball.id} onto ${spineBranch(slice)} conflicts` };
   // The merge commit and the byte check of its tree at once: both read only the tree.
@@ -79,22 +79,44 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
       if (ran.code !== 0) {
         const last = ran.output.trim().split('\n').slice(-3).join(' | ');
-        return { value: -1, reason: `the slice's live proof failed on the spine: ${ran.note ?? `it exited ${ran.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`, candidate: '', seats: [], refused: [], leaves: [], live };
+        return {
+          value: -1,
+          reason: `the slice's live proof failed on the spine: ${ran.note ?? `it exited ${ran.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`,
+          candidate: '',
+          seats: [],
+          refused: [],
+          leaves: [],
+          live,
+        };
       }
     }
     try {
       const jury = await conveneJury({
-        builderFamily: input.builder, reviewers: input.reviewers, alternates: input.alternates,
+        builderFamily: input.builder,
+        reviewers: input.reviewers,
+        alternates: input.alternates,
         intent: `slice ${input.slice.id}: every ball's goal, merged on one spine`,
         criteria: `Every goal holds together, and the balls' changes fit:\n${goals}`,
-        files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests,
-        cwd: dir, env: { ...input.env, VERI_STATE_DIR: input.stateDir }, agentsFile: input.agentsFile ?? undefined,
-        builderName: input.builder, modelIds: input.builderFamily === undefined ? [] : [input.builderFamily], authors: input.authors, gitAliases: false, redactAuthors: true,
-        eventFields: { slice: input.slice.id }, leafKey: 'spine',
+        files: files.length === 0 ? tests : files,
+        tests: files.length === 0 ? [] : tests,
+        cwd: dir,
+        env: { ...input.env, VERI_STATE_DIR: input.stateDir },
+        agentsFile: input.agentsFile ?? undefined,
+        builderName: input.builder,
+        modelIds: input.builderFamily === undefined ? [] : [input.builderFamily],
+        authors: input.authors,
+        gitAliases: false,
+        redactAuthors: true,
+        eventFields: { slice: input.slice.id },
+        leafKey: 'spine',
       });
       return {
         ...(live === undefined ? {} : { live }),
-        value: jury.value, reason: jury.reason, candidate: jury.candidate, refused: jury.refused, leaves: jury.seats.map((s) => s.leaf),
+        value: jury.value,
+        reason: jury.reason,
+        candidate: jury.candidate,
+        refused: jury.refused,
+        leaves: jury.seats.map((s) => s.leaf),
         seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
       };
     } catch (error) {

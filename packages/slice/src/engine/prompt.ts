@@ -24,13 +24,16 @@ function fenceTag(parts: string[]): string {
 /** The prompt of round `round`. Nothing of the ball's text is ever run by the engine; the builder is told it is data. */
 export function renderBuilderPrompt(input: PromptInput): string {
   const { ball } = input;
-  const scope = ball.scope.map((s) => {
-    const narrow = [s.symbols === undefined ? '' : ` symbols: ${s.symbols.join(', ')}`, s.lines === undefined ? '' : ` lines: ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')}`].join('');
-    return `- ${s.path}${s.sha256 === null ? ' (new file)' : ''}${narrow}`;
-  }).join('\n');
-  const previous = input.previous === null
-    ? 'none: this is the first round of this episode'
-    : `round ${input.previous.round}: receipt ${input.previous.receipt === null ? 'none (the round did not pass)' : input.previous.receipt}; ${input.previous.reason}`;
+  const scope = ball.scope
+    .map((s) => {
+      const narrow = [s.symbols === undefined ? '' : ` symbols: ${s.symbols.join(', ')}`, s.lines === undefined ? '' : ` lines: ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')}`].join('');
+      return `- ${s.path}${s.sha256 === null ? ' (new file)' : ''}${narrow}`;
+    })
+    .join('\n');
+  const previous =
+    input.previous === null
+      ? 'none: this is the first round of this episode'
+      : `round ${input.previous.round}: receipt ${input.previous.receipt === null ? 'none (the round did not pass)' : input.previous.receipt}; ${input.previous.reason}`;
   const blocks: [string, string][] = [
     ['goal', ball.goal],
     ['spec', ball.spec],

@@ -15,13 +15,24 @@ export function runProof(proof: Proof, cwd: string, env: NodeJS.ProcessEnv, time
     let out = '';
     let err = '';
     const keep = (text: string, more: Buffer) => (text + more.toString('utf8')).slice(-KEEP_BYTES);
-    child.stdout.on('data', (b: Buffer) => { out = keep(out, b); });
-    child.stderr.on('data', (b: Buffer) => { err = keep(err, b); });
+    child.stdout.on('data', (b: Buffer) => {
+      out = keep(out, b);
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      err = keep(err, b);
+    });
     let timedOut = false;
-    const timer = timeoutMs > 0 ? setTimeout(() => {
-      timedOut = true;
-      try { process.kill(-(child.pid as number), 'SIGKILL'); } catch { /* already gone */ }
-    }, timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            try {
+              process.kill(-(child.pid as number), 'SIGKILL');
+            } catch {
+              /* already gone */
+            }
+          }, timeoutMs)
+        : undefined;
     const finish = (code: number, note?: string) => {
       if (timer !== undefined) clearTimeout(timer);
       const ms = Date.now() - started;
@@ -40,7 +51,11 @@ export function runProof(proof: Proof, cwd: string, env: NodeJS.ProcessEnv, time
 
 /** The metric: the last non-empty stdout line as a JSON object holding every declared field as a number. */
 export function readMetric(stdout: string, fields: readonly MetricField[]): { metric: Record<string, number> | null; note?: string } {
-  const last = stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1);
+  const last = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .at(-1);
   if (last === undefined) return { metric: null, note: 'the proof printed no metric line' };
   let value: unknown;
   try {
@@ -48,7 +63,7 @@ export function readMetric(stdout: string, fields: readonly MetricField[]): { me
   } catch {
     return { metric: null, note: `the proof's last line is not JSON: ${JSON.stringify(last.slice(0, 200))}` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { metric: null, note: 'the proof\'s last line is not a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { metric: null, note: "the proof's last line is not a JSON object" };
   const metric: Record<string, number> = {};
   for (const { field } of fields) {
     const n = (value as Record<string, unknown>)[field];
@@ -103,7 +118,11 @@ export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv): P
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     const killGroup = () => {
-      try { process.kill(-(child.pid as number), 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     };
     let timedOut = false;
     let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -124,8 +143,13 @@ export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv): P
       clearTimeout(timer);
       const body = Buffer.concat(kept);
       resolve({
-        code, ms: Date.now() - started, output: body.toString('utf8'), sha256: createHash('sha256').update(body).digest('hex'),
-        bytes, truncated: bytes > body.length, ...(note === undefined ? {} : { note }),
+        code,
+        ms: Date.now() - started,
+        output: body.toString('utf8'),
+        sha256: createHash('sha256').update(body).digest('hex'),
+        bytes,
+        truncated: bytes > body.length,
+        ...(note === undefined ? {} : { note }),
       });
     };
     child.on('error', (error) => finish((error as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126, `the live proof could not start: ${error.message}`));

@@ -97,7 +97,8 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const known = readRecord<RunRecord>(paths.run);
   const base = known?.base ?? (await resolveCommit(repoRoot, slice.base));
   if (base === null) throw new UsageError(`${options.file}: "base": ${showValue(slice.base)} does not resolve to a commit in ${repoRoot}`);
-  if (known?.base !== undefined && await resolveCommit(repoRoot, base) === null) throw new UsageError(`${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`);
+  if (known?.base !== undefined && (await resolveCommit(repoRoot, base)) === null)
+    throw new UsageError(`${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`);
   const jobs = Math.max(1, options.jobs ?? Math.min(availableParallelism(), slice.balls.length));
   const stateDir = resolveStateDir(env, repoRoot);
   const timeoutMs = options.timeoutMs ?? defaultTimeout(env);
@@ -134,10 +135,7 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
 // The builder's side as git knows it (the identity engine commits carry, the base's author and committer),
 // read once: no juror may be told it, and every ball's jury needs the same list.
 async function builderAliases(repo: string, base: string): Promise<string[]> {
-  const [ident, log] = await Promise.all([
-    git(repo, ['var', 'GIT_AUTHOR_IDENT']).catch(() => ''),
-    git(repo, ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', base]).catch(() => ''),
-  ]);
+  const [ident, log] = await Promise.all([git(repo, ['var', 'GIT_AUTHOR_IDENT']).catch(() => ''), git(repo, ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', base]).catch(() => '')]);
   const identity = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim());
   const values = [...(identity === null ? [] : [identity[1], identity[2]]), ...log.split('\0')].map((v) => (v ?? '').trim());
   return [...new Set(values.filter((v) => v !== ''))];
@@ -148,4 +146,3 @@ async function builderAliases(repo: string, base: string): Promise<string[]> {
 function defaultTimeout(env: NodeJS.ProcessEnv): number {
   return readDurationVar(env, 'VERI_TIMEOUT', 900_000);
 }
-

@@ -14,8 +14,18 @@ import { aggregateJury, mergeBall, spineBranch } from './integrate.js';
 import { renderBuilderPrompt } from './prompt.js';
 import { buildProvenance } from './provenance.js';
 import {
-  archiveEpisode, readRecord, readRounds, retireRecord, writeRecord, writeText,
-  type JurySummary, type ProofRun, type ResultRecord, type RoundRecord, type RunRecord, type SlicePaths,
+  archiveEpisode,
+  readRecord,
+  readRounds,
+  retireRecord,
+  writeRecord,
+  writeText,
+  type JurySummary,
+  type ProofRun,
+  type ResultRecord,
+  type RoundRecord,
+  type RunRecord,
+  type SlicePaths,
 } from './records.js';
 import type { SliceRunner } from './round-types.js';
 import type { BallSummary, RunSummary } from './run-slice.js';
@@ -80,7 +90,9 @@ export class Engine {
 
   async run(started: number): Promise<RunSummary> {
     const { c } = this;
-    c.say(`slice ${c.slice.id}: base ${c.run.base.slice(0, 12)}, ${this.order.length} ball(s) in ${new Set([...this.states.values()].map((s) => s.wave)).size} wave(s), --jobs ${c.jobs}, builder ${c.agents.builder.name} (${c.agents.builder.family})`);
+    c.say(
+      `slice ${c.slice.id}: base ${c.run.base.slice(0, 12)}, ${this.order.length} ball(s) in ${new Set([...this.states.values()].map((s) => s.wave)).size} wave(s), --jobs ${c.jobs}, builder ${c.agents.builder.name} (${c.agents.builder.family})`,
+    );
     await this.resume();
     if (this.reopened) retireRecord(c.paths);
     await this.schedule();
@@ -96,7 +108,10 @@ export class Engine {
       receipt = aggregate.value;
       if (aggregate.value === 1) {
         const built = buildProvenance({
-          slice: c.slice, run: c.run, spine: { branch: spineBranch(c.slice.id), commit: spineCommit }, aggregate,
+          slice: c.slice,
+          run: c.run,
+          spine: { branch: spineBranch(c.slice.id), commit: spineCommit },
+          aggregate,
           balls: this.order.map((id) => ({ id, round: this.passingRound(id) as RoundRecord, result: this.states.get(id)?.result as ResultRecord })),
         });
         if ('incomplete' in built) {
@@ -114,9 +129,19 @@ export class Engine {
     const spent = c.meter.tally();
     if (c.meter.limit !== undefined) c.say(`spent $${spent.usd.toFixed(4)} of --max-cost $${c.meter.limit}${spent.unknown > 0 ? ` (${spent.unknown} leaf/leaves did not report a cost)` : ''}`);
     return {
-      slice: c.slice.id, base: c.run.base, spine: spineBranch(c.slice.id), spineCommit, receipt,
-      exitCode: receipt === 1 ? 0 : receipt === -1 ? 1 : 3, balls, aggregate,
-      reviewers: [...this.reviewersSeated].sort(), record, wallMs: Date.now() - started, spent, stopped: c.stop.reason,
+      slice: c.slice.id,
+      base: c.run.base,
+      spine: spineBranch(c.slice.id),
+      spineCommit,
+      receipt,
+      exitCode: receipt === 1 ? 0 : receipt === -1 ? 1 : 3,
+      balls,
+      aggregate,
+      reviewers: [...this.reviewersSeated].sort(),
+      record,
+      wallMs: Date.now() - started,
+      spent,
+      stopped: c.stop.reason,
     };
   }
 
@@ -129,7 +154,7 @@ export class Engine {
       const result = readRecord<ResultRecord>(c.paths.result(id));
       if (result?.receipt === 1 && result.commit !== null && result.candidate !== null) {
         // The bytes that count are where the candidate lives now: the spine once merged, else the ball's branch.
-        const where = result.merged !== null && await isAncestor(c.repoRoot, result.merged, c.spineTip) ? c.spineTip : `refs/heads/${this.branch(id)}`;
+        const where = result.merged !== null && (await isAncestor(c.repoRoot, result.merged, c.spineTip)) ? c.spineTip : `refs/heads/${this.branch(id)}`;
         const now = await candidateAt(c.repoRoot, where, state.ball).catch(() => null);
         if (now === result.candidate) {
           state.result = result;
@@ -137,7 +162,9 @@ export class Engine {
           c.say(`ball ${id}: passed on an earlier run (candidate ${result.candidate.slice(0, 12)}), not rebuilt`);
           continue;
         }
-        c.say(`ball ${id}: the bytes of its candidate changed (sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'} on ${where === c.spineTip ? spineBranch(c.slice.id) : this.branch(id)}): reopened, and the slice regraded`);
+        c.say(
+          `ball ${id}: the bytes of its candidate changed (sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'} on ${where === c.spineTip ? spineBranch(c.slice.id) : this.branch(id)}): reopened, and the slice regraded`,
+        );
         this.reopened = true;
       }
       if (result !== null) {
@@ -161,11 +188,19 @@ export class Engine {
         const refused = deps.filter((d) => d.result !== null && (d.result.receipt === -1 || d.result.blockedBy?.some((b) => this.refusedChain(b)) === true));
         const held = deps.filter((d) => d.result !== null && d.result.receipt === 0);
         if (refused.length > 0) {
-          this.block(state, refused.map((d) => d.ball.id), 'refused');
+          this.block(
+            state,
+            refused.map((d) => d.ball.id),
+            'refused',
+          );
           continue;
         }
         if (held.length > 0) {
-          this.block(state, held.map((d) => d.ball.id), 'held');
+          this.block(
+            state,
+            held.map((d) => d.ball.id),
+            'held',
+          );
           continue;
         }
         if (!deps.every((d) => d.result?.receipt === 1)) continue;
@@ -174,7 +209,8 @@ export class Engine {
           continue;
         }
         if (running.size >= c.jobs) continue;
-        const task = this.runBall(state).catch((error: unknown) => this.hold(state, `the engine failed on this ball: ${(error as Error).message}`, [], state.rounds.length))
+        const task = this.runBall(state)
+          .catch((error: unknown) => this.hold(state, `the engine failed on this ball: ${(error as Error).message}`, [], state.rounds.length))
           .finally(() => {
             running.delete(id);
             this.integrating = this.integrating.then(() => this.integrate());
@@ -197,10 +233,21 @@ export class Engine {
     const reason = `${why === 'refused' ? 'blocked' : 'held'}: dependency ${on.join(', ')} ${why === 'refused' ? 'refused (-1)' : 'held (0)'}`;
     const result: ResultRecord = { receipt: 0, reason, candidate: null, rounds: 0, merged: null, ts: isoTimestamp(), commit: null, blockedBy: on };
     if (why === 'held') {
-      writeText(c.paths.checkpoint(state.ball.id), renderCheckpoint({
-        slice: c.slice.id, sliceFile: c.file, ball: state.ball, base: c.run.base, start: c.run.base, branch: this.branch(state.ball.id),
-        commit: c.run.base, rounds: [], reason, waitingOn: on,
-      }));
+      writeText(
+        c.paths.checkpoint(state.ball.id),
+        renderCheckpoint({
+          slice: c.slice.id,
+          sliceFile: c.file,
+          ball: state.ball,
+          base: c.run.base,
+          start: c.run.base,
+          branch: this.branch(state.ball.id),
+          commit: c.run.base,
+          rounds: [],
+          reason,
+          waitingOn: on,
+        }),
+      );
     }
     writeRecord(c.paths.result(state.ball.id), result);
     state.result = result;
@@ -234,7 +281,7 @@ export class Engine {
     const resuming = state.checkpoint !== null || state.rounds.length > 0;
     const tip = resuming ? await resolveCommit(c.repoRoot, `refs/heads/${branch}`) : null;
     // A held or interrupted ball goes on from its branch when that still holds its start; else from the start.
-    const goOn = tip !== null && await isAncestor(c.repoRoot, start, tip);
+    const goOn = tip !== null && (await isAncestor(c.repoRoot, start, tip));
     let commit = goOn ? tip : start;
     let champion: ProofRun | null = state.rounds.length > 0 || state.checkpoint !== null ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
@@ -246,9 +293,24 @@ export class Engine {
         const n = rounds.length + 1;
         const prompt = renderBuilderPrompt({ slice: c.slice.id, ball, round: n, previous: rounds.at(-1) ?? null, checkpoint: state.checkpoint });
         const outcome = await c.runner.buildRound({
-          slice: c.slice.id, ball: ball.id, round: n, commit, agent: c.agents.builder.name, definition: c.slice, spec: ball, branch, start, prompt,
-          reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, champion,
-          checkMap: n === 1 && !goOn, passed: this.passedIds(), timeoutMs: c.timeoutMs, authors: c.authors,
+          slice: c.slice.id,
+          ball: ball.id,
+          round: n,
+          commit,
+          agent: c.agents.builder.name,
+          definition: c.slice,
+          spec: ball,
+          branch,
+          start,
+          prompt,
+          reviewers: c.agents.reviewers,
+          alternates: c.agents.alternates,
+          agentsFile: c.agents.file,
+          champion,
+          checkMap: n === 1 && !goOn,
+          passed: this.passedIds(),
+          timeoutMs: c.timeoutMs,
+          authors: c.authors,
           costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
         });
         if (champion === null && outcome.champion !== null) {
@@ -257,16 +319,32 @@ export class Engine {
         }
         for (const seat of outcome.jury?.seats ?? []) this.reviewersSeated.add(seat.reviewer);
         const record: RoundRecord = {
-          slice: c.slice.id, ball: ball.id, round: n, receipt: outcome.receipt, reason: outcome.reason, candidate: outcome.candidate,
-          proof: outcome.proof === null ? null : { code: outcome.proof.code, metric: outcome.proof.metric }, changed: outcome.changed,
-          ts: isoTimestamp(), start: commit, commit: outcome.commit, builder: outcome.builder, champion: outcome.champion,
-          jury: outcome.jury, reproof: outcome.reproof, answer: outcome.answer ?? null, ...(outcome.live === undefined ? {} : { live: outcome.live }), ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
+          slice: c.slice.id,
+          ball: ball.id,
+          round: n,
+          receipt: outcome.receipt,
+          reason: outcome.reason,
+          candidate: outcome.candidate,
+          proof: outcome.proof === null ? null : { code: outcome.proof.code, metric: outcome.proof.metric },
+          changed: outcome.changed,
+          ts: isoTimestamp(),
+          start: commit,
+          commit: outcome.commit,
+          builder: outcome.builder,
+          champion: outcome.champion,
+          jury: outcome.jury,
+          reproof: outcome.reproof,
+          answer: outcome.answer ?? null,
+          ...(outcome.live === undefined ? {} : { live: outcome.live }),
+          ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
         };
         writeRecord(c.paths.round(ball.id, n), record);
         rounds.push(record);
         c.meter.ran(outcome.leaves);
         c.log.emit('round', { slice: c.slice.id, ball: ball.id, round: n, ...(outcome.receipt === null ? {} : { receipt: outcome.receipt }), candidate: outcome.candidate, reason: outcome.reason });
-        c.say(`ball ${ball.id}: round ${n}${outcome.worker === undefined ? '' : ` (worker ${outcome.worker})`}: ${outcome.receipt === null ? 'no pass' : `receipt ${outcome.receipt}`}: ${outcome.reason}`);
+        c.say(
+          `ball ${ball.id}: round ${n}${outcome.worker === undefined ? '' : ` (worker ${outcome.worker})`}: ${outcome.receipt === null ? 'no pass' : `receipt ${outcome.receipt}`}: ${outcome.reason}`,
+        );
         if (outcome.commit !== null) commit = outcome.commit;
         if (outcome.receipt === 1) return this.finish(state, 1, outcome.reason, rounds, outcome.commit, outcome.candidate);
         if (outcome.receipt === -1) return this.finish(state, -1, outcome.reason, rounds, null, outcome.candidate, start);
@@ -297,9 +375,20 @@ export class Engine {
     const { c } = this;
     const { ball } = state;
     const from = start ?? c.run.base;
-    writeText(c.paths.checkpoint(ball.id), renderCheckpoint({
-      slice: c.slice.id, sliceFile: c.file, ball, base: c.run.base, start: from, branch: this.branch(ball.id), commit: commit ?? from, rounds, reason,
-    }));
+    writeText(
+      c.paths.checkpoint(ball.id),
+      renderCheckpoint({
+        slice: c.slice.id,
+        sliceFile: c.file,
+        ball,
+        base: c.run.base,
+        start: from,
+        branch: this.branch(ball.id),
+        commit: commit ?? from,
+        rounds,
+        reason,
+      }),
+    );
     const result: ResultRecord = { receipt: 0, reason, candidate: rounds.at(-1)?.candidate ?? null, rounds: n, merged: null, ts: isoTimestamp(), commit: null };
     writeRecord(c.paths.result(ball.id), result);
     state.result = result;
@@ -347,8 +436,17 @@ export class Engine {
     }
     c.say(`aggregate jury: convened on ${spineBranch(c.slice.id)} at ${spineCommit.slice(0, 12)}`);
     const jury = await aggregateJury({
-      repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env, builder: c.agents.builder.name, builderFamily: c.agents.builder.family,
-      reviewers: c.agents.reviewers, alternates: c.agents.alternates, agentsFile: c.agents.file, authors: c.authors,
+      repo: c.repoRoot,
+      paths: c.paths,
+      slice: c.slice,
+      stateDir: c.stateDir,
+      env: c.env,
+      builder: c.agents.builder.name,
+      builderFamily: c.agents.builder.family,
+      reviewers: c.agents.reviewers,
+      alternates: c.agents.alternates,
+      agentsFile: c.agents.file,
+      authors: c.authors,
     });
     const { leaves, ...summary } = jury;
     c.meter.ran(leaves.map((leaf) => ({ leaf, usage: null })));

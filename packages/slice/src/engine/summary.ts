@@ -9,7 +9,10 @@ export function renderSummary(s: RunSummary): string {
   const lines = [
     `slice ${s.slice}: ${WORD[s.receipt]} (${s.receipt}) on ${s.spine} at ${s.spineCommit.slice(0, 12)}${s.stopped === null ? '' : `; ${s.stopped}`}`,
     `${'ball'.padEnd(width)}  receipt  rounds  candidate     reason`,
-    ...s.balls.map((b) => `${b.id.padEnd(width)}  ${String(b.receipt).padStart(7)}  ${String(b.rounds).padStart(6)}  ${(b.candidate ?? '-').slice(0, 12).padEnd(12)}  ${b.reused ? '(passed earlier) ' : ''}${oneLine(b.reason)}`),
+    ...s.balls.map(
+      (b) =>
+        `${b.id.padEnd(width)}  ${String(b.receipt).padStart(7)}  ${String(b.rounds).padStart(6)}  ${(b.candidate ?? '-').slice(0, 12).padEnd(12)}  ${b.reused ? '(passed earlier) ' : ''}${oneLine(b.reason)}`,
+    ),
   ];
   if (s.aggregate !== null) lines.push(`aggregate jury: ${s.aggregate.value}: ${oneLine(s.aggregate.reason)}`);
   lines.push(`reviewers: ${s.reviewers.length === 0 ? 'none seated' : s.reviewers.join(', ')}`);

@@ -22,10 +22,16 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
   let linked: Promise<string[]> | null = null;
   // The repository's ignored top-level entries (node_modules, a virtual environment), linked into each
   // checkout so a proof finds its dependencies; never the records, the worktrees or the state folder.
-  const ignoredEntries = () => (linked ??= git(options.repoRoot, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']).then((out) => {
-    const skip = new Set(['.git', '.leap', relative(options.repoRoot, options.stateDir).split('/')[0]]);
-    return out.split('\0').map((e) => e.replace(/\/$/, '')).filter((name) => name !== '' && !name.includes('/') && !skip.has(name));
-  }).catch(() => []));
+  const ignoredEntries = () =>
+    (linked ??= git(options.repoRoot, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'])
+      .then((out) => {
+        const skip = new Set(['.git', '.leap', relative(options.repoRoot, options.stateDir).split('/')[0]]);
+        return out
+          .split('\0')
+          .map((e) => e.replace(/\/$/, ''))
+          .filter((name) => name !== '' && !name.includes('/') && !skip.has(name));
+      })
+      .catch(() => []));
   // Worktrees of different balls are added and removed one at a time (worktreeGit): git reads every
   // worktree's files under .git/worktrees/ when it moves a branch, and dies on one being written.
   const removing = new Map<string, Promise<void>>();

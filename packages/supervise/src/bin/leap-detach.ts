@@ -20,17 +20,27 @@ Exit codes:
   125   usage error
 `;
 
-void runCli('leap-detach', async () => {
-  const { values, positionals } = parseCli(process.argv.slice(2), {
-    help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' },
-  }, USAGE, { stopAtPositional: true, exitCode: EXIT_USAGE });
-  if (values.help === true) {
-    writeFd(1, USAGE);
+void runCli(
+  'leap-detach',
+  async () => {
+    const { values, positionals } = parseCli(
+      process.argv.slice(2),
+      {
+        help: { type: 'boolean', short: 'h' },
+        json: { type: 'boolean' },
+      },
+      USAGE,
+      { stopAtPositional: true, exitCode: EXIT_USAGE },
+    );
+    if (values.help === true) {
+      writeFd(1, USAGE);
+      return 0;
+    }
+    const [command, ...args] = positionals;
+    if (command === undefined || command === '') throw new UsageError(`Expected CMD [ARG...]\n${USAGE}`, { exitCode: EXIT_USAGE });
+    const result = await detach({ command, args });
+    if (values.json === true) writeFd(1, `${JSON.stringify(result)}\n`);
     return 0;
-  }
-  const [command, ...args] = positionals;
-  if (command === undefined || command === '') throw new UsageError(`Expected CMD [ARG...]\n${USAGE}`, { exitCode: EXIT_USAGE });
-  const result = await detach({ command, args });
-  if (values.json === true) writeFd(1, `${JSON.stringify(result)}\n`);
-  return 0;
-}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });
+  },
+  { internalExitCode: EXIT_USAGE, exitWhenDone: true },
+);

@@ -19,40 +19,50 @@ Exit codes:
   125     usage error (unknown action, bad MODE, bad VERI_ISSUE)
 `;
 
-void runCli('leap-stop', () => {
-  const { values, positionals } = parseCli(process.argv.slice(2), {
-    help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' },
-  }, USAGE, { exitCode: EXIT_USAGE });
-  if (values.help === true) {
-    writeFd(1, USAGE);
-    return 0;
-  }
-  const json = values.json === true;
-  const [action = 'check', ...rest] = positionals;
-  const arity = action === 'request' ? 1 : 0;
-  if (!['check', 'request', 'clear'].includes(action) || rest.length !== arity) {
-    throw new UsageError(`Expected check, request MODE or clear, got ${JSON.stringify(positionals)}\n${USAGE}`, { exitCode: EXIT_USAGE });
-  }
-  if (action === 'request') {
-    const mode = asUsage(() => requestStopLogged(rest[0] as string));
-    if (json) writeFd(1, `${JSON.stringify({ action: 'requested', mode })}\n`);
-    return 0;
-  }
-  if (action === 'clear') {
-    const before = asUsage(() => clearStopLogged());
-    if (json) writeFd(1, `${JSON.stringify({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null })}\n`);
-    return 0;
-  }
-  const request = checkStop();
-  if (request.kind === 'none') {
-    if (json) writeFd(1, `${JSON.stringify({ pending: false, mode: null })}\n`);
-    return STOP_NONE;
-  }
-  if (request.kind === 'requested') {
-    writeFd(1, json ? `${JSON.stringify({ pending: true, mode: request.mode })}\n` : `${request.mode}\n`);
-    return STOP_PENDING;
-  }
-  if (json) writeFd(1, `${JSON.stringify({ pending: true, mode: null, error: request.reason })}\n`);
-  writeFd(2, `leap-stop: unreadable stop request: ${request.reason}\n`);
-  return STOP_UNREADABLE;
-}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });
+void runCli(
+  'leap-stop',
+  () => {
+    const { values, positionals } = parseCli(
+      process.argv.slice(2),
+      {
+        help: { type: 'boolean', short: 'h' },
+        json: { type: 'boolean' },
+      },
+      USAGE,
+      { exitCode: EXIT_USAGE },
+    );
+    if (values.help === true) {
+      writeFd(1, USAGE);
+      return 0;
+    }
+    const json = values.json === true;
+    const [action = 'check', ...rest] = positionals;
+    const arity = action === 'request' ? 1 : 0;
+    if (!['check', 'request', 'clear'].includes(action) || rest.length !== arity) {
+      throw new UsageError(`Expected check, request MODE or clear, got ${JSON.stringify(positionals)}\n${USAGE}`, { exitCode: EXIT_USAGE });
+    }
+    if (action === 'request') {
+      const mode = asUsage(() => requestStopLogged(rest[0] as string));
+      if (json) writeFd(1, `${JSON.stringify({ action: 'requested', mode })}\n`);
+      return 0;
+    }
+    if (action === 'clear') {
+      const before = asUsage(() => clearStopLogged());
+      if (json) writeFd(1, `${JSON.stringify({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null })}\n`);
+      return 0;
+    }
+    const request = checkStop();
+    if (request.kind === 'none') {
+      if (json) writeFd(1, `${JSON.stringify({ pending: false, mode: null })}\n`);
+      return STOP_NONE;
+    }
+    if (request.kind === 'requested') {
+      writeFd(1, json ? `${JSON.stringify({ pending: true, mode: request.mode })}\n` : `${request.mode}\n`);
+      return STOP_PENDING;
+    }
+    if (json) writeFd(1, `${JSON.stringify({ pending: true, mode: null, error: request.reason })}\n`);
+    writeFd(2, `leap-stop: unreadable stop request: ${request.reason}\n`);
+    return STOP_UNREADABLE;
+  },
+  { internalExitCode: EXIT_USAGE, exitWhenDone: true },
+);

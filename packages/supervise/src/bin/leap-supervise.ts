@@ -55,9 +55,17 @@ interface Argv {
 }
 
 function parseArgv(): Argv {
-  const { values, positionals } = parseCli(process.argv.slice(2), {
-    help: { type: 'boolean', short: 'h' }, sandbox: { type: 'string' }, network: { type: 'string' }, 'pass-env': { type: 'string', multiple: true },
-  }, USAGE, { stopAtPositional: true, exitCode: EXIT_USAGE });
+  const { values, positionals } = parseCli(
+    process.argv.slice(2),
+    {
+      help: { type: 'boolean', short: 'h' },
+      sandbox: { type: 'string' },
+      network: { type: 'string' },
+      'pass-env': { type: 'string', multiple: true },
+    },
+    USAGE,
+    { stopAtPositional: true, exitCode: EXIT_USAGE },
+  );
   const [name, command, ...args] = positionals;
   if (values.help === true) return { help: true, name: '', command: '', args: [], sandbox: null };
   if (name === undefined || command === undefined) {
@@ -75,34 +83,44 @@ function parseArgv(): Argv {
     throw new UsageError(`--network must be on or off, got ${JSON.stringify(values.network)}`, { exitCode: EXIT_USAGE });
   }
   const cwd = process.cwd();
-  const sandbox: SandboxSpec | null = role === null ? null : {
-    role, tree: findRepoRoot(cwd) ?? cwd, cwd, network: values.network !== 'off',
-    passEnv: (values['pass-env'] ?? []).flatMap((v) => v.split(',')).filter((v) => v !== ''),
-  };
+  const sandbox: SandboxSpec | null =
+    role === null
+      ? null
+      : {
+          role,
+          tree: findRepoRoot(cwd) ?? cwd,
+          cwd,
+          network: values.network !== 'off',
+          passEnv: (values['pass-env'] ?? []).flatMap((v) => v.split(',')).filter((v) => v !== ''),
+        };
   return { help: false, name, command, args, sandbox };
 }
 
-void runCli('leap-supervise', async () => {
-  let argv: ReturnType<typeof parseArgv>;
-  try {
-    argv = parseArgv();
-  } catch (error) {
-    reportFailure(ready, (error as Error).message.split('\n')[0] ?? '');
-    throw error;
-  }
-  if (argv.help) {
-    reportFailure(ready, 'only printed its usage (--help)');
-    writeFd(1, USAGE);
-    return 0;
-  }
-  const { name, command, args, sandbox } = argv;
-  if (process.pid === 1) writeFd(2, 'supervise: warning: running as pid 1: orphaned descendants are not reaped\n');
-  // bwrap missing throws a SandboxUnavailableError: one line naming the cause, exit 2, nothing touched.
-  const result = await supervise({ name, command, args, handleSignals: true, readyFd: ready, sandbox });
-  const lines = result.warnings.map((w) => `supervise[${name}]: warning: ${w}\n`);
-  if (result.error !== null) lines.push(`supervise[${name}]: ${result.error}\n`);
-  lines.push(formatStatusLine(result));
-  // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
-  writeFd(2, lines.join(''));
-  return result.code;
-}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });
+void runCli(
+  'leap-supervise',
+  async () => {
+    let argv: ReturnType<typeof parseArgv>;
+    try {
+      argv = parseArgv();
+    } catch (error) {
+      reportFailure(ready, (error as Error).message.split('\n')[0] ?? '');
+      throw error;
+    }
+    if (argv.help) {
+      reportFailure(ready, 'only printed its usage (--help)');
+      writeFd(1, USAGE);
+      return 0;
+    }
+    const { name, command, args, sandbox } = argv;
+    if (process.pid === 1) writeFd(2, 'supervise: warning: running as pid 1: orphaned descendants are not reaped\n');
+    // bwrap missing throws a SandboxUnavailableError: one line naming the cause, exit 2, nothing touched.
+    const result = await supervise({ name, command, args, handleSignals: true, readyFd: ready, sandbox });
+    const lines = result.warnings.map((w) => `supervise[${name}]: warning: ${w}\n`);
+    if (result.error !== null) lines.push(`supervise[${name}]: ${result.error}\n`);
+    lines.push(formatStatusLine(result));
+    // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
+    writeFd(2, lines.join(''));
+    return result.code;
+  },
+  { internalExitCode: EXIT_USAGE, exitWhenDone: true },
+);

@@ -24,27 +24,38 @@ const OPTIONS = { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean'
 function toJson(result: WaitResult): string {
   const exit = result.exit;
   return `${JSON.stringify({
-    name: result.name, code: result.code, status: result.status,
-    leaf_code: exit?.leafCode ?? null, signal: exit?.signal ?? null, run: exit?.run ?? null,
-    leftovers: exit?.leftovers ?? 0, escaped: exit?.escaped ?? 0, error: exit?.error ?? null,
-    supervisor: result.supervisor, waited_ms: result.waitedMs,
+    name: result.name,
+    code: result.code,
+    status: result.status,
+    leaf_code: exit?.leafCode ?? null,
+    signal: exit?.signal ?? null,
+    run: exit?.run ?? null,
+    leftovers: exit?.leftovers ?? 0,
+    escaped: exit?.escaped ?? 0,
+    error: exit?.error ?? null,
+    supervisor: result.supervisor,
+    waited_ms: result.waitedMs,
   })}\n`;
 }
 
-void runCli('leap-wait', async () => {
-  const { values, positionals } = parseCli(process.argv.slice(2), OPTIONS, USAGE, { exitCode: EXIT_USAGE });
-  if (values.help === true) {
-    writeFd(1, USAGE);
-    return 0;
-  }
-  const [name, max, ...rest] = positionals;
-  if (name === undefined || rest.length > 0) {
-    throw new UsageError(`Expected NAME [MAX_SECONDS], got ${positionals.length} argument(s)\n${USAGE}`, { exitCode: EXIT_USAGE });
-  }
-  asUsage(() => checkLeafName(name));
-  const budgetMs = max === undefined ? undefined : asUsage(() => parseDuration('MAX_SECONDS', max));
-  const result = await waitLeaf({ name, budgetMs });
-  if (values.json === true) writeFd(1, toJson(result));
-  writeFd(2, `wait-leaf[${name}]: ${result.status}\n`);
-  return result.code;
-}, { internalExitCode: EXIT_USAGE, exitWhenDone: true });
+void runCli(
+  'leap-wait',
+  async () => {
+    const { values, positionals } = parseCli(process.argv.slice(2), OPTIONS, USAGE, { exitCode: EXIT_USAGE });
+    if (values.help === true) {
+      writeFd(1, USAGE);
+      return 0;
+    }
+    const [name, max, ...rest] = positionals;
+    if (name === undefined || rest.length > 0) {
+      throw new UsageError(`Expected NAME [MAX_SECONDS], got ${positionals.length} argument(s)\n${USAGE}`, { exitCode: EXIT_USAGE });
+    }
+    asUsage(() => checkLeafName(name));
+    const budgetMs = max === undefined ? undefined : asUsage(() => parseDuration('MAX_SECONDS', max));
+    const result = await waitLeaf({ name, budgetMs });
+    if (values.json === true) writeFd(1, toJson(result));
+    writeFd(2, `wait-leaf[${name}]: ${result.status}\n`);
+    return result.code;
+  },
+  { internalExitCode: EXIT_USAGE, exitWhenDone: true },
+);

@@ -40,7 +40,11 @@ void runCli('leap-jury', async () => {
     if (value === undefined) throw new UsageError(`missing --${name}\n${USAGE}`);
     return value;
   };
-  const list = (name: string) => (values.get(name) ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const list = (name: string) =>
+    (values.get(name) ?? [])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
   const { conveneJury } = await import('../jury/convene-jury.js');
   const result = await conveneJury({
     builderFamily: required('builder-family'),

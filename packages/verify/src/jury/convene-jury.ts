@@ -120,7 +120,14 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const readyAlternates = await ready(alternates);
   const ladder = seatReviewers(builderFamily, readyReviewers);
   const missing = reviewers.length - readyReviewers.length;
-  const climbed = missing > 0 ? seatReviewers(builderFamily, readyAlternates, ladder.seated.map((a) => a.family)) : { seated: [], refused: [] };
+  const climbed =
+    missing > 0
+      ? seatReviewers(
+          builderFamily,
+          readyAlternates,
+          ladder.seated.map((a) => a.family),
+        )
+      : { seated: [], refused: [] };
   const stepUp = climbed.seated.slice(0, missing);
   const usedAlternates = new Set(stepUp);
   const seating = { seated: [...ladder.seated, ...stepUp], refused: [...notReady.filter((r) => reviewers.some((a) => a.name === r.reviewer)), ...ladder.refused] };
@@ -137,19 +144,29 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const before = await treeBefore;
   const seatRound = (agents: AgentPlugin[]) => {
     // Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
-    const running = agents.map((agent) => runAgentLeaf({
-      name: leafName(agent), agent, prompt, options: { role: 'reviewer', cwd: repo }, stateDir, env, preflight: false,
-      sandbox: bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir),
-    }));
-    return Promise.all(running.map(async (leafRun, i): Promise<SeatRecord> => {
-      const agent = agents[i] as AgentPlugin;
-      const ran = answeredAnyway(agent, await leafRun);
-      const verdict = judgeReview(ran, lens);
-      const said = verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}`;
-      const reasoning = verdict.rawTail === undefined ? said : `${said}; raw tail: ${JSON.stringify(verdict.rawTail)}`;
-      log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning });
-      return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false };
-    }));
+    const running = agents.map((agent) =>
+      runAgentLeaf({
+        name: leafName(agent),
+        agent,
+        prompt,
+        options: { role: 'reviewer', cwd: repo },
+        stateDir,
+        env,
+        preflight: false,
+        sandbox: bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir),
+      }),
+    );
+    return Promise.all(
+      running.map(async (leafRun, i): Promise<SeatRecord> => {
+        const agent = agents[i] as AgentPlugin;
+        const ran = answeredAnyway(agent, await leafRun);
+        const verdict = judgeReview(ran, lens);
+        const said = verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}`;
+        const reasoning = verdict.rawTail === undefined ? said : `${said}; raw tail: ${JSON.stringify(verdict.rawTail)}`;
+        log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning });
+        return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false };
+      }),
+    );
   };
   const seats = await seatRound(seating.seated);
   const refused = [...seating.refused];
@@ -175,15 +192,16 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const changed = before === null || treeAfter === null ? [] : changedPaths(before, treeAfter);
   // A change to the candidate or the repository voids the passes; a refusal stands (any refuse wins, and
   // a hold must not let the next round launder it).
-  const stale = after !== candidate
-    ? `the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files`
-    : before !== null && treeAfter === null
-      ? `the repository could not be read after the review (git status failed in ${repo}); the verdicts of the reviewers that ran are void`
-      : changed.length > 0 ? `the repository changed during the review (${listPaths(changed)}); the verdicts of the reviewers that ran are void` : null;
+  const stale =
+    after !== candidate
+      ? `the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files`
+      : before !== null && treeAfter === null
+        ? `the repository could not be read after the review (git status failed in ${repo}); the verdicts of the reviewers that ran are void`
+        : changed.length > 0
+          ? `the repository changed during the review (${listPaths(changed)}); the verdicts of the reviewers that ran are void`
+          : null;
   const counts = combine(counted);
-  const { value, reason } = stale === null ? counts
-    : counts.value === -1 ? { value: -1 as const, reason: `${counts.reason}; and ${stale}` }
-      : { value: 0 as const, reason: `hold: ${stale}` };
+  const { value, reason } = stale === null ? counts : counts.value === -1 ? { value: -1 as const, reason: `${counts.reason}; and ${stale}` } : { value: 0 as const, reason: `hold: ${stale}` };
   if (value === 0) writeFd(2, `leap-jury: ${reason}\n`);
   log({ candidate, reviewer: null, family: null, verdict: value === 1 ? 'pass' : value === -1 ? 'refuse' : 'none', value, reasoning: reason });
   return { value, candidate, reason, seats, refused };
@@ -227,18 +245,24 @@ const LISTED_PATHS = 10;
 
 // The first paths, quoted, and how many more.
 function listPaths(paths: readonly string[]): string {
-  const shown = paths.slice(0, LISTED_PATHS).map((p) => showValue(p)).join(', ');
+  const shown = paths
+    .slice(0, LISTED_PATHS)
+    .map((p) => showValue(p))
+    .join(', ');
   return paths.length > LISTED_PATHS ? `${shown} and ${paths.length - LISTED_PATHS} more` : shown;
 }
 
 // A builder named by its agent (`claude`, or an agents-file name) stands for that agent's family; a model
 // id or a vendor's alias (`claude-opus-4`, `gpt-5`) for its vendor: one declaration excludes the vendor.
 function familyOf(builder: string, registry: ReturnType<typeof loadAgentRegistry>): string {
-  if (builder.trim() === '') throw new UsageError('Expected --builder-family to name the builder\'s model family');
+  if (builder.trim() === '') throw new UsageError("Expected --builder-family to name the builder's model family");
   const known = registry.entries[builder] !== undefined || (BUILTIN_AGENTS as readonly string[]).includes(builder);
   if (known) return resolveAgent(builder, registry).family;
   if (knownVendor(builder) === null) {
-    writeFd(2, `leap-jury: the builder ${showValue(builder)} is not a vendor or model the family table knows (src/family.ts): only reviewers of family ${showValue(vendorFamily(builder))} are refused\n`);
+    writeFd(
+      2,
+      `leap-jury: the builder ${showValue(builder)} is not a vendor or model the family table knows (src/family.ts): only reviewers of family ${showValue(vendorFamily(builder))} are refused\n`,
+    );
   }
   return vendorFamily(builder);
 }

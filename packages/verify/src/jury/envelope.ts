@@ -51,8 +51,7 @@ export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, reda
 
 /** Every alias of at least 3 characters replaced by AUTHOR_PLACEHOLDER, case-insensitively, the longest first. */
 function redactAliases(text: string, aliases: AuthorAliases): string {
-  const all = [aliases.builderName, ...(aliases.modelIds ?? []), ...(aliases.authors ?? []), ...(aliases.sessionIds ?? [])]
-    .map((a) => (a ?? '').trim()).filter((a) => a.length >= 3);
+  const all = [aliases.builderName, ...(aliases.modelIds ?? []), ...(aliases.authors ?? []), ...(aliases.sessionIds ?? [])].map((a) => (a ?? '').trim()).filter((a) => a.length >= 3);
   const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);
   if (unique.length === 0) return text;
   const escape = (a: string) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -15,25 +15,39 @@ export const TIER_SENTENCES: Readonly<Record<Tier, string>> = {
 export const LENSES: Readonly<Record<string, { tier: Tier; preamble: string }>> = {
   defect: { tier: 'generalist', preamble: 'LENS: DEFECT. Blind juror. Check the code for logic flaws, syntax errors, and verify no new defects exist.' },
   proportion: { tier: 'generalist', preamble: 'LENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.' },
-  operator_consequence: { tier: 'operator_safety', preamble: 'LENS: OPERATOR CONSEQUENCE. Blind juror. Assess safety, destructive potential, and negative impacts if a human operator executes this code.' },
-  reversibility: { tier: 'deep_state', preamble: 'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. If it fails mid-execution, can the system cleanly rollback?' },
-  state_continuity: { tier: 'deep_state', preamble: 'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, clobber global state, or drop required context for downstream nodes.' },
+  operator_consequence: {
+    tier: 'operator_safety',
+    preamble: 'LENS: OPERATOR CONSEQUENCE. Blind juror. Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
+  },
+  reversibility: {
+    tier: 'deep_state',
+    preamble: 'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. If it fails mid-execution, can the system cleanly rollback?',
+  },
+  state_continuity: {
+    tier: 'deep_state',
+    preamble: 'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, clobber global state, or drop required context for downstream nodes.',
+  },
   resource_economy: { tier: 'fast_structural', preamble: 'LENS: RESOURCE ECONOMY. Blind juror. Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.' },
-  boundary_condition: { tier: 'fast_structural', preamble: 'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?' },
-  telemetry: { tier: 'operator_safety', preamble: 'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. Are there sufficient logs or try/except blocks to easily diagnose a failure?' },
+  boundary_condition: {
+    tier: 'fast_structural',
+    preamble: 'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
+  },
+  telemetry: {
+    tier: 'operator_safety',
+    preamble: 'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. Are there sufficient logs or try/except blocks to easily diagnose a failure?',
+  },
 };
 
 /** The lens preambles alone, keyed by lens id (convene-jury checks `--lens` against these keys). */
-export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(LENSES).map(([lens, { preamble }]) => [lens, preamble]),
-);
+export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(LENSES).map(([lens, { preamble }]) => [lens, preamble]));
 
 // The tribunal's exact footer (3.5); `<your lens>` is filled with the literal lens id (v3).
-const PROTOCOL = 'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
+const PROTOCOL =
+  'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
 
 // The severities the verdict schema takes (3.6): the footer says only "[severity]", and a pass listing an
 // unknown one would be refused as a malformed answer.
-const SEVERITIES = 'A finding\'s severity is one of blocker, major, minor, info.';
+const SEVERITIES = "A finding's severity is one of blocker, major, minor, info.";
 
 /**
  * The header for a tier: the tribunal's tier sentence, framed so the juror knows it is one blind,

@@ -38,7 +38,10 @@ export function fingerprintTree(repo: string, stateDir: string, env: NodeJS.Proc
 /** The paths (and `HEAD`, when another commit is checked out) whose fingerprint differs, sorted, for people. */
 export function changedPaths(before: TreeFingerprint, after: TreeFingerprint): string[] {
   const keys = new Set([...before.keys(), ...after.keys()]);
-  return [...keys].filter((key) => before.get(key) !== after.get(key)).map(displayPath).sort();
+  return [...keys]
+    .filter((key) => before.get(key) !== after.get(key))
+    .map(displayPath)
+    .sort();
 }
 
 /** A fingerprint's key as people read it: the path decoded as UTF-8, `HEAD` for the commit checked out. */
