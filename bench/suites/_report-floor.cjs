@@ -5,7 +5,7 @@
 // cost per issue, per step and per leaf. Every text from the log escaped; what the issue asks of bad input
 // too: a malformed line, or one without an event or a time, listed with its number and skipped, and kinds
 // it does not know listed. Usage: node FILE LOG OUT
-const fs = require('fs');
+const fs = require('node:fs');
 const [log, outFile] = process.argv.slice(2);
 const esc = (s) => (/[&<>"']/.test(s) ? s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`) : s);
 const tokens = (n) => (n == null ? '?' : n < 1000 ? String(n) : `${Math.floor(n / 1000)},${String(n % 1000).padStart(3, '0')}`);

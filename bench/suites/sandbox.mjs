@@ -26,7 +26,7 @@ export default async function sandbox(ctx) {
   for (let i = 0; i < 200; i++) writeFileSync(join(repo, 'node_modules', 'dep', `f${i}.js`), 'module.exports = 1;\n');
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
   const env = { ...process.env, VERI_STATE_DIR: join(repo, '.tdd') };
-  const run = (label, args) => ctx.timeRuns(ctx.RUNS, [process.execPath, supervise, ...args], { base: [process.execPath, supervise, 'bench-plain', 'true'], env, cwd: repo, expect: 0 });
+  const run = (_label, args) => ctx.timeRuns(ctx.RUNS, [process.execPath, supervise, ...args], { base: [process.execPath, supervise, 'bench-plain', 'true'], env, cwd: repo, expect: 0 });
   const [plain, writer] = run('writer', ['--sandbox', 'writer', 'bench-writer', 'true']);
   const extra = writer.map((t, i) => t - plain[i]);
   const cost = ctx.median(extra);

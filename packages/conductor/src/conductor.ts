@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { appendEvent, clearStop, createEvent, readStopRequest, statePaths, type EventContext, type LedgerStep, type StatePaths, type TrackerIssue, type TrackerPlugin } from '@leap/core';
 import { currentStep, parseLedger } from '@leap/core/ledger';
-import { Bail, Stopped, bailClass } from './bail-causes.js';
+import { type Bail, Stopped, bailClass } from './bail-causes.js';
 import { createGit, headFromFiles, type Git } from './git.js';
 import type { Phase } from './prompts.js';
 import { readJournal, writeJournal, type RunJournal } from './run-files.js';

@@ -80,7 +80,7 @@ baseline("a failing baseline: baseline-red quotes the suite's last lines, the ev
   const testCmd = `${TEST_CMD}; code=$?; echo 'LAST LINE of the suite'; exit $code`;
   const result = await runTdd({ cwd: repo, issue: 1, testCmd, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
   assert.is(result.bail?.cause, 'baseline-red');
-  assert.match(result.bail?.narration ?? '', /Its last lines:\n[^]*LAST LINE of the suite$/);
+  assert.match(result.bail?.narration ?? '', /Its last lines:\n[\s\S]*LAST LINE of the suite$/);
   assert.not.match(result.bail?.narration ?? '', 'leap-verify: ground truth');
   assert.equal(
     suites(repo).map((e) => [e.phase, e.code, e.command]),

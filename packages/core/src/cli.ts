@@ -38,7 +38,7 @@ export interface CliOptions {
  * Run a command's main function: its return value is the exit code; a thrown error with an
  * `exitCode` is printed as `PROG: message` and gives that code.
  */
-export async function runCli(prog: string, main: () => Promise<number | void> | number | void, options: CliOptions = {}): Promise<void> {
+export async function runCli(prog: string, main: () => Promise<number | undefined> | number | undefined, options: CliOptions = {}): Promise<void> {
   try {
     process.exitCode = (await main()) ?? 0;
   } catch (error) {

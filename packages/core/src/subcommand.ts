@@ -36,7 +36,7 @@ export function processSubcommandIo(): SubcommandIo {
  * node:tty, whose loading (with net and stream) costs 2 to 3 ms of start-up.
  */
 export function stdoutIsTerminal(fd = 1): boolean {
-  let stat;
+  let stat: import('node:fs').Stats;
   try {
     stat = process.getBuiltinModule('node:fs').fstatSync(fd);
   } catch {

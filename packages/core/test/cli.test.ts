@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binPath, cleanupTempDirs, hostileTitles, makeTempDir, runBin } from '@leap/test-utils';
-import { parseCli, writeFd, UsageError, LeapError, recordMark, parseMarkFields } from '../src/index.js';
+import { parseCli, writeFd, UsageError, type LeapError, recordMark, parseMarkFields } from '../src/index.js';
 import { readEvents } from '../src/schemas.js';
 
 const options = { json: { type: 'boolean' }, step: { type: 'string', short: 's' }, tests: { type: 'string', multiple: true } } as const;

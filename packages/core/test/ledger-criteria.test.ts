@@ -91,7 +91,7 @@ tick('ticks criterion K on its line only, whatever the list kind', () => {
     const a = lines(BODY);
     const b = lines(after);
     assert.is(b.length, a.length);
-    b.forEach((text, i) => (i === line - 1 ? assert.is(text, (a[i] as string).replace('[ ]', '[x]')) : assert.is(text, a[i])));
+    for (const [i, text] of b.entries()) assert.is(text, i === line - 1 ? (a[i] as string).replace('[ ]', '[x]') : a[i]);
     assert.is(readCriteria(after)[k - 1]?.checked, true);
   }
 });

@@ -381,11 +381,20 @@ fuzz('a ledger of random lines scans as the line reader reads each line', () => 
       const end = start + (raw.endsWith('\r') ? raw.length - 1 : raw.length);
       const found = readStepLine(text, start, end, read);
       if (found === NOT_A_STEP) return;
-      if (found === MALFORMED) return void expectedProblems.push({ line, message: read.problem });
+      if (found === MALFORMED) {
+        expectedProblems.push({ line, message: read.problem });
+        return;
+      }
       const title = text.slice(read.titleStart, read.titleEnd);
-      if (title.includes('\r')) return void expectedProblems.push({ line, message: 'malformed step: a carriage return inside the line (lines end with \\n or \\r\\n)' });
+      if (title.includes('\r')) {
+        expectedProblems.push({ line, message: 'malformed step: a carriage return inside the line (lines end with \\n or \\r\\n)' });
+        return;
+      }
       const first = seen.get(title);
-      if (first !== undefined) return void expectedProblems.push({ line, message: `duplicate title ${JSON.stringify(title)} (first at line ${first})` });
+      if (first !== undefined) {
+        expectedProblems.push({ line, message: `duplicate title ${JSON.stringify(title)} (first at line ${first})` });
+        return;
+      }
       seen.set(title, line);
       expectedSteps.push({ title, line, criterion: read.criterion, state: read.checked ? (read.cut === -1 ? 'done' : 'refactor-pending') : 'todo' });
     });

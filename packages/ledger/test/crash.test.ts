@@ -82,7 +82,7 @@ async function assertAgreement(dir: string, scenario: Scenario, before: RepoStat
 }
 
 // Run the next ledger command (a query on bytes read before it ran, as `cat issue-7.md | leap-ledger` does).
-async function nextCommand(dir: string, scenario: Scenario, env: Record<string, string> = {}): Promise<RunResult> {
+async function nextCommand(dir: string, _scenario: Scenario, env: Record<string, string> = {}): Promise<RunResult> {
   const piped = readFileSync(join(dir, LEDGER));
   const result = await ledger(dir, ['list'], { input: piped, env });
   return result;

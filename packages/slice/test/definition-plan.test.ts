@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LeapError } from '@leap/core';
+import type { LeapError } from '@leap/core';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { dependencyCycles, planWaves, type Slice } from '../src/definition/index.js';
 import { leapSlice } from './engine-helpers.js';

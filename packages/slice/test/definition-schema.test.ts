@@ -103,7 +103,7 @@ function mutations(): unknown[] {
   const out: unknown[] = [];
   const walk = (node: unknown, set: (v: unknown) => unknown): void => {
     for (const v of values) out.push(set(v));
-    if (Array.isArray(node)) node.forEach((child, i) => walk(child, (v) => set(node.map((c, j) => (j === i ? v : c)))));
+    if (Array.isArray(node)) for (const [i, child] of node.entries()) walk(child, (v) => set(node.map((c, j) => (j === i ? v : c))));
     else if (node !== null && typeof node === 'object') {
       for (const key of Object.keys(node)) walk((node as Record<string, unknown>)[key], (v) => set({ ...(node as object), [key]: v }));
       out.push(set({ ...(node as object), extra: 1 }));

@@ -157,7 +157,7 @@ cost('past the budget, the balls not yet done are held, and the run says what wa
   // A user's EDITOR, VISUAL and PAGER (which simple-git refuses to pass on to git) do not stop the engine.
   const saved = { EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL, PAGER: process.env.PAGER };
   Object.assign(process.env, { EDITOR: 'vim', VISUAL: 'code --wait', PAGER: 'less' });
-  let out;
+  let out: Awaited<ReturnType<typeof leapSlice>>;
   try {
     // One ball at a time (fan-out is the default), so the spending order is a, then b, then c.
     out = await leapSlice(repo, ['run', file, '--jobs', '1', '--agents', agents, '--builder', 'paid', '--reviewers', 'r1,r2', '--max-cost', '0.5', '--json'], env);

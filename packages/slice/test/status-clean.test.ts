@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LeapError } from '@leap/core';
+import type { LeapError } from '@leap/core';
 import { cleanupTempDirs, git, isAlive, makeGitRepo, makeTempDir, waitFor } from '@leap/test-utils';
 import { lockSlice, liveEngine, sliceLockFile } from '../src/slice-lock.js';
 import { mayHaveSliceWorktrees, reapSlice, runGit, sliceWorktrees } from '../src/reap.js';

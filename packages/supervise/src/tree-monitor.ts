@@ -36,7 +36,7 @@ export function monitorTree(tree: LeafTree, idleMs: number, onIdle: () => void):
   let last = '';
   let lastChange = nowMs();
   const timer = setInterval(() => {
-    let procs;
+    let procs: ReturnType<typeof recentProcesses>;
     try {
       procs = recentProcesses(SHARED_SNAPSHOT_MS);
     } catch {

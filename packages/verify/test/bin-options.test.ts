@@ -77,7 +77,7 @@ options("--spec FILE replaces the issue's criterion, its text byte for byte", as
       const args = env.VERI_ISSUE === '' ? ['--ledger', join(repo, '.tdd', 'issue-3.md')] : [];
       const ran = await runBin(verifyBin, ['prompt', '--step', STEP, '--spec', spec, ...args, 'red'], { cwd: repo, env });
       assert.is(ran.code, 0, ran.stderr);
-      const section = /\n## Behaviour spec \(from the issue\)\n(`{3,})\n([^]*)\n\1\n\n## Tests of this step\n/.exec(ran.stdout);
+      const section = /\n## Behaviour spec \(from the issue\)\n(`{3,})\n([\s\S]*)\n\1\n\n## Tests of this step\n/.exec(ran.stdout);
       assert.is(section?.[2], text, "the spec section is the file's text, fenced");
       assert.not.ok(ran.stdout.includes('greet() returns "hello"'), "the issue's criterion is replaced");
     }

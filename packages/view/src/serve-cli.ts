@@ -44,7 +44,7 @@ export const serveMain: Subcommand = async (argv, io) => {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    let server;
+    let server: Awaited<ReturnType<typeof startLiveServer>>;
     try {
       server = await startLiveServer({ cwd: io.cwd, env: io.env, port, ...(values.host === undefined ? {} : { host: values.host }) });
     } catch (cause) {

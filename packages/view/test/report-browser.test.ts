@@ -90,7 +90,7 @@ browse("a real run of leap slice: its waves, each ball's rounds and receipt, its
     if (rec === undefined) continue;
     assert.is(receipt, String(rec.receipt), `${id}'s receipt`);
     assert.is(/merged [0-9a-f]{12}/.test(text ?? ''), rec.merged, `${id} merged`);
-    rec.rounds.forEach((r, i) => assert.ok((text ?? '').includes(`r${i + 1} ${r === null ? '·' : r}`), `${id} round ${i + 1}`));
+    for (const [i, r] of rec.rounds.entries()) assert.ok((text ?? '').includes(`r${i + 1} ${r === null ? '·' : r}`), `${id} round ${i + 1}`);
   }
   assert.equal(await page.locator('.waves .wave').nth(1).locator('.ball .id').allInnerTexts(), ['world']);
   assert.match(await page.locator('.ball[data-ball="world"]').innerText(), /after: hello/);

@@ -52,7 +52,7 @@ function claudeSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
   const agentPaths = ['.claude', '.claude.json', '.claude.json.backup', '.config/claude'];
   const dir = env.CLAUDE_CONFIG_DIR;
   // CLAUDE_CONFIG_DIR may lie outside home: then it is a place of its own, read-write.
-  const write = dir !== undefined && dir.startsWith('/') ? [dir] : [];
+  const write = dir?.startsWith('/') ? [dir] : [];
   if (dir !== undefined && dir !== '' && !dir.startsWith('/')) agentPaths.push(dir);
   return { agentPaths, write, passEnv: ['ANTHROPIC_*', 'CLAUDE_*', 'DISABLE_*'] };
 }

@@ -57,7 +57,7 @@ export function checkScript(data: unknown, file: string): Script {
   if (family !== undefined && (typeof family !== 'string' || !/^[A-Za-z0-9_.]+$/.test(family))) {
     throw new FileFormatError(file, undefined, `expected "family" to be a word of letters, digits, "_" or ".", found ${showValue(family)}`);
   }
-  moves.forEach((move, i) => checkMove(move, `${file}: move ${i}`));
+  for (const [i, move] of moves.entries()) checkMove(move, `${file}: move ${i}`);
   return { family: family ?? null, moves: moves as ScriptMove[] };
 }
 

@@ -16,7 +16,7 @@ export async function cleanRemote(options: { cwd: string; slice: string; redis: 
   const heads = (await git(cwd, ['ls-remote', '--heads', '--', remote, `refs/heads/leap/${slice}/*`], env))
     .split('\n')
     .map((line) => line.split('\t')[1])
-    .filter((ref): ref is string => ref !== undefined && ref.startsWith(`refs/heads/leap/${slice}/`));
+    .filter((ref): ref is string => ref?.startsWith(`refs/heads/leap/${slice}/`) === true);
   if (heads.length > 0) {
     await git(cwd, ['push', '--quiet', '--', remote, ...heads.map((ref) => `:${ref}`)], env);
     for (const ref of heads) lines.push(`deleted the branch ${ref.slice('refs/heads/'.length)} on the remote ${redactUrl(remote)}`);

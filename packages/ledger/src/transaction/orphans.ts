@@ -22,7 +22,7 @@ export function findTransactionProcesses(token: string): number[] {
     if (pid === process.pid) continue;
     // A view of core's shared buffer: searched before isProcessAlive reads the next /proc file into it.
     const environ = readProcBytes(`/proc/${entry}/environ`);
-    if (environ !== null && environ.includes(needle) && isProcessAlive({ pid })) found.push(pid);
+    if (environ?.includes(needle) && isProcessAlive({ pid })) found.push(pid);
   }
   return found;
 }

@@ -183,7 +183,7 @@ export function schemaProblems(value: unknown): Violation[] {
     const ids = isObject(ball) && typeof ball.id === 'string' ? [ball.id] : [];
     objectProblems('ball', ball, value, `/balls/${i}`, ids, out);
     if (!isObject(ball)) return;
-    if (Array.isArray(ball.scope)) ball.scope.forEach((entry: unknown, j) => objectProblems('scope', entry, value, `/balls/${i}/scope/${j}`, ids, out));
+    if (Array.isArray(ball.scope)) for (const [j, entry] of (ball.scope as unknown[]).entries()) objectProblems('scope', entry, value, `/balls/${i}/scope/${j}`, ids, out);
     if (ball.proof !== undefined) objectProblems('proof', ball.proof, value, `/balls/${i}/proof`, ids, out);
     if (isObject(ball.live)) objectProblems('live', ball.live, value, `/balls/${i}/live`, ids, out);
   });

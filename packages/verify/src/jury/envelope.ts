@@ -54,9 +54,9 @@ function redactAliases(text: string, aliases: AuthorAliases): string {
   const all = [aliases.builderName, ...(aliases.modelIds ?? []), ...(aliases.authors ?? []), ...(aliases.sessionIds ?? [])].map((a) => (a ?? '').trim()).filter((a) => a.length >= 3);
   const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);
   if (unique.length === 0) return text;
-  const escape = (a: string) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (a: string) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // One pass over the text: a placeholder is never searched again, so no alias can be rebuilt from it.
-  return text.replace(new RegExp(unique.map(escape).join('|'), 'giu'), AUTHOR_PLACEHOLDER);
+  return text.replace(new RegExp(unique.map(escapeRegExp).join('|'), 'giu'), AUTHOR_PLACEHOLDER);
 }
 
 /** Throw an EnvelopeLeakError naming the alias and where it appears; the envelope is never graded un-blind. */
