@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import {
   constants,
   copyFileSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -20,7 +21,8 @@ import {
   chmodSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LeapError } from '@leap/core';
 import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
 
@@ -250,7 +252,11 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
   try {
     const keepReadable = [...(spec.keepReadable ?? []), ...argvFiles(commandReal, args, cwd), resolvedCommand];
     const coverage = coverageDir();
-    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, write: [...(spec.write ?? []), ...(coverage === null ? [] : [coverage])] };
+    // The toolchain itself (a clone or an install in /tmp, whose private copy inside would hide it): readable,
+    // unless it holds the tree or lies in it (the tree's own bind decides then).
+    const own = toolchainInTmp();
+    const ownRead = own !== null && !isInside(tree, own) && !isInside(own, tree) ? [own] : [];
+    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, read: [...(spec.read ?? []), ...ownRead], write: [...(spec.write ?? []), ...(coverage === null ? [] : [coverage])] };
     let linked: string[] = [];
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
@@ -274,6 +280,23 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
  * variable to every child whatever its environment says, so a leaf's Node processes write there too: inside a
  * sandbox the folder is read-write, else each of them fails at exit with EROFS. Only a process under coverage has it.
  */
+const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(`${dir}/`);
+
+/**
+ * Where this toolchain lives when that is under /tmp or /var/tmp (a clone there, an install in a project
+ * there), else null: the outermost folder above this module that holds a node_modules (the clone's root,
+ * or the project the packages are installed in), so its bins and the stand-ins beside them stay readable.
+ */
+function toolchainInTmp(): string | null {
+  let found: string | null = null;
+  const here = realpathSync(fileURLToPath(import.meta.url));
+  for (let up = dirname(here); up !== dirname(up); up = dirname(up)) {
+    if (!['/tmp', '/var/tmp'].some((d) => up.startsWith(`${d}/`))) break;
+    if (existsSync(join(up, 'node_modules'))) found = up;
+  }
+  return found;
+}
+
 function coverageDir(): string | null {
   const dir = process.env.NODE_V8_COVERAGE;
   return dir !== undefined && dir !== '' && isAbsolute(dir) && hostView.kind(dir) === 'dir' ? dir : null;
