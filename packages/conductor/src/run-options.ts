@@ -20,6 +20,8 @@ export interface RecordedOptions {
   allowSameFamily?: boolean;
   /** `--notify CMD`, split into its argv. */
   notify?: string[];
+  /** `--sandbox on|off`: an unsandboxed start stays so when it resumes. */
+  sandbox?: 'on' | 'off';
   /** `--plan FILE` (absolute): used only while HEAD has no ledger, so a start that bailed before its plan resumes with it. */
   plan?: string;
 }
@@ -39,6 +41,7 @@ export const OPTION_FLAGS: { readonly [K in keyof Required<RecordedOptions>]: st
   tests: '--tests',
   allowSameFamily: '--allow-same-family',
   notify: '--notify',
+  sandbox: '--sandbox',
   plan: '--plan',
 };
 
@@ -61,6 +64,7 @@ export function givenOptions(options: TddRunOptions): RecordedOptions {
     tests: options.tests,
     allowSameFamily: options.allowSameFamily || undefined,
     notify: options.notify,
+    sandbox: options.sandbox,
     plan: options.planFile === undefined ? undefined : resolve(options.cwd, options.planFile),
   };
   if (given.timeout !== undefined) parseDuration('--timeout', given.timeout);

@@ -159,7 +159,7 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
     sources,
     replaced,
     resumedOptions: recordedBefore !== undefined,
-    sandbox: chooseRunSandbox(given.sandbox, project?.config, env),
+    sandbox: chooseRunSandbox(recorded.sandbox, project?.config, env),
   };
 }
 

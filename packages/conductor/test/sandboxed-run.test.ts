@@ -162,8 +162,16 @@ sandboxed('without bwrap `leap tdd run` refuses with exit 2 in one line, touchin
   assert.not.ok(existsSync(join(repo, '.tdd', 'events.jsonl')));
   const bad = await runBin(LEAP, [...args, '--sandbox', 'maybe'], { cwd: repo, env });
   assert.equal([bad.code, /--sandbox must be on or off, got "maybe"/.test(bad.stderr)], [2, true], bad.stderr);
+  // Stopped at its first step boundary, then resumed with no --sandbox: the recorded off holds (no bwrap refusal).
+  mkdirSync(join(repo, '.tdd'), { recursive: true });
+  writeFileSync(join(repo, '.tdd', 'stop'), 'at-ledger\n');
   const off = await runBin(LEAP, [...args, '--sandbox', 'off'], { cwd: repo, env });
-  assert.is(off.code, 0, off.stderr + off.stdout);
+  assert.is(off.code, 3, off.stderr + off.stdout);
+  const journal = JSON.parse(readFileSync(join(repo, '.tdd', 'issue-1-run.json'), 'utf8')) as { options: { sandbox?: string } };
+  assert.is(journal.options.sandbox, 'off', "recorded with the run's options");
+  const again = await runBin(LEAP, ['tdd', 'run', '--issue', '1'], { cwd: repo, env });
+  assert.is(again.code, 0, again.stderr + again.stdout);
+  assert.match(again.stdout, /--sandbox off/);
   const launches = readEvents(repo).filter((e) => e.event === 'launch');
   assert.ok(launches.length >= 6 && launches.every((e) => e.sandbox === 'off'), JSON.stringify(launches.map((e) => e.sandbox)));
 
