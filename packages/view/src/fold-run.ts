@@ -24,6 +24,8 @@ export interface LeafRun {
   pid: number | null;
   /** The time limit, when the launch event says it (`timeout_ms`). */
   timeoutMs: number | null;
+  /** The launch event's `sandbox` (CONTRACT section 13): `bwrap`, `off`, or null when it does not say. */
+  sandbox: string | null;
   line: number;
   launchedAt: number;
   exitedAt: number | null;
@@ -271,6 +273,7 @@ export function createFolder(): RunFolder {
           ball: str(e.ball) ?? ballOfLeafName(leaf),
           pid: num(e.pid),
           timeoutMs: count(e.timeout_ms),
+          sandbox: str(e.sandbox),
           line: r.line,
           launchedAt: r.at,
           exitedAt: null,
@@ -313,6 +316,7 @@ export function createFolder(): RunFolder {
             ball: str(e.ball) ?? ballOfLeafName(leaf),
             pid: null,
             timeoutMs: null,
+            sandbox: str(e.sandbox),
             line: r.line,
             launchedAt: r.at - (duration ?? 0),
             exitedAt: null,

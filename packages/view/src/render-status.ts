@@ -69,6 +69,11 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
     out.push(head);
     if (r.step !== null) out.push(paint('dim', `      step: ${safe(r.step, width - 12)}`));
   }
+  if (data.unsandboxed.leaves > 0) {
+    out.push(
+      paint('yellow', `  ! ${data.unsandboxed.leaves} leaf run${data.unsandboxed.leaves === 1 ? '' : 's'} outside the sandbox (--sandbox off), the last ${safe(data.unsandboxed.last ?? '', 30)}`),
+    );
+  }
   for (const l of data.lost) {
     out.push(paint('yellow', `  ? ${safe(l.leaf, 30)}  launched ${l.startedAt.slice(11, 19)}, no exit recorded and its supervisor is gone`));
   }

@@ -71,6 +71,7 @@ export function renderReport(view: ViewData, out: TextParts): void {
     ['verdicts', `${verdictCount('PASS')} pass · ${verdictCount('REJECT')} reject · ${verdictCount('ERROR')} error`],
     ['revisions', String(model.leaves.filter((l) => l.actor === 'developer' && (l.attempt ?? 1) > 1).length)],
     ['bails', String(model.bails.length)],
+    ['sandbox', sandboxCard(model.leaves)],
     ['stops', String(model.stops.filter((s) => s.action !== 'cleared').length)],
     ['cost', total.cost_usd === null ? 'not reported' : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}`],
     ['tokens', total.input_tokens === null && total.output_tokens === null ? 'not reported' : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
@@ -102,4 +103,12 @@ export function renderReport(view: ViewData, out: TextParts): void {
 <section id="problems"><h2>Problems</h2>${renderProblems(view)}</section>
 </main></body></html>
 `);
+}
+
+// What the sandbox card says: every leaf sandboxed, or how many ran outside it (`--sandbox off`).
+function sandboxCard(leaves: ViewData['model']['leaves']): string {
+  const off = leaves.filter((l) => l.sandbox === 'off').length;
+  const on = leaves.filter((l) => l.sandbox === 'bwrap').length;
+  if (off === 0) return on === 0 ? 'not recorded' : `all ${on} leaves sandboxed`;
+  return `${off} of ${leaves.length} leaves unsandboxed`;
 }

@@ -2,6 +2,7 @@
 import { isoTimestamp } from '@leap/core';
 import { breakDownCost, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
+import type { LeafRun } from './fold-run.js';
 import { readTimeLimit, supervisorEnv } from './read-state.js';
 
 /** A step of a ledger, and whether a leaf is on it now. */
@@ -52,6 +53,8 @@ export interface StatusData {
   fileProblems: Array<{ file: string; message: string }>;
   issues: StatusIssue[];
   running: StatusLeaf[];
+  /** Leaves the log says ran outside the sandbox (`--sandbox off`, CONTRACT section 13), most recent last. */
+  unsandboxed: { leaves: number; last: string | null };
   /** Leaves with a launch and no exit whose supervisor is gone. */
   lost: Array<{ leaf: string; issue: number | null; step: string | null; startedAt: string }>;
   verdicts: Array<{ at: string; issue: number | null; step: string | null; phase: string; verdict: string; reason: string; agent: string | null }>;
@@ -143,6 +146,7 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     fileProblems: view.fileProblems,
     issues,
     running,
+    unsandboxed: unsandboxedOf(model.leaves),
     lost: model.leaves.filter((r) => r.status === 'lost').map((r) => ({ leaf: r.leaf, issue: r.issue, step: r.step, startedAt: iso(r.launchedAt) })),
     verdicts: model.verdicts.slice(-LAST_VERDICTS).map((v) => ({ at: iso(v.at), issue: v.issue, step: v.step, phase: v.phase, verdict: v.verdict, reason: v.reason, agent: v.agent })),
     bails: model.bails.slice(-LAST_VERDICTS).map((b) => ({ at: iso(b.at), issue: b.issue, step: b.step, cause: b.cause, class: b.class, detail: b.detail })),
@@ -164,4 +168,16 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     })),
     cost: cost.total,
   };
+}
+
+/** How many leaves ran outside the sandbox (their launch said `"sandbox": "off"`), and the last one's name. */
+function unsandboxedOf(leaves: readonly LeafRun[]): { leaves: number; last: string | null } {
+  let count = 0;
+  let last: string | null = null;
+  for (const leaf of leaves) {
+    if (leaf.sandbox !== 'off') continue;
+    count += 1;
+    last = leaf.leaf;
+  }
+  return { leaves: count, last };
 }
