@@ -29,6 +29,8 @@ export interface ConductorSetup {
   testCmd: string | undefined;
   planText: { text: string; file: string } | null;
   progress: (line: string) => void;
+  /** Lines said after the run's own last line (the notify command's outcome): the bin's stderr. */
+  warn: (line: string) => void;
   /** The pid of the conductor that held the run before, when it died without ending it. */
   deadConductor: number | null;
   /** The options this run goes by (given now, else recorded at its first start), recorded in the run file. */

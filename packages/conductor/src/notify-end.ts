@@ -25,6 +25,6 @@ export async function notifyEnd(state: RunState, result: TddRunResult): Promise<
     ts: new Date().toISOString(),
   };
   const told = await runNotify(argv, event, payload, { cwd: state.setup.root, env: state.setup.env });
-  state.setup.progress(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
+  state.setup.warn(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
   return result;
 }

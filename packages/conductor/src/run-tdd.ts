@@ -152,6 +152,7 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
     testCmd: options.testCmd,
     planText,
     progress: given.progress ?? (() => {}),
+    warn: given.warn ?? given.progress ?? (() => {}),
     deadConductor: null,
     testGlobs,
     recorded,

@@ -138,6 +138,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
     allowSameFamily: values['allow-same-family'] === true ? true : undefined,
     notify,
     progress: say,
+    warn: (line: string) => io.stderr(`${line}\n`),
     sandbox: sandboxFlag(values.sandbox),
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);

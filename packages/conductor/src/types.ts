@@ -39,6 +39,8 @@ export interface TddRunOptions {
   env?: NodeJS.ProcessEnv;
   /** One human line per phase, verdict, commit, bail or stop. */
   progress?: (line: string) => void;
+  /** Lines said after the run's last one (how the --notify command went), so `bail: CAUSE (CLASS)` stays the last progress line; default progress. */
+  warn?: (line: string) => void;
 }
 
 /** A step of the ledger as the run left it. */

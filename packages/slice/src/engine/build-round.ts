@@ -1,6 +1,8 @@
 // One round in a ball's checkout, in the order of trust: the builder, then the engine alone runs the proof,
 // lists the changed paths, hashes the candidate, keeps or reverts it against the champion, convenes the
 // jury, runs the proof again and re-hashes. Any runner calls this in its own checkout.
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
@@ -8,7 +10,7 @@ import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, prese
 import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
-import { proofPassed, runLive, runProof } from './proof.js';
+import { proofPassed, runLive, runProof, type ProofSandbox } from './proof.js';
 import type { JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
@@ -27,7 +29,20 @@ export interface RoundPlace {
 export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Promise<RoundResult> {
   const { dir } = place;
   const ball = request.spec;
-  const { loadAgentRegistry, resolveAgent, withVendorFamily, runAgentLeaf, agentSandbox, sandboxSetting } = await import('@leap/verify');
+  const { loadAgentRegistry, resolveAgent, withVendorFamily, runAgentLeaf, agentSandbox, sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
+  // The proofs run sandboxed as the ground truth's suites do: writers of the ball's checkout, the state folder
+  // absent, network off (a live proof's `live.network` turns it on; loopback always works).
+  const setting = sandboxSetting(undefined, place.env);
+  const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
+  // The ignored dependencies the runner linked into the checkout (node_modules...) are read where they lie.
+  const linkedTargets = (place.linked ?? []).flatMap((name) => {
+    try {
+      return [realpathSync(join(dir, name))];
+    } catch {
+      return [];
+    }
+  });
+  const proofBox = (network: boolean): ProofSandbox => (bwrap === null ? null : { bwrap, spec: { ...suiteSandbox(dir, place.stateDir, network), read: linkedTargets } });
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
   const leaf = `build-${ball.id}-${request.round}`;
@@ -60,7 +75,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     if (map.receipt !== 1) return end(map.receipt, `file map: ${map.reasons.join('; ')}`, false);
   }
   if (result.champion === null) {
-    const { tail: _tail, ...champion } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
+    const { tail: _tail, ...champion } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs, proofBox(false));
     result.champion = champion;
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
     if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit);
@@ -91,7 +106,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   }
 
   const before = await hashCandidate(dir, ball);
-  const { tail, ...proof } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
+  const { tail, ...proof } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs, proofBox(false));
   result.proof = proof;
   const changed = await stageChanges(dir, request.commit, place.linked);
   result.changed = changed;
@@ -120,7 +135,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   }
   // The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
   if (ball.live !== undefined) {
-    const live = await runLive(ball.live, dir, proofEnv);
+    const live = await runLive(ball.live, dir, proofEnv, proofBox(ball.live.network === true));
     result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
     const after = await hashCandidate(dir, ball);
     if (after !== result.candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
@@ -145,7 +160,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     return end(0, `the jury held: ${jury.reason}`, false);
   }
 
-  const again = await runProof(ball.proof, dir, proofEnv, request.timeoutMs);
+  const again = await runProof(ball.proof, dir, proofEnv, request.timeoutMs, proofBox(false));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
   if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);

@@ -75,7 +75,12 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     // The slice's live proof on the spine, after every merge and before the aggregate jury: exit 0 required.
     let live: LiveEvidence | undefined;
     if (input.slice.live !== undefined) {
-      const ran = await runLive(input.slice.live, dir, { ...input.env, LEAP_SLICE: input.slice.id });
+      // Sandboxed as a ball's live proof is: a writer of the spine's checkout, network only when `live.network` says.
+      const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
+      const setting = sandboxSetting(undefined, input.env);
+      const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
+      const box = bwrap === null ? null : { bwrap, spec: suiteSandbox(dir, input.stateDir, input.slice.live.network === true) };
+      const ran = await runLive(input.slice.live, dir, { ...input.env, LEAP_SLICE: input.slice.id }, box);
       live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
       if (ran.code !== 0) {
         const last = ran.output.trim().split('\n').slice(-3).join(' | ');

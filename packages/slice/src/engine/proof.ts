@@ -1,17 +1,37 @@
 // The ball's proof: its argv run without a shell in the ball's checkout, and the metric its last stdout line gives.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { prepareSandbox, type SandboxSpec } from '@leap/supervise';
 import { createHash } from 'node:crypto';
 import type { LiveProof, MetricField, Proof } from '../definition/slice-schema.js';
 import type { ProofRun } from './records.js';
 
 const KEEP_BYTES = 64 * 1024;
 
+/** A proof's sandbox (CONTRACT section 13): bwrap's path and the spec (a writer of the ball's checkout), or null: none. */
+export type ProofSandbox = { bwrap: string; spec: SandboxSpec } | null;
+
+// The proof's process: argv with no shell in its own process group, inside the sandbox when one is given.
+function spawnProof(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv, sandbox: ProofSandbox): { child: ChildProcessWithoutNullStreams; cleanup: () => void } {
+  const [command, ...args] = argv as [string, ...string[]];
+  const prepared = sandbox === null ? null : prepareSandbox(sandbox.spec, command, args, env, sandbox.bwrap);
+  const child =
+    prepared === null
+      ? spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+      : spawn(prepared.command, prepared.args, { cwd, env: prepared.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return { child: child as unknown as ChildProcessWithoutNullStreams, cleanup: () => prepared?.cleanup() };
+}
+
 /** Run the proof in `cwd` (its own process group, killed whole at `timeoutMs`); never throws. */
-export function runProof(proof: Proof, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProofRun & { tail: string }> {
+export function runProof(proof: Proof, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, sandbox: ProofSandbox = null): Promise<ProofRun & { tail: string }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const [command, ...args] = proof.argv as [string, ...string[]];
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let spawned: ReturnType<typeof spawnProof>;
+    try {
+      spawned = spawnProof(proof.argv, cwd, env, sandbox);
+    } catch (error) {
+      return resolve({ code: 126, metric: null, ms: Date.now() - started, note: `the proof could not start: ${(error as Error).message}`, tail: '' });
+    }
+    const { child, cleanup } = spawned;
     let out = '';
     let err = '';
     const keep = (text: string, more: Buffer) => (text + more.toString('utf8')).slice(-KEEP_BYTES);
@@ -35,6 +55,7 @@ export function runProof(proof: Proof, cwd: string, env: NodeJS.ProcessEnv, time
         : undefined;
     const finish = (code: number, note?: string) => {
       if (timer !== undefined) clearTimeout(timer);
+      cleanup();
       const ms = Date.now() - started;
       const tail = `${out.slice(-2000)}${err === '' ? '' : `\n[stderr]\n${err.slice(-2000)}`}`;
       if (note !== undefined) return resolve({ code, metric: null, ms, note, tail });
@@ -99,11 +120,10 @@ export interface LiveRun {
  * Run a ball's `live` proof in `cwd`: no shell, its own process group, killed whole at `timeoutMs` and
  * again when it ends (a server it started in the background ends with it); never throws.
  */
-export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv): Promise<LiveRun> {
+export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv, sandbox: ProofSandbox = null): Promise<LiveRun> {
   const started = Date.now();
   const timeoutMs = Math.ceil(live.timeout_s * 1000);
   return new Promise((resolve) => {
-    const [command, ...args] = live.argv as [string, ...string[]];
     const kept: Buffer[] = [];
     let size = 0;
     let bytes = 0;
@@ -114,7 +134,14 @@ export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv): P
       kept.push(part);
       size += part.length;
     };
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let spawned: ReturnType<typeof spawnProof>;
+    try {
+      spawned = spawnProof(live.argv, cwd, env, sandbox);
+    } catch (error) {
+      const empty = createHash('sha256').digest('hex');
+      return resolve({ code: 126, ms: Date.now() - started, output: '', sha256: empty, bytes: 0, truncated: false, note: `the live proof could not start: ${(error as Error).message}` });
+    }
+    const { child, cleanup } = spawned;
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     const killGroup = () => {
@@ -141,6 +168,7 @@ export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv): P
       if (done) return;
       done = true;
       clearTimeout(timer);
+      cleanup();
       const body = Buffer.concat(kept);
       resolve({
         code,
