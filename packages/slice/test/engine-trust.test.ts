@@ -136,7 +136,8 @@ metric("live: the ball's live proof runs after the tests in the candidate's work
   const serve = `const {spawn}=require('child_process');const fs=require('fs');const s=spawn(process.execPath,['-e','setInterval(()=>{},1e6)'],{stdio:'ignore'});fs.writeFileSync(${JSON.stringify(pidFile)},String(s.pid));s.unref();const got=fs.readFileSync('src/a.txt','utf8');console.log('served '+JSON.stringify(got)+' $HOME \u00e9');process.exit(got==='A\\n'?0:3)`;
   const live = { argv: [process.execPath, '-e', serve], timeout_s: 60, network: false };
   const agents = writeAgents(dir, PASS_A);
-  const out = await leapSlice(repo, ['run', oneBall(dir, 'alive', { live }), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  // --sandbox off: this test reads the server's host pid, which a sandbox's pid namespace hides (proof-sandbox.test.ts is the sandboxed one).
+  const out = await leapSlice(repo, ['run', oneBall(dir, 'alive', { live }), '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--sandbox', 'off']);
   assert.is(out.code, 0, out.stderr);
   const round = readLeap<{ live: { code: number; output: string; sha256: string; bytes: number; truncated: boolean } }>(repo, 'alive', 'a', 'round-1.json');
   assert.is(round?.live.code, 0);
@@ -247,7 +248,8 @@ const thirdRun = (counter: string, third: string) => [
 metric("a proof that writes a file when run again after the jury: refused, the candidate's commit undone", async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = oneBall(dir, 'stray', { proof: { argv: thirdRun(join(dir, 'runs'), "fs.writeFileSync('stray $(x) \\u00e9.txt','left by the proof')") } });
-  const out = await leapSlice(repo, ['run', file, '--agents', writeAgents(dir, PASS_A), '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
+  // --sandbox off: the proof counts its runs in a file of the test's folder, which a sandbox's private /tmp hides.
+  const out = await leapSlice(repo, ['run', file, '--agents', writeAgents(dir, PASS_A), '--builder', 'b', '--reviewers', 'r1,r2', '--json', '--sandbox', 'off']);
   assert.is(out.code, 1, out.stderr);
   assert.is(json(out.stdout).balls[0]?.reason, 'the proof run again wrote "stray $(x) \u00e9.txt"; refused');
   assert.is(readFileSync(join(dir, 'runs'), 'utf8'), '3');
@@ -273,6 +275,9 @@ metric('a proof that fails when run again after the jury: refused as not reprodu
       '--reviewers',
       'r1,r2',
       '--json',
+      // Off: the proof counts its runs in the test's folder (hidden by the sandbox's private /tmp).
+      '--sandbox',
+      'off',
     ]);
     assert.is(out.code, 1, out.stderr);
     assert.is(json(out.stdout).balls[0]?.reason, reason);
