@@ -45,6 +45,8 @@ const tddRunInput = {
   'idle-timeout': duration.optional().describe('A leaf silent and idle this long is killed-stuck (0 is off).'),
   tests: z.array(z.string().min(1)).optional().describe('Globs of files holding tests, beside the built-in conventions.'),
   'allow-same-family': z.boolean().optional().describe("Allow a verifier of the developer's model family."),
+  notify: z.string().min(1).optional().describe('A command (split on spaces, no shell) told of done, bail, stop and cost-budget, the event as JSON on stdin.'),
+  sandbox: z.enum(['on', 'off']).optional().describe('Leaves and suite runs in a bubblewrap sandbox (default on).'),
 };
 
 /** slice_run's input: the file and `leap slice run`'s options, by their long names. */
@@ -56,6 +58,8 @@ const sliceRunInput = {
   reviewers: z.array(z.string().min(1)).optional().describe("The jury (the builder's family is refused)."),
   alternates: z.array(z.string().min(1)).optional().describe('Seated in place of reviewers that never answered.'),
   'max-cost': z.number().nonnegative().optional().describe('Stop spending past this many USD: balls not yet done are held.'),
+  notify: z.string().min(1).optional().describe("A command (split on spaces, no shell) told of the run's end, the event as JSON on stdin."),
+  sandbox: z.enum(['on', 'off']).optional().describe('Builders, jurors and proofs in a bubblewrap sandbox (default on).'),
 };
 
 // The options whose values are paths: made absolute from the server's folder before the CLI sees them.

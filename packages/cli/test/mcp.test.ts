@@ -92,8 +92,25 @@ mcp("it lists the contract's tools, each with a typed input schema", async () =>
   assert.equal(tools.map((t) => t.name).sort(), [...MCP_TOOLS].sort());
   const schema = (name: string) => tools.find((t) => t.name === name)?.inputSchema as { properties: Record<string, { type?: string }>; required?: string[] };
   assert.equal(schema('tdd_run').required, ['issue']);
-  for (const option of ['test-cmd', 'plan', 'developer', 'verifier', 'planner', 'agents', 'revisions', 'max-cost', 'tracker', 'timeout', 'idle-timeout', 'tests', 'allow-same-family'])
+  for (const option of [
+    'test-cmd',
+    'plan',
+    'developer',
+    'verifier',
+    'planner',
+    'agents',
+    'revisions',
+    'max-cost',
+    'tracker',
+    'timeout',
+    'idle-timeout',
+    'tests',
+    'allow-same-family',
+    'notify',
+    'sandbox',
+  ])
     assert.ok(option in schema('tdd_run').properties, option);
+  for (const option of ['notify', 'sandbox']) assert.ok(option in schema('slice_run').properties, option);
   assert.is(schema('tdd_run').properties.issue?.type, 'integer');
   for (const name of ['slice_validate', 'slice_plan', 'slice_run', 'slice_status']) assert.equal(schema(name).required, ['file']);
   assert.equal(schema('tdd_stop').required, ['mode']);
@@ -238,8 +255,12 @@ const parts = suite('leap mcp, its parts');
 
 parts("optionArgs: each value one argv element, paths made absolute from the server's folder, lists joined", () => {
   assert.equal(
-    optionArgs({ issue: 3, 'test-cmd': "echo '$x'", plan: 'p.txt', tests: ['a', 'b c'], reviewers: ['x', 'y'], 'allow-same-family': true, json: false, skip: undefined }, '/srv', ['issue']),
-    ["--test-cmd=echo '$x'", '--plan=/srv/p.txt', '--tests=a', '--tests=b c', '--reviewers=x,y', '--allow-same-family'],
+    optionArgs(
+      { issue: 3, 'test-cmd': "echo '$x'", plan: 'p.txt', tests: ['a', 'b c'], reviewers: ['x', 'y'], 'allow-same-family': true, notify: 'curl -d @- $(x)', json: false, skip: undefined },
+      '/srv',
+      ['issue'],
+    ),
+    ["--test-cmd=echo '$x'", '--plan=/srv/p.txt', '--tests=a', '--tests=b c', '--reviewers=x,y', '--allow-same-family', '--notify=curl -d @- $(x)'],
   );
 });
 

@@ -1,67 +1,11 @@
-// The project's own file `leap.config.json` at the repository root (CONTRACT section 9): what `leap tdd run`
-// would otherwise be told every time. Options (given now, or recorded at the run's first start) win over it.
-// Its zod schema is the source of its published JSON Schema (schemas/leap-config.schema.json).
-import { join, resolve } from 'node:path';
-import { FileFormatError, UsageError, parseDuration, readFileIfExists } from '@leap/core';
-import { z } from 'zod';
+// leap.config.json (CONTRACT section 9) as the conductor reads it: core owns the file's schema and its reader;
+// here its values become run options. Options (given now, or recorded at the run's first start) win over it.
+import { resolve } from 'node:path';
+import type { ProjectConfig } from '@leap/core/schemas';
 import type { RecordedOptions } from './run-options.js';
 
-const duration = z.union([z.string(), z.number().nonnegative()]).describe('DURATION: 90, "90s", "15m", "1h" (a number is seconds)');
-const name = z.string().min(1);
-
-/** The zod schema of leap.config.json: every key optional, no other key allowed. */
-export const projectConfigSchema = z.strictObject({
-  $schema: z.string().optional().describe('The JSON Schema this file follows (editors read it).'),
-  testCommand: z.string().min(1).optional().describe('The test command (as --test-cmd), run with bash -c.'),
-  testFiles: z.array(z.string().min(1)).optional().describe('Globs of files that hold tests, beside the built-in conventions (as --tests), e.g. "src/**/*.rs".'),
-  agents: z.string().min(1).optional().describe('The agents file, relative to the repository root (as --agents).'),
-  developer: name.optional().describe('The developer agent (as --developer).'),
-  verifier: name.optional().describe('The verifier agent (as --verifier).'),
-  planner: name.optional().describe('The planner agent (as --planner).'),
-  timeout: duration.optional().describe("Each leaf's time limit (as --timeout)."),
-  idleTimeout: duration.optional().describe('A leaf with no output and no CPU progress this long is killed-stuck (as --idle-timeout; 0 is off).'),
-  sandbox: z.enum(['on', 'off']).optional().describe('Whether leaves and suite runs are sandboxed (as --sandbox).'),
-  testNetwork: z.boolean().optional().describe("Whether the toolchain's suite runs have the network (default false)."),
-  notify: z.array(z.string().min(1)).min(1).optional().describe('An argv run on done, bail, stop and cost-budget, the event as JSON on stdin (as --notify).'),
-});
-
-/** leap.config.json as read. */
-export type ProjectConfig = z.infer<typeof projectConfigSchema>;
-
-/** The file's name at the repository root. */
-export const PROJECT_CONFIG_FILE = 'leap.config.json';
-
-/** Read `leap.config.json` at `root`: null when there is none; bad JSON, a bad value or an unknown key is an error naming the file and key. */
-export function readProjectConfig(root: string): { file: string; config: ProjectConfig } | null {
-  const file = join(root, PROJECT_CONFIG_FILE);
-  const text = readFileIfExists(file);
-  if (text === null) return null;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new FileFormatError(file, undefined, `not JSON: ${(error as Error).message}`);
-  }
-  const parsed = projectConfigSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-    if (issue.code === 'unrecognized_keys') {
-      throw new UsageError(
-        `${file}: unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}: expected only ${Object.keys(projectConfigSchema.shape)
-          .filter((k) => k !== '$schema')
-          .join(', ')}`,
-      );
-    }
-    const key = issue.path.map(String).join('.');
-    throw new UsageError(`${file}: ${key === '' ? 'the file' : `"${key}"`}: ${issue.message}`);
-  }
-  const config = parsed.data;
-  for (const key of ['timeout', 'idleTimeout'] as const) {
-    const value = config[key];
-    if (value !== undefined) parseDuration(`${file}: "${key}"`, String(value));
-  }
-  return { file, config };
-}
+export { PROJECT_CONFIG_FILE, projectConfigJsonSchema, projectConfigSchema, readProjectConfig } from '@leap/core/schemas';
+export type { ProjectConfig } from '@leap/core/schemas';
 
 /** The config's values as run options (the agents file made absolute, from the repository root). */
 export function configOptions(config: ProjectConfig, root: string): RecordedOptions {
@@ -76,13 +20,4 @@ export function configOptions(config: ProjectConfig, root: string): RecordedOpti
   if (config.idleTimeout !== undefined) options.idleTimeout = String(config.idleTimeout);
   if (config.notify !== undefined) options.notify = config.notify;
   return options;
-}
-
-/** The published JSON Schema of leap.config.json (schemas/leap-config.schema.json, written by `npm run schemas`). */
-export function projectConfigJsonSchema(): Record<string, unknown> {
-  return {
-    $id: 'https://leap.dev/schemas/leap-config.schema.json',
-    title: 'leap.config.json',
-    ...z.toJSONSchema(projectConfigSchema, { target: 'draft-2020-12', io: 'input' }),
-  };
 }

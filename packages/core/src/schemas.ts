@@ -5,3 +5,4 @@ export * from './events/read-events.js';
 export * from './json-schema.js';
 export * from './validate-json.js';
 export * from './validator-module.js';
+export * from './project-config.js';

@@ -71,4 +71,21 @@ notify("a notify command that fails: said, with where its words are; the run's e
   assert.match(bad.stderr, /Expected --notify to be a command line/);
 });
 
+notify('leap.config.json\'s "notify" (an argv: an element with spaces stays one) when no --notify is given; a bad file is bad input', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const { script, record } = recorder();
+  writeFileSync(join(repo, 'leap.config.json'), `${JSON.stringify({ notify: [process.execPath, script, record, 'one word with spaces'] })}\n`);
+  const file = writeSlice(dir, { id: 'conf', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  const [got] = told(record);
+  assert.equal(got?.argv, ['one word with spaces']);
+  assert.is((JSON.parse(got?.stdin ?? '{}') as { event: string }).event, 'done');
+  writeFileSync(join(repo, 'leap.config.json'), '{ "notify": "not an argv" }\n');
+  const bad = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /leap\.config\.json: "notify"/);
+});
+
 notify.run();

@@ -19,6 +19,7 @@ Options:
   --max-cost USD     stop spending past this: the balls not yet done are held
   --notify CMD       at the end (done, bail, stop, cost-budget), run CMD (split on spaces, no shell) with
                      the event as JSON on stdin, supervised (60 s); its failure is said, never fatal
+                     (default: leap.config.json's "notify", an argv)
   --runner NAME      where balls are built: local (default: worktrees on this machine), or a runner plugin
                      found by name (bullmq is @leap/runner-bullmq: leap worker processes on other machines,
                      through a BullMQ queue on Redis; a package name names any other). A runner adds its
@@ -44,6 +45,14 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+async function configNotify(cwd: string): Promise<string[] | undefined> {
+  const { findRepoRoot } = await import('@leap/core');
+  const root = findRepoRoot(cwd);
+  if (root === null) return undefined;
+  const { readProjectConfig } = await import('@leap/core/schemas');
+  return readProjectConfig(root)?.config.notify;
+}
+
 const list = (value: string | undefined) =>
   value
     ?.split(',')
@@ -66,7 +75,8 @@ export const runCommand: Subcommand = async (argv, io) => {
   }
   // The runner checks what it was given before the slice's lock is taken or a record written: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
-  const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
+  // --notify, else leap.config.json's `notify` (core's one reader of the project file; a bad file is bad input).
+  const notify = values.notify !== undefined ? (await import('@leap/supervise')).splitNotify(values.notify) : await configNotify(io.cwd);
   const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
