@@ -1,5 +1,5 @@
 // `leap slice run FILE`: build, prove, judge and merge every ball; progress on stderr, the summary on stdout.
-import { UsageError, showValue, type Subcommand } from '@leap/core';
+import { UsageError, findRepoRoot, showValue, type Subcommand } from '@leap/core';
 import { parseWithRunner } from './_runner-options.js';
 
 const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--json]
@@ -46,7 +46,6 @@ const OPTIONS = {
 } as const;
 
 async function configNotify(cwd: string): Promise<string[] | undefined> {
-  const { findRepoRoot } = await import('@leap/core');
   const root = findRepoRoot(cwd);
   if (root === null) return undefined;
   const { readProjectConfig } = await import('@leap/core/schemas');
