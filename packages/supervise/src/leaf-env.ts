@@ -8,6 +8,8 @@ export interface LeafEnvOptions {
   skillCommit: string | null;
   /** The variable every descendant inherits, so escapees can be found (see leaf-tree.ts). */
   marker: string;
+  /** This supervisor's grace; absent: VERI_KILL_AFTER passes through as the caller set it. */
+  killAfterMs?: number;
 }
 
 // The largest value the BASH_*_TIMEOUT_MS variables get: an integer any reader can parse.
@@ -16,7 +18,9 @@ const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
 /**
  * Build the leaf's environment: VERI_TEST_CMD, VERI_ISSUE and VERI_STEP pass through untouched;
  * BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_TIMEOUT_MS follow the timeout unless the caller set them;
- * VERI_SKILL_COMMIT carries the pinned revision.
+ * VERI_SKILL_COMMIT carries the pinned revision; VERI_KILL_AFTER is half this supervisor's grace, so a
+ * supervisor nested in the leaf (leap-verify's, under a supervised verdict leaf) ends its own tree and writes
+ * its exit file before this one's SIGKILL sweep can reach it, whatever its leaf does with TERM.
  */
 export function buildLeafEnv(env: NodeJS.ProcessEnv, options: LeafEnvOptions): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
@@ -27,6 +31,7 @@ export function buildLeafEnv(env: NodeJS.ProcessEnv, options: LeafEnvOptions): N
     if (out.BASH_MAX_TIMEOUT_MS === undefined) out.BASH_MAX_TIMEOUT_MS = ms;
   }
   if (options.skillCommit !== null) out.VERI_SKILL_COMMIT = options.skillCommit;
+  if (options.killAfterMs !== undefined) out.VERI_KILL_AFTER = String(Math.floor(options.killAfterMs / 2) / 1000);
   out[options.marker] = '1';
   return out;
 }

@@ -216,7 +216,7 @@ class Supervision {
         this.context,
       ),
     );
-    const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker: this.marker });
+    const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker: this.marker, killAfterMs: config.killAfterMs });
     if (spec === null || this.bwrap === null) return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
     // The command is looked up on the host (the sandbox sees the same files), so 127 and 126 keep their meaning.
     if (findExecutable(command, leafEnv.PATH, this.cwd) === null) {

@@ -162,6 +162,10 @@ test('buildLeafEnv: BASH_* follow the timeout unless set, the pin is exported, t
   const huge = buildLeafEnv({}, { timeoutMs: Number.MAX_VALUE, skillCommit: null, marker: 'M' });
   assert.is(huge.BASH_DEFAULT_TIMEOUT_MS, String(Number.MAX_SAFE_INTEGER));
   assert.is(buildLeafEnv({}, { timeoutMs: 0, skillCommit: null, marker: 'M' }).BASH_DEFAULT_TIMEOUT_MS, undefined);
+  // A supervisor nested in the leaf gets half the grace, so it ends its own tree before this one's SIGKILL.
+  assert.is(buildLeafEnv({ VERI_KILL_AFTER: '5' }, { timeoutMs: 0, skillCommit: null, marker: 'M', killAfterMs: 5000 }).VERI_KILL_AFTER, '2.5');
+  assert.is(buildLeafEnv({}, { timeoutMs: 0, skillCommit: null, marker: 'M', killAfterMs: 0 }).VERI_KILL_AFTER, '0');
+  assert.is(buildLeafEnv({}, { timeoutMs: 0, skillCommit: null, marker: 'M', killAfterMs: 301 }).VERI_KILL_AFTER, '0.15');
 });
 
 test('readSuperviseConfig: defaults (900 s, 5 s grace, no idle limit) and the issue timeout file', () => {
