@@ -307,7 +307,9 @@ export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions
     for (const p of options.linked ?? []) ops.push({ op: 'ro-bind', src: p, dest: p });
   }
   for (const p of read) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'ro-bind', src: p, dest: p });
-  for (const p of write) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
+  // The leaf's own agent folder outside home (CODEX_HOME=/srv/codex) is read-write as it is inside home.
+  const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
+  for (const p of [...write, ...agentOutside]) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
   // A worktree inside a state folder (a LEAP ball's) is bound at its own path; the rest of that folder is absent.
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
   for (const p of [...read, ...write]) if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, [], ops, readable);

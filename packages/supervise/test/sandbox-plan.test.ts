@@ -105,6 +105,19 @@ test("plan: home is read-only, every credential place and other agent CLI folder
   );
 });
 
+test("plan: the leaf's own agent folder outside home (CODEX_HOME=/srv/codex) is read-write too; absent, nothing is bound", () => {
+  const fs = view([...homeFs, ...repoFs, '/srv/codex/auth.json']);
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['/srv/codex'] }, fs);
+  assert.ok(binds(ops, 'bind').includes('/srv/codex'), 'bound read-write');
+  const reader = planMounts({ role: 'reader', tree: '/w/repo', home: HOME, agentPaths: ['/srv/codex'] }, fs, { copy: '/tmp/copy' });
+  assert.ok(binds(reader, 'bind').includes('/srv/codex'), "a reader's own CLI folder too: the CLI writes its sessions there");
+  const none = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['/srv/nothing'] }, fs);
+  assert.not.ok(
+    none.some((o) => 'dest' in o && o.dest === '/srv/nothing'),
+    'a place the host does not have is not mounted',
+  );
+});
+
 test('plan: a home without credential places is left as / shows it (read-only), with no mount of its own', () => {
   const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([`${HOME}/.bashrc`, ...repoFs]));
   assert.not.ok(ops.some((o) => 'dest' in o && o.dest.startsWith(HOME)));
