@@ -7,10 +7,12 @@
 // Around the leaf: the agent's readiness check first (a missing login is said before a leaf is spent), a
 // watch on its output for a CLI retrying a service it cannot reach, and one `usage` event once it ends.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage, EventContext } from '@leap/core';
 import { LeapError, appendEvent, checkLeafName, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
-import { readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
+import { findExecutable, prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
 
 /** One supervised agent launch. */
 export interface AgentLeafOptions {
@@ -91,13 +93,14 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
     if (!(error instanceof LeapError)) throw error;
     return refused(error.exitCode, 'failed', `${leaf.agent.name} cannot take this prompt: ${error.message}`);
   }
+  const sandbox = leaf.sandbox == null ? null : { ...leaf.sandbox, env: { ...leaf.sandbox.env, ...definedOnly(invocation.env) } };
   if (leaf.preflight !== false) {
-    const ready = await checkAgentReady(leaf.agent, leaf.options, leaf.env);
+    // In the leaf's own sandbox: the check reaches what the leaf will, and no more.
+    const ready = await checkAgentReady(leaf.agent, leaf.options, leaf.env, undefined, leaf.sandbox ?? null);
     if (!ready.ready) return refused(ready.code, ready.failureKind, ready.failure);
   }
   const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: leaf.stateDir, ...invocation.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const sandbox = leaf.sandbox == null ? null : { ...leaf.sandbox, env: { ...leaf.sandbox.env, ...definedOnly(invocation.env) } };
   const paths = statePaths(leaf.stateDir);
   // NAME.pid is the supervisor's lock (a dead holder's is taken over, a live one refuses); once it holds it,
   // the supervisor replaces a stale NAME.exit and empties NAME.out and NAME.err, as a launch line's `>` would.
@@ -169,15 +172,25 @@ export type AgentReadiness = { ready: true } | { ready: false; code: number; fai
 
 /**
  * Run the agent's preflight check, if it has one, in `options.cwd` with `env` (what a conductor calls once
- * per run); a check still running after `timeoutMs` is killed and counts as a failure.
+ * per run); a check still running after `timeoutMs` is killed and counts as a failure. With `sandbox` (the
+ * spec of the leaf the check is for) the check runs in that sandbox as a writer of an empty folder of its
+ * own, in its place of `options.cwd`: it reaches what the leaf would (its CLI's folders, its variables, the
+ * network) and writes nothing of the user's (CONTRACT section 13).
  */
-export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions, env: NodeJS.ProcessEnv, timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<AgentReadiness> {
+export async function checkAgentReady(
+  agent: AgentPlugin,
+  options: AgentOptions,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = PREFLIGHT_TIMEOUT_MS,
+  sandbox: SandboxSpec | null = null,
+): Promise<AgentReadiness> {
   const check = agent.preflight?.(options) ?? null;
   if (check === null) return { ready: true };
   const merged: Record<string, string | undefined> = { ...env, ...check.env };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   const shown = [check.command, ...check.args].join(' ');
-  const ran = await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd, timeoutMs);
+  const ran =
+    sandbox === null ? await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd, timeoutMs) : await runCheckSandboxed(check, merged as NodeJS.ProcessEnv, sandbox, options.cwd, timeoutMs);
   if (ran.code === 0) return { ready: true };
   if (ran.startError !== null) {
     const missing = ran.startError === 'ENOENT' || ran.startError === 'EACCES';
@@ -196,6 +209,34 @@ export async function checkAgentReady(agent: AgentPlugin, options: AgentOptions,
   }
   const how = ran.code === null ? `did not answer within ${timeoutMs / 1000} s` : `exited with code ${ran.code}`;
   return { ready: false, code: ran.code ?? 2, failureKind: 'failed', failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}` };
+}
+
+/**
+ * The check inside the leaf's sandbox, in a throwaway folder (removed after). A command that is not there is
+ * said as outside (ENOENT, EACCES) before bwrap is started, since bwrap would only say it failed to exec.
+ */
+async function runCheckSandboxed(check: AgentInvocation, env: NodeJS.ProcessEnv, spec: SandboxSpec, cwd: string, timeoutMs: number): ReturnType<typeof runCheck> {
+  const command = findExecutable(check.command, env.PATH, cwd);
+  if (command === null) {
+    const there = check.command.includes('/') ? existsSync(resolve(cwd, check.command)) : (env.PATH ?? '').split(':').some((d) => d !== '' && existsSync(join(resolve(cwd, d), check.command)));
+    return { code: null, stdout: '', stderr: '', startError: there ? 'EACCES' : 'ENOENT' };
+  }
+  const box = mkdtempSync(join(tmpdir(), 'leap-check-'));
+  try {
+    let prepared: ReturnType<typeof prepareSandbox>;
+    try {
+      prepared = prepareSandbox({ ...spec, role: 'writer', tree: box, cwd: box, env: { ...spec.env, ...definedOnly(check.env) } }, command, check.args, env);
+    } catch (error) {
+      return { code: 2, stdout: '', stderr: (error as Error).message, startError: null };
+    }
+    try {
+      return await runCheck({ ...check, command: prepared.command, args: prepared.args, env: undefined }, prepared.env, box, timeoutMs);
+    } finally {
+      prepared.cleanup();
+    }
+  } finally {
+    rmSync(box, { recursive: true, force: true });
+  }
 }
 
 function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; startError: string | null }> {

@@ -104,7 +104,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   // first ready alternates take the places of the reviewers that are not.
   const probe = new Map<AgentPlugin, Promise<AgentReadiness>>();
   for (const agent of [...reviewers, ...alternates]) {
-    if (!probe.has(agent)) probe.set(agent, checkAgentReady(agent, { role: 'reviewer', cwd: repo }, env));
+    if (!probe.has(agent)) probe.set(agent, checkAgentReady(agent, { role: 'reviewer', cwd: repo }, env, undefined, bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir)));
   }
   const notReady: RefusedSeat[] = [];
   const ready = async (agents: AgentPlugin[]) => {
