@@ -28,52 +28,54 @@ Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope, bad input
 
 const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'session-id', 'agents', 'sandbox'];
 
-void runCli('leap-jury', async () => {
-  const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
-  const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, 'no-git-aliases': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
-  if (flags.help === true) {
-    writeFd(1, `${USAGE}\n`);
-    return 0;
-  }
-  const required = (name: string): string => {
-    const value = lastValue(values, name);
-    if (value === undefined) throw new UsageError(`missing --${name}\n${USAGE}`);
-    return value;
-  };
-  const list = (name: string) =>
-    (values.get(name) ?? [])
-      .flatMap((v) => v.split(','))
-      .map((v) => v.trim())
-      .filter((v) => v !== '');
-  const { conveneJury } = await import('../jury/convene-jury.js');
-  const result = await conveneJury({
-    builderFamily: required('builder-family'),
-    reviewers: (required('reviewers'), list('reviewers')),
-    alternates: list('alternates'),
-    intent: required('intent'),
-    criteria: required('criteria'),
-    files: positionals,
-    tests: values.get('test') ?? [],
-    lens: lastValue(values, 'lens'),
-    builderName: lastValue(values, 'builder-name'),
-    modelIds: values.get('model-id') ?? [],
-    authors: values.get('author') ?? [],
-    sessionIds: values.get('session-id') ?? [],
-    gitAliases: flags['no-git-aliases'] !== true,
-    agentsFile: lastValue(values, 'agents'),
-    sandbox: sandboxFlag(lastValue(values, 'sandbox')),
-  });
-  if (flags.json === true) {
-    writeFd(1, `${JSON.stringify(result)}\n`);
-  } else {
-    const lines = [`candidate sha256:${result.candidate}`];
-    for (const s of result.seats) lines.push(`review ${s.reviewer} (${s.family}): ${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}: ${s.note}`);
-    for (const r of result.refused) lines.push(`refused ${r.reviewer} (${r.family}): ${r.reason}`);
-    lines.push(`jury: ${result.value}: ${result.reason}`);
-    writeFd(1, `${lines.join('\n')}\n`);
-  }
-  return result.value === 1 ? 0 : result.value === -1 ? 1 : 2;
-}).then(() => {
-  // Everything is written synchronously and every child has ended: exit now rather than wait for Node's slower natural teardown.
-  process.exit();
-});
+void runCli(
+  'leap-jury',
+  async () => {
+    const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
+    const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, 'no-git-aliases': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+    if (flags.help === true) {
+      writeFd(1, `${USAGE}\n`);
+      return 0;
+    }
+    const required = (name: string): string => {
+      const value = lastValue(values, name);
+      if (value === undefined) throw new UsageError(`missing --${name}\n${USAGE}`);
+      return value;
+    };
+    const list = (name: string) =>
+      (values.get(name) ?? [])
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+    const { conveneJury } = await import('../jury/convene-jury.js');
+    const result = await conveneJury({
+      builderFamily: required('builder-family'),
+      reviewers: (required('reviewers'), list('reviewers')),
+      alternates: list('alternates'),
+      intent: required('intent'),
+      criteria: required('criteria'),
+      files: positionals,
+      tests: values.get('test') ?? [],
+      lens: lastValue(values, 'lens'),
+      builderName: lastValue(values, 'builder-name'),
+      modelIds: values.get('model-id') ?? [],
+      authors: values.get('author') ?? [],
+      sessionIds: values.get('session-id') ?? [],
+      gitAliases: flags['no-git-aliases'] !== true,
+      agentsFile: lastValue(values, 'agents'),
+      sandbox: sandboxFlag(lastValue(values, 'sandbox')),
+    });
+    if (flags.json === true) {
+      writeFd(1, `${JSON.stringify(result)}\n`);
+    } else {
+      const lines = [`candidate sha256:${result.candidate}`];
+      for (const s of result.seats) lines.push(`review ${s.reviewer} (${s.family}): ${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}: ${s.note}`);
+      for (const r of result.refused) lines.push(`refused ${r.reviewer} (${r.family}): ${r.reason}`);
+      lines.push(`jury: ${result.value}: ${result.reason}`);
+      writeFd(1, `${lines.join('\n')}\n`);
+    }
+    return result.value === 1 ? 0 : result.value === -1 ? 1 : 2;
+  },
+  // Every write is synchronous and every child has ended: exit as soon as the code is set.
+  { exitWhenDone: true },
+);

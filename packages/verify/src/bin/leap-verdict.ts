@@ -9,15 +9,17 @@ ever parses it), and exits with its code. Launched as the supervised leaf verdic
 verifier agent itself runs as the leaf verify-PHASE.
 Exit codes: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. The reason goes to stdout.`;
 
-void runCli('leap-verdict', async () => {
-  const args = process.argv.slice(2);
-  const { rest } = takeVerbatim(args, ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents'], USAGE);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    writeFd(1, `${USAGE}\n`);
-    return 0;
-  }
-  return runVerdict(args);
-}).then(() => {
-  // Everything is written synchronously and every child has ended: exit now rather than wait for Node's slower natural teardown.
-  process.exit();
-});
+void runCli(
+  'leap-verdict',
+  async () => {
+    const args = process.argv.slice(2);
+    const { rest } = takeVerbatim(args, ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents'], USAGE);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      writeFd(1, `${USAGE}\n`);
+      return 0;
+    }
+    return runVerdict(args);
+  },
+  // Every write is synchronous and every child has ended: exit as soon as the code is set.
+  { exitWhenDone: true },
+);

@@ -21,37 +21,39 @@ Options:
   --json           print the verdict (or the prompt) as a JSON object
 Exit codes: 0 PASS, 1 REJECT, 2 malformed answer, killed verifier, bad input or no sandbox. The reason goes to stdout.`;
 
-void runCli('leap-verify', async () => {
-  const { rest, values } = takeVerbatim(process.argv.slice(2), ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents', 'sandbox'], USAGE);
-  const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
-  if (flags.help === true) {
-    writeFd(1, `${USAGE}\n`);
-    return 0;
-  }
-  const promptMode = positionals[0] === 'prompt';
-  const args = promptMode ? positionals.slice(1) : positionals;
-  if (args.length > 1) throw new UsageError(`Expected one PHASE, got ${args.length} arguments: ${args.map((a) => JSON.stringify(a)).join(' ')}\n${USAGE}`);
-  const issue = lastValue(values, 'issue');
-  const options = {
-    phase: args[0],
-    step: lastValue(values, 'step'),
-    issue: issue === undefined ? undefined : checkIssue(issue, '--issue'),
-    ledgerFile: lastValue(values, 'ledger'),
-    specFile: lastValue(values, 'spec'),
-    testGlobs: values.get('tests'),
-    base: lastValue(values, 'base'),
-  };
-  if (promptMode) {
-    const { renderVerifyPrompt } = await import('../verify-prompt-command.js');
-    const { prompt, tests } = await renderVerifyPrompt(options);
-    writeFd(1, flags.json === true ? `${JSON.stringify({ prompt, tests: tests.files, testsSource: tests.source })}\n` : prompt);
-    return 0;
-  }
-  const { verify } = await import('../verify.js');
-  const result = await verify({ ...options, agent: lastValue(values, 'agent'), agentsFile: lastValue(values, 'agents'), sandbox: sandboxFlag(lastValue(values, 'sandbox')) });
-  writeFd(1, flags.json === true ? `${JSON.stringify(result)}\n` : `${result.reason}\n`);
-  return result.code;
-}).then(() => {
-  // Everything is written synchronously and every child has ended: exit now rather than wait for Node's slower natural teardown.
-  process.exit();
-});
+void runCli(
+  'leap-verify',
+  async () => {
+    const { rest, values } = takeVerbatim(process.argv.slice(2), ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents', 'sandbox'], USAGE);
+    const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+    if (flags.help === true) {
+      writeFd(1, `${USAGE}\n`);
+      return 0;
+    }
+    const promptMode = positionals[0] === 'prompt';
+    const args = promptMode ? positionals.slice(1) : positionals;
+    if (args.length > 1) throw new UsageError(`Expected one PHASE, got ${args.length} arguments: ${args.map((a) => JSON.stringify(a)).join(' ')}\n${USAGE}`);
+    const issue = lastValue(values, 'issue');
+    const options = {
+      phase: args[0],
+      step: lastValue(values, 'step'),
+      issue: issue === undefined ? undefined : checkIssue(issue, '--issue'),
+      ledgerFile: lastValue(values, 'ledger'),
+      specFile: lastValue(values, 'spec'),
+      testGlobs: values.get('tests'),
+      base: lastValue(values, 'base'),
+    };
+    if (promptMode) {
+      const { renderVerifyPrompt } = await import('../verify-prompt-command.js');
+      const { prompt, tests } = await renderVerifyPrompt(options);
+      writeFd(1, flags.json === true ? `${JSON.stringify({ prompt, tests: tests.files, testsSource: tests.source })}\n` : prompt);
+      return 0;
+    }
+    const { verify } = await import('../verify.js');
+    const result = await verify({ ...options, agent: lastValue(values, 'agent'), agentsFile: lastValue(values, 'agents'), sandbox: sandboxFlag(lastValue(values, 'sandbox')) });
+    writeFd(1, flags.json === true ? `${JSON.stringify(result)}\n` : `${result.reason}\n`);
+    return result.code;
+  },
+  // Every write is synchronous and every child has ended: exit as soon as the code is set.
+  { exitWhenDone: true },
+);
