@@ -117,7 +117,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         // Not built by anyone yet: taken off the queue. Being built: left to its worker, whose result is not taken.
         if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await job?.remove().catch(() => undefined);
         throw new LeapError(
-          `no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state}: taken off the queue`}`,
+          `no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state === 'prioritized' ? 'waiting' : state}: taken off the queue`}`,
         );
       }
       const job = await Job.fromId<Sealed, Sealed>(queue, id);

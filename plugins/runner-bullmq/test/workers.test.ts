@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { sliceCommand } from '@leap/slice/cli';
 import { workersCommand } from '../src/cli.js';
 import type { WorkersView } from '../src/workers.js';
 import { callCommand, gateFile, here, openGate, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
@@ -291,11 +292,11 @@ test('hostile: a heartbeat record forged in Redis (control characters, a passwor
   }
 });
 
-test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, pause and resume the queue', async () => {
-  const help = await callCommand(workersCommand, ['--help'], process.cwd(), env());
-  assert.is(help.code, 0);
-  assert.match(help.stdout, /^Usage: leap workers \[--redis URL\] \[--json\]\n {7}leap workers drain NAME\.\.\. \| --all/);
-  assert.match(help.stdout, /Exit codes: 0 done; 2 bad input/);
+test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, pause and resume the queue; slice run --priority', async () => {
+  const usage = await callCommand(workersCommand, ['--help'], process.cwd(), env());
+  assert.is(usage.code, 0);
+  assert.match(usage.stdout, /^Usage: leap workers \[--redis URL\] \[--json\]\n {7}leap workers drain NAME\.\.\. \| --all/);
+  assert.match(usage.stdout, /Exit codes: 0 done; 2 bad input/);
   for (const [argv, why] of [
     [['frob'], /unknown action "frob"/],
     [['drain'], /takes worker names or --all/],
@@ -311,6 +312,21 @@ test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, 
     assert.match(out.stderr, why);
     assert.not.ok(out.stderr.includes('s3cret'));
   }
+  // --priority is checked before anything is touched.
+  const { repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const { file, agents } = twoBalls(dir, 'prio', {});
+  for (const bad of ['1001', '-1', 'high', '1.5']) {
+    const out = await callCommand(
+      sliceCommand,
+      ['run', file, '--runner', 'bullmq', '--redis', 'redis://127.0.0.1:1', `--priority=${bad}`, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'],
+      repo,
+      env(),
+    );
+    assert.is(out.code, 2, out.stderr);
+    assert.match(out.stderr, new RegExp(`Expected --priority to be an integer from 0 to 1000, got "${bad.replace('.', '\\.')}"`));
+  }
+  const help = await callCommand(sliceCommand, ['run', '--runner', 'bullmq', '--help'], repo, env());
+  assert.match(help.stdout, /--priority N {8}this slice's rounds before those of slices of a lower priority \(0 to 1000/);
   const redis = await startRedis();
   try {
     const paused = await callCommand(workersCommand, ['pause', '--redis', redis.url], process.cwd(), env());
