@@ -110,9 +110,14 @@ export const workerCommand: Subcommand = async (argv, io) => {
     void worker.drained.then(() => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
-      // TERM or INT while draining still ends the leaves (the supervisor's own handlers), so the worker stops then too.
-      process.once('SIGTERM', () => undefined);
-      process.once('SIGINT', () => undefined);
+      // TERM or INT while draining ends the running leaves (their supervisors' own handlers): those rounds are
+      // handed back, as on TERM, and the worker goes on closing.
+      const late = (signal: NodeJS.Signals) => {
+        say(`${signal} while draining: the rounds whose leaf was ended are handed back`);
+        worker.signalled();
+      };
+      process.once('SIGTERM', late);
+      process.once('SIGINT', late);
       done(true);
     });
   });

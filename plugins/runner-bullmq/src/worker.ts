@@ -57,6 +57,8 @@ export interface RunningWorker {
    * `drain`: no stop signal ended a leaf, so a round held (receipt 0) is returned as it is, not handed back.
    */
   close(options?: { drain?: boolean }): Promise<{ redisAnswered: boolean }>;
+  /** A stop signal came while it drains: the leaves it ended make their rounds handed back, as on TERM. */
+  signalled(): void;
 }
 
 /** A remote the worker could not reach: the job goes back to the queue for another worker. */
@@ -392,6 +394,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     name,
     drained,
+    signalled() {
+      stopping = true;
+    },
     async close(closeOptions = {}) {
       if (closeOptions.drain !== true) stopping = true;
       draining = true;

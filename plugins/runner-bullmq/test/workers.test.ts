@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { sliceCommand } from '@leap/slice/cli';
@@ -128,6 +128,33 @@ test('leap workers drain m1: m1 finishes the round in hand, takes no more and ex
     const all = await callCommand(workersCommand, ['drain', '--all', '--redis', redis.url], process.cwd(), env());
     assert.is(all.stdout, 'leap workers: m2: drain asked: it finishes the rounds in hand, takes no more, and exits\n');
     assert.is((await m2.exited).code, 0, m2.err());
+  } finally {
+    await stopAll(redis, m1, m2);
+  }
+});
+
+test('TERM while draining: the leaf it ends makes its round handed back (not returned held), and another worker builds it', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const gate = gateFile(dir, 'x');
+  const { file, agents } = twoBalls(dir, 'late', {}, false, { x: gate });
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents], env());
+  let m2: ReturnType<typeof spawnWorker> | null = null;
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 1, env: env() });
+    await m1.waitFor(/late\/x round 1: taken/);
+    await until('the builder leaf runs', () => existsSync(join(m1.dir, 'w', 'state', 'late', 'x', 'build-x-1.pid')));
+    assert.is((await callCommand(workersCommand, ['drain', 'm1', '--redis', redis.url], process.cwd(), env())).code, 0);
+    await m1.waitFor(/drain asked/);
+    m1.child.kill('SIGTERM');
+    assert.is((await m1.exited).code, 0, m1.err());
+    assert.match(m1.err(), /SIGTERM while draining[\s\S]*late\/x round 1: handed back \(this worker was asked to stop and its builder leaf build-x-1 was ended\)/);
+    openGate(gate);
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
+    const summary = await running;
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
+    assert.is(readLeap<{ worker: string }>(repo, 'late', 'x', 'round-1.json')?.worker, 'm2');
   } finally {
     await stopAll(redis, m1, m2);
   }
