@@ -29,6 +29,8 @@ export interface BullmqRunnerOptions {
   /** The queue secret shared with the workers; default read by readQueueSecret from `secretFile`, else LEAP_QUEUE_SECRET. */
   secret?: Buffer;
   secretFile?: string;
+  /** Where the runner says what the engine's progress lines cannot: a round queued while no worker is connected. */
+  say?: (line: string) => void;
   /** This slice's priority among the slices queued (`--priority`, 0 to 1000, default 0): a higher one's rounds are taken first. */
   priority?: number;
 }
@@ -105,9 +107,10 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     }
   };
 
-  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null) => void = () => {}): Promise<unknown> => {
+  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null) => void = () => {}, what = id): Promise<unknown> => {
     const deadline = Date.now() + limitMs;
     const { queue, Job } = await open();
+    let toldAlone = false;
     for (;;) {
       if (closed) throw new LeapError(`the run stopped while ${id} was queued`);
       if (interrupted !== null) throw new LeapError(`${interrupted}: the engine stopped waiting for ${id} (a worker may still be building it; its result is not taken)`);
@@ -130,6 +133,12 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         const ended = state === 'completed' || state === 'failed' ? await Job.fromId<Sealed, Sealed>(queue, id) : undefined;
         if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
         if (state === 'active') taken(workerNameOf(job.processedBy));
+        // No worker to take it (BullMQ's registry of connected workers is empty): said once, the engine waits on.
+        if (!toldAlone && options.say !== undefined && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) {
+          toldAlone = true;
+          if ((await queue.getWorkers().catch(() => [{}])).length === 0)
+            options.say(`${what}: queued, and no worker is connected to the queue ${QUEUE}: no worker has taken it (leap workers lists them; it waits for one)`);
+        }
         if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${showText(ended?.failedReason ?? job.failedReason)}`);
       }
       await new Promise<void>((r) => {
@@ -181,7 +190,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         const taken = (worker: string | null) => {
           if (picture.state !== 'building' || picture.worker !== worker) show({ state: 'building', worker, takenAt: picture.takenAt ?? new Date().toISOString() });
         };
-        const returned = await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs, taken);
+        const returned = await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs, taken, `ball ${request.ball}: round ${request.round}`);
         show({ state: 'returned', returnedAt: new Date().toISOString() });
         result = await checkResult(secret, id, returned);
       } catch (error) {

@@ -24,7 +24,17 @@ export const runner: RunnerModule<SliceRunner> = {
   async prepare(values, place) {
     const priority = checkPriority(values.priority);
     const { url, secret, remote } = await checked(values, place);
-    return (context) => createBullmqRunner({ redis: url, remote, secret, priority, repoRoot: context.repoRoot, stateDir: context.stateDir, env: context.env });
+    return (context) =>
+      createBullmqRunner({
+        redis: url,
+        remote,
+        secret,
+        priority,
+        say: (line) => process.stderr.write(`leap slice: ${line}\n`),
+        repoRoot: context.repoRoot,
+        stateDir: context.stateDir,
+        env: context.env,
+      });
   },
   async clean(slice, values, place) {
     const { url, secret, remote } = await checked(values, place);

@@ -39,6 +39,10 @@ test('an engine with no worker: its round is queued and no worker has taken it; 
       (await status()).map(({ slice, ball, round, state, worker }) => ({ slice, ball, round, state, worker })),
       [{ slice: 'seen', ball: 'x', round: 1, state: 'queued', worker: null }],
     );
+    // The engine says so itself too, once.
+    await until('the engine says no worker took it', () =>
+      lines.includes('ball x: round 1: queued, and no worker is connected to the queue leap-rounds: no worker has taken it (leap workers lists them; it waits for one)'),
+    );
     const queued = await text();
     assert.match(queued, /◌ slice seen ball x round 1 {2}queued for [^:]+: no worker has taken it/);
     assert.not.match(queued, /no leaf is running/);

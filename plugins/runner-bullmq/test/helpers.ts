@@ -346,7 +346,7 @@ export function runQueued(redis: string, file: string, repo: string, agents: str
     builder: 'b',
     reviewers: ['r1', 'r2'],
     progress: (l) => lines.push(l),
-    createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env, priority: options.priority }),
+    createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env, priority: options.priority, say: (l) => lines.push(l) }),
   });
   return { summary, lines };
 }
