@@ -24,8 +24,8 @@ export interface WorkerView {
   /** The last heartbeat (ISO time) and its age in ms when read. */
   heartbeat: string | null;
   heartbeatAgeMs: number | null;
-  /** Whether BullMQ lists a connection of this worker. */
-  connected: boolean;
+  /** Whether BullMQ lists a connection of this worker (null: Redis would not list its clients, so the heartbeat alone judges). */
+  connected: boolean | null;
   inHand: { job: string; slice: string; ball: string; round: number | null; since: string | null; forMs: number | null }[];
   /** Why the record could not be read as a worker's (then everything but the name is empty). */
   unreadable?: string;
@@ -57,7 +57,9 @@ export async function listWorkers(redis: string, secrets: readonly string[] = se
     const keys = await scanKeys(connection, `${HEART_PREFIX}*`);
     const values = keys.length === 0 ? [] : await connection.mget(...keys);
     const drains = new Set((await scanKeys(connection, `${DRAIN_PREFIX}*`)).map((k) => k.slice(DRAIN_PREFIX.length)));
-    const connected = new Set((await queue.getWorkers().catch(() => [])).map((c) => String((c as { rawname?: unknown }).rawname ?? '')));
+    // A Redis that refuses CLIENT LIST (an ACL, a managed service) leaves the heartbeats alone to judge.
+    const clients = await queue.getWorkers().catch(() => null);
+    const connected = clients === null || clients.some((c) => (c as { rawname?: unknown }).rawname === undefined) ? null : new Set(clients.map((c) => String((c as { rawname?: unknown }).rawname)));
     const clientPrefix = `${PREFIX}:${Buffer.from(QUEUE).toString('base64')}:w:`;
     const at = now();
     const workers = keys.map((key, i) => readRecord(key.slice(HEART_PREFIX.length), values[i] ?? null, { at, drains, connected, clientPrefix, secrets }));
@@ -68,7 +70,7 @@ export async function listWorkers(redis: string, secrets: readonly string[] = se
   });
 }
 
-function readRecord(key: string, raw: string | null, seen: { at: number; drains: Set<string>; connected: Set<string>; clientPrefix: string; secrets: readonly string[] }): WorkerView {
+function readRecord(key: string, raw: string | null, seen: { at: number; drains: Set<string>; connected: Set<string> | null; clientPrefix: string; secrets: readonly string[] }): WorkerView {
   const safe = (v: unknown) => safeText(v, seen.secrets);
   const empty: WorkerView = { name: safe(key), state: 'dead', host: '', pid: null, labels: [], jobs: null, heartbeat: null, heartbeatAgeMs: null, connected: false, inHand: [] };
   let record: Record<string, unknown>;
@@ -86,7 +88,7 @@ function readRecord(key: string, raw: string | null, seen: { at: number; drains:
   const ttlMs = ttl !== null && ttl > 0 && ttl <= RECORD_KEEP_MS ? ttl : 15_000;
   const age = beat === null ? null : Math.max(0, seen.at - beat);
   // BullMQ's list names each worker's connection after it (clientSafeName: Redis takes no space or byte past ~ there).
-  const connected = seen.connected.has(seen.clientPrefix + clientSafeName(key));
+  const connected = seen.connected === null ? null : seen.connected.has(seen.clientPrefix + clientSafeName(key));
   const fresh = age !== null && age <= ttlMs;
   const inHand = (Array.isArray(record.inHand) ? record.inHand : []).slice(0, 64).map((h: unknown) => {
     const r = (h !== null && typeof h === 'object' ? h : {}) as Record<string, unknown>;
@@ -104,7 +106,7 @@ function readRecord(key: string, raw: string | null, seen: { at: number; drains:
   return {
     name: safe(key),
     // A draining worker has closed its BullMQ connections (it takes no more): its heartbeat alone says it lives.
-    state: !fresh || (!connected && !draining) ? 'dead' : draining ? 'draining' : 'live',
+    state: !fresh || (connected === false && !draining) ? 'dead' : draining ? 'draining' : 'live',
     host: safe(record.host),
     pid: num(record.pid),
     labels: (Array.isArray(record.labels) ? record.labels : []).slice(0, 32).map(safe),
