@@ -114,7 +114,7 @@ test("the bin is lazy: --help loads no subcommand's code; a subcommand's --help 
   const heavy = /\/node_modules\/(zod|ajv|simple-git|zx|chokidar|bullmq|ioredis|playwright-core)\//;
   const help = execFileSync(process.execPath, ['--require', writeProbe(), BIN, '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   assert.match(help, /Usage: leap COMMAND/);
-  for (const args of [['--help'], ['slice', '--help'], ['ball', '--help'], ['tdd', 'status', '--help'], ['status', '--help']]) {
+  for (const args of [['--help'], ['slice', '--help'], ['ball', '--help'], ['tdd', 'status', '--help'], ['status', '--help'], ['worker', '--help'], ['workers', '--help']]) {
     const files = readLoaded(args);
     assert.is(files.filter((f) => heavy.test(f)).length, 0, `${args.join(' ')} loaded ${files.filter((f) => heavy.test(f)).join(', ')}`);
     if (args.length === 1) {

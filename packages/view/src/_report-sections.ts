@@ -6,6 +6,7 @@ import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDur
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
 import type { Ball, LeafRun, RunModel } from './fold-run.js';
+import type { RemoteRoundState } from './read-state.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
 const clockTime = clockTimeExport;
@@ -131,7 +132,19 @@ function roundDetails(ball: Ball): string {
   return `<details class="small rounds"><summary>what the builder said and the live proof showed (${shown.length} round${shown.length === 1 ? '' : 's'})</summary>${items.join('')}</details>`;
 }
 
-function ballCard(ball: Ball): string {
+// A round on another machine's worker, while its engine runs and its record is not written yet.
+function remoteLine(ball: Ball, remote: RemoteRoundState | undefined): string {
+  if (remote === undefined || !remote.engineAlive || ball.rounds.some((r) => r.round === remote.round && r.receipt !== null)) return '';
+  const what =
+    remote.state === 'queued'
+      ? 'queued: no worker has taken it'
+      : remote.state === 'building'
+        ? `building on worker ${esc(remote.worker ?? '?')}`
+        : `returned by worker ${esc(remote.worker ?? '?')}, the engine checking it`;
+  return `<div class="small remote" data-remote="${remote.state}">round ${remote.round}: ${what}</div>`;
+}
+
+function ballCard(ball: Ball, remote?: RemoteRoundState): string {
   const v = ball.receipt?.value ?? null;
   const rounds = ball.rounds.map((r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`).join('');
   const passes = ball.reviews.filter((r) => r.value === 1).length;
@@ -146,6 +159,7 @@ function ballCard(ball: Ball): string {
     (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`) +
     (ball.receipt !== null && ball.receipt.evidence !== '' ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>` : '') +
     reviews +
+    remoteLine(ball, remote) +
     roundDetails(ball) +
     (ball.merged === null ? '' : `<div class="small">merged ${esc(ball.merged.commit.slice(0, 12))}</div>`) +
     '</div>'
@@ -167,7 +181,7 @@ export function renderSlices(view: ViewData): string {
     }
     const keys = [...waves.keys()].sort((a, b) => (a === '?' ? 1 : b === '?' ? -1 : Number(a) - Number(b)));
     out.push(
-      `<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map(ballCard).join('')}</div>`).join('')}</div>`,
+      `<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map((b) => ballCard(b, record?.balls.find((r) => r.id === b.id)?.remote)).join('')}</div>`).join('')}</div>`,
     );
     if (slice.aggregate.length > 0) {
       out.push(`<p>Aggregate review: ${slice.aggregate.map((r) => `${esc(r.reviewer ?? 'jury')}${r.family === null ? '' : `/${esc(r.family)}`} ${receiptBadge(r.value)}`).join(' ')}</p>`);

@@ -34,7 +34,23 @@ export interface SliceRecord {
     rounds: Array<{ round: number; receipt: number | null; answer?: RoundAnswer; live?: RoundLive }>;
     receipt: number | null;
     reason: string | null;
+    /** A round on another machine's worker (the bullmq runner's remote-round.json), as its engine last saw the queue. */
+    remote?: RemoteRoundState;
   }>;
+}
+
+/** Where a ball's distributed round stands: queued, building on a worker, returned (the engine checking it). */
+export interface RemoteRoundState {
+  round: number;
+  job: string;
+  state: 'queued' | 'building' | 'returned';
+  /** The worker's name, as BullMQ recorded it (text a worker chose: printed escaped). */
+  worker: string | null;
+  queuedAt: number;
+  takenAt: number | null;
+  returnedAt: number | null;
+  /** Whether the engine that wrote it still runs (a killed engine's file is stale). */
+  engineAlive: boolean;
 }
 
 const ISSUE_FILE = /^issue-([1-9][0-9]{0,15})\.md$/;
@@ -166,7 +182,8 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
       const result = readJson(paths.result(ball), problems);
       const info = declared.get(ball);
       const reason = typeof result?.reason === 'string' ? result.reason : null;
-      record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value), reason });
+      const remote = remoteOf(readJson(join(ballDir, 'remote-round.json'), problems));
+      record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value), reason, ...(remote === null ? {} : { remote }) });
     }
     out.push(record);
   }
@@ -202,5 +219,34 @@ function isFile(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return false;
+  }
+}
+
+// remote-round.json as the bullmq runner's engine writes it, or null when it is absent or not that shape.
+function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null {
+  if (json === null) return null;
+  const { round, job, state, worker, queuedAt, takenAt, returnedAt, enginePid } = json;
+  const time = (v: unknown): number | null => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? Date.parse(v) : null);
+  const queued = time(queuedAt);
+  if (typeof round !== 'number' || typeof job !== 'string' || (state !== 'queued' && state !== 'building' && state !== 'returned') || queued === null) return null;
+  return {
+    round,
+    job,
+    state,
+    worker: typeof worker === 'string' ? worker : null,
+    queuedAt: queued,
+    takenAt: time(takenAt),
+    returnedAt: time(returnedAt),
+    engineAlive: typeof enginePid === 'number' && Number.isInteger(enginePid) && enginePid > 0 && isAlive(enginePid),
+  };
+}
+
+// kill(pid, 0): whether the process is there (EPERM: there, another user's).
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

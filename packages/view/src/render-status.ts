@@ -60,7 +60,17 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
   }
 
   section('Running now');
-  if (data.running.length === 0) out.push('  no leaf is running');
+  if (data.running.length === 0 && data.remote.length === 0) out.push('  no leaf is running');
+  for (const r of data.remote) {
+    const where = `slice ${safe(r.slice, 30)} ball ${safe(r.ball, 30)} round ${r.round}`;
+    const what =
+      r.state === 'queued'
+        ? paint('yellow', `queued for ${formatDuration(r.sinceMs)}: no worker has taken it`)
+        : r.state === 'building'
+          ? `building on worker ${safe(r.worker ?? '?', 40)} for ${formatDuration(r.sinceMs)}`
+          : `returned by worker ${safe(r.worker ?? '?', 40)}, the engine checking it`;
+    out.push(`  ${paint(r.state === 'queued' ? 'yellow' : 'blue', r.state === 'queued' ? '◌' : '●')} ${where}  ${what}`);
+  }
   for (const r of data.running) {
     const where = r.slice !== null ? `slice ${r.slice}` : r.issue !== null ? `issue ${r.issue}` : '';
     const limit = r.fraction === null ? 'no time limit' : `of ${formatDuration(r.timeLimitMs)} ${progressBar(Math.min(1, r.fraction), 0, 1, 10)} ${Math.round(r.fraction * 100)}%`;

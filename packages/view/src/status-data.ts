@@ -53,6 +53,12 @@ export interface StatusData {
   fileProblems: Array<{ file: string; message: string }>;
   issues: StatusIssue[];
   running: StatusLeaf[];
+  /**
+   * Rounds on other machines' workers (the bullmq runner), as their engines last saw the queue: queued (no worker
+   * has taken it), building (on which worker, for how long), returned (the engine checking it). Only a running
+   * engine's, and only rounds whose record is not written yet.
+   */
+  remote: Array<{ slice: string; ball: string; round: number; job: string; state: 'queued' | 'building' | 'returned'; worker: string | null; sinceMs: number }>;
   /** Leaves the log says ran outside the sandbox (`--sandbox off`, CONTRACT section 13), most recent last. */
   unsandboxed: { leaves: number; last: string | null };
   /** Leaves with a launch and no exit whose supervisor is gone. */
@@ -146,6 +152,7 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     fileProblems: view.fileProblems,
     issues,
     running,
+    remote: remoteRounds(view),
     unsandboxed: unsandboxedOf(model.leaves),
     lost: model.leaves.filter((r) => r.status === 'lost').map((r) => ({ leaf: r.leaf, issue: r.issue, step: r.step, startedAt: iso(r.launchedAt) })),
     verdicts: model.verdicts.slice(-LAST_VERDICTS).map((v) => ({ at: iso(v.at), issue: v.issue, step: v.step, phase: v.phase, verdict: v.verdict, reason: v.reason, agent: v.agent })),
@@ -180,4 +187,19 @@ function unsandboxedOf(leaves: readonly LeafRun[]): { leaves: number; last: stri
     last = leaf.leaf;
   }
   return { leaves: count, last };
+}
+
+/** The distributed rounds in flight, oldest first. */
+function remoteRounds(view: ViewData): StatusData['remote'] {
+  const out: StatusData['remote'] = [];
+  for (const slice of view.sliceRecords) {
+    for (const ball of slice.balls) {
+      const r = ball.remote;
+      // Done once its round record is written; a dead engine's picture is stale.
+      if (r === undefined || !r.engineAlive || ball.rounds.some((x) => x.round === r.round)) continue;
+      const since = r.state === 'queued' ? r.queuedAt : r.state === 'building' ? (r.takenAt ?? r.queuedAt) : (r.returnedAt ?? r.queuedAt);
+      out.push({ slice: slice.id, ball: ball.id, round: r.round, job: r.job, state: r.state, worker: r.worker, sinceMs: Math.max(0, view.now - since) });
+    }
+  }
+  return out.sort((a, b) => b.sinceMs - a.sinceMs);
 }

@@ -1,8 +1,9 @@
 // `leap worker` (CONTRACT sections 11 and 12): builds the rounds of LEAP balls taken from the queue.
 import { resolve } from 'node:path';
-import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
+import { UsageError, parseCli, parseDuration, showValue, type Subcommand } from '@leap/core';
 
 export const USAGE = `Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR] [--name NAME]
+                   [--label FAMILY]... [--max-leaf DURATION]
 Takes rounds of LEAP balls from the BullMQ queue on Redis (queued by \`leap slice run --runner bullmq\`),
 checks each job against its schema (a bad one is refused, nothing run), builds it in a worktree of its own clone of GIT_URL at the round's commit (the ball's base plus its
 dependencies' merged work, plus its earlier rounds), runs the round as the local runner does (the builder
@@ -22,13 +23,20 @@ Options:
                  characters, never on the command line): unsigned or wrongly signed jobs are refused
   --jobs N       rounds built at once (default 1)
   --dir DIR      this machine's folder for the clone, worktrees and leaves (default .leap-worker)
-  --name NAME    the worker's name in the records (default HOST:PID)
+  --name NAME    the worker's name in the records and in leap workers (default HOST:PID)
+  --label FAMILY an agent family this worker runs (repeatable; claude reads as anthropic): it takes only rounds
+                 whose builder's and reviewers' families are all among its labels, and hands the others back
+                 (no attempt spent); each one must be the family of an agent installed here. None: every round
+  --max-leaf DURATION  this worker's own cap on each leaf's time limit (the builder, each proof, each
+                 reviewer: 90, 30s, 10m, 1h), whatever the job says; default the job's
+A drain (leap workers drain NAME|--all): finishes the rounds in hand, takes no more, exits 0.
 Environment: LEAP_BULLMQ_LOCK_MS (a job's lock, default 30000), LEAP_BULLMQ_STALLED_MS (the stalled
 check, default the lock), LEAP_BULLMQ_RETRY_MS (how long a worker steps aside after a remote failure, 5000),
+LEAP_BULLMQ_HEARTBEAT_MS (its heartbeat in Redis, 5000; dead past three of them),
 GIT_SSH_COMMAND (how git reaches an ssh remote; default ssh -o BatchMode=yes: git never prompts).
 No password, token or secret is printed: URLs are shown with *** in their place.
-Exit codes: 0 stopped by TERM or INT; 2 bad input (an option missing or malformed, no queue secret or a
-short one, Redis not reachable).`;
+Exit codes: 0 stopped by TERM or INT, or drained; 2 bad input (an option missing or malformed, no queue
+secret or a short one, a --label no installed agent has, Redis not reachable).`;
 
 /** `leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]`. */
 export const workerCommand: Subcommand = async (argv, io) => {
@@ -42,6 +50,8 @@ export const workerCommand: Subcommand = async (argv, io) => {
       jobs: { type: 'string', short: 'j' },
       dir: { type: 'string' },
       name: { type: 'string' },
+      label: { type: 'string', multiple: true },
+      'max-leaf': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     USAGE,
@@ -67,6 +77,9 @@ export const workerCommand: Subcommand = async (argv, io) => {
       throw new UsageError(`--agents ${showValue(values.agents)}: ${(error as Error).message}`);
     }
   }
+  const maxLeafMs = values['max-leaf'] === undefined ? 0 : parseDuration('--max-leaf', values['max-leaf']);
+  const { checkLabels } = await import('./labels.js');
+  const labels = await checkLabels(values.label ?? [], agents, io.env, io.cwd);
   const { readQueueSecret } = await import('./sign.js');
   const secret = readQueueSecret(io.env, values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']));
   await ping(redis);
@@ -80,22 +93,40 @@ export const workerCommand: Subcommand = async (argv, io) => {
     jobs,
     dir: resolve(io.cwd, values.dir ?? '.leap-worker'),
     name: values.name,
+    labels,
+    maxLeafMs,
     env: io.env,
     log: say,
   });
-  await new Promise<void>((done) => {
+  const drained = await new Promise<boolean>((done) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
       say(`${signal}: taking no more jobs; the rounds in flight are finished, or handed back if their leaf was ended`);
-      done();
+      done(false);
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+    void worker.drained.then(() => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      // TERM or INT while draining ends the running leaves (their supervisors' own handlers): those rounds are
+      // handed back, as on TERM, and the worker goes on closing.
+      const late = (signal: NodeJS.Signals) => {
+        say(`${signal} while draining: the rounds whose leaf was ended are handed back`);
+        worker.signalled();
+      };
+      process.once('SIGTERM', late);
+      process.once('SIGINT', late);
+      done(true);
+    });
   });
-  const { redisAnswered } = await worker.close();
+  const { redisAnswered } = await worker.close({ drain: drained });
+  if (drained) say(`${worker.name}: drained: the rounds in hand are finished, no more taken`);
   say(`${worker.name}: stopped`);
   // A Redis that does not answer leaves BullMQ's connections retrying: they must not keep the process alive.
   if (!redisAnswered) process.exit(0);
   return 0;
 };
+
+export { workersCommand } from './workers-cli.js';

@@ -15,6 +15,8 @@ const name = z
   .min(1)
   .max(200)
   .regex(/^[^\p{Cc}]+$/u, 'a printable name (no control characters)');
+/** An agent family, as an agents file names it. */
+const family = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a family: 1 to 64 of A-Z a-z 0-9 _ . -');
 const receipt = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 const proofRun = z.strictObject({
   code: z.number().int(),
@@ -56,6 +58,15 @@ export const roundJobSchema = z
     /** A hash of the engine's remote (its URL is never queued): a later run of the same slice on the same remote knows its own. */
     remote: hash,
     request: roundRequestSchema,
+    /**
+     * The agent families the round needs (its builder's, its reviewers'), as the engine's agents file names them:
+     * a worker with `--label`s takes only a round whose families are all among its labels (absent: only workers
+     * without labels take it).
+     */
+    families: z
+      .strictObject({ builder: family, reviewers: z.array(family).max(16) })
+      .optional()
+      .describe("the round's agent families: its builder's and its reviewers' (a labelled worker takes only rounds whose families it has)"),
   })
   .describe('A round job of the bullmq runner (the signed body of a job on the leap-rounds queue).');
 

@@ -3,6 +3,8 @@
 // result it fetches the branch back, so the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
 import { LeapError, openEventLog, serial, statePaths, type LeapEvent } from '@leap/core';
+import { roundFamilies } from './labels.js';
+import { removeRemoteRound, workerNameOf, writeRemoteRound, type RemoteRound } from './round-file.js';
 import { ownEvents } from './own-events.js';
 import { recheckResult } from './recheck.js';
 import { remoteKey } from './remote.js';
@@ -27,6 +29,10 @@ export interface BullmqRunnerOptions {
   /** The queue secret shared with the workers; default read by readQueueSecret from `secretFile`, else LEAP_QUEUE_SECRET. */
   secret?: Buffer;
   secretFile?: string;
+  /** Where the runner says what the engine's progress lines cannot: a round queued while no worker is connected. */
+  say?: (line: string) => void;
+  /** This slice's priority among the slices queued (`--priority`, 0 to 1000, default 0): a higher one's rounds are taken first. */
+  priority?: number;
 }
 
 /** A runner that queues every round for `leap worker`s on other machines. */
@@ -37,6 +43,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   // No secret, no run: read before anything is queued (a UsageError, exit 2).
   const secret = options.secret ?? readQueueSecret(env, options.secretFile);
   const { pollMs, roundMs } = timings(env);
+  const priority = bullmqPriority(options.priority ?? 0);
   // Set by interrupt (the engine's TERM or INT): every round still waited for ends at once, its ball held.
   let interrupted: string | null = null;
   const once = serial();
@@ -61,6 +68,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
       events.on('completed', wake);
       events.on('failed', wake);
+      // A worker took it: the round's picture for leap status moves to building.
+      events.on('active', wake);
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
       return { queue, connection, events, listen, Job };
     })());
@@ -98,9 +107,10 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     }
   };
 
-  const wait = async (id: string, data: Sealed, limitMs: number): Promise<unknown> => {
+  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null) => void = () => {}, what = id): Promise<unknown> => {
     const deadline = Date.now() + limitMs;
     const { queue, Job } = await open();
+    let toldAlone = false;
     for (;;) {
       if (closed) throw new LeapError(`the run stopped while ${id} was queued`);
       if (interrupted !== null) throw new LeapError(`${interrupted}: the engine stopped waiting for ${id} (a worker may still be building it; its result is not taken)`);
@@ -110,18 +120,25 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         // Not built by anyone yet: taken off the queue. Being built: left to its worker, whose result is not taken.
         if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await job?.remove().catch(() => undefined);
         throw new LeapError(
-          `no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state}: taken off the queue`}`,
+          `no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state === 'prioritized' ? 'waiting' : state}: taken off the queue`}`,
         );
       }
       const job = await Job.fromId<Sealed, Sealed>(queue, id);
       if (job === undefined) {
         // Redis lost the job (restarted without its append-only file): queue it again.
-        await queue.add('round', data, jobOptions(id));
+        await queue.add('round', data, jobOptions(id, priority));
       } else {
         const state = await job.getState();
         // The job was read before its state: read it again for what it returned or why it failed.
         const ended = state === 'completed' || state === 'failed' ? await Job.fromId<Sealed, Sealed>(queue, id) : undefined;
         if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
+        if (state === 'active') taken(workerNameOf(job.processedBy));
+        // No worker to take it (BullMQ's registry of connected workers is empty): said once, the engine waits on.
+        if (!toldAlone && options.say !== undefined && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) {
+          toldAlone = true;
+          if ((await queue.getWorkers().catch(() => [{}])).length === 0)
+            options.say(`${what}: queued, and no worker is connected to the queue ${QUEUE}: no worker has taken it (leap workers lists them; it waits for one)`);
+        }
         if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${showText(ended?.failedReason ?? job.failedReason)}`);
       }
       await new Promise<void>((r) => {
@@ -155,13 +172,31 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         onRemote.add(request.commit);
       }
       const id = jobId(request, run);
-      const body: RoundJob = { v: 1, run, remote: await key(), request: jobRequest(request) };
+      // The families the round needs, for the workers' labels (from the engine's agents file, as its jury reads them).
+      const families = await roundFamilies(request, env);
+      const body: RoundJob = { v: 1, run, remote: await key(), request: jobRequest(request), ...(families === null ? {} : { families }) };
       const data = seal(secret, 'job', id, body);
       waiting.add(id);
       let result: RoundJobResult;
+      // Where the round stands, for leap status and leap report: the engine's own reading of the queue.
+      const picture: RemoteRound = { v: 1, round: request.round, job: id, state: 'queued', worker: null, queuedAt: new Date().toISOString(), takenAt: null, returnedAt: null, enginePid: process.pid };
+      const show = (change: Partial<RemoteRound>) => {
+        Object.assign(picture, change);
+        writeRemoteRound(options.repoRoot, request.slice, request.ball, picture);
+      };
       try {
-        await queue.add('round', data, jobOptions(id));
-        result = await checkResult(secret, id, await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs));
+        await queue.add('round', data, jobOptions(id, priority));
+        show({});
+        const taken = (worker: string | null) => {
+          if (picture.state !== 'building' || picture.worker !== worker) show({ state: 'building', worker, takenAt: picture.takenAt ?? new Date().toISOString() });
+        };
+        const returned = await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs, taken, `ball ${request.ball}: round ${request.round}`);
+        show({ state: 'returned', returnedAt: new Date().toISOString() });
+        result = await checkResult(secret, id, returned);
+      } catch (error) {
+        // No result: the round's record says why; no picture of a round that is not on the queue any more.
+        removeRemoteRound(options.repoRoot, request.slice, request.ball);
+        throw error;
       } finally {
         waiting.delete(id);
       }
@@ -214,9 +249,16 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
 /** The engine's waits before each new try of a trip to the remote (a push, a fetch): 7.5 s in all. */
 const ENGINE_RETRIES = [500, 1000, 2000, 4000];
 
+/** The highest `--priority`. */
+export const MAX_PRIORITY = 1000;
+
+// BullMQ takes priority 1 first and a job without one before every prioritized job: every round gets one, so
+// `--priority 0` (the default) is simply the last, and a higher --priority a smaller BullMQ number.
+const bullmqPriority = (priority: number) => MAX_PRIORITY + 1 - Math.max(0, Math.min(MAX_PRIORITY, Math.trunc(priority)));
+
 // Three attempts, retried after 1 s then 2 s: a failure that spent a build (a refused push, a crash) is not free.
-function jobOptions(id: string) {
-  return { jobId: id, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } };
+function jobOptions(id: string, priority: number) {
+  return { jobId: id, priority, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } };
 }
 
 function appendEvents(file: string, events: LeapEvent[]): void {

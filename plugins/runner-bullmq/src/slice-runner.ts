@@ -1,12 +1,12 @@
 // What `leap slice run --runner bullmq` finds (core's runner interface, CONTRACT section 8): this runner's
 // options and their checks, made before the slice's lock is taken, so bad input leaves nothing behind.
 import { resolve } from 'node:path';
-import type { RunnerModule } from '@leap/core';
+import { UsageError, showValue, type RunnerModule } from '@leap/core';
 import type { SliceRunner } from '@leap/slice';
 import { cleanRemote } from './clean-remote.js';
 import { checkRedisUrl, ping } from './redis.js';
 import { checkRemote } from './remote.js';
-import { createBullmqRunner } from './runner.js';
+import { MAX_PRIORITY, createBullmqRunner } from './runner.js';
 import { readQueueSecret } from './sign.js';
 
 export const runner: RunnerModule<SliceRunner> = {
@@ -19,10 +19,22 @@ export const runner: RunnerModule<SliceRunner> = {
       help: "the shared remote every worker clones, a remote name, path or git URL (default origin); each round's commit is pushed there, each result fetched back",
     },
     'secret-file': { type: 'string', value: 'FILE', help: 'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)' },
+    priority: { type: 'string', value: 'N', help: `this slice's rounds before those of slices of a lower priority (0 to ${MAX_PRIORITY}, default 0; BullMQ's job priority)` },
   },
   async prepare(values, place) {
+    const priority = checkPriority(values.priority);
     const { url, secret, remote } = await checked(values, place);
-    return (context) => createBullmqRunner({ redis: url, remote, secret, repoRoot: context.repoRoot, stateDir: context.stateDir, env: context.env });
+    return (context) =>
+      createBullmqRunner({
+        redis: url,
+        remote,
+        secret,
+        priority,
+        say: (line) => process.stderr.write(`leap slice: ${line}\n`),
+        repoRoot: context.repoRoot,
+        stateDir: context.stateDir,
+        env: context.env,
+      });
   },
   async clean(slice, values, place) {
     const { url, secret, remote } = await checked(values, place);
@@ -40,4 +52,12 @@ async function checked(values: Readonly<Record<string, string | boolean | undefi
   await checkRemote(cwd, remote ?? 'origin', env);
   await ping(url);
   return { url, secret, remote };
+}
+
+/** `--priority N`: an integer from 0 to MAX_PRIORITY (absent: 0). */
+function checkPriority(given: string | boolean | undefined): number {
+  if (given === undefined) return 0;
+  const n = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : Number.NaN;
+  if (!Number.isInteger(n) || n > MAX_PRIORITY) throw new UsageError(`Expected --priority to be an integer from 0 to ${MAX_PRIORITY}, got ${showValue(given)}`);
+  return n;
 }

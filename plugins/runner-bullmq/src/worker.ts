@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } fro
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { retryWorktreeRace, serial, statePaths } from '@leap/core';
+import { readDurationVar, retryWorktreeRace, serial, statePaths } from '@leap/core';
 import type { Job, JobJson } from 'bullmq';
 import { BadJobError, checkJobBody } from './check-job.js';
 import { git, hasCommit } from './git.js';
@@ -14,6 +14,10 @@ import { PREFIX, QUEUE, ballBranch, roundEnv, timings, type RoundJobResult } fro
 import { connect } from './redis.js';
 import { SignatureError, seal, unseal, type Sealed } from './sign.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
+import { clientSafeName, heartbeatTimings, startHeartbeat, type InHand } from './heartbeat.js';
+
+/** How long a round handed back for its labels waits before it is taken again (by a worker that has them, most often). */
+const LABEL_STEP_ASIDE_MS = 250;
 
 /** What a job whose data is not JSON carries instead (BullMQ would throw on it and leave the job active). */
 const UNPARSABLE = '__leapUnparsable';
@@ -33,6 +37,10 @@ export interface WorkerOptions {
   secret: Buffer;
   /** This machine's agents file (an absolute path), the only one its rounds are built with; none: the built-ins (and VERI_AGENTS). */
   agents?: string;
+  /** The agent families this worker runs (`--label`): it takes only rounds whose builder's and reviewers' families are all here; none: every round. */
+  labels?: string[];
+  /** This worker's own cap on each leaf's time limit (`--max-leaf`, ms), whatever the job says; 0 or none: the job's. */
+  maxLeafMs?: number;
   env?: NodeJS.ProcessEnv;
   /** One line per job event. */
   log?: (line: string) => void;
@@ -41,11 +49,16 @@ export interface WorkerOptions {
 /** A running worker. */
 export interface RunningWorker {
   readonly name: string;
+  /** Resolves once a drain is asked of this worker (`leap workers drain`): it takes no more rounds; close it with `{ drain: true }`. */
+  readonly drained: Promise<void>;
   /**
    * Take no more jobs, finish those in flight, give back the worktrees. Resolves with whether Redis answered:
    * when it did not, BullMQ's connections were let go and may still retry (a process ends itself then).
+   * `drain`: no stop signal ended a leaf, so a round held (receipt 0) is returned as it is, not handed back.
    */
-  close(): Promise<{ redisAnswered: boolean }>;
+  close(options?: { drain?: boolean }): Promise<{ redisAnswered: boolean }>;
+  /** A stop signal came while it drains: the leaves it ended make their rounds handed back, as on TERM. */
+  signalled(): void;
 }
 
 /** A remote the worker could not reach: the job goes back to the queue for another worker. */
@@ -74,6 +87,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const log = (line: string) => say(showText(hide(line)));
   const shownRepo = redactUrl(options.repo);
   const name = options.name ?? `${hostname()}:${process.pid}`;
+  const labels = [...new Set(options.labels ?? [])].sort();
+  const maxLeafMs = options.maxLeafMs ?? 0;
   const { lockMs, stalledMs, retryMs } = timings(env);
   const dir = options.dir;
   const bare = join(dir, 'repo.git');
@@ -89,6 +104,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // takes the first one's checkout nor its leaves' files, and nothing it does removes them.
   const inFlight = new Map<string, number>();
   let stopping = false;
+  // A drain asked (leap workers drain): no round taken from now on is built here; those in hand are finished.
+  let draining = false;
+  let sayDrained: () => void = () => {};
+  const drained = new Promise<void>((r) => {
+    sayDrained = r;
+  });
+  // The rounds in hand, for the heartbeat (leap workers).
+  const inHand = new Map<string, InHand>();
+  // Jobs this worker handed back for its labels: said once each.
+  const notMine = new Set<string>();
+  const started = Date.now();
 
   const clone = () =>
     once(async () => {
@@ -195,10 +221,41 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       log(`job ${job.id ?? '?'}: ${reason}; nothing was run`);
       throw new UnrecoverableError(reason);
     }
-    const { request } = checked;
-    const what = `${request.slice}/${request.ball} round ${request.round}`;
+    const { request: asked, body } = checked;
+    const what = `${asked.slice}/${asked.ball} round ${asked.round}`;
+    // Labels: a round whose families are not all this worker's goes back to the queue, no attempt spent, for a
+    // worker that has them (a round stating none goes to a worker without labels).
+    if (labels.length > 0) {
+      const needs = body.families === undefined ? null : [body.families.builder, ...body.families.reviewers];
+      const missing = needs === null ? null : [...new Set(needs.filter((f) => !labels.includes(f)))].sort();
+      if (missing === null || missing.length > 0) {
+        if (!notMine.has(String(job.id))) {
+          notMine.add(String(job.id));
+          log(
+            `${what}: not for this worker (${missing === null ? 'the job names no agent families' : `it needs the famil${missing.length === 1 ? 'y' : 'ies'} ${missing.join(', ')}`}; this worker's labels: ${labels.join(', ')}); handed back, no attempt spent`,
+          );
+        }
+        await job.moveToDelayed(Date.now() + LABEL_STEP_ASIDE_MS, token);
+        throw new DelayedError();
+      }
+    }
+    // Drained: a round taken after the drain was asked is handed back at once, nothing built.
+    if (draining || (await heart.drainAsked())) {
+      log(`${what}: handed back (this worker is drained: it takes no more rounds); another worker builds the round`);
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    }
+    // The worker's own cap on each leaf's time limit, whatever the job says (0 in a job: no limit): the proofs'
+    // (the job's timeoutMs) and the agent leaves' (VERI_TIMEOUT, which their supervisor reads).
+    const capped = maxLeafMs > 0;
+    const request = capped && (asked.timeoutMs === 0 || asked.timeoutMs > maxLeafMs) ? { ...asked, timeoutMs: maxLeafMs } : asked;
+    const leafEnv = capped ? capLeafTime(roundEnv(env), maxLeafMs) : roundEnv(env);
     const t0 = Date.now();
-    log(`${what}: taken (job ${job.id}, from ${request.commit.slice(0, 12)}${job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 ? ', again' : ''})`);
+    inHand.set(String(job.id), { job: String(job.id), slice: request.slice, ball: request.ball, round: request.round, since: t0 });
+    heart.beatNow();
+    log(
+      `${what}: taken (job ${job.id}, from ${request.commit.slice(0, 12)}${job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 ? ', again' : ''}${capped ? `, each leaf cut at ${(maxLeafMs / 1000).toFixed(1)} s by --max-leaf` : ''})`,
+    );
     let result: RoundJobResult;
     const key = `${request.slice}/${request.ball}`;
     // `~` is in no ball id: a second round's folders cannot be another ball's.
@@ -214,7 +271,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       mkdirSync(stateDir, { recursive: true });
       const events = statePaths(stateDir).events;
       const from = existsSync(events) ? statSync(events).size : 0;
-      const built = await buildRoundIn({ dir: place, stateDir, env: roundEnv(env) }, { ...request, agentsFile: options.agents ?? null });
+      const built = await buildRoundIn({ dir: place, stateDir, env: leafEnv }, { ...request, agentsFile: options.agents ?? null });
       // Asked to stop while a leaf ran: the leaf was ended, so the round is not the builder's; another worker builds it.
       if (stopping && built.receipt === 0) throw new StoppedError(built.builder.status === 'killed-signal' ? `its builder leaf ${built.builder.leaf} was ended` : built.reason);
       // A lapsed lock: the stalled check gave the job to another worker, whose result is the round's. This one is
@@ -262,6 +319,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       void worker.pause(true).then(() => setTimeout(() => worker.resume(), retryMs).unref());
       throw new DelayedError();
     } finally {
+      inHand.delete(String(job.id));
+      heart.beatNow();
       const left = (inFlight.get(key) ?? 1) - 1;
       if (left === 0) inFlight.delete(key);
       else inFlight.set(key, left);
@@ -292,7 +351,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
     maxStalledCount: 2,
     autorun: false,
-    name,
+    // BullMQ names the worker's Redis connections after it, and Redis takes only printable ASCII without spaces there.
+    name: clientSafeName(name),
   });
   let lastError = '';
   // Said once per job (the renewal is tried every half lock while the round runs on).
@@ -311,15 +371,36 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     lastError = error.message;
     log(`redis: ${error.message} (retrying)`);
   });
+  const { beatMs, ttlMs } = heartbeatTimings(env);
+  const host = hostname();
+  const heart = startHeartbeat(
+    connection,
+    () => ({ v: 1, name, host, pid: process.pid, labels, jobs: Math.max(1, options.jobs ?? 1), started, beat: Date.now(), ttlMs, draining, inHand: [...inHand.values()] }),
+    beatMs,
+    () => {
+      draining = true;
+      log(`drain asked: finishing the ${inHand.size} round(s) in hand, taking no more`);
+      heart.beatNow();
+      sayDrained();
+    },
+  );
+  // Its record first (a drain flag left by a worker of this name before cleared), then the first job.
+  await heart.start();
   void worker.run().catch((error: Error) => log(`stopped: ${error.message}`));
   await worker.waitUntilReady();
   log(
-    `${name}: waiting for rounds on ${redactUrl(options.redis)} (queue ${QUEUE}), --jobs ${Math.max(1, options.jobs ?? 1)}, remote ${shownRepo}, folder ${dir}${options.agents === undefined ? '' : `, agents ${options.agents}`}`,
+    `${name}: waiting for rounds on ${redactUrl(options.redis)} (queue ${QUEUE}), --jobs ${Math.max(1, options.jobs ?? 1)}, remote ${shownRepo}, folder ${dir}${options.agents === undefined ? '' : `, agents ${options.agents}`}${labels.length === 0 ? '' : `, labels ${labels.join(', ')}`}${maxLeafMs > 0 ? `, --max-leaf ${(maxLeafMs / 1000).toFixed(1)} s` : ''}`,
   );
   return {
     name,
-    async close() {
+    drained,
+    signalled() {
       stopping = true;
+    },
+    async close(closeOptions = {}) {
+      if (closeOptions.drain !== true) stopping = true;
+      draining = true;
+      heart.beatNow();
       // BullMQ's close waits on Redis for ever when it is gone: then it is not waited for. The rounds in flight
       // had their leaves ended by the signal; their jobs' locks lapse and the stalled check gives them to
       // another worker once Redis is back.
@@ -332,6 +413,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         log(`Redis at ${redactUrl(options.redis)} does not answer: not waiting for it (the rounds in flight go to another worker once it is back)`);
         void worker.disconnect().catch(() => undefined);
       }
+      // A worker stopped cleanly is not listed (a killed one's record stays, its heartbeat aging: dead).
+      await heart.stop(redisAnswered);
       await Promise.all([...releasing]);
       for (const key of [...held.keys()]) await release(key);
       await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
@@ -348,4 +431,15 @@ function redisGone(connection: import('ioredis').Redis): Promise<void> {
     connection.once('close', () => resolve());
     connection.once('end', () => resolve());
   });
+}
+
+/** `env` with VERI_TIMEOUT (each agent leaf's time limit) no longer than `maxMs`. */
+function capLeafTime(env: NodeJS.ProcessEnv, maxMs: number): NodeJS.ProcessEnv {
+  let own: number;
+  try {
+    own = readDurationVar(env, 'VERI_TIMEOUT', 900_000);
+  } catch {
+    own = 0;
+  }
+  return { ...env, VERI_TIMEOUT: `${(own === 0 ? maxMs : Math.min(own, maxMs)) / 1000}` };
 }

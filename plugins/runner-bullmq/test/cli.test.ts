@@ -43,7 +43,7 @@ test('leap worker --help: the usage, the options, the exit codes', async () => {
     '--secret-file FILE',
     '--jobs N',
     'LEAP_BULLMQ_LOCK_MS',
-    'Exit codes: 0 stopped by TERM or INT; 2 bad input',
+    'Exit codes: 0 stopped by TERM or INT, or drained; 2 bad input',
   ])
     assert.ok(out.stdout.includes(text), text);
 });

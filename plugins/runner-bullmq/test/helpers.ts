@@ -8,6 +8,7 @@ import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
+import type { Subcommand, SubcommandIo } from '@leap/core';
 import { runSlice, type RoundRequest } from '@leap/slice';
 import { createBullmqRunner } from '../src/index.js';
 import { ball, contentProof, eventsOf, readLeap } from '../../../packages/slice/test/engine-helpers.js';
@@ -334,7 +335,7 @@ export function receiptsOf(repo: string, slice: string, balls: string[]) {
 }
 
 /** A slice run by the engine in process with the bullmq runner (builder b, reviewers r1 and r2); its progress lines. */
-export function runQueued(redis: string, file: string, repo: string, agents: string, options: { jobs?: number; env?: NodeJS.ProcessEnv } = {}) {
+export function runQueued(redis: string, file: string, repo: string, agents: string, options: { jobs?: number; env?: NodeJS.ProcessEnv; priority?: number } = {}) {
   const lines: string[] = [];
   const summary = runSlice({
     file,
@@ -345,7 +346,7 @@ export function runQueued(redis: string, file: string, repo: string, agents: str
     builder: 'b',
     reviewers: ['r1', 'r2'],
     progress: (l) => lines.push(l),
-    createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env }),
+    createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env, priority: options.priority, say: (l) => lines.push(l) }),
   });
   return { summary, lines };
 }
@@ -427,4 +428,28 @@ export function roundRequest(repo: string, slice: string, agent = 'b', extra: Pa
     costLeftUsd: null,
     ...extra,
   } as RoundRequest;
+}
+
+/** A subcommand called in process, its output collected; a typed error's exit code and message as the bin prints them. */
+export async function callCommand(command: Subcommand, argv: string[], cwd: string, env = testEnv()) {
+  let stdout = '';
+  let stderr = '';
+  const io: SubcommandIo = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    cwd,
+    env,
+    isTTY: false,
+  };
+  try {
+    return { code: await command(argv, io), stdout, stderr };
+  } catch (error) {
+    const code = (error as { exitCode?: number }).exitCode;
+    if (typeof code !== 'number') throw error;
+    return { code, stdout, stderr: `${stderr}leap: ${(error as Error).message}\n` };
+  }
 }

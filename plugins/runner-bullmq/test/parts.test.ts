@@ -117,7 +117,7 @@ test("the runner: a dead engine's queued rounds dropped, a job Redis lost queued
     const runner = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env: testEnv() });
     const pending = runner.buildRound(request(repo, 'lone'));
     const id = jobId(request(repo, 'lone'), runner.run);
-    const ids = async () => (await queue.getJobs(['waiting'])).map((j) => j.id).sort();
+    const ids = async () => (await queue.getJobs(['waiting', 'prioritized'])).map((j) => j.id).sort();
     for (let i = 0; i < 100 && JSON.stringify(await ids()) !== JSON.stringify([id, 'forged', 'other-remote', 'unsigned'].sort()); i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(await ids(), [id, 'forged', 'other-remote', 'unsigned'].sort());
     // The round's commit is on the remote's ball branch before the job is queued.

@@ -1,0 +1,95 @@
+// A worker's presence in Redis (CONTRACT section 11, `leap workers`): one small record per worker, written again
+// every heartbeat, and a drain flag per worker that the worker reads at each beat and before each job. BullMQ's
+// own registry (Queue.getWorkers: the connections named by each worker) says which are still connected.
+import type { Redis } from 'ioredis';
+import { msFromEnv } from './protocol.js';
+
+/** Where a worker's record lies (outside BullMQ's `leap:` keys, so no job id can name it). */
+export const HEART_PREFIX = 'leap-workers:';
+/** Where a drain asked of a worker lies. */
+export const DRAIN_PREFIX = 'leap-workers-drain:';
+/** How long a dead worker's record stays visible (a SIGKILLed worker cannot remove it). */
+export const RECORD_KEEP_MS = 86_400_000;
+
+/** A round a worker has in hand. */
+export interface InHand {
+  job: string;
+  slice: string;
+  ball: string;
+  round: number;
+  /** When it was taken (ms since the epoch). */
+  since: number;
+}
+
+/** What a worker writes at each beat. Read back by `leap workers` as untrusted text: anyone with Redis access can forge one. */
+export interface HeartbeatRecord {
+  v: 1;
+  name: string;
+  host: string;
+  pid: number;
+  labels: string[];
+  jobs: number;
+  started: number;
+  beat: number;
+  /** Past this age (ms) without a new beat the worker is dead. */
+  ttlMs: number;
+  draining: boolean;
+  inHand: InHand[];
+}
+
+/** The heartbeat's period (LEAP_BULLMQ_HEARTBEAT_MS, default 5000) and the age past which a worker is dead (three periods). */
+export function heartbeatTimings(env: NodeJS.ProcessEnv): { beatMs: number; ttlMs: number } {
+  const beatMs = msFromEnv(env, 'LEAP_BULLMQ_HEARTBEAT_MS', 5000);
+  return { beatMs, ttlMs: 3 * beatMs };
+}
+
+/** A worker's heartbeat: `record()` written every `beatMs`; `onDrain` called once when a drain is asked of it. */
+export function startHeartbeat(connection: Redis, record: () => HeartbeatRecord, beatMs: number, onDrain: () => void) {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let drained = false;
+  const name = () => record().name;
+  const beat = async () => {
+    const now = record();
+    await connection.set(HEART_PREFIX + now.name, JSON.stringify(now), 'PX', RECORD_KEEP_MS);
+    if (!drained && (await connection.exists(DRAIN_PREFIX + now.name)) === 1) {
+      drained = true;
+      onDrain();
+    }
+  };
+  const loop = () => {
+    if (stopped) return;
+    // One beat at a time: a Redis that does not answer holds the next one back rather than piling them up.
+    void beat()
+      .catch(() => undefined)
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, beatMs).unref();
+      });
+  };
+  return {
+    /** The first beat (its drain flag, left by a worker of the same name before, cleared), then every `beatMs`. */
+    async start() {
+      await connection.del(DRAIN_PREFIX + name());
+      await beat();
+      timer = setTimeout(loop, beatMs).unref();
+    },
+    /** Written now (a round taken or ended shows at once). */
+    beatNow: () => void beat().catch(() => undefined),
+    /** Whether a drain is asked of this worker now (read before each job: a job taken after the drain is handed back). */
+    async drainAsked(): Promise<boolean> {
+      if (drained) return true;
+      return (await connection.exists(DRAIN_PREFIX + name()).catch(() => 0)) === 1;
+    },
+    /** No more beats; the record and the drain flag removed (a worker stopped cleanly is not listed as dead). */
+    async stop(removeRecord: boolean) {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+      if (removeRecord) await connection.del(HEART_PREFIX + name(), DRAIN_PREFIX + name()).catch(() => undefined);
+    },
+  };
+}
+
+/** A worker's name as BullMQ's connection name holds it (Redis: printable ASCII, no space): other bytes and % as %XX. */
+export function clientSafeName(name: string): string {
+  return name.replace(/[^!-$&-~]/gu, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}

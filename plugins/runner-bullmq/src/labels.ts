@@ -1,0 +1,59 @@
+// Labels (CONTRACT section 11): the agent families a worker runs, checked at its start against the agents it can
+// run here (its agents file and the built-ins, each CLI found on PATH); and the families a round needs, named by
+// the engine in the job from its own agents file.
+import { UsageError, showValue } from '@leap/core';
+import type { RoundRequest } from '@leap/slice';
+
+const FAMILY = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** The `--label` values as families (`claude` is `anthropic`, as the jury reads families), each one a family this machine can run; else a UsageError. */
+export async function checkLabels(given: readonly string[], agents: string | undefined, env: NodeJS.ProcessEnv, cwd: string): Promise<string[]> {
+  if (given.length === 0) return [];
+  const { BUILTIN_AGENTS, findExecutable, loadAgentRegistry, resolveAgent, vendorFamily } = await import('@leap/verify');
+  for (const label of given) if (!FAMILY.test(label)) throw new UsageError(`Expected --label to be an agent family (1 to 64 of A-Z a-z 0-9 _ . -), got ${showValue(label)}`);
+  const registry = loadAgentRegistry(agents, env);
+  // Every agent this worker could be asked for, by family: which are installed here, which are not.
+  const byFamily = new Map<string, { installed: string[]; missing: string[] }>();
+  for (const name of new Set([...BUILTIN_AGENTS, ...Object.keys(registry.entries)])) {
+    let family: string;
+    let command: string;
+    try {
+      const agent = resolveAgent(name, registry);
+      family = agent.family;
+      command = agent.buildInvocation('', { role: 'builder', cwd }).command;
+    } catch {
+      continue;
+    }
+    const seen = byFamily.get(family) ?? { installed: [], missing: [] };
+    if (findExecutable(command, env, cwd) === null) seen.missing.push(`${name} (${command} not found)`);
+    else seen.installed.push(name);
+    byFamily.set(family, seen);
+  }
+  const labels: string[] = [];
+  for (const label of given) {
+    const family = vendorFamily(label);
+    const seen = byFamily.get(family);
+    if (seen === undefined) {
+      const known = [...byFamily.keys()].sort().join(', ');
+      throw new UsageError(
+        `--label ${showValue(label)}: no agent of the family ${showValue(family)} here (the families of ${agents === undefined ? 'the built-in agents' : `the built-ins and ${agents}`}: ${known})`,
+      );
+    }
+    if (seen.installed.length === 0) throw new UsageError(`--label ${showValue(label)}: no agent of the family ${showValue(family)} is installed here: ${seen.missing.join(', ')}`);
+    if (!labels.includes(family)) labels.push(family);
+  }
+  return labels.sort();
+}
+
+/** The families a round needs, as the engine's agents file names them (its builder's, its reviewers'); null when one cannot be resolved. */
+export async function roundFamilies(request: RoundRequest, env: NodeJS.ProcessEnv): Promise<{ builder: string; reviewers: string[] } | null> {
+  const { loadAgentRegistry, resolveAgent } = await import('@leap/verify');
+  try {
+    const registry = loadAgentRegistry(request.agentsFile ?? undefined, env);
+    const family = (name: string) => resolveAgent(name, registry).family;
+    const families = { builder: family(request.agent), reviewers: [...new Set(request.reviewers.map(family))] };
+    return [families.builder, ...families.reviewers].every((f) => FAMILY.test(f)) ? families : null;
+  } catch {
+    return null;
+  }
+}

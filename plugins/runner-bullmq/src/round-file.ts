@@ -1,0 +1,54 @@
+// Where a distributed round stands, for `leap status` and `leap report` (CONTRACT sections 10 and 11): the engine
+// writes `.leap/SLICE/BALL/remote-round.json` from what it read of the queue itself (the job's state, the worker
+// BullMQ says took it): queued, building on a worker, returned. The worker's name is worker-written text: the
+// view prints it escaped. Written whole (a temp file renamed), so a reader never sees half of it.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { slicePaths } from '@leap/core';
+
+/** The file's name in the ball's records folder. */
+const REMOTE_ROUND = 'remote-round.json';
+
+/** A round's place on the queue, as the engine last saw it. */
+export interface RemoteRound {
+  v: 1;
+  round: number;
+  job: string;
+  state: 'queued' | 'building' | 'returned';
+  /** The worker building it (BullMQ's record of who took the job), or null while it is queued. */
+  worker: string | null;
+  queuedAt: string;
+  takenAt: string | null;
+  returnedAt: string | null;
+  /** The engine's pid: a file whose engine is gone is stale (a killed engine). */
+  enginePid: number;
+}
+
+/** Write the round's state; never throws (the view's picture is not worth a round). */
+export function writeRemoteRound(repoRoot: string, slice: string, ball: string, round: RemoteRound): void {
+  try {
+    const dir = slicePaths(repoRoot, slice).ball(ball);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, REMOTE_ROUND);
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(round, null, 2)}\n`);
+    renameSync(temp, file);
+  } catch {
+    // a state folder we cannot write: the round goes on without its picture
+  }
+}
+
+/** The round's file removed (a round that ended without a result: its record says why). */
+export function removeRemoteRound(repoRoot: string, slice: string, ball: string): void {
+  rmSync(join(slicePaths(repoRoot, slice).ball(ball), REMOTE_ROUND), { force: true });
+}
+
+/** BullMQ's name of the worker that took a job (clientSafeName) back to the worker's own name. */
+export function workerNameOf(processedBy: unknown): string | null {
+  if (typeof processedBy !== 'string' || processedBy === '') return null;
+  try {
+    return decodeURIComponent(processedBy);
+  } catch {
+    return processedBy;
+  }
+}

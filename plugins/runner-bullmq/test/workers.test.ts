@@ -1,0 +1,373 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { sliceCommand } from '@leap/slice/cli';
+import { workersCommand } from '../src/cli.js';
+import type { WorkersView } from '../src/workers.js';
+import { callCommand, gateFile, here, openGate, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
+
+// Beats every 200 ms: a drain is heard within one.
+const env = () => testEnv({ LEAP_BULLMQ_HEARTBEAT_MS: '200' });
+
+async function workersView(redis: string): Promise<WorkersView> {
+  const out = await callCommand(workersCommand, ['--redis', redis, '--json'], process.cwd(), env());
+  assert.is(out.code, 0, out.stderr);
+  return JSON.parse(out.stdout) as WorkersView;
+}
+
+/** The agents file of `twoBalls` plus agent z of a family (fz) no round asks for. */
+function withOtherFamily(agents: string): string {
+  const data = JSON.parse(readFileSync(agents, 'utf8')) as { agents: Record<string, unknown> };
+  data.agents.z = { plugin: 'command', family: 'fz', command: [process.execPath, join(here, 'fixtures', 'leap.ts')] };
+  writeFileSync(agents, JSON.stringify(data, null, 2));
+  return agents;
+}
+
+const test = suite('leap workers: presence, drain, labels, priorities');
+test.after.each(cleanupTempDirs);
+
+test('leap workers lists two live workers, their labels and the round each has in hand while it builds; a SIGKILLed one is marked dead', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const gates = { x: gateFile(dir, 'x'), y: gateFile(dir, 'y') };
+  const { file, agents } = twoBalls(dir, 'team', {}, false, gates);
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2'], env());
+  const m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
+  try {
+    await Promise.all([m1.waitFor(/waiting for rounds/), m2.waitFor(/waiting for rounds/)]);
+    assert.match(m1.err(), /labels f1, f2, fb/);
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2, env: env() });
+    await Promise.all([m1.waitFor(/team\/[xy] round 1: taken/), m2.waitFor(/team\/[xy] round 1: taken/)]);
+    const view = await until('both rounds in hand', async () => {
+      const v = await workersView(redis.url);
+      return v.workers.every((w) => w.inHand.length === 1) && v.workers.length === 2 ? v : null;
+    });
+    assert.equal(
+      view.workers.map((w) => [w.name, w.state, w.labels, w.connected, w.jobs]),
+      [
+        ['m1', 'live', ['f1', 'f2', 'fb'], true, 1],
+        ['m2', 'live', [], true, 1],
+      ],
+    );
+    assert.equal(view.workers.map((w) => w.inHand[0]?.ball).sort(), ['x', 'y']);
+    for (const w of view.workers) {
+      assert.is(w.inHand[0]?.slice, 'team');
+      assert.is(w.inHand[0]?.round, 1);
+      assert.match(w.inHand[0]?.job ?? '', /^team\.[xy]\.r1\./);
+      assert.ok((w.heartbeatAgeMs ?? -1) >= 0 && w.heartbeat !== null);
+      assert.ok(w.host.length > 0);
+    }
+    assert.is(view.queue.counts.active, 2);
+    // The text form: a line per worker, one per round in hand.
+    const text = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), env());
+    assert.match(text.stdout, /^queue leap-rounds: 0 waiting, 0 delayed, 2 active/);
+    assert.match(text.stdout, /\nm1 {2}live {2}host \S+ {2}labels f1,f2,fb {2}1\/1 in hand {2}heartbeat \d+\.\d s ago\n {2}team\/[xy] round 1 for \d+\.\d s \(job team\.[xy]\.r1\./);
+    assert.match(text.stdout, /\nm2 {2}live {2}host \S+ {2}labels every family {2}1\/1 in hand/);
+
+    m2.child.kill('SIGKILL');
+    await m2.exited;
+    const dead = await until('m2 marked dead', async () => (await workersView(redis.url)).workers.find((w) => w.name === 'm2' && w.state === 'dead'));
+    assert.is(dead.inHand.length, 1, 'the round it had in hand, as its last heartbeat said');
+    assert.is((await workersView(redis.url)).workers.find((w) => w.name === 'm1')?.state, 'live');
+    openGate(gates.x);
+    openGate(gates.y);
+    const summary = await running;
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
+  } finally {
+    await stopAll(redis, m1, m2);
+  }
+  // A worker stopped by TERM removes its record.
+});
+
+test('leap workers drain m1: m1 finishes the round in hand, takes no more and exits 0; the next round goes to m2', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const gate = gateFile(dir, 'x');
+  // y after x: its round is queued only once x's is back.
+  const { file, agents } = twoBalls(dir, 'drain', {}, true, { x: gate });
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents], env());
+  let m2: ReturnType<typeof spawnWorker> | null = null;
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2, env: env() });
+    await m1.waitFor(/drain\/x round 1: taken/);
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
+    await m2.waitFor(/waiting for rounds/);
+    const asked = await callCommand(workersCommand, ['drain', 'm1', '--redis', redis.url], process.cwd(), env());
+    assert.is(asked.code, 0, asked.stderr);
+    assert.is(asked.stdout, 'leap workers: m1: drain asked: it finishes the rounds in hand, takes no more, and exits\n');
+    await m1.waitFor(/drain asked: finishing the 1 round\(s\) in hand, taking no more/);
+    const view = await workersView(redis.url);
+    assert.equal(
+      view.workers.map((w) => [w.name, w.state, w.inHand.map((h) => h.ball)]),
+      [
+        ['m1', 'draining', ['x']],
+        ['m2', 'live', []],
+      ],
+    );
+    openGate(gate);
+    assert.is((await m1.exited).code, 0, m1.err());
+    assert.match(m1.err(), /drain\/x round 1: receipt 1[\s\S]*m1: drained: the rounds in hand are finished, no more taken[\s\S]*m1: stopped/);
+    const summary = await running;
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
+    assert.equal(
+      ['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'drain', id, 'round-1.json')?.worker),
+      ['m1', 'm2'],
+    );
+    assert.not.match(m1.err(), /drain\/y/);
+    // A drained worker that exited is no longer listed; asking an unknown name is bad input.
+    assert.equal(
+      (await workersView(redis.url)).workers.map((w) => w.name),
+      ['m2'],
+    );
+    const unknown = await callCommand(workersCommand, ['drain', 'nobody', '--redis', redis.url], process.cwd(), env());
+    assert.is(unknown.code, 2);
+    assert.match(unknown.stderr, /no worker named "nobody" \(the workers: m2\)/);
+    const all = await callCommand(workersCommand, ['drain', '--all', '--redis', redis.url], process.cwd(), env());
+    assert.is(all.stdout, 'leap workers: m2: drain asked: it finishes the rounds in hand, takes no more, and exits\n');
+    assert.is((await m2.exited).code, 0, m2.err());
+  } finally {
+    await stopAll(redis, m1, m2);
+  }
+});
+
+test('TERM while draining: the leaf it ends makes its round handed back (not returned held), and another worker builds it', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const gate = gateFile(dir, 'x');
+  const { file, agents } = twoBalls(dir, 'late', {}, false, { x: gate });
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents], env());
+  let m2: ReturnType<typeof spawnWorker> | null = null;
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 1, env: env() });
+    await m1.waitFor(/late\/x round 1: taken/);
+    await until('the builder leaf runs', () => existsSync(join(m1.dir, 'w', 'state', 'late', 'x', 'build-x-1.pid')));
+    assert.is((await callCommand(workersCommand, ['drain', 'm1', '--redis', redis.url], process.cwd(), env())).code, 0);
+    await m1.waitFor(/drain asked/);
+    m1.child.kill('SIGTERM');
+    assert.is((await m1.exited).code, 0, m1.err());
+    assert.match(m1.err(), /SIGTERM while draining[\s\S]*late\/x round 1: handed back \(this worker was asked to stop and its builder leaf build-x-1 was ended\)/);
+    openGate(gate);
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
+    const summary = await running;
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
+    assert.is(readLeap<{ worker: string }>(repo, 'late', 'x', 'round-1.json')?.worker, 'm2');
+  } finally {
+    await stopAll(redis, m1, m2);
+  }
+});
+
+test('labels: a worker labelled for another family never builds the round (handed back, no attempt spent); one with the round families builds it', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const { file, agents } = twoBalls(dir, 'labels', {});
+  withOtherFamily(agents);
+  const other = spawnWorker(redis.url, remote, 'other', ['--agents', agents, '--label', 'fz'], env());
+  let able: ReturnType<typeof spawnWorker> | null = null;
+  try {
+    await other.waitFor(/waiting for rounds/);
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2, env: env() });
+    await other.waitFor(/labels\/x round 1: not for this worker \(it needs the families f1, f2, fb; this worker's labels: fz\); handed back, no attempt spent/);
+    await other.waitFor(/labels\/y round 1: not for this worker/);
+    able = spawnWorker(redis.url, remote, 'able', ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2', '--label', 'fz'], env());
+    const summary = await running;
+    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${other.err()}\n${able.err()}`);
+    assert.equal(
+      ['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'labels', id, 'round-1.json')?.worker),
+      ['able', 'able'],
+    );
+    assert.not.match(other.err(), /: taken/);
+    assert.match(able.err(), /labels\/x round 1: taken \(job [^)]*\)/);
+    assert.not.match(able.err(), /labels\/x round 1: taken \(job [^)]*again/);
+  } finally {
+    await stopAll(redis, other, able);
+  }
+});
+
+test('--label: an unknown family, or one whose CLI is not installed, is exit 2 at start; --max-leaf a duration', async () => {
+  const { dir } = setupRemote(TWO_BALLS_BASE);
+  const { agents } = twoBalls(dir, 'bad', {});
+  const start = (extra: string[], e = env()) => {
+    const proc = spawnLeap(['worker', '--redis', 'redis://127.0.0.1:1', '--repo', '/nowhere', '--agents', agents, ...extra], { cwd: dir, env: e });
+    return proc.exited.then((end) => ({ ...end, err: proc.err() }));
+  };
+  const unknown = await start(['--label', 'nosuch']);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.err, /--label "nosuch": no agent of the family "nosuch" here \(the families of the built-ins and \S+agents\.json: anthropic, f1, f2, fb, google, openai\)/);
+  const missing = await start(['--label', 'claude'], { ...env(), PATH: '/nonexistent' });
+  assert.is(missing.code, 2);
+  assert.match(missing.err, /--label "claude": no agent of the family "anthropic" is installed here: claude \(claude not found\)/);
+  const malformed = await start(['--label', 'a b\u001b']);
+  assert.is(malformed.code, 2);
+  assert.match(malformed.err, /Expected --label to be an agent family .*, got "a b\\u001b"/);
+  const leaf = await start(['--max-leaf', 'soon']);
+  assert.is(leaf.code, 2);
+  assert.match(leaf.err, /Expected --max-leaf to be a non-negative duration/);
+  // The labels pass: the next check is Redis's.
+  const fine = await start(['--label', 'fb', '--max-leaf', '30s']);
+  assert.is(fine.code, 2);
+  assert.match(fine.err, /cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+});
+
+test('--max-leaf: the worker cuts each leaf at its own limit, whatever the job says', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  // x's builder waits on a gate never opened: only the worker's limit ends it.
+  const { file, agents } = twoBalls(dir, 'capped', {}, false, { x: gateFile(dir, 'never') });
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--max-leaf', '1s'], env());
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    assert.match(m1.err(), /--max-leaf 1\.0 s/);
+    const { summary: running } = runQueued(redis.url, file, repo, agents, { jobs: 1, env: env() });
+    await m1.waitFor(/capped\/x round 1: taken \(job [^)]*, each leaf cut at 1\.0 s by --max-leaf\)/);
+    await running;
+    assert.is(readLeap<{ builder: { status: string } }>(repo, 'capped', 'x', 'round-1.json')?.builder.status, 'killed-timeout');
+  } finally {
+    await stopAll(redis, m1);
+  }
+});
+
+test('priorities: a busy worker takes the rounds of the slice run with the higher --priority first, whatever the order they were queued in', async () => {
+  const redis = await startRedis();
+  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const gate = gateFile(dir, 'busy');
+  const busy = twoBalls(dir, 'busy', {}, false, { x: gate, y: gate });
+  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', busy.agents], env());
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    // The worker busy with busy/x; busy/y queued behind it (priority 0).
+    const first = runQueued(redis.url, busy.file, repo, busy.agents, { jobs: 2, env: env() });
+    await m1.waitFor(/busy\/[xy] round 1: taken/);
+    const waiting = async (n: number) => until(`${n} rounds waiting`, async () => ((await workersView(redis.url)).queue.counts.prioritized ?? 0) >= n);
+    await waiting(1);
+    // Slices of the same two balls, in folders of their own; built with busy's agents (their gate open by then).
+    const low = twoBalls(makeTempDir('leap-low-'), 'low', {});
+    const lowRun = runQueued(redis.url, low.file, repo, busy.agents, { jobs: 1, env: env(), priority: 1 });
+    await waiting(2);
+    const high = twoBalls(makeTempDir('leap-high-'), 'high', {});
+    const highRun = runQueued(redis.url, high.file, repo, busy.agents, { jobs: 1, env: env(), priority: 9 });
+    await waiting(3);
+    openGate(gate);
+    for (const run of [first, lowRun, highRun]) assert.is((await run.summary).exitCode, 0, `${run.lines.join('\n')}\n${m1.err()}`);
+    const order = m1
+      .err()
+      .split('\n')
+      .flatMap((l) => /: (\w+)\/(\w) round 1: taken/.exec(l)?.slice(1, 3).join('/') ?? []);
+    // The high slice's first round is taken before the low one's, though queued after it.
+    assert.ok(order.indexOf('high/x') < order.indexOf('low/x'), order.join(' '));
+    assert.ok(order.indexOf('high/x') >= 0 && order.indexOf('low/x') >= 0, order.join(' '));
+  } finally {
+    await stopAll(redis, m1);
+  }
+});
+
+test('hostile: a heartbeat record forged in Redis (control characters, a password-bearing URL, junk) is printed escaped and masked; leap workers does not crash', async () => {
+  const redis = await startRedis();
+  const { Redis } = await import('ioredis');
+  const raw = new Redis(redis.url);
+  try {
+    const evil = 'evil\u001b[2J\u009b31m';
+    await raw.set(
+      `leap-workers:${evil}`,
+      JSON.stringify({
+        v: 1,
+        name: evil,
+        host: 'redis://:hunter2@10.0.0.5:6379/\u001b]0;pwn\u0007',
+        pid: 'x',
+        labels: ['https://tok3n@git.example/r.git', '\u0007bell', 42],
+        jobs: -1,
+        started: 'then',
+        beat: Date.now(),
+        ttlMs: 1e30,
+        draining: 'yes',
+        inHand: [{ job: 'j\nleap workers: m9 live FAKE', slice: { x: 1 }, ball: '\u001b[1A', round: 'one', since: 'never' }, null, 7],
+      }),
+    );
+    await raw.set('leap-workers:junk', '\u0000not json');
+    await raw.set('leap-workers:liar', JSON.stringify({ name: 'someone else', beat: Date.now() }));
+    const text = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), env());
+    const json = await callCommand(workersCommand, ['--redis', redis.url, '--json'], process.cwd(), env());
+    for (const out of [text, json]) {
+      assert.is(out.code, 0, out.stderr);
+      assert.not.match(out.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character but newlines');
+      assert.not.ok(out.stdout.includes('hunter2'), 'the password masked');
+      assert.not.ok(out.stdout.includes('tok3n'), 'the token masked');
+    }
+    assert.ok(text.stdout.includes('evil\\u001b[2J\\u009b31m  dead'), text.stdout);
+    assert.ok(text.stdout.includes('redis://:***@10.0.0.5:6379/\\u001b]0;pwn\\u0007'), text.stdout);
+    assert.ok(text.stdout.includes('https://***@git.example/r.git'), text.stdout);
+    assert.ok(text.stdout.includes('j\\u000aleap workers: m9 live FAKE'), 'a newline in a job id stays on its line');
+    assert.not.match(text.stdout, /\nleap workers: m9/);
+    assert.match(text.stdout, /\njunk {2}unreadable record \(not a JSON object\)/);
+    assert.match(text.stdout, /\nliar {2}unreadable record \(its name is not its key\)/);
+    const view = JSON.parse(json.stdout) as WorkersView;
+    const forged = view.workers.find((w) => w.name.startsWith('evil'));
+    // Not connected to BullMQ: dead, whatever its heartbeat says.
+    assert.is(forged?.state, 'dead');
+    assert.is(forged?.connected, false);
+    assert.equal(forged?.labels, ['https://***@git.example/r.git', '\\u0007bell', '']);
+    // A drain of it (by its name as given) is asked, and printed escaped.
+    const drain = await callCommand(workersCommand, ['drain', evil, '--redis', redis.url], process.cwd(), env());
+    assert.is(drain.code, 0, drain.stderr);
+    assert.not.match(drain.stdout, /\u001b/);
+  } finally {
+    raw.disconnect();
+    await redis.stop();
+  }
+});
+
+test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, pause and resume the queue; slice run --priority', async () => {
+  const usage = await callCommand(workersCommand, ['--help'], process.cwd(), env());
+  assert.is(usage.code, 0);
+  assert.match(usage.stdout, /^Usage: leap workers \[--redis URL\] \[--json\]\n {7}leap workers drain NAME\.\.\. \| --all/);
+  assert.match(usage.stdout, /Exit codes: 0 done; 2 bad input/);
+  for (const [argv, why] of [
+    [['frob'], /unknown action "frob"/],
+    [['drain'], /takes worker names or --all/],
+    [['drain', 'm1', '--all'], /takes worker names or --all/],
+    [['pause', 'now'], /unexpected argument "now"/],
+    [['--all'], /--all goes with drain/],
+    [['pause', '--json'], /--json goes with the list/],
+    [['--redis', 'http://x'], /Expected --redis to be a redis:\/\/ or rediss:\/\/ URL/],
+    [['--redis', 'redis://:s3cret@127.0.0.1:1'], /cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1/],
+  ] as const) {
+    const out = await callCommand(workersCommand, [...argv], process.cwd(), env());
+    assert.is(out.code, 2, `${argv.join(' ')}: ${out.stderr}`);
+    assert.match(out.stderr, why);
+    assert.not.ok(out.stderr.includes('s3cret'));
+  }
+  // --priority is checked before anything is touched.
+  const { repo, dir } = setupRemote(TWO_BALLS_BASE);
+  const { file, agents } = twoBalls(dir, 'prio', {});
+  for (const bad of ['1001', '-1', 'high', '1.5']) {
+    const out = await callCommand(
+      sliceCommand,
+      ['run', file, '--runner', 'bullmq', '--redis', 'redis://127.0.0.1:1', `--priority=${bad}`, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'],
+      repo,
+      env(),
+    );
+    assert.is(out.code, 2, out.stderr);
+    assert.match(out.stderr, new RegExp(`Expected --priority to be an integer from 0 to 1000, got "${bad.replace('.', '\\.')}"`));
+  }
+  const help = await callCommand(sliceCommand, ['run', '--runner', 'bullmq', '--help'], repo, env());
+  assert.match(help.stdout, /--priority N {8}this slice's rounds before those of slices of a lower priority \(0 to 1000/);
+  const redis = await startRedis();
+  try {
+    const paused = await callCommand(workersCommand, ['pause', '--redis', redis.url], process.cwd(), env());
+    assert.is(paused.code, 0);
+    assert.match(paused.stdout, /the queue is paused/);
+    assert.is((await workersView(redis.url)).queue.paused, true);
+    const list = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), env());
+    assert.match(list.stdout, /^queue leap-rounds \(paused\): 0 waiting/);
+    assert.match(list.stdout, /\nno worker has a record/);
+    await callCommand(workersCommand, ['resume', '--redis', redis.url], process.cwd(), env());
+    assert.is((await workersView(redis.url)).queue.paused, false);
+  } finally {
+    await redis.stop();
+  }
+});
+
+test.run();
