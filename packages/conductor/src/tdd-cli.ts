@@ -45,7 +45,8 @@ The first start records its options in .tdd/issue-N-run.json: "leap tdd run --is
 with them, and an option given again replaces the recorded one (the narration says so).
 
 Exit codes: 0 done (every step and criterion ticked, draft pull request open); 1 bailed (last line
-"bail: CAUSE (CLASS)"); 2 bad input (nothing touched); 3 stopped by request (resume by running again).
+"bail: CAUSE (CLASS)"); 2 bad input (nothing touched; a resume by a toolchain at another revision than the
+run's pin is refused so, unless VERI_NEW_SKILL=1 moves the pin); 3 stopped by request (resume by running again).
 `;
 
 const STATUS_HELP = `Usage: leap tdd status [--issue N] [--json]
