@@ -5,6 +5,9 @@ import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateD
 import { detachRun } from './detach-run.js';
 import { conductorLockFile } from './run-files.js';
 
+// A word a shell reads back as itself: as is when it is plain, else in single quotes.
+const shellWord = (word: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
 /** Start `leap tdd run ARGS` detached; print where to poll (or, ended at once, what it said) and return the exit code. */
 export async function detachTdd(issue: number, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
   const root = findRepoRoot(resolve(io.cwd));
@@ -32,7 +35,7 @@ export async function detachTdd(issue: number, args: string[], json: boolean, io
     }
     return run.code;
   }
-  const wait = `VERI_STATE_DIR=${dir} leap-wait run`;
+  const wait = `VERI_STATE_DIR=${shellWord(dir)} leap-wait run`;
   if (json) io.stdout(`${JSON.stringify({ pid: run.pid, supervisor: run.supervisor, issue, status, out: run.out, err: run.err, wait })}\n`);
   else io.stdout(`issue ${issue}: run started detached, pid ${run.pid} (supervisor ${run.supervisor}); poll: ${status}; output: ${run.out} and ${run.err}\n`);
   return 0;
