@@ -53,6 +53,8 @@ with them, and an option given again replaces the recorded one (the narration sa
 Exit codes: 0 done (every step and criterion ticked, draft pull request open); 1 bailed (last line
 "bail: CAUSE (CLASS)"); 2 bad input (nothing touched; a resume by a toolchain at another revision than the
 run's pin is refused so, unless VERI_NEW_SKILL=1 moves the pin); 3 stopped by request (resume by running again).
+With --detach: 0 started; 1 it could not be started (the reason said); else the run's own code when it ended
+at once; 2 also another conductor of the issue running (its pid named).
 `;
 
 const STATUS_HELP = `Usage: leap tdd status [--issue N] [--json]
