@@ -9,7 +9,7 @@ import { currentStep, parseLedger } from '@leap/core/ledger';
 import { type Bail, Stopped, bailClass } from './bail-causes.js';
 import { createGit, headFromFiles, type Git } from './git.js';
 import type { Phase } from './prompts.js';
-import { readJournal, writeJournal, type RunJournal } from './run-files.js';
+import { readJournal, writeJournal, type PinCheck, type RunJournal } from './run-files.js';
 import type { RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
 import type { TddRunResult, TddVerdict } from './types.js';
@@ -47,6 +47,8 @@ export interface ConductorSetup {
   resumedOptions: boolean;
   /** Whether and how the run's leaves and suite runs are sandboxed (leaf-sandboxes.ts). */
   sandbox: RunSandbox;
+  /** The run's pinned toolchain revision and this code's, checked before anything is touched (run-files.ts). */
+  pin: PinCheck;
 }
 
 /** The state every part of a run shares: its setup, git, the journal, and what it has gathered. */

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureStateDir, readFileIfExists, runGitSync, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
+import { UsageError, ensureStateDir, readFileIfExists, runGitSync, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
 
 /** Where the run stands inside the step in flight, as the conductor last recorded it. */
 export interface RunJournal {
@@ -123,14 +123,42 @@ export function toolchainRevision(from: string = fileURLToPath(import.meta.url))
   return head.code === 0 && /^[0-9a-f]{40,64}$/.test(head.stdout.trim()) ? head.stdout.trim() : TOOLCHAIN_VERSION;
 }
 
-/** Pin the toolchain revision in `issue-N-skill-commit` (kept on resume; VERI_NEW_SKILL=1 takes the newer one). */
-export function pinSkillCommit(paths: StatePaths, issue: number, env: NodeJS.ProcessEnv): string {
+/** The revision this code runs at: VERI_SKILL_COMMIT when the caller names one, else the toolchain's own (toolchainRevision). */
+export function currentRevision(env: NodeJS.ProcessEnv): string {
+  return env.VERI_SKILL_COMMIT !== undefined && env.VERI_SKILL_COMMIT !== '' ? env.VERI_SKILL_COMMIT : toolchainRevision();
+}
+
+/** Where a run's pin stands against the code that resumes it: the pinned revision (null: none yet) and this code's. */
+export interface PinCheck {
+  pinned: string | null;
+  revision: string;
+}
+
+/**
+ * Checked before anything is touched: a run pinned at another revision than this code's is refused (exit 2),
+ * naming both, unless VERI_NEW_SKILL=1 (which moves the pin, see pinSkillCommit). A pin is a promise that the
+ * run's events were made by the code it names; a resumed run at other code would stamp the old pin on them.
+ */
+export function checkPin(paths: StatePaths, issue: number, env: NodeJS.ProcessEnv, revision: string = currentRevision(env)): PinCheck {
   const file = paths.skillCommit(issue);
-  const pinned = readFileIfExists(file)?.trim();
-  if (pinned !== undefined && pinned !== '' && env.VERI_NEW_SKILL !== '1') return pinned;
-  const revision = env.VERI_SKILL_COMMIT !== undefined && env.VERI_SKILL_COMMIT !== '' ? env.VERI_SKILL_COMMIT : toolchainRevision();
-  writeFileAtomic(file, `${revision}\n`);
-  return revision;
+  const pinned = readFileIfExists(file)?.trim() || null;
+  if (pinned !== null && pinned !== revision && env.VERI_NEW_SKILL !== '1') {
+    throw new UsageError(
+      `issue ${issue}'s run is pinned at toolchain revision ${pinned} (${file}), but this toolchain is at ${revision}: resumed, it would stamp ${pinned} on what ${revision} does. Resume it with the toolchain at ${pinned}, or set VERI_NEW_SKILL=1 to move the pin to ${revision} (recorded as a skill-commit-moved mark event).`,
+    );
+  }
+  return { pinned, revision };
+}
+
+/**
+ * Pin `check.revision` in `issue-N-skill-commit` (CONTRACT section 2): written on the first run, kept on a resume at
+ * the same revision, moved when checkPin let another one through (VERI_NEW_SKILL=1). Returns the pin, and the revision
+ * it moved from (null when it did not move).
+ */
+export function pinSkillCommit(paths: StatePaths, issue: number, check: PinCheck): { pin: string; movedFrom: string | null } {
+  if (check.pinned === check.revision) return { pin: check.revision, movedFrom: null };
+  writeFileAtomic(paths.skillCommit(issue), `${check.revision}\n`);
+  return { pin: check.revision, movedFrom: check.pinned };
 }
 
 /** Write `issue-N-timeout` (900 s) when it does not exist; the user's file is kept. */

@@ -17,7 +17,7 @@ import { missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
 import { chooseRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
-import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
+import { checkPin, conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
 import type { TddRunOptions, TddRunResult } from './types.js';
 
@@ -98,6 +98,8 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(given.maxCost)}`);
   }
   const stateDir = resolveStateDir(env, root);
+  // A run pinned at another toolchain revision than this code's is refused here, before anything is touched.
+  const pin = checkPin(statePaths(stateDir), issue, env);
   // The options the run was started with, from its run file; what is given now replaces them.
   const recordedBefore = readJournal(statePaths(stateDir), issue)?.options;
   const { options: recorded, replaced } = mergeOptions(recordedBefore, givenOptions(given));
@@ -161,6 +163,7 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
     replaced,
     resumedOptions: recordedBefore !== undefined,
     sandbox: chooseRunSandbox(recorded.sandbox, project?.config, env),
+    pin,
   };
 }
 
@@ -238,7 +241,16 @@ async function prepare(state: RunState): Promise<void> {
     if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${agentLabel(role, chosen.name)} is not ready: ${ready.failure}`);
   }
   state.testCmd = choice.command;
-  state.skillCommit = pinSkillCommit(paths, state.issue, setup.env);
+  const { pin, movedFrom } = pinSkillCommit(paths, state.issue, setup.pin);
+  state.skillCommit = pin;
+  // What the run's own libraries log (the ledger's ticks, the suite runs) reads the pin from the environment too:
+  // from the pin file, unless VERI_NEW_SKILL=1, when they would record none.
+  setup.env = { ...setup.env, VERI_SKILL_COMMIT: pin };
+  if (movedFrom !== null) {
+    // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
+    state.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
+    await state.say(`toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`);
+  }
   ensureTimeoutFile(paths, state.issue);
   if (!exists) {
     await runBaseline(state, current || 'HEAD');

@@ -35,7 +35,13 @@ Options:
                      event as JSON on stdin, supervised (60 s); its failure is narrated, never fatal
   --sandbox on|off   every leaf and suite run in a bubblewrap sandbox (default: leap.config.json's
                      sandbox, else LEAP_SANDBOX, else on); without bwrap: exit 2 (apt-get install bubblewrap)
-  --json             print the result as JSON on stdout (progress goes to stderr)
+  --detach           start the run in a session of its own, supervised with no time limit of its own
+                     (its leaves keep theirs), and return once it holds its lock: one line with its
+                     pid and where to poll (leap tdd status --issue N; its output in
+                     .tdd/detached/issue-N/run.out and run.err); a run that ends at once (bad input,
+                     another run of the issue) is reported with its own error and exit code
+  --json             print the result as JSON on stdout (progress goes to stderr); with --detach, the
+                     started run as {"pid","supervisor","issue","status","out","err","wait"}
 
 leap.config.json at the repository root (its JSON Schema: @leap/conductor/schemas/leap-config.schema.json)
 holds testCommand, testFiles, agents, developer, verifier, planner, timeout, idleTimeout, sandbox,
@@ -45,7 +51,10 @@ The first start records its options in .tdd/issue-N-run.json: "leap tdd run --is
 with them, and an option given again replaces the recorded one (the narration says so).
 
 Exit codes: 0 done (every step and criterion ticked, draft pull request open); 1 bailed (last line
-"bail: CAUSE (CLASS)"); 2 bad input (nothing touched); 3 stopped by request (resume by running again).
+"bail: CAUSE (CLASS)"); 2 bad input (nothing touched; a resume by a toolchain at another revision than the
+run's pin is refused so, unless VERI_NEW_SKILL=1 moves the pin); 3 stopped by request (resume by running again).
+With --detach: 0 started; 1 it could not be started (the reason said); else the run's own code when it ended
+at once; 2 also another conductor of the issue running (its pid named).
 `;
 
 const STATUS_HELP = `Usage: leap tdd status [--issue N] [--json]
@@ -80,6 +89,7 @@ const RUN_OPTIONS = {
   'allow-same-family': { type: 'boolean' },
   sandbox: { type: 'string' },
   json: { type: 'boolean' },
+  detach: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -116,6 +126,17 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   const trackerName = values.tracker;
   if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
   const json = values.json === true;
+  if (values.detach === true) {
+    count('revisions', values.revisions, true);
+    count('max-cost', values['max-cost'], false);
+    // `--detach` is a flag: as an element of its own it is never an option's value (parseArgs refuses `--opt --detach`).
+    return (await import('./detach-tdd.js')).detachTdd(
+      issue,
+      argv.filter((a) => a !== '--detach'),
+      json,
+      io,
+    );
+  }
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
   const [{ runTdd }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('@leap/verify')]);

@@ -6,11 +6,23 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, isAlive, makeGitRepo, makeTempDir, waitFor } from '@leap/test-utils';
-import { statePaths } from '@leap/core';
+import { UsageError, statePaths } from '@leap/core';
 import { createCommandAgent } from '@leap/agent-command';
 import { createClaudeAgent } from '@leap/agent-claude';
 import { chooseTestCommand, testCommandCandidates, testCommandQuestion } from '../src/detect-test-cmd.js';
-import { ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, snapshot, toolchainRevision, writeJournal, removeJournal, STATE_GITIGNORE } from '../src/run-files.js';
+import {
+  checkPin,
+  currentRevision,
+  ensureStateGitignore,
+  ensureTimeoutFile,
+  pinSkillCommit,
+  readJournal,
+  snapshot,
+  toolchainRevision,
+  writeJournal,
+  removeJournal,
+  STATE_GITIGNORE,
+} from '../src/run-files.js';
 import { describeSpend, hasUsageSince, readUsage } from '../src/usage-log.js';
 import { agentWords } from '../src/agent-words.js';
 import { endOrphanLeaves, findOrphanLeaves } from '../src/orphans.js';
@@ -187,9 +199,15 @@ files('journal, .gitignore, pinned revision and timeout file', () => {
   assert.is(ensureStateGitignore(paths), false);
   assert.is(readFileSync(join(paths.dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
   assert.match(toolchainRevision(), /^[0-9a-f]{40}$|^@leap\/conductor@/);
-  assert.is(pinSkillCommit(paths, 3, { VERI_SKILL_COMMIT: 'abc123' }), 'abc123');
-  assert.is(pinSkillCommit(paths, 3, { VERI_SKILL_COMMIT: 'def456' }), 'abc123');
-  assert.is(pinSkillCommit(paths, 3, { VERI_SKILL_COMMIT: 'def456', VERI_NEW_SKILL: '1' }), 'def456');
+  assert.equal(pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'abc123' })), { pin: 'abc123', movedFrom: null }, 'the first pin');
+  assert.equal(pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'abc123' })), { pin: 'abc123', movedFrom: null }, 'kept at the same revision');
+  assert.throws(
+    () => checkPin(paths, 3, { VERI_SKILL_COMMIT: 'def456' }),
+    (e: Error) => e instanceof UsageError && e.message.includes('pinned at toolchain revision abc123') && e.message.includes('at def456') && e.message.includes('VERI_NEW_SKILL=1'),
+  );
+  assert.is(readFileSync(paths.skillCommit(3), 'utf8'), 'abc123\n', 'a refused resume leaves the pin');
+  assert.equal(pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'def456', VERI_NEW_SKILL: '1' })), { pin: 'def456', movedFrom: 'abc123' });
+  assert.equal([currentRevision({}), currentRevision({ VERI_SKILL_COMMIT: '' })], [toolchainRevision(), toolchainRevision()], "without VERI_SKILL_COMMIT, the toolchain's own revision");
   ensureTimeoutFile(paths, 3);
   writeFileSync(paths.timeout(4), '60\n');
   ensureTimeoutFile(paths, 4);

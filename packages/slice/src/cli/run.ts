@@ -2,7 +2,7 @@
 import { UsageError, findRepoRoot, showValue, type Subcommand } from '@leap/core';
 import { parseWithRunner } from './_runner-options.js';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--json]
+const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--detach] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -26,11 +26,18 @@ Options:
                      own options: leap slice run --runner bullmq --help lists them
   --sandbox on|off   builders write only their ball's worktree, jurors read a throwaway copy, in a bubblewrap
                      sandbox (default LEAP_SANDBOX, else on); without bwrap: exit 2 (apt-get install bubblewrap)
-  --json             print the summary as one JSON object
+  --detach           start the run in a session of its own, supervised with no time limit of its own (its
+                     leaves and proofs keep theirs), and return once it holds the slice's lock: one line with
+                     its pid and where to poll (leap slice status FILE; its output in
+                     .tdd/detached/slice-ID/run.out and run.err); a run that ends at once (bad input, the
+                     slice run by another engine) is reported with its own error and exit code
+  --json             print the summary as one JSON object; with --detach, the started run as
+                     {"pid","supervisor","slice","status","out","err","wait"}
 Exit codes: 0 the slice passed; 1 refused (a ball or the aggregate returned -1); 3 held (some ball 0: run
 again to resume); 2 bad input (nothing run, nothing left on disk or in git: an unknown runner, or one whose
 options it refuses: with --runner bullmq, no queue secret or a short one, Redis not reachable, a --remote
-the repository does not have).`;
+the repository does not have). With --detach: 0 started, else the run's own code when it ended at once; 1 it
+could not be started (the reason said); 2 also a slice another engine (or a detached run) is running.`;
 
 const OPTIONS = {
   jobs: { type: 'string', short: 'j' },
@@ -42,6 +49,7 @@ const OPTIONS = {
   notify: { type: 'string' },
   sandbox: { type: 'string' },
   json: { type: 'boolean' },
+  detach: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -72,6 +80,14 @@ export const runCommand: Subcommand = async (argv, io) => {
   if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0 && /^[0-9.]+$/.test(values['max-cost'] as string))) {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`);
   }
+  // Detached, the run itself checks the rest (the runner's options too), and its error is said as its own.
+  if (values.detach === true)
+    return (await import('./_detach-slice.js')).detachSlice(
+      positionals[0] as string,
+      argv.filter((a) => a !== '--detach'),
+      values.json === true,
+      io,
+    );
   // The runner checks what it was given before the slice's lock is taken or a record written: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
   // --notify, else leap.config.json's `notify` (core's one reader of the project file; a bad file is bad input).

@@ -1,7 +1,8 @@
 // The ball's proof: its argv run without a shell in the ball's checkout, and the metric its last stdout line gives.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { prepareSandbox, type SandboxSpec } from '@leap/supervise';
-import { createHash } from 'node:crypto';
+import { LeafTree, killTree, monitorTree, prepareSandbox, type SandboxSpec } from '@leap/supervise';
+import { processIdentity } from '@leap/core';
+import { createHash, randomBytes } from 'node:crypto';
 import type { LiveProof, MetricField, Proof } from '../definition/slice-schema.js';
 import type { ProofRun } from './records.js';
 
@@ -134,9 +135,14 @@ export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv, sa
       kept.push(part);
       size += part.length;
     };
+    // Unsandboxed, a server that leaves the proof's group and session (setsid, a double fork) is still the
+    // proof's: every descendant inherits this variable, and the supervisor's tree kill finds them by it and by
+    // parentage. Sandboxed, bwrap's pid namespace ends with the proof (--die-with-parent) and takes them all.
+    const marker = sandbox === null ? `LEAP_LEAF_${randomBytes(8).toString('hex')}` : null;
+    const notBefore = Number(processIdentity()?.starttime ?? 0);
     let spawned: ReturnType<typeof spawnProof>;
     try {
-      spawned = spawnProof(live.argv, cwd, env, sandbox);
+      spawned = spawnProof(live.argv, cwd, marker === null ? env : { ...env, [marker]: '1' }, sandbox);
     } catch (error) {
       const empty = createHash('sha256').digest('hex');
       return resolve({ code: 126, ms: Date.now() - started, output: '', sha256: empty, bytes: 0, truncated: false, note: `the live proof could not start: ${(error as Error).message}` });
@@ -144,12 +150,18 @@ export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv, sa
     const { child, cleanup } = spawned;
     child.stdout.on('data', take);
     child.stderr.on('data', take);
+    const tree = marker === null || child.pid === undefined ? null : new LeafTree(child.pid, notBefore, marker);
+    const stopMonitor = tree === null ? () => {} : monitorTree(tree, 0, () => {});
+    let treeGone: Promise<unknown> = Promise.resolve();
     const killGroup = () => {
       try {
         process.kill(-(child.pid as number), 'SIGKILL');
       } catch {
         /* already gone */
       }
+      if (tree === null) return;
+      const leader = { pid: child.pid as number, exited: () => exited !== null, kill: (signal: NodeJS.Signals) => child.kill(signal) };
+      treeGone = Promise.all([treeGone, killTree(tree, leader, { graceMs: 0 }).catch(() => undefined)]);
     };
     let timedOut = false;
     let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -168,6 +180,11 @@ export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv, sa
       if (done) return;
       done = true;
       clearTimeout(timer);
+      stopMonitor();
+      // Resolved once whatever it started is gone too: a daemon that closed its pipes does not hold 'close' back.
+      void treeGone.then(() => report(code, note));
+    };
+    const report = (code: number, note?: string) => {
       cleanup();
       const body = Buffer.concat(kept);
       resolve({

@@ -1,0 +1,115 @@
+// `--detach` of a long run (`leap tdd run`, `leap slice run`): the run started as a skill starts a leaf, through
+// leap-detach and leap-supervise (its own session, the readiness handshake), with no time limit of its own,
+// and awaited until it holds its own lock (it has really started) or has already ended (its error, its code).
+// The same file is packages/slice/src/cli/_detach-run.ts (a test keeps them equal): both packages use it and
+// neither depends on the other; its place is @leap/supervise.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { LeapError, UsageError, isProcessAlive } from '@leap/core';
+import { readExitFile, readPidFile } from '@leap/supervise';
+
+/** What `detachRun` needs. */
+export interface DetachRunOptions {
+  /** The folder of this run's detached files: the supervisor's `run.pid`, `run.exit`, `events.jsonl`; the run's `run.out`, `run.err`. */
+  dir: string;
+  /** `leap`'s arguments for the run itself (without `--detach`), passed byte for byte. */
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The pid holding the run's own lock now (null: none): the run has started once its pid holds it. */
+  lockHolder: () => number | null;
+  /** How long the run may take to take its lock (default 120 s); past it, the caller is told it is still starting. */
+  startMs?: number;
+}
+
+/** A detached run: started (its pid holds its lock), or ended before (what it printed, and its exit code). */
+export type DetachRunResult = { started: true; pid: number; supervisor: number; out: string; err: string } | { started: false; code: number; stdout: string; stderr: string; out: string; err: string };
+
+// What the supervisor reads and the run must not: restored for the run by `env` (no shell; values are argv elements).
+const SUPERVISOR_ONLY = ['VERI_STATE_DIR', 'VERI_TIMEOUT', 'VERI_IDLE_TIMEOUT'] as const;
+
+/** The bins of @leap/supervise, from its package (the bundled `bin/*.cjs`). */
+function supervisorBin(name: 'leap-detach' | 'leap-supervise'): string {
+  const pkg = createRequire(import.meta.url).resolve('@leap/supervise/package.json');
+  return join(dirname(pkg), 'bin', `${name}.cjs`);
+}
+
+/** The `leap` bin this process runs as. */
+function leapBin(): string {
+  const bin = process.argv[1];
+  if (bin === undefined || bin === '') throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', { exitCode: 2 });
+  return bin;
+}
+
+/** Refuse a second detached run whose supervisor still lives in `dir`. */
+function checkFree(dir: string): void {
+  const file = join(dir, 'run.pid');
+  const record = readPidFile(file);
+  if (record !== null && Number.isInteger(record.pid) && isProcessAlive(record)) {
+    throw new UsageError(
+      `a detached run is still running here (supervisor pid ${record.pid}${record.leaf === undefined ? '' : `, run pid ${record.leaf}`}, see ${file}); wait for it to end or stop it`,
+    );
+  }
+}
+
+/**
+ * Start `leap ARGS...` detached (see the file's head): in its own session, its stdout and stderr in `dir/run.out` and
+ * `dir/run.err`, supervised with no time limit. Resolves once the run's pid holds its lock, or once it has ended.
+ */
+export async function detachRun(options: DetachRunOptions): Promise<DetachRunResult> {
+  const { dir, env } = options;
+  checkFree(dir);
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, 'run.out');
+  const err = join(dir, 'run.err');
+  const restore = [...SUPERVISOR_ONLY.filter((k) => env[k] === undefined).flatMap((k) => ['-u', k]), ...SUPERVISOR_ONLY.filter((k) => env[k] !== undefined).map((k) => `${k}=${env[k]}`)];
+  const argv = [supervisorBin('leap-detach'), process.execPath, supervisorBin('leap-supervise'), 'run', 'env', ...restore, process.execPath, leapBin(), ...options.args];
+  const supervisorEnv = { ...env, VERI_STATE_DIR: dir, VERI_TIMEOUT: '0', VERI_IDLE_TIMEOUT: '0' };
+  const outFd = openSync(out, 'w');
+  const errFd = openSync(err, 'w');
+  let code: number | null;
+  try {
+    // leap-detach passes its stdout and stderr (these files) on to the supervisor, which passes them to the run.
+    const child = spawn(process.execPath, argv, { cwd: options.cwd, env: supervisorEnv, stdio: ['ignore', outFd, errFd] });
+    code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (c) => resolve(c));
+    });
+  } finally {
+    closeSync(outFd);
+    closeSync(errFd);
+  }
+  if (code !== 0) throw new LeapError(`--detach: the run could not be started: ${text(err).trim() || `leap-detach exited with ${code}`}`, { exitCode: 1 });
+  const pidFile = join(dir, 'run.pid');
+  const exitFile = join(dir, 'run.exit');
+  const supervisor = readPidFile(pidFile);
+  const deadline = Date.now() + (options.startMs ?? 120_000);
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    const record = readPidFile(pidFile);
+    const ended = existsSync(exitFile) ? readExitFile(exitFile) : null;
+    if (ended !== null && (supervisor?.run === undefined || ended.run === undefined || ended.run === supervisor.run)) {
+      return { started: false, code: ended.code, stdout: text(out), stderr: text(err).replace(/supervise\[run\]: [^\n]*\n$/, ''), out, err };
+    }
+    const pid = record?.leaf;
+    if (pid !== undefined && options.lockHolder() === pid) return { started: true, pid, supervisor: record?.pid ?? supervisor?.pid ?? 0, out, err };
+    if (Date.now() > deadline) {
+      throw new LeapError(
+        `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock within ${(options.startMs ?? 120_000) / 1000} s; it is left running, its output in ${out} and ${err}`,
+        {
+          exitCode: 1,
+        },
+      );
+    }
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+function text(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
