@@ -1,8 +1,8 @@
-// `leap tdd run --detach`: the run started detached (detach-run.ts), its files in `<state>/detached/issue-N/`.
+// `leap tdd run --detach`: the run started detached (@leap/supervise's detach-run.ts), its files in `<state>/detached/issue-N/`.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, statePaths, type SubcommandIo } from '@leap/core';
-import { detachRun } from './detach-run.js';
+import { detachRun } from '@leap/supervise';
 import { conductorLockFile } from './run-files.js';
 
 // A word a shell reads back as itself: as is when it is plain, else in single quotes.

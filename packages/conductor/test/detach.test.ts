@@ -111,9 +111,4 @@ detach('a run that fails at once after forking is reported with its own error an
   assert.equal([noIssue.code, /expected --issue N/.test(noIssue.stderr)], [2, true], 'bad arguments: refused before forking');
 });
 
-detach("the slice's copy of detach-run.ts is this one (both packages use it, neither depends on the other)", () => {
-  const ours = readFileSync(join(repoRoot, 'packages/conductor/src/detach-run.ts'), 'utf8');
-  assert.is(readFileSync(join(repoRoot, 'packages/slice/src/cli/_detach-run.ts'), 'utf8'), ours);
-});
-
 detach.run();

@@ -59,3 +59,4 @@ export {
   EXIT_NO_SANDBOX,
 } from './sandbox.js';
 export type { PreparedSandbox } from './sandbox.js';
+export { detachRun, type DetachRunOptions, type DetachRunResult } from './detach-run.js';

@@ -1,10 +1,10 @@
-// `leap slice run --detach`: the run started detached (_detach-run.ts), its files in `<state>/detached/slice-ID/`.
+// `leap slice run --detach`: the run started detached (@leap/supervise's detach-run.ts), its files in `<state>/detached/slice-ID/`.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { LeapError, UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, type SubcommandIo } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { liveEngine, sliceLockFile } from '../slice-lock.js';
-import { detachRun } from './_detach-run.js';
+import { detachRun } from '@leap/supervise';
 
 // A word a shell reads back as itself: as is when it is plain, else in single quotes.
 const shellWord = (word: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);

@@ -1,14 +1,13 @@
 // `--detach` of a long run (`leap tdd run`, `leap slice run`): the run started as a skill starts a leaf, through
 // leap-detach and leap-supervise (its own session, the readiness handshake), with no time limit of its own,
 // and awaited until it holds its own lock (it has really started) or has already ended (its error, its code).
-// The same file is packages/slice/src/cli/_detach-run.ts (a test keeps them equal): both packages use it and
-// neither depends on the other; its place is @leap/supervise.
+// One owner for both (packages/conductor's detach-tdd.ts, packages/slice's _detach-slice.ts).
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { LeapError, UsageError, isProcessAlive } from '@leap/core';
-import { readExitFile, readPidFile } from '@leap/supervise';
+import { readExitFile, readPidFile } from './leaf-files.js';
 
 /** What `detachRun` needs. */
 export interface DetachRunOptions {
