@@ -15,7 +15,7 @@ import { drivePhase, dirtyPaths } from './phases.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
 import { missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
-import { chooseRunSandbox } from './leaf-sandboxes.js';
+import { agentLeafSandbox, chooseRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { checkPin, conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
@@ -237,7 +237,8 @@ async function prepare(state: RunState): Promise<void> {
   const { checkAgentReady } = await import('@leap/verify');
   for (const [role, chosen] of [...roles, ['planner', setup.agents.planner] as const]) {
     if (role === 'planner' && planned) continue;
-    const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env);
+    // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
+    const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, state.root, paths.dir, setup.env));
     if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${agentLabel(role, chosen.name)} is not ready: ${ready.failure}`);
   }
   state.testCmd = choice.command;
