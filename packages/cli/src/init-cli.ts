@@ -3,7 +3,7 @@
 // terminal or takes flags with --yes, shows every file before writing, and never overwrites one.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { LeapError, UsageError, parseCli, resolveStateDir, runGitSync, showValue, statePaths, type SubcommandIo } from '@leap/core';
+import { LeapError, UsageError, parseCli, resolveStateDir, runGitSync, shellWord, showValue, statePaths, type SubcommandIo } from '@leap/core';
 import { findAgentClis, proposeRoles, type AgentCli } from './agent-clis.js';
 import {
   DEFAULT_AGENTS_FILE,
@@ -282,11 +282,6 @@ function writeNew(root: string, files: PlannedFile[]): string[] {
     }
   }
   return written;
-}
-
-/** A word as a POSIX shell reads it back byte for byte. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 // The written files git would commit: not the state folder's .gitignore (it ignores itself), nor what the user's ignore files exclude.

@@ -2,7 +2,7 @@
 // gradle, maven, mix, rspec.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { shellWord } from './run-options.js';
+import { shellWord } from '@leap/core';
 
 /** The test command and where it came from, or the candidates when there is not exactly one. */
 export type TestCommandChoice = { kind: 'found'; command: string; source: string } | { kind: 'ambiguous'; candidates: { command: string; because: string }[] } | { kind: 'none' };

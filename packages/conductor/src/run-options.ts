@@ -1,7 +1,7 @@
 // The options a run was started with (CONTRACT section 9), recorded in its run file (issue-N-run.json) so
 // that `leap tdd run --issue N` alone resumes with them; an option given again replaces the recorded one.
 import { isAbsolute, resolve } from 'node:path';
-import { parseDuration } from '@leap/core';
+import { parseDuration, shellWord } from '@leap/core';
 import type { TddRunOptions } from './types.js';
 
 /** What a run records of how it was started: only what was given (an option, or the project file). */
@@ -96,11 +96,6 @@ export function describeOptions(options: RecordedOptions): string {
     else parts.push(`${OPTION_FLAGS[key]} ${shellWord(String(value))}`);
   }
   return parts.join(' ');
-}
-
-/** A word as a POSIX shell reads it back byte for byte: bare when safe, else single-quoted. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function show(value: unknown): string {

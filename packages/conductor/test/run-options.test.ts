@@ -8,7 +8,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, makeTempDir, repoRoot } from '@leap/test-utils';
 import { requestStop } from '@leap/core';
-import { givenOptions, mergeOptions, describeOptions, shellWord } from '../src/run-options.js';
+import { shellWord } from '@leap/core';
+import { givenOptions, mergeOptions, describeOptions } from '../src/run-options.js';
 import { cleanEnv, commandAgents, makeProject, planFile, slugSteps, subjects, writeRepoFile } from './helpers.js';
 
 // The umbrella bin from source (this package's code as it is now, not a build of it).

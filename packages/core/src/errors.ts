@@ -37,3 +37,11 @@ export class InternalError extends LeapError {}
 export function showValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
+
+/**
+ * A word as a POSIX shell reads it back byte for byte, for the commands the toolchain prints for a person to
+ * paste (where to poll, how to rerun): bare when it holds only safe characters, else single-quoted.
+ */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}

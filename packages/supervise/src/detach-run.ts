@@ -3,16 +3,18 @@
 // and awaited until it holds its own lock (it has really started) or has already ended (its error, its code).
 // One owner for both (packages/conductor's detach-tdd.ts, packages/slice's _detach-slice.ts).
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { LeapError, UsageError, isProcessAlive } from '@leap/core';
+import { LeapError, UsageError, isProcessAlive, shellWord } from '@leap/core';
 import { readExitFile, readPidFile } from './leaf-files.js';
 
 /** What `detachRun` needs. */
 export interface DetachRunOptions {
-  /** The folder of this run's detached files: the supervisor's `run.pid`, `run.exit`, `events.jsonl`; the run's `run.out`, `run.err`. */
-  dir: string;
+  /** The run's state folder: its detached files go in `STATE/detached/NAME/` (the supervisor's `run.pid`, `run.exit`, `events.jsonl`; the run's `run.out`, `run.err`). */
+  stateDir: string;
+  /** The run's name there (`issue-7`, `slice-split`). */
+  name: string;
   /** `leap`'s arguments for the run itself (without `--detach`), passed byte for byte. */
   args: string[];
   cwd: string;
@@ -24,7 +26,9 @@ export interface DetachRunOptions {
 }
 
 /** A detached run: started (its pid holds its lock), or ended before (what it printed, and its exit code). */
-export type DetachRunResult = { started: true; pid: number; supervisor: number; out: string; err: string } | { started: false; code: number; stdout: string; stderr: string; out: string; err: string };
+export type DetachRunResult =
+  | { started: true; pid: number; supervisor: number; out: string; err: string; dir: string /** The command that waits for the run's end. */; wait: string }
+  | { started: false; code: number; stdout: string; stderr: string; out: string; err: string };
 
 // What the supervisor reads and the run must not: restored for the run by `env` (no shell; values are argv elements).
 const SUPERVISOR_ONLY = ['VERI_STATE_DIR', 'VERI_TIMEOUT', 'VERI_IDLE_TIMEOUT'] as const;
@@ -58,9 +62,31 @@ function checkFree(dir: string): void {
  * `dir/run.err`, supervised with no time limit. Resolves once the run's pid holds its lock, or once it has ended.
  */
 export async function detachRun(options: DetachRunOptions): Promise<DetachRunResult> {
-  const { dir, env } = options;
+  const { stateDir } = options;
+  const dir = join(stateDir, 'detached', options.name);
   checkFree(dir);
+  const hadState = existsSync(stateDir);
   mkdirSync(dir, { recursive: true });
+  const result = await startAndAwait(options, dir);
+  // Bad input touches nothing: the detached files said it, and go (the state folder too, when this start made it).
+  if (!result.started && result.code === 2) {
+    rmSync(dir, { recursive: true, force: true });
+    removeIfEmpty(dirname(dir));
+    if (!hadState) rmSync(stateDir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+function removeIfEmpty(dir: string): void {
+  try {
+    if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
+  } catch {
+    // Gone already.
+  }
+}
+
+async function startAndAwait(options: DetachRunOptions, dir: string): Promise<DetachRunResult> {
+  const { env } = options;
   const out = join(dir, 'run.out');
   const err = join(dir, 'run.err');
   const restore = [...SUPERVISOR_ONLY.filter((k) => env[k] === undefined).flatMap((k) => ['-u', k]), ...SUPERVISOR_ONLY.filter((k) => env[k] !== undefined).map((k) => `${k}=${env[k]}`)];
@@ -92,7 +118,8 @@ export async function detachRun(options: DetachRunOptions): Promise<DetachRunRes
       return { started: false, code: ended.code, stdout: text(out), stderr: text(err).replace(/supervise\[run\]: [^\n]*\n$/, ''), out, err };
     }
     const pid = record?.leaf;
-    if (pid !== undefined && options.lockHolder() === pid) return { started: true, pid, supervisor: record?.pid ?? supervisor?.pid ?? 0, out, err };
+    if (pid !== undefined && options.lockHolder() === pid)
+      return { started: true, pid, supervisor: record?.pid ?? supervisor?.pid ?? 0, out, err, dir, wait: `VERI_STATE_DIR=${shellWord(dir)} leap-wait run` };
     if (Date.now() > deadline) {
       throw new LeapError(
         `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock within ${(options.startMs ?? 120_000) / 1000} s; it is left running, its output in ${out} and ${err}`,

@@ -9,19 +9,21 @@ import { cleanupTempDirs, hostileTitles, isAlive, makeTempDir, runCommand, waitF
 const HOST = join(import.meta.dirname, 'fixtures', 'detach-host.mjs');
 test.after.each(cleanupTempDirs);
 
-async function host(dir: string, lock: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const r = await runCommand(process.execPath, [HOST, dir, lock, ...args], { env });
+async function host(stateDir: string, lock: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const r = await runCommand(process.execPath, [HOST, stateDir, lock, ...args], { env });
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
 
 test('detachRun: started once the run holds its lock, in a session of its own; a second start is refused while it runs; arguments byte for byte', async () => {
   const tmp = makeTempDir();
-  const dir = join(tmp, 'detached');
+  const state = join(tmp, 'state');
+  const dir = join(state, 'detached', 'run-1');
   const lock = join(tmp, 'lock');
   const gate = join(tmp, 'gate');
   const title = hostileTitles(1, 7)[0] as string;
-  const started = await host(dir, lock, ['run', lock, gate, title]);
+  const started = await host(state, lock, ['run', lock, gate, title]);
   assert.is(started.started, true, JSON.stringify(started));
+  assert.is(started.wait, `VERI_STATE_DIR=${dir} leap-wait run`);
   const pid = started.pid as number;
   assert.is(Number(readFileSync(lock, 'utf8')), pid);
   assert.ok(isAlive(pid), 'the run lives on after its host ended');
@@ -29,7 +31,7 @@ test('detachRun: started once the run holds its lock, in a session of its own; a
   assert.is.not(session(pid), session(process.pid), 'a session of its own: a kill of the caller’s group does not reach it');
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   assert.is(cmdline.at(-2), title, 'the title reached the run as one argument, byte for byte');
-  const second = await host(dir, join(tmp, 'lock2'), ['run', join(tmp, 'lock2'), gate]);
+  const second = await host(state, join(tmp, 'lock2'), ['run', join(tmp, 'lock2'), gate]);
   assert.is(second.code, 2);
   assert.match(String(second.error), 'a detached run is still running here');
   writeFileSync(gate, '');
@@ -43,6 +45,7 @@ test('detachRun: a run that ends before taking its lock is reported with its own
   assert.is(failed.started, false);
   assert.is(failed.code, 2);
   assert.is(failed.stderr, 'bad input: no such issue\n');
+  assert.not.ok(existsSync(join(tmp, 'a')), 'bad input leaves nothing: the state folder this start made is gone');
   const lock = join(tmp, 'never');
   const gate = join(tmp, 'gate');
   // The run writes its pid elsewhere: the host never sees its lock taken.
@@ -50,7 +53,7 @@ test('detachRun: a run that ends before taking its lock is reported with its own
   assert.is(slow.code, 1);
   assert.match(String(slow.error), 'has not taken its lock within 0.3 s; it is left running');
   writeFileSync(gate, '');
-  await waitFor(() => existsSync(join(tmp, 'b', 'run.exit')), 20_000, 'run.exit');
+  await waitFor(() => existsSync(join(tmp, 'b', 'detached', 'run-1', 'run.exit')), 20_000, 'run.exit');
 });
 
 test.run();

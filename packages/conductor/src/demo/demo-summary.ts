@@ -1,5 +1,6 @@
 // The demo's last words: what the run did (steps, commits, verdicts, time) and where to look.
 import { join } from 'node:path';
+import { shellWord } from '@leap/core';
 import type { TddRunResult } from '../types.js';
 import { DEMO_ISSUE } from './sample-project.js';
 
@@ -55,9 +56,4 @@ function outcomeLine(dir: string, result: TddRunResult): string {
   if (result.outcome === 'stopped') return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: leap demo --dir ${shellWord(dir)} (exit 3)`;
   const bail = result.bail;
   return bail === undefined ? `bailed (exit ${result.code})` : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
-}
-
-// A path a person can paste into a shell: quoted only when it needs to be.
-function shellWord(path: string): string {
-  return /^[A-Za-z0-9_./+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
 }

@@ -1,13 +1,9 @@
 // `leap slice run --detach`: the run started detached (@leap/supervise's detach-run.ts), its files in `<state>/detached/slice-ID/`.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { LeapError, UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, type SubcommandIo } from '@leap/core';
+import { resolve } from 'node:path';
+import { LeapError, UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, shellWord, type SubcommandIo } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { liveEngine, sliceLockFile } from '../slice-lock.js';
 import { detachRun } from '@leap/supervise';
-
-// A word a shell reads back as itself: as is when it is plain, else in single quotes.
-const shellWord = (word: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** Start `leap slice run ARGS` detached; print where to poll (or, ended at once, what it said) and return the exit code. */
 export async function detachSlice(file: string, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
@@ -25,31 +21,14 @@ export async function detachSlice(file: string, args: string[], json: boolean, i
     return h !== null && isProcessAlive(h) ? h.pid : null;
   };
   const stateDir = resolveStateDir(io.env, root);
-  const hadState = existsSync(stateDir);
-  const dir = join(stateDir, 'detached', `slice-${slice.id}`);
-  const run = await detachRun({ dir, args: ['slice', 'run', ...args], cwd: io.cwd, env: io.env, lockHolder: holder });
+  const run = await detachRun({ stateDir, name: `slice-${slice.id}`, args: ['slice', 'run', ...args], cwd: io.cwd, env: io.env, lockHolder: holder });
   const status = `leap slice status ${shellWord(file)}`;
   if (!run.started) {
     io.stdout(run.stdout);
     io.stderr(run.stderr);
-    // Bad input leaves nothing: the detached files said it, and go (the state folder too, when this start made it).
-    if (run.code === 2) {
-      rmSync(dir, { recursive: true, force: true });
-      removeIfEmpty(dirname(dir));
-      if (!hadState) rmSync(stateDir, { recursive: true, force: true });
-    }
     return run.code;
   }
-  const wait = `VERI_STATE_DIR=${shellWord(dir)} leap-wait run`;
-  if (json) io.stdout(`${JSON.stringify({ pid: run.pid, supervisor: run.supervisor, slice: slice.id, status, out: run.out, err: run.err, wait })}\n`);
+  if (json) io.stdout(`${JSON.stringify({ pid: run.pid, supervisor: run.supervisor, slice: slice.id, status, out: run.out, err: run.err, wait: run.wait })}\n`);
   else io.stdout(`slice ${slice.id}: run started detached, pid ${run.pid} (supervisor ${run.supervisor}); poll: ${status}; output: ${run.out} and ${run.err}\n`);
   return 0;
-}
-
-function removeIfEmpty(dir: string): void {
-  try {
-    if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
-  } catch {
-    // Gone already.
-  }
 }
