@@ -35,6 +35,8 @@ export function slicePaths(repoRoot: string, slice: string) {
     result: (id: string) => join(ball(id), 'result.json'),
     checkpoint: (id: string) => join(ball(id), 'checkpoint.md'),
     champion: (id: string) => join(ball(id), 'champion.json'),
+    /** A distributed round's place on the queue (the bullmq runner's engine writes it, the view reads it). */
+    remoteRound: (id: string) => join(ball(id), 'remote-round.json'),
   };
 }
 export type SlicePaths = ReturnType<typeof slicePaths>;

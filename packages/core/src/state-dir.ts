@@ -129,7 +129,7 @@ export function ensureStateDir(dir: string): string {
 function removeDeadTemps(dir: string): void {
   for (const name of readdirSync(dir)) {
     const pid = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
-    if (pid === undefined || isAlive(Number(pid))) continue;
+    if (pid === undefined || pidExists(Number(pid))) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {
@@ -138,9 +138,13 @@ function removeDeadTemps(dir: string): void {
   }
 }
 
-// kill(pid, 0), not isProcessAlive: that would load process-identity (and /proc parsing) into every command that
-// writes to the state folder, for a path taken once a folder. A zombie writer's temp goes once it is reaped.
-function isAlive(pid: number): boolean {
+/**
+ * Whether a process of that pid is there, by kill(pid, 0) (EPERM: there, another user's), for what has only a pid
+ * to go on. Not isProcessAlive, which also checks the start time: that would load process-identity (and /proc
+ * parsing) into every command that writes to the state folder, for a path taken once a folder. A zombie writer's
+ * temp goes once it is reaped.
+ */
+export function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

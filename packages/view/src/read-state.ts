@@ -3,7 +3,7 @@
 // absent; a file that cannot be read is a problem naming it, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LEAP_DIR, parseDuration, parseLedger, RECORD_ID, readFileIfExists, readStopRequest, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
+import { LEAP_DIR, parseDuration, parseLedger, pidExists, RECORD_ID, readFileIfExists, readStopRequest, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
 import type { RoundAnswer, RoundLive } from './fold-run.js';
 
 /** A problem with a file other than the event log. */
@@ -182,7 +182,7 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
       const result = readJson(paths.result(ball), problems);
       const info = declared.get(ball);
       const reason = typeof result?.reason === 'string' ? result.reason : null;
-      const remote = remoteOf(readJson(join(ballDir, 'remote-round.json'), problems));
+      const remote = remoteOf(readJson(paths.remoteRound(ball), problems));
       record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value), reason, ...(remote === null ? {} : { remote }) });
     }
     out.push(record);
@@ -237,16 +237,6 @@ function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null
     queuedAt: queued,
     takenAt: time(takenAt),
     returnedAt: time(returnedAt),
-    engineAlive: typeof enginePid === 'number' && Number.isInteger(enginePid) && enginePid > 0 && isAlive(enginePid),
+    engineAlive: typeof enginePid === 'number' && Number.isInteger(enginePid) && enginePid > 0 && pidExists(enginePid),
   };
-}
-
-// kill(pid, 0): whether the process is there (EPERM: there, another user's).
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -2,12 +2,9 @@
 // writes `.leap/SLICE/BALL/remote-round.json` from what it read of the queue itself (the job's state, the worker
 // BullMQ says took it): queued, building on a worker, returned. The worker's name is worker-written text: the
 // view prints it escaped. Written whole (a temp file renamed), so a reader never sees half of it.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { slicePaths } from '@leap/core';
-
-/** The file's name in the ball's records folder. */
-const REMOTE_ROUND = 'remote-round.json';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { slicePaths, writeFileAtomic } from '@leap/core';
 
 /** A round's place on the queue, as the engine last saw it. */
 export interface RemoteRound {
@@ -27,12 +24,10 @@ export interface RemoteRound {
 /** Write the round's state; never throws (the view's picture is not worth a round). */
 export function writeRemoteRound(repoRoot: string, slice: string, ball: string, round: RemoteRound): void {
   try {
-    const dir = slicePaths(repoRoot, slice).ball(ball);
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, REMOTE_ROUND);
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(round, null, 2)}\n`);
-    renameSync(temp, file);
+    const file = slicePaths(repoRoot, slice).remoteRound(ball);
+    mkdirSync(dirname(file), { recursive: true });
+    // A picture for the view, rewritten at every look at the queue: whole, not durable.
+    writeFileAtomic(file, `${JSON.stringify(round, null, 2)}\n`, { durable: false });
   } catch {
     // a state folder we cannot write: the round goes on without its picture
   }
@@ -40,7 +35,7 @@ export function writeRemoteRound(repoRoot: string, slice: string, ball: string, 
 
 /** The round's file removed (a round that ended without a result: its record says why). */
 export function removeRemoteRound(repoRoot: string, slice: string, ball: string): void {
-  rmSync(join(slicePaths(repoRoot, slice).ball(ball), REMOTE_ROUND), { force: true });
+  rmSync(slicePaths(repoRoot, slice).remoteRound(ball), { force: true });
 }
 
 /** BullMQ's name of the worker that took a job (clientSafeName) back to the worker's own name. */
