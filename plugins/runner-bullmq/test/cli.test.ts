@@ -2,34 +2,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SubcommandIo } from '@leap/core';
 import { cleanupTempDirs, git, hostileTitles, makeTempDir } from '@leap/test-utils';
 import { sliceCommand } from '@leap/slice/cli';
 import { workerCommand } from '../src/cli.js';
-import { ball, contentProof, freePort, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
-
-async function call(command: typeof workerCommand, argv: string[], cwd: string, env = testEnv()) {
-  let stdout = '';
-  let stderr = '';
-  const io: SubcommandIo = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd,
-    env,
-    isTTY: false,
-  };
-  try {
-    return { code: await command(argv, io), stdout, stderr };
-  } catch (error) {
-    const code = (error as { exitCode?: number }).exitCode;
-    if (typeof code !== 'number') throw error;
-    return { code, stdout, stderr: `${stderr}leap: ${(error as Error).message}\n` };
-  }
-}
+import { ball, callCommand as call, contentProof, freePort, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
 
 const test = suite('leap worker and leap slice run --runner bullmq: the command lines');
 test.after.each(cleanupTempDirs);
