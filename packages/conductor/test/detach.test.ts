@@ -1,12 +1,11 @@
 // `leap tdd run --detach` with real processes: the run outlives a SIGKILL of its caller's whole process group and
 // finishes, `leap tdd status` sees it; a second start while it runs is refused naming it; a run that fails at once
 // is reported with its own error and code; every argument arrives byte for byte.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, isAlive, makeTempDir, repoRoot, runBin, waitFor } from '@leap/test-utils';
+import { cleanupTempDirs, fromHarness, isAlive, makeTempDir, repoRoot, runBin, waitFor } from '@leap/test-utils';
 import { TEST_CMD, cleanEnv, commandAgents, makeProject, readLog, repoFingerprint, slugSteps, subjects } from './helpers.js';
 
 const LEAP = join(repoRoot, 'packages/cli/dist/bin/leap.cjs');
@@ -32,23 +31,9 @@ function project(sleepMs: number) {
   return { repo, agents, args, env: cleanEnv({ DEV_SLEEP_MS: String(sleepMs) }), dir: join(repo, '.tdd/detached/issue-1') };
 }
 
-/** Run `leap ARGS` from a shell that lives on after it returns, in a process group of its own; resolves once it returned. */
-function fromHarness(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ group: number; code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', '"$@"; echo "returned $?"; exec sleep 600', 'harness', process.execPath, LEAP, ...args], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /returned (\d+)\n/.exec(out);
-      if (m !== null) resolve({ group: child.pid as number, code: Number(m[1]), out: out.slice(0, m.index) });
-    });
-    child.on('error', reject);
-  });
-}
-
 detach("the run outlives a SIGKILL of the caller's whole process group, finishes, and leap tdd status sees it", async () => {
   const p = project(400);
-  const harness = await fromHarness([...p.args, '--detach'], p.repo, p.env);
+  const harness = await fromHarness([process.execPath, LEAP, ...p.args, '--detach'], p.repo, p.env);
   assert.is(harness.code, 0, harness.out);
   const line = /^issue 1: run started detached, pid (\d+) \(supervisor (\d+)\); poll: leap tdd status --issue 1; output: (.+) and (.+)\n$/.exec(harness.out);
   assert.ok(line !== null, harness.out);

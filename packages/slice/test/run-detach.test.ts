@@ -1,12 +1,11 @@
 // `leap slice run --detach` with real processes: the run outlives a SIGKILL of its caller's whole process group
 // and finishes, `leap slice status` sees it; a second start while it runs is refused naming it; a run that fails
 // at once is reported with its own error and code, and leaves nothing.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, git, isAlive, repoRoot, runBin, waitFor } from '@leap/test-utils';
+import { cleanupTempDirs, fromHarness, git, isAlive, repoRoot, runBin, waitFor } from '@leap/test-utils';
 import { ball, contentProof, engineEnv, setupRepo, writeAgents, writeSlice } from './engine-helpers.js';
 
 const LEAP = join(repoRoot, 'packages/cli/dist/bin/leap.cjs');
@@ -24,23 +23,9 @@ function project(sleepMs: number) {
   return { repo, file, args, env: engineEnv(), dir: join(repo, '.tdd/detached/slice-solo') };
 }
 
-/** Run `leap ARGS` from a shell that lives on after it returns, in a process group of its own; resolves once it returned. */
-function fromHarness(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ group: number; code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', '"$@"; echo "returned $?"; exec sleep 600', 'harness', process.execPath, LEAP, ...args], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /returned (\d+)\n/.exec(out);
-      if (m !== null) resolve({ group: child.pid as number, code: Number(m[1]), out: out.slice(0, m.index) });
-    });
-    child.on('error', reject);
-  });
-}
-
 detach("the run outlives a SIGKILL of the caller's whole process group, finishes, and leap slice status sees it", async () => {
   const p = project(1500);
-  const harness = await fromHarness([...p.args, '--detach'], p.repo, p.env);
+  const harness = await fromHarness([process.execPath, LEAP, ...p.args, '--detach'], p.repo, p.env);
   assert.is(harness.code, 0, harness.out);
   const line = /^slice solo: run started detached, pid (\d+) \(supervisor (\d+)\); poll: leap slice status (.+); output: (.+) and (.+)\n$/.exec(harness.out);
   assert.ok(line !== null, harness.out);

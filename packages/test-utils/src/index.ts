@@ -129,6 +129,24 @@ export function scriptPath(name: string): string {
   return join(repoRoot, 'scripts', name);
 }
 
+/**
+ * Run COMMAND... as a harness would: from a bash that lives on after it returns (`exec sleep 600`), in a process
+ * group of its own (`group`, to SIGKILL whole as a harness ending its task does). Resolves once the command
+ * returned, with its exit code and what it printed on stdout.
+ */
+export function fromHarness(command: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ group: number; code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', '"$@"; echo "returned $?"; exec sleep 600', 'harness', ...command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /returned (\d+)\n/.exec(out);
+      if (m !== null) resolve({ group: child.pid as number, code: Number(m[1]), out: out.slice(0, m.index) });
+    });
+    child.on('error', reject);
+  });
+}
+
 /** True when `pid` runs and is not a zombie, judged from /proc (a zombie answers kill -0). */
 export function isAlive(pid: number): boolean {
   try {
