@@ -343,29 +343,54 @@ jury("the builder's identities are redacted from what every reviewer is shown, n
   );
 });
 
-jury("the consumers of a changed file reach the ball's reviewers as read-only context: found by name with git grep, outside the scope", async () => {
+jury("the consumers of a changed file reach the ball's reviewers, and those of the whole change the aggregate jury: found by name with git grep, outside the scope", async () => {
   const base = {
     ...BASE,
     'src/slugify.js': 'export const slugify = (s) => s;\n',
     'src/app.js': "import { slugify } from './slugify.js';\nexport const page = slugify('x');\n",
+    'src/padding.js': 'export const padding = (s) => s;\n',
+    'src/view.js': "const { padding } = require('./padding');\n",
     'src/other.js': 'export const unrelated = 1;\n',
     "docs/it's $(here).md": 'The `slugify` module makes slugs.\n',
   };
   const { repo, dir } = setupRepo(base);
   const fixed = 'export const slugify = (s) => s.toLowerCase();\n';
-  const agents = writeAgents(dir, { s: { '*': { edits: [{ path: 'src/slugify.js', content: fixed }] } } });
-  const file = writeSlice(dir, { id: 'consumers', balls: [ball('s', ['src/slugify.js'], base, { proof: { argv: contentProof({ 'src/slugify.js': fixed }) } })] });
+  const padded = 'export const padding = (s) => ` ${s} `;\n';
+  const agents = writeAgents(dir, { s: { '*': { edits: [{ path: 'src/slugify.js', content: fixed }] } }, p: { '*': { edits: [{ path: 'src/padding.js', content: padded }] } } });
+  const file = writeSlice(dir, {
+    id: 'consumers',
+    balls: [
+      ball('s', ['src/slugify.js'], base, { proof: { argv: contentProof({ 'src/slugify.js': fixed }) } }),
+      ball('p', ['src/padding.js'], base, { proof: { argv: contentProof({ 'src/padding.js': padded }) } }),
+    ],
+  });
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
   assert.is(out.code, 0, out.stderr + out.stdout);
   const prompts = readdirSync(join(dir, 'prompts'))
     .filter((f) => f.startsWith('review-'))
     .map((f) => readFileSync(join(dir, 'prompts', f), 'utf8'));
-  const ballPrompts = prompts.filter((p) => p.includes('Consumers of the changed files'));
-  assert.is(ballPrompts.length, 2, 'both reviewers of the ball are shown the consumers');
-  for (const prompt of ballPrompts) {
-    assert.ok(prompt.includes("- src/app.js (names src/slugify.js):\n    1: import { slugify } from './slugify.js';\n    2: export const page = slugify('x');"), prompt);
-    assert.ok(prompt.includes("- docs/it's $(here).md (names src/slugify.js):\n    1: The `slugify` module makes slugs."), 'a path with a quote and $( ) passes as data');
+  const app = "- src/app.js (names src/slugify.js):\n    1: import { slugify } from './slugify.js';\n    2: export const page = slugify('x');";
+  const docs = "- docs/it's $(here).md (names src/slugify.js):\n    1: The `slugify` module makes slugs.";
+  const view = "- src/view.js (names src/padding.js):\n    1: const { padding } = require('./padding');";
+  const aggregate = prompts.filter((p) => p.includes('Every goal holds together'));
+  const ballS = prompts.filter((p) => !aggregate.includes(p) && p.includes('src/slugify.js'));
+  const ballP = prompts.filter((p) => !aggregate.includes(p) && !ballS.includes(p));
+  assert.is(aggregate.length, 2, 'two reviewers of the aggregate');
+  assert.is(ballS.length, 2, 'two reviewers of ball s');
+  assert.is(ballP.length, 2, 'two reviewers of ball p');
+  for (const prompt of ballS) {
+    assert.ok(prompt.includes(app), prompt);
+    assert.ok(prompt.includes(docs), 'a path with a quote and $( ) passes as data');
+    assert.not.ok(prompt.includes('src/view.js'), "another ball's consumers are not this ball's");
     assert.not.ok(prompt.includes('src/other.js'), 'a file that does not name the changed one is not a consumer');
+  }
+  for (const prompt of ballP) {
+    assert.ok(prompt.includes(view), prompt);
+    assert.not.ok(prompt.includes('src/app.js'), "another ball's consumers are not this ball's");
+  }
+  for (const prompt of aggregate) {
+    for (const consumer of [app, docs, view]) assert.ok(prompt.includes(consumer), `the aggregate jury is shown every consumer of the whole change:\n${prompt}`);
+    assert.not.ok(prompt.includes('src/other.js'), 'a file that names no changed file is not a consumer');
   }
 });
 

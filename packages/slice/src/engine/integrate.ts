@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
+import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { runLive } from './proof.js';
 import type { JurySummary, LiveEvidence, SlicePaths } from './records.js';
@@ -51,6 +52,8 @@ export interface AggregateInput {
   slice: Slice;
   stateDir: string;
   env: NodeJS.ProcessEnv;
+  /** The slice's base: what the spine's whole change is measured from, to find its consumers. */
+  base: string;
   builder: string;
   /** The builder's family, redacted from what the aggregate jury is shown. */
   builderFamily?: string;
@@ -72,6 +75,10 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     const tests = present.filter((p) => isTestFile(p));
     const files = present.filter((p) => !isTestFile(p));
     const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
+    // The consumers of the whole change (every file the spine changed since the base), outside every
+    // ball's scope: read-only context, bounded as for a ball's jury (consumers.ts).
+    const changed = (await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD'])).split('\0').filter((p) => p !== '');
+    const consumers = renderConsumers(await findConsumers(dir, changed, new Set(input.slice.balls.flatMap((b) => scopePaths(b)))));
     // The slice's live proof on the spine, after every merge and before the aggregate jury: exit 0 required.
     let live: LiveEvidence | undefined;
     if (input.slice.live !== undefined) {
@@ -101,7 +108,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         reviewers: input.reviewers,
         alternates: input.alternates,
         intent: `slice ${input.slice.id}: every ball's goal, merged on one spine`,
-        criteria: `Every goal holds together, and the balls' changes fit:\n${goals}`,
+        criteria: `Every goal holds together, and the balls' changes fit:\n${goals}${consumers}`,
         files: files.length === 0 ? tests : files,
         tests: files.length === 0 ? [] : tests,
         cwd: dir,

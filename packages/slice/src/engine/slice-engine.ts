@@ -441,6 +441,7 @@ export class Engine {
       slice: c.slice,
       stateDir: c.stateDir,
       env: c.env,
+      base: c.run.base,
       builder: c.agents.builder.name,
       builderFamily: c.agents.builder.family,
       reviewers: c.agents.reviewers,
