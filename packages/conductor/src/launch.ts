@@ -134,7 +134,7 @@ function onceEach(texts: (string | null | undefined)[]): string {
 }
 
 /** `the developer agent "claude"`, or `the developer agent` when the agent is named after its role. */
-export function agentLabel(role: string, name: string): string {
+function agentLabel(role: string, name: string): string {
   return name === role ? `${role} agent` : `${role} agent ${JSON.stringify(name)}`;
 }
 

@@ -10,7 +10,7 @@ import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { passedTreesOfLog, runBaseline } from './baseline.js';
 import { branchFromFiles } from './git.js';
 import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
-import { agentLabel, idleLimit, timeLimit } from './launch.js';
+import { idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
 import { missingAgent, resolveRunAgents } from './run-agents.js';
@@ -239,7 +239,7 @@ async function prepare(state: RunState): Promise<void> {
     if (role === 'planner' && planned) continue;
     // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
     const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, state.root, paths.dir, setup.env));
-    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${agentLabel(role, chosen.name)} is not ready: ${ready.failure}`);
+    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${role}: ${ready.failure}`);
   }
   state.testCmd = choice.command;
   const { pin, movedFrom } = pinSkillCommit(paths, state.issue, setup.pin);

@@ -4,7 +4,7 @@
 // config run unsandboxed, and the launch events say so.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, runBin } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
@@ -146,6 +146,56 @@ sandboxed('the planner is a reader: its edits never reach the tree', async () =>
   );
   const launch = readEvents(repo).find((e) => e.event === 'launch' && e.leaf === 'plan');
   assert.equal([launch?.sandbox, launch?.sandbox_role], ['bwrap', 'reader']);
+});
+
+// A stand-in `codex` whose `login status` (the codex plugin's readiness check) is hostile: it tries what a
+// hostile leaf would, prints what it saw as one JSON line on stderr and exits 3, so the bail quotes it.
+const HOSTILE_LOGIN_STATUS = `#!/usr/bin/env node
+const fs = require('node:fs');
+const seen = {};
+const attempt = (name, fn) => { try { seen[name] = fn() ?? 'ok'; } catch (e) { seen[name] = e.code ?? String(e.message); } };
+const repo = process.env.LEAP_TEST_REPO;
+if (process.argv[2] === 'login' && process.argv[3] === 'status') {
+  attempt('home', () => fs.writeFileSync(process.env.HOME + '/planted.txt', 'mine\\n'));
+  attempt('repo', () => fs.writeFileSync(repo + '/planted.txt', 'mine\\n'));
+  attempt('hook', () => fs.writeFileSync(repo + '/.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 }));
+  attempt('issue', () => fs.readFileSync(repo + '/.tdd/issues/1.md', 'utf8'));
+  attempt('key', () => fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8'));
+  attempt('signal', () => { process.kill(Number(process.env.LEAP_TEST_CONDUCTOR_PID), 0); return 'reachable'; });
+  seen.secret = process.env.SECRET_TOKEN ?? null;
+  process.stderr.write(JSON.stringify(seen) + '\\n');
+  process.exit(3);
+}
+`;
+
+sandboxed("the run's own readiness check of its agents is sandboxed: a hostile `codex login status` plants nothing and reads no key, issue or secret", async () => {
+  const home = fakeHome();
+  // The repository inside the home, as a user's projects are (the sandbox's /tmp is private to it).
+  const repo = join(home, 'src', 'project');
+  mkdirSync(join(home, 'src'));
+  renameSync(makeProject(), repo);
+  const bin = join(makeTempDir('leap-codex-'), 'codex');
+  writeFileSync(bin, HOSTILE_LOGIN_STATUS);
+  chmodSync(bin, 0o755);
+  const agents = commandAgents(slugSteps([TITLE]));
+  const data = JSON.parse(readFileSync(agents.file, 'utf8')) as { agents: Record<string, unknown> };
+  data.agents.cx = { plugin: 'codex', bin };
+  writeFileSync(agents.file, JSON.stringify(data));
+  const main = git(repo, 'rev-parse', 'main').trim();
+  const env = cleanEnv({ HOME: home, SECRET_TOKEN: SECRET, LEAP_TEST_REPO: repo, LEAP_TEST_CONDUCTOR_PID: String(process.pid) });
+  const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'cx', verifier: 'ver', agentsFile: agents.file, env });
+  assert.is(result.code, 1, JSON.stringify(result));
+  assert.is(result.bail?.cause, 'agent-failed');
+  const message = result.bail?.narration ?? '';
+  assert.match(message, /^The developer: cx is not ready: `.*` exited with code 3: \{/);
+  const seen = JSON.parse(message.slice(message.indexOf('{'))) as Record<string, unknown>;
+  // A writer of an empty folder of its own: nothing of the repository, home or .git is writable, the state folder is absent.
+  assert.equal(seen, { home: 'EROFS', repo: 'EROFS', hook: 'EROFS', issue: 'ENOENT', key: 'ENOENT', signal: 'ESRCH', secret: null }, message);
+  assert.not.ok(existsSync(join(home, 'planted.txt')));
+  assert.not.ok(existsSync(join(repo, 'planted.txt')));
+  assert.not.ok(existsSync(join(repo, '.git', 'hooks', 'pre-commit')));
+  assert.is(git(repo, 'rev-parse', 'main').trim(), main);
+  assert.is(readFileSync(join(home, '.ssh', 'id_ed25519'), 'utf8'), KEY);
 });
 
 sandboxed('without bwrap `leap tdd run` refuses with exit 2 in one line, touching nothing; --sandbox off and leap.config.json run unsandboxed', async () => {
