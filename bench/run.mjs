@@ -323,6 +323,7 @@ const lines = [
     .map((l) => l.toFixed(2))
     .join(' ')}`,
   `- Node ${process.version}; ${RUNS} runs per start-up figure; each run times \`node -e 0\` and then the command back to back, and the ratio is the median of those paired ratios (this VM's speed drifts in bursts; pairs cancel it)`,
+  `- Sandbox: ${process.env.LEAP_SANDBOX === 'off' ? "off (LEAP_SANDBOX=off): the conductor's and the engine's figures ran unsandboxed" : "on, as by default: the conductor's and the engine's figures ran every leaf, proof and suite run in bwrap (without bwrap those commands exit 2, so no figure is unsandboxed unawares)"}`,
   '- Wall times are taken by bench/time-runs.sh, a bash loop reading $EPOCHREALTIME around each command, as a shell runs it: spawnSync from this Node process would add the fork of its own heap to every figure (several ms here)',
   '',
   '## Start-up (median, ratio to `node -e 0` in the same run)',
