@@ -1,10 +1,20 @@
 // `leap tdd run|status|stop` (CONTRACT sections 9 and 12). Exit codes are decided here, once.
 // `status` and `stop` load only @leap/core and status.ts; `run` loads the conductor (verify, ledger) when it runs.
-import { UsageError, appendEvent, checkIssue, createEvent, parseCli, readEventContext, requestStop, clearStop, resolveStateDir, statePaths, type Subcommand, type SubcommandIo } from '@leap/core';
-
-const USAGE = `Usage: leap tdd run --issue N [options]
-       leap tdd status [--issue N] [--json]
-       leap tdd stop MODE            (MODE: at-ledger, at-leaf, now; or clear)`;
+import {
+  UsageError,
+  appendEvent,
+  dispatcher,
+  checkIssue,
+  createEvent,
+  parseCli,
+  readEventContext,
+  requestStop,
+  clearStop,
+  resolveStateDir,
+  statePaths,
+  type Subcommand,
+  type SubcommandIo,
+} from '@leap/core';
 
 const RUN_HELP = `Usage: leap tdd run --issue N [options]
 
@@ -93,19 +103,16 @@ const RUN_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** `leap tdd SUB ...`. */
-export const tddMain: Subcommand = async (argv, io) => {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    if (sub === undefined) throw new UsageError(`expected run, status or stop\n${USAGE}`);
-    io.stdout(`${USAGE}\n\n${RUN_HELP.split('\n').slice(2).join('\n')}`);
-    return 0;
-  }
-  if (sub === 'run') return runCommand(rest, io);
-  if (sub === 'status') return statusCommand(rest, io);
-  if (sub === 'stop') return stopCommand(rest, io);
-  throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}: expected run, status or stop\n${USAGE}`);
-};
+/** `leap tdd ACTION ...`: core's one dispatcher (the usage block, --help, an unknown or missing action). */
+export const tddMain: Subcommand = dispatcher(
+  'leap tdd',
+  {
+    run: { summary: 'drive issue N end to end, test-first, with agents (resumes where a run ended)', load: async () => runCommand },
+    status: { summary: 'where each run of this repository stands, from its files (--json)', load: async () => statusCommand },
+    stop: { summary: 'ask the running conductor to stop: at-ledger, at-leaf, now; or clear', load: async () => stopCommand },
+  },
+  { footer: ['leap tdd ACTION --help tells more.', 'Exit codes (leap tdd run): 0 done; 1 bailed; 2 bad input; 3 stopped by request.'] },
+);
 
 function count(name: string, value: string | undefined, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
@@ -115,12 +122,11 @@ function count(name: string, value: string | undefined, integer: boolean): numbe
 }
 
 async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
-  const { values, positionals } = parseCli(argv, RUN_OPTIONS, RUN_HELP.split('\n')[0] as string, { allowPositionals: false });
+  const { values } = parseCli(argv, RUN_OPTIONS, RUN_HELP.split('\n')[0] as string, { allowPositionals: false });
   if (values.help === true) {
     io.stdout(RUN_HELP);
     return 0;
   }
-  void positionals;
   if (values.issue === undefined) throw new UsageError('leap tdd run: expected --issue N');
   const issue = checkIssue(values.issue, '--issue');
   const trackerName = values.tracker;

@@ -40,8 +40,8 @@ cli('help for every subcommand', async () => {
 
 cli('bad input: no subcommand, an unknown one, an unknown option, a bad mode, bad numbers', async () => {
   const repo = makeProject();
-  await fails([], repo, /expected run, status or stop/);
-  await fails(['walk'], repo, /unknown subcommand "walk"/);
+  await fails([], repo, /expected an action\nUsage: leap tdd ACTION/);
+  await fails(['walk'], repo, /unknown action "walk": expected one of run, status, stop/);
   await fails(['run', '--issue', '1', '--bogus'], repo, /Unknown option '--bogus'/);
   await fails(['run'], repo, /expected --issue N/);
   await fails(['run', '--issue', 'x'], repo, /Expected --issue to be a positive integer, got "x"/);

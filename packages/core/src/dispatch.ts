@@ -1,41 +1,47 @@
-// The one dispatcher of commands made of actions (`leap COMMAND`, `leap slice ACTION`, `leap tdd ACTION`):
-// the usage block, --help, an unknown or missing action, and the lazy load of the one that runs.
+// The one dispatcher of commands made of actions (`leap COMMAND`, `leap slice ACTION`, `leap tdd ACTION`,
+// `leap-ledger COMMAND`): the usage block, --help, an unknown or missing action, and the lazy load of the one
+// that runs. Generic over what an action is handed (`leap`'s SubcommandIo, the ledger's io with stdin).
 import { UsageError } from './errors.js';
-import type { Subcommand, SubcommandIo } from './subcommand.js';
+import type { SubcommandIo } from './subcommand.js';
+
+/** What an action runs: its arguments after the action's name, the io it is handed; its exit code. */
+export type ActionRun<Io> = (argv: string[], io: Io) => Promise<number>;
 
 /** One action: its line in the usage block and its code, loaded only when it runs. */
-export interface Action {
+export interface Action<Io = SubcommandIo> {
   summary: string;
-  load: () => Promise<Subcommand>;
+  load: () => Promise<ActionRun<Io>>;
+  /** The heading it is listed under (`Queries (...)`); actions without one go under `heading`. */
+  group?: string;
 }
 
 /** How a dispatcher names and explains its actions. */
-export interface DispatchOptions {
+export interface DispatchOptions<Io = SubcommandIo> {
   /** The word in the usage line and the heading's: `ACTION` / `Actions` (default), `COMMAND` / `Commands`. */
   noun?: string;
   heading?: string;
   /** Lines after the list (default: `PROG ACTION --help tells more.`). */
   footer?: readonly string[];
   /** Arguments answered before any action is looked up (`--version`): an exit code, or undefined to go on. */
-  before?: (argv: readonly string[], io: SubcommandIo) => number | undefined;
+  before?: (argv: readonly string[], io: Io) => number | undefined;
 }
 
-/** The usage block of a dispatcher: the usage line, each action with its summary, the footer. */
-export function actionsUsage(prog: string, actions: Readonly<Record<string, Action>>, options: DispatchOptions = {}): string {
+/** The usage block of a dispatcher: the usage line, each action with its summary (by group), the footer. */
+export function actionsUsage<Io>(prog: string, actions: Readonly<Record<string, Action<Io>>>, options: DispatchOptions<Io> = {}): string {
   const noun = options.noun ?? 'ACTION';
   const width = Math.max(...Object.keys(actions).map((name) => name.length));
-  return [
-    `Usage: ${prog} ${noun} [ARGS...]`,
-    '',
-    `${options.heading ?? 'Actions'}:`,
-    ...Object.entries(actions).map(([name, action]) => `  ${name.padEnd(width)}  ${action.summary}`),
-    '',
-    ...(options.footer ?? [`${prog} ${noun} --help tells more.`]),
-  ].join('\n');
+  const groups = new Map<string, string[]>();
+  for (const [name, action] of Object.entries(actions)) {
+    const heading = action.group ?? options.heading ?? 'Actions';
+    groups.set(heading, [...(groups.get(heading) ?? []), `  ${name.padEnd(width)}  ${action.summary}`]);
+  }
+  return [`Usage: ${prog} ${noun} [ARGS...]`, '', ...[...groups].flatMap(([heading, lines]) => [`${heading}:`, ...lines]), '', ...(options.footer ?? [`${prog} ${noun} --help tells more.`])].join(
+    '\n',
+  );
 }
 
 /** A command that runs one of `actions`: `PROG --help` (or `-h`, `help`) prints the usage; no action or an unknown one is exit 2. */
-export function dispatcher(prog: string, actions: Readonly<Record<string, Action>>, options: DispatchOptions = {}): Subcommand {
+export function dispatcher<Io extends { stdout(text: string): void } = SubcommandIo>(prog: string, actions: Readonly<Record<string, Action<Io>>>, options: DispatchOptions<Io> = {}): ActionRun<Io> {
   const noun = (options.noun ?? 'ACTION').toLowerCase();
   return async (argv, io) => {
     const [name, ...rest] = argv;

@@ -89,26 +89,31 @@ ${SOURCE}
 Exit: 0 valid, 1 problems found, 2 usage or unreadable input, 5 internal error.`,
 };
 
-/** The overview of `leap-ledger --help`. */
-export const MAIN_USAGE = `Usage: leap-ledger COMMAND [ARGS]   (leap-ledger COMMAND --help for each)
+const QUERIES = 'Queries (the ledger from --issue N, --ledger FILE or stdin)';
+const CHANGES = 'Changes (committed or written atomically; each appends a tick event to the event log)';
 
-Queries (the ledger from --issue N, --ledger FILE or stdin):
-  list                    every step: STATE<TAB>TITLE
-  current                 the step in flight
-  current-or-last-done    the step in flight, else the last done step
-  next-unchecked          the first unchecked step
-  next-pending-refactor   the first refactor-pending step
-  validate                every problem of a ledger, with its line
-Changes (committed or written atomically; each appends a tick event to the event log):
-  tick                    --step TITLE: done + refactor-pending, in ONE commit with the staged work
-  clear-refactor-pending  --step TITLE: marker removed, in ONE commit with the staged refactor
-  tick-criterion          K: tick acceptance criterion K of an issue body
-  preserve-attempt        --step TITLE: keep the uncommitted work under refs/leap/attempts/, restore HEAD
-  attempts                list | apply REF: the kept attempts
-  init                    a new ledger from a plan
+/** Each command's line in `leap-ledger --help`, under its heading, in help order. */
+export const SUMMARIES: Readonly<Record<string, { summary: string; group: string }>> = {
+  list: { summary: 'every step: STATE<TAB>TITLE', group: QUERIES },
+  current: { summary: 'the step in flight', group: QUERIES },
+  'current-or-last-done': { summary: 'the step in flight, else the last done step', group: QUERIES },
+  'next-unchecked': { summary: 'the first unchecked step', group: QUERIES },
+  'next-pending-refactor': { summary: 'the first refactor-pending step', group: QUERIES },
+  validate: { summary: 'every problem of a ledger, with its line', group: QUERIES },
+  tick: { summary: '--step TITLE: done + refactor-pending, in ONE commit with the staged work', group: CHANGES },
+  'clear-refactor-pending': { summary: '--step TITLE: marker removed, in ONE commit with the staged refactor', group: CHANGES },
+  'tick-criterion': { summary: 'K: tick acceptance criterion K of an issue body', group: CHANGES },
+  'preserve-attempt': { summary: '--step TITLE: keep the uncommitted work under refs/leap/attempts/, restore HEAD', group: CHANGES },
+  attempts: { summary: 'list | apply REF: the kept attempts', group: CHANGES },
+  init: { summary: 'a new ledger from a plan', group: CHANGES },
+};
 
-Exit codes: 0 done or found; 1 nothing found (queries), problems found (validate); 2 usage or bad input;
-3 busy (another ledger command runs); 4 git refused the change (nothing changed); 5 internal error.`;
+/** What `leap-ledger --help` ends with. */
+export const MAIN_FOOTER = [
+  'leap-ledger COMMAND --help tells more.',
+  'Exit codes: 0 done or found; 1 nothing found (queries), problems found (validate); 2 usage or bad input;',
+  '3 busy (another ledger command runs); 4 git refused the change (nothing changed); 5 internal error.',
+];
 
 /** The subcommands, in help order. */
 export const COMMANDS = Object.keys(USAGE);

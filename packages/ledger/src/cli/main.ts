@@ -1,8 +1,8 @@
-// leap-ledger's dispatch: the subcommand, --help, and the lazy import of the changing commands.
-import { UsageError } from '@leap/core';
-import { EXIT } from '../exit-codes.js';
+// leap-ledger's dispatch: core's one dispatcher (the usage block, --help, an unknown or missing command), each
+// command's own --help, and the lazy import of the changing commands.
+import { dispatcher, type Action, type ActionRun } from '@leap/core';
 import { STEP_QUERIES, type StepQuery } from '../queries.js';
-import { COMMANDS, MAIN_USAGE, USAGE } from './help.js';
+import { COMMANDS, MAIN_FOOTER, SUMMARIES, USAGE } from './help.js';
 import type { CliIo } from './io.js';
 import { joinOptionValues } from './argv.js';
 import { runQuery } from './query-commands.js';
@@ -19,37 +19,33 @@ function asksForHelp(args: readonly string[]): boolean {
   return false;
 }
 
-/** Run `leap-ledger ARGV`; returns the exit code, throws LeapErrors (printed by runCli). */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError(`expected a command\n${MAIN_USAGE}`);
-  if (command === '--help' || command === '-h' || command === 'help') {
-    io.stdout(`${MAIN_USAGE}\n`);
-    return EXIT.ok;
-  }
-  const usage = USAGE[command];
-  if (usage === undefined) {
-    throw new UsageError(`unknown command ${JSON.stringify(command)}: expected one of ${COMMANDS.join(', ')} (leap-ledger --help)`);
-  }
-  if (asksForHelp(rest)) {
-    io.stdout(`${usage}\n`);
-    return EXIT.ok;
-  }
+/** The code of `command`: a query runs from this module, a change loads its module when it runs. */
+async function commandRun(command: string): Promise<ActionRun<CliIo>> {
   if (command === 'list' || command === 'validate' || (STEP_QUERIES as readonly string[]).includes(command)) {
-    return runQuery(command as StepQuery | 'list' | 'validate', rest, io);
+    return (argv, io) => runQuery(command as StepQuery | 'list' | 'validate', argv, io);
   }
   const changes = await import('./change-commands.js');
-  switch (command) {
-    case 'tick':
-    case 'clear-refactor-pending':
-      return changes.runCommit(command, rest, io);
-    case 'tick-criterion':
-      return changes.runTickCriterion(rest, io);
-    case 'preserve-attempt':
-      return changes.runPreserve(rest, io);
-    case 'attempts':
-      return changes.runAttempts(rest, io);
-    default:
-      return changes.runInit(rest, io);
-  }
+  if (command === 'tick' || command === 'clear-refactor-pending') return (argv, io) => changes.runCommit(command, argv, io);
+  if (command === 'tick-criterion') return changes.runTickCriterion;
+  if (command === 'preserve-attempt') return changes.runPreserve;
+  if (command === 'attempts') return changes.runAttempts;
+  return changes.runInit;
 }
+
+const ACTIONS: Record<string, Action<CliIo>> = Object.fromEntries(
+  COMMANDS.map((command) => {
+    const { summary, group } = SUMMARIES[command] as { summary: string; group: string };
+    const load = async (): Promise<ActionRun<CliIo>> => {
+      const run = await commandRun(command);
+      return async (argv, io) => {
+        if (!asksForHelp(argv)) return run(argv, io);
+        io.stdout(`${USAGE[command]}\n`);
+        return 0;
+      };
+    };
+    return [command, { summary, group, load }];
+  }),
+);
+
+/** Run `leap-ledger ARGV`; returns the exit code, throws LeapErrors (printed by runCli). */
+export const main = (argv: readonly string[], io: CliIo): Promise<number> => dispatcher<CliIo>('leap-ledger', ACTIONS, { noun: 'COMMAND', footer: MAIN_FOOTER })([...argv], io);
