@@ -4,8 +4,8 @@
 // read as the bail table says (bail-causes.ts, README).
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { LeapError, readFileIfExists, type AgentPlugin, type AgentRole } from '@leap/core';
-import { readExitFile, writeExitFile } from '@leap/supervise';
+import { LeapError, readFileIfExists, type AgentRole } from '@leap/core';
+import { writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
@@ -93,17 +93,17 @@ export async function launchAgentLeaf(
   // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, so the cost budget sees every leaf.
   if (!hasUsageSince(state.paths.events, offset, name)) appendUsage(state.paths.events, name, chosen.agent, result.answer?.usage, state.context(step));
   checkCost(state);
-  const end = classify(state, name, role, chosen, result, where);
+  const end = classify(state, role, chosen, result, where, leafWords(chosen, result));
   if (end !== null) return end;
   return { kind: 'ok', result };
 }
 
-// The bail table for one leaf's end (README, "Bails"); null when it exited 0.
-function classify(state: RunState, name: string, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string): LeafEnd | null {
-  const { status, code } = result;
-  const kind = (result as { failureKind?: string | null }).failureKind ?? null;
+// The bail table for one agent leaf's end (README, "Bails"), for every role (the developer's, the planner's, the
+// verifier's): null when it exited 0 with nothing wrong, a retry for a leaf killed by its time or idle limit,
+// else it throws the bail or the stop. `words`: what the leaf said, as the narration quotes it.
+function classify(state: RunState, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Extract<LeafEnd, { kind: 'retry' }> | null {
+  const { name, status, code, failureKind: kind } = result;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
-  const words = onceEach([result.failure, agentWords(chosen.agent, result.stdout, result.stderr)]);
   if (kind === 'missing' || (kind === null && status === 'failed-start')) {
     throw new Bail('agent-missing', `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`);
   }
@@ -119,6 +119,11 @@ function classify(state: RunState, name: string, role: AgentRole, chosen: RoleAg
     throw new Bail('killed-external', `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`);
   }
   throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+}
+
+/** What a leaf said, once: the failure runAgentLeaf read and the agent's own words from its output. */
+function leafWords(chosen: RoleAgent, result: AgentLeafResult): string {
+  return onceEach([result.failure, agentWords(chosen.agent, result.stdout, result.stderr)]);
 }
 
 // The CLI's words once: runAgentLeaf's failure often quotes the same stderr the agent's words are read from.
@@ -212,10 +217,10 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   state.verifiedCommit = result.commit ?? null;
   // An agent was asked only after ground truth held: the suite passed on that tree.
   if (tree !== null && result.decidedBy === 'agent') state.passedTrees.push(tree);
-  if (result.decidedBy === 'agent') {
+  if (result.leaf !== undefined) {
     state.leaves++;
-    if (!hasUsageSince(state.paths.events, offset, leaf))
-      appendUsage(state.paths.events, leaf, verifier.agent, usageOf(verifier.agent, readFileIfExists(state.paths.out(leaf)) ?? ''), state.context(step));
+    // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, from the leaf's own answer.
+    if (!hasUsageSince(state.paths.events, offset, leaf)) appendUsage(state.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, state.context(step));
   }
   writeFileSync(state.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
   writeExitFile(state.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
@@ -223,28 +228,12 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   await state.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
   if (result.decidedBy === 'agent') checkCost(state);
   if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason };
-  // runAgentLeaf's reading of the leaf comes first: a CLI that is missing, refused its readiness check or kept
-  // retrying a service it cannot reach is the agent's failure, whatever its exit file says.
-  if (result.failureKind === 'missing') throw new Bail('agent-missing', `The verifier ${JSON.stringify(verifier.name)} could not start: ${result.reason}`);
-  if (result.failureKind === 'failed') {
-    throw new Bail('agent-failed', `The ${agentLabel('verifier', verifier.name)} failed by itself; this does not count against the step. It said:\n${result.reason}`);
+  // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
+  // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
+  if (result.leaf !== undefined) {
+    const end = classify(state, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
+    if (end !== null) return { kind: 'retry', why: end.status };
   }
-  const exit = result.decidedBy === 'agent' ? readExitFile(state.paths.exit(leaf)) : null;
-  const status = exit?.status ?? 'exited';
-  if (status === 'refused-stop' || status === 'killed-stop')
-    throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), status === 'killed-stop' ? `${where} (the running leaf ${leaf} was ended)` : where);
-  if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${leaf} was ended)`);
-  if (status === 'killed-external') throw new Bail('killed-external', `The verifier leaf ${leaf} died of a signal veri did not send (killed-external): it is not relaunched.`);
-  if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', why: status };
-  // A leaf that failed to start or exited non-zero has its failureKind ('missing', 'failed'), read above:
-  // what is left is a leaf that exited 0 with an answer that is not a verdict.
+  // What is left is a leaf that exited 0 with an answer that is not a verdict.
   return { kind: 'retry', why: `unreadable verdict: ${result.reason}` };
-}
-
-function usageOf(agent: AgentPlugin, stdout: string) {
-  try {
-    return agent.parseAnswer(stdout).usage;
-  } catch {
-    return undefined;
-  }
 }

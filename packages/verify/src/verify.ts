@@ -9,7 +9,7 @@ import { runGit } from './git.js';
 import { checkGroundTruth } from './ground-truth.js';
 import { checkPhase } from './phase.js';
 import type { Phase } from './phase.js';
-import { runAgentLeaf, type AgentFailureKind } from './run-agent-leaf.js';
+import { runAgentLeaf, type AgentFailureKind, type AgentLeafResult } from './run-agent-leaf.js';
 import { answerProblem, loadVerifySchema } from './validate-answer.js';
 import { buildVerifyPrompt } from './verify-prompt.js';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from './leaf-sandbox.js';
@@ -56,6 +56,11 @@ export interface VerifyResult {
   agent?: string;
   /** On an ERROR decided by the agent: why its leaf gave no answer (runAgentLeaf's failureKind), so a caller tells a missing or failing CLI from a killed leaf. */
   failureKind?: AgentFailureKind;
+  /**
+   * When the agent decided: its leaf as runAgentLeaf returned it (status, exit code, usage, output), so a
+   * caller reads the leaf's end and cost from here rather than from its files. Not printed by `leap-verify --json`.
+   */
+  leaf?: AgentLeafResult;
 }
 
 /**
@@ -113,7 +118,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     // A reader: a throwaway copy of the tree without the state folder (the developer's transcript is not there).
     sandbox: sandbox.bwrap === null ? null : agentSandbox(agent, 'reader', gathered.repo, env, stateDir),
   });
-  const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const };
+  const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const, leaf };
   if (leaf.answer === null) {
     const failed: VerifyResult = { ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` };
     if (leaf.failureKind !== null) failed.failureKind = leaf.failureKind;

@@ -32,7 +32,11 @@ run('red PASS: ground truth holds, the agent passes; the event records commit, t
   const { repo, script, env } = setup([{ answer: { verdict: 'PASS', reason: 'The test pins the spec.' } }]);
   const result = await verify({ phase: 'red', step: STEP, cwd: repo, env });
   const head = git(repo, 'rev-parse', 'HEAD').trim();
-  assert.equal(result, { phase: 'red', tests: ['test/greet.test.js'], commit: head, agent: 'v', decidedBy: 'agent', code: 0, verdict: 'PASS', reason: 'The test pins the spec.' });
+  const { leaf, ...verdict } = result;
+  assert.equal(verdict, { phase: 'red', tests: ['test/greet.test.js'], commit: head, agent: 'v', decidedBy: 'agent', code: 0, verdict: 'PASS', reason: 'The test pins the spec.' });
+  // The verifier's leaf as runAgentLeaf returned it, so a caller need not read its files again.
+  assert.equal([leaf?.name, leaf?.status, leaf?.code, leaf?.failureKind], ['verify-red', 'exited', 0, null]);
+  assert.is(leaf?.answer?.text, JSON.stringify({ verdict: 'PASS', reason: 'The test pins the spec.' }));
   const [event] = verdicts(repo);
   assert.equal(
     { ...event, ts: undefined },

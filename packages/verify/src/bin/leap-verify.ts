@@ -51,7 +51,9 @@ void runCli(
     }
     const { verify } = await import('../verify.js');
     const result = await verify({ ...options, agent: lastValue(values, 'agent'), agentsFile: lastValue(values, 'agents'), sandbox: sandboxFlag(lastValue(values, 'sandbox')) });
-    writeFd(1, flags.json === true ? `${JSON.stringify(result)}\n` : `${result.reason}\n`);
+    // The leaf's own output is the verifier's transcript, in its files already: the JSON is the verdict.
+    const { leaf: _leaf, ...shown } = result;
+    writeFd(1, flags.json === true ? `${JSON.stringify(shown)}\n` : `${result.reason}\n`);
     return result.code;
   },
   // Every write is synchronous and every child has ended: exit as soon as the code is set.
