@@ -1,7 +1,7 @@
 // `leap init` (CONTRACT section 14, issue 23 §2): a repository made ready in one command. It finds what it
 // can (the test command as the conductor detects it, the agent CLIs on PATH and their logins), asks on a
 // terminal or takes flags with --yes, shows every file before writing, and never overwrites one.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LeapError, UsageError, parseCli, resolveStateDir, runGitSync, shellWord, showValue, statePaths, type SubcommandIo } from '@leap/core';
 import { findAgentClis, proposeRoles, type AgentCli } from './agent-clis.js';
@@ -203,7 +203,6 @@ async function decide(root: string, io: SubcommandIo, values: Values, skillsGive
   const agents = await findAgentClis(root, io.env);
   const roles = proposeRoles(agents);
   const skills = skillsDir === null ? null : { dir: skillsDir, files: readSkills(findSkillsDir()) };
-  const { existsSync } = await import('node:fs');
   const schemaPath = 'node_modules/@leap/conductor/schemas/leap-config.schema.json';
   const choices: InitChoices = {
     root,

@@ -115,14 +115,13 @@ export class RunState {
   }
 
   /** One line for the person watching, and the same on the issue's thread. */
-  async say(text: string, step: string | null = this.inFlight?.title ?? null): Promise<void> {
+  async say(text: string): Promise<void> {
     this.setup.progress(text);
     try {
       await this.setup.tracker.comment(this.issue, text);
     } catch (error) {
       this.setup.progress(`(could not comment on issue ${this.issue}: ${(error as Error).message})`);
     }
-    void step;
   }
 
   event(kind: 'bail' | 'stop' | 'mark' | 'tick', fields: Record<string, unknown>, step: string | null = this.inFlight?.title ?? null): void {

@@ -354,7 +354,7 @@ async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<vo
       await state.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
       return;
     }
-    const remote = await tickCriterionWith(state, step, 'refactor');
+    const remote = await tickCriterionWith(state, step);
     const done = await clearRefactor(options);
     state.knowHead(done.head);
     await state.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
@@ -367,7 +367,7 @@ async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<vo
 
 // Criterion K is ticked once its steps are done. With a tracker whose issue file is in the repository, the
 // tick is written and staged now, so it rides in the refactor commit; otherwise it is returned to run after.
-async function tickCriterionWith(state: RunState, step: LedgerStep, _phase: 'refactor'): Promise<(() => Promise<void>) | null> {
+async function tickCriterionWith(state: RunState, step: LedgerStep): Promise<(() => Promise<void>) | null> {
   const k = step.criterion;
   if (k === null) return null;
   const others = state.readLedger().steps.filter((s) => s.criterion === k && s.title !== step.title);

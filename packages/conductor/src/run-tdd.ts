@@ -51,7 +51,7 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
   try {
     await prepare(state);
     await ensurePlan(state);
-    for (let index = 1; ; index++) {
+    for (;;) {
       const step = stepInFlight(state);
       if (step === null) break;
       const ledgerIndex = state.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
@@ -69,7 +69,6 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
       }
       await drivePhase(state, { ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
       state.inFlight = null;
-      void index;
     }
     const pullRequest = await finish(state);
     return await notifyEnd(state, await buildResult(state, { code: 0, outcome: 'done', pullRequest }, started));
