@@ -2,7 +2,7 @@
 // removes the worktrees it left (CONTRACT section 7): every git worktree on a branch
 // `leap/SLICE/*`, wherever it was made, unless a live engine (another process) still runs the slice.
 import { existsSync } from 'node:fs';
-import { readLockHolder, runGitSync } from '@leap/core';
+import { readLockHolder, runGitSync, slicePaths } from '@leap/core';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from './definition/worktree-hint.js';
 import { GIT_FAILURE_EXIT } from './engine/git.js';
 import { liveEngine, sliceLockFile } from './slice-lock.js';
@@ -14,17 +14,24 @@ export function runGit(cwd: string, args: string[]): string {
   return runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
 }
 
-/** The worktrees of `repoRoot` on a branch `leap/SLICE/*`, as `{ path, branch }`. */
-export function sliceWorktrees(repoRoot: string, sliceId: string): { path: string; branch: string }[] {
+/**
+ * The worktrees of `repoRoot` on a branch `leap/SLICE/*`, as `{ path, branch }`, and those in the slice's
+ * worktrees folder on no branch yet (a `git worktree add` cut off by a SIGKILL leaves git's placeholder HEAD,
+ * and its `initializing` lock, which `worktree remove --force --force` overrides): branch null.
+ */
+export function sliceWorktrees(repoRoot: string, sliceId: string): { path: string; branch: string | null }[] {
   const prefix = `refs/heads/leap/${sliceId}/`;
-  const out: { path: string; branch: string }[] = [];
+  const ours = `${slicePaths(repoRoot, sliceId).worktrees}/`;
+  const out: { path: string; branch: string | null }[] = [];
   // -z: a worktree path may hold a newline. The first record is the main working tree, never
   // removed, even when a person checked out one of the slice's branches there to look at it.
   for (const record of runGit(repoRoot, ['worktree', 'list', '--porcelain', '-z']).split('\0\0').slice(1)) {
     const fields = record.split('\0');
     const path = fields.find((f) => f.startsWith('worktree '))?.slice('worktree '.length);
     const branch = fields.find((f) => f.startsWith('branch '))?.slice('branch '.length);
-    if (path !== undefined && branch?.startsWith(prefix) === true) out.push({ path, branch: branch.slice('refs/heads/'.length) });
+    if (path === undefined) continue;
+    if (branch?.startsWith(prefix) === true) out.push({ path, branch: branch.slice('refs/heads/'.length) });
+    else if (branch === undefined && path.startsWith(ours)) out.push({ path, branch: null });
   }
   return out;
 }

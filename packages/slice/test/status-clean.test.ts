@@ -127,6 +127,26 @@ reap('removes every worktree on leap/SLICE/*, wherever it is, and only those', (
   assert.match(git(repo, 'branch', '--list', 'leap/s/*'), /leap\/s\/a[\s\S]*leap\/s\/b[\s\S]*leap\/s\/c/);
 });
 
+reap("a worktree cut off while git added it (git's placeholder HEAD, its initializing lock) is the slice's by where it lies, and removed", () => {
+  const repo = makeGitRepo();
+  const half = join(repo, '.leap', '.worktrees', 's', 'spine');
+  git(repo, 'worktree', 'add', '-q', '-b', 'leap/s/spine', half);
+  // What a SIGKILL between `git worktree add`'s first files and its symbolic-ref leaves: a zero HEAD, locked.
+  const admin = join(repo, '.git', 'worktrees', 'spine');
+  writeFileSync(join(admin, 'HEAD'), `${'0'.repeat(40)}\n`);
+  writeFileSync(join(admin, 'locked'), 'initializing');
+  // Another slice's half-made worktree, and someone's detached one, are not this slice's.
+  const other = join(repo, '.leap', '.worktrees', 's2', 'spine');
+  git(repo, 'worktree', 'add', '-q', '--detach', other);
+  const mine = join(makeTempDir(), 'detached');
+  git(repo, 'worktree', 'add', '-q', '--detach', mine);
+  assert.ok(mayHaveSliceWorktrees(repo, 's'), 'a placeholder HEAD is a maybe');
+  assert.equal(sliceWorktrees(repo, 's'), [{ path: half, branch: null }]);
+  assert.equal(reapSlice(repo, 's'), [half]);
+  assert.not.ok(existsSync(half));
+  assert.equal(worktreeList(repo).sort(), [repo, other, mine].sort());
+});
+
 reap("a live engine's worktrees are left alone; once it is SIGKILLed, the next reap removes them", async () => {
   const outside = makeTempDir();
   const repo = repoWithWorktrees('s', ['a'], (b) => join(outside, b));

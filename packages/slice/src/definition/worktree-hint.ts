@@ -34,7 +34,9 @@ export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolea
   const ref = `ref: refs/heads/leap/${sliceId}/`;
   return names.some((name) => {
     try {
-      return readFileSync(join(common, 'worktrees', name, 'HEAD'), 'utf8').startsWith(ref);
+      const head = readFileSync(join(common, 'worktrees', name, 'HEAD'), 'utf8');
+      // A worktree cut off while `git worktree add` made it still has git's placeholder HEAD (all zeros): unsure.
+      return head.startsWith(ref) || /^0{40,64}\s*$/.test(head);
     } catch {
       return true;
     }
