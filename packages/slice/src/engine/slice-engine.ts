@@ -1,45 +1,22 @@
 // The engine of one run: the waves and the jobs, each ball's rounds (no fifth), blocking and holding,
 // the records, resume, merges in plan order, the aggregate jury and the record.
-import { existsSync, readFileSync } from 'node:fs';
 import { isoTimestamp } from '@leap/core';
 import { planWaves } from '../definition/index.js';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
 import type { RunAgents } from './agents.js';
-import { candidateAt } from './candidate-at.js';
-import { renderCheckpoint } from './checkpoint.js';
+import { ballBranch, blockBall, finishBall, holdBall, type RecordsContext } from './ball-records.js';
 import type { CostMeter } from './cost.js';
 import type { EngineLog } from './events.js';
 import { isAncestor, mergeCommits, resolveCommit } from './git.js';
-import { aggregateJury, mergeBall, spineBranch } from './integrate.js';
+import { spineBranch } from './integrate.js';
+import { aggregateOnce, mergeReady } from './integrator.js';
 import { renderBuilderPrompt } from './prompt.js';
 import { buildProvenance } from './provenance.js';
-import {
-  archiveEpisode,
-  readRecord,
-  readRounds,
-  retireRecord,
-  writeRecord,
-  writeText,
-  type JurySummary,
-  type ProofRun,
-  type ResultRecord,
-  type RoundRecord,
-  type RunRecord,
-  type SlicePaths,
-} from './records.js';
+import { readRecord, readRounds, retireRecord, writeRecord, type JurySummary, type ProofRun, type ResultRecord, type RoundRecord, type RunRecord, type SlicePaths } from './records.js';
+import { resumeBalls } from './resume.js';
 import type { SliceRunner } from './round-types.js';
 import type { BallSummary, RunSummary } from './run-slice.js';
-
-interface BallState {
-  ball: Ball;
-  wave: number;
-  result: ResultRecord | null;
-  reused: boolean;
-  /** The new episode's checkpoint text (a held ball's), for the builder's prompt. */
-  checkpoint: string | null;
-  /** Where the ball's episode goes on from: rounds already recorded (a killed run). */
-  rounds: RoundRecord[];
-}
+import { freshProgress, nextMove, passedIds, progressOf, type BallProgress } from './scheduler.js';
 
 /** What the engine works with, resolved before anything runs. */
 export interface EngineContext {
@@ -63,29 +40,26 @@ export interface EngineContext {
   authors: string[];
 }
 
-/** One run of a slice. */
+/** One run of a slice: the orchestration of the scheduler, the records, the runner and the integrator. */
 export class Engine {
-  private readonly states = new Map<string, BallState>();
+  private readonly states: Map<string, BallProgress>;
   private readonly order: string[];
   private readonly reviewersSeated = new Set<string>();
   private mergeCursor = 0;
   /** A passed ball was reopened: the slice's earlier record no longer holds. */
   private reopened = false;
   private integrating: Promise<void> = Promise.resolve();
+  private readonly records: RecordsContext;
 
   constructor(private readonly c: EngineContext) {
     const waves = planWaves(c.slice);
     this.order = waves.flat();
-    for (const [w, wave] of waves.entries()) {
-      for (const id of wave) {
-        const ball = c.slice.balls.find((b) => b.id === id) as Ball;
-        this.states.set(id, { ball, wave: w + 1, result: null, reused: false, checkpoint: null, rounds: [] });
-      }
-    }
+    this.states = freshProgress(c.slice.balls, waves);
+    this.records = { slice: c.slice, file: c.file, base: c.run.base, paths: c.paths, log: c.log, say: c.say };
   }
 
   private branch(id: string): string {
-    return `leap/${this.c.slice.id}/${id}`;
+    return ballBranch(this.c.slice.id, id);
   }
 
   async run(started: number): Promise<RunSummary> {
@@ -112,7 +86,7 @@ export class Engine {
           run: c.run,
           spine: { branch: spineBranch(c.slice.id), commit: spineCommit },
           aggregate,
-          balls: this.order.map((id) => ({ id, round: this.passingRound(id) as RoundRecord, result: this.states.get(id)?.result as ResultRecord })),
+          balls: this.order.map((id) => ({ id, round: this.passingRound(id) as RoundRecord, result: progressOf(this.states, id).result as ResultRecord })),
         });
         if ('incomplete' in built) {
           receipt = -1;
@@ -145,67 +119,30 @@ export class Engine {
     };
   }
 
-  // What earlier runs left: passed balls (their bytes re-checked), held or refused balls (a new episode),
-  // balls cut off mid-episode (they go on from their last recorded round).
+  // What earlier runs left (resume.ts), applied to each ball's progress.
   private async resume(): Promise<void> {
     const { c } = this;
-    for (const id of this.order) {
-      const state = this.states.get(id) as BallState;
-      const result = readRecord<ResultRecord>(c.paths.result(id));
-      if (result?.receipt === 1 && result.commit !== null && result.candidate !== null) {
-        // The bytes that count are where the candidate lives now: the spine once merged, else the ball's branch.
-        const where = result.merged !== null && (await isAncestor(c.repoRoot, result.merged, c.spineTip)) ? c.spineTip : `refs/heads/${this.branch(id)}`;
-        const now = await candidateAt(c.repoRoot, where, state.ball).catch(() => null);
-        if (now === result.candidate) {
-          state.result = result;
-          state.reused = true;
-          c.say(`ball ${id}: passed on an earlier run (candidate ${result.candidate.slice(0, 12)}), not rebuilt`);
-          continue;
-        }
-        c.say(
-          `ball ${id}: the bytes of its candidate changed (sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'} on ${where === c.spineTip ? spineBranch(c.slice.id) : this.branch(id)}): reopened, and the slice regraded`,
-        );
-        this.reopened = true;
-      }
-      if (result !== null) {
-        if (result.receipt === 0 && existsSync(c.paths.checkpoint(id))) state.checkpoint = readFileSync(c.paths.checkpoint(id), 'utf8');
-        archiveEpisode(c.paths, id);
-        continue;
-      }
-      state.rounds = readRounds(c.paths, id);
-      if (state.rounds.length > 0) c.say(`ball ${id}: going on after round ${state.rounds.length} of an interrupted run`);
-    }
+    const { found, reopened } = await resumeBalls({ repo: c.repoRoot, slice: c.slice.id, paths: c.paths, spineTip: c.spineTip, say: c.say }, this.order, this.states);
+    for (const [id, resumed] of found) Object.assign(progressOf(this.states, id), resumed);
+    this.reopened = reopened;
   }
 
+  // The scheduler's moves (scheduler.ts), acted on within --jobs, a stop and the cost budget.
   private async schedule(): Promise<void> {
     const { c } = this;
     const running = new Map<string, Promise<void>>();
     for (;;) {
       for (const id of this.order) {
-        const state = this.states.get(id) as BallState;
-        if (state.result !== null || running.has(id)) continue;
-        const deps = state.ball.deps.map((d) => this.states.get(d) as BallState);
-        const refused = deps.filter((d) => d.result !== null && (d.result.receipt === -1 || d.result.blockedBy?.some((b) => this.refusedChain(b)) === true));
-        const held = deps.filter((d) => d.result !== null && d.result.receipt === 0);
-        if (refused.length > 0) {
-          this.block(
-            state,
-            refused.map((d) => d.ball.id),
-            'refused',
-          );
+        if (running.has(id)) continue;
+        const state = progressOf(this.states, id);
+        const move = nextMove(this.states, id);
+        if (move.kind === 'ended' || move.kind === 'wait') continue;
+        if (move.kind === 'block') {
+          state.result = blockBall(this.records, state, move.on, move.why);
           continue;
         }
-        if (held.length > 0) {
-          this.block(
-            state,
-            held.map((d) => d.ball.id),
-            'held',
-          );
-          continue;
-        }
-        if (!deps.every((d) => d.result?.receipt === 1)) continue;
         if (c.stop.reason !== null || c.meter.over()) {
-          await this.hold(state, c.stop.reason ?? c.meter.reason(), [], state.rounds.length);
+          this.hold(state, c.stop.reason ?? c.meter.reason(), [], state.rounds.length);
           continue;
         }
         if (running.size >= c.jobs) continue;
@@ -222,45 +159,12 @@ export class Engine {
     }
   }
 
-  private refusedChain(id: string): boolean {
-    const r = this.states.get(id)?.result;
-    return r?.receipt === -1 || r?.blockedBy?.some((b) => this.refusedChain(b)) === true;
-  }
-
-  // A descendant of a refused ball is blocked, of a held ball held: receipt 0, never built.
-  private block(state: BallState, on: string[], why: 'refused' | 'held'): void {
-    const { c } = this;
-    const reason = `${why === 'refused' ? 'blocked' : 'held'}: dependency ${on.join(', ')} ${why === 'refused' ? 'refused (-1)' : 'held (0)'}`;
-    const result: ResultRecord = { receipt: 0, reason, candidate: null, rounds: 0, merged: null, ts: isoTimestamp(), commit: null, blockedBy: on };
-    if (why === 'held') {
-      writeText(
-        c.paths.checkpoint(state.ball.id),
-        renderCheckpoint({
-          slice: c.slice.id,
-          sliceFile: c.file,
-          ball: state.ball,
-          base: c.run.base,
-          start: c.run.base,
-          branch: this.branch(state.ball.id),
-          commit: c.run.base,
-          rounds: [],
-          reason,
-          waitingOn: on,
-        }),
-      );
-    }
-    writeRecord(c.paths.result(state.ball.id), result);
-    state.result = result;
-    c.log.emit('ball', { slice: c.slice.id, ball: state.ball.id, state: why === 'refused' ? 'blocked' : 'checkpointed', wave: state.wave, receipt: 0, reason });
-    c.say(`ball ${state.ball.id}: ${reason}`);
-  }
-
   // The commit a ball starts from: base plus its dependencies' work, merged without a checkout.
   private async startCommit(ball: Ball): Promise<string> {
     const { c } = this;
     let start = c.run.base;
     for (const dep of ball.deps) {
-      const commit = this.states.get(dep)?.result?.commit as string;
+      const commit = progressOf(this.states, dep).result?.commit as string;
       if (await isAncestor(c.repoRoot, commit, start)) continue;
       if (await isAncestor(c.repoRoot, start, commit)) {
         start = commit;
@@ -273,7 +177,7 @@ export class Engine {
     return start;
   }
 
-  private async runBall(state: BallState): Promise<void> {
+  private async runBall(state: BallProgress): Promise<void> {
     const { c } = this;
     const { ball } = state;
     const start = await this.startCommit(ball);
@@ -289,7 +193,7 @@ export class Engine {
     c.say(`ball ${ball.id}: started (wave ${state.wave}${rounds.length > 0 ? `, from round ${rounds.length + 1}` : ''}${state.checkpoint !== null ? ', from its checkpoint' : ''})`);
     try {
       while (rounds.length < 4) {
-        if (c.stop.reason !== null || c.meter.over()) return await this.hold(state, c.stop.reason ?? c.meter.reason(), rounds, rounds.length, commit, start);
+        if (c.stop.reason !== null || c.meter.over()) return this.hold(state, c.stop.reason ?? c.meter.reason(), rounds, rounds.length, commit, start);
         const n = rounds.length + 1;
         const prompt = renderBuilderPrompt({ slice: c.slice.id, ball, round: n, previous: rounds.at(-1) ?? null, checkpoint: state.checkpoint });
         const outcome = await c.runner.buildRound({
@@ -308,7 +212,7 @@ export class Engine {
           agentsFile: c.agents.file,
           champion,
           checkMap: n === 1 && !goOn,
-          passed: this.passedIds(),
+          passed: passedIds(this.states),
           timeoutMs: c.timeoutMs,
           authors: c.authors,
           costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
@@ -347,113 +251,54 @@ export class Engine {
         );
         if (outcome.commit !== null) commit = outcome.commit;
         if (outcome.receipt === 1) return this.finish(state, 1, outcome.reason, rounds, outcome.commit, outcome.candidate);
-        if (outcome.receipt === -1) return this.finish(state, -1, outcome.reason, rounds, null, outcome.candidate, start);
-        if (outcome.receipt === 0) return await this.hold(state, outcome.reason, rounds, n, commit, start);
+        if (outcome.receipt === -1) return this.finish(state, -1, outcome.reason, rounds, null, outcome.candidate);
+        if (outcome.receipt === 0) return this.hold(state, outcome.reason, rounds, n, commit, start);
       }
-      return await this.hold(state, `four rounds without a pass (the last: ${rounds.at(-1)?.reason ?? 'none'}); there is no fifth round`, rounds, 4, commit, start);
+      return this.hold(state, `four rounds without a pass (the last: ${rounds.at(-1)?.reason ?? 'none'}); there is no fifth round`, rounds, 4, commit, start);
     } finally {
       await c.runner.releaseBall(c.slice.id, ball.id);
     }
   }
 
-  private passedIds(): string[] {
-    return [...this.states.values()].filter((s) => s.result?.receipt === 1).map((s) => s.ball.id);
+  private finish(state: BallProgress, receipt: -1 | 1, reason: string, rounds: RoundRecord[], commit: string | null, candidate: string | null): void {
+    state.result = finishBall(this.records, state, receipt, reason, rounds, commit, candidate);
   }
 
-  private finish(state: BallState, receipt: -1 | 1, reason: string, rounds: RoundRecord[], commit: string | null, candidate: string | null, _start?: string): void {
-    const { c } = this;
-    const result: ResultRecord = { receipt, reason, candidate, rounds: rounds.length, merged: null, ts: isoTimestamp(), commit };
-    writeRecord(c.paths.result(state.ball.id), result);
-    state.result = result;
-    c.log.emit('receipt', { slice: c.slice.id, ball: state.ball.id, value: receipt, candidate, evidence: reason });
-    c.log.emit('ball', { slice: c.slice.id, ball: state.ball.id, state: 'done', wave: state.wave, receipt, reason });
-    c.say(`ball ${state.ball.id}: ${receipt === 1 ? `1 pass after ${rounds.length} round(s), candidate ${candidate?.slice(0, 12)}` : `-1 refused: ${reason}`}`);
+  private hold(state: BallProgress, reason: string, rounds: RoundRecord[], n: number, commit?: string, start?: string): void {
+    state.result = holdBall(this.records, state, reason, rounds, n, commit, start);
   }
 
-  // Receipt 0: the checkpoint the next run resumes from, in the session-handoff format.
-  private async hold(state: BallState, reason: string, rounds: RoundRecord[], n: number, commit?: string, start?: string): Promise<void> {
-    const { c } = this;
-    const { ball } = state;
-    const from = start ?? c.run.base;
-    writeText(
-      c.paths.checkpoint(ball.id),
-      renderCheckpoint({
-        slice: c.slice.id,
-        sliceFile: c.file,
-        ball,
-        base: c.run.base,
-        start: from,
-        branch: this.branch(ball.id),
-        commit: commit ?? from,
-        rounds,
-        reason,
-      }),
-    );
-    const result: ResultRecord = { receipt: 0, reason, candidate: rounds.at(-1)?.candidate ?? null, rounds: n, merged: null, ts: isoTimestamp(), commit: null };
-    writeRecord(c.paths.result(ball.id), result);
-    state.result = result;
-    c.log.emit('receipt', { slice: c.slice.id, ball: ball.id, value: 0, candidate: result.candidate, evidence: reason });
-    c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'checkpointed', wave: state.wave, receipt: 0, reason });
-    c.say(`ball ${ball.id}: 0 held: ${reason} (checkpoint ${c.paths.checkpoint(ball.id)})`);
-  }
-
-  // Merge the passed balls onto the spine in plan order, as far as every ball before them has ended.
+  // Merge the passed balls onto the spine in plan order, as far as every ball before them has ended (integrator.ts).
   private async integrate(): Promise<void> {
     const { c } = this;
-    while (this.mergeCursor < this.order.length) {
-      const id = this.order[this.mergeCursor] as string;
-      const state = this.states.get(id) as BallState;
-      if (state.result === null) return;
-      this.mergeCursor++;
-      const result = state.result;
-      if (result.receipt !== 1 || result.commit === null) continue;
-      const merged = await mergeBall(c.repoRoot, c.slice.id, state.ball, result.commit, c.spineTip, !state.reused);
-      if (merged.ok) c.spineTip = merged.commit;
-      if (!merged.ok) {
-        state.result = { ...result, receipt: -1, reason: `refused at the spine: ${merged.reason}`, merged: null };
-        writeRecord(c.paths.result(id), state.result);
-        c.log.emit('receipt', { slice: c.slice.id, ball: id, value: -1, candidate: result.candidate, evidence: state.result.reason });
-        c.say(`ball ${id}: -1 refused at the spine: ${merged.reason}`);
-        continue;
-      }
-      if (result.merged !== merged.commit && !(merged.already && result.merged !== null)) {
-        state.result = { ...result, merged: merged.commit };
-        writeRecord(c.paths.result(id), state.result);
-      }
-      if (!merged.already) {
-        c.log.emit('merge', { slice: c.slice.id, ball: id, commit: merged.commit, candidate: result.candidate as string });
-        c.say(`ball ${id}: merged onto ${spineBranch(c.slice.id)} at ${merged.commit.slice(0, 12)}`);
-      }
-    }
+    const merged = await mergeReady({ repo: c.repoRoot, slice: c.slice, order: this.order, paths: c.paths, log: c.log, say: c.say }, this.states, { cursor: this.mergeCursor, spineTip: c.spineTip });
+    this.mergeCursor = merged.cursor;
+    c.spineTip = merged.spineTip;
+    for (const [id, result] of merged.results) progressOf(this.states, id).result = result;
   }
 
   private async aggregate(spineCommit: string): Promise<JurySummary> {
     const { c } = this;
-    const earlier = readRecord<JurySummary & { spine: string }>(c.paths.aggregate);
-    if (earlier !== null && earlier.value === 1 && earlier.spine === spineCommit) {
-      c.say(`aggregate jury: passed on an earlier run for spine ${spineCommit.slice(0, 12)}`);
-      return earlier;
-    }
-    c.say(`aggregate jury: convened on ${spineBranch(c.slice.id)} at ${spineCommit.slice(0, 12)}`);
-    const jury = await aggregateJury({
-      repo: c.repoRoot,
-      paths: c.paths,
-      slice: c.slice,
-      stateDir: c.stateDir,
-      env: c.env,
-      base: c.run.base,
-      builder: c.agents.builder.name,
-      builderFamily: c.agents.builder.family,
-      reviewers: c.agents.reviewers,
-      alternates: c.agents.alternates,
-      agentsFile: c.agents.file,
-      authors: c.authors,
-    });
-    const { leaves, ...summary } = jury;
+    const { summary, leaves } = await aggregateOnce(
+      {
+        repo: c.repoRoot,
+        paths: c.paths,
+        slice: c.slice,
+        stateDir: c.stateDir,
+        env: c.env,
+        base: c.run.base,
+        builder: c.agents.builder.name,
+        builderFamily: c.agents.builder.family,
+        reviewers: c.agents.reviewers,
+        alternates: c.agents.alternates,
+        agentsFile: c.agents.file,
+        authors: c.authors,
+        say: c.say,
+      },
+      spineCommit,
+    );
     c.meter.ran(leaves.map((leaf) => ({ leaf, usage: null })));
     for (const seat of summary.seats) this.reviewersSeated.add(seat.reviewer);
-    writeRecord(c.paths.aggregate, { ...summary, spine: spineCommit, ts: isoTimestamp() });
-    c.say(`aggregate jury: ${summary.value}: ${summary.reason}`);
     return summary;
   }
 
@@ -463,7 +308,7 @@ export class Engine {
   }
 
   private summaryOf(id: string): BallSummary {
-    const state = this.states.get(id) as BallState;
+    const state = progressOf(this.states, id);
     const r = state.result as ResultRecord;
     return { id, wave: state.wave, receipt: r.receipt, reason: r.reason, rounds: r.rounds, candidate: r.candidate, merged: r.merged, reused: state.reused };
   }

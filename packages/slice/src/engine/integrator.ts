@@ -1,0 +1,79 @@
+// The integrator's two jobs, from plain data: merge the passed balls onto the spine in plan order, as far as
+// every ball before them has ended (each merge checked byte for byte: integrate.ts), and the aggregate jury
+// on the spine once, a pass on an earlier run for the same spine commit standing. The engine applies what
+// they return (the spine's tip, the cursor, the results that changed).
+import { isoTimestamp } from '@leap/core';
+import type { Slice } from '../definition/slice-schema.js';
+import type { EngineLog } from './events.js';
+import { aggregateJury, mergeBall, spineBranch, type AggregateInput } from './integrate.js';
+import { readRecord, writeRecord, type JurySummary, type ResultRecord, type SlicePaths } from './records.js';
+import { progressOf, type BallsProgress } from './scheduler.js';
+
+/** What merging needs. */
+export interface MergeInput {
+  repo: string;
+  slice: Slice;
+  /** The plan's order (waves, file order within a wave). */
+  order: readonly string[];
+  paths: SlicePaths;
+  log: EngineLog;
+  say: (line: string) => void;
+}
+
+/** Where merging stands: the next ball of the order to merge, the spine's tip. */
+export interface MergeState {
+  cursor: number;
+  spineTip: string;
+}
+
+/** Merge what can be merged now; returns the new state and the results it changed (written already). */
+export async function mergeReady(input: MergeInput, balls: BallsProgress, from: MergeState): Promise<MergeState & { results: Map<string, ResultRecord> }> {
+  let { cursor, spineTip } = from;
+  const results = new Map<string, ResultRecord>();
+  while (cursor < input.order.length) {
+    const id = input.order[cursor] as string;
+    const state = progressOf(balls, id);
+    if (state.result === null) break;
+    cursor++;
+    const result = state.result;
+    if (result.receipt !== 1 || result.commit === null) continue;
+    const merged = await mergeBall(input.repo, input.slice.id, state.ball, result.commit, spineTip, !state.reused);
+    if (!merged.ok) {
+      const refused: ResultRecord = { ...result, receipt: -1, reason: `refused at the spine: ${merged.reason}`, merged: null };
+      writeRecord(input.paths.result(id), refused);
+      results.set(id, refused);
+      input.log.emit('receipt', { slice: input.slice.id, ball: id, value: -1, candidate: result.candidate, evidence: refused.reason });
+      input.say(`ball ${id}: -1 refused at the spine: ${merged.reason}`);
+      continue;
+    }
+    spineTip = merged.commit;
+    if (result.merged !== merged.commit && !(merged.already && result.merged !== null)) {
+      const landed: ResultRecord = { ...result, merged: merged.commit };
+      writeRecord(input.paths.result(id), landed);
+      results.set(id, landed);
+    }
+    if (!merged.already) {
+      input.log.emit('merge', { slice: input.slice.id, ball: id, commit: merged.commit, candidate: result.candidate as string });
+      input.say(`ball ${id}: merged onto ${spineBranch(input.slice.id)} at ${merged.commit.slice(0, 12)}`);
+    }
+  }
+  return { cursor, spineTip, results };
+}
+
+/**
+ * The aggregate jury on `spineCommit`, recorded in spine/aggregate.json; a pass recorded for the same spine
+ * commit stands (no jury again). `leaves`: the jurors' leaves, for the cost meter.
+ */
+export async function aggregateOnce(input: AggregateInput & { say: (line: string) => void }, spineCommit: string): Promise<{ summary: JurySummary; leaves: string[] }> {
+  const { say, ...jury } = input;
+  const earlier = readRecord<JurySummary & { spine: string }>(input.paths.aggregate);
+  if (earlier !== null && earlier.value === 1 && earlier.spine === spineCommit) {
+    say(`aggregate jury: passed on an earlier run for spine ${spineCommit.slice(0, 12)}`);
+    return { summary: earlier, leaves: [] };
+  }
+  say(`aggregate jury: convened on ${spineBranch(input.slice.id)} at ${spineCommit.slice(0, 12)}`);
+  const { leaves, ...summary } = await aggregateJury(jury);
+  writeRecord(input.paths.aggregate, { ...summary, spine: spineCommit, ts: isoTimestamp() });
+  say(`aggregate jury: ${summary.value}: ${summary.reason}`);
+  return { summary, leaves };
+}

@@ -1,0 +1,59 @@
+// What earlier runs of a slice left, read before this one schedules anything: passed balls whose bytes still
+// hold (kept, not rebuilt), passed balls whose bytes changed (reopened: the slice is regraded), held or refused
+// balls (their episode archived, a held one's checkpoint carried into the next), balls cut off mid-episode
+// (they go on from their last recorded round). Returns what it found, per ball; the engine applies it.
+import { existsSync, readFileSync } from 'node:fs';
+import { candidateAt } from './candidate-at.js';
+import { isAncestor } from './git.js';
+import { spineBranch } from './integrate.js';
+import { archiveEpisode, readRecord, readRounds, type ResultRecord, type SlicePaths } from './records.js';
+import { ballBranch } from './ball-records.js';
+import { progressOf, type BallProgress, type BallsProgress } from './scheduler.js';
+
+/** What resuming reads. */
+export interface ResumeInput {
+  repo: string;
+  slice: string;
+  paths: SlicePaths;
+  /** The spine's tip as this run starts. */
+  spineTip: string;
+  say: (line: string) => void;
+}
+
+/** What an earlier run left of one ball. */
+export type Resumed = Pick<BallProgress, 'result' | 'reused' | 'checkpoint' | 'rounds'>;
+
+/** Each ball's resumed progress, and whether a passed ball was reopened (the slice's earlier record no longer holds). */
+export async function resumeBalls(input: ResumeInput, order: readonly string[], balls: BallsProgress): Promise<{ found: Map<string, Resumed>; reopened: boolean }> {
+  const found = new Map<string, Resumed>();
+  let reopened = false;
+  for (const id of order) {
+    const state = progressOf(balls, id);
+    const result = readRecord<ResultRecord>(input.paths.result(id));
+    if (result?.receipt === 1 && result.commit !== null && result.candidate !== null) {
+      // The bytes that count are where the candidate lives now: the spine once merged, else the ball's branch.
+      const onSpine = result.merged !== null && (await isAncestor(input.repo, result.merged, input.spineTip));
+      const where = onSpine ? input.spineTip : `refs/heads/${ballBranch(input.slice, id)}`;
+      const now = await candidateAt(input.repo, where, state.ball).catch(() => null);
+      if (now === result.candidate) {
+        found.set(id, { result, reused: true, checkpoint: null, rounds: [] });
+        input.say(`ball ${id}: passed on an earlier run (candidate ${result.candidate.slice(0, 12)}), not rebuilt`);
+        continue;
+      }
+      input.say(
+        `ball ${id}: the bytes of its candidate changed (sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'} on ${onSpine ? spineBranch(input.slice) : ballBranch(input.slice, id)}): reopened, and the slice regraded`,
+      );
+      reopened = true;
+    }
+    if (result !== null) {
+      const checkpoint = result.receipt === 0 && existsSync(input.paths.checkpoint(id)) ? readFileSync(input.paths.checkpoint(id), 'utf8') : null;
+      archiveEpisode(input.paths, id);
+      found.set(id, { result: null, reused: false, checkpoint, rounds: [] });
+      continue;
+    }
+    const rounds = readRounds(input.paths, id);
+    if (rounds.length > 0) input.say(`ball ${id}: going on after round ${rounds.length} of an interrupted run`);
+    found.set(id, { result: null, reused: false, checkpoint: null, rounds });
+  }
+  return { found, reopened };
+}

@@ -1,0 +1,73 @@
+// The scheduler's decisions, from plain data: each ball's progress and its dependencies' results. What to
+// do next with a ball (start it, wait, block it behind a refused or held dependency, nothing: it ended);
+// the engine acts on them (slice-engine.ts), within --jobs, a stop and the cost budget.
+import type { Ball } from '../definition/slice-schema.js';
+import type { ResultRecord, RoundRecord } from './records.js';
+
+/** One ball of a run: its definition, wave, result once it ended, and what an earlier run left of it. */
+export interface BallProgress {
+  ball: Ball;
+  wave: number;
+  result: ResultRecord | null;
+  /** It passed on an earlier run, its bytes re-checked: not rebuilt. */
+  reused: boolean;
+  /** The new episode's checkpoint text (a held ball's), for the builder's prompt. */
+  checkpoint: string | null;
+  /** Where the ball's episode goes on from: rounds already recorded (a killed run). */
+  rounds: RoundRecord[];
+}
+
+/** Every ball of a run by id, in no order (the order is the plan's waves). */
+export type BallsProgress = ReadonlyMap<string, BallProgress>;
+
+/** The balls of `waves` (the plan's order), each with its wave number, nothing done yet. */
+export function freshProgress(balls: readonly Ball[], waves: readonly (readonly string[])[]): Map<string, BallProgress> {
+  const byId = new Map(balls.map((b) => [b.id, b]));
+  const progress = new Map<string, BallProgress>();
+  for (const [w, wave] of waves.entries()) {
+    for (const id of wave) progress.set(id, { ball: ballOf(byId, id), wave: w + 1, result: null, reused: false, checkpoint: null, rounds: [] });
+  }
+  return progress;
+}
+
+/** The progress of ball `id`; a name the plan does not hold is the engine's own bug, said as such. */
+export function progressOf(balls: BallsProgress, id: string): BallProgress {
+  const found = balls.get(id);
+  if (found === undefined) throw new Error(`the engine has no ball ${JSON.stringify(id)}`);
+  return found;
+}
+
+function ballOf(byId: ReadonlyMap<string, Ball>, id: string): Ball {
+  const ball = byId.get(id);
+  if (ball === undefined) throw new Error(`the plan names ball ${JSON.stringify(id)}, which the slice does not hold`);
+  return ball;
+}
+
+/** What to do next with a ball that has not ended, from its dependencies' results. */
+export type Move = { kind: 'ended' } | { kind: 'wait' } | { kind: 'start' } | { kind: 'block'; on: string[]; why: 'refused' | 'held' };
+
+/**
+ * The next move of ball `id`: ended once it has a result; blocked behind a refused dependency (or one
+ * blocked by a refusal), else held behind a held one; started once every dependency passed; else it waits.
+ */
+export function nextMove(balls: BallsProgress, id: string): Move {
+  const state = progressOf(balls, id);
+  if (state.result !== null) return { kind: 'ended' };
+  const deps = state.ball.deps.map((d) => progressOf(balls, d));
+  const refused = deps.filter((d) => d.result !== null && (d.result.receipt === -1 || d.result.blockedBy?.some((b) => refusedChain(balls, b)) === true));
+  if (refused.length > 0) return { kind: 'block', on: refused.map((d) => d.ball.id), why: 'refused' };
+  const held = deps.filter((d) => d.result !== null && d.result.receipt === 0);
+  if (held.length > 0) return { kind: 'block', on: held.map((d) => d.ball.id), why: 'held' };
+  return deps.every((d) => d.result?.receipt === 1) ? { kind: 'start' } : { kind: 'wait' };
+}
+
+/** Whether ball `id` was refused, or blocked by a refusal somewhere up its dependencies. */
+function refusedChain(balls: BallsProgress, id: string): boolean {
+  const r = balls.get(id)?.result;
+  return r?.receipt === -1 || r?.blockedBy?.some((b) => refusedChain(balls, b)) === true;
+}
+
+/** The balls that passed so far, for a round's request. */
+export function passedIds(balls: BallsProgress): string[] {
+  return [...balls.values()].filter((s) => s.result?.receipt === 1).map((s) => s.ball.id);
+}
