@@ -4,7 +4,7 @@
 // read as the bail table says (bail-causes.ts, README).
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { LeapError, readFileIfExists, type AgentRole } from '@leap/core';
+import { LeapError, readFileIfExists, readStopRequest, type AgentRole } from '@leap/core';
 import { writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
@@ -111,7 +111,7 @@ function classify(state: RunState, role: AgentRole, chosen: RoleAgent, result: A
     throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`);
   }
   if (status === 'refused-stop' || status === 'killed-stop') {
-    throw new Stopped(status === 'killed-stop' ? 'now' : readStopRequest(state), status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where);
+    throw new Stopped(status === 'killed-stop' ? 'now' : stopMode(state), status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where);
   }
   if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', status };
@@ -143,9 +143,10 @@ function agentLabel(role: string, name: string): string {
   return name === role ? `${role} agent` : `${role} agent ${JSON.stringify(name)}`;
 }
 
-function readStopRequest(state: RunState): string {
-  const text = readFileIfExists(state.paths.stop)?.trim();
-  return text === 'at-leaf' || text === 'now' ? text : 'at-leaf';
+// The mode a stopped leaf names: the request's (core's reader), at-leaf when it is gone or unreadable.
+function stopMode(state: RunState): string {
+  const request = readStopRequest(state.paths.stop);
+  return request.kind === 'requested' && request.mode !== 'at-ledger' ? request.mode : 'at-leaf';
 }
 
 function eventsSize(state: RunState): number {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { checkFileMap } from '../definition/check-file-map.js';
 import { readSlice } from '../definition/read-slice.js';
-import { findRepoRoot } from '../definition/repo-root.js';
+import { requireRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { passedBalls } from '../definition/slice-status.js';
 
@@ -35,7 +35,7 @@ export const checkCommand: Subcommand = async (argv, io) => {
   if (file === undefined || ball === undefined || positionals.length > 2)
     throw new UsageError(`expected SLICE and BALL, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}\n${USAGE}`);
   const slice = readSlice(resolve(io.cwd, file));
-  const root = findRepoRoot(io.cwd);
+  const root = requireRepoRoot(io.cwd);
   // The checkout is hashed where the command runs (a ball's worktree, say); the receipts are the main repository's.
   const { receipt, reasons } = checkFileMap({ root, slice, ball, passed: passedBalls(mainWorktreeRoot(root), slice) });
   if (values.json === true) io.stdout(`${JSON.stringify({ slice: slice.id, ball, receipt, reasons })}\n`);

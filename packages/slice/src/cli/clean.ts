@@ -5,7 +5,7 @@ import { LeapError, UsageError, type Subcommand } from '@leap/core';
 import { cleanSlice } from '../definition/clean-slice.js';
 import { parseJsonText } from '../definition/parse-json.js';
 import { SliceFileError } from '../definition/read-slice.js';
-import { findRepoRoot } from '../definition/repo-root.js';
+import { requireRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { ID_PATTERN } from '../definition/slice-id.js';
 import { liveEngine } from '../slice-lock.js';
@@ -55,7 +55,7 @@ export const cleanCommand: Subcommand = async (argv, io) => {
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   const id = readSliceId(resolve(io.cwd, file));
-  const root = mainWorktreeRoot(findRepoRoot(io.cwd));
+  const root = mainWorktreeRoot(requireRepoRoot(io.cwd));
   if (runner !== null && runner.clean === undefined) throw new UsageError(`--runner ${runner.name} keeps nothing of a slice to clean`);
   // A live engine is refused before the runner touches anything.
   const pid = liveEngine(root, id);

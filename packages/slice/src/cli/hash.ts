@@ -1,6 +1,6 @@
 // `leap ball hash PATH...`: the scope entries of those paths, hashed, as a slice file holds them.
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
-import { findRepoRoot } from '../definition/repo-root.js';
+import { requireRepoRoot } from '../definition/repo-root.js';
 import { scopeEntries } from '../definition/scope-entries.js';
 
 const USAGE = `Usage: leap ball hash PATH... [--json]
@@ -25,7 +25,7 @@ export const hashCommand: Subcommand = async (argv, io) => {
   }
   const { positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
   if (positionals.length === 0) throw new UsageError(`expected at least one PATH\n${USAGE}`);
-  const entries = scopeEntries(findRepoRoot(io.cwd), io.cwd, positionals);
+  const entries = scopeEntries(requireRepoRoot(io.cwd), io.cwd, positionals);
   io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
   return 0;
 };

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { newSlice, splitBallArg, type NewBall } from '../definition/new-slice.js';
-import { findRepoRoot } from '../definition/repo-root.js';
+import { requireRepoRoot } from '../definition/repo-root.js';
 
 const USAGE = `Usage: leap slice new ID --ball BALL:PATH[,PATH...] [--ball ...] [options]
 
@@ -101,7 +101,7 @@ export const newCommand: Subcommand = async (argv, io) => {
     const { id: ball, value } = split('proof', text);
     known('proof', ball).proof = parseProof(value);
   }
-  const { slice, violations } = newSlice({ id, base: values.base, spine: values.spine, balls: [...balls.values()], repoRoot: findRepoRoot(io.cwd), cwd: io.cwd });
+  const { slice, violations } = newSlice({ id, base: values.base, spine: values.spine, balls: [...balls.values()], repoRoot: requireRepoRoot(io.cwd), cwd: io.cwd });
   if (violations.length > 0) throw new UsageError(`the skeleton would be an invalid slice:\n${violations.map((v) => `  ${v.message}`).join('\n')}`);
   const text = `${JSON.stringify(slice, null, 2)}\n`;
   if (values.out === undefined) {

@@ -1,9 +1,8 @@
 // `leap slice plan FILE [--json]`: the waves a slice runs in.
 import { resolve } from 'node:path';
-import type { Subcommand } from '@leap/core';
+import { findRepoRoot, type Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
-import { repoRootOrNull } from '../definition/repo-root.js';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 import { readFileCommand } from './_file-command.js';
 
@@ -23,7 +22,7 @@ export const planCommand: Subcommand = async (argv, io) => {
   if (call === null) return 0;
   const { file } = call;
   const slice = readSlice(resolve(io.cwd, file));
-  const found = repoRootOrNull(io.cwd);
+  const found = findRepoRoot(io.cwd);
   const root = found === null ? null : mainWorktreeRoot(found);
   if (root !== null && mayHaveSliceWorktrees(root, slice.id)) (await import('../reap.js')).reapSlice(root, slice.id);
   const waves = planWaves(slice);

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
-import { findRepoRoot } from '../definition/repo-root.js';
+import { requireRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { sliceStatus, type BallStatus } from '../definition/slice-status.js';
 import { reapSlice } from '../reap.js';
@@ -40,7 +40,7 @@ export const statusCommand: Subcommand = async (argv, io) => {
   if (call === null) return 0;
   const { file } = call;
   const slice = readSlice(resolve(io.cwd, file));
-  const root = mainWorktreeRoot(findRepoRoot(io.cwd));
+  const root = mainWorktreeRoot(requireRepoRoot(io.cwd));
   const reaped = reapSlice(root, slice.id);
   const status = sliceStatus(root, slice);
   if (call.json) {

@@ -1,9 +1,8 @@
 // `leap slice validate FILE [--json]`: the slice's schema and every rule, all violations at once.
 import { resolve } from 'node:path';
-import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { findRepoRoot, parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
 import { sliceWarnings } from '../definition/slice-warnings.js';
-import { repoRootOrNull } from '../definition/repo-root.js';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
 
 const USAGE = `Usage: leap slice validate FILE [--json]
@@ -34,7 +33,7 @@ export const validateCommand: Subcommand = async (argv, io) => {
   const loaded = loadSliceFile(path);
   const waves = loaded.waves ?? null;
   if (loaded.slice !== null) {
-    const found = repoRootOrNull(io.cwd);
+    const found = findRepoRoot(io.cwd);
     const root = found === null ? null : mainWorktreeRoot(found);
     if (root !== null && mayHaveSliceWorktrees(root, loaded.slice.id)) (await import('../reap.js')).reapSlice(root, loaded.slice.id);
   }

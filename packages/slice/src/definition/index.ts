@@ -13,7 +13,7 @@ export type { CheckFileMapOptions, FileMapCheck } from './check-file-map.js';
 export { resolveInRepo } from './resolve-in-repo.js';
 // The repository a command works in. Exported here too, so the engine reaches repo-root.ts as the
 // commands do and the bundled bin keeps it in scope-path.ts's chunk (a file fewer for each command).
-export { findRepoRoot, repoRootOrNull } from './repo-root.js';
+export { requireRepoRoot } from './repo-root.js';
 export type { PathState } from './resolve-in-repo.js';
 export { normalizeScopePath, scopePathProblem } from './scope-path.js';
 export { foldsCase } from './case-folding.js';

@@ -1,22 +1,11 @@
-// The repository a command works in: the nearest folder up from `cwd` holding `.git` (a folder,
-// or a file in a linked worktree), as git finds it, without starting git.
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { UsageError } from '@leap/core';
+// The repository a `leap slice` command works in: core's findRepoRoot (the nearest folder up from `cwd`
+// holding `.git`, as git finds it, without starting git), required: outside any repository, bad input.
+import { resolve } from 'node:path';
+import { UsageError, findRepoRoot } from '@leap/core';
 
 /** The repository root above `cwd`; throws a UsageError (exit 2) outside any repository. */
-export function findRepoRoot(cwd: string): string {
-  for (let at = resolve(cwd); ; at = dirname(at)) {
-    if (existsSync(join(at, '.git'))) return at;
-    if (dirname(at) === at) throw new UsageError(`${resolve(cwd)} is not inside a git repository: run the command in the repository the slice works on`);
-  }
-}
-
-/** Like findRepoRoot, but null outside any repository. */
-export function repoRootOrNull(cwd: string): string | null {
-  try {
-    return findRepoRoot(cwd);
-  } catch {
-    return null;
-  }
+export function requireRepoRoot(cwd: string): string {
+  const root = findRepoRoot(cwd);
+  if (root === null) throw new UsageError(`${resolve(cwd)} is not inside a git repository: run the command in the repository the slice works on`);
+  return root;
 }
