@@ -11,7 +11,7 @@ export type ActionRun<Io> = (argv: string[], io: Io) => Promise<number>;
 export interface Action<Io = SubcommandIo> {
   summary: string;
   load: () => Promise<ActionRun<Io>>;
-  /** The heading it is listed under (`Queries (...)`); actions without one go under `heading`. */
+  /** The heading it is listed under (`Queries (...)`), its group's actions listed together; without one, `heading`. */
   group?: string;
 }
 
@@ -26,18 +26,19 @@ export interface DispatchOptions<Io = SubcommandIo> {
   before?: (argv: readonly string[], io: Io) => number | undefined;
 }
 
-/** The usage block of a dispatcher: the usage line, each action with its summary (by group), the footer. */
+/** The usage block of a dispatcher: the usage line, each action with its summary (a heading where its group starts), the footer. */
 export function actionsUsage<Io>(prog: string, actions: Readonly<Record<string, Action<Io>>>, options: DispatchOptions<Io> = {}): string {
   const noun = options.noun ?? 'ACTION';
   const width = Math.max(...Object.keys(actions).map((name) => name.length));
-  const groups = new Map<string, string[]>();
+  const lines = [`Usage: ${prog} ${noun} [ARGS...]`, ''];
+  let heading: string | undefined;
   for (const [name, action] of Object.entries(actions)) {
-    const heading = action.group ?? options.heading ?? 'Actions';
-    groups.set(heading, [...(groups.get(heading) ?? []), `  ${name.padEnd(width)}  ${action.summary}`]);
+    // The actions of a group are listed together, in order: its heading comes before the first.
+    const group = action.group ?? options.heading ?? 'Actions';
+    if (group !== heading) lines.push(`${(heading = group)}:`);
+    lines.push(`  ${name.padEnd(width)}  ${action.summary}`);
   }
-  return [`Usage: ${prog} ${noun} [ARGS...]`, '', ...[...groups].flatMap(([heading, lines]) => [`${heading}:`, ...lines]), '', ...(options.footer ?? [`${prog} ${noun} --help tells more.`])].join(
-    '\n',
-  );
+  return [...lines, '', ...(options.footer ?? [`${prog} ${noun} --help tells more.`])].join('\n');
 }
 
 /** A command that runs one of `actions`: `PROG --help` (or `-h`, `help`) prints the usage; no action or an unknown one is exit 2. */

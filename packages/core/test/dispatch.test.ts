@@ -75,4 +75,25 @@ test('dispatcher: its own noun, heading and footer; `before` answers first (--ve
   assert.match(String(error?.message), /^unknown command "y"/);
 });
 
+test('dispatcher: actions in groups, each heading once where its group starts; an action is handed the io its dispatcher takes', async () => {
+  interface LedgerIo {
+    stdout(text: string): void;
+    stdin: () => string;
+  }
+  const got: string[] = [];
+  const run = (name: string) => async () => async (argv: string[], x: LedgerIo) => (got.push(`${name} ${argv.join(' ')} ${x.stdin()}`), 7);
+  const actions = {
+    list: { summary: 'every step', group: 'Queries', load: run('list') },
+    current: { summary: 'the step in flight', group: 'Queries', load: run('current') },
+    tick: { summary: "--step TITLE: it's done", group: 'Changes', load: run('tick') },
+  };
+  assert.is(
+    actionsUsage('leap-ledger', actions, { noun: 'COMMAND', footer: ['exit codes'] }),
+    "Usage: leap-ledger COMMAND [ARGS...]\n\nQueries:\n  list     every step\n  current  the step in flight\nChanges:\n  tick     --step TITLE: it's done\n\nexit codes",
+  );
+  const x: LedgerIo = { stdout: () => undefined, stdin: () => 'from stdin' };
+  assert.is(await dispatcher<LedgerIo>('leap-ledger', actions, { noun: 'COMMAND' })(['tick', '--step', "it's $(x)"], x), 7);
+  assert.equal(got, ["tick --step it's $(x) from stdin"]);
+});
+
 test.run();
