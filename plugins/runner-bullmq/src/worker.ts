@@ -375,6 +375,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const host = hostname();
   const heart = startHeartbeat(
     connection,
+    options.secret,
     () => ({ v: 1, name, host, pid: process.pid, labels, jobs: Math.max(1, options.jobs ?? 1), started, beat: Date.now(), ttlMs, draining, inHand: [...inHand.values()] }),
     beatMs,
     () => {
@@ -383,6 +384,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       heart.beatNow();
       sayDrained();
     },
+    () => log(`a drain flag for ${name} in Redis is not signed with the queue secret: ignored (anyone with Redis access can write one; leap workers drain signs its own)`),
   );
   // Its record first (a drain flag left by a worker of this name before cleared), then the first job.
   await heart.start();
