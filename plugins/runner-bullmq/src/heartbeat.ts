@@ -22,6 +22,8 @@ export interface InHand {
   round: number;
   /** When it was taken (ms since the epoch). */
   since: number;
+  /** Where the round is on this worker (progress.ts: taken, fetching, building, proving, reviewing, pushing). */
+  phase?: string;
 }
 
 /** What a worker writes at each beat. Read back by `leap workers` as untrusted text: anyone with Redis access can forge one. */

@@ -6,6 +6,7 @@ import { LeapError, openEventLog, serial, statePaths, type LeapEvent } from '@le
 import { roundFamilies } from './labels.js';
 import { removeRemoteRound, workerNameOf, writeRemoteRound, type RemoteRound } from './round-file.js';
 import { ownEvents } from './own-events.js';
+import { phaseOf, type Phase } from './progress.js';
 import { recheckResult } from './recheck.js';
 import { remoteKey } from './remote.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
@@ -68,8 +69,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
       events.on('completed', wake);
       events.on('failed', wake);
-      // A worker took it: the round's picture for leap status moves to building.
+      // A worker took it, or said where it is (job progress): the round's picture for leap status moves on.
       events.on('active', wake);
+      events.on('progress', wake);
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
       return { queue, connection, events, listen, Job };
     })());
@@ -107,7 +109,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     }
   };
 
-  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null) => void = () => {}, what = id): Promise<unknown> => {
+  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null, phase: Phase | null) => void = () => {}, what = id): Promise<unknown> => {
     const deadline = Date.now() + limitMs;
     const { queue, Job } = await open();
     let toldAlone = false;
@@ -132,7 +134,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         // The job was read before its state: read it again for what it returned or why it failed.
         const ended = state === 'completed' || state === 'failed' ? await Job.fromId<Sealed, Sealed>(queue, id) : undefined;
         if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
-        if (state === 'active') taken(workerNameOf(job.processedBy));
+        // The phase only when the worker signed it for this job (anyone with Redis access can write a job's progress).
+        if (state === 'active') taken(workerNameOf(job.processedBy), phaseOf(secret, id, job.progress)?.phase ?? null);
         // No worker to take it (BullMQ's registry of connected workers is empty): said once, the engine waits on.
         if (!toldAlone && options.say !== undefined && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) {
           toldAlone = true;
@@ -179,7 +182,18 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       waiting.add(id);
       let result: RoundJobResult;
       // Where the round stands, for leap status and leap report: the engine's own reading of the queue.
-      const picture: RemoteRound = { v: 1, round: request.round, job: id, state: 'queued', worker: null, queuedAt: new Date().toISOString(), takenAt: null, returnedAt: null, enginePid: process.pid };
+      const picture: RemoteRound = {
+        v: 1,
+        round: request.round,
+        job: id,
+        state: 'queued',
+        worker: null,
+        phase: null,
+        queuedAt: new Date().toISOString(),
+        takenAt: null,
+        returnedAt: null,
+        enginePid: process.pid,
+      };
       const show = (change: Partial<RemoteRound>) => {
         Object.assign(picture, change);
         writeRemoteRound(options.repoRoot, request.slice, request.ball, picture);
@@ -187,8 +201,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       try {
         await queue.add('round', data, jobOptions(id, priority));
         show({});
-        const taken = (worker: string | null) => {
-          if (picture.state !== 'building' || picture.worker !== worker) show({ state: 'building', worker, takenAt: picture.takenAt ?? new Date().toISOString() });
+        const taken = (worker: string | null, phase: Phase | null) => {
+          if (picture.state !== 'building' || picture.worker !== worker || picture.phase !== phase) show({ state: 'building', worker, phase, takenAt: picture.takenAt ?? new Date().toISOString() });
         };
         const returned = await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs, taken, `ball ${request.ball}: round ${request.round}`);
         show({ state: 'returned', returnedAt: new Date().toISOString() });

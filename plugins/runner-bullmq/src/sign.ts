@@ -17,8 +17,8 @@ export interface Sealed {
   mac: string;
 }
 
-/** What is signed, and under which id: a job and its result under the job's id, a heartbeat record and a drain flag under the worker's name. */
-export type SealKind = 'job' | 'result' | 'heartbeat' | 'drain';
+/** What is signed, and under which id: a job, its result and its progress under the job's id, a heartbeat record and a drain flag under the worker's name. */
+export type SealKind = 'job' | 'result' | 'progress' | 'heartbeat' | 'drain';
 
 /** A job or result that is unsigned or wrongly signed. */
 export class SignatureError extends Error {}
@@ -61,7 +61,7 @@ export function unseal(secret: Buffer, kind: SealKind, id: string, data: unknown
   const want = Buffer.from(macOf(secret, kind, id, d.body), 'hex');
   const got = Buffer.from(/^[0-9a-f]{64}$/.test(d.mac) ? d.mac : '', 'hex');
   if (got.length !== want.length || !timingSafeEqual(got, want))
-    throw new SignatureError(`the ${kind} is wrongly signed (another secret, or its content or ${kind === 'job' || kind === 'result' ? 'job id' : "worker's name"} changed)`);
+    throw new SignatureError(`the ${kind} is wrongly signed (another secret, or its content or ${kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name"} changed)`);
   try {
     return JSON.parse(d.body) as unknown;
   } catch {

@@ -8,7 +8,7 @@ const WORKERS_USAGE = `Usage: leap workers [--redis URL] [--secret-file FILE] [-
        leap workers pause | resume [--redis URL]
 Lists the leap workers of the BullMQ queue on Redis: each one's name, state (live, draining, or dead: no
 heartbeat within three of its periods, or its connection gone from BullMQ's registry), host, labels, the
-rounds in hand (slice/ball, round, job) and for how long, and its last heartbeat; then the queue's job counts.
+rounds in hand (slice/ball, round, its phase, job) and for how long, and its last heartbeat; then the queue's job counts.
 Each record is signed with the queue secret over the worker's name: one that is not (written by anyone
 with Redis access, or copied from another worker's name) is listed as forged and nothing of it is shown.
 A worker stopped by TERM or INT removes its record; a killed one's stays a day, marked dead, until forgotten.
@@ -114,7 +114,7 @@ function renderWorkers(view: import('./workers.js').WorkersView): string {
     const labels = w.labels.length === 0 ? 'every family' : w.labels.join(',');
     const beat = w.heartbeat === null ? 'no heartbeat' : `heartbeat ${seconds(w.heartbeatAgeMs)} ago`;
     out.push(`${w.name}  ${w.state}  host ${w.host === '' ? '?' : w.host}  labels ${labels}  ${w.inHand.length}/${w.jobs ?? '?'} in hand  ${beat}`);
-    for (const h of w.inHand) out.push(`  ${h.slice}/${h.ball} round ${h.round ?? '?'} for ${seconds(h.forMs)} (job ${h.job})`);
+    for (const h of w.inHand) out.push(`  ${h.slice}/${h.ball} round ${h.round ?? '?'}${h.phase === null ? '' : ` ${h.phase}`} for ${seconds(h.forMs)} (job ${h.job})`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@
 import { LeapError } from '@leap/core';
 import type { Redis } from 'ioredis';
 import { DRAIN_PREFIX, HEART_PREFIX, RECORD_KEEP_MS, clientSafeName, readDrain, sealDrain } from './heartbeat.js';
+import { PHASES, type Phase } from './progress.js';
 import { PREFIX, QUEUE } from './protocol.js';
 import { connect } from './redis.js';
 import { unseal } from './sign.js';
@@ -29,7 +30,8 @@ export interface WorkerView {
   heartbeatAgeMs: number | null;
   /** Whether BullMQ lists a connection of this worker (null: Redis would not list its clients, so the heartbeat alone judges). */
   connected: boolean | null;
-  inHand: { job: string; slice: string; ball: string; round: number | null; since: string | null; forMs: number | null }[];
+  /** `phase`: where the round is on the worker (taken, fetching, building, proving, reviewing, pushing), null when not said. */
+  inHand: { job: string; slice: string; ball: string; round: number | null; phase: Phase | null; since: string | null; forMs: number | null }[];
   /** With state forged: why the record is not a worker's (unsigned, wrongly signed, ...). */
   forged?: string;
 }
@@ -128,6 +130,7 @@ function readRecord(
       slice: safe(r.slice),
       ball: safe(r.ball),
       round: num(r.round),
+      phase: PHASES.includes(r.phase as Phase) ? (r.phase as Phase) : null,
       since: since === null ? null : safeIso(since),
       forMs: since === null ? null : Math.max(0, seen.at - since),
     };

@@ -53,6 +53,8 @@ test('leap workers lists two live workers, their labels and the round each has i
       ],
     );
     assert.equal(view.workers.map((w) => w.inHand[0]?.ball).sort(), ['x', 'y']);
+    // Each builder waits on its gate: the round's phase, as its worker's signed heartbeat says.
+    await until('both building', async () => ((await workersView(redis.url)).workers.every((w) => w.inHand[0]?.phase === 'building') ? true : null));
     for (const w of view.workers) {
       assert.is(w.inHand[0]?.slice, 'team');
       assert.is(w.inHand[0]?.round, 1);
@@ -64,7 +66,7 @@ test('leap workers lists two live workers, their labels and the round each has i
     // The text form: a line per worker, one per round in hand.
     const text = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), env());
     assert.match(text.stdout, /^queue leap-rounds: 0 waiting, 0 delayed, 2 active/);
-    assert.match(text.stdout, /\nm1 {2}live {2}host \S+ {2}labels f1,f2,fb {2}1\/1 in hand {2}heartbeat \d+\.\d s ago\n {2}team\/[xy] round 1 for \d+\.\d s \(job team\.[xy]\.r1\./);
+    assert.match(text.stdout, /\nm1 {2}live {2}host \S+ {2}labels f1,f2,fb {2}1\/1 in hand {2}heartbeat \d+\.\d s ago\n {2}team\/[xy] round 1 building for \d+\.\d s \(job team\.[xy]\.r1\./);
     assert.match(text.stdout, /\nm2 {2}live {2}host \S+ {2}labels every family {2}1\/1 in hand/);
 
     m2.child.kill('SIGKILL');
