@@ -15,6 +15,7 @@ import { connect } from './redis.js';
 import { SignatureError, seal, unseal, type Sealed } from './sign.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
 import { clientSafeName, heartbeatTimings, startHeartbeat, type InHand } from './heartbeat.js';
+import { startOrphanGuard } from './orphan-guard.js';
 import { sealProgress, watchRoundPhases, type Phase } from './progress.js';
 
 /** How long a round handed back for its labels waits before it is taken again (by a worker that has them, most often). */
@@ -206,6 +207,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // The clone made while the worker waits for its first job. A remote it cannot clone is said at once; the
   // worker waits on (the remote may come back), and each round it takes goes back to the queue until then.
   void clone().catch((error: Error) => log(`cannot clone the remote ${shownRepo}: ${error.message}; the rounds this worker takes go back to the queue until it can`));
+  const guard = startOrphanGuard();
   const { Worker, DelayedError, UnrecoverableError } = await import('bullmq');
   const { buildRoundIn } = await import('@leap/slice');
   const connection = await connect(options.redis);
@@ -250,7 +252,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // (the job's timeoutMs) and the agent leaves' (VERI_TIMEOUT, which their supervisor reads).
     const capped = maxLeafMs > 0;
     const request = capped && (asked.timeoutMs === 0 || asked.timeoutMs > maxLeafMs) ? { ...asked, timeoutMs: maxLeafMs } : asked;
-    const leafEnv = capped ? capLeafTime(roundEnv(env), maxLeafMs) : roundEnv(env);
+    // Marked for the guard: whatever kills this worker, no leaf of the round outlives it (orphan-guard.ts).
+    const leafEnv = guard.mark(capped ? capLeafTime(roundEnv(env), maxLeafMs) : roundEnv(env));
     const t0 = Date.now();
     const hand: InHand = { job: String(job.id), slice: request.slice, ball: request.ball, round: request.round, since: t0 };
     inHand.set(String(job.id), hand);
@@ -433,6 +436,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       for (const key of [...held.keys()]) await release(key);
       await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
       connection.disconnect();
+      guard.stop();
       return { redisAnswered };
     },
   };
