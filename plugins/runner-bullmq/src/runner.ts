@@ -95,6 +95,37 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   };
   let dropped: Promise<void> | null = null;
 
+  // The rounds' commits go to the remote together: every one asked for while a push is on its way goes in the
+  // next push, one `git push` with a refspec each (each ball of a new wave starts from a commit of its own: one
+  // push per ball, one at a time, made a wave boundary cost a second). A batch that fails is pushed again one
+  // commit at a time, so one refused branch fails only its own round.
+  const toPush: { refspec: string; done: (error: Error | null) => void }[] = [];
+  let pushing = false;
+  const push = (refspecs: string[]) =>
+    once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, ...refspecs], env)).then(
+      () => null,
+      (error: Error) => error,
+    );
+  const pushSoon = () => {
+    if (pushing || toPush.length === 0) return;
+    pushing = true;
+    void (async () => {
+      // One turn of the event loop: the rounds one merge made ready are asked for together.
+      await new Promise((r) => setImmediate(r));
+      const batch = toPush.splice(0);
+      const error = await push(batch.map((b) => b.refspec));
+      if (error === null || batch.length === 1) for (const b of batch) b.done(error);
+      else for (const b of batch) b.done(await push([b.refspec]));
+      pushing = false;
+      pushSoon();
+    })();
+  };
+  const pushRound = (commit: string, branch: string) =>
+    new Promise<void>((resolve, reject) => {
+      toPush.push({ refspec: `${commit}:refs/heads/${branch}`, done: (error) => (error === null ? resolve() : reject(error)) });
+      pushSoon();
+    });
+
   // A moment's outage of the remote must not hold a ball and its descendants: the engine's own trips to it
   // are tried again after 0.5, 1, 2 and 4 s, as a worker steps aside and tries again; not once it is told to stop.
   const withRetries = async <T>(trip: () => Promise<T>): Promise<T> => {
@@ -169,7 +200,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       await (dropped ??= dropStale(queue, request.slice));
       const branch = ballBranch(request.slice, request.ball);
       if (!onRemote.has(request.commit)) {
-        await withRetries(() => once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env))).catch((error: Error) => {
+        await withRetries(() => pushRound(request.commit, branch)).catch((error: Error) => {
           throw new LeapError(`cannot push ${branch} to the remote ${redactUrl(remote)} (tried ${ENGINE_RETRIES.length + 1} times): ${redact(error.message, secretsOf(remote))}`);
         });
         onRemote.add(request.commit);
@@ -216,19 +247,20 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       }
       // The worker's branch tip, into the engine's repository: by its sha (one trip), else by the ball's branch
       // (a server that refuses to be asked for a sha). The engine's branch moves only where its checks say.
-      const checked = await once(async () => {
-        if (!(await hasCommit(options.repoRoot, result.tip, env))) {
-          await withRetries(() =>
+      // Only the fetch goes one at a time with the pushes: the checks read objects, and the ref moved is the ball's own,
+      // so results that arrive together (a wave's last rounds) are checked side by side.
+      if (!(await hasCommit(options.repoRoot, result.tip, env))) {
+        await withRetries(() =>
+          once(() =>
             git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env).catch(() =>
               git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env),
             ),
-          ).catch(() => undefined);
-        }
-        if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
-        const rechecked = await recheckResult(options.repoRoot, request, result, env);
-        await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, rechecked.branchTo], env);
-        return rechecked;
-      });
+          ),
+        ).catch(() => undefined);
+      }
+      if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
+      const checked = await recheckResult(options.repoRoot, request, result, env);
+      await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, checked.branchTo], env);
       onRemote.add(result.tip);
       const { events, dropped: unchecked } = await ownEvents(checked.result, request.slice, request.ball);
       appendEvents(statePaths(options.stateDir).events, events);
