@@ -28,16 +28,20 @@ export function makeRepo(dir) {
   return git;
 }
 
-/** A slice of BALLS independent balls, each creating src/bN.txt; its proof (no shell) says the file is not empty. */
-export function writeSliceFile(dir, id) {
-  const balls = Array.from({ length: BALLS }, (_, i) => ({
+/**
+ * A slice of `count` balls (default BALLS), each creating src/bN.txt; its proof (no shell) says the file is not
+ * empty. `wave` > 0: the balls in waves of that many, each ball depending on every ball of the wave before.
+ */
+export function writeSliceFile(dir, id, { count = BALLS, wave = 0 } = {}) {
+  const waveOf = (i) => (wave > 0 ? Math.floor(i / wave) : 0);
+  const balls = Array.from({ length: count }, (_, i) => ({
     id: `b${i}`,
     goal: `src/b${i}.txt holds its id`,
     spec: 'Write the ball id into the file.',
     scope: [{ path: `src/b${i}.txt`, sha256: null }],
     proof: { argv: ['test', '-s', `src/b${i}.txt`] },
     rollback: 'delete the file',
-    deps: [],
+    deps: waveOf(i) === 0 ? [] : Array.from({ length: wave }, (_, j) => `b${(waveOf(i) - 1) * wave + j}`),
   }));
   const file = join(dir, `${id}.json`);
   writeFileSync(file, JSON.stringify({ id, base: 'HEAD', spine: 'integrator', balls }));
@@ -68,7 +72,7 @@ export function writeAgentsFile(dir, buildSleep, reviewSleep = 0) {
  * leaf's own time (the exit events' duration_ms) and the proof runs the round records time (the champion and
  * the re-proof; the round's own proof run, untimed there, stays in the figure).
  */
-export function ownCostPerBall({ repo, wall, slice }) {
+export function ownCostPerBall({ repo, wall, slice, balls = BALLS }) {
   const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.includes('"exit"'))
@@ -81,7 +85,7 @@ export function ownCostPerBall({ repo, wall, slice }) {
       proofs += (r.champion?.ms ?? 0) + (r.reproof?.ms ?? 0);
     }
   }
-  return (wall - leaves - proofs) / BALLS;
+  return (wall - leaves - proofs) / balls;
 }
 
 /**

@@ -1,8 +1,11 @@
 // A worker's presence in Redis (CONTRACT section 11, `leap workers`): one small record per worker, written again
-// every heartbeat, and a drain flag per worker that the worker reads at each beat and before each job. BullMQ's
-// own registry (Queue.getWorkers: the connections named by each worker) says which are still connected.
+// every heartbeat, and a drain flag per worker that the worker reads at each beat and before each job. Both are
+// signed with the queue secret over the worker's name (sign.ts): a record or a flag anyone with Redis access
+// forged is shown as forged and ignored. BullMQ's own registry (Queue.getWorkers: the connections named by each
+// worker) says which are still connected.
 import type { Redis } from 'ioredis';
 import { msFromEnv } from './protocol.js';
+import { seal, unseal } from './sign.js';
 
 /** Where a worker's record lies (outside BullMQ's `leap:` keys, so no job id can name it). */
 export const HEART_PREFIX = 'leap-workers:';
@@ -19,6 +22,8 @@ export interface InHand {
   round: number;
   /** When it was taken (ms since the epoch). */
   since: number;
+  /** Where the round is on this worker (progress.ts: taken, fetching, building, proving, reviewing, pushing). */
+  phase?: string;
 }
 
 /** What a worker writes at each beat. Read back by `leap workers` as untrusted text: anyone with Redis access can forge one. */
@@ -43,16 +48,45 @@ export function heartbeatTimings(env: NodeJS.ProcessEnv): { beatMs: number; ttlM
   return { beatMs, ttlMs: 3 * beatMs };
 }
 
-/** A worker's heartbeat: `record()` written every `beatMs`; `onDrain` called once when a drain is asked of it. */
-export function startHeartbeat(connection: Redis, record: () => HeartbeatRecord, beatMs: number, onDrain: () => void) {
+/** A heartbeat record as it lies in Redis: signed over the worker's name. */
+const sealRecord = (secret: Buffer, record: HeartbeatRecord) => JSON.stringify(seal(secret, 'heartbeat', record.name, record));
+
+/** A drain flag asked of worker `name`, as it lies in Redis: signed over the name. */
+export const sealDrain = (secret: Buffer, name: string, at: number) => JSON.stringify(seal(secret, 'drain', name, { at }));
+
+/** What a drain flag's value says: none, asked (signed with the queue secret for this name), or forged (anything else: ignored). */
+export function readDrain(secret: Buffer, name: string, raw: string | null): 'none' | 'asked' | 'forged' {
+  if (raw === null) return 'none';
+  try {
+    unseal(secret, 'drain', name, JSON.parse(raw));
+    return 'asked';
+  } catch {
+    return 'forged';
+  }
+}
+
+/**
+ * A worker's heartbeat: `record()` written, signed, every `beatMs`; `onDrain` called once when a drain is asked of
+ * it; `onForgedDrain` once when a drain flag not signed with the queue secret is found (it is ignored).
+ */
+export function startHeartbeat(connection: Redis, secret: Buffer, record: () => HeartbeatRecord, beatMs: number, onDrain: () => void, onForgedDrain: () => void = () => {}) {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   let drained = false;
+  let toldForged = false;
   const name = () => record().name;
+  const drainFlag = async (who: string) => {
+    const state = readDrain(secret, who, await connection.get(DRAIN_PREFIX + who));
+    if (state === 'forged' && !toldForged) {
+      toldForged = true;
+      onForgedDrain();
+    }
+    return state === 'asked';
+  };
   const beat = async () => {
     const now = record();
-    await connection.set(HEART_PREFIX + now.name, JSON.stringify(now), 'PX', RECORD_KEEP_MS);
-    if (!drained && (await connection.exists(DRAIN_PREFIX + now.name)) === 1) {
+    await connection.set(HEART_PREFIX + now.name, sealRecord(secret, now), 'PX', RECORD_KEEP_MS);
+    if (!drained && (await drainFlag(now.name))) {
       drained = true;
       onDrain();
     }
@@ -78,7 +112,7 @@ export function startHeartbeat(connection: Redis, record: () => HeartbeatRecord,
     /** Whether a drain is asked of this worker now (read before each job: a job taken after the drain is handed back). */
     async drainAsked(): Promise<boolean> {
       if (drained) return true;
-      return (await connection.exists(DRAIN_PREFIX + name()).catch(() => 0)) === 1;
+      return drainFlag(name()).catch(() => false);
     },
     /** No more beats; the record and the drain flag removed (a worker stopped cleanly is not listed as dead). */
     async stop(removeRecord: boolean) {

@@ -11,5 +11,5 @@ export { checkRemote } from './remote.js';
 export { MIN_SECRET, SignatureError, readQueueSecret, seal, unseal } from './sign.js';
 export type { Sealed } from './sign.js';
 export type { RoundJobBody, RoundResultBody } from './job-schema.js';
-export { drainWorkers, listWorkers, pauseQueue } from './workers.js';
-export type { WorkerView, WorkersView } from './workers.js';
+export { drainWorkers, forgetWorkers, listWorkers, pauseQueue } from './workers.js';
+export type { Forgotten, WorkerView, WorkersView } from './workers.js';

@@ -6,6 +6,7 @@ import { LeapError, openEventLog, serial, statePaths, type LeapEvent } from '@le
 import { roundFamilies } from './labels.js';
 import { removeRemoteRound, workerNameOf, writeRemoteRound, type RemoteRound } from './round-file.js';
 import { ownEvents } from './own-events.js';
+import { phaseOf, type Phase } from './progress.js';
 import { recheckResult } from './recheck.js';
 import { remoteKey } from './remote.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
@@ -68,8 +69,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
       events.on('completed', wake);
       events.on('failed', wake);
-      // A worker took it: the round's picture for leap status moves to building.
+      // A worker took it, or said where it is (job progress): the round's picture for leap status moves on.
       events.on('active', wake);
+      events.on('progress', wake);
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
       return { queue, connection, events, listen, Job };
     })());
@@ -93,6 +95,37 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   };
   let dropped: Promise<void> | null = null;
 
+  // The rounds' commits go to the remote together: every one asked for while a push is on its way goes in the
+  // next push, one `git push` with a refspec each (each ball of a new wave starts from a commit of its own: one
+  // push per ball, one at a time, made a wave boundary cost a second). A batch that fails is pushed again one
+  // commit at a time, so one refused branch fails only its own round.
+  const toPush: { refspec: string; done: (error: Error | null) => void }[] = [];
+  let pushing = false;
+  const push = (refspecs: string[]) =>
+    once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, ...refspecs], env)).then(
+      () => null,
+      (error: Error) => error,
+    );
+  const pushSoon = () => {
+    if (pushing || toPush.length === 0) return;
+    pushing = true;
+    void (async () => {
+      // One turn of the event loop: the rounds one merge made ready are asked for together.
+      await new Promise((r) => setImmediate(r));
+      const batch = toPush.splice(0);
+      const error = await push(batch.map((b) => b.refspec));
+      if (error === null || batch.length === 1) for (const b of batch) b.done(error);
+      else for (const b of batch) b.done(await push([b.refspec]));
+      pushing = false;
+      pushSoon();
+    })();
+  };
+  const pushRound = (commit: string, branch: string) =>
+    new Promise<void>((resolve, reject) => {
+      toPush.push({ refspec: `${commit}:refs/heads/${branch}`, done: (error) => (error === null ? resolve() : reject(error)) });
+      pushSoon();
+    });
+
   // A moment's outage of the remote must not hold a ball and its descendants: the engine's own trips to it
   // are tried again after 0.5, 1, 2 and 4 s, as a worker steps aside and tries again; not once it is told to stop.
   const withRetries = async <T>(trip: () => Promise<T>): Promise<T> => {
@@ -107,7 +140,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
     }
   };
 
-  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null) => void = () => {}, what = id): Promise<unknown> => {
+  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null, phase: Phase | null) => void = () => {}, what = id): Promise<unknown> => {
     const deadline = Date.now() + limitMs;
     const { queue, Job } = await open();
     let toldAlone = false;
@@ -132,7 +165,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
         // The job was read before its state: read it again for what it returned or why it failed.
         const ended = state === 'completed' || state === 'failed' ? await Job.fromId<Sealed, Sealed>(queue, id) : undefined;
         if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
-        if (state === 'active') taken(workerNameOf(job.processedBy));
+        // The phase only when the worker signed it for this job (anyone with Redis access can write a job's progress).
+        if (state === 'active') taken(workerNameOf(job.processedBy), phaseOf(secret, id, job.progress)?.phase ?? null);
         // No worker to take it (BullMQ's registry of connected workers is empty): said once, the engine waits on.
         if (!toldAlone && options.say !== undefined && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) {
           toldAlone = true;
@@ -166,7 +200,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       await (dropped ??= dropStale(queue, request.slice));
       const branch = ballBranch(request.slice, request.ball);
       if (!onRemote.has(request.commit)) {
-        await withRetries(() => once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, `${request.commit}:refs/heads/${branch}`], env))).catch((error: Error) => {
+        await withRetries(() => pushRound(request.commit, branch)).catch((error: Error) => {
           throw new LeapError(`cannot push ${branch} to the remote ${redactUrl(remote)} (tried ${ENGINE_RETRIES.length + 1} times): ${redact(error.message, secretsOf(remote))}`);
         });
         onRemote.add(request.commit);
@@ -179,7 +213,18 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       waiting.add(id);
       let result: RoundJobResult;
       // Where the round stands, for leap status and leap report: the engine's own reading of the queue.
-      const picture: RemoteRound = { v: 1, round: request.round, job: id, state: 'queued', worker: null, queuedAt: new Date().toISOString(), takenAt: null, returnedAt: null, enginePid: process.pid };
+      const picture: RemoteRound = {
+        v: 1,
+        round: request.round,
+        job: id,
+        state: 'queued',
+        worker: null,
+        phase: null,
+        queuedAt: new Date().toISOString(),
+        takenAt: null,
+        returnedAt: null,
+        enginePid: process.pid,
+      };
       const show = (change: Partial<RemoteRound>) => {
         Object.assign(picture, change);
         writeRemoteRound(options.repoRoot, request.slice, request.ball, picture);
@@ -187,8 +232,8 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       try {
         await queue.add('round', data, jobOptions(id, priority));
         show({});
-        const taken = (worker: string | null) => {
-          if (picture.state !== 'building' || picture.worker !== worker) show({ state: 'building', worker, takenAt: picture.takenAt ?? new Date().toISOString() });
+        const taken = (worker: string | null, phase: Phase | null) => {
+          if (picture.state !== 'building' || picture.worker !== worker || picture.phase !== phase) show({ state: 'building', worker, phase, takenAt: picture.takenAt ?? new Date().toISOString() });
         };
         const returned = await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs, taken, `ball ${request.ball}: round ${request.round}`);
         show({ state: 'returned', returnedAt: new Date().toISOString() });
@@ -202,19 +247,20 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       }
       // The worker's branch tip, into the engine's repository: by its sha (one trip), else by the ball's branch
       // (a server that refuses to be asked for a sha). The engine's branch moves only where its checks say.
-      const checked = await once(async () => {
-        if (!(await hasCommit(options.repoRoot, result.tip, env))) {
-          await withRetries(() =>
+      // Only the fetch goes one at a time with the pushes: the checks read objects, and the ref moved is the ball's own,
+      // so results that arrive together (a wave's last rounds) are checked side by side.
+      if (!(await hasCommit(options.repoRoot, result.tip, env))) {
+        await withRetries(() =>
+          once(() =>
             git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env).catch(() =>
               git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env),
             ),
-          ).catch(() => undefined);
-        }
-        if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
-        const rechecked = await recheckResult(options.repoRoot, request, result, env);
-        await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, rechecked.branchTo], env);
-        return rechecked;
-      });
+          ),
+        ).catch(() => undefined);
+      }
+      if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
+      const checked = await recheckResult(options.repoRoot, request, result, env);
+      await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, checked.branchTo], env);
       onRemote.add(result.tip);
       const { events, dropped: unchecked } = await ownEvents(checked.result, request.slice, request.ball);
       appendEvents(statePaths(options.stateDir).events, events);

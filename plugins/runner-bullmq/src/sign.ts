@@ -1,6 +1,8 @@
 // Jobs and results signed with a secret the engine and every worker share (CONTRACT section 11): HMAC-SHA256
 // over the job's id and its whole body, so write access to Redis alone runs nothing, and a result cannot be
-// forged or moved from one job to another. The secret comes from LEAP_QUEUE_SECRET or a file, never argv.
+// forged or moved from one job to another. A worker's heartbeat record and a drain asked of it are signed the
+// same way over the worker's name, so a record forged in Redis is not shown as a worker and a forged drain
+// flag drains nobody. The secret comes from LEAP_QUEUE_SECRET or a file, never argv.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError, showValue } from '@leap/core';
@@ -14,6 +16,9 @@ export interface Sealed {
   body: string;
   mac: string;
 }
+
+/** What is signed, and under which id: a job, its result and its progress under the job's id, a heartbeat record and a drain flag under the worker's name. */
+export type SealKind = 'job' | 'result' | 'progress' | 'heartbeat' | 'drain';
 
 /** A job or result that is unsigned or wrongly signed. */
 export class SignatureError extends Error {}
@@ -41,21 +46,22 @@ export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
   return Buffer.from(secret, 'utf8');
 }
 
-const macOf = (secret: Buffer, kind: 'job' | 'result', id: string, body: string) => createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
+const macOf = (secret: Buffer, kind: SealKind, id: string, body: string) => createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
 
-/** `value` as the signed data of job `id` (kind job), or of its result (kind result). */
-export function seal(secret: Buffer, kind: 'job' | 'result', id: string, value: unknown): Sealed {
+/** `value` as the signed data of job `id` (kind job), of its result (kind result), or of worker `id`'s heartbeat or drain flag. */
+export function seal(secret: Buffer, kind: SealKind, id: string, value: unknown): Sealed {
   const body = JSON.stringify(value);
   return { v: 1, body, mac: macOf(secret, kind, id, body) };
 }
 
 /** The value `data` carries, once its HMAC is checked against job `id`; a SignatureError when it is unsigned or wrongly signed. */
-export function unseal(secret: Buffer, kind: 'job' | 'result', id: string, data: unknown): unknown {
+export function unseal(secret: Buffer, kind: SealKind, id: string, data: unknown): unknown {
   const d = data as Partial<Sealed> | null;
   if (d === null || typeof d !== 'object' || typeof d.body !== 'string' || typeof d.mac !== 'string') throw new SignatureError(`the ${kind} is unsigned`);
   const want = Buffer.from(macOf(secret, kind, id, d.body), 'hex');
   const got = Buffer.from(/^[0-9a-f]{64}$/.test(d.mac) ? d.mac : '', 'hex');
-  if (got.length !== want.length || !timingSafeEqual(got, want)) throw new SignatureError(`the ${kind} is wrongly signed (another secret, or its content or job id changed)`);
+  if (got.length !== want.length || !timingSafeEqual(got, want))
+    throw new SignatureError(`the ${kind} is wrongly signed (another secret, or its content or ${kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name"} changed)`);
   try {
     return JSON.parse(d.body) as unknown;
   } catch {

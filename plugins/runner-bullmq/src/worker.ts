@@ -15,6 +15,8 @@ import { connect } from './redis.js';
 import { SignatureError, seal, unseal, type Sealed } from './sign.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
 import { clientSafeName, heartbeatTimings, startHeartbeat, type InHand } from './heartbeat.js';
+import { startOrphanGuard } from './orphan-guard.js';
+import { sealProgress, watchRoundPhases, type Phase } from './progress.js';
 
 /** How long a round handed back for its labels waits before it is taken again (by a worker that has them, most often). */
 const LABEL_STEP_ASIDE_MS = 250;
@@ -205,6 +207,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // The clone made while the worker waits for its first job. A remote it cannot clone is said at once; the
   // worker waits on (the remote may come back), and each round it takes goes back to the queue until then.
   void clone().catch((error: Error) => log(`cannot clone the remote ${shownRepo}: ${error.message}; the rounds this worker takes go back to the queue until it can`));
+  const guard = startOrphanGuard();
   const { Worker, DelayedError, UnrecoverableError } = await import('bullmq');
   const { buildRoundIn } = await import('@leap/slice');
   const connection = await connect(options.redis);
@@ -249,10 +252,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // (the job's timeoutMs) and the agent leaves' (VERI_TIMEOUT, which their supervisor reads).
     const capped = maxLeafMs > 0;
     const request = capped && (asked.timeoutMs === 0 || asked.timeoutMs > maxLeafMs) ? { ...asked, timeoutMs: maxLeafMs } : asked;
-    const leafEnv = capped ? capLeafTime(roundEnv(env), maxLeafMs) : roundEnv(env);
+    // Marked for the guard: whatever kills this worker, no leaf of the round outlives it (orphan-guard.ts).
+    const leafEnv = guard.mark(capped ? capLeafTime(roundEnv(env), maxLeafMs) : roundEnv(env));
     const t0 = Date.now();
-    inHand.set(String(job.id), { job: String(job.id), slice: request.slice, ball: request.ball, round: request.round, since: t0 });
-    heart.beatNow();
+    const hand: InHand = { job: String(job.id), slice: request.slice, ball: request.ball, round: request.round, since: t0 };
+    inHand.set(String(job.id), hand);
+    // Where the round is, as BullMQ's job progress (signed: the engine shows only what it can check) and in the heartbeat.
+    const phase = (next: Phase) => {
+      hand.phase = next;
+      heart.beatNow();
+      void job.updateProgress(sealProgress(options.secret, String(job.id), next, Date.now())).catch(() => undefined);
+    };
+    phase('taken');
     log(
       `${what}: taken (job ${job.id}, from ${request.commit.slice(0, 12)}${job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 ? ', again' : ''}${capped ? `, each leaf cut at ${(maxLeafMs / 1000).toFixed(1)} s by --max-leaf` : ''})`,
     );
@@ -263,6 +274,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
     let ownPlace: string | null = null;
     try {
+      phase('fetching');
       await clone();
       await fetch(request.slice, request.ball, request.commit);
       const place = await checkout(request.slice, request.ball, request.commit, own);
@@ -271,7 +283,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       mkdirSync(stateDir, { recursive: true });
       const events = statePaths(stateDir).events;
       const from = existsSync(events) ? statSync(events).size : 0;
-      const built = await buildRoundIn({ dir: place, stateDir, env: leafEnv }, { ...request, agentsFile: options.agents ?? null });
+      phase('building');
+      const watch = watchRoundPhases(events, from, 'building', phase);
+      const built = await buildRoundIn({ dir: place, stateDir, env: leafEnv }, { ...request, agentsFile: options.agents ?? null }).finally(() => watch.stop());
       // Asked to stop while a leaf ran: the leaf was ended, so the round is not the builder's; another worker builds it.
       if (stopping && built.receipt === 0) throw new StoppedError(built.builder.status === 'killed-signal' ? `its builder leaf ${built.builder.leaf} was ended` : built.reason);
       // A lapsed lock: the stalled check gave the job to another worker, whose result is the round's. This one is
@@ -279,6 +293,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if ((await job.extendLock(token as string, lockMs)) !== 1) throw new LockLostError();
       const tip = (await git(place, ['rev-parse', 'HEAD'], env)).trim();
       const added = existsSync(events) ? readFileSync(events).subarray(from).toString('utf8') : '';
+      phase('pushing');
       try {
         await once(() => git(place, ['push', '--quiet', '--force', '--', options.repo, `${tip}:refs/heads/${ballBranch(request.slice, request.ball)}`], env));
       } catch (error) {
@@ -375,6 +390,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const host = hostname();
   const heart = startHeartbeat(
     connection,
+    options.secret,
     () => ({ v: 1, name, host, pid: process.pid, labels, jobs: Math.max(1, options.jobs ?? 1), started, beat: Date.now(), ttlMs, draining, inHand: [...inHand.values()] }),
     beatMs,
     () => {
@@ -383,6 +399,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       heart.beatNow();
       sayDrained();
     },
+    () => log(`a drain flag for ${name} in Redis is not signed with the queue secret: ignored (anyone with Redis access can write one; leap workers drain signs its own)`),
   );
   // Its record first (a drain flag left by a worker of this name before cleared), then the first job.
   await heart.start();
@@ -419,6 +436,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       for (const key of [...held.keys()]) await release(key);
       await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
       connection.disconnect();
+      guard.stop();
       return { redisAnswered };
     },
   };

@@ -1,12 +1,15 @@
 // `leap workers` as a library (CONTRACT section 11): the workers' heartbeat records read back and judged live or
-// dead, BullMQ's own registry of connected workers and its job counts beside them; a drain asked of workers; the
-// queue paused or resumed. Every record is untrusted (anyone with Redis access can write one): its text comes
-// back escaped, URLs masked, known secrets replaced, and a record that is not one is listed as unreadable.
+// dead, BullMQ's own registry of connected workers and its job counts beside them; a drain asked of workers; dead
+// records forgotten; the queue paused or resumed. Every record is untrusted (anyone with Redis access can write
+// one): a record not signed with the queue secret for its name is shown as forged and nothing of it is believed;
+// a signed one's text comes back escaped, URLs masked, known secrets replaced.
 import { LeapError } from '@leap/core';
 import type { Redis } from 'ioredis';
-import { DRAIN_PREFIX, HEART_PREFIX, RECORD_KEEP_MS, clientSafeName } from './heartbeat.js';
+import { DRAIN_PREFIX, HEART_PREFIX, RECORD_KEEP_MS, clientSafeName, readDrain, sealDrain } from './heartbeat.js';
+import { PHASES, type Phase } from './progress.js';
 import { PREFIX, QUEUE } from './protocol.js';
 import { connect } from './redis.js';
+import { unseal } from './sign.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
 
 /** One worker as `leap workers` shows it. */
@@ -14,9 +17,10 @@ export interface WorkerView {
   name: string;
   /**
    * live: a fresh heartbeat and connected; draining: a drain asked (or it is stopping), its heartbeat fresh; dead: no
-   * heartbeat within its TTL, or (not draining) gone from BullMQ's registry.
+   * heartbeat within its TTL, or (not draining) gone from BullMQ's registry; forged: a record not signed with the
+   * queue secret for this name (nothing of it is shown or believed).
    */
-  state: 'live' | 'draining' | 'dead';
+  state: 'live' | 'draining' | 'dead' | 'forged';
   host: string;
   pid: number | null;
   labels: string[];
@@ -26,9 +30,10 @@ export interface WorkerView {
   heartbeatAgeMs: number | null;
   /** Whether BullMQ lists a connection of this worker (null: Redis would not list its clients, so the heartbeat alone judges). */
   connected: boolean | null;
-  inHand: { job: string; slice: string; ball: string; round: number | null; since: string | null; forMs: number | null }[];
-  /** Why the record could not be read as a worker's (then everything but the name is empty). */
-  unreadable?: string;
+  /** `phase`: where the round is on the worker (taken, fetching, building, proving, reviewing, pushing), null when not said. */
+  inHand: { job: string; slice: string; ball: string; round: number | null; phase: Phase | null; since: string | null; forMs: number | null }[];
+  /** With state forged: why the record is not a worker's (unsigned, wrongly signed, ...). */
+  forged?: string;
 }
 
 /** What `leap workers` shows. */
@@ -51,38 +56,65 @@ export function safeText(value: unknown, secrets: readonly string[] = []): strin
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** The records and the queue, as `leap workers` lists them. `secrets`: what must never be printed (the Redis URL's password). */
-export async function listWorkers(redis: string, secrets: readonly string[] = secretsOf(redis), now = Date.now): Promise<WorkersView> {
+/** The records and the queue, as `leap workers` lists them. `secret`: the queue secret the records are signed with; `secrets`: what must never be printed (the Redis URL's password). */
+export async function listWorkers(redis: string, secret: Buffer, secrets: readonly string[] = secretsOf(redis), now = Date.now): Promise<WorkersView> {
   return withQueue(redis, async (connection, queue) => {
-    const keys = await scanKeys(connection, `${HEART_PREFIX}*`);
-    const values = keys.length === 0 ? [] : await connection.mget(...keys);
-    const drains = new Set((await scanKeys(connection, `${DRAIN_PREFIX}*`)).map((k) => k.slice(DRAIN_PREFIX.length)));
-    // A Redis that refuses CLIENT LIST (an ACL, a managed service) leaves the heartbeats alone to judge.
-    const clients = await queue.getWorkers().catch(() => null);
-    const connected = clients === null || clients.some((c) => (c as { rawname?: unknown }).rawname === undefined) ? null : new Set(clients.map((c) => String((c as { rawname?: unknown }).rawname)));
-    const clientPrefix = `${PREFIX}:${Buffer.from(QUEUE).toString('base64')}:w:`;
-    const at = now();
-    const workers = keys.map((key, i) => readRecord(key.slice(HEART_PREFIX.length), values[i] ?? null, { at, drains, connected, clientPrefix, secrets }));
-    workers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const judged = await judgeWorkers(connection, queue, secret, secrets, now());
     const paused = await queue.isPaused();
     const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed');
-    return { queue: { name: QUEUE, paused, counts }, workers };
+    return { queue: { name: QUEUE, paused, counts }, workers: judged.map((j) => j.view) };
   });
 }
 
-function readRecord(key: string, raw: string | null, seen: { at: number; drains: Set<string>; connected: Set<string> | null; clientPrefix: string; secrets: readonly string[] }): WorkerView {
+/** Each record's raw name (its key) and its view, sorted by name. */
+async function judgeWorkers(connection: Redis, queue: import('bullmq').Queue, secret: Buffer, secrets: readonly string[], at: number): Promise<{ key: string; view: WorkerView }[]> {
+  const keys = await scanKeys(connection, `${HEART_PREFIX}*`);
+  const values = keys.length === 0 ? [] : await connection.mget(...keys);
+  // A drain flag counts only when it is signed for its worker (a forged one drains nobody: the worker ignores it too).
+  const drainKeys = await scanKeys(connection, `${DRAIN_PREFIX}*`);
+  const drainValues = drainKeys.length === 0 ? [] : await connection.mget(...drainKeys);
+  const drains = new Set(drainKeys.map((k) => k.slice(DRAIN_PREFIX.length)).filter((name, i) => readDrain(secret, name, drainValues[i] ?? null) === 'asked'));
+  // A Redis that refuses CLIENT LIST (an ACL, a managed service) leaves the heartbeats alone to judge.
+  const clients = await queue.getWorkers().catch(() => null);
+  const connected = clients === null || clients.some((c) => (c as { rawname?: unknown }).rawname === undefined) ? null : new Set(clients.map((c) => String((c as { rawname?: unknown }).rawname)));
+  const clientPrefix = `${PREFIX}:${Buffer.from(QUEUE).toString('base64')}:w:`;
+  const judged = keys.map((key, i) => {
+    const name = key.slice(HEART_PREFIX.length);
+    return { key: name, view: readRecord(name, values[i] ?? null, { at, secret, drains, connected, clientPrefix, secrets }) };
+  });
+  return judged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+function readRecord(
+  key: string,
+  raw: string | null,
+  seen: { at: number; secret: Buffer; drains: Set<string>; connected: Set<string> | null; clientPrefix: string; secrets: readonly string[] },
+): WorkerView {
   const safe = (v: unknown) => safeText(v, seen.secrets);
-  const empty: WorkerView = { name: safe(key), state: 'dead', host: '', pid: null, labels: [], jobs: null, heartbeat: null, heartbeatAgeMs: null, connected: false, inHand: [] };
+  const forged = (why: string): WorkerView => ({
+    name: safe(key),
+    state: 'forged',
+    host: '',
+    pid: null,
+    labels: [],
+    jobs: null,
+    heartbeat: null,
+    heartbeatAgeMs: null,
+    connected: null,
+    inHand: [],
+    forged: why,
+  });
   let record: Record<string, unknown>;
   try {
-    const parsed: unknown = JSON.parse(raw ?? '');
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    // Signed over the key's name: a record copied to another name, or changed, or written without the secret is no worker's.
+    const parsed: unknown = unseal(seen.secret, 'heartbeat', key, JSON.parse(raw ?? ''));
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return forged('its signed body is not a JSON object');
     record = parsed as Record<string, unknown>;
-  } catch {
-    return { ...empty, unreadable: 'not a JSON object' };
+  } catch (error) {
+    return forged(error instanceof SyntaxError ? 'not JSON, so unsigned' : (error as Error).message);
   }
   // The key names the worker (its drain flag and BullMQ's connection use that name); a record saying another is not it.
-  if (record.name !== key) return { ...empty, unreadable: 'its name is not its key' };
+  if (record.name !== key) return forged('its name is not its key');
   const beat = num(record.beat);
   const ttl = num(record.ttlMs);
   const ttlMs = ttl !== null && ttl > 0 && ttl <= RECORD_KEEP_MS ? ttl : 15_000;
@@ -98,6 +130,7 @@ function readRecord(key: string, raw: string | null, seen: { at: number; drains:
       slice: safe(r.slice),
       ball: safe(r.ball),
       round: num(r.round),
+      phase: PHASES.includes(r.phase as Phase) ? (r.phase as Phase) : null,
       since: since === null ? null : safeIso(since),
       forMs: since === null ? null : Math.max(0, seen.at - since),
     };
@@ -123,27 +156,64 @@ const safeIso = (ms: number) => {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 };
 
-/** Ask `names` (every live worker with `all`) to drain: finish the rounds in hand, take no more. Returns who was asked. */
-export async function drainWorkers(redis: string, target: { names: string[] } | { all: true }): Promise<string[]> {
-  const view = await listWorkers(redis);
-  const raw = await withQueue(redis, (connection) => scanKeys(connection, `${HEART_PREFIX}*`)).then((keys) => keys.map((k) => k.slice(HEART_PREFIX.length)));
-  let names: string[];
-  if ('all' in target) {
-    // The raw names of the live workers (the view's are escaped for printing).
-    names = raw.filter((n) => view.workers.some((w) => w.name === safeText(n) && w.state !== 'dead'));
-  } else {
-    for (const name of target.names) {
-      if (!raw.includes(name)) {
-        const known = view.workers.map((w) => w.name).join(', ');
-        throw new LeapError(`no worker named ${JSON.stringify(safeText(name))}${known === '' ? ' (no worker has a record)' : ` (the workers: ${known})`}`, { exitCode: 2 });
-      }
-    }
-    names = target.names;
-  }
-  await withQueue(redis, async (connection) => {
-    for (const name of names) await connection.set(DRAIN_PREFIX + name, JSON.stringify({ at: Date.now() }), 'PX', RECORD_KEEP_MS);
+/** `names` checked against the records (a name with none, or only a forged one, is bad input: exit 2, naming the workers there are). */
+function known(judged: { key: string; view: WorkerView }[], names: string[]): { key: string; view: WorkerView }[] {
+  return names.map((name) => {
+    const found = judged.find((j) => j.key === name);
+    if (found !== undefined && found.view.state !== 'forged') return found;
+    const workers = judged.filter((j) => j.view.state !== 'forged').map((j) => j.view.name);
+    const there = workers.length === 0 ? 'no worker has a record' : `the workers: ${workers.join(', ')}`;
+    const why = found === undefined ? '' : ` (its record is forged: ${found.view.forged}; leap workers forget --dead removes it)`;
+    throw new LeapError(`no worker named "${safeText(name)}"${why} (${there})`, { exitCode: 2 });
   });
-  return names;
+}
+
+/** Ask `names` (every live worker with `all`) to drain: finish the rounds in hand, take no more. Returns who was asked (raw names). */
+export async function drainWorkers(redis: string, secret: Buffer, target: { names: string[] } | { all: true }): Promise<string[]> {
+  return withQueue(redis, async (connection, queue) => {
+    const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());
+    const names = 'all' in target ? judged.filter((j) => j.view.state === 'live' || j.view.state === 'draining').map((j) => j.key) : known(judged, target.names).map((j) => j.key);
+    // Signed, as the worker checks it: a flag written without the secret drains nobody.
+    for (const name of names) await connection.set(DRAIN_PREFIX + name, sealDrain(secret, name, Date.now()), 'PX', RECORD_KEEP_MS);
+    return names;
+  });
+}
+
+/** A record `leap workers forget` removed: the worker's name (escaped) and what it was. */
+export interface Forgotten {
+  name: string;
+  state: 'dead' | 'forged';
+  heartbeatAgeMs: number | null;
+}
+
+/**
+ * Forget the records of `names` (every dead or forged one with `dead`): the record and its drain flag removed, so
+ * `leap workers` lists it no more. A live or draining worker is not forgotten (bad input, exit 2: it writes its
+ * record again at its next heartbeat; drain or stop it first), nor a name with no record.
+ */
+export async function forgetWorkers(redis: string, secret: Buffer, target: { names: string[] } | { dead: true }): Promise<Forgotten[]> {
+  return withQueue(redis, async (connection, queue) => {
+    const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());
+    const gone = (j: { view: WorkerView }) => j.view.state === 'dead' || j.view.state === 'forged';
+    let chosen: { key: string; view: WorkerView }[];
+    if ('dead' in target) chosen = judged.filter(gone);
+    else {
+      chosen = target.names.map((name) => {
+        const found = judged.find((j) => j.key === name);
+        // A forged record may be forgotten by its name as well.
+        if (found?.view.state === 'forged') return found;
+        return known(judged, [name])[0] as { key: string; view: WorkerView };
+      });
+      const alive = chosen.find((j) => !gone(j));
+      if (alive !== undefined)
+        throw new LeapError(
+          `cannot forget "${alive.view.name}": it is ${alive.view.state} (heartbeat ${Math.round((alive.view.heartbeatAgeMs ?? 0) / 100) / 10} s ago), and a live worker writes its record again at its next heartbeat: drain it (leap workers drain ${alive.view.name}) or stop it first`,
+          { exitCode: 2 },
+        );
+    }
+    for (const j of chosen) await connection.del(HEART_PREFIX + j.key, DRAIN_PREFIX + j.key);
+    return chosen.map((j) => ({ name: j.view.name, state: j.view.state as Forgotten['state'], heartbeatAgeMs: j.view.heartbeatAgeMs }));
+  });
 }
 
 /** Pause (or resume) the whole queue: no worker takes a round while it is paused; the rounds in hand go on. */

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { GitError } from '@leap/core';
@@ -12,7 +13,7 @@ import { remoteKey } from '../src/remote.js';
 import { readQueueSecret, seal, unseal } from '../src/sign.js';
 import { checkRemote, remoteKind } from '../src/remote.js';
 import { redact, redactUrl, secretsOf, showText } from '../src/text.js';
-import { SECRET, roundRequest, setupRemote, startRedis, testEnv } from './helpers.js';
+import { SECRET, roundRequest, setupRemote, startRedis, testEnv, until } from './helpers.js';
 
 const test = suite('bullmq runner: its parts');
 test.after.each(cleanupTempDirs);
@@ -136,6 +137,52 @@ test("the runner: a dead engine's queued rounds dropped, a job Redis lost queued
   } finally {
     await queue.close();
     connection.disconnect();
+    await redis.stop();
+  }
+});
+
+test("the rounds' commits asked for together go to the remote in one push; a batch refused is pushed again one by one, so a refused branch fails its own round only", async () => {
+  const redis = await startRedis();
+  const { remote, repo } = setupRemote({ 'a.txt': 'a\n' });
+  // The remote counts the refs of each push, and refuses leap/r2/a.
+  const log = join(makeTempDir('leap-hook-'), 'pushes');
+  const hook = join(remote, 'hooks', 'pre-receive');
+  writeFileSync(hook, `#!/bin/sh\nn=0; refuse=0\nwhile read old new ref; do n=$((n+1)); [ "$ref" = refs/heads/leap/r2/a ] && refuse=1; done\necho "$n" >> '${log}'\nexit $refuse\n`);
+  chmodSync(hook, 0o755);
+  const pushes = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map(Number) : []);
+  const queued = async (runner: { run: string }, slice: string) => {
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const queue = new Queue(QUEUE, { connection, prefix: PREFIX });
+    try {
+      return (await queue.getJob(jobId(request(repo, slice), runner.run))) !== undefined;
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  };
+  const first = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env: testEnv() });
+  const second = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env: testEnv() });
+  try {
+    // Three rounds made ready together (as a wave's balls are): one push of three refs.
+    const together = ['c1', 'c2', 'c3'].map((slice) => first.buildRound(request(repo, slice)).catch((error: Error) => error));
+    await until('three rounds queued', async () => ((await Promise.all(['c1', 'c2', 'c3'].map((slice) => queued(first, slice)))).every(Boolean) ? true : null));
+    assert.equal(pushes(), [3]);
+    for (const slice of ['c1', 'c2', 'c3']) assert.is(git(repo, 'ls-remote', 'origin', `refs/heads/leap/${slice}/a`).split('\t')[0], request(repo, slice).commit);
+    // One branch refused: the batch fails, each is pushed alone, and only r2's round fails (after its retries).
+    const mixed = ['r1', 'r2', 'r3'].map((slice) => second.buildRound(request(repo, slice)).catch((error: Error) => error));
+    const refused = await mixed[1];
+    assert.match(String((refused as Error).message), /^cannot push leap\/r2\/a to the remote origin \(tried 5 times\): /);
+    assert.ok(await queued(second, 'r1'));
+    assert.ok(await queued(second, 'r3'));
+    assert.not.ok(await queued(second, 'r2'));
+    // After the three-ref push above: the batch of three, the three alone, then r2's four retries alone.
+    assert.equal(pushes(), [3, 3, 1, 1, 1, 1, 1, 1, 1]);
+    await first.close();
+    await second.close();
+    for (const pending of [...together, mixed[0], mixed[2]]) assert.match(String(((await pending) as Error).message), /^the run stopped while /);
+  } finally {
+    await first.close();
+    await second.close();
     await redis.stop();
   }
 });

@@ -6,7 +6,8 @@ import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { sliceCommand } from '@leap/slice/cli';
 import { workersCommand } from '../src/cli.js';
 import type { WorkersView } from '../src/workers.js';
-import { callCommand, gateFile, here, openGate, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
+import { seal } from '../src/sign.js';
+import { callCommand, gateFile, here, openGate, readLeap, runQueued, SECRET, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
 
 // Beats every 200 ms: a drain is heard within one.
 const env = () => testEnv({ LEAP_BULLMQ_HEARTBEAT_MS: '200' });
@@ -52,6 +53,8 @@ test('leap workers lists two live workers, their labels and the round each has i
       ],
     );
     assert.equal(view.workers.map((w) => w.inHand[0]?.ball).sort(), ['x', 'y']);
+    // Each builder waits on its gate: the round's phase, as its worker's signed heartbeat says.
+    await until('both building', async () => ((await workersView(redis.url)).workers.every((w) => w.inHand[0]?.phase === 'building') ? true : null));
     for (const w of view.workers) {
       assert.is(w.inHand[0]?.slice, 'team');
       assert.is(w.inHand[0]?.round, 1);
@@ -63,7 +66,7 @@ test('leap workers lists two live workers, their labels and the round each has i
     // The text form: a line per worker, one per round in hand.
     const text = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), env());
     assert.match(text.stdout, /^queue leap-rounds: 0 waiting, 0 delayed, 2 active/);
-    assert.match(text.stdout, /\nm1 {2}live {2}host \S+ {2}labels f1,f2,fb {2}1\/1 in hand {2}heartbeat \d+\.\d s ago\n {2}team\/[xy] round 1 for \d+\.\d s \(job team\.[xy]\.r1\./);
+    assert.match(text.stdout, /\nm1 {2}live {2}host \S+ {2}labels f1,f2,fb {2}1\/1 in hand {2}heartbeat \d+\.\d s ago\n {2}team\/[xy] round 1 building for \d+\.\d s \(job team\.[xy]\.r1\./);
     assert.match(text.stdout, /\nm2 {2}live {2}host \S+ {2}labels every family {2}1\/1 in hand/);
 
     m2.child.kill('SIGKILL');
@@ -264,30 +267,57 @@ test('priorities: a busy worker takes the rounds of the slice run with the highe
   }
 });
 
-test('hostile: a heartbeat record forged in Redis (control characters, a password-bearing URL, junk) is printed escaped and masked; leap workers does not crash', async () => {
+test('hostile: heartbeat records forged in Redis (unsigned, another secret, copied to another name, junk) are listed as forged and nothing of them shown; a signed one is printed escaped and masked; forget', async () => {
   const redis = await startRedis();
   const { Redis } = await import('ioredis');
   const raw = new Redis(redis.url);
+  const record = (name: string, extra: Record<string, unknown> = {}) => ({
+    v: 1,
+    name,
+    host: 'h',
+    pid: 1,
+    labels: [],
+    jobs: 1,
+    started: Date.now(),
+    beat: Date.now(),
+    ttlMs: 600_000,
+    draining: false,
+    inHand: [],
+    ...extra,
+  });
+  const signed = (name: string, body: unknown, secret = SECRET) => JSON.stringify(seal(Buffer.from(secret), 'heartbeat', name, body));
   try {
     const evil = 'evil\u001b[2J\u009b31m';
+    // Unsigned: what a Redis writer without the secret can write. It claims a live worker building a ghost ball.
     await raw.set(
       `leap-workers:${evil}`,
-      JSON.stringify({
-        v: 1,
-        name: evil,
-        host: 'redis://:hunter2@10.0.0.5:6379/\u001b]0;pwn\u0007',
-        pid: 'x',
-        labels: ['https://tok3n@git.example/r.git', '\u0007bell', 42],
-        jobs: -1,
-        started: 'then',
-        beat: Date.now(),
-        ttlMs: 1e30,
-        draining: 'yes',
-        inHand: [{ job: 'j\nleap workers: m9 live FAKE', slice: { x: 1 }, ball: '\u001b[1A', round: 'one', since: 'never' }, null, 7],
-      }),
+      JSON.stringify(
+        record(evil, { host: 'redis://:hunter2@10.0.0.5:6379/evilhost', labels: ['ghost-label'], inHand: [{ job: 'ghost.job', slice: 'ghost', ball: 'g', round: 1, since: Date.now() }] }),
+      ),
     );
     await raw.set('leap-workers:junk', '\u0000not json');
-    await raw.set('leap-workers:liar', JSON.stringify({ name: 'someone else', beat: Date.now() }));
+    await raw.set('leap-workers:other', signed('other', record('other', { host: 'other-secret-host' }), 'another secret of 16+ characters'));
+    // A genuine record of m1, copied to another name: its signature binds it to m1.
+    await raw.set('leap-workers:m9', signed('m1', record('m1', { host: 'copied-host' })));
+    await raw.set('leap-workers:liar', signed('liar', record('someone else')));
+    // Signed with the secret (a worker that holds it): believed, yet its text still printed escaped and masked.
+    const shady = 'shady\u0007';
+    await raw.set(
+      `leap-workers:${shady}`,
+      signed(
+        shady,
+        record(shady, {
+          beat: Date.now() - 60_000,
+          host: 'redis://:hunter2@10.0.0.5:6379/\u001b]0;pwn\u0007',
+          pid: 'x',
+          labels: ['https://tok3n@git.example/r.git', '\u0007bell', 42],
+          jobs: -1,
+          ttlMs: 1e30,
+          draining: 'yes',
+          inHand: [{ job: 'j\nleap workers: m9 live FAKE', slice: { x: 1 }, ball: '\u001b[1A', round: 'one', since: 'never' }, null, 7],
+        }),
+      ),
+    );
     const text = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), env());
     const json = await callCommand(workersCommand, ['--redis', redis.url, '--json'], process.cwd(), env());
     for (const out of [text, json]) {
@@ -295,35 +325,141 @@ test('hostile: a heartbeat record forged in Redis (control characters, a passwor
       assert.not.match(out.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character but newlines');
       assert.not.ok(out.stdout.includes('hunter2'), 'the password masked');
       assert.not.ok(out.stdout.includes('tok3n'), 'the token masked');
+      // Nothing of a forged record is shown.
+      for (const word of ['ghost', 'evilhost', 'other-secret-host', 'copied-host']) assert.not.ok(out.stdout.includes(word), `${word}: ${out.stdout}`);
     }
-    assert.ok(text.stdout.includes('evil\\u001b[2J\\u009b31m  dead'), text.stdout);
-    assert.ok(text.stdout.includes('redis://:***@10.0.0.5:6379/\\u001b]0;pwn\\u0007'), text.stdout);
+    assert.ok(text.stdout.includes('evil\\u001b[2J\\u009b31m  forged record (the heartbeat is unsigned): ignored'), text.stdout);
+    assert.match(text.stdout, /\njunk {2}forged record \(not JSON, so unsigned\): ignored/);
+    assert.match(text.stdout, /\nother {2}forged record \(the heartbeat is wrongly signed \(another secret, or its content or worker's name changed\)\): ignored/);
+    assert.match(text.stdout, /\nm9 {2}forged record \(the heartbeat is wrongly signed/);
+    assert.match(text.stdout, /\nliar {2}forged record \(its name is not its key\): ignored/);
+    assert.ok(text.stdout.includes('shady\\u0007  dead  host redis://:***@10.0.0.5:6379/\\u001b]0;pwn\\u0007'), text.stdout);
     assert.ok(text.stdout.includes('https://***@git.example/r.git'), text.stdout);
     assert.ok(text.stdout.includes('j\\u000aleap workers: m9 live FAKE'), 'a newline in a job id stays on its line');
     assert.not.match(text.stdout, /\nleap workers: m9/);
-    assert.match(text.stdout, /\njunk {2}unreadable record \(not a JSON object\)/);
-    assert.match(text.stdout, /\nliar {2}unreadable record \(its name is not its key\)/);
     const view = JSON.parse(json.stdout) as WorkersView;
-    const forged = view.workers.find((w) => w.name.startsWith('evil'));
+    assert.equal(
+      view.workers.map((w) => [w.name, w.state]),
+      [
+        ['evil\\u001b[2J\\u009b31m', 'forged'],
+        ['junk', 'forged'],
+        ['liar', 'forged'],
+        ['m9', 'forged'],
+        ['other', 'forged'],
+        ['shady\\u0007', 'dead'],
+      ],
+    );
+    const evilView = view.workers[0];
+    assert.equal([evilView?.host, evilView?.labels, evilView?.inHand, evilView?.heartbeat], ['', [], [], null]);
+    const shadyView = view.workers.find((w) => w.state === 'dead');
     // Not connected to BullMQ: dead, whatever its heartbeat says.
-    assert.is(forged?.state, 'dead');
-    assert.is(forged?.connected, false);
-    assert.equal(forged?.labels, ['https://***@git.example/r.git', '\\u0007bell', '']);
-    // A drain of it (by its name as given) is asked, and printed escaped.
-    const drain = await callCommand(workersCommand, ['drain', evil, '--redis', redis.url], process.cwd(), env());
+    assert.is(shadyView?.connected, false);
+    assert.equal(shadyView?.labels, ['https://***@git.example/r.git', '\\u0007bell', '']);
+    // A drain of a forged record is refused (no such worker); of the signed one asked, and printed escaped.
+    const drainForged = await callCommand(workersCommand, ['drain', 'm9', '--redis', redis.url], process.cwd(), env());
+    assert.is(drainForged.code, 2);
+    assert.match(drainForged.stderr, /no worker named "m9" \(its record is forged: the heartbeat is wrongly signed[^\n]*leap workers forget --dead removes it\) \(the workers: shady\\u0007\)/);
+    assert.is(await raw.exists('leap-workers-drain:m9'), 0);
+    const drain = await callCommand(workersCommand, ['drain', shady, '--redis', redis.url], process.cwd(), env());
     assert.is(drain.code, 0, drain.stderr);
-    assert.not.match(drain.stdout, /\u001b/);
+    assert.not.match(drain.stdout, /\u0007/);
+
+    // forget: a name with no record is exit 2; a dead one by name; then every dead or forged one.
+    const nobody = await callCommand(workersCommand, ['forget', 'nobody', '--redis', redis.url], process.cwd(), env());
+    assert.is(nobody.code, 2);
+    assert.match(nobody.stderr, /no worker named "nobody" \(the workers: shady\\u0007\)/);
+    assert.is(await raw.exists(`leap-workers:${shady}`), 1, 'a refused forget removes nothing');
+    const one = await callCommand(workersCommand, ['forget', shady, '--redis', redis.url, '--json'], process.cwd(), env());
+    assert.is(one.code, 0, one.stderr);
+    const forgotten = (JSON.parse(one.stdout) as { forgotten: { name: string; state: string; heartbeatAgeMs: number }[] }).forgotten;
+    assert.equal(
+      forgotten.map((f) => [f.name, f.state]),
+      [['shady\\u0007', 'dead']],
+    );
+    assert.ok(forgotten[0] !== undefined && forgotten[0].heartbeatAgeMs >= 0);
+    assert.equal([await raw.exists(`leap-workers:${shady}`), await raw.exists(`leap-workers-drain:${shady}`)], [0, 0], 'the record and its drain flag gone');
+    const rest = await callCommand(workersCommand, ['forget', '--dead', '--redis', redis.url], process.cwd(), env());
+    assert.is(rest.code, 0, rest.stderr);
+    assert.is(rest.stdout.split('\n').filter((l) => l.endsWith('forgotten (a forged record)')).length, 5, rest.stdout);
+    assert.match(rest.stdout, /^leap workers: evil\\u001b\[2J\\u009b31m: forgotten \(a forged record\)\n/);
+    assert.equal(await raw.keys('leap-workers*'), []);
+    const none = await callCommand(workersCommand, ['forget', '--dead', '--redis', redis.url], process.cwd(), env());
+    assert.is(none.stdout, 'leap workers: no dead or forged record to forget\n');
+    // Without the queue secret the records cannot be judged: bad input.
+    const { LEAP_QUEUE_SECRET: _s, ...noSecret } = env();
+    const blind = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), noSecret);
+    assert.is(blind.code, 2);
+    assert.match(blind.stderr, /set LEAP_QUEUE_SECRET or give --secret-file FILE/);
   } finally {
     raw.disconnect();
     await redis.stop();
   }
 });
 
+test('hostile: a live worker whose record is overwritten by a forgery shows forged until its next signed beat; a forged drain flag is ignored (said once); forget refuses a live worker', async () => {
+  const redis = await startRedis();
+  const { remote } = setupRemote(TWO_BALLS_BASE);
+  const { Redis } = await import('ioredis');
+  const raw = new Redis(redis.url);
+  const m1 = spawnWorker(redis.url, remote, 'm1', [], env());
+  try {
+    await m1.waitFor(/waiting for rounds/);
+    const live = await callCommand(workersCommand, ['forget', 'm1', '--redis', redis.url], process.cwd(), env());
+    assert.is(live.code, 2);
+    assert.match(
+      live.stderr,
+      /cannot forget "m1": it is live \(heartbeat [\d.]+ s ago\), and a live worker writes its record again at its next heartbeat: drain it \(leap workers drain m1\) or stop it first/,
+    );
+    // Stopped, m1 beats no more: what the forger writes stays (m1's connection stays open, so BullMQ still lists it).
+    m1.child.kill('SIGSTOP');
+    await raw.set(
+      'leap-workers:m1',
+      JSON.stringify({
+        v: 1,
+        name: 'm1',
+        host: 'ghost-host',
+        pid: 1,
+        labels: [],
+        jobs: 9,
+        started: 0,
+        beat: Date.now(),
+        ttlMs: 600_000,
+        draining: false,
+        inHand: [{ job: 'ghost', slice: 's', ball: 'b', round: 1, since: Date.now() }],
+      }),
+    );
+    await raw.set('leap-workers-drain:m1', JSON.stringify({ at: Date.now() }));
+    const forged = await workersView(redis.url);
+    assert.equal(
+      forged.workers.map((w) => [w.name, w.state, w.host, w.inHand.length]),
+      [['m1', 'forged', '', 0]],
+    );
+    m1.child.kill('SIGCONT');
+    await m1.waitFor(/a drain flag for m1 in Redis is not signed with the queue secret: ignored/);
+    const back = await until('m1 signed again', async () => (await workersView(redis.url)).workers.find((w) => w.name === 'm1' && w.state === 'live'));
+    assert.is(back.jobs, 1);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.is((await workersView(redis.url)).workers[0]?.state, 'live', 'the forged drain flag drained nobody');
+    assert.is(m1.err().match(/a drain flag for m1/g)?.length, 1, 'said once');
+    assert.not.match(m1.err(), /drain asked/);
+    // A signed drain (leap workers drain) is obeyed; the drained worker's record is gone, and forgetting it is exit 2.
+    assert.is((await callCommand(workersCommand, ['drain', 'm1', '--redis', redis.url], process.cwd(), env())).code, 0);
+    assert.is((await m1.exited).code, 0, m1.err());
+    const gone = await callCommand(workersCommand, ['forget', 'm1', '--redis', redis.url], process.cwd(), env());
+    assert.is(gone.code, 2);
+    assert.match(gone.stderr, /no worker named "m1" \(no worker has a record\)/);
+  } finally {
+    raw.disconnect();
+    await stopAll(redis, m1);
+  }
+});
+
 test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, pause and resume the queue; slice run --priority', async () => {
   const usage = await callCommand(workersCommand, ['--help'], process.cwd(), env());
   assert.is(usage.code, 0);
-  assert.match(usage.stdout, /^Usage: leap workers \[--redis URL\] \[--json\]\n {7}leap workers drain NAME\.\.\. \| --all/);
+  assert.match(usage.stdout, /^Usage: leap workers \[--redis URL\] \[--secret-file FILE\] \[--json\]\n {7}leap workers drain NAME\.\.\. \| --all/);
   assert.match(usage.stdout, /Exit codes: 0 done; 2 bad input/);
+  assert.match(usage.stdout, /\n {7}leap workers forget NAME\.\.\. \| --dead \[--redis URL\] \[--secret-file FILE\] \[--json\]\n/);
   for (const [argv, why] of [
     [['frob'], /unknown action "frob"/],
     [['drain'], /takes worker names or --all/],
@@ -331,6 +467,12 @@ test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, 
     [['pause', 'now'], /unexpected argument "now"/],
     [['--all'], /--all goes with drain/],
     [['pause', '--json'], /--json goes with the list/],
+    [['drain', 'm1', '--json'], /--json goes with the list/],
+    [['forget'], /takes worker names or --dead/],
+    [['forget', 'm1', '--dead'], /takes worker names or --dead/],
+    [['--dead'], /--dead goes with forget/],
+    [['pause', '--secret-file', '/x'], /--secret-file goes with the list, drain and forget/],
+    [['--redis', 'redis://127.0.0.1:1', '--secret-file', '/nonexistent/secret'], /--secret-file "\/nonexistent\/secret": cannot read it \(ENOENT\)/],
     [['--redis', 'http://x'], /Expected --redis to be a redis:\/\/ or rediss:\/\/ URL/],
     [['--redis', 'redis://:s3cret@127.0.0.1:1'], /cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1/],
   ] as const) {
