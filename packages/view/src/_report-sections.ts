@@ -139,7 +139,7 @@ function remoteLine(ball: Ball, remote: RemoteRoundState | undefined): string {
     remote.state === 'queued'
       ? 'queued: no worker has taken it'
       : remote.state === 'building'
-        ? `building on worker ${esc(remote.worker ?? '?')}`
+        ? `building on worker ${esc(remote.worker ?? '?')}${remote.phase === null ? '' : ` (${esc(remote.phase)})`}`
         : `returned by worker ${esc(remote.worker ?? '?')}, the engine checking it`;
   return `<div class="small remote" data-remote="${remote.state}">round ${remote.round}: ${what}</div>`;
 }

@@ -49,6 +49,8 @@ export interface RemoteRoundState {
   queuedAt: number;
   takenAt: number | null;
   returnedAt: number | null;
+  /** The phase of a building round (taken, fetching, building, proving, reviewing, pushing), as the worker's signed progress said and the engine checked; null when none. */
+  phase: string | null;
   /** Whether the engine that wrote it still runs (a killed engine's file is stale). */
   engineAlive: boolean;
 }
@@ -225,7 +227,7 @@ function isFile(path: string): boolean {
 // remote-round.json as the bullmq runner's engine writes it, or null when it is absent or not that shape.
 function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null {
   if (json === null) return null;
-  const { round, job, state, worker, queuedAt, takenAt, returnedAt, enginePid } = json;
+  const { round, job, state, worker, queuedAt, takenAt, returnedAt, enginePid, phase } = json;
   const time = (v: unknown): number | null => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? Date.parse(v) : null);
   const queued = time(queuedAt);
   if (typeof round !== 'number' || typeof job !== 'string' || (state !== 'queued' && state !== 'building' && state !== 'returned') || queued === null) return null;
@@ -237,6 +239,8 @@ function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null
     queuedAt: queued,
     takenAt: time(takenAt),
     returnedAt: time(returnedAt),
+    // A word of the runner's list, never free text: anything else is shown as no phase.
+    phase: typeof phase === 'string' && /^[a-z][a-z -]{0,23}$/.test(phase) ? phase : null,
     engineAlive: typeof enginePid === 'number' && Number.isInteger(enginePid) && enginePid > 0 && pidExists(enginePid),
   };
 }

@@ -67,7 +67,7 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
       r.state === 'queued'
         ? paint('yellow', `queued for ${formatDuration(r.sinceMs)}: no worker has taken it`)
         : r.state === 'building'
-          ? `building on worker ${safe(r.worker ?? '?', 40)} for ${formatDuration(r.sinceMs)}`
+          ? `building on worker ${safe(r.worker ?? '?', 40)}${r.phase === null ? '' : ` (${r.phase})`} for ${formatDuration(r.sinceMs)}`
           : `returned by worker ${safe(r.worker ?? '?', 40)}, the engine checking it`;
     out.push(`  ${paint(r.state === 'queued' ? 'yellow' : 'blue', r.state === 'queued' ? '◌' : '●')} ${where}  ${what}`);
   }

@@ -58,7 +58,7 @@ export interface StatusData {
    * has taken it), building (on which worker, for how long), returned (the engine checking it). Only a running
    * engine's, and only rounds whose record is not written yet.
    */
-  remote: Array<{ slice: string; ball: string; round: number; job: string; state: 'queued' | 'building' | 'returned'; worker: string | null; sinceMs: number }>;
+  remote: Array<{ slice: string; ball: string; round: number; job: string; state: 'queued' | 'building' | 'returned'; worker: string | null; phase: string | null; sinceMs: number }>;
   /** Leaves the log says ran outside the sandbox (`--sandbox off`, CONTRACT section 13), most recent last. */
   unsandboxed: { leaves: number; last: string | null };
   /** Leaves with a launch and no exit whose supervisor is gone. */
@@ -198,7 +198,7 @@ function remoteRounds(view: ViewData): StatusData['remote'] {
       // Done once its round record is written; a dead engine's picture is stale.
       if (r === undefined || !r.engineAlive || ball.rounds.some((x) => x.round === r.round)) continue;
       const since = r.state === 'queued' ? r.queuedAt : r.state === 'building' ? (r.takenAt ?? r.queuedAt) : (r.returnedAt ?? r.queuedAt);
-      out.push({ slice: slice.id, ball: ball.id, round: r.round, job: r.job, state: r.state, worker: r.worker, sinceMs: Math.max(0, view.now - since) });
+      out.push({ slice: slice.id, ball: ball.id, round: r.round, job: r.job, state: r.state, worker: r.worker, phase: r.phase, sinceMs: Math.max(0, view.now - since) });
     }
   }
   return out.sort((a, b) => b.sinceMs - a.sinceMs);

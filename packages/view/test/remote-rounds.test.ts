@@ -33,7 +33,8 @@ test("queued and building rounds show in Running now (a worker's name escaped); 
   const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
   const repo = repoWith({
     ...picture('a', {}),
-    ...picture('b', { state: 'building', worker: 'm1\u001b[2J\u009b', takenAt: new Date(Date.now() - 2000).toISOString() }),
+    ...picture('b', { state: 'building', worker: 'm1\u001b[2J\u009b', phase: 'proving', takenAt: new Date(Date.now() - 2000).toISOString() }),
+    ...picture('f', { state: 'building', worker: 'm3', phase: 'proving\u001b[2J; curl x | sh', takenAt: new Date(Date.now() - 1000).toISOString() }),
     ...picture('c', { enginePid: gone }),
     ...picture('d', { state: 'returned', worker: 'm2' }),
     '.leap/dist/d/round-1.json': JSON.stringify({ receipt: 1 }),
@@ -44,14 +45,16 @@ test("queued and building rounds show in Running now (a worker's name escaped); 
   const json = captureIo(repo, cleanEnv());
   assert.is(await statusMain(['--json'], json.io), 0, json.err());
   const data = JSON.parse(json.out()) as StatusData;
-  assert.equal(data.remote.map((r) => [r.ball, r.state, r.worker]).sort(), [
-    ['a', 'queued', null],
-    ['b', 'building', 'm1\u001b[2J\u009b'],
+  assert.equal(data.remote.map((r) => [r.ball, r.state, r.worker, r.phase]).sort(), [
+    ['a', 'queued', null, null],
+    ['b', 'building', 'm1\u001b[2J\u009b', 'proving'],
+    ['f', 'building', 'm3', null],
   ]);
   const text = captureIo(repo, cleanEnv({ NO_COLOR: '1' }));
   assert.is(await statusMain([], text.io), 0);
   assert.match(text.out(), /◌ slice dist ball a round 1 {2}queued for [^:]+: no worker has taken it/, text.out());
-  assert.match(text.out(), /● slice dist ball b round 1 {2}building on worker m1\\x1b\[2J\\x9b for /);
+  assert.match(text.out(), /● slice dist ball b round 1 {2}building on worker m1\\x1b\[2J\\x9b \(proving\) for /);
+  assert.match(text.out(), /● slice dist ball f round 1 {2}building on worker m3 for /, 'a phase that is not a word of the list is no phase');
   assert.not.match(text.out(), /no leaf is running|ball c round|ball d round/);
   assert.not.match(text.out(), /\u001b\[2J/);
   const out = join(repo, 'report.html');
@@ -59,7 +62,7 @@ test("queued and building rounds show in Running now (a worker's name escaped); 
   assert.is(await reportMain(['--out', out], report.io), 0, report.err());
   const html = readFileSync(out, 'utf8');
   assert.match(html, /data-remote="queued">round 1: queued: no worker has taken it</);
-  assert.match(html, /data-remote="building">round 1: building on worker m1/);
+  assert.match(html, /data-remote="building">round 1: building on worker m1[^<]* \(proving\)</);
   assert.not.match(html, /data-remote="returned"/);
 });
 
