@@ -105,6 +105,29 @@ run('three balls, one after the other two: all pass, merged on the spine in depe
   assert.equal(extraWorktrees(repo), []);
 });
 
+run('balls after the same dependencies share one start: one merge of their work, not one per ball', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, {
+    id: 'share',
+    balls: [
+      ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }),
+      ball('b', ['src/b.txt'], BASE, { proof: { argv: contentProof({ 'src/b.txt': 'B\n' }) } }),
+      ball('c', ['src/c.txt'], BASE, { deps: ['a', 'b'], proof: { argv: contentProof({ 'src/c.txt': 'C\n', 'src/a.txt': 'A\n', 'src/b.txt': 'B\n' }) } }),
+      ball('d', ['src/d.txt'], BASE, { deps: ['b', 'a'], proof: { argv: contentProof({ 'src/d.txt': 'D\n', 'src/a.txt': 'A\n', 'src/b.txt': 'B\n' }) } }),
+    ],
+  });
+  const agents = writeAgents(dir, { ...PASSING, d: { '*': { edits: [{ path: 'src/d.txt', content: 'D\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--jobs', '4', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr + out.stdout);
+  const c = readLeap<{ start: string }>(repo, 'share', 'c', 'round-1.json');
+  const d = readLeap<{ start: string }>(repo, 'share', 'd', 'round-1.json');
+  assert.ok(c !== null && d !== null);
+  assert.is(c.start, d.start, 'c and d (the same dependencies, named in another order) start from one commit');
+  assert.is(git(repo, 'log', '--format=%s', '-1', c.start).trim(), 'leap: start from a, b');
+  assert.is(git(repo, 'show', `${c.start}:src/a.txt`), 'A\n');
+  assert.is(git(repo, 'show', `${c.start}:src/b.txt`), 'B\n');
+});
+
 run('a builder that edits outside its scope: -1, only its changes undone, its descendant blocked, the other ball unaffected', async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = threeBalls(dir);

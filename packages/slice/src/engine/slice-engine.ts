@@ -159,19 +159,33 @@ export class Engine {
     }
   }
 
-  // The commit a ball starts from: base plus its dependencies' work, merged without a checkout.
-  private async startCommit(ball: Ball): Promise<string> {
+  // The commit a ball starts from: base plus its dependencies' work, merged without a checkout. Balls with the
+  // same dependencies (a wave after a wave, typically) share one start: one set of merges, not one per ball.
+  private readonly starts = new Map<string, Promise<string>>();
+  private startCommit(ball: Ball): Promise<string> {
+    const key = [...ball.deps].sort().join('\0');
+    let start = this.starts.get(key);
+    if (start === undefined) {
+      start = this.mergeDeps([...ball.deps].sort());
+      this.starts.set(key, start);
+      // A failed merge is that ball's hold, and the next ball with these dependencies tries again.
+      start.catch(() => this.starts.delete(key));
+    }
+    return start;
+  }
+
+  private async mergeDeps(deps: readonly string[]): Promise<string> {
     const { c } = this;
     let start = c.run.base;
-    for (const dep of ball.deps) {
+    for (const dep of deps) {
       const commit = progressOf(this.states, dep).result?.commit as string;
       if (await isAncestor(c.repoRoot, commit, start)) continue;
       if (await isAncestor(c.repoRoot, start, commit)) {
         start = commit;
         continue;
       }
-      const merged = await mergeCommits(c.repoRoot, start, commit, `leap: ${ball.id} starts from ${ball.deps.join(', ')}`);
-      if (merged === null) throw new Error(`the work of ${ball.deps.join(', ')} does not merge`);
+      const merged = await mergeCommits(c.repoRoot, start, commit, `leap: start from ${deps.join(', ')}`);
+      if (merged === null) throw new Error(`the work of ${deps.join(', ')} does not merge`);
       start = merged;
     }
     return start;
