@@ -154,6 +154,17 @@ usage('sums every model; a count it does not give makes the sum null; no stats i
   assert.is(parseGeminiUsage(''), null);
 });
 
+usage('prices per million tokens (an agents-file entry) give the answer and the usage an estimated cost', () => {
+  const priced = createGeminiAgent({ prices: { input: 0.5, output: 3 } });
+  const stdout = JSON.stringify({ response: 'r', stats: { models: { a: { tokens: { prompt: 4000, candidates: 200, thoughts: 50, total: 4250 } } } } });
+  const expected = { model: 'a', input_tokens: 4000, output_tokens: 250, cost_usd: (4000 * 0.5 + 250 * 3) / 1_000_000, cost_estimated: true };
+  assert.equal(priced.parseAnswer(stdout).usage, expected);
+  assert.equal(priced.parseUsage?.(stdout), expected);
+  assert.is(priced.parseUsage?.(''), null);
+  assert.equal(priced.parseAnswer('{"response":"r"}'), { text: 'r' }, 'no stats, no usage to price');
+  assert.is(createGeminiAgent().parseUsage?.(stdout)?.cost_usd, null);
+});
+
 usage.run();
 
 // ---
