@@ -203,4 +203,17 @@ explain("an HTTP error of the model API becomes one sentence: the status, its wo
   assert.is(explainGeminiFailure('', JSON.stringify({ error: { type: 'Error', message: 'Please set an Auth method', code: 41 } })), 'Please set an Auth method');
 });
 
+explain('a run ended while the CLI retries: its last attempt as a sentence, not the `status: 500` of the stack dump after it', () => {
+  // Gemini CLI 0.61.0's stderr while it retries a 500 (tests/real-agents gets it from the real CLI).
+  const attempt = (n: number) =>
+    `Attempt ${n} failed with status 500. Retrying with backoff... _ApiError: {"error":{"code":500,"message":"internal error","status":"INTERNAL"}}\n    at frame (x.js:1)\n  status: 500\n}\n`;
+  assert.is(explainGeminiFailure('', `Ripgrep is not available.\n${attempt(1)}${attempt(2)}`), 'the Gemini API answered HTTP 500 INTERNAL: internal error (attempt 2; the CLI was retrying)');
+  assert.is(
+    explainGeminiFailure('', 'Attempt 4 failed with status 429. Retrying with backoff... quota exceeded\n'),
+    'the Gemini API answered HTTP 429: quota exceeded (attempt 4; the CLI was retrying)',
+  );
+  assert.is(explainGeminiFailure('', 'Attempt 2 failed. Retrying with backoff... TypeError: fetch failed\n'), 'its attempt 2 failed: TypeError: fetch failed (attempt 2; the CLI was retrying)');
+  assert.is(explainGeminiFailure('', 'Attempt 2 failed. Retrying with backoff...\n'), 'its attempt 2 failed (attempt 2; the CLI was retrying)');
+});
+
 explain.run();
