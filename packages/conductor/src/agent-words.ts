@@ -3,8 +3,14 @@ import type { AgentPlugin } from '@leap/core';
 
 const MAX = 600;
 
-/** The CLI's own words: its answer text when its output still parses (claude reports "Not logged in" so), else its last lines. */
+/**
+ * The CLI's own words: its plugin's explanation when it has one (a sentence, never the raw stream-json lines it
+ * reads them from), else its answer text when its output still parses (claude reports "Not logged in" so), else
+ * its last lines.
+ */
 export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): string {
+  const explained = agent.explainFailure?.(stdout, stderr)?.trim() ?? '';
+  if (explained !== '') return explained.length > MAX ? `${explained.slice(0, MAX)}…` : explained;
   const said: string[] = [];
   try {
     const text = agent.parseAnswer(stdout).text.trim();

@@ -29,3 +29,4 @@ export * from './events/append-event.js';
 export * from './events/usage-log.js';
 export type * from './events/event-schema.js';
 export type * from './plugins.js';
+export * from './token-prices.js';

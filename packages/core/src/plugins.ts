@@ -35,6 +35,8 @@ export interface AgentUsage {
   input_tokens: number | null;
   output_tokens: number | null;
   cost_usd: number | null;
+  /** True when `cost_usd` is no figure of the CLI's but computed from an agents-file entry's prices (estimateCost). */
+  cost_estimated?: boolean;
 }
 
 /** An agent's answer: its final text, the JSON found in it when there was some, and its usage when the CLI reports it. */

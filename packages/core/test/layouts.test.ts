@@ -55,6 +55,7 @@ layouts('usage is read once: checked figures, torn and foreign lines skipped, fr
     input_tokens: 10,
     output_tokens: 2,
     cost_usd: 0.5,
+    cost_estimated: false,
     issue: 7,
     step: good.step,
     slice: null,
@@ -66,6 +67,8 @@ layouts('usage is read once: checked figures, torn and foreign lines skipped, fr
     ['verify-red'],
   );
   assert.is(usageOf({ event: 'usage', leaf: '' }), null);
+  assert.is(usageOf({ event: 'usage', leaf: 'x', cost_usd: 0.1, cost_estimated: true })?.cost_estimated, true, 'priced from an agents file');
+  assert.is(usageOf({ event: 'usage', leaf: 'x', cost_usd: null, cost_estimated: true })?.cost_estimated, false, 'no cost, nothing estimated');
   assert.is(usageOf({ event: 'exit', leaf: 'x' }), null);
 });
 

@@ -27,6 +27,8 @@ export interface AgentEntry {
   env?: Record<string, string>;
   /** `codex`: false skips the CLI's readiness check (a setup the check cannot judge). */
   preflight?: boolean;
+  /** `codex`, `gemini` (which report no cost): US dollars per million input and output tokens; the cost is then estimated. */
+  usd_per_million_tokens?: { input: number; output: number };
   /** Inside the sandbox (CONTRACT section 13): more variables passed (names, or prefixes ending in `*`). */
   pass_env?: string[];
   /** Inside the sandbox: more absolute places, read-only or read-write. */
@@ -83,6 +85,14 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
   if (e.pass_env !== undefined && !(Array.isArray(e.pass_env) && e.pass_env.every((a) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(a)))) {
     bad(`expected "pass_env" to be an array of variable names (or prefixes ending in "*"), found ${showValue(JSON.stringify(e.pass_env))}`);
   }
+  if (e.usd_per_million_tokens !== undefined) {
+    const p = e.usd_per_million_tokens as Record<string, unknown> | null;
+    const price = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+    if (e.plugin !== 'codex' && e.plugin !== 'gemini') bad(`"usd_per_million_tokens" is for codex and gemini, which report no cost; ${String(e.plugin)} reports its own or none`);
+    if (typeof p !== 'object' || p === null || Array.isArray(p) || !price(p.input) || !price(p.output) || Object.keys(p).some((k) => k !== 'input' && k !== 'output')) {
+      bad(`expected "usd_per_million_tokens" to be {"input": USD, "output": USD} (non-negative numbers), found ${showValue(JSON.stringify(p))}`);
+    }
+  }
   if (e.network !== undefined && typeof e.network !== 'boolean') bad(`expected "network" to be true or false, found ${showValue(e.network)}`);
   if (e.paths !== undefined) checkPaths(e.paths, bad);
   if (e.plugin === 'command' && (e.command === undefined || e.family === undefined)) bad('a command agent needs "command" (argv) and "family"');
@@ -110,7 +120,7 @@ export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin
 }
 
 function createFromEntry(name: string, entry: AgentEntry, file: string | null): AgentPlugin {
-  const cli = { name, bin: entry.bin, model: entry.model, extraArgs: entry.extraArgs };
+  const cli = { name, bin: entry.bin, model: entry.model, extraArgs: entry.extraArgs, prices: entry.usd_per_million_tokens };
   let agent: AgentPlugin;
   if (entry.plugin === 'claude') agent = createClaudeAgent(cli);
   else if (entry.plugin === 'codex') agent = createCodexAgent(entry.preflight === undefined ? cli : { ...cli, preflight: entry.preflight });

@@ -184,7 +184,8 @@ export async function checkAgentReady(
   timeoutMs = PREFLIGHT_TIMEOUT_MS,
   sandbox: SandboxSpec | null = null,
 ): Promise<AgentReadiness> {
-  const check = agent.preflight?.(options) ?? null;
+  // Asked as its leaf will run: in the sandbox, the CLI's own is off (AgentOptions.sandboxed), as buildInvocation has it.
+  const check = agent.preflight?.(sandbox === null ? options : { ...options, sandboxed: true }) ?? null;
   if (check === null) return { ready: true };
   const merged: Record<string, string | undefined> = { ...env, ...check.env };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];

@@ -28,6 +28,12 @@ load('names the file and the agent when an entry is wrong', () => {
     [{ a: { plugin: 'command', command: ['ls'] } }, /a command agent needs "command" \(argv\) and "family"/],
     [{ a: { plugin: 'scripted' } }, /a scripted agent needs "script"/],
     [{ a: { plugin: 'claude', family: 'x y' } }, /expected "family" to be a word/],
+    [{ a: { plugin: 'claude', usd_per_million_tokens: { input: 1, output: 2 } } }, /"usd_per_million_tokens" is for codex and gemini, which report no cost; claude reports its own or none/],
+    [{ a: { plugin: 'command', command: ['x'], family: 'f', usd_per_million_tokens: { input: 1, output: 2 } } }, /"usd_per_million_tokens" is for codex and gemini/],
+    [{ a: { plugin: 'codex', usd_per_million_tokens: { input: 1 } } }, /expected "usd_per_million_tokens" to be \{"input": USD, "output": USD\} \(non-negative numbers\), found "\{\\"input\\":1\}"/],
+    [{ a: { plugin: 'gemini', usd_per_million_tokens: { input: -1, output: 2 } } }, /expected "usd_per_million_tokens" to be/],
+    [{ a: { plugin: 'gemini', usd_per_million_tokens: { input: 1, output: 2, cached: 0.1 } } }, /expected "usd_per_million_tokens" to be/],
+    [{ a: { plugin: 'codex', usd_per_million_tokens: [1, 2] } }, /expected "usd_per_million_tokens" to be/],
   ];
   for (const [agents, message] of cases) assert.throws(() => loadAgentRegistry(writeAgents(agents as Record<string, unknown>)), message);
   const dir = makeTempDir();
@@ -35,6 +41,17 @@ load('names the file and the agent when an entry is wrong', () => {
   assert.throws(() => loadAgentRegistry(join(dir, 'agents.json')), /agents\.json: expected \{"agents"/);
   writeFileSync(join(dir, 'broken.json'), '{');
   assert.throws(() => loadAgentRegistry(join(dir, 'broken.json')), /broken\.json: cannot read the agents file/);
+});
+
+load('prices on a codex or gemini entry reach its plugin: the usage it reads carries the estimated cost', () => {
+  const registry = loadAgentRegistry(
+    writeAgents({ cx: { plugin: 'codex', usd_per_million_tokens: { input: 2, output: 8 } }, gm: { plugin: 'gemini', usd_per_million_tokens: { input: 0, output: 1 } } }),
+  );
+  const codexOut = '{"type":"turn.completed","usage":{"input_tokens":1000000,"output_tokens":500000}}\n';
+  assert.equal(resolveAgent('cx', registry).parseUsage?.(codexOut), { model: null, input_tokens: 1_000_000, output_tokens: 500_000, cost_usd: 6, cost_estimated: true });
+  const geminiOut = JSON.stringify({ response: 'r', stats: { models: { m: { tokens: { prompt: 10, candidates: 2_000_000, total: 2_000_010 } } } } });
+  assert.equal(resolveAgent('gm', registry).parseAnswer(geminiOut).usage?.cost_usd, 2);
+  assert.is(resolveAgent('codex', registry).parseUsage?.(codexOut)?.cost_usd, null, 'the built-in has no prices');
 });
 
 load.run();

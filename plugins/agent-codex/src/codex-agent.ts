@@ -1,9 +1,9 @@
 // The OpenAI Codex agent: `codex exec --json`, the prompt on stdin (`-`), the answer in the last agent_message event.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds } from '@leap/core';
-import { isReadOnlyRole } from '@leap/core';
-import { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR } from './codex-readiness.js';
+import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds, TokenPrices } from '@leap/core';
+import { estimateCost, isReadOnlyRole } from '@leap/core';
+import { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR, CODEX_SANDBOX_MODE_VAR } from './codex-readiness.js';
 import { codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
 
 /** How to run Codex; every field has a default. */
@@ -18,6 +18,8 @@ export interface CodexAgentConfig {
   extraArgs?: string[];
   /** Run the readiness check before a leaf (default true); false for a setup the check cannot judge. */
   preflight?: boolean;
+  /** US dollars per million input and output tokens: Codex reports no cost, so one is estimated from these (`cost_estimated`). */
+  prices?: TokenPrices;
 }
 
 /** Build the Codex agent plugin (family `openai`). */
@@ -27,20 +29,25 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
     name: config.name ?? 'codex',
     family: 'openai',
     buildInvocation: (prompt, options) => codexInvocation(prompt, options, config),
-    parseAnswer: parseCodexEvents,
+    parseAnswer: (stdout) => priced(parseCodexEvents(stdout), config.prices),
     // `codex exec` never checks the login: without one it retries for ever. The check says at once, judging
     // the setup as the CLI does (CODEX_API_KEY, the provider's env_key), and asks `login status` otherwise.
-    // The script travels in the check's environment, so the command line a failure quotes stays one line.
-    preflight: () =>
+    // Then whether codex's own sandbox, in the leaf's mode, can run a command at all (CODEX_HOME under the
+    // temporary folder: it cannot, and says so only in a warning). The script travels in the check's
+    // environment, so the command line a failure quotes stays one line.
+    preflight: (options) =>
       config.preflight === false
         ? null
         : {
             command: process.execPath,
             args: ['-e', `eval(process.env.${CODEX_READINESS_VAR})`, command, ...(config.extraArgs ?? [])],
-            env: { [CODEX_READINESS_VAR]: CODEX_READINESS_SCRIPT },
+            env: { [CODEX_READINESS_VAR]: CODEX_READINESS_SCRIPT, [CODEX_SANDBOX_MODE_VAR]: sandboxMode(options) },
           },
     explainFailure: explainCodexFailure,
-    parseUsage: parseCodexUsage,
+    parseUsage: (stdout) => {
+      const usage = parseCodexUsage(stdout);
+      return usage === null ? null : estimateCost(usage, config.prices);
+    },
     retrying: codexRetrying,
     sandbox: codexSandbox,
   };
@@ -67,14 +74,21 @@ function codexSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
 function codexInvocation(prompt: string, options: AgentOptions, config: CodexAgentConfig): AgentInvocation {
   // --skip-git-repo-check: outside a git repository (a scratch folder, a planner's temp dir) exec refuses
   // to start; the sandbox, not the repository check, is what keeps a leaf inside its folder.
-  // Inside the toolchain's sandbox codex's own cannot be made (its shell tool would fail with `bwrap: setting up uid
-  // map: Operation not permitted`): the outer one holds it, a reader to its throwaway copy, a writer to its tree.
-  const mode = options.sandboxed === true ? 'danger-full-access' : isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write';
-  const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', mode];
+  const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', sandboxMode(options)];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
   args.push(...(config.extraArgs ?? []), '-');
   const invocation: AgentInvocation = { command: config.bin ?? 'codex', args, stdin: prompt };
   if (model !== undefined && model !== '') invocation.model = model;
   return invocation;
+}
+
+// Inside the toolchain's sandbox codex's own cannot be made (its shell tool would fail with `bwrap: setting up uid
+// map: Operation not permitted`): the outer one holds it, a reader to its throwaway copy, a writer to its tree.
+function sandboxMode(options: AgentOptions): 'danger-full-access' | 'read-only' | 'workspace-write' {
+  return options.sandboxed === true ? 'danger-full-access' : isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write';
+}
+
+function priced(answer: AgentAnswer, prices: TokenPrices | undefined): AgentAnswer {
+  return answer.usage === undefined || prices === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, prices) };
 }

@@ -55,30 +55,78 @@ const JUDGE_SOURCE = `(env, configToml, args) => {
  */
 export const codexSetupReadiness = new Function(`return ${JUDGE_SOURCE}`)() as (env: Record<string, string | undefined>, configToml: string | null, args: string[]) => CodexSetupReadiness;
 
+// Codex CLI (0.171.0, codex-rs/arg0) makes its helper binaries (the `codex-linux-sandbox` its read-only and
+// workspace-write sandboxes exec through bwrap, `apply_patch`) in CODEX_HOME/tmp, and refuses when CODEX_HOME
+// (canonical) starts with Rust's temp_dir(): TMPDIR as given (even empty), else /tmp, compared by path
+// component. It says so in one WARNING line and goes on: every command its sandbox then runs fails with
+// `bwrap: execvp codex-linux-sandbox: No such file or directory`, the model hears it, the run exits 0.
+const HELPERS_SOURCE = `(env, codexHome, mode, realpath) => {
+  if (mode === 'danger-full-access') return null;
+  const temp = env.TMPDIR !== undefined ? env.TMPDIR : '/tmp';
+  let home = codexHome;
+  try { home = realpath(codexHome); } catch {}
+  const parts = (p) => p.split('/').filter((c, i) => c !== '' && c !== '.' || (i === 0 && c === ''));
+  const a = parts(home);
+  const b = parts(temp);
+  const under = temp === '' || (a[0] === '') === (b[0] === '') && b.length <= a.length && b.every((c, i) => a[i] === c);
+  if (!under) return null;
+  return 'codex cannot run its own ' + mode + ' sandbox: its CODEX_HOME ' + JSON.stringify(codexHome) + ' lies under the temporary folder ' + JSON.stringify(temp) +
+    (env.TMPDIR !== undefined ? ' (TMPDIR)' : ' (/tmp, TMPDIR being unset)') +
+    ', where Codex CLI refuses to create the helper its sandbox runs every command through, so each command would fail and the run would still end as if it had worked; give CODEX_HOME a folder outside ' +
+    JSON.stringify(temp) + ', or point TMPDIR elsewhere';
+}`;
+
+/**
+ * Why codex's own sandbox (`mode`, as `--sandbox` gives it) cannot run commands with this CODEX_HOME, in one
+ * sentence; null when it can (or when `mode` is `danger-full-access`, which runs no sandbox of its own).
+ * `realpath` canonicalises CODEX_HOME as the CLI does (node:fs's realpathSync).
+ */
+export const codexSandboxHelpersRefusal = new Function(`return ${HELPERS_SOURCE}`)() as (
+  env: Record<string, string | undefined>,
+  codexHome: string,
+  mode: string,
+  realpath: (path: string) => string,
+) => string | null;
+
 /** The variable that carries the readiness script to `node -e 'eval(process.env.LEAP_CODEX_READINESS)'`. */
 export const CODEX_READINESS_VAR = 'LEAP_CODEX_READINESS';
 
+/** The variable that tells the readiness script the `--sandbox` mode its leaf will run in. */
+export const CODEX_SANDBOX_MODE_VAR = 'LEAP_CODEX_SANDBOX';
+
 /**
- * The readiness check's script, for `node -e SCRIPT CODEX_BIN ARG...`: exit 0 with the reason when the
- * setup is ready by itself, 1 with the reason when it cannot be, else `CODEX_BIN login status` answers
- * (its output and exit code passed on; 127 `CODEX_BIN was not found`, 126 `... is not executable`).
+ * The readiness check's script, for `node -e SCRIPT CODEX_BIN ARG...` with LEAP_CODEX_SANDBOX set to the
+ * leaf's `--sandbox` mode: the login first (exit 1 with the reason when the setup cannot authenticate; when
+ * it signs in with `codex login`, `CODEX_BIN login status` answers, its output and a failing exit code passed
+ * on, 127 `CODEX_BIN was not found`, 126 `... is not executable`), then codex's own sandbox (exit 1 with
+ * codexSandboxHelpersRefusal's sentence), else exit 0 with the reason.
  */
 export const CODEX_READINESS_SCRIPT = `
-const { readFileSync } = require('node:fs');
+const { readFileSync, realpathSync } = require('node:fs');
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
 const { homedir } = require('node:os');
 const judge = ${JUDGE_SOURCE};
+const helpers = ${HELPERS_SOURCE};
 const [bin, ...args] = process.argv.slice(1);
+const mode = process.env.${CODEX_SANDBOX_MODE_VAR} || 'workspace-write';
 delete process.env.LEAP_CODEX_READINESS;
+delete process.env.${CODEX_SANDBOX_MODE_VAR};
+const codexHome = process.env.CODEX_HOME ? process.env.CODEX_HOME : join(homedir(), '.codex');
 let config = null;
-try { config = readFileSync(join(process.env.CODEX_HOME || join(homedir(), '.codex'), 'config.toml'), 'utf8'); } catch {}
-const { ready, why } = judge(process.env, config, args);
-if (ready === true) { console.log('ready: ' + why); process.exit(0); }
+try { config = readFileSync(join(codexHome, 'config.toml'), 'utf8'); } catch {}
+let { ready, why } = judge(process.env, config, args);
 if (ready === false) { console.error(why); process.exit(1); }
-const status = spawnSync(bin, ['login', 'status'], { stdio: 'inherit' });
-// Not installed: said as a supervisor says it, with the shell's codes (127 not found, 126 not executable).
-if (status.error && status.error.code === 'EACCES') { console.error(bin + ' is not executable'); process.exit(126); }
-if (status.error) { console.error(status.error.code === 'ENOENT' ? bin + ' was not found' : bin + ' login status could not start: ' + status.error.message); process.exit(127); }
-process.exit(status.status === null ? 1 : status.status);
+if (ready === null) {
+  const status = spawnSync(bin, ['login', 'status'], { stdio: 'inherit' });
+  // Not installed: said as a supervisor says it, with the shell's codes (127 not found, 126 not executable).
+  if (status.error && status.error.code === 'EACCES') { console.error(bin + ' is not executable'); process.exit(126); }
+  if (status.error) { console.error(status.error.code === 'ENOENT' ? bin + ' was not found' : bin + ' login status could not start: ' + status.error.message); process.exit(127); }
+  if (status.status !== 0) process.exit(status.status === null ? 1 : status.status);
+  why = 'codex login status says so';
+}
+const refused = helpers(process.env, codexHome, mode, realpathSync);
+if (refused !== null) { console.error(refused); process.exit(1); }
+console.log('ready: ' + why);
+process.exit(0);
 `;

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, hostileTitles, makeTempDir, waitFor } from '@leap/test-utils';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { CODEX_READINESS_SCRIPT, codexRetrying, codexSetupReadiness, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
+import { dirname, join } from 'node:path';
+import { CODEX_READINESS_SCRIPT, codexRetrying, codexSandboxHelpersRefusal, codexSetupReadiness, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
 import { OTHER_USER, makeWorktree, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
@@ -26,8 +26,10 @@ create('names the openai family; verifiers, reviewers and planners run in the re
   assert.equal(agent.preflight?.({ role: 'developer', cwd: '/tmp' }), {
     command: process.execPath,
     args: ['-e', 'eval(process.env.LEAP_CODEX_READINESS)', 'codex'],
-    env: { LEAP_CODEX_READINESS: CODEX_READINESS_SCRIPT },
+    env: { LEAP_CODEX_READINESS: CODEX_READINESS_SCRIPT, LEAP_CODEX_SANDBOX: 'workspace-write' },
   });
+  assert.is(agent.preflight?.({ role: 'reviewer', cwd: '/tmp' })?.env?.LEAP_CODEX_SANDBOX, 'read-only', 'the check knows the mode its leaf runs in');
+  assert.is(agent.preflight?.({ role: 'developer', cwd: '/tmp', sandboxed: true })?.env?.LEAP_CODEX_SANDBOX, 'danger-full-access');
   assert.is(createCodexAgent({ preflight: false }).preflight?.({ role: 'developer', cwd: '/tmp' }), null, 'an entry can turn the check off');
 });
 
@@ -78,12 +80,13 @@ create('the preflight says whether codex is logged in, at once, in its words', a
   const no = await runInvocation(check, { CODEX_HOME: makeTempDir() });
   assert.is(no.code, 1);
   assert.is(explainCodexFailure(no.stdout, no.stderr), 'Not logged in');
-  // API-key setups that `codex exec` runs with, which `codex login status` calls "Not logged in".
-  const byKey = await runInvocation(check, { CODEX_HOME: makeTempDir(), CODEX_API_KEY: 'sk-x' });
+  // API-key setups that `codex exec` runs with, which `codex login status` calls "Not logged in" (each CODEX_HOME
+  // under a temp folder that is not TMPDIR: under it, codex's own sandbox could not run, below).
+  const byKey = await runInvocation(check, { CODEX_HOME: makeTempDir(), CODEX_API_KEY: 'sk-x', TMPDIR: makeTempDir() });
   assert.equal([byKey.code, byKey.stdout], [0, 'ready: CODEX_API_KEY is set\n']);
   const home = makeTempDir();
   writeFileSync(join(home, 'config.toml'), 'model_provider = "corp" # ours\n[model_providers.corp]\nbase_url = "http://127.0.0.1:9/v1"\nenv_key = "CORP_KEY"\n');
-  const byEnvKey = await runInvocation(check, { CODEX_HOME: home, CORP_KEY: 'k' });
+  const byEnvKey = await runInvocation(check, { CODEX_HOME: home, CORP_KEY: 'k', TMPDIR: makeTempDir() });
   assert.equal([byEnvKey.code, byEnvKey.stdout], [0, 'ready: model provider "corp" reads its key from CORP_KEY, which is set\n']);
   const unset = await runInvocation(check, { CODEX_HOME: home, CORP_KEY: undefined });
   assert.equal([unset.code, explainCodexFailure(unset.stdout, unset.stderr)], [1, 'model provider "corp" (config.toml) reads its key from CORP_KEY, which is not set']);
@@ -93,6 +96,63 @@ create('the preflight says whether codex is logged in, at once, in its words', a
   writeFileSync(plainFile, '#!/bin/sh\n');
   const notExecutable = await runInvocation({ ...check, args: [...check.args.slice(0, 2), plainFile] }, { CODEX_HOME: makeTempDir() });
   assert.equal([notExecutable.code, notExecutable.stderr], [126, `${plainFile} is not executable\n`]);
+});
+
+create("readiness refuses a CODEX_HOME under the temporary folder when codex's own sandbox would run: its commands would all fail, unsaid", async () => {
+  const home = makeTempDir();
+  const temp = dirname(home);
+  const check = (role: AgentRole, sandboxed = false) =>
+    createCodexAgent().preflight?.({ role, cwd: '/tmp', sandboxed }) as NonNullable<ReturnType<NonNullable<ReturnType<typeof createCodexAgent>['preflight']>>>;
+  for (const [role, mode] of [
+    ['developer', 'workspace-write'],
+    ['verifier', 'read-only'],
+  ] as const) {
+    const refused = await runInvocation(check(role), { CODEX_HOME: home, CODEX_API_KEY: 'sk-x', TMPDIR: temp });
+    assert.equal(
+      [refused.code, refused.stdout, explainCodexFailure(refused.stdout, refused.stderr)],
+      [
+        1,
+        '',
+        `codex cannot run its own ${mode} sandbox: its CODEX_HOME ${JSON.stringify(home)} lies under the temporary folder ${JSON.stringify(temp)} (TMPDIR), where Codex CLI refuses to create the helper its sandbox runs every command through, so each command would fail and the run would still end as if it had worked; give CODEX_HOME a folder outside ${JSON.stringify(temp)}, or point TMPDIR elsewhere`,
+      ],
+      role,
+    );
+  }
+  const inside = await runInvocation(check('developer', true), { CODEX_HOME: home, CODEX_API_KEY: 'sk-x', TMPDIR: temp });
+  assert.equal([inside.code, inside.stdout], [0, 'ready: CODEX_API_KEY is set\n'], "inside the toolchain's sandbox codex runs none of its own");
+  const notLoggedIn = await runInvocation(check('developer'), { CODEX_HOME: home, TMPDIR: temp });
+  assert.equal([notLoggedIn.code, explainCodexFailure(notLoggedIn.stdout, notLoggedIn.stderr)], [1, 'Not logged in'], 'the login is said first');
+  // A login that `codex login status` confirms, then the sandbox: the status's words, and the refusal last.
+  writeFileSync(join(home, 'auth.json'), '{}');
+  const loggedIn = await runInvocation(check('reviewer'), { CODEX_HOME: home, TMPDIR: temp });
+  assert.is(loggedIn.code, 1);
+  assert.match(explainCodexFailure(loggedIn.stdout, loggedIn.stderr) ?? '', /^codex cannot run its own read-only sandbox: /);
+  assert.equal((await runInvocation(check('reviewer'), { CODEX_HOME: home, TMPDIR: makeTempDir() })).code, 0, 'TMPDIR elsewhere: ready');
+});
+
+create("the sandbox rule is the CLI's: CODEX_HOME, canonical, starts with TMPDIR as given (else /tmp), by whole path components", () => {
+  const same = (p: string) => p;
+  const refused = (env: Record<string, string | undefined>, home: string, mode = 'workspace-write', realpath = same) => codexSandboxHelpersRefusal(env, home, mode, realpath) !== null;
+  assert.ok(refused({}, '/tmp/x/.codex'), 'TMPDIR unset: /tmp');
+  assert.ok(refused({}, '/tmp'));
+  assert.not.ok(refused({}, '/tmpfoo/.codex'), 'a whole component, not a prefix of a name');
+  assert.not.ok(refused({}, '/root/.codex'));
+  assert.ok(refused({ TMPDIR: '/srv/tmp/' }, '/srv/tmp/h'), 'a trailing slash changes nothing');
+  assert.ok(refused({ TMPDIR: '/srv//./tmp' }, '/srv/tmp/h'));
+  assert.not.ok(refused({ TMPDIR: '/srv/tmp' }, '/tmp/h'), 'TMPDIR set: /tmp is nothing special');
+  assert.ok(refused({ TMPDIR: '' }, '/root/.codex'), 'an empty TMPDIR holds every path (Rust: Path::new("") starts every path)');
+  assert.not.ok(refused({ TMPDIR: 'tmp' }, '/root/tmp/.codex'), 'a relative TMPDIR starts no absolute path');
+  assert.ok(
+    refused({ TMPDIR: '/var/tmp' }, '/home/me/link', 'read-only', () => '/var/tmp/real'),
+    'CODEX_HOME is compared canonical',
+  );
+  assert.not.ok(refused({}, '/tmp/x', 'danger-full-access'), 'no sandbox of its own, no helper needed');
+  assert.ok(
+    refused({}, '/tmp/x', 'read-only', () => {
+      throw new Error('ENOENT');
+    }),
+    'not there: compared as given',
+  );
 });
 
 create("readiness judges the setup as the CLI does: CODEX_API_KEY, the provider's env_key, a keyless provider, else codex login", () => {
@@ -175,6 +235,19 @@ create('a refused key is final from its first Reconnecting event; other retries 
     attempts: 1,
     message: "Reconnecting... 1/5 (We're currently experiencing high demand)",
   });
+});
+
+create('prices per million tokens (an agents-file entry) give the answer and the usage an estimated cost; none, a null one', async () => {
+  const priced = createCodexAgent({ prices: { input: 2, output: 8 } });
+  const ran = await runInvocation(priced.buildInvocation('hi', { role: 'verifier', cwd: makeWorktree() }));
+  const answer = priced.parseAnswer(ran.stdout);
+  const tokens = { input: Buffer.byteLength('hi') + 1000, output: Buffer.byteLength(answer.text) };
+  const cost = (tokens.input * 2 + tokens.output * 8) / 1_000_000;
+  assert.equal(answer.usage, { model: null, input_tokens: tokens.input, output_tokens: tokens.output, cost_usd: cost, cost_estimated: true });
+  assert.equal(priced.parseUsage?.(ran.stdout), answer.usage);
+  assert.is(createCodexAgent().parseUsage?.(ran.stdout)?.cost_usd, null);
+  assert.is(priced.parseUsage?.(''), null);
+  assert.equal(priced.parseUsage?.('{"type":"turn.started"}\n'), { model: null, input_tokens: null, output_tokens: null, cost_usd: null }, 'no tokens, no estimate');
 });
 
 create.run();

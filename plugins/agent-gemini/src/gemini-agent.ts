@@ -1,6 +1,6 @@
 // The Gemini CLI agent: `gemini --output-format json -p ...`, the prompt on stdin, the answer in `response`.
-import type { AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
-import { LeapError, isReadOnlyRole } from '@leap/core';
+import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, TokenPrices } from '@leap/core';
+import { LeapError, estimateCost, isReadOnlyRole } from '@leap/core';
 import { explainGeminiFailure, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from './gemini-output.js';
 
 /** How to run the Gemini CLI; every field has a default. */
@@ -13,6 +13,8 @@ export interface GeminiAgentConfig {
   model?: string;
   /** Arguments added after the plugin's own, before `-p`. */
   extraArgs?: string[];
+  /** US dollars per million input and output tokens: Gemini CLI reports no cost, so one is estimated from these (`cost_estimated`). */
+  prices?: TokenPrices;
 }
 
 /**
@@ -30,11 +32,14 @@ export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
     name: config.name ?? 'gemini',
     family: 'google',
     buildInvocation: (prompt, options) => geminiInvocation(prompt, options, config),
-    parseAnswer: parseGeminiOutput,
+    parseAnswer: (stdout) => priced(parseGeminiOutput(stdout), config.prices),
     // No login check short of a run, and none needed: without credentials a run fails in under two seconds (rc 41).
     preflight: () => null,
     explainFailure: explainGeminiFailure,
-    parseUsage: parseGeminiUsage,
+    parseUsage: (stdout) => {
+      const usage = parseGeminiUsage(stdout);
+      return usage === null ? null : estimateCost(usage, config.prices);
+    },
     retrying: geminiRetrying,
     sandbox: () => ({ agentPaths: ['.gemini'], passEnv: ['GEMINI_*', 'GOOGLE_*'] }),
   };
@@ -56,4 +61,8 @@ function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiA
   const invocation: AgentInvocation = { command: config.bin ?? 'gemini', args, stdin: prompt };
   if (model !== undefined && model !== '') invocation.model = model;
   return invocation;
+}
+
+function priced(answer: AgentAnswer, prices: TokenPrices | undefined): AgentAnswer {
+  return answer.usage === undefined || prices === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, prices) };
 }

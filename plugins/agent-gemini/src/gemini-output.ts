@@ -41,7 +41,25 @@ export function explainGeminiFailure(stdout: string, stderr: string): string | n
     const error = object === null ? null : errorOf(object);
     if (error !== null) return apiErrorSentence(error) ?? error.message;
   }
-  return said(stderr).at(-1) ?? null;
+  const lines = said(stderr);
+  const retry = lines.findLastIndex((line) => RETRY_LINE.test(line));
+  // Still retrying when it was ended: its last attempt, as a sentence, rather than the `status: 500` of the stack dump after it.
+  if (retry !== -1) return retrySentence(lines[retry] as string);
+  return lines.at(-1) ?? null;
+}
+
+// `Attempt 3 failed with status 500. Retrying with backoff... _ApiError: {"error":{...}}` (0.61.0), one line per retry.
+const RETRY_LINE = /^Attempt (\d+) failed(?: with status (\d+))?\. Retrying with backoff\.\.\.\s*(.*)$/;
+
+function retrySentence(line: string): string {
+  const [, attempt, status, rest] = RETRY_LINE.exec(line) as RegExpExecArray;
+  const body = parseJsonObject((rest ?? '').replace(/^[\w$]*Error:\s*/, '').trim());
+  const api = body !== null && isJsonObject(body.error) ? body.error : null;
+  const code = count(api?.code) ?? (status === undefined ? null : Number(status));
+  const word = typeof api?.status === 'string' && api.status !== '' ? ` ${api.status}` : '';
+  const why = typeof api?.message === 'string' && api.message !== '' ? api.message : (rest ?? '').trim();
+  const what = code === null ? `its attempt ${attempt} failed` : `the Gemini API answered HTTP ${code}${word}`;
+  return `${what}${why === '' ? '' : `: ${why}`} (attempt ${attempt}; the CLI was retrying)`;
 }
 
 /**

@@ -154,6 +154,17 @@ usage('sums every model; a count it does not give makes the sum null; no stats i
   assert.is(parseGeminiUsage(''), null);
 });
 
+usage('prices per million tokens (an agents-file entry) give the answer and the usage an estimated cost', () => {
+  const priced = createGeminiAgent({ prices: { input: 0.5, output: 3 } });
+  const stdout = JSON.stringify({ response: 'r', stats: { models: { a: { tokens: { prompt: 4000, candidates: 200, thoughts: 50, total: 4250 } } } } });
+  const expected = { model: 'a', input_tokens: 4000, output_tokens: 250, cost_usd: (4000 * 0.5 + 250 * 3) / 1_000_000, cost_estimated: true };
+  assert.equal(priced.parseAnswer(stdout).usage, expected);
+  assert.equal(priced.parseUsage?.(stdout), expected);
+  assert.is(priced.parseUsage?.(''), null);
+  assert.equal(priced.parseAnswer('{"response":"r"}'), { text: 'r' }, 'no stats, no usage to price');
+  assert.is(createGeminiAgent().parseUsage?.(stdout)?.cost_usd, null);
+});
+
 usage.run();
 
 // ---
@@ -190,6 +201,19 @@ explain("an HTTP error of the model API becomes one sentence: the status, its wo
     'the Gemini API answered HTTP 503: {"code":503} (the CLI\'s exit code 247 is that status mod 256)',
   );
   assert.is(explainGeminiFailure('', JSON.stringify({ error: { type: 'Error', message: 'Please set an Auth method', code: 41 } })), 'Please set an Auth method');
+});
+
+explain('a run ended while the CLI retries: its last attempt as a sentence, not the `status: 500` of the stack dump after it', () => {
+  // Gemini CLI 0.61.0's stderr while it retries a 500 (tests/real-agents gets it from the real CLI).
+  const attempt = (n: number) =>
+    `Attempt ${n} failed with status 500. Retrying with backoff... _ApiError: {"error":{"code":500,"message":"internal error","status":"INTERNAL"}}\n    at frame (x.js:1)\n  status: 500\n}\n`;
+  assert.is(explainGeminiFailure('', `Ripgrep is not available.\n${attempt(1)}${attempt(2)}`), 'the Gemini API answered HTTP 500 INTERNAL: internal error (attempt 2; the CLI was retrying)');
+  assert.is(
+    explainGeminiFailure('', 'Attempt 4 failed with status 429. Retrying with backoff... quota exceeded\n'),
+    'the Gemini API answered HTTP 429: quota exceeded (attempt 4; the CLI was retrying)',
+  );
+  assert.is(explainGeminiFailure('', 'Attempt 2 failed. Retrying with backoff... TypeError: fetch failed\n'), 'its attempt 2 failed: TypeError: fetch failed (attempt 2; the CLI was retrying)');
+  assert.is(explainGeminiFailure('', 'Attempt 2 failed. Retrying with backoff...\n'), 'its attempt 2 failed (attempt 2; the CLI was retrying)');
 });
 
 explain.run();

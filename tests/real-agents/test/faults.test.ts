@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { claudeRetrying } from '@leap/agent-claude';
 import { codexRetrying } from '@leap/agent-codex';
 import { readFileIfExists } from '@leap/core';
-import { cleanupTempDirs, makeTempDir, startModelServer, waitFor } from '@leap/test-utils';
+import { binPath, cleanupTempDirs, makeGitRepo, makeTempDir, runBin, startModelServer, waitFor, type ModelFault } from '@leap/test-utils';
 import { checkAgentReady, runAgentLeaf } from '@leap/verify';
-import { CLI_NAMES, cleanupHomes, privateHome } from './clis.js';
-import { makeProject } from './fixture-repo.js';
+import { CLI_NAMES, cleanupHomes, privateHome, sharedHome, type CliName } from './clis.js';
+import { TEST_CMD, makeProject, readEvents } from './fixture-repo.js';
 import { plugin } from './plugin.js';
 
 test.after(() => {
@@ -169,6 +169,101 @@ if (has('gemini')) {
       }
     });
   }
+}
+
+// What each CLI says of each fault, as the plugin reads it (runAgentLeaf's failure): one plain sentence with the
+// status or the CLI's own words, whether the CLI gave up by itself or its leaf was ended while it retried (a short
+// time limit: Claude Code retries a 500 about ten times over three minutes, Gemini CLI about five minutes).
+const FAULT_WORDS: Record<string, Record<string, RegExp>> = {
+  claude: {
+    500: /^claude was stopped by its supervisor \(killed-timeout\); the CLI said last: the last thing Claude Code said: API retry \d+ of 10 \(error: server_error, HTTP 500\)$/,
+    429: /^claude was stopped by its supervisor \(killed-timeout\); the CLI said last: the last thing Claude Code said: API retry \d+ of 10 \(error: rate_limit, HTTP 429\)$/,
+    401: /^claude was refused by its service: API retry \d+ of 10 \(error: authentication_failed, HTTP 401\); a refused key is refused again, so the leaf ends \(the leaf was ended\)$/,
+    overload: /^claude exited with code 1 \(exited\): API Error: Repeated 529 Overloaded errors\. /,
+  },
+  codex: {
+    500: /^codex exited with code 1 \(exited\): We.re currently experiencing high demand, which may cause temporary errors\.$/,
+    429: /^codex exited with code 1 \(exited\): exceeded retry limit, last status: 429 Too Many Requests$/,
+    401: /^codex was refused by its service: Reconnecting\.\.\. \d\/5 \(unexpected status 401 Unauthorized: invalid x-api-key \(the stub server refuses this key\), url: http:\/\/127\.0\.0\.1:\d+\/v1\/responses\) \(the leaf was ended\)$/,
+    overload: /^codex exited with code 1 \(exited\): Selected model is at capacity\. Please try a different model\.$/,
+  },
+  gemini: {
+    500: /^gemini was stopped by its supervisor \(killed-timeout\); the CLI said last: the Gemini API answered HTTP 500 INTERNAL: internal server error \(the stub server says so\) \(attempt \d+; the CLI was retrying\)$/,
+    429: /^gemini was stopped by its supervisor \(killed-timeout\); the CLI said last: the Gemini API answered HTTP 429 RESOURCE_EXHAUSTED: rate limit reached \(the stub server says so\) \(attempt \d+; the CLI was retrying\)$/,
+    401: /^gemini exited with code 145 \(exited\): the Gemini API answered HTTP 401 UNAUTHENTICATED: invalid x-api-key \(the stub server refuses this key\) \(the CLI's exit code 145 is that status mod 256\)$/,
+    overload:
+      /^gemini was stopped by its supervisor \(killed-timeout\); the CLI said last: the Gemini API answered HTTP 503 UNAVAILABLE: overloaded \(the stub server says so\) \(attempt \d+; the CLI was retrying\)$/,
+  },
+};
+
+for (const cli of CLI_NAMES) {
+  test(`${cli}: the server's 500, 429, 401 and overload each end the leaf with one plain sentence of the cause, never raw output lines`, async () => {
+    for (const fault of [500, 429, 401, 'overload'] as const) {
+      const server = await startModelServer({ script: [{ text: 'never', fault }] });
+      try {
+        const { env } = privateHome(cli, server, { codexLogin: true });
+        const leaf = await runAgentLeaf({
+          name: 'verify-green',
+          agent: plugin(cli),
+          prompt: 'x',
+          options: { role: 'verifier', cwd: makeProject() },
+          stateDir: makeTempDir('leap-real-agents-state-'),
+          env: { ...env, VERI_TIMEOUT: cli === 'codex' ? '60' : '20' },
+        });
+        assert.ok(
+          server.requests.some((r) => r.answer !== 200 && r.vendor !== null),
+          `${fault}: the fault was answered`,
+        );
+        assert.ok(leaf.failureKind === 'failed' || leaf.failureKind === 'killed', `${fault}: ${leaf.failureKind}`);
+        assert.match(leaf.failure ?? '', FAULT_WORDS[cli]![String(fault)]!, `${cli} ${fault}: ${leaf.failure}`);
+        assert.not.match(leaf.failure ?? '', /[{}]|"type"|^\s+at /m, 'no JSON, no stack frame');
+      } finally {
+        await server.close();
+      }
+    }
+  });
+}
+
+// The bail a run ends with quotes the plugin's explanation, once: never the raw stream-json or JSON lines it reads it from.
+const BAILS: [CliName, ModelFault, CliName, RegExp][] = [
+  ['codex', 429, 'claude', /exceeded retry limit, last status: 429 Too Many Requests/],
+  ['gemini', 401, 'claude', /the Gemini API answered HTTP 401 UNAUTHENTICATED: invalid x-api-key/],
+  ['claude', 'overload', 'codex', /API Error: Repeated 529 Overloaded errors/],
+];
+for (const [developer, fault, verifier, words] of BAILS.filter(([d, , v]) => has(d) && has(v))) {
+  test(`leap tdd run: a ${developer} developer answered ${fault} bails agent-failed quoting its plugin's sentence, no raw lines`, async () => {
+    const repo = makeGitRepo({
+      prefix: 'leap-real-faults-',
+      files: {
+        'add.js': 'exports.add = (a, b) => a + b;\n',
+        'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
+        '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
+      },
+    });
+    const plan = join(makeTempDir('leap-real-faults-plan-'), 'plan.txt');
+    writeFileSync(plan, 'Plan\nsub subtracts (criterion 1)\n');
+    const devServer = await startModelServer({ script: [{ text: 'never', fault }] });
+    const verServer = await startModelServer({ script: [] });
+    try {
+      const env = sharedHome({ cli: developer, server: devServer }, { cli: verifier, server: verServer });
+      const run = await runBin(binPath('cli', 'leap'), ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', plan, '--developer', developer, '--verifier', verifier], {
+        cwd: repo,
+        env: { ...env, VERI_TEST_CMD: TEST_CMD },
+      });
+      assert.not.equal(run.code, 0);
+      const bail = readEvents(join(repo, '.tdd')).find((e) => e.event === 'bail');
+      assert.is(bail?.cause, 'agent-failed', JSON.stringify(bail));
+      const message = String(bail?.message);
+      assert.match(message, words);
+      assert.not.match(message, /\{"|"type"|^\s+at /m, `raw lines quoted: ${message}`);
+      assert.is(message.match(new RegExp(words.source, 'g'))?.length, 1, `said once: ${message}`);
+      assert.match(`${run.stdout}${run.stderr}`, words);
+      assert.is(verServer.requests.filter((r) => r.vendor !== null).length, 0, 'no verifier was asked');
+    } finally {
+      await devServer.close();
+      await verServer.close();
+    }
+  });
 }
 
 test.run();

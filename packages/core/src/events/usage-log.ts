@@ -12,6 +12,8 @@ export interface UsageEntry {
   input_tokens: number | null;
   output_tokens: number | null;
   cost_usd: number | null;
+  /** The cost is an estimate from an agents-file entry's prices, not the CLI's own figure (the event's `cost_estimated`). */
+  cost_estimated: boolean;
   issue: number | null;
   step: string | null;
   slice: string | null;
@@ -33,6 +35,7 @@ export function usageOf(e: Record<string, unknown>): UsageEntry | null {
     input_tokens: count(e.input_tokens),
     output_tokens: count(e.output_tokens),
     cost_usd: count(e.cost_usd),
+    cost_estimated: e.cost_estimated === true && count(e.cost_usd) !== null,
     issue: typeof e.issue === 'number' && Number.isFinite(e.issue) ? e.issue : null,
     step: str(e.step),
     slice: str(e.slice),
