@@ -12,6 +12,8 @@ export interface CostTotal {
   cost_usd: number | null;
   /** How many of those leaves did not report each figure. */
   unreported: { input_tokens: number; output_tokens: number; cost_usd: number };
+  /** How many of the costs in `cost_usd` are estimates from an agents-file entry's prices (Codex, Gemini), not a CLI's own figure. */
+  estimated: number;
 }
 
 /** One line of a cost table: what it is about, and its total. */
@@ -33,7 +35,7 @@ export interface CostBreakdown {
 
 /** An empty total. */
 function emptyTotal(): CostTotal {
-  return { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } };
+  return { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 }, estimated: 0 };
 }
 
 /** Add one usage event to a total. */
@@ -45,7 +47,10 @@ function addUsage(total: CostTotal, usage: Usage): CostTotal {
   if (usage.output_tokens === null) total.unreported.output_tokens++;
   else total.output_tokens = (total.output_tokens ?? 0) + usage.output_tokens;
   if (usage.cost_usd === null) total.unreported.cost_usd++;
-  else total.cost_usd = (total.cost_usd ?? 0) + usage.cost_usd;
+  else {
+    total.cost_usd = (total.cost_usd ?? 0) + usage.cost_usd;
+    if (usage.cost_estimated) total.estimated++;
+  }
   return total;
 }
 
@@ -97,7 +102,7 @@ export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
   return { total: sumUsage(usages), byIssue, byStep, bySlice };
 }
 
-/** A total as one line: `12,345 in / 678 out tokens, $0.42 (2 of 5 leaves did not report cost)`. */
+/** A total as one line: `12,345 in / 678 out tokens, $0.42 (2 of 5 leaves did not report cost; 1 of 3 costs estimated from agents-file prices)`. */
 export function describeTotal(total: CostTotal, fmt: { tokens: (n: number | null) => string; usd: (n: number | null) => string }): string {
   if (total.leaves === 0) return 'no usage reported yet';
   const { unreported: u } = total;
@@ -108,5 +113,6 @@ export function describeTotal(total: CostTotal, fmt: { tokens: (n: number | null
   if (total.unreported.cost_usd > 0) gaps.push(`${total.unreported.cost_usd} of ${total.leaves} leaves did not report cost`);
   const tokenGap = Math.max(total.unreported.input_tokens, total.unreported.output_tokens);
   if (tokenGap > 0) gaps.push(`${tokenGap} did not report tokens`);
+  if (total.estimated > 0) gaps.push(`${total.estimated} of ${total.leaves - total.unreported.cost_usd} costs estimated from agents-file prices`);
   return `${fmt.tokens(total.input_tokens)} in / ${fmt.tokens(total.output_tokens)} out tokens, ${fmt.usd(total.cost_usd)} over ${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}${gaps.length > 0 ? ` (${gaps.join('; ')})` : ''}`;
 }

@@ -16,7 +16,7 @@ const formatUsd = formatUsdExport;
 
 function costCells(t: CostTotal): string {
   const gap = (n: number): string => (n > 0 ? ` <span class="meta">(${n} unreported)</span>` : '');
-  return `<td class="n">${t.leaves}</td><td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td><td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td><td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}</td>`;
+  return `<td class="n">${t.leaves}</td><td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td><td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td><td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}${t.estimated > 0 ? ` <span class="meta">(${t.estimated} estimated)</span>` : ''}</td>`;
 }
 const COST_HEAD = '<th class="n">leaves</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th>';
 
@@ -42,7 +42,7 @@ function renderCost(view: ViewData, out: TextParts): void {
   );
   for (const u of usage) {
     out.push(
-      `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}\n`,
+      `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}${u.cost_estimated ? ' <span class="meta">(estimated)</span>' : ''}\n`,
     );
   }
   out.push('</tbody></table></details>');
@@ -73,7 +73,12 @@ export function renderReport(view: ViewData, out: TextParts): void {
     ['bails', String(model.bails.length)],
     ['sandbox', sandboxCard(model.leaves)],
     ['stops', String(model.stops.filter((s) => s.action !== 'cleared').length)],
-    ['cost', total.cost_usd === null ? 'not reported' : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}`],
+    [
+      'cost',
+      total.cost_usd === null
+        ? 'not reported'
+        : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}${total.estimated > 0 ? ` (${total.estimated} estimated from agents-file prices)` : ''}`,
+    ],
     ['tokens', total.input_tokens === null && total.output_tokens === null ? 'not reported' : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;

@@ -57,7 +57,7 @@ recorded('--json: the ledger with its steps, the last five verdicts, nothing run
   assert.is(data.verdicts[2]?.reason, 'ground truth: the suite fails');
   assert.equal([data.running, data.lost, data.bails, data.slices], [[], [], [], []]);
   assert.equal(data.stop, { pending: null, unreadable: null });
-  assert.equal(data.cost, { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } });
+  assert.equal(data.cost, { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 }, estimated: 0 });
 });
 
 recorded("the issue's own title, from the local tracker's issue file, not the ledger's heading (the plan's first line)", async () => {
