@@ -124,7 +124,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const partial = `${bare}.partial-${process.pid}`;
       rmSync(partial, { recursive: true, force: true });
       try {
-        await git(dir, ['clone', '--bare', '--quiet', '--', options.repo, partial], env);
+        // The default branch only: the remote's leap/SLICE/* branches are no business of the clone (each round's
+        // commit is fetched by its sha), so it never names a slice that `leap slice clean` would have to reach.
+        await git(dir, ['clone', '--bare', '--single-branch', '--quiet', '--', options.repo, partial], env);
       } catch (error) {
         rmSync(partial, { recursive: true, force: true });
         throw new RemoteError((error as Error).message);
@@ -165,6 +167,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           throw new RemoteError(`${bySha.message}; ${(error as Error).message}`);
         }
       }
+      // The clone names nothing of a slice: the branch fetched to reach the commit is dropped once the commit is
+      // here (a round's worktree holds it while it builds), so `leap slice clean` has no branch to remove here.
+      if (bySha !== null) await git(bare, ['update-ref', '-d', `refs/leap-remote/${branch}`], env).catch(() => undefined);
       if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${shownRepo}: its branch ${branch} is elsewhere`);
     });
 

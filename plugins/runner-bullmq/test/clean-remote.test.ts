@@ -2,6 +2,7 @@
 // with its worktrees and local branches; another slice's stay; bad runner options remove nothing.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE } from '../src/index.js';
@@ -19,6 +20,7 @@ test("after a run: the remote's leap/SLICE/* branches and the slice's finished j
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   const listen = new Redis(redis.url, { maxRetriesPerRequest: null });
+  let m2: ReturnType<typeof spawnWorker> | null = null;
   try {
     await m1.waitFor(/waiting for rounds/);
     for (const file of slices) {
@@ -32,6 +34,21 @@ test("after a run: the remote's leap/SLICE/* branches and the slice's finished j
         .filter((l) => l !== '')
         .sort();
     assert.equal(remoteHeads(), ['leap/gone/a', 'leap/kept/a']);
+    // A worker's clone names nothing of either slice (no branch, no fetched ref): clean has nothing to remove there.
+    // m2 clones now, when the remote holds both slices' branches; m1 cloned before any.
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
+    await m2.waitFor(/waiting for rounds/);
+    for (const machine of [m1, m2]) {
+      const cloneRefs = git(join(machine.dir, 'w', 'repo.git'), 'for-each-ref', '--format=%(refname)')
+        .trim()
+        .split('\n');
+      assert.equal(
+        cloneRefs.filter((r) => /leap/.test(r)),
+        [],
+        `the worker's clone keeps no ref of a slice: ${cloneRefs.join(', ')}`,
+      );
+      assert.ok(cloneRefs.includes('refs/heads/main'), 'the default branch, which it cloned');
+    }
     const completed = async () => (await listen.zrange(`${PREFIX}:${QUEUE}:completed`, 0, -1)).sort();
     assert.is((await completed()).length, 2);
 
@@ -59,7 +76,7 @@ test("after a run: the remote's leap/SLICE/* branches and the slice's finished j
     assert.is(git(repo, 'for-each-ref', 'refs/heads/leap/gone').trim(), '', 'the local branches are gone');
   } finally {
     listen.disconnect();
-    await stopAll(redis, m1);
+    await stopAll(redis, m1, m2);
   }
 });
 
