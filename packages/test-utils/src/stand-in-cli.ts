@@ -25,7 +25,9 @@ export function standInCli(fixtures: string, loggedIn: Record<string, string>) {
       // Another user may not reach the clone (under /root, or any home folder only its owner enters): its
       // stand-ins are copied once where every user can read and run them.
       const onPath = uid === undefined ? fixtures : copyForEveryone(fixtures);
-      const merged: Record<string, string | undefined> = { ...process.env, PATH: `${onPath}:${process.env.PATH ?? ''}`, ...loggedIn, ...env, ...invocation.env };
+      // A temp folder of its own, as on a machine whose projects are not in /tmp: where the clone lives (its
+      // fixtures, a CODEX_HOME among them) must not decide what a CLI's check says (a test may give its own).
+      const merged: Record<string, string | undefined> = { ...process.env, PATH: `${onPath}:${process.env.PATH ?? ''}`, TMPDIR: makeTempDir('leap-tmpdir-'), ...loggedIn, ...env, ...invocation.env };
       for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
       const as = uid === undefined ? {} : { uid, gid: uid };
       return runCommand(invocation.command, invocation.args, { env: merged as NodeJS.ProcessEnv, cwd, input: invocation.stdin ?? '', ...as });

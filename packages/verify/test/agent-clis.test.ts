@@ -20,7 +20,8 @@ const LOGINS = ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'CODEX_HOME', 'G
 
 // A machine with the three CLIs on PATH, logged in unless `loggedIn` is false, in a HOME of its own.
 function cliEnv(extra: Record<string, string> = {}, loggedIn = true): NodeJS.ProcessEnv {
-  const env = verifyEnv({ PATH: `${standIns}:${process.env.PATH ?? ''}`, HOME: makeTempDir(), ...extra });
+  // TMPDIR of its own: the clone may lie under /tmp, and codex's check refuses a CODEX_HOME under the temp folder.
+  const env = verifyEnv({ PATH: `${standIns}:${process.env.PATH ?? ''}`, HOME: makeTempDir(), TMPDIR: makeTempDir('leap-tmpdir-'), ...extra });
   for (const name of LOGINS) if (extra[name] === undefined) delete env[name];
   if (loggedIn) Object.assign(env, { ANTHROPIC_API_KEY: 'sk-ant-standin', CODEX_HOME: codexHome, GEMINI_API_KEY: 'standin' }, extra);
   return env;
