@@ -229,7 +229,8 @@ test('the agent CLIs on PATH, each with its readiness, make the agents file; the
   // codex's own check says it is logged in: it is the verifier beside a logged-in claude.
   const pair = makeGitRepo();
   const codexIn = '#!/bin/sh\nif [ "$1 $2" = "login status" ]; then echo "Logged in using ChatGPT" >&2; exit 0; fi\nexit 3\n';
-  const paired = await initJson(pair, ['--yes'], { PATH: pathWith({ claude: '#!/bin/sh\nexit 0\n', codex: codexIn }), HOME: home, ANTHROPIC_API_KEY: 'k' });
+  // Its home (so its CODEX_HOME) is a temp folder here: a TMPDIR of its own, else codex's check rightly says its own sandbox could not run.
+  const paired = await initJson(pair, ['--yes'], { PATH: pathWith({ claude: '#!/bin/sh\nexit 0\n', codex: codexIn }), HOME: home, ANTHROPIC_API_KEY: 'k', TMPDIR: makeTempDir('leap-tmpdir-') });
   assert.equal(
     paired.agents.map((a) => a.loggedIn),
     [true, true, false],
