@@ -50,6 +50,11 @@ export interface SuperviseOptions {
   /** For a supervisor inside another program: the leaf's stdin bytes, and descriptors for its stdout and stderr. */
   io?: LeafIo;
   /**
+   * Called with the result just before NAME.exit is written: the bin prints its status line there, so whoever
+   * waits on the exit file (wait-leaf) finds the line already in the stderr it redirected.
+   */
+  beforeRecord?: (result: SuperviseResult) => void;
+  /**
    * For a caller that watches the leaf itself (a CLI retrying a service it cannot reach): aborting ends the
    * leaf with the whole kill sequence, recorded as `killed-stuck` (it makes no progress), never `killed-external`.
    */
@@ -317,6 +322,7 @@ class Supervision {
       warnings: this.warnings,
       sandbox: this.options.sandbox == null ? 'off' : 'bwrap',
     };
+    this.options.beforeRecord?.(result);
     recordEnd(this.paths, result, this.context);
     return result;
   }

@@ -2,7 +2,7 @@
 import { UsageError, findRepoRoot, parseCli, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE } from '../exit-codes.js';
 import { supervise } from '../supervise.js';
-import { formatStatusLine } from '../record-end.js';
+import { formatStatusLine, type SuperviseResult } from '../record-end.js';
 import { readyFd, reportFailure } from '../ready-handshake.js';
 import { SandboxSettingError, parseSandboxSetting } from '../sandbox.js';
 import type { SandboxSpec } from '../sandbox-plan.js';
@@ -114,12 +114,20 @@ void runCli(
     const { name, command, args, sandbox } = argv;
     if (process.pid === 1) writeFd(2, 'supervise: warning: running as pid 1: orphaned descendants are not reaped\n');
     // bwrap missing throws a SandboxUnavailableError: one line naming the cause, exit 2, nothing touched.
-    const result = await supervise({ name, command, args, handleSignals: true, readyFd: ready, sandbox });
-    const lines = result.warnings.map((w) => `supervise[${name}]: warning: ${w}\n`);
-    if (result.error !== null) lines.push(`supervise[${name}]: ${result.error}\n`);
-    lines.push(formatStatusLine(result));
-    // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
-    writeFd(2, lines.join(''));
+    // The status line goes out before the exit file is written (beforeRecord): a launch line's `wait-leaf.sh NAME`
+    // returns on that file, and the line must already be in the stderr it redirected. Warnings recording the end
+    // raised (an exit file it could not write) follow it.
+    let said = 0;
+    const say = (result: SuperviseResult, status: boolean): void => {
+      const lines = result.warnings.slice(said).map((w) => `supervise[${name}]: warning: ${w}\n`);
+      said = result.warnings.length;
+      if (status && result.error !== null) lines.push(`supervise[${name}]: ${result.error}\n`);
+      if (status) lines.push(formatStatusLine(result));
+      // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
+      if (lines.length > 0) writeFd(2, lines.join(''));
+    };
+    const result = await supervise({ name, command, args, handleSignals: true, readyFd: ready, sandbox, beforeRecord: (r) => say(r, true) });
+    say(result, false);
     return result.code;
   },
   { internalExitCode: EXIT_USAGE, exitWhenDone: true },
