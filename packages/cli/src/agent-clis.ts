@@ -35,7 +35,7 @@ export async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv, timeout
   const { BUILTIN_AGENTS, checkAgentReady, findExecutable, resolveAgent } = await import('@leap/verify');
   const found: AgentCli[] = [];
   for (const name of BUILTIN_AGENTS) {
-    const agent = resolveAgent(name, { file: null, entries: {} });
+    const agent = resolveAgent(name, { file: null, entries: {}, roles: {} });
     const path = findExecutable(name, env, cwd);
     if (path === null) {
       found.push({ name, family: agent.family, path, loggedIn: false, why: `${name} is not on PATH` });

@@ -57,6 +57,20 @@ export interface AgentRetry {
 }
 
 /**
+ * Why a vendor cannot serve now though another vendor could (issue 21 §3): its quota or usage limit is spent
+ * (`quota`), it limits the rate of requests (`rate-limit`), or it has no capacity (`overload`). A leaf that ends
+ * so is relaunched with the next agent of its role's list, not counted as a revision.
+ */
+export type AgentDryKind = 'quota' | 'rate-limit' | 'overload';
+
+/** A vendor that ran dry, as its CLI said so. */
+export interface AgentDry {
+  kind: AgentDryKind;
+  /** The CLI's own words, one plain sentence (never raw stream-json). */
+  message: string;
+}
+
+/**
  * What an agent's leaf needs inside its sandbox (CONTRACT section 13) beyond the tree: its CLI's own config
  * and session places (relative to home, or absolute), read-write; the variables its CLI reads (names, or
  * prefixes ending in `*`); more places read-only or read-write; the network (default on for agents).
@@ -89,6 +103,11 @@ export interface AgentPlugin {
   explainFailure?(stdout: string, stderr: string): string | null;
   /** What the CLI reported about tokens and cost, from any run, failed ones too; null when stdout is not that CLI's format. */
   parseUsage?(stdout: string): AgentUsage | null;
+  /**
+   * From a failed run's output (or the last retry's words, when the leaf was ended while retrying): whether its
+   * vendor ran dry, and how; null when it failed otherwise (a crash, a login, a network that is down).
+   */
+  ranDry?(stdout: string, stderr: string): AgentDry | null;
   /** While the leaf runs: whether the output so far ends with retries of a service the CLI cannot reach; null when not. */
   retrying?(stdout: string, stderr: string): AgentRetry | null;
 }

@@ -37,10 +37,16 @@ export interface AgentEntry {
   network?: boolean;
 }
 
+/** The roles an agents file may give an ordered list of agents: the first runs, the next when a vendor runs dry. */
+export type ListedRole = 'developer' | 'verifier' | 'planner' | 'builder';
+const LISTED_ROLES: readonly ListedRole[] = ['developer', 'verifier', 'planner', 'builder'];
+
 /** The agents a command can name. */
 export interface AgentRegistry {
   file: string | null;
   entries: Record<string, AgentEntry>;
+  /** The agents file's `roles`: each role's agents in the order they are tried (issue 21 §3). */
+  roles: Partial<Record<ListedRole, string[]>>;
 }
 
 export const BUILTIN_AGENTS = ['claude', 'codex', 'gemini'] as const;
@@ -50,7 +56,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** Load the agents file (`--agents FILE`, else VERI_AGENTS); none means the built-ins only. */
 export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessEnv = process.env): AgentRegistry {
   const path = file ?? (env.VERI_AGENTS === '' ? undefined : env.VERI_AGENTS);
-  if (path === undefined) return { file: null, entries: {} };
+  if (path === undefined) return { file: null, entries: {}, roles: {} };
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
@@ -63,7 +69,42 @@ export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessE
   }
   const entries: Record<string, AgentEntry> = {};
   for (const [name, entry] of Object.entries(agents)) entries[name] = checkEntry(path, name, entry);
-  return { file: resolve(path), entries };
+  for (const key of Object.keys(data as object)) {
+    if (key !== 'agents' && key !== 'roles' && !key.startsWith('$')) {
+      throw new FileFormatError(path, undefined, `unknown key ${showValue(key)}: expected "agents", "roles" and notes whose keys start with "$"`);
+    }
+  }
+  return { file: resolve(path), entries, roles: checkRoles(path, (data as { roles?: unknown }).roles, entries) };
+}
+
+// `"roles": {"developer": ["claude", "gemini"], ...}`: every name a built-in or an entry of the file, none twice.
+function checkRoles(file: string, roles: unknown, entries: Record<string, AgentEntry>): AgentRegistry['roles'] {
+  if (roles === undefined) return {};
+  if (typeof roles !== 'object' || roles === null || Array.isArray(roles))
+    throw new FileFormatError(file, undefined, `expected "roles" to be {"developer": [NAME...], ...}, found ${showValue(JSON.stringify(roles))}`);
+  const found: AgentRegistry['roles'] = {};
+  for (const [role, list] of Object.entries(roles)) {
+    if (!(LISTED_ROLES as readonly string[]).includes(role)) throw new FileFormatError(file, undefined, `unknown role ${showValue(role)} in "roles": expected ${LISTED_ROLES.join(', ')}`);
+    if (!Array.isArray(list) || list.length === 0 || !list.every((n) => typeof n === 'string')) {
+      throw new FileFormatError(file, undefined, `expected "roles.${role}" to be a non-empty array of agent names, found ${showValue(JSON.stringify(list))}`);
+    }
+    for (const name of list as string[]) {
+      if (entries[name] === undefined && !(BUILTIN_AGENTS as readonly string[]).includes(name)) {
+        throw new FileFormatError(file, undefined, `"roles.${role}" names ${showValue(name)}, which is neither a built-in (${BUILTIN_AGENTS.join(', ')}) nor an agent of this file`);
+      }
+    }
+    if (new Set(list).size !== list.length) throw new FileFormatError(file, undefined, `"roles.${role}" names an agent twice: ${showValue((list as string[]).join(','))}`);
+    found[role as ListedRole] = list as string[];
+  }
+  return found;
+}
+
+/** A role's agents as an option gives them: one name, or several separated by commas (`claude,gemini`), in order. */
+export function agentList(option: string, value: string): string[] {
+  const names = value.split(',').map((n) => n.trim());
+  if (names.some((n) => !NAME.test(n))) throw new UsageError(`${option}: expected an agent name, or names separated by commas, found ${showValue(value)}`);
+  if (new Set(names).size !== names.length) throw new UsageError(`${option}: names an agent twice: ${showValue(value)}`);
+  return names;
 }
 
 function checkEntry(file: string, name: string, entry: unknown): AgentEntry {

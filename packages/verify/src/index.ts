@@ -19,7 +19,7 @@ export { hasInlineTests, rustTestItems, splitTestItems } from './test-items.js';
 export { checkGroundTruth, runSuite } from './ground-truth.js';
 export type { GroundTruth, GroundTruthOptions } from './ground-truth.js';
 export { UNSHARED_BUILD_CACHES, topLevelName, withScratchTree } from './scratch-tree.js';
-export { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from './agents.js';
+export { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, withVendorFamily, type ListedRole } from './agents.js';
 export { knownVendor, vendorFamily } from './family.js';
 export type { AgentEntry, AgentRegistry } from './agents.js';
 export { findExecutable } from './find-executable.js';

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage, EventContext } from '@leap/core';
+import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage, EventContext } from '@leap/core';
 import { LeapError, appendEvent, checkLeafName, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
 import { findExecutable, prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
 
@@ -58,6 +58,8 @@ export interface AgentLeafResult {
   failure: string | null;
   /** What kind of failure; null with an answer. */
   failureKind: AgentFailureKind | null;
+  /** A `failed` leaf whose vendor ran dry (quota, rate limit, overload), as its plugin reads the output; else null. */
+  dry: AgentDry | null;
   /** What the CLI reported about tokens and cost, as the leaf's `usage` event records it; null when no event was written. */
   usage: AgentUsage | null;
 }
@@ -84,6 +86,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
     answer: null,
     failure,
     failureKind,
+    dry: null,
     usage: null,
   });
   let invocation: AgentInvocation;
@@ -128,7 +131,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   }
   const stdout = readFileIfExists(paths.out(name)) ?? '';
   const stderr = readFileIfExists(paths.err(name)) ?? '';
-  const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null, failureKind: null, usage: null };
+  const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null, failureKind: null, dry: null, usage: null };
   // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
   const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr);
   if (watch.ended !== null) {
@@ -157,6 +160,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
       result.failure = `could not read ${leaf.agent.name}'s answer: ${(error as Error).message}`;
     }
   }
+  if (result.failureKind === 'failed') result.dry = leaf.agent.ranDry?.(stdout, stderr) ?? null;
   result.usage = recordUsage(leaf, name, invocation, result);
   return result;
 }

@@ -3,15 +3,15 @@ import * as assert from 'uvu/assert';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { BUILTIN_AGENTS, findExecutable, loadAgentRegistry, resolveAgent } from '../src/index.js';
+import { BUILTIN_AGENTS, agentList, findExecutable, loadAgentRegistry, resolveAgent } from '../src/index.js';
 import { writeAgents, writeScript } from './helpers.js';
 
 const load = suite('loadAgentRegistry');
 load.after.each(cleanupTempDirs);
 
 load('no file: the built-ins only; --agents wins over VERI_AGENTS', () => {
-  assert.equal(loadAgentRegistry(undefined, {}), { file: null, entries: {} });
-  assert.equal(loadAgentRegistry(undefined, { VERI_AGENTS: '' }), { file: null, entries: {} });
+  assert.equal(loadAgentRegistry(undefined, {}), { file: null, entries: {}, roles: {} });
+  assert.equal(loadAgentRegistry(undefined, { VERI_AGENTS: '' }), { file: null, entries: {}, roles: {} });
   const a = writeAgents({ x: { plugin: 'claude' } });
   const b = writeAgents({ y: { plugin: 'codex' } });
   assert.equal(Object.keys(loadAgentRegistry(undefined, { VERI_AGENTS: a }).entries), ['x']);
@@ -52,6 +52,41 @@ load('prices on a codex or gemini entry reach its plugin: the usage it reads car
   const geminiOut = JSON.stringify({ response: 'r', stats: { models: { m: { tokens: { prompt: 10, candidates: 2_000_000, total: 2_000_010 } } } } });
   assert.equal(resolveAgent('gm', registry).parseAnswer(geminiOut).usage?.cost_usd, 2);
   assert.is(resolveAgent('codex', registry).parseUsage?.(codexOut)?.cost_usd, null, 'the built-in has no prices');
+});
+
+load('roles: each listed role keeps its agents in order; a wrong list names the file, the role and the name', () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'agents.json');
+  const write = (data: unknown) => {
+    writeFileSync(file, JSON.stringify(data));
+    return file;
+  };
+  const agents = { mine: { plugin: 'codex' } };
+  const found = loadAgentRegistry(write({ $comment: 'a note', agents, roles: { developer: ['claude', 'mine', 'gemini'], builder: ['gemini'] } }));
+  assert.equal(found.roles, { developer: ['claude', 'mine', 'gemini'], builder: ['gemini'] });
+  const cases: Array<[unknown, RegExp]> = [
+    [{ agents, roles: { juror: ['claude'] } }, /unknown role "juror" in "roles": expected developer, verifier, planner, builder/],
+    [{ agents, roles: { developer: [] } }, /expected "roles.developer" to be a non-empty array of agent names/],
+    [{ agents, roles: { developer: 'claude' } }, /expected "roles.developer" to be a non-empty array/],
+    [{ agents, roles: { verifier: ['codex', 'nobody'] } }, /"roles.verifier" names "nobody", which is neither a built-in \(claude, codex, gemini\) nor an agent of this file/],
+    [{ agents, roles: { planner: ['mine', 'mine'] } }, /"roles.planner" names an agent twice: "mine,mine"/],
+    [{ agents, roles: ['claude'] }, /expected "roles" to be \{"developer": \[NAME...\], ...\}/],
+    [{ agents, role: { developer: ['claude'] } }, /unknown key "role": expected "agents", "roles"/],
+  ];
+  for (const [data, message] of cases) {
+    assert.throws(
+      () => loadAgentRegistry(write(data)),
+      (e: Error) => e.message.includes(file) && message.test(e.message),
+    );
+  }
+});
+
+load('agentList: one name or several by commas, each a name, none twice', () => {
+  assert.equal(agentList('--developer', 'claude'), ['claude']);
+  assert.equal(agentList('--developer', 'claude, gemini,codex'), ['claude', 'gemini', 'codex']);
+  assert.throws(() => agentList('--developer', 'claude,,gemini'), /--developer: expected an agent name, or names separated by commas, found "claude,,gemini"/);
+  assert.throws(() => agentList('--builder', 'a,a'), /--builder: names an agent twice: "a,a"/);
+  assert.throws(() => agentList('--builder', '$(touch x)'), /--builder: expected an agent name/);
 });
 
 load.run();

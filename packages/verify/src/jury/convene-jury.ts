@@ -221,7 +221,7 @@ function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentLeafResu
   }
   const json = answer.json;
   const verdict = (typeof json === 'object' && json !== null && 'verdict' in json) || lastVerdictObject(answer.text) !== null;
-  return verdict ? { ...ran, answer, failure: null, failureKind: null } : ran;
+  return verdict ? { ...ran, answer, failure: null, failureKind: null, dry: null } : ran;
 }
 
 /**
