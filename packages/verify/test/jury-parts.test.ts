@@ -207,6 +207,7 @@ const leafWith = (text: string | null, extra: Partial<AgentLeafResult> = {}): Ag
   answer: text === null ? null : { text },
   failure: text === null ? 'codex could not start' : null,
   failureKind: text === null ? 'missing' : null,
+  dry: null,
   usage: null,
   ...extra,
 });
