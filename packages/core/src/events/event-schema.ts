@@ -197,6 +197,22 @@ export const suiteEventSchema = kind(
   "The toolchain ran the project's test suite (CONTRACT section 13): on which tree, with what result.",
 );
 
+export const falloverEventSchema = kind(
+  'fallover',
+  {
+    leaf: z.string().min(1).describe('the leaf that ended so, and is launched again with the next agent'),
+    role: z.enum(['developer', 'verifier', 'planner', 'builder', 'reviewer']),
+    agent: z.string().describe('the agent whose vendor ran dry'),
+    family: z.string().nullable(),
+    cause: z.enum(['quota', 'rate-limit', 'overload']),
+    message: z.string().describe("the CLI's own words, one sentence"),
+    next: z.string().nullable().describe('the agent launched instead; null when the list ran out (the run bails agent-failed)'),
+    slice: z.string().optional(),
+    ball: z.string().optional(),
+  },
+  "A leaf's vendor ran dry (quota, rate limit, overload): the leaf is launched again with the next agent of its role's list, not counted as a revision or a round.",
+);
+
 /** Every event of the log. */
 export const eventSchema = z.discriminatedUnion('event', [
   launchEventSchema,
@@ -213,6 +229,7 @@ export const eventSchema = z.discriminatedUnion('event', [
   mergeEventSchema,
   usageEventSchema,
   suiteEventSchema,
+  falloverEventSchema,
 ]);
 
 export type LeapEvent = z.infer<typeof eventSchema>;
