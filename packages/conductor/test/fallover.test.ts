@@ -160,6 +160,38 @@ fallover("when the list runs out: agent-failed naming each agent's cause; the ve
   assert.is(launches(agents.dir, 'ver'), 3, 'red was verified once, never again');
 });
 
+fallover('a verifier that fails by itself at green (a transient 500) bails agent-failed; the verified red stays and the run resumes at green', async () => {
+  const repo = makeProject();
+  const [red, green, refactor] = stepMoves(1, TEST1, IMPL1, REFACTORED1);
+  const failing = { stderr: 'API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}\n', exit: 1 };
+  const agents = agentsOf({
+    dev: { family: 'alpha', moves: [red!, green!, green!, refactor!] },
+    ver: { family: 'gamma', moves: [pass(), failing, pass(), pass()] },
+  });
+  const options = { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() };
+  const bailed = await runTdd(options);
+  assert.is(bailed.code, 1);
+  assert.is(bailed.bail?.cause, 'agent-failed');
+  assert.match(bailed.bail?.narration ?? '', 'Internal server error');
+  assert.match(bailed.bail?.narration ?? '', `The verified red commit of "${TITLE}" stays`);
+  assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`]);
+  const redCommit = git(repo, 'rev-parse', 'HEAD').trim();
+  // No fall-over: a 500 is the agent failing, not its vendor running dry.
+  assert.equal(
+    readEvents(repo).filter((e) => e.event === 'fallover'),
+    [],
+  );
+  const resumed = await runTdd({ cwd: repo, issue: 1, env: cleanEnv() });
+  assert.is(resumed.code, 0, JSON.stringify(resumed.bail));
+  assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
+  assert.is(git(repo, 'rev-parse', 'HEAD~2').trim(), redCommit, 'the same red commit, not a new one');
+  assert.equal(
+    resumed.verdicts.map((v) => `${v.phase} ${v.verdict}`),
+    ['green PASS', 'refactor PASS'],
+    'the resumed run starts at green: red is not verified again',
+  );
+});
+
 fallover('hostile: an answer that only says "rate limit" is an answer; a list that leaves a developer without a verifier of another family is bad input', async () => {
   const repo = makeProject();
   const [red, green, refactor] = stepMoves(1, TEST1, IMPL1, REFACTORED1);
