@@ -62,7 +62,9 @@ export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry';
 /** The agent `role` runs now (the verifier: of another family than the developer's, unless allowed); the agent-failed bail when every one ran dry. */
 export function agentFor(state: RunState, role: RunRole): RoleAgent {
   const { agents } = state.setup;
-  const avoid = role === 'verifier' ? (currentAgent(agents, state.dry, 'developer')?.agent.family ?? null) : null;
+  // The verifier is blind to the family of the developer whose leaf did the phase's work, as the journal
+  // records it (a resumed run's too); else to the developer's the run would use now.
+  const avoid = role === 'verifier' ? (state.journal.developer_family ?? currentAgent(agents, state.dry, 'developer')?.agent.family ?? null) : null;
   const found = currentAgent(agents, state.dry, role, avoid);
   if (found !== null) return found;
   const why = role === 'verifier' && avoid !== null ? ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)` : '';

@@ -38,13 +38,15 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       }
       // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
       j.state_before = await snapshotStateFolder(state);
+      // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
+      const developer = agentFor(state, 'developer');
+      j.developer_family = developer.agent.family;
       j.leaf = name;
       j.stage = 'leaf';
       j.leaf_started = Date.now();
       state.saveJournal();
       await state.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
       const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
-      const developer = agentFor(state, 'developer');
       const end = await launchAgentLeaf(state, name, 'developer', developer, developerPrompt(state.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
       if (end.kind === 'dry') {
         // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.

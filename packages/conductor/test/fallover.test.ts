@@ -192,6 +192,36 @@ fallover('a verifier that fails by itself at green (a transient 500) bails agent
   );
 });
 
+fallover('blindness survives a resume: the verifier of a phase that fell over avoids the family of the developer that did its work', async () => {
+  const repo = makeProject();
+  const [red, green, refactor] = stepMoves(1, TEST1, IMPL1, REFACTORED1);
+  const agents = agentsOf(
+    {
+      first: { family: 'alpha', moves: [red!, rateLimited('429'), refactor!] },
+      second: { family: 'beta', moves: [{ ...green!, sleep_ms: 1500 }] },
+      near: { family: 'beta', moves: [pass(), pass()] },
+      far: { family: 'gamma', moves: [pass()] },
+    },
+    { developer: ['first', 'second'], verifier: ['near', 'far'] },
+  );
+  const options = { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), agentsFile: agents.file, env: cleanEnv() };
+  const running = runTdd(options);
+  // While "second" (beta) develops green, the run is asked to stop before its next leaf: the verification.
+  for (let i = 0; i < 400 && !existsSync(join(agents.dir, 'second.json.state', 'move-0.prompt')); i++) await new Promise((r) => setTimeout(r, 25));
+  writeFileSync(join(repo, '.tdd/stop'), 'at-leaf\n');
+  const stopped = await running;
+  assert.is(stopped.code, 3, JSON.stringify(stopped.bail));
+  assert.match(stopped.stoppedAt ?? '', 'before verify-green');
+  // A new process knows nothing of who ran dry; the journal says whose work green holds.
+  const resumed = await runTdd({ cwd: repo, issue: 1, env: cleanEnv() });
+  assert.is(resumed.code, 0, JSON.stringify(resumed.bail));
+  const judged = readEvents(repo)
+    .filter((e) => e.event === 'verdict')
+    .map((e) => `${e.phase} ${e.agent}`);
+  assert.equal(judged, ['red near', 'green far', 'refactor near'], "near (beta) never judged the beta developer's green");
+  assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
+});
+
 fallover('hostile: an answer that only says "rate limit" is an answer; a list that leaves a developer without a verifier of another family is bad input', async () => {
   const repo = makeProject();
   const [red, green, refactor] = stepMoves(1, TEST1, IMPL1, REFACTORED1);
