@@ -38,6 +38,7 @@ create('every kind has a schema, and a well-formed example of each validates', (
     createEvent('merge', { slice: 's', ball: 'b', commit: 'c', candidate: 'h' }, context),
     createEvent('usage', { leaf: 'verify-green', agent: 'codex', family: 'openai', model: null, input_tokens: 1200, output_tokens: 80, cost_usd: null }, context),
     createEvent('suite', { tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', command: 'npm test', code: 1, duration_ms: 1520, phase: 'red' }, context),
+    createEvent('fallover', { leaf: 'develop-red', role: 'developer', agent: 'claude', family: 'anthropic', cause: 'rate-limit', message: 'API Error: 429', next: 'gemini' }, context),
   ];
   assert.equal(examples.map((e) => e.event).sort(), [...EVENT_KINDS].sort());
   for (const e of examples) assert.ok(eventSchema.safeParse(e).success, e.event);
@@ -46,6 +47,8 @@ create('every kind has a schema, and a well-formed example of each validates', (
   assert.not.ok(eventSchema.safeParse({ ...examples[3], ts: '2026-01-01T00:00:00Z' }).success, 'ts needs milliseconds');
   assert.not.ok(eventSchema.safeParse({ ...examples[12], input_tokens: -1 }).success, 'tokens are never negative');
   assert.not.ok(eventSchema.safeParse({ ...examples[12], cost_usd: 'free' }).success, 'a cost is a number or null');
+  assert.not.ok(eventSchema.safeParse({ ...examples[14], cause: 'tired' }).success, 'a fall-over is for a quota, a rate limit or an overload');
+  assert.ok(eventSchema.safeParse({ ...examples[14], next: null }).success, 'next is null when the list ran out');
 });
 create.run();
 
