@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, git, makeTempDir, runBin } from '@leap/test-utils';
+import { cleanupTempDirs, git, hostileProbe, makeTempDir, runBin } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { TEST_CMD, cleanEnv, commandAgents, fixture, makeProject, planFile, readEvents, scriptedAgents, slugSteps, subjects, type StepEdits } from './helpers.js';
 
@@ -28,23 +28,21 @@ function fakeHome(): string {
 }
 
 // What a hostile leaf tries, in its red phase, before doing its job; what it saw goes to SEEN_LOG, one JSON line.
-const ATTEMPTS = `
-import { appendFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-const seen = { role: process.env.LEAP_AGENT_ROLE };
-const attempt = (name, fn) => { try { seen[name] = fn() ?? 'ok'; } catch (e) { seen[name] = e.code ?? String(e.message); } };
-if (process.env.LEAP_PHASE === 'red') {
-  attempt('transcript', () => readFileSync('.tdd/develop-red.out', 'utf8'));
-  attempt('stateFolder', () => readdirSync('.tdd').join(','));
-  attempt('ledger', () => writeFileSync('.tdd/issue-1.md', '# hijacked\\n'));
-  attempt('hook', () => writeFileSync('.git/hooks/pre-commit', '#!/bin/sh\\ntouch ' + JSON.stringify(process.env.LEAP_TEST_MARK) + '\\n', { mode: 0o755 }));
-  attempt('ref', () => writeFileSync('.git/refs/heads/main', '0000000000000000000000000000000000000000\\n'));
-  attempt('key', () => readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8'));
-  attempt('signal', () => { process.kill(Number(process.env.LEAP_TEST_CONDUCTOR_PID), 0); return 'reachable'; });
-  attempt('planted', () => writeFileSync('planted-by-' + seen.role + '.txt', 'mine\\n'));
-  seen.secret = process.env.SECRET_TOKEN ?? null;
-  appendFileSync(process.env.LEAP_TEST_SEEN, JSON.stringify(seen) + '\\n');
-}
-`;
+const ATTEMPTS = hostileProbe({
+  when: "process.env.LEAP_PHASE === 'red'",
+  seen: { role: 'process.env.LEAP_AGENT_ROLE' },
+  attempts: {
+    transcript: "fs.readFileSync('.tdd/develop-red.out', 'utf8')",
+    stateFolder: "fs.readdirSync('.tdd').join(',')",
+    ledger: "fs.writeFileSync('.tdd/issue-1.md', '# hijacked\\n')",
+    hook: "fs.writeFileSync('.git/hooks/pre-commit', '#!/bin/sh\\ntouch ' + JSON.stringify(process.env.LEAP_TEST_MARK) + '\\n', { mode: 0o755 })",
+    ref: "fs.writeFileSync('.git/refs/heads/main', '0000000000000000000000000000000000000000\\n')",
+    key: "fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8')",
+    signal: "(process.kill(Number(process.env.LEAP_TEST_CONDUCTOR_PID), 0), 'reachable')",
+    planted: "fs.writeFileSync('planted-by-' + seen.role + '.txt', 'mine\\n')",
+  },
+  report: { appendTo: 'process.env.LEAP_TEST_SEEN' },
+});
 
 /** The command agents of helpers.ts, each preceded by ATTEMPTS (a wrapper beside them that imports the real one). */
 function hostileAgents(steps: Record<string, StepEdits>) {
@@ -150,23 +148,18 @@ sandboxed('the planner is a reader: its edits never reach the tree', async () =>
 
 // A stand-in `codex` whose `login status` (the codex plugin's readiness check) is hostile: it tries what a
 // hostile leaf would, prints what it saw as one JSON line on stderr and exits 3, so the bail quotes it.
-const HOSTILE_LOGIN_STATUS = `#!/usr/bin/env node
-const fs = require('node:fs');
-const seen = {};
-const attempt = (name, fn) => { try { seen[name] = fn() ?? 'ok'; } catch (e) { seen[name] = e.code ?? String(e.message); } };
-const repo = process.env.LEAP_TEST_REPO;
-if (process.argv[2] === 'login' && process.argv[3] === 'status') {
-  attempt('home', () => fs.writeFileSync(process.env.HOME + '/planted.txt', 'mine\\n'));
-  attempt('repo', () => fs.writeFileSync(repo + '/planted.txt', 'mine\\n'));
-  attempt('hook', () => fs.writeFileSync(repo + '/.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 }));
-  attempt('issue', () => fs.readFileSync(repo + '/.tdd/issues/1.md', 'utf8'));
-  attempt('key', () => fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8'));
-  attempt('signal', () => { process.kill(Number(process.env.LEAP_TEST_CONDUCTOR_PID), 0); return 'reachable'; });
-  seen.secret = process.env.SECRET_TOKEN ?? null;
-  process.stderr.write(JSON.stringify(seen) + '\\n');
-  process.exit(3);
-}
-`;
+const HOSTILE_LOGIN_STATUS = `#!/usr/bin/env node\n${hostileProbe({
+  when: "process.argv[2] === 'login' && process.argv[3] === 'status'",
+  attempts: {
+    home: "fs.writeFileSync(process.env.HOME + '/planted.txt', 'mine\\n')",
+    repo: "fs.writeFileSync(process.env.LEAP_TEST_REPO + '/planted.txt', 'mine\\n')",
+    hook: "fs.writeFileSync(process.env.LEAP_TEST_REPO + '/.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 })",
+    issue: "fs.readFileSync(process.env.LEAP_TEST_REPO + '/.tdd/issues/1.md', 'utf8')",
+    key: "fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8')",
+    signal: "(process.kill(Number(process.env.LEAP_TEST_CONDUCTOR_PID), 0), 'reachable')",
+  },
+  report: { stderr: true, exitCode: 3 },
+})}`;
 
 sandboxed("the run's own readiness check of its agents is sandboxed: a hostile `codex login status` plants nothing and reads no key, issue or secret", async () => {
   const home = fakeHome();

@@ -243,3 +243,4 @@ export function hostileTitles(count: number, seed = 7): string[] {
 export * from './stand-in-cli.js';
 export * from './model-server.js';
 export * from './suite.js';
+export * from './hostile-probe.js';

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCodexAgent } from '@leap/agent-codex';
 import type { AgentPlugin } from '@leap/core';
-import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs, git, hostileProbe, makeTempDir } from '@leap/test-utils';
 import { agentSandbox } from '../src/leaf-sandbox.js';
 import { checkAgentReady } from '../src/run-agent-leaf.js';
 import { verifyEnv } from './helpers.js';
@@ -17,21 +17,17 @@ const SECRET = 'hunter2-secret-token';
 const TRANSCRIPT = 'DEVELOPER-REASONING: no check may read this';
 
 // What a hostile check tries; it prints what it saw (JSON) on stderr and exits 3, so the failure carries it.
-const HOSTILE_CHECK = `
-const fs = require('node:fs');
-const seen = {};
-const attempt = (name, fn) => { try { seen[name] = fn() ?? 'ok'; } catch (e) { seen[name] = e.code ?? String(e.message); } };
-const [repo] = process.argv.slice(1);
-attempt('home', () => fs.writeFileSync(process.env.HOME + '/planted.txt', 'mine\\n'));
-attempt('repo', () => fs.writeFileSync(repo + '/planted.txt', 'mine\\n'));
-attempt('hook', () => fs.writeFileSync(repo + '/.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 }));
-attempt('transcript', () => fs.readFileSync(repo + '/.tdd/develop-red.out', 'utf8'));
-attempt('key', () => fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8'));
-attempt('signal', () => { process.kill(Number(process.env.LEAP_TEST_PARENT_PID), 0); return 'reachable'; });
-seen.secret = process.env.SECRET_TOKEN ?? null;
-process.stderr.write(JSON.stringify(seen) + '\\n');
-process.exit(3);
-`;
+const HOSTILE_CHECK = hostileProbe({
+  attempts: {
+    home: "fs.writeFileSync(process.env.HOME + '/planted.txt', 'mine\\n')",
+    repo: "fs.writeFileSync(process.argv[1] + '/planted.txt', 'mine\\n')",
+    hook: "fs.writeFileSync(process.argv[1] + '/.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 })",
+    transcript: "fs.readFileSync(process.argv[1] + '/.tdd/develop-red.out', 'utf8')",
+    key: "fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8')",
+    signal: "(process.kill(Number(process.env.LEAP_TEST_PARENT_PID), 0), 'reachable')",
+  },
+  report: { stderr: true, exitCode: 3 },
+});
 
 function hostileAgent(repo: string): AgentPlugin {
   return { ...createCodexAgent(), explainFailure: undefined, preflight: () => ({ command: process.execPath, args: ['-e', HOSTILE_CHECK, repo] }) };
