@@ -5,6 +5,13 @@ import { join } from 'node:path';
 import { UsageError, showValue } from './errors.js';
 import type { CliOption } from './cli.js';
 
+/**
+ * The phases of a round built elsewhere, in order, as a remote runner reports them (`leap status` and `leap
+ * report` show one): one list for the runner that reports and the views that show.
+ */
+export const ROUND_PHASES = ['taken', 'fetching', 'building', 'proving', 'reviewing', 'pushing'] as const;
+export type RoundPhase = (typeof ROUND_PHASES)[number];
+
 /** One option a runner adds to the command that runs balls, with its line of the command's help. */
 export interface RunnerOption extends CliOption {
   /** The value's placeholder in the usage line (`URL`), absent for a boolean. */

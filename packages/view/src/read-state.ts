@@ -3,7 +3,7 @@
 // absent; a file that cannot be read is a problem naming it, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LEAP_DIR, parseDuration, parseLedger, pidExists, RECORD_ID, readFileIfExists, readStopRequest, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
+import { LEAP_DIR, parseDuration, parseLedger, pidExists, RECORD_ID, readFileIfExists, readStopRequest, ROUND_PHASES, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
 import type { RoundAnswer, RoundLive } from './fold-run.js';
 
 /** A problem with a file other than the event log. */
@@ -239,8 +239,8 @@ function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null
     queuedAt: queued,
     takenAt: time(takenAt),
     returnedAt: time(returnedAt),
-    // A word of the runner's list, never free text: anything else is shown as no phase.
-    phase: typeof phase === 'string' && /^[a-z][a-z -]{0,23}$/.test(phase) ? phase : null,
+    // A word of the runners' list, never free text: anything else is shown as no phase.
+    phase: (ROUND_PHASES as readonly unknown[]).includes(phase) ? (phase as string) : null,
     engineAlive: typeof enginePid === 'number' && Number.isInteger(enginePid) && enginePid > 0 && pidExists(enginePid),
   };
 }
