@@ -1,9 +1,12 @@
 // The plugin against what the real Claude Code 2.1.197 printed (test/fixtures/recorded): its flags
 // against its --help, its parsers against its outputs, the stand-in against its shapes.
 import { suite } from 'uvu';
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import type { AgentRole } from '@leap/core';
-import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs, makeTempDir, waitFor } from '@leap/test-utils';
 import { claudeRanDry, claudeRetrying, createClaudeAgent, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from '../src/index.js';
 import { recorded, runInvocation } from './helpers.js';
 
@@ -167,6 +170,27 @@ outputs('the stand-in answers in the recorded shape: the same fields, the same e
   if (process.getuid?.() === 0) assert.equal([root.code, root.stdout, root.stderr], [1, '', recorded('claude-developer', 'stderr')]);
   const empty = await runInvocation({ command: 'claude', args: agent.buildInvocation('', { role: 'reviewer', cwd: '/tmp' }).args, stdin: '' });
   assert.equal([empty.code, empty.stderr], [1, recorded('claude-reviewer-emptystdin', 'stderr')]);
+});
+
+outputs('the stand-in replays a recorded dry run byte for byte (STANDIN_MODE=replay:RUN): its exit code, or, killed, waiting for its TERM', async () => {
+  const agent = createClaudeAgent();
+  const invocation = agent.buildInvocation('Say hello.', { role: 'verifier', cwd: '/tmp' });
+  for (const run of ['dry-quota', 'dry-overload']) {
+    const ran = await runInvocation(invocation, { STANDIN_MODE: `replay:${run}`, STANDIN_REPLAY_SCALE: '0' });
+    assert.equal([ran.code, ran.stdout, ran.stderr], [Number(recorded(run, 'rc')), recorded(run, 'stdout'), recorded(run, 'stderr')], run);
+    assert.is(agent.ranDry?.(ran.stdout, ran.stderr)?.kind, run === 'dry-quota' ? 'quota' : 'overload');
+  }
+  const standIn = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'claude');
+  const child = spawn(standIn, invocation.args, { env: { ...process.env, STANDIN_MODE: 'replay:dry-rate-limit', STANDIN_REPLAY_SCALE: '0.01' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
+  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  child.stdin.end('Say hello.');
+  await waitFor(() => stdout === recorded('dry-rate-limit', 'stdout'), 20_000);
+  assert.is(child.exitCode, null, 'still waiting for its next attempt');
+  assert.equal(claudeRetrying(stdout)?.attempts, 7);
+  child.kill('SIGTERM');
+  assert.is(await closed, Number(recorded('dry-rate-limit', 'rc')));
 });
 
 outputs.run();

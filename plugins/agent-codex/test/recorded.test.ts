@@ -139,4 +139,18 @@ outputs('the stand-in prints the recorded events when it cannot reach its servic
   assert.equal([refused.code, refused.stdout, refused.stderr.trim().split('\n').at(-1)], [1, '', recorded('codex-reviewer-nogit', 'stderr').trim().split('\n').at(-1)]);
 });
 
+outputs('the stand-in replays a recorded dry run byte for byte (STANDIN_MODE=replay:RUN), with its exit code', async () => {
+  const agent = createCodexAgent();
+  const invocation = agent.buildInvocation('Say hello.', { role: 'verifier', cwd: makeTempDir() });
+  for (const [run, kind] of [
+    ['dry-quota', 'quota'],
+    ['dry-rate-limit', 'rate-limit'],
+    ['dry-overload', 'overload'],
+  ] as const) {
+    const ran = await runInvocation(invocation, { STANDIN_MODE: `replay:${run}`, STANDIN_REPLAY_SCALE: '0' });
+    assert.equal([ran.code, ran.stdout, ran.stderr], [Number(recorded(run, 'rc')), recorded(run, 'stdout'), recorded(run, 'stderr')], run);
+    assert.is(agent.ranDry?.(ran.stdout, ran.stderr)?.kind, kind, run);
+  }
+});
+
 outputs.run();

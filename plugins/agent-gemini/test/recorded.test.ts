@@ -158,4 +158,18 @@ outputs('the stand-in answers as the recorded CLI: the same refusal as an untrus
   assert.is(strip(noAuth.stderr).replace(home, '<home>'), strip(recorded('gemini-developer', 'stderr')));
 });
 
+outputs('the stand-in replays a recorded dry run byte for byte (STANDIN_MODE=replay:RUN), with its exit code', async () => {
+  const agent = createGeminiAgent();
+  const invocation = agent.buildInvocation('Say hello.', { role: 'verifier', cwd: '/tmp' });
+  for (const [run, kind] of [
+    ['dry-quota', 'quota'],
+    ['dry-rate-limit-gave-up', 'rate-limit'],
+    ['dry-overload-gave-up', 'overload'],
+  ] as const) {
+    const ran = await runInvocation(invocation, { STANDIN_MODE: `replay:${run}`, STANDIN_REPLAY_SCALE: '0' });
+    assert.equal([ran.code, ran.stdout, ran.stderr], [Number(recorded(run, 'rc')), recorded(run, 'stdout'), recorded(run, 'stderr')], run);
+    assert.is(agent.ranDry?.(ran.stdout, ran.stderr)?.kind, kind, run);
+  }
+});
+
 outputs.run();

@@ -185,7 +185,9 @@ const FAULT_WORDS: Record<string, Record<string, RegExp>> = {
     500: /^codex exited with code 1 \(exited\): We.re currently experiencing high demand, which may cause temporary errors\.$/,
     429: /^codex exited with code 1 \(exited\): exceeded retry limit, last status: 429 Too Many Requests$/,
     401: /^codex was refused by its service: Reconnecting\.\.\. \d\/5 \(unexpected status 401 Unauthorized: invalid x-api-key \(the stub server refuses this key\), url: http:\/\/127\.0\.0\.1:\d+\/v1\/responses\) \(the leaf was ended\)$/,
-    overload: /^codex exited with code 1 \(exited\): Selected model is at capacity\. Please try a different model\.$/,
+    // Five retries five seconds apart: the CLI gives up (about 30 s) about when the retry watch would end it (30 s after the first).
+    overload:
+      /^(codex exited with code 1 \(exited\): Selected model is at capacity\. Please try a different model\.|codex ran dry \(its service is overloaded\): Reconnecting\.\.\. \d\/5 \(Selected model is at capacity\. Please try a different model\.\) \(the leaf was ended after \d+ attempts in [\d.]+ s\))$/,
   },
   gemini: {
     500: /^gemini was stopped by its supervisor \(killed-timeout\); the CLI said last: the Gemini API answered HTTP 500 INTERNAL: internal server error \(the stub server says so\) \(attempt \d+; the CLI was retrying\)$/,
@@ -217,6 +219,11 @@ for (const cli of CLI_NAMES) {
         assert.ok(leaf.failureKind === 'failed' || leaf.failureKind === 'killed', `${fault}: ${leaf.failureKind}`);
         assert.match(leaf.failure ?? '', FAULT_WORDS[cli]![String(fault)]!, `${cli} ${fault}: ${leaf.failure}`);
         assert.not.match(leaf.failure ?? '', /[{}]|"type"|^\s+at /m, 'no JSON, no stack frame');
+        if (fault === 500 || fault === 401) {
+          // Hostile: a server error or a refused key is no vendor that ran dry, whether the leaf failed or was killed.
+          assert.is(leaf.dry, null, `${fault}: ${JSON.stringify(leaf.dry)}`);
+          assert.is(plugin(cli).ranDry?.(leaf.stdout, leaf.stderr), null, `${cli} ${fault}: its output read as dry`);
+        }
       } finally {
         await server.close();
       }
