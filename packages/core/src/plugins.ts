@@ -99,6 +99,12 @@ export interface AgentPlugin {
    * is spent; null when the CLI has none worth its cost (its own run then fails at once by itself).
    */
   preflight?(options: AgentOptions): AgentInvocation | null;
+  /**
+   * A run that exited 0 though its CLI could not do its work, as its output shows (codex's own sandbox that
+   * could not start, so every command failed): why, in one sentence; null when nothing shows so. The leaf is
+   * then `failed` (the conductor's agent-failed), never a success that wrote or read nothing.
+   */
+  brokenRun?(stdout: string, stderr: string, invocation: AgentInvocation): string | null;
   /** The CLI's own words for why a run (or a preflight) failed, from its output; null when it said nothing it recognises. */
   explainFailure?(stdout: string, stderr: string): string | null;
   /** What the CLI reported about tokens and cost, from any run, failed ones too; null when stdout is not that CLI's format. */

@@ -140,6 +140,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null, failureKind: null, dry: null, usage: null };
   // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
   const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr);
+  const broken = watch.ended === null && run.status === 'exited' && run.code === 0 ? (leaf.agent.brokenRun?.(stdout, stderr, invocation) ?? null) : null;
   if (watch.ended !== null) {
     const { attempts, message, seconds, final } = watch.ended;
     result.failureKind = 'failed';
@@ -166,6 +167,10 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
     const words = said();
     result.failureKind = 'failed';
     result.failure = `${leaf.agent.name} exited with code ${run.code} (${run.status})${words === null ? '' : `: ${words}`}`;
+  } else if (broken !== null) {
+    // It exited 0, but its output shows it could not work (codex's own sandbox that could not start).
+    result.failureKind = 'failed';
+    result.failure = `${leaf.agent.name} exited 0 but could not do its work: ${broken}`;
   } else {
     try {
       result.answer = leaf.agent.parseAnswer(stdout);

@@ -50,6 +50,7 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
     },
     retrying: codexRetrying,
     ranDry: codexRanDry,
+    brokenRun: codexBrokenRun,
     sandbox: codexSandbox,
   };
 }
@@ -86,6 +87,22 @@ function codexInvocation(prompt: string, options: AgentOptions, config: CodexAge
 
 // Inside the toolchain's sandbox codex's own cannot be made (its shell tool would fail with `bwrap: setting up uid
 // map: Operation not permitted`): the outer one holds it, a reader to its throwaway copy, a writer to its tree.
+// Codex CLI 0.171.0 warns, and goes on, when it cannot make the helper its own sandbox runs every command
+// through (CODEX_HOME under the temporary folder): `WARNING: proceeding, even though we could not create PATH
+// aliases: Refusing to create helper binaries under temporary dir "..."`. Every command of a read-only or
+// workspace-write run then fails (`bwrap: execvp codex-linux-sandbox`) and the run exits 0 with the model's
+// answer; with `--sandbox danger-full-access` (inside the toolchain's sandbox) no command needs the helper.
+const HELPER_REFUSAL = /Refusing to create helper binaries under temporary dir[^\n]*/;
+
+/** A run whose own sandbox could not start: why, naming the warning; null otherwise. */
+function codexBrokenRun(_stdout: string, stderr: string, invocation: AgentInvocation): string | null {
+  const mode = invocation.args[invocation.args.indexOf('--sandbox') + 1];
+  if (mode === undefined || mode === 'danger-full-access') return null;
+  const warning = HELPER_REFUSAL.exec(stderr)?.[0];
+  if (warning === undefined) return null;
+  return `codex could not run its own ${mode} sandbox (it said: ${warning.trim()}), so every command the model ran failed though the run exited 0; give CODEX_HOME a folder outside the temporary folder (TMPDIR, else /tmp), or point TMPDIR elsewhere`;
+}
+
 function sandboxMode(options: AgentOptions): 'danger-full-access' | 'read-only' | 'workspace-write' {
   return options.sandboxed === true ? 'danger-full-access' : isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write';
 }

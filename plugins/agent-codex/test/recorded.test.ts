@@ -153,4 +153,20 @@ outputs('the stand-in replays a recorded dry run byte for byte (STANDIN_MODE=rep
   }
 });
 
+outputs('a run whose own sandbox could not start is broken though it exited 0 (the recorded warning of Codex CLI 0.171.0); not with danger-full-access, not without the warning', () => {
+  const stderr = recorded('codex-developer', 'stderr');
+  assert.match(stderr, 'Refusing to create helper binaries under temporary dir', 'the recording holds the warning');
+  const agent = createCodexAgent();
+  const writer = agent.buildInvocation('p', { role: 'developer', cwd: '/r' });
+  const reader = agent.buildInvocation('p', { role: 'verifier', cwd: '/r' });
+  const inside = agent.buildInvocation('p', { role: 'developer', cwd: '/r', sandboxed: true });
+  assert.match(agent.brokenRun?.('', stderr, writer) ?? '', /^codex could not run its own workspace-write sandbox \(it said: Refusing to create helper binaries under temporary dir "<tmp>"/);
+  assert.match(agent.brokenRun?.('', stderr, reader) ?? '', /^codex could not run its own read-only sandbox/);
+  assert.match(agent.brokenRun?.('', stderr, writer) ?? '', /so every command the model ran failed though the run exited 0; give CODEX_HOME a folder outside the temporary folder/);
+  assert.is(agent.brokenRun?.('', stderr, inside), null, 'inside the toolchain sandbox codex runs none of its own');
+  assert.is(agent.brokenRun?.('', 'WARNING: something else\n', writer), null);
+  // The words only count on stderr, where the CLI prints them: a model's answer that quotes them is an answer.
+  assert.is(agent.brokenRun?.('{"type":"item.completed","item":{"type":"agent_message","text":"Refusing to create helper binaries under temporary dir"}}', '', writer), null);
+});
+
 outputs.run();

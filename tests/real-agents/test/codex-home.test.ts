@@ -33,7 +33,7 @@ const REFUSAL = (mode: string, codexHome: string, temp: string) =>
   `codex cannot run its own ${mode} sandbox: its CODEX_HOME ${JSON.stringify(codexHome)} lies under the temporary folder ${JSON.stringify(temp)} (TMPDIR), where Codex CLI refuses to create the helper its sandbox runs every command through, so each command would fail and the run would still end as if it had worked; give CODEX_HOME a folder outside ${JSON.stringify(temp)}, or point TMPDIR elsewhere`;
 
 if (CLI_NAMES.includes('codex')) {
-  test('the fault, as the real CLI has it: unchecked, a developer writes nothing and a verifier reads nothing, and both exit 0 with an answer', async () => {
+  test('the fault, as the real CLI has it: unchecked, a developer writes nothing and a verifier reads nothing though both exit 0; the plugin makes each leaf failed with the cause', async () => {
     const repo = makeProject();
     const server = await startModelServer({
       conversations: [
@@ -56,8 +56,11 @@ if (CLI_NAMES.includes('codex')) {
           env,
           preflight: false,
         });
-        assert.equal([leaf.status, leaf.code, leaf.answer?.text], ['exited', 0, answer], `${leaf.failure}`);
+        // The CLI exits 0 with its answer; the plugin reads its warning, so the leaf is no success that did nothing.
+        assert.equal([leaf.status, leaf.code, leaf.failureKind, leaf.answer], ['exited', 0, 'failed', null], `${leaf.failure}`);
+        assert.match(leaf.stdout, answer, "the model's answer was printed all the same");
         assert.match(leaf.stderr, /Refusing to create helper binaries under temporary dir/, 'its one warning');
+        assert.match(leaf.failure ?? '', /^codex exited 0 but could not do its work: codex could not run its own (workspace-write|read-only) sandbox \(it said: Refusing to create helper binaries/);
       }
       assert.not.ok(existsSync(join(repo, 'sub.js')), 'the write never happened');
       assert.not.ok(sentBack(server, SOURCE_MARK), 'the read never happened');
@@ -167,6 +170,43 @@ if (CLI_NAMES.includes('codex')) {
         await server.close();
       }
     });
+
+  test('with its readiness check off (an agents file\'s "preflight": false), the codex developer\'s leaf that wrote nothing bails agent-failed with the cause; nothing is committed as red', async () => {
+    const repo = makeGitRepo({
+      prefix: 'leap-real-codex-home-',
+      files: {
+        'add.js': 'exports.add = (a, b) => a + b;\n',
+        'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
+        '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
+      },
+    });
+    const server = await startModelServer({ script: [{ write: join(repo, 'test', 'sub.test.js'), content: 'never written\n' }, { text: 'Wrote the failing test.' }] });
+    try {
+      const { env } = homeUnderTemp(server);
+      const dir = makeTempDir('leap-real-codex-plan-');
+      const plan = join(dir, 'plan.txt');
+      writeFileSync(plan, 'Plan\nsub subtracts (criterion 1)\n');
+      const agents = join(dir, 'agents.json');
+      writeFileSync(agents, JSON.stringify({ agents: { unchecked: { plugin: 'codex', preflight: false } } }));
+      const run = await runBin(
+        binPath('cli', 'leap'),
+        ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', plan, '--agents', agents, '--developer', 'unchecked', '--verifier', 'claude', '--sandbox', 'off'],
+        { cwd: repo, env: { ...env, PATH: `${env.PATH}:${installedCli('claude')}`, VERI_TEST_CMD: TEST_CMD } },
+      );
+      assert.is(run.code, 1, run.stdout);
+      const bail = readEvents(join(repo, '.tdd')).find((e) => e.event === 'bail');
+      assert.is(bail?.cause, 'agent-failed', JSON.stringify(bail));
+      assert.match(String(bail?.message), /codex could not run its own workspace-write sandbox \(it said: Refusing to create helper binaries under temporary dir/);
+      assert.ok(
+        server.requests.some((r) => r.vendor !== null),
+        'the leaf ran: the model was asked',
+      );
+      assert.not.ok(existsSync(join(repo, 'test', 'sub.test.js')), 'the write never happened');
+      assert.equal(git(repo, 'log', '--format=%s', 'leap/issue-1').trim().split('\n'), ['plan: issue 1', 'initial'], 'no red commit of a leaf that did nothing');
+    } finally {
+      await server.close();
+    }
+  });
 }
 
 test.run();
