@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, fixtures, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+import { ball, claudeEntry, contentProof, eventsOf, fixtures, launches, launchesOf, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 // The builder list and its fall-over (issue 21 §3): a builder whose vendor runs dry hands the round to the next
 // builder of the list, from the same commit, without spending a round. The builders that run dry are `claude`
@@ -12,31 +12,6 @@ import { ball, contentProof, eventsOf, fixtures, launches, leapSlice, readLeap, 
 // agent `b` (family fb) of engine-helpers.
 
 const BASE = { 'src/x.txt': 'old x\n', 'src/y.txt': 'old y\n', 'README.md': '# repo\n' };
-
-/** The stand-in claude's moves (fixtures/claude.mjs), per ball and round ("*": every round). */
-type ClaudePlan = Record<string, Record<string, { edits?: { path: string; content: string }[]; say?: string; dry?: 429 | 529; claim?: boolean }>>;
-
-/** A `claude` agent whose CLI is the stand-in, following `plan`; each launch is logged in DIR/NAME.log. */
-function claudeEntry(dir: string, name: string, plan: ClaudePlan, extra: Record<string, unknown> = {}) {
-  const planFile = join(dir, `${name}-plan.json`);
-  writeFileSync(planFile, JSON.stringify(plan));
-  const bin = join(dir, name);
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  writeFileSync(bin, `#!/bin/sh\nCLAUDE_PLAN=${q(planFile)} CLAUDE_LOG=${q(join(dir, `${name}.log`))} exec ${q(process.execPath)} ${q(join(fixtures, 'claude.mjs'))} "$@"\n`);
-  chmodSync(bin, 0o755);
-  return { plugin: 'claude', bin, paths: { write: [dir] }, ...extra };
-}
-
-/** How often the stand-in `name` was launched (one line per launch: "BALL ROUND"). */
-function launchesOf(dir: string, name: string): string[] {
-  const file = join(dir, `${name}.log`);
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .filter((l) => l !== '')
-    : [];
-}
 
 /** A reviewer of family anthropic (the claude builder's): a command agent as engine-helpers' are. */
 function anthropicReviewer(dir: string) {
@@ -243,6 +218,26 @@ test('a builder that says "429 rate limit" in its answer but exits 0 did not run
   assert.equal(eventsOf(repo, 'fallover'), []);
   assert.equal(launches(repo, 'build-'), ['build-x-1']);
   assert.is(showFile(repo, 'leap/claim/spine', 'src/x.txt'), 'X\n');
+});
+
+test('a juror whose vendor ran dry is re-seated from the alternates (leap-jury re-seats any juror that never answered); not counted', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'juror', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
+  const agents = writeAgents(dir, { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } } }, { clr: claudeEntry(dir, 'clr', { '*': { '*': { dry: 429 } } }) });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,clr', '--alternates', 'r3', '--json']);
+  assert.is(out.code, 0, out.stderr + out.stdout);
+  const jury = readLeap<{ jury: { value: number; seats: { reviewer: string; value: number; replaced: boolean }[] } }>(repo, 'juror', 'x', 'round-1.json')?.jury;
+  assert.is(jury?.value, 1);
+  assert.equal(
+    jury?.seats.map((s) => [s.reviewer, s.value, s.replaced]),
+    [
+      ['r1', 1, false],
+      ['clr', 0, true],
+      ['r3', 1, false],
+    ],
+  );
+  // The ball's jury and the aggregate's each seated clr, which ran dry each time.
+  assert.equal(launchesOf(dir, 'clr'), ['- -', '- -']);
 });
 
 test('the builder list is input: every name resolved and the jury checked for each builder before anything runs; else the agents file roles.builder', async () => {
