@@ -164,7 +164,7 @@ export function launches(repo: string, prefix: string): string[] {
 }
 
 /** The stand-in claude's moves (fixtures/claude.mjs), per ball and round ("*": every round). */
-export type ClaudePlan = Record<string, Record<string, { edits?: { path: string; content: string }[]; say?: string; dry?: 429 | 529; claim?: boolean }>>;
+export type ClaudePlan = Record<string, Record<string, { edits?: { path: string; content: string }[]; say?: string; dry?: 429 | 529 | 'quota'; claim?: boolean }>>;
 
 /** A `claude` agent whose CLI is the stand-in, following `plan`; each launch is logged in DIR/NAME.log. */
 export function claudeEntry(dir: string, name: string, plan: ClaudePlan, extra: Record<string, unknown> = {}) {

@@ -8,6 +8,7 @@ import { ballBranch, blockBall, finishBall, holdBall, type RecordsContext } from
 import type { CostMeter } from './cost.js';
 import type { EngineLog } from './events.js';
 import { isAncestor, mergeCommits, resolveCommit } from './git.js';
+import { keptBuilderFamilies } from './kept-builders.js';
 import { spineBranch } from './integrate.js';
 import { aggregateOnce, mergeReady } from './integrator.js';
 import { renderBuilderPrompt } from './prompt.js';
@@ -216,6 +217,8 @@ export class Engine {
         // on it is skipped from now on, and the round is built again by the next, from the same commit, not
         // counted (no round record, no round event): a fall-over never spends one of the four rounds.
         const fallovers: Fallover[] = [];
+        // The builders whose work the round's commit already holds (earlier rounds, earlier episodes): their families judge nothing of it.
+        const kept = await keptBuilderFamilies(c.repoRoot, c.paths, ball.id, commit);
         let outcome: RoundResult | null = null;
         let builder: RunBuilder | undefined;
         while ((builder = this.nextBuilder()) !== undefined) {
@@ -239,7 +242,7 @@ export class Engine {
             timeoutMs: c.timeoutMs,
             authors: c.authors,
             costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
-            ...builtBy(rounds, builder),
+            ...builtBy(kept, builder),
           });
           if (champion === null && built.champion !== null) {
             champion = built.champion;
@@ -359,13 +362,7 @@ export class Engine {
   private async aggregate(spineCommit: string): Promise<JurySummary> {
     const { c } = this;
     // The spine holds the work of every builder that built a kept round: no reviewer of any of their families sits.
-    const built = new Set(
-      this.order.flatMap((id) =>
-        readRounds(c.paths, id)
-          .filter((r) => r.commit !== null)
-          .map((r) => r.builder.family),
-      ),
-    );
+    const built = new Set((await Promise.all(this.order.map((id) => keptBuilderFamilies(c.repoRoot, c.paths, id, spineCommit)))).flat());
     const builder = c.agents.builders.find((b) => built.has(b.family)) ?? c.agents.builder;
     const others = [...built].filter((f) => f !== builder.family);
     let { reviewers, alternates } = c.agents;
@@ -411,8 +408,8 @@ export class Engine {
   }
 }
 
-// The families of the other builders whose work the ball's branch kept (rounds with a commit), for the round's jury.
-function builtBy(rounds: readonly RoundRecord[], builder: RunBuilder): { builtBy?: string[] } {
-  const families = [...new Set(rounds.filter((r) => r.commit !== null).map((r) => r.builder.family))].filter((f) => f !== builder.family);
+// The families of the other builders whose work the round's commit holds, for the round's jury.
+function builtBy(kept: readonly string[], builder: RunBuilder): { builtBy?: string[] } {
+  const families = kept.filter((f) => f !== builder.family);
   return families.length === 0 ? {} : { builtBy: families };
 }
