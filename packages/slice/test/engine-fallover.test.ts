@@ -119,6 +119,10 @@ test('a builder whose vendor answers 429 hands the round to the next builder, fr
   // Narrated.
   assert.match(out.stderr, /ball x: build-x-1: the builder cl \(anthropic\) ran dry \(rate-limit: .+\); built again by b \(fb\), from the same commit, not counted as a round/);
   assert.match(out.stderr, /builder cl \(anthropic\), then b \(fb\)/);
+  // leap slice status says who built the round, after whom.
+  const status = await leapSlice(repo, ['status', file]);
+  assert.match(status.stdout, /\n {2}x {2}passed {7}round 1 by b \(after cl rate-limit\) {2}receipt 1/);
+  assert.match(status.stdout, /\n {2}y {2}passed {7}round 1 {2}receipt 1/);
   // The aggregate jury: only b built kept work; ra may sit there too, never same.
   const aggregate = readLeap<{ seats: { reviewer: string; family: string }[] }>(repo, 'fall', 'spine', 'aggregate.json');
   assert.not.ok(aggregate?.seats.some((s) => s.family === 'fb'));
