@@ -56,6 +56,10 @@ test('a builder whose vendor answers 429 hands the round to the next builder, fr
   );
   const out = await leapSlice(repo, ['run', file, '--jobs', '1', '--agents', agents, '--builder', 'cl,b', '--reviewers', 'r1,same,ra,r2', '--json']);
   assert.is(out.code, 0, out.stderr + out.stdout);
+  assert.equal(
+    (JSON.parse(out.stdout) as { dried?: { agent: string; cause: string }[] }).dried?.map((d) => [d.agent, d.cause]),
+    [['cl', 'rate-limit']],
+  );
   // cl was launched once (ball x's round 1), never again: ball y was built by b alone.
   assert.equal(launchesOf(dir, 'cl'), ['x 1']);
   const x1 = readLeap<Round>(repo, 'fall', 'x', 'round-1.json');

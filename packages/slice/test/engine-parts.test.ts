@@ -166,12 +166,16 @@ records('the summary: one line a ball, the aggregate, the reviewers, what was sp
       ],
     },
     stopped: 'stopped by SIGTERM',
+    dried: [{ agent: 'claude', family: 'anthropic', cause: 'rate-limit', message: 'API Error: Request rejected (429)\n· rate limit reached' }],
   };
   const text = renderSummary(summary);
   assert.match(text, /^slice s: refused \(-1\) on leap\/s\/spine at cccccccccccc; stopped by SIGTERM\n/);
   assert.match(text, /a {11}1 {7}1  d{12}  \(passed earlier\) x+\.\.\.\n/);
   assert.match(text, /aggregate jury: -1: refuse: r1\n/);
-  assert.match(text, /reviewers: none seated\nspent: \$0\.5000 \(1 leaf\/leaves reported no cost\)\nwall time: 1\.2 s\n$/);
+  assert.match(
+    text,
+    /reviewers: none seated\nran dry: claude \(anthropic\) rate-limit: API Error: Request rejected \(429\) · rate limit reached; skipped for the rest of the run\nspent: \$0\.5000 \(1 leaf\/leaves reported no cost\)\nwall time: 1\.2 s\n$/,
+  );
 });
 
 records("the cost meter adds up the usage events of the run's leaves since it started (a leaf launched twice costs twice), else the leaf's own report", () => {

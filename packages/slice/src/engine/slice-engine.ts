@@ -119,6 +119,7 @@ export class Engine {
       wallMs: Date.now() - started,
       spent,
       stopped: c.stop.reason,
+      ...(this.dried.size === 0 ? {} : { dried: [...this.dried.values()] }),
     };
   }
 
