@@ -10,7 +10,7 @@ import { type Bail, Stopped, bailClass } from './bail-causes.js';
 import { createGit, headFromFiles, type Git } from './git.js';
 import type { Phase } from './prompts.js';
 import { readJournal, writeJournal, type PinCheck, type RunJournal } from './run-files.js';
-import type { RunAgents } from './run-agents.js';
+import type { DryAgents, RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
 import type { TddRunResult, TddVerdict } from './types.js';
 import type { RunSandbox } from './leaf-sandboxes.js';
@@ -68,6 +68,8 @@ export class RunState {
   verifiedCommit: string | null = null;
   /** Trees whose suite passed in this process (the baseline's, each verified refactor's): a red's check without its tests is not run on one again. */
   passedTrees: string[] = [];
+  /** The agents whose vendors ran dry in this process (quota, rate limit, overload): the next of each role's list runs instead. */
+  readonly dry: DryAgents = new Map();
 
   constructor(readonly setup: ConductorSetup) {
     this.paths = statePaths(setup.stateDir);
@@ -124,7 +126,7 @@ export class RunState {
     }
   }
 
-  event(kind: 'bail' | 'stop' | 'mark' | 'tick', fields: Record<string, unknown>, step: string | null = this.inFlight?.title ?? null): void {
+  event(kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover', fields: Record<string, unknown>, step: string | null = this.inFlight?.title ?? null): void {
     appendEvent(this.paths.events, createEvent(kind as 'mark', fields as never, this.context(step)));
   }
 
@@ -255,9 +257,14 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
   const step = bail.bailCause === 'dirty-tree' ? null : state.inFlight;
+  const cls = bailClass(bail.bailCause);
+  // A system failure at green (a verifier's transient 500, a vendor that ran dry, a killed leaf) is no verdict on
+  // the red that was verified: its commit stays, and running again resumes at green, from that commit.
+  const j = state.journal;
+  const keepRed = cls === 'system' && step !== null && j.step === step.title && j.phase === 'green' && j.phase_base !== null;
   if (step !== null && state.git !== undefined) {
     try {
-      if (step.state === 'todo' && (await state.headSubject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);
+      if (!keepRed && step.state === 'todo' && (await state.headSubject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
       const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
       state.invalidateHead();
@@ -267,10 +274,11 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
       narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
     }
   }
-  // The step's fields go (running again starts that step afresh); the options the run was started with stay.
-  state.journal = freshJournal(state.journal, state.testCmd);
+  // The step's fields go (running again starts that step afresh, or its green afresh when its red stays); the
+  // options the run was started with stay.
+  state.journal = freshJournal(state.journal, state.testCmd, keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {});
   state.saveJournal();
-  const cls = bailClass(bail.bailCause);
+  if (keepRed) narration += `\nThe verified red commit of "${step.title}" stays: running again resumes at its green.`;
   state.event('bail', { cause: bail.bailCause, class: cls, message: narration });
   await state.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
   return { cause: bail.bailCause, class: cls, narration };

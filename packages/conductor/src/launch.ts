@@ -4,7 +4,7 @@
 // read as the bail table says (bail-causes.ts, README).
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { LeapError, readFileIfExists, readStopRequest, type AgentRole } from '@leap/core';
+import { LeapError, readFileIfExists, readStopRequest, type AgentDry, type AgentRole } from '@leap/core';
 import { writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
@@ -12,7 +12,7 @@ import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { Bail, Stopped } from './bail-causes.js';
 import type { RunState } from './conductor.js';
 import type { Phase } from './prompts.js';
-import type { RoleAgent } from './run-agents.js';
+import { currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
 import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-log.js';
 
@@ -53,8 +53,44 @@ export function timeLimit(state: RunState): { value: string; source: string } {
   return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(state.root, file) };
 }
 
-/** How a developer or planner leaf ended, once the bail table has been applied: ok, or killed and worth one relaunch. */
-export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' };
+/**
+ * How a developer or planner leaf ended, once the bail table has been applied: ok, killed and worth one relaunch,
+ * or failed because its vendor ran dry (the next agent of the role's list takes the leaf: fallOver).
+ */
+export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' } | { kind: 'dry'; dry: AgentDry };
+
+/** The agent `role` runs now (the verifier: of another family than the developer's, unless allowed); the agent-failed bail when every one ran dry. */
+export function agentFor(state: RunState, role: RunRole): RoleAgent {
+  const { agents } = state.setup;
+  // The verifier is blind to the family of the developer whose leaf did the phase's work, as the journal
+  // records it (a resumed run's too); else to the developer's the run would use now.
+  const avoid = role === 'verifier' ? (state.journal.developer_family ?? currentAgent(agents, state.dry, 'developer')?.agent.family ?? null) : null;
+  const found = currentAgent(agents, state.dry, role, avoid);
+  if (found !== null) return found;
+  const why = role === 'verifier' && avoid !== null ? ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)` : '';
+  throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${dryCauses(agents, state.dry, role)}.`);
+}
+
+/**
+ * A leaf's vendor ran dry: the agent is skipped for the rest of this run, a `fallover` event names the next one
+ * (null: none is left), and the narration says so; returns the next agent, or throws the agent-failed bail
+ * naming each agent's cause. The leaf is launched again by the caller, not counted as a revision.
+ */
+export async function fallOver(state: RunState, role: RunRole, from: RoleAgent, leaf: string, dry: AgentDry, step: string | null): Promise<RoleAgent> {
+  state.dry.set(from.name, { ...dry, role });
+  let next: RoleAgent | null = null;
+  let ranOut: unknown = null;
+  try {
+    next = agentFor(state, role);
+  } catch (error) {
+    ranOut = error;
+  }
+  state.event('fallover', { leaf, role, agent: from.name, family: from.agent.family, cause: dry.kind, message: dry.message, next: next?.name ?? null }, step);
+  const then = next === null ? `no ${role} agent is left to take the leaf` : `${next.name} takes the leaf (not counted as a revision)`;
+  await state.say(`${leaf}: the ${role} agent ${from.name}'s vendor ran dry (${dry.kind}): ${dry.message}; ${then}`);
+  if (next === null) throw ranOut;
+  return next;
+}
 
 /** Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. */
 export async function launchAgentLeaf(
@@ -101,9 +137,11 @@ export async function launchAgentLeaf(
 // The bail table for one agent leaf's end (README, "Bails"), for every role (the developer's, the planner's, the
 // verifier's): null when it exited 0 with nothing wrong, a retry for a leaf killed by its time or idle limit,
 // else it throws the bail or the stop. `words`: what the leaf said, as the narration quotes it.
-function classify(state: RunState, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Extract<LeafEnd, { kind: 'retry' }> | null {
+function classify(state: RunState, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Exclude<LeafEnd, { kind: 'ok' }> | null {
   const { name, status, code, failureKind: kind } = result;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
+  // A vendor that ran dry is no failure of the agent's: the next agent of the role's list takes the leaf.
+  if (kind === 'failed' && result.dry !== null) return { kind: 'dry', dry: result.dry };
   if (kind === 'missing' || (kind === null && status === 'failed-start')) {
     throw new Bail('agent-missing', `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`);
   }
@@ -175,15 +213,15 @@ function suiteLog(state: RunState, phase: Phase): string {
   return file;
 }
 
-/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason, or a verifier leaf worth one relaunch. */
-export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string } | { kind: 'retry'; why: string };
+/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason, a verifier leaf worth one relaunch, or one whose vendor ran dry. */
+export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
 /** Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them. */
 export async function runVerification(state: RunState, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
   await state.checkStop(where);
   state.verifiedCommit = null;
   const offset = eventsSize(state);
-  const verifier = state.setup.agents.verifier;
+  const verifier = agentFor(state, 'verifier');
   const env = leafEnv(state, step, phase, attempt);
   // The tree a refactor's suite runs on (everything is staged): once it passes, the next step's red need not run it again.
   const tree = phase === 'refactor' ? await state.git.out(['write-tree']) : null;
@@ -233,6 +271,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
   if (result.leaf !== undefined) {
     const end = classify(state, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
+    if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier };
     if (end !== null) return { kind: 'retry', why: end.status };
   }
   // What is left is a leaf that exited 0 with an answer that is not a verdict.

@@ -8,7 +8,7 @@ import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
 import { GIT_FAILURE_EXIT } from './git.js';
 import { Bail } from './bail-causes.js';
 import { developLeafName, freshJournal, type RunState } from './conductor.js';
-import { launchAgentLeaf, runVerification } from './launch.js';
+import { agentFor, fallOver, launchAgentLeaf, runVerification } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
 import { readExitFile } from '@leap/supervise';
 
@@ -38,24 +38,23 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       }
       // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
       j.state_before = await snapshotStateFolder(state);
+      // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
+      const developer = agentFor(state, 'developer');
+      j.developer_family = developer.agent.family;
       j.leaf = name;
       j.stage = 'leaf';
       j.leaf_started = Date.now();
       state.saveJournal();
       await state.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
       const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
-      const end = await launchAgentLeaf(
-        state,
-        name,
-        'developer',
-        state.setup.agents.developer,
-        developerPrompt(state.setup.issueData, step.title, phase, revision),
-        step.title,
-        phase,
-        j.attempt,
-        where(name),
-      );
-      if (end.kind === 'retry') {
+      const end = await launchAgentLeaf(state, name, 'developer', developer, developerPrompt(state.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
+      if (end.kind === 'dry') {
+        // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
+        await fallOver(state, 'developer', developer, name, end.dry, step.title);
+        await restoreLeafStart(state, step, j.tree);
+        j.stage = 'ready';
+        state.saveJournal();
+      } else if (end.kind === 'retry') {
         if (j.retried >= 1)
           throw new Bail(
             end.status,
@@ -88,7 +87,10 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
               `ground truth: the green phase changed or removed test files present at the red commit ${(j.phase_base as string).slice(0, 12)}: ${touched.join(', ')}`,
             )
           : await runVerification(state, step.title, phase, j.attempt, phase === 'refactor' ? (j.phase_base as string) : undefined, verdictWhere);
-      if (end.kind === 'retry') {
+      if (end.kind === 'dry') {
+        // The verifier's vendor ran dry: the next verifier of the list (never of the developer's family) verifies.
+        await fallOver(state, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title);
+      } else if (end.kind === 'retry') {
         if (j.retried >= 1)
           throw new Bail(end.why.startsWith('killed-') ? (end.why as 'killed-timeout') : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
         await state.say(`verify-${phase}: ${end.why}; relaunching it once`);

@@ -6,7 +6,7 @@ import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from 
 import { parsePlan } from '@leap/core/ledger';
 import { Bail } from './bail-causes.js';
 import type { RunState } from './conductor.js';
-import { launchAgentLeaf } from './launch.js';
+import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
 import { commitOrBail, dirtyPaths, snapshotStateFolder, undoStateEdits } from './phases.js';
 import { plannerPrompt } from './prompts.js';
 
@@ -46,10 +46,16 @@ export async function ensurePlan(state: RunState): Promise<void> {
     text = given.text;
     source = given.file;
   } else {
-    const planner = state.setup.agents.planner.name;
-    await state.say(`plan: the planner${planner === 'planner' ? '' : ` ${planner}`} turns issue ${state.issue}'s acceptance criteria into steps`);
+    let planner = agentFor(state, 'planner');
+    await state.say(`plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${state.issue}'s acceptance criteria into steps`);
     const before = await snapshotStateFolder(state);
-    const end = await launchAgentLeaf(state, 'plan', 'planner', state.setup.agents.planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    let end = await launchAgentLeaf(state, 'plan', 'planner', planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    // A planner whose vendor ran dry hands the plan to the next planner of the list.
+    while (end.kind === 'dry') {
+      await undoStateEdits(state, undefined, before);
+      planner = await fallOver(state, 'planner', planner, 'plan', end.dry, null);
+      end = await launchAgentLeaf(state, 'plan', 'planner', planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    }
     await undoStateEdits(state, undefined, before);
     if (end.kind === 'retry') throw new Bail(end.status, `The planning leaf was ${end.status}.`);
     text = end.result.answer?.text ?? '';

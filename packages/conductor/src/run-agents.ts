@@ -1,7 +1,9 @@
 // The run's agents by role (CONTRACT section 9): --developer, --verifier, --planner, or an agents file's
-// entries; the verifier defaults to a built-in of another family than the developer.
-import { UsageError, type AgentPlugin, type AgentRole } from '@leap/core';
-import { BUILTIN_AGENTS, findExecutable, loadAgentRegistry, resolveAgent, type AgentRegistry } from '@leap/verify';
+// entries; the verifier defaults to a built-in of another family than the developer. Each role may name an
+// ordered list (`--developer claude,gemini`, or the agents file's `roles`): the first agent runs, and when its
+// vendor runs dry (quota, rate limit, overload) the next takes the leaf (issue 21 §3), within blindness.
+import { UsageError, type AgentDry, type AgentPlugin, type AgentRole } from '@leap/core';
+import { BUILTIN_AGENTS, agentList, findExecutable, loadAgentRegistry, resolveAgent, type AgentRegistry } from '@leap/verify';
 
 /** One role's agent and the name it was chosen by. */
 export interface RoleAgent {
@@ -9,28 +11,78 @@ export interface RoleAgent {
   agent: AgentPlugin;
 }
 
-/** The three roles of a run. */
+/** The roles whose agents a run tries in order. */
+export type RunRole = 'developer' | 'verifier' | 'planner';
+
+/** The three roles of a run: each one's agents in the order they are tried (the first is the role's agent). */
 export interface RunAgents {
   developer: RoleAgent;
   verifier: RoleAgent;
   planner: RoleAgent;
+  lists: Record<RunRole, RoleAgent[]>;
+  allowSameFamily: boolean;
   registry: AgentRegistry;
 }
 
-/** Resolve the agents; an unknown name or a bad agents file throws a UsageError (exit 2). */
+/** Resolve the agents; an unknown name, a bad list or a bad agents file throws a UsageError (exit 2). */
 export function resolveRunAgents(options: { developer?: string; verifier?: string; planner?: string; agentsFile?: string; allowSameFamily?: boolean }, env: NodeJS.ProcessEnv): RunAgents {
   const registry = loadAgentRegistry(options.agentsFile, env);
   const pick = (name: string): RoleAgent => ({ name, agent: resolveAgent(name, registry) });
-  const developer = pick(options.developer ?? 'claude');
-  const verifier = options.verifier !== undefined ? pick(options.verifier) : pick(BUILTIN_AGENTS.find((name) => resolveAgent(name, registry).family !== developer.agent.family) ?? 'codex');
+  const listOf = (role: RunRole): RoleAgent[] | null => {
+    const given = options[role];
+    const names = given !== undefined ? agentList(`--${role}`, given) : registry.roles[role];
+    return names === undefined ? null : names.map(pick);
+  };
+  const developers = listOf('developer') ?? [pick('claude')];
+  const developer = developers[0] as RoleAgent;
+  // The default verifier: the first built-in of another family than the developer's; with a list of developers,
+  // every such built-in, so a developer the run falls over to still has one of another family.
+  const others = BUILTIN_AGENTS.filter((name) => resolveAgent(name, registry).family !== developer.agent.family);
+  const verifiers = listOf('verifier') ?? (developers.length > 1 ? others : others.slice(0, 1)).map(pick);
+  if (verifiers.length === 0) verifiers.push(pick('codex'));
+  const allowSameFamily = options.allowSameFamily === true;
   // The verification is blind across model families: one family judging its own work is refused unless asked for.
-  if (verifier.agent.family === developer.agent.family && options.allowSameFamily !== true) {
-    throw new UsageError(
-      `the verifier ${JSON.stringify(verifier.name)} is of the developer ${JSON.stringify(developer.name)}'s model family (${developer.agent.family}): a blind verification needs another family. Choose one with --verifier NAME, or allow it with --allow-same-family`,
-    );
+  // With lists, every developer must have a verifier of another family to fall back on.
+  if (!allowSameFamily) {
+    for (const d of developers) {
+      if (verifiers.some((v) => v.agent.family !== d.agent.family)) continue;
+      const which = verifiers.length === 1 ? `the verifier ${JSON.stringify((verifiers[0] as RoleAgent).name)} is` : `every verifier (${verifiers.map((v) => v.name).join(', ')}) is`;
+      throw new UsageError(
+        `${which} of the developer ${JSON.stringify(d.name)}'s model family (${d.agent.family}): a blind verification needs another family. Choose one with --verifier NAME, or allow it with --allow-same-family`,
+      );
+    }
   }
-  const planner = options.planner !== undefined ? pick(options.planner) : developer;
-  return { developer, verifier, planner, registry };
+  const planners = listOf('planner') ?? developers;
+  return {
+    developer,
+    verifier: (allowSameFamily ? verifiers[0] : verifiers.find((v) => v.agent.family !== developer.agent.family)) as RoleAgent,
+    planner: planners[0] as RoleAgent,
+    lists: { developer: developers, verifier: verifiers, planner: planners },
+    allowSameFamily,
+    registry,
+  };
+}
+
+/** The agents of a run whose vendors ran dry, by name: skipped for the rest of the run (a new run tries them again). */
+export type DryAgents = Map<string, AgentDry & { role: RunRole }>;
+
+/**
+ * The agent a role runs now: the first of its list whose vendor has not run dry, and, for the verifier, not of
+ * `avoidFamily` (the developer's whose work it judges) unless the same family is allowed; null when none is left.
+ */
+export function currentAgent(agents: RunAgents, dry: DryAgents, role: RunRole, avoidFamily: string | null = null): RoleAgent | null {
+  const blind = role === 'verifier' && !agents.allowSameFamily && avoidFamily !== null;
+  return agents.lists[role].find((a) => !dry.has(a.name) && !(blind && a.agent.family === avoidFamily)) ?? null;
+}
+
+/** `claude: rate-limit (its words); gemini: quota (its words)`: every agent of a role that ran dry, in list order. */
+export function dryCauses(agents: RunAgents, dry: DryAgents, role: RunRole): string {
+  return agents.lists[role]
+    .flatMap((a) => {
+      const d = dry.get(a.name);
+      return d === undefined ? [] : [`${a.name} (${a.agent.family}): ${d.kind}: ${d.message}`];
+    })
+    .join('; ');
 }
 
 /** Why an agent cannot run here (its CLI is not an executable file), or null when it can. */
@@ -38,4 +90,10 @@ export function missingAgent(role: AgentRole, chosen: RoleAgent, cwd: string, en
   const command = chosen.agent.buildInvocation('', { role, cwd }).command;
   if (findExecutable(command, env, cwd) !== null) return null;
   return `the ${role} agent ${JSON.stringify(chosen.name)} cannot run: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'} (install its CLI, or choose another agent with --${role} NAME)`;
+}
+
+/** The names of a role's list, as the start of a run says them: `claude, then gemini when it runs dry`. */
+export function listWords(list: readonly RoleAgent[]): string {
+  const [first, ...rest] = list.map((a) => a.name);
+  return rest.length === 0 ? (first ?? '') : `${first} (then ${rest.join(', then ')}, should a vendor run dry)`;
 }

@@ -29,6 +29,11 @@ export interface RunJournal {
   reason: string | null;
   /** Killed leaves relaunched in this phase attempt (the retry budget is one). */
   retried: number;
+  /**
+   * The model family of the developer agent whose leaf did this phase's work (the run may have fallen over to
+   * another): its verifier is never of it, a resumed run's too.
+   */
+  developer_family?: string;
   /** The options the run was started with (and replaced since): `leap tdd run --issue N` alone resumes with them. */
   options?: import('./run-options.js').RecordedOptions;
   /** The state folder's paths that differed from HEAD when the running leaf began, and their blobs (null: absent). */

@@ -13,7 +13,7 @@ import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
 import { idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
-import { missingAgent, resolveRunAgents } from './run-agents.js';
+import { listWords, missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
 import { agentLeafSandbox, chooseRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
@@ -223,19 +223,17 @@ async function prepare(state: RunState): Promise<void> {
     }
   }
   if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, state.issue));
-  const roles = [
-    ['developer', setup.agents.developer],
-    ['verifier', setup.agents.verifier],
-  ] as const;
   const planned = setup.planText !== null || (await state.git(['cat-file', '-e', `HEAD:${state.ledgerRel}`], { allowFailure: true })).code === 0;
-  for (const [role, chosen] of planned ? roles : [...roles, ['planner', setup.agents.planner] as const]) {
+  // Every agent a role may fall over to is checked now: one that cannot run is found before anything is spent.
+  const { lists } = setup.agents;
+  const roles = (['developer', 'verifier', ...(planned ? [] : ['planner' as const])] as const).flatMap((role) => lists[role].map((chosen) => [role, chosen] as const));
+  for (const [role, chosen] of roles) {
     const missing = missingAgent(role, chosen, state.root, setup.env);
     if (missing !== null) throw new Bail('agent-missing', missing);
   }
-  // Each CLI's own readiness check (`codex login status`), once per run rather than once per leaf.
+  // Each CLI's own readiness check (`codex login status`), once per run and agent rather than once per leaf.
   const { checkAgentReady } = await import('@leap/verify');
-  for (const [role, chosen] of [...roles, ['planner', setup.agents.planner] as const]) {
-    if (role === 'planner' && planned) continue;
+  for (const [role, chosen] of roles) {
     // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
     const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, state.root, paths.dir, setup.env));
     if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${role}: ${ready.failure}`);
@@ -261,7 +259,7 @@ async function prepare(state: RunState): Promise<void> {
     state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
     state.saveJournal();
     await state.say(
-      `issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; ${roleName('developer', setup.agents.developer.name)}, ${roleName('verifier', setup.agents.verifier.name)}${sameFamily(setup)}\n${limitsLine(state)}`,
+      `issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; ${roleName('developer', listWords(setup.agents.lists.developer))}, ${roleName('verifier', listWords(setup.agents.lists.verifier))}${sameFamily(setup)}\n${limitsLine(state)}`,
     );
     return;
   }
@@ -310,7 +308,7 @@ async function finish(state: RunState): Promise<{ url: string }> {
     '',
     ...ledger.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`),
     '',
-    `Every step went red, green and refactor, each verified blind by ${setup.agents.verifier.name}${sameFamily(setup)}; the ledger is ${state.ledgerRel}.`,
+    `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}${sameFamily(setup)}; the ledger is ${state.ledgerRel}.`,
   ].join('\n');
   await tickRemoteCriteria(state, ledger.steps);
   const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${state.issue})`, body, branch: state.branch, base, issue: state.issue });

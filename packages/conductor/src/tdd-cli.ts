@@ -28,11 +28,11 @@ Options:
   --issue N          the issue (required)
   --test-cmd CMD     the test command (else VERI_TEST_CMD, else detected)
   --plan FILE        the steps, in the plan format of leap-ledger init, instead of a planning leaf
-  --developer NAME   the developer agent (default claude)
-  --verifier NAME    the verifier agent (default: a built-in of another family than the developer)
+  --developer NAME   the developer agent (default claude); NAME,NAME...: tried in order when a vendor runs dry
+  --verifier NAME    the verifier agent (default: a built-in of another family than the developer); a list too
   --allow-same-family  allow a verifier of the developer's model family (else bad input, exit 2)
-  --planner NAME     the planner agent (default: the developer)
-  --agents FILE      an agents file (else VERI_AGENTS)
+  --planner NAME     the planner agent (default: the developer); a list too
+  --agents FILE      an agents file (else VERI_AGENTS); its "roles" may list each role's agents
   --revisions N      revision leaves a phase may have after a REJECT (default 2)
   --timeout DURATION       each leaf's time limit (else VERI_TIMEOUT, else .tdd/issue-N-timeout, 900 s)
   --idle-timeout DURATION  a leaf with no output and no CPU progress this long is killed-stuck

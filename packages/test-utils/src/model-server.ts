@@ -18,6 +18,12 @@ export type ModelFault =
   | 500
   /** Overloaded (Anthropic's 529 `overloaded_error`; 503 `UNAVAILABLE` for Gemini and OpenAI). */
   | 'overload'
+  /**
+   * A spent quota, as each vendor answers one: Anthropic 400 `invalid_request_error` "Your credit balance is too
+   * low..."; OpenAI 429 `insufficient_quota`; Gemini 429 `RESOURCE_EXHAUSTED` "You exceeded your current quota..."
+   * with a `QuotaFailure` naming a per-day limit.
+   */
+  | 'quota'
   /** The request is read and never answered: no status, no bytes, the connection held open. */
   | 'hang'
   /** The connection is closed before anything is answered. */
@@ -192,7 +198,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     entry.answer = status;
     log(entry);
     // No x-should-retry header: what each CLI does with the bare status is what the tests are about.
-    res.writeHead(status, { 'content-type': 'application/json', ...(fault === 401 ? {} : { 'retry-after': '1' }) });
+    res.writeHead(status, { 'content-type': 'application/json', ...(fault === 401 || fault === 'quota' ? {} : { 'retry-after': '1' }) });
     res.end(JSON.stringify(payload));
   }
 
@@ -417,7 +423,14 @@ function googleAnswer(res: ServerResponse, action: Resolved, model: string, usag
   sse(res, [[null, answer]]);
 }
 
-function errorAnswer(vendor: ModelVendor, fault: 401 | 429 | 500 | 'overload'): { status: number; payload: unknown } {
+// The vendors' own words for a spent quota (the CLIs may recognise them), as their APIs answer them.
+const ANTHROPIC_QUOTA = 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.';
+const OPENAI_QUOTA =
+  'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.';
+const GOOGLE_QUOTA = 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.';
+
+function errorAnswer(vendor: ModelVendor, fault: 401 | 429 | 500 | 'overload' | 'quota'): { status: number; payload: unknown } {
+  if (fault === 'quota') return quotaAnswer(vendor);
   const words = {
     401: 'invalid x-api-key (the stub server refuses this key)',
     429: 'rate limit reached (the stub server says so)',
@@ -436,4 +449,29 @@ function errorAnswer(vendor: ModelVendor, fault: 401 | 429 | 500 | 'overload'): 
   const status = fault === 'overload' ? 503 : fault;
   const statusWord = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', overload: 'UNAVAILABLE' }[fault];
   return { status, payload: { error: { code: status, message: words, status: statusWord } } };
+}
+
+function quotaAnswer(vendor: ModelVendor): { status: number; payload: unknown } {
+  if (vendor === 'anthropic') return { status: 400, payload: { type: 'error', error: { type: 'invalid_request_error', message: ANTHROPIC_QUOTA } } };
+  if (vendor === 'openai') return { status: 429, payload: { error: { message: OPENAI_QUOTA, type: 'insufficient_quota', param: null, code: 'insufficient_quota' } } };
+  const violation = {
+    quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+    quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
+    quotaDimensions: { location: 'global', model: 'gemini-2.5-pro' },
+    quotaValue: '50',
+  };
+  return {
+    status: 429,
+    payload: {
+      error: {
+        code: 429,
+        message: GOOGLE_QUOTA,
+        status: 'RESOURCE_EXHAUSTED',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [violation] },
+          { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+        ],
+      },
+    },
+  };
 }

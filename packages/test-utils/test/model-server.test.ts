@@ -9,9 +9,9 @@ import { cleanupTempDirs, makeTempDir, startModelServer, type ModelServer } from
 
 test.after(cleanupTempDirs);
 
-async function post(server: ModelServer, path: string, body: unknown): Promise<{ status: number; text: string; type: string }> {
+async function post(server: ModelServer, path: string, body: unknown): Promise<{ status: number; text: string; type: string; retryAfter: string | null }> {
   const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '' };
+  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '', retryAfter: res.headers.get('retry-after') };
 }
 
 // The `data:` payloads of an SSE stream, with their `event:` names.
@@ -250,6 +250,46 @@ test("faults: each vendor's error body for 401, 429, 500 and overload, for the f
     'RESOURCE_EXHAUSTED',
     'INTERNAL',
     'UNAVAILABLE',
+  ]);
+});
+
+test('faults: a spent quota as each vendor answers one, with no retry-after (no wait helps)', async () => {
+  const cases: [string, number, (body: any) => unknown][] = [
+    ['/v1/messages', 400, (b) => [b.type, b.error.type, b.error.message]],
+    ['/v1/responses', 429, (b) => [b.error.type, b.error.code, b.error.message]],
+    ['/v1beta/models/m:streamGenerateContent?alt=sse', 429, (b) => [b.error.code, b.error.status, b.error.message, b.error.details[0].violations[0].quotaId]],
+  ];
+  const seen: unknown[] = [];
+  for (const [path, status, read] of cases) {
+    const server = await startModelServer({ script: [{ text: 'after', fault: 'quota', faultTimes: 1 }] });
+    try {
+      const body = { stream: true, tools: CLAUDE_TOOLS, messages: [], input: [], contents: [] };
+      const first = await post(server, path, body);
+      assert.is(first.status, status, path);
+      assert.is(first.retryAfter, null, `${path}: no retry-after`);
+      seen.push(read(JSON.parse(first.text)));
+      assert.is((await post(server, path, body)).status, 200, 'after faultTimes the turn is answered');
+      assert.equal(
+        server.requests.map((r) => r.answer),
+        [status, 200],
+      );
+    } finally {
+      await server.close();
+    }
+  }
+  assert.equal(seen, [
+    ['error', 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.'],
+    [
+      'insufficient_quota',
+      'insufficient_quota',
+      'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+    ],
+    [
+      429,
+      'RESOURCE_EXHAUSTED',
+      'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+      'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
+    ],
   ]);
 });
 

@@ -26,7 +26,10 @@ export interface AgentLeafOptions {
   env: NodeJS.ProcessEnv;
   /** Run the agent's readiness check (`codex login status`) first; default true. A caller that ran `checkAgentReady` once per run may skip it. */
   preflight?: boolean;
-  /** How long a CLI may go on retrying a service it cannot reach before the leaf is ended; default DEFAULT_RETRY_LIMIT_MS, 0 never. */
+  /**
+   * How long a CLI may go on retrying a service it cannot reach, or one that limits its rate or is overloaded
+   * (its plugin's `retrying` says which retries count), before the leaf is ended; default DEFAULT_RETRY_LIMIT_MS, 0 never.
+   */
   retryLimitMs?: number;
   /**
    * The leaf's sandbox (CONTRACT section 13; leaf-sandbox.ts's agentSandbox makes one); absent or null: none.
@@ -63,6 +66,9 @@ export interface AgentLeafResult {
   /** What the CLI reported about tokens and cost, as the leaf's `usage` event records it; null when no event was written. */
   usage: AgentUsage | null;
 }
+
+// What a leaf ended by the retry watch says of a vendor that ran dry, before the CLI's words.
+const DRY_WORDS: Record<AgentDry['kind'], string> = { quota: 'its quota is spent', 'rate-limit': 'rate-limited', overload: 'its service is overloaded' };
 
 /** A CLI that has retried an unreachable service this long, with at least RETRY_MIN_ATTEMPTS attempts, is ended. */
 export const DEFAULT_RETRY_LIMIT_MS = 30_000;
@@ -137,9 +143,17 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   if (watch.ended !== null) {
     const { attempts, message, seconds, final } = watch.ended;
     result.failureKind = 'failed';
-    result.failure = final
-      ? `${leaf.agent.name} was refused by its service: ${message} (the leaf was ended)`
-      : `${leaf.agent.name} cannot reach its service: ${attempts} failed attempts in ${seconds} s, the last: ${message} (the leaf was ended)`;
+    // A vendor that ran dry is named as such, in the plugin's reading of the CLI's words: the caller gives the leaf to another vendor.
+    const dry = leaf.agent.ranDry?.(stdout, stderr) ?? null;
+    result.dry = dry;
+    if (dry !== null) {
+      const ended = final ? 'the leaf was ended at its first retry: no retry can help' : `the leaf was ended after ${attempts} attempts in ${seconds} s`;
+      result.failure = `${leaf.agent.name} ran dry (${DRY_WORDS[dry.kind]}): ${dry.message} (${ended})`;
+    } else {
+      result.failure = final
+        ? `${leaf.agent.name} was refused by its service: ${message} (the leaf was ended)`
+        : `${leaf.agent.name} cannot reach its service: ${attempts} failed attempts in ${seconds} s, the last: ${message} (the leaf was ended)`;
+    }
   } else if (run.status === 'failed-start') {
     result.failureKind = run.code === 126 || run.code === 127 ? 'missing' : 'failed';
     const why = run.code === 127 ? 'was not found' : run.code === 126 ? 'is not executable' : `could not be supervised: ${run.error ?? 'unknown error'}`;
@@ -160,7 +174,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
       result.failure = `could not read ${leaf.agent.name}'s answer: ${(error as Error).message}`;
     }
   }
-  if (result.failureKind === 'failed') result.dry = leaf.agent.ranDry?.(stdout, stderr) ?? null;
+  if (result.failureKind === 'failed' && watch.ended === null) result.dry = leaf.agent.ranDry?.(stdout, stderr) ?? null;
   result.usage = recordUsage(leaf, name, invocation, result);
   return result;
 }

@@ -3,9 +3,11 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createClaudeAgent } from '@leap/agent-claude';
+import { createCodexAgent } from '@leap/agent-codex';
 import { createCommandAgent } from '@leap/agent-command';
 import { createScriptedAgent, movePromptFile } from '@leap/agent-scripted';
-import { cleanupTempDirs, hostileTitles, isAlive, makeGitRepo, waitFor } from '@leap/test-utils';
+import { cleanupTempDirs, hostileTitles, isAlive, makeGitRepo, repoRoot, waitFor } from '@leap/test-utils';
 import { runAgentLeaf } from '../src/run-agent-leaf.js';
 import { verifyEnv, writeScript } from './helpers.js';
 
@@ -186,11 +188,84 @@ leaf("a refusal its plugin calls final (an authentication failure) ends the leaf
   const ran = await runAgentLeaf({ name: 'verify-red', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv(), retryLimitMs: 3_600_000 });
   assert.is(ran.failureKind, 'failed');
   assert.match(ran.failure ?? '', /^keyless was refused by its service: 401 invalid x-api-key \(the leaf was ended\)$/);
+  assert.is(ran.dry, null, 'a plugin without ranDry: no vendor ran dry');
   // Killed by its supervisor (the time limit here): the message says what the CLI said last.
   const slow = createCommandAgent({ name: 'slow', command: ['bash', '-c', 'echo "Reconnecting... 2/5 (stream disconnected)" >&2; exec sleep 60'], family: 'x' });
   const killed = await runAgentLeaf({ name: 'verify-green', agent: slow, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv({ VERI_TIMEOUT: '1' }) });
   assert.is(killed.failureKind, 'killed');
   assert.match(killed.failure ?? '', /^slow was stopped by its supervisor \(killed-timeout\); the CLI said last: Reconnecting\.\.\. 2\/5 \(stream disconnected\)$/);
+});
+
+// A recorded run of a real CLI against the model server's faults (plugins/agent-*/test/fixtures/recorded).
+const recordedRun = (plugin: string, run: string, file: string) => join(repoRoot, 'plugins', plugin, 'test', 'fixtures', 'recorded', run, file);
+
+// The plugin's readings of its CLI, with a command that replays a recorded stdout line by line and then waits, as the CLI waits for its next attempt.
+function replaying<T extends { buildInvocation: unknown }>(plugin: T, stdout: string, then: 'wait' | number): T {
+  const end = then === 'wait' ? 'exec sleep 60' : `exit ${then}`;
+  const command = ['bash', '-c', `cat >/dev/null; while IFS= read -r line; do printf '%s\\n' "$line"; sleep 0.05; done < "$REPLAY"; ${end}`];
+  const base = createCommandAgent({ name: 'replay', command, family: 'x', env: { REPLAY: stdout } });
+  return { ...plugin, buildInvocation: base.buildInvocation };
+}
+
+leaf("a CLI retrying a rate limit is ended after the retry limit (not after its own three minutes): failed, dry in the CLI's words, the failure naming the cause", async () => {
+  const { repo, stateDir } = setup();
+  // Claude Code 2.1.197's api_retry events for a 429, as recorded; its plugin counts them.
+  const agent = replaying(createClaudeAgent(), recordedRun('agent-claude', 'dry-rate-limit', 'stdout'), 'wait');
+  const ran = await runAgentLeaf({ name: 'verify-green', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv(), retryLimitMs: 1 });
+  assert.is(ran.failureKind, 'failed');
+  assert.is(ran.status, 'killed-stuck', 'ended by the watch');
+  const attempt = /"attempt":(\d+)[^\n]*\n$/.exec(ran.stdout)?.[1];
+  assert.ok(Number(attempt) >= 3, `at least three attempts: ${attempt}`);
+  assert.equal(ran.dry, { kind: 'rate-limit', message: `API retry ${attempt} of 10 (error: rate_limit, HTTP 429)` });
+  assert.match(
+    ran.failure ?? '',
+    new RegExp(`^claude ran dry \\(rate-limited\\): API retry ${attempt} of 10 \\(error: rate_limit, HTTP 429\\) \\(the leaf was ended after ${attempt} attempts in [\\d.]+ s\\)$`),
+  );
+  assert.not.match(ran.failure ?? '', /[{}"]/, 'no stream-json in the failure');
+});
+
+leaf('a spent quota is final: the leaf ends at the first retry that says so, even with an hour of retry limit; a CLI that said it and exited is dry too', async () => {
+  const { repo, stateDir } = setup();
+  const forever = ['bash', '-c', 'i=0; while :; do i=$((i+1)); echo "retry $i: 429 insufficient_quota" >&2; sleep 0.2; done'];
+  const base = createCommandAgent({ name: 'spent', command: forever, family: 'x' });
+  const lastRetry = (err: string) => /^retry (\d+): (.*)$/.exec(err.trim().split('\n').at(-1) ?? '');
+  const agent = {
+    ...base,
+    retrying: (_out: string, err: string) => {
+      const m = lastRetry(err);
+      return m === null ? null : { attempts: Number(m[1]), message: m[2] as string, final: (m[2] as string).includes('quota') };
+    },
+    ranDry: (_out: string, err: string) => {
+      const m = lastRetry(err);
+      return m === null ? null : { kind: 'quota' as const, message: `the vendor said ${m[2]}` };
+    },
+  };
+  const ran = await runAgentLeaf({ name: 'verify-red', agent, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv(), retryLimitMs: 3_600_000 });
+  assert.is(ran.failureKind, 'failed');
+  assert.equal(ran.dry, { kind: 'quota', message: 'the vendor said 429 insufficient_quota' });
+  assert.is(ran.failure, 'spent ran dry (its quota is spent): the vendor said 429 insufficient_quota (the leaf was ended at its first retry: no retry can help)');
+  // Codex CLI 0.171.0 answered a 429 insufficient_quota with a failed turn at once (recorded): exited 1, dry.
+  const codex = replaying(createCodexAgent({ preflight: false }), recordedRun('agent-codex', 'dry-quota', 'stdout'), 1);
+  const exited = await runAgentLeaf({ name: 'verify-green', agent: codex, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
+  assert.equal([exited.status, exited.code, exited.failureKind], ['exited', 1, 'failed']);
+  assert.equal(exited.dry, { kind: 'quota', message: 'Quota exceeded. Check your plan and billing details.' });
+  assert.is(exited.failure, 'codex exited with code 1 (exited): Quota exceeded. Check your plan and billing details.');
+});
+
+leaf('not dry: a leaf that failed on a 500, or was killed while it retried a rate limit (its supervisor, not its vendor, ended it)', async () => {
+  const { repo, stateDir } = setup();
+  // Codex CLI 0.171.0's words for a 500 (tests/real-agents/faults.test.ts gets them from the real CLI).
+  const said = "We're currently experiencing high demand, which may cause temporary errors.";
+  const events = join(repo, '..', 'codex-500.jsonl');
+  writeFileSync(events, `{"type":"turn.started"}\n{"type":"error","message":${JSON.stringify(said)}}\n{"type":"turn.failed","error":{"message":${JSON.stringify(said)}}}\n`);
+  const codex = replaying(createCodexAgent({ preflight: false }), events, 1);
+  const failed = await runAgentLeaf({ name: 'verify-green', agent: codex, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv() });
+  assert.equal([failed.failureKind, failed.failure], ['failed', `codex exited with code 1 (exited): ${said}`]);
+  assert.is(failed.dry, null);
+  const claude = replaying(createClaudeAgent(), recordedRun('agent-claude', 'dry-rate-limit', 'stdout'), 'wait');
+  const killed = await runAgentLeaf({ name: 'verify-red', agent: claude, prompt: 'p', options: { role: 'verifier', cwd: repo }, stateDir, env: verifyEnv({ VERI_TIMEOUT: '1' }), retryLimitMs: 0 });
+  assert.is(killed.failureKind, 'killed');
+  assert.is(killed.dry, null);
 });
 
 leaf.run();

@@ -50,19 +50,23 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
   out.push('</tbody></table>');
 }
 
-/** Bails (with their cause and class) and stop requests. */
+/** Bails (with their cause and class), stop requests, and fall-overs (a vendor ran dry, the next agent took the leaf). */
 export function renderBailsAndStops(model: RunModel): string {
   const rows = [
     ...model.bails.map((b) => ({
       at: b.at,
       html: `<tr class="bail-row">${time(b.at)}<td>bail</td><td>${b.issue ?? ''}</td><td class="reason">${esc(b.step ?? '')}</td><td><b>${esc(b.cause)}</b> (${esc(b.class)})</td><td class="reason">${esc(b.detail ?? '')}</td></tr>`,
     })),
+    ...model.fallovers.map((f) => ({
+      at: f.at,
+      html: `<tr class="fallover-row">${time(f.at)}<td>fall-over</td><td>${f.issue ?? ''}</td><td class="reason">${esc(f.slice === null ? (f.step ?? '') : `${f.slice}${f.ball === null ? '' : `/${f.ball}`}`)}</td><td><b>${esc(f.cause)}</b> (${esc(f.role)} ${esc(f.agent)} → ${f.next === null ? 'none left' : esc(f.next)})</td><td class="reason">${esc(`${f.leaf}: ${f.message}`)}</td></tr>`,
+    })),
     ...model.stops.map((s) => ({
       at: s.at,
       html: `<tr class="stop-row">${time(s.at)}<td>stop</td><td>${s.issue ?? ''}</td><td></td><td><b>${esc(s.mode ?? '')}</b> ${esc(s.action)}</td><td>${s.leaf === null ? '' : `leaf ${esc(s.leaf)}`}</td></tr>`,
     })),
   ].sort((a, b) => a.at - b.at);
-  if (rows.length === 0) return '<p class="empty">No bail and no stop.</p>';
+  if (rows.length === 0) return '<p class="empty">No bail, no stop, no fall-over.</p>';
   return `<table><thead><tr><th>time</th><th>what</th><th>issue</th><th>step</th><th>cause</th><th>detail</th></tr></thead><tbody>${rows.map((r) => r.html).join('')}</tbody></table>`;
 }
 

@@ -62,6 +62,21 @@ interface Bail {
   class: string;
   detail: string | null;
 }
+/** A leaf whose vendor ran dry, launched again with the next agent of its role's list (`next` null: none was left). */
+interface Fallover {
+  line: number;
+  at: number;
+  issue: number | null;
+  step: string | null;
+  slice: string | null;
+  ball: string | null;
+  leaf: string;
+  role: string;
+  agent: string;
+  cause: string;
+  message: string;
+  next: string | null;
+}
 interface Stop {
   line: number;
   at: number;
@@ -148,6 +163,7 @@ export interface RunModel {
   verdicts: Verdict[];
   ticks: Tick[];
   bails: Bail[];
+  fallovers: Fallover[];
   stops: Stop[];
   marks: Mark[];
   usage: Usage[];
@@ -196,6 +212,7 @@ export function createFolder(): RunFolder {
     verdicts: [],
     ticks: [],
     bails: [],
+    fallovers: [],
     stops: [],
     marks: [],
     usage: [],
@@ -367,6 +384,29 @@ export function createFolder(): RunFolder {
         }
         const detail = str(e.message) ?? str(e.reason) ?? str(e.narration) ?? str(e.spent);
         model.bails.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), cause, class: str(e.class) ?? '?', detail });
+        break;
+      }
+      case 'fallover': {
+        const leaf = str(e.leaf);
+        const agent = str(e.agent);
+        if (leaf === null || agent === null) {
+          missing(r, leaf === null ? 'leaf' : 'agent', leaf === null ? 'a leaf name' : 'an agent name');
+          break;
+        }
+        model.fallovers.push({
+          line: r.line,
+          at: r.at,
+          issue: issueOf(e),
+          step: stepOf(e),
+          slice: str(e.slice),
+          ball: str(e.ball),
+          leaf,
+          role: str(e.role) ?? '?',
+          agent,
+          cause: str(e.cause) ?? '?',
+          message: str(e.message) ?? '',
+          next: str(e.next),
+        });
         break;
       }
       case 'stop': {

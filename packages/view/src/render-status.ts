@@ -105,6 +105,15 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
       );
     }
   }
+  if (data.fallovers.length > 0) {
+    section('Fall-overs (a vendor ran dry)');
+    for (const f of data.fallovers) {
+      const where = f.slice !== null ? `  slice ${safe(f.slice, 30)}${f.ball === null ? '' : ` ball ${safe(f.ball, 30)}`}` : f.issue === null ? '' : `  issue ${f.issue}`;
+      const then = f.next === null ? paint('red', 'none left') : `→ ${safe(f.next, 30)}`;
+      out.push(`  ${clockTime(Date.parse(f.at))}  ${safe(f.leaf, 30)}  ${safe(f.role, 12)} ${safe(f.agent, 30)} ${paint('yellow', safe(f.cause, 12))} ${then}${where}`);
+      if (f.message !== '') out.push(paint('dim', `      ${safe(f.message, width - 8)}`));
+    }
+  }
   if (data.stop.pending !== null) {
     section(paint('yellow', `Stop requested: ${data.stop.pending}`));
     out.push(

@@ -71,6 +71,7 @@ export function renderReport(view: ViewData, out: TextParts): void {
     ['verdicts', `${verdictCount('PASS')} pass · ${verdictCount('REJECT')} reject · ${verdictCount('ERROR')} error`],
     ['revisions', String(model.leaves.filter((l) => l.actor === 'developer' && (l.attempt ?? 1) > 1).length)],
     ['bails', String(model.bails.length)],
+    ['fall-overs', String(model.fallovers.length)],
     ['sandbox', sandboxCard(model.leaves)],
     ['stops', String(model.stops.filter((s) => s.action !== 'cleared').length)],
     [
@@ -91,7 +92,7 @@ export function renderReport(view: ViewData, out: TextParts): void {
 <style>${REPORT_CSS}</style></head>
 <body>
 <header><h1>leap report</h1><p class="meta">${esc(view.repo)} · ${when} · ${view.log.events} events${problems > 0 ? ` · <a href="#problems" class="warn">${problems} problems</a>` : ''}</p>
-<nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails and stops</a><a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a><a href="#problems">Problems</a></nav>
+<nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails, stops, fall-overs</a><a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a><a href="#problems">Problems</a></nav>
 <div class="cards" id="summary">${cards.join('')}</div></header>
 <main>
 <section id="timeline"><h2>Timeline</h2>${renderLegend()}`);
@@ -99,7 +100,7 @@ export function renderReport(view: ViewData, out: TextParts): void {
   out.push('</section>\n<section id="verdicts"><h2>Verdicts and revisions</h2>');
   renderVerdicts(model, out);
   out.push(`</section>
-<section id="bails"><h2>Bails and stops</h2>${renderBailsAndStops(model)}</section>
+<section id="bails"><h2>Bails, stops and fall-overs</h2>${renderBailsAndStops(model)}</section>
 <section id="ledgers"><h2>Ledger progress</h2>${renderLedgerProgress(view, span)}</section>
 <section id="slices"><h2>Slices: waves and receipts</h2>${renderSlices(view)}</section>
 <section id="cost"><h2>Tokens and cost</h2>`);

@@ -65,6 +65,8 @@ export interface StatusData {
   lost: Array<{ leaf: string; issue: number | null; step: string | null; startedAt: string }>;
   verdicts: Array<{ at: string; issue: number | null; step: string | null; phase: string; verdict: string; reason: string; agent: string | null }>;
   bails: Array<{ at: string; issue: number | null; step: string | null; cause: string; class: string; detail: string | null }>;
+  /** The last leaves whose vendor ran dry and the agent that took each over (null: none was left). */
+  fallovers: Array<{ at: string; issue: number | null; slice: string | null; ball: string | null; leaf: string; role: string; agent: string; cause: string; message: string; next: string | null }>;
   stop: { pending: string | null; unreadable: string | null };
   slices: Array<{
     id: string;
@@ -157,6 +159,9 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     lost: model.leaves.filter((r) => r.status === 'lost').map((r) => ({ leaf: r.leaf, issue: r.issue, step: r.step, startedAt: iso(r.launchedAt) })),
     verdicts: model.verdicts.slice(-LAST_VERDICTS).map((v) => ({ at: iso(v.at), issue: v.issue, step: v.step, phase: v.phase, verdict: v.verdict, reason: v.reason, agent: v.agent })),
     bails: model.bails.slice(-LAST_VERDICTS).map((b) => ({ at: iso(b.at), issue: b.issue, step: b.step, cause: b.cause, class: b.class, detail: b.detail })),
+    fallovers: model.fallovers
+      .slice(-LAST_VERDICTS)
+      .map((f) => ({ at: iso(f.at), issue: f.issue, slice: f.slice, ball: f.ball, leaf: f.leaf, role: f.role, agent: f.agent, cause: f.cause, message: f.message, next: f.next })),
     stop: { pending: view.stop.mode, unreadable: view.stop.unreadable },
     slices: model.slices.map((s) => ({
       id: s.id,

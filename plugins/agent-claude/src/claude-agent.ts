@@ -1,7 +1,7 @@
 // The Claude Code agent: `claude -p --output-format stream-json --verbose`, the prompt on stdin, the answer in the result's `result`.
 import type { AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds } from '@leap/core';
 import { isReadOnlyRole } from '@leap/core';
-import { claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';
+import { claudeRanDry, claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';
 
 /** How to run Claude Code; every field has a default. */
 export interface ClaudeAgentConfig {
@@ -43,6 +43,7 @@ export function createClaudeAgent(config: ClaudeAgentConfig = {}): AgentPlugin {
     explainFailure: explainClaudeFailure,
     parseUsage: parseClaudeUsage,
     retrying: claudeRetrying,
+    ranDry: claudeRanDry,
     sandbox: claudeSandbox,
   };
 }

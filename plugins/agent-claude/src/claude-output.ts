@@ -1,5 +1,5 @@
 // Reading what `claude -p --output-format json` prints: the result object, its usage and cost, its errors.
-import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
+import type { AgentAnswer, AgentDry, AgentDryKind, AgentRetry, AgentUsage } from '@leap/core';
 import { LeapError, isJsonObject, parseJsonObject, previewText } from '@leap/core';
 
 /** Read `claude -p --output-format json` output: the final JSON object's `result`; `is_error` throws. */
@@ -53,25 +53,74 @@ export function explainClaudeFailure(stdout: string, stderr: string): string | n
 
 /** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
 export interface ClaudeRetry extends AgentRetry {
-  /** True for an authentication failure (HTTP 401 or 403, `authentication_failed`): the same key is refused every time. */
+  /** True for an authentication failure (HTTP 401 or 403, `authentication_failed`) or a spent balance (`billing_error`): the same answer comes every time. */
   final?: boolean;
 }
 
 /**
- * With `--output-format stream-json --verbose`: the CLI cannot reach the API when its last event is an
- * `api_retry` with no HTTP status (no answer at all), and it cannot be let in when the event is an
- * authentication failure (401 or 403, `error: "authentication_failed"`), which Claude Code retries ten
- * times over about three minutes (*2.1.197*) although it never recovers: that one is `final` from its first
- * attempt. A retry of any other answer (429, 500, 529 overloaded) is not counted: the API is there, and the
- * CLI's back-off is the right wait.
+ * With `--output-format stream-json --verbose`: whether the transcript ends with `api_retry` events the leaf
+ * should not wait out. Counted: no HTTP status (no answer at all), a rate limit (429, `rate_limit`) and an
+ * overload (529, `overloaded`), which Claude Code 2.1.197 retries ten times over about three minutes
+ * (the default model gives up on a 529 after three), while another vendor could take the leaf at once.
+ * `final` from the first attempt: an authentication failure (401 or 403, `authentication_failed`) or a spent
+ * balance (`billing_error`), which never recover. A 500 is not counted: the CLI's back-off is the right wait.
  */
 export function claudeRetrying(stdout: string): ClaudeRetry | null {
   const last = lastJsonObject(stdout);
   if (last === null || last.type !== 'system' || last.subtype !== 'api_retry') return null;
   const attempts = typeof last.attempt === 'number' ? last.attempt : 1;
   if (isAuthFailure(last)) return { attempts, message: `${retryWords(last)}; a refused key is refused again, so the leaf ends`, final: true };
-  if (last.error_status !== undefined && last.error_status !== null) return null;
+  if (last.error === 'billing_error') return { attempts, message: `${retryWords(last)}; a spent balance stays spent, so the leaf ends`, final: true };
+  if (last.error_status !== undefined && last.error_status !== null && retryDry(last) === null) return null;
   return { attempts, message: retryWords(last) };
+}
+
+/**
+ * Whether a failed run's vendor ran dry, from Claude Code's stream-json: its error result (`Credit balance is
+ * too low` with `"error":"billing_error"`, HTTP 400: quota; `API Error: Request rejected (429) ...`: rate
+ * limit; `API Error: Repeated 529 Overloaded errors...`: overload), else, for a run ended while it retried,
+ * its last `api_retry` event (429 `rate_limit`, 529 `overloaded`). Null for any other failure (a refused key,
+ * a 500, no network, a crash).
+ */
+export function claudeRanDry(stdout: string, _stderr = ''): AgentDry | null {
+  const last = lastJsonObject(stdout);
+  if (last === null) return null;
+  if (last.type === 'result') {
+    if (last.is_error !== true) return null;
+    const kind = resultDry(last, lastAssistantError(stdout));
+    return kind === null ? null : { kind, message: errorWords(last) };
+  }
+  if (last.type !== 'system' || last.subtype !== 'api_retry') return null;
+  const kind = retryDry(last);
+  return kind === null ? null : { kind, message: retryWords(last) };
+}
+
+// Words of the vendor's spent quota, as Claude Code shows them: a credit balance (`billing_error`), a spend limit.
+const QUOTA_WORDS = /credit balance is too low|reached your specified (workspace )?API usage limits/i;
+
+function resultDry(result: Record<string, unknown>, error: string | null): AgentDryKind | null {
+  const words = typeof result.result === 'string' ? result.result : '';
+  if (error === 'billing_error' || QUOTA_WORDS.test(words)) return 'quota';
+  if (error === 'rate_limit' || result.api_error_status === 429) return 'rate-limit';
+  if (result.api_error_status === 529 || /Repeated 529 Overloaded errors|\b529\b.*overloaded/i.test(words)) return 'overload';
+  return null;
+}
+
+function retryDry(retry: Record<string, unknown>): AgentDryKind | null {
+  if (retry.error === 'billing_error') return 'quota';
+  if (retry.error_status === 429 || retry.error === 'rate_limit') return 'rate-limit';
+  if (retry.error_status === 529 || retry.error === 'overloaded') return 'overload';
+  return null;
+}
+
+// The `error` of the last assistant line: Claude Code's own name for what the API answered (`billing_error`, `rate_limit`, `server_error`).
+function lastAssistantError(stdout: string): string | null {
+  const lines = stdout.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const object = parseJsonObject((lines[i] ?? '').trim());
+    if (object !== null && object.type === 'assistant') return typeof object.error === 'string' ? object.error : null;
+  }
+  return null;
 }
 
 function isAuthFailure(retry: Record<string, unknown>): boolean {

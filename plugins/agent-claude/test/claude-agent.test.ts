@@ -135,7 +135,8 @@ create('stream-json needs --verbose; its api_retry events show the CLI retrying'
   const retries = '{"type":"system","subtype":"init"}\n{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"error":"unknown"}\n';
   assert.equal(claudeRetrying(retries), { attempts: 3, message: 'API retry 3 of 10 (error: unknown)' });
   assert.equal(claudeRetrying('{"type":"system","subtype":"api_retry"}'), { attempts: 1, message: 'API retry 1 (error: unknown)' });
-  assert.is(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":4,"error_status":529,"error":"overloaded"}'), null, 'an overloaded API is there');
+  // An overloaded or rate-limiting API is counted: the leaf goes to another vendor rather than wait out three minutes.
+  assert.equal(claudeRetrying('{"type":"system","subtype":"api_retry","attempt":4,"error_status":529,"error":"overloaded"}'), { attempts: 4, message: 'API retry 4 (error: overloaded, HTTP 529)' });
 });
 
 create("an authentication failure is final from its first api_retry event; a killed run's last words are its last retry", () => {

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { claudeRetrying, createClaudeAgent, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from '../src/index.js';
+import { claudeRanDry, claudeRetrying, createClaudeAgent, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from '../src/index.js';
 import { recorded, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
@@ -88,6 +88,64 @@ outputs('stream-json: api_retry events show the back-off, nine attempts in when 
   const stdout = recorded('claude-reviewer-fakekey-stream', 'stdout');
   assert.equal(claudeRetrying(stdout), { attempts: 9, message: 'API retry 9 of 10 (error: unknown)' });
   assert.throws(() => parseClaudeOutput(stdout), /expected a string "result"/);
+});
+
+// The output up to and including its Nth line: what the retry watch saw when that line was the last.
+function firstLines(text: string, count: number): string {
+  return `${text.split('\n').slice(0, count).join('\n')}\n`;
+}
+
+outputs('a rate limit (429): retried with api_retry events, counted by the watch from its first one, and dry while it retries and once it gave up', () => {
+  const stdout = recorded('dry-rate-limit', 'stdout');
+  assert.is(recorded('dry-rate-limit', 'rc').trim(), '143');
+  assert.is(recorded('dry-rate-limit', 'stderr'), '');
+  assert.equal(claudeRetrying(firstLines(stdout, 2)), { attempts: 1, message: 'API retry 1 of 10 (error: rate_limit, HTTP 429)' });
+  assert.equal(claudeRetrying(stdout), { attempts: 7, message: 'API retry 7 of 10 (error: rate_limit, HTTP 429)' });
+  assert.equal(claudeRanDry(stdout, ''), { kind: 'rate-limit', message: 'API retry 7 of 10 (error: rate_limit, HTTP 429)' });
+  // Let be, it gives up after ten retries (188 s) with an error result in its words.
+  const gaveUp = recorded('dry-rate-limit-gave-up', 'stdout');
+  assert.is(recorded('dry-rate-limit-gave-up', 'rc').trim(), '1');
+  assert.equal(claudeRanDry(gaveUp, ''), { kind: 'rate-limit', message: 'API Error: Request rejected (429) · rate limit reached (the stub server says so)' });
+  assert.is(claudeRetrying(gaveUp), null, 'a result is no retry');
+});
+
+outputs('an overload (529): the default model gives up after three tries in its words; another model retries like a rate limit', () => {
+  const quick = recorded('dry-overload', 'stdout');
+  assert.is(recorded('dry-overload', 'rc').trim(), '1');
+  const dry = claudeRanDry(quick, recorded('dry-overload', 'stderr'));
+  assert.is(dry?.kind, 'overload');
+  assert.match(dry?.message ?? '', /^API Error: Repeated 529 Overloaded errors\. The API is at capacity — this is usually temporary\. Try again in a moment\./);
+  assert.is(dry?.message, explainClaudeFailure(quick, ''), "the same words as the failure's");
+  const retrying = recorded('dry-overload-retrying', 'stdout');
+  assert.match(recorded('dry-overload-retrying', 'cmdline'), / --model sonnet /);
+  assert.equal(claudeRetrying(retrying), { attempts: 7, message: 'API retry 7 of 10 (error: overloaded, HTTP 529)' });
+  assert.equal(claudeRanDry(retrying, ''), { kind: 'overload', message: 'API retry 7 of 10 (error: overloaded, HTTP 529)' });
+});
+
+outputs("a spent credit balance (400): no retry, rc 1 at once, quota in the CLI's words", () => {
+  const stdout = recorded('dry-quota', 'stdout');
+  assert.is(recorded('dry-quota', 'rc').trim(), '1');
+  assert.match(recorded('dry-quota', 'requests'), /^HEAD \/ -> 200\nPOST \/v1\/messages\?beta=true -> 400\n$/);
+  assert.equal(claudeRanDry(stdout, ''), { kind: 'quota', message: 'Credit balance is too low' });
+  assert.is(claudeRetrying(stdout), null);
+  assert.throws(() => parseClaudeOutput(stdout), /^claude reported an error: Credit balance is too low$/);
+});
+
+outputs('not dry: no login, no network, a crash, a 401 or a 500 retried, stdout that is not stream-json', () => {
+  for (const run of ['claude-reviewer', 'claude-reviewer-fakekey-long', 'claude-reviewer-fakekey-stream', 'claude-developer', 'claude-reviewer-emptystdin']) {
+    assert.is(claudeRanDry(recorded(run, 'stdout'), recorded(run, 'stderr')), null, run);
+  }
+  const retry = (status: number, error: string) => `{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"error_status":${status},"error":"${error}"}\n`;
+  assert.is(claudeRanDry(retry(401, 'authentication_failed'), ''), null, '401');
+  assert.is(claudeRanDry(retry(500, 'server_error'), ''), null, '500');
+  // A 500 given up on: the result names HTTP 500, and the assistant line says server_error (the words of 2.1.197's messages).
+  const gaveUp500 = recorded('dry-overload', 'stdout').replace(/Repeated 529 Overloaded errors\. The API is at capacity/g, '500 internal server error. This is a server-side issue');
+  assert.is(claudeRanDry(gaveUp500, ''), null, 'a 500 result');
+  assert.is(claudeRanDry('', ''), null);
+  assert.is(claudeRanDry('API Error: Request rejected (429)\n', ''), null, 'not stream-json');
+  // A run that recovered from a rate limit and then answered is no failure of its vendor.
+  const recovered = `${firstLines(recorded('dry-rate-limit', 'stdout'), 3)}{"type":"result","subtype":"success","is_error":false,"result":"hi"}\n`;
+  assert.is(claudeRanDry(recovered, ''), null);
 });
 
 outputs('the stand-in answers in the recorded shape: the same fields, the same exit code, the same words', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds, TokenPrices } from '@leap/core';
 import { estimateCost, isReadOnlyRole } from '@leap/core';
 import { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR, CODEX_SANDBOX_MODE_VAR } from './codex-readiness.js';
-import { codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
+import { codexRanDry, codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
 
 /** How to run Codex; every field has a default. */
 export interface CodexAgentConfig {
@@ -49,6 +49,7 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
       return usage === null ? null : estimateCost(usage, config.prices);
     },
     retrying: codexRetrying,
+    ranDry: codexRanDry,
     sandbox: codexSandbox,
   };
 }

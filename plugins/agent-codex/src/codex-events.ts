@@ -1,5 +1,5 @@
 // Reading what `codex exec --json` prints (JSON Lines events): the answer, the usage, the failure, the retries.
-import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
+import type { AgentAnswer, AgentDry, AgentDryKind, AgentRetry, AgentUsage } from '@leap/core';
 import { LeapError } from '@leap/core';
 
 type CodexEvent = Record<string, unknown>;
@@ -68,7 +68,7 @@ const LOG_LINE = /^(\d{4}-\d\d-\d\dT\S+Z\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s|WARNI
 
 /** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
 export interface CodexRetry extends AgentRetry {
-  /** True when the service refused the credentials (`unexpected status 401 Unauthorized`, or 403). */
+  /** True when the service refused the credentials (`unexpected status 401 Unauthorized`, or 403) or said the quota is spent. */
   final?: boolean;
 }
 
@@ -76,7 +76,8 @@ export interface CodexRetry extends AgentRetry {
  * Whether the output ends with network retries: the `Reconnecting...` error events since the last event
  * that was progress (an item that is not an error, a turn), counted; null when the last event was progress.
  * A refused key (`Reconnecting... 2/5 (unexpected status 401 Unauthorized: ...)`, which 0.171.0 retries five
- * times over about ten seconds before its turn fails) is `final` from the first such event.
+ * times over about ten seconds before its turn fails) is `final` from the first such event, and so is a spent
+ * quota (0.171.0 fails its turn at once on one, but a retry that says so would not recover either).
  */
 export function codexRetrying(stdout: string): CodexRetry | null {
   let attempts = 0;
@@ -90,10 +91,35 @@ export function codexRetrying(stdout: string): CodexRetry | null {
     }
   }
   if (attempts === 0) return null;
-  return AUTH_REFUSED.test(message) ? { attempts, message, final: true } : { attempts, message };
+  return AUTH_REFUSED.test(message) || dryKind(message) === 'quota' ? { attempts, message, final: true } : { attempts, message };
 }
 
 const AUTH_REFUSED = /unexpected status (401|403)\b/;
+
+/**
+ * Whether a failed run's vendor ran dry, from the words of its failed turn, else of its last `error` event
+ * (a run ended while it was reconnecting). Codex CLI 0.171.0 says `Quota exceeded. Check your plan and
+ * billing details.` for a 429 `insufficient_quota` (at once, no retry); `exceeded retry limit, last status:
+ * 429 Too Many Requests` after five retries of a rate limit (about 5 s); `Selected model is at capacity.
+ * Please try a different model.` after five retries of a 503 (about 30 s). A 500 it words as `We're currently
+ * experiencing high demand...`: that is a server error, not a vendor out of capacity, and not dry.
+ */
+export function codexRanDry(stdout: string, _stderr = ''): AgentDry | null {
+  const events = readEvents(stdout);
+  const failed = events.filter((e) => e.type === 'turn.failed').at(-1);
+  const error = events.filter((e) => e.type === 'error' && typeof e.message === 'string').at(-1);
+  const words = failed !== undefined ? turnFailure(failed) : error !== undefined ? (error.message as string) : null;
+  if (words === null) return null;
+  const kind = dryKind(words);
+  return kind === null ? null : { kind, message: words };
+}
+
+function dryKind(words: string): AgentDryKind | null {
+  if (/Quota exceeded|insufficient_quota|exceeded your current quota/i.test(words)) return 'quota';
+  if (/\b429\b|Too Many Requests|rate limit/i.test(words)) return 'rate-limit';
+  if (/at capacity|\b503\b|Service Unavailable|overloaded/i.test(words)) return 'overload';
+  return null;
+}
 
 function usageOf(events: CodexEvent[]): AgentUsage | null {
   const completed = events.filter((e) => e.type === 'turn.completed' && typeof e.usage === 'object' && e.usage !== null).at(-1);

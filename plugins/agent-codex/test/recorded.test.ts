@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, makeTempDir, waitFor } from '@leap/test-utils';
-import { codexRetrying, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
+import { codexRanDry, codexRetrying, createCodexAgent, explainCodexFailure, parseCodexEvents, parseCodexUsage } from '../src/index.js';
 import { fixtures, recorded, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
@@ -74,6 +74,51 @@ outputs("a run that recovered from a blip answers, with its usage; outside git, 
   assert.is(codexRetrying(stdout), null);
   assert.is(explainCodexFailure('', recorded('codex-reviewer-nogit', 'stderr')), 'Not inside a trusted directory and --skip-git-repo-check was not specified.');
   assert.is(parseCodexUsage(''), null);
+});
+
+// The output up to and including its Nth line: what the retry watch saw when that line was the last.
+function firstLines(text: string, count: number): string {
+  return `${text.split('\n').slice(0, count).join('\n')}\n`;
+}
+
+outputs('a rate limit (429): five Reconnecting retries in about 5 s, then a failed turn; dry while it retries and once it failed', () => {
+  const stdout = recorded('dry-rate-limit', 'stdout');
+  assert.is(recorded('dry-rate-limit', 'rc').trim(), '1');
+  const words = 'exceeded retry limit, last status: 429 Too Many Requests';
+  assert.equal(codexRanDry(stdout, recorded('dry-rate-limit', 'stderr')), { kind: 'rate-limit', message: words });
+  assert.is(explainCodexFailure(stdout, ''), words, "the failure's words");
+  const retrying = firstLines(stdout, 5);
+  assert.equal(codexRetrying(retrying), { attempts: 3, message: `Reconnecting... 3/5 (${words})` });
+  assert.equal(codexRanDry(retrying, ''), { kind: 'rate-limit', message: `Reconnecting... 3/5 (${words})` });
+  assert.is(recorded('dry-rate-limit', 'requests').match(/-> 429/g)?.length, 6);
+});
+
+outputs('an overload (503): five retries in about 30 s, then "Selected model is at capacity"', () => {
+  const stdout = recorded('dry-overload', 'stdout');
+  const words = 'Selected model is at capacity. Please try a different model.';
+  assert.equal(codexRanDry(stdout, ''), { kind: 'overload', message: words });
+  assert.equal(codexRetrying(firstLines(stdout, 4)), { attempts: 2, message: `Reconnecting... 2/5 (${words})` });
+  assert.equal(codexRanDry(firstLines(stdout, 4), '')?.kind, 'overload');
+});
+
+outputs('a spent quota (429 insufficient_quota): no retry, the turn fails at once; final if a retry ever said so', () => {
+  const stdout = recorded('dry-quota', 'stdout');
+  assert.is(recorded('dry-quota', 'rc').trim(), '1');
+  assert.match(recorded('dry-quota', 'requests'), /^POST \/v1\/responses -> 429\n$/);
+  assert.equal(codexRanDry(stdout, ''), { kind: 'quota', message: 'Quota exceeded. Check your plan and billing details.' });
+  assert.is(codexRetrying(stdout), null);
+  assert.is(codexRetrying('{"type":"error","message":"Reconnecting... 1/5 (Quota exceeded. Check your plan and billing details.)"}')?.final, true);
+});
+
+outputs('not dry: no login (retrying the network), a 401, a 500 worded as "high demand", outside git, a recovered blip', () => {
+  for (const run of ['codex-reviewer', 'codex-reviewer-long', 'codex-reviewer-nogit', 'synthetic-codex-recovered', 'codex-developer']) {
+    assert.is(codexRanDry(recorded(run, 'stdout'), run === 'synthetic-codex-recovered' ? '' : recorded(run, 'stderr')), null, run);
+  }
+  // The words 0.171.0 prints for a 401 and for a 500 (tests/real-agents/faults.test.ts gets them from the real CLI).
+  const failed = (message: string) => `{"type":"turn.started"}\n{"type":"error","message":${JSON.stringify(message)}}\n{"type":"turn.failed","error":{"message":${JSON.stringify(message)}}}\n`;
+  assert.is(codexRanDry(failed('unexpected status 401 Unauthorized: invalid x-api-key, url: http://127.0.0.1:42903/v1/responses'), ''), null, '401');
+  assert.is(codexRanDry(failed("We're currently experiencing high demand, which may cause temporary errors."), ''), null, '500');
+  assert.is(codexRanDry('', ''), null);
 });
 
 outputs('the stand-in prints the recorded events when it cannot reach its service, and the recorded refusal outside git', async () => {

@@ -1,7 +1,7 @@
 // The Gemini CLI agent: `gemini --output-format json -p ...`, the prompt on stdin, the answer in `response`.
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, TokenPrices } from '@leap/core';
 import { LeapError, estimateCost, isReadOnlyRole } from '@leap/core';
-import { explainGeminiFailure, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from './gemini-output.js';
+import { explainGeminiFailure, geminiRanDry, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from './gemini-output.js';
 
 /** How to run the Gemini CLI; every field has a default. */
 export interface GeminiAgentConfig {
@@ -41,6 +41,7 @@ export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
       return usage === null ? null : estimateCost(usage, config.prices);
     },
     retrying: geminiRetrying,
+    ranDry: geminiRanDry,
     sandbox: () => ({ agentPaths: ['.gemini'], passEnv: ['GEMINI_*', 'GOOGLE_*'] }),
   };
 }

@@ -1,5 +1,5 @@
 // Reading what `gemini --output-format json` prints: one pretty-printed object, its stats, its errors.
-import type { AgentAnswer, AgentRetry, AgentUsage } from '@leap/core';
+import type { AgentAnswer, AgentDry, AgentDryKind, AgentRetry, AgentUsage } from '@leap/core';
 import { LeapError, isJsonObject, parseJsonObject, previewText } from '@leap/core';
 
 /** Read `gemini --output-format json` output: one object whose `response` is the answer; `error` throws. */
@@ -78,9 +78,10 @@ function apiErrorSentence(error: { message: string; code: unknown }): string | n
 }
 
 /**
- * Whether the CLI is retrying a service it cannot reach: no answer yet, and its stderr ends with failed
- * attempts whose error is `fetch failed` (no network), and no final JSON error yet. Rate-limit retries
- * are not counted: they end.
+ * Whether the CLI is retrying what the leaf should not wait out: no answer yet, no final JSON error yet, and
+ * its stderr ends with failed attempts whose error is `fetch failed` (no network), or with attempts answered
+ * 429 (a rate limit) or 503 (no capacity), which Gemini CLI 0.61.0 retries ten times over three to five
+ * minutes while another vendor could take the leaf at once. A 500 is not counted.
  */
 export function geminiRetrying(stdout: string, stderr: string): AgentRetry | null {
   if (stdout.trim() !== '') return null;
@@ -88,9 +89,53 @@ export function geminiRetrying(stdout: string, stderr: string): AgentRetry | nul
   if (ended !== null && errorOf(ended) !== null) return null;
   const lines = said(stderr);
   const last = lines.at(-1);
-  if (last === undefined || !last.includes('fetch failed')) return null;
-  const attempts = lines.filter((line) => /^Attempt \d+ failed/.test(line) && line.includes('fetch failed'));
-  return attempts.length === 0 ? null : { attempts: attempts.length, message: attempts.at(-1) as string };
+  if (last === undefined) return null;
+  if (last.includes('fetch failed')) {
+    const attempts = lines.filter((line) => /^Attempt \d+ failed/.test(line) && line.includes('fetch failed'));
+    return attempts.length === 0 ? null : { attempts: attempts.length, message: attempts.at(-1) as string };
+  }
+  const at = lines.findLastIndex((line) => RETRY_LINE.test(line));
+  // After the attempt only its stack dump's `status: 429`: the CLI is waiting for the next one.
+  if (at === -1 || !lines.slice(at + 1).every((line) => /^status: \d+$/.test(line))) return null;
+  let attempts = 0;
+  for (let i = at; i >= 0; i--) {
+    if (!RETRY_LINE.test(lines[i] as string)) continue;
+    if (retryDry(lines[i] as string) === null) break;
+    attempts++;
+  }
+  return attempts === 0 ? null : { attempts, message: retrySentence(lines[at] as string) };
+}
+
+/**
+ * Whether a failed run's vendor ran dry, as Gemini CLI 0.61.0 says: its final JSON error with code 429 or 503,
+ * a `TerminalQuotaError` (a daily quota, a `limit: 0`, a spent capacity: `You have exhausted your daily quota on
+ * this model.`, rc 173 at once) is `quota`; else a 429 the CLI gave up retrying is `rate-limit`, a 503
+ * `overload` (after ten attempts, rc 173 or 247). A run ended while it retried: its last attempt's status.
+ * Null for any other failure (401, 500, no network, an untrusted folder).
+ */
+export function geminiRanDry(stdout: string, stderr: string): AgentDry | null {
+  for (const text of [stderr, stdout]) {
+    const object = jsonObject(text);
+    const error = object === null ? null : errorOf(object);
+    if (error === null) continue;
+    const inner = parseJsonObject(error.message.trim());
+    const status = count(isJsonObject(inner?.error) ? inner.error.code : undefined) ?? count(error.code);
+    if (status !== 429 && status !== 503) return null;
+    const terminal = /^Error when talking to Gemini API.*\bTerminalQuotaError\b/m.test(stderr) || QUOTA_WORDS.test(error.message);
+    const kind: AgentDryKind = terminal ? 'quota' : status === 429 ? 'rate-limit' : 'overload';
+    return { kind, message: apiErrorSentence(error) ?? error.message };
+  }
+  const line = said(stderr).findLast((l) => RETRY_LINE.test(l));
+  const kind = line === undefined ? null : retryDry(line);
+  return kind === null ? null : { kind, message: retrySentence(line as string) };
+}
+
+// The CLI's own words for a quota no retry helps with (its TerminalQuotaError messages).
+const QUOTA_WORDS = /exhausted your (daily )?quota|exhausted your capacity/i;
+
+function retryDry(line: string): AgentDryKind | null {
+  const status = RETRY_LINE.exec(line)?.[2];
+  return status === '429' ? 'rate-limit' : status === '503' ? 'overload' : null;
 }
 
 function usageOf(object: Record<string, unknown>): AgentUsage | null {

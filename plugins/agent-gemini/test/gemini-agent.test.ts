@@ -176,7 +176,12 @@ explain('the JSON error of stderr or stdout, else the last line that says someth
   assert.is(explainGeminiFailure('', 'YOLO mode is enabled. x\n\u001b[31mreal reason\u001b[0m\n    at frame (x.js:1)\n(node:12) Warning\n'), 'real reason');
   assert.is(explainGeminiFailure('', 'Ripgrep is not available.\n'), null);
   assert.is(explainGeminiFailure('', '[API Error: quota]\n{\n  "broken": \n}\n'), '[API Error: quota]', 'a line in brackets is words, a JSON line is not');
-  assert.is(geminiRetrying('', 'Attempt 1 failed with status 429. Retrying with backoff... quota\n'), null, 'a rate limit is no network failure');
+  // A rate limit is retried for minutes: counted, so the leaf goes to another vendor; a 500 is waited out.
+  assert.equal(geminiRetrying('', 'Attempt 1 failed with status 429. Retrying with backoff... quota\n'), {
+    attempts: 1,
+    message: 'the Gemini API answered HTTP 429: quota (attempt 1; the CLI was retrying)',
+  });
+  assert.is(geminiRetrying('', 'Attempt 1 failed with status 500. Retrying with backoff... boom\n'), null, 'a 500 is not counted');
   assert.is(geminiRetrying('', 'Error: fetch failed\n'), null, 'no attempt counted yet');
   assert.is(geminiRetrying('', ''), null);
 });

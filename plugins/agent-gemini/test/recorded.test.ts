@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { createGeminiAgent, explainGeminiFailure, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from '../src/index.js';
+import { createGeminiAgent, explainGeminiFailure, geminiRanDry, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from '../src/index.js';
 import { recorded, runInvocation } from './helpers.js';
 
 const ROLES: AgentRole[] = ['developer', 'verifier', 'reviewer', 'builder', 'planner'];
@@ -74,6 +74,68 @@ outputs('no network: retries with stack traces for minutes, counted as retries, 
   const routing = before.slice(0, before.indexOf('[Routing]') + 200);
   assert.is(geminiRetrying('', routing)?.attempts, 4, 'the router giving up is no progress');
   assert.is(geminiRetrying('', stderr), null, 'once the JSON error is out, the CLI has stopped retrying');
+});
+
+// stderr up to the end of the Nth failed attempt's stack dump: what the retry watch saw while the CLI waited for the next one.
+function attemptsOf(stderr: string, count: number): string {
+  const starts = [...stderr.matchAll(/^Attempt \d+ failed/gm)].map((m) => m.index);
+  return starts[count] === undefined ? stderr : stderr.slice(0, starts[count]);
+}
+
+outputs('a rate limit (429): retried with a stack dump a try, counted by the watch; dry while it retries and once it gave up (ten tries, 237 s, rc 173)', () => {
+  const stderr = recorded('dry-rate-limit', 'stderr');
+  assert.is(recorded('dry-rate-limit', 'stdout'), '');
+  const words = 'the Gemini API answered HTTP 429 RESOURCE_EXHAUSTED: rate limit reached (the stub server says so)';
+  assert.equal(geminiRetrying('', attemptsOf(stderr, 1)), { attempts: 1, message: `${words} (attempt 1; the CLI was retrying)` });
+  assert.equal(geminiRetrying('', stderr), { attempts: 4, message: `${words} (attempt 4; the CLI was retrying)` });
+  assert.equal(geminiRanDry('', stderr), { kind: 'rate-limit', message: `${words} (attempt 4; the CLI was retrying)` });
+  const gaveUp = recorded('dry-rate-limit-gave-up', 'stderr');
+  assert.is(recorded('dry-rate-limit-gave-up', 'rc').trim(), '173');
+  assert.is(geminiRetrying('', gaveUp), null, 'once the JSON error is out, the CLI has stopped retrying');
+  assert.equal(geminiRanDry('', gaveUp), {
+    kind: 'rate-limit',
+    message: "the Gemini API answered HTTP 429: rate limit reached (the stub server says so) (the CLI's exit code 173 is that status mod 256)",
+  });
+});
+
+outputs('an overload (503): retried the same way; given up after ten tries in 200 s with rc 247', () => {
+  const stderr = recorded('dry-overload', 'stderr');
+  assert.equal(geminiRetrying('', stderr), { attempts: 3, message: 'the Gemini API answered HTTP 503 UNAVAILABLE: overloaded (the stub server says so) (attempt 3; the CLI was retrying)' });
+  assert.is(geminiRanDry('', stderr)?.kind, 'overload');
+  assert.is(recorded('dry-overload-gave-up', 'rc').trim(), '247');
+  assert.equal(geminiRanDry('', recorded('dry-overload-gave-up', 'stderr')), {
+    kind: 'overload',
+    message: "the Gemini API answered HTTP 503: overloaded (the stub server says so) (the CLI's exit code 247 is that status mod 256)",
+  });
+});
+
+outputs('a spent daily quota (429 with a per-day QuotaFailure): no retry, TerminalQuotaError, rc 173 at once', () => {
+  const stderr = recorded('dry-quota', 'stderr');
+  assert.is(recorded('dry-quota', 'rc').trim(), '173');
+  assert.match(recorded('dry-quota', 'requests'), /:streamGenerateContent\?alt=sse -> 429\n$/);
+  assert.match(stderr, /^Error when talking to Gemini API .* TerminalQuotaError: You have exhausted your daily quota on this model\.$/m);
+  const words = "the Gemini API answered HTTP 429: You have exhausted your daily quota on this model. (the CLI's exit code 173 is that status mod 256)";
+  assert.equal(geminiRanDry('', stderr), { kind: 'quota', message: words });
+  assert.is(explainGeminiFailure('', stderr), words, "the failure's words");
+  assert.is(geminiRetrying('', stderr), null);
+});
+
+outputs('not dry: no login, an untrusted folder, no network, a 401 or a 500 (retried or given up)', () => {
+  for (const run of ['gemini-reviewer', 'gemini-developer', 'gemini-reviewer-fakekey', 'gemini-reviewer-fakekey-skiptrust']) {
+    assert.is(geminiRanDry(recorded(run, 'stdout'), recorded(run, 'stderr')), null, run);
+  }
+  // The same dumps with the status the CLI prints for a 500 and a 401 (tests/real-agents/faults.test.ts gets them from the real CLI).
+  const as500 = recorded('dry-overload', 'stderr')
+    .replace(/503/g, '500')
+    .replace(/UNAVAILABLE/g, 'INTERNAL');
+  assert.is(geminiRanDry('', as500), null, 'a 500 retried');
+  assert.is(geminiRetrying('', as500), null, 'a 500 is waited out');
+  assert.is(geminiRanDry('', recorded('dry-overload-gave-up', 'stderr').replace(/503/g, '500')), null, 'a 500 given up');
+  const refused =
+    '{\n  "error": {\n    "type": "Error",\n    "message": "{\\"error\\":{\\"code\\":401,\\"message\\":\\"invalid x-api-key\\",\\"status\\":\\"UNAUTHENTICATED\\"}}",\n    "code": 401\n  }\n}\n';
+  assert.is(explainGeminiFailure('', refused), "the Gemini API answered HTTP 401 UNAUTHENTICATED: invalid x-api-key (the CLI's exit code 145 is that status mod 256)");
+  assert.is(geminiRanDry('', refused), null, '401');
+  assert.is(geminiRanDry('', ''), null);
 });
 
 outputs('the stand-in answers as the recorded CLI: the same refusal as an untrusted folder, the same error shape', async () => {

@@ -2,6 +2,9 @@
 import { readScript } from './script-file.js';
 import { answerText, applyEdits, claimNextMove, commitAll } from './replay-move.js';
 
+/** The line a `dry` move ends with on stderr, before its kind; the plugin's ranDry reads it. */
+export const DRY_LINE = 'leap-scripted-agent: the vendor ran dry: ';
+
 /** What one replay produced. */
 export interface ReplayResult {
   /** The exit code; 3 when no move was left. */
@@ -25,5 +28,6 @@ export function replayNextMove(scriptFile: string, prompt: string, cwd: string):
   const { index, move } = claimed;
   applyEdits(cwd, move.edits ?? []);
   if (move.commit !== undefined) commitAll(cwd, move.commit);
-  return { code: move.exit ?? 0, stdout: answerText(move), stderr: move.stderr ?? '', hang: move.hang === true, sleepMs: move.sleep_ms ?? 0, index };
+  const stderr = `${move.stderr ?? ''}${move.dry === undefined ? '' : `${DRY_LINE}${move.dry}\n`}`;
+  return { code: move.exit ?? (move.dry === undefined ? 0 : 1), stdout: answerText(move), stderr, hang: move.hang === true, sleepMs: move.sleep_ms ?? 0, index };
 }

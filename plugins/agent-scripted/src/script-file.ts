@@ -18,8 +18,10 @@ export interface ScriptMove {
   sleep_ms?: number;
   /** Never answer: wait until killed (a stuck agent). */
   hang?: boolean;
-  /** The exit code (default 0). */
+  /** The exit code (default 0; 1 with `dry`). */
   exit?: number;
+  /** End as a CLI whose vendor ran dry (a spent quota, a rate limit, an overload): its words on stderr, exit 1. */
+  dry?: 'quota' | 'rate-limit' | 'overload';
 }
 
 /** A whole script. */
@@ -28,7 +30,8 @@ export interface Script {
   moves: ScriptMove[];
 }
 
-const MOVE_KEYS = new Set(['answer', 'stderr', 'edits', 'commit', 'sleep_ms', 'hang', 'exit']);
+const MOVE_KEYS = new Set(['answer', 'stderr', 'edits', 'commit', 'sleep_ms', 'hang', 'exit', 'dry']);
+const DRY_KINDS = new Set(['quota', 'rate-limit', 'overload']);
 
 /** Read and check a script file: `{"family": F, "moves": [...]}` or a bare array of moves. */
 export function readScript(file: string): Script {
@@ -72,6 +75,7 @@ function checkMove(move: unknown, where: string): void {
   if (m.commit !== undefined && (typeof m.commit !== 'string' || m.commit === '')) bad('"commit" to be a non-empty message', m.commit);
   if (m.sleep_ms !== undefined && !(typeof m.sleep_ms === 'number' && m.sleep_ms >= 0 && Number.isFinite(m.sleep_ms))) bad('"sleep_ms" to be a non-negative number', m.sleep_ms);
   if (m.hang !== undefined && typeof m.hang !== 'boolean') bad('"hang" to be a boolean', m.hang);
+  if (m.dry !== undefined && !DRY_KINDS.has(m.dry as string)) bad(`"dry" to be one of ${[...DRY_KINDS].join(', ')}`, m.dry);
   if (m.exit !== undefined && !(Number.isInteger(m.exit) && (m.exit as number) >= 0 && (m.exit as number) <= 255)) bad('"exit" to be an integer from 0 to 255', m.exit);
   if (m.edits !== undefined) {
     if (!Array.isArray(m.edits)) bad('"edits" to be an array', m.edits);

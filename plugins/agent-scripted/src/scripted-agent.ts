@@ -2,9 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import type { AgentPlugin } from '@leap/core';
+import type { AgentDry, AgentPlugin } from '@leap/core';
 import { parsePlainText } from './plain-answer.js';
 import { movePromptFile } from './replay-move.js';
+import { DRY_LINE } from './replay.js';
 import { readScript } from './script-file.js';
 
 /** A scripted agent's configuration. */
@@ -38,6 +39,7 @@ export function createScriptedAgent(config: ScriptedAgentConfig): AgentPlugin {
       env: { LEAP_AGENT_ROLE: options.role },
     }),
     parseAnswer: parsePlainText,
+    ranDry: scriptedDry,
     // Inside a sandbox its claims (SCRIPT.state/) are its own state, as a CLI's config folder is: read-write.
     sandbox: () => {
       const state = dirname(movePromptFile(script, 0));
@@ -45,4 +47,15 @@ export function createScriptedAgent(config: ScriptedAgentConfig): AgentPlugin {
       return { write: [state] };
     },
   };
+}
+
+/** A `dry` move's end: its kind from the replay's last line, its words the move's own stderr before it. */
+function scriptedDry(_stdout: string, stderr: string): AgentDry | null {
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+  const last = lines.at(-1) ?? '';
+  if (!last.startsWith(DRY_LINE)) return null;
+  const kind = last.slice(DRY_LINE.length).trim();
+  if (kind !== 'quota' && kind !== 'rate-limit' && kind !== 'overload') return null;
+  const words = lines.slice(0, -1).join(' ').trim();
+  return { kind, message: words === '' ? `the scripted vendor ran dry (${kind})` : words };
 }

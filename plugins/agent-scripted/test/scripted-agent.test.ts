@@ -67,6 +67,35 @@ create('replays moves in order: edits, commit, answer, stderr, exit code; record
   assert.throws(() => agent.parseAnswer(three.stdout), /printed nothing/);
 });
 
+create('a dry move exits 1 with its words and the kind: ranDry reads them; no other end is dry', async () => {
+  const dir = makeTempDir();
+  const script = writeScript(dir, {
+    moves: [
+      { dry: 'rate-limit', stderr: 'API Error: 429 rate limit reached\n' },
+      { dry: 'quota' },
+      { stderr: 'leap-scripted-agent: the vendor ran dry: rate-limit (a crash that says so is not the line)\n', exit: 1 },
+      { answer: 'the vendor ran dry: quota', exit: 0 },
+    ],
+  });
+  const agent = createScriptedAgent({ script });
+  const run = () => runInvocation(agent.buildInvocation('p', { role: 'developer', cwd: dir }), {}, dir);
+  const limited = await run();
+  assert.is(limited.code, 1);
+  assert.equal(agent.ranDry?.(limited.stdout, limited.stderr), { kind: 'rate-limit', message: 'API Error: 429 rate limit reached' });
+  const spent = await run();
+  assert.is(spent.code, 1);
+  assert.equal(agent.ranDry?.(spent.stdout, spent.stderr), { kind: 'quota', message: 'the scripted vendor ran dry (quota)' });
+  const crash = await run();
+  assert.is(agent.ranDry?.(crash.stdout, crash.stderr), null);
+  const claim = await run();
+  assert.is(claim.code, 0);
+  assert.is(agent.ranDry?.(claim.stdout, claim.stderr), null);
+  assert.throws(
+    () => writeScript(dir, { moves: [{ dry: 'tired' }] }, 'bad.json') && createScriptedAgent({ script: join(dir, 'bad.json') }),
+    /move 0: expected "dry" to be one of quota, rate-limit, overload, found "tired"/,
+  );
+});
+
 create('concurrent launches never replay the same move', async () => {
   const dir = makeTempDir();
   const moves = Array.from({ length: 6 }, (_, i) => ({ answer: `move ${i}`, sleep_ms: 20 }));

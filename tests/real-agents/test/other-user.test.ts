@@ -1,0 +1,182 @@
+// Each real CLI as a user other than root (issue 21 §1): most people run agents so, and the CLIs behave
+// differently as root (Claude Code refuses bypassPermissions there). As root the leaf runs as `nobody`
+// (uid 65534) through a child process of that user, with the toolchain's sandbox on, as a developer and as a
+// verifier; run by another user the tests are already not root, and the leaf runs as that user.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanupTempDirs, repoRoot, startModelServer, type ModelServer } from '@leap/test-utils';
+import { CACHE_ROOT, CLI_NAMES, PINNED, installedCli, privateHome, type CliName } from './clis.js';
+import { SOURCE_MARK, makeProject, sentBack } from './fixture-repo.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const AS_ROOT = process.getuid?.() === 0;
+/** Who the leaf runs as: nobody when the tests are root, else the (already unprivileged) user running them. */
+const LEAF_UID = AS_ROOT ? 65534 : (process.getuid?.() as number);
+
+// Root's cache lies in a home only root may enter: the other user gets the CLIs at a place it can reach,
+// hard links of the cached install (no second copy of the bytes), and its homes, repositories and state there.
+const EVERYONE = AS_ROOT ? '/var/cache/leap-test-everyone' : null;
+const made: string[] = [];
+
+test.after(() => {
+  cleanupTempDirs();
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function reachable(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  return dir;
+}
+
+/** The folder holding the CLI's bin, reachable by the leaf's user. */
+function cliBinFor(cli: CliName): string {
+  const own = installedCli(cli);
+  if (EVERYONE === null) return own;
+  const { version } = PINNED[cli];
+  const dir = join(reachable(join(EVERYONE, 'agents')), `${cli}@${version}`);
+  if (!existsSync(join(dir, 'node_modules', '.bin', PINNED[cli].bin))) {
+    const staging = mkdtempSync(`${dir}.linking-`);
+    rmSync(staging, { recursive: true });
+    // `cp -al`: the same files by hard link; where links cannot be made (another file system), a copy.
+    const source = dirname(dirname(own));
+    try {
+      execFileSync('cp', ['-al', source, staging]);
+    } catch {
+      cpSync(source, staging, { recursive: true, verbatimSymlinks: true });
+    }
+    // The cache's install folder was made by mkdtemp (owner only): the other user must enter it.
+    chmodSync(staging, 0o755);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+  }
+  return join(dir, 'node_modules', '.bin');
+}
+
+/** A folder owned by the leaf's user: a home, a repository, a state folder. */
+function ownedBy(prefix: string): string {
+  if (EVERYONE === null) {
+    // Not under /tmp: Codex refuses a home under the temp folder.
+    const dir = mkdtempSync(join(reachable(join(CACHE_ROOT, 'work')), prefix));
+    made.push(dir);
+    return dir;
+  }
+  const dir = mkdtempSync(join(reachable(join(EVERYONE, 'work')), prefix));
+  made.push(dir);
+  chownSync(dir, LEAF_UID, LEAF_UID);
+  return dir;
+}
+
+function chownTree(dir: string): void {
+  if (!AS_ROOT) return;
+  chownSync(dir, LEAF_UID, LEAF_UID);
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const path = join(dir, name);
+    if (!lstatSync(path).isSymbolicLink()) chownSync(path, LEAF_UID, LEAF_UID);
+  }
+}
+
+/** The fixture project, owned by the leaf's user. */
+function projectOfTheUser(): string {
+  const repo = join(ownedBy('repo-'), 'project');
+  cpSync(makeProject(), repo, { recursive: true });
+  chownTree(repo);
+  return repo;
+}
+
+/** Run one leaf in a child process of the leaf's user; its result as the fixture prints it. */
+async function leafAs(cli: CliName, role: 'developer' | 'verifier', repo: string, server: ModelServer, prompt: string) {
+  // Not under the cache (root's home): a home of the user's own, configured as clis.ts configures one.
+  const home = join(ownedBy(`${cli}-home-`), 'home');
+  mkdirSync(home);
+  const { env } = privateHome(cli, server, { codexLogin: true, home });
+  chownTree(home);
+  const stateDir = ownedBy('state-');
+  const leafEnv = { ...env, PATH: `${cliBinFor(cli)}:${process.env.PATH ?? ''}` };
+  const args = JSON.stringify({ repoRoot, cli, role, repo, stateDir, prompt });
+  // Not spawnSync: the model server answers from this very process, whose event loop must keep running.
+  const ran = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(HERE, 'fixtures', 'leaf-as.mjs'), args], {
+      cwd: repo,
+      env: leafEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 300_000,
+      ...(AS_ROOT ? { uid: LEAF_UID, gid: LEAF_UID } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+  const result = JSON.parse(ran.stdout.trim().split('\n').at(-1) as string) as {
+    uid: number;
+    status: string;
+    code: number;
+    failure: string | null;
+    answer: { text: string } | null;
+    usage: { input_tokens: number | null; output_tokens: number | null } | null;
+    stderr: string;
+  };
+  return result;
+}
+
+const gitStatus = (repo: string) => execFileSync('git', ['-c', `safe.directory=${repo}`, 'status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' });
+
+for (const cli of CLI_NAMES) {
+  test(`${cli} as a developer, run by uid ${LEAF_UID} in the sandbox: it writes, runs a command, answers; the files are that user's; usage is the server's`, async () => {
+    const repo = projectOfTheUser();
+    const hostile = 'it\'s $(id) `date` "quoted" 🦀\n';
+    const server = await startModelServer({
+      script: [
+        { write: join(repo, 'sub.js'), content: `exports.sub = (a, b) => a - b; // ${hostile}` },
+        { read: join(repo, 'add.js') },
+        { run: "node -e \"require('fs').writeFileSync('ran.txt', String(require('./sub.js').sub(5, 3)))\"" },
+        { text: `done by ${cli} as another user` },
+      ],
+    });
+    try {
+      const leaf = await leafAs(cli, 'developer', repo, server, 'Add sub.js.');
+      assert.is(leaf.uid, LEAF_UID);
+      assert.is(leaf.failure, null, `${leaf.failure}\n${leaf.stderr}`);
+      assert.equal([leaf.status, leaf.code], ['exited', 0]);
+      assert.is(leaf.answer?.text, `done by ${cli} as another user`);
+      assert.is(readFileSync(join(repo, 'sub.js'), 'utf8'), `exports.sub = (a, b) => a - b; // ${hostile}`);
+      assert.is(readFileSync(join(repo, 'ran.txt'), 'utf8'), '2');
+      assert.is(statSync(join(repo, 'sub.js')).uid, LEAF_UID, 'written by the leaf, as its user');
+      assert.ok(sentBack(server, SOURCE_MARK), 'what the read tool read went back to the model');
+      const counted = server.usage();
+      assert.equal([leaf.usage?.input_tokens, leaf.usage?.output_tokens], [counted.input, counted.output]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test(`${cli} as a verifier, run by uid ${LEAF_UID} in the sandbox: its model's writes reach nothing of the repository`, async () => {
+    const repo = projectOfTheUser();
+    const server = await startModelServer({
+      script: [{ write: join(repo, 'evil.txt'), content: 'written by a read-only role' }, { run: `echo evil > ${join(repo, 'evil2.txt')}` }, { text: `looked only (${cli})` }],
+    });
+    try {
+      const leaf = await leafAs(cli, 'verifier', repo, server, 'Judge.');
+      assert.is(leaf.uid, LEAF_UID);
+      assert.is(leaf.failure, null, `${leaf.failure}\n${leaf.stderr}`);
+      assert.is(leaf.answer?.text, `looked only (${cli})`);
+      assert.not.ok(existsSync(join(repo, 'evil.txt')));
+      assert.not.ok(existsSync(join(repo, 'evil2.txt')));
+      assert.is(gitStatus(repo), '');
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+test.run();
