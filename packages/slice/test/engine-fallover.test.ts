@@ -10,9 +10,8 @@ import { ball, claudeEntry, contentProof, eventsOf, fixtures, launches, launches
 // plugin entries whose `bin` is fixtures/claude.mjs, a stand-in answering as Claude Code's stream-json does
 // against a 429 or a 529 (the claude plugin's ranDry reads it); the builder that takes over is the command
 // agent `b` (family fb) of engine-helpers.
-// The fall-over assertions need the claude plugin's ranDry (helper "dry", branch wip/dry): without it a dry
-// claude leaf is a plain failure (dry null) and the round is not built again. The tests that do not depend on it:
-// "says 429 in its answer but exits 0", "a juror whose vendor ran dry", "a held ball run again", "the builder list is input".
+// The fall-over is read by the claude plugin's ranDry (plugins/agent-claude), from the stand-in's output shaped as
+// the recorded runs of plugins/agent-claude/test/fixtures/recorded/dry-* are.
 
 const BASE = { 'src/x.txt': 'old x\n', 'src/y.txt': 'old y\n', 'README.md': '# repo\n' };
 

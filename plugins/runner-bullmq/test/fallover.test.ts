@@ -144,8 +144,7 @@ test('a signed dry result: the round goes to the next builder in a job of its ow
   }
 });
 
-// Waits for the claude plugin's ranDry (helper "dry", branch wip/dry): without it the worker's dry claude leaf is a
-// plain failure, and the round goes on to the proof with cl's half-done edit.
+// The worker's claude plugin reads the dry leaf (its ranDry); the engine asks its next builder.
 test("a real worker's builder (the claude plugin over a stand-in CLI whose vendor answers 429) falls over to the engine's next builder, as a local round does", async () => {
   const redis = await startRedis();
   const base = { 'src/x.txt': 'old x\n' };
