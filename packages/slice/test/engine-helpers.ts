@@ -1,7 +1,7 @@
 // Helpers of the engine's tests: a repository, a slice file of balls whose proofs check file contents,
 // an agents file of command agents (a builder that makes the edits its plan gives, reviewers by mode).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
@@ -161,4 +161,29 @@ export function launches(repo: string, prefix: string): string[] {
   return eventsOf(repo, 'launch')
     .map((e) => e.leaf as string)
     .filter((l) => l.startsWith(prefix));
+}
+
+/** The stand-in claude's moves (fixtures/claude.mjs), per ball and round ("*": every round). */
+export type ClaudePlan = Record<string, Record<string, { edits?: { path: string; content: string }[]; say?: string; dry?: 429 | 529 | 'quota'; claim?: boolean }>>;
+
+/** A `claude` agent whose CLI is the stand-in, following `plan`; each launch is logged in DIR/NAME.log. */
+export function claudeEntry(dir: string, name: string, plan: ClaudePlan, extra: Record<string, unknown> = {}) {
+  const planFile = join(dir, `${name}-plan.json`);
+  writeFileSync(planFile, JSON.stringify(plan));
+  const bin = join(dir, name);
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  writeFileSync(bin, `#!/bin/sh\nCLAUDE_PLAN=${q(planFile)} CLAUDE_LOG=${q(join(dir, `${name}.log`))} exec ${q(process.execPath)} ${q(join(fixtures, 'claude.mjs'))} "$@"\n`);
+  chmodSync(bin, 0o755);
+  return { plugin: 'claude', bin, paths: { write: [dir] }, ...extra };
+}
+
+/** How often the stand-in `name` was launched (one line per launch: "BALL ROUND"). */
+export function launchesOf(dir: string, name: string): string[] {
+  const file = join(dir, `${name}.log`);
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 }

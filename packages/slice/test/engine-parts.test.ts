@@ -166,36 +166,58 @@ records('the summary: one line a ball, the aggregate, the reviewers, what was sp
       ],
     },
     stopped: 'stopped by SIGTERM',
+    dried: [{ agent: 'claude', family: 'anthropic', cause: 'rate-limit', message: 'API Error: Request rejected (429)\n· rate limit reached' }],
   };
   const text = renderSummary(summary);
   assert.match(text, /^slice s: refused \(-1\) on leap\/s\/spine at cccccccccccc; stopped by SIGTERM\n/);
   assert.match(text, /a {11}1 {7}1  d{12}  \(passed earlier\) x+\.\.\.\n/);
   assert.match(text, /aggregate jury: -1: refuse: r1\n/);
-  assert.match(text, /reviewers: none seated\nspent: \$0\.5000 \(1 leaf\/leaves reported no cost\)\nwall time: 1\.2 s\n$/);
+  assert.match(
+    text,
+    /reviewers: none seated\nran dry: claude \(anthropic\) rate-limit: API Error: Request rejected \(429\) · rate limit reached; skipped for the rest of the run\nspent: \$0\.5000 \(1 leaf\/leaves reported no cost\)\nwall time: 1\.2 s\n$/,
+  );
 });
 
-records("the cost meter reads the usage events of the run's leaves since it started, else the leaf's own report", () => {
+records("the cost meter adds up the usage events of the run's leaves since it started (a leaf launched twice costs twice), else the leaf's own report", () => {
   const dir = makeTempDir();
   mkdirSync(dir, { recursive: true });
   const since = Date.parse('2026-01-01T00:00:00.000Z');
   const line = (leaf: string, cost: number | null, ts = '2026-01-01T00:00:01.000Z') =>
     JSON.stringify({ ts, event: 'usage', issue: null, step: null, skill_commit: null, leaf, agent: 'x', family: 'f', model: null, input_tokens: null, output_tokens: null, cost_usd: cost });
-  writeFileSync(join(dir, 'events.jsonl'), [line('build-a-1', 0.25), line('build-a-1', 0.3, '2025-01-01T00:00:00.000Z'), line('other', 9), '{"torn', line('review-x-f1', null)].join('\n'));
+  writeFileSync(
+    join(dir, 'events.jsonl'),
+    [
+      line('build-a-1', 0.25),
+      line('build-a-1', 0.3, '2025-01-01T00:00:00.000Z'),
+      line('other', 9),
+      '{"torn',
+      line('review-x-f1', null),
+      line('build-a-1', null),
+      line('build-c-1', 0.05),
+      line('build-c-1', 0.1),
+    ].join('\n'),
+  );
   const meter = new CostMeter(dir, since, 0.5);
   assert.not.ok(meter.over(), 'nothing ran yet');
   meter.ran([
     { leaf: 'build-a-1', usage: null },
     { leaf: 'review-x-f1', usage: null },
     { leaf: 'build-b-1', usage: { model: null, input_tokens: 1, output_tokens: 1, cost_usd: 0.3 } },
+    // Launched twice (a fall-over: the dry launch, then the next builder's): both launches cost.
+    { leaf: 'build-c-1', usage: null },
   ]);
   const t = meter.tally();
-  assert.equal(t.leaves, [
-    { leaf: 'build-a-1', usd: 0.25 },
-    { leaf: 'review-x-f1', usd: null },
-    { leaf: 'build-b-1', usd: 0.3 },
-  ]);
-  assert.equal([Math.round(t.usd * 100), t.unknown, meter.over()], [55, 1, true]);
-  assert.match(meter.reason(), /\$0\.5500 of --max-cost \$0\.5 \(build-b-1 \$0\.3000, build-a-1 \$0\.2500\)/);
+  assert.equal(
+    t.leaves.map((l) => [l.leaf, l.usd === null ? null : Math.round(l.usd * 100)]),
+    [
+      ['build-a-1', 25],
+      ['review-x-f1', null],
+      ['build-b-1', 30],
+      ['build-c-1', 15],
+    ],
+  );
+  assert.equal([Math.round(t.usd * 100), t.unknown, meter.over()], [70, 1, true]);
+  assert.match(meter.reason(), /\$0\.7000 of --max-cost \$0\.5 \(build-b-1 \$0\.3000, build-a-1 \$0\.2500, build-c-1 \$0\.1500\)/);
 });
 
 const worktrees = suite('worktreeGit');

@@ -46,6 +46,7 @@ const roundRequestSchema = z
     timeoutMs: z.number().int().nonnegative(),
     authors: z.array(z.string().max(400)).max(64),
     costLeftUsd: z.number().nonnegative().nullable(),
+    builtBy: z.array(family).max(16).optional().describe("the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): no reviewer of theirs sits"),
   })
   .describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
 
@@ -119,6 +120,11 @@ export const roundResultSchema = z
         note: z.string().max(10_000).optional(),
       })
       .optional(),
+    /** The builder's vendor ran dry (quota, rate limit, overload): nothing built, the engine asks its next builder. */
+    dry: z
+      .strictObject({ kind: z.enum(['quota', 'rate-limit', 'overload']), message: z.string().max(10_000) })
+      .optional()
+      .describe("the builder's vendor ran dry: nothing was built, the round is built again by the engine's next builder, not counted"),
     events: z.array(z.string()).max(10_000),
   })
   .describe("A round result of the bullmq runner (the signed body of a completed job's return value).");

@@ -33,6 +33,7 @@ export function jobRequest(r: RoundRequest): RoundJob['request'] {
     timeoutMs: r.timeoutMs,
     authors: r.authors,
     costLeftUsd: r.costLeftUsd,
+    ...(r.builtBy === undefined || r.builtBy.length === 0 ? {} : { builtBy: r.builtBy }),
   };
 }
 
@@ -49,10 +50,14 @@ export interface RoundJobResult extends RoundResult {
   events: string[];
 }
 
-/** A job id: the ball and round readable, unique per request (a later engine asks again under a new id). */
-export function jobId(request: { slice: string; ball: string; round: number; commit: string }, run: string): string {
+/**
+ * A job id: the ball and round readable, unique per request (a later engine asks again under a new id); with the
+ * builder's name last, so a round built again by the next builder after a fall-over is a job of its own (BullMQ
+ * keeps one job per id: the same id would hand back the dry result).
+ */
+export function jobId(request: { slice: string; ball: string; round: number; commit: string; agent?: string }, run: string): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
-  return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}`;
+  return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}${request.agent === undefined ? '' : `.${safe(request.agent)}`}`;
 }
 
 /** The environment a worker's rounds run in: its own, less what reaches the queue (a builder never holds the secret or the Redis URL). */

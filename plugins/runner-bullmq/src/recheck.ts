@@ -33,11 +33,18 @@ export interface Rechecked {
 /** Check a worker's result against the engine's repository (its commits fetched); the -1 reasons say what the engine found. */
 export async function recheckResult(repo: string, request: RoundRequest, worker: RoundJobResult, env: NodeJS.ProcessEnv): Promise<Rechecked> {
   const result: RoundJobResult = { ...worker, reason: showText(worker.reason), changed: [] };
-  const refuse = (why: string): Rechecked => ({
-    result: { ...result, receipt: -1, commit: null, reason: `refused by the engine's check of worker ${result.worker}'s result: ${why}` },
-    branchTo: request.start,
-  });
+  // A refused result is the round's -1, never a fall-over: its dry claim goes with it.
+  const refuse = (why: string): Rechecked => {
+    const { dry: _dry, ...rest } = result;
+    return { result: { ...rest, receipt: -1, commit: null, reason: `refused by the engine's check of worker ${result.worker}'s result: ${why}` }, branchTo: request.start };
+  };
   const ball = request.spec;
+  // A dry builder built nothing: a claim of it with work, a pass or a jury is not believed (refused, -1, undone).
+  if (result.dry !== undefined && (result.commit !== null || result.receipt !== 0 || result.jury !== null || result.tip !== request.commit)) {
+    return refuse(
+      `it says the builder ran dry (${showText(result.dry.kind)}) yet returns ${result.commit !== null ? `a commit ${result.commit.slice(0, 12)}` : result.receipt !== 0 ? `receipt ${result.receipt}` : result.jury !== null ? 'a jury' : `a tip ${result.tip.slice(0, 12)} that is not the round's commit`}`,
+    );
+  }
   if (result.commit === null) {
     if (result.receipt === 1) return refuse('a receipt 1 without a commit');
     return { result, branchTo: result.receipt === -1 ? request.start : request.commit };
@@ -89,6 +96,9 @@ function passProblems(request: RoundRequest, result: RoundJobResult, candidate: 
   const strangers = jury.seats.filter((s) => !allowed.has(s.reviewer)).map((s) => s.reviewer);
   if (strangers.length > 0) return `reviewers the engine did not ask for: ${strangers.map((s) => JSON.stringify(showText(s))).join(', ')}`;
   if (jury.seats.some((s) => s.family === result.builder.family)) return `a reviewer of the builder's family ${JSON.stringify(showText(result.builder.family))}`;
+  const builtBy = new Set((request.builtBy ?? []).map((f) => f.toLowerCase()));
+  const kept = jury.seats.find((s) => builtBy.has(s.family.toLowerCase()));
+  if (kept !== undefined) return `a reviewer of the family ${JSON.stringify(showText(kept.family))} of a builder whose work the candidate holds`;
   if (new Set(jury.seats.map((s) => s.family)).size < 2) return 'the reviewers are not of two families';
   if (result.reproof === null || result.reproof.code !== 0 || result.reproof.candidate !== candidate) return 'the proof was not run again on the same candidate';
   return null;

@@ -347,7 +347,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (ownPlace !== null) await dropOwn(ownPlace);
     }
     log(
-      `${what}: ${result.receipt === null ? 'no pass' : `receipt ${result.receipt}`}${result.candidate === null ? '' : ` (candidate ${result.candidate.slice(0, 12)})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; pushed ${ballBranch(request.slice, request.ball)} at ${result.tip.slice(0, 12)}`,
+      `${what}: ${result.dry !== undefined ? `the builder ${result.builder.agent} ran dry (${result.dry.kind}): nothing built, the engine's next builder takes the round` : result.receipt === null ? 'no pass' : `receipt ${result.receipt}`}${result.candidate === null ? '' : ` (candidate ${result.candidate.slice(0, 12)})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s; pushed ${ballBranch(request.slice, request.ball)} at ${result.tip.slice(0, 12)}`,
     );
     return seal(options.secret, 'result', String(job.id), result);
   };

@@ -50,7 +50,10 @@ test('no worker takes the round within LEAP_BULLMQ_ROUND_MS: the ball is held, t
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { env: testEnv({ LEAP_BULLMQ_ROUND_MS: '1500' }) });
     const summary = await running;
     assert.is(summary.exitCode, 3, lines.join('\n'));
-    assert.match(lines.join('\n'), /ball a: .*no worker returned late\.a\.r1\.[0-9a-f.]+ within 1\.5 s \(LEAP_BULLMQ_ROUND_MS, else four leaf time limits\); the job was waiting: taken off the queue/);
+    assert.match(
+      lines.join('\n'),
+      /ball a: .*no worker returned late\.a\.r1\.[0-9a-f.]+\.b within 1\.5 s \(LEAP_BULLMQ_ROUND_MS, else four leaf time limits\); the job was waiting: taken off the queue/,
+    );
     assert.is(await listen.llen(`${PREFIX}:${QUEUE}:wait`), 0, 'nothing left for a worker to build');
   } finally {
     listen.disconnect();

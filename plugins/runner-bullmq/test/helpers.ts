@@ -284,6 +284,8 @@ export function writeAgents(dir: string, plan: Plan): string {
   // The builder runs in a sandbox: its plan and gate files lie in `dir`, its entry's to read and write.
   const agents = {
     b: { plugin: 'command', family: 'fb', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile }, paths: { write: [dir] } },
+    // A second builder (family fb2), for a builder list: the same fixture, the same plan.
+    b2: { plugin: 'command', family: 'fb2', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile }, paths: { write: [dir] } },
     r1: reviewer('r1', 'f1'),
     r2: reviewer('r2', 'f2'),
   };
@@ -335,7 +337,7 @@ export function receiptsOf(repo: string, slice: string, balls: string[]) {
 }
 
 /** A slice run by the engine in process with the bullmq runner (builder b, reviewers r1 and r2); its progress lines. */
-export function runQueued(redis: string, file: string, repo: string, agents: string, options: { jobs?: number; env?: NodeJS.ProcessEnv; priority?: number } = {}) {
+export function runQueued(redis: string, file: string, repo: string, agents: string, options: { jobs?: number; env?: NodeJS.ProcessEnv; priority?: number; builder?: string } = {}) {
   const lines: string[] = [];
   const summary = runSlice({
     file,
@@ -343,7 +345,7 @@ export function runQueued(redis: string, file: string, repo: string, agents: str
     env: options.env ?? testEnv(),
     jobs: options.jobs,
     agentsFile: agents,
-    builder: 'b',
+    builder: options.builder ?? 'b',
     reviewers: ['r1', 'r2'],
     progress: (l) => lines.push(l),
     createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env, priority: options.priority, say: (l) => lines.push(l) }),

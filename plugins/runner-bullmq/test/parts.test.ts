@@ -20,6 +20,8 @@ test.after.each(cleanupTempDirs);
 
 test('job ids name the ball and round, safely; timings from the environment, else the defaults', () => {
   assert.is(jobId({ slice: 'my slice', ball: 'b:1', round: 2, commit: 'abcdef0123456789' }, 'run1'), 'my_slice.b_1.r2.abcdef012345.run1');
+  // The builder last: the same round asked of the next builder after a fall-over is another job.
+  assert.is(jobId({ slice: 'my slice', ball: 'b:1', round: 2, commit: 'abcdef0123456789', agent: 'claude $x' }, 'run1'), 'my_slice.b_1.r2.abcdef012345.run1.claude__x');
   assert.equal(timings({}), { lockMs: 30_000, stalledMs: 30_000, retryMs: 5_000, pollMs: 1000, roundMs: 0 });
   assert.is(timings({ LEAP_BULLMQ_ROUND_MS: '1500' }).roundMs, 1500);
   assert.equal(timings({ LEAP_BULLMQ_LOCK_MS: '2000' }).stalledMs, 2000);
@@ -131,7 +133,7 @@ test("the runner: a dead engine's queued rounds dropped, a job Redis lost queued
       await pending;
       assert.unreachable();
     } catch (error) {
-      assert.match((error as Error).message, /^the run stopped while lone\.a\.r1\.[0-9a-f]{12}\.[0-9a-f]{12} was queued/);
+      assert.match((error as Error).message, /^the run stopped while lone\.a\.r1\.[0-9a-f]{12}\.[0-9a-f]{12}\.b was queued/);
     }
     assert.equal(await ids(), ['forged', 'other-remote', 'unsigned']);
   } finally {
@@ -199,7 +201,7 @@ test('a round no worker can build (its agent does not exist) fails after its att
     await runner.buildRound(request(repo, 'fails', 'nobody-at-all'));
     assert.unreachable();
   } catch (error) {
-    assert.match((error as Error).message, /^the workers could not build fails\.a\.r1\.[0-9a-f.]+: .*nobody-at-all/);
+    assert.match((error as Error).message, /^the workers could not build fails\.a\.r1\.[0-9a-f.]+\.nobody-at-all: .*nobody-at-all/);
   } finally {
     await runner.close();
     await worker.close();

@@ -68,7 +68,7 @@ test('a worker whose --repo is another repository: the round fails after its att
     assert.is(summary.exitCode, 3);
     assert.match(
       summary.balls[0]?.reason ?? '',
-      /^the engine failed on this ball: the workers could not build wrong\.a\.r1\.[0-9a-f.]+: the round's commit [0-9a-f]{40} is not on .*: is --repo the engine's remote\?/,
+      /^the engine failed on this ball: the workers could not build wrong\.a\.r1\.[0-9a-f.]+\.b: the round's commit [0-9a-f]{40} is not on .*: is --repo the engine's remote\?/,
     );
     assert.is(
       wrong

@@ -74,7 +74,7 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
       /twice\/x round 1: lost the job's lock while the round ran \(this worker was paused or cut off longer than the lock\): another worker has the round; this result is dropped, nothing pushed/,
       m1.err(),
     );
-    await m1.waitFor(/job twice\.x\.r1\.[0-9a-f.]+: its lock could not be renewed/, 30_000);
+    await m1.waitFor(/job twice\.x\.r1\.[0-9a-f.]+\.b: its lock could not be renewed/, 30_000);
     assert.not.ok(ended, 'the engine was still running when the second result came');
     // y is held at its gate until here (by whichever worker took it): the engine cannot have ended.
     await until('a worker taking y round 1', () => /twice\/y round 1: taken/.test(`${m1.err()}\n${m2?.err()}`));

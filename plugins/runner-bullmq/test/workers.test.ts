@@ -199,7 +199,7 @@ test('--label: an unknown family, or one whose CLI is not installed, is exit 2 a
   };
   const unknown = await start(['--label', 'nosuch']);
   assert.is(unknown.code, 2);
-  assert.match(unknown.err, /--label "nosuch": no agent of the family "nosuch" here \(the families of the built-ins and \S+agents\.json: anthropic, f1, f2, fb, google, openai\)/);
+  assert.match(unknown.err, /--label "nosuch": no agent of the family "nosuch" here \(the families of the built-ins and \S+agents\.json: anthropic, f1, f2, fb, fb2, google, openai\)/);
   const missing = await start(['--label', 'claude'], { ...env(), PATH: '/nonexistent' });
   assert.is(missing.code, 2);
   assert.match(missing.err, /--label "claude": no agent of the family "anthropic" is installed here: claude \(claude not found\)/);

@@ -2,7 +2,7 @@
 import { UsageError, findRepoRoot, showValue, type Subcommand } from '@leap/core';
 import { parseWithRunner } from './_runner-options.js';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder NAME] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--detach] [--json]
+const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder A,B] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--detach] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -13,8 +13,11 @@ passed slice gets .leap/SLICE/record.json. Running it again resumes: what passed
 Options:
   --jobs N           balls built at once (default os.availableParallelism(), at most the slice's balls)
   --agents FILE      an agents file (default VERI_AGENTS)
-  --builder NAME     the builder agent (default claude)
-  --reviewers LIST   comma-separated jury (default claude,codex,gemini; the builder's family is refused)
+  --builder LIST     the builders, in order (default the agents file's roles.builder, else claude): the first
+                     builds; when its vendor runs dry (quota, rate limit, overload) the round is built again
+                     by the next, not counted, and the dry one is skipped for the rest of the run
+  --reviewers LIST   comma-separated jury (default claude,codex,gemini; the family of the round's builder is
+                     refused, and the jury must be able to sit for every builder of the list)
   --alternates LIST  seated in place of reviewers that never answered
   --max-cost USD     stop spending past this: the balls not yet done are held
   --notify CMD       at the end (done, bail, stop, cost-budget), run CMD (split on spaces, no shell) with

@@ -21,7 +21,15 @@ export interface BallStatus {
   /** Rounds recorded (round-N.json files). */
   rounds: number;
   /** The last round's receipt (null: its proof failed and the next round follows), when a round was recorded. */
-  lastRound: { round: number; receipt: Receipt | null; reason: string | null } | null;
+  lastRound: {
+    round: number;
+    receipt: Receipt | null;
+    reason: string | null;
+    /** Who built it, when builders whose vendor ran dry fell over to it first (absent otherwise). */
+    builder?: string;
+    /** The builders whose vendor ran dry on it before, with the cause (`cl rate-limit`); absent: none. */
+    fallovers?: string[];
+  } | null;
   candidate: string | null;
   merged: string | null;
   /** The checkpoint of a hold, relative to the repository root. */
@@ -112,7 +120,7 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
       receipt,
       reason: asString(result?.reason),
       rounds: rounds.length,
-      lastRound: last === undefined ? null : { round: last, receipt: asReceipt(lastRecord?.receipt), reason: asString(lastRecord?.reason) },
+      lastRound: last === undefined ? null : { round: last, receipt: asReceipt(lastRecord?.receipt), reason: asString(lastRecord?.reason), ...fellOver(lastRecord) },
       candidate: asString(result?.candidate) ?? asString(lastRecord?.candidate),
       merged: asString(result?.merged),
       checkpoint: existsSync(paths.checkpoint(ball.id)) ? rel(paths.checkpoint(ball.id)) : null,
@@ -162,4 +170,16 @@ export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
   const passed = new Set<string>();
   for (const ball of slice.balls) if (readRecord(paths.result(ball.id), [], '')?.receipt === 1) passed.add(ball.id);
   return passed;
+}
+
+// A round's fall-overs (`fallovers` of round-N.json: the builders whose vendor ran dry on it) and who built it after them.
+function fellOver(record: Record<string, unknown> | null): { builder?: string; fallovers?: string[] } {
+  const list = Array.isArray(record?.fallovers) ? record.fallovers : [];
+  const fallovers = list.flatMap((f) => {
+    const { agent, cause } = (f ?? {}) as Record<string, unknown>;
+    return typeof agent === 'string' && typeof cause === 'string' ? [`${agent} ${cause}`] : [];
+  });
+  if (fallovers.length === 0) return {};
+  const builder = asString((record?.builder as Record<string, unknown> | undefined)?.agent);
+  return { fallovers, ...(builder === null ? {} : { builder }) };
 }

@@ -1,10 +1,20 @@
-// The run's agents: the builder, the jury and its alternates, named as leap-jury names them (built-ins or
-// an agents file), all resolved before anything runs, so an unknown name is bad input with nothing done.
+// The run's agents: the builders (an ordered list: the next takes a round whose builder's vendor ran dry), the
+// jury and its alternates, named as leap-jury names them (built-ins or an agents file), all resolved before
+// anything runs, so an unknown name is bad input with nothing done.
 import { UsageError, showValue } from '@leap/core';
+
+/** One builder of the list, resolved. */
+export interface RunBuilder {
+  name: string;
+  family: string;
+}
 
 /** The resolved agents of a run. */
 export interface RunAgents {
-  builder: { name: string; family: string };
+  /** The first builder of the list (the one that builds while no vendor runs dry). */
+  builder: RunBuilder;
+  /** Every builder, in the order they are tried: `--builder A,B`, else the agents file's `roles.builder`, else claude. */
+  builders: RunBuilder[];
   reviewers: string[];
   alternates: string[];
   /** The agents file (absolute), or null for the built-ins only. */
@@ -13,11 +23,15 @@ export interface RunAgents {
 
 /** The built-in jury when none is named: every built-in CLI (the builder's family is refused from it). */
 const DEFAULT_REVIEWERS = ['claude', 'codex', 'gemini'];
+const DEFAULT_BUILDER = 'claude';
 const MIN_SEATS = 2;
 
-/** Resolve every agent name; a UsageError names the one that does not exist, or a jury that could never sit. */
-export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFile?: string; builder?: string; reviewers?: string[]; alternates?: string[] }): Promise<RunAgents> {
-  const { loadAgentRegistry, resolveAgent, withVendorFamily } = await import('@leap/verify');
+/**
+ * Resolve every agent name; a UsageError names the one that does not exist, or a builder of the list for whom
+ * the jury could never sit (fewer than two reviewers of families other than that builder's).
+ */
+export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFile?: string; builder?: string | string[]; reviewers?: string[]; alternates?: string[] }): Promise<RunAgents> {
+  const { agentList, loadAgentRegistry, resolveAgent, withVendorFamily } = await import('@leap/verify');
   const registry = loadAgentRegistry(options.agentsFile, options.env);
   const named = (role: string, name: string) => {
     try {
@@ -26,13 +40,46 @@ export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFil
       throw new UsageError(`${role}: ${(error as Error).message}`, { cause: error });
     }
   };
-  const builder = named('--builder', options.builder ?? 'claude');
+  const option = options.builder === undefined ? undefined : typeof options.builder === 'string' ? agentList('--builder', options.builder) : options.builder;
+  const from = option !== undefined ? '--builder' : registry.roles.builder !== undefined ? `${registry.file}: "roles.builder"` : '--builder';
+  const builderNames = option ?? registry.roles.builder ?? [DEFAULT_BUILDER];
+  if (builderNames.length === 0) throw new UsageError('--builder: expected at least one agent name');
+  const builders = builderNames.map((n) => named(from, n)).map((a) => ({ name: a.name, family: a.family }));
   const reviewers = options.reviewers ?? DEFAULT_REVIEWERS;
   const alternates = options.alternates ?? [];
-  const others = reviewers.map((r) => named('--reviewers', r)).filter((a) => a.family !== builder.family);
+  const jury = reviewers.map((r) => named('--reviewers', r));
   for (const a of alternates) named('--alternates', a);
-  if (new Set(others.map((a) => a.family)).size < MIN_SEATS) {
-    throw new UsageError(`--reviewers: the jury needs at least ${MIN_SEATS} reviewers of families other than the builder's (${showValue(builder.family)}); got ${showValue(reviewers.join(','))}`);
+  // Each builder of the list may build any round: the jury must be able to sit for every one of them.
+  for (const builder of builders) {
+    const others = jury.filter((a) => a.family !== builder.family);
+    if (new Set(others.map((a) => a.family)).size < MIN_SEATS) {
+      const which = builders.length === 1 ? "the builder's" : `builder ${showValue(builder.name)}'s`;
+      throw new UsageError(`--reviewers: the jury needs at least ${MIN_SEATS} reviewers of families other than ${which} (${showValue(builder.family)}); got ${showValue(reviewers.join(','))}`);
+    }
   }
-  return { builder: { name: builder.name, family: builder.family }, reviewers, alternates, file: registry.file };
+  return { builder: builders[0] as RunBuilder, builders, reviewers, alternates, file: registry.file };
+}
+
+/**
+ * The reviewers (or alternates) of `names` whose family is none of `families`: a candidate that holds the work of
+ * several builders (a fall-over mid-ball, a spine of balls built by different builders) is never judged by a
+ * reviewer of any of their families. `refused`: the others, with why, for the jury's record.
+ */
+export async function juryWithout(
+  names: readonly string[],
+  families: readonly string[],
+  agentsFile: string | null,
+  env: NodeJS.ProcessEnv,
+): Promise<{ kept: string[]; refused: { reviewer: string; family: string; reason: string }[] }> {
+  const { loadAgentRegistry, resolveAgent, withVendorFamily } = await import('@leap/verify');
+  const registry = loadAgentRegistry(agentsFile ?? undefined, env);
+  const out = new Set(families.map((f) => f.toLowerCase()));
+  const kept: string[] = [];
+  const refused: { reviewer: string; family: string; reason: string }[] = [];
+  for (const name of names) {
+    const family = withVendorFamily(resolveAgent(name, registry)).family;
+    if (out.has(family.toLowerCase())) refused.push({ reviewer: name, family, reason: `same family as a builder whose work the candidate holds (${family})` });
+    else kept.push(name);
+  }
+  return { kept, refused };
 }

@@ -7,6 +7,7 @@ import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
 import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { juryWithout } from './agents.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
@@ -99,6 +100,11 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   result.leaves.push({ leaf, usage: usageOf(built) });
   result.answer = readBuilderAnswer(built.answer?.text ?? built.stdout);
   if (built.status === 'failed-start') return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
+  // Its vendor ran dry: not a round of the ball. Whatever it wrote is undone; the engine asks the next builder.
+  if (built.dry !== null) {
+    result.dry = { kind: built.dry.kind, message: built.dry.message };
+    return end(0, `the builder ${agent.name} (${agent.family}) ran dry (${built.dry.kind}): ${built.dry.message}`, true);
+  }
   if (built.status === 'killed-signal') return end(0, 'the builder was interrupted: the process running it (the engine or a worker) was asked to stop', true);
   const spent = result.leaves[0]?.usage?.cost_usd ?? 0;
   if (request.costLeftUsd !== null && spent > request.costLeftUsd) {
@@ -187,11 +193,22 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
   const files = present.filter((p) => !isTestFile(p));
   // The files outside the scope that name a changed one: read-only context, bounded (consumers.ts).
   const consumers = renderConsumers(await findConsumers(place.dir, result.changed, new Set(scopePaths(ball))));
+  // Work of other builders in the candidate (a fall-over mid-ball): their families are refused too.
+  const others = (request.builtBy ?? []).filter((f) => f.toLowerCase() !== agent.family.toLowerCase());
+  let reviewers = request.reviewers;
+  let alternates = request.alternates;
+  const refused: JurySummary['refused'] = [];
   try {
+    if (others.length > 0) {
+      const [r, a] = await Promise.all([juryWithout(reviewers, others, request.agentsFile, place.env), juryWithout(alternates, others, request.agentsFile, place.env)]);
+      reviewers = r.kept;
+      alternates = a.kept;
+      refused.push(...r.refused, ...a.refused);
+    }
     const jury = await conveneJury({
       builderFamily: agent.name,
-      reviewers: request.reviewers,
-      alternates: request.alternates,
+      reviewers,
+      alternates,
       intent: ball.goal,
       criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}${consumers}\n${ball.spec}`,
       files: files.length === 0 ? tests : files,
@@ -212,7 +229,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       value: jury.value,
       reason: jury.reason,
       candidate: jury.candidate,
-      refused: jury.refused,
+      refused: [...refused, ...jury.refused],
       seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
     };
   } catch (error) {

@@ -22,12 +22,18 @@ export class CostMeter {
     for (const l of leaves) this.leaves.set(l.leaf, l.usage ?? this.leaves.get(l.leaf) ?? null);
   }
 
-  /** Dollars per leaf: the last `usage` event of the leaf since the run started, else its result's usage. */
+  /**
+   * Dollars per leaf: the `usage` events of the leaf since the run started, added up (one per launch: a leaf name
+   * launched again, as `review-BALL-FAMILY` is each round and `build-BALL-N` after a fall-over, costs each time;
+   * null when none reported a cost), else its result's usage.
+   */
   tally(): { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] } {
     const fromLog = new Map<string, number | null>();
     if (this.leaves.size > 0) {
       for (const e of readUsage(this.events)) {
-        if (this.leaves.has(e.leaf) && Date.parse(e.ts ?? '') >= this.since - 1) fromLog.set(e.leaf, e.cost_usd);
+        if (!this.leaves.has(e.leaf) || Date.parse(e.ts ?? '') < this.since - 1) continue;
+        const before = fromLog.get(e.leaf) ?? null;
+        fromLog.set(e.leaf, e.cost_usd === null ? before : (before ?? 0) + e.cost_usd);
       }
     }
     const leaves = [...this.leaves].map(([leaf, usage]) => ({ leaf, usd: fromLog.has(leaf) ? (fromLog.get(leaf) ?? null) : (usage?.cost_usd ?? null) }));

@@ -1,4 +1,4 @@
-// The engine's events (CONTRACT section 5): ball, round, receipt and merge, each with the slice and ball ids.
+// The engine's events (CONTRACT section 5): ball, round, receipt, merge and fallover, each with the slice and ball ids.
 import { appendEvent, createEvent, readEventContext, statePaths, type EventContext } from '@leap/core';
 import type { EventKind, EventOf } from '@leap/core';
 
@@ -6,7 +6,7 @@ type Fields<K extends EventKind> = Omit<EventOf<K>, 'ts' | 'event' | 'issue' | '
 
 /** A writer of the engine's events into the main repository's state folder. */
 export interface EngineLog {
-  emit<K extends 'ball' | 'round' | 'receipt' | 'merge'>(kind: K, fields: Fields<K>): void;
+  emit<K extends 'ball' | 'round' | 'receipt' | 'merge' | 'fallover'>(kind: K, fields: Fields<K>): void;
 }
 
 /** Open the engine's log: events go to `stateDir/events.jsonl`, with the run's issue, step and skill commit. */

@@ -1,7 +1,7 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensureStateDir, isoTimestamp, writeFileAtomic, type SlicePaths } from '@leap/core';
+import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
 
 /** A proof run: its exit code, the metric its last stdout line gave, how long it took. */
@@ -41,6 +41,14 @@ export interface JurySummary {
   live?: LiveEvidence;
 }
 
+/** A builder whose vendor ran dry on a round (its `fallover` event's fields): the next builder of the list took the round. */
+export interface Fallover {
+  agent: string;
+  family: string;
+  cause: AgentDryKind;
+  message: string;
+}
+
 /** `BALL/round-N.json`. */
 export interface RoundRecord {
   slice: string;
@@ -57,6 +65,8 @@ export interface RoundRecord {
   start: string;
   commit: string | null;
   builder: { agent: string; family: string; leaf: string; status: string | null };
+  /** The builders whose vendor ran dry on this round before `builder` built it, in order (absent: none). */
+  fallovers?: Fallover[];
   champion?: ProofRun | null;
   jury?: JurySummary | null;
   /** The proof run again after the jury, and the candidate hashed after it. */

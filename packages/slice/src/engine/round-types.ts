@@ -1,5 +1,5 @@
 // The runner seam as the engine uses it: core's BallRoundRequest and BallRoundOutcome, with the ball's data.
-import type { AgentUsage, BallRoundOutcome, BallRoundRequest, RunnerPlugin } from '@leap/core';
+import type { AgentDry, AgentUsage, BallRoundOutcome, BallRoundRequest, RunnerPlugin } from '@leap/core';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
 import type { BuilderAnswer, JurySummary, LiveEvidence, ProofRun } from './records.js';
 
@@ -27,6 +27,12 @@ export interface RoundRequest extends BallRoundRequest {
   authors: string[];
   /** What is left of --max-cost when the round starts (null: no limit); a builder leaf that spends more holds the ball. */
   costLeftUsd: number | null;
+  /**
+   * The families of the builders whose kept work the round's commit holds since the ball's start (earlier rounds
+   * built by another builder of the list, before its vendor ran dry): no reviewer of theirs sits on this round's
+   * jury, as none of this round's builder's does. Absent or empty: only this round's builder's family is refused.
+   */
+  builtBy?: string[];
 }
 
 /** What a round returned, with the evidence the engine records. */
@@ -46,6 +52,12 @@ export interface RoundResult extends BallRoundOutcome {
   leaves: { leaf: string; usage: AgentUsage | null }[];
   /** Who built the round, when a runner spreads rounds over machines (the bullmq runner's worker name). */
   worker?: string;
+  /**
+   * The builder's vendor ran dry (quota, rate limit, overload: its plugin's `ranDry`, through the leaf result's
+   * `dry`): nothing was built, the checkout is back at the round's commit, and the engine builds the round again
+   * with the next builder of its list, not counting it. Absent: the builder did not run dry.
+   */
+  dry?: AgentDry;
 }
 
 /** The engine's runner. */

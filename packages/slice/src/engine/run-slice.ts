@@ -14,7 +14,7 @@ import { engineLog } from './events.js';
 import { git, resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
 import { notifySliceEnd } from './notify-end.js';
-import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles, type JurySummary, type RunRecord, type SlicePaths } from './records.js';
+import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles, type Fallover, type JurySummary, type RunRecord, type SlicePaths } from './records.js';
 import type { SliceRunner } from './round-types.js';
 import { Engine } from './slice-engine.js';
 import { createLocalRunner } from '../runner/local-runner.js';
@@ -77,6 +77,8 @@ export interface RunSummary {
   wallMs: number;
   spent: { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] };
   stopped: string | null;
+  /** The builders whose vendor ran dry in this run, in the order they did (skipped for the rest of it); absent: none. */
+  dried?: Fallover[];
 }
 
 /** Run a slice; returns its summary, or throws a LeapError (exit 2) for bad input before anything runs. */

@@ -3,18 +3,19 @@
 import { isoTimestamp } from '@leap/core';
 import { planWaves } from '../definition/index.js';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
-import type { RunAgents } from './agents.js';
+import { juryWithout, type RunAgents, type RunBuilder } from './agents.js';
 import { ballBranch, blockBall, finishBall, holdBall, type RecordsContext } from './ball-records.js';
 import type { CostMeter } from './cost.js';
 import type { EngineLog } from './events.js';
 import { isAncestor, mergeCommits, resolveCommit } from './git.js';
+import { keptBuilderFamilies } from './kept-builders.js';
 import { spineBranch } from './integrate.js';
 import { aggregateOnce, mergeReady } from './integrator.js';
 import { renderBuilderPrompt } from './prompt.js';
 import { buildProvenance } from './provenance.js';
-import { readRecord, readRounds, retireRecord, writeRecord, type JurySummary, type ProofRun, type ResultRecord, type RoundRecord, type RunRecord, type SlicePaths } from './records.js';
+import { readRecord, readRounds, retireRecord, writeRecord, type JurySummary, type ProofRun, type Fallover, type ResultRecord, type RoundRecord, type RunRecord, type SlicePaths } from './records.js';
 import { resumeBalls } from './resume.js';
-import type { SliceRunner } from './round-types.js';
+import type { RoundResult, SliceRunner } from './round-types.js';
 import type { BallSummary, RunSummary } from './run-slice.js';
 import { freshProgress, nextMove, passedIds, progressOf, type BallProgress } from './scheduler.js';
 
@@ -45,6 +46,8 @@ export class Engine {
   private readonly states: Map<string, BallProgress>;
   private readonly order: string[];
   private readonly reviewersSeated = new Set<string>();
+  /** Builders whose vendor ran dry in this run, by name: skipped for the rest of it. */
+  private readonly dried = new Map<string, Fallover>();
   private mergeCursor = 0;
   /** A passed ball was reopened: the slice's earlier record no longer holds. */
   private reopened = false;
@@ -65,7 +68,7 @@ export class Engine {
   async run(started: number): Promise<RunSummary> {
     const { c } = this;
     c.say(
-      `slice ${c.slice.id}: base ${c.run.base.slice(0, 12)}, ${this.order.length} ball(s) in ${new Set([...this.states.values()].map((s) => s.wave)).size} wave(s), --jobs ${c.jobs}, builder ${c.agents.builder.name} (${c.agents.builder.family})`,
+      `slice ${c.slice.id}: base ${c.run.base.slice(0, 12)}, ${this.order.length} ball(s) in ${new Set([...this.states.values()].map((s) => s.wave)).size} wave(s), --jobs ${c.jobs}, builder ${c.agents.builders.map((b) => `${b.name} (${b.family})`).join(', then ')}`,
     );
     await this.resume();
     if (this.reopened) retireRecord(c.paths);
@@ -116,6 +119,7 @@ export class Engine {
       wallMs: Date.now() - started,
       spent,
       stopped: c.stop.reason,
+      ...(this.dried.size === 0 ? {} : { dried: [...this.dried.values()] }),
     };
   }
 
@@ -210,31 +214,50 @@ export class Engine {
         if (c.stop.reason !== null || c.meter.over()) return this.hold(state, c.stop.reason ?? c.meter.reason(), rounds, rounds.length, commit, start);
         const n = rounds.length + 1;
         const prompt = renderBuilderPrompt({ slice: c.slice.id, ball, round: n, previous: rounds.at(-1) ?? null, checkpoint: state.checkpoint });
-        const outcome = await c.runner.buildRound({
-          slice: c.slice.id,
-          ball: ball.id,
-          round: n,
-          commit,
-          agent: c.agents.builder.name,
-          definition: c.slice,
-          spec: ball,
-          branch,
-          start,
-          prompt,
-          reviewers: c.agents.reviewers,
-          alternates: c.agents.alternates,
-          agentsFile: c.agents.file,
-          champion,
-          checkMap: n === 1 && !goOn,
-          passed: passedIds(this.states),
-          timeoutMs: c.timeoutMs,
-          authors: c.authors,
-          costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
-        });
-        if (champion === null && outcome.champion !== null) {
-          champion = outcome.champion;
-          writeRecord(c.paths.champion(ball.id), champion);
+        // The round's builder: the first of the list whose vendor has not run dry in this run. One that runs dry
+        // on it is skipped from now on, and the round is built again by the next, from the same commit, not
+        // counted (no round record, no round event): a fall-over never spends one of the four rounds.
+        const fallovers: Fallover[] = [];
+        // The builders whose work the round's commit already holds (earlier rounds, earlier episodes): their families judge nothing of it.
+        const kept = await keptBuilderFamilies(c.repoRoot, c.paths, ball.id, commit);
+        let outcome: RoundResult | null = null;
+        let builder: RunBuilder | undefined;
+        while ((builder = this.nextBuilder()) !== undefined) {
+          const built = await c.runner.buildRound({
+            slice: c.slice.id,
+            ball: ball.id,
+            round: n,
+            commit,
+            agent: builder.name,
+            definition: c.slice,
+            spec: ball,
+            branch,
+            start,
+            prompt,
+            reviewers: c.agents.reviewers,
+            alternates: c.agents.alternates,
+            agentsFile: c.agents.file,
+            champion,
+            checkMap: n === 1 && !goOn,
+            passed: passedIds(this.states),
+            timeoutMs: c.timeoutMs,
+            authors: c.authors,
+            costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
+            ...builtBy(kept, builder),
+          });
+          if (champion === null && built.champion !== null) {
+            champion = built.champion;
+            writeRecord(c.paths.champion(ball.id), champion);
+          }
+          if (built.dry === undefined) {
+            outcome = built;
+            break;
+          }
+          c.meter.ran(built.leaves);
+          this.fallOver(ball.id, builder, built, fallovers);
+          if (c.stop.reason !== null || c.meter.over()) return this.hold(state, c.stop.reason ?? c.meter.reason(), rounds, rounds.length, commit, start);
         }
+        if (outcome === null) return this.hold(state, this.ranOut(fallovers), rounds, rounds.length, commit, start);
         for (const seat of outcome.jury?.seats ?? []) this.reviewersSeated.add(seat.reviewer);
         const record: RoundRecord = {
           slice: c.slice.id,
@@ -249,6 +272,7 @@ export class Engine {
           start: commit,
           commit: outcome.commit,
           builder: outcome.builder,
+          ...(fallovers.length === 0 ? {} : { fallovers }),
           champion: outcome.champion,
           jury: outcome.jury,
           reproof: outcome.reproof,
@@ -259,9 +283,18 @@ export class Engine {
         writeRecord(c.paths.round(ball.id, n), record);
         rounds.push(record);
         c.meter.ran(outcome.leaves);
-        c.log.emit('round', { slice: c.slice.id, ball: ball.id, round: n, ...(outcome.receipt === null ? {} : { receipt: outcome.receipt }), candidate: outcome.candidate, reason: outcome.reason });
+        c.log.emit('round', {
+          slice: c.slice.id,
+          ball: ball.id,
+          round: n,
+          ...(outcome.receipt === null ? {} : { receipt: outcome.receipt }),
+          candidate: outcome.candidate,
+          reason: outcome.reason,
+          agent: outcome.builder.agent,
+          family: outcome.builder.family,
+        });
         c.say(
-          `ball ${ball.id}: round ${n}${outcome.worker === undefined ? '' : ` (worker ${outcome.worker})`}: ${outcome.receipt === null ? 'no pass' : `receipt ${outcome.receipt}`}: ${outcome.reason}`,
+          `ball ${ball.id}: round ${n}${fallovers.length === 0 ? '' : ` (built by ${outcome.builder.agent})`}${outcome.worker === undefined ? '' : ` (worker ${outcome.worker})`}: ${outcome.receipt === null ? 'no pass' : `receipt ${outcome.receipt}`}: ${outcome.reason}`,
         );
         if (outcome.commit !== null) commit = outcome.commit;
         if (outcome.receipt === 1) return this.finish(state, 1, outcome.reason, rounds, outcome.commit, outcome.candidate);
@@ -272,6 +305,42 @@ export class Engine {
     } finally {
       await c.runner.releaseBall(c.slice.id, ball.id);
     }
+  }
+
+  // The first builder of the list whose vendor has not run dry in this run; undefined: the list ran out.
+  private nextBuilder(): RunBuilder | undefined {
+    return this.c.agents.builders.find((b) => !this.dried.has(b.name));
+  }
+
+  // A round's builder ran dry: skipped for the rest of the run; the fall-over recorded (event, narration) with the builder that takes it next.
+  private fallOver(ball: string, builder: RunBuilder, built: RoundResult, fallovers: Fallover[]): void {
+    const { c } = this;
+    const dry = built.dry as NonNullable<RoundResult['dry']>;
+    const ran: Fallover = { agent: builder.name, family: builder.family, cause: dry.kind, message: dry.message };
+    this.dried.set(builder.name, ran);
+    fallovers.push(ran);
+    const next = this.nextBuilder();
+    c.log.emit('fallover', {
+      leaf: built.builder.leaf,
+      role: 'builder',
+      agent: builder.name,
+      family: builder.family,
+      cause: dry.kind,
+      message: dry.message,
+      next: next?.name ?? null,
+      slice: c.slice.id,
+      ball,
+    });
+    c.say(
+      `ball ${ball}: ${built.builder.leaf}: the builder ${builder.name} (${builder.family}) ran dry (${dry.kind}: ${dry.message}); ${next === undefined ? 'no builder of the list is left' : `built again by ${next.name} (${next.family}), from the same commit, not counted as a round`}${built.worker === undefined ? '' : ` (worker ${built.worker})`}`,
+    );
+  }
+
+  // Why a ball is held when every builder of the list ran dry: each agent and its cause, this round's and earlier ones'.
+  private ranOut(fallovers: readonly Fallover[]): string {
+    const dried = [...this.dried.values()];
+    const each = dried.map((d) => `${d.agent} (${d.family}) ${d.cause}: ${d.message}`).join('; ');
+    return `${fallovers.length === 0 ? 'every builder of the list ran dry earlier in this run' : 'every builder of the list ran dry'}: ${each}; nothing was built, no round spent (run again once a vendor serves again)`;
   }
 
   private finish(state: BallProgress, receipt: -1 | 1, reason: string, rounds: RoundRecord[], commit: string | null, candidate: string | null): void {
@@ -293,6 +362,18 @@ export class Engine {
 
   private async aggregate(spineCommit: string): Promise<JurySummary> {
     const { c } = this;
+    // The spine holds the work of every builder that built a kept round: no reviewer of any of their families sits.
+    const built = new Set((await Promise.all(this.order.map((id) => keptBuilderFamilies(c.repoRoot, c.paths, id, spineCommit)))).flat());
+    const builder = c.agents.builders.find((b) => built.has(b.family)) ?? c.agents.builder;
+    const others = [...built].filter((f) => f !== builder.family);
+    let { reviewers, alternates } = c.agents;
+    if (others.length > 0) {
+      [reviewers, alternates] = (await Promise.all([juryWithout(reviewers, others, c.agents.file, c.env), juryWithout(alternates, others, c.agents.file, c.env)])).map((j) => j.kept) as [
+        string[],
+        string[],
+      ];
+      c.say(`aggregate jury: the spine holds work of builders of ${[builder.family, ...others].join(', ')}: no reviewer of those families sits`);
+    }
     const { summary, leaves } = await aggregateOnce(
       {
         repo: c.repoRoot,
@@ -301,10 +382,10 @@ export class Engine {
         stateDir: c.stateDir,
         env: c.env,
         base: c.run.base,
-        builder: c.agents.builder.name,
-        builderFamily: c.agents.builder.family,
-        reviewers: c.agents.reviewers,
-        alternates: c.agents.alternates,
+        builder: builder.name,
+        builderFamily: builder.family,
+        reviewers,
+        alternates,
         agentsFile: c.agents.file,
         authors: c.authors,
         say: c.say,
@@ -326,4 +407,10 @@ export class Engine {
     const r = state.result as ResultRecord;
     return { id, wave: state.wave, receipt: r.receipt, reason: r.reason, rounds: r.rounds, candidate: r.candidate, merged: r.merged, reused: state.reused };
   }
+}
+
+// The families of the other builders whose work the round's commit holds, for the round's jury.
+function builtBy(kept: readonly string[], builder: RunBuilder): { builtBy?: string[] } {
+  const families = kept.filter((f) => f !== builder.family);
+  return families.length === 0 ? {} : { builtBy: families };
 }

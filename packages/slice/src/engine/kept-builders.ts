@@ -1,0 +1,32 @@
+// Who wrote the work a commit holds: the builders of a ball's recorded rounds, this episode's and every earlier
+// one's (`episode-K/`), whose round commit is an ancestor of `tip`. A candidate built on another builder's kept
+// work (a fall-over mid-ball, a held ball run again with another builder) is judged by no reviewer of either's family.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isAncestor } from './git.js';
+import { readRecord, type RoundRecord, type SlicePaths } from './records.js';
+
+/** The families of the builders whose round commits `tip` holds, for ball `ball`, in no order. */
+export async function keptBuilderFamilies(repo: string, paths: SlicePaths, ball: string, tip: string): Promise<string[]> {
+  const dir = paths.ball(ball);
+  if (!existsSync(dir)) return [];
+  const folders = [
+    dir,
+    ...readdirSync(dir)
+      .filter((f) => /^episode-\d+$/.test(f))
+      .map((f) => join(dir, f)),
+  ];
+  const rounds: RoundRecord[] = [];
+  for (const folder of folders) {
+    for (let n = 1; n <= 4; n++) {
+      const round = readRecord<RoundRecord>(join(folder, `round-${n}.json`));
+      if (round !== null && round.commit !== null && typeof round.builder?.family === 'string') rounds.push(round);
+    }
+  }
+  const families = new Set<string>();
+  for (const round of rounds) {
+    if (families.has(round.builder.family)) continue;
+    if (await isAncestor(repo, round.commit as string, tip)) families.add(round.builder.family);
+  }
+  return [...families];
+}
