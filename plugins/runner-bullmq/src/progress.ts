@@ -6,11 +6,12 @@
 // worker's own event log. Progress is signed with the queue secret over the job id: anyone with Redis access
 // can write a job's progress, and the engine shows only a phase it can check.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { ROUND_PHASES, type RoundPhase } from '@leap/core';
 import { seal, unseal } from './sign.js';
 
-/** The steps of a round on a worker, in order (proving comes twice: after the builder, and after the jury). */
-export const PHASES = ['taken', 'fetching', 'building', 'proving', 'reviewing', 'pushing'] as const;
-export type Phase = (typeof PHASES)[number];
+/** The steps of a round on a worker, in order (proving comes twice: after the builder, and after the jury): core's one list, which the views check too. */
+export const PHASES = ROUND_PHASES;
+export type Phase = RoundPhase;
 
 /** A job's progress as BullMQ keeps it: the phase and when it began, signed for the job. */
 export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: number) => seal(secret, 'progress', job, { phase, at });

@@ -128,6 +128,8 @@ export const roundEventSchema = kind(
     receipt: receiptValue.optional(),
     candidate: z.string().nullable().optional(),
     reason: z.string().optional(),
+    agent: z.string().optional().describe('the builder agent that built the round (after a fall-over, not the first of the list)'),
+    family: z.string().optional().describe("that builder's model family"),
   },
   'A builder round ended (no receipt: its proof failed, the next round follows).',
 );
