@@ -139,6 +139,39 @@ jury('a silent reviewer holds; an alternate is re-seated in its place and can co
   assert.ok(existsSync(movePromptFile(scripts.f3 as string, 0)));
 });
 
+jury('a juror whose vendor ran dry: an alternate takes its seat and a fallover event says so; none left: a fallover to nobody; skipped ones are passed over before dispatch', async () => {
+  const { repo, scripts, env } = setup({
+    f1: [{ answer: PASS }, { answer: PASS }, { answer: PASS }],
+    f2: [
+      { dry: 'rate-limit', stderr: 'API Error: 429 rate_limit_error\n' },
+      { dry: 'overload', stderr: '529 overloaded\n' },
+    ],
+    f3: [{ answer: PASS }, { answer: PASS }],
+  });
+  const events = () =>
+    readEvents(join(repo, '.tdd', 'events.jsonl'))
+      .map((r) => r.event)
+      .filter((e) => e.event === 'fallover')
+      .map((e) => [e.role, e.agent, e.family, e.cause, e.message, e.next, e.ball]);
+  const taken = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], alternates: ['r-f3'], cwd: repo, env, eventFields: { slice: 's', ball: 'b' } });
+  assert.is(taken.value, 1, taken.reason);
+  assert.equal(taken.seats.find((s) => s.reviewer === 'r-f2')?.dry, { kind: 'rate-limit', message: 'API Error: 429 rate_limit_error' });
+  assert.equal(events(), [['reviewer', 'r-f2', 'f2', 'rate-limit', 'API Error: 429 rate_limit_error', 'r-f3', 'b']]);
+  // No alternate left: the seat stays silent, the jury holds, and the fall-over names nobody.
+  const held = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], cwd: repo, env });
+  assert.is(held.value, 0);
+  assert.equal(events().at(-1), ['reviewer', 'r-f2', 'f2', 'overload', '529 overloaded', null, undefined]);
+  // A juror that ran dry earlier in the run is skipped: never launched, its alternate sits from the start.
+  const skipped = await conveneJury({ ...base, reviewers: ['r-f1', 'r-f2'], alternates: ['r-f3'], skip: ['r-f2'], cwd: repo, env });
+  assert.is(skipped.value, 1, skipped.reason);
+  assert.equal(
+    skipped.seats.map((s) => s.reviewer),
+    ['r-f1', 'r-f3'],
+  );
+  assert.not.ok(existsSync(movePromptFile(scripts.f2 as string, 2)), 'the skipped juror was never launched');
+  assert.equal(skipped.refused, [{ reviewer: 'r-f2', family: 'f2', reason: 'not ready: its vendor ran dry earlier in this run' }]);
+});
+
 jury('the fleet ladder: a reviewer whose readiness check fails is passed over before the jury starts, and a ready alternate sits in its place', async () => {
   const { repo, scripts, env } = setup({ f1: [{ answer: PASS }], f3: [{ answer: PASS }] });
   const marker = join(makeTempDir(), 'dead-ran');

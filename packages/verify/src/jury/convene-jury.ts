@@ -1,5 +1,5 @@
 // The blind jury: seat reviewers of other families, give each the same envelope in parallel, count.
-import type { AgentAnswer, AgentPlugin, EventContext } from '@leap/core';
+import type { AgentAnswer, AgentDry, AgentPlugin, EventContext } from '@leap/core';
 import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
 import { knownVendor, vendorFamily } from '../family.js';
@@ -50,6 +50,8 @@ export interface JuryOptions extends AuthorAliases {
   leafKey?: string;
   /** `--sandbox on|off` (CONTRACT section 13): each juror is a reader of a throwaway copy of the repository; default LEAP_SANDBOX, else on. */
   sandbox?: SandboxSetting;
+  /** Reviewers and alternates (by name) whose vendor ran dry earlier in the run: passed over before dispatch, as a reviewer that is not ready is. */
+  skip?: readonly string[];
 }
 
 /** One seat's record. */
@@ -60,6 +62,8 @@ export interface SeatRecord extends SeatVerdict {
   status: string;
   /** Replaced by an alternate after never answering: not counted. */
   replaced: boolean;
+  /** The seat's vendor ran dry (its leaf's `dry`): a `fallover` event names the alternate that took its place, or none. */
+  dry?: AgentDry;
 }
 
 /** The jury's result: 1 only on a unanimous pass of at least two seats of other families. */
@@ -98,12 +102,23 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const extra = options.eventFields ?? {};
   const log = (fields: Parameters<typeof createEvent<'review'>>[1]) => appendEvent(statePaths(stateDir).events, createEvent('review', { ...extra, ...fields }, context));
+  // A juror whose vendor ran dry hands its seat to an alternate (next), or to nobody: said and recorded as a fall-over.
+  const fallover = (seat: SeatRecord, next: string | null) => {
+    const dry = seat.dry as AgentDry;
+    writeFd(2, `leap-jury: ${seat.reviewer}'s vendor ran dry (${dry.kind}): ${dry.message}; ${next === null ? 'no alternate is left to take its seat' : `${next} takes its seat`}\n`);
+    appendEvent(
+      statePaths(stateDir).events,
+      createEvent('fallover', { ...extra, leaf: seat.leaf, role: 'reviewer', agent: seat.reviewer, family: seat.family, cause: dry.kind, message: dry.message, next }, context),
+    );
+  };
 
   // The fleet ladder: every reviewer and alternate is probed for readiness (its plugin's own check: installed,
   // logged in) before anyone is seated, so a dead CLI is passed over before the jury starts, and the
   // first ready alternates take the places of the reviewers that are not.
   const probe = new Map<AgentPlugin, Promise<AgentReadiness>>();
+  const skip = new Set(options.skip ?? []);
   for (const agent of [...reviewers, ...alternates]) {
+    if (skip.has(agent.name)) probe.set(agent, Promise.resolve({ ready: false, code: 1, failureKind: 'failed', failure: 'its vendor ran dry earlier in this run' }));
     if (!probe.has(agent)) probe.set(agent, checkAgentReady(agent, { role: 'reviewer', cwd: repo }, env, undefined, bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir)));
   }
   const notReady: RefusedSeat[] = [];
@@ -164,7 +179,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
         const said = verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}`;
         const reasoning = verdict.rawTail === undefined ? said : `${said}; raw tail: ${JSON.stringify(verdict.rawTail)}`;
         log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning });
-        return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false };
+        return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false, ...(ran.dry === null ? {} : { dry: ran.dry }) };
       }),
     );
   };
@@ -183,8 +198,12 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
       const seat = silent[i] as SeatRecord;
       seat.replaced = true;
       writeFd(2, `leap-jury: ${seat.reviewer} (${seat.family}) never answered; re-seating with ${agent.name} (${agent.family})\n`);
+      if (seat.dry !== undefined) fallover(seat, agent.name);
     }
+    for (const seat of silent.slice(chosen.length)) if (seat.dry !== undefined) fallover(seat, null);
     seats.push(...(await seatRound(chosen)));
+  } else {
+    for (const seat of silent) if (seat.dry !== undefined) fallover(seat, null);
   }
   const counted = seats.filter((s) => !s.replaced);
   const after = candidateHash(readCandidate(cwd, options.files, options.tests ?? []));
