@@ -1,13 +1,15 @@
-// Each real CLI as a user other than root (issue 21 §1): most people run agents so, and the CLIs behave
-// differently as root (Claude Code refuses bypassPermissions there). As root the leaf runs as `nobody`
-// (uid 65534) through a child process of that user, with the toolchain's sandbox on, as a developer and as a
-// verifier; run by another user the tests are already not root, and the leaf runs as that user.
+// Each real CLI in every role (developer, builder, verifier, reviewer, planner), with the toolchain's sandbox on,
+// as the tests' own user and as another (issue 21 §1): most people run agents as a user other than root, and the
+// CLIs behave differently as root (Claude Code refuses bypassPermissions there). As root the other user is
+// `nobody` (uid 65534), through a child process of that user; run by another user the tests are already not
+// root, and only that user is tried.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, repoRoot, startModelServer, type ModelServer } from '@leap/test-utils';
 import { CACHE_ROOT, CLI_NAMES, PINNED, installedCli, privateHome, type CliName } from './clis.js';
 import { SOURCE_MARK, makeProject, sentBack } from './fixture-repo.js';
@@ -56,8 +58,8 @@ function cliBinFor(cli: CliName): string {
   return join(dir, 'node_modules', '.bin');
 }
 
-/** A folder owned by the leaf's user: a home, a repository, a state folder. */
-function ownedBy(prefix: string): string {
+/** A folder owned by `uid`, the leaf's user: a home, a repository, a state folder. */
+function ownedBy(prefix: string, uid: number): string {
   if (EVERYONE === null) {
     // Not under /tmp: Codex refuses a home under the temp folder.
     const dir = mkdtempSync(join(reachable(join(CACHE_ROOT, 'work')), prefix));
@@ -66,35 +68,35 @@ function ownedBy(prefix: string): string {
   }
   const dir = mkdtempSync(join(reachable(join(EVERYONE, 'work')), prefix));
   made.push(dir);
-  chownSync(dir, LEAF_UID, LEAF_UID);
+  chownSync(dir, uid, uid);
   return dir;
 }
 
-function chownTree(dir: string): void {
+function chownTree(dir: string, uid: number): void {
   if (!AS_ROOT) return;
-  chownSync(dir, LEAF_UID, LEAF_UID);
+  chownSync(dir, uid, uid);
   for (const name of readdirSync(dir, { recursive: true }) as string[]) {
     const path = join(dir, name);
-    if (!lstatSync(path).isSymbolicLink()) chownSync(path, LEAF_UID, LEAF_UID);
+    if (!lstatSync(path).isSymbolicLink()) chownSync(path, uid, uid);
   }
 }
 
 /** The fixture project, owned by the leaf's user. */
-function projectOfTheUser(): string {
-  const repo = join(ownedBy('repo-'), 'project');
+function projectOfTheUser(uid: number): string {
+  const repo = join(ownedBy('repo-', uid), 'project');
   cpSync(makeProject(), repo, { recursive: true });
-  chownTree(repo);
+  chownTree(repo, uid);
   return repo;
 }
 
 /** Run one leaf in a child process of the leaf's user; its result as the fixture prints it. */
-async function leafAs(cli: CliName, role: 'developer' | 'verifier', repo: string, server: ModelServer, prompt: string) {
+async function leafAs(cli: CliName, role: AgentRole, repo: string, server: ModelServer, prompt: string, uid: number) {
   // Not under the cache (root's home): a home of the user's own, configured as clis.ts configures one.
-  const home = join(ownedBy(`${cli}-home-`), 'home');
+  const home = join(ownedBy(`${cli}-home-`, uid), 'home');
   mkdirSync(home);
   const { env } = privateHome(cli, server, { codexLogin: true, home });
-  chownTree(home);
-  const stateDir = ownedBy('state-');
+  chownTree(home, uid);
+  const stateDir = ownedBy('state-', uid);
   const leafEnv = { ...env, PATH: `${cliBinFor(cli)}:${process.env.PATH ?? ''}` };
   const args = JSON.stringify({ repoRoot, cli, role, repo, stateDir, prompt });
   // Not spawnSync: the model server answers from this very process, whose event loop must keep running.
@@ -104,7 +106,7 @@ async function leafAs(cli: CliName, role: 'developer' | 'verifier', repo: string
       env: leafEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 300_000,
-      ...(AS_ROOT ? { uid: LEAF_UID, gid: LEAF_UID } : {}),
+      ...(uid === process.getuid?.() ? {} : { uid, gid: uid }),
     });
     let stdout = '';
     let stderr = '';
@@ -131,52 +133,64 @@ async function leafAs(cli: CliName, role: 'developer' | 'verifier', repo: string
 
 const gitStatus = (repo: string) => execFileSync('git', ['-c', `safe.directory=${repo}`, 'status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' });
 
-for (const cli of CLI_NAMES) {
-  test(`${cli} as a developer, run by uid ${LEAF_UID} in the sandbox: it writes, runs a command, answers; the files are that user's; usage is the server's`, async () => {
-    const repo = projectOfTheUser();
-    const hostile = 'it\'s $(id) `date` "quoted" 🦀\n';
-    const server = await startModelServer({
-      script: [
-        { write: join(repo, 'sub.js'), content: `exports.sub = (a, b) => a - b; // ${hostile}` },
-        { read: join(repo, 'add.js') },
-        { run: "node -e \"require('fs').writeFileSync('ran.txt', String(require('./sub.js').sub(5, 3)))\"" },
-        { text: `done by ${cli} as another user` },
-      ],
-    });
-    try {
-      const leaf = await leafAs(cli, 'developer', repo, server, 'Add sub.js.');
-      assert.is(leaf.uid, LEAF_UID);
-      assert.is(leaf.failure, null, `${leaf.failure}\n${leaf.stderr}`);
-      assert.equal([leaf.status, leaf.code], ['exited', 0]);
-      assert.is(leaf.answer?.text, `done by ${cli} as another user`);
-      assert.is(readFileSync(join(repo, 'sub.js'), 'utf8'), `exports.sub = (a, b) => a - b; // ${hostile}`);
-      assert.is(readFileSync(join(repo, 'ran.txt'), 'utf8'), '2');
-      assert.is(statSync(join(repo, 'sub.js')).uid, LEAF_UID, 'written by the leaf, as its user');
-      assert.ok(sentBack(server, SOURCE_MARK), 'what the read tool read went back to the model');
-      const counted = server.usage();
-      assert.equal([leaf.usage?.input_tokens, leaf.usage?.output_tokens], [counted.input, counted.output]);
-    } finally {
-      await server.close();
-    }
-  });
+// Every role, as the tests' own user (root, in CI) and as the other one: writers (developer, builder) write, run
+// and answer; readers (verifier, reviewer, planner) change nothing whatever their model asks.
+const USERS = [...new Set([process.getuid?.() as number, LEAF_UID])];
+const WRITERS: AgentRole[] = ['developer', 'builder'];
+const READERS: AgentRole[] = ['verifier', 'reviewer', 'planner'];
 
-  test(`${cli} as a verifier, run by uid ${LEAF_UID} in the sandbox: its model's writes reach nothing of the repository`, async () => {
-    const repo = projectOfTheUser();
-    const server = await startModelServer({
-      script: [{ write: join(repo, 'evil.txt'), content: 'written by a read-only role' }, { run: `echo evil > ${join(repo, 'evil2.txt')}` }, { text: `looked only (${cli})` }],
+for (const cli of CLI_NAMES) {
+  for (const uid of USERS) {
+    test(`${cli} as ${WRITERS.join(' and ')}, run by uid ${uid} in the sandbox: it writes, runs a command, answers; the files are that user's; usage is the server's`, async () => {
+      for (const role of WRITERS) {
+        const repo = projectOfTheUser(uid);
+        const hostile = 'it\'s $(id) `date` "quoted" 🦀\n';
+        const server = await startModelServer({
+          script: [
+            { write: join(repo, 'sub.js'), content: `exports.sub = (a, b) => a - b; // ${hostile}` },
+            { read: join(repo, 'add.js') },
+            { run: "node -e \"require('fs').writeFileSync('ran.txt', String(require('./sub.js').sub(5, 3)))\"" },
+            { text: `done by ${cli} as ${role}` },
+          ],
+        });
+        try {
+          const leaf = await leafAs(cli, role, repo, server, 'Add sub.js.', uid);
+          assert.is(leaf.uid, uid);
+          assert.is(leaf.failure, null, `${role}: ${leaf.failure}\n${leaf.stderr}`);
+          assert.equal([leaf.status, leaf.code], ['exited', 0]);
+          assert.is(leaf.answer?.text, `done by ${cli} as ${role}`);
+          assert.is(readFileSync(join(repo, 'sub.js'), 'utf8'), `exports.sub = (a, b) => a - b; // ${hostile}`);
+          assert.is(readFileSync(join(repo, 'ran.txt'), 'utf8'), '2');
+          assert.is(statSync(join(repo, 'sub.js')).uid, uid, 'written by the leaf, as its user');
+          assert.ok(sentBack(server, SOURCE_MARK), 'what the read tool read went back to the model');
+          const counted = server.usage();
+          assert.equal([leaf.usage?.input_tokens, leaf.usage?.output_tokens], [counted.input, counted.output]);
+        } finally {
+          await server.close();
+        }
+      }
     });
-    try {
-      const leaf = await leafAs(cli, 'verifier', repo, server, 'Judge.');
-      assert.is(leaf.uid, LEAF_UID);
-      assert.is(leaf.failure, null, `${leaf.failure}\n${leaf.stderr}`);
-      assert.is(leaf.answer?.text, `looked only (${cli})`);
-      assert.not.ok(existsSync(join(repo, 'evil.txt')));
-      assert.not.ok(existsSync(join(repo, 'evil2.txt')));
-      assert.is(gitStatus(repo), '');
-    } finally {
-      await server.close();
-    }
-  });
+
+    test(`${cli} as ${READERS.join(', ')}, run by uid ${uid} in the sandbox: its model's writes reach nothing of the repository`, async () => {
+      for (const role of READERS) {
+        const repo = projectOfTheUser(uid);
+        const server = await startModelServer({
+          script: [{ write: join(repo, 'evil.txt'), content: 'written by a read-only role' }, { run: `echo evil > ${join(repo, 'evil2.txt')}` }, { text: `looked only (${cli}, ${role})` }],
+        });
+        try {
+          const leaf = await leafAs(cli, role, repo, server, 'Judge.', uid);
+          assert.is(leaf.uid, uid);
+          assert.is(leaf.failure, null, `${role}: ${leaf.failure}\n${leaf.stderr}`);
+          assert.is(leaf.answer?.text, `looked only (${cli}, ${role})`);
+          assert.not.ok(existsSync(join(repo, 'evil.txt')), role);
+          assert.not.ok(existsSync(join(repo, 'evil2.txt')), role);
+          assert.is(gitStatus(repo), '');
+        } finally {
+          await server.close();
+        }
+      }
+    });
+  }
 }
 
 test.run();
