@@ -321,6 +321,9 @@ seat("refuses the builder's family (any case) and a second reviewer of a seated 
     { reviewer: 'codex2', family: 'openai', reason: 'family openai is already seated by codex' },
   ]);
   assert.equal(seatReviewers('x', [agent('a', 'openai')], ['openai']).refused[0]?.reason, 'family openai is already seated by (an earlier seat)');
+  assert.equal(seatReviewers('x', [agent('a', 'openai'), agent('b', 'google')], [], ['OpenAI']).refused, [
+    { reviewer: 'a', family: 'openai', reason: 'same family as a builder whose work the candidate holds (openai)' },
+  ]);
 });
 
 seat.run();

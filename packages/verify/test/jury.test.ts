@@ -275,6 +275,21 @@ jury('redactAuthors: every builder identity is replaced by the placeholder in wh
   }
 });
 
+jury("otherBuilderFamilies: a candidate holding another builder's work seats no reviewer of its family, and redacts it as a model id", async () => {
+  const { repo, scripts, env } = setup({ f1: [{ answer: PASS }], f2: [{ answer: PASS }], f3: [{ answer: PASS }] });
+  writeFileSync(join(repo, 'src', 'greet.js'), '// round 1 by Mistral, kept\nexport const greet = () => "hello";\n');
+  const result = await conveneJury({ ...base, otherBuilderFamilies: ['F2', 'mistral'], reviewers: ['r-f1', 'r-f2', 'r-f3'], cwd: repo, env, redactAuthors: true });
+  assert.is(result.value, 1, result.reason);
+  assert.equal(
+    result.seats.map((s) => s.reviewer),
+    ['r-f1', 'r-f3'],
+  );
+  assert.equal(result.refused, [{ reviewer: 'r-f2', family: 'f2', reason: 'same family as a builder whose work the candidate holds (f2)' }]);
+  assert.not.ok(existsSync(movePromptFile(scripts.f2 as string, 0)), 'the refused reviewer never ran');
+  const prompt = readFileSync(movePromptFile(scripts.f1 as string, 0), 'utf8');
+  assert.match(prompt, '// round 1 by [the author], kept');
+});
+
 jury("a builder named by its agent stands for that agent's family", async () => {
   const { repo, env } = setup({ openai: [{ answer: PASS }], google: [{ answer: PASS }] });
   const result = await conveneJury({ ...base, builderFamily: 'codex', reviewers: ['r-openai', 'r-google'], cwd: repo, env, lens: 'defect' });

@@ -59,27 +59,3 @@ export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFil
   }
   return { builder: builders[0] as RunBuilder, builders, reviewers, alternates, file: registry.file };
 }
-
-/**
- * The reviewers (or alternates) of `names` whose family is none of `families`: a candidate that holds the work of
- * several builders (a fall-over mid-ball, a spine of balls built by different builders) is never judged by a
- * reviewer of any of their families. `refused`: the others, with why, for the jury's record.
- */
-export async function juryWithout(
-  names: readonly string[],
-  families: readonly string[],
-  agentsFile: string | null,
-  env: NodeJS.ProcessEnv,
-): Promise<{ kept: string[]; refused: { reviewer: string; family: string; reason: string }[] }> {
-  const { loadAgentRegistry, resolveAgent, withVendorFamily } = await import('@leap/verify');
-  const registry = loadAgentRegistry(agentsFile ?? undefined, env);
-  const out = new Set(families.map((f) => f.toLowerCase()));
-  const kept: string[] = [];
-  const refused: { reviewer: string; family: string; reason: string }[] = [];
-  for (const name of names) {
-    const family = withVendorFamily(resolveAgent(name, registry)).family;
-    if (out.has(family.toLowerCase())) refused.push({ reviewer: name, family, reason: `same family as a builder whose work the candidate holds (${family})` });
-    else kept.push(name);
-  }
-  return { kept, refused };
-}

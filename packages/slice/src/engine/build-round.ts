@@ -7,7 +7,6 @@ import type { AgentPlugin, AgentUsage } from '@leap/core';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
 import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
-import { juryWithout } from './agents.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
@@ -193,22 +192,14 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
   const files = present.filter((p) => !isTestFile(p));
   // The files outside the scope that name a changed one: read-only context, bounded (consumers.ts).
   const consumers = renderConsumers(await findConsumers(place.dir, result.changed, new Set(scopePaths(ball))));
-  // Work of other builders in the candidate (a fall-over mid-ball): their families are refused too.
+  // Work of other builders in the candidate (a fall-over mid-ball): the jury refuses their families too.
   const others = (request.builtBy ?? []).filter((f) => f.toLowerCase() !== agent.family.toLowerCase());
-  let reviewers = request.reviewers;
-  let alternates = request.alternates;
-  const refused: JurySummary['refused'] = [];
   try {
-    if (others.length > 0) {
-      const [r, a] = await Promise.all([juryWithout(reviewers, others, request.agentsFile, place.env), juryWithout(alternates, others, request.agentsFile, place.env)]);
-      reviewers = r.kept;
-      alternates = a.kept;
-      refused.push(...r.refused, ...a.refused);
-    }
     const jury = await conveneJury({
       builderFamily: agent.name,
-      reviewers,
-      alternates,
+      otherBuilderFamilies: others,
+      reviewers: request.reviewers,
+      alternates: request.alternates,
       intent: ball.goal,
       criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}${consumers}\n${ball.spec}`,
       files: files.length === 0 ? tests : files,
@@ -229,7 +220,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       value: jury.value,
       reason: jury.reason,
       candidate: jury.candidate,
-      refused: [...refused, ...jury.refused],
+      refused: jury.refused,
       seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
     };
   } catch (error) {

@@ -57,6 +57,8 @@ export interface AggregateInput {
   builder: string;
   /** The builder's family, redacted from what the aggregate jury is shown. */
   builderFamily?: string;
+  /** The families of the other builders whose work the spine holds: refused from the jury and redacted too. */
+  otherBuilderFamilies?: string[];
   reviewers: string[];
   alternates: string[];
   agentsFile: string | null;
@@ -105,6 +107,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     try {
       const jury = await conveneJury({
         builderFamily: input.builder,
+        otherBuilderFamilies: input.otherBuilderFamilies,
         reviewers: input.reviewers,
         alternates: input.alternates,
         intent: `slice ${input.slice.id}: every ball's goal, merged on one spine`,

@@ -3,7 +3,7 @@
 import { isoTimestamp } from '@leap/core';
 import { planWaves } from '../definition/index.js';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
-import { juryWithout, type RunAgents, type RunBuilder } from './agents.js';
+import type { RunAgents, RunBuilder } from './agents.js';
 import { ballBranch, blockBall, finishBall, holdBall, type RecordsContext } from './ball-records.js';
 import type { CostMeter } from './cost.js';
 import type { EngineLog } from './events.js';
@@ -366,14 +366,7 @@ export class Engine {
     const built = new Set((await Promise.all(this.order.map((id) => keptBuilderFamilies(c.repoRoot, c.paths, id, spineCommit)))).flat());
     const builder = c.agents.builders.find((b) => built.has(b.family)) ?? c.agents.builder;
     const others = [...built].filter((f) => f !== builder.family);
-    let { reviewers, alternates } = c.agents;
-    if (others.length > 0) {
-      [reviewers, alternates] = (await Promise.all([juryWithout(reviewers, others, c.agents.file, c.env), juryWithout(alternates, others, c.agents.file, c.env)])).map((j) => j.kept) as [
-        string[],
-        string[],
-      ];
-      c.say(`aggregate jury: the spine holds work of builders of ${[builder.family, ...others].join(', ')}: no reviewer of those families sits`);
-    }
+    if (others.length > 0) c.say(`aggregate jury: the spine holds work of builders of ${[builder.family, ...others].join(', ')}: no reviewer of those families sits`);
     const { summary, leaves } = await aggregateOnce(
       {
         repo: c.repoRoot,
@@ -384,8 +377,9 @@ export class Engine {
         base: c.run.base,
         builder: builder.name,
         builderFamily: builder.family,
-        reviewers,
-        alternates,
+        otherBuilderFamilies: others,
+        reviewers: c.agents.reviewers,
+        alternates: c.agents.alternates,
         agentsFile: c.agents.file,
         authors: c.authors,
         say: c.say,

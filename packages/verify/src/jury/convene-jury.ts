@@ -22,6 +22,11 @@ import type { RefusedSeat } from './seat-reviewers.js';
 export interface JuryOptions extends AuthorAliases {
   /** The builder's model family or a model id (read as its vendor: `claude-opus-4` is `anthropic`), or the name of the builder's agent (its family is used). */
   builderFamily: string;
+  /**
+   * The model families of other builders whose work the candidate holds (a fall-over mid-ball, a spine built by
+   * several): no reviewer of theirs sits either, and, with `redactAuthors`, they are redacted as model ids are.
+   */
+  otherBuilderFamilies?: readonly string[];
   /** Agent names (built-in or from the agents file) or agents. */
   reviewers: ReadonlyArray<string | AgentPlugin>;
   /** Seated, in order, in place of reviewers that never answered. */
@@ -97,7 +102,9 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const files = readCandidate(cwd, options.files, options.tests ?? []);
   const candidate = candidateHash(files);
   const authors = [...(options.authors ?? []), ...(options.gitAliases === false ? [] : await gitAliases(cwd))];
-  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, authors }, options.redactAuthors === true));
+  const otherBuilders = options.otherBuilderFamilies ?? [];
+  const modelIds = [...(options.modelIds ?? []), ...otherBuilders];
+  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, modelIds, authors }, options.redactAuthors === true));
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const extra = options.eventFields ?? {};
@@ -133,7 +140,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   };
   const readyReviewers = await ready(reviewers);
   const readyAlternates = await ready(alternates);
-  const ladder = seatReviewers(builderFamily, readyReviewers);
+  const ladder = seatReviewers(builderFamily, readyReviewers, [], otherBuilders);
   const missing = reviewers.length - readyReviewers.length;
   const climbed =
     missing > 0
@@ -141,6 +148,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
           builderFamily,
           readyAlternates,
           ladder.seated.map((a) => a.family),
+          otherBuilders,
         )
       : { seated: [], refused: [] };
   const stepUp = climbed.seated.slice(0, missing);
@@ -190,7 +198,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   refused.push(...notReady.filter((r) => !reviewers.some((a) => a.name === r.reviewer)));
   if (silent.length > 0 && spare.length > 0) {
     const answered = seats.filter((s) => s.value !== 0).map((s) => s.family);
-    const reseat = seatReviewers(builderFamily, spare, [...answered, ...silent.map((s) => s.family)]);
+    const reseat = seatReviewers(builderFamily, spare, [...answered, ...silent.map((s) => s.family)], otherBuilders);
     refused.push(...reseat.refused);
     for (const r of reseat.refused) writeFd(2, `leap-jury: refused alternate ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
     const chosen = reseat.seated.slice(0, silent.length);

@@ -18,16 +18,20 @@ export interface Seating {
  * Seat reviewers in the given order. A reviewer of the builder's family is refused (same vendor,
  * same family); so is a second reviewer of an already seated family, since its review would not be
  * independent and its leaf name (`review-CANDIDATE-FAMILY`) would collide. `taken` lists families
- * already seated elsewhere (a re-seat round).
+ * already seated elsewhere (a re-seat round). `otherBuilders`: the families of other builders whose work the
+ * candidate holds (a fall-over mid-ball, a spine built by several), refused as the builder's is.
  */
-export function seatReviewers(builderFamily: string, reviewers: readonly AgentPlugin[], taken: readonly string[] = []): Seating {
+export function seatReviewers(builderFamily: string, reviewers: readonly AgentPlugin[], taken: readonly string[] = [], otherBuilders: readonly string[] = []): Seating {
   const builder = builderFamily.toLowerCase();
+  const others = new Set(otherBuilders.map((f) => f.toLowerCase()));
   const families = new Map(taken.map((f) => [f.toLowerCase(), '(an earlier seat)']));
   const seating: Seating = { seated: [], refused: [] };
   for (const agent of reviewers) {
     const family = agent.family.toLowerCase();
     if (family === builder) {
       seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `same family as the builder (${builderFamily})` });
+    } else if (others.has(family)) {
+      seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `same family as a builder whose work the candidate holds (${agent.family})` });
     } else if (families.has(family)) {
       seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `family ${agent.family} is already seated by ${families.get(family)}` });
     } else {
