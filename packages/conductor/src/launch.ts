@@ -59,16 +59,21 @@ export function timeLimit(state: RunState): { value: string; source: string } {
  */
 export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' } | { kind: 'dry'; dry: AgentDry };
 
-/** The agent `role` runs now (the verifier: of another family than the developer's, unless allowed); the agent-failed bail when every one ran dry. */
-export function agentFor(state: RunState, role: RunRole): RoleAgent {
+// The agent `role` runs now, or null when none is left; `avoid`: the family a verifier may not be of.
+function nextAgent(state: RunState, role: RunRole): { next: RoleAgent | null; avoid: string | null } {
   const { agents } = state.setup;
   // The verifier is blind to the family of the developer whose leaf did the phase's work, as the journal
   // records it (a resumed run's too); else to the developer's the run would use now.
   const avoid = role === 'verifier' ? (state.journal.developer_family ?? currentAgent(agents, state.dry, 'developer')?.agent.family ?? null) : null;
-  const found = currentAgent(agents, state.dry, role, avoid);
-  if (found !== null) return found;
+  return { next: currentAgent(agents, state.dry, role, avoid), avoid };
+}
+
+/** The agent `role` runs now (the verifier: of another family than the developer's, unless allowed); the agent-failed bail when every one ran dry. */
+export function agentFor(state: RunState, role: RunRole): RoleAgent {
+  const { next, avoid } = nextAgent(state, role);
+  if (next !== null) return next;
   const why = role === 'verifier' && avoid !== null ? ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)` : '';
-  throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${dryCauses(agents, state.dry, role)}.`);
+  throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${dryCauses(state.setup.agents, state.dry, role)}.`);
 }
 
 /**
@@ -78,18 +83,12 @@ export function agentFor(state: RunState, role: RunRole): RoleAgent {
  */
 export async function fallOver(state: RunState, role: RunRole, from: RoleAgent, leaf: string, dry: AgentDry, step: string | null): Promise<RoleAgent> {
   state.dry.set(from.name, { ...dry, role });
-  let next: RoleAgent | null = null;
-  let ranOut: unknown = null;
-  try {
-    next = agentFor(state, role);
-  } catch (error) {
-    ranOut = error;
-  }
+  const { next } = nextAgent(state, role);
   state.event('fallover', { leaf, role, agent: from.name, family: from.agent.family, cause: dry.kind, message: dry.message, next: next?.name ?? null }, step);
   const then = next === null ? `no ${role} agent is left to take the leaf` : `${next.name} takes the leaf (not counted as a revision)`;
   await state.say(`${leaf}: the ${role} agent ${from.name}'s vendor ran dry (${dry.kind}): ${dry.message}; ${then}`);
-  if (next === null) throw ranOut;
-  return next;
+  // None left: agentFor throws the bail that names every agent's cause.
+  return next ?? agentFor(state, role);
 }
 
 /** Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. */

@@ -231,12 +231,16 @@ async function prepare(state: RunState): Promise<void> {
     const missing = missingAgent(role, chosen, state.root, setup.env);
     if (missing !== null) throw new Bail('agent-missing', missing);
   }
-  // Each CLI's own readiness check (`codex login status`), once per run and agent rather than once per leaf.
+  // Each CLI's own readiness check (`codex login status`), once per run and agent rather than once per leaf, all
+  // started at once (a role's list may name several agents); the first failure in role order is the bail.
   const { checkAgentReady } = await import('@leap/verify');
-  for (const [role, chosen] of roles) {
-    // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
-    const ready = await checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, state.root, paths.dir, setup.env));
-    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${role}: ${ready.failure}`);
+  // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
+  const checks = roles.map(([role, chosen]) =>
+    checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, state.root, paths.dir, setup.env)),
+  );
+  const answers = await Promise.all(checks);
+  for (const [i, ready] of answers.entries()) {
+    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${(roles[i] as (typeof roles)[number])[0]}: ${ready.failure}`);
   }
   state.testCmd = choice.command;
   const { pin, movedFrom } = pinSkillCommit(paths, state.issue, setup.pin);
