@@ -29,6 +29,18 @@ function homeUnderTemp(server: Parameters<typeof privateHome>[1]) {
   return { env: { ...env, CODEX_HOME: codexHome, TMPDIR: temp } as Record<string, string>, codexHome, temp };
 }
 
+// A project with an issue for `leap tdd run`: one passing test, one criterion.
+function issueProject(): string {
+  return makeGitRepo({
+    prefix: 'leap-real-codex-home-',
+    files: {
+      'add.js': 'exports.add = (a, b) => a + b;\n',
+      'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
+      '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
+    },
+  });
+}
+
 const REFUSAL = (mode: string, codexHome: string, temp: string) =>
   `codex cannot run its own ${mode} sandbox: its CODEX_HOME ${JSON.stringify(codexHome)} lies under the temporary folder ${JSON.stringify(temp)} (TMPDIR), where Codex CLI refuses to create the helper its sandbox runs every command through, so each command would fail and the run would still end as if it had worked; give CODEX_HOME a folder outside ${JSON.stringify(temp)}, or point TMPDIR elsewhere`;
 
@@ -139,14 +151,7 @@ if (CLI_NAMES.includes('codex')) {
 
   if (CLI_NAMES.includes('claude'))
     test('leap tdd run --sandbox off with such a codex developer bails agent-failed with the cause, before any leaf or commit', async () => {
-      const repo = makeGitRepo({
-        prefix: 'leap-real-codex-home-',
-        files: {
-          'add.js': 'exports.add = (a, b) => a + b;\n',
-          'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
-          '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
-        },
-      });
+      const repo = issueProject();
       const server = await startModelServer({ script: [] });
       try {
         const { env, codexHome, temp } = homeUnderTemp(server);
@@ -171,42 +176,36 @@ if (CLI_NAMES.includes('codex')) {
       }
     });
 
-  test('with its readiness check off (an agents file\'s "preflight": false), the codex developer\'s leaf that wrote nothing bails agent-failed with the cause; nothing is committed as red', async () => {
-    const repo = makeGitRepo({
-      prefix: 'leap-real-codex-home-',
-      files: {
-        'add.js': 'exports.add = (a, b) => a + b;\n',
-        'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
-        '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
-      },
+  if (CLI_NAMES.includes('claude'))
+    test('with its readiness check off (an agents file\'s "preflight": false), the codex developer\'s leaf that wrote nothing bails agent-failed with the cause; nothing is committed as red', async () => {
+      const repo = issueProject();
+      const server = await startModelServer({ script: [{ write: join(repo, 'test', 'sub.test.js'), content: 'never written\n' }, { text: 'Wrote the failing test.' }] });
+      try {
+        const { env } = homeUnderTemp(server);
+        const dir = makeTempDir('leap-real-codex-plan-');
+        const plan = join(dir, 'plan.txt');
+        writeFileSync(plan, 'Plan\nsub subtracts (criterion 1)\n');
+        const agents = join(dir, 'agents.json');
+        writeFileSync(agents, JSON.stringify({ agents: { unchecked: { plugin: 'codex', preflight: false } } }));
+        const run = await runBin(
+          binPath('cli', 'leap'),
+          ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', plan, '--agents', agents, '--developer', 'unchecked', '--verifier', 'claude', '--sandbox', 'off'],
+          { cwd: repo, env: { ...env, PATH: `${env.PATH}:${installedCli('claude')}`, VERI_TEST_CMD: TEST_CMD } },
+        );
+        assert.is(run.code, 1, run.stdout);
+        const bail = readEvents(join(repo, '.tdd')).find((e) => e.event === 'bail');
+        assert.is(bail?.cause, 'agent-failed', JSON.stringify(bail));
+        assert.match(String(bail?.message), /codex could not run its own workspace-write sandbox \(it said: Refusing to create helper binaries under temporary dir/);
+        assert.ok(
+          server.requests.some((r) => r.vendor !== null),
+          'the leaf ran: the model was asked',
+        );
+        assert.not.ok(existsSync(join(repo, 'test', 'sub.test.js')), 'the write never happened');
+        assert.equal(git(repo, 'log', '--format=%s', 'leap/issue-1').trim().split('\n'), ['plan: issue 1', 'initial'], 'no red commit of a leaf that did nothing');
+      } finally {
+        await server.close();
+      }
     });
-    const server = await startModelServer({ script: [{ write: join(repo, 'test', 'sub.test.js'), content: 'never written\n' }, { text: 'Wrote the failing test.' }] });
-    try {
-      const { env } = homeUnderTemp(server);
-      const dir = makeTempDir('leap-real-codex-plan-');
-      const plan = join(dir, 'plan.txt');
-      writeFileSync(plan, 'Plan\nsub subtracts (criterion 1)\n');
-      const agents = join(dir, 'agents.json');
-      writeFileSync(agents, JSON.stringify({ agents: { unchecked: { plugin: 'codex', preflight: false } } }));
-      const run = await runBin(
-        binPath('cli', 'leap'),
-        ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', plan, '--agents', agents, '--developer', 'unchecked', '--verifier', 'claude', '--sandbox', 'off'],
-        { cwd: repo, env: { ...env, PATH: `${env.PATH}:${installedCli('claude')}`, VERI_TEST_CMD: TEST_CMD } },
-      );
-      assert.is(run.code, 1, run.stdout);
-      const bail = readEvents(join(repo, '.tdd')).find((e) => e.event === 'bail');
-      assert.is(bail?.cause, 'agent-failed', JSON.stringify(bail));
-      assert.match(String(bail?.message), /codex could not run its own workspace-write sandbox \(it said: Refusing to create helper binaries under temporary dir/);
-      assert.ok(
-        server.requests.some((r) => r.vendor !== null),
-        'the leaf ran: the model was asked',
-      );
-      assert.not.ok(existsSync(join(repo, 'test', 'sub.test.js')), 'the write never happened');
-      assert.equal(git(repo, 'log', '--format=%s', 'leap/issue-1').trim().split('\n'), ['plan: issue 1', 'initial'], 'no red commit of a leaf that did nothing');
-    } finally {
-      await server.close();
-    }
-  });
 }
 
 test.run();

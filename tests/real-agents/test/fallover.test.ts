@@ -4,11 +4,11 @@
 // gemini, no revision is spent, the run reaches done, and the events and `leap status` say who took over.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { binPath, cleanupTempDirs, git, makeGitRepo, makeTempDir, runBin, startModelServer, type ModelServer } from '@leap/test-utils';
+import { binPath, cleanupTempDirs, git, runBin, startModelServer, type ModelServer } from '@leap/test-utils';
 import { CLI_NAMES, cleanupHomes, installedCli, privateHome, sharedHome } from './clis.js';
 import { TEST_CMD, readEvents } from './fixture-repo.js';
+import { TITLE, developerServer, planFile, project, verifierServer } from './tdd-fixture.js';
 
 test.after(() => {
   cleanupTempDirs();
@@ -16,46 +16,6 @@ test.after(() => {
 });
 
 const LEAP = binPath('cli', 'leap');
-const TITLE = 'sub(a, b) returns a - b, "exact" ✓';
-const SUB_TEST = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sub } = require('../sub.js');\ntest('subtracts', () => assert.strictEqual(sub(5, 3), 2));\n";
-const SUB = 'exports.sub = (a, b) => a - b;\n';
-
-function project(): string {
-  return makeGitRepo({
-    prefix: 'leap-real-fallover-',
-    files: {
-      'test/add.test.js': "const test = require('node:test');\ntest('runs', () => {});\n",
-      'package.json': '{"name": "sample", "private": true}\n',
-      '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
-    },
-  });
-}
-
-function planFile(): string {
-  const file = join(makeTempDir('leap-real-fallover-plan-'), 'plan.txt');
-  writeFileSync(file, `Plan\n${TITLE} (criterion 1)\n`);
-  return file;
-}
-
-const developer = (repo: string) =>
-  startModelServer({
-    conversations: [
-      { when: '## Your phase: red', script: [{ write: join(repo, 'test', 'sub.test.js'), content: SUB_TEST }, { text: 'Wrote the failing test of sub.' }] },
-      { when: '## Your phase: green', script: [{ write: join(repo, 'sub.js'), content: SUB }, { text: 'Implemented sub.' }] },
-      { when: '## Your phase: refactor', script: [{ text: 'Nothing to tidy.' }] },
-    ],
-  });
-
-const verifier = () => {
-  const pass = (reason: string) => [{ structured: { verdict: 'PASS', reason } }];
-  return startModelServer({
-    conversations: [
-      { when: 'Phase: red', script: pass('the new test fails only because sub is missing') },
-      { when: 'Phase: green', script: pass('sub subtracts') },
-      { when: 'Phase: refactor', script: pass('nothing changed') },
-    ],
-  });
-};
 
 const CASES = [
   { fault: 'quota' as const, cause: 'quota' },
@@ -68,8 +28,8 @@ if (['claude', 'gemini', 'codex'].every((cli) => CLI_NAMES.includes(cli as never
       const repo = project();
       // Claude's server refuses every request, of every conversation, the whole run.
       const dry = await startModelServer({ script: [{ text: 'never said', fault }] });
-      const gem = await developer(repo);
-      const ver = await verifier();
+      const gem = await developerServer(repo);
+      const ver = await verifierServer();
       const servers: ModelServer[] = [dry, gem, ver];
       try {
         const two = sharedHome({ cli: 'claude', server: dry }, { cli: 'gemini', server: gem });

@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeGitRepo, makeTempDir } from '@leap/test-utils';
-import type { ModelServer } from '@leap/test-utils';
+import type { ModelServer, ModelTurn } from '@leap/test-utils';
 
 /** Marks the source file, so a request carrying it proves the agent read the file through its tool. */
 export const SOURCE_MARK = 'leap-real-agents-source-7f3a';
@@ -38,4 +38,22 @@ export function readEvents(stateDir: string): Record<string, any>[] {
 /** Whether some request of the conversation carried `text` back to the model (a tool's result). */
 export function sentBack(server: ModelServer, text: string): boolean {
   return server.requests.some((r) => r.turn !== null && r.turn > 0 && JSON.stringify(r.body).includes(text));
+}
+
+/** Bytes a writer's model writes: quotes, `$( )`, backticks and non-ASCII, which must land byte for byte. */
+export const HOSTILE_LINE = 'it\'s $(id) `date` "quoted" 🦀\n';
+
+/** A writer's turns: write sub.js (with HOSTILE_LINE), read add.js, run a command on what it wrote, answer. */
+export function writerTurns(repo: string, answer: string): ModelTurn[] {
+  return [
+    { write: join(repo, 'sub.js'), content: `exports.sub = (a, b) => a - b; // ${HOSTILE_LINE}` },
+    { read: join(repo, 'add.js') },
+    { run: "node -e \"require('fs').writeFileSync('ran.txt', String(require('./sub.js').sub(5, 3)))\"" },
+    { text: answer },
+  ];
+}
+
+/** A read-only role's turns: its model asks to write a file and to run a command that writes one, then answers. */
+export function readerTurns(repo: string, answer: string): ModelTurn[] {
+  return [{ write: join(repo, 'evil.txt'), content: 'written by a read-only role' }, { run: `echo evil > ${join(repo, 'evil2.txt')}` }, { text: answer }];
 }

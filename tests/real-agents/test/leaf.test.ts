@@ -8,7 +8,7 @@ import { cleanupTempDirs, git, makeTempDir, startModelServer } from '@leap/test-
 import { runAgentLeaf } from '@leap/verify';
 import { CLI_NAMES, cleanupHomes, privateHome } from './clis.js';
 import { plugin } from './plugin.js';
-import { SOURCE_MARK, makeProject, readEvents, sentBack } from './fixture-repo.js';
+import { HOSTILE_LINE, SOURCE_MARK, makeProject, readEvents, readerTurns, sentBack, writerTurns } from './fixture-repo.js';
 
 test.after(() => {
   cleanupTempDirs();
@@ -19,15 +19,8 @@ for (const cli of CLI_NAMES) {
   test(`${cli} as a developer writes a file, reads one, runs a command, and ends with its answer; the usage event is the server's count`, async () => {
     const repo = makeProject();
     const stateDir = makeTempDir('leap-real-agents-state-');
-    const hostile = 'it\'s $(id) `date` "quoted" 🦀\n';
-    const server = await startModelServer({
-      script: [
-        { write: join(repo, 'sub.js'), content: `exports.sub = (a, b) => a - b; // ${hostile}` },
-        { read: join(repo, 'add.js') },
-        { run: "node -e \"require('fs').writeFileSync('ran.txt', String(require('./sub.js').sub(5, 3)))\"" },
-        { text: `done by ${cli}` },
-      ],
-    });
+    const hostile = HOSTILE_LINE;
+    const server = await startModelServer({ script: writerTurns(repo, `done by ${cli}`) });
     try {
       const { env } = privateHome(cli, server, { codexLogin: true });
       const leaf = await runAgentLeaf({ name: 'develop-green', agent: plugin(cli), prompt: 'Add sub.js.', options: { role: 'developer', cwd: repo }, stateDir, env });
@@ -52,9 +45,7 @@ for (const cli of CLI_NAMES) {
   test(`${cli} as a verifier cannot change the repository even when its model asks to`, async () => {
     const repo = makeProject();
     const stateDir = makeTempDir('leap-real-agents-state-');
-    const server = await startModelServer({
-      script: [{ write: join(repo, 'evil.txt'), content: 'written by a read-only role' }, { run: `echo evil > ${join(repo, 'evil2.txt')}` }, { text: `looked only (${cli})` }],
-    });
+    const server = await startModelServer({ script: readerTurns(repo, `looked only (${cli})`) });
     try {
       const { env } = privateHome(cli, server, { codexLogin: true });
       const leaf = await runAgentLeaf({ name: 'verify-green', agent: plugin(cli), prompt: 'Judge.', options: { role: 'verifier', cwd: repo }, stateDir, env });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, repoRoot, startModelServer, type ModelServer } from '@leap/test-utils';
 import { CACHE_ROOT, CLI_NAMES, PINNED, installedCli, privateHome, type CliName } from './clis.js';
-import { SOURCE_MARK, makeProject, sentBack } from './fixture-repo.js';
+import { HOSTILE_LINE, SOURCE_MARK, makeProject, readerTurns, sentBack, writerTurns } from './fixture-repo.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const AS_ROOT = process.getuid?.() === 0;
@@ -144,15 +144,8 @@ for (const cli of CLI_NAMES) {
     test(`${cli} as ${WRITERS.join(' and ')}, run by uid ${uid} in the sandbox: it writes, runs a command, answers; the files are that user's; usage is the server's`, async () => {
       for (const role of WRITERS) {
         const repo = projectOfTheUser(uid);
-        const hostile = 'it\'s $(id) `date` "quoted" 🦀\n';
-        const server = await startModelServer({
-          script: [
-            { write: join(repo, 'sub.js'), content: `exports.sub = (a, b) => a - b; // ${hostile}` },
-            { read: join(repo, 'add.js') },
-            { run: "node -e \"require('fs').writeFileSync('ran.txt', String(require('./sub.js').sub(5, 3)))\"" },
-            { text: `done by ${cli} as ${role}` },
-          ],
-        });
+        const hostile = HOSTILE_LINE;
+        const server = await startModelServer({ script: writerTurns(repo, `done by ${cli} as ${role}`) });
         try {
           const leaf = await leafAs(cli, role, repo, server, 'Add sub.js.', uid);
           assert.is(leaf.uid, uid);
@@ -174,9 +167,7 @@ for (const cli of CLI_NAMES) {
     test(`${cli} as ${READERS.join(', ')}, run by uid ${uid} in the sandbox: its model's writes reach nothing of the repository`, async () => {
       for (const role of READERS) {
         const repo = projectOfTheUser(uid);
-        const server = await startModelServer({
-          script: [{ write: join(repo, 'evil.txt'), content: 'written by a read-only role' }, { run: `echo evil > ${join(repo, 'evil2.txt')}` }, { text: `looked only (${cli}, ${role})` }],
-        });
+        const server = await startModelServer({ script: readerTurns(repo, `looked only (${cli}, ${role})`) });
         try {
           const leaf = await leafAs(cli, role, repo, server, 'Judge.', uid);
           assert.is(leaf.uid, uid);

@@ -4,11 +4,12 @@
 // A run of one step goes to done: its commits, its verdicts and its usage events agree with the servers.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { binPath, cleanupTempDirs, git, makeGitRepo, makeTempDir, runBin, startModelServer, type ModelServer } from '@leap/test-utils';
+import { binPath, cleanupTempDirs, git, runBin } from '@leap/test-utils';
 import { CLI_NAMES, cleanupHomes, sharedHome, type CliName } from './clis.js';
 import { TEST_CMD, readEvents } from './fixture-repo.js';
+import { SUB, SUB_TEST, SUB_TIDY, TITLE, developerServer, planFile, project, verifierServer } from './tdd-fixture.js';
 
 test.after(() => {
   cleanupTempDirs();
@@ -23,53 +24,6 @@ const PAIRS = (
     ['gemini', 'claude'],
   ] as [CliName, CliName][]
 ).filter((pair) => pair.every((cli) => CLI_NAMES.includes(cli)));
-// A step title that is data: quotes, `$( )`, backticks and non-ASCII pass through every command byte for byte.
-const TITLE = 'sub(a, b) returns a - b: it\'s `$(id)` "exact" ✓';
-const SUB_TEST = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sub } = require('../sub.js');\ntest('subtracts', () => assert.strictEqual(sub(5, 3), 2));\n";
-const SUB = 'exports.sub = (a, b) => a - b;\n';
-const SUB_TIDY = '// Subtraction, the inverse of add.\nexports.sub = (a, b) => a - b;\n';
-
-function project(): string {
-  return makeGitRepo({
-    prefix: 'leap-real-tdd-',
-    files: {
-      'add.js': 'exports.add = (a, b) => a + b;\n',
-      'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add.js');\ntest('adds', () => assert.strictEqual(add(2, 3), 5));\n",
-      'package.json': '{"name": "sample", "private": true}\n',
-      '.tdd/issues/1.md': '# Subtraction\n\nThe library subtracts too.\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
-    },
-  });
-}
-
-function planFile(): string {
-  const file = join(makeTempDir('leap-real-tdd-plan-'), 'plan.txt');
-  writeFileSync(file, `Plan\n${TITLE} (criterion 1)\n`);
-  return file;
-}
-
-// What each leaf's model does, picked by the prompt: the developer's phases, then the verifier's.
-function developerServer(repo: string): Promise<ModelServer> {
-  return startModelServer({
-    conversations: [
-      { when: '## Your phase: red', script: [{ write: join(repo, 'test', 'sub.test.js'), content: SUB_TEST }, { text: 'Wrote the failing test of sub.' }] },
-      { when: '## Your phase: green', script: [{ write: join(repo, 'sub.js'), content: SUB }, { text: 'Implemented sub.' }] },
-      // Read before it is rewritten: Claude Code refuses to write over a file its session has not read.
-      { when: '## Your phase: refactor', script: [{ read: join(repo, 'sub.js') }, { write: join(repo, 'sub.js'), content: SUB_TIDY }, { text: 'Named what sub is.' }] },
-    ],
-  });
-}
-
-function verifierServer(): Promise<ModelServer> {
-  const verdict = (reason: string) => [{ structured: { verdict: 'PASS', reason } }];
-  return startModelServer({
-    conversations: [
-      { when: 'Phase: red', script: verdict('the new test fails only because sub is missing') },
-      { when: 'Phase: green', script: verdict('sub subtracts; the test passes') },
-      { when: 'Phase: refactor', script: verdict('a comment only; behaviour unchanged') },
-    ],
-  });
-}
-
 for (const [developer, verifier] of PAIRS) {
   test(`leap tdd run: ${developer} develops, ${verifier} verifies; one step to done, its commits, verdicts and usage agree with the servers`, async () => {
     const repo = project();
