@@ -8,7 +8,7 @@ import { makeGitRepo, makeTempDir, startModelServer, type ModelServer } from '@l
 export const TITLE = 'sub(a, b) returns a - b: it\'s `$(id)` "exact" ✓';
 export const SUB_TEST =
   "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sub } = require('../sub.js');\ntest('subtracts', () => assert.strictEqual(sub(5, 3), 2));\n";
-export const SUB = 'exports.sub = (a, b) => a - b;\n';
+const SUB = 'exports.sub = (a, b) => a - b;\n';
 export const SUB_TIDY = '// Subtraction, the inverse of add.\nexports.sub = (a, b) => a - b;\n';
 
 export function project(): string {

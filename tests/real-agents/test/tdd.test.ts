@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { binPath, cleanupTempDirs, git, runBin } from '@leap/test-utils';
 import { CLI_NAMES, cleanupHomes, sharedHome, type CliName } from './clis.js';
 import { TEST_CMD, readEvents } from './fixture-repo.js';
-import { SUB, SUB_TEST, SUB_TIDY, TITLE, developerServer, planFile, project, verifierServer } from './tdd-fixture.js';
+import { SUB_TEST, SUB_TIDY, TITLE, developerServer, planFile, project, verifierServer } from './tdd-fixture.js';
 
 test.after(() => {
   cleanupTempDirs();
