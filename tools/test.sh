@@ -16,7 +16,8 @@
 #   python3-pytest  the conductor's test on a real pytest project (`python3 -m pytest`)
 #   golang-go       the conductor's test on a real Go module (`go test ./...`)
 # The real agent CLIs (tests/real-agents) and Verdaccio (tests/registry) come from npm, into
-# ~/.cache/leap-test, the first time their tests run.
+# ~/.cache/leap-test, the first time their tests run; run as root, the tests that start a CLI as another
+# user give it hard links of that install under /var/cache/leap-test-everyone.
 #
 # Every build and test of the commit runs, every time. Nx 24 keeps its cache and task database under
 # ~/.nx/<repository id>/, one folder shared by every clone of the same repository on this machine, so a
