@@ -4,6 +4,7 @@ export * from './definition/index.js';
 export { lockSlice, liveEngine, sliceDir, sliceLockFile } from './slice-lock.js';
 export { reapSlice, sliceWorktrees } from './reap.js';
 export { runSlice } from './engine/run-slice.js';
+export { sliceExitCode } from './exit-code.js';
 export type { BallSummary, RunSliceOptions, RunSummary } from './engine/run-slice.js';
 export { buildRoundIn } from './engine/build-round.js';
 export type { RoundPlace } from './engine/build-round.js';

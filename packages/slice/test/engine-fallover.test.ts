@@ -220,6 +220,7 @@ test('the list runs out: the ball is held, nothing built, no round spent, the re
   );
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'cl,cl2', '--reviewers', 'r1,r2', '--json']);
   assert.is(out.code, 3, out.stderr + out.stdout);
+  assert.equal(((s) => [s.receipt, s.exitCode])(JSON.parse(out.stdout) as { receipt: number; exitCode: number }), [0, 3], 'held: receipt 0, exit 3, in --json as in the exit code');
   const result = readLeap<{ receipt: number; rounds: number; reason: string }>(repo, 'dry', 'x', 'result.json');
   assert.is(result?.receipt, 0);
   assert.is(result?.rounds, 0);

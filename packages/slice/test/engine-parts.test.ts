@@ -151,7 +151,6 @@ records('the summary: one line a ball, the aggregate, the reviewers, what was sp
     spine: 'leap/s/spine',
     spineCommit: 'c'.repeat(40),
     receipt: -1,
-    exitCode: 1,
     aggregate: { ...aggregate, value: -1, reason: 'refuse:\nr1' },
     balls: [{ id: 'a', wave: 1, receipt: 1, reason: 'x'.repeat(200), rounds: 1, candidate: 'd'.repeat(64), merged: 'm', reused: true }],
     reviewers: [],

@@ -144,7 +144,9 @@ run('a builder that edits outside its scope: -1, only its changes undone, its de
   });
   const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json']);
   assert.is(out.code, 1, out.stderr);
-  const summary = JSON.parse(out.stdout) as { balls: { id: string; receipt: number; reason: string }[]; receipt: number };
+  const summary = JSON.parse(out.stdout) as { balls: { id: string; receipt: number; reason: string }[]; receipt: number; exitCode: number };
+  // The exit code is the command's, decided from the receipt at its entry; --json says the same one.
+  assert.equal([summary.receipt, summary.exitCode], [-1, 1]);
   assert.equal(
     summary.balls.map((b) => [b.id, b.receipt]),
     [
@@ -343,7 +345,7 @@ run('the runner is a plugin: a runner that gets each round as JSON (as a queue w
       };
     },
   });
-  assert.is(summary.exitCode, 0, JSON.stringify(summary.balls));
+  assert.is(summary.receipt, 1, JSON.stringify(summary.balls));
   assert.equal(asked.map((a) => [a.ball, a.round, a.agent]).sort(), [
     ['a', 1, 'b'],
     ['b', 1, 'b'],

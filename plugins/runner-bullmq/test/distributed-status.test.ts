@@ -56,7 +56,7 @@ test('an engine with no worker: its round is queued and no worker has taken it; 
     assert.match(await report(), /data-remote="building">round 1: building on worker m1 &lt;b&gt;( \([a-z ]+\))?</);
     openGate(gate);
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m1.err()}`);
     // The engine is done: nothing of its rounds is shown as running.
     assert.equal(await status(), []);
     assert.match(await text(), /no leaf is running/);
@@ -103,7 +103,7 @@ test("a round's progress through BullMQ's job progress: the worker's phases in o
     assert.is(picture()?.phase, null, 'a wrong signature: no phase');
     openGate(gate);
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m1.err()}`);
     // Every phase the worker said for each round, in order, each signed for its job.
     for (const ball of ['x', 'y']) {
       const job = heard.find((h) => h.job.startsWith(`prog.${ball}.r1.`))?.job ?? '';

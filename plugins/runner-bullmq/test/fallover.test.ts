@@ -160,7 +160,7 @@ test("a real worker's builder (the claude plugin over a stand-in CLI whose vendo
     await worker.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { builder: 'cl,b' });
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${worker.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${worker.err()}`);
     assert.equal(launchesOf(dir, 'cl'), ['x 1']);
     const round = readLeap<{ builder: { agent: string }; fallovers?: { agent: string; cause: string }[]; worker?: string }>(repo, 'real', 'x', 'round-1.json');
     assert.is(round?.builder.agent, 'b');

@@ -70,7 +70,7 @@ for (const sandbox of ['off', 'on'] as const)
       await waitFor(() => (processesUnder(m1.dir).length === 0 && !alive(leaf.pid) ? true : null), 10_000, `no process left under ${m1.dir}: ${JSON.stringify(processesUnder(m1.dir))}`);
       openGate(gate);
       const summary = await running;
-      assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
+      assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m2.err()}`);
       assert.equal(
         summary.balls.map((b) => [b.id, b.receipt, b.rounds]),
         [
@@ -122,7 +122,7 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
     openGate(gate);
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m2.err()}`);
     assert.equal(
       summary.balls.map((b) => [b.id, b.receipt, b.rounds]),
       [

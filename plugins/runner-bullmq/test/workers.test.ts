@@ -77,7 +77,7 @@ test('leap workers lists two live workers, their labels and the round each has i
     openGate(gates.x);
     openGate(gates.y);
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m1.err()}`);
   } finally {
     await stopAll(redis, m1, m2);
   }
@@ -114,7 +114,7 @@ test('leap workers drain m1: m1 finishes the round in hand, takes no more and ex
     assert.is((await m1.exited).code, 0, m1.err());
     assert.match(m1.err(), /drain\/x round 1: receipt 1[\s\S]*m1: drained: the rounds in hand are finished, no more taken[\s\S]*m1: stopped/);
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
     assert.equal(
       ['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'drain', id, 'round-1.json')?.worker),
       ['m1', 'm2'],
@@ -156,7 +156,7 @@ test('TERM while draining: the leaf it ends makes its round handed back (not ret
     openGate(gate);
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${m2.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m2.err()}`);
     assert.is(readLeap<{ worker: string }>(repo, 'late', 'x', 'round-1.json')?.worker, 'm2');
   } finally {
     await stopAll(redis, m1, m2);
@@ -177,7 +177,7 @@ test('labels: a worker labelled for another family never builds the round (hande
     await other.waitFor(/labels\/y round 1: not for this worker/);
     able = spawnWorker(redis.url, remote, 'able', ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2', '--label', 'fz'], env());
     const summary = await running;
-    assert.is(summary.exitCode, 0, `${lines.join('\n')}\n${other.err()}\n${able.err()}`);
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${other.err()}\n${able.err()}`);
     assert.equal(
       ['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'labels', id, 'round-1.json')?.worker),
       ['able', 'able'],
@@ -254,7 +254,7 @@ test('priorities: a busy worker takes the rounds of the slice run with the highe
     const highRun = runQueued(redis.url, high.file, repo, busy.agents, { jobs: 1, env: env(), priority: 9 });
     await waiting(3);
     openGate(gate);
-    for (const run of [first, lowRun, highRun]) assert.is((await run.summary).exitCode, 0, `${run.lines.join('\n')}\n${m1.err()}`);
+    for (const run of [first, lowRun, highRun]) assert.is((await run.summary).receipt, 1, `${run.lines.join('\n')}\n${m1.err()}`);
     const order = m1
       .err()
       .split('\n')

@@ -1,5 +1,6 @@
 // `leap slice run FILE`: build, prove, judge and merge every ball; progress on stderr, the summary on stdout.
 import { UsageError, findRepoRoot, showValue, type Subcommand } from '@leap/core';
+import { sliceExitCode } from '../exit-code.js';
 import { parseWithRunner } from './_runner-options.js';
 
 const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder A,B] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--detach] [--json]
@@ -112,6 +113,8 @@ export const runCommand: Subcommand = async (argv, io) => {
     notify,
     sandbox: sandboxFlag(values.sandbox),
   });
-  io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : renderSummary(summary));
-  return summary.exitCode;
+  // The exit code is decided here, from the receipt; `--json` carries it as `exitCode`, as it always has.
+  const code = sliceExitCode(summary.receipt);
+  io.stdout(values.json === true ? `${JSON.stringify({ ...summary, exitCode: code })}\n` : renderSummary(summary));
+  return code;
 };

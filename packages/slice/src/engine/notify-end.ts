@@ -1,6 +1,7 @@
 // `leap slice run --notify CMD` (CONTRACT section 14): the end of a slice run told to the user's command, supervised
 // and unsandboxed, the event as JSON on stdin: done (the slice passed), stop (TERM or INT), cost-budget (--max-cost
 // spent), else bail (a ball or the aggregate refused, or balls held). A failure is said, never the run's result.
+import { sliceExitCode } from '../exit-code.js';
 import type { RunSummary } from './run-slice.js';
 
 /** Tell `argv` how the slice run ended; `overBudget`: the run's cost meter passed --max-cost. */
@@ -11,13 +12,13 @@ export async function notifySliceEnd(
   place: { cwd: string; env: NodeJS.ProcessEnv; say: (line: string) => void },
 ): Promise<void> {
   if (argv === undefined || argv.length === 0) return;
-  const event = summary.exitCode === 0 ? 'done' : summary.stopped !== null && !overBudget ? 'stop' : overBudget ? 'cost-budget' : 'bail';
+  const event = summary.receipt === 1 ? 'done' : summary.stopped !== null && !overBudget ? 'stop' : overBudget ? 'cost-budget' : 'bail';
   const { runNotify } = await import('@leap/supervise');
   const payload = {
     slice: summary.slice,
     spine: summary.spine,
     receipt: summary.receipt,
-    code: summary.exitCode,
+    code: sliceExitCode(summary.receipt),
     stopped: summary.stopped,
     balls: summary.balls.map((b) => ({ id: b.id, receipt: b.receipt, reason: b.reason })),
     spent_usd: summary.spent.usd,

@@ -68,8 +68,8 @@ export interface RunSummary {
   base: string;
   spine: string;
   spineCommit: string;
+  /** The slice's receipt: 1 passed, -1 refused, 0 held or stopped; `sliceExitCode` (exit-code.ts) makes the command's exit code of it. */
   receipt: Receipt;
-  exitCode: 0 | 1 | 3;
   balls: BallSummary[];
   aggregate: JurySummary | null;
   reviewers: string[];

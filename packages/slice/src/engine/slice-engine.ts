@@ -111,7 +111,6 @@ export class Engine {
       spine: spineBranch(c.slice.id),
       spineCommit,
       receipt,
-      exitCode: receipt === 1 ? 0 : receipt === -1 ? 1 : 3,
       balls,
       aggregate,
       reviewers: [...this.reviewersSeated].sort(),
