@@ -15,7 +15,7 @@ export { LeafTree } from './leaf-tree.js';
 export type { TreeMembers } from './leaf-tree.js';
 export { killTree, signalTree } from './kill-tree.js';
 export type { KillOutcome, KillOptions, Leader } from './kill-tree.js';
-export { scanProcesses, recentProcesses, readProc, environHasKey, isDeadState, parseStatFields } from './proc-scan.js';
+export { scanProcesses, recentProcesses, readProc, environHasKey, isDeadState, isGone, parseStatFields } from './proc-scan.js';
 export type { ProcInfo } from './proc-scan.js';
 export { nowMs, setLongTimeout, sleep } from './long-timer.js';
 export { watchDir } from './dir-watch.js';

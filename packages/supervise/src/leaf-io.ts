@@ -2,7 +2,7 @@
 // Its stdin is a file of its own, already unlinked, rather than a pipe: a pipe needs this process's event
 // loop to deliver the bytes and the end of input, so a caller busy on the main thread (compiling a schema
 // while reviewers think) would keep every leaf waiting for its prompt.
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError } from '@leap/core';
 import { newRunId } from './leaf-files.js';
@@ -29,5 +29,38 @@ export function openOutput(file: string, stream: 'stdout' | 'stderr'): number {
     return openSync(file, 'w');
   } catch (cause) {
     throw new LeapError(`cannot open ${file} for the leaf's ${stream}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/**
+ * Where bwrap reports a sandboxed leaf's start and exit code (`--json-status-fd`): an unlinked file in `dir`, not
+ * a pipe. A pipe costs this process a socket, a stream and an event-loop read for two short lines; bwrap writes
+ * them to the file at once, and `readStatus` reads them when the leaf is gone (issue 25's budget, bench/RESULTS.md).
+ */
+export function openStatus(dir: string): number {
+  const file = join(dir, `.sandbox-status.${newRunId()}.tmp`);
+  const fd = openSync(file, 'wx+', 0o600);
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** What bwrap wrote to a status file of openStatus (read from its start: bwrap's writes moved the offset), then closed. */
+export function readStatus(fd: number): string {
+  try {
+    const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, 65_536));
+    let got = 0;
+    while (got < buffer.length) {
+      const n = readSync(fd, buffer, got, buffer.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buffer.subarray(0, got).toString();
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,5 +1,5 @@
 // A leaf's process tree: its session, the descendants that left the session, and those carrying its marker.
-import { bytesWritten, environKey, isDeadState, readForkCount, scanProcessesSince, type ProcInfo } from './proc-scan.js';
+import { bytesWritten, environKey, isGone, readForkCount, scanProcessesSince, type ProcInfo } from './proc-scan.js';
 
 // An environment that reads empty is read again, a millisecond apart, this many times: a process caught
 // between setsid and the exec of its program (a daemon starting) has none for that moment.
@@ -66,13 +66,13 @@ export class LeafTree {
     }
   }
 
-  /** The live processes of the tree now (zombies count as gone); `withMarker` also reads each newer process's environment. */
+  /** The live processes of the tree now (zombies and processes the kernel is tearing down count as gone); `withMarker` also reads each newer process's environment. */
   live(procs: readonly ProcInfo[] = this.scan(), withMarker = true): TreeMembers {
     this.observe(procs);
     const members: ProcInfo[] = [];
     const escaped: ProcInfo[] = [];
     for (const p of procs) {
-      if (isDeadState(p.state)) continue;
+      if (isGone(p)) continue;
       if (this.isMember(p)) members.push(p);
       else if (this.isKnown(p)) escaped.push(p);
       else if (withMarker && p.starttime >= this.leaderStart && p.pid !== process.pid && this.carriesMarker(p.pid)) {

@@ -16,12 +16,20 @@ export interface ProcInfo {
   starttime: number;
   /** utime + stime in clock ticks. */
   cpu: number;
+  /**
+   * The kernel is tearing it down (PF_EXITING in the stat file's flags): it will never run again, though it may
+   * show R or D for some milliseconds while its memory and namespaces go (a sandbox's pid 1 does, after bwrap exits).
+   */
+  exiting: boolean;
 }
+
+// PF_EXITING, include/linux/sched.h: set by do_exit before anything of the process is released.
+const PF_EXITING = 0x4;
 
 /** Parse the fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
 export function parseStatFields(pid: number, fields: string[]): ProcInfo | null {
   const n = (i: number) => Number(fields[i]);
-  const info = { pid, ppid: n(1), pgid: n(2), sid: n(3), state: fields[0] ?? '?', starttime: n(19), cpu: n(11) + n(12) };
+  const info = { pid, ppid: n(1), pgid: n(2), sid: n(3), state: fields[0] ?? '?', starttime: n(19), cpu: n(11) + n(12), exiting: (n(6) & PF_EXITING) !== 0 };
   return Number.isFinite(info.starttime) && Number.isFinite(info.sid) ? info : null;
 }
 
@@ -114,9 +122,14 @@ export function recentProcesses(maxAgeMs: number): readonly ProcInfo[] {
   return shared.procs;
 }
 
-/** A dead process, or one the kernel is tearing down: a zombie waits only to be reaped. */
+/** A dead process's state: a zombie waits only to be reaped. */
 export function isDeadState(state: string): boolean {
   return state === 'Z' || state === 'X' || state === 'x';
+}
+
+/** A process that is gone for a tree's purposes: dead (a zombie), or one the kernel is tearing down. */
+export function isGone(p: Pick<ProcInfo, 'state' | 'exiting'>): boolean {
+  return p.exiting || isDeadState(p.state);
 }
 
 /** True when the environment `pid` started with holds the variable `key` (our marker); false when unreadable. */

@@ -16,8 +16,8 @@ export interface LeafStdio {
   stdin?: number;
   stdout?: number;
   stderr?: number;
-  /** A pipe as the leaf's fd 3 (bwrap's --json-status-fd 3), readable as `child.stdio[3]`. */
-  statusPipe?: boolean;
+  /** The leaf's fd 3 (bwrap's --json-status-fd 3): a descriptor of openStatus. */
+  status?: number;
 }
 
 /** Spawn `command` with `args` in a new session (setsid), with the supervisor's stdio unless `io` says otherwise. */
@@ -26,7 +26,7 @@ export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEn
     let child: ChildProcess;
     try {
       const stdio: ('inherit' | 'pipe' | number)[] = [io.stdin ?? 'inherit', io.stdout ?? 'inherit', io.stderr ?? 'inherit'];
-      if (io.statusPipe === true) stdio.push('pipe');
+      if (io.status !== undefined) stdio.push(io.status);
       child = spawn(command, args, { detached: true, stdio, env, cwd });
     } catch (error) {
       // Arguments Node refuses outright (a NUL byte in an argument or the environment).

@@ -27,14 +27,13 @@ import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } f
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
 import { buildLeafEnv } from './leaf-env.js';
 import { spawnLeaf } from './spawn-leaf.js';
-import { openInput, openOutput } from './leaf-io.js';
+import { openInput, openOutput, openStatus, readStatus } from './leaf-io.js';
 import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
 import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
 import { asUsage } from './usage.js';
 import { nowMs } from './long-timer.js';
 import type { SandboxSpec } from './sandbox-plan.js';
 import { EXIT_NO_SANDBOX, SandboxUnavailableError, checkSandbox, findBwrap, findExecutable, prepareSandbox, type PreparedSandbox } from './sandbox.js';
-import type { Readable } from 'node:stream';
 import { statSync } from 'node:fs';
 
 export interface SuperviseOptions {
@@ -259,17 +258,24 @@ class Supervision {
       return fd;
     };
     let spawned: Awaited<ReturnType<typeof spawnLeaf>>;
+    // bwrap's report of the leaf's start and exit (its --json-status-fd 3), kept open here until the leaf is gone.
+    const statusFd = sandbox === null ? null : openStatus(this.paths.dir);
     try {
       const stdin = io.input === undefined ? undefined : keep(openInput(this.paths.dir, io.input));
       const stdout = io.stdoutFile === undefined ? undefined : keep(openOutput(io.stdoutFile, 'stdout'));
       const stderr = io.stderrFile === undefined ? undefined : keep(openOutput(io.stderrFile, 'stderr'));
-      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout, stderr, statusPipe: sandbox !== null });
+      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout, stderr, ...(statusFd === null ? {} : { status: statusFd }) });
+    } catch (error) {
+      if (statusFd !== null) closeSync(statusFd);
+      throw error;
     } finally {
       for (const fd of fds) closeSync(fd); // the leaf has its own copies
     }
-    if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
+    if (spawned.kind === 'failed') {
+      if (statusFd !== null) closeSync(statusFd);
+      return this.finish('failed-start', spawned.code, { error: spawned.reason });
+    }
     this.leafPid = spawned.pid;
-    const status = sandbox === null ? null : readAll(spawned.child.stdio[3] as Readable | null);
     this.leaf = runLeaf({
       child: spawned.child,
       pid: spawned.pid,
@@ -287,14 +293,19 @@ class Supervision {
     if (abort?.aborted === true) onAbort();
     abort?.addEventListener('abort', onAbort, { once: true });
     replaceFile(this.paths.pid(this.name), formatPidRecord({ ...record, leaf: spawned.pid }, this.token));
-    const outcome = await this.leaf.outcome.finally(() => abort?.removeEventListener('abort', onAbort));
+    let status: string | null = null;
+    const outcome = await this.leaf.outcome.finally(() => {
+      abort?.removeEventListener('abort', onAbort);
+      // The whole tree is gone (or the kill gave up): bwrap has written all it will.
+      if (statusFd !== null) status = readStatus(statusFd);
+    });
     if (outcome.reason === 'stop') {
       this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
     }
     const end: ExitStatus = outcome.reason !== null ? (`killed-${outcome.reason}` as `killed-${KillReason}`) : outcome.signal !== null ? 'killed-external' : 'exited';
     const code = end === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
     // bwrap reports the leaf's exit code once the leaf ran; an exit without it is a sandbox it could not make.
-    if (status !== null && end === 'exited' && code !== 0 && !/"exit-code"/.test(await status)) {
+    if (status !== null && end === 'exited' && code !== 0 && !/"exit-code"/.test(status)) {
       return this.finish('failed-start', EXIT_NO_SANDBOX, { error: sandboxFailure(this.env), leafCode: outcome.leafCode, kill: outcome.kill });
     }
     return this.finish(end, code, { leafCode: outcome.leafCode, signal: outcome.signal, kill: outcome.kill });
@@ -326,17 +337,6 @@ class Supervision {
     recordEnd(this.paths, result, this.context);
     return result;
   }
-}
-
-/** Everything a stream carries until it closes ('' for none). */
-function readAll(stream: Readable | null): Promise<string> {
-  if (stream === null) return Promise.resolve('');
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('error', () => resolve(Buffer.concat(chunks).toString()));
-    stream.on('close', () => resolve(Buffer.concat(chunks).toString()));
-  });
 }
 
 /** Why bwrap could not make the sandbox: the namespaces refused (a trial run says), or a mount it could not make. */

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { bytesWritten, environHasKey, isDeadState, parseStatFields, readProc, recentProcesses, scanProcesses } from '../src/proc-scan.js';
+import { bytesWritten, environHasKey, isDeadState, isGone, parseStatFields, readProc, recentProcesses, scanProcesses } from '../src/proc-scan.js';
 import { LeafTree } from '../src/leaf-tree.js';
 import { killTree, signalTree, type Leader } from '../src/kill-tree.js';
 import { track, killStrays } from './helpers.js';
@@ -64,11 +64,16 @@ test('recentProcesses: a snapshot young enough is shared; an older one is taken 
   }
 });
 
-test('parseStatFields / isDeadState: fields after the command name; Z and X are dead', () => {
-  const fields = 'S 1 2 3 0 -1 0 0 0 0 0 7 8 0 0 20 0 1 0 555'.split(' ');
-  assert.equal(parseStatFields(9, fields), { pid: 9, ppid: 1, pgid: 2, sid: 3, state: 'S', starttime: 555, cpu: 15 });
+test('parseStatFields / isDeadState / isGone: fields after the command name; Z and X are dead; PF_EXITING is gone', () => {
+  const fields = 'S 1 2 3 0 -1 4194368 0 0 0 0 7 8 0 0 20 0 1 0 555'.split(' ');
+  assert.equal(parseStatFields(9, fields), { pid: 9, ppid: 1, pgid: 2, sid: 3, state: 'S', starttime: 555, cpu: 15, exiting: false });
   assert.is(parseStatFields(9, ['S']), null);
   assert.ok(isDeadState('Z') && isDeadState('X') && !isDeadState('S') && !isDeadState('T'));
+  // A sandbox's pid 1 as /proc showed it just after bwrap exited: D, reparented to 1, flags 0x40014c (PF_EXITING).
+  const exiting = parseStatFields(9, 'D 1 2 3 0 -1 4194636 0 0 0 0 7 8 0 0 20 0 1 0 555'.split(' '));
+  assert.is(exiting?.exiting, true);
+  assert.ok(exiting !== null && isGone(exiting) && isGone({ state: 'Z', exiting: false }));
+  assert.not.ok(isGone({ state: 'D', exiting: false }));
 });
 
 test('environHasKey / bytesWritten: a whole variable of the start-up environment; bytes written so far', async () => {
@@ -184,7 +189,7 @@ test('killTree: a process that cannot be signalled is reported unkillable after 
   const realLive = tree.live.bind(tree);
   tree.live = () => {
     const found = realLive();
-    return { members: found.members.length > 0 ? found.members : [{ pid: 2 ** 22 + 1, ppid: 1, pgid: 1, sid: tree.sid, state: 'D', starttime: notBefore, cpu: 0 }], escaped: [] };
+    return { members: found.members.length > 0 ? found.members : [{ pid: 2 ** 22 + 1, ppid: 1, pgid: 1, sid: tree.sid, state: 'D', starttime: notBefore, cpu: 0, exiting: false }], escaped: [] };
   };
   const outcome = await killTree(tree, deaf, { graceMs: 0, capMs: 300 });
   assert.equal(outcome.unkillable, [2 ** 22 + 1]);
