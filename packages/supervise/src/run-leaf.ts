@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readStopRequest } from '@leap/core';
 import { LeafTree } from './leaf-tree.js';
 import { killTree, type KillOutcome, type Leader } from './kill-tree.js';
-import { setLongTimeout } from './long-timer.js';
+import { setLongTimeout, sleep } from './long-timer.js';
 import { monitorTree } from './tree-monitor.js';
 
 /** Why the supervisor ended a leaf; the status is `killed-<reason>`. */
@@ -42,6 +42,8 @@ export interface RunningLeaf {
 
 const NO_KILL: KillOutcome = { leftovers: 0, escaped: 0, unkillable: [], escalated: false };
 const STOP_POLL_MS = 500;
+// How long a sandbox's own processes are given to go once bwrap has exited (see runLeaf).
+const SANDBOX_SETTLE_MS = 50;
 
 /** Follow `child` to its end: timeout, idle limit, `now` stop requests; leftovers are ended after it exits. */
 export function runLeaf(options: RunLeafOptions): RunningLeaf {
@@ -100,12 +102,21 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
     clearInterval(stopPoll);
     // The leader is gone: whatever it left behind goes too (the same sequence, grace included).
     if (killing === null) {
-      let left: number;
-      try {
-        const found = tree.live();
-        left = found.members.length + found.escaped.length;
-      } catch {
-        left = -1; // /proc could not be read: let the kill sequence look again.
+      const count = (): number => {
+        try {
+          const found = tree.live();
+          return found.members.length + found.escaped.length;
+        } catch {
+          return -1; // /proc could not be read: let the kill sequence look again.
+        }
+      };
+      let left = count();
+      // bwrap reports the exit code and exits while its pid 1 is still on its way out; that pid 1 takes every
+      // process of its namespace with it, so a sandbox's processes go by themselves: a few milliseconds are
+      // given before the kill sequence, which then runs as for any leaf (a process stuck in D stays one).
+      for (let waited = 0; options.sandboxed === true && left > 0 && waited < SANDBOX_SETTLE_MS; waited += 2) {
+        await sleep(2);
+        left = count();
       }
       if (left !== 0) void startKill();
     }

@@ -230,8 +230,26 @@ export interface PlanOptions {
 /** Why a spec cannot be sandboxed (a tree that holds the home folder, a relative path). */
 export class SandboxSpecError extends Error {}
 
+/**
+ * `view` answering each question once: a plan is made at one moment, and asks of most places twice (whether a
+ * credential place exists, then whether it is a symlink), which was half its system calls.
+ */
+function onceView(view: FsView): FsView {
+  const memo = <T>(ask: (path: string) => T): ((path: string) => T) => {
+    const known = new Map<string, T>();
+    return (path) => {
+      if (known.has(path)) return known.get(path) as T;
+      const answer = ask(path);
+      known.set(path, answer);
+      return answer;
+    };
+  };
+  return { list: memo((d) => view.list(d)), kind: memo((p) => view.kind(p)), realpath: memo((p) => view.realpath(p)), readText: memo((p) => view.readText(p)) };
+}
+
 /** The mounts of a sandbox, in order. */
-export function planMounts(spec: SandboxSpec, view: FsView, options: PlanOptions = {}): MountOp[] {
+export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOptions = {}): MountOp[] {
+  const view = onceView(given);
   for (const [what, path] of [
     ['tree', spec.tree],
     ['home', spec.home],
