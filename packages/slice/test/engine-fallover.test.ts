@@ -272,8 +272,12 @@ test('a juror whose vendor ran dry is re-seated from the alternates (leap-jury r
       ['r3', 1, false],
     ],
   );
-  // The ball's jury and the aggregate's each seated clr, which ran dry each time.
-  assert.equal(launchesOf(dir, 'clr'), ['- -', '- -']);
+  // clr ran dry on the ball's jury: its seat says so, and the aggregate jury passes over it instead of trying again.
+  assert.is(readLeap<{ jury: { seats: { reviewer: string; dry?: string }[] } }>(repo, 'juror', 'x', 'round-1.json')?.jury.seats.find((s) => s.reviewer === 'clr')?.dry, 'rate-limit');
+  assert.equal(launchesOf(dir, 'clr'), ['- -']);
+  assert.match(out.stderr, "reviewer clr's vendor ran dry (rate-limit): passed over by every later jury of this run");
+  const aggregate = readLeap<{ aggregate: { value: number; seats: { reviewer: string }[] } }>(repo, 'juror', 'record.json')?.aggregate;
+  assert.equal([aggregate?.value, aggregate?.seats.map((s) => s.reviewer).sort()], [1, ['r1', 'r3']]);
 });
 
 test('the builder list is input: every name resolved and the jury checked for each builder before anything runs; else the agents file roles.builder', async () => {

@@ -47,6 +47,7 @@ const roundRequestSchema = z
     authors: z.array(z.string().max(400)).max(64),
     costLeftUsd: z.number().nonnegative().nullable(),
     builtBy: z.array(family).max(16).optional().describe("the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): no reviewer of theirs sits"),
+    skipJurors: z.array(name).max(32).optional().describe('reviewers whose vendor ran dry on an earlier jury of the run: passed over before dispatch'),
   })
   .describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
 
@@ -96,7 +97,9 @@ export const roundResultSchema = z
         value: receipt,
         reason: z.string(),
         candidate: z.string(),
-        seats: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), verdict: z.string(), value: receipt, replaced: z.boolean() })),
+        seats: z.array(
+          z.strictObject({ reviewer: z.string(), family: z.string(), verdict: z.string(), value: receipt, replaced: z.boolean(), dry: z.enum(['quota', 'rate-limit', 'overload']).optional() }),
+        ),
         refused: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), reason: z.string() })),
       })
       .nullable(),

@@ -34,6 +34,7 @@ export function jobRequest(r: RoundRequest): RoundJob['request'] {
     authors: r.authors,
     costLeftUsd: r.costLeftUsd,
     ...(r.builtBy === undefined || r.builtBy.length === 0 ? {} : { builtBy: r.builtBy }),
+    ...(r.skipJurors === undefined || r.skipJurors.length === 0 ? {} : { skipJurors: r.skipJurors }),
   };
 }
 

@@ -181,4 +181,51 @@ test("a real worker's builder (the claude plugin over a stand-in CLI whose vendo
   }
 });
 
+test("a juror whose vendor ran dry on one ball's jury (on a worker) is passed over by the next ball's jury, queued with the skip, and by the aggregate's", async () => {
+  const redis = await startRedis();
+  const base = { 'src/x.txt': 'old x\n', 'src/y.txt': 'old y\n' };
+  const { remote, repo, dir } = setupRemote(base);
+  const file = writeSlice(dir, {
+    id: 'skip',
+    balls: [
+      ball('x', ['src/x.txt'], base, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } }),
+      ball('y', ['src/y.txt'], base, { proof: { argv: contentProof({ 'src/y.txt': 'Y\n' }) }, deps: ['x'] }),
+    ],
+  });
+  const agents = writeAgents(dir, { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } }, y: { '*': { edits: [{ path: 'src/y.txt', content: 'Y\n' }] } } });
+  const parsed = JSON.parse(readFileSync(agents, 'utf8')) as { agents: Record<string, unknown> };
+  parsed.agents.clr = claudeEntry(dir, 'clr', { '*': { '*': { dry: 429 } } });
+  writeFileSync(agents, JSON.stringify(parsed));
+  const worker = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
+  try {
+    await worker.waitFor(/waiting for rounds/);
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { reviewers: ['r1', 'clr'], alternates: ['r2'] });
+    const summary = await running;
+    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${worker.err()}`);
+    type Seats = { jury: { seats: { reviewer: string; dry?: string }[] } };
+    assert.equal(
+      readLeap<Seats>(repo, 'skip', 'x', 'round-1.json')?.jury.seats.map((s) => [s.reviewer, s.dry ?? null]),
+      [
+        ['r1', null],
+        ['clr', 'rate-limit'],
+        ['r2', null],
+      ],
+    );
+    // y's jury ran on the worker from a job that named clr to skip; the aggregate ran here: clr ran once, on x's.
+    assert.equal(
+      readLeap<Seats>(repo, 'skip', 'y', 'round-1.json')
+        ?.jury.seats.map((s) => s.reviewer)
+        .sort(),
+      ['r1', 'r2'],
+    );
+    assert.equal(launchesOf(dir, 'clr'), ['- -']);
+    assert.ok(
+      lines.some((l) => l.includes("reviewer clr's vendor ran dry (rate-limit): passed over by every later jury of this run")),
+      lines.join('\n'),
+    );
+  } finally {
+    await stopAll(redis, worker);
+  }
+});
+
 test.run();

@@ -337,7 +337,13 @@ export function receiptsOf(repo: string, slice: string, balls: string[]) {
 }
 
 /** A slice run by the engine in process with the bullmq runner (builder b, reviewers r1 and r2); its progress lines. */
-export function runQueued(redis: string, file: string, repo: string, agents: string, options: { jobs?: number; env?: NodeJS.ProcessEnv; priority?: number; builder?: string } = {}) {
+export function runQueued(
+  redis: string,
+  file: string,
+  repo: string,
+  agents: string,
+  options: { jobs?: number; env?: NodeJS.ProcessEnv; priority?: number; builder?: string; reviewers?: string[]; alternates?: string[] } = {},
+) {
   const lines: string[] = [];
   const summary = runSlice({
     file,
@@ -346,7 +352,8 @@ export function runQueued(redis: string, file: string, repo: string, agents: str
     jobs: options.jobs,
     agentsFile: agents,
     builder: options.builder ?? 'b',
-    reviewers: ['r1', 'r2'],
+    reviewers: options.reviewers ?? ['r1', 'r2'],
+    ...(options.alternates === undefined ? {} : { alternates: options.alternates }),
     progress: (l) => lines.push(l),
     createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env, priority: options.priority, say: (l) => lines.push(l) }),
   });

@@ -11,7 +11,7 @@ import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
 import { proofPassed, runLive, runProof, type ProofSandbox } from './proof.js';
-import type { JurySummary } from './records.js';
+import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
 /** Where the round runs and where its leaves' files go. */
@@ -200,6 +200,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       otherBuilderFamilies: others,
       reviewers: request.reviewers,
       alternates: request.alternates,
+      ...(request.skipJurors === undefined ? {} : { skip: request.skipJurors }),
       intent: ball.goal,
       criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}${consumers}\n${ball.spec}`,
       files: files.length === 0 ? tests : files,
@@ -221,7 +222,7 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
       reason: jury.reason,
       candidate: jury.candidate,
       refused: jury.refused,
-      seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
+      seats: summarizeSeats(jury.seats),
     };
   } catch (error) {
     // An unreadable candidate (the builder's identities are redacted, never a reason to hold): no verdict, a hold.

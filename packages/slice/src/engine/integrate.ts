@@ -7,7 +7,7 @@ import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { runLive } from './proof.js';
-import type { JurySummary, LiveEvidence, SlicePaths } from './records.js';
+import { summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
 
 /** How a merge went: the spine's new commit, or why the ball could not land. */
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
@@ -59,6 +59,8 @@ export interface AggregateInput {
   builderFamily?: string;
   /** The families of the other builders whose work the spine holds: refused from the jury and redacted too. */
   otherBuilderFamilies?: string[];
+  /** Reviewers whose vendor ran dry earlier in the run: passed over (conveneJury's `skip`). */
+  skipJurors?: string[];
   reviewers: string[];
   alternates: string[];
   agentsFile: string | null;
@@ -110,6 +112,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         otherBuilderFamilies: input.otherBuilderFamilies,
         reviewers: input.reviewers,
         alternates: input.alternates,
+        ...(input.skipJurors === undefined ? {} : { skip: input.skipJurors }),
         intent: `slice ${input.slice.id}: every ball's goal, merged on one spine`,
         criteria: `Every goal holds together, and the balls' changes fit:\n${goals}${consumers}`,
         files: files.length === 0 ? tests : files,
@@ -132,7 +135,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         candidate: jury.candidate,
         refused: jury.refused,
         leaves: jury.seats.map((s) => s.leaf),
-        seats: jury.seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced })),
+        seats: summarizeSeats(jury.seats),
       };
     } catch (error) {
       return { value: 0, reason: `no aggregate jury: ${(error as Error).message}`, candidate: '', seats: [], refused: [], leaves: [] };

@@ -28,6 +28,13 @@ interface SeatSummary {
   verdict: string;
   value: Receipt;
   replaced: boolean;
+  /** The seat's vendor ran dry (its kind): the engine passes over this reviewer for the rest of the run. */
+  dry?: AgentDryKind;
+}
+
+/** A jury's seats as the records keep them (a ball's jury and the aggregate's alike). */
+export function summarizeSeats(seats: readonly { reviewer: string; family: string; verdict: string; value: Receipt; replaced: boolean; dry?: { kind: AgentDryKind } }[]): SeatSummary[] {
+  return seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced, ...(s.dry === undefined ? {} : { dry: s.dry.kind }) }));
 }
 
 /** A jury's result, as the records keep it. */

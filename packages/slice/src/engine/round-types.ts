@@ -33,6 +33,11 @@ export interface RoundRequest extends BallRoundRequest {
    * jury, as none of this round's builder's does. Absent or empty: only this round's builder's family is refused.
    */
   builtBy?: string[];
+  /**
+   * Reviewers and alternates whose vendor ran dry on an earlier jury of this run (a seat's `dry`): passed over
+   * before dispatch, so a spent quota or a lasting rate limit is not tried again every round. Absent: none.
+   */
+  skipJurors?: string[];
 }
 
 /** What a round returned, with the evidence the engine records. */

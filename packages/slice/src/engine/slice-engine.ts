@@ -46,6 +46,8 @@ export class Engine {
   private readonly states: Map<string, BallProgress>;
   private readonly order: string[];
   private readonly reviewersSeated = new Set<string>();
+  /** Reviewers whose vendor ran dry on a jury of this run: passed over by every later jury (conveneJury's `skip`). */
+  private readonly driedJurors = new Set<string>();
   /** Builders whose vendor ran dry in this run, by name: skipped for the rest of it. */
   private readonly dried = new Map<string, Fallover>();
   private mergeCursor = 0;
@@ -243,6 +245,7 @@ export class Engine {
             authors: c.authors,
             costLeftUsd: c.meter.limit === undefined ? null : c.meter.limit - c.meter.tally().usd,
             ...builtBy(kept, builder),
+            ...this.skipJurors(),
           });
           if (champion === null && built.champion !== null) {
             champion = built.champion;
@@ -257,7 +260,7 @@ export class Engine {
           if (c.stop.reason !== null || c.meter.over()) return this.hold(state, c.stop.reason ?? c.meter.reason(), rounds, rounds.length, commit, start);
         }
         if (outcome === null) return this.hold(state, this.ranOut(fallovers), rounds, rounds.length, commit, start);
-        for (const seat of outcome.jury?.seats ?? []) this.reviewersSeated.add(seat.reviewer);
+        this.noteSeats(outcome.jury?.seats ?? []);
         const record: RoundRecord = {
           slice: c.slice.id,
           ball: ball.id,
@@ -359,6 +362,21 @@ export class Engine {
     for (const [id, result] of merged.results) progressOf(this.states, id).result = result;
   }
 
+  /** Record a jury's seats: who sat, and who ran dry (passed over from now on). */
+  private noteSeats(seats: JurySummary['seats']): void {
+    for (const seat of seats) {
+      this.reviewersSeated.add(seat.reviewer);
+      if (seat.dry !== undefined && !this.driedJurors.has(seat.reviewer)) {
+        this.driedJurors.add(seat.reviewer);
+        this.c.say(`reviewer ${seat.reviewer}'s vendor ran dry (${seat.dry}): passed over by every later jury of this run`);
+      }
+    }
+  }
+
+  private skipJurors(): { skipJurors?: string[] } {
+    return this.driedJurors.size === 0 ? {} : { skipJurors: [...this.driedJurors].sort() };
+  }
+
   private async aggregate(spineCommit: string): Promise<JurySummary> {
     const { c } = this;
     // The spine holds the work of every builder that built a kept round: no reviewer of any of their families sits.
@@ -377,6 +395,7 @@ export class Engine {
         builder: builder.name,
         builderFamily: builder.family,
         otherBuilderFamilies: others,
+        ...this.skipJurors(),
         reviewers: c.agents.reviewers,
         alternates: c.agents.alternates,
         agentsFile: c.agents.file,
@@ -386,7 +405,7 @@ export class Engine {
       spineCommit,
     );
     c.meter.ran(leaves.map((leaf) => ({ leaf, usage: null })));
-    for (const seat of summary.seats) this.reviewersSeated.add(seat.reviewer);
+    this.noteSeats(summary.seats);
     return summary;
   }
 
