@@ -72,19 +72,19 @@ resume('killed at many moments, once or twice, each run again ends as the uninte
   for (const [i, at] of moments.entries()) {
     const p = project();
     const first = await runLeap(p, Math.round(duration * at));
-    if (i % 3 === 1 && first.code === null) {
-      // A second kill, in the resumed run itself.
-      await runLeap(p, Math.round(duration * 0.2));
-    }
+    // A second kill, in the resumed run itself.
+    const second = i % 3 === 1 && first.code === null ? await runLeap(p, Math.round(duration * 0.2)) : null;
     const last = await runLeap(p);
-    assert.is(last.code, 0, `killed at ${at}: ${first.out}\n---\n${last.out}`);
+    // What each run said, for the message of any assertion below: a failure under load names its own cause.
+    const said = `killed at ${Math.round(duration * at)} ms (${at}) of ${duration} ms:\n${first.out}\n---${second === null ? '' : ` killed again after ${second.ms} ms (code ${second.code}):\n${second.out}\n---`}\n${last.out}`;
+    assert.is(last.code, 0, said);
     const state = finalState(p.repo);
     assert.equal(state, reference, `killed at ${Math.round(duration * at)} ms (${at})`);
     // No finished work repeated: every phase that ended in a commit was developed once, except one the kill interrupted.
     const launches = readLog(p.agents.devLog).map((l) => `${l.env.VERI_STEP} ${l.env.LEAP_PHASE}`);
     assert.ok(launches.length <= 6 + 2, `${launches.length} developer launches: ${launches.join(' | ')}`);
     const verdicts = readEvents(p.repo).filter((e) => e.event === 'verdict' && e.verdict !== 'PASS');
-    assert.equal(verdicts, [], `killed at ${at}`);
+    assert.equal(verdicts, [], `${JSON.stringify(verdicts)}\n${said}`);
   }
 });
 

@@ -405,6 +405,24 @@ jury('a hold for another reason names it in leap slice status and in the narrati
   assert.match(status.stdout, /"the jury held: hold: silent never answered: silent exited with code 1/);
 });
 
+jury("a ball the jury held, run again with a jury that answers, passes: the held work on its branch is judged against the proof at the ball's start, not tied with itself", async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const agents = writeAgents(dir, PASS_A);
+  const file = oneBall(dir, 'again');
+  const held = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,silent']);
+  assert.is(held.code, 3, held.stderr);
+  assert.match(held.stderr, /ball a: 0 held: the jury held: hold: silent never answered/);
+  assert.is(showFile(repo, 'leap/again/a', 'src/a.txt'), 'A\n', 'the held candidate stays on the branch');
+  const next = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(next.code, 0, next.stderr);
+  assert.match(next.stderr, /ball a: started \(wave 1, from its checkpoint\)/);
+  assert.not.match(next.stderr, /a tie/);
+  const round = readLeap<{ reason: string; champion: { code: number } }>(repo, 'again', 'a', 'round-1.json');
+  assert.match(round?.reason ?? '', /^passed: beats the champion: the proof fails at the start/);
+  assert.is(round?.champion.code, 1, "the champion is the proof at the ball's start, where it fails");
+  assert.is(readLeap<{ receipt: number }>(repo, 'again', 'a', 'result.json')?.receipt, 1);
+});
+
 jury('a reviewer that never answers holds the ball (0); with an alternate it is re-seated and the ball passes', async () => {
   const { repo, dir } = setupRepo(BASE);
   const agents = writeAgents(dir, PASS_A);

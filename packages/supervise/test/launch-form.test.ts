@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cleanupTempDirs, hostileTitles, runCommand, scriptPath } from '@leap/test-utils';
+import { cleanupTempDirs, hostileTitles, runCommand, scriptPath, waitFor } from '@leap/test-utils';
 import { eventsOf, exitRecord, fixture, killStrays, makeScene } from './helpers.js';
 
 test.after.each(() => killStrays());
@@ -54,7 +54,9 @@ test('L-launch-form: rm -f, detach-leaf.sh supervise.sh with VERI_* and redirect
     assert.is(launch?.skill_commit, 'c0ffee');
     assert.equal([launch?.actor, launch?.phase, launch?.attempt], ['developer', 'green', i + 1]);
     assert.is(launch?.timeout_ms, 20_000, 'the launch event says the time limit the supervisor applies');
-    assert.is(eventsOf(scene, 'exit', name)[0]?.step, title);
+    // wait-leaf returns once NAME.exit is written; the supervisor appends the exit event just after it (record-end.ts).
+    const exit = await waitFor(() => eventsOf(scene, 'exit', name)[0], 20_000, `the exit event of ${name}`);
+    assert.is(exit.step, title);
   }
 });
 
