@@ -1,5 +1,5 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
@@ -158,7 +158,9 @@ export function readRounds(paths: SlicePaths, ball: string): RoundRecord[] {
 
 /**
  * Start a ball's new episode: its rounds, result and champion of the last one move to `episode-K/`
- * (history is kept, never deleted); the checkpoint stays where the next builder reads it.
+ * (history is kept, never deleted); the checkpoint stays where the next builder reads it, and so does a
+ * copy of the champion: the proof at the ball's start, which a held ball's next episode, going on from
+ * its branch, is still judged against (measured again at the branch's tip, the held work, it ties).
  */
 export function archiveEpisode(paths: SlicePaths, ball: string): void {
   const dir = paths.ball(ball);
@@ -169,7 +171,10 @@ export function archiveEpisode(paths: SlicePaths, ball: string): void {
   while (existsSync(join(dir, `episode-${k}`))) k++;
   const to = join(dir, `episode-${k}`);
   mkdirSync(to, { recursive: true });
-  for (const f of moving) renameSync(join(dir, f), join(to, f));
+  for (const f of moving) {
+    if (f === 'champion.json') copyFileSync(join(dir, f), join(to, f));
+    else renameSync(join(dir, f), join(to, f));
+  }
 }
 
 /** The run's start record: written on the first run, read back on every later one. */

@@ -206,7 +206,8 @@ export class Engine {
     // A held or interrupted ball goes on from its branch when that still holds its start; else from the start.
     const goOn = tip !== null && (await isAncestor(c.repoRoot, start, tip));
     let commit = goOn ? tip : start;
-    let champion: ProofRun | null = state.rounds.length > 0 || state.checkpoint !== null ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
+    // The champion is the proof at the ball's start: kept while the ball goes on from its branch, measured again from the start.
+    let champion: ProofRun | null = state.rounds.length > 0 || (state.checkpoint !== null && goOn) ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
     c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'dispatched', wave: state.wave });
     c.say(`ball ${ball.id}: started (wave ${state.wave}${rounds.length > 0 ? `, from round ${rounds.length + 1}` : ''}${state.checkpoint !== null ? ', from its checkpoint' : ''})`);
