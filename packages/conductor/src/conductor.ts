@@ -12,7 +12,7 @@ import type { Phase } from './prompts.js';
 import { readJournal, writeJournal, type PinCheck, type RunJournal } from './run-files.js';
 import type { DryAgents, RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
-import type { TddRunResult, TddVerdict } from './types.js';
+import type { TddRunEnd, TddVerdict } from './types.js';
 import type { RunSandbox } from './leaf-sandboxes.js';
 
 /** Everything a run is given once its input is checked. */
@@ -218,14 +218,14 @@ export function developLeafName(phase: Phase, attempt: number): string {
 }
 
 /** Build the result from what the run gathered. */
-export async function buildResult(state: RunState, end: Pick<TddRunResult, 'code' | 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunResult> {
-  let steps: TddRunResult['steps'] = [];
+export async function buildResult(state: RunState, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
+  let steps: TddRunEnd['steps'] = [];
   try {
     steps = state.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
   } catch {
     // No ledger yet (a bail in preflight or planning).
   }
-  let commits: TddRunResult['commits'] = [];
+  let commits: TddRunEnd['commits'] = [];
   if (state.startHead !== '' && state.git !== undefined) {
     const log = await state.git(['log', '--reverse', '--format=%H%x09%s', `${state.startHead}..HEAD`], { allowFailure: true });
     commits = log.stdout
@@ -233,7 +233,7 @@ export async function buildResult(state: RunState, end: Pick<TddRunResult, 'code
       .filter((l) => l !== '')
       .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
   }
-  const result: TddRunResult = { ...end, steps, commits, verdicts: state.verdicts, leaves: state.leaves, ms: Math.round(performance.now() - started) };
+  const result: TddRunEnd = { ...end, steps, commits, verdicts: state.verdicts, leaves: state.leaves, ms: Math.round(performance.now() - started) };
   for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
   return result;
 }
@@ -253,7 +253,7 @@ export async function endStopped(state: RunState, stop: Stopped): Promise<string
 }
 
 /** End the run at a bail: keep finished steps, preserve and revert the half-done one, record and narrate the cause. */
-export async function endBailed(state: RunState, bail: Bail): Promise<NonNullable<TddRunResult['bail']>> {
+export async function endBailed(state: RunState, bail: Bail): Promise<NonNullable<TddRunEnd['bail']>> {
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
   const step = bail.bailCause === 'dirty-tree' ? null : state.inFlight;

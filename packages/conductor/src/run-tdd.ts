@@ -19,7 +19,8 @@ import { agentLeafSandbox, chooseRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { checkPin, conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
-import type { TddRunOptions, TddRunResult } from './types.js';
+import { exitCode } from './exit-codes.js';
+import type { TddRunEnd, TddRunOptions, TddRunResult } from './types.js';
 
 /** Drive issue N end to end (see the README). Bad input throws a UsageError (exit 2) before anything is touched. */
 export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
@@ -39,7 +40,9 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   state.journal.options = setup.recorded;
   state.saveJournal();
   try {
-    return await conduct(state, started);
+    const end = await conduct(state, started);
+    // `code` kept on the result for the library's callers and the `--json` output; the entries decide their exit code from the outcome (exit-codes.ts).
+    return { code: exitCode(end.outcome), ...end };
   } finally {
     // What git commit would have started after each of the run's commits, once (gc --auto, when due).
     if (state.committed) await state.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
@@ -47,7 +50,7 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   }
 }
 
-async function conduct(state: RunState, started: number): Promise<TddRunResult> {
+async function conduct(state: RunState, started: number): Promise<TddRunEnd> {
   try {
     await prepare(state);
     await ensurePlan(state);
@@ -71,15 +74,15 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
       state.inFlight = null;
     }
     const pullRequest = await finish(state);
-    return await notifyEnd(state, await buildResult(state, { code: 0, outcome: 'done', pullRequest }, started));
+    return await notifyEnd(state, await buildResult(state, { outcome: 'done', pullRequest }, started));
   } catch (error) {
     if (error instanceof Stopped) {
       const stoppedAt = await endStopped(state, error);
-      return await notifyEnd(state, await buildResult(state, { code: 3, outcome: 'stopped', stoppedAt }, started));
+      return await notifyEnd(state, await buildResult(state, { outcome: 'stopped', stoppedAt }, started));
     }
     if (error instanceof Bail) {
       const bail = await endBailed(state, error);
-      return await notifyEnd(state, await buildResult(state, { code: 1, outcome: 'bailed', bail }, started));
+      return await notifyEnd(state, await buildResult(state, { outcome: 'bailed', bail }, started));
     }
     throw error;
   }
