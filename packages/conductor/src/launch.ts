@@ -118,7 +118,7 @@ export async function launchAgentLeaf(
     preflight: false,
     sandbox: agentLeafSandbox(state.setup.sandbox, role, chosen.agent, state.root, state.paths.dir, env),
   });
-  state.invalidateHead();
+  state.heads.invalidate();
   // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
   try {
     appendFileSync(state.paths.err(name), `supervise[${name}]: ${result.status}\n`);
@@ -239,7 +239,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
       suiteLog: suiteLog(state, phase),
       testFiles: state.setup.effective.tests,
       passedTrees: phase === 'red' ? state.passedTrees : undefined,
-      head: phase === 'red' ? undefined : await state.head(),
+      head: phase === 'red' ? undefined : await state.heads.sha(),
       // The verifier's readiness was checked once, in preflight.
       preflight: false,
       sandbox: state.setup.sandbox.bwrap === null ? 'off' : 'on',
@@ -251,7 +251,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   }
   const leaf = `verify-${phase}`;
   // The verifier may have committed: HEAD is read again. The commit it verified is the red phase's landing.
-  state.invalidateHead();
+  state.heads.invalidate();
   state.verifiedCommit = result.commit ?? null;
   // An agent was asked only after ground truth held: the suite passed on that tree.
   if (tree !== null && result.decidedBy === 'agent') state.passedTrees.push(tree);

@@ -58,7 +58,7 @@ async function conduct(state: RunState, started: number): Promise<TddRunEnd> {
       const step = stepInFlight(state);
       if (step === null) break;
       const ledgerIndex = state.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
-      const fresh = step.state === 'todo' && state.journal.step !== step.title && (await state.headSubject()) !== `red: ${step.title}`;
+      const fresh = step.state === 'todo' && state.journal.step !== step.title && (await state.heads.subject()) !== `red: ${step.title}`;
       if (fresh) {
         await state.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
         state.event('mark', { name: 'step-start', anchor: step.title }, step.title);
@@ -66,7 +66,7 @@ async function conduct(state: RunState, started: number): Promise<TddRunEnd> {
       state.inFlight = step;
       if (step.state === 'todo') {
         // Once red has passed, the journal says green: red is not verified again over the green work.
-        const inGreen = state.journal.step === step.title && state.journal.phase === 'green' && (await state.headSubject()) === `red: ${step.title}`;
+        const inGreen = state.journal.step === step.title && state.journal.phase === 'green' && (await state.heads.subject()) === `red: ${step.title}`;
         if (!inGreen) await drivePhase(state, step, 'red', ledgerIndex);
         await drivePhase(state, step, 'green', ledgerIndex);
       }
@@ -260,7 +260,7 @@ async function prepare(state: RunState): Promise<void> {
   if (!exists) {
     await runBaseline(state, current || 'HEAD');
     ensureStateGitignore(paths);
-    state.startHead = await state.head();
+    state.startHead = await state.heads.sha();
     state.passedTrees.push(await state.git.out(['rev-parse', 'HEAD^{tree}']));
     await state.git(['checkout', '-q', '-b', state.branch]);
     state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
@@ -271,7 +271,7 @@ async function prepare(state: RunState): Promise<void> {
     return;
   }
   if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
-  state.startHead = await state.head();
+  state.startHead = await state.heads.sha();
   state.passedTrees.push(...(await passedTreesOfLog(state)));
   state.journal = journal ?? freshJournal(state.journal, state.testCmd);
   state.journal.pid = process.pid;
