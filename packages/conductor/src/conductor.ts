@@ -65,8 +65,6 @@ export class RunState {
   /** The step in flight (its title and its state when the run reached it), for a bail's revert. */
   inFlight: LedgerStep | null = null;
   startHead = '';
-  /** The commit the last verification judged (its verdict's `commit`). */
-  verifiedCommit: string | null = null;
   /** Trees whose suite passed in this process (the baseline's, each verified refactor's): a red's check without its tests is not run on one again. */
   passedTrees: string[] = [];
   /** The agents whose vendors ran dry in this process (quota, rate limit, overload): the next of each role's list runs instead. */

@@ -212,13 +212,12 @@ function suiteLog(state: RunState, phase: Phase): string {
   return file;
 }
 
-/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason, a verifier leaf worth one relaunch, or one whose vendor ran dry. */
-export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
+/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason and the commit it judged (a passed red's landing), a verifier leaf worth one relaunch, or one whose vendor ran dry. */
+export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string; commit: string | null } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
 /** Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them. */
 export async function runVerification(state: RunState, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
   await state.checkStop(where);
-  state.verifiedCommit = null;
   const offset = eventsSize(state);
   const verifier = agentFor(state, 'verifier');
   const env = leafEnv(state, step, phase, attempt);
@@ -250,9 +249,8 @@ export async function runVerification(state: RunState, step: string, phase: Phas
     throw error;
   }
   const leaf = `verify-${phase}`;
-  // The verifier may have committed: HEAD is read again. The commit it verified is the red phase's landing.
+  // The verifier may have committed: HEAD is read again. The commit it verified (returned) is the red phase's landing.
   state.heads.invalidate();
-  state.verifiedCommit = result.commit ?? null;
   // An agent was asked only after ground truth held: the suite passed on that tree.
   if (tree !== null && result.decidedBy === 'agent') state.passedTrees.push(tree);
   if (result.leaf !== undefined) {
@@ -265,7 +263,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   state.verdicts.push({ step, phase, verdict: result.verdict, reason: result.reason });
   await state.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
   if (result.decidedBy === 'agent') checkCost(state);
-  if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason };
+  if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null };
   // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
   // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
   if (result.leaf !== undefined) {

@@ -16,6 +16,8 @@ import { readExitFile } from '@leap/supervise';
 export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase, index: number): Promise<void> {
   const j = await alignJournal(state, step, phase);
   const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
+  // The commit this process's PASS judged, returned by the verification: red's landing (null on a resume at passed).
+  let verified: string | null = null;
   for (;;) {
     if (j.stage === 'leaf') {
       // Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started.
@@ -96,6 +98,7 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
         await state.say(`verify-${phase}: ${end.why}; relaunching it once`);
         j.retried++;
       } else if (end.verdict === 'PASS') {
+        verified = end.commit;
         j.stage = 'passed';
       } else {
         if (j.attempt - 1 >= state.setup.revisions) {
@@ -113,7 +116,7 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       }
       state.saveJournal();
     } else {
-      await land(state, step, phase);
+      await land(state, step, phase, verified);
       return;
     }
   }
@@ -162,10 +165,10 @@ async function testFilesChanged(state: RunState, commit: string): Promise<string
 }
 
 // A REJECT decided by the conductor's own check, before any verifier is asked: recorded and narrated as a verdict.
-async function ownReject(state: RunState, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string }> {
+async function ownReject(state: RunState, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }> {
   state.verdicts.push({ step, phase, verdict: 'REJECT', reason });
   await state.say(`verdict ${phase}: REJECT: ${reason}`);
-  return { kind: 'verdict', verdict: 'REJECT', reason };
+  return { kind: 'verdict', verdict: 'REJECT', reason, commit: null };
 }
 
 function exitNewer(state: RunState, leaf: string, startedAt: number | undefined): boolean {
@@ -335,11 +338,11 @@ export async function commitOrBail(state: RunState, args: string[], message: str
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
-async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<void> {
+async function land(state: RunState, step: LedgerStep, phase: Phase, verified: string | null): Promise<void> {
   if (phase === 'red') {
-    // Green starts from the red commit that passed (what a verifier committed on its own is folded into green).
-    const red = state.verifiedCommit ?? (await state.heads.sha());
-    state.verifiedCommit = null;
+    // Green starts from the red commit that passed (what a verifier committed on its own is folded into green);
+    // HEAD when the verdict was given before this process (a resume at `passed`).
+    const red = verified ?? (await state.heads.sha());
     state.journal = freshJournal(state.journal, state.testCmd, { step: step.title, phase: 'green', phase_base: red });
     state.saveJournal();
     return;
