@@ -7,12 +7,13 @@ import { relative } from 'node:path';
 import { appendEvent, clearStop, createEvent, readStopRequest, statePaths, type EventContext, type LedgerStep, type StatePaths, type TrackerIssue, type TrackerPlugin } from '@leap/core';
 import { currentStep, parseLedger } from '@leap/core/ledger';
 import { type Bail, Stopped, bailClass } from './bail-causes.js';
-import { createGit, headFromFiles, type Git } from './git.js';
+import { createGit, type Git } from './git.js';
+import { HeadCache, gitForgettingHead } from './head-cache.js';
 import type { Phase } from './prompts.js';
 import { readJournal, writeJournal, type PinCheck, type RunJournal } from './run-files.js';
 import type { DryAgents, RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
-import type { TddRunResult, TddVerdict } from './types.js';
+import type { TddRunEnd, TddVerdict } from './types.js';
 import type { RunSandbox } from './leaf-sandboxes.js';
 
 /** Everything a run is given once its input is checked. */
@@ -64,17 +65,18 @@ export class RunState {
   /** The step in flight (its title and its state when the run reached it), for a bail's revert. */
   inFlight: LedgerStep | null = null;
   startHead = '';
-  /** The commit the last verification judged (its verdict's `commit`). */
-  verifiedCommit: string | null = null;
   /** Trees whose suite passed in this process (the baseline's, each verified refactor's): a red's check without its tests is not run on one again. */
   passedTrees: string[] = [];
   /** The agents whose vendors ran dry in this process (quota, rate limit, overload): the next of each role's list runs instead. */
   readonly dry: DryAgents = new Map();
+  /** HEAD's commit and subject, read once until something may have moved it (head-cache.ts). */
+  readonly heads: HeadCache;
 
   constructor(readonly setup: ConductorSetup) {
     this.paths = statePaths(setup.stateDir);
     this.branch = `leap/issue-${setup.issue}`;
     this.journal = readJournal(this.paths, setup.issue) ?? freshJournal(null, '');
+    this.heads = new HeadCache(setup.root, setup.env, () => this.git.out(['log', '-1', '--format=%H%x00%s']));
   }
 
   /** True for a path `--tests` (or leap.config.json's testFiles) names as a test file. */
@@ -99,17 +101,9 @@ export class RunState {
     return relative(this.root, this.ledgerFile);
   }
 
+  /** The run's git: every command that can move HEAD makes `heads` forget it. */
   async initGit(): Promise<void> {
-    const git = await createGit(this.root, this.setup.env);
-    // Every command that can move HEAD forgets the cached one.
-    const moving = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
-    const wrapped = (async (args, options) => {
-      if (moving.has((args[0] === '-c' ? args[2] : args[0]) ?? '')) this.invalidateHead();
-      return git(args, options);
-    }) as Git;
-    wrapped.out = async (args) => (await wrapped(args)).stdout.trim();
-    (wrapped as { cwd: string }).cwd = git.cwd;
-    this.git = wrapped;
+    this.git = gitForgettingHead(await createGit(this.root, this.setup.env), this.heads);
   }
 
   context(step: string | null): EventContext {
@@ -160,35 +154,6 @@ export class RunState {
 
   /** Whether this process has looked at the tree for changes the run did not make (once, when it starts: preflight or the first phase). */
   treeChecked = false;
-  private headCache: { sha: string; subject: string | null } | null = null;
-
-  /** Forget HEAD: a commit, a reset, a leaf (agents commit), a ledger transaction. */
-  invalidateHead(): void {
-    this.headCache = null;
-  }
-
-  /** HEAD as a ledger transaction or a `git status --branch` left it, or forgotten when it cannot say. */
-  knowHead(head: { sha: string; subject: string | null } | null): void {
-    if (head?.subject === null && head.sha === this.headCache?.sha) return;
-    this.headCache = head;
-  }
-
-  /** HEAD's subject, read once until something may have moved it (`invalidateHead`). */
-  async headSubject(): Promise<string> {
-    if (this.headCache?.subject == null) this.headCache = headFromFiles(this.root, this.setup.env);
-    if (this.headCache?.subject == null) {
-      const out = await this.git.out(['log', '-1', '--format=%H%x00%s']);
-      const at = out.indexOf('\0');
-      this.headCache = { sha: out.slice(0, at), subject: out.slice(at + 1) };
-    }
-    return this.headCache.subject as string;
-  }
-
-  /** HEAD's commit, read once until something may have moved it. */
-  async head(): Promise<string> {
-    if (this.headCache === null) await this.headSubject();
-    return (this.headCache as { sha: string }).sha;
-  }
 }
 
 /** A journal for a phase that starts now. */
@@ -218,14 +183,14 @@ export function developLeafName(phase: Phase, attempt: number): string {
 }
 
 /** Build the result from what the run gathered. */
-export async function buildResult(state: RunState, end: Pick<TddRunResult, 'code' | 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunResult> {
-  let steps: TddRunResult['steps'] = [];
+export async function buildResult(state: RunState, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
+  let steps: TddRunEnd['steps'] = [];
   try {
     steps = state.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
   } catch {
     // No ledger yet (a bail in preflight or planning).
   }
-  let commits: TddRunResult['commits'] = [];
+  let commits: TddRunEnd['commits'] = [];
   if (state.startHead !== '' && state.git !== undefined) {
     const log = await state.git(['log', '--reverse', '--format=%H%x09%s', `${state.startHead}..HEAD`], { allowFailure: true });
     commits = log.stdout
@@ -233,7 +198,7 @@ export async function buildResult(state: RunState, end: Pick<TddRunResult, 'code
       .filter((l) => l !== '')
       .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
   }
-  const result: TddRunResult = { ...end, steps, commits, verdicts: state.verdicts, leaves: state.leaves, ms: Math.round(performance.now() - started) };
+  const result: TddRunEnd = { ...end, steps, commits, verdicts: state.verdicts, leaves: state.leaves, ms: Math.round(performance.now() - started) };
   for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
   return result;
 }
@@ -253,7 +218,7 @@ export async function endStopped(state: RunState, stop: Stopped): Promise<string
 }
 
 /** End the run at a bail: keep finished steps, preserve and revert the half-done one, record and narrate the cause. */
-export async function endBailed(state: RunState, bail: Bail): Promise<NonNullable<TddRunResult['bail']>> {
+export async function endBailed(state: RunState, bail: Bail): Promise<NonNullable<TddRunEnd['bail']>> {
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
   const step = bail.bailCause === 'dirty-tree' ? null : state.inFlight;
@@ -264,10 +229,10 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
   const keepRed = cls === 'system' && step !== null && j.step === step.title && j.phase === 'green' && j.phase_base !== null;
   if (step !== null && state.git !== undefined) {
     try {
-      if (!keepRed && step.state === 'todo' && (await state.headSubject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);
+      if (!keepRed && step.state === 'todo' && (await state.heads.subject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
       const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
-      state.invalidateHead();
+      state.heads.invalidate();
       if (kept.ref !== null)
         narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
     } catch (error) {

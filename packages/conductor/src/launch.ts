@@ -118,7 +118,7 @@ export async function launchAgentLeaf(
     preflight: false,
     sandbox: agentLeafSandbox(state.setup.sandbox, role, chosen.agent, state.root, state.paths.dir, env),
   });
-  state.invalidateHead();
+  state.heads.invalidate();
   // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
   try {
     appendFileSync(state.paths.err(name), `supervise[${name}]: ${result.status}\n`);
@@ -212,13 +212,12 @@ function suiteLog(state: RunState, phase: Phase): string {
   return file;
 }
 
-/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason, a verifier leaf worth one relaunch, or one whose vendor ran dry. */
-export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
+/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason and the commit it judged (a passed red's landing), a verifier leaf worth one relaunch, or one whose vendor ran dry. */
+export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string; commit: string | null } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
 /** Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them. */
 export async function runVerification(state: RunState, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
   await state.checkStop(where);
-  state.verifiedCommit = null;
   const offset = eventsSize(state);
   const verifier = agentFor(state, 'verifier');
   const env = leafEnv(state, step, phase, attempt);
@@ -239,7 +238,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
       suiteLog: suiteLog(state, phase),
       testFiles: state.setup.effective.tests,
       passedTrees: phase === 'red' ? state.passedTrees : undefined,
-      head: phase === 'red' ? undefined : await state.head(),
+      head: phase === 'red' ? undefined : await state.heads.sha(),
       // The verifier's readiness was checked once, in preflight.
       preflight: false,
       sandbox: state.setup.sandbox.bwrap === null ? 'off' : 'on',
@@ -250,9 +249,8 @@ export async function runVerification(state: RunState, step: string, phase: Phas
     throw error;
   }
   const leaf = `verify-${phase}`;
-  // The verifier may have committed: HEAD is read again. The commit it verified is the red phase's landing.
-  state.invalidateHead();
-  state.verifiedCommit = result.commit ?? null;
+  // The verifier may have committed: HEAD is read again. The commit it verified (returned) is the red phase's landing.
+  state.heads.invalidate();
   // An agent was asked only after ground truth held: the suite passed on that tree.
   if (tree !== null && result.decidedBy === 'agent') state.passedTrees.push(tree);
   if (result.leaf !== undefined) {
@@ -265,7 +263,7 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   state.verdicts.push({ step, phase, verdict: result.verdict, reason: result.reason });
   await state.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
   if (result.decidedBy === 'agent') checkCost(state);
-  if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason };
+  if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null };
   // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
   // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
   if (result.leaf !== undefined) {

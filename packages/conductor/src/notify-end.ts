@@ -2,10 +2,11 @@
 // event), stop. The command is the user's: run supervised and unsandboxed, the event as JSON on stdin; a
 // failure is narrated and in the event log (the leaf's exit event), never the run's result.
 import type { RunState } from './conductor.js';
-import type { TddRunResult } from './types.js';
+import { exitCode } from './exit-codes.js';
+import type { TddRunEnd } from './types.js';
 
 /** Tell the run's notify command (if any) how the run ended; returns the result unchanged. */
-export async function notifyEnd(state: RunState, result: TddRunResult): Promise<TddRunResult> {
+export async function notifyEnd(state: RunState, result: TddRunEnd): Promise<TddRunEnd> {
   const argv = state.setup.effective.notify;
   if (argv === undefined || argv.length === 0) return result;
   const event = result.outcome === 'done' ? 'done' : result.outcome === 'stopped' ? 'stop' : result.bail?.cause === 'cost-budget' ? 'cost-budget' : 'bail';
@@ -15,7 +16,7 @@ export async function notifyEnd(state: RunState, result: TddRunResult): Promise<
     title: state.setup.issueData.title,
     branch: state.branch,
     outcome: result.outcome,
-    code: result.code,
+    code: exitCode(result.outcome),
     ...(result.bail === undefined ? {} : { bail: result.bail }),
     ...(result.stoppedAt === undefined ? {} : { stopped_at: result.stoppedAt }),
     ...(result.pullRequest === undefined ? {} : { pull_request: result.pullRequest.url }),

@@ -16,6 +16,8 @@ import { readExitFile } from '@leap/supervise';
 export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase, index: number): Promise<void> {
   const j = await alignJournal(state, step, phase);
   const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
+  // The commit this process's PASS judged, returned by the verification: red's landing (null on a resume at passed).
+  let verified: string | null = null;
   for (;;) {
     if (j.stage === 'leaf') {
       // Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started.
@@ -96,6 +98,7 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
         await state.say(`verify-${phase}: ${end.why}; relaunching it once`);
         j.retried++;
       } else if (end.verdict === 'PASS') {
+        verified = end.commit;
         j.stage = 'passed';
       } else {
         if (j.attempt - 1 >= state.setup.revisions) {
@@ -113,7 +116,7 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
       }
       state.saveJournal();
     } else {
-      await land(state, step, phase);
+      await land(state, step, phase, verified);
       return;
     }
   }
@@ -124,8 +127,8 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
 async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
   const j = state.journal;
   if (j.step === step.title && j.phase === phase) return j;
-  const head = await state.head();
-  const redDone = phase === 'red' && (await state.headSubject()) === `red: ${step.title}`;
+  const head = await state.heads.sha();
+  const redDone = phase === 'red' && (await state.heads.subject()) === `red: ${step.title}`;
   // Only the first phase a process reaches can find changes it did not make: after that every change is its leaves'.
   const dirty = redDone || state.treeChecked ? [] : await dirtyPaths(state);
   state.treeChecked = true;
@@ -162,10 +165,10 @@ async function testFilesChanged(state: RunState, commit: string): Promise<string
 }
 
 // A REJECT decided by the conductor's own check, before any verifier is asked: recorded and narrated as a verdict.
-async function ownReject(state: RunState, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string }> {
+async function ownReject(state: RunState, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }> {
   state.verdicts.push({ step, phase, verdict: 'REJECT', reason });
   await state.say(`verdict ${phase}: REJECT: ${reason}`);
-  return { kind: 'verdict', verdict: 'REJECT', reason };
+  return { kind: 'verdict', verdict: 'REJECT', reason, commit: null };
 }
 
 function exitNewer(state: RunState, leaf: string, startedAt: number | undefined): boolean {
@@ -316,13 +319,13 @@ async function collect(state: RunState, step: LedgerStep, phase: Phase, base: st
     await state.say(`the leaf committed on its own; its commits are folded into the ${phase} commit`);
     known = undefined;
   } else {
-    state.knowHead({ sha, subject: null });
+    state.heads.know({ sha, subject: null });
   }
   await undoStateEdits(state, known, state.journal.state_before ?? {});
   await addAll(state);
   if (phase === 'red') {
     await commitOrBail(state, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
-    await state.say(`red commit ${(await state.head()).slice(0, 12)}: red: ${step.title}`);
+    await state.say(`red commit ${(await state.heads.sha()).slice(0, 12)}: red: ${step.title}`);
   }
 }
 
@@ -335,11 +338,11 @@ export async function commitOrBail(state: RunState, args: string[], message: str
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
-async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<void> {
+async function land(state: RunState, step: LedgerStep, phase: Phase, verified: string | null): Promise<void> {
   if (phase === 'red') {
-    // Green starts from the red commit that passed (what a verifier committed on its own is folded into green).
-    const red = state.verifiedCommit ?? (await state.head());
-    state.verifiedCommit = null;
+    // Green starts from the red commit that passed (what a verifier committed on its own is folded into green);
+    // HEAD when the verdict was given before this process (a resume at `passed`).
+    const red = verified ?? (await state.heads.sha());
     state.journal = freshJournal(state.journal, state.testCmd, { step: step.title, phase: 'green', phase_base: red });
     state.saveJournal();
     return;
@@ -348,17 +351,17 @@ async function land(state: RunState, step: LedgerStep, phase: Phase): Promise<vo
   const env = { ...state.setup.env, VERI_ISSUE: String(state.issue), VERI_STEP: step.title };
   // HEAD as this process knows it (read from .git's files when a leaf may have moved it), so the ledger asks git
   // nothing before its commit; a wrong one would be refused at update-ref, as a HEAD that moves meanwhile is.
-  const options = { issue: state.issue, step: step.title, cwd: state.root, env, allowEmpty: true, head: await state.head() };
+  const options = { issue: state.issue, step: step.title, cwd: state.root, env, allowEmpty: true, head: await state.heads.sha() };
   try {
     if (phase === 'green') {
       const done = await tick(options);
-      state.knowHead(done.head);
+      state.heads.know(done.head);
       await state.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
       return;
     }
     const remote = await tickCriterionWith(state, step);
     const done = await clearRefactor(options);
-    state.knowHead(done.head);
+    state.heads.know(done.head);
     await state.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
     if (remote !== null) await remote();
   } catch (error) {

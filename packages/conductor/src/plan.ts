@@ -94,6 +94,6 @@ export async function ensurePlan(state: RunState): Promise<void> {
   await state.git(['add', '--', ...add]);
   await commitOrBail(state, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${state.issue}`);
   await state.say(
-    `plan commit ${(await state.head()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`,
+    `plan commit ${(await state.heads.sha()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`,
   );
 }

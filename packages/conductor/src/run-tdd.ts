@@ -19,7 +19,8 @@ import { agentLeafSandbox, chooseRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import { checkPin, conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
-import type { TddRunOptions, TddRunResult } from './types.js';
+import { exitCode } from './exit-codes.js';
+import type { TddRunEnd, TddRunOptions, TddRunResult } from './types.js';
 
 /** Drive issue N end to end (see the README). Bad input throws a UsageError (exit 2) before anything is touched. */
 export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
@@ -39,7 +40,9 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   state.journal.options = setup.recorded;
   state.saveJournal();
   try {
-    return await conduct(state, started);
+    const end = await conduct(state, started);
+    // `code` kept on the result for the library's callers and the `--json` output; the entries decide their exit code from the outcome (exit-codes.ts).
+    return { code: exitCode(end.outcome), ...end };
   } finally {
     // What git commit would have started after each of the run's commits, once (gc --auto, when due).
     if (state.committed) await state.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
@@ -47,7 +50,7 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   }
 }
 
-async function conduct(state: RunState, started: number): Promise<TddRunResult> {
+async function conduct(state: RunState, started: number): Promise<TddRunEnd> {
   try {
     await prepare(state);
     await ensurePlan(state);
@@ -55,7 +58,7 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
       const step = stepInFlight(state);
       if (step === null) break;
       const ledgerIndex = state.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
-      const fresh = step.state === 'todo' && state.journal.step !== step.title && (await state.headSubject()) !== `red: ${step.title}`;
+      const fresh = step.state === 'todo' && state.journal.step !== step.title && (await state.heads.subject()) !== `red: ${step.title}`;
       if (fresh) {
         await state.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
         state.event('mark', { name: 'step-start', anchor: step.title }, step.title);
@@ -63,7 +66,7 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
       state.inFlight = step;
       if (step.state === 'todo') {
         // Once red has passed, the journal says green: red is not verified again over the green work.
-        const inGreen = state.journal.step === step.title && state.journal.phase === 'green' && (await state.headSubject()) === `red: ${step.title}`;
+        const inGreen = state.journal.step === step.title && state.journal.phase === 'green' && (await state.heads.subject()) === `red: ${step.title}`;
         if (!inGreen) await drivePhase(state, step, 'red', ledgerIndex);
         await drivePhase(state, step, 'green', ledgerIndex);
       }
@@ -71,15 +74,15 @@ async function conduct(state: RunState, started: number): Promise<TddRunResult> 
       state.inFlight = null;
     }
     const pullRequest = await finish(state);
-    return await notifyEnd(state, await buildResult(state, { code: 0, outcome: 'done', pullRequest }, started));
+    return await notifyEnd(state, await buildResult(state, { outcome: 'done', pullRequest }, started));
   } catch (error) {
     if (error instanceof Stopped) {
       const stoppedAt = await endStopped(state, error);
-      return await notifyEnd(state, await buildResult(state, { code: 3, outcome: 'stopped', stoppedAt }, started));
+      return await notifyEnd(state, await buildResult(state, { outcome: 'stopped', stoppedAt }, started));
     }
     if (error instanceof Bail) {
       const bail = await endBailed(state, error);
-      return await notifyEnd(state, await buildResult(state, { code: 1, outcome: 'bailed', bail }, started));
+      return await notifyEnd(state, await buildResult(state, { outcome: 'bailed', bail }, started));
     }
     throw error;
   }
@@ -257,7 +260,7 @@ async function prepare(state: RunState): Promise<void> {
   if (!exists) {
     await runBaseline(state, current || 'HEAD');
     ensureStateGitignore(paths);
-    state.startHead = await state.head();
+    state.startHead = await state.heads.sha();
     state.passedTrees.push(await state.git.out(['rev-parse', 'HEAD^{tree}']));
     await state.git(['checkout', '-q', '-b', state.branch]);
     state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
@@ -268,7 +271,7 @@ async function prepare(state: RunState): Promise<void> {
     return;
   }
   if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
-  state.startHead = await state.head();
+  state.startHead = await state.heads.sha();
   state.passedTrees.push(...(await passedTreesOfLog(state)));
   state.journal = journal ?? freshJournal(state.journal, state.testCmd);
   state.journal.pid = process.pid;

@@ -145,7 +145,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   }
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
-  const [{ runTdd }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('@leap/verify')]);
+  const [{ runTdd }, { exitCode }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('./exit-codes.js'), import('@leap/verify')]);
   const result = await runTdd({
     cwd: io.cwd,
     env: io.env,
@@ -170,7 +170,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);
   else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);
-  return result.code;
+  return exitCode(result.outcome);
 }
 
 async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> {

@@ -77,10 +77,8 @@ export type BailCause =
   | 'agent-missing'
   | 'agent-failed';
 
-/** How one run of the conductor ended. */
-export interface TddRunResult {
-  /** 0 done, 1 bailed, 2 bad input, 3 stopped by request (section 9's exit codes). */
-  code: 0 | 1 | 2 | 3;
+/** How one run of the conductor ended, as the run gathered it (no exit code: exit-codes.ts decides that at the entry). */
+export interface TddRunEnd {
   outcome: 'done' | 'bailed' | 'stopped';
   bail?: { cause: string; class: 'process' | 'system'; narration: string };
   /** Where a stopped run stopped: `step K "TITLE", before develop-green` and the like. */
@@ -94,3 +92,6 @@ export interface TddRunResult {
   ms: number;
   pullRequest?: { url: string };
 }
+
+/** What `runTdd` returns: the run's end with `code`, section 9's exit code of its outcome (exit-codes.ts), first. */
+export type TddRunResult = { code: 0 | 1 | 3 } & TddRunEnd;

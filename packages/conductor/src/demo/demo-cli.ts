@@ -32,7 +32,7 @@ export const demoMain: Subcommand = async (argv, io) => {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${DEMO_USAGE}`);
-  const [{ runDemo }, { formatDemoSummary, progressLine }] = await Promise.all([import('./run-demo.js'), import('./demo-summary.js')]);
+  const [{ runDemo }, { formatDemoSummary, progressLine }, { exitCode }] = await Promise.all([import('./run-demo.js'), import('./demo-summary.js'), import('../exit-codes.js')]);
   const json = values.json === true;
   const started = Date.now();
   const say = json ? io.stderr : io.stdout;
@@ -46,5 +46,5 @@ export const demoMain: Subcommand = async (argv, io) => {
   });
   if (json) io.stdout(`${JSON.stringify({ dir, resumed, ...result })}\n`);
   else io.stdout(formatDemoSummary(dir, result));
-  return result.code;
+  return exitCode(result.outcome);
 };

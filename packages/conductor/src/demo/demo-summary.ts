@@ -1,7 +1,8 @@
 // The demo's last words: what the run did (steps, commits, verdicts, time) and where to look.
 import { join } from 'node:path';
 import { shellWord } from '@leap/core';
-import type { TddRunResult } from '../types.js';
+import { exitCode } from '../exit-codes.js';
+import type { TddRunEnd } from '../types.js';
 import { DEMO_ISSUE } from './sample-project.js';
 
 const BOXES = { done: '[x]', 'refactor-pending': '[~]', todo: '[ ]' } as const;
@@ -17,7 +18,7 @@ export function progressLine(ms: number, line: string): string {
 }
 
 /** The summary printed after the run, ending with the outcome (section 9's `bail: CAUSE (CLASS)` on a bail). */
-export function formatDemoSummary(dir: string, result: TddRunResult): string {
+export function formatDemoSummary(dir: string, result: TddRunEnd): string {
   const n = DEMO_ISSUE;
   const done = result.steps.filter((s) => s.state === 'done').length;
   const rejects = result.verdicts.filter((v) => v.verdict === 'REJECT');
@@ -51,9 +52,9 @@ export function formatDemoSummary(dir: string, result: TddRunResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-function outcomeLine(dir: string, result: TddRunResult): string {
+function outcomeLine(dir: string, result: TddRunEnd): string {
   if (result.outcome === 'done') return `done: every step and criterion of issue ${DEMO_ISSUE} is ticked (exit 0)`;
   if (result.outcome === 'stopped') return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: leap demo --dir ${shellWord(dir)} (exit 3)`;
   const bail = result.bail;
-  return bail === undefined ? `bailed (exit ${result.code})` : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
+  return bail === undefined ? `bailed (exit ${exitCode(result.outcome)})` : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
 }

@@ -1,0 +1,62 @@
+// HEAD's commit and subject, read once until something may have moved it: a service of the run, its cache
+// private. The run's git (`gitForgettingHead`) forgets it on every command that can move HEAD; a leaf (agents
+// commit) and a ledger transaction forget it or tell it (`know`) explicitly.
+import { headFromFiles, type Git } from './git.js';
+
+export interface KnownHead {
+  sha: string;
+  subject: string | null;
+}
+
+export class HeadCache {
+  private known: KnownHead | null = null;
+
+  /** `log` reads `%H%x00%s` of HEAD with git, when .git's files cannot say. */
+  constructor(
+    private readonly root: string,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly log: () => Promise<string>,
+  ) {}
+
+  /** Forget HEAD: a commit, a reset, a leaf (agents commit), a ledger transaction. */
+  invalidate(): void {
+    this.known = null;
+  }
+
+  /** HEAD as a ledger transaction or a `git status --branch` left it, or forgotten when it cannot say. */
+  know(head: KnownHead | null): void {
+    if (head?.subject === null && head.sha === this.known?.sha) return;
+    this.known = head;
+  }
+
+  /** HEAD's subject. */
+  async subject(): Promise<string> {
+    if (this.known?.subject == null) this.known = headFromFiles(this.root, this.env);
+    if (this.known?.subject == null) {
+      const out = await this.log();
+      const at = out.indexOf('\0');
+      this.known = { sha: out.slice(0, at), subject: out.slice(at + 1) };
+    }
+    return this.known.subject as string;
+  }
+
+  /** HEAD's commit. */
+  async sha(): Promise<string> {
+    if (this.known === null) await this.subject();
+    return (this.known as KnownHead).sha;
+  }
+}
+
+// Every git command that can move HEAD.
+const MOVING = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
+
+/** `git` that makes `heads` forget HEAD before every command that can move it. */
+export function gitForgettingHead(git: Git, heads: HeadCache): Git {
+  const wrapped = (async (args, options) => {
+    if (MOVING.has((args[0] === '-c' ? args[2] : args[0]) ?? '')) heads.invalidate();
+    return git(args, options);
+  }) as Git;
+  wrapped.out = async (args) => (await wrapped(args)).stdout.trim();
+  (wrapped as { cwd: string }).cwd = git.cwd;
+  return wrapped;
+}
