@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseKeyValues, readFileIfExists } from '@leap/core';
-import { environHasKey, isDeadState, scanProcesses, sleep } from '@leap/supervise';
+import { environHasKey, isGone, scanProcesses, sleep } from '@leap/supervise';
 
 /** A leaf whose supervisor was the dead conductor. */
 export interface OrphanLeaf {
@@ -43,7 +43,7 @@ export async function endOrphanLeaves(orphans: readonly OrphanLeaf[], capMs = 50
   const killed = new Set<number>();
   const until = Date.now() + capMs;
   for (;;) {
-    const alive = scanProcesses().filter((p) => p.pid !== process.pid && !isDeadState(p.state) && (sessions.has(p.sid) || markers.some((m) => environHasKey(p.pid, m))));
+    const alive = scanProcesses().filter((p) => p.pid !== process.pid && !isGone(p) && (sessions.has(p.sid) || markers.some((m) => environHasKey(p.pid, m))));
     if (alive.length === 0 || Date.now() > until) return killed.size;
     for (const p of alive) {
       try {
