@@ -4,34 +4,34 @@
 // A resumed run reads the trees that passed from those events, so it runs none of them again either.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Bail } from './bail-causes.js';
-import type { RunState } from './conductor.js';
+import type { Preflighted } from './conductor.js';
 
 /** The lines of a failing baseline's output the bail quotes. */
 const TAIL_LINES = 8;
 
 /** Run the suite on the work tree as it is; a failure is the baseline-red bail, quoting the output's last lines. */
-export async function runBaseline(state: RunState, where: string): Promise<void> {
+export async function runBaseline(run: Preflighted, where: string): Promise<void> {
   const { runSuite } = await import('@leap/verify');
-  const log = state.paths.err('baseline');
+  const log = run.paths.err('baseline');
   writeFileSync(log, '');
-  const env = { ...state.setup.env, VERI_TEST_CMD: state.testCmd, VERI_ISSUE: String(state.issue) };
-  const code = await runSuite({ testCmd: state.testCmd, env, suiteLog: log, stateDir: state.paths.dir, phase: 'baseline', sandbox: state.setup.sandbox }, state.root);
+  const env = { ...run.setup.env, VERI_TEST_CMD: run.testCmd, VERI_ISSUE: String(run.issue) };
+  const code = await runSuite({ testCmd: run.testCmd, env, suiteLog: log, stateDir: run.paths.dir, phase: 'baseline', sandbox: run.setup.sandbox }, run.root);
   if (code === 0) return;
   // runSuite's first line names the folder it ran in; the suite's own output follows.
   const tail = readFileSync(log, 'utf8').split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
   throw new Bail(
     'baseline-red',
-    `The test suite fails before any change (\`${state.testCmd}\` exited ${code}), so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
+    `The test suite fails before any change (\`${run.testCmd}\` exited ${code}), so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
   );
 }
 
 /** The trees whose suite passed with this run's test command, as the event log's `suite` events of this issue say. */
-export async function passedTreesOfLog(state: RunState): Promise<string[]> {
+export async function passedTreesOfLog(run: Preflighted): Promise<string[]> {
   // The event schemas (zod) are loaded only by a resumed run: a first start needs none.
   const { readEvents } = await import('@leap/core/schemas');
   const trees = new Set<string>();
-  for (const { event } of readEvents(state.paths.events)) {
-    if (event.event === 'suite' && event.code === 0 && event.tree !== null && event.command === state.testCmd && event.issue === state.issue) trees.add(event.tree);
+  for (const { event } of readEvents(run.paths.events)) {
+    if (event.event === 'suite' && event.code === 0 && event.tree !== null && event.command === run.testCmd && event.issue === run.issue) trees.add(event.tree);
   }
   return [...trees];
 }

@@ -52,31 +52,22 @@ export interface ConductorSetup {
   pin: PinCheck;
 }
 
-/** The state every part of a run shares: its setup, git, the journal, and what it has gathered. */
-export class RunState {
+/**
+ * What a run knows from its setup alone, before preflight has learned anything: where its files are, its
+ * branch, and how it speaks (narration, events, the ledger on disk, stop requests). Read-only, as are the
+ * contexts built on it once preflight (`Preflighted`) and the branch's start (`RunContext`) know more.
+ */
+export class RunBase {
   readonly paths: StatePaths;
   readonly branch: string;
-  readonly verdicts: TddVerdict[] = [];
-  leaves = 0;
-  git!: Git;
-  testCmd = '';
-  skillCommit = '';
-  journal: RunJournal;
-  /** The step in flight (its title and its state when the run reached it), for a bail's revert. */
-  inFlight: LedgerStep | null = null;
-  startHead = '';
-  /** Trees whose suite passed in this process (the baseline's, each verified refactor's): a red's check without its tests is not run on one again. */
-  passedTrees: string[] = [];
-  /** The agents whose vendors ran dry in this process (quota, rate limit, overload): the next of each role's list runs instead. */
-  readonly dry: DryAgents = new Map();
-  /** HEAD's commit and subject, read once until something may have moved it (head-cache.ts). */
-  readonly heads: HeadCache;
 
-  constructor(readonly setup: ConductorSetup) {
+  /** `skillCommit`: the toolchain revision the run is pinned at, which its events carry ('' until preflight pins it). */
+  constructor(
+    readonly setup: ConductorSetup,
+    readonly skillCommit = '',
+  ) {
     this.paths = statePaths(setup.stateDir);
     this.branch = `leap/issue-${setup.issue}`;
-    this.journal = readJournal(this.paths, setup.issue) ?? freshJournal(null, '');
-    this.heads = new HeadCache(setup.root, setup.env, () => this.git.out(['log', '-1', '--format=%H%x00%s']));
   }
 
   /** True for a path `--tests` (or leap.config.json's testFiles) names as a test file. */
@@ -101,11 +92,6 @@ export class RunState {
     return relative(this.root, this.ledgerFile);
   }
 
-  /** The run's git: every command that can move HEAD makes `heads` forget it. */
-  async initGit(): Promise<void> {
-    this.git = gitForgettingHead(await createGit(this.root, this.setup.env), this.heads);
-  }
-
   context(step: string | null): EventContext {
     return { issue: this.issue, step, skillCommit: this.skillCommit === '' ? null : this.skillCommit };
   }
@@ -120,12 +106,9 @@ export class RunState {
     }
   }
 
-  event(kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover', fields: Record<string, unknown>, step: string | null = this.inFlight?.title ?? null): void {
+  /** An event of the run; `step`: the step it is about (the one in flight), or null. */
+  event(kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover', fields: Record<string, unknown>, step: string | null): void {
     appendEvent(this.paths.events, createEvent(kind as 'mark', fields as never, this.context(step)));
-  }
-
-  saveJournal(): void {
-    writeJournal(this.paths, this.issue, this.journal);
   }
 
   /** The ledger as it is on disk now. */
@@ -148,12 +131,85 @@ export class RunState {
       throw new Stopped('unreadable', where);
     }
   }
+}
 
+/** The run's git, and the HEAD service it makes forget HEAD before every command that can move it. */
+export async function openRunGit(root: string, env: NodeJS.ProcessEnv): Promise<{ git: Git; heads: HeadCache }> {
+  let git: Git | null = null;
+  const heads = new HeadCache(root, env, () => (git as Git).out(['log', '-1', '--format=%H%x00%s']));
+  git = gitForgettingHead(await createGit(root, env), heads);
+  return { git, heads };
+}
+
+/** What preflight learns: the run's git and HEAD service, the test command, the pin. */
+export interface Learned {
+  git: Git;
+  heads: HeadCache;
+  testCmd: string;
+  skillCommit: string;
+}
+
+/** The run once preflight passed: the setup and what preflight learned, nothing assigned after. */
+export class Preflighted extends RunBase {
+  readonly git: Git;
+  /** HEAD's commit and subject, read once until something may have moved it (head-cache.ts). */
+  readonly heads: HeadCache;
+  readonly testCmd: string;
+
+  constructor(setup: ConductorSetup, learned: Learned) {
+    super(setup, learned.skillCommit);
+    this.git = learned.git;
+    this.heads = learned.heads;
+    this.testCmd = learned.testCmd;
+  }
+}
+
+/**
+ * The read-only context every phase is given (phases.ts, launch.ts, plan.ts): the setup, what preflight
+ * learned and the HEAD the run started from (or resumed at). What a run changes as it goes is its `RunProgress`,
+ * passed beside it to the functions that read or change it.
+ */
+export class RunContext extends Preflighted {
+  /**
+   * The agents whose vendors ran dry in this process (quota, rate limit, overload): the next of each role's list
+   * runs instead. One map for the whole run, filled by launch.ts's `fallOver`: a vendor that ran dry in any phase
+   * must be passed over by every later launch of the process (the next phases, the next steps), so it is not a
+   * phase's result but a value every launch reads.
+   */
+  readonly dry: DryAgents = new Map();
+
+  constructor(
+    pre: Preflighted,
+    readonly startHead: string,
+  ) {
+    super(pre.setup, pre);
+  }
+}
+
+/** What a run changes as it goes: the journal, the step in flight, what it gathered for the result, and two flags. */
+export class RunProgress {
+  journal: RunJournal;
+  /** The step in flight (its title and its state when the run reached it), for a bail's revert. */
+  inFlight: LedgerStep | null = null;
+  readonly verdicts: TddVerdict[] = [];
+  leaves = 0;
+  /** Trees whose suite passed in this process (the baseline's, each verified refactor's): a red's check without its tests is not run on one again. */
+  readonly passedTrees: string[] = [];
   /** Whether this process ran `git commit` (each without its maintenance, which the run's end starts once). */
   committed = false;
-
   /** Whether this process has looked at the tree for changes the run did not make (once, when it starts: preflight or the first phase). */
   treeChecked = false;
+
+  constructor(
+    private readonly paths: StatePaths,
+    private readonly issue: number,
+  ) {
+    this.journal = readJournal(paths, issue) ?? freshJournal(null, '');
+  }
+
+  saveJournal(): void {
+    writeJournal(this.paths, this.issue, this.journal);
+  }
 }
 
 /** A journal for a phase that starts now. */
@@ -183,56 +239,57 @@ export function developLeafName(phase: Phase, attempt: number): string {
 }
 
 /** Build the result from what the run gathered. */
-export async function buildResult(state: RunState, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
+export async function buildResult(run: RunBase, progress: RunProgress, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
   let steps: TddRunEnd['steps'] = [];
   try {
-    steps = state.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
+    steps = run.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
   } catch {
     // No ledger yet (a bail in preflight or planning).
   }
   let commits: TddRunEnd['commits'] = [];
-  if (state.startHead !== '' && state.git !== undefined) {
-    const log = await state.git(['log', '--reverse', '--format=%H%x09%s', `${state.startHead}..HEAD`], { allowFailure: true });
+  if (run instanceof RunContext && run.startHead !== '') {
+    const log = await run.git(['log', '--reverse', '--format=%H%x09%s', `${run.startHead}..HEAD`], { allowFailure: true });
     commits = log.stdout
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
   }
-  const result: TddRunEnd = { ...end, steps, commits, verdicts: state.verdicts, leaves: state.leaves, ms: Math.round(performance.now() - started) };
+  const result: TddRunEnd = { ...end, steps, commits, verdicts: progress.verdicts, leaves: progress.leaves, ms: Math.round(performance.now() - started) };
   for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
   return result;
 }
 
 /** End the run at a stop: record it, consume the request, say where. */
-export async function endStopped(state: RunState, stop: Stopped): Promise<string> {
+export async function endStopped(run: RunBase, progress: RunProgress, stop: Stopped): Promise<string> {
   const mode = stop.mode === 'signal' ? null : (stop.mode as 'at-ledger' | 'at-leaf' | 'now' | 'unreadable');
-  state.event('stop', { mode, action: 'honoured' });
+  const inFlight = progress.inFlight?.title ?? null;
+  run.event('stop', { mode, action: 'honoured' }, inFlight);
   if (mode !== null) {
     // Consumed: running `leap tdd run` again resumes instead of stopping at once.
-    clearStop(state.paths.stop);
-    state.event('stop', { mode, action: 'cleared' });
+    clearStop(run.paths.stop);
+    run.event('stop', { mode, action: 'cleared' }, inFlight);
   }
   const where = stop.where;
-  await state.say(`stopped (${stop.mode}) ${where}. Run \`leap tdd run --issue ${state.issue}\` again to resume.`);
+  await run.say(`stopped (${stop.mode}) ${where}. Run \`leap tdd run --issue ${run.issue}\` again to resume.`);
   return where;
 }
 
 /** End the run at a bail: keep finished steps, preserve and revert the half-done one, record and narrate the cause. */
-export async function endBailed(state: RunState, bail: Bail): Promise<NonNullable<TddRunEnd['bail']>> {
+export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail): Promise<NonNullable<TddRunEnd['bail']>> {
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
-  const step = bail.bailCause === 'dirty-tree' ? null : state.inFlight;
+  const step = bail.bailCause === 'dirty-tree' ? null : progress.inFlight;
   const cls = bailClass(bail.bailCause);
   // A system failure at green (a verifier's transient 500, a vendor that ran dry, a killed leaf) is no verdict on
   // the red that was verified: its commit stays, and running again resumes at green, from that commit.
-  const j = state.journal;
+  const j = progress.journal;
   const keepRed = cls === 'system' && step !== null && j.step === step.title && j.phase === 'green' && j.phase_base !== null;
-  if (step !== null && state.git !== undefined) {
+  if (step !== null && run instanceof Preflighted) {
     try {
-      if (!keepRed && step.state === 'todo' && (await state.heads.subject()) === `red: ${step.title}`) await state.git(['reset', '-q', '--soft', 'HEAD~1']);
+      if (!keepRed && step.state === 'todo' && (await run.heads.subject()) === `red: ${step.title}`) await run.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
-      const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
-      state.heads.invalidate();
+      const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.setup.env });
+      run.heads.invalidate();
       if (kept.ref !== null)
         narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
     } catch (error) {
@@ -241,15 +298,16 @@ export async function endBailed(state: RunState, bail: Bail): Promise<NonNullabl
   }
   // The step's fields go (running again starts that step afresh, or its green afresh when its red stays); the
   // options the run was started with stay.
-  state.journal = freshJournal(state.journal, state.testCmd, keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {});
-  state.saveJournal();
+  const testCmd = run instanceof Preflighted ? run.testCmd : '';
+  progress.journal = freshJournal(progress.journal, testCmd, keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {});
+  progress.saveJournal();
   if (keepRed) narration += `\nThe verified red commit of "${step.title}" stays: running again resumes at its green.`;
-  state.event('bail', { cause: bail.bailCause, class: cls, message: narration });
-  await state.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
+  run.event('bail', { cause: bail.bailCause, class: cls, message: narration }, progress.inFlight?.title ?? null);
+  await run.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
   return { cause: bail.bailCause, class: cls, narration };
 }
 
 /** The step the ledger has in flight, or null when every step is done. */
-export function stepInFlight(state: RunState): LedgerStep | null {
-  return currentStep(state.readLedger());
+export function stepInFlight(run: RunBase): LedgerStep | null {
+  return currentStep(run.readLedger());
 }

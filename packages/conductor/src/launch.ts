@@ -10,33 +10,33 @@ import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { Bail, Stopped } from './bail-causes.js';
-import type { RunState } from './conductor.js';
+import type { ConductorSetup, RunBase, RunContext, RunProgress } from './conductor.js';
 import type { Phase } from './prompts.js';
 import { currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
 import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-log.js';
 
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
-function leafEnv(state: RunState, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
+function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...state.setup.env,
-    VERI_TEST_CMD: state.testCmd,
-    VERI_ISSUE: String(state.issue),
+    ...ctx.setup.env,
+    VERI_TEST_CMD: ctx.testCmd,
+    VERI_ISSUE: String(ctx.issue),
     LEAP_PHASE: phase,
     LEAP_ATTEMPT: String(attempt),
   };
-  if (state.skillCommit !== '') env.VERI_SKILL_COMMIT = state.skillCommit;
+  if (ctx.skillCommit !== '') env.VERI_SKILL_COMMIT = ctx.skillCommit;
   // --timeout (or leap.config.json) wins over VERI_TIMEOUT and the issue's timeout file; the idle limit is on unless 0 is asked for.
-  const { timeout } = state.setup.effective;
+  const { timeout } = ctx.setup.effective;
   if (timeout !== undefined) env.VERI_TIMEOUT = timeout;
-  env.VERI_IDLE_TIMEOUT = idleLimit(state.setup).value;
+  env.VERI_IDLE_TIMEOUT = idleLimit(ctx.setup).value;
   if (step === null) delete env.VERI_STEP;
   else env.VERI_STEP = step;
   return env;
 }
 
 /** The leaves' idle limit and where it comes from: --idle-timeout (or leap.config.json), else VERI_IDLE_TIMEOUT, else the default. */
-export function idleLimit(setup: RunState['setup']): { value: string; source: string } {
+export function idleLimit(setup: ConductorSetup): { value: string; source: string } {
   const { idleTimeout } = setup.effective;
   if (idleTimeout !== undefined) return { value: idleTimeout, source: setup.sources.idleTimeout ?? '--idle-timeout' };
   if (setup.env.VERI_IDLE_TIMEOUT !== undefined && setup.env.VERI_IDLE_TIMEOUT !== '') return { value: setup.env.VERI_IDLE_TIMEOUT, source: 'VERI_IDLE_TIMEOUT' };
@@ -44,13 +44,13 @@ export function idleLimit(setup: RunState['setup']): { value: string; source: st
 }
 
 /** The leaves' time limit and where it comes from: --timeout (or leap.config.json), else VERI_TIMEOUT, else the issue's timeout file. */
-export function timeLimit(state: RunState): { value: string; source: string } {
-  const { timeout } = state.setup.effective;
-  if (timeout !== undefined) return { value: timeout, source: state.setup.sources.timeout ?? '--timeout' };
-  const fromEnv = state.setup.env.VERI_TIMEOUT;
+export function timeLimit(run: RunBase): { value: string; source: string } {
+  const { timeout } = run.setup.effective;
+  if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
+  const fromEnv = run.setup.env.VERI_TIMEOUT;
   if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'VERI_TIMEOUT' };
-  const file = state.paths.timeout(state.issue);
-  return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(state.root, file) };
+  const file = run.paths.timeout(run.issue);
+  return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(run.root, file) };
 }
 
 /**
@@ -60,20 +60,24 @@ export function timeLimit(state: RunState): { value: string; source: string } {
 export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' } | { kind: 'dry'; dry: AgentDry };
 
 // The agent `role` runs now, or null when none is left; `avoid`: the family a verifier may not be of.
-function nextAgent(state: RunState, role: RunRole): { next: RoleAgent | null; avoid: string | null } {
-  const { agents } = state.setup;
+// `developerFamily`: the family of the developer whose leaf did the phase's work, as the journal records it.
+function nextAgent(ctx: RunContext, role: RunRole, developerFamily: string | undefined): { next: RoleAgent | null; avoid: string | null } {
+  const { agents } = ctx.setup;
   // The verifier is blind to the family of the developer whose leaf did the phase's work, as the journal
   // records it (a resumed run's too); else to the developer's the run would use now.
-  const avoid = role === 'verifier' ? (state.journal.developer_family ?? currentAgent(agents, state.dry, 'developer')?.agent.family ?? null) : null;
-  return { next: currentAgent(agents, state.dry, role, avoid), avoid };
+  const avoid = role === 'verifier' ? (developerFamily ?? currentAgent(agents, ctx.dry, 'developer')?.agent.family ?? null) : null;
+  return { next: currentAgent(agents, ctx.dry, role, avoid), avoid };
 }
 
-/** The agent `role` runs now (the verifier: of another family than the developer's, unless allowed); the agent-failed bail when every one ran dry. */
-export function agentFor(state: RunState, role: RunRole): RoleAgent {
-  const { next, avoid } = nextAgent(state, role);
+/**
+ * The agent `role` runs now (the verifier: of another family than `developerFamily`, the phase's developer's as the
+ * journal records it, else the developer's the run would use now; unless allowed); the agent-failed bail when every one ran dry.
+ */
+export function agentFor(ctx: RunContext, role: RunRole, developerFamily?: string): RoleAgent {
+  const { next, avoid } = nextAgent(ctx, role, developerFamily);
   if (next !== null) return next;
   const why = role === 'verifier' && avoid !== null ? ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)` : '';
-  throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${dryCauses(state.setup.agents, state.dry, role)}.`);
+  throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${dryCauses(ctx.setup.agents, ctx.dry, role)}.`);
 }
 
 /**
@@ -81,19 +85,20 @@ export function agentFor(state: RunState, role: RunRole): RoleAgent {
  * (null: none is left), and the narration says so; returns the next agent, or throws the agent-failed bail
  * naming each agent's cause. The leaf is launched again by the caller, not counted as a revision.
  */
-export async function fallOver(state: RunState, role: RunRole, from: RoleAgent, leaf: string, dry: AgentDry, step: string | null): Promise<RoleAgent> {
-  state.dry.set(from.name, { ...dry, role });
-  const { next } = nextAgent(state, role);
-  state.event('fallover', { leaf, role, agent: from.name, family: from.agent.family, cause: dry.kind, message: dry.message, next: next?.name ?? null }, step);
+export async function fallOver(ctx: RunContext, role: RunRole, from: RoleAgent, leaf: string, dry: AgentDry, step: string | null, developerFamily?: string): Promise<RoleAgent> {
+  ctx.dry.set(from.name, { ...dry, role });
+  const { next } = nextAgent(ctx, role, developerFamily);
+  ctx.event('fallover', { leaf, role, agent: from.name, family: from.agent.family, cause: dry.kind, message: dry.message, next: next?.name ?? null }, step);
   const then = next === null ? `no ${role} agent is left to take the leaf` : `${next.name} takes the leaf (not counted as a revision)`;
-  await state.say(`${leaf}: the ${role} agent ${from.name}'s vendor ran dry (${dry.kind}): ${dry.message}; ${then}`);
+  await ctx.say(`${leaf}: the ${role} agent ${from.name}'s vendor ran dry (${dry.kind}): ${dry.message}; ${then}`);
   // None left: agentFor throws the bail that names every agent's cause.
-  return next ?? agentFor(state, role);
+  return next ?? agentFor(ctx, role, developerFamily);
 }
 
 /** Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. */
 export async function launchAgentLeaf(
-  state: RunState,
+  ctx: RunContext,
+  progress: RunProgress,
   name: string,
   role: AgentRole,
   chosen: RoleAgent,
@@ -103,32 +108,32 @@ export async function launchAgentLeaf(
   attempt: number,
   where: string,
 ): Promise<LeafEnd> {
-  await state.checkStop(where);
-  const offset = eventsSize(state);
-  state.leaves++;
-  const env = leafEnv(state, step, phase, attempt);
+  await ctx.checkStop(where);
+  const offset = eventsSize(ctx);
+  progress.leaves++;
+  const env = leafEnv(ctx, step, phase, attempt);
   // The agent's readiness was checked once, in preflight.
   const result = await runAgentLeaf({
     name,
     agent: chosen.agent,
     prompt,
-    options: { role, cwd: state.root },
-    stateDir: state.paths.dir,
+    options: { role, cwd: ctx.root },
+    stateDir: ctx.paths.dir,
     env,
     preflight: false,
-    sandbox: agentLeafSandbox(state.setup.sandbox, role, chosen.agent, state.root, state.paths.dir, env),
+    sandbox: agentLeafSandbox(ctx.setup.sandbox, role, chosen.agent, ctx.root, ctx.paths.dir, env),
   });
-  state.heads.invalidate();
+  ctx.heads.invalidate();
   // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
   try {
-    appendFileSync(state.paths.err(name), `supervise[${name}]: ${result.status}\n`);
+    appendFileSync(ctx.paths.err(name), `supervise[${name}]: ${result.status}\n`);
   } catch {
     // The state folder went away; the result stands.
   }
   // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, so the cost budget sees every leaf.
-  if (!hasUsageSince(state.paths.events, offset, name)) appendUsage(state.paths.events, name, chosen.agent, result.answer?.usage, state.context(step));
-  checkCost(state);
-  const end = classify(state, role, chosen, result, where, leafWords(chosen, result));
+  if (!hasUsageSince(ctx.paths.events, offset, name)) appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
+  checkCost(ctx);
+  const end = classify(ctx, role, chosen, result, where, leafWords(chosen, result));
   if (end !== null) return end;
   return { kind: 'ok', result };
 }
@@ -136,7 +141,7 @@ export async function launchAgentLeaf(
 // The bail table for one agent leaf's end (README, "Bails"), for every role (the developer's, the planner's, the
 // verifier's): null when it exited 0 with nothing wrong, a retry for a leaf killed by its time or idle limit,
 // else it throws the bail or the stop. `words`: what the leaf said, as the narration quotes it.
-function classify(state: RunState, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Exclude<LeafEnd, { kind: 'ok' }> | null {
+function classify(ctx: RunContext, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Exclude<LeafEnd, { kind: 'ok' }> | null {
   const { name, status, code, failureKind: kind } = result;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
   // A vendor that ran dry is no failure of the agent's: the next agent of the role's list takes the leaf.
@@ -148,7 +153,7 @@ function classify(state: RunState, role: AgentRole, chosen: RoleAgent, result: A
     throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`);
   }
   if (status === 'refused-stop' || status === 'killed-stop') {
-    throw new Stopped(status === 'killed-stop' ? 'now' : stopMode(state), status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where);
+    throw new Stopped(status === 'killed-stop' ? 'now' : stopMode(ctx), status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where);
   }
   if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', status };
@@ -181,33 +186,33 @@ function agentLabel(role: string, name: string): string {
 }
 
 // The mode a stopped leaf names: the request's (core's reader), at-leaf when it is gone or unreadable.
-function stopMode(state: RunState): string {
-  const request = readStopRequest(state.paths.stop);
+function stopMode(ctx: RunContext): string {
+  const request = readStopRequest(ctx.paths.stop);
   return request.kind === 'requested' && request.mode !== 'at-ledger' ? request.mode : 'at-leaf';
 }
 
-function eventsSize(state: RunState): number {
+function eventsSize(ctx: RunContext): number {
   try {
-    return statSync(state.paths.events).size;
+    return statSync(ctx.paths.events).size;
   } catch {
     return 0;
   }
 }
 
 /** Bail `cost-budget` once the leaves' reported cost passes --max-cost; says what was spent and on what. */
-function checkCost(state: RunState): void {
-  const max = state.setup.maxCost;
+function checkCost(ctx: RunContext): void {
+  const max = ctx.setup.maxCost;
   if (max === undefined) return;
-  const spent = describeSpend(readUsage(state.paths.events, state.issue));
+  const spent = describeSpend(readUsage(ctx.paths.events, ctx.issue));
   if (spent.total > max) {
-    throw new Bail('cost-budget', `The leaves of issue ${state.issue} have cost $${spent.total.toFixed(4)}, past the budget of $${max} (--max-cost): ${spent.text}.`);
+    throw new Bail('cost-budget', `The leaves of issue ${ctx.issue} have cost $${spent.total.toFixed(4)}, past the budget of $${max} (--max-cost): ${spent.text}.`);
   }
 }
 
 // The seed's launch line sends a verification's stderr, the suite's runs included, to verdict-PHASE.err:
 // emptied as its `2>` would, then appended by every run of the suite, so none of it reaches the narration.
-function suiteLog(state: RunState, phase: Phase): string {
-  const file = state.paths.err(`verdict-${phase}`);
+function suiteLog(ctx: RunContext, phase: Phase): string {
+  const file = ctx.paths.err(`verdict-${phase}`);
   writeFileSync(file, '');
   return file;
 }
@@ -216,33 +221,33 @@ function suiteLog(state: RunState, phase: Phase): string {
 export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string; commit: string | null } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
 /** Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them. */
-export async function runVerification(state: RunState, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
-  await state.checkStop(where);
-  const offset = eventsSize(state);
-  const verifier = agentFor(state, 'verifier');
-  const env = leafEnv(state, step, phase, attempt);
+export async function runVerification(ctx: RunContext, progress: RunProgress, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
+  await ctx.checkStop(where);
+  const offset = eventsSize(ctx);
+  const verifier = agentFor(ctx, 'verifier', progress.journal.developer_family);
+  const env = leafEnv(ctx, step, phase, attempt);
   // The tree a refactor's suite runs on (everything is staged): once it passes, the next step's red need not run it again.
-  const tree = phase === 'refactor' ? await state.git.out(['write-tree']) : null;
+  const tree = phase === 'refactor' ? await ctx.git.out(['write-tree']) : null;
   let result: Awaited<ReturnType<typeof verify>>;
   try {
     result = await verify({
       phase,
       step,
-      cwd: state.root,
+      cwd: ctx.root,
       env,
-      issue: state.issue,
+      issue: ctx.issue,
       agent: verifier.name,
-      agentsFile: state.setup.agents.registry.file ?? undefined,
+      agentsFile: ctx.setup.agents.registry.file ?? undefined,
       base,
-      tracker: state.setup.tracker,
-      suiteLog: suiteLog(state, phase),
-      testFiles: state.setup.effective.tests,
-      passedTrees: phase === 'red' ? state.passedTrees : undefined,
-      head: phase === 'red' ? undefined : await state.heads.sha(),
+      tracker: ctx.setup.tracker,
+      suiteLog: suiteLog(ctx, phase),
+      testFiles: ctx.setup.effective.tests,
+      passedTrees: phase === 'red' ? progress.passedTrees : undefined,
+      head: phase === 'red' ? undefined : await ctx.heads.sha(),
       // The verifier's readiness was checked once, in preflight.
       preflight: false,
-      sandbox: state.setup.sandbox.bwrap === null ? 'off' : 'on',
-      testNetwork: state.setup.sandbox.testNetwork,
+      sandbox: ctx.setup.sandbox.bwrap === null ? 'off' : 'on',
+      testNetwork: ctx.setup.sandbox.testNetwork,
     });
   } catch (error) {
     if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
@@ -250,24 +255,24 @@ export async function runVerification(state: RunState, step: string, phase: Phas
   }
   const leaf = `verify-${phase}`;
   // The verifier may have committed: HEAD is read again. The commit it verified (returned) is the red phase's landing.
-  state.heads.invalidate();
+  ctx.heads.invalidate();
   // An agent was asked only after ground truth held: the suite passed on that tree.
-  if (tree !== null && result.decidedBy === 'agent') state.passedTrees.push(tree);
+  if (tree !== null && result.decidedBy === 'agent') progress.passedTrees.push(tree);
   if (result.leaf !== undefined) {
-    state.leaves++;
+    progress.leaves++;
     // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, from the leaf's own answer.
-    if (!hasUsageSince(state.paths.events, offset, leaf)) appendUsage(state.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, state.context(step));
+    if (!hasUsageSince(ctx.paths.events, offset, leaf)) appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
   }
-  writeFileSync(state.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
-  writeExitFile(state.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
-  state.verdicts.push({ step, phase, verdict: result.verdict, reason: result.reason });
-  await state.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
-  if (result.decidedBy === 'agent') checkCost(state);
+  writeFileSync(ctx.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
+  writeExitFile(ctx.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
+  progress.verdicts.push({ step, phase, verdict: result.verdict, reason: result.reason });
+  await ctx.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
+  if (result.decidedBy === 'agent') checkCost(ctx);
   if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null };
   // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
   // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
   if (result.leaf !== undefined) {
-    const end = classify(state, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
+    const end = classify(ctx, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
     if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier };
     if (end !== null) return { kind: 'retry', why: end.status };
   }

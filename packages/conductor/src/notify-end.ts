@@ -1,20 +1,20 @@
 // `--notify CMD` (CONTRACT section 14) at the end of a run: done, bail (its cause `cost-budget` told as its own
 // event), stop. The command is the user's: run supervised and unsandboxed, the event as JSON on stdin; a
 // failure is narrated and in the event log (the leaf's exit event), never the run's result.
-import type { RunState } from './conductor.js';
+import type { RunBase } from './conductor.js';
 import { exitCode } from './exit-codes.js';
 import type { TddRunEnd } from './types.js';
 
 /** Tell the run's notify command (if any) how the run ended; returns the result unchanged. */
-export async function notifyEnd(state: RunState, result: TddRunEnd): Promise<TddRunEnd> {
-  const argv = state.setup.effective.notify;
+export async function notifyEnd(run: RunBase, result: TddRunEnd): Promise<TddRunEnd> {
+  const argv = run.setup.effective.notify;
   if (argv === undefined || argv.length === 0) return result;
   const event = result.outcome === 'done' ? 'done' : result.outcome === 'stopped' ? 'stop' : result.bail?.cause === 'cost-budget' ? 'cost-budget' : 'bail';
   const { runNotify } = await import('@leap/supervise');
   const payload = {
-    issue: state.issue,
-    title: state.setup.issueData.title,
-    branch: state.branch,
+    issue: run.issue,
+    title: run.setup.issueData.title,
+    branch: run.branch,
     outcome: result.outcome,
     code: exitCode(result.outcome),
     ...(result.bail === undefined ? {} : { bail: result.bail }),
@@ -25,7 +25,7 @@ export async function notifyEnd(state: RunState, result: TddRunEnd): Promise<Tdd
     ms: Math.round(result.ms),
     ts: new Date().toISOString(),
   };
-  const told = await runNotify(argv, event, payload, { cwd: state.setup.root, env: state.setup.env });
-  state.setup.warn(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
+  const told = await runNotify(argv, event, payload, { cwd: run.setup.root, env: run.setup.env });
+  run.setup.warn(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
   return result;
 }

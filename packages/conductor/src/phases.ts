@@ -7,116 +7,117 @@ import { dirname, join, relative } from 'node:path';
 import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
 import { GIT_FAILURE_EXIT } from './git.js';
 import { Bail } from './bail-causes.js';
-import { developLeafName, freshJournal, type RunState } from './conductor.js';
+import { developLeafName, freshJournal, type RunContext, type RunProgress } from './conductor.js';
 import { agentFor, fallOver, launchAgentLeaf, runVerification } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
 import { readExitFile } from '@leap/supervise';
 
 /** Drive `phase` of `step` from wherever the journal and git say it stands, to its landing. */
-export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase, index: number): Promise<void> {
-  const j = await alignJournal(state, step, phase);
+export async function drivePhase(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, index: number): Promise<void> {
+  const j = await alignJournal(ctx, progress, step, phase);
   const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
   // The commit this process's PASS judged, returned by the verification: red's landing (null on a resume at passed).
   let verified: string | null = null;
   for (;;) {
     if (j.stage === 'leaf') {
       // Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started.
-      const exit = j.leaf === null ? null : readExitFile(state.paths.exit(j.leaf));
-      if (exit !== null && exit.status === 'exited' && exit.code === 0 && exitNewer(state, j.leaf as string, j.leaf_started)) {
+      const exit = j.leaf === null ? null : readExitFile(ctx.paths.exit(j.leaf));
+      if (exit !== null && exit.status === 'exited' && exit.code === 0 && exitNewer(ctx, j.leaf as string, j.leaf_started)) {
         j.stage = 'developed';
       } else {
-        await restoreLeafStart(state, step, j.tree);
+        await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
         j.stage = 'ready';
       }
-      state.saveJournal();
+      progress.saveJournal();
     } else if (j.stage === 'ready') {
       const name = developLeafName(phase, j.attempt);
       // A first attempt starts from HEAD's tree (the tree is clean); a revision from the attempts before it.
       if (j.attempt === 1 && j.retried === 0) {
         j.tree = null;
       } else {
-        await addAll(state);
-        j.tree = await state.git.out(['write-tree']);
+        await addAll(ctx);
+        j.tree = await ctx.git.out(['write-tree']);
       }
       // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
-      j.state_before = await snapshotStateFolder(state);
+      j.state_before = await snapshotStateFolder(ctx);
       // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
-      const developer = agentFor(state, 'developer');
+      const developer = agentFor(ctx, 'developer');
       j.developer_family = developer.agent.family;
       j.leaf = name;
       j.stage = 'leaf';
       j.leaf_started = Date.now();
-      state.saveJournal();
-      await state.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
+      progress.saveJournal();
+      await ctx.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
       const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
-      const end = await launchAgentLeaf(state, name, 'developer', developer, developerPrompt(state.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
+      const end = await launchAgentLeaf(ctx, progress, name, 'developer', developer, developerPrompt(ctx.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
       if (end.kind === 'dry') {
         // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
-        await fallOver(state, 'developer', developer, name, end.dry, step.title);
-        await restoreLeafStart(state, step, j.tree);
+        await fallOver(ctx, 'developer', developer, name, end.dry, step.title);
+        await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
         j.stage = 'ready';
-        state.saveJournal();
+        progress.saveJournal();
       } else if (end.kind === 'retry') {
         if (j.retried >= 1)
           throw new Bail(
             end.status,
             `The developer leaf ${name} was ${end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck'} twice (${end.status}): relaunched once already.`,
           );
-        await state.say(`${name} was ${end.status}; relaunching it once from where it began`);
-        await restoreLeafStart(state, step, j.tree);
+        await ctx.say(`${name} was ${end.status}; relaunching it once from where it began`);
+        await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
         j.retried++;
         j.stage = 'ready';
-        state.saveJournal();
+        progress.saveJournal();
       } else {
         // Not written: the journal saying `leaf` and the leaf's exit file (0, written after it started) say
         // `developed` to a resumed run already, and collect's end writes `verifying`.
         j.stage = 'developed';
       }
     } else if (j.stage === 'developed') {
-      await collect(state, step, phase, j.phase_base as string);
+      await collect(ctx, progress, step, phase, j.phase_base as string);
       j.stage = 'verifying';
-      state.saveJournal();
+      progress.saveJournal();
     } else if (j.stage === 'verifying') {
       const verdictWhere = where(`verify-${phase}`);
       // Green may change no test file present at the red commit (refactor's ground truth checks the same in verify).
-      const touched = phase === 'green' ? await testFilesChanged(state, j.phase_base as string) : [];
+      const touched = phase === 'green' ? await testFilesChanged(ctx, j.phase_base as string) : [];
       const end =
         touched.length > 0
           ? await ownReject(
-              state,
+              ctx,
+              progress,
               step.title,
               phase,
               `ground truth: the green phase changed or removed test files present at the red commit ${(j.phase_base as string).slice(0, 12)}: ${touched.join(', ')}`,
             )
-          : await runVerification(state, step.title, phase, j.attempt, phase === 'refactor' ? (j.phase_base as string) : undefined, verdictWhere);
+          : await runVerification(ctx, progress, step.title, phase, j.attempt, phase === 'refactor' ? (j.phase_base as string) : undefined, verdictWhere);
       if (end.kind === 'dry') {
         // The verifier's vendor ran dry: the next verifier of the list (never of the developer's family) verifies.
-        await fallOver(state, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title);
+        await fallOver(ctx, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title, j.developer_family);
       } else if (end.kind === 'retry') {
         if (j.retried >= 1)
           throw new Bail(end.why.startsWith('killed-') ? (end.why as 'killed-timeout') : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
-        await state.say(`verify-${phase}: ${end.why}; relaunching it once`);
+        await ctx.say(`verify-${phase}: ${end.why}; relaunching it once`);
         j.retried++;
       } else if (end.verdict === 'PASS') {
         verified = end.commit;
         j.stage = 'passed';
       } else {
-        if (j.attempt - 1 >= state.setup.revisions) {
+        if (j.attempt - 1 >= ctx.setup.revisions) {
           throw new Bail(
             'revision-budget',
-            `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time${j.attempt === 1 ? '' : 's'}, and the revision budget (--revisions ${state.setup.revisions}) is spent. The verifier's last reason: ${end.reason}`,
+            `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time${j.attempt === 1 ? '' : 's'}, and the revision budget (--revisions ${ctx.setup.revisions}) is spent. The verifier's last reason: ${end.reason}`,
           );
         }
         // A rejected red is taken back (its tests stay staged), so history keeps one red commit per step.
-        if (phase === 'red') await state.git(['reset', '-q', '--soft', j.phase_base as string]);
+        if (phase === 'red') await ctx.git(['reset', '-q', '--soft', j.phase_base as string]);
         j.attempt++;
         j.reason = end.reason;
         j.retried = 0;
         j.stage = 'ready';
       }
-      state.saveJournal();
+      progress.saveJournal();
     } else {
-      await land(state, step, phase, verified);
+      await land(ctx, progress, step, phase, verified);
       return;
     }
   }
@@ -124,40 +125,40 @@ export async function drivePhase(state: RunState, step: LedgerStep, phase: Phase
 
 // The journal for this phase: the recorded one when it is this step's and this phase's, else a fresh one
 // whose stage git decides (a red commit already made is verified, not developed again).
-async function alignJournal(state: RunState, step: LedgerStep, phase: Phase) {
-  const j = state.journal;
+async function alignJournal(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase) {
+  const j = progress.journal;
   if (j.step === step.title && j.phase === phase) return j;
-  const head = await state.heads.sha();
-  const redDone = phase === 'red' && (await state.heads.subject()) === `red: ${step.title}`;
+  const head = await ctx.heads.sha();
+  const redDone = phase === 'red' && (await ctx.heads.subject()) === `red: ${step.title}`;
   // Only the first phase a process reaches can find changes it did not make: after that every change is its leaves'.
-  const dirty = redDone || state.treeChecked ? [] : await dirtyPaths(state);
-  state.treeChecked = true;
+  const dirty = redDone || progress.treeChecked ? [] : await dirtyPaths(ctx);
+  progress.treeChecked = true;
   if (dirty.length > 0) {
     throw new Bail('dirty-tree', `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`);
   }
-  state.journal = freshJournal(j, state.testCmd, {
+  progress.journal = freshJournal(j, ctx.testCmd, {
     step: step.title,
     phase,
     stage: redDone ? 'verifying' : 'ready',
-    phase_base: redDone ? await state.git.out(['rev-parse', 'HEAD~1']) : head,
+    phase_base: redDone ? await ctx.git.out(['rev-parse', 'HEAD~1']) : head,
   });
-  state.saveJournal();
-  return state.journal;
+  progress.saveJournal();
+  return progress.journal;
 }
 
 /**
  * The test files of `commit` (by the conventions, or --tests) that the index changes or removes. In a file that
  * --tests names and that also holds code (Rust's `src/*.rs`), only a change to its `#[cfg(test)]` items counts.
  */
-async function testFilesChanged(state: RunState, commit: string): Promise<string[]> {
-  const out = (await state.git(['diff', '--cached', '--no-renames', '--name-status', '-z', commit])).stdout.split('\0');
+async function testFilesChanged(ctx: RunContext, commit: string): Promise<string[]> {
+  const out = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', commit])).stdout.split('\0');
   const { isTestFile, hasInlineTests, splitTestItems } = await import('@leap/verify');
   const found: string[] = [];
-  const text = async (spec: string) => (await state.git(['cat-file', 'blob', spec], { allowFailure: true })).stdout;
+  const text = async (spec: string) => (await ctx.git(['cat-file', 'blob', spec], { allowFailure: true })).stdout;
   for (let i = 0; i + 1 < out.length; i += 2) {
     const status = out[i] as string;
     const path = out[i + 1] as string;
-    if (status === 'A' || !(isTestFile(path) || state.isTestPath(path))) continue;
+    if (status === 'A' || !(isTestFile(path) || ctx.isTestPath(path))) continue;
     if (hasInlineTests(path, isTestFile(path)) && splitTestItems(await text(`${commit}:${path}`)).tests === splitTestItems(await text(`:${path}`)).tests) continue;
     found.push(path);
   }
@@ -165,48 +166,49 @@ async function testFilesChanged(state: RunState, commit: string): Promise<string
 }
 
 // A REJECT decided by the conductor's own check, before any verifier is asked: recorded and narrated as a verdict.
-async function ownReject(state: RunState, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }> {
-  state.verdicts.push({ step, phase, verdict: 'REJECT', reason });
-  await state.say(`verdict ${phase}: REJECT: ${reason}`);
+async function ownReject(ctx: RunContext, progress: RunProgress, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }> {
+  progress.verdicts.push({ step, phase, verdict: 'REJECT', reason });
+  await ctx.say(`verdict ${phase}: REJECT: ${reason}`);
   return { kind: 'verdict', verdict: 'REJECT', reason, commit: null };
 }
 
-function exitNewer(state: RunState, leaf: string, startedAt: number | undefined): boolean {
+function exitNewer(ctx: RunContext, leaf: string, startedAt: number | undefined): boolean {
   try {
-    return statSync(state.paths.exit(leaf)).mtimeMs >= (startedAt ?? Number.POSITIVE_INFINITY) - 1000;
+    return statSync(ctx.paths.exit(leaf)).mtimeMs >= (startedAt ?? Number.POSITIVE_INFINITY) - 1000;
   } catch {
     return false;
   }
 }
 
 /** Uncommitted paths outside the state folder (tracked changes and untracked files not ignored). */
-export async function dirtyPaths(state: RunState): Promise<string[]> {
-  const status = await state.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']);
-  const stateRel = relative(state.root, state.paths.dir);
+export async function dirtyPaths(run: Pick<RunContext, 'git' | 'root' | 'paths'>): Promise<string[]> {
+  const status = await run.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']);
+  const runRel = relative(run.root, run.paths.dir);
   return status.stdout
     .split('\0')
     .filter((e) => e.length > 3)
     .map((e) => e.slice(3))
-    .filter((p) => stateRel.startsWith('..') || !(p === stateRel || p.startsWith(`${stateRel}/`)));
+    .filter((p) => runRel.startsWith('..') || !(p === runRel || p.startsWith(`${runRel}/`)));
 }
 
 /** `git add -A` of everything but the state folder: its files are the ledger's, the tracker's and the user's, never a phase's. */
-async function addAll(state: RunState): Promise<void> {
-  const stateRel = relative(state.root, state.paths.dir);
+async function addAll(ctx: RunContext): Promise<void> {
+  const stateRel = relative(ctx.root, ctx.paths.dir);
   const inside = stateRel !== '' && !stateRel.startsWith('..');
-  await state.git(['add', '-A', ...(inside ? ['--', '.', `:(exclude,literal)${stateRel}`] : [])]);
+  await ctx.git(['add', '-A', ...(inside ? ['--', '.', `:(exclude,literal)${stateRel}`] : [])]);
 }
 
 // Put the tree back where the leaf began: its partial work kept in an attempt ref, then the index tree of the start.
-async function restoreLeafStart(state: RunState, step: LedgerStep, tree: string | null): Promise<void> {
-  await undoStateEdits(state, undefined, state.journal.state_before ?? {});
-  if ((await dirtyPaths(state)).length > 0) {
+// `before`: the state folder's snapshot at the leaf's start (the journal's).
+async function restoreLeafStart(ctx: RunContext, step: LedgerStep, tree: string | null, before: StateSnapshot): Promise<void> {
+  await undoStateEdits(ctx, undefined, before);
+  if ((await dirtyPaths(ctx)).length > 0) {
     const { preserveAttempt } = await import('@leap/ledger');
-    const kept = await preserveAttempt({ issue: state.issue, step: step.title, cwd: state.root, env: state.setup.env });
-    if (kept.ref !== null) await state.say(`the unfinished leaf's work is kept in ${kept.ref}`);
+    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.setup.env });
+    if (kept.ref !== null) await ctx.say(`the unfinished leaf's work is kept in ${kept.ref}`);
   }
-  if (tree !== null && tree !== (await state.git.out(['rev-parse', 'HEAD^{tree}']))) {
-    await state.git(['read-tree', '-m', '-u', 'HEAD', tree]);
+  if (tree !== null && tree !== (await ctx.git.out(['rev-parse', 'HEAD^{tree}']))) {
+    await ctx.git(['read-tree', '-m', '-u', 'HEAD', tree]);
   }
 }
 
@@ -222,9 +224,9 @@ interface StateStatus {
   head?: { sha: string; on: string };
 }
 
-async function readStateStatus(state: RunState, stateRel: string, branch: boolean): Promise<StateStatus> {
+async function readStateStatus(ctx: RunContext, stateRel: string, branch: boolean): Promise<StateStatus> {
   const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', ...(branch ? ['--branch'] : [])];
-  const status = parseStatusV2((await state.git([...args, '--', stateRel])).stdout);
+  const status = parseStatusV2((await ctx.git([...args, '--', stateRel])).stdout);
   const found: StateStatus = { remove: [], restore: [], indexed: [] };
   for (const { x, path } of status.entries) {
     if (x !== '.' && x !== '?') found.indexed.push(path);
@@ -238,16 +240,16 @@ async function readStateStatus(state: RunState, stateRel: string, branch: boolea
 export type StateSnapshot = Record<string, string | null>;
 
 /** Take the state folder's snapshot before a leaf: the blobs of what differs from HEAD, written to git's objects. */
-export async function snapshotStateFolder(state: RunState): Promise<StateSnapshot> {
-  const stateRel = relative(state.root, state.paths.dir);
+export async function snapshotStateFolder(ctx: RunContext): Promise<StateSnapshot> {
+  const stateRel = relative(ctx.root, ctx.paths.dir);
   if (stateRel.startsWith('..')) return {};
-  const { restore, remove } = await readStateStatus(state, stateRel, false);
-  return hashPaths(state, [...restore, ...remove], true);
+  const { restore, remove } = await readStateStatus(ctx, stateRel, false);
+  return hashPaths(ctx, [...restore, ...remove], true);
 }
 
-async function hashPaths(state: RunState, paths: readonly string[], write: boolean): Promise<StateSnapshot> {
-  const present = paths.filter((p) => isFile(join(state.root, p)));
-  const shas = present.length === 0 ? [] : (await state.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout.trim().split('\n');
+async function hashPaths(ctx: RunContext, paths: readonly string[], write: boolean): Promise<StateSnapshot> {
+  const present = paths.filter((p) => isFile(join(ctx.root, p)));
+  const shas = present.length === 0 ? [] : (await ctx.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout.trim().split('\n');
   const found: StateSnapshot = {};
   for (const p of paths) found[p] = null;
   present.forEach((p, i) => {
@@ -268,101 +270,101 @@ function isFile(file: string): boolean {
 // a path that matched HEAD before the leaf goes back to HEAD (or goes, when HEAD lacks it); a path that differed
 // (`before`: a user's untracked issue file, notes) gets its own bytes back when the leaf changed or removed it.
 // `known` is a status read since HEAD last moved.
-export async function undoStateEdits(state: RunState, known: StateStatus | undefined, before: StateSnapshot): Promise<string[]> {
-  const stateRel = relative(state.root, state.paths.dir);
+export async function undoStateEdits(ctx: RunContext, known: StateStatus | undefined, before: StateSnapshot): Promise<string[]> {
+  const stateRel = relative(ctx.root, ctx.paths.dir);
   if (stateRel.startsWith('..')) return [];
-  const current = known ?? (await readStateStatus(state, stateRel, false));
+  const current = known ?? (await readStateStatus(ctx, stateRel, false));
   const changedNow = new Set([...current.restore, ...current.remove]);
   const restore = current.restore.filter((p) => !(p in before));
   const remove = current.remove.filter((p) => !(p in before));
   const mine = Object.keys(before);
   const now = await hashPaths(
-    state,
+    ctx,
     mine.filter((p) => changedNow.has(p)),
     false,
   );
   const putBack = mine.filter((p) => (changedNow.has(p) ? now[p] : 'as in HEAD') !== before[p]);
-  if (restore.length > 0) await state.git(['checkout', '-q', 'HEAD', '--', ...restore]);
-  for (const p of remove) rmSync(join(state.root, p), { force: true });
+  if (restore.length > 0) await ctx.git(['checkout', '-q', 'HEAD', '--', ...restore]);
+  for (const p of remove) rmSync(join(ctx.root, p), { force: true });
   if (putBack.length > 0) {
     const { execFileSync } = await import('node:child_process');
     for (const p of putBack) {
-      const file = join(state.root, p);
+      const file = join(ctx.root, p);
       const blob = before[p] as string | null;
       rmSync(file, { force: true });
       if (blob === null) continue;
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: state.root, env: state.setup.env, maxBuffer: 1 << 30 }));
+      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: ctx.root, env: ctx.setup.env, maxBuffer: 1 << 30 }));
     }
   }
   // The state folder's index entries back to HEAD's: the run never stages the state folder, so a phase's commit holds none of it.
   const indexed = current.indexed.filter((p) => !restore.includes(p));
-  if (indexed.length > 0) await state.git(['reset', '-q', '--', ...indexed]);
+  if (indexed.length > 0) await ctx.git(['reset', '-q', '--', ...indexed]);
   const undone = [...restore, ...remove, ...putBack];
-  if (undone.length > 0) await state.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
+  if (undone.length > 0) await ctx.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
   return undone;
 }
 
 // After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone,
 // all staged. One `git status` says where HEAD is and what the leaf left in the state folder.
-async function collect(state: RunState, step: LedgerStep, phase: Phase, base: string): Promise<void> {
-  const ref = `refs/heads/${state.branch}`;
+async function collect(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, base: string): Promise<void> {
+  const ref = `refs/heads/${ctx.branch}`;
   // The state folder is inside the repository here: the plan commit holds its ledger.
-  let known: StateStatus | undefined = await readStateStatus(state, relative(state.root, state.paths.dir), true);
+  let known: StateStatus | undefined = await readStateStatus(ctx, relative(ctx.root, ctx.paths.dir), true);
   const { sha, on } = known.head as { sha: string; on: string };
   if (on !== ref) {
-    await state.git(['symbolic-ref', 'HEAD', ref]);
-    await state.say(`the leaf left the branch (${on === 'HEAD' ? 'detached HEAD' : on}); back on ${state.branch}`);
+    await ctx.git(['symbolic-ref', 'HEAD', ref]);
+    await ctx.say(`the leaf left the branch (${on === 'HEAD' ? 'detached HEAD' : on}); back on ${ctx.branch}`);
   }
   if (on !== ref || sha !== base) {
-    await state.git(['reset', '-q', '--soft', base]);
-    await state.say(`the leaf committed on its own; its commits are folded into the ${phase} commit`);
+    await ctx.git(['reset', '-q', '--soft', base]);
+    await ctx.say(`the leaf committed on its own; its commits are folded into the ${phase} commit`);
     known = undefined;
   } else {
-    state.heads.know({ sha, subject: null });
+    ctx.heads.know({ sha, subject: null });
   }
-  await undoStateEdits(state, known, state.journal.state_before ?? {});
-  await addAll(state);
+  await undoStateEdits(ctx, known, progress.journal.state_before ?? {});
+  await addAll(ctx);
   if (phase === 'red') {
-    await commitOrBail(state, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
-    await state.say(`red commit ${(await state.heads.sha()).slice(0, 12)}: red: ${step.title}`);
+    await commitOrBail(ctx, progress, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
+    await ctx.say(`red commit ${(await ctx.heads.sha()).slice(0, 12)}: red: ${step.title}`);
   }
 }
 
 /** `git commit` with the message on stdin; a refusal (a hook, say) is the commit-refused bail. */
-export async function commitOrBail(state: RunState, args: string[], message: string): Promise<void> {
+export async function commitOrBail(ctx: RunContext, progress: RunProgress, args: string[], message: string): Promise<void> {
   // Without the `git maintenance run --auto` each commit starts: the run starts it once, at its end.
-  const done = await state.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
-  state.committed = true;
+  const done = await ctx.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
+  progress.committed = true;
   if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`);
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
-async function land(state: RunState, step: LedgerStep, phase: Phase, verified: string | null): Promise<void> {
+async function land(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, verified: string | null): Promise<void> {
   if (phase === 'red') {
     // Green starts from the red commit that passed (what a verifier committed on its own is folded into green);
     // HEAD when the verdict was given before this process (a resume at `passed`).
-    const red = verified ?? (await state.heads.sha());
-    state.journal = freshJournal(state.journal, state.testCmd, { step: step.title, phase: 'green', phase_base: red });
-    state.saveJournal();
+    const red = verified ?? (await ctx.heads.sha());
+    progress.journal = freshJournal(progress.journal, ctx.testCmd, { step: step.title, phase: 'green', phase_base: red });
+    progress.saveJournal();
     return;
   }
   const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
-  const env = { ...state.setup.env, VERI_ISSUE: String(state.issue), VERI_STEP: step.title };
+  const env = { ...ctx.setup.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
   // HEAD as this process knows it (read from .git's files when a leaf may have moved it), so the ledger asks git
   // nothing before its commit; a wrong one would be refused at update-ref, as a HEAD that moves meanwhile is.
-  const options = { issue: state.issue, step: step.title, cwd: state.root, env, allowEmpty: true, head: await state.heads.sha() };
+  const options = { issue: ctx.issue, step: step.title, cwd: ctx.root, env, allowEmpty: true, head: await ctx.heads.sha() };
   try {
     if (phase === 'green') {
       const done = await tick(options);
-      state.heads.know(done.head);
-      await state.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
+      ctx.heads.know(done.head);
+      await ctx.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
       return;
     }
-    const remote = await tickCriterionWith(state, step);
+    const remote = await tickCriterionWith(ctx, step);
     const done = await clearRefactor(options);
-    state.heads.know(done.head);
-    await state.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
+    ctx.heads.know(done.head);
+    await ctx.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
     if (remote !== null) await remote();
   } catch (error) {
     if (error instanceof RefusedError) throw new Bail('commit-refused', `the ${phase} commit of "${step.title}" was refused: ${error.message}`);
@@ -372,28 +374,28 @@ async function land(state: RunState, step: LedgerStep, phase: Phase, verified: s
 
 // Criterion K is ticked once its steps are done. With a tracker whose issue file is in the repository, the
 // tick is written and staged now, so it rides in the refactor commit; otherwise it is returned to run after.
-async function tickCriterionWith(state: RunState, step: LedgerStep): Promise<(() => Promise<void>) | null> {
+async function tickCriterionWith(ctx: RunContext, step: LedgerStep): Promise<(() => Promise<void>) | null> {
   const k = step.criterion;
   if (k === null) return null;
-  const others = state.readLedger().steps.filter((s) => s.criterion === k && s.title !== step.title);
+  const others = ctx.readLedger().steps.filter((s) => s.criterion === k && s.title !== step.title);
   if (others.some((s) => s.state !== 'done')) return null;
-  const tracker = state.setup.tracker;
+  const tracker = ctx.setup.tracker;
   const tickIt = async (): Promise<void> => {
-    const issue = await tracker.readIssue(state.issue);
+    const issue = await tracker.readIssue(ctx.issue);
     const criterion = issue.criteria.find((c) => c.index === k);
     if (criterion === undefined || criterion.checked) return;
-    await tracker.tickCriterion(state.issue, k);
-    state.event('tick', { action: 'tick-criterion', title: criterion.text, criterion: k }, step.title);
-    await state.say(`criterion ${k} ticked: ${criterion.text}`);
+    await tracker.tickCriterion(ctx.issue, k);
+    ctx.event('tick', { action: 'tick-criterion', title: criterion.text, criterion: k }, step.title);
+    await ctx.say(`criterion ${k} ticked: ${criterion.text}`);
   };
-  const file = tracker.issueFile?.(state.issue) ?? null;
-  const rel = file === null ? null : relative(state.root, file);
+  const file = tracker.issueFile?.(ctx.issue) ?? null;
+  const rel = file === null ? null : relative(ctx.root, file);
   if (rel !== null && !rel.startsWith('..')) {
     await tickIt();
     // Staged unless git ignores it: `git add` refuses an ignored path (changing nothing), so check-ignore
     // is asked only then, to tell that refusal from a failure.
-    const added = await state.git(['add', '--', rel], { allowFailure: true });
-    if (added.code !== 0 && (await state.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code !== 0) {
+    const added = await ctx.git(['add', '--', rel], { allowFailure: true });
+    if (added.code !== 0 && (await ctx.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code !== 0) {
       throw new InternalError(`git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`, { exitCode: GIT_FAILURE_EXIT });
     }
     return null;

@@ -5,7 +5,7 @@ import { relative } from 'node:path';
 import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from '@leap/core';
 import { parsePlan } from '@leap/core/ledger';
 import { Bail } from './bail-causes.js';
-import type { RunState } from './conductor.js';
+import type { RunContext, RunProgress } from './conductor.js';
 import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
 import { commitOrBail, dirtyPaths, snapshotStateFolder, undoStateEdits } from './phases.js';
 import { plannerPrompt } from './prompts.js';
@@ -29,34 +29,34 @@ export function checkPlanFile(text: string, file: string, issue: TrackerIssue): 
 }
 
 /** Make the ledger when HEAD has none: the plan file's, or the planner's; then the `plan: issue N` commit. */
-export async function ensurePlan(state: RunState): Promise<void> {
-  const inHead = (await state.git(['cat-file', '-e', `HEAD:${state.ledgerRel}`], { allowFailure: true })).code === 0;
+export async function ensurePlan(ctx: RunContext, progress: RunProgress): Promise<void> {
+  const inHead = (await ctx.git(['cat-file', '-e', `HEAD:${ctx.ledgerRel}`], { allowFailure: true })).code === 0;
   if (inHead) {
     // The ledger was deleted from the working copy (by hand, a clean-up script): HEAD's, which the run committed, is the ledger.
-    if (!existsSync(state.ledgerFile)) {
-      await state.git(['checkout', '-q', 'HEAD', '--', state.ledgerRel]);
-      await state.say(`the ledger ${state.ledgerRel} was missing from the working copy; restored from HEAD`);
+    if (!existsSync(ctx.ledgerFile)) {
+      await ctx.git(['checkout', '-q', 'HEAD', '--', ctx.ledgerRel]);
+      await ctx.say(`the ledger ${ctx.ledgerRel} was missing from the working copy; restored from HEAD`);
     }
     return;
   }
   let text: string;
   let source: string;
-  const given = state.setup.planText;
+  const given = ctx.setup.planText;
   if (given !== null) {
     text = given.text;
     source = given.file;
   } else {
-    let planner = agentFor(state, 'planner');
-    await state.say(`plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${state.issue}'s acceptance criteria into steps`);
-    const before = await snapshotStateFolder(state);
-    let end = await launchAgentLeaf(state, 'plan', 'planner', planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    let planner = agentFor(ctx, 'planner');
+    await ctx.say(`plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${ctx.issue}'s acceptance criteria into steps`);
+    const before = await snapshotStateFolder(ctx);
+    let end = await launchAgentLeaf(ctx, progress, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
     // A planner whose vendor ran dry hands the plan to the next planner of the list.
     while (end.kind === 'dry') {
-      await undoStateEdits(state, undefined, before);
-      planner = await fallOver(state, 'planner', planner, 'plan', end.dry, null);
-      end = await launchAgentLeaf(state, 'plan', 'planner', planner, plannerPrompt(state.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+      await undoStateEdits(ctx, undefined, before);
+      planner = await fallOver(ctx, 'planner', planner, 'plan', end.dry, null);
+      end = await launchAgentLeaf(ctx, progress, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
     }
-    await undoStateEdits(state, undefined, before);
+    await undoStateEdits(ctx, undefined, before);
     if (end.kind === 'retry') throw new Bail(end.status, `The planning leaf was ${end.status}.`);
     text = end.result.answer?.text ?? '';
     source = "<the planner's answer>";
@@ -68,32 +68,32 @@ export async function ensurePlan(state: RunState): Promise<void> {
     if (error instanceof FileFormatError) throw new Bail('agent-failed', `The planner's answer is not a plan: ${error.message}`);
     throw error;
   }
-  const problem = planCoverageProblem(plan, state.setup.issueData);
+  const problem = planCoverageProblem(plan, ctx.setup.issueData);
   if (problem !== null) throw new Bail('agent-failed', `The planner's plan does not cover the issue: ${problem}`);
   const { initLedger, preserveAttempt } = await import('@leap/ledger');
-  await initLedger({ issue: state.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: state.root, env: state.setup.env });
+  await initLedger({ issue: ctx.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: ctx.root, env: ctx.setup.env });
   // A planner only answers: whatever it changed in the tree is kept aside, not committed. With a plan file
   // and a tree this process found clean, no leaf ran that could have changed it.
-  if (!(given !== null && state.treeChecked) && (await dirtyPaths(state)).length > 0) {
-    const kept = await preserveAttempt({ issue: state.issue, step: plan.steps[0]?.title ?? '', cwd: state.root, env: state.setup.env });
-    await state.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
+  if (!(given !== null && progress.treeChecked) && (await dirtyPaths(ctx)).length > 0) {
+    const kept = await preserveAttempt({ issue: ctx.issue, step: plan.steps[0]?.title ?? '', cwd: ctx.root, env: ctx.setup.env });
+    await ctx.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
   }
-  const add = [state.ledgerRel];
-  const gitignore = `${state.paths.dir}/.gitignore`;
-  if (existsSync(gitignore) && (await state.git(['check-ignore', '-q', '--', gitignore], { allowFailure: true })).code !== 0) add.push(gitignore);
+  const add = [ctx.ledgerRel];
+  const gitignore = `${ctx.paths.dir}/.gitignore`;
+  if (existsSync(gitignore) && (await ctx.git(['check-ignore', '-q', '--', gitignore], { allowFailure: true })).code !== 0) add.push(gitignore);
   // The issue file a person wrote and did not commit is the run's input: it is committed with the plan, by its own path.
-  const issueFile = state.setup.tracker.issueFile?.(state.issue) ?? null;
-  const issueRel = issueFile === null ? null : relative(state.root, issueFile);
+  const issueFile = ctx.setup.tracker.issueFile?.(ctx.issue) ?? null;
+  const issueRel = issueFile === null ? null : relative(ctx.root, issueFile);
   if (issueRel !== null && !issueRel.startsWith('..')) {
-    const status = await state.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', issueRel]);
+    const status = await ctx.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', issueRel]);
     if (status.stdout !== '') {
       add.push(issueRel);
-      await state.say(`the issue file ${issueRel} was not committed as it is; the plan commit holds it`);
+      await ctx.say(`the issue file ${issueRel} was not committed as it is; the plan commit holds it`);
     }
   }
-  await state.git(['add', '--', ...add]);
-  await commitOrBail(state, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${state.issue}`);
-  await state.say(
-    `plan commit ${(await state.heads.sha()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`,
+  await ctx.git(['add', '--', ...add]);
+  await commitOrBail(ctx, progress, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${ctx.issue}`);
+  await ctx.say(
+    `plan commit ${(await ctx.heads.sha()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`,
   );
 }

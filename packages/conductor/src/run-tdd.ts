@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 import { Bail, Stopped } from './bail-causes.js';
-import { RunState, buildResult, endBailed, endStopped, freshJournal, stepInFlight, type ConductorSetup } from './conductor.js';
+import { Preflighted, RunBase, RunContext, RunProgress, buildResult, endBailed, endStopped, freshJournal, openRunGit, stepInFlight, type ConductorSetup } from './conductor.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { passedTreesOfLog, runBaseline } from './baseline.js';
 import { branchFromFiles } from './git.js';
@@ -17,7 +17,7 @@ import { listWords, missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
 import { agentLeafSandbox, chooseRunSandbox } from './leaf-sandboxes.js';
 import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
-import { checkPin, conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal } from './run-files.js';
+import { checkPin, conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal, type RunJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
 import { exitCode } from './exit-codes.js';
 import type { TddRunEnd, TddRunOptions, TddRunResult } from './types.js';
@@ -35,56 +35,64 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   if (lock === null)
     throw new UsageError(`another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`);
   setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
-  const state = new RunState(setup);
+  const base = new RunBase(setup);
+  const progress = new RunProgress(base.paths, setup.issue);
   // The options are recorded before anything else, so whatever ends this start (a bail in preflight too), a resume knows them.
-  state.journal.options = setup.recorded;
-  state.saveJournal();
+  progress.journal.options = setup.recorded;
+  progress.saveJournal();
   try {
-    const end = await conduct(state, started);
+    const end = await conduct(base, progress, started);
     // `code` kept on the result for the library's callers and the `--json` output; the entries decide their exit code from the outcome (exit-codes.ts).
     return { code: exitCode(end.outcome), ...end };
   } finally {
-    // What git commit would have started after each of the run's commits, once (gc --auto, when due).
-    if (state.committed) await state.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
     lock.release();
   }
 }
 
-async function conduct(state: RunState, started: number): Promise<TddRunEnd> {
+async function conduct(base: RunBase, progress: RunProgress, started: number): Promise<TddRunEnd> {
+  // What the run's end may read grows with what the run has learned: the setup alone, then preflight's git,
+  // test command and pin (a bail at the baseline is recorded with them), then the whole context.
+  let known: RunBase = base;
   try {
-    await prepare(state);
-    await ensurePlan(state);
+    const { pre, found } = await preflight(base, progress);
+    known = pre;
+    const ctx = new RunContext(pre, await startBranch(pre, found, progress));
+    known = ctx;
+    await ensurePlan(ctx, progress);
     for (;;) {
-      const step = stepInFlight(state);
+      const step = stepInFlight(ctx);
       if (step === null) break;
-      const ledgerIndex = state.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
-      const fresh = step.state === 'todo' && state.journal.step !== step.title && (await state.heads.subject()) !== `red: ${step.title}`;
+      const ledgerIndex = ctx.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
+      const fresh = step.state === 'todo' && progress.journal.step !== step.title && (await ctx.heads.subject()) !== `red: ${step.title}`;
       if (fresh) {
-        await state.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
-        state.event('mark', { name: 'step-start', anchor: step.title }, step.title);
+        await ctx.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
+        ctx.event('mark', { name: 'step-start', anchor: step.title }, step.title);
       }
-      state.inFlight = step;
+      progress.inFlight = step;
       if (step.state === 'todo') {
         // Once red has passed, the journal says green: red is not verified again over the green work.
-        const inGreen = state.journal.step === step.title && state.journal.phase === 'green' && (await state.heads.subject()) === `red: ${step.title}`;
-        if (!inGreen) await drivePhase(state, step, 'red', ledgerIndex);
-        await drivePhase(state, step, 'green', ledgerIndex);
+        const inGreen = progress.journal.step === step.title && progress.journal.phase === 'green' && (await ctx.heads.subject()) === `red: ${step.title}`;
+        if (!inGreen) await drivePhase(ctx, progress, step, 'red', ledgerIndex);
+        await drivePhase(ctx, progress, step, 'green', ledgerIndex);
       }
-      await drivePhase(state, { ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
-      state.inFlight = null;
+      await drivePhase(ctx, progress, { ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
+      progress.inFlight = null;
     }
-    const pullRequest = await finish(state);
-    return await notifyEnd(state, await buildResult(state, { outcome: 'done', pullRequest }, started));
+    const pullRequest = await finish(ctx, progress);
+    return await notifyEnd(ctx, await buildResult(ctx, progress, { outcome: 'done', pullRequest }, started));
   } catch (error) {
     if (error instanceof Stopped) {
-      const stoppedAt = await endStopped(state, error);
-      return await notifyEnd(state, await buildResult(state, { outcome: 'stopped', stoppedAt }, started));
+      const stoppedAt = await endStopped(known, progress, error);
+      return await notifyEnd(known, await buildResult(known, progress, { outcome: 'stopped', stoppedAt }, started));
     }
     if (error instanceof Bail) {
-      const bail = await endBailed(state, error);
-      return await notifyEnd(state, await buildResult(state, { outcome: 'bailed', bail }, started));
+      const bail = await endBailed(known, progress, error);
+      return await notifyEnd(known, await buildResult(known, progress, { outcome: 'bailed', bail }, started));
     }
     throw error;
+  } finally {
+    // What git commit would have started after each of the run's commits, once (gc --auto, when due).
+    if (progress.committed && known instanceof Preflighted) await known.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
   }
 }
 
@@ -193,31 +201,32 @@ function checkTickable(file: string | null, issue: number): void {
   }
 }
 
-// Preflight (first run) or resume: orphans ended, interrupted ticks finished, the branch checked out, the test command known.
-async function prepare(state: RunState): Promise<void> {
-  const { setup, paths } = state;
-  await state.initGit();
+// Preflight (first run) or resume, up to the pin: orphans ended, interrupted ticks finished, the tree and the
+// agents checked, the test command known. Returns the run as preflight left it (its git, the test command, the pin).
+async function preflight(base: RunBase, progress: RunProgress): Promise<{ pre: Preflighted; found: Found }> {
+  const { setup, paths } = base;
+  const { git, heads } = await openRunGit(base.root, setup.env);
   if (setup.deadConductor !== null) {
     const orphans = findOrphanLeaves(paths.dir, setup.deadConductor);
     const killed = await endOrphanLeaves(orphans);
     if (orphans.length > 0) setup.progress(`resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`);
     // Its git commands may have left the index lock; nothing else runs git here while the conductor holds the run.
-    const indexLock = join(state.root, '.git', 'index.lock');
+    const indexLock = join(base.root, '.git', 'index.lock');
     if (existsSync(indexLock)) rmSync(indexLock, { force: true });
-    await state.git(['worktree', 'prune'], { allowFailure: true });
+    await git(['worktree', 'prune'], { allowFailure: true });
   }
   const { recoverLedger } = await import('@leap/ledger');
   await recoverLedger(paths.dir, { env: setup.env });
   // Where HEAD is and whether the run's branch exists, from .git's files when they can say (two git processes fewer).
-  const known = branchFromFiles(state.root, setup.env, state.branch);
-  const current = known?.current ?? (await state.git(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
-  const exists = known?.exists ?? (await state.git(['rev-parse', '--verify', '-q', `refs/heads/${state.branch}`], { allowFailure: true })).code === 0;
-  const journal = readJournal(paths, state.issue);
-  const choice = chooseTestCommand(state.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
-  if (!exists || current !== state.branch) {
-    const dirty = await dirtyPaths(state);
+  const known = branchFromFiles(base.root, setup.env, base.branch);
+  const current = known?.current ?? (await git(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
+  const exists = known?.exists ?? (await git(['rev-parse', '--verify', '-q', `refs/heads/${base.branch}`], { allowFailure: true })).code === 0;
+  const journal = readJournal(paths, base.issue);
+  const choice = chooseTestCommand(base.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
+  if (!exists || current !== base.branch) {
+    const dirty = await dirtyPaths({ git, root: base.root, paths });
     // Clean now, so the first phase need not look again (a planner's changes are ensurePlan's to keep aside).
-    state.treeChecked = dirty.length === 0;
+    progress.treeChecked = dirty.length === 0;
     if (dirty.length > 0) {
       throw new Bail(
         'dirty-tree',
@@ -225,13 +234,13 @@ async function prepare(state: RunState): Promise<void> {
       );
     }
   }
-  if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, state.issue));
-  const planned = setup.planText !== null || (await state.git(['cat-file', '-e', `HEAD:${state.ledgerRel}`], { allowFailure: true })).code === 0;
+  if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, base.issue));
+  const planned = setup.planText !== null || (await git(['cat-file', '-e', `HEAD:${base.ledgerRel}`], { allowFailure: true })).code === 0;
   // Every agent a role may fall over to is checked now: one that cannot run is found before anything is spent.
   const { lists } = setup.agents;
   const roles = (['developer', 'verifier', ...(planned ? [] : ['planner' as const])] as const).flatMap((role) => lists[role].map((chosen) => [role, chosen] as const));
   for (const [role, chosen] of roles) {
-    const missing = missingAgent(role, chosen, state.root, setup.env);
+    const missing = missingAgent(role, chosen, base.root, setup.env);
     if (missing !== null) throw new Bail('agent-missing', missing);
   }
   // Each CLI's own readiness check (`codex login status`), once per run and agent rather than once per leaf, all
@@ -239,52 +248,66 @@ async function prepare(state: RunState): Promise<void> {
   const { checkAgentReady } = await import('@leap/verify');
   // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
   const checks = roles.map(([role, chosen]) =>
-    checkAgentReady(chosen.agent, { role, cwd: state.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, state.root, paths.dir, setup.env)),
+    checkAgentReady(chosen.agent, { role, cwd: base.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, base.root, paths.dir, setup.env)),
   );
   const answers = await Promise.all(checks);
   for (const [i, ready] of answers.entries()) {
     if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${(roles[i] as (typeof roles)[number])[0]}: ${ready.failure}`);
   }
-  state.testCmd = choice.command;
-  const { pin, movedFrom } = pinSkillCommit(paths, state.issue, setup.pin);
-  state.skillCommit = pin;
+  const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
   // What the run's own libraries log (the ledger's ticks, the suite runs) reads the pin from the environment too:
   // from the pin file, unless VERI_NEW_SKILL=1, when they would record none.
   setup.env = { ...setup.env, VERI_SKILL_COMMIT: pin };
+  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin });
   if (movedFrom !== null) {
     // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
-    state.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
-    await state.say(`toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`);
+    pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
+    await pre.say(`toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`);
   }
-  ensureTimeoutFile(paths, state.issue);
+  ensureTimeoutFile(paths, base.issue);
+  return { pre, found: { current, exists, journal } };
+}
+
+/** What preflight found for the branch's start: the branch HEAD is on ('' detached), whether the run's exists, the run file. */
+interface Found {
+  current: string;
+  exists: boolean;
+  journal: RunJournal | null;
+}
+
+// The branch: made from HEAD after the baseline (a first run), or checked out again (a resume). Returns the
+// HEAD the run starts from (its commits in the result are those after it).
+async function startBranch(pre: Preflighted, { current, exists, journal }: Found, progress: RunProgress): Promise<string> {
+  const { setup, paths, git } = pre;
   if (!exists) {
-    await runBaseline(state, current || 'HEAD');
+    await runBaseline(pre, current || 'HEAD');
     ensureStateGitignore(paths);
-    state.startHead = await state.heads.sha();
-    state.passedTrees.push(await state.git.out(['rev-parse', 'HEAD^{tree}']));
-    await state.git(['checkout', '-q', '-b', state.branch]);
-    state.journal = freshJournal(state.journal, state.testCmd, { base: current === '' ? null : current });
-    state.saveJournal();
-    await state.say(
-      `issue ${state.issue}: ${setup.issueData.title}\nbranch ${state.branch} from ${current || state.startHead.slice(0, 12)}; tests: \`${state.testCmd}\`; ${roleName('developer', listWords(setup.agents.lists.developer))}, ${roleName('verifier', listWords(setup.agents.lists.verifier))}${sameFamily(setup)}\n${limitsLine(state)}`,
+    const startHead = await pre.heads.sha();
+    progress.passedTrees.push(await git.out(['rev-parse', 'HEAD^{tree}']));
+    await git(['checkout', '-q', '-b', pre.branch]);
+    progress.journal = freshJournal(progress.journal, pre.testCmd, { base: current === '' ? null : current });
+    progress.saveJournal();
+    await pre.say(
+      `issue ${pre.issue}: ${setup.issueData.title}\nbranch ${pre.branch} from ${current || startHead.slice(0, 12)}; tests: \`${pre.testCmd}\`; ${roleName('developer', listWords(setup.agents.lists.developer))}, ${roleName('verifier', listWords(setup.agents.lists.verifier))}${sameFamily(setup)}\n${limitsLine(pre)}`,
     );
-    return;
+    return startHead;
   }
-  if (current !== state.branch) await state.git(['checkout', '-q', state.branch]);
-  state.startHead = await state.heads.sha();
-  state.passedTrees.push(...(await passedTreesOfLog(state)));
-  state.journal = journal ?? freshJournal(state.journal, state.testCmd);
-  state.journal.pid = process.pid;
-  state.journal.test_cmd = state.testCmd;
-  state.saveJournal();
+  if (current !== pre.branch) await git(['checkout', '-q', pre.branch]);
+  const startHead = await pre.heads.sha();
+  progress.passedTrees.push(...(await passedTreesOfLog(pre)));
+  progress.journal = journal ?? freshJournal(progress.journal, pre.testCmd);
+  progress.journal.pid = process.pid;
+  progress.journal.test_cmd = pre.testCmd;
+  progress.saveJournal();
   const options = describeOptions(setup.recorded);
-  await state.say(
+  await pre.say(
     [
-      `issue ${state.issue}: resuming on ${state.branch} at ${state.startHead.slice(0, 12)}${options === '' ? '' : ` with the options it was started with: ${options}`}`,
+      `issue ${pre.issue}: resuming on ${pre.branch} at ${startHead.slice(0, 12)}${options === '' ? '' : ` with the options it was started with: ${options}`}`,
       ...setup.replaced.map((line) => `option given again: ${line}`),
-      limitsLine(state),
+      limitsLine(pre),
     ].join('\n'),
   );
+  return startHead;
 }
 
 // `developer claude`, or `developer` alone for an agent named after its role (never "developer developer").
@@ -299,43 +322,43 @@ function sameFamily(setup: ConductorSetup): string {
 }
 
 // What ends a leaf, said at every start: its time limit and its idle limit, each with where it comes from.
-function limitsLine(state: RunState): string {
-  const time = timeLimit(state);
-  const idle = idleLimit(state.setup);
+function limitsLine(run: RunBase): string {
+  const time = timeLimit(run);
+  const idle = idleLimit(run.setup);
   return `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} (${idle.source}; no output and no CPU progress that long is killed-stuck)`;
 }
 
 // Every step done: the criteria a remote tracker still shows open, then the draft pull request.
-async function finish(state: RunState): Promise<{ url: string }> {
-  const { setup } = state;
-  const ledger = state.readLedger();
-  const base = state.journal.base ?? undefined;
+async function finish(ctx: RunContext, progress: RunProgress): Promise<{ url: string }> {
+  const { setup } = ctx;
+  const ledger = ctx.readLedger();
+  const base = progress.journal.base ?? undefined;
   const body = [
-    `Resolves issue #${state.issue}: ${setup.issueData.title}`,
+    `Resolves issue #${ctx.issue}: ${setup.issueData.title}`,
     '',
     ...ledger.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`),
     '',
-    `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}${sameFamily(setup)}; the ledger is ${state.ledgerRel}.`,
+    `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}${sameFamily(setup)}; the ledger is ${ctx.ledgerRel}.`,
   ].join('\n');
-  await tickRemoteCriteria(state, ledger.steps);
-  const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${state.issue})`, body, branch: state.branch, base, issue: state.issue });
-  removeJournal(state.paths, state.issue);
-  await state.say(`done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${state.issue}, every criterion ticked; draft pull request ${pr.url}`);
+  await tickRemoteCriteria(ctx, ledger.steps);
+  const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${ctx.issue})`, body, branch: ctx.branch, base, issue: ctx.issue });
+  removeJournal(ctx.paths, ctx.issue);
+  await ctx.say(`done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${ctx.issue}, every criterion ticked; draft pull request ${pr.url}`);
   return pr;
 }
 
 // A tracker whose issue lives outside the repository is ticked after each refactor commit; a run killed in
 // between ticks here what its done steps earned, so the issue ends as an uninterrupted run leaves it.
-async function tickRemoteCriteria(state: RunState, steps: readonly { criterion: number | null; state: string }[]): Promise<void> {
-  const { tracker } = state.setup;
-  const file = tracker.issueFile?.(state.issue) ?? null;
-  if (file !== null && !relative(state.root, file).startsWith('..')) return;
-  const issue = await tracker.readIssue(state.issue);
+async function tickRemoteCriteria(ctx: RunContext, steps: readonly { criterion: number | null; state: string }[]): Promise<void> {
+  const { tracker } = ctx.setup;
+  const file = tracker.issueFile?.(ctx.issue) ?? null;
+  if (file !== null && !relative(ctx.root, file).startsWith('..')) return;
+  const issue = await tracker.readIssue(ctx.issue);
   for (const c of issue.criteria) {
     const own = steps.filter((s) => s.criterion === c.index);
     if (c.checked || own.length === 0 || own.some((s) => s.state !== 'done')) continue;
-    await tracker.tickCriterion(state.issue, c.index);
-    state.event('tick', { action: 'tick-criterion', title: c.text, criterion: c.index }, null);
-    await state.say(`criterion ${c.index} ticked: ${c.text}`);
+    await tracker.tickCriterion(ctx.issue, c.index);
+    ctx.event('tick', { action: 'tick-criterion', title: c.text, criterion: c.index }, null);
+    await ctx.say(`criterion ${c.index} ticked: ${c.text}`);
   }
 }
