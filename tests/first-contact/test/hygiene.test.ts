@@ -79,6 +79,24 @@ hygiene("CI runs the README's test command and nothing else; the command answers
     .split('\n')
     .filter((l) => l !== '' && !l.startsWith('#'));
   assert.equal(ci, ['set -euo pipefail', 'exec "$(dirname "$0")/../tools/test.sh" "$@"']);
+  // A fresh CI machine has none of the system programs the tests start: the command installs each from Debian's
+  // package when it is missing (bwrap, the sandbox's, from bubblewrap), and the README says so.
+  const script = readFileSync(join(repoRoot, 'tools/test.sh'), 'utf8');
+  const installs = Object.fromEntries([...script.matchAll(/^(?:command -v (\S+) .*|\[ -x (\S+) \] |python3 -m (pytest) .*)\|\| need\+=\((\S+)\)$/gm)].map((m) => [m[1] ?? m[2] ?? m[3], m[4]]));
+  assert.equal(installs, {
+    chromium: 'chromium',
+    tmux: 'tmux',
+    bwrap: 'bubblewrap',
+    git: 'git',
+    'redis-server': 'redis-server',
+    '/usr/sbin/sshd': 'openssh-server',
+    cargo: 'cargo',
+    pytest: 'python3-pytest',
+    go: 'golang-go',
+  });
+  for (const pkg of Object.values(installs)) assert.ok(readme.includes(`\`${pkg}\``), `the README names the Debian package ${pkg}`);
+  assert.match(script, /apt-get install -y -qq --no-install-recommends "\$\{need\[@\]\}"/, 'what is missing is installed');
+  assert.match(script, /^npm test 2>&1 \| tee "\$log"$/m, 'then the tests run: npm test');
   const help = spawnSync(join(repoRoot, 'tools/test.sh'), ['--help'], { encoding: 'utf8' });
   assert.is(help.status, 0, help.stderr);
   assert.match(help.stdout, /tools\/test\.sh --no-ci/);
