@@ -394,23 +394,25 @@ jury("the consumers of a changed file reach the ball's reviewers, and those of t
   }
 });
 
-jury('a hold for another reason names it in leap slice status and in the narration', async () => {
+/** A one-ball slice `id` run with a juror that never answers: the jury holds the ball (exit 3). */
+async function heldBySilentJuror(id: string) {
   const { repo, dir } = setupRepo(BASE);
   const agents = writeAgents(dir, PASS_A);
-  const file = oneBall(dir, 'quiet');
+  const file = oneBall(dir, id);
   const held = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,silent']);
   assert.is(held.code, 3, held.stderr);
+  return { repo, agents, file, held };
+}
+
+jury('a hold for another reason names it in leap slice status and in the narration', async () => {
+  const { repo, file, held } = await heldBySilentJuror('quiet');
   assert.match(held.stderr, /ball a: 0 held: the jury held: hold: silent never answered: silent exited with code 1/);
   const status = await leapSlice(repo, ['status', file]);
   assert.match(status.stdout, /"the jury held: hold: silent never answered: silent exited with code 1/);
 });
 
 jury("a ball the jury held, run again with a jury that answers, passes: the held work on its branch is judged against the proof at the ball's start, not tied with itself", async () => {
-  const { repo, dir } = setupRepo(BASE);
-  const agents = writeAgents(dir, PASS_A);
-  const file = oneBall(dir, 'again');
-  const held = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,silent']);
-  assert.is(held.code, 3, held.stderr);
+  const { repo, agents, file, held } = await heldBySilentJuror('again');
   assert.match(held.stderr, /ball a: 0 held: the jury held: hold: silent never answered/);
   assert.is(showFile(repo, 'leap/again/a', 'src/a.txt'), 'A\n', 'the held candidate stays on the branch');
   const next = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);

@@ -7,12 +7,23 @@ import { join } from 'node:path';
 import { LeapError } from '@leap/core';
 import { newRunId } from './leaf-files.js';
 
-/** A read-write descriptor of an unlinked file in `dir` holding `input`, its offset at 0 for the leaf to read. */
-export function openInput(dir: string, input: string | Uint8Array): number {
-  const file = join(dir, `.input.${newRunId()}.tmp`);
+/** A read-write descriptor of a new file in `dir`, already unlinked: only the descriptors left of it reach it. */
+function openUnlinked(dir: string, kind: string): number {
+  const file = join(dir, `.${kind}.${newRunId()}.tmp`);
   const fd = openSync(file, 'wx+', 0o600);
   try {
     unlinkSync(file);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** A read-write descriptor of an unlinked file in `dir` holding `input`, its offset at 0 for the leaf to read. */
+export function openInput(dir: string, input: string | Uint8Array): number {
+  const fd = openUnlinked(dir, 'input');
+  try {
     const bytes = typeof input === 'string' ? Buffer.from(input) : input;
     // Positional writes (pwrite) leave the descriptor's offset at 0, where the leaf starts reading.
     for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
@@ -38,15 +49,7 @@ export function openOutput(file: string, stream: 'stdout' | 'stderr'): number {
  * them to the file at once, and `readStatus` reads them when the leaf is gone (issue 25's budget, bench/RESULTS.md).
  */
 export function openStatus(dir: string): number {
-  const file = join(dir, `.sandbox-status.${newRunId()}.tmp`);
-  const fd = openSync(file, 'wx+', 0o600);
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  return fd;
+  return openUnlinked(dir, 'sandbox-status');
 }
 
 /** What bwrap wrote to a status file of openStatus (read from its start: bwrap's writes moved the offset), then closed. */
