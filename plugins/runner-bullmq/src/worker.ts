@@ -54,11 +54,11 @@ export interface RunningWorker {
   /** Resolves once a drain is asked of this worker (`leap workers drain`): it takes no more rounds; close it with `{ drain: true }`. */
   readonly drained: Promise<void>;
   /**
-   * Take no more jobs, finish those in flight, give back the worktrees. Resolves with whether Redis answered:
-   * when it did not, BullMQ's connections were let go and may still retry (a process ends itself then).
+   * Take no more jobs, finish those in flight, give back the worktrees. When Redis does not answer, BullMQ's close
+   * is not waited for and its connections and timers are let go: nothing of the worker keeps the process alive.
    * `drain`: no stop signal ended a leaf, so a round held (receipt 0) is returned as it is, not handed back.
    */
-  close(options?: { drain?: boolean }): Promise<{ redisAnswered: boolean }>;
+  close(options?: { drain?: boolean }): Promise<void>;
   /** A stop signal came while it drains: the leaves it ended make their rounds handed back, as on TERM. */
   signalled(): void;
 }
@@ -361,6 +361,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         return super.createJob({ ...data, data: JSON.stringify({ [UNPARSABLE]: true }) }, jobId);
       }
     }
+    /** Ends the lock renewal at once: BullMQ's close ends it only after waiting on Redis, and its timer re-arms for ever. */
+    stopLockRenewal(): Promise<void> {
+      return this.lockManager.close();
+    }
   }
   const worker = new CheckedWorker(QUEUE, processor, {
     connection,
@@ -433,6 +437,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const redisAnswered = await Promise.race([closing, redisGone(connection).then(() => false)]);
       if (!redisAnswered) {
         log(`Redis at ${redactUrl(options.redis)} does not answer: not waiting for it (the rounds in flight go to another worker once it is back)`);
+        // Nothing of BullMQ's may keep the process alive then: its lock renewal re-arms itself for ever, its
+        // blocking fetch's watchdog ends within the drain delay.
+        void worker.stopLockRenewal();
         void worker.disconnect().catch(() => undefined);
       }
       // A worker stopped cleanly is not listed (a killed one's record stays, its heartbeat aging: dead).
@@ -442,7 +449,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
       connection.disconnect();
       guard.stop();
-      return { redisAnswered };
     },
   };
 }
