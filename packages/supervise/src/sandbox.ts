@@ -297,13 +297,17 @@ const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(
  * there), else null: the outermost folder above this module that holds a node_modules (the clone's root,
  * or the project the packages are installed in), so its bins and the stand-ins beside them stay readable.
  */
+let ownPlace: string | null | undefined;
 function toolchainInTmp(): string | null {
+  // Where this module lives does not change: looked up once per process, not once per leaf.
+  if (ownPlace !== undefined) return ownPlace;
   let found: string | null = null;
-  const here = realpathSync(fileURLToPath(import.meta.url));
+  const here = realpathSync.native(fileURLToPath(import.meta.url));
   for (let up = dirname(here); up !== dirname(up); up = dirname(up)) {
     if (!['/tmp', '/var/tmp'].some((d) => up.startsWith(`${d}/`))) break;
     if (existsSync(join(up, 'node_modules'))) found = up;
   }
+  ownPlace = found;
   return found;
 }
 

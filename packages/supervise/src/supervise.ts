@@ -223,13 +223,15 @@ class Supervision {
     const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker: this.marker, killAfterMs: config.killAfterMs });
     if (spec === null || this.bwrap === null) return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
     // The command is looked up on the host (the sandbox sees the same files), so 127 and 126 keep their meaning.
-    if (findExecutable(command, leafEnv.PATH, this.cwd) === null) {
+    const found = findExecutable(command, leafEnv.PATH, this.cwd);
+    if (found === null) {
       const code = cannotExecute(command, leafEnv.PATH, this.cwd) ? EXIT_CANNOT_EXECUTE : EXIT_NOT_FOUND;
       return this.finish('failed-start', code, { error: `${code === EXIT_NOT_FOUND ? 'command not found' : 'cannot execute'}: ${JSON.stringify(command)}` });
     }
     let sandbox: PreparedSandbox;
     try {
-      sandbox = prepareSandbox({ ...spec, cwd: spec.cwd ?? this.cwd, hide: [...(spec.hide ?? []), this.paths.dir] }, command, args, leafEnv, this.bwrap, { statusFd: 3 });
+      // The path found, not the name: PATH is not walked twice, and what runs is what was checked above.
+      sandbox = prepareSandbox({ ...spec, cwd: spec.cwd ?? this.cwd, hide: [...(spec.hide ?? []), this.paths.dir] }, found, args, leafEnv, this.bwrap, { statusFd: 3 });
     } catch (error) {
       if (error instanceof SandboxUnavailableError) return this.finish('failed-start', EXIT_NO_SANDBOX, { error: error.message });
       throw error;

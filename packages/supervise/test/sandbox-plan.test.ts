@@ -123,6 +123,35 @@ test('plan: a home without credential places is left as / shows it (read-only), 
   assert.not.ok(ops.some((o) => 'dest' in o && o.dest.startsWith(HOME)));
 });
 
+test('plan: home is listed once, and the places under it the listing (or an absent folder) answers are not asked of the file system again', () => {
+  const paths = [...homeFs, `${HOME}/.config/other/x`, ...repoFs];
+  const plain = view(paths);
+  const asked = { list: [] as string[], kind: [] as string[] };
+  const counting: FsView = {
+    list: (d) => (asked.list.push(d), plain.list(d)),
+    kind: (p) => (asked.kind.push(p), plain.kind(p)),
+    realpath: (p) => plain.realpath(p),
+    readText: (p) => plain.readText(p),
+  };
+  const spec = { role: 'writer' as const, tree: '/w/repo', home: HOME, agentPaths: ['.codex'] };
+  const ops = planMounts(spec, counting);
+  // The same plan as a view asked of everything would give.
+  assert.equal(ops, planMounts(spec, plain));
+  assert.equal(
+    asked.list.filter((d) => d === HOME),
+    [HOME],
+    'home is listed once',
+  );
+  const direct = asked.kind.filter((p) => dirname(p) === HOME);
+  assert.equal(direct, [], `no entry of home is asked of the file system once home is listed (asked ${JSON.stringify(direct)})`);
+  const belowAbsent = asked.kind.filter((p) => p.startsWith(`${HOME}/.local/`));
+  assert.equal(belowAbsent, [], `nothing below an absent .local is asked (asked ${JSON.stringify(belowAbsent)})`);
+  // And what matters is still true: the credential places masked, the leaf's own agent folder read-write.
+  assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === `${HOME}/.config`));
+  assert.ok(ops.some((o) => o.op === 'bind' && o.dest === `${HOME}/.codex`));
+  assert.not.ok(ops.some((o) => 'dest' in o && o.dest === `${HOME}/.config/gh`));
+});
+
 test('plan: a credential place that is a symlink empties what it points to as well', () => {
   const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([`${HOME}/.ssh -> /vault/ssh`, '/vault/ssh/', `${HOME}/.netrc -> /vault/netrc`, '/vault/netrc', ...repoFs]));
   assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/vault/ssh'));
