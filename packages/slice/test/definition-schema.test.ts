@@ -23,6 +23,14 @@ drift('the committed validators are exactly what ajv generates from the schemas 
   assert.fixture(committed, await renderSliceValidators(), 'slice-validators.generated.ts has drifted from the schemas');
 });
 
+drift('the validators build no object at each field they check (a schema part written where it is used is built at every call)', () => {
+  const code = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
+  // A ball has more than eight properties, where ajv tests an unknown field against the schema's properties object.
+  assert.ok(code.includes('key0 === "red_first"'), "the ball's unknown-field test names each property");
+  assert.not.ok(/\.call\(\{/.test(code), 'an object literal is built at a call');
+  assert.not.ok(/hasOwnProperty/.test(code), "no hasOwnProperty test is left against a schema's properties");
+});
+
 drift.run();
 
 // ---

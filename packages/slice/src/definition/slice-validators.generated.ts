@@ -12,7 +12,6 @@ function failWith(validate, instancePath, keyword, params) {
   return false;
 }
 export const validateBalls: ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null } = validate20;
-const func1 = Object.prototype.hasOwnProperty;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
 const pattern7 = new RegExp("^[0-9a-f]{64}$", "u");
 
@@ -34,7 +33,7 @@ return failWith(validate20, instancePath+"/" + i0, "required", {missingProperty:
 }
 else {
 for(const key0 in data0){
-if(!(func1.call({"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$"},"goal":{"type":"string","pattern":"^[\\s\\S]"},"spec":{"type":"string"},"scope":{"minItems":1,"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^[\\s\\S]"},"sha256":{"type":["string","null"],"pattern":"^[0-9a-f]{64}$"},"symbols":{"type":"array","items":{"type":"string","pattern":"^[\\s\\S]"}},"lines":{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}],"items":false,"minItems":2,"maxItems":2}}},"required":["path","sha256"],"additionalProperties":false,"description":"One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it)."}},"proof":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"metric":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"^[\\s\\S]"},"better":{"type":"string","enum":["higher","lower"]}},"required":["field","better"],"additionalProperties":false}}},"required":["argv"],"additionalProperties":false,"description":"Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers."},"rollback":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}},"live":{"type":"object","properties":{"argv":{"minItems":1,"type":"array","items":{"type":"string"}},"timeout_s":{"type":"number","exclusiveMinimum":0},"network":{"type":"boolean"}},"required":["argv","timeout_s"],"additionalProperties":false,"description":"The proof on the real surface: run without a shell in the candidate's worktree after the tests, killed whole at timeout_s; exit 0 is required; its output (bounded, hashed) is the live evidence."},"red_first":{"type":"boolean","description":"The proof must fail at base: checked before round one, a proof that already passes there is -1."}}, key0))){
+if(!((key0 === "id" || key0 === "goal" || key0 === "spec" || key0 === "scope" || key0 === "proof" || key0 === "rollback" || key0 === "deps" || key0 === "live" || key0 === "red_first"))){
 return failWith(validate20, instancePath+"/" + i0, "additionalProperties", {additionalProperty: key0});
 break;
 }
