@@ -21,7 +21,8 @@ export interface ConductorSetup {
   root: string;
   issue: number;
   stateDir: string;
-  env: NodeJS.ProcessEnv;
+  /** The environment the run was given; what it starts once preflight pinned it reads the run's `env` (RunBase). */
+  readonly env: NodeJS.ProcessEnv;
   tracker: TrackerPlugin;
   issueData: TrackerIssue;
   agents: RunAgents;
@@ -61,10 +62,15 @@ export class RunBase {
   readonly paths: StatePaths;
   readonly branch: string;
 
-  /** `skillCommit`: the toolchain revision the run is pinned at, which its events carry ('' until preflight pins it). */
+  /**
+   * `skillCommit`: the toolchain revision the run is pinned at, which its events carry ('' until preflight pins it).
+   * `env`: the environment of everything the run starts and of the libraries it calls (git's, the ledger's, the
+   * leaves', the notify command's): the setup's until preflight pins the run, then that with `VERI_SKILL_COMMIT`.
+   */
   constructor(
     readonly setup: ConductorSetup,
     readonly skillCommit = '',
+    readonly env: NodeJS.ProcessEnv = setup.env,
   ) {
     this.paths = statePaths(setup.stateDir);
     this.branch = `leap/issue-${setup.issue}`;
@@ -141,12 +147,14 @@ export async function openRunGit(root: string, env: NodeJS.ProcessEnv): Promise<
   return { git, heads };
 }
 
-/** What preflight learns: the run's git and HEAD service, the test command, the pin. */
+/** What preflight learns: the run's git and HEAD service, the test command, the pin and the environment pinned with it. */
 export interface Learned {
   git: Git;
   heads: HeadCache;
   testCmd: string;
   skillCommit: string;
+  /** The setup's environment with `VERI_SKILL_COMMIT` (the pin), built once by preflight. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** The run once preflight passed: the setup and what preflight learned, nothing assigned after. */
@@ -157,7 +165,7 @@ export class Preflighted extends RunBase {
   readonly testCmd: string;
 
   constructor(setup: ConductorSetup, learned: Learned) {
-    super(setup, learned.skillCommit);
+    super(setup, learned.skillCommit, learned.env);
     this.git = learned.git;
     this.heads = learned.heads;
     this.testCmd = learned.testCmd;
@@ -288,7 +296,7 @@ export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail)
     try {
       if (!keepRed && step.state === 'todo' && (await run.heads.subject()) === `red: ${step.title}`) await run.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
-      const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.setup.env });
+      const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.env });
       run.heads.invalidate();
       if (kept.ref !== null)
         narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;

@@ -19,7 +19,7 @@ import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-lo
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
 function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...ctx.setup.env,
+    ...ctx.env,
     VERI_TEST_CMD: ctx.testCmd,
     VERI_ISSUE: String(ctx.issue),
     LEAP_PHASE: phase,
@@ -47,7 +47,7 @@ export function idleLimit(setup: ConductorSetup): { value: string; source: strin
 export function timeLimit(run: RunBase): { value: string; source: string } {
   const { timeout } = run.setup.effective;
   if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
-  const fromEnv = run.setup.env.VERI_TIMEOUT;
+  const fromEnv = run.env.VERI_TIMEOUT;
   if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'VERI_TIMEOUT' };
   const file = run.paths.timeout(run.issue);
   return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(run.root, file) };

@@ -204,7 +204,7 @@ async function restoreLeafStart(ctx: RunContext, step: LedgerStep, tree: string 
   await undoStateEdits(ctx, undefined, before);
   if ((await dirtyPaths(ctx)).length > 0) {
     const { preserveAttempt } = await import('@leap/ledger');
-    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.setup.env });
+    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.env });
     if (kept.ref !== null) await ctx.say(`the unfinished leaf's work is kept in ${kept.ref}`);
   }
   if (tree !== null && tree !== (await ctx.git.out(['rev-parse', 'HEAD^{tree}']))) {
@@ -294,7 +294,7 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
       rmSync(file, { force: true });
       if (blob === null) continue;
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: ctx.root, env: ctx.setup.env, maxBuffer: 1 << 30 }));
+      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: ctx.root, env: ctx.env, maxBuffer: 1 << 30 }));
     }
   }
   // The state folder's index entries back to HEAD's: the run never stages the state folder, so a phase's commit holds none of it.
@@ -350,7 +350,7 @@ async function land(ctx: RunContext, progress: RunProgress, step: LedgerStep, ph
     return;
   }
   const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
-  const env = { ...ctx.setup.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
+  const env = { ...ctx.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
   // HEAD as this process knows it (read from .git's files when a leaf may have moved it), so the ledger asks git
   // nothing before its commit; a wrong one would be refused at update-ref, as a HEAD that moves meanwhile is.
   const options = { issue: ctx.issue, step: step.title, cwd: ctx.root, env, allowEmpty: true, head: await ctx.heads.sha() };

@@ -71,11 +71,11 @@ export async function ensurePlan(ctx: RunContext, progress: RunProgress): Promis
   const problem = planCoverageProblem(plan, ctx.setup.issueData);
   if (problem !== null) throw new Bail('agent-failed', `The planner's plan does not cover the issue: ${problem}`);
   const { initLedger, preserveAttempt } = await import('@leap/ledger');
-  await initLedger({ issue: ctx.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: ctx.root, env: ctx.setup.env });
+  await initLedger({ issue: ctx.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: ctx.root, env: ctx.env });
   // A planner only answers: whatever it changed in the tree is kept aside, not committed. With a plan file
   // and a tree this process found clean, no leaf ran that could have changed it.
   if (!(given !== null && progress.treeChecked) && (await dirtyPaths(ctx)).length > 0) {
-    const kept = await preserveAttempt({ issue: ctx.issue, step: plan.steps[0]?.title ?? '', cwd: ctx.root, env: ctx.setup.env });
+    const kept = await preserveAttempt({ issue: ctx.issue, step: plan.steps[0]?.title ?? '', cwd: ctx.root, env: ctx.env });
     await ctx.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
   }
   const add = [ctx.ledgerRel];

@@ -256,9 +256,10 @@ async function preflight(base: RunBase, progress: RunProgress): Promise<{ pre: P
   }
   const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
   // What the run's own libraries log (the ledger's ticks, the suite runs) reads the pin from the environment too:
-  // from the pin file, unless VERI_NEW_SKILL=1, when they would record none.
-  setup.env = { ...setup.env, VERI_SKILL_COMMIT: pin };
-  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin });
+  // from the pin file, unless VERI_NEW_SKILL=1, when they would record none. Built once: everything after
+  // preflight reads `pre.env`; the setup keeps the environment the run was given.
+  const env = { ...setup.env, VERI_SKILL_COMMIT: pin };
+  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
   if (movedFrom !== null) {
     // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
     pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
