@@ -1,4 +1,6 @@
-// The bail causes of CONTRACT section 9 and their class, decided in one place (the README's bail table).
+// The bail causes of CONTRACT section 9 and their class, decided in one place (the README's bail table), and
+// the two endings a run throws (`Bail`, `Stopped`), which carry what the stages they left had gathered.
+import { NOTHING, merge, type Gathered } from './gathered.js';
 import type { BailCause } from './types.js';
 
 /** Each cause's class: `process` (the run's inputs or budget need a person) or `system` (a leaf or an agent CLI failed). */
@@ -26,10 +28,13 @@ export class Bail extends Error {
   readonly bailCause: BailCause;
   /** The whole narration: what happened and, for needs-user, the whole question. */
   readonly narration: string;
-  constructor(cause: BailCause, narration: string) {
+  /** What the stages it left had gathered before it was thrown (the result keeps it): filled on its way out by `carrying`. */
+  readonly gathered: Gathered;
+  constructor(cause: BailCause, narration: string, gathered: Gathered = NOTHING) {
     super(`bail: ${cause}: ${narration}`);
     this.bailCause = cause;
     this.narration = narration;
+    this.gathered = gathered;
   }
 }
 
@@ -37,9 +42,23 @@ export class Bail extends Error {
 export class Stopped extends Error {
   readonly where: string;
   readonly mode: string;
-  constructor(mode: string, where: string) {
+  /** What the stages it left had gathered before it was thrown (the result keeps it): filled on its way out by `carrying`. */
+  readonly gathered: Gathered;
+  constructor(mode: string, where: string, gathered: Gathered = NOTHING) {
     super(`stopped (${mode}) ${where}`);
     this.mode = mode;
     this.where = where;
+    this.gathered = gathered;
   }
+}
+
+/**
+ * `error` as it leaves a stage that had gathered `before` when it was thrown: a `Bail` or a `Stopped` made again
+ * carrying `before`, then what it carried already; any other error as it is (it ends no run with a result).
+ */
+export function carrying(error: unknown, before: Gathered): unknown {
+  if (before === NOTHING || !(error instanceof Bail || error instanceof Stopped)) return error;
+  const again = error instanceof Bail ? new Bail(error.bailCause, error.narration, merge(before, error.gathered)) : new Stopped(error.mode, error.where, merge(before, error.gathered));
+  again.stack = error.stack;
+  return again;
 }

@@ -14,7 +14,7 @@ export async function runBaseline(run: Preflighted, where: string): Promise<void
   const { runSuite } = await import('@leap/verify');
   const log = run.paths.err('baseline');
   writeFileSync(log, '');
-  const env = { ...run.setup.env, VERI_TEST_CMD: run.testCmd, VERI_ISSUE: String(run.issue) };
+  const env = { ...run.env, VERI_TEST_CMD: run.testCmd, VERI_ISSUE: String(run.issue) };
   const code = await runSuite({ testCmd: run.testCmd, env, suiteLog: log, stateDir: run.paths.dir, phase: 'baseline', sandbox: run.setup.sandbox }, run.root);
   if (code === 0) return;
   // runSuite's first line names the folder it ran in; the suite's own output follows.

@@ -13,7 +13,8 @@ import type { Phase } from './prompts.js';
 import { readJournal, writeJournal, type PinCheck, type RunJournal } from './run-files.js';
 import type { DryAgents, RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
-import type { TddRunEnd, TddVerdict } from './types.js';
+import type { Gathered } from './gathered.js';
+import type { TddRunEnd } from './types.js';
 import type { RunSandbox } from './leaf-sandboxes.js';
 
 /** Everything a run is given once its input is checked. */
@@ -21,7 +22,8 @@ export interface ConductorSetup {
   root: string;
   issue: number;
   stateDir: string;
-  env: NodeJS.ProcessEnv;
+  /** The environment the run was given; what it starts once preflight pinned it reads the run's `env` (RunBase). */
+  readonly env: NodeJS.ProcessEnv;
   tracker: TrackerPlugin;
   issueData: TrackerIssue;
   agents: RunAgents;
@@ -61,10 +63,15 @@ export class RunBase {
   readonly paths: StatePaths;
   readonly branch: string;
 
-  /** `skillCommit`: the toolchain revision the run is pinned at, which its events carry ('' until preflight pins it). */
+  /**
+   * `skillCommit`: the toolchain revision the run is pinned at, which its events carry ('' until preflight pins it).
+   * `env`: the environment of everything the run starts and of the libraries it calls (git's, the ledger's, the
+   * leaves', the notify command's): the setup's until preflight pins the run, then that with `VERI_SKILL_COMMIT`.
+   */
   constructor(
     readonly setup: ConductorSetup,
     readonly skillCommit = '',
+    readonly env: NodeJS.ProcessEnv = setup.env,
   ) {
     this.paths = statePaths(setup.stateDir);
     this.branch = `leap/issue-${setup.issue}`;
@@ -141,12 +148,14 @@ export async function openRunGit(root: string, env: NodeJS.ProcessEnv): Promise<
   return { git, heads };
 }
 
-/** What preflight learns: the run's git and HEAD service, the test command, the pin. */
+/** What preflight learns: the run's git and HEAD service, the test command, the pin and the environment pinned with it. */
 export interface Learned {
   git: Git;
   heads: HeadCache;
   testCmd: string;
   skillCommit: string;
+  /** The setup's environment with `VERI_SKILL_COMMIT` (the pin), built once by preflight. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** The run once preflight passed: the setup and what preflight learned, nothing assigned after. */
@@ -157,7 +166,7 @@ export class Preflighted extends RunBase {
   readonly testCmd: string;
 
   constructor(setup: ConductorSetup, learned: Learned) {
-    super(setup, learned.skillCommit);
+    super(setup, learned.skillCommit, learned.env);
     this.git = learned.git;
     this.heads = learned.heads;
     this.testCmd = learned.testCmd;
@@ -166,8 +175,9 @@ export class Preflighted extends RunBase {
 
 /**
  * The read-only context every phase is given (phases.ts, launch.ts, plan.ts): the setup, what preflight
- * learned and the HEAD the run started from (or resumed at). What a run changes as it goes is its `RunProgress`,
- * passed beside it to the functions that read or change it.
+ * learned and the HEAD the run started from (or resumed at). What a run gathers as it goes is returned
+ * (gathered.ts); its journal, persisted at each stage, is its `RunProgress`, passed beside it to the functions
+ * that read or change it.
  */
 export class RunContext extends Preflighted {
   /**
@@ -186,19 +196,16 @@ export class RunContext extends Preflighted {
   }
 }
 
-/** What a run changes as it goes: the journal, the step in flight, what it gathered for the result, and two flags. */
+/**
+ * What a run changes as it goes and persists at each stage: its journal (`issue-N-run.json`), the one mutable
+ * object handed down. It stays one because it is persisted, not returned: `drivePhase` writes each stage to it
+ * before the stage starts (a run killed at any moment resumes from the file), the step loop reads it between
+ * phases, and `endBailed` rewrites it; threading a new journal value through every stage and back would say the
+ * same with more words. What a run gathers (verdicts, leaves, passed trees, its commits) is returned instead
+ * (gathered.ts); the step in flight is the step loop's own value.
+ */
 export class RunProgress {
   journal: RunJournal;
-  /** The step in flight (its title and its state when the run reached it), for a bail's revert. */
-  inFlight: LedgerStep | null = null;
-  readonly verdicts: TddVerdict[] = [];
-  leaves = 0;
-  /** Trees whose suite passed in this process (the baseline's, each verified refactor's): a red's check without its tests is not run on one again. */
-  readonly passedTrees: string[] = [];
-  /** Whether this process ran `git commit` (each without its maintenance, which the run's end starts once). */
-  committed = false;
-  /** Whether this process has looked at the tree for changes the run did not make (once, when it starts: preflight or the first phase). */
-  treeChecked = false;
 
   constructor(
     private readonly paths: StatePaths,
@@ -239,7 +246,7 @@ export function developLeafName(phase: Phase, attempt: number): string {
 }
 
 /** Build the result from what the run gathered. */
-export async function buildResult(run: RunBase, progress: RunProgress, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
+export async function buildResult(run: RunBase, gathered: Gathered, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
   let steps: TddRunEnd['steps'] = [];
   try {
     steps = run.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
@@ -254,31 +261,34 @@ export async function buildResult(run: RunBase, progress: RunProgress, end: Pick
       .filter((l) => l !== '')
       .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
   }
-  const result: TddRunEnd = { ...end, steps, commits, verdicts: progress.verdicts, leaves: progress.leaves, ms: Math.round(performance.now() - started) };
+  const result: TddRunEnd = { ...end, steps, commits, verdicts: [...gathered.verdicts], leaves: gathered.leaves, ms: Math.round(performance.now() - started) };
   for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
   return result;
 }
 
-/** End the run at a stop: record it, consume the request, say where. */
-export async function endStopped(run: RunBase, progress: RunProgress, stop: Stopped): Promise<string> {
+/** End the run at a stop: record it, consume the request, say where. `inFlight`: the step the run was in, or null. */
+export async function endStopped(run: RunBase, stop: Stopped, inFlight: LedgerStep | null): Promise<string> {
   const mode = stop.mode === 'signal' ? null : (stop.mode as 'at-ledger' | 'at-leaf' | 'now' | 'unreadable');
-  const inFlight = progress.inFlight?.title ?? null;
-  run.event('stop', { mode, action: 'honoured' }, inFlight);
+  const step = inFlight?.title ?? null;
+  run.event('stop', { mode, action: 'honoured' }, step);
   if (mode !== null) {
     // Consumed: running `leap tdd run` again resumes instead of stopping at once.
     clearStop(run.paths.stop);
-    run.event('stop', { mode, action: 'cleared' }, inFlight);
+    run.event('stop', { mode, action: 'cleared' }, step);
   }
   const where = stop.where;
   await run.say(`stopped (${stop.mode}) ${where}. Run \`leap tdd run --issue ${run.issue}\` again to resume.`);
   return where;
 }
 
-/** End the run at a bail: keep finished steps, preserve and revert the half-done one, record and narrate the cause. */
-export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail): Promise<NonNullable<TddRunEnd['bail']>> {
+/**
+ * End the run at a bail: keep finished steps, preserve and revert the half-done one (`inFlight`, the step the run
+ * was in, as the ledger had it when the run reached it), record and narrate the cause.
+ */
+export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail, inFlight: LedgerStep | null): Promise<NonNullable<TddRunEnd['bail']>> {
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
-  const step = bail.bailCause === 'dirty-tree' ? null : progress.inFlight;
+  const step = bail.bailCause === 'dirty-tree' ? null : inFlight;
   const cls = bailClass(bail.bailCause);
   // A system failure at green (a verifier's transient 500, a vendor that ran dry, a killed leaf) is no verdict on
   // the red that was verified: its commit stays, and running again resumes at green, from that commit.
@@ -288,7 +298,7 @@ export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail)
     try {
       if (!keepRed && step.state === 'todo' && (await run.heads.subject()) === `red: ${step.title}`) await run.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
-      const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.setup.env });
+      const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.env });
       run.heads.invalidate();
       if (kept.ref !== null)
         narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
@@ -302,7 +312,7 @@ export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail)
   progress.journal = freshJournal(progress.journal, testCmd, keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {});
   progress.saveJournal();
   if (keepRed) narration += `\nThe verified red commit of "${step.title}" stays: running again resumes at its green.`;
-  run.event('bail', { cause: bail.bailCause, class: cls, message: narration }, progress.inFlight?.title ?? null);
+  run.event('bail', { cause: bail.bailCause, class: cls, message: narration }, inFlight?.title ?? null);
   await run.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
   return { cause: bail.bailCause, class: cls, narration };
 }

@@ -9,8 +9,9 @@ import { writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
-import { Bail, Stopped } from './bail-causes.js';
-import type { ConductorSetup, RunBase, RunContext, RunProgress } from './conductor.js';
+import { Bail, Stopped, carrying } from './bail-causes.js';
+import type { ConductorSetup, RunBase, RunContext } from './conductor.js';
+import { gather, type Gathered } from './gathered.js';
 import type { Phase } from './prompts.js';
 import { currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
 import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
@@ -19,7 +20,7 @@ import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-lo
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
 function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...ctx.setup.env,
+    ...ctx.env,
     VERI_TEST_CMD: ctx.testCmd,
     VERI_ISSUE: String(ctx.issue),
     LEAP_PHASE: phase,
@@ -47,7 +48,7 @@ export function idleLimit(setup: ConductorSetup): { value: string; source: strin
 export function timeLimit(run: RunBase): { value: string; source: string } {
   const { timeout } = run.setup.effective;
   if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
-  const fromEnv = run.setup.env.VERI_TIMEOUT;
+  const fromEnv = run.env.VERI_TIMEOUT;
   if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'VERI_TIMEOUT' };
   const file = run.paths.timeout(run.issue);
   return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(run.root, file) };
@@ -58,6 +59,9 @@ export function timeLimit(run: RunBase): { value: string; source: string } {
  * or failed because its vendor ran dry (the next agent of the role's list takes the leaf: fallOver).
  */
 export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' } | { kind: 'dry'; dry: AgentDry };
+
+/** A launch's end and what it gathered (the leaf it ran; a verification's verdict, and the tree that passed). */
+export type Launched<End> = End & { readonly gathered: Gathered };
 
 // The agent `role` runs now, or null when none is left; `avoid`: the family a verifier may not be of.
 // `developerFamily`: the family of the developer whose leaf did the phase's work, as the journal records it.
@@ -95,10 +99,12 @@ export async function fallOver(ctx: RunContext, role: RunRole, from: RoleAgent, 
   return next ?? agentFor(ctx, role, developerFamily);
 }
 
-/** Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. */
+/**
+ * Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. Returns its end
+ * with the leaf counted; a bail or a stop thrown once it is launched carries the leaf.
+ */
 export async function launchAgentLeaf(
   ctx: RunContext,
-  progress: RunProgress,
   name: string,
   role: AgentRole,
   chosen: RoleAgent,
@@ -107,35 +113,39 @@ export async function launchAgentLeaf(
   phase: string,
   attempt: number,
   where: string,
-): Promise<LeafEnd> {
+): Promise<Launched<LeafEnd>> {
   await ctx.checkStop(where);
   const offset = eventsSize(ctx);
-  progress.leaves++;
-  const env = leafEnv(ctx, step, phase, attempt);
-  // The agent's readiness was checked once, in preflight.
-  const result = await runAgentLeaf({
-    name,
-    agent: chosen.agent,
-    prompt,
-    options: { role, cwd: ctx.root },
-    stateDir: ctx.paths.dir,
-    env,
-    preflight: false,
-    sandbox: agentLeafSandbox(ctx.setup.sandbox, role, chosen.agent, ctx.root, ctx.paths.dir, env),
-  });
-  ctx.heads.invalidate();
-  // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
+  // The leaf counts from here: whatever its end, the result's leaves include it.
+  const ran = gather({ leaves: 1 });
   try {
-    appendFileSync(ctx.paths.err(name), `supervise[${name}]: ${result.status}\n`);
-  } catch {
-    // The state folder went away; the result stands.
+    const env = leafEnv(ctx, step, phase, attempt);
+    // The agent's readiness was checked once, in preflight.
+    const result = await runAgentLeaf({
+      name,
+      agent: chosen.agent,
+      prompt,
+      options: { role, cwd: ctx.root },
+      stateDir: ctx.paths.dir,
+      env,
+      preflight: false,
+      sandbox: agentLeafSandbox(ctx.setup.sandbox, role, chosen.agent, ctx.root, ctx.paths.dir, env),
+    });
+    ctx.heads.invalidate();
+    // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
+    try {
+      appendFileSync(ctx.paths.err(name), `supervise[${name}]: ${result.status}\n`);
+    } catch {
+      // The state folder went away; the result stands.
+    }
+    // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, so the cost budget sees every leaf.
+    if (!hasUsageSince(ctx.paths.events, offset, name)) appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
+    checkCost(ctx);
+    const end = classify(ctx, role, chosen, result, where, leafWords(chosen, result));
+    return { ...(end ?? { kind: 'ok', result }), gathered: ran };
+  } catch (error) {
+    throw carrying(error, ran);
   }
-  // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, so the cost budget sees every leaf.
-  if (!hasUsageSince(ctx.paths.events, offset, name)) appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
-  checkCost(ctx);
-  const end = classify(ctx, role, chosen, result, where, leafWords(chosen, result));
-  if (end !== null) return end;
-  return { kind: 'ok', result };
 }
 
 // The bail table for one agent leaf's end (README, "Bails"), for every role (the developer's, the planner's, the
@@ -220,11 +230,25 @@ function suiteLog(ctx: RunContext, phase: Phase): string {
 /** A verification's outcome once ERRORs are read: PASS or REJECT with the reason and the commit it judged (a passed red's landing), a verifier leaf worth one relaunch, or one whose vendor ran dry. */
 export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string; commit: string | null } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
-/** Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them. */
-export async function runVerification(ctx: RunContext, progress: RunProgress, step: string, phase: Phase, attempt: number, base: string | undefined, where: string): Promise<VerifyEnd> {
+/**
+ * Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them.
+ * `developerFamily`: the journal's, the family the verifier avoids; `passedTrees`: the run's so far, which red's check
+ * does not run the suite on again. Returns the end with what it gathered: its verdict, its leaf (when an agent was
+ * asked) and a refactor's tree that passed; a bail or a stop thrown after the verdict carries them.
+ */
+export async function runVerification(
+  ctx: RunContext,
+  step: string,
+  phase: Phase,
+  attempt: number,
+  base: string | undefined,
+  where: string,
+  developerFamily: string | undefined,
+  passedTrees: readonly string[],
+): Promise<Launched<VerifyEnd>> {
   await ctx.checkStop(where);
   const offset = eventsSize(ctx);
-  const verifier = agentFor(ctx, 'verifier', progress.journal.developer_family);
+  const verifier = agentFor(ctx, 'verifier', developerFamily);
   const env = leafEnv(ctx, step, phase, attempt);
   // The tree a refactor's suite runs on (everything is staged): once it passes, the next step's red need not run it again.
   const tree = phase === 'refactor' ? await ctx.git.out(['write-tree']) : null;
@@ -242,7 +266,7 @@ export async function runVerification(ctx: RunContext, progress: RunProgress, st
       tracker: ctx.setup.tracker,
       suiteLog: suiteLog(ctx, phase),
       testFiles: ctx.setup.effective.tests,
-      passedTrees: phase === 'red' ? progress.passedTrees : undefined,
+      passedTrees: phase === 'red' ? passedTrees : undefined,
       head: phase === 'red' ? undefined : await ctx.heads.sha(),
       // The verifier's readiness was checked once, in preflight.
       preflight: false,
@@ -256,26 +280,33 @@ export async function runVerification(ctx: RunContext, progress: RunProgress, st
   const leaf = `verify-${phase}`;
   // The verifier may have committed: HEAD is read again. The commit it verified (returned) is the red phase's landing.
   ctx.heads.invalidate();
-  // An agent was asked only after ground truth held: the suite passed on that tree.
-  if (tree !== null && result.decidedBy === 'agent') progress.passedTrees.push(tree);
-  if (result.leaf !== undefined) {
-    progress.leaves++;
-    // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, from the leaf's own answer.
-    if (!hasUsageSince(ctx.paths.events, offset, leaf)) appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
+  // What it gathered, from here on carried by a bail or a stop too: its verdict, its leaf when an agent was asked,
+  // and a refactor's tree when an agent was asked (only after ground truth held: the suite passed on that tree).
+  const got = gather({
+    verdicts: [{ step, phase, verdict: result.verdict, reason: result.reason }],
+    leaves: result.leaf === undefined ? 0 : 1,
+    passedTrees: tree !== null && result.decidedBy === 'agent' ? [tree] : [],
+  });
+  try {
+    if (result.leaf !== undefined) {
+      // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, from the leaf's own answer.
+      if (!hasUsageSince(ctx.paths.events, offset, leaf)) appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
+    }
+    writeFileSync(ctx.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
+    writeExitFile(ctx.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
+    await ctx.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
+    if (result.decidedBy === 'agent') checkCost(ctx);
+    if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null, gathered: got };
+    // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
+    // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
+    if (result.leaf !== undefined) {
+      const end = classify(ctx, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
+      if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier, gathered: got };
+      if (end !== null) return { kind: 'retry', why: end.status, gathered: got };
+    }
+    // What is left is a leaf that exited 0 with an answer that is not a verdict.
+    return { kind: 'retry', why: `unreadable verdict: ${result.reason}`, gathered: got };
+  } catch (error) {
+    throw carrying(error, got);
   }
-  writeFileSync(ctx.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
-  writeExitFile(ctx.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
-  progress.verdicts.push({ step, phase, verdict: result.verdict, reason: result.reason });
-  await ctx.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
-  if (result.decidedBy === 'agent') checkCost(ctx);
-  if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null };
-  // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
-  // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
-  if (result.leaf !== undefined) {
-    const end = classify(ctx, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
-    if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier };
-    if (end !== null) return { kind: 'retry', why: end.status };
-  }
-  // What is left is a leaf that exited 0 with an answer that is not a verdict.
-  return { kind: 'retry', why: `unreadable verdict: ${result.reason}` };
 }

@@ -25,7 +25,7 @@ export async function notifyEnd(run: RunBase, result: TddRunEnd): Promise<TddRun
     ms: Math.round(result.ms),
     ts: new Date().toISOString(),
   };
-  const told = await runNotify(argv, event, payload, { cwd: run.setup.root, env: run.setup.env });
+  const told = await runNotify(argv, event, payload, { cwd: run.setup.root, env: run.env });
   run.setup.warn(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
   return result;
 }

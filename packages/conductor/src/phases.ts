@@ -6,133 +6,158 @@ import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
 import { GIT_FAILURE_EXIT } from './git.js';
-import { Bail } from './bail-causes.js';
+import { Bail, carrying } from './bail-causes.js';
 import { developLeafName, freshJournal, type RunContext, type RunProgress } from './conductor.js';
-import { agentFor, fallOver, launchAgentLeaf, runVerification } from './launch.js';
+import { NOTHING, gather, merge, type Gathered } from './gathered.js';
+import { agentFor, fallOver, launchAgentLeaf, runVerification, type Launched } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
 import { readExitFile } from '@leap/supervise';
 
-/** Drive `phase` of `step` from wherever the journal and git say it stands, to its landing. */
-export async function drivePhase(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, index: number): Promise<void> {
-  const j = await alignJournal(ctx, progress, step, phase);
+/** What a phase is given of the run so far. */
+export interface PhaseStart {
+  /** The trees whose suite passed in this process so far (red's verification does not run the suite on one again). */
+  passedTrees: readonly string[];
+  /** Whether this process has looked at the tree for changes the run did not make (preflight did, or a phase before). */
+  treeChecked: boolean;
+}
+
+/** What a phase returns: what it gathered, and whether the tree has been looked at once it began. */
+export interface PhaseEnd {
+  gathered: Gathered;
+  treeChecked: boolean;
+}
+
+/**
+ * Drive `phase` of `step` from wherever the journal and git say it stands, to its landing. Returns what the phase
+ * gathered (its leaves, its verdicts, a refactor's tree that passed, its red commit); a bail or a stop thrown on
+ * the way carries what it had gathered until then.
+ */
+export async function drivePhase(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, index: number, start: PhaseStart): Promise<PhaseEnd> {
+  const { journal: j, treeChecked } = await alignJournal(ctx, progress, step, phase, start.treeChecked);
   const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
   // The commit this process's PASS judged, returned by the verification: red's landing (null on a resume at passed).
   let verified: string | null = null;
-  for (;;) {
-    if (j.stage === 'leaf') {
-      // Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started.
-      const exit = j.leaf === null ? null : readExitFile(ctx.paths.exit(j.leaf));
-      if (exit !== null && exit.status === 'exited' && exit.code === 0 && exitNewer(ctx, j.leaf as string, j.leaf_started)) {
-        j.stage = 'developed';
-      } else {
-        await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
-        j.stage = 'ready';
-      }
-      progress.saveJournal();
-    } else if (j.stage === 'ready') {
-      const name = developLeafName(phase, j.attempt);
-      // A first attempt starts from HEAD's tree (the tree is clean); a revision from the attempts before it.
-      if (j.attempt === 1 && j.retried === 0) {
-        j.tree = null;
-      } else {
-        await addAll(ctx);
-        j.tree = await ctx.git.out(['write-tree']);
-      }
-      // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
-      j.state_before = await snapshotStateFolder(ctx);
-      // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
-      const developer = agentFor(ctx, 'developer');
-      j.developer_family = developer.agent.family;
-      j.leaf = name;
-      j.stage = 'leaf';
-      j.leaf_started = Date.now();
-      progress.saveJournal();
-      await ctx.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
-      const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
-      const end = await launchAgentLeaf(ctx, progress, name, 'developer', developer, developerPrompt(ctx.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
-      if (end.kind === 'dry') {
-        // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
-        await fallOver(ctx, 'developer', developer, name, end.dry, step.title);
-        await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
-        j.stage = 'ready';
-        progress.saveJournal();
-      } else if (end.kind === 'retry') {
-        if (j.retried >= 1)
-          throw new Bail(
-            end.status,
-            `The developer leaf ${name} was ${end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck'} twice (${end.status}): relaunched once already.`,
-          );
-        await ctx.say(`${name} was ${end.status}; relaunching it once from where it began`);
-        await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
-        j.retried++;
-        j.stage = 'ready';
-        progress.saveJournal();
-      } else {
-        // Not written: the journal saying `leaf` and the leaf's exit file (0, written after it started) say
-        // `developed` to a resumed run already, and collect's end writes `verifying`.
-        j.stage = 'developed';
-      }
-    } else if (j.stage === 'developed') {
-      await collect(ctx, progress, step, phase, j.phase_base as string);
-      j.stage = 'verifying';
-      progress.saveJournal();
-    } else if (j.stage === 'verifying') {
-      const verdictWhere = where(`verify-${phase}`);
-      // Green may change no test file present at the red commit (refactor's ground truth checks the same in verify).
-      const touched = phase === 'green' ? await testFilesChanged(ctx, j.phase_base as string) : [];
-      const end =
-        touched.length > 0
-          ? await ownReject(
-              ctx,
-              progress,
-              step.title,
-              phase,
-              `ground truth: the green phase changed or removed test files present at the red commit ${(j.phase_base as string).slice(0, 12)}: ${touched.join(', ')}`,
-            )
-          : await runVerification(ctx, progress, step.title, phase, j.attempt, phase === 'refactor' ? (j.phase_base as string) : undefined, verdictWhere);
-      if (end.kind === 'dry') {
-        // The verifier's vendor ran dry: the next verifier of the list (never of the developer's family) verifies.
-        await fallOver(ctx, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title, j.developer_family);
-      } else if (end.kind === 'retry') {
-        if (j.retried >= 1)
-          throw new Bail(end.why.startsWith('killed-') ? (end.why as 'killed-timeout') : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
-        await ctx.say(`verify-${phase}: ${end.why}; relaunching it once`);
-        j.retried++;
-      } else if (end.verdict === 'PASS') {
-        verified = end.commit;
-        j.stage = 'passed';
-      } else {
-        if (j.attempt - 1 >= ctx.setup.revisions) {
-          throw new Bail(
-            'revision-budget',
-            `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time${j.attempt === 1 ? '' : 's'}, and the revision budget (--revisions ${ctx.setup.revisions}) is spent. The verifier's last reason: ${end.reason}`,
-          );
+  let got = NOTHING;
+  try {
+    for (;;) {
+      if (j.stage === 'leaf') {
+        // Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started.
+        const exit = j.leaf === null ? null : readExitFile(ctx.paths.exit(j.leaf));
+        if (exit !== null && exit.status === 'exited' && exit.code === 0 && exitNewer(ctx, j.leaf as string, j.leaf_started)) {
+          j.stage = 'developed';
+        } else {
+          await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
+          j.stage = 'ready';
         }
-        // A rejected red is taken back (its tests stay staged), so history keeps one red commit per step.
-        if (phase === 'red') await ctx.git(['reset', '-q', '--soft', j.phase_base as string]);
-        j.attempt++;
-        j.reason = end.reason;
-        j.retried = 0;
-        j.stage = 'ready';
+        progress.saveJournal();
+      } else if (j.stage === 'ready') {
+        const name = developLeafName(phase, j.attempt);
+        // A first attempt starts from HEAD's tree (the tree is clean); a revision from the attempts before it.
+        if (j.attempt === 1 && j.retried === 0) {
+          j.tree = null;
+        } else {
+          await addAll(ctx);
+          j.tree = await ctx.git.out(['write-tree']);
+        }
+        // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
+        j.state_before = await snapshotStateFolder(ctx);
+        // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
+        const developer = agentFor(ctx, 'developer');
+        j.developer_family = developer.agent.family;
+        j.leaf = name;
+        j.stage = 'leaf';
+        j.leaf_started = Date.now();
+        progress.saveJournal();
+        await ctx.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
+        const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
+        const end = await launchAgentLeaf(ctx, name, 'developer', developer, developerPrompt(ctx.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
+        got = merge(got, end.gathered);
+        if (end.kind === 'dry') {
+          // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
+          await fallOver(ctx, 'developer', developer, name, end.dry, step.title);
+          await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
+          j.stage = 'ready';
+          progress.saveJournal();
+        } else if (end.kind === 'retry') {
+          if (j.retried >= 1)
+            throw new Bail(
+              end.status,
+              `The developer leaf ${name} was ${end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck'} twice (${end.status}): relaunched once already.`,
+            );
+          await ctx.say(`${name} was ${end.status}; relaunching it once from where it began`);
+          await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
+          j.retried++;
+          j.stage = 'ready';
+          progress.saveJournal();
+        } else {
+          // Not written: the journal saying `leaf` and the leaf's exit file (0, written after it started) say
+          // `developed` to a resumed run already, and collect's end writes `verifying`.
+          j.stage = 'developed';
+        }
+      } else if (j.stage === 'developed') {
+        got = merge(got, await collect(ctx, step, phase, j.phase_base as string, j.state_before ?? {}));
+        j.stage = 'verifying';
+        progress.saveJournal();
+      } else if (j.stage === 'verifying') {
+        const verdictWhere = where(`verify-${phase}`);
+        // Green may change no test file present at the red commit (refactor's ground truth checks the same in verify).
+        const touched = phase === 'green' ? await testFilesChanged(ctx, j.phase_base as string) : [];
+        const end =
+          touched.length > 0
+            ? await ownReject(
+                ctx,
+                step.title,
+                phase,
+                `ground truth: the green phase changed or removed test files present at the red commit ${(j.phase_base as string).slice(0, 12)}: ${touched.join(', ')}`,
+              )
+            : await runVerification(ctx, step.title, phase, j.attempt, phase === 'refactor' ? (j.phase_base as string) : undefined, verdictWhere, j.developer_family, start.passedTrees);
+        got = merge(got, end.gathered);
+        if (end.kind === 'dry') {
+          // The verifier's vendor ran dry: the next verifier of the list (never of the developer's family) verifies.
+          await fallOver(ctx, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title, j.developer_family);
+        } else if (end.kind === 'retry') {
+          if (j.retried >= 1)
+            throw new Bail(end.why.startsWith('killed-') ? (end.why as 'killed-timeout') : 'agent-failed', `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`);
+          await ctx.say(`verify-${phase}: ${end.why}; relaunching it once`);
+          j.retried++;
+        } else if (end.verdict === 'PASS') {
+          verified = end.commit;
+          j.stage = 'passed';
+        } else {
+          if (j.attempt - 1 >= ctx.setup.revisions) {
+            throw new Bail(
+              'revision-budget',
+              `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time${j.attempt === 1 ? '' : 's'}, and the revision budget (--revisions ${ctx.setup.revisions}) is spent. The verifier's last reason: ${end.reason}`,
+            );
+          }
+          // A rejected red is taken back (its tests stay staged), so history keeps one red commit per step.
+          if (phase === 'red') await ctx.git(['reset', '-q', '--soft', j.phase_base as string]);
+          j.attempt++;
+          j.reason = end.reason;
+          j.retried = 0;
+          j.stage = 'ready';
+        }
+        progress.saveJournal();
+      } else {
+        await land(ctx, progress, step, phase, verified);
+        return { gathered: got, treeChecked };
       }
-      progress.saveJournal();
-    } else {
-      await land(ctx, progress, step, phase, verified);
-      return;
     }
+  } catch (error) {
+    throw carrying(error, got);
   }
 }
 
 // The journal for this phase: the recorded one when it is this step's and this phase's, else a fresh one
-// whose stage git decides (a red commit already made is verified, not developed again).
-async function alignJournal(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase) {
+// whose stage git decides (a red commit already made is verified, not developed again). `treeChecked`: whether
+// this process has looked at the tree already; returned true once a fresh journal is made (it looked, or had no need).
+async function alignJournal(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, treeChecked: boolean) {
   const j = progress.journal;
-  if (j.step === step.title && j.phase === phase) return j;
+  if (j.step === step.title && j.phase === phase) return { journal: j, treeChecked };
   const head = await ctx.heads.sha();
   const redDone = phase === 'red' && (await ctx.heads.subject()) === `red: ${step.title}`;
   // Only the first phase a process reaches can find changes it did not make: after that every change is its leaves'.
-  const dirty = redDone || progress.treeChecked ? [] : await dirtyPaths(ctx);
-  progress.treeChecked = true;
+  const dirty = redDone || treeChecked ? [] : await dirtyPaths(ctx);
   if (dirty.length > 0) {
     throw new Bail('dirty-tree', `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`);
   }
@@ -143,7 +168,7 @@ async function alignJournal(ctx: RunContext, progress: RunProgress, step: Ledger
     phase_base: redDone ? await ctx.git.out(['rev-parse', 'HEAD~1']) : head,
   });
   progress.saveJournal();
-  return progress.journal;
+  return { journal: progress.journal, treeChecked: true };
 }
 
 /**
@@ -165,11 +190,10 @@ async function testFilesChanged(ctx: RunContext, commit: string): Promise<string
   return found;
 }
 
-// A REJECT decided by the conductor's own check, before any verifier is asked: recorded and narrated as a verdict.
-async function ownReject(ctx: RunContext, progress: RunProgress, step: string, phase: Phase, reason: string): Promise<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }> {
-  progress.verdicts.push({ step, phase, verdict: 'REJECT', reason });
+// A REJECT decided by the conductor's own check, before any verifier is asked: returned and narrated as a verdict.
+async function ownReject(ctx: RunContext, step: string, phase: Phase, reason: string): Promise<Launched<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }>> {
   await ctx.say(`verdict ${phase}: REJECT: ${reason}`);
-  return { kind: 'verdict', verdict: 'REJECT', reason, commit: null };
+  return { kind: 'verdict', verdict: 'REJECT', reason, commit: null, gathered: gather({ verdicts: [{ step, phase, verdict: 'REJECT', reason }] }) };
 }
 
 function exitNewer(ctx: RunContext, leaf: string, startedAt: number | undefined): boolean {
@@ -204,7 +228,7 @@ async function restoreLeafStart(ctx: RunContext, step: LedgerStep, tree: string 
   await undoStateEdits(ctx, undefined, before);
   if ((await dirtyPaths(ctx)).length > 0) {
     const { preserveAttempt } = await import('@leap/ledger');
-    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.setup.env });
+    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.env });
     if (kept.ref !== null) await ctx.say(`the unfinished leaf's work is kept in ${kept.ref}`);
   }
   if (tree !== null && tree !== (await ctx.git.out(['rev-parse', 'HEAD^{tree}']))) {
@@ -294,7 +318,7 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
       rmSync(file, { force: true });
       if (blob === null) continue;
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: ctx.root, env: ctx.setup.env, maxBuffer: 1 << 30 }));
+      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: ctx.root, env: ctx.env, maxBuffer: 1 << 30 }));
     }
   }
   // The state folder's index entries back to HEAD's: the run never stages the state folder, so a phase's commit holds none of it.
@@ -305,9 +329,10 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
   return undone;
 }
 
-// After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone,
-// all staged. One `git status` says where HEAD is and what the leaf left in the state folder.
-async function collect(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, base: string): Promise<void> {
+// After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone (to
+// `before`, the journal's snapshot at the leaf's start), all staged. One `git status` says where HEAD is and what
+// the leaf left in the state folder. Returns that it committed, for red.
+async function collect(ctx: RunContext, step: LedgerStep, phase: Phase, base: string, before: StateSnapshot): Promise<Gathered> {
   const ref = `refs/heads/${ctx.branch}`;
   // The state folder is inside the repository here: the plan commit holds its ledger.
   let known: StateStatus | undefined = await readStateStatus(ctx, relative(ctx.root, ctx.paths.dir), true);
@@ -323,20 +348,23 @@ async function collect(ctx: RunContext, progress: RunProgress, step: LedgerStep,
   } else {
     ctx.heads.know({ sha, subject: null });
   }
-  await undoStateEdits(ctx, known, progress.journal.state_before ?? {});
+  await undoStateEdits(ctx, known, before);
   await addAll(ctx);
-  if (phase === 'red') {
-    await commitOrBail(ctx, progress, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
-    await ctx.say(`red commit ${(await ctx.heads.sha()).slice(0, 12)}: red: ${step.title}`);
-  }
+  if (phase !== 'red') return NOTHING;
+  const committed = await commitOrBail(ctx, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
+  await ctx.say(`red commit ${(await ctx.heads.sha()).slice(0, 12)}: red: ${step.title}`);
+  return committed;
 }
 
-/** `git commit` with the message on stdin; a refusal (a hook, say) is the commit-refused bail. */
-export async function commitOrBail(ctx: RunContext, progress: RunProgress, args: string[], message: string): Promise<void> {
-  // Without the `git maintenance run --auto` each commit starts: the run starts it once, at its end.
+/**
+ * `git commit` with the message on stdin; a refusal (a hook, say) is the commit-refused bail. Returns (or the bail
+ * carries) that it ran `git commit`, without the `git maintenance run --auto` each commit starts: the run starts it once, at its end.
+ */
+export async function commitOrBail(ctx: RunContext, args: string[], message: string): Promise<Gathered> {
   const done = await ctx.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
-  progress.committed = true;
-  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`);
+  const committed = gather({ committed: true });
+  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`, committed);
+  return committed;
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
@@ -350,7 +378,7 @@ async function land(ctx: RunContext, progress: RunProgress, step: LedgerStep, ph
     return;
   }
   const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
-  const env = { ...ctx.setup.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
+  const env = { ...ctx.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
   // HEAD as this process knows it (read from .git's files when a leaf may have moved it), so the ledger asks git
   // nothing before its commit; a wrong one would be refused at update-ref, as a HEAD that moves meanwhile is.
   const options = { issue: ctx.issue, step: step.title, cwd: ctx.root, env, allowEmpty: true, head: await ctx.heads.sha() };

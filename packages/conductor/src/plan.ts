@@ -4,8 +4,9 @@ import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from '@leap/core';
 import { parsePlan } from '@leap/core/ledger';
-import { Bail } from './bail-causes.js';
-import type { RunContext, RunProgress } from './conductor.js';
+import { Bail, carrying } from './bail-causes.js';
+import type { RunContext } from './conductor.js';
+import { NOTHING, merge, type Gathered } from './gathered.js';
 import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
 import { commitOrBail, dirtyPaths, snapshotStateFolder, undoStateEdits } from './phases.js';
 import { plannerPrompt } from './prompts.js';
@@ -28,8 +29,12 @@ export function checkPlanFile(text: string, file: string, issue: TrackerIssue): 
   return plan;
 }
 
-/** Make the ledger when HEAD has none: the plan file's, or the planner's; then the `plan: issue N` commit. */
-export async function ensurePlan(ctx: RunContext, progress: RunProgress): Promise<void> {
+/**
+ * Make the ledger when HEAD has none: the plan file's, or the planner's; then the `plan: issue N` commit. `treeChecked`:
+ * whether this process found the tree clean (preflight). Returns what it gathered (the plan leaves, the commit); a
+ * bail thrown on the way carries it.
+ */
+export async function ensurePlan(ctx: RunContext, treeChecked: boolean): Promise<Gathered> {
   const inHead = (await ctx.git(['cat-file', '-e', `HEAD:${ctx.ledgerRel}`], { allowFailure: true })).code === 0;
   if (inHead) {
     // The ledger was deleted from the working copy (by hand, a clean-up script): HEAD's, which the run committed, is the ledger.
@@ -37,30 +42,45 @@ export async function ensurePlan(ctx: RunContext, progress: RunProgress): Promis
       await ctx.git(['checkout', '-q', 'HEAD', '--', ctx.ledgerRel]);
       await ctx.say(`the ledger ${ctx.ledgerRel} was missing from the working copy; restored from HEAD`);
     }
-    return;
+    return NOTHING;
   }
-  let text: string;
-  let source: string;
   const given = ctx.setup.planText;
-  if (given !== null) {
-    text = given.text;
-    source = given.file;
-  } else {
+  const planned = given === null ? await askPlanner(ctx) : { text: given.text, source: given.file, gathered: NOTHING };
+  try {
+    // With a plan file and a tree this process found clean, no leaf ran that could have changed it.
+    return merge(planned.gathered, await commitPlan(ctx, planned.text, planned.source, given !== null && treeChecked));
+  } catch (error) {
+    throw carrying(error, planned.gathered);
+  }
+}
+
+// The planning leaf (the next planner of the list when one's vendor ran dry): its answer, and the leaves it took.
+async function askPlanner(ctx: RunContext): Promise<{ text: string; source: string; gathered: Gathered }> {
+  let got = NOTHING;
+  try {
     let planner = agentFor(ctx, 'planner');
     await ctx.say(`plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${ctx.issue}'s acceptance criteria into steps`);
     const before = await snapshotStateFolder(ctx);
-    let end = await launchAgentLeaf(ctx, progress, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    let end = await launchAgentLeaf(ctx, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    got = merge(got, end.gathered);
     // A planner whose vendor ran dry hands the plan to the next planner of the list.
     while (end.kind === 'dry') {
       await undoStateEdits(ctx, undefined, before);
       planner = await fallOver(ctx, 'planner', planner, 'plan', end.dry, null);
-      end = await launchAgentLeaf(ctx, progress, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+      end = await launchAgentLeaf(ctx, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+      got = merge(got, end.gathered);
     }
     await undoStateEdits(ctx, undefined, before);
     if (end.kind === 'retry') throw new Bail(end.status, `The planning leaf was ${end.status}.`);
-    text = end.result.answer?.text ?? '';
-    source = "<the planner's answer>";
+    return { text: end.result.answer?.text ?? '', source: "<the planner's answer>", gathered: got };
+  } catch (error) {
+    throw carrying(error, got);
   }
+}
+
+// The plan checked and made the ledger, committed as `plan: issue N`; returns that it committed. `clean`: no leaf
+// can have changed the tree (a plan file, a tree found clean), so what the planner changed is not looked for.
+async function commitPlan(ctx: RunContext, text: string, source: string, clean: boolean): Promise<Gathered> {
   let plan: ParsedPlan;
   try {
     plan = parsePlan(text, source);
@@ -71,11 +91,10 @@ export async function ensurePlan(ctx: RunContext, progress: RunProgress): Promis
   const problem = planCoverageProblem(plan, ctx.setup.issueData);
   if (problem !== null) throw new Bail('agent-failed', `The planner's plan does not cover the issue: ${problem}`);
   const { initLedger, preserveAttempt } = await import('@leap/ledger');
-  await initLedger({ issue: ctx.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: ctx.root, env: ctx.setup.env });
-  // A planner only answers: whatever it changed in the tree is kept aside, not committed. With a plan file
-  // and a tree this process found clean, no leaf ran that could have changed it.
-  if (!(given !== null && progress.treeChecked) && (await dirtyPaths(ctx)).length > 0) {
-    const kept = await preserveAttempt({ issue: ctx.issue, step: plan.steps[0]?.title ?? '', cwd: ctx.root, env: ctx.setup.env });
+  await initLedger({ issue: ctx.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: ctx.root, env: ctx.env });
+  // A planner only answers: whatever it changed in the tree is kept aside, not committed.
+  if (!clean && (await dirtyPaths(ctx)).length > 0) {
+    const kept = await preserveAttempt({ issue: ctx.issue, step: plan.steps[0]?.title ?? '', cwd: ctx.root, env: ctx.env });
     await ctx.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
   }
   const add = [ctx.ledgerRel];
@@ -92,8 +111,9 @@ export async function ensurePlan(ctx: RunContext, progress: RunProgress): Promis
     }
   }
   await ctx.git(['add', '--', ...add]);
-  await commitOrBail(ctx, progress, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${ctx.issue}`);
+  const committed = await commitOrBail(ctx, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${ctx.issue}`);
   await ctx.say(
     `plan commit ${(await ctx.heads.sha()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`,
   );
+  return committed;
 }

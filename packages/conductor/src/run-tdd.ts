@@ -2,7 +2,7 @@
 // lock, then preflight, the branch, the plan and every step, ending done, bailed or stopped.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock } from '@leap/core';
+import { UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock, type LedgerStep } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 import { Bail, Stopped } from './bail-causes.js';
 import { Preflighted, RunBase, RunContext, RunProgress, buildResult, endBailed, endStopped, freshJournal, openRunGit, stepInFlight, type ConductorSetup } from './conductor.js';
@@ -12,6 +12,8 @@ import { branchFromFiles } from './git.js';
 import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
 import { idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
+import { NOTHING, gather, merge, type Gathered } from './gathered.js';
+import type { Phase } from './prompts.js';
 import { checkPlanFile, ensurePlan } from './plan.js';
 import { listWords, missingAgent, resolveRunAgents } from './run-agents.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
@@ -53,12 +55,27 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
   // What the run's end may read grows with what the run has learned: the setup alone, then preflight's git,
   // test command and pin (a bail at the baseline is recorded with them), then the whole context.
   let known: RunBase = base;
+  // What the run gathered (the result's verdicts and leaves, the trees whose suite passed, whether it committed):
+  // each stage returns its own, merged here in the order the stages ran; a bail or a stop thrown mid-stage carries
+  // what that stage had gathered, merged below before the run ends.
+  let gathered = NOTHING;
+  // The step in flight (its title and its state when the run reached it), for a bail's revert and the end's events.
+  let inFlight: LedgerStep | null = null;
   try {
-    const { pre, found } = await preflight(base, progress);
+    const { pre, found, treeChecked } = await preflight(base);
     known = pre;
-    const ctx = new RunContext(pre, await startBranch(pre, found, progress));
+    const start = await startBranch(pre, found, progress);
+    gathered = merge(gathered, start.gathered);
+    const ctx = new RunContext(pre, start.head);
     known = ctx;
-    await ensurePlan(ctx, progress);
+    gathered = merge(gathered, await ensurePlan(ctx, treeChecked));
+    // Whether this process has looked at the tree for changes the run did not make: preflight's answer, then the phases'.
+    let checked = treeChecked;
+    const drive = async (step: LedgerStep, phase: Phase, index: number): Promise<void> => {
+      const end = await drivePhase(ctx, progress, step, phase, index, { passedTrees: gathered.passedTrees, treeChecked: checked });
+      gathered = merge(gathered, end.gathered);
+      checked = end.treeChecked;
+    };
     for (;;) {
       const step = stepInFlight(ctx);
       if (step === null) break;
@@ -68,31 +85,31 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
         await ctx.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
         ctx.event('mark', { name: 'step-start', anchor: step.title }, step.title);
       }
-      progress.inFlight = step;
+      inFlight = step;
       if (step.state === 'todo') {
         // Once red has passed, the journal says green: red is not verified again over the green work.
         const inGreen = progress.journal.step === step.title && progress.journal.phase === 'green' && (await ctx.heads.subject()) === `red: ${step.title}`;
-        if (!inGreen) await drivePhase(ctx, progress, step, 'red', ledgerIndex);
-        await drivePhase(ctx, progress, step, 'green', ledgerIndex);
+        if (!inGreen) await drive(step, 'red', ledgerIndex);
+        await drive(step, 'green', ledgerIndex);
       }
-      await drivePhase(ctx, progress, { ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
-      progress.inFlight = null;
+      await drive({ ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
+      inFlight = null;
     }
-    const pullRequest = await finish(ctx, progress);
-    return await notifyEnd(ctx, await buildResult(ctx, progress, { outcome: 'done', pullRequest }, started));
+    const pullRequest = await finish(ctx, progress.journal.base);
+    return await notifyEnd(ctx, await buildResult(ctx, gathered, { outcome: 'done', pullRequest }, started));
   } catch (error) {
+    if (!(error instanceof Stopped || error instanceof Bail)) throw error;
+    // What the stage it ended had gathered before it (the phase's verdicts and leaves), after what the stages before it gathered.
+    gathered = merge(gathered, error.gathered);
     if (error instanceof Stopped) {
-      const stoppedAt = await endStopped(known, progress, error);
-      return await notifyEnd(known, await buildResult(known, progress, { outcome: 'stopped', stoppedAt }, started));
+      const stoppedAt = await endStopped(known, error, inFlight);
+      return await notifyEnd(known, await buildResult(known, gathered, { outcome: 'stopped', stoppedAt }, started));
     }
-    if (error instanceof Bail) {
-      const bail = await endBailed(known, progress, error);
-      return await notifyEnd(known, await buildResult(known, progress, { outcome: 'bailed', bail }, started));
-    }
-    throw error;
+    const bail = await endBailed(known, progress, error, inFlight);
+    return await notifyEnd(known, await buildResult(known, gathered, { outcome: 'bailed', bail }, started));
   } finally {
     // What git commit would have started after each of the run's commits, once (gc --auto, when due).
-    if (progress.committed && known instanceof Preflighted) await known.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
+    if (gathered.committed && known instanceof Preflighted) await known.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
   }
 }
 
@@ -202,8 +219,9 @@ function checkTickable(file: string | null, issue: number): void {
 }
 
 // Preflight (first run) or resume, up to the pin: orphans ended, interrupted ticks finished, the tree and the
-// agents checked, the test command known. Returns the run as preflight left it (its git, the test command, the pin).
-async function preflight(base: RunBase, progress: RunProgress): Promise<{ pre: Preflighted; found: Found }> {
+// agents checked, the test command known. Returns the run as preflight left it (its git, the test command, the pin
+// and the environment pinned with it), what it found for the branch's start, and whether it looked at the tree.
+async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Found; treeChecked: boolean }> {
   const { setup, paths } = base;
   const { git, heads } = await openRunGit(base.root, setup.env);
   if (setup.deadConductor !== null) {
@@ -223,10 +241,11 @@ async function preflight(base: RunBase, progress: RunProgress): Promise<{ pre: P
   const exists = known?.exists ?? (await git(['rev-parse', '--verify', '-q', `refs/heads/${base.branch}`], { allowFailure: true })).code === 0;
   const journal = readJournal(paths, base.issue);
   const choice = chooseTestCommand(base.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
-  if (!exists || current !== base.branch) {
+  // A first start, or one off the branch, looks at the tree now (it bails unless it is clean), so the first phase
+  // need not look again (a planner's changes are ensurePlan's to keep aside); a resume on the branch leaves it to the first phase.
+  const treeChecked = !exists || current !== base.branch;
+  if (treeChecked) {
     const dirty = await dirtyPaths({ git, root: base.root, paths });
-    // Clean now, so the first phase need not look again (a planner's changes are ensurePlan's to keep aside).
-    progress.treeChecked = dirty.length === 0;
     if (dirty.length > 0) {
       throw new Bail(
         'dirty-tree',
@@ -256,16 +275,17 @@ async function preflight(base: RunBase, progress: RunProgress): Promise<{ pre: P
   }
   const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
   // What the run's own libraries log (the ledger's ticks, the suite runs) reads the pin from the environment too:
-  // from the pin file, unless VERI_NEW_SKILL=1, when they would record none.
-  setup.env = { ...setup.env, VERI_SKILL_COMMIT: pin };
-  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin });
+  // from the pin file, unless VERI_NEW_SKILL=1, when they would record none. Built once: everything after
+  // preflight reads `pre.env`; the setup keeps the environment the run was given.
+  const env = { ...setup.env, VERI_SKILL_COMMIT: pin };
+  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
   if (movedFrom !== null) {
     // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
     pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
     await pre.say(`toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`);
   }
   ensureTimeoutFile(paths, base.issue);
-  return { pre, found: { current, exists, journal } };
+  return { pre, found: { current, exists, journal }, treeChecked };
 }
 
 /** What preflight found for the branch's start: the branch HEAD is on ('' detached), whether the run's exists, the run file. */
@@ -276,25 +296,26 @@ interface Found {
 }
 
 // The branch: made from HEAD after the baseline (a first run), or checked out again (a resume). Returns the
-// HEAD the run starts from (its commits in the result are those after it).
-async function startBranch(pre: Preflighted, { current, exists, journal }: Found, progress: RunProgress): Promise<string> {
+// HEAD the run starts from (its commits in the result are those after it) and the trees whose suite passed:
+// the baseline's, or those the event log records for a resume.
+async function startBranch(pre: Preflighted, { current, exists, journal }: Found, progress: RunProgress): Promise<{ head: string; gathered: Gathered }> {
   const { setup, paths, git } = pre;
   if (!exists) {
     await runBaseline(pre, current || 'HEAD');
     ensureStateGitignore(paths);
     const startHead = await pre.heads.sha();
-    progress.passedTrees.push(await git.out(['rev-parse', 'HEAD^{tree}']));
+    const passed = gather({ passedTrees: [await git.out(['rev-parse', 'HEAD^{tree}'])] });
     await git(['checkout', '-q', '-b', pre.branch]);
     progress.journal = freshJournal(progress.journal, pre.testCmd, { base: current === '' ? null : current });
     progress.saveJournal();
     await pre.say(
       `issue ${pre.issue}: ${setup.issueData.title}\nbranch ${pre.branch} from ${current || startHead.slice(0, 12)}; tests: \`${pre.testCmd}\`; ${roleName('developer', listWords(setup.agents.lists.developer))}, ${roleName('verifier', listWords(setup.agents.lists.verifier))}${sameFamily(setup)}\n${limitsLine(pre)}`,
     );
-    return startHead;
+    return { head: startHead, gathered: passed };
   }
   if (current !== pre.branch) await git(['checkout', '-q', pre.branch]);
   const startHead = await pre.heads.sha();
-  progress.passedTrees.push(...(await passedTreesOfLog(pre)));
+  const passed = gather({ passedTrees: await passedTreesOfLog(pre) });
   progress.journal = journal ?? freshJournal(progress.journal, pre.testCmd);
   progress.journal.pid = process.pid;
   progress.journal.test_cmd = pre.testCmd;
@@ -307,7 +328,7 @@ async function startBranch(pre: Preflighted, { current, exists, journal }: Found
       limitsLine(pre),
     ].join('\n'),
   );
-  return startHead;
+  return { head: startHead, gathered: passed };
 }
 
 // `developer claude`, or `developer` alone for an agent named after its role (never "developer developer").
@@ -328,11 +349,11 @@ function limitsLine(run: RunBase): string {
   return `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} (${idle.source}; no output and no CPU progress that long is killed-stuck)`;
 }
 
-// Every step done: the criteria a remote tracker still shows open, then the draft pull request.
-async function finish(ctx: RunContext, progress: RunProgress): Promise<{ url: string }> {
+// Every step done: the criteria a remote tracker still shows open, then the draft pull request onto `base` (the
+// journal's base branch; null: the tracker's default).
+async function finish(ctx: RunContext, base: string | null): Promise<{ url: string }> {
   const { setup } = ctx;
   const ledger = ctx.readLedger();
-  const base = progress.journal.base ?? undefined;
   const body = [
     `Resolves issue #${ctx.issue}: ${setup.issueData.title}`,
     '',
@@ -341,7 +362,7 @@ async function finish(ctx: RunContext, progress: RunProgress): Promise<{ url: st
     `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}${sameFamily(setup)}; the ledger is ${ctx.ledgerRel}.`,
   ].join('\n');
   await tickRemoteCriteria(ctx, ledger.steps);
-  const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${ctx.issue})`, body, branch: ctx.branch, base, issue: ctx.issue });
+  const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${ctx.issue})`, body, branch: ctx.branch, base: base ?? undefined, issue: ctx.issue });
   removeJournal(ctx.paths, ctx.issue);
   await ctx.say(`done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${ctx.issue}, every criterion ticked; draft pull request ${pr.url}`);
   return pr;
