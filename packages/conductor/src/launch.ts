@@ -4,7 +4,7 @@
 // read as the bail table says (bail-causes.ts, README).
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { LeapError, readFileIfExists, readStopRequest, type AgentDry, type AgentRole } from '@leap/core';
+import { LeapError, formatSeconds, readStopRequest, readTimeLimit, type AgentDry, type AgentRole, type TimeLimit } from '@leap/core';
 import { writeExitFile } from '@leap/supervise';
 import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
@@ -48,10 +48,16 @@ export function idleLimit(setup: ConductorSetup): { value: string; source: strin
 export function timeLimit(run: RunBase): { value: string; source: string } {
   const { timeout } = run.setup.effective;
   if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
-  const fromEnv = run.env.VERI_TIMEOUT;
-  if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'VERI_TIMEOUT' };
-  const file = run.paths.timeout(run.issue);
-  return { value: `${readFileIfExists(file)?.trim() ?? '900'}s`, source: relative(run.root, file) };
+  // Else as each leaf's supervisor reads it (core's readTimeLimit): VERI_TIMEOUT as written, the issue's timeout
+  // file in seconds (its text may carry a unit: `2m` is 120s), or the default; a value it would refuse, said so.
+  let limit: TimeLimit;
+  try {
+    limit = readTimeLimit(run.paths.dir, run.issue, run.env);
+  } catch (error) {
+    return { value: 'unreadable', source: `${(error as Error).message}: every leaf will refuse to start` };
+  }
+  if (limit.source === 'VERI_TIMEOUT') return { value: run.env.VERI_TIMEOUT as string, source: 'VERI_TIMEOUT' };
+  return { value: formatSeconds(limit.ms), source: limit.source === 'default' ? 'the default' : relative(run.root, limit.source) };
 }
 
 /**

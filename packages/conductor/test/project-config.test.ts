@@ -1,6 +1,6 @@
 // leap.config.json (CONTRACT section 9): read at the repository root, options win over it, unknown keys and
 // bad values are errors naming the file and the key, and its published JSON Schema is the zod schema's.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -74,6 +74,44 @@ config('the file gives the test command, the agents (a path from the root), the 
   // Only the options are recorded: the file's values are read again at every start.
   const run = JSON.parse(readFileSync(join(repo, '.tdd/issue-1-run.json'), 'utf8')) as { options: Record<string, unknown> };
   assert.equal(Object.keys(run.options).sort(), ['plan', 'timeout']);
+});
+
+config("the time limit said at the start is the supervisor's: the issue's timeout file with its unit, and a VERI_TIMEOUT no leaf would take said so", async () => {
+  const agents = commandAgents(slugSteps([TITLE]));
+  const start = async (env: NodeJS.ProcessEnv, file: string | null): Promise<string> => {
+    const repo = makeProject();
+    mkdirSync(join(repo, '.tdd'), { recursive: true });
+    if (file !== null) writeFileSync(join(repo, '.tdd/issue-1-timeout'), file);
+    requestStop(join(repo, '.tdd/stop'), 'at-ledger');
+    const lines: string[] = [];
+    const result = await runTdd({
+      cwd: repo,
+      issue: 1,
+      planFile: planFile([TITLE]),
+      testCmd: 'node --test test/',
+      agentsFile: agents.file,
+      developer: 'dev',
+      verifier: 'ver',
+      env,
+      progress: (l) => lines.push(l),
+    });
+    assert.is(result.code, 3, JSON.stringify(result.bail));
+    return lines.find((l) => l.startsWith('issue 1: ')) ?? '';
+  };
+  // cleanEnv's VERI_TIMEOUT (60) would win over the file.
+  const noLimitVar = (): NodeJS.ProcessEnv => {
+    const env = cleanEnv();
+    delete env.VERI_TIMEOUT;
+    return env;
+  };
+  // `2m` is two minutes, as the supervisor reads it (it was said `2ms`, the file's text with an `s` added).
+  assert.match(await start(noLimitVar(), '2m\n'), 'leaves: time limit 120s (.tdd/issue-1-timeout), idle limit');
+  assert.match(await start(cleanEnv({ VERI_TIMEOUT: '90' }), '2m\n'), 'leaves: time limit 90 (VERI_TIMEOUT), idle limit');
+  assert.match(await start(noLimitVar(), null), 'leaves: time limit 900s (.tdd/issue-1-timeout), idle limit');
+  assert.match(
+    await start(cleanEnv({ VERI_TIMEOUT: 'soon' }), null),
+    'leaves: time limit unreadable (Expected VERI_TIMEOUT to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got "soon": every leaf will refuse to start), idle limit',
+  );
 });
 
 config.run();

@@ -34,8 +34,7 @@ export interface EventRunContext {
  * so a command that has already acted cannot fail on a timeout it does not use.
  */
 export function readEventContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): EventRunContext {
-  const rawIssue = env.VERI_ISSUE;
-  const issue = rawIssue === undefined || rawIssue === '' ? null : checkIssue(rawIssue, 'VERI_ISSUE');
+  const issue = envIssue(env);
   let skillCommit = env.VERI_SKILL_COMMIT ?? null;
   if ((skillCommit === null || skillCommit === '') && issue !== null && env.VERI_NEW_SKILL !== '1') {
     skillCommit = readTrimmed(statePaths(stateDir).skillCommit(issue));
@@ -43,25 +42,57 @@ export function readEventContext(stateDir: string, env: NodeJS.ProcessEnv = proc
   return { issue, step: env.VERI_STEP ?? null, skillCommit: skillCommit === '' ? null : skillCommit };
 }
 
+/** `VERI_ISSUE` as an issue number, or null when it is unset or empty; a UsageError naming it when it is not one. */
+export function envIssue(env: NodeJS.ProcessEnv = process.env): number | null {
+  const raw = env.VERI_ISSUE;
+  return raw === undefined || raw === '' ? null : checkIssue(raw, 'VERI_ISSUE');
+}
+
+/**
+ * What an event records of the run, for a record written after the command acted (a tick's, a leaf's exit, an
+ * agent's usage): `readEventContext`, or, when `VERI_ISSUE` is not an issue number, what the environment says
+ * that can be read (the step and the skill commit it names), so that a bad variable loses the record nothing else.
+ */
+export function readEventContextAnyway(stateDir: string, env: NodeJS.ProcessEnv = process.env): EventRunContext {
+  try {
+    return readEventContext(stateDir, env);
+  } catch {
+    return envEventContext(env);
+  }
+}
+
+/** What the environment alone says of the run, before (or without) reading VERI_ISSUE: the step and the skill commit it names. */
+export function envEventContext(env: NodeJS.ProcessEnv = process.env): EventRunContext {
+  return { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
+}
+
+/** A leaf's time limit and where it came from (`VERI_TIMEOUT`, the issue's timeout file, or `default`). */
+export interface TimeLimit {
+  /** In ms; 0 is no limit. */
+  ms: number;
+  source: string;
+}
+
+/**
+ * A leaf's time limit as the supervisor reads it: `VERI_TIMEOUT`, else the issue's timeout file, else 900 s.
+ * A value that is not a duration is a UsageError naming the variable or the file.
+ */
+export function readTimeLimit(stateDir: string, issue: number | null, env: NodeJS.ProcessEnv = process.env): TimeLimit {
+  const fromEnv = env.VERI_TIMEOUT;
+  if (fromEnv !== undefined && fromEnv !== '') return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
+  if (issue !== null) {
+    const file = statePaths(stateDir).timeout(issue);
+    const text = readTrimmed(file);
+    if (text !== null) return { ms: parseDuration(file, text), source: file };
+  }
+  return { ms: DEFAULT_TIMEOUT_S * 1000, source: 'default' };
+}
+
 /** Read the run context: `VERI_ISSUE`, `VERI_STEP`, `VERI_TEST_CMD`, `VERI_SKILL_COMMIT`, `VERI_TIMEOUT` and the issue's files. */
 export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): RunContext {
   const { issue, step, skillCommit } = readEventContext(stateDir, env);
-  const paths = statePaths(stateDir);
-  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
-  let timeoutSource = 'default';
-  const fromEnv = env.VERI_TIMEOUT;
-  if (fromEnv !== undefined && fromEnv !== '') {
-    timeoutMs = parseDuration('VERI_TIMEOUT', fromEnv);
-    timeoutSource = 'VERI_TIMEOUT';
-  } else if (issue !== null) {
-    const file = paths.timeout(issue);
-    const text = readTrimmed(file);
-    if (text !== null) {
-      timeoutMs = parseDuration(file, text);
-      timeoutSource = file;
-    }
-  }
-  return { issue, step, testCmd: env.VERI_TEST_CMD ?? null, skillCommit, timeoutMs, timeoutSource };
+  const limit = readTimeLimit(stateDir, issue, env);
+  return { issue, step, testCmd: env.VERI_TEST_CMD ?? null, skillCommit, timeoutMs: limit.ms, timeoutSource: limit.source };
 }
 
 /** Read a non-negative duration variable, or the default (ms) when it is unset or empty. */

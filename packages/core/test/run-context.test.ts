@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { readRunContext, readDurationVar, checkOneOf, readStopRequest, requestStop, clearStop, UsageError, DEFAULT_TIMEOUT_S } from '../src/index.js';
+import { readRunContext, readDurationVar, checkOneOf, readStopRequest, requestStop, clearStop, UsageError, DEFAULT_TIMEOUT_S, envIssue, readEventContextAnyway, readTimeLimit } from '../src/index.js';
 
 // ---
 const context = suite('readRunContext');
@@ -47,6 +47,37 @@ context('bad values name the variable or file and the value', () => {
   );
   mkdirSync(join(dir, 'issue-4-timeout'));
   assert.throws(() => readRunContext(dir, { VERI_ISSUE: '4' }), /EISDIR/);
+});
+context("one reader of the time limit: readRunContext's is readTimeLimit's, whatever the duration's form", () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'issue-7-timeout'), '2m\n');
+  for (const env of [{ VERI_TIMEOUT: '2m' }, { VERI_TIMEOUT: '90' }, { VERI_TIMEOUT: '0' }, { VERI_TIMEOUT: '' }, {}]) {
+    for (const issue of [7, null]) {
+      const limit = readTimeLimit(dir, issue, env);
+      const run = readRunContext(dir, issue === null ? env : { ...env, VERI_ISSUE: String(issue) });
+      assert.equal({ ms: run.timeoutMs, source: run.timeoutSource }, limit, JSON.stringify({ env, issue }));
+    }
+  }
+  // `2m` is two minutes wherever it is read (the slice's proofs once took Number('2m'), NaN, and fell back to 900 s).
+  assert.is(readTimeLimit(dir, null, { VERI_TIMEOUT: '2m' }).ms, 120_000);
+  assert.equal(readTimeLimit(dir, 7, {}), { ms: 120_000, source: join(dir, 'issue-7-timeout') });
+  assert.equal(readTimeLimit(dir, 8, {}), { ms: DEFAULT_TIMEOUT_S * 1000, source: 'default' });
+  assert.throws(() => readTimeLimit(dir, null, { VERI_TIMEOUT: 'soon' }), /VERI_TIMEOUT.*"soon"/);
+});
+context('envIssue and readEventContextAnyway: a bad VERI_ISSUE is an error, except for a record written after the command acted', () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'issue-7-skill-commit'), 'deadbeef\n');
+  assert.is(envIssue({}), null);
+  assert.is(envIssue({ VERI_ISSUE: '' }), null);
+  assert.is(envIssue({ VERI_ISSUE: '7' }), 7);
+  assert.throws(
+    () => envIssue({ VERI_ISSUE: 'seven' }),
+    (e: Error) => e instanceof UsageError && /VERI_ISSUE.*"seven"/.test(e.message),
+  );
+  const step = 'it\'s $(x) `y` "z" 🦀\nline2';
+  assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: '7', VERI_STEP: step, VERI_TIMEOUT: 'soon' }), { issue: 7, step, skillCommit: 'deadbeef' }, 'a bad timeout is not read');
+  assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: 'seven', VERI_STEP: step, VERI_SKILL_COMMIT: 'abc' }), { issue: null, step, skillCommit: 'abc' });
+  assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: 'seven', VERI_SKILL_COMMIT: '' }), { issue: null, step: null, skillCommit: null });
 });
 context('readDurationVar and checkOneOf', () => {
   assert.is(readDurationVar({}, 'VERI_KILL_AFTER', 5000), 5000);

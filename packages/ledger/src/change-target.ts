@@ -1,5 +1,5 @@
 // The ledger a changing command works on: `--issue N`, `--ledger FILE`, else the run's VERI_ISSUE.
-import { UsageError, checkIssue, resolveStateDir, statePaths } from '@leap/core';
+import { UsageError, envIssue, resolveStateDir, statePaths } from '@leap/core';
 import { locateLedger, type LedgerFile, type LedgerLocation } from './ledger-source.js';
 
 /** The ledger file and the state folder of a changing command. */
@@ -16,10 +16,7 @@ export function changeTarget(location: LedgerLocation, command: string): ChangeT
   const stateDir = resolveStateDir(env, cwd);
   const located = locateLedger({ ...location, cwd, env });
   if (located !== null) return { ...located, stateDir, cwd, env };
-  const fromEnv = env.VERI_ISSUE;
-  if (fromEnv === undefined || fromEnv === '') {
-    throw new UsageError(`${command}: expected --issue N or --ledger FILE (or VERI_ISSUE in the environment) to name the ledger`);
-  }
-  const issue = checkIssue(fromEnv, 'VERI_ISSUE');
+  const issue = envIssue(env);
+  if (issue === null) throw new UsageError(`${command}: expected --issue N or --ledger FILE (or VERI_ISSUE in the environment) to name the ledger`);
   return { path: statePaths(stateDir).ledger(issue), issue, stateDir, cwd, env };
 }

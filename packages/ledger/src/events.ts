@@ -1,5 +1,5 @@
 // The `tick` events every changing command appends to the run's event log (CONTRACT section 5).
-import { appendEvent, createEvent, readRunContext, statePaths, writeFd, type EventContext } from '@leap/core';
+import { appendEvent, createEvent, readEventContextAnyway, statePaths, writeFd, type EventContext } from '@leap/core';
 
 /** What a ledger event records besides the run context. */
 export interface LedgerEventFields {
@@ -11,16 +11,10 @@ export interface LedgerEventFields {
   ref?: string;
 }
 
-// The run context, or what the command knows when the environment is unreadable (a bad VERI_TIMEOUT must
-// not turn a finished commit into an error).
+// The run context (the timeout is not read: a bad VERI_TIMEOUT must not turn a finished commit into an error),
+// or what the environment says when VERI_ISSUE is unreadable; the command's own issue and step win.
 function eventContext(stateDir: string, env: NodeJS.ProcessEnv, issue: number | null, step: string | null): EventContext {
-  let context: EventContext;
-  try {
-    const run = readRunContext(stateDir, env);
-    context = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
-  } catch {
-    context = { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
-  }
+  const context = readEventContextAnyway(stateDir, env);
   return { issue: issue ?? context.issue, step: step ?? context.step, skillCommit: context.skillCommit };
 }
 

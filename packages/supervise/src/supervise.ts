@@ -8,7 +8,8 @@ import {
   ensureStateDir,
   leafRole,
   processIdentity,
-  readEventContext,
+  envEventContext,
+  readEventContextAnyway,
   readStopRequest,
   resolveStateDir,
   showValue,
@@ -148,7 +149,7 @@ class Supervision {
     private readonly run: string,
     private readonly bwrap: string | null,
   ) {
-    this.context = { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
+    this.context = envEventContext(env);
   }
 
   async start(readyFd: number | null): Promise<SuperviseResult> {
@@ -179,11 +180,7 @@ class Supervision {
     try {
       config = readSuperviseConfig(this.paths.dir, this.env);
     } catch (error) {
-      try {
-        this.context = readEventContext(this.paths.dir, this.env);
-      } catch {
-        /* VERI_ISSUE itself is bad */
-      }
+      this.context = readEventContextAnyway(this.paths.dir, this.env);
       if (error instanceof LeapError) return this.finish('failed-start', EXIT_USAGE, { error: error.message });
       throw error;
     }

@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage, EventContext } from '@leap/core';
-import { LeapError, appendEvent, checkLeafName, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
+import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage } from '@leap/core';
+import { LeapError, appendEvent, checkLeafName, createEvent, readEventContextAnyway, readFileIfExists, statePaths } from '@leap/core';
 import { findExecutable, prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
 
 /** One supervised agent launch. */
@@ -291,12 +291,7 @@ function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvo
   const reported = result.answer !== null ? (result.answer.usage ?? leaf.agent.parseUsage?.(result.stdout) ?? nothing) : (leaf.agent.parseUsage?.(result.stdout) ?? null);
   if (reported === null) return null;
   const usage: AgentUsage = { ...reported, model: reported.model ?? invocation.model ?? leaf.options.model ?? null };
-  let context: EventContext;
-  try {
-    context = readEventContext(leaf.stateDir, leaf.env);
-  } catch {
-    context = { issue: null, step: leaf.env.VERI_STEP ?? null, skillCommit: null };
-  }
+  const context = readEventContextAnyway(leaf.stateDir, leaf.env);
   appendEvent(statePaths(leaf.stateDir).events, createEvent('usage', { leaf: name, agent: leaf.agent.name, family: leaf.agent.family, ...usage }, context));
   return usage;
 }

@@ -3,7 +3,22 @@
 // absent; a file that cannot be read is a problem naming it, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LEAP_DIR, parseDuration, parseLedger, pidExists, RECORD_ID, readFileIfExists, readStopRequest, ROUND_PHASES, ROUND_RECORD, slicePaths, statePaths, type StepState } from '@leap/core';
+import {
+  DEFAULT_TIMEOUT_S,
+  LEAP_DIR,
+  parseLedger,
+  pidExists,
+  RECORD_ID,
+  readFileIfExists,
+  readStopRequest,
+  ROUND_PHASES,
+  ROUND_RECORD,
+  readTimeLimit,
+  slicePaths,
+  statePaths,
+  type StepState,
+  type TimeLimit,
+} from '@leap/core';
 import type { RoundAnswer, RoundLive } from './fold-run.js';
 
 /** A problem with a file other than the event log. */
@@ -99,20 +114,16 @@ export function readPendingStop(stateDir: string): { mode: string | null; unread
   return { mode: null, unreadable: null };
 }
 
-/** A leaf's time limit as the supervisor reads it: `VERI_TIMEOUT`, else the issue's timeout file, else 900 s. */
-export function readTimeLimit(stateDir: string, issue: number | null, env: NodeJS.ProcessEnv): { ms: number; source: string } {
-  const fromEnv = env.VERI_TIMEOUT;
+/**
+ * A leaf's time limit as the supervisor reads it (core's `readTimeLimit`), or the default when what it would
+ * read is not a duration (the supervisor refuses such a leaf; the default is the best guess shown).
+ */
+export function readTimeLimitShown(stateDir: string, issue: number | null, env: NodeJS.ProcessEnv): TimeLimit {
   try {
-    if (fromEnv !== undefined && fromEnv !== '') return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
-    if (issue !== null) {
-      const file = statePaths(stateDir).timeout(issue);
-      const text = readFileSync(file, 'utf8').trim();
-      return { ms: parseDuration(file, text), source: file };
-    }
+    return readTimeLimit(stateDir, issue, env);
   } catch {
-    // No timeout file, or one the supervisor would refuse too: the default is the best guess shown.
+    return { ms: DEFAULT_TIMEOUT_S * 1000, source: 'default' };
   }
-  return { ms: 900_000, source: 'default' };
 }
 
 /** A live process's environment (`/proc/PID/environ`), or null when this machine does not show it. */

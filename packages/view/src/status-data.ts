@@ -3,7 +3,7 @@ import { isoTimestamp } from '@leap/core';
 import { breakDownCost, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
 import type { LeafRun } from './fold-run.js';
-import { readTimeLimit, supervisorEnv } from './read-state.js';
+import { readTimeLimitShown, supervisorEnv } from './read-state.js';
 
 /** A step of a ledger, and whether a leaf is on it now. */
 interface StatusStep {
@@ -126,7 +126,7 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     .filter((r) => r.status === 'running')
     .map((r) => {
       // The limit the supervisor itself read: from its own environment when this machine shows it.
-      const limit = r.timeoutMs !== null ? { ms: r.timeoutMs, source: 'launch event' } : readTimeLimit(view.stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
+      const limit = r.timeoutMs !== null ? { ms: r.timeoutMs, source: 'launch event' } : readTimeLimitShown(view.stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
       const elapsedMs = Math.max(0, view.now - r.launchedAt);
       return {
         leaf: r.leaf,
