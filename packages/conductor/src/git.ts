@@ -8,6 +8,8 @@ import { runGit } from '@leap/core';
 interface Ran {
   code: number;
   stdout: string;
+  /** stdout's bytes as git wrote them (a blob: written back to a file byte for byte). */
+  bytes: Buffer;
   stderr: string;
 }
 
@@ -39,7 +41,7 @@ export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Gi
       ...(options.input === undefined ? {} : { input: options.input }),
       ...(options.allowFailure === true ? { allowFailure: true } : {}),
     });
-    return { code: ran.code, stdout: ran.stdout, stderr: ran.stderr };
+    return { code: ran.code, stdout: ran.stdout, bytes: ran.bytes, stderr: ran.stderr };
   };
   const git = run as Git;
   git.out = async (args) => (await run(args)).stdout.trim();

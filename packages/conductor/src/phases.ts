@@ -311,14 +311,14 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
   if (restore.length > 0) await ctx.git(['checkout', '-q', 'HEAD', '--', ...restore]);
   for (const p of remove) rmSync(join(ctx.root, p), { force: true });
   if (putBack.length > 0) {
-    const { execFileSync } = await import('node:child_process');
     for (const p of putBack) {
       const file = join(ctx.root, p);
       const blob = before[p] as string | null;
       rmSync(file, { force: true });
       if (blob === null) continue;
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, execFileSync('git', ['cat-file', 'blob', blob], { cwd: ctx.root, env: ctx.env, maxBuffer: 1 << 30 }));
+      // The blob's bytes as they are (a binary file, a non-UTF-8 name's content), through the run's git.
+      writeFileSync(file, (await ctx.git(['cat-file', 'blob', blob])).bytes);
     }
   }
   // The state folder's index entries back to HEAD's: the run never stages the state folder, so a phase's commit holds none of it.

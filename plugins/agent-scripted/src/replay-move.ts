@@ -1,7 +1,7 @@
 // Replaying a script: claim the next move (safe with concurrent launches), apply its edits, answer.
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { LeapError, UsageError, showValue } from '@leap/core';
+import { GitError, LeapError, UsageError, runGitSync, showValue } from '@leap/core';
 import type { Script, ScriptEdit, ScriptMove } from './script-file.js';
 
 /** The folder next to the script where claims and received prompts are kept. */
@@ -59,13 +59,12 @@ export function applyEdits(cwd: string, edits: readonly ScriptEdit[]): void {
 
 /** Commit everything in `cwd` with `message` (git, no shell). */
 export function commitAll(cwd: string, message: string): void {
-  // Loaded here, not at start-up: only a move with a commit needs it, and bundles that inline this module never do.
-  const { execFileSync } = process.getBuiltinModule('node:child_process');
+  // core's git runner loads node:child_process on its first run: only a move with a commit pays for it.
   try {
-    execFileSync('git', ['add', '-A'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-    execFileSync('git', ['commit', '-q', '-m', message], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    runGitSync(['add', '-A'], { cwd });
+    runGitSync(['commit', '-q', '-m', message], { cwd });
   } catch (cause) {
-    throw new LeapError(`git commit in ${cwd} failed: ${String((cause as { stderr?: Buffer }).stderr ?? cause).trim()}`, { cause });
+    throw new LeapError(`git commit in ${cwd} failed: ${(cause instanceof GitError ? cause.stderr : String(cause)).trim() || String(cause)}`, { cause });
   }
 }
 

@@ -3,7 +3,7 @@ import type { TrackerPlugin } from '@leap/core';
 import { UsageError, checkIssue, showValue } from '@leap/core';
 import { tickCriterion } from '@leap/core/ledger';
 import { parseGhIssue, type GithubIssue } from './gh-issue.js';
-import { GhError, runGh, runGit } from './run-gh.js';
+import { GhError, runGh, trackerGit } from './run-gh.js';
 
 /** Where the repository is and how to reach GitHub. */
 export interface GithubTrackerOptions {
@@ -75,7 +75,7 @@ export function createGithubTracker(options: GithubTrackerOptions = {}): GithubT
       }
       if (/[\r\n]/.test(title)) throw new UsageError(`Expected a pull request title of one line, got ${showValue(title)}`);
       const text = issue === undefined ? body : withClosingReference(body, checkIssue(issue));
-      await runGit(['push', '--quiet', '-u', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd, env });
+      await trackerGit(['push', '--quiet', '-u', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd, env });
       const onto = base ?? options.base;
       const args = ['pr', 'create', '--draft', ...(onto === undefined ? [] : [`--base=${onto}`]), `--head=${branch}`, `--title=${title}`, '--body-file=-'];
       try {

@@ -1,7 +1,7 @@
-// Running `gh` (and `git push`) without a shell: arguments are an array, bodies go on stdin, and a
+// Running `gh` (and, through core's git runner, `git push`) without a shell: arguments are an array, bodies go on stdin, and a
 // failure is classified once, here, so every caller says the same thing about a missing or signed-out gh.
 import { spawn } from 'node:child_process';
-import { LeapError } from '@leap/core';
+import { GitError, LeapError, runGit } from '@leap/core';
 
 /** Why a `gh` call failed: not installed, not logged in, no such issue, or anything else gh refused. */
 export type GhFailureKind = 'missing' | 'auth' | 'not-found' | 'failed';
@@ -82,14 +82,16 @@ export function classifyGhFailure(args: string[], ran: Ran): GhError {
   return new GhError('failed', `${what} exited ${ran.code ?? 'on a signal'}: ${words}`, details);
 }
 
-/** Run `git ARGS` in the repository; throws a GhError with git's own words when it fails. */
-export async function runGit(args: string[], options: RunOptions): Promise<string> {
-  let ran: Ran;
+/** Run `git ARGS` in the repository through core's git runner; a failure is a GhError with git's own words. */
+export async function trackerGit(args: string[], options: RunOptions): Promise<string> {
   try {
-    ran = await spawnCollect('git', args, options);
+    return (await runGit(args, { cwd: options.cwd, env: options.env, ...(options.input === undefined ? {} : { input: options.input }) })).stdout;
   } catch (cause) {
-    throw new GhError('failed', `could not run git: ${(cause as Error).message}`, { cause });
+    if (!(cause instanceof GitError) || cause.code === null) {
+      // The spawn's own words (spawn git ENOENT: git missing, or the folder gone), not the GitError's sentence around them.
+      const spawnError = cause instanceof GitError && cause.cause instanceof Error ? cause.cause : (cause as Error);
+      throw new GhError('failed', `could not run git: ${spawnError.message}`, { cause });
+    }
+    throw new GhError('failed', `git ${args.join(' ')} exited ${cause.code}: ${cause.stderr.trim()}`, { stderr: cause.stderr, code: cause.code, cause });
   }
-  if (ran.code === 0) return ran.stdout;
-  throw new GhError('failed', `git ${args.join(' ')} exited ${ran.code ?? 'on a signal'}: ${ran.stderr.trim() || ran.stdout.trim()}`, { stderr: ran.stderr, code: ran.code });
 }

@@ -1,9 +1,8 @@
 // `leap demo` as a library: make the sample project and its scripted agents, then drive issue 1 with runTdd.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LeapError, UsageError, showValue } from '@leap/core';
+import { GitError, LeapError, UsageError, runGitSync, showValue } from '@leap/core';
 import { scriptedAgentBin } from '@leap/agent-scripted';
 import type { TddRunOptions, TddRunResult } from '../types.js';
 import { DEMO_PLAN, DEVELOPER_MOVES, VERIFIER_MOVES } from './demo-moves.js';
@@ -78,9 +77,11 @@ export function writeDemoAgents(dir: string): void {
 // Before anything is made: the sample project is a git repository, and the conductor commits in it.
 function checkGit(env: NodeJS.ProcessEnv): void {
   try {
-    execFileSync('git', ['--version'], { env, stdio: 'ignore' });
+    runGitSync(['--version'], { cwd: process.cwd(), env });
   } catch (cause) {
-    throw new LeapError(`leap demo needs git on PATH, and could not run it: ${(cause as Error).message}`, { exitCode: 1, cause });
+    // The spawn's own words (spawnSync git ENOENT), not the GitError's sentence around them.
+    const why = cause instanceof GitError && cause.cause instanceof Error ? cause.cause.message : (cause as Error).message;
+    throw new LeapError(`leap demo needs git on PATH, and could not run it: ${why}`, { exitCode: 1, cause });
   }
 }
 

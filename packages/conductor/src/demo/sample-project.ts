@@ -1,8 +1,8 @@
 // The demo's sample project: a slugify function tested with node's own test runner, and issue 1
 // (three acceptance criteria) in the local tracker's format. Nothing to install, no network.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { runGitSync } from '@leap/core';
 
 /** The project's test command: node's test runner finds `test/*.test.js` itself; the project's reporter prints one line a run. */
 export const DEMO_TEST_CMD = 'node --test --test-reporter=./tools/summary-reporter.mjs';
@@ -57,7 +57,8 @@ const SAMPLE_FILES: Record<string, string> = {
 /** Make the sample project in `dir` (created, or empty): a git repository on `main` with one commit. */
 export function createSampleProject(dir: string, env: NodeJS.ProcessEnv = process.env): void {
   mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A failure is a GitError (exit 1: the demo could not make its project), naming git's subcommand and its words.
+  const git = (...args: string[]) => runGitSync(args, { cwd: dir, env, exitCode: 1 });
   git('init', '-q', '-b', 'main');
   // The project's own identity, so the demo commits on a machine with no git configuration at all.
   git('config', 'user.name', 'Leap Demo');

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { childProcess } from '../lazy-builtins.js';
+import { runGit } from '@leap/core';
 
 /**
  * Path -> what it was: its status fields and its inode's identity, size, mode and change time (for a
@@ -26,13 +26,10 @@ const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10 };
  * Fingerprint the working tree of `repo` (one `git status`, taking no lock), leaving out `stateDir`, where
  * the jury's own supervisors write. Null when `repo` is not a git work tree or git cannot read it.
  */
-export function fingerprintTree(repo: string, stateDir: string, env: NodeJS.ProcessEnv): Promise<TreeFingerprint | null> {
+export async function fingerprintTree(repo: string, stateDir: string, env: NodeJS.ProcessEnv): Promise<TreeFingerprint | null> {
   const args = ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none'];
-  return new Promise((resolve) => {
-    childProcess().execFile('git', args, { cwd: repo, env: { ...env, GIT_OPTIONAL_LOCKS: '0' }, encoding: 'latin1', maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => {
-      resolve(error === null ? readStatus(repo, stdout, excludedPrefix(repo, stateDir)) : null);
-    });
-  });
+  const ran = await runGit(args, { cwd: repo, env, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, allowFailure: true }).catch(() => null);
+  return ran === null || ran.code !== 0 ? null : readStatus(repo, ran.bytes.toString('latin1'), excludedPrefix(repo, stateDir));
 }
 
 /** The paths (and `HEAD`, when another commit is checked out) whose fingerprint differs, sorted, for people. */
