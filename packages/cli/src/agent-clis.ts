@@ -2,6 +2,7 @@
 // (by the CLI's own check where it has one, `codex login status`; else by the credentials it reads).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { findExecutable } from '@leap/core';
 
 /** One agent CLI as `leap init` found it. */
 export interface AgentCli {
@@ -32,11 +33,11 @@ const CREDENTIALS: Record<string, { vars: string[]; files: (home: string, env: N
 
 /** Look for claude, codex and gemini on PATH, and ask each installed one whether it is logged in. */
 export async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 10_000): Promise<AgentCli[]> {
-  const { BUILTIN_AGENTS, checkAgentReady, findExecutable, resolveAgent } = await import('@leap/verify');
+  const { BUILTIN_AGENTS, checkAgentReady, resolveAgent } = await import('@leap/verify');
   const found: AgentCli[] = [];
   for (const name of BUILTIN_AGENTS) {
     const agent = resolveAgent(name, { file: null, entries: {}, roles: {} });
-    const path = findExecutable(name, env, cwd);
+    const path = findExecutable(name, env.PATH, cwd);
     if (path === null) {
       found.push({ name, family: agent.family, path, loggedIn: false, why: `${name} is not on PATH` });
       continue;

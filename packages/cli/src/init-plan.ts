@@ -2,7 +2,7 @@
 // (an existing file is kept, never rewritten). Nothing here writes; init-write.ts does, and only new files.
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
-import { STATE_GITIGNORE, UsageError, parseDuration, resolveStateDir, showValue, statePaths } from '@leap/core';
+import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_TIMEOUT_S, STATE_GITIGNORE, UsageError, parseDuration, resolveStateDir, showValue, statePaths } from '@leap/core';
 import type { AgentCli } from './agent-clis.js';
 
 /** One file `leap init` writes, or keeps because it is there. */
@@ -36,8 +36,9 @@ export interface InitChoices {
   schema: string | null;
 }
 
-export const DEFAULT_TIMEOUT = '15m';
-export const DEFAULT_IDLE_TIMEOUT = '5m';
+// The run's own defaults, as `leap init` writes them into leap.config.json (15m, 5m).
+export const DEFAULT_TIMEOUT = `${DEFAULT_TIMEOUT_S / 60}m`;
+export const DEFAULT_IDLE_TIMEOUT = `${DEFAULT_IDLE_TIMEOUT_S / 60}m`;
 export const DEFAULT_AGENTS_FILE = 'leap.agents.json';
 export const DEFAULT_ISSUE_TITLE = 'Describe the first change';
 

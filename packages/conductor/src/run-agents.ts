@@ -2,8 +2,8 @@
 // entries; the verifier defaults to a built-in of another family than the developer. Each role may name an
 // ordered list (`--developer claude,gemini`, or the agents file's `roles`): the first agent runs, and when its
 // vendor runs dry (quota, rate limit, overload) the next takes the leaf (issue 21 §3), within blindness.
-import { UsageError, type AgentDry, type AgentPlugin, type AgentRole } from '@leap/core';
-import { BUILTIN_AGENTS, agentList, findExecutable, loadAgentRegistry, resolveAgent, type AgentRegistry } from '@leap/verify';
+import { UsageError, findExecutable, type AgentDry, type AgentPlugin, type AgentRole } from '@leap/core';
+import { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, type AgentRegistry } from '@leap/verify';
 
 /** One role's agent and the name it was chosen by. */
 export interface RoleAgent {
@@ -88,7 +88,7 @@ export function dryCauses(agents: RunAgents, dry: DryAgents, role: RunRole): str
 /** Why an agent cannot run here (its CLI is not an executable file), or null when it can. */
 export function missingAgent(role: AgentRole, chosen: RoleAgent, cwd: string, env: NodeJS.ProcessEnv): string | null {
   const command = chosen.agent.buildInvocation('', { role, cwd }).command;
-  if (findExecutable(command, env, cwd) !== null) return null;
+  if (findExecutable(command, env.PATH, cwd) !== null) return null;
   return `the ${role} agent ${JSON.stringify(chosen.name)} cannot run: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'} (install its CLI, or choose another agent with --${role} NAME)`;
 }
 

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError, ensureStateDir, readFileIfExists, runGitSync, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
+import { DEFAULT_TIMEOUT_S, UsageError, ensureStateDir, readFileIfExists, runGitSync, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
 
 /** Where the run stands inside the step in flight, as the conductor last recorded it. */
 export interface RunJournal {
@@ -169,7 +169,7 @@ export function pinSkillCommit(paths: StatePaths, issue: number, check: PinCheck
 /** Write `issue-N-timeout` (900 s) when it does not exist; the user's file is kept. */
 export function ensureTimeoutFile(paths: StatePaths, issue: number): void {
   const file = paths.timeout(issue);
-  if (!existsSync(file)) writeFileAtomic(file, '900\n');
+  if (!existsSync(file)) writeFileAtomic(file, `${DEFAULT_TIMEOUT_S}\n`);
 }
 
 /** A file's bytes, or null. */

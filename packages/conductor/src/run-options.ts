@@ -1,7 +1,7 @@
 // The options a run was started with (CONTRACT section 9), recorded in its run file (issue-N-run.json) so
 // that `leap tdd run --issue N` alone resumes with them; an option given again replaces the recorded one.
 import { isAbsolute, resolve } from 'node:path';
-import { parseDuration, shellWord } from '@leap/core';
+import { DEFAULT_IDLE_TIMEOUT_S, parseDuration, shellWord } from '@leap/core';
 import type { TddRunOptions } from './types.js';
 
 /** What a run records of how it was started: only what was given (an option, or the project file). */
@@ -46,7 +46,7 @@ export const OPTION_FLAGS: { readonly [K in keyof Required<RecordedOptions>]: st
 };
 
 /** The default idle limit of agent leaves: no output and no CPU progress for this long is `killed-stuck`. */
-export const DEFAULT_IDLE_TIMEOUT = '300s';
+export const DEFAULT_IDLE_TIMEOUT = `${DEFAULT_IDLE_TIMEOUT_S}s`;
 
 /** The options given to this start, as a run records them (the agents file made absolute, durations checked). */
 export function givenOptions(options: TddRunOptions): RecordedOptions {

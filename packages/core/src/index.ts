@@ -13,6 +13,7 @@ export * from './proc-file.js';
 export * from './key-value.js';
 export * from './json-object.js';
 export * from './git.js';
+export * from './find-executable.js';
 export * from './git-status.js';
 export * from './serial.js';
 export * from './lock.js';

@@ -16,7 +16,10 @@ export interface RunContext {
   timeoutSource: string;
 }
 
+/** A leaf's time limit when nothing sets one (VERI_TIMEOUT, the issue's timeout file, --timeout). */
 export const DEFAULT_TIMEOUT_S = 900;
+/** The idle limit `leap tdd run` gives its leaves when nothing sets one (the supervisor alone has none). */
+export const DEFAULT_IDLE_TIMEOUT_S = 300;
 
 function readTrimmed(file: string): string | null {
   return readFileIfExists(file)?.trim() ?? null;
@@ -74,13 +77,14 @@ export interface TimeLimit {
 }
 
 /**
- * A leaf's time limit as the supervisor reads it: `VERI_TIMEOUT`, else the issue's timeout file, else 900 s.
- * A value that is not a duration is a UsageError naming the variable or the file.
+ * A leaf's time limit as the supervisor reads it: `VERI_TIMEOUT`, else the issue's timeout file (when a state
+ * folder and an issue are given: a slice has no issue), else 900 s. A value that is not a duration is a
+ * UsageError naming the variable or the file.
  */
-export function readTimeLimit(stateDir: string, issue: number | null, env: NodeJS.ProcessEnv = process.env): TimeLimit {
+export function readTimeLimit(stateDir: string | null, issue: number | null, env: NodeJS.ProcessEnv = process.env): TimeLimit {
   const fromEnv = env.VERI_TIMEOUT;
   if (fromEnv !== undefined && fromEnv !== '') return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
-  if (issue !== null) {
+  if (stateDir !== null && issue !== null) {
     const file = statePaths(stateDir).timeout(issue);
     const text = readTrimmed(file);
     if (text !== null) return { ms: parseDuration(file, text), source: file };

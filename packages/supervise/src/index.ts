@@ -47,7 +47,6 @@ export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } 
 export {
   checkSandbox,
   findBwrap,
-  findExecutable,
   prepareSandbox,
   copyTree,
   hostView,

@@ -18,13 +18,12 @@ import {
   symlinkSync,
   utimesSync,
   lutimesSync,
-  accessSync,
   chmodSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LeapError } from '@leap/core';
+import { LeapError, findExecutable } from '@leap/core';
 import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
 
 /** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
@@ -89,26 +88,6 @@ export const hostView: FsView = {
     }
   },
 };
-
-/** The first executable `name` on `path` (a name with a slash is taken as it is), or null. */
-export function findExecutable(name: string, path: string | undefined, cwd = process.cwd()): string | null {
-  const candidates = name.includes('/')
-    ? [resolve(cwd, name)]
-    : (path ?? '')
-        .split(delimiter)
-        .filter((d) => d !== '')
-        .map((d) => join(resolve(cwd, d), name));
-  for (const file of candidates) {
-    try {
-      if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
 
 const INSTALL = 'apt-get install bubblewrap';
 

@@ -6,6 +6,7 @@ import {
   checkLeafName,
   createEvent,
   ensureStateDir,
+  findExecutable,
   leafRole,
   processIdentity,
   envEventContext,
@@ -34,7 +35,7 @@ import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
 import { asUsage } from './usage.js';
 import { nowMs } from './long-timer.js';
 import type { SandboxSpec } from './sandbox-plan.js';
-import { EXIT_NO_SANDBOX, SandboxUnavailableError, checkSandbox, findBwrap, findExecutable, prepareSandbox, type PreparedSandbox } from './sandbox.js';
+import { EXIT_NO_SANDBOX, SandboxUnavailableError, checkSandbox, findBwrap, prepareSandbox, type PreparedSandbox } from './sandbox.js';
 import { statSync } from 'node:fs';
 
 export interface SuperviseOptions {

@@ -22,7 +22,6 @@ export { UNSHARED_BUILD_CACHES, topLevelName, withScratchTree } from './scratch-
 export { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, withVendorFamily, type ListedRole } from './agents.js';
 export { knownVendor, vendorFamily } from './family.js';
 export type { AgentEntry, AgentRegistry } from './agents.js';
-export { findExecutable } from './find-executable.js';
 export { DEFAULT_RETRY_LIMIT_MS, checkAgentReady, runAgentLeaf } from './run-agent-leaf.js';
 export type { AgentFailureKind, AgentLeafOptions, AgentLeafResult, AgentReadiness } from './run-agent-leaf.js';
 export { lastVerdictObject, parseWholeJson } from './answer-json.js';

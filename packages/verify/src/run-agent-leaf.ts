@@ -11,8 +11,8 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, r
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage } from '@leap/core';
-import { LeapError, appendEvent, checkLeafName, createEvent, readEventContextAnyway, readFileIfExists, statePaths } from '@leap/core';
-import { findExecutable, prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
+import { LeapError, appendEvent, checkLeafName, createEvent, findExecutable, readEventContextAnyway, readFileIfExists, statePaths } from '@leap/core';
+import { prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
 
 /** One supervised agent launch. */
 export interface AgentLeafOptions {

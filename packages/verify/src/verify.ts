@@ -1,11 +1,10 @@
 // leap-verify: ground truth first, then the blind verifier agent; a verdict event either way.
 import type { EventContext } from '@leap/core';
-import { LeapError, UsageError, appendEvent, createEvent, readRunContext, resolveStateDir, statePaths } from '@leap/core';
+import { LeapError, UsageError, appendEvent, createEvent, findExecutable, readRunContext, resolveStateDir, statePaths } from '@leap/core';
 import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
-import { findExecutable } from './find-executable.js';
 import { gatherVerifyInput } from './gather-verify-input.js';
-import { runGit } from './git.js';
+import { gitStdout } from './git.js';
 import { checkGroundTruth } from './ground-truth.js';
 import { checkPhase } from './phase.js';
 import type { Phase } from './phase.js';
@@ -150,7 +149,7 @@ async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: N
   const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';
   const agent = resolveAgent(name, loadAgentRegistry(options.agentsFile, env));
   const command = agent.buildInvocation('', { role: 'verifier', cwd: gathered.repo }).command;
-  if (findExecutable(command, env, gathered.repo) === null) {
+  if (findExecutable(command, env.PATH, gathered.repo) === null) {
     throw new UsageError(`agent ${JSON.stringify(agent.name)} is not installed: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'}`);
   }
   const sandbox = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env, options.testNetwork === true);
@@ -159,7 +158,7 @@ async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: N
 
 function headCommit(repo: string): string | null {
   try {
-    return runGit(repo, ['rev-parse', 'HEAD']).trim();
+    return gitStdout(repo, ['rev-parse', 'HEAD']).trim();
   } catch {
     return null;
   }

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { BUILTIN_AGENTS, agentList, findExecutable, loadAgentRegistry, resolveAgent } from '../src/index.js';
+import { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent } from '../src/index.js';
 import { writeAgents, writeScript } from './helpers.js';
 
 const load = suite('loadAgentRegistry');
@@ -144,25 +144,3 @@ resolve('an unknown name lists the known ones', () => {
 resolve.run();
 
 // ---
-
-const which = suite('findExecutable');
-which.after.each(cleanupTempDirs);
-
-which('looks a name up on PATH and checks a path; directories and plain files are not executables', () => {
-  const dir = makeTempDir();
-  const bin = join(dir, 'bin');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'tool'), '#!/bin/sh\n');
-  chmodSync(join(bin, 'tool'), 0o755);
-  writeFileSync(join(bin, 'plain'), '');
-  mkdirSync(join(bin, 'folder'));
-  const env = { PATH: `:/nonexistent:bin` };
-  assert.is(findExecutable('tool', env, dir), join(bin, 'tool'));
-  assert.is(findExecutable('plain', env, dir), null);
-  assert.is(findExecutable('folder', env, dir), null);
-  assert.is(findExecutable('./bin/tool', {}, dir), join(bin, 'tool'));
-  assert.is(findExecutable(join(bin, 'tool'), {}, '/'), join(bin, 'tool'));
-  assert.is(findExecutable('tool', {}, dir), null);
-});
-
-which.run();

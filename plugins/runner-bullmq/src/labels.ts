@@ -1,7 +1,7 @@
 // Labels (CONTRACT section 11): the agent families a worker runs, checked at its start against the agents it can
 // run here (its agents file and the built-ins, each CLI found on PATH); and the families a round needs, named by
 // the engine in the job from its own agents file.
-import { UsageError, showValue } from '@leap/core';
+import { UsageError, findExecutable, showValue } from '@leap/core';
 import type { RoundRequest } from '@leap/slice';
 
 const FAMILY = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -9,7 +9,7 @@ const FAMILY = /^[A-Za-z0-9_.-]{1,64}$/;
 /** The `--label` values as families (`claude` is `anthropic`, as the jury reads families), each one a family this machine can run; else a UsageError. */
 export async function checkLabels(given: readonly string[], agents: string | undefined, env: NodeJS.ProcessEnv, cwd: string): Promise<string[]> {
   if (given.length === 0) return [];
-  const { BUILTIN_AGENTS, findExecutable, loadAgentRegistry, resolveAgent, vendorFamily } = await import('@leap/verify');
+  const { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, vendorFamily } = await import('@leap/verify');
   for (const label of given) if (!FAMILY.test(label)) throw new UsageError(`Expected --label to be an agent family (1 to 64 of A-Z a-z 0-9 _ . -), got ${showValue(label)}`);
   const registry = loadAgentRegistry(agents, env);
   // Every agent this worker could be asked for, by family: which are installed here, which are not.
@@ -25,7 +25,7 @@ export async function checkLabels(given: readonly string[], agents: string | und
       continue;
     }
     const seen = byFamily.get(family) ?? { installed: [], missing: [] };
-    if (findExecutable(command, env, cwd) === null) seen.missing.push(`${name} (${command} not found)`);
+    if (findExecutable(command, env.PATH, cwd) === null) seen.missing.push(`${name} (${command} not found)`);
     else seen.installed.push(name);
     byFamily.set(family, seen);
   }

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } fro
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { readDurationVar, retryWorktreeRace, serial, statePaths } from '@leap/core';
+import { readTimeLimit, retryWorktreeRace, serial, statePaths } from '@leap/core';
 import type { Job, JobJson } from 'bullmq';
 import { BadJobError, checkJobBody } from './check-job.js';
 import { git, hasCommit } from './git.js';
@@ -466,7 +466,7 @@ function redisGone(connection: import('ioredis').Redis): Promise<void> {
 function capLeafTime(env: NodeJS.ProcessEnv, maxMs: number): NodeJS.ProcessEnv {
   let own: number;
   try {
-    own = readDurationVar(env, 'VERI_TIMEOUT', 900_000);
+    own = readTimeLimit(null, null, env).ms;
   } catch {
     own = 0;
   }

@@ -3,7 +3,7 @@
 // (slice-engine.ts); whatever the end, the runner gives back every worktree and the lock is released.
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { UsageError, findRepoRoot, readDurationVar, resolveStateDir, showValue } from '@leap/core';
+import { UsageError, findRepoRoot, readTimeLimit, resolveStateDir, showValue } from '@leap/core';
 import { readSlice } from '../definition/index.js';
 import type { Receipt } from '../definition/slice-schema.js';
 import { lockSlice } from '../slice-lock.js';
@@ -11,7 +11,7 @@ import { reapSlice } from '../reap.js';
 import { resolveAgents, type RunAgents } from './agents.js';
 import { CostMeter } from './cost.js';
 import { engineLog } from './events.js';
-import { git, resolveCommit } from './git.js';
+import { resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
 import { notifySliceEnd } from './notify-end.js';
 import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles, type Fallover, type JurySummary, type RunRecord, type SlicePaths } from './records.js';
@@ -134,17 +134,15 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   }
 }
 
-// The builder's side as git knows it (the identity engine commits carry, the base's author and committer),
-// read once: no juror may be told it, and every ball's jury needs the same list.
+// The builder's side as git knows it (the identity engine commits carry, the base's author and committer), read
+// once with the engine's git settings by verify's gitAliases: no juror may be told it, and every ball's jury needs the same list.
 async function builderAliases(repo: string, base: string): Promise<string[]> {
-  const [ident, log] = await Promise.all([git(repo, ['var', 'GIT_AUTHOR_IDENT']).catch(() => ''), git(repo, ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', base]).catch(() => '')]);
-  const identity = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim());
-  const values = [...(identity === null ? [] : [identity[1], identity[2]]), ...log.split('\0')].map((v) => (v ?? '').trim());
-  return [...new Set(values.filter((v) => v !== ''))];
+  const { gitAliases } = await import('@leap/verify');
+  return gitAliases(repo, base, { isolate: true, ceiling: true });
 }
 
 // VERI_TIMEOUT as the supervisor reads it (`90`, `30s`, `2m`, `1h`): the same limit for the slice's
 // proofs as for its supervised leaves; a malformed value is bad input before anything runs.
 function defaultTimeout(env: NodeJS.ProcessEnv): number {
-  return readDurationVar(env, 'VERI_TIMEOUT', 900_000);
+  return readTimeLimit(null, null, env).ms;
 }
