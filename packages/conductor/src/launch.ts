@@ -15,7 +15,7 @@ import { gather, type Gathered } from './gathered.js';
 import type { Phase } from './prompts.js';
 import { currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
 import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
-import { appendUsage, describeSpend, hasUsageSince, readUsage } from './usage-log.js';
+import { appendUsage, describeSpend, hasUsageSince, issueCosts } from './usage-log.js';
 
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
 function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
@@ -219,7 +219,7 @@ function eventsSize(ctx: RunContext): number {
 function checkCost(ctx: RunContext): void {
   const max = ctx.setup.maxCost;
   if (max === undefined) return;
-  const spent = describeSpend(readUsage(ctx.paths.events, ctx.issue));
+  const spent = describeSpend(issueCosts(ctx.paths.events, ctx.issue));
   if (spent.total > max) {
     throw new Bail('cost-budget', `The leaves of issue ${ctx.issue} have cost $${spent.total.toFixed(4)}, past the budget of $${max} (--max-cost): ${spent.text}.`);
   }

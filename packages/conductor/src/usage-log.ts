@@ -1,17 +1,17 @@
 // What the run's leaves cost (CONTRACT section 10): `usage` events, summed for --max-cost. The log is read
 // through core's readUsage, the one reader of usage events (the engine's and the view's too).
-import { appendEvent, createEvent, readUsage as readUsageEvents, type AgentPlugin, type AgentUsage, type EventContext } from '@leap/core';
+import { appendEvent, createEvent, readUsage, type AgentPlugin, type AgentUsage, type EventContext } from '@leap/core';
 
 /** Every `usage` event of issue N in the log, in order (a torn or foreign line is skipped). */
-export function readUsage(eventsFile: string, issue: number): { leaf: string; cost: number | null }[] {
-  return readUsageEvents(eventsFile)
+export function issueCosts(eventsFile: string, issue: number): { leaf: string; cost: number | null }[] {
+  return readUsage(eventsFile)
     .filter((e) => e.issue === issue)
     .map((e) => ({ leaf: e.leaf, cost: e.cost_usd }));
 }
 
 /** Whether the log already has a usage event for `leaf` after byte `offset` (runAgentLeaf appends one once it reports usage). */
 export function hasUsageSince(eventsFile: string, offset: number, leaf: string): boolean {
-  return readUsageEvents(eventsFile, offset).some((e) => e.leaf === leaf);
+  return readUsage(eventsFile, offset).some((e) => e.leaf === leaf);
 }
 
 /** Append a usage event for a leaf whose runner did not. */

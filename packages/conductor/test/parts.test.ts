@@ -23,7 +23,7 @@ import {
   removeJournal,
   STATE_GITIGNORE,
 } from '../src/run-files.js';
-import { describeSpend, hasUsageSince, readUsage } from '../src/usage-log.js';
+import { describeSpend, hasUsageSince, issueCosts } from '../src/usage-log.js';
 import { agentWords } from '../src/agent-words.js';
 import { endOrphanLeaves, findOrphanLeaves } from '../src/orphans.js';
 import { formatTddStatus, readTddStatus } from '../src/status.js';
@@ -219,7 +219,7 @@ files('journal, .gitignore, pinned revision and timeout file', () => {
 
 files('usage sums: only this issue, nulls skipped, torn lines skipped', () => {
   const file = join(makeTempDir(), 'events.jsonl');
-  assert.equal(readUsage(file, 1), []);
+  assert.equal(issueCosts(file, 1), []);
   assert.is(hasUsageSince(file, 0, 'x'), false);
   writeFileSync(
     file,
@@ -231,7 +231,7 @@ files('usage sums: only this issue, nulls skipped, torn lines skipped', () => {
       '{"event":"usage", torn',
     ].join('\n'),
   );
-  const costs = readUsage(file, 1);
+  const costs = issueCosts(file, 1);
   assert.equal(describeSpend(costs), { total: 0.75, text: 'develop-red $0.7500' });
   assert.is(hasUsageSince(file, 0, 'verify-red'), true);
   assert.is(hasUsageSince(file, readFileSync(file).length, 'verify-red'), false);

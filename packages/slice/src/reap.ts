@@ -10,7 +10,7 @@ import { liveEngine, sliceLockFile } from './slice-lock.js';
 export { mayHaveSliceWorktrees };
 
 /** `git ARGS` in `cwd` through core's runner, waiting for it (clean-slice.ts's too): its stdout, or core's GitError (exit 1, never 2). */
-export function runGit(cwd: string, args: string[]): string {
+export function gitStdout(cwd: string, args: string[]): string {
   return runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
 }
 
@@ -25,7 +25,7 @@ export function sliceWorktrees(repoRoot: string, sliceId: string): { path: strin
   const out: { path: string; branch: string | null }[] = [];
   // -z: a worktree path may hold a newline. The first record is the main working tree, never
   // removed, even when a person checked out one of the slice's branches there to look at it.
-  for (const record of runGit(repoRoot, ['worktree', 'list', '--porcelain', '-z']).split('\0\0').slice(1)) {
+  for (const record of gitStdout(repoRoot, ['worktree', 'list', '--porcelain', '-z']).split('\0\0').slice(1)) {
     const fields = record.split('\0');
     const path = fields.find((f) => f.startsWith('worktree '))?.slice('worktree '.length);
     const branch = fields.find((f) => f.startsWith('branch '))?.slice('branch '.length);
@@ -46,9 +46,9 @@ export function reapSlice(root: string, sliceId: string): string[] {
   const removed: string[] = [];
   if (!mayHaveSliceWorktrees(repoRoot, sliceId)) return removed;
   for (const { path } of sliceWorktrees(repoRoot, sliceId)) {
-    if (existsSync(path)) runGit(repoRoot, ['worktree', 'remove', '--force', '--force', path]);
+    if (existsSync(path)) gitStdout(repoRoot, ['worktree', 'remove', '--force', '--force', path]);
     removed.push(path);
   }
-  if (removed.length > 0) runGit(repoRoot, ['worktree', 'prune']);
+  if (removed.length > 0) gitStdout(repoRoot, ['worktree', 'prune']);
   return removed;
 }

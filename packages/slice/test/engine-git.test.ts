@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { GitError } from '@leap/core';
 import { cleanupTempDirs, git as testGit, hostileTitles, makeGitRepo, makeTempDir, suite } from '@leap/test-utils';
 import { GIT_FAILURE_EXIT, git, isAncestor, mergeCommits, resolveCommit, tryGit } from '../src/engine/git.js';
-import { runGit } from '../src/reap.js';
+import { gitStdout } from '../src/reap.js';
 
 const test = suite('engine git');
 let repo = '';
@@ -77,7 +77,7 @@ test("a failure names the command, not its data, carries git's words, and exits 
   assert.is(GIT_FAILURE_EXIT, 1);
   const reaped = (() => {
     try {
-      return runGit(makeTempDir(), ['worktree', 'list']);
+      return gitStdout(makeTempDir(), ['worktree', 'list']);
     } catch (e) {
       return e;
     }

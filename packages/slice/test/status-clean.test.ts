@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { LeapError } from '@leap/core';
 import { cleanupTempDirs, git, isAlive, makeGitRepo, makeTempDir, waitFor } from '@leap/test-utils';
 import { lockSlice, liveEngine, sliceLockFile } from '../src/slice-lock.js';
-import { mayHaveSliceWorktrees, reapSlice, runGit, sliceWorktrees } from '../src/reap.js';
+import { gitStdout, mayHaveSliceWorktrees, reapSlice, sliceWorktrees } from '../src/reap.js';
 import { cleanSlice } from '../src/definition/clean-slice.js';
 import { sliceStatus } from '../src/definition/slice-status.js';
 import type { Slice } from '../src/definition/index.js';
@@ -167,7 +167,7 @@ reap("the engine itself, holding the lock, reaps; outside a repository git's err
   } finally {
     mine.release();
   }
-  assert.throws(() => runGit(makeTempDir(), ['worktree', 'list']), /git worktree list failed \(exit 128\) in .*: fatal: not a git repository/);
+  assert.throws(() => gitStdout(makeTempDir(), ['worktree', 'list']), /git worktree list failed \(exit 128\) in .*: fatal: not a git repository/);
 });
 
 reap("from a linked worktree, git's common folder is found", () => {

@@ -1,13 +1,13 @@
 // The refactor verifier's view of what changed: `git diff BASE` of the repository, bounded, so a verifier
 // without a shell (claude and gemini run read-only) gets it in its prompt.
-import { runGit } from './git.js';
+import { gitStdout } from './git.js';
 
 /** At most this many bytes of the diff go into a prompt. */
 export const BASE_DIFF_LIMIT = 64 * 1024;
 
 /** The diff of the work tree against `base` (what `git diff BASE` prints), cut at a line end past `limit` bytes. */
 export function readBaseDiff(repo: string, base: string, limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
-  return cutAt(runGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]), limit);
+  return cutAt(gitStdout(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]), limit);
 }
 
 /**
@@ -16,7 +16,7 @@ export function readBaseDiff(repo: string, base: string, limit = BASE_DIFF_LIMIT
  */
 export function readCommitDiff(repo: string, commit: string, paths: readonly string[], limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
   if (paths.length === 0) return { text: '', cut: null };
-  return cutAt(runGit(repo, ['show', '--format=', '--no-color', '--no-ext-diff', '--no-renames', commit, '--', ...paths]), limit);
+  return cutAt(gitStdout(repo, ['show', '--format=', '--no-color', '--no-ext-diff', '--no-renames', commit, '--', ...paths]), limit);
 }
 
 function cutAt(text: string, limit: number): { text: string; cut: { shown: number; total: number } | null } {

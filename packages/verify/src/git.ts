@@ -5,7 +5,7 @@ import { runGitSync, splitNul } from '@leap/core';
 export { splitNul };
 
 /** Run `git ARGS` in `cwd` (with `env`, else ours) and return its stdout; throws a GitError with git's stderr. */
-export function runGit(cwd: string, args: readonly string[], env?: NodeJS.ProcessEnv): string {
+export function gitStdout(cwd: string, args: readonly string[], env?: NodeJS.ProcessEnv): string {
   return runGitSync(args, env === undefined ? { cwd } : { cwd, env }).stdout;
 }
 

@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSyn
 import { constants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { appendEvent, createEvent, readEventContext, runGitSync, statePaths, writeFd } from '@leap/core';
-import { runGit, splitNul } from './git.js';
+import { gitStdout, splitNul } from './git.js';
 import { childProcess } from './lazy-builtins.js';
 import type { Phase } from './phase.js';
 import { topLevelName, withScratchTree } from './scratch-tree.js';
@@ -174,11 +174,11 @@ function workTreeHash(cwd: string, stateDir: string): string | null {
 function changedSince(repo: string, commit: string, paths?: readonly string[], head?: string): string[] {
   const limit = paths === undefined ? [] : ['--', ...paths];
   if (commit === head) {
-    const status = runGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', ...limit]);
+    const status = gitStdout(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', ...limit]);
     return [...new Set(splitNul(status).map((entry) => entry.slice(3)))];
   }
-  const tracked = splitNul(runGit(repo, ['diff', '--no-renames', '--name-only', '-z', commit, ...limit]));
-  const untracked = splitNul(runGit(repo, ['ls-files', '-z', '--others', '--exclude-standard', ...limit]));
+  const tracked = splitNul(gitStdout(repo, ['diff', '--no-renames', '--name-only', '-z', commit, ...limit]));
+  const untracked = splitNul(gitStdout(repo, ['ls-files', '-z', '--others', '--exclude-standard', ...limit]));
   return [...new Set([...tracked, ...untracked])];
 }
 
@@ -191,7 +191,7 @@ function testsChanged(repo: string, commit: string, paths: readonly string[]): s
 // The text of `path` at `commit`; empty when the commit lacks it (a file the red commit adds).
 function blobText(repo: string, commit: string, path: string): string {
   try {
-    return runGit(repo, ['cat-file', 'blob', `${commit}:${path}`]);
+    return gitStdout(repo, ['cat-file', 'blob', `${commit}:${path}`]);
   } catch {
     return '';
   }
@@ -213,7 +213,7 @@ function ranAlready(repo: string, red: string, tests: readonly string[], skip: r
   const outside = (path: string) => !skip.some((name) => path === name || path.startsWith(`${name}/`));
   let changed: string[];
   try {
-    changed = splitNul(runGit(repo, ['diff', '--no-renames', '--name-only', '-z', `${red}^`, red]));
+    changed = splitNul(gitStdout(repo, ['diff', '--no-renames', '--name-only', '-z', `${red}^`, red]));
   } catch {
     return false;
   }

@@ -7,7 +7,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { runGit, splitNul } from './git.js';
+import { gitStdout, splitNul } from './git.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /** The tree with nothing in it: what a root commit's files are set aside to. */
@@ -37,7 +37,7 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
   try {
     const gitDir = makeCopyRepository(repo, dir, commit);
     const env = { ...process.env, GIT_INDEX_FILE: join(gitDir, 'index') };
-    runGit(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', commit], env);
+    gitStdout(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', commit], env);
     setAsideFiles(repo, dir, commit, setAside, env);
     linkIgnoredEntries(repo, dir, skip, gitDir);
     return await work(dir);
@@ -52,13 +52,13 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
 function setAsideFiles(repo: string, dir: string, commit: string, paths: readonly string[], env: NodeJS.ProcessEnv): void {
   const files = paths.filter((path) => lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined);
   if (files.length === 0) return;
-  const checkout = (from: string) => runGit(repo, ['--work-tree', dir, 'checkout', '--no-overlay', '-q', from, '--', ...files], env);
+  const checkout = (from: string) => gitStdout(repo, ['--work-tree', dir, 'checkout', '--no-overlay', '-q', from, '--', ...files], env);
   try {
     checkout(`${commit}^`);
   } catch (error) {
     // A root commit has no parent: every file is new, so each one goes.
     try {
-      runGit(repo, ['rev-parse', '--verify', '-q', `${commit}^`]);
+      gitStdout(repo, ['rev-parse', '--verify', '-q', `${commit}^`]);
     } catch {
       checkout(EMPTY_TREE);
       return;
@@ -76,7 +76,7 @@ function makeCopyRepository(repo: string, dir: string, commit: string): string {
   const [common, sha] =
     own !== null
       ? [own, commit]
-      : runGit(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`])
+      : gitStdout(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`])
           .trim()
           .split('\n');
   const gitDir = join(dir, '.git');
@@ -136,7 +136,7 @@ function isUnsharedCache(name: string): boolean {
 }
 
 function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], gitDir: string): void {
-  const ignored = splitNul(runGit(repo, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']));
+  const ignored = splitNul(gitStdout(repo, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']));
   const linked: string[] = [];
   for (const entry of ignored) {
     const name = entry.replace(/\/$/, '');

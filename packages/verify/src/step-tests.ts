@@ -1,6 +1,6 @@
 // Which test files belong to the step being verified.
 import { UsageError } from '@leap/core';
-import { runGit, splitNul } from './git.js';
+import { gitStdout, splitNul } from './git.js';
 import type { Phase } from './phase.js';
 import { findRedVerdict } from './red-verdict.js';
 import { matchGlobs, testFilePredicate } from './test-files.js';
@@ -42,7 +42,7 @@ export function findStepTests(options: StepTestsOptions): StepTests {
     return { files, source: 'tests-option', redCommit: phase === 'red' ? headCommit(repo) : null };
   }
   if (phase === 'red') {
-    const [sha, ...changed] = splitNul(runGit(repo, ['show', '--no-renames', '--format=%H%x00', '--name-only', '-z', '--diff-filter=AM', 'HEAD']).replace(/\0\n/, '\0'));
+    const [sha, ...changed] = splitNul(gitStdout(repo, ['show', '--no-renames', '--format=%H%x00', '--name-only', '-z', '--diff-filter=AM', 'HEAD']).replace(/\0\n/, '\0'));
     return { files: changed.filter(isTest), source: 'red-commit', redCommit: sha ?? null };
   }
   const red = findRedVerdict(options.eventsFile, options.step, options.issue);
@@ -52,9 +52,9 @@ export function findStepTests(options: StepTestsOptions): StepTests {
 
 /** Every file of the work tree that git tracks or would track (untracked, not ignored). */
 export function listFiles(repo: string): string[] {
-  return [...new Set(splitNul(runGit(repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])))];
+  return [...new Set(splitNul(gitStdout(repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])))];
 }
 
 function headCommit(repo: string): string {
-  return runGit(repo, ['rev-parse', 'HEAD']).trim();
+  return gitStdout(repo, ['rev-parse', 'HEAD']).trim();
 }

@@ -5,7 +5,7 @@ import type { TextParts } from '@leap/core';
 import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport } from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
-import type { Ball, LeafRun, RunModel } from './fold-run.js';
+import type { BallRun, LeafRun, RunModel } from './fold-run.js';
 import type { RemoteRoundState } from './read-state.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
@@ -122,7 +122,7 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
 }
 
 // Each round's builder answer (its one hypothesis and move) and live proof evidence, as round-N.json keeps them.
-function roundDetails(ball: Ball): string {
+function roundDetails(ball: BallRun): string {
   const shown = ball.rounds.filter((r) => r.answer !== undefined || r.live !== undefined);
   if (shown.length === 0) return '';
   const items = shown.map((r) => {
@@ -137,7 +137,7 @@ function roundDetails(ball: Ball): string {
 }
 
 // A round on another machine's worker, while its engine runs and its record is not written yet.
-function remoteLine(ball: Ball, remote: RemoteRoundState | undefined): string {
+function remoteLine(ball: BallRun, remote: RemoteRoundState | undefined): string {
   if (remote === undefined || !remote.engineAlive || ball.rounds.some((r) => r.round === remote.round && r.receipt !== null)) return '';
   const what =
     remote.state === 'queued'
@@ -148,7 +148,7 @@ function remoteLine(ball: Ball, remote: RemoteRoundState | undefined): string {
   return `<div class="small remote" data-remote="${remote.state}">round ${remote.round}: ${what}</div>`;
 }
 
-function ballCard(ball: Ball, remote?: RemoteRoundState): string {
+function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
   const v = ball.receipt?.value ?? null;
   const rounds = ball.rounds.map((r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`).join('');
   const passes = ball.reviews.filter((r) => r.value === 1).length;
@@ -178,7 +178,7 @@ export function renderSlices(view: ViewData): string {
     const record = view.sliceRecords.find((r) => r.id === slice.id);
     const counts = [1, 0, -1].map((v) => `${slice.balls.filter((b) => b.receipt?.value === v).length} ${RECEIPT_TEXT[String(v)]?.slice(String(v).length + 1)}`).join(', ');
     out.push(`<h3 class="slice-title">Slice ${esc(slice.id)}: ${slice.balls.length} balls (${counts})${record?.record === true ? ' · record.json written: the slice passed' : ''}</h3>`);
-    const waves = new Map<string, Ball[]>();
+    const waves = new Map<string, BallRun[]>();
     for (const ball of slice.balls) {
       const key = ball.wave === null ? '?' : String(ball.wave);
       waves.set(key, [...(waves.get(key) ?? []), ball]);

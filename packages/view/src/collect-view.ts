@@ -2,7 +2,7 @@
 // folded into a run, the ledgers, the stop file, and the slice records, merged into one view.
 import { join } from 'node:path';
 import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, readProcStat, resolveStateDir } from '@leap/core';
-import { createFolder, foldRun, type Ball, type LeafRun, type RunModel, type Slice } from './fold-run.js';
+import { createFolder, foldRun, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
 import { readLogOnce, type LogProblem, type LogSnapshot, type LogTail } from './read-log.js';
 import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type LedgerState, type SliceRecord } from './read-state.js';
 
@@ -137,10 +137,10 @@ function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): vo
 }
 
 // A ball's wave, when no event gave it: 0 without dependencies, else one more than its latest dependency's.
-function assignWaves(slice: Slice): void {
+function assignWaves(slice: SliceRun): void {
   const byId = new Map(slice.balls.map((b) => [b.id, b]));
-  const seen = new Set<Ball>();
-  const waveOf = (ball: Ball): number | null => {
+  const seen = new Set<BallRun>();
+  const waveOf = (ball: BallRun): number | null => {
     if (ball.wave !== null) return ball.wave;
     if (seen.has(ball)) return null; // a cycle: validate refuses it; the view does not loop
     seen.add(ball);

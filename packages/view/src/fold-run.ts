@@ -136,7 +136,7 @@ interface Review {
 }
 
 /** A ball of a slice, as its events tell it. */
-export interface Ball {
+export interface BallRun {
   slice: string;
   id: string;
   wave: number | null;
@@ -150,9 +150,9 @@ export interface Ball {
 }
 
 /** A slice: its balls in order of first appearance, and the reviews of the whole change. */
-export interface Slice {
+export interface SliceRun {
   id: string;
-  balls: Ball[];
+  balls: BallRun[];
   aggregate: Review[];
   firstAt: number;
 }
@@ -167,7 +167,7 @@ export interface RunModel {
   stops: Stop[];
   marks: Mark[];
   usage: Usage[];
-  slices: Slice[];
+  slices: SliceRun[];
   unknown: Unknown[];
   /** How many `suite` events (the toolchain's runs of the project's tests) the log holds. */
   suiteRuns: number;
@@ -226,13 +226,13 @@ export function createFolder(): RunFolder {
   const byRun = new Map<string, LeafRun>();
   const named = new Map<string, LeafRun[]>();
   const open = new Map<string, LeafRun[]>();
-  const slices = new Map<string, Slice>();
+  const slices = new Map<string, SliceRun>();
   const ballOwners = new Map<string, Set<string>>();
   const missing = (r: LogRecord, field: string, expected: string): void => {
     model.problems.push({ line: r.line, message: `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, got ${JSON.stringify(r.event[field] ?? null)}; skipped` });
   };
   const pendingReviews: Review[] = [];
-  const sliceOf = (sliceId: string, at: number): Slice => {
+  const sliceOf = (sliceId: string, at: number): SliceRun => {
     let slice = slices.get(sliceId);
     if (slice === undefined) {
       slice = { id: sliceId, balls: [], aggregate: [], firstAt: at };
@@ -241,7 +241,7 @@ export function createFolder(): RunFolder {
     }
     return slice;
   };
-  const ballOf = (sliceId: string, ballId: string, at: number): Ball => {
+  const ballOf = (sliceId: string, ballId: string, at: number): BallRun => {
     const slice = sliceOf(sliceId, at);
     let ball = slice.balls.find((b) => b.id === ballId);
     if (ball === undefined) {
@@ -253,7 +253,7 @@ export function createFolder(): RunFolder {
     }
     return ball;
   };
-  const sliceBall = (r: LogRecord): Ball | null => {
+  const sliceBall = (r: LogRecord): BallRun | null => {
     const slice = str(r.event.slice);
     const ball = str(r.event.ball);
     if (slice === null || slice === '') {

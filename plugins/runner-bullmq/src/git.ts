@@ -2,7 +2,7 @@
 import { runGit } from '@leap/core';
 
 /** The environment of every git here: no prompt for a password (a worker has no terminal to answer it), ssh in batch mode. */
-export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function workerGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) if (!/^GIT_/i.test(k) || k === 'GIT_SSH_COMMAND' || k === 'GIT_SSH') out[k] = v;
   return { ...out, GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' };
@@ -10,7 +10,7 @@ export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Run `git ARGS` in `cwd`; its stdout, or core's GitError (the subcommand, its exit code, what git said). */
 export async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  return (await runGit(args, { cwd, env: gitEnv(env) })).stdout;
+  return (await runGit(args, { cwd, env: workerGitEnv(env) })).stdout;
 }
 
 /** Whether `rev` names a commit in `cwd`. */

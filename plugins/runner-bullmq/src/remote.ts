@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError, runGit, showValue } from '@leap/core';
-import { gitEnv } from './git.js';
+import { workerGitEnv } from './git.js';
 import { remoteId } from './protocol.js';
 import { redactUrl } from './text.js';
 
@@ -29,9 +29,9 @@ export async function checkRemote(cwd: string, remote: string, env: NodeJS.Proce
       throw new UsageError(`--remote ${shown}: no such path (the shared remote every worker clones: a remote's name, a path or a git URL)`);
     return;
   }
-  const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: gitEnv(env), allowFailure: true });
+  const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: workerGitEnv(env), allowFailure: true });
   if (got.code !== 0) {
-    const names = await runGit(['remote'], { cwd, env: gitEnv(env), allowFailure: true });
+    const names = await runGit(['remote'], { cwd, env: workerGitEnv(env), allowFailure: true });
     const known = names.code === 0 ? names.stdout.split('\n').filter((n) => n !== '') : [];
     throw new UsageError(
       `--remote ${shown}: the repository has no remote of that name (${known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`}); give a remote's name, a path or a git URL every worker reaches`,
@@ -47,7 +47,7 @@ export async function remoteKey(cwd: string, remote: string, env: NodeJS.Process
   const kind = remoteKind(remote);
   if (kind === 'path') return remoteId(resolve(cwd, remote));
   if (kind === 'url') return remoteId(remote);
-  const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: gitEnv(env), allowFailure: true });
+  const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: workerGitEnv(env), allowFailure: true });
   const url = got.code === 0 ? got.stdout.trim() : remote;
   return remoteId(remoteKind(url) === 'path' ? resolve(cwd, url) : url);
 }

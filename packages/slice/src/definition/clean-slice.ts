@@ -1,7 +1,7 @@
 // `leap slice clean`: the slice's worktrees, then its branches `leap/SLICE/*`, are removed; its
 // records under `.leap/SLICE/` stay (CONTRACT section 7).
 import { LeapError } from '@leap/core';
-import { reapSlice, runGit } from '../reap.js';
+import { reapSlice, gitStdout } from '../reap.js';
 import { liveEngine } from '../slice-lock.js';
 
 /** What `cleanSlice` removed, and the branch it kept because the main working tree has it checked out. */
@@ -16,16 +16,16 @@ export function cleanSlice(repoRoot: string, sliceId: string): CleanResult {
   const pid = liveEngine(repoRoot, sliceId);
   if (pid !== null && pid !== process.pid) throw new LeapError(`slice ${JSON.stringify(sliceId)} is being run by live process ${pid}: clean it once that run ends`, { exitCode: 2 });
   const worktrees = reapSlice(repoRoot, sliceId);
-  const refs = runGit(repoRoot, ['for-each-ref', '--format=%(refname)', `refs/heads/leap/${sliceId}/`])
+  const refs = gitStdout(repoRoot, ['for-each-ref', '--format=%(refname)', `refs/heads/leap/${sliceId}/`])
     .split('\n')
     .filter((r) => r !== '');
   // Deleting the branch a person has checked out would leave their HEAD on nothing.
-  const head = runGit(repoRoot, ['for-each-ref', '--format=%(HEAD)%(refname)', `refs/heads/leap/${sliceId}/`])
+  const head = gitStdout(repoRoot, ['for-each-ref', '--format=%(HEAD)%(refname)', `refs/heads/leap/${sliceId}/`])
     .split('\n')
     .find((r) => r.startsWith('*'))
     ?.slice(1);
   const deleted = refs.filter((ref) => ref !== head);
-  for (const ref of deleted) runGit(repoRoot, ['update-ref', '-d', ref]);
+  for (const ref of deleted) gitStdout(repoRoot, ['update-ref', '-d', ref]);
   const name = (ref: string) => ref.slice('refs/heads/'.length);
   return { worktrees, branches: deleted.map(name), kept: head === undefined ? [] : [name(head)] };
 }
