@@ -9,7 +9,6 @@ import { Preflighted, RunBase, RunContext, RunProgress, buildResult, endBailed, 
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { passedTreesOfLog, runBaseline } from './baseline.js';
 import { branchFromFiles } from './git.js';
-import { endOrphanLeaves, findOrphanLeaves } from './orphans.js';
 import { idleLimit, timeLimit } from './launch.js';
 import { drivePhase, dirtyPaths } from './phases.js';
 import { NOTHING, gather, merge, type Gathered } from './gathered.js';
@@ -225,6 +224,7 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   const { setup, paths } = base;
   const { git, heads } = await openRunGit(base.root, setup.env);
   if (setup.deadConductor !== null) {
+    const { endOrphanLeaves, findOrphanLeaves } = await import('@leap/supervise');
     const orphans = findOrphanLeaves(paths.dir, setup.deadConductor);
     const killed = await endOrphanLeaves(orphans);
     if (orphans.length > 0) setup.progress(`resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`);

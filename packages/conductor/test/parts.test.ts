@@ -25,7 +25,7 @@ import {
 } from '../src/run-files.js';
 import { describeSpend, hasUsageSince, issueCosts } from '../src/usage-log.js';
 import { agentWords } from '../src/agent-words.js';
-import { endOrphanLeaves, findOrphanLeaves } from '../src/orphans.js';
+import { endOrphanLeaves, findOrphanLeaves } from '@leap/supervise';
 import { formatTddStatus, readTddStatus } from '../src/status.js';
 import { developerPrompt, plannerPrompt } from '../src/prompts.js';
 import { bailClass } from '../src/bail-causes.js';

@@ -14,12 +14,16 @@ export function sliceLockFile(repoRoot: string, sliceId: string): string {
   return join(sliceDir(repoRoot, sliceId), 'engine.lock');
 }
 
-/** Take the slice's engine lock, or throw a LeapError (exit 2) naming the live process that holds it. */
-export function lockSlice(repoRoot: string, sliceId: string): { release(): void } {
+/**
+ * Take the slice's engine lock, or throw a LeapError (exit 2) naming the live process that holds it. `deadEngine`
+ * is the pid of the engine whose lock was taken over (it died holding it: its leaves may still run), else null.
+ */
+export function lockSlice(repoRoot: string, sliceId: string): { release(): void; deadEngine: number | null } {
   mkdirSync(sliceDir(repoRoot, sliceId), { recursive: true });
   const file = sliceLockFile(repoRoot, sliceId);
+  const before = readLockHolder(file)?.pid ?? null;
   const lock: Lock | null = tryLock(file, { slice: sliceId });
-  if (lock !== null) return lock;
+  if (lock !== null) return { release: () => lock.release(), deadEngine: before !== null && before !== process.pid ? before : null };
   const holder = readLockHolder(file);
   throw new LeapError(`slice ${JSON.stringify(sliceId)} is being run by live process ${holder?.pid ?? '?'} (${file}); wait for it to end or stop it`, { exitCode: 2 });
 }

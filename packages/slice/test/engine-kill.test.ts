@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
 import { ball, contentProof, engineEnv, extraWorktrees, fixtures, launches, leapSlice, readLeap, setupRepo, writeAgents, writeSlice } from './engine-helpers.js';
@@ -119,6 +119,40 @@ kill('a second engine on a running slice is refused, naming the live one; its wo
   assert.is(engine.exitCode, 3);
   assert.equal(extraWorktrees(repo), []);
   assert.match(readLeap<{ reason: string }>(repo, 'trio', 'a', 'result.json')?.reason ?? '', /interrupted|SIGTERM/);
+});
+
+/** The leaf pid NAME.pid records (the process group the supervisor started), or null before it is written. */
+function leafPid(repo: string, name: string): number | null {
+  const file = join(repo, '.tdd', `${name}.pid`);
+  const found = existsSync(file) ? /^leaf=(\d+)$/m.exec(readFileSync(file, 'utf8')) : null;
+  return found === null ? null : Number(found[1]);
+}
+
+/** Whether `pid` is a process that still runs (not gone, not a zombie). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
+  }
+}
+
+kill('a leaf the SIGKILLed engine left running is ended by the next run before it touches the worktrees', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = trio(dir);
+  // Outside a sandbox, in a session of its own, a builder outlives its engine's SIGKILL (so can a sandbox's init,
+  // when bwrap's parent dies before the sandbox has asked to die with it).
+  const engine = startEngine(repo, [...ARGS(file, writeAgents(dir, slow(60_000))), '--sandbox', 'off']);
+  const dead = engine.pid;
+  assert.is(await killWhen(repo, engine, () => leafPid(repo, 'build-a-1') !== null), true, 'killed while building');
+  const orphan = leafPid(repo, 'build-a-1') as number;
+  await waitFor(() => running(orphan), 5_000);
+  assert.ok(running(orphan), 'the builder outlived its engine');
+  const again = await leapSlice(repo, [...ARGS(file, writeAgents(dir, slow(0))), '--sandbox', 'off']);
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stderr, new RegExp(`resuming after engine ${dead} died: ended [1-9]\\d* process(es)? of [^\\n]*build-a-1`));
+  assert.not.ok(running(orphan), 'the builder the killed engine left is gone');
+  assert.equal(extraWorktrees(repo), []);
 });
 
 kill.run();

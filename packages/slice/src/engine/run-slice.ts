@@ -106,6 +106,15 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const timeoutMs = options.timeoutMs ?? defaultTimeout(env);
 
   const lock = lockSlice(repoRoot, slice.id);
+  if (lock.deadEngine !== null) {
+    // The engine before this one died holding the slice (SIGKILL, a harness's group kill): its in-process
+    // supervisors died with it, not its leaves, which run in sessions of their own. They go before anything
+    // touches the worktrees they run in.
+    const { endOrphanLeaves, findOrphanLeaves } = await import('@leap/supervise');
+    const orphans = findOrphanLeaves(stateDir, lock.deadEngine);
+    const ended = await endOrphanLeaves(orphans);
+    if (orphans.length > 0) say(`resuming after engine ${lock.deadEngine} died: ended ${ended} process${ended === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`);
+  }
   const runner = (options.createRunner ?? createLocalRunner)({ repoRoot, paths, stateDir, env });
   const stop = { reason: null as string | null };
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,18 +1,20 @@
-// After a conductor was killed (SIGKILL ends its in-process supervisors, not their leaves, which run in
-// sessions of their own), end every leaf it left running before anything else touches the tree.
+// After a conductor or a slice engine was killed (SIGKILL ends its in-process supervisors, not their leaves,
+// which run in sessions of their own; a sandbox's init can outlive it too, when bwrap's parent dies before the
+// sandbox has asked to die with it), end every leaf it left running before anything else touches the tree.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseKeyValues, readFileIfExists } from '@leap/core';
-import { environHasKey, isGone, scanProcesses, sleep } from '@leap/supervise';
+import { sleep } from './long-timer.js';
+import { environHasKey, isGone, scanProcesses } from './proc-scan.js';
 
-/** A leaf whose supervisor was the dead conductor. */
+/** A leaf whose supervisor ran in the dead process. */
 export interface OrphanLeaf {
   name: string;
   leafPid: number | null;
   marker: string | null;
 }
 
-/** The leaves in `stateDir` whose NAME.pid names supervisor `deadPid` and that have no exit file. */
+/** The leaves in `stateDir` whose NAME.pid names supervisor `deadPid` and that have no exit file (the conductor's own pid file aside). */
 export function findOrphanLeaves(stateDir: string, deadPid: number): OrphanLeaf[] {
   let entries: string[];
   try {
