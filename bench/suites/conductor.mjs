@@ -1,6 +1,6 @@
 // The conductor (`leap tdd`): its status command's start-up (at most 1.3x `node -e 0`), the conductor's own
 // share of a run's wall time (everything but the leaves and the test runs: at most 5%), and the test-suite
-// runs per step, counted by a test command that records each of its runs.
+// runs per step, counted from the `suite` events (every suite run the toolchain makes, sandboxed, records one).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -36,9 +36,9 @@ function project(dir, steps) {
 //    staged, the clear through a copy of the index). Not in it: the ledger's journal and its fsyncs, the
 //    lookup of the repository a tick makes, the ignored entries linked into the red check's copy, the diff the
 //    refactor verifier is shown, the event log, the narration, the supervisor's pid and exit files.
-// 2. the test runs' wrappers: a test run is counted from inside its command (its first `date` to its last),
-//    so the `bash -c` around it, its two `date` processes and its exit are outside it; the same command with
-//    the suite replaced by `:` run as many times measures them.
+// 2. (none for the test runs: each is the `suite` event's duration_ms, timed by the toolchain around the
+//    sandboxed run it makes, so the sandbox's cost counts as the test run's, not the conductor's own share;
+//    a counting wrapper that wrote a log could not, since a sandboxed suite's /tmp is its own.)
 // 3. a conductor in Node starts one Node: `node -e 0` in the run's environment (on this machine
 //    NODE_EXTRA_CA_CERTS, read by every Node at start, is most of it).
 const FLOOR_SCRIPT = [
@@ -100,30 +100,6 @@ function floorMs(ctx, titles) {
   return ctx.median(runs);
 }
 
-// The counting test command around a suite: its runs are timed from its first `date` to its last.
-const countingCommand = (suite, log) => `s=$(date +%s%N); ${suite}; c=$?; echo "$s $(date +%s%N)" >> '${log}'; exit $c`;
-
-// What `count` runs of the counting command spend outside what they count, the suite being `:` (median of 5 sets).
-function wrapperMs(ctx, dir, count) {
-  const sets = [];
-  for (let i = 0; i < 5; i++) {
-    const log = join(dir, `wrapper-${i}.log`);
-    let outer = 0;
-    for (let n = 0; n < count; n++) {
-      const started = process.hrtime.bigint();
-      spawnSync('bash', ['-c', countingCommand(':', log)], { cwd: dir, stdio: 'ignore' });
-      outer += Number(process.hrtime.bigint() - started) / 1e6;
-    }
-    const inner = readFileSync(log, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => l.split(' ').map(Number))
-      .reduce((sum, [a, b]) => sum + (b - a) / 1e6, 0);
-    sets.push(outer - inner);
-  }
-  return ctx.median(sets);
-}
-
 // Node's own start in the run's environment: `node -e 0`, median of 11.
 function nodeStartMs(ctx, env) {
   const runs = [];
@@ -166,9 +142,7 @@ export default async function conductor(ctx) {
     }),
   );
   writeFileSync(join(agentsDir, 'plan.txt'), `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`);
-  // The counting test command: each run appends its start and end (ns) to a log, wherever it runs.
-  const runs = join(agentsDir, 'test-runs.log');
-  const testCmd = countingCommand('node --test test/ >/dev/null 2>&1', runs);
+  const testCmd = 'node --test test/ >/dev/null 2>&1';
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))), VERI_TIMEOUT: '120' };
   const started = process.hrtime.bigint();
   const run = spawnSync(
@@ -186,24 +160,21 @@ export default async function conductor(ctx) {
     .filter(Boolean)
     .map((l) => JSON.parse(l));
   const leavesMs = events.filter((e) => e.event === 'exit').reduce((sum, e) => sum + e.duration_ms, 0);
-  const testRuns = readFileSync(runs, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split(' ').map(Number));
-  const testsMs = testRuns.reduce((sum, [s, e]) => sum + (e - s) / 1e6, 0);
+  // Every suite run of the toolchain (the baseline, each phase's checks) is a `suite` event with its duration.
+  const testRuns = events.filter((e) => e.event === 'suite');
+  const testsMs = testRuns.reduce((sum, e) => sum + e.duration_ms, 0);
   const ownMs = wallMs - leavesMs - testsMs;
   const share = ownMs / wallMs;
   ctx.note(
-    `conductor: a 3-step run took ${wallMs.toFixed(0)} ms: leaves ${leavesMs.toFixed(0)} ms (${events.filter((e) => e.event === 'exit').length}), test runs ${testsMs.toFixed(0)} ms (${testRuns.length}), the conductor's own ${ownMs.toFixed(0)} ms`,
+    `conductor: a 3-step run took ${wallMs.toFixed(0)} ms: leaves ${leavesMs.toFixed(0)} ms (${events.filter((e) => e.event === 'exit').length}), test runs ${testsMs.toFixed(0)} ms (${testRuns.length} suite events, each sandboxed), the conductor's own ${ownMs.toFixed(0)} ms`,
   );
   const gitFloor = floorMs(ctx, titles);
-  const wrappers = wrapperMs(ctx, agentsDir, testRuns.length);
   const nodeStart = nodeStartMs(ctx, env);
-  const floor = gitFloor + wrappers + nodeStart;
+  const floor = gitFloor + nodeStart;
   const pct = (x) => `${((x / wallMs) * 100).toFixed(1)}%`;
   ctx.check("conductor's own share of a 3-step run (not leaves, not test runs)", (share * 100).toFixed(1), 'at most 5%', share <= 0.05, '%', { value: pct(floor), below: floor / wallMs > 0.05 });
   ctx.note(
-    `conductor: the floor of its own share, ${floor.toFixed(0)} ms, ${pct(floor)} of the run's wall (the conductor's own is ${(ownMs / floor).toFixed(1)}x that): a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step) ${gitFloor.toFixed(0)} ms (median of 5, ${pct(gitFloor)}); the ${testRuns.length} test runs' bash -c and date around what they count ${wrappers.toFixed(0)} ms (${pct(wrappers)}); one Node's start in the run's environment ${nodeStart.toFixed(0)} ms (${pct(nodeStart)})`,
+    `conductor: the floor of its own share, ${floor.toFixed(0)} ms, ${pct(floor)} of the run's wall (the conductor's own is ${(ownMs / floor).toFixed(1)}x that): a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step) ${gitFloor.toFixed(0)} ms (median of 5, ${pct(gitFloor)}); one Node's start in the run's environment ${nodeStart.toFixed(0)} ms (${pct(nodeStart)})`,
   );
   const perStep = (testRuns.length - 1) / titles.length;
   ctx.check(
