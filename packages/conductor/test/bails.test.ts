@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { BAIL_CLASSES } from '../src/bail-causes.js';
-import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, fixture, makeProject, pass, planFile, readEvents, scriptedAgents, stepMoves, subjects, writeRepoFile } from './helpers.js';
+import { IMPL1, REFACTORED1, TEST1, cleanEnv, fixture, makeProject, pass, planFile, readEvents, scriptedAgents, stepMoves, subjects, writeRepoFile, oneStepRun } from './helpers.js';
 
 // An agents file: `dev` is the claude plugin over fixtures/fake-claude.mjs (FAKE_CLAUDE says how it behaves, passed
 // into its sandbox by the entry's pass_env), `ver` always passes.
@@ -25,17 +25,7 @@ const bails = suite('runTdd: bails');
 bails.after.each(cleanupTempDirs);
 
 const TITLE = 'Lowercase and join with dashes';
-const base = (repo: string, agentsFile: string, more: Record<string, unknown> = {}) => ({
-  cwd: repo,
-  issue: 1,
-  testCmd: TEST_CMD,
-  planFile: planFile([TITLE]),
-  developer: 'dev',
-  verifier: 'ver',
-  agentsFile,
-  env: cleanEnv(),
-  ...more,
-});
+const base = oneStepRun;
 
 bails("the classes are the contract's", () => {
   assert.equal(

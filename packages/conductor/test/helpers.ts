@@ -181,3 +181,11 @@ export function repoFingerprint(repo: string): string {
   lines.push(git(repo, 'status', '--porcelain', '--ignored'));
   return lines.join('\n');
 }
+
+/**
+ * runTdd's options for a one-step run of `title` (the slug step most tests drive): the test command, a plan file,
+ * agents `dev` and `ver` from `agentsFile`, a clean environment; `more` on top.
+ */
+export function oneStepRun(repo: string, agentsFile: string, more: Record<string, unknown> = {}, title = 'Lowercase and join with dashes') {
+  return { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([title]), developer: 'dev', verifier: 'ver', agentsFile, env: cleanEnv(), ...more };
+}

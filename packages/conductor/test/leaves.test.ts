@@ -9,12 +9,10 @@ import {
   IMPL1,
   REFACTORED1,
   TEST1,
-  TEST_CMD,
   cleanEnv,
   commandAgents,
   makeProject,
   pass,
-  planFile,
   readEvents,
   receivedPrompt,
   redTest,
@@ -23,23 +21,14 @@ import {
   stepMoves,
   subjects,
   type StepEdits,
+  oneStepRun,
 } from './helpers.js';
 
 const leaves = suite('runTdd: leaves');
 leaves.after.each(cleanupTempDirs);
 
 const TITLE = 'Lowercase and join with dashes';
-const options = (repo: string, file: string, more: Record<string, unknown> = {}) => ({
-  cwd: repo,
-  issue: 1,
-  testCmd: TEST_CMD,
-  planFile: planFile([TITLE]),
-  developer: 'dev',
-  verifier: 'ver',
-  agentsFile: file,
-  env: cleanEnv(),
-  ...more,
-});
+const options = oneStepRun;
 
 leaves('the planner turns the criteria into the ledger; what it edits is kept aside, not committed', async () => {
   const repo = makeProject();

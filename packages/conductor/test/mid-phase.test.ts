@@ -7,23 +7,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
-import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, fixture, makeProject, pass, planFile, reject, scriptedAgents, stepMoves } from './helpers.js';
+import { IMPL1, REFACTORED1, TEST1, cleanEnv, fixture, makeProject, pass, reject, scriptedAgents, stepMoves, oneStepRun } from './helpers.js';
 
 const midPhase = suite('runTdd: an end mid-phase keeps what the phase gathered');
 midPhase.after.each(cleanupTempDirs);
 
-const TITLE = 'Lowercase and join with dashes';
-const options = (repo: string, agentsFile: string, more: Record<string, unknown> = {}) => ({
-  cwd: repo,
-  issue: 1,
-  testCmd: TEST_CMD,
-  planFile: planFile([TITLE]),
-  developer: 'dev',
-  verifier: 'ver',
-  agentsFile,
-  env: cleanEnv(),
-  ...more,
-});
+const options = oneStepRun;
 const said = (result: { verdicts: { phase: string; verdict: string; reason: string }[] }) => result.verdicts.map((v) => `${v.phase} ${v.verdict}: ${v.reason}`);
 
 midPhase('a revision-budget bail at green keeps the red verdict and both green verdicts, and every leaf', async () => {
