@@ -14,6 +14,12 @@ import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
+// Minified, names kept: the bundles' total size must not grow with the code (issue 20's budget; bench/RESULTS.md
+// has the figure), and whitespace and long local names are most of it. keepNames keeps every function's and
+// class's `name` (LeapError's `name` is its class's, and stack traces name functions); the linked source maps
+// lead back to the TypeScript (`node --enable-source-maps`).
+const MINIFY = { minify: true, keepNames: true };
+
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const bins = Object.values(pkg.bin ?? {});
 const scratch = 'dist/.bin-esm';
@@ -37,6 +43,7 @@ for (const out of bins) {
     format: 'esm',
     sourcemap: 'linked',
     sourcesContent: false,
+    ...MINIFY,
     conditions: ['leap-source'],
     banner: { js: '#!/usr/bin/env node' },
     plugins: [
@@ -66,7 +73,12 @@ for (const file of files) {
     // ES-module-only dependency loaded this way relies on require(esm), which Node >= 20.19 (engines) has.
     supported: { 'dynamic-import': false },
     define: usesMeta ? { 'import.meta.url': '__leapFileUrl' } : {},
-    banner: usesMeta ? { js: 'const __leapFileUrl = require("node:url").pathToFileURL(__filename).href;' } : {},
+    // The directive first: behind the banner, esbuild's own "use strict" would be a plain string and the
+    // module sloppy, unlike the ES modules it comes from.
+    banner: usesMeta ? { js: '"use strict";const __leapFileUrl = require("node:url").pathToFileURL(__filename).href;' } : {},
+    // Pass 1 minified and kept every name with __name(); the CommonJS wrapping added here is minified too
+    // (renaming again is safe: the names kept are set explicitly, and keepNames here would set them twice).
+    minify: MINIFY.minify,
     sourcemap: 'linked',
     sourcesContent: false,
     logLevel: 'warning',
