@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
 import { ball, contentProof, engineEnv, extraWorktrees, fixtures, launches, leapSlice, readLeap, setupRepo, writeAgents, writeSlice } from './engine-helpers.js';
@@ -137,17 +137,55 @@ function running(pid: number): boolean {
   }
 }
 
-kill('a leaf the SIGKILLed engine left running is ended by the next run before it touches the worktrees', async () => {
+/** The engine's lifeline (`sh -c ... leap-lifeline NODE leap-stop orphans PID`), see @leap/supervise's lifeline.ts. */
+function lifelineOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes('leap-lifeline') && argv.includes(String(pid))) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+kill('a leaf the SIGKILLed engine left running is ended at once by its lifeline, and the next run resumes', async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = trio(dir);
   // Outside a sandbox, in a session of its own, a builder outlives its engine's SIGKILL (so can a sandbox's init,
-  // when bwrap's parent dies before the sandbox has asked to die with it).
+  // when bwrap's parent dies before the sandbox has asked to die with it): the engine's lifeline ends it.
   const engine = startEngine(repo, [...ARGS(file, writeAgents(dir, slow(60_000))), '--sandbox', 'off']);
-  const dead = engine.pid;
   assert.is(await killWhen(repo, engine, () => leafPid(repo, 'build-a-1') !== null), true, 'killed while building');
   const orphan = leafPid(repo, 'build-a-1') as number;
+  await waitFor(() => !running(orphan), 15_000).catch(() => {});
+  assert.not.ok(running(orphan), 'the builder the killed engine left is ended by its lifeline, with no run after it');
+  const again = await leapSlice(repo, [...ARGS(file, writeAgents(dir, slow(0))), '--sandbox', 'off']);
+  assert.is(again.code, 0, again.stderr);
+  assert.equal(extraWorktrees(repo), []);
+});
+
+kill('with its lifeline killed too, a leaf the SIGKILLed engine left running is ended by the next run before it touches the worktrees', async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = trio(dir);
+  const engine = startEngine(repo, [...ARGS(file, writeAgents(dir, slow(60_000))), '--sandbox', 'off']);
+  const dead = engine.pid as number;
+  assert.is(
+    await killWhen(repo, engine, () => {
+      if (leafPid(repo, 'build-a-1') === null) return false;
+      // As a kill of everything the user runs would: the lifeline first, then the engine.
+      const lines = lifelineOf(dead);
+      for (const pid of lines) process.kill(-pid, 'SIGKILL');
+      return lines.length > 0;
+    }),
+    true,
+    'killed while building, its lifeline first',
+  );
+  const orphan = leafPid(repo, 'build-a-1') as number;
   await waitFor(() => running(orphan), 5_000);
-  assert.ok(running(orphan), 'the builder outlived its engine');
+  assert.ok(running(orphan), 'the builder outlived its engine and its lifeline');
   const again = await leapSlice(repo, [...ARGS(file, writeAgents(dir, slow(0))), '--sandbox', 'off']);
   assert.is(again.code, 0, again.stderr);
   assert.match(again.stderr, new RegExp(`resuming after engine ${dead} died: ended [1-9]\\d* process(es)? of [^\\n]*build-a-1`));

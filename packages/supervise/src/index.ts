@@ -18,7 +18,7 @@ export type { KillOutcome, KillOptions, Leader } from './kill-tree.js';
 export { scanProcesses, recentProcesses, readProc, environHasKey, isDeadState, isGone, parseStatFields } from './proc-scan.js';
 export type { ProcInfo } from './proc-scan.js';
 export { nowMs, setLongTimeout, sleep } from './long-timer.js';
-export { endOrphanLeaves, findOrphanLeaves, type OrphanLeaf } from './orphans.js';
+export { endOrphanLeaves, findOrphanLeaves, sweepOrphansOf, type OrphanLeaf, type OrphanSweep } from './orphans.js';
 export { watchDir } from './dir-watch.js';
 export type { DirWatch } from './dir-watch.js';
 export { buildLeafEnv } from './leaf-env.js';

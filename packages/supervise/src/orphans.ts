@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseKeyValues, readFileIfExists } from '@leap/core';
 import { sleep } from './long-timer.js';
-import { environHasKey, isGone, scanProcesses } from './proc-scan.js';
+import { environHasKey, isGone, readProc, scanProcesses } from './proc-scan.js';
 
 /** A leaf whose supervisor ran in the dead process. */
 export interface OrphanLeaf {
@@ -57,4 +57,21 @@ export async function endOrphanLeaves(orphans: readonly OrphanLeaf[], capMs = 50
     }
     await sleep(20);
   }
+}
+
+/** What `leap-stop orphans` did: the leaves found in each folder and the processes ended. */
+export interface OrphanSweep {
+  leaves: string[];
+  killed: number;
+}
+
+/**
+ * End the leaves that supervisor `deadPid` left in `stateDirs` (the lifeline's sweep, and `leap-stop orphans`).
+ * Refuses (null) while `deadPid` lives: its leaves are its own.
+ */
+export async function sweepOrphansOf(deadPid: number, stateDirs: readonly string[]): Promise<OrphanSweep | null> {
+  const holder = readProc(deadPid);
+  if (holder !== null && !isGone(holder)) return null;
+  const orphans = stateDirs.flatMap((dir) => findOrphanLeaves(dir, deadPid));
+  return { leaves: orphans.map((o) => o.name), killed: await endOrphanLeaves(orphans) };
 }

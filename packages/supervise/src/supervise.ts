@@ -28,6 +28,7 @@ import { formatPidRecord, newRunId, removeStale, replaceFile, type PidRecord } f
 import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } from './record-end.js';
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
 import { buildLeafEnv } from './leaf-env.js';
+import { armLifeline } from './lifeline.js';
 import { spawnLeaf } from './spawn-leaf.js';
 import { openInput, openOutput, openStatus, readStatus } from './leaf-io.js';
 import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
@@ -66,6 +67,12 @@ export interface SuperviseOptions {
    * refused) is recorded as failed-start, code 2, with the cause in `error`.
    */
   sandbox?: SandboxSpec | null;
+  /**
+   * End the leaf when this process dies, however it dies (default: on). A supervisor inside another program shares
+   * its death: a SIGKILL leaves the leaf running, in a session of its own, and a sandbox's init can outlive it too.
+   * The lifeline (lifeline.ts) sweeps them. leap-supervise, a process of one leaf, sets it off.
+   */
+  lifeline?: boolean;
 }
 
 /** What the leaf reads and where it writes; each one left out is the supervisor's own. */
@@ -112,9 +119,11 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     throw error;
   }
   const supervision = new Supervision(name, paths, options, env, cwd, lock.token, run, bwrap);
+  const release = options.lifeline === false ? null : armLifeline(paths.dir);
   try {
     return await supervision.start(readyFd);
   } finally {
+    release?.();
     // NAME.exit and the exit event are written: NAME.pid goes, so the next run of NAME (in this process too) can start.
     try {
       lock.release();

@@ -1,22 +1,32 @@
-// leap-stop [check | request MODE | clear]: stop requests (CONTRACT section 4).
-import { UsageError, parseCli, runCli, writeFd } from '@leap/core';
+// leap-stop [check | request MODE | clear | orphans PID]: stop requests (CONTRACT section 4), and the leaves of a
+// supervisor that died.
+import { UsageError, parseCli, resolveStateDir, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE, STOP_NONE, STOP_PENDING, STOP_UNREADABLE } from '../exit-codes.js';
+import { sweepOrphansOf } from '../orphans.js';
 import { checkStop, clearStopLogged, requestStopLogged } from '../stop.js';
 import { asUsage } from '../usage.js';
 
 const USAGE = `Usage: leap-stop [--json] [check]
        leap-stop [--json] request MODE      MODE: at-ledger, at-leaf or now
        leap-stop [--json] clear
+       leap-stop [--json] orphans PID [DIR...]
 
 check (the default) asks whether a stop is pending in <state>/stop and prints its mode.
 request writes the request, clear removes it; both append a "stop" event.
---json prints {"pending", "mode", "error"} (check) or {"action", "mode"} on stdout.
+orphans ends every leaf that supervisor PID (a conductor, a slice engine, a worker killed with
+SIGKILL) left running: each DIR's (default: the state folder) NAME.pid that names PID and has no
+NAME.exit; every process of the leaf's session or carrying its marker is killed. A conductor or
+engine that dies runs it by itself (its lifeline); the next run's resume does it too.
+--lines TEXT adds folders, one JSON string a line (as the lifeline hands them).
+--json prints {"pending", "mode", "error"} (check), {"action", "mode"}, or
+{"action": "orphans", "leaves", "killed"} on stdout.
 
 Exit codes:
   check:  3 no stop pending; 0 a stop is pending (the mode is printed);
           2 the stop file exists but is unreadable or holds anything else
   request, clear: 0
-  125     usage error (unknown action, bad MODE, bad VERI_ISSUE)
+  orphans: 0 (its leaves ended, or none was left); 1 refused: PID is alive
+  125     usage error (unknown action, bad MODE, bad PID or --lines, bad VERI_ISSUE)
 `;
 
 void runCli(
@@ -27,6 +37,7 @@ void runCli(
       {
         help: { type: 'boolean', short: 'h' },
         json: { type: 'boolean' },
+        lines: { type: 'string' },
       },
       USAGE,
       { exitCode: EXIT_USAGE },
@@ -37,9 +48,10 @@ void runCli(
     }
     const json = values.json === true;
     const [action = 'check', ...rest] = positionals;
+    if (action === 'orphans') return orphans(rest, values.lines, json);
     const arity = action === 'request' ? 1 : 0;
     if (!['check', 'request', 'clear'].includes(action) || rest.length !== arity) {
-      throw new UsageError(`Expected check, request MODE or clear, got ${JSON.stringify(positionals)}\n${USAGE}`, { exitCode: EXIT_USAGE });
+      throw new UsageError(`Expected check, request MODE, clear or orphans PID, got ${JSON.stringify(positionals)}\n${USAGE}`, { exitCode: EXIT_USAGE });
     }
     if (action === 'request') {
       const mode = asUsage(() => requestStopLogged(rest[0] as string));
@@ -66,3 +78,36 @@ void runCli(
   },
   { internalExitCode: EXIT_USAGE, exitWhenDone: true },
 );
+
+async function orphans(args: string[], lines: string | undefined, json: boolean): Promise<number> {
+  const [pidText, ...dirs] = args;
+  const pid = Number(pidText);
+  if (pidText === undefined || !/^[1-9][0-9]*$/.test(pidText) || !Number.isSafeInteger(pid)) {
+    throw new UsageError(`orphans: expected the dead supervisor's PID, got ${JSON.stringify(pidText ?? '')}\n${USAGE}`, { exitCode: EXIT_USAGE });
+  }
+  for (const [i, line] of (lines ?? '').split('\n').entries()) {
+    if (line.trim() === '') continue;
+    let dir: unknown;
+    try {
+      dir = JSON.parse(line);
+    } catch {
+      dir = null;
+    }
+    if (typeof dir !== 'string' || dir === '') throw new UsageError(`orphans: --lines line ${i + 1} is not a JSON string naming a folder: ${line}`, { exitCode: EXIT_USAGE });
+    dirs.push(dir);
+  }
+  if (dirs.length === 0) dirs.push(asUsage(() => resolveStateDir(process.env, process.cwd())));
+  const sweep = await sweepOrphansOf(pid, dirs);
+  if (sweep === null) {
+    if (json) writeFd(1, `${JSON.stringify({ action: 'orphans', refused: 'alive', leaves: [], killed: 0 })}\n`);
+    writeFd(2, `leap-stop: supervisor ${pid} is alive: its leaves are its own (nothing ended)\n`);
+    return 1;
+  }
+  writeFd(
+    1,
+    json
+      ? `${JSON.stringify({ action: 'orphans', leaves: sweep.leaves, killed: sweep.killed })}\n`
+      : `ended ${sweep.killed} processes of ${sweep.leaves.length} leaves left by ${pid}${sweep.leaves.length > 0 ? `: ${sweep.leaves.join(', ')}` : ''}\n`,
+  );
+  return 0;
+}

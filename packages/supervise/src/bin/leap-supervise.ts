@@ -126,7 +126,7 @@ void runCli(
       // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
       if (lines.length > 0) writeFd(2, lines.join(''));
     };
-    const result = await supervise({ name, command, args, handleSignals: true, readyFd: ready, sandbox, beforeRecord: (r) => say(r, true) });
+    const result = await supervise({ name, command, args, handleSignals: true, lifeline: false, readyFd: ready, sandbox, beforeRecord: (r) => say(r, true) });
     say(result, false);
     return result.code;
   },
