@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
+import { cleanupTempDirs, git, lifelineOf, waitFor } from '@leap/test-utils';
 import { ball, contentProof, engineEnv, extraWorktrees, fixtures, launches, leapSlice, readLeap, setupRepo, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'README.md': '# repo\n' };
@@ -135,21 +135,6 @@ function running(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** The engine's lifeline (`sh -c ... leap-lifeline NODE leap-stop orphans PID`), see @leap/supervise's lifeline.ts. */
-function lifelineOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv.includes('leap-lifeline') && argv.includes(String(pid))) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
 }
 
 kill('a leaf the SIGKILLed engine left running is ended at once by its lifeline, and the next run resumes', async () => {

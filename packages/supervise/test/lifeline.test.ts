@@ -3,32 +3,19 @@
 // bwrap's sandbox survived when the kill came in the few milliseconds before it asked to die with its parent
 // (4 of 30 kills here, 2026-12-05). The lifeline ends both, at once, without waiting for a next run.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { waitFor } from '@leap/test-utils';
+import { lifelineOf, processesWhoseArgv, waitFor } from '@leap/test-utils';
 import { STOP, bin, makeScene } from './helpers.js';
 
 const LIBRARY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
-/** Processes whose command line holds `word` (the probe's own argv[0], set with `exec -a`). */
-function probes(word: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (/\) [ZX] /.test(stat)) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')[0] === word) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
+/** Processes whose argv[0] is `word` (the probe's own, set with `exec -a`). */
+const probes = (word: string): number[] => processesWhoseArgv((argv) => argv[0] === word);
 
 /** A program that supervises one leaf in process, as the engine does, and says when the leaf's pid file exists. */
 function hostProgram(dir: string): string {
@@ -98,28 +85,13 @@ test('a program that ends normally leaves no lifeline behind and runs no sweep',
     const [pid, status] = out.trim().split(' ');
     assert.is(status, 'exited');
     // The lifeline is `sh -c ... leap-lifeline NODE leap-stop orphans PID`: nothing of it may outlive the program.
-    await waitFor(() => probesOfLifeline(pid as string).length === 0, 3000).catch(() => {});
-    assert.equal(probesOfLifeline(pid as string), [], 'the lifeline of a program that ended normally is gone');
+    await waitFor(() => lifelineOf(Number(pid)).length === 0, 3000).catch(() => {});
+    assert.equal(lifelineOf(Number(pid)), [], 'the lifeline of a program that ended normally is gone');
   } finally {
     rmSync(root, { recursive: true, force: true });
     rmSync(repo, { recursive: true, force: true });
   }
 });
-
-function probesOfLifeline(pid: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv.includes('leap-lifeline') && argv.includes(pid)) found.push(Number(entry));
-      if (argv.includes('orphans') && argv.includes(pid)) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
 
 test('leap-stop orphans refuses a living supervisor, checks its arguments, and says what it ended', async () => {
   const scene = makeScene();

@@ -1,6 +1,6 @@
 // Test helpers shared by every package: temp folders, temp git repos, bins, hostile titles.
 import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,25 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The live processes (not zombies) whose argument vector `match` accepts, read from /proc/PID/cmdline. */
+export function processesWhoseArgv(match: (argv: string[]) => boolean): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (match(readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')) && isAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** The lifeline of process `pid` (@leap/supervise's lifeline.ts: `sh -c ... leap-lifeline NODE leap-stop orphans PID`), and the sweep it runs. */
+export function lifelineOf(pid: number): number[] {
+  return processesWhoseArgv((argv) => (argv.includes('leap-lifeline') || argv.includes('orphans')) && argv.includes(String(pid)));
 }
 
 /**
