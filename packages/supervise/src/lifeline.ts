@@ -51,7 +51,9 @@ export function armLifeline(stateDir: string): () => void {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     child.on('error', () => {
+      // No lifeline after all: the next leaf tries again, and hands the new one every folder, not only its own.
       line = null;
+      armed.clear();
     });
     child.unref();
     (child.stdin as Writable & { unref?: () => void }).unref?.();
