@@ -18,6 +18,7 @@ export { globToRegExp, isTestFile, matchGlobs, testFilePredicate } from './test-
 export { hasInlineTests, rustTestItems, splitTestItems } from './test-items.js';
 export { checkGroundTruth } from './ground-truth.js';
 export { runSuite } from './run-suite.js';
+export type { SuiteOptions } from './run-suite.js';
 export type { GroundTruth, GroundTruthOptions } from './ground-truth.js';
 export { UNSHARED_BUILD_CACHES, topLevelName, withScratchTree } from './scratch-tree.js';
 export { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, withVendorFamily, type ListedRole } from './agents.js';

@@ -10,16 +10,21 @@ import { suiteSandbox } from './leaf-sandbox.js';
 import type { Phase } from './phase.js';
 import { topLevelName } from './scratch-tree.js';
 
+/** What a suite run needs: the command, its environment (and limits), where its output and its event go. */
+export type SuiteOptions = Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> &
+  Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & {
+    phase?: Phase | 'baseline';
+    /** Why ground truth runs it beyond its own check (CONTRACT section 9): written into the suite event. */
+    purpose?: 'canary' | 'rerun';
+  };
+
 /**
  * Run the test command with bash in `cwd`; its output goes to our stderr, or is appended to `suiteLog`.
  * Resolves to its exit code (a signal is 128+N). With `stateDir`, the run is recorded as a `suite` event
  * (CONTRACT section 13): the tree it ran on, the command, the exit code, the time, the phase (a conductor's
  * run before any change is `baseline`).
  */
-export function runSuite(
-  options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & { phase?: Phase | 'baseline' },
-  cwd: string,
-): Promise<number> {
+export function runSuite(options: SuiteOptions, cwd: string): Promise<number> {
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
   const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
   if (out === 2) writeFd(2, line);
@@ -46,7 +51,14 @@ export function runSuite(
     .then((code) => {
       if (options.stateDir !== undefined) {
         const context = readEventContext(options.stateDir, options.env);
-        appendEvent(statePaths(options.stateDir).events, createEvent('suite', { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null }, context));
+        appendEvent(
+          statePaths(options.stateDir).events,
+          createEvent(
+            'suite',
+            { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null, ...(options.purpose === undefined ? {} : { purpose: options.purpose }) },
+            context,
+          ),
+        );
       }
       return code;
     })
