@@ -33,7 +33,7 @@ bails("the classes are the contract's", () => {
       .filter(([, c]) => c === 'process')
       .map(([k]) => k)
       .sort(),
-    ['baseline-red', 'commit-refused', 'cost-budget', 'dirty-tree', 'needs-user', 'revision-budget'],
+    ['baseline-red', 'commit-refused', 'cost-budget', 'dirty-tree', 'needs-user', 'revision-budget', 'suite-limit'],
   );
   assert.equal(
     Object.entries(BAIL_CLASSES)
