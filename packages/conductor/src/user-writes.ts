@@ -5,6 +5,7 @@
 // leaf began, or after it ended, is not the leaf's. The README says what this cannot see.
 import { type Dirent, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readProcBytes } from '@leap/core';
 import type { RunContext } from './conductor.js';
 
 /** When a leaf ran, and the spans inside it in which none of its processes ran (ms since the epoch). */
@@ -160,11 +161,7 @@ function list(dir: string): string[] {
 }
 
 function read(file: string): string | null {
-  try {
-    return readFileSync(file, 'latin1');
-  } catch {
-    return null;
-  }
+  return readProcBytes(file)?.toString('latin1') ?? null;
 }
 
 /** The leaf whose work a phase's collect stages: its name, the tree it began from, what it did when. */
