@@ -17,7 +17,7 @@ export interface LeafActivity {
 }
 
 // How often the leaf's threads are looked at, and how often a quiet span that grows is written down.
-const TICK_MS = 50;
+const TICK_MS = 100;
 const WRITE_MS = 250;
 // An inode change time lags the clock by up to one kernel tick (the coarse clock): the slack a span is narrowed by.
 const SLACK_MS = 20;
