@@ -2,8 +2,8 @@
 // leaf, and that the leaf did not write, is never committed silently and never lost: it is left out of the phase's
 // commit, kept in the work tree as it is, and said in the narration and a `mark` event. The leaves here wait on a
 // fifo (blocked in open, on no CPU) while the test writes, and the test waits on the leaf's activity file.
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, closeSync, constants, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir, suite, waitFor } from '@leap/test-utils';
@@ -49,20 +49,23 @@ async function writeWhileIdle(activity: string, write: () => void): Promise<void
 users('watchLeafActivity and notTheLeafs: a write while the child is blocked is not its own, its own write is', async () => {
   const dir = makeTempDir();
   const fifo = join(dir, 'go');
-  spawn('mkfifo', [fifo]).on('exit', () => {});
-  await waitFor(() => existsSync(fifo));
+  execFileSync('mkfifo', [fifo]);
   writeFileSync(join(dir, 'gone.txt'), 'the child removes nothing; the user does\n');
   const file = join(dir, 'leaf.activity');
   const watch = watchLeafActivity(file);
   const child = spawn('bash', ['-c', 'touch "$1/waiting"; read -r _ < "$1/go"; echo mine > "$1/child.txt"', 'leaf', dir], { stdio: 'ignore' });
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  await waitFor(() => existsSync(join(dir, 'waiting')));
-  await writeWhileIdle(file, () => {
-    writeFileSync(join(dir, 'user.txt'), 'the user wrote this\n');
-    rmSync(join(dir, 'gone.txt'), { force: true });
-  });
-  writeFileSync(fifo, 'go\n');
-  await exited;
+  try {
+    await waitFor(() => existsSync(join(dir, 'waiting')));
+    await writeWhileIdle(file, () => {
+      writeFileSync(join(dir, 'user.txt'), 'the user wrote this\n');
+      rmSync(join(dir, 'gone.txt'), { force: true });
+    });
+    release(fifo);
+    await exited;
+  } finally {
+    child.kill('SIGKILL');
+  }
   const activity = watch.stop();
   const changed = [
     { path: 'user.txt', deleted: false },
@@ -78,6 +81,17 @@ users('watchLeafActivity and notTheLeafs: a write while the child is blocked is 
   // A write after the leaf is not its own; it also dates the folder, so the deletion now counts as not the child's.
   assert.equal(notTheLeafs(dir, [{ path: 'later.txt', deleted: false }, ...changed], activity), ['later.txt', 'user.txt', 'gone.txt']);
 });
+
+/** Let a leaf blocked on opening `fifo` go on (a writer that finds no reader changes nothing). */
+function release(fifo: string): void {
+  try {
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(fd, 'go\n');
+    closeSync(fd);
+  } catch {
+    // No reader: the leaf is not waiting.
+  }
+}
 
 /** Agents: `dev` writes the step's test, then (green) waits on DIR/go before its implementation; `ver` passes. */
 function waitingAgents(): { file: string; dir: string } {
@@ -116,17 +130,20 @@ users('a tracked change and an untracked file written mid-leaf are left out of t
   git(repo, 'add', 'README.md');
   git(repo, 'commit', '-qm', 'readme');
   const agents = waitingAgents();
-  await new Promise((resolve) => spawn('mkfifo', [join(agents.dir, 'go')]).on('exit', resolve));
+  execFileSync('mkfifo', [join(agents.dir, 'go')]);
   const lines: string[] = [];
   const running = runTdd(oneStepRun(repo, agents.file, { progress: (l: string) => lines.push(l) }));
-  await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf waits');
   const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
   const notes = 'notes the user keeps beside the code\n';
-  await writeWhileIdle(join(repo, '.tdd', 'develop-green.activity'), () => {
-    writeFileSync(join(repo, 'README.md'), readme);
-    writeFileSync(join(repo, 'notes.txt'), notes);
-  });
-  writeFileSync(join(agents.dir, 'go'), 'go\n');
+  try {
+    await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf waits');
+    await writeWhileIdle(join(repo, '.tdd', 'develop-green.activity'), () => {
+      writeFileSync(join(repo, 'README.md'), readme);
+      writeFileSync(join(repo, 'notes.txt'), notes);
+    });
+  } finally {
+    release(join(agents.dir, 'go'));
+  }
   const result = await running;
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', 'red: Lowercase and join with dashes', 'green: Lowercase and join with dashes', 'refactor: Lowercase and join with dashes']);
