@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LeapError, findExecutable } from '@leap/core';
+import { HOME_CACHES } from './sandbox-layer.js';
 import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
 
 /** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
@@ -228,10 +229,13 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
   const cwd = spec.cwd === undefined ? tree : (hostView.realpath(spec.cwd) ?? resolve(spec.cwd));
   const resolvedCommand = findExecutable(command, env.PATH, cwd) ?? command;
   const commandReal = hostView.realpath(resolvedCommand) ?? resolvedCommand;
-  for (const p of spec.agentPaths ?? []) {
-    // The leaf's own agent folder, read-write inside: made now if the CLI never ran (it cannot make it in a read-only home).
+  for (const p of [...(spec.agentPaths ?? []), ...(homeReal === undefined ? [] : HOME_CACHES)]) {
+    // The leaf's own agent folder and ~/.cache, read-write or a layer inside: made now if absent (a read-only home
+    // cannot make them). A place the host refuses to make stays absent.
     const full = homeReal !== undefined && !isAbsolute(p) ? join(homeReal, p) : resolve(p);
-    if (hostView.kind(full) === null && !basename(full).slice(1).includes('.')) mkdirSync(full, { recursive: true, mode: 0o700 });
+    try {
+      if (hostView.kind(full) === null && !basename(full).slice(1).includes('.')) mkdirSync(full, { recursive: true, mode: 0o700 });
+    } catch {}
   }
   let copy: string | null = null;
   const cleanup = (): void => {
