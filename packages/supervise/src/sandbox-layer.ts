@@ -2,7 +2,7 @@
 // path holding the folder itself read-only (LAYER_BASE) and a symlink into it for each entry. A tool sees every
 // entry, cannot change one, and makes new ones (vite's node_modules/.vite-temp) in the tmpfs. Symlinks, not
 // binds: bwrap reads its mount table again for every bind, so 300 binds cost 85 ms where 300 links cost 2.
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { FsView, MountOp } from './sandbox-plan.js';
 
 /** Where a layer holds the folder it lies over, read-only: `node_modules/.leap-ro`. */
@@ -45,11 +45,12 @@ export function layerEntries(over: string, view: FsView, skip: readonly string[]
 
 /** The mounts of a layer at `dir` over the host's `over` (the same path, or another: a reader's copy). */
 export function layerOps(dir: string, over: string, view: FsView, skip: readonly string[], ops: MountOp[]): void {
-  const base = join(dir, LAYER_BASE);
-  ops.push({ op: 'tmpfs', dest: dir }, { op: 'ro-bind', src: over, dest: base });
+  ops.push({ op: 'tmpfs', dest: dir }, { op: 'ro-bind', src: over, dest: join(dir, LAYER_BASE) });
   for (const entry of layerEntries(over, view, skip)) {
-    const dest = join(dir, entry.path);
+    // Strings, not path.relative: it costs 15 µs an entry, half of a 300-entry plan.
+    const dest = `${dir}/${entry.path}`;
+    const up = entry.path.includes('/') ? '../' : '';
     if (entry.kind === 'dir') ops.push({ op: 'dir', dest });
-    else ops.push({ op: 'symlink', target: entry.target ?? relative(dirname(dest), join(base, entry.path)), dest });
+    else ops.push({ op: 'symlink', target: entry.target ?? `${up}${LAYER_BASE}/${entry.path}`, dest });
   }
 }
