@@ -2,37 +2,20 @@
 // vitest.config.ts and jest 30 (installed once from npm into a cache outside the repository), pytest in a virtual
 // environment, Go and cargo. Each is a git repository whose suite passes, and can take a red commit.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { git } from '@leap/test-utils';
+import { TEST_CACHE, git, npmInstalled } from '@leap/test-utils';
 
 export type Runner = 'vitest' | 'jest' | 'pytest' | 'go' | 'cargo';
 export const RUNNERS: readonly Runner[] = ['vitest', 'jest', 'pytest', 'go', 'cargo'];
 
 const NPM = ['vitest@3.2.7', 'jest@30.5.2'];
-const CACHE = process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test');
 
 /** The node_modules holding vitest and jest, installed from npm the first time (later runs reuse it). */
 function npmModules(): string {
-  const dir = join(CACHE, 'sandbox-runners', NPM.join('+'));
-  if (existsSync(join(dir, 'node_modules', '.bin', 'vitest')) && existsSync(join(dir, 'node_modules', '.bin', 'jest'))) return join(dir, 'node_modules');
-  mkdirSync(dirname(dir), { recursive: true });
-  // Installed beside its place and renamed into it, so a killed install never leaves a half folder that looks whole.
-  const staging = mkdtempSync(`${dir}.installing-`);
-  try {
-    writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...NPM], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 600_000,
-      killSignal: 'SIGKILL',
-    });
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(staging, dir);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return join(dir, 'node_modules');
+  const whole = (modules: string): boolean => ['vitest', 'jest'].every((bin) => existsSync(join(modules, '.bin', bin)));
+  return npmInstalled(join(TEST_CACHE, 'sandbox-runners', NPM.join('+')), NPM, whole);
 }
 
 /** rustup's places when cargo is rustup's: a test's home of its own would hide them. */
