@@ -45,7 +45,7 @@ export {
   DEFAULT_LINK_READ_ONLY,
 } from './sandbox-plan.js';
 export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } from './sandbox-plan.js';
-export { DEPENDENCY_CACHES, HOME_CACHES, LAYER_BASE, layerEntries } from './sandbox-layer.js';
+export { layerEntries } from './sandbox-layer.js';
 export {
   checkSandbox,
   findBwrap,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FsView, MountOp } from './sandbox-plan.js';
 
 /** Where a layer holds the folder it lies over, read-only: `node_modules/.leap-ro`. */
-export const LAYER_BASE = '.leap-ro';
+const LAYER_BASE = '.leap-ro';
 
 /** Entries of a dependency folder that tools write into (bundled configs, caches): left out of its layer, made afresh. */
 export const DEPENDENCY_CACHES: readonly string[] = ['.cache', '.vite', '.vite-temp', '.vitest'];

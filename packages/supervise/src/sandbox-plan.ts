@@ -315,6 +315,12 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
     { op: 'tmpfs', dest: '/var/tmp' },
   ];
   const outsideHome = (p: string): boolean => home === null || !inside(p, home);
+  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one, and only it
+  // (first: a declared path holding it decides its mode).
+  for (const p of spec.keepReadable ?? []) {
+    const r = resolve(p);
+    if (PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree) && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
+  }
   // Declared paths outside home, the leaf's own agent folder outside home (CODEX_HOME=/srv/codex) read-write:
   // before home and the tree (a path holding either leaves it as its rules say), outer ones first.
   const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
@@ -363,11 +369,6 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
       if (kind === 'dir') ops.push({ op: 'tmpfs', dest: target }, { op: 'remount-ro', dest: target });
       else if (kind === 'file') ops.push({ op: 'ro-bind', src: '/dev/null', dest: target });
     }
-  }
-  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one, and only it.
-  for (const p of spec.keepReadable ?? []) {
-    const r = resolve(p);
-    if (PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree) && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
   }
   // The tree: the writer's own, or the reader's copy at the tree's path, each dependency folder a layer over the
   // original (the original `.git` goes on top, read-only, below).

@@ -354,6 +354,12 @@ test("plan: a file the command line names in the host's /tmp is bound alone into
   );
 });
 
+test("plan: a file the command line names inside a declared path in /tmp keeps that path's mode (an agent's log it appends to)", () => {
+  const fs = view([...repoFs, '/tmp/agents/dev.log']);
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', write: ['/tmp/agents'], keepReadable: ['/tmp/agents/dev.log'] }, fs);
+  assert.equal(decides(ops, '/tmp/agents/dev.log'), { op: 'bind', src: '/tmp/agents', dest: '/tmp/agents' });
+});
+
 test('plan: a home in /tmp is bound read-only of its own, since /tmp is private', () => {
   const ops = planMounts({ role: 'writer', tree: '/w/repo', home: '/tmp/h' }, view([...repoFs, '/tmp/h/.profile']));
   assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/tmp/h') > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/tmp'));
