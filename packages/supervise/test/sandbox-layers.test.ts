@@ -65,19 +65,25 @@ function fakeHome(home: string): void {
   writeFileSync(join(home, '.bashrc'), 'export A=1\n');
 }
 
-/** Run the tool in `repo` as `role`; what it saw. */
-async function runTool(repo: string, home: string, role: SandboxSpec['role'], spec: Partial<SandboxSpec> = {}): Promise<Record<string, unknown>> {
+/** Run `command` in `repo` as `role`; its exit code and output. */
+async function run(repo: string, home: string, role: SandboxSpec['role'], spec: Partial<SandboxSpec>, command: string, args: string[] = []) {
   const out = join(dirname(home), `tool-${role}.out`);
   const result = await supervise({
     name: `leaf-${role}`,
-    command: 'node_modules/.bin/tool',
+    command,
+    args,
     cwd: repo,
     env: { PATH: process.env.PATH, HOME: home, VERI_TIMEOUT: '30', VERI_KILL_AFTER: '0.3', VERI_STATE_DIR: join(dirname(home), 'state') },
     sandbox: { role, tree: repo, ...spec },
     io: { stdoutFile: out, stderrFile: `${out}.err` },
   });
-  const text = readFileSync(out, 'utf8');
-  assert.is(result.code, 0, `${text}${readFileSync(`${out}.err`, 'utf8')}`);
+  return { code: result.code, text: readFileSync(out, 'utf8'), err: readFileSync(`${out}.err`, 'utf8') };
+}
+
+/** Run the tool in `repo` as `role`; what it saw. */
+async function runTool(repo: string, home: string, role: SandboxSpec['role'], spec: Partial<SandboxSpec> = {}): Promise<Record<string, unknown>> {
+  const { code, text, err } = await run(repo, home, role, spec, 'node_modules/.bin/tool');
+  assert.is(code, 0, `${text}${err}`);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
@@ -138,6 +144,27 @@ test('nesting: a declared path holding the tree or inside it leaves a writer its
     assert.is(seen.intoDep, 'EROFS', `write ${write[0]}: a reader never writes the user's tree`);
     assert.not.ok(existsSync(join(repo, 'node_modules', '.vite-temp')), `write ${write[0]}`);
   }
+});
+
+test("reader: a worktree's node_modules linked to the main repository's is a layer over it; a link out of it stays unresolved", async () => {
+  const [, repo, home] = places()[0] as [string, string, string];
+  project(repo);
+  fakeHome(home);
+  const wt = join(dirname(repo), 'wt');
+  git(repo, 'worktree', 'add', '-q', '--detach', wt);
+  symlinkSync(join(repo, 'node_modules'), join(wt, 'node_modules'));
+  const seen = await runTool(wt, home, 'reader');
+  assert.equal([seen.dep, seen.workspace, seen.viteTemp, seen.intoDep], ['dep-v1', 'lib-v1', 'ok', 'EROFS']);
+  assert.not.ok(existsSync(join(repo, 'node_modules', '.vite-temp')), "the main repository's node_modules untouched");
+  const outside = mkdtempSync(join(tmpdir(), 'leap-outside-'));
+  made.push(outside);
+  writeFileSync(join(outside, 'secret'), 'not for a reader\n');
+  const planted = join(dirname(repo), 'wt2');
+  git(repo, 'worktree', 'add', '-q', '--detach', planted);
+  symlinkSync(outside, join(planted, 'node_modules'));
+  const { text, err } = await run(planted, home, 'reader', {}, 'cat', ['node_modules/secret']);
+  assert.not.ok(text.includes('not for a reader'), text);
+  assert.match(err, 'No such file or directory');
 });
 
 test.run();
