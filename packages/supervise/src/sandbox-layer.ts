@@ -8,13 +8,13 @@ import type { FsView, MountOp } from './sandbox-plan.js';
 /** Where a layer holds the folder it lies over, read-only: `node_modules/.leap-ro`. */
 const LAYER_BASE = '.leap-ro';
 
-/** Entries of a dependency folder that tools write into (bundled configs, caches): left out of its layer, made afresh. */
+/** Entries of a dependency folder tools write into (bundled configs, caches): left out of its layer, made afresh. */
 export const DEPENDENCY_CACHES: readonly string[] = ['.cache', '.vite', '.vite-temp', '.vitest'];
 
 /** Places in home a test run writes (Go's build cache, every tool that follows XDG): the writer's own, else a layer. */
 export const HOME_CACHES: readonly string[] = ['.cache'];
 
-/** One entry of a layer: a folder of its own (`@scope`), or a link, to `target` (a symlink's own) or else into the base. */
+/** An entry of a layer: a folder of its own (`@scope`), or a link to `target` (a symlink's own), else into the base. */
 export interface LayerEntry {
   path: string;
   kind: 'dir' | 'link';

@@ -119,7 +119,9 @@ const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 export const DEFAULT_LINK_READ_ONLY: readonly string[] = ['node_modules', '.venv', 'venv'];
 
 /** One mount (or namespace-building) operation, in bwrap's order. */
-export type MountOp = { op: 'ro-bind' | 'bind'; src: string; dest: string } | { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc' | 'dir'; dest: string } | { op: 'symlink'; target: string; dest: string };
+type BindOp = { op: 'ro-bind' | 'bind'; src: string; dest: string };
+type DestOp = { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc' | 'dir'; dest: string };
+export type MountOp = BindOp | DestOp | { op: 'symlink'; target: string; dest: string };
 
 /** What a place in home is inside: absent, read-only, read-write, or a throwaway layer over it. */
 type Rule = 'hide' | 'ro' | 'rw' | 'layer';
@@ -304,9 +306,8 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
   const stateDirs = spec.stateDirs ?? DEFAULT_STATE_DIRS;
   const abs = (p: string): string => (home !== null && !isAbsolute(p) ? join(home, p) : resolve(p));
   // Declared paths in the tree change nothing: the tree's own rules for the role apply there.
-  const declared = (paths: readonly string[] | undefined): string[] => (paths ?? []).map(abs).filter((p) => !inside(p, tree));
-  const read = declared(spec.read);
-  const write = declared(spec.write);
+  const read = (spec.read ?? []).map(abs).filter((p) => !inside(p, tree));
+  const write = (spec.write ?? []).map(abs).filter((p) => !inside(p, tree));
   const ops: MountOp[] = [
     { op: 'ro-bind', src: '/', dest: '/' },
     { op: 'dev', dest: '/dev' },
@@ -315,16 +316,18 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
     { op: 'tmpfs', dest: '/var/tmp' },
   ];
   const outsideHome = (p: string): boolean => home === null || !inside(p, home);
-  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one, and only it
-  // (first: a declared path holding it decides its mode).
+  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one,
+  // and only it (first: a declared path holding it decides its mode).
   for (const p of spec.keepReadable ?? []) {
     const r = resolve(p);
-    if (PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree) && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
+    const hidden = PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree);
+    if (hidden && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
   }
   // Declared paths outside home, the leaf's own agent folder outside home (CODEX_HOME=/srv/codex) read-write:
   // before home and the tree (a path holding either leaves it as its rules say), outer ones first.
   const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
-  const binds = [...read.map((p) => [p, 'ro-bind'] as const), ...[...write, ...agentOutside].map((p) => [p, 'bind'] as const)];
+  const rw = [...write, ...agentOutside];
+  const binds = [...read.map((p) => [p, 'ro-bind'] as const), ...rw.map((p) => [p, 'bind'] as const)];
   const depth = (p: string): number => p.split(sep).length;
   for (const [p, op] of binds.sort(([a], [b]) => depth(a) - depth(b))) {
     if (outsideHome(p) && view.kind(p) !== null) ops.push({ op, src: p, dest: p });
@@ -383,7 +386,9 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
   // worktree inside a state folder (a LEAP ball's) is bound at its own path, the rest of that folder absent.
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
   const self: Keep[] = [{ src: spec.role === 'writer' ? tree : (options.copy as string), dest: tree }];
-  for (const p of [...read, ...write]) if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, self, ops, readable);
+  for (const p of [...read, ...write]) {
+    if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, self, ops, readable);
+  }
   const main = mainRepoRoot(tree, view);
   if (main !== null && main !== tree) treeRules(main, view, stateDirs, self, ops, readable);
   for (let up = dirname(tree); up !== dirname(up); up = dirname(up)) {

@@ -241,8 +241,9 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
     // The leaf's own agent folder and ~/.cache, read-write or a layer inside: made now if absent (a read-only home
     // cannot make them). A place the host refuses to make stays absent.
     const full = homeReal !== undefined && !isAbsolute(p) ? join(homeReal, p) : resolve(p);
+    const folder = !basename(full).slice(1).includes('.');
     try {
-      if (hostView.kind(full) === null && !basename(full).slice(1).includes('.')) mkdirSync(full, { recursive: true, mode: 0o700 });
+      if (folder && hostView.kind(full) === null) mkdirSync(full, { recursive: true, mode: 0o700 });
     } catch {}
   }
   let copy: string | null = null;

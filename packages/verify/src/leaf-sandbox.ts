@@ -66,7 +66,8 @@ export function agentSandbox(agent: AgentPlugin, role: SandboxRole, tree: string
  * In a scratch tree (withScratchTree) it reads what the tree's links lead to; ~/.cache is a throwaway layer there.
  */
 export function suiteSandbox(tree: string, stateDir: string | undefined, network: boolean): SandboxSpec {
-  const spec: SandboxSpec = { role: 'writer', tree, inheritEnv: true, network, hide: stateDir === undefined ? [] : [stateDir] };
+  const hide = stateDir === undefined ? [] : [stateDir];
+  const spec: SandboxSpec = { role: 'writer', tree, inheritEnv: true, network, hide };
   const scratch = scratchReads(tree);
   return scratch === undefined ? spec : { ...spec, ...scratch, homeCaches: 'throwaway' };
 }

@@ -185,7 +185,7 @@ function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], 
   return reads;
 }
 
-/** `dir` as a folder of links to each entry of `target` but the caches tools write there (the copy's run unsandboxed). */
+/** `dir` as a folder of links to each entry of `target` but the caches tools write there (for a run unsandboxed). */
 function linkEntries(target: string, dir: string): void {
   mkdirSync(dir);
   for (const entry of layerEntries(target, hostView)) {
