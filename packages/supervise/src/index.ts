@@ -46,6 +46,7 @@ export {
   DEFAULT_LINK_READ_ONLY,
 } from './sandbox-plan.js';
 export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } from './sandbox-plan.js';
+export { layerEntries } from './sandbox-layer.js';
 export {
   checkSandbox,
   findBwrap,
