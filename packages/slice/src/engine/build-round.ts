@@ -1,15 +1,15 @@
 // One round in a ball's checkout, in the order of trust: the builder, then the engine alone runs the proof,
 // lists the changed paths, hashes the candidate, keeps or reverts it against the champion, convenes the
 // jury, runs the proof again and re-hashes. Any runner calls this in its own checkout.
-import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AgentPlugin, AgentUsage } from '@leap/core';
+import type { SandboxSpec } from '@leap/supervise';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
 import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
+import { linkTargets } from './linked.js';
 import { proofPassed, runLive, runProof, type ProofSandbox } from './proof.js';
 import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
@@ -35,13 +35,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
   // The ignored dependencies the runner linked into the checkout (node_modules...) are read where they lie.
-  const linkedTargets = (place.linked ?? []).flatMap((name) => {
-    try {
-      return [realpathSync(join(dir, name))];
-    } catch {
-      return [];
-    }
-  });
+  const linkedTargets = linkTargets(dir, place.linked ?? []);
   const proofBox = (network: boolean): ProofSandbox => (bwrap === null ? null : { bwrap, spec: { ...suiteSandbox(dir, place.stateDir, network), read: linkedTargets } });
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
@@ -63,7 +57,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   // Undo: a round's move back to the round's start; a refusal, every change of the ball back to its start.
   const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
     if (undo) {
-      await undoTo(dir, receipt === -1 ? request.start : request.commit);
+      await undoTo(dir, receipt === -1 ? request.start : request.commit, place.linked);
       result.commit = null;
     }
     return Object.assign(result, { receipt, reason });
@@ -78,7 +72,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     const { tail: _tail, ...champion } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs, proofBox(false));
     result.champion = champion;
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
-    if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit);
+    if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
     // Red first: a proof that passes before any change proves nothing about this ball.
     if (ball.red_first === true && proofPassed(champion, ball.proof)) {
       return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
@@ -93,7 +87,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     stateDir: place.stateDir,
     env: proofEnv,
     // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
-    sandbox: sandboxSetting(undefined, place.env) === 'off' ? null : agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir),
+    sandbox: bwrap === null ? null : withReads(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), linkedTargets),
   });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
@@ -146,7 +140,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     if (after !== result.candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
     const dirty = await unstagedChanges(dir, place.linked);
     // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
-    if (dirty.length > 0) await restoreToIndex(dir);
+    if (dirty.length > 0) await restoreToIndex(dir, place.linked);
     if (live.code !== 0) {
       if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
       const last = live.output.trim().split('\n').slice(-3).join(' | ');
@@ -244,4 +238,9 @@ function narrowing(ball: RoundRequest['spec']): string {
 // What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.
 function usageOf(leaf: { answer: { usage?: AgentUsage } | null }): AgentUsage | null {
   return (leaf as { usage?: AgentUsage | null }).usage ?? leaf.answer?.usage ?? null;
+}
+
+// A sandbox's spec that lets its leaf read `paths` besides (where the checkout's linked dependencies lead).
+function withReads(spec: SandboxSpec, paths: string[]): SandboxSpec {
+  return { ...spec, read: [...(spec.read ?? []), ...paths] };
 }

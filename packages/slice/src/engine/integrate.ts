@@ -6,6 +6,7 @@ import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
+import { ignoredEntries, linkEntries, linkTargets } from './linked.js';
 import { runLive } from './proof.js';
 import { summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
 
@@ -75,6 +76,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
   mkdirSync(dirname(dir), { recursive: true });
   await worktreeGit(input.repo, ['add', '-q', dir, spineBranch(input.slice.id)]);
   try {
+    const linked = linkEntries(input.repo, dir, await ignoredEntries(input.repo, input.stateDir));
     const present = input.slice.balls.flatMap((b) => presentScopeFiles(dir, b));
     const tests = present.filter((p) => isTestFile(p));
     const files = present.filter((p) => !isTestFile(p));
@@ -90,7 +92,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
       const setting = sandboxSetting(undefined, input.env);
       const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
-      const box = bwrap === null ? null : { bwrap, spec: suiteSandbox(dir, input.stateDir, input.slice.live.network === true) };
+      const box = bwrap === null ? null : { bwrap, spec: { ...suiteSandbox(dir, input.stateDir, input.slice.live.network === true), read: linkTargets(dir, linked) } };
       const ran = await runLive(input.slice.live, dir, { ...input.env, LEAP_SLICE: input.slice.id }, box);
       live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
       if (ran.code !== 0) {
