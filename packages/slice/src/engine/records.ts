@@ -187,12 +187,11 @@ export function readOrWriteRun(paths: SlicePaths, slice: string, base: string, f
   return run;
 }
 
-const LEAP_GITIGNORE = `# Written by leap slice run: worktrees and records stay out of git status;
+const LEAP_GITIGNORE = `# Written by leap slice run: records stay out of git status;
 # a passed slice's provenance (SLICE/record.json) shows, to be committed. This file ignores itself.
 *
 !*/
 !*/record.json
-/.worktrees/
 `;
 
 /** `.leap/.gitignore` (and the state folder's, when the engine creates that folder), so a run leaves git status clean. */
