@@ -6,7 +6,7 @@ import type { Ball } from '../definition/slice-schema.js';
 import { git } from './git.js';
 
 /** A scope path as git names it: slash-separated, no `./`, no doubled slashes. */
-function normalScopePath(path: string): string {
+export function normalScopePath(path: string): string {
   return posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
 }
 

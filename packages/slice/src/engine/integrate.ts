@@ -7,7 +7,7 @@ import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { ignoredEntries, linkEntries, linkTargets } from './linked.js';
-import { runLive } from './proof.js';
+import { proofIdleLimit, runLive } from './proof.js';
 import { summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
 
 /** How a merge went: the spine's new commit, or why the ball could not land. */
@@ -92,20 +92,14 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
       const setting = sandboxSetting(undefined, input.env);
       const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
-      const box = bwrap === null ? null : { bwrap, spec: { ...suiteSandbox(dir, input.stateDir, input.slice.live.network === true), read: linkTargets(dir, linked) } };
-      const ran = await runLive(input.slice.live, dir, { ...input.env, LEAP_SLICE: input.slice.id }, box);
+      const sandbox = bwrap === null ? null : { ...suiteSandbox(dir, input.stateDir, input.slice.live.network === true), read: linkTargets(dir, linked) };
+      const env = { ...input.env, LEAP_SLICE: input.slice.id };
+      const ran = await runLive(input.slice.live, { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox });
       live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
       if (ran.code !== 0) {
-        const last = ran.output.trim().split('\n').slice(-3).join(' | ');
-        return {
-          value: -1,
-          reason: `the slice's live proof failed on the spine: ${ran.note ?? `it exited ${ran.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`,
-          candidate: '',
-          seats: [],
-          refused: [],
-          leaves: [],
-          live,
-        };
+        // One that could not run judged nothing: the slice is held, not refused.
+        const why = `${ran.note ?? `it exited ${ran.code}`}${ran.lines === '' ? '' : `: ${ran.lines}`}`;
+        return { value: ran.cannotRun === null ? -1 : 0, reason: `the slice's live proof failed on the spine: ${why}`, candidate: '', seats: [], refused: [], leaves: [], live };
       }
     }
     try {
