@@ -24,8 +24,9 @@ function pathKey(path: string): string {
 }
 
 /**
- * The folder of a repository's ball worktrees: `$XDG_CACHE_HOME/leap/worktrees/NAME-HASH` (else `~/.cache/...`),
- * outside the repository, so a tool that looks for its config in parent folders finds none of the main tree's.
+ * The folder of a repository's ball worktrees: `$XDG_STATE_HOME/leap/worktrees/NAME-HASH` (else `~/.local/state/...`),
+ * outside the repository, so a tool that looks for its config in parent folders finds none of the main tree's; not in
+ * `~/.cache`, which a sandboxed writer may write (its build caches), so no ball's leaf writes a sibling's worktree.
  */
 function worktreesHome(repoRoot: string): string {
   let real = resolve(repoRoot);
@@ -34,9 +35,9 @@ function worktreesHome(repoRoot: string): string {
   } catch {
     // A repository that is gone: its name as given.
   }
-  const xdg = process.env.XDG_CACHE_HOME;
-  const cache = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-  return join(cache, 'leap', 'worktrees', `${basename(real).slice(0, 48)}-${pathKey(real)}`);
+  const xdg = process.env.XDG_STATE_HOME;
+  const state = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'state');
+  return join(state, 'leap', 'worktrees', `${basename(real).slice(0, 48)}-${pathKey(real)}`);
 }
 
 /** The paths of one slice's records. */

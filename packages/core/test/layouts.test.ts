@@ -16,17 +16,17 @@ layouts("a slice's records and the conductor's run files have one set of names",
   assert.is(p.record, '/r/.leap/split/record.json');
   assert.is(p.round('a', 3), '/r/.leap/split/a/round-3.json');
   assert.is(p.result('a'), '/r/.leap/split/a/result.json');
-  // Ball worktrees lie outside the repository, in the user's cache (XDG_CACHE_HOME's), one folder per repository.
-  const xdg = process.env.XDG_CACHE_HOME;
+  // Ball worktrees lie outside the repository, in the user's state folder (XDG_STATE_HOME's), one folder per repository.
+  const xdg = process.env.XDG_STATE_HOME;
   try {
-    process.env.XDG_CACHE_HOME = '/c';
+    process.env.XDG_STATE_HOME = '/c';
     assert.match(slicePaths('/r', 'split').worktree('a'), /^\/c\/leap\/worktrees\/r-[0-9a-f]{16}\/split\/a$/);
-    delete process.env.XDG_CACHE_HOME;
-    assert.match(slicePaths('/r', 'split').worktree('a'), new RegExp(`^${join(homedir(), '.cache', 'leap', 'worktrees')}/r-[0-9a-f]{16}/split/a$`));
+    delete process.env.XDG_STATE_HOME;
+    assert.match(slicePaths('/r', 'split').worktree('a'), new RegExp(`^${join(homedir(), '.local', 'state', 'leap', 'worktrees')}/r-[0-9a-f]{16}/split/a$`));
     assert.not.equal(slicePaths('/s/r', 'split').worktrees, slicePaths('/r', 'split').worktrees);
   } finally {
-    if (xdg === undefined) delete process.env.XDG_CACHE_HOME;
-    else process.env.XDG_CACHE_HOME = xdg;
+    if (xdg === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = xdg;
   }
   assert.is(p.aggregate, '/r/.leap/split/spine/aggregate.json');
   assert.is(ROUND_RECORD.exec('round-12.json')?.[1], '12');

@@ -346,6 +346,25 @@ run("a sandboxed builder writes its ball's worktree only: its write into the mai
   assert.ok(builds.length >= 1 && builds.every((e) => e.sandbox === 'bwrap' && e.sandbox_role === 'writer'), JSON.stringify(builds));
 });
 
+run("a sandboxed builder cannot write beside its worktree, where a sibling ball's lies", async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'sib', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, {
+    a: {
+      '*': {
+        edits: [
+          { path: 'src/a.txt', content: 'A\n' },
+          { path: '../b/planted.txt', content: 'mine\n' },
+        ],
+      },
+    },
+  });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.ok(out.code === 0 || out.code === 3, out.stderr);
+  assert.match(readFileSync(join(repo, '.tdd', 'build-a-1.err'), 'utf8'), /(EROFS|ENOENT)[^\n]*'[^']*\/sib\/b'/);
+  assert.not.ok(existsSync(slicePaths(repo, 'sib').worktree('b')));
+});
+
 run('without bwrap leap slice run refuses with exit 2 in one line, before any lock, worktree or record', async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = writeSlice(dir, { id: 'nobox', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });

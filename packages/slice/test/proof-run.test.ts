@@ -69,6 +69,23 @@ proofs("a crash before any test ran, seen only in its output (vitest's EROFS on 
   assert.is(run.lines, 'RUN  v3.2.4 /p | at frame10 (node:internal/x:10:1) | at frame11 (node:internal/x:11:1)');
 });
 
+proofs(
+  "a file system error on the linked dependencies (Node's recursive mkdir says ENOENT where a sandbox made node_modules read-only) could not run; one on the ball's own files is a red",
+  async () => {
+    const dir = makeTempDir();
+    const theirs = [join(dir, 'node_modules'), '/main/node_modules'];
+    const vite = `Error: ENOENT: no such file or directory, mkdir '${join(dir, 'node_modules', '.vite-temp')}'`;
+    const colored = `\x1b[31m\x1b[1m Startup Error \x1b[22m\x1b[39m\n${vite.replace("'", "\x1b[32m'")}\x1b[39m`;
+    const crash = await runProof(node(`console.error(${JSON.stringify(colored)}); process.exit(1)`), place(dir, 'p1', { theirs }));
+    assert.equal([crash.code, crash.cannotRun], [1, vite]);
+    assert.is(crash.lines, 'Startup Error');
+    const target = await runProof(node(`console.error("FileNotFoundError: [Errno 2] No such file or directory: '/main/node_modules/x/index.js'"); process.exit(1)`), place(dir, 'p2', { theirs }));
+    assert.match(target.cannotRun ?? '', /^FileNotFoundError/);
+    const red = await runProof(node(`console.error("Error: ENOENT: no such file or directory, open '${join(dir, 'src', 'sub.ts')}'"); process.exit(1)`), place(dir, 'p3', { theirs }));
+    assert.is(red.cannotRun, null);
+  },
+);
+
 proofs('sandboxed: a real write refused by the sandbox (EROFS), and a sandbox bwrap could not make, could not run', async () => {
   const dir = makeTempDir();
   const ro = makeTempDir();

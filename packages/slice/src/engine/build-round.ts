@@ -11,7 +11,7 @@ import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, has
 import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
-import { linkTargets } from './linked.js';
+import { linkedPlaces, withLinked } from './linked.js';
 import { proofIdleLimit, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
 import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
@@ -36,9 +36,9 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   // absent, network off (a live proof's `live.network` turns it on; loopback always works).
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
-  // The ignored dependencies the runner linked into the checkout (node_modules...) are read where they lie.
-  const linkedTargets = linkTargets(dir, place.linked ?? []);
-  const proofBox = (network: boolean): SandboxSpec | null => (bwrap === null ? null : withReads(suiteSandbox(dir, place.stateDir, network), linkedTargets));
+  // The ignored dependencies the runner linked into the checkout (node_modules...): read where they lie, written in a layer.
+  const linked = place.linked ?? [];
+  const proofBox = (network: boolean): SandboxSpec | null => (bwrap === null ? null : withLinked(suiteSandbox(dir, place.stateDir, network), dir, linked));
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
   const leaf = `build-${ball.id}-${request.round}`;
@@ -67,7 +67,17 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const proofEnv = { ...place.env, LEAP_SLICE: request.slice, LEAP_BALL: ball.id, LEAP_ROUND: String(request.round) };
   // Each proof a supervised leaf of the state folder, with the run's time limit and the proofs' idle limit.
   const idleMs = proofIdleLimit(place.env);
-  const proofAt = (name: string, network = false): ProofPlace => ({ cwd: dir, env: proofEnv, stateDir: place.stateDir, name, timeoutMs: request.timeoutMs, idleMs, sandbox: proofBox(network) });
+  const theirs = linkedPlaces(dir, linked);
+  const proofAt = (name: string, network = false): ProofPlace => ({
+    cwd: dir,
+    env: proofEnv,
+    stateDir: place.stateDir,
+    name,
+    timeoutMs: request.timeoutMs,
+    idleMs,
+    sandbox: proofBox(network),
+    theirs,
+  });
 
   if (request.checkMap) {
     const map = checkFileMap({ root: dir, slice: request.definition, ball: ball.id, passed: new Set(request.passed) });
@@ -99,7 +109,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     stateDir: place.stateDir,
     env: proofEnv,
     // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
-    sandbox: bwrap === null ? null : withReads(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), linkedTargets),
+    sandbox: bwrap === null ? null : withLinked(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), dir, linked),
   });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
@@ -254,11 +264,6 @@ function narrowing(ball: RoundRequest['spec']): string {
 // What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.
 function usageOf(leaf: { answer: { usage?: AgentUsage } | null }): AgentUsage | null {
   return (leaf as { usage?: AgentUsage | null }).usage ?? leaf.answer?.usage ?? null;
-}
-
-// A sandbox's spec that lets its leaf read `paths` besides (where the checkout's linked dependencies lead).
-function withReads(spec: SandboxSpec, paths: string[]): SandboxSpec {
-  return { ...spec, read: [...(spec.read ?? []), ...paths] };
 }
 
 /**

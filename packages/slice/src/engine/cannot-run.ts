@@ -26,23 +26,37 @@ const CANNOT_RUN: readonly RegExp[] = [
   /^\S*(?:sh|bash|dash|zsh)(?:: line \d+)?: (?:\d+: )?\S+: (?:command )?not found$/,
 ];
 
+// A file system error on a path, and the quoted absolute paths of a line.
+const FS_ERROR = /\bE(?:NOENT|NOTDIR|ACCES|PERM)\b|no such file or directory|permission denied|not a directory|operation not permitted/i;
+const QUOTED_PATH = /['"`](\/[^'"`]+)['"`]/g;
+const inside = (path: string, place: string) => path === place || path.startsWith(`${place}/`);
+
+/** The output's lines, trimmed, without terminal colours, none empty. */
 const lines = (text: string) =>
   text
+    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
 
-/** The first line of `out` or `err` that says the proof could not run, or null. */
-function cannotRunLine(out: string, err: string): string | null {
-  for (const line of [...lines(err), ...lines(out)]) if (CANNOT_RUN.some((re) => re.test(line))) return line;
+/**
+ * The first line of `err` or `out` that says the proof could not run, or null: one of CANNOT_RUN, or a file system
+ * error on a path in `theirs` (the dependencies linked into the checkout, and where they lead: never the ball's to
+ * change, the same at its start as after; Node's recursive mkdir says ENOENT where the sandbox made them read-only).
+ */
+function cannotRunLine(out: string, err: string, theirs: readonly string[]): string | null {
+  for (const line of [...lines(err), ...lines(out)]) {
+    if (CANNOT_RUN.some((re) => re.test(line))) return line;
+    if (theirs.length > 0 && FS_ERROR.test(line) && [...line.matchAll(QUOTED_PATH)].some((m) => theirs.some((p) => inside(m[1] as string, p)))) return line;
+  }
   return null;
 }
 
 const signalName = (n: number) => Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? `signal ${n}`;
 
-/** Why the proof could not run, in a phrase; null: it ran, and its exit is the tests' verdict. */
-export function cannotRun(end: ProofEnd, out: string, err: string): string | null {
-  const line = cannotRunLine(out, err);
+/** Why the proof could not run, in a phrase; null: it ran, and its exit is the tests' verdict. `theirs`: see cannotRunLine. */
+export function cannotRun(end: ProofEnd, out: string, err: string, theirs: readonly string[] = []): string | null {
+  const line = cannotRunLine(out, err, theirs);
   const said = line === null ? '' : ` (${line})`;
   switch (end.status) {
     case 'failed-start':
@@ -74,10 +88,10 @@ const ERROR_LINE = /\b(?:error|fail(?:ed|ure|s)?|exception|panic(?:ked)?|traceba
  * an error (stderr's, then stdout's), then the last two lines of each stream; each cut at LINE_CHARS. Lines
  * `said` already holds (the reason's own words) are left out.
  */
-export function causeLines(out: string, err: string, said = ''): string {
+export function causeLines(out: string, err: string, said = '', theirs: readonly string[] = []): string {
   const [o, e] = [lines(out), lines(err)];
   const kept = new Set<string>();
-  const cause = cannotRunLine(out, err);
+  const cause = cannotRunLine(out, err, theirs);
   if (cause !== null) kept.add(cause);
   for (const line of [...e, ...o]) {
     if (kept.size >= 3) break;

@@ -6,7 +6,7 @@ import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
-import { ignoredEntries, linkEntries, linkTargets } from './linked.js';
+import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
 import { proofIdleLimit, runLive } from './proof.js';
 import { summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
 
@@ -92,9 +92,10 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
       const setting = sandboxSetting(undefined, input.env);
       const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
-      const sandbox = bwrap === null ? null : { ...suiteSandbox(dir, input.stateDir, input.slice.live.network === true), read: linkTargets(dir, linked) };
+      const sandbox = bwrap === null ? null : withLinked(suiteSandbox(dir, input.stateDir, input.slice.live.network === true), dir, linked);
       const env = { ...input.env, LEAP_SLICE: input.slice.id };
-      const ran = await runLive(input.slice.live, { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox });
+      const theirs = linkedPlaces(dir, linked);
+      const ran = await runLive(input.slice.live, { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox, theirs });
       live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
       if (ran.code !== 0) {
         // One that could not run judged nothing: the slice is held, not refused.

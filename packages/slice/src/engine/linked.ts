@@ -4,6 +4,7 @@
 import { existsSync, realpathSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LEAP_DIR } from '@leap/core';
+import { DEFAULT_LINK_READ_ONLY, type SandboxSpec } from '@leap/supervise';
 import { git } from './git.js';
 
 /** The ignored entries at the top of `repoRoot`, as git lists them; [] when git cannot say. */
@@ -35,8 +36,16 @@ export function linkEntries(repoRoot: string, dir: string, names: readonly strin
   return linked;
 }
 
-/** Where the entries linked into `dir` lead: what a sandbox of the checkout must let its leaf read. */
-export function linkTargets(dir: string, linked: readonly string[]): string[] {
+/** A sandbox's spec with throwaway layers (@leap/supervise's `layers`: a tmpfs over a folder's entries). */
+type Layered = SandboxSpec & { layers?: { dir: string; over: string }[] };
+
+/** The entries linked into `dir`, and where they lead: never the ball's to change. */
+export function linkedPlaces(dir: string, linked: readonly string[]): string[] {
+  return [...linked.map((name) => join(dir, name)), ...targets(dir, linked)];
+}
+
+// Where the entries linked into `dir` lead.
+function targets(dir: string, linked: readonly string[]): string[] {
   return linked.flatMap((name) => {
     try {
       return [realpathSync(join(dir, name))];
@@ -44,4 +53,16 @@ export function linkTargets(dir: string, linked: readonly string[]): string[] {
       return [];
     }
   });
+}
+
+/**
+ * `spec` for a leaf of the checkout `dir`: what its linked entries lead to readable, and each dependency folder
+ * (node_modules, a virtual environment) a throwaway layer where tools write their caches (vite's
+ * node_modules/.vite-temp): the main tree's own installation is no ball's to write, whatever its role.
+ */
+export function withLinked(spec: SandboxSpec, dir: string, linked: readonly string[]): Layered {
+  const deps = new Set(DEFAULT_LINK_READ_ONLY);
+  const layers = linked.filter((name) => deps.has(name)).flatMap((name) => targets(dir, [name]).map((t) => ({ dir: t, over: t })));
+  const base = spec as Layered;
+  return { ...spec, read: [...(spec.read ?? []), ...targets(dir, linked)], layers: [...(base.layers ?? []), ...layers] };
 }

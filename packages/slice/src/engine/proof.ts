@@ -23,6 +23,8 @@ export interface ProofPlace {
   idleMs: number;
   /** The sandbox (CONTRACT section 13: a writer of the checkout), or null: none. */
   sandbox: SandboxSpec | null;
+  /** The dependencies linked into the checkout and where they lead: an error on them is no test's (cannot-run.ts). */
+  theirs?: readonly string[];
 }
 
 /**
@@ -114,8 +116,9 @@ function recordedCode(end: ProofEnd): number {
 /** Run the proof in `place`; never throws. */
 export async function runProof(proof: Proof, place: ProofPlace): Promise<ProofOutcome> {
   const ran = await superviseRun(proof.argv, place);
-  const why = cannotRun(ran.end, ran.out, ran.err);
-  const base = { code: recordedCode(ran.end), ms: ran.ms, cannotRun: why, interrupted: interrupted(ran.end.status), lines: causeLines(ran.out, ran.err, why ?? '') };
+  const theirs = place.theirs ?? [];
+  const why = cannotRun(ran.end, ran.out, ran.err, theirs);
+  const base = { code: recordedCode(ran.end), ms: ran.ms, cannotRun: why, interrupted: interrupted(ran.end.status), lines: causeLines(ran.out, ran.err, why ?? '', theirs) };
   if (why !== null) return { ...base, metric: null, note: `the proof could not run: ${why}` };
   const read = proof.metric === undefined ? { metric: null } : readMetric(ran.out, proof.metric);
   return { ...base, metric: read.metric, ...(read.note === undefined ? {} : { note: read.note }) };
@@ -178,7 +181,8 @@ export interface LiveRun {
 export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutMs'>): Promise<LiveRun> {
   const ran = await superviseRun(live.argv, { ...place, timeoutMs: Math.ceil(live.timeout_s * 1000) });
   const body = Buffer.from(ran.out + ran.err).subarray(0, LIVE_KEEP_BYTES);
-  const why = cannotRun(ran.end, ran.out, ran.err);
+  const theirs = place.theirs ?? [];
+  const why = cannotRun(ran.end, ran.out, ran.err, theirs);
   const note = why === null ? undefined : ran.end.status === 'killed-timeout' ? `the live proof ran past ${live.timeout_s} s and was killed` : `the live proof could not run: ${why}`;
   return {
     code: recordedCode(ran.end),
@@ -188,7 +192,7 @@ export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutM
     bytes: ran.bytes,
     truncated: ran.bytes > body.length,
     ...(note === undefined ? {} : { note }),
-    lines: causeLines(ran.out, ran.err, why ?? ''),
+    lines: causeLines(ran.out, ran.err, why ?? '', theirs),
     cannotRun: why,
   };
 }
