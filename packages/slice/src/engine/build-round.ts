@@ -12,7 +12,7 @@ import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
 import { linkedPlaces, withLinked } from './linked.js';
-import { proofIdleLimit, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
+import { proofIdleLimit, proofLeaves, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
 import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
@@ -68,6 +68,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   // Each proof a supervised leaf of the state folder, with the run's time limit and the proofs' idle limit.
   const idleMs = proofIdleLimit(place.env);
   const theirs = linkedPlaces(dir, linked);
+  const names = proofLeaves(ball.id, request.round);
   const proofAt = (name: string, network = false): ProofPlace => ({
     cwd: dir,
     env: proofEnv,
@@ -84,7 +85,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     if (map.receipt !== 1) return end(map.receipt, `file map: ${map.reasons.join('; ')}`, false);
   }
   if (result.champion === null) {
-    const { cannotRun, interrupted, lines, ...champion } = await runProof(ball.proof, proofAt(`champion-${ball.id}`));
+    const { cannotRun, interrupted, lines, ...champion } = await runProof(ball.proof, proofAt(names.champion));
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
     if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
     // Red first: a proof that passes before any change proves nothing about this ball.
@@ -127,7 +128,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   }
 
   const before = await hashCandidate(dir, ball);
-  const { cannotRun, interrupted, lines, ...proof } = await runProof(ball.proof, proofAt(`proof-${ball.id}-${request.round}`));
+  const { cannotRun, interrupted, lines, ...proof } = await runProof(ball.proof, proofAt(names.proof));
   result.proof = proof;
   const changed = await stageChanges(dir, request.commit, place.linked);
   result.changed = changed;
@@ -156,7 +157,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   }
   // The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
   if (ball.live !== undefined) {
-    const live = await runLive(ball.live, proofAt(`live-${ball.id}-${request.round}`, ball.live.network === true));
+    const live = await runLive(ball.live, proofAt(names.live, ball.live.network === true));
     result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
     const after = await hashCandidate(dir, ball);
     if (after !== result.candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
@@ -180,7 +181,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     return end(0, `the jury held: ${jury.reason}`, false);
   }
 
-  const again = await runProof(ball.proof, proofAt(`reproof-${ball.id}-${request.round}`));
+  const again = await runProof(ball.proof, proofAt(names.reproof));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
   if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);

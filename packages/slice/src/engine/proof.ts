@@ -16,7 +16,7 @@ export interface ProofPlace {
   env: NodeJS.ProcessEnv;
   /** The main repository's state folder: the leaf's files and events. */
   stateDir: string;
-  /** The leaf's name (`proof-BALL-N`, `champion-BALL`, `reproof-BALL-N`, `live-BALL-N`, `live-spine`). */
+  /** The leaf's name: one of proofLeaves(), or `live-spine`. */
   name: string;
   /** The time limit and the idle limit (no output, no CPU), in ms; 0 is none. */
   timeoutMs: number;
@@ -33,6 +33,11 @@ export interface ProofPlace {
  */
 export function proofIdleLimit(env: NodeJS.ProcessEnv): number {
   return readDurationVar(env, 'VERI_IDLE_TIMEOUT', DEFAULT_IDLE_TIMEOUT_S * 1000);
+}
+
+/** The leaves of a round's proofs: the champion (measured once per episode), the proof, the re-proof, the live proof. */
+export function proofLeaves(ball: string, round: number) {
+  return { champion: `champion-${ball}`, proof: `proof-${ball}-${round}`, reproof: `reproof-${ball}-${round}`, live: `live-${ball}-${round}` };
 }
 
 /** A supervised run's end, its output (bounded) and its size. */
