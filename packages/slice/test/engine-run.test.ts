@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
@@ -251,6 +251,27 @@ run("ignored entries it links, a node_modules folder and a symlink, ignored by p
   assert.equal(git(repo, 'ls-tree', '-r', '--name-only', 'leap/links/spine').trim().split('\n').sort(), ['.gitignore', 'README.md', 'src/a.txt']);
   assert.equal([readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), readFileSync(join(venv, 'marker'), 'utf8')], ['module.exports = "A\\n";\n', 'A\n']);
   assert.equal(extraWorktrees(repo), []);
+});
+
+run("what a test run writes (coverage/, .pytest_cache/) is the ball's own in its sandbox: the main tree's, ignored too, are not linked, and stay as they were", async () => {
+  const base = { ...BASE, '.gitignore': 'node_modules\ncoverage/\n.pytest_cache/\n' };
+  const { repo, dir } = setupRepo(base);
+  for (const [path, text] of [
+    ['coverage/old.json', '{}\n'],
+    ['.pytest_cache/v/lastfailed', '{}\n'],
+    ['node_modules/dep/index.js', 'module.exports = 1;\n'],
+  ]) {
+    mkdirSync(join(repo, dirname(path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  }
+  const write =
+    "const fs=require('fs');for(const d of ['coverage','.pytest_cache/v'])fs.mkdirSync(d,{recursive:true});fs.writeFileSync('coverage/out.json','{}');fs.writeFileSync('.pytest_cache/v/lastfailed','{\"t\":true}');require('./node_modules/dep');process.exit(fs.readFileSync('src/a.txt','utf8')==='A\\n'?0:1)";
+  const file = writeSlice(dir, { id: 'outs', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: [process.execPath, '-e', write] } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  assert.equal(readdirSync(join(repo, 'coverage')), ['old.json']);
+  assert.is(readFileSync(join(repo, '.pytest_cache', 'v', 'lastfailed'), 'utf8'), '{}\n');
 });
 
 run("a ball's checkout sees no file of the main tree above it: a proof that looks for its config in every parent folder finds none, sandbox on and off", async () => {

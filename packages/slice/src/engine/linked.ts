@@ -7,10 +7,15 @@ import { LEAP_DIR } from '@leap/core';
 import { DEFAULT_LINK_READ_ONLY, type SandboxSpec } from '@leap/supervise';
 import { git } from './git.js';
 
-/** The ignored entries at the top of `repoRoot`, as git lists them; [] when git cannot say. */
+// What a build or a test run writes (outputs, caches, coverage): each checkout makes its own, so a ball's proof
+// writes its own (the main tree's, linked, would be read-only in its sandbox, or the user's to lose without one).
+const BUILD_OUTPUTS = ['dist', 'build', 'out', 'target', 'coverage', '.nyc_output', '.cache', '.vite', '.next', '.nuxt', '.turbo', '.parcel-cache', '.nx'];
+const PYTHON_CACHES = ['__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.nox'];
+
+/** The ignored entries at the top of `repoRoot` that a checkout shares (no build output), as git lists them; [] when git cannot say. */
 export async function ignoredEntries(repoRoot: string, stateDir: string): Promise<string[]> {
   const out = await git(repoRoot, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']).catch(() => '');
-  const skip = new Set(['.git', LEAP_DIR, relative(repoRoot, stateDir).split('/')[0]]);
+  const skip = new Set(['.git', LEAP_DIR, relative(repoRoot, stateDir).split('/')[0], ...BUILD_OUTPUTS, ...PYTHON_CACHES]);
   return out
     .split('\0')
     .map((e) => e.replace(/\/$/, ''))
