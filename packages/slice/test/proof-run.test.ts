@@ -59,6 +59,11 @@ proofs('could not run: its command missing, a program it runs missing, a limit o
   assert.match(crash.cannotRun ?? '', /SIGSEGV/);
   const red = await runProof(node("console.error('AssertionError: expected 1 to be 2'); process.exit(1)"), place(dir, 'p6'));
   assert.equal([red.code, red.cannotRun, red.note], [1, null, undefined]);
+  // npx that fell back to the registry with the network off could not run; npm 6's word for a failed script is a red.
+  const npx = await runProof(node("console.error('npm error code EAI_AGAIN\\nnpm error request to https://registry.npmjs.org/vitest failed'); process.exit(1)"), place(dir, 'p7'));
+  assert.is(npx.cannotRun, 'npm error code EAI_AGAIN');
+  const npm6 = await runProof(node("console.error('npm ERR! code ELIFECYCLE'); process.exit(1)"), place(dir, 'p8'));
+  assert.is(npm6.cannotRun, null);
 });
 
 proofs("a crash before any test ran, seen only in its output (vitest's EROFS on .vite-temp), could not run; the reason keeps that line", async () => {

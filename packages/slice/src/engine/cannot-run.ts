@@ -21,7 +21,7 @@ const CANNOT_RUN: readonly RegExp[] = [
   /\bEROFS\b|read-only file system/i,
   /\bENOSPC\b|no space left on device/i,
   /^bwrap: /,
-  /^npm (?:ERR!|error) code E[A-Z0-9_]+/,
+  /^npm (?:ERR!|error) code E(?!LIFECYCLE)[A-Z0-9_]+/,
   /^\S*python[0-9.]*: No module named /,
   /^\S*(?:sh|bash|dash|zsh)(?:: line \d+)?: (?:\d+: )?\S+: (?:command )?not found$/,
 ];
