@@ -253,6 +253,26 @@ run("ignored entries it links, a node_modules folder and a symlink, ignored by p
   assert.equal(extraWorktrees(repo), []);
 });
 
+run("a builder that swaps the linked node_modules for its own (ignored, so no change of its) does not pass: the proof runs with the user's", async () => {
+  const base = { ...BASE, '.gitignore': 'node_modules\n' };
+  const { repo, dir } = setupRepo(base);
+  mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = "real";\n');
+  // The proof passes only with a fake dependency: the user's says "real".
+  const proof = [process.execPath, '-e', "process.exit(require('./node_modules/dep') === 'fake' ? 0 : 1)"];
+  const file = writeSlice(dir, { id: 'swap', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: proof } })] });
+  const edits = [
+    { path: 'src/a.txt', content: 'A\n' },
+    { path: 'node_modules', delete: true },
+    { path: 'node_modules/dep/index.js', content: 'module.exports = "fake";\n' },
+  ];
+  const agents = writeAgents(dir, { a: { '*': { edits } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 3, out.stderr);
+  assert.match(readLeap<{ reason: string }>(repo, 'swap', 'a', 'round-1.json')?.reason ?? '', /^the proof exited 1 \(with the repository's node_modules, which the builder had replaced\)/);
+  assert.is(readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), 'module.exports = "real";\n');
+});
+
 run("what a test run writes (coverage/, .pytest_cache/) is the ball's own in its sandbox: the main tree's, ignored too, are not linked, and stay as they were", async () => {
   const base = { ...BASE, '.gitignore': 'node_modules\ncoverage/\n.pytest_cache/\n' };
   const { repo, dir } = setupRepo(base);

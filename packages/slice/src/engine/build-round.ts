@@ -11,7 +11,7 @@ import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, has
 import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
-import { linkedPlaces, withLinked } from './linked.js';
+import { linkedPlaces, readLinks, restoreLinks, withLinked } from './linked.js';
 import { proofIdleLimit, proofLeaves, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
 import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
@@ -69,6 +69,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const idleMs = proofIdleLimit(place.env);
   const theirs = linkedPlaces(dir, linked);
   const names = proofLeaves(ball.id, request.round);
+  // The runner's links as the round starts, put back before each proof that follows the builder.
+  const links = readLinks(dir, linked);
   const proofAt = (name: string, network = false): ProofPlace => ({
     cwd: dir,
     env: proofEnv,
@@ -128,6 +130,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   }
 
   const before = await hashCandidate(dir, ball);
+  const relinked = restoreLinks(dir, links);
   const { cannotRun, interrupted, lines, ...proof } = await runProof(ball.proof, proofAt(names.proof));
   result.proof = proof;
   const changed = await stageChanges(dir, request.commit, place.linked);
@@ -149,7 +152,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   result.candidate = await hashCandidate(dir, ball);
   if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
   if (!proofPassed(proof, ball.proof)) {
-    const why = proof.note ?? `the proof exited ${proof.code}`;
+    const why = `${proof.note ?? `the proof exited ${proof.code}`}${relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`}`;
     // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
     if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
     // A proof the run's stop ended judged nothing: the ball is held, not failed.
@@ -181,6 +184,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     return end(0, `the jury held: ${jury.reason}`, false);
   }
 
+  restoreLinks(dir, links);
   const again = await runProof(ball.proof, proofAt(names.reproof));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };

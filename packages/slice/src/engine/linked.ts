@@ -1,7 +1,7 @@
 // The repository's ignored top-level entries (node_modules, a virtual environment, an .env), linked into a
 // checkout so its proofs, builders and reviewers find the dependencies the user installed; never the records,
 // the worktrees or the state folder, and never part of a ball's change (checkout.ts leaves them out).
-import { existsSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LEAP_DIR } from '@leap/core';
 import { DEFAULT_LINK_READ_ONLY, type SandboxSpec } from '@leap/supervise';
@@ -39,6 +39,41 @@ export function linkEntries(repoRoot: string, dir: string, names: readonly strin
     symlinkSync(target, join(dir, name));
   }
   return linked;
+}
+
+/** Where each entry linked into `dir` leads now (read when a round starts: the runner's links). */
+export function readLinks(dir: string, linked: readonly string[]): Map<string, string> {
+  return new Map(
+    linked.flatMap((name) => {
+      try {
+        return [[name, readlinkSync(join(dir, name))] as const];
+      } catch {
+        return [];
+      }
+    }),
+  );
+}
+
+/**
+ * Put back each link of `links` a builder replaced or re-pointed (a node_modules of its own, ignored, so no change
+ * of its): a proof runs with the user's dependencies, never ones the builder made. The names put back.
+ */
+export function restoreLinks(dir: string, links: ReadonlyMap<string, string>): string[] {
+  const restored: string[] = [];
+  for (const [name, target] of links) {
+    const path = join(dir, name);
+    let now: string | null = null;
+    try {
+      now = readlinkSync(path);
+    } catch {
+      // Not a link any more (a folder of the builder's), or gone.
+    }
+    if (now === target) continue;
+    rmSync(path, { recursive: true, force: true });
+    symlinkSync(target, path);
+    restored.push(name);
+  }
+  return restored;
 }
 
 /** A sandbox's spec with throwaway layers (@leap/supervise's `layers`: a tmpfs over a folder's entries). */
