@@ -36,7 +36,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   // absent, network off (a live proof's `live.network` turns it on; loopback always works).
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
-  // The ignored dependencies the runner linked into the checkout (node_modules...): read where they lie, written in a layer.
+  // The ignored dependencies the runner linked into the checkout (node_modules...): read where they lie, and
+  // written in a layer.
   const linked = place.linked ?? [];
   const proofBox = (network: boolean): SandboxSpec | null => (bwrap === null ? null : withLinked(suiteSandbox(dir, place.stateDir, network), dir, linked));
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
@@ -98,7 +99,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     // A proof that could not run is no red: with red_first the ball is held before any builder runs, nothing kept.
     const why = cannotRun === null || (!interrupted && ownTestMissing(ball, dir)) ? null : cannotRun;
     if (why !== null && (ball.red_first === true || interrupted)) {
-      const what = interrupted ? "the proof at the ball's start was interrupted" : `red first: the proof could not run at the ball's start, so its failure there is no red: ${why}`;
+      const noRed = `red first: the proof could not run at the ball's start, so its failure there is no red: ${why}`;
+      const what = interrupted ? "the proof at the ball's start was interrupted" : noRed;
       return end(0, `${what}${lines === '' ? '' : ` (${lines})`}; no builder ran`, false);
     }
     result.champion = champion;
@@ -152,7 +154,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   result.candidate = await hashCandidate(dir, ball);
   if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
   if (!proofPassed(proof, ball.proof)) {
-    const why = `${proof.note ?? `the proof exited ${proof.code}`}${relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`}`;
+    const put = relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`;
+    const why = `${proof.note ?? `the proof exited ${proof.code}`}${put}`;
     // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
     if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
     // A proof the run's stop ended judged nothing: the ball is held, not failed.
@@ -195,8 +198,10 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     if (dirty.length > 0) return wrote(dirty);
     // Could not run again (a limit, the run's stop, the sandbox): no evidence either way; the candidate is kept, held.
     if (again.cannotRun !== null) {
-      result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} candidate ${result.candidate} (held: the proof could not run again)`);
-      return end(0, `the proof could not run again after the jury: ${again.cannotRun}${again.lines === '' ? '' : ` (${again.lines})`}`, false);
+      const held = `leap: ${ball.id} round ${request.round} candidate ${result.candidate} (held: the proof could not run again)`;
+      result.commit = await commitStaged(dir, held);
+      const lines = again.lines === '' ? '' : ` (${again.lines})`;
+      return end(0, `the proof could not run again after the jury: ${again.cannotRun}${lines}`, false);
     }
     return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
   }

@@ -30,6 +30,7 @@ const CANNOT_RUN: readonly RegExp[] = [
 const FS_ERROR = /\bE(?:NOENT|NOTDIR|ACCES|PERM)\b|no such file or directory|permission denied|not a directory|operation not permitted/i;
 const QUOTED_PATH = /['"`](\/[^'"`]+)['"`]/g;
 const inside = (path: string, place: string) => path === place || path.startsWith(`${place}/`);
+const onTheirs = (line: string, theirs: readonly string[]) => [...line.matchAll(QUOTED_PATH)].some((m) => theirs.some((p) => inside(m[1] as string, p)));
 
 /** The output's lines, trimmed, without terminal colours, none empty. */
 const lines = (text: string) =>
@@ -47,14 +48,16 @@ const lines = (text: string) =>
 function cannotRunLine(out: string, err: string, theirs: readonly string[]): string | null {
   for (const line of [...lines(err), ...lines(out)]) {
     if (CANNOT_RUN.some((re) => re.test(line))) return line;
-    if (theirs.length > 0 && FS_ERROR.test(line) && [...line.matchAll(QUOTED_PATH)].some((m) => theirs.some((p) => inside(m[1] as string, p)))) return line;
+    if (FS_ERROR.test(line) && onTheirs(line, theirs)) return line;
   }
   return null;
 }
 
+const WATCH = 'a test runner in watch mode waits for changes (use its run form: `vitest run`, `jest` without --watch)';
+
 const signalName = (n: number) => Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? `signal ${n}`;
 
-/** Why the proof could not run, in a phrase; null: it ran, and its exit is the tests' verdict. `theirs`: see cannotRunLine. */
+/** Why the proof could not run, in a phrase; null: it ran, and its exit is its tests' verdict (`theirs`: cannotRunLine's). */
 export function cannotRun(end: ProofEnd, out: string, err: string, theirs: readonly string[] = []): string | null {
   const line = cannotRunLine(out, err, theirs);
   const said = line === null ? '' : ` (${line})`;
@@ -64,7 +67,7 @@ export function cannotRun(end: ProofEnd, out: string, err: string, theirs: reado
     case 'killed-timeout':
       return `it ran past its time limit (${formatSeconds(end.timeoutMs)}) and was ended`;
     case 'killed-stuck':
-      return `it made no progress (no output, no CPU) for ${formatSeconds(end.idleMs)} and was ended: a test runner in watch mode waits for changes (use its run form: \`vitest run\`, \`jest\` without --watch)`;
+      return `it made no progress (no output, no CPU) for ${formatSeconds(end.idleMs)} and was ended: ${WATCH}`;
     case 'killed-external':
       return `it was ended by ${end.signal ?? 'a signal'} (a crash, or a kill from outside the run)`;
     case 'exited':
@@ -78,7 +81,7 @@ export function cannotRun(end: ProofEnd, out: string, err: string, theirs: reado
 }
 
 /** Whether the proof was ended because the run was stopped (a signal to the engine, `leap stop now`). */
-export const interrupted = (status: ExitStatus) => status === 'killed-signal' || status === 'killed-stop' || status === 'refused-stop';
+export const interrupted = (status: ExitStatus) => ['killed-signal', 'killed-stop', 'refused-stop'].includes(status);
 
 const LINE_CHARS = 240;
 const ERROR_LINE = /\b(?:error|fail(?:ed|ure|s)?|exception|panic(?:ked)?|traceback|assert(?:ion)?|denied|cannot|unable)\b|\bE[A-Z]{3,}\b|not found/i;

@@ -78,7 +78,8 @@ export async function commitStaged(dir: string, message: string): Promise<string
 export async function commitAndCheck(dir: string, message: string, linked: readonly string[] = []): Promise<{ commit: string; dirty: string[] }> {
   await commit(dir, message);
   const status = readStatusV2(await git(dir, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all']));
-  return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty: status.dirty.filter(notLinked(linked)) };
+  const dirty = status.dirty.filter(notLinked(linked));
+  return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty };
 }
 
 /** HEAD, and the paths whose work tree differs from the index (Y), or untracked, of a `git status --porcelain=v2 -z --branch`. */
@@ -88,7 +89,8 @@ export function readStatusV2(out: string): { head: string | null; dirty: string[
 }
 
 // `git clean` of new files, sparing the linked entries (as patterns: `/NAME`, its glob characters escaped).
-const clean = (dir: string, linked: readonly string[]) => git(dir, ['clean', '-q', '-fd', ...linked.flatMap((name) => ['-e', `/${name.replace(/([\\*?[!#])/g, '\\$1')}`])]);
+const spare = (name: string) => ['-e', `/${name.replace(/([\\*?[!#])/g, '\\$1')}`];
+const clean = (dir: string, linked: readonly string[]) => git(dir, ['clean', '-q', '-fd', ...linked.flatMap(spare)]);
 
 /** Undo everything since `start` in the ball's own checkout: its branch back to `start`, its new files gone. */
 export async function undoTo(dir: string, start: string, linked: readonly string[] = []): Promise<void> {

@@ -92,15 +92,18 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
       const setting = sandboxSetting(undefined, input.env);
       const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
-      const sandbox = bwrap === null ? null : withLinked(suiteSandbox(dir, input.stateDir, input.slice.live.network === true), dir, linked);
+      const box = suiteSandbox(dir, input.stateDir, input.slice.live.network === true);
+      const sandbox = bwrap === null ? null : withLinked(box, dir, linked);
       const env = { ...input.env, LEAP_SLICE: input.slice.id };
       const theirs = linkedPlaces(dir, linked);
-      const ran = await runLive(input.slice.live, { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox, theirs });
+      const place = { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox, theirs };
+      const ran = await runLive(input.slice.live, place);
       live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
       if (ran.code !== 0) {
         // One that could not run judged nothing: the slice is held, not refused.
         const why = `${ran.note ?? `it exited ${ran.code}`}${ran.lines === '' ? '' : `: ${ran.lines}`}`;
-        return { value: ran.cannotRun === null ? -1 : 0, reason: `the slice's live proof failed on the spine: ${why}`, candidate: '', seats: [], refused: [], leaves: [], live };
+        const reason = `the slice's live proof failed on the spine: ${why}`;
+        return { value: ran.cannotRun === null ? -1 : 0, reason, candidate: '', seats: [], refused: [], leaves: [], live };
       }
     }
     try {

@@ -9,13 +9,17 @@ import { git } from './git.js';
 
 // What a build or a test run writes (outputs, caches, coverage): each checkout makes its own, so a ball's proof
 // writes its own (the main tree's, linked, would be read-only in its sandbox, or the user's to lose without one).
-const BUILD_OUTPUTS = ['dist', 'build', 'out', 'target', 'coverage', '.nyc_output', '.cache', '.vite', '.next', '.nuxt', '.turbo', '.parcel-cache', '.nx'];
+const BUILD_OUTPUTS = ['dist', 'build', 'out', 'target', 'coverage', '.nyc_output', '.cache', '.vite'];
+const FRAMEWORK_CACHES = ['.next', '.nuxt', '.turbo', '.parcel-cache', '.nx'];
 const PYTHON_CACHES = ['__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.nox'];
 
-/** The ignored entries at the top of `repoRoot` that a checkout shares (no build output), as git lists them; [] when git cannot say. */
+const IGNORED = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'];
+
+/** The ignored entries at the top of `repoRoot` a checkout shares (no build output), as git lists them; [] if it cannot say. */
 export async function ignoredEntries(repoRoot: string, stateDir: string): Promise<string[]> {
-  const out = await git(repoRoot, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']).catch(() => '');
-  const skip = new Set(['.git', LEAP_DIR, relative(repoRoot, stateDir).split('/')[0], ...BUILD_OUTPUTS, ...PYTHON_CACHES]);
+  const out = await git(repoRoot, IGNORED).catch(() => '');
+  const own = [...BUILD_OUTPUTS, ...FRAMEWORK_CACHES, ...PYTHON_CACHES];
+  const skip = new Set(['.git', LEAP_DIR, relative(repoRoot, stateDir).split('/')[0], ...own]);
   return out
     .split('\0')
     .map((e) => e.replace(/\/$/, ''))
@@ -102,7 +106,10 @@ function targets(dir: string, linked: readonly string[]): string[] {
  */
 export function withLinked(spec: SandboxSpec, dir: string, linked: readonly string[]): Layered {
   const deps = new Set(DEFAULT_LINK_READ_ONLY);
-  const layers = linked.filter((name) => deps.has(name)).flatMap((name) => targets(dir, [name]).map((t) => ({ dir: t, over: t })));
-  const base = spec as Layered;
-  return { ...spec, read: [...(spec.read ?? []), ...targets(dir, linked)], layers: [...(base.layers ?? []), ...layers] };
+  const layers = targets(
+    dir,
+    linked.filter((name) => deps.has(name)),
+  ).map((t) => ({ dir: t, over: t }));
+  const read = [...(spec.read ?? []), ...targets(dir, linked)];
+  return { ...spec, read, layers: [...((spec as Layered).layers ?? []), ...layers] };
 }

@@ -35,9 +35,10 @@ export function proofIdleLimit(env: NodeJS.ProcessEnv): number {
   return readDurationVar(env, 'VERI_IDLE_TIMEOUT', DEFAULT_IDLE_TIMEOUT_S * 1000);
 }
 
-/** The leaves of a round's proofs: the champion (measured once per episode), the proof, the re-proof, the live proof. */
+/** The leaves of a round's proofs: the champion (once an episode), the proof, the re-proof, the live proof. */
 export function proofLeaves(ball: string, round: number) {
-  return { champion: `champion-${ball}`, proof: `proof-${ball}-${round}`, reproof: `reproof-${ball}-${round}`, live: `live-${ball}-${round}` };
+  const n = `${ball}-${round}`;
+  return { champion: `champion-${ball}`, proof: `proof-${n}`, reproof: `reproof-${n}`, live: `live-${n}` };
 }
 
 /** A supervised run's end, its output (bounded) and its size. */
@@ -83,7 +84,8 @@ async function superviseRun(argv: readonly string[], place: ProofPlace): Promise
   const [command, ...args] = argv as [string, ...string[]];
   const paths = statePaths(place.stateDir);
   const limits = { timeoutMs: place.timeoutMs, idleMs: place.idleMs };
-  const env = { ...place.env, VERI_STATE_DIR: place.stateDir, VERI_TIMEOUT: formatSeconds(place.timeoutMs), VERI_IDLE_TIMEOUT: formatSeconds(place.idleMs) };
+  const limitsEnv = { VERI_TIMEOUT: formatSeconds(place.timeoutMs), VERI_IDLE_TIMEOUT: formatSeconds(place.idleMs) };
+  const env = { ...place.env, VERI_STATE_DIR: place.stateDir, ...limitsEnv };
   try {
     const run = await supervise({
       name: place.name,
@@ -99,7 +101,8 @@ async function superviseRun(argv: readonly string[], place: ProofPlace): Promise
     const [out, err] = [readOutput(paths.out(place.name)), readOutput(paths.err(place.name))];
     // The leaf's own exit; the supervisor's code when it could not start it; 128+N for a signal that ended it.
     const signo = run.signal === null ? undefined : constants.signals[run.signal as NodeJS.Signals];
-    const code = run.status === 'exited' ? (run.leafCode ?? run.code) : run.status !== 'failed-start' && signo !== undefined ? 128 + signo : run.code;
+    const killed = run.status !== 'exited' && run.status !== 'failed-start' && signo !== undefined;
+    const code = run.status === 'exited' ? (run.leafCode ?? run.code) : killed ? 128 + signo : run.code;
     const end = { status: run.status, code, signal: run.signal, error: run.error, ...limits };
     return { end, ms: run.durationMs, out: out.text, err: err.text, bytes: out.bytes + err.bytes };
   } catch (error) {
@@ -123,7 +126,8 @@ export async function runProof(proof: Proof, place: ProofPlace): Promise<ProofOu
   const ran = await superviseRun(proof.argv, place);
   const theirs = place.theirs ?? [];
   const why = cannotRun(ran.end, ran.out, ran.err, theirs);
-  const base = { code: recordedCode(ran.end), ms: ran.ms, cannotRun: why, interrupted: interrupted(ran.end.status), lines: causeLines(ran.out, ran.err, why ?? '', theirs) };
+  const lines = causeLines(ran.out, ran.err, why ?? '', theirs);
+  const base = { code: recordedCode(ran.end), ms: ran.ms, cannotRun: why, interrupted: interrupted(ran.end.status), lines };
   if (why !== null) return { ...base, metric: null, note: `the proof could not run: ${why}` };
   const read = proof.metric === undefined ? { metric: null } : readMetric(ran.out, proof.metric);
   return { ...base, metric: read.metric, ...(read.note === undefined ? {} : { note: read.note }) };
@@ -188,7 +192,8 @@ export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutM
   const body = Buffer.from(ran.out + ran.err).subarray(0, LIVE_KEEP_BYTES);
   const theirs = place.theirs ?? [];
   const why = cannotRun(ran.end, ran.out, ran.err, theirs);
-  const note = why === null ? undefined : ran.end.status === 'killed-timeout' ? `the live proof ran past ${live.timeout_s} s and was killed` : `the live proof could not run: ${why}`;
+  const late = ran.end.status === 'killed-timeout';
+  const note = why === null ? undefined : late ? `the live proof ran past ${live.timeout_s} s and was killed` : `the live proof could not run: ${why}`;
   return {
     code: recordedCode(ran.end),
     ms: ran.ms,
