@@ -276,11 +276,12 @@ run("a builder that swaps the linked node_modules for its own (ignored, so no ch
 run("what a test run writes (coverage/, .pytest_cache/) is the ball's own in its sandbox: the main tree's, ignored too, are not linked, and stay as they were", async () => {
   const base = { ...BASE, '.gitignore': 'node_modules\ncoverage/\n.pytest_cache/\n' };
   const { repo, dir } = setupRepo(base);
-  for (const [path, text] of [
+  const made: [string, string][] = [
     ['coverage/old.json', '{}\n'],
     ['.pytest_cache/v/lastfailed', '{}\n'],
     ['node_modules/dep/index.js', 'module.exports = 1;\n'],
-  ]) {
+  ];
+  for (const [path, text] of made) {
     mkdirSync(join(repo, dirname(path)), { recursive: true });
     writeFileSync(join(repo, path), text);
   }
