@@ -8,7 +8,7 @@ import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
 import { proofIdleLimit, runLive } from './proof.js';
-import { summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
+import { pruneWorktreeFolders, summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
 
 /** How a merge went: the spine's new commit, or why the ball could not land. */
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
@@ -142,5 +142,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     }
   } finally {
     await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+    // A runner of another machine makes no worktree here: the spine's was the last, whose folders go with it.
+    pruneWorktreeFolders(input.paths);
   }
 }

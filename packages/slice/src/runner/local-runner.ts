@@ -1,11 +1,11 @@
 // The local runner (CONTRACT sections 8 and 11): each ball in a git worktree of this repository, on its
 // branch leap/SLICE/BALL, kept from round to round and removed when the ball ends, whatever the end.
-import { existsSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { buildRoundIn } from '../engine/build-round.js';
 import { git, worktreeGit } from '../engine/git.js';
 import { ignoredEntries, linkEntries } from '../engine/linked.js';
-import type { SlicePaths } from '../engine/records.js';
+import { pruneWorktreeFolders, type SlicePaths } from '../engine/records.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
 
 /** Where the local runner works. */
@@ -74,14 +74,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
       for (const ball of [...held.keys()]) release(ball);
       await Promise.all(removing.values());
       if (stale) await worktreeGit(options.repoRoot, ['prune']).catch(() => undefined);
-      // The slice's folder of worktrees, and the repository's, when nothing else is left in them.
-      for (const folder of [options.paths.worktrees, dirname(options.paths.worktrees)]) {
-        try {
-          rmdirSync(folder);
-        } catch {
-          break;
-        }
-      }
+      pruneWorktreeFolders(options.paths);
       // The housekeeping git would have done after each of the run's commits (they skip it), once.
       await git(options.repoRoot, ['maintenance', 'run', '--auto', '--quiet']).catch(() => undefined);
     },
