@@ -144,6 +144,7 @@ reap("a worktree cut off while git added it (git's placeholder HEAD, its initial
   assert.equal(sliceWorktrees(repo, 's'), [{ path: half, branch: null }]);
   assert.equal(reapSlice(repo, 's'), [half]);
   assert.not.ok(existsSync(half));
+  assert.not.ok(existsSync(slicePaths(repo, 's').worktrees), "the slice's emptied folder goes too");
   assert.equal(worktreeList(repo).sort(), [repo, other, mine].sort());
   // The other slice's, in the user's cache, goes with its repository's folder there.
   git(repo, 'worktree', 'remove', other);
