@@ -80,9 +80,6 @@ export function restoreLinks(dir: string, links: ReadonlyMap<string, string>): s
   return restored;
 }
 
-/** A sandbox's spec with throwaway layers (@leap/supervise's `layers`: a tmpfs over a folder's entries). */
-type Layered = SandboxSpec & { layers?: { dir: string; over: string }[] };
-
 /** The entries linked into `dir`, and where they lead: never the ball's to change. */
 export function linkedPlaces(dir: string, linked: readonly string[]): string[] {
   return [...linked.map((name) => join(dir, name)), ...targets(dir, linked)];
@@ -104,12 +101,12 @@ function targets(dir: string, linked: readonly string[]): string[] {
  * (node_modules, a virtual environment) a throwaway layer where tools write their caches (vite's
  * node_modules/.vite-temp): the main tree's own installation is no ball's to write, whatever its role.
  */
-export function withLinked(spec: SandboxSpec, dir: string, linked: readonly string[]): Layered {
+export function withLinked(spec: SandboxSpec, dir: string, linked: readonly string[]): SandboxSpec {
   const deps = new Set(DEFAULT_LINK_READ_ONLY);
   const layers = targets(
     dir,
     linked.filter((name) => deps.has(name)),
   ).map((t) => ({ dir: t, over: t }));
   const read = [...(spec.read ?? []), ...targets(dir, linked)];
-  return { ...spec, read, layers: [...((spec as Layered).layers ?? []), ...layers] };
+  return { ...spec, read, layers: [...(spec.layers ?? []), ...layers] };
 }
