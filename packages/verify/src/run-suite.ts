@@ -17,7 +17,7 @@ import { topLevelName } from './scratch-tree.js';
  * run before any change is `baseline`).
  */
 export function runSuite(
-  options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & { phase?: Phase | 'baseline' },
+  options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & { phase?: Phase | 'baseline'; purpose?: 'canary' | 'rerun' },
   cwd: string,
 ): Promise<number> {
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
@@ -46,7 +46,14 @@ export function runSuite(
     .then((code) => {
       if (options.stateDir !== undefined) {
         const context = readEventContext(options.stateDir, options.env);
-        appendEvent(statePaths(options.stateDir).events, createEvent('suite', { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null }, context));
+        appendEvent(
+          statePaths(options.stateDir).events,
+          createEvent(
+            'suite',
+            { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null, ...(options.purpose === undefined ? {} : { purpose: options.purpose }) },
+            context,
+          ),
+        );
       }
       return code;
     })
@@ -61,7 +68,7 @@ export function runSuite(
  * ones, not the state folder. Written through a copy of the repository's index (its stat data spares
  * hashing unchanged files), so the repository's own index is never touched; null when git cannot say.
  */
-function workTreeHash(cwd: string, stateDir: string): string | null {
+export function workTreeHash(cwd: string, stateDir: string): string | null {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-suite-index-'));
   try {
     const index = join(scratch, 'index');
