@@ -22,9 +22,10 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  * a full sha taken as the commit it names (as git printed it to the caller). Ignored top-level entries
  * of the repository (node_modules, virtual environments) are linked in, so the test command finds its
  * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder), and
- * build caches keyed on paths or mtimes (UNSHARED_BUILD_CACHES: cargo's `target/`) never are.
+ * build caches keyed on paths or mtimes (UNSHARED_BUILD_CACHES: cargo's `target/`) never are. `tree`: the files
+ * to hold instead of the commit's (a work tree's, written by workTreeHash), HEAD still the commit.
  */
-export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = []): Promise<T> {
+export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = [], tree?: string): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
   const dir = join(scratch, 'tree');
   const cleanup = () => rmSync(scratch, { recursive: true, force: true });
@@ -37,7 +38,7 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
   try {
     const gitDir = makeCopyRepository(repo, dir, commit);
     const env = { ...process.env, GIT_INDEX_FILE: join(gitDir, 'index') };
-    gitStdout(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', commit], env);
+    gitStdout(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', tree ?? commit], env);
     setAsideFiles(repo, dir, commit, setAside, env);
     linkIgnoredEntries(repo, dir, skip, gitDir);
     return await work(dir);
