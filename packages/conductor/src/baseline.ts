@@ -2,7 +2,7 @@
 // run like ground truth's and goes through the same owner (leap-verify's runSuite), so it is recorded as a
 // `suite` event with phase `baseline` and sandboxed as they are, a writer of the tree (CONTRACT section 13); its output goes to baseline.err in the state folder.
 // A resumed run reads the trees that passed from those events, so it runs none of them again either.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Bail } from './bail-causes.js';
 import type { Preflighted } from './conductor.js';
 
@@ -11,14 +11,19 @@ const TAIL_LINES = 8;
 
 /** Run the suite on the work tree as it is; a failure is the baseline-red bail, quoting the output's last lines. */
 export async function runBaseline(run: Preflighted, where: string): Promise<void> {
-  const { runSuite } = await import('@leap/verify');
+  const { runBaselineTwice } = await import('@leap/verify');
   const log = run.paths.err('baseline');
   writeFileSync(log, '');
   const env = { ...run.env, VERI_TEST_CMD: run.testCmd, VERI_ISSUE: String(run.issue) };
-  const code = await runSuite({ testCmd: run.testCmd, env, suiteLog: log, stateDir: run.paths.dir, phase: 'baseline', sandbox: run.setup.sandbox }, run.root);
+  // Twice: a test that passes once and fails once is flaky, named now and never blamed on a step.
+  const suite = { testCmd: run.testCmd, env, suiteLog: log, stateDir: run.paths.dir, sandbox: run.setup.sandbox };
+  const { run: first, flaky } = await runBaselineTwice(suite, run.root);
+  const code = first.code;
+  const said = 'flaky before any change (passed once and failed once on the same tree; never blamed on a step)';
+  if (flaky.length > 0) await run.say(`${said}: ${flaky.join(', ')}`);
   if (code === 0) return;
   // runSuite's first line names the folder it ran in; the suite's own output follows.
-  const tail = readFileSync(log, 'utf8').split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
+  const tail = first.output.split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
   throw new Bail(
     'baseline-red',
     `The test suite fails before any change (\`${run.testCmd}\` exited ${code}), so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
