@@ -87,7 +87,7 @@ function afterPackage(text: string, line: string): string {
 }
 
 /** What the canary runs proved: the files the suite did not run, and those of a language without a canary. */
-export interface CanaryProof {
+interface CanaryProof {
   notRun: string[];
   noCanary: string[];
   runs: number;

@@ -13,7 +13,7 @@ type SuiteOptions = Parameters<typeof runSuite>[0];
 export const UNNAMED = "(unnamed: the runner's output names no failed test)";
 
 /** The environment of a second run: go test shuffles its tests (GOFLAGS); other runners keep their order. */
-export function shuffledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function shuffledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, GOFLAGS: `${env.GOFLAGS ?? ''} -shuffle=on`.trim() };
 }
 

@@ -19,7 +19,7 @@ export { hasInlineTests, rustTestItems, splitTestItems } from './test-items.js';
 export { checkGroundTruth } from './ground-truth.js';
 export { runSuite } from './run-suite.js';
 export { CANARIES, canaryFor } from './canary.js';
-export { MARKERS, RUNNER_CONFIGS } from './cheat-checks.js';
+export { FRAMEWORK_HOLDS, MARKERS, RUNNER_CONFIGS } from './cheat-checks.js';
 export { runBaselineTwice } from './flaky.js';
 export { SUMMARIES, failedTests, readCounts } from './test-report.js';
 export type { GroundTruth, GroundTruthOptions } from './ground-truth.js';

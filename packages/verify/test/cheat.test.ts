@@ -39,13 +39,13 @@ function write(repo: string, path: string, text: string): void {
   writeFileSync(join(repo, path), text);
 }
 
-function truth(repo: string, red: string, phase: Phase = 'green', more: { testCmd?: string; base?: string; step?: string } = {}) {
+function truth(repo: string, red: string | null, phase: Phase = 'green', more: { testCmd?: string; base?: string; step?: string; files?: string[] } = {}) {
   return checkGroundTruth({
     phase,
     repo,
     stateDir: join(repo, '.tdd'),
     testCmd: more.testCmd ?? 'node --test test/',
-    tests: { files: ['test/step.test.js'], source: 'red-verdict', redCommit: red },
+    tests: { files: more.files ?? ['test/step.test.js'], source: 'red-verdict', redCommit: red },
     base: more.base,
     env: verifyEnv(),
     step: more.step ?? STEP,
@@ -54,14 +54,7 @@ function truth(repo: string, red: string, phase: Phase = 'green', more: { testCm
 
 // The red verdict as a verification records it, with the counts of its suite run.
 async function recordRed(repo: string, red: string): Promise<void> {
-  const redTruth = await checkGroundTruth({
-    phase: 'red',
-    repo,
-    stateDir: join(repo, '.tdd'),
-    testCmd: 'node --test test/',
-    tests: { files: ['test/step.test.js'], source: 'red-commit', redCommit: red },
-    env: verifyEnv(),
-  });
+  const redTruth = await truth(repo, red, 'red');
   assert.ok(redTruth.ok, redTruth.reason);
   const context = { issue: 3, step: STEP, skillCommit: null };
   const fields = { phase: 'red', verdict: 'PASS', reason: 'ok', code: 0, commit: red, tests: ['test/step.test.js'], counts: redTruth.counts ?? null };
@@ -172,15 +165,7 @@ moves("leap.config.json is never the agents': a changed test command is refused 
   git(repo, 'commit', '-q', '-m', 'red: another');
   write(repo, 'leap.config.json', '{ "testCommand": "true" }\n');
   git(repo, 'commit', '-q', '-am', 'red: and the command');
-  const redAgain = await checkGroundTruth({
-    phase: 'red',
-    repo,
-    stateDir: join(repo, '.tdd'),
-    testCmd: 'node --test test/',
-    tests: { files: ['test/step2.test.js'], source: 'red-commit', redCommit: null },
-    env: verifyEnv(),
-  });
-  assert.is(redAgain.reason, expected);
+  assert.is((await truth(repo, null, 'red', { files: ['test/step2.test.js'] })).reason, expected);
 });
 
 moves('refactor: the same moves since the base; a test file of a language without a canary is said, never passed silently', async () => {
