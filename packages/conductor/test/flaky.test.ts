@@ -15,20 +15,27 @@ flaky.after.each(cleanupTempDirs);
 const TITLE = 'Lowercase and join with dashes';
 const TEST_NAME = `step 1: ${TITLE}`;
 
-// Code whose value alternates with each process that loads it (a count kept in an ignored file of the tree): right
-// on the suite's first run, wrong on its second.
-const ALTERNATING = [
-  "import { readFileSync, writeFileSync } from 'node:fs';",
-  "const file = new URL('./runs.count', import.meta.url);",
-  "let n = 0;\ntry { n = Number(readFileSync(file, 'utf8')); } catch {}",
-  'writeFileSync(file, String(n + 1));',
-  'export const value = n % 2 === 0 ? 1 : 0;',
-  '',
-].join('\n');
+// Code whose value alternates with each call (a count kept in the file `where`, ignored): right on the first, wrong on
+// the second.
+const alternating = (where: string) =>
+  [
+    "import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';",
+    `const file = new URL('${where}', import.meta.url);`,
+    'export function value() {',
+    "  let n = 0;\n  try { n = Number(readFileSync(file, 'utf8')); } catch {}",
+    "  mkdirSync(new URL('.', file), { recursive: true });\n  writeFileSync(file, String(n + 1));",
+    '  return n % 2 === 0 ? 1 : 0;',
+    '}',
+    '',
+  ].join('\n');
+// The step's code: called by its test, counting in a top-level ignored folder (the copy its second run is made in
+// links it in), so the suite's first run passes and its second fails.
+const ALTERNATING = alternating('../counts/n');
+const CALLING_TEST = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { value } from '../src/step1.js';\n\n";
 
 function project(): string {
   const repo = makeProject();
-  writeRepoFile(repo, '.gitignore', '*.count\n');
+  writeRepoFile(repo, '.gitignore', '*.count\n/counts/\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'ignore counts');
   return repo;
@@ -40,10 +47,13 @@ flaky('a green whose test passes once and fails once: a flaky verdict names the 
   const repo = project();
   const steps = slugSteps([TITLE]);
   const step = steps[TITLE] as StepEdits;
+  step.red = { path: 'test/step1.test.js', content: `${CALLING_TEST}test(${JSON.stringify(TEST_NAME)}, () => assert.equal(value(), 1));\n` };
   step.green = { path: 'src/step1.js', content: ALTERNATING };
-  step['green-2'] = { path: 'src/step1.js', content: 'export const value = 1;\n' };
+  step['green-2'] = { path: 'src/step1.js', content: 'export const value = () => 1;\n' };
+  step.refactor = { path: 'src/step1.js', content: '// Step 1\nexport const value = () => 1;\n' };
   const agents = commandAgents(steps);
-  const result = await runTdd(oneStepRun(repo, agents.file));
+  // Unsandboxed: the count is written through the copy's link to the tree's folder, which a sandboxed suite run cannot write.
+  const result = await runTdd({ ...oneStepRun(repo, agents.file), sandbox: 'off' });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(
     result.verdicts.map((v) => `${v.phase} ${v.verdict}`),
@@ -55,10 +65,10 @@ flaky('a green whose test passes once and fails once: a flaky verdict names the 
   );
   // The step was not ticked on the flaky green: one green commit, the revision's.
   assert.equal(subjects(repo), ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
-  assert.is(git(repo, 'show', 'HEAD~1:src/step1.js'), 'export const value = 1;\n');
+  assert.is(git(repo, 'show', 'HEAD~1:src/step1.js'), 'export const value = () => 1;\n');
   const revision = readLog(agents.devLog).find((l) => l.env.LEAP_PHASE === 'green' && l.env.LEAP_ATTEMPT === '2');
   assert.match(revision?.prompt ?? '', `flaky: ${TEST_NAME} passed once and failed once on the same tree`);
-  // The second run is a suite event of its own purpose, on the same tree as the first.
+  // The second run is a suite event of its own purpose: the step's tests alone, in a copy of the same tree.
   const greens = readEvents(repo).filter((e) => e.event === 'suite' && e.phase === 'green' && e.purpose !== 'canary');
   assert.equal(
     greens.slice(0, 2).map((e) => [e.purpose, e.code]),
@@ -67,14 +77,15 @@ flaky('a green whose test passes once and fails once: a flaky verdict names the 
       ['rerun', 1],
     ],
   );
-  assert.is(greens[0]?.tree, greens[1]?.tree);
 });
 
 flaky('with no revision left, a flaky test asks the user: needs-user naming it, the step not ticked', async () => {
   const repo = project();
   const steps = slugSteps([TITLE]);
-  (steps[TITLE] as StepEdits).green = { path: 'src/step1.js', content: ALTERNATING };
-  const result = await runTdd({ ...oneStepRun(repo, commandAgents(steps).file), revisions: 0 });
+  const step = steps[TITLE] as StepEdits;
+  step.red = { path: 'test/step1.test.js', content: `${CALLING_TEST}test(${JSON.stringify(TEST_NAME)}, () => assert.equal(value(), 1));\n` };
+  step.green = { path: 'src/step1.js', content: ALTERNATING };
+  const result = await runTdd({ ...oneStepRun(repo, commandAgents(steps).file), revisions: 0, sandbox: 'off' });
   assert.is(result.bail?.cause, 'needs-user');
   assert.match(result.bail?.narration ?? '', `is not ticked: a test passed once and failed once on the same tree (${TEST_NAME})`);
   assert.equal(subjects(repo), ['plan: issue 1']);
@@ -83,11 +94,12 @@ flaky('with no revision left, a flaky test asks the user: needs-user naming it, 
 
 flaky('a flaky test of the baseline is named at the start and never blamed on a step', async () => {
   const repo = project();
-  writeRepoFile(repo, 'src/old.js', ALTERNATING);
+  // Counting in an ignored file beside it, which no copy holds: the tree's runs alternate.
+  writeRepoFile(repo, 'src/old.js', alternating('./runs.count'));
   writeRepoFile(
     repo,
     'test/old.test.js',
-    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { value } from '../src/old.js';\n\ntest('old and flaky', () => assert.equal(value, 1));\n",
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { value } from '../src/old.js';\n\ntest('old and flaky', () => assert.equal(value(), 1));\n",
   );
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'a flaky test');

@@ -37,12 +37,12 @@ runs('three counted runs a step (red, green, refactor) besides the baseline, can
     events.filter((e) => e.purpose === undefined).map((e) => e.phase),
     ['baseline', 'red', 'green', 'refactor', 'red', 'red', 'green', 'refactor'],
   );
-  // Beside them, of their own purpose: the baseline's and each green's second run on the tree, each green's and
-  // refactor's canary run in a copy.
+  // Beside them, of their own purpose: the baseline's second run on the tree; each green's and refactor's canary
+  // run and each green's second run in a copy (the step's tests alone).
   const beside = events.filter((e) => e.purpose !== undefined).map((e) => `${e.phase} ${e.purpose}`);
   assert.equal(beside, ['baseline rerun', ...TITLES.flatMap(() => ['green canary', 'green rerun', 'refactor canary'])]);
   assert.is(where.length, events.length);
-  assert.is(where.filter((w) => w === 'copy').length, 1 + 2 * TITLES.length);
+  assert.is(where.filter((w) => w === 'copy').length, 1 + 3 * TITLES.length);
 });
 
 runs.run();

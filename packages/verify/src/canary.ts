@@ -3,11 +3,10 @@
 // must fail (its output naming the canary, or the file alone). One table of languages; a file of another
 // language is said, never passed silently.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { GroundTruthOptions } from './ground-truth.js';
-import { workTreeHash } from './run-suite.js';
-import { topLevelName, withScratchTree } from './scratch-tree.js';
+import { aloneNamedNothing, triesAlone, withStepCopy } from './step-copy.js';
 import { runCaptured } from './test-report.js';
 
 /** One language's canary: the files it takes, how it goes in a copy; it fails saying `leap canary: ${a}${b}`. */
@@ -94,56 +93,57 @@ interface CanaryProof {
 }
 
 /**
- * Run the test command on a copy of the work tree (HEAD `head`) with a canary in each of `files`: one run for all,
- * then, for files a failing run's output does not name, again for those alone (each alone when none is named).
- * A run that passes did not run the files it had canaries in.
+ * Prove that the project's own test command runs each of `files`, in copies of the work tree (HEAD `head`) with a
+ * canary in each. First where it is cheapest, the step's files alone (step-copy.ts): a file whose canary that run's
+ * output names is run. The others on a copy of the whole tree: one run for all, then, for files a failing run's
+ * output does not name, again for those alone (each alone when none is named). A run that passes there did not run
+ * the files it had canaries in.
  */
 export async function proveTestsRun(options: GroundTruthOptions, files: readonly string[], head: string) {
-  const noCanary = files.filter((f) => canaryFor(f) === null);
-  const proof: CanaryProof = { notRun: [], noCanary, runs: 0 };
-  const wanted = files.filter((f) => canaryFor(f) !== null);
-  if (wanted.length === 0) return proof;
-  const skip = [topLevelName(options.repo, options.stateDir)].filter((n): n is string => n !== null);
-  const tree = workTreeHash(options.repo, options.stateDir) ?? undefined;
-  await withScratchTree(
-    options.repo,
-    head,
-    skip,
-    async (dir) => {
-      const original = new Map<string, string | null>(wanted.map((f) => [f, readOrNull(join(dir, f))]));
-      const queue: string[][] = [wanted.filter((f) => original.get(f) !== null)];
-      const env = { ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') };
-      while (queue.length > 0) {
-        const round = queue.shift() as string[];
-        const said = new Map(round.map((f) => [f, randomBytes(6).toString('hex')]));
-        for (const [file, text] of original) {
-          if (text === null) continue;
-          const token = said.get(file);
-          const put = (canaryFor(file) as Canary).put;
-          writeFileSync(join(dir, file), token === undefined ? text : put(text, token.slice(0, 6), token.slice(6)));
-        }
-        const run = await runCaptured({ ...options, env, purpose: 'canary' }, dir);
-        proof.runs++;
-        if (run.code === 0) {
-          proof.notRun.push(...round);
-          continue;
-        }
-        const named = round.filter((f) => run.output.includes(`leap canary: ${said.get(f)}`));
-        const rest = round.filter((f) => !named.includes(f));
-        if (round.length === 1 || rest.length === 0) continue;
-        queue.push(...(named.length === 0 ? rest.map((f) => [f]) : [rest]));
+  const proof: CanaryProof = { notRun: [], noCanary: files.filter((f) => canaryFor(f) === null), runs: 0 };
+  let left = files.filter((f) => canaryFor(f) !== null);
+  if (left.length > 0 && triesAlone(options.testCmd)) {
+    const files = left;
+    const named = await withStepCopy(options, head, files, true, async (dir, env) => (await canaryRun(options, dir, env, texts(dir, files), files)).named);
+    proof.runs++;
+    if (named.length === 0) aloneNamedNothing(options.testCmd);
+    left = left.filter((f) => !named.includes(f));
+  }
+  if (left.length === 0) return proof;
+  const wanted = left;
+  await withStepCopy(options, head, wanted, false, async (dir, env) => {
+    const original = texts(dir, wanted);
+    const queue: string[][] = [[...original.keys()]];
+    while (queue.length > 0) {
+      const round = queue.shift() as string[];
+      const { code, named } = await canaryRun(options, dir, env, original, round);
+      proof.runs++;
+      if (code === 0) {
+        proof.notRun.push(...round);
+        continue;
       }
-    },
-    [],
-    tree,
-  );
+      const rest = round.filter((f) => !named.includes(f));
+      if (round.length === 1 || rest.length === 0) continue;
+      queue.push(...(named.length === 0 ? rest.map((f) => [f]) : [rest]));
+    }
+  });
   return proof;
 }
 
-function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
+// The text of each of `files` the copy holds, read before any canary goes in.
+function texts(dir: string, files: readonly string[]): Map<string, string> {
+  return new Map(files.flatMap((f) => (existsSync(join(dir, f)) ? [[f, readFileSync(join(dir, f), 'utf8')] as const] : [])));
+}
+
+// One run with a canary in each of `round` (the other files of `original` as they were): its exit code and the
+// files whose canary its output names.
+async function canaryRun(options: GroundTruthOptions, dir: string, env: NodeJS.ProcessEnv, original: Map<string, string>, round: readonly string[]) {
+  const said = new Map(round.map((f) => [f, randomBytes(6).toString('hex')]));
+  for (const [file, text] of original) {
+    const token = said.get(file);
+    const put = (canaryFor(file) as Canary).put;
+    writeFileSync(join(dir, file), token === undefined ? text : put(text, token.slice(0, 6), token.slice(6)));
   }
+  const run = await runCaptured({ ...options, env, purpose: 'canary' }, dir);
+  return { code: run.code, named: round.filter((f) => run.output.includes(`leap canary: ${said.get(f)}`)) };
 }

@@ -3,7 +3,9 @@
 // event of its own (`"verdict": "flaky"`, `test`). One of the baseline's is named at the start, never blamed on a step.
 import { appendEvent, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
 import type { EventContext } from '@leap/core';
+import type { GroundTruthOptions } from './ground-truth.js';
 import type { Phase } from './phase.js';
+import { aloneNamedNothing, triesAlone, withStepCopy } from './step-copy.js';
 import type { runSuite } from './run-suite.js';
 import { failedTests, runCaptured, type SuiteRun } from './test-report.js';
 
@@ -20,6 +22,20 @@ function shuffledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** Run the suite again on the same tree, shuffled where the runner allows; a `suite` event of purpose `rerun`. */
 export function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
   return runCaptured({ ...options, env: shuffledEnv(options.env), purpose: 'rerun' }, cwd);
+}
+
+/**
+ * Green's second run: the step's test files alone in a copy of the work tree (step-copy.ts), shuffled where the
+ * runner allows. A failure there that names no test (a helper it needs left out, an output hidden) is run again as
+ * the whole suite on the work tree. Returns the run whose failures are the flaky tests.
+ */
+export async function rerunStep(options: GroundTruthOptions, files: readonly string[], head: string): Promise<SuiteRun> {
+  if (files.length > 0 && triesAlone(options.testCmd)) {
+    const alone = await withStepCopy(options, head, files, true, (dir, env) => rerun({ ...options, env }, dir));
+    if (alone.code === 0 || failedTests(alone.output).some((name) => !name.startsWith('/'))) return alone;
+    aloneNamedNothing(options.testCmd);
+  }
+  return rerun(options, options.repo);
 }
 
 /** The tests a failed run names, or UNNAMED alone. */

@@ -5,8 +5,8 @@ import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
 import { gatherVerifyInput } from './gather-verify-input.js';
 import { gitStdout } from './git.js';
-import { UNNAMED, knownFlaky, namedFailures, recordFlaky, rerun } from './flaky.js';
-import { checkGroundTruth, type GroundTruth } from './ground-truth.js';
+import { UNNAMED, knownFlaky, namedFailures, recordFlaky, rerunStep } from './flaky.js';
+import { checkGroundTruth, type GroundTruth, type GroundTruthOptions } from './ground-truth.js';
 import type { SuiteRun } from './test-report.js';
 import { checkPhase } from './phase.js';
 import type { Phase } from './phase.js';
@@ -102,7 +102,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
   const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
   if (commit !== null) base.commit = commit;
-  const truth = await checkGroundTruth({
+  const truthOptions: GroundTruthOptions = {
     phase,
     repo: gathered.repo,
     stateDir,
@@ -116,12 +116,12 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     passedTrees: options.passedTrees,
     sandbox,
     step: options.step,
-  });
+  };
+  const truth = await checkGroundTruth(truthOptions);
   counts = truth.counts ?? null;
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
-  // Green: the suite again, shuffled where the runner allows, while the agent reads (a flaky test is never ticked).
-  const suite = { testCmd, env, suiteLog: options.suiteLog, stateDir, phase, sandbox };
-  const again = phase === 'green' ? rerun(suite, gathered.repo) : null;
+  // Green: the step's tests again, shuffled where the runner allows, while the agent reads (a flaky test is never ticked).
+  const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, gathered.tests.files, commit) : null;
   again?.catch(() => undefined);
   const leaf = await runAgentLeaf({
     name: `verify-${phase}`,

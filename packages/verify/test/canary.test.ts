@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { CANARIES, canaryFor } from '../src/index.js';
@@ -72,14 +72,20 @@ function twoFiles(testCmd: string) {
   return proveTestsRun(options, options.tests.files, git(repo, 'rev-parse', 'HEAD').trim());
 }
 
-runs('an output that names every canary: one run; one that names none: each file again alone', async () => {
-  assert.equal(await twoFiles('for f in test/*.test.js; do node "$f" || s=1; done; exit ${s:-0}'), { notRun: [], noCanary: [], runs: 1 });
+runs('an output that names every canary: one run, alone; one that names none: the whole tree, then each file alone', async () => {
+  // First the step's files alone (test/util.test.js, another test file, left out of the copy): the output names both.
+  const seen = join(makeTempDir(), 'seen');
+  assert.equal(await twoFiles(`ls test >> ${seen}; for f in test/*.test.js; do node "$f" || s=1; done; exit \${s:-0}`), { notRun: [], noCanary: [], runs: 1 });
+  assert.is(readFileSync(seen, 'utf8'), 'greet.test.js\nother.test.js\n');
+  // Output hidden: alone names nothing; the whole copy fails naming none, so each file runs alone there.
+  assert.equal(await twoFiles(`${TEST_CMD} >/dev/null 2>&1`), { notRun: [], noCanary: [], runs: 4 });
+  // This process now knows the command names nothing alone: straight to the whole copy.
   assert.equal(await twoFiles(`${TEST_CMD} >/dev/null 2>&1`), { notRun: [], noCanary: [], runs: 3 });
 });
 
 runs('a file the command leaves out is named, whether the output says anything or not', async () => {
   assert.equal(await twoFiles('node test/greet.test.js'), { notRun: ['test/other.test.js'], noCanary: [], runs: 2 });
-  assert.equal(await twoFiles('node test/greet.test.js >/dev/null 2>&1'), { notRun: ['test/other.test.js'], noCanary: [], runs: 3 });
+  assert.equal(await twoFiles('node test/greet.test.js >/dev/null 2>&1'), { notRun: ['test/other.test.js'], noCanary: [], runs: 4 });
 });
 
 runs.run();

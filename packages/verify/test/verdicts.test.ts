@@ -42,13 +42,22 @@ run('a verifier answering BLOCKED: exit 1, the verdict BLOCKED with its reason b
 });
 
 run('green: a test that passes on the first run and fails on the second is flaky, named in a verdict event of its own', async () => {
-  // The suite counts its runs in an ignored file of the tree: it passes on odd runs and fails on even ones, naming the test.
-  const count = 'n=$(( $(cat src/runs.count 2>/dev/null || echo 0) + 1 )); echo $n > src/runs.count';
-  const testCmd = `${count}; if [ $((n % 2)) = 0 ]; then echo "not ok 1 - greets on Sundays"; exit 1; fi; ${TEST_CMD}`;
-  const { repo, env } = setup([{ answer: { verdict: 'PASS', reason: 'Implements the spec.' } }], testCmd);
-  writeFileSync(join(repo, '.gitignore'), '.tdd/\nnode_modules/\n*.count\n');
+  const { repo, env } = setup([{ answer: { verdict: 'PASS', reason: 'Implements the spec.' } }]);
   makeGreen(repo);
-  const result = await verify({ phase: 'green', step: STEP, cwd: repo, env });
+  // The test counts its runs in an ignored folder of the tree (linked into the copy the second run is made in; a
+  // canary, first in the file, fails it before it counts): it passes on its first run and fails on its second.
+  const counting = [
+    "import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';",
+    "mkdirSync('counts', { recursive: true });",
+    "let n = 0;\ntry { n = Number(readFileSync('counts/n', 'utf8')); } catch {}",
+    "writeFileSync('counts/n', String(n + 1));",
+    "if (n % 2 === 1) { console.log('not ok 1 - greets on Sundays'); process.exit(1); }",
+    '',
+  ].join('\n');
+  writeFileSync(join(repo, 'test', 'greet.test.js'), counting);
+  writeFileSync(join(repo, '.gitignore'), '.tdd/\nnode_modules/\n/counts/\n');
+  git(repo, 'commit', '-q', '-am', 'a test that counts its runs');
+  const result = await verify({ phase: 'green', step: STEP, cwd: repo, env: { ...env, LEAP_SANDBOX: 'off' }, testGlobs: ['test/greet.test.js'] });
   assert.equal([result.code, result.verdict, result.flaky], [1, 'flaky', ['greets on Sundays']]);
   assert.is(result.reason, 'ground truth: flaky: greets on Sundays passed once and failed once on the same tree; a flaky test is never ticked');
   const [event, ...others] = verdictEvents(repo);
