@@ -41,14 +41,20 @@ function project(): string {
   return repo;
 }
 
-const flakyVerdicts = (repo: string) => readEvents(repo).filter((e) => e.event === 'verdict' && e.verdict === 'flaky');
-
-flaky('a green whose test passes once and fails once: a flaky verdict names the test, the revision is told, its fix lands', async () => {
-  const repo = project();
+// The step's moves: its red test calls the alternating code its green writes.
+function flakySteps(): { steps: Record<string, StepEdits>; step: StepEdits } {
   const steps = slugSteps([TITLE]);
   const step = steps[TITLE] as StepEdits;
   step.red = { path: 'test/step1.test.js', content: `${CALLING_TEST}test(${JSON.stringify(TEST_NAME)}, () => assert.equal(value(), 1));\n` };
   step.green = { path: 'src/step1.js', content: ALTERNATING };
+  return { steps, step };
+}
+
+const flakyVerdicts = (repo: string) => readEvents(repo).filter((e) => e.event === 'verdict' && e.verdict === 'flaky');
+
+flaky('a green whose test passes once and fails once: a flaky verdict names the test, the revision is told, its fix lands', async () => {
+  const repo = project();
+  const { steps, step } = flakySteps();
   step['green-2'] = { path: 'src/step1.js', content: 'export const value = () => 1;\n' };
   step.refactor = { path: 'src/step1.js', content: '// Step 1\nexport const value = () => 1;\n' };
   const agents = commandAgents(steps);
@@ -81,11 +87,7 @@ flaky('a green whose test passes once and fails once: a flaky verdict names the 
 
 flaky('with no revision left, a flaky test asks the user: needs-user naming it, the step not ticked', async () => {
   const repo = project();
-  const steps = slugSteps([TITLE]);
-  const step = steps[TITLE] as StepEdits;
-  step.red = { path: 'test/step1.test.js', content: `${CALLING_TEST}test(${JSON.stringify(TEST_NAME)}, () => assert.equal(value(), 1));\n` };
-  step.green = { path: 'src/step1.js', content: ALTERNATING };
-  const result = await runTdd({ ...oneStepRun(repo, commandAgents(steps).file), revisions: 0, sandbox: 'off' });
+  const result = await runTdd({ ...oneStepRun(repo, commandAgents(flakySteps().steps).file), revisions: 0, sandbox: 'off' });
   assert.is(result.bail?.cause, 'needs-user');
   assert.match(result.bail?.narration ?? '', `is not ticked: a test passed once and failed once on the same tree (${TEST_NAME})`);
   assert.equal(subjects(repo), ['plan: issue 1']);

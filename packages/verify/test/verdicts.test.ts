@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { readEvents } from '@leap/core/schemas';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { VERDICT_ANSWER_FORMAT, renderVerifyPrompt, verify } from '../src/index.js';
-import { TEST_CMD, makeGreen, makeRedRepo, verifyEnv, writeAgents, writeScript } from './helpers.js';
+import { makeGreen, makeRedRepo, verifyEnv, writeAgents, writeScript } from './helpers.js';
 
 const STEP = 'greet returns hello';
 
