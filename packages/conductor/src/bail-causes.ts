@@ -31,11 +31,14 @@ export class Bail extends Error {
   readonly narration: string;
   /** What the stages it left had gathered before it was thrown (the result keeps it): filled on its way out by `carrying`. */
   readonly gathered: Gathered;
-  constructor(cause: BailCause, narration: string, gathered: Gathered = NOTHING) {
+  /** Every commit stays (an agent's honest way out): a red commit is kept too, to be verified again on a resume. */
+  readonly keepCommits: boolean;
+  constructor(cause: BailCause, narration: string, gathered: Gathered = NOTHING, keepCommits = false) {
     super(`bail: ${cause}: ${narration}`);
     this.bailCause = cause;
     this.narration = narration;
     this.gathered = gathered;
+    this.keepCommits = keepCommits;
   }
 }
 
@@ -59,7 +62,8 @@ export class Stopped extends Error {
  */
 export function carrying(error: unknown, before: Gathered): unknown {
   if (before === NOTHING || !(error instanceof Bail || error instanceof Stopped)) return error;
-  const again = error instanceof Bail ? new Bail(error.bailCause, error.narration, merge(before, error.gathered)) : new Stopped(error.mode, error.where, merge(before, error.gathered));
+  const all = merge(before, error.gathered);
+  const again = error instanceof Bail ? new Bail(error.bailCause, error.narration, all, error.keepCommits) : new Stopped(error.mode, error.where, all);
   again.stack = error.stack;
   return again;
 }

@@ -3,7 +3,7 @@
 // `suite` event with phase `baseline`, sandboxed as they are, a writer of the tree (CONTRACT section 13), and held
 // to the run's time and idle limits (a suite-limit bail); its output goes to baseline.err in the state folder.
 // A resumed run reads the trees that passed from those events, so it runs none of them again either.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Bail } from './bail-causes.js';
 import type { Preflighted } from './conductor.js';
 import { limitsEnv, suiteLimitBail } from './launch.js';
@@ -17,19 +17,25 @@ export async function runBaseline(run: Preflighted, where: string): Promise<void
   // A watch mode seen on the command line or in the script it calls would only end at a limit: named at once.
   const watch = watchModeOf(run.root, run.testCmd);
   if (watch !== null) throw new Bail('suite-limit', watchModeNarration(run.testCmd, watch));
-  const { runSuite, SuiteLimitError } = await import('@leap/verify');
+  const { runBaselineTwice, SuiteLimitError } = await import('@leap/verify');
   const log = run.paths.err('baseline');
   writeFileSync(log, '');
   const env = { ...run.env, VERI_TEST_CMD: run.testCmd, VERI_ISSUE: String(run.issue), ...limitsEnv(run.setup) };
-  let code: number;
+  // Twice: a test that passes once and fails once is flaky, named now and never blamed on a step.
+  const suite = { testCmd: run.testCmd, env, suiteLog: log, stateDir: run.paths.dir, sandbox: run.setup.sandbox };
+  let twice: Awaited<ReturnType<typeof runBaselineTwice>>;
   try {
-    code = await runSuite({ testCmd: run.testCmd, env, suiteLog: log, stateDir: run.paths.dir, phase: 'baseline', sandbox: run.setup.sandbox }, run.root);
+    twice = await runBaselineTwice(suite, run.root);
   } catch (error) {
     throw error instanceof SuiteLimitError ? suiteLimitBail(run, error) : error;
   }
+  const { run: first, flaky } = twice;
+  const code = first.code;
+  const said = 'flaky before any change (passed once and failed once on the same tree; never blamed on a step)';
+  if (flaky.length > 0) await run.say(`${said}: ${flaky.join(', ')}`);
   if (code === 0) return;
   // runSuite's first line names the folder it ran in; the suite's own output follows.
-  const tail = readFileSync(log, 'utf8').split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
+  const tail = first.output.split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
   throw new Bail(
     'baseline-red',
     `The test suite fails before any change (\`${run.testCmd}\` exited ${code}), so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,

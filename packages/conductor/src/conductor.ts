@@ -293,10 +293,10 @@ export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail,
   // A system failure at green (a verifier's transient 500, a vendor that ran dry, a killed leaf) is no verdict on
   // the red that was verified: its commit stays, and running again resumes at green, from that commit.
   const j = progress.journal;
-  const keepRed = cls === 'system' && step !== null && j.step === step.title && j.phase === 'green' && j.phase_base !== null;
+  const keepRed = (cls === 'system' || bail.keepCommits) && step !== null && j.step === step.title && j.phase === 'green' && j.phase_base !== null;
   if (step !== null && run instanceof Preflighted) {
     try {
-      if (!keepRed && step.state === 'todo' && (await run.heads.subject()) === `red: ${step.title}`) await run.git(['reset', '-q', '--soft', 'HEAD~1']);
+      if (!keepRed && !bail.keepCommits && step.state === 'todo' && (await run.heads.subject()) === `red: ${step.title}`) await run.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
       const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.env });
       run.heads.invalidate();

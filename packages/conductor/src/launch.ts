@@ -243,8 +243,17 @@ function suiteLog(ctx: RunContext, phase: Phase): string {
   return file;
 }
 
-/** A verification's outcome once ERRORs are read: PASS or REJECT with the reason and the commit it judged (a passed red's landing), a verifier leaf worth one relaunch, or one whose vendor ran dry. */
-export type VerifyEnd = { kind: 'verdict'; verdict: 'PASS' | 'REJECT'; reason: string; commit: string | null } | { kind: 'retry'; why: string } | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
+type VerifyVerdict = Awaited<ReturnType<typeof verify>>['verdict'];
+
+/**
+ * A verification's outcome once ERRORs are read: PASS, REJECT, BLOCKED (the step cannot be done as written) or flaky
+ * (`flaky`: the tests) with the reason and the commit it judged (a passed red's landing), a verifier leaf worth one
+ * relaunch, or one whose vendor ran dry.
+ */
+export type VerifyEnd =
+  | { kind: 'verdict'; verdict: Exclude<VerifyVerdict, 'ERROR'>; reason: string; commit: string | null; flaky?: string[] }
+  | { kind: 'retry'; why: string }
+  | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
 /**
  * Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them.
@@ -313,7 +322,10 @@ export async function runVerification(
     writeExitFile(ctx.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
     await ctx.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
     if (result.decidedBy === 'agent') checkCost(ctx);
-    if (result.verdict !== 'ERROR') return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null, gathered: got };
+    if (result.verdict !== 'ERROR') {
+      const flaky = result.flaky === undefined ? {} : { flaky: result.flaky };
+      return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null, ...flaky, gathered: got };
+    }
     // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
     // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
     if (result.leaf !== undefined) {

@@ -13,6 +13,7 @@ import { agentFor, fallOver, launchAgentLeaf, runVerification, type Launched } f
 import { developerPrompt, type Phase } from './prompts.js';
 import { readExitFile } from '@leap/supervise';
 import { type LeafActivity, type LeafWork, activityFile, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
+import { blockedReason } from '@leap/verify';
 
 /** What a phase is given of the run so far. */
 export interface PhaseStart {
@@ -96,6 +97,9 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
           j.stage = 'ready';
           progress.saveJournal();
         } else {
+          // The honest way out: a last line {"blocked": "REASON"} stops the step, no revision spent, every commit kept.
+          const blocked = blockedReason(end.result.answer?.text ?? end.result.stdout);
+          if (blocked !== null) throw blockedBail(`The developer leaf ${name}`, index, step, blocked);
           // Not written: the journal saying `leaf` and the leaf's exit file (0, written after it started) say
           // `developed` to a resumed run already, and collect's end writes `verifying`.
           j.stage = 'developed';
@@ -132,7 +136,10 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
         } else if (end.verdict === 'PASS') {
           verified = end.commit;
           j.stage = 'passed';
+        } else if (end.verdict === 'BLOCKED') {
+          throw blockedBail(`The verifier of the ${phase} phase`, index, step, end.reason);
         } else {
+          if (end.verdict === 'flaky' && j.attempt - 1 >= ctx.setup.revisions) throw flakyBail(ctx, index, step, end.flaky ?? []);
           if (j.attempt - 1 >= ctx.setup.revisions) {
             throw new Bail(
               'revision-budget',
@@ -155,6 +162,19 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
   } catch (error) {
     throw carrying(error, got);
   }
+}
+
+// The needs-user bail of an agent's honest way out: its reason quoted whole, no revision spent, every commit kept.
+function blockedBail(who: string, index: number, step: LedgerStep, reason: string): Bail {
+  const kept = 'No revision was spent and every commit made is kept. Answer it (the issue, the test or the plan), then run again.';
+  return new Bail('needs-user', `${who} says step ${index} "${step.title}" cannot be done as written:\n${reason}\n${kept}`, undefined, true);
+}
+
+// A flaky test with no revision left: the step is not ticked, and the user is asked.
+function flakyBail(ctx: RunContext, index: number, step: LedgerStep, tests: readonly string[]): Bail {
+  const flaky = `a test passed once and failed once on the same tree (${tests.join(', ')})`;
+  const ask = 'Make it deterministic, or tell the run it is known to be flaky, then run again.';
+  return new Bail('needs-user', `Step ${index} "${step.title}" is not ticked: ${flaky}, and no revision is left (--revisions ${ctx.setup.revisions}). ${ask}`);
 }
 
 // The journal for this phase: the recorded one when it is this step's and this phase's, else a fresh one

@@ -11,6 +11,11 @@ const TASKS: Record<Phase, string> = {
   refactor: 'Improve the code you wrote for this step (names, duplication, structure) without changing its behaviour. Do not change any test file; the suite must still pass.',
 };
 
+/** The honest way out, offered in one sentence (CONTRACT section 9). */
+export const BLOCKED_LINE =
+  'If the step cannot be done as written (the test contradicts the spec, the spec contradicts itself, a dependency is ' +
+  'missing), make the last line of your output {"blocked": "REASON"}: the run stops and asks the user, and no revision is spent.';
+
 /** The prompt of a developer leaf: the issue, the step, the phase's task, and for a revision the verifier's reason. */
 export function developerPrompt(issue: TrackerIssue, step: string, phase: Phase, revision: { attempt: number; reason: string } | null): string {
   const lines = [
@@ -31,6 +36,8 @@ export function developerPrompt(issue: TrackerIssue, step: string, phase: Phase,
     "The project's test command is in the VERI_TEST_CMD environment variable. Do not commit, and do not edit anything in the",
     'state folder (.tdd/): the conductor commits your work, keeps the ledger and ticks the issue. An independent verifier',
     'checks your work by running the tests itself.',
+    '',
+    BLOCKED_LINE,
   ];
   if (revision !== null) {
     // Counted as the narration counts them: attempt 2 (develop-green-2) is revision 1.

@@ -59,7 +59,7 @@ export interface TddCommit {
 export interface TddVerdict {
   step: string;
   phase: string;
-  verdict: 'PASS' | 'REJECT' | 'ERROR';
+  verdict: 'PASS' | 'REJECT' | 'ERROR' | 'BLOCKED' | 'flaky';
   reason: string;
 }
 

@@ -25,7 +25,8 @@ function headTreeWithoutState(repo: string): string {
   return execFileSync('git', ['write-tree'], { cwd: repo, env, encoding: 'utf8' }).trim();
 }
 
-const suites = (repo: string) => readEvents(repo).filter((e) => e.event === 'suite');
+// The counted runs; the canaries and the second runs are `suite` events of their own purpose.
+const suites = (repo: string) => readEvents(repo).filter((e) => e.event === 'suite' && e.purpose === undefined);
 
 baseline('one suite event, phase baseline, on the start tree, the command byte for byte; a resumed run adds none', async () => {
   const repo = makeProject();
@@ -85,6 +86,13 @@ baseline("a failing baseline: baseline-red quotes the suite's last lines, the ev
   assert.equal(
     suites(repo).map((e) => [e.phase, e.code, e.command]),
     [['baseline', 1, testCmd]],
+  );
+  assert.equal(
+    readEvents(repo)
+      .filter((e) => e.purpose === 'rerun')
+      .map((e) => [e.phase, e.code]),
+    [['baseline', 1]],
+    'run twice: a test that failed once only would be flaky',
   );
   assert.is(git(repo, 'branch', '--list', 'leap/*'), '');
 });

@@ -95,7 +95,7 @@ const FIXTURES = join(dirname(new URL(import.meta.url).pathname), 'fixtures');
 
 /** A step's edits for the deterministic command developer (fixtures/dev-agent.mjs). */
 export interface StepEdits {
-  [phase: string]: { path: string; content: string; extra?: { path: string; content: string }[]; delete?: string[]; git?: string[][] };
+  [phase: string]: { path: string; content: string; extra?: { path: string; content: string }[]; delete?: string[]; git?: string[][]; say?: string };
 }
 
 /** Command agents: `dev` (fixtures/dev-agent.mjs over `steps`) and `ver` (always PASS); their launches logged as JSON lines. */

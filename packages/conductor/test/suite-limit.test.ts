@@ -86,10 +86,11 @@ limits("a red whose test never ends: verify-red's suite is ended by the time lim
   );
   const suites = readEvents(repo).filter((e) => e.event === 'suite');
   assert.equal(
-    suites.map((e) => [e.phase, e.limit]),
+    suites.map((e) => [e.phase, e.purpose, e.limit]),
     [
-      ['baseline', undefined],
-      ['red', 'timeout'],
+      ['baseline', undefined, undefined],
+      ['baseline', 'rerun', undefined],
+      ['red', undefined, 'timeout'],
     ],
   );
   const verdict = readEvents(repo).find((e) => e.event === 'verdict' && e.phase === 'red');

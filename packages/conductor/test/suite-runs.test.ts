@@ -7,12 +7,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
-import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, slugSteps, subjects, type StepEdits } from './helpers.js';
+import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, readEvents, slugSteps, subjects, type StepEdits } from './helpers.js';
 
 const runs = suite('runTdd: suite runs');
 runs.after.each(cleanupTempDirs);
 
-runs('three runs a step (red, green, refactor) besides the baseline; a red that changes code too is checked in its copy', async () => {
+runs('three counted runs a step (red, green, refactor) besides the baseline, canaries and reruns apart; a red that changes code too is checked in its copy', async () => {
   const TITLES = ['First step', 'Second step'];
   const repo = makeProject(['one', 'two']);
   const steps = slugSteps(TITLES);
@@ -31,8 +31,18 @@ runs('three runs a step (red, green, refactor) besides the baseline; a red that 
     .trim()
     .split('\n')
     .map((dir) => (dir.endsWith('/tree') ? 'copy' : 'tree'));
-  // Baseline; step 1: red, green, refactor; step 2: red, its copy (src/notes.js is no test), green, refactor.
-  assert.equal(where, ['tree', 'tree', 'tree', 'tree', 'tree', 'copy', 'tree', 'tree']);
+  // The counted runs: baseline; step 1: red, green, refactor; step 2: red, its copy (src/notes.js is no test), green, refactor.
+  const events = readEvents(repo).filter((e) => e.event === 'suite');
+  assert.equal(
+    events.filter((e) => e.purpose === undefined).map((e) => e.phase),
+    ['baseline', 'red', 'green', 'refactor', 'red', 'red', 'green', 'refactor'],
+  );
+  // Beside them, of their own purpose: the baseline's second run on the tree; each green's and refactor's canary
+  // run and each green's second run in a copy (the step's tests alone).
+  const beside = events.filter((e) => e.purpose !== undefined).map((e) => `${e.phase} ${e.purpose}`);
+  assert.equal(beside, ['baseline rerun', ...TITLES.flatMap(() => ['green canary', 'green rerun', 'refactor canary'])]);
+  assert.is(where.length, events.length);
+  assert.is(where.filter((w) => w === 'copy').length, 1 + 3 * TITLES.length);
 });
 
 runs.run();

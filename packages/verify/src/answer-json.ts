@@ -56,3 +56,20 @@ function objectEnd(text: string, start: number): number {
   }
   return -1;
 }
+
+/**
+ * The honest way out of a developer leaf (CONTRACT section 9): the REASON of its output's last non-empty line when
+ * that line is exactly the JSON object `{"blocked": "REASON"}` (REASON not blank); else null.
+ */
+export function blockedReason(text: string): string | null {
+  const last = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
+  if (!last.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(last);
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1) return null;
+    const reason = (value as { blocked?: unknown }).blocked;
+    return typeof reason === 'string' && reason.trim() !== '' ? reason : null;
+  } catch {
+    return null;
+  }
+}

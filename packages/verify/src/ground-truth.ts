@@ -1,20 +1,29 @@
 // Ground truth: the verifier runs the test command itself before any agent is asked.
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { runGitSync } from '@leap/core';
+import { readEventContext, runGitSync, statePaths } from '@leap/core';
+import { proveTestsRun } from './canary.js';
+import { PROJECT_CONFIG_FILE, blobText, changedSince, codeMoves, configChanged } from './cheat-checks.js';
+import { isRunnerFile, markersAdded, testsChanged, type PhaseChanges } from './cheat-checks.js';
+import { knownFlaky, rerun } from './flaky.js';
 import { gitStdout, splitNul } from './git.js';
 import type { Phase } from './phase.js';
+import { findRedVerdict } from './red-verdict.js';
 import { topLevelName, withScratchTree } from './scratch-tree.js';
 import type { StepTests } from './step-tests.js';
 import type { SandboxChoice } from './leaf-sandbox.js';
 import { runSuite } from './run-suite.js';
 import { isTestFile, testFilePredicate } from './test-files.js';
 import { hasInlineTests, splitTestItems } from './test-items.js';
+import { failedTests, readCounts, runCaptured, type SuiteRun, type TestCounts } from './test-report.js';
 
 /** The outcome: ok, or the reason the phase is rejected. */
 export interface GroundTruth {
   ok: boolean;
   reason: string;
+  /** The tests the phase's suite run ran and skipped, when its runner said. */
+  counts?: TestCounts;
+  /** What the verdict must say beside an agent's reason: a test file of a language without a canary. */
+  note?: string;
 }
 
 /** What checkGroundTruth needs. */
@@ -45,91 +54,140 @@ export interface GroundTruthOptions {
   passedTrees?: readonly string[];
   /** Run each suite in a sandbox, a writer of the tree it runs on (chooseSandbox decides); absent or bwrap null: none. */
   sandbox?: SandboxChoice | null;
+  /** The step's ledger line: a runner's file it names may change, and its phases' verdicts are read by it. */
+  step?: string;
 }
 
 /**
- * Red: the suite fails, and passes again with the step's test files set aside (in a scratch copy of
- * HEAD's tree: added files removed, changed ones restored from HEAD's parent). Green: the suite passes,
- * and the step's tests are unchanged since their red commit. Refactor: no test file changed since the
- * base, and the suite passes. The suite's output goes to stderr.
+ * Red: the suite fails, and passes again with the step's test files set aside (in a scratch copy of HEAD's tree:
+ * added files removed, changed ones restored from HEAD's parent). Green and refactor: no test file changed since the
+ * phase's base (the red commit, the refactor's base), none of the cheating moves cheat-checks.ts reads in the diff,
+ * the suite passes, a canary in each step's test file fails it (canary.ts), and no fewer tests ran nor more were
+ * skipped than at the phase before, where the runner counts them. Every phase: leap.config.json unchanged.
  */
 export async function checkGroundTruth(options: GroundTruthOptions): Promise<GroundTruth> {
+  return options.phase === 'red' ? checkRed(options) : checkPassing(options);
+}
+
+async function checkRed(options: GroundTruthOptions): Promise<GroundTruth> {
+  const { repo, tests } = options;
+  const files = tests.files.join(', ');
+  if (tests.files.length === 0) return reject('the red commit (HEAD) adds or changes no test file');
+  const red = options.head ?? 'HEAD';
+  const code = (commit: string, path: string) => splitTestItems(blobText(repo, commit, path)).code;
+  const inline = (path: string) => hasInlineTests(path, isTestFile(path));
+  const mixed = tests.files.filter((path) => inline(path) && code(`${red}^`, path) !== code(red, path));
+  if (mixed.length > 0) {
+    return reject(`the red commit changes code outside the test items of ${mixed.join(', ')}: a red may add or change only their #[cfg(test)] items`);
+  }
+  const config = configChanged(phaseChanges(options, `${red}^`, [PROJECT_CONFIG_FILE]));
+  if (config !== null) return reject(config);
+  const first = await runCaptured(options, repo);
+  if (first.code === 0) return reject('the suite passes with the new tests; a red test must fail');
+  const counted = withCounts(readCounts(first.output));
+  const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
+  if (ranAlready(repo, red, tests.files, skip, options.passedTrees ?? [])) {
+    return { ok: true, reason: `the suite fails with the new tests and passed without them (${files}): the tree before them was run already`, ...counted };
+  }
+  // The red commit as findStepTests read it (HEAD's sha), so the copy need not ask git for it again. The copy
+  // builds into its own cargo target folder, never the user's (CARGO_TARGET_DIR included): cargo keys its
+  // fingerprints on paths relative to the package and on mtimes, so a shared one makes the user's next build
+  // reuse a test binary built without the new tests.
+  const cargo = (dir: string) => ({ ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') });
+  const inCopy = (dir: string) => runSuite({ ...options, env: cargo(dir) }, dir);
+  if ((await withScratchTree(repo, red, skip, inCopy, tests.files)) !== 0) {
+    return reject(`the suite still fails with the new test files set aside (${files}), so the failure is not the new tests' alone`);
+  }
+  return { ok: true, reason: `the suite fails with the new tests and passes without them (${files})`, ...counted };
+}
+
+async function checkPassing(options: GroundTruthOptions): Promise<GroundTruth> {
   const { phase, repo, tests } = options;
-  if (phase === 'red') {
-    if (tests.files.length === 0) return reject('the red commit (HEAD) adds or changes no test file');
-    const red = options.head ?? 'HEAD';
-    const mixed = tests.files.filter((path) => hasInlineTests(path, isTestFile(path)) && splitTestItems(blobText(repo, `${red}^`, path)).code !== splitTestItems(blobText(repo, red, path)).code);
-    if (mixed.length > 0) return reject(`the red commit changes code outside the test items of ${mixed.join(', ')}: a red may add or change only their #[cfg(test)] items`);
-    if ((await runSuite(options, repo)) === 0) return reject('the suite passes with the new tests; a red test must fail');
-    const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
-    if (ranAlready(repo, red, tests.files, skip, options.passedTrees ?? [])) {
-      return { ok: true, reason: `the suite fails with the new tests and passed without them (${tests.files.join(', ')}): the tree before them was run already` };
-    }
-    // The red commit as findStepTests read it (HEAD's sha), so the copy need not ask git for it again. The copy
-    // builds into its own cargo target folder, never the user's (CARGO_TARGET_DIR included): cargo keys its
-    // fingerprints on paths relative to the package and on mtimes, so a shared one makes the user's next build
-    // reuse a test binary built without the new tests.
-    const code = await withScratchTree(repo, red, skip, async (dir) => runSuite({ ...options, env: { ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') } }, dir), tests.files);
-    if (code !== 0) return reject(`the suite still fails with the new test files set aside (${tests.files.join(', ')}), so the failure is not the new tests' alone`);
-    return { ok: true, reason: `the suite fails with the new tests and passes without them (${tests.files.join(', ')})` };
-  }
-  if (phase === 'refactor') {
-    const base = options.base as string;
-    const isTest = testFilePredicate(options.testFiles);
-    const changed = testsChanged(
-      repo,
-      base,
-      changedSince(repo, base, undefined, options.head).filter((path) => isTest(path) || tests.files.includes(path)),
-    );
-    if (changed.length > 0) return reject(`test files changed since the base commit ${base}: ${changed.join(', ')}`);
-  }
-  if ((await runSuite(options, repo)) !== 0) return reject('the suite fails');
-  if (phase === 'green' && tests.redCommit !== null && tests.files.length > 0) {
-    const changed = testsChanged(repo, tests.redCommit, changedSince(repo, tests.redCommit, tests.files, options.head));
-    if (changed.length > 0) return reject(`the step's tests changed since their red commit ${tests.redCommit}: ${changed.join(', ')}`);
-  }
-  return { ok: true, reason: phase === 'green' ? 'the suite passes' : 'the suite passes and no test file changed since the base commit' };
+  const base = phase === 'refactor' ? (options.base as string) : tests.redCommit;
+  const changes = base === null ? null : phaseChanges(options, base);
+  const what = phase === 'refactor' ? `test files changed since the base commit ${base}` : `the step's tests changed since their red commit ${base}`;
+  const moved = changes === null ? null : movesSeen(changes, tests.files, what);
+  if (moved !== null) return reject(moved);
+  // The suite on the work tree and the canaries on a copy of it, at once: two runs in the wall time of about one.
+  const head = options.head ?? gitStdout(repo, ['rev-parse', 'HEAD']).trim();
+  const [main, proof] = await Promise.all([runCaptured(options, repo), proveTestsRun(options, tests.files, head)]);
+  const run = main.code === 0 ? main : await againWhenKnownFlaky(options, main);
+  if (run.code !== 0) return reject('the suite fails');
+  if (proof.notRun.length > 0) return reject(notRunReason(options, proof.notRun, changes));
+  const counts = readCounts(run.output);
+  const fell = fewerTests(options, counts);
+  if (fell !== null) return reject(fell);
+  const passes = phase === 'green' ? 'the suite passes' : 'the suite passes and no test file changed since the base commit';
+  if (proof.noCanary.length === 0) return { ok: true, reason: passes, ...withCounts(counts) };
+  const note = `no canary for the language of ${proof.noCanary.join(', ')}: that its tests ran is not proven`;
+  return { ok: true, reason: `${passes}; ${note}`, ...withCounts(counts), note };
 }
 
 function reject(reason: string): GroundTruth {
   return { ok: false, reason: `ground truth: ${reason}` };
 }
 
-// Tracked files that differ from `commit` in the work tree, and untracked ones; optionally only `paths`. When
-// `commit` is HEAD, one `git status` says both (what it adds, a staged change the work tree has undone since,
-// is a change too).
-function changedSince(repo: string, commit: string, paths?: readonly string[], head?: string): string[] {
-  const limit = paths === undefined ? [] : ['--', ...paths];
-  if (commit === head) {
-    const status = gitStdout(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', ...limit]);
-    return [...new Set(splitNul(status).map((entry) => entry.slice(3)))];
-  }
-  const tracked = splitNul(gitStdout(repo, ['diff', '--no-renames', '--name-only', '-z', commit, ...limit]));
-  const untracked = splitNul(gitStdout(repo, ['ls-files', '-z', '--others', '--exclude-standard', ...limit]));
-  return [...new Set([...tracked, ...untracked])];
+function withCounts(counts: TestCounts | null): { counts?: TestCounts } {
+  return counts === null ? {} : { counts };
 }
 
-// Of `paths` (changed in the work tree since `commit`), those whose tests changed: all of a test file, only the
-// test items of a file that holds code too (a green may change the code around them).
-function testsChanged(repo: string, commit: string, paths: readonly string[]): string[] {
-  return paths.filter((path) => !hasInlineTests(path, isTestFile(path)) || splitTestItems(blobText(repo, commit, path)).tests !== splitTestItems(workTreeText(repo, path)).tests);
-}
-
-// The text of `path` at `commit`; empty when the commit lacks it (a file the red commit adds).
-function blobText(repo: string, commit: string, path: string): string {
+function phaseChanges(options: GroundTruthOptions, base: string, paths?: readonly string[]): PhaseChanges {
+  let changed: string[] = [];
   try {
-    return gitStdout(repo, ['cat-file', 'blob', `${commit}:${path}`]);
+    changed = changedSince(options.repo, base, paths, options.head);
   } catch {
-    return '';
+    // A root red commit has no parent: nothing it changed can be told from what was there.
   }
+  const isTest = testFilePredicate(options.testFiles);
+  return { repo: options.repo, base, changed, isTest, testCmd: options.testCmd, step: options.step };
 }
 
-function workTreeText(repo: string, path: string): string {
-  try {
-    return readFileSync(join(repo, path), 'utf8');
-  } catch {
-    return '';
+// The first cheating move the diff shows: leap.config.json, a test file changed (with a marker it adds), code that
+// adds a marker or holds the test framework, the runner's configuration or the test script.
+function movesSeen(changes: PhaseChanges, stepFiles: readonly string[], testsWhat: string): string | null {
+  const config = configChanged(changes);
+  if (config !== null) return config;
+  const tests = changes.changed.filter((path) => changes.isTest(path) || stepFiles.includes(path));
+  const touched = testsChanged(changes.repo, changes.base, tests);
+  if (touched.length > 0) {
+    const markers = markersAdded(changes, touched);
+    return `${testsWhat}: ${touched.join(', ')}${markers.length === 0 ? '' : ` (${markers.join('; ')})`}`;
   }
+  const moves = codeMoves(changes);
+  if (moves.length === 0) return null;
+  return `${moves.join('; ')}: that can make fewer tests run or assert nothing; a step whose ledger line names the file may change it`;
+}
+
+// A main run that failed only in tests the baseline found flaky is run once more (never blamed on a step).
+async function againWhenKnownFlaky(options: GroundTruthOptions, failed: SuiteRun): Promise<SuiteRun> {
+  const known = knownFlaky(options.stateDir, readEventContext(options.stateDir, options.env).issue);
+  const names = failedTests(failed.output);
+  if (names.length === 0 || !names.every((n) => known.has(n))) return failed;
+  return rerun(options, options.repo);
+}
+
+// The canary's REJECT: the files not run, and what the phase changed outside the tests, the runner's files first.
+function notRunReason(options: GroundTruthOptions, files: readonly string[], changes: PhaseChanges | null): string {
+  const them = files.length === 1 ? 'it' : 'them';
+  const outside = (changes?.changed ?? []).filter((path) => !changes?.isTest(path));
+  outside.sort((a, b) => Number(isRunnerFile(b)) - Number(isRunnerFile(a)));
+  const shown = outside.slice(0, 8).join(', ') + (outside.length > 8 ? `, and ${outside.length - 8} more` : '');
+  const why =
+    outside.length === 0
+      ? `nothing it changed outside the tests explains it: the test command (\`${options.testCmd}\`) does not run ${them}`
+      : `what the ${options.phase} changed that could explain it: ${shown}`;
+  return `the suite passes with a canary that must fail added to ${files.join(', ')}, so the test command does not run ${them}; ${why}`;
+}
+
+// Fewer tests ran, or more were skipped, than in the phase before (green's red, refactor's green), both counted.
+function fewerTests(options: GroundTruthOptions, now: TestCounts | null): string | null {
+  const phase = options.phase === 'green' ? 'red' : 'green';
+  const issue = readEventContext(options.stateDir, options.env).issue;
+  const before = findRedVerdict(statePaths(options.stateDir).events, options.step ?? '', issue, phase)?.counts ?? null;
+  if (before === null || now === null) return null;
+  if (now.ran < before.ran) return `fewer tests ran than at ${phase}: ${before.ran}, now ${now.ran}`;
+  if (now.skipped > before.skipped) return `more tests were skipped than at ${phase}: ${before.skipped}, now ${now.skipped}`;
+  return null;
 }
 
 // True when the tree the red check's copy would hold (the red commit with its tests set aside) passed already:

@@ -1,7 +1,7 @@
 // @leap/verify: blind verification (leap-verify, leap-verdict) and the blind jury (leap-jury).
 export { PHASES, checkPhase } from './phase.js';
 export type { Phase } from './phase.js';
-export { VERDICT_ANSWER_FORMAT, buildVerifyPrompt } from './verify-prompt.js';
+export { BLOCKED_SENTENCE, VERDICT_ANSWER_FORMAT, buildVerifyPrompt } from './verify-prompt.js';
 export type { PromptTestFile, VerifyPromptInput } from './verify-prompt.js';
 export { gatherVerifyInput } from './gather-verify-input.js';
 export { BASE_DIFF_LIMIT, readBaseDiff, readCommitDiff } from './base-diff.js';
@@ -19,6 +19,10 @@ export { hasInlineTests, rustTestItems, splitTestItems } from './test-items.js';
 export { checkGroundTruth } from './ground-truth.js';
 export { SuiteLimitError, runSuite } from './run-suite.js';
 export type { SuiteLimit, SuiteOptions } from './run-suite.js';
+export { CANARIES, canaryFor } from './canary.js';
+export { FRAMEWORK_HOLDS, MARKERS, RUNNER_CONFIGS } from './cheat-checks.js';
+export { runBaselineTwice } from './flaky.js';
+export { SUMMARIES, failedTests, readCounts } from './test-report.js';
 export type { GroundTruth, GroundTruthOptions } from './ground-truth.js';
 export { UNSHARED_BUILD_CACHES, topLevelName, withScratchTree } from './scratch-tree.js';
 export { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, withVendorFamily, type ListedRole } from './agents.js';
@@ -26,7 +30,7 @@ export { knownVendor, vendorFamily } from './family.js';
 export type { AgentEntry, AgentRegistry } from './agents.js';
 export { DEFAULT_RETRY_LIMIT_MS, checkAgentReady, runAgentLeaf } from './run-agent-leaf.js';
 export type { AgentFailureKind, AgentLeafOptions, AgentLeafResult, AgentReadiness } from './run-agent-leaf.js';
-export { lastVerdictObject, parseWholeJson } from './answer-json.js';
+export { blockedReason, lastVerdictObject, parseWholeJson } from './answer-json.js';
 export { answerProblem, loadVerifySchema } from './validate-answer.js';
 export type { AnswerSchemaName } from './validate-answer.js';
 export { verify } from './verify.js';

@@ -1,35 +1,39 @@
 // Finding a step's red verdict in the event log without loading the schema reader (a hot path).
 import { readFileIfExists } from '@leap/core';
+import type { TestCounts } from './test-report.js';
 
 /** What a passed red verdict recorded about the step's tests. */
 export interface RedVerdict {
   commit: string;
   tests: string[];
+  /** The tests its suite run ran and skipped, when the runner said (ground truth compares the next phase's). */
+  counts: TestCounts | null;
 }
 
 /**
- * The last PASS verdict of the red phase for `step` (and `issue`, when both sides know it) that
+ * The last PASS verdict of `phase` (default red) for `step` (and `issue`, when both sides know it) that
  * recorded its commit and tests; null when there is none. Lines that are not JSON are skipped:
  * a torn last line is normal after a crash, and the full reader reports the rest.
  */
-export function findRedVerdict(eventsFile: string, step: string, issue: number | null): RedVerdict | null {
+export function findRedVerdict(eventsFile: string, step: string, issue: number | null, phase = 'red'): RedVerdict | null {
   const text = readFileIfExists(eventsFile);
   if (text === null) return null;
   const lines = text.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] as string;
-    if (!line.includes('"verdict"') || !line.includes('"red"')) continue;
+    if (!line.includes('"verdict"') || !line.includes(`"${phase}"`)) continue;
     let event: Record<string, unknown>;
     try {
       event = JSON.parse(line) as Record<string, unknown>;
     } catch {
       continue;
     }
-    if (event.event !== 'verdict' || event.phase !== 'red' || event.verdict !== 'PASS' || event.step !== step) continue;
+    if (event.event !== 'verdict' || event.phase !== phase || event.verdict !== 'PASS' || event.step !== step) continue;
     if (issue !== null && typeof event.issue === 'number' && event.issue !== issue) continue;
     const tests = event.tests;
     if (typeof event.commit !== 'string' || !Array.isArray(tests) || !tests.every((t) => typeof t === 'string')) continue;
-    return { commit: event.commit, tests: tests as string[] };
+    const counts = event.counts as TestCounts | null | undefined;
+    return { commit: event.commit, tests: tests as string[], counts: counts ?? null };
   }
   return null;
 }

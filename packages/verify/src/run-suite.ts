@@ -3,7 +3,7 @@
 import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LeapError, appendEvent, createEvent, envIssue, formatSeconds, processIdentity, readDurationVar, readEventContext, readTimeLimit, runGitSync, statePaths, writeFd } from '@leap/core';
+import { LeapError, appendEvent, createEvent, ensureStateDir, envIssue, formatSeconds, processIdentity, readDurationVar, readEventContext, readTimeLimit, runGitSync, statePaths, writeFd } from '@leap/core';
 import { DEFAULT_KILL_AFTER_MS, armLifeline, formatPidRecord, newRunId, prepareSandbox, runLeaf, spawnLeaf, type PreparedSandbox } from '@leap/supervise';
 import type { GroundTruthOptions } from './ground-truth.js';
 import { suiteSandbox } from './leaf-sandbox.js';
@@ -119,7 +119,8 @@ interface Follow {
 async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit | null }> {
   const me = processIdentity();
   const run = f.marker.slice('LEAP_LEAF_'.length);
-  const pidFile = f.stateDir === undefined ? null : join(f.stateDir, `suite-${run}.pid`);
+  // The state folder may not exist yet (a first check in a fresh repository): made as every writer of it makes it.
+  const pidFile = f.stateDir === undefined ? null : join(ensureStateDir(f.stateDir), `suite-${run}.pid`);
   const record = (leaf?: number) => {
     if (pidFile !== null) writeFileSync(pidFile, formatPidRecord({ pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run, leaf }));
   };
@@ -199,7 +200,7 @@ function lastOutputLine(file: string, from: number): string | null {
  * ones, not the state folder. Written through a copy of the repository's index (its stat data spares
  * hashing unchanged files), so the repository's own index is never touched; null when git cannot say.
  */
-function workTreeHash(cwd: string, stateDir: string): string | null {
+export function workTreeHash(cwd: string, stateDir: string): string | null {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-suite-index-'));
   try {
     const index = join(scratch, 'index');

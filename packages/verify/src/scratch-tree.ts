@@ -25,9 +25,10 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder), and
  * build caches keyed on paths or mtimes (UNSHARED_BUILD_CACHES: cargo's `target/`) never are. A dependency folder
  * (node_modules) is a folder of links to its entries, so what a test run adds there (vite's `.vite-temp`) stays in
- * the copy; while `work` runs, scratchReads(dir) says what the copy's links and objects lead to.
+ * the copy; while `work` runs, scratchReads(dir) says what the copy's links and objects lead to. `tree`: the files
+ * to hold instead of the commit's (a work tree's, written by workTreeHash), HEAD still the commit.
  */
-export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = []): Promise<T> {
+export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = [], tree?: string): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
   const dir = join(scratch, 'tree');
   const cleanup = () => rmSync(scratch, { recursive: true, force: true });
@@ -40,7 +41,7 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
   try {
     const { gitDir, objects } = makeCopyRepository(repo, dir, commit);
     const env = { ...process.env, GIT_INDEX_FILE: join(gitDir, 'index') };
-    gitStdout(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', commit], env);
+    gitStdout(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', tree ?? commit], env);
     setAsideFiles(repo, dir, commit, setAside, env);
     const reads = linkIgnoredEntries(repo, dir, skip, gitDir);
     scratches.set(dir, { read: [...reads.read, hostView.realpath(objects) ?? objects], layers: reads.layers });

@@ -60,7 +60,11 @@ const TASKS: Record<Phase, string> = {
 };
 
 /** The answer the verifier must give, stated once for the prompt and the schema. */
-export const VERDICT_ANSWER_FORMAT = '{"verdict": "PASS" | "REJECT", "reason": "<one or two sentences>"}';
+export const VERDICT_ANSWER_FORMAT = '{"verdict": "PASS" | "REJECT" | "BLOCKED", "reason": "<one or two sentences>"}';
+
+/** The honest way out, offered in one sentence (CONTRACT section 9): the run stops the step and asks the user. */
+export const BLOCKED_SENTENCE =
+  'If the step cannot be done as written (the test cannot pass without breaking a criterion of the spec, or the spec contradicts itself), answer BLOCKED with the reason: the run stops and asks the user.';
 
 /** Build the verifier's prompt from its inputs only. */
 export function buildVerifyPrompt(input: VerifyPromptInput): string {
@@ -99,7 +103,7 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
       `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
       `## Tests of this step\n${tests.join('\n\n')}`,
       ...changes,
-      `## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n${VERDICT_ANSWER_FORMAT}`,
+      `## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n${VERDICT_ANSWER_FORMAT}\n${BLOCKED_SENTENCE}`,
     ].join('\n\n') + '\n'
   );
 }

@@ -5,7 +5,9 @@ import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
 import { gatherVerifyInput } from './gather-verify-input.js';
 import { gitStdout } from './git.js';
-import { checkGroundTruth } from './ground-truth.js';
+import { UNNAMED, knownFlaky, namedFailures, recordFlaky, rerunStep } from './flaky.js';
+import { checkGroundTruth, type GroundTruth, type GroundTruthOptions } from './ground-truth.js';
+import type { SuiteRun } from './test-report.js';
 import { checkPhase } from './phase.js';
 import type { Phase } from './phase.js';
 import { runAgentLeaf, type AgentFailureKind, type AgentLeafResult } from './run-agent-leaf.js';
@@ -43,11 +45,14 @@ export interface VerifyOptions extends VerifyPromptOptions {
   testNetwork?: boolean;
 }
 
-/** The verdict: 0 PASS, 1 REJECT, 2 malformed, killed or bad input. */
+/** The verdict: 0 PASS, 1 REJECT (or BLOCKED, or a flaky test), 2 malformed, killed or bad input. */
 export interface VerifyResult {
   code: 0 | 1 | 2;
-  verdict: 'PASS' | 'REJECT' | 'ERROR';
+  /** BLOCKED: the verifier says the step cannot be done as written; flaky: a test passed once and failed once. */
+  verdict: 'PASS' | 'REJECT' | 'ERROR' | 'BLOCKED' | 'flaky';
   reason: string;
+  /** flaky: the tests that passed once and failed once, each in a `verdict` event of its own. */
+  flaky?: string[];
   phase: Phase;
   /** What decided: bad input, the ground truth, or the agent. */
   decidedBy: 'input' | 'ground-truth' | 'agent';
@@ -76,9 +81,15 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const run = readRunContext(stateDir, env);
   const issue = options.issue ?? run.issue;
   const context: EventContext = { issue, step: options.step ?? null, skillCommit: run.skillCommit };
+  let counts: GroundTruth['counts'] | null = null;
   const record = (result: VerifyResult): VerifyResult => {
     const { code, verdict, reason, commit, tests, agent } = result;
-    appendEvent(statePaths(stateDir).events, createEvent('verdict', { phase, verdict, reason, code, commit, tests, agent }, context));
+    if (verdict === 'flaky') {
+      recordFlaky(stateDir, context, phase, result.flaky ?? [], commit === undefined ? {} : { commit });
+      return result;
+    }
+    const fields = { phase, verdict, reason, code, commit, tests, agent, ...(counts === null ? {} : { counts }) };
+    appendEvent(statePaths(stateDir).events, createEvent('verdict', fields, context));
     return result;
   };
   let prepared: Awaited<ReturnType<typeof prepare>>;
@@ -92,7 +103,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
   const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
   if (commit !== null) base.commit = commit;
-  const truth = await checkGroundTruth({
+  const truthOptions: GroundTruthOptions = {
     phase,
     repo: gathered.repo,
     stateDir,
@@ -105,12 +116,18 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     testFiles: options.testFiles,
     passedTrees: options.passedTrees,
     sandbox,
-  }).catch((error: unknown) => {
+    step: options.step,
+  };
+  const truth = await checkGroundTruth(truthOptions).catch((error: unknown) => {
     // A suite a limit ended is no verdict on the work: recorded as an ERROR, and thrown for the caller to name.
     if (error instanceof SuiteLimitError) record({ ...base, code: 2, verdict: 'ERROR', reason: `ground truth: ${error.message}`, decidedBy: 'ground-truth' });
     throw error;
   });
+  counts = truth.counts ?? null;
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
+  // Green: the step's tests again, shuffled where the runner allows, while the agent reads (a flaky test is never ticked).
+  const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, gathered.tests.files, commit) : null;
+  again?.catch(() => undefined);
   const leaf = await runAgentLeaf({
     name: `verify-${phase}`,
     agent,
@@ -123,6 +140,12 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     sandbox: sandbox.bwrap === null ? null : agentSandbox(agent, 'reader', gathered.repo, env, stateDir),
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const, leaf };
+  const flaky = again === null ? [] : flakyOf(await again, knownFlaky(stateDir, issue));
+  if (flaky.length > 0) {
+    const said = `${flaky.join(', ')} passed once and failed once on the same tree`;
+    const reason = `ground truth: flaky: ${said}; a flaky test is never ticked`;
+    return record({ ...judged, code: 1, verdict: 'flaky', reason, flaky });
+  }
   if (leaf.answer === null) {
     const failed: VerifyResult = { ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` };
     if (leaf.failureKind !== null) failed.failureKind = leaf.failureKind;
@@ -131,8 +154,18 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(leaf.answer.text);
   const problem = json === null ? `the answer is not one JSON object: ${preview(leaf.answer.text)}` : answerProblem('verdict.schema.json', json.value, `${agent.name}'s answer`);
   if (problem !== null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` });
-  const answer = (json as { value: { verdict: 'PASS' | 'REJECT'; reason: string } }).value;
-  return record({ ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason: answer.reason });
+  const answer = (json as { value: { verdict: 'PASS' | 'REJECT' | 'BLOCKED'; reason: string } }).value;
+  // A language without a canary is said beside the agent's reason, never passed silently.
+  const reason = truth.note === undefined ? answer.reason : `${answer.reason} (ground truth: ${truth.note})`;
+  return record({ ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason });
+}
+
+// The tests a second run failed that the first passed, but for the baseline's flaky ones (never blamed on a step).
+function flakyOf(run: SuiteRun, known: Set<string>): string[] {
+  if (run.code === 0) return [];
+  const names = namedFailures(run);
+  const blamed = names.filter((name) => !known.has(name));
+  return names.includes(UNNAMED) && known.has(UNNAMED) ? [] : blamed;
 }
 
 async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: NodeJS.ProcessEnv, issue: number | null, testCmd: string | null) {

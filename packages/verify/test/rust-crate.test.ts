@@ -56,8 +56,20 @@ function commitAll(repo: string, message: string): string {
   return git(repo, 'rev-parse', 'HEAD').trim();
 }
 
-function truth(repo: string, phase: Phase, env: NodeJS.ProcessEnv, tests: StepTests, base?: string) {
-  return checkGroundTruth({ phase, repo, stateDir: join(repo, '.tdd'), testCmd: TEST_CMD, tests, base, env, testFiles: GLOBS, suiteLog: join(makeTempDir(), 'suite.log') });
+// The verdict and its reason; cargo's counts (every `test result:` line summed) are checked once, below.
+async function truth(repo: string, phase: Phase, env: NodeJS.ProcessEnv, tests: StepTests, base?: string) {
+  const { counts: _counts, ...verdict } = await checkGroundTruth({
+    phase,
+    repo,
+    stateDir: join(repo, '.tdd'),
+    testCmd: TEST_CMD,
+    tests,
+    base,
+    env,
+    testFiles: GLOBS,
+    suiteLog: join(makeTempDir(), 'suite.log'),
+  });
+  return verdict;
 }
 
 function redTests(repo: string): StepTests {
@@ -85,6 +97,17 @@ crate("inline tests, then an integration test: red, green and refactor, and the 
   const tests1 = redTests(repo);
   assert.equal(tests1, { files: ['src/lib.rs'], source: 'red-commit', redCommit: red1 });
   assert.equal(await truth(repo, 'red', inTree, tests1), { ok: true, reason: 'the suite fails with the new tests and passes without them (src/lib.rs)' });
+  const counted = await checkGroundTruth({
+    phase: 'red',
+    repo,
+    stateDir: join(repo, '.tdd'),
+    testCmd: TEST_CMD,
+    tests: tests1,
+    env: inTree,
+    testFiles: GLOBS,
+    suiteLog: join(makeTempDir(), 'suite.log'),
+  });
+  assert.equal(counted.counts, { ran: 1, skipped: 0 }, 'cargo test reports its counts');
   assert.is.not(await userSuite(inTree), 0, "after the red check, the user's cargo test still runs the new inline test (and fails)");
 
   // A red that changes the code around its tests too is refused before any build.

@@ -88,8 +88,8 @@ red('the last PASS red verdict of the step with its commit and tests; other line
       '{"verdict" "red" torn',
     ].join(''),
   );
-  assert.equal(findRedVerdict(file, 's', 3), { commit: 'c2', tests: ['t2'] });
-  assert.equal(findRedVerdict(file, 's', null), { commit: 'c4', tests: ['t1'] });
+  assert.equal(findRedVerdict(file, 's', 3), { commit: 'c2', tests: ['t2'], counts: null });
+  assert.equal(findRedVerdict(file, 's', null), { commit: 'c4', tests: ['t1'], counts: null });
   assert.throws(() => findRedVerdict(makeTempDir(), 's', 3), /EISDIR/);
 });
 

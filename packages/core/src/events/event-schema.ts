@@ -53,15 +53,21 @@ export const exitEventSchema = kind(
 export const verdictEventSchema = kind(
   'verdict',
   {
-    phase: z.enum(['red', 'green', 'refactor']),
-    verdict: z.enum(['PASS', 'REJECT', 'ERROR']),
+    phase: z.enum(['red', 'green', 'refactor', 'baseline']).describe('baseline: a flaky test seen before any step'),
+    verdict: z.enum(['PASS', 'REJECT', 'ERROR', 'BLOCKED', 'flaky']),
     reason: z.string(),
     code: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
     commit: z.string().optional(),
     tests: z.array(z.string()).optional(),
     agent: z.string().optional(),
+    test: z.string().optional().describe('flaky: the test that passed once and failed once, as its runner named it'),
+    counts: z
+      .strictObject({ ran: z.number().int().nonnegative(), skipped: z.number().int().nonnegative() })
+      .nullable()
+      .optional()
+      .describe("the tests the phase's suite run ran and skipped, as its runner reported them; null when it did not"),
   },
-  'A verifier judged a phase: PASS (0), REJECT (1), ERROR when malformed or killed (2).',
+  'A verifier judged a phase: PASS (0), REJECT (1), ERROR when malformed or killed (2), BLOCKED (the step cannot be done as written), or a flaky test.',
 );
 
 export const markEventSchema = kind(
@@ -195,10 +201,7 @@ export const suiteEventSchema = kind(
     code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
     duration_ms: z.number().nonnegative(),
     phase: z.string().nullable().optional().describe("the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor's run before any change; null when none"),
-    purpose: z
-      .enum(['canary', 'rerun'])
-      .optional()
-      .describe("why ground truth ran it beyond its own check: a canary run or a flaky re-run (CONTRACT section 9); absent for the others, which the step's budget of suite runs counts"),
+    purpose: z.enum(['canary', 'rerun']).optional().describe("canary: proving the step's test files run; rerun: the flaky check; absent: a counted run"),
     limit: z.enum(['timeout', 'idle']).optional().describe("the limit that ended it (the run's --timeout or --idle-timeout), which ended it whole; absent when it ended by itself"),
   },
   "The toolchain ran the project's test suite (CONTRACT section 13): on which tree, with what result.",

@@ -7,7 +7,7 @@ import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 /** The blind verifier's answer. */
 const verdictAnswerSchema = z
   .strictObject({
-    verdict: z.enum(['PASS', 'REJECT']).describe('PASS confirms the phase; REJECT refuses it'),
+    verdict: z.enum(['PASS', 'REJECT', 'BLOCKED']).describe('PASS confirms the phase; REJECT refuses it; BLOCKED: it cannot be done as written (the run asks the user)'),
     reason: z.string().min(1).describe('Why, in a sentence or two'),
   })
   .describe("A blind verifier's verdict on one TDD phase.");

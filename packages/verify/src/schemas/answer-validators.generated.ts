@@ -8,7 +8,7 @@ function countCodePoints(text) {
   return count;
 }
 export const validateVerdictAnswer = validate20;
-const schema31 = {"$id":"https://leap.dev/schemas/verdict.schema.json","title":"LEAP verifier verdict","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"verdict":{"type":"string","enum":["PASS","REJECT"],"description":"PASS confirms the phase; REJECT refuses it"},"reason":{"type":"string","minLength":1,"description":"Why, in a sentence or two"}},"required":["verdict","reason"],"additionalProperties":false,"description":"A blind verifier's verdict on one TDD phase."};
+const schema31 = {"$id":"https://leap.dev/schemas/verdict.schema.json","title":"LEAP verifier verdict","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"verdict":{"type":"string","enum":["PASS","REJECT","BLOCKED"],"description":"PASS confirms the phase; REJECT refuses it; BLOCKED: it cannot be done as written (the run asks the user)"},"reason":{"type":"string","minLength":1,"description":"Why, in a sentence or two"}},"required":["verdict","reason"],"additionalProperties":false,"description":"A blind verifier's verdict on one TDD phase."};
 const func1 = countCodePoints;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -46,7 +46,7 @@ if(typeof data0 !== "string"){
 validate20.errors = [{instancePath:instancePath+"/verdict",schemaPath:"#/properties/verdict/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((data0 === "PASS") || (data0 === "REJECT"))){
+if(!(((data0 === "PASS") || (data0 === "REJECT")) || (data0 === "BLOCKED"))){
 validate20.errors = [{instancePath:instancePath+"/verdict",schemaPath:"#/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema31.properties.verdict.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }

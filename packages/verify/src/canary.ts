@@ -1,0 +1,149 @@
+// The canary: proof that the project's own test command runs each test file of the step. A throwaway copy of the
+// work tree gets, in each such file, a canary that fails whenever the file is loaded or run; the suite run there
+// must fail (its output naming the canary, or the file alone). One table of languages; a file of another
+// language is said, never passed silently.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { GroundTruthOptions } from './ground-truth.js';
+import { aloneNamedNothing, triesAlone, withStepCopy } from './step-copy.js';
+import { runCaptured } from './test-report.js';
+
+/** One language's canary: the files it takes, how it goes in a copy; it fails saying `leap canary: ${a}${b}`. */
+export interface Canary {
+  language: string;
+  runners: string;
+  form: string;
+  files: RegExp;
+  put: (text: string, a: string, b: string) => string;
+}
+
+/** The canaries, one a language (the verify README prints this table). */
+export const CANARIES: readonly Canary[] = [
+  {
+    language: 'JavaScript, TypeScript',
+    runners: 'node:test, vitest, jest, mocha, ava, a plain script',
+    form: 'a statement that throws at load, first (after a shebang), so a file that exits early fails too',
+    files: /\.[cm]?[jt]sx?$/,
+    put: (text, a, b) => atTop(text, /^#!.*\n/, `throw new Error(${message(a, b)});\n`),
+  },
+  {
+    language: 'Python',
+    runners: 'pytest, unittest, a plain script',
+    form: 'a statement that raises at load, first (after leading comments and `from __future__` imports)',
+    files: /\.py$/,
+    put: (text, a, b) => atTop(text, PYTHON_HEAD, `raise Exception(${message(a, b)})\n`),
+  },
+  {
+    language: 'Rust',
+    runners: 'cargo test (`tests/*.rs`, inline tests named by --tests)',
+    form: 'a `#[test]` function appended that panics',
+    files: /\.rs$/,
+    put: (text, a, b) => `${text}\n#[test]\nfn leap_canary_${a}() {\n    panic!("{}", ${message(a, b, OWNED)});\n}\n`,
+  },
+  {
+    language: 'Go',
+    runners: 'go test',
+    form: 'a `TestX(t)` function appended that fails',
+    files: /_test\.go$/,
+    put: (text, a, b) => {
+      const test = `func TestLeapCanary${a}(t *leapcanary${a}.T) {\n\tt.Fatal(${message(a, b)})\n}\n`;
+      return `${afterPackage(text, `import leapcanary${a} "testing"\n`)}\n${test}`;
+    },
+  },
+];
+
+// Leading comments and blank lines, and the `from __future__` imports that must stay first.
+const PYTHON_HEAD = /^(?:(?:#.*|\s*)\n)*(?:[\s\S]*^from __future__ import [^\n]*\n)?/m;
+
+// Rust: a String to add the halves to.
+const OWNED = '.to_owned()';
+
+// The canary's message, its token in two halves: the output names it, the file's text does not.
+function message(a: string, b: string, owned = ''): string {
+  return `"leap canary: "${owned} + "${a}" + "${b}"`;
+}
+
+/** The canary of `path`'s language, or null when the toolchain has none. */
+export function canaryFor(path: string): Canary | null {
+  return CANARIES.find((c) => c.files.test(path)) ?? null;
+}
+
+// The line put where `after` (anchored at the start) ends: before the file's own statements, so one that exits
+// first (a plain script's process.exit, unittest.main()) cannot keep the canary from failing.
+function atTop(text: string, after: RegExp, line: string): string {
+  const head = after.exec(text);
+  const at = head === null || head.index !== 0 ? 0 : head[0].length;
+  return `${text.slice(0, at)}${line}${text.slice(at)}`;
+}
+
+// Go: an import may come only before the declarations, so it goes right after the package clause.
+function afterPackage(text: string, line: string): string {
+  const clause = /^package\s+\w+[^\n]*\n?/m.exec(text);
+  if (clause === null) return `${line}${text}`;
+  const at = clause.index + clause[0].length;
+  return `${text.slice(0, at)}${clause[0].endsWith('\n') ? '' : '\n'}${line}${text.slice(at)}`;
+}
+
+/** What the canary runs proved: the files the suite did not run, and those of a language without a canary. */
+interface CanaryProof {
+  notRun: string[];
+  noCanary: string[];
+  runs: number;
+}
+
+/**
+ * Prove that the project's own test command runs each of `files`, in copies of the work tree (HEAD `head`) with a
+ * canary in each. First where it is cheapest, the step's files alone (step-copy.ts): a file whose canary that run's
+ * output names is run. The others on a copy of the whole tree: one run for all, then, for files a failing run's
+ * output does not name, again for those alone (each alone when none is named). A run that passes there did not run
+ * the files it had canaries in.
+ */
+export async function proveTestsRun(options: GroundTruthOptions, files: readonly string[], head: string) {
+  const proof: CanaryProof = { notRun: [], noCanary: files.filter((f) => canaryFor(f) === null), runs: 0 };
+  let left = files.filter((f) => canaryFor(f) !== null);
+  if (left.length > 0 && triesAlone(options.testCmd)) {
+    const files = left;
+    const named = await withStepCopy(options, head, files, true, async (dir, env) => (await canaryRun(options, dir, env, texts(dir, files), files)).named);
+    proof.runs++;
+    if (named.length === 0) aloneNamedNothing(options.testCmd);
+    left = left.filter((f) => !named.includes(f));
+  }
+  if (left.length === 0) return proof;
+  const wanted = left;
+  await withStepCopy(options, head, wanted, false, async (dir, env) => {
+    const original = texts(dir, wanted);
+    const queue: string[][] = [[...original.keys()]];
+    while (queue.length > 0) {
+      const round = queue.shift() as string[];
+      const { code, named } = await canaryRun(options, dir, env, original, round);
+      proof.runs++;
+      if (code === 0) {
+        proof.notRun.push(...round);
+        continue;
+      }
+      const rest = round.filter((f) => !named.includes(f));
+      if (round.length === 1 || rest.length === 0) continue;
+      queue.push(...(named.length === 0 ? rest.map((f) => [f]) : [rest]));
+    }
+  });
+  return proof;
+}
+
+// The text of each of `files` the copy holds, read before any canary goes in.
+function texts(dir: string, files: readonly string[]): Map<string, string> {
+  return new Map(files.flatMap((f) => (existsSync(join(dir, f)) ? [[f, readFileSync(join(dir, f), 'utf8')] as const] : [])));
+}
+
+// One run with a canary in each of `round` (the other files of `original` as they were): its exit code and the
+// files whose canary its output names.
+async function canaryRun(options: GroundTruthOptions, dir: string, env: NodeJS.ProcessEnv, original: Map<string, string>, round: readonly string[]) {
+  const said = new Map(round.map((f) => [f, randomBytes(6).toString('hex')]));
+  for (const [file, text] of original) {
+    const token = said.get(file);
+    const put = (canaryFor(file) as Canary).put;
+    writeFileSync(join(dir, file), token === undefined ? text : put(text, token.slice(0, 6), token.slice(6)));
+  }
+  const run = await runCaptured({ ...options, env, purpose: 'canary' }, dir);
+  return { code: run.code, named: round.filter((f) => run.output.includes(`leap canary: ${said.get(f)}`)) };
+}

@@ -1,0 +1,230 @@
+// The cheating moves a diff shows, refused before any suite run: test files changed, added or removed; a skip or
+// focus marker or a hold on the test framework added outside them; the runner's configuration, the test script or
+// a file the test command names changed (unless the step's ledger line names the file); leap.config.json changed.
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { gitStdout, splitNul } from './git.js';
+import { isTestFile } from './test-files.js';
+import { hasInlineTests, splitTestItems } from './test-items.js';
+
+/** core's PROJECT_CONFIG_FILE, whose module loads zod. */
+export const PROJECT_CONFIG_FILE = 'leap.config.json';
+
+/** Skip and focus markers of every runner the toolchain knows, as one table (the verify README prints it). */
+export const MARKERS: readonly RegExp[] = [
+  /\b(?:describe|it|test|suite|context|specify)(?:\.concurrent)?\.(?:skip|only|todo|fails|failing|skipIf|runIf)\b/,
+  /\b(?:x(?:it|describe|test|context)|f(?:it|describe))\s*\(/,
+  /\b(?:this|t)\.(?:skip|todo)\s*\(/,
+  /\bpytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(/,
+  /(?:@|\bunittest\.)(?:skip|skipIf|skipUnless|expectedFailure)\b|\bSkipTest\b|\.skipTest\s*\(/,
+  /#\[\s*(?:ignore|should_panic)\b/,
+  /\bt\.Skip(?:Now|f)?\s*\(|^\/\/\s*(?:go:build|\+build)\s+ignore\b/,
+];
+
+/** What code under test has no business holding: an import of a test framework, or a patch of its objects. */
+export const FRAMEWORK_HOLDS: readonly RegExp[] = [
+  /(?:from\s+|require\(\s*|import\s*\(\s*)['"](?:node:test|vitest|@jest\/globals|mocha|ava|uvu|tap)['"]/,
+  /^\s*(?:import|from)\s+(?:unittest|pytest|_pytest|nose2?)\b/,
+  /^\s*(?:import\s+)?(?:\w+\s+)?"testing"\s*$/,
+  /\b(?:assert|expect|unittest|globalThis\.(?:it|test|describe))(?:\.\w+)*\s*=(?!=)/,
+];
+
+// The runners' configuration files (paths); `sections`: only the parts of the file that concern the tests.
+export const RUNNER_CONFIGS: readonly { path: RegExp; sections?: RegExp }[] = [
+  { path: /(?:^|\/)(?:vitest|vite|jest|ava|karma|playwright)\.(?:config|workspace)\.[cm]?[jt]s(?:on)?$/ },
+  { path: /(?:^|\/)(?:\.mocharc\.(?:[cm]?js|jsonc?|ya?ml)|\.babelrc|babel\.config\.[cm]?js(?:on)?)$/ },
+  { path: /(?:^|\/)(?:\.?pytest\.ini|tox\.ini|noxfile\.py|go\.work|\.cargo\/config(?:\.toml)?)$/ },
+  { path: /(?:^|\/)setup\.cfg$/, sections: /pytest/ },
+  { path: /(?:^|\/)pyproject\.toml$/, sections: /^tool\.(?:pytest|tox|hatch\.envs|poe)/ },
+  { path: /(?:^|\/)Cargo\.toml$/, sections: /^(?:features|lib|\[test\]|workspace)$/ },
+];
+const BUILD_SCRIPTS = /(?:^|\/)(?:GNUmakefile|[Mm]akefile|justfile|Taskfile\.ya?ml)$/;
+
+/** What a phase changed since its base, as the checks read it. */
+export interface PhaseChanges {
+  repo: string;
+  /** The commit the phase started from (green: the red commit; refactor: its base). */
+  base: string;
+  /** Paths changed in the work tree since `base`, untracked ones included. */
+  changed: readonly string[];
+  isTest: (path: string) => boolean;
+  testCmd: string;
+  /** The step's ledger line: a runner's file it names may change. */
+  step?: string;
+}
+
+/** Tracked files that differ from `commit` in the work tree, and untracked ones; `commit` HEAD: one `git status`. */
+export function changedSince(repo: string, commit: string, paths?: readonly string[], head?: string): string[] {
+  const limit = paths === undefined ? [] : ['--', ...paths];
+  if (commit === head) {
+    const all = ['--untracked-files=all', '--no-renames'];
+    const status = gitStdout(repo, ['status', '--porcelain=v1', '-z', ...all, ...limit]);
+    return [...new Set(splitNul(status).map((entry) => entry.slice(3)))];
+  }
+  const tracked = splitNul(gitStdout(repo, ['diff', '--no-renames', '--name-only', '-z', commit, ...limit]));
+  const untracked = splitNul(gitStdout(repo, ['ls-files', '-z', '--others', '--exclude-standard', ...limit]));
+  return [...new Set([...tracked, ...untracked])];
+}
+
+/** Of `paths`, those whose tests changed since `commit`: a test file, or the test items of a file with code too. */
+export function testsChanged(repo: string, commit: string, paths: readonly string[]): string[] {
+  const items = (text: string) => splitTestItems(text).tests;
+  const inline = (path: string) => hasInlineTests(path, isTestFile(path));
+  return paths.filter((path) => !inline(path) || items(blobText(repo, commit, path)) !== items(workText(repo, path)));
+}
+
+/** leap.config.json changed: the test command and the run's settings are the user's. Every phase. */
+export function configChanged(changes: PhaseChanges): string | null {
+  if (!changes.changed.includes(PROJECT_CONFIG_FILE)) return null;
+  const whose = "the test command and the run's settings are the user's, never an agent's to change";
+  return `${PROJECT_CONFIG_FILE} changed: ${whose}`;
+}
+
+/** The added lines of a test file that hold a skip or focus marker, for the REJECT that names the move. */
+export function markersAdded(changes: PhaseChanges, paths: readonly string[]): string[] {
+  return addedLines(changes, paths).flatMap(({ path, line, text }) => {
+    const marker = MARKERS.map((re) => re.exec(text)?.[0]).find((m) => m !== undefined);
+    return marker === undefined ? [] : [`${path}:${line} adds the marker \`${marker.trim()}\``];
+  });
+}
+
+/**
+ * The moves outside the test files: a marker or a hold on the test framework added to code, the runner's
+ * configuration or the test script changed. A file the step's ledger line names may change.
+ */
+export function codeMoves(changes: PhaseChanges): string[] {
+  const named = (path: string) => changes.step !== undefined && namesFile(changes.step, path);
+  const code = changes.changed.filter((path) => !changes.isTest(path) && path !== PROJECT_CONFIG_FILE && !named(path));
+  const moves = addedLines(changes, code).flatMap(({ path, line, text }) => {
+    const marker = MARKERS.map((re) => re.exec(text)?.[0]).find((m) => m !== undefined);
+    if (marker !== undefined) return [`${path}:${line} adds the marker \`${marker.trim()}\``];
+    const hold = FRAMEWORK_HOLDS.map((re) => re.exec(text)?.[0]).find((m) => m !== undefined);
+    return hold === undefined ? [] : [`${path}:${line} takes hold of the test framework (\`${hold.trim()}\`)`];
+  });
+  const commandFiles = testCommandFiles(changes);
+  for (const path of code) {
+    const why = runnerFileChange(changes, path, commandFiles);
+    if (why !== null) moves.push(why);
+  }
+  return moves;
+}
+
+// Why a change to `path` can make fewer tests run, or null: a runner's configuration (its test parts), the test
+// scripts of package.json the test command reaches, a build script it runs, a file it names.
+function runnerFileChange(changes: PhaseChanges, path: string, commandFiles: Set<string>): string | null {
+  const runs = `${path}, which the test command runs, changed`;
+  if (commandFiles.has(path)) return runs;
+  if (basename(path) === 'package.json') {
+    const before = testParts(blobText(changes.repo, changes.base, path), changes.testCmd);
+    const now = testParts(workText(changes.repo, path), changes.testCmd);
+    return before === now ? null : `${path}'s test script or runner settings changed`;
+  }
+  if (BUILD_SCRIPTS.test(path) && /\b(?:make|just|task)\b/.test(changes.testCmd)) return runs;
+  const config = RUNNER_CONFIGS.find((c) => c.path.test(path));
+  if (config === undefined) return null;
+  const part = (text: string) => (config.sections === undefined ? text : sectionsOf(text, config.sections));
+  if (part(blobText(changes.repo, changes.base, path)) === part(workText(changes.repo, path))) return null;
+  return `the runner's configuration ${path} changed`;
+}
+
+/** True for a runner's configuration file, a package.json or a build script: what a canary's REJECT names first. */
+export function isRunnerFile(path: string): boolean {
+  return basename(path) === 'package.json' || BUILD_SCRIPTS.test(path) || RUNNER_CONFIGS.some((c) => c.path.test(path));
+}
+
+// A ledger line names a file by its name as a word (`vitest.config.ts`, `package.json`), or by that name without its
+// last extension when a dot is left (`vitest.config`, `.mocharc`): a step's purpose, never a word that contains it.
+function namesFile(step: string, path: string): boolean {
+  const name = basename(path).toLowerCase();
+  const stem = name.slice(0, name.lastIndexOf('.'));
+  const escaped = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const word = (w: string) => new RegExp(`(?:^|[^\\w.-])${escaped(w)}(?![\\w-])`).test(step.toLowerCase());
+  return word(name) || (stem.includes('.') && word(stem));
+}
+
+// The lines of INI and TOML sections whose header matches `wanted` (`[tool.pytest.ini_options]`, `[[test]]`).
+function sectionsOf(text: string, wanted: RegExp): string {
+  let keep = false;
+  const kept: string[] = [];
+  for (const line of text.split('\n')) {
+    const header = /^\s*\[(.+)\]\s*$/.exec(line);
+    if (header !== null) keep = wanted.test((header[1] as string).trim());
+    if (keep && line.trim() !== '' && !/^\s*[#;]/.test(line)) kept.push(line.trim());
+  }
+  return kept.join('\n');
+}
+
+// A package manager running a script: `npm test`, `npm run test:unit`, `yarn --silent test`.
+const NPM_SCRIPT = /\b(?:npm|pnpm|yarn|bun)(?:\s+run(?:-script)?)?\s+(?:--\S+\s+)*([\w:.-]+)/g;
+
+// package.json's parts that decide which tests run: the scripts the test command reaches (with their pre and post
+// scripts, and those they run in turn) and the runners' own keys.
+function testParts(text: string, testCmd: string): string {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return text;
+  }
+  const scripts = (json.scripts ?? {}) as Record<string, string>;
+  const reached = new Map<string, string>();
+  const visit = (command: string) => {
+    for (const [, name] of command.matchAll(NPM_SCRIPT)) {
+      for (const key of [name === 't' ? 'test' : (name as string)].flatMap((n) => [`pre${n}`, n, `post${n}`])) {
+        if (reached.has(key) || scripts[key] === undefined) continue;
+        reached.set(key, scripts[key]);
+        visit(scripts[key]);
+      }
+    }
+  };
+  visit(testCmd);
+  const keys = ['jest', 'mocha', 'ava', 'vitest', 'c8', 'nyc'].map((k) => [k, json[k]]);
+  return JSON.stringify([[...reached].sort(), keys]);
+}
+
+// The repository's files the test command (and the scripts it reaches) names: `bash scripts/test.sh`, `-c pytest.ini`.
+function testCommandFiles(changes: PhaseChanges): Set<string> {
+  const words = changes.testCmd.split(/[\s;&|()<>=]+/).map((w) => w.replace(/^['"]|['"]$/g, '').replace(/^\.\//, ''));
+  return new Set(words.filter((w) => w !== '' && changes.changed.includes(w)));
+}
+
+// The lines added to `paths` since the base (all of an untracked file's), each with its line number.
+function addedLines(changes: PhaseChanges, paths: readonly string[]): { path: string; line: number; text: string }[] {
+  if (paths.length === 0) return [];
+  const plain = ['--no-renames', '--no-color', '--no-ext-diff', '-U0'];
+  const diff = gitStdout(changes.repo, ['diff', ...plain, changes.base, '--', ...paths]);
+  const found: { path: string; line: number; text: string }[] = [];
+  let path = '';
+  let line = 0;
+  const seen = new Set<string>();
+  for (const text of diff.split('\n')) {
+    if (text.startsWith('+++ ')) {
+      path = text.startsWith('+++ b/') ? text.slice(6) : '';
+      seen.add(path);
+    } else if (text.startsWith('@@')) line = Number(/\+(\d+)/.exec(text)?.[1] ?? 0);
+    else if (text.startsWith('+') && path !== '') found.push({ path, line: line++, text: text.slice(1) });
+  }
+  // A path the diff does not show is untracked (new: every line is added), or changed in its mode alone.
+  for (const untracked of paths.filter((p) => !seen.has(p) && blobText(changes.repo, changes.base, p) === '')) {
+    const lines = workText(changes.repo, untracked).split('\n');
+    for (const [i, text] of lines.entries()) found.push({ path: untracked, line: i + 1, text });
+  }
+  return found;
+}
+
+/** The text of `path` at `commit`; empty when the commit lacks it. */
+export function blobText(repo: string, commit: string, path: string): string {
+  try {
+    return gitStdout(repo, ['cat-file', 'blob', `${commit}:${path}`]);
+  } catch {
+    return '';
+  }
+}
+
+function workText(repo: string, path: string): string {
+  try {
+    return readFileSync(join(repo, path), 'utf8');
+  } catch {
+    return '';
+  }
+}

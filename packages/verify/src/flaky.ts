@@ -1,0 +1,85 @@
+// Flaky tests: a test that passes once and fails once on the same tree. The suite is run a second time (in
+// shuffled order where the runner reads it from the environment: go test), each flaky test named in a `verdict`
+// event of its own (`"verdict": "flaky"`, `test`). One of the baseline's is named at the start, never blamed on a step.
+import { appendEvent, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
+import type { EventContext } from '@leap/core';
+import type { GroundTruthOptions } from './ground-truth.js';
+import type { Phase } from './phase.js';
+import { aloneNamedNothing, triesAlone, withStepCopy } from './step-copy.js';
+import type { runSuite } from './run-suite.js';
+import { failedTests, runCaptured, type SuiteRun } from './test-report.js';
+
+type SuiteOptions = Parameters<typeof runSuite>[0];
+
+/** What a flaky test is called when the runner's output names none. */
+export const UNNAMED = "(unnamed: the runner's output names no failed test)";
+
+/** The environment of a second run: go test shuffles its tests (GOFLAGS); other runners keep their order. */
+function shuffledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, GOFLAGS: `${env.GOFLAGS ?? ''} -shuffle=on`.trim() };
+}
+
+/** Run the suite again on the same tree, shuffled where the runner allows; a `suite` event of purpose `rerun`. */
+export function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
+  return runCaptured({ ...options, env: shuffledEnv(options.env), purpose: 'rerun' }, cwd);
+}
+
+/**
+ * Green's second run: the step's test files alone in a copy of the work tree (step-copy.ts), shuffled where the
+ * runner allows. A failure there that names no test (a helper it needs left out, an output hidden) is run again as
+ * the whole suite on the work tree. Returns the run whose failures are the flaky tests.
+ */
+export async function rerunStep(options: GroundTruthOptions, files: readonly string[], head: string): Promise<SuiteRun> {
+  if (files.length > 0 && triesAlone(options.testCmd)) {
+    const alone = await withStepCopy(options, head, files, true, (dir, env) => rerun({ ...options, env }, dir));
+    if (alone.code === 0 || failedTests(alone.output).some((name) => !name.startsWith('/'))) return alone;
+    aloneNamedNothing(options.testCmd);
+  }
+  return rerun(options, options.repo);
+}
+
+/** The tests a failed run names, or UNNAMED alone. */
+export function namedFailures(run: SuiteRun): string[] {
+  const names = failedTests(run.output);
+  return names.length === 0 ? [UNNAMED] : names;
+}
+
+/** The flaky tests of the baseline the event log records for `issue`: never blamed on a step. */
+export function knownFlaky(stateDir: string, issue: number | null): Set<string> {
+  const known = new Set<string>();
+  for (const line of (readFileIfExists(statePaths(stateDir).events) ?? '').split('\n')) {
+    if (!line.includes('"flaky"')) continue;
+    try {
+      const e = JSON.parse(line) as Record<string, unknown>;
+      const ours = e.event === 'verdict' && e.phase === 'baseline' && e.issue === issue;
+      if (ours && e.verdict === 'flaky' && typeof e.test === 'string') known.add(e.test);
+    } catch {
+      // A torn last line after a crash.
+    }
+  }
+  return known;
+}
+
+/** Record one `verdict` event of verdict `flaky` for each test. */
+export function recordFlaky(stateDir: string, context: EventContext, phase: Phase | 'baseline', tests: readonly string[], fields: { commit?: string } = {}): void {
+  for (const test of tests) {
+    const reason = `${test} passed once and failed once on the same tree`;
+    const event = createEvent('verdict', { phase, verdict: 'flaky', reason, code: 1, test, ...fields }, context);
+    appendEvent(statePaths(stateDir).events, event);
+  }
+}
+
+/**
+ * The baseline, run twice: the suite on the tree as it is, then again (purpose `rerun`). A test that failed in
+ * one run only is flaky: recorded, and the baseline passes when one run did. Returns the first failing run (or the
+ * first run) and the flaky tests.
+ */
+export async function runBaselineTwice(options: SuiteOptions & { stateDir: string }, cwd: string) {
+  const first = await runCaptured({ ...options, phase: 'baseline' }, cwd);
+  const second = await rerun({ ...options, phase: 'baseline' }, cwd);
+  const failedOnce = (a: SuiteRun, b: SuiteRun) => (a.code === 0 ? [] : namedFailures(a).filter((t) => b.code === 0 || !failedTests(b.output).includes(t)));
+  const flaky = [...new Set([...failedOnce(first, second), ...failedOnce(second, first)])];
+  recordFlaky(options.stateDir, readEventContext(options.stateDir, options.env), 'baseline', flaky);
+  const passed = first.code === 0 || second.code === 0;
+  return { run: passed ? { ...first, code: 0 } : first, flaky };
+}
