@@ -105,4 +105,24 @@ ends('a later launch or bail ends the stopped state; a stop by a signal (no mode
   assert.ok((await json(stop + ev(3, { event: 'bail', cause: 'dirty-tree', class: 'process' }))).issues.every((i) => i.stopped === null));
 });
 
+ends('flaky tests (verdict events saying "flaky") are listed by leap status and leap report, with their test', async () => {
+  const ev = (fields: Record<string, unknown>) => `${JSON.stringify({ ts: '2026-12-01T10:00:05.000Z', issue: 1, step: 'Cut slugs', skill_commit: null, ...fields })}\n`;
+  const repo = repoWith({
+    '.tdd/events.jsonl': ev({ event: 'verdict', phase: 'green', verdict: 'flaky', reason: 'passed once, failed once', tests: ['test/slug.test.js > cuts at a dash'] }),
+  });
+  const c = captureIo(repo);
+  assert.is(await statusMain(['--json'], c.io), 0);
+  const data = JSON.parse(c.out()) as StatusData;
+  assert.equal(data.flaky, [{ at: '2026-12-01T10:00:05.000Z', issue: 1, step: 'Cut slugs', phase: 'green', tests: ['test/slug.test.js > cuts at a dash'], reason: 'passed once, failed once' }]);
+  const text = captureIo(repo);
+  await statusMain([], text.io);
+  assert.match(text.out(), /^Flaky tests \(passed once and failed once on the same tree\)\n {2}10:00:05 {2}test\/slug\.test\.js > cuts at a dash {2}issue 1 Cut slugs$/m);
+  const r = leap(['report'], repo);
+  assert.is(r.code, 0, r.err);
+  const html = readFileSync(r.out.trim(), 'utf8');
+  assert.match(html, /<h3 id="flaky">Flaky tests: passed once and failed once on the same tree<\/h3>/);
+  assert.match(html, /<tr class="flaky-row"><td class="t">10:00:05<td>test\/slug\.test\.js &gt; cuts at a dash<td>1<td class="reason">Cut slugs/);
+  assert.match(html, /<span class="meta">flaky tests<\/span><b>1<\/b>/);
+});
+
 ends.run();
