@@ -8,7 +8,7 @@ export const TRIAL_AGENTS_DIR = '.leap-try';
 const CODE_DIR = 'leap-try';
 /** The trial run's own test command: node's runner over its folder, whatever the project's tests are. */
 export const TRIAL_TEST_CMD = `node --test ${CODE_DIR}/`;
-export const TRIAL_TITLE = 'Try the loop: a greeting';
+const TRIAL_TITLE = 'Try the loop: a greeting';
 
 const TEST = `import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -31,7 +31,7 @@ const MARK_W_PX = 16;
 /** The word a bar shows for who ran the leaf (its full name and details are its tooltip). */
 const ACTOR_WORDS: Record<string, string> = { developer: 'dev', verifier: 'verify', planner: 'plan', builder: 'build', reviewer: 'review', juror: 'jury' };
 /** Each verdict's mark: an icon, and its words in the legend. */
-export const VERDICT_MARKS: Record<string, { icon: string; words: string }> = {
+const VERDICT_MARKS: Record<string, { icon: string; words: string }> = {
   PASS: { icon: '✓', words: 'PASS' },
   REJECT: { icon: '✗', words: 'REJECT' },
   ERROR: { icon: '!', words: 'ERROR' },
@@ -50,7 +50,7 @@ function percent(fraction: number): number {
 }
 
 /** The colour class of a leaf: its exit status, `failed` for a leaf that exited non-zero. */
-export function statusClass(run: LeafRun): string {
+function statusClass(run: LeafRun): string {
   if (run.status === 'exited' && run.code !== null && run.code !== 0) return 'failed';
   return Object.hasOwn(STATUS_COLORS, run.status) ? run.status : 'lost';
 }
