@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { AgentPlugin, AgentSandboxNeeds } from '@leap/core';
-import { FileFormatError, UsageError, didYouMean, parseJsonText, showValue } from '@leap/core';
+import { FileFormatError, LeapError, UsageError, didYouMean, parseJsonText, showValue } from '@leap/core';
 import { createClaudeAgent } from '@leap/agent-claude';
 import { createCodexAgent } from '@leap/agent-codex';
 import { createCommandAgent } from '@leap/agent-command';
@@ -160,7 +160,13 @@ export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin
       `unknown agent ${showValue(name)}${didYouMean(name, [...BUILTIN_AGENTS, ...Object.keys(registry.entries)])}: expected one of ${known}${registry.file === null ? ' (define others in an agents file: --agents FILE or VERI_AGENTS)' : ''}`,
     );
   }
-  return createFromEntry(name, entry, registry.file);
+  try {
+    return createFromEntry(name, entry, registry.file);
+  } catch (error) {
+    // A plugin that cannot be made (a scripted agent's script missing) is said as the agent it was for.
+    if (!(error instanceof LeapError)) throw error;
+    throw new UsageError(`agent ${showValue(name)} of ${registry.file ?? 'the built-ins'}: ${error.message}`, { cause: error, exitCode: error.exitCode });
+  }
 }
 
 function createFromEntry(name: string, entry: AgentEntry, file: string | null): AgentPlugin {
