@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
 import { captureIo, cleanEnv, leapBin, repoWith } from './helpers.js';
+import { reportMain } from '../src/report-cli.js';
 import { statusMain } from '../src/status-cli.js';
 import type { StatusData } from '../src/status-data.js';
 
@@ -117,9 +118,9 @@ ends('flaky tests (verdict events saying "flaky") are listed by leap status and 
   const text = captureIo(repo);
   await statusMain([], text.io);
   assert.match(text.out(), /^Flaky tests \(passed once and failed once on the same tree\)\n {2}10:00:05 {2}test\/slug\.test\.js > cuts at a dash {2}issue 1 Cut slugs$/m);
-  const r = leap(['report'], repo);
-  assert.is(r.code, 0, r.err);
-  const html = readFileSync(r.out.trim(), 'utf8');
+  const r = captureIo(repo);
+  assert.is(await reportMain([], r.io), 0);
+  const html = readFileSync(r.out().trim(), 'utf8');
   assert.match(html, /<h3 id="flaky">Flaky tests: passed once and failed once on the same tree<\/h3>/);
   assert.match(html, /<tr class="flaky-row"><td class="t">10:00:05<td>test\/slug\.test\.js &gt; cuts at a dash<td>1<td class="reason">Cut slugs/);
   assert.match(html, /<span class="meta">flaky tests<\/span><b>1<\/b>/);

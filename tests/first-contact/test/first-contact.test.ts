@@ -126,7 +126,7 @@ step("the README's quick start: the demo, the pack, the install into a new repos
   assert.ok(look !== undefined, show('the demo names the command that shows its run', demo));
   const status = await bash(look, join(home, 'leap'));
   assert.is(status.code, 0, show(look, status));
-  assert.match(status.stdout, /^Issue 1 {2}Slugify step titles$/m);
+  assert.match(status.stdout.replace(/\x1b\[[0-9;]*m/g, ''), /^Issue 1 {2}Slugify step titles$/m);
 
   const init = await bash(start.join('\n'), join(home, 'leap'));
   assert.is(init.code, 0, show(start.join('; '), init));
