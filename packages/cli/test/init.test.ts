@@ -380,6 +380,19 @@ test('--try: a trial issue with scripted agents; every printed next step, pasted
   assert.is(git(dir, 'symbolic-ref', '--short', 'HEAD').trim(), branch);
 });
 
+test("an agents file written beside the user's kept config that does not name it: init says to add it", async () => {
+  const dir = makeGitRepo({ files: { 'leap.config.json': '{"testCommand": "make check"}\n' } });
+  const env = { PATH: pathWith({ ...TOOLS, claude: '#!/bin/sh\n', gemini: '#!/bin/sh\n' }), HOME: makeTempDir(), ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k' };
+  const report = await initJson(dir, ['--yes'], env);
+  assert.ok(existsSync(join(dir, 'leap.agents.json')));
+  assert.equal(report.blocked, ['leap.config.json is yours and was kept: add "agents": "leap.agents.json" to it, so the run reads the agents file']);
+  // Everything else is ready: the config names the agents file, and the real run's command is printed.
+  const ready = makeGitRepo({ files: { 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }) } });
+  const runs = await initJson(ready, ['--yes'], env);
+  assert.equal(runs.blocked, []);
+  assert.match(runs.next.at(-1) ?? '', / tdd run --issue 1$/);
+});
+
 test("the printed leap command is the one that works from the repository: npx leap for the project's own, leap on PATH", async () => {
   const bin = join(repoRoot, 'packages', 'cli', 'bin', 'leap.cjs');
   const local = makeGitRepo();
