@@ -7,6 +7,7 @@ import { UsageError, leapCommand, parseCli, resolveStateDir, runGitSync, showVal
 import { findAgentClis, proposeRoles } from './agent-clis.js';
 import { type Ask, askValid, askYes, terminalAsk } from './init-ask.js';
 import { type Decided, report, showEnd, showPlan } from './init-show.js';
+import { needsIgnoreFile, treeAfter } from './init-tree.js';
 import {
   DEFAULT_AGENTS_FILE,
   DEFAULT_IDLE_TIMEOUT,
@@ -114,7 +115,8 @@ async function initIn(root: string, io: SubcommandIo, values: Values, skills: st
   }
   const written = write ? writeNew(root, fresh) : [];
   const agentsUnnamed = existing !== null && existing.agents === undefined && written.includes(choices.choices.agentsFile) ? choices.choices.agentsFile : null;
-  const result = report(choices, files, written, write, issue, { commit: tracked(root, written), leap: leapCommand(root, io.env, leapBin()), agentsUnnamed, branch: currentBranch(root) });
+  const tree = treeAfter(root, written);
+  const result = report(choices, files, written, write, issue, { ...tree, leap: leapCommand(root, io.env, leapBin()), agentsUnnamed, branch: currentBranch(root) });
   io.stdout(values.json === true ? `${JSON.stringify(result)}\n` : showEnd(files, written, result));
   return 0;
 }
@@ -201,6 +203,7 @@ async function decide(root: string, io: SubcommandIo, values: Values, skillsGive
     ...(typeof existing?.developer === 'string' ? {} : roles),
     issueTitle,
     trial: tryIt ? free : null,
+    ignoreNodeModules: needsIgnoreFile(root),
     skills: skillsDir === null ? null : { dir: skillsDir, files: readSkills(findSkillsDir()) },
     schema: existsSync(join(root, schemaPath)) ? `./${schemaPath}` : null,
   };
@@ -258,12 +261,4 @@ function writeNew(root: string, files: PlannedFile[]): string[] {
     }
   }
   return written;
-}
-
-// The written files git would commit: not the state folder's .gitignore (it ignores itself), nor what the user's ignore files exclude.
-function tracked(root: string, written: string[]): string[] {
-  if (written.length === 0) return [];
-  const ran = runGitSync(['check-ignore', '-z', '--no-index', '--stdin'], { cwd: root, input: `${written.join('\0')}\0`, allowFailure: true });
-  const ignored = new Set(ran.code === 0 ? ran.stdout.split('\0').filter((p) => p !== '') : []);
-  return written.filter((p) => !ignored.has(p));
 }

@@ -8,8 +8,10 @@ import { TRIAL_AGENTS_DIR, TRIAL_TEST_CMD } from './init-trial.js';
 export interface NextFacts {
   /** How this leap is run from the repository: `npx leap`, `leap`, `node PATH`. */
   leap: string;
-  /** The new files git would commit. */
+  /** The files the set-up's commit takes: what init wrote that git would track, and the install's own. */
   commit: string[];
+  /** The user's other changes in the work tree, which no run starts with. */
+  dirty: string[];
   /** The branch checked out now, which the trial's run leaves for its own (null: detached). */
   branch: string | null;
   issue: number;
@@ -28,6 +30,8 @@ export interface NextFacts {
 export function nextSteps(f: NextFacts): { next: string[]; blocked: string[] } {
   const next: string[] = [];
   if (f.commit.length > 0) next.push(`git add -- ${f.commit.map(shellWord).join(' ')} && git commit -m 'Set up leap (leap init)'`);
+  // A run starts only from a clean tree: with changes of the user's, no run command would work as printed.
+  if (f.dirty.length > 0) return { next, blocked: [dirtyWords(f.dirty), ...blockers(f)] };
   if (f.trial !== null) {
     next.push(`${f.leap} tdd run --issue ${f.trial} --agents ${TRIAL_AGENTS_DIR}/agents.json --test-cmd ${shellWord(TRIAL_TEST_CMD)}`, `${f.leap} report`);
     // The run ends on its branch leap/issue-N; a real run branches from where it starts.
@@ -36,6 +40,12 @@ export function nextSteps(f: NextFacts): { next: string[]; blocked: string[] } {
   const blocked = blockers(f);
   if (blocked.length === 0) next.push(`${f.leap} tdd run --issue ${f.issue}`);
   return { next, blocked };
+}
+
+function dirtyWords(dirty: string[]): string {
+  const shown = `${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? `, and ${dirty.length - 5} more` : ''}`;
+  const modules = dirty.includes('node_modules/') ? '; add node_modules/ to .gitignore' : '';
+  return `the work tree has changes that are not leap's (${shown}): a run starts only from a clean tree, so commit or stash them${modules}`;
 }
 
 function blockers(f: NextFacts): string[] {

@@ -33,6 +33,8 @@ export interface InitChoices {
   issueTitle: string;
   /** The issue number of `leap init --try`'s trial with scripted agents, or null for none. */
   trial: number | null;
+  /** Whether to write a root .gitignore for node_modules/ (there is none, and nothing ignores it). */
+  ignoreNodeModules: boolean;
   /** Where to copy the skills (relative to the root), or null; with the skill files to copy. */
   skills: { dir: string; files: { path: string; content: string }[] } | null;
   /** The config's `$schema`, when the schema is installed where an editor finds it. */
@@ -98,6 +100,8 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   config.timeout = choices.timeout;
   config.idleTimeout = choices.idleTimeout;
   add('leap.config.json', 'project config', `${JSON.stringify(config, null, 2)}\n`);
+  // A run starts only from a clean tree: the dependencies installed beside leap must not show in git status.
+  if (choices.ignoreNodeModules) add('.gitignore', 'ignore file', 'node_modules/\n');
   if (installed.length > 0) {
     const agents: Record<string, { plugin: string }> = {};
     for (const a of installed) agents[a.name] = { plugin: a.name };

@@ -35,7 +35,7 @@ export function report(
   written: string[],
   wrote: boolean,
   issue: number,
-  facts: { commit: string[]; leap: string; agentsUnnamed: string | null; branch: string | null } | null,
+  facts: { commit: string[]; dirty: string[]; leap: string; agentsUnnamed: string | null; branch: string | null } | null,
 ): InitReport {
   const { choices } = decided;
   const testProblem = decided.candidates.find((c) => c.problem !== null)?.problem ?? null;
@@ -86,10 +86,11 @@ export function showEnd(files: PlannedFile[], written: string[], result: InitRep
   const lines = ['', `Wrote ${written.length} file${written.length === 1 ? '' : 's'}${kept === 0 ? '' : `, kept ${kept} that existed`}.`];
   const real = result.blocked.length === 0 ? result.next.at(-1) : undefined;
   const steps = (real === undefined ? result.next : result.next.slice(0, -1)).map((n) => `  ${n}`);
-  if (result.trial !== null) lines.push(`Next, to try the loop now with scripted agents (issue ${result.trial}, on branch leap/issue-${result.trial}):`, ...steps);
+  const trying = result.trial !== null && result.next.some((n) => n.includes(` tdd run --issue ${result.trial} `));
+  if (trying) lines.push(`Next, to try the loop now with scripted agents (issue ${result.trial}, on branch leap/issue-${result.trial}):`, ...steps);
   else if (real !== undefined) lines.push(`Next: edit ${issue} (its title, text and criteria), then:`, ...steps);
   else if (steps.length > 0) lines.push('Next:', ...steps);
-  if (real !== undefined) lines.push(...(result.trial === null ? [] : [`Then edit ${issue} (its title, text and criteria), and run it:`]), `  ${real}`);
+  if (real !== undefined) lines.push(...(trying ? [`Then edit ${issue} (its title, text and criteria), and run it:`] : []), `  ${real}`);
   if (result.blocked.length > 0) {
     lines.push(`Before a real run of issue ${result.issue} (edit ${issue} first):`, ...result.blocked.map((b) => `  - ${b}`));
     if (result.trial === null) lines.push(`To try the loop now, with scripted agents and no model: ${result.leap} init --try (or ${result.leap} demo, on a sample project).`);

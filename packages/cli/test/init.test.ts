@@ -380,6 +380,22 @@ test('--try: a trial issue with scripted agents; every printed next step, pasted
   assert.is(git(dir, 'symbolic-ref', '--short', 'HEAD').trim(), branch);
 });
 
+test("after npm i: node_modules/ ignored by a new .gitignore, the install's files in the commit; a file of the user's is said, never committed", async () => {
+  const dir = makeGitRepo({ files: { 'package.json': JSON.stringify({ name: 'p', scripts: { test: 'node --test' } }) } });
+  // What `npm i -D` of the toolchain leaves: node_modules/, a changed package.json, a new lock file.
+  mkdirSync(join(dir, 'node_modules', 'x'), { recursive: true });
+  writeFileSync(join(dir, 'node_modules', 'x', 'index.js'), '');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'p', scripts: { test: 'node --test' }, devDependencies: { x: '1' } }));
+  writeFileSync(join(dir, 'package-lock.json'), '{}');
+  writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+  const report = await initJson(dir, ['--yes', '--try']);
+  assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), 'node_modules/\n');
+  assert.match(report.next[0] ?? '', /^git add -- .*\.gitignore.* package\.json package-lock\.json && git commit/);
+  assert.not.match(report.next[0] ?? '', /notes\.txt|node_modules/);
+  assert.equal(report.next.length, 1, 'no run can start from this tree: none is printed');
+  assert.match(report.blocked[0] ?? '', /^the work tree has changes that are not leap's \(notes\.txt\): a run starts only from a clean tree, so commit or stash them$/);
+});
+
 test("an agents file written beside the user's kept config that does not name it: init says to add it", async () => {
   const dir = makeGitRepo({ files: { 'leap.config.json': '{"testCommand": "make check"}\n' } });
   const env = { PATH: pathWith({ ...TOOLS, claude: '#!/bin/sh\n', gemini: '#!/bin/sh\n' }), HOME: makeTempDir(), ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k' };
