@@ -3,14 +3,6 @@
 // the engine and `leap --help` reads none of them.
 import type { Subcommand } from '@leap/core';
 
-// The BullMQ runner is a package of its own (its Redis client is for machines that spread balls), found where the
-// project or the toolchain has it: a name in a variable, so the bundler leaves it out.
-const BULLMQ_CLI = '@leap/runner-bullmq/cli';
-async function bullmq(what: string): Promise<{ workerCommand: Subcommand; workersCommand: Subcommand }> {
-  const { importInstalled } = await import('@leap/core');
-  return (await importInstalled(BULLMQ_CLI, process.cwd(), what)) as { workerCommand: Subcommand; workersCommand: Subcommand };
-}
-
 /** One subcommand: a line for `leap --help`, and how to load it. */
 export interface CommandEntry {
   summary: string;
@@ -28,6 +20,6 @@ export const COMMANDS: Record<string, CommandEntry> = {
   serve: { summary: 'the report as a live page on 127.0.0.1, behind a token', load: async () => (await import('@leap/view/serve')).serveMain },
   init: { summary: 'set up this repository: leap.config.json, an agents file, a first issue, the skills', load: async () => (await import('./init-cli.js')).initMain },
   mcp: { summary: 'a Model Context Protocol server on stdio: agent clients drive tdd runs and slices', load: async () => (await import('./mcp-cli.js')).mcpMain },
-  worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner, installed on its own)', load: async () => (await bullmq('leap worker')).workerCommand },
-  workers: { summary: 'the leap workers on the queue: their rounds in hand and heartbeats; drain, pause, resume, forget', load: async () => (await bullmq('leap workers')).workersCommand },
+  worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner, installed on its own)', load: async () => (await import('./runner-cli.js')).workerMain },
+  workers: { summary: 'the leap workers on the queue: their rounds in hand and heartbeats; drain, pause, resume, forget', load: async () => (await import('./runner-cli.js')).workersMain },
 };

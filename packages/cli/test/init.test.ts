@@ -16,7 +16,8 @@ function pathWith(agents: Record<string, string> = {}): string {
   const dir = makeTempDir('leap-init-path-');
   symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(dir, 'git'));
   for (const [name, script] of Object.entries(agents)) {
-    writeFileSync(join(dir, name), script);
+    // wx: never through the git link above (that would write into the system's git).
+    writeFileSync(join(dir, name), script, { flag: 'wx' });
     chmodSync(join(dir, name), 0o755);
   }
   return dir;
@@ -394,6 +395,35 @@ test("after npm i: node_modules/ ignored by a new .gitignore, the install's file
   assert.not.match(report.next[0] ?? '', /notes\.txt|node_modules/);
   assert.equal(report.next.length, 1, 'no run can start from this tree: none is printed');
   assert.match(report.blocked[0] ?? '', /^the work tree has changes that are not leap's \(notes\.txt\): a run starts only from a clean tree, so commit or stash them$/);
+});
+
+test('what a person reads: the plan with its notes and refusals, then the end for a ready run, a trial, a blocked one', async () => {
+  const env = (agents: Record<string, string>, extra: Record<string, string> = {}) => ({ PATH: pathWith({ ...TOOLS, ...agents }), HOME: makeTempDir(), ...extra });
+  const ready = env({ claude: '#!/bin/sh\n', gemini: '#!/bin/sh\n' }, { ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k' });
+  // Ready: a lock file's missing manager noted, the run's command last; kept files named as kept.
+  const lock = makeGitRepo({ files: { 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }), 'yarn.lock': '', '.tdd/issues/1.md': '# Mine\n' } });
+  const one = await init(lock, ['--yes'], ready);
+  assert.match(one.out, /^Test command: npm test \(detected: package\.json has a "test" script \(yarn\.lock\)\)\n {2}note: yarn\.lock names yarn, which is not installed/m);
+  assert.match(one.out, /^ {2}claude {2}installed at .*, logged in \(ANTHROPIC_API_KEY is set\)$/m);
+  assert.match(one.out, /^--- \.tdd\/issues\/1\.md \(first issue\): exists, kept as it is$/m);
+  assert.match(one.out, /\nWrote 3 files, kept 1 that existed\.\nNext: edit \.tdd\/issues\/1\.md \(its title, text and criteria\), then:\n {2}git add -- .*\n {2}.* tdd run --issue 1\n\n$/);
+  // A trial beside a ready run: the trial's steps, then the real run.
+  const both = await init(makeGitRepo({ files: { 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }) } }), ['--yes', '--try'], ready);
+  assert.match(both.out, /^--- \.leap-try\/developer\.json \(trial developer moves, \d+ bytes\)$/m);
+  assert.match(
+    both.out,
+    /\nNext, to try the loop now with scripted agents \(issue 2, on branch leap\/issue-2\):\n(?: {2}.*\n){4}Then edit \.tdd\/issues\/1\.md \(its title, text and criteria\), and run it:\n {2}.* tdd run --issue 1\n\n$/,
+  );
+  // Blocked, with the test command refused: what is missing, and the way to try the loop.
+  const none = await init(makeGitRepo({ files: { Makefile: 'test:\n\ttrue\n' } }), ['--yes'], { PATH: pathWith(), HOME: makeTempDir() });
+  assert.match(none.out, /^Test command: none .*\n {2}not written: make test: make is not installed \(not on PATH\): install it, or give the test command with --test-cmd$/m);
+  assert.match(
+    none.out,
+    /\nNext:\n {2}git add -- .*\nBefore a real run of issue 1 \(edit \.tdd\/issues\/1\.md first\):\n {2}- no agent CLI[^\n]*\n {2}- no test command \(make is not installed[^\n]*\nTo try the loop now, with scripted agents and no model: .* init --try \(or .* demo, on a sample project\)\.\n\n$/,
+  );
+  // A script that starts its runner through npx needs it installed in the project.
+  const npx = makeGitRepo({ files: { 'package.json': JSON.stringify({ scripts: { test: 'npx vitest run' } }) } });
+  assert.match((await initJson(npx, ['--yes'])).candidates[0]?.problem ?? '', /calls npx vitest, and vitest is not installed in node_modules/);
 });
 
 test("an agents file written beside the user's kept config that does not name it: init says to add it", async () => {
