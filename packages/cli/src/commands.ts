@@ -20,6 +20,6 @@ export const COMMANDS: Record<string, CommandEntry> = {
   serve: { summary: 'the report as a live page on 127.0.0.1, behind a token', load: async () => (await import('@leap/view/serve')).serveMain },
   init: { summary: 'set up this repository: leap.config.json, an agents file, a first issue, the skills', load: async () => (await import('./init-cli.js')).initMain },
   mcp: { summary: 'a Model Context Protocol server on stdio: agent clients drive tdd runs and slices', load: async () => (await import('./mcp-cli.js')).mcpMain },
-  worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner)', load: async () => (await import('@leap/runner-bullmq/cli')).workerCommand },
-  workers: { summary: 'the leap workers on the queue: their rounds in hand and heartbeats; drain, pause, resume, forget', load: async () => (await import('@leap/runner-bullmq/cli')).workersCommand },
+  worker: { summary: 'build LEAP balls taken from a BullMQ queue on Redis (the bullmq runner, installed on its own)', load: async () => (await import('./runner-cli.js')).workerMain },
+  workers: { summary: 'the leap workers on the queue: their rounds in hand and heartbeats; drain, pause, resume, forget', load: async () => (await import('./runner-cli.js')).workersMain },
 };

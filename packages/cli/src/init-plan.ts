@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_TIMEOUT_S, STATE_GITIGNORE, UsageError, parseDuration, resolveStateDir, showValue, statePaths } from '@leap/core';
 import type { AgentCli } from './agent-clis.js';
+import { trialFiles } from './init-trial.js';
 
 /** One file `leap init` writes, or keeps because it is there. */
 export interface PlannedFile {
@@ -30,6 +31,10 @@ export interface InitChoices {
   developer?: string;
   verifier?: string;
   issueTitle: string;
+  /** The issue number of `leap init --try`'s trial with scripted agents, or null for none. */
+  trial: number | null;
+  /** Whether to write a root .gitignore for node_modules/ (there is none, and nothing ignores it). */
+  ignoreNodeModules: boolean;
   /** Where to copy the skills (relative to the root), or null; with the skill files to copy. */
   skills: { dir: string; files: { path: string; content: string }[] } | null;
   /** The config's `$schema`, when the schema is installed where an editor finds it. */
@@ -65,8 +70,8 @@ export function checkTitle(title: string): string {
   return title;
 }
 
-/** The first issue's number: the lowest the tracker's folder holds (kept as it is), else 1 (the template). */
-export function firstIssueNumber(issuesDir: string): number {
+/** The first issue's number: the lowest the tracker's folder holds (kept as it is), else 1 (the template); and the next free one. */
+export function issueNumbers(issuesDir: string): { first: number; free: number } {
   let names: string[] = [];
   try {
     names = readdirSync(issuesDir);
@@ -78,7 +83,7 @@ export function firstIssueNumber(issuesDir: string): number {
     .filter((n): n is string => n !== undefined)
     .map(Number)
     .sort((a, b) => a - b);
-  return existing[0] ?? 1;
+  return { first: existing[0] ?? 1, free: Math.max(1, ...existing) + 1 };
 }
 
 /** The files, in the order they are shown and written. */
@@ -92,16 +97,20 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   if (choices.testCommand !== null) config.testCommand = choices.testCommand;
   if (choices.testFiles.length > 0) config.testFiles = choices.testFiles;
   if (installed.length > 0) config.agents = choices.agentsFile;
-  if (choices.developer !== undefined) config.developer = choices.developer;
-  if (choices.verifier !== undefined) config.verifier = choices.verifier;
   config.timeout = choices.timeout;
   config.idleTimeout = choices.idleTimeout;
   add('leap.config.json', 'project config', `${JSON.stringify(config, null, 2)}\n`);
+  // A run starts only from a clean tree: the dependencies installed beside leap must not show in git status.
+  if (choices.ignoreNodeModules) add('.gitignore', 'ignore file', 'node_modules/\n');
   if (installed.length > 0) {
     const agents: Record<string, { plugin: string }> = {};
     for (const a of installed) agents[a.name] = { plugin: a.name };
     const readiness = installed.map((a) => `${a.name}: installed, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'}`).join('; ');
-    add(choices.agentsFile, 'agents file', `${JSON.stringify({ $comment: `found by leap init: ${readiness}`, agents }, null, 2)}\n`);
+    // The roles ride in the agents file (the run reads them there): one place says who does what.
+    const roles: Record<string, string[]> = {};
+    if (choices.developer !== undefined) roles.developer = [choices.developer];
+    if (choices.verifier !== undefined) roles.verifier = [choices.verifier];
+    add(choices.agentsFile, 'agents file', `${JSON.stringify({ $comment: `found by leap init: ${readiness}`, agents, roles }, null, 2)}\n`);
   }
   const state = statePaths(resolveStateDir(choices.env, root));
   const stateRel = relative(root, state.dir).split(sep).join('/');
@@ -109,6 +118,9 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   if (stateRel !== '' && !stateRel.startsWith('..')) add(`${stateRel}/.gitignore`, 'state folder ignore file', STATE_GITIGNORE);
   const issuePath = relative(root, state.issue(issue)).split(sep).join('/');
   add(issuePath, 'first issue', issueTemplate(choices.issueTitle));
+  if (choices.trial !== null) {
+    for (const f of trialFiles(choices.trial, relative(root, state.issue(choices.trial)).split(sep).join('/'))) add(f.path, f.what, f.content);
+  }
   if (choices.skills !== null) {
     for (const f of choices.skills.files) add(`${choices.skills.dir}/${f.path}`, 'skill', f.content);
   }

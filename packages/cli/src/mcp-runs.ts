@@ -6,18 +6,13 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ensureStateDir, isProcessAlive, processIdentity, readFileIfExists, resolveStateDir, writeFileAtomic } from '@leap/core';
-import { findPackageRoot } from './version.js';
+import { leapBin } from './version.js';
 
 /** What one run of the bin left. */
 export interface BinRun {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-/** The `leap` bin of this installation (the package's shim, which loads the bundle). */
-function leapBin(): string {
-  return join(findPackageRoot().dir, 'bin', 'leap.cjs');
 }
 
 /** Run `leap ARGS...` (no shell) in `cwd` to its end; a run past `timeoutMs` is killed (code null). */

@@ -1,15 +1,109 @@
-// The test command `leap init` proposes: the conductor's own detection (CONTRACT section 9), so `leap init`
-// and `leap tdd run` never disagree about a project. Loaded on first use: the conductor is not on the path
-// of every `leap` command.
+// The test command `leap init` proposes: the conductor's own detection (CONTRACT section 9), so `leap init` and
+// `leap tdd run` never disagree about a project, then checked here (issue 44 §4): the program it starts is
+// installed (a lock file's package manager may not be: then npm runs the script, and init says how to get it),
+// every program its package.json script calls is too, and a script that would watch is proposed in its run form.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findExecutable, shellWord } from '@leap/core';
 
-/** One command the project suggests, with the file that suggests it. */
+/** One command the project suggests, with the file that suggests it, what init changed, and why it cannot run. */
 export interface TestCommandCandidate {
   command: string;
   because: string;
+  /** What init changed and why (the package manager it could not find, a watch mode's run form). */
+  notes: string[];
+  /** Why the command cannot run here, or null: a command with a problem is never written. */
+  problem: string | null;
 }
 
-/** The project's candidate test commands, as the conductor sees them. */
-export async function testCommandCandidates(root: string): Promise<TestCommandCandidate[]> {
+// Words a shell runs without a program of that name, and words that only start the program after them.
+const BUILTINS = new Set(['true', 'false', 'echo', 'test', '[', 'cd', 'exit', 'export', 'set', ':', 'exec', 'printf', 'if', 'then', 'fi']);
+const PREFIXES = new Set(['env', 'cross-env', 'command', 'time', 'nice']);
+const MANAGERS: Record<string, string> = { 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn' };
+// The flags (and vitest's subcommands) that make a runner wait for changes instead of ending.
+const WATCH: Record<string, string[]> = { vitest: ['--watch', '-w', 'watch', 'dev'], jest: ['--watch', '--watchAll'], mocha: ['--watch', '-w'], ava: ['--watch', '-w'], node: ['--watch'] };
+
+/** The project's candidate test commands, as the conductor sees them, each checked against this machine. */
+export async function testCommandCandidates(root: string, env: NodeJS.ProcessEnv): Promise<TestCommandCandidate[]> {
   const { testCommandCandidates: candidates } = await import('@leap/conductor');
-  return candidates(root);
+  return candidates(root).map((c) => checkCandidate(root, env, c));
+}
+
+function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: string; because: string }): TestCommandCandidate {
+  const out: TestCommandCandidate = { ...found, notes: [], problem: null };
+  const program = found.command.split(' ')[0] as string;
+  const has = (name: string): boolean => findExecutable(name, env.PATH, root) !== null;
+  if (!has(program)) {
+    const lock = Object.keys(MANAGERS).find((file) => MANAGERS[file] === program);
+    if (lock === undefined || !has('npm')) {
+      out.problem = `${program} is not installed (not on PATH): install it, or give the test command with --test-cmd`;
+      return out;
+    }
+    out.command = found.command.replace(program, 'npm');
+    out.notes.push(`${lock} names ${program}, which is not installed: \`corepack enable\` installs it (then ${found.command} works too); npm runs the same script meanwhile`);
+  }
+  const script = testScript(root);
+  if (script === null || !/^(npm|pnpm|yarn) test$/.test(out.command)) return out;
+  for (const words of simpleCommands(script)) {
+    const [name, next] = programOf(words);
+    if (name === undefined || BUILTINS.has(name)) continue;
+    const local = (bin: string) => existsSync(join(root, 'node_modules', '.bin', bin));
+    if (name === 'npx' && next !== undefined && !local(next)) {
+      out.problem = `the "test" script (\`${script}\`) calls npx ${next}, and ${next} is not installed in node_modules: install the project's dependencies first`;
+    } else if (name !== 'npx' && !has(name) && !local(name) && !(name.includes('/') && existsSync(join(root, name)))) {
+      out.problem = `the "test" script (\`${script}\`) calls ${name}, which is not installed: install it (or the project's dependencies), or give the test command with --test-cmd`;
+    }
+    if (out.problem !== null) return out;
+  }
+  const watch = watchIn(script);
+  if (watch === null) return out;
+  const waits = `the "test" script (\`${script}\`) runs \`${watch.seen}\`, which waits for file changes instead of ending`;
+  if (watch.runForm === null) out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
+  else {
+    out.notes.push(`${waits}: its run form is proposed`);
+    out.command = watch.runForm;
+  }
+  return out;
+}
+
+function testScript(root: string): string | null {
+  try {
+    const test = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { test?: unknown } }).scripts?.test;
+    return typeof test === 'string' ? test : null;
+  } catch {
+    return null;
+  }
+}
+
+// The program a simple command starts (after assignments and starters like env), and the word after it.
+function programOf(words: string[]): [string | undefined, string | undefined] {
+  let i = 0;
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string) || PREFIXES.has(words[i] as string))) i++;
+  return [words[i], words.slice(i + 1).find((w) => !w.startsWith('-'))];
+}
+
+// The runner of `script` that would watch, and its run form as a command of the project's bins (`npx vitest run`);
+// none for a script of several commands, which only the script's author can change.
+function watchIn(script: string): { seen: string; runForm: string | null } | null {
+  const commands = simpleCommands(script);
+  for (const words of commands) {
+    let at = words.indexOf(programOf(words)[0] ?? '');
+    if (words[at] === 'npx') at++;
+    const name = words[at];
+    const dropped = words.slice(at + 1).filter((w) => (WATCH[name ?? ''] ?? []).includes(w));
+    if (name === undefined || dropped.length === 0) continue;
+    const rest = words.slice(at + 1).filter((w) => !dropped.includes(w));
+    if (name === 'vitest' && rest[0] !== 'run') rest.unshift('run');
+    const runForm = commands.length > 1 ? null : [...(name === 'node' ? [] : ['npx']), name, ...rest].map(shellWord).join(' ');
+    return { seen: [name, ...dropped].join(' '), runForm };
+  }
+  return null;
+}
+
+// A script's simple commands as words: split at ; & | and newlines, quotes taken out. Enough to read, never run.
+function simpleCommands(script: string): string[][] {
+  return script
+    .split(/[;&|\n]+/)
+    .map((part) => (part.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^(["'])([\s\S]*)\1$/, '$2')))
+    .filter((words) => words.length > 0);
 }

@@ -31,3 +31,8 @@ export function findPackageRoot(from: string = import.meta.url): { dir: string; 
 export function readVersion(from: string = import.meta.url): string {
   return findPackageRoot(from).version;
 }
+
+/** The `leap` bin of this installation (the package's shim, which loads the bundle). */
+export function leapBin(): string {
+  return join(findPackageRoot().dir, 'bin', 'leap.cjs');
+}

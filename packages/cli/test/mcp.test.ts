@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -118,6 +118,25 @@ mcp("it lists the contract's tools, each with a typed input schema", async () =>
   assert.equal(schema('verdicts').required, ['issue']);
 });
 
+mcp('each tool says what it does to the world (annotations); the tools that return data declare an output schema and answer with it', async () => {
+  const { tools } = await ctx.client.listTools();
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  for (const name of ['tdd_status', 'slice_validate', 'slice_plan', 'slice_status', 'verdicts']) {
+    assert.equal(byName.get(name)?.annotations, { title: byName.get(name)?.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }, name);
+  }
+  for (const name of ['tdd_run', 'slice_run']) assert.ok(byName.get(name)?.annotations?.readOnlyHint === false && byName.get(name)?.annotations?.openWorldHint === true, name);
+  assert.is(byName.get('tdd_stop')?.annotations?.destructiveHint, true);
+  assert.is(byName.get('report')?.annotations?.readOnlyHint, false);
+  for (const t of tools) assert.ok((t.title ?? '') !== '', `${t.name} has a title`);
+  const outputs = tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name);
+  assert.equal(outputs.sort(), ['report', 'slice_plan', 'slice_run', 'slice_status', 'slice_validate', 'tdd_run', 'tdd_status', 'verdicts']);
+  const statusSchema = byName.get('tdd_status')?.outputSchema?.properties?.status as { properties?: object } | undefined;
+  assert.ok('stopped' in (statusSchema?.properties ?? {}));
+  const answer = (await ctx.client.callTool({ name: 'verdicts', arguments: { issue: 99 } })) as ToolResult & { structuredContent?: unknown };
+  assert.equal(answer.structuredContent, { verdicts: [] });
+  assert.equal(JSON.parse(text(answer)), { verdicts: [] }, 'the same data as text, for clients that read only text');
+});
+
 mcp("input that breaks a schema is refused before anything runs; the CLI's own errors come back as the tool's", async () => {
   const bad = await call('tdd_run', { issue: -1 });
   assert.ok(bad.isError === true);
@@ -143,13 +162,13 @@ mcp('tdd_run starts a real run detached; tdd_status polls it to its end; verdict
   assert.is(ended.detached.result.outcome, 'done', JSON.stringify(ended));
   assert.is(ended.detached.result.code, 0);
   assert.equal(ended.status.steps, [{ title: TITLE, state: 'done' }]);
-  const verdicts = JSON.parse(text(await call('verdicts', { issue: 1 }))) as { phase: string; verdict: string; reason: string; step: string }[];
+  const { verdicts } = JSON.parse(text(await call('verdicts', { issue: 1 }))) as { verdicts: { phase: string; verdict: string; reason: string; step: string }[] };
   assert.equal(
     verdicts.map((v) => [v.phase, v.verdict, v.reason]),
     ['red', 'green', 'refactor'].map((p) => [p, 'PASS', `${p} holds: ${TITLE}`]),
   );
   assert.ok(verdicts.every((v) => v.step === TITLE));
-  assert.equal(JSON.parse(text(await call('verdicts', { issue: 1, last: 1 }))).length, 1);
+  assert.equal(JSON.parse(text(await call('verdicts', { issue: 1, last: 1 }))).verdicts.length, 1);
   const report = await call('report', { out: "report's dir/r $x.html" });
   assert.is(report.isError, false, text(report));
   const written = join(ctx.repo, "report's dir", 'r $x.html');
@@ -164,7 +183,23 @@ mcp('tdd_stop writes and clears a stop request as leap tdd stop does; tdd_status
   assert.is(status.status.stop, 'at-leaf');
   assert.is((await call('tdd_stop', { mode: 'clear' })).isError, false);
   assert.ok(!existsSync(join(ctx.repo, '.tdd', 'stop')));
-  assert.ok((await call('tdd_stop', { mode: 'whenever' })).isError === true);
+  const refused = await call('tdd_stop', { mode: 'whenever' });
+  assert.ok(refused.isError === true);
+  assert.match(text(refused), /at-ledger.*at-leaf.*now.*clear/);
+});
+
+mcp('a run stopped through tdd_stop shows as stopped, with its mode, in tdd_status (not its last phase and no stop)', async () => {
+  // The report an earlier test wrote into the work tree would make the run bail dirty-tree.
+  rmSync(join(ctx.repo, "report's dir"), { recursive: true, force: true });
+  writeFileSync(join(ctx.repo, '.tdd', 'issues', '2.md'), '# Shout\n\n## Acceptance criteria\n\n- [ ] shout upper-cases\n');
+  assert.is((await call('tdd_stop', { mode: 'at-leaf' })).isError, false);
+  const args = { issue: 2, 'test-cmd': 'node --test test/', plan: ctx.plan, developer: 'dev', verifier: 'ver', agents: ctx.agents };
+  const started = await call('tdd_run', args);
+  const state = (await settled(started, 'tdd_status', { issue: 2 })) as { result?: { outcome: string } };
+  assert.is(state.result?.outcome, 'stopped', JSON.stringify(state));
+  const polled = (await call('tdd_status', { issue: 2 })) as ToolResult & { structuredContent: { status: { stop: string | null; stopped: { mode: string } | null } } };
+  assert.is(polled.structuredContent.status.stop, null, 'the request was consumed');
+  assert.is(polled.structuredContent.status.stopped?.mode, 'at-leaf');
 });
 
 mcp("the slice tools: validate, plan and status answer as the CLI; slice_run's bad input is the CLI's error; a hostile path is data", async () => {
@@ -180,8 +215,9 @@ mcp("the slice tools: validate, plan and status answer as the CLI; slice_run's b
   const valid = await call('slice_validate', { file });
   assert.is(valid.isError, false, text(valid));
   assert.match(text(valid), /"valid": ?true/);
-  const plan = await call('slice_plan', { file });
-  assert.match(text(plan), /"waves": ?\[\["a"\]\]/);
+  const plan = (await call('slice_plan', { file })) as ToolResult & { structuredContent?: { waves: string[][] } };
+  assert.equal(plan.structuredContent?.waves, [['a']]);
+  assert.equal(JSON.parse(text(plan)), plan.structuredContent);
   const status = await call('slice_status', { file });
   assert.is(status.isError, false, text(status));
   assert.match(text(status), /"slice": ?"one"/);
@@ -189,7 +225,7 @@ mcp("the slice tools: validate, plan and status answer as the CLI; slice_run's b
   writeFileSync(join(ctx.repo, 'slices', 'bad.json'), JSON.stringify({ ...slice, balls: [{ ...slice.balls[0], deps: ['ghost'] }] }));
   const invalid = await call('slice_validate', { file: 'slices/bad.json' });
   assert.ok(invalid.isError === true);
-  assert.match(text(invalid), /exit 1[\s\S]*ghost/);
+  assert.match(text(invalid), /"valid": false[\s\S]*ghost/);
   const refused = await call('slice_run', { file, builder: 'nobody' });
   assert.match((await settled(refused, 'slice_status', { file })).stderr, /unknown agent "nobody"/);
   assert.ok(!existsSync(join(ctx.repo, 'PWNED')) && !existsSync(join(ctx.repo, 'slices', 'PWNED')));

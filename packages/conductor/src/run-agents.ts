@@ -30,7 +30,9 @@ export function resolveRunAgents(options: { developer?: string; verifier?: strin
   const pick = (name: string): RoleAgent => ({ name, agent: resolveAgent(name, registry) });
   const listOf = (role: RunRole): RoleAgent[] | null => {
     const given = options[role];
-    const names = given !== undefined ? agentList(`--${role}`, given) : registry.roles[role];
+    // An agents file gives a role its agents by its `roles`, else by an entry named after the role.
+    const named = Object.hasOwn(registry.entries, role) ? [role] : undefined;
+    const names = given !== undefined ? agentList(`--${role}`, given) : (registry.roles[role] ?? named);
     return names === undefined ? null : names.map(pick);
   };
   const developers = listOf('developer') ?? [pick('claude')];

@@ -22,6 +22,8 @@ export interface TddStatus {
   stop: string | null;
   /** How the run last ended when it bailed and nothing was launched since: its cause, class and narration. */
   bail: { cause: string; class: string; message: string } | null;
+  /** How the run last ended when it stopped (by request, or `signal`) and nothing was launched since. */
+  stopped: { mode: string; at: string; step: string | null } | null;
 }
 
 const TAIL_BYTES = 256 * 1024;
@@ -48,7 +50,7 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
   const stopRequest = readStopRequest(paths.stop);
   const stop = stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
   const running = runningLeaves(paths.dir);
-  const { verdicts, bails } = tailEvents(paths.events);
+  const { verdicts, ends } = tailEvents(paths.events);
   return issues.map((issue) => {
     const text = readFileIfExists(paths.ledger(issue));
     const steps = text === null ? [] : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
@@ -78,7 +80,8 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
       running: running.filter((r) => r.issue === null || r.issue === issue).map(({ leaf, pid: p, elapsedMs }) => ({ leaf, pid: p, elapsedMs })),
       lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
       stop,
-      bail: bails.get(issue) ?? null,
+      bail: ends.get(issue)?.bail ?? null,
+      stopped: ends.get(issue)?.stopped ?? null,
     };
   });
 }
@@ -122,44 +125,49 @@ function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: num
   return out;
 }
 
-// The verdict events in the last 256 KiB of the log, and each issue's bail when no leaf was launched after it.
-function tailEvents(file: string): {
-  verdicts: { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[];
-  bails: Map<number, { cause: string; class: string; message: string }>;
-} {
-  const bails = new Map<number, { cause: string; class: string; message: string }>();
+type Verdict = { issue: number | null; step: string | null; phase: string; verdict: string; reason: string };
+type End = { bail?: TddStatus['bail']; stopped?: TddStatus['stopped'] };
+
+// The verdict events in the last 256 KiB of the log, and how each issue's run ended (a bail, a stop honoured)
+// when no leaf was launched after it.
+function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End> } {
+  const ends = new Map<number, End>();
+  const found: Verdict[] = [];
+  for (const line of tailLines(file)) {
+    const kind = /"event":"(verdict|bail|launch|stop)"/.exec(line)?.[1];
+    if (kind === undefined) continue;
+    let e: Record<string, unknown> & Verdict & { ts: string; cause: string; class: string; message: string; mode: string | null; action: string };
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue; // A torn or partial first line.
+    }
+    if (kind === 'verdict') found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
+    if (e.issue === null || kind === 'verdict') continue;
+    if (kind === 'bail') ends.set(e.issue, { bail: { cause: e.cause, class: e.class, message: e.message } });
+    else if (kind === 'launch') ends.delete(e.issue);
+    // A stop honoured without a mode is the conductor ending on a signal.
+    else if (e.action === 'honoured') ends.set(e.issue, { stopped: { mode: e.mode ?? 'signal', at: e.ts, step: e.step } });
+  }
+  return { verdicts: found, ends };
+}
+
+function tailLines(file: string): string[] {
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch {
-    return { verdicts: [], bails };
+    return [];
   }
-  let text: string;
   try {
     const size = fstatSync(fd).size;
     const start = Math.max(0, size - TAIL_BYTES);
     const buffer = Buffer.alloc(size - start);
     readSync(fd, buffer, 0, buffer.length, start);
-    text = buffer.toString('utf8');
+    return buffer.toString('utf8').split('\n');
   } finally {
     closeSync(fd);
   }
-  const found: { issue: number | null; step: string | null; phase: string; verdict: string; reason: string }[] = [];
-  for (const line of text.split('\n')) {
-    const verdict = line.includes('"event":"verdict"');
-    const bail = line.includes('"event":"bail"');
-    const launch = line.includes('"event":"launch"');
-    if (!verdict && !bail && !launch) continue;
-    try {
-      const e = JSON.parse(line) as { issue: number | null; step: string | null; phase: string; verdict: string; reason: string; cause: string; class: string; message: string };
-      if (verdict) found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
-      else if (e.issue !== null && bail) bails.set(e.issue, { cause: e.cause, class: e.class, message: e.message });
-      else if (e.issue !== null) bails.delete(e.issue);
-    } catch {
-      // A torn or partial first line.
-    }
-  }
-  return { verdicts: found, bails };
 }
 
 function seconds(ms: number): string {
@@ -180,6 +188,10 @@ export function formatTddStatus(statuses: readonly TddStatus[]): string {
     if (s.lastVerdict !== null) lines.push(`  last verdict: ${s.lastVerdict.phase} ${s.lastVerdict.verdict}: ${s.lastVerdict.reason.split('\n')[0]}`);
     if (s.stop !== null) lines.push(`  stop pending: ${s.stop}`);
     if (s.bail !== null) lines.push(`  bailed: ${s.bail.cause} (${s.bail.class}): ${s.bail.message.split('\n')[0]}`);
+    if (s.stopped !== null) {
+      const where = s.stopped.step === null ? '' : ` in ${JSON.stringify(s.stopped.step)}`;
+      lines.push(`  stopped: ${s.stopped.mode}${where} at ${s.stopped.at}; leap tdd run --issue ${s.issue} resumes it`);
+    }
     return lines.join('\n');
   });
   return `${blocks.join('\n')}\n`;

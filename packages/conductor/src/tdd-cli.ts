@@ -10,7 +10,9 @@ import {
   readEventContext,
   requestStop,
   clearStop,
+  dirOption,
   resolveStateDir,
+  STOP_MODES,
   statePaths,
   type Subcommand,
   type SubcommandIo,
@@ -67,11 +69,15 @@ With --detach: 0 started; 1 it could not be started (the reason said); else the 
 at once; 2 also another conductor of the issue running (its pid named).
 `;
 
-const STATUS_HELP = `Usage: leap tdd status [--issue N] [--json]
+const STATUS_HELP = `Usage: leap tdd status [--issue N] [--dir DIR] [--json]
 
-Where each run of this repository stands: the step in flight, its phase and attempt, the conductor,
-the leaves running now and for how long, the last verdict, a pending stop. Exit codes: 0; 2 bad input.
+Where each run of the repository stands (DIR, default the current one): the step in flight, its phase
+and attempt, the conductor, the leaves running now and for how long, the last verdict, a pending stop,
+and how the run ended when it bailed or stopped. Exit codes: 0; 2 bad input.
 `;
+
+/** What leap tdd stop takes: a stop mode, or clear (one list, for its usage and its errors). */
+const STOP_WORDS = [...STOP_MODES, 'clear'];
 
 const STOP_HELP = `Usage: leap tdd stop MODE
 
@@ -127,7 +133,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
     io.stdout(RUN_HELP);
     return 0;
   }
-  if (values.issue === undefined) throw new UsageError('leap tdd run: expected --issue N');
+  if (values.issue === undefined) throw new UsageError(`expected --issue N\n${RUN_HELP.split('\n')[0]}`);
   const issue = checkIssue(values.issue, '--issue');
   const trackerName = values.tracker;
   if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
@@ -174,14 +180,15 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
 }
 
 async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> {
-  const { values } = parseCli(argv, { issue: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, STATUS_HELP.split('\n')[0] as string, { allowPositionals: false });
+  const options = { issue: { type: 'string' }, dir: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values } = parseCli(argv, options, STATUS_HELP.split('\n')[0] as string, { allowPositionals: false });
   if (values.help === true) {
     io.stdout(STATUS_HELP);
     return 0;
   }
   const issue = values.issue === undefined ? undefined : checkIssue(values.issue, '--issue');
   const { readTddStatus, formatTddStatus } = await import('./status.js');
-  const statuses = readTddStatus({ cwd: io.cwd, env: io.env, issue });
+  const statuses = readTddStatus({ cwd: dirOption(io.cwd, values.dir), env: io.env, issue });
   io.stdout(values.json === true ? `${JSON.stringify(issue === undefined ? statuses : statuses[0])}\n` : formatTddStatus(statuses));
   return 0;
 }
@@ -192,8 +199,11 @@ async function stopCommand(argv: string[], io: SubcommandIo): Promise<number> {
     io.stdout(STOP_HELP);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(`leap tdd stop: expected one MODE (at-ledger, at-leaf, now, or clear), got ${positionals.length}\n${STOP_HELP.split('\n')[0]}`);
-  const mode = positionals[0] as string;
+  const mode = positionals[0] ?? '';
+  if (positionals.length !== 1 || !STOP_WORDS.includes(mode)) {
+    const got = positionals.length === 1 ? JSON.stringify(mode) : `${positionals.length} arguments`;
+    throw new UsageError(`expected one MODE, one of ${STOP_WORDS.join(', ')}; got ${got}\n${STOP_HELP.split('\n')[0]}`);
+  }
   const paths = statePaths(resolveStateDir(io.env, io.cwd));
   const context = readEventContext(paths.dir, io.env);
   if (mode === 'clear') {

@@ -27,6 +27,7 @@ import { describeSpend, hasUsageSince, issueCosts } from '../src/usage-log.js';
 import { agentWords } from '../src/agent-words.js';
 import { endOrphanLeaves, findOrphanLeaves } from '@leap/supervise';
 import { formatTddStatus, readTddStatus } from '../src/status.js';
+import { resolveRunAgents } from '../src/run-agents.js';
 import { developerPrompt, plannerPrompt } from '../src/prompts.js';
 import { bailClass } from '../src/bail-causes.js';
 import { branchFromFiles, headFromFiles } from '../src/git.js';
@@ -330,4 +331,44 @@ status('no state folder; a ledger with no journal; torn log lines; an unreadable
   assert.match(text, 'for 2 min 5 s');
 });
 
+status('a run that stopped shows as stopped, with its mode, until a leaf is launched again; a bail since is the bail', () => {
+  const repo = makeTempDir();
+  mkdirSync(join(repo, '.git'));
+  mkdirSync(join(repo, '.tdd'));
+  writeFileSync(join(repo, '.tdd/issue-1.md'), '# P\n\n## Steps\n\n- [ ] one\n');
+  const ev = (fields: Record<string, unknown>) => `${JSON.stringify({ ts: '2026-12-01T10:00:00.000Z', issue: 1, step: 'one', skill_commit: null, ...fields })}\n`;
+  const stopped = ev({ event: 'stop', mode: 'now', action: 'honoured' }) + ev({ event: 'stop', mode: 'now', action: 'cleared' });
+  const read = (log: string) => {
+    writeFileSync(join(repo, '.tdd/events.jsonl'), log);
+    return readTddStatus({ cwd: repo, env: {} })[0];
+  };
+  const s = read(stopped);
+  assert.equal([s?.stop, s?.stopped, s?.bail], [null, { mode: 'now', at: '2026-12-01T10:00:00.000Z', step: 'one' }, null]);
+  assert.match(formatTddStatus([s!]), '  stopped: now in "one" at 2026-12-01T10:00:00.000Z; leap tdd run --issue 1 resumes it');
+  assert.is(read(stopped + ev({ event: 'launch', leaf: 'develop-red', pid: 1, cmd: [] }))?.stopped, null);
+  const bailed = read(stopped + ev({ event: 'bail', cause: 'dirty-tree', class: 'process', message: 'x' }));
+  assert.equal([bailed?.stopped, bailed?.bail?.cause], [null, 'dirty-tree']);
+  assert.is(read(ev({ event: 'stop', mode: null, action: 'honoured' }))?.stopped?.mode, 'signal');
+});
+
 status.run();
+
+// ---
+
+const roles = suite('resolveRunAgents: the roles an agents file gives');
+roles.after.each(cleanupTempDirs);
+
+roles('entries named developer, verifier, planner take those roles unasked; "roles" and the options win over them', () => {
+  const dir = makeTempDir();
+  const entry = (family: string) => ({ plugin: 'command', family, command: ['true'] });
+  const file = join(dir, 'agents.json');
+  writeFileSync(file, JSON.stringify({ agents: { developer: entry('a'), verifier: entry('b'), planner: entry('a'), other: entry('c') } }));
+  const named = resolveRunAgents({ agentsFile: file }, {});
+  assert.equal([named.developer.name, named.verifier.name, named.planner.name], ['developer', 'verifier', 'planner']);
+  const given = resolveRunAgents({ agentsFile: file, verifier: 'other' }, {});
+  assert.is(given.verifier.name, 'other');
+  writeFileSync(file, JSON.stringify({ agents: { developer: entry('a'), verifier: entry('b'), other: entry('c') }, roles: { verifier: ['other'] } }));
+  assert.is(resolveRunAgents({ agentsFile: file }, {}).verifier.name, 'other');
+});
+
+roles.run();

@@ -27,12 +27,12 @@ config("the committed JSON Schema is the zod schema's", () => {
   assert.fixture(committed, `${JSON.stringify(projectConfigJsonSchema(), null, 2)}\n`, 'schemas/leap-config.schema.json has drifted: npm run schemas -w @leap/conductor');
 });
 
-config('an unknown key, a bad value, a bad duration, bad JSON: exit 2 naming the file and the key, nothing touched', async () => {
+config('an unknown key, a bad value, a bad duration, bad JSON: exit 2 naming the file, line and column, nothing touched', async () => {
   for (const [value, expected] of [
-    [{ testComand: 'npm test' }, /leap\.config\.json: unknown key "testComand": expected only testCommand, testFiles, agents/],
-    [{ sandbox: 'maybe' }, /leap\.config\.json: "sandbox": /],
-    [{ timeout: 'soon' }, /leap\.config\.json: "timeout" to be a non-negative duration/],
-    [{ notify: [] }, /leap\.config\.json: "notify": /],
+    [{ testComand: 'npm test' }, /leap\.config\.json:2:3: unknown key "testComand" \(did you mean "testCommand"\?\): expected only testCommand, testFiles, agents/],
+    [{ sandbox: 'maybe' }, /leap\.config\.json:2:3: "sandbox": /],
+    [{ timeout: 'soon' }, /leap\.config\.json:2:3: Expected "timeout" to be a non-negative duration/],
+    [{ notify: [] }, /leap\.config\.json:2:3: "notify": /],
   ] as const) {
     const repo = withConfig(value);
     const before = repoFingerprint(repo);
@@ -46,9 +46,27 @@ config('an unknown key, a bad value, a bad duration, bad JSON: exit 2 naming the
     assert.is(repoFingerprint(repo), before);
   }
   const repo = makeProject();
+  writeRepoFile(repo, 'leap.config.json', '{\n  "testCommand": "npm test"\n  "timeout": "1m"\n}\n');
+  assert.throws(() => readProjectConfig(repo), /leap\.config\.json:3:3: not JSON: Expected ',' or '}' after property value$/);
   writeRepoFile(repo, 'leap.config.json', '{"testCommand": ');
-  assert.throws(() => readProjectConfig(repo), /leap\.config\.json: not JSON/);
+  assert.throws(() => readProjectConfig(repo), /leap\.config\.json:1:16: not JSON: Unexpected end of JSON input/);
   assert.is(readProjectConfig(makeProject()), null);
+});
+
+config('every problem of the file at once, in the order of its lines, each at its key', () => {
+  const repo = makeProject();
+  writeRepoFile(repo, 'leap.config.json', '{\n  "testCommand": "npm test",\n  "timeot": "15m",\n  "idleTimeout": "5 minutes",\n  "sandbox": "maybe"\n}\n');
+  const file = join(repo, 'leap.config.json');
+  try {
+    readProjectConfig(repo);
+    assert.unreachable('accepted');
+  } catch (error) {
+    assert.equal((error as Error).message.split('\n'), [
+      `${file}:3:3: unknown key "timeot" (did you mean "timeout"?): expected only testCommand, testFiles, agents, developer, verifier, planner, timeout, idleTimeout, sandbox, testNetwork, notify`,
+      `${file}:4:3: Expected "idleTimeout" to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got "5 minutes"`,
+      `${file}:5:3: "sandbox": Invalid option: expected one of "on"|"off"`,
+    ]);
+  }
 });
 
 config('the file gives the test command, the agents (a path from the root), the roles and the limits; an option wins over it, and each is narrated with its source', async () => {

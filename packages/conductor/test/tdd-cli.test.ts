@@ -43,12 +43,15 @@ cli('bad input: no subcommand, an unknown one, an unknown option, a bad mode, ba
   await fails([], repo, /expected an action\nUsage: leap tdd ACTION/);
   await fails(['walk'], repo, /unknown action "walk": expected one of run, status, stop/);
   await fails(['run', '--issue', '1', '--bogus'], repo, /Unknown option '--bogus'/);
-  await fails(['run'], repo, /expected --issue N/);
+  await fails(['run'], repo, /^expected --issue N\nUsage: leap tdd run --issue N/);
   await fails(['run', '--issue', 'x'], repo, /Expected --issue to be a positive integer, got "x"/);
   await fails(['run', '--issue', '1', '--revisions', 'two'], repo, /Expected --revisions to be a non-negative integer, got "two"/);
   await fails(['run', '--issue', '1', '--tracker', 'jira'], repo, /Expected --tracker to be local or github, got "jira"/);
-  await fails(['stop', 'soon'], repo, /Expected a stop MODE, one of at-ledger, at-leaf, now, got "soon"/);
-  await fails(['stop'], repo, /expected one MODE/);
+  // One list of modes, whatever is wrong: no mode, or one that is not a mode.
+  await fails(['stop', 'soon'], repo, /^expected one MODE, one of at-ledger, at-leaf, now, clear; got "soon"\nUsage: leap tdd stop MODE$/);
+  await fails(['stop'], repo, /^expected one MODE, one of at-ledger, at-leaf, now, clear; got 0 arguments\n/);
+  await fails(['stats'], repo, /^unknown action "stats" \(did you mean "status"\?\)/);
+  await fails(['run', '--issue', '1', '--devloper', 'x'], repo, /^Unknown option '--devloper' \(did you mean "--developer"\?\)/);
   await fails(['status', '--issue', '-3'], repo, /Expected --issue to be a positive integer/);
   assert.is(git(repo, 'status', '--porcelain'), '');
 });

@@ -1,7 +1,7 @@
 // The one entry-point helper: bins call `runCli`, which prints errors and maps them to exit codes.
 // Nothing below the bins calls process.exit.
 import { writeSync } from 'node:fs';
-import { UsageError } from './errors.js';
+import { UsageError, didYouMean } from './errors.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -93,7 +93,13 @@ export function parseCli<T extends Record<string, CliOption>>(
     return { values: { ...parsed.values } as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
   } catch (cause) {
     // Node appends to an unknown option a hint about `--` that reads as noise on a command line; keep its first sentence.
-    const message = (cause as Error).message.replace(/\. To specify a positional argument starting with a '-'[\s\S]*$/, '');
+    let message = (cause as Error).message.replace(/\. To specify a positional argument starting with a '-'[\s\S]*$/, '');
+    const unknown = /^Unknown option '(--[^'=]+)/.exec(message)?.[1];
+    if (unknown !== undefined)
+      message += didYouMean(
+        unknown,
+        Object.keys(options).map((name) => `--${name}`),
+      );
     throw new UsageError(`${message}\n${usage}`, { cause, exitCode: config.exitCode ?? 2 });
   }
 }

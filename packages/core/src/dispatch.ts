@@ -1,7 +1,7 @@
 // The one dispatcher of commands made of actions (`leap COMMAND`, `leap slice ACTION`, `leap tdd ACTION`,
 // `leap-ledger COMMAND`): the usage block, --help, an unknown or missing action, and the lazy load of the one
 // that runs. Generic over what an action is handed (`leap`'s SubcommandIo, the ledger's io with stdin).
-import { UsageError } from './errors.js';
+import { UsageError, didYouMean } from './errors.js';
 import type { SubcommandIo } from './subcommand.js';
 
 /** What an action runs: its arguments after the action's name, the io it is handed; its exit code. */
@@ -54,7 +54,8 @@ export function dispatcher<Io extends { stdout(text: string): void } = Subcomman
     if (early !== undefined) return early;
     if (name === undefined) throw new UsageError(`expected ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}\n${actionsUsage(prog, actions, options)}`);
     const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
-    if (action === undefined) throw new UsageError(`unknown ${noun} ${JSON.stringify(name)}: expected one of ${Object.keys(actions).join(', ')} (${prog} --help)`);
+    if (action === undefined)
+      throw new UsageError(`unknown ${noun} ${JSON.stringify(name)}${didYouMean(name, Object.keys(actions))}: expected one of ${Object.keys(actions).join(', ')} (${prog} --help)`);
     return (await action.load())(rest, io);
   };
 }

@@ -1,7 +1,8 @@
 // Is a command installed? Resolved the way a spawn without a shell resolves it: the supervisor's check
 // before it starts a leaf (127 and 126 keep their meaning), and the agents' readiness and verify's own.
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { basename, delimiter, join, resolve } from 'node:path';
+import { shellWord } from './errors.js';
 
 /** The first executable file `name` runs on `path` (PATH's value; a name with a slash is taken as it is, from `cwd`), or null. */
 export function findExecutable(name: string, path: string | undefined, cwd = process.cwd()): string | null {
@@ -21,4 +22,27 @@ export function findExecutable(name: string, path: string | undefined, cwd = pro
     }
   }
   return null;
+}
+
+/**
+ * How a person in `cwd` runs this `leap` (the bin at `bin`) in a command the toolchain prints: `npx leap` when it
+ * is the project's own (in `cwd`'s node_modules), `leap` when PATH finds it, else `node BIN` (a path that works).
+ */
+export function leapCommand(cwd: string, env: NodeJS.ProcessEnv, bin: string = process.argv[1] ?? 'leap'): string {
+  const real = (file: string | null): string | null => {
+    try {
+      return file === null ? null : realpathSync(file);
+    } catch {
+      return null;
+    }
+  };
+  // Not run through a leap bin (a test calling the code in process): the plain name is all there is to say.
+  if (!/^leap(\.cjs)?$/.test(basename(bin))) return 'leap';
+  const self = real(bin) ?? resolve(bin);
+  for (let dir = resolve(cwd); ; dir = resolve(dir, '..')) {
+    if (real(join(dir, 'node_modules', '.bin', 'leap')) === self) return 'npx leap';
+    if (resolve(dir, '..') === dir) break;
+  }
+  if (real(findExecutable('leap', env.PATH, cwd)) === self) return 'leap';
+  return `node ${shellWord(self)}`;
 }

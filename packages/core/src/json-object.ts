@@ -1,4 +1,5 @@
-// Reading JSON objects out of other programs' output (agent CLIs' answers, records): small checks every reader needs.
+// Reading JSON objects out of other programs' output (agent CLIs' answers, records) and out of files people write.
+import { FileFormatError } from './errors.js';
 
 /** A plain JSON object (not null, not an array). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -19,4 +20,29 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
 /** A short, quoted preview of `text` for an error message: its first `max` characters. */
 export function previewText(text: string, max = 120): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+}
+
+/** The line and column (from 1) of character `offset` of `text`. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+  const lines = before.split('\n');
+  return { line: lines.length, column: (lines.at(-1) ?? '').length + 1 };
+}
+
+/** `text`, the contents of `file`, parsed as JSON; a syntax error is a FileFormatError at its line and column. */
+export function parseJsonText(file: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const offset = /at position (\d+)/.exec(message)?.[1];
+    const { line, column } = lineColumn(text, offset === undefined ? text.trimEnd().length : Number(offset));
+    throw new FileFormatError(file, line, `not JSON: ${message.replace(/ in JSON at position \d+.*$/s, '')}`, { column });
+  }
+}
+
+/** Where the property `key` of a JSON object's text is first written, as line and column; the start when it is not. */
+export function keyLineColumn(text: string, key: string): { line: number; column: number } {
+  const at = new RegExp(`${JSON.stringify(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`).exec(text)?.index;
+  return lineColumn(text, at ?? 0);
 }

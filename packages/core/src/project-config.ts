@@ -3,8 +3,9 @@
 // published JSON Schema (@leap/conductor's schemas/leap-config.schema.json). One reader, here, for every command.
 import { join } from 'node:path';
 import { z } from 'zod';
-import { FileFormatError, UsageError } from './errors.js';
+import { UsageError, didYouMean } from './errors.js';
 import { parseDuration } from './duration.js';
+import { isJsonObject, keyLineColumn, parseJsonText } from './json-object.js';
 import { readFileIfExists } from './read-file.js';
 
 const duration = z.union([z.string(), z.number().nonnegative()]).describe('DURATION: 90, "90s", "15m", "1h" (a number is seconds)');
@@ -32,36 +33,38 @@ export type ProjectConfig = z.infer<typeof projectConfigSchema>;
 /** The file's name at the repository root. */
 export const PROJECT_CONFIG_FILE = 'leap.config.json';
 
-/** Read `leap.config.json` at `root`: null when there is none; bad JSON, a bad value or an unknown key is an error naming the file and key. */
+/**
+ * Read `leap.config.json` at `root`: null when there is none. Bad JSON is an error at its line and column; bad
+ * values and unknown keys are all said at once, each at its key's line and column.
+ */
 export function readProjectConfig(root: string): { file: string; config: ProjectConfig } | null {
   const file = join(root, PROJECT_CONFIG_FILE);
   const text = readFileIfExists(file);
   if (text === null) return null;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new FileFormatError(file, undefined, `not JSON: ${(error as Error).message}`);
-  }
+  const data = parseJsonText(file, text);
   const parsed = projectConfigSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-    if (issue.code === 'unrecognized_keys') {
-      throw new UsageError(
-        `${file}: unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}: expected only ${Object.keys(projectConfigSchema.shape)
-          .filter((k) => k !== '$schema')
-          .join(', ')}`,
-      );
-    }
-    const key = issue.path.map(String).join('.');
-    throw new UsageError(`${file}: ${key === '' ? 'the file' : `"${key}"`}: ${issue.message}`);
+  const problems: { line: number; column: number; text: string }[] = [];
+  const at = (key: string, message: string): void => {
+    const { line, column } = keyLineColumn(text, key);
+    problems.push({ line, column, text: `${file}:${line}:${column}: ${message}` });
+  };
+  const keys = Object.keys(projectConfigSchema.shape).filter((k) => k !== '$schema');
+  for (const issue of parsed.success ? [] : parsed.error.issues) {
+    const key = String(issue.path[0] ?? '');
+    if (issue.code !== 'unrecognized_keys') at(key, `${key === '' ? 'the file' : `"${issue.path.map(String).join('.')}"`}: ${issue.message}`);
+    else for (const k of issue.keys) at(k, `unknown key ${JSON.stringify(k)}${didYouMean(k, keys)}: expected only ${keys.join(', ')}`);
   }
-  const config = parsed.data;
   for (const key of ['timeout', 'idleTimeout'] as const) {
-    const value = config[key];
-    if (value !== undefined) parseDuration(`${file}: "${key}"`, String(value));
+    const value = isJsonObject(data) ? data[key] : undefined;
+    try {
+      if (typeof value === 'string') parseDuration(`"${key}"`, value);
+    } catch (error) {
+      at(key, (error as Error).message);
+    }
   }
-  return { file, config };
+  problems.sort((a, b) => a.line - b.line || a.column - b.column);
+  if (problems.length > 0 || !parsed.success) throw new UsageError(problems.map((p) => p.text).join('\n'));
+  return { file, config: parsed.data };
 }
 
 /** The published JSON Schema of leap.config.json (schemas/leap-config.schema.json, written by `npm run schemas`). */

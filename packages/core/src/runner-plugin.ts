@@ -66,25 +66,12 @@ export function runnerNameIn(argv: readonly string[]): string | undefined {
 
 /**
  * Load the runner NAME: its package as the repository at `cwd` resolves it (a runner the user installed
- * in their project), else as the toolchain resolves it (one installed beside it, as the umbrella `leap`
- * has bullmq); then check that its `runner` export is a runner module.
+ * in their project), else as the toolchain resolves it (one installed beside it, as a global leap's); then
+ * check that its `runner` export is a runner module.
  */
 export async function loadRunner<Runner>(name: string, cwd: string): Promise<RunnerModule<Runner>> {
   const specifier = runnerPackage(name);
-  let loaded: unknown;
-  try {
-    loaded = await import(resolveFrom(cwd, specifier) ?? specifier);
-  } catch (cause) {
-    // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not one of its imports.
-    const code = (cause as NodeJS.ErrnoException).code;
-    const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((cause as Error).message).includes(`'${specifier}'`);
-    throw new UsageError(
-      missing
-        ? `--runner ${name} needs the package ${specifier}, which is not installed (npm i ${specifier})`
-        : `--runner ${name}: the package ${specifier} did not load: ${String((cause as Error).message).split('\n')[0]}`,
-      { cause },
-    );
-  }
+  const loaded = await importInstalled(specifier, cwd, `--runner ${name}`);
   const runner = (loaded as { runner?: Partial<RunnerModule<Runner>> } | null)?.runner;
   if (typeof runner !== 'object' || runner === null || typeof runner.prepare !== 'function' || typeof runner.options !== 'object' || runner.options === null) {
     throw new UsageError(`--runner ${name}: the package ${specifier} is not a runner (it exports no "runner" with "options" and "prepare")`);
@@ -93,6 +80,28 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
     if (key === 'runner' || !/^[a-z][a-z0-9-]*$/.test(key)) throw new UsageError(`--runner ${name}: the package ${specifier} declares an option named ${showValue(key)}, which no command can take`);
   }
   return runner as RunnerModule<Runner>;
+}
+
+/**
+ * Import `specifier` (a package, or a path of one) as the project at `cwd` resolves it, else as the toolchain
+ * does: a plugin installed on its own (the BullMQ runner), not bundled with the command. `what` needs it; missing,
+ * it is a UsageError naming the command that installs it.
+ */
+export async function importInstalled(specifier: string, cwd: string, what: string): Promise<unknown> {
+  const pkg = /^(@[^/]+\/)?[^/]+/.exec(specifier)?.[0] ?? specifier;
+  try {
+    return await import(resolveFrom(cwd, specifier) ?? specifier);
+  } catch (cause) {
+    // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not one of its imports.
+    const code = (cause as NodeJS.ErrnoException).code;
+    const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((cause as Error).message).includes(`'${specifier}'`);
+    throw new UsageError(
+      missing
+        ? `${what} needs the package ${pkg}, which is not installed: npm i -D ${pkg} (beside @leap/cli; npm i -g ${pkg} for a global leap)`
+        : `${what}: the package ${pkg} did not load: ${String((cause as Error).message).split('\n')[0]}`,
+      { cause },
+    );
+  }
 }
 
 // The package's entry as Node resolves it from the folder (its node_modules and those above); null when it does not.

@@ -1,5 +1,5 @@
 // The state folder (CONTRACT section 2): where it is, and the name of every file in it.
-import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { UsageError, showValue } from './errors.js';
@@ -20,6 +20,16 @@ export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, cwd: strin
   const fromEnv = env.VERI_STATE_DIR;
   if (fromEnv !== undefined && fromEnv !== '') return resolve(cwd, fromEnv);
   return join(findRepoRoot(cwd) ?? resolve(cwd), '.tdd');
+}
+
+/** The folder a view command's `--dir DIR` names (CONTRACT section 10), from `cwd`; none given is `cwd` itself. */
+export function dirOption(cwd: string, given: string | undefined): string {
+  if (given === undefined) return cwd;
+  const dir = resolve(cwd, given);
+  if (given === '' || statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new UsageError(`Expected --dir to name a folder (a repository to look at), got ${showValue(given)}`);
+  }
+  return dir;
 }
 
 /** Check a leaf name: it names files in the state folder, so it may not be empty, hold a slash, or be `.`/`..`. */

@@ -19,6 +19,10 @@ parse('parses options and positionals; unknown options are UsageErrors that show
     (e: Error) => e instanceof UsageError && e.message === "Unknown option '--nope'\nUsage: x",
   );
   assert.throws(
+    () => parseCli(['--jsno'], options, 'Usage: x'),
+    (e: Error) => e.message === 'Unknown option \'--jsno\' (did you mean "--json"?)\nUsage: x',
+  );
+  assert.throws(
     () => parseCli(['--step'], options, 'U', { exitCode: 125 }),
     (e: LeapError) => e.exitCode === 125,
   );

@@ -92,7 +92,7 @@ plugin("a runner that refuses its options, a package that is not a runner, one t
     [['--runner', '@acme/not-a-runner'], /--runner @acme\/not-a-runner: the package @acme\/not-a-runner is not a runner \(it exports no "runner" with "options" and "prepare"\)/],
     [['--runner', '@acme/runner-greedy'], /--runner @acme\/runner-greedy: its option --jobs is one of the command's own/],
     [['--runner', '@acme/runner-broken'], /--runner @acme\/runner-broken: the package @acme\/runner-broken did not load: .*@acme\/nowhere/],
-    [['--runner', 'nosuch'], /--runner nosuch needs the package @leap\/runner-nosuch, which is not installed \(npm i @leap\/runner-nosuch\)/],
+    [['--runner', 'nosuch'], /--runner nosuch needs the package @leap\/runner-nosuch, which is not installed: npm i -D @leap\/runner-nosuch \(beside @leap\/cli/],
     [['--runner=Bad Name'], /Expected --runner to be local, a runner's short name \(bullmq\) or its package's name, got "Bad Name"/],
   ];
   for (const [extra, message] of cases) {

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { AgentPlugin, AgentSandboxNeeds } from '@leap/core';
-import { FileFormatError, UsageError, showValue } from '@leap/core';
+import { FileFormatError, LeapError, UsageError, didYouMean, parseJsonText, showValue } from '@leap/core';
 import { createClaudeAgent } from '@leap/agent-claude';
 import { createCodexAgent } from '@leap/agent-codex';
 import { createCommandAgent } from '@leap/agent-command';
@@ -57,12 +57,13 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessEnv = process.env): AgentRegistry {
   const path = file ?? (env.VERI_AGENTS === '' ? undefined : env.VERI_AGENTS);
   if (path === undefined) return { file: null, entries: {}, roles: {} };
-  let data: unknown;
+  let text: string;
   try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (cause) {
     throw new FileFormatError(path, undefined, `cannot read the agents file: ${(cause as Error).message}`, { cause });
   }
+  const data = parseJsonText(path, text);
   const agents = (data as { agents?: unknown } | null)?.agents;
   if (typeof agents !== 'object' || agents === null || Array.isArray(agents)) {
     throw new FileFormatError(path, undefined, 'expected {"agents": {"NAME": {"plugin": ...}, ...}}');
@@ -155,9 +156,17 @@ export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin
   if (entry === undefined) {
     if ((BUILTIN_AGENTS as readonly string[]).includes(name)) return createFromEntry(name, { plugin: name as AgentEntry['plugin'] }, null);
     const known = [...BUILTIN_AGENTS, ...Object.keys(registry.entries)].join(', ');
-    throw new UsageError(`unknown agent ${showValue(name)}: expected one of ${known}${registry.file === null ? ' (define others in an agents file: --agents FILE or VERI_AGENTS)' : ''}`);
+    throw new UsageError(
+      `unknown agent ${showValue(name)}${didYouMean(name, [...BUILTIN_AGENTS, ...Object.keys(registry.entries)])}: expected one of ${known}${registry.file === null ? ' (define others in an agents file: --agents FILE or VERI_AGENTS)' : ''}`,
+    );
   }
-  return createFromEntry(name, entry, registry.file);
+  try {
+    return createFromEntry(name, entry, registry.file);
+  } catch (error) {
+    // A plugin that cannot be made (a scripted agent's script missing) is said as the agent it was for.
+    if (!(error instanceof LeapError)) throw error;
+    throw new UsageError(`agent ${showValue(name)} of ${registry.file ?? 'the built-ins'}: ${error.message}`, { cause: error, exitCode: error.exitCode });
+  }
 }
 
 function createFromEntry(name: string, entry: AgentEntry, file: string | null): AgentPlugin {

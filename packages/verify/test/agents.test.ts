@@ -40,7 +40,7 @@ load('names the file and the agent when an entry is wrong', () => {
   writeFileSync(join(dir, 'agents.json'), '{"agents": [1]}');
   assert.throws(() => loadAgentRegistry(join(dir, 'agents.json')), /agents\.json: expected \{"agents"/);
   writeFileSync(join(dir, 'broken.json'), '{');
-  assert.throws(() => loadAgentRegistry(join(dir, 'broken.json')), /broken\.json: cannot read the agents file/);
+  assert.throws(() => loadAgentRegistry(join(dir, 'broken.json')), /broken\.json:1:2: not JSON: /);
 });
 
 load('prices on a codex or gemini entry reach its plugin: the usage it reads carries the estimated cost', () => {
@@ -139,6 +139,15 @@ resolve('built-ins by name with their families; entries of every plugin; a famil
 resolve('an unknown name lists the known ones', () => {
   assert.throws(() => resolveAgent('gpt', loadAgentRegistry(undefined, {})), /unknown agent "gpt": expected one of claude, codex, gemini \(define others in an agents file/);
   assert.throws(() => resolveAgent('gpt', loadAgentRegistry(writeAgents({ mine: { plugin: 'claude' } }))), /expected one of claude, codex, gemini, mine$/);
+  assert.throws(() => resolveAgent('cladue', loadAgentRegistry(undefined, {})), /^unknown agent "cladue" \(did you mean "claude"\?\)/);
+});
+
+resolve('an agent whose plugin cannot be made is named: a scripted entry whose script is missing', () => {
+  const file = writeAgents({ developer: { plugin: 'scripted', script: 'gone.json' } });
+  assert.throws(
+    () => resolveAgent('developer', loadAgentRegistry(file)),
+    (error: Error & { exitCode?: number }) => error.message.startsWith(`agent "developer" of ${file}: `) && /gone\.json: cannot read the script/.test(error.message) && error.exitCode === 2,
+  );
 });
 
 resolve.run();

@@ -5,7 +5,7 @@ import type { TextParts } from '@leap/core';
 import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport } from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
-import type { BallRun, LeafRun, RunModel } from './fold-run.js';
+import { flakyVerdicts, type BallRun, type LeafRun, type RunModel } from './fold-run.js';
 import type { RemoteRoundState } from './read-state.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
@@ -48,6 +48,17 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
     );
   }
   out.push('</tbody></table>');
+}
+
+/** The flaky tests: each flaky verdict's tests, where it was seen, and why. */
+export function renderFlaky(model: RunModel): string {
+  const flaky = flakyVerdicts(model);
+  if (flaky.length === 0) return '';
+  const rows = flaky.map(
+    (v) =>
+      `<tr class="flaky-row">${time(v.at)}<td>${esc(v.tests.join(', ') || '(no test named)')}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td class="reason">${esc(v.reason)}\n`,
+  );
+  return `<h3 id="flaky">Flaky tests: passed once and failed once on the same tree</h3><table><thead><tr><th>time</th><th>test</th><th>issue</th><th>step</th><th>phase</th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** Bails (with their cause and class), stop requests, and fall-overs (a vendor ran dry, the next agent took the leaf). */

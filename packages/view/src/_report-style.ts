@@ -37,7 +37,7 @@ nav a{margin-right:14px;color:#2f6fd6;text-decoration:none}
 .axis .lbl,.row .lbl{position:sticky;left:0;z-index:4}.sub>span,details.grp>summary>span{position:sticky;left:8px;display:inline-block;z-index:4}
 .axis .lbl{background:var(--band)}.row .lbl{background:#fff}
 .axis{display:grid;grid-template-columns:var(--lbl) 1fr;border-bottom:1px solid var(--line);background:var(--band);font-size:11px;color:var(--mute)}
-.axis .ticks{position:relative;height:20px}
+.axis .ticks{position:relative;height:20px;margin-right:14px}
 .axis .ticks span{position:absolute;top:3px;transform:translateX(-50%);white-space:nowrap}
 .axis .ticks span:first-child{transform:none}.axis .ticks span:last-child{transform:translateX(-100%)}
 details.grp{border-top:1px solid var(--line)}
@@ -45,13 +45,14 @@ details.grp>summary{cursor:pointer;padding:4px 8px;font-weight:600;background:va
 .sub{padding:2px 8px 2px 18px;font-size:12px;color:var(--mute);border-top:1px dashed var(--line);overflow:hidden;white-space:nowrap;text-overflow:ellipsis}
 .row{display:grid;grid-template-columns:var(--lbl) 1fr;min-height:18px}
 .row .lbl{padding:1px 8px 1px 30px;font-size:12px;color:var(--mute);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.trk{position:relative;border-left:1px solid var(--line)}
-.bar{position:absolute;height:13px;min-width:2px;border-radius:2px;color:#fff;font-size:10px;line-height:13px;padding:0 0 0 2px;overflow:hidden;white-space:nowrap}
+.trk{position:relative;border-left:1px solid var(--line);margin-right:14px}
+.bar{position:absolute;height:16px;min-width:2px;border-radius:3px;color:#fff;font-size:11px;line-height:16px;padding:0 4px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}
 .bar.rev{outline:2px dashed #e08a1e;outline-offset:-1px}
 .bar[data-status=running]{background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.35) 4px 8px)}
-.vm{position:absolute;width:8px;height:8px;transform:translate(-50%,1px) rotate(45deg);border:1px solid #fff;z-index:2}
-.v-PASS{background:#2e9e4f}.v-REJECT{background:#e08a1e}.v-ERROR{background:#d33c3c}
-.ov{position:absolute;top:0;bottom:0;left:var(--lbl);right:0;pointer-events:none}
+.vm{position:absolute;width:14px;height:14px;transform:translateX(-50%);border-radius:50%;color:#fff;font-size:10px;font-weight:700;line-height:14px;text-align:center;z-index:2}
+.vm-key{color:#fff;font-size:9px;font-weight:700;line-height:12px;text-align:center;border-radius:50%}
+.v-PASS{background:#2e9e4f}.v-REJECT{background:#e08a1e}.v-ERROR{background:#d33c3c}.v-flaky{background:#7b5cc4}
+.ov{position:absolute;top:0;bottom:0;left:var(--lbl);right:14px;pointer-events:none}
 .ln{position:absolute;top:0;bottom:0;width:0;border-left:2px solid #d33c3c;z-index:3}
 .ln.stop{border-left:2px dashed #7b5cc4}
 .ln span{position:absolute;top:22px;left:3px;font-size:11px;background:rgba(255,255,255,.9);padding:0 3px;white-space:nowrap;color:#8c2f2f}
@@ -75,5 +76,8 @@ td.t{white-space:nowrap;color:var(--mute)}
 .chip{display:inline-block;font-size:11px;border:1px solid var(--line);border-radius:4px;padding:0 4px;margin:2px 2px 0 0}
 svg.prog{width:100%;max-width:760px;height:140px;border:1px solid var(--line);border-radius:6px;background:#fff}
 .empty{color:var(--mute);font-style:italic}
+#live{display:inline-block;margin-left:12px;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;color:#1f6b38;background:#e3f4e8;vertical-align:3px}
+#live i{display:inline-block;width:8px;height:8px;border-radius:50%;background:#2e9e4f;margin-right:5px}
+html[data-live=off] #live{color:#8c2f2f;background:#f8e3e3}html[data-live=off] #live i{background:#d33c3c}
 .warn{color:#8c2f2f}
 `;

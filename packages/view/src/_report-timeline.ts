@@ -20,11 +20,23 @@ export interface Span {
   to: number;
 }
 
-const LANE_PX = 16;
-/** Room above a row's bars for its verdicts' diamonds. */
-const MARK_PX = 11;
-/** The narrowest bar, as a fraction of the run: a one-second leaf in a day-long run still shows. */
-const MIN_BAR = 0.004;
+const LANE_PX = 18;
+/** Room above a row's bars for one lane of its verdicts' marks. */
+const MARK_PX = 16;
+/** The narrowest bar, in pixels of the narrowest track: room for its word, whatever the leaf's length. */
+const MIN_BAR_PX = 48;
+/** A verdict mark's width: marks closer than this in time go on lanes of their own. */
+const MARK_W_PX = 16;
+
+/** The word a bar shows for who ran the leaf (its full name and details are its tooltip). */
+const ACTOR_WORDS: Record<string, string> = { developer: 'dev', verifier: 'verify', planner: 'plan', builder: 'build', reviewer: 'review', juror: 'jury' };
+/** Each verdict's mark: an icon, and its words in the legend. */
+const VERDICT_MARKS: Record<string, { icon: string; words: string }> = {
+  PASS: { icon: '✓', words: 'PASS' },
+  REJECT: { icon: '✗', words: 'REJECT' },
+  ERROR: { icon: '!', words: 'ERROR' },
+  flaky: { icon: '~', words: 'flaky test' },
+};
 
 /** Where time `t` falls on the track, as a CSS percentage (three decimals: a 24,000-pixel track needs them). */
 function at(span: Span, t: number): string {
@@ -83,9 +95,10 @@ function groupLeaves(model: RunModel): Group[] {
 }
 
 // Greedy lanes: a bar goes in the first lane whose last bar ended before it starts. A bar is drawn at
-// least `least` ms wide (a percent of the run, so a short leaf stays visible), and is packed as drawn.
+// least `least` ms wide (so a short leaf stays visible and holds its word), and ends by `last` at the
+// latest (it is drawn earlier then); it is packed as drawn.
 // Returns the runs by launch (the log's order already, mostly) and fills `laneOf` in that order.
-function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, laneOf: number[]): LeafRun[] {
+function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, last: number, laneOf: number[]): LeafRun[] {
   let sorted = runs;
   for (let i = 1; i < runs.length; i++) {
     if ((runs[i - 1] as LeafRun).launchedAt > (runs[i] as LeafRun).launchedAt) {
@@ -96,13 +109,19 @@ function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, lane
   const ends: number[] = [];
   for (let i = 0; i < sorted.length; i++) {
     const run = sorted[i] as LeafRun;
+    const start = Math.min(run.launchedAt, last - least);
     let lane = 0;
-    while (lane < ends.length && (ends[lane] as number) > run.launchedAt) lane++;
-    ends[lane] = Math.max(end(run), run.launchedAt + least);
+    while (lane < ends.length && (ends[lane] as number) > start) lane++;
+    ends[lane] = Math.max(end(run), start + least);
     laneOf[i] = lane;
   }
   laneOf.length = sorted.length;
   return sorted;
+}
+
+function barWord(run: LeafRun): string {
+  const word = ACTOR_WORDS[run.actor ?? ''] ?? run.leaf.split('-')[0] ?? run.leaf;
+  return run.attempt !== null && run.attempt > 1 ? `${word} ${run.attempt}` : word;
 }
 
 function barTitle(run: LeafRun): string {
@@ -121,15 +140,17 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
     return;
   }
   const end = (r: LeafRun): number => r.exitedAt ?? (r.status === 'running' ? now : r.launchedAt);
-  const least = (span.to - span.from) * MIN_BAR;
+  // A long run gets a wider track (the timeline scrolls sideways, its labels stay); a bar is never narrower than
+  // its word on the narrowest track, and bars that would touch go on lanes of their own.
+  const trackPx = Math.min(24_000, Math.max(900, model.leaves.length * 24));
   const length = Math.max(1, span.to - span.from);
+  const least = (length * MIN_BAR_PX) / trackPx;
+  const markGap = (length * MARK_W_PX) / trackPx;
   const ticks: string[] = [];
   for (let i = 0; i <= 6; i++) {
     const t = span.from + ((span.to - span.from) * i) / 6;
     ticks.push(`<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`);
   }
-  // A long run gets a wider track (the timeline scrolls sideways, its labels stay): about 8 px a leaf.
-  const trackPx = Math.min(24_000, model.leaves.length * 8);
   out.push(
     `<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
   );
@@ -145,29 +166,32 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
       for (const v of sub.verdicts) if (!ordered.includes(v.phase)) ordered.push(v.phase);
       if (ordered.length > 1) ordered.sort((a, b) => rank(a) - rank(b));
       for (const phase of ordered) {
-        const placed = lanes(sub.rows.get(phase) ?? [], end, least, laneOf);
+        const placed = lanes(sub.rows.get(phase) ?? [], end, least, span.from + length, laneOf);
         const marks = sub.verdicts.filter((v) => v.phase === phase);
-        const top = marks.length > 0 ? MARK_PX : 2;
+        const markLanes = laneMarks(marks, markGap);
+        const top = marks.length > 0 ? (Math.max(...markLanes) + 1) * MARK_PX : 2;
         let lanesUsed = 1;
         for (const lane of laneOf) if (lane >= lanesUsed) lanesUsed = lane + 1;
         out.push(`\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${lanesUsed * LANE_PX + top}px">`);
         for (let i = 0; i < placed.length; i++) {
           const run = placed[i] as LeafRun;
-          const left = percent((run.launchedAt - span.from) / length);
           const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
+          // A bar drawn wider than its leaf's time ends at the track's end at the latest.
+          const left = Math.min(percent((run.launchedAt - span.from) / length), Math.round((100 - width) * 1000) / 1000);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
           // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
           out.push(
-            `<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(run.leaf)}</div>`,
+            `<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(barWord(run))}</div>`,
           );
         }
-        for (const v of marks) {
+        marks.forEach((v, i) => {
           // Escaped piece by piece: the verdict, phase and reason repeat, the time does not.
           const verdict = esc(v.verdict);
+          const icon = VERDICT_MARKS[v.verdict]?.icon ?? '?';
           out.push(
-            `<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="left:${at(span, v.at)};top:0" title="${verdict} (${esc(v.phase)}) ${clockTime(v.at)}: ${esc(truncate(v.reason, 120))}"></div>`,
+            `<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="left:${at(span, v.at)};top:${(markLanes[i] as number) * MARK_PX}px" title="${verdict} (${esc(v.phase)}) ${clockTime(v.at)}: ${esc(truncate(v.reason, 120))}">${icon}</div>`,
           );
-        }
+        });
         out.push('</div></div>');
       }
     }
@@ -193,11 +217,33 @@ function rank(phase: string): number {
   return i < 0 ? PHASE_ORDER.length : i;
 }
 
-/** The legend of the bars' colours and marks. */
-export function renderLegend(): string {
-  const items = Object.entries(STATUS_COLORS).map(([status, color]) => `<span><i class="sw" style="background:${color}"></i>${esc(status === 'failed' ? 'exited non-zero' : status)}</span>`);
-  items.push('<span><i class="sw" style="outline:2px dashed #e08a1e;outline-offset:-2px"></i>revision</span>');
-  items.push('<span><i class="sw v-PASS"></i>PASS</span><span><i class="sw v-REJECT"></i>REJECT</span><span><i class="sw v-ERROR"></i>ERROR</span>');
-  items.push('<span><i class="sw" style="border-left:2px solid #d33c3c"></i>bail</span><span><i class="sw" style="border-left:2px dashed #7b5cc4"></i>stop</span>');
+/** The lane of each verdict mark (in time order): a mark closer than `gap` to the last of a lane goes below it. */
+function laneMarks(marks: readonly Verdict[], gap: number): number[] {
+  const ends: number[] = [];
+  return marks.map((v) => {
+    let lane = 0;
+    while (lane < ends.length && (ends[lane] as number) > v.at - gap) lane++;
+    ends[lane] = v.at;
+    return lane;
+  });
+}
+
+/** The legend of the colours and marks the run used, and of the words on the bars. */
+export function renderLegend(model: RunModel): string {
+  const used = new Set(model.leaves.map(statusClass));
+  const items = Object.entries(STATUS_COLORS)
+    .filter(([status]) => used.has(status))
+    .map(([status, color]) => `<span><i class="sw" style="background:${color}"></i>${esc(status === 'failed' ? 'exited non-zero' : status)}</span>`);
+  if (model.leaves.some((l) => l.attempt !== null && l.attempt > 1 && l.actor !== 'verifier')) {
+    items.push('<span><i class="sw" style="outline:2px dashed #e08a1e;outline-offset:-2px"></i>revision</span>');
+  }
+  const verdicts = new Set(model.verdicts.map((v) => v.verdict));
+  for (const [verdict, mark] of Object.entries(VERDICT_MARKS)) {
+    if (verdicts.has(verdict)) items.push(`<span><i class="sw vm-key v-${verdict}">${mark.icon}</i>${mark.words}</span>`);
+  }
+  if (model.bails.length > 0) items.push('<span><i class="sw" style="border-left:2px solid #d33c3c"></i>bail</span>');
+  if (model.stops.some((s) => s.action !== 'cleared')) items.push('<span><i class="sw" style="border-left:2px dashed #7b5cc4"></i>stop</span>');
+  const words = new Set(model.leaves.map((l) => l.actor).filter((a): a is string => a !== null && Object.hasOwn(ACTOR_WORDS, a)));
+  if (words.size > 0) items.push(`<span class="meta">bars: ${[...words].map((a) => `${ACTOR_WORDS[a]} = ${a}`).join(', ')}; a number is the attempt; hover a bar or mark for its details</span>`);
   return `<div class="legend">${items.join('')}</div>`;
 }

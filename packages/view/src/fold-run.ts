@@ -44,6 +44,8 @@ export interface Verdict {
   verdict: string;
   reason: string;
   agent: string | null;
+  /** The tests it names (`tests`, or `test`): a flaky verdict's tests that passed once and failed once. */
+  tests: string[];
 }
 interface Tick {
   line: number;
@@ -81,6 +83,7 @@ interface Stop {
   line: number;
   at: number;
   issue: number | null;
+  step: string | null;
   mode: string | null;
   action: string;
   leaf: string | null;
@@ -361,10 +364,11 @@ export function createFolder(): RunFolder {
           break;
         }
         if (verdict === null) {
-          missing(r, 'verdict', 'PASS, REJECT or ERROR');
+          missing(r, 'verdict', 'PASS, REJECT, ERROR or flaky');
           break;
         }
-        model.verdicts.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), phase, verdict, reason: str(e.reason) ?? '', agent: str(e.agent) });
+        const tests = Array.isArray(e.tests) ? e.tests.filter((t): t is string => typeof t === 'string') : str(e.test) === null ? [] : [e.test as string];
+        model.verdicts.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), phase, verdict, reason: str(e.reason) ?? '', agent: str(e.agent), tests });
         break;
       }
       case 'tick': {
@@ -415,7 +419,7 @@ export function createFolder(): RunFolder {
           missing(r, 'action', 'requested, cleared or honoured');
           break;
         }
-        model.stops.push({ line: r.line, at: r.at, issue: issueOf(e), mode: str(e.mode), action, leaf: str(e.leaf) });
+        model.stops.push({ line: r.line, at: r.at, issue: issueOf(e), step: stepOf(e), mode: str(e.mode), action, leaf: str(e.leaf) });
         break;
       }
       case 'mark': {
@@ -527,6 +531,23 @@ export function createFolder(): RunFolder {
     return model;
   };
   return { add, finish };
+}
+
+/** Each issue whose run was last seen stopping (a stop honoured, no leaf launched nor bail since): how and where. */
+export function stoppedRuns(model: RunModel): Map<number, { mode: string; at: number; step: string | null }> {
+  const stopped = new Map<number, { mode: string; at: number; step: string | null; line: number }>();
+  // A stop honoured without a mode is the conductor ending on a signal.
+  for (const s of model.stops) if (s.action === 'honoured' && s.issue !== null) stopped.set(s.issue, { mode: s.mode ?? 'signal', at: s.at, step: s.step, line: s.line });
+  for (const later of [...model.leaves, ...model.bails]) {
+    const s = later.issue === null ? undefined : stopped.get(later.issue);
+    if (s !== undefined && later.line > s.line) stopped.delete(later.issue as number);
+  }
+  return new Map([...stopped].map(([issue, { mode, at, step }]) => [issue, { mode, at, step }]));
+}
+
+/** The flaky verdicts (a test that passed once and failed once on the same tree, CONTRACT section 9). */
+export function flakyVerdicts(model: RunModel): Verdict[] {
+  return model.verdicts.filter((v) => v.verdict === 'flaky');
 }
 
 function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {

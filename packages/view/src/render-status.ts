@@ -56,6 +56,10 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
       const note = step.state === 'refactor-pending' ? paint('dim', ' (refactor pending)') : '';
       out.push(`  ${mark} ${safe(step.title, width - 30)}${note}${where}`);
     }
+    if (issue.stopped !== null) {
+      const where = issue.stopped.step === null ? '' : ` in ${JSON.stringify(safe(issue.stopped.step, width - 60))}`;
+      out.push(paint('yellow', `  stopped (${issue.stopped.mode}) at ${clockTime(Date.parse(issue.stopped.at))}${where}; leap tdd run --issue ${issue.issue} resumes it`));
+    }
     if (issue.cost !== null) out.push(paint('dim', `  cost: ${describeTotal(issue.cost, { tokens: formatTokens, usd: formatUsd })}`));
   }
 
@@ -95,6 +99,13 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
       const head = `  ${clockTime(Date.parse(v.at))}  ${paint(style, v.verdict.padEnd(6))} ${v.phase.padEnd(8)} `;
       out.push(`${head}${safe(v.step ?? '', width - 28)}`);
       if (v.reason !== '') out.push(paint('dim', `      ${safe(v.reason, width - 8)}`));
+    }
+  }
+  if (data.flaky.length > 0) {
+    section(paint('yellow', 'Flaky tests (passed once and failed once on the same tree)'));
+    for (const f of data.flaky) {
+      const where = f.issue === null ? '' : `  issue ${f.issue}${f.step === null ? '' : ` ${safe(f.step, 40)}`}`;
+      out.push(`  ${clockTime(Date.parse(f.at))}  ${safe(f.tests.length === 0 ? '(no test named)' : f.tests.join(', '), width - 60)}${where}`);
     }
   }
   if (data.bails.length > 0) {

@@ -1,11 +1,11 @@
 // `leap report [--out FILE]` (CONTRACT section 10): one self-contained HTML file of the runs of this repository.
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { LeapError, parseCli, UsageError, writeFileAtomic, type Subcommand } from '@leap/core';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirOption, ensureStateDir, LeapError, parseCli, runGitSync, UsageError, writeFileAtomic, type Subcommand } from '@leap/core';
 import { collectView } from './collect-view.js';
 import { renderReport } from './report-html.js';
 
-export const REPORT_USAGE = `Usage: leap report [--out FILE] [--json]
+export const REPORT_USAGE = `Usage: leap report [--dir DIR] [--out FILE] [--json]
 
 Writes one self-contained HTML file (it opens with no network) of the runs of this repository: a
 timeline of every leaf from launch to exit, coloured by status and grouped by step and phase, with
@@ -14,7 +14,8 @@ of slices; tokens and cost per leaf, step, issue and slice. Every text from the 
 Reads .tdd/ (or VERI_STATE_DIR) and .leap/ at the repository root.
 
 Options:
-  --out FILE  where to write it (default: leap-report.html in the state folder)
+  --dir DIR   the repository to report on (default: the current one)
+  --out FILE  where to write it (default: leap-report.html in the state folder, which git ignores)
   --json      print {"file", "bytes", "events", "leaves", "problems"} instead of the path
   --help      this text
 
@@ -22,7 +23,7 @@ Exit codes:
   0  written (lines of the log that are not events are listed in its Problems section)
   2  bad arguments, or no event log to report on (nothing is written)`;
 
-const OPTIONS = { out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = { dir: { type: 'string' }, out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 /** `leap report`. */
 export const reportMain: Subcommand = async (argv, io) => {
@@ -33,12 +34,13 @@ export const reportMain: Subcommand = async (argv, io) => {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${REPORT_USAGE}`);
   if (values.out === '') throw new UsageError(`Expected --out to name a file, got ""\n${REPORT_USAGE}`);
-  const view = collectView({ cwd: io.cwd, env: io.env });
+  const view = collectView({ cwd: dirOption(io.cwd, values.dir), env: io.env });
   if (!view.log.exists) throw new LeapError(`no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`, { exitCode: 2 });
   const file = resolve(io.cwd, values.out ?? `${view.stateDir}/leap-report.html`);
   let bytes: number;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    if (values.out === undefined) ensureStateDir(view.stateDir);
+    else mkdirSync(dirname(file), { recursive: true });
     bytes = writeFileAtomic(file, (out) => renderReport(view, out), { durable: false });
   } catch (cause) {
     throw new LeapError(`cannot write the report to ${file}: ${(cause as Error).message}`, { exitCode: 2, cause });
@@ -50,5 +52,16 @@ export const reportMain: Subcommand = async (argv, io) => {
   } else {
     io.stdout(`${file}\n`);
   }
+  if (values.out !== undefined && isTrackedPlace(view.repo, file)) {
+    io.stderr(`leap report: ${file} is in the repository and not ignored, so git status shows it; without --out the report goes into the state folder, which git ignores\n`);
+  }
   return 0;
 };
+
+// Whether `file` lies in the work tree of `repo` where git would list it as untracked (not ignored).
+function isTrackedPlace(repo: string, file: string): boolean {
+  const rel = relative(repo, file);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+  const ran = runGitSync(['check-ignore', '-q', '--', rel], { cwd: repo, allowFailure: true });
+  return ran.code === 1;
+}

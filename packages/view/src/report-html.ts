@@ -3,10 +3,11 @@
 import { isoTimestamp, type TextParts } from '@leap/core';
 import { escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport, formatTokens as formatTokensExport, formatUsd as formatUsdExport } from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
-import { renderBailsAndStops, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
+import { renderBailsAndStops, renderFlaky, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
 import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
 import { breakDownCost, sumUsage, type CostRow, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
+import { flakyVerdicts, stoppedRuns } from './fold-run.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
 const esc = escapeHtmlExport;
@@ -32,6 +33,11 @@ function renderCost(view: ViewData, out: TextParts): void {
     return;
   }
   const cost = breakDownCost(usage);
+  if (nothingReported(cost.total)) {
+    const agents = [...new Set(usage.map((u) => u.agent ?? '?'))].map(esc).join(', ');
+    out.push(`<p class="empty" id="cost-none">Tokens and cost: not reported by these agents (${agents}), for any of the ${usage.length} leaves.</p>`);
+    return;
+  }
   out.push(`<table class="cost" id="cost-total"><thead><tr><th>the whole log</th>${COST_HEAD}</tr></thead><tbody><tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`);
   out.push(`\n${costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue')}`);
   out.push(`\n${costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step')}`);
@@ -46,6 +52,11 @@ function renderCost(view: ViewData, out: TextParts): void {
     );
   }
   out.push('</tbody></table></details>');
+}
+
+// Whether no leaf reported any figure (scripted agents, CLIs that say nothing): then it is said once, not row by row.
+function nothingReported(t: CostTotal): boolean {
+  return t.unreported.cost_usd === t.leaves && t.unreported.input_tokens === t.leaves && t.unreported.output_tokens === t.leaves;
 }
 
 /** The report's Content-Security-Policy: nothing loads or runs but its own inline style and data images. */
@@ -65,6 +76,9 @@ export function renderReport(view: ViewData, out: TextParts): void {
   const span: Span = { from, to };
   const verdictCount = (v: string): number => model.verdicts.filter((x) => x.verdict === v).length;
   const total = sumUsage(model.usage);
+  const silent = total.leaves > 0 && nothingReported(total) ? 'not reported by these agents' : 'not reported';
+  const stopped = [...stoppedRuns(model)].map(([issue, s]) => `issue ${issue} (${s.mode})`);
+  const flaky = flakyVerdicts(model).length;
   const cards = [
     ['leaves', String(model.leaves.length)],
     ['time', model.firstAt === null ? '-' : formatDuration(span.to - span.from)],
@@ -74,13 +88,15 @@ export function renderReport(view: ViewData, out: TextParts): void {
     ['fall-overs', String(model.fallovers.length)],
     ['sandbox', sandboxCard(model.leaves)],
     ['stops', String(model.stops.filter((s) => s.action !== 'cleared').length)],
+    ...(stopped.length === 0 ? [] : [['stopped', stopped.join(', ')]]),
+    ...(flaky === 0 ? [] : [['flaky tests', String(flaky)]]),
     [
       'cost',
       total.cost_usd === null
-        ? 'not reported'
+        ? silent
         : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}${total.estimated > 0 ? ` (${total.estimated} estimated from agents-file prices)` : ''}`,
     ],
-    ['tokens', total.input_tokens === null && total.output_tokens === null ? 'not reported' : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
+    ['tokens', total.input_tokens === null && total.output_tokens === null ? silent : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
   const when = model.firstAt === null ? 'no events yet' : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;
@@ -95,10 +111,11 @@ export function renderReport(view: ViewData, out: TextParts): void {
 <nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails, stops, fall-overs</a><a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a><a href="#problems">Problems</a></nav>
 <div class="cards" id="summary">${cards.join('')}</div></header>
 <main>
-<section id="timeline"><h2>Timeline</h2>${renderLegend()}`);
+<section id="timeline"><h2>Timeline</h2>${renderLegend(model)}`);
   renderTimeline(model, span, view.now, out);
   out.push('</section>\n<section id="verdicts"><h2>Verdicts and revisions</h2>');
   renderVerdicts(model, out);
+  out.push(renderFlaky(model));
   out.push(`</section>
 <section id="bails"><h2>Bails, stops and fall-overs</h2>${renderBailsAndStops(model)}</section>
 <section id="ledgers"><h2>Ledger progress</h2>${renderLedgerProgress(view, span)}</section>

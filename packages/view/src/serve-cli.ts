@@ -1,9 +1,9 @@
 // `leap serve [--port N] [--host H] [--json]` (CONTRACT section 10): parsing, the printed address, and
 // the end on TERM or INT. The server is serve.ts.
-import { LeapError, parseCli, UsageError, type Subcommand } from '@leap/core';
+import { dirOption, LeapError, parseCli, UsageError, type Subcommand } from '@leap/core';
 import { startLiveServer } from './serve.js';
 
-export const SERVE_USAGE = `Usage: leap serve [--port N] [--host H] [--json]
+export const SERVE_USAGE = `Usage: leap serve [--dir DIR] [--port N] [--host H] [--json]
 
 Serves the report of this repository's runs (the page leap report writes) as a live page: it
 updates itself, without a reload, whenever the event log, a ledger, the stop file or a slice
@@ -12,6 +12,7 @@ token in the address it prints; a request without that token gets 403. It runs u
 (Ctrl-C) and writes nothing.
 
 Options:
+  --dir DIR  the repository to show (default: the current one)
   --port N   the port (default: a free one)
   --host H   where to listen (default 127.0.0.1). Anything but a loopback address exposes the page,
              which shows the runs' step titles, verdicts, reasons and costs, to whoever can reach that
@@ -23,7 +24,7 @@ Exit codes:
   0  stopped by TERM or INT
   2  bad arguments, or the port cannot be listened on`;
 
-const OPTIONS = { port: { type: 'string', short: 'p' }, host: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = { dir: { type: 'string' }, port: { type: 'string', short: 'p' }, host: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 /** `leap serve`. */
 export const serveMain: Subcommand = async (argv, io) => {
@@ -33,6 +34,7 @@ export const serveMain: Subcommand = async (argv, io) => {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${SERVE_USAGE}`);
+  const cwd = dirOption(io.cwd, values.dir);
   let port = 0;
   if (values.port !== undefined) {
     if (!/^[0-9]{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`Expected --port to be a port number (0 to 65535), got ${JSON.stringify(values.port)}\n${SERVE_USAGE}`);
@@ -46,7 +48,7 @@ export const serveMain: Subcommand = async (argv, io) => {
   try {
     let server: Awaited<ReturnType<typeof startLiveServer>>;
     try {
-      server = await startLiveServer({ cwd: io.cwd, env: io.env, port, ...(values.host === undefined ? {} : { host: values.host }) });
+      server = await startLiveServer({ cwd, env: io.env, port, ...(values.host === undefined ? {} : { host: values.host }) });
     } catch (cause) {
       throw new LeapError(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(cause as Error).message}`, { exitCode: 2, cause });
     }

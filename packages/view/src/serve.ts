@@ -4,6 +4,7 @@
 // swaps in the new report whenever the event log, a ledger, the stop file or a slice record changes.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { clockTime } from './_text.js';
 import { collectView } from './collect-view.js';
 import { REPORT_CSP, renderReport } from './report-html.js';
 import { watchStatus } from './watch-status.js';
@@ -54,17 +55,27 @@ addEventListener('DOMContentLoaded', () => {
       if (again) { again = false; refresh(); }
     }
   };
+  const state = (on) => {
+    document.documentElement.dataset.live = on ? 'on' : 'off';
+    const word = document.querySelector('#live b');
+    if (word) word.textContent = on ? 'live' : 'reconnecting';
+  };
   const events = new EventSource('events');
   events.addEventListener('update', refresh);
-  events.addEventListener('open', () => { document.documentElement.dataset.live = 'on'; });
-  events.addEventListener('error', () => { document.documentElement.dataset.live = 'off'; });
+  events.addEventListener('open', () => state(true));
+  events.addEventListener('error', () => state(false));
 });`;
 
-/** The report of the repository at `cwd` as it is now, as a live page (`nonce` allows its one script). */
+/**
+ * The report of the repository at `cwd` as it is now, as a live page: a badge says it is live and when it was last
+ * updated; `nonce` allows its one script (the page fetched again on an update has none).
+ */
 export function renderLivePage(cwd: string, env: NodeJS.ProcessEnv, nonce: string | null): string {
   const parts: string[] = [];
-  renderReport(collectView({ cwd, env }), parts);
-  const html = parts.join('');
+  const view = collectView({ cwd, env });
+  renderReport(view, parts);
+  const badge = `<span id="live" title="this page updates itself as the runs go on"><i></i><b>live</b> · updated <time>${clockTime(view.now)}Z</time></span>`;
+  const html = parts.join('').replace('<h1>leap report</h1>', `<h1>leap report${badge}</h1>`);
   if (nonce === null) return html;
   return html.replace(REPORT_CSP, `${REPORT_CSP}; script-src 'nonce-${nonce}'; connect-src 'self'`).replace('</head>', `<script nonce="${nonce}">${LIVE_SCRIPT}</script></head>`);
 }

@@ -1,11 +1,11 @@
 // `leap status [--watch] [--json]` (CONTRACT section 10): where the runs of this repository stand.
-import { parseCli, UsageError, type Subcommand, type SubcommandIo } from '@leap/core';
+import { dirOption, parseCli, UsageError, type Subcommand, type SubcommandIo } from '@leap/core';
 import { collectView } from './collect-view.js';
 import { renderStatus } from './render-status.js';
 import { buildStatus, type StatusData } from './status-data.js';
 import { watchStatus } from './watch-status.js';
 
-const STATUS_USAGE = `Usage: leap status [--watch] [--json]
+const STATUS_USAGE = `Usage: leap status [--dir DIR] [--watch] [--json]
 
 Where the runs of this repository stand: each issue's ledger as a progress bar with its steps, the
 leaves running now (phase, attempt, elapsed time against the time limit), the last verdicts and
@@ -13,6 +13,7 @@ bails, a pending stop, each slice's balls with their receipts, and the tokens an
 Reads .tdd/ (or VERI_STATE_DIR) and .leap/ at the repository root; writes nothing.
 
 Options:
+  --dir DIR the repository to look at (default: the current one)
   --watch   redraw as the event log grows (Ctrl-C ends it); with --json, one JSON line per change
   --json    print the same data as JSON
   --help    this text
@@ -24,7 +25,7 @@ Exit codes:
   0  shown (also when nothing has run yet, or lines were skipped)
   2  bad arguments`;
 
-const OPTIONS = { watch: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = { dir: { type: 'string' }, watch: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 function terminalWidth(io: SubcommandIo): number {
   const fromEnv = Number(io.env.COLUMNS);
@@ -47,9 +48,10 @@ export const statusMain: Subcommand = async (argv, io) => {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${STATUS_USAGE}`);
+  const cwd = dirOption(io.cwd, values.dir);
   const draw = (data: StatusData): string => renderStatus(data, { width: terminalWidth(io), color: colorOn(io) });
   if (values.watch !== true) {
-    const data = buildStatus(collectView({ cwd: io.cwd, env: io.env }), io.env);
+    const data = buildStatus(collectView({ cwd, env: io.env }), io.env);
     io.stdout(values.json === true ? `${JSON.stringify(data, null, 2)}\n` : draw(data));
     return 0;
   }
@@ -60,7 +62,7 @@ export const statusMain: Subcommand = async (argv, io) => {
   try {
     let frames = 0;
     await watchStatus({
-      cwd: io.cwd,
+      cwd,
       env: io.env,
       signal: controller.signal,
       onFrame: (data) => {

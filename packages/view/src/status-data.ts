@@ -2,7 +2,7 @@
 import { isoTimestamp } from '@leap/core';
 import { breakDownCost, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
-import type { LeafRun } from './fold-run.js';
+import { flakyVerdicts, stoppedRuns, type LeafRun } from './fold-run.js';
 import { readTimeLimitShown, supervisorEnv } from './read-state.js';
 
 /** A step of a ledger, and whether a leaf is on it now. */
@@ -25,6 +25,8 @@ interface StatusIssue {
   done: number;
   refactorPending: number;
   cost: CostTotal | null;
+  /** The run last stopped by request (or a signal) and not run since: the mode, when, and the step in flight. */
+  stopped: { mode: string; at: string; step: string | null } | null;
 }
 
 interface StatusLeaf {
@@ -68,6 +70,8 @@ export interface StatusData {
   /** The last leaves whose vendor ran dry and the agent that took each over (null: none was left). */
   fallovers: Array<{ at: string; issue: number | null; slice: string | null; ball: string | null; leaf: string; role: string; agent: string; cause: string; message: string; next: string | null }>;
   stop: { pending: string | null; unreadable: string | null };
+  /** Tests seen to pass once and fail once on the same tree: each flaky verdict, oldest first. */
+  flaky: Array<{ at: string; issue: number | null; step: string | null; phase: string; tests: string[]; reason: string }>;
   slices: Array<{
     id: string;
     record: boolean;
@@ -101,9 +105,11 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
   const latestPhase = new Map<string, string | null>();
   for (const run of model.leaves) if (run.issue !== null && run.step !== null) latestPhase.set(`${run.issue}\n${run.step}`, run.phase);
 
+  const stopped = stoppedRuns(model);
   const numbers = new Set<number>(view.ledgers.map((l) => l.issue));
   for (const run of model.leaves) if (run.issue !== null) numbers.add(run.issue);
   for (const v of model.verdicts) if (v.issue !== null) numbers.add(v.issue);
+  for (const issue of stopped.keys()) numbers.add(issue);
   const issues: StatusIssue[] = [...numbers]
     .sort((a, b) => a - b)
     .map((issue) => {
@@ -119,6 +125,7 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
         done: steps.filter((s) => s.state === 'done').length,
         refactorPending: steps.filter((s) => s.state === 'refactor-pending').length,
         cost: issueCost.get(issue) ?? null,
+        stopped: stoppedOf(stopped.get(issue)),
       };
     });
 
@@ -163,6 +170,7 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
       .slice(-LAST_VERDICTS)
       .map((f) => ({ at: iso(f.at), issue: f.issue, slice: f.slice, ball: f.ball, leaf: f.leaf, role: f.role, agent: f.agent, cause: f.cause, message: f.message, next: f.next })),
     stop: { pending: view.stop.mode, unreadable: view.stop.unreadable },
+    flaky: flakyVerdicts(model).map((v) => ({ at: iso(v.at), issue: v.issue, step: v.step, phase: v.phase, tests: v.tests, reason: v.reason })),
     slices: model.slices.map((s) => ({
       id: s.id,
       record: view.sliceRecords.some((r) => r.id === s.id && r.record),
@@ -180,6 +188,10 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     })),
     cost: cost.total,
   };
+}
+
+function stoppedOf(s: { mode: string; at: number; step: string | null } | undefined): StatusIssue['stopped'] {
+  return s === undefined ? null : { mode: s.mode, at: iso(s.at), step: s.step };
 }
 
 /** How many leaves ran outside the sandbox (their launch said `"sandbox": "off"`), and the last one's name. */

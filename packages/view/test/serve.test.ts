@@ -121,7 +121,7 @@ serve('leap serve --help, bad options, a port in use', async () => {
   const dir = makeTempDir();
   const help = captureIo(dir);
   assert.is(await serveMain(['--help'], help.io), 0);
-  assert.match(help.out(), /^Usage: leap serve \[--port N\] \[--host H\] \[--json\]/);
+  assert.match(help.out(), /^Usage: leap serve \[--dir DIR\] \[--port N\] \[--host H\] \[--json\]/);
   assert.match(help.out(), /exposes the page/);
   for (const [argv, message] of [
     [['--port', 'eighty'], /--port to be a port number/],

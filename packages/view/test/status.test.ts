@@ -390,7 +390,7 @@ bad('--help; an unknown option or an argument is a usage error (exit 2) showing 
   const repo = repoWith();
   const help = await status(repo, ['--help']);
   assert.is(help.code, 0);
-  assert.match(help.out, /^Usage: leap status \[--watch\] \[--json\]$/m);
+  assert.match(help.out, /^Usage: leap status \[--dir DIR\] \[--watch\] \[--json\]$/m);
   assert.match(help.out, /^Exit codes:\n {2}0 {2}shown/m);
   for (const args of [['--nope'], ['extra']]) {
     try {

@@ -76,7 +76,7 @@ test('leap slice run --runner: a runner that does not exist, --redis without bul
   writeFileSync(short, 'tiny-secret-15c\n');
   const noSecret = testEnv({ LEAP_QUEUE_SECRET: '' });
   const cases: [string[], RegExp, NodeJS.ProcessEnv?][] = [
-    [['--runner', 'k8s'], /--runner k8s needs the package @leap\/runner-k8s, which is not installed \(npm i @leap\/runner-k8s\)/],
+    [['--runner', 'k8s'], /--runner k8s needs the package @leap\/runner-k8s, which is not installed: npm i -D @leap\/runner-k8s \(beside @leap\/cli/],
     [['--runner', 'A B'], /Expected --runner to be local, a runner's short name \(bullmq\) or its package's name, got "A B"/],
     [['--redis', `redis://127.0.0.1:${port}`], /Unknown option '--redis': a runner's options are taken after --runner NAME/],
     [['--secret-file', short], /Unknown option '--secret-file': a runner's options are taken after --runner NAME/],

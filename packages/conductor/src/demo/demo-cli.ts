@@ -1,5 +1,5 @@
 // `leap demo [--dir DIR] [--json]`: the README's main job. Parsing, printing and the exit code live here.
-import { UsageError, parseCli, type Subcommand } from '@leap/core';
+import { UsageError, leapCommand, parseCli, type Subcommand } from '@leap/core';
 
 /** `leap demo --help`; the exit codes are decided here and in the conductor's run. */
 export const DEMO_USAGE = `Usage: leap demo [--dir DIR] [--json]
@@ -45,6 +45,6 @@ export const demoMain: Subcommand = async (argv, io) => {
       say(resume ? `leap demo: resuming the run of issue 1 in ${project}\n` : `leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`),
   });
   if (json) io.stdout(`${JSON.stringify({ dir, resumed, ...result })}\n`);
-  else io.stdout(formatDemoSummary(dir, result));
+  else io.stdout(formatDemoSummary(dir, result, leapCommand(io.cwd, io.env)));
   return exitCode(result.outcome);
 };

@@ -17,8 +17,11 @@ export function progressLine(ms: number, line: string): string {
   return `${`[${(ms / 1000).toFixed(1)}s]`.padStart(8)} ${line.replace(/\n*$/, '').replace(/\n/g, `\n${' '.repeat(9)}`)}\n`;
 }
 
-/** The summary printed after the run, ending with the outcome (section 9's `bail: CAUSE (CLASS)` on a bail). */
-export function formatDemoSummary(dir: string, result: TddRunEnd): string {
+/**
+ * The summary printed after the run, ending with the outcome (section 9's `bail: CAUSE (CLASS)` on a bail); `leap` is
+ * how the person who ran it runs leap from where they stand (`npx leap`, `leap`, `node PATH`).
+ */
+export function formatDemoSummary(dir: string, result: TddRunEnd, leap = 'leap'): string {
   const n = DEMO_ISSUE;
   const done = result.steps.filter((s) => s.state === 'done').length;
   const rejects = result.verdicts.filter((v) => v.verdict === 'REJECT');
@@ -38,6 +41,7 @@ export function formatDemoSummary(dir: string, result: TddRunEnd): string {
     ...result.commits.map((c) => `  ${c.sha.slice(0, 7)} ${c.subject}`),
     '',
     'where to look:',
+    `  the run           ${leap} status --dir ${shellWord(dir)}   (or report, or serve: a live page)`,
     `  the project       ${dir}`,
     `  the ledger        ${join(dir, '.tdd', `issue-${n}.md`)}`,
     `  the issue         ${join(dir, '.tdd', 'issues', `${n}.md`)} (its thread: ${n}.thread.md)`,
@@ -47,14 +51,14 @@ export function formatDemoSummary(dir: string, result: TddRunEnd): string {
     `  the agents' moves ${join(dir, '.leap-demo')}/planner.json, developer.json, verifier.json (each one's prompts beside it, in NAME.json.state/)`,
     ...(result.pullRequest === undefined ? [] : [`  the pull request  ${result.pullRequest.url}`]),
     '',
-    outcomeLine(dir, result),
+    outcomeLine(dir, result, leap),
   ];
   return `${lines.join('\n')}\n`;
 }
 
-function outcomeLine(dir: string, result: TddRunEnd): string {
+function outcomeLine(dir: string, result: TddRunEnd, leap: string): string {
   if (result.outcome === 'done') return `done: every step and criterion of issue ${DEMO_ISSUE} is ticked (exit 0)`;
-  if (result.outcome === 'stopped') return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: leap demo --dir ${shellWord(dir)} (exit 3)`;
+  if (result.outcome === 'stopped') return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: ${leap} demo --dir ${shellWord(dir)} (exit 3)`;
   const bail = result.bail;
   return bail === undefined ? `bailed (exit ${exitCode(result.outcome)})` : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
 }

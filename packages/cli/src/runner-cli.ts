@@ -1,0 +1,15 @@
+// `leap worker` and `leap workers` come from the BullMQ runner, a package of its own (its Redis client is for
+// machines that spread balls): found where the project or the toolchain has it, by a name in a variable, so
+// the bundler leaves it out; missing, the command that installs it is said (exit 2).
+import { importInstalled, type Subcommand } from '@leap/core';
+
+const RUNNER_CLI = '@leap/runner-bullmq/cli';
+
+async function runnerCli(what: string): Promise<{ workerCommand: Subcommand; workersCommand: Subcommand }> {
+  return (await importInstalled(RUNNER_CLI, process.cwd(), what)) as { workerCommand: Subcommand; workersCommand: Subcommand };
+}
+
+/** `leap worker ...`. */
+export const workerMain: Subcommand = async (argv, io) => (await runnerCli('leap worker')).workerCommand(argv, io);
+/** `leap workers ...`. */
+export const workersMain: Subcommand = async (argv, io) => (await runnerCli('leap workers')).workersCommand(argv, io);
