@@ -3,7 +3,21 @@
 import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LeapError, appendEvent, createEvent, ensureStateDir, envIssue, formatSeconds, processIdentity, readDurationVar, readEventContext, readTimeLimit, runGitSync, statePaths, writeFd } from '@leap/core';
+import {
+  LeapError,
+  appendEvent,
+  createEvent,
+  ensureStateDir,
+  envIssue,
+  formatSeconds,
+  processIdentity,
+  readDurationVar,
+  readEventContext,
+  readTimeLimit,
+  runGitSync,
+  statePaths,
+  writeFd,
+} from '@leap/core';
 import { DEFAULT_KILL_AFTER_MS, armLifeline, formatPidRecord, newRunId, prepareSandbox, runLeaf, spawnLeaf, type PreparedSandbox } from '@leap/supervise';
 import type { GroundTruthOptions } from './ground-truth.js';
 import { suiteSandbox } from './leaf-sandbox.js';
