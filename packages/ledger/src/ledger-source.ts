@@ -1,7 +1,6 @@
 // Where a command's ledger is: `--issue N` (the state folder's issue-N.md), `--ledger FILE`, or stdin.
 import { resolve } from 'node:path';
 import { UsageError, checkIssue, resolveStateDir, statePaths } from '@leap/core';
-import { warmUpLedgerScan } from '@leap/core/ledger';
 import { decodeUtf8, readFileBytes, readStdinBytes, stdinIsDevice } from './read-input.js';
 
 /** How a command names its ledger; `cwd` and `env` default to the process's. */
@@ -50,12 +49,9 @@ export function readLedger(location: LedgerLocation, stdin: () => Buffer = defau
   const located = locateLedger(location);
   if (located === null) {
     const bytes = stdin();
-    // The scanner's hot code compiles on a background thread while the bytes are decoded.
-    warmUpLedgerScan(bytes.length);
     return { text: decodeUtf8(bytes, '<stdin>'), file: '<stdin>', path: null, issue: null, bytes };
   }
   const bytes = readFileBytes(located.path, located.issue === null ? 'a ledger' : `the ledger of issue ${located.issue} (make one with leap-ledger init --issue ${located.issue})`);
-  warmUpLedgerScan(bytes.length);
   return { text: decodeUtf8(bytes, located.path), file: located.path, path: located.path, issue: located.issue, bytes };
 }
 

@@ -16,7 +16,6 @@ import { copyFileSync, existsSync, linkSync, realpathSync, statSync } from 'node
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { UsageError, isoTimestamp, unlinkIfPresent, writeFd, writeFileAtomic, type Lock } from '@leap/core';
-import { warmUpLedgerScan } from '@leap/core/ledger';
 import { LedgerInternalError, RefusedError } from '../exit-codes.js';
 import { logLedgerEventOrWarn } from '../events.js';
 import { decodeUtf8, readFileBytes } from '../read-input.js';
@@ -85,7 +84,6 @@ async function commitLocked(request: LedgerCommitRequest, prog: string): Promise
   const { env, stateDir } = request;
   const ledger = realLedgerPath(request.ledger);
   const oldBytes = readFileBytes(ledger, 'a ledger');
-  warmUpLedgerScan(oldBytes.length);
   const newText = request.edit(decodeUtf8(oldBytes, request.ledger), request.title, request.ledger);
   const newBytes = Buffer.from(newText, 'utf8');
   const message = cleanupMessage(request.message);

@@ -1,0 +1,67 @@
+// Markdown lines as the ledger and the criteria reader see them: just enough CommonMark to keep code
+// fences and HTML comment blocks out of the way, and ATX headings (setext headings are not recognised).
+
+/** A line's text (no ending), 1-based number, offset in the text, and heading level (0: not a heading). */
+export type LineVisitor = (line: string, n: number, start: number, level: number, heading: string) => void;
+
+const HEADING = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/s;
+const FENCE = /^ {0,3}(`{3,}(?!.*`)|~{3,})/s;
+const FENCE_CLOSE = /^ {0,3}(`+|~+)[ \t]*$/;
+const COMMENT = /^ {0,3}<!--/;
+const PLAIN = /^[^ #`~<]/; // a line that can be neither a heading nor a block's opening
+
+/** A space or a tab: the only whitespace Markdown structure cares about (other Unicode spaces are data). */
+export const isBlank = (char: string | undefined): boolean => char === ' ' || char === '\t';
+
+/** Spaces and tabs off both ends. */
+export function trimBlanks(value: string): string {
+  let [a, b] = [0, value.length];
+  while (a < b && isBlank(value[a])) a++;
+  while (b > a && isBlank(value[b - 1])) b--;
+  return value.slice(a, b);
+}
+
+const BREAK = /^(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+
+/** `---`, `* * *`, `___`: three or more of one of these characters, blanks between. */
+export const isThematicBreak = (line: string): boolean => BREAK.test(line);
+
+// A heading's text: blanks and a closing run of `#` (after a blank, or alone) removed.
+const headingText = (raw: string): string => trimBlanks(trimBlanks(raw).replace(/(^|[ \t])#+$/, '$1'));
+
+/**
+ * Visit each line outside fences and HTML comment blocks; returns the line of a block left open, else 0.
+ * Lines end at \n; a \r before it (or at the end of the text) is part of the ending; a byte-order mark is skipped.
+ */
+export function walkMarkdown(text: string, visit: LineVisitor): number {
+  const lines = text.split('\n');
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (start === 1) lines[0] = text.slice(1, (lines[0] as string).length);
+  let open = ''; // the fence's opening run, or `<!--` inside a comment block
+  let openedAt = 0;
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i] as string;
+    const at = start;
+    start += line.length + 1;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (open !== '') {
+      if (closes(open, line)) [open, openedAt] = ['', 0];
+    } else if (PLAIN.test(line) || line === '') {
+      visit(line, i + 1, at, 0, '');
+    } else {
+      const heading = HEADING.exec(line);
+      const fence = FENCE.exec(line);
+      if (heading !== null) visit(line, i + 1, at, (heading[1] as string).length, headingText(heading[2] as string));
+      else if (fence !== null) [open, openedAt] = [fence[1] as string, i + 1];
+      else if (!COMMENT.test(line)) visit(line, i + 1, at, 0, '');
+      else if (!line.slice(line.indexOf('<!--') + 2).includes('-->')) [open, openedAt] = ['<!--', i + 1];
+    }
+  }
+  return openedAt;
+}
+
+function closes(open: string, line: string): boolean {
+  if (open === '<!--') return line.includes('-->');
+  const run = FENCE_CLOSE.exec(line)?.[1];
+  return run !== undefined && run[0] === open[0] && run.length >= open.length;
+}
