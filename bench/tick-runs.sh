@@ -6,27 +6,24 @@
 # Prints "COMMIT_US NODE_US TICK_US [BASELINE_TICK_US]" for each run; a failed commit or tick stops it.
 set -eu
 runs=$1 node=$2 ledger=$3 baseline=${4-}
+# Stage a change, then time COMMAND...; prints its microseconds.
+timed() {
+  printf 'export const v = %s;\n' "$1" >src/d1/f1.js
+  git add src/d1/f1.js
+  shift
+  local t0=$EPOCHREALTIME
+  "$@" >/dev/null
+  local t1=$EPOCHREALTIME
+  echo "$((${t1/./} - ${t0/./}))"
+}
 for ((i = 0; i < runs; i++)); do
-  printf 'export const v = %s;\n' "$i" >src/d1/f1.js
-  git add src/d1/f1.js
+  commit=$(timed "$i" git commit -q -m "plain $i")
   t0=$EPOCHREALTIME
-  git commit -q -m "plain $i" >/dev/null
-  t1=$EPOCHREALTIME
   "$node" -e 0
-  t2=$EPOCHREALTIME
-  printf 'export const v = -%s;\n' "$i" >src/d1/f1.js
-  git add src/d1/f1.js
-  t3=$EPOCHREALTIME
-  "$node" "$ledger" tick --issue 1 --step "Step $i: it's \"quoted\" \$(x)" -m "green $i" >/dev/null
-  t4=$EPOCHREALTIME
-  line="$((${t1/./} - ${t0/./})) $((${t2/./} - ${t1/./})) $((${t4/./} - ${t3/./}))"
+  t1=$EPOCHREALTIME
+  line="$commit $((${t1/./} - ${t0/./})) $(timed "-$i" "$node" "$ledger" tick --issue 1 --step "Step $i: it's \"quoted\" \$(x)" -m "green $i")"
   if [ -n "$baseline" ]; then
-    printf 'export const v = 1%s;\n' "$i" >src/d1/f1.js
-    git add src/d1/f1.js
-    t5=$EPOCHREALTIME
-    "$node" "$baseline" tick --issue 1 --step "Step b$i: it's \"quoted\" \$(x)" -m "baseline $i" >/dev/null
-    t6=$EPOCHREALTIME
-    line="$line $((${t6/./} - ${t5/./}))"
+    line="$line $(timed "1$i" "$node" "$baseline" tick --issue 1 --step "Step b$i: it's \"quoted\" \$(x)" -m "baseline $i")"
   fi
   echo "$line"
 done

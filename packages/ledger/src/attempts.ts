@@ -13,20 +13,10 @@ import { git, locked, logEvent, readRepo } from './transaction.js';
 const PREFIX = 'refs/leap/attempts/';
 
 /** A kept attempt: its ref and commit, and the paths restored (ref null: nothing was uncommitted). */
-export interface PreservedAttempt {
-  ref: string | null;
-  commit: string | null;
-  paths: string[];
-}
+export type PreservedAttempt = { ref: string | null; commit: string | null; paths: string[] };
 
 /** A kept attempt, as `attempts list` shows it; `date` is when it was kept (ISO 8601). */
-export interface Attempt {
-  ref: string;
-  commit: string;
-  date: string;
-  issue: number | null;
-  title: string;
-}
+export type Attempt = { ref: string; commit: string; date: string; issue: number | null; title: string };
 
 /** Where the attempts commands look: the repository around `cwd`, and issue N's attempts only. */
 export type AttemptsOptions = { issue?: number | null; cwd?: string; env?: NodeJS.ProcessEnv };
@@ -45,12 +35,9 @@ export async function preserveAttempt(options: LedgerLocation & { step: string }
     const changes = uncommitted(repo, t.stateDir);
     if (changes.length === 0) return { ref: null, commit: null, paths: [] };
     const [k, title, issue] = [ledger.steps.indexOf(step) + 1, step.title, t.issue];
-    const commit = commitWorkingTree(
-      repo,
-      changes,
-      `leap attempt: ${issue === null ? 'ledger' : `issue ${issue}`}, step ${k}\n\n${title}\n`,
-    );
-    const ref = createRef(repo, `${PREFIX}${issue === null ? 'ledger' : `issue-${issue}`}/step-${k}`, commit);
+    const [named, folder] = issue === null ? ['ledger', 'ledger'] : [`issue ${issue}`, `issue-${issue}`];
+    const commit = commitWorkingTree(repo, changes, `leap attempt: ${named}, step ${k}\n\n${title}\n`);
+    const ref = createRef(repo, `${PREFIX}${folder}/step-${k}`, commit);
     logEvent(t.stateDir, t.env, { action: 'preserve-attempt', title, commit, ref, issue, step: title });
     restoreToHead(repo, changes);
     return { ref, commit, paths: changes.map((c) => c.path) };
@@ -81,10 +68,8 @@ function commitWorkingTree({ root, path, head, env }: Repo, changes: Change[], m
   const on = { cwd: root, env, extraEnv: { GIT_INDEX_FILE: index } };
   try {
     git(['read-tree', head], on);
-    git(['update-index', '--add', '--remove', '-z', '--stdin'], {
-      ...on,
-      input: changes.map((c) => `${c.path}\0`).join(''),
-    });
+    const paths = changes.map((c) => `${c.path}\0`).join('');
+    git(['update-index', '--add', '--remove', '-z', '--stdin'], { ...on, input: paths });
     const tree = git(['write-tree'], on).stdout.trim();
     return git(['commit-tree', tree, '-p', head, '-F', '-'], { ...on, input: message }).stdout.trim();
   } finally {
@@ -95,12 +80,12 @@ function commitWorkingTree({ root, path, head, env }: Repo, changes: Change[], m
 
 // BASE-YYYYMMDDTHHMMSSmmmZ, created and never overwritten (the old value must be none); -2, -3... when taken.
 function createRef({ root, env }: Repo, base: string, commit: string): string {
+  const on = { cwd: root, env };
   const stamped = `${base}-${new Date().toISOString().replace(/[-:.]/g, '')}`;
   for (let n = 1; ; n++) {
     const ref = n === 1 ? stamped : `${stamped}-${n}`;
     const made = git(['update-ref', '-m', 'leap-ledger preserve-attempt', ref, commit, ''], {
-      cwd: root,
-      env,
+      ...on,
       allowFailure: true,
     });
     if (made.code === 0) return ref;
@@ -162,13 +147,13 @@ export async function applyAttempt(name: string, options: AttemptsOptions = {}):
       ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', `${commit}^`, commit],
       on,
     ).bytes;
-    const apply = (extra: string[]) =>
-      git(['apply', ...extra, '--whitespace=nowarn'], { ...on, input: patch, allowFailure: true });
+    const apply = (how: string[]) =>
+      git(['apply', ...how, '--whitespace=nowarn'], { ...on, input: patch, allowFailure: true });
     const plain = patch.length === 0 ? null : apply([]);
     const merged = plain === null || plain.code === 0 ? null : apply(['--3way']);
     const why = (merged?.stderr || plain?.stderr || '').trim();
-    if (merged !== null && merged.code !== 0)
-      throw new RefusedError(`the attempt ${ref} does not apply to the working tree as it is now: ${why}`);
+    const stale = `the attempt ${ref} does not apply to the working tree as it is now: ${why}`;
+    if (merged !== null && merged.code !== 0) throw new RefusedError(stale);
     logEvent(stateDir, env, { action: 'restore', title, commit, ref, issue, step: title });
     return attempt;
   });

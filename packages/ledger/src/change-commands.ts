@@ -11,15 +11,9 @@ import { usageOf } from './usage.js';
 
 const S = { type: 'string' } as const;
 const B = { type: 'boolean' } as const;
-const TICK = {
-  issue: S,
-  ledger: S,
-  step: S,
-  message: { ...S, short: 'm' },
-  'no-verify': { ...B, short: 'n' },
-  'allow-empty': B,
-  json: B,
-};
+const STEP = { issue: S, ledger: S, step: S, json: B };
+const TICK = { ...STEP, message: { ...S, short: 'm' }, 'no-verify': { ...B, short: 'n' }, 'allow-empty': B } as const;
+const PLAN_HINT = 'a plan (a title line, then one step a line), or --plan FILE,';
 
 /** The issue of `--issue N`, or of a leading positional N (the drop-in scripts' `tick-ledger.sh N --step T`). */
 export function issueArgument(flag: string | undefined, n: string | undefined, usage: string): string | undefined {
@@ -41,15 +35,17 @@ export async function runChange(command: string, argv: string[], io: CliIo): Pro
   if (command === 'tick' || command === 'clear-refactor-pending') {
     const { values: v, positionals } = parseCommand(argv, TICK, usage, 1);
     const [step, issue] = [required(v.step, '--step TITLE', usage), issueArgument(v.issue, positionals[0], usage)];
-    const options = {
+    const [message, noVerify, allowEmpty] = [v.message, v['no-verify'], v['allow-empty']];
+    const done = await (command === 'tick' ? tick : clearRefactor)({
       issue,
       ledger: v.ledger,
       step,
-      message: v.message,
-      noVerify: v['no-verify'],
-      allowEmpty: v['allow-empty'],
-    };
-    const done = await (command === 'tick' ? tick : clearRefactor)({ ...options, cwd, env });
+      message,
+      noVerify,
+      allowEmpty,
+      cwd,
+      env,
+    });
     const json = JSON.stringify({ action: command, commit: done.commit, title: done.title, ledger: done.ledger });
     io.stdout(`${v.json === true ? json : done.commit}\n`);
   } else if (command === 'tick-criterion') {
@@ -63,7 +59,7 @@ export async function runChange(command: string, argv: string[], io: CliIo): Pro
       k === undefined ? { match: v.match as string } : { criterion: checkIssue(k, 'the criterion number K') };
     await tickIssueCriterion({ body: v.body, issue, choice, cwd, env });
   } else if (command === 'preserve-attempt') {
-    const { values: v, positionals } = parseCommand(argv, { issue: S, ledger: S, step: S, json: B }, usage, 1);
+    const { values: v, positionals } = parseCommand(argv, STEP, usage, 1);
     const [step, issue] = [required(v.step, '--step TITLE', usage), issueArgument(v.issue, positionals[0], usage)];
     const kept = await preserveAttempt({ issue, ledger: v.ledger, step, cwd, env });
     if (v.json === true) io.stdout(`${JSON.stringify(kept)}\n`);
@@ -73,20 +69,9 @@ export async function runChange(command: string, argv: string[], io: CliIo): Pro
     return runAttempts(argv, io, usage);
   } else {
     const { values: v, positionals } = parseCommand(argv, { issue: S, ledger: S, plan: S, force: B }, usage, 1);
-    const planFile = v.plan ?? '<stdin>';
-    const plan =
-      v.plan === undefined
-        ? io.stdin('a plan (a title line, then one step a line), or --plan FILE,')
-        : readFileBytes(v.plan, 'a plan');
-    const made = await initLedger({
-      issue: issueArgument(v.issue, positionals[0], usage),
-      ledger: v.ledger,
-      plan,
-      planFile,
-      force: v.force,
-      cwd,
-      env,
-    });
+    const [planFile, issue] = [v.plan ?? '<stdin>', issueArgument(v.issue, positionals[0], usage)];
+    const plan = v.plan === undefined ? io.stdin(PLAN_HINT) : readFileBytes(v.plan, 'a plan');
+    const made = await initLedger({ issue, ledger: v.ledger, plan, planFile, force: v.force, cwd, env });
     io.stdout(`${made.ledger}\n`);
   }
   return EXIT.ok;
@@ -96,19 +81,14 @@ async function runAttempts(argv: string[], { cwd, env, stdout, stderr }: CliIo, 
   const { values, positionals } = parseCommand(argv, { issue: S, json: B }, usage, 2);
   const [verb, ref] = positionals;
   if (verb === 'list' && ref === undefined) {
-    const attempts = await listAttempts({
-      issue: values.issue === undefined ? null : checkIssue(values.issue, '--issue'),
-      cwd,
-      env,
-    });
+    const issue = values.issue === undefined ? null : checkIssue(values.issue, '--issue');
+    const attempts = await listAttempts({ issue, cwd, env });
     stdout(formatAttempts(attempts, values.json === true));
     return attempts.length === 0 ? EXIT.nothing : EXIT.ok;
   }
-  if (verb !== 'apply' || ref === undefined || values.issue !== undefined) {
-    throw new UsageError(
-      `expected "attempts list" or "attempts apply REF", got ${JSON.stringify(positionals.join(' '))}\n${usage}`,
-    );
-  }
+  const got = JSON.stringify(positionals.join(' '));
+  const expected = `expected "attempts list" or "attempts apply REF", got ${got}\n${usage}`;
+  if (verb !== 'apply' || ref === undefined || values.issue !== undefined) throw new UsageError(expected);
   const attempt = await applyAttempt(ref, { cwd, env });
   stderr(`leap-ledger: applied ${attempt.ref} (${attempt.commit})\n`);
   return EXIT.ok;

@@ -26,18 +26,15 @@ export const processIo = (): CliIo => ({
 });
 
 /** A command's arguments (a string option's value is data, even `-v` or `--help`), at most `max` positionals. */
-export function parseCommand<T extends Record<string, CliOption>>(
-  argv: string[],
-  options: T,
-  usage: string,
-  max: number,
-) {
+export function parseCommand<T extends Options>(argv: string[], options: T, usage: string, max: number) {
   const parsed = parseCli(argv, options, usage, { allowPositionals: true });
   const extra = parsed.positionals.slice(max).map((p) => JSON.stringify(p));
-  if (extra.length > 0)
-    throw new UsageError(`unexpected argument${extra.length === 1 ? '' : 's'} ${extra.join(' ')}\n${usage}`);
+  const unexpected = `unexpected argument${extra.length === 1 ? '' : 's'} ${extra.join(' ')}\n${usage}`;
+  if (extra.length > 0) throw new UsageError(unexpected);
   return parsed;
 }
+
+type Options = Record<string, CliOption>;
 
 const QUERIES = {
   current: currentStep,
@@ -56,25 +53,21 @@ const stepJson = (s: LedgerStep) =>
   `${JSON.stringify({ state: s.state, title: s.title, line: s.line, criterion: s.criterion })}\n`;
 
 /** A step query's answer: the title byte for byte, or its JSON record. */
-export const formatStep = (step: LedgerStep, json: boolean): string => (json ? stepJson(step) : `${step.title}\n`);
+export const formatStep = (step: LedgerStep, json?: boolean): string => (json ? stepJson(step) : `${step.title}\n`);
 
 /** `list`: one `STATE<TAB>TITLE` line a step, or JSON lines. */
-export const formatList = (steps: readonly LedgerStep[], json: boolean): string =>
+export const formatList = (steps: readonly LedgerStep[], json?: boolean): string =>
   steps.map((s) => (json ? stepJson(s) : `${s.state}\t${s.title}\n`)).join('');
 
 /** `validate`: `FILE:LINE: message` lines, or JSON lines. */
-export const formatProblems = (problems: readonly LedgerProblem[], json: boolean): string =>
+export const formatProblems = (problems: readonly LedgerProblem[], json?: boolean): string =>
   problems.map((p) => (json ? `${JSON.stringify(p)}\n` : `${p.file}:${p.line}: ${p.message}\n`)).join('');
 
 // A query: list, validate, or a step query (exit 1 when it finds nothing).
 async function runQuery(command: string, argv: string[], io: CliIo): Promise<number> {
   const options = { issue: { type: 'string' }, ledger: { type: 'string' }, json: { type: 'boolean' } } as const;
-  const { values } = parseCommand(argv, options, usageOf(command), 0);
-  const { text, file } = await readAfterRecovery(
-    { issue: values.issue, ledger: values.ledger, cwd: io.cwd, env: io.env },
-    io,
-  );
-  const json = values.json === true;
+  const { issue, ledger: path, json } = parseCommand(argv, options, usageOf(command), 0).values;
+  const { text, file } = await readAfterRecovery({ issue, ledger: path, cwd: io.cwd, env: io.env }, io);
   if (command === 'validate') {
     const problems = validateLedger(text, file);
     io.stdout(formatProblems(problems, json));

@@ -7,7 +7,7 @@ export const EXIT = {
   nothing: 1, // a query found nothing (no step left, no attempt); validate found problems
   usage: 2, // bad usage or input: unknown command or option, malformed ledger, plan or body, unknown or done title
   busy: 3, // another ledger command changes the ledger, or the processes of an interrupted one still run
-  refused: 4, // git refused (a hook failed, nothing staged, unmerged paths, index.lock held, HEAD moved); nothing changed
+  refused: 4, // git refused (a hook, nothing staged, unmerged paths, index.lock held, HEAD moved); nothing changed
   internal: 5, // git or the file system failed unexpectedly
 } as const;
 

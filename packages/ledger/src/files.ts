@@ -19,10 +19,10 @@ export function tickCriterionText(body: string, choice: CriterionChoice, source 
     const quoted = showTitle(choice.match);
     const exactly = `${criteria.length} criteria; the text must be the criterion's first line exactly`;
     if (found.length === 0) throw new UsageError(`${source}: no acceptance criterion reads ${quoted} (${exactly})`);
-    const lines = found.map((c) => c.line).join(', ');
+    const lines = `lines ${found.map((c) => c.line).join(', ')}`;
     if (found.length > 1)
       throw new UsageError(
-        `${source}: ${found.length} acceptance criteria read ${quoted} (lines ${lines}); name it by number`,
+        `${source}: ${found.length} acceptance criteria read ${quoted} (${lines}); name it by number`,
       );
     k = (found[0] as { index: number }).index;
   }
@@ -41,15 +41,10 @@ export interface TickCriterionOptions {
 /** Tick a criterion in a body file, written atomically; appends a tick-criterion event. */
 export async function tickIssueCriterion(options: TickCriterionOptions) {
   const [cwd, env] = [options.cwd ?? process.cwd(), options.env ?? process.env];
-  const [hasBody, hasIssue] = [
-    options.body !== undefined && options.body !== null,
-    options.issue !== undefined && options.issue !== null,
-  ];
+  const [hasBody, hasIssue] = [options.body != null, options.issue != null];
   if (hasBody && hasIssue) throw new UsageError('tick-criterion: expected --body FILE or --issue N, not both');
-  if (!hasBody && !hasIssue)
-    throw new UsageError(
-      'tick-criterion: expected --body FILE, or --issue N for the local tracker file .tdd/issues/N.md',
-    );
+  const neither = 'tick-criterion: expected --body FILE, or --issue N for the local tracker file .tdd/issues/N.md';
+  if (!hasBody && !hasIssue) throw new UsageError(neither);
   const stateDir = resolveStateDir(env, cwd);
   const issue = hasIssue ? checkIssue(options.issue as number | string, '--issue') : null;
   const file = issue === null ? resolve(cwd, options.body as string) : statePaths(stateDir).issue(issue);
@@ -75,11 +70,8 @@ export async function initLedger(options: InitOptions): Promise<{ ledger: string
   const t = changeTarget(options, 'init');
   const plan = parsePlan(decodeUtf8(options.plan, options.planFile), options.planFile);
   return locked(t.stateDir, t.env, () => {
-    if (options.force !== true && existsSync(t.path)) {
-      throw new UsageError(
-        `${t.path}: a ledger exists already (its progress would be lost); pass --force to replace it`,
-      );
-    }
+    const exists = `${t.path}: a ledger exists already (its progress would be lost); pass --force to replace it`;
+    if (options.force !== true && existsSync(t.path)) throw new UsageError(exists);
     mkdirSync(dirname(t.path), { recursive: true });
     writeFileAtomic(t.path, renderLedger(plan));
     logEvent(t.stateDir, t.env, { action: 'init', title: plan.title, file: t.path, issue: t.issue, step: null });

@@ -5,12 +5,12 @@ import { join, resolve } from 'node:path';
 import { FileFormatError, UsageError, checkIssue, envIssue, readToEnd, resolveStateDir, statePaths } from '@leap/core';
 
 /** How a command names its ledger; `cwd` and `env` default to the process's. */
-export interface LedgerLocation {
+export type LedgerLocation = {
   issue?: number | string | null;
   ledger?: string | null;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-}
+};
 
 /** A ledger's text, the name messages use for it (its path, or `<stdin>`), its path, and the bytes read. */
 export type LedgerText = { text: string; file: string; path: string | null; bytes: Buffer };
@@ -78,14 +78,8 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
   };
   if (decodes(bytes)) return text; // a real U+FFFD
   // The first line that does not decode (a multi-byte sequence never holds a newline byte).
-  let [line, start] = [1, 0];
-  for (
-    let end = bytes.indexOf(0x0a);
-    end !== -1 && decodes(bytes.subarray(start, end));
-    end = bytes.indexOf(0x0a, start)
-  ) {
-    [line, start] = [line + 1, end + 1];
-  }
+  const lines = Buffer.from(bytes).toString('latin1').split('\n');
+  const line = lines.findIndex((bytesOfLine) => !decodes(Buffer.from(bytesOfLine, 'latin1'))) + 1;
   throw new FileFormatError(file, line, 'expected UTF-8 text, found bytes that are not UTF-8');
 }
 

@@ -66,13 +66,13 @@ function commitStep(t: ChangeTarget, o: TickOptions, action: Journal['action']) 
     path: hooks,
     probed,
   } = readRepo(dirname(ledger), t.env, 'hooks', `:./${basename(ledger)}`);
-  const moved = `HEAD moved while the commit was being made, so it was not committed: HEAD is ${oldHead}, not ${o.head}`;
-  if (o.head !== undefined && o.head !== oldHead) throw new RefusedError(moved);
+  const on = { cwd: root, env: t.env };
+  const moved = `HEAD moved while the commit was being made, so it was not committed: HEAD is ${oldHead}`;
+  if (o.head !== undefined && o.head !== oldHead) throw new RefusedError(`${moved}, not ${o.head}`);
   const staged =
-    o.allowEmpty === true ||
-    git(['diff', '--cached', '--quiet'], { cwd: root, env: t.env, allowFailure: true }).code !== 0;
-  if (!staged)
-    throw new RefusedError(`nothing staged: stage the step's work (git add) before "${action}", or pass --allow-empty`);
+    o.allowEmpty === true || git(['diff', '--cached', '--quiet'], { ...on, allowFailure: true }).code !== 0;
+  const nothing = `nothing staged: stage the step's work (git add) before "${action}", or pass --allow-empty`;
+  if (!staged) throw new RefusedError(nothing);
   killPoint('HEAD read');
   const [token, newSha, added] = [randomBytes(8).toString('hex'), sha256(bytes), !probed];
   const j: Journal = { token, pid: process.pid, action, issue, title, ledger, root, oldHead, newSha, added };
@@ -86,9 +86,7 @@ function commitStep(t: ChangeTarget, o: TickOptions, action: Journal['action']) 
     throw error;
   }
   killPoint('committed');
-  const [commit = '', body = ''] = git(['log', '-1', '--format=%H%x00%B'], { cwd: root, env: t.env }).stdout.split(
-    '\0',
-  );
+  const [commit = '', body = ''] = git(['log', '-1', '--format=%H%x00%B'], on).stdout.split('\0');
   killPoint('commit read');
   unlinkIfPresent(sidecar(ledger, 'backup'));
   killPoint('backup removed');

@@ -7,30 +7,19 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { FileFormatError, UsageError, appendEvent, createEvent, ensureStateDir, isProcessAlive } from '@leap/core';
-import {
-  readEventContextAnyway,
-  readFileIfExists,
-  readLockHolder,
-  readProcBytes,
-  runGitSync,
-  statePaths,
-} from '@leap/core';
-import { tryLock, unlinkIfPresent, writeFd, writeFileAtomic, type GitOptions, type GitResult } from '@leap/core';
+import { readEventContextAnyway, readFileIfExists, readLockHolder, readProcBytes, runGitSync } from '@leap/core';
+import { statePaths, tryLock, unlinkIfPresent, writeFd, writeFileAtomic, type GitOptions } from '@leap/core';
 import { showTitle } from '@leap/core/ledger';
 import { BusyError, EXIT, RefusedError } from './errors.js';
 import { hasPendingTransaction, journalPath } from './input.js';
 
 /** `git ARGS`, argv only (titles and messages pass byte for byte); an unexpected failure is exit 5. */
-export const git = (args: string[], options: GitOptions): GitResult =>
-  runGitSync(args, { exitCode: EXIT.internal, ...options });
+export const git = (args: string[], options: GitOptions) => runGitSync(args, { exitCode: EXIT.internal, ...options });
 
 /** The repository around `dir`: its top folder, `git rev-parse --git-path NAME`, HEAD, and whether `probe` resolves. */
 export function readRepo(dir: string, env: NodeJS.ProcessEnv, name: string, probe = 'HEAD') {
-  const found = git(['rev-parse', '--show-toplevel', '--git-path', name, 'HEAD', probe], {
-    cwd: dir,
-    env,
-    allowFailure: true,
-  });
+  const args = ['rev-parse', '--show-toplevel', '--git-path', name, 'HEAD', probe];
+  const found = git(args, { cwd: dir, env, allowFailure: true });
   const [root = '', path = '', head = ''] = found.stdout.split('\n');
   if (root === '') throw new UsageError(`${dir} is not inside a git working tree: ${found.stderr.trim()}`);
   if (!/^[0-9a-f]{40,64}$/.test(head)) {
@@ -61,10 +50,8 @@ export function logEvent(stateDir: string, env: NodeJS.ProcessEnv, { issue, step
   const file = statePaths(stateDir).events;
   try {
     const run = readEventContextAnyway(stateDir, env);
-    appendEvent(
-      file,
-      createEvent('tick', fields, { issue: issue ?? run.issue, step: step ?? run.step, skillCommit: run.skillCommit }),
-    );
+    const context = { issue: issue ?? run.issue, step: step ?? run.step, skillCommit: run.skillCommit };
+    appendEvent(file, createEvent('tick', fields, context));
   } catch (error) {
     writeFd(2, `leap-ledger: warning: could not append to ${file}: ${(error as Error).message}\n`);
   }
@@ -83,8 +70,10 @@ export function killPoint(name: string): void {
   for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
 }
 
-/** What an interrupted tick left: the ledger (a real path), the top folder, HEAD before the tick, the sha256 of its new
- * bytes, whether it added the ledger to the index; each process it starts has LEAP_LEDGER_TXN=token in its environment. */
+/**
+ * What an interrupted tick left: the ledger (a real path), the top folder, HEAD before the tick, the sha256 of its
+ * new bytes, whether it added the ledger to the index; each process it starts has LEAP_LEDGER_TXN=token.
+ */
 export interface Journal {
   token: string;
   pid: number;
@@ -139,9 +128,8 @@ export function readJournal(stateDir: string): Journal | null {
   }
   const missing = ['token', 'ledger', 'root', 'oldHead', 'newSha'].find((key) => typeof journal?.[key] !== 'string');
   if (missing === undefined) return journal as unknown as Journal;
-  throw expected(
-    `the journal of an interrupted tick with a string "${missing}", found ${JSON.stringify(journal?.[missing])}`,
-  );
+  const found = JSON.stringify(journal?.[missing]);
+  throw expected(`the journal of an interrupted tick with a string "${missing}", found ${found}`);
 }
 
 /** Undo a tick whose commit did not land: the very same ledger file back from its link, the tick's index entry gone. */
@@ -158,11 +146,7 @@ export function undoTick(j: Journal, env: NodeJS.ProcessEnv): boolean {
 }
 
 /** Options of recoverLedger: `lockHeld` when the caller holds the ledger lock; the wait defaults to 30 s. */
-export interface RecoverOptions {
-  env?: NodeJS.ProcessEnv;
-  lockHeld?: boolean;
-  waitMs?: number;
-}
+export type RecoverOptions = { env?: NodeJS.ProcessEnv; lockHeld?: boolean; waitMs?: number };
 
 /** Finish or undo an interrupted tick; null when there is none, or when a live command holds the ledger lock. */
 export async function recoverLedger(stateDir: string, options: RecoverOptions = {}): Promise<RecoveryReport | null> {
@@ -172,8 +156,7 @@ export async function recoverLedger(stateDir: string, options: RecoverOptions = 
   try {
     const journal = readJournal(stateDir);
     // Without a journal the tick was killed while writing it, before it touched anything.
-    if (journal === null) writeJournal(stateDir, null);
-    if (journal === null) return null;
+    if (journal === null) return (writeJournal(stateDir, null), null);
     const env = options.env ?? process.env;
     return await settle(stateDir, journal, env, options.waitMs ?? (Number(env.LEAP_LEDGER_RECOVERY_WAIT_MS) || 30_000));
   } finally {
@@ -193,17 +176,13 @@ async function settle(stateDir: string, j: Journal, env: NodeJS.ProcessEnv, wait
   const about = { title, file: ledger, issue, step: title };
   let detail = `its commit ${landed} had landed, so it was finished: the ledger, the index and HEAD agree`;
   if (landed === null) {
-    const undone = undoTick(j, env)
-      ? 'the ledger is back to its bytes before the tick'
-      : 'the ledger had not been changed';
-    detail = `its commit had not landed, so it was undone: ${undone}; the index and HEAD are as before`;
+    const back = undoTick(j, env) ? 'is back to its bytes before the tick' : 'had not been changed';
+    detail = `its commit had not landed, so it was undone: the ledger ${back}; the index and HEAD are as before`;
   } else {
     for (const kind of ['backup', 'new'] as const) unlinkIfPresent(sidecar(ledger, kind));
-    const log = readFileIfExists(statePaths(stateDir).events) ?? '';
-    const logged = log
-      .split('\n')
-      .some((line) => line.includes(`"commit":"${landed}"`) && line.includes(`"action":"${action}"`));
-    if (!logged) logEvent(stateDir, env, { action, commit: landed, ...about });
+    const log = (readFileIfExists(statePaths(stateDir).events) ?? '').split('\n');
+    const ours = (line: string) => line.includes(`"commit":"${landed}"`) && line.includes(`"action":"${action}"`);
+    if (!log.some(ours)) logEvent(stateDir, env, { action, commit: landed, ...about });
     killPoint('recovery: finished');
     const moved = `had landed and HEAD has moved on since (to ${head}), so only its files were removed`;
     if (head !== landed) detail = `its commit ${landed} ${moved}; the ledger and the index are as they were found`;
@@ -213,16 +192,8 @@ async function settle(stateDir: string, j: Journal, env: NodeJS.ProcessEnv, wait
   writeJournal(stateDir, null);
   const message = `recovered an interrupted ${what} (pid ${j.pid}): ${detail}`;
   writeFd(2, `leap-ledger: ${message}\n`);
-  return {
-    outcome: landed === null ? 'undone' : 'finished',
-    action,
-    title,
-    issue,
-    ledger,
-    head,
-    interruptedSha: j.newSha,
-    message,
-  };
+  const outcome = landed === null ? 'undone' : 'finished';
+  return { outcome, action, title, issue, ledger, head, interruptedSha: j.newSha, message };
 }
 
 // The tick's commit if it landed: the first commit after the old HEAD, toward HEAD, changing the ledger to its bytes.

@@ -3,19 +3,27 @@
 const SOURCE = `The ledger: --issue N (the state folder's issue-N.md; the state folder is VERI_STATE_DIR, else .tdd/ at
 the repository root), --ledger FILE, else stdin (cat .tdd/issue-7.md | leap-ledger current).`;
 
-const query = (name: string, what: string) => `Usage: leap-ledger ${name} [--issue N | --ledger FILE] [--json]
+const Q = 'Queries (the ledger from --issue N, --ledger FILE or stdin)';
+const C = 'Changes (committed or written atomically; each appends a tick event to the event log)';
 
-${what}
+type Command = [group: string, summary: string, usage: string];
+
+const query = (name: string, summary: string): Command => [
+  Q,
+  summary,
+  `Usage: leap-ledger ${name} [--issue N | --ledger FILE] [--json]
+
+Print ${summary}.
 ${SOURCE}
   --json   print the step as a JSON line {"state","title","line","criterion"}
 Exit: 0 found (its title printed), 1 nothing left (nothing printed), 2 usage or malformed ledger,
-3 an interrupted tick could not be recovered yet (its processes still run), 5 internal error.`;
+3 an interrupted tick could not be recovered yet (its processes still run), 5 internal error.`,
+];
 
-const change = (
-  name: string,
-  what: string,
-  verb: string,
-) => `Usage: leap-ledger ${name} [N] [--issue N | --ledger FILE] --step TITLE
+const change = (name: string, summary: string, what: string, verb: string): Command => [
+  C,
+  `--step TITLE: ${summary}`,
+  `Usage: leap-ledger ${name} [N] [--issue N | --ledger FILE] --step TITLE
        [-m MESSAGE] [--no-verify] [--allow-empty] [--json]
 
 ${what}
@@ -27,7 +35,8 @@ The ledger is the state folder's issue-N.md (N from the argument, --issue, or VE
   --json            print {"action","commit","title","ledger"} instead of the commit
 Exit: 0 committed (the commit printed), 2 usage, malformed ledger, unknown title or a step in the wrong
 state, 3 another ledger command is running, 4 git refused (a hook failed, nothing staged, unmerged paths,
-index.lock held, HEAD moved): nothing was changed, 5 internal error.`;
+index.lock held, HEAD moved): nothing was changed, 5 internal error.`,
+];
 
 const LIST = `Usage: leap-ledger list [--issue N | --ledger FILE] [--json]
 
@@ -77,39 +86,23 @@ Write a new ledger from a plan (--plan FILE, else stdin): a title line, then one
 Exit: 0 written, 2 usage, malformed plan or existing ledger (nothing written), 3 another ledger command
 is running, 5 internal error.`;
 
-const Q = 'Queries (the ledger from --issue N, --ledger FILE or stdin)';
-const C = 'Changes (committed or written atomically; each appends a tick event to the event log)';
+const CLEAR = "Remove the step's refactor-pending marker in ONE commit with the refactor's staged work, like tick.";
 
 /** Each command: its group and line in `leap-ledger --help`, and its own usage. */
-export const COMMANDS: Record<string, [group: string, summary: string, usage: string]> = {
+export const COMMANDS: Record<string, Command> = {
   list: [Q, 'every step: STATE<TAB>TITLE', LIST],
-  current: [
-    Q,
-    'the step in flight',
-    query('current', 'Print the first refactor-pending step, else the first unchecked one.'),
-  ],
-  'current-or-last-done': [
-    Q,
-    'the step in flight, else the last done step',
-    query('current-or-last-done', 'As current, else the last done step.'),
-  ],
-  'next-unchecked': [Q, 'the first unchecked step', query('next-unchecked', 'Print the first unchecked step.')],
-  'next-pending-refactor': [
-    Q,
-    'the first refactor-pending step',
-    query('next-pending-refactor', 'Print the first refactor-pending step.'),
-  ],
+  current: query('current', 'the step in flight: the first refactor-pending step, else the first unchecked one'),
+  'current-or-last-done': query('current-or-last-done', 'the step in flight, else the last done step'),
+  'next-unchecked': query('next-unchecked', 'the first unchecked step'),
+  'next-pending-refactor': query('next-pending-refactor', 'the first refactor-pending step'),
   validate: [Q, 'every problem of a ledger, with its line', VALIDATE],
-  tick: [C, '--step TITLE: done + refactor-pending, in ONE commit with the staged work', change('tick', TICK, 'green')],
-  'clear-refactor-pending': [
-    C,
-    '--step TITLE: marker removed, in ONE commit with the staged refactor',
-    change(
-      'clear-refactor-pending',
-      "Remove the step's refactor-pending marker in ONE commit with the refactor's staged work, like tick.",
-      'refactor',
-    ),
-  ],
+  tick: change('tick', 'done + refactor-pending, in ONE commit with the staged work', TICK, 'green'),
+  'clear-refactor-pending': change(
+    'clear-refactor-pending',
+    'marker off, in ONE commit with the refactor',
+    CLEAR,
+    'refactor',
+  ),
   'tick-criterion': [C, 'K: tick acceptance criterion K of an issue body', CRITERION],
   'preserve-attempt': [C, '--step TITLE: keep the uncommitted work under refs/leap/attempts/, restore HEAD', PRESERVE],
   attempts: [C, 'list | apply REF: the kept attempts', ATTEMPTS],
@@ -117,7 +110,7 @@ export const COMMANDS: Record<string, [group: string, summary: string, usage: st
 };
 
 /** A command's usage. */
-export const usageOf = (command: string): string => (COMMANDS[command] as string[])[2] as string;
+export const usageOf = (command: string): string => (COMMANDS[command] as Command)[2];
 
 /** What `leap-ledger --help` ends with. */
 export const FOOTER = [

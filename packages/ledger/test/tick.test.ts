@@ -143,39 +143,28 @@ tickSuite(
 
     git(dir, 'commit', '-q', '-m', 'a');
     conflictOn(dir, 'f.txt');
-    const conflicted = {
+    const state = () => ({
       head: head(dir),
       ledger: readFileSync(join(dir, LEDGER), 'utf8'),
       files: git(dir, 'ls-files', '-s'),
+    });
+    const conflicted = state();
+    // Refused as unmerged, ledger, index and HEAD as they were, nothing of the tick left.
+    const refusedUnmerged = async (allowEmpty: boolean) => {
+      await expectError(
+        tick({ issue: 7, step: 'Validate the config', allowEmpty, cwd: dir, env: cleanEnv() }),
+        4,
+        /unmerged files/,
+      );
+      assert.equal(state(), conflicted);
+      assert.equal(leftovers(dir), []);
     };
-    await expectError(tick({ issue: 7, step: 'Validate the config', cwd: dir, env: cleanEnv() }), 4, /unmerged files/);
-    assert.equal(
-      { head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') },
-      conflicted,
-    );
-    assert.equal(leftovers(dir), []);
+    await refusedUnmerged(false);
     // --allow-empty skips the check for staged work; git commit still refuses unmerged paths, undone the same way.
-    await expectError(
-      tick({ issue: 7, step: 'Validate the config', allowEmpty: true, cwd: dir, env: cleanEnv() }),
-      4,
-      /unmerged files/,
-    );
-    assert.equal(
-      { head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') },
-      conflicted,
-    );
-    assert.equal(leftovers(dir), []);
+    await refusedUnmerged(true);
     // git commit refuses unmerged paths before it runs a hook.
     installHook(dir, 'pre-commit', `#!/bin/sh\necho ran >> "${join(dir, 'hook-ran')}"\n`);
-    await expectError(
-      tick({ issue: 7, step: 'Validate the config', allowEmpty: true, cwd: dir, env: cleanEnv() }),
-      4,
-      /unmerged files/,
-    );
-    assert.equal(
-      { head: head(dir), ledger: readFileSync(join(dir, LEDGER), 'utf8'), files: git(dir, 'ls-files', '-s') },
-      conflicted,
-    );
+    await refusedUnmerged(true);
     assert.not.ok(existsSync(join(dir, 'hook-ran')), 'no hook runs on unmerged paths');
     rmSync(join(dir, '.git', 'hooks', 'pre-commit'));
 

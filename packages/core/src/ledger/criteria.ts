@@ -5,15 +5,8 @@
 import { FileFormatError, UsageError } from '../errors.js';
 import { isBlank, isThematicBreak, trimBlanks, walkMarkdown } from './markdown.js';
 
-/** One item of the section: its 1-based position, first line, state and line in the body. */
-export interface Criterion {
-  index: number;
-  text: string;
-  checked: boolean;
-  /** False for an item without a checkbox (`- text`, `1. text`): it cannot be ticked. */
-  checkable: boolean;
-  line: number;
-}
+/** One item of the section: its position from 1, first line, state, whether it has a box to tick, line in the body. */
+export type Criterion = { index: number; text: string; checked: boolean; checkable: boolean; line: number };
 
 /** The criteria of an issue body's `## Acceptance criteria` section; a FileFormatError when it has none. */
 export function readCriteria(body: string, file = '<stdin>'): Criterion[] {

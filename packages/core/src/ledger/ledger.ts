@@ -6,12 +6,7 @@ import { walkMarkdown } from './markdown.js';
 import { readPlainStep, readStepLine, showTitle, type StepLine, type StepState } from './step-line.js';
 
 /** One step, as `leap-ledger list --json` prints it: the title byte for byte, its 1-based line, its criterion K. */
-export interface LedgerStep {
-  title: string;
-  state: StepState;
-  line: number;
-  criterion: number | null;
-}
+export type LedgerStep = { title: string; state: StepState; line: number; criterion: number | null };
 
 /** A parsed ledger (`file` is `<stdin>` when none was given); `text` is kept whole, so writing it back is exact. */
 export interface Ledger {
@@ -23,20 +18,12 @@ export interface Ledger {
 }
 
 /** One problem of a ledger, at a 1-based line. */
-export interface LedgerProblem {
-  file: string;
-  line: number;
-  message: string;
-}
+export type LedgerProblem = { file: string; line: number; message: string };
 
-interface Scan {
-  steps: LedgerStep[];
-  /** Offset of each step's line. */
-  starts: number[];
-  problems: Array<Omit<LedgerProblem, 'file'>>;
-  stepsLine: number;
-}
+// The steps, the offset of each one's line, and the problems.
+type Scan = { steps: LedgerStep[]; starts: number[]; problems: Array<Omit<LedgerProblem, 'file'>>; stepsLine: number };
 
+const UNCLOSED = 'a code fence or HTML comment opened here is never closed, so it hides';
 const HIDES_ALL = 'the rest of the file, "## Steps" included';
 const HIDES_REST = 'every line after it (none of them can be a step)';
 const NO_STEPS = 'no "## Steps" heading: a ledger lists its steps under a level-2 heading "## Steps"';
@@ -61,12 +48,9 @@ function scan(text: string): Scan {
       }
     }
   });
-  if (unclosed !== 0 && (sectionEnd === 0 || unclosed < sectionEnd)) {
-    problem(
-      unclosed,
-      `a code fence or HTML comment opened here is never closed, so it hides ${s.stepsLine ? HIDES_REST : HIDES_ALL}`,
-    );
-  } else if (s.stepsLine === 0) problem(1, NO_STEPS);
+  const hides = `${UNCLOSED} ${s.stepsLine ? HIDES_REST : HIDES_ALL}`;
+  if (unclosed !== 0 && (sectionEnd === 0 || unclosed < sectionEnd)) problem(unclosed, hides);
+  else if (s.stepsLine === 0) problem(1, NO_STEPS);
   // A Set built from an array hashes natively; only a ledger with a duplicate looks for it.
   if (new Set(s.steps.map((step) => step.title)).size < s.steps.length) {
     const seen = new Map<string, number>();

@@ -5,22 +5,14 @@ import { FileFormatError, UsageError, showValue } from '../errors.js';
 import { trimBlanks } from './markdown.js';
 import { readStepLine, showTitle, type StepLine } from './step-line.js';
 
-/** A step of a plan. */
-export interface PlanStep {
-  title: string;
-  criterion?: number | null;
-}
+/** A step of a plan, and the criterion it links. */
+export type PlanStep = { title: string; criterion?: number | null };
 
 /** What `leap-ledger init` turns into a ledger: a title and steps in order. */
-export interface LedgerPlan {
-  title: string;
-  steps: PlanStep[];
-}
+export type LedgerPlan = { title: string; steps: PlanStep[] };
 
 /** What parsePlan reads: every step says whether it links a criterion. */
-export interface ParsedPlan extends LedgerPlan {
-  steps: Array<Required<PlanStep>>;
-}
+export type ParsedPlan = { title: string; steps: Array<Required<PlanStep>> };
 
 /** A canonical ledger: `# TITLE`, `## Steps`, one `- [ ] STEP <!-- criterion: K -->` a step, LF endings. */
 export function renderLedger(plan: LedgerPlan): string {
@@ -34,11 +26,9 @@ export function renderLedger(plan: LedgerPlan): string {
     }
     const read = /[\r\n]/.test(title) ? `a title is one line, got ${showTitle(title)}` : readPlanLine(title);
     if (typeof read === 'string') throw new UsageError(`steps[${i}]: ${read}`);
-    if (read.title !== title || read.criterion !== null) {
-      throw new UsageError(
-        `steps[${i}]: title ${showTitle(title)} would not read back as itself (blanks around it, or a trailing marker comment)`,
-      );
-    }
+    const back = 'would not read back as itself (blanks around it, or a trailing marker comment)';
+    if (read.title !== title || read.criterion !== null)
+      throw new UsageError(`steps[${i}]: title ${showTitle(title)} ${back}`);
     if (seen.has(title))
       throw new UsageError(`steps[${i}]: duplicate title ${showTitle(title)} (same as steps[${seen.get(title)}])`);
     seen.set(title, i);

@@ -31,8 +31,10 @@ const showLine = (line: string): string => JSON.stringify(line.length > 60 ? `${
 const ORDERED = /^[0-9]{1,9}[.)](?:[ \t]|$)/;
 const CRITERION = /^criterion[ \t]*:[ \t]*([1-9][0-9]{0,14})$/;
 // A line as renderLedger and tickStep write it: one native match, for a start-up that reads 10,000 of them.
-const PLAIN =
-  /^[-*+] \[([ xX])\] ((?:[^ \t\r][^\r]*)?[^ \t\r>])(?: <!-- criterion: ([1-9][0-9]{0,14}) -->)?( <!-- refactor-pending -->)?$/;
+const PLAIN = new RegExp(
+  String.raw`^[-*+] \[([ xX])\] ((?:[^ \t\r][^\r]*)?[^ \t\r>])` +
+    '(?: <!-- criterion: ([1-9][0-9]{0,14}) -->)?( <!-- refactor-pending -->)?$',
+);
 
 /** A canonical step line as readStepLine reads it (the tests check they agree), else null. */
 export function readPlainStep(line: string): Pick<StepLine, 'title' | 'state' | 'criterion'> | null {
@@ -45,7 +47,7 @@ export function readPlainStep(line: string): Pick<StepLine, 'title' | 'state' | 
 const malformed = (what: string, line: string, found = 'found') =>
   `malformed step: ${what}, ${found} ${showLine(line)}`;
 
-/** Read a line of the Steps section: null when it is no step (prose, an indented line), else the step or its problem. */
+/** Read a line of the Steps section: null when it is no step (prose, indented lines), else the step or its problem. */
 export function readStepLine(line: string): StepLine | string | null {
   if (line[0] === '-' || line[0] === '*' || line[0] === '+') {
     if (line.length === 1 || isBlank(line[1])) return isThematicBreak(line) ? null : readListItem(line);
@@ -64,7 +66,8 @@ function readListItem(line: string): StepLine | string {
   const box = line[p + 1] as string;
   if (p + 2 >= line.length || line[p + 2] !== ']' || !' xX'.includes(box)) {
     const found = line.slice(p, p + 8);
-    return `malformed step: expected the checkbox "[ ]", "[x]" or "[X]", found ${JSON.stringify(found.slice(0, found.indexOf(']') + 1 || 8))}`;
+    const shown = JSON.stringify(found.slice(0, found.indexOf(']') + 1 || 8));
+    return `malformed step: expected the checkbox "[ ]", "[x]" or "[X]", found ${shown}`;
   }
   let e = line.length;
   while (e > p + 3 && isBlank(line[e - 1])) e--;
