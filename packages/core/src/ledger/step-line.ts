@@ -32,16 +32,32 @@ const ORDERED = /^[0-9]{1,9}[.)](?:[ \t]|$)/;
 const CRITERION = /^criterion[ \t]*:[ \t]*([1-9][0-9]{0,14})$/;
 // A line as renderLedger and tickStep write it: one native match, for a start-up that reads 10,000 of them.
 const PLAIN = new RegExp(
-  String.raw`^[-*+] \[([ xX])\] ((?:[^ \t\r][^\r]*)?[^ \t\r>])` +
-    '(?: <!-- criterion: ([1-9][0-9]{0,14}) -->)?( <!-- refactor-pending -->)?$',
+  String.raw`^[-*+] \[[ xX]\] (?:[^ \t\r][^\r]*)?[^ \t\r>]` +
+    '(?: <!-- criterion: [1-9][0-9]{0,14} -->)?(?: <!-- refactor-pending -->)?$',
 );
+const PENDING = ' <!-- refactor-pending -->';
 
-/** A canonical step line as readStepLine reads it (the tests check they agree), else null. */
-export function readPlainStep(line: string): Pick<StepLine, 'title' | 'state' | 'criterion'> | null {
-  const m = PLAIN.exec(line);
-  if (m === null || (m[1] === ' ' && m[4] !== undefined)) return null;
-  const state = m[1] === ' ' ? 'todo' : m[4] === undefined ? 'done' : 'refactor-pending';
-  return { title: m[2] as string, state, criterion: m[3] === undefined ? null : Number(m[3]) };
+/** One step, as `leap-ledger list --json` prints it: the title byte for byte, its 1-based line, its criterion K. */
+export type LedgerStep = { title: string; state: StepState; line: number; criterion: number | null };
+
+/** Step `n` when its line is canonical (readStepLine reads it the same way: the tests check it), else null. */
+export function readPlainStep(line: string, n: number): LedgerStep | null {
+  if (!PLAIN.test(line)) return null;
+  let end = line.length;
+  let state: StepState = line[3] === ' ' ? 'todo' : 'done';
+  let criterion: number | null = null;
+  if (line.endsWith(PENDING)) {
+    if (state === 'todo') return null;
+    end -= PENDING.length;
+    state = 'refactor-pending';
+  }
+  // A canonical title never ends with `>`: one here ends a criterion marker.
+  if (line[end - 1] === '>') {
+    const at = line.lastIndexOf(' <!-- criterion: ', end);
+    criterion = Number(line.slice(at + 17, end - 4));
+    end = at;
+  }
+  return { title: line.slice(6, end), state, line: n, criterion };
 }
 
 const malformed = (what: string, line: string, found = 'found') =>
