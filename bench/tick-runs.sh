@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tick bench's loop (see tick.mjs), in bash: the same change committed by `git commit`, then by
-# `leap-ledger tick`, with `node -e 0` between (and, given BASELINE, by that build's tick too); timed from a small
+# `leap-ledger tick`, with `node -e 0` between (and, given BASELINE, by that build's tick, each first in turn); timed from a small
 # process, as a shell runs them.
 # Usage (in the bench repository): tick-runs.sh RUNS NODE LEAP_LEDGER [BASELINE_LEAP_LEDGER]
 # Prints "COMMIT_US NODE_US TICK_US [BASELINE_TICK_US]" for each run; a failed commit or tick stops it.
@@ -21,9 +21,13 @@ for ((i = 0; i < runs; i++)); do
   t0=$EPOCHREALTIME
   "$node" -e 0
   t1=$EPOCHREALTIME
-  line="$commit $((${t1/./} - ${t0/./})) $(timed "-$i" "$node" "$ledger" tick --issue 1 --step "Step $i: it's \"quoted\" \$(x)" -m "green $i")"
-  if [ -n "$baseline" ]; then
-    line="$line $(timed "1$i" "$node" "$baseline" tick --issue 1 --step "Step b$i: it's \"quoted\" \$(x)" -m "baseline $i")"
+  # Given a baseline, the two ticks take turns going first.
+  if [ -n "$baseline" ] && ((i % 2 == 1)); then
+    before=$(timed "1$i" "$node" "$baseline" tick --issue 1 --step "Step b$i: it's \"quoted\" \$(x)" -m "baseline $i")
   fi
-  echo "$line"
+  tick=$(timed "-$i" "$node" "$ledger" tick --issue 1 --step "Step $i: it's \"quoted\" \$(x)" -m "green $i")
+  if [ -n "$baseline" ] && ((i % 2 == 0)); then
+    before=$(timed "1$i" "$node" "$baseline" tick --issue 1 --step "Step b$i: it's \"quoted\" \$(x)" -m "baseline $i")
+  fi
+  echo "$commit $((${t1/./} - ${t0/./})) $tick${baseline:+ $before}"
 done

@@ -23,20 +23,28 @@ export default async function ledger(ctx) {
   writeFileSync(ledger10k, `${lines.join('\n')}\n`);
 
   ctx.coldStart('leap-ledger current (10,000 steps, piped to stdin)', [bin, 'current'], { input: ledger10k, budget: 1.3, expect: 0 });
-  const paired = (label, base, cmd, options) => {
-    const [before, after] = ctx.timeRuns(ctx.RUNS, cmd, { base, ...options });
-    const ratios = after.map((t, i) => t / before[i]);
+  // Each build in both places of time-runs.sh's pairs (the second of a pair runs a little slower here), half the runs each.
+  const paired = (label, before, after) => {
+    const half = Math.ceil(ctx.RUNS / 2);
+    const [b1, a1] = ctx.timeRuns(half, after, { base: before });
+    const [a2, b2] = ctx.timeRuns(half, before, { base: after });
+    const [a, b] = [
+      [...a1, ...a2],
+      [...b1, ...b2],
+    ];
+    const ratios = a.map((t, i) => t / b[i]);
     const spread = ctx
       .quartiles(ratios)
       .map((r) => r.toFixed(2))
       .join('-');
     ctx.note(
-      `${label}: this build ${ctx.median(after).toFixed(1)} ms against the baseline's ${ctx.median(before).toFixed(1)} ms, median paired ratio ${ctx.median(ratios).toFixed(2)}x (middle half ${spread})`,
+      `${label}: this build ${ctx.median(a).toFixed(1)} ms against the baseline's ${ctx.median(b).toFixed(1)} ms, median paired ratio ${ctx.median(ratios).toFixed(2)}x (middle half ${spread})`,
     );
   };
   if (baseline !== null) {
-    const node = process.execPath;
-    paired('leap-ledger current (10,000 steps) against the baseline build', [node, binIn(baseline), 'current'], [node, bin, 'current'], { input: ledger10k, expect: 0 });
+    // --ledger FILE, not stdin: time-runs.sh pipes the input to the second command of a pair only.
+    const current = (b) => [process.execPath, b, 'current', '--ledger', ledger10k];
+    paired('leap-ledger current --ledger (10,000 steps) against the baseline build', current(binIn(baseline)), current(bin));
   }
 
   // What a consumer loads: the package's published `@leap/core/ledger` entry (the bundle).

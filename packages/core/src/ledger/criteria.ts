@@ -37,26 +37,22 @@ const BOX = /^\[([ xX])\](?=[ \t]|$)/;
 function scanCriteria(body: string, file: string): { criteria: Criterion[]; boxes: number[]; headingLine: number } {
   const [criteria, boxes] = [[] as Criterion[], [] as number[]];
   let [headingLine, level, inSection] = [0, 0, false];
-  walkMarkdown(body, (line, n, start, lineLevel, heading) => {
+  walkMarkdown(body, (start, end, n, lineLevel, heading) => {
     if (lineLevel > 0) {
       if (inSection) inSection = lineLevel > level;
       else if (headingLine === 0 && isCriteriaHeading(heading)) [headingLine, level, inSection] = [n, lineLevel, true];
       return;
     }
     // A list item at column 0; its text is its first line after the marker and the box, trimmed.
-    const marker = inSection ? ITEM.exec(line)?.[0] : undefined;
+    const line = inSection ? body.slice(start, end) : '';
+    const marker = ITEM.exec(line)?.[0];
     if (marker === undefined || (marker.length === 1 && isThematicBreak(line))) return;
     let p = marker.length;
     while (isBlank(line[p])) p++;
     const box = BOX.exec(line.slice(p, p + 4));
     const text = trimBlanks(line.slice(box === null ? p : p + 3));
-    criteria.push({
-      index: criteria.length + 1,
-      text,
-      checked: box !== null && box[1] !== ' ',
-      checkable: box !== null,
-      line: n,
-    });
+    const [checked, checkable] = [box !== null && box[1] !== ' ', box !== null];
+    criteria.push({ index: criteria.length + 1, text, checked, checkable, line: n });
     boxes.push(start + p + 1);
   });
   if (headingLine === 0) throw new FileFormatError(file, undefined, NO_SECTION);

@@ -30,14 +30,14 @@ function scan(text: string): Scan {
   const s: Scan = { steps: [], starts: [], problems: [], stepsLine: 0 };
   const problem = (line: number, message: string) => s.problems.push({ line, message });
   let [inSection, sectionEnd] = [false, 0];
-  const unclosed = walkMarkdown(text, (line, n, start, level, heading) => {
+  const unclosed = walkMarkdown(text, (start, end, n, level, heading) => {
     if (level === 2 && heading === 'Steps') {
       if (s.stepsLine !== 0) problem(n, `a second "## Steps" heading (the first is at line ${s.stepsLine})`);
       [s.stepsLine, inSection] = [s.stepsLine || n, true];
     } else if (level > 0) {
       if (inSection && level <= 2) [inSection, sectionEnd] = [false, sectionEnd || n];
     } else if (inSection) {
-      const read = readPlainStep(line, n) ?? readStepLine(line);
+      const read = readPlainStep(text, start, end, n) ?? readStepLine(text.slice(start, end));
       if (typeof read === 'string') problem(n, read);
       else if (read !== null) {
         s.steps.push(
@@ -82,11 +82,7 @@ export const validateLedger = (text: string, file = '<stdin>'): LedgerProblem[] 
 /** The ledger's text, byte for byte: for an unmodified parse, exactly the input. */
 export const serializeLedger = (ledger: Ledger): string => ledger.text;
 
-// An index loop: the interpreter runs it faster than find() calling back 10,000 times at start-up.
-function first({ steps }: Ledger, state: StepState): LedgerStep | null {
-  for (let i = 0; i < steps.length; i++) if ((steps[i] as LedgerStep).state === state) return steps[i] as LedgerStep;
-  return null;
-}
+const first = (ledger: Ledger, state: StepState) => ledger.steps.find((s) => s.state === state) ?? null;
 
 /** The step in flight: the first refactor-pending step, else the first todo step, else null. */
 export const currentStep = (l: Ledger): LedgerStep | null => first(l, 'refactor-pending') ?? first(l, 'todo');

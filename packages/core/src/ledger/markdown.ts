@@ -1,14 +1,15 @@
 // Markdown lines as the ledger and the criteria reader see them: just enough CommonMark to keep code
 // fences and HTML comment blocks out of the way, and ATX headings (setext headings are not recognised).
 
-/** A line's text (no ending), 1-based number, offset in the text, and heading level (0: not a heading). */
-export type LineVisitor = (line: string, n: number, start: number, level: number, heading: string) => void;
+/** A line: its offsets in the text (no ending), 1-based number, and heading level (0: not a heading) and text. */
+export type LineVisitor = (start: number, end: number, n: number, level: number, heading: string) => void;
 
 const HEADING = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/s;
 const FENCE = /^ {0,3}(`{3,}(?!.*`)|~{3,})/s;
 const FENCE_CLOSE = /^ {0,3}(`+|~+)[ \t]*$/;
 const COMMENT = /^ {0,3}<!--/;
-const PLAIN = /^[^ #`~<]/; // a line that can be neither a heading nor a block's opening
+// A line that starts with none of ` #`~<` (or is empty) can be neither a heading nor a block's opening.
+const mayOpen = (c: number): boolean => c === 32 || c === 35 || c === 96 || c === 126 || c === 60;
 
 /** A space or a tab: the only whitespace Markdown structure cares about (other Unicode spaces are data). */
 export const isBlank = (char: string | undefined): boolean => char === ' ' || char === '\t';
@@ -37,25 +38,28 @@ export function walkMarkdown(text: string, visit: LineVisitor): number {
   let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let open = ''; // the fence's opening run, or `<!--` inside a comment block
   let openedAt = 0;
-  // No array destructuring in this loop: a cold start runs it 10,000 times in the interpreter, which allocates for it.
+  // A cold start runs this loop 10,000 times in the interpreter: a plain line is never sliced, nothing is allocated.
   for (let n = 1; start <= text.length; n++) {
     const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    const next = newline === -1 ? text.length + 1 : newline + 1;
+    const end = next - 1 > start && text.charCodeAt(next - 2) === 13 ? next - 2 : next - 1;
     const at = start;
-    start = end + 1;
+    start = next;
+    if (open === '' && (end === at || !mayOpen(text.charCodeAt(at)))) {
+      visit(at, end, n, 0, '');
+      continue;
+    }
+    const line = text.slice(at, end);
     if (open !== '') {
       if (closes(open, line)) [open, openedAt] = ['', 0];
-    } else if (PLAIN.test(line) || line === '') {
-      visit(line, n, at, 0, '');
-    } else {
-      const heading = HEADING.exec(line);
-      const fence = FENCE.exec(line);
-      if (heading !== null) visit(line, n, at, (heading[1] as string).length, headingText(heading[2] as string));
-      else if (fence !== null) [open, openedAt] = [fence[1] as string, n];
-      else if (!COMMENT.test(line)) visit(line, n, at, 0, '');
-      else if (!line.slice(line.indexOf('<!--') + 2).includes('-->')) [open, openedAt] = ['<!--', n];
+      continue;
     }
+    const heading = HEADING.exec(line);
+    const fence = FENCE.exec(line);
+    if (heading !== null) visit(at, end, n, (heading[1] as string).length, headingText(heading[2] as string));
+    else if (fence !== null) [open, openedAt] = [fence[1] as string, n];
+    else if (!COMMENT.test(line)) visit(at, end, n, 0, '');
+    else if (!line.slice(line.indexOf('<!--') + 2).includes('-->')) [open, openedAt] = ['<!--', n];
   }
   return openedAt;
 }

@@ -30,34 +30,35 @@ export function showTitle(title: string): string {
 const showLine = (line: string): string => JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line);
 const ORDERED = /^[0-9]{1,9}[.)](?:[ \t]|$)/;
 const CRITERION = /^criterion[ \t]*:[ \t]*([1-9][0-9]{0,14})$/;
-// A line as renderLedger and tickStep write it: one native match, for a start-up that reads 10,000 of them.
+// A line as renderLedger and tickStep write it, matched in place (sticky) for a start-up that reads 10,000 of them.
 const PLAIN = new RegExp(
-  String.raw`^[-*+] \[[ xX]\] (?:[^ \t\r][^\r]*)?[^ \t\r>]` +
-    '(?: <!-- criterion: [1-9][0-9]{0,14} -->)?(?: <!-- refactor-pending -->)?$',
+  String.raw`[-*+] \[[ xX]\] (?:[^ \t\r\n][^\r\n]*)?[^ \t\r\n>]` +
+    '(?: <!-- criterion: [1-9][0-9]{0,14} -->)?(?: <!-- refactor-pending -->)?',
+  'y',
 );
 const PENDING = ' <!-- refactor-pending -->';
 
 /** One step, as `leap-ledger list --json` prints it: the title byte for byte, its 1-based line, its criterion K. */
 export type LedgerStep = { title: string; state: StepState; line: number; criterion: number | null };
 
-/** Step `n` when its line is canonical (readStepLine reads it the same way: the tests check it), else null. */
-export function readPlainStep(line: string, n: number): LedgerStep | null {
-  if (!PLAIN.test(line)) return null;
-  let end = line.length;
-  let state: StepState = line[3] === ' ' ? 'todo' : 'done';
+/** Step `n` when text[start, end) is a canonical step line (readStepLine reads it alike: the tests check), else null. */
+export function readPlainStep(text: string, start: number, end: number, n: number): LedgerStep | null {
+  PLAIN.lastIndex = start;
+  if (!PLAIN.test(text) || PLAIN.lastIndex !== end) return null;
+  let state: StepState = text[start + 3] === ' ' ? 'todo' : 'done';
   let criterion: number | null = null;
-  if (line.endsWith(PENDING)) {
+  if (text.endsWith(PENDING, end)) {
     if (state === 'todo') return null;
     end -= PENDING.length;
     state = 'refactor-pending';
   }
   // A canonical title never ends with `>`: one here ends a criterion marker.
-  if (line[end - 1] === '>') {
-    const at = line.lastIndexOf(' <!-- criterion: ', end);
-    criterion = Number(line.slice(at + 17, end - 4));
+  if (text[end - 1] === '>') {
+    const at = text.lastIndexOf(' <!-- criterion: ', end);
+    criterion = Number(text.slice(at + 17, end - 4));
     end = at;
   }
-  return { title: line.slice(6, end), state, line: n, criterion };
+  return { title: text.slice(start + 6, end), state, line: n, criterion };
 }
 
 const malformed = (what: string, line: string, found = 'found') =>
