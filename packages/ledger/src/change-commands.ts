@@ -34,18 +34,9 @@ export async function runChange(command: string, argv: string[], io: CliIo): Pro
   const { cwd, env } = io;
   if (command === 'tick' || command === 'clear-refactor-pending') {
     const { values: v, positionals } = parseCommand(argv, TICK, usage, 1);
-    const [step, issue] = [required(v.step, '--step TITLE', usage), issueArgument(v.issue, positionals[0], usage)];
-    const [message, noVerify, allowEmpty] = [v.message, v['no-verify'], v['allow-empty']];
-    const done = await (command === 'tick' ? tick : clearRefactor)({
-      issue,
-      ledger: v.ledger,
-      step,
-      message,
-      noVerify,
-      allowEmpty,
-      cwd,
-      env,
-    });
+    const at = { issue: issueArgument(v.issue, positionals[0], usage), ledger: v.ledger, cwd, env };
+    const options = { step: required(v.step, '--step TITLE', usage), message: v.message, noVerify: v['no-verify'] };
+    const done = await (command === 'tick' ? tick : clearRefactor)({ ...at, ...options, allowEmpty: v['allow-empty'] });
     const json = JSON.stringify({ action: command, commit: done.commit, title: done.title, ledger: done.ledger });
     io.stdout(`${v.json === true ? json : done.commit}\n`);
   } else if (command === 'tick-criterion') {
@@ -55,8 +46,8 @@ export async function runChange(command: string, argv: string[], io: CliIo): Pro
     const [k, issue] = issueFirst ? [p[1], issueArgument(v.issue, p[0], usage)] : [p[0], v.issue];
     const neither = `expected the criterion number K or --match TEXT (one of them)\n${usage}`;
     if ((k === undefined) === (v.match === undefined)) throw new UsageError(neither);
-    const choice =
-      k === undefined ? { match: v.match as string } : { criterion: checkIssue(k, 'the criterion number K') };
+    const criterion = k === undefined ? undefined : checkIssue(k, 'the criterion number K');
+    const choice = criterion === undefined ? { match: v.match as string } : { criterion };
     await tickIssueCriterion({ body: v.body, issue, choice, cwd, env });
   } else if (command === 'preserve-attempt') {
     const { values: v, positionals } = parseCommand(argv, STEP, usage, 1);

@@ -41,7 +41,7 @@ const PENDING = ' <!-- refactor-pending -->';
 /** One step, as `leap-ledger list --json` prints it: the title byte for byte, its 1-based line, its criterion K. */
 export type LedgerStep = { title: string; state: StepState; line: number; criterion: number | null };
 
-/** Step `n` when text[start, end) is a canonical step line (readStepLine reads it alike: the tests check), else null. */
+/** Step `n` when text[start, end) is a canonical step line (read as readStepLine does: tests check), else null. */
 export function readPlainStep(text: string, start: number, end: number, n: number): LedgerStep | null {
   PLAIN.lastIndex = start;
   if (!PLAIN.test(text) || PLAIN.lastIndex !== end) return null;
