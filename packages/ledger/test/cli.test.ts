@@ -1,16 +1,17 @@
-// The bin's surface: --help everywhere, unknown commands, bad arguments, stdin that is not a pipe.
+// The bin's surface: --help everywhere, unknown commands, bad arguments, stdin that is not a pipe; main in process.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
-import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { UsageError } from '@leap/core';
 import { issueArgument, required } from '../src/change-commands.js';
-import { parseCommand } from '../src/cli.js';
+import { main, parseCommand, type CliIo } from '../src/cli.js';
 import { COMMANDS as USAGES } from '../src/usage.js';
+import { BIN, cleanEnv, head, ledger, makeLedgerRepo, rejects, script, stage } from './helpers.js';
 
 const COMMANDS = Object.keys(USAGES);
-import { BIN, cleanEnv, ledger, script } from './helpers.js';
 
 // ---
 const argvSuite = suite('parseCommand, issueArgument, required');
@@ -163,3 +164,56 @@ helpSuite('a piped ledger larger than the first read buffer (1 MiB) is read whol
 });
 
 helpSuite.run();
+
+// ---
+const mainSuite = suite('main, in this process');
+mainSuite.after.each(cleanupTempDirs);
+
+mainSuite(
+  'every command runs through main with its io: queries, tick and clear, criteria, attempts, init',
+  async () => {
+    const { dir, ledger: file } = makeLedgerRepo([
+      ['todo', 'First'],
+      ['todo', 'Second'],
+    ]);
+    let [out, err, input] = ['', '', ''];
+    const io: CliIo = {
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      stdin: () => Buffer.from(input),
+      cwd: dir,
+      env: cleanEnv(),
+    };
+    const run = async (...argv: string[]) => {
+      [out, err] = ['', ''];
+      return main(argv, io);
+    };
+    assert.equal([await run('list', '--issue', '7'), out], [0, 'todo\tFirst\ntodo\tSecond\n']);
+    input = readFileSync(file, 'utf8');
+    assert.equal([await run('current', '--json'), JSON.parse(out).title], [0, 'First']);
+    assert.equal([await run('validate', '--ledger', file), out], [0, '']);
+    assert.equal([await run('tick', '--help'), out.startsWith('Usage: leap-ledger tick ')], [0, true]);
+    stage(dir, 'a.txt', 'a\n');
+    assert.equal([await run('tick', '7', '--step', 'First', '--json'), JSON.parse(out).commit], [0, head(dir)]);
+    stage(dir, 'b.txt', 'b\n');
+    assert.equal([await run('clear-refactor-pending', '--issue', '7', '--step', 'First'), out], [0, `${head(dir)}\n`]);
+    writeFileSync(join(dir, 'body.md'), '## Acceptance criteria\n- [ ] one\n');
+    assert.equal(
+      [await run('tick-criterion', '1', '--body', 'body.md'), readFileSync(join(dir, 'body.md'), 'utf8')],
+      [0, '## Acceptance criteria\n- [x] one\n'],
+    );
+    writeFileSync(join(dir, 'half.txt'), 'half\n');
+    assert.is(await run('preserve-attempt', '7', '--step', 'Second'), 0);
+    const ref = out.trim();
+    assert.equal([await run('attempts', 'list', '--json'), JSON.parse(out).ref], [0, ref]);
+    assert.equal(
+      [await run('attempts', 'apply', ref), err],
+      [0, `leap-ledger: applied ${ref} (${git(dir, 'rev-parse', ref).trim()})\n`],
+    );
+    await rejects(() => run('attempts', 'drop', ref), /expected "attempts list" or "attempts apply REF"/);
+    input = 'Plan\nOne step\n';
+    assert.equal([await run('init', '--ledger', 'new.md'), out], [0, `${join(dir, 'new.md')}\n`]);
+  },
+);
+
+mainSuite.run();

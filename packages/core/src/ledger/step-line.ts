@@ -33,7 +33,7 @@ const CRITERION = /^criterion[ \t]*:[ \t]*([1-9][0-9]{0,14})$/;
 // A line as renderLedger and tickStep write it, matched in place (sticky) for a start-up that reads 10,000 of them.
 const PLAIN = new RegExp(
   String.raw`[-*+] \[[ xX]\] (?:[^ \t\r\n][^\r\n]*)?[^ \t\r\n>]` +
-    '(?: <!-- criterion: [1-9][0-9]{0,14} -->)?(?: <!-- refactor-pending -->)?',
+    '(?: <!-- criterion: [1-9][0-9]{0,14} -->)?(?: <!-- refactor-pending -->)?(?=\r?\n|\r?$)',
   'y',
 );
 const PENDING = ' <!-- refactor-pending -->';
