@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: start-up ratios against `node -e 0` measured in the same run, event-log
-// throughput and integrity, supervision latencies, tick against git commit, jury wall time.
+// throughput and integrity, supervision latencies, jury wall time; each capability's suite (bench/suites/).
 // Writes bench/RESULTS.md. Builds first (nx, cached) unless --no-build.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,15 +62,6 @@ if (!only) {
     coldStart('leap-wait on a finished leaf', [bin('supervise', 'leap-wait'), 'done'], { env, budget: 1.15, expect: 0 });
     coldStart('leap-supervise NAME true', [bin('supervise', 'leap-supervise'), 'bench-true', 'true'], { env, budget: 1.3, expect: 0 });
   }
-  const ledger10k = join(tmp, 'issue-10k.md');
-  {
-    const lines = ['# Ten thousand steps', '', '## Steps', ''];
-    for (let i = 1; i <= 10_000; i++) lines.push(`- [${i <= 9_000 ? 'x' : ' '}] Step number ${i}: it's "quoted" $(x) 🦀`);
-    writeFileSync(ledger10k, `${lines.join('\n')}\n`);
-  }
-  if (has(bin('ledger', 'leap-ledger'))) {
-    coldStart('leap-ledger current (10,000 steps, piped to stdin)', [bin('ledger', 'leap-ledger'), 'current'], { input: ledger10k, budget: 1.3, expect: 0 });
-  }
   const benchSetup = join(root, 'bench', 'setup-verify.mjs');
   if (has(bin('verify', 'leap-verify'), benchSetup)) {
     const { setupVerifyPrompt } = await import(benchSetup);
@@ -78,34 +69,6 @@ if (!only) {
     coldStart('leap-verify prompt (green: step, spec, tests from the red verdict)', [bin('verify', 'leap-verify'), ...args], { cwd, env: { ...process.env, ...verifyEnv }, budget: 1.3, expect: 0 });
     const redArgs = args.map((a) => (a === 'green' ? 'red' : a));
     coldStart("leap-verify prompt (red: one `git show` finds the red commit's tests)", [bin('verify', 'leap-verify'), ...redArgs], { cwd, env: { ...process.env, ...verifyEnv }, expect: 0 });
-  }
-
-  // --- the ledger parser's import cost: it must not load zod, ajv, chokidar, simple-git or zx
-  {
-    // What a consumer loads: the package's published `@leap/core/ledger` entry (the bundle).
-    const ledgerEntry = join(root, 'packages', 'core', JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')).exports['./ledger'].default);
-    const [bare, importing] = timeRuns(RUNS, [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(ledgerEntry)})`], {
-      base: [process.execPath, '--input-type=module', '-e', '0'],
-    });
-    const diffs = importing.map((t, i) => t - bare[i]);
-    const cost = median(diffs);
-    check('import @leap/core/ledger over bare node (both ESM, median of paired differences)', cost.toFixed(1), '<= 15 ms', cost <= 15, ' ms');
-    const heavy = ['zod', 'ajv', 'chokidar', 'simple-git', 'zx'];
-    const probe = spawnSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `
-    import { createRequire } from 'node:module';
-    await import(${JSON.stringify(ledgerEntry)});
-    const loaded = Object.keys(createRequire(import.meta.url).cache ?? {});
-    process.stdout.write(JSON.stringify(loaded));`,
-      ],
-      { encoding: 'utf8' },
-    );
-    const loaded = JSON.parse(probe.stdout || '[]').filter((p) => heavy.some((h) => p.includes(`/node_modules/${h}/`)));
-    check('heavy modules loaded with the ledger parser', loaded.length, '0', loaded.length === 0);
   }
 
   // --- event log: append rate in one process, and 8 concurrent writers
@@ -206,28 +169,6 @@ if (!only) {
     const m = median(over);
     check('SIGTERM-ignoring leaf: from its launch to its exit record, beyond timeout + grace (median of 9)', m.toFixed(0), '<= 200 ms', m <= 200, ' ms');
     rows.notes.push(`SIGTERM-ignoring leaf: the whole leap-supervise run, its own Node start-up included, took timeout + grace + ${median(wall).toFixed(0)} ms (median of 9)`);
-  }
-
-  // --- tick against a plain git commit of the same change, in a repository of 10,000 files
-  if (has(bin('ledger', 'leap-ledger'))) {
-    const { benchTick } = await import(join(root, 'bench', 'tick.mjs'));
-    const result = benchTick(tmp, bin('ledger', 'leap-ledger'), RUNS);
-    check(
-      'tick vs its floor, `node -e 0` plus a plain git commit of the same change, run by run (10,000-file repo, median paired ratio)',
-      result.floorRatio.toFixed(2),
-      '<= 1.7x',
-      result.floorRatio <= 1.7,
-      'x',
-    );
-    rows.notes.push(
-      `tick median ${result.tick.toFixed(1)} ms; git commit median ${result.commit.toFixed(1)} ms; node -e 0 median ${result.node.toFixed(1)} ms, so Node's start alone is ${(result.node / result.commit).toFixed(2)}x a git commit here and tick is ${result.ratio.toFixed(2)}x a plain commit; against its floor (node -e 0 + git commit, paired in each run) ${result.floorRatio.toFixed(2)}x, middle half of the ratios ${result.floorSpread.map((r) => r.toFixed(2)).join('-')}`,
-    );
-    if (process.env.NODE_EXTRA_CA_CERTS) {
-      // Every Node start reads this bundle before any script runs; our commands never use TLS.
-      const { NODE_EXTRA_CA_CERTS: _unused, ...bare } = process.env;
-      const without = median(timeRuns(RUNS, [process.execPath, '-e', '0'], { env: bare })[1]);
-      rows.notes.push(`NODE_EXTRA_CA_CERTS is set on this machine: node -e 0 takes ${without.toFixed(1)} ms without it, against ${result.node.toFixed(1)} ms with it`);
-    }
   }
 
   // --- jury of three one-second reviewers

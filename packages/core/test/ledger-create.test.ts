@@ -8,9 +8,25 @@ const render = suite('renderLedger');
 render('a canonical ledger that parses back to the plan', () => {
   const text = renderLedger({
     title: 'Issue 12: config',
-    steps: [{ title: 'reads $(x) `y`', criterion: 1 }, { title: "it's <!-- not a marker --> ok" }, { title: 'ends <!-- note -->', criterion: null }],
+    steps: [
+      { title: 'reads $(x) `y`', criterion: 1 },
+      { title: "it's <!-- not a marker --> ok" },
+      { title: 'ends <!-- note -->', criterion: null },
+    ],
   });
-  assert.is(text, ['# Issue 12: config', '', '## Steps', '', '- [ ] reads $(x) `y` <!-- criterion: 1 -->', "- [ ] it's <!-- not a marker --> ok", '- [ ] ends <!-- note -->', ''].join('\n'));
+  assert.is(
+    text,
+    [
+      '# Issue 12: config',
+      '',
+      '## Steps',
+      '',
+      '- [ ] reads $(x) `y` <!-- criterion: 1 -->',
+      "- [ ] it's <!-- not a marker --> ok",
+      '- [ ] ends <!-- note -->',
+      '',
+    ].join('\n'),
+  );
   assert.equal(
     parseLedger(text).steps.map((s) => [s.title, s.state, s.criterion]),
     [
@@ -34,15 +50,24 @@ render('refuses what would not read back, naming the step', () => {
   };
   refuses({ title: ' ', steps: [] }, /Expected the ledger title to be one non-empty line, got " "/);
   refuses({ title: 'a\nb', steps: [] }, /one non-empty line/);
-  refuses({ title: 'T', steps: [{ title: 'a', criterion: 0 }] }, /^Expected steps\[0\]\.criterion to be a positive integer, got 0$/);
+  refuses(
+    { title: 'T', steps: [{ title: 'a', criterion: 0 }] },
+    /^Expected steps\[0\]\.criterion to be a positive integer, got 0$/,
+  );
   refuses({ title: 'T', steps: [{ title: 'a', criterion: 1.5 }] }, /got 1\.5/);
   refuses({ title: 'T', steps: [{ title: 'a' }, { title: '' }] }, /^steps\[1\]: empty title/);
   refuses({ title: 'T', steps: [{ title: 'a\r\nb' }] }, /^steps\[0\]: a title is one line/);
   refuses({ title: 'T', steps: [{ title: ' a' }] }, /^steps\[0\]: title " a" would not read back as itself/);
   refuses({ title: 'T', steps: [{ title: 'a <!-- criterion: 2 -->' }] }, /would not read back/);
-  refuses({ title: 'T', steps: [{ title: 'a <!-- refactor-pending -->' }] }, /^steps\[0\]: malformed step: an unchecked step carries/);
+  refuses(
+    { title: 'T', steps: [{ title: 'a <!-- refactor-pending -->' }] },
+    /^steps\[0\]: malformed step: an unchecked step carries/,
+  );
   refuses({ title: 'T', steps: [{ title: 'a <!-- criterion: x -->' }] }, /^steps\[0\]: malformed marker/);
-  refuses({ title: 'T', steps: [{ title: 'a' }, { title: 'b' }, { title: 'a' }] }, /^steps\[2\]: duplicate title "a" \(same as steps\[0\]\)$/);
+  refuses(
+    { title: 'T', steps: [{ title: 'a' }, { title: 'b' }, { title: 'a' }] },
+    /^steps\[2\]: duplicate title "a" \(same as steps\[0\]\)$/,
+  );
 });
 
 render.run();

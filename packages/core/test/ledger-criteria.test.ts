@@ -91,7 +91,8 @@ tick('ticks criterion K on its line only, whatever the list kind', () => {
     const a = lines(BODY);
     const b = lines(after);
     assert.is(b.length, a.length);
-    for (const [i, text] of b.entries()) assert.is(text, i === line - 1 ? (a[i] as string).replace('[ ]', '[x]') : a[i]);
+    for (const [i, text] of b.entries())
+      assert.is(text, i === line - 1 ? (a[i] as string).replace('[ ]', '[x]') : a[i]);
     assert.is(readCriteria(after)[k - 1]?.checked, true);
   }
 });
@@ -107,11 +108,24 @@ tick('errors: no section, no criterion K, no box, already ticked, a bad K', () =
     }
   };
   fails(() => tickCriterion('no section', 1), FileFormatError, /^<stdin>: no "## Acceptance criteria" section/);
-  fails(() => tickCriterion(BODY, 9, 'body.md'), FileFormatError, /^body\.md:8: "## Acceptance criteria" has 8 criteria, so no criterion 9$/);
-  fails(() => tickCriterion('## Acceptance criteria\n- [ ] a\n', 2), FileFormatError, /has 1 criterion, so no criterion 2/);
-  fails(() => tickCriterion(BODY, 4, 'body.md'), FileFormatError, /^body\.md:15: criterion 4 has no checkbox to tick: expected "- \[ \] TEXT" or "1\. \[ \] TEXT"$/);
+  fails(
+    () => tickCriterion(BODY, 9, 'body.md'),
+    FileFormatError,
+    /^body\.md:8: "## Acceptance criteria" has 8 criteria, so no criterion 9$/,
+  );
+  fails(
+    () => tickCriterion('## Acceptance criteria\n- [ ] a\n', 2),
+    FileFormatError,
+    /has 1 criterion, so no criterion 2/,
+  );
+  fails(
+    () => tickCriterion(BODY, 4, 'body.md'),
+    FileFormatError,
+    /^body\.md:15: criterion 4 has no checkbox to tick: expected "- \[ \] TEXT" or "1\. \[ \] TEXT"$/,
+  );
   fails(() => tickCriterion(BODY, 2, 'body.md'), UsageError, /^body\.md:13: criterion 2 is already ticked$/);
-  for (const k of [0, -1, 1.5, Number.NaN]) fails(() => tickCriterion(BODY, k), UsageError, /Expected the criterion number to be a positive integer, got/);
+  for (const k of [0, -1, 1.5, Number.NaN])
+    fails(() => tickCriterion(BODY, k), UsageError, /Expected the criterion number to be a positive integer, got/);
 });
 
 tick.run();

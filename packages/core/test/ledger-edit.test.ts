@@ -46,7 +46,8 @@ function throws(run: () => unknown, type: typeof UsageError | typeof FileFormatE
   assert.unreachable('expected an error');
 }
 
-const state = (text: string, title: string): string | undefined => parseLedger(text).steps.find((s) => s.title === title)?.state;
+const state = (text: string, title: string): string | undefined =>
+  parseLedger(text).steps.find((s) => s.title === title)?.state;
 
 const tick = suite('tickStep');
 
@@ -58,8 +59,14 @@ tick('todo -> refactor-pending: x in the box, the marker after the title and its
 });
 
 tick('keeps trailing blanks after the new marker, and non-marker comments in the title', () => {
-  assert.is(changedOnly(LEDGER, tickStep(LEDGER, 'trailing blanks'), 9), '- [x] trailing blanks <!-- criterion: 4 --> <!-- refactor-pending -->  \t');
-  assert.is(changedOnly(LEDGER, tickStep(LEDGER, '<!-- note --> kept'), 10), '- [x] <!-- note --> kept <!-- refactor-pending -->');
+  assert.is(
+    changedOnly(LEDGER, tickStep(LEDGER, 'trailing blanks'), 9),
+    '- [x] trailing blanks <!-- criterion: 4 --> <!-- refactor-pending -->  \t',
+  );
+  assert.is(
+    changedOnly(LEDGER, tickStep(LEDGER, '<!-- note --> kept'), 10),
+    '- [x] <!-- note --> kept <!-- refactor-pending -->',
+  );
 });
 
 tick('the last line without a final newline, and LF files', () => {
@@ -69,9 +76,21 @@ tick('the last line without a final newline, and LF files', () => {
 });
 
 tick('errors: a step not todo, an unknown title, a malformed ledger', () => {
-  throws(() => tickStep(LEDGER, 'tidy', 'issue-3.md'), UsageError, /^issue-3\.md:8: cannot tick step "tidy": expected a todo step, found a done one$/);
-  throws(() => tickStep(LEDGER, 'ship'), UsageError, /^<stdin>:7: cannot tick step "ship": expected a todo step, found a refactor-pending one$/);
-  throws(() => tickStep(LEDGER, 'Tidy', 'issue-3.md'), UsageError, /^issue-3\.md: no step titled "Tidy" \(titles match exactly; did you mean "tidy" \(line 8\)\?\)$/);
+  throws(
+    () => tickStep(LEDGER, 'tidy', 'issue-3.md'),
+    UsageError,
+    /^issue-3\.md:8: cannot tick step "tidy": expected a todo step, found a done one$/,
+  );
+  throws(
+    () => tickStep(LEDGER, 'ship'),
+    UsageError,
+    /^<stdin>:7: cannot tick step "ship": expected a todo step, found a refactor-pending one$/,
+  );
+  throws(
+    () => tickStep(LEDGER, 'Tidy', 'issue-3.md'),
+    UsageError,
+    /^issue-3\.md: no step titled "Tidy" \(titles match exactly; did you mean "tidy" \(line 8\)\?\)$/,
+  );
   throws(() => tickStep('## Steps\n- [ ] a\n- [y] b\n', 'a', 'f.md'), FileFormatError, /^f\.md:3: /);
 });
 
@@ -88,7 +107,11 @@ set('done -> refactor-pending, on that one line', () => {
 });
 
 set('errors: todo or already refactor-pending', () => {
-  throws(() => setRefactorPending(LEDGER, 'trailing blanks'), UsageError, /:9: cannot mark refactor-pending step "trailing blanks": expected a done step, found a todo one/);
+  throws(
+    () => setRefactorPending(LEDGER, 'trailing blanks'),
+    UsageError,
+    /:9: cannot mark refactor-pending step "trailing blanks": expected a done step, found a todo one/,
+  );
   throws(() => setRefactorPending(LEDGER, 'ship'), UsageError, /:7: .*found a refactor-pending one/);
 });
 
@@ -112,8 +135,16 @@ clear('undoes tick up to the box character', () => {
 });
 
 clear('errors: not refactor-pending', () => {
-  throws(() => clearRefactorPending(LEDGER, 'tidy', 'issue-3.md'), UsageError, /^issue-3\.md:8: cannot clear refactor-pending on step "tidy": expected a refactor-pending step, found a done one$/);
-  throws(() => clearRefactorPending(LEDGER, 'nope'), UsageError, /no step titled "nope" \(titles match exactly; 6 steps, none matches\)/);
+  throws(
+    () => clearRefactorPending(LEDGER, 'tidy', 'issue-3.md'),
+    UsageError,
+    /^issue-3\.md:8: cannot clear refactor-pending on step "tidy": expected a refactor-pending step, found a done one$/,
+  );
+  throws(
+    () => clearRefactorPending(LEDGER, 'nope'),
+    UsageError,
+    /no step titled "nope" \(titles match exactly; 6 steps, none matches\)/,
+  );
 });
 
 clear.run();

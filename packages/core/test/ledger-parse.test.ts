@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileFormatError } from '../src/errors.js';
-import { WARM_UP_BYTES, currentStep, findStep, parseLedger, serializeLedger, warmUpLedgerScan } from '../src/ledger/index.js';
+import { currentStep, findStep, parseLedger, serializeLedger } from '../src/ledger/index.js';
 import type { LedgerStep } from '../src/ledger/index.js';
 
 const fixture = readFileSync(new URL('fixtures/ledger/issue-7.md', import.meta.url), 'utf8');
@@ -59,7 +59,9 @@ parse('line endings: CRLF, LF, mixed, a final \\r, no final newline', () => {
     ['a', 'todo', 2, null],
     ['b', 'done', 3, null],
   ]);
-  assert.equal(rows('\ufeff## Steps\r\n- [ ] a <!-- refactor-pending -->x'), [['a <!-- refactor-pending -->x', 'todo', 2, null]]);
+  assert.equal(rows('\ufeff## Steps\r\n- [ ] a <!-- refactor-pending -->x'), [
+    ['a <!-- refactor-pending -->x', 'todo', 2, null],
+  ]);
 });
 
 parse('markers: either order, glued or spaced, any case, trailing blanks', () => {
@@ -135,7 +137,19 @@ parse('titles are data: comments that are not trailing markers stay in the title
 });
 
 parse('hostile titles come back byte for byte', () => {
-  const titles = ['$(rm -rf ~)', '`id`', '"q" \'a\'', 'back\\slash\\', '%s %d', 'tab\there', '🚀 emoji', 'مرحبا', '\u202Eevil', '\u00a0nbsp\u00a0', 'x'.repeat(2000)];
+  const titles = [
+    '$(rm -rf ~)',
+    '`id`',
+    '"q" \'a\'',
+    'back\\slash\\',
+    '%s %d',
+    'tab\there',
+    '🚀 emoji',
+    'مرحبا',
+    '\u202Eevil',
+    '\u00a0nbsp\u00a0',
+    'x'.repeat(2000),
+  ];
   const text = `## Steps\n${titles.map((t) => `- [ ] ${t}`).join('\n')}\n`;
   assert.equal(
     parseLedger(text).steps.map((s) => s.title),
@@ -213,7 +227,9 @@ parse('fences: same character, at least as long, nothing after; indented up to 3
 });
 
 parse('HTML comment blocks hide their lines, headings included', () => {
-  assert.equal(rows('<!--\n## Steps\n-->\n## Steps\n<!-- a\n- [ ] hidden\n## Notes\nb -->\n- [ ] a\n'), [['a', 'todo', 9, null]]);
+  assert.equal(rows('<!--\n## Steps\n-->\n## Steps\n<!-- a\n- [ ] hidden\n## Notes\nb -->\n- [ ] a\n'), [
+    ['a', 'todo', 9, null],
+  ]);
 });
 
 parse('the section: ATX level 2 "Steps", closing hashes, up to 3 spaces; ends at level 1 or 2', () => {
@@ -256,14 +272,26 @@ parse('errors name the file and the 1-based line', () => {
     ['## Steps\n- [x]x\n', 2, /a space after the checkbox, found "- \[x\]x"/],
     ['## Steps\n- [ ] a\r b\n', 2, /carriage return/],
     ['## Steps\n- [ ] a <!-- refactor-pending -->\n', 2, /an unchecked step carries <!-- refactor-pending -->/],
-    ['## Steps\n- [x] a <!-- criterion: 3 --> <!-- refactor-pending -->\n- [ ] b <!-- criterion: 4 --> <!-- refactor-pending -->\n', 3, /an unchecked step carries/],
-    ['## Steps\n- [x] a <!-- refactor pending -->\n', 2, /expected "<!-- refactor-pending -->", found "<!-- refactor pending -->"/],
+    [
+      '## Steps\n- [x] a <!-- criterion: 3 --> <!-- refactor-pending -->\n- [ ] b <!-- criterion: 4 --> <!-- refactor-pending -->\n',
+      3,
+      /an unchecked step carries/,
+    ],
+    [
+      '## Steps\n- [x] a <!-- refactor pending -->\n',
+      2,
+      /expected "<!-- refactor-pending -->", found "<!-- refactor pending -->"/,
+    ],
     ['## Steps\n- [x] a <!-- criterion 3 -->\n', 2, /with K a positive integer, found "<!-- criterion 3 -->"/],
     ['## Steps\n- [x] a <!-- criterion: 0 -->\n', 2, /positive integer/],
     ['## Steps\n- [x] a <!-- criterion: 01 -->\n', 2, /positive integer/],
     ['## Steps\n- [x] a <!-- criterion: 99999999999999999999 -->\n', 2, /positive integer/],
     ['## Steps\n- [x] a <!-- criterion: 1 --> <!-- criterion: 2 -->\n', 2, /two <!-- criterion: K --> markers/],
-    ['## Steps\n- [x] a <!-- refactor-pending --><!-- refactor-pending -->\n', 2, /two <!-- refactor-pending --> markers/],
+    [
+      '## Steps\n- [x] a <!-- refactor-pending --><!-- refactor-pending -->\n',
+      2,
+      /two <!-- refactor-pending --> markers/,
+    ],
     ['## Steps\n- [ ] a\n\n- [x] a\n', 4, /duplicate title "a" \(first at line 2\)/],
   ];
   for (const [text, line, pattern] of cases) {
@@ -292,7 +320,12 @@ parse.run();
 const serialize = suite('serializeLedger');
 
 serialize('returns the input byte for byte', () => {
-  for (const text of [fixture, '## Steps', '## Steps\r\n- [ ] a\r\n\n  \t\n- [x] b <!-- refactor-pending -->  \r', '\ufeff## Steps\n']) {
+  for (const text of [
+    fixture,
+    '## Steps',
+    '## Steps\r\n- [ ] a\r\n\n  \t\n- [x] b <!-- refactor-pending -->  \r',
+    '\ufeff## Steps\n',
+  ]) {
     assert.is(serializeLedger(parseLedger(text)), text);
   }
 });
@@ -301,19 +334,19 @@ serialize.run();
 
 // ---
 
-const warm = suite('warmUpLedgerScan');
+const big = suite('a big ledger');
 
-warm('changes nothing a parse returns, whatever the size it is told; the threshold is 64 KiB', () => {
-  const steps = Array.from({ length: 3000 }, (_, i) => `- [${i < 2000 ? 'x' : ' '}] Step ${i}: "quoted" $(x) 🦀 <!-- criterion: ${(i % 9) + 1} -->`);
+big('3,000 steps with markers read back, and the queries find their steps', () => {
+  const steps = Array.from(
+    { length: 3000 },
+    (_, i) => `- [${i < 2000 ? 'x' : ' '}] Step ${i}: "quoted" $(x) 🦀 <!-- criterion: ${(i % 9) + 1} -->`,
+  );
   const text = `# Big\n\n## Steps\n\n${steps.join('\n')}\n`;
-  const before = parseLedger(text).steps;
-  for (const size of [0, WARM_UP_BYTES - 1, WARM_UP_BYTES, Buffer.byteLength(text)]) warmUpLedgerScan(size);
-  const after = parseLedger(text);
-  assert.equal(after.steps, before);
-  assert.is(currentStep(after)?.title, 'Step 2000: "quoted" $(x) 🦀');
-  assert.is(findStep(after, 'Step 1999: "quoted" $(x) 🦀')?.line, 2004);
-  assert.is(WARM_UP_BYTES, 65536);
-  assert.ok(Buffer.byteLength(text) > WARM_UP_BYTES, 'the sample is big enough to be warmed up for');
+  const ledger = parseLedger(text);
+  assert.is(ledger.steps.length, 3000);
+  assert.equal(ledger.steps[2999], { title: 'Step 2999: "quoted" $(x) 🦀', state: 'todo', line: 3004, criterion: 3 });
+  assert.is(currentStep(ledger)?.title, 'Step 2000: "quoted" $(x) 🦀');
+  assert.is(findStep(ledger, 'Step 1999: "quoted" $(x) 🦀')?.line, 2004);
 });
 
-warm.run();
+big.run();

@@ -1,7 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../src/errors.js';
-import { currentOrLastDone, currentStep, findStep, nextPendingRefactor, nextUnchecked, parseLedger } from '../src/ledger/index.js';
+import {
+  currentOrLastDone,
+  currentStep,
+  findStep,
+  nextPendingRefactor,
+  nextUnchecked,
+  parseLedger,
+} from '../src/ledger/index.js';
 import type { Ledger, StepState } from '../src/ledger/index.js';
 
 // A ledger whose steps have the given states, titled `step N`.
@@ -16,7 +23,9 @@ function ledgerOf(states: StepState[]): Ledger {
 const title = (step: { title: string } | null): string | null => step?.title ?? null;
 
 // 10,000 steps: 9,000 done, then 999 todo with one refactor-pending step among them, far down.
-const bigStates: StepState[] = Array.from({ length: 10_000 }, (_, i) => (i < 9_000 ? 'done' : i === 9_500 ? 'refactor-pending' : 'todo'));
+const bigStates: StepState[] = Array.from({ length: 10_000 }, (_, i) =>
+  i < 9_000 ? 'done' : i === 9_500 ? 'refactor-pending' : 'todo',
+);
 const started = performance.now();
 const big = ledgerOf(bigStates);
 const parseMs = performance.now() - started;
@@ -105,11 +114,17 @@ find('a UsageError naming the file, with a hint and nothing huge', () => {
     }
     throw new Error('expected findStep to throw');
   };
-  assert.is(message(' ship it'), 'issue-4.md: no step titled " ship it" (titles match exactly; did you mean "Ship  it" (line 2)?)');
+  assert.is(
+    message(' ship it'),
+    'issue-4.md: no step titled " ship it" (titles match exactly; did you mean "Ship  it" (line 2)?)',
+  );
   assert.is(message('other'), 'issue-4.md: no step titled "other" (titles match exactly; 1 step, none matches)');
   const huge = message('z'.repeat(5000), big);
   assert.ok(huge.length < 200, huge);
-  assert.match(huge, /^big\.md: no step titled "z{80}"… \(5000 characters\) \(titles match exactly; 10000 steps, none matches\)$/);
+  assert.match(
+    huge,
+    /^big\.md: no step titled "z{80}"… \(5000 characters\) \(titles match exactly; 10000 steps, none matches\)$/,
+  );
 });
 
 find('titles whose hashes collide are still told apart', () => {
@@ -121,8 +136,14 @@ find('titles whose hashes collide are still told apart', () => {
   );
   assert.is(findStep(ledger, 'step 422980').line, 3);
   assert.is(findStep(parseLedger('## Steps\n- [ ] step 422980\n'), 'step 422980').line, 2);
-  assert.throws(() => findStep(parseLedger('## Steps\n- [ ] step 115\n'), 'step 422980'), /no step titled "step 422980"/);
-  assert.throws(() => parseLedger('## Steps\n- [ ] step 422980\n- [ ] step 115\n- [ ] step 422980\n'), /:4: duplicate title "step 422980" \(first at line 2\)/);
+  assert.throws(
+    () => findStep(parseLedger('## Steps\n- [ ] step 115\n'), 'step 422980'),
+    /no step titled "step 422980"/,
+  );
+  assert.throws(
+    () => parseLedger('## Steps\n- [ ] step 422980\n- [ ] step 115\n- [ ] step 422980\n'),
+    /:4: duplicate title "step 422980" \(first at line 2\)/,
+  );
 });
 
 find('a ledger read lazily, then read or assigned, answers from its steps array', () => {

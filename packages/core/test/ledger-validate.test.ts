@@ -35,11 +35,23 @@ validate('returns every problem, in line order, with the file name', () => {
 });
 
 validate('reports a missing section at line 1 and defaults the file to <stdin>', () => {
-  assert.equal(validateLedger('# T\n'), [{ file: '<stdin>', line: 1, message: 'no "## Steps" heading: a ledger lists its steps under a level-2 heading "## Steps"' }]);
+  assert.equal(validateLedger('# T\n'), [
+    {
+      file: '<stdin>',
+      line: 1,
+      message: 'no "## Steps" heading: a ledger lists its steps under a level-2 heading "## Steps"',
+    },
+  ]);
 });
 
 validate('agrees with parseLedger: parse throws exactly the first problem', () => {
-  const texts = ['## Steps\n- [ ] a\n- [ ] a\n- [y] b\n', '# T\n', '## Steps\n```\n', '## Steps\n- [ ] ok\n', '## Steps\n- [x] a <!-- criterion: 1 --> <!-- criterion: 1 -->\n'];
+  const texts = [
+    '## Steps\n- [ ] a\n- [ ] a\n- [y] b\n',
+    '# T\n',
+    '## Steps\n```\n',
+    '## Steps\n- [ ] ok\n',
+    '## Steps\n- [x] a <!-- criterion: 1 --> <!-- criterion: 1 -->\n',
+  ];
   for (const text of texts) {
     const problems = validateLedger(text, 'f.md');
     let thrown: FileFormatError | null = null;

@@ -30,9 +30,14 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /** A repository whose first commit holds `.tdd/issue-ISSUE.md` with these steps (and `files`). */
-export function makeLedgerRepo(steps: readonly StepSpec[], options: { issue?: number; files?: Record<string, string> } = {}): { dir: string; ledger: string } {
+export function makeLedgerRepo(
+  steps: readonly StepSpec[],
+  options: { issue?: number; files?: Record<string, string> } = {},
+): { dir: string; ledger: string } {
   const issue = options.issue ?? 7;
-  const dir = makeGitRepo({ files: { 'README.md': '# repo\n', [`.tdd/issue-${issue}.md`]: ledgerText(steps), ...options.files } });
+  const dir = makeGitRepo({
+    files: { 'README.md': '# repo\n', [`.tdd/issue-${issue}.md`]: ledgerText(steps), ...options.files },
+  });
   return { dir, ledger: join(dir, '.tdd', `issue-${issue}.md`) };
 }
 
@@ -66,12 +71,21 @@ export function installHook(dir: string, name: string, script: string, hooksDir 
 }
 
 /** Run the bin in `dir`. */
-export function ledger(dir: string, args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Promise<RunResult> {
+export function ledger(
+  dir: string,
+  args: string[],
+  options: { input?: string | Buffer; env?: Record<string, string> } = {},
+): Promise<RunResult> {
   return runBin(BIN, args, { cwd: dir, env: cleanEnv(options.env), input: options.input });
 }
 
 /** Run a drop-in script in `dir`. */
-export function script(name: string, dir: string, args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Promise<RunResult> {
+export function script(
+  name: string,
+  dir: string,
+  args: string[],
+  options: { input?: string | Buffer; env?: Record<string, string> } = {},
+): Promise<RunResult> {
   return runCommand(scriptPath(name), args, { cwd: dir, env: cleanEnv(options.env), input: options.input });
 }
 
@@ -110,16 +124,24 @@ export function snapshot(dir: string, ledgerPath = '.tdd/issue-7.md'): RepoState
 /** Files a transaction may leave behind while it runs; after recovery none may remain (a dead holder's lock aside). */
 export function leftovers(dir: string): string[] {
   const found: string[] = [];
-  for (const name of readdirSync(join(dir, '.git'))) if (name === 'index.lock' || name.startsWith('index.leap-')) found.push(`.git/${name}`);
+  for (const name of readdirSync(join(dir, '.git')))
+    if (name === 'index.lock' || name.startsWith('index.leap-')) found.push(`.git/${name}`);
   if (existsSync(join(dir, '.tdd'))) {
     for (const name of readdirSync(join(dir, '.tdd'))) {
       // The state folder's temp .gitignore of a writer killed before its rename does not count either while
       // its writer is dead: the next command that writes to the folder removes it (core's state-gitignore test).
       const gitignoreWriter = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
       if (gitignoreWriter !== undefined && !isAlive(Number(gitignoreWriter))) continue;
-      if (name.endsWith('.leap-backup') || name.endsWith('.leap-new') || name === 'ledger-transaction.json' || name.endsWith('.tmp')) found.push(`.tdd/${name}`);
+      if (
+        name.endsWith('.leap-backup') ||
+        name.endsWith('.leap-new') ||
+        name === 'ledger-transaction.json' ||
+        name.endsWith('.tmp')
+      )
+        found.push(`.tdd/${name}`);
       // A killed command's lock file may stay; it does not count while its holder is dead (the next taker takes it over).
-      if (name === 'ledger.lock' && isAlive(Number(readFileSync(join(dir, '.tdd', name), 'utf8').split('\n')[0]))) found.push(`.tdd/${name}`);
+      if (name === 'ledger.lock' && isAlive(Number(readFileSync(join(dir, '.tdd', name), 'utf8').split('\n')[0])))
+        found.push(`.tdd/${name}`);
     }
   }
   return found;
@@ -138,7 +160,8 @@ export async function rejects(run: () => Promise<unknown>, pattern: RegExp): Pro
   try {
     await run();
   } catch (error) {
-    if (!pattern.test((error as Error).message)) throw new Error(`expected an error matching ${pattern}, got: ${(error as Error).message}`);
+    if (!pattern.test((error as Error).message))
+      throw new Error(`expected an error matching ${pattern}, got: ${(error as Error).message}`);
     return error as Error & { exitCode?: number };
   }
   throw new Error(`expected an error matching ${pattern}, got none`);

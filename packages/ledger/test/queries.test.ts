@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
 import { parseLedger } from '@leap/core/ledger';
-import { formatList, formatStep, queryStep } from '../src/queries.js';
-import { readLedger, locateLedger } from '../src/ledger-source.js';
+import { formatList, formatStep, queryStep } from '../src/cli.js';
+import { locateLedger, readLedger } from '../src/input.js';
 import { ledger, ledgerText, script, type StepSpec } from './helpers.js';
 
 const STEPS: StepSpec[] = [
@@ -45,7 +45,10 @@ const formatSuite = suite('formatList and formatStep');
 
 formatSuite('prints STATE<TAB>TITLE lines and JSON lines with line numbers from 1', () => {
   const parsed = parseLedger(ledgerText(STEPS), 'x.md');
-  assert.is(formatList(parsed.steps, false), 'done\tParse the config\nrefactor-pending\tValidate the config\ntodo\tLoad plugins\ntodo\tReport errors\n');
+  assert.is(
+    formatList(parsed.steps, false),
+    'done\tParse the config\nrefactor-pending\tValidate the config\ntodo\tLoad plugins\ntodo\tReport errors\n',
+  );
   const json = formatList(parsed.steps, true)
     .trim()
     .split('\n')
@@ -73,18 +76,31 @@ sourceSuite('reads --ledger, --issue (from the state folder) and stdin', () => {
   const fromStdin = readLedger({ cwd: dir, env }, () => Buffer.from(ledgerText(STEPS)));
   assert.is(fromStdin.file, '<stdin>');
   assert.is(fromStdin.text, fromFile.text);
-  assert.throws(() => locateLedger({ issue: 3, ledger: 'l.md', cwd: dir, env }), /--issue N or --ledger FILE, not both/);
+  assert.throws(
+    () => locateLedger({ issue: 3, ledger: 'l.md', cwd: dir, env }),
+    /--issue N or --ledger FILE, not both/,
+  );
   assert.throws(() => locateLedger({ ledger: '', cwd: dir, env }), /--ledger FILE to name a file/);
   assert.throws(() => locateLedger({ issue: 'x', cwd: dir, env }), /--issue to be a positive integer, got "x"/);
-  assert.throws(() => readLedger({ issue: 4, cwd: dir, env }), /issue-4\.md: no such file \(expected the ledger of issue 4 \(make one with leap-ledger init --issue 4\)\)/);
+  assert.throws(
+    () => readLedger({ issue: 4, cwd: dir, env }),
+    /issue-4\.md: no such file \(expected the ledger of issue 4 \(make one with leap-ledger init --issue 4\)\)/,
+  );
   assert.throws(() => readLedger({ ledger: '.', cwd: dir, env }), /is a folder/);
 });
 
 sourceSuite('names the line of bytes that are not UTF-8', () => {
-  const bad = Buffer.concat([Buffer.from('# t\n\n## Steps\n'), Buffer.from([0x2d, 0x20, 0x5b, 0x20, 0x5d, 0x20, 0xff, 0x0a])]);
+  const bad = Buffer.concat([
+    Buffer.from('# t\n\n## Steps\n'),
+    Buffer.from([0x2d, 0x20, 0x5b, 0x20, 0x5d, 0x20, 0xff, 0x0a]),
+  ]);
   assert.throws(() => readLedger({ cwd: makeTempDir() }, () => bad), /<stdin>:4: expected UTF-8 text/);
   const replacement = '# t\n\n## Steps\n- [ ] a \uFFFD b\n';
-  assert.is(readLedger({ cwd: makeTempDir() }, () => Buffer.from(replacement)).text, replacement, 'a real U+FFFD is text');
+  assert.is(
+    readLedger({ cwd: makeTempDir() }, () => Buffer.from(replacement)).text,
+    replacement,
+    'a real U+FFFD is text',
+  );
   const bom = Buffer.from('\uFEFF# t\n## Steps\n- [ ] a\n');
   assert.is(readLedger({ cwd: makeTempDir() }, () => bom).text.charCodeAt(0), 0xfeff, 'a byte-order mark is kept');
 });
@@ -168,11 +184,17 @@ binSuite('hostile titles print byte for byte, through the bin and the drop-in sc
     ['todo', titles[1] as string],
   ]);
   assert.is((await script('next-pending-refactor.sh', dir, [], { input: pending })).stdout, `${titles[0]}\n`);
-  assert.is((await script('ledger-steps.sh', dir, ['current-or-last-done'], { input: pending })).stdout, `${titles[0]}\n`);
+  assert.is(
+    (await script('ledger-steps.sh', dir, ['current-or-last-done'], { input: pending })).stdout,
+    `${titles[0]}\n`,
+  );
 });
 
 binSuite('a 10,000-step ledger is answered from stdin', async () => {
-  const steps: StepSpec[] = Array.from({ length: 10_000 }, (_, i) => [i < 9_990 ? 'done' : 'todo', `Step number ${i} with some words`] as StepSpec);
+  const steps: StepSpec[] = Array.from(
+    { length: 10_000 },
+    (_, i) => [i < 9_990 ? 'done' : 'todo', `Step number ${i} with some words`] as StepSpec,
+  );
   const result = await ledger(makeTempDir(), ['current'], { input: ledgerText(steps) });
   assert.equal([result.code, result.stdout], [0, 'Step number 9990 with some words\n']);
 });

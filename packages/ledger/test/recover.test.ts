@@ -1,14 +1,26 @@
 // recoverLedger on the states a crash and a person can leave: HEAD moved on past the tick, HEAD moved
-// elsewhere, index.lock removed by hand, a live lock holder, a half-written journal, a broken journal.
+// elsewhere, a live lock holder, a half-written journal, a broken journal.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { tryLock } from '@leap/core';
-import { hasPendingTransaction, recoverLedger } from '../src/transaction/recover.js';
-import { journalPath, journalTempPath } from '../src/transaction/journal.js';
-import { fileAt, head, ledger, leftovers, makeLedgerRepo, readTickEvents, snapshot, stage, type StepSpec } from './helpers.js';
+import { hasPendingTransaction, journalPath } from '../src/input.js';
+import { recoverLedger } from '../src/transaction.js';
+
+const journalTempPath = (stateDir: string) => `${journalPath(stateDir)}.tmp`;
+import {
+  fileAt,
+  head,
+  ledger,
+  leftovers,
+  makeLedgerRepo,
+  readTickEvents,
+  snapshot,
+  stage,
+  type StepSpec,
+} from './helpers.js';
 
 const STEPS: StepSpec[] = [
   ['todo', 'First'],
@@ -17,7 +29,9 @@ const STEPS: StepSpec[] = [
 const LEDGER = '.tdd/issue-7.md';
 
 // A tick of "First" killed at the named point.
-async function killedTick(point: string): Promise<{ dir: string; stateDir: string; oldHead: string; oldLedger: string }> {
+async function killedTick(
+  point: string,
+): Promise<{ dir: string; stateDir: string; oldHead: string; oldLedger: string }> {
   const { dir } = makeLedgerRepo(STEPS);
   stage(dir, 'work.txt', 'work\n');
   const oldHead = head(dir);
@@ -31,11 +45,10 @@ async function killedTick(point: string): Promise<{ dir: string; stateDir: strin
 const recoverSuite = suite('recoverLedger');
 recoverSuite.after.each(cleanupTempDirs);
 
-recoverSuite('index.lock removed by hand after the tick landed: finished, the ledger re-staged in the index', async () => {
-  const { dir, stateDir, oldHead } = await killedTick('HEAD moved (committed)');
+recoverSuite('a tick killed once its commit landed: finished, the ledger and the index agree with HEAD', async () => {
+  const { dir, stateDir, oldHead } = await killedTick('committed');
   const ticked = head(dir);
   assert.is(git(dir, 'rev-parse', 'HEAD^').trim(), oldHead);
-  rmSync(join(dir, '.git', 'index.lock'));
   const report = await recoverLedger(stateDir, { env: { ...process.env, VERI_ISSUE: '' } });
   assert.equal([report?.outcome, report?.title, report?.issue, report?.head], ['finished', 'First', 7, ticked]);
   assert.is(git(dir, 'status', '--porcelain', '--untracked-files=no'), '');
@@ -52,8 +65,7 @@ recoverSuite('index.lock removed by hand after the tick landed: finished, the le
 });
 
 recoverSuite('HEAD moved on past the landed tick: finished without touching the index or the ledger', async () => {
-  const { dir, stateDir } = await killedTick('HEAD moved (committed)');
-  rmSync(join(dir, '.git', 'index.lock'));
+  const { dir, stateDir } = await killedTick('committed');
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'later');
   const before = snapshot(dir);
   const report = await recoverLedger(stateDir);
@@ -64,8 +76,7 @@ recoverSuite('HEAD moved on past the landed tick: finished without touching the 
 });
 
 recoverSuite('HEAD moved elsewhere before the tick landed: undone, the ledger back to its old bytes', async () => {
-  const { dir, stateDir, oldLedger } = await killedTick('commit object written');
-  rmSync(join(dir, '.git', 'index.lock'));
+  const { dir, stateDir, oldLedger } = await killedTick('ledger written');
   git(dir, 'commit', '-q', '-m', 'someone else');
   const report = await recoverLedger(stateDir);
   assert.is(report?.outcome, 'undone');
@@ -74,22 +85,25 @@ recoverSuite('HEAD moved elsewhere before the tick landed: undone, the ledger ba
   assert.is(git(dir, 'log', '-1', '--format=%s'), 'someone else\n');
 });
 
-recoverSuite('nothing to do without a journal; a live lock holder is left alone; a half-written journal is dropped', async () => {
-  const { dir, stateDir } = await killedTick('journal written');
-  const before = readFileSync(journalPath(stateDir), 'utf8');
-  const lock = tryLock(join(stateDir, 'ledger.lock'));
-  assert.ok(lock !== null);
-  assert.is(await recoverLedger(stateDir), null, 'a live holder (this process) owns the transaction');
-  assert.is(readFileSync(journalPath(stateDir), 'utf8'), before);
-  lock?.release();
-  assert.is((await recoverLedger(stateDir))?.outcome, 'undone');
-  assert.is(await recoverLedger(stateDir), null);
-  writeFileSync(journalTempPath(stateDir), '{"half": ');
-  assert.ok(hasPendingTransaction(stateDir));
-  assert.is(await recoverLedger(stateDir), null);
-  assert.not.ok(existsSync(journalTempPath(stateDir)));
-  assert.equal(snapshot(dir).staged, 'A\twork.txt\n');
-});
+recoverSuite(
+  'nothing to do without a journal; a live lock holder is left alone; a half-written journal is dropped',
+  async () => {
+    const { dir, stateDir } = await killedTick('journal written');
+    const before = readFileSync(journalPath(stateDir), 'utf8');
+    const lock = tryLock(join(stateDir, 'ledger.lock'));
+    assert.ok(lock !== null);
+    assert.is(await recoverLedger(stateDir), null, 'a live holder (this process) owns the transaction');
+    assert.is(readFileSync(journalPath(stateDir), 'utf8'), before);
+    lock?.release();
+    assert.is((await recoverLedger(stateDir))?.outcome, 'undone');
+    assert.is(await recoverLedger(stateDir), null);
+    writeFileSync(journalTempPath(stateDir), '{"half": ');
+    assert.ok(hasPendingTransaction(stateDir));
+    assert.is(await recoverLedger(stateDir), null);
+    assert.not.ok(existsSync(journalTempPath(stateDir)));
+    assert.equal(snapshot(dir).staged, 'A\twork.txt\n');
+  },
+);
 
 recoverSuite('a broken journal stops every ledger command with exit 2, naming it', async () => {
   const { dir, stateDir } = await killedTick('journal written');

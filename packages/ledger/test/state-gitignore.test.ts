@@ -26,12 +26,18 @@ clean('tick in a repository whose .tdd/ a person made: one commit, then git stat
   assert.ok(existsSync(join(dir, '.tdd', 'events.jsonl')), 'the tick event was appended');
   assert.is(readFileSync(join(dir, '.tdd', '.gitignore'), 'utf8'), STATE_GITIGNORE);
   assert.is(status(dir), '');
-  assert.is(git(dir, 'show', '--format=', '--name-only', 'HEAD'), '.tdd/issue-7.md\nsrc/config.js\n', "the tick commits the work and the ledger, nothing of the state folder's runtime files");
+  assert.is(
+    git(dir, 'show', '--format=', '--name-only', 'HEAD'),
+    '.tdd/issue-7.md\nsrc/config.js\n',
+    "the tick commits the work and the ledger, nothing of the state folder's runtime files",
+  );
 });
 
 clean('init makes the state folder: only the new ledger shows, and it commits cleanly', async () => {
   const dir = makeGitRepo();
-  const init = await ledger(dir, ['init', '--issue', '3'], { input: 'Issue 3: it\'s "$(x)"\nfirst step\nsecond step\n' });
+  const init = await ledger(dir, ['init', '--issue', '3'], {
+    input: 'Issue 3: it\'s "$(x)"\nfirst step\nsecond step\n',
+  });
   assert.is(init.code, 0, init.stderr);
   assert.is(status(dir), '?? .tdd/issue-3.md\n');
   git(dir, 'add', '-A');

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, hostileTitles, makeTempDir } from '@leap/test-utils';
-import { tickCriterionText, tickIssueCriterion } from '../src/tick-criterion.js';
+import { tickCriterionText, tickIssueCriterion } from '../src/files.js';
 import { cleanEnv, ledger, readTickEvents, rejects, script } from './helpers.js';
 
 const BODY = `Some context.
@@ -34,12 +34,27 @@ textSuite('ticks criterion K, or the criterion whose first line matches, keeping
 });
 
 textSuite('errors name the file and what was expected', () => {
-  assert.throws(() => tickCriterionText(BODY, { criterion: 4 }, 'body.md'), /body\.md:3: "## Acceptance criteria" has 3 criteria, so no criterion 4/);
-  assert.throws(() => tickCriterionText(BODY, { criterion: 2 }, 'body.md'), /body\.md:6: criterion 2 is already ticked/);
-  assert.throws(() => tickCriterionText('# no section\n', { criterion: 1 }, 'body.md'), /body\.md: no "## Acceptance criteria" section/);
-  assert.throws(() => tickCriterionText(BODY, { match: 'not fast' }, 'body.md'), /body\.md: no acceptance criterion reads "not fast" \(3 criteria/);
+  assert.throws(
+    () => tickCriterionText(BODY, { criterion: 4 }, 'body.md'),
+    /body\.md:3: "## Acceptance criteria" has 3 criteria, so no criterion 4/,
+  );
+  assert.throws(
+    () => tickCriterionText(BODY, { criterion: 2 }, 'body.md'),
+    /body\.md:6: criterion 2 is already ticked/,
+  );
+  assert.throws(
+    () => tickCriterionText('# no section\n', { criterion: 1 }, 'body.md'),
+    /body\.md: no "## Acceptance criteria" section/,
+  );
+  assert.throws(
+    () => tickCriterionText(BODY, { match: 'not fast' }, 'body.md'),
+    /body\.md: no acceptance criterion reads "not fast" \(3 criteria/,
+  );
   const twice = '## Acceptance criteria\n- [ ] same\n- [ ] same\n';
-  assert.throws(() => tickCriterionText(twice, { match: 'same' }, 'b.md'), /b\.md: 2 acceptance criteria read "same" \(lines 2, 3\); name it by number/);
+  assert.throws(
+    () => tickCriterionText(twice, { match: 'same' }, 'b.md'),
+    /b\.md: 2 acceptance criteria read "same" \(lines 2, 3\); name it by number/,
+  );
 });
 
 textSuite.run();
@@ -73,11 +88,23 @@ fileSuite('bad calls and bad bodies write nothing', async () => {
   const dir = makeTempDir();
   const env = cleanEnv({ VERI_STATE_DIR: join(dir, '.tdd') });
   writeFileSync(join(dir, 'body.md'), '# nothing here\n');
-  await rejects(() => tickIssueCriterion({ body: 'body.md', choice: { criterion: 1 }, cwd: dir, env }), /no "## Acceptance criteria" section/);
+  await rejects(
+    () => tickIssueCriterion({ body: 'body.md', choice: { criterion: 1 }, cwd: dir, env }),
+    /no "## Acceptance criteria" section/,
+  );
   assert.is(readFileSync(join(dir, 'body.md'), 'utf8'), '# nothing here\n');
-  await rejects(() => tickIssueCriterion({ body: 'body.md', issue: 3, choice: { criterion: 1 }, cwd: dir, env }), /--body FILE or --issue N, not both/);
-  await rejects(() => tickIssueCriterion({ choice: { criterion: 1 }, cwd: dir, env }), /expected --body FILE, or --issue N/);
-  await rejects(() => tickIssueCriterion({ issue: 5, choice: { criterion: 1 }, cwd: dir, env }), /issues\/5\.md: no such file \(expected the local tracker's issue 5\)/);
+  await rejects(
+    () => tickIssueCriterion({ body: 'body.md', issue: 3, choice: { criterion: 1 }, cwd: dir, env }),
+    /--body FILE or --issue N, not both/,
+  );
+  await rejects(
+    () => tickIssueCriterion({ choice: { criterion: 1 }, cwd: dir, env }),
+    /expected --body FILE, or --issue N/,
+  );
+  await rejects(
+    () => tickIssueCriterion({ issue: 5, choice: { criterion: 1 }, cwd: dir, env }),
+    /issues\/5\.md: no such file \(expected the local tracker's issue 5\)/,
+  );
 });
 
 fileSuite.run();
@@ -102,7 +129,11 @@ binSuite('K, N K and --match, with hostile criterion texts; exit codes', async (
   assert.is(three.code, 0, three.stderr);
   assert.is(readFileSync(join(dir, 'body.md'), 'utf8'), body.replace(`- [ ] ${texts[1]}`, `- [x] ${texts[1]}`));
   const issue = readFileSync(join(dir, '.tdd', 'issues', '4.md'), 'utf8');
-  assert.ok(issue.includes(`- [x] ${texts[2]}\n`) && issue.includes(`- [x] ${texts[4]}\n`) && issue.includes(`- [ ] ${texts[0]}\n`));
+  assert.ok(
+    issue.includes(`- [x] ${texts[2]}\n`) &&
+      issue.includes(`- [x] ${texts[4]}\n`) &&
+      issue.includes(`- [ ] ${texts[0]}\n`),
+  );
   const again = await ledger(dir, ['tick-criterion', '4', '3'], { env });
   assert.equal([again.code, again.stdout], [2, '']);
   assert.match(again.stderr, /criterion 3 is already ticked/);

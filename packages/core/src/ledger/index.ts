@@ -1,11 +1,10 @@
-// @leap/core/ledger: the ledger model (CONTRACT section 6) and the issue body's acceptance criteria.
-// Modules starting with `_` are internal and never re-exported.
-
-export { readCriteria, tickCriterion } from './acceptance-criteria.js';
-export { parsePlan, renderLedger } from './create-ledger.js';
-export { clearRefactorPending, setRefactorPending, tickStep } from './edit-ledger.js';
-export { WARM_UP_BYTES, parseLedger, warmUpLedgerScan } from './parse-ledger.js';
-export { currentOrLastDone, currentStep, findStep, nextPendingRefactor, nextUnchecked } from './query-ledger.js';
-export { serializeLedger } from './serialize-ledger.js';
-export type { Criterion, Ledger, LedgerPlan, LedgerProblem, LedgerStep, ParsedPlan, PlanStep, StepState } from './types.js';
-export { validateLedger } from './validate-ledger.js';
+// @leap/core/ledger: the ledger model (CONTRACT section 6), plans, and an issue body's acceptance criteria.
+export { readCriteria, tickCriterion } from './criteria.js';
+export type { Criterion } from './criteria.js';
+export { clearRefactorPending, currentOrLastDone, currentStep, findStep, nextPendingRefactor } from './ledger.js';
+export { nextUnchecked, parseLedger, serializeLedger, setRefactorPending, tickStep, validateLedger } from './ledger.js';
+export type { Ledger, LedgerProblem } from './ledger.js';
+export { parsePlan, renderLedger } from './plan.js';
+export type { LedgerPlan, ParsedPlan, PlanStep } from './plan.js';
+export { showTitle } from './step-line.js';
+export type { LedgerStep, StepState } from './step-line.js';
