@@ -86,7 +86,19 @@ export function leap(cwd: string, args: string[], killAt?: (record: Record<strin
 
 /** `leap tdd run` of issue 1 with these agents, the project's test command from its leap.config.json. */
 export const tddArgs = (agents: { file: string; stepPlan: string }, more: string[] = []) => [
-  'tdd', 'run', '--issue', '1', '--plan', agents.stepPlan, '--developer', 'dev', '--verifier', 'ver', '--agents', agents.file, ...more,
+  'tdd',
+  'run',
+  '--issue',
+  '1',
+  '--plan',
+  agents.stepPlan,
+  '--developer',
+  'dev',
+  '--verifier',
+  'ver',
+  '--agents',
+  agents.file,
+  ...more,
 ];
 
 /** The verdict events of the run, in order. */
@@ -110,4 +122,5 @@ export function outcome(repo: string) {
 }
 
 /** One line naming the project, the scenario and what the run said, for a failure. */
-export const why = (p: Project, scenario: string, run: LeapRun) => `${p.name} (${p.runner}), ${scenario}: exit ${run.code}${run.signal ? ` ${run.signal}` : ''}\n${run.out.split('\n').slice(-25).join('\n')}`;
+export const why = (p: Project, scenario: string, run: LeapRun) =>
+  `${p.name} (${p.runner}), ${scenario}: exit ${run.code}${run.signal ? ` ${run.signal}` : ''}\n${run.out.split('\n').slice(-25).join('\n')}`;

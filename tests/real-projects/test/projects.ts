@@ -46,8 +46,7 @@ export function projects(): Project[] {
 
 export const patchFile = (p: Project, name: string): string => join(HERE, 'projects', p.name, 'patches', `${name}.patch`);
 
-const run = (cmd: string, args: string[], cwd?: string): string =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000, maxBuffer: 64 << 20 });
+const run = (cmd: string, args: string[], cwd?: string): string => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000, maxBuffer: 64 << 20 });
 
 /** apt options for a private list of `suite`'s packages and sources, taken from the machine's own Debian entry. */
 function aptOptions(suite: string): string[] {
@@ -73,7 +72,9 @@ function artifact(p: Project): string {
   if (!existsSync(file)) {
     const opts = aptOptions(s.suite);
     const what = s.debian === 'source' ? ['source', '--print-uris', `${s.package}=${s.version}`] : ['download', '--print-uris', `${s.package}=${s.version}`];
-    const line = run('apt-get', [...opts, ...what]).split('\n').find((l) => l.includes(` ${s.file} `));
+    const line = run('apt-get', [...opts, ...what])
+      .split('\n')
+      .find((l) => l.includes(` ${s.file} `));
     const uri = line === undefined ? undefined : /^'([^']+)'/.exec(line)?.[1];
     if (uri === undefined) throw new Error(`${p.name}: apt offers no ${s.file} for ${s.package}=${s.version} (${s.suite})`);
     mkdirSync(dirname(file), { recursive: true });
