@@ -111,6 +111,11 @@ export function verdicts(repo: string): { phase: string; verdict: string; reason
     .map(({ phase, verdict, reason }) => ({ phase, verdict, reason }));
 }
 
+/** The verdicts the run narrated (`verdict PHASE: VERDICT: REASON`), in order: the conductor's own REJECTs too. */
+export function narrated(out: string): { phase: string; verdict: string; reason: string }[] {
+  return [...out.matchAll(/^verdict (red|green|refactor): ([A-Za-z]+): (.*)$/gm)].map(([, phase, verdict, reason]) => ({ phase: phase!, verdict: verdict!, reason: reason! }));
+}
+
 /** What a run leaves: branch subjects, ledger, tree, status. */
 export function outcome(repo: string) {
   return {
