@@ -11,6 +11,8 @@ const LEAP = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');
 export interface Attempt {
   patch?: string;
   blocked?: string;
+  /** Block until stopped: a leaf the harness stops the run in, to resume it from there. */
+  wait?: boolean;
 }
 
 /** An agents file: developer `dev` (and builder) applying `plan`'s patches, verifier/reviewers `ver` running the suite. */
@@ -53,28 +55,34 @@ export interface LeapRun {
   out: string;
 }
 
+/** A record of .tdd/events.jsonl to act on, and what to do then: SIGKILL the run, or ask it to stop now. */
+export interface At {
+  when: (record: Record<string, unknown>) => boolean;
+  then: 'kill' | 'stop';
+}
+
 /**
- * `leap ARGS` in `cwd`; with `killAt`, SIGKILLed as soon as .tdd/events.jsonl holds a record that matches it
- * (the log is read as it grows: the kill follows an event, never a sleep).
+ * `leap ARGS` in `cwd`; with `at`, the run is SIGKILLed, or asked to stop (`leap tdd stop now`, exit 3), as soon
+ * as .tdd/events.jsonl holds a record that matches (the log is read as it grows: the act follows an event, never
+ * a sleep).
  */
-export function leap(cwd: string, args: string[], killAt?: (record: Record<string, unknown>) => boolean): Promise<LeapRun> {
+export function leap(cwd: string, args: string[], at?: At): Promise<LeapRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [LEAP, ...args], { cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     let timer: NodeJS.Timeout | undefined;
-    if (killAt !== undefined) {
+    if (at !== undefined) {
       const events = join(cwd, '.tdd', 'events.jsonl');
       timer = setInterval(() => {
         if (!existsSync(events)) return;
-        const hit = readFileSync(events, 'utf8')
-          .split('\n')
-          .some((l) => l !== '' && killAt(JSON.parse(l) as Record<string, unknown>));
-        if (hit) {
-          clearInterval(timer);
-          child.kill('SIGKILL');
-        }
+        // The last line may be half written: only whole lines count.
+        const lines = readFileSync(events, 'utf8').split('\n').slice(0, -1);
+        if (!lines.some((l) => at.when(JSON.parse(l) as Record<string, unknown>))) return;
+        clearInterval(timer);
+        if (at.then === 'kill') child.kill('SIGKILL');
+        else spawn(process.execPath, [LEAP, 'tdd', 'stop', 'now'], { cwd, env: userEnv(), stdio: 'ignore' });
       }, 20);
     }
     child.on('close', (code, signal) => {
