@@ -31,7 +31,7 @@ async function stoppedAt(p: Project, phase: Phase) {
   const repo = makeProjectRepo(p, 'tmp');
   const agents = agentsFor(p, { steps: { [p.step]: { ...honest(p), [phase]: [{ wait: true }] } } });
   const leaf = `develop-${phase}`;
-  const run = await leap(repo, tddArgs(agents), { when: (e) => e.event === 'launch' && e.leaf === leaf, then: 'stop' });
+  const run = await leap(repo, tddArgs(agents), { when: (e) => e.event === 'launch' && e.leaf === leaf, act: 'stop' });
   assert.is(run.code, 3, why(p, `the run to stop at ${leaf}`, run));
   const kept = makeTempDir('leap-real-kept-');
   cpSync(repo, kept, { recursive: true, filter: (src) => src !== join(repo, 'node_modules') });

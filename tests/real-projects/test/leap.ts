@@ -58,7 +58,7 @@ export interface LeapRun {
 /** A record of .tdd/events.jsonl to act on, and what to do then: SIGKILL the run, or ask it to stop now. */
 export interface At {
   when: (record: Record<string, unknown>) => boolean;
-  then: 'kill' | 'stop';
+  act: 'kill' | 'stop';
 }
 
 /**
@@ -81,7 +81,7 @@ export function leap(cwd: string, args: string[], at?: At): Promise<LeapRun> {
         const lines = readFileSync(events, 'utf8').split('\n').slice(0, -1);
         if (!lines.some((l) => at.when(JSON.parse(l) as Record<string, unknown>))) return;
         clearInterval(timer);
-        if (at.then === 'kill') child.kill('SIGKILL');
+        if (at.act === 'kill') child.kill('SIGKILL');
         else spawn(process.execPath, [LEAP, 'tdd', 'stop', 'now'], { cwd, env: userEnv(), stdio: 'ignore' });
       }, 20);
     }

@@ -37,7 +37,9 @@ for (const p of projects().filter((q) => Object.keys(q.balls).length > 0)) {
     const run = await leap(repo, ['slice', 'run', join(dir, 'slice.json'), '--agents', agents.file, '--builder', 'dev', '--reviewers', 'ver,ver2', '--jobs', '2']);
     assert.is(run.code, 0, why(p, `slice run of ${ids.join(', ')}`, run));
     // The engine's own records stay in .leap/ (CONTRACT section 2); nothing else is left over.
-    const left = git(repo, 'status', '--porcelain').split('\n').filter((l) => l !== '' && l !== '?? .leap/');
+    const left = git(repo, 'status', '--porcelain')
+      .split('\n')
+      .filter((l) => l !== '' && l !== '?? .leap/');
     assert.equal(left, [], `${p.name}: git status after the slice`);
   });
 }

@@ -26,7 +26,7 @@ for (const p of projects()) {
 
     const again = makeProjectRepo(p);
     const agents2 = agentsFor(p, { steps: { [p.step]: honest(p) } });
-    const killed = await leap(again, tddArgs(agents2), { when: (e) => e.event === 'verdict' && e.phase === 'green', then: 'kill' });
+    const killed = await leap(again, tddArgs(agents2), { when: (e) => e.event === 'verdict' && e.phase === 'green', act: 'kill' });
     assert.is(killed.signal, 'SIGKILL', why(p, 'the run to kill ended before its green verdict', killed));
     const resumed = await leap(again, ['tdd', 'run', '--issue', '1']);
     assert.is(resumed.code, 0, why(p, 'resume after SIGKILL at the green verdict', resumed));
