@@ -43,7 +43,7 @@ export const honest = (p: Project): Record<string, Attempt[]> => ({
 });
 
 /** The environment of a user's shell: no VERI_* or LEAP_* of whoever runs these tests. */
-export function userEnv(): NodeJS.ProcessEnv {
+function userEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(VERI_|LEAP_|NODE_V8_COVERAGE|NX_)/.test(k)) env[k] = v;
   return env;

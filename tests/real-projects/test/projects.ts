@@ -13,7 +13,7 @@ export const HERE = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** `LEAP_TEST_CACHE`, else `$XDG_CACHE_HOME/leap-test`, else `~/.cache/leap-test`, as tests/real-agents. */
 const CACHE = join(process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test'), 'real-projects');
 
-export interface Ball {
+interface Ball {
   scope: string[];
   proof: string[];
 }
@@ -87,7 +87,7 @@ function artifact(p: Project): string {
 }
 
 /** The project's upstream tree (and its node_modules, installed once), in the cache. */
-export function projectTree(p: Project): string {
+function projectTree(p: Project): string {
   const dir = join(CACHE, `${p.name}-${p.version}`);
   if (existsSync(join(dir, 'ready'))) return join(dir, 'tree');
   const file = artifact(p);
