@@ -3,7 +3,7 @@
 // and the floor of that cost: the git work a ball needs, done by bash. Not a suite: bench/run.mjs takes
 // only bench/suites/*.mjs.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const BALLS = 8;
@@ -69,23 +69,16 @@ export function writeAgentsFile(dir, buildSleep, reviewSleep = 0) {
 
 /**
  * The engine's own cost per ball of a run of `slice` in `repo` that took `wall` ms: the wall time less every
- * leaf's own time (the exit events' duration_ms) and the proof runs the round records time (the champion and
- * the re-proof; the round's own proof run, untimed there, stays in the figure).
+ * leaf's own time (the exit events' duration_ms: the builders', the jurors' and the proofs', each a leaf).
  */
-export function ownCostPerBall({ repo, wall, slice, balls = BALLS }) {
-  const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
+export function ownCostPerBall({ repo, wall, balls = BALLS }) {
+  const leaves = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.includes('"exit"'))
-    .map((l) => JSON.parse(l));
-  const leaves = events.filter((e) => e.event === 'exit').reduce((s, e) => s + e.duration_ms, 0);
-  let proofs = 0;
-  for (const ball of readdirSync(join(repo, '.leap', slice)).filter((b) => /^b\d+$/.test(b))) {
-    for (const f of readdirSync(join(repo, '.leap', slice, ball)).filter((x) => /^round-\d\.json$/.test(x))) {
-      const r = JSON.parse(readFileSync(join(repo, '.leap', slice, ball, f), 'utf8'));
-      proofs += (r.champion?.ms ?? 0) + (r.reproof?.ms ?? 0);
-    }
-  }
-  return (wall - leaves - proofs) / balls;
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.event === 'exit')
+    .reduce((s, e) => s + e.duration_ms, 0);
+  return (wall - leaves) / balls;
 }
 
 /**

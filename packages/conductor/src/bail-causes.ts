@@ -11,6 +11,7 @@ export const BAIL_CLASSES: Readonly<Record<BailCause, 'process' | 'system'>> = {
   'dirty-tree': 'process',
   'commit-refused': 'process',
   'cost-budget': 'process',
+  'suite-limit': 'process',
   'killed-external': 'system',
   'killed-timeout': 'system',
   'killed-stuck': 'system',

@@ -7,3 +7,5 @@ export type { TddStatus } from './status.js';
 export { PROJECT_CONFIG_FILE, projectConfigJsonSchema, projectConfigSchema, readProjectConfig } from './project-config.js';
 export type { ProjectConfig } from './project-config.js';
 export { testCommandCandidates } from './detect-test-cmd.js';
+export { watchModeOf } from './watch-mode.js';
+export type { WatchMode } from './watch-mode.js';

@@ -6,7 +6,7 @@ import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { LeapError, formatSeconds, readStopRequest, readTimeLimit, type AgentDry, type AgentRole, type TimeLimit } from '@leap/core';
 import { writeExitFile } from '@leap/supervise';
-import { runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
+import { SuiteLimitError, runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { Bail, Stopped, carrying } from './bail-causes.js';
@@ -16,6 +16,7 @@ import type { Phase } from './prompts.js';
 import { currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
 import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, issueCosts } from './usage-log.js';
+import { suiteLimitNarration } from './watch-mode.js';
 
 /** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
 function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
@@ -27,13 +28,22 @@ function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: n
     LEAP_ATTEMPT: String(attempt),
   };
   if (ctx.skillCommit !== '') env.VERI_SKILL_COMMIT = ctx.skillCommit;
-  // --timeout (or leap.config.json) wins over VERI_TIMEOUT and the issue's timeout file; the idle limit is on unless 0 is asked for.
-  const { timeout } = ctx.setup.effective;
-  if (timeout !== undefined) env.VERI_TIMEOUT = timeout;
-  env.VERI_IDLE_TIMEOUT = idleLimit(ctx.setup).value;
+  Object.assign(env, limitsEnv(ctx.setup));
   if (step === null) delete env.VERI_STEP;
   else env.VERI_STEP = step;
   return env;
+}
+
+/** The run's limits for a leaf or a suite run: --timeout (or leap.config.json) wins over VERI_TIMEOUT and the issue's timeout file; the idle limit is on unless 0 is asked for. */
+export function limitsEnv(setup: ConductorSetup): NodeJS.ProcessEnv {
+  const { timeout } = setup.effective;
+  return { ...(timeout === undefined ? {} : { VERI_TIMEOUT: timeout }), VERI_IDLE_TIMEOUT: idleLimit(setup).value };
+}
+
+/** A suite run a limit ended, as the suite-limit bail: the command, the limit as given and its source, the last output line. */
+export function suiteLimitBail(run: RunBase & { testCmd: string }, error: SuiteLimitError): Bail {
+  const { value, source } = error.limit === 'timeout' ? timeLimit(run) : idleLimit(run.setup);
+  return new Bail('suite-limit', suiteLimitNarration(run.root, run.testCmd, { limit: error.limit, lastLine: error.lastLine, value, source }));
 }
 
 /** The leaves' idle limit and where it comes from: --idle-timeout (or leap.config.json), else VERI_IDLE_TIMEOUT, else the default. */
@@ -281,6 +291,7 @@ export async function runVerification(
     });
   } catch (error) {
     if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
+    if (error instanceof SuiteLimitError) throw suiteLimitBail(ctx, error);
     throw error;
   }
   const leaf = `verify-${phase}`;

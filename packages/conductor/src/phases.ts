@@ -12,6 +12,7 @@ import { NOTHING, gather, merge, type Gathered } from './gathered.js';
 import { agentFor, fallOver, launchAgentLeaf, runVerification, type Launched } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
 import { readExitFile } from '@leap/supervise';
+import { type LeafActivity, type LeafWork, activityFile, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
 
 /** What a phase is given of the run so far. */
 export interface PhaseStart {
@@ -37,6 +38,8 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
   const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
   // The commit this process's PASS judged, returned by the verification: red's landing (null on a resume at passed).
   let verified: string | null = null;
+  // What the developer leaf this process ran did when (a resumed run reads it from the leaf's activity file).
+  let activity: LeafActivity | null = null;
   let got = NOTHING;
   try {
     for (;;) {
@@ -52,13 +55,9 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
         progress.saveJournal();
       } else if (j.stage === 'ready') {
         const name = developLeafName(phase, j.attempt);
-        // A first attempt starts from HEAD's tree (the tree is clean); a revision from the attempts before it.
-        if (j.attempt === 1 && j.retried === 0) {
-          j.tree = null;
-        } else {
-          await addAll(ctx);
-          j.tree = await ctx.git.out(['write-tree']);
-        }
+        // A first attempt starts from HEAD's tree (the tree is clean); a revision from the attempts before it, as
+        // collect staged them (a file the user wrote meanwhile is not staged, so it is no part of it).
+        j.tree = j.attempt === 1 && j.retried === 0 ? null : await ctx.git.out(['write-tree']);
         // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
         j.state_before = await snapshotStateFolder(ctx);
         // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
@@ -70,7 +69,14 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
         progress.saveJournal();
         await ctx.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
         const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
-        const end = await launchAgentLeaf(ctx, name, 'developer', developer, developerPrompt(ctx.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
+        // Its processes are followed while it runs: what changes in the tree while none of them runs is not its work.
+        const watch = watchLeafActivity(activityFile(ctx.paths.dir, name));
+        let end: Awaited<ReturnType<typeof launchAgentLeaf>>;
+        try {
+          end = await launchAgentLeaf(ctx, name, 'developer', developer, developerPrompt(ctx.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
+        } finally {
+          activity = watch.stop();
+        }
         got = merge(got, end.gathered);
         if (end.kind === 'dry') {
           // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
@@ -95,7 +101,10 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
           j.stage = 'developed';
         }
       } else if (j.stage === 'developed') {
-        got = merge(got, await collect(ctx, step, phase, j.phase_base as string, j.state_before ?? {}));
+        const leaf = j.leaf as string;
+        activity ??= readLeafActivity(activityFile(ctx.paths.dir, leaf), j.leaf_started ?? 0, ctx.paths.exit(leaf));
+        const work = { leaf, start: j.tree ?? (j.phase_base as string), activity };
+        got = merge(got, await collect(ctx, step, phase, j.phase_base as string, j.state_before ?? {}, work));
         j.stage = 'verifying';
         progress.saveJournal();
       } else if (j.stage === 'verifying') {
@@ -330,9 +339,9 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
 }
 
 // After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone (to
-// `before`, the journal's snapshot at the leaf's start), all staged. One `git status` says where HEAD is and what
-// the leaf left in the state folder. Returns that it committed, for red.
-async function collect(ctx: RunContext, step: LedgerStep, phase: Phase, base: string, before: StateSnapshot): Promise<Gathered> {
+// `before`, the journal's snapshot at the leaf's start), all staged but what the leaf did not write (`work`). One
+// `git status` says where HEAD is and what the leaf left in the state folder. Returns that it committed, for red.
+async function collect(ctx: RunContext, step: LedgerStep, phase: Phase, base: string, before: StateSnapshot, work: LeafWork): Promise<Gathered> {
   const ref = `refs/heads/${ctx.branch}`;
   // The state folder is inside the repository here: the plan commit holds its ledger.
   let known: StateStatus | undefined = await readStateStatus(ctx, relative(ctx.root, ctx.paths.dir), true);
@@ -350,6 +359,7 @@ async function collect(ctx: RunContext, step: LedgerStep, phase: Phase, base: st
   }
   await undoStateEdits(ctx, known, before);
   await addAll(ctx);
+  await leaveOutUsersFiles(ctx, phase, step.title, work);
   if (phase !== 'red') return NOTHING;
   const committed = await commitOrBail(ctx, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
   await ctx.say(`red commit ${(await ctx.heads.sha()).slice(0, 12)}: red: ${step.title}`);

@@ -71,6 +71,7 @@ export type BailCause =
   | 'dirty-tree'
   | 'commit-refused'
   | 'cost-budget'
+  | 'suite-limit'
   | 'killed-external'
   | 'killed-timeout'
   | 'killed-stuck'

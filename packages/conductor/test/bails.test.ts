@@ -33,7 +33,7 @@ bails("the classes are the contract's", () => {
       .filter(([, c]) => c === 'process')
       .map(([k]) => k)
       .sort(),
-    ['baseline-red', 'commit-refused', 'cost-budget', 'dirty-tree', 'needs-user', 'revision-budget'],
+    ['baseline-red', 'commit-refused', 'cost-budget', 'dirty-tree', 'needs-user', 'revision-budget', 'suite-limit'],
   );
   assert.equal(
     Object.entries(BAIL_CLASSES)
@@ -145,10 +145,11 @@ bails('agent-failed: a CLI that exits with an error by itself; its own words in 
   );
 });
 
+// The time limit holds for the suite runs too (the baseline): it leaves them room.
 bails('killed-timeout: a stuck leaf is relaunched once, then the run bails', async () => {
   const repo = makeProject();
   const agents = scriptedAgents([{ hang: true }, { hang: true }], []);
-  const result = await runTdd(base(repo, agents.file, { env: cleanEnv({ VERI_TIMEOUT: '0.5', VERI_KILL_AFTER: '0.1' }) }));
+  const result = await runTdd(base(repo, agents.file, { env: cleanEnv({ VERI_TIMEOUT: '5', VERI_KILL_AFTER: '0.1' }) }));
   assert.is(result.code, 1);
   assert.is(result.bail?.cause, 'killed-timeout');
   assert.equal(

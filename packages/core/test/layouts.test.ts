@@ -1,4 +1,5 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,7 +16,18 @@ layouts("a slice's records and the conductor's run files have one set of names",
   assert.is(p.record, '/r/.leap/split/record.json');
   assert.is(p.round('a', 3), '/r/.leap/split/a/round-3.json');
   assert.is(p.result('a'), '/r/.leap/split/a/result.json');
-  assert.is(p.worktree('a'), '/r/.leap/.worktrees/split/a');
+  // Ball worktrees lie outside the repository, in the user's state folder (XDG_STATE_HOME's), one folder per repository.
+  const xdg = process.env.XDG_STATE_HOME;
+  try {
+    process.env.XDG_STATE_HOME = '/c';
+    assert.match(slicePaths('/r', 'split').worktree('a'), /^\/c\/leap\/worktrees\/r-[0-9a-f]{16}\/split\/a$/);
+    delete process.env.XDG_STATE_HOME;
+    assert.match(slicePaths('/r', 'split').worktree('a'), new RegExp(`^${join(homedir(), '.local', 'state', 'leap', 'worktrees')}/r-[0-9a-f]{16}/split/a$`));
+    assert.not.equal(slicePaths('/s/r', 'split').worktrees, slicePaths('/r', 'split').worktrees);
+  } finally {
+    if (xdg === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = xdg;
+  }
   assert.is(p.aggregate, '/r/.leap/split/spine/aggregate.json');
   assert.is(ROUND_RECORD.exec('round-12.json')?.[1], '12');
   assert.is(ROUND_RECORD.test('round-0.json'), false);

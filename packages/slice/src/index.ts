@@ -14,7 +14,7 @@ export type { LocalRunnerOptions } from './runner/local-runner.js';
 export { keepOrRevert } from './engine/keep-or-revert.js';
 export { candidateAt } from './engine/candidate-at.js';
 export { changesOutsideLines } from './engine/checkout.js';
-export { readMetric, runProof } from './engine/proof.js';
+export { proofLeaves, readMetric, runProof } from './engine/proof.js';
 export { renderBuilderPrompt } from './engine/prompt.js';
 export { renderCheckpoint } from './engine/checkpoint.js';
 export { renderSummary } from './engine/summary.js';

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { readLockHolder, runGitSync, slicePaths } from '@leap/core';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from './definition/worktree-hint.js';
 import { GIT_FAILURE_EXIT } from './engine/git.js';
+import { pruneWorktreeFolders } from './engine/records.js';
 import { liveEngine, sliceLockFile } from './slice-lock.js';
 
 export { mayHaveSliceWorktrees };
@@ -49,6 +50,9 @@ export function reapSlice(root: string, sliceId: string): string[] {
     if (existsSync(path)) gitStdout(repoRoot, ['worktree', 'remove', '--force', '--force', path]);
     removed.push(path);
   }
-  if (removed.length > 0) gitStdout(repoRoot, ['worktree', 'prune']);
+  if (removed.length > 0) {
+    gitStdout(repoRoot, ['worktree', 'prune']);
+    pruneWorktreeFolders(slicePaths(repoRoot, sliceId));
+  }
   return removed;
 }

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { slicePaths } from '@leap/core';
 import { cleanupTempDirs, git, lifelineOf, waitFor } from '@leap/test-utils';
 import { ball, contentProof, engineEnv, extraWorktrees, fixtures, launches, leapSlice, readLeap, setupRepo, writeAgents, writeSlice } from './engine-helpers.js';
 
@@ -78,7 +79,7 @@ kill('SIGKILL while building, after a ball passed, and during the aggregate jury
   const builtA = launches(repo, 'build-a-').length;
 
   // 3. During the aggregate jury, on the spine's worktree.
-  assert.is(await killWhen(repo, startEngine(repo, ARGS(file, agents)), () => existsSync(join(repo, '.leap', '.worktrees', 'trio', 'spine'))), true, 'killed during the aggregate jury');
+  assert.is(await killWhen(repo, startEngine(repo, ARGS(file, agents)), () => existsSync(slicePaths(repo, 'trio').worktree('spine'))), true, 'killed during the aggregate jury');
   await clean('after a kill during the aggregate jury');
   assert.not.ok(existsSync(join(leapDir, 'record.json')), 'no record before the aggregate jury passed');
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeGitRepo, makeTempDir } from '@leap/test-utils';
-import { keepOrRevert, readMetric, renderCheckpoint, renderSummary, runProof } from '../src/index.js';
+import { keepOrRevert, readMetric, renderCheckpoint, renderSummary } from '../src/index.js';
 import { buildProvenance } from '../src/engine/provenance.js';
 import { readStatusV2 } from '../src/engine/checkout.js';
 import { worktreeGit } from '../src/engine/git.js';
@@ -39,7 +39,7 @@ keep('fields in order: a regression on the first loses whatever the second does;
 });
 
 // ---
-const proof = suite('runProof and readMetric');
+const proof = suite('readMetric and readStatusV2');
 proof.after.each(cleanupTempDirs);
 
 proof('the metric is the last non-empty stdout line, every field a number', () => {
@@ -48,19 +48,6 @@ proof('the metric is the last non-empty stdout line, every field a number', () =
   assert.match(readMetric('all good\n', fields).note ?? '', /the proof's last line is not JSON: "all good"/);
   assert.equal(readMetric('[1,2]\n', fields).note, "the proof's last line is not a JSON object");
   assert.equal(readMetric('{"passed": "3", "ms": 1}\n', fields).note, 'the proof\'s metric has no number "passed"');
-});
-
-proof('no shell, its exit code, a command that does not exist, a proof past its time limit killed with its group', async () => {
-  const dir = makeTempDir();
-  const out = await runProof({ argv: [process.execPath, '-e', 'console.log(process.argv[1]); process.exit(3)', '$(id) `x`'] }, dir, process.env, 10_000);
-  assert.equal([out.code, out.tail.trim()], [3, '$(id) `x`']);
-  const missing = await runProof({ argv: ['no-such-proof-command'] }, dir, process.env, 10_000);
-  assert.equal(missing.code, 127);
-  assert.match(missing.note ?? '', /the proof could not start/);
-  const slow = await runProof({ argv: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'] }, dir, process.env, 300);
-  assert.equal([slow.code, slow.note], [124, 'the proof ran past 300 ms and was killed']);
-  const metric = await runProof({ argv: [process.execPath, '-e', 'console.log(JSON.stringify({passed: 2, ms: 1}))'], metric: fields }, dir, process.env, 0);
-  assert.equal([metric.code, metric.metric], [0, { passed: 2, ms: 1 }]);
 });
 
 proof('readStatusV2: HEAD, and the paths whose work tree differs from the index or that git does not track', () => {

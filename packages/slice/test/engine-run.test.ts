@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { createLocalRunner, runSlice } from '../src/index.js';
+import { createLocalRunner, runSlice, slicePaths } from '../src/index.js';
 import { ball, contentProof, engineEnv, eventsOf, extraWorktrees, launches, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'README.md': '# repo\n' };
@@ -167,7 +167,8 @@ run('a builder that edits outside its scope: -1, only its changes undone, its de
   assert.equal(launches(repo, 'build-c'), []);
   assert.not.ok(existsSync(join(repo, '.leap', 'trio', 'record.json')));
   assert.equal(extraWorktrees(repo), []);
-  assert.equal(readdirSync(join(repo, '.leap', '.worktrees', 'trio')), []);
+  // The worktrees' folders, outside the repository, go with the last of them.
+  assert.not.ok(existsSync(dirname(slicePaths(repo, 'trio').worktrees)));
   // leap slice status reads the engine's records.
   const status = await leapSlice(repo, ['status', file, '--json']);
   const states = (JSON.parse(status.stdout) as { balls: { ball: string; state: string; after: string[] }[] }).balls.map((b) => [b.ball, b.state, b.after]);
@@ -225,6 +226,87 @@ run("a proof that needs the repository's ignored dependencies finds them in the 
   assert.equal(extraWorktrees(repo), []);
 });
 
+run("ignored entries it links, a node_modules folder and a symlink, ignored by patterns that match links too: git 2.39 stages the ball's work, the entries stay out", async () => {
+  // `node_modules` and `.venv` (no trailing slash) ignore the links in the ball's worktree too: an excluding
+  // pathspec naming them makes git 2.39's `git add` exit 1 ("The following paths are ignored").
+  const base = { ...BASE, '.gitignore': 'node_modules\n.venv\n' };
+  const { repo, dir } = setupRepo(base);
+  mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = "A\\n";\n');
+  const venv = join(dir, 'venv');
+  mkdirSync(venv);
+  writeFileSync(join(venv, 'marker'), 'A\n');
+  symlinkSync(venv, join(repo, '.venv'));
+  const proof = [
+    process.execPath,
+    '-e',
+    "const fs=require('fs');const a=fs.readFileSync('src/a.txt','utf8');process.exit(a===require('./node_modules/dep')&&a===fs.readFileSync('.venv/marker','utf8')?0:1)",
+  ];
+  const file = writeSlice(dir, { id: 'links', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: proof } })] });
+  // Round 1 misses (its work is kept on the branch), round 2 gets it right.
+  const agents = writeAgents(dir, { a: { '1': { edits: [{ path: 'src/a.txt', content: 'nearly\n' }] }, '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  for (const n of [1, 2]) assert.equal(readLeap<{ changed: string[] }>(repo, 'links', 'a', `round-${n}.json`)?.changed, ['src/a.txt'], `round ${n}`);
+  assert.equal(git(repo, 'ls-tree', '-r', '--name-only', 'leap/links/spine').trim().split('\n').sort(), ['.gitignore', 'README.md', 'src/a.txt']);
+  assert.equal([readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), readFileSync(join(venv, 'marker'), 'utf8')], ['module.exports = "A\\n";\n', 'A\n']);
+  assert.equal(extraWorktrees(repo), []);
+});
+
+run("a builder that swaps the linked node_modules for its own (ignored, so no change of its) does not pass: the proof runs with the user's", async () => {
+  const base = { ...BASE, '.gitignore': 'node_modules\n' };
+  const { repo, dir } = setupRepo(base);
+  mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = "real";\n');
+  // The proof passes only with a fake dependency: the user's says "real".
+  const proof = [process.execPath, '-e', "process.exit(require('./node_modules/dep') === 'fake' ? 0 : 1)"];
+  const file = writeSlice(dir, { id: 'swap', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: proof } })] });
+  const edits = [
+    { path: 'src/a.txt', content: 'A\n' },
+    { path: 'node_modules', delete: true },
+    { path: 'node_modules/dep/index.js', content: 'module.exports = "fake";\n' },
+  ];
+  const agents = writeAgents(dir, { a: { '*': { edits } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 3, out.stderr);
+  assert.match(readLeap<{ reason: string }>(repo, 'swap', 'a', 'round-1.json')?.reason ?? '', /^the proof exited 1 \(with the repository's node_modules, which the builder had replaced\)/);
+  assert.is(readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), 'module.exports = "real";\n');
+});
+
+run("what a test run writes (coverage/, .pytest_cache/) is the ball's own in its sandbox: the main tree's, ignored too, are not linked, and stay as they were", async () => {
+  const base = { ...BASE, '.gitignore': 'node_modules\ncoverage/\n.pytest_cache/\n' };
+  const { repo, dir } = setupRepo(base);
+  const made: [string, string][] = [
+    ['coverage/old.json', '{}\n'],
+    ['.pytest_cache/v/lastfailed', '{}\n'],
+    ['node_modules/dep/index.js', 'module.exports = 1;\n'],
+  ];
+  for (const [path, text] of made) {
+    mkdirSync(join(repo, dirname(path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  }
+  const write =
+    "const fs=require('fs');for(const d of ['coverage','.pytest_cache/v'])fs.mkdirSync(d,{recursive:true});fs.writeFileSync('coverage/out.json','{}');fs.writeFileSync('.pytest_cache/v/lastfailed','{\"t\":true}');require('./node_modules/dep');process.exit(fs.readFileSync('src/a.txt','utf8')==='A\\n'?0:1)";
+  const file = writeSlice(dir, { id: 'outs', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: [process.execPath, '-e', write] } })] });
+  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.is(out.code, 0, out.stderr);
+  assert.equal(readdirSync(join(repo, 'coverage')), ['old.json']);
+  assert.is(readFileSync(join(repo, '.pytest_cache', 'v', 'lastfailed'), 'utf8'), '{}\n');
+});
+
+run("a ball's checkout sees no file of the main tree above it: a proof that looks for its config in every parent folder finds none, sandbox on and off", async () => {
+  const base = { ...BASE, 'leap-probe.json': '{}\n' };
+  const probe = `const fs=require('fs'),p=require('path');for(let d=p.dirname(process.cwd());;d=p.dirname(d)){if(fs.existsSync(p.join(d,'leap-probe.json'))){console.log('a config above the checkout: '+d);process.exit(1)}if(d===p.dirname(d))break}process.exit(fs.readFileSync('src/a.txt','utf8')==='A\\n'?0:1)`;
+  for (const sandbox of ['on', 'off']) {
+    const { repo, dir } = setupRepo(base);
+    const file = writeSlice(dir, { id: `up-${sandbox}`, balls: [ball('a', ['src/a.txt'], base, { proof: { argv: [process.execPath, '-e', probe] } })] });
+    const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+    const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--sandbox', sandbox]);
+    assert.is(out.code, 0, `--sandbox ${sandbox}: ${out.stderr}`);
+  }
+});
+
 run('fan-out is the default: two ready balls, no --jobs, build at once (each builder waits for the other to start; their leaves overlap in the log)', async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = writeSlice(dir, {
@@ -276,19 +358,19 @@ run("a builder that deletes its worktree's .git: the ball is held, and the workt
   // No git of the engine's ran in the main repository around the worktree: its branch and tree are the user's.
   assert.equal([git(repo, 'rev-parse', 'HEAD'), git(repo, 'status', '--porcelain')], [head, '']);
   assert.equal(extraWorktrees(repo), []);
-  assert.not.ok(existsSync(join(repo, '.leap', '.worktrees', 'gone', 'a')));
+  assert.not.ok(existsSync(slicePaths(repo, 'gone').worktree('a')));
 });
 
 run("a sandboxed builder writes its ball's worktree only: its write into the main tree and its deletion of .git are refused", async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = writeSlice(dir, { id: 'boxed', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
-  // Its worktree is .leap/.worktrees/boxed/a: four folders up is the main tree.
+  // Its worktree lies outside the repository: the way from it to the main tree's README.
   const agents = writeAgents(dir, {
     a: {
       '*': {
         edits: [
           { path: 'src/a.txt', content: 'A\n' },
-          { path: '../../../../README.md', content: 'mine\n' },
+          { path: relative(slicePaths(repo, 'boxed').worktree('a'), join(repo, 'README.md')), content: 'mine\n' },
           { path: '.git', delete: true },
         ],
       },
@@ -304,6 +386,25 @@ run("a sandboxed builder writes its ball's worktree only: its write into the mai
   assert.match(err1, /(EROFS|EBUSY)[^\n]*\.git'/, err1);
   const builds = eventsOf(repo, 'launch').filter((e) => String(e.leaf).startsWith('build-a-'));
   assert.ok(builds.length >= 1 && builds.every((e) => e.sandbox === 'bwrap' && e.sandbox_role === 'writer'), JSON.stringify(builds));
+});
+
+run("a sandboxed builder cannot write beside its worktree, where a sibling ball's lies", async () => {
+  const { repo, dir } = setupRepo(BASE);
+  const file = writeSlice(dir, { id: 'sib', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const agents = writeAgents(dir, {
+    a: {
+      '*': {
+        edits: [
+          { path: 'src/a.txt', content: 'A\n' },
+          { path: '../b/planted.txt', content: 'mine\n' },
+        ],
+      },
+    },
+  });
+  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
+  assert.ok(out.code === 0 || out.code === 3, out.stderr);
+  assert.match(readFileSync(join(repo, '.tdd', 'build-a-1.err'), 'utf8'), /(EROFS|ENOENT)[^\n]*'[^']*\/sib\/b'/);
+  assert.not.ok(existsSync(slicePaths(repo, 'sib').worktree('b')));
 });
 
 run('without bwrap leap slice run refuses with exit 2 in one line, before any lock, worktree or record', async () => {

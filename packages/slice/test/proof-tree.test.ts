@@ -2,9 +2,9 @@
 // starts a server that daemonizes itself (a double fork and setsid, its pipes closed). Sandboxed (the default),
 // bwrap's pid namespace ends with the proof; with --sandbox off the supervisor's whole-tree kill finds it.
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBwrap } from '@leap/supervise';
 import { cleanupTempDirs, makeGitRepo, waitFor } from '@leap/test-utils';
 import { runLive } from '../src/engine/proof.js';
 
@@ -43,7 +43,7 @@ function hostileLive(token: string) {
 tree('with --sandbox off: the whole-tree kill ends the setsid server once the proof ends', async () => {
   const repo = makeGitRepo({ files: { 'README.md': '# r\n' } });
   const token = TOKENS[0] as string;
-  const run = await runLive(hostileLive(token), repo, process.env, null);
+  const run = await runLive(hostileLive(token), { cwd: repo, env: process.env, stateDir: join(repo, '.tdd'), name: 'live-a-1', idleMs: 0, sandbox: null });
   assert.is(run.code, 0, run.output);
   assert.is(run.output, 'serving\n');
   assert.equal(holding(token), [], 'the daemonized server is gone when runLive resolves');
@@ -52,8 +52,8 @@ tree('with --sandbox off: the whole-tree kill ends the setsid server once the pr
 tree('sandboxed (the default): the pid namespace ends the setsid server with the proof', async () => {
   const repo = makeGitRepo({ files: { 'README.md': '# r\n' } });
   const token = TOKENS[1] as string;
-  const sandbox = { bwrap: findBwrap(process.env), spec: { role: 'writer' as const, tree: repo, inheritEnv: true, network: false } };
-  const run = await runLive(hostileLive(token), repo, process.env, sandbox);
+  const sandbox = { role: 'writer' as const, tree: repo, inheritEnv: true, network: false };
+  const run = await runLive(hostileLive(token), { cwd: repo, env: process.env, stateDir: join(repo, '.tdd'), name: 'live-a-1', idleMs: 0, sandbox });
   assert.is(run.code, 0, run.output);
   assert.is(run.output, 'serving\n');
   // The kernel ends a pid namespace's processes as its init dies: waited for, not timed.

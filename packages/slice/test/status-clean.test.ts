@@ -2,9 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LeapError } from '@leap/core';
+import { slicePaths, type LeapError } from '@leap/core';
 import { cleanupTempDirs, git, isAlive, makeGitRepo, makeTempDir, waitFor } from '@leap/test-utils';
 import { lockSlice, liveEngine, sliceLockFile } from '../src/slice-lock.js';
 import { gitStdout, mayHaveSliceWorktrees, reapSlice, sliceWorktrees } from '../src/reap.js';
@@ -129,22 +129,29 @@ reap('removes every worktree on leap/SLICE/*, wherever it is, and only those', (
 
 reap("a worktree cut off while git added it (git's placeholder HEAD, its initializing lock) is the slice's by where it lies, and removed", () => {
   const repo = makeGitRepo();
-  const half = join(repo, '.leap', '.worktrees', 's', 'spine');
-  git(repo, 'worktree', 'add', '-q', '-b', 'leap/s/spine', half);
-  // What a SIGKILL between `git worktree add`'s first files and its symbolic-ref leaves: a zero HEAD, locked.
-  const admin = join(repo, '.git', 'worktrees', 'spine');
-  writeFileSync(join(admin, 'HEAD'), `${'0'.repeat(40)}\n`);
-  writeFileSync(join(admin, 'locked'), 'initializing');
-  // Another slice's half-made worktree, and someone's detached one, are not this slice's.
-  const other = join(repo, '.leap', '.worktrees', 's2', 'spine');
-  git(repo, 'worktree', 'add', '-q', '--detach', other);
-  const mine = join(makeTempDir(), 'detached');
-  git(repo, 'worktree', 'add', '-q', '--detach', mine);
-  assert.ok(mayHaveSliceWorktrees(repo, 's'), 'a placeholder HEAD is a maybe');
-  assert.equal(sliceWorktrees(repo, 's'), [{ path: half, branch: null }]);
-  assert.equal(reapSlice(repo, 's'), [half]);
-  assert.not.ok(existsSync(half));
-  assert.equal(worktreeList(repo).sort(), [repo, other, mine].sort());
+  const half = slicePaths(repo, 's').worktree('spine');
+  // The repository's folder of worktrees lies outside it (in the user's state folder): gone whatever the end.
+  const folder = dirname(slicePaths(repo, 's').worktrees);
+  try {
+    git(repo, 'worktree', 'add', '-q', '-b', 'leap/s/spine', half);
+    // What a SIGKILL between `git worktree add`'s first files and its symbolic-ref leaves: a zero HEAD, locked.
+    const admin = join(repo, '.git', 'worktrees', 'spine');
+    writeFileSync(join(admin, 'HEAD'), `${'0'.repeat(40)}\n`);
+    writeFileSync(join(admin, 'locked'), 'initializing');
+    // Another slice's half-made worktree, and someone's detached one, are not this slice's.
+    const other = slicePaths(repo, 's2').worktree('spine');
+    git(repo, 'worktree', 'add', '-q', '--detach', other);
+    const mine = join(makeTempDir(), 'detached');
+    git(repo, 'worktree', 'add', '-q', '--detach', mine);
+    assert.ok(mayHaveSliceWorktrees(repo, 's'), 'a placeholder HEAD is a maybe');
+    assert.equal(sliceWorktrees(repo, 's'), [{ path: half, branch: null }]);
+    assert.equal(reapSlice(repo, 's'), [half]);
+    assert.not.ok(existsSync(half));
+    assert.not.ok(existsSync(slicePaths(repo, 's').worktrees), "the slice's emptied folder goes too");
+    assert.equal(worktreeList(repo).sort(), [repo, other, mine].sort());
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });
 
 reap("a live engine's worktrees are left alone; once it is SIGKILLed, the next reap removes them", async () => {

@@ -28,6 +28,7 @@ export type { LeafStdio, SpawnResult } from './spawn-leaf.js';
 export { openInput, openOutput } from './leaf-io.js';
 export { monitorTree, monitorInterval } from './tree-monitor.js';
 export { runLeaf } from './run-leaf.js';
+export { armLifeline } from './lifeline.js';
 export { runNotify, splitNotify } from './notify.js';
 export type { NotifyEvent, NotifyOutcome } from './notify.js';
 export type { KillReason, LeafOutcome } from './run-leaf.js';
@@ -45,6 +46,7 @@ export {
   DEFAULT_LINK_READ_ONLY,
 } from './sandbox-plan.js';
 export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } from './sandbox-plan.js';
+export { layerEntries } from './sandbox-layer.js';
 export {
   checkSandbox,
   findBwrap,

@@ -26,7 +26,8 @@ export interface RunLeafOptions {
   notBefore: number;
   /** The environment variable every descendant carries (see buildLeafEnv). */
   marker: string;
-  stopFile: string;
+  /** Where a `now` stop request is read; null: none ends it (a suite run, whose caller reads stops itself). */
+  stopFile: string | null;
   timeoutMs: number;
   killAfterMs: number;
   idleMs: number;
@@ -87,13 +88,16 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
 
   const cancelTimeout = options.timeoutMs > 0 ? setLongTimeout(() => end('timeout'), options.timeoutMs) : () => {};
   const stopMonitor = monitorTree(tree, options.idleMs, () => end('stuck'));
-  const checkStop = (): void => {
-    const request = readStopRequest(options.stopFile);
-    if (request.kind === 'requested' && request.mode === 'now') end('stop');
-  };
+  const { stopFile } = options;
   // Polled, not watched: a `now` stop is honoured within STOP_POLL_MS, and no inotify instance is spent.
-  const stopPoll = setInterval(checkStop, STOP_POLL_MS);
-  stopPoll.unref();
+  const stopPoll =
+    stopFile === null
+      ? undefined
+      : setInterval(() => {
+          const request = readStopRequest(stopFile);
+          if (request.kind === 'requested' && request.mode === 'now') end('stop');
+        }, STOP_POLL_MS);
+  stopPoll?.unref();
 
   const outcome = (async (): Promise<LeafOutcome> => {
     const ended = await Promise.race([exited, gaveUp]);

@@ -1,6 +1,7 @@
 // The bwrap command line of a sandboxed leaf (CONTRACT section 13), as a pure function of the sandbox's
 // spec and of what the file system holds (an FsView: the host's in sandbox.ts, a plain object in tests).
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { DEPENDENCY_CACHES, HOME_CACHES, layerOps } from './sandbox-layer.js';
 
 /** Writers may write their tree; readers work in a throwaway copy of it. */
 export type SandboxRole = 'writer' | 'reader';
@@ -19,6 +20,8 @@ export interface SandboxSpec {
   /** Extra paths bound read-only / read-write (an agents-file entry's `paths`). */
   read?: string[];
   write?: string[];
+  /** Throwaway layers (sandbox-layer.ts) at `dir` over the entries of `over` (ground truth's copy's node_modules). */
+  layers?: { dir: string; over: string }[];
   /** Network on (default) or off: off is a network namespace of its own with loopback only. */
   network?: boolean;
   /** Variables passed besides the allow-list: names, or prefixes ending in `*` (`ANTHROPIC_*`). */
@@ -27,6 +30,8 @@ export interface SandboxSpec {
   env?: Record<string, string>;
   /** The user's whole environment instead of the allow-list (the toolchain's own suite runs). */
   inheritEnv?: boolean;
+  /** HOME_CACHES (`~/.cache`): the user's own, read-write (default for a writer), or a throwaway layer (a reader's). */
+  homeCaches?: 'own' | 'throwaway';
   /** State folder names, absent inside (default `.tdd`, `.leap`). */
   stateDirs?: string[];
   /** Folders a reader's copy links read-only instead of copying, at any depth (default node_modules, .venv, venv). */
@@ -114,9 +119,12 @@ const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 export const DEFAULT_LINK_READ_ONLY: readonly string[] = ['node_modules', '.venv', 'venv'];
 
 /** One mount (or namespace-building) operation, in bwrap's order. */
-export type MountOp = { op: 'ro-bind' | 'bind'; src: string; dest: string } | { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc'; dest: string } | { op: 'symlink'; target: string; dest: string };
+type BindOp = { op: 'ro-bind' | 'bind'; src: string; dest: string };
+type DestOp = { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc' | 'dir'; dest: string };
+export type MountOp = BindOp | DestOp | { op: 'symlink'; target: string; dest: string };
 
-type Rule = 'hide' | 'ro' | 'rw';
+/** What a place in home is inside: absent, read-only, read-write, or a throwaway layer over it. */
+type Rule = 'hide' | 'ro' | 'rw' | 'layer';
 interface Node {
   rule?: Rule;
   children: Map<string, Node>;
@@ -157,6 +165,10 @@ function hasHide(node: Node): boolean {
  * holding a bind (or symlink) of each entry that is not hidden, made read-only once filled.
  */
 function layout(dir: string, node: Node, rule: Rule, view: FsView, ops: MountOp[], boundAbove: Rule): void {
+  if (node.rule === 'layer') {
+    layerOps(dir, dir, view, [], ops);
+    return;
+  }
   const own = node.rule ?? rule;
   if (own !== 'hide' && !hasHide(node)) {
     if (own !== boundAbove && view.kind(dir) !== null) ops.push({ op: own === 'rw' ? 'bind' : 'ro-bind', src: dir, dest: dir });
@@ -293,8 +305,9 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
   if (spec.role === 'reader' && options.copy === undefined) throw new SandboxSpecError('a reader sandbox needs its copy of the tree (prepareSandbox makes it)');
   const stateDirs = spec.stateDirs ?? DEFAULT_STATE_DIRS;
   const abs = (p: string): string => (home !== null && !isAbsolute(p) ? join(home, p) : resolve(p));
-  const read = (spec.read ?? []).map(abs);
-  const write = (spec.write ?? []).map(abs);
+  // Declared paths in the tree change nothing: the tree's own rules for the role apply there.
+  const read = (spec.read ?? []).map(abs).filter((p) => !inside(p, tree));
+  const write = (spec.write ?? []).map(abs).filter((p) => !inside(p, tree));
   const ops: MountOp[] = [
     { op: 'ro-bind', src: '/', dest: '/' },
     { op: 'dev', dest: '/dev' },
@@ -302,6 +315,23 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
     { op: 'tmpfs', dest: '/tmp' },
     { op: 'tmpfs', dest: '/var/tmp' },
   ];
+  const outsideHome = (p: string): boolean => home === null || !inside(p, home);
+  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one,
+  // and only it (first: a declared path holding it decides its mode).
+  for (const p of spec.keepReadable ?? []) {
+    const r = resolve(p);
+    const hidden = PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree);
+    if (hidden && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
+  }
+  // Declared paths outside home, the leaf's own agent folder outside home (CODEX_HOME=/srv/codex) read-write:
+  // before home and the tree (a path holding either leaves it as its rules say), outer ones first.
+  const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
+  const rw = [...write, ...agentOutside];
+  const binds = [...read.map((p) => [p, 'ro-bind'] as const), ...rw.map((p) => [p, 'bind'] as const)];
+  const depth = (p: string): number => p.split(sep).length;
+  for (const [p, op] of binds.sort(([a], [b]) => depth(a) - depth(b))) {
+    if (outsideHome(p) && view.kind(p) !== null) ops.push({ op, src: p, dest: p });
+  }
   // Home: read-only; credential places and other agents' folders absent; the leaf's own agent's read-write.
   if (home !== null && view.kind(home) === 'dir') {
     // Listed once, first: most places the plan asks about are home's entries (onceView answers them from it).
@@ -318,6 +348,8 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
       const rel = relHome(p);
       if (rel !== null && rel !== '' && hidden.some((h) => rel === h || rel.startsWith(`${h}/`))) addRule(root, rel, 'ro');
     }
+    const caches = spec.homeCaches ?? (spec.role === 'writer' ? 'own' : 'throwaway');
+    for (const p of HOME_CACHES) addRule(root, p, caches === 'own' ? 'rw' : 'layer');
     for (const p of [...(spec.agentPaths ?? []), ...write]) {
       const rel = relHome(p);
       if (rel !== null && rel !== '') addRule(root, rel, 'rw');
@@ -341,27 +373,22 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
       else if (kind === 'file') ops.push({ op: 'ro-bind', src: '/dev/null', dest: target });
     }
   }
-  const outsideHome = (p: string): boolean => home === null || !inside(p, home);
-  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one, and only it.
-  for (const p of spec.keepReadable ?? []) {
-    const r = resolve(p);
-    if (PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree) && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
-  }
-  // The tree: the writer's own, or the reader's copy at the tree's path (the original `.git` on top, read-only).
+  // The tree: the writer's own, or the reader's copy at the tree's path, each dependency folder a layer over the
+  // original (the original `.git` goes on top, read-only, below).
   if (spec.role === 'writer') {
     if (outsideHome(tree)) ops.push({ op: 'bind', src: tree, dest: tree });
   } else {
     ops.push({ op: 'bind', src: options.copy as string, dest: tree });
-    for (const p of options.linked ?? []) ops.push({ op: 'ro-bind', src: p, dest: p });
   }
-  for (const p of read) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'ro-bind', src: p, dest: p });
-  // The leaf's own agent folder outside home (CODEX_HOME=/srv/codex) is read-write as it is inside home.
-  const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
-  for (const p of [...write, ...agentOutside]) if (outsideHome(p) && view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
-  // A worktree inside a state folder (a LEAP ball's) is bound at its own path; the rest of that folder is absent.
+  const layers = [...(spec.layers ?? []), ...(options.linked ?? []).map((p) => ({ dir: p, over: p }))];
+  for (const { dir, over } of layers) layerOps(dir, over, view, DEPENDENCY_CACHES, ops);
+  // A declared repository keeps its `.git` read-only and its state folders absent; so does the tree's own, whose
+  // worktree inside a state folder (a LEAP ball's) is bound at its own path, the rest of that folder absent.
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
-  for (const p of [...read, ...write]) if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, [], ops, readable);
   const self: Keep[] = [{ src: spec.role === 'writer' ? tree : (options.copy as string), dest: tree }];
+  for (const p of [...read, ...write]) {
+    if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, self, ops, readable);
+  }
   const main = mainRepoRoot(tree, view);
   if (main !== null && main !== tree) treeRules(main, view, stateDirs, self, ops, readable);
   for (let up = dirname(tree); up !== dirname(up); up = dirname(up)) {

@@ -24,7 +24,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LeapError, findExecutable } from '@leap/core';
-import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
+import { HOME_CACHES } from './sandbox-layer.js';
+import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, mainRepoRoot, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
 
 /** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
 export const EXIT_NO_SANDBOX = 2;
@@ -149,22 +150,30 @@ export function resetSandboxCheck(): void {
 
 /**
  * Copy `tree` to `dest` for a reader: everything but `.git` (bound read-only instead), the state folders
- * at its top (never copied: absent inside) and the folders of `linkReadOnly` at any depth (bound read-only
- * from the original). Modes and times are kept, so a build tool sees what it would see in the tree; files
- * are cloned where the file system can (copy-on-write), else copied. Returns the linked folders.
+ * at its top (never copied: absent inside) and the folders of `linkReadOnly` at any depth (a layer over the
+ * original inside; also a link to one in the repository, as a ball worktree's node_modules is). Modes and times
+ * are kept, so a build tool sees what it would see in the tree; files are cloned where the file system can
+ * (copy-on-write), else copied. Returns the linked folders.
  */
 export function copyTree(tree: string, dest: string, options: { stateDirs?: readonly string[]; linkReadOnly?: readonly string[]; skip?: readonly string[] } = {}): string[] {
   const stateDirs = new Set(options.stateDirs ?? DEFAULT_STATE_DIRS);
   const link = new Set(options.linkReadOnly ?? DEFAULT_LINK_READ_ONLY);
   const skip = new Set((options.skip ?? []).map((p) => resolve(p)));
   const linked: string[] = [];
+  // A link leading out of the repository (one planted to a socket's folder in /tmp) stays a link, unresolved inside.
+  const repo = mainRepoRoot(tree, hostView) ?? tree;
+  const ours = (link: string): boolean => {
+    const real = hostView.realpath(link);
+    return real !== null && isInside(real, repo) && hostView.kind(real) === 'dir';
+  };
   const walk = (from: string, to: string, top: boolean): void => {
     for (const entry of readdirSync(from, { withFileTypes: true })) {
       const src = join(from, entry.name);
       const dst = join(to, entry.name);
       if (top && (entry.name === '.git' || stateDirs.has(entry.name))) continue;
       if (skip.has(src)) continue;
-      if (entry.isSymbolicLink()) {
+      if (entry.isSymbolicLink() && link.has(entry.name) && ours(src)) linked.push(src);
+      else if (entry.isSymbolicLink()) {
         symlinkSync(readlinkSync(src), dst);
         try {
           lutimesSync(dst, lstatSync(src).atime, lstatSync(src).mtime);
@@ -228,10 +237,14 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
   const cwd = spec.cwd === undefined ? tree : (hostView.realpath(spec.cwd) ?? resolve(spec.cwd));
   const resolvedCommand = findExecutable(command, env.PATH, cwd) ?? command;
   const commandReal = hostView.realpath(resolvedCommand) ?? resolvedCommand;
-  for (const p of spec.agentPaths ?? []) {
-    // The leaf's own agent folder, read-write inside: made now if the CLI never ran (it cannot make it in a read-only home).
+  for (const p of [...(spec.agentPaths ?? []), ...(homeReal === undefined ? [] : HOME_CACHES)]) {
+    // The leaf's own agent folder and ~/.cache, read-write or a layer inside: made now if absent (a read-only home
+    // cannot make them). A place the host refuses to make stays absent.
     const full = homeReal !== undefined && !isAbsolute(p) ? join(homeReal, p) : resolve(p);
-    if (hostView.kind(full) === null && !basename(full).slice(1).includes('.')) mkdirSync(full, { recursive: true, mode: 0o700 });
+    const folder = !basename(full).slice(1).includes('.');
+    try {
+      if (folder && hostView.kind(full) === null) mkdirSync(full, { recursive: true, mode: 0o700 });
+    } catch {}
   }
   let copy: string | null = null;
   const cleanup = (): void => {

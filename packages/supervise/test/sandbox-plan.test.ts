@@ -162,7 +162,7 @@ test("plan: a reader gets the copy at the tree's path, the original .git and nod
   const ops = planMounts({ role: 'reader', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs, '/w/repo/node_modules/x/']), { copy: '/tmp/copy', linked: ['/w/repo/node_modules'] });
   const at = ops.findIndex((o) => o.op === 'bind' && o.src === '/tmp/copy' && o.dest === '/w/repo');
   assert.ok(at > 0);
-  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/node_modules') > at);
+  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.src === '/w/repo/node_modules' && o.dest === '/w/repo/node_modules/.leap-ro') > at);
   assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git') > at);
   assert.not.ok(
     ops.some((o) => o.op === 'bind' && o.src === '/w/repo'),
@@ -176,6 +176,100 @@ test("plan: a reader gets the copy at the tree's path, the original .git and nod
     () => planMounts({ role: 'reader', tree: '/w/repo' }, view(repoFs)),
     (e: Error) => e instanceof SandboxSpecError,
   );
+});
+
+test("plan: a reader's node_modules is a throwaway layer: every entry linked into the original (read-only), the caches tools write left out", () => {
+  const nm = '/w/repo/node_modules';
+  const fs = view([
+    ...repoFs,
+    `${nm}/vitest/package.json`,
+    `${nm}/.bin/vitest -> ../vitest/vitest.mjs`,
+    `${nm}/.pnpm/`,
+    `${nm}/pkg -> .pnpm/pkg@1/node_modules/pkg`,
+    `${nm}/@scope/lib/`,
+    `${nm}/@scope/ws -> ../../packages/ws`,
+    `${nm}/.vite-temp/old.mjs`,
+    `${nm}/.cache/x`,
+    `${nm}/.vite/`,
+    `${nm}/.package-lock.json`,
+  ]);
+  const ops = planMounts({ role: 'reader', tree: '/w/repo', home: HOME }, fs, { copy: '/tmp/copy', linked: [nm] });
+  const from = ops.findIndex((o) => o.op === 'tmpfs' && o.dest === nm);
+  assert.ok(from > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/repo'), 'on top of the copy');
+  assert.equal(ops[from + 1], { op: 'ro-bind', src: nm, dest: `${nm}/.leap-ro` });
+  const links = Object.fromEntries(ops.flatMap((o) => (o.op === 'symlink' && o.dest.startsWith(`${nm}/`) ? [[o.dest.slice(nm.length + 1), o.target]] : [])));
+  assert.equal(links, {
+    vitest: '.leap-ro/vitest',
+    '.bin': '.leap-ro/.bin',
+    '.pnpm': '.leap-ro/.pnpm',
+    pkg: '.pnpm/pkg@1/node_modules/pkg',
+    '@scope/lib': '../.leap-ro/@scope/lib',
+    '@scope/ws': '../../packages/ws',
+    '.package-lock.json': '.leap-ro/.package-lock.json',
+  });
+  assert.ok(
+    ops.some((o) => o.op === 'dir' && o.dest === `${nm}/@scope`),
+    'a scope is a folder of the layer: its relative links resolve as in the tree',
+  );
+  assert.not.ok(
+    ops.some((o) => o.op === 'remount-ro' && o.dest === nm),
+    'the layer stays writable',
+  );
+  assert.not.ok(
+    ops.some((o) => o.op === 'bind' && (o.src === nm || o.src.startsWith(`${nm}/`))),
+    'the original is never writable',
+  );
+});
+
+test("plan: ~/.cache is the writer's own, read-write; a reader's (and a throwaway writer's) is a layer over it", () => {
+  const fs = view([...homeFs, ...repoFs, `${HOME}/.cache/go-build/00/`, `${HOME}/.cache/pip/`]);
+  const writer = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, fs);
+  assert.ok(binds(writer, 'bind').includes(`${HOME}/.cache`));
+  for (const spec of [{ role: 'reader' as const }, { role: 'writer' as const, homeCaches: 'throwaway' as const }]) {
+    const ops = planMounts({ ...spec, tree: '/w/repo', home: HOME }, fs, { copy: '/tmp/c' });
+    assert.not.ok(binds(ops, 'bind').includes(`${HOME}/.cache`), spec.role);
+    assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === `${HOME}/.cache`));
+    assert.ok(ops.some((o) => o.op === 'ro-bind' && o.src === `${HOME}/.cache` && o.dest === `${HOME}/.cache/.leap-ro`));
+    assert.ok(ops.some((o) => o.op === 'symlink' && o.dest === `${HOME}/.cache/go-build` && o.target === '.leap-ro/go-build'));
+  }
+  assert.not.ok(
+    planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs])).some((o) => 'dest' in o && o.dest.startsWith(`${HOME}/.cache`)),
+    'an absent ~/.cache is not made by the plan (prepareSandbox makes it)',
+  );
+});
+
+/** The last mount that decides what `path` is inside: the last bind, tmpfs or symlink at it or above it. */
+function decides(ops: MountOp[], path: string): MountOp | undefined {
+  return ops.filter((o) => o.op !== 'remount-ro' && o.op !== 'dev' && o.op !== 'proc' && 'dest' in o && (path === o.dest || path.startsWith(`${o.dest}/`))).at(-1);
+}
+
+test('plan: declared paths that hold the tree or lie in it never change its mode, for a writer and a reader, in home or not', () => {
+  for (const tree of ['/w/repo', `${HOME}/w/repo`]) {
+    const up = dirname(tree);
+    const fs = view([...homeFs, `${tree}/.git/HEAD`, `${tree}/.tdd/events.jsonl`, `${tree}/src/a.ts`, `${tree}/vendor/lib.ts`, `${up}/scripts/run.sh`]);
+    for (const role of ['writer', 'reader'] as const) {
+      for (const [kind, path] of [
+        ['read', up],
+        ['read', `${tree}/vendor`],
+        ['write', up],
+        ['write', `${tree}/vendor`],
+        ['read', tree],
+        ['write', tree],
+      ] as const) {
+        const what = `${role}, ${kind} ${path}`;
+        const ops = planMounts({ role, tree, home: HOME, [kind]: [path] }, fs, role === 'reader' ? { copy: '/tmp/c' } : {});
+        for (const inTree of [tree, `${tree}/src/a.ts`, `${tree}/vendor/lib.ts`]) {
+          const op = decides(ops, inTree) as { op: string; src: string; dest: string };
+          // A writer's tree is read-write (a bind of it, or of a folder holding it); a reader's is its copy.
+          if (role === 'writer') assert.ok(op.op === 'bind' && op.src === op.dest && (tree === op.dest || tree.startsWith(`${op.dest}/`)), `${what}: ${inTree}`);
+          else assert.equal(op, { op: 'bind', src: '/tmp/c', dest: tree }, `${what}: ${inTree}`);
+        }
+        assert.equal(decides(ops, `${tree}/.git/HEAD`), { op: 'ro-bind', src: `${tree}/.git`, dest: `${tree}/.git` }, what);
+        if (role === 'writer') assert.is(decides(ops, `${tree}/.tdd/events.jsonl`)?.op, 'tmpfs', what);
+        if (path === up) assert.is(decides(ops, `${up}/scripts/run.sh`)?.op, kind === 'read' ? 'ro-bind' : 'bind', `${what}: the declared path itself`);
+      }
+    }
+  }
 });
 
 test("plan: a ball worktree inside .leap is bound at its own path; the rest of .leap and the main tree's .tdd stay absent", () => {
@@ -258,6 +352,12 @@ test("plan: a file the command line names in the host's /tmp is bound alone into
     ops.some((o) => 'dest' in o && (o.dest === '/tmp/t1/other.json' || o.dest === '/tmp/t1/dir' || o.dest === '/tmp/t1')),
     'only the named file',
   );
+});
+
+test("plan: a file the command line names inside a declared path in /tmp keeps that path's mode (an agent's log it appends to)", () => {
+  const fs = view([...repoFs, '/tmp/agents/dev.log']);
+  const ops = planMounts({ role: 'writer', tree: '/w/repo', write: ['/tmp/agents'], keepReadable: ['/tmp/agents/dev.log'] }, fs);
+  assert.equal(decides(ops, '/tmp/agents/dev.log'), { op: 'bind', src: '/tmp/agents', dest: '/tmp/agents' });
 });
 
 test('plan: a home in /tmp is bound read-only of its own, since /tmp is private', () => {

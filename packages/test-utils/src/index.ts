@@ -1,7 +1,7 @@
 // Test helpers shared by every package: temp folders, temp git repos, bins, hostile titles.
 import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +42,34 @@ export function makeGitRepo(options: { files?: Record<string, string>; prefix?: 
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'initial');
   return dir;
+}
+
+/** `LEAP_TEST_CACHE`, else `$XDG_CACHE_HOME/leap-test`, else `~/.cache/leap-test`: never under the repository or /tmp. */
+export const TEST_CACHE = process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test');
+
+/**
+ * `dir`'s node_modules, holding the npm packages `specs`: installed the first time, reused once `whole` says so.
+ * Installed beside its place and renamed into it, so a killed install never leaves a half folder that looks whole.
+ */
+export function npmInstalled(dir: string, specs: readonly string[], whole: (modules: string) => boolean): string {
+  const modules = join(dir, 'node_modules');
+  if (whole(modules)) return modules;
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = mkdtempSync(`${dir}.installing-`);
+  try {
+    writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
+    // Bounded: an install stuck on the network fails its test file in 10 minutes, not the whole CI run.
+    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 600_000,
+      killSignal: 'SIGKILL',
+    });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return modules;
 }
 
 /** What a finished process left. */

@@ -3,6 +3,7 @@
 // leaf: an agent as a writer or a reader of its tree, a suite run as a writer with the user's environment.
 import { UsageError, type AgentPlugin } from '@leap/core';
 import { checkSandbox, type SandboxRole, type SandboxSpec } from '@leap/supervise';
+import { scratchReads } from './scratch-tree.js';
 
 /** On (the default) or off. */
 export type SandboxSetting = 'on' | 'off';
@@ -62,7 +63,11 @@ export function agentSandbox(agent: AgentPlugin, role: SandboxRole, tree: string
 /**
  * The toolchain's own run of the project's code (a ground-truth suite run, a proof): a writer of `tree` with
  * the user's whole environment, network off unless the project says `testNetwork`, the state folder absent.
+ * In a scratch tree (withScratchTree) it reads what the tree's links lead to; ~/.cache is a throwaway layer there.
  */
 export function suiteSandbox(tree: string, stateDir: string | undefined, network: boolean): SandboxSpec {
-  return { role: 'writer', tree, inheritEnv: true, network, hide: stateDir === undefined ? [] : [stateDir] };
+  const hide = stateDir === undefined ? [] : [stateDir];
+  const spec: SandboxSpec = { role: 'writer', tree, inheritEnv: true, network, hide };
+  const scratch = scratchReads(tree);
+  return scratch === undefined ? spec : { ...spec, ...scratch, homeCaches: 'throwaway' };
 }

@@ -1,59 +1,197 @@
-// A suite run: the project's test command, sandboxed as a writer of the tree it runs on, recorded as a `suite` event.
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+// A suite run: the project's test command, sandboxed as a writer of the tree it runs on, supervised as a leaf is
+// (its own session, the run's time and idle limits, ended whole), recorded as a `suite` event.
+import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendEvent, createEvent, readEventContext, runGitSync, statePaths, writeFd } from '@leap/core';
-import { prepareSandbox, type PreparedSandbox } from '@leap/supervise';
+import { LeapError, appendEvent, createEvent, envIssue, formatSeconds, processIdentity, readDurationVar, readEventContext, readTimeLimit, runGitSync, statePaths, writeFd } from '@leap/core';
+import { DEFAULT_KILL_AFTER_MS, armLifeline, formatPidRecord, newRunId, prepareSandbox, runLeaf, spawnLeaf, type PreparedSandbox } from '@leap/supervise';
 import type { GroundTruthOptions } from './ground-truth.js';
-import { childProcess } from './lazy-builtins.js';
 import { suiteSandbox } from './leaf-sandbox.js';
 import type { Phase } from './phase.js';
 import { topLevelName } from './scratch-tree.js';
 
+/** What a suite run needs: the command, its environment (and limits), where its output and its event go. */
+export type SuiteOptions = Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> &
+  Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & {
+    phase?: Phase | 'baseline';
+    /** Why ground truth runs it beyond its own check (CONTRACT section 9): written into the suite event. */
+    purpose?: 'canary' | 'rerun';
+  };
+
+/** Which limit ended a suite: the run's time limit (VERI_TIMEOUT) or its idle limit (VERI_IDLE_TIMEOUT). */
+export type SuiteLimit = 'timeout' | 'idle';
+
+/** A suite run that a limit ended (its whole process tree is gone): the command, the limit, its last output line. */
+export class SuiteLimitError extends LeapError {
+  constructor(
+    readonly command: string,
+    readonly limit: SuiteLimit,
+    readonly limitMs: number,
+    readonly source: string,
+    /** The last non-empty line the suite printed (colours taken out), or null when it printed none we could read. */
+    readonly lastLine: string | null,
+  ) {
+    const what = limit === 'timeout' ? `its time limit (${formatSeconds(limitMs)}, ${source})` : `its idle limit (${formatSeconds(limitMs)} with no output and no CPU, ${source})`;
+    const said = lastLine === null ? 'it printed nothing' : `its last output line: ${JSON.stringify(lastLine)}`;
+    super(`the test command \`${command}\` did not end: it was ended by ${what}; ${said}`, { exitCode: 2 });
+  }
+}
+
+/** A suite run's limits, read from its environment as a leaf's supervisor reads them (CONTRACT section 4). */
+interface SuiteLimits {
+  timeoutMs: number;
+  timeoutSource: string;
+  idleMs: number;
+  killAfterMs: number;
+}
+
+function suiteLimits(env: NodeJS.ProcessEnv, stateDir: string | undefined): SuiteLimits {
+  const time = readTimeLimit(stateDir ?? null, envIssue(env), env);
+  return {
+    timeoutMs: time.ms,
+    timeoutSource: time.source === 'default' ? 'the default' : time.source,
+    idleMs: readDurationVar(env, 'VERI_IDLE_TIMEOUT', 0),
+    killAfterMs: readDurationVar(env, 'VERI_KILL_AFTER', DEFAULT_KILL_AFTER_MS),
+  };
+}
+
 /**
  * Run the test command with bash in `cwd`; its output goes to our stderr, or is appended to `suiteLog`.
- * Resolves to its exit code (a signal is 128+N). With `stateDir`, the run is recorded as a `suite` event
- * (CONTRACT section 13): the tree it ran on, the command, the exit code, the time, the phase (a conductor's
- * run before any change is `baseline`).
+ * Resolves to its exit code (a signal is 128+N). It runs in a session of its own with the run's time limit
+ * (VERI_TIMEOUT, else the issue's timeout file, else the default) and idle limit (VERI_IDLE_TIMEOUT), and is ended
+ * whole, descendants included; a suite a limit ended rejects with a SuiteLimitError. With `stateDir`, the run
+ * is recorded as a `suite` event (CONTRACT sections 9, 13): the tree it ran on, the command, the exit code, the
+ * time, the phase (a conductor's run before any change is `baseline`), its purpose, the limit that ended it.
  */
-export function runSuite(
-  options: Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & { phase?: Phase | 'baseline' },
-  cwd: string,
-): Promise<number> {
+export async function runSuite(options: SuiteOptions, cwd: string): Promise<number> {
+  const limits = suiteLimits(options.env, options.stateDir);
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
   const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
   if (out === 2) writeFd(2, line);
   else writeSync(out, line);
+  const from = fileSize(out);
   const tree = options.stateDir === undefined ? null : workTreeHash(cwd, options.stateDir);
   const started = Date.now();
+  // Every process of the suite carries the marker, so one that leaves its session is found and ended too.
+  const marker = `LEAP_LEAF_${newRunId()}`;
+  const env = { ...options.env, [marker]: '1' };
   // Sandboxed: a writer of the tree with the user's environment, so a test an agent wrote cannot reach home, .git or the state folder.
   let sandbox: PreparedSandbox | null = null;
-  const bwrap = options.sandbox?.bwrap ?? null;
-  if (bwrap !== null) {
-    try {
-      sandbox = prepareSandbox(suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true), 'bash', ['-c', options.testCmd], options.env, bwrap);
-    } catch (error) {
-      if (out !== 2) closeSync(out);
-      return Promise.reject(error);
-    }
+  let ended: { code: number; limit: SuiteLimit | null };
+  try {
+    const bwrap = options.sandbox?.bwrap ?? null;
+    if (bwrap !== null) sandbox = prepareSandbox(suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true), 'bash', ['-c', options.testCmd], env, bwrap);
+    const [command, args, runEnv] = sandbox === null ? ['bash', ['-c', options.testCmd], env] : [sandbox.command, sandbox.args, sandbox.env];
+    ended = await followSuite({ command, args, env: runEnv, cwd, out, limits, marker, sandboxed: sandbox !== null, stateDir: options.stateDir });
+  } finally {
+    sandbox?.cleanup();
+    if (out !== 2) closeSync(out);
   }
-  return new Promise<number>((resolve) => {
-    const [command, args, env] = sandbox === null ? ['bash', ['-c', options.testCmd], options.env] : [sandbox.command, sandbox.args, sandbox.env];
-    const child = childProcess().spawn(command, args, { cwd, env, stdio: ['ignore', out, out] });
-    child.on('error', () => resolve(127));
-    child.on('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal])));
-  })
-    .then((code) => {
-      if (options.stateDir !== undefined) {
-        const context = readEventContext(options.stateDir, options.env);
-        appendEvent(statePaths(options.stateDir).events, createEvent('suite', { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null }, context));
-      }
-      return code;
-    })
-    .finally(() => {
-      sandbox?.cleanup();
-      if (out !== 2) closeSync(out);
+  const { code, limit } = ended;
+  if (options.stateDir !== undefined) {
+    const context = readEventContext(options.stateDir, options.env);
+    const fields = { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null };
+    appendEvent(
+      statePaths(options.stateDir).events,
+      createEvent('suite', { ...fields, ...(options.purpose === undefined ? {} : { purpose: options.purpose }), ...(limit === null ? {} : { limit }) }, context),
+    );
+  }
+  if (limit === null) return code;
+  const lastLine = from === null ? null : lastOutputLine(options.suiteLog ?? '/dev/stderr', from);
+  throw new SuiteLimitError(options.testCmd, limit, limit === 'timeout' ? limits.timeoutMs : limits.idleMs, limit === 'timeout' ? limits.timeoutSource : 'VERI_IDLE_TIMEOUT', lastLine);
+}
+
+interface Follow {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  out: number;
+  limits: SuiteLimits;
+  marker: string;
+  sandboxed: boolean;
+  stateDir: string | undefined;
+}
+
+// Start the suite in a session of its own (stdin /dev/null, never a terminal) and follow it with the supervisor's
+// machinery until its whole tree is gone. With a state folder, a pid file names this process as its supervisor, so
+// that if we die the lifeline ends the suite as it ends a leaf (leap-stop orphans).
+async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit | null }> {
+  const me = processIdentity();
+  const run = f.marker.slice('LEAP_LEAF_'.length);
+  const pidFile = f.stateDir === undefined ? null : join(f.stateDir, `suite-${run}.pid`);
+  const record = (leaf?: number) => {
+    if (pidFile !== null) writeFileSync(pidFile, formatPidRecord({ pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run, leaf }));
+  };
+  const release = f.stateDir === undefined ? null : armLifeline(f.stateDir);
+  const stdin = openSync('/dev/null', 'r');
+  try {
+    record();
+    let spawned: Awaited<ReturnType<typeof spawnLeaf>>;
+    try {
+      spawned = await spawnLeaf(f.command, f.args, f.env, f.cwd, { stdin, stdout: f.out, stderr: f.out });
+    } finally {
+      closeSync(stdin);
+    }
+    if (spawned.kind === 'failed') return { code: spawned.code, limit: null };
+    record(spawned.pid);
+    const { limits } = f;
+    const running = runLeaf({
+      child: spawned.child,
+      pid: spawned.pid,
+      notBefore: Number(me?.starttime ?? 0),
+      marker: f.marker,
+      stopFile: null,
+      timeoutMs: limits.timeoutMs,
+      killAfterMs: limits.killAfterMs,
+      idleMs: limits.idleMs,
+      sandboxed: f.sandboxed,
     });
+    const outcome = await running.outcome;
+    const code = outcome.leafCode ?? 128 + (outcome.signal === null ? 0 : constants.signals[outcome.signal as NodeJS.Signals]);
+    return { code, limit: outcome.reason === 'timeout' ? 'timeout' : outcome.reason === 'stuck' ? 'idle' : null };
+  } finally {
+    if (pidFile !== null) rmSync(pidFile, { force: true });
+    release?.();
+  }
+}
+
+// The size of `fd` when it is a regular file (where the suite's output starts), else null: a pipe cannot be read back.
+function fileSize(fd: number): number | null {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() ? stat.size : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The last non-empty line written to `file` after `from` (its last 64 KiB at most), colours taken out, at most 300 characters. */
+function lastOutputLine(file: string, from: number): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(from, size - 65536);
+    const buffer = Buffer.alloc(Math.max(0, size - start));
+    const read = readSync(fd, buffer, 0, buffer.length, start);
+    const text = buffer
+      .subarray(0, read)
+      .toString('utf8')
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    const lines = text
+      .split(/[\r\n]+/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
+    const last = lines.at(-1);
+    return last === undefined ? null : last.slice(0, 300);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

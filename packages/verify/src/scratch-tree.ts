@@ -6,7 +6,8 @@
 // status, and whatever it commits stays in the copy.
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { DEFAULT_LINK_READ_ONLY, hostView, layerEntries, type SandboxSpec } from '@leap/supervise';
 import { gitStdout, splitNul } from './git.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -22,7 +23,9 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  * a full sha taken as the commit it names (as git printed it to the caller). Ignored top-level entries
  * of the repository (node_modules, virtual environments) are linked in, so the test command finds its
  * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder), and
- * build caches keyed on paths or mtimes (UNSHARED_BUILD_CACHES: cargo's `target/`) never are.
+ * build caches keyed on paths or mtimes (UNSHARED_BUILD_CACHES: cargo's `target/`) never are. A dependency folder
+ * (node_modules) is a folder of links to its entries, so what a test run adds there (vite's `.vite-temp`) stays in
+ * the copy; while `work` runs, scratchReads(dir) says what the copy's links and objects lead to.
  */
 export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = []): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
@@ -35,13 +38,15 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
   };
   for (const s of SIGNALS) process.on(s, onSignal);
   try {
-    const gitDir = makeCopyRepository(repo, dir, commit);
+    const { gitDir, objects } = makeCopyRepository(repo, dir, commit);
     const env = { ...process.env, GIT_INDEX_FILE: join(gitDir, 'index') };
     gitStdout(repo, ['--work-tree', dir, 'read-tree', '-u', '--reset', commit], env);
     setAsideFiles(repo, dir, commit, setAside, env);
-    linkIgnoredEntries(repo, dir, skip, gitDir);
+    const reads = linkIgnoredEntries(repo, dir, skip, gitDir);
+    scratches.set(dir, { read: [...reads.read, hostView.realpath(objects) ?? objects], layers: reads.layers });
     return await work(dir);
   } finally {
+    scratches.delete(dir);
     for (const s of SIGNALS) process.removeListener(s, onSignal);
     cleanup();
   }
@@ -71,7 +76,7 @@ function setAsideFiles(repo: string, dir: string, commit: string, paths: readonl
 // the user's (alternates): one rev-parse, which also resolves `commit` and finds the objects of a linked
 // worktree's repository; none for a full sha (a caller that has it read it from git) in a repository whose
 // `.git` folder is its own (no linked worktree, no GIT_DIR). The user's repository is only read.
-function makeCopyRepository(repo: string, dir: string, commit: string): string {
+function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir: string; objects: string } {
   const own = FULL_SHA.test(commit) ? ownGitDir(repo) : null;
   const [common, sha] =
     own !== null
@@ -86,8 +91,9 @@ function makeCopyRepository(repo: string, dir: string, commit: string): string {
   mkdirSync(join(gitDir, 'refs'));
   writeFileSync(join(gitDir, 'HEAD'), `${sha}\n`);
   writeFileSync(join(gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
-  writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${join(common ?? '', 'objects')}\n`);
-  return gitDir;
+  const objects = join(common ?? '', 'objects');
+  writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${objects}\n`);
+  return { gitDir, objects };
 }
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
@@ -129,25 +135,64 @@ export const UNSHARED_BUILD_CACHES: readonly string[] = [
   '.parcel-cache',
   '.nx',
   'CMakeFiles',
+  'coverage',
+  '.nyc_output',
 ];
 
 function isUnsharedCache(name: string): boolean {
   return UNSHARED_BUILD_CACHES.includes(name) || name.endsWith('.tsbuildinfo') || name.startsWith('cmake-build-');
 }
 
-function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], gitDir: string): void {
+/** The scratch trees alive, and what of the user's a suite run in each reads. */
+const scratches = new Map<string, ScratchReads>();
+
+/** The user's places a scratch tree's links and objects lead to, and its dependency folders' layers over theirs. */
+export type ScratchReads = Required<Pick<SandboxSpec, 'read' | 'layers'>>;
+
+/**
+ * What a suite run in the scratch tree `dir` reads of the user's, or undefined when `dir` is none: the sandbox
+ * binds it, since /tmp is private inside, and lays each dependency folder over the user's as a reader's is.
+ */
+export function scratchReads(dir: string): ScratchReads | undefined {
+  return scratches.get(dir);
+}
+
+// Each ignored entry linked to where it really lies; a dependency folder a folder of links to its entries. What
+// lies out of the repository (such as a link planted in the tree) is not read.
+function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], gitDir: string): ScratchReads {
   const ignored = splitNul(gitStdout(repo, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']));
+  const root = hostView.realpath(repo) ?? repo;
   const linked: string[] = [];
+  const reads: ScratchReads = { read: [], layers: [] };
   for (const entry of ignored) {
     const name = entry.replace(/\/$/, '');
     if (name.includes('/') || name === '.git' || skip.includes(name) || isUnsharedCache(name)) continue;
-    symlinkSync(join(repo, name), join(dir, name));
+    const target = hostView.realpath(join(repo, name)) ?? join(repo, name);
+    const ours = target.startsWith(`${root}${sep}`);
+    if (DEFAULT_LINK_READ_ONLY.includes(name) && hostView.kind(target) === 'dir') {
+      linkEntries(target, join(dir, name));
+      if (ours) reads.layers.push({ dir: join(dir, name), over: target });
+    } else {
+      symlinkSync(target, join(dir, name));
+      if (ours) reads.read.push(target);
+    }
     linked.push(name);
   }
   // A link is not a folder to git, so a `node_modules/` pattern would not ignore it: the copy ignores each by name.
-  if (linked.length === 0) return;
+  if (linked.length === 0) return reads;
   mkdirSync(join(gitDir, 'info'));
   writeFileSync(join(gitDir, 'info', 'exclude'), linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`).join(''));
+  return reads;
+}
+
+/** `dir` as a folder of links to each entry of `target` but the caches tools write there (for a run unsandboxed). */
+function linkEntries(target: string, dir: string): void {
+  mkdirSync(dir);
+  for (const entry of layerEntries(target, hostView)) {
+    const path = join(dir, entry.path);
+    if (entry.kind === 'dir') mkdirSync(path);
+    else symlinkSync(entry.target ?? join(target, entry.path), path);
+  }
 }
 
 /** The top-level name of `path` inside `repo`, or null when it lies outside (for `skip`). */

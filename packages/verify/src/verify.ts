@@ -9,6 +9,7 @@ import { checkGroundTruth } from './ground-truth.js';
 import { checkPhase } from './phase.js';
 import type { Phase } from './phase.js';
 import { runAgentLeaf, type AgentFailureKind, type AgentLeafResult } from './run-agent-leaf.js';
+import { SuiteLimitError } from './run-suite.js';
 import { answerProblem, loadVerifySchema } from './validate-answer.js';
 import { buildVerifyPrompt } from './verify-prompt.js';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from './leaf-sandbox.js';
@@ -104,6 +105,10 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     testFiles: options.testFiles,
     passedTrees: options.passedTrees,
     sandbox,
+  }).catch((error: unknown) => {
+    // A suite a limit ended is no verdict on the work: recorded as an ERROR, and thrown for the caller to name.
+    if (error instanceof SuiteLimitError) record({ ...base, code: 2, verdict: 'ERROR', reason: `ground truth: ${error.message}`, decidedBy: 'ground-truth' });
+    throw error;
   });
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
   const leaf = await runAgentLeaf({

@@ -8,9 +8,12 @@ import type { RoundJobResult } from './protocol.js';
 const KINDS = new Set(['launch', 'exit', 'usage', 'review']);
 
 /** The events to append for `result`, and how many of the worker's lines were dropped. */
-export async function ownEvents(result: RoundJobResult, slice: string, ball: string): Promise<{ events: LeapEvent[]; dropped: number }> {
+export async function ownEvents(result: RoundJobResult, slice: string, ball: string, round: number): Promise<{ events: LeapEvent[]; dropped: number }> {
   const { eventSchema } = await import('@leap/core/schemas');
+  const { proofLeaves } = await import('@leap/slice');
   const leaves = new Map(result.leaves.map((l) => [l.leaf, l.usage]));
+  // The round's proofs are supervised leaves too: their launch and exit, never a cost.
+  const proofs = new Set(Object.values(proofLeaves(ball, round)));
   const events: LeapEvent[] = [];
   let dropped = 0;
   // One usage line per leaf: a second would count its cost twice.
@@ -29,7 +32,8 @@ export async function ownEvents(result: RoundJobResult, slice: string, ball: str
       continue;
     }
     const event = parsed.data as LeapEvent & { leaf?: string; slice?: string; ball?: string };
-    if (event.event !== 'review' && (event.leaf === undefined || !leaves.has(event.leaf))) {
+    const proof = event.event !== 'usage' && event.leaf !== undefined && proofs.has(event.leaf);
+    if (event.event !== 'review' && !proof && (event.leaf === undefined || !leaves.has(event.leaf))) {
       dropped++;
       continue;
     }

@@ -262,7 +262,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       const checked = await recheckResult(options.repoRoot, request, result, env);
       await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, checked.branchTo], env);
       onRemote.add(result.tip);
-      const { events, dropped: unchecked } = await ownEvents(checked.result, request.slice, request.ball);
+      const { events, dropped: unchecked } = await ownEvents(checked.result, request.slice, request.ball, request.round);
       appendEvents(statePaths(options.stateDir).events, events);
       const { tip: _tip, events: _events, v: _v, ...outcome } = checked.result;
       if (unchecked > 0) outcome.reason += ` (the engine dropped ${unchecked} event line(s) of worker ${outcome.worker} it could not check)`;

@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { slicePaths } from '@leap/core';
 import { cleanupTempDirs, git, hostileTitles } from '@leap/test-utils';
 import { ball, contentProof, eventsOf, readLeap, receiptsOf, runLocal, runQueued, setupRemote, spawnWorker, spineTree, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
 
@@ -59,6 +61,8 @@ test('two workers build a slice of four balls (one after two others): the same s
     );
     assert.is(git(repo, 'show', 'leap/quad/spine:src/c.txt'), `C ${hostile}\n`);
     assert.ok(readLeap(repo, 'quad', 'record.json') !== null, 'record.json written');
+    // The engine's one worktree here, the spine's for the aggregate jury, went with its folders outside the repository.
+    assert.not.ok(existsSync(dirname(slicePaths(repo, 'quad').worktrees)), 'no worktree folder left');
 
     // Which worker built each round: in its record and on the engine's progress line; both machines worked.
     const workers = new Set<string>();

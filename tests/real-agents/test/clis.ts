@@ -2,10 +2,9 @@
 // (`npm install --prefix`, so the lockfile and a plain `npm ci` never see them), each run with a private
 // HOME and pointed at the scripted model server on 127.0.0.1 as agent-cli-runs/MODEL-STUB.md says.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ModelServer } from '@leap/test-utils';
+import { type ModelServer, TEST_CACHE, npmInstalled } from '@leap/test-utils';
 
 export type CliName = 'claude' | 'codex' | 'gemini';
 
@@ -19,33 +18,17 @@ export const PINNED: Record<CliName, { pkg: string; version: string; bin: string
 /** The CLIs the tests run: all three, or those `LEAP_TEST_CLIS` names (`claude,gemini`), for working on one. */
 export const CLI_NAMES: CliName[] = (['claude', 'codex', 'gemini'] as const).filter((name) => (process.env.LEAP_TEST_CLIS ?? name).split(',').includes(name));
 
-/** `LEAP_TEST_CACHE`, else `$XDG_CACHE_HOME/leap-test`, else `~/.cache/leap-test`: never under the repository or /tmp. */
-export const CACHE_ROOT = process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test');
+/** Where the CLIs and their homes live: the tests' cache, never under the repository or /tmp. */
+export const CACHE_ROOT = TEST_CACHE;
 
 /** The folder holding `bin` of the pinned CLI, installed first when it is not there yet (once: later runs reuse it). */
 export function installedCli(name: CliName): string {
   const { pkg, version, bin } = PINNED[name];
-  const dir = join(CACHE_ROOT, 'agents', `${name}@${version}`);
-  const binDir = join(dir, 'node_modules', '.bin');
-  const manifest = join(dir, 'node_modules', ...pkg.split('/'), 'package.json');
-  if (existsSync(join(binDir, bin)) && existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === version) return binDir;
-  mkdirSync(join(CACHE_ROOT, 'agents'), { recursive: true });
-  // Installed beside its place and renamed into it, so a killed install never leaves a half folder that looks whole.
-  const staging = mkdtempSync(`${dir}.installing-`);
-  try {
-    writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
-    // Bounded: an install stuck on the network fails this test file in 10 minutes, not the whole CI run.
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${pkg}@${version}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 600_000,
-      killSignal: 'SIGKILL',
-    });
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(staging, dir);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return binDir;
+  const installed = (modules: string): boolean => {
+    const manifest = join(modules, ...pkg.split('/'), 'package.json');
+    return existsSync(join(modules, '.bin', bin)) && existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === version;
+  };
+  return join(npmInstalled(join(CACHE_ROOT, 'agents', `${name}@${version}`), [`${pkg}@${version}`], installed), '.bin');
 }
 
 const homes: string[] = [];

@@ -195,6 +195,11 @@ export const suiteEventSchema = kind(
     code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
     duration_ms: z.number().nonnegative(),
     phase: z.string().nullable().optional().describe("the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor's run before any change; null when none"),
+    purpose: z
+      .enum(['canary', 'rerun'])
+      .optional()
+      .describe("why ground truth ran it beyond its own check: a canary run or a flaky re-run (CONTRACT section 9); absent for the others, which the step's budget of suite runs counts"),
+    limit: z.enum(['timeout', 'idle']).optional().describe("the limit that ended it (the run's --timeout or --idle-timeout), which ended it whole; absent when it ended by itself"),
   },
   "The toolchain ran the project's test suite (CONTRACT section 13): on which tree, with what result.",
 );

@@ -1,16 +1,18 @@
 // One round in a ball's checkout, in the order of trust: the builder, then the engine alone runs the proof,
 // lists the changed paths, hashes the candidate, keeps or reverts it against the champion, convenes the
 // jury, runs the proof again and re-hashes. Any runner calls this in its own checkout.
-import { realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentPlugin, AgentUsage } from '@leap/core';
+import type { SandboxSpec } from '@leap/supervise';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
-import { changesOutsideLines, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
-import { proofPassed, runLive, runProof, type ProofSandbox } from './proof.js';
+import { linkedPlaces, readLinks, restoreLinks, withLinked } from './linked.js';
+import { proofIdleLimit, proofLeaves, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
 import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
@@ -34,15 +36,10 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   // absent, network off (a live proof's `live.network` turns it on; loopback always works).
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
-  // The ignored dependencies the runner linked into the checkout (node_modules...) are read where they lie.
-  const linkedTargets = (place.linked ?? []).flatMap((name) => {
-    try {
-      return [realpathSync(join(dir, name))];
-    } catch {
-      return [];
-    }
-  });
-  const proofBox = (network: boolean): ProofSandbox => (bwrap === null ? null : { bwrap, spec: { ...suiteSandbox(dir, place.stateDir, network), read: linkedTargets } });
+  // The ignored dependencies the runner linked into the checkout (node_modules...): read where they lie, and
+  // written in a layer.
+  const linked = place.linked ?? [];
+  const proofBox = (network: boolean): SandboxSpec | null => (bwrap === null ? null : withLinked(suiteSandbox(dir, place.stateDir, network), dir, linked));
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
   const leaf = `build-${ball.id}-${request.round}`;
@@ -63,26 +60,50 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   // Undo: a round's move back to the round's start; a refusal, every change of the ball back to its start.
   const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
     if (undo) {
-      await undoTo(dir, receipt === -1 ? request.start : request.commit);
+      await undoTo(dir, receipt === -1 ? request.start : request.commit, place.linked);
       result.commit = null;
     }
     return Object.assign(result, { receipt, reason });
   };
   const proofEnv = { ...place.env, LEAP_SLICE: request.slice, LEAP_BALL: ball.id, LEAP_ROUND: String(request.round) };
+  // Each proof a supervised leaf of the state folder, with the run's time limit and the proofs' idle limit.
+  const idleMs = proofIdleLimit(place.env);
+  const theirs = linkedPlaces(dir, linked);
+  const names = proofLeaves(ball.id, request.round);
+  // The runner's links as the round starts, put back before each proof that follows the builder.
+  const links = readLinks(dir, linked);
+  const proofAt = (name: string, network = false): ProofPlace => ({
+    cwd: dir,
+    env: proofEnv,
+    stateDir: place.stateDir,
+    name,
+    timeoutMs: request.timeoutMs,
+    idleMs,
+    sandbox: proofBox(network),
+    theirs,
+  });
 
   if (request.checkMap) {
     const map = checkFileMap({ root: dir, slice: request.definition, ball: ball.id, passed: new Set(request.passed) });
     if (map.receipt !== 1) return end(map.receipt, `file map: ${map.reasons.join('; ')}`, false);
   }
   if (result.champion === null) {
-    const { tail: _tail, ...champion } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs, proofBox(false));
-    result.champion = champion;
+    const { cannotRun, interrupted, lines, ...champion } = await runProof(ball.proof, proofAt(names.champion));
     // A proof that wrote files at the start would be counted as the builder's change: undo it.
-    if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit);
+    if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
     // Red first: a proof that passes before any change proves nothing about this ball.
     if (ball.red_first === true && proofPassed(champion, ball.proof)) {
+      result.champion = champion;
       return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
     }
+    // A proof that could not run is no red: with red_first the ball is held before any builder runs, nothing kept.
+    const why = cannotRun === null || (!interrupted && ownTestMissing(ball, dir)) ? null : cannotRun;
+    if (why !== null && (ball.red_first === true || interrupted)) {
+      const noRed = `red first: the proof could not run at the ball's start, so its failure there is no red: ${why}`;
+      const what = interrupted ? "the proof at the ball's start was interrupted" : noRed;
+      return end(0, `${what}${lines === '' ? '' : ` (${lines})`}; no builder ran`, false);
+    }
+    result.champion = champion;
   }
 
   const built = await runAgentLeaf({
@@ -93,7 +114,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     stateDir: place.stateDir,
     env: proofEnv,
     // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
-    sandbox: sandboxSetting(undefined, place.env) === 'off' ? null : agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir),
+    sandbox: bwrap === null ? null : withLinked(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), dir, linked),
   });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
@@ -111,7 +132,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   }
 
   const before = await hashCandidate(dir, ball);
-  const { tail, ...proof } = await runProof(ball.proof, dir, proofEnv, request.timeoutMs, proofBox(false));
+  const relinked = restoreLinks(dir, links);
+  const { cannotRun, interrupted, lines, ...proof } = await runProof(ball.proof, proofAt(names.proof));
   result.proof = proof;
   const changed = await stageChanges(dir, request.commit, place.linked);
   result.changed = changed;
@@ -132,25 +154,25 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   result.candidate = await hashCandidate(dir, ball);
   if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
   if (!proofPassed(proof, ball.proof)) {
-    const why = proof.note ?? `the proof exited ${proof.code}`;
-    const tailLine = tail.trim().split('\n').slice(-3).join(' | ');
+    const put = relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`;
+    const why = `${proof.note ?? `the proof exited ${proof.code}`}${put}`;
     // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
     if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
-    return end(null, `${why}${tailLine === '' ? '' : `: ${tailLine.slice(0, 500)}`}`, false);
+    // A proof the run's stop ended judged nothing: the ball is held, not failed.
+    return end(interrupted ? 0 : null, `${why}${lines === '' ? '' : `: ${lines}`}`, false);
   }
   // The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
   if (ball.live !== undefined) {
-    const live = await runLive(ball.live, dir, proofEnv, proofBox(ball.live.network === true));
+    const live = await runLive(ball.live, proofAt(names.live, ball.live.network === true));
     result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
     const after = await hashCandidate(dir, ball);
     if (after !== result.candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
     const dirty = await unstagedChanges(dir, place.linked);
     // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
-    if (dirty.length > 0) await restoreToIndex(dir);
+    if (dirty.length > 0) await restoreToIndex(dir, place.linked);
     if (live.code !== 0) {
       if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
-      const last = live.output.trim().split('\n').slice(-3).join(' | ');
-      return end(null, `${live.note ?? `the live proof exited ${live.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`, false);
+      return end(null, `${live.note ?? `the live proof exited ${live.code}`}${live.lines === '' ? '' : `: ${live.lines}`}`, false);
     }
   }
   const decision = keepOrRevert(ball.proof, result.champion as NonNullable<typeof result.champion>, proof);
@@ -165,7 +187,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     return end(0, `the jury held: ${jury.reason}`, false);
   }
 
-  const again = await runProof(ball.proof, dir, proofEnv, request.timeoutMs, proofBox(false));
+  restoreLinks(dir, links);
+  const again = await runProof(ball.proof, proofAt(names.reproof));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
   if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
@@ -173,6 +196,13 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   if (!proofPassed(again, ball.proof)) {
     const dirty = await unstagedChanges(dir, place.linked);
     if (dirty.length > 0) return wrote(dirty);
+    // Could not run again (a limit, the run's stop, the sandbox): no evidence either way; the candidate is kept, held.
+    if (again.cannotRun !== null) {
+      const held = `leap: ${ball.id} round ${request.round} candidate ${result.candidate} (held: the proof could not run again)`;
+      result.commit = await commitStaged(dir, held);
+      const lines = again.lines === '' ? '' : ` (${again.lines})`;
+      return end(0, `the proof could not run again after the jury: ${again.cannotRun}${lines}`, false);
+    }
     return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
   }
   // The candidate is committed (what was staged when the changes were listed), then the work tree is
@@ -244,4 +274,16 @@ function narrowing(ball: RoundRequest['spec']): string {
 // What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.
 function usageOf(leaf: { answer: { usage?: AgentUsage } | null }): AgentUsage | null {
   return (leaf as { usage?: AgentUsage | null }).usage ?? leaf.answer?.usage ?? null;
+}
+
+/**
+ * Whether the proof's own test is one the ball creates and is not written yet: a proof naming that file fails to
+ * start at the ball's start (`bash test/x.sh`: 127) because its test is missing, which is the red it stands for.
+ */
+function ownTestMissing(ball: RoundRequest['spec'], dir: string): boolean {
+  const created = new Set(ball.scope.filter((s) => s.sha256 === null).map((s) => s.path));
+  return ball.proof.argv.some((arg) => {
+    const path = normalScopePath(arg);
+    return created.has(path) && !existsSync(join(dir, path));
+  });
 }

@@ -6,7 +6,7 @@ import type { Ball } from '../definition/slice-schema.js';
 import { git } from './git.js';
 
 /** A scope path as git names it: slash-separated, no `./`, no doubled slashes. */
-function normalScopePath(path: string): string {
+export function normalScopePath(path: string): string {
   return posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
 }
 
@@ -33,23 +33,31 @@ export async function hashCandidate(dir: string, ball: Ball): Promise<string> {
   return candidateHash(files.length === 0 ? [] : readCandidate(dir, files, []));
 }
 
-// Pathspecs leaving out the entries a runner linked into the checkout (the repository's ignored node_modules).
-const besides = (linked: readonly string[]) => (linked.length === 0 ? [] : ['--', '.', ...linked.map((name) => `:(top,exclude,literal)${name}`)]);
+// The entries a runner linked into the checkout (the repository's ignored node_modules) are never the builder's
+// change. They are left out after git lists them, not by pathspec: git 2.39 (Debian 12's) makes `git add` exit 1
+// when an excluded pathspec names a path its ignore rules ignore, as they ignore node_modules in a JavaScript project.
+const notLinked = (linked: readonly string[]) => (path: string) => !linked.some((name) => path === name || path.startsWith(`${name}/`));
 
 /** Stage everything and list the paths that differ from `start` (the builder's own commits included). */
 export async function stageChanges(dir: string, start: string, linked: readonly string[] = []): Promise<string[]> {
-  await git(dir, ['add', '-A', ...besides(linked)]);
+  await git(dir, ['add', '-A']);
   const out = await git(dir, ['diff', '--cached', '--name-only', '--no-renames', '-z', start]);
-  return out.split('\0').filter((p) => p !== '');
+  const paths = out.split('\0').filter((p) => p !== '');
+  const mine = notLinked(linked);
+  // A link the checkout's ignore rules do not cover (`node_modules/` matches a folder, not the link): unstaged.
+  const links = paths.filter((p) => !mine(p)).map((p) => `:(top,literal)${p}`);
+  if (links.length > 0) await git(dir, ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...links]);
+  return paths.filter(mine);
 }
 
 /** Whether anything in `dir` differs from what is staged (a proof that wrote files). */
 export async function unstagedChanges(dir: string, linked: readonly string[] = []): Promise<string[]> {
-  const out = await git(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...besides(linked)]);
+  const out = await git(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
   return out
     .split('\0')
     .filter((p) => p.length > 3 && p[1] !== ' ')
-    .map((p) => p.slice(3));
+    .map((p) => p.slice(3))
+    .filter(notLinked(linked));
 }
 
 // A commit of the engine's: no hooks of the builder's, and no `git maintenance run --auto` after each one
@@ -69,8 +77,9 @@ export async function commitStaged(dir: string, message: string): Promise<string
  */
 export async function commitAndCheck(dir: string, message: string, linked: readonly string[] = []): Promise<{ commit: string; dirty: string[] }> {
   await commit(dir, message);
-  const status = readStatusV2(await git(dir, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', ...besides(linked)]));
-  return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty: status.dirty };
+  const status = readStatusV2(await git(dir, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all']));
+  const dirty = status.dirty.filter(notLinked(linked));
+  return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty };
 }
 
 /** HEAD, and the paths whose work tree differs from the index (Y), or untracked, of a `git status --porcelain=v2 -z --branch`. */
@@ -79,16 +88,20 @@ export function readStatusV2(out: string): { head: string | null; dirty: string[
   return { head: status.oid, dirty: status.entries.filter((e) => e.y !== '.').map((e) => e.path) };
 }
 
+// `git clean` of new files, sparing the linked entries (as patterns: `/NAME`, its glob characters escaped).
+const spare = (name: string) => ['-e', `/${name.replace(/([\\*?[!#])/g, '\\$1')}`];
+const clean = (dir: string, linked: readonly string[]) => git(dir, ['clean', '-q', '-fd', ...linked.flatMap(spare)]);
+
 /** Undo everything since `start` in the ball's own checkout: its branch back to `start`, its new files gone. */
-export async function undoTo(dir: string, start: string): Promise<void> {
+export async function undoTo(dir: string, start: string, linked: readonly string[] = []): Promise<void> {
   await git(dir, ['reset', '-q', '--hard', start]);
-  await git(dir, ['clean', '-q', '-fd']);
+  await clean(dir, linked);
 }
 
 /** The work tree back to the index (what is staged stays): files a live proof wrote or changed besides the candidate. */
-export async function restoreToIndex(dir: string): Promise<void> {
+export async function restoreToIndex(dir: string, linked: readonly string[] = []): Promise<void> {
   await git(dir, ['checkout', '-q', '--', '.']);
-  await git(dir, ['clean', '-q', '-fd']);
+  await clean(dir, linked);
 }
 
 /**

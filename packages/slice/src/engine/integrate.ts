@@ -6,8 +6,9 @@ import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
-import { runLive } from './proof.js';
-import { summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
+import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
+import { proofIdleLimit, runLive } from './proof.js';
+import { pruneWorktreeFolders, summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
 
 /** How a merge went: the spine's new commit, or why the ball could not land. */
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
@@ -75,6 +76,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
   mkdirSync(dirname(dir), { recursive: true });
   await worktreeGit(input.repo, ['add', '-q', dir, spineBranch(input.slice.id)]);
   try {
+    const linked = linkEntries(input.repo, dir, await ignoredEntries(input.repo, input.stateDir));
     const present = input.slice.balls.flatMap((b) => presentScopeFiles(dir, b));
     const tests = present.filter((p) => isTestFile(p));
     const files = present.filter((p) => !isTestFile(p));
@@ -90,20 +92,18 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
       const setting = sandboxSetting(undefined, input.env);
       const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
-      const box = bwrap === null ? null : { bwrap, spec: suiteSandbox(dir, input.stateDir, input.slice.live.network === true) };
-      const ran = await runLive(input.slice.live, dir, { ...input.env, LEAP_SLICE: input.slice.id }, box);
+      const box = suiteSandbox(dir, input.stateDir, input.slice.live.network === true);
+      const sandbox = bwrap === null ? null : withLinked(box, dir, linked);
+      const env = { ...input.env, LEAP_SLICE: input.slice.id };
+      const theirs = linkedPlaces(dir, linked);
+      const place = { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox, theirs };
+      const ran = await runLive(input.slice.live, place);
       live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
       if (ran.code !== 0) {
-        const last = ran.output.trim().split('\n').slice(-3).join(' | ');
-        return {
-          value: -1,
-          reason: `the slice's live proof failed on the spine: ${ran.note ?? `it exited ${ran.code}`}${last === '' ? '' : `: ${last.slice(0, 500)}`}`,
-          candidate: '',
-          seats: [],
-          refused: [],
-          leaves: [],
-          live,
-        };
+        // One that could not run judged nothing: the slice is held, not refused.
+        const why = `${ran.note ?? `it exited ${ran.code}`}${ran.lines === '' ? '' : `: ${ran.lines}`}`;
+        const reason = `the slice's live proof failed on the spine: ${why}`;
+        return { value: ran.cannotRun === null ? -1 : 0, reason, candidate: '', seats: [], refused: [], leaves: [], live };
       }
     }
     try {
@@ -142,5 +142,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     }
   } finally {
     await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+    // A runner of another machine makes no worktree here: the spine's was the last, whose folders go with it.
+    pruneWorktreeFolders(input.paths);
   }
 }

@@ -1,74 +1,136 @@
-// The ball's proof: its argv run without a shell in the ball's checkout, and the metric its last stdout line gives.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { LeafTree, killTree, monitorTree, prepareSandbox, type SandboxSpec } from '@leap/supervise';
-import { processIdentity } from '@leap/core';
-import { createHash, randomBytes } from 'node:crypto';
+// The ball's proofs: its argv run without a shell in the ball's checkout as a supervised leaf of the main
+// repository's state folder (@leap/supervise: its own session, the run's time and idle limits, the whole tree
+// ended, `leap stop now` honoured, its pid, exit, out and err files and events), inside the sandbox when one is given.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { constants } from 'node:os';
+import { DEFAULT_IDLE_TIMEOUT_S, formatSeconds, readDurationVar, statePaths } from '@leap/core';
+import { supervise, type SandboxSpec } from '@leap/supervise';
 import type { LiveProof, MetricField, Proof } from '../definition/slice-schema.js';
+import { cannotRun, causeLines, interrupted, type ProofEnd } from './cannot-run.js';
 import type { ProofRun } from './records.js';
 
-const KEEP_BYTES = 64 * 1024;
-
-/** A proof's sandbox (CONTRACT section 13): bwrap's path and the spec (a writer of the ball's checkout), or null: none. */
-export type ProofSandbox = { bwrap: string; spec: SandboxSpec } | null;
-
-// The proof's process: argv with no shell in its own process group, inside the sandbox when one is given.
-function spawnProof(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv, sandbox: ProofSandbox): { child: ChildProcessWithoutNullStreams; cleanup: () => void } {
-  const [command, ...args] = argv as [string, ...string[]];
-  const prepared = sandbox === null ? null : prepareSandbox(sandbox.spec, command, args, env, sandbox.bwrap);
-  const child =
-    prepared === null
-      ? spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-      : spawn(prepared.command, prepared.args, { cwd, env: prepared.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  return { child: child as unknown as ChildProcessWithoutNullStreams, cleanup: () => prepared?.cleanup() };
+/** Where a proof runs, and as which leaf. */
+export interface ProofPlace {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The main repository's state folder: the leaf's files and events. */
+  stateDir: string;
+  /** The leaf's name: one of proofLeaves(), or `live-spine`. */
+  name: string;
+  /** The time limit and the idle limit (no output, no CPU), in ms; 0 is none. */
+  timeoutMs: number;
+  idleMs: number;
+  /** The sandbox (CONTRACT section 13: a writer of the checkout), or null: none. */
+  sandbox: SandboxSpec | null;
+  /** The dependencies linked into the checkout and where they lead: an error on them is no test's (cannot-run.ts). */
+  theirs?: readonly string[];
 }
 
-/** Run the proof in `cwd` (its own process group, killed whole at `timeoutMs`); never throws. */
-export function runProof(proof: Proof, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, sandbox: ProofSandbox = null): Promise<ProofRun & { tail: string }> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    let spawned: ReturnType<typeof spawnProof>;
-    try {
-      spawned = spawnProof(proof.argv, cwd, env, sandbox);
-    } catch (error) {
-      return resolve({ code: 126, metric: null, ms: Date.now() - started, note: `the proof could not start: ${(error as Error).message}`, tail: '' });
-    }
-    const { child, cleanup } = spawned;
-    let out = '';
-    let err = '';
-    const keep = (text: string, more: Buffer) => (text + more.toString('utf8')).slice(-KEEP_BYTES);
-    child.stdout.on('data', (b: Buffer) => {
-      out = keep(out, b);
-    });
-    child.stderr.on('data', (b: Buffer) => {
-      err = keep(err, b);
-    });
-    let timedOut = false;
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            try {
-              process.kill(-(child.pid as number), 'SIGKILL');
-            } catch {
-              /* already gone */
-            }
-          }, timeoutMs)
-        : undefined;
-    const finish = (code: number, note?: string) => {
-      if (timer !== undefined) clearTimeout(timer);
-      cleanup();
-      const ms = Date.now() - started;
-      const tail = `${out.slice(-2000)}${err === '' ? '' : `\n[stderr]\n${err.slice(-2000)}`}`;
-      if (note !== undefined) return resolve({ code, metric: null, ms, note, tail });
-      const read = proof.metric === undefined ? { metric: null } : readMetric(out, proof.metric);
-      resolve({ code, metric: read.metric, ms, ...(read.note === undefined ? {} : { note: read.note }), tail });
+/**
+ * The proofs' idle limit: VERI_IDLE_TIMEOUT as every supervisor reads it, else the one `leap tdd run` gives its
+ * leaves (300 s): a test runner left in watch mode ends there. A malformed value is a UsageError.
+ */
+export function proofIdleLimit(env: NodeJS.ProcessEnv): number {
+  return readDurationVar(env, 'VERI_IDLE_TIMEOUT', DEFAULT_IDLE_TIMEOUT_S * 1000);
+}
+
+/** The leaves of a round's proofs: the champion (once an episode), the proof, the re-proof, the live proof. */
+export function proofLeaves(ball: string, round: number) {
+  const n = `${ball}-${round}`;
+  return { champion: `champion-${ball}`, proof: `proof-${n}`, reproof: `reproof-${n}`, live: `live-${n}` };
+}
+
+/** A supervised run's end, its output (bounded) and its size. */
+interface Ran {
+  end: ProofEnd;
+  ms: number;
+  out: string;
+  err: string;
+  bytes: number;
+}
+
+// How much of each stream is read back: the whole of it up to twice this, else its head and its tail.
+const READ_BYTES = 4 * 1024 * 1024;
+
+function readOutput(file: string): { text: string; bytes: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return { text: '', bytes: 0 };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const read = (at: number, n: number) => {
+      const buffer = Buffer.alloc(n);
+      let got = 0;
+      while (got < n) {
+        const k = readSync(fd, buffer, got, n - got, at + got);
+        if (k === 0) break;
+        got += k;
+      }
+      return buffer.subarray(0, got).toString('utf8');
     };
-    child.on('error', (error) => finish((error as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126, `the proof could not start: ${error.message}`));
-    child.on('close', (code, signal) => {
-      if (timedOut) return finish(124, `the proof ran past ${timeoutMs} ms and was killed`);
-      finish(code ?? 128, signal === null ? undefined : `the proof was killed by ${signal}`);
+    const text = size <= 2 * READ_BYTES ? read(0, size) : `${read(0, READ_BYTES)}\n[...]\n${read(size - READ_BYTES, READ_BYTES)}`;
+    return { text, bytes: size };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Run `argv` as the leaf `place.name`; never throws.
+async function superviseRun(argv: readonly string[], place: ProofPlace): Promise<Ran> {
+  const [command, ...args] = argv as [string, ...string[]];
+  const paths = statePaths(place.stateDir);
+  const limits = { timeoutMs: place.timeoutMs, idleMs: place.idleMs };
+  const limitsEnv = { VERI_TIMEOUT: formatSeconds(place.timeoutMs), VERI_IDLE_TIMEOUT: formatSeconds(place.idleMs) };
+  const env = { ...place.env, VERI_STATE_DIR: place.stateDir, ...limitsEnv };
+  try {
+    const run = await supervise({
+      name: place.name,
+      command,
+      args,
+      env,
+      cwd: place.cwd,
+      handleSignals: true,
+      // An empty stdin: a test runner never takes the engine's terminal for a person watching.
+      io: { input: '', stdoutFile: paths.out(place.name), stderrFile: paths.err(place.name) },
+      sandbox: place.sandbox,
     });
-  });
+    const [out, err] = [readOutput(paths.out(place.name)), readOutput(paths.err(place.name))];
+    // The leaf's own exit; the supervisor's code when it could not start it; 128+N for a signal that ended it.
+    const signo = run.signal === null ? undefined : constants.signals[run.signal as NodeJS.Signals];
+    const killed = run.status !== 'exited' && run.status !== 'failed-start' && signo !== undefined;
+    const code = run.status === 'exited' ? (run.leafCode ?? run.code) : killed ? 128 + signo : run.code;
+    const end = { status: run.status, code, signal: run.signal, error: run.error, ...limits };
+    return { end, ms: run.durationMs, out: out.text, err: err.text, bytes: out.bytes + err.bytes };
+  } catch (error) {
+    // Refused before it could start (a live supervisor holds the name, the state folder is unusable).
+    const end = { status: 'failed-start' as const, code: 125, signal: null, error: (error as Error).message, ...limits };
+    return { end, ms: 0, out: '', err: '', bytes: 0 };
+  }
+}
+
+/** A proof's run: its record, why it could not run (null: it ran), and the lines of its output a reason keeps. */
+export type ProofOutcome = ProofRun & { cannotRun: string | null; interrupted: boolean; lines: string };
+
+// The exit a record keeps: 124 for a limit, else the run's.
+function recordedCode(end: ProofEnd): number {
+  if (end.status === 'killed-timeout' || end.status === 'killed-stuck') return 124;
+  return end.code;
+}
+
+/** Run the proof in `place`; never throws. */
+export async function runProof(proof: Proof, place: ProofPlace): Promise<ProofOutcome> {
+  const ran = await superviseRun(proof.argv, place);
+  const theirs = place.theirs ?? [];
+  const why = cannotRun(ran.end, ran.out, ran.err, theirs);
+  const lines = causeLines(ran.out, ran.err, why ?? '', theirs);
+  const base = { code: recordedCode(ran.end), ms: ran.ms, cannotRun: why, interrupted: interrupted(ran.end.status), lines };
+  if (why !== null) return { ...base, metric: null, note: `the proof could not run: ${why}` };
+  const read = proof.metric === undefined ? { metric: null } : readMetric(ran.out, proof.metric);
+  return { ...base, metric: read.metric, ...(read.note === undefined ? {} : { note: read.note }) };
 }
 
 /** The metric: the last non-empty stdout line as a JSON object holding every declared field as a number. */
@@ -100,7 +162,7 @@ export function proofPassed(run: ProofRun, proof: Proof): boolean {
   return run.code === 0 && (proof.metric === undefined || run.metric !== null);
 }
 
-/** How much of a live proof's output (stdout and stderr, as they came) is kept as its evidence. */
+/** How much of a live proof's output (stdout, then stderr) is kept as its evidence. */
 const LIVE_KEEP_BYTES = 16 * 1024;
 
 /** A live proof's run: its exit, and its output kept (bounded) and hashed as the receipt's live evidence. */
@@ -115,99 +177,32 @@ export interface LiveRun {
   bytes: number;
   truncated: boolean;
   note?: string;
+  /** The lines of its output a reason keeps. */
+  lines: string;
+  /** Why it could not run; null: it ran, and its exit is its verdict. */
+  cannotRun: string | null;
 }
 
 /**
- * Run a ball's `live` proof in `cwd`: no shell, its own process group, killed whole at `timeoutMs` and
- * again when it ends (a server it started in the background ends with it); never throws.
+ * Run a ball's `live` proof in `place` with its own time limit (`timeout_s`); at its exit whatever it started
+ * (a server in the background, one that left its session) ends with it, as every supervised leaf's tree does.
  */
-export function runLive(live: LiveProof, cwd: string, env: NodeJS.ProcessEnv, sandbox: ProofSandbox = null): Promise<LiveRun> {
-  const started = Date.now();
-  const timeoutMs = Math.ceil(live.timeout_s * 1000);
-  return new Promise((resolve) => {
-    const kept: Buffer[] = [];
-    let size = 0;
-    let bytes = 0;
-    const take = (b: Buffer) => {
-      bytes += b.length;
-      if (size >= LIVE_KEEP_BYTES) return;
-      const part = b.subarray(0, LIVE_KEEP_BYTES - size);
-      kept.push(part);
-      size += part.length;
-    };
-    // Unsandboxed, a server that leaves the proof's group and session (setsid, a double fork) is still the
-    // proof's: every descendant inherits this variable, and the supervisor's tree kill finds them by it and by
-    // parentage. Sandboxed, bwrap's pid namespace ends with the proof (--die-with-parent) and takes them all.
-    const marker = sandbox === null ? `LEAP_LEAF_${randomBytes(8).toString('hex')}` : null;
-    const notBefore = Number(processIdentity()?.starttime ?? 0);
-    let spawned: ReturnType<typeof spawnProof>;
-    try {
-      spawned = spawnProof(live.argv, cwd, marker === null ? env : { ...env, [marker]: '1' }, sandbox);
-    } catch (error) {
-      const empty = createHash('sha256').digest('hex');
-      return resolve({ code: 126, ms: Date.now() - started, output: '', sha256: empty, bytes: 0, truncated: false, note: `the live proof could not start: ${(error as Error).message}` });
-    }
-    const { child, cleanup } = spawned;
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    const tree = marker === null || child.pid === undefined ? null : new LeafTree(child.pid, notBefore, marker);
-    const stopMonitor = tree === null ? () => {} : monitorTree(tree, 0, () => {});
-    let treeGone: Promise<unknown> = Promise.resolve();
-    const killGroup = () => {
-      try {
-        process.kill(-(child.pid as number), 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-      if (tree === null) return;
-      const leader = { pid: child.pid as number, exited: () => exited !== null, kill: (signal: NodeJS.Signals) => child.kill(signal) };
-      treeGone = Promise.all([treeGone, killTree(tree, leader, { graceMs: 0 }).catch(() => undefined)]);
-    };
-    let timedOut = false;
-    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-      // Exited already, its pipes held by something outside its group: the evidence is what came.
-      if (exited !== null) {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        ended();
-      }
-    }, timeoutMs);
-    let done = false;
-    const finish = (code: number, note?: string) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      stopMonitor();
-      // Resolved once whatever it started is gone too: a daemon that closed its pipes does not hold 'close' back.
-      void treeGone.then(() => report(code, note));
-    };
-    const report = (code: number, note?: string) => {
-      cleanup();
-      const body = Buffer.concat(kept);
-      resolve({
-        code,
-        ms: Date.now() - started,
-        output: body.toString('utf8'),
-        sha256: createHash('sha256').update(body).digest('hex'),
-        bytes,
-        truncated: bytes > body.length,
-        ...(note === undefined ? {} : { note }),
-      });
-    };
-    child.on('error', (error) => finish((error as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126, `the live proof could not start: ${error.message}`));
-    const ended = () => {
-      const { code, signal } = exited ?? { code: null, signal: null };
-      if (timedOut && exited?.signal === 'SIGKILL') return finish(124, `the live proof ran past ${live.timeout_s} s and was killed`);
-      finish(code ?? 128, signal === null ? undefined : `the live proof was killed by ${signal}`);
-    };
-    // At its exit, its whole group is killed: a server it left in the background holds the pipes open.
-    child.on('exit', (code, signal) => {
-      exited = { code, signal };
-      killGroup();
-    });
-    child.on('close', ended);
-  });
+export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutMs'>): Promise<LiveRun> {
+  const ran = await superviseRun(live.argv, { ...place, timeoutMs: Math.ceil(live.timeout_s * 1000) });
+  const body = Buffer.from(ran.out + ran.err).subarray(0, LIVE_KEEP_BYTES);
+  const theirs = place.theirs ?? [];
+  const why = cannotRun(ran.end, ran.out, ran.err, theirs);
+  const late = ran.end.status === 'killed-timeout';
+  const note = why === null ? undefined : late ? `the live proof ran past ${live.timeout_s} s and was killed` : `the live proof could not run: ${why}`;
+  return {
+    code: recordedCode(ran.end),
+    ms: ran.ms,
+    output: body.toString('utf8'),
+    sha256: createHash('sha256').update(body).digest('hex'),
+    bytes: ran.bytes,
+    truncated: ran.bytes > body.length,
+    ...(note === undefined ? {} : { note }),
+    lines: causeLines(ran.out, ran.err, why ?? '', theirs),
+    cannotRun: why,
+  };
 }

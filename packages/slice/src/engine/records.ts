@@ -1,5 +1,5 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
@@ -187,12 +187,11 @@ export function readOrWriteRun(paths: SlicePaths, slice: string, base: string, f
   return run;
 }
 
-const LEAP_GITIGNORE = `# Written by leap slice run: worktrees and records stay out of git status;
+const LEAP_GITIGNORE = `# Written by leap slice run: records stay out of git status;
 # a passed slice's provenance (SLICE/record.json) shows, to be committed. This file ignores itself.
 *
 !*/
 !*/record.json
-/.worktrees/
 `;
 
 /** `.leap/.gitignore` (and the state folder's, when the engine creates that folder), so a run leaves git status clean. */
@@ -201,6 +200,17 @@ export function writeIgnoreFiles(paths: SlicePaths, stateDir: string): void {
   const leapIgnore = join(paths.leap, '.gitignore');
   if (!existsSync(leapIgnore)) writeFileSync(leapIgnore, LEAP_GITIGNORE);
   ensureStateDir(stateDir);
+}
+
+/** The slice's folder of worktrees, and the repository's, removed when nothing else is left in them. */
+export function pruneWorktreeFolders(paths: SlicePaths): void {
+  for (const folder of [paths.worktrees, dirname(paths.worktrees)]) {
+    try {
+      rmdirSync(folder);
+    } catch {
+      return;
+    }
+  }
 }
 
 /** Move a record a reopened ball no longer supports to spine/record-K.json: history is kept, never deleted. */

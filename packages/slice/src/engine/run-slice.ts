@@ -14,6 +14,7 @@ import { engineLog } from './events.js';
 import { resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
 import { notifySliceEnd } from './notify-end.js';
+import { proofIdleLimit } from './proof.js';
 import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles, type Fallover, type JurySummary, type RunRecord, type SlicePaths } from './records.js';
 import type { SliceRunner } from './round-types.js';
 import { Engine } from './slice-engine.js';
@@ -104,6 +105,7 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const jobs = Math.max(1, options.jobs ?? Math.min(availableParallelism(), slice.balls.length));
   const stateDir = resolveStateDir(env, repoRoot);
   const timeoutMs = options.timeoutMs ?? defaultTimeout(env);
+  proofIdleLimit(env); // a malformed VERI_IDLE_TIMEOUT is bad input before anything runs
 
   const lock = lockSlice(repoRoot, slice.id);
   if (lock.deadEngine !== null) {

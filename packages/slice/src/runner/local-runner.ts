@@ -1,10 +1,11 @@
 // The local runner (CONTRACT sections 8 and 11): each ball in a git worktree of this repository, on its
 // branch leap/SLICE/BALL, kept from round to round and removed when the ball ends, whatever the end.
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { buildRoundIn } from '../engine/build-round.js';
 import { git, worktreeGit } from '../engine/git.js';
-import type { SlicePaths } from '../engine/records.js';
+import { ignoredEntries, linkEntries } from '../engine/linked.js';
+import { pruneWorktreeFolders, type SlicePaths } from '../engine/records.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
 
 /** Where the local runner works. */
@@ -18,20 +19,9 @@ export interface LocalRunnerOptions {
 
 /** A runner that builds every round in a worktree on this machine. */
 export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
-  const held = new Map<string, { dir: string; head: string }>();
-  let linked: Promise<string[]> | null = null;
-  // The repository's ignored top-level entries (node_modules, a virtual environment), linked into each
-  // checkout so a proof finds its dependencies; never the records, the worktrees or the state folder.
-  const ignoredEntries = () =>
-    (linked ??= git(options.repoRoot, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'])
-      .then((out) => {
-        const skip = new Set(['.git', '.leap', relative(options.repoRoot, options.stateDir).split('/')[0]]);
-        return out
-          .split('\0')
-          .map((e) => e.replace(/\/$/, ''))
-          .filter((name) => name !== '' && !name.includes('/') && !skip.has(name));
-      })
-      .catch(() => []));
+  // Each ball's checkout, and the ignored entries of the repository linked into it (linked.ts).
+  const held = new Map<string, { dir: string; head: string; linked: string[] }>();
+  let ignored: Promise<string[]> | null = null;
   // Worktrees of different balls are added and removed one at a time (worktreeGit): git reads every
   // worktree's files under .git/worktrees/ when it moves a branch, and dies on one being written.
   const removing = new Map<string, Promise<void>>();
@@ -54,27 +44,27 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     });
     removing.set(ball, gone);
   };
-  const checkout = async (request: RoundRequest): Promise<string> => {
+  const checkout = async (request: RoundRequest) => {
     await removing.get(request.ball);
     const have = held.get(request.ball);
-    if (have !== undefined && have.head === request.commit) return have.dir;
+    if (have !== undefined && have.head === request.commit) return have;
     if (have !== undefined) await remove(request.ball);
     const dir = options.paths.worktree(request.ball);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
     mkdirSync(dirname(dir), { recursive: true });
     // -B: the ball's branch, made or moved to the commit asked for, checked out in one step; the
     // repository's ignored entries are listed (once) while it runs.
-    const entries = ignoredEntries();
+    const entries = (ignored ??= ignoredEntries(options.repoRoot, options.stateDir));
     await worktreeGit(options.repoRoot, ['add', '-q', '-B', request.branch, dir, request.commit]);
-    for (const name of await entries) if (!existsSync(join(dir, name))) symlinkSync(join(options.repoRoot, name), join(dir, name));
-    held.set(request.ball, { dir, head: request.commit });
-    return dir;
+    const checkout = { dir, head: request.commit, linked: linkEntries(options.repoRoot, dir, await entries) };
+    held.set(request.ball, checkout);
+    return checkout;
   };
   return {
     name: 'local',
     async buildRound(request: RoundRequest): Promise<RoundResult> {
-      const dir = await checkout(request);
-      const result = await buildRoundIn({ dir, stateDir: options.stateDir, env: options.env, linked: await ignoredEntries() }, request);
+      const { dir, linked } = await checkout(request);
+      const result = await buildRoundIn({ dir, stateDir: options.stateDir, env: options.env, linked }, request);
       const entry = held.get(request.ball);
       if (entry !== undefined) entry.head = result.commit ?? request.commit;
       return result;
@@ -84,6 +74,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
       for (const ball of [...held.keys()]) release(ball);
       await Promise.all(removing.values());
       if (stale) await worktreeGit(options.repoRoot, ['prune']).catch(() => undefined);
+      pruneWorktreeFolders(options.paths);
       // The housekeeping git would have done after each of the run's commits (they skip it), once.
       await git(options.repoRoot, ['maintenance', 'run', '--auto', '--quiet']).catch(() => undefined);
     },

@@ -1,0 +1,192 @@
+// The user's files during a leaf (CONTRACT section 9, issue 44 section 5): which changes in the work tree the leaf
+// cannot have made. A write needs its writer on a CPU, so while no thread of the leaf's processes runs (the kernel's
+// own count of each thread's times on a CPU, /proc/PID/task/TID/schedstat, does not move and none is runnable),
+// nothing the leaf runs writes a file; a change whose inode change time falls in such a quiet span, or before the
+// leaf began, or after it ended, is not the leaf's. The README says what this cannot see.
+import { type Dirent, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { readProcBytes } from '@leap/core';
+import type { RunContext } from './conductor.js';
+
+/** When a leaf ran, and the spans inside it in which none of its processes ran (ms since the epoch). */
+export interface LeafActivity {
+  started: number;
+  /** Null while it runs. */
+  ended: number | null;
+  quiet: [number, number][];
+}
+
+// How often the leaf's threads are looked at, and how often a quiet span that grows is written down.
+const TICK_MS = 100;
+const WRITE_MS = 250;
+// An inode change time lags the clock by up to one kernel tick (the coarse clock): the slack a span is narrowed by.
+const SLACK_MS = 20;
+
+/** The file a leaf's activity is kept in, beside its exit file: read by a resumed run, and by tests that wait on it. */
+export function activityFile(stateDir: string, leaf: string): string {
+  return join(stateDir, `${leaf}.activity`);
+}
+
+/** Follow this process's descendants (the leaf it supervises) until `stop`, which returns what was seen. */
+export function watchLeafActivity(file: string): { stop(): LeafActivity } {
+  const activity: LeafActivity = { started: Date.now(), ended: null, quiet: [] };
+  let last: { threads: string; running: boolean; readEnd: number } | null = null;
+  let span: [number, number] | null = null;
+  let written = 0;
+  const save = (force: boolean) => {
+    if (!force && Date.now() - written < WRITE_MS) return;
+    written = Date.now();
+    try {
+      writeFileSync(file, `${JSON.stringify(activity)}\n`);
+    } catch {
+      // The state folder went away: the run keeps its own copy.
+    }
+  };
+  save(true);
+  const tick = () => {
+    const readStart = Date.now();
+    const now = { ...readThreads(process.pid), readEnd: Date.now() };
+    if (last !== null && !last.running && !now.running && last.threads === now.threads) {
+      if (span === null) {
+        span = [last.readEnd, readStart];
+        activity.quiet.push(span);
+        save(true);
+      } else {
+        span[1] = readStart;
+        save(false);
+      }
+    } else {
+      span = null;
+    }
+    last = now;
+  };
+  tick();
+  const timer = setInterval(tick, TICK_MS);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      activity.ended = Date.now();
+      save(true);
+      return activity;
+    },
+  };
+}
+
+/**
+ * The activity a run wrote in `file` (a resumed run reads it), else the leaf's life alone: from `started` until its
+ * exit file (`exitFile`) was written.
+ */
+export function readLeafActivity(file: string, started: number, exitFile: string): LeafActivity {
+  let ended = Date.now();
+  try {
+    ended = statSync(exitFile).mtimeMs;
+  } catch {
+    // No exit file: the leaf ended by now at the latest.
+  }
+  try {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as LeafActivity;
+    if (typeof kept.started === 'number' && Array.isArray(kept.quiet)) return { ...kept, ended: kept.ended ?? ended };
+  } catch {
+    // None, or torn: the life alone.
+  }
+  return { started, ended, quiet: [] };
+}
+
+/**
+ * Of the changed paths (`deleted`: gone from the work tree), those the leaf cannot have written: the inode change
+ * time (of the path, or for a deletion of the nearest folder left) is before the leaf began, after it ended, or in
+ * a span in which none of its processes ran.
+ */
+export function notTheLeafs(root: string, changed: readonly { path: string; deleted: boolean }[], activity: LeafActivity): string[] {
+  const ended = activity.ended ?? Number.POSITIVE_INFINITY;
+  return changed
+    .filter(({ path, deleted }) => {
+      const at = changeTime(root, path, deleted);
+      if (at === null) return false;
+      // The clock's readings are whole milliseconds, taken before or after the fact: a change time is past one only from the next.
+      return at < activity.started - SLACK_MS || at > ended + 1 || activity.quiet.some(([a, b]) => at >= a + 1 && at + SLACK_MS <= b);
+    })
+    .map(({ path }) => path);
+}
+
+// The inode change time in ms (null: unknown, counted as the leaf's); a deletion dates by the folder that held it.
+function changeTime(root: string, path: string, deleted: boolean): number | null {
+  let at = join(root, path);
+  if (deleted) at = dirname(at);
+  for (;;) {
+    try {
+      return Number(lstatSync(at, { bigint: true }).ctimeNs / 1000n) / 1000;
+    } catch {
+      if (!deleted || at === root || dirname(at) === at) return null;
+      at = dirname(at);
+    }
+  }
+}
+
+// Every thread of every descendant of `pid` (found through /proc/PID/task/TID/children) with its times on a CPU,
+// and whether any is runnable now.
+function readThreads(pid: number): { threads: string; running: boolean } {
+  const parts: string[] = [];
+  let running = false;
+  const queue = childrenOf(pid);
+  for (let i = 0; i < queue.length; i++) {
+    const child = queue[i] as number;
+    for (const tid of list(`/proc/${child}/task`)) {
+      const stat = read(`/proc/${child}/task/${tid}/stat`);
+      if (stat === null) continue;
+      if (stat.charAt(stat.lastIndexOf(')') + 2) === 'R') running = true;
+      parts.push(`${tid}:${read(`/proc/${child}/task/${tid}/schedstat`)?.trim()}`);
+    }
+    queue.push(...childrenOf(child));
+  }
+  return { threads: parts.join(','), running };
+}
+
+function childrenOf(pid: number): number[] {
+  return list(`/proc/${pid}/task`).flatMap((tid) =>
+    (read(`/proc/${pid}/task/${tid}/children`) ?? '')
+      .split(' ')
+      .filter((p) => p !== '')
+      .map(Number),
+  );
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).map((e: Dirent) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+function read(file: string): string | null {
+  return readProcBytes(file)?.toString('latin1') ?? null;
+}
+
+/** The leaf whose work a phase's collect stages: its name, the tree it began from, what it did when. */
+export interface LeafWork {
+  leaf: string;
+  /** The tree (or commit) the work tree held when the leaf began. */
+  start: string;
+  activity: LeafActivity;
+}
+
+/**
+ * After `git add -A`: the staged changes since the leaf began that the leaf did not make go back to what the
+ * leaf began from, in the index only (the work tree keeps them as they are), and the run says so: a `mark`
+ * event `user-files-left-out` and a line of narration. Returns those paths.
+ */
+export async function leaveOutUsersFiles(ctx: RunContext, phase: string, step: string, work: LeafWork): Promise<string[]> {
+  const diff = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', work.start, '--'])).stdout.split('\0');
+  const changed: { path: string; deleted: boolean }[] = [];
+  for (let i = 0; i + 1 < diff.length; i += 2) changed.push({ path: diff[i + 1] as string, deleted: diff[i] === 'D' });
+  const theirs = notTheLeafs(ctx.root, changed, work.activity);
+  if (theirs.length === 0) return [];
+  await ctx.git(['--literal-pathspecs', 'restore', '--staged', `--source=${work.start}`, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: theirs.join('\0') });
+  ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs }, step);
+  await ctx.say(
+    `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, but not by the leaf (yours, or another program's): left out of the ${phase} commit and kept in the work tree as they are`,
+  );
+  return theirs;
+}

@@ -1,0 +1,174 @@
+// The user's files during a run (issue 44 section 5): a file that appears or changes in the work tree during a
+// leaf, and that the leaf did not write, is never committed silently and never lost: it is left out of the phase's
+// commit, kept in the work tree as it is, and said in the narration and a `mark` event. The leaves here wait on a
+// fifo (blocked in open, on no CPU) while the test writes, and the test waits on the leaf's activity file.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, closeSync, constants, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import { cleanupTempDirs, git, makeTempDir, suite, waitFor } from '@leap/test-utils';
+import { runTdd } from '../src/index.js';
+import { notTheLeafs, watchLeafActivity, type LeafActivity } from '../src/user-writes.js';
+import { fixture, makeProject, oneStepRun, readEvents, subjects } from './helpers.js';
+
+const users = suite("the user's writes during a leaf");
+users.after.each(cleanupTempDirs);
+
+/** The activity file's quiet spans (none while it cannot be read). */
+function quietSpans(file: string): [number, number][] {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as LeafActivity).quiet;
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Let `write` run while the leaf is seen idle, and wait until it is seen idle past it. The test's own process has
+ * children too (tsx's esbuild service): when one of them runs meanwhile, the span breaks and the write is made again.
+ */
+async function writeWhileIdle(activity: string, write: () => void): Promise<void> {
+  for (;;) {
+    await waitFor(() => quietSpans(activity).some(([, b]) => b > Date.now() - 150), 20_000, 'the leaf seen idle');
+    const from = Date.now() - 1;
+    write();
+    const to = Date.now() + 60;
+    const seen = await waitFor(
+      () => {
+        const spans = quietSpans(activity);
+        if (spans.some(([a, b]) => a <= from - 25 && b >= to)) return 'covered';
+        return spans.some(([a]) => a > from - 25) ? 'broken' : null;
+      },
+      20_000,
+      'the leaf seen idle over the write, or a new span begun',
+    );
+    if (seen === 'covered') return;
+  }
+}
+
+users('watchLeafActivity and notTheLeafs: a write while the child is blocked is not its own, its own write is', async () => {
+  const dir = makeTempDir();
+  const fifo = join(dir, 'go');
+  execFileSync('mkfifo', [fifo]);
+  writeFileSync(join(dir, 'gone.txt'), 'the child removes nothing; the user does\n');
+  const file = join(dir, 'leaf.activity');
+  const watch = watchLeafActivity(file);
+  const child = spawn('bash', ['-c', 'touch "$1/waiting"; read -r _ < "$1/go"; echo mine > "$1/child.txt"', 'leaf', dir], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    await waitFor(() => existsSync(join(dir, 'waiting')));
+    await writeWhileIdle(file, () => {
+      writeFileSync(join(dir, 'user.txt'), 'the user wrote this\n');
+      rmSync(join(dir, 'gone.txt'), { force: true });
+    });
+    release(fifo);
+    await exited;
+  } finally {
+    child.kill('SIGKILL');
+  }
+  const activity = watch.stop();
+  const changed = [
+    { path: 'user.txt', deleted: false },
+    { path: 'gone.txt', deleted: true },
+    { path: 'child.txt', deleted: false },
+    { path: 'waiting', deleted: false },
+  ];
+  assert.equal(notTheLeafs(dir, changed, activity), ['user.txt'], "the deletion dates by the folder, which the child changed after: counted as the child's");
+  assert.equal(notTheLeafs(dir, changed, { ...activity, quiet: [] }), [], 'with no quiet span seen, everything in its life is its own');
+  // An inode's change time lags the clock by up to a kernel tick: written once the clock is past that, it dates after the leaf.
+  await waitFor(() => Date.now() > (activity.ended as number) + 30);
+  writeFileSync(join(dir, 'later.txt'), 'after the leaf\n');
+  // A write after the leaf is not its own; it also dates the folder, so the deletion now counts as not the child's.
+  assert.equal(notTheLeafs(dir, [{ path: 'later.txt', deleted: false }, ...changed], activity), ['later.txt', 'user.txt', 'gone.txt']);
+});
+
+/** Let a leaf blocked on opening `fifo` go on (a writer that finds no reader changes nothing). */
+function release(fifo: string): void {
+  try {
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(fd, 'go\n');
+    closeSync(fd);
+  } catch {
+    // No reader: the leaf is not waiting.
+  }
+}
+
+/** Agents: `dev` writes the step's test, then (green) waits on DIR/go before its implementation; `ver` passes. */
+function waitingAgents(): { file: string; dir: string } {
+  const dir = makeTempDir('leap-waiting-agents-');
+  const script = join(dir, 'dev.sh');
+  writeFileSync(
+    script,
+    `#!/bin/bash
+cat > /dev/null
+case "$LEAP_PHASE" in
+  red) printf '%s\\n' "import { test } from 'node:test';" "import assert from 'node:assert/strict';" "import { value } from '../src/step1.js';" "test('value', () => assert.equal(value, 1));" > test/step1.test.js ;;
+  green) touch "$1/waiting"; read -r _ < "$1/go"; echo 'export const value = 1;' > src/step1.js ;;
+  refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;
+esac
+echo "$LEAP_PHASE done"
+`,
+  );
+  chmodSync(script, 0o755);
+  const file = join(dir, 'agents.json');
+  const paths = { write: [dir] };
+  writeFileSync(
+    file,
+    JSON.stringify({
+      agents: {
+        dev: { plugin: 'command', family: 'replayed', command: ['bash', script, dir], paths },
+        ver: { plugin: 'command', family: 'checker', command: [process.execPath, fixture('pass-verifier.mjs')], paths },
+      },
+    }),
+  );
+  return { file, dir };
+}
+
+users('a tracked change and an untracked file written mid-leaf are left out of the green commit, said, and kept', async () => {
+  const repo = makeProject();
+  writeFileSync(join(repo, 'README.md'), '# slug\n');
+  git(repo, 'add', 'README.md');
+  git(repo, 'commit', '-qm', 'readme');
+  const agents = waitingAgents();
+  execFileSync('mkfifo', [join(agents.dir, 'go')]);
+  const lines: string[] = [];
+  const running = runTdd(oneStepRun(repo, agents.file, { progress: (l: string) => lines.push(l) }));
+  const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
+  const notes = 'notes the user keeps beside the code\n';
+  try {
+    await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf waits');
+    await writeWhileIdle(join(repo, '.tdd', 'develop-green.activity'), () => {
+      writeFileSync(join(repo, 'README.md'), readme);
+      writeFileSync(join(repo, 'notes.txt'), notes);
+    });
+  } finally {
+    release(join(agents.dir, 'go'));
+  }
+  const result = await running;
+  assert.is(result.code, 0, JSON.stringify(result.bail));
+  assert.equal(subjects(repo), ['plan: issue 1', 'red: Lowercase and join with dashes', 'green: Lowercase and join with dashes', 'refactor: Lowercase and join with dashes']);
+  // In no commit of the run; in the work tree byte for byte.
+  assert.is(git(repo, 'log', '--format=%s', 'main..HEAD', '--', 'README.md', 'notes.txt'), '');
+  assert.is(git(repo, 'show', 'HEAD~1:src/step1.js'), 'export const value = 1;\n', "the leaf's own write is in its green commit");
+  assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), readme);
+  assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), notes);
+  assert.is(git(repo, 'status', '--porcelain'), ' M README.md\n?? notes.txt\n');
+  const marks = readEvents(repo).filter((e) => e.event === 'mark' && e.name === 'user-files-left-out');
+  assert.equal(
+    marks.map((e) => [e.anchor, e.phase, e.paths]),
+    [
+      ['develop-green', 'green', ['README.md', 'notes.txt']],
+      ['develop-refactor', 'refactor', ['README.md', 'notes.txt']],
+    ],
+  );
+  assert.ok(
+    lines.some(
+      (l) =>
+        l.startsWith('README.md, notes.txt: changed in the work tree while develop-green ran or after it, but not by the leaf') &&
+        l.endsWith('left out of the green commit and kept in the work tree as they are'),
+    ),
+    lines.join('\n'),
+  );
+});
+
+users.run();

@@ -1,0 +1,108 @@
+// A proof that failed: did a test fail (a red), or could the proof not run at all (its program missing, the
+// sandbox's refusal, a crash, a limit)? What the supervisor saw decides first; then a line of the output that
+// only the environment prints. When neither tells, the failure counts as a test's: the reason then quotes the
+// lines that name its cause (causeLines), so a person still sees a crash for what it is.
+import { constants } from 'node:os';
+import { formatSeconds, type ExitStatus } from '@leap/core';
+
+/** How a supervised proof ended, as far as telling matters. */
+export interface ProofEnd {
+  status: ExitStatus;
+  code: number;
+  signal: string | null;
+  /** The supervisor's own words (why it could not start the proof). */
+  error: string | null;
+  timeoutMs: number;
+  idleMs: number;
+}
+
+// Lines no test prints of its own failure: the system or the sandbox refusing a write, bwrap, a runner missing.
+const CANNOT_RUN: readonly RegExp[] = [
+  /\bEROFS\b|read-only file system/i,
+  /\bENOSPC\b|no space left on device/i,
+  /^bwrap: /,
+  /^npm (?:ERR!|error) code E(?!LIFECYCLE)[A-Z0-9_]+/,
+  /^\S*python[0-9.]*: No module named /,
+  /^\S*(?:sh|bash|dash|zsh)(?:: line \d+)?: (?:\d+: )?\S+: (?:command )?not found$/,
+];
+
+// A file system error on a path, and the quoted absolute paths of a line.
+const FS_ERROR = /\bE(?:NOENT|NOTDIR|ACCES|PERM)\b|no such file or directory|permission denied|not a directory|operation not permitted/i;
+const QUOTED_PATH = /['"`](\/[^'"`]+)['"`]/g;
+const inside = (path: string, place: string) => path === place || path.startsWith(`${place}/`);
+const onTheirs = (line: string, theirs: readonly string[]) => [...line.matchAll(QUOTED_PATH)].some((m) => theirs.some((p) => inside(m[1] as string, p)));
+
+/** The output's lines, trimmed, without terminal colours, none empty. */
+const lines = (text: string) =>
+  text
+    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+
+/**
+ * The first line of `err` or `out` that says the proof could not run, or null: one of CANNOT_RUN, or a file system
+ * error on a path in `theirs` (the dependencies linked into the checkout, and where they lead: never the ball's to
+ * change, the same at its start as after; Node's recursive mkdir says ENOENT where the sandbox made them read-only).
+ */
+function cannotRunLine(out: string, err: string, theirs: readonly string[]): string | null {
+  for (const line of [...lines(err), ...lines(out)]) {
+    if (CANNOT_RUN.some((re) => re.test(line))) return line;
+    if (FS_ERROR.test(line) && onTheirs(line, theirs)) return line;
+  }
+  return null;
+}
+
+const WATCH = 'a test runner in watch mode waits for changes (use its run form: `vitest run`, `jest` without --watch)';
+
+const signalName = (n: number) => Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? `signal ${n}`;
+
+/** Why the proof could not run, in a phrase; null: it ran, and its exit is its tests' verdict (`theirs`: cannotRunLine's). */
+export function cannotRun(end: ProofEnd, out: string, err: string, theirs: readonly string[] = []): string | null {
+  const line = cannotRunLine(out, err, theirs);
+  const said = line === null ? '' : ` (${line})`;
+  switch (end.status) {
+    case 'failed-start':
+      return end.error ?? (end.code === 127 ? 'its program was not found' : 'its program cannot be executed');
+    case 'killed-timeout':
+      return `it ran past its time limit (${formatSeconds(end.timeoutMs)}) and was ended`;
+    case 'killed-stuck':
+      return `it made no progress (no output, no CPU) for ${formatSeconds(end.idleMs)} and was ended: ${WATCH}`;
+    case 'killed-external':
+      return `it was ended by ${end.signal ?? 'a signal'} (a crash, or a kill from outside the run)`;
+    case 'exited':
+      if (end.code === 127) return `a program it runs was not found${said}`;
+      if (end.code === 126) return `a program it runs cannot be executed${said}`;
+      if (end.code > 128 && end.code < 160) return `it was killed by ${signalName(end.code - 128)}${said}`;
+      return end.code === 0 ? null : line;
+    default:
+      return 'it was interrupted: the run was asked to stop';
+  }
+}
+
+/** Whether the proof was ended because the run was stopped (a signal to the engine, `leap stop now`). */
+export const interrupted = (status: ExitStatus) => ['killed-signal', 'killed-stop', 'refused-stop'].includes(status);
+
+const LINE_CHARS = 240;
+const ERROR_LINE = /\b(?:error|fail(?:ed|ure|s)?|exception|panic(?:ked)?|traceback|assert(?:ion)?|denied|cannot|unable)\b|\bE[A-Z]{3,}\b|not found/i;
+
+/**
+ * The lines of a proof's output that a reason keeps: the line saying it could not run, the first lines naming
+ * an error (stderr's, then stdout's), then the last two lines of each stream; each cut at LINE_CHARS. Lines
+ * `said` already holds (the reason's own words) are left out.
+ */
+export function causeLines(out: string, err: string, said = '', theirs: readonly string[] = []): string {
+  const [o, e] = [lines(out), lines(err)];
+  const kept = new Set<string>();
+  const cause = cannotRunLine(out, err, theirs);
+  if (cause !== null) kept.add(cause);
+  for (const line of [...e, ...o]) {
+    if (kept.size >= 3) break;
+    if (ERROR_LINE.test(line)) kept.add(line);
+  }
+  for (const line of [...o.slice(-2), ...e.slice(-2)]) kept.add(line);
+  return [...kept]
+    .filter((l) => !said.includes(l))
+    .map((l) => (l.length > LINE_CHARS ? `${l.slice(0, LINE_CHARS)}...` : l))
+    .join(' | ');
+}

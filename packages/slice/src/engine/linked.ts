@@ -1,0 +1,112 @@
+// The repository's ignored top-level entries (node_modules, a virtual environment, an .env), linked into a
+// checkout so its proofs, builders and reviewers find the dependencies the user installed; never the records,
+// the worktrees or the state folder, and never part of a ball's change (checkout.ts leaves them out).
+import { existsSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { LEAP_DIR } from '@leap/core';
+import { DEFAULT_LINK_READ_ONLY, type SandboxSpec } from '@leap/supervise';
+import { git } from './git.js';
+
+// What a build or a test run writes (outputs, caches, coverage): each checkout makes its own, so a ball's proof
+// writes its own (the main tree's, linked, would be read-only in its sandbox, or the user's to lose without one).
+const BUILD_OUTPUTS = ['dist', 'build', 'out', 'target', 'coverage', '.nyc_output', '.cache', '.vite'];
+const FRAMEWORK_CACHES = ['.next', '.nuxt', '.turbo', '.parcel-cache', '.nx'];
+const PYTHON_CACHES = ['__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.nox'];
+
+const IGNORED = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'];
+
+/** The ignored entries at the top of `repoRoot` a checkout shares (no build output), as git lists them; [] if it cannot say. */
+export async function ignoredEntries(repoRoot: string, stateDir: string): Promise<string[]> {
+  const out = await git(repoRoot, IGNORED).catch(() => '');
+  const own = [...BUILD_OUTPUTS, ...FRAMEWORK_CACHES, ...PYTHON_CACHES];
+  const skip = new Set(['.git', LEAP_DIR, relative(repoRoot, stateDir).split('/')[0], ...own]);
+  return out
+    .split('\0')
+    .map((e) => e.replace(/\/$/, ''))
+    .filter((name) => name !== '' && !name.includes('/') && !skip.has(name));
+}
+
+/**
+ * Link each of `names` the checkout `dir` lacks to where the repository's own leads (a link of the user's is
+ * followed: a sandbox shows the target, not the links on the way); the names linked.
+ */
+export function linkEntries(repoRoot: string, dir: string, names: readonly string[]): string[] {
+  const linked = names.filter((name) => !existsSync(join(dir, name)));
+  for (const name of linked) {
+    const entry = join(repoRoot, name);
+    let target = entry;
+    try {
+      target = realpathSync(entry);
+    } catch {
+      // A link of the user's that leads nowhere: linked as it is.
+    }
+    symlinkSync(target, join(dir, name));
+  }
+  return linked;
+}
+
+/** Where each entry linked into `dir` leads now (read when a round starts: the runner's links). */
+export function readLinks(dir: string, linked: readonly string[]): Map<string, string> {
+  return new Map(
+    linked.flatMap((name) => {
+      try {
+        return [[name, readlinkSync(join(dir, name))] as const];
+      } catch {
+        return [];
+      }
+    }),
+  );
+}
+
+/**
+ * Put back each link of `links` a builder replaced or re-pointed (a node_modules of its own, ignored, so no change
+ * of its): a proof runs with the user's dependencies, never ones the builder made. The names put back.
+ */
+export function restoreLinks(dir: string, links: ReadonlyMap<string, string>): string[] {
+  const restored: string[] = [];
+  for (const [name, target] of links) {
+    const path = join(dir, name);
+    let now: string | null = null;
+    try {
+      now = readlinkSync(path);
+    } catch {
+      // Not a link any more (a folder of the builder's), or gone.
+    }
+    if (now === target) continue;
+    rmSync(path, { recursive: true, force: true });
+    symlinkSync(target, path);
+    restored.push(name);
+  }
+  return restored;
+}
+
+/** The entries linked into `dir`, and where they lead: never the ball's to change. */
+export function linkedPlaces(dir: string, linked: readonly string[]): string[] {
+  return [...linked.map((name) => join(dir, name)), ...targets(dir, linked)];
+}
+
+// Where the entries linked into `dir` lead.
+function targets(dir: string, linked: readonly string[]): string[] {
+  return linked.flatMap((name) => {
+    try {
+      return [realpathSync(join(dir, name))];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * `spec` for a leaf of the checkout `dir`: what its linked entries lead to readable, and each dependency folder
+ * (node_modules, a virtual environment) a throwaway layer where tools write their caches (vite's
+ * node_modules/.vite-temp): the main tree's own installation is no ball's to write, whatever its role.
+ */
+export function withLinked(spec: SandboxSpec, dir: string, linked: readonly string[]): SandboxSpec {
+  const deps = new Set(DEFAULT_LINK_READ_ONLY);
+  const layers = targets(
+    dir,
+    linked.filter((name) => deps.has(name)),
+  ).map((t) => ({ dir: t, over: t }));
+  const read = [...(spec.read ?? []), ...targets(dir, linked)];
+  return { ...spec, read, layers: [...(spec.layers ?? []), ...layers] };
+}
