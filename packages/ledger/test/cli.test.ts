@@ -110,7 +110,10 @@ helpSuite(
     assert.match(none.stderr, /^leap-ledger: expected a command\nUsage: leap-ledger COMMAND/);
     const unknown = await ledger(dir, ['tock', '--step', 'x']);
     assert.equal([unknown.code, unknown.stdout], [2, '']);
-    assert.match(unknown.stderr, /^leap-ledger: unknown command "tock": expected one of list, current, /);
+    assert.match(
+      unknown.stderr,
+      /^leap-ledger: unknown command "tock" \(did you mean "tick"\?\): expected one of list, current, /,
+    );
     const option = await ledger(dir, ['current', '--bogus'], { input: '# t\n## Steps\n- [ ] a\n' });
     assert.equal([option.code, option.stdout], [2, '']);
     assert.match(option.stderr, /Unknown option '--bogus'[\s\S]*Usage: leap-ledger current/);

@@ -15,8 +15,8 @@ const PATH_LIKE = /^(?:\.{1,2}\/)*[a-z0-9_@][\w.@-]*(?:\/[\w.@-]+)*(?:\/|\.(?:ts
 // describe and no tree holds.
 const MADE_AT_RUN_TIME = new Set(['events.jsonl', 'run.json', 'record.json', 'result.json', 'champion.json', 'checkpoint.md', 'spine/aggregate.json', 'refs/leap/attempts/', 'test-output/']);
 
-// Files of a user's repository that the toolchain reads, which docs name everywhere.
-const USERS_FILES = new Set(['leap.config.json', 'leap.agents.json']);
+// Files of a user's repository that the toolchain or the project's own tools read or make, which docs name.
+const USERS_FILES = new Set(['leap.config.json', 'leap.agents.json', 'vitest.config.ts', 'vitest.config.js', 'pyproject.toml', 'target/', 'coverage/']);
 
 // Paths of a user's repository that a doc gives as examples, by doc.
 const EXAMPLES: Record<string, string[]> = {
