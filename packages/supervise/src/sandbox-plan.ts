@@ -327,6 +327,8 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
   // before home and the tree (a path holding either leaves it as its rules say), outer ones first.
   const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
   const rw = [...write, ...agentOutside];
+  // A reader's own agent folder below the tree (a scripted agent's claims) is the real one, over the copy.
+  const ownBelow = spec.role === 'reader' ? agentOutside.filter((p) => p !== tree && inside(p, tree) && !stateDirs.some((d) => inside(p, join(tree, d)))) : [];
   const binds = [...read.map((p) => [p, 'ro-bind'] as const), ...rw.map((p) => [p, 'bind'] as const)];
   const depth = (p: string): number => p.split(sep).length;
   for (const [p, op] of binds.sort(([a], [b]) => depth(a) - depth(b))) {
@@ -382,6 +384,7 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
   }
   const layers = [...(spec.layers ?? []), ...(options.linked ?? []).map((p) => ({ dir: p, over: p }))];
   for (const { dir, over } of layers) layerOps(dir, over, view, DEPENDENCY_CACHES, ops);
+  for (const p of ownBelow) if (view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
   // A declared repository keeps its `.git` read-only and its state folders absent; so does the tree's own, whose
   // worktree inside a state folder (a LEAP ball's) is bound at its own path, the rest of that folder absent.
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));

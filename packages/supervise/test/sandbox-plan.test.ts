@@ -238,6 +238,15 @@ function decides(ops: MountOp[], path: string): MountOp | undefined {
   return ops.filter((o) => o.op !== 'remount-ro' && o.op !== 'dev' && o.op !== 'proc' && 'dest' in o && (path === o.dest || path.startsWith(`${o.dest}/`))).at(-1);
 }
 
+test("plan: a reader's own agent folder below the tree (a scripted agent's claims) is the real one, over the copy", () => {
+  const fs = view([...homeFs, '/w/repo/.git/HEAD', '/w/repo/.agent/state/move-0', '/w/repo/.tdd/x/a', '/w/repo/src/a.ts']);
+  const agentPaths = ['/w/repo/.agent/state', '/w/repo/.tdd/x', '/w/repo'];
+  const ops = planMounts({ role: 'reader', tree: '/w/repo', home: HOME, agentPaths }, fs, { copy: '/tmp/c' });
+  assert.equal(decides(ops, '/w/repo/.agent/state/move-0'), { op: 'bind', src: '/w/repo/.agent/state', dest: '/w/repo/.agent/state' });
+  assert.equal(decides(ops, '/w/repo/src/a.ts'), { op: 'bind', src: '/tmp/c', dest: '/w/repo' }, 'the tree stays the copy');
+  assert.equal(decides(ops, '/w/repo/.tdd/x/a'), { op: 'bind', src: '/tmp/c', dest: '/w/repo' }, 'never into a state folder');
+});
+
 test('plan: declared paths that hold the tree or lie in it never change its mode, for a writer and a reader, in home or not', () => {
   for (const tree of ['/w/repo', `${HOME}/w/repo`]) {
     const up = dirname(tree);

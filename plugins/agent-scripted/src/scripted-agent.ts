@@ -44,7 +44,7 @@ export function createScriptedAgent(config: ScriptedAgentConfig): AgentPlugin {
     sandbox: () => {
       const state = dirname(movePromptFile(script, 0));
       mkdirSync(state, { recursive: true });
-      return { write: [state] };
+      return { agentPaths: [state] };
     },
   };
 }
