@@ -186,14 +186,18 @@ const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1
 const issueOf = (e: RawEvent): number | null => num(e.issue);
 const stepOf = (e: RawEvent): string | null => str(e.step);
 
-/** Which ball a LEAP leaf name is about: `build-BALL-N` and `review-BALL-FAMILY`. */
+const BALL_LEAVES = new Set(['build', 'review', 'proof', 'reproof', 'live']);
+
+/** Which ball a LEAP leaf name is about: `build-BALL-N`, `review-BALL-FAMILY`, `proof-`, `reproof-`, `live-BALL-N`, `champion-BALL`. */
 export function ballOfLeafName(leaf: string): string | null {
-  // Most leaves (develop-*, verify-*) are neither: no regex for them, on every launch and usage of a long log.
-  if (!leaf.startsWith('build-') && !leaf.startsWith('review-')) return null;
-  const m = /^(?:build|review)-(.+)-[A-Za-z0-9_.]+$/.exec(leaf);
+  // Most leaves (develop-*, verify-*) are none of these: no regex for them, on every launch and usage of a long log.
+  const dash = leaf.indexOf('-');
+  const kind = dash < 0 ? '' : leaf.slice(0, dash);
+  if (kind === 'champion') return leaf.slice(dash + 1) || null;
+  if (!BALL_LEAVES.has(kind)) return null;
+  const m = /^[a-z]+-(.+)-[A-Za-z0-9_.]+$/.exec(leaf);
   return m?.[1] ?? null;
 }
-
 /** A fold fed one record at a time, so a one-shot reader can drop each parsed line once folded. */
 export interface RunFolder {
   add(record: LogRecord): void;

@@ -113,6 +113,7 @@ slice('LEAP leaves find their slice through their ball; usage follows its leaf, 
   assert.is(m.leaves.find((l) => l.leaf === 'review-lexer-google')?.usage?.input_tokens, null);
   assert.is(ballOfLeafName('build-a-b-3'), 'a-b');
   assert.is(ballOfLeafName('develop-red'), null);
+  assert.equal(['proof-a-b-1', 'reproof-a-b-2', 'live-a-b-1', 'champion-a-b', 'champion-', 'verify-green'].map(ballOfLeafName), ['a-b', 'a-b', 'a-b', 'a-b', null, null]);
 });
 
 slice.run();
