@@ -85,7 +85,7 @@ notify('leap.config.json\'s "notify" (an argv: an element with spaces stays one)
   writeFileSync(join(repo, 'leap.config.json'), '{ "notify": "not an argv" }\n');
   const bad = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
   assert.is(bad.code, 2, bad.stderr);
-  assert.match(bad.stderr, /leap\.config\.json: "notify"/);
+  assert.match(bad.stderr, /leap\.config\.json:1:3: "notify"/);
 });
 
 notify.run();
