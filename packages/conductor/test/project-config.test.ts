@@ -94,7 +94,7 @@ config('the file gives the test command, the agents (a path from the root), the 
   assert.equal(Object.keys(run.options).sort(), ['plan', 'timeout']);
 });
 
-config("the time limit said at the start is the supervisor's: the issue's timeout file with its unit, and a VERI_TIMEOUT no leaf would take said so", async () => {
+config("the time limit said at the start is the supervisor's: the issue's timeout file with its unit; a VERI_TIMEOUT no suite would take is bad input", async () => {
   const agents = commandAgents(slugSteps([TITLE]));
   const start = async (env: NodeJS.ProcessEnv, file: string | null): Promise<string> => {
     const repo = makeProject();
@@ -126,10 +126,13 @@ config("the time limit said at the start is the supervisor's: the issue's timeou
   assert.match(await start(noLimitVar(), '2m\n'), 'leaves: time limit 120s (.tdd/issue-1-timeout), idle limit');
   assert.match(await start(cleanEnv({ VERI_TIMEOUT: '90' }), '2m\n'), 'leaves: time limit 90 (VERI_TIMEOUT), idle limit');
   assert.match(await start(noLimitVar(), null), 'leaves: time limit 900s (.tdd/issue-1-timeout), idle limit');
-  assert.match(
-    await start(cleanEnv({ VERI_TIMEOUT: 'soon' }), null),
-    'leaves: time limit unreadable (Expected VERI_TIMEOUT to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got "soon": every leaf will refuse to start), idle limit',
+  // Unreadable, it stops the run at its first suite run (the baseline), before any branch: bad input, exit 2.
+  const error = await start(cleanEnv({ VERI_TIMEOUT: 'soon' }), null).then(
+    () => null,
+    (e: Error & { exitCode?: number }) => e,
   );
+  assert.match(error?.message ?? 'no error', 'Expected VERI_TIMEOUT to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got "soon"');
+  assert.is(error?.exitCode, 2);
 });
 
 config.run();
