@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The weight of the tree (issue 41), measured and held: product lines, lines over 120 columns, modules over 300
 // lines, functions over 80, Markdown bytes, README and ARCHITECTURE sizes. Each figure has a target and a ceiling
-// (tools/weight-budget.json): over its ceiling fails; lower a ceiling when a change cuts below it, never raise it.
+// (tools/weight-budget.json): over its ceiling and its target fails; --write-ceilings lowers each ceiling to the
+// figure when a change cuts below it, and never raises one.
 //
-//   node tools/weight.mjs [--json] [--write-ceilings]
+//   node tools/weight.mjs [--json] [--write-ceilings] [--budget FILE]
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const budgetFile = join(root, 'tools/weight-budget.json');
+const budgetAt = process.argv.indexOf('--budget');
+const budgetFile = budgetAt > 0 ? process.argv[budgetAt + 1] : join(root, 'tools/weight-budget.json');
 const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean);
 
 const CODE = /\.(ts|mts|cts|js|mjs|cjs)$/;
@@ -79,6 +81,10 @@ export function measure() {
 }
 
 function main(argv) {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    process.stdout.write('Usage: node tools/weight.mjs [--json] [--write-ceilings] [--budget FILE]\nMeasures the tree against tools/weight-budget.json: exit 1 when a figure is over its ceiling.\n');
+    return 0;
+  }
   const budget = JSON.parse(readFileSync(budgetFile, 'utf8'));
   const { figures, where } = measure();
   if (argv.includes('--write-ceilings')) {
@@ -95,8 +101,8 @@ function main(argv) {
       process.stderr.write(`weight: ${name} has no target and ceiling in tools/weight-budget.json\n`);
       return 2;
     }
-    const state = value > ceiling ? 'OVER ITS CEILING' : value <= target ? 'on target' : `ceiling ${ceiling}`;
-    if (value > ceiling) over++;
+    const state = value <= target ? 'on target' : value > ceiling ? 'OVER ITS CEILING' : `ceiling ${ceiling}`;
+    if (value > target && value > ceiling) over++;
     if (!argv.includes('--json')) process.stdout.write(`${name.padEnd(32)} ${String(value).padStart(7)}  target ${String(target).padStart(6)}  ${state}\n`);
   }
   if (over > 0) {
