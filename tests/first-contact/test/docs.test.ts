@@ -21,9 +21,7 @@ const USERS_FILES = new Set(['leap.config.json', 'leap.agents.json', 'vitest.con
 // Paths of a user's repository that a doc gives as examples, by doc.
 const EXAMPLES: Record<string, string[]> = {
   'packages/slice/docs/slice-file.md': ['src/a.js'],
-  'packages/slice/README.md': ['src/slugify.ts'],
-  'packages/verify/README.md': ['src/test/', 'spec/'],
-  'plugins/runner-bullmq/README.md': ['agents/'],
+  'packages/verify/README.md': ['src/test/'],
 };
 
 // The names of documents, which are capitals by convention; any other all-capital segment is a placeholder
