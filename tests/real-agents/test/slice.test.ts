@@ -78,7 +78,8 @@ if ([BUILDER, ...REVIEWERS].every((cli) => CLI_NAMES.includes(cli))) {
           .filter((e) => e.event === 'launch')
           .map((e) => e.leaf)
           .sort(),
-        ['build-sub-1', 'review-spine-anthropic', 'review-spine-google', 'review-sub-anthropic', 'review-sub-google'],
+        // The agents' leaves, and the engine's proof runs, each a supervised leaf of its own.
+        ['build-sub-1', 'champion-sub', 'proof-sub-1', 'reproof-sub-1', 'review-spine-anthropic', 'review-spine-google', 'review-sub-anthropic', 'review-sub-google'],
       );
       assert.equal(
         events.filter((e) => e.event === 'review' && e.reviewer === null).map((e) => e.verdict),
