@@ -4,7 +4,7 @@ import { lastValue, sandboxFlag, takeVerbatim } from '../cli-args.js';
 
 const USAGE = `Usage: leap-verify [prompt] --step TITLE PHASE [options]
 Verifies one phase (red, green or refactor) of a ledger step: runs VERI_TEST_CMD for ground truth,
-then asks the blind verifier agent (leaf verify-PHASE) for {"verdict": "PASS"|"REJECT", "reason"}.
+then asks the blind verifier agent (leaf verify-PHASE) for {"verdict": "PASS"|"REJECT"|"BLOCKED", "reason"}.
 With "prompt", prints the verifier's prompt and asks nothing.
 Options:
   --step TITLE     the ledger step, matched exactly (one argv element; may start with "-")
@@ -19,7 +19,7 @@ Options:
                    .git or network writes, in a bubblewrap sandbox (default LEAP_SANDBOX, else on);
                    without bwrap it refuses (exit 2)
   --json           print the verdict (or the prompt) as a JSON object
-Exit codes: 0 PASS, 1 REJECT, 2 malformed answer, killed verifier, bad input or no sandbox. The reason goes to stdout.`;
+Exit codes: 0 PASS, 1 REJECT or BLOCKED (the step cannot be done as written), 2 malformed answer, killed verifier, bad input or no sandbox. The reason goes to stdout.`;
 
 void runCli(
   'leap-verify',
