@@ -1,4 +1,4 @@
-// The bail causes of CONTRACT section 9 and their class, decided in one place (the README's bail table), and
+// The bail causes of CONTRACT section 9 and their class, decided in one place (this file), and
 // the two endings a run throws (`Bail`, `Stopped`), which carry what the stages they left had gathered.
 import { NOTHING, merge, type Gathered } from './gathered.js';
 import type { BailCause } from './types.js';

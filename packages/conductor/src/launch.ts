@@ -1,7 +1,7 @@
 // Launching leaves: developer and planner leaves through runAgentLeaf, verifications through verify(),
 // both supervised in this process, with the environment of the seed's launch lines (VERI_TEST_CMD,
 // VERI_ISSUE, VERI_STEP from the ledger, LEAP_PHASE, LEAP_ATTEMPT, VERI_SKILL_COMMIT), and each end
-// read as the bail table says (bail-causes.ts, README).
+// read as the bail table says (bail-causes.ts, CONTRACT section 9).
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { LeapError, formatSeconds, readStopRequest, readTimeLimit, type AgentDry, type AgentRole, type TimeLimit } from '@leap/core';
@@ -164,7 +164,7 @@ export async function launchAgentLeaf(
   }
 }
 
-// The bail table for one agent leaf's end (README, "Bails"), for every role (the developer's, the planner's, the
+// The bail table for one agent leaf's end (CONTRACT section 9), for every role (the developer's, the planner's, the
 // verifier's): null when it exited 0 with nothing wrong, a retry for a leaf killed by its time or idle limit,
 // else it throws the bail or the stop. `words`: what the leaf said, as the narration quotes it.
 function classify(ctx: RunContext, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Exclude<LeafEnd, { kind: 'ok' }> | null {

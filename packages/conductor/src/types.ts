@@ -63,7 +63,7 @@ export interface TddVerdict {
   reason: string;
 }
 
-/** Bail causes and their class (CONTRACT section 9); the README's bail table gives each one's condition. */
+/** Bail causes and their class (CONTRACT section 9); bail-causes.ts gives each one's class. */
 export type BailCause =
   | 'needs-user'
   | 'revision-budget'

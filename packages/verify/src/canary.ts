@@ -18,7 +18,7 @@ export interface Canary {
   put: (text: string, a: string, b: string) => string;
 }
 
-/** The canaries, one a language (the verify README prints this table). */
+/** The canaries, one a language (CONTRACT section 9, ground truth). */
 export const CANARIES: readonly Canary[] = [
   {
     language: 'JavaScript, TypeScript',

@@ -10,7 +10,7 @@ import { hasInlineTests, splitTestItems } from './test-items.js';
 /** core's PROJECT_CONFIG_FILE, whose module loads zod. */
 export const PROJECT_CONFIG_FILE = 'leap.config.json';
 
-/** Skip and focus markers of every runner the toolchain knows, as one table (the verify README prints it). */
+/** Skip and focus markers of every runner the toolchain knows, as one table (CONTRACT section 9). */
 export const MARKERS: readonly RegExp[] = [
   /\b(?:describe|it|test|suite|context|specify)(?:\.concurrent)?\.(?:skip|only|todo|fails|failing|skipIf|runIf)\b/,
   /\b(?:x(?:it|describe|test|context)|f(?:it|describe))\s*\(/,

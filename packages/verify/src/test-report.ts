@@ -1,5 +1,5 @@
 // What a test runner's output says of its run: how many tests ran and were skipped, and which failed. One
-// table of the summaries the runners print (the verify README lists them); a runner it does not know reports nothing.
+// table of the summaries the runners print (SUMMARIES); a runner it does not know reports nothing.
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
