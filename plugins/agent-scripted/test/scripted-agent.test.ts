@@ -32,10 +32,10 @@ create('runs the built replay bin with the prompt on stdin; family from the scri
   assert.is(call.env?.LEAP_AGENT_ROLE, 'developer');
 });
 
-create('its sandbox needs: its claims folder (SCRIPT.state/), made now, read-write', () => {
+create('its sandbox needs: its claims folder (SCRIPT.state/), made now, its own agent folder (read-write)', () => {
   const dir = makeTempDir();
   const script = writeScript(dir, { moves: [] });
-  assert.equal(createScriptedAgent({ script }).sandbox?.({}), { write: [`${script}.state`] });
+  assert.equal(createScriptedAgent({ script }).sandbox?.({}), { agentPaths: [`${script}.state`] });
   assert.ok(existsSync(`${script}.state`));
 });
 
