@@ -266,7 +266,8 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
     }
     const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, copy === null ? { ...options } : { ...options, copy, linked });
     const [bin, ...rest] = argv;
-    const leafEnv = sandboxEnv(env, spec);
+    // No coverage inside (issue 43): the key is kept, undefined, so Node does not add the caller's NODE_V8_COVERAGE.
+    const leafEnv: NodeJS.ProcessEnv = { ...sandboxEnv(env, spec), NODE_V8_COVERAGE: undefined };
     return { command: bin as string, args: rest, env: leafEnv, copy, cleanup };
   } catch (error) {
     cleanup();
