@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The README's test command, with all of its set-up: on a fresh machine it installs what the tests need
-# and then runs every test. `.ci/run` is this script and nothing else.
+# The README's test command, with all of its set-up: on a fresh machine it installs what the tests need,
+# then runs the fast tier (`npm test`) and the slow tier (`npm run test:slow`). `.ci/run` is this script.
 #
-#   tools/test.sh            install what is missing, `npm ci`, then `npm test`
+#   tools/test.sh            install what is missing, `npm ci`, `npm test`, then `npm run test:slow`
 #   tools/test.sh --no-ci    keep node_modules as it is (skip `npm ci`)
+#
+# The fast tier (each project's `test` target, every *.test.ts but *.slow.test.ts) needs nothing beyond
+# node, git and bubblewrap: it runs once with chromium, redis-server, sshd, cargo, go, python3 and tmux
+# hidden from its PATH (a shim of each that says so and exits 127), so a fast test that needs one fails
+# at once. The slow tier (each project's `test-slow` target, *.slow.test.ts) runs with the normal PATH.
 #
 # What it installs, from Debian's packages, when the command is missing (as root, or through sudo):
 #   chromium        the report's and `leap serve`'s browser tests (playwright-core drives it)
@@ -19,10 +24,10 @@
 # ~/.cache/leap-test, the first time their tests run; run as root, the tests that start a CLI as another
 # user give it hard links of that install under /var/cache/leap-test-everyone.
 #
-# Every build and test of the commit runs, every time. Nx 24 keeps its cache and task database under
+# Every build and test of the commit runs, every time, in both tiers. Nx 24 keeps its cache and task database under
 # ~/.nx/<repository id>/, one folder shared by every clone of the same repository on this machine, so a
 # fresh clone would replay the results of another clone's run. NX_SKIP_NX_CACHE=true is honoured by
-# `nx run-many` (`npm test`) and passed on to every task it runs; the log check below makes any replay a
+# `nx run-many` (`npm test`, `npm run test:slow`) and passed on to every task it runs; the log check below makes any replay a
 # failure rather than a fast green (tests/first-contact proves a fresh clone's build runs every task
 # with this setting).
 set -euo pipefail
@@ -32,7 +37,7 @@ npm_ci=1
 for arg in "$@"; do
   case "$arg" in
     --no-ci) npm_ci=0 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "tools/test.sh: unknown option '$arg' (see tools/test.sh --help)" >&2; exit 2 ;;
   esac
 done
@@ -60,8 +65,14 @@ node --version
 npm --version
 [ "$npm_ci" = 1 ] && npm ci --no-audit --no-fund
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
-npm test 2>&1 | tee "$log"
+hidden="$(mktemp -d)"
+trap 'rm -rf "$log" "$hidden"' EXIT
+for name in chromium redis-server sshd cargo go python3 tmux; do
+  printf '#!/bin/sh\necho "tools/test.sh: %s is hidden from the fast tier" >&2\nexit 127\n' "$name" >"$hidden/$name"
+  chmod +x "$hidden/$name"
+done
+PATH="$hidden:$PATH" npm test 2>&1 | tee "$log"
+npm run test:slow 2>&1 | tee -a "$log"
 # Nx marks a replayed task `[local cache]` (or `[remote cache]`, or `existing outputs match the cache`)
 # and its summary says "Nx read the output from the cache".
 if grep -Eq '\[(local|remote) cache\]|existing outputs match the cache|read the output from the cache' "$log"; then

@@ -253,12 +253,11 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
   };
   try {
     const keepReadable = [...(spec.keepReadable ?? []), ...argvFiles(commandReal, args, cwd), resolvedCommand];
-    const coverage = coverageDir();
     // The toolchain itself (a clone or an install in /tmp, whose private copy inside would hide it): readable,
     // unless it holds the tree or lies in it (the tree's own bind decides then).
     const own = toolchainInTmp();
     const ownRead = own !== null && !isInside(tree, own) && !isInside(own, tree) ? [own] : [];
-    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, read: [...(spec.read ?? []), ...ownRead], write: [...(spec.write ?? []), ...(coverage === null ? [] : [coverage])] };
+    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, read: [...(spec.read ?? []), ...ownRead], write: spec.write ?? [] };
     let linked: string[] = [];
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
@@ -267,8 +266,8 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
     }
     const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, copy === null ? { ...options } : { ...options, copy, linked });
     const [bin, ...rest] = argv;
-    const leafEnv = sandboxEnv(env, spec);
-    if (coverage !== null) leafEnv.NODE_V8_COVERAGE = coverage;
+    // No coverage inside (issue 43): the key is kept, undefined, so Node does not add the caller's NODE_V8_COVERAGE.
+    const leafEnv: NodeJS.ProcessEnv = { ...sandboxEnv(env, spec), NODE_V8_COVERAGE: undefined };
     return { command: bin as string, args: rest, env: leafEnv, copy, cleanup };
   } catch (error) {
     cleanup();
@@ -277,11 +276,6 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
   }
 }
 
-/**
- * The folder this process writes V8 coverage into (NODE_V8_COVERAGE, as c8 sets it), or null. Node passes the
- * variable to every child whatever its environment says, so a leaf's Node processes write there too: inside a
- * sandbox the folder is read-write, else each of them fails at exit with EROFS. Only a process under coverage has it.
- */
 const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(`${dir}/`);
 
 /**
@@ -301,11 +295,6 @@ function toolchainInTmp(): string | null {
   }
   ownPlace = found;
   return found;
-}
-
-function coverageDir(): string | null {
-  const dir = process.env.NODE_V8_COVERAGE;
-  return dir !== undefined && dir !== '' && isAbsolute(dir) && hostView.kind(dir) === 'dir' ? dir : null;
 }
 
 /** The role named by `--sandbox` or LEAP_SANDBOX: writer, reader, or null for off. `on` is a writer. */

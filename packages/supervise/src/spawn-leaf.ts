@@ -20,14 +20,18 @@ export interface LeafStdio {
   status?: number;
 }
 
-/** Spawn `command` with `args` in a new session (setsid), with the supervisor's stdio unless `io` says otherwise. */
+/**
+ * Spawn `command` with `args` in a new session (setsid), with the supervisor's stdio unless `io` says otherwise.
+ * Coverage is not the leaf's: NODE_V8_COVERAGE (c8's, when the supervisor runs under a test's coverage) is not
+ * passed on. Node adds it to a child's environment that lacks the key, so the key is there, undefined (issue 43).
+ */
 export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, io: LeafStdio = {}): Promise<SpawnResult> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
       const stdio: ('inherit' | 'pipe' | number)[] = [io.stdin ?? 'inherit', io.stdout ?? 'inherit', io.stderr ?? 'inherit'];
       if (io.status !== undefined) stdio.push(io.status);
-      child = spawn(command, args, { detached: true, stdio, env, cwd });
+      child = spawn(command, args, { detached: true, stdio, env: { ...env, NODE_V8_COVERAGE: undefined }, cwd });
     } catch (error) {
       // Arguments Node refuses outright (a NUL byte in an argument or the environment).
       const err = error as NodeJS.ErrnoException;

@@ -254,7 +254,7 @@ leaf('a spent quota is final: the leaf ends at the first retry that says so, eve
 
 leaf('not dry: a leaf that failed on a 500, or was killed while it retried a rate limit (its supervisor, not its vendor, ended it)', async () => {
   const { repo, stateDir } = setup();
-  // Codex CLI 0.171.0's words for a 500 (tests/real-agents/faults.test.ts gets them from the real CLI).
+  // Codex CLI 0.171.0's words for a 500 (tests/real-agents/faults.slow.test.ts gets them from the real CLI).
   const said = "We're currently experiencing high demand, which may cause temporary errors.";
   const events = join(repo, '..', 'codex-500.jsonl');
   writeFileSync(events, `{"type":"turn.started"}\n{"type":"error","message":${JSON.stringify(said)}}\n{"type":"turn.failed","error":{"message":${JSON.stringify(said)}}}\n`);

@@ -114,7 +114,7 @@ outputs('not dry: no login (retrying the network), a 401, a 500 worded as "high 
   for (const run of ['codex-reviewer', 'codex-reviewer-long', 'codex-reviewer-nogit', 'synthetic-codex-recovered', 'codex-developer']) {
     assert.is(codexRanDry(recorded(run, 'stdout'), run === 'synthetic-codex-recovered' ? '' : recorded(run, 'stderr')), null, run);
   }
-  // The words 0.171.0 prints for a 401 and for a 500 (tests/real-agents/faults.test.ts gets them from the real CLI).
+  // The words 0.171.0 prints for a 401 and for a 500 (tests/real-agents/faults.slow.test.ts gets them from the real CLI).
   const failed = (message: string) => `{"type":"turn.started"}\n{"type":"error","message":${JSON.stringify(message)}}\n{"type":"turn.failed","error":{"message":${JSON.stringify(message)}}}\n`;
   assert.is(codexRanDry(failed('unexpected status 401 Unauthorized: invalid x-api-key, url: http://127.0.0.1:42903/v1/responses'), ''), null, '401');
   assert.is(codexRanDry(failed("We're currently experiencing high demand, which may cause temporary errors."), ''), null, '500');

@@ -124,7 +124,7 @@ outputs('not dry: no login, an untrusted folder, no network, a 401 or a 500 (ret
   for (const run of ['gemini-reviewer', 'gemini-developer', 'gemini-reviewer-fakekey', 'gemini-reviewer-fakekey-skiptrust']) {
     assert.is(geminiRanDry(recorded(run, 'stdout'), recorded(run, 'stderr')), null, run);
   }
-  // The same dumps with the status the CLI prints for a 500 and a 401 (tests/real-agents/faults.test.ts gets them from the real CLI).
+  // The same dumps with the status the CLI prints for a 500 and a 401 (tests/real-agents/faults.slow.test.ts gets them from the real CLI).
   const as500 = recorded('dry-overload', 'stderr')
     .replace(/503/g, '500')
     .replace(/UNAVAILABLE/g, 'INTERNAL');

@@ -50,9 +50,13 @@ hygiene('every project runs its suites through tools/uvu.mjs, which ends the pro
     for (const dir of git(repoRoot, 'ls-files', '-z', `${top}/*/package.json`)
       .split('\0')
       .filter((f) => f !== '')) {
-      const test = (JSON.parse(readFileSync(join(repoRoot, dir), 'utf8')) as { scripts?: { test?: string } }).scripts?.test;
+      const scripts = (JSON.parse(readFileSync(join(repoRoot, dir), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+      const test = scripts.test;
       if (test === undefined) continue;
       assert.ok(test.includes('../../tools/uvu.mjs test ') && !test.includes('uvu/bin.js'), `${dir}: ${test}`);
+      // Two tiers by file name (issue 43): `test` every *.test.ts but *.slow.test.ts, `test-slow` those.
+      assert.ok(test.endsWith(String.raw`uvu.mjs test '(?<!\.slow)\.test\.ts$'`), `${dir}: ${test}`);
+      assert.is(scripts['test-slow'], String.raw`node --import tsx ../../tools/uvu.mjs test '\.slow\.test\.ts$'`, dir);
     }
   }
   // A suite that leaves a server open: uvu's own bin would never end; this runner ends it, and keeps the code.
@@ -96,7 +100,9 @@ hygiene("CI runs the README's test command and nothing else; the command answers
   });
   for (const pkg of Object.values(installs)) assert.ok(readme.includes(`\`${pkg}\``), `the README names the Debian package ${pkg}`);
   assert.match(script, /apt-get install -y -qq --no-install-recommends "\$\{need\[@\]\}"/, 'what is missing is installed');
-  assert.match(script, /^npm test 2>&1 \| tee "\$log"$/m, 'then the tests run: npm test');
+  assert.match(script, /^PATH="\$hidden:\$PATH" npm test 2>&1 \| tee "\$log"$/m, 'then the fast tier runs: npm test, with the outside programs hidden');
+  assert.match(script, /^for name in chromium redis-server sshd cargo go python3 tmux; do$/m, 'each outside program is hidden from the fast tier');
+  assert.match(script, /^npm run test:slow 2>&1 \| tee -a "\$log"$/m, 'then the slow tier: npm run test:slow');
   const help = spawnSync(join(repoRoot, 'tools/test.sh'), ['--help'], { encoding: 'utf8' });
   assert.is(help.status, 0, help.stderr);
   assert.match(help.stdout, /tools\/test\.sh --no-ci/);

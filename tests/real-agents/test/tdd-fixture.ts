@@ -1,4 +1,4 @@
-// The one-step issue of the real-CLI `leap tdd run` tests (tdd.test.ts, fallover.test.ts): a project, its plan,
+// The one-step issue of the real-CLI `leap tdd run` tests (tdd.slow.test.ts, fallover.slow.test.ts): a project, its plan,
 // and model servers whose scripts are picked per leaf by the prompt's phase.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // Each real CLI inside the toolchain's sandbox (CONTRACT section 13), as a reader and as a writer: it starts
 // (`--version`, `--help`), and a run without credentials reaches the CLI's own complaint, not a sandbox failure.
-// Full runs inside the sandbox are verify.test.ts's (leap-verify sandboxes its verifier by default).
+// Full runs inside the sandbox are verify.slow.test.ts's (leap-verify sandboxes its verifier by default).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
