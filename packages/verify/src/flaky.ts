@@ -1,6 +1,5 @@
-// Flaky tests: a test that passes once and fails once on the same tree. The suite is run a second time (in
-// shuffled order where the runner reads it from the environment: go test), each flaky test named in a `verdict`
-// event of its own (`"verdict": "flaky"`, `test`). One of the baseline's is named at the start, never blamed on a step.
+// Flaky tests: a test that passes once and fails once on the same tree. The suite is run a second time, in the
+// same order (docs/decisions/flaky-order.md), each flaky test named in a `verdict` event of its own (`"verdict": "flaky"`, `test`). One of the baseline's is named at the start, never blamed on a step.
 import { appendEvent, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
 import type { EventContext } from '@leap/core';
 import type { GroundTruthOptions } from './ground-truth.js';
@@ -14,19 +13,13 @@ type SuiteOptions = Parameters<typeof runSuite>[0];
 /** What a flaky test is called when the runner's output names none. */
 export const UNNAMED = "(unnamed: the runner's output names no failed test)";
 
-/** The environment of a second run: go test shuffles its tests (GOFLAGS); other runners keep their order. */
-function shuffledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...env, GOFLAGS: `${env.GOFLAGS ?? ''} -shuffle=on`.trim() };
-}
-
-/** Run the suite again on the same tree, shuffled where the runner allows; a `suite` event of purpose `rerun`. */
+/** Run the suite again on the same tree; a `suite` event of purpose `rerun`. */
 export function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
-  return runCaptured({ ...options, env: shuffledEnv(options.env), purpose: 'rerun' }, cwd);
+  return runCaptured({ ...options, purpose: 'rerun' }, cwd);
 }
 
 /**
- * Green's second run: the step's test files alone in a copy of the work tree (step-copy.ts), shuffled where the
- * runner allows. A failure there that names no test (a helper it needs left out, an output hidden) is run again as
+ * Green's second run: the step's test files alone in a copy of the work tree (step-copy.ts). A failure there that names no test (a helper it needs left out, an output hidden) is run again as
  * the whole suite on the work tree. Returns the run whose failures are the flaky tests.
  */
 export async function rerunStep(options: GroundTruthOptions, files: readonly string[], head: string): Promise<SuiteRun> {

@@ -125,7 +125,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   });
   counts = truth.counts ?? null;
   if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
-  // Green: the step's tests again, shuffled where the runner allows, while the agent reads (a flaky test is never ticked).
+  // Green: the step's tests again, while the agent reads (a flaky test is never ticked).
   const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, gathered.tests.files, commit) : null;
   again?.catch(() => undefined);
   const leaf = await runAgentLeaf({
