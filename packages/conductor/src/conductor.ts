@@ -114,7 +114,7 @@ export class RunBase {
   }
 
   /** An event of the run; `step`: the step it is about (the one in flight), or null. */
-  event(kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover', fields: Record<string, unknown>, step: string | null): void {
+  event(kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover' | 'verdict', fields: Record<string, unknown>, step: string | null): void {
     appendEvent(this.paths.events, createEvent(kind as 'mark', fields as never, this.context(step)));
   }
 

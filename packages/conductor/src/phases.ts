@@ -221,6 +221,8 @@ async function testFilesChanged(ctx: RunContext, commit: string): Promise<string
 
 // A REJECT decided by the conductor's own check, before any verifier is asked: returned and narrated as a verdict.
 async function ownReject(ctx: RunContext, step: string, phase: Phase, reason: string): Promise<Launched<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }>> {
+  const commit = (await ctx.git.out(['rev-parse', 'HEAD'])).trim();
+  ctx.event('verdict', { phase, verdict: 'REJECT', reason, code: 1, commit }, step);
   await ctx.say(`verdict ${phase}: REJECT: ${reason}`);
   return { kind: 'verdict', verdict: 'REJECT', reason, commit: null, gathered: gather({ verdicts: [{ step, phase, verdict: 'REJECT', reason }] }) };
 }

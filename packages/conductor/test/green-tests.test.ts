@@ -38,6 +38,16 @@ green("a green that deletes another test file and rewrites the step's own is rej
   );
   const rejected = result.verdicts[1]?.reason ?? '';
   assert.match(rejected, /^ground truth: the green phase changed or removed test files present at the red commit [0-9a-f]{12}: test\/smoke\.test\.js, test\/step1\.test\.js$/);
+  // Logged as every verdict is (the report and `leap status` read it), the commit judged named.
+  const logged = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"event":"verdict"'))
+    .map((l) => JSON.parse(l) as { phase: string; verdict: string; reason: string; commit?: string; step: string });
+  assert.equal(
+    logged.map((e) => `${e.phase} ${e.verdict}`),
+    ['red PASS', 'green REJECT', 'green PASS', 'refactor PASS'],
+  );
+  assert.equal([logged[1]?.reason, logged[1]?.step, /^[0-9a-f]{40}$/.test(logged[1]?.commit ?? '')], [rejected, TITLE, true]);
   // The verifier was asked only about the revision: the cheat never reached it.
   assert.is(readLog(agents.verLog).filter((l) => l.env.LEAP_PHASE === 'green').length, 1);
   // The developer's revision was told why.
