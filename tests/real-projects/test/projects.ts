@@ -24,6 +24,8 @@ export interface Project {
   version: string;
   source: { debian: 'source' | 'binary'; suite: string; package: string; version: string; file: string; sha256: string; root: string; drop?: string[] };
   testCmd: string;
+  /** The project's own tests that fail at random, each with why: a verdict they alone fail is not held against us. */
+  flaky?: Record<string, string>;
   install: string | null;
   lockfile: boolean;
   where: 'tmp' | 'home';

@@ -18,8 +18,12 @@ for (const p of projects()) {
     const done = outcome(repo);
     assert.equal(done.subjects, ['plan: issue 1', `red: ${p.step}`, `green: ${p.step}`, `refactor: ${p.step}`], why(p, 'commit subjects', first));
     assert.is(done.status, '', `${p.name}: git status after done\n${done.status}`);
+    // A verdict that only the project's own flaky tests failed (projects/NAME/project.json "flaky") is left out.
+    const theirs = (v: { verdict: string; reason: string }) => v.verdict !== 'PASS' && Object.keys(p.flaky ?? {}).some((t) => v.reason.includes(t));
     assert.equal(
-      verdicts(repo).map((v) => `${v.phase} ${v.verdict}`),
+      verdicts(repo)
+        .filter((v) => !theirs(v))
+        .map((v) => `${v.phase} ${v.verdict}`),
       ['red PASS', 'green PASS', 'refactor PASS'],
       why(p, 'verdicts', first),
     );
