@@ -53,6 +53,7 @@ export const INPUTS = {
   slice_status: { file },
   report: { out: z.string().min(1).optional().describe("Where to write it, relative to the server's folder (default: leap-report.html in the state folder).") },
   verdicts: { issue, last: z.number().int().positive().max(500).optional().describe('How many, newest last (default 20).') },
+  workers: { redis: z.string().min(1).optional().describe('redis://HOST:PORT (default LEAP_REDIS_URL).') },
 };
 
 // A run started detached, as a poll sees it (mcp-runs.ts's DetachedState).
@@ -102,6 +103,10 @@ export const OUTPUTS = {
   slice_status: { status: z.looseObject({ slice: z.string() }), detached: detached.nullable() },
   report: { file: z.string(), bytes: z.number(), events: z.number(), leaves: z.number(), problems: z.number() },
   verdicts: { verdicts: z.array(verdict).describe('Newest last.') },
+  workers: {
+    queue: z.looseObject({ name: z.string(), paused: z.boolean(), counts: z.record(z.string(), z.number()) }),
+    workers: z.array(z.looseObject({ name: z.string(), state: z.enum(['live', 'draining', 'dead', 'forged']) })),
+  },
 };
 
 const readOnly: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -120,4 +125,6 @@ export const ANNOTATIONS: Record<keyof typeof INPUTS, ToolAnnotations> = {
   // Writes one file, replacing what was at `out`.
   report: { title: 'Write the HTML report', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   verdicts: { title: "An issue's last verdicts", ...readOnly },
+  // Reads Redis (another machine's, maybe).
+  workers: { title: 'The leap workers of the BullMQ queue', ...readOnly, openWorldHint: true },
 };

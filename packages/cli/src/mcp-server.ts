@@ -25,7 +25,7 @@ export interface McpContext {
 }
 
 /** The tools' names, as the contract pins them. */
-export const MCP_TOOLS = ['tdd_run', 'tdd_status', 'tdd_stop', 'slice_validate', 'slice_plan', 'slice_run', 'slice_status', 'report', 'verdicts'] as const;
+export const MCP_TOOLS = ['tdd_run', 'tdd_status', 'tdd_stop', 'slice_validate', 'slice_plan', 'slice_run', 'slice_status', 'report', 'verdicts', 'workers'] as const;
 
 // The options whose values are paths: made absolute from the server's folder before the CLI sees them.
 const PATH_OPTIONS = new Set(['plan', 'agents']);
@@ -138,6 +138,9 @@ function createLeapMcpServer(context: McpContext): McpServer {
       .map((e) => ({ ts: e.ts, step: e.step, phase: (e as { phase: string }).phase, verdict: (e as { verdict: string }).verdict, reason: (e as { reason: string }).reason }));
     return json({ verdicts: verdicts.slice(-(last ?? 20)) });
   });
+  tool('workers', 'The BullMQ queue: its leap workers and job counts (`leap workers --json`).', async ({ redis }) =>
+    cliJson(['workers', '--json', ...(redis === undefined ? [] : [`--redis=${redis}`])]),
+  );
   return server;
 }
 

@@ -59,7 +59,7 @@ const inspector = suite('leap mcp through the official MCP inspector CLI');
 const ctx = { demo: '' };
 inspector.after(cleanupTempDirs);
 
-inspector('tools/list --strict: the nine tools, schemas without an error, annotations on each, output schemas on the data tools', () => {
+inspector('tools/list --strict: the ten tools, schemas without an error, annotations on each, output schemas on the data tools', () => {
   const dir = makeTempDir('leap-inspector-');
   git(dir, 'init', '-q');
   const r = inspect(dir, ['--method', 'tools/list', '--strict']);

@@ -116,6 +116,7 @@ mcp("it lists the contract's tools, each with a typed input schema", async () =>
   assert.equal(schema('tdd_stop').required, ['mode']);
   assert.ok('out' in schema('report').properties);
   assert.equal(schema('verdicts').required, ['issue']);
+  assert.ok('redis' in schema('workers').properties && schema('workers').required === undefined);
 });
 
 mcp('each tool says what it does to the world (annotations); the tools that return data declare an output schema and answer with it', async () => {
@@ -127,14 +128,22 @@ mcp('each tool says what it does to the world (annotations); the tools that retu
   for (const name of ['tdd_run', 'slice_run']) assert.ok(byName.get(name)?.annotations?.readOnlyHint === false && byName.get(name)?.annotations?.openWorldHint === true, name);
   assert.is(byName.get('tdd_stop')?.annotations?.destructiveHint, true);
   assert.is(byName.get('report')?.annotations?.readOnlyHint, false);
+  assert.equal([byName.get('workers')?.annotations?.readOnlyHint, byName.get('workers')?.annotations?.openWorldHint], [true, true], 'workers reads Redis');
   for (const t of tools) assert.ok((t.title ?? '') !== '', `${t.name} has a title`);
   const outputs = tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name);
-  assert.equal(outputs.sort(), ['report', 'slice_plan', 'slice_run', 'slice_status', 'slice_validate', 'tdd_run', 'tdd_status', 'verdicts']);
+  assert.equal(outputs.sort(), ['report', 'slice_plan', 'slice_run', 'slice_status', 'slice_validate', 'tdd_run', 'tdd_status', 'verdicts', 'workers']);
   const statusSchema = byName.get('tdd_status')?.outputSchema?.properties?.status as { properties?: object } | undefined;
   assert.ok('stopped' in (statusSchema?.properties ?? {}));
   const answer = (await ctx.client.callTool({ name: 'verdicts', arguments: { issue: 99 } })) as ToolResult & { structuredContent?: unknown };
   assert.equal(answer.structuredContent, { verdicts: [] });
   assert.equal(JSON.parse(text(answer)), { verdicts: [] }, 'the same data as text, for clients that read only text');
+});
+
+mcp("workers without the queue's secret: the CLI's own error, the Redis URL passed as data", async () => {
+  const answer = await call('workers', { redis: 'redis://127.0.0.1:1' });
+  assert.is(answer.isError, true);
+  assert.match(text(answer), /^leap workers --json --redis=redis:\/\/127\.0\.0\.1:1: exit 2\n/);
+  assert.match(text(answer), /set LEAP_QUEUE_SECRET or give --secret-file FILE/);
 });
 
 mcp("input that breaks a schema is refused before anything runs; the CLI's own errors come back as the tool's", async () => {
