@@ -20,16 +20,16 @@ export interface TestCommandCandidate {
 const BUILTINS = new Set(['true', 'false', 'echo', 'test', '[', 'cd', 'exit', 'export', 'set', ':', 'exec', 'printf', 'if', 'then', 'fi']);
 const PREFIXES = new Set(['env', 'cross-env', 'command', 'time', 'nice']);
 const MANAGERS: Record<string, string> = { 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn' };
-// The flags (and vitest's subcommands) that make a runner wait for changes instead of ending.
-const WATCH: Record<string, string[]> = { vitest: ['--watch', '-w', 'watch', 'dev'], jest: ['--watch', '--watchAll'], mocha: ['--watch', '-w'], ava: ['--watch', '-w'], node: ['--watch'] };
 
 /** The project's candidate test commands, as the conductor sees them, each checked against this machine. */
 export async function testCommandCandidates(root: string, env: NodeJS.ProcessEnv): Promise<TestCommandCandidate[]> {
-  const { testCommandCandidates: candidates } = await import('@leap/conductor');
-  return candidates(root).map((c) => checkCandidate(root, env, c));
+  const { testCommandCandidates: candidates, watchModeOf } = await import('@leap/conductor');
+  return candidates(root).map((c) => checkCandidate(root, env, c, watchModeOf));
 }
 
-function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: string; because: string }): TestCommandCandidate {
+type WatchModeOf = typeof import('@leap/conductor').watchModeOf;
+
+function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: string; because: string }, watchModeOf: WatchModeOf): TestCommandCandidate {
   const out: TestCommandCandidate = { ...found, notes: [], problem: null };
   const program = found.command.split(' ')[0] as string;
   const has = (name: string): boolean => findExecutable(name, env.PATH, root) !== null;
@@ -55,10 +55,11 @@ function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: 
     }
     if (out.problem !== null) return out;
   }
-  const watch = watchIn(script);
+  const watch = watchModeOf(root, out.command);
   if (watch === null) return out;
   const waits = `the "test" script (\`${script}\`) runs \`${watch.seen}\`, which waits for file changes instead of ending`;
-  if (watch.runForm === null) out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
+  // A script of several commands only its author can change.
+  if (simpleCommands(script).length > 1) out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
   else {
     out.notes.push(`${waits}: its run form is proposed`);
     out.command = watch.runForm;
@@ -80,24 +81,6 @@ function programOf(words: string[]): [string | undefined, string | undefined] {
   let i = 0;
   while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string) || PREFIXES.has(words[i] as string))) i++;
   return [words[i], words.slice(i + 1).find((w) => !w.startsWith('-'))];
-}
-
-// The runner of `script` that would watch, and its run form as a command of the project's bins (`npx vitest run`);
-// none for a script of several commands, which only the script's author can change.
-function watchIn(script: string): { seen: string; runForm: string | null } | null {
-  const commands = simpleCommands(script);
-  for (const words of commands) {
-    let at = words.indexOf(programOf(words)[0] ?? '');
-    if (words[at] === 'npx') at++;
-    const name = words[at];
-    const dropped = words.slice(at + 1).filter((w) => (WATCH[name ?? ''] ?? []).includes(w));
-    if (name === undefined || dropped.length === 0) continue;
-    const rest = words.slice(at + 1).filter((w) => !dropped.includes(w));
-    if (name === 'vitest' && rest[0] !== 'run') rest.unshift('run');
-    const runForm = commands.length > 1 ? null : [...(name === 'node' ? [] : ['npx']), name, ...rest].map(shellWord).join(' ');
-    return { seen: [name, ...dropped].join(' '), runForm };
-  }
-  return null;
 }
 
 // A script's simple commands as words: split at ; & | and newlines, quotes taken out. Enough to read, never run.
