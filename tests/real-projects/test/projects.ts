@@ -37,6 +37,9 @@ export interface Project {
   balls: Record<string, Ball>;
 }
 
+/** Whether `text` (a verdict's reason, a run's output) names one of the project's own flaky tests. */
+export const namesTheirFlaky = (p: Project, text: string): boolean => Object.keys(p.flaky ?? {}).some((t) => text.includes(t));
+
 /** Every project of projects/, or those LEAP_REAL_PROJECTS names (`bytes,toolz`). */
 export function projects(): Project[] {
   const only = process.env.LEAP_REAL_PROJECTS?.split(',');
