@@ -71,8 +71,11 @@ for name in chromium redis-server sshd cargo go python3 tmux; do
   printf '#!/bin/sh\necho "tools/test.sh: %s is hidden from the fast tier" >&2\nexit 127\n' "$name" >"$hidden/$name"
   chmod +x "$hidden/$name"
 done
+start=$SECONDS
 PATH="$hidden:$PATH" npm test 2>&1 | tee "$log"
+fast=$((SECONDS - start))
 npm run test:slow 2>&1 | tee -a "$log"
+echo "tools/test.sh: the fast tier took ${fast} s, the slow tier $((SECONDS - start - fast)) s"
 # Nx marks a replayed task `[local cache]` (or `[remote cache]`, or `existing outputs match the cache`)
 # and its summary says "Nx read the output from the cache".
 if grep -Eq '\[(local|remote) cache\]|existing outputs match the cache|read the output from the cache' "$log"; then
