@@ -1,8 +1,8 @@
 // `leap tdd status`: where a run stands, read from the ledger, the conductor's journal, the leaves' pid and
 // exit files, the tail of the event log and the stop file. Light on purpose: node built-ins and @leap/core only.
-import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { isProcessAlive, parseKeyValues, readFileIfExists, readStopRequest, resolveStateDir, statePaths } from '@leap/core';
+import { isProcessAlive, parseKeyValues, readFileIfExists, readStopRequest, readTail, resolveStateDir, statePaths } from '@leap/core';
 import { parseLedger } from '@leap/core/ledger';
 import { readJournalText } from './run-files.js';
 
@@ -133,7 +133,7 @@ type End = { bail?: TddStatus['bail']; stopped?: TddStatus['stopped'] };
 function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End> } {
   const ends = new Map<number, End>();
   const found: Verdict[] = [];
-  for (const line of tailLines(file)) {
+  for (const line of readTail(file, TAIL_BYTES).split('\n')) {
     const kind = /"event":"(verdict|bail|launch|stop)"/.exec(line)?.[1];
     if (kind === undefined) continue;
     let e: Record<string, unknown> & Verdict & { ts: string; cause: string; class: string; message: string; mode: string | null; action: string };
@@ -150,24 +150,6 @@ function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End>
     else if (e.action === 'honoured') ends.set(e.issue, { stopped: { mode: e.mode ?? 'signal', at: e.ts, step: e.step } });
   }
   return { verdicts: found, ends };
-}
-
-function tailLines(file: string): string[] {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - TAIL_BYTES);
-    const buffer = Buffer.alloc(size - start);
-    readSync(fd, buffer, 0, buffer.length, start);
-    return buffer.toString('utf8').split('\n');
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function seconds(ms: number): string {

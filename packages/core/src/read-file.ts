@@ -1,6 +1,6 @@
 // Reading a file that may not be there yet (pid, exit, lock, journal and event files), and reading a
 // descriptor to its end into a buffer that grows (/proc files, a piped ledger).
-import { readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
 /** The file's text, or null when it does not exist; any other failure is thrown. */
 export function readFileIfExists(file: string): string | null {
@@ -9,6 +9,24 @@ export function readFileIfExists(file: string): string | null {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
+  }
+}
+
+/** The text of the file's last `bytes` bytes after offset `from` (a log's tail), or '' when it cannot be read. */
+export function readTail(file: string, bytes: number, from = 0): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(from, size - bytes);
+    const buffer = Buffer.alloc(Math.max(0, size - start));
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, start)).toString('utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -9,6 +9,7 @@ import {
   writeFileAtomic,
   syncDir,
   readFileIfExists,
+  readTail,
   readToEnd,
   tryLock,
   acquireLock,
@@ -91,6 +92,16 @@ atomic('readFileIfExists: the text, or null for a missing file; other failures t
   assert.is(readFileIfExists(join(dir, 'a')), 'é');
   assert.is(readFileIfExists(join(dir, 'missing')), null);
   assert.throws(() => readFileIfExists(dir), /EISDIR/);
+});
+atomic("readTail: a file's last bytes after an offset, '' for a missing one", () => {
+  const dir = makeTempDir();
+  const file = join(dir, 'log');
+  writeFileSync(file, 'first\nsecond $`"\' é\n');
+  assert.is(readTail(file, 1024), 'first\nsecond $`"\' é\n');
+  assert.is(readTail(file, 10), 'd $`"\' é\n', 'the last 10 bytes (é is two)');
+  assert.is(readTail(file, 1024, 6), 'second $`"\' é\n', 'only what came after the offset');
+  assert.is(readTail(file, 1024, 999), '', 'an offset past the end');
+  assert.is(readTail(join(dir, 'missing'), 1024), '');
 });
 atomic('a failed rename removes the temp file and throws', () => {
   const dir = makeTempDir();

@@ -7,12 +7,13 @@
 // Around the leaf: the agent's readiness check first (a missing login is said before a leaf is spent), a
 // watch on its output for a CLI retrying a service it cannot reach, and one `usage` event once it ends.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage } from '@leap/core';
-import { LeapError, appendEvent, checkLeafName, createEvent, findExecutable, readEventContextAnyway, readFileIfExists, statePaths } from '@leap/core';
+import { LeapError, appendEvent, checkLeafName, createEvent, findExecutable, readEventContextAnyway, readFileIfExists, readTail, statePaths } from '@leap/core';
 import { prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
+import { lastWords } from './test-report.js';
 
 /** One supervised agent launch. */
 export interface AgentLeafOptions {
@@ -139,7 +140,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   const stderr = readFileIfExists(paths.err(name)) ?? '';
   const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null, failureKind: null, dry: null, usage: null };
   // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
-  const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr);
+  const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr, 500);
   const broken = watch.ended === null && run.status === 'exited' && run.code === 0 ? (leaf.agent.brokenRun?.(stdout, stderr, invocation) ?? null) : null;
   if (watch.ended !== null) {
     const { attempts, message, seconds, final } = watch.ended;
@@ -221,7 +222,7 @@ export async function checkAgentReady(
     const why = ran.startError === 'ENOENT' ? 'was not found' : ran.startError === 'EACCES' ? 'is not executable' : `could not start (${ran.startError})`;
     return { ready: false, code: ran.startError === 'EACCES' ? 126 : 127, failureKind: missing ? 'missing' : 'failed', failure: `${agent.name} could not start: ${check.command} ${why}` };
   }
-  const words = agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr) ?? lastWords(ran.stdout);
+  const words = agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr, 500) ?? lastWords(ran.stdout, 500);
   // A check that runs through a launcher (codex's reads its config with node) says 127 or 126 when the CLI itself is not there.
   if (ran.code === 127 || ran.code === 126) {
     return {
@@ -323,7 +324,7 @@ function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidF
     const seen = `${sizeOf(outFile)}:${sizeOf(errFile)}`;
     if (seen !== sizes) {
       sizes = seen;
-      const next = agent.retrying?.(tail(outFile), tail(errFile)) ?? null;
+      const next = agent.retrying?.(readTail(outFile, TAIL_BYTES), readTail(errFile, TAIL_BYTES)) ?? null;
       if (next === null) retry = null;
       else if (retry === null) since = now;
       retry = next;
@@ -364,36 +365,4 @@ function sizeOf(file: string): number {
   } catch {
     return -1;
   }
-}
-
-// The last TAIL_BYTES of a file: enough for any retry run, without reading a long transcript every poll.
-function tail(file: string): string {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    const size = statSync(file).size;
-    const length = Math.min(size, TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    return buffer.toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-// The last line that says something, colours removed, at most 500 characters: what a CLI without its own
-// explainFailure said last.
-function lastWords(text: string): string | null {
-  const line = text
-    .replace(/\u001b\[[0-9;]*m/g, '')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .at(-1);
-  if (line === undefined) return null;
-  return line.length > 500 ? `${line.slice(0, 500)}…` : line;
 }

@@ -1,6 +1,6 @@
 // A suite run: the project's test command, sandboxed as a writer of the tree it runs on, supervised as a leaf is
 // (its own session, the run's time and idle limits, ended whole), recorded as a `suite` event.
-import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,6 +13,7 @@ import {
   processIdentity,
   readDurationVar,
   readEventContext,
+  readTail,
   readTimeLimit,
   runGitSync,
   statePaths,
@@ -23,6 +24,7 @@ import type { GroundTruthOptions } from './ground-truth.js';
 import { suiteSandbox } from './leaf-sandbox.js';
 import type { Phase } from './phase.js';
 import { topLevelName } from './scratch-tree.js';
+import { lastWords } from './test-report.js';
 
 /** What a suite run needs: the command, its environment (and limits), where its output and its event go. */
 export type SuiteOptions = Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> &
@@ -111,7 +113,7 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
     );
   }
   if (limit === null) return code;
-  const lastLine = from === null ? null : lastOutputLine(options.suiteLog ?? '/dev/stderr', from);
+  const lastLine = from === null ? null : lastWords(readTail(options.suiteLog ?? '/dev/stderr', 65536, from), 300);
   throw new SuiteLimitError(options.testCmd, limit, limit === 'timeout' ? limits.timeoutMs : limits.idleMs, limit === 'timeout' ? limits.timeoutSource : 'VERI_IDLE_TIMEOUT', lastLine);
 }
 
@@ -178,34 +180,6 @@ function fileSize(fd: number): number | null {
     return stat.isFile() ? stat.size : null;
   } catch {
     return null;
-  }
-}
-
-/** The last non-empty line written to `file` after `from` (its last 64 KiB at most), colours taken out, at most 300 characters. */
-function lastOutputLine(file: string, from: number): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(from, size - 65536);
-    const buffer = Buffer.alloc(Math.max(0, size - start));
-    const read = readSync(fd, buffer, 0, buffer.length, start);
-    const text = buffer
-      .subarray(0, read)
-      .toString('utf8')
-      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-    const lines = text
-      .split(/[\r\n]+/)
-      .map((l) => l.trim())
-      .filter((l) => l !== '');
-    const last = lines.at(-1);
-    return last === undefined ? null : last.slice(0, 300);
-  } finally {
-    closeSync(fd);
   }
 }
 

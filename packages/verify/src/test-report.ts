@@ -122,6 +122,18 @@ export function failedTests(output: string): string[] {
   return notFiles.length > 0 ? notFiles : tests;
 }
 
+/** The last line of `text` that says something, colours out, at most `max` characters (cut with an ellipsis). */
+export function lastWords(text: string, max: number): string | null {
+  const line = text
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+    .split(/[\r\n]+/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .at(-1);
+  if (line === undefined) return null;
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
 // Colours and carriage returns out, so a summary reads the same on a terminal's output as in a log.
 function plain(output: string): string {
   return output.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r\n?/g, '\n');
