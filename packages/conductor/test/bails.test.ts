@@ -3,7 +3,7 @@ import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { BAIL_CLASSES } from '../src/bail-causes.js';
 import { IMPL1, REFACTORED1, TEST1, cleanEnv, fixture, makeProject, pass, planFile, readEvents, scriptedAgents, stepMoves, subjects, writeRepoFile, oneStepRun } from './helpers.js';
@@ -176,8 +176,7 @@ bails('killed-external: a leaf killed by someone else is never relaunched', asyn
   const agents = scriptedAgents([{ sleep_ms: 20_000 }], []);
   const running = runTdd(base(repo, agents.file));
   const pidFile = join(repo, '.tdd/develop-red.pid');
-  for (let i = 0; i < 200 && !/leaf=/.test(existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''); i++) await new Promise((r) => setTimeout(r, 25));
-  const leaf = Number(/leaf=(\d+)/.exec(readFileSync(pidFile, 'utf8'))?.[1]);
+  const leaf = Number((await waitFor(() => (existsSync(pidFile) ? /leaf=(\d+)/.exec(readFileSync(pidFile, 'utf8')) : null), 120_000, 'develop-red running'))[1]);
   process.kill(leaf, 'SIGKILL');
   const result = await running;
   assert.is(result.bail?.cause, 'killed-external');

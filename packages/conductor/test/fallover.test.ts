@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, makeProject, pass, planFile, readEvents, repoFingerprint, stepMoves, subjects } from './helpers.js';
 
@@ -198,7 +198,7 @@ fallover('blindness survives a resume: the verifier of a phase that fell over av
   const agents = agentsOf(
     {
       first: { family: 'alpha', moves: [red!, rateLimited('429'), refactor!] },
-      second: { family: 'beta', moves: [{ ...green!, sleep_ms: 1500 }] },
+      second: { family: 'beta', moves: [{ ...green!, wait_for: 'go' }] },
       near: { family: 'beta', moves: [pass(), pass()] },
       far: { family: 'gamma', moves: [pass()] },
     },
@@ -207,8 +207,9 @@ fallover('blindness survives a resume: the verifier of a phase that fell over av
   const options = { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([TITLE]), agentsFile: agents.file, env: cleanEnv() };
   const running = runTdd(options);
   // While "second" (beta) develops green, the run is asked to stop before its next leaf: the verification.
-  for (let i = 0; i < 400 && !existsSync(join(agents.dir, 'second.json.state', 'move-0.prompt')); i++) await new Promise((r) => setTimeout(r, 25));
+  await waitFor(() => existsSync(join(agents.dir, 'second.json.state', 'move-0.prompt')), 120_000, 'second develops green');
   writeFileSync(join(repo, '.tdd/stop'), 'at-leaf\n');
+  writeFileSync(join(agents.dir, 'second.json.state', 'go'), '');
   const stopped = await running;
   assert.is(stopped.code, 3, JSON.stringify(stopped.bail));
   assert.match(stopped.stoppedAt ?? '', 'before verify-green');

@@ -5,7 +5,7 @@ import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs, makeTempDir, waitFor } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { IMPL1, REFACTORED1, TEST1, cleanEnv, fixture, makeProject, pass, reject, scriptedAgents, stepMoves, oneStepRun } from './helpers.js';
 
@@ -62,18 +62,19 @@ midPhase('a planner whose answer is no plan: the bail counts the plan leaf', asy
 });
 
 midPhase('an at-leaf stop before verify-red keeps develop-red; one before verify-green keeps the red phase and develop-green', async () => {
-  for (const [sleepOn, where, verdicts, leaves] of [
+  for (const [waitOn, where, verdicts, leaves] of [
     [0, 'before verify-red', [], 1],
     [1, 'before verify-green', ['red PASS: red ok'], 3],
   ] as const) {
     const repo = makeProject();
     const moves = stepMoves(1, TEST1, IMPL1, REFACTORED1) as Record<string, unknown>[];
-    moves[sleepOn] = { ...moves[sleepOn], sleep_ms: 1500 };
+    moves[waitOn] = { ...moves[waitOn], wait_for: 'go' };
     const agents = scriptedAgents(moves, [pass('red ok'), pass(), pass()]);
     const running = runTdd(options(repo, agents.file));
-    const pid = join(repo, `.tdd/develop-${sleepOn === 0 ? 'red' : 'green'}.pid`);
-    for (let i = 0; i < 400 && !(existsSync(pid) && /leaf=/.test(readFileSync(pid, 'utf8'))); i++) await new Promise((r) => setTimeout(r, 25));
+    const pid = join(repo, `.tdd/develop-${waitOn === 0 ? 'red' : 'green'}.pid`);
+    await waitFor(() => existsSync(pid) && /leaf=/.test(readFileSync(pid, 'utf8')), 120_000, `${pid} names its leaf`);
     writeFileSync(join(repo, '.tdd/stop'), 'at-leaf\n');
+    writeFileSync(join(agents.dir, 'dev.json.state', 'go'), '');
     const result = await running;
     assert.is(result.outcome, 'stopped');
     assert.match(result.stoppedAt ?? '', where);

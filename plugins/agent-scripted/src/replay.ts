@@ -1,6 +1,7 @@
 // One launch of the scripted agent, as a function: the bin is a shim around it.
+import { join } from 'node:path';
 import { readScript } from './script-file.js';
-import { answerText, applyEdits, claimNextMove, commitAll } from './replay-move.js';
+import { answerText, applyEdits, claimNextMove, commitAll, scriptStateDir } from './replay-move.js';
 
 /** The line a `dry` move ends with on stderr, before its kind; the plugin's ranDry reads it. */
 export const DRY_LINE = 'leap-scripted-agent: the vendor ran dry: ';
@@ -15,6 +16,8 @@ export interface ReplayResult {
   hang: boolean;
   /** Wait this long before printing. */
   sleepMs: number;
+  /** Wait until this file exists before printing. */
+  waitFor: string | null;
   index: number | null;
 }
 
@@ -23,11 +26,12 @@ export function replayNextMove(scriptFile: string, prompt: string, cwd: string):
   const script = readScript(scriptFile);
   const claimed = claimNextMove(scriptFile, script, prompt);
   if (claimed === null) {
-    return { code: 3, stdout: '', stderr: `leap-scripted-agent: no move left in ${scriptFile} (${script.moves.length} replayed)\n`, hang: false, sleepMs: 0, index: null };
+    return { code: 3, stdout: '', stderr: `leap-scripted-agent: no move left in ${scriptFile} (${script.moves.length} replayed)\n`, hang: false, sleepMs: 0, waitFor: null, index: null };
   }
   const { index, move } = claimed;
   applyEdits(cwd, move.edits ?? []);
   if (move.commit !== undefined) commitAll(cwd, move.commit);
   const stderr = `${move.stderr ?? ''}${move.dry === undefined ? '' : `${DRY_LINE}${move.dry}\n`}`;
-  return { code: move.exit ?? (move.dry === undefined ? 0 : 1), stdout: answerText(move), stderr, hang: move.hang === true, sleepMs: move.sleep_ms ?? 0, index };
+  const waitFor = move.wait_for === undefined ? null : join(scriptStateDir(scriptFile), move.wait_for);
+  return { code: move.exit ?? (move.dry === undefined ? 0 : 1), stdout: answerText(move), stderr, hang: move.hang === true, sleepMs: move.sleep_ms ?? 0, waitFor, index };
 }

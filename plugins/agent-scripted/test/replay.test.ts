@@ -25,7 +25,7 @@ replayer('replays moves in order: edits, commit, answer, exit code; then no move
     }),
   );
   const first = replay(scriptFile, prompt, repo);
-  assert.equal(first, { code: 0, stdout: 'wrote it', stderr: '', hang: false, sleepMs: 0, index: 0 });
+  assert.equal(first, { code: 0, stdout: 'wrote it', stderr: '', hang: false, sleepMs: 0, waitFor: null, index: 0 });
   assert.is(readFileSync(join(repo, 'test/a.test.js'), 'utf8'), 'red\n');
   assert.is(git(repo, 'log', '-1', '--format=%s').trim(), "red: it's $(x)");
   assert.is(readFileSync(movePromptFile(scriptFile, 0), 'utf8'), prompt, 'the prompt is recorded byte for byte');

@@ -40,6 +40,7 @@ check('names the move and the field that is wrong', () => {
     [[{ commit: '' }], /"commit" to be a non-empty message/],
     [[{ sleep_ms: -1 }], /"sleep_ms" to be a non-negative number, found -1/],
     [[{ hang: 'yes' }], /"hang" to be a boolean/],
+    [[{ wait_for: '../go' }], /"wait_for" to be a file name in SCRIPT.state\//],
     [[{ exit: 256 }], /"exit" to be an integer from 0 to 255, found 256/],
     [[{ edits: {} }], /"edits" to be an array/],
     [[{ edits: [{ path: 'a' }] }], /each edit to be/],

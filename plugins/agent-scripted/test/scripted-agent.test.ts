@@ -126,6 +126,27 @@ create('a hanging move ignores TERM and never answers, until KILL', async () => 
   assert.is(out, '');
 });
 
+create('a wait_for move applies its edits, then answers only once its cue file exists', async () => {
+  const dir = makeTempDir();
+  const script = writeScript(dir, [{ answer: 'cued', edits: [{ path: 'made.txt', content: 'x' }], wait_for: 'go' }]);
+  const { spawn } = await import('node:child_process');
+  const call = createScriptedAgent({ script }).buildInvocation('p', { role: 'developer', cwd: dir });
+  const child = spawn(call.command, call.args, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  const closed = new Promise<number | null>((r) => child.on('close', r));
+  child.stdin.end('p');
+  await waitFor(() => existsSync(join(dir, 'made.txt')), 60_000, 'the edit made');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.is(out, '', 'answered before its cue');
+  assert.ok(isAlive(child.pid as number));
+  writeFileSync(join(`${script}.state`, 'go'), '');
+  assert.is(await closed, 0);
+  assert.is(out, 'cued');
+});
+
 create.run();
 
 // ---

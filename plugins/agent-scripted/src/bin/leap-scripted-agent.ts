@@ -1,11 +1,12 @@
 // leap-scripted-agent SCRIPT: replay the next prepared move (prompt on stdin, answer on stdout).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { UsageError, runCli, writeFd } from '@leap/core';
 import { replayNextMove } from '../replay.js';
 
 const USAGE = `Usage: leap-scripted-agent SCRIPT
 Replays the next unclaimed move of the JSON script SCRIPT: records the prompt read on stdin under
-SCRIPT.state/, applies the move's file edits in the current folder (and its commit), waits sleep_ms,
+SCRIPT.state/, applies the move's file edits in the current folder (and its commit), waits sleep_ms
+and until the file SCRIPT.state/WAIT_FOR exists,
 prints its answer on stdout and its stderr text on stderr, and exits with its exit code.
 Exit codes: the move's "exit" (default 0); 3 no move left; 2 a malformed script or bad usage.`;
 
@@ -34,6 +35,7 @@ void runCli('leap-scripted-agent', async () => {
   process.off('SIGTERM', holdTerm);
   if (termed) process.kill(process.pid, 'SIGTERM');
   if (result.sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, result.sleepMs));
+  while (result.waitFor !== null && !existsSync(result.waitFor)) await new Promise((resolve) => setTimeout(resolve, 20));
   writeFd(1, result.stdout);
   writeFd(2, result.stderr);
   return result.code;
