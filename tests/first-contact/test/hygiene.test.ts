@@ -53,7 +53,7 @@ hygiene('every project runs its suites through tools/uvu.mjs, which ends the pro
       const scripts = (JSON.parse(readFileSync(join(repoRoot, dir), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
       const test = scripts.test;
       if (test === undefined) continue;
-      assert.ok(test.includes('../../tools/uvu.mjs test ') && !test.includes('uvu/bin.js'), `${dir}: ${test}`);
+      assert.ok(/\.\.\/\.\.\/tools\/uvu\.mjs (--jobs [2-9] )?test /.test(test) && !test.includes('uvu/bin.js'), `${dir}: ${test}`);
       // Two tiers by file name (issue 43): `test` every *.test.ts but *.slow.test.ts, `test-slow` those.
       assert.ok(test.endsWith(String.raw`uvu.mjs test '(?<!\.slow)\.test\.ts$'`), `${dir}: ${test}`);
       // A project whose covering tests are slow (runner-bullmq's need Redis) measures coverage there, over every test.
@@ -77,6 +77,18 @@ hygiene('every project runs its suites through tools/uvu.mjs, which ends the pro
   assert.is(r.signal, null, "the runner ended by itself, not by the test's timeout");
   assert.is(r.status, 1, `${r.stdout}${r.stderr}`);
   assert.match(r.stderr, /the tests left \d+ handle\(s\) open \(.*TCPServerWrap.*\); ending the process/);
+  // With --jobs, each file in its own process: the failing file fails the run, and the sums count both files.
+  writeFileSync(join(dir, 'fine.test.ts'), "import { test } from 'uvu';\nimport * as assert from 'uvu/assert';\ntest('fine', () => assert.ok(true));\ntest.run();\n");
+  const jobs = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/uvu.mjs'), '--jobs', '2', dir, '\\.test\\.ts$'], {
+    cwd: join(repoRoot, 'packages/test-utils'),
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules'), FORCE_COLOR: '0' },
+  });
+  assert.is(jobs.status, 1, `${jobs.stdout}${jobs.stderr}`);
+  assert.match(jobs.stdout, /Total: +3\n +Passed: +2\n/);
+  assert.match(jobs.stdout, /Failed: +leak\.test\.ts\n/);
+  assert.match(jobs.stdout, /\(fine\.test\.ts: [\d.]+ s\)/);
 });
 
 hygiene("CI runs the README's test command and nothing else; the command answers --help and refuses what it does not know", () => {
