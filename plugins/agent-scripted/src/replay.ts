@@ -6,17 +6,13 @@ import { answerText, applyEdits, claimNextMove, commitAll, scriptStateDir } from
 /** The line a `dry` move ends with on stderr, before its kind; the plugin's ranDry reads it. */
 export const DRY_LINE = 'leap-scripted-agent: the vendor ran dry: ';
 
-/** What one replay produced. */
+/** What one replay produced: the exit code (3: no move left), the output, and how to wait before printing it. */
 export interface ReplayResult {
-  /** The exit code; 3 when no move was left. */
   code: number;
   stdout: string;
   stderr: string;
-  /** Set for a move that never answers. */
   hang: boolean;
-  /** Wait this long before printing. */
   sleepMs: number;
-  /** Wait until this file exists before printing. */
   waitFor: string | null;
   index: number | null;
 }

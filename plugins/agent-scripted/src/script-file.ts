@@ -5,24 +5,16 @@ import { FileFormatError, showValue } from '@leap/core';
 /** A file change a move makes in the agent's working folder. */
 export type ScriptEdit = { path: string; content: string } | { path: string; delete: true };
 
-/** One prepared launch: what the agent changes, prints and exits with. */
+/** One prepared launch: what the agent changes, prints and exits with (each field as the README says). */
 export interface ScriptMove {
-  /** The answer printed on stdout: a string as is, anything else as JSON. */
   answer?: unknown;
-  /** Printed on stderr. */
   stderr?: string;
   edits?: ScriptEdit[];
-  /** After the edits: `git add -A` and `git commit -m MESSAGE` in the working folder. */
   commit?: string;
-  /** Wait this long before answering (a slow agent). */
   sleep_ms?: number;
-  /** Wait until this file of SCRIPT.state/ exists before answering (a test's cue, where a sleep would race). */
   wait_for?: string;
-  /** Never answer: wait until killed (a stuck agent). */
   hang?: boolean;
-  /** The exit code (default 0; 1 with `dry`). */
   exit?: number;
-  /** End as a CLI whose vendor ran dry (a spent quota, a rate limit, an overload): its words on stderr, exit 1. */
   dry?: 'quota' | 'rate-limit' | 'overload';
 }
 
@@ -76,7 +68,8 @@ function checkMove(move: unknown, where: string): void {
   if (m.stderr !== undefined && typeof m.stderr !== 'string') bad('"stderr" to be a string', m.stderr);
   if (m.commit !== undefined && (typeof m.commit !== 'string' || m.commit === '')) bad('"commit" to be a non-empty message', m.commit);
   if (m.sleep_ms !== undefined && !(typeof m.sleep_ms === 'number' && m.sleep_ms >= 0 && Number.isFinite(m.sleep_ms))) bad('"sleep_ms" to be a non-negative number', m.sleep_ms);
-  if (m.wait_for !== undefined && !(typeof m.wait_for === 'string' && /^[^/\\]+$/.test(m.wait_for) && m.wait_for !== '..')) bad('"wait_for" to be a file name in SCRIPT.state/', m.wait_for);
+  const name = typeof m.wait_for === 'string' && /^[^/\\]+$/.test(m.wait_for) && m.wait_for !== '..';
+  if (m.wait_for !== undefined && !name) bad('"wait_for" to be a file name in SCRIPT.state/', m.wait_for);
   if (m.hang !== undefined && typeof m.hang !== 'boolean') bad('"hang" to be a boolean', m.hang);
   if (m.dry !== undefined && !DRY_KINDS.has(m.dry as string)) bad(`"dry" to be one of ${[...DRY_KINDS].join(', ')}`, m.dry);
   if (m.exit !== undefined && !(Number.isInteger(m.exit) && (m.exit as number) >= 0 && (m.exit as number) <= 255)) bad('"exit" to be an integer from 0 to 255', m.exit);

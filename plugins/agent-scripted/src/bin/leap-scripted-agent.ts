@@ -35,7 +35,7 @@ void runCli('leap-scripted-agent', async () => {
   process.off('SIGTERM', holdTerm);
   if (termed) process.kill(process.pid, 'SIGTERM');
   if (result.sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, result.sleepMs));
-  while (result.waitFor !== null && !existsSync(result.waitFor)) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (result.waitFor !== null && !existsSync(result.waitFor)) await new Promise((go) => setTimeout(go, 20));
   writeFd(1, result.stdout);
   writeFd(2, result.stderr);
   return result.code;
