@@ -55,7 +55,7 @@ hygiene('every project runs its suites through tools/uvu.mjs, which ends the pro
       if (test === undefined) continue;
       assert.ok(/\.\.\/\.\.\/tools\/uvu\.mjs (--jobs [2-9] )?test /.test(test) && !test.includes('uvu/bin.js'), `${dir}: ${test}`);
       // Two tiers by file name (issue 43): `test` every *.test.ts but *.slow.test.ts, `test-slow` those.
-      assert.ok(test.endsWith(String.raw`uvu.mjs test '(?<!\.slow)\.test\.ts$'`), `${dir}: ${test}`);
+      assert.ok(test.endsWith(String.raw` test '(?<!\.slow)\.test\.ts$'`), `${dir}: ${test}`);
       // A project whose covering tests are slow (runner-bullmq's need Redis) measures coverage there, over every test.
       const slow = scripts['test-slow'] ?? '';
       const covered = slow.startsWith('c8 --check-coverage ') && slow.endsWith(String.raw`uvu.mjs test '\.test\.ts$'`) && !test.includes('c8 ');
