@@ -167,6 +167,8 @@ function hasHide(node: Node): boolean {
 function layout(dir: string, node: Node, rule: Rule, view: FsView, ops: MountOp[], boundAbove: Rule): void {
   if (node.rule === 'layer') {
     layerOps(dir, dir, view, [], ops);
+    const through = [...node.children].filter(([, c]) => c.rule === 'rw').map(([name]) => join(dir, name));
+    for (const p of through) if (view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
     return;
   }
   const own = node.rule ?? rule;
@@ -316,15 +318,13 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
     { op: 'tmpfs', dest: '/var/tmp' },
   ];
   const outsideHome = (p: string): boolean => home === null || !inside(p, home);
-  // A file the command line names in the host's /tmp (a script, a prompt file) stays readable in the private one,
-  // and only it (first: a declared path holding it decides its mode).
+  // A file the command line names in the host's /tmp stays readable in the private one, alone (declared paths next).
   for (const p of spec.keepReadable ?? []) {
     const r = resolve(p);
     const hidden = PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree);
     if (hidden && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
   }
-  // Declared paths outside home, the leaf's own agent folder outside home (CODEX_HOME=/srv/codex) read-write:
-  // before home and the tree (a path holding either leaves it as its rules say), outer ones first.
+  // Declared paths and the leaf's own agent folder outside home, read-write, outer first, before home and the tree.
   const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
   const rw = [...write, ...agentOutside];
   // A reader's own agent folder below the tree (a scripted agent's claims) is the real one, over the copy.
@@ -352,6 +352,7 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
     }
     const caches = spec.homeCaches ?? (spec.role === 'writer' ? 'own' : 'throwaway');
     for (const p of HOME_CACHES) addRule(root, p, caches === 'own' ? 'rw' : 'layer');
+    if (caches !== 'own') addRule(root, '.cache/go-build', 'rw'); // Go's cache writes on each miss: read-only, it fails
     for (const p of [...(spec.agentPaths ?? []), ...write]) {
       const rel = relHome(p);
       if (rel !== null && rel !== '') addRule(root, rel, 'rw');
@@ -375,8 +376,7 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
       else if (kind === 'file') ops.push({ op: 'ro-bind', src: '/dev/null', dest: target });
     }
   }
-  // The tree: the writer's own, or the reader's copy at the tree's path, each dependency folder a layer over the
-  // original (the original `.git` goes on top, read-only, below).
+  // The tree: the writer's own or the reader's copy at its path, each dependency folder a layer (`.git` below).
   if (spec.role === 'writer') {
     if (outsideHome(tree)) ops.push({ op: 'bind', src: tree, dest: tree });
   } else {
