@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,19 @@ function writeScript(dir: string, data: unknown, name = 'script.json'): string {
   const file = join(dir, name);
   writeFileSync(file, JSON.stringify(data));
   return file;
+}
+
+/** The agent's bin on `script` in `dir`, the prompt `p` on stdin: its process, its stdout so far, its end. */
+function startAgent(script: string, dir: string) {
+  const call = createScriptedAgent({ script }).buildInvocation('p', { role: 'developer', cwd: dir });
+  const child = spawn(call.command, call.args, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  const closed = new Promise<number | null>((r) => child.on('close', r));
+  child.stdin.end('p');
+  return { child, out: () => out, closed };
 }
 
 const create = suite('createScriptedAgent');
@@ -108,43 +122,27 @@ create('concurrent launches never replay the same move', async () => {
 create('a hanging move ignores TERM and never answers, until KILL', async () => {
   const dir = makeTempDir();
   const script = writeScript(dir, [{ answer: 'never', hang: true }]);
-  const { spawn } = await import('node:child_process');
-  const call = createScriptedAgent({ script }).buildInvocation('p', { role: 'verifier', cwd: dir });
-  const child = spawn(call.command, call.args, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => {
-    out += b.toString();
-  });
-  child.stdin.end('p');
+  const { child, out, closed } = startAgent(script, dir);
   assert.ok(await waitFor(() => existsSync(movePromptFile(script, 0))));
   child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
   assert.ok(isAlive(child.pid as number), 'TERM must not end a hanging move');
-  const closed = new Promise((r) => child.on('close', r));
   child.kill('SIGKILL');
   await closed;
-  assert.is(out, '');
+  assert.is(out(), '');
 });
 
 create('a wait_for move applies its edits, then answers only once its cue file exists', async () => {
   const dir = makeTempDir();
   const script = writeScript(dir, [{ answer: 'cued', edits: [{ path: 'made.txt', content: 'x' }], wait_for: 'go' }]);
-  const { spawn } = await import('node:child_process');
-  const call = createScriptedAgent({ script }).buildInvocation('p', { role: 'developer', cwd: dir });
-  const child = spawn(call.command, call.args, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => {
-    out += b.toString();
-  });
-  const closed = new Promise<number | null>((r) => child.on('close', r));
-  child.stdin.end('p');
+  const { child, out, closed } = startAgent(script, dir);
   await waitFor(() => existsSync(join(dir, 'made.txt')), 60_000, 'the edit made');
   await new Promise((r) => setTimeout(r, 200));
-  assert.is(out, '', 'answered before its cue');
+  assert.is(out(), '', 'answered before its cue');
   assert.ok(isAlive(child.pid as number));
   writeFileSync(join(`${script}.state`, 'go'), '');
   assert.is(await closed, 0);
-  assert.is(out, 'cued');
+  assert.is(out(), 'cued');
 });
 
 create.run();
