@@ -1,4 +1,4 @@
-// `leap slice run` of two or more independent balls on each JavaScript and Python project, the sandbox on: the
+// `leap slice run` of two or more independent balls on each project that names them, the sandbox on: the
 // balls' tests are committed first (the user's red), each ball's builder applies its code patch, each proof runs
 // the project's own runner on the ball's test; the slice must pass.
 import { readFileSync, writeFileSync } from 'node:fs';
