@@ -3,6 +3,7 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { writeFd } from '@leap/core';
 import { runSuite } from './run-suite.js';
 
@@ -124,8 +125,7 @@ export function failedTests(output: string): string[] {
 
 /** The last line of `text` that says something, colours out, at most `max` characters (cut with an ellipsis). */
 export function lastWords(text: string, max: number): string | null {
-  const line = text
-    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+  const line = stripVTControlCharacters(text)
     .split(/[\r\n]+/)
     .map((l) => l.trim())
     .filter((l) => l !== '')
@@ -135,9 +135,7 @@ export function lastWords(text: string, max: number): string | null {
 }
 
 // Colours and carriage returns out, so a summary reads the same on a terminal's output as in a log.
-function plain(output: string): string {
-  return output.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r\n?/g, '\n');
-}
+const plain = (output: string) => stripVTControlCharacters(output).replace(/\r\n?/g, '\n');
 
 /** One suite run and what it printed. */
 export interface SuiteRun {

@@ -3,6 +3,7 @@
 // only the environment prints. When neither tells, the failure counts as a test's: the reason then quotes the
 // lines that name its cause (causeLines), so a person still sees a crash for what it is.
 import { constants } from 'node:os';
+import { stripVTControlCharacters } from 'node:util';
 import { formatSeconds, type ExitStatus } from '@leap/core';
 
 /** How a supervised proof ended, as far as telling matters. */
@@ -34,8 +35,7 @@ const onTheirs = (line: string, theirs: readonly string[]) => [...line.matchAll(
 
 /** The output's lines, trimmed, without terminal colours, none empty. */
 const lines = (text: string) =>
-  text
-    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
+  stripVTControlCharacters(text)
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
