@@ -13,10 +13,10 @@
 // --no-version publishes the versions as they stand; --no-tag skips `changeset tag` (git tags
 // NAME@VERSION); --registry is passed to npm (default: npm's own configuration). Exit 0 published
 // (or nothing to publish), 1 a step failed (the packages before it stay published), 2 bad input.
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { $ } from 'zx';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const usage = 'Usage: node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL] [--pack DIR]';
@@ -108,23 +108,17 @@ async function eachAtMost(limit, items, task) {
   return results;
 }
 
-/** A command run beside others: its output is kept and printed whole when it ends, after its own line. */
-function runAside(command, args, cwd) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = [];
-    child.stdout.on('data', (b) => out.push(b));
-    child.stderr.on('data', (b) => out.push(b));
-    child.on('error', (error) => resolve({ code: null, text: `${error.message}\n` }));
-    child.on('close', (code, signal) => resolve({ code: code ?? signal, text: Buffer.concat(out).toString('utf8') }));
-  });
+/** A command run beside others: its output (both streams) is kept, to be printed whole when it ends. */
+async function runAside(command, args, cwd) {
+  const result = await $({ cwd, quiet: true, nothrow: true })`${command} ${args}`;
+  return { code: result.exitCode ?? result.signal, text: result.stdall };
 }
 
-function run(command, args, cwd = root) {
-  process.stderr.write(`release: ${command} ${args.join(' ')}${cwd === root ? '' : `  (in ${cwd})`}\n`);
-  const result = spawnSync(command, args, { cwd, stdio: 'inherit' });
-  if (result.status !== 0) {
-    process.stderr.write(`release: ${command} ${args[0] ?? ''} failed (exit ${result.status ?? result.signal})\n`);
+async function run(command, args) {
+  process.stderr.write(`release: ${command} ${args.join(' ')}\n`);
+  const result = await $({ cwd: root, stdio: 'inherit', nothrow: true })`${command} ${args}`;
+  if (result.exitCode !== 0) {
+    process.stderr.write(`release: ${command} ${args[0] ?? ''} failed (exit ${result.exitCode ?? result.signal})\n`);
     process.exit(1);
   }
 }
@@ -155,10 +149,10 @@ const SIDE_BY_SIDE = 4;
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const options = parse(process.argv.slice(2));
   if (options.version) {
-    run('npx', ['--no-install', 'changeset', 'version']);
-    run('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--ignore-scripts']);
+    await run('npx', ['--no-install', 'changeset', 'version']);
+    await run('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--ignore-scripts']);
   }
-  if (options.build) run('npm', ['run', 'build']);
+  if (options.build) await run('npm', ['run', 'build']);
   const registry = options.registry ? ['--registry', options.registry] : [];
   if (options.pack !== undefined) {
     mkdirSync(options.pack, { recursive: true });
@@ -176,5 +170,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const done = await eachAtMost(SIDE_BY_SIDE, wave, (p) => publishOne(p, options, registry));
     if (!done.every(Boolean)) process.exit(1);
   }
-  if (options.tag && !options.dryRun) run('npx', ['--no-install', 'changeset', 'tag']);
+  if (options.tag && !options.dryRun) await run('npx', ['--no-install', 'changeset', 'tag']);
 }
