@@ -24,6 +24,8 @@ function fingerprint(data: StatusData): string {
 
 /** Draw once, then again on every change, until `signal` aborts. */
 export async function watchStatus(options: WatchOptions): Promise<void> {
+  // Listened for at once: an abort while chokidar loads would otherwise never be heard.
+  const ended = new Promise<void>((r) => options.signal.addEventListener('abort', () => r(), { once: true }));
   if (options.signal.aborted) return;
   const { watch } = await import('chokidar');
   const first = collectView({ cwd: options.cwd, env: options.env });
@@ -81,9 +83,7 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   };
   watcher.on('all', soon);
   const clock = setInterval(() => refresh(true), options.intervalMs ?? 1000);
-  await new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve(), { once: true }));
-  clearInterval(clock);
-  if (timer !== undefined) clearTimeout(timer);
-  if (settle !== undefined) clearTimeout(settle);
+  await ended;
+  for (const t of [clock, timer, settle]) clearTimeout(t);
   await watcher.close();
 }

@@ -80,6 +80,15 @@ watch('a state folder made after the start is found; a running leaf redraws with
   await watchStatus({ cwd: repo, env: cleanEnv(), signal: aborted.signal, onFrame: () => assert.unreachable() });
 });
 
+watch('an abort while the watch starts (leap serve closed at once) ends it', async () => {
+  const repo = repoWith({ '.tdd/events.jsonl': line(0, { event: 'mark', name: 'start', anchor: null }) });
+  const aborted = new AbortController();
+  const watching = watchStatus({ cwd: repo, env: cleanEnv(), signal: aborted.signal, onFrame: () => undefined });
+  aborted.abort();
+  const hung = new Promise((r) => setTimeout(r, 10_000, 'still watching 10 s after the abort').unref());
+  assert.is(await Promise.race([watching.then(() => 'ended'), hung]), 'ended');
+});
+
 watch.run();
 
 // ---
