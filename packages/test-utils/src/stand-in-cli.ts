@@ -1,5 +1,5 @@
 // Agent plugins' tests: run an invocation as a supervisor would, with the plugin's stand-in CLIs first on PATH.
-import { chmodSync, cpSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { git, makeGitRepo, makeTempDir, runCommand, type RunResult } from './index.js';
 
@@ -23,11 +23,12 @@ export function standInCli(fixtures: string, loggedIn: Record<string, string>) {
      */
     runInvocation(invocation: StandInInvocation, env: Record<string, string | undefined> = {}, cwd?: string, uid?: number): Promise<RunResult> {
       // Another user may not reach the clone (under /root, or any home folder only its owner enters): its
-      // stand-ins are copied once where every user can read and run them.
+      // stand-ins, and the fixture folders a login names (a CODEX_HOME), are copied where every user can read them.
       const onPath = uid === undefined ? fixtures : copyForEveryone(fixtures);
+      const login = Object.fromEntries(Object.entries(loggedIn).map(([k, v]) => [k, v.startsWith(`${fixtures}/`) ? onPath + v.slice(fixtures.length) : v]));
       // A temp folder of its own, as on a machine whose projects are not in /tmp: where the clone lives (its
       // fixtures, a CODEX_HOME among them) must not decide what a CLI's check says (a test may give its own).
-      const merged: Record<string, string | undefined> = { ...process.env, PATH: `${onPath}:${process.env.PATH ?? ''}`, TMPDIR: makeTempDir('leap-tmpdir-'), ...loggedIn, ...env, ...invocation.env };
+      const merged: Record<string, string | undefined> = { ...process.env, PATH: `${onPath}:${process.env.PATH ?? ''}`, TMPDIR: makeTempDir('leap-tmpdir-'), ...login, ...env, ...invocation.env };
       for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
       const as = uid === undefined ? {} : { uid, gid: uid };
       return runCommand(invocation.command, invocation.args, { env: merged as NodeJS.ProcessEnv, cwd, input: invocation.stdin ?? '', ...as });
@@ -39,17 +40,18 @@ export function standInCli(fixtures: string, loggedIn: Record<string, string>) {
   };
 }
 
-// The stand-ins (the files at the top of `dir`, not its recorded runs) copied into a temp folder every
-// user may enter, readable, and executable where they were.
-function copyForEveryone(dir: string): string {
-  const copy = makeTempDir('leap-stand-ins-');
+// `dir` (its recorded runs aside) copied into a temp folder every user may enter: folders and files readable,
+// executable where they were.
+function copyForEveryone(dir: string, copy = makeTempDir('leap-stand-ins-')): string {
+  mkdirSync(copy, { recursive: true });
   chmodSync(copy, 0o755);
   for (const entry of readdirSync(dir)) {
-    const from = join(dir, entry);
+    const [from, to] = [join(dir, entry), join(copy, entry)];
     const stat = statSync(from);
+    if (stat.isDirectory() && entry !== 'recorded') copyForEveryone(from, to);
     if (!stat.isFile()) continue;
-    cpSync(from, join(copy, entry));
-    chmodSync(join(copy, entry), (stat.mode & 0o100) !== 0 ? 0o755 : 0o644);
+    cpSync(from, to);
+    chmodSync(to, (stat.mode & 0o100) !== 0 ? 0o755 : 0o644);
   }
   return copy;
 }
