@@ -5,6 +5,7 @@
 //
 //   node tools/check-commits.mjs [--base REV] [--range A..B]
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const BASE = 'cff1603';
 const MAX = 72;
@@ -67,4 +68,4 @@ function main(argv) {
   return bad === 0 ? 0 : 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = main(process.argv.slice(2));
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));

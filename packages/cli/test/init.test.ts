@@ -363,7 +363,7 @@ test('--try: a trial issue with scripted agents; every printed next step, pasted
   const env = { PATH: `${BARE_PATH}:${dirname(process.execPath)}`, HOME: makeTempDir() };
   const report = await initJson(dir, ['--yes', '--try'], env);
   assert.is(report.trial, 2);
-  assert.match(report.leap, /^node \S+\/packages\/cli\/bin\/leap\.cjs$/, 'leap is not installed in the repository: its path');
+  assert.match(report.leap, /^node ('[^']+|\S+)\/packages\/cli\/bin\/leap\.cjs'?$/, 'leap is not installed in the repository: its path, quoted for a shell');
   assert.equal(report.next.slice(1), [`${report.leap} tdd run --issue 2 --agents .leap-try/agents.json --test-cmd 'node --test leap-try/'`, `${report.leap} report`, `git checkout ${branch}`]);
   const bash = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t.invalid' };
   const said = report.next.map((step) => execFileSync('bash', ['-c', `${step} 2>&1`], { cwd: dir, env: bash, encoding: 'utf8' })).join('\n');

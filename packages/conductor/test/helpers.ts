@@ -91,7 +91,7 @@ export function readEvents(repo: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-const FIXTURES = join(dirname(new URL(import.meta.url).pathname), 'fixtures');
+const FIXTURES = join(import.meta.dirname, 'fixtures');
 
 /** A step's edits for the deterministic command developer (fixtures/dev-agent.mjs). */
 export interface StepEdits {

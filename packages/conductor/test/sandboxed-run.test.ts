@@ -13,7 +13,7 @@ import { TEST_CMD, cleanEnv, commandAgents, fixture, makeProject, planFile, read
 const TITLE = 'Lowercase and join with dashes';
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY----- not-for-leaves';
 const SECRET = 'hunter2-secret-token';
-const LEAP = join(new URL('../../cli/dist/bin/leap.cjs', import.meta.url).pathname);
+const LEAP = join(import.meta.dirname, '..', '..', 'cli', 'dist', 'bin', 'leap.cjs');
 
 const sandboxed = suite('runTdd: sandboxed leaves');
 sandboxed.after.each(cleanupTempDirs);

@@ -47,7 +47,7 @@ parse.run();
 const run = suite('runCli');
 run('maps results and errors to exit codes, and prints errors once', async () => {
   const { runCommand } = await import('@leap/test-utils');
-  const fixture = new URL('./fixtures/run-cli.mjs', import.meta.url).pathname;
+  const fixture = join(import.meta.dirname, 'fixtures', 'run-cli.mjs');
   const cases: [string, number, RegExp | string][] = [
     ['code', 3, ''],
     ['void', 0, ''],
@@ -67,7 +67,7 @@ run('maps results and errors to exit codes, and prints errors once', async () =>
 });
 run('writeFd survives a reader that closed the pipe (EPIPE)', async () => {
   const { runCommand } = await import('@leap/test-utils');
-  const fixture = new URL('./fixtures/run-cli.mjs', import.meta.url).pathname;
+  const fixture = join(import.meta.dirname, 'fixtures', 'run-cli.mjs');
   const r = await runCommand('bash', ['-c', `node '${fixture}' flood | head -c 10 >/dev/null; echo "rc=\${PIPESTATUS[0]}"`]);
   assert.is(r.stdout, 'rc=0\n');
   assert.is(r.stderr, 'still here\n');

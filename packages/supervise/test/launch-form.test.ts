@@ -19,8 +19,8 @@ function inDoubleQuotes(text: string): string {
 function launchForm(name: string, stepExpression: string, command: string): string {
   return [
     `rm -f .tdd/${name}.exit .tdd/${name}.pid`,
-    `VERI_TEST_CMD='npm test' VERI_ISSUE=7 VERI_STEP="${stepExpression}" $S/detach-leaf.sh $S/supervise.sh ${name} ${command} > .tdd/${name}.out 2> .tdd/${name}.err`,
-    `$S/wait-leaf.sh ${name}`,
+    `VERI_TEST_CMD='npm test' VERI_ISSUE=7 VERI_STEP="${stepExpression}" "$S"/detach-leaf.sh "$S"/supervise.sh ${name} ${command} > .tdd/${name}.out 2> .tdd/${name}.err`,
+    `"$S"/wait-leaf.sh ${name}`,
   ].join('\n');
 }
 
@@ -36,7 +36,7 @@ test('L-launch-form: rm -f, detach-leaf.sh supervise.sh with VERI_* and redirect
     // Half the titles as a literal in the form, half through $(cat ...) like `ledger-steps.sh current`.
     writeFileSync(join(scene.repo, 'step.txt'), title);
     const step = i % 2 === 0 ? inDoubleQuotes(title) : '$(cat step.txt | cat)';
-    const script = launchForm(name, step, `${fixture('print-env.js')} 1`);
+    const script = launchForm(name, step, `'${fixture('print-env.js')}' 1`);
     const r = await runCommand('bash', ['-c', script], { cwd: scene.repo, env: scene.env });
     assert.is(r.code, 1, `${name}: ${r.stderr}`);
     assert.is(r.stderr, `wait-leaf[${name}]: exited\n`);

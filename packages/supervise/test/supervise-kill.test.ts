@@ -109,7 +109,7 @@ test('S-stopped-kill: a stopped leaf that also ignores TERM is ended by SIGKILL 
 
 test('S-fork-storm: a leaf forking hundreds of children while being killed (F31) leaves none alive', async () => {
   const scene = makeScene({ VERI_TIMEOUT: '0.5', VERI_KILL_AFTER: '0' });
-  const r = await superviseBin(scene, ['storm', 'sh', '-c', `trap "" TERM; ${fixture('fork-storm.sh')} 400`]);
+  const r = await superviseBin(scene, ['storm', 'sh', '-c', `trap "" TERM; '${fixture('fork-storm.sh')}' 400`]);
   assert.is(r.code, 2);
   const exit = exitRecord(scene, 'storm');
   assert.is(exit?.status, 'killed-timeout');

@@ -10,13 +10,13 @@ const drift = suite('verifyJsonSchemas');
 
 drift('the committed schemas are exactly what the zod schemas generate (run npm run schemas)', () => {
   for (const [name, schema] of Object.entries(verifyJsonSchemas())) {
-    const committed = readFileSync(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'schemas', name), 'utf8');
+    const committed = readFileSync(join(import.meta.dirname, '..', 'schemas', name), 'utf8');
     assert.fixture(committed, renderSchemaFile(schema), `${name} has drifted from the zod schema`);
   }
 });
 
 drift('the committed validators are exactly what ajv generates from those schemas (run npm run schemas)', async () => {
-  const committed = readFileSync(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'src', 'schemas', 'answer-validators.generated.ts'), 'utf8');
+  const committed = readFileSync(join(import.meta.dirname, '..', 'src', 'schemas', 'answer-validators.generated.ts'), 'utf8');
   assert.fixture(committed, await renderAnswerValidators(), 'answer-validators.generated.ts has drifted from the schemas');
 });
 

@@ -14,8 +14,8 @@ const S = join(repoRoot, 'scripts');
 function launchLines(phase: string): string[] {
   return [
     `rm -f .tdd/verdict-${phase}.exit .tdd/verdict-${phase}.pid`,
-    `VERI_TEST_CMD='${TEST_CMD}' VERI_ISSUE=3 VERI_STEP="$(cat .tdd/issue-3.md | $S/ledger-steps.sh current)" $S/detach-leaf.sh $S/supervise.sh verdict-${phase} $S/run-verdict.sh --step "$(cat .tdd/issue-3.md | $S/ledger-steps.sh current-or-last-done)" ${phase} > .tdd/verify-${phase}.reason 2> .tdd/verify-${phase}.err`,
-    `$S/wait-leaf.sh verdict-${phase}`,
+    `VERI_TEST_CMD='${TEST_CMD}' VERI_ISSUE=3 VERI_STEP="$(cat .tdd/issue-3.md | "$S"/ledger-steps.sh current)" "$S"/detach-leaf.sh "$S"/supervise.sh verdict-${phase} "$S"/run-verdict.sh --step "$(cat .tdd/issue-3.md | "$S"/ledger-steps.sh current-or-last-done)" ${phase} > .tdd/verify-${phase}.reason 2> .tdd/verify-${phase}.err`,
+    `"$S"/wait-leaf.sh verdict-${phase}`,
   ];
 }
 
