@@ -24,10 +24,9 @@ function fingerprint(data: StatusData): string {
 
 /** Draw once, then again on every change, until `signal` aborts. */
 export async function watchStatus(options: WatchOptions): Promise<void> {
-  // Listened for at once: an abort while chokidar loads would otherwise never be heard.
-  const ended = new Promise<void>((r) => options.signal.addEventListener('abort', () => r(), { once: true }));
-  if (options.signal.aborted) return;
   const { watch } = await import('chokidar');
+  // After the import, and no await until the abort is listened for: an abort while chokidar loads is heard.
+  if (options.signal.aborted) return;
   const first = collectView({ cwd: options.cwd, env: options.env });
   const tail = new LogTail(first.eventsFile);
   const draw = (): StatusData => buildStatus(collectView({ cwd: options.cwd, env: options.env, tail }), options.env);
@@ -83,7 +82,7 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   };
   watcher.on('all', soon);
   const clock = setInterval(() => refresh(true), options.intervalMs ?? 1000);
-  await ended;
+  await new Promise<void>((r) => options.signal.addEventListener('abort', () => r(), { once: true }));
   for (const t of [clock, timer, settle]) clearTimeout(t);
   await watcher.close();
 }
