@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentRole } from '@leap/core';
 import { cleanupTempDirs, repoRoot, startModelServer, type ModelServer } from '@leap/test-utils';
@@ -58,6 +58,41 @@ function cliBinFor(cli: CliName): string {
   return join(dir, 'node_modules', '.bin');
 }
 
+const LEAF_AS = join(HERE, 'fixtures', 'leaf-as.mjs');
+let toolchainCopy: string | undefined;
+
+/** Where the leaf's user reads leaf-as.mjs and the built toolchain it loads (`root`): the clone, or a copy. */
+function toolchainFor(uid: number): { root: string; leafAs: string } {
+  const own = { root: repoRoot, leafAs: LEAF_AS };
+  if (EVERYONE === null || uid === process.getuid?.() || readableBy(uid, join(repoRoot, 'package.json'))) return own;
+  if (toolchainCopy === undefined) {
+    // A clone the other user cannot enter (under /root): hard links of what the leaf loads, as in cliBinFor.
+    const copy = mkdtempSync(join(reachable(join(EVERYONE, 'work')), 'toolchain-'));
+    made.push(copy);
+    chmodSync(copy, 0o755);
+    // node_modules/@leap/* are relative links to packages/* and plugins/*: they resolve in the copy as in the clone.
+    const sources = ['package.json', 'node_modules', 'packages', 'plugins'].map((name) => join(repoRoot, name));
+    try {
+      execFileSync('cp', ['-al', ...sources, LEAF_AS, copy]);
+    } catch {
+      for (const from of [...sources, LEAF_AS]) {
+        cpSync(from, join(copy, basename(from)), { recursive: true, verbatimSymlinks: true });
+      }
+    }
+    toolchainCopy = copy;
+  }
+  return { root: toolchainCopy, leafAs: join(toolchainCopy, 'leaf-as.mjs') };
+}
+
+function readableBy(uid: number, file: string): boolean {
+  try {
+    execFileSync('test', ['-r', file], { uid, gid: uid, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A folder owned by `uid`, the leaf's user: a home, a repository, a state folder. */
 function ownedBy(prefix: string, uid: number): string {
   if (EVERYONE === null) {
@@ -98,10 +133,11 @@ async function leafAs(cli: CliName, role: AgentRole, repo: string, server: Model
   chownTree(home, uid);
   const stateDir = ownedBy('state-', uid);
   const leafEnv = { ...env, PATH: `${cliBinFor(cli)}:${process.env.PATH ?? ''}` };
-  const args = JSON.stringify({ repoRoot, cli, role, repo, stateDir, prompt });
+  const toolchain = toolchainFor(uid);
+  const args = JSON.stringify({ repoRoot: toolchain.root, cli, role, repo, stateDir, prompt });
   // Not spawnSync: the model server answers from this very process, whose event loop must keep running.
   const ran = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(HERE, 'fixtures', 'leaf-as.mjs'), args], {
+    const child = spawn(process.execPath, [toolchain.leafAs, args], {
       cwd: repo,
       env: leafEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -119,7 +155,9 @@ async function leafAs(cli: CliName, role: AgentRole, repo: string, server: Model
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
-  const result = JSON.parse(ran.stdout.trim().split('\n').at(-1) as string) as {
+  const last = ran.stdout.trim().split('\n').at(-1) as string;
+  assert.ok(last.startsWith('{'), `the leaf printed no result (exit ${ran.status}):\n${ran.stderr.slice(-2000)}`);
+  const result = JSON.parse(last) as {
     uid: number;
     status: string;
     code: number;
