@@ -1,5 +1,4 @@
-// Flaky tests: a test that passes once and fails once on the same tree. The suite is run a second time, in the
-// same order (docs/decisions/flaky-order.md), each flaky test named in a `verdict` event of its own (`"verdict": "flaky"`, `test`). One of the baseline's is named at the start, never blamed on a step.
+// Flaky tests: passing once and failing once on one tree, run again in the same order (docs/decisions/flaky-order.md).
 import { appendEvent, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
 import type { EventContext } from '@leap/core';
 import type { GroundTruthOptions } from './ground-truth.js';
@@ -13,15 +12,18 @@ type SuiteOptions = Parameters<typeof runSuite>[0];
 /** What a flaky test is called when the runner's output names none. */
 export const UNNAMED = "(unnamed: the runner's output names no failed test)";
 
+const ONCE = 'passed once and failed once on the same tree';
+
+export function flakyReason(tests: readonly string[]): string {
+  return `ground truth: flaky: ${tests.join(', ')} ${ONCE}; a flaky test is never ticked`;
+}
+
 /** Run the suite again on the same tree; a `suite` event of purpose `rerun`. */
 export function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
   return runCaptured({ ...options, purpose: 'rerun' }, cwd);
 }
 
-/**
- * Green's second run: the step's test files alone in a copy of the work tree (step-copy.ts). A failure there that names no test (a helper it needs left out, an output hidden) is run again as
- * the whole suite on the work tree. Returns the run whose failures are the flaky tests.
- */
+// Green's second run: the step's test files alone in a copy, or the whole suite when that run names no failed test.
 export async function rerunStep(options: GroundTruthOptions, files: readonly string[], head: string): Promise<SuiteRun> {
   if (files.length > 0 && triesAlone(options.testCmd)) {
     const alone = await withStepCopy(options, head, files, true, (dir, env) => rerun({ ...options, env }, dir));
@@ -56,17 +58,13 @@ export function knownFlaky(stateDir: string, issue: number | null): Set<string> 
 /** Record one `verdict` event of verdict `flaky` for each test. */
 export function recordFlaky(stateDir: string, context: EventContext, phase: Phase | 'baseline', tests: readonly string[], fields: { commit?: string } = {}): void {
   for (const test of tests) {
-    const reason = `${test} passed once and failed once on the same tree`;
-    const event = createEvent('verdict', { phase, verdict: 'flaky', reason, code: 1, test, ...fields }, context);
+    const event = createEvent('verdict', { phase, verdict: 'flaky', reason: `${test} ${ONCE}`, code: 1, test, ...fields }, context);
     appendEvent(statePaths(stateDir).events, event);
   }
 }
 
-/**
- * The baseline, run twice: the suite on the tree as it is, then again (purpose `rerun`). A test that failed in
- * one run only is flaky: recorded, and the baseline passes when one run did. Returns the first failing run (or the
- * first run) and the flaky tests.
- */
+// The baseline, run twice (the second of purpose `rerun`): a test failing in one only is flaky, recorded, and the
+// baseline passes when one run did. Returns the first failing run (or the first run) and the flaky tests.
 export async function runBaselineTwice(options: SuiteOptions & { stateDir: string }, cwd: string) {
   const first = await runCaptured({ ...options, phase: 'baseline' }, cwd);
   const second = await rerun({ ...options, phase: 'baseline' }, cwd);

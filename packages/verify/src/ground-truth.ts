@@ -4,7 +4,7 @@ import { readEventContext, runGitSync, statePaths } from '@leap/core';
 import { proveTestsRun } from './canary.js';
 import { PROJECT_CONFIG_FILE, blobText, changedSince, codeMoves, configChanged } from './cheat-checks.js';
 import { isRunnerFile, markersAdded, testsChanged, type PhaseChanges } from './cheat-checks.js';
-import { knownFlaky, rerun } from './flaky.js';
+import { flakyReason, knownFlaky, rerun } from './flaky.js';
 import { gitStdout, splitNul } from './git.js';
 import type { Phase } from './phase.js';
 import { findRedVerdict } from './red-verdict.js';
@@ -24,6 +24,8 @@ export interface GroundTruth {
   counts?: TestCounts;
   /** What the verdict must say beside an agent's reason: a test file of a language without a canary. */
   note?: string;
+  /** Not ok: the tests that failed the first run and passed the second (the verdict `flaky`). */
+  flaky?: string[];
 }
 
 /** What checkGroundTruth needs. */
@@ -111,12 +113,13 @@ async function checkPassing(options: GroundTruthOptions): Promise<GroundTruth> {
   // The suite on the work tree and the canaries on a copy of it, at once: two runs in the wall time of about one.
   const head = options.head ?? gitStdout(repo, ['rev-parse', 'HEAD']).trim();
   const [main, proof] = await Promise.all([runCaptured(options, repo), proveTestsRun(options, tests.files, head)]);
-  const run = main.code === 0 ? main : await againWhenKnownFlaky(options, main);
+  const { run, flaky } = main.code === 0 ? { run: main, flaky: [] } : await runAgain(options, main);
   if (run.code !== 0) return reject('the suite fails');
   if (proof.notRun.length > 0) return reject(notRunReason(options, proof.notRun, changes));
   const counts = readCounts(run.output);
   const fell = fewerTests(options, counts);
   if (fell !== null) return reject(fell);
+  if (flaky.length > 0) return { ok: false, reason: flakyReason(flaky), flaky };
   const passes = phase === 'green' ? 'the suite passes' : 'the suite passes and no test file changed since the base commit';
   if (proof.noCanary.length === 0) return { ok: true, reason: passes, ...withCounts(counts) };
   const note = `no canary for the language of ${proof.noCanary.join(', ')}: that its tests ran is not proven`;
@@ -158,12 +161,13 @@ function movesSeen(changes: PhaseChanges, stepFiles: readonly string[], testsWha
   return `${moves.join('; ')}: that can make fewer tests run or assert nothing; a step whose ledger line names the file may change it`;
 }
 
-// A main run that failed only in tests the baseline found flaky is run once more (never blamed on a step).
-async function againWhenKnownFlaky(options: GroundTruthOptions, failed: SuiteRun): Promise<SuiteRun> {
-  const known = knownFlaky(options.stateDir, readEventContext(options.stateDir, options.env).issue);
+// A main run that failed naming tests is run once more: those it then passes are flaky, but the baseline's.
+async function runAgain(options: GroundTruthOptions, failed: SuiteRun): Promise<{ run: SuiteRun; flaky: string[] }> {
   const names = failedTests(failed.output);
-  if (names.length === 0 || !names.every((n) => known.has(n))) return failed;
-  return rerun(options, options.repo);
+  if (names.length === 0) return { run: failed, flaky: [] };
+  const again = await rerun(options, options.repo);
+  const known = knownFlaky(options.stateDir, readEventContext(options.stateDir, options.env).issue);
+  return { run: again, flaky: again.code === 0 ? names.filter((name) => !known.has(name)) : [] };
 }
 
 // The canary's REJECT: the files not run, and what the phase changed outside the tests, the runner's files first.

@@ -5,7 +5,7 @@ import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
 import { gatherVerifyInput } from './gather-verify-input.js';
 import { gitStdout } from './git.js';
-import { UNNAMED, knownFlaky, namedFailures, recordFlaky, rerunStep } from './flaky.js';
+import { UNNAMED, flakyReason, knownFlaky, namedFailures, recordFlaky, rerunStep } from './flaky.js';
 import { checkGroundTruth, type GroundTruth, type GroundTruthOptions } from './ground-truth.js';
 import type { SuiteRun } from './test-report.js';
 import { checkPhase } from './phase.js';
@@ -124,7 +124,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     throw error;
   });
   counts = truth.counts ?? null;
-  if (!truth.ok) return record({ ...base, code: 1, verdict: 'REJECT', reason: truth.reason, decidedBy: 'ground-truth' });
+  const notOk = truth.flaky === undefined ? { verdict: 'REJECT' as const } : { verdict: 'flaky' as const, flaky: truth.flaky };
+  if (!truth.ok) return record({ ...base, code: 1, ...notOk, reason: truth.reason, decidedBy: 'ground-truth' });
   // Green: the step's tests again, while the agent reads (a flaky test is never ticked).
   const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, gathered.tests.files, commit) : null;
   again?.catch(() => undefined);
@@ -141,11 +142,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const, leaf };
   const flaky = again === null ? [] : flakyOf(await again, knownFlaky(stateDir, issue));
-  if (flaky.length > 0) {
-    const said = `${flaky.join(', ')} passed once and failed once on the same tree`;
-    const reason = `ground truth: flaky: ${said}; a flaky test is never ticked`;
-    return record({ ...judged, code: 1, verdict: 'flaky', reason, flaky });
-  }
+  if (flaky.length > 0) return record({ ...judged, code: 1, verdict: 'flaky', reason: flakyReason(flaky), flaky });
   if (leaf.answer === null) {
     const failed: VerifyResult = { ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` };
     if (leaf.failureKind !== null) failed.failureKind = leaf.failureKind;

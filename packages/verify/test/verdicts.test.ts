@@ -3,7 +3,7 @@
 // a test file of a language without a canary said beside the agent's reason.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEvents } from '@leap/core/schemas';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
@@ -70,6 +70,26 @@ run('green: a test that passes on the first run and fails on the second is flaky
     reruns.map((e) => [e.phase, e.code]),
     [['green', 1]],
   );
+});
+
+run("green: a project's test that fails once is flaky, not a REJECT; one that fails twice is the suite failing", async () => {
+  for (const [times, verdict] of [
+    [1, 'flaky'],
+    [2, 'REJECT'],
+  ] as const) {
+    const marks = makeTempDir();
+    // The project's own test, not the step's: it fails in the work tree (never in a copy) while a mark is left.
+    const own = `m=$(ls "${marks}" | head -1); if [ "$(pwd -P)" = "$REPO" ] && [ -n "$m" ]; then rm "${marks}/$m";`;
+    const testCmd = `${own} echo 'not ok 1 - util keeps time'; exit 1; fi; for f in test/*.test.js; do node "$f" || exit 1; done`;
+    const { repo, env } = setup([{ answer: { verdict: 'PASS', reason: 'Implements the spec.' } }], testCmd);
+    for (let n = 0; n < times; n++) writeFileSync(join(marks, String(n)), '');
+    makeGreen(repo);
+    const result = await verify({ phase: 'green', step: STEP, cwd: repo, env: { ...env, LEAP_SANDBOX: 'off', REPO: realpathSync(repo) } });
+    const reruns = readEvents(join(repo, '.tdd', 'events.jsonl')).filter((r) => r.event.event === 'suite' && r.event.purpose === 'rerun');
+    assert.equal([result.verdict, result.decidedBy, reruns.length], [verdict, 'ground-truth', 1]);
+    if (verdict === 'REJECT') assert.is(result.reason, 'ground truth: the suite fails');
+    else assert.equal([result.flaky, verdictEvents(repo).map((e) => [e.verdict, e.test])], [['util keeps time'], [['flaky', 'util keeps time']]]);
+  }
 });
 
 run("the counts of a phase's suite run ride in its verdict; a file of a language without a canary is said beside the reason", async () => {
