@@ -4,7 +4,6 @@ import type { AgentRole } from './plugins.js';
 /** Roles that judge or plan: their agents run read-only (no edit tools, read-only sandboxes). */
 export const READ_ONLY_ROLES: ReadonlySet<AgentRole> = new Set<AgentRole>(['verifier', 'reviewer', 'planner']);
 
-/** True when an agent in `role` must not write to the repository. */
 export function isReadOnlyRole(role: AgentRole): boolean {
   return READ_ONLY_ROLES.has(role);
 }

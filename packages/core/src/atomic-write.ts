@@ -3,19 +3,12 @@ import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } fro
 import { basename, dirname, join } from 'node:path';
 import { randomHex } from './random-hex.js';
 
-/** Options of `writeFileAtomic`. */
 export interface AtomicWriteOptions {
   /** The new file's mode (default 0o644). */
   mode?: number;
-  /**
-   * A fixed temp path in the same folder, for callers whose recovery must find a half-written
-   * temp after a crash (a journal). Default: a fresh random name, created exclusively.
-   */
+  /** A fixed temp path in the same folder, for a recovery that must find it (a journal); default: a random name. */
   tempPath?: string;
-  /**
-   * Flush the file and its folder to disk before and after the rename (default true). Files that
-   * describe live processes (pid, exit) can skip it: a power loss ends those processes anyway.
-   */
+  /** fsync file and folder (default true); pid and exit files skip it: a power loss ends those processes anyway. */
   durable?: boolean;
 }
 
@@ -24,12 +17,7 @@ export interface TextParts {
   push(part: string): unknown;
 }
 
-/**
- * Write `data` to `file` through a temp file in the same folder, fsync, rename, then fsync the folder.
- * `data` may be text in parts, or a function that pushes them: each part is encoded into a buffer
- * written whenever it fills, so a large document is never in memory whole (and, pushed by a function,
- * each part can die young). Returns the number of bytes written.
- */
+/** Via a temp in the same folder; text in parts is written in batches, never whole in memory. Returns the bytes. */
 export function writeFileAtomic(file: string, data: string | Uint8Array | readonly string[] | ((out: TextParts) => void), options: AtomicWriteOptions | number = {}): number {
   const { mode = 0o644, tempPath, durable = true } = typeof options === 'number' ? { mode: options } : options;
   const dir = dirname(file);
@@ -75,9 +63,7 @@ function writeAll(fd: number, bytes: Uint8Array): number {
   return bytes.length;
 }
 
-// Text gathered until it is this long (in UTF-16 units), then encoded and written: one encoding call per
-// batch, not per part (a report pushes tens of thousands of short parts, and each call into Node's
-// Buffer#write costs more than the bytes it encodes).
+// Parts are encoded in batches of this many UTF-16 units: a Buffer#write call costs more than a short part.
 const BATCH_UNITS = 16 * 1024;
 
 // Parts joined in batches, each encoded into one reused buffer (three bytes of UTF-8 at most per unit).

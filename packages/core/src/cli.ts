@@ -1,15 +1,10 @@
-// The one entry-point helper: bins call `runCli`, which prints errors and maps them to exit codes.
-// Nothing below the bins calls process.exit.
+// Bins call `runCli`; nothing below them calls process.exit (docs/decisions/exit-codes-at-entry.md).
 import { writeSync } from 'node:fs';
 import { UsageError, didYouMean } from './errors.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/**
- * Write all of `text` to fd 1 or 2 synchronously, without building Node's stream objects (they
- * cost milliseconds at start-up). A closed reader (EPIPE) or a closed descriptor is ignored: it
- * must not change the command's result. A non-blocking pipe that is full (EAGAIN) is retried.
- */
+/** Sync, without Node's streams (ms at start-up); a closed reader or fd is ignored, a full pipe (EAGAIN) retried. */
 export function writeFd(fd: 1 | 2, text: string): void {
   const bytes = Buffer.from(text);
   let offset = 0;
@@ -23,21 +18,14 @@ export function writeFd(fd: 1 | 2, text: string): void {
   }
 }
 
-/** Options of `runCli`. */
 export interface CliOptions {
   /** The exit code of an unexpected error (a bug or a failed system call). */
   internalExitCode?: number;
-  /**
-   * Exit as soon as the code is set, rather than wait for Node's slower natural teardown (it frees a large
-   * ledger's strings first): for commands whose every write is synchronous and whose children have all ended.
-   */
+  /** Skip Node's slow teardown: only for commands whose writes are all sync and whose children have all ended. */
   exitWhenDone?: boolean;
 }
 
-/**
- * Run a command's main function: its return value is the exit code; a thrown error with an
- * `exitCode` is printed as `PROG: message` and gives that code.
- */
+/** `main`'s return is the exit code; a thrown error with an `exitCode` prints as `PROG: message` and gives it. */
 export async function runCli(prog: string, main: () => Promise<number | undefined> | number | undefined, options: CliOptions = {}): Promise<void> {
   try {
     process.exitCode = (await main()) ?? 0;
@@ -61,7 +49,6 @@ export interface CliOption {
   multiple?: boolean;
 }
 
-/** The parsed values: strings (or arrays of them with `multiple`) and booleans. */
 export type CliValues<T extends Record<string, CliOption>> = {
   [K in keyof T]?: T[K]['type'] extends 'string' ? (T[K]['multiple'] extends true ? string[] : string) : boolean;
 };
@@ -104,8 +91,7 @@ export function parseCli<T extends Record<string, CliOption>>(
   }
 }
 
-// Rewrite `--name VALUE` and `-n VALUE` of string options as `--name=VALUE`, up to `--` (or the
-// first positional when options stop there).
+// `--name VALUE` and `-n VALUE` of string options become `--name=VALUE`, up to `--` (or the first positional).
 function bindValues(argv: string[], options: Record<string, CliOption>, stopAtPositional: boolean): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {

@@ -1,6 +1,4 @@
-// The one dispatcher of commands made of actions (`leap COMMAND`, `leap slice ACTION`, `leap tdd ACTION`,
-// `leap-ledger COMMAND`): the usage block, --help, an unknown or missing action, and the lazy load of the one
-// that runs. Generic over what an action is handed (`leap`'s SubcommandIo, the ledger's io with stdin).
+// The one dispatcher of `leap COMMAND`, `leap slice ACTION`, `leap tdd ACTION` and `leap-ledger COMMAND`.
 import { UsageError, didYouMean } from './errors.js';
 import type { SubcommandIo } from './subcommand.js';
 
@@ -15,7 +13,6 @@ export interface Action<Io = SubcommandIo> {
   group?: string;
 }
 
-/** How a dispatcher names and explains its actions. */
 export interface DispatchOptions<Io = SubcommandIo> {
   /** The word in the usage line and the heading's: `ACTION` / `Actions` (default), `COMMAND` / `Commands`. */
   noun?: string;
@@ -26,14 +23,13 @@ export interface DispatchOptions<Io = SubcommandIo> {
   before?: (argv: readonly string[], io: Io) => number | undefined;
 }
 
-/** The usage block of a dispatcher: the usage line, each action with its summary (a heading where its group starts), the footer. */
+/** The usage line, each action's summary under its group's heading, the footer. */
 export function actionsUsage<Io>(prog: string, actions: Readonly<Record<string, Action<Io>>>, options: DispatchOptions<Io> = {}): string {
   const noun = options.noun ?? 'ACTION';
   const width = Math.max(...Object.keys(actions).map((name) => name.length));
   const lines = [`Usage: ${prog} ${noun} [ARGS...]`, ''];
   let heading: string | undefined;
   for (const [name, action] of Object.entries(actions)) {
-    // The actions of a group are listed together, in order: its heading comes before the first.
     const group = action.group ?? options.heading ?? 'Actions';
     if (group !== heading) lines.push(`${(heading = group)}:`);
     lines.push(`  ${name.padEnd(width)}  ${action.summary}`);
@@ -41,7 +37,7 @@ export function actionsUsage<Io>(prog: string, actions: Readonly<Record<string, 
   return [...lines, '', ...(options.footer ?? [`${prog} ${noun} --help tells more.`])].join('\n');
 }
 
-/** A command that runs one of `actions`: `PROG --help` (or `-h`, `help`) prints the usage; no action or an unknown one is exit 2. */
+/** `PROG --help` (or `-h`, `help`) prints the usage; no action or an unknown one is exit 2. */
 export function dispatcher<Io extends { stdout(text: string): void } = SubcommandIo>(prog: string, actions: Readonly<Record<string, Action<Io>>>, options: DispatchOptions<Io> = {}): ActionRun<Io> {
   const noun = (options.noun ?? 'ACTION').toLowerCase();
   return async (argv, io) => {

@@ -3,10 +3,7 @@ import { UsageError, showValue } from './errors.js';
 
 const UNIT_MS: Record<string, number> = { '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/**
- * Parse a duration into milliseconds; 0 means no limit, and a tiny positive value is at least 1 ms.
- * A negative or malformed value is a UsageError naming `name` and the value.
- */
+/** Milliseconds; 0 means no limit, and a tiny positive value is at least 1 ms. */
 export function parseDuration(name: string, value: string): number {
   const match = /^\s*(\+?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([smhd]?)\s*$/.exec(value);
   const number = match === null ? Number.NaN : Number(match[1]);

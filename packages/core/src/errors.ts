@@ -1,5 +1,4 @@
-// Typed errors that carry the exit code their command should end with.
-// Modules below the bins throw these; only the entry point prints and exits.
+// Errors that carry their command's exit code; only the entry point prints and exits.
 
 export interface LeapErrorOptions {
   exitCode?: number;
@@ -39,10 +38,7 @@ export function showValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-/**
- * A word as a POSIX shell reads it back byte for byte, for the commands the toolchain prints for a person to
- * paste (where to poll, how to rerun): bare when it holds only safe characters, else single-quoted.
- */
+/** A word a POSIX shell reads back byte for byte, for commands printed for a person to paste. */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }

@@ -1,10 +1,9 @@
-// Is a command installed? Resolved the way a spawn without a shell resolves it: the supervisor's check
-// before it starts a leaf (127 and 126 keep their meaning), and the agents' readiness and verify's own.
+// Resolved as a spawn without a shell resolves it, so the supervisor's 127 and 126 keep their meaning.
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, join, resolve } from 'node:path';
 import { shellWord } from './errors.js';
 
-/** The first executable file `name` runs on `path` (PATH's value; a name with a slash is taken as it is, from `cwd`), or null. */
+/** The first executable `name` on `path`, PATH's value (a name with a slash: from `cwd`), or null. */
 export function findExecutable(name: string, path: string | undefined, cwd = process.cwd()): string | null {
   const candidates = name.includes('/')
     ? [resolve(cwd, name)]
@@ -24,10 +23,7 @@ export function findExecutable(name: string, path: string | undefined, cwd = pro
   return null;
 }
 
-/**
- * How a person in `cwd` runs this `leap` (the bin at `bin`) in a command the toolchain prints: `npx leap` when it
- * is the project's own (in `cwd`'s node_modules), `leap` when PATH finds it, else `node BIN` (a path that works).
- */
+/** How a person in `cwd` runs this leap in a printed command: `npx leap`, `leap` when on PATH, else `node BIN`. */
 export function leapCommand(cwd: string, env: NodeJS.ProcessEnv, bin: string = process.argv[1] ?? 'leap'): string {
   const real = (file: string | null): string | null => {
     try {

@@ -1,5 +1,4 @@
-// Reading `git status --porcelain=v2 -z [--branch]`: where HEAD is and each changed path, once for every
-// caller (the conductor after a leaf, the engine after a round's commit).
+// The one reader of `git status --porcelain=v2 -z [--branch]`.
 
 /** One changed path: X is the index's side, Y the work tree's (`.` unchanged; `?` both for an untracked path). */
 export interface StatusEntry {
@@ -15,8 +14,7 @@ export interface StatusV2 {
   entries: StatusEntry[];
 }
 
-// Fields before the path: `1 XY sub mH mI mW hH hI PATH`, `2 XY sub mH mI mW hH hI Xscore PATH` (its
-// origin follows as an entry of its own), `u XY sub m1 m2 m3 mW h1 h2 h3 PATH`.
+// Fields before the path in `1`, `2` (its origin follows as an entry of its own) and `u` entries (git-status(1)).
 const FIELDS: Record<string, number | undefined> = { 1: 8, 2: 9, u: 10 };
 
 /** Parse `git status --porcelain=v2 -z` output (with or without `--branch`); paths may hold spaces and any byte. */

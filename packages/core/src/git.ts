@@ -1,38 +1,24 @@
-// The one way the toolchain runs git: an argv (never a shell, so every argument is data), a sync face
-// for commands that answer at once and an async face for long runs, one GitError for every failure.
-// node:child_process is taken through process.getBuiltinModule on first use, so an entry that never
-// runs git never loads it.
+// git from an argv, never a shell (docs/decisions/no-simple-git.md); node:child_process loads on first use.
 import type * as ChildProcess from 'node:child_process';
 import { dirname } from 'node:path';
 import { InternalError, type LeapErrorOptions } from './errors.js';
 
-/** Options of one git run. */
 export interface GitOptions {
-  /** The folder git runs in. */
   cwd: string;
   /** The environment (the process's when omitted); `extraEnv` is laid over it. */
   env?: NodeJS.ProcessEnv;
   extraEnv?: Record<string, string>;
-  /**
-   * Drop the caller's `GIT_*` variables first (a `GIT_DIR` or `GIT_INDEX_FILE` inherited from a hook or a
-   * person's shell would point git at another repository); `GIT_SSH` and `GIT_SSH_COMMAND` stay.
-   */
+  /** Drop inherited `GIT_*` variables (a hook's `GIT_DIR` would point git elsewhere); `GIT_SSH*` stay. */
   isolate?: boolean;
-  /**
-   * `GIT_CEILING_DIRECTORIES`: git never looks above this folder for a repository (`true`: the parent of
-   * `cwd`), so in a worktree whose `.git` an agent deleted git fails instead of working on the repository
-   * around it.
-   */
+  /** `GIT_CEILING_DIRECTORIES` (`true`: cwd's parent): a worktree that lost its `.git` fails, not the outer repo. */
   ceiling?: boolean | string;
   /** Bytes for git's stdin (closed when omitted). */
   input?: string | Buffer;
-  /** Return a failed run instead of throwing. */
   allowFailure?: boolean;
   /** The exit code a thrown GitError carries (the command's own table decides; 2 when omitted). */
   exitCode?: number;
 }
 
-/** What a git run left. */
 export interface GitResult {
   /** git's exit code; a signal is 128 + its number. */
   code: number;
@@ -42,7 +28,7 @@ export interface GitResult {
   stderr: string;
 }
 
-/** git failed, or could not be started: its arguments, exit code (null when it never ran), stderr and cause. */
+/** git failed, or could not be started (code null). */
 export class GitError extends InternalError {
   readonly args: readonly string[];
   readonly cwd: string;
@@ -58,10 +44,7 @@ export class GitError extends InternalError {
   }
 }
 
-/**
- * How a failure names the command: `git` and its subcommand words (`git worktree add`), never the data
- * arguments after them (a title, a message, a path), which the error's `args` keeps.
- */
+/** `git` and its subcommand words (`git worktree add`), never data arguments, which the error's `args` keeps. */
 export function gitCommandName(args: readonly string[]): string {
   const words = ['git'];
   for (const arg of args.slice(0, 2)) {
@@ -71,7 +54,6 @@ export function gitCommandName(args: readonly string[]): string {
   return words.join(' ');
 }
 
-/** The environment a run gets from its options. */
 export function gitEnv(options: Pick<GitOptions, 'cwd' | 'env' | 'extraEnv' | 'isolate' | 'ceiling'>): NodeJS.ProcessEnv {
   const base = options.env ?? process.env;
   let env: NodeJS.ProcessEnv = base;
@@ -120,7 +102,7 @@ function signalCode(signal: NodeJS.Signals | null): number {
   return 128 + (number ?? 0);
 }
 
-/** Run `git ARGS` and wait for it (for commands that answer at once); throws a GitError when it fails, unless `allowFailure`. */
+/** Run `git ARGS` and wait for it; throws a GitError when it fails, unless `allowFailure`. */
 export function runGitSync(args: readonly string[], options: GitOptions): GitResult {
   const child = cp().spawnSync('git', args, {
     cwd: options.cwd,

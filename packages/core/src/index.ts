@@ -1,5 +1,4 @@
-// @leap/core: the light entry point. Nothing here loads zod, ajv or any other dependency;
-// the schemas and the event reader are in `@leap/core/schemas`.
+// @leap/core: the light entry point, loading no dependency; zod and ajv are behind `@leap/core/schemas`.
 export * from './errors.js';
 export * from './cli.js';
 export * from './subcommand.js';

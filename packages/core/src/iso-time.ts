@@ -1,5 +1,4 @@
-// UTC timestamps without Date: the first Date#toISOString of a process loads the local time zone
-// (/etc/localtime and its links, about 1 ms), which every event-writing command would pay at start-up.
+// Not Date#toISOString: its first call loads the local time zone, about 1 ms of every event writer's start-up.
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 

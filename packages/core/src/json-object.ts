@@ -1,7 +1,6 @@
 // Reading JSON objects out of other programs' output (agent CLIs' answers, records) and out of files people write.
 import { FileFormatError } from './errors.js';
 
-/** A plain JSON object (not null, not an array). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -17,7 +16,6 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-/** A short, quoted preview of `text` for an error message: its first `max` characters. */
 export function previewText(text: string, max = 120): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }

@@ -13,7 +13,6 @@ export interface Lock {
   release(): void;
 }
 
-/** Who holds a lock file, as written in it. */
 export interface LockHolder {
   pid: number;
   starttime: string | undefined;
@@ -21,7 +20,6 @@ export interface LockHolder {
   token: string | undefined;
 }
 
-/** Read a lock file's holder, or null when there is no lock file. */
 export function readLockHolder(file: string): LockHolder | null {
   const text = readFileIfExists(file);
   if (text === null) return null;
@@ -48,10 +46,7 @@ function isBeingWritten(file: string): boolean {
   }
 }
 
-/**
- * Try once to take `file`; returns null when a live process holds it. A dead holder's lock is taken over.
- * `fields` are written after the holder's own (a supervisor's run id), so the file needs no second write.
- */
+/** Null while a live process holds `file`; a dead holder's is taken over. `fields` go in the same single write. */
 export function tryLock(file: string, fields: Record<string, string | undefined> = {}): Lock | null {
   const me = processIdentity();
   const token = randomHex(8);
@@ -71,9 +66,7 @@ export function tryLock(file: string, fields: Record<string, string | undefined>
     const holder = readLockHolder(file);
     if (holder === null) continue;
     if (!namesHolder(holder) && isBeingWritten(file)) {
-      // Created and not written yet: its taker is between the create and the write (one write, so the file is
-      // empty or whole). Taking it over as a dead holder's would give two processes the lock; a taker killed in
-      // between leaves an empty file, taken over once it is older than a write can take.
+      // Empty: its taker is between create and write; taking it now would give two processes the lock.
       if (attempt === 4) return null;
       Atomics.wait(PAUSE, 0, 0, 2);
       continue;

@@ -5,7 +5,6 @@ import type { EventOf } from './events/event-schema.js';
 import { readRunContext } from './run-context.js';
 import { resolveStateDir, statePaths } from './state-dir.js';
 
-/** Options of `recordMark`. */
 export interface MarkOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -29,7 +28,6 @@ export function parseMarkFields(args: string[]): { anchor: string | null; extra:
   return { anchor, extra };
 }
 
-/** Append a `mark` event named `name` to the run's event log, and return it. */
 export function recordMark(name: string, args: string[], options: MarkOptions = {}): EventOf<'mark'> {
   const env = options.env ?? process.env;
   if (name === '') throw new UsageError('Expected a mark NAME, got ""');

@@ -3,17 +3,13 @@
 /** Why an agent is being run; verifiers and reviewers get read-only sandboxes where the CLI has one. */
 export type AgentRole = 'developer' | 'verifier' | 'reviewer' | 'builder' | 'planner';
 
-/** Options an agent turns into a command line. */
 export interface AgentOptions {
   role: AgentRole;
   cwd: string;
   model?: string;
   /** A JSON Schema the answer must follow, for CLIs that can enforce one. */
   answerSchema?: Record<string, unknown>;
-  /**
-   * The leaf runs inside the toolchain's sandbox (CONTRACT section 13), which holds it to its tree: a CLI's own
-   * sandbox, which cannot nest inside it (codex's is bwrap too, and no capability is left to make namespaces), is off.
-   */
+  /** Inside the toolchain's sandbox (CONTRACT section 13), so the CLI's own, which cannot nest in it, is off. */
   sandboxed?: boolean;
 }
 
@@ -25,7 +21,7 @@ export interface AgentInvocation {
   stdin?: string;
   /** Variables to set; `undefined` removes one (e.g. CLAUDECODE for nested launches). */
   env?: Record<string, string | undefined>;
-  /** The model asked for on the command line, for the usage record when the CLI does not name the one it used. */
+  /** The model asked for, for the usage record when the CLI does not name the one it used. */
   model?: string;
 }
 
@@ -39,7 +35,7 @@ export interface AgentUsage {
   cost_estimated?: boolean;
 }
 
-/** An agent's answer: its final text, the JSON found in it when there was some, and its usage when the CLI reports it. */
+/** An agent's final text, and the JSON found in it when there was some. */
 export interface AgentAnswer {
   text: string;
   json?: unknown;
@@ -50,75 +46,55 @@ export interface AgentAnswer {
 export interface AgentRetry {
   /** Failed attempts in a row so far, as the output counts them. */
   attempts: number;
-  /** The CLI's own words about the last one. */
   message: string;
   /** The service refused (an authentication failure): no retry can succeed, so the leaf is ended at once. */
   final?: boolean;
 }
 
-/**
- * Why a vendor cannot serve now though another vendor could (issue 21 §3): its quota or usage limit is spent
- * (`quota`), it limits the rate of requests (`rate-limit`), or it has no capacity (`overload`). A leaf that ends
- * so is relaunched with the next agent of its role's list, not counted as a revision.
- */
+/** Why a vendor cannot serve now (issue 21 §3): the leaf is relaunched with its role's next agent, no revision. */
 export type AgentDryKind = 'quota' | 'rate-limit' | 'overload';
 
-/** A vendor that ran dry, as its CLI said so. */
 export interface AgentDry {
   kind: AgentDryKind;
-  /** The CLI's own words, one plain sentence (never raw stream-json). */
+  /** One plain sentence (never raw stream-json). */
   message: string;
 }
 
-/**
- * What an agent's leaf needs inside its sandbox (CONTRACT section 13) beyond the tree: its CLI's own config
- * and session places (relative to home, or absolute), read-write; the variables its CLI reads (names, or
- * prefixes ending in `*`); more places read-only or read-write; the network (default on for agents).
- * An agents-file entry's `pass_env`, `paths` and `network` are added to its plugin's.
- */
+/** A leaf's needs in the sandbox beyond the tree (CONTRACT section 13); an agents-file entry's are added. */
 export interface AgentSandboxNeeds {
+  /** The CLI's config and session places (relative to home, or absolute), read-write. */
   agentPaths?: readonly string[];
+  /** Variable names, or prefixes ending in `*`. */
   passEnv?: readonly string[];
   read?: readonly string[];
   write?: readonly string[];
   network?: boolean;
 }
 
-/** One agent CLI. The optional methods are what a CLI can tell beyond its answer; a plugin without them loses nothing else. */
+/** One agent CLI; the optional methods only add what a CLI can tell beyond its answer. */
 export interface AgentPlugin {
   readonly name: string;
   /** The model family, for the rule that reviewers come from other families than the builder. */
   readonly family: string;
-  /** What its leaf needs inside a sandbox, read from the leaf's environment (`CODEX_HOME`); none: the tree and the allow-list only. */
+  /** Read from the leaf's environment (`CODEX_HOME`); without it, the tree and the allow-list only. */
   sandbox?(env: NodeJS.ProcessEnv): AgentSandboxNeeds;
   buildInvocation(prompt: string, options: AgentOptions): AgentInvocation;
   /** Read the CLI's stdout; throws when it is not that CLI's answer format. Fills `usage` when the CLI reports it. */
   parseAnswer(stdout: string): AgentAnswer;
-  /**
-   * A cheap command whose exit 0 says the CLI can run at all (installed, logged in), run before a leaf
-   * is spent; null when the CLI has none worth its cost (its own run then fails at once by itself).
-   */
+  /** A cheap command whose exit 0 says the CLI can run at all, tried before a leaf is spent; null: none worth it. */
   preflight?(options: AgentOptions): AgentInvocation | null;
-  /**
-   * A run that exited 0 though its CLI could not do its work, as its output shows (codex's own sandbox that
-   * could not start, so every command failed): why, in one sentence; null when nothing shows so. The leaf is
-   * then `failed` (the conductor's agent-failed), never a success that wrote or read nothing.
-   */
+  /** Why a run that exited 0 did no work (codex's sandbox failed to start): the leaf is then `failed`. */
   brokenRun?(stdout: string, stderr: string, invocation: AgentInvocation): string | null;
-  /** The CLI's own words for why a run (or a preflight) failed, from its output; null when it said nothing it recognises. */
+  /** The CLI's own words for why a run (or a preflight) failed; null when it said nothing it recognises. */
   explainFailure?(stdout: string, stderr: string): string | null;
-  /** What the CLI reported about tokens and cost, from any run, failed ones too; null when stdout is not that CLI's format. */
+  /** Tokens and cost from any run, failed ones too; null when stdout is not that CLI's format. */
   parseUsage?(stdout: string): AgentUsage | null;
-  /**
-   * From a failed run's output (or the last retry's words, when the leaf was ended while retrying): whether its
-   * vendor ran dry, and how; null when it failed otherwise (a crash, a login, a network that is down).
-   */
+  /** Whether a failed run's vendor ran dry (also fed the last retry's words); null when it failed otherwise. */
   ranDry?(stdout: string, stderr: string): AgentDry | null;
-  /** While the leaf runs: whether the output so far ends with retries of a service the CLI cannot reach; null when not. */
+  /** While the leaf runs: whether its output so far ends with retries of a service it cannot reach. */
   retrying?(stdout: string, stderr: string): AgentRetry | null;
 }
 
-/** An issue as a tracker gives it. */
 export interface TrackerIssue {
   number: number;
   title: string;
@@ -134,15 +110,10 @@ export interface TrackerPlugin {
   tickCriterion(issue: number, criterion: number): Promise<void>;
   /** Open (or update, when one is open already for `branch`) the draft pull request of `branch` into `base`. */
   openDraftPullRequest(options: DraftPullRequest): Promise<{ url: string }>;
-  /**
-   * The file in the repository that holds issue N's body, when the tracker keeps it there (the local
-   * tracker's `.tdd/issues/N.md`), so the conductor commits a criterion's tick with the step's refactor;
-   * absent, or null, when the issue lives elsewhere (GitHub).
-   */
+  /** The repository file holding issue N's body (`.tdd/issues/N.md`), committed with the step's tick; else null. */
   issueFile?(issue: number): string | null;
 }
 
-/** What the conductor asks a tracker for at the end of a run. */
 export interface DraftPullRequest {
   title: string;
   body: string;
@@ -150,11 +121,9 @@ export interface DraftPullRequest {
   branch: string;
   /** The branch it merges into (the branch the run started from); the tracker's default when absent. */
   base?: string;
-  /** The issue the pull request resolves. */
   issue?: number;
 }
 
-/** What a runner needs to start one leaf. */
 export interface LeafSpec {
   name: string;
   command: string;
@@ -179,7 +148,7 @@ export interface BallRoundRequest {
   ball: string;
   /** 1 to 4: there is no fifth round. */
   round: number;
-  /** The commit the round builds on: the ball's branch tip (base, its dependencies' merged work, its earlier rounds). */
+  /** The commit it builds on: the ball's branch tip (base, its dependencies' work, its earlier rounds). */
   commit: string;
   /** The builder agent's name, as the built-ins or an agents file know it. */
   agent: string;
@@ -195,11 +164,7 @@ export interface BallRoundOutcome {
   commit: string | null;
 }
 
-/**
- * Where balls are built: this machine's worktrees by default, other machines through a queue instead.
- * "Build this ball's round in a checkout of this commit, with this agent, and return its receipt and
- * candidate"; the engine decides the rounds, writes the records and integrates.
- */
+/** Where balls are built (local worktrees, or a queue); the engine decides rounds, writes records and integrates. */
 export interface RunnerPlugin<Request extends BallRoundRequest = BallRoundRequest, Outcome extends BallRoundOutcome = BallRoundOutcome> {
   readonly name: string;
   buildRound(request: Request): Promise<Outcome>;
@@ -207,10 +172,6 @@ export interface RunnerPlugin<Request extends BallRoundRequest = BallRoundReques
   releaseBall(slice: string, ball: string): Promise<void>;
   /** The run ended, whatever the end: give back everything still held. */
   close(): Promise<void>;
-  /**
-   * The run was asked to stop (TERM, INT): rounds built elsewhere are no longer waited for, each `buildRound`
-   * in flight ending at once with an error (its ball held). A runner whose rounds end with the run's own
-   * leaves (the local one: the signal reaches them) needs none.
-   */
+  /** On TERM/INT: each `buildRound` in flight ends at once with an error; none needed if the leaves get the signal. */
   interrupt?(reason: string): void;
 }

@@ -1,15 +1,10 @@
-// Reading small /proc files. They report size 0, so readFileSync allocates 64 KiB for each read, and
-// a supervisor reads hundreds of them a second: one buffer, reused and grown as needed, serves all.
+// /proc files report size 0 (readFileSync takes 64 KiB each): one shared buffer serves a supervisor's hundreds.
 import { closeSync, openSync } from 'node:fs';
 import { readToEnd, type ReadBuffer } from './read-file.js';
 
 const shared: ReadBuffer = { buffer: Buffer.allocUnsafe(4096) };
 
-/**
- * The whole content of a /proc file (`/proc/PID/stat`, `environ`, `io`), or null when it cannot be read
- * (the process is gone, or not ours to look at). The bytes are a view of a shared buffer: valid until
- * the next call, so copy or decode them first.
- */
+/** Null when unreadable (gone, not ours); the bytes are a view of a shared buffer, valid until the next call. */
 export function readProcBytes(path: string): Buffer | null {
   let fd: number;
   try {

@@ -19,9 +19,7 @@ export function bootId(): string {
 
 /** Fields of `/proc/PID/stat` after the command name; index 0 is the state (field 3). */
 export function readProcStat(pid: number): string[] | null {
-  // readFileSync with 'utf8' is one native call (open, read to the end, close) and no JS buffer, the
-  // cheapest read of a small file from cold code: a supervisor reads every process's stat at once.
-  // A command name that is not UTF-8 decodes to U+FFFD, and only the fields after it are used.
+  // readFileSync 'utf8' is one native call, the cheapest cold read; a non-UTF-8 name garbles no field used.
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');

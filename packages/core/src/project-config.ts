@@ -1,6 +1,4 @@
-// The project's own file `leap.config.json` at the repository root (CONTRACT section 9): what `leap tdd run`
-// (and `leap slice run`, for `notify`) would otherwise be told every time. Its zod schema is the source of its
-// published JSON Schema (@leap/conductor's schemas/leap-config.schema.json). One reader, here, for every command.
+// leap.config.json (CONTRACT section 9): one reader; its zod schema is the source of the published JSON Schema.
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UsageError, didYouMean } from './errors.js';
@@ -11,7 +9,6 @@ import { readFileIfExists } from './read-file.js';
 const duration = z.union([z.string(), z.number().nonnegative()]).describe('DURATION: 90, "90s", "15m", "1h" (a number is seconds)');
 const name = z.string().min(1);
 
-/** The zod schema of leap.config.json: every key optional, no other key allowed. */
 export const projectConfigSchema = z.strictObject({
   $schema: z.string().optional().describe('The JSON Schema this file follows (editors read it).'),
   testCommand: z.string().min(1).optional().describe('The test command (as --test-cmd), run with bash -c.'),
@@ -27,16 +24,11 @@ export const projectConfigSchema = z.strictObject({
   notify: z.array(z.string().min(1)).min(1).optional().describe('An argv run on done, bail, stop and cost-budget, the event as JSON on stdin (as --notify).'),
 });
 
-/** leap.config.json as read. */
 export type ProjectConfig = z.infer<typeof projectConfigSchema>;
 
-/** The file's name at the repository root. */
 export const PROJECT_CONFIG_FILE = 'leap.config.json';
 
-/**
- * Read `leap.config.json` at `root`: null when there is none. Bad JSON is an error at its line and column; bad
- * values and unknown keys are all said at once, each at its key's line and column.
- */
+/** Null when there is none; bad values and unknown keys are all said at once, each at its key's line and column. */
 export function readProjectConfig(root: string): { file: string; config: ProjectConfig } | null {
   const file = join(root, PROJECT_CONFIG_FILE);
   const text = readFileIfExists(file);

@@ -1,7 +1,4 @@
-// Random hex for temp-file names and lock tokens. Not for secrets: Math.random spares every
-// command the load of node:crypto, and exclusive creation ('wx') already guards against collisions.
-
-/** `bytes` random bytes as lowercase hex. */
+// For temp names and lock tokens, never secrets: Math.random spares loading node:crypto, and 'wx' guards collisions.
 export function randomHex(bytes: number): string {
   let out = '';
   for (let i = 0; i < bytes; i++)

@@ -1,5 +1,3 @@
-// Reading a file that may not be there yet (pid, exit, lock, journal and event files), and reading a
-// descriptor to its end into a buffer that grows (/proc files, a piped ledger).
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
 /** The file's text, or null when it does not exist; any other failure is thrown. */
@@ -35,12 +33,7 @@ export interface ReadBuffer {
   buffer: Buffer;
 }
 
-/**
- * Read `fd` to its end into `into.buffer`, doubling it when full; returns the bytes read, a view of
- * `into.buffer`. One buffer and no concatenation: readFileSync on a pipe or a /proc file allocates a
- * 64 KiB chunk per read and copies them all again at the end. On EAGAIN (a non-blocking pipe with no
- * data yet) `onAgain` is called and the read retried; without `onAgain`, EAGAIN is thrown like any error.
- */
+/** A view of one doubling buffer, not readFileSync's chunks copied again; EAGAIN calls `onAgain`, or throws. */
 export function readToEnd(fd: number, into: ReadBuffer, onAgain?: () => void): Buffer {
   let length = 0;
   for (;;) {

@@ -4,7 +4,6 @@ import { UsageError, showValue } from './errors.js';
 export type Actor = 'developer' | 'verifier' | 'planner' | 'builder' | 'reviewer';
 export type Phase = 'red' | 'green' | 'refactor' | 'plan' | 'build' | 'review';
 
-/** What a leaf's name says about it. */
 export interface LeafRole {
   actor: Actor;
   phase: Phase;

@@ -4,7 +4,6 @@ import { UsageError, showValue } from './errors.js';
 import { parseDuration } from './duration.js';
 import { checkIssue, statePaths } from './state-dir.js';
 
-/** What every event and every leaf carries about the run. */
 export interface RunContext {
   issue: number | null;
   step: string | null;
@@ -25,17 +24,13 @@ function readTrimmed(file: string): string | null {
   return readFileIfExists(file)?.trim() ?? null;
 }
 
-/** What an event copies from the run: issue, step and skill commit. */
 export interface EventRunContext {
   issue: number | null;
   step: string | null;
   skillCommit: string | null;
 }
 
-/**
- * Read only what events carry (`VERI_ISSUE`, `VERI_STEP`, the skill commit), without the timeout,
- * so a command that has already acted cannot fail on a timeout it does not use.
- */
+/** Without the timeout, so a command that has already acted cannot fail on a timeout it does not use. */
 export function readEventContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): EventRunContext {
   const issue = envIssue(env);
   let skillCommit = env.VERI_SKILL_COMMIT ?? null;
@@ -51,11 +46,7 @@ export function envIssue(env: NodeJS.ProcessEnv = process.env): number | null {
   return raw === undefined || raw === '' ? null : checkIssue(raw, 'VERI_ISSUE');
 }
 
-/**
- * What an event records of the run, for a record written after the command acted (a tick's, a leaf's exit, an
- * agent's usage): `readEventContext`, or, when `VERI_ISSUE` is not an issue number, what the environment says
- * that can be read (the step and the skill commit it names), so that a bad variable loses the record nothing else.
- */
+/** For records written after the command acted: a bad `VERI_ISSUE` loses the record its issue, nothing else. */
 export function readEventContextAnyway(stateDir: string, env: NodeJS.ProcessEnv = process.env): EventRunContext {
   try {
     return readEventContext(stateDir, env);
@@ -64,7 +55,7 @@ export function readEventContextAnyway(stateDir: string, env: NodeJS.ProcessEnv 
   }
 }
 
-/** What the environment alone says of the run, before (or without) reading VERI_ISSUE: the step and the skill commit it names. */
+/** The run as the environment says it, without reading VERI_ISSUE. */
 export function envEventContext(env: NodeJS.ProcessEnv = process.env): EventRunContext {
   return { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
 }
@@ -76,11 +67,7 @@ export interface TimeLimit {
   source: string;
 }
 
-/**
- * A leaf's time limit as the supervisor reads it: `VERI_TIMEOUT`, else the issue's timeout file (when a state
- * folder and an issue are given: a slice has no issue), else 900 s. A value that is not a duration is a
- * UsageError naming the variable or the file.
- */
+/** `VERI_TIMEOUT`, else the issue's timeout file (a slice has no issue), else 900 s; a bad value is a UsageError. */
 export function readTimeLimit(stateDir: string | null, issue: number | null, env: NodeJS.ProcessEnv = process.env): TimeLimit {
   const fromEnv = env.VERI_TIMEOUT;
   if (fromEnv !== undefined && fromEnv !== '') return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
@@ -92,7 +79,6 @@ export function readTimeLimit(stateDir: string | null, issue: number | null, env
   return { ms: DEFAULT_TIMEOUT_S * 1000, source: 'default' };
 }
 
-/** Read the run context: `VERI_ISSUE`, `VERI_STEP`, `VERI_TEST_CMD`, `VERI_SKILL_COMMIT`, `VERI_TIMEOUT` and the issue's files. */
 export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): RunContext {
   const { issue, step, skillCommit } = readEventContext(stateDir, env);
   const limit = readTimeLimit(stateDir, issue, env);
@@ -105,7 +91,6 @@ export function readDurationVar(env: NodeJS.ProcessEnv, name: string, defaultMs:
   return value === undefined || value === '' ? defaultMs : parseDuration(name, value);
 }
 
-/** Throw a UsageError unless `value` is one of `allowed`. */
 export function checkOneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`Expected ${what} to be one of ${allowed.join(', ')}, got ${showValue(value)}`);

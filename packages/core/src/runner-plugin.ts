@@ -1,14 +1,10 @@
-// Runners found by name (CONTRACT section 8): `--runner NAME` loads the package that NAME names and asks
-// its `runner` export for its options and its runner. No command that runs balls names a runner package.
+// Runners found by name (CONTRACT section 8): no command that runs balls names a runner package.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { UsageError, showValue } from './errors.js';
 import type { CliOption } from './cli.js';
 
-/**
- * The phases of a round built elsewhere, in order, as a remote runner reports them (`leap status` and `leap
- * report` show one): one list for the runner that reports and the views that show.
- */
+/** A remote round's phases in order: one list for the runner that reports them and the views that show them. */
 export const ROUND_PHASES = ['taken', 'fetching', 'building', 'proving', 'reviewing', 'pushing'] as const;
 export type RoundPhase = (typeof ROUND_PHASES)[number];
 
@@ -19,26 +15,18 @@ export interface RunnerOption extends CliOption {
   help: string;
 }
 
-/** Where a run's runner works: the repository, its state folder, the run's environment. */
 export interface RunnerContext {
   repoRoot: string;
   stateDir: string;
   env: NodeJS.ProcessEnv;
 }
 
-/**
- * What a runner package exports as `runner`: its name, its options, and `prepare`, which checks what it
- * was given before anything runs (throwing a UsageError, exit 2, on bad input: the command has taken no
- * lock and written nothing yet) and returns the factory the engine calls once the run has started.
- */
+/** A runner package's `runner` export; `prepare` checks its input before any lock or write (UsageError, exit 2). */
 export interface RunnerModule<Runner = unknown> {
   readonly name: string;
   readonly options: Readonly<Record<string, RunnerOption>>;
   prepare(values: Readonly<Record<string, string | boolean | undefined>>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<(context: RunnerContext) => Runner>;
-  /**
-   * `leap slice clean FILE --runner NAME`: remove what the runner keeps of the slice elsewhere (branches on a
-   * shared remote, finished jobs), with the same options and checks as `prepare`; what it removed, a line each.
-   */
+  /** `leap slice clean`: remove the slice's leftovers elsewhere (remote branches, jobs); returns a line for each. */
   clean?(slice: string, values: Readonly<Record<string, string | boolean | undefined>>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string[]>;
 }
 
@@ -52,7 +40,7 @@ export function runnerPackage(name: string): string {
   throw new UsageError(`Expected --runner to be local, a runner's short name (bullmq) or its package's name, got ${showValue(name)}`);
 }
 
-/** The value of `--runner` in argv, before the command parses it (a runner's options are part of that parse); undefined when absent. */
+/** `--runner` from argv before the parse, since the runner's options are part of that parse. */
 export function runnerNameIn(argv: readonly string[]): string | undefined {
   let name: string | undefined;
   for (let i = 0; i < argv.length; i += 1) {
@@ -64,11 +52,7 @@ export function runnerNameIn(argv: readonly string[]): string | undefined {
   return name;
 }
 
-/**
- * Load the runner NAME: its package as the repository at `cwd` resolves it (a runner the user installed
- * in their project), else as the toolchain resolves it (one installed beside it, as a global leap's); then
- * check that its `runner` export is a runner module.
- */
+/** Load runner NAME as the project at `cwd` resolves it, else as the toolchain does (a global leap's). */
 export async function loadRunner<Runner>(name: string, cwd: string): Promise<RunnerModule<Runner>> {
   const specifier = runnerPackage(name);
   const loaded = await importInstalled(specifier, cwd, `--runner ${name}`);
@@ -82,11 +66,7 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
   return runner as RunnerModule<Runner>;
 }
 
-/**
- * Import `specifier` (a package, or a path of one) as the project at `cwd` resolves it, else as the toolchain
- * does: a plugin installed on its own (the BullMQ runner), not bundled with the command. `what` needs it; missing,
- * it is a UsageError naming the command that installs it.
- */
+/** Import a plugin installed on its own, as the project at `cwd` resolves it, else the toolchain does. */
 export async function importInstalled(specifier: string, cwd: string, what: string): Promise<unknown> {
   const pkg = /^(@[^/]+\/)?[^/]+/.exec(specifier)?.[0] ?? specifier;
   try {
@@ -104,7 +84,6 @@ export async function importInstalled(specifier: string, cwd: string, what: stri
   }
 }
 
-// The package's entry as Node resolves it from the folder (its node_modules and those above); null when it does not.
 function resolveFrom(cwd: string, specifier: string): string | null {
   try {
     return createRequire(join(cwd, 'package.json')).resolve(specifier);

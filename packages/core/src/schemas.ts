@@ -1,5 +1,4 @@
-// The heavy entry point `@leap/core/schemas`: zod schemas, the event reader and ajv validation.
-// Kept apart from the main entry so hot commands never load zod or ajv.
+// `@leap/core/schemas`: zod, the event reader and ajv, apart so hot commands never load them.
 export * from './events/event-schema.js';
 export * from './events/read-events.js';
 export * from './json-schema.js';

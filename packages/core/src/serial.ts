@@ -10,17 +10,10 @@ export function serial(): <T>(work: () => Promise<T>) => Promise<T> {
   };
 }
 
-// git reads every linked worktree's administrative files when it moves a branch (`worktree add -B`
-// asks whether another worktree has it checked out) or lists the worktrees. One that another git is
-// making or removing at that moment (its commondir created and not yet filled, or already deleted)
-// makes it die: "fatal: failed to read .git/worktrees/NAME/commondir: Success".
+// A worktree another git is making or removing kills git: "fatal: failed to read .git/worktrees/NAME/commondir".
 const WORKTREE_RACE = /worktrees\/[^/\s]+\/(?:commondir|gitdir)\b/;
 
-/**
- * Run `work` (a `git worktree` command), again when it failed only because another git was making or
- * removing a worktree of the same repository at that moment: up to `attempts` times in all, 20, 40, 80, 160 ms apart.
- * Within one process, serializing the commands avoids the race; across processes only a retry can.
- */
+/** Retry a `git worktree` command that lost that race: serializing avoids it within a process, not across. */
 export async function retryWorktreeRace<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {

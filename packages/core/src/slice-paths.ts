@@ -1,5 +1,4 @@
-// The one layout of a slice's records under `.leap/` (CONTRACT section 7): the engine writes them through
-// these names, `leap slice status` and the view read them through the same ones.
+// The one layout of a slice's records under `.leap/` (CONTRACT section 7), for the engine and its readers alike.
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
@@ -10,10 +9,7 @@ export const LEAP_DIR = '.leap';
 /** A round's record file name, `round-N.json` (N from 1); its match's group 1 is N. */
 export const ROUND_RECORD = /^round-([1-9][0-9]*)\.json$/;
 
-/**
- * A name under `.leap/` (or under a slice's folder) that can be a slice's (or a ball's) records: ids start
- * with a letter or digit, so `.worktrees`, `.gitignore` and the engine's other files never are.
- */
+/** Slice and ball ids start with a letter or digit, so `.worktrees`, `.gitignore` and the like never match. */
 export const RECORD_ID = /^[a-z0-9]/;
 
 // FNV-1a, 64 bits, of a path's bytes: a folder name per repository (no node:crypto to load for it).
@@ -23,11 +19,7 @@ function pathKey(path: string): string {
   return hash.toString(16).padStart(16, '0');
 }
 
-/**
- * The folder of a repository's ball worktrees: `$XDG_STATE_HOME/leap/worktrees/NAME-HASH` (else `~/.local/state/...`),
- * outside the repository, so a tool that looks for its config in parent folders finds none of the main tree's; not in
- * `~/.cache`, which a sandboxed writer may write (its build caches), so no ball's leaf writes a sibling's worktree.
- */
+/** Outside the repository (tools find no parent-folder config), not in `~/.cache`, which sandboxed leaves may write. */
 function worktreesHome(repoRoot: string): string {
   let real = resolve(repoRoot);
   try {
@@ -40,7 +32,6 @@ function worktreesHome(repoRoot: string): string {
   return join(state, 'leap', 'worktrees', `${basename(real).slice(0, 48)}-${pathKey(real)}`);
 }
 
-/** The paths of one slice's records. */
 export function slicePaths(repoRoot: string, slice: string) {
   const leap = join(repoRoot, LEAP_DIR);
   const dir = join(leap, slice);

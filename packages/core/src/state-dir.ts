@@ -40,7 +40,6 @@ export function checkLeafName(name: string): string {
   return name;
 }
 
-/** Check an issue number as used in file names: a positive decimal integer. */
 export function checkIssue(issue: string | number, what = 'issue'): number {
   const text = String(issue);
   if (!/^[1-9][0-9]{0,15}$/.test(text)) {
@@ -61,9 +60,7 @@ export interface StatePaths {
   ledger(issue: number): string;
   timeout(issue: number): string;
   skillCommit(issue: number): string;
-  /** The conductor's journal of a run, `issue-N-run.json`. */
   runJournal(issue: number): string;
-  /** The conductor's lock, `issue-N-conductor.pid`. */
   conductorLock(issue: number): string;
   readonly stop: string;
   readonly issuesDir: string;
@@ -71,7 +68,6 @@ export interface StatePaths {
   thread(issue: number): string;
 }
 
-/** Build the paths of the state folder `dir` (see `resolveStateDir`). */
 export function statePaths(dir: string): StatePaths {
   const leaf = (ext: string) => (name: string) => join(dir, `${checkLeafName(name)}.${ext}`);
   const issuesDir = join(dir, 'issues');
@@ -95,12 +91,7 @@ export function statePaths(dir: string): StatePaths {
   };
 }
 
-/**
- * The state folder's own `.gitignore` (CONTRACT section 2): everything a run writes stays out of git, itself
- * included, so a run never leaves `git status` dirty; ledgers and issue bodies stay tracked. It ignores all
- * but those rather than listing runtime files, so a file a later command adds (a journal, a lock, a temp
- * left by a crash) is covered too; threads and pull requests beside the issue bodies are runtime files.
- */
+/** Ignores all but ledgers and issue bodies, so a file a later command adds (journal, lock, temp) is covered too. */
 export const STATE_GITIGNORE = `# Written by LEAP when it found this state folder without one (CONTRACT section 2): what a run
 # writes here stays out of git, so a run never leaves \`git status\` dirty. Ledgers (issue-N.md)
 # and issue bodies (issues/N.md) stay tracked. LEAP writes this file only when it is missing.
@@ -115,12 +106,7 @@ issues/*.pr.md
 
 const ensured = new Set<string>();
 
-/**
- * Create the state folder `dir` if needed and give it its `.gitignore` unless it has one. Every command that
- * writes into the state folder goes through here (the event log does), so a folder a person made (to hold
- * `issues/N.md`) gets it too. A folder holding `.git` is a repository's top (`VERI_STATE_DIR=.`): its
- * `.gitignore` is the user's, never written. Checked once per folder and process, unless the folder is new.
- */
+/** Every state-folder writer comes here; a folder holding `.git` (`VERI_STATE_DIR=.`) keeps the user's .gitignore. */
 export function ensureStateDir(dir: string): string {
   const created = mkdirSync(dir, { recursive: true }) !== undefined;
   if (!created && ensured.has(dir)) return dir;
@@ -133,9 +119,7 @@ export function ensureStateDir(dir: string): string {
   return dir;
 }
 
-// A writer killed between making its temp file and renaming it leaves `..gitignore.PID.HEX.tmp` behind. Such a
-// file is removed once its writer is gone, before the next writer makes its own (this runs only while the
-// folder has no .gitignore, so a command pays it at most once a folder).
+// A writer killed before its rename leaves `..gitignore.PID.HEX.tmp`: removed once that writer is gone.
 function removeDeadTemps(dir: string): void {
   for (const name of readdirSync(dir)) {
     const pid = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
@@ -148,12 +132,7 @@ function removeDeadTemps(dir: string): void {
   }
 }
 
-/**
- * Whether a process of that pid is there, by kill(pid, 0) (EPERM: there, another user's), for what has only a pid
- * to go on. Not isProcessAlive, which also checks the start time: that would load process-identity (and /proc
- * parsing) into every command that writes to the state folder, for a path taken once a folder. A zombie writer's
- * temp goes once it is reaped.
- */
+/** kill(pid, 0) (EPERM: another user's); not isProcessAlive, which would load /proc parsing into every writer. */
 export function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -25,7 +25,6 @@ export function readStopRequest(stopFile: string): StopRequest {
   return { kind: 'unreadable', reason: `${stopFile}: expected one of ${STOP_MODES.join(', ')}, got ${showValue(text.slice(0, 80))}` };
 }
 
-/** Write a stop request. */
 export function requestStop(stopFile: string, mode: string): StopMode {
   if (!(STOP_MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`Expected a stop MODE, one of ${STOP_MODES.join(', ')}, got ${showValue(mode)}`);
@@ -35,7 +34,6 @@ export function requestStop(stopFile: string, mode: string): StopMode {
   return mode as StopMode;
 }
 
-/** Remove a stop request; removing none is not an error. */
 export function clearStop(stopFile: string): void {
   rmSync(stopFile, { force: true });
 }

@@ -1,5 +1,4 @@
-// The shape of every `leap SUB ...` command (CONTRACT section 12): the umbrella bin loads one
-// subcommand lazily and hands it its arguments and surroundings; the subcommand returns its exit code.
+// Every `leap SUB ...` command (CONTRACT section 12), loaded lazily by the umbrella bin.
 import { writeFd } from './cli.js';
 
 /** What a subcommand reads and writes, so it runs the same from the bin and from tests. */
@@ -15,7 +14,6 @@ export interface SubcommandIo {
 /** `leap SUB ARGV...`: returns the exit code; throws LeapErrors, which the bin prints with their codes. */
 export type Subcommand = (argv: string[], io: SubcommandIo) => Promise<number>;
 
-/** The process's own streams, folder and environment. */
 export function processSubcommandIo(): SubcommandIo {
   return {
     stdout: (text) => writeFd(1, text),
@@ -30,11 +28,7 @@ export function processSubcommandIo(): SubcommandIo {
   };
 }
 
-/**
- * Whether descriptor 1 is a terminal. A pipe, a file, a socket or (on Linux) a memory device such as
- * /dev/null is answered by one fstat; only a character device that may be a terminal is asked of
- * node:tty, whose loading (with net and stream) costs 2 to 3 ms of start-up.
- */
+/** One fstat for most descriptors; only a possible terminal loads node:tty (2 to 3 ms of start-up). */
 export function stdoutIsTerminal(fd = 1): boolean {
   let stat: import('node:fs').Stats;
   try {

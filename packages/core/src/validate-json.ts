@@ -1,5 +1,4 @@
-// Validate JSON from outside against a published JSON Schema with ajv. Loads neither zod nor,
-// until the first validation, ajv.
+// Outside JSON checked by ajv against a published schema; loads no zod, and ajv only at the first validation.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { FileFormatError } from './errors.js';

@@ -1,5 +1,5 @@
 // Render published JSON Schemas as one ES module of standalone validators: ajv compiles them when the
-// module is generated (and committed), so a command validates outside JSON without loading or
+// build generates the module (not committed), so a command validates outside JSON without loading or
 // compiling ajv at run time (about 100 ms here: 40 to load ajv, 55 to compile a draft 2020-12 schema).
 import { AJV_OPTIONS } from './validate-json.js';
 

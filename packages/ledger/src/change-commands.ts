@@ -1,5 +1,4 @@
-// The changing commands' arguments: tick, clear-refactor-pending, tick-criterion, preserve-attempt, attempts, init.
-// The bin imports this module only when one of them runs: it is where git is.
+// The changing commands' arguments; the bin imports this module only when one runs: it is where git is.
 import { UsageError, checkIssue } from '@leap/core';
 import { applyAttempt, formatAttempts, listAttempts, preserveAttempt } from './attempts.js';
 import { parseCommand, type CliIo } from './cli.js';
@@ -22,13 +21,11 @@ export function issueArgument(flag: string | undefined, n: string | undefined, u
   return flag ?? n;
 }
 
-/** A required string option. */
 export function required(value: string | undefined, what: string, usage: string): string {
   if (value === undefined) throw new UsageError(`missing ${what}\n${usage}`);
   return value;
 }
 
-/** Run a changing command; returns its exit code. */
 export async function runChange(command: string, argv: string[], io: CliIo): Promise<number> {
   const usage = usageOf(command);
   const { cwd, env } = io;

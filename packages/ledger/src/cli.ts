@@ -1,5 +1,4 @@
-// leap-ledger: core's dispatcher, each command's --help, and the queries, the hot path: they load the ledger model
-// and nothing that runs git; the changing commands and recovery are imported only when they run.
+// leap-ledger: queries load nothing that runs git; the rest loads when it runs (docs/decisions/lazy-loading.md).
 import { UsageError, dispatcher, parseCli, resolveStateDir, writeFd, type Action, type CliOption } from '@leap/core';
 import { currentOrLastDone, currentStep, nextPendingRefactor, nextUnchecked } from '@leap/core/ledger';
 import { parseLedger, validateLedger, type Ledger, type LedgerProblem, type LedgerStep } from '@leap/core/ledger';
@@ -16,7 +15,6 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** The process's own streams, folder and environment. */
 export const processIo = (): CliIo => ({
   stdout: (text) => writeFd(1, text),
   stderr: (text) => writeFd(2, text),
@@ -43,7 +41,6 @@ const QUERIES = {
   'next-pending-refactor': nextPendingRefactor,
 };
 
-/** The queries that answer with one step, or nothing. */
 export type StepQuery = keyof typeof QUERIES;
 
 /** Answer one step query; null means nothing is left (exit 1). */
@@ -79,8 +76,7 @@ async function runQuery(command: string, argv: string[], io: CliIo): Promise<num
   return command !== 'list' && step === null ? EXIT.nothing : EXIT.ok;
 }
 
-// Finish or undo an interrupted tick first, so the answer agrees with git. Piped bytes that are the interrupted
-// tick's own (read from the file before recovery undid it) are answered from the restored file.
+// Recover first, so the answer agrees with git; piped bytes of the undone tick are answered from the restored file.
 async function readAfterRecovery(at: LedgerLocation, io: CliIo) {
   const stateDir = resolveStateDir(io.env, io.cwd);
   const stdin = () => io.stdin(LEDGER_HINT);

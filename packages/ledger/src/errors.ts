@@ -1,7 +1,6 @@
 // Every exit code of leap-ledger in one place; the README and each --help show the same table.
 import { LeapError, type LeapErrorOptions } from '@leap/core';
 
-/** The exit codes of every leap-ledger command. */
 export const EXIT = {
   ok: 0, // done; a query found its step
   nothing: 1, // a query found nothing (no step left, no attempt); validate found problems

@@ -1,5 +1,4 @@
-// The changes that are file writes, not commits: `tick-criterion` (criterion K of an issue body) and `init` (a ledger
-// from a plan). Each replaces its file atomically under the ledger lock and appends its event.
+// The changes that are file writes, not commits (`tick-criterion`, `init`): atomic, under the ledger lock.
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError, checkIssue, resolveStateDir, statePaths, writeFileAtomic } from '@leap/core';
@@ -38,7 +37,6 @@ export interface TickCriterionOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Tick a criterion in a body file, written atomically; appends a tick-criterion event. */
 export async function tickIssueCriterion(options: TickCriterionOptions) {
   const [cwd, env] = [options.cwd ?? process.cwd(), options.env ?? process.env];
   const [hasBody, hasIssue] = [options.body != null, options.issue != null];
@@ -57,7 +55,7 @@ export async function tickIssueCriterion(options: TickCriterionOptions) {
   });
 }
 
-/** Options of initLedger: where the ledger goes, the plan's bytes and name (its path, or `<stdin>`). */
+/** `planFile` names the plan in messages: its path, or `<stdin>`. */
 export interface InitOptions extends LedgerLocation {
   plan: Uint8Array;
   planFile: string;

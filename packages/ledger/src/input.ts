@@ -1,5 +1,4 @@
-// A command's input: the ledger named by `--issue N` (the state folder's issue-N.md), `--ledger FILE` or stdin, read
-// whole as bytes and decoded as strict UTF-8.
+// A command's input: the ledger of `--issue N`, `--ledger FILE` or stdin, decoded as strict UTF-8.
 import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FileFormatError, UsageError, checkIssue, envIssue, readToEnd, resolveStateDir, statePaths } from '@leap/core';
@@ -15,7 +14,7 @@ export type LedgerLocation = {
 /** A ledger's text, the name messages use for it (its path, or `<stdin>`), its path, and the bytes read. */
 export type LedgerText = { text: string; file: string; path: string | null; bytes: Buffer };
 
-/** Where a changing command acts: its ledger and issue (null for `--ledger FILE`), the state folder, cwd and env. */
+/** Where a changing command acts; `issue` is null for `--ledger FILE`. */
 export type ChangeTarget = {
   path: string;
   issue: number | null;
@@ -51,7 +50,6 @@ export function changeTarget(at: LedgerLocation, command: string): ChangeTarget 
 /** What a query expects on stdin. */
 export const LEDGER_HINT = 'a ledger (cat .tdd/issue-N.md | leap-ledger current), or --issue N or --ledger FILE,';
 
-/** Read the ledger from its file, or from stdin when no file is named. */
 export function readLedger(at: LedgerLocation, stdin = () => readStdin(LEDGER_HINT)): LedgerText {
   const located = locateLedger(at);
   if (located === null) {

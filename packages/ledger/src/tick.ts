@@ -1,6 +1,4 @@
-// `leap-ledger tick` and `clear-refactor-pending`: the step's ledger line changed in ONE commit with its staged work.
-// `git commit --include LEDGER` makes it, so the hooks, the message clean-up, the index lock and the check that HEAD
-// did not move are git's own; a journal written first lets the next ledger command finish or undo a killed tick.
+// The step's ledger line and its staged work in ONE `git commit --include` (docs/decisions/ledger-commit.md).
 import { existsSync, linkSync, realpathSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, relative } from 'node:path';
@@ -11,13 +9,11 @@ import { changeTarget, decodeUtf8, readFileBytes, type ChangeTarget, type Ledger
 import { git, killPoint, locked, logEvent, readRepo, sha256, sidecar, undoTick, writeJournal } from './transaction.js';
 import type { Journal, RecoveryReport } from './transaction.js';
 
-/** Options of tick and clearRefactor. */
 export interface TickOptions extends LedgerLocation {
   /** The step's title, matched exactly. */
   step: string;
   /** The commit message; `green: TITLE` (tick) or `refactor: TITLE` (clear) by default. */
   message?: string;
-  /** Skip the pre-commit and commit-msg hooks, as git commit --no-verify. */
   noVerify?: boolean;
   /** Commit even when nothing but the ledger line is staged. */
   allowEmpty?: boolean;

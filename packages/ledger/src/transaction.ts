@@ -1,8 +1,4 @@
-// The ledger's transaction: git, the repository, the ledger lock, the `tick` event, the test kill points; the journal a
-// tick writes before it changes anything; and recovery: the first ledger command after an interrupted tick waits for
-// the processes it left (a `git commit` still running may yet land), then asks git whether the tick's commit landed:
-// if so the tick is finished, if not undone. Either way the ledger agrees with HEAD again, an event records it, and
-// stderr says what was done.
+// A tick's journal and recovery (docs/decisions/ledger-commit.md): a commit that landed is finished, else undone.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -70,10 +66,7 @@ export function killPoint(name: string): void {
   for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
 }
 
-/**
- * What an interrupted tick left: the ledger (a real path), the top folder, HEAD before the tick, the sha256 of its
- * new bytes, whether it added the ledger to the index; each process it starts has LEAP_LEDGER_TXN=token.
- */
+/** `newSha`: the new ledger's sha256; `added`: the tick staged the ledger; its processes have LEAP_LEDGER_TXN=token. */
 export interface Journal {
   token: string;
   pid: number;

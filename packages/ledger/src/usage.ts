@@ -109,10 +109,8 @@ export const COMMANDS: Record<string, Command> = {
   init: [C, 'a new ledger from a plan', INIT],
 };
 
-/** A command's usage. */
 export const usageOf = (command: string): string => (COMMANDS[command] as Command)[2];
 
-/** What `leap-ledger --help` ends with. */
 export const FOOTER = [
   'leap-ledger COMMAND --help tells more.',
   'Exit codes: 0 done or found; 1 nothing found (queries), problems found (validate); 2 usage or bad input;',

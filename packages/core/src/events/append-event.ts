@@ -1,11 +1,10 @@
-// Append events to the log whole: one write per line, on a file opened for appending.
+// One O_APPEND write per line (docs/decisions/event-log-writes.md).
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EventKind, EventOf, LeapEvent } from './event-schema.js';
 import { isoTimestamp } from '../iso-time.js';
 import { ensureStateDir } from '../state-dir.js';
 
-/** The run fields an event copies from its context. */
 export interface EventContext {
   issue: number | null;
   step: string | null;
@@ -14,7 +13,6 @@ export interface EventContext {
 
 type KindFields<K extends EventKind> = Omit<EventOf<K>, 'ts' | 'event' | 'issue' | 'step' | 'skill_commit'>;
 
-/** Build an event of kind `event`, stamped now, with the run's issue, step and skill commit. */
 export function createEvent<K extends EventKind>(event: K, fields: KindFields<K>, context: EventContext): EventOf<K> {
   return {
     ts: isoTimestamp(),
@@ -26,7 +24,7 @@ export function createEvent<K extends EventKind>(event: K, fields: KindFields<K>
   } as unknown as EventOf<K>;
 }
 
-/** Render one event as its log line. JSON escapes newlines, so a line is always one line. */
+/** JSON escapes newlines, so a line is always one line. */
 export function formatEventLine(event: LeapEvent): string {
   return `${JSON.stringify(event)}\n`;
 }

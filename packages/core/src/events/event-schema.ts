@@ -1,5 +1,4 @@
-// The event log's one schema (CONTRACT section 5): a zod schema per event kind.
-// Writers never load this module (it pulls in zod); they use its types only.
+// The event log's one schema (CONTRACT section 5); writers use its types only, never load it (zod).
 import { z } from 'zod';
 
 const receiptValue = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
@@ -223,7 +222,6 @@ export const falloverEventSchema = kind(
   "A leaf's vendor ran dry (quota, rate limit, overload): the leaf is launched again with the next agent of its role's list, not counted as a revision or a round.",
 );
 
-/** Every event of the log. */
 export const eventSchema = z.discriminatedUnion('event', [
   launchEventSchema,
   exitEventSchema,

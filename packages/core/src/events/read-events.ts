@@ -3,7 +3,6 @@ import { readFileIfExists } from '../read-file.js';
 import { FileFormatError } from '../errors.js';
 import { eventSchema, type LeapEvent } from './event-schema.js';
 
-/** An event and the line it came from. */
 export interface EventRecord {
   line: number;
   event: LeapEvent;

@@ -1,5 +1,4 @@
-// What agent leaves cost, read from the event log's `usage` events (CONTRACT section 10) in one place: the
-// conductor's and the engine's --max-cost and the view's cost tables all take a usage event through here.
+// The one reader of `usage` events (CONTRACT section 10), for every --max-cost and cost table.
 import { readFileSync } from 'node:fs';
 
 /** One `usage` event, its figures checked: a figure that is not a non-negative number is null (not reported). */
@@ -12,7 +11,7 @@ export interface UsageEntry {
   input_tokens: number | null;
   output_tokens: number | null;
   cost_usd: number | null;
-  /** The cost is an estimate from an agents-file entry's prices, not the CLI's own figure (the event's `cost_estimated`). */
+  /** An estimate from an agents-file entry's prices, not the CLI's own figure. */
   cost_estimated: boolean;
   issue: number | null;
   step: string | null;
@@ -43,10 +42,7 @@ export function usageOf(e: Record<string, unknown>): UsageEntry | null {
   };
 }
 
-/**
- * Every usage event of the log from byte `offset` on, in order; a missing log is none, and a torn or
- * foreign line is skipped (only lines that name `"usage"` are parsed at all).
- */
+/** Usage events from byte `offset` on; a missing log is none, a torn or foreign line skipped. */
 export function readUsage(eventsFile: string, offset = 0): UsageEntry[] {
   let bytes: Buffer;
   try {

@@ -1,7 +1,4 @@
-// An issue body's acceptance criteria (`leap-ledger tick-criterion K`). The section starts at the first ATX heading,
-// any level, reading `Acceptance criteria` (any case, an optional colon) and runs to the next heading of the same or a
-// higher level. Its criteria are its list items at column 0 (`- `, `* `, `+ `, `1. `, `1) `), numbered from 1; only
-// an item with a checkbox (`- [ ] text`, `1. [ ] text`) can be ticked. A criterion's text is its first line, trimmed.
+// `Acceptance criteria`: any heading level, any case, optional colon; to the next heading of that level or higher.
 import { FileFormatError, UsageError } from '../errors.js';
 import { isBlank, isThematicBreak, trimBlanks, walkMarkdown } from './markdown.js';
 

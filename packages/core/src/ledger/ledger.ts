@@ -1,6 +1,4 @@
-// The ledger (CONTRACT section 6): its steps are the lines of the `## Steps` section, a level-2 ATX heading reading
-// exactly `Steps`, up to the next heading of level 1 or 2 (deeper ones only group steps). Reading it, asking it
-// which step is next, and changing ONE line of it, every other byte kept.
+// The ledger (CONTRACT section 6): an edit changes ONE line of it, every other byte kept.
 import { FileFormatError, UsageError } from '../errors.js';
 import { walkMarkdown } from './markdown.js';
 import { readPlainStep, readStepLine, showTitle, type LedgerStep, type StepLine, type StepState } from './step-line.js';
@@ -17,7 +15,6 @@ export interface Ledger {
 /** One problem of a ledger, at a 1-based line. */
 export type LedgerProblem = { file: string; line: number; message: string };
 
-// The steps, the offset of each one's line, and the problems.
 type Scan = { steps: LedgerStep[]; starts: number[]; problems: Array<Omit<LedgerProblem, 'file'>>; stepsLine: number };
 
 const UNCLOSED = 'a code fence or HTML comment opened here is never closed, so it hides';
@@ -90,10 +87,8 @@ export const currentStep = (l: Ledger): LedgerStep | null => first(l, 'refactor-
 /** As currentStep, else the last done step, else null (an empty ledger). */
 export const currentOrLastDone = (l: Ledger): LedgerStep | null => currentStep(l) ?? l.steps.at(-1) ?? null;
 
-/** The first todo step, else null. */
 export const nextUnchecked = (l: Ledger): LedgerStep | null => first(l, 'todo');
 
-/** The first refactor-pending step, else null. */
 export const nextPendingRefactor = (l: Ledger): LedgerStep | null => first(l, 'refactor-pending');
 
 /** The step titled exactly `title`; a UsageError naming the file (and a near miss) when there is none. */
@@ -124,7 +119,6 @@ const CLEAR: Edit = ['refactor-pending', 'clear refactor-pending on', (l, r) => 
 /** Mark a todo step done and refactor-pending (`- [ ] T` -> `- [x] T <!-- refactor-pending -->`). */
 export const tickStep = (text: string, title: string, file = '<stdin>'): string => editLine(text, title, file, TICK);
 
-/** Put the refactor-pending marker back on a done step. */
 export const setRefactorPending = (text: string, title: string, file = '<stdin>'): string =>
   editLine(text, title, file, SET);
 

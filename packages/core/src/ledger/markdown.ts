@@ -1,5 +1,4 @@
-// Markdown lines as the ledger and the criteria reader see them: just enough CommonMark to keep code
-// fences and HTML comment blocks out of the way, and ATX headings (setext headings are not recognised).
+// Just enough CommonMark for the ledger and criteria: fences and HTML comment blocks skipped, ATX headings only.
 
 /** A line: its offsets in the text (no ending), 1-based number, and heading level (0: not a heading) and text. */
 export type LineVisitor = (start: number, end: number, n: number, level: number, heading: string) => void;
@@ -14,7 +13,6 @@ const mayOpen = (c: number): boolean => c === 32 || c === 35 || c === 96 || c ==
 /** A space or a tab: the only whitespace Markdown structure cares about (other Unicode spaces are data). */
 export const isBlank = (char: string | undefined): boolean => char === ' ' || char === '\t';
 
-/** Spaces and tabs off both ends. */
 export function trimBlanks(value: string): string {
   let [a, b] = [0, value.length];
   while (a < b && isBlank(value[a])) a++;
@@ -30,10 +28,7 @@ export const isThematicBreak = (line: string): boolean => BREAK.test(line);
 // A heading's text: blanks and a closing run of `#` (after a blank, or alone) removed.
 const headingText = (raw: string): string => trimBlanks(trimBlanks(raw).replace(/(^|[ \t])#+$/, '$1'));
 
-/**
- * Visit each line outside fences and HTML comment blocks; returns the line of a block left open, else 0.
- * Lines end at \n; a \r before it (or at the end of the text) is part of the ending; a byte-order mark is skipped.
- */
+/** Visit lines outside fences and comment blocks (BOM skipped, \r\n too); returns an unclosed block's line, else 0. */
 export function walkMarkdown(text: string, visit: LineVisitor): number {
   let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let open = ''; // the fence's opening run, or `<!--` inside a comment block

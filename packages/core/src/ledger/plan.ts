@@ -1,11 +1,8 @@
-// `leap-ledger init`: from a plan to a canonical ledger. A plan's first non-blank line is the title (a leading
-// `#`... dropped); every later non-blank line is a step, which may start with a list marker and `[ ] ` (dropped) and
-// end with `<!-- criterion: K -->` or `(criterion K)`. A checked box or a heading is an error; `#K` is no link.
+// `leap-ledger init`: a plan is a title line, then one step a line; a step's `#K` is text, not a criterion link.
 import { FileFormatError, UsageError, showValue } from '../errors.js';
 import { trimBlanks } from './markdown.js';
 import { readStepLine, showTitle, type StepLine } from './step-line.js';
 
-/** A step of a plan, and the criterion it links. */
 export type PlanStep = { title: string; criterion?: number | null };
 
 /** What `leap-ledger init` turns into a ledger: a title and steps in order. */

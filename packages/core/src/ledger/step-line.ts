@@ -1,7 +1,4 @@
-// One line of the `## Steps` section (CONTRACT section 6). Only a bullet item at column 0 can be a step, and it must
-// be BULLET BLANKS [S] BLANKS TITLE [MARKERS] [BLANKS], S one of ` `, `x`, `X`. MARKERS are `<!-- refactor-pending -->`
-// and `<!-- criterion: K -->` (any case, blanks optional inside), in either order, each at most once; a trailing
-// comment starting `refactor` or `criterion` that is not exactly one is malformed, any other is title text.
+// A `## Steps` line (CONTRACT section 6): a near-miss marker comment is malformed, any other comment is title text.
 import { isBlank, isThematicBreak } from './markdown.js';
 
 /** Where a step stands: unchecked, done with its refactor still owed, or done. */
