@@ -156,11 +156,15 @@ kill('a leaf the SIGKILLed engine left running is ended at once by its lifeline,
 kill('with its lifeline killed too, a leaf the SIGKILLed engine left running is ended by the next run before it touches the worktrees', async () => {
   const { repo, dir } = setupRepo(BASE);
   const file = trio(dir);
-  const engine = startEngine(repo, [...ARGS(file, writeAgents(dir, slow(60_000))), '--sandbox', 'off']);
+  // Kill once both builders read their plan and park: one still starting would read the next run's plan and exit.
+  const here = (b: string) => join(dir, `${b}.here`);
+  const park = (b: string) => ({ '*': { here: here(b), wait_for: join(dir, 'never') } });
+  const agents = writeAgents(dir, { a: park('a'), b: park('b') });
+  const engine = startEngine(repo, [...ARGS(file, agents), '--sandbox', 'off']);
   const dead = engine.pid as number;
   assert.is(
     await killWhen(repo, engine, () => {
-      if (leafPid(repo, 'build-a-1') === null) return false;
+      if (!existsSync(here('a')) || !existsSync(here('b')) || leafPid(repo, 'build-a-1') === null) return false;
       // As a kill of everything the user runs would: the lifeline first, then the engine.
       const lines = lifelineOf(dead);
       for (const pid of lines) process.kill(-pid, 'SIGKILL');
@@ -170,7 +174,6 @@ kill('with its lifeline killed too, a leaf the SIGKILLed engine left running is 
     'killed while building, its lifeline first',
   );
   const orphan = leafPid(repo, 'build-a-1') as number;
-  await waitFor(() => running(orphan), 5_000);
   assert.ok(running(orphan), 'the builder outlived its engine and its lifeline');
   const again = await leapSlice(repo, [...ARGS(file, writeAgents(dir, slow(0))), '--sandbox', 'off']);
   assert.is(again.code, 0, again.stderr);
