@@ -1,10 +1,8 @@
-// The agent CLIs `leap init` looks for on PATH, and each one's readiness: installed (where), and logged in
-// (by the CLI's own check where it has one, `codex login status`; else by the credentials it reads).
+// The agent CLIs `leap init` looks for on PATH: installed (where), logged in (their own check, else credentials).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '@leap/core';
 
-/** One agent CLI as `leap init` found it. */
 export interface AgentCli {
   /** The built-in agent's name (claude, codex, gemini), which is also its executable. */
   name: string;

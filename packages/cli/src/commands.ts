@@ -1,6 +1,4 @@
-// The subcommands of `leap` (CONTRACT section 12). Each loads its package's code only when it runs:
-// the bundler turns every import() below into a chunk of its own, so `leap tdd status` never reads
-// the engine and `leap --help` reads none of them.
+// The subcommands of `leap` (CONTRACT section 12): each import() is a chunk, loaded only when its command runs.
 import type { Subcommand } from '@leap/core';
 
 /** One subcommand: a line for `leap --help`, and how to load it. */

@@ -18,13 +18,11 @@ export async function askValid(ask: Ask, question: string, fallback: string, che
   }
 }
 
-/** Whether the answer to a [y/N] question is yes. */
 export async function askYes(ask: Ask, question: string): Promise<boolean> {
   return /^y/i.test((await ask(question)).trim());
 }
 
-// One reader for the whole session: its line iterator buffers what was typed ahead, so no answer is lost
-// between two questions. The terminal echoes what is typed; the end of input is a refusal, not a crash.
+// One reader for the session, so typed-ahead answers are kept; the end of input is a refusal, not a crash.
 export async function terminalAsk(io: SubcommandIo): Promise<Ask & { close(): void }> {
   const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: process.stdin, terminal: false });

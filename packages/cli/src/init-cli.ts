@@ -1,6 +1,4 @@
-// `leap init` (CONTRACT section 14, issue 23 §2): a repository made ready in one command. It finds what it
-// can (the test command as the conductor detects it, the agent CLIs on PATH and their logins), asks on a
-// terminal or takes flags with --yes, shows every file before writing, and never overwrites one.
+// `leap init` (CONTRACT section 14): asks or takes flags, shows every file before writing, never overwrites one.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UsageError, leapCommand, parseCli, resolveStateDir, runGitSync, showValue, statePaths, type SubcommandIo } from '@leap/core';
@@ -186,7 +184,6 @@ async function decide(root: string, io: SubcommandIo, values: Values, skillsGive
   }
   const agents = await findAgentClis(root, io.env);
   const roles = proposeRoles(agents);
-  // Without an agent CLI to run, the loop can still be tried: with scripted agents, asked on a terminal.
   const tryIt =
     values.try === true ||
     (ask !== undefined && roles.developer === undefined && (await askYes(ask, 'No agent CLI is installed. Try the loop now with scripted agents (no model, no network)? [y/N] ')));
@@ -215,7 +212,6 @@ async function decide(root: string, io: SubcommandIo, values: Values, skillsGive
   return { choices, testCommand, candidates };
 }
 
-// The test command: --test-cmd, else the config's, else the one detected candidate that can run here.
 function chooseTestCommand(values: Values, existing: Record<string, unknown> | null, candidates: TestCommandCandidate[], noQuestion: boolean): Decided['testCommand'] {
   if (values['test-cmd'] !== undefined) {
     if (values['test-cmd'].trim() === '') throw new UsageError('Expected --test-cmd to be a command, got ""');

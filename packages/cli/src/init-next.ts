@@ -1,10 +1,8 @@
-// What `leap init` tells a person to do next (issue 42 §2): only commands that work as printed, from where they
-// stand (`npx leap`, `leap` or `node PATH`), and for the real run either its command or exactly what is missing.
+// What `leap init` tells a person to do next: only commands that work as printed, else exactly what is missing.
 import { shellWord } from '@leap/core';
 import type { AgentCli } from './agent-clis.js';
 import { TRIAL_AGENTS_DIR, TRIAL_TEST_CMD } from './init-trial.js';
 
-/** What the next steps depend on. */
 export interface NextFacts {
   /** How this leap is run from the repository: `npx leap`, `leap`, `node PATH`. */
   leap: string;

@@ -1,5 +1,4 @@
-// What `leap init` would write in a repository, as data: each file with its bytes and whether it exists
-// (an existing file is kept, never rewritten). Nothing here writes; init-write.ts does, and only new files.
+// What `leap init` would write, as data: nothing here writes (init-cli.ts's writeNew does, only new files).
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_TIMEOUT_S, STATE_GITIGNORE, UsageError, parseDuration, resolveStateDir, showValue, statePaths } from '@leap/core';
@@ -70,7 +69,7 @@ export function checkTitle(title: string): string {
   return title;
 }
 
-/** The first issue's number: the lowest the tracker's folder holds (kept as it is), else 1 (the template); and the next free one. */
+/** The lowest issue the tracker's folder holds (kept as it is), else 1 (the template); and the next free number. */
 export function issueNumbers(issuesDir: string): { first: number; free: number } {
   let names: string[] = [];
   try {

@@ -1,4 +1,4 @@
-// What `leap init` shows: the plan before writing (what was found, each file), the end (the next steps), and its --json.
+// What `leap init` shows: the plan before writing, the next steps at the end, and its --json.
 import type { AgentCli } from './agent-clis.js';
 import { nextSteps } from './init-next.js';
 import type { InitChoices, PlannedFile } from './init-plan.js';

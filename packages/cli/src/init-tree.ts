@@ -1,6 +1,4 @@
-// The work tree `leap init` leaves: a run starts only from a clean tree (CONTRACT section 9), so what init wrote
-// and what installing leap changed (package.json, a lock file) go into the printed commit, node_modules/ is
-// ignored, and anything else of the user's is said, never committed for them.
+// A run starts only from a clean tree (CONTRACT section 9): the user's other changes are said, never committed.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGitSync } from '@leap/core';
@@ -30,7 +28,7 @@ export function treeAfter(root: string, written: string[]): { commit: string[]; 
   return { commit, dirty };
 }
 
-// The written files git would commit: not the state folder's .gitignore (it ignores itself), nor what the user's ignore files exclude.
+// Not the state folder's .gitignore (it ignores itself), nor what the user's ignore files exclude.
 function tracked(root: string, written: string[]): string[] {
   if (written.length === 0) return [];
   const ran = runGitSync(['check-ignore', '-z', '--no-index', '--stdin'], { cwd: root, input: `${written.join('\0')}\0`, allowFailure: true });

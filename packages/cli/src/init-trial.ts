@@ -1,7 +1,5 @@
-// `leap init --try`: the loop tried in the user's own repository with scripted agents (no model, no network), for
-// a newcomer with no agent CLI yet. Its planner, developer and verifier replay prepared moves, as `leap demo`'s do,
-// on a folder of its own (`leap-try/`, tested by node's runner), so it fits any project; its agents file names its
-// entries after their roles, so the run needs no --developer. The run works on branch leap/issue-N only.
+// `leap init --try`: scripted agents (no model, no network) on a folder of its own tested by node's runner, so it
+// fits any project; its agents file names entries after their roles, so the run needs no --developer.
 
 /** The trial's folders: its agents and moves (ignored by git), and the code it grows (tracked, on the run's branch). */
 export const TRIAL_AGENTS_DIR = '.leap-try';

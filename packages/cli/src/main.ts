@@ -19,5 +19,4 @@ export function mainUsage(): string {
   return actionsUsage('leap', COMMANDS, OPTIONS);
 }
 
-/** Run `leap ARGV...`; returns the exit code. */
 export const main = (argv: string[], io: SubcommandIo): Promise<number> => dispatcher('leap', COMMANDS, OPTIONS)(argv, io);

@@ -1,6 +1,4 @@
-// How `leap mcp` runs the toolchain: every tool runs the `leap` bin itself (so a tool's errors are the CLI's,
-// word for word, and nothing but the protocol ever reaches the server's stdout), either to its end with a
-// bound, or detached for long work (a tdd run, a slice run) and polled through files in the state folder.
+// Every `leap mcp` tool runs the `leap` bin: its errors are the CLI's, and only the protocol reaches stdout.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
@@ -8,7 +6,6 @@ import { basename, join } from 'node:path';
 import { ensureStateDir, isProcessAlive, processIdentity, readFileIfExists, resolveStateDir, writeFileAtomic } from '@leap/core';
 import { leapBin } from './version.js';
 
-/** What one run of the bin left. */
 export interface BinRun {
   code: number | null;
   stdout: string;
@@ -70,11 +67,7 @@ export function detachedName(kind: 'tdd' | 'slice', subject: string): string {
   return `mcp-slice-${stem}-${createHash('sha256').update(subject).digest('hex').slice(0, 8)}`;
 }
 
-/**
- * Start `leap ARGS...` in a session of its own (a client that ends its tool calls' process groups cannot take
- * it along), its stdout and stderr in `<state>/NAME.out` and `.err`, its pid and start time in `NAME.json`.
- * Waits at most `settleMs` for an early end (bad input is said at once), then returns what it knows.
- */
+/** Its own session: a client ending its calls' process groups cannot take it along; `settleMs` catches bad input. */
 export async function startDetached(name: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, settleMs: number): Promise<DetachedState> {
   const dir = ensureStateDir(resolveStateDir(env, cwd));
   const paths = { out: join(dir, `${name}.out`), err: join(dir, `${name}.err`), record: join(dir, `${name}.json`) };

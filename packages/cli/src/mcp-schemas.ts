@@ -1,6 +1,4 @@
-// What `leap mcp`'s tools take and give (CONTRACT section 14): each tool's input schema, the output schema of
-// the tools that return data (their answers carry it as structured content), and the hints clients read to
-// decide what they may call unasked (read-only, destructive, idempotent, open world).
+// What `leap mcp`'s tools take and give (CONTRACT section 14), and the hints clients read before calling unasked.
 import { STOP_MODES } from '@leap/core';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -42,7 +40,6 @@ const sliceRun = {
   sandbox: z.enum(['on', 'off']).optional().describe('Builders, jurors and proofs in a bubblewrap sandbox (default on).'),
 };
 
-/** Each tool's input. */
 export const INPUTS = {
   tdd_run: tddRun,
   tdd_status: { issue },
@@ -111,7 +108,6 @@ export const OUTPUTS = {
 
 const readOnly: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** Each tool's title and hints. */
 export const ANNOTATIONS: Record<keyof typeof INPUTS, ToolAnnotations> = {
   // Commits on its own branch leap/issue-N, never deletes; agents reach their vendors.
   tdd_run: { title: 'Start a test-first run of an issue', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

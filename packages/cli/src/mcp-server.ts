@@ -1,7 +1,4 @@
-// `leap mcp` (CONTRACT section 14, issue 23 §3): a Model Context Protocol server on stdio, on the official
-// SDK, whose tools are the contract's (tdd_run, tdd_status, tdd_stop, slice_validate, slice_plan, slice_run,
-// slice_status, report, verdicts), each with a zod input schema. Paths are relative to the server's folder;
-// long work starts detached and is polled; every other tool runs the CLI to its end and answers with its output.
+// `leap mcp` (CONTRACT section 14): a Model Context Protocol server on stdio, on the official SDK.
 import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -14,7 +11,6 @@ import { detachedName, readDetached, runLeap, startDetached, type BinRun } from 
 import { ANNOTATIONS, INPUTS, OUTPUTS } from './mcp-schemas.js';
 import { readVersion } from './version.js';
 
-/** Where the server works and how long a tool may take. */
 export interface McpContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -54,18 +50,17 @@ export function binAnswer(args: string[], run: BinRun): CallToolResult {
   return { content: [{ type: 'text', text: `leap ${args.join(' ')}: exit ${run.code ?? 'killed'}${text === '' ? '' : `\n${text}`}` }], isError: run.code !== 0 };
 }
 
-// Data as a tool's answer: its structured content (an object, as the tool's output schema says), and the same as text.
+// Structured content (an object, as the tool's output schema says), and the same as text.
 function json(value: object, isError = false): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown>, isError };
 }
 
-// The answer of a tool whose command prints one JSON object (--json): that object, or the command's words when it failed.
+// A --json command's object, or the command's words when it failed.
 function jsonAnswer(args: string[], run: BinRun): CallToolResult {
   const value = parseJsonObject(run.stdout.trim());
   return value === null || run.code !== 0 ? binAnswer(args, run) : json(value);
 }
 
-/** Build the server with every tool; `connect` it to a transport. */
 function createLeapMcpServer(context: McpContext): McpServer {
   const { cwd, env } = context;
   const timeout = context.toolTimeoutMs ?? 120_000;

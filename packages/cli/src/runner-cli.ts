@@ -1,6 +1,4 @@
-// `leap worker` and `leap workers` come from the BullMQ runner, a package of its own (its Redis client is for
-// machines that spread balls): found where the project or the toolchain has it, by a name in a variable, so
-// the bundler leaves it out; missing, the command that installs it is said (exit 2).
+// `leap worker(s)` come from the BullMQ runner, a package of its own: a name in a variable keeps it out of the bundle.
 import { importInstalled, type Subcommand } from '@leap/core';
 
 const RUNNER_CLI = '@leap/runner-bullmq/cli';

@@ -1,5 +1,4 @@
-// The skills `leap init --skills` copies: the package's dist/skills (copied there at build time from the
-// repository's skills/ folder), or the repository's own skills/ when running from a clone's sources.
+// The skills `leap init --skills` copies: the package's dist/skills (built from skills/), or a clone's skills/.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPackageRoot } from './version.js';

@@ -1,7 +1,5 @@
-// The test command `leap init` proposes: the conductor's own detection (CONTRACT section 9), so `leap init` and
-// `leap tdd run` never disagree about a project, then checked here (issue 44 §4): the program it starts is
-// installed (a lock file's package manager may not be: then npm runs the script, and init says how to get it),
-// every program its package.json script calls is too, and a script that would watch is proposed in its run form.
+// The conductor's own detection (so `leap init` and `leap tdd run` agree), checked here: its programs installed,
+// a missing lock file's manager replaced by npm, a watching script proposed in its run form.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable, shellWord } from '@leap/core';

@@ -1,6 +1,4 @@
-// The toolchain's version, `leap --version` (CONTRACT section 12): the version of the installed
-// @leap/cli, read from its own package.json, the one file changesets bumps. Found by walking up from
-// this module, which is src/ or dist/ in the package, or a chunk under dist/bin/ in the bundled bin.
+// `leap --version` (CONTRACT section 12): @leap/cli's own package.json, the one file changesets bumps.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +25,6 @@ export function findPackageRoot(from: string = import.meta.url): { dir: string; 
   }
 }
 
-/** The version in the nearest package.json named @leap/cli above `from` (a file URL or path). */
 export function readVersion(from: string = import.meta.url): string {
   return findPackageRoot(from).version;
 }

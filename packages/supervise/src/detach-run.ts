@@ -1,7 +1,4 @@
-// `--detach` of a long run (`leap tdd run`, `leap slice run`): the run started as a skill starts a leaf, through
-// leap-detach and leap-supervise (its own session, the readiness handshake), with no time limit of its own,
-// and awaited until it holds its own lock (it has really started) or has already ended (its error, its code).
-// One owner for both (packages/conductor's detach-tdd.ts, packages/slice's _detach-slice.ts).
+// `--detach` of `leap tdd run` and `leap slice run`: leap-detach + leap-supervise with no time limit.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,9 +6,8 @@ import { dirname, join } from 'node:path';
 import { LeapError, UsageError, isProcessAlive, shellWord } from '@leap/core';
 import { readExitFile, readPidFile } from './leaf-files.js';
 
-/** What `detachRun` needs. */
 export interface DetachRunOptions {
-  /** The run's state folder: its detached files go in `STATE/detached/NAME/` (the supervisor's `run.pid`, `run.exit`, `events.jsonl`; the run's `run.out`, `run.err`). */
+  /** Detached files go in `STATE/detached/NAME/` (run.pid, run.exit, events.jsonl, run.out, run.err). */
   stateDir: string;
   /** The run's name there (`issue-7`, `slice-split`). */
   name: string;
@@ -33,13 +29,11 @@ export type DetachRunResult =
 // What the supervisor reads and the run must not: restored for the run by `env` (no shell; values are argv elements).
 const SUPERVISOR_ONLY = ['VERI_STATE_DIR', 'VERI_TIMEOUT', 'VERI_IDLE_TIMEOUT'] as const;
 
-/** The bins of @leap/supervise, from its package (the bundled `bin/*.cjs`). */
 function supervisorBin(name: 'leap-detach' | 'leap-supervise'): string {
   const pkg = createRequire(import.meta.url).resolve('@leap/supervise/package.json');
   return join(dirname(pkg), 'bin', `${name}.cjs`);
 }
 
-/** The `leap` bin this process runs as. */
 function leapBin(): string {
   const bin = process.argv[1];
   if (bin === undefined || bin === '') throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', { exitCode: 2 });
@@ -57,10 +51,7 @@ function checkFree(dir: string): void {
   }
 }
 
-/**
- * Start `leap ARGS...` detached (see the file's head): in its own session, its stdout and stderr in `dir/run.out` and
- * `dir/run.err`, supervised with no time limit. Resolves once the run's pid holds its lock, or once it has ended.
- */
+/** Resolves once the run's pid holds its lock (it has really started), or once it has ended. */
 export async function detachRun(options: DetachRunOptions): Promise<DetachRunResult> {
   const { stateDir } = options;
   const dir = join(stateDir, 'detached', options.name);

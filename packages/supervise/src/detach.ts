@@ -39,7 +39,6 @@ export function supervisedName(command: string, args: string[]): string | null {
     if (!viaRunner || script === undefined || !SUPERVISOR_NAMES.has(basename(script))) return null;
     rest = args.slice(1);
   }
-  // leap-supervise's own options come before NAME: --sandbox ROLE, --network on|off, --pass-env NAMES (or --opt=value).
   while (rest[0] !== undefined && SUPERVISOR_OPTIONS.some((o) => rest[0] === o || rest[0]?.startsWith(`${o}=`))) {
     rest = rest.slice(rest[0].includes('=') ? 1 : 2);
   }
@@ -48,8 +47,7 @@ export function supervisedName(command: string, args: string[]): string | null {
   return name === undefined || name.startsWith('-') || rest.length < 2 ? null : name;
 }
 
-// Files (the usual `> NAME.out 2> NAME.err`) and terminals are passed on; a pipe or socket is not, so a caller
-// reading detach's output to its end is not kept waiting for the leaf.
+// A pipe or socket is not passed on: a caller reading detach's output to its end would wait for the leaf.
 function passOn(fd: 1 | 2): number | 'ignore' {
   try {
     const stat = fstatSync(fd);
@@ -64,11 +62,7 @@ function startError(command: string, error: NodeJS.ErrnoException): LeapError {
   return new LeapError(`${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`, { exitCode: startFailureCode(error.code), cause: error });
 }
 
-/**
- * Start `command` in a new session (outside the caller's group and session), with stdin from /dev/null.
- * For a supervisor, resolve only once it reported that NAME.pid is written; reject (exit 1) when it
- * died or closed the handshake first.
- */
+/** A supervisor is awaited until it reports NAME.pid written; rejects (exit 1) if it dies or closes the pipe first. */
 export function detach(options: DetachOptions): Promise<DetachResult> {
   const args = options.args ?? [];
   const name = supervisedName(options.command, args);

@@ -7,10 +7,7 @@ export interface DirWatch {
   close(): void;
 }
 
-/**
- * Watch `dir` and call `onChange(filename)` on every event. A folder that does not exist, too many
- * watchers (EMFILE, ENOSPC) or a file system without events give an inactive watch, never an error.
- */
+/** Never throws: a missing folder, EMFILE/ENOSPC or a file system without events give an inactive watch. */
 export function watchDir(dir: string, onChange: (filename: string | null) => void): DirWatch {
   let watcher: FSWatcher | null = null;
   try {

@@ -4,7 +4,6 @@
 export const EXIT_USAGE = 125;
 /** The leaf's command exists but cannot be executed (a directory, no execute permission). */
 export const EXIT_CANNOT_EXECUTE = 126;
-/** The leaf's command was not found. */
 export const EXIT_NOT_FOUND = 127;
 /** Every kill the supervisor records (timeout, stuck, stop, signal, external) and a refused launch. */
 export const EXIT_KILLED = 2;

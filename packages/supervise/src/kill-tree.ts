@@ -3,7 +3,6 @@ import { readProc, type ProcInfo } from './proc-scan.js';
 import type { LeafTree, TreeMembers } from './leaf-tree.js';
 import { nowMs, sleep } from './long-timer.js';
 
-/** What ending a tree took. */
 export interface KillOutcome {
   /** Processes other than the leader that the sequence found alive. */
   leftovers: number;
@@ -11,17 +10,13 @@ export interface KillOutcome {
   escaped: number;
   /** Processes still alive when the sweep gave up (a process in uninterruptible sleep). */
   unkillable: number[];
-  /** True when SIGKILL had to be sent. */
   escalated: boolean;
 }
 
 /** The leader as the kill sequence needs it: a way to signal it while it is not yet reaped. */
 export interface Leader {
   readonly pid: number;
-  /**
-   * The leader takes SIGKILL only: it is bwrap, and a polite signal would end its whole sandbox at once, grace
-   * or not. TERM and CONT then go to the processes inside (each by pid, not to bwrap's group).
-   */
+  /** bwrap takes SIGKILL only (a polite signal ends its sandbox at once); TERM and CONT go to each pid inside. */
   readonly onlyKill?: boolean;
   exited(): boolean;
   kill(signal: NodeJS.Signals): void;
@@ -63,11 +58,7 @@ export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Si
   for (const p of [...found.members, ...found.escaped]) if (p.pid !== leader.pid) signalSame(p, signal);
 }
 
-/**
- * End every process of the tree: TERM and CONT, up to `graceMs` for it to go, then SIGKILL sweeps. Called once
- * per run (see run-leaf.ts), so the grace period is never re-armed.
- * The leader is signalled through `leader` (never by pid once it is reaped, so a reused pid is never hit).
- */
+/** TERM and CONT, `graceMs`, then SIGKILL sweeps; the leader only through `leader` (its reaped pid may be reused). */
 export async function killTree(tree: LeafTree, leader: Leader, options: KillOptions): Promise<KillOutcome> {
   const interval = options.intervalMs ?? 50;
   const seen = new Map<string, boolean>();

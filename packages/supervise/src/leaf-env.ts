@@ -1,7 +1,6 @@
 // The environment a leaf gets (CONTRACT section 3): the caller's, plus the run's timeout and pinned revision.
 import { READY_FD_VAR } from './ready-handshake.js';
 
-/** What the supervisor adds to the leaf's environment. */
 export interface LeafEnvOptions {
   /** The effective timeout in ms; 0 (no limit) leaves the BASH_* variables alone. */
   timeoutMs: number;
@@ -15,13 +14,7 @@ export interface LeafEnvOptions {
 // The largest value the BASH_*_TIMEOUT_MS variables get: an integer any reader can parse.
 const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
 
-/**
- * Build the leaf's environment: VERI_TEST_CMD, VERI_ISSUE and VERI_STEP pass through untouched;
- * BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_TIMEOUT_MS follow the timeout unless the caller set them;
- * VERI_SKILL_COMMIT carries the pinned revision; VERI_KILL_AFTER is half this supervisor's grace, so a
- * supervisor nested in the leaf (leap-verify's, under a supervised verdict leaf) ends its own tree and writes
- * its exit file before this one's SIGKILL sweep can reach it, whatever its leaf does with TERM.
- */
+/** VERI_KILL_AFTER is half our grace: a nested supervisor (leap-verify's) writes its exit file before our SIGKILL. */
 export function buildLeafEnv(env: NodeJS.ProcessEnv, options: LeafEnvOptions): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
   delete out[READY_FD_VAR];

@@ -28,10 +28,7 @@ export interface ExitRecord {
   durationMs?: number;
 }
 
-/**
- * Replace `file` atomically (temp file in the same folder, then rename): a reader sees the old content or the
- * new, never a part. No fsync: these files describe live processes, which a power loss ends anyway.
- */
+/** Atomic, no fsync: these files describe live processes, which a power loss ends anyway. */
 export function replaceFile(file: string, text: string): void {
   writeFileAtomic(file, text, { durable: false });
 }
@@ -47,10 +44,7 @@ export function formatPidRecord(record: PidRecord, token?: string): string {
   });
 }
 
-/**
- * Read NAME.pid: null when it does not exist, or is still empty (a supervisor is creating it);
- * `pid: NaN` when its first line is not a pid.
- */
+/** Null when absent or still empty (a supervisor is creating it); `pid: NaN` when line 1 is not a pid. */
 export function readPidFile(file: string): PidRecord | null {
   const text = readFileIfExists(file);
   if (text === null || text === '') return null;
@@ -76,15 +70,11 @@ export function formatExitRecord(record: ExitRecord): string {
   });
 }
 
-/** Write NAME.exit atomically. */
 export function writeExitFile(file: string, record: ExitRecord): void {
   replaceFile(file, formatExitRecord(record));
 }
 
-/**
- * Read NAME.exit: null when absent. A first line that is not an integer is reported as code 2 with
- * status `unreadable`, so a waiter answers instead of waiting for ever.
- */
+/** Null when absent; a bad line 1 reads as code 2 `unreadable`, so a waiter answers instead of waiting for ever. */
 export function readExitFile(file: string): ExitRecord | null {
   const text = readFileIfExists(file);
   if (text === null) return null;
@@ -108,7 +98,6 @@ export function readExitFile(file: string): ExitRecord | null {
   };
 }
 
-/** Remove a previous run's file; a missing one is fine (core's unlinkIfPresent). */
 export const removeStale = unlinkIfPresent;
 
 /** A run id: unique enough to tell one run of NAME from the next (time, pid and randomness; no crypto module). */

@@ -1,7 +1,4 @@
-// The files a leaf reads and writes when its supervisor runs inside another program (supervise()'s io).
-// Its stdin is a file of its own, already unlinked, rather than a pipe: a pipe needs this process's event
-// loop to deliver the bytes and the end of input, so a caller busy on the main thread (compiling a schema
-// while reviewers think) would keep every leaf waiting for its prompt.
+// A leaf's stdin is an unlinked file, not a pipe: a pipe needs our event loop, which a busy caller would block.
 import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError } from '@leap/core';
@@ -43,16 +40,12 @@ export function openOutput(file: string, stream: 'stdout' | 'stderr'): number {
   }
 }
 
-/**
- * Where bwrap reports a sandboxed leaf's start and exit code (`--json-status-fd`): an unlinked file in `dir`, not
- * a pipe. A pipe costs this process a socket, a stream and an event-loop read for two short lines; bwrap writes
- * them to the file at once, and `readStatus` reads them when the leaf is gone (issue 25's budget, bench/RESULTS.md).
- */
+/** bwrap's `--json-status-fd`: an unlinked file, as a pipe would cost a socket and an event-loop read (issue 25). */
 export function openStatus(dir: string): number {
   return openUnlinked(dir, 'sandbox-status');
 }
 
-/** What bwrap wrote to a status file of openStatus (read from its start: bwrap's writes moved the offset), then closed. */
+/** Read from offset 0 (bwrap's writes moved the file's), then closed. */
 export function readStatus(fd: number): string {
   try {
     const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, 65_536));

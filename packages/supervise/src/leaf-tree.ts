@@ -1,8 +1,7 @@
 // A leaf's process tree: its session, the descendants that left the session, and those carrying its marker.
 import { bytesWritten, environKey, isGone, readForkCount, scanProcessesSince, type ProcInfo } from './proc-scan.js';
 
-// An environment that reads empty is read again, a millisecond apart, this many times: a process caught
-// between setsid and the exec of its program (a daemon starting) has none for that moment.
+// A process between setsid and exec (a daemon starting) reads an empty environment for a moment: retry 1 ms apart.
 const EMPTY_ENV_RETRIES = 5;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -12,11 +11,7 @@ export interface TreeMembers {
   escaped: ProcInfo[];
 }
 
-/**
- * The tree of one leaf. The leaf leads a session of its own, so every process that only changed its group
- * is still a member. Processes that left the session are found two ways: by parentage, from snapshots
- * taken while their parent lived (`observe`), and by the marker variable every descendant inherits.
- */
+/** Members share the leaf's session; escapees are found by parentage (`observe`'s snapshots) and by the marker. */
 export class LeafTree {
   readonly sid: number;
   readonly leaderStart: number;

@@ -1,12 +1,5 @@
-// A supervisor inside another program (the conductor, the slice engine, a worker, a jury) dies with that program:
-// a SIGKILL ends it before it can end its leaves, which run in sessions of their own, and a sandbox's init can
-// outlive it too (bwrap asks to die with its parent only once the sandbox is set up, after the clone: a parent
-// killed in those few milliseconds leaves the sandbox running, with parent 1). The lifeline is one small `sh` per
-// process, in a session of its own so a process-group kill spares it, reading a pipe that only this process holds.
-// When this process dies, however it dies, the pipe ends, and `sh` runs `leap-stop orphans PID DIR...`: every leaf
-// whose NAME.pid names this process and that has no exit file is ended (findOrphanLeaves, endOrphanLeaves), as the
-// next run's resume would, but now. At an exit with no leaf running the lifeline is killed first and runs nothing;
-// an exit while leaves run (an error thrown past a running jury, an explicit exit) lets it sweep them.
+// However this process dies, the pipe of its `sh` lifeline ends and it runs `leap-stop orphans PID DIR...`
+// (docs/decisions/lifeline.md); its own session spares it a process-group kill.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,11 +22,7 @@ function leapStopBin(): string | null {
   }
 }
 
-/**
- * Make sure that when this process dies, the leaf it is about to supervise in `stateDir` is ended: call before the
- * leaf starts, and the returned function once its exit file is written. Best effort: where the lifeline cannot be
- * started, the next run's resume still ends the leaf.
- */
+/** Call before the leaf starts, the returned release once its exit file is written; best effort (resume sweeps too). */
 export function armLifeline(stateDir: string): () => void {
   running++;
   let released = false;
@@ -44,8 +33,7 @@ export function armLifeline(stateDir: string): () => void {
   if (line === null) {
     const bin = leapStopBin();
     if (bin === null) return release;
-    // `dirs=$(cat)` waits for the end of the pipe (this process gone), then the folders written to it, one JSON
-    // string a line, are handed to leap-stop's --lines.
+    // `dirs=$(cat)` waits for the pipe's end; the folders written to it, one JSON string a line, go to --lines.
     const child = spawn('/bin/sh', ['-c', 'dirs=$(cat); exec "$@" --lines "$dirs"', 'leap-lifeline', process.execPath, bin, 'orphans', String(process.pid)], {
       detached: true,
       stdio: ['pipe', 'ignore', 'ignore'],
@@ -59,8 +47,7 @@ export function armLifeline(stateDir: string): () => void {
     (child.stdin as Writable & { unref?: () => void }).unref?.();
     (child.stdin as Writable).on('error', () => {});
     process.once('exit', () => {
-      // No leaf running: the lifeline and its `cat` go without running anything. Leaves still running are orphans
-      // from now on: the pipe ends with this process and they are swept.
+      // No leaf running: the lifeline goes without running anything; else the pipe's end sweeps the leaves.
       if (running === 0 && child.pid !== undefined) {
         try {
           process.kill(-child.pid, 'SIGKILL');

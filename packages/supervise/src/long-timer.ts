@@ -31,7 +31,6 @@ export function setLongTimeout(fn: () => void, ms: number, unref = false): () =>
   };
 }
 
-/** Resolve after `ms`. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

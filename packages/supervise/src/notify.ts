@@ -1,21 +1,18 @@
-// `--notify CMD` (CONTRACT section 14): on a run's done, bail, stop or cost-budget, the user's command runs
-// supervised (a leaf of its own, its time limit, its out and err files) and unsandboxed, with the event as one
-// JSON object on stdin, argv only (no shell). Its failure is said and logged, never fatal to the run.
+// `--notify CMD` (CONTRACT section 14): a supervised, unsandboxed leaf; its failure is said, never fatal to the run.
 import { join } from 'node:path';
 import { UsageError, resolveStateDir, showValue, statePaths } from '@leap/core';
 import { supervise } from './supervise.js';
 
-/** The ends a notify command is told of. */
 export type NotifyEvent = 'done' | 'bail' | 'stop' | 'cost-budget';
 
-/** `--notify CMD` as the contract splits it: on spaces into an argv (no shell, no quoting: put a script in it for more). */
+/** Split on spaces: no shell, no quoting (the contract's rule; put a script in it for more). */
 export function splitNotify(command: string, option = '--notify'): string[] {
   const argv = command.split(' ').filter((word) => word !== '');
   if (argv.length === 0) throw new UsageError(`Expected ${option} to be a command line (split on spaces into an argv, no shell), got ${showValue(command)}`);
   return argv;
 }
 
-/** What became of one notification: null when the command exited 0, else what went wrong, with where its words are. */
+/** `problem` is null when the command exited 0, else what went wrong and where its output is. */
 export interface NotifyOutcome {
   leaf: string;
   problem: string | null;
@@ -24,11 +21,7 @@ export interface NotifyOutcome {
 /** How long a notify command may run (VERI_TIMEOUT's form): a webhook that hangs must not hold the run's end. */
 const NOTIFY_TIMEOUT = '60';
 
-/**
- * Run `argv` with `payload` (its `event` field is `event`) as JSON on stdin, as the leaf `notify-EVENT-N` in the
- * repository's state folder. Never throws for what the command did: a non-zero exit, a missing executable, a
- * time limit passed come back as `problem`.
- */
+/** `payload` goes as JSON on stdin; a non-zero exit, a missing executable or a passed time limit is a `problem`. */
 export async function runNotify(argv: readonly string[], event: NotifyEvent, payload: Record<string, unknown>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<NotifyOutcome> {
   const paths = statePaths(resolveStateDir(place.env, place.cwd));
   const leaf = `notify-${event}-${Date.now()}`;

@@ -1,6 +1,4 @@
-// After a conductor or a slice engine was killed (SIGKILL ends its in-process supervisors, not their leaves,
-// which run in sessions of their own; a sandbox's init can outlive it too, when bwrap's parent dies before the
-// sandbox has asked to die with it), end every leaf it left running before anything else touches the tree.
+// A killed program's in-process supervisors die with it, not their leaves (nor a bwrap not yet tied to its parent).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseKeyValues, readFileIfExists } from '@leap/core';
@@ -14,7 +12,7 @@ export interface OrphanLeaf {
   marker: string | null;
 }
 
-/** The leaves in `stateDir` whose NAME.pid names supervisor `deadPid` and that have no exit file (the conductor's own pid file aside). */
+/** Leaves whose NAME.pid names `deadPid` and that have no exit file (the conductor's own pid file aside). */
 export function findOrphanLeaves(stateDir: string, deadPid: number): OrphanLeaf[] {
   let entries: string[];
   try {
@@ -65,10 +63,7 @@ export interface OrphanSweep {
   killed: number;
 }
 
-/**
- * End the leaves that supervisor `deadPid` left in `stateDirs` (the lifeline's sweep, and `leap-stop orphans`).
- * Refuses (null) while `deadPid` lives: its leaves are its own.
- */
+/** The lifeline's sweep and `leap-stop orphans`; null while `deadPid` lives (its leaves are its own). */
 export async function sweepOrphansOf(deadPid: number, stateDirs: readonly string[]): Promise<OrphanSweep | null> {
   const holder = readProc(deadPid);
   if (holder !== null && !isGone(holder)) return null;

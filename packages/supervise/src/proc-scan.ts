@@ -1,5 +1,4 @@
 // A snapshot of every process from /proc: enough to find a leaf's session, its descendants and their CPU time.
-// Stat files through core's readProcStat, environ and io through readProcBytes (one reused buffer).
 import { readdirSync } from 'node:fs';
 import { readProcBytes, readProcStat } from '@leap/core';
 import { nowMs } from './long-timer.js';
@@ -16,10 +15,7 @@ export interface ProcInfo {
   starttime: number;
   /** utime + stime in clock ticks. */
   cpu: number;
-  /**
-   * The kernel is tearing it down (PF_EXITING in the stat file's flags): it will never run again, though it may
-   * show R or D for some milliseconds while its memory and namespaces go (a sandbox's pid 1 does, after bwrap exits).
-   */
+  /** PF_EXITING: it never runs again, though it may show R or D for a few ms (a sandbox's pid 1 after bwrap's exit). */
   exiting: boolean;
 }
 
@@ -33,7 +29,6 @@ export function parseStatFields(pid: number, fields: string[]): ProcInfo | null 
   return Number.isFinite(info.starttime) && Number.isFinite(info.sid) ? info : null;
 }
 
-/** Read one process, or null when it is gone. */
 export function readProc(pid: number): ProcInfo | null {
   const fields = readProcStat(pid);
   return fields === null ? null : parseStatFields(pid, fields);
@@ -51,10 +46,7 @@ export function scanProcesses(): ProcInfo[] {
   return out;
 }
 
-/**
- * How many processes the system has created since boot (`processes` of /proc/stat), or null when /proc
- * cannot say. Taken when a leaf starts, it bounds how far pid numbers can have moved since.
- */
+/** Processes created since boot (null: unknown); taken at a leaf's start, it bounds how far pids moved since. */
 export function readForkCount(): number | null {
   const stat = readProcBytes('/proc/stat');
   if (stat === null) return null;
@@ -67,13 +59,7 @@ function readNumber(path: string): number | null {
   return text === undefined || !/^\d+$/.test(text) ? null : Number(text);
 }
 
-/**
- * The processes whose pid was handed out at or after `leaderPid`, up to the last pid this namespace handed
- * out: a leaf's whole tree (its session and every descendant, which the kernel numbers after it, cyclically)
- * read without the stat files of every other process. Every process when /proc cannot say where pid
- * allocation stands, or when so many processes were created since `forksAtStart` that the numbering may
- * have come round to the leader again (it skips pids in use, so that takes fewer forks than pids).
- */
+/** Pids from `leaderPid` to ns_last_pid (a tree is numbered after its leader); all if unknown or maybe wrapped. */
 export function scanProcessesSince(leaderPid: number, forksAtStart: number | null): ProcInfo[] {
   const max = readNumber('/proc/sys/kernel/pid_max');
   const forks = forksAtStart === null ? null : readForkCount();
@@ -111,11 +97,7 @@ function readTaskCount(): number | null {
 
 let shared: { at: number; procs: readonly ProcInfo[] } | null = null;
 
-/**
- * A snapshot at most `maxAgeMs` old, else a new one. Supervisors in one process (a jury's reviewers)
- * tick at nearly the same moments and share one look at /proc instead of taking one each. Only for
- * following a tree; the kill sequence always looks afresh.
- */
+/** Shared by the supervisors of one process (a jury's); only to follow a tree, the kill sequence looks afresh. */
 export function recentProcesses(maxAgeMs: number): readonly ProcInfo[] {
   const now = nowMs();
   if (shared === null || now - shared.at > maxAgeMs) shared = { at: now, procs: scanProcesses() };
@@ -137,11 +119,7 @@ export function environHasKey(pid: number, key: string): boolean {
   return environKey(pid, key) === true;
 }
 
-/**
- * Whether the environment of `pid` holds the variable `key`: null when it reads empty. A process in the
- * middle of an exec has no environment for a moment (the new program's is not laid out yet), as has one
- * started with none.
- */
+/** Null when it reads empty: a process mid-exec has none for a moment, as has one started with none. */
 export function environKey(pid: number, key: string): boolean | null {
   const env = readProcBytes(`/proc/${pid}/environ`);
   if (env === null) return false;

@@ -22,7 +22,6 @@ export interface SuperviseResult {
   error: string | null;
   /** Problems that did not change the result (an event log that cannot be written). */
   warnings: string[];
-  /** Whether the leaf ran in a bubblewrap sandbox (CONTRACT section 13). */
   sandbox: 'bwrap' | 'off';
 }
 

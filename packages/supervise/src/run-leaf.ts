@@ -9,7 +9,6 @@ import { monitorTree } from './tree-monitor.js';
 /** Why the supervisor ended a leaf; the status is `killed-<reason>`. */
 export type KillReason = 'timeout' | 'stuck' | 'stop' | 'signal';
 
-/** How a leaf ended. */
 export interface LeafOutcome {
   /** The leaf's own exit code, or null when a signal ended it (or it never ended: unkillable). */
   leafCode: number | null;
@@ -115,9 +114,7 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
         }
       };
       let left = count();
-      // bwrap reports the exit code and exits while its pid 1 is still on its way out; that pid 1 takes every
-      // process of its namespace with it, so a sandbox's processes go by themselves: a few milliseconds are
-      // given before the kill sequence, which then runs as for any leaf (a process stuck in D stays one).
+      // bwrap exits before its pid 1, which takes the sandbox's processes with it: give them a moment to go.
       for (let waited = 0; options.sandboxed === true && left > 0 && waited < SANDBOX_SETTLE_MS; waited += 2) {
         await sleep(2);
         left = count();

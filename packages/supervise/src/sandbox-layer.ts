@@ -1,6 +1,4 @@
-// A throwaway layer over a folder, made of what bwrap 0.8 has (no overlayfs): a writable tmpfs at the folder's
-// path holding a read-only bind of each entry at its own path (a symlink entry as itself). A tool sees every entry
-// where it is (real paths unchanged), cannot change one, and makes new ones (vite's .vite-temp) in the tmpfs.
+// A throwaway layer (bwrap 0.8 has no overlayfs): a tmpfs at the folder's path, a read-only bind per entry.
 import { join } from 'node:path';
 import type { FsView, MountOp } from './sandbox-plan.js';
 
@@ -17,11 +15,7 @@ export interface LayerEntry {
   target?: string;
 }
 
-/**
- * The entries of a layer over `over`, but `skip`. A symlink keeps its own target, so a relative one resolves
- * from the layer as from the folder (a workspace's `node_modules/@scope/pkg -> ../../packages/pkg`); a scope
- * folder (`@x`) is a folder of the layer, its entries linked one by one, for the same reason.
- */
+/** A symlink keeps its own target and `@scope` is a folder of the layer, so relative links resolve as in `over`. */
 export function layerEntries(over: string, view: FsView, skip: readonly string[] = DEPENDENCY_CACHES): LayerEntry[] {
   const out: LayerEntry[] = [];
   const walk = (rel: string): void => {
@@ -42,8 +36,7 @@ export function layerEntries(over: string, view: FsView, skip: readonly string[]
 /** The mounts of a layer at `dir` over the host's `over` (the same path, or another: a reader's copy). */
 export function layerOps(dir: string, over: string, view: FsView, skip: readonly string[], ops: MountOp[]): void {
   ops.push({ op: 'tmpfs', dest: dir });
-  // Binds, not links into a hidden base: a dependency's real path must stay `node_modules/NAME` (a test that
-  // compares resolved paths saw `.leap-ro/NAME`). A bind costs about a millisecond; a scope folder is one bind.
+  // Binds, not links into a hidden base: a dependency's real path must stay `node_modules/NAME`.
   for (const entry of view.list(over) ?? []) {
     if (skip.includes(entry.name)) continue;
     const dest = `${dir}/${entry.name}`;

@@ -1,5 +1,4 @@
-// The bwrap command line of a sandboxed leaf (CONTRACT section 13), as a pure function of the sandbox's
-// spec and of what the file system holds (an FsView: the host's in sandbox.ts, a plain object in tests).
+// The bwrap command line of a sandboxed leaf (CONTRACT section 13): a pure function of the spec and an FsView.
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DEPENDENCY_CACHES, HOME_CACHES, layerOps } from './sandbox-layer.js';
 
@@ -42,13 +41,11 @@ export interface SandboxSpec {
   keepReadable?: string[];
 }
 
-/** What the plan needs to know about the file system. */
 export interface FsView {
   /** `dir`'s entries, or null when it is not a readable folder. */
   list(dir: string): FsEntry[] | null;
   /** What `path` is (symlinks are reported as such, not followed), or null when absent. */
   kind(path: string): 'dir' | 'file' | 'symlink' | null;
-  /** The real path of `path` (symlinks resolved), or null when it cannot be resolved. */
   realpath(path: string): string | null;
   /** A small text file (a `.git` file, `commondir`), or null. */
   readText(path: string): string | null;
@@ -160,10 +157,7 @@ function hasHide(node: Node): boolean {
   return false;
 }
 
-/**
- * Lay out `dir` under `rule` (what it inherits): a plain bind when nothing below it is hidden, else a tmpfs
- * holding a bind (or symlink) of each entry that is not hidden, made read-only once filled.
- */
+/** A plain bind when nothing below `dir` is hidden, else a tmpfs of its entries not hidden, read-only once filled. */
 function layout(dir: string, node: Node, rule: Rule, view: FsView, ops: MountOp[], boundAbove: Rule): void {
   if (node.rule === 'layer') {
     layerOps(dir, dir, view, [], ops);
@@ -221,7 +215,7 @@ function treeRules(root: string, view: FsView, stateDirs: readonly string[], kee
   for (const name of stateDirs) maskFolder(join(root, name), view, keep, ops, readable);
 }
 
-/** Make a folder empty and read-only inside, except the paths of `keep` below it, bound read-write at their own paths. */
+/** Empty and read-only inside, but for the paths of `keep` below it, bound read-write at their own paths. */
 function maskFolder(dir: string, view: FsView, keep: Keep[], ops: MountOp[], readable: readonly string[] = []): void {
   if (view.kind(dir) !== 'dir' || ops.some((o) => o.op === 'tmpfs' && o.dest === dir)) return;
   ops.push({ op: 'tmpfs', dest: dir });
@@ -244,13 +238,7 @@ export interface PlanOptions {
 /** Why a spec cannot be sandboxed (a tree that holds the home folder, a relative path). */
 export class SandboxSpecError extends Error {}
 
-/**
- * `view` answering each question once: a plan is made at one moment, and asks of most places twice (whether a
- * credential place exists, then whether it is a symlink), which was half its system calls. A folder it has
- * listed answers for its entries (the listing carries each one's kind, as lstat would), and nothing is below a
- * place known to be absent or a file: so, with home listed first, the credential and agent places at its top
- * and every place below an absent one cost no call (a leaf's plan went from 98 system calls to 52).
- */
+/** `view` answering each question once, from listings where it can (docs/decisions/sandbox-cost.md). */
 function onceView(view: FsView): FsView {
   const memo = <T>(ask: (path: string) => T): ((path: string) => T) => {
     const known = new Map<string, T>();
@@ -385,8 +373,7 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
   const layers = [...(spec.layers ?? []), ...(options.linked ?? []).map((p) => ({ dir: p, over: p }))];
   for (const { dir, over } of layers) layerOps(dir, over, view, DEPENDENCY_CACHES, ops);
   for (const p of ownBelow) if (view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
-  // A declared repository keeps its `.git` read-only and its state folders absent; so does the tree's own, whose
-  // worktree inside a state folder (a LEAP ball's) is bound at its own path, the rest of that folder absent.
+  // Repositories keep `.git` read-only and state folders absent; a ball's worktree inside one is bound on its own.
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
   const self: Keep[] = [{ src: spec.role === 'writer' ? tree : (options.copy as string), dest: tree }];
   for (const p of [...read, ...write]) {
@@ -447,16 +434,11 @@ const LOCALE = /^LC_[A-Z_]+$/;
 const BASE_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR', 'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS', 'LANG', 'LANGUAGE', 'TZ']);
 
 function allowed(name: string, pass: readonly string[]): boolean {
-  // A set lookup and prefix tests first: the regex only for the LC_ names it is for.
   if (BASE_NAMES.has(name) || name.startsWith('VERI_') || name.startsWith('LEAP_') || (name.startsWith('LC_') && LOCALE.test(name))) return true;
   return pass.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
 }
 
-/**
- * The leaf's environment inside: the allow-list (PATH, HOME, user, shell, terminal, locale, VERI_*, LEAP_*,
- * the BASH_*_TIMEOUT_MS the supervisor sets) plus `passEnv`, then `env` on top; or everything (`inheritEnv`).
- * TMPDIR is dropped (the sandbox's /tmp is its own; the host's TMPDIR may not be writable inside).
- */
+/** The allow-list plus `passEnv`, then `env` (or all: `inheritEnv`); no TMPDIR: the sandbox's /tmp is its own. */
 export function sandboxEnv(env: NodeJS.ProcessEnv, spec: Pick<SandboxSpec, 'passEnv' | 'env' | 'inheritEnv'>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   const pass = spec.passEnv ?? [];

@@ -1,5 +1,4 @@
-// The sandbox on the host: finding bwrap, telling why it cannot run, the reader's throwaway copy, and the
-// command line a supervisor spawns instead of the leaf's (CONTRACT section 13). The plan is sandbox-plan.ts.
+// The sandbox on the host (CONTRACT section 13): bwrap, its trial run, the reader's copy; the plan is sandbox-plan.ts.
 import { spawnSync } from 'node:child_process';
 import {
   type Dirent,
@@ -48,8 +47,7 @@ export const hostView: FsView = {
     } catch {
       return null;
     }
-    // The entries' kinds come with the listing (one call for the folder, not one lstat per entry); only a file
-    // system that does not say (DT_UNKNOWN) is asked entry by entry. Sockets, fifos and devices count as files.
+    // Kinds come with the listing (no lstat per entry) but for DT_UNKNOWN; sockets, fifos and devices are files.
     const out: FsEntry[] = [];
     for (const entry of entries) {
       const { name } = entry;
@@ -61,8 +59,7 @@ export const hostView: FsView = {
     return out;
   },
   kind(path) {
-    // Most places asked about are absent (the credential and agent lists): no exception for them, which costs a
-    // stack each (a third of a leaf's sandbox plan when they were thrown).
+    // Most places asked about are absent: no exception for them, as each costs a stack.
     let stat: ReturnType<typeof lstatSync>;
     try {
       stat = lstatSync(path, { throwIfNoEntry: false });
@@ -121,11 +118,7 @@ export function namespaceCause(stderr: string): string {
 
 let probed: Map<string, string | null> | null = null;
 
-/**
- * Whether a sandbox can be made here: bwrap on PATH, and a trial run with the namespaces a leaf gets
- * (mount, pid, ipc, uts, net). Throws SandboxUnavailableError with the cause; the trial is made once
- * per process and bwrap. A command that starts many leaves calls it once, before the first.
- */
+/** A trial run with a leaf's namespaces, once per process and bwrap; throws SandboxUnavailableError with the cause. */
 export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
   const bwrap = findBwrap(env);
   probed ??= new Map();
@@ -149,11 +142,8 @@ export function resetSandboxCheck(): void {
 }
 
 /**
- * Copy `tree` to `dest` for a reader: everything but `.git` (bound read-only instead), the state folders
- * at its top (never copied: absent inside) and the folders of `linkReadOnly` at any depth (a layer over the
- * original inside; also a link to one in the repository, as a ball worktree's node_modules is). Modes and times
- * are kept, so a build tool sees what it would see in the tree; files are cloned where the file system can
- * (copy-on-write), else copied. Returns the linked folders.
+ * A reader's copy without `.git`, the top state folders or `linkReadOnly` folders (returned: layers over the
+ * originals); modes and times kept for build tools, files cloned (copy-on-write) where the file system can.
  */
 export function copyTree(tree: string, dest: string, options: { stateDirs?: readonly string[]; linkReadOnly?: readonly string[]; skip?: readonly string[] } = {}): string[] {
   const stateDirs = new Set(options.stateDirs ?? DEFAULT_STATE_DIRS);
@@ -223,12 +213,7 @@ function argvFiles(command: string, args: readonly string[], cwd: string): strin
   return out;
 }
 
-/**
- * Make the sandbox of `spec` for `command args`: resolve the command on the host (the sandbox sees the
- * same file system), make the reader's copy, create the leaf's own agent folders that do not exist yet,
- * and build the bwrap command line and the environment. `env` is the leaf's environment before filtering.
- * Throws SandboxUnavailableError (exit 2) when the sandbox cannot be made, with nothing left behind.
- */
+/** `env` is the leaf's before filtering; throws SandboxUnavailableError (exit 2), with nothing left behind. */
 export function prepareSandbox(spec: SandboxSpec, command: string, args: readonly string[], env: NodeJS.ProcessEnv, bwrap = findBwrap(env), options: { statusFd?: number } = {}): PreparedSandbox {
   const home = spec.home ?? env.HOME;
   const homeReal = home === undefined || home === '' ? undefined : (hostView.realpath(home) ?? home);
@@ -238,8 +223,7 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
   const resolvedCommand = findExecutable(command, env.PATH, cwd) ?? command;
   const commandReal = hostView.realpath(resolvedCommand) ?? resolvedCommand;
   for (const p of [...(spec.agentPaths ?? []), ...(homeReal === undefined ? [] : HOME_CACHES)]) {
-    // The leaf's own agent folder and ~/.cache, read-write or a layer inside: made now if absent (a read-only home
-    // cannot make them). A place the host refuses to make stays absent.
+    // Made now if absent: a read-only home inside cannot make them. A place the host refuses stays absent.
     const full = homeReal !== undefined && !isAbsolute(p) ? join(homeReal, p) : resolve(p);
     const folder = !basename(full).slice(1).includes('.');
     try {
@@ -253,8 +237,7 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
   };
   try {
     const keepReadable = [...(spec.keepReadable ?? []), ...argvFiles(commandReal, args, cwd), resolvedCommand];
-    // The toolchain itself (a clone or an install in /tmp, whose private copy inside would hide it): readable,
-    // unless it holds the tree or lies in it (the tree's own bind decides then).
+    // A toolchain in /tmp would be hidden by the private /tmp: readable, unless it holds or lies in the tree.
     const own = toolchainInTmp();
     const ownRead = own !== null && !isInside(tree, own) && !isInside(own, tree) ? [own] : [];
     const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, read: [...(spec.read ?? []), ...ownRead], write: spec.write ?? [] };
@@ -278,14 +261,9 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
 
 const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(`${dir}/`);
 
-/**
- * Where this toolchain lives when that is under /tmp or /var/tmp (a clone there, an install in a project
- * there), else null: the outermost folder above this module that holds a node_modules (the clone's root,
- * or the project the packages are installed in), so its bins and the stand-ins beside them stay readable.
- */
+/** The outermost folder with a node_modules above this module, when under /tmp or /var/tmp (a clone), else null. */
 let ownPlace: string | null | undefined;
 function toolchainInTmp(): string | null {
-  // Where this module lives does not change: looked up once per process, not once per leaf.
   if (ownPlace !== undefined) return ownPlace;
   let found: string | null = null;
   const here = realpathSync.native(fileURLToPath(import.meta.url));

@@ -1,5 +1,4 @@
-// Start the leaf: no shell, a session of its own, the supervisor's stdio (or given input and descriptors), and
-// start failures mapped to 126/127.
+// Start the leaf: no shell, a session of its own, start failures mapped to 126/127.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
 
@@ -20,11 +19,7 @@ export interface LeafStdio {
   status?: number;
 }
 
-/**
- * Spawn `command` with `args` in a new session (setsid), with the supervisor's stdio unless `io` says otherwise.
- * Coverage is not the leaf's: NODE_V8_COVERAGE (c8's, when the supervisor runs under a test's coverage) is not
- * passed on. Node adds it to a child's environment that lacks the key, so the key is there, undefined (issue 43).
- */
+/** NODE_V8_COVERAGE is undefined, not absent: Node adds a test's c8 coverage to an env that lacks the key. */
 export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, io: LeafStdio = {}): Promise<SpawnResult> {
   return new Promise((resolve) => {
     let child: ChildProcess;

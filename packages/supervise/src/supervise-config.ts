@@ -4,7 +4,6 @@ import { readDurationVar, readRunContext, type RunContext } from '@leap/core';
 /** Default grace between SIGTERM and SIGKILL (VERI_KILL_AFTER). */
 export const DEFAULT_KILL_AFTER_MS = 5000;
 
-/** A supervisor's settings. */
 export interface SuperviseConfig {
   context: RunContext;
   /** Wall-clock limit in ms; 0 is none. */

@@ -51,33 +51,18 @@ export interface SuperviseOptions {
   readyFd?: number | null;
   /** For a supervisor inside another program: the leaf's stdin bytes, and descriptors for its stdout and stderr. */
   io?: LeafIo;
-  /**
-   * Called with the result just before NAME.exit is written: the bin prints its status line there, so whoever
-   * waits on the exit file (wait-leaf) finds the line already in the stderr it redirected.
-   */
+  /** Called just before NAME.exit is written: a waiter on that file finds the bin's status line already printed. */
   beforeRecord?: (result: SuperviseResult) => void;
-  /**
-   * For a caller that watches the leaf itself (a CLI retrying a service it cannot reach): aborting ends the
-   * leaf with the whole kill sequence, recorded as `killed-stuck` (it makes no progress), never `killed-external`.
-   */
+  /** Ends the leaf with the whole kill sequence, recorded as `killed-stuck` (no progress), never `killed-external`. */
   abort?: AbortSignal;
-  /**
-   * Run the leaf inside a bubblewrap sandbox (CONTRACT section 13); absent or null: no sandbox. bwrap missing
-   * throws a SandboxUnavailableError (exit 2) before NAME is touched; a sandbox bwrap cannot make (namespaces
-   * refused) is recorded as failed-start, code 2, with the cause in `error`.
-   */
+  /** bwrap missing throws (exit 2) before NAME is touched; refused namespaces are recorded: failed-start, code 2. */
   sandbox?: SandboxSpec | null;
-  /**
-   * End the leaf when this process dies, however it dies (default: on). A supervisor inside another program shares
-   * its death: a SIGKILL leaves the leaf running, in a session of its own, and a sandbox's init can outlive it too.
-   * The lifeline (lifeline.ts) sweeps them. leap-supervise, a process of one leaf, sets it off.
-   */
+  /** End the leaf however this process dies (lifeline.ts; default on); leap-supervise sets it off. */
   lifeline?: boolean;
 }
 
 /** What the leaf reads and where it writes; each one left out is the supervisor's own. */
 export interface LeafIo {
-  /** The leaf's whole stdin. */
   input?: string | Uint8Array;
   /** Files for the leaf's stdout and stderr, created or emptied once NAME is locked (never a live run's). */
   stdoutFile?: string;
@@ -87,11 +72,7 @@ export interface LeafIo {
 /** Signals to the supervisor that end the leaf. SIGUSR1 is Node's (the inspector) and is not handled. */
 export const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
 
-/**
- * Run `command` as the leaf NAME: refuse on a pending at-leaf/now stop, start it in a session of its own,
- * end it on timeout, idle, a now stop or a signal to us, sweep its tree, then write NAME.exit and the exit event.
- * Throws a UsageError (exit 125) only before NAME is known and locked; after that every failure is recorded.
- */
+/** Throws a UsageError (exit 125) only before NAME is known and locked; after that every failure is recorded. */
 export async function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();

@@ -23,15 +23,11 @@ function outputSize(): number {
   return size;
 }
 
-/** The interval of the monitor: a quarter of the idle limit, between 25 ms and TRACK_INTERVAL_MS. */
 export function monitorInterval(idleMs: number): number {
   return idleMs > 0 ? Math.min(TRACK_INTERVAL_MS, Math.max(25, Math.floor(idleMs / 4))) : TRACK_INTERVAL_MS;
 }
 
-/**
- * Look at the tree every `monitorInterval(idleMs)`: record descendants that leave the session, and with an
- * idle limit call `onIdle` once nothing was written and no CPU time was used for `idleMs`. Returns a stop function.
- */
+/** Records escapees; with an idle limit, `onIdle` once nothing was written and no CPU used for `idleMs`. */
 export function monitorTree(tree: LeafTree, idleMs: number, onIdle: () => void): () => void {
   let last = '';
   let lastChange = nowMs();

@@ -2,7 +2,6 @@
 import { UsageError } from '@leap/core';
 import { EXIT_USAGE } from './exit-codes.js';
 
-/** Run `check` and turn any error it throws into a UsageError with exit code 125. */
 export function asUsage<T>(check: () => T): T {
   try {
     return check();

@@ -41,11 +41,7 @@ function supervisorAlive(pid: PidRecord): boolean {
   return Number.isInteger(pid.pid) && isProcessAlive({ pid: pid.pid, starttime: pid.starttime, bootId: pid.bootId });
 }
 
-/**
- * Wait for the leaf NAME: its exit code and status when NAME.exit appears; budget-spent when the budget runs out
- * while it runs; supervisor-gone when NAME.pid names a dead, zombie or reused process and no exit file exists.
- * No NAME.pid yet means a supervisor still starting: keep waiting.
- */
+/** No NAME.pid yet is a supervisor still starting: keep waiting; a dead, zombie or reused one is supervisor-gone. */
 export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
   const name = checkLeafName(options.name);
   const paths = statePaths(resolveStateDir(options.env ?? process.env, options.cwd ?? process.cwd()));

@@ -1,5 +1,4 @@
-// leap-stop [check | request MODE | clear | orphans PID]: stop requests (CONTRACT section 4), and the leaves of a
-// supervisor that died.
+// leap-stop: stop requests (CONTRACT section 4), and the leaves of a supervisor that died.
 import { UsageError, parseCli, resolveStateDir, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE, STOP_NONE, STOP_PENDING, STOP_UNREADABLE } from '../exit-codes.js';
 import { sweepOrphansOf } from '../orphans.js';

@@ -113,10 +113,7 @@ void runCli(
     }
     const { name, command, args, sandbox } = argv;
     if (process.pid === 1) writeFd(2, 'supervise: warning: running as pid 1: orphaned descendants are not reaped\n');
-    // bwrap missing throws a SandboxUnavailableError: one line naming the cause, exit 2, nothing touched.
-    // The status line goes out before the exit file is written (beforeRecord): a launch line's `wait-leaf.sh NAME`
-    // returns on that file, and the line must already be in the stderr it redirected. Warnings recording the end
-    // raised (an exit file it could not write) follow it.
+    // The status line precedes the exit file (beforeRecord): `wait-leaf.sh NAME` returns on that file.
     let said = 0;
     const say = (result: SuperviseResult, status: boolean): void => {
       const lines = result.warnings.slice(said).map((w) => `supervise[${name}]: warning: ${w}\n`);
