@@ -1,6 +1,4 @@
-// The report's sections other than the timeline: verdicts and revisions, bails and stops, the ledgers'
-// progress over time, the slices' waves and receipts, and what couldn't be read. Every text from an
-// event or a file goes through `esc`.
+// Every text from an event or a file goes through `esc`.
 import type { TextParts } from '@leap/core';
 import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport } from './_text.js';
 import type { Span } from './_report-timeline.js';
@@ -15,7 +13,6 @@ const formatDuration = formatDurationExport;
 
 const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
 
-/** A receipt as a coloured badge; null is "no receipt". */
 function receiptBadge(value: number | null): string {
   if (value === null) return '<span class="badge rn">no receipt</span>';
   return `<span class="badge r${value}">${RECEIPT_TEXT[String(value)] ?? String(value)}</span>`;
@@ -50,7 +47,6 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
   out.push('</tbody></table>');
 }
 
-/** The flaky tests: each flaky verdict's tests, where it was seen, and why. */
 export function renderFlaky(model: RunModel): string {
   const flaky = flakyVerdicts(model);
   if (flaky.length === 0) return '';
@@ -61,7 +57,7 @@ export function renderFlaky(model: RunModel): string {
   return `<h3 id="flaky">Flaky tests: passed once and failed once on the same tree</h3><table><thead><tr><th>time</th><th>test</th><th>issue</th><th>step</th><th>phase</th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** Bails (with their cause and class), stop requests, and fall-overs (a vendor ran dry, the next agent took the leaf). */
+/** Bails, stop requests, and fall-overs (a vendor ran dry, the next agent took the leaf). */
 export function renderBailsAndStops(model: RunModel): string {
   const rows = [
     ...model.bails.map((b) => ({
@@ -112,7 +108,6 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
       }
       return `${p} H${Math.round(x(span.to))}`;
     };
-    // At most about ten grid lines, whatever the ledger's length.
     const every = Math.max(1, Math.ceil(total / 10));
     const gridLines: string[] = [];
     for (let n = 0; n <= total; n += every)
@@ -205,7 +200,6 @@ export function renderSlices(view: ViewData): string {
   return out.join('\n');
 }
 
-/** Lines skipped, kinds not known, files not read. */
 export function renderProblems(view: ViewData): string {
   const rows = [
     ...view.log.problems.map((p) => `<tr><td>${esc(view.eventsFile)}:${p.line}</td><td class="reason">${esc(p.message)}</td></tr>`),

@@ -15,7 +15,6 @@ export const STATUS_COLORS: Record<string, string> = {
   lost: '#8a8a8a',
 };
 
-/** The stylesheet. */
 export const REPORT_CSS = `${Object.entries(STATUS_COLORS)
   .map(([status, color]) => `.bar[data-status=${status}]{background-color:${color}}`)
   .join('')}

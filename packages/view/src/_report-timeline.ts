@@ -1,13 +1,10 @@
-// The report's timeline: every leaf a bar from launch to exit, coloured by status, grouped by issue
-// and step (or slice and ball) with a row per phase; verdicts as diamonds on their step's phase row;
-// revisions outlined; bails and stops as lines across the whole run.
+// A bar per leaf, a row per phase of each step or ball; verdicts as marks; bails and stops as lines across the run.
 import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport, formatUsd as formatUsdExport, truncate as truncateExport } from './_text.js';
 import { STATUS_COLORS } from './_report-style.js';
 import type { TextParts } from '@leap/core';
 import type { LeafRun, RunModel, Verdict } from './fold-run.js';
 
-// Bound once: in the bundled bin, _text.ts lives in the chunk `leap status` shares, and each use of another
-// chunk's export goes through a getter; a long run's report calls these tens of thousands of times.
+// Bound once: each use of another bundle chunk's export goes through a getter, tens of thousands per report.
 const clockTime = clockTimeExport;
 const esc = escapeHtmlExport;
 const formatDuration = formatDurationExport;
@@ -28,9 +25,7 @@ const MIN_BAR_PX = 48;
 /** A verdict mark's width: marks closer than this in time go on lanes of their own. */
 const MARK_W_PX = 16;
 
-/** The word a bar shows for who ran the leaf (its full name and details are its tooltip). */
 const ACTOR_WORDS: Record<string, string> = { developer: 'dev', verifier: 'verify', planner: 'plan', builder: 'build', reviewer: 'review', juror: 'jury' };
-/** Each verdict's mark: an icon, and its words in the legend. */
 const VERDICT_MARKS: Record<string, { icon: string; words: string }> = {
   PASS: { icon: '✓', words: 'PASS' },
   REJECT: { icon: '✗', words: 'REJECT' },
@@ -43,8 +38,7 @@ function at(span: Span, t: number): string {
   return `${percent((t - span.from) / Math.max(1, span.to - span.from))}%`;
 }
 
-// Formatted by the template, natively: digits made in JS cost more until the code is optimized, which a
-// one-shot report mostly is not (measured: --single-threaded callgrind, 20M instructions a 10,000-event log).
+// Digits left to the template, natively: JS-made digits cost more in a one-shot report's unoptimized code.
 function percent(fraction: number): number {
   return Math.round(Math.min(1, Math.max(0, fraction)) * 100_000) / 1000;
 }
@@ -94,10 +88,7 @@ function groupLeaves(model: RunModel): Group[] {
   return [...groups.values()];
 }
 
-// Greedy lanes: a bar goes in the first lane whose last bar ended before it starts. A bar is drawn at
-// least `least` ms wide (so a short leaf stays visible and holds its word), and ends by `last` at the
-// latest (it is drawn earlier then); it is packed as drawn.
-// Returns the runs by launch (the log's order already, mostly) and fills `laneOf` in that order.
+// Greedy lanes, packed as drawn: at least `least` ms wide, ending by `last`. Returns the runs by launch.
 function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, last: number, laneOf: number[]): LeafRun[] {
   let sorted = runs;
   for (let i = 1; i < runs.length; i++) {
@@ -133,15 +124,13 @@ function barTitle(run: LeafRun): string {
   return title;
 }
 
-/** The timeline's HTML, pushed onto `out` in parts. */
 export function renderTimeline(model: RunModel, span: Span, now: number, out: TextParts): void {
   if (model.leaves.length === 0 && model.verdicts.length === 0) {
     out.push('<p class="empty">No leaf has run yet.</p>');
     return;
   }
   const end = (r: LeafRun): number => r.exitedAt ?? (r.status === 'running' ? now : r.launchedAt);
-  // A long run gets a wider track (the timeline scrolls sideways, its labels stay); a bar is never narrower than
-  // its word on the narrowest track, and bars that would touch go on lanes of their own.
+  // A long run gets a wider track (it scrolls sideways, its labels stay); bars never narrower than their word.
   const trackPx = Math.min(24_000, Math.max(900, model.leaves.length * 24));
   const length = Math.max(1, span.to - span.from);
   const least = (length * MIN_BAR_PX) / trackPx;

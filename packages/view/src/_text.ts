@@ -1,5 +1,4 @@
-// Formatting shared by the terminal view and the report: durations, tokens, money, and making text from
-// events (titles, reasons, agents' words) safe to print: it is data, never markup or terminal control.
+// Text from events (titles, reasons, agents' words) is data, never markup or terminal control.
 
 /** `ms` as people read a leaf's time: `850ms`, `12.3s`, `4m05s`, `2h03m`. */
 export function formatDuration(ms: number): string {
@@ -50,7 +49,7 @@ export function clockTime(ms: number): string {
 // C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/** One line of terminal text from event data: controls shown as `\xNN`/`\uNNNN`, so no title can move the cursor or clear the screen. */
+/** Controls shown as `\xNN`/`\uNNNN`: no title can move the cursor or clear the screen. */
 export function terminalSafe(text: string): string {
   return text.replace(CONTROL, (c) => {
     const code = c.charCodeAt(0);
@@ -71,8 +70,7 @@ const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '
 
 /** Text for HTML content or a quoted attribute: `<script>` in a title shows as text. */
 export function escapeHtml(text: string): string {
-  // Most text has nothing to escape, and what has repeats (a step's title on each of its leaves and
-  // verdicts): test first, and remember what was escaped.
+  // Most text has nothing to escape and what has repeats (a step's title on each leaf): test first, memoize.
   if (!NEEDS_ESCAPE.test(text)) return text;
   let escaped = escapedBefore.get(text);
   if (escaped === undefined) {

@@ -1,5 +1,3 @@
-// Gather everything `leap status` and `leap report` show for the repository at `cwd`: the event log
-// folded into a run, the ledgers, the stop file, and the slice records, merged into one view.
 import { join } from 'node:path';
 import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, readProcStat, resolveStateDir } from '@leap/core';
 import { createFolder, foldRun, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
@@ -15,7 +13,6 @@ export interface ViewOptions {
   tail?: LogTail;
 }
 
-/** What the view knows about the runs of a repository. */
 export interface ViewData {
   repo: string;
   stateDir: string;
@@ -34,8 +31,7 @@ export function collectView(options: ViewOptions): ViewData {
   const stateDir = resolveStateDir(options.env, options.cwd);
   const repo = findRepoRoot(options.cwd) ?? options.cwd;
   const eventsFile = join(stateDir, 'events.jsonl');
-  // One shot: fold each line as it is read and keep no parsed line (a long log's events would otherwise all
-  // be alive at once, for the collector to copy again and again). A watch keeps its records to fold again.
+  // One shot: fold each line as read, keep none (docs/decisions/view-streaming.md); a watch keeps its records.
   let snapshot: LogSnapshot;
   let model: RunModel;
   if (options.tail === undefined) {
@@ -66,9 +62,7 @@ export function collectView(options: ViewOptions): ViewData {
   };
 }
 
-// A leaf with no exit runs only while its supervisor does: the latest run of its name, whose pid file
-// names the same run and a live process (else the launch's pid is alive). Any other is `lost`: its
-// supervisor is gone without writing an exit (killed with SIGKILL, or the machine went down).
+// An open leaf runs only while its supervisor does (the latest run of its name); any other is `lost`.
 function judgeOpenLeaves(leaves: LeafRun[], stateDir: string): void {
   const latest = new Map<string, LeafRun>();
   for (const run of leaves) latest.set(run.leaf, run);
@@ -97,8 +91,7 @@ function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
 
 let bootMs: number | null | undefined;
 
-// Whether process `pid` started after `at` (ms): then it is not the supervisor that wrote the launch, only
-// a process that got its pid since. Start times are in clock ticks after boot (USER_HZ, 100 on Linux).
+// A process started after `at` only reused the launch's pid. Start times are ticks after boot (USER_HZ, 100).
 function startedAfter(pid: number, at: number): boolean {
   if (bootMs === undefined) {
     const btime = /^btime (\d+)$/m.exec(readFileIfExists('/proc/stat') ?? '')?.[1];

@@ -1,9 +1,7 @@
-// Tokens and cost summed over usage events (CONTRACT section 10). A figure a CLI did not report is
-// never guessed: a sum is null when no usage reported it, and `unreported` says how many did not.
+// A figure a CLI did not report is never guessed: a sum is null when no usage reported it (CONTRACT section 10).
 
 import type { Usage } from './fold-run.js';
 
-/** The sum of some usage events. */
 export interface CostTotal {
   /** How many usage events (one per agent leaf). */
   leaves: number;
@@ -12,11 +10,10 @@ export interface CostTotal {
   cost_usd: number | null;
   /** How many of those leaves did not report each figure. */
   unreported: { input_tokens: number; output_tokens: number; cost_usd: number };
-  /** How many of the costs in `cost_usd` are estimates from an agents-file entry's prices (Codex, Gemini), not a CLI's own figure. */
+  /** How many costs are estimates from an agents-file entry's prices (Codex, Gemini), not a CLI's own figure. */
   estimated: number;
 }
 
-/** One line of a cost table: what it is about, and its total. */
 export interface CostRow {
   key: string;
   issue: number | null;
@@ -25,7 +22,6 @@ export interface CostRow {
   total: CostTotal;
 }
 
-/** The totals of a run: all of it, and per issue, step, slice and leaf. */
 export interface CostBreakdown {
   total: CostTotal;
   byIssue: CostRow[];
@@ -33,12 +29,10 @@ export interface CostBreakdown {
   bySlice: CostRow[];
 }
 
-/** An empty total. */
 function emptyTotal(): CostTotal {
   return { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 }, estimated: 0 };
 }
 
-/** Add one usage event to a total. */
 function addUsage(total: CostTotal, usage: Usage): CostTotal {
   total.leaves++;
   // Each field written out: a report adds thousands of usages, four times each.
@@ -54,7 +48,6 @@ function addUsage(total: CostTotal, usage: Usage): CostTotal {
   return total;
 }
 
-/** Sum usage events. */
 export function sumUsage(usages: readonly Usage[]): CostTotal {
   const total = emptyTotal();
   for (const usage of usages) addUsage(total, usage);
@@ -63,8 +56,7 @@ export function sumUsage(usages: readonly Usage[]): CostTotal {
 
 /** Totals per issue, per step (within its issue), per slice. */
 export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
-  // Rows in order of first appearance; found through maps keyed by what they are about (no key string
-  // built per usage: a report breaks down thousands of them).
+  // Rows in order of first appearance, found through maps: no key string built per usage.
   const byIssue: CostRow[] = [];
   const byStep: CostRow[] = [];
   const bySlice: CostRow[] = [];

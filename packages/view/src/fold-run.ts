@@ -1,6 +1,4 @@
-// Fold the event log into what happened: leaf runs (a launch paired with its exit), verdicts, ledger
-// ticks, bails, stops, usage, and the balls of slices. Each kind's fields are checked where used;
-// an event missing one is a problem with its line, and a kind the view does not know is kept as such.
+// Fields are checked where used: an event missing one is a problem with its line; an unknown kind is kept.
 import type { LogProblem, LogRecord, RawEvent } from './read-log.js';
 import { usageOf, type UsageEntry } from '@leap/core';
 
@@ -22,7 +20,6 @@ export interface LeafRun {
   slice: string | null;
   ball: string | null;
   pid: number | null;
-  /** The time limit, when the launch event says it (`timeout_ms`). */
   timeoutMs: number | null;
   /** The launch event's `sandbox` (CONTRACT section 13): `bwrap`, `off`, or null when it does not say. */
   sandbox: string | null;
@@ -138,7 +135,6 @@ interface Review {
   at: number;
 }
 
-/** A ball of a slice, as its events tell it. */
 export interface BallRun {
   slice: string;
   id: string;
@@ -160,7 +156,6 @@ export interface SliceRun {
   firstAt: number;
 }
 
-/** Everything the log says, in order. */
 export interface RunModel {
   leaves: LeafRun[];
   verdicts: Verdict[];
@@ -212,7 +207,6 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
   return folder.finish(problems);
 }
 
-/** An empty RunFolder. */
 export function createFolder(): RunFolder {
   const model: RunModel = {
     leaves: [],
@@ -525,8 +519,7 @@ export function createFolder(): RunFolder {
       const owner = model.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === review.candidate || b.merged?.candidate === review.candidate);
       owner?.reviews.push(review);
     }
-    // A LEAP leaf names its ball (`build-BALL-N`, `review-BALL-FAMILY`: the engine passes the jury the ball's
-    // id); its slice is the one slice holding a ball of that id.
+    // A LEAP leaf names its ball, not its slice: that is the one slice holding a ball of that id.
     const place = (item: { slice: string | null; ball: string | null }): void => {
       if (item.slice === null && item.ball !== null) item.slice = soleOwner(ballOwners, item.ball);
     };
@@ -565,8 +558,7 @@ function soleOwner(owners: Map<string, Set<string>>, ball: string): string | nul
   return set !== undefined && set.size === 1 ? ([...set][0] ?? null) : null;
 }
 
-// The leaf run a usage event is about: the latest run of that name launched before it, of the same
-// issue when the usage names one, and not yet holding a usage (a second usage of one run stands alone).
+// The latest earlier run of that name (and issue) with no usage yet; a second usage of one run stands alone.
 function findLeafFor(leaves: readonly LeafRun[], usage: Usage): LeafRun | undefined {
   for (let i = leaves.length - 1; i >= 0; i--) {
     const run = leaves[i];

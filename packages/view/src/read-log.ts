@@ -1,6 +1,4 @@
-// Reading the event log for the view (CONTRACT section 5) without zod: JSON.parse each line and keep
-// what has `ts` and `event`. A malformed line is reported with its number and skipped; a torn last
-// line (a writer mid-append, or a crash) is not a problem, only noted; the log may grow while read.
+// Without zod (CONTRACT section 5): a bad line is a problem with its number; a torn last line is only noted.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 // Small enough that a chunk's text is an ordinary young object, not a large one of its own.
@@ -20,13 +18,11 @@ export interface LogRecord {
   event: RawEvent;
 }
 
-/** A line the view skipped, and why. */
 export interface LogProblem {
   line: number;
   message: string;
 }
 
-/** What reading the log found so far. */
 export interface LogSnapshot {
   exists: boolean;
   /** How many events were read (with a sink, `records` stays empty). */
@@ -61,25 +57,18 @@ export function parseLogLine(raw: string, line: number): LogRecord | LogProblem 
   return { line, at, event: event as RawEvent };
 }
 
-/**
- * Read a whole log once, handing each record to `sink` as it is parsed and keeping none (a one-shot view):
- * read in chunks, as a tail reads what was appended, so no copy of the whole file is ever in memory.
- */
+/** One-shot read: each record goes to `sink` as parsed, and none is kept. */
 export function readLogOnce(file: string, sink: (record: LogRecord) => void): LogSnapshot {
   return new LogTail(file, sink).readMore().snapshot(true);
 }
 
-/** Parse a whole log's text. */
 export function parseLogText(text: string): LogSnapshot {
   const tail = new LogTail('');
   tail.push(text);
   return tail.snapshot(true);
 }
 
-/**
- * An event log read as it grows: `readMore()` reads what was appended since the last call (from a
- * byte offset, so a long log is not reread) and keeps a last line without its newline for later.
- */
+/** `readMore()` reads from a byte offset what was appended; a last line without its newline waits. */
 export class LogTail {
   private offset = 0;
   private line = 0;
@@ -111,8 +100,7 @@ export class LogTail {
       const size = fstatSync(fd).size;
       if (size < this.offset) this.reset(true);
       if (size === this.offset) return this;
-      // In chunks of whole lines: a long log is never in memory twice (its bytes and its text), and each
-      // chunk's text dies young. A line cut by a chunk's end is carried, as bytes, into the next chunk.
+      // Whole lines a chunk at a time: a long log is never in memory twice; a cut line is carried as bytes.
       const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - this.offset));
       let carry: Buffer | null = null;
       let at = this.offset;

@@ -1,6 +1,4 @@
-// What the view reads besides the event log: the ledgers `.tdd/issue-N.md` (core's ledger model),
-// the stop file, each issue's timeout file, and the slice records under `.leap/SLICE/`. Each may be
-// absent; a file that cannot be read is a problem naming it, never a crash.
+// Each file may be absent; one that cannot be read is a problem naming it, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
@@ -21,13 +19,11 @@ import {
 } from '@leap/core';
 import type { RoundAnswer, RoundLive } from './fold-run.js';
 
-/** A problem with a file other than the event log. */
 export interface FileProblem {
   file: string;
   message: string;
 }
 
-/** An issue's ledger as it is on disk now. */
 export interface LedgerState {
   issue: number;
   file: string;
@@ -35,7 +31,6 @@ export interface LedgerState {
   steps: Array<{ title: string; state: StepState; criterion: number | null }>;
 }
 
-/** A slice as its records on disk tell it. */
 export interface SliceRecord {
   id: string;
   dir: string;
@@ -49,12 +44,11 @@ export interface SliceRecord {
     rounds: Array<{ round: number; receipt: number | null; answer?: RoundAnswer; live?: RoundLive }>;
     receipt: number | null;
     reason: string | null;
-    /** A round on another machine's worker (the bullmq runner's remote-round.json), as its engine last saw the queue. */
+    /** The bullmq runner's remote-round.json, as its engine last saw the queue. */
     remote?: RemoteRoundState;
   }>;
 }
 
-/** Where a ball's distributed round stands: queued, building on a worker, returned (the engine checking it). */
 export interface RemoteRoundState {
   round: number;
   job: string;
@@ -64,7 +58,7 @@ export interface RemoteRoundState {
   queuedAt: number;
   takenAt: number | null;
   returnedAt: number | null;
-  /** The phase of a building round (taken, fetching, building, proving, reviewing, pushing), as the worker's signed progress said and the engine checked; null when none. */
+  /** As the worker's signed progress said and the engine checked; null when none. */
   phase: string | null;
   /** Whether the engine that wrote it still runs (a killed engine's file is stale). */
   engineAlive: boolean;
@@ -84,7 +78,6 @@ function headingOf(text: string | null): string | null {
   return text === null ? null : (/^# (.+)$/m.exec(text)?.[1]?.trim() ?? null);
 }
 
-/** Every ledger of the state folder, by issue number. */
 export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerState[] {
   const out: LedgerState[] = [];
   for (const name of listDir(stateDir)) {
@@ -94,8 +87,7 @@ export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerSt
     try {
       const text = readFileSync(file, 'utf8');
       const ledger = parseLedger(text, file);
-      // The issue's own title, where the local tracker keeps it (`.tdd/issues/N.md`); else the ledger's heading,
-      // which is the plan's first line.
+      // The local tracker's issue title (`.tdd/issues/N.md`), else the ledger's heading (the plan's first line).
       const issue = Number(m[1]);
       const title = headingOf(readFileIfExists(statePaths(stateDir).issue(issue))) ?? headingOf(text);
       out.push({ issue, file, title, steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })) });
@@ -114,10 +106,7 @@ export function readPendingStop(stateDir: string): { mode: string | null; unread
   return { mode: null, unreadable: null };
 }
 
-/**
- * A leaf's time limit as the supervisor reads it (core's `readTimeLimit`), or the default when what it would
- * read is not a duration (the supervisor refuses such a leaf; the default is the best guess shown).
- */
+/** A leaf's time limit as the supervisor reads it, else the default (the supervisor refuses a limit it cannot read). */
 export function readTimeLimitShown(stateDir: string, issue: number | null, env: NodeJS.ProcessEnv): TimeLimit {
   try {
     return readTimeLimit(stateDir, issue, env);
@@ -203,14 +192,12 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
   return out;
 }
 
-// The builder's answer block as round-N.json keeps it, or null when it is absent or not that shape.
 function answerOf(value: unknown): RoundAnswer | null {
   if (value === null || typeof value !== 'object') return null;
   const { hypothesis, move } = value as Record<string, unknown>;
   return typeof hypothesis === 'string' && typeof move === 'string' ? { hypothesis, move } : null;
 }
 
-// The live proof's evidence as round-N.json keeps it, or null when it is absent or not that shape.
 function liveOf(value: unknown): RoundLive | null {
   if (value === null || typeof value !== 'object') return null;
   const v = value as Record<string, unknown>;

@@ -1,11 +1,9 @@
-// Draw StatusData for a terminal: progress bars, running leaves against their time limit, verdicts,
-// a pending stop, slices and cost. Text from events is made terminal-safe and cut to the width.
+// Text from events is made terminal-safe and cut to the width.
 import { relative } from 'node:path';
 import { clockTime, formatDuration, formatTokens, formatUsd, terminalSafe, truncate } from './_text.js';
 import { describeTotal } from './cost.js';
 import type { StatusData } from './status-data.js';
 
-/** How to draw: the terminal's width, and whether to colour. */
 export interface RenderOptions {
   width: number;
   color: boolean;
@@ -24,7 +22,6 @@ function progressBar(full: number, half: number, total: number, width: number): 
 
 const RECEIPT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
 
-/** The whole screen, as lines joined by newlines. */
 export function renderStatus(data: StatusData, options: RenderOptions): string {
   const paint: Paint = options.color ? (style, text) => `\x1b[${CODES[style]}m${text}\x1b[0m` : (_style, text) => text;
   const width = Math.max(40, options.width);

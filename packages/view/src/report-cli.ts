@@ -25,7 +25,6 @@ Exit codes:
 
 const OPTIONS = { dir: { type: 'string' }, out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
-/** `leap report`. */
 export const reportMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, OPTIONS, REPORT_USAGE);
   if (values.help === true) {

@@ -1,5 +1,4 @@
-// `leap report`'s one self-contained HTML file (CONTRACT section 10): no script, no network (its
-// Content-Security-Policy forbids both), every text from the run escaped.
+// No script, no network (the Content-Security-Policy forbids both); every text from the run escaped.
 import { isoTimestamp, type TextParts } from '@leap/core';
 import { escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport, formatTokens as formatTokensExport, formatUsd as formatUsdExport } from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
@@ -62,10 +61,7 @@ function nothingReported(t: CostTotal): boolean {
 /** The report's Content-Security-Policy: nothing loads or runs but its own inline style and data images. */
 export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
-/**
- * The report of a view, one HTML document pushed onto `out` in parts, in order (written as they come, a
- * long run's report is never one string in memory).
- */
+/** Pushed onto `out` in order, written as it comes: a long run's report is never one string in memory. */
 
 export function renderReport(view: ViewData, out: TextParts): void {
   const { model } = view;

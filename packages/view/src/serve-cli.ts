@@ -1,5 +1,4 @@
-// `leap serve [--port N] [--host H] [--json]` (CONTRACT section 10): parsing, the printed address, and
-// the end on TERM or INT. The server is serve.ts.
+// `leap serve` (CONTRACT section 10); the server is serve.ts.
 import { dirOption, LeapError, parseCli, UsageError, type Subcommand } from '@leap/core';
 import { startLiveServer } from './serve.js';
 
@@ -26,7 +25,6 @@ Exit codes:
 
 const OPTIONS = { dir: { type: 'string' }, port: { type: 'string', short: 'p' }, host: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
-/** `leap serve`. */
 export const serveMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, OPTIONS, SERVE_USAGE);
   if (values.help === true) {

@@ -1,7 +1,4 @@
-// `leap serve` (CONTRACT section 10): the report as a live page. A node:http server on loopback (unless
-// --host says otherwise) behind a random token in the path; the page is the report itself plus one inline
-// script (allowed by its nonce, the only script the page may run) that listens to server-sent events and
-// swaps in the new report whenever the event log, a ledger, the stop file or a slice record changes.
+// The report behind a random token in the path, plus one nonce-allowed script that swaps in each new report.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { clockTime } from './_text.js';
@@ -31,8 +28,7 @@ export interface LiveServer {
   close(): Promise<void>;
 }
 
-// The page's one script: on each `update` event, fetch the report again and replace what the body shows
-// (the page is never reloaded, so where a person scrolled and which groups they opened stay as they were).
+// Never a reload: where a person scrolled and which groups they opened stay as they were.
 const LIVE_SCRIPT = `
 addEventListener('DOMContentLoaded', () => {
   const open = () => [...document.querySelectorAll('details')].map((d) => d.open);
@@ -66,10 +62,7 @@ addEventListener('DOMContentLoaded', () => {
   events.addEventListener('error', () => state(false));
 });`;
 
-/**
- * The report of the repository at `cwd` as it is now, as a live page: a badge says it is live and when it was last
- * updated; `nonce` allows its one script (the page fetched again on an update has none).
- */
+/** `nonce` allows the page's one script; the page fetched again on an update has none (null). */
 export function renderLivePage(cwd: string, env: NodeJS.ProcessEnv, nonce: string | null): string {
   const parts: string[] = [];
   const view = collectView({ cwd, env });
@@ -140,8 +133,7 @@ export async function startLiveServer(options: ServeOptions): Promise<LiveServer
 
   // The status watch says when anything the report shows has changed; the clock's redraws are not changes.
   const watching = new AbortController();
-  // A watch that fails (the state folder became unreadable) leaves the pages as they are, each still
-  // served fresh on request; the failure is not the server's end.
+  // A failed watch is not the server's end: each page is still served fresh on request.
   const watched = watchStatus({
     cwd: options.cwd,
     env: options.env,

@@ -40,7 +40,6 @@ function colorOn(io: SubcommandIo): boolean {
   return io.isTTY;
 }
 
-/** `leap status`. */
 export const statusMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, OPTIONS, STATUS_USAGE);
   if (values.help === true) {

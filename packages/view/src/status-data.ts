@@ -5,7 +5,6 @@ import type { ViewData } from './collect-view.js';
 import { flakyVerdicts, stoppedRuns, type LeafRun } from './fold-run.js';
 import { readTimeLimitShown, supervisorEnv } from './read-state.js';
 
-/** A step of a ledger, and whether a leaf is on it now. */
 interface StatusStep {
   title: string;
   state: string;
@@ -55,11 +54,7 @@ export interface StatusData {
   fileProblems: Array<{ file: string; message: string }>;
   issues: StatusIssue[];
   running: StatusLeaf[];
-  /**
-   * Rounds on other machines' workers (the bullmq runner), as their engines last saw the queue: queued (no worker
-   * has taken it), building (on which worker, for how long), returned (the engine checking it). Only a running
-   * engine's, and only rounds whose record is not written yet.
-   */
+  /** Rounds on bullmq workers whose record is not written yet, as a running engine last saw the queue. */
   remote: Array<{ slice: string; ball: string; round: number; job: string; state: 'queued' | 'building' | 'returned'; worker: string | null; phase: string | null; sinceMs: number }>;
   /** Leaves the log says ran outside the sandbox (`--sandbox off`, CONTRACT section 13), most recent last. */
   unsandboxed: { leaves: number; last: string | null };
@@ -96,7 +91,6 @@ const iso = (ms: number): string => (Number.isFinite(ms) ? isoTimestamp(ms) : ''
 /** How many verdicts and bails the status keeps (the report has them all). */
 const LAST_VERDICTS = 5;
 
-/** Project a view onto what `leap status` shows. */
 export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData {
   const { model } = view;
   const cost = breakDownCost(model.usage);
@@ -194,7 +188,6 @@ function stoppedOf(s: { mode: string; at: number; step: string | null } | undefi
   return s === undefined ? null : { mode: s.mode, at: iso(s.at), step: s.step };
 }
 
-/** How many leaves ran outside the sandbox (their launch said `"sandbox": "off"`), and the last one's name. */
 function unsandboxedOf(leaves: readonly LeafRun[]): { leaves: number; last: string | null } {
   let count = 0;
   let last: string | null = null;

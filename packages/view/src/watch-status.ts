@@ -1,5 +1,4 @@
-// `leap status --watch`: redraw when the event log grows or a ledger, the stop file or a slice record
-// changes (chokidar, loaded only here), and every second while a leaf runs (its elapsed time moves).
+// chokidar is loaded only here; while a leaf runs, the clock redraws every second (its elapsed time moves).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectView } from './collect-view.js';
@@ -9,7 +8,6 @@ import { buildStatus, type StatusData } from './status-data.js';
 export interface WatchOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Ends the watch. */
   signal: AbortSignal;
   /** Called with each new state; `changed` is false for a redraw only the clock asked for. */
   onFrame(data: StatusData, changed: boolean): void;

@@ -1,4 +1,4 @@
-// The Claude Code agent: `claude -p --output-format stream-json --verbose`, the prompt on stdin, the answer in the result's `result`.
+// Claude Code as a LEAP agent; its command line and why are in README.md.
 import type { AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds } from '@leap/core';
 import { isReadOnlyRole } from '@leap/core';
 import { claudeRanDry, claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';
@@ -11,10 +11,7 @@ export interface ClaudeAgentConfig {
   bin?: string;
   /** The model (`--model`); AgentOptions.model wins. */
   model?: string;
-  /**
-   * Permission mode of writing roles (developer, builder); default `dontAsk`. `bypassPermissions` is
-   * refused by the CLI when it runs as root (most containers and CI).
-   */
+  /** Writing roles' permission mode (default `dontAsk`); the CLI refuses `bypassPermissions` as root. */
   writePermissionMode?: string;
   /** Tools a writing role may use without a prompt (`--allowedTools`); default CLAUDE_WRITE_TOOLS. */
   allowedTools?: string[];
@@ -58,26 +55,19 @@ function claudeSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
   return { agentPaths, write, passEnv: ['ANTHROPIC_*', 'CLAUDE_*', 'DISABLE_*'] };
 }
 
-/**
- * The schema as `--json-schema` takes it: without its `$schema` key. Claude Code's validator knows draft-07
- * only, and given a schema that declares another draft (`.../draft/2020-12/schema`, as every published LEAP
- * schema does) it offers no StructuredOutput tool and says nothing (*2.1.197*); the answer is then free text.
- * The rest of the schema (`$id`, `title`, the constraints) is kept as it is.
- */
+/** Without `$schema`: given a draft other than 07, Claude Code 2.1.197 silently offers no StructuredOutput tool. */
 export function claudeJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dropped, ...rest } = schema;
   return rest;
 }
 
 function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeAgentConfig): AgentInvocation {
-  // stream-json (which needs --verbose) ends with the same result object as json, and shows the CLI's
-  // api_retry events while it runs: with no network, a leaf can be ended in seconds, not after 3 minutes.
+  // stream-json (needs --verbose) shows api_retry events as they come: no network ends a leaf in seconds, not 3 min.
   const args = ['-p', '--output-format', 'stream-json'];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
   args.push('--verbose');
-  // `dontAsk` never prompts (nobody can answer in print mode) and denies every tool not pre-approved;
-  // unlike `bypassPermissions`, the CLI accepts it as root.
+  // `dontAsk` never prompts and denies every tool not pre-approved; unlike `bypassPermissions`, it runs as root.
   if (isReadOnlyRole(options.role)) {
     args.push('--permission-mode', 'dontAsk', '--allowedTools', CLAUDE_READ_TOOLS.join(','), '--disallowedTools', CLAUDE_DENIED_TOOLS);
   } else {
@@ -87,8 +77,7 @@ function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeA
   }
   if (options.answerSchema !== undefined) args.push('--json-schema', JSON.stringify(claudeJsonSchema(options.answerSchema)));
   args.push(...(config.extraArgs ?? []));
-  // CLAUDECODE marks a process started by Claude Code; older versions refused a nested `claude` while it
-  // was set (2.1.197 does not), and the leaf is not nested in any sense that matters here.
+  // CLAUDECODE marks a nested `claude`, which older versions refused (2.1.197 does not).
   const invocation: AgentInvocation = { command: config.bin ?? 'claude', args, stdin: prompt, env: { CLAUDECODE: undefined } };
   if (model !== undefined && model !== '') invocation.model = model;
   return invocation;

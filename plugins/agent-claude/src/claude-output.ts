@@ -19,22 +19,13 @@ export function parseClaudeOutput(stdout: string): AgentAnswer {
   return answer;
 }
 
-/**
- * What the result object says about tokens and cost, for a failed run too (a "Not logged in" result
- * reports a cost of 0). Tokens are summed over `modelUsage` (every model the run used, sub-agents
- * included), else read from `usage`; input counts cached and cache-writing tokens too. Null when stdout
- * holds no result object.
- */
+/** For a failed run too; tokens summed over `modelUsage` (sub-agents included), cache reads and writes as input. */
 export function parseClaudeUsage(stdout: string): AgentUsage | null {
   const result = lastJsonObject(stdout);
   return result === null ? null : usageOf(result);
 }
 
-/**
- * The CLI's own words for a failed run: the error result's text, else its stderr (the refusal of
- * bypassPermissions as root), else, for a run ended before its result (killed while it retried), its last
- * `api_retry` event in words.
- */
+/** The error result's text, else stderr, else (a run killed while it retried) its last `api_retry` in words. */
 export function explainClaudeFailure(stdout: string, stderr: string): string | null {
   const result = lastJsonObject(stdout);
   if (result !== null && result.is_error === true) return `${errorWords(result)}${subtypeOf(result)}`;
@@ -53,18 +44,11 @@ export function explainClaudeFailure(stdout: string, stderr: string): string | n
 
 /** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
 export interface ClaudeRetry extends AgentRetry {
-  /** True for an authentication failure (HTTP 401 or 403, `authentication_failed`) or a spent balance (`billing_error`): the same answer comes every time. */
+  /** An auth failure (401, 403) or a spent balance (`billing_error`): the same answer comes every time. */
   final?: boolean;
 }
 
-/**
- * With `--output-format stream-json --verbose`: whether the transcript ends with `api_retry` events the leaf
- * should not wait out. Counted: no HTTP status (no answer at all), a rate limit (429, `rate_limit`) and an
- * overload (529, `overloaded`), which Claude Code 2.1.197 retries ten times over about three minutes
- * (the default model gives up on a 529 after three), while another vendor could take the leaf at once.
- * `final` from the first attempt: an authentication failure (401 or 403, `authentication_failed`) or a spent
- * balance (`billing_error`), which never recover. A 500 is not counted: the CLI's back-off is the right wait.
- */
+/** No status, 429 or 529: 2.1.197 retries those ~3 min while another vendor could go; a 500 waits out its back-off. */
 export function claudeRetrying(stdout: string): ClaudeRetry | null {
   const last = lastJsonObject(stdout);
   if (last === null || last.type !== 'system' || last.subtype !== 'api_retry') return null;
@@ -75,13 +59,7 @@ export function claudeRetrying(stdout: string): ClaudeRetry | null {
   return { attempts, message: retryWords(last) };
 }
 
-/**
- * Whether a failed run's vendor ran dry, from Claude Code's stream-json: its error result (`Credit balance is
- * too low` with `"error":"billing_error"`, HTTP 400: quota; `API Error: Request rejected (429) ...`: rate
- * limit; `API Error: Repeated 529 Overloaded errors...`: overload), else, for a run ended while it retried,
- * its last `api_retry` event (429 `rate_limit`, 529 `overloaded`). Null for any other failure (a refused key,
- * a 500, no network, a crash).
- */
+/** From the error result, else the last `api_retry`: a low credit balance is quota, 429 rate-limit, 529 overload. */
 export function claudeRanDry(stdout: string, _stderr = ''): AgentDry | null {
   const last = lastJsonObject(stdout);
   if (last === null) return null;
@@ -135,7 +113,6 @@ function retryWords(retry: Record<string, unknown>): string {
   return `API retry ${attempts}${typeof retry.max_retries === 'number' ? ` of ${retry.max_retries}` : ''} (error: ${error}${status})`;
 }
 
-// The last api_retry event of a stream-json transcript.
 function lastRetry(stdout: string): Record<string, unknown> | null {
   const lines = stdout.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -172,7 +149,6 @@ function mainModel(models: [string, Record<string, unknown>][]): string | null {
   return best?.name ?? null;
 }
 
-// A non-negative number (an integer when `integer`), else `fallback`.
 function count(value: unknown, integer = true, fallback: number | null = null): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)) ? value : fallback;
 }

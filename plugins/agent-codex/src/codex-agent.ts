@@ -1,4 +1,4 @@
-// The OpenAI Codex agent: `codex exec --json`, the prompt on stdin (`-`), the answer in the last agent_message event.
+// The OpenAI Codex CLI as a LEAP agent; its command line and why are in README.md.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds, TokenPrices } from '@leap/core';
@@ -18,7 +18,7 @@ export interface CodexAgentConfig {
   extraArgs?: string[];
   /** Run the readiness check before a leaf (default true); false for a setup the check cannot judge. */
   preflight?: boolean;
-  /** US dollars per million input and output tokens: Codex reports no cost, so one is estimated from these (`cost_estimated`). */
+  /** USD per million input and output tokens: Codex reports no cost, so one is estimated (`cost_estimated`). */
   prices?: TokenPrices;
 }
 
@@ -55,10 +55,7 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
   };
 }
 
-/**
- * Inside a sandbox (CONTRACT section 13): CODEX_HOME (default ~/.codex) read-write, CODEX_* and OPENAI_* passed,
- * and the variable each provider of its config.toml names as its `env_key`.
- */
+/** CONTRACT section 13: CODEX_HOME read-write; CODEX_*, OPENAI_* and each config.toml provider's `env_key` passed. */
 function codexSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
   const home = env.CODEX_HOME !== undefined && env.CODEX_HOME !== '' ? env.CODEX_HOME : '.codex';
   const passEnv = ['CODEX_*', 'OPENAI_*'];
@@ -74,8 +71,7 @@ function codexSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
 }
 
 function codexInvocation(prompt: string, options: AgentOptions, config: CodexAgentConfig): AgentInvocation {
-  // --skip-git-repo-check: outside a git repository (a scratch folder, a planner's temp dir) exec refuses
-  // to start; the sandbox, not the repository check, is what keeps a leaf inside its folder.
+  // --skip-git-repo-check: exec refuses outside a git repository; the sandbox keeps a leaf inside its folder.
   const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', sandboxMode(options)];
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
@@ -85,13 +81,8 @@ function codexInvocation(prompt: string, options: AgentOptions, config: CodexAge
   return invocation;
 }
 
-// Inside the toolchain's sandbox codex's own cannot be made (its shell tool would fail with `bwrap: setting up uid
-// map: Operation not permitted`): the outer one holds it, a reader to its throwaway copy, a writer to its tree.
-// Codex CLI 0.171.0 warns, and goes on, when it cannot make the helper its own sandbox runs every command
-// through (CODEX_HOME under the temporary folder): `WARNING: proceeding, even though we could not create PATH
-// aliases: Refusing to create helper binaries under temporary dir "..."`. Every command of a read-only or
-// workspace-write run then fails (`bwrap: execvp codex-linux-sandbox`) and the run exits 0 with the model's
-// answer; with `--sandbox danger-full-access` (inside the toolchain's sandbox) no command needs the helper.
+// Codex 0.171.0 only warns when it cannot make its sandbox's helper: every command fails, yet the run exits 0.
+// Inside the toolchain's sandbox codex's own cannot nest, and danger-full-access needs no helper.
 const HELPER_REFUSAL = /Refusing to create helper binaries under temporary dir[^\n]*/;
 
 /** A run whose own sandbox could not start: why, naming the warning; null otherwise. */

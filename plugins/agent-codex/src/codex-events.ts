@@ -4,11 +4,7 @@ import { LeapError } from '@leap/core';
 
 type CodexEvent = Record<string, unknown>;
 
-/**
- * Read `codex exec --json` output: the text of the last completed `agent_message` item. A `turn.failed`
- * throws with its message; an `error` event alone does not (the CLI reports network retries it recovers
- * from as `{"type":"error","message":"Reconnecting..."}`), unless no agent message came at all.
- */
+/** The last `agent_message`; an `error` event alone does not throw (the CLI's `Reconnecting...` it recovers from). */
 export function parseCodexEvents(stdout: string): AgentAnswer {
   const events = readEvents(stdout);
   let text: string | null = null;
@@ -35,20 +31,13 @@ export function parseCodexEvents(stdout: string): AgentAnswer {
   return answer;
 }
 
-/**
- * The thread's usage: the last `turn.completed` event's `usage` (`input_tokens`, which counts the cached
- * ones too, and `output_tokens`). Codex reports no cost and, in its events, no model: both null. A run
- * that never completed a turn reports no tokens (null). Null when stdout holds no events at all.
- */
+/** The last `turn.completed` usage (input counts cached tokens); Codex reports no cost and no model. */
 export function parseCodexUsage(stdout: string): AgentUsage | null {
   const events = readEvents(stdout);
   return events.length === 0 ? null : (usageOf(events) ?? { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
 }
 
-/**
- * The CLI's own words for a failed run: a `turn.failed` message, else the last `error` event, else the
- * last line of stderr (or stdout, as `codex login status` prints) that is not one of its log or warning lines.
- */
+/** A failed turn, else the last `error` event, else the last line of stderr (or stdout) not a log or warning. */
 export function explainCodexFailure(stdout: string, stderr: string): string | null {
   const events = readEvents(stdout);
   const failed = events.filter((e) => e.type === 'turn.failed').at(-1);
@@ -68,17 +57,11 @@ const LOG_LINE = /^(\d{4}-\d\d-\d\dT\S+Z\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s|WARNI
 
 /** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
 export interface CodexRetry extends AgentRetry {
-  /** True when the service refused the credentials (`unexpected status 401 Unauthorized`, or 403) or said the quota is spent. */
+  /** The credentials refused (401, 403) or the quota spent: no retry recovers. */
   final?: boolean;
 }
 
-/**
- * Whether the output ends with network retries: the `Reconnecting...` error events since the last event
- * that was progress (an item that is not an error, a turn), counted; null when the last event was progress.
- * A refused key (`Reconnecting... 2/5 (unexpected status 401 Unauthorized: ...)`, which 0.171.0 retries five
- * times over about ten seconds before its turn fails) is `final` from the first such event, and so is a spent
- * quota (0.171.0 fails its turn at once on one, but a retry that says so would not recover either).
- */
+/** `Reconnecting...` events since the last progress; 0.171.0 retries a refused key five times over ~10 s. */
 export function codexRetrying(stdout: string): CodexRetry | null {
   let attempts = 0;
   let message = '';
@@ -96,14 +79,7 @@ export function codexRetrying(stdout: string): CodexRetry | null {
 
 const AUTH_REFUSED = /unexpected status (401|403)\b/;
 
-/**
- * Whether a failed run's vendor ran dry, from the words of its failed turn, else of its last `error` event
- * (a run ended while it was reconnecting). Codex CLI 0.171.0 says `Quota exceeded. Check your plan and
- * billing details.` for a 429 `insufficient_quota` (at once, no retry); `exceeded retry limit, last status:
- * 429 Too Many Requests` after five retries of a rate limit (about 5 s); `Selected model is at capacity.
- * Please try a different model.` after five retries of a 503 (about 30 s). A 500 it words as `We're currently
- * experiencing high demand...`: that is a server error, not a vendor out of capacity, and not dry.
- */
+/** From the failed turn, else the last `error`; 0.171.0's "high demand" is a 500, a server error, not dry. */
 export function codexRanDry(stdout: string, _stderr = ''): AgentDry | null {
   const events = readEvents(stdout);
   const failed = events.filter((e) => e.type === 'turn.failed').at(-1);

@@ -1,12 +1,8 @@
-// Whether `codex exec` can authenticate, judged as the CLI itself does, without a model call. `codex login
-// status` alone is wrong for API-key setups that exec runs with: it says "Not logged in" (exit 1, 0.171.0)
-// for a custom provider whose key is in its `env_key` variable, and for `CODEX_API_KEY`.
+// Judged as the CLI does: `codex login status` alone says "Not logged in" for `CODEX_API_KEY` and `env_key` setups.
 
-/** What the setup says before `codex login status` is asked (see codexSetupReadiness). */
 export type CodexSetupReadiness = { ready: boolean | null; why: string };
 
-// The judgement as JavaScript source, so the readiness check runs exactly this text with `node -e` (a
-// function's own toString would carry whatever a bundler added to it) and the tests call the same text.
+// Source text: `node -e` runs exactly what the tests call (a function's toString carries what a bundler added).
 const JUDGE_SOURCE = `(env, configToml, args) => {
   const unquote = (raw) => {
     const text = raw.trim();
@@ -46,20 +42,10 @@ const JUDGE_SOURCE = `(env, configToml, args) => {
   return { ready: null, why: \`model provider "\${provider}" signs in with codex login\` };
 }`;
 
-/**
- * What the setup says before `codex login status` is asked: ready (true) with why, not ready (false)
- * with why, or null: the provider signs in with an OpenAI login, so `codex login status` decides.
- * CODEX_API_KEY set: ready. The provider (`model_provider` in config.toml, or `-c model_provider=NAME` among
- * `args`) has an `env_key`: ready when that variable is set, else not. A provider table without a key and
- * without `requires_openai_auth = true`, or a local built-in (`oss`, `ollama`, `lmstudio`): ready.
- */
+/** `ready` null: the provider signs in with an OpenAI login, so `codex login status` decides. */
 export const codexSetupReadiness = new Function(`return ${JUDGE_SOURCE}`)() as (env: Record<string, string | undefined>, configToml: string | null, args: string[]) => CodexSetupReadiness;
 
-// Codex CLI (0.171.0, codex-rs/arg0) makes its helper binaries (the `codex-linux-sandbox` its read-only and
-// workspace-write sandboxes exec through bwrap, `apply_patch`) in CODEX_HOME/tmp, and refuses when CODEX_HOME
-// (canonical) starts with Rust's temp_dir(): TMPDIR as given (even empty), else /tmp, compared by path
-// component. It says so in one WARNING line and goes on: every command its sandbox then runs fails with
-// `bwrap: execvp codex-linux-sandbox: No such file or directory`, the model hears it, the run exits 0.
+// Codex 0.171.0 (codex-rs/arg0) makes no sandbox helper when canonical CODEX_HOME is under TMPDIR (else /tmp).
 const HELPERS_SOURCE = `(env, codexHome, mode, realpath) => {
   if (mode === 'danger-full-access') return null;
   const temp = env.TMPDIR !== undefined ? env.TMPDIR : '/tmp';
@@ -76,11 +62,7 @@ const HELPERS_SOURCE = `(env, codexHome, mode, realpath) => {
     JSON.stringify(temp) + ', or point TMPDIR elsewhere';
 }`;
 
-/**
- * Why codex's own sandbox (`mode`, as `--sandbox` gives it) cannot run commands with this CODEX_HOME, in one
- * sentence; null when it can (or when `mode` is `danger-full-access`, which runs no sandbox of its own).
- * `realpath` canonicalises CODEX_HOME as the CLI does (node:fs's realpathSync).
- */
+/** Why codex's own `mode` sandbox cannot run commands with this CODEX_HOME, or null; `realpath` as the CLI's. */
 export const codexSandboxHelpersRefusal = new Function(`return ${HELPERS_SOURCE}`)() as (
   env: Record<string, string | undefined>,
   codexHome: string,
@@ -94,13 +76,7 @@ export const CODEX_READINESS_VAR = 'LEAP_CODEX_READINESS';
 /** The variable that tells the readiness script the `--sandbox` mode its leaf will run in. */
 export const CODEX_SANDBOX_MODE_VAR = 'LEAP_CODEX_SANDBOX';
 
-/**
- * The readiness check's script, for `node -e SCRIPT CODEX_BIN ARG...` with LEAP_CODEX_SANDBOX set to the
- * leaf's `--sandbox` mode: the login first (exit 1 with the reason when the setup cannot authenticate; when
- * it signs in with `codex login`, `CODEX_BIN login status` answers, its output and a failing exit code passed
- * on, 127 `CODEX_BIN was not found`, 126 `... is not executable`), then codex's own sandbox (exit 1 with
- * codexSandboxHelpersRefusal's sentence), else exit 0 with the reason.
- */
+/** `node -e SCRIPT CODEX_BIN ARG...`: the login, then codex's own sandbox; exit 0, else why (127, 126 as a shell). */
 export const CODEX_READINESS_SCRIPT = `
 const { readFileSync, realpathSync } = require('node:fs');
 const { spawnSync } = require('node:child_process');

@@ -2,7 +2,6 @@
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
 import { LeapError, UsageError, showValue } from '@leap/core';
 
-/** A command agent's configuration. */
 export interface CommandAgentConfig {
   /** The plugin's name in agent lists (default `command`). */
   name?: string;
@@ -14,10 +13,7 @@ export interface CommandAgentConfig {
   env?: Record<string, string>;
 }
 
-/**
- * Build a command agent. The command learns its role, model and working folder from the environment
- * (`LEAP_AGENT_ROLE`, `LEAP_AGENT_MODEL`, `LEAP_AGENT_CWD`), never from its argv, so nothing is templated.
- */
+/** The command learns its role, model and folder from LEAP_AGENT_ROLE, _MODEL and _CWD, never argv: no templating. */
 export function createCommandAgent(config: CommandAgentConfig): AgentPlugin {
   const name = config.name ?? 'command';
   const [command, ...args] = config.command;

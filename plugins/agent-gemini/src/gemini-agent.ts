@@ -1,4 +1,4 @@
-// The Gemini CLI agent: `gemini --output-format json -p ...`, the prompt on stdin, the answer in `response`.
+// The Gemini CLI as a LEAP agent; its command line and why are in README.md.
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, TokenPrices } from '@leap/core';
 import { LeapError, estimateCost, isReadOnlyRole } from '@leap/core';
 import { explainGeminiFailure, geminiRanDry, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from './gemini-output.js';
@@ -13,14 +13,11 @@ export interface GeminiAgentConfig {
   model?: string;
   /** Arguments added after the plugin's own, before `-p`. */
   extraArgs?: string[];
-  /** US dollars per million input and output tokens: Gemini CLI reports no cost, so one is estimated from these (`cost_estimated`). */
+  /** USD per million input and output tokens: Gemini CLI reports no cost, so one is estimated (`cost_estimated`). */
   prices?: TokenPrices;
 }
 
-/**
- * `-p` forces headless mode and is appended to what stdin holds, so the whole prompt travels on stdin
- * (no argv size limit, nothing on a command line) and `-p` only points at it.
- */
+/** `-p` forces headless mode and is appended to stdin: the whole prompt travels on stdin, `-p` only points at it. */
 export const GEMINI_PROMPT_FLAG_TEXT = 'Follow the instructions given above on standard input.';
 
 /** The most the CLI reads of its stdin (0.61.0); the rest would be cut off without a word. */
@@ -55,8 +52,7 @@ function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiA
   const model = options.model ?? config.model;
   if (model !== undefined && model !== '') args.push('--model', model);
   args.push('--approval-mode', isReadOnlyRole(options.role) ? 'default' : 'yolo');
-  // A folder the CLI was never told to trust (every worktree, every temp repository) ends the run with
-  // rc 55, and would turn yolo into default; --skip-trust trusts the leaf's folder for this session only.
+  // An untrusted folder (every worktree) ends the run (rc 55) and would turn yolo into default; this session only.
   args.push('--skip-trust');
   args.push(...(config.extraArgs ?? []), '-p', GEMINI_PROMPT_FLAG_TEXT);
   const invocation: AgentInvocation = { command: config.bin ?? 'gemini', args, stdin: prompt };

@@ -19,22 +19,13 @@ export function parseGeminiOutput(stdout: string): AgentAnswer {
   return answer;
 }
 
-/**
- * What `stats.models` says, summed over every model the run used (the CLI routes some calls to a smaller
- * one): `input_tokens` is `prompt` (cached tokens included), `output_tokens` is `candidates + thoughts`
- * (what the model wrote, thinking included); `model` is the one with the most tokens. No cost: null.
- * Null when stdout holds no object with `stats`.
- */
+/** Summed over `stats.models` (the CLI routes some calls to a smaller model); `model` the one with the most tokens. */
 export function parseGeminiUsage(stdout: string): AgentUsage | null {
   const object = jsonObject(stdout);
   return object === null ? null : usageOf(object);
 }
 
-/**
- * The CLI's own words for a failed run: the `error.message` of the JSON object it prints (on stderr, after
- * warning lines, when it fails; on stdout otherwise), else the last line of stderr that is no warning or
- * stack frame, without its colours (the refusal of an untrusted folder, rc 55).
- */
+/** The JSON error's message (on stderr after warnings when it fails), else stderr's last line that says something. */
 export function explainGeminiFailure(stdout: string, stderr: string): string | null {
   for (const text of [stderr, stdout]) {
     const object = jsonObject(text);
@@ -62,11 +53,7 @@ function retrySentence(line: string): string {
   return `${what}${why === '' ? '' : `: ${why}`} (attempt ${attempt}; the CLI was retrying)`;
 }
 
-/**
- * An API's refusal as one sentence. When the model API answers an HTTP error, Gemini CLI 0.61.0 prints the
- * API's own JSON body as the error's message (`{"error":{"code":401,"message":"...","status":"UNAUTHENTICATED"}}`)
- * and exits with the HTTP status mod 256 (401 -> 145, 429 -> 173, 500 -> 244, 503 -> 247).
- */
+/** 0.61.0 prints an HTTP error's JSON body as its message and exits with the status mod 256 (401 -> 145). */
 function apiErrorSentence(error: { message: string; code: unknown }): string | null {
   const inner = parseJsonObject(error.message.trim());
   const api = inner !== null && isJsonObject(inner.error) ? inner.error : null;
@@ -77,12 +64,7 @@ function apiErrorSentence(error: { message: string; code: unknown }): string | n
   return `the Gemini API answered HTTP ${status}${word}: ${said} (the CLI's exit code ${status % 256} is that status mod 256)`;
 }
 
-/**
- * Whether the CLI is retrying what the leaf should not wait out: no answer yet, no final JSON error yet, and
- * its stderr ends with failed attempts whose error is `fetch failed` (no network), or with attempts answered
- * 429 (a rate limit) or 503 (no capacity), which Gemini CLI 0.61.0 retries ten times over three to five
- * minutes while another vendor could take the leaf at once. A 500 is not counted.
- */
+/** `fetch failed`, 429 or 503: 0.61.0 retries those 3 to 5 min while another vendor could go; a 500 is not counted. */
 export function geminiRetrying(stdout: string, stderr: string): AgentRetry | null {
   if (stdout.trim() !== '') return null;
   const ended = jsonObject(stderr);
@@ -106,13 +88,7 @@ export function geminiRetrying(stdout: string, stderr: string): AgentRetry | nul
   return attempts === 0 ? null : { attempts, message: retrySentence(lines[at] as string) };
 }
 
-/**
- * Whether a failed run's vendor ran dry, as Gemini CLI 0.61.0 says: its final JSON error with code 429 or 503,
- * a `TerminalQuotaError` (a daily quota, a `limit: 0`, a spent capacity: `You have exhausted your daily quota on
- * this model.`, rc 173 at once) is `quota`; else a 429 the CLI gave up retrying is `rate-limit`, a 503
- * `overload` (after ten attempts, rc 173 or 247). A run ended while it retried: its last attempt's status.
- * Null for any other failure (401, 500, no network, an untrusted folder).
- */
+/** 0.61.0: a TerminalQuotaError is quota (rc 173 at once), a 429 given up rate-limit, a 503 overload; else null. */
 export function geminiRanDry(stdout: string, stderr: string): AgentDry | null {
   for (const text of [stderr, stdout]) {
     const object = jsonObject(text);
@@ -179,8 +155,7 @@ function said(text: string): string[] {
 
 const NOTICE = /^(YOLO mode is enabled|Approval mode overridden|Warning: 256-color|Ripgrep is not available|Loaded cached credentials)/;
 
-// The whole output as one object, else the pretty-printed object that starts on a line of its own after
-// warning lines, else the last line that is one.
+// The whole output, else an object starting on a line of its own after warnings, else the last line that is one.
 function jsonObject(text: string): Record<string, unknown> | null {
   const whole = parseJsonObject(text.trim());
   if (whole !== null) return whole;

@@ -14,10 +14,7 @@ export function movePromptFile(scriptFile: string, index: number): string {
   return join(scriptStateDir(scriptFile), `move-${index}.prompt`);
 }
 
-/**
- * Claim the first unclaimed move by creating its prompt file exclusively (O_EXCL), so two agents
- * launched at once never replay the same move; the file receives the prompt. Null when none is left.
- */
+/** Its prompt file created exclusively (O_EXCL): two agents launched at once never replay the same move. */
 export function claimNextMove(scriptFile: string, script: Script, prompt: string): { index: number; move: ScriptMove } | null {
   mkdirSync(scriptStateDir(scriptFile), { recursive: true });
   for (let index = 0; index < script.moves.length; index++) {

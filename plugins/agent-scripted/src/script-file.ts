@@ -18,7 +18,6 @@ export interface ScriptMove {
   dry?: 'quota' | 'rate-limit' | 'overload';
 }
 
-/** A whole script. */
 export interface Script {
   family: string | null;
   moves: ScriptMove[];

@@ -8,7 +8,6 @@ import { movePromptFile } from './replay-move.js';
 import { DRY_LINE } from './replay.js';
 import { readScript } from './script-file.js';
 
-/** A scripted agent's configuration. */
 export interface ScriptedAgentConfig {
   /** The plugin's name in agent lists (default `scripted`). */
   name?: string;

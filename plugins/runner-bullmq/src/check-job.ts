@@ -1,6 +1,4 @@
-// A job's body checked on the worker before anything is touched (CONTRACT section 11): its schema, then what
-// the schema cannot say (the branch is the ball's, the definition passes the slice's own rules and holds the
-// ball as sent, every path it names resolves inside the worker's folder). A job that fails is refused at once.
+// Checked before anything is touched: the schema, then what it cannot say (the slice's own rules, paths kept inside).
 import { isAbsolute, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Ball, RoundRequest, Slice } from '@leap/slice';

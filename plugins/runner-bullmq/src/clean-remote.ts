@@ -1,7 +1,4 @@
-// `leap slice clean FILE --runner bullmq`: what the queue and the shared remote keep of a slice goes with its
-// worktrees and branches: its branches `leap/SLICE/*` on the remote and its jobs in the queue (the finished
-// ones kept for a week, and any an engine left queued). A job is the slice's only when it is signed with the
-// queue secret and names the slice and this remote; a job being built is left to its worker.
+// A job is the slice's only when signed with the queue secret, naming the slice and this remote; an active one stays.
 import { PREFIX, QUEUE, type RoundJob } from './protocol.js';
 import { remoteKey } from './remote.js';
 import { connect } from './redis.js';

@@ -38,7 +38,6 @@ No password, token or secret is printed: URLs are shown with *** in their place.
 Exit codes: 0 stopped by TERM or INT, or drained; 2 bad input (an option missing or malformed, no queue
 secret or a short one, a --label no installed agent has, Redis not reachable).`;
 
-/** `leap worker --redis URL --repo GIT_URL [--jobs N] [--dir DIR]`. */
 export const workerCommand: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(
     argv,

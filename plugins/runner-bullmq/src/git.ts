@@ -13,7 +13,6 @@ export async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = 
   return (await runGit(args, { cwd, env: workerGitEnv(env) })).stdout;
 }
 
-/** Whether `rev` names a commit in `cwd`. */
 export async function hasCommit(cwd: string, rev: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
   return git(cwd, ['cat-file', '-e', `${rev}^{commit}`], env).then(
     () => true,

@@ -1,20 +1,14 @@
-// A worker's presence in Redis (CONTRACT section 11, `leap workers`): one small record per worker, written again
-// every heartbeat, and a drain flag per worker that the worker reads at each beat and before each job. Both are
-// signed with the queue secret over the worker's name (sign.ts): a record or a flag anyone with Redis access
-// forged is shown as forged and ignored. BullMQ's own registry (Queue.getWorkers: the connections named by each
-// worker) says which are still connected.
+// Records and drain flags are signed over the worker's name (sign.ts): a forged one is shown as forged and ignored.
 import type { Redis } from 'ioredis';
 import { msFromEnv } from './protocol.js';
 import { seal, unseal } from './sign.js';
 
 /** Where a worker's record lies (outside BullMQ's `leap:` keys, so no job id can name it). */
 export const HEART_PREFIX = 'leap-workers:';
-/** Where a drain asked of a worker lies. */
 export const DRAIN_PREFIX = 'leap-workers-drain:';
 /** How long a dead worker's record stays visible (a SIGKILLed worker cannot remove it). */
 export const RECORD_KEEP_MS = 86_400_000;
 
-/** A round a worker has in hand. */
 export interface InHand {
   job: string;
   slice: string;
@@ -26,7 +20,7 @@ export interface InHand {
   phase?: string;
 }
 
-/** What a worker writes at each beat. Read back by `leap workers` as untrusted text: anyone with Redis access can forge one. */
+/** Read back by `leap workers` as untrusted text: anyone with Redis access can forge one. */
 export interface HeartbeatRecord {
   v: 1;
   name: string;
@@ -48,13 +42,11 @@ export function heartbeatTimings(env: NodeJS.ProcessEnv): { beatMs: number; ttlM
   return { beatMs, ttlMs: 3 * beatMs };
 }
 
-/** A heartbeat record as it lies in Redis: signed over the worker's name. */
 const sealRecord = (secret: Buffer, record: HeartbeatRecord) => JSON.stringify(seal(secret, 'heartbeat', record.name, record));
 
-/** A drain flag asked of worker `name`, as it lies in Redis: signed over the name. */
 export const sealDrain = (secret: Buffer, name: string, at: number) => JSON.stringify(seal(secret, 'drain', name, { at }));
 
-/** What a drain flag's value says: none, asked (signed with the queue secret for this name), or forged (anything else: ignored). */
+/** `asked` only when signed with the queue secret for this name; anything else is `forged` (ignored). */
 export function readDrain(secret: Buffer, name: string, raw: string | null): 'none' | 'asked' | 'forged' {
   if (raw === null) return 'none';
   try {
@@ -65,10 +57,7 @@ export function readDrain(secret: Buffer, name: string, raw: string | null): 'no
   }
 }
 
-/**
- * A worker's heartbeat: `record()` written, signed, every `beatMs`; `onDrain` called once when a drain is asked of
- * it; `onForgedDrain` once when a drain flag not signed with the queue secret is found (it is ignored).
- */
+/** `onDrain` is called once when a drain is asked; `onForgedDrain` once when an unsigned flag is found (ignored). */
 export function startHeartbeat(connection: Redis, secret: Buffer, record: () => HeartbeatRecord, beatMs: number, onDrain: () => void, onForgedDrain: () => void = () => {}) {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;

@@ -1,8 +1,4 @@
-// What a job and a result may hold (CONTRACT section 11), as zod: the one source of truth of both formats,
-// published as schemas/round-job.schema.json and schemas/round-result.schema.json. Nothing a job holds is
-// a configuration that runs or holds secrets: no agents file, no environment, no remote URL. A worker
-// checks every job against roundJobSchema, and the engine every result against roundResultSchema, before
-// anything else reads them.
+// The source of schemas/round-*.schema.json; a job holds nothing that runs or is secret (no agents file, env or URL).
 import { z } from 'zod';
 import { ID_PATTERN } from '@leap/slice';
 
@@ -15,7 +11,6 @@ const name = z
   .min(1)
   .max(200)
   .regex(/^[^\p{Cc}]+$/u, 'a printable name (no control characters)');
-/** An agent family, as an agents file names it. */
 const family = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a family: 1 to 64 of A-Z a-z 0-9 _ . -');
 const receipt = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 const proofRun = z.strictObject({
@@ -25,7 +20,7 @@ const proofRun = z.strictObject({
   note: z.string().optional(),
 });
 
-/** The round a job asks for: the ball's definition and the round's coordinates, nothing that runs but the ball's own proof. */
+/** Nothing that runs but the ball's own proof. */
 const roundRequestSchema = z
   .strictObject({
     slice: id,
@@ -51,7 +46,6 @@ const roundRequestSchema = z
   })
   .describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
 
-/** A job's body: the engine run it belongs to and the round. */
 export const roundJobSchema = z
   .strictObject({
     v: z.literal(1),

@@ -1,6 +1,4 @@
-// Labels (CONTRACT section 11): the agent families a worker runs, checked at its start against the agents it can
-// run here (its agents file and the built-ins, each CLI found on PATH); and the families a round needs, named by
-// the engine in the job from its own agents file.
+// A worker's --label families are checked at its start against the agents it can run here (each CLI on PATH).
 import { UsageError, findExecutable, showValue } from '@leap/core';
 import type { RoundRequest } from '@leap/slice';
 

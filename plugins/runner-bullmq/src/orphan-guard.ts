@@ -1,11 +1,5 @@
-// A worker SIGKILLed mid-round leaves no leaf of its rounds running (issue 26 §2). The leaves' supervisor runs in
-// the worker's own process (buildRoundIn, runAgentLeaf), and each leaf is started in a process group of its own,
-// so a worker killed outright (SIGKILL, the OOM killer) cannot end them: a sandboxed leaf dies with it (bwrap's
-// --die-with-parent), an unsandboxed one would build on for nobody. Node has no PR_SET_PDEATHSIG, so the worker
-// starts a guard: a small process in a session of its own, reading a pipe from the worker. The kernel closes that
-// pipe however the worker ends; the guard then ends every process whose environment carries the worker's own
-// marker (set in the environment of every round's leaves and proofs, inherited by their descendants, a leaf
-// that called setsid included): TERM and CONT, then SIGKILL sweeps until none is left.
+// Node has no PR_SET_PDEATHSIG: a guard in its own session reads a pipe the kernel closes however the worker ends,
+// then kills every process whose environment carries the worker's marker (a SIGKILLed worker's leaves, issue 26 §2).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
@@ -42,7 +36,6 @@ process.stdin.on('close', () => {
 });
 `;
 
-/** The guard of a worker's leaves: `env()` marks a round's environment; `stop()` lets the guard go (it ends what is still marked). */
 export interface OrphanGuard {
   /** The marker's variable name (LEAP_WORKER_GUARD_<random>). */
   readonly key: string;

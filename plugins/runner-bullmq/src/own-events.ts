@@ -1,7 +1,4 @@
-// The events the engine writes for a worker's round (CONTRACT sections 5 and 11): never the worker's lines as
-// they are. Only the kinds a round's leaves write (launch, exit, usage, review), for the leaves the
-// result lists, each checked against the event schema and written anew with the round's slice and ball; a
-// usage line must say what the result's leaves say. Anything else (a merge, a ball, a receipt) is dropped.
+// Never the worker's lines as they are: only its leaves' kinds, each checked, agreeing with the result, written anew.
 import type { LeapEvent } from '@leap/core';
 import type { RoundJobResult } from './protocol.js';
 
@@ -38,8 +35,7 @@ export async function ownEvents(result: RoundJobResult, slice: string, ball: str
       continue;
     }
     if (event.event === 'usage') {
-      // A leaf's cost is logged as the result states it (what --max-cost counted; null where its CLI did not
-      // say), once: a second line would count it twice.
+      // Logged as the result states it (what --max-cost counted; null where its CLI did not say).
       const said = leaves.get(event.leaf as string) ?? null;
       const same = (said?.cost_usd ?? null) === event.cost_usd && (said?.input_tokens ?? null) === event.input_tokens && (said?.output_tokens ?? null) === event.output_tokens;
       if (costed.has(event.leaf as string) || !same) {
@@ -57,8 +53,7 @@ export async function ownEvents(result: RoundJobResult, slice: string, ball: str
   return { events, dropped };
 }
 
-// A review line says what the result's jury says: its candidate, a reviewer it seated (with that seat's
-// value) or refused, or the jury's own verdict (reviewer null); of this slice and ball.
+// Its candidate, a seat's value or a refusal, or the jury's own verdict (reviewer null); of this slice and ball.
 function reviewAgrees(event: LeapEvent & { event: 'review' }, result: RoundJobResult, slice: string, ball: string): boolean {
   const jury = result.jury;
   if (jury === null || event.candidate !== jury.candidate) return false;

@@ -1,22 +1,15 @@
-// A round's progress on its worker (CONTRACT sections 10 and 11), through BullMQ's own job progress
-// (job.updateProgress, heard by the engine as a `progress` queue event) rather than a record of ours. The
-// phases are the worker's real steps: taken, fetching (clone, fetch, checkout), building (the builder leaf),
-// proving (the proof, after the builder and again after the jury), reviewing (a jury leaf runs), pushing. The
-// phases inside the round (buildRoundIn) are read from the launch and exit events its leaves append to the
-// worker's own event log. Progress is signed with the queue secret over the job id: anyone with Redis access
-// can write a job's progress, and the engine shows only a phase it can check.
+// Signed over the job id: anyone with Redis access can write a job's progress; the engine shows only what it checks.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ROUND_PHASES, type RoundPhase } from '@leap/core';
 import { seal, unseal } from './sign.js';
 
-/** The steps of a round on a worker, in order (proving comes twice: after the builder, and after the jury): core's one list, which the views check too. */
+/** Core's one list, which the views check too (proving comes twice: after the builder, and after the jury). */
 export const PHASES = ROUND_PHASES;
 export type Phase = RoundPhase;
 
-/** A job's progress as BullMQ keeps it: the phase and when it began, signed for the job. */
 export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: number) => seal(secret, 'progress', job, { phase, at });
 
-/** The phase a job's progress says, when it is signed for that job with the queue secret and names a phase; else null (ignored). */
+/** Null (ignored) unless signed for that job with the queue secret and naming a phase. */
 export function phaseOf(secret: Buffer, job: string, progress: unknown): { phase: Phase; at: number } | null {
   try {
     const body = unseal(secret, 'progress', job, progress) as { phase?: unknown; at?: unknown } | null;
@@ -27,11 +20,7 @@ export function phaseOf(secret: Buffer, job: string, progress: unknown): { phase
   }
 }
 
-/**
- * Follow the round's leaves in `events` (the worker's own log, from byte `from`): a builder leaf (`build-...`)
- * launched is building, its exit proving, a reviewer leaf (`review-...`) launched reviewing, the last of them
- * ended proving again (the re-proof). `phase`: the one said already; `onPhase` is called at each change; `stop()` ends the watch.
- */
+/** From the worker's log: build- launched is building, exited proving; review- leaves reviewing, then proving. */
 export function watchRoundPhases(events: string, from: number, phase: Phase, onPhase: (phase: Phase) => void, everyMs = 200): { stop(): void } {
   let offset = from;
   let rest = '';

@@ -1,10 +1,8 @@
-// What travels over the queue (CONTRACT sections 8 and 11): one job per round of a ball, its request as
-// data, its result as data. Both sides agree on the queue's name, the job's shape and the timings here.
+// What both sides of the queue agree on (CONTRACT section 11): its name, the job's shape, the timings.
 import { createHash } from 'node:crypto';
 import type { RoundRequest, RoundResult } from '@leap/slice';
 import type { RoundJobBody } from './job-schema.js';
 
-/** The queue every engine adds rounds to and every `leap worker` takes them from. */
 export const QUEUE = 'leap-rounds';
 /** BullMQ's key prefix in Redis. */
 export const PREFIX = 'leap';
@@ -51,11 +49,7 @@ export interface RoundJobResult extends RoundResult {
   events: string[];
 }
 
-/**
- * A job id: the ball and round readable, unique per request (a later engine asks again under a new id); with the
- * builder's name last, so a round built again by the next builder after a fall-over is a job of its own (BullMQ
- * keeps one job per id: the same id would hand back the dry result).
- */
+/** Unique per request and builder: BullMQ keeps one job per id, so a fall-over's rebuild needs an id of its own. */
 export function jobId(request: { slice: string; ball: string; round: number; commit: string; agent?: string }, run: string): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
   return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}${request.agent === undefined ? '' : `.${safe(request.agent)}`}`;
@@ -68,7 +62,6 @@ export function roundEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** The ball's branch on the shared remote, as the contract names it. */
 export const ballBranch = (slice: string, ball: string) => `leap/${slice}/${ball}`;
 
 /** A positive number of milliseconds from the environment, else `fallback`. */

@@ -1,7 +1,4 @@
-// The engine's own check of a worker's result (CONTRACT section 11), as for a local round: what the returned
-// commit changed since the ball's start (an edit outside the scope is -1), the candidate hash recomputed from
-// the commit's blobs, and a receipt 1 taken only when the proof, the keep-or-revert, the jury and the hashes
-// it can check agree. A worker holding the secret can still lie; what it says is believed only where checked.
+// A worker holding the secret can still lie: what it says is believed only where checked, as for a local round.
 import { posix } from 'node:path';
 import { candidateAt, changesOutsideLines, keepOrRevert, type RoundRequest } from '@leap/slice';
 import { git } from './git.js';
@@ -10,7 +7,6 @@ import { showText } from './text.js';
 
 const normal = (path: string) => posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
 
-/** The paths that differ between two commits. */
 async function changedBetween(repo: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const out = await git(repo, ['diff', '--name-only', '--no-renames', '-z', from, to, '--'], env);
   return out.split('\0').filter((p) => p !== '');
@@ -77,8 +73,6 @@ export async function recheckResult(repo: string, request: RoundRequest, worker:
   return { result, branchTo: commit };
 }
 
-// What a receipt 1 must show: the proof passed and beat the champion, a blind jury of two or more families
-// other than the builder's passed this candidate, and the proof run again left the same candidate.
 function passProblems(request: RoundRequest, result: RoundJobResult, candidate: string): string | null {
   const proof = request.spec.proof;
   if (result.candidate !== candidate) return 'no candidate hash';

@@ -1,5 +1,4 @@
-// The engine's shared remote, checked before anything runs (CONTRACT section 11): a remote name the
-// repository does not have, or a path that is not there, is bad input (exit 2), not a held ball after a push.
+// Checked before anything runs: a missing remote or path is bad input (exit 2), not a held ball after a push.
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError, runGit, showValue } from '@leap/core';
@@ -14,11 +13,7 @@ export function remoteKind(remote: string): 'url' | 'path' | 'name' {
   return 'name';
 }
 
-/**
- * Check `--remote` (default origin) from `cwd`: a name must be one of the repository's remotes, a path must
- * exist; a URL is reached when the first round is pushed (a moment's outage is not bad input). A UsageError
- * says what was given and what was expected.
- */
+/** A URL is not reached here but at the first push: a moment's outage is not bad input. */
 export async function checkRemote(cwd: string, remote: string, env: NodeJS.ProcessEnv): Promise<void> {
   const shown = showValue(redactUrl(remote));
   if (remote === '' || remote.startsWith('-')) throw new UsageError(`Expected --remote to be a remote's name, a path or a git URL, got ${shown}`);
@@ -39,10 +34,7 @@ export async function checkRemote(cwd: string, remote: string, env: NodeJS.Proce
   }
 }
 
-/**
- * The remote as a key its jobs carry (hashed: remoteId): a remote's name as its URL, a path made absolute, so
- * `origin`, its URL and its path name one remote for every engine and `leap slice clean` of the repository.
- */
+/** One key for `origin`, its URL and its path, for every engine and `leap slice clean` of the repository. */
 export async function remoteKey(cwd: string, remote: string, env: NodeJS.ProcessEnv): Promise<string> {
   const kind = remoteKind(remote);
   if (kind === 'path') return remoteId(resolve(cwd, remote));

@@ -1,14 +1,9 @@
-// Where a distributed round stands, for `leap status` and `leap report` (CONTRACT sections 10 and 11): the engine
-// writes `.leap/SLICE/BALL/remote-round.json` from what it read of the queue itself (the job's state, the worker
-// BullMQ says took it, the phase its signed job progress says): queued, building on a worker (taken, fetching,
-// building, proving, reviewing, pushing), returned. The worker's name is worker-written text: the
-// view prints it escaped. Written whole (a temp file renamed), so a reader never sees half of it.
+// The engine's own reading of the queue, for the views; the worker's name is worker-written text (printed escaped).
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { slicePaths, writeFileAtomic } from '@leap/core';
 import type { Phase } from './progress.js';
 
-/** A round's place on the queue, as the engine last saw it. */
 export interface RemoteRound {
   v: 1;
   round: number;
@@ -16,7 +11,7 @@ export interface RemoteRound {
   state: 'queued' | 'building' | 'returned';
   /** The worker building it (BullMQ's record of who took the job), or null while it is queued. */
   worker: string | null;
-  /** Where the round is on its worker, from the job's progress the worker signed (progress.ts), or null (queued, or none said). */
+  /** From the job's progress the worker signed (progress.ts); null when queued or none said. */
   phase: Phase | null;
   queuedAt: string;
   takenAt: string | null;

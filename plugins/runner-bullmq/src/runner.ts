@@ -1,6 +1,4 @@
-// The bullmq runner (CONTRACT sections 8 and 11), the engine's side: each round a job on the queue. Before
-// queueing it pushes the round's commit to the ball's branch on the shared remote; when a worker returns the
-// result it fetches the branch back, so the engine's repository holds every commit it integrates.
+// The engine's side (CONTRACT section 11): the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
 import { LeapError, openEventLog, serial, statePaths, type LeapEvent } from '@leap/core';
 import { roundFamilies } from './labels.js';
@@ -18,7 +16,6 @@ import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, timings, type RoundJob, t
 import { connect } from './redis.js';
 import { readQueueSecret, seal, unseal, type Sealed } from './sign.js';
 
-/** Options of `createBullmqRunner`. */
 export interface BullmqRunnerOptions {
   redis: string;
   /** The shared remote every worker clones (a remote name of the repository, or a git URL); default `origin`. */
@@ -27,12 +24,12 @@ export interface BullmqRunnerOptions {
   /** The main repository's state folder: the workers' leaf events are appended to its log. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
-  /** The queue secret shared with the workers; default read by readQueueSecret from `secretFile`, else LEAP_QUEUE_SECRET. */
+  /** Default: readQueueSecret's (from `secretFile`, else LEAP_QUEUE_SECRET). */
   secret?: Buffer;
   secretFile?: string;
   /** Where the runner says what the engine's progress lines cannot: a round queued while no worker is connected. */
   say?: (line: string) => void;
-  /** This slice's priority among the slices queued (`--priority`, 0 to 1000, default 0): a higher one's rounds are taken first. */
+  /** `--priority` (0 to 1000, default 0): a higher slice's rounds are taken first. */
   priority?: number;
 }
 
@@ -95,10 +92,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   };
   let dropped: Promise<void> | null = null;
 
-  // The rounds' commits go to the remote together: every one asked for while a push is on its way goes in the
-  // next push, one `git push` with a refspec each (each ball of a new wave starts from a commit of its own: one
-  // push per ball, one at a time, made a wave boundary cost a second). A batch that fails is pushed again one
-  // commit at a time, so one refused branch fails only its own round.
+  // Commits asked for during a push go in the next one; a failed batch is pushed again a commit at a time.
   const toPush: { refspec: string; done: (error: Error | null) => void }[] = [];
   let pushing = false;
   const push = (refspecs: string[]) =>
@@ -126,8 +120,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       pushSoon();
     });
 
-  // A moment's outage of the remote must not hold a ball and its descendants: the engine's own trips to it
-  // are tried again after 0.5, 1, 2 and 4 s, as a worker steps aside and tries again; not once it is told to stop.
+  // A moment's outage of the remote must not hold a ball and its descendants; no retry once told to stop.
   const withRetries = async <T>(trip: () => Promise<T>): Promise<T> => {
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -245,10 +238,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       } finally {
         waiting.delete(id);
       }
-      // The worker's branch tip, into the engine's repository: by its sha (one trip), else by the ball's branch
-      // (a server that refuses to be asked for a sha). The engine's branch moves only where its checks say.
-      // Only the fetch goes one at a time with the pushes: the checks read objects, and the ref moved is the ball's own,
-      // so results that arrive together (a wave's last rounds) are checked side by side.
+      // By its sha, else by the ball's branch; only the fetch waits on the pushes, so results are checked side by side.
       if (!(await hasCommit(options.repoRoot, result.tip, env))) {
         await withRetries(() =>
           once(() =>
@@ -295,11 +285,9 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
 /** The engine's waits before each new try of a trip to the remote (a push, a fetch): 7.5 s in all. */
 const ENGINE_RETRIES = [500, 1000, 2000, 4000];
 
-/** The highest `--priority`. */
 export const MAX_PRIORITY = 1000;
 
-// BullMQ takes priority 1 first and a job without one before every prioritized job: every round gets one, so
-// `--priority 0` (the default) is simply the last, and a higher --priority a smaller BullMQ number.
+// BullMQ takes 1 first and a job without priority before any: every round gets one, a higher --priority a smaller one.
 const bullmqPriority = (priority: number) => MAX_PRIORITY + 1 - Math.max(0, Math.min(MAX_PRIORITY, Math.trunc(priority)));
 
 // Three attempts, retried after 1 s then 2 s: a failure that spent a build (a refused push, a crash) is not free.

@@ -1,13 +1,8 @@
-// Jobs and results signed with a secret the engine and every worker share (CONTRACT section 11): HMAC-SHA256
-// over the job's id and its whole body, so write access to Redis alone runs nothing, and a result cannot be
-// forged or moved from one job to another. A worker's heartbeat record and a drain asked of it are signed the
-// same way over the worker's name, so a record forged in Redis is not shown as a worker and a forged drain
-// flag drains nobody. The secret comes from LEAP_QUEUE_SECRET or a file, never argv.
+// HMAC over the id and the whole body: Redis write access alone runs nothing, and no seal moves to another id.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError, showValue } from '@leap/core';
 
-/** A queue secret has at least this many characters. */
 export const MIN_SECRET = 16;
 
 /** What travels as a job's data or a job's return value: the body as JSON text, and its HMAC. */
@@ -17,10 +12,9 @@ export interface Sealed {
   mac: string;
 }
 
-/** What is signed, and under which id: a job, its result and its progress under the job's id, a heartbeat record and a drain flag under the worker's name. */
+/** A job, its result and its progress sealed under the job's id; a heartbeat and a drain under the worker's name. */
 export type SealKind = 'job' | 'result' | 'progress' | 'heartbeat' | 'drain';
 
-/** A job or result that is unsigned or wrongly signed. */
 export class SignatureError extends Error {}
 
 /** The queue secret: from `file` (its first line) when given, else LEAP_QUEUE_SECRET; never printed. */
@@ -48,13 +42,12 @@ export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
 
 const macOf = (secret: Buffer, kind: SealKind, id: string, body: string) => createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
 
-/** `value` as the signed data of job `id` (kind job), of its result (kind result), or of worker `id`'s heartbeat or drain flag. */
 export function seal(secret: Buffer, kind: SealKind, id: string, value: unknown): Sealed {
   const body = JSON.stringify(value);
   return { v: 1, body, mac: macOf(secret, kind, id, body) };
 }
 
-/** The value `data` carries, once its HMAC is checked against job `id`; a SignatureError when it is unsigned or wrongly signed. */
+/** Throws a SignatureError when `data` is unsigned or wrongly signed for `kind` and `id`. */
 export function unseal(secret: Buffer, kind: SealKind, id: string, data: unknown): unknown {
   const d = data as Partial<Sealed> | null;
   if (d === null || typeof d !== 'object' || typeof d.body !== 'string' || typeof d.mac !== 'string') throw new SignatureError(`the ${kind} is unsigned`);

@@ -1,5 +1,4 @@
-// What `leap slice run --runner bullmq` finds (core's runner interface, CONTRACT section 8): this runner's
-// options and their checks, made before the slice's lock is taken, so bad input leaves nothing behind.
+// Options checked before the slice's lock is taken, so bad input leaves nothing behind (CONTRACT section 8).
 import { resolve } from 'node:path';
 import { UsageError, showValue, type RunnerModule } from '@leap/core';
 import type { SliceRunner } from '@leap/slice';

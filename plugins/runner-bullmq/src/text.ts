@@ -41,7 +41,6 @@ export function secretsOf(...urls: (string | undefined)[]): string[] {
   return out;
 }
 
-/** `text` with every occurrence of each secret replaced by ***. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join('***');

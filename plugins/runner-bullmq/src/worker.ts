@@ -1,7 +1,4 @@
-// `leap worker` as a library: takes round jobs from the queue, builds each in a worktree of its own clone of
-// the shared remote (at the round's commit: the ball's base plus its dependencies' merged work, plus its earlier
-// rounds), runs the round exactly as the local runner does (buildRoundIn: the builder leaf, the proof, the
-// jury), pushes leap/SLICE/BALL to the remote and returns the round's result.
+// A job is one round, built as the local runner does (buildRoundIn), then pushed: docs/decisions/bullmq-rounds.md.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -18,13 +15,11 @@ import { clientSafeName, heartbeatTimings, startHeartbeat, type InHand } from '.
 import { startOrphanGuard } from './orphan-guard.js';
 import { sealProgress, watchRoundPhases, type Phase } from './progress.js';
 
-/** How long a round handed back for its labels waits before it is taken again (by a worker that has them, most often). */
 const LABEL_STEP_ASIDE_MS = 250;
 
 /** What a job whose data is not JSON carries instead (BullMQ would throw on it and leave the job active). */
 const UNPARSABLE = '__leapUnparsable';
 
-/** Options of `startWorker`. */
 export interface WorkerOptions {
   redis: string;
   /** The shared remote: a bare repository path, file://, ssh. */
@@ -35,29 +30,24 @@ export interface WorkerOptions {
   dir: string;
   /** The worker's name in the records (default host:pid). */
   name?: string;
-  /** The queue secret shared with the engines (readQueueSecret): jobs not signed with it are refused, results are signed with it. */
+  /** Shared with the engines (readQueueSecret): jobs not signed with it are refused; results are signed with it. */
   secret: Buffer;
-  /** This machine's agents file (an absolute path), the only one its rounds are built with; none: the built-ins (and VERI_AGENTS). */
+  /** An absolute path, the only agents file its rounds use; none: the built-ins (and VERI_AGENTS). */
   agents?: string;
-  /** The agent families this worker runs (`--label`): it takes only rounds whose builder's and reviewers' families are all here; none: every round. */
+  /** `--label`: only rounds whose builder's and reviewers' families are all here; none: every round. */
   labels?: string[];
-  /** This worker's own cap on each leaf's time limit (`--max-leaf`, ms), whatever the job says; 0 or none: the job's. */
+  /** `--max-leaf` (ms): caps each leaf's time limit, whatever the job says; 0 or none: the job's. */
   maxLeafMs?: number;
   env?: NodeJS.ProcessEnv;
   /** One line per job event. */
   log?: (line: string) => void;
 }
 
-/** A running worker. */
 export interface RunningWorker {
   readonly name: string;
-  /** Resolves once a drain is asked of this worker (`leap workers drain`): it takes no more rounds; close it with `{ drain: true }`. */
+  /** Resolves once `leap workers drain` asks: it takes no more rounds; close it with `{ drain: true }`. */
   readonly drained: Promise<void>;
-  /**
-   * Take no more jobs, finish those in flight, give back the worktrees. When Redis does not answer, BullMQ's close
-   * is not waited for and its connections and timers are let go: nothing of the worker keeps the process alive.
-   * `drain`: no stop signal ended a leaf, so a round held (receipt 0) is returned as it is, not handed back.
-   */
+  /** Finish the jobs in flight, never waiting on a silent Redis. `drain`: a held round is returned, not handed back. */
   close(options?: { drain?: boolean }): Promise<void>;
   /** A stop signal came while it drains: the leaves it ended make their rounds handed back, as on TERM. */
   signalled(): void;
@@ -69,11 +59,7 @@ class RemoteError extends Error {}
 /** A round whose leaf the stop signal ended (the supervisor ends its leaf on TERM or INT): given back, not returned. */
 class StoppedError extends Error {}
 
-/**
- * A round built whose work could not be pushed. Not handed back for free as a remote out of reach is: the
- * build is spent, so the push failure spends one of the job's attempts (with the job's backoff), and a remote
- * that takes fetches but never pushes fails the job after its last attempt instead of looping for ever.
- */
+/** Spends one of the job's attempts (not handed back free): a remote refusing every push cannot loop for ever. */
 class PushError extends Error {}
 
 /** A round finished after its job's lock lapsed (this worker paused or cut off): the job is another worker's now. */
@@ -101,9 +87,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   if (existsSync(bare)) await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
   const once = serial();
   const held = new Map<string, { dir: string; head: string }>();
-  // Rounds of each ball in flight here. A second round of a ball whose first still runs (a rerun after its
-  // engine was killed, a second engine, --jobs 2) gets a worktree and a state folder of its own: it neither
-  // takes the first one's checkout nor its leaves' files, and nothing it does removes them.
+  // A second round of a ball in flight here (a rerun, a second engine) gets a worktree and state folder of its own.
   const inFlight = new Map<string, number>();
   let stopping = false;
   // A drain asked (leap workers drain): no round taken from now on is built here; those in hand are finished.
@@ -124,8 +108,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const partial = `${bare}.partial-${process.pid}`;
       rmSync(partial, { recursive: true, force: true });
       try {
-        // The default branch only: the remote's leap/SLICE/* branches are no business of the clone (each round's
-        // commit is fetched by its sha), so it never names a slice that `leap slice clean` would have to reach.
+        // The default branch only: the clone names no slice that `leap slice clean` would have to reach.
         await git(dir, ['clone', '--bare', '--single-branch', '--quiet', '--', options.repo, partial], env);
       } catch (error) {
         rmSync(partial, { recursive: true, force: true });
@@ -143,8 +126,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       renameSync(partial, bare);
     });
 
-  // The round's commit: already here (an earlier round, the base), else fetched by its sha (one trip), else by
-  // the ball's branch (for a server that refuses to be asked for a sha).
+  // Already here, else fetched by its sha (one trip), else by the ball's branch (a server refusing to be asked a sha).
   const fetch = (slice: string, ball: string, commit: string) =>
     once(async () => {
       if (await hasCommit(bare, commit, env)) return;
@@ -167,8 +149,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           throw new RemoteError(`${bySha.message}; ${(error as Error).message}`);
         }
       }
-      // The clone names nothing of a slice: the branch fetched to reach the commit is dropped once the commit is
-      // here (a round's worktree holds it while it builds), so `leap slice clean` has no branch to remove here.
+      // The clone names no slice: the branch fetched is dropped once the commit is here.
       if (bySha !== null) await git(bare, ['update-ref', '-d', `refs/leap-remote/${branch}`], env).catch(() => undefined);
       if (!(await hasCommit(bare, commit, env))) throw new Error(`the round's commit ${commit} is not on ${shownRepo}: its branch ${branch} is elsewhere`);
     });
@@ -187,9 +168,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     releasing.add(done);
   };
 
-  // The round's checkout: the ball's own (kept from round to round) unless another round of the ball holds
-  // it (`own`: a folder of this round's, `BALL~TAG`, given back when the round ends). Detached: two
-  // checkouts of one ball cannot share a branch, and the round's tip is pushed by its sha.
+  // The ball's own checkout, kept round to round, unless another round holds it (`own`: `BALL~TAG`, given back after).
+  // Detached: two checkouts of one ball cannot share a branch; the tip is pushed by its sha.
   const checkout = async (slice: string, ball: string, commit: string, own: string | null): Promise<string> => {
     const key = `${slice}/${ball}`;
     const have = held.get(key);
@@ -209,8 +189,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const dropOwn = (place: string) =>
     once(() => retryWorktreeRace(() => git(bare, ['worktree', 'remove', '--force', '--force', place], env))).catch(() => rmSync(place, { recursive: true, force: true }));
 
-  // The clone made while the worker waits for its first job. A remote it cannot clone is said at once; the
-  // worker waits on (the remote may come back), and each round it takes goes back to the queue until then.
+  // Cloned while waiting; a remote out of reach is said at once, and the rounds go back to the queue until it is back.
   void clone().catch((error: Error) => log(`cannot clone the remote ${shownRepo}: ${error.message}; the rounds this worker takes go back to the queue until it can`));
   const guard = startOrphanGuard();
   const { Worker, DelayedError, UnrecoverableError } = await import('bullmq');
@@ -231,8 +210,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
     const { request: asked, body } = checked;
     const what = `${asked.slice}/${asked.ball} round ${asked.round}`;
-    // Labels: a round whose families are not all this worker's goes back to the queue, no attempt spent, for a
-    // worker that has them (a round stating none goes to a worker without labels).
+    // A round whose families are not all this worker's labels goes back to the queue, no attempt spent.
     if (labels.length > 0) {
       const needs = body.families === undefined ? null : [body.families.builder, ...body.families.reviewers];
       const missing = needs === null ? null : [...new Set(needs.filter((f) => !labels.includes(f)))].sort();
@@ -247,14 +225,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         throw new DelayedError();
       }
     }
-    // Drained: a round taken after the drain was asked is handed back at once, nothing built.
     if (draining || (await heart.drainAsked())) {
       log(`${what}: handed back (this worker is drained: it takes no more rounds); another worker builds the round`);
       await job.moveToDelayed(Date.now(), token);
       throw new DelayedError();
     }
-    // The worker's own cap on each leaf's time limit, whatever the job says (0 in a job: no limit): the proofs'
-    // (the job's timeoutMs) and the agent leaves' (VERI_TIMEOUT, which their supervisor reads).
+    // Caps the proofs' limit (timeoutMs, 0: none) and the agent leaves' (VERI_TIMEOUT, which their supervisor reads).
     const capped = maxLeafMs > 0;
     const request = capped && (asked.timeoutMs === 0 || asked.timeoutMs > maxLeafMs) ? { ...asked, timeoutMs: maxLeafMs } : asked;
     // Marked for the guard: whatever kills this worker, no leaf of the round outlives it (orphan-guard.ts).
@@ -293,8 +269,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const built = await buildRoundIn({ dir: place, stateDir, env: leafEnv }, { ...request, agentsFile: options.agents ?? null }).finally(() => watch.stop());
       // Asked to stop while a leaf ran: the leaf was ended, so the round is not the builder's; another worker builds it.
       if (stopping && built.receipt === 0) throw new StoppedError(built.builder.status === 'killed-signal' ? `its builder leaf ${built.builder.leaf} was ended` : built.reason);
-      // A lapsed lock: the stalled check gave the job to another worker, whose result is the round's. This one is
-      // dropped before anything leaves the machine (the remote's ball branch stays the recorded round's).
+      // A lapsed lock: another worker has the job; this result is dropped before anything leaves the machine.
       if ((await job.extendLock(token as string, lockMs)) !== 1) throw new LockLostError();
       const tip = (await git(place, ['rev-parse', 'HEAD'], env)).trim();
       const added = existsSync(events) ? readFileSync(events).subarray(from).toString('utf8') : '';
@@ -427,9 +402,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (closeOptions.drain !== true) stopping = true;
       draining = true;
       heart.beatNow();
-      // BullMQ's close waits on Redis for ever when it is gone: then it is not waited for. The rounds in flight
-      // had their leaves ended by the signal; their jobs' locks lapse and the stalled check gives them to
-      // another worker once Redis is back.
+      // BullMQ's close waits for ever on a gone Redis; the rounds' locks lapse, another worker takes them later.
       const closing = worker.close().then(
         () => true,
         () => true,
@@ -437,8 +410,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const redisAnswered = await Promise.race([closing, redisGone(connection).then(() => false)]);
       if (!redisAnswered) {
         log(`Redis at ${redactUrl(options.redis)} does not answer: not waiting for it (the rounds in flight go to another worker once it is back)`);
-        // Nothing of BullMQ's may keep the process alive then: its lock renewal re-arms itself for ever, its
-        // blocking fetch's watchdog ends within the drain delay.
+        // Nothing of BullMQ's may keep the process alive: its lock renewal re-arms itself for ever.
         void worker.stopLockRenewal();
         void worker.disconnect().catch(() => undefined);
       }

@@ -30,7 +30,6 @@ Exit codes: 0 done; 2 bad input (an unknown action or option, drain without NAME
 NAME or --dead, a NAME no worker has a record of, forget of a live or draining worker, no queue secret or a
 short one, Redis not reachable).`;
 
-/** `leap workers [drain NAME|--all | forget NAME|--dead | pause | resume] [--redis URL] [--secret-file FILE] [--json]`. */
 export const workersCommand: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(
     argv,

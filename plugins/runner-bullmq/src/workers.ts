@@ -1,8 +1,4 @@
-// `leap workers` as a library (CONTRACT section 11): the workers' heartbeat records read back and judged live or
-// dead, BullMQ's own registry of connected workers and its job counts beside them; a drain asked of workers; dead
-// records forgotten; the queue paused or resumed. Every record is untrusted (anyone with Redis access can write
-// one): a record not signed with the queue secret for its name is shown as forged and nothing of it is believed;
-// a signed one's text comes back escaped, URLs masked, known secrets replaced.
+// Every record is untrusted: one not signed for its name is forged, none of it believed; a signed one's text escaped.
 import { LeapError } from '@leap/core';
 import type { Redis } from 'ioredis';
 import { DRAIN_PREFIX, HEART_PREFIX, RECORD_KEEP_MS, clientSafeName, readDrain, sealDrain } from './heartbeat.js';
@@ -12,14 +8,9 @@ import { connect } from './redis.js';
 import { unseal } from './sign.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
 
-/** One worker as `leap workers` shows it. */
 export interface WorkerView {
   name: string;
-  /**
-   * live: a fresh heartbeat and connected; draining: a drain asked (or it is stopping), its heartbeat fresh; dead: no
-   * heartbeat within its TTL, or (not draining) gone from BullMQ's registry; forged: a record not signed with the
-   * queue secret for this name (nothing of it is shown or believed).
-   */
+  /** dead: no heartbeat within its TTL, or (not draining) not in BullMQ's registry; forged: not signed for its name. */
   state: 'live' | 'draining' | 'dead' | 'forged';
   host: string;
   pid: number | null;
@@ -36,7 +27,6 @@ export interface WorkerView {
   forged?: string;
 }
 
-/** What `leap workers` shows. */
 export interface WorkersView {
   queue: { name: string; paused: boolean; counts: Record<string, number> };
   workers: WorkerView[];
@@ -186,11 +176,7 @@ export interface Forgotten {
   heartbeatAgeMs: number | null;
 }
 
-/**
- * Forget the records of `names` (every dead or forged one with `dead`): the record and its drain flag removed, so
- * `leap workers` lists it no more. A live or draining worker is not forgotten (bad input, exit 2: it writes its
- * record again at its next heartbeat; drain or stop it first), nor a name with no record.
- */
+/** A live or draining worker is not forgotten (exit 2: it writes its record again at its next heartbeat). */
 export async function forgetWorkers(redis: string, secret: Buffer, target: { names: string[] } | { dead: true }): Promise<Forgotten[]> {
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());

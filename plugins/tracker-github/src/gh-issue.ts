@@ -4,7 +4,6 @@ import { FileFormatError, showValue } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 import { GhError } from './run-gh.js';
 
-/** One comment of an issue's thread, as gh gives it. */
 export interface GithubComment {
   author: string;
   body: string;

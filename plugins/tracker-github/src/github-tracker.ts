@@ -5,7 +5,6 @@ import { tickCriterion } from '@leap/core/ledger';
 import { parseGhIssue, type GithubIssue } from './gh-issue.js';
 import { GhError, runGh, trackerGit } from './run-gh.js';
 
-/** Where the repository is and how to reach GitHub. */
 export interface GithubTrackerOptions {
   /** The local clone (gh finds the GitHub repository from its remotes; `git push` runs here). Default: process.cwd(). */
   cwd?: string;
@@ -20,7 +19,6 @@ export interface GithubTrackerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The fields `readIssue` asks gh for. */
 export const ISSUE_FIELDS = 'number,title,body,comments';
 
 /** The GitHub tracker (name `github`); each call is one or two gh processes. */
@@ -30,7 +28,6 @@ export interface GithubTracker extends TrackerPlugin {
   issueFile(issue: number): null;
 }
 
-/** Build the GitHub tracker over gh. */
 export function createGithubTracker(options: GithubTrackerOptions = {}): GithubTracker {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;

@@ -1,5 +1,4 @@
-// Running `gh` (and, through core's git runner, `git push`) without a shell: arguments are an array, bodies go on stdin, and a
-// failure is classified once, here, so every caller says the same thing about a missing or signed-out gh.
+// No shell: bodies go on stdin; a failure is classified once, here, so every caller words a signed-out gh alike.
 import { spawn } from 'node:child_process';
 import { GitError, LeapError, runGit } from '@leap/core';
 
@@ -20,7 +19,6 @@ export class GhError extends LeapError {
   }
 }
 
-/** Where and how to run a command. */
 export interface RunOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -28,7 +26,6 @@ export interface RunOptions {
   input?: string;
 }
 
-/** What a finished command left. */
 export interface Ran {
   code: number | null;
   stdout: string;

@@ -7,7 +7,6 @@ import { UsageError, checkIssue, ensureStateDir, resolveStateDir, showValue, sta
 import { tickCriterion } from '@leap/core/ledger';
 import { readLocalIssueFile } from './local-issue.js';
 
-/** Where the local tracker keeps its files. */
 export interface LocalTrackerOptions {
   /** The state folder (default: VERI_STATE_DIR, else `.tdd/` at the repository root of `cwd`). */
   stateDir?: string;
@@ -17,7 +16,6 @@ export interface LocalTrackerOptions {
   now?: () => Date;
 }
 
-/** Build the local Markdown tracker (name `local`). */
 export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPlugin {
   const stateDir = options.stateDir ?? resolveStateDir(options.env ?? process.env, options.cwd ?? process.cwd());
   const paths = statePaths(stateDir);

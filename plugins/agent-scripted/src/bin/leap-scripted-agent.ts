@@ -17,9 +17,8 @@ void runCli('leap-scripted-agent', async () => {
     return 0;
   }
   if (args.length !== 1 || args[0] === '') throw new UsageError(`Expected exactly one argument, the script file, got ${args.length}\n${USAGE}`);
-  // Until the move is known, a TERM is held: a hanging move ignores it, any other move then ends by it as a
-  // plain process would. (Taking the handler only once the move is claimed let a TERM that came between the
-  // claim and the handler end a hanging move, on a loaded machine.)
+  // A TERM is held from the start, not from the claim (a TERM in between ended hanging moves on a loaded machine);
+  // a hanging move ignores it, any other then ends by it as a plain process would.
   let termed = false;
   const holdTerm = () => {
     termed = true;
