@@ -15,7 +15,5 @@ const BALL_ACTIONS: Record<string, Action> = {
   check: { summary: 'the file-map check of one ball, with its receipt and why', load: async () => (await import('./cli/check.js')).checkCommand },
 };
 
-/** `leap slice ACTION ...`. */
 export const sliceCommand: Subcommand = dispatcher('leap slice', SLICE_ACTIONS);
-/** `leap ball ACTION ...`. */
 export const ballCommand: Subcommand = dispatcher('leap ball', BALL_ACTIONS);

@@ -1,6 +1,4 @@
-// The exit code of `leap slice run` (CONTRACT section 7), one table read at the command's entry and by the notify
-// event's `code`: 0 the slice passed (receipt 1), 1 a ball or the aggregate refused (-1), 3 balls held or the run
-// stopped (0). Bad input (exit 2) and a git failure (exit 1) are thrown before a summary exists.
+// `leap slice run`'s exit code (CONTRACT section 7), also the notify event's `code`; exits 2 and 1 are thrown earlier.
 import type { Receipt } from './definition/slice-schema.js';
 
 export function sliceExitCode(receipt: Receipt): 0 | 1 | 3 {

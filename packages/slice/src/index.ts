@@ -1,5 +1,4 @@
-// @leap/slice: the LEAP engine. The definition side (the slice file, its rules, waves, hashes, the
-// file-map check) and the run engine (runSlice, the local runner, the round in the order of trust).
+// @leap/slice: the slice file's definition side and the run engine (runSlice, the local runner, the round).
 export * from './definition/index.js';
 export { lockSlice, liveEngine, sliceDir, sliceLockFile } from './slice-lock.js';
 export { reapSlice, sliceWorktrees } from './reap.js';

@@ -1,6 +1,4 @@
-// After any end of an engine (a SIGKILL included), the next `leap slice` command on the slice
-// removes the worktrees it left (CONTRACT section 7): every git worktree on a branch
-// `leap/SLICE/*`, wherever it was made, unless a live engine (another process) still runs the slice.
+// Every `leap slice` command removes the worktrees a dead engine left, SIGKILL included (CONTRACT section 7).
 import { existsSync } from 'node:fs';
 import { readLockHolder, runGitSync, slicePaths } from '@leap/core';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from './definition/worktree-hint.js';
@@ -10,22 +8,17 @@ import { liveEngine, sliceLockFile } from './slice-lock.js';
 
 export { mayHaveSliceWorktrees };
 
-/** `git ARGS` in `cwd` through core's runner, waiting for it (clean-slice.ts's too): its stdout, or core's GitError (exit 1, never 2). */
+/** Its stdout, or core's GitError with exit 1 (never 2); clean-slice.ts uses it too. */
 export function gitStdout(cwd: string, args: string[]): string {
   return runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
 }
 
-/**
- * The worktrees of `repoRoot` on a branch `leap/SLICE/*`, as `{ path, branch }`, and those in the slice's
- * worktrees folder on no branch yet (a `git worktree add` cut off by a SIGKILL leaves git's placeholder HEAD,
- * and its `initializing` lock, which `worktree remove --force --force` overrides): branch null.
- */
+/** Worktrees on `leap/SLICE/*`, and (branch null) ours on no branch yet: a `worktree add` cut off by a SIGKILL. */
 export function sliceWorktrees(repoRoot: string, sliceId: string): { path: string; branch: string | null }[] {
   const prefix = `refs/heads/leap/${sliceId}/`;
   const ours = `${slicePaths(repoRoot, sliceId).worktrees}/`;
   const out: { path: string; branch: string | null }[] = [];
-  // -z: a worktree path may hold a newline. The first record is the main working tree, never
-  // removed, even when a person checked out one of the slice's branches there to look at it.
+  // -z: a path may hold a newline. The first record, the main working tree, is never removed.
   for (const record of gitStdout(repoRoot, ['worktree', 'list', '--porcelain', '-z']).split('\0\0').slice(1)) {
     const fields = record.split('\0');
     const path = fields.find((f) => f.startsWith('worktree '))?.slice('worktree '.length);

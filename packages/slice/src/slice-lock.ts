@@ -1,23 +1,17 @@
-// One live engine per slice: `.leap/SLICE/engine.lock`, whose dead holder's lock is taken over
-// (a SIGKILLed engine does not block the next run).
+// One live engine per slice; a dead holder's lock is taken over (a SIGKILLed engine does not block the next run).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError, readLockHolder, tryLock, type Lock } from '@leap/core';
 
-/** The slice's records folder, `.leap/SLICE/` under the repository root. */
 export function sliceDir(repoRoot: string, sliceId: string): string {
   return join(repoRoot, '.leap', sliceId);
 }
 
-/** The lock file of the slice's engine. */
 export function sliceLockFile(repoRoot: string, sliceId: string): string {
   return join(sliceDir(repoRoot, sliceId), 'engine.lock');
 }
 
-/**
- * Take the slice's engine lock, or throw a LeapError (exit 2) naming the live process that holds it. `deadEngine`
- * is the pid of the engine whose lock was taken over (it died holding it: its leaves may still run), else null.
- */
+/** Throws LeapError (exit 2) naming a live holder; `deadEngine`: a dead holder taken over (its leaves may run). */
 export function lockSlice(repoRoot: string, sliceId: string): { release(): void; deadEngine: number | null } {
   mkdirSync(sliceDir(repoRoot, sliceId), { recursive: true });
   const file = sliceLockFile(repoRoot, sliceId);

@@ -10,7 +10,6 @@ import { createGeminiAgent } from '@leap/agent-gemini';
 import { createScriptedAgent } from '@leap/agent-scripted';
 import { knownVendor, vendorFamily } from './family.js';
 
-/** One agent of an agents file. */
 export interface AgentEntry {
   plugin: 'claude' | 'codex' | 'gemini' | 'command' | 'scripted';
   /** Required for `command`; overrides the plugin's family otherwise (read as a vendor: `gemma` is `google`). */
@@ -41,7 +40,6 @@ export interface AgentEntry {
 export type ListedRole = 'developer' | 'verifier' | 'planner' | 'builder';
 const LISTED_ROLES: readonly ListedRole[] = ['developer', 'verifier', 'planner', 'builder'];
 
-/** The agents a command can name. */
 export interface AgentRegistry {
   file: string | null;
   entries: Record<string, AgentEntry>;
@@ -182,7 +180,6 @@ function createFromEntry(name: string, entry: AgentEntry, file: string | null): 
   return withVendorFamily(withEntryNeeds(declared === null ? agent : { ...agent, family: declared }, entry));
 }
 
-/** The plugin's sandbox needs with the entry's `pass_env`, `paths` and `network` added. */
 function withEntryNeeds(agent: AgentPlugin, entry: AgentEntry): AgentPlugin {
   if (entry.pass_env === undefined && entry.paths === undefined && entry.network === undefined) return agent;
   const own = agent.sandbox;

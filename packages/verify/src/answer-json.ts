@@ -1,6 +1,4 @@
-// Finding the JSON in an agent's answer text. Two rules, one per consumer:
-// - the verifier's answer must BE one JSON object (an optional surrounding code fence aside);
-// - a juror's answer is the LAST JSON object carrying a "verdict" (blind-tribunal 3.6), fences stripped.
+// A verifier's answer must BE one JSON object; a juror's is the LAST object with a "verdict" (blind-tribunal 3.6).
 
 /** The answer as exactly one JSON value; null when the text is anything else. */
 export function parseWholeJson(text: string): { value: unknown } | null {
@@ -57,10 +55,7 @@ function objectEnd(text: string, start: number): number {
   return -1;
 }
 
-/**
- * The honest way out of a developer leaf (CONTRACT section 9): the REASON of its output's last non-empty line when
- * that line is exactly the JSON object `{"blocked": "REASON"}` (REASON not blank); else null.
- */
+/** A developer's honest way out (CONTRACT section 9): a last non-empty line exactly `{"blocked": "REASON"}`. */
 export function blockedReason(text: string): string | null {
   const last = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
   if (!last.startsWith('{')) return null;

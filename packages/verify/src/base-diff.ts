@@ -1,8 +1,6 @@
-// The refactor verifier's view of what changed: `git diff BASE` of the repository, bounded, so a verifier
-// without a shell (claude and gemini run read-only) gets it in its prompt.
+// `git diff BASE`, bounded, in the refactor verifier's prompt: a verifier without a shell cannot run it.
 import { gitStdout } from './git.js';
 
-/** At most this many bytes of the diff go into a prompt. */
 export const BASE_DIFF_LIMIT = 64 * 1024;
 
 /** The diff of the work tree against `base` (what `git diff BASE` prints), cut at a line end past `limit` bytes. */
@@ -10,10 +8,7 @@ export function readBaseDiff(repo: string, base: string, limit = BASE_DIFF_LIMIT
   return cutAt(gitStdout(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]), limit);
 }
 
-/**
- * What `commit` changed in `paths` against its parent (`git show COMMIT -- PATHS`, without the message: it is
- * the developer's prose), cut as readBaseDiff's: the red verifier's view of which tests are new.
- */
+/** Without the commit message (the developer's prose): the red verifier's view of which tests are new. */
 export function readCommitDiff(repo: string, commit: string, paths: readonly string[], limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
   if (paths.length === 0) return { text: '', cut: null };
   return cutAt(gitStdout(repo, ['show', '--format=', '--no-color', '--no-ext-diff', '--no-renames', commit, '--', ...paths]), limit);

@@ -1,7 +1,4 @@
-// The canary: proof that the project's own test command runs each test file of the step. A throwaway copy of the
-// work tree gets, in each such file, a canary that fails whenever the file is loaded or run; the suite run there
-// must fail (its output naming the canary, or the file alone). One table of languages; a file of another
-// language is said, never passed silently.
+// Proof the project's test command runs each step test file: in a copy, a canary in each must make the suite fail.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,13 +61,11 @@ function message(a: string, b: string, owned = ''): string {
   return `"leap canary: "${owned} + "${a}" + "${b}"`;
 }
 
-/** The canary of `path`'s language, or null when the toolchain has none. */
 export function canaryFor(path: string): Canary | null {
   return CANARIES.find((c) => c.files.test(path)) ?? null;
 }
 
-// The line put where `after` (anchored at the start) ends: before the file's own statements, so one that exits
-// first (a plain script's process.exit, unittest.main()) cannot keep the canary from failing.
+// Before the file's own statements: one that exits first (process.exit, unittest.main()) cannot skip the canary.
 function atTop(text: string, after: RegExp, line: string): string {
   const head = after.exec(text);
   const at = head === null || head.index !== 0 ? 0 : head[0].length;
@@ -85,20 +80,13 @@ function afterPackage(text: string, line: string): string {
   return `${text.slice(0, at)}${clause[0].endsWith('\n') ? '' : '\n'}${line}${text.slice(at)}`;
 }
 
-/** What the canary runs proved: the files the suite did not run, and those of a language without a canary. */
 interface CanaryProof {
   notRun: string[];
   noCanary: string[];
   runs: number;
 }
 
-/**
- * Prove that the project's own test command runs each of `files`, in copies of the work tree (HEAD `head`) with a
- * canary in each. First where it is cheapest, the step's files alone (step-copy.ts): a file whose canary that run's
- * output names is run. The others on a copy of the whole tree: one run for all, then, for files a failing run's
- * output does not name, again for those alone (each alone when none is named). A run that passes there did not run
- * the files it had canaries in.
- */
+/** Cheapest first, the step's files alone (step-copy.ts); then the whole tree, again for files no failing run named. */
 export async function proveTestsRun(options: GroundTruthOptions, files: readonly string[], head: string) {
   const proof: CanaryProof = { notRun: [], noCanary: files.filter((f) => canaryFor(f) === null), runs: 0 };
   let left = files.filter((f) => canaryFor(f) !== null);
@@ -130,13 +118,11 @@ export async function proveTestsRun(options: GroundTruthOptions, files: readonly
   return proof;
 }
 
-// The text of each of `files` the copy holds, read before any canary goes in.
 function texts(dir: string, files: readonly string[]): Map<string, string> {
   return new Map(files.flatMap((f) => (existsSync(join(dir, f)) ? [[f, readFileSync(join(dir, f), 'utf8')] as const] : [])));
 }
 
-// One run with a canary in each of `round` (the other files of `original` as they were): its exit code and the
-// files whose canary its output names.
+// One run with a canary in each of `round`, the other files as they were.
 async function canaryRun(options: GroundTruthOptions, dir: string, env: NodeJS.ProcessEnv, original: Map<string, string>, round: readonly string[]) {
   const said = new Map(round.map((f) => [f, randomBytes(6).toString('hex')]));
   for (const [file, text] of original) {

@@ -1,6 +1,4 @@
-// The cheating moves a diff shows, refused before any suite run: test files changed, added or removed; a skip or
-// focus marker or a hold on the test framework added outside them; the runner's configuration, the test script or
-// a file the test command names changed (unless the step's ledger line names the file); leap.config.json changed.
+// The cheating moves a diff shows, refused before any suite run (CONTRACT section 9).
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gitStdout, splitNul } from './git.js';
@@ -40,7 +38,6 @@ export const RUNNER_CONFIGS: readonly { path: RegExp; sections?: RegExp }[] = [
 ];
 const BUILD_SCRIPTS = /(?:^|\/)(?:GNUmakefile|[Mm]akefile|justfile|Taskfile\.ya?ml)$/;
 
-/** What a phase changed since its base, as the checks read it. */
 export interface PhaseChanges {
   repo: string;
   /** The commit the phase started from (green: the red commit; refactor: its base). */
@@ -73,7 +70,7 @@ export function testsChanged(repo: string, commit: string, paths: readonly strin
   return paths.filter((path) => !inline(path) || items(blobText(repo, commit, path)) !== items(workText(repo, path)));
 }
 
-/** leap.config.json changed: the test command and the run's settings are the user's. Every phase. */
+/** Checked in every phase. */
 export function configChanged(changes: PhaseChanges): string | null {
   if (!changes.changed.includes(PROJECT_CONFIG_FILE)) return null;
   const whose = "the test command and the run's settings are the user's, never an agent's to change";
@@ -88,10 +85,7 @@ export function markersAdded(changes: PhaseChanges, paths: readonly string[]): s
   });
 }
 
-/**
- * The moves outside the test files: a marker or a hold on the test framework added to code, the runner's
- * configuration or the test script changed. A file the step's ledger line names may change.
- */
+/** The moves outside the test files; a file the step's ledger line names may change. */
 export function codeMoves(changes: PhaseChanges): string[] {
   const named = (path: string) => changes.step !== undefined && namesFile(changes.step, path);
   const code = changes.changed.filter((path) => !changes.isTest(path) && path !== PROJECT_CONFIG_FILE && !named(path));
@@ -109,8 +103,7 @@ export function codeMoves(changes: PhaseChanges): string[] {
   return moves;
 }
 
-// Why a change to `path` can make fewer tests run, or null: a runner's configuration (its test parts), the test
-// scripts of package.json the test command reaches, a build script it runs, a file it names.
+// Why a change to `path` can make fewer tests run, or null.
 function runnerFileChange(changes: PhaseChanges, path: string, commandFiles: Set<string>): string | null {
   const runs = `${path}, which the test command runs, changed`;
   if (commandFiles.has(path)) return runs;
@@ -132,8 +125,7 @@ export function isRunnerFile(path: string): boolean {
   return basename(path) === 'package.json' || BUILD_SCRIPTS.test(path) || RUNNER_CONFIGS.some((c) => c.path.test(path));
 }
 
-// A ledger line names a file by its name as a word (`vitest.config.ts`, `package.json`), or by that name without its
-// last extension when a dot is left (`vitest.config`, `.mocharc`): a step's purpose, never a word that contains it.
+// By its name as a word, or without its last extension when a dot is left (`vitest.config`); never inside a word.
 function namesFile(step: string, path: string): boolean {
   const name = basename(path).toLowerCase();
   const stem = name.slice(0, name.lastIndexOf('.'));
@@ -157,8 +149,7 @@ function sectionsOf(text: string, wanted: RegExp): string {
 // A package manager running a script: `npm test`, `npm run test:unit`, `yarn --silent test`.
 const NPM_SCRIPT = /\b(?:npm|pnpm|yarn|bun)(?:\s+run(?:-script)?)?\s+(?:--\S+\s+)*([\w:.-]+)/g;
 
-// package.json's parts that decide which tests run: the scripts the test command reaches (with their pre and post
-// scripts, and those they run in turn) and the runners' own keys.
+// package.json's parts that decide which tests run: scripts the test command reaches (pre, post, nested), runner keys.
 function testParts(text: string, testCmd: string): string {
   let json: Record<string, unknown>;
   try {

@@ -1,11 +1,7 @@
 // Argument handling shared by the bins: options whose value is data, taken verbatim.
 import { UsageError } from '@leap/core';
 
-/**
- * Remove `--NAME VALUE` and `--NAME=VALUE` pairs for `names` from argv, before strict parsing, so a
- * value that looks like an option (a step title starting with "-") is still one argv element of data.
- * Parsing stops at `--`. Returns the values by name (last one wins; `multiple` names keep them all).
- */
+/** Before strict parsing, so a value like a step title starting with "-" stays one argv element; stops at `--`. */
 export function takeVerbatim(argv: readonly string[], names: readonly string[], usage: string): { rest: string[]; values: Map<string, string[]> } {
   const rest: string[] = [];
   const values = new Map<string, string[]>();
@@ -33,7 +29,6 @@ export function takeVerbatim(argv: readonly string[], names: readonly string[], 
   return { rest, values };
 }
 
-/** The last value given for `name`, if any. */
 export function lastValue(values: Map<string, string[]>, name: string): string | undefined {
   return values.get(name)?.at(-1);
 }

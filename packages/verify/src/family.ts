@@ -1,6 +1,4 @@
-// Model families for the cross-family rule: same vendor, same family (blind-tribunal 3.3). One table
-// turns a model id, a vendor or a family alias into the vendor, for the builder's declaration and for
-// every reviewer alike, so that `claude-opus-4`, `sonnet` and `anthropic` exclude the same seats.
+// Same vendor, same family (blind-tribunal 3.3): one table for builder and reviewers alike.
 
 /** Each vendor and the names its models go by (a model id starts with one of them). */
 const VENDORS: Readonly<Record<string, readonly string[]>> = {
@@ -26,12 +24,7 @@ const ALIASES: ReadonlyArray<readonly [alias: string, vendor: string]> = Object.
   // Longest first, so `codegemma` is not read as a shorter alias.
   .sort((a, b) => b[0].length - a[0].length);
 
-/**
- * The vendor of a model id, vendor or family alias (`claude-opus-4-1`, `gpt-5-codex`, `o3-mini`,
- * `meta-llama/Llama-3.1-8B`, `ollama:qwen2.5-coder`, `us.anthropic.claude-3-7-sonnet-v1:0`, `Claude
- * Sonnet 4`), or null when the table does not know it. An alias counts at the start of a segment (split
- * at `/`, `:`, `@`, `.` and spaces), followed by its end, a digit, `-` or `_`.
- */
+/** An alias counts at a segment's start (split at `/`, `:`, `@`, `.`, spaces) before its end, a digit, `-` or `_`. */
 export function knownVendor(name: string): string | null {
   for (const segment of name.toLowerCase().split(/[/:@.\s]+/)) {
     for (const [alias, vendor] of ALIASES) {

@@ -33,7 +33,6 @@ export async function rerunStep(options: GroundTruthOptions, files: readonly str
   return rerun(options, options.repo);
 }
 
-/** The tests a failed run names, or UNNAMED alone. */
 export function namedFailures(run: SuiteRun): string[] {
   const names = failedTests(run.output);
   return names.length === 0 ? [UNNAMED] : names;
@@ -55,7 +54,6 @@ export function knownFlaky(stateDir: string, issue: number | null): Set<string> 
   return known;
 }
 
-/** Record one `verdict` event of verdict `flaky` for each test. */
 export function recordFlaky(stateDir: string, context: EventContext, phase: Phase | 'baseline', tests: readonly string[], fields: { commit?: string } = {}): void {
   for (const test of tests) {
     const event = createEvent('verdict', { phase, verdict: 'flaky', reason: `${test} ${ONCE}`, code: 1, test, ...fields }, context);
@@ -63,8 +61,7 @@ export function recordFlaky(stateDir: string, context: EventContext, phase: Phas
   }
 }
 
-// The baseline, run twice (the second of purpose `rerun`): a test failing in one only is flaky, recorded, and the
-// baseline passes when one run did. Returns the first failing run (or the first run) and the flaky tests.
+// A test failing in one of the two baseline runs only is flaky, recorded; the baseline passes when one run did.
 export async function runBaselineTwice(options: SuiteOptions & { stateDir: string }, cwd: string) {
   const first = await runCaptured({ ...options, phase: 'baseline' }, cwd);
   const second = await rerun({ ...options, phase: 'baseline' }, cwd);

@@ -1,6 +1,4 @@
-// Gather the verifier's prompt inputs from their sources: the ledger, the issue (through the tracker),
-// the step's test files and the repository. Nothing else is read: not the developer leaf's output,
-// not the environment beyond the run context, not commit messages.
+// Only the ledger, the issue, the step's tests and the repository: never the developer's output or commit messages.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TrackerPlugin } from '@leap/core';
@@ -16,7 +14,6 @@ import { findStepTests } from './step-tests.js';
 import type { StepTests } from './step-tests.js';
 import type { PromptTestFile, VerifyPromptInput } from './verify-prompt.js';
 
-/** What the caller says about the step to verify. */
 export interface GatherOptions {
   phase: Phase;
   step: string | undefined;
@@ -38,7 +35,6 @@ export interface GatherOptions {
   head?: string;
 }
 
-/** The prompt's inputs and where they came from. */
 export interface GatheredInput {
   input: VerifyPromptInput;
   repo: string;
@@ -75,8 +71,7 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
     baseCommit: base ?? null,
     baseDiff: base === undefined ? null : readBaseDiff(repo, base),
   };
-  // Red: what the red commit changed in its test files, not their whole text (which tests are new is the question).
-  // Files that `--tests` names are shown whole: the red commit need not have changed them.
+  // Red: the red commit's diff, not the whole files (which tests are new is the question); `--tests` files stay whole.
   if (phase === 'red' && tests.source === 'red-commit' && tests.redCommit !== null && tests.files.length > 0) {
     input.redDiff = { commit: tests.redCommit, ...readCommitDiff(repo, tests.redCommit, tests.files) };
   }

@@ -16,7 +16,6 @@ import { isTestFile, testFilePredicate } from './test-files.js';
 import { hasInlineTests, splitTestItems } from './test-items.js';
 import { failedTests, readCounts, runCaptured, type SuiteRun, type TestCounts } from './test-report.js';
 
-/** The outcome: ok, or the reason the phase is rejected. */
 export interface GroundTruth {
   ok: boolean;
   reason: string;
@@ -28,7 +27,6 @@ export interface GroundTruth {
   flaky?: string[];
 }
 
-/** What checkGroundTruth needs. */
 export interface GroundTruthOptions {
   phase: Phase;
   repo: string;
@@ -36,23 +34,15 @@ export interface GroundTruthOptions {
   /** VERI_TEST_CMD: the user's command line, run with `bash -c`. */
   testCmd: string;
   tests: StepTests;
-  /** Refactor: the base commit. */
   base?: string;
   /** HEAD's commit, when known: a comparison with it takes one `git status` instead of a diff and a listing. */
   head?: string;
   env: NodeJS.ProcessEnv;
   /** A file the suite's output is appended to instead of our stderr (a conductor keeps it out of its narration). */
   suiteLog?: string;
-  /**
-   * Globs of files that hold tests beside the conventions (a conductor's `--tests`). In such a file that the
-   * conventions do not name and that holds code too (Rust's `src/*.rs`), only its `#[cfg(test)]` items are tests.
-   */
+  /** Test globs beside the conventions; in such a file with code too (Rust's `src/*.rs`), only `#[cfg(test)]` items. */
   testFiles?: readonly string[];
-  /**
-   * Trees (`git write-tree` or `COMMIT^{tree}` hashes) whose suite passed already in the caller's run: red's
-   * check with its tests set aside is not run again when the copy would be one of them (outside the state
-   * folder), as a conductor's red is the previous step's refactor tree plus the new tests.
-   */
+  /** Tree hashes whose suite passed in this run: red's set-aside run is skipped when its copy would be one of them. */
   passedTrees?: readonly string[];
   /** Run each suite in a sandbox, a writer of the tree it runs on (chooseSandbox decides); absent or bwrap null: none. */
   sandbox?: SandboxChoice | null;
@@ -60,13 +50,7 @@ export interface GroundTruthOptions {
   step?: string;
 }
 
-/**
- * Red: the suite fails, and passes again with the step's test files set aside (in a scratch copy of HEAD's tree:
- * added files removed, changed ones restored from HEAD's parent). Green and refactor: no test file changed since the
- * phase's base (the red commit, the refactor's base), none of the cheating moves cheat-checks.ts reads in the diff,
- * the suite passes, a canary in each step's test file fails it (canary.ts), and no fewer tests ran nor more were
- * skipped than at the phase before, where the runner counts them. Every phase: leap.config.json unchanged.
- */
+/** CONTRACT section 9: red fails, passes without its tests; green, refactor: no cheat, pass, canary, no fewer tests. */
 export async function checkGroundTruth(options: GroundTruthOptions): Promise<GroundTruth> {
   return options.phase === 'red' ? checkRed(options) : checkPassing(options);
 }
@@ -91,10 +75,7 @@ async function checkRed(options: GroundTruthOptions): Promise<GroundTruth> {
   if (ranAlready(repo, red, tests.files, skip, options.passedTrees ?? [])) {
     return { ok: true, reason: `the suite fails with the new tests and passed without them (${files}): the tree before them was run already`, ...counted };
   }
-  // The red commit as findStepTests read it (HEAD's sha), so the copy need not ask git for it again. The copy
-  // builds into its own cargo target folder, never the user's (CARGO_TARGET_DIR included): cargo keys its
-  // fingerprints on paths relative to the package and on mtimes, so a shared one makes the user's next build
-  // reuse a test binary built without the new tests.
+  // Its own cargo target: a shared one's fingerprints (relative paths, mtimes) reuse a binary without the new tests.
   const cargo = (dir: string) => ({ ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') });
   const inCopy = (dir: string) => runSuite({ ...options, env: cargo(dir) }, dir);
   if ((await withScratchTree(repo, red, skip, inCopy, tests.files)) !== 0) {
@@ -145,8 +126,7 @@ function phaseChanges(options: GroundTruthOptions, base: string, paths?: readonl
   return { repo: options.repo, base, changed, isTest, testCmd: options.testCmd, step: options.step };
 }
 
-// The first cheating move the diff shows: leap.config.json, a test file changed (with a marker it adds), code that
-// adds a marker or holds the test framework, the runner's configuration or the test script.
+// The first cheating move the diff shows, leap.config.json first, then the test files.
 function movesSeen(changes: PhaseChanges, stepFiles: readonly string[], testsWhat: string): string | null {
   const config = configChanged(changes);
   if (config !== null) return config;
@@ -194,9 +174,7 @@ function fewerTests(options: GroundTruthOptions, now: TestCounts | null): string
   return null;
 }
 
-// True when the tree the red check's copy would hold (the red commit with its tests set aside) passed already:
-// the red commit changes nothing but the step's tests (and the state folder), and its parent's tree equals a
-// passed tree outside the state folder. A root commit, or any other change, is run.
+// The red commit changes only the step's tests (and the state folder), and its parent's tree passed already.
 function ranAlready(repo: string, red: string, tests: readonly string[], skip: readonly string[], passed: readonly string[]): boolean {
   if (passed.length === 0) return false;
   const outside = (path: string) => !skip.some((name) => path === name || path.startsWith(`${name}/`));

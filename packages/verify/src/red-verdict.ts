@@ -2,7 +2,6 @@
 import { readFileIfExists } from '@leap/core';
 import type { TestCounts } from './test-report.js';
 
-/** What a passed red verdict recorded about the step's tests. */
 export interface RedVerdict {
   commit: string;
   tests: string[];
@@ -10,11 +9,7 @@ export interface RedVerdict {
   counts: TestCounts | null;
 }
 
-/**
- * The last PASS verdict of `phase` (default red) for `step` (and `issue`, when both sides know it) that
- * recorded its commit and tests; null when there is none. Lines that are not JSON are skipped:
- * a torn last line is normal after a crash, and the full reader reports the rest.
- */
+/** The last PASS of `phase` for `step` that recorded its commit and tests; unparsable lines (a torn last) skipped. */
 export function findRedVerdict(eventsFile: string, step: string, issue: number | null, phase = 'red'): RedVerdict | null {
   const text = readFileIfExists(eventsFile);
   if (text === null) return null;

@@ -1,11 +1,5 @@
-// Run an agent as a supervised leaf: the supervisor (@leap/supervise's `supervise`) runs in this process,
-// with the prompt on the leaf's stdin and its stdout and stderr in NAME.out and NAME.err; NAME.pid,
-// NAME.exit and the launch and exit events are the same as `leap-supervise NAME CMD...` leaves.
-// In process, because a Node supervisor per leaf costs a Node start-up each (100 ms here), and a jury
-// starts three at once on two cores. What a separate supervisor adds, surviving a kill of its parent,
-// is leap-detach's job: a caller that needs it launches the whole command detached.
-// Around the leaf: the agent's readiness check first (a missing login is said before a leaf is spent), a
-// watch on its output for a CLI retrying a service it cannot reach, and one `usage` event once it ends.
+// An agent leaf supervised in this process: a Node supervisor per leaf costs a start-up (100 ms), a jury starts three
+// at once, and surviving the parent's kill is leap-detach's job. Around it: a readiness check, a retry watch, usage.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,39 +9,25 @@ import { LeapError, appendEvent, checkLeafName, createEvent, findExecutable, rea
 import { prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
 import { lastWords } from './test-report.js';
 
-/** One supervised agent launch. */
 export interface AgentLeafOptions {
   /** The leaf name (`verify-green`, `review-1a2b3c4d-openai`). */
   name: string;
   agent: AgentPlugin;
   prompt: string;
   options: AgentOptions;
-  /** The state folder the supervisor writes NAME.pid and NAME.exit into. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
-  /** Run the agent's readiness check (`codex login status`) first; default true. A caller that ran `checkAgentReady` once per run may skip it. */
+  /** Default true; a caller that ran `checkAgentReady` once per run may skip it. */
   preflight?: boolean;
-  /**
-   * How long a CLI may go on retrying a service it cannot reach, or one that limits its rate or is overloaded
-   * (its plugin's `retrying` says which retries count), before the leaf is ended; default DEFAULT_RETRY_LIMIT_MS, 0 never.
-   */
+  /** How long a CLI may retry an unreachable, rate-limited or overloaded service before the leaf ends; 0 never. */
   retryLimitMs?: number;
-  /**
-   * The leaf's sandbox (CONTRACT section 13; leaf-sandbox.ts's agentSandbox makes one); absent or null: none.
-   * The invocation's own variables are set inside, beside the allow-list.
-   */
+  /** From agentSandbox (CONTRACT section 13); the invocation's own variables are set inside, beside the allow-list. */
   sandbox?: SandboxSpec | null;
 }
 
-/**
- * Why a leaf has no answer: `missing` the CLI is not installed (not found, not executable); `failed` it
- * failed by itself (not logged in, no network, refused its flags, a crash; or the leaf could not be
- * supervised); `killed` its supervisor ended it (timeout, stuck, stop, a signal); `answer` it exited 0 but
- * printed no answer in its format.
- */
+/** `missing`: not installed; `failed`: by itself or unsupervisable; `killed`: by its supervisor; `answer`: unread. */
 export type AgentFailureKind = 'missing' | 'failed' | 'killed' | 'answer';
 
-/** How the leaf ended and what it answered. */
 export interface AgentLeafResult {
   name: string;
   /** The supervisor's exit code: the agent's own, or 2 when it was killed, 126/127 when it could not start. */
@@ -60,7 +40,6 @@ export interface AgentLeafResult {
   answer: AgentAnswer | null;
   /** Why there is no answer, in the CLI's own words where it gave some. */
   failure: string | null;
-  /** What kind of failure; null with an answer. */
   failureKind: AgentFailureKind | null;
   /** A `failed` leaf whose vendor ran dry (quota, rate limit, overload), as its plugin reads the output; else null. */
   dry: AgentDry | null;
@@ -78,10 +57,7 @@ const RETRY_POLL_MS = 250;
 const TAIL_BYTES = 256 * 1024;
 const PREFLIGHT_TIMEOUT_MS = 20_000;
 
-/**
- * Launch the agent under a supervisor and wait for it and everything it started to end. A TERM,
- * INT, HUP or QUIT to this process meanwhile ends the leaf (`killed-signal`) instead of this process.
- */
+/** Waits for the whole tree; a TERM, INT, HUP or QUIT to this process meanwhile ends the leaf, not this process. */
 export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafResult> {
   const name = checkLeafName(leaf.name);
   const refused = (code: number, failureKind: AgentFailureKind, failure: string): AgentLeafResult => ({
@@ -112,8 +88,7 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: leaf.stateDir, ...invocation.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const paths = statePaths(leaf.stateDir);
-  // NAME.pid is the supervisor's lock (a dead holder's is taken over, a live one refuses); once it holds it,
-  // the supervisor replaces a stale NAME.exit and empties NAME.out and NAME.err, as a launch line's `>` would.
+  // NAME.pid is the supervisor's lock; once held, it replaces NAME.exit and empties NAME.out and .err, as `>` would.
   let run: SuperviseResult;
   const abort = new AbortController();
   const watch = watchRetries(leaf.agent, paths.out(name), paths.err(name), paths.pid(name), leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS, abort);
@@ -194,13 +169,7 @@ function definedOnly(env: Record<string, string | undefined> | undefined): Recor
 /** Whether an agent's CLI can run at all, by its own cheap check (`codex login status`); ready when it has none. */
 export type AgentReadiness = { ready: true } | { ready: false; code: number; failureKind: 'missing' | 'failed'; failure: string };
 
-/**
- * Run the agent's preflight check, if it has one, in `options.cwd` with `env` (what a conductor calls once
- * per run); a check still running after `timeoutMs` is killed and counts as a failure. With `sandbox` (the
- * spec of the leaf the check is for) the check runs in that sandbox as a writer of an empty folder of its
- * own, in its place of `options.cwd`: it reaches what the leaf would (its CLI's folders, its variables, the
- * network) and writes nothing of the user's (CONTRACT section 13).
- */
+/** Killed past `timeoutMs`; with `sandbox`, it reaches what the leaf would, writing only an empty folder of its own. */
 export async function checkAgentReady(
   agent: AgentPlugin,
   options: AgentOptions,
@@ -236,10 +205,7 @@ export async function checkAgentReady(
   return { ready: false, code: ran.code ?? 2, failureKind: 'failed', failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}` };
 }
 
-/**
- * The check inside the leaf's sandbox, in a throwaway folder (removed after). A command that is not there is
- * said as outside (ENOENT, EACCES) before bwrap is started, since bwrap would only say it failed to exec.
- */
+/** A missing command is said as outside (ENOENT, EACCES) before bwrap starts: bwrap would only say exec failed. */
 async function runCheckSandboxed(check: AgentInvocation, env: NodeJS.ProcessEnv, spec: SandboxSpec, cwd: string, timeoutMs: number): ReturnType<typeof runCheck> {
   const command = findExecutable(check.command, env.PATH, cwd);
   if (command === null) {
@@ -285,8 +251,7 @@ function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string, t
   });
 }
 
-// One usage event per leaf whose output could be read: its answer's usage, else what the CLI reported in a
-// failed run (a Claude error result still has its cost); a plain answer with no usage is all nulls.
+// The answer's usage, else a failed run's (a Claude error result has its cost); a plain answer's is all nulls.
 function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation, result: AgentLeafResult): AgentUsage | null {
   const nothing: AgentUsage = { model: null, input_tokens: null, output_tokens: null, cost_usd: null };
   const reported = result.answer !== null ? (result.answer.usage ?? leaf.agent.parseUsage?.(result.stdout) ?? nothing) : (leaf.agent.parseUsage?.(result.stdout) ?? null);
@@ -302,9 +267,7 @@ interface RetryWatch {
   ended: { attempts: number; message: string; seconds: number; final: boolean } | null;
 }
 
-// Every RETRY_POLL_MS, ask the agent whether its output so far ends with retries of a service it cannot
-// reach; once that has lasted `limitMs` over RETRY_MIN_ATTEMPTS attempts, abort: its supervisor ends the
-// leaf and everything it started with its own kill sequence, and records `killed-stuck`.
+// The abort has the supervisor end the leaf's tree with its own kill sequence, recording `killed-stuck`.
 function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidFile: string, limitMs: number, abort: AbortController): RetryWatch {
   const watch: RetryWatch = { stop: () => {}, ended: null };
   if (agent.retrying === undefined || limitMs <= 0) return watch;

@@ -1,5 +1,4 @@
-// A suite run: the project's test command, sandboxed as a writer of the tree it runs on, supervised as a leaf is
-// (its own session, the run's time and idle limits, ended whole), recorded as a `suite` event.
+// The test command sandboxed as a writer of its tree, supervised as a leaf is, recorded as a `suite` event.
 import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +25,6 @@ import type { Phase } from './phase.js';
 import { topLevelName } from './scratch-tree.js';
 import { lastWords } from './test-report.js';
 
-/** What a suite run needs: the command, its environment (and limits), where its output and its event go. */
 export type SuiteOptions = Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> &
   Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & {
     phase?: Phase | 'baseline';
@@ -71,14 +69,7 @@ function suiteLimits(env: NodeJS.ProcessEnv, stateDir: string | undefined): Suit
   };
 }
 
-/**
- * Run the test command with bash in `cwd`; its output goes to our stderr, or is appended to `suiteLog`.
- * Resolves to its exit code (a signal is 128+N). It runs in a session of its own with the run's time limit
- * (VERI_TIMEOUT, else the issue's timeout file, else the default) and idle limit (VERI_IDLE_TIMEOUT), and is ended
- * whole, descendants included; a suite a limit ended rejects with a SuiteLimitError. With `stateDir`, the run
- * is recorded as a `suite` event (CONTRACT sections 9, 13): the tree it ran on, the command, the exit code, the
- * time, the phase (a conductor's run before any change is `baseline`), its purpose, the limit that ended it.
- */
+/** Exit code (signal: 128+N) or a SuiteLimitError; with `stateDir`, a `suite` event (CONTRACT sections 9, 13). */
 export async function runSuite(options: SuiteOptions, cwd: string): Promise<number> {
   const limits = suiteLimits(options.env, options.stateDir);
   const out = options.suiteLog === undefined ? 2 : openSync(options.suiteLog, 'a');
@@ -129,9 +120,7 @@ interface Follow {
   stateDir: string | undefined;
 }
 
-// Start the suite in a session of its own (stdin /dev/null, never a terminal) and follow it with the supervisor's
-// machinery until its whole tree is gone. With a state folder, a pid file names this process as its supervisor, so
-// that if we die the lifeline ends the suite as it ends a leaf (leap-stop orphans).
+// A pid file names us the suite's supervisor: if we die, the lifeline ends it as a leaf's (leap-stop orphans).
 async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit | null }> {
   const me = processIdentity();
   const run = f.marker.slice('LEAP_LEAF_'.length);
@@ -183,11 +172,7 @@ function fileSize(fd: number): number | null {
   }
 }
 
-/**
- * The git tree of the work tree in `cwd` as the suite finds it: tracked and untracked files, not ignored
- * ones, not the state folder. Written through a copy of the repository's index (its stat data spares
- * hashing unchanged files), so the repository's own index is never touched; null when git cannot say.
- */
+/** Through a copy of the index (its stat data spares hashing), never the repository's own; null: git cannot say. */
 export function workTreeHash(cwd: string, stateDir: string): string | null {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-suite-index-'));
   try {
@@ -197,8 +182,7 @@ export function workTreeHash(cwd: string, stateDir: string): string | null {
     if (existsSync(own.stdout.trim())) copyFileSync(own.stdout.trim(), index);
     const extraEnv = { GIT_INDEX_FILE: index };
     if (runGitSync(['add', '-A', '--', '.'], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
-    // The state folder is not part of what was tested (it is often ignored, and a pathspec naming an ignored
-    // folder makes `git add` fail): taken out of the copy's index after.
+    // The state folder is taken out after: a pathspec naming an ignored folder makes `git add` fail.
     const state = topLevelName(cwd, stateDir);
     if (state !== null && runGitSync(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', state], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
     const written = runGitSync(['write-tree'], { cwd, extraEnv, allowFailure: true });

@@ -1,9 +1,5 @@
-// A throw-away copy of a commit's tree, so checks that need a changed tree never touch the user's: a
-// repository of its own made by hand (HEAD detached at the commit, the user's objects borrowed through
-// objects/info/alternates, its own index), checked out by one read-tree. Never `git worktree add`, which
-// costs three processes (add, its update-ref and reset --hard) and two more to remove and prune, all
-// under the repository's own locks. A test suite that runs git inside finds HEAD, the log and a clean
-// status, and whatever it commits stays in the copy.
+// A throw-away copy of a commit's tree: a repository made by hand, the user's objects borrowed through alternates.
+// Not `git worktree add`: five processes to add and remove, under the repository's own locks.
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
@@ -14,20 +10,7 @@ const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /** The tree with nothing in it: what a root commit's files are set aside to. */
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
-/**
- * Run `work` in a folder holding `commit`'s tree, with `setAside` (paths) as they were in its parent
- * (removed when the parent lacks them), then remove it whatever happens (a signal included: the folder is
- * removed, then the signal is raised again). The folder is a repository of its own whose HEAD is the
- * commit (detached) and whose objects are the user's, read through alternates, never written: git run
- * inside it sees the commit, its history, and the set-aside files as changes. `commit` is a revision, or
- * a full sha taken as the commit it names (as git printed it to the caller). Ignored top-level entries
- * of the repository (node_modules, virtual environments) are linked in, so the test command finds its
- * dependencies, and are excluded in the copy; `skip` names entries that must not be (the state folder), and
- * build caches keyed on paths or mtimes (UNSHARED_BUILD_CACHES: cargo's `target/`) never are. A dependency folder
- * (node_modules) is a folder of links to its entries, so what a test run adds there (vite's `.vite-temp`) stays in
- * the copy; while `work` runs, scratchReads(dir) says what the copy's links and objects lead to. `tree`: the files
- * to hold instead of the commit's (a work tree's, written by workTreeHash), HEAD still the commit.
- */
+/** Removed whatever the end (a signal re-raised after); `setAside` as in the parent; `tree`: other files, same HEAD. */
 export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = [], tree?: string): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
   const dir = join(scratch, 'tree');
@@ -53,8 +36,7 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
   }
 }
 
-// The files as in the commit's parent, in one checkout: --no-overlay removes those the parent lacks. A
-// path the commit's tree lacks is set aside already (and would fail the checkout's pathspec).
+// --no-overlay removes what the parent lacks; a path the commit lacks is set aside already (and fails the pathspec).
 function setAsideFiles(repo: string, dir: string, commit: string, paths: readonly string[], env: NodeJS.ProcessEnv): void {
   const files = paths.filter((path) => lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined);
   if (files.length === 0) return;
@@ -73,10 +55,7 @@ function setAsideFiles(repo: string, dir: string, commit: string, paths: readonl
   }
 }
 
-// The smallest repository git accepts (HEAD, config, objects, refs), its HEAD the commit's sha, its objects
-// the user's (alternates): one rev-parse, which also resolves `commit` and finds the objects of a linked
-// worktree's repository; none for a full sha (a caller that has it read it from git) in a repository whose
-// `.git` folder is its own (no linked worktree, no GIT_DIR). The user's repository is only read.
+// The smallest repository git accepts; one rev-parse, none for a full sha in a plain `.git`. The user's is only read.
 function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir: string; objects: string } {
   const own = FULL_SHA.test(commit) ? ownGitDir(repo) : null;
   const [common, sha] =
@@ -86,8 +65,7 @@ function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir
           .trim()
           .split('\n');
   const gitDir = join(dir, '.git');
-  // No refs/heads, refs/tags or info: git needs HEAD, objects and refs to see a repository, and makes the rest
-  // when something is written there (each folder is one more to make and remove: 0.1 to 0.6 ms here).
+  // No refs/heads, refs/tags or info: git makes them when written, and each folder costs 0.1 to 0.6 ms.
   mkdirSync(join(gitDir, 'objects', 'info'), { recursive: true });
   mkdirSync(join(gitDir, 'refs'));
   writeFileSync(join(gitDir, 'HEAD'), `${sha}\n`);
@@ -99,8 +77,7 @@ function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
 
-// `repo/.git` when it is the repository's own folder of objects (not a linked worktree's `.git` file or folder
-// with a `commondir`) and no GIT_* variable points git elsewhere; null when only git can say.
+// `repo/.git` when it holds its own objects (no linked worktree) and no GIT_* points elsewhere; null: ask git.
 function ownGitDir(repo: string): string | null {
   if (process.env.GIT_DIR !== undefined || process.env.GIT_COMMON_DIR !== undefined || process.env.GIT_OBJECT_DIRECTORY !== undefined) return null;
   const gitDir = resolve(repo, '.git');
@@ -109,12 +86,7 @@ function ownGitDir(repo: string): string | null {
   return gitDir;
 }
 
-/**
- * Ignored top-level entries that are build caches keyed on paths or mtimes, never linked into a copy: a build
- * there would be recorded against the user's tree (cargo's `target/` fingerprints sources by paths relative to
- * the package and by mtimes, so the user's next `cargo test` would reuse a binary built from the copy).
- * Dependency folders (node_modules, virtual environments, deps/, vendor/) are linked; these are rebuilt.
- */
+/** Never linked, keyed on paths or mtimes: the user's next build would reuse the copy's (cargo's `target/`). */
 export const UNSHARED_BUILD_CACHES: readonly string[] = [
   'target',
   'build',
@@ -150,16 +122,12 @@ const scratches = new Map<string, ScratchReads>();
 /** The user's places a scratch tree's links and objects lead to, and its dependency folders' layers over theirs. */
 export type ScratchReads = Required<Pick<SandboxSpec, 'read' | 'layers'>>;
 
-/**
- * What a suite run in the scratch tree `dir` reads of the user's, or undefined when `dir` is none: the sandbox
- * binds it, since /tmp is private inside, and lays each dependency folder over the user's as a reader's is.
- */
+/** The sandbox binds these, since /tmp is private inside; undefined when `dir` is no scratch tree. */
 export function scratchReads(dir: string): ScratchReads | undefined {
   return scratches.get(dir);
 }
 
-// Each ignored entry linked to where it really lies; a dependency folder a folder of links to its entries. What
-// lies out of the repository (such as a link planted in the tree) is not read.
+// A dependency folder becomes a folder of links (vite's `.vite-temp` stays in the copy); what lies outside is not read.
 function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], gitDir: string): ScratchReads {
   const ignored = splitNul(gitStdout(repo, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']));
   const root = hostView.realpath(repo) ?? repo;

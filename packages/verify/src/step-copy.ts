@@ -1,6 +1,4 @@
-// A throwaway copy of the work tree for the step's own runs (the canary, the second run), where they are cheapest:
-// the step's test files without the project's other test entry files, so the project's own command runs little more
-// than them. A command that names nothing there (its output hidden, a helper it needs gone) is run on the whole copy.
+// The step's own runs (canary, second run) where cheapest: a copy without the project's other test entry files.
 import { rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { GroundTruthOptions } from './ground-truth.js';
@@ -11,28 +9,21 @@ import { testFilePredicate } from './test-files.js';
 
 type CopyOptions = Pick<GroundTruthOptions, 'repo' | 'stateDir' | 'env' | 'testFiles' | 'testCmd'>;
 
-// A test file that a runner takes as tests of its own (not a helper, a fixture or a conftest): `*.test.*`,
-// `*_test.*`, `test_*.py`, `tests/*.rs`.
+// A file a runner takes as tests of its own, not a helper, a fixture or a conftest.
 const ENTRY = /(?:^|\/)(?:[^/]*[._-](?:test|spec)s?\.[^/]+|test[_-][^/]+|test\.[^/]+|tests\/[^/]+\.rs)$/;
 
 // Test commands whose run of the step's files alone named nothing: this process runs them on the whole copy.
 const notAlone = new Set<string>();
 
-/** Whether the step's runs of `testCmd` are tried alone first (none of its runs alone named nothing yet). */
 export function triesAlone(testCmd: string): boolean {
   return !notAlone.has(testCmd);
 }
 
-/** Say that a run of `testCmd` alone named nothing: its next runs are made on the whole copy. */
 export function aloneNamedNothing(testCmd: string): void {
   notAlone.add(testCmd);
 }
 
-/**
- * Run `work` in a copy of the work tree (HEAD `head`, the work tree's files, untracked ones included), with its
- * own cargo target folder; `alone`: the project's test entry files other than `files` left out (a Go package's
- * other `_test.go` files stay: they may hold its helpers).
- */
+/** `alone`: the other test entry files left out, except a Go package's `_test.go` (they may hold its helpers). */
 export async function withStepCopy<T>(options: CopyOptions, head: string, files: readonly string[], alone: boolean, work: (dir: string, env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
   const skip = [topLevelName(options.repo, options.stateDir)].filter((n): n is string => n !== null);
   const tree = workTreeHash(options.repo, options.stateDir) ?? undefined;

@@ -6,10 +6,7 @@ import { readCriteria } from '@leap/core/ledger';
 
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 
-/**
- * Criterion `k` of an issue body as written: its item line and the indented lines that continue it,
- * up to the next criterion or heading, trailing blank lines removed.
- */
+/** Criterion `k` as written: its item line and the lines continuing it, up to the next criterion or heading. */
 export function criterionBlock(body: string, k: number, source: string): string {
   const criteria = readCriteria(body, source);
   const criterion = criteria[k - 1];
@@ -35,7 +32,6 @@ export function allCriteria(body: string, source: string): string {
     .join('\n');
 }
 
-/** Where the spec comes from. */
 export interface StepSpecOptions {
   tracker: TrackerPlugin;
   issue: number | null;
@@ -45,10 +41,7 @@ export interface StepSpecOptions {
   specFile?: string;
 }
 
-/**
- * The step's behaviour spec: `--spec FILE`, else criterion K of the issue, else all its criteria,
- * else (an issue with no criteria section) its body.
- */
+/** `--spec FILE`, else criterion K of the issue, else all its criteria, else (no criteria section) its body. */
 export async function readStepSpec(options: StepSpecOptions): Promise<string> {
   if (options.specFile !== undefined) {
     try {

@@ -5,7 +5,6 @@ import type { Phase } from './phase.js';
 import { findRedVerdict } from './red-verdict.js';
 import { matchGlobs, testFilePredicate } from './test-files.js';
 
-/** The step's tests and where they were found. */
 export interface StepTests {
   /** Paths relative to the repository root. */
   files: string[];
@@ -15,24 +14,18 @@ export interface StepTests {
   redCommit: string | null;
 }
 
-/** What findStepTests needs. */
 export interface StepTestsOptions {
   phase: Phase;
   repo: string;
   step: string;
   issue: number | null;
   eventsFile: string;
-  /** `--tests GLOB`, when given. */
   globs?: readonly string[];
   /** Globs of files that hold tests beside the conventions (a conductor's `--tests`): red takes what HEAD changed of them too. */
   testFiles?: readonly string[];
 }
 
-/**
- * Red: the test files (by the conventions or `testFiles`) HEAD added or changed against its parent. Green and refactor: the tests the
- * step's red verdict recorded. `--tests` names them explicitly; with nothing naming them, every test
- * file of the project by its conventions.
- */
+/** `--tests` first; red: test files HEAD added or changed; else the red verdict's tests; else every test file. */
 export function findStepTests(options: StepTestsOptions): StepTests {
   const { phase, repo } = options;
   const isTest = testFilePredicate(options.testFiles);

@@ -1,10 +1,6 @@
-// Files that hold tests and code together (a test glob names them, the conventions do not): only their test
-// items are the tests. Rust: every item under a `#[cfg(test)]` attribute (an inline `mod tests { ... }`, a
-// `mod tests;` declaration, a test-only function). Any other language's file a glob names is a test file
-// as a whole. A green or refactor may change the code around the test items, never the items; a red may add
-// or change test items, never the code around them.
+// A Rust file a test glob names holds tests and code: only its `#[cfg(test)]` items are tests. Green and refactor may
+// change the code around them, never the items; red the items, never the code.
 
-/** A file whose test items, not its whole text, are the tests: a Rust source file outside the test conventions. */
 export function hasInlineTests(path: string, conventional: boolean): boolean {
   return !conventional && path.endsWith('.rs');
 }

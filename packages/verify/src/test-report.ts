@@ -1,5 +1,4 @@
-// What a test runner's output says of its run: how many tests ran and were skipped, and which failed. One
-// table of the summaries the runners print (SUMMARIES); a runner it does not know reports nothing.
+// Counts and failed tests from a runner's output, one table of summaries; a runner it does not know reports nothing.
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,8 +91,7 @@ export function readCounts(output: string): TestCounts | null {
   return tallies.reduce((a, b) => ({ ran: a.ran + b.ran, skipped: a.skipped + b.skipped }));
 }
 
-// The line shapes of a failed test, one capture its name: TAP, node:test's spec, vitest, jest, mocha, ava, pytest,
-// unittest, cargo test, go test.
+// A failed test's line in each runner (TAP to go test), its name the capture.
 const FAILED = [
   /^\s*not ok \d+ - (.+?)(?: # .*)?$/gm,
   /^\s*✖ (.+?) \([\d.]+m?s\)$/gm,
@@ -116,8 +114,7 @@ export function failedTests(output: string): string[] {
   const name = (m: RegExpExecArray) => (m[1] as string).replace(/\s*\n\s*/g, ' ').trim();
   for (const re of FAILED) for (const m of text.matchAll(re)) found.push({ at: m.index, name: name(m) });
   const names = [...new Set(found.sort((a, b) => a.at - b.at).map((f) => f.name))];
-  // One test named twice (vitest's `× a > b` and `FAIL  file > a > b`): the longer name stays. A file named as a
-  // failed test (node:test's TAP) is no test's name when its tests are named.
+  // vitest names a test twice (the longer stays); node:test's TAP names the file too, dropped when tests are named.
   const tests = names.filter((name) => !names.some((other) => other !== name && other.endsWith(` ${name}`)));
   const notFiles = tests.filter((name) => !/^\/\S+\.\w+$/.test(name));
   return notFiles.length > 0 ? notFiles : tests;
@@ -137,16 +134,12 @@ export function lastWords(text: string, max: number): string | null {
 // Colours and carriage returns out, so a summary reads the same on a terminal's output as in a log.
 const plain = (output: string) => stripVTControlCharacters(output).replace(/\r\n?/g, '\n');
 
-/** One suite run and what it printed. */
 export interface SuiteRun {
   code: number;
   output: string;
 }
 
-/**
- * runSuite with its output kept: written to a file of its own (runs made at once never mix), then appended to the
- * caller's `suiteLog`, or to our stderr.
- */
+/** Output to a file of its own (runs made at once never mix), then to `suiteLog` or our stderr. */
 export async function runCaptured(options: Parameters<typeof runSuite>[0], cwd: string): Promise<SuiteRun> {
   const dir = mkdtempSync(join(tmpdir(), 'leap-suite-out-'));
   try {

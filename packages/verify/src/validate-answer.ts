@@ -1,5 +1,4 @@
-// Validate an agent's answer against this package's published JSON Schemas, with the validators ajv
-// generated from them (schemas/answer-validators.generated.ts): no ajv, no zod, nothing compiled at run time.
+// Answers checked by ajv-generated validators (schemas/answer-validators.generated.ts): nothing compiled at run time.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -14,7 +13,6 @@ const VALIDATORS: Record<AnswerSchemaName, Validator> = {
   'review.schema.json': validateReviewAnswer as Validator,
 };
 
-/** One of this package's committed schemas (`verdict.schema.json`, `review.schema.json`). */
 export function loadVerifySchema(fileName: string): Record<string, unknown> {
   // Read once a process (the package's files do not change under it); each caller gets its own object.
   let text = schemaTexts.get(fileName);

@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { childProcess } from './lazy-builtins.js';
 
-/** The built `leap-verify` bin of this package. */
 export function verifyBinPath(): string {
   const require = createRequire(import.meta.url);
   const manifest = require.resolve('@leap/verify/package.json');
@@ -13,10 +12,7 @@ export function verifyBinPath(): string {
   return join(dirname(manifest), 'dist', bin.replace(/^(\.\/)?(dist\/)?/, ''));
 }
 
-/**
- * Spawn `leap-verify ARGS` (no shell: every argument, the title included, stays one element) with
- * this process's stdio, forward TERM/INT/HUP to it, and resolve to its exit code; a death by signal is 2.
- */
+/** No shell: every argument stays one element; TERM, INT and HUP are forwarded; a death by signal is 2. */
 export function runVerdict(args: readonly string[], verifyBin: string = verifyBinPath()): Promise<number> {
   return new Promise((resolve) => {
     const child = childProcess().spawn(process.execPath, [verifyBin, ...args], { stdio: 'inherit' });

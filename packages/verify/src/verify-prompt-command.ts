@@ -6,7 +6,6 @@ import { checkPhase } from './phase.js';
 import type { StepTests } from './step-tests.js';
 import { buildVerifyPrompt } from './verify-prompt.js';
 
-/** The options of `leap-verify prompt --step TITLE PHASE`. */
 export interface VerifyPromptOptions {
   phase: string | undefined;
   step: string | undefined;

@@ -1,12 +1,8 @@
-// The blind verifier's prompt. Its only inputs are the ones below: the phase, the step title, the
-// issue's behaviour spec, the test files, the repository path, for red the red commit's sha and its diff of
-// the test files (no message), and, for refactor, the base commit sha and the repository's diff against it.
-// None of them can carry prose from a developer leaf (the shas are checked to be hexadecimal; the test files
-// and the diffs are the repository's content, which the verifier judges anyway), so the developer's reasoning cannot reach the verifier by construction. Do not add an input.
+// The blind verifier's prompt, from the inputs below only: none can carry a developer's prose (shas are checked hex;
+// tests and diffs are the repository's), so its reasoning cannot reach the verifier. Do not add an input.
 import { UsageError, showValue } from '@leap/core';
 import type { Phase } from './phase.js';
 
-/** One test file as the verifier sees it. */
 export interface PromptTestFile {
   /** Relative to the repository root. */
   path: string;
@@ -14,7 +10,6 @@ export interface PromptTestFile {
   content: string | null;
 }
 
-/** Everything the prompt is built from, and nothing else. */
 export interface VerifyPromptInput {
   phase: Phase;
   stepTitle: string;
@@ -23,15 +18,9 @@ export interface VerifyPromptInput {
   repoPath: string;
   /** Refactor only: the commit the refactor started from, as a hexadecimal sha. */
   baseCommit?: string | null;
-  /**
-   * Refactor only: `git diff BASE` of the repository, in the prompt because a read-only verifier (claude,
-   * gemini) has no shell to run it; bounded by the gatherer (`cut` says so).
-   */
+  /** Refactor only: `git diff BASE`, as a read-only verifier has no shell; bounded (`cut` says so). */
   baseDiff?: { text: string; cut: { shown: number; total: number } | null } | null;
-  /**
-   * Red only: what the red commit (a hexadecimal sha) changed in the step's test files against its parent, bounded
-   * as baseDiff (`cut` says so). With it the prompt shows this diff and the files' paths, not their whole text.
-   */
+  /** Red only: the red commit's diff of the step's tests, bounded; shown with their paths, not their whole text. */
   redDiff?: { commit: string; text: string; cut: { shown: number; total: number } | null } | null;
 }
 
@@ -66,7 +55,6 @@ export const VERDICT_ANSWER_FORMAT = '{"verdict": "PASS" | "REJECT" | "BLOCKED",
 export const BLOCKED_SENTENCE =
   'If the step cannot be done as written (the test cannot pass without breaking a criterion of the spec, or the spec contradicts itself), answer BLOCKED with the reason: the run stops and asks the user.';
 
-/** Build the verifier's prompt from its inputs only. */
 export function buildVerifyPrompt(input: VerifyPromptInput): string {
   const base = input.baseCommit ?? null;
   if (input.phase === 'refactor' && (base === null || !SHA.test(base))) {

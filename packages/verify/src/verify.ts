@@ -17,29 +17,19 @@ import { buildVerifyPrompt } from './verify-prompt.js';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from './leaf-sandbox.js';
 import type { VerifyPromptOptions } from './verify-prompt-command.js';
 
-/** What `leap-verify --step TITLE PHASE` takes. */
 export interface VerifyOptions extends VerifyPromptOptions {
   /** `--agent NAME`; else VERI_VERIFY_AGENT; else `claude`. */
   agent?: string;
   agentsFile?: string;
   /** Append the test command's output to this file instead of writing it on stderr. */
   suiteLog?: string;
-  /**
-   * HEAD's commit as the caller has just read it (a conductor that ran `git status --branch`), so it is not
-   * asked again: the green and refactor verdicts' `commit`, and a refactor `base` equal to it needs no check.
-   */
+  /** HEAD as the caller just read it, not asked again; a refactor `base` equal to it needs no check. */
   head?: string;
-  /**
-   * Run the verifier CLI's readiness check (`codex login status`) before its leaf; default true. A caller that
-   * ran `checkAgentReady` for it once (a conductor, in its preflight) skips it for each verification.
-   */
+  /** Default true; a caller that ran `checkAgentReady` once (a conductor's preflight) skips it per verification. */
   preflight?: boolean;
-  /** Trees whose suite passed already in the caller's run (checkGroundTruth's `passedTrees`): red does not run one again. */
+  /** checkGroundTruth's `passedTrees`: red does not run one again. */
   passedTrees?: readonly string[];
-  /**
-   * `--sandbox on|off` (CONTRACT section 13): the verifier runs as a reader of a throwaway copy of the tree and
-   * each suite run as a writer of it; default LEAP_SANDBOX, else on. On where no sandbox can be made: exit 2.
-   */
+  /** The verifier reads a throwaway copy, suites write the tree (CONTRACT section 13); no sandbox possible: exit 2. */
   sandbox?: SandboxSetting;
   /** The suite runs' network (a project's `testNetwork`); default off, loopback always works. */
   testNetwork?: boolean;
@@ -54,25 +44,17 @@ export interface VerifyResult {
   /** flaky: the tests that passed once and failed once, each in a `verdict` event of its own. */
   flaky?: string[];
   phase: Phase;
-  /** What decided: bad input, the ground truth, or the agent. */
   decidedBy: 'input' | 'ground-truth' | 'agent';
   commit?: string;
   tests?: string[];
   agent?: string;
-  /** On an ERROR decided by the agent: why its leaf gave no answer (runAgentLeaf's failureKind), so a caller tells a missing or failing CLI from a killed leaf. */
+  /** An agent's ERROR: tells a missing or failing CLI from a killed leaf. */
   failureKind?: AgentFailureKind;
-  /**
-   * When the agent decided: its leaf as runAgentLeaf returned it (status, exit code, usage, output), so a
-   * caller reads the leaf's end and cost from here rather than from its files. Not printed by `leap-verify --json`.
-   */
+  /** When the agent decided: its leaf's end and cost for the caller; not printed by `leap-verify --json`. */
   leaf?: AgentLeafResult;
 }
 
-/**
- * Verify one phase of one step. Bad input (missing step, a step not in the ledger, no test command,
- * an unknown or uninstalled agent) writes only the verdict event and throws a UsageError (exit 2);
- * an unknown phase throws before anything is written (no verdict event can name it).
- */
+/** Bad input writes only the verdict event and throws a UsageError (exit 2); an unknown phase, before any write. */
 export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const phase = checkPhase(options.phase);
   const cwd = options.cwd ?? process.cwd();

@@ -1,5 +1,4 @@
-// The commands that take `--runner NAME` (run, clean): the runner found by name first, then one strict parse
-// of the command's options and the runner's (core's runner interface: a runner adds its own options).
+// `--runner NAME` (run, clean): the runner is found by name first, then one strict parse of its options and ours.
 import { UsageError, loadRunner, parseCli, runnerNameIn, runnerUsage, type CliOption, type RunnerModule } from '@leap/core';
 import type { SliceRunner } from '../engine/round-types.js';
 

@@ -1,4 +1,3 @@
-// `leap ball check SLICE BALL [--json]`: the file-map check of one ball, its receipt and why.
 import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { checkFileMap } from '../definition/check-file-map.js';

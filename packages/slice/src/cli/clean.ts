@@ -1,4 +1,3 @@
-// `leap slice clean FILE [--json]`: the slice's worktrees and branches go; its records stay.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LeapError, UsageError, type Subcommand } from '@leap/core';

@@ -1,4 +1,3 @@
-// `leap ball hash PATH...`: the scope entries of those paths, hashed, as a slice file holds them.
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { requireRepoRoot } from '../definition/repo-root.js';
 import { scopeEntries } from '../definition/scope-entries.js';

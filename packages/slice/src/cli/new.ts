@@ -1,4 +1,3 @@
-// `leap slice new ID --ball BALL:PATH,... ...`: a skeleton slice, its scope hashed from the files on disk.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';

@@ -1,4 +1,3 @@
-// `leap slice plan FILE [--json]`: the waves a slice runs in.
 import { resolve } from 'node:path';
 import { findRepoRoot, type Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';

@@ -1,4 +1,3 @@
-// `leap slice run FILE`: build, prove, judge and merge every ball; progress on stderr, the summary on stdout.
 import { UsageError, findRepoRoot, showValue, type Subcommand } from '@leap/core';
 import { sliceExitCode } from '../exit-code.js';
 import { parseWithRunner } from './_runner-options.js';
@@ -71,7 +70,6 @@ const list = (value: string | undefined) =>
     .filter((v) => v !== '');
 
 export const runCommand: Subcommand = async (argv, io) => {
-  // The runner is found first: its options are part of the command's (core's runner interface).
   const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, OPTIONS, USAGE, io.cwd);
   if (values.help === true) {
     io.stdout(`${usage}\n`);
@@ -92,9 +90,9 @@ export const runCommand: Subcommand = async (argv, io) => {
       values.json === true,
       io,
     );
-  // The runner checks what it was given before the slice's lock is taken or a record written: bad input leaves nothing behind.
+  // The runner checks its options before the lock or any record: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
-  // --notify, else leap.config.json's `notify` (core's one reader of the project file; a bad file is bad input).
+  // A bad leap.config.json is bad input (core's one reader of the project file).
   const notify = values.notify !== undefined ? (await import('@leap/supervise')).splitNotify(values.notify) : await configNotify(io.cwd);
   const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
@@ -113,7 +111,6 @@ export const runCommand: Subcommand = async (argv, io) => {
     notify,
     sandbox: sandboxFlag(values.sandbox),
   });
-  // The exit code is decided here, from the receipt; `--json` carries it as `exitCode`, as it always has.
   const code = sliceExitCode(summary.receipt);
   io.stdout(values.json === true ? `${JSON.stringify({ ...summary, exitCode: code })}\n` : renderSummary(summary));
   return code;

@@ -1,4 +1,3 @@
-// `leap slice status FILE [--json]`: each ball's state and last receipt, from the slice's records.
 import { resolve } from 'node:path';
 import type { Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';

@@ -1,4 +1,3 @@
-// `leap slice validate FILE [--json]`: the slice's schema and every rule, all violations at once.
 import { resolve } from 'node:path';
 import { findRepoRoot, parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';

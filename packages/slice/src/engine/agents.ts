@@ -1,15 +1,11 @@
-// The run's agents: the builders (an ordered list: the next takes a round whose builder's vendor ran dry), the
-// jury and its alternates, named as leap-jury names them (built-ins or an agents file), all resolved before
-// anything runs, so an unknown name is bad input with nothing done.
+// Every agent is resolved before anything runs, so an unknown name is bad input with nothing done.
 import { UsageError, showValue } from '@leap/core';
 
-/** One builder of the list, resolved. */
 export interface RunBuilder {
   name: string;
   family: string;
 }
 
-/** The resolved agents of a run. */
 export interface RunAgents {
   /** The first builder of the list (the one that builds while no vendor runs dry). */
   builder: RunBuilder;
@@ -26,10 +22,7 @@ const DEFAULT_REVIEWERS = ['claude', 'codex', 'gemini'];
 const DEFAULT_BUILDER = 'claude';
 const MIN_SEATS = 2;
 
-/**
- * Resolve every agent name; a UsageError names the one that does not exist, or a builder of the list for whom
- * the jury could never sit (fewer than two reviewers of families other than that builder's).
- */
+/** A UsageError names an unknown agent, or a builder the jury could never sit for (under two other families). */
 export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFile?: string; builder?: string | string[]; reviewers?: string[]; alternates?: string[] }): Promise<RunAgents> {
   const { agentList, loadAgentRegistry, resolveAgent, withVendorFamily } = await import('@leap/verify');
   const registry = loadAgentRegistry(options.agentsFile, options.env);

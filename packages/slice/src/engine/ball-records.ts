@@ -1,6 +1,4 @@
-// The records of a ball's end (CONTRACT section 7), each written once, from plain data: a pass or a refusal
-// (result.json), a hold (result.json and the checkpoint the next run resumes from), a block behind a
-// dependency; each with its events and its line of narration. The engine keeps what they return.
+// A ball's end (CONTRACT section 7): result.json, a hold's checkpoint, its events and line, each written once.
 import { isoTimestamp } from '@leap/core';
 import type { Slice } from '../definition/slice-schema.js';
 import { renderCheckpoint } from './checkpoint.js';
@@ -8,22 +6,18 @@ import type { EngineLog } from './events.js';
 import { writeRecord, writeText, type ResultRecord, type RoundRecord, type SlicePaths } from './records.js';
 import type { BallProgress } from './scheduler.js';
 
-/** Where a ball's records go and who hears of them. */
 export interface RecordsContext {
   slice: Slice;
   /** The slice file, named in a checkpoint. */
   file: string;
-  /** The run's base commit. */
   base: string;
   paths: SlicePaths;
   log: EngineLog;
   say: (line: string) => void;
 }
 
-/** A ball's branch. */
 export const ballBranch = (slice: string, ball: string): string => `leap/${slice}/${ball}`;
 
-/** Receipt 1 or -1: the ball's result, its receipt and done events, its line. */
 export function finishBall(ctx: RecordsContext, state: BallProgress, receipt: -1 | 1, reason: string, rounds: readonly RoundRecord[], commit: string | null, candidate: string | null): ResultRecord {
   const result: ResultRecord = { receipt, reason, candidate, rounds: rounds.length, merged: null, ts: isoTimestamp(), commit };
   writeRecord(ctx.paths.result(state.ball.id), result);
@@ -33,10 +27,7 @@ export function finishBall(ctx: RecordsContext, state: BallProgress, receipt: -1
   return result;
 }
 
-/**
- * Receipt 0: the checkpoint the next run resumes from, in the session-handoff format, and the result. `n`:
- * the rounds the episode spent; `start` and `commit`: where its work began and stands (default: the base).
- */
+/** Receipt 0 and the checkpoint the next run resumes from; `n`: rounds spent; `start`, `commit` default to the base. */
 export function holdBall(ctx: RecordsContext, state: BallProgress, reason: string, rounds: readonly RoundRecord[], n: number, commit?: string, start?: string): ResultRecord {
   const { ball } = state;
   const from = start ?? ctx.base;
@@ -52,7 +43,7 @@ export function holdBall(ctx: RecordsContext, state: BallProgress, reason: strin
   return result;
 }
 
-/** A descendant of a refused ball is blocked, of a held ball held (with a checkpoint naming what it waits on): receipt 0, never built. */
+/** A refused ball's descendant is blocked, a held one's held (its checkpoint names what it waits on); never built. */
 export function blockBall(ctx: RecordsContext, state: BallProgress, on: readonly string[], why: 'refused' | 'held'): ResultRecord {
   const id = state.ball.id;
   const reason = `${why === 'refused' ? 'blocked' : 'held'}: dependency ${on.join(', ')} ${why === 'refused' ? 'refused (-1)' : 'held (0)'}`;

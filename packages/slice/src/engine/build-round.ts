@@ -1,6 +1,4 @@
-// One round in a ball's checkout, in the order of trust: the builder, then the engine alone runs the proof,
-// lists the changed paths, hashes the candidate, keeps or reverts it against the champion, convenes the
-// jury, runs the proof again and re-hashes. Any runner calls this in its own checkout.
+// One round in the order of trust: after the builder, the engine alone proves, hashes and judges. Any runner calls it.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentPlugin, AgentUsage } from '@leap/core';
@@ -16,7 +14,6 @@ import { proofIdleLimit, proofLeaves, proofPassed, runLive, runProof, type Proof
 import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
-/** Where the round runs and where its leaves' files go. */
 export interface RoundPlace {
   /** The ball's checkout, at `request.commit`. */
   dir: string;
@@ -32,12 +29,9 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const { dir } = place;
   const ball = request.spec;
   const { loadAgentRegistry, resolveAgent, withVendorFamily, runAgentLeaf, agentSandbox, sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
-  // The proofs run sandboxed as the ground truth's suites do: writers of the ball's checkout, the state folder
-  // absent, network off (a live proof's `live.network` turns it on; loopback always works).
+  // Proofs sandboxed as ground truth's suites: writers of the checkout, no state folder, network off but loopback.
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
-  // The ignored dependencies the runner linked into the checkout (node_modules...): read where they lie, and
-  // written in a layer.
   const linked = place.linked ?? [];
   const proofBox = (network: boolean): SandboxSpec | null => (bwrap === null ? null : withLinked(suiteSandbox(dir, place.stateDir, network), dir, linked));
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
@@ -66,7 +60,6 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     return Object.assign(result, { receipt, reason });
   };
   const proofEnv = { ...place.env, LEAP_SLICE: request.slice, LEAP_BALL: ball.id, LEAP_ROUND: String(request.round) };
-  // Each proof a supervised leaf of the state folder, with the run's time limit and the proofs' idle limit.
   const idleMs = proofIdleLimit(place.env);
   const theirs = linkedPlaces(dir, linked);
   const names = proofLeaves(ball.id, request.round);
@@ -205,8 +198,7 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     }
     return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
   }
-  // The candidate is committed (what was staged when the changes were listed), then the work tree is
-  // checked against it: a proof that wrote files refuses the ball, and the undo takes the commit too.
+  // Committed as staged, then checked: a proof that wrote files refuses the ball, and the undo takes the commit too.
   const landed = await commitAndCheck(dir, `leap: ${ball.id} candidate ${result.candidate}`, place.linked);
   result.commit = landed.commit;
   if (landed.dirty.length > 0) return wrote(landed.dirty);
@@ -220,7 +212,6 @@ async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugi
   const present = presentScopeFiles(place.dir, ball);
   const tests = present.filter((p) => isTestFile(p));
   const files = present.filter((p) => !isTestFile(p));
-  // The files outside the scope that name a changed one: read-only context, bounded (consumers.ts).
   const consumers = renderConsumers(await findConsumers(place.dir, result.changed, new Set(scopePaths(ball))));
   // Work of other builders in the candidate (a fall-over mid-ball): the jury refuses their families too.
   const others = (request.builtBy ?? []).filter((f) => f.toLowerCase() !== agent.family.toLowerCase());
@@ -276,10 +267,7 @@ function usageOf(leaf: { answer: { usage?: AgentUsage } | null }): AgentUsage | 
   return (leaf as { usage?: AgentUsage | null }).usage ?? leaf.answer?.usage ?? null;
 }
 
-/**
- * Whether the proof's own test is one the ball creates and is not written yet: a proof naming that file fails to
- * start at the ball's start (`bash test/x.sh`: 127) because its test is missing, which is the red it stands for.
- */
+/** A proof naming a test the ball creates fails to start (`bash test/x.sh`: 127): that is its red, not a cannot-run. */
 function ownTestMissing(ball: RoundRequest['spec'], dir: string): boolean {
   const created = new Set(ball.scope.filter((s) => s.sha256 === null).map((s) => s.path));
   return ball.proof.argv.some((arg) => {

@@ -1,8 +1,6 @@
-// The builder's answer block (CONTRACT section 7): its answer ends with `{"hypothesis": "...", "move": "..."}`,
-// one hypothesis and the smallest move, recorded in round-N.json. Read, never obeyed: it changes no receipt.
+// The builder's closing {"hypothesis", "move"} (CONTRACT section 7): recorded, never obeyed; it changes no receipt.
 import type { BuilderAnswer } from './records.js';
 
-/** How much of the answer's end is searched, and how much of each field is kept. */
 const TAIL_CHARS = 16_000;
 const FIELD_CHARS = 2_000;
 

@@ -4,7 +4,6 @@ import type { Ball } from '../definition/slice-schema.js';
 import { scopePaths } from './checkout.js';
 import { git } from './git.js';
 
-/** The candidate hash of `ball` at `commit`, as @leap/verify's candidateHash computes it over the scope files present. */
 export async function candidateAt(repo: string, commit: string, ball: Ball): Promise<string> {
   const { candidateHash } = await import('@leap/verify');
   const paths = scopePaths(ball);

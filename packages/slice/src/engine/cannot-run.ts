@@ -1,12 +1,9 @@
-// A proof that failed: did a test fail (a red), or could the proof not run at all (its program missing, the
-// sandbox's refusal, a crash, a limit)? What the supervisor saw decides first; then a line of the output that
-// only the environment prints. When neither tells, the failure counts as a test's: the reason then quotes the
-// lines that name its cause (causeLines), so a person still sees a crash for what it is.
+// A failed proof: a red, or could it not run? The supervisor's status decides first, then a line only the environment
+// prints; else it is a red, and causeLines still shows a crash for what it is.
 import { constants } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { formatSeconds, type ExitStatus } from '@leap/core';
 
-/** How a supervised proof ended, as far as telling matters. */
 export interface ProofEnd {
   status: ExitStatus;
   code: number;
@@ -27,24 +24,18 @@ const CANNOT_RUN: readonly RegExp[] = [
   /^\S*(?:sh|bash|dash|zsh)(?:: line \d+)?: (?:\d+: )?\S+: (?:command )?not found$/,
 ];
 
-// A file system error on a path, and the quoted absolute paths of a line.
 const FS_ERROR = /\bE(?:NOENT|NOTDIR|ACCES|PERM)\b|no such file or directory|permission denied|not a directory|operation not permitted/i;
 const QUOTED_PATH = /['"`](\/[^'"`]+)['"`]/g;
 const inside = (path: string, place: string) => path === place || path.startsWith(`${place}/`);
 const onTheirs = (line: string, theirs: readonly string[]) => [...line.matchAll(QUOTED_PATH)].some((m) => theirs.some((p) => inside(m[1] as string, p)));
 
-/** The output's lines, trimmed, without terminal colours, none empty. */
 const lines = (text: string) =>
   stripVTControlCharacters(text)
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
 
-/**
- * The first line of `err` or `out` that says the proof could not run, or null: one of CANNOT_RUN, or a file system
- * error on a path in `theirs` (the dependencies linked into the checkout, and where they lead: never the ball's to
- * change, the same at its start as after; Node's recursive mkdir says ENOENT where the sandbox made them read-only).
- */
+/** `theirs`: linked dependencies, not the ball's (Node's mkdir says ENOENT where the sandbox made them read-only). */
 function cannotRunLine(out: string, err: string, theirs: readonly string[]): string | null {
   for (const line of [...lines(err), ...lines(out)]) {
     if (CANNOT_RUN.some((re) => re.test(line))) return line;
@@ -57,7 +48,7 @@ const WATCH = 'a test runner in watch mode waits for changes (use its run form: 
 
 const signalName = (n: number) => Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? `signal ${n}`;
 
-/** Why the proof could not run, in a phrase; null: it ran, and its exit is its tests' verdict (`theirs`: cannotRunLine's). */
+/** Why the proof could not run, in a phrase; null: it ran, and its exit is its tests' verdict. */
 export function cannotRun(end: ProofEnd, out: string, err: string, theirs: readonly string[] = []): string | null {
   const line = cannotRunLine(out, err, theirs);
   const said = line === null ? '' : ` (${line})`;
@@ -86,11 +77,7 @@ export const interrupted = (status: ExitStatus) => ['killed-signal', 'killed-sto
 const LINE_CHARS = 240;
 const ERROR_LINE = /\b(?:error|fail(?:ed|ure|s)?|exception|panic(?:ked)?|traceback|assert(?:ion)?|denied|cannot|unable)\b|\bE[A-Z]{3,}\b|not found/i;
 
-/**
- * The lines of a proof's output that a reason keeps: the line saying it could not run, the first lines naming
- * an error (stderr's, then stdout's), then the last two lines of each stream; each cut at LINE_CHARS. Lines
- * `said` already holds (the reason's own words) are left out.
- */
+/** The output lines a reason quotes: the cannot-run line, error lines, each stream's last two; none `said` holds. */
 export function causeLines(out: string, err: string, said = '', theirs: readonly string[] = []): string {
   const [o, e] = [lines(out), lines(err)];
   const kept = new Set<string>();

@@ -10,7 +10,6 @@ export function normalScopePath(path: string): string {
   return posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
 }
 
-/** The ball's scope paths, normalised. */
 export function scopePaths(ball: Ball): string[] {
   return ball.scope.map((s) => normalScopePath(s.path));
 }
@@ -33,9 +32,7 @@ export async function hashCandidate(dir: string, ball: Ball): Promise<string> {
   return candidateHash(files.length === 0 ? [] : readCandidate(dir, files, []));
 }
 
-// The entries a runner linked into the checkout (the repository's ignored node_modules) are never the builder's
-// change. They are left out after git lists them, not by pathspec: git 2.39 (Debian 12's) makes `git add` exit 1
-// when an excluded pathspec names a path its ignore rules ignore, as they ignore node_modules in a JavaScript project.
+// Linked entries are filtered out after listing, not by pathspec: git 2.39's `add` exits 1 excluding an ignored path.
 const notLinked = (linked: readonly string[]) => (path: string) => !linked.some((name) => path === name || path.startsWith(`${name}/`));
 
 /** Stage everything and list the paths that differ from `start` (the builder's own commits included). */
@@ -60,21 +57,15 @@ export async function unstagedChanges(dir: string, linked: readonly string[] = [
     .filter(notLinked(linked));
 }
 
-// A commit of the engine's: no hooks of the builder's, and no `git maintenance run --auto` after each one
-// (the local runner runs it once, when it closes).
+// No builder hooks, and no `maintenance run --auto` per commit (the local runner runs it once, at close).
 const commit = (dir: string, message: string) => git(dir, ['-c', 'maintenance.auto=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', message]);
 
-/** Commit what is staged on the checkout's branch; its sha. */
 export async function commitStaged(dir: string, message: string): Promise<string> {
   await commit(dir, message);
   return (await git(dir, ['rev-parse', 'HEAD'])).trim();
 }
 
-/**
- * Commit what is staged, then read the new HEAD and what in `dir` still differs from it in one
- * `git status --porcelain=v2 --branch`: the commit's sha, and the paths a proof wrote after the staging
- * (what `unstagedChanges` would have listed before the commit: the commit holds exactly what was staged).
- */
+/** Commit, then one `status --porcelain=v2 --branch` gives the sha and the paths a proof wrote after the staging. */
 export async function commitAndCheck(dir: string, message: string, linked: readonly string[] = []): Promise<{ commit: string; dirty: string[] }> {
   await commit(dir, message);
   const status = readStatusV2(await git(dir, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all']));
@@ -92,7 +83,6 @@ export function readStatusV2(out: string): { head: string | null; dirty: string[
 const spare = (name: string) => ['-e', `/${name.replace(/([\\*?[!#])/g, '\\$1')}`];
 const clean = (dir: string, linked: readonly string[]) => git(dir, ['clean', '-q', '-fd', ...linked.flatMap(spare)]);
 
-/** Undo everything since `start` in the ball's own checkout: its branch back to `start`, its new files gone. */
 export async function undoTo(dir: string, start: string, linked: readonly string[] = []): Promise<void> {
   await git(dir, ['reset', '-q', '--hard', start]);
   await clean(dir, linked);
@@ -104,11 +94,7 @@ export async function restoreToIndex(dir: string, linked: readonly string[] = []
   await clean(dir, linked);
 }
 
-/**
- * The changed lines of `path` (staged, or at the commit `to`, against `start`) that fall outside its declared
- * `lines`, as `[from, to]` ranges of the start's version (a pure insertion after line N is `[N, N]` and may sit
- * next to a declared range). Empty: every change is inside.
- */
+/** Changed ranges of `path` outside `lines`, in the start's numbering; a pure insertion after line N is `[N, N]`. */
 export async function changesOutsideLines(dir: string, start: string, path: string, lines: readonly (readonly [number, number])[], to?: string): Promise<[number, number][]> {
   const diff = await git(dir, ['diff', ...(to === undefined ? ['--cached'] : []), '--no-color', '--no-ext-diff', '-U0', start, ...(to === undefined ? [] : [to]), '--', path]);
   const outside: [number, number][] = [];

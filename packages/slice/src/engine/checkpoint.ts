@@ -1,9 +1,7 @@
-// A held ball's checkpoint, in the session-handoff format (leap-family.md section 5): nine short sections
-// a fresh builder reads cold, then a machine block the next run resumes from.
+// Session-handoff format (leap-family.md section 5): prose a fresh builder reads cold, a block the next run resumes.
 import type { Ball } from '../definition/slice-schema.js';
 import type { RoundRecord } from './records.js';
 
-/** What a checkpoint says. */
 export interface CheckpointInput {
   slice: string;
   sliceFile: string;
@@ -25,7 +23,6 @@ const quote = (text: string) =>
     .map((l) => `> ${l}`)
     .join('\n');
 
-/** The checkpoint's Markdown. */
 export function renderCheckpoint(input: CheckpointInput): string {
   const { ball, rounds } = input;
   const last = rounds.at(-1);

@@ -1,19 +1,9 @@
-// The consumers of a ball's changed files, for the jury: LEAP's source check re-reads "touched files and
-// their consumers". A consumer is a file of the repository, outside the ball's scope, that names a changed
-// file: imports, requires, includes or mentions it. They are found with one `git grep` per changed file
-// at the candidate (the ball's worktree, tracked files only, binary files skipped), for the file's name as
-// a whole word: `slugify` for `src/slugify.ts`, the folder's name for `index.*`, `mod.rs`, `__init__.py`
-// and the like, which every language names by their folder. That is a text search, not a parse: it finds
-// `import { slugify } from './slugify.js'`, `require('../slugify')`, `#include "slugify.h"`, `mod
-// slugify;`, `from .slugify import ...` alike, and also a comment that names it, which is context too.
-// What the jury gets is bounded (CONSUMER_LIMITS) and is read-only context: it is not part of the
-// candidate, whose hash covers the scope files only.
+// The jury's "touched files and their consumers": one `git grep` of each changed file's name as a word, a text
+// search in any language (a comment naming it counts too); read-only context, not part of the candidate.
 import { runGit } from '@leap/core';
 
-/** The bounds on what the jury is shown: files, lines per file, characters per line, characters in all. */
 export const CONSUMER_LIMITS = { files: 12, linesPerFile: 4, lineChars: 200, totalChars: 6000 } as const;
 
-/** A consumer of a changed file: its path and the lines that name it (1-based numbers). */
 export interface Consumer {
   path: string;
   /** The changed file it names. */
@@ -34,10 +24,7 @@ export function consumerName(path: string): string | null {
   return stem;
 }
 
-/**
- * The consumers of `changed` in the checkout `dir`, outside `exclude` (the scope, already shown) and the
- * state folders, within CONSUMER_LIMITS; `cut` says that some were left out.
- */
+/** Outside `exclude` (the scope, already shown) and the state folders; `cut`: some were left out. */
 export async function findConsumers(dir: string, changed: readonly string[], exclude: ReadonlySet<string>): Promise<{ consumers: Consumer[]; cut: boolean }> {
   const consumers: Consumer[] = [];
   const seen = new Set<string>();

@@ -1,10 +1,7 @@
-// --max-cost: what the run's agent leaves cost, from the `usage` events of the log (else what the leaf
-// result said), checked after every round; past the limit the engine holds the balls not yet done.
-// The log is read through core's readUsage, the one reader of usage events.
+// --max-cost: the leaves' `usage` events (core's readUsage), else their results', checked after every round.
 import type { AgentUsage } from '@leap/core';
 import { readUsage, statePaths } from '@leap/core';
 
-/** Adds up what the run's leaves cost. */
 export class CostMeter {
   private readonly leaves = new Map<string, AgentUsage | null>();
   private readonly events: string;

@@ -4,12 +4,10 @@ import type { EventKind, EventOf } from '@leap/core';
 
 type Fields<K extends EventKind> = Omit<EventOf<K>, 'ts' | 'event' | 'issue' | 'step' | 'skill_commit'>;
 
-/** A writer of the engine's events into the main repository's state folder. */
 export interface EngineLog {
   emit<K extends 'ball' | 'round' | 'receipt' | 'merge' | 'fallover'>(kind: K, fields: Fields<K>): void;
 }
 
-/** Open the engine's log: events go to `stateDir/events.jsonl`, with the run's issue, step and skill commit. */
 export function engineLog(stateDir: string, env: NodeJS.ProcessEnv): EngineLog {
   const context: EventContext = readEventContext(stateDir, env);
   const file = statePaths(stateDir).events;

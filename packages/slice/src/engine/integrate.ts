@@ -1,5 +1,4 @@
-// The integrator: passed balls merged onto leap/SLICE/spine one at a time, in dependency order, each ball's
-// files checked byte for byte after its merge; then the aggregate jury on the whole change.
+// Passed balls merged onto leap/SLICE/spine one at a time, each checked byte for byte; then the aggregate jury.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Ball, Slice } from '../definition/slice-schema.js';
@@ -10,13 +9,10 @@ import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.
 import { proofIdleLimit, runLive } from './proof.js';
 import { pruneWorktreeFolders, summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
 
-/** How a merge went: the spine's new commit, or why the ball could not land. */
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
 
-/** The spine branch of a slice. */
 export const spineBranch = (slice: string) => `leap/${slice}/spine`;
 
-/** Make the spine branch off `base` when it does not exist yet. */
 export async function ensureSpine(repo: string, slice: string, base: string): Promise<string> {
   const ref = `refs/heads/${spineBranch(slice)}`;
   const tip = await resolveCommit(repo, ref);
@@ -25,10 +21,7 @@ export async function ensureSpine(repo: string, slice: string, base: string): Pr
   return base;
 }
 
-/**
- * Merge one passed ball's commit onto the spine at `tip` (no checkout), then check its files arrived byte for
- * byte. `fresh`: the ball passed in this run, so it cannot be on the spine yet (no ancestry check needed).
- */
+/** No checkout; `fresh`: the ball passed in this run, so it cannot be on the spine yet (no ancestry check). */
 export async function mergeBall(repo: string, slice: string, ball: Ball, commit: string, tip: string, fresh: boolean): Promise<MergeOutcome> {
   const ref = `refs/heads/${spineBranch(slice)}`;
   if (!fresh && (await isAncestor(repo, commit, tip))) return { ok: true, commit: tip, already: true };
@@ -46,7 +39,6 @@ export async function mergeBall(repo: string, slice: string, ball: Ball, commit:
   return { ok: true, commit: merged, already: false };
 }
 
-/** What the aggregate jury needs. */
 export interface AggregateInput {
   repo: string;
   paths: SlicePaths;
@@ -81,8 +73,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     const tests = present.filter((p) => isTestFile(p));
     const files = present.filter((p) => !isTestFile(p));
     const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
-    // The consumers of the whole change (every file the spine changed since the base), outside every
-    // ball's scope: read-only context, bounded as for a ball's jury (consumers.ts).
+    // Consumers of the spine's whole change since the base, outside every scope (consumers.ts).
     const changed = (await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD'])).split('\0').filter((p) => p !== '');
     const consumers = renderConsumers(await findConsumers(dir, changed, new Set(input.slice.balls.flatMap((b) => scopePaths(b)))));
     // The slice's live proof on the spine, after every merge and before the aggregate jury: exit 0 required.

@@ -1,7 +1,4 @@
-// The integrator's two jobs, from plain data: merge the passed balls onto the spine in plan order, as far as
-// every ball before them has ended (each merge checked byte for byte: integrate.ts), and the aggregate jury
-// on the spine once, a pass on an earlier run for the same spine commit standing. The engine applies what
-// they return (the spine's tip, the cursor, the results that changed).
+// Merges in plan order as far as every earlier ball has ended; the engine applies what they return.
 import { isoTimestamp } from '@leap/core';
 import type { Slice } from '../definition/slice-schema.js';
 import type { EngineLog } from './events.js';
@@ -9,7 +6,6 @@ import { aggregateJury, mergeBall, spineBranch, type AggregateInput } from './in
 import { readRecord, writeRecord, type JurySummary, type ResultRecord, type SlicePaths } from './records.js';
 import { progressOf, type BallsProgress } from './scheduler.js';
 
-/** What merging needs. */
 export interface MergeInput {
   repo: string;
   slice: Slice;
@@ -60,10 +56,7 @@ export async function mergeReady(input: MergeInput, balls: BallsProgress, from: 
   return { cursor, spineTip, results };
 }
 
-/**
- * The aggregate jury on `spineCommit`, recorded in spine/aggregate.json; a pass recorded for the same spine
- * commit stands (no jury again). `leaves`: the jurors' leaves, for the cost meter.
- */
+/** A pass recorded for the same spine commit stands; `leaves`: the jurors', for the cost meter. */
 export async function aggregateOnce(input: AggregateInput & { say: (line: string) => void }, spineCommit: string): Promise<{ summary: JurySummary; leaves: string[] }> {
   const { say, ...jury } = input;
   const earlier = readRecord<JurySummary & { spine: string }>(input.paths.aggregate);

@@ -3,18 +3,12 @@ import type { Proof } from '../definition/slice-schema.js';
 import type { ProofRun } from './records.js';
 import { proofPassed } from './proof.js';
 
-/** The decision and why, for the round's record. */
 export interface KeepDecision {
   keep: boolean;
   reason: string;
 }
 
-/**
- * A champion whose proof fails is beaten by any candidate whose proof passes. Otherwise the declared
- * metric decides, fields in order, the first that differs deciding: a regression loses, and so does
- * a tie on every field (no uplift). A proof that already passes at the start, with no metric to
- * improve, leaves nothing to prove: a tie, lost.
- */
+/** The metric's first differing field decides; a tie loses (no uplift), as does a passing start with no metric. */
 export function keepOrRevert(proof: Proof, champion: ProofRun, candidate: ProofRun): KeepDecision {
   if (!proofPassed(champion, proof)) return { keep: true, reason: `beats the champion: the proof fails at the start (exit ${champion.code}) and passes now` };
   const fields = proof.metric ?? [];

@@ -1,6 +1,4 @@
-// Who wrote the work a commit holds: the builders of a ball's recorded rounds, this episode's and every earlier
-// one's (`episode-K/`), whose round commit is an ancestor of `tip`. A candidate built on another builder's kept
-// work (a fall-over mid-ball, a held ball run again with another builder) is judged by no reviewer of either's family.
+// A candidate built on another builder's kept work (a fall-over, a held ball rerun) is judged by neither's family.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAncestor } from './git.js';

@@ -1,21 +1,18 @@
-// The repository's ignored top-level entries (node_modules, a virtual environment, an .env), linked into a
-// checkout so its proofs, builders and reviewers find the dependencies the user installed; never the records,
-// the worktrees or the state folder, and never part of a ball's change (checkout.ts leaves them out).
+// The repository's ignored top-level entries (node_modules, a venv) linked into each checkout; never a ball's change.
 import { existsSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LEAP_DIR } from '@leap/core';
 import { DEFAULT_LINK_READ_ONLY, type SandboxSpec } from '@leap/supervise';
 import { git } from './git.js';
 
-// What a build or a test run writes (outputs, caches, coverage): each checkout makes its own, so a ball's proof
-// writes its own (the main tree's, linked, would be read-only in its sandbox, or the user's to lose without one).
+// Each checkout makes its own outputs and caches: the main tree's, linked, would be read-only in a sandbox.
 const BUILD_OUTPUTS = ['dist', 'build', 'out', 'target', 'coverage', '.nyc_output', '.cache', '.vite'];
 const FRAMEWORK_CACHES = ['.next', '.nuxt', '.turbo', '.parcel-cache', '.nx'];
 const PYTHON_CACHES = ['__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.nox'];
 
 const IGNORED = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'];
 
-/** The ignored entries at the top of `repoRoot` a checkout shares (no build output), as git lists them; [] if it cannot say. */
+/** The ignored top-level entries a checkout shares (no build output); [] if git cannot say. */
 export async function ignoredEntries(repoRoot: string, stateDir: string): Promise<string[]> {
   const out = await git(repoRoot, IGNORED).catch(() => '');
   const own = [...BUILD_OUTPUTS, ...FRAMEWORK_CACHES, ...PYTHON_CACHES];
@@ -26,10 +23,7 @@ export async function ignoredEntries(repoRoot: string, stateDir: string): Promis
     .filter((name) => name !== '' && !name.includes('/') && !skip.has(name));
 }
 
-/**
- * Link each of `names` the checkout `dir` lacks to where the repository's own leads (a link of the user's is
- * followed: a sandbox shows the target, not the links on the way); the names linked.
- */
+/** A link of the user's is followed: a sandbox shows the target, not the links on the way. */
 export function linkEntries(repoRoot: string, dir: string, names: readonly string[]): string[] {
   const linked = names.filter((name) => !existsSync(join(dir, name)));
   for (const name of linked) {
@@ -58,10 +52,7 @@ export function readLinks(dir: string, linked: readonly string[]): Map<string, s
   );
 }
 
-/**
- * Put back each link of `links` a builder replaced or re-pointed (a node_modules of its own, ignored, so no change
- * of its): a proof runs with the user's dependencies, never ones the builder made. The names put back.
- */
+/** Undo a builder's own (ignored) node_modules: a proof runs with the user's dependencies, never the builder's. */
 export function restoreLinks(dir: string, links: ReadonlyMap<string, string>): string[] {
   const restored: string[] = [];
   for (const [name, target] of links) {
@@ -85,7 +76,6 @@ export function linkedPlaces(dir: string, linked: readonly string[]): string[] {
   return [...linked.map((name) => join(dir, name)), ...targets(dir, linked)];
 }
 
-// Where the entries linked into `dir` lead.
 function targets(dir: string, linked: readonly string[]): string[] {
   return linked.flatMap((name) => {
     try {
@@ -96,11 +86,7 @@ function targets(dir: string, linked: readonly string[]): string[] {
   });
 }
 
-/**
- * `spec` for a leaf of the checkout `dir`: what its linked entries lead to readable, and each dependency folder
- * (node_modules, a virtual environment) a throwaway layer where tools write their caches (vite's
- * node_modules/.vite-temp): the main tree's own installation is no ball's to write, whatever its role.
- */
+/** Dependency folders get a throwaway layer for tools' caches (vite's .vite-temp): the main install is no ball's. */
 export function withLinked(spec: SandboxSpec, dir: string, linked: readonly string[]): SandboxSpec {
   const deps = new Set(DEFAULT_LINK_READ_ONLY);
   const layers = targets(

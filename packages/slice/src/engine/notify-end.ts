@@ -1,6 +1,4 @@
-// `leap slice run --notify CMD` (CONTRACT section 14): the end of a slice run told to the user's command, supervised
-// and unsandboxed, the event as JSON on stdin: done (the slice passed), stop (TERM or INT), cost-budget (--max-cost
-// spent), else bail (a ball or the aggregate refused, or balls held). A failure is said, never the run's result.
+// --notify (CONTRACT section 14): supervised, unsandboxed; a failure is said, never the run's result.
 import { sliceExitCode } from '../exit-code.js';
 import type { RunSummary } from './run-slice.js';
 

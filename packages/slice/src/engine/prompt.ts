@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import type { Ball } from '../definition/slice-schema.js';
 import type { RoundRecord } from './records.js';
 
-/** What a round's prompt is made of. */
 export interface PromptInput {
   slice: string;
   ball: Ball;

@@ -1,6 +1,4 @@
-// The ball's proofs: its argv run without a shell in the ball's checkout as a supervised leaf of the main
-// repository's state folder (@leap/supervise: its own session, the run's time and idle limits, the whole tree
-// ended, `leap stop now` honoured, its pid, exit, out and err files and events), inside the sandbox when one is given.
+// A ball's proofs: argv without a shell, a supervised leaf (@leap/supervise) of the main repository's state folder.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:os';
@@ -10,7 +8,6 @@ import type { LiveProof, MetricField, Proof } from '../definition/slice-schema.j
 import { cannotRun, causeLines, interrupted, type ProofEnd } from './cannot-run.js';
 import type { ProofRun } from './records.js';
 
-/** Where a proof runs, and as which leaf. */
 export interface ProofPlace {
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -27,10 +24,7 @@ export interface ProofPlace {
   theirs?: readonly string[];
 }
 
-/**
- * The proofs' idle limit: VERI_IDLE_TIMEOUT as every supervisor reads it, else the one `leap tdd run` gives its
- * leaves (300 s): a test runner left in watch mode ends there. A malformed value is a UsageError.
- */
+/** VERI_IDLE_TIMEOUT, else `leap tdd run`'s 300 s: a runner left in watch mode ends there; malformed: a UsageError. */
 export function proofIdleLimit(env: NodeJS.ProcessEnv): number {
   return readDurationVar(env, 'VERI_IDLE_TIMEOUT', DEFAULT_IDLE_TIMEOUT_S * 1000);
 }
@@ -41,7 +35,6 @@ export function proofLeaves(ball: string, round: number) {
   return { champion: `champion-${ball}`, proof: `proof-${n}`, reproof: `reproof-${n}`, live: `live-${n}` };
 }
 
-/** A supervised run's end, its output (bounded) and its size. */
 interface Ran {
   end: ProofEnd;
   ms: number;
@@ -162,16 +155,13 @@ export function proofPassed(run: ProofRun, proof: Proof): boolean {
   return run.code === 0 && (proof.metric === undefined || run.metric !== null);
 }
 
-/** How much of a live proof's output (stdout, then stderr) is kept as its evidence. */
 const LIVE_KEEP_BYTES = 16 * 1024;
 
-/** A live proof's run: its exit, and its output kept (bounded) and hashed as the receipt's live evidence. */
 export interface LiveRun {
   code: number;
   ms: number;
   /** The first LIVE_KEEP_BYTES of the output, as UTF-8 text. */
   output: string;
-  /** sha256 of the kept output's bytes. */
   sha256: string;
   /** Every byte it printed, kept or not. */
   bytes: number;
@@ -183,10 +173,7 @@ export interface LiveRun {
   cannotRun: string | null;
 }
 
-/**
- * Run a ball's `live` proof in `place` with its own time limit (`timeout_s`); at its exit whatever it started
- * (a server in the background, one that left its session) ends with it, as every supervised leaf's tree does.
- */
+/** Whatever it started (a background server, one that left its session) ends with it, as every leaf's tree does. */
 export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutMs'>): Promise<LiveRun> {
   const ran = await superviseRun(live.argv, { ...place, timeoutMs: Math.ceil(live.timeout_s * 1000) });
   const body = Buffer.from(ran.out + ran.err).subarray(0, LIVE_KEEP_BYTES);

@@ -1,19 +1,15 @@
-// The durable record of a passed slice (`.leap/SLICE/record.json`): task, builder, spec, reviewers, verdicts,
-// tests, evidence, candidate hash, per ball; written only when every ball passed, the aggregate jury was
-// unanimous, and every receipt of each ball carries the same candidate hash.
+// record.json: only when every ball and the aggregate jury passed, each ball's receipts on one candidate hash.
 import { createHash } from 'node:crypto';
 import { isoTimestamp } from '@leap/core';
 import type { Slice } from '../definition/slice-schema.js';
 import type { JurySummary, ResultRecord, RoundRecord, RunRecord } from './records.js';
 
-/** One receipt of a ball in the record, each with the candidate hash it was given for. */
 interface ProvenanceReceipt {
   step: 'round' | 'jury' | 'reproof' | 'result';
   value: -1 | 0 | 1 | null;
   candidate: string | null;
 }
 
-/** The inputs of the record: the run, each ball's passing round and result, the aggregate jury. */
 export interface ProvenanceInput {
   slice: Slice;
   run: RunRecord;
@@ -22,7 +18,6 @@ export interface ProvenanceInput {
   aggregate: JurySummary;
 }
 
-/** Build the record, or say what makes it incomplete. */
 export function buildProvenance(input: ProvenanceInput): { record: unknown } | { incomplete: string } {
   const balls = [];
   for (const { id, round, result } of input.balls) {

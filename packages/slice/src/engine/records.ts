@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
 
-/** A proof run: its exit code, the metric its last stdout line gave, how long it took. */
 export interface ProofRun {
   code: number;
   metric: Record<string, number> | null;
@@ -21,7 +20,6 @@ export interface RunRecord {
   started: string;
 }
 
-/** One seat of a jury, as the records keep it. */
 interface SeatSummary {
   reviewer: string;
   family: string;
@@ -32,12 +30,10 @@ interface SeatSummary {
   dry?: AgentDryKind;
 }
 
-/** A jury's seats as the records keep them (a ball's jury and the aggregate's alike). */
 export function summarizeSeats(seats: readonly { reviewer: string; family: string; verdict: string; value: Receipt; replaced: boolean; dry?: { kind: AgentDryKind } }[]): SeatSummary[] {
   return seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced, ...(s.dry === undefined ? {} : { dry: s.dry.kind }) }));
 }
 
-/** A jury's result, as the records keep it. */
 export interface JurySummary {
   value: Receipt;
   reason: string;
@@ -48,7 +44,7 @@ export interface JurySummary {
   live?: LiveEvidence;
 }
 
-/** A builder whose vendor ran dry on a round (its `fallover` event's fields): the next builder of the list took the round. */
+/** A builder that ran dry on a round (its `fallover` event's fields); the next builder took the round. */
 export interface Fallover {
   agent: string;
   family: string;
@@ -86,7 +82,6 @@ export interface RoundRecord {
   live?: LiveEvidence;
 }
 
-/** A live proof's evidence in a round's receipt: its exit, time, output kept (bounded) and the kept bytes' sha256. */
 export interface LiveEvidence {
   code: number;
   ms: number;
@@ -98,7 +93,6 @@ export interface LiveEvidence {
   note?: string;
 }
 
-/** The block a builder's answer ends with (CONTRACT section 7): one hypothesis, the smallest move. */
 export interface BuilderAnswer {
   hypothesis: string;
   move: string;
@@ -130,16 +124,12 @@ export function readRecord<T>(file: string): T | null {
   }
 }
 
-/**
- * Write a JSON record atomically (temp file and rename: a reader or a killed engine never sees half of one).
- * Not flushed to disk: what a power loss takes, the next run rebuilds, as after a kill.
- */
+/** Atomic (a reader or a killed engine never sees half); not flushed: a power loss is rebuilt as after a kill. */
 export function writeRecord(file: string, value: unknown): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, { durable: false });
 }
 
-/** Write a text record (a checkpoint), its folder made first. */
 export function writeText(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileAtomic(file, text, { durable: false });
@@ -156,12 +146,7 @@ export function readRounds(paths: SlicePaths, ball: string): RoundRecord[] {
   return rounds;
 }
 
-/**
- * Start a ball's new episode: its rounds, result and champion of the last one move to `episode-K/`
- * (history is kept, never deleted); the checkpoint stays where the next builder reads it, and so does a
- * copy of the champion: the proof at the ball's start, which a held ball's next episode, going on from
- * its branch, is still judged against (measured again at the branch's tip, the held work, it ties).
- */
+/** The last episode moves to `episode-K/`; a champion copy stays: the next episode is judged against the start. */
 export function archiveEpisode(paths: SlicePaths, ball: string): void {
   const dir = paths.ball(ball);
   if (!existsSync(dir)) return;
@@ -194,7 +179,7 @@ const LEAP_GITIGNORE = `# Written by leap slice run: records stay out of git sta
 !*/record.json
 `;
 
-/** `.leap/.gitignore` (and the state folder's, when the engine creates that folder), so a run leaves git status clean. */
+/** `.leap/.gitignore` and the state folder's, so a run leaves git status clean. */
 export function writeIgnoreFiles(paths: SlicePaths, stateDir: string): void {
   mkdirSync(paths.leap, { recursive: true });
   const leapIgnore = join(paths.leap, '.gitignore');

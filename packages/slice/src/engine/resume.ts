@@ -1,7 +1,4 @@
-// What earlier runs of a slice left, read before this one schedules anything: passed balls whose bytes still
-// hold (kept, not rebuilt), passed balls whose bytes changed (reopened: the slice is regraded), held or refused
-// balls (their episode archived, a held one's checkpoint carried into the next), balls cut off mid-episode
-// (they go on from their last recorded round). Returns what it found, per ball; the engine applies it.
+// Passes kept while their bytes hold, else reopened; ended episodes archived; an interrupted one goes on.
 import { existsSync, readFileSync } from 'node:fs';
 import { candidateAt } from './candidate-at.js';
 import { isAncestor } from './git.js';
@@ -10,7 +7,6 @@ import { archiveEpisode, readRecord, readRounds, type ResultRecord, type SlicePa
 import { ballBranch } from './ball-records.js';
 import { progressOf, type BallProgress, type BallsProgress } from './scheduler.js';
 
-/** What resuming reads. */
 export interface ResumeInput {
   repo: string;
   slice: string;
@@ -20,7 +16,6 @@ export interface ResumeInput {
   say: (line: string) => void;
 }
 
-/** What an earlier run left of one ball. */
 export type Resumed = Pick<BallProgress, 'result' | 'reused' | 'checkpoint' | 'rounds'>;
 
 /** Each ball's resumed progress, and whether a passed ball was reopened (the slice's earlier record no longer holds). */

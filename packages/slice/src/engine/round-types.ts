@@ -27,20 +27,12 @@ export interface RoundRequest extends BallRoundRequest {
   authors: string[];
   /** What is left of --max-cost when the round starts (null: no limit); a builder leaf that spends more holds the ball. */
   costLeftUsd: number | null;
-  /**
-   * The families of the builders whose kept work the round's commit holds since the ball's start (earlier rounds
-   * built by another builder of the list, before its vendor ran dry): no reviewer of theirs sits on this round's
-   * jury, as none of this round's builder's does. Absent or empty: only this round's builder's family is refused.
-   */
+  /** Families of earlier builders whose kept work the round's commit holds: refused from its jury too. */
   builtBy?: string[];
-  /**
-   * Reviewers and alternates whose vendor ran dry on an earlier jury of this run (a seat's `dry`): passed over
-   * before dispatch, so a spent quota or a lasting rate limit is not tried again every round. Absent: none.
-   */
+  /** Jurors whose vendor ran dry earlier in the run: passed over, so a spent quota is not tried every round. */
   skipJurors?: string[];
 }
 
-/** What a round returned, with the evidence the engine records. */
 export interface RoundResult extends BallRoundOutcome {
   receipt: Receipt | null;
   proof: ProofRun | null;
@@ -57,13 +49,8 @@ export interface RoundResult extends BallRoundOutcome {
   leaves: { leaf: string; usage: AgentUsage | null }[];
   /** Who built the round, when a runner spreads rounds over machines (the bullmq runner's worker name). */
   worker?: string;
-  /**
-   * The builder's vendor ran dry (quota, rate limit, overload: its plugin's `ranDry`, through the leaf result's
-   * `dry`): nothing was built, the checkout is back at the round's commit, and the engine builds the round again
-   * with the next builder of its list, not counting it. Absent: the builder did not run dry.
-   */
+  /** The builder's vendor ran dry: nothing built, the checkout reset; the next builder redoes the round, uncounted. */
   dry?: AgentDry;
 }
 
-/** The engine's runner. */
 export type SliceRunner = RunnerPlugin<RoundRequest, RoundResult>;

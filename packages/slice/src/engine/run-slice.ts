@@ -1,6 +1,4 @@
-// `leap slice run` as a library: every input checked before anything is touched (the slice, the agents,
-// the base), then the slice's lock, the reaping of a dead engine's worktrees, and one Engine run
-// (slice-engine.ts); whatever the end, the runner gives back every worktree and the lock is released.
+// `leap slice run` as a library: every input checked before anything is touched; any end frees worktrees and lock.
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { UsageError, findRepoRoot, readTimeLimit, resolveStateDir, showValue } from '@leap/core';
@@ -20,15 +18,11 @@ import type { SliceRunner } from './round-types.js';
 import { Engine } from './slice-engine.js';
 import { createLocalRunner } from '../runner/local-runner.js';
 
-/** Options of `runSlice`. */
 export interface RunSliceOptions {
   file: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /**
-   * `--sandbox on|off` (CONTRACT section 13): builders write only their ball's worktree, jurors read a throwaway
-   * copy; default LEAP_SANDBOX, else on. Off is passed on to the runner (and its workers) as LEAP_SANDBOX=off.
-   */
+  /** Default LEAP_SANDBOX, else on; off reaches the runner's workers as LEAP_SANDBOX=off (CONTRACT section 13). */
   sandbox?: 'on' | 'off';
   /** Balls built at once (default the machine's parallelism, `os.availableParallelism()`, capped by the balls). */
   jobs?: number;
@@ -40,7 +34,6 @@ export interface RunSliceOptions {
   alternates?: string[];
   /** Stop spending past this many US dollars: the balls not yet done are held. */
   maxCostUsd?: number;
-  /** Progress lines, as balls start, finish rounds and merge. */
   progress?: (line: string) => void;
   /** The runner (default: the local one, worktrees on this machine). */
   createRunner?: (context: { repoRoot: string; paths: SlicePaths; stateDir: string; env: NodeJS.ProcessEnv }) => SliceRunner;
@@ -50,7 +43,6 @@ export interface RunSliceOptions {
   notify?: string[];
 }
 
-/** One ball's end, for the summary. */
 export interface BallSummary {
   id: string;
   wave: number;
@@ -63,13 +55,12 @@ export interface BallSummary {
   reused: boolean;
 }
 
-/** What a run did. */
 export interface RunSummary {
   slice: string;
   base: string;
   spine: string;
   spineCommit: string;
-  /** The slice's receipt: 1 passed, -1 refused, 0 held or stopped; `sliceExitCode` (exit-code.ts) makes the command's exit code of it. */
+  /** 1 passed, -1 refused, 0 held or stopped; exit-code.ts maps it to the command's exit code. */
   receipt: Receipt;
   balls: BallSummary[];
   aggregate: JurySummary | null;
@@ -109,9 +100,7 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
 
   const lock = lockSlice(repoRoot, slice.id);
   if (lock.deadEngine !== null) {
-    // The engine before this one died holding the slice (SIGKILL, a harness's group kill): its in-process
-    // supervisors died with it, not its leaves, which run in sessions of their own. They go before anything
-    // touches the worktrees they run in.
+    // A dead engine's leaves outlive it in sessions of their own: ended before anything touches their worktrees.
     const { endOrphanLeaves, findOrphanLeaves } = await import('@leap/supervise');
     const orphans = findOrphanLeaves(stateDir, lock.deadEngine);
     const ended = await endOrphanLeaves(orphans);
@@ -145,15 +134,13 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   }
 }
 
-// The builder's side as git knows it (the identity engine commits carry, the base's author and committer), read
-// once with the engine's git settings by verify's gitAliases: no juror may be told it, and every ball's jury needs the same list.
+// The builder's git identities (engine commits', the base's author): no juror may see them; read once for every jury.
 async function builderAliases(repo: string, base: string): Promise<string[]> {
   const { gitAliases } = await import('@leap/verify');
   return gitAliases(repo, base, { isolate: true, ceiling: true });
 }
 
-// VERI_TIMEOUT as the supervisor reads it (`90`, `30s`, `2m`, `1h`): the same limit for the slice's
-// proofs as for its supervised leaves; a malformed value is bad input before anything runs.
+// VERI_TIMEOUT as the supervisor reads it; a malformed value is bad input before anything runs.
 function defaultTimeout(env: NodeJS.ProcessEnv): number {
   return readTimeLimit(null, null, env).ms;
 }

@@ -1,10 +1,7 @@
-// The scheduler's decisions, from plain data: each ball's progress and its dependencies' results. What to
-// do next with a ball (start it, wait, block it behind a refused or held dependency, nothing: it ended);
-// the engine acts on them (slice-engine.ts), within --jobs, a stop and the cost budget.
+// The scheduler's decisions from plain data; slice-engine.ts acts on them within --jobs, a stop and the budget.
 import type { Ball } from '../definition/slice-schema.js';
 import type { ResultRecord, RoundRecord } from './records.js';
 
-/** One ball of a run: its definition, wave, result once it ended, and what an earlier run left of it. */
 export interface BallProgress {
   ball: Ball;
   wave: number;
@@ -20,7 +17,6 @@ export interface BallProgress {
 /** Every ball of a run by id, in no order (the order is the plan's waves). */
 export type BallsProgress = ReadonlyMap<string, BallProgress>;
 
-/** The balls of `waves` (the plan's order), each with its wave number, nothing done yet. */
 export function freshProgress(balls: readonly Ball[], waves: readonly (readonly string[])[]): Map<string, BallProgress> {
   const byId = new Map(balls.map((b) => [b.id, b]));
   const progress = new Map<string, BallProgress>();
@@ -43,13 +39,9 @@ function ballOf(byId: ReadonlyMap<string, Ball>, id: string): Ball {
   return ball;
 }
 
-/** What to do next with a ball that has not ended, from its dependencies' results. */
 export type Move = { kind: 'ended' } | { kind: 'wait' } | { kind: 'start' } | { kind: 'block'; on: string[]; why: 'refused' | 'held' };
 
-/**
- * The next move of ball `id`: ended once it has a result; blocked behind a refused dependency (or one
- * blocked by a refusal), else held behind a held one; started once every dependency passed; else it waits.
- */
+/** A refused dependency (or one blocked by a refusal) blocks it before a held one holds it. */
 export function nextMove(balls: BallsProgress, id: string): Move {
   const state = progressOf(balls, id);
   if (state.result !== null) return { kind: 'ended' };
@@ -67,7 +59,6 @@ function refusedChain(balls: BallsProgress, id: string): boolean {
   return r?.receipt === -1 || r?.blockedBy?.some((b) => refusedChain(balls, b)) === true;
 }
 
-/** The balls that passed so far, for a round's request. */
 export function passedIds(balls: BallsProgress): string[] {
   return [...balls.values()].filter((s) => s.result?.receipt === 1).map((s) => s.ball.id);
 }

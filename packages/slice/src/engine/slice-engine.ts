@@ -1,5 +1,4 @@
-// The engine of one run: the waves and the jobs, each ball's rounds (no fifth), blocking and holding,
-// the records, resume, merges in plan order, the aggregate jury and the record.
+// One run: waves and jobs, each ball's rounds (no fifth), holds, resume, merges in plan order, the aggregate jury.
 import { isoTimestamp } from '@leap/core';
 import { planWaves } from '../definition/index.js';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
@@ -19,7 +18,6 @@ import type { RoundResult, SliceRunner } from './round-types.js';
 import type { BallSummary, RunSummary } from './run-slice.js';
 import { freshProgress, nextMove, passedIds, progressOf, type BallProgress } from './scheduler.js';
 
-/** What the engine works with, resolved before anything runs. */
 export interface EngineContext {
   slice: Slice;
   run: RunRecord;
@@ -41,7 +39,6 @@ export interface EngineContext {
   authors: string[];
 }
 
-/** One run of a slice: the orchestration of the scheduler, the records, the runner and the integrator. */
 export class Engine {
   private readonly states: Map<string, BallProgress>;
   private readonly order: string[];
@@ -206,7 +203,7 @@ export class Engine {
     // A held or interrupted ball goes on from its branch when that still holds its start; else from the start.
     const goOn = tip !== null && (await isAncestor(c.repoRoot, start, tip));
     let commit = goOn ? tip : start;
-    // The champion is the proof at the ball's start: kept while the ball goes on from its branch, measured again from the start.
+    // The champion, the proof at the ball's start: kept while going on from the branch, else measured again.
     let champion: ProofRun | null = state.rounds.length > 0 || (state.checkpoint !== null && goOn) ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
     c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'dispatched', wave: state.wave });
@@ -216,11 +213,9 @@ export class Engine {
         if (c.stop.reason !== null || c.meter.over()) return this.hold(state, c.stop.reason ?? c.meter.reason(), rounds, rounds.length, commit, start);
         const n = rounds.length + 1;
         const prompt = renderBuilderPrompt({ slice: c.slice.id, ball, round: n, previous: rounds.at(-1) ?? null, checkpoint: state.checkpoint });
-        // The round's builder: the first of the list whose vendor has not run dry in this run. One that runs dry
-        // on it is skipped from now on, and the round is built again by the next, from the same commit, not
-        // counted (no round record, no round event): a fall-over never spends one of the four rounds.
+        // A fall-over rebuilds the round from the same commit with no record or event: it never spends a round.
         const fallovers: Fallover[] = [];
-        // The builders whose work the round's commit already holds (earlier rounds, earlier episodes): their families judge nothing of it.
+        // Builders whose work the commit already holds (earlier rounds or episodes): their families judge none of it.
         const kept = await keptBuilderFamilies(c.repoRoot, c.paths, ball.id, commit);
         let outcome: RoundResult | null = null;
         let builder: RunBuilder | undefined;

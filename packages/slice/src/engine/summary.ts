@@ -3,7 +3,6 @@ import type { RunSummary } from './run-slice.js';
 
 const WORD = { 1: 'passed', 0: 'held', [-1]: 'refused' } as const;
 
-/** The summary as text, one ball a line. */
 export function renderSummary(s: RunSummary): string {
   const width = Math.max(4, ...s.balls.map((b) => b.id.length));
   const lines = [

@@ -1,5 +1,4 @@
-// The local runner (CONTRACT sections 8 and 11): each ball in a git worktree of this repository, on its
-// branch leap/SLICE/BALL, kept from round to round and removed when the ball ends, whatever the end.
+// CONTRACT sections 8 and 11: a worktree per ball on leap/SLICE/BALL, kept across rounds, removed at any end.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { buildRoundIn } from '../engine/build-round.js';
@@ -8,7 +7,6 @@ import { ignoredEntries, linkEntries } from '../engine/linked.js';
 import { pruneWorktreeFolders, type SlicePaths } from '../engine/records.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
 
-/** Where the local runner works. */
 export interface LocalRunnerOptions {
   repoRoot: string;
   paths: SlicePaths;
@@ -17,13 +15,11 @@ export interface LocalRunnerOptions {
   env: NodeJS.ProcessEnv;
 }
 
-/** A runner that builds every round in a worktree on this machine. */
 export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
   // Each ball's checkout, and the ignored entries of the repository linked into it (linked.ts).
   const held = new Map<string, { dir: string; head: string; linked: string[] }>();
   let ignored: Promise<string[]> | null = null;
-  // Worktrees of different balls are added and removed one at a time (worktreeGit): git reads every
-  // worktree's files under .git/worktrees/ when it moves a branch, and dies on one being written.
+  // One worktree add/remove at a time (worktreeGit): moving a branch, git dies on a worktree entry being written.
   const removing = new Map<string, Promise<void>>();
   // A worktree git could not remove is deleted by hand, and git's record of it pruned at the close.
   let stale = false;
@@ -36,8 +32,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
       rmSync(checkout.dir, { recursive: true, force: true });
     });
   };
-  // A ball's worktree is removed while the engine goes on (its merge, the next ball); a checkout of the
-  // same ball, and the close, wait for it.
+  // Removed while the engine goes on; a checkout of the same ball, and close(), wait for it.
   const release = (ball: string) => {
     const gone = remove(ball).finally(() => {
       if (removing.get(ball) === gone) removing.delete(ball);
@@ -52,8 +47,7 @@ export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
     const dir = options.paths.worktree(request.ball);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
     mkdirSync(dirname(dir), { recursive: true });
-    // -B: the ball's branch, made or moved to the commit asked for, checked out in one step; the
-    // repository's ignored entries are listed (once) while it runs.
+    // -B: the branch made or moved and checked out in one step; the ignored entries are listed (once) meanwhile.
     const entries = (ignored ??= ignoredEntries(options.repoRoot, options.stateDir));
     await worktreeGit(options.repoRoot, ['add', '-q', '-B', request.branch, dir, request.commit]);
     const checkout = { dir, head: request.commit, linked: linkEntries(options.repoRoot, dir, await entries) };

@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { UsageError, showValue } from '@leap/core';
 
-/** One file of the candidate. */
 export interface CandidateFile {
   /** Relative to the jury's folder, slash-separated. */
   path: string;
@@ -32,10 +31,7 @@ export function readCandidate(cwd: string, files: readonly string[], tests: read
   return [...files.map((f) => read(f, 'file')), ...tests.map((t) => read(t, 'test'))];
 }
 
-/**
- * The candidate hash: sha256 over the files in byte order of their paths, each as
- * PATH, NUL, its byte length in decimal, NUL, its bytes. Any byte or name change changes it.
- */
+/** sha256 over the files in path byte order, each PATH NUL LENGTH NUL BYTES: any byte or name change changes it. */
 export function candidateHash(files: readonly CandidateFile[]): string {
   const hash = createHash('sha256');
   const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));

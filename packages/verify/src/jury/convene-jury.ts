@@ -18,14 +18,10 @@ import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from
 import { changedPaths, fingerprintTree } from './tree-fingerprint.js';
 import type { RefusedSeat } from './seat-reviewers.js';
 
-/** What the jury judges and who may sit. */
 export interface JuryOptions extends AuthorAliases {
-  /** The builder's model family or a model id (read as its vendor: `claude-opus-4` is `anthropic`), or the name of the builder's agent (its family is used). */
+  /** A family, a model id (read as its vendor: `claude-opus-4` is `anthropic`), or the builder's agent name. */
   builderFamily: string;
-  /**
-   * The model families of other builders whose work the candidate holds (a fall-over mid-ball, a spine built by
-   * several): no reviewer of theirs sits either, and, with `redactAuthors`, they are redacted as model ids are.
-   */
+  /** Families of other builders whose work the candidate holds: refused, and with `redactAuthors` redacted too. */
   otherBuilderFamilies?: readonly string[];
   /** Agent names (built-in or from the agents file) or agents. */
   reviewers: ReadonlyArray<string | AgentPlugin>;
@@ -38,28 +34,23 @@ export interface JuryOptions extends AuthorAliases {
   tests?: readonly string[];
   /** The lens every juror is seated with (default `defect`). */
   lens?: string;
-  /**
-   * Redact instead of refusing (a LEAP slice's jury, CONTRACT section 7): every builder identity in the
-   * envelope is replaced by a fixed placeholder; the candidate hash is still the hash of the real bytes.
-   * Default false: an envelope that names the builder is never built (EnvelopeLeakError).
-   */
+  /** Redact instead of refusing (a slice's jury, CONTRACT section 7); default false: an EnvelopeLeakError. */
   redactAuthors?: boolean;
   /** Add the repository's git identity and last author to the aliases (default true). */
   gitAliases?: boolean;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   agentsFile?: string;
-  /** Which LEAP slice and ball this jury judges: carried by every `review` event it appends (CONTRACT section 7). */
+  /** Carried by every `review` event it appends (CONTRACT section 7). */
   eventFields?: { slice?: string; ball?: string };
-  /** The middle of each seat's leaf name, `review-KEY-FAMILY` (CONTRACT section 4: a LEAP engine passes the ball's id); default the candidate's first 8 hex digits. */
+  /** KEY in `review-KEY-FAMILY` (CONTRACT section 4); default the candidate hash's first 8 hex digits. */
   leafKey?: string;
-  /** `--sandbox on|off` (CONTRACT section 13): each juror is a reader of a throwaway copy of the repository; default LEAP_SANDBOX, else on. */
+  /** Each juror reads a throwaway copy of the repository (CONTRACT section 13); default LEAP_SANDBOX, else on. */
   sandbox?: SandboxSetting;
-  /** Reviewers and alternates (by name) whose vendor ran dry earlier in the run: passed over before dispatch, as a reviewer that is not ready is. */
+  /** Names whose vendor ran dry earlier in the run: passed over before dispatch, as an unready reviewer is. */
   skip?: readonly string[];
 }
 
-/** One seat's record. */
 export interface SeatRecord extends SeatVerdict {
   reviewer: string;
   family: string;
@@ -67,7 +58,7 @@ export interface SeatRecord extends SeatVerdict {
   status: string;
   /** Replaced by an alternate after never answering: not counted. */
   replaced: boolean;
-  /** The seat's vendor ran dry (its leaf's `dry`): a `fallover` event names the alternate that took its place, or none. */
+  /** Its vendor ran dry: a `fallover` event names the alternate that took its place, or none. */
   dry?: AgentDry;
 }
 
@@ -119,9 +110,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
     );
   };
 
-  // The fleet ladder: every reviewer and alternate is probed for readiness (its plugin's own check: installed,
-  // logged in) before anyone is seated, so a dead CLI is passed over before the jury starts, and the
-  // first ready alternates take the places of the reviewers that are not.
+  // The fleet ladder: all probed before anyone sits, so ready alternates replace dead CLIs before the jury starts.
   const probe = new Map<AgentPlugin, Promise<AgentReadiness>>();
   const skip = new Set(options.skip ?? []);
   for (const agent of [...reviewers, ...alternates]) {
@@ -217,8 +206,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const after = candidateHash(readCandidate(cwd, options.files, options.tests ?? []));
   const treeAfter = before === null ? null : await fingerprintTree(repo, stateDir, env);
   const changed = before === null || treeAfter === null ? [] : changedPaths(before, treeAfter);
-  // A change to the candidate or the repository voids the passes; a refusal stands (any refuse wins, and
-  // a hold must not let the next round launder it).
+  // A change voids the passes; a refusal stands (a hold must not let the next round launder it).
   const stale =
     after !== candidate
       ? `the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files`
@@ -234,10 +222,7 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   return { value, candidate, reason, seats, refused };
 }
 
-/**
- * A reviewer that printed a verdict it could parse and then exited non-zero has answered: only no answer
- * is silence. Its plugin reads the stdout it left; an output that is not a verdict stays no answer.
- */
+/** A parsable verdict, then a non-zero exit, is an answer: only no answer is silence. */
 function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentLeafResult {
   if (ran.answer !== null || ran.status !== 'exited' || ran.code === 0 || ran.stdout.trim() === '') return ran;
   let answer: AgentAnswer;
@@ -251,11 +236,7 @@ function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentLeafResu
   return verdict ? { ...ran, answer, failure: null, failureKind: null, dry: null } : ran;
 }
 
-/**
- * Any -1 refuses; 1 needs every counted seat to pass, at least two of them, and at least one pass that says
- * what it checked (a finding or some reasoning): bare passes are low-information votes, never the only
- * proof (blind-tribunal 3.6). Anything else holds.
- */
+/** 1 needs at least two passes, one saying what it checked: bare passes are never the only proof (3.6). */
 export function combine(seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewer' | 'note' | 'findings' | 'reasoning'>>): { value: -1 | 0 | 1; reason: string } {
   const refusing = seats.filter((s) => s.value === -1);
   if (refusing.length > 0) return { value: -1, reason: `refuse: ${refusing.map((s) => `${s.reviewer} (${s.note})`).join('; ')}` };
@@ -270,7 +251,6 @@ export function combine(seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewe
 
 const LISTED_PATHS = 10;
 
-// The first paths, quoted, and how many more.
 function listPaths(paths: readonly string[]): string {
   const shown = paths
     .slice(0, LISTED_PATHS)
@@ -279,8 +259,7 @@ function listPaths(paths: readonly string[]): string {
   return paths.length > LISTED_PATHS ? `${shown} and ${paths.length - LISTED_PATHS} more` : shown;
 }
 
-// A builder named by its agent (`claude`, or an agents-file name) stands for that agent's family; a model
-// id or a vendor's alias (`claude-opus-4`, `gpt-5`) for its vendor: one declaration excludes the vendor.
+// An agent name stands for its family; a model id or alias (`gpt-5`) for its vendor, which it excludes whole.
 function familyOf(builder: string, registry: ReturnType<typeof loadAgentRegistry>): string {
   if (builder.trim() === '') throw new UsageError("Expected --builder-family to name the builder's model family");
   const known = registry.entries[builder] !== undefined || (BUILTIN_AGENTS as readonly string[]).includes(builder);

@@ -1,5 +1,4 @@
-// The one envelope every juror reads: whole files and tests, a one-line intent, the pass criteria and
-// the candidate hash. Zero authorship: building an envelope that names the builder fails loudly.
+// The one envelope every juror reads. Zero authorship: building one that names the builder fails loudly.
 import { LeapError, UsageError, showValue } from '@leap/core';
 import type { CandidateFile } from './candidate.js';
 
@@ -16,7 +15,6 @@ export interface AuthorAliases {
 /** The envelope names its builder: a juror would not be blind. */
 export class EnvelopeLeakError extends LeapError {}
 
-/** What the envelope is built from. */
 export interface EnvelopeInput {
   candidate: string;
   intent: string;
@@ -24,14 +22,9 @@ export interface EnvelopeInput {
   files: readonly CandidateFile[];
 }
 
-/** The fixed text every builder identity is replaced by in a redacted envelope. */
 const AUTHOR_PLACEHOLDER = '[the author]';
 
-/**
- * Render the envelope, then scan it for every alias (case-insensitive; aliases under 3 characters are ignored).
- * With `redact`, every alias is first replaced by AUTHOR_PLACEHOLDER in all the juror is shown (intent,
- * criteria, file paths and contents), the candidate's hash line aside: it stays the hash of the real bytes.
- */
+/** Aliases under 3 characters are ignored; `redact` replaces all but the hash line, which hashes the real bytes. */
 export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, redact = false): string {
   const intent = input.intent.trim();
   if (intent === '' || /[\r\n]/.test(intent)) throw new UsageError(`Expected the intent as one non-empty line, got ${showValue(input.intent)}`);
@@ -49,7 +42,6 @@ export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, reda
   return `ENVELOPE candidate sha256:${input.candidate}\n\n${body}\n`;
 }
 
-/** Every alias of at least 3 characters replaced by AUTHOR_PLACEHOLDER, case-insensitively, the longest first. */
 function redactAliases(text: string, aliases: AuthorAliases): string {
   const all = [aliases.builderName, ...(aliases.modelIds ?? []), ...(aliases.authors ?? []), ...(aliases.sessionIds ?? [])].map((a) => (a ?? '').trim()).filter((a) => a.length >= 3);
   const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);

@@ -1,12 +1,7 @@
-// Author aliases from repo truth: the effective git identity in the folder and a commit's author and committer
-// (HEAD's for a jury in a checkout; the slice's base for the engine, read once for every ball's jury).
+// Author aliases from repo truth: the folder's git identity, and a commit's author and committer.
 import { runGit, type GitOptions } from '@leap/core';
 
-/**
- * Names and emails git knows in `cwd` (two git calls, run at once): `git var GIT_AUTHOR_IDENT` and `rev`'s
- * author and committer; what git cannot say (no commit, not a repository) adds nothing. `options` are the
- * caller's git settings (the engine isolates its git from the caller's GIT_* variables and sets a ceiling).
- */
+/** What git cannot say (no commit, not a repository) adds nothing; `options`: the caller's git isolation. */
 export async function gitAliases(cwd: string, rev = 'HEAD', options: Pick<GitOptions, 'env' | 'isolate' | 'ceiling'> = {}): Promise<string[]> {
   const read = async (args: string[]): Promise<string> => {
     const ran = await runGit(args, { ...options, cwd, allowFailure: true }).catch(() => null);

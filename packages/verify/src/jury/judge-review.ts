@@ -3,13 +3,11 @@ import { lastVerdictObject } from '../answer-json.js';
 import type { AgentLeafResult } from '../run-agent-leaf.js';
 import { answerProblem } from '../validate-answer.js';
 
-/** A finding as the review event records it. */
 export interface Finding {
   severity: string;
   message: string;
 }
 
-/** One juror's verdict, as the jury counts it. */
 export interface SeatVerdict {
   verdict: 'pass' | 'refuse' | 'none';
   value: -1 | 0 | 1;
@@ -24,19 +22,13 @@ export interface SeatVerdict {
 /** How many characters of a rejected answer the seat's record keeps (blind-tribunal 3.6 `raw_tail`). */
 export const RAW_TAIL_CHARS = 300;
 
-/**
- * Judge a juror's leaf (blind-tribunal 3.6, fail closed): no answer (could not start, killed,
- * transport failure) is 0; an answer with no verdict JSON, one that does not match the schema, one for
- * another lens, or a pass listing a blocker or major finding is -1; a refuse is -1; a clean pass is 1.
- * A rejected answer leaves its words on the record: `rawTail`, which the jury writes into its review event.
- */
+/** Fail closed (blind-tribunal 3.6): no answer 0; a bad or off-lens answer, or a pass with a blocker or major, -1. */
 export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
   if (leaf.answer === null) return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
   const json = leaf.answer.json;
   const structured = typeof json === 'object' && json !== null && 'verdict' in json;
   const object = structured ? json : lastVerdictObject(leaf.answer.text);
-  // The words judged: the CLI's structured answer when that was read, else the answer text. Not the
-  // CLI's stdout, whose tail is its own bookkeeping (usage, cost, session) wrapped around the answer.
+  // Never the CLI's stdout, whose tail is its own bookkeeping (usage, cost, session) around the answer.
   const raw = structured ? JSON.stringify(json) : leaf.answer.text;
   const reject = (why: string): SeatVerdict => ({ ...refuse(why), rawTail: rawTail(raw) });
   if (object === null) return reject('answered garbage: no JSON object with a "verdict"');

@@ -45,14 +45,10 @@ export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntri
 const PROTOCOL =
   'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
 
-// The severities the verdict schema takes (3.6): the footer says only "[severity]", and a pass listing an
-// unknown one would be refused as a malformed answer.
+// The footer says only "[severity]": a pass listing one the schema lacks (3.6) would be refused as malformed.
 const SEVERITIES = "A finding's severity is one of blocker, major, minor, info.";
 
-/**
- * The header for a tier: the tribunal's tier sentence, framed so the juror knows it is one blind,
- * read-only seat (the sentences are fragments written to follow such a frame).
- */
+/** The tribunal's tier sentences are fragments written to follow this frame (one blind, read-only seat). */
 export function tierHeader(tier: Tier): string {
   return `You review a code change as one juror of a blind panel: ${TIER_SENTENCES[tier]} You cannot see who wrote it. Do not modify any file. ${SEVERITIES}`;
 }

@@ -8,19 +8,12 @@ export interface RefusedSeat {
   reason: string;
 }
 
-/** Who sits and who was refused. */
 export interface Seating {
   seated: AgentPlugin[];
   refused: RefusedSeat[];
 }
 
-/**
- * Seat reviewers in the given order. A reviewer of the builder's family is refused (same vendor,
- * same family); so is a second reviewer of an already seated family, since its review would not be
- * independent and its leaf name (`review-CANDIDATE-FAMILY`) would collide. `taken` lists families
- * already seated elsewhere (a re-seat round). `otherBuilders`: the families of other builders whose work the
- * candidate holds (a fall-over mid-ball, a spine built by several), refused as the builder's is.
- */
+/** One seat a family: a second is not independent, and leaf names collide; `taken`: seated in an earlier round. */
 export function seatReviewers(builderFamily: string, reviewers: readonly AgentPlugin[], taken: readonly string[] = [], otherBuilders: readonly string[] = []): Seating {
   const builder = builderFamily.toLowerCase();
   const others = new Set(otherBuilders.map((f) => f.toLowerCase()));

@@ -1,20 +1,11 @@
-// What the repository holds while the jury convenes: HEAD, and every changed or untracked path with its
-// git status and its inode's identity, size, mode and change time, outside the state folder. Taken before
-// the reviewers start and after they end: any difference voids their verdicts, naming the paths
-// (blind-tribunal 3.6: a juror that changed repository bytes is voided; a fingerprint of each file, not a
-// set of dirty paths, so a write into an already dirty file counts). The change time (ctime) moves with
-// every write, even one that puts the old bytes back, and no program can set it; unlike a hash of the
-// contents it costs one lstat however large the file.
+// Before and after the jury: any difference voids its verdicts (blind-tribunal 3.6). Each dirty file's ctime moves
+// with every write, even one restoring the old bytes, and no program can set it: one lstat, not a hash.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { runGit } from '@leap/core';
 
-/**
- * Path -> what it was: its status fields and its inode's identity, size, mode and change time (for a
- * submodule or a nested repository, of everything under it). Keys are git's bytes as latin1 (one char per
- * byte, so no two file names share a key), and HEAD_KEY, which no path can be, for the commit checked out.
- */
+/** Keys: git's path bytes as latin1 (one char a byte: names never collide), and HEAD_KEY, which no path can be. */
 export type TreeFingerprint = ReadonlyMap<string, string>;
 
 const HEAD_KEY = '\0HEAD';
@@ -22,10 +13,7 @@ const HEAD_KEY = '\0HEAD';
 /** Fields before the path in `git status --porcelain=v2` entries: ordinary, renamed or copied, unmerged. */
 const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10 };
 
-/**
- * Fingerprint the working tree of `repo` (one `git status`, taking no lock), leaving out `stateDir`, where
- * the jury's own supervisors write. Null when `repo` is not a git work tree or git cannot read it.
- */
+/** One `git status` taking no lock; not `stateDir`, where the jury's supervisors write; null: git cannot read it. */
 export async function fingerprintTree(repo: string, stateDir: string, env: NodeJS.ProcessEnv): Promise<TreeFingerprint | null> {
   const args = ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none'];
   const ran = await runGit(args, { cwd: repo, env, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, allowFailure: true }).catch(() => null);
@@ -41,13 +29,11 @@ export function changedPaths(before: TreeFingerprint, after: TreeFingerprint): s
     .sort();
 }
 
-/** A fingerprint's key as people read it: the path decoded as UTF-8, `HEAD` for the commit checked out. */
 export function displayPath(key: string): string {
   return key === HEAD_KEY ? 'HEAD' : Buffer.from(key, 'latin1').toString('utf8');
 }
 
-// `stateDir` relative to the repository, as git prints paths (`.tdd/`, in latin1 like them), or null when
-// it lies outside. Both are resolved through symbolic links first, as git resolves the work tree.
+// As git prints paths (`.tdd/`, latin1), both resolved through symbolic links as git does; null: outside.
 function excludedPrefix(repo: string, stateDir: string): string | null {
   // A folder not made yet is resolved through its nearest existing parent.
   const real = (path: string): string => {
