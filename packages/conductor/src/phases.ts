@@ -41,6 +41,10 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
   let verified: string | null = null;
   // What the developer leaf this process ran did when (a resumed run reads it from the leaf's activity file).
   let activity: LeafActivity | null = null;
+  const work = (leaf = j.leaf as string): LeafWork => {
+    activity ??= readLeafActivity(activityFile(ctx.paths.dir, leaf), j.leaf_started ?? 0, ctx.paths.exit(leaf));
+    return { leaf, start: j.tree ?? (j.phase_base as string), activity };
+  };
   let got = NOTHING;
   try {
     for (;;) {
@@ -50,7 +54,7 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
         if (exit !== null && exit.status === 'exited' && exit.code === 0 && exitNewer(ctx, j.leaf as string, j.leaf_started)) {
           j.stage = 'developed';
         } else {
-          await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
+          await restoreLeafStart(ctx, step, phase, work(), j.tree, j.state_before ?? {});
           j.stage = 'ready';
         }
         progress.saveJournal();
@@ -82,7 +86,7 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
         if (end.kind === 'dry') {
           // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
           await fallOver(ctx, 'developer', developer, name, end.dry, step.title);
-          await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
+          await restoreLeafStart(ctx, step, phase, work(), j.tree, j.state_before ?? {});
           j.stage = 'ready';
           progress.saveJournal();
         } else if (end.kind === 'retry') {
@@ -92,7 +96,7 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
               `The developer leaf ${name} was ${end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck'} twice (${end.status}): relaunched once already.`,
             );
           await ctx.say(`${name} was ${end.status}; relaunching it once from where it began`);
-          await restoreLeafStart(ctx, step, j.tree, j.state_before ?? {});
+          await restoreLeafStart(ctx, step, phase, work(), j.tree, j.state_before ?? {});
           j.retried++;
           j.stage = 'ready';
           progress.saveJournal();
@@ -105,10 +109,7 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
           j.stage = 'developed';
         }
       } else if (j.stage === 'developed') {
-        const leaf = j.leaf as string;
-        activity ??= readLeafActivity(activityFile(ctx.paths.dir, leaf), j.leaf_started ?? 0, ctx.paths.exit(leaf));
-        const work = { leaf, start: j.tree ?? (j.phase_base as string), activity };
-        got = merge(got, await collect(ctx, step, phase, j.phase_base as string, j.state_before ?? {}, work));
+        got = merge(got, await collect(ctx, step, phase, j.phase_base as string, j.state_before ?? {}, work()));
         j.stage = 'verifying';
         progress.saveJournal();
       } else if (j.stage === 'verifying') {
@@ -253,13 +254,15 @@ async function addAll(ctx: RunContext): Promise<void> {
   await ctx.git(['add', '-A', ...(inside ? ['--', '.', `:(exclude,literal)${stateRel}`] : [])]);
 }
 
-// Put the tree back where the leaf began: its partial work kept in an attempt ref, then the index tree of the start.
-// `before`: the state folder's snapshot at the leaf's start (the journal's).
-async function restoreLeafStart(ctx: RunContext, step: LedgerStep, tree: string | null, before: StateSnapshot): Promise<void> {
+// Put the tree back where the leaf began: its partial work kept in an attempt ref but what it did not write left as
+// it is, then the start's index tree (`tree`, null: HEAD's). `before`: the journal's snapshot of the state folder.
+async function restoreLeafStart(ctx: RunContext, step: LedgerStep, phase: Phase, work: LeafWork, tree: string | null, before: StateSnapshot): Promise<void> {
   await undoStateEdits(ctx, undefined, before);
   if ((await dirtyPaths(ctx)).length > 0) {
+    await addAll(ctx);
+    const leave = await leaveOutUsersFiles(ctx, phase, step.title, work, "the unfinished leaf's attempt");
     const { preserveAttempt } = await import('@leap/ledger');
-    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.env });
+    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.env, leave });
     if (kept.ref !== null) await ctx.say(`the unfinished leaf's work is kept in ${kept.ref}`);
   }
   if (tree !== null && tree !== (await ctx.git.out(['rev-parse', 'HEAD^{tree}']))) {
@@ -307,9 +310,7 @@ async function hashPaths(ctx: RunContext, paths: readonly string[], write: boole
   const shas = present.length === 0 ? [] : (await ctx.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout.trim().split('\n');
   const found: StateSnapshot = {};
   for (const p of paths) found[p] = null;
-  present.forEach((p, i) => {
-    found[p] = shas[i] ?? null;
-  });
+  for (const [i, p] of present.entries()) found[p] = shas[i] ?? null;
   return found;
 }
 
@@ -333,24 +334,19 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
   const restore = current.restore.filter((p) => !(p in before));
   const remove = current.remove.filter((p) => !(p in before));
   const mine = Object.keys(before);
-  const now = await hashPaths(
-    ctx,
-    mine.filter((p) => changedNow.has(p)),
-    false,
-  );
+  const touched = mine.filter((p) => changedNow.has(p));
+  const now = await hashPaths(ctx, touched, false);
   const putBack = mine.filter((p) => (changedNow.has(p) ? now[p] : 'as in HEAD') !== before[p]);
   if (restore.length > 0) await ctx.git(['checkout', '-q', 'HEAD', '--', ...restore]);
   for (const p of remove) rmSync(join(ctx.root, p), { force: true });
-  if (putBack.length > 0) {
-    for (const p of putBack) {
-      const file = join(ctx.root, p);
-      const blob = before[p] as string | null;
-      rmSync(file, { force: true });
-      if (blob === null) continue;
-      mkdirSync(dirname(file), { recursive: true });
-      // The blob's bytes as they are (a binary file, a non-UTF-8 name's content), through the run's git.
-      writeFileSync(file, (await ctx.git(['cat-file', 'blob', blob])).bytes);
-    }
+  for (const p of putBack) {
+    const file = join(ctx.root, p);
+    const blob = before[p] as string | null;
+    rmSync(file, { force: true });
+    if (blob === null) continue;
+    mkdirSync(dirname(file), { recursive: true });
+    // The blob's bytes as they are (a binary file, a non-UTF-8 name's content), through the run's git.
+    writeFileSync(file, (await ctx.git(['cat-file', 'blob', blob])).bytes);
   }
   // The state folder's index entries back to HEAD's: the run never stages the state folder, so a phase's commit holds none of it.
   const indexed = current.indexed.filter((p) => !restore.includes(p));

@@ -175,9 +175,9 @@ export interface LeafWork {
 /**
  * After `git add -A`: the staged changes since the leaf began that the leaf did not make go back to what the
  * leaf began from, in the index only (the work tree keeps them as they are), and the run says so: a `mark`
- * event `user-files-left-out` and a line of narration. Returns those paths.
+ * event `user-files-left-out` and a line of narration naming what they are left out of (`from`). Returns those paths.
  */
-export async function leaveOutUsersFiles(ctx: RunContext, phase: string, step: string, work: LeafWork): Promise<string[]> {
+export async function leaveOutUsersFiles(ctx: RunContext, phase: string, step: string, work: LeafWork, from = `the ${phase} commit`): Promise<string[]> {
   const diff = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', work.start, '--'])).stdout.split('\0');
   const changed: { path: string; deleted: boolean }[] = [];
   for (let i = 0; i + 1 < diff.length; i += 2) changed.push({ path: diff[i + 1] as string, deleted: diff[i] === 'D' });
@@ -186,7 +186,7 @@ export async function leaveOutUsersFiles(ctx: RunContext, phase: string, step: s
   await ctx.git(['--literal-pathspecs', 'restore', '--staged', `--source=${work.start}`, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: theirs.join('\0') });
   ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs }, step);
   await ctx.say(
-    `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, but not by the leaf (yours, or another program's): left out of the ${phase} commit and kept in the work tree as they are`,
+    `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, but not by the leaf (yours, or another program's): left out of ${from} and kept in the work tree as they are`,
   );
   return theirs;
 }

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir, suite, waitFor } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
 import { notTheLeafs, watchLeafActivity, type LeafActivity } from '../src/user-writes.js';
-import { fixture, makeProject, oneStepRun, readEvents, subjects } from './helpers.js';
+import { cleanEnv, fixture, makeProject, oneStepRun, readEvents, subjects } from './helpers.js';
 
 const users = suite("the user's writes during a leaf");
 users.after.each(cleanupTempDirs);
@@ -93,22 +93,17 @@ function release(fifo: string): void {
   }
 }
 
-/** Agents: `dev` writes the step's test, then (green) waits on DIR/go before its implementation; `ver` passes. */
-function waitingAgents(): { file: string; dir: string } {
+const RED = [
+  `printf '%s\\n' "import { test } from 'node:test';" "import assert from 'node:assert/strict';"`,
+  `"import { value } from '../src/step1.js';" "test('value', () => assert.equal(value, 1));" > test/step1.test.js`,
+].join(' ');
+
+/** Agents: `dev` runs the bash `cases` of $LEAP_PHASE (given DIR, a folder it may write: $1); `ver` passes. */
+function agentsRunning(cases: string): { file: string; dir: string } {
   const dir = makeTempDir('leap-waiting-agents-');
   const script = join(dir, 'dev.sh');
-  writeFileSync(
-    script,
-    `#!/bin/bash
-cat > /dev/null
-case "$LEAP_PHASE" in
-  red) printf '%s\\n' "import { test } from 'node:test';" "import assert from 'node:assert/strict';" "import { value } from '../src/step1.js';" "test('value', () => assert.equal(value, 1));" > test/step1.test.js ;;
-  green) touch "$1/waiting"; read -r _ < "$1/go"; echo 'export const value = 1;' > src/step1.js ;;
-  refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;
-esac
-echo "$LEAP_PHASE done"
-`,
-  );
+  const body = `cat > /dev/null\ncase "$LEAP_PHASE" in\n${cases}\nesac\necho "$LEAP_PHASE done"\n`;
+  writeFileSync(script, `#!/bin/bash\n${body}`);
   chmodSync(script, 0o755);
   const file = join(dir, 'agents.json');
   const paths = { write: [dir] };
@@ -122,6 +117,13 @@ echo "$LEAP_PHASE done"
     }),
   );
   return { file, dir };
+}
+
+/** Agents: `dev` writes the step's test, then (green) waits on DIR/go before its implementation; `ver` passes. */
+function waitingAgents(): { file: string; dir: string } {
+  return agentsRunning(`  red) ${RED} ;;
+  green) touch "$1/waiting"; read -r _ < "$1/go"; echo 'export const value = 1;' > src/step1.js ;;
+  refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;`);
 }
 
 users('a tracked change and an untracked file written mid-leaf are left out of the green commit, said, and kept', async () => {
@@ -169,6 +171,71 @@ users('a tracked change and an untracked file written mid-leaf are left out of t
     ),
     lines.join('\n'),
   );
+});
+
+users("a relaunched leaf: the user's files written as it waited stay as they are, out of its attempt", async () => {
+  const repo = makeProject();
+  writeFileSync(join(repo, 'README.md'), '# slug\n');
+  git(repo, 'add', 'README.md');
+  git(repo, 'commit', '-qm', 'readme');
+  // The first develop-red writes half its work, then waits on DIR/go (never opened) until the idle limit kills it;
+  // the relaunch writes down what it finds, then the test.
+  const agents = agentsRunning(`  red)
+    if [ ! -e "$1/waiting" ]; then echo 'half a thought' > src/half.js; touch "$1/waiting"; read -r _ < "$1/go"; fi
+    { cat README.md notes.txt; ls src; } > "$1/seen" 2>&1
+    ${RED} ;;
+  green) echo 'export const value = 1;' > src/step1.js ;;
+  refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;`);
+  execFileSync('mkfifo', [join(agents.dir, 'go')]);
+  const lines: string[] = [];
+  const env = cleanEnv({ VERI_IDLE_TIMEOUT: '6', VERI_KILL_AFTER: '0.1' });
+  const running = runTdd(oneStepRun(repo, agents.file, { env, progress: (l: string) => lines.push(l) }));
+  const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
+  const notes = 'notes the user keeps beside the code\n';
+  await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the red leaf waits');
+  await writeWhileIdle(join(repo, '.tdd', 'develop-red.activity'), () => {
+    writeFileSync(join(repo, 'README.md'), readme);
+    writeFileSync(join(repo, 'notes.txt'), notes);
+  });
+  assert.not.ok(existsSync(join(repo, '.tdd', 'develop-red.exit')), 'the user wrote while the leaf still waited');
+  const result = await running;
+  assert.is(result.code, 0, JSON.stringify(result.bail));
+  const title = 'Lowercase and join with dashes';
+  assert.equal(subjects(repo), ['plan: issue 1', `red: ${title}`, `green: ${title}`, `refactor: ${title}`]);
+  assert.equal(
+    readEvents(repo)
+      .filter((e) => e.event === 'exit')
+      .map((e) => `${e.leaf} ${e.status}`)
+      .slice(0, 2),
+    ['develop-red killed-stuck', 'develop-red exited'],
+  );
+  // Right after the restore (the relaunch saw it): the user's bytes, and no half-done file.
+  assert.is(readFileSync(join(agents.dir, 'seen'), 'utf8'), `${readme}${notes}slug.js\n`);
+  // The attempt holds the leaf's half-done file and nothing of the user's.
+  const ref = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/leap/attempts/').trim();
+  assert.match(ref, /^refs\/leap\/attempts\/issue-1\/step-1-[0-9TZ]+$/);
+  assert.is(git(repo, 'diff', '--name-only', `${ref}~1`, ref), 'src/half.js\n');
+  assert.is(git(repo, 'show', `${ref}:src/half.js`), 'half a thought\n');
+  assert.not.ok(git(repo, 'ls-tree', '-r', '--name-only', ref).split('\n').includes('notes.txt'));
+  assert.is(git(repo, 'show', `${ref}:README.md`), '# slug\n', "README.md in the attempt is HEAD's");
+  // In no commit of the run; in the work tree byte for byte; the half-done file nowhere.
+  assert.is(git(repo, 'log', '--format=%s', 'main..HEAD', '--', 'README.md', 'notes.txt', 'src/half.js'), '');
+  assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), readme);
+  assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), notes);
+  assert.is(git(repo, 'status', '--porcelain'), ' M README.md\n?? notes.txt\n');
+  const marks = readEvents(repo).filter((e) => e.event === 'mark' && e.name === 'user-files-left-out');
+  const leaves = ['develop-red', 'develop-red', 'develop-green', 'develop-refactor'];
+  assert.equal(
+    marks.map((e) => [e.anchor, e.phase, e.paths]),
+    leaves.map((l) => [l, l.slice(8), ['README.md', 'notes.txt']]),
+  );
+  const said = [
+    'README.md, notes.txt: changed in the work tree while develop-red ran or after it, but not by the leaf',
+    "(yours, or another program's): left out of the unfinished leaf's attempt and kept in the work tree as they are",
+  ].join(' ');
+  const at = lines.indexOf(said);
+  assert.ok(at >= 0, lines.join('\n'));
+  assert.is(lines[at + 1], `the unfinished leaf's work is kept in ${ref}`);
 });
 
 users.run();

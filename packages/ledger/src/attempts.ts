@@ -23,8 +23,11 @@ export type AttemptsOptions = { issue?: number | null; cwd?: string; env?: NodeJ
 
 type Change = { path: string; inHead: boolean; staged: boolean };
 
+/** Whose attempt to keep; `leave`: paths (as git status gives them) neither kept nor restored, the user's say. */
+export type PreserveOptions = LedgerLocation & { step: string; leave?: readonly string[] };
+
 /** Keep the step's uncommitted work in a ref (logged), then restore the files it touched to HEAD. */
-export async function preserveAttempt(options: LedgerLocation & { step: string }): Promise<PreservedAttempt> {
+export async function preserveAttempt(options: PreserveOptions): Promise<PreservedAttempt> {
   const t = changeTarget(options, 'preserve-attempt');
   return locked(t.stateDir, t.env, () => {
     const ledger = parseLedger(decodeUtf8(readFileBytes(t.path, 'a ledger'), t.path), t.path);
@@ -32,7 +35,7 @@ export async function preserveAttempt(options: LedgerLocation & { step: string }
     const done = `step ${showTitle(step.title)} is done; only a todo or refactor-pending step has a half-done attempt`;
     if (step.state === 'done') throw new UsageError(`${t.path}:${step.line}: ${done}`);
     const repo = { ...readRepo(t.cwd, t.env, 'index'), env: t.env };
-    const changes = uncommitted(repo, t.stateDir);
+    const changes = uncommitted(repo, t.stateDir).filter((c) => !options.leave?.includes(c.path));
     if (changes.length === 0) return { ref: null, commit: null, paths: [] };
     const [k, title, issue] = [ledger.steps.indexOf(step) + 1, step.title, t.issue];
     const [named, folder] = issue === null ? ['ledger', 'ledger'] : [`issue ${issue}`, `issue-${issue}`];
