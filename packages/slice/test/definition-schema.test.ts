@@ -18,9 +18,9 @@ drift('the committed schema is exactly what the zod schema generates (run npm ru
   }
 });
 
-drift('the committed validators are exactly what ajv generates from the schemas (run npm run schemas -w @leap/slice)', async () => {
-  const committed = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
-  assert.fixture(committed, await renderSliceValidators(), 'slice-validators.generated.ts has drifted from the schemas');
+drift('the validators the build wrote are exactly what ajv generates from the schemas now (npm run generate)', async () => {
+  const built = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
+  assert.fixture(built, await renderSliceValidators(), 'slice-validators.generated.ts has drifted from the schemas');
 });
 
 drift('the validators build no object at each field they check (a schema part written where it is used is built at every call)', () => {

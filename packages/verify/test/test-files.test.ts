@@ -52,9 +52,9 @@ const EXAMPLES: Record<string, string> = {
 // ---
 const conventions = suite('isTestFile');
 
-conventions('the committed RegExp is exactly what picomatch compiles from the conventions (run npm run schemas)', () => {
-  const committed = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'test-file-conventions.generated.ts'), 'utf8');
-  assert.fixture(committed, renderTestFileConventions(), 'test-file-conventions.generated.ts has drifted from TEST_FILE_CONVENTIONS');
+conventions('the RegExp the build wrote is exactly what picomatch compiles from the conventions now (npm run generate)', () => {
+  const built = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'test-file-conventions.generated.ts'), 'utf8');
+  assert.fixture(built, renderTestFileConventions(), 'test-file-conventions.generated.ts has drifted from TEST_FILE_CONVENTIONS');
 });
 
 conventions('the examples of issue 11: pytest, unittest, RSpec, JUnit, PHPUnit and node --test names are tests', () => {
