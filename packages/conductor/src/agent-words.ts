@@ -3,11 +3,7 @@ import type { AgentPlugin } from '@leap/core';
 
 const MAX = 600;
 
-/**
- * The CLI's own words: its plugin's explanation when it has one (a sentence, never the raw stream-json lines it
- * reads them from), else its answer text when its output still parses (claude reports "Not logged in" so), else
- * its last lines.
- */
+/** Its plugin's explanation (never raw stream-json), else its answer text if it parses, else its last lines. */
 export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): string {
   const explained = agent.explainFailure?.(stdout, stderr)?.trim() ?? '';
   if (explained !== '') return explained.length > MAX ? `${explained.slice(0, MAX)}…` : explained;
@@ -30,8 +26,7 @@ export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): 
   return words.length > MAX ? `${words.slice(0, MAX)}…` : words;
 }
 
-// A CLI's JSON result line that its plugin would not take as an answer (claude's `is_error` result, wrapped in a
-// command agent): its words are the `result`, `error` or `message` string, not the whole object.
+// A JSON result line the plugin takes as no answer (claude's `is_error`): its `result`, `error` or `message`.
 function jsonWords(stdout: string): string | null {
   const last = stdout.trim().split('\n').at(-1) ?? '';
   if (!last.startsWith('{')) return null;

@@ -1,9 +1,8 @@
-// The bail causes of CONTRACT section 9 and their class, decided in one place (this file), and
-// the two endings a run throws (`Bail`, `Stopped`), which carry what the stages they left had gathered.
+// CONTRACT section 9's bail causes and classes, decided here once, and the run's two endings (`Bail`, `Stopped`).
 import { NOTHING, merge, type Gathered } from './gathered.js';
 import type { BailCause } from './types.js';
 
-/** Each cause's class: `process` (the run's inputs or budget need a person) or `system` (a leaf or an agent CLI failed). */
+/** `process`: the run's inputs or budget need a person; `system`: a leaf or an agent CLI failed. */
 export const BAIL_CLASSES: Readonly<Record<BailCause, 'process' | 'system'>> = {
   'needs-user': 'process',
   'revision-budget': 'process',
@@ -19,7 +18,6 @@ export const BAIL_CLASSES: Readonly<Record<BailCause, 'process' | 'system'>> = {
   'agent-failed': 'system',
 };
 
-/** The class of `cause`. */
 export function bailClass(cause: BailCause): 'process' | 'system' {
   return BAIL_CLASSES[cause];
 }
@@ -56,10 +54,7 @@ export class Stopped extends Error {
   }
 }
 
-/**
- * `error` as it leaves a stage that had gathered `before` when it was thrown: a `Bail` or a `Stopped` made again
- * carrying `before`, then what it carried already; any other error as it is (it ends no run with a result).
- */
+/** A `Bail` or `Stopped` made again carrying `before` first; any other error as it is (it ends no run). */
 export function carrying(error: unknown, before: Gathered): unknown {
   if (before === NOTHING || !(error instanceof Bail || error instanceof Stopped)) return error;
   const all = merge(before, error.gathered);

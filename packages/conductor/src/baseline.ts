@@ -1,18 +1,12 @@
-// The baseline: the project's suite on the tree the run starts from, before the branch is made. It is a suite
-// run like ground truth's and goes through the same owner (leap-verify's runSuite), so it is recorded as a
-// `suite` event with phase `baseline`, sandboxed as they are, a writer of the tree (CONTRACT section 13), and held
-// to the run's time and idle limits (a suite-limit bail); its output goes to baseline.err in the state folder.
-// A resumed run reads the trees that passed from those events, so it runs none of them again either.
+// The suite on the start tree, run as ground truth's (a `suite` event, sandboxed, limited); a resume reads it back.
 import { writeFileSync } from 'node:fs';
 import { Bail } from './bail-causes.js';
 import type { Preflighted } from './conductor.js';
 import { limitsEnv, suiteLimitBail } from './launch.js';
 import { watchModeNarration, watchModeOf } from './watch-mode.js';
 
-/** The lines of a failing baseline's output the bail quotes. */
 const TAIL_LINES = 8;
 
-/** Run the suite on the work tree as it is; a failure is the baseline-red bail, quoting the output's last lines. */
 export async function runBaseline(run: Preflighted, where: string): Promise<void> {
   // A watch mode seen on the command line or in the script it calls would only end at a limit: named at once.
   const watch = watchModeOf(run.root, run.testCmd);

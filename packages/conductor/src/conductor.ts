@@ -1,7 +1,4 @@
-// One run of the conductor (CONTRACT section 9): preflight, the branch, the plan, then for each step
-// red -> verification -> green -> verification -> tick -> refactor -> verification -> clear, every leaf
-// supervised in this process. Where the run stands is always readable from git, the ledger and the
-// journal (run-files.ts), so a run killed at any moment resumes where it was.
+// A run's contexts, journal and ends (CONTRACT section 9); a killed run resumes: docs/decisions/conductor-resume.md.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { appendEvent, clearStop, createEvent, readStopRequest, statePaths, type EventContext, type LedgerStep, type StatePaths, type TrackerIssue, type TrackerPlugin } from '@leap/core';
@@ -17,12 +14,11 @@ import type { Gathered } from './gathered.js';
 import type { TddRunEnd } from './types.js';
 import type { RunSandbox } from './leaf-sandboxes.js';
 
-/** Everything a run is given once its input is checked. */
 export interface ConductorSetup {
   root: string;
   issue: number;
   stateDir: string;
-  /** The environment the run was given; what it starts once preflight pinned it reads the run's `env` (RunBase). */
+  /** As given; once preflight pins the run, what it starts reads RunBase's `env`. */
   readonly env: NodeJS.ProcessEnv;
   tracker: TrackerPlugin;
   issueData: TrackerIssue;
@@ -36,29 +32,23 @@ export interface ConductorSetup {
   warn: (line: string) => void;
   /** The pid of the conductor that held the run before, when it died without ending it. */
   deadConductor: number | null;
-  /** The options this run goes by (given now, else recorded at its first start), recorded in the run file. */
+  /** Given now, else recorded at the first start; written to the run file. */
   recorded: RecordedOptions;
   /** `--tests` (or leap.config.json's testFiles), compiled. */
   testGlobs: RegExp[];
-  /** What the run goes by: leap.config.json's values under the recorded options. */
+  /** leap.config.json's values under `recorded`: what the run goes by. */
   effective: RecordedOptions;
-  /** Where each effective option comes from (`--timeout`, `leap.config.json`), by its key. */
+  /** Where each effective option came from (`--timeout`, `leap.config.json`). */
   sources: Partial<Record<keyof RecordedOptions, string>>;
   /** The narration's lines for options given again that replaced recorded ones. */
   replaced: string[];
-  /** Whether a recorded run file supplied options (a resume). */
   resumedOptions: boolean;
-  /** Whether and how the run's leaves and suite runs are sandboxed (leaf-sandboxes.ts). */
   sandbox: RunSandbox;
-  /** The run's pinned toolchain revision and this code's, checked before anything is touched (run-files.ts). */
+  /** Checked before anything is touched. */
   pin: PinCheck;
 }
 
-/**
- * What a run knows from its setup alone, before preflight has learned anything: where its files are, its
- * branch, and how it speaks (narration, events, the ledger on disk, stop requests). Read-only, as are the
- * contexts built on it once preflight (`Preflighted`) and the branch's start (`RunContext`) know more.
- */
+/** What a run knows before preflight; read-only, as are the contexts after (docs/decisions/conductor-run-state.md). */
 export class RunBase {
   readonly paths: StatePaths;
   readonly branch: string;
@@ -148,13 +138,12 @@ export async function openRunGit(root: string, env: NodeJS.ProcessEnv): Promise<
   return { git, heads };
 }
 
-/** What preflight learns: the run's git and HEAD service, the test command, the pin and the environment pinned with it. */
 export interface Learned {
   git: Git;
   heads: HeadCache;
   testCmd: string;
   skillCommit: string;
-  /** The setup's environment with `VERI_SKILL_COMMIT` (the pin), built once by preflight. */
+  /** The setup's environment with `VERI_SKILL_COMMIT` (the pin). */
   env: NodeJS.ProcessEnv;
 }
 
@@ -173,12 +162,7 @@ export class Preflighted extends RunBase {
   }
 }
 
-/**
- * The read-only context every phase is given (phases.ts, launch.ts, plan.ts): the setup, what preflight
- * learned and the HEAD the run started from (or resumed at). What a run gathers as it goes is returned
- * (gathered.ts); its journal, persisted at each stage, is its `RunProgress`, passed beside it to the functions
- * that read or change it.
- */
+/** The read-only context every phase is given; what a run gathers is returned, its journal is `RunProgress`. */
 export class RunContext extends Preflighted {
   /**
    * The agents whose vendors ran dry in this process (quota, rate limit, overload): the next of each role's list
@@ -196,14 +180,7 @@ export class RunContext extends Preflighted {
   }
 }
 
-/**
- * What a run changes as it goes and persists at each stage: its journal (`issue-N-run.json`), the one mutable
- * object handed down. It stays one because it is persisted, not returned: `drivePhase` writes each stage to it
- * before the stage starts (a run killed at any moment resumes from the file), the step loop reads it between
- * phases, and `endBailed` rewrites it; threading a new journal value through every stage and back would say the
- * same with more words. What a run gathers (verdicts, leaves, passed trees, its commits) is returned instead
- * (gathered.ts); the step in flight is the step loop's own value.
- */
+/** The journal, the one mutable object handed down: persisted, not returned, so a killed run resumes from it. */
 export class RunProgress {
   journal: RunJournal;
 
@@ -245,7 +222,6 @@ export function developLeafName(phase: Phase, attempt: number): string {
   return attempt === 1 ? `develop-${phase}` : `develop-${phase}-${attempt}`;
 }
 
-/** Build the result from what the run gathered. */
 export async function buildResult(run: RunBase, gathered: Gathered, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
   let steps: TddRunEnd['steps'] = [];
   try {
@@ -281,17 +257,13 @@ export async function endStopped(run: RunBase, stop: Stopped, inFlight: LedgerSt
   return where;
 }
 
-/**
- * End the run at a bail: keep finished steps, preserve and revert the half-done one (`inFlight`, the step the run
- * was in, as the ledger had it when the run reached it), record and narrate the cause.
- */
+/** Keep finished steps, preserve and revert the half-done `inFlight` (as the ledger had it when reached), narrate. */
 export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail, inFlight: LedgerStep | null): Promise<NonNullable<TddRunEnd['bail']>> {
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
   const step = bail.bailCause === 'dirty-tree' ? null : inFlight;
   const cls = bailClass(bail.bailCause);
-  // A system failure at green (a verifier's transient 500, a vendor that ran dry, a killed leaf) is no verdict on
-  // the red that was verified: its commit stays, and running again resumes at green, from that commit.
+  // A system failure at green is no verdict on the verified red: its commit stays, and a rerun resumes at green.
   const j = progress.journal;
   const keepRed = (cls === 'system' || bail.keepCommits) && step !== null && j.step === step.title && j.phase === 'green' && j.phase_base !== null;
   if (step !== null && run instanceof Preflighted) {
@@ -306,8 +278,7 @@ export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail,
       narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
     }
   }
-  // The step's fields go (running again starts that step afresh, or its green afresh when its red stays); the
-  // options the run was started with stay.
+  // The step's fields go (a rerun starts it, or its green, afresh); the options the run started with stay.
   const testCmd = run instanceof Preflighted ? run.testCmd : '';
   progress.journal = freshJournal(progress.journal, testCmd, keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {});
   progress.saveJournal();
@@ -317,7 +288,6 @@ export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail,
   return { cause: bail.bailCause, class: cls, narration };
 }
 
-/** The step the ledger has in flight, or null when every step is done. */
 export function stepInFlight(run: RunBase): LedgerStep | null {
   return currentStep(run.readLedger());
 }

@@ -1,10 +1,10 @@
-// `leap tdd run --detach`: the run started detached (@leap/supervise's detach-run.ts), its files in `<state>/detached/issue-N/`.
+// `leap tdd run --detach` through @leap/supervise's detachRun; its files in `<state>/detached/issue-N/`.
 import { resolve } from 'node:path';
 import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, statePaths, type SubcommandIo } from '@leap/core';
 import { detachRun } from '@leap/supervise';
 import { conductorLockFile } from './run-files.js';
 
-/** Start `leap tdd run ARGS` detached; print where to poll (or, ended at once, what it said) and return the exit code. */
+/** Prints where to poll, or, when the run ended at once, what it said, and returns its exit code. */
 export async function detachTdd(issue: number, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
   const root = findRepoRoot(resolve(io.cwd));
   if (root === null) throw new UsageError(`${io.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);

@@ -1,5 +1,4 @@
-// The test command when none is given (CONTRACT section 9): npm/pnpm/yarn test, make test, pytest, cargo test, go test ./...,
-// gradle, maven, mix, rspec.
+// The test command when none is given (CONTRACT section 9): the one candidate the project's files suggest.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shellWord } from '@leap/core';
@@ -74,7 +73,7 @@ export function chooseTestCommand(root: string, given: string | undefined, env: 
   return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
 }
 
-/** The needs-user question for a test command that could not be decided, whole; each command it names works when pasted. */
+/** The needs-user question, whole; each command it names works when pasted. */
 export function testCommandQuestion(choice: Exclude<TestCommandChoice, { kind: 'found' }>, issue: number): string {
   if (choice.kind === 'none') {
     return (

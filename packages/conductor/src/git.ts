@@ -1,10 +1,8 @@
-// Git through core's one runner (no shell: each argument one argv element) and the project's test command
-// (`bash -c CMD`, the command one argv element). node:child_process is loaded on first use, never by `leap tdd status`.
+// Git through core's one runner, no shell (docs/decisions/no-simple-git.md), and HEAD read from .git's files.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '@leap/core';
 
-/** One finished command. */
 interface Ran {
   code: number;
   stdout: string;
@@ -13,25 +11,18 @@ interface Ran {
   stderr: string;
 }
 
-/**
- * The exit code of `leap tdd run` when git fails mid-run: 1, the run ended without its work done (CONTRACT
- * section 9 pins no other code for it). Never 2, which says bad input and nothing touched.
- */
+/** The run ended without its work done; never 2, which says bad input and nothing touched. */
 export const GIT_FAILURE_EXIT = 1;
 
-/** Git in one repository, with one environment. */
 export interface Git {
-  /** Run git ARGS; a non-zero exit throws core's GitError (exit GIT_FAILURE_EXIT) with git's words, unless `allowFailure`. */
+  /** A non-zero exit throws core's GitError (exit GIT_FAILURE_EXIT) with git's words, unless `allowFailure`. */
   (args: readonly string[], options?: { input?: string; allowFailure?: boolean }): Promise<Ran>;
   /** `git ARGS` trimmed stdout. */
   out(args: readonly string[]): Promise<string>;
   readonly cwd: string;
 }
 
-/**
- * Git in `cwd` with `env`, through core's runGit: one process per call, where zx's `$` would add a bash in
- * front of each of the dozens a step makes (that doubled the conductor's own share of a run).
- */
+/** One process per call: zx's `$` added a bash before each, doubling the conductor's own share of a run. */
 export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Git> {
   const run = async (args: readonly string[], options: { input?: string; allowFailure?: boolean } = {}): Promise<Ran> => {
     const ran = await runGit(args, {
@@ -49,13 +40,7 @@ export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Gi
   return git;
 }
 
-/**
- * HEAD's commit and subject read from the files git keeps them in, as `git log -1 --format=%H%x00%s` prints
- * them: `.git/HEAD`, its branch's loose ref (or its line in packed-refs), the commit's loose object. Null
- * whenever only git can say for sure: a linked worktree or GIT_DIR, a packed object, a message of more than
- * one line or with an encoding. Commits this run made (its own, its agents') are loose, so this spares a git
- * process each time HEAD is read after one.
- */
+/** As `git log -1 --format=%H%x00%s` prints it (this run's commits are loose); null when only git can say for sure. */
 export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: string; subject: string } | null {
   const gitDir = join(root, '.git');
   if (gitElsewhere(env, gitDir)) return null;
@@ -76,11 +61,7 @@ export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: stri
   }
 }
 
-/**
- * The branch HEAD is on (`''` when detached) and whether `refs/heads/BRANCH` exists, read from `.git`'s files as
- * `git symbolic-ref --short -q HEAD` and `git rev-parse --verify -q refs/heads/BRANCH` answer; null when only
- * git can say (HEAD elsewhere than a branch, a ref that is not a commit's sha, a linked worktree or GIT_DIR).
- */
+/** As `git symbolic-ref --short -q HEAD` and `rev-parse --verify -q refs/heads/BRANCH`; null when only git can say. */
 export function branchFromFiles(root: string, env: NodeJS.ProcessEnv, branch: string): { current: string; exists: boolean } | null {
   const gitDir = join(root, '.git');
   if (gitElsewhere(env, gitDir)) return null;
@@ -98,16 +79,12 @@ export function branchFromFiles(root: string, env: NodeJS.ProcessEnv, branch: st
 
 const SHA = /^[0-9a-f]{40}$/;
 
-// Where the files cannot say: the repository is elsewhere than `.git` (GIT_DIR and kin), or its refs are in a
-// reftable (git 2.45 and later can make one; HEAD then names the stub branch `.invalid`).
+// GIT_DIR and kin, or a reftable (git 2.45+; HEAD then names the stub branch `.invalid`): the files cannot say.
 function gitElsewhere(env: NodeJS.ProcessEnv, gitDir: string): boolean {
   return env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined || existsSync(join(gitDir, 'reftable'));
 }
 
-/**
- * A ref's commit: its loose file, else its line in packed-refs; null when neither has it. Throws when the
- * files cannot say (a folder where the ref would be, a loose file that is not one line).
- */
+/** Its loose file, else its line in packed-refs; null when neither has it; throws when the files cannot say. */
 function refSha(gitDir: string, ref: string): string | null {
   let loose: string | null = null;
   try {

@@ -1,6 +1,4 @@
-// HEAD's commit and subject, read once until something may have moved it: a service of the run, its cache
-// private. The run's git (`gitForgettingHead`) forgets it on every command that can move HEAD; a leaf (agents
-// commit) and a ledger transaction forget it or tell it (`know`) explicitly.
+// HEAD's commit and subject, read once until a git command, a leaf or a ledger transaction may have moved it.
 import { headFromFiles, type Git } from './git.js';
 
 export interface KnownHead {
@@ -47,7 +45,6 @@ export class HeadCache {
   }
 }
 
-// Every git command that can move HEAD.
 const MOVING = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
 
 /** `git` that makes `heads` forget HEAD before every command that can move it. */

@@ -1,7 +1,4 @@
-// Launching leaves: developer and planner leaves through runAgentLeaf, verifications through verify(),
-// both supervised in this process, with the environment of the seed's launch lines (VERI_TEST_CMD,
-// VERI_ISSUE, VERI_STEP from the ledger, LEAP_PHASE, LEAP_ATTEMPT, VERI_SKILL_COMMIT), and each end
-// read as the bail table says (bail-causes.ts, CONTRACT section 9).
+// Leaves and verifications, supervised in process with the seed's launch-line environment; ends read by the bail table.
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { LeapError, formatSeconds, readStopRequest, readTimeLimit, type AgentDry, type AgentRole, type TimeLimit } from '@leap/core';
@@ -18,7 +15,6 @@ import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, issueCosts } from './usage-log.js';
 import { suiteLimitNarration } from './watch-mode.js';
 
-/** The environment of a leaf: the run's, plus what the seed's launch line puts before the command. */
 function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...ctx.env,
@@ -34,19 +30,17 @@ function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: n
   return env;
 }
 
-/** The run's limits for a leaf or a suite run: --timeout (or leap.config.json) wins over VERI_TIMEOUT and the issue's timeout file; the idle limit is on unless 0 is asked for. */
+/** --timeout (or leap.config.json) wins over VERI_TIMEOUT and the timeout file; the idle limit is on unless 0. */
 export function limitsEnv(setup: ConductorSetup): NodeJS.ProcessEnv {
   const { timeout } = setup.effective;
   return { ...(timeout === undefined ? {} : { VERI_TIMEOUT: timeout }), VERI_IDLE_TIMEOUT: idleLimit(setup).value };
 }
 
-/** A suite run a limit ended, as the suite-limit bail: the command, the limit as given and its source, the last output line. */
 export function suiteLimitBail(run: RunBase & { testCmd: string }, error: SuiteLimitError): Bail {
   const { value, source } = error.limit === 'timeout' ? timeLimit(run) : idleLimit(run.setup);
   return new Bail('suite-limit', suiteLimitNarration(run.root, run.testCmd, { limit: error.limit, lastLine: error.lastLine, value, source }));
 }
 
-/** The leaves' idle limit and where it comes from: --idle-timeout (or leap.config.json), else VERI_IDLE_TIMEOUT, else the default. */
 export function idleLimit(setup: ConductorSetup): { value: string; source: string } {
   const { idleTimeout } = setup.effective;
   if (idleTimeout !== undefined) return { value: idleTimeout, source: setup.sources.idleTimeout ?? '--idle-timeout' };
@@ -54,12 +48,10 @@ export function idleLimit(setup: ConductorSetup): { value: string; source: strin
   return { value: DEFAULT_IDLE_TIMEOUT, source: 'the default' };
 }
 
-/** The leaves' time limit and where it comes from: --timeout (or leap.config.json), else VERI_TIMEOUT, else the issue's timeout file. */
 export function timeLimit(run: RunBase): { value: string; source: string } {
   const { timeout } = run.setup.effective;
   if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
-  // Else as each leaf's supervisor reads it (core's readTimeLimit): VERI_TIMEOUT as written, the issue's timeout
-  // file in seconds (its text may carry a unit: `2m` is 120s), or the default; a value it would refuse, said so.
+  // Else as each leaf's supervisor reads it (core's readTimeLimit); a value it would refuse is said so.
   let limit: TimeLimit;
   try {
     limit = readTimeLimit(run.paths.dir, run.issue, run.env);
@@ -70,29 +62,19 @@ export function timeLimit(run: RunBase): { value: string; source: string } {
   return { value: formatSeconds(limit.ms), source: limit.source === 'default' ? 'the default' : relative(run.root, limit.source) };
 }
 
-/**
- * How a developer or planner leaf ended, once the bail table has been applied: ok, killed and worth one relaunch,
- * or failed because its vendor ran dry (the next agent of the role's list takes the leaf: fallOver).
- */
+/** After the bail table: `retry` is worth one relaunch; `dry` hands the leaf to the role's next agent (fallOver). */
 export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' } | { kind: 'dry'; dry: AgentDry };
 
-/** A launch's end and what it gathered (the leaf it ran; a verification's verdict, and the tree that passed). */
 export type Launched<End> = End & { readonly gathered: Gathered };
 
-// The agent `role` runs now, or null when none is left; `avoid`: the family a verifier may not be of.
-// `developerFamily`: the family of the developer whose leaf did the phase's work, as the journal records it.
 function nextAgent(ctx: RunContext, role: RunRole, developerFamily: string | undefined): { next: RoleAgent | null; avoid: string | null } {
   const { agents } = ctx.setup;
-  // The verifier is blind to the family of the developer whose leaf did the phase's work, as the journal
-  // records it (a resumed run's too); else to the developer's the run would use now.
+  // The verifier avoids the journal's developer family (a resumed run's too), else that of the developer now.
   const avoid = role === 'verifier' ? (developerFamily ?? currentAgent(agents, ctx.dry, 'developer')?.agent.family ?? null) : null;
   return { next: currentAgent(agents, ctx.dry, role, avoid), avoid };
 }
 
-/**
- * The agent `role` runs now (the verifier: of another family than `developerFamily`, the phase's developer's as the
- * journal records it, else the developer's the run would use now; unless allowed); the agent-failed bail when every one ran dry.
- */
+/** The verifier: of another family than `developerFamily` unless allowed; the agent-failed bail when all ran dry. */
 export function agentFor(ctx: RunContext, role: RunRole, developerFamily?: string): RoleAgent {
   const { next, avoid } = nextAgent(ctx, role, developerFamily);
   if (next !== null) return next;
@@ -100,11 +82,7 @@ export function agentFor(ctx: RunContext, role: RunRole, developerFamily?: strin
   throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${dryCauses(ctx.setup.agents, ctx.dry, role)}.`);
 }
 
-/**
- * A leaf's vendor ran dry: the agent is skipped for the rest of this run, a `fallover` event names the next one
- * (null: none is left), and the narration says so; returns the next agent, or throws the agent-failed bail
- * naming each agent's cause. The leaf is launched again by the caller, not counted as a revision.
- */
+/** The agent is skipped for the rest of the run; the caller relaunches the leaf, not counted as a revision. */
 export async function fallOver(ctx: RunContext, role: RunRole, from: RoleAgent, leaf: string, dry: AgentDry, step: string | null, developerFamily?: string): Promise<RoleAgent> {
   ctx.dry.set(from.name, { ...dry, role });
   const { next } = nextAgent(ctx, role, developerFamily);
@@ -115,10 +93,7 @@ export async function fallOver(ctx: RunContext, role: RunRole, from: RoleAgent, 
   return next ?? agentFor(ctx, role, developerFamily);
 }
 
-/**
- * Run one agent leaf; a missing or failing CLI, killed-external, a stop or a signal end the run here. Returns its end
- * with the leaf counted; a bail or a stop thrown once it is launched carries the leaf.
- */
+/** A missing or failing CLI, killed-external, a stop or a signal end the run here; a bail thrown carries the leaf. */
 export async function launchAgentLeaf(
   ctx: RunContext,
   name: string,
@@ -154,7 +129,7 @@ export async function launchAgentLeaf(
     } catch {
       // The state folder went away; the result stands.
     }
-    // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, so the cost budget sees every leaf.
+    // A runner that appended no usage event gets one here, so the cost budget sees every leaf.
     if (!hasUsageSince(ctx.paths.events, offset, name)) appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
     checkCost(ctx);
     const end = classify(ctx, role, chosen, result, where, leafWords(chosen, result));
@@ -164,9 +139,7 @@ export async function launchAgentLeaf(
   }
 }
 
-// The bail table for one agent leaf's end (CONTRACT section 9), for every role (the developer's, the planner's, the
-// verifier's): null when it exited 0 with nothing wrong, a retry for a leaf killed by its time or idle limit,
-// else it throws the bail or the stop. `words`: what the leaf said, as the narration quotes it.
+// The bail table (CONTRACT section 9) for every role: null when all is well, a retry for a limit's kill, else throws.
 function classify(ctx: RunContext, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Exclude<LeafEnd, { kind: 'ok' }> | null {
   const { name, status, code, failureKind: kind } = result;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
@@ -189,7 +162,6 @@ function classify(ctx: RunContext, role: AgentRole, chosen: RoleAgent, result: A
   throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
 }
 
-/** What a leaf said, once: the failure runAgentLeaf read and the agent's own words from its output. */
 function leafWords(chosen: RoleAgent, result: AgentLeafResult): string {
   return onceEach([result.failure, agentWords(chosen.agent, result.stdout, result.stderr)]);
 }
@@ -225,7 +197,7 @@ function eventsSize(ctx: RunContext): number {
   }
 }
 
-/** Bail `cost-budget` once the leaves' reported cost passes --max-cost; says what was spent and on what. */
+/** The cost-budget bail once the leaves' reported cost passes --max-cost. */
 function checkCost(ctx: RunContext): void {
   const max = ctx.setup.maxCost;
   if (max === undefined) return;
@@ -235,8 +207,7 @@ function checkCost(ctx: RunContext): void {
   }
 }
 
-// The seed's launch line sends a verification's stderr, the suite's runs included, to verdict-PHASE.err:
-// emptied as its `2>` would, then appended by every run of the suite, so none of it reaches the narration.
+// Emptied as the seed's `2> verdict-PHASE.err` would, then appended by every suite run: none reaches the narration.
 function suiteLog(ctx: RunContext, phase: Phase): string {
   const file = ctx.paths.err(`verdict-${phase}`);
   writeFileSync(file, '');
@@ -245,22 +216,13 @@ function suiteLog(ctx: RunContext, phase: Phase): string {
 
 type VerifyVerdict = Awaited<ReturnType<typeof verify>>['verdict'];
 
-/**
- * A verification's outcome once ERRORs are read: PASS, REJECT, BLOCKED (the step cannot be done as written) or flaky
- * (`flaky`: the tests) with the reason and the commit it judged (a passed red's landing), a verifier leaf worth one
- * relaunch, or one whose vendor ran dry.
- */
+/** Once ERRORs are read: `retry` is a verifier leaf worth one relaunch; `commit` the one judged (red's landing). */
 export type VerifyEnd =
   | { kind: 'verdict'; verdict: Exclude<VerifyVerdict, 'ERROR'>; reason: string; commit: string | null; flaky?: string[] }
   | { kind: 'retry'; why: string }
   | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
-/**
- * Verify a phase blind, in process; writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line leaves them.
- * `developerFamily`: the journal's, the family the verifier avoids; `passedTrees`: the run's so far, which red's check
- * does not run the suite on again. Returns the end with what it gathered: its verdict, its leaf (when an agent was
- * asked) and a refactor's tree that passed; a bail or a stop thrown after the verdict carries them.
- */
+/** Writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line did; a bail carries the verdict. */
 export async function runVerification(
   ctx: RunContext,
   step: string,
@@ -275,7 +237,7 @@ export async function runVerification(
   const offset = eventsSize(ctx);
   const verifier = agentFor(ctx, 'verifier', developerFamily);
   const env = leafEnv(ctx, step, phase, attempt);
-  // The tree a refactor's suite runs on (everything is staged): once it passes, the next step's red need not run it again.
+  // A refactor's tree (all staged): once it passes, the next step's red need not run the suite on it again.
   const tree = phase === 'refactor' ? await ctx.git.out(['write-tree']) : null;
   let result: Awaited<ReturnType<typeof verify>>;
   try {
@@ -304,10 +266,9 @@ export async function runVerification(
     throw error;
   }
   const leaf = `verify-${phase}`;
-  // The verifier may have committed: HEAD is read again. The commit it verified (returned) is the red phase's landing.
+  // The verifier may have committed: HEAD is read again.
   ctx.heads.invalidate();
-  // What it gathered, from here on carried by a bail or a stop too: its verdict, its leaf when an agent was asked,
-  // and a refactor's tree when an agent was asked (only after ground truth held: the suite passed on that tree).
+  // A refactor's tree passed only when an agent was asked: ground truth held first.
   const got = gather({
     verdicts: [{ step, phase, verdict: result.verdict, reason: result.reason }],
     leaves: result.leaf === undefined ? 0 : 1,
@@ -315,7 +276,6 @@ export async function runVerification(
   });
   try {
     if (result.leaf !== undefined) {
-      // runAgentLeaf appends the leaf's usage event; a runner that did not gets one here, from the leaf's own answer.
       if (!hasUsageSince(ctx.paths.events, offset, leaf)) appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
     }
     writeFileSync(ctx.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
@@ -326,8 +286,7 @@ export async function runVerification(
       const flaky = result.flaky === undefined ? {} : { flaky: result.flaky };
       return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null, ...flaky, gathered: got };
     }
-    // The leaf's end, read by the one bail table: a CLI that is missing, refused its readiness check or kept
-    // retrying a service it cannot reach is the agent's failure; a stopped, signalled or killed leaf as for any role.
+    // The leaf's end, read by the one bail table of every role.
     if (result.leaf !== undefined) {
       const end = classify(ctx, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
       if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier, gathered: got };

@@ -1,6 +1,4 @@
-// The run's sandbox (CONTRACT section 13): decided once, in checkInput, from `--sandbox`, leap.config.json's
-// `sandbox` and `testNetwork`, and LEAP_SANDBOX; then each leaf's spec by its role: the developer a writer of
-// the repository, the planner and the verifier readers of a throwaway copy of it; suite runs writers.
+// The run's sandbox (CONTRACT section 13), decided once; developers write the tree, planner and verifier read a copy.
 import type { AgentPlugin, AgentRole } from '@leap/core';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxChoice } from '@leap/verify';
 import type { SandboxSpec } from '@leap/supervise';
@@ -12,11 +10,7 @@ export interface RunSandbox extends SandboxChoice {
   source: string;
 }
 
-/**
- * `--sandbox` wins, then leap.config.json's `sandbox`, then LEAP_SANDBOX, else on. With it on, bwrap must be
- * able to make its namespaces here: else a SandboxUnavailableError (exit 2, one line naming the cause and
- * `apt-get install bubblewrap`), before anything is touched.
- */
+/** On, and bwrap cannot make its namespaces here: a SandboxUnavailableError (exit 2) before anything is touched. */
 export function chooseRunSandbox(flag: 'on' | 'off' | undefined, config: ProjectConfig | undefined, env: NodeJS.ProcessEnv): RunSandbox {
   const fromConfig = config?.sandbox;
   const setting = flag ?? fromConfig ?? sandboxSetting(undefined, env);
@@ -24,7 +18,6 @@ export function chooseRunSandbox(flag: 'on' | 'off' | undefined, config: Project
   return { ...chooseSandbox(setting, env, config?.testNetwork === true), setting, source };
 }
 
-/** What a role is inside the sandbox: the developer writes the repository; the planner only answers, the verifier only judges. */
 function sandboxRole(role: AgentRole): 'writer' | 'reader' {
   return role === 'developer' || role === 'builder' ? 'writer' : 'reader';
 }

@@ -1,6 +1,4 @@
-// `--notify CMD` (CONTRACT section 14) at the end of a run: done, bail (its cause `cost-budget` told as its own
-// event), stop. The command is the user's: run supervised and unsandboxed, the event as JSON on stdin; a
-// failure is narrated and in the event log (the leaf's exit event), never the run's result.
+// `--notify CMD` (CONTRACT section 14): the user's, so unsandboxed; its failure is narrated, never the run's result.
 import type { RunBase } from './conductor.js';
 import { exitCode } from './exit-codes.js';
 import type { TddRunEnd } from './types.js';

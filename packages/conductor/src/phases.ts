@@ -1,7 +1,4 @@
-// One step's phases: develop (a leaf), collect (fold the agent's commits, undo its state-folder edits,
-// stage; commit red), verify (blind, in process), land (tick with the green commit; criterion and clear
-// with the refactor commit). Each stage is written to the journal before it starts, so a resumed run
-// knows whether a leaf's work is whole (its exit file) or must be set back to where the leaf began.
+// A phase's stages (develop, collect, verify, land), each journaled first: docs/decisions/conductor-resume.md.
 import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { InternalError, parseStatusV2, type LedgerStep } from '@leap/core';
@@ -15,25 +12,19 @@ import { readExitFile } from '@leap/supervise';
 import { type LeafActivity, type LeafWork, activityFile, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
 import { blockedReason } from '@leap/verify';
 
-/** What a phase is given of the run so far. */
 export interface PhaseStart {
-  /** The trees whose suite passed in this process so far (red's verification does not run the suite on one again). */
+  /** Trees whose suite passed in this process: red's verification does not run the suite on one again. */
   passedTrees: readonly string[];
-  /** Whether this process has looked at the tree for changes the run did not make (preflight did, or a phase before). */
+  /** Whether this process has looked for changes the run did not make (preflight did, or a phase before). */
   treeChecked: boolean;
 }
 
-/** What a phase returns: what it gathered, and whether the tree has been looked at once it began. */
 export interface PhaseEnd {
   gathered: Gathered;
   treeChecked: boolean;
 }
 
-/**
- * Drive `phase` of `step` from wherever the journal and git say it stands, to its landing. Returns what the phase
- * gathered (its leaves, its verdicts, a refactor's tree that passed, its red commit); a bail or a stop thrown on
- * the way carries what it had gathered until then.
- */
+/** From wherever the journal and git say `phase` stands to its landing; a bail or stop carries what it gathered. */
 export async function drivePhase(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, index: number, start: PhaseStart): Promise<PhaseEnd> {
   const { journal: j, treeChecked } = await alignJournal(ctx, progress, step, phase, start.treeChecked);
   const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
@@ -60,10 +51,9 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
         progress.saveJournal();
       } else if (j.stage === 'ready') {
         const name = developLeafName(phase, j.attempt);
-        // A first attempt starts from HEAD's tree (the tree is clean); a revision from the attempts before it, as
-        // collect staged them (a file the user wrote meanwhile is not staged, so it is no part of it).
+        // A first attempt starts from HEAD's tree; a revision from the attempts before it, as collect staged them.
         j.tree = j.attempt === 1 && j.retried === 0 ? null : await ctx.git.out(['write-tree']);
-        // What the state folder holds now that HEAD does not (a user's issue file, notes): the leaf's undo puts back these bytes.
+        // The state folder's bytes HEAD lacks (a user's issue file, notes): the leaf's undo puts them back.
         j.state_before = await snapshotStateFolder(ctx);
         // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
         const developer = agentFor(ctx, 'developer');
@@ -104,8 +94,7 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
           // The honest way out: a last line {"blocked": "REASON"} stops the step, no revision spent, every commit kept.
           const blocked = blockedReason(end.result.answer?.text ?? end.result.stdout);
           if (blocked !== null) throw blockedBail(`The developer leaf ${name}`, index, step, blocked);
-          // Not written: the journal saying `leaf` and the leaf's exit file (0, written after it started) say
-          // `developed` to a resumed run already, and collect's end writes `verifying`.
+          // Not saved: the journal's `leaf` and a newer exit file 0 already say `developed` to a resumed run.
           j.stage = 'developed';
         }
       } else if (j.stage === 'developed') {
@@ -165,22 +154,18 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
   }
 }
 
-// The needs-user bail of an agent's honest way out: its reason quoted whole, no revision spent, every commit kept.
 function blockedBail(who: string, index: number, step: LedgerStep, reason: string): Bail {
   const kept = 'No revision was spent and every commit made is kept. Answer it (the issue, the test or the plan), then run again.';
   return new Bail('needs-user', `${who} says step ${index} "${step.title}" cannot be done as written:\n${reason}\n${kept}`, undefined, true);
 }
 
-// A flaky test with no revision left: the step is not ticked, and the user is asked.
 function flakyBail(ctx: RunContext, index: number, step: LedgerStep, tests: readonly string[]): Bail {
   const flaky = `a test passed once and failed once on the same tree (${tests.join(', ')})`;
   const ask = 'Make it deterministic, or tell the run it is known to be flaky, then run again.';
   return new Bail('needs-user', `Step ${index} "${step.title}" is not ticked: ${flaky}, and no revision is left (--revisions ${ctx.setup.revisions}). ${ask}`);
 }
 
-// The journal for this phase: the recorded one when it is this step's and this phase's, else a fresh one
-// whose stage git decides (a red commit already made is verified, not developed again). `treeChecked`: whether
-// this process has looked at the tree already; returned true once a fresh journal is made (it looked, or had no need).
+// The recorded journal when it is this phase's, else a fresh one whose stage git decides (a made red is verified).
 async function alignJournal(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, treeChecked: boolean) {
   const j = progress.journal;
   if (j.step === step.title && j.phase === phase) return { journal: j, treeChecked };
@@ -201,10 +186,7 @@ async function alignJournal(ctx: RunContext, progress: RunProgress, step: Ledger
   return { journal: progress.journal, treeChecked: true };
 }
 
-/**
- * The test files of `commit` (by the conventions, or --tests) that the index changes or removes. In a file that
- * --tests names and that also holds code (Rust's `src/*.rs`), only a change to its `#[cfg(test)]` items counts.
- */
+/** In a --tests file that also holds code (Rust's `src/*.rs`), only a change to its `#[cfg(test)]` items counts. */
 async function testFilesChanged(ctx: RunContext, commit: string): Promise<string[]> {
   const out = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', commit])).stdout.split('\0');
   const { isTestFile, hasInlineTests, splitTestItems } = await import('@leap/verify');
@@ -247,15 +229,14 @@ export async function dirtyPaths(run: Pick<RunContext, 'git' | 'root' | 'paths'>
     .filter((p) => runRel.startsWith('..') || !(p === runRel || p.startsWith(`${runRel}/`)));
 }
 
-/** `git add -A` of everything but the state folder: its files are the ledger's, the tracker's and the user's, never a phase's. */
+/** Everything but the state folder: its files are the ledger's, the tracker's and the user's, never a phase's. */
 async function addAll(ctx: RunContext): Promise<void> {
   const stateRel = relative(ctx.root, ctx.paths.dir);
   const inside = stateRel !== '' && !stateRel.startsWith('..');
   await ctx.git(['add', '-A', ...(inside ? ['--', '.', `:(exclude,literal)${stateRel}`] : [])]);
 }
 
-// Put the tree back where the leaf began: its partial work kept in an attempt ref but what it did not write left as
-// it is, then the start's index tree (`tree`, null: HEAD's). `before`: the journal's snapshot of the state folder.
+// Back to the leaf's start: its work kept in an attempt ref (not what it did not write), then `tree` (null: HEAD).
 async function restoreLeafStart(ctx: RunContext, step: LedgerStep, phase: Phase, work: LeafWork, tree: string | null, before: StateSnapshot): Promise<void> {
   await undoStateEdits(ctx, undefined, before);
   if ((await dirtyPaths(ctx)).length > 0) {
@@ -270,7 +251,6 @@ async function restoreLeafStart(ctx: RunContext, step: LedgerStep, phase: Phase,
   }
 }
 
-/** The state folder's uncommitted entries, and (asked for) where HEAD is, from one `git status --porcelain=v2`. */
 interface StateStatus {
   /** Untracked, or added to the index (not in HEAD): they go. */
   remove: string[];
@@ -294,10 +274,10 @@ async function readStateStatus(ctx: RunContext, stateRel: string, branch: boolea
   return found;
 }
 
-/** The state folder's paths that differ from HEAD (untracked, changed, deleted), each with its bytes' blob (null: absent). */
+/** The state folder's paths that differ from HEAD, each with its bytes' blob (null: absent). */
 export type StateSnapshot = Record<string, string | null>;
 
-/** Take the state folder's snapshot before a leaf: the blobs of what differs from HEAD, written to git's objects. */
+/** The blobs are written to git's objects, so a leaf's undo can put the bytes back. */
 export async function snapshotStateFolder(ctx: RunContext): Promise<StateSnapshot> {
   const stateRel = relative(ctx.root, ctx.paths.dir);
   if (stateRel.startsWith('..')) return {};
@@ -322,9 +302,7 @@ function isFile(file: string): boolean {
   }
 }
 
-// A leaf's edits inside the state folder never count, and nothing there that the leaf did not change is touched:
-// a path that matched HEAD before the leaf goes back to HEAD (or goes, when HEAD lacks it); a path that differed
-// (`before`: a user's untracked issue file, notes) gets its own bytes back when the leaf changed or removed it.
+// A leaf's state-folder edits never count: a path as in HEAD before goes back to HEAD, one in `before` to its bytes.
 // `known` is a status read since HEAD last moved.
 export async function undoStateEdits(ctx: RunContext, known: StateStatus | undefined, before: StateSnapshot): Promise<string[]> {
   const stateRel = relative(ctx.root, ctx.paths.dir);
@@ -345,10 +323,10 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
     rmSync(file, { force: true });
     if (blob === null) continue;
     mkdirSync(dirname(file), { recursive: true });
-    // The blob's bytes as they are (a binary file, a non-UTF-8 name's content), through the run's git.
+    // Bytes, not text: the blob may be binary.
     writeFileSync(file, (await ctx.git(['cat-file', 'blob', blob])).bytes);
   }
-  // The state folder's index entries back to HEAD's: the run never stages the state folder, so a phase's commit holds none of it.
+  // The run never stages the state folder: a phase's commit holds none of it.
   const indexed = current.indexed.filter((p) => !restore.includes(p));
   if (indexed.length > 0) await ctx.git(['reset', '-q', '--', ...indexed]);
   const undone = [...restore, ...remove, ...putBack];
@@ -356,9 +334,7 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
   return undone;
 }
 
-// After a developer leaf: back on the branch, its own commits folded into the phase, its state edits undone (to
-// `before`, the journal's snapshot at the leaf's start), all staged but what the leaf did not write (`work`). One
-// `git status` says where HEAD is and what the leaf left in the state folder. Returns that it committed, for red.
+// After a developer leaf: back on the branch, its commits folded, its state edits undone, all staged but users' files.
 async function collect(ctx: RunContext, step: LedgerStep, phase: Phase, base: string, before: StateSnapshot, work: LeafWork): Promise<Gathered> {
   const ref = `refs/heads/${ctx.branch}`;
   // The state folder is inside the repository here: the plan commit holds its ledger.
@@ -384,10 +360,7 @@ async function collect(ctx: RunContext, step: LedgerStep, phase: Phase, base: st
   return committed;
 }
 
-/**
- * `git commit` with the message on stdin; a refusal (a hook, say) is the commit-refused bail. Returns (or the bail
- * carries) that it ran `git commit`, without the `git maintenance run --auto` each commit starts: the run starts it once, at its end.
- */
+/** A refusal (a hook) is the commit-refused bail; auto maintenance is skipped here: the run's end starts it once. */
 export async function commitOrBail(ctx: RunContext, args: string[], message: string): Promise<Gathered> {
   const done = await ctx.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
   const committed = gather({ committed: true });
@@ -398,8 +371,7 @@ export async function commitOrBail(ctx: RunContext, args: string[], message: str
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
 async function land(ctx: RunContext, progress: RunProgress, step: LedgerStep, phase: Phase, verified: string | null): Promise<void> {
   if (phase === 'red') {
-    // Green starts from the red commit that passed (what a verifier committed on its own is folded into green);
-    // HEAD when the verdict was given before this process (a resume at `passed`).
+    // Green starts from the red commit that passed, or HEAD when it passed before this process (a resume at `passed`).
     const red = verified ?? (await ctx.heads.sha());
     progress.journal = freshJournal(progress.journal, ctx.testCmd, { step: step.title, phase: 'green', phase_base: red });
     progress.saveJournal();
@@ -407,8 +379,7 @@ async function land(ctx: RunContext, progress: RunProgress, step: LedgerStep, ph
   }
   const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
   const env = { ...ctx.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
-  // HEAD as this process knows it (read from .git's files when a leaf may have moved it), so the ledger asks git
-  // nothing before its commit; a wrong one would be refused at update-ref, as a HEAD that moves meanwhile is.
+  // HEAD as known, so the ledger asks git nothing before its commit; a wrong one is refused at update-ref.
   const options = { issue: ctx.issue, step: step.title, cwd: ctx.root, env, allowEmpty: true, head: await ctx.heads.sha() };
   try {
     if (phase === 'green') {
@@ -428,8 +399,7 @@ async function land(ctx: RunContext, progress: RunProgress, step: LedgerStep, ph
   }
 }
 
-// Criterion K is ticked once its steps are done. With a tracker whose issue file is in the repository, the
-// tick is written and staged now, so it rides in the refactor commit; otherwise it is returned to run after.
+// An issue file in the repository is ticked and staged now, riding in the refactor commit; else the tick runs after.
 async function tickCriterionWith(ctx: RunContext, step: LedgerStep): Promise<(() => Promise<void>) | null> {
   const k = step.criterion;
   if (k === null) return null;
@@ -448,8 +418,7 @@ async function tickCriterionWith(ctx: RunContext, step: LedgerStep): Promise<(()
   const rel = file === null ? null : relative(ctx.root, file);
   if (rel !== null && !rel.startsWith('..')) {
     await tickIt();
-    // Staged unless git ignores it: `git add` refuses an ignored path (changing nothing), so check-ignore
-    // is asked only then, to tell that refusal from a failure.
+    // `git add` refuses an ignored path: check-ignore, asked only then, tells that refusal from a failure.
     const added = await ctx.git(['add', '--', rel], { allowFailure: true });
     if (added.code !== 0 && (await ctx.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code !== 0) {
       throw new InternalError(`git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`, { exitCode: GIT_FAILURE_EXIT });

@@ -1,5 +1,4 @@
-// The plan (CONTRACT section 9): `--plan FILE`, or a planning leaf's answer, becomes the ledger,
-// committed as `plan: issue N`.
+// `--plan FILE` or a planning leaf's answer becomes the ledger, committed as `plan: issue N` (CONTRACT section 9).
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from '@leap/core';
@@ -21,7 +20,7 @@ function planCoverageProblem(plan: ParsedPlan, issue: TrackerIssue): string | nu
   return null;
 }
 
-/** Read and check `--plan FILE` before anything is touched: a UsageError or FileFormatError naming the file and line. */
+/** Before anything is touched: a UsageError or FileFormatError naming the file and line. */
 export function checkPlanFile(text: string, file: string, issue: TrackerIssue): ParsedPlan {
   const plan = parsePlan(text, file);
   const problem = planCoverageProblem(plan, issue);
@@ -29,15 +28,11 @@ export function checkPlanFile(text: string, file: string, issue: TrackerIssue): 
   return plan;
 }
 
-/**
- * Make the ledger when HEAD has none: the plan file's, or the planner's; then the `plan: issue N` commit. `treeChecked`:
- * whether this process found the tree clean (preflight). Returns what it gathered (the plan leaves, the commit); a
- * bail thrown on the way carries it.
- */
+/** The ledger when HEAD has none; `treeChecked`: preflight found the tree clean; a bail carries what it got. */
 export async function ensurePlan(ctx: RunContext, treeChecked: boolean): Promise<Gathered> {
   const inHead = (await ctx.git(['cat-file', '-e', `HEAD:${ctx.ledgerRel}`], { allowFailure: true })).code === 0;
   if (inHead) {
-    // The ledger was deleted from the working copy (by hand, a clean-up script): HEAD's, which the run committed, is the ledger.
+    // Deleted from the working copy (by hand, a clean-up script): HEAD's, which the run committed, is the ledger.
     if (!existsSync(ctx.ledgerFile)) {
       await ctx.git(['checkout', '-q', 'HEAD', '--', ctx.ledgerRel]);
       await ctx.say(`the ledger ${ctx.ledgerRel} was missing from the working copy; restored from HEAD`);
@@ -63,7 +58,6 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
     const before = await snapshotStateFolder(ctx);
     let end = await launchAgentLeaf(ctx, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
     got = merge(got, end.gathered);
-    // A planner whose vendor ran dry hands the plan to the next planner of the list.
     while (end.kind === 'dry') {
       await undoStateEdits(ctx, undefined, before);
       planner = await fallOver(ctx, 'planner', planner, 'plan', end.dry, null);
@@ -78,8 +72,7 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
   }
 }
 
-// The plan checked and made the ledger, committed as `plan: issue N`; returns that it committed. `clean`: no leaf
-// can have changed the tree (a plan file, a tree found clean), so what the planner changed is not looked for.
+// `clean`: no leaf can have changed the tree (a plan file, a tree found clean): the planner's changes are not sought.
 async function commitPlan(ctx: RunContext, text: string, source: string, clean: boolean): Promise<Gathered> {
   let plan: ParsedPlan;
   try {
@@ -100,7 +93,7 @@ async function commitPlan(ctx: RunContext, text: string, source: string, clean: 
   const add = [ctx.ledgerRel];
   const gitignore = `${ctx.paths.dir}/.gitignore`;
   if (existsSync(gitignore) && (await ctx.git(['check-ignore', '-q', '--', gitignore], { allowFailure: true })).code !== 0) add.push(gitignore);
-  // The issue file a person wrote and did not commit is the run's input: it is committed with the plan, by its own path.
+  // An uncommitted issue file is the run's input: committed with the plan, by its own path.
   const issueFile = ctx.setup.tracker.issueFile?.(ctx.issue) ?? null;
   const issueRel = issueFile === null ? null : relative(ctx.root, issueFile);
   if (issueRel !== null && !issueRel.startsWith('..')) {

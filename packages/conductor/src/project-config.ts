@@ -1,5 +1,4 @@
-// leap.config.json (CONTRACT section 9) as the conductor reads it: core owns the file's schema and its reader;
-// here its values become run options. Options (given now, or recorded at the run's first start) win over it.
+// leap.config.json's values as run options (core owns its schema and reader); options win over it.
 import { resolve } from 'node:path';
 import type { ProjectConfig } from '@leap/core/schemas';
 import type { RecordedOptions } from './run-options.js';

@@ -1,8 +1,6 @@
-// The developer's and the planner's prompts. The verifier's is @leap/verify's blind prompt, built from
-// the test, the issue's spec and the repository only: nothing here ever reaches it.
+// The developer's and the planner's prompts; the verifier's is @leap/verify's blind one: nothing here reaches it.
 import type { TrackerIssue } from '@leap/core';
 
-/** A phase of a step. */
 export type Phase = 'red' | 'green' | 'refactor';
 
 const TASKS: Record<Phase, string> = {

@@ -1,20 +1,15 @@
-// The run's agents by role (CONTRACT section 9): --developer, --verifier, --planner, or an agents file's
-// entries; the verifier defaults to a built-in of another family than the developer. Each role may name an
-// ordered list (`--developer claude,gemini`, or the agents file's `roles`): the first agent runs, and when its
-// vendor runs dry (quota, rate limit, overload) the next takes the leaf (issue 21 §3), within blindness.
+// The run's agents by role (CONTRACT section 9): a role's list is tried in order as vendors run dry, within blindness.
 import { UsageError, findExecutable, type AgentDry, type AgentPlugin, type AgentRole } from '@leap/core';
 import { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, type AgentRegistry } from '@leap/verify';
 
-/** One role's agent and the name it was chosen by. */
 export interface RoleAgent {
   name: string;
   agent: AgentPlugin;
 }
 
-/** The roles whose agents a run tries in order. */
 export type RunRole = 'developer' | 'verifier' | 'planner';
 
-/** The three roles of a run: each one's agents in the order they are tried (the first is the role's agent). */
+/** `lists`: each role's agents in the order tried; the first is the role's agent. */
 export interface RunAgents {
   developer: RoleAgent;
   verifier: RoleAgent;
@@ -37,14 +32,12 @@ export function resolveRunAgents(options: { developer?: string; verifier?: strin
   };
   const developers = listOf('developer') ?? [pick('claude')];
   const developer = developers[0] as RoleAgent;
-  // The default verifier: the first built-in of another family than the developer's; with a list of developers,
-  // every such built-in, so a developer the run falls over to still has one of another family.
+  // With several developers, every built-in of another family, so one the run falls over to still has a verifier.
   const others = BUILTIN_AGENTS.filter((name) => resolveAgent(name, registry).family !== developer.agent.family);
   const verifiers = listOf('verifier') ?? (developers.length > 1 ? others : others.slice(0, 1)).map(pick);
   if (verifiers.length === 0) verifiers.push(pick('codex'));
   const allowSameFamily = options.allowSameFamily === true;
-  // The verification is blind across model families: one family judging its own work is refused unless asked for.
-  // With lists, every developer must have a verifier of another family to fall back on.
+  // Blind across families: one judging its own work is refused unless asked; each developer needs another's verifier.
   if (!allowSameFamily) {
     for (const d of developers) {
       if (verifiers.some((v) => v.agent.family !== d.agent.family)) continue;
@@ -68,10 +61,7 @@ export function resolveRunAgents(options: { developer?: string; verifier?: strin
 /** The agents of a run whose vendors ran dry, by name: skipped for the rest of the run (a new run tries them again). */
 export type DryAgents = Map<string, AgentDry & { role: RunRole }>;
 
-/**
- * The agent a role runs now: the first of its list whose vendor has not run dry, and, for the verifier, not of
- * `avoidFamily` (the developer's whose work it judges) unless the same family is allowed; null when none is left.
- */
+/** The first of the role's list not dry (a verifier not of `avoidFamily`, unless allowed); null when none is left. */
 export function currentAgent(agents: RunAgents, dry: DryAgents, role: RunRole, avoidFamily: string | null = null): RoleAgent | null {
   const blind = role === 'verifier' && !agents.allowSameFamily && avoidFamily !== null;
   return agents.lists[role].find((a) => !dry.has(a.name) && !(blind && a.agent.family === avoidFamily)) ?? null;

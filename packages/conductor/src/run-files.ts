@@ -1,5 +1,4 @@
-// The conductor's own files in the state folder: its journal, its lock, the .gitignore, the pinned
-// revision and the timeout file (CONTRACT section 2). None is committed but the .gitignore.
+// The conductor's own files in the state folder (CONTRACT section 2); none is committed but the .gitignore.
 import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,23 +15,20 @@ export interface RunJournal {
   step: string | null;
   phase: 'red' | 'green' | 'refactor' | null;
   attempt: number;
-  /** `ready`: the next leaf of the phase is due; `leaf`: a developer leaf is running; `developed`: it ended well; `verifying`; `passed`. */
+  /** `ready`: the next leaf is due; `leaf`: a developer leaf runs; `developed`: it ended well. */
   stage: 'ready' | 'leaf' | 'developed' | 'verifying' | 'passed';
   /** The running developer leaf and the index tree it started from (restored if it dies with its conductor). */
   leaf: string | null;
   tree: string | null;
   /** When that leaf was launched (ms since the epoch): an exit file older than this is a previous launch's. */
   leaf_started?: number;
-  /** HEAD when the phase began: the base of the refactor's verification, and where an agent's own commits are folded. */
+  /** HEAD when the phase began: the refactor verification's base, where an agent's own commits are folded. */
   phase_base: string | null;
   /** The verifier's last REJECT reason, for the revision leaf. */
   reason: string | null;
   /** Killed leaves relaunched in this phase attempt (the retry budget is one). */
   retried: number;
-  /**
-   * The model family of the developer agent whose leaf did this phase's work (the run may have fallen over to
-   * another): its verifier is never of it, a resumed run's too.
-   */
+  /** The family of the developer whose leaf did this phase's work: its verifier is never of it, a resume's too. */
   developer_family?: string;
   /** The options the run was started with (and replaced since): `leap tdd run --issue N` alone resumes with them. */
   options?: import('./run-options.js').RecordedOptions;
@@ -65,13 +61,7 @@ export function readJournal(paths: StatePaths, issue: number): RunJournal | null
   }
 }
 
-/**
- * Write the journal whole: to `issue-N-run.json.next` (a new file), then the old journal unlinked and the next
- * renamed onto its free name. A reader finds the old journal, or the new one under either name, never a part
- * of one. Not a rename over the old journal: ext4 (auto_da_alloc) starts writing a file renamed over another
- * back to disk at once, and the next unlink of it waits for that write (1 to 4 ms a save here, 30 saves a run).
- * Not durable: the journal is for a killed conductor, and the ledger and git decide after a power loss.
- */
+/** Never torn; not renamed over the old: ext4's auto_da_alloc makes the next unlink wait for its flush. Not durable. */
 export function writeJournal(paths: StatePaths, issue: number, journal: RunJournal): void {
   const file = journalFile(paths, issue);
   const next = nextJournalFile(file);
@@ -81,14 +71,13 @@ export function writeJournal(paths: StatePaths, issue: number, journal: RunJourn
   renameSync(next, file);
 }
 
-/** Remove the journal (the run is done, or a bail reset the step). */
 export function removeJournal(paths: StatePaths, issue: number): void {
   const file = journalFile(paths, issue);
   unlinkIfPresent(file);
   unlinkIfPresent(nextJournalFile(file));
 }
 
-/** The state folder's .gitignore (section 2) is core's: every runtime file ignored, ledgers and issue bodies tracked. */
+/** Core's (section 2): every runtime file ignored, ledgers and issue bodies tracked. */
 export { STATE_GITIGNORE } from '@leap/core';
 
 /** Create the state folder and its .gitignore when it has none (core's ensureStateDir); true when it was written. */
@@ -101,13 +90,7 @@ export function ensureStateGitignore(paths: StatePaths): boolean {
 /** The toolchain's package version, the revision when it does not run from its own clone. */
 export const TOOLCHAIN_VERSION = '@leap/conductor@0.1.0';
 
-/**
- * The toolchain's revision: the HEAD commit of its own clone (the repository whose top holds the package
- * `leap-toolchain` and, two folders down, the package the running file is in), else its package version.
- * Installed (under a project's node_modules), the toolchain is no clone: git runs with the ceiling at the
- * clone's parent, so it never walks up into the user's repository and reports that repository's commit.
- * `from` is the running file (tests give a copy of the layout).
- */
+/** Its own clone's HEAD, else its version: git's ceiling keeps an installed copy from reading the user's repository. */
 export function toolchainRevision(from: string = fileURLToPath(import.meta.url)): string {
   let pkg = dirname(from);
   while (!existsSync(join(pkg, 'package.json'))) {
@@ -128,7 +111,6 @@ export function toolchainRevision(from: string = fileURLToPath(import.meta.url))
   return head.code === 0 && /^[0-9a-f]{40,64}$/.test(head.stdout.trim()) ? head.stdout.trim() : TOOLCHAIN_VERSION;
 }
 
-/** The revision this code runs at: VERI_SKILL_COMMIT when the caller names one, else the toolchain's own (toolchainRevision). */
 export function currentRevision(env: NodeJS.ProcessEnv): string {
   return env.VERI_SKILL_COMMIT !== undefined && env.VERI_SKILL_COMMIT !== '' ? env.VERI_SKILL_COMMIT : toolchainRevision();
 }
@@ -139,11 +121,7 @@ export interface PinCheck {
   revision: string;
 }
 
-/**
- * Checked before anything is touched: a run pinned at another revision than this code's is refused (exit 2),
- * naming both, unless VERI_NEW_SKILL=1 (which moves the pin, see pinSkillCommit). A pin is a promise that the
- * run's events were made by the code it names; a resumed run at other code would stamp the old pin on them.
- */
+/** A pin says which code made the run's events: another revision is refused (exit 2) unless VERI_NEW_SKILL=1. */
 export function checkPin(paths: StatePaths, issue: number, env: NodeJS.ProcessEnv, revision: string = currentRevision(env)): PinCheck {
   const file = paths.skillCommit(issue);
   const pinned = readFileIfExists(file)?.trim() || null;
@@ -155,11 +133,7 @@ export function checkPin(paths: StatePaths, issue: number, env: NodeJS.ProcessEn
   return { pinned, revision };
 }
 
-/**
- * Pin `check.revision` in `issue-N-skill-commit` (CONTRACT section 2): written on the first run, kept on a resume at
- * the same revision, moved when checkPin let another one through (VERI_NEW_SKILL=1). Returns the pin, and the revision
- * it moved from (null when it did not move).
- */
+/** Written on the first run, kept on a resume at the same revision, moved when checkPin let another through. */
 export function pinSkillCommit(paths: StatePaths, issue: number, check: PinCheck): { pin: string; movedFrom: string | null } {
   if (check.pinned === check.revision) return { pin: check.revision, movedFrom: null };
   writeFileAtomic(paths.skillCommit(issue), `${check.revision}\n`);
@@ -172,7 +146,6 @@ export function ensureTimeoutFile(paths: StatePaths, issue: number): void {
   if (!existsSync(file)) writeFileAtomic(file, `${DEFAULT_TIMEOUT_S}\n`);
 }
 
-/** A file's bytes, or null. */
 export function snapshot(file: string | null): Buffer | null {
   if (file === null) return null;
   try {

@@ -1,5 +1,4 @@
-// The options a run was started with (CONTRACT section 9), recorded in its run file (issue-N-run.json) so
-// that `leap tdd run --issue N` alone resumes with them; an option given again replaces the recorded one.
+// Options recorded in the run file, so `leap tdd run --issue N` alone resumes with them (CONTRACT section 9).
 import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_IDLE_TIMEOUT_S, parseDuration, shellWord } from '@leap/core';
 import type { TddRunOptions } from './types.js';
@@ -18,11 +17,10 @@ export interface RecordedOptions {
   tracker?: 'local' | 'github';
   tests?: string[];
   allowSameFamily?: boolean;
-  /** `--notify CMD`, split into its argv. */
   notify?: string[];
   /** `--sandbox on|off`: an unsandboxed start stays so when it resumes. */
   sandbox?: 'on' | 'off';
-  /** `--plan FILE` (absolute): used only while HEAD has no ledger, so a start that bailed before its plan resumes with it. */
+  /** Absolute; read only while HEAD has no ledger, so a start that bailed before its plan resumes with it. */
   plan?: string;
 }
 
@@ -72,7 +70,7 @@ export function givenOptions(options: TddRunOptions): RecordedOptions {
   return dropUndefined(given);
 }
 
-/** The recorded options with the given ones over them, and the narration's line for each given one that replaced another. */
+/** The given options over the recorded ones, and a narration line for each that replaced another. */
 export function mergeOptions(recorded: RecordedOptions | undefined, given: RecordedOptions): { options: RecordedOptions; replaced: string[] } {
   const before = recorded ?? {};
   const options: RecordedOptions = { ...before, ...given };

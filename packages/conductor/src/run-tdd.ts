@@ -1,5 +1,4 @@
-// `leap tdd run --issue N` as a function: check the input (nothing touched on bad input), take the run's
-// lock, then preflight, the branch, the plan and every step, ending done, bailed or stopped.
+// `leap tdd run --issue N` as a function: nothing is touched on bad input; then the lock, preflight and every step.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock, type LedgerStep } from '@leap/core';
@@ -38,12 +37,12 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
   const base = new RunBase(setup);
   const progress = new RunProgress(base.paths, setup.issue);
-  // The options are recorded before anything else, so whatever ends this start (a bail in preflight too), a resume knows them.
+  // Recorded first, so whatever ends this start (a bail in preflight too), a resume knows the options.
   progress.journal.options = setup.recorded;
   progress.saveJournal();
   try {
     const end = await conduct(base, progress, started);
-    // `code` kept on the result for the library's callers and the `--json` output; the entries decide their exit code from the outcome (exit-codes.ts).
+    // `code` is for the library's callers and `--json`; the entries decide their exit code (exit-codes.ts).
     return { code: exitCode(end.outcome), ...end };
   } finally {
     lock.release();
@@ -51,12 +50,9 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
 }
 
 async function conduct(base: RunBase, progress: RunProgress, started: number): Promise<TddRunEnd> {
-  // What the run's end may read grows with what the run has learned: the setup alone, then preflight's git,
-  // test command and pin (a bail at the baseline is recorded with them), then the whole context.
+  // What the run's end may read: the setup, then preflight's (a baseline bail has the pin), then the whole context.
   let known: RunBase = base;
-  // What the run gathered (the result's verdicts and leaves, the trees whose suite passed, whether it committed):
-  // each stage returns its own, merged here in the order the stages ran; a bail or a stop thrown mid-stage carries
-  // what that stage had gathered, merged below before the run ends.
+  // Merged in the order the stages ran; a bail or a stop carries what its stage had gathered, merged below.
   let gathered = NOTHING;
   // The step in flight (its title and its state when the run reached it), for a bail's revert and the end's events.
   let inFlight: LedgerStep | null = null;
@@ -68,7 +64,7 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
     const ctx = new RunContext(pre, start.head);
     known = ctx;
     gathered = merge(gathered, await ensurePlan(ctx, treeChecked));
-    // Whether this process has looked at the tree for changes the run did not make: preflight's answer, then the phases'.
+    // Whether this process has looked for changes the run did not make: preflight's answer, then the phases'.
     let checked = treeChecked;
     const drive = async (step: LedgerStep, phase: Phase, index: number): Promise<void> => {
       const end = await drivePhase(ctx, progress, step, phase, index, { passedTrees: gathered.passedTrees, treeChecked: checked });
@@ -98,7 +94,6 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
     return await notifyEnd(ctx, await buildResult(ctx, gathered, { outcome: 'done', pullRequest }, started));
   } catch (error) {
     if (!(error instanceof Stopped || error instanceof Bail)) throw error;
-    // What the stage it ended had gathered before it (the phase's verdicts and leaves), after what the stages before it gathered.
     gathered = merge(gathered, error.gathered);
     if (error instanceof Stopped) {
       const stoppedAt = await endStopped(known, error, inFlight);
@@ -124,9 +119,7 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(given.maxCost)}`);
   }
   const stateDir = resolveStateDir(env, root);
-  // A run pinned at another toolchain revision than this code's is refused here, before anything is touched.
   const pin = checkPin(statePaths(stateDir), issue, env);
-  // The options the run was started with, from its run file; what is given now replaces them.
   const recordedBefore = readJournal(statePaths(stateDir), issue)?.options;
   const { options: recorded, replaced } = mergeOptions(recordedBefore, givenOptions(given));
   // leap.config.json, committed by the user, under every option (given now or recorded).
@@ -193,8 +186,7 @@ async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
   };
 }
 
-// Every criterion must be tickable when its steps are done: one without a checkbox (`1. text`) is refused now,
-// before any step runs, rather than at its tick after a whole step.
+// A criterion without a checkbox (`1. text`) is refused now, not at its tick after a whole step.
 function checkTickable(file: string | null, issue: number): void {
   if (file === null) return;
   let text: string;
@@ -217,9 +209,7 @@ function checkTickable(file: string | null, issue: number): void {
   }
 }
 
-// Preflight (first run) or resume, up to the pin: orphans ended, interrupted ticks finished, the tree and the
-// agents checked, the test command known. Returns the run as preflight left it (its git, the test command, the pin
-// and the environment pinned with it), what it found for the branch's start, and whether it looked at the tree.
+// Preflight or resume, up to the pin: orphans ended, interrupted ticks finished, the tree and the agents checked.
 async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Found; treeChecked: boolean }> {
   const { setup, paths } = base;
   const { git, heads } = await openRunGit(base.root, setup.env);
@@ -241,8 +231,7 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   const exists = known?.exists ?? (await git(['rev-parse', '--verify', '-q', `refs/heads/${base.branch}`], { allowFailure: true })).code === 0;
   const journal = readJournal(paths, base.issue);
   const choice = chooseTestCommand(base.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
-  // A first start, or one off the branch, looks at the tree now (it bails unless it is clean), so the first phase
-  // need not look again (a planner's changes are ensurePlan's to keep aside); a resume on the branch leaves it to the first phase.
+  // A first start, or one off the branch, checks the tree now; a resume on the branch leaves it to the first phase.
   const treeChecked = !exists || current !== base.branch;
   if (treeChecked) {
     const dirty = await dirtyPaths({ git, root: base.root, paths });
@@ -262,8 +251,7 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     const missing = missingAgent(role, chosen, base.root, setup.env);
     if (missing !== null) throw new Bail('agent-missing', missing);
   }
-  // Each CLI's own readiness check (`codex login status`), once per run and agent rather than once per leaf, all
-  // started at once (a role's list may name several agents); the first failure in role order is the bail.
+  // Each CLI's readiness check (`codex login status`) once per run, all at once; the first failure in role order bails.
   const { checkAgentReady } = await import('@leap/verify');
   // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
   const checks = roles.map(([role, chosen]) =>
@@ -274,9 +262,7 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${(roles[i] as (typeof roles)[number])[0]}: ${ready.failure}`);
   }
   const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
-  // What the run's own libraries log (the ledger's ticks, the suite runs) reads the pin from the environment too:
-  // from the pin file, unless VERI_NEW_SKILL=1, when they would record none. Built once: everything after
-  // preflight reads `pre.env`; the setup keeps the environment the run was given.
+  // The run's libraries read the pin from the environment too: under VERI_NEW_SKILL=1 they would record none.
   const env = { ...setup.env, VERI_SKILL_COMMIT: pin };
   const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
   if (movedFrom !== null) {
@@ -288,16 +274,14 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   return { pre, found: { current, exists, journal }, treeChecked };
 }
 
-/** What preflight found for the branch's start: the branch HEAD is on ('' detached), whether the run's exists, the run file. */
+/** `current`: the branch HEAD is on ('' detached). */
 interface Found {
   current: string;
   exists: boolean;
   journal: RunJournal | null;
 }
 
-// The branch: made from HEAD after the baseline (a first run), or checked out again (a resume). Returns the
-// HEAD the run starts from (its commits in the result are those after it) and the trees whose suite passed:
-// the baseline's, or those the event log records for a resume.
+// A first run's branch is made after the baseline; a resume's is checked out, its passed trees read from the log.
 async function startBranch(pre: Preflighted, { current, exists, journal }: Found, progress: RunProgress): Promise<{ head: string; gathered: Gathered }> {
   const { setup, paths, git } = pre;
   if (!exists) {
@@ -336,21 +320,18 @@ function roleName(role: string, name: string): string {
   return name === role ? role : `${role} ${name}`;
 }
 
-// Said at the start when the verifier shares the developer's family (--allow-same-family), as the run file records it.
 function sameFamily(setup: ConductorSetup): string {
   const family = setup.agents.developer.agent.family;
   return setup.agents.verifier.agent.family === family ? ` (the same model family, ${family}: --allow-same-family)` : '';
 }
 
-// What ends a leaf, said at every start: its time limit and its idle limit, each with where it comes from.
 function limitsLine(run: RunBase): string {
   const time = timeLimit(run);
   const idle = idleLimit(run.setup);
   return `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} (${idle.source}; no output and no CPU progress that long is killed-stuck)`;
 }
 
-// Every step done: the criteria a remote tracker still shows open, then the draft pull request onto `base` (the
-// journal's base branch; null: the tracker's default).
+// Every step done: open criteria ticked on a remote tracker, then the draft pull request onto `base` (null: default).
 async function finish(ctx: RunContext, base: string | null): Promise<{ url: string }> {
   const { setup } = ctx;
   const ledger = ctx.readLedger();
@@ -368,8 +349,7 @@ async function finish(ctx: RunContext, base: string | null): Promise<{ url: stri
   return pr;
 }
 
-// A tracker whose issue lives outside the repository is ticked after each refactor commit; a run killed in
-// between ticks here what its done steps earned, so the issue ends as an uninterrupted run leaves it.
+// A remote issue is ticked after each refactor commit; a run killed in between gets its ticks here.
 async function tickRemoteCriteria(ctx: RunContext, steps: readonly { criterion: number | null; state: string }[]): Promise<void> {
   const { tracker } = ctx.setup;
   const file = tracker.issueFile?.(ctx.issue) ?? null;

@@ -1,5 +1,4 @@
-// `leap tdd status`: where a run stands, read from the ledger, the conductor's journal, the leaves' pid and
-// exit files, the tail of the event log and the stop file. Light on purpose: node built-ins and @leap/core only.
+// `leap tdd status`, read from the run's files; light on purpose: node built-ins and @leap/core only.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, parseKeyValues, readFileIfExists, readStopRequest, readTail, resolveStateDir, statePaths } from '@leap/core';
@@ -87,7 +86,6 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
 }
 
 function readJournalLight(file: string): { step: string | null; phase: string | null; attempt: number; stage: string } | null {
-  // The journal, else the next one a writer was putting in its place (run-files.ts's reader).
   const text = readJournalText(file);
   if (text === null) return null;
   try {
@@ -128,8 +126,7 @@ function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: num
 type Verdict = { issue: number | null; step: string | null; phase: string; verdict: string; reason: string };
 type End = { bail?: TddStatus['bail']; stopped?: TddStatus['stopped'] };
 
-// The verdict events in the last 256 KiB of the log, and how each issue's run ended (a bail, a stop honoured)
-// when no leaf was launched after it.
+// Verdicts in the log's tail, and each issue's end (a bail, a stop honoured) when no leaf was launched after it.
 function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End> } {
   const ends = new Map<number, End>();
   const found: Verdict[] = [];

@@ -1,5 +1,4 @@
-// `leap tdd run|status|stop` (CONTRACT sections 9 and 12). Exit codes are decided here, once.
-// `status` and `stop` load only @leap/core and status.ts; `run` loads the conductor (verify, ledger) when it runs.
+// `leap tdd run|status|stop` (CONTRACT sections 9, 12): exit codes decided here; only `run` loads the conductor.
 import {
   UsageError,
   appendEvent,
@@ -76,7 +75,6 @@ and attempt, the conductor, the leaves running now and for how long, the last ve
 and how the run ended when it bailed or stopped. Exit codes: 0; 2 bad input.
 `;
 
-/** What leap tdd stop takes: a stop mode, or clear (one list, for its usage and its errors). */
 const STOP_WORDS = [...STOP_MODES, 'clear'];
 
 const STOP_HELP = `Usage: leap tdd stop MODE
@@ -109,7 +107,6 @@ const RUN_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** `leap tdd ACTION ...`: core's one dispatcher (the usage block, --help, an unknown or missing action). */
 export const tddMain: Subcommand = dispatcher(
   'leap tdd',
   {
@@ -141,7 +138,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   if (values.detach === true) {
     count('revisions', values.revisions, true);
     count('max-cost', values['max-cost'], false);
-    // `--detach` is a flag: as an element of its own it is never an option's value (parseArgs refuses `--opt --detach`).
+    // As an element of its own, `--detach` is never an option's value (parseArgs refuses `--opt --detach`).
     return (await import('./detach-tdd.js')).detachTdd(
       issue,
       argv.filter((a) => a !== '--detach'),

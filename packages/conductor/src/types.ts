@@ -1,7 +1,6 @@
 // The conductor's public types (CONTRACT section 9): what `runTdd` takes and what it returns.
 import type { TrackerPlugin } from '@leap/core';
 
-/** What one `leap tdd run --issue N` is given. */
 export interface TddRunOptions {
   /** The repository (its root or a folder inside it). */
   cwd: string;
@@ -24,22 +23,21 @@ export interface TddRunOptions {
   trackerName?: 'local' | 'github';
   /** `--timeout DURATION`: each leaf's time limit (else VERI_TIMEOUT, else the issue's timeout file). */
   timeout?: string;
-  /** `--idle-timeout DURATION`: a leaf with no output and no CPU progress this long is killed-stuck (default 300s; `0` is off). */
+  /** `--idle-timeout DURATION`: no output and no CPU progress this long is killed-stuck (default 300s; `0` off). */
   idleTimeout?: string;
   /** `--tests GLOB` (repeatable): files that hold tests, beside @leap/verify's conventions. */
   tests?: string[];
-  /** `--allow-same-family`: a verifier of the developer's model family is allowed. */
   allowSameFamily?: boolean;
   /** `--max-cost USD`: bail `cost-budget` once the leaves' reported cost passes it. */
   maxCost?: number;
-  /** `--notify CMD` as an argv: run on done, bail, stop and cost-budget with the event as JSON on stdin (notify-end.ts). */
+  /** `--notify CMD` as an argv: run on done, bail, stop and cost-budget, the event as JSON on stdin. */
   notify?: string[];
-  /** `--sandbox on|off`: leaves and suite runs in a bubblewrap sandbox (else leap.config.json's `sandbox`, else LEAP_SANDBOX, else on). */
+  /** `--sandbox`: else leap.config.json's `sandbox`, else LEAP_SANDBOX, else on. */
   sandbox?: 'on' | 'off';
   env?: NodeJS.ProcessEnv;
   /** One human line per phase, verdict, commit, bail or stop. */
   progress?: (line: string) => void;
-  /** Lines said after the run's last one (how the --notify command went), so `bail: CAUSE (CLASS)` stays the last progress line; default progress. */
+  /** Lines after the run's last one (the --notify outcome), so `bail: CAUSE (CLASS)` stays last; default progress. */
   warn?: (line: string) => void;
 }
 
@@ -55,7 +53,6 @@ export interface TddCommit {
   subject: string;
 }
 
-/** A verdict the run received. */
 export interface TddVerdict {
   step: string;
   phase: string;
@@ -78,7 +75,7 @@ export type BailCause =
   | 'agent-missing'
   | 'agent-failed';
 
-/** How one run of the conductor ended, as the run gathered it (no exit code: exit-codes.ts decides that at the entry). */
+/** How one run ended; no exit code: exit-codes.ts decides that at the entry. */
 export interface TddRunEnd {
   outcome: 'done' | 'bailed' | 'stopped';
   bail?: { cause: string; class: 'process' | 'system'; narration: string };

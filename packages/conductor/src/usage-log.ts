@@ -1,5 +1,4 @@
-// What the run's leaves cost (CONTRACT section 10): `usage` events, summed for --max-cost. The log is read
-// through core's readUsage, the one reader of usage events (the engine's and the view's too).
+// What the leaves cost (CONTRACT section 10), for --max-cost; read through core's readUsage, the one reader.
 import { appendEvent, createEvent, readUsage, type AgentPlugin, type AgentUsage, type EventContext } from '@leap/core';
 
 /** Every `usage` event of issue N in the log, in order (a torn or foreign line is skipped). */
@@ -9,7 +8,7 @@ export function issueCosts(eventsFile: string, issue: number): { leaf: string; c
     .map((e) => ({ leaf: e.leaf, cost: e.cost_usd }));
 }
 
-/** Whether the log already has a usage event for `leaf` after byte `offset` (runAgentLeaf appends one once it reports usage). */
+/** Whether a usage event for `leaf` follows byte `offset` (runAgentLeaf appends one when usage is reported). */
 export function hasUsageSince(eventsFile: string, offset: number, leaf: string): boolean {
   return readUsage(eventsFile, offset).some((e) => e.leaf === leaf);
 }

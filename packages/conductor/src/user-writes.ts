@@ -1,8 +1,5 @@
-// The user's files during a leaf (CONTRACT section 9, issue 44 section 5): which changes in the work tree the leaf
-// cannot have made. A write needs its writer on a CPU, so while no thread of the leaf's processes runs (the kernel's
-// own count of each thread's times on a CPU, /proc/PID/task/TID/schedstat, does not move and none is runnable),
-// nothing the leaf runs writes a file; a change whose inode change time falls in such a quiet span, or before the
-// leaf began, or after it ended, is not the leaf's. The README says what this cannot see.
+// Changes a leaf cannot have made (CONTRACT section 9): a write needs its writer on a CPU, so a change whose ctime
+// falls while no leaf thread ran (schedstat still, none runnable) is not the leaf's. The README says what it misses.
 import { type Dirent, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readProcBytes } from '@leap/core';
@@ -22,7 +19,7 @@ const WRITE_MS = 250;
 // An inode change time lags the clock by up to one kernel tick (the coarse clock): the slack a span is narrowed by.
 const SLACK_MS = 20;
 
-/** The file a leaf's activity is kept in, beside its exit file: read by a resumed run, and by tests that wait on it. */
+/** Beside the leaf's exit file: read by a resumed run, and by tests that wait on it. */
 export function activityFile(stateDir: string, leaf: string): string {
   return join(stateDir, `${leaf}.activity`);
 }
@@ -73,10 +70,7 @@ export function watchLeafActivity(file: string): { stop(): LeafActivity } {
   };
 }
 
-/**
- * The activity a run wrote in `file` (a resumed run reads it), else the leaf's life alone: from `started` until its
- * exit file (`exitFile`) was written.
- */
+/** The activity written in `file`, else the leaf's life alone: from `started` until its exit file was written. */
 export function readLeafActivity(file: string, started: number, exitFile: string): LeafActivity {
   let ended = Date.now();
   try {
@@ -93,18 +87,14 @@ export function readLeafActivity(file: string, started: number, exitFile: string
   return { started, ended, quiet: [] };
 }
 
-/**
- * Of the changed paths (`deleted`: gone from the work tree), those the leaf cannot have written: the inode change
- * time (of the path, or for a deletion of the nearest folder left) is before the leaf began, after it ended, or in
- * a span in which none of its processes ran.
- */
+/** Changed paths whose ctime (a deletion's: its nearest folder's) is outside the leaf's life or in a quiet span. */
 export function notTheLeafs(root: string, changed: readonly { path: string; deleted: boolean }[], activity: LeafActivity): string[] {
   const ended = activity.ended ?? Number.POSITIVE_INFINITY;
   return changed
     .filter(({ path, deleted }) => {
       const at = changeTime(root, path, deleted);
       if (at === null) return false;
-      // The clock's readings are whole milliseconds, taken before or after the fact: a change time is past one only from the next.
+      // Readings are whole ms, taken before or after the fact: a change time is past one only from the next.
       return at < activity.started - SLACK_MS || at > ended + 1 || activity.quiet.some(([a, b]) => at >= a + 1 && at + SLACK_MS <= b);
     })
     .map(({ path }) => path);
@@ -124,8 +114,7 @@ function changeTime(root: string, path: string, deleted: boolean): number | null
   }
 }
 
-// Every thread of every descendant of `pid` (found through /proc/PID/task/TID/children) with its times on a CPU,
-// and whether any is runnable now.
+// Every descendant thread of `pid` (/proc/PID/task/TID/children) with its CPU times; whether any is runnable.
 function readThreads(pid: number): { threads: string; running: boolean } {
   const parts: string[] = [];
   let running = false;
@@ -164,7 +153,6 @@ function read(file: string): string | null {
   return readProcBytes(file)?.toString('latin1') ?? null;
 }
 
-/** The leaf whose work a phase's collect stages: its name, the tree it began from, what it did when. */
 export interface LeafWork {
   leaf: string;
   /** The tree (or commit) the work tree held when the leaf began. */
@@ -172,11 +160,7 @@ export interface LeafWork {
   activity: LeafActivity;
 }
 
-/**
- * After `git add -A`: the staged changes since the leaf began that the leaf did not make go back to what the
- * leaf began from, in the index only (the work tree keeps them as they are), and the run says so: a `mark`
- * event `user-files-left-out` and a line of narration naming what they are left out of (`from`). Returns those paths.
- */
+/** After `git add -A`: changes the leaf did not make are unstaged (the work tree keeps them), marked and narrated. */
 export async function leaveOutUsersFiles(ctx: RunContext, phase: string, step: string, work: LeafWork, from = `the ${phase} commit`): Promise<string[]> {
   const diff = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', work.start, '--'])).stdout.split('\0');
   const changed: { path: string; deleted: boolean }[] = [];

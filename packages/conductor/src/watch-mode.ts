@@ -1,10 +1,8 @@
-// A test command that would watch for changes instead of ending, seen before it runs (CONTRACT section 9): on its
-// command line, or in the package.json script it calls. The README says why such a command is refused, not rewritten.
+// A test command that would watch instead of ending, seen before it runs; refused, not rewritten (the README says why).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shellWord } from '@leap/core';
 
-/** A watch mode seen before running: what watches, where it was seen, and the command that runs the same suite once. */
 export interface WatchMode {
   /** The words that watch, as written: `vitest --watch`. */
   seen: string;
@@ -57,8 +55,7 @@ function watchOf(root: string, all: string[], where: string, depth: number, lead
 // The flags that make each runner watch (vitest's `watch` and `dev` subcommands aside).
 const WATCH_FLAGS: Record<string, string[]> = { vitest: ['--watch', '-w'], jest: ['--watch', '--watchAll'], mocha: ['--watch', '-w'], ava: ['--watch', '-w'], node: ['--watch'] };
 
-// `npm test`, `npm run X`, `pnpm X`, `yarn X`: the script package.json gives that name, read in turn (three deep at
-// most); `pnpm exec X` and `pnpm X`, `yarn X` with no such script run the bin X.
+// npm, pnpm, yarn: the named script, read in turn (three deep at most); pnpm's and yarn's `X` with no script is bin X.
 function scriptWatch(root: string, lead: string[], args: string[], where: string, depth: number): WatchMode | null {
   const manager = (lead.at(-1) as string).split('/').pop();
   const words = args.filter((a) => !a.startsWith('-'));
@@ -79,8 +76,7 @@ function scriptOf(root: string, name: string): unknown {
   }
 }
 
-// The simple commands of a command line, each as its words: split at `;`, `&`, `|` and newlines outside quotes,
-// quotes taken out. Enough to read a test command or a script; nothing is ever run from it.
+// Split at `;`, `&`, `|` and newlines outside quotes, quotes taken out: enough to read a command; nothing runs it.
 function simpleCommands(line: string): string[][] {
   const commands: string[][] = [];
   let words: string[] = [];
@@ -129,7 +125,6 @@ export function watchModeNarration(command: string, watch: WatchMode): string {
 // Last lines of runners waiting in a watch mode: vitest's and jest's, node --test's watcher, nodemon's, mocha's.
 const WATCH_LINE = /waiting for (file )?changes|watching for (file )?changes|press h to show help|watch usage|\[nodemon\]|ℹ \[mocha\] waiting/i;
 
-/** What ended a suite, as the conductor narrates it (the SuiteLimitError's facts, the run's limit and its source). */
 export interface SuiteLimitFacts {
   limit: 'timeout' | 'idle';
   lastLine: string | null;
@@ -138,7 +133,6 @@ export interface SuiteLimitFacts {
   source: string;
 }
 
-/** The suite-limit narration for a suite a limit ended: the command, the limit, its last output line, what to do. */
 export function suiteLimitNarration(root: string, command: string, facts: SuiteLimitFacts): string {
   const limit = facts.limit === 'timeout' ? `its time limit (${facts.value}, ${facts.source})` : `its idle limit (${facts.value} with no output and no CPU, ${facts.source})`;
   const said = facts.lastLine === null ? 'It printed nothing.' : `Its last output line: ${JSON.stringify(facts.lastLine)}.`;

@@ -1,6 +1,4 @@
-// The demo's prepared moves: what a developer would write for each leaf of issue 1, and what a blind
-// verifier would answer, replayed in order by @leap/agent-scripted. One green is rejected (it passes the
-// tests by special-casing their inputs) and revised.
+// The demo's moves, replayed in order by @leap/agent-scripted; one green special-cases its tests, is rejected, revised.
 import { testFile } from './sample-project.js';
 
 /** One move of @leap/agent-scripted's script format. */
@@ -10,7 +8,7 @@ export interface DemoMove {
   answer: string | { verdict: 'PASS' | 'REJECT'; reason: string };
 }
 
-/** The planner's answer (the plan format of `leap-ledger init`): one step per criterion; step 2's title carries ' " $ ` as data. */
+/** In `leap-ledger init`'s plan format; step 2's title carries ' " $ ` as data. */
 export const DEMO_PLAN = `Slugify step titles
 Lowercase the words and join them with dashes (criterion 1)
 Drop characters like ' " $ \` that are not letters or digits (criterion 2)
@@ -20,7 +18,6 @@ Cut slugs longer than 20 characters at a dash (criterion 3)
 const slug = (body: string) => ({ path: 'src/slug.js', content: `// Step titles to URL slugs.\n${body}` });
 
 const WORDS_V1 = 'const words = (text) => text.split(/\\s+/).filter(Boolean);\n\n';
-// Letters and digits make words; everything else separates them, except apostrophes, which vanish.
 const WORDS_V2 =
   "// Letters and digits make words; everything else separates them, except apostrophes, which vanish.\nconst words = (text) => text.replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);\n\n";
 
@@ -92,7 +89,7 @@ const pass = (reason: string): DemoMove => ({ answer: { verdict: 'PASS', reason 
 /** The reason of the demo's one REJECT: it reaches the revision leaf, never the developer's own words. */
 export const DEMO_REJECT_REASON = 'The green special-cases the test\'s input "It\'s $(x) `y`" instead of dropping what is not a letter or digit: "a.b" still gives "a.b".';
 
-/** The verifier's answers, in order: red, green, refactor per step, with the rejected green of step 2 and its revision. */
+/** The verifier's answers: red, green, refactor per step, with step 2's rejected green and its revision. */
 export const VERIFIER_MOVES: DemoMove[] = [
   pass('The test pins criterion 1 and fails only because slugify returns its input.'),
   pass('The suite passes and the step test is unchanged.'),

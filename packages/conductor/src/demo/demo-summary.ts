@@ -7,7 +7,6 @@ import { DEMO_ISSUE } from './sample-project.js';
 
 const BOXES = { done: '[x]', 'refactor-pending': '[~]', todo: '[ ]' } as const;
 
-/** Seconds with one decimal. */
 function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -17,10 +16,7 @@ export function progressLine(ms: number, line: string): string {
   return `${`[${(ms / 1000).toFixed(1)}s]`.padStart(8)} ${line.replace(/\n*$/, '').replace(/\n/g, `\n${' '.repeat(9)}`)}\n`;
 }
 
-/**
- * The summary printed after the run, ending with the outcome (section 9's `bail: CAUSE (CLASS)` on a bail); `leap` is
- * how the person who ran it runs leap from where they stand (`npx leap`, `leap`, `node PATH`).
- */
+/** Ends with the outcome (`bail: CAUSE (CLASS)` on a bail); `leap`: how the user runs leap (`npx leap`, ...). */
 export function formatDemoSummary(dir: string, result: TddRunEnd, leap = 'leap'): string {
   const n = DEMO_ISSUE;
   const done = result.steps.filter((s) => s.state === 'done').length;

@@ -11,14 +11,12 @@ import { DEMO_ISSUE, DEMO_TEST_CMD, createSampleProject } from './sample-project
 /** The folder, inside the project and ignored by git, that holds the demo's agents and plan. */
 export const AGENTS_DIR = '.leap-demo';
 
-/** What `runDemo` needs. */
 export interface DemoOptions {
   /** A new or empty folder for the project (default: a fresh temp folder). */
   dir?: string;
   /** Where a relative `dir` resolves (default: process.cwd()). */
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** Each progress line of the run, as runTdd gives it. */
   progress?: (line: string) => void;
   /** Called once the project exists (made now, or found to resume), before the run starts. */
   onProject?: (dir: string, resume: boolean) => void;
@@ -26,14 +24,12 @@ export interface DemoOptions {
   runTdd?: (options: TddRunOptions) => Promise<TddRunResult>;
 }
 
-/** Where the demo ran, whether it resumed an earlier run there, and how the run ended. */
 export interface DemoResult {
   dir: string;
   resumed: boolean;
   result: TddRunResult;
 }
 
-/** The demo's folder: a new one, or one a previous `leap demo` made (then the run resumes). */
 interface DemoDir {
   dir: string;
   resume: boolean;
@@ -59,7 +55,7 @@ function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
   return { dir: realpathSync(path), resume: false };
 }
 
-/** Write the agents file and the three scripts (planner, developer, verifier) under `.leap-demo/`, a folder that ignores itself. */
+/** The agents file and the three scripts under `.leap-demo/`, a folder that ignores itself. */
 export function writeDemoAgents(dir: string): void {
   const folder = join(dir, AGENTS_DIR);
   mkdirSync(folder, { recursive: true });
@@ -67,7 +63,6 @@ export function writeDemoAgents(dir: string): void {
   // Two families, so the verifier is of another family than the developer, as the conductor requires by default.
   writeFileSync(join(folder, 'developer.json'), `${JSON.stringify({ family: 'demo_developer', moves: DEVELOPER_MOVES }, null, 2)}\n`);
   writeFileSync(join(folder, 'verifier.json'), `${JSON.stringify({ family: 'demo_verifier', moves: VERIFIER_MOVES }, null, 2)}\n`);
-  // The planning leaf answers with the plan, in the format of `leap-ledger init`.
   writeFileSync(join(folder, 'planner.json'), `${JSON.stringify({ family: 'demo_developer', moves: [{ answer: DEMO_PLAN }] }, null, 2)}\n`);
   const scripted = (script: string) => ({ plugin: 'scripted', script });
   const agents = { agents: { planner: scripted('planner.json'), developer: scripted('developer.json'), verifier: scripted('verifier.json') } };

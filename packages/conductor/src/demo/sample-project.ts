@@ -1,10 +1,9 @@
-// The demo's sample project: a slugify function tested with node's own test runner, and issue 1
-// (three acceptance criteria) in the local tracker's format. Nothing to install, no network.
+// The demo's sample project: slugify tested with node's own runner, and issue 1; nothing to install, no network.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runGitSync } from '@leap/core';
 
-/** The project's test command: node's test runner finds `test/*.test.js` itself; the project's reporter prints one line a run. */
+/** node's runner finds `test/*.test.js` itself; the project's reporter prints one line a run. */
 export const DEMO_TEST_CMD = 'node --test --test-reporter=./tools/summary-reporter.mjs';
 
 // The conductor shows each run of the suite as it goes: one line (counts and failed names) keeps the demo readable.
@@ -21,7 +20,6 @@ export default async function* summary(source) {
 }
 `;
 
-/** The issue the demo drives. */
 export const DEMO_ISSUE = 1;
 
 const TEST_HEADER = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
