@@ -104,7 +104,7 @@ launch('a harness ending verdict-PHASE while the verifier thinks: the verifier i
     [[title, 'ERROR']],
     'one verdict, ERROR, for the step byte for byte',
   );
-  assert.is(readFileSync(join(tdd, 'verify-red.reason'), 'utf8'), 'no verdict: v was stopped by its supervisor (killed-signal)\n');
+  assert.is(readFileSync(join(tdd, 'verify-red.reason'), 'utf8'), `no verdict: v was stopped by its supervisor (${inner})\n`);
 });
 
 launch.run();
