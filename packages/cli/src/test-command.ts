@@ -2,7 +2,7 @@
 // a missing lock file's manager replaced by npm, a watching script proposed in its run form.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findExecutable, shellWord } from '@leap/core';
+import { findExecutable } from '@leap/core';
 
 /** One command the project suggests, with the file that suggests it, what init changed, and why it cannot run. */
 export interface TestCommandCandidate {
