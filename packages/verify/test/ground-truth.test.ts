@@ -155,6 +155,20 @@ check('refactor: no test file changed or added since the base, and the suite pas
   assert.equal(await truth(repo, 'refactor', { base: later, tests }), { ok: false, reason: 'ground truth: the suite fails' });
 });
 
+check("refactor: a project's test failing once, then passing, is flaky: neither a pass nor the suite failing", async () => {
+  const repo = makeRedRepo();
+  makeGreen(repo);
+  const base = git(repo, 'rev-parse', 'HEAD').trim();
+  const tests = { files: ['test/greet.test.js'], source: 'red-verdict' as const, redCommit: null };
+  const mark = join(makeTempDir(), 'once');
+  writeFileSync(mark, '');
+  // The project's own test fails in the work tree (never in the canary's copy) while the mark is there.
+  const own = `if [ "$(pwd -P)" = '${realpathSync(repo)}' ] && rm '${mark}' 2>/dev/null; then echo 'not ok 1 - util keeps time'; exit 1; fi`;
+  const said = 'util keeps time passed once and failed once on the same tree; a flaky test is never ticked';
+  const result = await truth(repo, 'refactor', { base, tests, testCmd: `${own}; ${TEST_CMD}` });
+  assert.equal(result, { ok: false, reason: `ground truth: flaky: ${said}`, flaky: ['util keeps time'] });
+});
+
 check.run();
 
 // ---
