@@ -120,7 +120,7 @@ export async function launchAgentLeaf(
       stateDir: ctx.paths.dir,
       env,
       preflight: false,
-      sandbox: agentLeafSandbox(ctx.setup.sandbox, role, chosen.agent, ctx.root, ctx.paths.dir, env),
+      sandbox: agentLeafSandbox(ctx.setup.sandbox, role, chosen.agent, ctx.root, ctx.paths.dir, env, name),
     });
     ctx.heads.invalidate();
     // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.

@@ -3,6 +3,7 @@ import type { AgentPlugin, AgentRole } from '@leap/core';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxChoice } from '@leap/verify';
 import type { SandboxSpec } from '@leap/supervise';
 import type { ProjectConfig } from './project-config.js';
+import { apartCopy } from './user-writes.js';
 
 /** The run's choice, and where its setting came from (for the narration). */
 export interface RunSandbox extends SandboxChoice {
@@ -22,7 +23,9 @@ function sandboxRole(role: AgentRole): 'writer' | 'reader' {
   return role === 'developer' || role === 'builder' ? 'writer' : 'reader';
 }
 
-/** The spec of an agent leaf of this run, or null when the run is unsandboxed. */
-export function agentLeafSandbox(sandbox: RunSandbox, role: AgentRole, agent: AgentPlugin, root: string, stateDir: string, env: NodeJS.ProcessEnv): SandboxSpec | null {
-  return sandbox.bwrap === null ? null : agentSandbox(agent, sandboxRole(role), root, env, stateDir);
+/** The spec of an agent leaf of this run, or null when the run is unsandboxed; a developer `leaf` writes apart. */
+export function agentLeafSandbox(sandbox: RunSandbox, role: AgentRole, agent: AgentPlugin, root: string, stateDir: string, env: NodeJS.ProcessEnv, leaf?: string): SandboxSpec | null {
+  if (sandbox.bwrap === null) return null;
+  const spec = agentSandbox(agent, sandboxRole(role), root, env, stateDir);
+  return role === 'developer' && leaf !== undefined ? { ...spec, apart: apartCopy(stateDir, leaf) } : spec;
 }

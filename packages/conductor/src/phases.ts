@@ -8,8 +8,8 @@ import { developLeafName, freshJournal, type RunContext, type RunProgress } from
 import { NOTHING, gather, merge, type Gathered } from './gathered.js';
 import { agentFor, fallOver, launchAgentLeaf, runVerification, type Launched } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
-import { readExitFile } from '@leap/supervise';
-import { type LeafActivity, type LeafWork, activityFile, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
+import { clearApart, putBack, readExitFile } from '@leap/supervise';
+import { type LeafActivity, type LeafWork, activityFile, apartCopy, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
 import { blockedReason } from '@leap/verify';
 
 export interface PhaseStart {
@@ -30,22 +30,28 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
   const where = (what: string) => `at step ${index} "${step.title}", before ${what}`;
   // The commit this process's PASS judged, returned by the verification: red's landing (null on a resume at passed).
   let verified: string | null = null;
-  // What the developer leaf this process ran did when (a resumed run reads it from the leaf's activity file).
+  // Unsandboxed, what the developer leaf this process ran did when (a resumed run reads it from its activity file).
+  const sandboxed = ctx.setup.sandbox.bwrap !== null;
   let activity: LeafActivity | null = null;
   const work = (leaf = j.leaf as string): LeafWork => {
+    const start = j.tree ?? (j.phase_base as string);
+    // Idempotent: puts back what a sandboxed leaf wrote if its conductor died before its supervisor did.
+    const apart = sandboxed ? putBack(apartCopy(ctx.paths.dir, leaf)) : null;
+    if (apart !== null) return { leaf, start, apart };
     activity ??= readLeafActivity(activityFile(ctx.paths.dir, leaf), j.leaf_started ?? 0, ctx.paths.exit(leaf));
-    return { leaf, start: j.tree ?? (j.phase_base as string), activity };
+    return { leaf, start, apart, activity };
   };
   let got = NOTHING;
   try {
     for (;;) {
       if (j.stage === 'leaf') {
         // Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started.
-        const exit = j.leaf === null ? null : readExitFile(ctx.paths.exit(j.leaf));
+        const resumed = j.leaf === null ? null : work();
+        const exit = resumed === null ? null : readExitFile(ctx.paths.exit(resumed.leaf));
         if (exit !== null && exit.status === 'exited' && exit.code === 0 && exitNewer(ctx, j.leaf as string, j.leaf_started)) {
           j.stage = 'developed';
         } else {
-          await restoreLeafStart(ctx, step, phase, work(), j.tree, j.state_before ?? {});
+          await restoreLeafStart(ctx, step, phase, resumed ?? work(), j.tree, j.state_before ?? {});
           j.stage = 'ready';
         }
         progress.saveJournal();
@@ -58,19 +64,21 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
         // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
         const developer = agentFor(ctx, 'developer');
         j.developer_family = developer.agent.family;
+        // A resume before the leaf began must not read an older leaf's put-back of the same name.
+        clearApart(apartCopy(ctx.paths.dir, name));
         j.leaf = name;
         j.stage = 'leaf';
         j.leaf_started = Date.now();
         progress.saveJournal();
         await ctx.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
         const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
-        // Its processes are followed while it runs: what changes in the tree while none of them runs is not its work.
-        const watch = watchLeafActivity(activityFile(ctx.paths.dir, name));
+        // Unsandboxed, its processes are followed: what changes in the tree while none of them runs is not its work.
+        const watch = sandboxed ? null : watchLeafActivity(activityFile(ctx.paths.dir, name));
         let end: Awaited<ReturnType<typeof launchAgentLeaf>>;
         try {
           end = await launchAgentLeaf(ctx, name, 'developer', developer, developerPrompt(ctx.setup.issueData, step.title, phase, revision), step.title, phase, j.attempt, where(name));
         } finally {
-          activity = watch.stop();
+          activity = watch?.stop() ?? null;
         }
         got = merge(got, end.gathered);
         if (end.kind === 'dry') {

@@ -1,8 +1,9 @@
-// Changes a leaf cannot have made (CONTRACT section 9): a write needs its writer on a CPU, so a change whose ctime
-// falls while no leaf thread ran (schedstat still, none runnable) is not the leaf's. The README says what it misses.
+// Changes a leaf did not make (CONTRACT section 9): sandboxed, its writes were kept apart (supervise's apart.ts); else
+// a write needs its writer on a CPU, so a change whose ctime falls while no leaf thread ran is not the leaf's.
 import { type Dirent, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { readProcBytes } from '@leap/core';
+import type { ApartEnd } from '@leap/supervise';
 import type { RunContext } from './conductor.js';
 
 /** When a leaf ran, and the spans inside it in which none of its processes ran (ms since the epoch). */
@@ -18,6 +19,11 @@ const TICK_MS = 100;
 const WRITE_MS = 250;
 // An inode change time lags the clock by up to one kernel tick (the coarse clock): the slack a span is narrowed by.
 const SLACK_MS = 20;
+
+/** Where a sandboxed developer leaf's copy of the tree lives. */
+export function apartCopy(stateDir: string, leaf: string): string {
+  return join(stateDir, `${leaf}.apart`);
+}
 
 /** Beside the leaf's exit file: read by a resumed run, and by tests that wait on it. */
 export function activityFile(stateDir: string, leaf: string): string {
@@ -157,7 +163,9 @@ export interface LeafWork {
   leaf: string;
   /** The tree (or commit) the work tree held when the leaf began. */
   start: string;
-  activity: LeafActivity;
+  /** What it wrote, kept apart; else (unsandboxed) when it ran. */
+  apart: ApartEnd | null;
+  activity?: LeafActivity;
 }
 
 /** After `git add -A`: changes the leaf did not make are unstaged (the work tree keeps them), marked and narrated. */
@@ -165,12 +173,16 @@ export async function leaveOutUsersFiles(ctx: RunContext, phase: string, step: s
   const diff = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', work.start, '--'])).stdout.split('\0');
   const changed: { path: string; deleted: boolean }[] = [];
   for (let i = 0; i + 1 < diff.length; i += 2) changed.push({ path: diff[i + 1] as string, deleted: diff[i] === 'D' });
-  const theirs = notTheLeafs(ctx.root, changed, work.activity);
+  const { activity, apart } = work;
+  const theirs = activity ? notTheLeafs(ctx.root, changed, activity) : changed.map((c) => c.path).filter((p) => !apart?.wrote.includes(p));
   if (theirs.length === 0) return [];
+  const clashed = apart?.clashed.filter((p) => theirs.includes(p)) ?? [];
   await ctx.git(['--literal-pathspecs', 'restore', '--staged', `--source=${work.start}`, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: theirs.join('\0') });
-  ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs }, step);
+  ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs, ...(clashed.length > 0 ? { clashed } : {}) }, step);
   await ctx.say(
     `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, but not by the leaf (yours, or another program's): left out of ${from} and kept in the work tree as they are`,
   );
+  const beside = relative(ctx.root, apart?.clashedDir ?? '');
+  if (clashed.length > 0) await ctx.say(`${clashed.join(', ')}: changed by ${work.leaf} too; the tree keeps yours, the leaf's is in ${beside}`);
   return theirs;
 }

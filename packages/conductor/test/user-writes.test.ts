@@ -1,7 +1,7 @@
 // The user's files during a run (issue 44 section 5): a file that appears or changes in the work tree during a
 // leaf, and that the leaf did not write, is never committed silently and never lost: it is left out of the phase's
-// commit, kept in the work tree as it is, and said in the narration and a `mark` event. The leaves here wait on a
-// fifo (blocked in open, on no CPU) while the test writes, and the test waits on the leaf's activity file.
+// commit, kept in the work tree as it is, and said in the narration and a `mark` event. Sandboxed, the leaf writes
+// a copy (exact, even while it runs); unsandboxed, the test writes while the leaf is blocked on a fifo, seen idle.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, closeSync, constants, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -126,7 +126,54 @@ function waitingAgents(): { file: string; dir: string } {
   refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;`);
 }
 
-users('a tracked change and an untracked file written mid-leaf are left out of the green commit, said, and kept', async () => {
+users('sandboxed: files the user writes while the leaf works are left out, said and kept; a clash keeps both', async () => {
+  const repo = makeProject();
+  writeFileSync(join(repo, 'README.md'), '# slug\n');
+  git(repo, 'add', 'README.md');
+  git(repo, 'commit', '-qm', 'readme');
+  // Green spins on a CPU (the timing rule would count any write meanwhile as its own) until DIR/go, then writes
+  // its implementation and its own README.md.
+  const agents = agentsRunning(`  red) ${RED} ;;
+  green) touch "$1/waiting"; while [ ! -e "$1/go" ]; do :; done
+    echo 'export const value = 1;' > src/step1.js; echo "the leaf's readme" > README.md ;;
+  refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;`);
+  const lines: string[] = [];
+  const running = runTdd(oneStepRun(repo, agents.file, { progress: (l: string) => lines.push(l) }));
+  const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
+  const notes = 'notes the user keeps beside the code\n';
+  try {
+    await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf spins');
+    writeFileSync(join(repo, 'README.md'), readme);
+    writeFileSync(join(repo, 'notes.txt'), notes);
+  } finally {
+    writeFileSync(join(agents.dir, 'go'), '');
+  }
+  const result = await running;
+  assert.is(result.code, 0, JSON.stringify(result.bail));
+  const title = 'Lowercase and join with dashes';
+  assert.equal(subjects(repo), ['plan: issue 1', `red: ${title}`, `green: ${title}`, `refactor: ${title}`]);
+  // In no commit of the run; in the work tree byte for byte; the leaf's README kept beside.
+  assert.is(git(repo, 'log', '--format=%s', 'main..HEAD', '--', 'README.md', 'notes.txt'), '');
+  assert.is(git(repo, 'show', 'HEAD~1:src/step1.js'), 'export const value = 1;\n', "the leaf's own write is in its green commit");
+  assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), readme);
+  assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), notes);
+  assert.is(readFileSync(join(repo, '.tdd', 'develop-green.apart.clashed', 'README.md'), 'utf8'), "the leaf's readme\n");
+  assert.is(git(repo, 'status', '--porcelain'), ' M README.md\n?? notes.txt\n');
+  const marks = readEvents(repo).filter((e) => e.event === 'mark' && e.name === 'user-files-left-out');
+  assert.equal(
+    marks.map((e) => [e.anchor, e.phase, e.paths, e.clashed]),
+    [
+      ['develop-green', 'green', ['README.md', 'notes.txt'], ['README.md']],
+      ['develop-refactor', 'refactor', ['README.md', 'notes.txt'], undefined],
+    ],
+  );
+  const said = 'README.md, notes.txt: changed in the work tree while develop-green ran or after it, but not by the leaf';
+  const at = lines.findIndex((l) => l.startsWith(said) && l.endsWith('left out of the green commit and kept in the work tree as they are'));
+  assert.ok(at >= 0, lines.join('\n'));
+  assert.is(lines[at + 1], "README.md: changed by develop-green too; the tree keeps yours, the leaf's is in .tdd/develop-green.apart.clashed");
+});
+
+users('unsandboxed: a tracked change and an untracked file written while the leaf is idle are left out and kept', async () => {
   const repo = makeProject();
   writeFileSync(join(repo, 'README.md'), '# slug\n');
   git(repo, 'add', 'README.md');
@@ -134,7 +181,7 @@ users('a tracked change and an untracked file written mid-leaf are left out of t
   const agents = waitingAgents();
   execFileSync('mkfifo', [join(agents.dir, 'go')]);
   const lines: string[] = [];
-  const running = runTdd(oneStepRun(repo, agents.file, { progress: (l: string) => lines.push(l) }));
+  const running = runTdd(oneStepRun(repo, agents.file, { sandbox: 'off', progress: (l: string) => lines.push(l) }));
   const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
   const notes = 'notes the user keeps beside the code\n';
   try {
@@ -193,10 +240,8 @@ users("a relaunched leaf: the user's files written as it waited stay as they are
   const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
   const notes = 'notes the user keeps beside the code\n';
   await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the red leaf waits');
-  await writeWhileIdle(join(repo, '.tdd', 'develop-red.activity'), () => {
-    writeFileSync(join(repo, 'README.md'), readme);
-    writeFileSync(join(repo, 'notes.txt'), notes);
-  });
+  writeFileSync(join(repo, 'README.md'), readme);
+  writeFileSync(join(repo, 'notes.txt'), notes);
   assert.not.ok(existsSync(join(repo, '.tdd', 'develop-red.exit')), 'the user wrote while the leaf still waited');
   const result = await running;
   assert.is(result.code, 0, JSON.stringify(result.bail));

@@ -10,6 +10,8 @@ export interface SandboxSpec {
   role: SandboxRole;
   /** The working tree or ball worktree: read-write for a writer; for a reader, a copy is bound at this path. */
   tree: string;
+  /** A writer's copy of the tree, made here and bound at its path, its changes put back at the end (apart.ts). */
+  apart?: string;
   /** The leaf's working directory inside (default: the tree). */
   cwd?: string;
   /** The home folder (default: HOME of the environment). Read-only, credential places absent. */
@@ -231,6 +233,8 @@ export interface PlanOptions {
   copy?: string;
   /** The folders the copy left out to bind read-only from the tree (node_modules...). */
   linked?: string[];
+  /** A writer's copy's: bound read-write from the tree (its ignored entries). */
+  own?: string[];
   /** bwrap's --json-status-fd: where it reports the leaf's start and exit code (the supervisor reads it). */
   statusFd?: number;
 }
@@ -316,7 +320,7 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
   const agentOutside = (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
   const rw = [...write, ...agentOutside];
   // A reader's own agent folder below the tree (a scripted agent's claims) is the real one, over the copy.
-  const ownBelow = spec.role === 'reader' ? agentOutside.filter((p) => p !== tree && inside(p, tree) && !stateDirs.some((d) => inside(p, join(tree, d)))) : [];
+  const ownBelow = options.copy !== undefined ? agentOutside.filter((p) => p !== tree && inside(p, tree) && !stateDirs.some((d) => inside(p, join(tree, d)))) : [];
   const binds = [...read.map((p) => [p, 'ro-bind'] as const), ...rw.map((p) => [p, 'bind'] as const)];
   const depth = (p: string): number => p.split(sep).length;
   for (const [p, op] of binds.sort(([a], [b]) => depth(a) - depth(b))) {
@@ -365,17 +369,15 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
     }
   }
   // The tree: the writer's own or the reader's copy at its path, each dependency folder a layer (`.git` below).
-  if (spec.role === 'writer') {
-    if (outsideHome(tree)) ops.push({ op: 'bind', src: tree, dest: tree });
-  } else {
-    ops.push({ op: 'bind', src: options.copy as string, dest: tree });
-  }
+  if (options.copy !== undefined) ops.push({ op: 'bind', src: options.copy, dest: tree });
+  else if (outsideHome(tree)) ops.push({ op: 'bind', src: tree, dest: tree });
+  for (const p of options.own ?? []) if (view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
   const layers = [...(spec.layers ?? []), ...(options.linked ?? []).map((p) => ({ dir: p, over: p }))];
   for (const { dir, over } of layers) layerOps(dir, over, view, DEPENDENCY_CACHES, ops);
   for (const p of ownBelow) if (view.kind(p) !== null) ops.push({ op: 'bind', src: p, dest: p });
   // Repositories keep `.git` read-only and state folders absent; a ball's worktree inside one is bound on its own.
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
-  const self: Keep[] = [{ src: spec.role === 'writer' ? tree : (options.copy as string), dest: tree }];
+  const self: Keep[] = [{ src: options.copy ?? tree, dest: tree }];
   for (const p of [...read, ...write]) {
     if (view.kind(join(p, '.git')) !== null) treeRules(p, view, stateDirs, self, ops, readable);
   }

@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LeapError, findExecutable } from '@leap/core';
+import { makeApart, putBack } from './apart.js';
 import { HOME_CACHES } from './sandbox-layer.js';
 import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, mainRepoRoot, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
 
@@ -145,7 +146,11 @@ export function resetSandboxCheck(): void {
  * A reader's copy without `.git`, the top state folders or `linkReadOnly` folders (returned: layers over the
  * originals); modes and times kept for build tools, files cloned (copy-on-write) where the file system can.
  */
-export function copyTree(tree: string, dest: string, options: { stateDirs?: readonly string[]; linkReadOnly?: readonly string[]; skip?: readonly string[] } = {}): string[] {
+export function copyTree(
+  tree: string,
+  dest: string,
+  options: { stateDirs?: readonly string[]; linkReadOnly?: readonly string[]; skip?: readonly string[]; record?: (src: string, dst: string) => void } = {},
+): string[] {
   const stateDirs = new Set(options.stateDirs ?? DEFAULT_STATE_DIRS);
   const link = new Set(options.linkReadOnly ?? DEFAULT_LINK_READ_ONLY);
   const skip = new Set((options.skip ?? []).map((p) => resolve(p)));
@@ -170,6 +175,7 @@ export function copyTree(tree: string, dest: string, options: { stateDirs?: read
         } catch {
           /* times of a link are a nicety */
         }
+        options.record?.(src, dst);
       } else if (entry.isDirectory()) {
         if (link.has(entry.name)) {
           linked.push(src);
@@ -179,10 +185,12 @@ export function copyTree(tree: string, dest: string, options: { stateDirs?: read
         mkdirSync(dst, { mode: stat.mode & 0o7777 });
         walk(src, dst, false);
         utimesSync(dst, stat.atime, stat.mtime);
+        options.record?.(src, dst);
       } else if (entry.isFile()) {
         copyFileSync(src, dst, constants.COPYFILE_FICLONE);
         const stat = statSync(src);
         utimesSync(dst, stat.atime, stat.mtime);
+        options.record?.(src, dst);
       }
       // Sockets, fifos and devices are not copied: a reader has no use for another process's endpoints.
     }
@@ -231,9 +239,11 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
     } catch {}
   }
   let copy: string | null = null;
+  let apart = spec.role === 'writer' ? (spec.apart ?? null) : null;
   const cleanup = (): void => {
     if (copy !== null) rmSync(copy, { recursive: true, force: true });
-    copy = null;
+    if (apart !== null) putBack(apart);
+    copy = apart = null;
   };
   try {
     const keepReadable = [...(spec.keepReadable ?? []), ...argvFiles(commandReal, args, cwd), resolvedCommand];
@@ -247,7 +257,8 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
       chmodSync(copy, statSync(tree).mode & 0o7777); // the copy's root shows the tree's own mode, not mkdtemp's 0700
       linked = copyTree(tree, copy, { stateDirs: spec.stateDirs, linkReadOnly: spec.linkReadOnly, skip: spec.hide });
     }
-    const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, copy === null ? { ...options } : { ...options, copy, linked });
+    const copies = copy !== null ? { copy, linked } : apart !== null ? { copy: apart, own: makeApart(tree, apart, spec.stateDirs) } : {};
+    const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, { ...options, ...copies });
     const [bin, ...rest] = argv;
     // No coverage inside (issue 43): the key is kept, undefined, so Node does not add the caller's NODE_V8_COVERAGE.
     const leafEnv: NodeJS.ProcessEnv = { ...sandboxEnv(env, spec), NODE_V8_COVERAGE: undefined };
