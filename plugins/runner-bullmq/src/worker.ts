@@ -12,7 +12,6 @@ import { connect } from './redis.js';
 import { SignatureError, seal, unseal, type Sealed } from './sign.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
 import { clientSafeName, heartbeatTimings, startHeartbeat, type InHand } from './heartbeat.js';
-import { startOrphanGuard } from './orphan-guard.js';
 import { sealProgress, watchRoundPhases, type Phase } from './progress.js';
 
 const LABEL_STEP_ASIDE_MS = 250;
@@ -191,7 +190,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   // Cloned while waiting; a remote out of reach is said at once, and the rounds go back to the queue until it is back.
   void clone().catch((error: Error) => log(`cannot clone the remote ${shownRepo}: ${error.message}; the rounds this worker takes go back to the queue until it can`));
-  const guard = startOrphanGuard();
   const { Worker, DelayedError, UnrecoverableError } = await import('bullmq');
   const { buildRoundIn } = await import('@leap/slice');
   const connection = await connect(options.redis);
@@ -233,8 +231,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // Caps the proofs' limit (timeoutMs, 0: none) and the agent leaves' (VERI_TIMEOUT, which their supervisor reads).
     const capped = maxLeafMs > 0;
     const request = capped && (asked.timeoutMs === 0 || asked.timeoutMs > maxLeafMs) ? { ...asked, timeoutMs: maxLeafMs } : asked;
-    // Marked for the guard: whatever kills this worker, no leaf of the round outlives it (orphan-guard.ts).
-    const leafEnv = guard.mark(capped ? capLeafTime(roundEnv(env), maxLeafMs) : roundEnv(env));
+    // Whatever kills this worker, its leaves' supervisors' lifeline ends them (docs/decisions/lifeline.md).
+    const leafEnv = capped ? capLeafTime(roundEnv(env), maxLeafMs) : roundEnv(env);
     const t0 = Date.now();
     const hand: InHand = { job: String(job.id), slice: request.slice, ball: request.ball, round: request.round, since: t0 };
     inHand.set(String(job.id), hand);
@@ -420,7 +418,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       for (const key of [...held.keys()]) await release(key);
       await git(bare, ['worktree', 'prune'], env).catch(() => undefined);
       connection.disconnect();
-      guard.stop();
     },
   };
 }
