@@ -186,6 +186,7 @@ odd('an exit without launch, a leaf never exited, a launch without run id paired
     [8, 9, 10, 15],
   );
   assert.equal([m.bails[0]?.detail, m.stops[0]?.mode, m.marks[0]?.name], ['which test command?', 'at-leaf', 'm']);
+  assert.equal(m.slices, [], 'an event skipped as a problem adds no ball');
 });
 
 odd.run();
