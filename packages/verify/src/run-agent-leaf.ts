@@ -216,7 +216,7 @@ async function runCheckSandboxed(check: AgentInvocation, env: NodeJS.ProcessEnv,
   try {
     let prepared: ReturnType<typeof prepareSandbox>;
     try {
-      prepared = prepareSandbox({ ...spec, role: 'writer', tree: box, cwd: box, env: { ...spec.env, ...definedOnly(check.env) } }, command, check.args, env);
+      prepared = prepareSandbox({ ...spec, apart: undefined, role: 'writer', tree: box, cwd: box, env: { ...spec.env, ...definedOnly(check.env) } }, command, check.args, env);
     } catch (error) {
       return { code: 2, stdout: '', stderr: (error as Error).message, startError: null };
     }
