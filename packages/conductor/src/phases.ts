@@ -35,11 +35,11 @@ export async function drivePhase(ctx: RunContext, progress: RunProgress, step: L
   let activity: LeafActivity | null = null;
   const work = (leaf = j.leaf as string): LeafWork => {
     const start = j.tree ?? (j.phase_base as string);
-    // Idempotent: puts back what a sandboxed leaf wrote if its conductor died before its supervisor did.
-    const apart = sandboxed ? putBack(apartCopy(ctx.paths.dir, leaf)) : null;
-    if (apart !== null) return { leaf, start, apart };
+    // Idempotent: puts back what a sandboxed leaf wrote if its conductor died first; no copy made: it wrote nothing.
+    const copy = apartCopy(ctx.paths.dir, leaf);
+    if (sandboxed) return { leaf, start, apart: putBack(copy) ?? { wrote: [], clashed: [], clashedDir: `${copy}.clashed` } };
     activity ??= readLeafActivity(activityFile(ctx.paths.dir, leaf), j.leaf_started ?? 0, ctx.paths.exit(leaf));
-    return { leaf, start, apart, activity };
+    return { leaf, start, apart: null, activity };
   };
   let got = NOTHING;
   try {
