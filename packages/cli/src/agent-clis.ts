@@ -11,7 +11,6 @@ export interface AgentCli {
   path: string | null;
   /** Logged in: true, false, or null when it cannot be told without a model call. */
   loggedIn: boolean | null;
-  /** Why, in words a user can act on. */
   why: string;
 }
 

@@ -15,7 +15,6 @@ export interface NextFacts {
   issue: number;
   trial: number | null;
   testCommand: string | null;
-  /** Why the detected test command was not written, when it was not. */
   testProblem: string | null;
   agents: AgentCli[];
   developer?: string;

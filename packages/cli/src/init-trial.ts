@@ -1,5 +1,4 @@
-// `leap init --try`: scripted agents (no model, no network) on a folder of its own tested by node's runner, so it
-// fits any project; its agents file names entries after their roles, so the run needs no --developer.
+// `leap init --try`: scripted agents (no model or network) on its own folder, node-tested; entries named by role.
 
 /** The trial's folders: its agents and moves (ignored by git), and the code it grows (tracked, on the run's branch). */
 export const TRIAL_AGENTS_DIR = '.leap-try';

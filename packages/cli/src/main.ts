@@ -14,7 +14,6 @@ const OPTIONS = {
   },
 };
 
-/** `leap --help`. */
 export function mainUsage(): string {
   return actionsUsage('leap', COMMANDS, OPTIONS);
 }

@@ -13,7 +13,6 @@ the command's. It serves until its client closes stdin. The README shows each cl
 
 Exit codes: 0 the client closed the connection; 2 bad arguments.`;
 
-/** `leap mcp`. */
 export const mcpMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, { help: { type: 'boolean', short: 'h' } }, MCP_USAGE);
   if (values.help === true) {

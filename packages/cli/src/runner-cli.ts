@@ -7,7 +7,5 @@ async function runnerCli(what: string): Promise<{ workerCommand: Subcommand; wor
   return (await importInstalled(RUNNER_CLI, process.cwd(), what)) as { workerCommand: Subcommand; workersCommand: Subcommand };
 }
 
-/** `leap worker ...`. */
 export const workerMain: Subcommand = async (argv, io) => (await runnerCli('leap worker')).workerCommand(argv, io);
-/** `leap workers ...`. */
 export const workersMain: Subcommand = async (argv, io) => (await runnerCli('leap workers')).workersCommand(argv, io);

@@ -1,5 +1,4 @@
-// The conductor's own detection (so `leap init` and `leap tdd run` agree), checked here: its programs installed,
-// a missing lock file's manager replaced by npm, a watching script proposed in its run form.
+// The conductor's own detection, checked: its programs installed, npm if no lock file, a watch script's run form.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '@leap/core';

@@ -27,7 +27,7 @@ export class Bail extends Error {
   readonly bailCause: BailCause;
   /** The whole narration: what happened and, for needs-user, the whole question. */
   readonly narration: string;
-  /** What the stages it left had gathered before it was thrown (the result keeps it): filled on its way out by `carrying`. */
+  /** What the stages it left gathered before the throw (the result keeps it); filled on its way out by `carrying`. */
   readonly gathered: Gathered;
   /** Every commit stays (an agent's honest way out): a red commit is kept too, to be verified again on a resume. */
   readonly keepCommits: boolean;
@@ -44,7 +44,7 @@ export class Bail extends Error {
 export class Stopped extends Error {
   readonly where: string;
   readonly mode: string;
-  /** What the stages it left had gathered before it was thrown (the result keeps it): filled on its way out by `carrying`. */
+  /** What the stages it left gathered before the throw (the result keeps it); filled on its way out by `carrying`. */
   readonly gathered: Gathered;
   constructor(mode: string, where: string, gathered: Gathered = NOTHING) {
     super(`stopped (${mode}) ${where}`);

@@ -53,11 +53,7 @@ export class RunBase {
   readonly paths: StatePaths;
   readonly branch: string;
 
-  /**
-   * `skillCommit`: the toolchain revision the run is pinned at, which its events carry ('' until preflight pins it).
-   * `env`: the environment of everything the run starts and of the libraries it calls (git's, the ledger's, the
-   * leaves', the notify command's): the setup's until preflight pins the run, then that with `VERI_SKILL_COMMIT`.
-   */
+  /** Until preflight pins the run, `skillCommit` (its events') is '' and `env` (all it starts, calls) the setup's. */
   constructor(
     readonly setup: ConductorSetup,
     readonly skillCommit = '',
@@ -84,7 +80,6 @@ export class RunBase {
     return this.paths.ledger(this.setup.issue);
   }
 
-  /** The ledger file relative to the repository root, as git names it. */
   get ledgerRel(): string {
     return relative(this.root, this.ledgerFile);
   }
@@ -108,12 +103,11 @@ export class RunBase {
     appendEvent(this.paths.events, createEvent(kind as 'mark', fields as never, this.context(step)));
   }
 
-  /** The ledger as it is on disk now. */
   readLedger(): ReturnType<typeof parseLedger> {
     return parseLedger(readFileSync(this.ledgerFile, 'utf8'), this.ledgerFile);
   }
 
-  /** Read the stop file before a launch: at-leaf and now stop here; at-ledger (or an unreadable request) lets the leaf run. */
+  /** Read the stop file before a launch: at-leaf and now stop here; at-ledger (or an unreadable one) lets it run. */
   async checkStop(where: string): Promise<void> {
     const stop = readStopRequest(this.paths.stop);
     if (stop.kind === 'requested' && stop.mode !== 'at-ledger') throw new Stopped(stop.mode, where);
@@ -164,12 +158,7 @@ export class Preflighted extends RunBase {
 
 /** The read-only context every phase is given; what a run gathers is returned, its journal is `RunProgress`. */
 export class RunContext extends Preflighted {
-  /**
-   * The agents whose vendors ran dry in this process (quota, rate limit, overload): the next of each role's list
-   * runs instead. One map for the whole run, filled by launch.ts's `fallOver`: a vendor that ran dry in any phase
-   * must be passed over by every later launch of the process (the next phases, the next steps), so it is not a
-   * phase's result but a value every launch reads.
-   */
+  /** Agents whose vendor ran dry in this process (launch.ts's `fallOver`): every later launch takes the next one. */
   readonly dry: DryAgents = new Map();
 
   constructor(
@@ -196,7 +185,6 @@ export class RunProgress {
   }
 }
 
-/** A journal for a phase that starts now. */
 export function freshJournal(journalBase: RunJournal | null, testCmd: string, fields: Partial<RunJournal> = {}): RunJournal {
   return {
     version: 1,

@@ -4,7 +4,6 @@ import type { TddVerdict } from './types.js';
 export interface Gathered {
   /** The verdicts reached (the verifiers', the conductor's own REJECTs), in order: the result's. */
   readonly verdicts: readonly TddVerdict[];
-  /** The leaves launched: the result's. */
   readonly leaves: number;
   /** Trees whose suite passed (the baseline's, each verified refactor's): a later red's check skips them. */
   readonly passedTrees: readonly string[];

@@ -27,7 +27,6 @@ export class HeadCache {
     this.known = head;
   }
 
-  /** HEAD's subject. */
   async subject(): Promise<string> {
     if (this.known?.subject == null) this.known = headFromFiles(this.root, this.env);
     if (this.known?.subject == null) {
@@ -38,7 +37,6 @@ export class HeadCache {
     return this.known.subject as string;
   }
 
-  /** HEAD's commit. */
   async sha(): Promise<string> {
     if (this.known === null) await this.subject();
     return (this.known as KnownHead).sha;

@@ -12,7 +12,6 @@ export interface TddStatus {
   done: number;
   /** The step in flight and where in it the conductor last recorded the run. */
   current: { index: number; step: string; phase: string | null; attempt: number | null; stage: string | null } | null;
-  /** The conductor holding the run, when one does and is alive. */
   conductor: { pid: number } | null;
   /** Leaves running now (their supervisor alive, no exit file yet). */
   running: { leaf: string; pid: number; elapsedMs: number }[];

@@ -109,7 +109,7 @@ export function syncDir(dir: string): void {
   }
 }
 
-/** Unlink `file`; one already gone is fine (unlinkSync, not rmSync: rmSync loads Node's internal rimraf on first use). */
+/** Unlink `file`; one already gone is fine (unlinkSync: rmSync loads Node's internal rimraf on first use). */
 export function unlinkIfPresent(file: string): void {
   try {
     unlinkSync(file);

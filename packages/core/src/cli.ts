@@ -42,7 +42,6 @@ export async function runCli(prog: string, main: () => Promise<number | undefine
   if (options.exitWhenDone === true) process.exit();
 }
 
-/** An option of `parseCli`, as `util.parseArgs` takes it. */
 export interface CliOption {
   type: 'string' | 'boolean';
   short?: string;
@@ -72,14 +71,14 @@ export function parseCli<T extends Record<string, CliOption>>(
       rest = bound[at] === '--' ? bound.slice(at + 1) : bound.slice(at);
     }
   }
-  // Nothing to parse (`leap-ledger current`, `leap-stop`): parseArgs would return nothing, and loading it costs about 1 ms.
+  // Nothing to parse (`leap-ledger current`, `leap-stop`): parseArgs would return nothing, and loading it costs ~1 ms.
   if (args.length === 0) return { values: {} as CliValues<T>, positionals: rest };
   try {
     const { parseArgs } = process.getBuiltinModule('node:util');
     const parsed = parseArgs({ args, options, strict: true, allowPositionals: config.allowPositionals ?? true });
     return { values: { ...parsed.values } as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
   } catch (cause) {
-    // Node appends to an unknown option a hint about `--` that reads as noise on a command line; keep its first sentence.
+    // Node appends to an unknown option a hint about `--`, noise on a command line; keep its first sentence.
     let message = (cause as Error).message.replace(/\. To specify a positional argument starting with a '-'[\s\S]*$/, '');
     const unknown = /^Unknown option '(--[^'=]+)/.exec(message)?.[1];
     if (unknown !== undefined)

@@ -150,7 +150,6 @@ export async function gitText(args: readonly string[], options: GitOptions): Pro
   return (await runGit(args, options)).stdout.replace(/\n$/, '');
 }
 
-/** `gitText`, waiting for git. */
 export function gitTextSync(args: readonly string[], options: GitOptions): string {
   return runGitSync(args, options).stdout.replace(/\n$/, '');
 }

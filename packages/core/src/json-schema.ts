@@ -1,5 +1,4 @@
-// The published JSON Schemas, generated from the zod schemas and committed under `schemas/`.
-// (Validation with ajv is in validate-json.ts, which does not load zod.)
+// The published JSON Schemas, generated from zod and committed under `schemas/` (validate-json.ts loads no zod).
 import { z } from 'zod';
 import { eventSchema } from './events/event-schema.js';
 

@@ -17,7 +17,6 @@ export interface AgentOptions {
 export interface AgentInvocation {
   command: string;
   args: string[];
-  /** Text to write on the agent's stdin (the prompt, for CLIs that read it there). */
   stdin?: string;
   /** Variables to set; `undefined` removes one (e.g. CLAUDECODE for nested launches). */
   env?: Record<string, string | undefined>;
@@ -150,7 +149,6 @@ export interface BallRoundRequest {
   round: number;
   /** The commit it builds on: the ball's branch tip (base, its dependencies' work, its earlier rounds). */
   commit: string;
-  /** The builder agent's name, as the built-ins or an agents file know it. */
   agent: string;
 }
 

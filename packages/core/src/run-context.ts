@@ -11,7 +11,6 @@ export interface RunContext {
   skillCommit: string | null;
   /** The leaf timeout in ms; 0 is no limit. */
   timeoutMs: number;
-  /** Where the timeout came from, for messages. */
   timeoutSource: string;
 }
 

@@ -72,7 +72,7 @@ export async function importInstalled(specifier: string, cwd: string, what: stri
   try {
     return await import(resolveFrom(cwd, specifier) ?? specifier);
   } catch (cause) {
-    // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not one of its imports.
+    // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not its imports.
     const code = (cause as NodeJS.ErrnoException).code;
     const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((cause as Error).message).includes(`'${specifier}'`);
     throw new UsageError(

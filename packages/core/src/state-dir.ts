@@ -15,7 +15,7 @@ export function findRepoRoot(cwd: string = process.cwd()): string | null {
   }
 }
 
-/** The state folder: `VERI_STATE_DIR` when set, else `.tdd/` at the repository root (or below `cwd` outside a repository). */
+/** The state folder: `VERI_STATE_DIR` when set, else `.tdd/` at the repository root (below `cwd` outside one). */
 export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
   const fromEnv = env.VERI_STATE_DIR;
   if (fromEnv !== undefined && fromEnv !== '') return resolve(cwd, fromEnv);

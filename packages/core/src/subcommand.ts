@@ -7,7 +7,6 @@ export interface SubcommandIo {
   stderr(text: string): void;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Whether stdout is a terminal (progress lines, colours, redrawing). */
   isTTY: boolean;
 }
 
@@ -20,8 +19,7 @@ export function processSubcommandIo(): SubcommandIo {
     stderr: (text) => writeFd(2, text),
     cwd: process.cwd(),
     env: process.env,
-    // Asked of the descriptor, not of process.stdout: building that stream costs about 3 ms of start-up,
-    // and every subcommand writes through writeFd instead. A getter, so a subcommand that never asks pays nothing.
+    // The descriptor, not process.stdout (3 ms to build); a getter, so a subcommand that never asks pays nothing.
     get isTTY() {
       return stdoutIsTerminal();
     },

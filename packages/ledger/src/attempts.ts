@@ -1,7 +1,5 @@
-// `leap-ledger preserve-attempt`: keep a half-done step's uncommitted work under refs/leap/attempts/, then put the
-// files it touched back as HEAD has them; `attempts list | apply`: the kept attempts, and putting one back.
-// What the step touched is everything uncommitted (finished steps are committed by their tick): tracked changes,
-// staged new files and untracked files .gitignore does not ignore; ignored files and the state folder never.
+// `leap-ledger preserve-attempt`: a half-done step's uncommitted work kept under refs/leap/attempts/, its files put
+// back as HEAD has them (tracked, staged and unignored untracked; never the state folder); `attempts list | apply`.
 import { existsSync, readdirSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError, resolveStateDir, unlinkIfPresent } from '@leap/core';
@@ -96,8 +94,7 @@ function createRef({ root, env }: Repo, base: string, commit: string): string {
   }
 }
 
-// Tracked paths come back from HEAD (index and working tree); paths HEAD lacks leave the index, the disk, and the
-// folders they leave empty.
+// Tracked paths come back from HEAD (index, work tree); paths HEAD lacks leave the index, the disk, emptied folders.
 function restoreToHead({ root, env }: Repo, changes: Change[]): void {
   const [tracked, added] = [changes.filter((c) => c.inHead), changes.filter((c) => !c.inHead)];
   const staged = added.filter((c) => c.staged);

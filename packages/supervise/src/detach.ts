@@ -29,7 +29,7 @@ const SUPERVISOR_NAMES = new Set(['supervise.sh', 'leap-supervise', 'leap-superv
 // leap-supervise's options that take a value, before NAME.
 const SUPERVISOR_OPTIONS = ['--sandbox', '--network', '--pass-env'];
 
-/** The leaf NAME when `command args` starts a supervisor (supervise.sh, leap-supervise, node .../leap-supervise.cjs). */
+/** The leaf NAME when `command args` starts a supervisor: supervise.sh, leap-supervise, node .../leap-supervise.cjs. */
 export function supervisedName(command: string, args: string[]): string | null {
   let rest = args;
   const base = basename(command);

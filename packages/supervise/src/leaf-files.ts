@@ -14,9 +14,7 @@ export interface PidRecord {
 export interface ExitRecord {
   code: number;
   status: string;
-  /** The leaf's own exit code, when it exited. */
   leafCode?: number;
-  /** The signal that ended the leaf, when one did. */
   signal?: string;
   run?: string;
   /** The signal the supervisor itself received (status killed-signal). */

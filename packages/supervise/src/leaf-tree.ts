@@ -61,7 +61,7 @@ export class LeafTree {
     }
   }
 
-  /** The live processes of the tree now (zombies and processes the kernel is tearing down count as gone); `withMarker` also reads each newer process's environment. */
+  /** The tree's live processes (zombies, dying ones count as gone); `withMarker` also reads newer ones' environment. */
   live(procs: readonly ProcInfo[] = this.scan(), withMarker = true): TreeMembers {
     this.observe(procs);
     const members: ProcInfo[] = [];
@@ -86,10 +86,7 @@ export class LeafTree {
     }
   }
 
-  /**
-   * A measure of the tree's progress for the idle detector: CPU time (clock ticks) and bytes written by its
-   * live processes. It changes whenever any of them computes or writes (to a file, a pipe or a terminal).
-   */
+  /** The idle detector's measure: its live processes' CPU time (clock ticks) and bytes written, to anything. */
   progress(procs: readonly ProcInfo[] = this.scan()): string {
     const { members, escaped } = this.live(procs, false);
     let cpu = 0;

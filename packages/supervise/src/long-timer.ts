@@ -1,5 +1,4 @@
-// Monotonic time and timers that hold any duration: Node fires a setTimeout above 2^31-1 ms after 1 ms,
-// so long ones are chained. process.hrtime is used rather than `performance`, which loads perf_hooks.
+// Monotonic timers of any duration (Node fires one past 2^31-1 ms at once), on hrtime: `performance` loads perf_hooks.
 const MAX_CHUNK_MS = 2_147_483_647;
 
 /** Milliseconds on a monotonic clock (not wall time: immune to clock changes). */

@@ -2,7 +2,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
 
-/** A started leaf, or why it could not start. */
 export type SpawnResult = { kind: 'started'; child: ChildProcess; pid: number } | { kind: 'failed'; code: number; reason: string };
 
 /** The exit code a start failure records: 127 when the command is not found, 126 when it cannot run. */

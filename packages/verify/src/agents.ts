@@ -26,7 +26,7 @@ export interface AgentEntry {
   env?: Record<string, string>;
   /** `codex`: false skips the CLI's readiness check (a setup the check cannot judge). */
   preflight?: boolean;
-  /** `codex`, `gemini` (which report no cost): US dollars per million input and output tokens; the cost is then estimated. */
+  /** `codex`, `gemini` (no cost reported): US dollars per million input and output tokens, to estimate the cost. */
   usd_per_million_tokens?: { input: number; output: number };
   /** Inside the sandbox (CONTRACT section 13): more variables passed (names, or prefixes ending in `*`). */
   pass_env?: string[];

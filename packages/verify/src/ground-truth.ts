@@ -44,7 +44,7 @@ export interface GroundTruthOptions {
   testFiles?: readonly string[];
   /** Tree hashes whose suite passed in this run: red's set-aside run is skipped when its copy would be one of them. */
   passedTrees?: readonly string[];
-  /** Run each suite in a sandbox, a writer of the tree it runs on (chooseSandbox decides); absent or bwrap null: none. */
+  /** Run each suite in a sandbox, a writer of its tree (chooseSandbox decides); absent or bwrap null: none. */
   sandbox?: SandboxChoice | null;
   /** The step's ledger line: a runner's file it names may change, and its phases' verdicts are read by it. */
   step?: string;

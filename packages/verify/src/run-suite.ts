@@ -82,7 +82,7 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   // Every process of the suite carries the marker, so one that leaves its session is found and ended too.
   const marker = `LEAP_LEAF_${newRunId()}`;
   const env = { ...options.env, [marker]: '1' };
-  // Sandboxed: a writer of the tree with the user's environment, so a test an agent wrote cannot reach home, .git or the state folder.
+  // Sandboxed: a writer of the tree, the user's environment; an agent's test cannot reach home, .git or state folder.
   let sandbox: PreparedSandbox | null = null;
   let ended: { code: number; limit: SuiteLimit | null };
   try {

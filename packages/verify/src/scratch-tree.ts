@@ -1,5 +1,4 @@
-// A throw-away copy of a commit's tree: a repository made by hand, the user's objects borrowed through alternates.
-// Not `git worktree add`: five processes to add and remove, under the repository's own locks.
+// A commit's throw-away tree: a hand-made repository borrowing objects via alternates (not five locked worktree calls).
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';

@@ -8,7 +8,7 @@ import { matchGlobs, testFilePredicate } from './test-files.js';
 export interface StepTests {
   /** Paths relative to the repository root. */
   files: string[];
-  /** `tests-option`: --tests; `red-commit`: added or changed by HEAD; `red-verdict`: the step's red verdict; `conventions`: every test file. */
+  /** `tests-option`: --tests; `red-commit`: changed by HEAD; `red-verdict`: the red verdict's; `conventions`: all. */
   source: 'tests-option' | 'red-commit' | 'red-verdict' | 'conventions';
   /** The red commit, when known (red: HEAD; green and refactor: from the red verdict). */
   redCommit: string | null;
@@ -21,7 +21,7 @@ export interface StepTestsOptions {
   issue: number | null;
   eventsFile: string;
   globs?: readonly string[];
-  /** Globs of files that hold tests beside the conventions (a conductor's `--tests`): red takes what HEAD changed of them too. */
+  /** Globs of test files beside the conventions (a conductor's `--tests`): red takes what HEAD changed of them too. */
   testFiles?: readonly string[];
 }
 

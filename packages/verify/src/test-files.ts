@@ -1,6 +1,5 @@
-// Which files are tests: the conventions of the major test runners, or the globs a caller names (`--tests`).
-// Globs are compiled by picomatch (the matcher chokidar uses), loaded only for globs a caller names: the
-// conventions' RegExp was compiled by it once and is committed (test-file-conventions.generated.ts).
+// Which files are tests: the major runners' conventions, or a caller's globs (`--tests`), compiled by picomatch,
+// loaded only for those: the conventions' RegExp is committed (test-file-conventions.generated.ts).
 import { createRequire } from 'node:module';
 import { UsageError, showValue } from '@leap/core';
 import type picomatchType from 'picomatch';
@@ -38,8 +37,7 @@ export const TEST_FILE_CONVENTIONS: readonly TestFileConvention[] = [
   { language: 'Shell, Perl', runners: 'Bats, prove', globs: ['**/*.bats', '**/*.t'] },
 ];
 
-// dot: a glob's `*` and `**` reach names starting with a dot too; posix: `[!a]` negates a class;
-// strictBrackets: an unbalanced `[`, `{` or `(` is an error, never a silent match of nothing.
+// dot: `*` reaches dot names; posix: `[!a]` negates; strictBrackets: an unbalanced `[`, `{` or `(` is an error.
 const OPTIONS: picomatchType.PicomatchOptions = { dot: true, posix: true, strictBrackets: true };
 
 let loaded: typeof picomatchType | null = null;
@@ -50,11 +48,7 @@ function picomatch(): typeof picomatchType {
 
 let conventions: RegExp | null = null;
 
-/**
- * True for a test file by the conventions of TEST_FILE_CONVENTIONS; `path` is relative to the repository, with `/`.
- * Their RegExp is the one picomatch compiles, committed (test-file-conventions.generated.ts), so a verification
- * loads no picomatch and compiles no glob for it (about 15 ms a process).
- */
+/** A test file by TEST_FILE_CONVENTIONS (`path` relative, with `/`): its committed RegExp spares picomatch (15 ms). */
 export function isTestFile(path: string): boolean {
   conventions ??= new RegExp(TEST_FILE_CONVENTIONS_SOURCE);
   return conventions.test(path);
@@ -73,9 +67,8 @@ export function renderTestFileConventions(): string {
 }
 
 /**
- * Compile a glob (picomatch's syntax: `**`, `*`, `?`, `[...]`, `[!...]`, `{a,b}`, `{1..3}`, extglobs) into a
- * RegExp over slash-separated relative paths. A glob without a slash matches the file name in any folder (as
- * `--tests '*.test.js'` is meant); a leading `./` is dropped. A malformed glob is a UsageError naming it.
+ * A picomatch glob as a RegExp over relative `/` paths: without a slash it matches the file name in any folder
+ * (`--tests '*.test.js'`); a leading `./` is dropped; a malformed glob is a UsageError naming it.
  */
 export function globToRegExp(glob: string): RegExp {
   const bare = glob.replace(/^(\.\/)+/, '');
@@ -88,8 +81,8 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /**
- * The paths matching `globs`, in their given order: any glob matches, unless a glob starting with `!` excludes
- * the path (`--tests 'test/**' --tests '!test/fixtures/**'`). Only exclusions: every path they leave; no glob: none.
+ * `paths` (in order) any glob matches and no `!GLOB` excludes (`--tests 'test/**' --tests '!test/fixtures/**'`);
+ * only exclusions: every path they leave; no glob: none.
  */
 export function matchGlobs(paths: readonly string[], globs: readonly string[]): string[] {
   if (globs.length === 0) return [];
@@ -105,10 +98,7 @@ function anyOf(globs: readonly string[]): RegExp {
   return new RegExp(globs.map((glob) => globToRegExp(glob).source).join('|'));
 }
 
-/**
- * A test file by the conventions, or by `globs` (files that hold tests beside the conventions: the conductor's
- * `--tests`, leap.config.json's `testFiles`, e.g. `src/**\/*.rs` for inline Rust tests; `!GLOB` excludes as in matchGlobs).
- */
+/** A test file by the conventions or `globs` (`--tests`, `testFiles`: `src/**\/*.rs` for Rust; `!GLOB` excludes). */
 export function testFilePredicate(globs: readonly string[] | undefined): (path: string) => boolean {
   if (globs === undefined || globs.length === 0) return isTestFile;
   const include = globs.filter((g) => !g.startsWith('!'));

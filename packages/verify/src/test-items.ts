@@ -1,5 +1,4 @@
-// A Rust file a test glob names holds tests and code: only its `#[cfg(test)]` items are tests. Green and refactor may
-// change the code around them, never the items; red the items, never the code.
+// A globbed Rust file's tests are its `#[cfg(test)]` items: green and refactor change only the code, red only them.
 
 export function hasInlineTests(path: string, conventional: boolean): boolean {
   return !conventional && path.endsWith('.rs');
@@ -50,7 +49,7 @@ export function rustTestItems(text: string): [number, number][] {
   return found;
 }
 
-// The end of the item that starts at `from` (after its attribute): the `;` before any `{`, or the `}` closing the first `{`.
+// The end of the item starting at `from` (after its attribute): the `;` before any `{`, or the `}` closing the first.
 function itemEnd(text: string, from: number): number {
   let depth = 0;
   let i = from;

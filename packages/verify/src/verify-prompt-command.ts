@@ -15,7 +15,7 @@ export interface VerifyPromptOptions {
   ledgerFile?: string;
   specFile?: string;
   testGlobs?: readonly string[];
-  /** Globs of files that hold tests beside the conventions (a conductor's `--tests`): red takes HEAD's changes to them. */
+  /** Globs of test files beside the conventions (a conductor's `--tests`): red takes HEAD's changes to them. */
   testFiles?: readonly string[];
   base?: string;
   tracker?: TrackerPlugin;

@@ -19,10 +19,9 @@ export interface ClaudeAgentConfig {
   extraArgs?: string[];
 }
 
-/** Tools a read-only role may not use. */
 export const CLAUDE_DENIED_TOOLS = 'Edit,Write,NotebookEdit';
 
-/** Tools a read-only role uses without a prompt: reading and searching (Glob and Grep are older versions' search tools). */
+/** Tools a read-only role uses unprompted: reading and searching (Glob and Grep: older versions' search tools). */
 export const CLAUDE_READ_TOOLS = ['Read', 'Glob', 'Grep'];
 
 /** Tools a writing role uses without a prompt: editing files and running commands, no web access. */

@@ -91,7 +91,7 @@ function retryDry(retry: Record<string, unknown>): AgentDryKind | null {
   return null;
 }
 
-// The `error` of the last assistant line: Claude Code's own name for what the API answered (`billing_error`, `rate_limit`, `server_error`).
+// The last assistant line's `error`: Claude Code's name for the API's answer (`billing_error`, `rate_limit`, ...).
 function lastAssistantError(stdout: string): string | null {
   const lines = stdout.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {

@@ -30,11 +30,9 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
     family: 'openai',
     buildInvocation: (prompt, options) => codexInvocation(prompt, options, config),
     parseAnswer: (stdout) => priced(parseCodexEvents(stdout), config.prices),
-    // `codex exec` never checks the login: without one it retries for ever. The check says at once, judging
-    // the setup as the CLI does (CODEX_API_KEY, the provider's env_key), and asks `login status` otherwise.
-    // Then whether codex's own sandbox, in the leaf's mode, can run a command at all (CODEX_HOME under the
-    // temporary folder: it cannot, and says so only in a warning). The script travels in the check's
-    // environment, so the command line a failure quotes stays one line.
+    // `codex exec` never checks the login (it retries for ever): checked as the CLI does (CODEX_API_KEY, env_key, else
+    // `login status`), then whether its sandbox in the leaf's mode runs a command (not with CODEX_HOME under the temp
+    // folder, said only in a warning). The script rides in the environment: a failure quotes a one-line command.
     preflight: (options) =>
       config.preflight === false
         ? null
@@ -81,8 +79,7 @@ function codexInvocation(prompt: string, options: AgentOptions, config: CodexAge
   return invocation;
 }
 
-// Codex 0.171.0 only warns when it cannot make its sandbox's helper: every command fails, yet the run exits 0.
-// Inside the toolchain's sandbox codex's own cannot nest, and danger-full-access needs no helper.
+// Codex 0.171.0 only warns when it cannot make its sandbox helper (danger-full-access needs none): all fails, exit 0.
 const HELPER_REFUSAL = /Refusing to create helper binaries under temporary dir[^\n]*/;
 
 /** A run whose own sandbox could not start: why, naming the warning; null otherwise. */

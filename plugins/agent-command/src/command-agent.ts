@@ -9,7 +9,6 @@ export interface CommandAgentConfig {
   command: string[];
   /** The model family it belongs to, for the cross-family rule. */
   family: string;
-  /** Variables added to the command's environment. */
   env?: Record<string, string>;
 }
 

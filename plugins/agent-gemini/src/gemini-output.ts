@@ -34,7 +34,7 @@ export function explainGeminiFailure(stdout: string, stderr: string): string | n
   }
   const lines = said(stderr);
   const retry = lines.findLastIndex((line) => RETRY_LINE.test(line));
-  // Still retrying when it was ended: its last attempt, as a sentence, rather than the `status: 500` of the stack dump after it.
+  // Still retrying when ended: its last attempt, as a sentence, rather than the `status: 500` of the stack dump after.
   if (retry !== -1) return retrySentence(lines[retry] as string);
   return lines.at(-1) ?? null;
 }

@@ -109,8 +109,7 @@ export const workerCommand: Subcommand = async (argv, io) => {
     void worker.drained.then(() => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
-      // TERM or INT while draining ends the running leaves (their supervisors' own handlers): those rounds are
-      // handed back, as on TERM, and the worker goes on closing.
+      // TERM or INT while draining ends the running leaves (their supervisors'): rounds handed back, closing goes on.
       const late = (signal: NodeJS.Signals) => {
         say(`${signal} while draining: the rounds whose leaf was ended are handed back`);
         worker.signalled();

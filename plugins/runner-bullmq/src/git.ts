@@ -1,7 +1,7 @@
 // git through core's one runner (argv, never a shell: every argument is data), with the worker's environment.
 import { runGit } from '@leap/core';
 
-/** The environment of every git here: no prompt for a password (a worker has no terminal to answer it), ssh in batch mode. */
+/** Every git's environment here: no password prompt (a worker has no terminal to answer it), ssh in batch mode. */
 export function workerGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) if (!/^GIT_/i.test(k) || k === 'GIT_SSH_COMMAND' || k === 'GIT_SSH') out[k] = v;

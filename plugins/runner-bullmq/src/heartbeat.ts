@@ -36,7 +36,7 @@ export interface HeartbeatRecord {
   inHand: InHand[];
 }
 
-/** The heartbeat's period (LEAP_BULLMQ_HEARTBEAT_MS, default 5000) and the age past which a worker is dead (three periods). */
+/** The heartbeat's period (LEAP_BULLMQ_HEARTBEAT_MS, default 5000) and the age making a worker dead (three periods). */
 export function heartbeatTimings(env: NodeJS.ProcessEnv): { beatMs: number; ttlMs: number } {
   const beatMs = msFromEnv(env, 'LEAP_BULLMQ_HEARTBEAT_MS', 5000);
   return { beatMs, ttlMs: 3 * beatMs };
@@ -98,7 +98,7 @@ export function startHeartbeat(connection: Redis, secret: Buffer, record: () => 
     },
     /** Written now (a round taken or ended shows at once). */
     beatNow: () => void beat().catch(() => undefined),
-    /** Whether a drain is asked of this worker now (read before each job: a job taken after the drain is handed back). */
+    /** Whether this worker is asked to drain now (read before each job: one taken after the drain is handed back). */
     async drainAsked(): Promise<boolean> {
       if (drained) return true;
       return drainFlag(name()).catch(() => false);
@@ -112,7 +112,7 @@ export function startHeartbeat(connection: Redis, secret: Buffer, record: () => 
   };
 }
 
-/** A worker's name as BullMQ's connection name holds it (Redis: printable ASCII, no space): other bytes and % as %XX. */
+/** A worker's name as BullMQ's connection name (Redis: printable ASCII, no space): other bytes and % as %XX. */
 export function clientSafeName(name: string): string {
   return name.replace(/[^!-$&-~]/gu, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
 }

@@ -51,14 +51,10 @@ export const roundJobSchema = z
     v: z.literal(1),
     /** This engine run's id: a later run removes the waiting jobs of a dead one. */
     run: z.string().regex(/^[0-9a-f]{12}$/),
-    /** A hash of the engine's remote (its URL is never queued): a later run of the same slice on the same remote knows its own. */
+    /** A hash of the engine's remote (its URL is never queued): a later run of the slice on it knows its own. */
     remote: hash,
     request: roundRequestSchema,
-    /**
-     * The agent families the round needs (its builder's, its reviewers'), as the engine's agents file names them:
-     * a worker with `--label`s takes only a round whose families are all among its labels (absent: only workers
-     * without labels take it).
-     */
+    /** The round's families (builder's, reviewers'): only a worker labelled with all (absent: unlabelled) takes it. */
     families: z
       .strictObject({ builder: family, reviewers: z.array(family).max(16) })
       .optional()
@@ -129,7 +125,7 @@ export const roundResultSchema = z
 export type RoundJobBody = z.infer<typeof roundJobSchema>;
 export type RoundResultBody = z.infer<typeof roundResultSchema>;
 
-/** The problems of `value` as `schema` sees them, one line each (`request.ball: an id is ...`); none when it is valid. */
+/** `value`'s problems as `schema` sees them, one line each (`request.ball: an id is ...`); none when valid. */
 export function schemaProblems(schema: z.ZodType, value: unknown): string[] {
   const parsed = schema.safeParse(value);
   if (parsed.success) return [];

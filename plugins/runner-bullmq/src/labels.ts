@@ -4,7 +4,7 @@ import type { RoundRequest } from '@leap/slice';
 
 const FAMILY = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** The `--label` values as families (`claude` is `anthropic`, as the jury reads families), each one a family this machine can run; else a UsageError. */
+/** `--label` values as families (`claude` is `anthropic`, as the jury reads), each runnable here; else a UsageError. */
 export async function checkLabels(given: readonly string[], agents: string | undefined, env: NodeJS.ProcessEnv, cwd: string): Promise<string[]> {
   if (given.length === 0) return [];
   const { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, vendorFamily } = await import('@leap/verify');
@@ -43,7 +43,7 @@ export async function checkLabels(given: readonly string[], agents: string | und
   return labels.sort();
 }
 
-/** The families a round needs, as the engine's agents file names them (its builder's, its reviewers'); null when one cannot be resolved. */
+/** The families a round needs, as the engine's agents file names them (builder's, reviewers'); null if unresolved. */
 export async function roundFamilies(request: RoundRequest, env: NodeJS.ProcessEnv): Promise<{ builder: string; reviewers: string[] } | null> {
   const { loadAgentRegistry, resolveAgent } = await import('@leap/verify');
   try {

@@ -10,7 +10,7 @@ export const PREFIX = 'leap';
 /** One round of one ball, as a job's body (job-schema.ts): no agents file, no environment, no remote URL. */
 export type RoundJob = RoundJobBody;
 
-/** The job's request from the engine's: its own fields only (the engine's agents file stays on the engine's machine). */
+/** The job's request from the engine's: its own fields only (the engine's agents file stays on its machine). */
 export function jobRequest(r: RoundRequest): RoundJob['request'] {
   return {
     slice: r.slice,
@@ -55,7 +55,7 @@ export function jobId(request: { slice: string; ball: string; round: number; com
   return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}${request.agent === undefined ? '' : `.${safe(request.agent)}`}`;
 }
 
-/** The environment a worker's rounds run in: its own, less what reaches the queue (a builder never holds the secret or the Redis URL). */
+/** A worker's rounds' environment: its own, less what reaches the queue (no builder holds the secret or Redis URL). */
 export function roundEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out = { ...env };
   for (const key of ['LEAP_QUEUE_SECRET', 'LEAP_REDIS_URL']) delete out[key];
@@ -79,7 +79,7 @@ export function timings(env: NodeJS.ProcessEnv) {
     stalledMs: msFromEnv(env, 'LEAP_BULLMQ_STALLED_MS', lockMs),
     retryMs: msFromEnv(env, 'LEAP_BULLMQ_RETRY_MS', 5_000),
     pollMs: msFromEnv(env, 'LEAP_BULLMQ_POLL_MS', 1000),
-    /** How long the engine waits for one round's result; 0: four leaf time limits (the builder, the proofs, the jury). */
+    /** How long the engine waits for one round's result; 0: four leaf time limits (builder, proofs, jury). */
     roundMs: msFromEnv(env, 'LEAP_BULLMQ_ROUND_MS', 0),
   };
 }

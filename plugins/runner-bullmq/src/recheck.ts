@@ -22,11 +22,11 @@ async function isAncestor(repo: string, a: string, b: string, env: NodeJS.Proces
 /** What the engine takes of a result: the worker's, with the engine's changed paths, and a -1 where a check fails. */
 export interface Rechecked {
   result: RoundJobResult;
-  /** Where the engine's branch leap/SLICE/BALL goes: the result's commit, or back to the round's (or the ball's) start. */
+  /** Where the engine's branch leap/SLICE/BALL goes: the result's commit, or back to the round's (or ball's) start. */
   branchTo: string;
 }
 
-/** Check a worker's result against the engine's repository (its commits fetched); the -1 reasons say what the engine found. */
+/** Check a worker's result against the engine's repository (commits fetched); -1 reasons say what the engine found. */
 export async function recheckResult(repo: string, request: RoundRequest, worker: RoundJobResult, env: NodeJS.ProcessEnv): Promise<Rechecked> {
   const result: RoundJobResult = { ...worker, reason: showText(worker.reason), changed: [] };
   // A refused result is the round's -1, never a fall-over: its dry claim goes with it.

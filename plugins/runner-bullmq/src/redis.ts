@@ -3,7 +3,7 @@ import { LeapError, UsageError, showValue } from '@leap/core';
 import type { Redis } from 'ioredis';
 import { redact, redactUrl, secretsOf } from './text.js';
 
-/** Check a `--redis` value (absent: LEAP_REDIS_URL, which keeps a password out of `ps`): a redis:// or rediss:// URL. */
+/** Check a `--redis` value (absent: LEAP_REDIS_URL, keeping a password out of `ps`): a redis:// or rediss:// URL. */
 export function checkRedisUrl(given: string | undefined, option = '--redis', env: NodeJS.ProcessEnv = process.env): string {
   const url = given ?? env.LEAP_REDIS_URL;
   if (url === undefined || url === '') throw new UsageError(`${option} URL is required, or LEAP_REDIS_URL (a redis:// URL of the Redis server every worker reaches)`);

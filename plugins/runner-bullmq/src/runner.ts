@@ -73,8 +73,7 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
       return { queue, connection, events, listen, Job };
     })());
 
-  // Rounds a dead engine of this slice queued and nobody waits for any more: taken off before they are built.
-  // The remote as its jobs name it (remoteKey: one key for its name, its URL and its path).
+  // Jobs of a dead engine of this slice are taken off; its remote as jobs name it (remoteKey: name, URL, path alike).
   let keyed: Promise<string> | null = null;
   const key = () => (keyed ??= remoteKey(options.repoRoot, remote, env));
   const dropStale = async (queue: Queue, slice: string) => {
@@ -305,7 +304,7 @@ function appendEvents(file: string, events: LeapEvent[]): void {
   }
 }
 
-/** A worker's result, once its signature and schema are checked; anything else is refused with why (the ball is held). */
+/** A worker's result, its signature and schema checked; anything else is refused with why (the ball is held). */
 async function checkResult(secret: Buffer, id: string, returned: unknown): Promise<RoundJobResult> {
   const { roundResultSchema, schemaProblems } = await import('./job-schema.js');
   let body: unknown;

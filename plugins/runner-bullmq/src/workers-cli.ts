@@ -1,4 +1,4 @@
-// `leap workers` (CONTRACT sections 11 and 12): the workers on the queue, a drain, dead records forgotten, a pause of the queue.
+// `leap workers` (CONTRACT sections 11, 12): the queue's workers, a drain, dead records forgotten, a queue pause.
 import { resolve } from 'node:path';
 import { UsageError, parseCli, showValue, type Subcommand } from '@leap/core';
 

@@ -19,9 +19,9 @@ export interface WorkerView {
   /** The last heartbeat (ISO time) and its age in ms when read. */
   heartbeat: string | null;
   heartbeatAgeMs: number | null;
-  /** Whether BullMQ lists a connection of this worker (null: Redis would not list its clients, so the heartbeat alone judges). */
+  /** Whether BullMQ lists a connection of this worker (null: Redis would not list clients; the heartbeat judges). */
   connected: boolean | null;
-  /** `phase`: where the round is on the worker (taken, fetching, building, proving, reviewing, pushing), null when not said. */
+  /** Where the round is on the worker (taken, fetching, building, proving, reviewing, pushing); null: not said. */
   inHand: { job: string; slice: string; ball: string; round: number | null; phase: Phase | null; since: string | null; forMs: number | null }[];
   /** With state forged: why the record is not a worker's (unsigned, wrongly signed, ...). */
   forged?: string;
@@ -32,7 +32,7 @@ export interface WorkersView {
   workers: WorkerView[];
 }
 
-/** Everything `leap workers` prints of a record, made safe: URLs masked, `secrets` replaced, control characters escaped, cut to 200 characters. */
+/** What `leap workers` prints of a record, made safe: URLs masked, `secrets` replaced, controls escaped, 200 chars. */
 export function safeText(value: unknown, secrets: readonly string[] = []): string {
   const text = typeof value === 'string' ? value : '';
   const masked = text.replace(/[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>\u0000-\u001f\u007f-\u009f]*/g, (url) => {
@@ -46,7 +46,7 @@ export function safeText(value: unknown, secrets: readonly string[] = []): strin
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** The records and the queue, as `leap workers` lists them. `secret`: the queue secret the records are signed with; `secrets`: what must never be printed (the Redis URL's password). */
+/** `leap workers`' records and queue. `secret` signs the records; `secrets`: never printed (the Redis password). */
 export async function listWorkers(redis: string, secret: Buffer, secrets: readonly string[] = secretsOf(redis), now = Date.now): Promise<WorkersView> {
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, secrets, now());
@@ -96,7 +96,7 @@ function readRecord(
   });
   let record: Record<string, unknown>;
   try {
-    // Signed over the key's name: a record copied to another name, or changed, or written without the secret is no worker's.
+    // Signed over the key's name: a record copied to another name, changed, or unsigned by the secret is no worker's.
     const parsed: unknown = unseal(seen.secret, 'heartbeat', key, JSON.parse(raw ?? ''));
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return forged('its signed body is not a JSON object');
     record = parsed as Record<string, unknown>;
@@ -146,7 +146,7 @@ const safeIso = (ms: number) => {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 };
 
-/** `names` checked against the records (a name with none, or only a forged one, is bad input: exit 2, naming the workers there are). */
+/** `names` checked against the records (a name with none, or only a forged one, is exit 2, naming the workers). */
 function known(judged: { key: string; view: WorkerView }[], names: string[]): { key: string; view: WorkerView }[] {
   return names.map((name) => {
     const found = judged.find((j) => j.key === name);
@@ -158,7 +158,7 @@ function known(judged: { key: string; view: WorkerView }[], names: string[]): { 
   });
 }
 
-/** Ask `names` (every live worker with `all`) to drain: finish the rounds in hand, take no more. Returns who was asked (raw names). */
+/** Ask `names` (all live workers with `all`) to drain: finish rounds in hand, take no more. Returns who (raw names). */
 export async function drainWorkers(redis: string, secret: Buffer, target: { names: string[] } | { all: true }): Promise<string[]> {
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());

@@ -6,13 +6,13 @@ import { parseGhIssue, type GithubIssue } from './gh-issue.js';
 import { GhError, runGh, trackerGit } from './run-gh.js';
 
 export interface GithubTrackerOptions {
-  /** The local clone (gh finds the GitHub repository from its remotes; `git push` runs here). Default: process.cwd(). */
+  /** The local clone (gh finds the GitHub repository from its remotes; `git push` runs here). Default: cwd. */
   cwd?: string;
   /** `OWNER/REPO`, passed to gh as `--repo` when the clone's remotes should not decide. */
   repo?: string;
   /** The remote the branch is pushed to (default `origin`). */
   remote?: string;
-  /** The base branch of draft pull requests when the call names none (default: gh's, the repository's default branch). */
+  /** Draft pull requests' base branch when the call names none (default: gh's, the repository's default branch). */
   base?: string;
   /** The gh executable (default `gh`, found on PATH). */
   gh?: string;
@@ -78,7 +78,7 @@ export function createGithubTracker(options: GithubTrackerOptions = {}): GithubT
       try {
         return { url: lastUrl(await run(args, text)) };
       } catch (error) {
-        // Run again (a resumed run): the pull request of this branch exists, gh names it, and it gets this run's title and summary.
+        // Run again (resumed): this branch's pull request exists, gh names it, and it gets this run's title and body.
         const existing = error instanceof GhError ? /already exists:\s*(https?:\/\/\S+)/.exec(error.stderr) : null;
         if (existing === null) throw error;
         const url = existing[1] as string;

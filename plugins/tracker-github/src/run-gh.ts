@@ -85,7 +85,7 @@ export async function trackerGit(args: string[], options: RunOptions): Promise<s
     return (await runGit(args, { cwd: options.cwd, env: options.env, ...(options.input === undefined ? {} : { input: options.input }) })).stdout;
   } catch (cause) {
     if (!(cause instanceof GitError) || cause.code === null) {
-      // The spawn's own words (spawn git ENOENT: git missing, or the folder gone), not the GitError's sentence around them.
+      // The spawn's own words (spawn git ENOENT: git missing, or the folder gone), not the GitError's sentence.
       const spawnError = cause instanceof GitError && cause.cause instanceof Error ? cause.cause : (cause as Error);
       throw new GhError('failed', `could not run git: ${spawnError.message}`, { cause });
     }

@@ -12,7 +12,6 @@ export interface LocalTrackerOptions {
   stateDir?: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** The clock, for comment headings. */
   now?: () => Date;
 }
 

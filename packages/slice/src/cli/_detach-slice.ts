@@ -1,11 +1,11 @@
-// `leap slice run --detach`: the run started detached (@leap/supervise's detach-run.ts), its files in `<state>/detached/slice-ID/`.
+// `leap slice run --detach`: the run started detached (supervise's detach-run.ts), files in <state>/detached/slice-ID/.
 import { resolve } from 'node:path';
 import { LeapError, UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, shellWord, type SubcommandIo } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { liveEngine, sliceLockFile } from '../slice-lock.js';
 import { detachRun } from '@leap/supervise';
 
-/** Start `leap slice run ARGS` detached; print where to poll (or, ended at once, what it said) and return the exit code. */
+/** Detach `leap slice run ARGS`; print where to poll (or, ended at once, what it said); return the exit code. */
 export async function detachSlice(file: string, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
   // The slice file is read here (bad input, exit 2, before anything starts): its id names the lock and the files.
   const slice = readSlice(resolve(io.cwd, file));

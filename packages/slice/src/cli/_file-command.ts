@@ -1,7 +1,7 @@
 // The arguments of `leap slice plan|status|clean FILE [--json]`: one place for --help, --json and the one FILE.
 import { parseCli, UsageError, type SubcommandIo } from '@leap/core';
 
-/** The parsed call, or null when it asked for --help (printed). `--` ends options, so a FILE named `--help` is a file. */
+/** The parsed call, or null when it asked for --help (printed). `--` ends options: a FILE named `--help` is a file. */
 export function readFileCommand(argv: string[], io: SubcommandIo, usage: string): { file: string; json: boolean } | null {
   const end = argv.indexOf('--');
   const options = end < 0 ? argv : argv.slice(0, end);

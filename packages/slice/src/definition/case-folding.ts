@@ -1,5 +1,4 @@
-// Whether a folder's file system folds case (macOS and Windows by default, ext4 with casefold), so
-// `A.js` and `a.js` are one file there. Decided by looking, not by platform: no file is written.
+// Whether a folder's file system folds case (macOS, Windows, ext4 casefold): found by looking, writing no file.
 import { lstatSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 

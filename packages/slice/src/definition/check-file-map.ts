@@ -1,6 +1,5 @@
-// The file-map check of CONTRACT section 7, run in a ball's fresh checkout before it is built:
-// every path resolves inside the repository and every file's bytes still hash as the scope says
-// (else `-1`, a false map); every dependency returned `1` (else `0`). The ball's text is never read.
+// CONTRACT section 7's file-map check, in a ball's fresh checkout: every path inside the repository, hashing as the
+// scope says (else `-1`); every dependency returned `1` (else `0`). The ball's text is never read.
 import { LeapError } from '@leap/core';
 import { hashFile } from './hash-file.js';
 import { ignoredPaths } from './ignored-paths.js';

@@ -1,5 +1,4 @@
-// `leap slice clean`: the slice's worktrees, then its branches `leap/SLICE/*`, are removed; its
-// records under `.leap/SLICE/` stay (CONTRACT section 7).
+// `leap slice clean`: its worktrees, then branches `leap/SLICE/*`, go; `.leap/SLICE/` stays (CONTRACT section 7).
 import { LeapError } from '@leap/core';
 import { reapSlice, gitStdout } from '../reap.js';
 import { liveEngine } from '../slice-lock.js';

@@ -1,17 +1,15 @@
-// Scope paths git ignores: a ball's work on them would never be committed, merged or seen by the
-// engine's list of changes, so the repository cannot hold it. One `git check-ignore` for a ball.
+// Scope paths git ignores: a ball's work there would never be committed, merged or seen. One check-ignore a ball.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGitSync } from '@leap/core';
 
-/** Each path of `paths` that git ignores in the checkout `root`, with the rule that ignores it (`.gitignore:3:build/`). */
+/** Each path of `paths` that git ignores in the checkout `root`, with the rule ignoring it (`.gitignore:3:build/`). */
 export function ignoredPaths(root: string, paths: readonly string[]): Map<string, string> {
   const found = new Map<string, string>();
   if (paths.length === 0 || !existsSync(join(root, '.git'))) return found;
-  // Tracked files are never reported (git holds them whatever the rules say); arguments are data (stdin, NUL-separated).
+  // Tracked files are never reported (git holds them whatever the rules); arguments are data (stdin, NUL-separated).
   const run = runGitSync(['check-ignore', '-z', '-v', '--stdin'], { cwd: root, input: `${paths.join('\0')}\0`, allowFailure: true });
-  // git refuses the whole list for one path it cannot check (beyond a symlink inside the
-  // repository): then each path is asked alone, and one git cannot check is not ignored.
+  // git refuses the list over a path it cannot check (past a symlink): each is asked alone, and that one not ignored.
   if (run.code === 128 && paths.length > 1) {
     for (const path of paths) for (const [p, rule] of ignoredPaths(root, [path])) found.set(p, rule);
     return found;

@@ -1,5 +1,4 @@
-// The definition side of @leap/slice: the slice file (CONTRACT section 7), read, validated and
-// planned; scope hashes; the file-map check. Nothing here loads zod or ajv.
+// The slice file (CONTRACT section 7) read, validated and planned; scope hashes; the file-map check. No zod or ajv.
 export { readSlice, loadSliceFile, SliceFileError } from './read-slice.js';
 export type { LoadedSlice, ReadSliceOptions } from './read-slice.js';
 export { validateSlice } from './validate-slice.js';
@@ -11,8 +10,7 @@ export { hashFile } from './hash-file.js';
 export { checkFileMap } from './check-file-map.js';
 export type { CheckFileMapOptions, FileMapCheck } from './check-file-map.js';
 export { resolveInRepo } from './resolve-in-repo.js';
-// The repository a command works in. Exported here too, so the engine reaches repo-root.ts as the
-// commands do and the bundled bin keeps it in scope-path.ts's chunk (a file fewer for each command).
+// Also here, so the engine reaches repo-root.ts as commands do: the bundled bin keeps it in scope-path.ts's chunk.
 export { requireRepoRoot } from './repo-root.js';
 export type { PathState } from './resolve-in-repo.js';
 export { normalizeScopePath, scopePathProblem } from './scope-path.js';

@@ -1,22 +1,18 @@
-// The slice file's published JSON Schema and the standalone validators ajv generates from it
-// (slice-validators.generated.ts, written by the build). This module loads zod and ajv: only the generators
-// (scripts/) and the drift test import it; validation at run time never does.
+// The slice file's JSON Schema and the validators ajv generates from it at build (slice-validators.generated.ts).
+// It loads zod and ajv: only the generators (scripts/) and the drift test import it, never validation at run time.
 import { z } from 'zod';
 import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 import { ballSchema, sliceSchema } from './slice-schema.js';
 
 const BASE = 'https://leap.dev/schemas';
 
-// The published schema in two validators: the slice's own fields (its balls left open), and the
-// balls. Together they check what it checks (the drift test compares them with ajv compiling it);
-// schema-problems.ts finds every problem of an invalid slice with them, field by field.
+// The published schema as two validators, the slice's own fields (balls left open) and the balls: together they check
+// what it checks (the drift test compares); schema-problems.ts finds an invalid slice's problems field by field.
 const sliceShell = sliceSchema.extend({ balls: z.array(z.unknown()).min(1) });
 
 /**
- * zod writes a nullable string as `anyOf: [{ type: "string", ... }, { type: "null" }]`, and ajv checks
- * an anyOf by trying each branch, building the failed branch's error for every valid value (a third
- * of a validation's allocations, on a thousand balls). `type: ["string", "null"]` accepts exactly the
- * same values, and a `pattern` only applies to strings.
+ * zod's nullable string, `anyOf: [{ type: "string", ... }, { type: "null" }]`, has ajv build the failed branch's
+ * error for every valid value (a third of the allocations); `type: ["string", "null"]` accepts the same values.
  */
 function collapseNullableStrings(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(collapseNullableStrings);
@@ -42,22 +38,18 @@ export function sliceJsonSchemas(): Record<string, Record<string, unknown>> {
   return { 'slice.schema.json': publish(sliceSchema, `${BASE}/slice.schema.json`, 'LEAP slice') };
 }
 
-// Each export is given its type: left to infer it from ajv's code, tsc follows every branch of the
-// longest validator back through its flow graph, deeper than its stack allows.
+// Each export is typed: inferring it from ajv's code, tsc follows the longest validator deeper than its stack allows.
 const TYPED_EXPORT = /^export const (\w+) = (validate\d+);$/gm;
 const VALIDATOR_TYPE = '((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null }';
 
-// A validator's first error is read for its instancePath, keyword and params (schema-problems.ts):
-// its schemaPath and English message are left out, a third of the module that every start parses.
+// Only instancePath, keyword and params of an error are read: schemaPath and message go, a third of the module.
 const SCHEMA_PATH = /schemaPath:"[^"]*",/g;
 const MESSAGE = /,message:.*\}\];$/gm;
-// `^[\s\S]` (a non-empty string) matches exactly the strings with a first code unit: a length
-// check says the same without a call into the regular expression engine, four or more times a ball.
+// `^[\s\S]` (non-empty) as a length check: the same strings, without a regex call four or more times a ball.
 const NON_EMPTY_REGEXP = /^const (pattern\d+) = new RegExp\("\^\[\\\\s\\\\S\]", "u"\);\n/m;
 
-// A validator that stops at its first problem returns false there, so its error count stays 0: each
-// `const _errsN = errors` snapshot and the tests against it (a third of the checks a ball goes
-// through) always say "no new error", and go, leaving the blocks they guarded.
+// A validator stopping at its first problem keeps its error count 0: each `const _errsN = errors` and the tests of it
+// (a third of a ball's checks) always say "no new error", and go, leaving the blocks they guarded.
 const ERROR_SNAPSHOT = /^const _errs\d+ = errors;\n/gm;
 const IF_NO_NEW_ERROR = /^if\((?:errors === _errs\d+|_errs\d+ === errors)\)\{$/gm;
 const VALID_IF_NO_NEW_ERROR = /^var (valid\d+) = _errs\d+ === errors;$/gm;
@@ -71,8 +63,7 @@ function withoutErrorCount(code: string): string {
   return out;
 }
 
-// Each of the sixty places a validator can fail sets its error and returns through one helper, instead
-// of writing out an array and two objects there: less code for every start to parse and compile.
+// The sixty failure sites set their error and return through one helper: less code for every start to parse.
 const ERROR_SITE = /^(validate\d+)\.errors = \[\{instancePath(?::(.*?))?,keyword:("\w+"),params:(\{.*\})\}\];\nreturn false;$/gm;
 const FAIL_WITH = 'function failWith(validate, instancePath, keyword, params) {\n  validate.errors = [{ instancePath, keyword, params }];\n  return false;\n}\n';
 
@@ -87,15 +78,12 @@ function withFailWith(code: string): string {
   return `${out.slice(0, at + 1)}${FAIL_WITH}${out.slice(at + 1)}`;
 }
 
-// ajv keeps each schema as an object (a few KB of literal built at every start) for the two errors
-// that quote part of it (a type list, an enum): those parts are written into the errors instead.
+// ajv keeps each schema as a literal built at every start for two errors quoting it (type list, enum): inlined instead.
 const SCHEMA_CONSTANT = /^const (schema\d+) = (\{.*\});\n/gm;
 
-// With more than eight properties, ajv tests an unknown field by `hasOwnProperty.call(schemaN.properties, key)`:
-// the object's literal written there would be built again for every field of every ball. A ball's ninth
-// property (red_first) did that: on a 1,000-ball slice the validator took 7 to 15 ms of CPU instead of under 1,
-// and `leap slice validate` 1.24x the time of the build before it (paired runs, 2026-12-04); written as ajv
-// writes it for fewer properties, one comparison per name, it is back to 1.06x (the rest is new code loaded).
+// Past eight properties ajv tests an unknown field by `hasOwnProperty.call(schemaN.properties, key)`, building that
+// literal for every field: with red_first, 7 to 15 ms on 1,000 balls (validate 1.24x, 2026-12-04); one comparison
+// per name, as ajv writes fewer properties, brings it back to 1.06x.
 const OWN_PROPERTY_CONST = /^const (func\d+) = Object\.prototype\.hasOwnProperty;\n/m;
 
 function withoutSchemaConstants(code: string): string {
@@ -124,8 +112,7 @@ function withoutSchemaConstants(code: string): string {
   return out;
 }
 
-// A validator's `evaluated` record is for unevaluatedProperties and dynamic references, which these
-// schemas have none of (its dynamic flags are false): the reads and resets of it go.
+// `evaluated` serves unevaluatedProperties and dynamic references, which these schemas lack: its reads and resets go.
 const EVALUATED_RESET =
   /^const evaluated0 = validate\d+\.evaluated;\nif\(evaluated0\.dynamicProps\)\{\nevaluated0\.props = undefined;\n\}\nif\(evaluated0\.dynamicItems\)\{\nevaluated0\.items = undefined;\n\}\n/gm;
 const EVALUATED_STATIC = /^validate\d+\.evaluated = \{(?:"props":true,|"items":true,)?"dynamicProps":false,"dynamicItems":false\};\n/gm;

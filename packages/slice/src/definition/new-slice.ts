@@ -1,11 +1,9 @@
-// `leap slice new`: a skeleton slice from the command line, its scope hashed from the files on
-// disk, validated like any slice before it is written. Goals and specs the person did not give
-// are left as TODO lines that say what belongs there.
+// `leap slice new`: a skeleton slice from the command line, scope hashed from disk, validated before it is written;
+// goals and specs not given are TODO lines saying what belongs there.
 import { scopeEntries } from './scope-entries.js';
 import { ID_PATTERN } from './slice-id.js';
 import type { Slice } from './slice-schema.js';
-// Through read-slice.ts, not validate-slice.ts: every command that validates then reaches the same
-// modules, which the bundled bin keeps in one chunk (`leap slice validate` reads one file fewer).
+// Through read-slice.ts: every validating command reaches the same modules, one chunk in the bundled bin.
 import { validateSlice } from './read-slice.js';
 import type { Violation } from './violation.js';
 
@@ -19,7 +17,6 @@ export interface NewBall {
   proof?: string[];
 }
 
-/** What `newSlice` builds a skeleton from. */
 export interface NewSliceOptions {
   id: string;
   base?: string;

@@ -1,5 +1,4 @@
-// Parse a slice file's text, saying where it is malformed: the line and column of the first bad
-// character, as an editor counts them (1-based, columns in characters).
+// Parse a slice file's text; malformed: the first bad character's line and column (1-based, in characters).
 
 /** Where JSON.parse stopped, as `{ line, column }`, from its message's byte position. */
 export function jsonErrorPosition(text: string, message: string): { line: number; column: number } {

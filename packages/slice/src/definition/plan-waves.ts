@@ -1,13 +1,10 @@
-// Waves of a slice (CONTRACT section 7): a ball runs once every ball it depends on has run, so
-// wave k holds the balls whose longest dependency chain has k links; in file order within a wave.
+// Waves (CONTRACT section 7): wave k holds, in file order, the balls whose longest dependency chain has k links.
 import { LeapError } from '@leap/core';
 import type { Slice } from './slice-schema.js';
 
 /**
- * The dependency graph walked depth first, in file order: one cycle per back edge (each set of balls
- * once, as the indices around it), and each ball's depth, one past its deepest dependency's. The
- * walk keeps its own stack, so a chain of any length fits. `start[i]..start[i+1]` index ball i's
- * dependencies in `edges`.
+ * The graph walked depth first, in file order, on its own stack (any chain length fits): one cycle per back edge (each
+ * set of balls once), each ball's depth. `start[i]..start[i+1]` index ball i's dependencies in `edges`.
  */
 export function walkGraph(n: number, start: Int32Array, edges: readonly number[]): { cycles: number[][]; depth: Int32Array } {
   const state = new Uint8Array(n); // 0 unseen, 1 on the stack, 2 done
@@ -71,17 +68,14 @@ function adjacency(ids: readonly string[], depsOf: (i: number) => readonly strin
   return { start, edges };
 }
 
-/**
- * The dependency cycles of `graph` (ball id -> the ids it depends on), each as the path of ids
- * around it, starting at its first ball in `graph`'s order; one cycle per back edge of a depth-first walk.
- */
+/** `graph`'s cycles (id -> dependencies), one per back edge, each the ids around it from its first in graph order. */
 export function dependencyCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const ids = [...graph.keys()];
   const { start, edges } = adjacency(ids, (i) => graph.get(ids[i] as string) ?? []);
   return walkGraph(ids.length, start, edges).cycles.map((c) => c.map((i) => ids[i] as string));
 }
 
-/** Ball ids per wave, in dependency order (a ball's wave is one past its deepest dependency's); throws a LeapError (exit 2) on a cycle or an unknown dependency. */
+/** Ball ids per wave (one past a ball's deepest dependency's); a cycle or unknown dependency: LeapError (exit 2). */
 export function planWaves(slice: Slice): string[][] {
   const ids = slice.balls.map((b) => b.id);
   const fail = (message: string) => new LeapError(`slice ${JSON.stringify(slice.id)}: ${message}`, { exitCode: 2 });

@@ -1,5 +1,4 @@
-// Read a slice file: its bytes as UTF-8 JSON, then validation. `loadSliceFile` returns what it
-// found, for `leap slice validate`; `readSlice` throws, for every command that needs a valid slice.
+// Read a slice file (UTF-8 JSON), then validate: `loadSliceFile` returns what it found, `readSlice` throws.
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -23,10 +22,9 @@ export class SliceFileError extends LeapError {
   }
 }
 
-/** What reading a slice file gave: the slice and its waves (as planWaves gives them), or its violations (the file was read but is invalid). */
+/** A slice file read: the slice and its waves (as planWaves gives them), or its violations (read, but invalid). */
 export type LoadedSlice = { slice: Slice; violations: []; waves: string[][] } | { slice: null; violations: Violation[]; waves?: undefined };
 
-/** Options of `loadSliceFile` and `readSlice`. */
 export interface ReadSliceOptions {
   /** Paths differing only in case are one file; by default, as the file system under the slice file does. */
   foldCase?: boolean;
@@ -42,8 +40,7 @@ export function loadSliceFile(file: string, options: ReadSliceOptions = {}): Loa
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a slice file' : code === 'EACCES' ? 'permission denied' : (cause as Error).message;
     throw new SliceFileError(file, [{ rule: 'read', message: `cannot read the slice file: ${why}`, balls: [] }], { cause });
   }
-  // isUtf8 checks what a fatal TextDecoder would, several times faster; like that decoder, the text
-  // leaves out one byte order mark (parseJsonText leaves out another).
+  // What a fatal TextDecoder checks, several times faster; one byte order mark is left out, as it does.
   if (!isUtf8(bytes)) return { slice: null, violations: [{ rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] }] };
   const text = bytes.toString('utf8', bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
   const parsed = parseJsonText(text);

@@ -1,5 +1,4 @@
-// The repository a `leap slice` command works in: core's findRepoRoot (the nearest folder up from `cwd`
-// holding `.git`, as git finds it, without starting git), required: outside any repository, bad input.
+// The repository a `leap slice` command works in: core's findRepoRoot (no git started), required.
 import { resolve } from 'node:path';
 import { UsageError, findRepoRoot } from '@leap/core';
 

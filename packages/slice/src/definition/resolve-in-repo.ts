@@ -1,6 +1,5 @@
-// Where a scope path leads on disk, component by component: a symlink at any depth that leads out
-// of the repository (or into its .git), a component that is a file, or an end that is not a file
-// makes the path one the ball cannot own.
+// Where a scope path leads on disk: a symlink at any depth out of the repository (or into .git), a component that
+// is a file, or an end that is not a file makes the path one the ball cannot own.
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { normalizeScopePath, scopePathProblem } from './scope-path.js';

@@ -1,7 +1,5 @@
-// The slice's JSON Schema check, through the validators ajv generated from it (no ajv or zod at run
-// time). A valid slice takes two calls. A generated validator stops at its first problem, so an
-// invalid one is checked part by part (the slice, each ball, each scope entry, each proof) and
-// field by field, each field's first problem reported: every problem of the file at once.
+// The JSON Schema check through ajv's generated validators (no ajv or zod at run time): two calls for a valid slice.
+// They stop at the first problem, so an invalid one is checked part by part and field by field: every problem at once.
 import { validateBalls, validateSliceShell } from './slice-validators.generated.js';
 import { NON_EMPTY_PATTERN } from './slice-id.js';
 import { fieldPath, showFound, type Violation } from './violation.js';
@@ -91,8 +89,7 @@ function describe(root: unknown, base: string, error: AjvError): { path: string;
   return { path: fieldPath(pointer), message: `expected ${expectation(error, field)}, found ${showFound(found)}` };
 }
 
-// A valid object of each kind: one field of the checked object at a time replaces its own, so the
-// validator's first problem is that field's, and every field's problem is found.
+// A valid object of each kind: a checked field replaces its own, so the first problem found is that field's.
 const SCOPE = { path: 'a', sha256: null };
 const PROOF = { argv: ['a'] };
 const LIVE = { argv: ['a'], timeout_s: 1 };
@@ -109,8 +106,7 @@ const OPTIONAL = new Set(['$schema', 'symbols', 'lines', 'metric', 'red_first', 
 /** The first problem of a value as one part of a slice, its path relative to that part; null when it has none. */
 type Check = (value: unknown) => AjvError | null;
 
-// Every part is checked by the two validators of the common case: a ball, a scope entry or a proof
-// goes into a valid ball of its own, and the problem's path is taken back out of it.
+// A ball, scope entry or proof is checked inside a valid ball of its own, its problem's path taken back out of it.
 function inBall(prefix: string, place: (value: unknown) => unknown): Check {
   return (value) => {
     if ((validateBalls as Validator)([place(value)])) return null;
@@ -171,7 +167,7 @@ function objectProblems(kind: string, value: unknown, root: unknown, base: strin
   }
 }
 
-/** Every field's schema problem (first problem within a field's value), or none when the slice matches its JSON Schema. */
+/** Every field's schema problem (the first within a field's value); none when the slice matches its JSON Schema. */
 export function schemaProblems(value: unknown): Violation[] {
   // The common case in two calls: the slice's own fields, then every ball in one validator.
   if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls)) return [];

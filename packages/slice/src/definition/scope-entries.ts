@@ -1,6 +1,5 @@
-// Scope entries for paths a person names (`leap ball hash`, `leap slice new`): each path taken
-// from the current folder, made relative to the repository root, checked as validation and the
-// file-map check do, and hashed (null for a file that does not exist yet).
+// Scope entries for paths a person names (`leap ball hash`, `leap slice new`): relative to the repository root,
+// checked as validation and the file-map check do, and hashed (null for a file that does not exist yet).
 import { relative, resolve, sep } from 'node:path';
 import { UsageError } from '@leap/core';
 import { hashFile } from './hash-file.js';
@@ -13,7 +12,7 @@ export interface HashedEntry {
   sha256: string | null;
 }
 
-/** The entry of each path (relative to `cwd`, inside `repoRoot`), in order, each path once; throws a UsageError (exit 2) naming every bad path. */
+/** Each path's entry (relative to `cwd`, inside `repoRoot`), in order, once; a UsageError (exit 2) names bad paths. */
 export function scopeEntries(repoRoot: string, cwd: string, paths: readonly string[]): HashedEntry[] {
   const problems: string[] = [];
   const entries: HashedEntry[] = [];

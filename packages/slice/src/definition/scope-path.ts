@@ -1,13 +1,11 @@
-// Scope paths as the rules of CONTRACT section 7 read them: relative, inside the repository, no
-// `..` segment, and nothing a repository cannot hold; then normalised (`./a`, `a//b`) so two
-// spellings of one file are one file.
+// Scope paths by CONTRACT section 7: relative, inside the repository, no `..`, nothing a repository cannot hold;
+// normalised (`./a`, `a//b`) so two spellings of one file are one file.
 
 const MAX_SEGMENT_BYTES = 255;
 const MAX_PATH_BYTES = 4095;
 
-// The common case, decided by one regular expression: segments of letters, digits, `_ - .` not
-// starting with a dot, one slash between them, short enough for any file system. Such a path is
-// valid and already normal.
+// The common case, valid and already normal: segments of letters, digits, `_ - .` not starting with a dot, one slash
+// between them, short enough for any file system.
 const PLAIN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
 
 // The same, in lowercase: a path that reads the same where case folds.

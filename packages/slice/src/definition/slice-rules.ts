@@ -1,11 +1,7 @@
-// The rules of CONTRACT section 7 between the parts of a slice, all reported at once: unique ids
-// that can name branches, known dependencies, no cycle, one write spine, disjoint scopes whose
-// paths stay inside the repository. They read the slice loosely, so a part the schema refused
-// does not hide the other parts' violations.
-//
-// One pass over the balls reads every field once (ids, scopes, line ranges, proofs), a second
-// resolves the dependencies to indices, and one walk of that graph finds the cycles and each
-// ball's wave: a thousand balls cost a few thousand steps of the interpreter, not a pass per rule.
+// CONTRACT section 7's rules between a slice's parts, all reported at once: unique ids that can name branches, known
+// dependencies, no cycle, one write spine, disjoint scopes inside the repository. Read loosely: a part the schema
+// refused hides no other violation. One pass reads every field, a second resolves dependencies, one walk finds the
+// cycles and waves: a thousand balls cost a few thousand interpreter steps, not a pass per rule.
 import { walkGraph } from './plan-waves.js';
 import { isPlainLowercasePath, isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
 import { ID_PATTERN } from './slice-id.js';
@@ -15,12 +11,8 @@ import type { Violation } from './violation.js';
 export const RESERVED_BALL_IDS: readonly string[] = ['spine', 'run.json', 'record.json', 'engine.lock'];
 const RESERVED = new Set(RESERVED_BALL_IDS);
 
-/** Options of `checkSliceRules`. */
 export interface RuleOptions {
-  /**
-   * Whether paths differing only in case are one file. A function is asked once, and only when a
-   * path has a letter whose case folds: for every other path both answers give the same file.
-   */
+  /** Paths differing only in case are one file; a function is asked once, only if a path has a case-folding letter. */
   foldCase: boolean | (() => boolean);
   /** The slice matched its JSON Schema: every id matches ID_PATTERN already. */
   schemaValid?: boolean;
@@ -59,9 +51,8 @@ function idsOf(ids: readonly (string | undefined)[], i: number): string[] {
   return id === undefined ? [] : [id];
 }
 
-// The file a scope path names: normalised, and lowercased where case folds. Unicode is compared in
-// one form (NFC) everywhere: "é" written as one code point or as e and an accent reads the same to
-// every reviewer, and is one file on macOS; two balls never own it under two spellings.
+// The file a scope path names: normalised, lowercased where case folds, in Unicode NFC: "é" as one code point or
+// as e and an accent reads the same to a reviewer, and is one file on macOS; two balls never own two spellings.
 function fileKey(path: string, foldCase: boolean): string | null {
   const plain = isPlainPath(path);
   if (!plain && scopePathProblem(path) !== null) return null;
@@ -162,8 +153,8 @@ function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
 }
 
 /**
- * Every violation of the rules between the parts of `slice` (any value; a non-object has none), in
- * the order of the rules: ids, dependencies, cycles, the spine, scopes, line ranges and proofs, the base.
+ * Every violation of the rules between the parts of `slice` (any value; a non-object has none), in rule order:
+ * ids, dependencies, cycles, the spine, scopes, line ranges and proofs, the base.
  */
 export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck {
   if (!isObject(slice)) return { violations: [], depth: new Int32Array(0) };
@@ -186,9 +177,8 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   const isNode = new Uint8Array(n);
   const owners = new Map<string, number>();
   for (let i = 0; i < n; i++) {
-    // The per-ball checks are written out, not isObject calls: a small function called a few thousand
-    // times is the one V8 compiles with TurboFan, which pages in megabytes of its compiler to save
-    // microseconds. An array has none of the fields read, as an object without them.
+    // Written out, not isObject calls: V8 compiles a small function called thousands of times with TurboFan, paging
+    // in megabytes of compiler to save microseconds. An array has none of the fields read, as an object without them.
     const raw = balls[i];
     const ball = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : NO_FIELDS;
     const id = typeof ball.id === 'string' ? ball.id : undefined;
@@ -241,9 +231,8 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     }
   }
 
-  // The dependencies as indices: `start[i]..start[i+1]` in `edges` are ball i's. Where every ball
-  // depends only on balls before it (a slice written in order), there is no cycle and each depth is
-  // known as the edges are read; else the walk finds the cycles and the depths.
+  // `start[i]..start[i+1]` in `edges` are ball i's dependencies. If every ball depends only on earlier ones (in order),
+  // there is no cycle and each depth is known as the edges are read; else the walk finds the cycles and the depths.
   const start = new Int32Array(n + 1);
   const edges: number[] = [];
   const depth = new Int32Array(n);

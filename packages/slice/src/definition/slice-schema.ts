@@ -1,12 +1,10 @@
-// The slice file's one schema (CONTRACT section 7), as zod; the JSON Schema under schemas/ is
-// generated from it. Shapes only: the rules between balls (unique ids, deps, cycles, shared files,
-// the spine, paths) are checked by the validator, which reports every violation at once.
+// The slice file's one schema (CONTRACT section 7), as zod; schemas/ is generated from it. Shapes only: the rules
+// between balls (unique ids, deps, cycles, shared files, the spine, paths) are slice-rules.ts's.
 import { z } from 'zod';
 import { ID_PATTERN, NON_EMPTY_PATTERN } from './slice-id.js';
 
-// A non-empty string as a pattern, not `minLength`: ajv checks a minLength by counting every code
-// point of the string, which costs 5 ms over a thousand balls before the JIT warms; the pattern
-// reads one character. Both accept the same strings.
+// A pattern, not `minLength`: ajv counts every code point for a minLength (5 ms over a thousand balls before the JIT
+// warms); the pattern reads one character. Both accept the same strings.
 const nonEmpty = () => z.string().regex(new RegExp(NON_EMPTY_PATTERN), 'a non-empty string');
 const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit');
 

@@ -1,17 +1,13 @@
-// Where a slice stands, from the records its engine wrote under `.leap/SLICE/` (run.json,
-// BALL/round-N.json, BALL/result.json, BALL/checkpoint.md, record.json) and its lock. Any record
-// may be missing (the engine never got there) or unreadable (a crash mid-write): status says so.
-// Every path is core's slicePaths (the one layout the engine writes and the view reads).
+// Where a slice stands, from its lock and the records under `.leap/SLICE/` (core's slicePaths, which the engine
+// writes and the view reads); a record missing (never reached) or unreadable (a crash mid-write) is said.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { ROUND_RECORD, slicePaths } from '@leap/core';
 import { liveEngine } from '../slice-lock.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
-/** What a ball is doing, as its records tell. */
 type BallState = 'passed' | 'refused' | 'held' | 'running' | 'interrupted' | 'blocked' | 'waiting' | 'pending';
 
-/** One ball's state and last receipt. */
 export interface BallStatus {
   ball: string;
   state: BallState;
@@ -38,7 +34,6 @@ export interface BallStatus {
   after: string[];
 }
 
-/** A slice's state. */
 export interface SliceStatus {
   slice: string;
   /** The base commit resolved on the first run, or null before it. */
@@ -91,7 +86,6 @@ function roundNumbers(dir: string): number[] {
   }
 }
 
-/** The slice's state in the repository at `repoRoot`. */
 export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   const paths = slicePaths(repoRoot, slice.id);
   // Paths as status shows them: relative to the repository root.
@@ -172,7 +166,7 @@ export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
   return passed;
 }
 
-// A round's fall-overs (`fallovers` of round-N.json: the builders whose vendor ran dry on it) and who built it after them.
+// A round's fall-overs (round-N.json's `fallovers`: builders whose vendor ran dry on it) and who built it after them.
 function fellOver(record: Record<string, unknown> | null): { builder?: string; fallovers?: string[] } {
   const list = Array.isArray(record?.fallovers) ? record.fallovers : [];
   const fallovers = list.flatMap((f) => {

@@ -1,17 +1,13 @@
 // What `leap slice validate` warns about without refusing: a valid slice that cannot do what its author means.
 import type { Slice } from './slice-schema.js';
 
-/** One warning, naming the ball. */
 export interface SliceWarning {
   rule: 'tie-only';
   ball: string;
   message: string;
 }
 
-/**
- * A ball with no metric and no `red_first`: if its proof already passes at base, every round ties the
- * champion and a tie loses, four times, and the ball is held. `red_first` has the engine check it first.
- */
+/** No metric, no `red_first`: a proof passing at base ties (and a tie loses) four times, holding the ball. */
 export function sliceWarnings(slice: Slice): SliceWarning[] {
   return slice.balls
     .filter((b) => b.proof.metric === undefined && b.red_first !== true)

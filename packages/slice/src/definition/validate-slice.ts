@@ -3,12 +3,8 @@ import { schemaProblems } from './schema-problems.js';
 import { checkSliceRules } from './slice-rules.js';
 import type { Violation } from './violation.js';
 
-/** Options of `validateSlice`. */
 export interface ValidateOptions {
-  /**
-   * Whether paths differing only in case are one file (as on macOS); false unless said. A function
-   * is asked only when some path has a letter whose case folds.
-   */
+  /** Paths differing only in case are one file (macOS); default false; a function is asked only if case folds. */
   foldCase?: boolean | (() => boolean);
 }
 

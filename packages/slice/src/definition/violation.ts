@@ -1,5 +1,4 @@
-// One violation of a slice file: which rule, what is wrong in words (naming the ball ids and the
-// files), the balls concerned, and where in the file (`balls[2].scope[0].path`).
+// A violation: its rule, what is wrong (naming ball ids, files), the balls, where (`balls[2].scope[0].path`).
 
 /** A slice file's violation of its schema or of a rule of CONTRACT section 7. */
 export interface Violation {

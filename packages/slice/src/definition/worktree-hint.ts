@@ -1,5 +1,4 @@
-// Whether a slice may have worktrees to reap, read from git's own files: no git process and no
-// heavy module, so `leap slice validate` and `plan` pay nothing when there is nothing to reap.
+// Whether a slice may have worktrees to reap, from git's files: no git process or heavy module for validate and plan.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -18,10 +17,7 @@ function commonGitDir(repoRoot: string): string | null {
   }
 }
 
-/**
- * Whether any worktree may be on a branch `leap/SLICE/*`, read from git's own files (no git process,
- * so a command with nothing to reap pays nothing); true when unsure.
- */
+/** Whether any worktree may be on a branch `leap/SLICE/*`; true when unsure. */
 export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolean {
   const common = commonGitDir(repoRoot);
   if (common === null) return true;
@@ -43,10 +39,7 @@ export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolea
   });
 }
 
-/**
- * The main working tree of the repository checked out at `root`: `root` itself, unless it is a linked
- * worktree (a ball's), whose records, lock and worktree list are the main one's.
- */
+/** The main working tree of `root`'s repository: `root`, unless a linked worktree (a ball's), whose records are its. */
 export function mainWorktreeRoot(root: string): string {
   try {
     if (statSync(join(root, '.git')).isDirectory()) return root;

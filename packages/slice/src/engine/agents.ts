@@ -9,7 +9,7 @@ export interface RunBuilder {
 export interface RunAgents {
   /** The first builder of the list (the one that builds while no vendor runs dry). */
   builder: RunBuilder;
-  /** Every builder, in the order they are tried: `--builder A,B`, else the agents file's `roles.builder`, else claude. */
+  /** Every builder, in the order tried: `--builder A,B`, else the agents file's `roles.builder`, else claude. */
   builders: RunBuilder[];
   reviewers: string[];
   alternates: string[];

@@ -1,5 +1,4 @@
-// A failed proof: a red, or could it not run? The supervisor's status decides first, then a line only the environment
-// prints; else it is a red, and causeLines still shows a crash for what it is.
+// A failed proof is red unless the supervisor's status, then a line only the environment prints, says it could not run.
 import { constants } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { formatSeconds, type ExitStatus } from '@leap/core';

@@ -73,7 +73,7 @@ export async function commitAndCheck(dir: string, message: string, linked: reado
   return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty };
 }
 
-/** HEAD, and the paths whose work tree differs from the index (Y), or untracked, of a `git status --porcelain=v2 -z --branch`. */
+/** HEAD, and the paths whose work tree differs from the index (Y) or untracked, of `git status --porcelain=v2 -z`. */
 export function readStatusV2(out: string): { head: string | null; dirty: string[] } {
   const status = parseStatusV2(out);
   return { head: status.oid, dirty: status.entries.filter((e) => e.y !== '.').map((e) => e.path) };
@@ -88,7 +88,7 @@ export async function undoTo(dir: string, start: string, linked: readonly string
   await clean(dir, linked);
 }
 
-/** The work tree back to the index (what is staged stays): files a live proof wrote or changed besides the candidate. */
+/** The work tree back to the index (staged stays): files a live proof wrote or changed besides the candidate. */
 export async function restoreToIndex(dir: string, linked: readonly string[] = []): Promise<void> {
   await git(dir, ['checkout', '-q', '--', '.']);
   await clean(dir, linked);

@@ -1,5 +1,4 @@
-// The jury's "touched files and their consumers": one `git grep` of each changed file's name as a word, a text
-// search in any language (a comment naming it counts too); read-only context, not part of the candidate.
+// The jury's "touched files and their consumers": a `git grep -w` of each changed file's name, read-only context.
 import { runGit } from '@leap/core';
 
 export const CONSUMER_LIMITS = { files: 12, linesPerFile: 4, lineChars: 200, totalChars: 6000 } as const;
@@ -63,7 +62,7 @@ export async function findConsumers(dir: string, changed: readonly string[], exc
   return { consumers, cut };
 }
 
-/** `git grep -n -z`'s hits: `PATH\0N\0TEXT\n` each, where a path may hold a newline (it is verbatim) and a line cannot. */
+/** `git grep -n -z`'s hits: `PATH\0N\0TEXT\n` each; a path may hold a newline (it is verbatim), a line cannot. */
 function* grepHits(out: string): Generator<{ path: string; n: number; text: string }> {
   let at = 0;
   while (at < out.length) {

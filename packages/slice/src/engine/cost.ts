@@ -20,9 +20,8 @@ export class CostMeter {
   }
 
   /**
-   * Dollars per leaf: the `usage` events of the leaf since the run started, added up (one per launch: a leaf name
-   * launched again, as `review-BALL-FAMILY` is each round and `build-BALL-N` after a fall-over, costs each time;
-   * null when none reported a cost), else its result's usage.
+   * Dollars per leaf: its `usage` events since the run started, one per launch, summed (a name launched again costs
+   * each time; null when none reported a cost), else its result's usage.
    */
   tally(): { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] } {
     const fromLog = new Map<string, number | null>();

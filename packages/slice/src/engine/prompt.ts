@@ -20,7 +20,7 @@ function fenceTag(parts: string[]): string {
   }
 }
 
-/** The prompt of round `round`. Nothing of the ball's text is ever run by the engine; the builder is told it is data. */
+/** Round `round`'s prompt. The engine never runs any of the ball's text; the builder is told it is data. */
 export function renderBuilderPrompt(input: PromptInput): string {
   const { ball } = input;
   const scope = ball.scope

@@ -78,7 +78,6 @@ export interface RoundRecord {
   worker?: string;
   /** The builder's one hypothesis and its move, from the JSON block ending its answer (null: none given). */
   answer?: BuilderAnswer | null;
-  /** The live proof's evidence, when the ball has one and the round ran it. */
   live?: LiveEvidence;
 }
 

@@ -23,9 +23,9 @@ export interface RoundRequest extends BallRoundRequest {
   passed: string[];
   /** Leaf and proof time limit in ms (0: none). */
   timeoutMs: number;
-  /** Names and emails of the builder's side (the repository's git identity, the base's author), kept from every juror. */
+  /** Names and emails of the builder's side (the repository's git identity, the base's author), kept from jurors. */
   authors: string[];
-  /** What is left of --max-cost when the round starts (null: no limit); a builder leaf that spends more holds the ball. */
+  /** What is left of --max-cost as the round starts (null: no limit); a builder leaf spending more holds the ball. */
   costLeftUsd: number | null;
   /** Families of earlier builders whose kept work the round's commit holds: refused from its jury too. */
   builtBy?: string[];

@@ -69,7 +69,7 @@ export interface RunSummary {
   wallMs: number;
   spent: { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] };
   stopped: string | null;
-  /** The builders whose vendor ran dry in this run, in the order they did (skipped for the rest of it); absent: none. */
+  /** Builders whose vendor ran dry in this run, in that order (skipped for the rest of it); absent: none. */
   dried?: Fallover[];
 }
 

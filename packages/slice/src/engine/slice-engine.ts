@@ -161,8 +161,7 @@ export class Engine {
     }
   }
 
-  // The commit a ball starts from: base plus its dependencies' work, merged without a checkout. Balls with the
-  // same dependencies (a wave after a wave, typically) share one start: one set of merges, not one per ball.
+  // A ball's start, base plus its dependencies' work merged without a checkout: shared by balls with the same deps.
   private readonly starts = new Map<string, Promise<string>>();
   private startCommit(ball: Ball): Promise<string> {
     const key = [...ball.deps].sort().join('\0');
@@ -310,7 +309,7 @@ export class Engine {
     return this.c.agents.builders.find((b) => !this.dried.has(b.name));
   }
 
-  // A round's builder ran dry: skipped for the rest of the run; the fall-over recorded (event, narration) with the builder that takes it next.
+  // A builder ran dry: skipped for the rest of the run; the fall-over recorded (event, narration) with the next one.
   private fallOver(ball: string, builder: RunBuilder, built: RoundResult, fallovers: Fallover[]): void {
     const { c } = this;
     const dry = built.dry as NonNullable<RoundResult['dry']>;
@@ -334,7 +333,7 @@ export class Engine {
     );
   }
 
-  // Why a ball is held when every builder of the list ran dry: each agent and its cause, this round's and earlier ones'.
+  // Why a ball is held when every listed builder ran dry: each agent and its cause, this round's and earlier ones'.
   private ranOut(fallovers: readonly Fallover[]): string {
     const dried = [...this.dried.values()];
     const each = dried.map((d) => `${d.agent} (${d.family}) ${d.cause}: ${d.message}`).join('; ');

@@ -1,4 +1,4 @@
-// The summary printed at the end of `leap slice run`: balls, receipts, rounds, reviewers, builders that ran dry, wall time.
+// The summary ending `leap slice run`: balls, receipts, rounds, reviewers, builders that ran dry, wall time.
 import type { RunSummary } from './run-slice.js';
 
 const WORD = { 1: 'passed', 0: 'held', [-1]: 'refused' } as const;

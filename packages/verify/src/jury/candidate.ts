@@ -11,7 +11,7 @@ export interface CandidateFile {
   kind: 'file' | 'test';
 }
 
-/** Read the candidate's files and tests from `cwd`; a path outside it, a missing file or one named twice is a UsageError. */
+/** Read the candidate's files and tests from `cwd`; a path outside it, missing, or named twice is a UsageError. */
 export function readCandidate(cwd: string, files: readonly string[], tests: readonly string[]): CandidateFile[] {
   const seen = new Set<string>();
   const read = (given: string, kind: CandidateFile['kind']): CandidateFile => {

@@ -23,7 +23,6 @@ export interface JuryOptions extends AuthorAliases {
   builderFamily: string;
   /** Families of other builders whose work the candidate holds: refused, and with `redactAuthors` redacted too. */
   otherBuilderFamilies?: readonly string[];
-  /** Agent names (built-in or from the agents file) or agents. */
   reviewers: ReadonlyArray<string | AgentPlugin>;
   /** Seated, in order, in place of reviewers that never answered. */
   alternates?: ReadonlyArray<string | AgentPlugin>;

@@ -13,7 +13,6 @@ export interface SeatVerdict {
   value: -1 | 0 | 1;
   findings: Finding[];
   reasoning?: string;
-  /** Why this value, for people. */
   note: string;
   /** A rejected answer's last RAW_TAIL_CHARS characters, for the record (its review event). */
   rawTail?: string;

@@ -53,7 +53,7 @@ export function tierHeader(tier: Tier): string {
   return `You review a code change as one juror of a blind panel: ${TIER_SENTENCES[tier]} You cannot see who wrote it. Do not modify any file. ${SEVERITIES}`;
 }
 
-/** The juror prompt for `lens`: the same envelope for every juror, its tier's header, the literal lens in the protocol. */
+/** The juror prompt for `lens`: every juror's same envelope, its tier's header, the literal lens in the protocol. */
 export function renderJurorPrompt(lens: string, envelope: string): string {
   // A lens outside the table reads as a generalist seat: the tier 3.2 calls "a reliable large generalist".
   const known = LENSES[lens];

@@ -1,10 +1,8 @@
-// The answers agents give, as zod schemas: the source of truth of schemas/*.schema.json and of the
-// validators ajv generates from them at build time (answer-validators.generated.ts, used by validate-answer.ts).
-// This module loads zod and ajv; only the generators (scripts/) and the drift test import it.
+// Agents' answers as zod: the source of schemas/*.schema.json and of answer-validators.generated.ts (ajv, at build).
+// It loads zod and ajv; only the generators (scripts/) and the drift test import it.
 import { z } from 'zod';
 import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 
-/** The blind verifier's answer. */
 const verdictAnswerSchema = z
   .strictObject({
     verdict: z.enum(['PASS', 'REJECT', 'BLOCKED']).describe('PASS confirms the phase; REJECT refuses it; BLOCKED: it cannot be done as written (the run asks the user)'),

@@ -17,8 +17,7 @@ void runCli('leap-scripted-agent', async () => {
     return 0;
   }
   if (args.length !== 1 || args[0] === '') throw new UsageError(`Expected exactly one argument, the script file, got ${args.length}\n${USAGE}`);
-  // A TERM is held from the start, not from the claim (a TERM in between ended hanging moves on a loaded machine);
-  // a hanging move ignores it, any other then ends by it as a plain process would.
+  // TERM held from the start, not the claim (one between ended hanging moves): a hanging move ignores it, others end.
   let termed = false;
   const holdTerm = () => {
     termed = true;
