@@ -5,7 +5,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 const CHUNK_BYTES = 64 * 1024;
 
 /** One event as the log holds it: `ts` and `event` checked, every other field as written. */
-export interface RawEvent {
+interface RawEvent {
   [field: string]: unknown;
   ts: string;
   event: string;
