@@ -1,6 +1,10 @@
-// The published JSON Schemas, generated from zod and committed under `schemas/` (validate-json.ts loads no zod).
+// The published JSON Schemas, generated from zod by each package's build into `schemas/` (validate-json.ts loads no zod).
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { writeFileAtomic } from './atomic-write.js';
 import { eventSchema } from './events/event-schema.js';
+import { readFileIfExists } from './read-file.js';
 
 /** Generate the JSON Schema of a zod schema, with the `$id` it is published under. */
 export function toPublishedSchema(schema: z.ZodType, id: string, title: string): Record<string, unknown> {
@@ -17,4 +21,16 @@ export function coreJsonSchemas(): Record<string, Record<string, unknown>> {
 /** Render a schema file's bytes, so the generator and the drift test agree on formatting. */
 export function renderSchemaFile(schema: Record<string, unknown>): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
+}
+
+/** A generated file, written only when its text changed (its mtime kept otherwise): the `generate` scripts'. */
+export function writeGenerated(url: URL, text: string): void {
+  const file = fileURLToPath(url);
+  mkdirSync(fileURLToPath(new URL('.', url)), { recursive: true });
+  if (readFileIfExists(file) !== text) writeFileAtomic(file, text);
+}
+
+/** Each schema as `dir`/NAME. */
+export function writeSchemaFiles(dir: URL, schemas: Record<string, Record<string, unknown>>): void {
+  for (const [name, schema] of Object.entries(schemas)) writeGenerated(new URL(name, dir), renderSchemaFile(schema));
 }

@@ -59,7 +59,7 @@ export function readProjectConfig(root: string): { file: string; config: Project
   return { file, config: parsed.data };
 }
 
-/** The published JSON Schema of leap.config.json (schemas/leap-config.schema.json, written by `npm run schemas`). */
+/** The published JSON Schema of leap.config.json (schemas/leap-config.schema.json, written by the build). */
 export function projectConfigJsonSchema(): Record<string, unknown> {
   return {
     $id: 'https://leap.dev/schemas/leap-config.schema.json',

@@ -153,10 +153,10 @@ read.run();
 
 // ---
 const schemas = suite('published JSON Schema');
-schemas('the committed schemas/ files match the zod schemas (run `npm run schemas` after changing them)', () => {
+schemas('the schemas/ files the build wrote match the zod schemas now (npm run generate)', () => {
   for (const [name, schema] of Object.entries(coreJsonSchemas())) {
-    const committed = readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8');
-    assert.fixture(committed, renderSchemaFile(schema), `${name} has drifted from the zod schema`);
+    const built = readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8');
+    assert.fixture(built, renderSchemaFile(schema), `${name} has drifted from the zod schema`);
     assert.equal(loadPublishedSchema(name), schema);
   }
 });

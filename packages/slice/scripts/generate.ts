@@ -1,11 +1,7 @@
-// Write what the build derives from the zod schemas, gitignored (issue 41): ajv's standalone validators of
-// src/definition/slice-validators.generated.ts. The `generate` target runs it before `build` (so before the
-// tests), and `prepare` on npm ci, before `npm test`'s tsc: `npm run generate -w @leap/slice`.
-import { fileURLToPath } from 'node:url';
-import { readFileIfExists, writeFileAtomic } from '@leap/core';
-import { renderSliceValidators } from '../src/definition/json-schemas.js';
+// What the build derives from the zod schemas, gitignored (issue 41): run by the `generate` target before build
+// and by `prepare` on npm ci (`npm run generate -w @leap/slice`).
+import { writeGenerated, writeSchemaFiles } from '@leap/core/schemas';
+import { renderSliceValidators, sliceJsonSchemas } from '../src/definition/json-schemas.js';
 
-// Unchanged text is not written again (nor its mtime moved); changed text replaces the file whole.
-const write = (url: URL, text: string) => readFileIfExists(fileURLToPath(url)) === text || writeFileAtomic(fileURLToPath(url), text);
-
-write(new URL('../src/definition/slice-validators.generated.ts', import.meta.url), await renderSliceValidators());
+writeSchemaFiles(new URL('../schemas/', import.meta.url), sliceJsonSchemas());
+writeGenerated(new URL('../src/definition/slice-validators.generated.ts', import.meta.url), await renderSliceValidators());

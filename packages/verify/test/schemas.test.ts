@@ -8,10 +8,10 @@ import { answerProblem, loadVerifySchema } from '../src/index.js';
 
 const drift = suite('verifyJsonSchemas');
 
-drift('the committed schemas are exactly what the zod schemas generate (run npm run schemas)', () => {
+drift('the schemas the build wrote are exactly what the zod schemas generate now (npm run generate)', () => {
   for (const [name, schema] of Object.entries(verifyJsonSchemas())) {
-    const committed = readFileSync(join(import.meta.dirname, '..', 'schemas', name), 'utf8');
-    assert.fixture(committed, renderSchemaFile(schema), `${name} has drifted from the zod schema`);
+    const built = readFileSync(join(import.meta.dirname, '..', 'schemas', name), 'utf8');
+    assert.fixture(built, renderSchemaFile(schema), `${name} has drifted from the zod schema`);
   }
 });
 

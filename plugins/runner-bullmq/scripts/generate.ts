@@ -1,0 +1,6 @@
+// What the build derives from the zod schemas, gitignored (issue 41): run by the `generate` target before build
+// and by `prepare` on npm ci (`npm run generate -w @leap/runner-bullmq`).
+import { writeSchemaFiles } from '@leap/core/schemas';
+import { runnerJsonSchemas } from '../src/job-schema.js';
+
+writeSchemaFiles(new URL('../schemas/', import.meta.url), await runnerJsonSchemas());
