@@ -1,37 +1,24 @@
-// A writer kept apart (CONTRACT section 13): it writes a copy bound at its tree's path; its changes come back at its end,
-// so every other change to the tree meanwhile is known not to be its own. docs/decisions/writer-apart.md.
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, chmodSync, writeFileSync } from 'node:fs';
+// A writer kept apart (CONTRACT section 13): it writes a copy bound at its tree's path, put back at its end, so
+// every other change to the tree meanwhile is known not to be its own. docs/decisions/writer-apart.md.
+import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { readFileIfExists, runGitSync, writeFileAtomic } from '@leap/core';
 import { copyTree } from './sandbox.js';
 import { DEFAULT_STATE_DIRS } from './sandbox-plan.js';
 
-/** What came back: paths (relative to the tree) the leaf wrote or removed, and those someone else changed too. */
+/** Paths (from the tree) the leaf wrote or removed; `clashed`: changed by another too, the leaf's in `clashedDir`. */
 export interface ApartEnd {
   wrote: string[];
-  /** Kept as the other writer left them in the tree; the leaf's version (if it has one) lies under `clashedDir`. */
   clashed: string[];
   clashedDir: string;
 }
 
-interface Manifest {
-  tree: string;
-  /** Skipped at the copy's top (`.git`, state folders) and anywhere (ignored entries, bound from the tree itself). */
-  top: string[];
-  own: string[];
-  /** Each copied entry's signature, in the copy and in the tree, when the copy was made. */
-  copy: Record<string, string>;
-  real: Record<string, string>;
-}
-
-interface Plan {
-  wrote: string[];
-  removed: string[];
-  clashed: string[];
-  done: boolean;
-}
+/** Left out of the copy: `top` at its top, `own` anywhere (bound from the tree); entries' signatures then. */
+type Manifest = { tree: string; top: string[]; own: string[]; copy: Record<string, string>; real: Record<string, string> };
+type Plan = { wrote: string[]; removed: string[]; clashed: string[]; done: boolean };
 
 const files = (copy: string) => ({ manifest: `${copy}.json`, plan: `${copy}.wrote.json`, clashed: `${copy}.clashed` });
+const IGNORED = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'];
 
 /** Type, inode, size and change time: any write, chmod or rename over changes it. */
 function signature(path: string): string | null {
@@ -42,26 +29,21 @@ function signature(path: string): string | null {
 /** The copy of `tree` at `copy`, leaving out its ignored entries: returned, to be bound from the tree read-write. */
 export function makeApart(tree: string, copy: string, stateDirs: readonly string[] = DEFAULT_STATE_DIRS): string[] {
   clearApart(copy);
-  const { manifest } = files(copy);
   const top = ['.git', ...stateDirs];
-  let ignored: string[] = [];
-  try {
-    ignored = runGitSync(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd: tree }).stdout.split('\0');
-  } catch {
-    // Not a repository: the dependency folders alone are left out (copyTree's links).
-  }
-  const ownRel = ignored.map((p) => p.replace(/\/$/, '')).filter((p) => p !== '' && !top.includes(p.split('/')[0] as string));
+  // Not a repository: the dependency folders alone are left out (copyTree's links).
+  const listed = runGitSync(IGNORED, { cwd: tree, allowFailure: true });
+  const ignored = (listed.code === 0 ? listed.stdout.split('\0') : []).map((p) => p.replace(/\/$/, ''));
+  const own = ignored.filter((p) => p !== '' && !top.includes(p.split('/')[0] as string));
   mkdirSync(copy, { recursive: true });
   chmodSync(copy, statSync(tree).mode & 0o7777);
-  const kept: Manifest = { tree, top, own: [], copy: {}, real: {} };
+  const kept: Manifest = { tree, top, own, copy: {}, real: {} };
   const record = (src: string, dst: string): void => {
-    const rel = relative(tree, src);
-    kept.real[rel] = signature(src) as string;
-    kept.copy[rel] = signature(dst) as string;
+    kept.real[relative(tree, src)] = signature(src) as string;
+    kept.copy[relative(tree, src)] = signature(dst) as string;
   };
-  const linked = copyTree(tree, copy, { stateDirs, skip: [...ownRel.map((p) => join(tree, p)), copy], record });
-  kept.own = [...ownRel, ...linked.map((p) => relative(tree, p))];
-  writeFileSync(manifest, JSON.stringify(kept));
+  const linked = copyTree(tree, copy, { stateDirs, skip: [...own.map((p) => join(tree, p)), copy], record });
+  kept.own = [...own, ...linked.map((p) => relative(tree, p))];
+  writeFileAtomic(files(copy).manifest, JSON.stringify(kept), { durable: false });
   return kept.own.map((p) => join(tree, p));
 }
 
@@ -74,23 +56,23 @@ export function clearApart(copy: string): void {
 /** Put the leaf's changes back (idempotent: a resumed run calls it again); null when `copy` was never made. */
 export function putBack(copy: string): ApartEnd | null {
   const where = files(copy);
-  const text = readFileIfExists(where.plan);
-  let plan = text === null ? null : (JSON.parse(text) as Plan);
-  const manifestText = readFileIfExists(where.manifest);
-  const kept = manifestText === null ? null : (JSON.parse(manifestText) as Manifest);
+  const read = <T>(file: string): T | null => JSON.parse(readFileIfExists(file) ?? 'null') as T | null;
+  const kept = read<Manifest>(where.manifest);
+  let plan = read<Plan>(where.plan);
   if (plan === null) {
     if (kept === null) return null;
     plan = diff(copy, kept);
     writeFileAtomic(where.plan, JSON.stringify(plan), { durable: false });
   }
   if (!plan.done && kept !== null) {
-    apply(copy, kept.tree, plan, where.clashed);
+    apply(copy, kept, plan, where.clashed);
     plan.done = true;
     writeFileAtomic(where.plan, JSON.stringify(plan), { durable: false });
     rmSync(where.manifest, { force: true });
   }
   rmSync(copy, { recursive: true, force: true });
-  return { wrote: [...plan.wrote, ...plan.removed].sort(), clashed: plan.clashed, clashedDir: where.clashed };
+  const { clashed } = plan;
+  return { wrote: [...plan.wrote, ...plan.removed].filter((p) => !clashed.includes(p)).sort(), clashed, clashedDir: where.clashed };
 }
 
 function diff(copy: string, kept: Manifest): Plan {
@@ -104,36 +86,42 @@ function diff(copy: string, kept: Manifest): Plan {
     }
   };
   walk('');
-  const isDir = (sig: string | undefined) => sig !== undefined && (Number(sig.split(':')[0]) & 0o170000) === 0o040000;
+  // A folder counts once made; its entries say the rest.
+  const isDir = (sig: string) => (Number(sig.split(':')[0]) & 0o170000) === 0o040000;
   const wrote = [...now].filter(([p, sig]) => (isDir(sig) ? !(p in kept.copy) : kept.copy[p] !== sig)).map(([p]) => p);
-  const removed = Object.keys(kept.copy).filter((p) => !now.has(p));
-  // A file both changed: the tree's stays. Folders are made or removed only when that loses nothing.
-  const clashed = [...wrote, ...removed].filter((p) => !isDir(now.get(p) ?? kept.copy[p]) && signature(join(kept.tree, p)) !== (kept.real[p] ?? null));
-  const theirs = new Set(clashed);
-  return { wrote: wrote.filter((p) => !theirs.has(p)), removed: removed.filter((p) => !theirs.has(p)), clashed, done: false };
+  return { wrote, removed: Object.keys(kept.copy).filter((p) => !now.has(p)), clashed: [], done: false };
 }
 
-function apply(copy: string, tree: string, plan: Plan, clashedDir: string): void {
+// Removals first (a folder the leaf made a file must be empty); a path someone else changed since the copy stays theirs.
+function apply(copy: string, kept: Manifest, plan: Plan, clashedDir: string): void {
+  const at = (p: string) => lstatSync(join(kept.tree, p), { throwIfNoEntry: false });
+  const theirs = (p: string) => signature(join(kept.tree, p)) !== (kept.real[p] ?? null);
+  const clash = (p: string) => plan.clashed.includes(p) || plan.clashed.push(p);
   const move = (from: string, to: string): void => {
-    if (lstatSync(from, { throwIfNoEntry: false }) === undefined) return; // moved before a crash
+    if (lstatSync(from, { throwIfNoEntry: false }) === undefined) return;
     mkdirSync(dirname(to), { recursive: true });
-    if (lstatSync(from).isDirectory()) mkdirSync(to, { recursive: true });
-    else {
-      if (lstatSync(to, { throwIfNoEntry: false })?.isDirectory() === true) rmSync(to, { recursive: true });
-      renameSync(from, to);
-    }
+    renameSync(from, to);
   };
-  for (const p of plan.wrote) move(join(copy, p), join(tree, p));
   for (const p of [...plan.removed].sort((a, b) => b.split('/').length - a.split('/').length)) {
-    const path = join(tree, p);
-    if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory() !== true) rmSync(path, { force: true });
-    else {
-      try {
-        rmdirSync(path);
-      } catch {
-        // Not empty: someone else's files are in it.
-      }
-    }
+    if (at(p)?.isDirectory() === true) rmdirQuietly(join(kept.tree, p));
+    else if (at(p) !== undefined) theirs(p) ? clash(p) : rmSync(join(kept.tree, p));
+  }
+  for (const p of plan.wrote) {
+    const kind = lstatSync(join(copy, p), { throwIfNoEntry: false });
+    if (kind === undefined) continue; // moved before a crash
+    if (kind.isDirectory()) mkdirSync(join(kept.tree, p), { recursive: true });
+    else if (at(p)?.isDirectory() === true ? !rmdirQuietly(join(kept.tree, p)) : theirs(p)) clash(p);
+    else move(join(copy, p), join(kept.tree, p));
   }
   for (const p of plan.clashed) move(join(copy, p), join(clashedDir, p));
+}
+
+/** False when it holds something (someone else's files). */
+function rmdirQuietly(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -3,12 +3,12 @@
 // ignored folders (node_modules) are the tree's own, written in place. Anywhere the repository lies.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, waitFor } from '@leap/test-utils';
 import { supervise } from '../src/supervise.js';
-import { putBack } from '../src/apart.js';
+import { makeApart, putBack } from '../src/apart.js';
 import { killStrays } from './helpers.js';
 
 const made: string[] = [];
@@ -72,6 +72,22 @@ test("apart: the leaf's changes come back at its end; the user's made meanwhile 
     assert.equal(putBack(copy), end, `${repo}: a resumed run reads the same`);
     assert.is(git(repo, 'status', '--porcelain'), ' M both.txt\n D gone.txt\n M run.sh\n?? d/\n?? new.txt\n?? user.txt\n', repo);
   }
+});
+
+test("apart: a folder the leaf made a file keeps the user's new file in it; the leaf's file is kept beside", () => {
+  const repo = mkdtempSync(join(tmpdir(), 'leap-apart-dir-'));
+  made.push(repo);
+  mkdirSync(join(repo, 'x'));
+  writeFileSync(join(repo, 'x', 'a'), 'a\n');
+  git(repo, 'init', '-q', '-b', 'main');
+  const copy = join(repo, '.tdd', 'leaf.apart');
+  makeApart(repo, copy);
+  rmSync(join(copy, 'x'), { recursive: true });
+  writeFileSync(join(copy, 'x'), "the leaf's x\n");
+  writeFileSync(join(repo, 'x', 'user'), "the user's\n");
+  assert.equal(putBack(copy), { wrote: ['x/a'], clashed: ['x'], clashedDir: `${copy}.clashed` });
+  assert.equal(readdirSync(join(repo, 'x')), ['user']);
+  assert.is(readFileSync(join(`${copy}.clashed`, 'x'), 'utf8'), "the leaf's x\n");
 });
 
 test.run();
