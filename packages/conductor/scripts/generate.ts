@@ -1,5 +1,5 @@
 // What the build derives from the zod schemas, gitignored (issue 41): run by the `generate` target before build
-// and by `prepare` on npm ci (`npm run generate -w @leap/conductor`).
+// (`npm run generate -w @leap/conductor`); tsc needs none of it, so npm ci does not run it.
 import { writeSchemaFiles } from '@leap/core/schemas';
 import { projectConfigJsonSchema } from '../src/project-config.js';
 
