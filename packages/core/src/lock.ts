@@ -66,9 +66,9 @@ export function tryLock(file: string, fields: Record<string, string | undefined>
     const holder = readLockHolder(file);
     if (holder === null) continue;
     if (!namesHolder(holder) && isBeingWritten(file)) {
-      // Empty: its taker is between create and write; taking it now would give two processes the lock.
-      if (attempt === 4) return null;
-      Atomics.wait(PAUSE, 0, 0, 2);
+      // Empty: its taker is between create and write, or was killed there; wait until it is written or stale.
+      Atomics.wait(PAUSE, 0, 0, 10);
+      attempt--;
       continue;
     }
     if (holderIsAlive(holder)) return null;

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, mkdirSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
@@ -14,7 +14,6 @@ import {
   tryLock,
   acquireLock,
   readLockHolder,
-  HALF_WRITTEN_LOCK_MS,
   processIdentity,
   isProcessAlive,
   readProcStat,
@@ -251,14 +250,23 @@ lock('one holder at a time; release only removes our own lock', () => {
   assert.ok(existsSync(file), 'a lock that is no longer ours is left alone');
   assert.is(readLockHolder(join(dir, 'none')), null);
 });
-lock('an empty lock file is being written: left alone while young, taken over once old', () => {
+lock('an empty lock file: waited on while young; its writer keeps it, a killed taker loses it once old', async () => {
   // What a taker between its create and its write shows, or one killed there: an empty file.
-  const file = join(makeTempDir(), 'slice.lock');
+  const dir = makeTempDir();
+  const file = join(dir, 'slice.lock');
+  // A live taker that writes its pid 300 ms after creating the file: never robbed.
+  const script = `const fs=require('fs');fs.writeFileSync(process.argv[1],'');setTimeout(()=>{fs.writeFileSync(process.argv[1],process.pid+'\\n');fs.writeFileSync(process.argv[1]+'.ok','')},300);setTimeout(()=>{},60000)`;
+  const taker = spawn(process.execPath, ['-e', script, file], { stdio: 'ignore' });
+  try {
+    await waitFor(() => existsSync(file));
+    assert.is(tryLock(file), null, "a lock being written is its writer's");
+    assert.ok(existsSync(`${file}.ok`), 'tryLock waited for the write');
+    assert.is(readLockHolder(file)?.pid, taker.pid);
+  } finally {
+    taker.kill('SIGKILL');
+  }
+  // A taker killed between its create and its write: the next one waits until the file is stale, then takes it.
   writeFileSync(file, '');
-  assert.is(tryLock(file), null, "a lock being written is not a dead holder's");
-  assert.is(readFileSync(file, 'utf8'), '', 'and it is left as it is');
-  const old = (Date.now() - HALF_WRITTEN_LOCK_MS - 5000) / 1000;
-  utimesSync(file, old, old);
   const taken = tryLock(file);
   assert.ok(taken !== null, "an empty lock older than a write takes is a killed taker's");
   assert.is(readLockHolder(file)?.pid, process.pid);

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, waitFor, type RunResult } from '@leap/test-utils';
 import {
@@ -267,6 +267,15 @@ externalSuite('recovery gives up with exit 3 while the orphans outlive its wait,
   const later = await ledger(dir, ['next-unchecked', '--issue', '7']);
   assert.equal([later.code, later.stdout], [0, `${TITLE}\n`]);
   assert.is(await assertAgreement(dir, TICK, before, 'after the wait'), 'undone');
+});
+
+externalSuite('a lock left empty by a taker killed between its create and its write: the next command takes it', async () => {
+  const { dir } = prepare(TICK);
+  writeFileSync(join(dir, '.tdd', 'ledger.lock'), '');
+  const ticked = await ledger(dir, ['tick', '--issue', '7', '--step', TITLE]);
+  assert.is(ticked.code, 0, ticked.stderr);
+  const list = await ledger(dir, ['list', '--issue', '7']);
+  assert.is(list.stdout, TICK.after);
 });
 
 externalSuite.run();
