@@ -18,7 +18,6 @@ type Manifest = { tree: string; top: string[]; own: string[]; copy: Record<strin
 type Plan = { wrote: string[]; removed: string[]; clashed: string[]; done: boolean };
 
 const files = (copy: string) => ({ manifest: `${copy}.json`, plan: `${copy}.wrote.json`, clashed: `${copy}.clashed` });
-const IGNORED = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'];
 
 /** Type, inode, size and change time: any write, chmod or rename over changes it. */
 function signature(path: string): string | null {
@@ -26,14 +25,19 @@ function signature(path: string): string | null {
   return s === undefined ? null : `${s.mode}:${s.ino}:${s.size}:${s.ctimeNs}`;
 }
 
+/** The ignored entries of the work tree at `tree` (a folder once, without its `/`); none outside a repository. */
+export function ignoredEntries(tree: string): string[] {
+  const args = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'];
+  const listed = runGitSync(args, { cwd: tree, allowFailure: true });
+  return listed.code === 0 ? listed.stdout.split('\0').flatMap((p) => (p === '' ? [] : [p.replace(/\/$/, '')])) : [];
+}
+
 /** The copy of `tree` at `copy`, leaving out its ignored entries: returned, to be bound from the tree read-write. */
 export function makeApart(tree: string, copy: string, stateDirs: readonly string[] = DEFAULT_STATE_DIRS): string[] {
   clearApart(copy);
   const top = ['.git', ...stateDirs];
   // Not a repository: the dependency folders alone are left out (copyTree's links).
-  const listed = runGitSync(IGNORED, { cwd: tree, allowFailure: true });
-  const ignored = (listed.code === 0 ? listed.stdout.split('\0') : []).map((p) => p.replace(/\/$/, ''));
-  const own = ignored.filter((p) => p !== '' && !top.includes(p.split('/')[0] as string));
+  const own = ignoredEntries(tree).filter((p) => !top.includes(p.split('/')[0] as string));
   mkdirSync(copy, { recursive: true });
   chmodSync(copy, statSync(tree).mode & 0o7777);
   const kept: Manifest = { tree, top, own, copy: {}, real: {} };
@@ -77,10 +81,11 @@ export function putBack(copy: string): ApartEnd | null {
 
 function diff(copy: string, kept: Manifest): Plan {
   const now = new Map<string, string>();
+  const own = new Set(kept.own);
   const walk = (rel: string): void => {
     for (const entry of readdirSync(rel === '' ? copy : join(copy, rel), { withFileTypes: true })) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if ((rel === '' && kept.top.includes(entry.name)) || kept.own.includes(path)) continue;
+      if ((rel === '' && kept.top.includes(entry.name)) || own.has(path)) continue;
       now.set(path, signature(join(copy, path)) as string);
       if (entry.isDirectory()) walk(path);
     }

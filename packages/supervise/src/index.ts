@@ -47,7 +47,7 @@ export {
 } from './sandbox-plan.js';
 export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } from './sandbox-plan.js';
 export { layerEntries } from './sandbox-layer.js';
-export { clearApart, putBack, type ApartEnd } from './apart.js';
+export { clearApart, ignoredEntries, putBack, type ApartEnd } from './apart.js';
 export {
   checkSandbox,
   findBwrap,

@@ -2,8 +2,8 @@
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { DEFAULT_LINK_READ_ONLY, hostView, layerEntries, type SandboxSpec } from '@leap/supervise';
-import { gitStdout, splitNul } from './git.js';
+import { DEFAULT_LINK_READ_ONLY, hostView, ignoredEntries, layerEntries, type SandboxSpec } from '@leap/supervise';
+import { gitStdout } from './git.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /** The tree with nothing in it: what a root commit's files are set aside to. */
@@ -128,12 +128,10 @@ export function scratchReads(dir: string): ScratchReads | undefined {
 
 // A dependency folder becomes a folder of links (vite's `.vite-temp` stays in the copy); what lies outside is not read.
 function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], gitDir: string): ScratchReads {
-  const ignored = splitNul(gitStdout(repo, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']));
   const root = hostView.realpath(repo) ?? repo;
   const linked: string[] = [];
   const reads: ScratchReads = { read: [], layers: [] };
-  for (const entry of ignored) {
-    const name = entry.replace(/\/$/, '');
+  for (const name of ignoredEntries(repo)) {
     if (name.includes('/') || name === '.git' || skip.includes(name) || isUnsharedCache(name)) continue;
     const target = hostView.realpath(join(repo, name)) ?? join(repo, name);
     const ours = target.startsWith(`${root}${sep}`);
