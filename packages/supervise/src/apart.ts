@@ -7,11 +7,7 @@ import { copyTree } from './sandbox.js';
 import { DEFAULT_STATE_DIRS } from './sandbox-plan.js';
 
 /** Paths (from the tree) the leaf wrote or removed; `clashed`: changed by another too, the leaf's in `clashedDir`. */
-export interface ApartEnd {
-  wrote: string[];
-  clashed: string[];
-  clashedDir: string;
-}
+export type ApartEnd = { wrote: string[]; clashed: string[]; clashedDir: string };
 
 /** Left out of the copy: `top` at its top, `own` anywhere (bound from the tree); entries' signatures then. */
 type Manifest = { tree: string; top: string[]; own: string[]; copy: Record<string, string>; real: Record<string, string> };
