@@ -269,13 +269,16 @@ externalSuite('recovery gives up with exit 3 while the orphans outlive its wait,
   assert.is(await assertAgreement(dir, TICK, before, 'after the wait'), 'undone');
 });
 
-externalSuite('a lock left empty by a taker killed between its create and its write: the next command takes it', async () => {
-  const { dir } = prepare(TICK);
-  writeFileSync(join(dir, '.tdd', 'ledger.lock'), '');
-  const ticked = await ledger(dir, ['tick', '--issue', '7', '--step', TITLE]);
-  assert.is(ticked.code, 0, ticked.stderr);
-  const list = await ledger(dir, ['list', '--issue', '7']);
-  assert.is(list.stdout, TICK.after);
-});
+externalSuite(
+  'a lock left empty by a taker killed between its create and its write: the next command takes it',
+  async () => {
+    const { dir } = prepare(TICK);
+    writeFileSync(join(dir, '.tdd', 'ledger.lock'), '');
+    const ticked = await ledger(dir, ['tick', '--issue', '7', '--step', TITLE]);
+    assert.is(ticked.code, 0, ticked.stderr);
+    const list = await ledger(dir, ['list', '--issue', '7']);
+    assert.is(list.stdout, TICK.after);
+  },
+);
 
 externalSuite.run();
