@@ -16,6 +16,7 @@ export * from './find-executable.js';
 export * from './git-status.js';
 export * from './serial.js';
 export * from './lock.js';
+export * from './kill-point.js';
 export * from './duration.js';
 export * from './run-context.js';
 export * from './role.js';

@@ -5,6 +5,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { FileFormatError, UsageError, appendEvent, createEvent, ensureStateDir, isProcessAlive } from '@leap/core';
 import { readEventContextAnyway, readFileIfExists, readLockHolder, readProcBytes, runGitSync } from '@leap/core';
 import { statePaths, tryLock, unlinkIfPresent, writeFd, writeFileAtomic, type GitOptions } from '@leap/core';
+import { killPoint as corePoint } from '@leap/core';
 import { showTitle } from '@leap/core/ledger';
 import { BusyError, EXIT, RefusedError } from './errors.js';
 import { hasPendingTransaction, journalPath } from './input.js';
@@ -53,18 +54,8 @@ export function logEvent(stateDir: string, env: NodeJS.ProcessEnv, { issue, step
   }
 }
 
-let reached = 0;
-
 /** Tests only: with LEAP_LEDGER_KILL_AT=k, SIGKILL this process at its k-th kill point (or the one named k). */
-export function killPoint(name: string): void {
-  const at = process.env.LEAP_LEDGER_KILL_AT;
-  if (at === undefined || at === '') return;
-  reached++;
-  if (process.env.LEAP_LEDGER_KILL_TRACE === '1') writeFd(2, `kill point ${reached}: ${name}\n`);
-  if (reached !== Number(at) && at !== name) return;
-  process.kill(process.pid, 'SIGKILL');
-  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
-}
+export const killPoint = (name: string): void => corePoint('LEAP_LEDGER', name);
 
 /** `newSha`: the new ledger's sha256; `added`: the tick staged the ledger; its processes have LEAP_LEDGER_TXN=token. */
 export interface Journal {

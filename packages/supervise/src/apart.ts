@@ -2,7 +2,7 @@
 // every other change to the tree meanwhile is known not to be its own. docs/decisions/writer-apart.md.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { readFileIfExists, runGitSync, writeFileAtomic } from '@leap/core';
+import { killPoint, readFileIfExists, runGitSync, writeFileAtomic } from '@leap/core';
 import { copyTree } from './sandbox.js';
 import { DEFAULT_STATE_DIRS } from './sandbox-plan.js';
 
@@ -63,13 +63,17 @@ export function putBack(copy: string): ApartEnd | null {
     if (kept === null) return null;
     plan = diff(copy, kept);
     writeFileAtomic(where.plan, JSON.stringify(plan), { durable: false });
+    killPoint('LEAP_APART', 'plan written');
   }
   if (!plan.done && kept !== null) {
-    apply(copy, kept, plan, where.clashed);
+    apply(copy, kept, plan);
     plan.done = true;
     writeFileAtomic(where.plan, JSON.stringify(plan), { durable: false });
+    killPoint('LEAP_APART', 'put back');
     rmSync(where.manifest, { force: true });
   }
+  // Only once the plan names them: a resumed run finds them moved, not the tree's.
+  for (const p of plan.clashed) move(join(copy, p), join(where.clashed, p));
   rmSync(copy, { recursive: true, force: true });
   const { clashed } = plan;
   return { wrote: [...plan.wrote, ...plan.removed].filter((p) => !clashed.includes(p)).sort(), clashed, clashedDir: where.clashed };
@@ -88,24 +92,31 @@ function diff(copy: string, kept: Manifest): Plan {
   };
   walk('');
   // A folder counts once made; its entries say the rest.
-  const isDir = (sig: string) => (Number(sig.split(':')[0]) & 0o170000) === 0o040000;
   const wrote = [...now].filter(([p, sig]) => (isDir(sig) ? !(p in kept.copy) : kept.copy[p] !== sig)).map(([p]) => p);
   return { wrote, removed: Object.keys(kept.copy).filter((p) => !now.has(p)), clashed: [], done: false };
 }
 
+const isDir = (sig: string) => (Number(sig.split(':')[0]) & 0o170000) === 0o040000;
+
+function move(from: string, to: string): void {
+  if (lstatSync(from, { throwIfNoEntry: false }) === undefined) return;
+  mkdirSync(dirname(to), { recursive: true });
+  killPoint('LEAP_APART', `move ${from}`);
+  renameSync(from, to);
+}
+
 // Removals first (a folder the leaf made a file must be empty); a path someone else changed since the copy stays theirs.
-function apply(copy: string, kept: Manifest, plan: Plan, clashedDir: string): void {
+function apply(copy: string, kept: Manifest, plan: Plan): void {
   const at = (p: string) => lstatSync(join(kept.tree, p), { throwIfNoEntry: false });
-  const theirs = (p: string) => signature(join(kept.tree, p)) !== (kept.real[p] ?? null);
-  const clash = (p: string) => plan.clashed.includes(p) || plan.clashed.push(p);
-  const move = (from: string, to: string): void => {
-    if (lstatSync(from, { throwIfNoEntry: false }) === undefined) return;
-    mkdirSync(dirname(to), { recursive: true });
-    renameSync(from, to);
+  const theirs = (p: string) => {
+    const [now, was] = [signature(join(kept.tree, p)), kept.real[p] ?? null];
+    // A folder gone is one emptied and removed here, before a crash, or by someone who left nothing in it.
+    return now !== was && !(now === null && was !== null && isDir(was));
   };
+  const clash = (p: string) => plan.clashed.includes(p) || plan.clashed.push(p);
   for (const p of [...plan.removed].sort((a, b) => b.split('/').length - a.split('/').length)) {
     if (at(p)?.isDirectory() === true) rmdirQuietly(join(kept.tree, p));
-    else if (at(p) !== undefined) theirs(p) ? clash(p) : rmSync(join(kept.tree, p));
+    else if (at(p) !== undefined) theirs(p) ? clash(p) : (killPoint('LEAP_APART', `rm ${p}`), rmSync(join(kept.tree, p)));
   }
   for (const p of plan.wrote) {
     const kind = lstatSync(join(copy, p), { throwIfNoEntry: false });
@@ -114,7 +125,6 @@ function apply(copy: string, kept: Manifest, plan: Plan, clashedDir: string): vo
     else if (at(p)?.isDirectory() === true ? !rmdirQuietly(join(kept.tree, p)) : theirs(p)) clash(p);
     else move(join(copy, p), join(kept.tree, p));
   }
-  for (const p of plan.clashed) move(join(copy, p), join(clashedDir, p));
 }
 
 /** False when it holds something (someone else's files). */

@@ -3,9 +3,11 @@
 // ignored folders (node_modules) are the tree's own, written in place. Anywhere the repository lies.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { git, waitFor } from '@leap/test-utils';
 import { supervise } from '../src/supervise.js';
 import { makeApart, putBack } from '../src/apart.js';
@@ -88,6 +90,66 @@ test("apart: a folder the leaf made a file keeps the user's new file in it; the 
   assert.equal(putBack(copy), { wrote: ['x/a'], clashed: ['x'], clashedDir: `${copy}.clashed` });
   assert.equal(readdirSync(join(repo, 'x')), ['user']);
   assert.is(readFileSync(join(`${copy}.clashed`, 'x'), 'utf8'), "the leaf's x\n");
+});
+
+/** Every file under `dir` but .git and .tdd, and the leaf's clashed versions: path, mode and text. */
+function snapshot(dir: string, clashed: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string, root: string): void => {
+    for (const e of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, e.name);
+      if (at === dir && (e.name === '.git' || e.name === '.tdd')) continue;
+      if (e.isDirectory()) walk(path, root);
+      else out.push(`${relative(root, path)} ${statSync(path).mode.toString(8)} ${readFileSync(path, 'utf8')}`);
+    }
+  };
+  walk(dir, dir);
+  if (existsSync(clashed)) walk(clashed, join(clashed, '..'));
+  return out.sort();
+}
+
+test('apart: a put-back killed at each of its steps, then run again as a resumed run does, ends as one never killed', () => {
+  const base = mkdtempSync(join(tmpdir(), 'leap-apart-kill-'));
+  made.push(base);
+  const setUp = (name: string) => {
+    const repo = join(base, name, 'repo');
+    project(repo);
+    const copy = join(repo, '.tdd', 'leaf.apart');
+    mkdirSync(join(repo, 'x'));
+    writeFileSync(join(repo, 'x', 'a'), 'a\n');
+    makeApart(repo, copy);
+    rmSync(join(copy, 'x'), { recursive: true });
+    writeFileSync(join(copy, 'x'), "the leaf's x\n");
+    writeFileSync(join(copy, 'new.txt'), 'new $x é\n');
+    rmSync(join(copy, 'gone.txt'));
+    writeFileSync(join(copy, 'both.txt'), "the leaf's\n");
+    mkdirSync(join(copy, 'd', 'e'), { recursive: true });
+    writeFileSync(join(copy, 'd', 'e', 'f'), 'deep\n');
+    chmodSync(join(copy, 'run.sh'), 0o755);
+    writeFileSync(join(repo, 'user.txt'), "the user's\n");
+    writeFileSync(join(repo, 'both.txt'), "the user's\n");
+    writeFileSync(join(repo, 'run.sh'), "echo the user's\n");
+    return { repo, copy };
+  };
+  const whole = setUp('whole');
+  const want = putBack(whole.copy);
+  const wantFiles = snapshot(whole.repo, `${whole.copy}.clashed`);
+  assert.equal(want?.clashed, ['both.txt', 'run.sh']);
+  assert.ok(want?.wrote.includes('x'), 'a folder made a file');
+  const apart = fileURLToPath(new URL('../src/apart.ts', import.meta.url));
+  const script = 'const { putBack } = await import(process.argv[1]); putBack(process.argv[2]);';
+  for (let k = 1; ; k++) {
+    const { repo, copy } = setUp(`k${k}`);
+    const env = { ...process.env, LEAP_APART_KILL_AT: String(k) };
+    const killed = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script, apart, copy], { env, encoding: 'utf8' });
+    if (killed.signal !== 'SIGKILL') {
+      assert.is(killed.status, 0, killed.stderr);
+      assert.ok(k > 6, `the put-back has a kill point at each step (${k - 1})`);
+      break;
+    }
+    assert.equal(putBack(copy), { ...want, clashedDir: `${copy}.clashed` }, `killed at ${k}`);
+    assert.equal(snapshot(repo, `${copy}.clashed`), wantFiles, `killed at ${k}`);
+  }
 });
 
 test.run();
