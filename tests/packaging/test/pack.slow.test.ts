@@ -1,9 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, makeTempDir, repoRoot, runCommand } from '@leap/test-utils';
+import { $ } from 'zx';
+import { cleanupTempDirs, commandLimitMs, makeTempDir, repoRoot } from '@leap/test-utils';
+
+const sh = (cwd: string, nothrow = false) => $({ cwd, nothrow, quiet: true, timeout: commandLimitMs() });
 
 interface Manifest {
   name: string;
@@ -36,12 +38,12 @@ function closure(name: string, seen = new Set<string>()): Set<string> {
 }
 
 const tarballs = new Map<string, string>();
-function pack(name: string, into: string): string {
+async function pack(name: string, into: string): Promise<string> {
   const known = tarballs.get(name);
   if (known !== undefined) return known;
   const { dir } = manifests.get(name)!;
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', into], { cwd: dir, encoding: 'utf8' });
-  const file = join(into, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+  const out = await sh(dir)`npm pack --json --pack-destination ${into}`;
+  const file = join(into, (JSON.parse(out.stdout) as { filename: string }[])[0]!.filename);
   tarballs.set(name, file);
   return file;
 }
@@ -61,21 +63,19 @@ for (const { manifest } of withBins) {
     const packs = makeTempDir('leap-packs-');
     const project = makeTempDir('leap-consumer-');
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-    const files = [...closure(manifest.name)].map((name) => pack(name, packs));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', ...files], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'] });
+    const files: string[] = [];
+    for (const name of closure(manifest.name)) files.push(await pack(name, packs));
+    await sh(project)`npm install --no-audit --no-fund --prefer-offline --ignore-scripts ${files}`;
     for (const binName of Object.keys(manifest.bin ?? {})) {
       const shim = join(project, 'node_modules', '.bin', binName);
       assert.ok(existsSync(shim), `${binName} is not linked into node_modules/.bin`);
-      const help = await runCommand(shim, ['--help'], { cwd: project });
-      assert.is(help.code, 0, `${binName} --help: ${help.stderr}`);
+      const help = await sh(project, true)`${shim} --help`;
+      assert.is(help.exitCode, 0, `${binName} --help: ${help.stderr}`);
       assert.match(help.stdout, /Usage:/);
     }
     // The library entry points import from the installed package, not from the workspace.
-    const entry = await runCommand(
-      process.execPath,
-      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(manifest.name)}); process.stdout.write(String(Object.keys(m).length > 0))`],
-      { cwd: project },
-    );
+    const script = `const m = await import(${JSON.stringify(manifest.name)}); process.stdout.write(String(Object.keys(m).length > 0))`;
+    const entry = await sh(project, true)`${process.execPath} --input-type=module -e ${script}`;
     assert.is(entry.stdout.trim(), 'true', entry.stderr);
   });
 }
