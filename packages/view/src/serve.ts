@@ -1,6 +1,7 @@
 // The report behind a random token in the path, plus one nonce-allowed script that swaps in each new report.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clockTime } from './_text.js';
 import { collectView } from './collect-view.js';
 import { REPORT_CSP, renderReport } from './report-html.js';
@@ -79,55 +80,56 @@ function sameToken(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+const HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { ...HEADERS, 'content-type': 'text/plain; charset=utf-8' }).end(text);
+}
+
+type Site = { options: ServeOptions; token: string; streams: Set<ServerResponse> };
+
+/** `/TOKEN/` is the page with its script, `/TOKEN/page` the page alone, `/TOKEN/events` the stream of updates. */
+function answer(req: IncomingMessage, res: ServerResponse, { options, token, streams }: Site): void {
+  const path = new URL(req.url ?? '/', 'http://x').pathname;
+  const [, given = '', what = '', ...more] = path.split('/');
+  if (!sameToken(given, token) || more.length > 0) {
+    sendText(res, 403, 'forbidden: this page needs the token of the URL leap serve printed\n');
+  } else if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { ...HEADERS, allow: 'GET, HEAD' }).end();
+  } else if (what === '' || what === 'page') {
+    sendPage(req, res, options, what === '');
+  } else if (what === 'events') {
+    res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
+    res.write('retry: 1000\n\n');
+    streams.add(res);
+    req.on('close', () => streams.delete(res));
+  } else {
+    sendText(res, 404, 'not found\n');
+  }
+}
+
+function sendPage(req: IncomingMessage, res: ServerResponse, options: ServeOptions, withScript: boolean): void {
+  let html: string;
+  try {
+    html = renderLivePage(options.cwd, options.env, withScript ? randomBytes(16).toString('base64') : null);
+  } catch (error) {
+    sendText(res, 500, `the report could not be made: ${(error as Error).message}\n`);
+    return;
+  }
+  const body = req.method === 'HEAD' ? undefined : html;
+  res.writeHead(200, { ...HEADERS, 'content-type': 'text/html; charset=utf-8' }).end(body);
+}
+
 /** Start serving; resolves once the server listens. */
 export async function startLiveServer(options: ServeOptions): Promise<LiveServer> {
-  const { createServer } = await import('node:http');
   const token = options.token ?? randomBytes(16).toString('hex');
   const host = options.host ?? '127.0.0.1';
   const streams = new Set<ServerResponse>();
   let updates = 0;
-
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const [, given = '', what = '', ...more] = path.split('/');
-    const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
-    if (!sameToken(given, token) || more.length > 0) {
-      res.writeHead(403, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end('forbidden: this page needs the token of the URL leap serve printed\n');
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { ...headers, allow: 'GET, HEAD' }).end();
-      return;
-    }
-    if (what === '' || what === 'page') {
-      let html: string;
-      try {
-        html = renderLivePage(options.cwd, options.env, what === '' ? randomBytes(16).toString('base64') : null);
-      } catch (error) {
-        res.writeHead(500, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end(`the report could not be made: ${(error as Error).message}\n`);
-        return;
-      }
-      res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : html);
-      return;
-    }
-    if (what === 'events') {
-      res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
-      res.write('retry: 1000\n\n');
-      streams.add(res);
-      req.on('close', () => streams.delete(res));
-      return;
-    }
-    res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-  };
-
-  const server: Server = createServer(handle);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const site: Site = { options, token, streams };
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => answer(req, res, site)).listen(options.port ?? 0, host);
+  await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0);
 

@@ -94,58 +94,9 @@ const LAST_VERDICTS = 5;
 export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData {
   const { model } = view;
   const cost = breakDownCost(model.usage);
-  const issueCost = new Map(cost.byIssue.map((r) => [r.issue, r.total]));
   const sliceCost = new Map(cost.bySlice.map((r) => [r.slice, r.total]));
-  const latestPhase = new Map<string, string | null>();
-  for (const run of model.leaves) if (run.issue !== null && run.step !== null) latestPhase.set(`${run.issue}\n${run.step}`, run.phase);
-
-  const stopped = stoppedRuns(model);
-  const numbers = new Set<number>(view.ledgers.map((l) => l.issue));
-  for (const run of model.leaves) if (run.issue !== null) numbers.add(run.issue);
-  for (const v of model.verdicts) if (v.issue !== null) numbers.add(v.issue);
-  for (const issue of stopped.keys()) numbers.add(issue);
-  const issues: StatusIssue[] = [...numbers]
-    .sort((a, b) => a - b)
-    .map((issue) => {
-      const ledger = view.ledgers.find((l) => l.issue === issue);
-      const steps = ledger?.steps ?? [];
-      const currentAt = steps.findIndex((s) => s.state !== 'done');
-      return {
-        issue,
-        title: ledger?.title ?? null,
-        ledger: ledger?.file ?? null,
-        steps: steps.map((s, i) => ({ ...s, current: i === currentAt, phase: latestPhase.get(`${issue}\n${s.title}`) ?? null })),
-        total: steps.length,
-        done: steps.filter((s) => s.state === 'done').length,
-        refactorPending: steps.filter((s) => s.state === 'refactor-pending').length,
-        cost: issueCost.get(issue) ?? null,
-        stopped: stoppedOf(stopped.get(issue)),
-      };
-    });
-
-  const running: StatusLeaf[] = model.leaves
-    .filter((r) => r.status === 'running')
-    .map((r) => {
-      // The limit the supervisor itself read: from its own environment when this machine shows it.
-      const limit = r.timeoutMs !== null ? { ms: r.timeoutMs, source: 'launch event' } : readTimeLimitShown(view.stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
-      const elapsedMs = Math.max(0, view.now - r.launchedAt);
-      return {
-        leaf: r.leaf,
-        issue: r.issue,
-        step: r.step,
-        slice: r.slice,
-        ball: r.ball,
-        phase: r.phase,
-        attempt: r.attempt,
-        pid: r.pid,
-        startedAt: iso(r.launchedAt),
-        elapsedMs,
-        timeLimitMs: limit.ms,
-        timeLimitSource: limit.source,
-        fraction: limit.ms === 0 ? null : elapsedMs / limit.ms,
-      };
-    });
-
+  const issues = issuesOf(view, new Map(cost.byIssue.map((r) => [r.issue, r.total])));
+  const running = model.leaves.filter((r) => r.status === 'running').map((r) => runningOf(view, r, env));
   return {
     repo: view.repo,
     stateDir: view.stateDir,
@@ -182,6 +133,55 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     })),
     cost: cost.total,
   };
+}
+
+/** Each issue a ledger, a leaf, a verdict or a stop names, in order, with its steps and where the run is. */
+function issuesOf(view: ViewData, issueCost: Map<number | null, CostTotal>): StatusIssue[] {
+  const { model } = view;
+  const stopped = stoppedRuns(model);
+  const numbers = new Set<number>(view.ledgers.map((l) => l.issue));
+  const latestPhase = new Map<string, string | null>();
+  for (const run of model.leaves) {
+    if (run.issue === null) continue;
+    numbers.add(run.issue);
+    if (run.step !== null) latestPhase.set(`${run.issue}\n${run.step}`, run.phase);
+  }
+  for (const v of model.verdicts) if (v.issue !== null) numbers.add(v.issue);
+  for (const issue of stopped.keys()) numbers.add(issue);
+  return [...numbers]
+    .sort((a, b) => a - b)
+    .map((issue) => {
+      const ledger = view.ledgers.find((l) => l.issue === issue);
+      const steps = ledger?.steps ?? [];
+      const currentAt = steps.findIndex((s) => s.state !== 'done');
+      const phase = (title: string): string | null => latestPhase.get(`${issue}\n${title}`) ?? null;
+      return {
+        issue,
+        title: ledger?.title ?? null,
+        ledger: ledger?.file ?? null,
+        steps: steps.map((s, i) => ({ ...s, current: i === currentAt, phase: phase(s.title) })),
+        total: steps.length,
+        done: steps.filter((s) => s.state === 'done').length,
+        refactorPending: steps.filter((s) => s.state === 'refactor-pending').length,
+        cost: issueCost.get(issue) ?? null,
+        stopped: stoppedOf(stopped.get(issue)),
+      };
+    });
+}
+
+function runningOf(view: ViewData, r: LeafRun, env: NodeJS.ProcessEnv): StatusLeaf {
+  const limit = timeLimitOf(view.stateDir, r, env);
+  const elapsedMs = Math.max(0, view.now - r.launchedAt);
+  const { leaf, issue, step, slice, ball, phase, attempt, pid } = r;
+  const times = { startedAt: iso(r.launchedAt), elapsedMs, timeLimitMs: limit.ms, timeLimitSource: limit.source };
+  const fraction = limit.ms === 0 ? null : elapsedMs / limit.ms;
+  return { leaf, issue, step, slice, ball, phase, attempt, pid, ...times, fraction };
+}
+
+function timeLimitOf(stateDir: string, r: LeafRun, env: NodeJS.ProcessEnv): { ms: number; source: string } {
+  if (r.timeoutMs !== null) return { ms: r.timeoutMs, source: 'launch event' };
+  // The limit the supervisor itself read: from its own environment when this machine shows it.
+  return readTimeLimitShown(stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
 }
 
 function stoppedOf(s: { mode: string; at: number; step: string | null } | undefined): StatusIssue['stopped'] {
