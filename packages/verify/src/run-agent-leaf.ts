@@ -1,12 +1,14 @@
 // An agent leaf supervised in this process: a Node supervisor per leaf costs a start-up (100 ms), a jury starts three
 // at once, and surviving the parent's kill is leap-detach's job. Around it: a readiness check, a retry watch, usage.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentRetry, AgentUsage } from '@leap/core';
-import { LeapError, appendEvent, checkLeafName, createEvent, findExecutable, readEventContextAnyway, readFileIfExists, readTail, statePaths } from '@leap/core';
-import { prepareSandbox, readPidFile, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
+import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentUsage } from '@leap/core';
+import { LeapError, appendEvent, checkLeafName, createEvent, findExecutable, readEventContextAnyway } from '@leap/core';
+import { readFileIfExists, statePaths } from '@leap/core';
+import { prepareSandbox, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
+import { type RetryWatch, watchRetries } from './retry-watch.js';
 import { lastWords } from './test-report.js';
 
 export interface AgentLeafOptions {
@@ -50,114 +52,135 @@ export interface AgentLeafResult {
 // What a leaf ended by the retry watch says of a vendor that ran dry, before the CLI's words.
 const DRY_WORDS: Record<AgentDry['kind'], string> = { quota: 'its quota is spent', 'rate-limit': 'rate-limited', overload: 'its service is overloaded' };
 
-/** A CLI that has retried an unreachable service this long, with at least RETRY_MIN_ATTEMPTS attempts, is ended. */
+/** A CLI that has retried an unreachable service this long, with at least three attempts, is ended. */
 export const DEFAULT_RETRY_LIMIT_MS = 30_000;
-const RETRY_MIN_ATTEMPTS = 3;
-const RETRY_POLL_MS = 250;
-const TAIL_BYTES = 256 * 1024;
 const PREFLIGHT_TIMEOUT_MS = 20_000;
 
 /** Waits for the whole tree; a TERM, INT, HUP or QUIT to this process meanwhile ends the leaf, not this process. */
 export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafResult> {
   const name = checkLeafName(leaf.name);
-  const refused = (code: number, failureKind: AgentFailureKind, failure: string): AgentLeafResult => ({
-    name,
-    code,
-    status: 'failed-start',
-    stdout: '',
-    stderr: '',
-    answer: null,
-    failure,
-    failureKind,
-    dry: null,
-    usage: null,
-  });
+  const { agent } = leaf;
+  const options = leaf.sandbox == null ? leaf.options : { ...leaf.options, sandboxed: true };
   let invocation: AgentInvocation;
   try {
-    invocation = leaf.agent.buildInvocation(leaf.prompt, leaf.sandbox == null ? leaf.options : { ...leaf.options, sandboxed: true });
+    invocation = agent.buildInvocation(leaf.prompt, options);
   } catch (error) {
     if (!(error instanceof LeapError)) throw error;
-    return refused(error.exitCode, 'failed', `${leaf.agent.name} cannot take this prompt: ${error.message}`);
+    return refusedLeaf(name, error.exitCode, 'failed', `${agent.name} cannot take this prompt: ${error.message}`);
   }
-  const sandbox = leaf.sandbox == null ? null : { ...leaf.sandbox, env: { ...leaf.sandbox.env, ...definedOnly(invocation.env) } };
   if (leaf.preflight !== false) {
     // In the leaf's own sandbox: the check reaches what the leaf will, and no more.
-    const ready = await checkAgentReady(leaf.agent, leaf.options, leaf.env, undefined, leaf.sandbox ?? null);
-    if (!ready.ready) return refused(ready.code, ready.failureKind, ready.failure);
+    const ready = await checkAgentReady(agent, leaf.options, leaf.env, undefined, leaf.sandbox ?? null);
+    if (!ready.ready) return refusedLeaf(name, ready.code, ready.failureKind, ready.failure);
   }
-  const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: leaf.stateDir, ...invocation.env };
-  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const paths = statePaths(leaf.stateDir);
-  // NAME.pid is the supervisor's lock; once held, it replaces NAME.exit and empties NAME.out and .err, as `>` would.
-  let run: SuperviseResult;
-  const abort = new AbortController();
-  const watch = watchRetries(leaf.agent, paths.out(name), paths.err(name), paths.pid(name), leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS, abort);
+  let supervised: Pick<LeafRun, 'run' | 'ended'>;
   try {
-    run = await supervise({
+    supervised = await superviseLeaf(leaf, name, invocation);
+  } catch (error) {
+    // Refused before the leaf could start: a live supervisor holds NAME (its files left alone), or a bad state folder.
+    if (!(error instanceof LeapError)) throw error;
+    return refusedLeaf(name, error.exitCode, 'failed', `${agent.name} could not be supervised: ${error.message}`);
+  }
+  const paths = statePaths(leaf.stateDir);
+  const stdout = readFileIfExists(paths.out(name)) ?? '';
+  const stderr = readFileIfExists(paths.err(name)) ?? '';
+  const { code, status } = supervised.run;
+  const end = readEnd(agent, invocation, { ...supervised, stdout, stderr });
+  const result: AgentLeafResult = { name, code, status, stdout, stderr, ...end, usage: null };
+  result.usage = recordUsage(leaf, name, invocation, result);
+  return result;
+}
+
+function refusedLeaf(name: string, code: number, failureKind: AgentFailureKind, failure: string): AgentLeafResult {
+  const status = 'failed-start';
+  return { name, code, status, stdout: '', stderr: '', answer: null, failure, failureKind, dry: null, usage: null };
+}
+
+// NAME.pid is the supervisor's lock; once held, it replaces NAME.exit and empties NAME.out and .err, as `>` would.
+async function superviseLeaf(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation) {
+  const { sandbox: box, stateDir } = leaf;
+  const sandbox = box == null ? null : { ...box, env: { ...box.env, ...definedOnly(invocation.env) } };
+  const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: stateDir, ...invocation.env };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const paths = statePaths(stateDir);
+  const abort = new AbortController();
+  const files = { out: paths.out(name), err: paths.err(name), pid: paths.pid(name) };
+  const watch = watchRetries(leaf.agent, files, leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS, abort);
+  try {
+    const run = await supervise({
       name,
       command: invocation.command,
       args: invocation.args,
       env: env as NodeJS.ProcessEnv,
       cwd: leaf.options.cwd,
       handleSignals: true,
-      io: { input: invocation.stdin ?? '', stdoutFile: paths.out(name), stderrFile: paths.err(name) },
+      io: { input: invocation.stdin ?? '', stdoutFile: files.out, stderrFile: files.err },
       abort: abort.signal,
       sandbox,
     });
-  } catch (error) {
-    // Refused before the leaf could start: a live supervisor holds NAME (its files are left alone), or the state folder is unusable.
-    if (!(error instanceof LeapError)) throw error;
-    return refused(error.exitCode, 'failed', `${leaf.agent.name} could not be supervised: ${error.message}`);
+    return { run, ended: watch.ended };
   } finally {
     watch.stop();
   }
-  const stdout = readFileIfExists(paths.out(name)) ?? '';
-  const stderr = readFileIfExists(paths.err(name)) ?? '';
-  const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, answer: null, failure: null, failureKind: null, dry: null, usage: null };
-  // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
-  const said = () => leaf.agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr, 500);
-  const broken = watch.ended === null && run.status === 'exited' && run.code === 0 ? (leaf.agent.brokenRun?.(stdout, stderr, invocation) ?? null) : null;
-  if (watch.ended !== null) {
-    const { attempts, message, seconds, final } = watch.ended;
-    result.failureKind = 'failed';
-    // A vendor that ran dry is named as such, in the plugin's reading of the CLI's words: the caller gives the leaf to another vendor.
-    const dry = leaf.agent.ranDry?.(stdout, stderr) ?? null;
-    result.dry = dry;
-    if (dry !== null) {
-      const ended = final ? 'the leaf was ended at its first retry: no retry can help' : `the leaf was ended after ${attempts} attempts in ${seconds} s`;
-      result.failure = `${leaf.agent.name} ran dry (${DRY_WORDS[dry.kind]}): ${dry.message} (${ended})`;
-    } else {
-      result.failure = final
-        ? `${leaf.agent.name} was refused by its service: ${message} (the leaf was ended)`
-        : `${leaf.agent.name} cannot reach its service: ${attempts} failed attempts in ${seconds} s, the last: ${message} (the leaf was ended)`;
-    }
-  } else if (run.status === 'failed-start') {
-    result.failureKind = run.code === 126 || run.code === 127 ? 'missing' : 'failed';
-    const why = run.code === 127 ? 'was not found' : run.code === 126 ? 'is not executable' : `could not be supervised: ${run.error ?? 'unknown error'}`;
-    result.failure = `${leaf.agent.name} could not start: ${invocation.command} ${why} (${run.status}, code ${run.code})`;
-  } else if (run.status !== 'exited') {
-    result.failureKind = 'killed';
-    const words = said();
-    result.failure = `${leaf.agent.name} was stopped by its supervisor (${run.status})${words === null ? '' : `; the CLI said last: ${words}`}`;
-  } else if (run.code !== 0) {
-    const words = said();
-    result.failureKind = 'failed';
-    result.failure = `${leaf.agent.name} exited with code ${run.code} (${run.status})${words === null ? '' : `: ${words}`}`;
-  } else if (broken !== null) {
-    // It exited 0, but its output shows it could not work (codex's own sandbox that could not start).
-    result.failureKind = 'failed';
-    result.failure = `${leaf.agent.name} exited 0 but could not do its work: ${broken}`;
-  } else {
-    try {
-      result.answer = leaf.agent.parseAnswer(stdout);
-    } catch (error) {
-      result.failureKind = 'answer';
-      result.failure = `could not read ${leaf.agent.name}'s answer: ${(error as Error).message}`;
-    }
+}
+
+/** How a supervised leaf ended and what it wrote. */
+type LeafRun = { run: SuperviseResult; ended: RetryWatch['ended']; stdout: string; stderr: string };
+
+type LeafEnd = Pick<AgentLeafResult, 'answer' | 'failure' | 'failureKind' | 'dry'>;
+
+function readEnd(agent: AgentPlugin, invocation: AgentInvocation, ran: LeafRun): LeafEnd {
+  if (ran.ended !== null) {
+    // A vendor that ran dry is named as such, in the plugin's reading of the CLI: the caller gives the leaf to another.
+    const dry = agent.ranDry?.(ran.stdout, ran.stderr) ?? null;
+    return failedEnd('failed', retryFailure(agent.name, ran.ended, dry), dry);
   }
-  if (result.failureKind === 'failed' && watch.ended === null) result.dry = leaf.agent.ranDry?.(stdout, stderr) ?? null;
-  result.usage = recordUsage(leaf, name, invocation, result);
-  return result;
+  const end = exitEnd(agent, invocation, ran);
+  return end.failureKind === 'failed' ? { ...end, dry: agent.ranDry?.(ran.stdout, ran.stderr) ?? null } : end;
+}
+
+function retryFailure(agent: string, ended: NonNullable<RetryWatch['ended']>, dry: AgentDry | null): string {
+  const { attempts, message, seconds, final } = ended;
+  if (dry !== null) {
+    const after = `the leaf was ended after ${attempts} attempts in ${seconds} s`;
+    const how = final ? 'the leaf was ended at its first retry: no retry can help' : after;
+    return `${agent} ran dry (${DRY_WORDS[dry.kind]}): ${dry.message} (${how})`;
+  }
+  if (final) return `${agent} was refused by its service: ${message} (the leaf was ended)`;
+  const tries = `${attempts} failed attempts in ${seconds} s`;
+  return `${agent} cannot reach its service: ${tries}, the last: ${message} (the leaf was ended)`;
+}
+
+function exitEnd(agent: AgentPlugin, invocation: AgentInvocation, { run, stdout, stderr }: LeafRun): LeafEnd {
+  const failed = (kind: AgentFailureKind, why: string) => failedEnd(kind, `${agent.name} ${why}`);
+  // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
+  const said = (lead: string) => {
+    const words = agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr, 500);
+    return words === null ? '' : `${lead}${words}`;
+  };
+  const { status, code } = run;
+  if (status === 'failed-start') {
+    const unsupervised = `could not be supervised: ${run.error ?? 'unknown error'}`;
+    const why = code === 127 ? 'was not found' : code === 126 ? 'is not executable' : unsupervised;
+    const kind = code === 126 || code === 127 ? 'missing' : 'failed';
+    return failed(kind, `could not start: ${invocation.command} ${why} (${status}, code ${code})`);
+  }
+  if (status !== 'exited') {
+    return failed('killed', `was stopped by its supervisor (${status})${said('; the CLI said last: ')}`);
+  }
+  if (code !== 0) return failed('failed', `exited with code ${code} (${status})${said(': ')}`);
+  // It exited 0, but its output shows it could not work (codex's own sandbox that could not start).
+  const broken = agent.brokenRun?.(stdout, stderr, invocation) ?? null;
+  if (broken !== null) return failed('failed', `exited 0 but could not do its work: ${broken}`);
+  try {
+    return { answer: agent.parseAnswer(stdout), failure: null, failureKind: null, dry: null };
+  } catch (error) {
+    return failedEnd('answer', `could not read ${agent.name}'s answer: ${(error as Error).message}`);
+  }
+}
+
+function failedEnd(failureKind: AgentFailureKind, failure: string, dry: AgentDry | null = null): LeafEnd {
+  return { answer: null, failure, failureKind, dry };
 }
 
 function definedOnly(env: Record<string, string | undefined> | undefined): Record<string, string> {
@@ -262,70 +285,11 @@ function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvo
   return usage;
 }
 
-interface RetryWatch {
-  stop(): void;
-  ended: { attempts: number; message: string; seconds: number; final: boolean } | null;
-}
-
-// The abort has the supervisor end the leaf's tree with its own kill sequence, recording `killed-stuck`.
-function watchRetries(agent: AgentPlugin, outFile: string, errFile: string, pidFile: string, limitMs: number, abort: AbortController): RetryWatch {
-  const watch: RetryWatch = { stop: () => {}, ended: null };
-  if (agent.retrying === undefined || limitMs <= 0) return watch;
-  const started = Date.now();
-  let sizes = '';
-  let retry: AgentRetry | null = null;
-  let since = 0;
-  let leafPid: number | null = null;
-  const timer = setInterval(() => {
-    // Not before the leaf runs: until then NAME.out may still be a previous run's.
-    if (leafPid === null) {
-      const pid = readPidFile(pidFile)?.leaf;
-      if (pid === undefined || !isChildOfThisProcess(pid)) return;
-      leafPid = pid;
-    }
-    const now = Date.now();
-    const seen = `${sizeOf(outFile)}:${sizeOf(errFile)}`;
-    if (seen !== sizes) {
-      sizes = seen;
-      const next = agent.retrying?.(readTail(outFile, TAIL_BYTES), readTail(errFile, TAIL_BYTES)) ?? null;
-      if (next === null) retry = null;
-      else if (retry === null) since = now;
-      retry = next;
-    }
-    // A final refusal (an authentication failure) ends the leaf at once; a passing fault only after enough tries and time.
-    if (retry === null || watch.ended !== null || (retry.final !== true && (retry.attempts < RETRY_MIN_ATTEMPTS || now - since < limitMs))) return;
-    if (!isChildOfThisProcess(leafPid)) return;
-    watch.ended = { attempts: retry.attempts, message: retry.message, seconds: Math.round((now - started) / 100) / 10, final: retry.final === true };
-    abort.abort();
-  }, RETRY_POLL_MS);
-  watch.stop = () => {
-    clearInterval(timer);
-  };
-  return watch;
-}
-
-function isChildOfThisProcess(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
-  } catch {
-    return false;
-  }
-}
-
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, signal);
   } catch {
     // Already gone.
-  }
-}
-
-function sizeOf(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return -1;
   }
 }

@@ -125,18 +125,29 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const, leaf };
   const flaky = again === null ? [] : flakyOf(await again, knownFlaky(stateDir, issue));
   if (flaky.length > 0) return record({ ...judged, code: 1, verdict: 'flaky', reason: flakyReason(flaky), flaky });
+  return record(agentVerdict(judged, truth.note));
+}
+
+type AgentJudged = Omit<VerifyResult, 'code' | 'verdict' | 'reason'> & { agent: string; leaf: AgentLeafResult };
+
+/** The verifier's answer as the verdict: an ERROR when there is none, or it is malformed. */
+function agentVerdict(judged: AgentJudged, note?: string): VerifyResult {
+  const { leaf } = judged;
   if (leaf.answer === null) {
-    const failed: VerifyResult = { ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}` };
+    const reason = `no verdict: ${leaf.failure ?? 'no answer'}`;
+    const failed: VerifyResult = { ...judged, code: 2, verdict: 'ERROR', reason };
     if (leaf.failureKind !== null) failed.failureKind = leaf.failureKind;
-    return record(failed);
+    return failed;
   }
-  const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(leaf.answer.text);
-  const problem = json === null ? `the answer is not one JSON object: ${preview(leaf.answer.text)}` : answerProblem('verdict.schema.json', json.value, `${agent.name}'s answer`);
-  if (problem !== null) return record({ ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` });
+  const { text } = leaf.answer;
+  const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(text);
+  const notOne = `the answer is not one JSON object: ${preview(text)}`;
+  const problem = json === null ? notOne : answerProblem('verdict.schema.json', json.value, `${judged.agent}'s answer`);
+  if (problem !== null) return { ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` };
   const answer = (json as { value: { verdict: 'PASS' | 'REJECT' | 'BLOCKED'; reason: string } }).value;
   // A language without a canary is said beside the agent's reason, never passed silently.
-  const reason = truth.note === undefined ? answer.reason : `${answer.reason} (ground truth: ${truth.note})`;
-  return record({ ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason });
+  const reason = note === undefined ? answer.reason : `${answer.reason} (ground truth: ${note})`;
+  return { ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason };
 }
 
 // The tests a second run failed that the first passed, but for the baseline's flaky ones (never blamed on a step).

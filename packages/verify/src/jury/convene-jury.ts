@@ -1,21 +1,21 @@
 // The blind jury: seat reviewers of other families, give each the same envelope in parallel, count.
-import type { AgentAnswer, AgentDry, AgentPlugin, EventContext } from '@leap/core';
-import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
+import type { AgentDry, AgentPlugin, EventContext } from '@leap/core';
+import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext } from '@leap/core';
+import { resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
 import { knownVendor, vendorFamily } from '../family.js';
-import { lastVerdictObject } from '../answer-json.js';
 import { checkAgentReady, runAgentLeaf } from '../run-agent-leaf.js';
 import type { AgentLeafResult, AgentReadiness } from '../run-agent-leaf.js';
 import { candidateHash, readCandidate } from './candidate.js';
 import { buildEnvelope } from './envelope.js';
 import type { AuthorAliases } from './envelope.js';
 import { gitAliases } from './git-aliases.js';
-import { judgeReview } from './judge-review.js';
+import { answeredAnyway, judgeReview } from './judge-review.js';
 import type { SeatVerdict } from './judge-review.js';
 import { LENS_PREAMBLES, renderJurorPrompt } from './juror-prompt.js';
 import { seatReviewers } from './seat-reviewers.js';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from '../leaf-sandbox.js';
-import { changedPaths, fingerprintTree } from './tree-fingerprint.js';
+import { changedPaths, fingerprintTree, listPaths, type TreeFingerprint } from './tree-fingerprint.js';
 import type { RefusedSeat } from './seat-reviewers.js';
 
 export interface JuryOptions extends AuthorAliases {
@@ -74,10 +74,37 @@ const MIN_SEATS = 2;
 
 /** Convene the jury; every verdict, the result and the candidate hash are appended as `review` events. */
 export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
+  const sitting = await openSitting(options);
+  const { candidate } = sitting;
+  const seating = await seatJury(sitting);
+  if (seating.seated.length < MIN_SEATS) {
+    const others = `reviewer(s) of a family other than the builder's (${sitting.builderFamily})`;
+    const reason = `hold: only ${seating.seated.length} ${others}; the jury needs ${MIN_SEATS}`;
+    writeFd(2, `leap-jury: ${reason}\n`);
+    logReview(sitting, { candidate, reviewer: null, family: null, verdict: 'none', value: 0, reasoning: reason });
+    return { value: 0, candidate, reason, seats: [], refused: seating.refused };
+  }
+  const before = await sitting.treeBefore;
+  const seats = await seatRound(sitting, seating.seated);
+  const reseated = await reseatSilent(sitting, seats, seating.spare);
+  const refused = [...seating.refused, ...seating.unreadyAlternates, ...reseated.refused];
+  seats.push(...reseated.seats);
+  const { value, reason } = voidIfStale(combine(seats.filter((s) => !s.replaced)), await staleness(sitting, before));
+  if (value === 0) writeFd(2, `leap-jury: ${reason}\n`);
+  const verdict = value === 1 ? 'pass' : value === -1 ? 'refuse' : 'none';
+  logReview(sitting, { candidate, reviewer: null, family: null, verdict, value, reasoning: reason });
+  return { value, candidate, reason, seats, refused };
+}
+
+/** What every step of a sitting reads, fixed before anyone sits. */
+type Sitting = Awaited<ReturnType<typeof openSitting>>;
+
+async function openSitting(options: JuryOptions) {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const lens = options.lens ?? 'defect';
-  if (LENS_PREAMBLES[lens] === undefined) throw new UsageError(`unknown lens ${showValue(lens)}: expected one of ${Object.keys(LENS_PREAMBLES).join(', ')}`);
+  const lenses = `expected one of ${Object.keys(LENS_PREAMBLES).join(', ')}`;
+  if (LENS_PREAMBLES[lens] === undefined) throw new UsageError(`unknown lens ${showValue(lens)}: ${lenses}`);
   const registry = loadAgentRegistry(options.agentsFile, env);
   // Before anything is read or started: where no sandbox can be made, the jury refuses (exit 2).
   const { bwrap } = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env);
@@ -94,27 +121,59 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const authors = [...(options.authors ?? []), ...(options.gitAliases === false ? [] : await gitAliases(cwd))];
   const otherBuilders = options.otherBuilderFamilies ?? [];
   const modelIds = [...(options.modelIds ?? []), ...otherBuilders];
-  const prompt = renderJurorPrompt(lens, buildEnvelope({ candidate, intent: options.intent, criteria: options.criteria, files }, { ...options, modelIds, authors }, options.redactAuthors === true));
+  const input = { candidate, intent: options.intent, criteria: options.criteria, files };
+  const envelope = buildEnvelope(input, { ...options, modelIds, authors }, options.redactAuthors === true);
+  const prompt = renderJurorPrompt(lens, envelope);
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
-  const extra = options.eventFields ?? {};
-  const log = (fields: Parameters<typeof createEvent<'review'>>[1]) => appendEvent(statePaths(stateDir).events, createEvent('review', { ...extra, ...fields }, context));
-  // A juror whose vendor ran dry hands its seat to an alternate (next), or to nobody: said and recorded as a fall-over.
-  const fallover = (seat: SeatRecord, next: string | null) => {
-    const dry = seat.dry as AgentDry;
-    writeFd(2, `leap-jury: ${seat.reviewer}'s vendor ran dry (${dry.kind}): ${dry.message}; ${next === null ? 'no alternate is left to take its seat' : `${next} takes its seat`}\n`);
-    appendEvent(
-      statePaths(stateDir).events,
-      createEvent('fallover', { ...extra, leaf: seat.leaf, role: 'reviewer', agent: seat.reviewer, family: seat.family, cause: dry.kind, message: dry.message, next }, context),
-    );
+  const sandboxOf = (a: AgentPlugin) => (bwrap === null ? null : agentSandbox(a, 'reader', repo, env, stateDir));
+  const leafKey = options.leafKey ?? candidate.slice(0, 8);
+  return {
+    options,
+    cwd,
+    env,
+    lens,
+    reviewers,
+    alternates,
+    builderFamily,
+    otherBuilders,
+    stateDir,
+    repo,
+    sandboxOf,
+    treeBefore,
+    candidate,
+    prompt,
+    context,
+    leafKey,
   };
+}
 
-  // The fleet ladder: all probed before anyone sits, so ready alternates replace dead CLIs before the jury starts.
+function logReview(s: Sitting, fields: Parameters<typeof createEvent<'review'>>[1]): void {
+  appendEvent(statePaths(s.stateDir).events, createEvent('review', { ...s.options.eventFields, ...fields }, s.context));
+}
+
+// A juror whose vendor ran dry hands its seat to an alternate (next), or to nobody: said and recorded as a fall-over.
+function fallover(s: Sitting, seat: SeatRecord, next: string | null): void {
+  const dry = seat.dry as AgentDry;
+  const heir = next === null ? 'no alternate is left to take its seat' : `${next} takes its seat`;
+  writeFd(2, `leap-jury: ${seat.reviewer}'s vendor ran dry (${dry.kind}): ${dry.message}; ${heir}\n`);
+  const { leaf, reviewer: agent, family } = seat;
+  const fields = { leaf, role: 'reviewer' as const, agent, family, cause: dry.kind, message: dry.message, next };
+  const event = createEvent('fallover', { ...s.options.eventFields, ...fields }, s.context);
+  appendEvent(statePaths(s.stateDir).events, event);
+}
+
+// The fleet ladder: all probed before anyone sits, so ready alternates replace dead CLIs before the jury starts.
+async function seatJury(s: Sitting) {
+  const { reviewers, alternates, builderFamily, otherBuilders } = s;
   const probe = new Map<AgentPlugin, Promise<AgentReadiness>>();
-  const skip = new Set(options.skip ?? []);
+  const skip = new Set(s.options.skip ?? []);
+  const ranDry = 'its vendor ran dry earlier in this run';
+  const dry = { ready: false, code: 1, failureKind: 'failed', failure: ranDry } as const;
+  const options = { role: 'reviewer' as const, cwd: s.repo };
   for (const agent of [...reviewers, ...alternates]) {
-    if (skip.has(agent.name)) probe.set(agent, Promise.resolve({ ready: false, code: 1, failureKind: 'failed', failure: 'its vendor ran dry earlier in this run' }));
-    if (!probe.has(agent)) probe.set(agent, checkAgentReady(agent, { role: 'reviewer', cwd: repo }, env, undefined, bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir)));
+    if (skip.has(agent.name)) probe.set(agent, Promise.resolve(dry));
+    if (!probe.has(agent)) probe.set(agent, checkAgentReady(agent, options, s.env, undefined, s.sandboxOf(agent)));
   }
   const notReady: RefusedSeat[] = [];
   const ready = async (agents: AgentPlugin[]) => {
@@ -130,109 +189,86 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const readyAlternates = await ready(alternates);
   const ladder = seatReviewers(builderFamily, readyReviewers, [], otherBuilders);
   const missing = reviewers.length - readyReviewers.length;
-  const climbed =
-    missing > 0
-      ? seatReviewers(
-          builderFamily,
-          readyAlternates,
-          ladder.seated.map((a) => a.family),
-          otherBuilders,
-        )
-      : { seated: [], refused: [] };
-  const stepUp = climbed.seated.slice(0, missing);
-  const usedAlternates = new Set(stepUp);
-  const seating = { seated: [...ladder.seated, ...stepUp], refused: [...notReady.filter((r) => reviewers.some((a) => a.name === r.reviewer)), ...ladder.refused] };
-  for (const r of seating.refused) writeFd(2, `leap-jury: refused ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
-  for (const agent of stepUp) writeFd(2, `leap-jury: ${agent.name} (${agent.family}), an alternate, seated in place of a reviewer that was not ready\n`);
-  if (seating.seated.length < MIN_SEATS) {
-    const reason = `hold: only ${seating.seated.length} reviewer(s) of a family other than the builder's (${builderFamily}); the jury needs ${MIN_SEATS}`;
-    writeFd(2, `leap-jury: ${reason}\n`);
-    log({ candidate, reviewer: null, family: null, verdict: 'none', value: 0, reasoning: reason });
-    return { value: 0, candidate, reason, seats: [], refused: seating.refused };
-  }
-  const leafKey = options.leafKey ?? candidate.slice(0, 8);
-  const leafName = (agent: AgentPlugin) => `review-${leafKey}-${agent.family}`;
-  const before = await treeBefore;
-  const seatRound = (agents: AgentPlugin[]) => {
-    // Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
-    const running = agents.map((agent) =>
-      runAgentLeaf({
-        name: leafName(agent),
-        agent,
-        prompt,
-        options: { role: 'reviewer', cwd: repo },
-        stateDir,
-        env,
-        preflight: false,
-        sandbox: bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir),
-      }),
-    );
-    return Promise.all(
-      running.map(async (leafRun, i): Promise<SeatRecord> => {
-        const agent = agents[i] as AgentPlugin;
-        const ran = answeredAnyway(agent, await leafRun);
-        const verdict = judgeReview(ran, lens);
-        const said = verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}`;
-        const reasoning = verdict.rawTail === undefined ? said : `${said}; raw tail: ${JSON.stringify(verdict.rawTail)}`;
-        log({ candidate, reviewer: agent.name, family: agent.family, verdict: verdict.verdict, value: verdict.value, findings: verdict.findings, reasoning });
-        return { ...verdict, reviewer: agent.name, family: agent.family, leaf: ran.name, status: ran.status, replaced: false, ...(ran.dry === null ? {} : { dry: ran.dry }) };
-      }),
-    );
-  };
-  const seats = await seatRound(seating.seated);
-  const refused = [...seating.refused];
-  const silent = seats.filter((s) => s.value === 0);
-  const spare = readyAlternates.filter((a) => !usedAlternates.has(a));
-  refused.push(...notReady.filter((r) => !reviewers.some((a) => a.name === r.reviewer)));
-  if (silent.length > 0 && spare.length > 0) {
-    const answered = seats.filter((s) => s.value !== 0).map((s) => s.family);
-    const reseat = seatReviewers(builderFamily, spare, [...answered, ...silent.map((s) => s.family)], otherBuilders);
-    refused.push(...reseat.refused);
-    for (const r of reseat.refused) writeFd(2, `leap-jury: refused alternate ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
-    const chosen = reseat.seated.slice(0, silent.length);
-    for (const [i, agent] of chosen.entries()) {
-      const seat = silent[i] as SeatRecord;
-      seat.replaced = true;
-      writeFd(2, `leap-jury: ${seat.reviewer} (${seat.family}) never answered; re-seating with ${agent.name} (${agent.family})\n`);
-      if (seat.dry !== undefined) fallover(seat, agent.name);
-    }
-    for (const seat of silent.slice(chosen.length)) if (seat.dry !== undefined) fallover(seat, null);
-    seats.push(...(await seatRound(chosen)));
-  } else {
-    for (const seat of silent) if (seat.dry !== undefined) fallover(seat, null);
-  }
-  const counted = seats.filter((s) => !s.replaced);
-  const after = candidateHash(readCandidate(cwd, options.files, options.tests ?? []));
-  const treeAfter = before === null ? null : await fingerprintTree(repo, stateDir, env);
-  const changed = before === null || treeAfter === null ? [] : changedPaths(before, treeAfter);
-  // A change voids the passes; a refusal stands (a hold must not let the next round launder it).
-  const stale =
-    after !== candidate
-      ? `the candidate changed during the review (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); no verdict on stale files`
-      : before !== null && treeAfter === null
-        ? `the repository could not be read after the review (git status failed in ${repo}); the verdicts of the reviewers that ran are void`
-        : changed.length > 0
-          ? `the repository changed during the review (${listPaths(changed)}); the verdicts of the reviewers that ran are void`
-          : null;
-  const counts = combine(counted);
-  const { value, reason } = stale === null ? counts : counts.value === -1 ? { value: -1 as const, reason: `${counts.reason}; and ${stale}` } : { value: 0 as const, reason: `hold: ${stale}` };
-  if (value === 0) writeFd(2, `leap-jury: ${reason}\n`);
-  log({ candidate, reviewer: null, family: null, verdict: value === 1 ? 'pass' : value === -1 ? 'refuse' : 'none', value, reasoning: reason });
-  return { value, candidate, reason, seats, refused };
+  const taken = ladder.seated.map((a) => a.family);
+  const climbed = missing > 0 ? seatReviewers(builderFamily, readyAlternates, taken, otherBuilders).seated : [];
+  const stepUp = climbed.slice(0, missing);
+  const isReviewer = (r: RefusedSeat) => reviewers.some((a) => a.name === r.reviewer);
+  const refused = [...notReady.filter(isReviewer), ...ladder.refused];
+  for (const r of refused) writeFd(2, `leap-jury: refused ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
+  const instead = 'an alternate, seated in place of a reviewer that was not ready';
+  for (const agent of stepUp) writeFd(2, `leap-jury: ${agent.name} (${agent.family}), ${instead}\n`);
+  const spare = readyAlternates.filter((a) => !stepUp.includes(a));
+  const unreadyAlternates = notReady.filter((r) => !isReviewer(r));
+  return { seated: [...ladder.seated, ...stepUp], refused, spare, unreadyAlternates };
 }
 
-/** A parsable verdict, then a non-zero exit, is an answer: only no answer is silence. */
-function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentLeafResult {
-  if (ran.answer !== null || ran.status !== 'exited' || ran.code === 0 || ran.stdout.trim() === '') return ran;
-  let answer: AgentAnswer;
-  try {
-    answer = agent.parseAnswer(ran.stdout);
-  } catch {
-    return ran;
+// Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
+function seatRound(s: Sitting, agents: AgentPlugin[]): Promise<SeatRecord[]> {
+  const { prompt, stateDir, env } = s;
+  const options = { role: 'reviewer' as const, cwd: s.repo };
+  const running = agents.map((agent) => {
+    const name = `review-${s.leafKey}-${agent.family}`;
+    return runAgentLeaf({ name, agent, prompt, options, stateDir, env, preflight: false, sandbox: s.sandboxOf(agent) });
+  });
+  return Promise.all(running.map(async (leafRun, i) => recordSeat(s, agents[i] as AgentPlugin, await leafRun)));
+}
+
+function recordSeat(s: Sitting, agent: AgentPlugin, leafRun: AgentLeafResult): SeatRecord {
+  const ran = answeredAnyway(agent, leafRun);
+  const verdict = judgeReview(ran, s.lens);
+  const said = verdict.reasoning === undefined ? verdict.note : `${verdict.note}: ${verdict.reasoning}`;
+  const reasoning = verdict.rawTail === undefined ? said : `${said}; raw tail: ${JSON.stringify(verdict.rawTail)}`;
+  const { verdict: word, value, findings } = verdict;
+  const { name: reviewer, family } = agent;
+  logReview(s, { candidate: s.candidate, reviewer, family, verdict: word, value, findings, reasoning });
+  const seat = { ...verdict, reviewer, family, leaf: ran.name, status: ran.status, replaced: false };
+  return ran.dry === null ? seat : { ...seat, dry: ran.dry };
+}
+
+/** Spare alternates take the seats of jurors that never answered, one family a seat; the rest are fall-overs. */
+async function reseatSilent(s: Sitting, seats: readonly SeatRecord[], spare: AgentPlugin[]) {
+  const silent = seats.filter((seat) => seat.value === 0);
+  if (silent.length === 0 || spare.length === 0) {
+    for (const seat of silent) if (seat.dry !== undefined) fallover(s, seat, null);
+    return { seats: [], refused: [] };
   }
-  const json = answer.json;
-  const verdict = (typeof json === 'object' && json !== null && 'verdict' in json) || lastVerdictObject(answer.text) !== null;
-  return verdict ? { ...ran, answer, failure: null, failureKind: null, dry: null } : ran;
+  const families = [...seats.filter((seat) => seat.value !== 0), ...silent].map((seat) => seat.family);
+  const reseat = seatReviewers(s.builderFamily, spare, families, s.otherBuilders);
+  for (const r of reseat.refused) {
+    writeFd(2, `leap-jury: refused alternate ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
+  }
+  const chosen = reseat.seated.slice(0, silent.length);
+  for (const [i, agent] of chosen.entries()) {
+    const seat = silent[i] as SeatRecord;
+    seat.replaced = true;
+    const heir = `${agent.name} (${agent.family})`;
+    writeFd(2, `leap-jury: ${seat.reviewer} (${seat.family}) never answered; re-seating with ${heir}\n`);
+    if (seat.dry !== undefined) fallover(s, seat, agent.name);
+  }
+  for (const seat of silent.slice(chosen.length)) if (seat.dry !== undefined) fallover(s, seat, null);
+  return { seats: await seatRound(s, chosen), refused: reseat.refused };
+}
+
+/** Why the verdicts are void, or null: the candidate or the repository changed while the jury read. */
+async function staleness(s: Sitting, before: TreeFingerprint | null): Promise<string | null> {
+  const after = candidateHash(readCandidate(s.cwd, s.options.files, s.options.tests ?? []));
+  const treeAfter = before === null ? null : await fingerprintTree(s.repo, s.stateDir, s.env);
+  const changed = before === null || treeAfter === null ? [] : changedPaths(before, treeAfter);
+  const voided = 'the verdicts of the reviewers that ran are void';
+  if (after !== s.candidate) {
+    const hashes = `sha256 ${s.candidate.slice(0, 12)} -> ${after.slice(0, 12)}`;
+    return `the candidate changed during the review (${hashes}); no verdict on stale files`;
+  }
+  const unread = `the repository could not be read after the review (git status failed in ${s.repo})`;
+  if (before !== null && treeAfter === null) return `${unread}; ${voided}`;
+  return changed.length > 0 ? `the repository changed during the review (${listPaths(changed)}); ${voided}` : null;
+}
+
+// A change voids the passes; a refusal stands (a hold must not let the next round launder it).
+function voidIfStale(counts: ReturnType<typeof combine>, stale: string | null): ReturnType<typeof combine> {
+  if (stale === null) return counts;
+  if (counts.value === -1) return { value: -1, reason: `${counts.reason}; and ${stale}` };
+  return { value: 0, reason: `hold: ${stale}` };
 }
 
 /** 1 needs at least two passes, one saying what it checked: bare passes are never the only proof (3.6). */
@@ -246,16 +282,6 @@ export function combine(seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewe
     return { value: 0, reason: `hold: only bare passes (no finding, no reasoning) from ${seats.map((s) => s.reviewer).join(', ')}: a low-information vote is never the only proof` };
   }
   return { value: 1, reason: `unanimous pass of ${seats.length} reviewers: ${seats.map((s) => s.reviewer).join(', ')}` };
-}
-
-const LISTED_PATHS = 10;
-
-function listPaths(paths: readonly string[]): string {
-  const shown = paths
-    .slice(0, LISTED_PATHS)
-    .map((p) => showValue(p))
-    .join(', ');
-  return paths.length > LISTED_PATHS ? `${shown} and ${paths.length - LISTED_PATHS} more` : shown;
 }
 
 // An agent name stands for its family; a model id or alias (`gpt-5`) for its vendor, which it excludes whole.

@@ -1,4 +1,5 @@
 // Scoring one juror: answered well (pass 1 or refuse -1), answered badly (-1), never answered (0).
+import type { AgentAnswer, AgentPlugin } from '@leap/core';
 import { lastVerdictObject } from '../answer-json.js';
 import type { AgentLeafResult } from '../run-agent-leaf.js';
 import { answerProblem } from '../validate-answer.js';
@@ -58,4 +59,19 @@ function rawTail(text: string): string {
 export function parseFinding(text: string): Finding {
   const match = /^\[([a-z]+)\] ([\s\S]*)$/.exec(text);
   return match === null ? { severity: 'unknown', message: text } : { severity: match[1] as string, message: match[2] as string };
+}
+
+/** A parsable verdict, then a non-zero exit, is an answer: only no answer is silence. */
+export function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentLeafResult {
+  if (ran.answer !== null || ran.status !== 'exited' || ran.code === 0 || ran.stdout.trim() === '') return ran;
+  let answer: AgentAnswer;
+  try {
+    answer = agent.parseAnswer(ran.stdout);
+  } catch {
+    return ran;
+  }
+  const json = answer.json;
+  const structured = typeof json === 'object' && json !== null && 'verdict' in json;
+  const verdict = structured || lastVerdictObject(answer.text) !== null;
+  return verdict ? { ...ran, answer, failure: null, failureKind: null, dry: null } : ran;
 }

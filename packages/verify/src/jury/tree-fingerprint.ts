@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { runGit } from '@leap/core';
+import { runGit, showValue } from '@leap/core';
 
 /** Keys: git's path bytes as latin1 (one char a byte: names never collide), and HEAD_KEY, which no path can be. */
 export type TreeFingerprint = ReadonlyMap<string, string>;
@@ -27,6 +27,16 @@ export function changedPaths(before: TreeFingerprint, after: TreeFingerprint): s
     .filter((key) => before.get(key) !== after.get(key))
     .map(displayPath)
     .sort();
+}
+
+const LISTED_PATHS = 10;
+
+export function listPaths(paths: readonly string[]): string {
+  const shown = paths
+    .slice(0, LISTED_PATHS)
+    .map((p) => showValue(p))
+    .join(', ');
+  return paths.length > LISTED_PATHS ? `${shown} and ${paths.length - LISTED_PATHS} more` : shown;
 }
 
 export function displayPath(key: string): string {
