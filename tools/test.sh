@@ -9,8 +9,7 @@
 # node, git and bubblewrap: it runs once with chromium, redis-server, sshd, cargo, go, python3 and tmux
 # hidden from its PATH (a shim of each that says so and exits 127), so a fast test that needs one fails
 # at once. The slow tier (each project's `test-slow` target, *.slow.test.ts) runs with the normal PATH.
-# The fast tier runs two Nx tasks at a time (slice's alone: its engine-kill tests lose races under load), the
-# slow tier one (real CLIs, a registry, browsers at once).
+# Each tier runs two Nx tasks at a time (slice's fast tests alone: its engine-kill tests lose races under load).
 #
 # What it installs, from Debian's packages, when the command is missing (as root, or through sudo):
 #   chromium        the report's and `leap serve`'s browser tests (playwright-core drives it)
@@ -76,7 +75,8 @@ done
 start=$SECONDS
 PATH="$hidden:$PATH" npm test 2>&1 | tee "$log"
 fast=$((SECONDS - start))
-npm run test:slow 2>&1 | tee -a "$log"
+# The fast tier has just built every package: the slow tier runs on those builds rather than a second one.
+npm run test:slow -- --excludeTaskDependencies 2>&1 | tee -a "$log"
 echo "tools/test.sh: the fast tier took ${fast} s, the slow tier $((SECONDS - start - fast)) s"
 # Nx marks a replayed task `[local cache]` (or `[remote cache]`, or `existing outputs match the cache`)
 # and its summary says "Nx read the output from the cache".
