@@ -7,7 +7,8 @@ import { Bail, carrying } from './bail-causes.js';
 import type { RunContext } from './conductor.js';
 import { NOTHING, merge, type Gathered } from './gathered.js';
 import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
-import { commitOrBail, dirtyPaths, snapshotStateFolder, undoStateEdits } from './phases.js';
+import { commitOrBail } from './develop-leaf.js';
+import { dirtyPaths, snapshotStateFolder, undoStateEdits } from './state-folder.js';
 import { plannerPrompt } from './prompts.js';
 
 /** Why a plan does not cover the issue (a criterion without a step, a step naming no criterion of it), or null. */

@@ -1,23 +1,23 @@
 // `leap tdd run --issue N` as a function: nothing is touched on bad input; then the lock, preflight and every step.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { UsageError, checkIssue, findRepoRoot, readLockHolder, resolveStateDir, showValue, statePaths, tryLock, type LedgerStep } from '@leap/core';
-import { readCriteria } from '@leap/core/ledger';
+import { existsSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { UsageError, readLockHolder, statePaths, tryLock, type LedgerStep } from '@leap/core';
 import { Bail, Stopped } from './bail-causes.js';
 import { Preflighted, RunBase, RunContext, RunProgress, buildResult, endBailed, endStopped, freshJournal, openRunGit, stepInFlight, type ConductorSetup } from './conductor.js';
+import { checkInput } from './run-input.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { passedTreesOfLog, runBaseline } from './baseline.js';
 import { branchFromFiles } from './git.js';
 import { idleLimit, timeLimit } from './launch.js';
-import { drivePhase, dirtyPaths } from './phases.js';
+import { drivePhase } from './phases.js';
+import { dirtyPaths } from './state-folder.js';
 import { NOTHING, gather, merge, type Gathered } from './gathered.js';
 import type { Phase } from './prompts.js';
-import { checkPlanFile, ensurePlan } from './plan.js';
-import { listWords, missingAgent, resolveRunAgents } from './run-agents.js';
-import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
-import { agentLeafSandbox, chooseRunSandbox } from './leaf-sandboxes.js';
-import { OPTION_FLAGS, describeOptions, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
-import { checkPin, conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal, type RunJournal } from './run-files.js';
+import { ensurePlan } from './plan.js';
+import { listWords, missingAgent } from './run-agents.js';
+import { agentLeafSandbox } from './leaf-sandboxes.js';
+import { describeOptions } from './run-options.js';
+import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal, type RunJournal } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
 import { exitCode } from './exit-codes.js';
 import type { TddRunEnd, TddRunOptions, TddRunResult } from './types.js';
@@ -67,7 +67,8 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
     // Whether this process has looked for changes the run did not make: preflight's answer, then the phases'.
     let checked = treeChecked;
     const drive = async (step: LedgerStep, phase: Phase, index: number): Promise<void> => {
-      const end = await drivePhase(ctx, progress, step, phase, index, { passedTrees: gathered.passedTrees, treeChecked: checked });
+      const run = { ctx, progress, step, phase, index };
+      const end = await drivePhase(run, { passedTrees: gathered.passedTrees, treeChecked: checked });
       gathered = merge(gathered, end.gathered);
       checked = end.treeChecked;
     };
@@ -104,108 +105,6 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
   } finally {
     // What git commit would have started after each of the run's commits, once (gc --auto, when due).
     if (gathered.committed && known instanceof Preflighted) await known.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
-  }
-}
-
-// Everything checked before anything is touched: the repository, the issue, its criteria, the plan file, the agents.
-async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
-  const env = given.env ?? process.env;
-  const issue = checkIssue(given.issue, '--issue');
-  const root = findRepoRoot(resolve(given.cwd));
-  if (root === null) throw new UsageError(`${given.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
-  if (given.revisions !== undefined && (!Number.isSafeInteger(given.revisions) || given.revisions < 0))
-    throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(given.revisions)}`);
-  if (given.maxCost !== undefined && !(Number.isFinite(given.maxCost) && given.maxCost >= 0)) {
-    throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(given.maxCost)}`);
-  }
-  const stateDir = resolveStateDir(env, root);
-  const pin = checkPin(statePaths(stateDir), issue, env);
-  const recordedBefore = readJournal(statePaths(stateDir), issue)?.options;
-  const { options: recorded, replaced } = mergeOptions(recordedBefore, givenOptions(given));
-  // leap.config.json, committed by the user, under every option (given now or recorded).
-  const project = readProjectConfig(root);
-  const fromConfig = project === null ? {} : configOptions(project.config, root);
-  const effective: RecordedOptions = { ...fromConfig, ...recorded };
-  const sources: ConductorSetup['sources'] = {};
-  for (const key of Object.keys(effective) as (keyof RecordedOptions)[]) sources[key] = key in recorded ? OPTION_FLAGS[key] : PROJECT_CONFIG_FILE;
-  const options = { ...effective, issue, cwd: given.cwd };
-  const revisions = options.revisions ?? 2;
-  const agents = resolveRunAgents(options, env);
-  const { globToRegExp } = await import('@leap/verify');
-  const testGlobs = (options.tests ?? []).map((glob) => globToRegExp(glob));
-  let tracker = given.tracker;
-  if (tracker === undefined && recorded.tracker === 'github') {
-    const { createGithubTracker } = await import('@leap/tracker-github');
-    tracker = createGithubTracker({ cwd: root, env });
-  }
-  if (tracker === undefined) {
-    const { createLocalTracker } = await import('@leap/tracker-local');
-    tracker = createLocalTracker({ stateDir, cwd: root, env });
-  }
-  const issueData = await tracker.readIssue(issue);
-  if (issueData.criteria.length === 0) {
-    throw new UsageError(`issue ${issue} has no acceptance criteria: expected a "## Acceptance criteria" section with one item a criterion (- [ ] ...), so each step has a criterion to meet`);
-  }
-  checkTickable(tracker.issueFile?.(issue) ?? null, issue);
-  let planText: ConductorSetup['planText'] = null;
-  // A recorded plan file that is gone is no error: it is read only while HEAD has no ledger.
-  if (options.plan !== undefined && (given.planFile !== undefined || existsSync(options.plan))) {
-    const file = options.plan;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (cause) {
-      throw new UsageError(`cannot read the plan file ${file}: ${(cause as Error).message}`, { cause });
-    }
-    checkPlanFile(text, file, issueData);
-    planText = { text, file };
-  }
-  return {
-    root,
-    issue,
-    stateDir,
-    env,
-    tracker,
-    issueData,
-    agents,
-    revisions,
-    maxCost: options.maxCost,
-    testCmd: options.testCmd,
-    planText,
-    progress: given.progress ?? (() => {}),
-    warn: given.warn ?? given.progress ?? (() => {}),
-    deadConductor: null,
-    testGlobs,
-    recorded,
-    effective,
-    sources,
-    replaced,
-    resumedOptions: recordedBefore !== undefined,
-    sandbox: chooseRunSandbox(recorded.sandbox, project?.config, env),
-    pin,
-  };
-}
-
-// A criterion without a checkbox (`1. text`) is refused now, not at its tick after a whole step.
-function checkTickable(file: string | null, issue: number): void {
-  if (file === null) return;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return;
-  }
-  let criteria: ReturnType<typeof readCriteria>;
-  try {
-    criteria = readCriteria(text, file);
-  } catch {
-    return;
-  }
-  const bad = criteria.find((c) => !c.checkable);
-  if (bad !== undefined) {
-    throw new UsageError(
-      `${file}:${bad.line}: criterion ${bad.index} of issue ${issue} has no checkbox to tick (${JSON.stringify(bad.text)}): write it as "- [ ] ${bad.text}" or "1. [ ] ${bad.text}", so the run can tick it when its steps are done`,
-    );
   }
 }
 

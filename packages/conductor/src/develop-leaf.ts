@@ -1,0 +1,172 @@
+// A phase's developer leaf: launched (a dry vendor's leaf to the next agent), resumed, undone to its start, collected.
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { LedgerStep } from '@leap/core';
+import { clearApart, putBack, readExitFile } from '@leap/supervise';
+import { blockedReason } from '@leap/verify';
+import { Bail, carrying } from './bail-causes.js';
+import { developLeafName, type RunContext, type RunProgress } from './conductor.js';
+import { NOTHING, gather, type Gathered } from './gathered.js';
+import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
+import { developerPrompt, type Phase } from './prompts.js';
+import type { RunJournal } from './run-files.js';
+import { addAll, dirtyPaths, readStateStatus, snapshotStateFolder, undoStateEdits } from './state-folder.js';
+import { type LeafActivity, type LeafWork, activityFile, apartCopy, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
+
+/** One phase of one step as its stages are given it; the journal (`progress`) is the one part they change. */
+export type PhaseRun = { ctx: RunContext; progress: RunProgress; step: LedgerStep; phase: Phase; index: number };
+
+export function phaseWhere({ step, index }: PhaseRun, what: string): string {
+  return `at step ${index} "${step.title}", before ${what}`;
+}
+
+/** The journal's leaf; unsandboxed, when it ran: `activity` as watched, else as its activity file says (a resume). */
+export function leafWork(ctx: RunContext, j: RunJournal, activity: LeafActivity | null): LeafWork {
+  const leaf = j.leaf as string;
+  const start = j.tree ?? (j.phase_base as string);
+  // Idempotent: puts back what a sandboxed leaf wrote if its conductor died first; no copy made: it wrote nothing.
+  const copy = apartCopy(ctx.paths.dir, leaf);
+  const none = { wrote: [], clashed: [], clashedDir: `${copy}.clashed` };
+  if (ctx.setup.sandbox.bwrap !== null) return { leaf, start, apart: putBack(copy) ?? none };
+  const file = activityFile(ctx.paths.dir, leaf);
+  const read = activity ?? readLeafActivity(file, j.leaf_started ?? 0, ctx.paths.exit(leaf));
+  return { leaf, start, apart: null, activity: read };
+}
+
+/** Resumed: the conductor died while this leaf ran. Its work counts only if it exited 0 after it started. */
+export async function resumeLeaf(p: PhaseRun): Promise<LeafActivity | null> {
+  const j = p.progress.journal;
+  const resumed = j.leaf === null ? null : leafWork(p.ctx, j, null);
+  const exit = resumed === null ? null : readExitFile(p.ctx.paths.exit(resumed.leaf));
+  if (exit?.status === 'exited' && exit.code === 0 && exitNewer(p.ctx, j.leaf as string, j.leaf_started)) {
+    j.stage = 'developed';
+  } else {
+    await restoreLeafStart(p, resumed ?? leafWork(p.ctx, j, null));
+    j.stage = 'ready';
+  }
+  p.progress.saveJournal();
+  return resumed?.activity ?? null;
+}
+
+/** The ready stage: one launch of the developer leaf; its activity is what this process watched of it. */
+export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; activity: LeafActivity | null }> {
+  const { ctx, progress, step, phase, index } = p;
+  const j = progress.journal;
+  const name = developLeafName(phase, j.attempt);
+  // A first attempt starts from HEAD's tree; a revision from the attempts before it, as collect staged them.
+  j.tree = j.attempt === 1 && j.retried === 0 ? null : await ctx.git.out(['write-tree']);
+  // The state folder's bytes HEAD lacks (a user's issue file, notes): the leaf's undo puts them back.
+  j.state_before = await snapshotStateFolder(ctx);
+  // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
+  const developer = agentFor(ctx, 'developer');
+  j.developer_family = developer.agent.family;
+  // A resume before the leaf began must not read an older leaf's put-back of the same name.
+  clearApart(apartCopy(ctx.paths.dir, name));
+  j.leaf = name;
+  j.stage = 'leaf';
+  j.leaf_started = Date.now();
+  progress.saveJournal();
+  await ctx.say(`step ${index} ${phase}: ${name}${j.attempt > 1 ? ` (revision ${j.attempt - 1})` : ''}`);
+  const revision = j.reason === null ? null : { attempt: j.attempt, reason: j.reason };
+  const prompt = developerPrompt(ctx.setup.issueData, step.title, phase, revision);
+  const where = phaseWhere(p, name);
+  // Unsandboxed, its processes are followed: what changes in the tree while none of them runs is not its work.
+  const watch = ctx.setup.sandbox.bwrap === null ? watchLeafActivity(activityFile(ctx.paths.dir, name)) : null;
+  let activity: LeafActivity | null = null;
+  let end: Awaited<ReturnType<typeof launchAgentLeaf>>;
+  try {
+    end = await launchAgentLeaf(ctx, name, 'developer', developer, prompt, step.title, phase, j.attempt, where);
+  } finally {
+    activity = watch?.stop() ?? null;
+  }
+  try {
+    if (end.kind === 'ok') {
+      // The honest way out: a last line {"blocked": "REASON"} stops the step, no revision spent, every commit kept.
+      const blocked = blockedReason(end.result.answer?.text ?? end.result.stdout);
+      if (blocked !== null) throw blockedBail(`The developer leaf ${name}`, index, step, blocked);
+      // Not saved: the journal's `leaf` and a newer exit file 0 already say `developed` to a resumed run.
+      j.stage = 'developed';
+      return { gathered: end.gathered, activity };
+    }
+    if (end.kind === 'dry') {
+      // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
+      await fallOver(ctx, 'developer', developer, name, end.dry, step.title);
+    } else {
+      const how = end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck';
+      const twice = `The developer leaf ${name} was ${how} twice (${end.status}): relaunched once already.`;
+      if (j.retried >= 1) throw new Bail(end.status, twice);
+      await ctx.say(`${name} was ${end.status}; relaunching it once from where it began`);
+    }
+    await restoreLeafStart(p, leafWork(ctx, j, activity));
+    if (end.kind === 'retry') j.retried++;
+    j.stage = 'ready';
+    progress.saveJournal();
+  } catch (error) {
+    throw carrying(error, end.gathered);
+  }
+  return { gathered: end.gathered, activity };
+}
+
+export function blockedBail(who: string, index: number, step: LedgerStep, reason: string): Bail {
+  const kept = 'No revision was spent and every commit made is kept. Answer it (the issue, the test or the plan), then run again.';
+  return new Bail('needs-user', `${who} says step ${index} "${step.title}" cannot be done as written:\n${reason}\n${kept}`, undefined, true);
+}
+
+function exitNewer(ctx: RunContext, leaf: string, startedAt: number | undefined): boolean {
+  try {
+    return statSync(ctx.paths.exit(leaf)).mtimeMs >= (startedAt ?? Number.POSITIVE_INFINITY) - 1000;
+  } catch {
+    return false;
+  }
+}
+
+// Back to the leaf's start: its work kept in an attempt ref (not what it did not write), then the journal's `tree`.
+async function restoreLeafStart({ ctx, progress, step, phase }: PhaseRun, work: LeafWork): Promise<void> {
+  const { tree, state_before: before } = progress.journal;
+  await undoStateEdits(ctx, undefined, before ?? {});
+  if ((await dirtyPaths(ctx)).length > 0) {
+    await addAll(ctx);
+    const leave = await leaveOutUsersFiles(ctx, phase, step.title, work, "the unfinished leaf's attempt");
+    const { preserveAttempt } = await import('@leap/ledger');
+    const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.env, leave });
+    if (kept.ref !== null) await ctx.say(`the unfinished leaf's work is kept in ${kept.ref}`);
+  }
+  if (tree !== null && tree !== (await ctx.git.out(['rev-parse', 'HEAD^{tree}']))) {
+    await ctx.git(['read-tree', '-m', '-u', 'HEAD', tree]);
+  }
+}
+
+// After a developer leaf: back on the branch, its commits folded, its state edits undone, all staged but users' files.
+export async function collect({ ctx, progress, step, phase }: PhaseRun, work: LeafWork): Promise<Gathered> {
+  const base = progress.journal.phase_base as string;
+  const ref = `refs/heads/${ctx.branch}`;
+  // The state folder is inside the repository here: the plan commit holds its ledger.
+  const known = await readStateStatus(ctx, relative(ctx.root, ctx.paths.dir), true);
+  const { sha, on } = known.head as { sha: string; on: string };
+  if (on !== ref) {
+    await ctx.git(['symbolic-ref', 'HEAD', ref]);
+    await ctx.say(`the leaf left the branch (${on === 'HEAD' ? 'detached HEAD' : on}); back on ${ctx.branch}`);
+  }
+  const moved = on !== ref || sha !== base;
+  if (moved) {
+    await ctx.git(['reset', '-q', '--soft', base]);
+    await ctx.say(`the leaf committed on its own; its commits are folded into the ${phase} commit`);
+  } else {
+    ctx.heads.know({ sha, subject: null });
+  }
+  await undoStateEdits(ctx, moved ? undefined : known, progress.journal.state_before ?? {});
+  await addAll(ctx);
+  await leaveOutUsersFiles(ctx, phase, step.title, work);
+  if (phase !== 'red') return NOTHING;
+  const committed = await commitOrBail(ctx, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
+  await ctx.say(`red commit ${(await ctx.heads.sha()).slice(0, 12)}: red: ${step.title}`);
+  return committed;
+}
+
+/** A refusal (a hook) is the commit-refused bail; auto maintenance is skipped here: the run's end starts it once. */
+export async function commitOrBail(ctx: RunContext, args: string[], message: string): Promise<Gathered> {
+  const done = await ctx.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
+  const committed = gather({ committed: true });
+  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`, committed);
+  return committed;
+}
