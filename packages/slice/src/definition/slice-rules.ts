@@ -204,12 +204,7 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
           // A plain lowercase path is its own key whether or not case folds.
           const key = plainLowercase(path) ? path : fileKey(path, folds());
           if (key === null) {
-            scopeOut.push({
-              rule: 'scope-path',
-              message: `${ballName(ids, i)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`,
-              balls: idsOf(ids, i),
-              path: `balls[${i}].scope[${j}].path`,
-            });
+            scopeOut.push(badScopePath(ids, i, j, path));
           } else {
             const owner = owners.get(key);
             if (owner === undefined) owners.set(key, i);
@@ -221,18 +216,23 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     }
     const proof = ball.proof;
     if (typeof proof === 'object' && proof !== null) proofRules(proof as Record<string, unknown>, ids, i, entryOut);
-    if (slice.require_live === true && ball.live === undefined) {
-      entryOut.push({
-        rule: 'require-live',
-        message: `${ballName(ids, i)} has no "live" proof, and the slice says "require_live": true (a live proof runs the real surface: the built command, the server, the page)`,
-        balls: idsOf(ids, i),
-        path: `balls[${i}].live`,
-      });
-    }
+    if (slice.require_live === true && ball.live === undefined) entryOut.push(noLive(ids, i));
   }
+  const depth = depRules(ids, depsOf, first, isNode, out);
+  spineRule(slice, ids, out);
+  for (const v of scopeOut) out.push(v);
+  for (const v of entryOut) out.push(v);
+  baseRule(slice, out);
+  return { violations: out, depth };
+}
 
-  // `start[i]..start[i+1]` in `edges` are ball i's dependencies. If every ball depends only on earlier ones (in order),
-  // there is no cycle and each depth is known as the edges are read; else the walk finds the cycles and the depths.
+type Ids = readonly (string | undefined)[];
+type DepLists = readonly (readonly unknown[])[];
+
+// `start[i]..start[i+1]` in `edges` are ball i's dependencies. If every ball depends only on earlier ones (in order),
+// there is no cycle and each depth is known as the edges are read; else the walk finds the cycles and the depths.
+function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode: Uint8Array, out: Violation[]) {
+  const n = ids.length;
   const start = new Int32Array(n + 1);
   const edges: number[] = [];
   const depth = new Int32Array(n);
@@ -260,9 +260,16 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     const path = [...around, around[0]].map((id) => JSON.stringify(id)).join(' -> ');
     out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: around, path: `balls[${cycle[0]}].deps` });
   }
-  spineRule(slice, ids, out);
-  for (const v of scopeOut) out.push(v);
-  for (const v of entryOut) out.push(v);
-  baseRule(slice, out);
-  return { violations: out, depth: walked.depth };
+  return walked.depth;
+}
+
+function badScopePath(ids: Ids, i: number, j: number, path: string): Violation {
+  const message = `${ballName(ids, i)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`;
+  return { rule: 'scope-path', message, balls: idsOf(ids, i), path: `balls[${i}].scope[${j}].path` };
+}
+
+function noLive(ids: Ids, i: number): Violation {
+  const why = 'a live proof runs the real surface: the built command, the server, the page';
+  const message = `${ballName(ids, i)} has no "live" proof, and the slice says "require_live": true (${why})`;
+  return { rule: 'require-live', message, balls: idsOf(ids, i), path: `balls[${i}].live` };
 }

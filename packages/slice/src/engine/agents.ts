@@ -1,5 +1,6 @@
 // Every agent is resolved before anything runs, so an unknown name is bad input with nothing done.
-import { UsageError, showValue } from '@leap/core';
+import { UsageError, showValue, type AgentDry } from '@leap/core';
+import type { Fallover, JurySummary } from './records.js';
 
 export interface RunBuilder {
   name: string;
@@ -51,4 +52,50 @@ export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFil
     }
   }
   return { builder: builders[0] as RunBuilder, builders, reviewers, alternates, file: registry.file };
+}
+
+/** Who ran dry in this run (skipped for the rest of it) and which reviewers sat: the engine's only agent state. */
+export class AgentsLedger {
+  /** Builders whose vendor ran dry, by name. */
+  readonly dried = new Map<string, Fallover>();
+  readonly seated = new Set<string>();
+  /** Reviewers whose vendor ran dry on a jury of this run: passed over by every later jury (conveneJury's `skip`). */
+  private readonly driedJurors = new Set<string>();
+
+  constructor(private readonly run: { builders: readonly RunBuilder[]; say: (line: string) => void }) {}
+
+  /** The first builder of the list whose vendor has not run dry in this run; undefined: the list ran out. */
+  nextBuilder(): RunBuilder | undefined {
+    return this.run.builders.find((b) => !this.dried.has(b.name));
+  }
+
+  /** A builder ran dry: skipped for the rest of the run; returns the fall-over to record. */
+  ranDry(builder: RunBuilder, dry: AgentDry): Fallover {
+    const ran: Fallover = { agent: builder.name, family: builder.family, cause: dry.kind, message: dry.message };
+    this.dried.set(builder.name, ran);
+    return ran;
+  }
+
+  /** Why a ball is held when every listed builder ran dry: each agent and its cause, this round's and earlier ones'. */
+  ranOut(fallovers: readonly Fallover[]): string {
+    const each = [...this.dried.values()].map((d) => `${d.agent} (${d.family}) ${d.cause}: ${d.message}`).join('; ');
+    const when = fallovers.length === 0 ? ' earlier in this run' : '';
+    const again = 'run again once a vendor serves again';
+    return `every builder of the list ran dry${when}: ${each}; nothing was built, no round spent (${again})`;
+  }
+
+  /** Record a jury's seats: who sat, and who ran dry (passed over from now on). */
+  noteSeats(seats: JurySummary['seats']): void {
+    const { say } = this.run;
+    for (const seat of seats) {
+      this.seated.add(seat.reviewer);
+      if (seat.dry === undefined || this.driedJurors.has(seat.reviewer)) continue;
+      this.driedJurors.add(seat.reviewer);
+      say(`reviewer ${seat.reviewer}'s vendor ran dry (${seat.dry}): passed over by every later jury of this run`);
+    }
+  }
+
+  skipJurors(): { skipJurors?: string[] } {
+    return this.driedJurors.size === 0 ? {} : { skipJurors: [...this.driedJurors].sort() };
+  }
 }

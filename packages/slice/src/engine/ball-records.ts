@@ -1,9 +1,13 @@
-// A ball's end (CONTRACT section 7): result.json, a hold's checkpoint, its events and line, each written once.
+// A ball's records (CONTRACT section 7): its rounds, fall-overs and end (result.json, a hold's checkpoint), each
+// with its events and line, each written once.
 import { isoTimestamp } from '@leap/core';
 import type { Slice } from '../definition/slice-schema.js';
+import type { RunBuilder } from './agents.js';
 import { renderCheckpoint } from './checkpoint.js';
 import type { EngineLog } from './events.js';
 import { writeRecord, writeText, type ResultRecord, type RoundRecord, type SlicePaths } from './records.js';
+import type { Fallover } from './records.js';
+import type { RoundResult } from './round-types.js';
 import type { BallProgress } from './scheduler.js';
 
 export interface RecordsContext {
@@ -17,6 +21,39 @@ export interface RecordsContext {
 }
 
 export const ballBranch = (slice: string, ball: string): string => `leap/${slice}/${ball}`;
+
+/** A ball's round `n`, built on the commit `start`. */
+type RoundAt = { ball: string; n: number; start: string };
+
+/** Round `at.n`, built on `at.start` by the last builder tried after the `fallovers`: recorded and told. */
+export function recordRound(ctx: RecordsContext, at: RoundAt, out: RoundResult, fallovers: Fallover[]): RoundRecord {
+  const { ball, n, start } = at;
+  const { receipt, reason, candidate, changed, commit, builder, champion, jury, reproof, worker } = out;
+  const proof = out.proof === null ? null : { code: out.proof.code, metric: out.proof.metric };
+  const done = { slice: ctx.slice.id, ball, round: n, receipt, reason, candidate, proof, changed, ts: isoTimestamp() };
+  const by = { start, commit, builder, ...(fallovers.length === 0 ? {} : { fallovers }) };
+  const judged = { champion, jury, reproof, answer: out.answer ?? null };
+  const extra = { ...(out.live === undefined ? {} : { live: out.live }), ...(worker === undefined ? {} : { worker }) };
+  const record: RoundRecord = { ...done, ...by, ...judged, ...extra };
+  writeRecord(ctx.paths.round(ball, n), record);
+  const event = { slice: ctx.slice.id, ball, round: n, ...(receipt === null ? {} : { receipt }), candidate, reason };
+  ctx.log.emit('round', { ...event, agent: builder.agent, family: builder.family });
+  const built = fallovers.length === 0 ? '' : ` (built by ${builder.agent})`;
+  const on = worker === undefined ? '' : ` (worker ${worker})`;
+  ctx.say(`ball ${ball}: round ${n}${built}${on}: ${receipt === null ? 'no pass' : `receipt ${receipt}`}: ${reason}`);
+  return record;
+}
+
+/** A builder ran dry on a round (`ran`): its event and line, naming the builder that builds it again, if any. */
+export function recordFallover(ctx: RecordsContext, ball: string, out: RoundResult, ran: Fallover, next?: RunBuilder) {
+  const { leaf } = out.builder;
+  ctx.log.emit('fallover', { leaf, role: 'builder', ...ran, next: next?.name ?? null, slice: ctx.slice.id, ball });
+  const again = `built again by ${next?.name} (${next?.family}), from the same commit, not counted as a round`;
+  const then = next === undefined ? 'no builder of the list is left' : again;
+  const worker = out.worker === undefined ? '' : ` (worker ${out.worker})`;
+  const dry = `the builder ${ran.agent} (${ran.family}) ran dry (${ran.cause}: ${ran.message})`;
+  ctx.say(`ball ${ball}: ${leaf}: ${dry}; ${then}${worker}`);
+}
 
 export function finishBall(ctx: RecordsContext, state: BallProgress, receipt: -1 | 1, reason: string, rounds: readonly RoundRecord[], commit: string | null, candidate: string | null): ResultRecord {
   const result: ResultRecord = { receipt, reason, candidate, rounds: rounds.length, merged: null, ts: isoTimestamp(), commit };
@@ -49,21 +86,9 @@ export function blockBall(ctx: RecordsContext, state: BallProgress, on: readonly
   const reason = `${why === 'refused' ? 'blocked' : 'held'}: dependency ${on.join(', ')} ${why === 'refused' ? 'refused (-1)' : 'held (0)'}`;
   const result: ResultRecord = { receipt: 0, reason, candidate: null, rounds: 0, merged: null, ts: isoTimestamp(), commit: null, blockedBy: [...on] };
   if (why === 'held') {
-    writeText(
-      ctx.paths.checkpoint(id),
-      renderCheckpoint({
-        slice: ctx.slice.id,
-        sliceFile: ctx.file,
-        ball: state.ball,
-        base: ctx.base,
-        start: ctx.base,
-        branch: ballBranch(ctx.slice.id, id),
-        commit: ctx.base,
-        rounds: [],
-        reason,
-        waitingOn: [...on],
-      }),
-    );
+    const at = { slice: ctx.slice.id, sliceFile: ctx.file, ball: state.ball, base: ctx.base, start: ctx.base };
+    const waiting = { branch: ballBranch(ctx.slice.id, id), commit: ctx.base, rounds: [], reason, waitingOn: [...on] };
+    writeText(ctx.paths.checkpoint(id), renderCheckpoint({ ...at, ...waiting }));
   }
   writeRecord(ctx.paths.result(id), result);
   ctx.log.emit('ball', { slice: ctx.slice.id, ball: id, state: why === 'refused' ? 'blocked' : 'checkpointed', wave: state.wave, receipt: 0, reason });

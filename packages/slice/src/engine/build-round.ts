@@ -5,13 +5,13 @@ import type { AgentPlugin, AgentUsage } from '@leap/core';
 import type { SandboxSpec } from '@leap/supervise';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
-import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, hashCandidate, presentScopeFiles, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, hashCandidate, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import { judge } from './ball-jury.js';
 import { readBuilderAnswer } from './builder-answer.js';
-import { findConsumers, renderConsumers } from './consumers.js';
 import { keepOrRevert } from './keep-or-revert.js';
 import { linkedPlaces, readLinks, restoreLinks, withLinked } from './linked.js';
 import { proofIdleLimit, proofLeaves, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
-import { summarizeSeats, type JurySummary } from './records.js';
+import type { ProofRun } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
 export interface RoundPlace {
@@ -24,11 +24,31 @@ export interface RoundPlace {
   linked?: string[];
 }
 
+/** One round's state, passed from step to step: where it builds, what it was asked, what it has found so far. */
+interface Round {
+  place: RoundPlace;
+  request: RoundRequest;
+  dir: string;
+  ball: RoundRequest['spec'];
+  agent: AgentPlugin;
+  result: RoundResult;
+  end: (receipt: RoundResult['receipt'], reason: string, undo: boolean) => Promise<RoundResult>;
+  proofAt: (name: string, network?: boolean) => ProofPlace;
+  names: ReturnType<typeof proofLeaves>;
+  /** The runner's links as the round starts, put back before each proof that follows the builder. */
+  links: ReturnType<typeof readLinks>;
+  proofEnv: NodeJS.ProcessEnv;
+  /** The builder's sandbox: a writer of the checkout alone. */
+  writerBox: () => SandboxSpec | null;
+}
+
 /** Build and score one round; never throws for what a builder, a proof or a reviewer did. */
 export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Promise<RoundResult> {
   const { dir } = place;
   const ball = request.spec;
-  const { loadAgentRegistry, resolveAgent, withVendorFamily, runAgentLeaf, agentSandbox, sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
+  const verify = await import('@leap/verify');
+  const { loadAgentRegistry, resolveAgent, withVendorFamily, agentSandbox } = verify;
+  const { sandboxSetting, chooseSandbox, suiteSandbox } = verify;
   // Proofs sandboxed as ground truth's suites: writers of the checkout, no state folder, network off but loopback.
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
@@ -37,20 +57,10 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
   const leaf = `build-${ball.id}-${request.round}`;
-  const result: RoundResult = {
-    receipt: null,
-    reason: '',
-    candidate: null,
-    commit: null,
-    proof: null,
-    changed: [],
-    champion: request.champion,
-    jury: null,
-    reproof: null,
-    builder: { agent: agent.name, family: agent.family, leaf, status: null },
-    leaves: [],
-    answer: null,
-  };
+  const builder = { agent: agent.name, family: agent.family, leaf, status: null };
+  const empty = { receipt: null, reason: '', candidate: null, commit: null, proof: null, changed: [] };
+  const judged = { champion: request.champion, jury: null, reproof: null };
+  const result: RoundResult = { ...empty, ...judged, builder, leaves: [], answer: null };
   // Undo: a round's move back to the round's start; a refusal, every change of the ball back to its start.
   const end = async (receipt: RoundResult['receipt'], reason: string, undo: boolean): Promise<RoundResult> => {
     if (undo) {
@@ -63,51 +73,57 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const idleMs = proofIdleLimit(place.env);
   const theirs = linkedPlaces(dir, linked);
   const names = proofLeaves(ball.id, request.round);
-  // The runner's links as the round starts, put back before each proof that follows the builder.
   const links = readLinks(dir, linked);
-  const proofAt = (name: string, network = false): ProofPlace => ({
-    cwd: dir,
-    env: proofEnv,
-    stateDir: place.stateDir,
-    name,
-    timeoutMs: request.timeoutMs,
-    idleMs,
-    sandbox: proofBox(network),
-    theirs,
-  });
-
+  const at = { cwd: dir, env: proofEnv, stateDir: place.stateDir, timeoutMs: request.timeoutMs, idleMs, theirs };
+  const proofAt = (name: string, network = false): ProofPlace => ({ ...at, name, sandbox: proofBox(network) });
+  // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
+  const writer = () => withLinked(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), dir, linked);
+  const writerBox = () => (bwrap === null ? null : writer());
+  const round: Round = { place, request, dir, ball, agent, result, end, proofAt, names, links, proofEnv, writerBox };
   if (request.checkMap) {
     const map = checkFileMap({ root: dir, slice: request.definition, ball: ball.id, passed: new Set(request.passed) });
     if (map.receipt !== 1) return end(map.receipt, `file map: ${map.reasons.join('; ')}`, false);
   }
-  if (result.champion === null) {
-    const { cannotRun, interrupted, lines, ...champion } = await runProof(ball.proof, proofAt(names.champion));
-    // A proof that wrote files at the start would be counted as the builder's change: undo it.
-    if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
-    // Red first: a proof that passes before any change proves nothing about this ball.
-    if (ball.red_first === true && proofPassed(champion, ball.proof)) {
-      result.champion = champion;
-      return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
-    }
-    // A proof that could not run is no red: with red_first the ball is held before any builder runs, nothing kept.
-    const why = cannotRun === null || (!interrupted && ownTestMissing(ball, dir)) ? null : cannotRun;
-    if (why !== null && (ball.red_first === true || interrupted)) {
-      const noRed = `red first: the proof could not run at the ball's start, so its failure there is no red: ${why}`;
-      const what = interrupted ? "the proof at the ball's start was interrupted" : noRed;
-      return end(0, `${what}${lines === '' ? '' : ` (${lines})`}; no builder ran`, false);
-    }
-    result.champion = champion;
-  }
+  const started = (await measureChampion(round)) ?? (await runBuilder(round));
+  return started ?? (await proveBuilt(round)) ?? (await liveProof(round)) ?? keepAndJudge(round);
+}
 
+// The proof at the ball's start, the champion, when the request holds none: a red-first ball needs it to fail.
+async function measureChampion(round: Round): Promise<RoundResult | null> {
+  const { place, request, dir, ball, result, end, proofAt, names } = round;
+  if (result.champion !== null) return null;
+  const { cannotRun, interrupted, lines, ...champion } = await runProof(ball.proof, proofAt(names.champion));
+  // A proof that wrote files at the start would be counted as the builder's change: undo it.
+  if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
+  // Red first: a proof that passes before any change proves nothing about this ball.
+  if (ball.red_first === true && proofPassed(champion, ball.proof)) {
+    result.champion = champion;
+    return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
+  }
+  // A proof that could not run is no red: with red_first the ball is held before any builder runs, nothing kept.
+  const why = cannotRun === null || (!interrupted && ownTestMissing(ball, dir)) ? null : cannotRun;
+  if (why !== null && (ball.red_first === true || interrupted)) {
+    const noRed = `red first: the proof could not run at the ball's start, so its failure there is no red: ${why}`;
+    const what = interrupted ? "the proof at the ball's start was interrupted" : noRed;
+    return end(0, `${what}${lines === '' ? '' : ` (${lines})`}; no builder ran`, false);
+  }
+  result.champion = champion;
+  return null;
+}
+
+// The builder's leaf: a start failure, a dry vendor, a kill or a spent budget ends the round, its work undone.
+async function runBuilder(round: Round): Promise<RoundResult | null> {
+  const { runAgentLeaf } = await import('@leap/verify');
+  const { place, request, agent, result, end } = round;
+  const { leaf } = result.builder;
   const built = await runAgentLeaf({
     name: leaf,
     agent,
     prompt: request.prompt,
-    options: { role: 'builder', cwd: dir },
+    options: { role: 'builder', cwd: place.dir },
     stateDir: place.stateDir,
-    env: proofEnv,
-    // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
-    sandbox: bwrap === null ? null : withLinked(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), dir, linked),
+    env: round.proofEnv,
+    sandbox: round.writerBox(),
   });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
@@ -123,7 +139,12 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   if (request.costLeftUsd !== null && spent > request.costLeftUsd) {
     return end(0, `the cost budget is spent: ${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left; its work is undone, unjudged`, true);
   }
+  return null;
+}
 
+// The proof after the builder, then its changes: in the scope and its lines, the candidate untouched by the proof.
+async function proveBuilt(round: Round): Promise<RoundResult | null> {
+  const { place, request, dir, ball, result, end, proofAt, names, links } = round;
   const before = await hashCandidate(dir, ball);
   const relinked = restoreLinks(dir, links);
   const { cannotRun, interrupted, lines, ...proof } = await runProof(ball.proof, proofAt(names.proof));
@@ -154,29 +175,42 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     // A proof the run's stop ended judged nothing: the ball is held, not failed.
     return end(interrupted ? 0 : null, `${why}${lines === '' ? '' : `: ${lines}`}`, false);
   }
-  // The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
-  if (ball.live !== undefined) {
-    const live = await runLive(ball.live, proofAt(names.live, ball.live.network === true));
-    result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
-    const after = await hashCandidate(dir, ball);
-    if (after !== result.candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
-    const dirty = await unstagedChanges(dir, place.linked);
-    // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
-    if (dirty.length > 0) await restoreToIndex(dir, place.linked);
-    if (live.code !== 0) {
-      if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
-      return end(null, `${live.note ?? `the live proof exited ${live.code}`}${live.lines === '' ? '' : `: ${live.lines}`}`, false);
-    }
+  return null;
+}
+
+// The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
+async function liveProof(round: Round): Promise<RoundResult | null> {
+  const { place, request, dir, ball, result, end } = round;
+  if (ball.live === undefined) return null;
+  const { changed } = result;
+  const candidate = result.candidate as string;
+  const live = await runLive(ball.live, round.proofAt(round.names.live, ball.live.network === true));
+  result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
+  const after = await hashCandidate(dir, ball);
+  if (after !== candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
+  const dirty = await unstagedChanges(dir, place.linked);
+  // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
+  if (dirty.length > 0) await restoreToIndex(dir, place.linked);
+  if (live.code !== 0) {
+    if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
+    return end(null, `${live.note ?? `the live proof exited ${live.code}`}${live.lines === '' ? '' : `: ${live.lines}`}`, false);
   }
-  const decision = keepOrRevert(ball.proof, result.champion as NonNullable<typeof result.champion>, proof);
+  return null;
+}
+
+// Kept or reverted against the champion, then the jury, then the proof again: the pass is committed only after it.
+async function keepAndJudge(round: Round): Promise<RoundResult> {
+  const { place, request, dir, ball, agent, result, end, proofAt, names, links } = round;
+  const candidate = result.candidate as string;
+  const decision = keepOrRevert(ball.proof, result.champion as ProofRun, result.proof as ProofRun);
   if (!decision.keep) return end(null, `${decision.reason}; the candidate is reverted`, true);
 
   const jury = await judge(place, request, agent, result);
   result.jury = jury;
   if (jury.value === -1) return end(-1, `the jury refused: ${jury.reason}; this ball's changes are undone`, true);
-  if (jury.candidate !== result.candidate) return end(-1, `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${result.candidate.slice(0, 12)}`, true);
+  if (jury.candidate !== candidate) return end(-1, `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${candidate.slice(0, 12)}`, true);
   if (jury.value === 0) {
-    result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} candidate ${result.candidate} (held by the jury)`);
+    result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} candidate ${candidate} (held by the jury)`);
     return end(0, `the jury held: ${jury.reason}`, false);
   }
 
@@ -184,14 +218,14 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const again = await runProof(ball.proof, proofAt(names.reproof));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
-  if (after !== result.candidate) return end(-1, `the proof run again changed the candidate (sha256 ${result.candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
+  if (after !== candidate) return end(-1, `the proof run again changed the candidate (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
   const wrote = (dirty: string[]) => end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
   if (!proofPassed(again, ball.proof)) {
     const dirty = await unstagedChanges(dir, place.linked);
     if (dirty.length > 0) return wrote(dirty);
     // Could not run again (a limit, the run's stop, the sandbox): no evidence either way; the candidate is kept, held.
     if (again.cannotRun !== null) {
-      const held = `leap: ${ball.id} round ${request.round} candidate ${result.candidate} (held: the proof could not run again)`;
+      const held = `leap: ${ball.id} round ${request.round} candidate ${candidate} (held: the proof could not run again)`;
       result.commit = await commitStaged(dir, held);
       const lines = again.lines === '' ? '' : ` (${again.lines})`;
       return end(0, `the proof could not run again after the jury: ${again.cannotRun}${lines}`, false);
@@ -199,67 +233,10 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
     return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
   }
   // Committed as staged, then checked: a proof that wrote files refuses the ball, and the undo takes the commit too.
-  const landed = await commitAndCheck(dir, `leap: ${ball.id} candidate ${result.candidate}`, place.linked);
+  const landed = await commitAndCheck(dir, `leap: ${ball.id} candidate ${candidate}`, place.linked);
   result.commit = landed.commit;
   if (landed.dirty.length > 0) return wrote(landed.dirty);
   return end(1, `passed: ${decision.reason}; ${jury.reason}; the proof passed again with the same candidate`, false);
-}
-
-// The ball's blind jury, in process, on the scope files present, the tests among them named as tests.
-async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugin, result: RoundResult): Promise<JurySummary> {
-  const { conveneJury, isTestFile } = await import('@leap/verify');
-  const ball = request.spec;
-  const present = presentScopeFiles(place.dir, ball);
-  const tests = present.filter((p) => isTestFile(p));
-  const files = present.filter((p) => !isTestFile(p));
-  const consumers = renderConsumers(await findConsumers(place.dir, result.changed, new Set(scopePaths(ball))));
-  // Work of other builders in the candidate (a fall-over mid-ball): the jury refuses their families too.
-  const others = (request.builtBy ?? []).filter((f) => f.toLowerCase() !== agent.family.toLowerCase());
-  try {
-    const jury = await conveneJury({
-      builderFamily: agent.name,
-      otherBuilderFamilies: others,
-      reviewers: request.reviewers,
-      alternates: request.alternates,
-      ...(request.skipJurors === undefined ? {} : { skip: request.skipJurors }),
-      intent: ball.goal,
-      criteria: `${ball.goal}\nThe focused proof ${JSON.stringify(ball.proof.argv)} passes; only the scope's files change.${narrowing(ball)}${consumers}\n${ball.spec}`,
-      files: files.length === 0 ? tests : files,
-      tests: files.length === 0 ? [] : tests,
-      cwd: place.dir,
-      env: { ...place.env, VERI_STATE_DIR: place.stateDir },
-      agentsFile: request.agentsFile ?? undefined,
-      builderName: agent.name,
-      modelIds: [agent.family],
-      authors: request.authors,
-      gitAliases: false,
-      redactAuthors: true,
-      eventFields: { slice: request.slice, ball: ball.id },
-      leafKey: ball.id,
-    });
-    for (const seat of jury.seats) result.leaves.push({ leaf: seat.leaf, usage: null });
-    return {
-      value: jury.value,
-      reason: jury.reason,
-      candidate: jury.candidate,
-      refused: jury.refused,
-      seats: summarizeSeats(jury.seats),
-    };
-  } catch (error) {
-    // An unreadable candidate (the builder's identities are redacted, never a reason to hold): no verdict, a hold.
-    return { value: 0, reason: `no jury: ${(error as Error).message}`, candidate: result.candidate as string, seats: [], refused: [] };
-  }
-}
-
-// The scope's `symbols` and `lines`, for the reviewers as for the builder: where to look.
-function narrowing(ball: RoundRequest['spec']): string {
-  const lines = ball.scope
-    .filter((s) => s.symbols !== undefined || s.lines !== undefined)
-    .map(
-      (s) =>
-        `- ${s.path}:${s.symbols === undefined ? '' : ` symbols ${s.symbols.join(', ')}`}${s.lines === undefined ? '' : ` lines ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (a change outside them is refused)`}`,
-    );
-  return lines.length === 0 ? '' : `\nThe scope narrows what to look at:\n${lines.join('\n')}`;
 }
 
 // What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.

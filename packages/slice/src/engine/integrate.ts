@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { Ball, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
-import { commitTree, git, isAncestor, mergeTree, resolveCommit, worktreeGit } from './git.js';
+import { commitTree, git, isAncestor, mergeCommits, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
 import { proofIdleLimit, runLive } from './proof.js';
 import { pruneWorktreeFolders, summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
@@ -37,6 +37,22 @@ export async function mergeBall(repo: string, slice: string, ball: Ball, commit:
   // Compare-and-swap: the spine moves only from the tip this merge was made on.
   await git(repo, ['update-ref', ref, merged, tip]);
   return { ok: true, commit: merged, already: false };
+}
+
+/** A ball's start: `base` with its dependencies' commits merged in, without a checkout; throws when they conflict. */
+export async function mergeStart(repo: string, base: string, deps: string[], commits: string[]): Promise<string> {
+  let start = base;
+  for (const commit of commits) {
+    if (await isAncestor(repo, commit, start)) continue;
+    if (await isAncestor(repo, start, commit)) {
+      start = commit;
+      continue;
+    }
+    const merged = await mergeCommits(repo, start, commit, `leap: start from ${deps.join(', ')}`);
+    if (merged === null) throw new Error(`the work of ${deps.join(', ')} does not merge`);
+    start = merged;
+  }
+  return start;
 }
 
 export interface AggregateInput {
@@ -98,36 +114,21 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       }
     }
     try {
-      const jury = await conveneJury({
-        builderFamily: input.builder,
-        otherBuilderFamilies: input.otherBuilderFamilies,
-        reviewers: input.reviewers,
-        alternates: input.alternates,
-        ...(input.skipJurors === undefined ? {} : { skip: input.skipJurors }),
-        intent: `slice ${input.slice.id}: every ball's goal, merged on one spine`,
-        criteria: `Every goal holds together, and the balls' changes fit:\n${goals}${consumers}`,
-        files: files.length === 0 ? tests : files,
-        tests: files.length === 0 ? [] : tests,
-        cwd: dir,
-        env: { ...input.env, VERI_STATE_DIR: input.stateDir },
-        agentsFile: input.agentsFile ?? undefined,
-        builderName: input.builder,
-        modelIds: input.builderFamily === undefined ? [] : [input.builderFamily],
-        authors: input.authors,
-        gitAliases: false,
-        redactAuthors: true,
-        eventFields: { slice: input.slice.id },
-        leafKey: 'spine',
-      });
-      return {
-        ...(live === undefined ? {} : { live }),
-        value: jury.value,
-        reason: jury.reason,
-        candidate: jury.candidate,
-        refused: jury.refused,
-        leaves: jury.seats.map((s) => s.leaf),
-        seats: summarizeSeats(jury.seats),
-      };
+      const { builder, otherBuilderFamilies, reviewers, alternates, authors } = input;
+      const seated = { builderFamily: builder, otherBuilderFamilies, reviewers, alternates, authors };
+      const skip = input.skipJurors === undefined ? {} : { skip: input.skipJurors };
+      const intent = `slice ${input.slice.id}: every ball's goal, merged on one spine`;
+      const criteria = `Every goal holds together, and the balls' changes fit:\n${goals}${consumers}`;
+      const shown = { files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests, cwd: dir };
+      const env = { ...input.env, VERI_STATE_DIR: input.stateDir };
+      const modelIds = input.builderFamily === undefined ? [] : [input.builderFamily];
+      const named = { agentsFile: input.agentsFile ?? undefined, builderName: builder, modelIds, leafKey: 'spine' };
+      const redact = { gitAliases: false, redactAuthors: true, eventFields: { slice: input.slice.id } };
+      const jury = await conveneJury({ ...seated, ...skip, intent, criteria, ...shown, env, ...named, ...redact });
+      const { value, reason, candidate, refused } = jury;
+      const leaves = jury.seats.map((s) => s.leaf);
+      const seats = summarizeSeats(jury.seats);
+      return { ...(live === undefined ? {} : { live }), value, reason, candidate, refused, leaves, seats };
     } catch (error) {
       return { value: 0, reason: `no aggregate jury: ${(error as Error).message}`, candidate: '', seats: [], refused: [], leaves: [] };
     }

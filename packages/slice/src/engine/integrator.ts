@@ -1,8 +1,10 @@
 // Merges in plan order as far as every earlier ball has ended; the engine applies what they return.
 import { isoTimestamp } from '@leap/core';
 import type { Slice } from '../definition/slice-schema.js';
+import type { RunAgents } from './agents.js';
 import type { EngineLog } from './events.js';
 import { aggregateJury, mergeBall, spineBranch, type AggregateInput } from './integrate.js';
+import { keptBuilderFamilies } from './kept-builders.js';
 import { readRecord, writeRecord, type JurySummary, type ResultRecord, type SlicePaths } from './records.js';
 import { progressOf, type BallsProgress } from './scheduler.js';
 
@@ -57,7 +59,7 @@ export async function mergeReady(input: MergeInput, balls: BallsProgress, from: 
 }
 
 /** A pass recorded for the same spine commit stands; `leaves`: the jurors', for the cost meter. */
-export async function aggregateOnce(input: AggregateInput & { say: (line: string) => void }, spineCommit: string): Promise<{ summary: JurySummary; leaves: string[] }> {
+async function aggregateOnce(input: AggregateInput & { say: (line: string) => void }, spineCommit: string): Promise<{ summary: JurySummary; leaves: string[] }> {
   const { say, ...jury } = input;
   const earlier = readRecord<JurySummary & { spine: string }>(input.paths.aggregate);
   if (earlier !== null && earlier.value === 1 && earlier.spine === spineCommit) {
@@ -69,4 +71,27 @@ export async function aggregateOnce(input: AggregateInput & { say: (line: string
   writeRecord(input.paths.aggregate, { ...summary, spine: spineCommit, ts: isoTimestamp() });
   say(`aggregate jury: ${summary.value}: ${summary.reason}`);
   return { summary, leaves };
+}
+
+/** What the aggregate jury is given beside the spine: the agents, the balls and the run's places. */
+interface SpineJuryInput extends Omit<AggregateInput, 'builder' | 'reviewers' | 'alternates' | 'agentsFile'> {
+  agents: RunAgents;
+  order: readonly string[];
+  say: (line: string) => void;
+}
+
+/** The aggregate jury on `spineCommit`: no reviewer sits of a family whose builder built a round the spine holds. */
+export async function aggregateSpine(input: SpineJuryInput, spineCommit: string) {
+  const { agents, order, ...rest } = input;
+  const kept = await Promise.all(order.map((id) => keptBuilderFamilies(input.repo, input.paths, id, spineCommit)));
+  const built = new Set(kept.flat());
+  const builder = agents.builders.find((b) => built.has(b.family)) ?? agents.builder;
+  const others = [...built].filter((f) => f !== builder.family);
+  const families = [builder.family, ...others].join(', ');
+  if (others.length > 0) {
+    input.say(`aggregate jury: the spine holds work of builders of ${families}: no reviewer of those families sits`);
+  }
+  const { reviewers, alternates, file: agentsFile } = agents;
+  const jury = { builder: builder.name, builderFamily: builder.family, otherBuilderFamilies: others };
+  return aggregateOnce({ ...rest, ...jury, reviewers, alternates, agentsFile }, spineCommit);
 }

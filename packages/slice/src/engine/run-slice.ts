@@ -122,7 +122,8 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     const log = engineLog(stateDir, env);
     const [spineTip, authors] = await Promise.all([ensureSpine(repoRoot, slice.id, run.base), builderAliases(repoRoot, run.base)]);
     const meter = new CostMeter(stateDir, started, options.maxCostUsd);
-    const engine = new Engine({ slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter, stop, file: options.file, spineTip, authors });
+    const context = { slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter };
+    const engine = new Engine({ ...context, stopped: () => stop.reason, file: options.file, spineTip, authors });
     const summary = await engine.run(started);
     await notifySliceEnd(options.notify, summary, meter.over(), { cwd: repoRoot, env, say });
     return summary;
