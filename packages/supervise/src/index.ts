@@ -1,6 +1,7 @@
 // @leap/supervise: start a leaf, keep it from outliving its budget, wait for it, honour stop requests.
 export { supervise, FORWARDED_SIGNALS } from './supervise.js';
-export type { SuperviseOptions, LeafIo } from './supervise.js';
+export type { SuperviseOptions } from './supervise.js';
+export type { LeafIo } from './leaf-io.js';
 export { formatStatusLine, recordEnd } from './record-end.js';
 export type { SuperviseResult, EndDetails } from './record-end.js';
 export { waitLeaf, DEFAULT_WAIT_BUDGET_MS } from './wait-leaf.js';
@@ -40,11 +41,10 @@ export {
   sandboxEnv,
   mainRepoRoot,
   SandboxSpecError,
-  CREDENTIAL_PATHS,
-  AGENT_CLI_PATHS,
   DEFAULT_STATE_DIRS,
   DEFAULT_LINK_READ_ONLY,
 } from './sandbox-plan.js';
+export { CREDENTIAL_PATHS, AGENT_CLI_PATHS } from './sandbox-home.js';
 export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } from './sandbox-plan.js';
 export { layerEntries } from './sandbox-layer.js';
 export { clearApart, ignoredEntries, putBack, type ApartEnd } from './apart.js';

@@ -4,6 +4,14 @@ import { join } from 'node:path';
 import { LeapError } from '@leap/core';
 import { newRunId } from './leaf-files.js';
 
+/** What the leaf reads and where it writes; each one left out is the supervisor's own. */
+export interface LeafIo {
+  input?: string | Uint8Array;
+  /** Files for the leaf's stdout and stderr, created or emptied once NAME is locked (never a live run's). */
+  stdoutFile?: string;
+  stderrFile?: string;
+}
+
 /** A read-write descriptor of a new file in `dir`, already unlinked: only the descriptors left of it reach it. */
 function openUnlinked(dir: string, kind: string): number {
   const file = join(dir, `.${kind}.${newRunId()}.tmp`);

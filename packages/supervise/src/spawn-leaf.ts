@@ -1,6 +1,8 @@
 // Start the leaf: no shell, a session of its own, start failures mapped to 126/127.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
 import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
+import { openInput, openOutput, type LeafIo } from './leaf-io.js';
 
 export type SpawnResult = { kind: 'started'; child: ChildProcess; pid: number } | { kind: 'failed'; code: number; reason: string };
 
@@ -16,6 +18,31 @@ export interface LeafStdio {
   stderr?: number;
   /** The leaf's fd 3 (bwrap's --json-status-fd 3): a descriptor of openStatus. */
   status?: number;
+}
+
+/** A leaf's command line, environment and working directory. */
+export interface LeafCommand {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** The leaf started with `io` opened (its input an unlinked file in `dir`) and bwrap's `status` file as its fd 3. */
+export async function spawnWithIo(leaf: LeafCommand, io: LeafIo, dir: string, status?: number): Promise<SpawnResult> {
+  const fds: number[] = [];
+  const keep = (fd: number): number => {
+    fds.push(fd);
+    return fd;
+  };
+  try {
+    const stdin = io.input === undefined ? undefined : keep(openInput(dir, io.input));
+    const stdout = io.stdoutFile === undefined ? undefined : keep(openOutput(io.stdoutFile, 'stdout'));
+    const stderr = io.stderrFile === undefined ? undefined : keep(openOutput(io.stderrFile, 'stderr'));
+    return await spawnLeaf(leaf.command, leaf.args, leaf.env, leaf.cwd, { stdin, stdout, stderr, status });
+  } finally {
+    for (const fd of fds) closeSync(fd); // the leaf has its own copies
+  }
 }
 
 /** NODE_V8_COVERAGE is undefined, not absent: Node adds a test's c8 coverage to an env that lacks the key. */

@@ -6,7 +6,6 @@ import {
   checkLeafName,
   createEvent,
   ensureStateDir,
-  findExecutable,
   leafRole,
   processIdentity,
   envEventContext,
@@ -22,22 +21,21 @@ import {
   type LeapEvent,
   type StatePaths,
 } from '@leap/core';
-import { EXIT_CANNOT_EXECUTE, EXIT_KILLED, EXIT_NOT_FOUND, EXIT_USAGE } from './exit-codes.js';
-import { resolve } from 'node:path';
+import { EXIT_KILLED, EXIT_USAGE } from './exit-codes.js';
 import { formatPidRecord, newRunId, removeStale, replaceFile, type PidRecord } from './leaf-files.js';
 import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } from './record-end.js';
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
 import { buildLeafEnv } from './leaf-env.js';
 import { armLifeline } from './lifeline.js';
-import { spawnLeaf } from './spawn-leaf.js';
-import { openInput, openOutput, openStatus, readStatus } from './leaf-io.js';
+import { spawnWithIo, type SpawnResult } from './spawn-leaf.js';
+import { openStatus, readStatus, type LeafIo } from './leaf-io.js';
 import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
 import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
 import { asUsage } from './usage.js';
 import { nowMs } from './long-timer.js';
 import type { SandboxSpec } from './sandbox-plan.js';
-import { EXIT_NO_SANDBOX, SandboxUnavailableError, checkSandbox, findBwrap, prepareSandbox, type PreparedSandbox } from './sandbox.js';
-import { statSync } from 'node:fs';
+import { EXIT_NO_SANDBOX, findBwrap, type PreparedSandbox } from './sandbox.js';
+import { sandboxFailure, sandboxLeaf } from './leaf-sandbox.js';
 
 export interface SuperviseOptions {
   name: string;
@@ -59,14 +57,6 @@ export interface SuperviseOptions {
   sandbox?: SandboxSpec | null;
   /** End the leaf however this process dies (lifeline.ts; default on); leap-supervise sets it off. */
   lifeline?: boolean;
-}
-
-/** What the leaf reads and where it writes; each one left out is the supervisor's own. */
-export interface LeafIo {
-  input?: string | Uint8Array;
-  /** Files for the leaf's stdout and stderr, created or emptied once NAME is locked (never a live run's). */
-  stdoutFile?: string;
-  stderrFile?: string;
 }
 
 /** Signals to the supervisor that end the leaf. SIGUSR1 is Node's (the inspector) and is not handled. */
@@ -182,48 +172,17 @@ class Supervision {
       return this.finish('refused-stop', EXIT_KILLED, {});
     }
     if (this.pendingSignal !== null) return this.finish('killed-signal', EXIT_KILLED, {});
-    let role: { actor: string | null; phase: string | null; attempt: number | null };
-    try {
-      const r = leafRole(this.name);
-      role = { actor: r.actor, phase: r.phase, attempt: r.attempt };
-    } catch {
-      role = { actor: null, phase: null, attempt: null };
-    }
     const command = this.options.command;
     const args = this.options.args ?? [];
     const spec = this.options.sandbox ?? null;
-    const sandboxFields = spec === null ? { sandbox: 'off' } : { sandbox: 'bwrap', sandbox_role: spec.role, network: spec.network !== false };
-    this.event(
-      createEvent(
-        'launch',
-        {
-          leaf: this.name,
-          ...role,
-          pid: process.pid,
-          cmd: [command, ...args],
-          run: this.run,
-          timeout_ms: config.timeoutMs,
-          ...sandboxFields,
-        },
-        this.context,
-      ),
-    );
+    const started = { leaf: this.name, ...roleOf(this.name), pid: process.pid, cmd: [command, ...args], run: this.run };
+    const network = spec?.network !== false;
+    const sandboxed = spec === null ? { sandbox: 'off' } : { sandbox: 'bwrap', sandbox_role: spec.role, network };
+    this.event(createEvent('launch', { ...started, timeout_ms: config.timeoutMs, ...sandboxed }, this.context));
     const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker: this.marker, killAfterMs: config.killAfterMs });
     if (spec === null || this.bwrap === null) return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
-    // The command is looked up on the host (the sandbox sees the same files), so 127 and 126 keep their meaning.
-    const found = findExecutable(command, leafEnv.PATH, this.cwd);
-    if (found === null) {
-      const code = cannotExecute(command, leafEnv.PATH, this.cwd) ? EXIT_CANNOT_EXECUTE : EXIT_NOT_FOUND;
-      return this.finish('failed-start', code, { error: `${code === EXIT_NOT_FOUND ? 'command not found' : 'cannot execute'}: ${JSON.stringify(command)}` });
-    }
-    let sandbox: PreparedSandbox;
-    try {
-      // The path found, not the name: PATH is not walked twice, and what runs is what was checked above.
-      sandbox = prepareSandbox({ ...spec, cwd: spec.cwd ?? this.cwd, hide: [...(spec.hide ?? []), this.paths.dir] }, found, args, leafEnv, this.bwrap, { statusFd: 3 });
-    } catch (error) {
-      if (error instanceof SandboxUnavailableError) return this.finish('failed-start', EXIT_NO_SANDBOX, { error: error.message });
-      throw error;
-    }
+    const sandbox = sandboxLeaf(spec, this.bwrap, { command, args, env: leafEnv, cwd: this.cwd }, this.paths.dir);
+    if ('error' in sandbox) return this.finish('failed-start', sandbox.code, { error: sandbox.error });
     try {
       return await this.spawnAndFollow(sandbox.command, sandbox.args, sandbox.env, config, record, notBefore, sandbox);
     } finally {
@@ -241,25 +200,15 @@ class Supervision {
     notBefore: number,
     sandbox: PreparedSandbox | null,
   ): Promise<SuperviseResult> {
-    const io = this.options.io ?? {};
-    const fds: number[] = [];
-    const keep = (fd: number): number => {
-      fds.push(fd);
-      return fd;
-    };
-    let spawned: Awaited<ReturnType<typeof spawnLeaf>>;
+    let spawned: SpawnResult;
     // bwrap's report of the leaf's start and exit (its --json-status-fd 3), kept open here until the leaf is gone.
     const statusFd = sandbox === null ? null : openStatus(this.paths.dir);
     try {
-      const stdin = io.input === undefined ? undefined : keep(openInput(this.paths.dir, io.input));
-      const stdout = io.stdoutFile === undefined ? undefined : keep(openOutput(io.stdoutFile, 'stdout'));
-      const stderr = io.stderrFile === undefined ? undefined : keep(openOutput(io.stderrFile, 'stderr'));
-      spawned = await spawnLeaf(command, args, leafEnv, this.cwd, { stdin, stdout, stderr, ...(statusFd === null ? {} : { status: statusFd }) });
+      const leaf = { command, args, env: leafEnv, cwd: this.cwd };
+      spawned = await spawnWithIo(leaf, this.options.io ?? {}, this.paths.dir, statusFd ?? undefined);
     } catch (error) {
       if (statusFd !== null) closeSync(statusFd);
       throw error;
-    } finally {
-      for (const fd of fds) closeSync(fd); // the leaf has its own copies
     }
     if (spawned.kind === 'failed') {
       if (statusFd !== null) closeSync(statusFd);
@@ -329,25 +278,12 @@ class Supervision {
   }
 }
 
-/** Why bwrap could not make the sandbox: the namespaces refused (a trial run says), or a mount it could not make. */
-function sandboxFailure(env: NodeJS.ProcessEnv): string {
+/** The actor, phase and attempt a leaf's name tells, all null for a name that tells none. */
+function roleOf(name: string): { actor: string | null; phase: string | null; attempt: number | null } {
   try {
-    checkSandbox(env);
-  } catch (error) {
-    return (error as Error).message;
+    const { actor, phase, attempt } = leafRole(name);
+    return { actor, phase, attempt };
+  } catch {
+    return { actor: null, phase: null, attempt: null };
   }
-  return "cannot sandbox the leaf: bwrap could not set up its mounts (its message is in the leaf's stderr)";
-}
-
-/** A command that exists where it is looked up but cannot be executed (126 rather than 127). */
-function cannotExecute(command: string, path: string | undefined, cwd: string): boolean {
-  const dirs = command.includes('/') ? [''] : (path ?? '').split(':').filter((d) => d !== '');
-  return dirs.some((dir) => {
-    try {
-      statSync(resolve(cwd, dir, command));
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }

@@ -1,0 +1,42 @@
+// A plan's view of the host: it asks about the same places many times, the host answers once.
+import { basename, dirname } from 'node:path';
+import type { FsEntry, FsView } from './sandbox-plan.js';
+
+/** `view` answering each question once, from listings where it can (docs/decisions/sandbox-cost.md). */
+export function onceView(view: FsView): FsView {
+  const memo = <T>(ask: (path: string) => T): ((path: string) => T) => {
+    const known = new Map<string, T>();
+    return (path) => {
+      if (known.has(path)) return known.get(path) as T;
+      const answer = ask(path);
+      known.set(path, answer);
+      return answer;
+    };
+  };
+  const listed = new Map<string, Map<string, FsEntry['kind']> | null>();
+  const list = (dir: string): FsEntry[] | null => {
+    const entries = view.list(dir);
+    listed.set(dir, entries === null ? null : new Map(entries.map((e) => [e.name, e.kind])));
+    return entries;
+  };
+  type Kind = ReturnType<FsView['kind']>;
+  // What the listings and earlier answers already say of `path`, or undefined when only the file system can tell.
+  const answered = new Map<string, Kind>();
+  const said = (path: string): Kind | undefined => {
+    if (answered.has(path)) return answered.get(path);
+    const parent = dirname(path);
+    if (parent === path) return undefined;
+    const entries = listed.get(parent);
+    if (entries !== undefined && entries !== null) return entries.get(basename(path)) ?? null;
+    const above = said(parent);
+    // Below an absent place or a file there is nothing; below a folder or a symlink only the file system knows.
+    return above === null || above === 'file' ? null : undefined;
+  };
+  const kind = (path: string): Kind => {
+    let answer = said(path);
+    if (answer === undefined) answer = view.kind(path);
+    answered.set(path, answer);
+    return answer;
+  };
+  return { list: memo(list), kind, realpath: memo((p) => view.realpath(p)), readText: memo((p) => view.readText(p)) };
+}
