@@ -1,6 +1,7 @@
 // `leap worker` (CONTRACT sections 11 and 12): builds the rounds of LEAP balls taken from the queue.
 import { resolve } from 'node:path';
 import { UsageError, parseCli, parseDuration, showValue, type Subcommand } from '@leap/core';
+import type { RunningWorker } from './worker.js';
 
 export const USAGE = `Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR] [--name NAME]
                    [--label FAMILY]... [--max-leaf DURATION]
@@ -97,7 +98,16 @@ export const workerCommand: Subcommand = async (argv, io) => {
     env: io.env,
     log: say,
   });
-  const drained = await new Promise<boolean>((done) => {
+  const drained = await stopOrDrain(worker, say);
+  await worker.close({ drain: drained });
+  if (drained) say(`${worker.name}: drained: the rounds in hand are finished, no more taken`);
+  say(`${worker.name}: stopped`);
+  return 0;
+};
+
+/** True once drained, false on TERM or INT. */
+function stopOrDrain(worker: RunningWorker, say: (line: string) => void): Promise<boolean> {
+  return new Promise<boolean>((done) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
@@ -119,10 +129,6 @@ export const workerCommand: Subcommand = async (argv, io) => {
       done(true);
     });
   });
-  await worker.close({ drain: drained });
-  if (drained) say(`${worker.name}: drained: the rounds in hand are finished, no more taken`);
-  say(`${worker.name}: stopped`);
-  return 0;
-};
+}
 
 export { workersCommand } from './workers-cli.js';

@@ -55,3 +55,13 @@ export async function roundFamilies(request: RoundRequest, env: NodeJS.ProcessEn
     return null;
   }
 }
+
+/** Why a worker of `labels` hands a round of `families` back (none: unlabelled, takes every round); null: it is its. */
+export function notForLabels(labels: string[], families?: { builder: string; reviewers: string[] }): string | null {
+  if (labels.length === 0) return null;
+  const mine = `this worker's labels: ${labels.join(', ')}`;
+  if (families === undefined) return `the job names no agent families; ${mine}`;
+  const missing = [...new Set([families.builder, ...families.reviewers])].filter((f) => !labels.includes(f)).sort();
+  if (missing.length === 0) return null;
+  return `it needs the famil${missing.length === 1 ? 'y' : 'ies'} ${missing.join(', ')}; ${mine}`;
+}

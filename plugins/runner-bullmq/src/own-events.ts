@@ -1,5 +1,5 @@
 // Never the worker's lines as they are: only its leaves' kinds, each checked, agreeing with the result, written anew.
-import type { LeapEvent } from '@leap/core';
+import { openEventLog, type LeapEvent } from '@leap/core';
 import type { RoundJobResult } from './protocol.js';
 
 const KINDS = new Set(['launch', 'exit', 'usage', 'review']);
@@ -62,4 +62,14 @@ function reviewAgrees(event: LeapEvent & { event: 'review' }, result: RoundJobRe
   const seat = jury.seats.find((s) => s.reviewer === event.reviewer);
   if (seat !== undefined) return seat.value === event.value;
   return jury.refused.some((r) => r.reviewer === event.reviewer);
+}
+
+export function appendEvents(file: string, events: LeapEvent[]): void {
+  if (events.length === 0) return;
+  const log = openEventLog(file);
+  try {
+    for (const event of events) log.append(event);
+  } finally {
+    log.close();
+  }
 }

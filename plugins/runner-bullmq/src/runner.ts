@@ -1,20 +1,20 @@
 // The engine's side (CONTRACT section 11): the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
-import { LeapError, openEventLog, serial, statePaths, type LeapEvent } from '@leap/core';
+import { LeapError, serial, statePaths } from '@leap/core';
 import { roundFamilies } from './labels.js';
-import { removeRemoteRound, workerNameOf, writeRemoteRound, type RemoteRound } from './round-file.js';
-import { ownEvents } from './own-events.js';
-import { phaseOf, type Phase } from './progress.js';
+import { removeRemoteRound, writeRemoteRound, type RemoteRound } from './round-file.js';
+import { appendEvents, ownEvents } from './own-events.js';
+import type { Phase } from './progress.js';
 import { recheckResult } from './recheck.js';
 import { remoteKey } from './remote.js';
 import { redact, redactUrl, secretsOf, showText } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
-import type { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
 import { git, hasCommit } from './git.js';
 import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, timings, type RoundJob, type RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
-import { readQueueSecret, seal, unseal, type Sealed } from './sign.js';
+import { readQueueSecret, seal, unseal } from './sign.js';
+import { jobOptions, waitForJob, type Waits } from './wait-job.js';
 
 export interface BullmqRunnerOptions {
   redis: string;
@@ -33,252 +33,238 @@ export interface BullmqRunnerOptions {
   priority?: number;
 }
 
+/** What one run's rounds share: its settings, its queue once opened, and what changes as it runs. */
+interface RunnerState extends Waits {
+  readonly options: BullmqRunnerOptions;
+  readonly env: NodeJS.ProcessEnv;
+  readonly remote: string;
+  readonly run: string;
+  readonly roundMs: number;
+  readonly once: ReturnType<typeof serial>;
+  /** This run's jobs still waited for: taken off the queue when it closes. */
+  readonly waiting: Set<string>;
+  /** Commits the remote is known to hold (pushed, or fetched back from it): not pushed again. */
+  readonly onRemote: Set<string>;
+  /** Commits asked for during a push go in the next one. */
+  readonly toPush: { refspec: string; done: (error: Error | null) => void }[];
+  pushing: boolean;
+  opened: ReturnType<typeof openQueue> | null;
+  keyed: Promise<string> | null;
+  dropped: Promise<void> | null;
+  closed: boolean;
+  interrupted: string | null;
+}
+
 /** A runner that queues every round for `leap worker`s on other machines. */
 export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & { readonly run: string } {
-  const env = options.env;
-  const remote = options.remote ?? 'origin';
+  const { env, say } = options;
   const run = randomBytes(6).toString('hex');
   // No secret, no run: read before anything is queued (a UsageError, exit 2).
   const secret = options.secret ?? readQueueSecret(env, options.secretFile);
   const { pollMs, roundMs } = timings(env);
   const priority = bullmqPriority(options.priority ?? 0);
-  // Set by interrupt (the engine's TERM or INT): every round still waited for ends at once, its ball held.
-  let interrupted: string | null = null;
-  const once = serial();
-  let opened: Promise<{ queue: Queue; connection: Redis; events: QueueEvents; listen: Redis; Job: typeof import('bullmq').Job }> | null = null;
-  let closed = false;
-  const waiting = new Set<string>();
-  // Who waits on which job: woken by the queue's events at once; a poll catches what an event missed (a Redis restart).
-  const wakers = new Map<string, () => void>();
-  // Commits the remote is known to hold (pushed, or fetched back from it): not pushed again.
-  const onRemote = new Set<string>();
-
-  const open = () =>
-    (opened ??= (async () => {
-      const { Queue: BullQueue, QueueEvents: BullQueueEvents, Job } = await import('bullmq');
-      const connection = await connect(options.redis);
-      const listen = await connect(options.redis);
-      const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
-      const events = new BullQueueEvents(QUEUE, { connection: listen, prefix: PREFIX });
-      // Redis going away is waited through (every command queues until it is back); the rounds' polls say the rest.
-      queue.on('error', () => {});
-      events.on('error', () => {});
-      const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
-      events.on('completed', wake);
-      events.on('failed', wake);
-      // A worker took it, or said where it is (job progress): the round's picture for leap status moves on.
-      events.on('active', wake);
-      events.on('progress', wake);
-      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-      return { queue, connection, events, listen, Job };
-    })());
-
-  // Jobs of a dead engine of this slice are taken off; its remote as jobs name it (remoteKey: name, URL, path alike).
-  let keyed: Promise<string> | null = null;
-  const key = () => (keyed ??= remoteKey(options.repoRoot, remote, env));
-  const dropStale = async (queue: Queue, slice: string) => {
-    const mine = await key();
-    for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized']).catch(() => [])) {
-      // Only a job signed with our secret is an engine's: anything else is left for the workers to refuse.
-      let data: RoundJob | undefined;
-      try {
-        data = unseal(secret, 'job', String(job?.id), job?.data) as RoundJob;
-      } catch {
-        continue;
-      }
-      if (data?.request?.slice === slice && data.remote === mine && data.run !== run) await job.remove().catch(() => undefined);
-    }
-  };
-  let dropped: Promise<void> | null = null;
-
-  // Commits asked for during a push go in the next one; a failed batch is pushed again a commit at a time.
-  const toPush: { refspec: string; done: (error: Error | null) => void }[] = [];
-  let pushing = false;
-  const push = (refspecs: string[]) =>
-    once(() => git(options.repoRoot, ['push', '--quiet', '--force', '--', remote, ...refspecs], env)).then(
-      () => null,
-      (error: Error) => error,
-    );
-  const pushSoon = () => {
-    if (pushing || toPush.length === 0) return;
-    pushing = true;
-    void (async () => {
-      // One turn of the event loop: the rounds one merge made ready are asked for together.
-      await new Promise((r) => setImmediate(r));
-      const batch = toPush.splice(0);
-      const error = await push(batch.map((b) => b.refspec));
-      if (error === null || batch.length === 1) for (const b of batch) b.done(error);
-      else for (const b of batch) b.done(await push([b.refspec]));
-      pushing = false;
-      pushSoon();
-    })();
-  };
-  const pushRound = (commit: string, branch: string) =>
-    new Promise<void>((resolve, reject) => {
-      toPush.push({ refspec: `${commit}:refs/heads/${branch}`, done: (error) => (error === null ? resolve() : reject(error)) });
-      pushSoon();
-    });
-
-  // A moment's outage of the remote must not hold a ball and its descendants; no retry once told to stop.
-  const withRetries = async <T>(trip: () => Promise<T>): Promise<T> => {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await trip();
-      } catch (error) {
-        const delay = ENGINE_RETRIES[attempt];
-        if (delay === undefined || interrupted !== null || closed) throw error;
-        await new Promise((r) => setTimeout(r, delay));
-      }
-    }
-  };
-
-  const wait = async (id: string, data: Sealed, limitMs: number, taken: (worker: string | null, phase: Phase | null) => void = () => {}, what = id): Promise<unknown> => {
-    const deadline = Date.now() + limitMs;
-    const { queue, Job } = await open();
-    let toldAlone = false;
-    for (;;) {
-      if (closed) throw new LeapError(`the run stopped while ${id} was queued`);
-      if (interrupted !== null) throw new LeapError(`${interrupted}: the engine stopped waiting for ${id} (a worker may still be building it; its result is not taken)`);
-      if (Date.now() > deadline) {
-        const job = await Job.fromId(queue, id).catch(() => undefined);
-        const state = job === undefined ? 'gone' : await job.getState().catch(() => 'unknown');
-        // Not built by anyone yet: taken off the queue. Being built: left to its worker, whose result is not taken.
-        if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await job?.remove().catch(() => undefined);
-        throw new LeapError(
-          `no worker returned ${id} within ${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits); the job was ${state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : `${state === 'prioritized' ? 'waiting' : state}: taken off the queue`}`,
-        );
-      }
-      const job = await Job.fromId<Sealed, Sealed>(queue, id);
-      if (job === undefined) {
-        // Redis lost the job (restarted without its append-only file): queue it again.
-        await queue.add('round', data, jobOptions(id, priority));
-      } else {
-        const state = await job.getState();
-        // The job was read before its state: read it again for what it returned or why it failed.
-        const ended = state === 'completed' || state === 'failed' ? await Job.fromId<Sealed, Sealed>(queue, id) : undefined;
-        if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
-        // The phase only when the worker signed it for this job (anyone with Redis access can write a job's progress).
-        if (state === 'active') taken(workerNameOf(job.processedBy), phaseOf(secret, id, job.progress)?.phase ?? null);
-        // No worker to take it (BullMQ's registry of connected workers is empty): said once, the engine waits on.
-        if (!toldAlone && options.say !== undefined && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) {
-          toldAlone = true;
-          if ((await queue.getWorkers().catch(() => [{}])).length === 0)
-            options.say(`${what}: queued, and no worker is connected to the queue ${QUEUE}: no worker has taken it (leap workers lists them; it waits for one)`);
-        }
-        if (state === 'failed') throw new LeapError(`the workers could not build ${id}: ${showText(ended?.failedReason ?? job.failedReason)}`);
-      }
-      await new Promise<void>((r) => {
-        const timer = setTimeout(
-          () => {
-            wakers.delete(id);
-            r();
-          },
-          Math.max(0, Math.min(pollMs, deadline - Date.now() + 1)),
-        );
-        wakers.set(id, () => {
-          clearTimeout(timer);
-          wakers.delete(id);
-          r();
-        });
-      });
-    }
-  };
-
+  const settings = { options, env, say, remote: options.remote ?? 'origin', run, secret, pollMs, roundMs, priority };
+  const fresh = { once: serial(), waiting: new Set<string>(), wakers: new Map<string, () => void>(), toPush: [] };
+  const flags = { onRemote: new Set<string>(), pushing: false, closed: false, interrupted: null };
+  const s: RunnerState = { ...settings, ...fresh, ...flags, opened: null, keyed: null, dropped: null };
   return {
     name: 'bullmq',
     run,
-    async buildRound(request: RoundRequest): Promise<RoundResult> {
-      const { queue } = await open();
-      await (dropped ??= dropStale(queue, request.slice));
-      const branch = ballBranch(request.slice, request.ball);
-      if (!onRemote.has(request.commit)) {
-        await withRetries(() => pushRound(request.commit, branch)).catch((error: Error) => {
-          throw new LeapError(`cannot push ${branch} to the remote ${redactUrl(remote)} (tried ${ENGINE_RETRIES.length + 1} times): ${redact(error.message, secretsOf(remote))}`);
-        });
-        onRemote.add(request.commit);
-      }
-      const id = jobId(request, run);
-      // The families the round needs, for the workers' labels (from the engine's agents file, as its jury reads them).
-      const families = await roundFamilies(request, env);
-      const body: RoundJob = { v: 1, run, remote: await key(), request: jobRequest(request), ...(families === null ? {} : { families }) };
-      const data = seal(secret, 'job', id, body);
-      waiting.add(id);
-      let result: RoundJobResult;
-      // Where the round stands, for leap status and leap report: the engine's own reading of the queue.
-      const picture: RemoteRound = {
-        v: 1,
-        round: request.round,
-        job: id,
-        state: 'queued',
-        worker: null,
-        phase: null,
-        queuedAt: new Date().toISOString(),
-        takenAt: null,
-        returnedAt: null,
-        enginePid: process.pid,
-      };
-      const show = (change: Partial<RemoteRound>) => {
-        Object.assign(picture, change);
-        writeRemoteRound(options.repoRoot, request.slice, request.ball, picture);
-      };
-      try {
-        await queue.add('round', data, jobOptions(id, priority));
-        show({});
-        const taken = (worker: string | null, phase: Phase | null) => {
-          if (picture.state !== 'building' || picture.worker !== worker || picture.phase !== phase) show({ state: 'building', worker, phase, takenAt: picture.takenAt ?? new Date().toISOString() });
-        };
-        const returned = await wait(id, data, roundMs > 0 ? roundMs : 4 * request.timeoutMs, taken, `ball ${request.ball}: round ${request.round}`);
-        show({ state: 'returned', returnedAt: new Date().toISOString() });
-        result = await checkResult(secret, id, returned);
-      } catch (error) {
-        // No result: the round's record says why; no picture of a round that is not on the queue any more.
-        removeRemoteRound(options.repoRoot, request.slice, request.ball);
-        throw error;
-      } finally {
-        waiting.delete(id);
-      }
-      // By its sha, else by the ball's branch; only the fetch waits on the pushes, so results are checked side by side.
-      if (!(await hasCommit(options.repoRoot, result.tip, env))) {
-        await withRetries(() =>
-          once(() =>
-            git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, result.tip], env).catch(() =>
-              git(options.repoRoot, ['fetch', '--quiet', '--no-write-fetch-head', '--', remote, `+refs/heads/${branch}:refs/leap-remote/${branch}`], env),
-            ),
-          ),
-        ).catch(() => undefined);
-      }
-      if (!(await hasCommit(options.repoRoot, result.tip, env))) throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(remote)}`);
-      const checked = await recheckResult(options.repoRoot, request, result, env);
-      await git(options.repoRoot, ['update-ref', `refs/heads/${branch}`, checked.branchTo], env);
-      onRemote.add(result.tip);
-      const { events, dropped: unchecked } = await ownEvents(checked.result, request.slice, request.ball, request.round);
-      appendEvents(statePaths(options.stateDir).events, events);
-      const { tip: _tip, events: _events, v: _v, ...outcome } = checked.result;
-      if (unchecked > 0) outcome.reason += ` (the engine dropped ${unchecked} event line(s) of worker ${outcome.worker} it could not check)`;
-      return outcome;
-    },
+    buildRound: (request: RoundRequest) => buildRound(s, request),
     // The engine was told to stop: no round is waited for any more (each wait ends at once, its ball held).
     interrupt(reason: string) {
-      interrupted ??= reason;
-      for (const wake of [...wakers.values()]) wake();
+      s.interrupted ??= reason;
+      for (const wake of [...s.wakers.values()]) wake();
     },
     // A worker gives back a ball's worktree itself when the ball's round ends with a receipt.
     releaseBall: async () => undefined,
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (opened === null) return;
-      const { queue, connection, events, listen, Job } = await opened;
-      // The rounds still queued for this run are nobody's now.
-      for (const id of waiting) {
-        const job = await Job.fromId(queue, id).catch(() => undefined);
-        if (job !== undefined && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) await job.remove().catch(() => undefined);
-      }
-      await Promise.all([queue.close(), events.close()]);
-      connection.disconnect();
-      listen.disconnect();
-    },
+    close: () => closeRunner(s),
   };
+}
+
+const open = (s: RunnerState) => (s.opened ??= openQueue(s));
+
+async function openQueue(s: RunnerState) {
+  const { Queue: BullQueue, QueueEvents: BullQueueEvents, Job } = await import('bullmq');
+  const connection = await connect(s.options.redis);
+  const listen = await connect(s.options.redis);
+  const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
+  const events = new BullQueueEvents(QUEUE, { connection: listen, prefix: PREFIX });
+  // Redis going away is waited through (every command queues until it is back); the rounds' polls say the rest.
+  queue.on('error', () => {});
+  events.on('error', () => {});
+  const wake = ({ jobId: id }: { jobId: string }) => s.wakers.get(id)?.();
+  events.on('completed', wake);
+  events.on('failed', wake);
+  // A worker took it, or said where it is (job progress): the round's picture for leap status moves on.
+  events.on('active', wake);
+  events.on('progress', wake);
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  return { queue, connection, events, listen, Job };
+}
+
+// Jobs of a dead engine of this slice are taken off; its remote as jobs name it (remoteKey: name, URL, path alike).
+const key = (s: RunnerState) => (s.keyed ??= remoteKey(s.options.repoRoot, s.remote, s.env));
+
+async function dropStale(s: RunnerState, queue: Queue, slice: string): Promise<void> {
+  const mine = await key(s);
+  for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized']).catch(() => [])) {
+    // Only a job signed with our secret is an engine's: anything else is left for the workers to refuse.
+    let data: RoundJob | undefined;
+    try {
+      data = unseal(s.secret, 'job', String(job?.id), job?.data) as RoundJob;
+    } catch {
+      continue;
+    }
+    const stale = data?.request?.slice === slice && data.remote === mine && data.run !== s.run;
+    if (stale) await job.remove().catch(() => undefined);
+  }
+}
+
+async function buildRound(s: RunnerState, request: RoundRequest): Promise<RoundResult> {
+  const { queue } = await open(s);
+  await (s.dropped ??= dropStale(s, queue, request.slice));
+  const branch = ballBranch(request.slice, request.ball);
+  if (!s.onRemote.has(request.commit)) {
+    await withRetries(s, () => pushRound(s, request.commit, branch)).catch((error: Error) => {
+      const why = `tried ${ENGINE_RETRIES.length + 1} times): ${redact(error.message, secretsOf(s.remote))}`;
+      throw new LeapError(`cannot push ${branch} to the remote ${redactUrl(s.remote)} (${why}`);
+    });
+    s.onRemote.add(request.commit);
+  }
+  const result = await queueRound(s, request);
+  const { repoRoot, stateDir } = s.options;
+  await fetchTip(s, result.tip, branch);
+  if (!(await hasCommit(repoRoot, result.tip, s.env))) {
+    const where = redactUrl(s.remote);
+    throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${where}`);
+  }
+  const checked = await recheckResult(repoRoot, request, result, s.env);
+  await git(repoRoot, ['update-ref', `refs/heads/${branch}`, checked.branchTo], s.env);
+  s.onRemote.add(result.tip);
+  const { events, dropped: unchecked } = await ownEvents(checked.result, request.slice, request.ball, request.round);
+  appendEvents(statePaths(stateDir).events, events);
+  const { tip: _tip, events: _events, v: _v, ...outcome } = checked.result;
+  const dropped = `the engine dropped ${unchecked} event line(s) of worker ${outcome.worker} it could not check`;
+  if (unchecked > 0) outcome.reason += ` (${dropped})`;
+  return outcome;
+}
+
+/** The round queued as a signed job, its picture kept for leap status, and its worker's result once checked. */
+async function queueRound(s: RunnerState, request: RoundRequest): Promise<RoundJobResult> {
+  const bull = await open(s);
+  const id = jobId(request, s.run);
+  // The families the round needs, for the workers' labels (from the engine's agents file, as its jury reads them).
+  const families = await roundFamilies(request, s.env);
+  const body: RoundJob = { v: 1, run: s.run, remote: await key(s), request: jobRequest(request) };
+  if (families !== null) body.families = families;
+  const data = seal(s.secret, 'job', id, body);
+  s.waiting.add(id);
+  // Where the round stands, for leap status and leap report: the engine's own reading of the queue.
+  const picture: RemoteRound = {
+    v: 1,
+    round: request.round,
+    job: id,
+    state: 'queued',
+    worker: null,
+    phase: null,
+    queuedAt: new Date().toISOString(),
+    takenAt: null,
+    returnedAt: null,
+    enginePid: process.pid,
+  };
+  const show = (change: Partial<RemoteRound>) => {
+    writeRemoteRound(s.options.repoRoot, request.slice, request.ball, Object.assign(picture, change));
+  };
+  try {
+    await bull.queue.add('round', data, jobOptions(id, s.priority));
+    show({});
+    const taken = (worker: string | null, phase: Phase | null) => {
+      if (picture.state === 'building' && picture.worker === worker && picture.phase === phase) return;
+      show({ state: 'building', worker, phase, takenAt: picture.takenAt ?? new Date().toISOString() });
+    };
+    const limitMs = s.roundMs > 0 ? s.roundMs : 4 * request.timeoutMs;
+    const what = `ball ${request.ball}: round ${request.round}`;
+    const returned = await waitForJob(s, bull, id, data, limitMs, taken, what);
+    show({ state: 'returned', returnedAt: new Date().toISOString() });
+    return await checkResult(s.secret, id, returned);
+  } catch (error) {
+    // No result: the round's record says why; no picture of a round that is not on the queue any more.
+    removeRemoteRound(s.options.repoRoot, request.slice, request.ball);
+    throw error;
+  } finally {
+    s.waiting.delete(id);
+  }
+}
+
+// By its sha, else by the ball's branch; only the fetch waits on the pushes, so results are checked side by side.
+async function fetchTip(s: RunnerState, tip: string, branch: string): Promise<void> {
+  const { repoRoot } = s.options;
+  if (await hasCommit(repoRoot, tip, s.env)) return;
+  const args = ['fetch', '--quiet', '--no-write-fetch-head', '--', s.remote];
+  const fetch = (what: string) => git(repoRoot, [...args, what], s.env);
+  const byBranch = `+refs/heads/${branch}:refs/leap-remote/${branch}`;
+  await withRetries(s, () => s.once(() => fetch(tip).catch(() => fetch(byBranch)))).catch(() => undefined);
+}
+
+// A failed batch is pushed again a commit at a time.
+function pushRound(s: RunnerState, commit: string, branch: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = (error: Error | null) => (error === null ? resolve() : reject(error));
+    s.toPush.push({ refspec: `${commit}:refs/heads/${branch}`, done });
+    pushSoon(s);
+  });
+}
+
+function pushSoon(s: RunnerState): void {
+  if (s.pushing || s.toPush.length === 0) return;
+  s.pushing = true;
+  const push = (refspecs: string[]) =>
+    s
+      .once(() => git(s.options.repoRoot, ['push', '--quiet', '--force', '--', s.remote, ...refspecs], s.env))
+      .then(
+        () => null,
+        (error: Error) => error,
+      );
+  void (async () => {
+    // One turn of the event loop: the rounds one merge made ready are asked for together.
+    await new Promise((r) => setImmediate(r));
+    const batch = s.toPush.splice(0);
+    const error = await push(batch.map((b) => b.refspec));
+    if (error === null || batch.length === 1) for (const b of batch) b.done(error);
+    else for (const b of batch) b.done(await push([b.refspec]));
+    s.pushing = false;
+    pushSoon(s);
+  })();
+}
+
+// A moment's outage of the remote must not hold a ball and its descendants; no retry once told to stop.
+async function withRetries<T>(s: RunnerState, trip: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await trip();
+    } catch (error) {
+      const delay = ENGINE_RETRIES[attempt];
+      if (delay === undefined || s.interrupted !== null || s.closed) throw error;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+async function closeRunner(s: RunnerState): Promise<void> {
+  if (s.closed) return;
+  s.closed = true;
+  if (s.opened === null) return;
+  const { queue, connection, events, listen, Job } = await s.opened;
+  // The rounds still queued for this run are nobody's now.
+  for (const id of s.waiting) {
+    const job = await Job.fromId(queue, id).catch(() => undefined);
+    const state = job === undefined ? 'gone' : await job.getState();
+    if (['waiting', 'delayed', 'prioritized'].includes(state)) await job?.remove().catch(() => undefined);
+  }
+  await Promise.all([queue.close(), events.close()]);
+  connection.disconnect();
+  listen.disconnect();
 }
 
 /** The engine's waits before each new try of a trip to the remote (a push, a fetch): 7.5 s in all. */
@@ -288,21 +274,6 @@ export const MAX_PRIORITY = 1000;
 
 // BullMQ takes 1 first and a job without priority before any: every round gets one, a higher --priority a smaller one.
 const bullmqPriority = (priority: number) => MAX_PRIORITY + 1 - Math.max(0, Math.min(MAX_PRIORITY, Math.trunc(priority)));
-
-// Three attempts, retried after 1 s then 2 s: a failure that spent a build (a refused push, a crash) is not free.
-function jobOptions(id: string, priority: number) {
-  return { jobId: id, priority, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } };
-}
-
-function appendEvents(file: string, events: LeapEvent[]): void {
-  if (events.length === 0) return;
-  const log = openEventLog(file);
-  try {
-    for (const event of events) log.append(event);
-  } finally {
-    log.close();
-  }
-}
 
 /** A worker's result, its signature and schema checked; anything else is refused with why (the ball is held). */
 async function checkResult(secret: Buffer, id: string, returned: unknown): Promise<RoundJobResult> {
