@@ -1,5 +1,4 @@
-// Copy the repository's skills (../../skills) into dist/skills, so the published package carries the
-// files `leap init --skills` copies into a user's repository (dist is in the package's "files").
+// ../../skills into dist/skills: the published package carries what `leap init --skills` copies.
 import { cpSync, existsSync, rmSync } from 'node:fs';
 
 const from = '../../skills';

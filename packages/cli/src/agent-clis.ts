@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { findExecutable } from '@leap/core';
 
 export interface AgentCli {
-  /** The built-in agent's name (claude, codex, gemini), which is also its executable. */
   name: string;
   family: string;
-  /** The executable on PATH, or null when it is not installed. */
   path: string | null;
   /** Logged in: true, false, or null when it cannot be told without a model call. */
   loggedIn: boolean | null;
@@ -28,7 +26,6 @@ const CREDENTIALS: Record<string, { vars: string[]; files: (home: string, env: N
   },
 };
 
-/** Look for claude, codex and gemini on PATH, and ask each installed one whether it is logged in. */
 export async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 10_000): Promise<AgentCli[]> {
   const { BUILTIN_AGENTS, checkAgentReady, resolveAgent } = await import('@leap/verify');
   const found: AgentCli[] = [];

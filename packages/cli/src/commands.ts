@@ -1,7 +1,6 @@
 // The subcommands of `leap` (CONTRACT section 12): each import() is a chunk, loaded only when its command runs.
 import type { Subcommand } from '@leap/core';
 
-/** One subcommand: a line for `leap --help`, and how to load it. */
 export interface CommandEntry {
   summary: string;
   load: () => Promise<Subcommand>;

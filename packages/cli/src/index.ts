@@ -1,4 +1,3 @@
-// @leap/cli: the umbrella `leap` command.
 export { COMMANDS } from './commands.js';
 export type { CommandEntry } from './commands.js';
 export { main, mainUsage } from './main.js';

@@ -1,7 +1,6 @@
 // `leap init`'s questions on a terminal: one reader for the whole session, answers checked and asked again.
 import { LeapError, type SubcommandIo } from '@leap/core';
 
-/** A question on the terminal: the answer, or the default for an empty one. */
 export type Ask = (question: string) => Promise<string>;
 
 /** Ask until `check` accepts the answer (an empty one is `fallback`); the third refusal is the error. */

@@ -5,18 +5,15 @@ import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_TIMEOUT_S, STATE_GITIGNORE, UsageError,
 import type { AgentCli } from './agent-clis.js';
 import { trialFiles } from './init-trial.js';
 
-/** One file `leap init` writes, or keeps because it is there. */
 export interface PlannedFile {
   /** Relative to the repository root, with "/". */
   path: string;
   /** What it holds (for a file that exists, what would have been written). */
   content: string;
   exists: boolean;
-  /** What it is, for people: "project config", "agents file", ... */
   what: string;
 }
 
-/** What the user chose (flags, answers) and what was found. */
 export interface InitChoices {
   root: string;
   env: NodeJS.ProcessEnv;
@@ -24,7 +21,6 @@ export interface InitChoices {
   testFiles: string[];
   timeout: string;
   idleTimeout: string;
-  /** The agents file, relative to the root. */
   agentsFile: string;
   agents: AgentCli[];
   developer?: string;
@@ -57,7 +53,6 @@ export function repoRelative(root: string, option: string, given: string): strin
   return rel.split(sep).join('/');
 }
 
-/** Check a DURATION option the way the conductor reads it. */
 export function checkDuration(option: string, value: string): string {
   parseDuration(option, value);
   return value;

@@ -18,11 +18,9 @@ export interface InitReport {
   next: string[];
   /** What stands before a real run of `issue` (empty: `next` ends with its command). */
   blocked: string[];
-  /** How leap is run from the repository (`npx leap`, `leap`, `node PATH`), as the commands above say it. */
   leap: string;
 }
 
-/** What init decided: the choices, and the test command with where it came from. */
 export interface Decided {
   choices: InitChoices;
   testCommand: { command: string; source: string } | null;

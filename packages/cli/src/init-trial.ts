@@ -20,7 +20,6 @@ const REFACTOR = `${HEADER}/** "Hello, NAME!" */\nexport function greet(name) {\
 
 const pass = (reason: string) => ({ answer: { verdict: 'PASS', reason } });
 
-/** The trial's files, by path from the repository's root, for the issue number `issue`. */
 export function trialFiles(issue: number, issuePath: string): { path: string; what: string; content: string }[] {
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   const scripted = (script: string) => ({ plugin: 'scripted', script });

@@ -33,7 +33,6 @@ export function runLeap(args: string[], cwd: string, env: NodeJS.ProcessEnv, tim
   });
 }
 
-/** A detached run as its record file keeps it. */
 interface DetachedRecord {
   pid: number;
   starttime: string;
@@ -44,7 +43,6 @@ interface DetachedRecord {
   err: string;
 }
 
-/** A detached run as a poll sees it. */
 export interface DetachedState {
   running: boolean;
   pid: number;

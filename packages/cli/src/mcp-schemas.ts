@@ -7,7 +7,6 @@ const issue = z.number().int().positive().describe('The issue number.');
 const file = z.string().min(1).describe("The slice file, relative to the server's folder.");
 const duration = z.union([z.string().min(1), z.number().nonnegative()]).describe('DURATION: 90, "90s", "15m", "1h" (a number is seconds).');
 
-/** tdd_run's input: the issue and `leap tdd run`'s options, by their long names. */
 const tddRun = {
   issue,
   'test-cmd': z.string().min(1).optional().describe('The test command (else leap.config.json, VERI_TEST_CMD, detected).'),
@@ -27,7 +26,6 @@ const tddRun = {
   sandbox: z.enum(['on', 'off']).optional().describe('Leaves and suite runs in a bubblewrap sandbox (default on).'),
 };
 
-/** slice_run's input: the file and `leap slice run`'s options, by their long names. */
 const sliceRun = {
   file,
   jobs: z.number().int().positive().optional().describe('Balls built at once.'),
@@ -53,7 +51,6 @@ export const INPUTS = {
   workers: { redis: z.string().min(1).optional().describe('redis://HOST:PORT (default LEAP_REDIS_URL).') },
 };
 
-// A run started detached, as a poll sees it (mcp-runs.ts's DetachedState).
 const detached = z.looseObject({
   running: z.boolean(),
   pid: z.number(),

@@ -20,7 +20,6 @@ export interface McpContext {
   settleMs?: number;
 }
 
-/** The tools' names, as the contract pins them. */
 export const MCP_TOOLS = ['tdd_run', 'tdd_status', 'tdd_stop', 'slice_validate', 'slice_plan', 'slice_run', 'slice_status', 'report', 'verdicts', 'workers'] as const;
 
 // The options whose values are paths: made absolute from the server's folder before the CLI sees them.
@@ -50,12 +49,10 @@ export function binAnswer(args: string[], run: BinRun): CallToolResult {
   return { content: [{ type: 'text', text: `leap ${args.join(' ')}: exit ${run.code ?? 'killed'}${text === '' ? '' : `\n${text}`}` }], isError: run.code !== 0 };
 }
 
-// Structured content (an object, as the tool's output schema says), and the same as text.
 function json(value: object, isError = false): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown>, isError };
 }
 
-// A --json command's object, or the command's words when it failed.
 function jsonAnswer(args: string[], run: BinRun): CallToolResult {
   const value = parseJsonObject(run.stdout.trim());
   return value === null || run.code !== 0 ? binAnswer(args, run) : json(value);
@@ -67,7 +64,6 @@ function createLeapMcpServer(context: McpContext): McpServer {
   const settle = context.settleMs ?? 3_000;
   const server = new McpServer({ name: 'leap', version: readVersion() });
   const cliJson = async (args: string[]) => jsonAnswer(args, await runLeap(args, cwd, env, timeout));
-  // A status command's data, with the detached run (of this server) that it is about.
   const withDetached = async (args: string[], name: string) => {
     const run = await runLeap(args, cwd, env, timeout);
     const status = parseJsonObject(run.stdout.trim());
@@ -139,7 +135,6 @@ function createLeapMcpServer(context: McpContext): McpServer {
   return server;
 }
 
-/** Serve on this process's stdin and stdout until the client closes stdin. */
 export async function serveStdio(context: McpContext): Promise<void> {
   const server = createLeapMcpServer(context);
   const closed = new Promise<void>((done) => {

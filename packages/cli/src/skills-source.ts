@@ -6,7 +6,6 @@ import { findPackageRoot } from './version.js';
 /** Where `leap init --skills` with no folder puts them, as Claude Code reads them. */
 export const DEFAULT_SKILLS_DIR = '.claude/skills';
 
-/** The folder holding the skills (one folder per skill, each with a SKILL.md). */
 export function findSkillsDir(from: string = import.meta.url): string {
   const { dir } = findPackageRoot(from);
   const candidates = [join(dir, 'dist', 'skills'), join(dir, '..', '..', 'skills')];

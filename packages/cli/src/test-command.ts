@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '@leap/core';
 
-/** One command the project suggests, with the file that suggests it, what init changed, and why it cannot run. */
 export interface TestCommandCandidate {
   command: string;
   because: string;

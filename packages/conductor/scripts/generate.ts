@@ -1,5 +1,4 @@
-// What the build derives from the zod schemas, gitignored (issue 41): run by the `generate` target before build
-// (`npm run generate -w @leap/conductor`); tsc needs none of it, so npm ci does not run it.
+// The build's gitignored files derived from the zod schemas (issue 41); tsc needs none of them, so npm ci skips it.
 import { writeSchemaFiles } from '@leap/core/schemas';
 import { projectConfigJsonSchema } from '../src/project-config.js';
 

@@ -40,11 +40,9 @@ export class Bail extends Error {
   }
 }
 
-/** Thrown inside a run to end it at a stop request; `where` says where it stopped. */
 export class Stopped extends Error {
   readonly where: string;
   readonly mode: string;
-  /** What the stages it left gathered before the throw (the result keeps it); filled on its way out by `carrying`. */
   readonly gathered: Gathered;
   constructor(mode: string, where: string, gathered: Gathered = NOTHING) {
     super(`stopped (${mode}) ${where}`);

@@ -34,17 +34,13 @@ export interface ConductorSetup {
   deadConductor: number | null;
   /** Given now, else recorded at the first start; written to the run file. */
   recorded: RecordedOptions;
-  /** `--tests` (or leap.config.json's testFiles), compiled. */
   testGlobs: RegExp[];
   /** leap.config.json's values under `recorded`: what the run goes by. */
   effective: RecordedOptions;
-  /** Where each effective option came from (`--timeout`, `leap.config.json`). */
   sources: Partial<Record<keyof RecordedOptions, string>>;
-  /** The narration's lines for options given again that replaced recorded ones. */
   replaced: string[];
   resumedOptions: boolean;
   sandbox: RunSandbox;
-  /** Checked before anything is touched. */
   pin: PinCheck;
 }
 
@@ -63,7 +59,6 @@ export class RunBase {
     this.branch = `leap/issue-${setup.issue}`;
   }
 
-  /** True for a path `--tests` (or leap.config.json's testFiles) names as a test file. */
   isTestPath(path: string): boolean {
     return this.setup.testGlobs.some((re) => re.test(path));
   }
@@ -137,7 +132,6 @@ export interface Learned {
   heads: HeadCache;
   testCmd: string;
   skillCommit: string;
-  /** The setup's environment with `VERI_SKILL_COMMIT` (the pin). */
   env: NodeJS.ProcessEnv;
 }
 

@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shellWord } from '@leap/core';
 
-/** The test command and where it came from, or the candidates when there is not exactly one. */
 export type TestCommandChoice = { kind: 'found'; command: string; source: string } | { kind: 'ambiguous'; candidates: { command: string; because: string }[] } | { kind: 'none' };
 
 const NPM_DEFAULT = /no test specified/;
@@ -16,7 +15,6 @@ function read(file: string): string | null {
   }
 }
 
-/** The project's candidate test commands, each with the file that suggests it. */
 export function testCommandCandidates(root: string): { command: string; because: string }[] {
   const found: { command: string; because: string }[] = [];
   const pkg = read(join(root, 'package.json'));
@@ -24,7 +22,6 @@ export function testCommandCandidates(root: string): { command: string; because:
     try {
       const test = (JSON.parse(pkg) as { scripts?: { test?: unknown } }).scripts?.test;
       if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT.test(test)) {
-        // The package manager the lockfile names runs the script.
         const manager = existsSync(join(root, 'pnpm-lock.yaml')) ? 'pnpm' : existsSync(join(root, 'yarn.lock')) ? 'yarn' : 'npm';
         found.push({ command: `${manager} test`, because: `package.json has a "test" script${manager === 'npm' ? '' : ` (${manager === 'pnpm' ? 'pnpm-lock.yaml' : 'yarn.lock'})`}` });
       }

@@ -57,7 +57,6 @@ export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; ac
   j.tree = j.attempt === 1 && j.retried === 0 ? null : await ctx.git.out(['write-tree']);
   // The state folder's bytes HEAD lacks (a user's issue file, notes): the leaf's undo puts them back.
   j.state_before = await snapshotStateFolder(ctx);
-  // The agent that takes the leaf (the next of its list once one ran dry); its family is the verifier's to avoid.
   const developer = agentFor(ctx, 'developer');
   j.developer_family = developer.agent.family;
   // A resume before the leaf began must not read an older leaf's put-back of the same name.

@@ -24,7 +24,6 @@ export function merge(first: Gathered, then: Gathered): Gathered {
   };
 }
 
-/** Some of what a stage gathers, the rest nothing. */
 export function gather(part: Partial<Gathered>): Gathered {
   return { ...NOTHING, ...part };
 }

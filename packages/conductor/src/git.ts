@@ -17,7 +17,6 @@ export const GIT_FAILURE_EXIT = 1;
 export interface Git {
   /** A non-zero exit throws core's GitError (exit GIT_FAILURE_EXIT) with git's words, unless `allowFailure`. */
   (args: readonly string[], options?: { input?: string; allowFailure?: boolean }): Promise<Ran>;
-  /** `git ARGS` trimmed stdout. */
   out(args: readonly string[]): Promise<string>;
   readonly cwd: string;
 }

@@ -1,4 +1,3 @@
-// @leap/conductor: leap tdd (runTdd, the run's status, stop requests) and leap demo.
 export { runTdd } from './run-tdd.js';
 export type { BailCause, TddCommit, TddRunEnd, TddRunOptions, TddRunResult, TddStepState, TddVerdict } from './types.js';
 export { BAIL_CLASSES, bailClass } from './bail-causes.js';

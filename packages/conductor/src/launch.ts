@@ -197,7 +197,6 @@ function eventsSize(ctx: RunContext): number {
   }
 }
 
-/** The cost-budget bail once the leaves' reported cost passes --max-cost. */
 function checkCost(ctx: RunContext): void {
   const max = ctx.setup.maxCost;
   if (max === undefined) return;
@@ -255,7 +254,6 @@ export async function runVerification(
       testFiles: ctx.setup.effective.tests,
       passedTrees: phase === 'red' ? passedTrees : undefined,
       head: phase === 'red' ? undefined : await ctx.heads.sha(),
-      // The verifier's readiness was checked once, in preflight.
       preflight: false,
       sandbox: ctx.setup.sandbox.bwrap === null ? 'off' : 'on',
       testNetwork: ctx.setup.sandbox.testNetwork,
@@ -266,7 +264,6 @@ export async function runVerification(
     throw error;
   }
   const leaf = `verify-${phase}`;
-  // The verifier may have committed: HEAD is read again.
   ctx.heads.invalidate();
   // A refactor's tree passed only when an agent was asked: ground truth held first.
   const got = gather({
@@ -286,7 +283,6 @@ export async function runVerification(
       const flaky = result.flaky === undefined ? {} : { flaky: result.flaky };
       return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null, ...flaky, gathered: got };
     }
-    // The leaf's end, read by the one bail table of every role.
     if (result.leaf !== undefined) {
       const end = classify(ctx, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
       if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier, gathered: got };

@@ -5,7 +5,6 @@ import type { SandboxSpec } from '@leap/supervise';
 import type { ProjectConfig } from './project-config.js';
 import { apartCopy } from './user-writes.js';
 
-/** The run's choice, and where its setting came from (for the narration). */
 export interface RunSandbox extends SandboxChoice {
   setting: 'on' | 'off';
   source: string;

@@ -3,7 +3,6 @@ import type { RunBase } from './conductor.js';
 import { exitCode } from './exit-codes.js';
 import type { TddRunEnd } from './types.js';
 
-/** Tell the run's notify command (if any) how the run ended; returns the result unchanged. */
 export async function notifyEnd(run: RunBase, result: TddRunEnd): Promise<TddRunEnd> {
   const argv = run.setup.effective.notify;
   if (argv === undefined || argv.length === 0) return result;

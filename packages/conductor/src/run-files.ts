@@ -4,7 +4,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TIMEOUT_S, UsageError, ensureStateDir, readFileIfExists, runGitSync, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
 
-/** Where the run stands inside the step in flight, as the conductor last recorded it. */
 export interface RunJournal {
   version: 1;
   /** The conductor that wrote it (its leaves are orphans once it is gone). */
@@ -36,9 +35,7 @@ export interface RunJournal {
   state_before?: Record<string, string | null>;
 }
 
-/** The journal's file: `issue-N-run.json` (core's statePaths names it). */
 const journalFile = (paths: StatePaths, issue: number): string => paths.runJournal(issue);
-/** The conductor's lock: `issue-N-conductor.pid` (core's statePaths names it). */
 export const conductorLockFile = (paths: StatePaths, issue: number): string => paths.conductorLock(issue);
 
 /** The journal being written: whole once the journal is gone (see writeJournal). */
@@ -87,7 +84,6 @@ export function ensureStateGitignore(paths: StatePaths): boolean {
   return !had && existsSync(join(paths.dir, '.gitignore'));
 }
 
-/** The toolchain's package version, the revision when it does not run from its own clone. */
 export const TOOLCHAIN_VERSION = '@leap/conductor@0.1.0';
 
 /** Its own clone's HEAD, else its version: git's ceiling keeps an installed copy from reading the user's repository. */

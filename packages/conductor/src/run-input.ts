@@ -12,7 +12,6 @@ import { checkPin, readJournal } from './run-files.js';
 import { OPTION_FLAGS, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import type { TddRunOptions } from './types.js';
 
-// Everything checked before anything is touched: the repository, the issue, its criteria, the plan file, the agents.
 export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
   const env = given.env ?? process.env;
   const issue = checkIssue(given.issue, '--issue');

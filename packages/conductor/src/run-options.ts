@@ -70,7 +70,6 @@ export function givenOptions(options: TddRunOptions): RecordedOptions {
   return dropUndefined(given);
 }
 
-/** The given options over the recorded ones, and a narration line for each that replaced another. */
 export function mergeOptions(recorded: RecordedOptions | undefined, given: RecordedOptions): { options: RecordedOptions; replaced: string[] } {
   const before = recorded ?? {};
   const options: RecordedOptions = { ...before, ...given };

@@ -73,8 +73,7 @@ function isFile(file: string): boolean {
   }
 }
 
-// A leaf's state-folder edits never count: a path as in HEAD before goes back to HEAD, one in `before` to its bytes.
-// `known` is a status read since HEAD last moved.
+// A path as in HEAD goes back to HEAD, one in `before` to its bytes; `known`: a status read since HEAD last moved.
 export async function undoStateEdits(ctx: RunContext, known: StateStatus | undefined, before: StateSnapshot): Promise<string[]> {
   const stateRel = relative(ctx.root, ctx.paths.dir);
   if (stateRel.startsWith('..')) return [];

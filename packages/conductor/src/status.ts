@@ -5,7 +5,6 @@ import { isProcessAlive, parseKeyValues, readFileIfExists, readStopRequest, read
 import { parseLedger } from '@leap/core/ledger';
 import { readJournalText } from './run-files.js';
 
-/** One issue's run, as `leap tdd status --json` prints it. */
 export interface TddStatus {
   issue: number;
   steps: { title: string; state: 'todo' | 'refactor-pending' | 'done' }[];
@@ -26,7 +25,6 @@ export interface TddStatus {
 
 const TAIL_BYTES = 256 * 1024;
 
-/** The status of issue `issue`, or of every issue with a ledger in the state folder. */
 export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; issue?: number }): TddStatus[] {
   const paths = statePaths(resolveStateDir(options.env, options.cwd));
   let issues: number[];
@@ -152,7 +150,6 @@ function seconds(ms: number): string {
   return ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** The human form: one block per issue. */
 export function formatTddStatus(statuses: readonly TddStatus[]): string {
   if (statuses.length === 0) return 'no runs: no ledger in the state folder (start one with leap tdd run --issue N)\n';
   const blocks = statuses.map((s) => {

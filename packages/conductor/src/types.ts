@@ -41,7 +41,6 @@ export interface TddRunOptions {
   warn?: (line: string) => void;
 }
 
-/** A step of the ledger as the run left it. */
 export interface TddStepState {
   title: string;
   state: 'todo' | 'refactor-pending' | 'done';

@@ -33,7 +33,6 @@ export function appendUsage(eventsFile: string, leaf: string, agent: AgentPlugin
   );
 }
 
-/** The spend so far and what it was spent on, for the cost-budget narration. */
 export function describeSpend(costs: { leaf: string; cost: number | null }[]): { total: number; text: string } {
   const byLeaf = new Map<string, number>();
   let total = 0;

@@ -1,5 +1,4 @@
-// Changes a leaf did not make (CONTRACT section 9): sandboxed, its writes were kept apart (supervise's apart.ts); else
-// a write needs its writer on a CPU, so a change whose ctime falls while no leaf thread ran is not the leaf's.
+// Changes a leaf did not make (section 9): kept apart if sandboxed (writer-apart.md), else ctime in a span none ran.
 import { type Dirent, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { readProcBytes } from '@leap/core';
@@ -20,7 +19,6 @@ const WRITE_MS = 250;
 // An inode change time lags the clock by up to one kernel tick (the coarse clock): the slack a span is narrowed by.
 const SLACK_MS = 20;
 
-/** Where a sandboxed developer leaf's copy of the tree lives. */
 export function apartCopy(stateDir: string, leaf: string): string {
   return join(stateDir, `${leaf}.apart`);
 }

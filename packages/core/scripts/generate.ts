@@ -1,5 +1,4 @@
-// What the build derives from the zod schemas, gitignored (issue 41): run by the `generate` target before build
-// (`npm run generate -w @leap/core`); tsc needs none of it, so npm ci does not run it.
+// Schemas derived from zod, gitignored (issue 41): `generate` runs it before build; tsc and npm ci need none.
 import { coreJsonSchemas, writeSchemaFiles } from '../src/json-schema.js';
 
 writeSchemaFiles(new URL('../schemas/', import.meta.url), coreJsonSchemas());

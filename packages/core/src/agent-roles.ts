@@ -1,4 +1,3 @@
-// Which agent roles must not change the repository: one rule for every agent plugin.
 import type { AgentRole } from './plugins.js';
 
 /** Roles that judge or plan: their agents run read-only (no edit tools, read-only sandboxes). */

@@ -2,7 +2,6 @@
 import { UsageError, didYouMean } from './errors.js';
 import type { SubcommandIo } from './subcommand.js';
 
-/** What an action runs: its arguments after the action's name, the io it is handed; its exit code. */
 export type ActionRun<Io> = (argv: string[], io: Io) => Promise<number>;
 
 /** One action: its line in the usage block and its code, loaded only when it runs. */

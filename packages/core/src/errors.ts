@@ -5,7 +5,6 @@ export interface LeapErrorOptions {
   cause?: unknown;
 }
 
-/** Base error of the toolchain: a message for people and the exit code for scripts. */
 export class LeapError extends Error {
   readonly exitCode: number;
   constructor(message: string, options: LeapErrorOptions = {}) {

@@ -6,12 +6,10 @@ import { writeFileAtomic } from './atomic-write.js';
 import { eventSchema } from './events/event-schema.js';
 import { readFileIfExists } from './read-file.js';
 
-/** Generate the JSON Schema of a zod schema, with the `$id` it is published under. */
 export function toPublishedSchema(schema: z.ZodType, id: string, title: string): Record<string, unknown> {
   return { $id: id, title, ...z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) };
 }
 
-/** The schemas this package publishes, by file name. */
 export function coreJsonSchemas(): Record<string, Record<string, unknown>> {
   return {
     'events.schema.json': toPublishedSchema(eventSchema, 'https://leap.dev/schemas/events.schema.json', 'LEAP event'),
@@ -30,7 +28,6 @@ export function writeGenerated(url: URL, text: string): void {
   if (readFileIfExists(file) !== text) writeFileAtomic(file, text);
 }
 
-/** Each schema as `dir`/NAME. */
 export function writeSchemaFiles(dir: URL, schemas: Record<string, Record<string, unknown>>): void {
   for (const [name, schema] of Object.entries(schemas)) writeGenerated(new URL(name, dir), renderSchemaFile(schema));
 }

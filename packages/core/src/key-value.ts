@@ -1,6 +1,5 @@
 // The `key=value` line format of pid, exit and lock files.
 
-/** Render lines: an optional first line, then `key=value` for each defined value. */
 export function formatKeyValues(first: string | null, values: Record<string, string | number | undefined | null>): string {
   const lines = first === null ? [] : [first];
   for (const [key, value] of Object.entries(values)) {

@@ -34,7 +34,6 @@ export interface AgentUsage {
   cost_estimated?: boolean;
 }
 
-/** An agent's final text, and the JSON found in it when there was some. */
 export interface AgentAnswer {
   text: string;
   json?: unknown;

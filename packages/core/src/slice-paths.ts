@@ -3,10 +3,8 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 
-/** The folder of every slice's records, at the repository's top. */
 export const LEAP_DIR = '.leap';
 
-/** A round's record file name, `round-N.json` (N from 1); its match's group 1 is N. */
 export const ROUND_RECORD = /^round-([1-9][0-9]*)\.json$/;
 
 /** Slice and ball ids start with a letter or digit, so `.worktrees`, `.gitignore` and the like never match. */

@@ -48,7 +48,6 @@ export function checkIssue(issue: string | number, what = 'issue'): number {
   return Number(text);
 }
 
-/** Every file of the state folder, named in one place. */
 export interface StatePaths {
   readonly dir: string;
   pid(name: string): string;

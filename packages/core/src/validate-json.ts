@@ -21,7 +21,6 @@ export async function compileJsonSchema(schema: Record<string, unknown>): Promis
   return validate;
 }
 
-/** Load one of this package's published schemas from `schemas/`. */
 export function loadPublishedSchema(fileName: string): Record<string, unknown> {
   const require = createRequire(import.meta.url);
   const path = require.resolve(`@leap/core/schemas/${fileName}`);

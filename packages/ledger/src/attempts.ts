@@ -1,5 +1,4 @@
-// `leap-ledger preserve-attempt`: a half-done step's uncommitted work kept under refs/leap/attempts/, its files put
-// back as HEAD has them (tracked, staged and unignored untracked; never the state folder); `attempts list | apply`.
+// `preserve-attempt`: uncommitted work kept under refs/leap/attempts/, files reset to HEAD (never the state folder).
 import { existsSync, readdirSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError, resolveStateDir, unlinkIfPresent } from '@leap/core';

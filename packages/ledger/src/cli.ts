@@ -113,6 +113,5 @@ const ACTIONS: Record<string, Action<CliIo>> = Object.fromEntries(
   }),
 );
 
-/** Run `leap-ledger ARGV`; returns the exit code, throws LeapErrors (printed by runCli). */
 export const main = (argv: string[], io: CliIo): Promise<number> =>
   dispatcher<CliIo>('leap-ledger', ACTIONS, { noun: 'COMMAND', footer: FOOTER })(argv, io);

@@ -1,5 +1,4 @@
-// What the build derives from the zod schemas, gitignored (issue 41): run by the `generate` target before build
-// and by `prepare` on npm ci (`npm run generate -w @leap/slice`).
+// What the build derives from the zod schemas, gitignored (issue 41): run by `generate` before build and on npm ci.
 import { writeGenerated, writeSchemaFiles } from '@leap/core/schemas';
 import { renderSliceValidators, sliceJsonSchemas } from '../src/definition/json-schemas.js';
 

@@ -1,5 +1,4 @@
-// A writer kept apart (CONTRACT section 13): it writes a copy bound at its tree's path, put back at its end, so
-// every other change to the tree meanwhile is known not to be its own. docs/decisions/writer-apart.md.
+// A writer kept apart (CONTRACT section 13) writes a copy put back at its end: docs/decisions/writer-apart.md.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { killPoint, readFileIfExists, runGitSync, writeFileAtomic } from '@leap/core';

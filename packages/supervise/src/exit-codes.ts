@@ -20,5 +20,4 @@ export const DETACH_START_FAILED = 1;
 export const STOP_PENDING = 0;
 /** leap-stop check: the stop file exists but is unreadable or holds something else. */
 export const STOP_UNREADABLE = 2;
-/** leap-stop check: no stop is pending. */
 export const STOP_NONE = 3;

@@ -1,4 +1,3 @@
-// @leap/supervise: start a leaf, keep it from outliving its budget, wait for it, honour stop requests.
 export { supervise, FORWARDED_SIGNALS } from './supervise.js';
 export type { SuperviseOptions } from './supervise.js';
 export type { LeafIo } from './leaf-io.js';

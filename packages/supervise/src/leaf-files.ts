@@ -52,7 +52,6 @@ export function readPidFile(file: string): PidRecord | null {
   return { pid, starttime: values.starttime, bootId: values.boot_id, run: values.run, leaf };
 }
 
-/** Render NAME.exit: the code alone on line 1, then `key=value` lines. */
 export function formatExitRecord(record: ExitRecord): string {
   return formatKeyValues(String(record.code), {
     status: record.status,

@@ -8,7 +8,6 @@ import { EXIT_NO_SANDBOX, SandboxUnavailableError, checkSandbox, prepareSandbox 
 import type { PreparedSandbox } from './sandbox.js';
 import type { LeafCommand } from './spawn-leaf.js';
 
-/** The leaf's sandbox, or why the leaf cannot start: the exit code it records, and a message. */
 type Sandboxed = PreparedSandbox | { code: number; error: string };
 
 /** The leaf's sandbox (the supervisor's state folder hidden in it), or why the leaf cannot start. */

@@ -1,5 +1,4 @@
-// However this process dies, the pipe of its `sh` lifeline ends and it runs `leap-stop orphans PID DIR...`
-// (docs/decisions/lifeline.md); its own session spares it a process-group kill.
+// However this process dies, its `sh` lifeline runs `leap-stop orphans PID DIR...`: docs/decisions/lifeline.md.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

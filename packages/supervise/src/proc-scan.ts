@@ -104,7 +104,6 @@ export function recentProcesses(maxAgeMs: number): readonly ProcInfo[] {
   return shared.procs;
 }
 
-/** A dead process's state: a zombie waits only to be reaped. */
 export function isDeadState(state: string): boolean {
   return state === 'Z' || state === 'X' || state === 'x';
 }

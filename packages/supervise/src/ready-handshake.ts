@@ -4,7 +4,6 @@ import { closeSync, fstatSync, writeSync } from 'node:fs';
 /** The variable naming the fd on which the supervisor reports that NAME.pid is written. */
 export const READY_FD_VAR = 'LEAP_DETACH_READY_FD';
 
-/** The fd leap-detach gives the supervisor for the handshake. */
 export const READY_FD = 3;
 
 /** The fd to report readiness on, when this process was started by leap-detach (a pipe or socket on that fd). */
@@ -42,7 +41,6 @@ export function reportFailure(fd: number | null, message: string): void {
   closeReady(fd);
 }
 
-/** Close the handshake pipe (detach reads EOF). */
 export function closeReady(fd: number | null): void {
   if (fd === null) return;
   try {
@@ -52,7 +50,6 @@ export function closeReady(fd: number | null): void {
   }
 }
 
-/** Parse the first handshake line: ready (with pid and run id), an error with its reason, or null. */
 export function parseReadyLine(line: string): { kind: 'ready'; pid: number; run: string } | { kind: 'error'; reason: string } | null {
   const match = /^ready ([1-9][0-9]*) (\S+)$/.exec(line.trim());
   if (match !== null) return { kind: 'ready', pid: Number(match[1]), run: match[2] as string };

@@ -25,7 +25,6 @@ export interface SuperviseResult {
   sandbox: 'bwrap' | 'off';
 }
 
-/** What the supervisor knows about an end besides its status and code. */
 export interface EndDetails {
   error?: string;
   leafCode?: number | null;

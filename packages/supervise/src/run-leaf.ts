@@ -34,7 +34,6 @@ export interface RunLeafOptions {
   sandboxed?: boolean;
 }
 
-/** A running leaf: its outcome, and a way to end it (a signal to the supervisor). */
 export interface RunningLeaf {
   outcome: Promise<LeafOutcome>;
   end(reason: KillReason): void;

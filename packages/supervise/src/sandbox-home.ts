@@ -58,7 +58,6 @@ export const AGENT_CLI_PATHS: readonly string[] = [
 /** Folders private to each leaf (an empty tmpfs inside). */
 export const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 
-/** What a place in home is inside: absent, read-only, read-write, or a throwaway layer over it. */
 type Rule = 'hide' | 'ro' | 'rw' | 'layer';
 interface Node {
   rule?: Rule;

@@ -129,7 +129,6 @@ function bindExisting(paths: string[], view: FsView, ops: MountOp[], op: 'bind' 
   for (const p of paths) if (view.kind(p) !== null) ops.push({ op, src: p, dest: p });
 }
 
-/** A plan's input once the host has been looked at: where a reader's copy lives. */
 export interface PlanOptions {
   /** The reader's copy of the tree (made by prepareSandbox), bound at the tree's path. */
   copy?: string;
@@ -144,7 +143,6 @@ export interface PlanOptions {
 /** Why a spec cannot be sandboxed (a tree that holds the home folder, a relative path). */
 export class SandboxSpecError extends Error {}
 
-/** The mounts of a sandbox, in order. */
 export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOptions = {}): MountOp[] {
   const plan = startPlan(spec, onceView(given), options);
   const { view, ops, tree, home } = plan;
@@ -263,7 +261,6 @@ export function bwrapArgs(spec: SandboxSpec, view: FsView, options: PlanOptions 
   return argv;
 }
 
-/** The full command line: bwrap, its arguments, `--`, the leaf's command and arguments. */
 export function sandboxArgv(bwrap: string, spec: SandboxSpec, view: FsView, command: string, args: readonly string[], options: PlanOptions = {}): string[] {
   return [bwrap, ...bwrapArgs(spec, view, options), '--', command, ...args];
 }

@@ -39,7 +39,6 @@ export class SandboxUnavailableError extends LeapError {
   }
 }
 
-/** The file system as it is: what the plan reads to lay out home and the tree. */
 export const hostView: FsView = {
   list(dir) {
     let entries: Dirent[];
@@ -142,10 +141,7 @@ export function resetSandboxCheck(): void {
   probed = null;
 }
 
-/**
- * A reader's copy without `.git`, the top state folders or `linkReadOnly` folders (returned: layers over the
- * originals); modes and times kept for build tools, files cloned (copy-on-write) where the file system can.
- */
+/** A reader's copy less `.git`, state and `linkReadOnly` folders (returned); modes, times kept, files cloned. */
 export function copyTree(
   tree: string,
   dest: string,

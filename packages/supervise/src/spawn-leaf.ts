@@ -20,7 +20,6 @@ export interface LeafStdio {
   status?: number;
 }
 
-/** A leaf's command line, environment and working directory. */
 export interface LeafCommand {
   command: string;
   args: string[];

@@ -25,7 +25,6 @@ export interface WaitResult {
   code: number;
   status: string;
   exit: ExitRecord | null;
-  /** The supervisor's pid, when NAME.pid named one. */
   supervisor: number | null;
   waitedMs: number;
 }

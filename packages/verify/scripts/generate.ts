@@ -1,5 +1,4 @@
-// What the build derives from the sources, gitignored (issue 41): run by the `generate` target before build
-// and by `prepare` on npm ci (`npm run generate -w @leap/verify`).
+// Derived from the sources, gitignored (issue 41): the `generate` target runs it before build, `prepare` on npm ci.
 import { existsSync, writeFileSync } from 'node:fs';
 import { writeGenerated, writeSchemaFiles } from '@leap/core/schemas';
 import { renderAnswerValidators, verifyJsonSchemas } from '../src/schemas/answer-schemas.js';

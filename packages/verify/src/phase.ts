@@ -1,4 +1,3 @@
-// The three phases a verifier judges.
 import { checkOneOf } from '@leap/core';
 
 export const PHASES = ['red', 'green', 'refactor'] as const;

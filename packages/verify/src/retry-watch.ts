@@ -7,7 +7,6 @@ const RETRY_MIN_ATTEMPTS = 3;
 const RETRY_POLL_MS = 250;
 const TAIL_BYTES = 256 * 1024;
 
-/** The leaf's NAME.out, NAME.err and NAME.pid. */
 type Files = Record<'out' | 'err' | 'pid', string>;
 
 export interface RetryWatch {

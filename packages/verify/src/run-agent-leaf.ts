@@ -1,5 +1,4 @@
-// An agent leaf supervised in this process: a Node supervisor per leaf costs a start-up (100 ms), a jury starts three
-// at once, and surviving the parent's kill is leap-detach's job. Around it: a readiness check, a retry watch, usage.
+// Supervised in process: a Node supervisor per leaf costs 100 ms, a jury starts three; leap-detach outlives a kill.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,7 +123,6 @@ async function superviseLeaf(leaf: AgentLeafOptions, name: string, invocation: A
   }
 }
 
-/** How a supervised leaf ended and what it wrote. */
 type LeafRun = { run: SuperviseResult; ended: RetryWatch['ended']; stdout: string; stderr: string };
 
 type LeafEnd = Pick<AgentLeafResult, 'answer' | 'failure' | 'failureKind' | 'dry'>;
@@ -169,7 +167,6 @@ function exitEnd(agent: AgentPlugin, invocation: AgentInvocation, { run, stdout,
     return failed('killed', `was stopped by its supervisor (${status})${said('; the CLI said last: ')}`);
   }
   if (code !== 0) return failed('failed', `exited with code ${code} (${status})${said(': ')}`);
-  // It exited 0, but its output shows it could not work (codex's own sandbox that could not start).
   const broken = agent.brokenRun?.(stdout, stderr, invocation) ?? null;
   if (broken !== null) return failed('failed', `exited 0 but could not do its work: ${broken}`);
   try {

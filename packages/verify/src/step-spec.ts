@@ -37,7 +37,6 @@ export interface StepSpecOptions {
   issue: number | null;
   /** K of the step's `<!-- criterion: K -->`, or null. */
   criterion: number | null;
-  /** `--spec FILE`: its content is the spec. */
   specFile?: string;
 }
 

@@ -1,5 +1,4 @@
-// Which files are tests: the major runners' conventions, or a caller's globs (`--tests`), compiled by picomatch,
-// loaded only for those: the conventions' RegExp is committed (test-file-conventions.generated.ts).
+// Which files are tests: runners' conventions (RegExp committed in the .generated.ts) or `--tests` globs (picomatch).
 import { createRequire } from 'node:module';
 import { UsageError, showValue } from '@leap/core';
 import type picomatchType from 'picomatch';
@@ -66,10 +65,7 @@ export function renderTestFileConventions(): string {
   ].join('\n');
 }
 
-/**
- * A picomatch glob as a RegExp over relative `/` paths: without a slash it matches the file name in any folder
- * (`--tests '*.test.js'`); a leading `./` is dropped; a malformed glob is a UsageError naming it.
- */
+/** Over relative `/` paths; a glob without a slash matches a file name in any folder; a malformed one: UsageError. */
 export function globToRegExp(glob: string): RegExp {
   const bare = glob.replace(/^(\.\/)+/, '');
   const full = bare.includes('/') ? bare : `**/${bare}`;
@@ -80,10 +76,7 @@ export function globToRegExp(glob: string): RegExp {
   }
 }
 
-/**
- * `paths` (in order) any glob matches and no `!GLOB` excludes (`--tests 'test/**' --tests '!test/fixtures/**'`);
- * only exclusions: every path they leave; no glob: none.
- */
+/** `paths` (in order) any glob matches and no `!GLOB` excludes; only exclusions: all they leave; no glob: none. */
 export function matchGlobs(paths: readonly string[], globs: readonly string[]): string[] {
   if (globs.length === 0) return [];
   const include = globs.filter((g) => !g.startsWith('!'));

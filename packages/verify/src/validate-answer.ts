@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { validateReviewAnswer, validateVerdictAnswer } from './schemas/answer-validators.generated.js';
 
-/** The answer schemas this package publishes, by file name. */
 export type AnswerSchemaName = 'verdict.schema.json' | 'review.schema.json';
 
 type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };

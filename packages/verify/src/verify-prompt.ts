@@ -1,5 +1,4 @@
-// The blind verifier's prompt, from the inputs below only: none can carry a developer's prose (shas are checked hex;
-// tests and diffs are the repository's), so its reasoning cannot reach the verifier. Do not add an input.
+// The blind verifier's prompt: no input below can carry a developer's prose (shas are checked hex). Add no input.
 import { UsageError, showValue } from '@leap/core';
 import type { Phase } from './phase.js';
 

@@ -6,7 +6,6 @@ import type { LogProblem, LogRecord } from './read-log.js';
 export { ballOfLeafName, type LeafRun, type Usage } from './_fold-leaves.js';
 export type { BallRun, RoundAnswer, RoundLive, SliceRun } from './_fold-slices.js';
 
-/** Where an event is: its line, its time, its issue. */
 interface Logged {
   line: number;
   at: number;

@@ -1,2 +1,1 @@
-// @leap/view: leap status and leap report.
 export {};

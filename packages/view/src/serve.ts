@@ -23,7 +23,6 @@ export interface LiveServer {
   url: string;
   host: string;
   port: number;
-  /** How many updates were sent to pages so far. */
   readonly updates: number;
   /** Stop listening, end every open page's stream and the watch. */
   close(): Promise<void>;

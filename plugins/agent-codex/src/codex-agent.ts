@@ -30,9 +30,7 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
     family: 'openai',
     buildInvocation: (prompt, options) => codexInvocation(prompt, options, config),
     parseAnswer: (stdout) => priced(parseCodexEvents(stdout), config.prices),
-    // `codex exec` never checks the login (it retries for ever): checked as the CLI does (CODEX_API_KEY, env_key, else
-    // `login status`), then whether its sandbox in the leaf's mode runs a command (not with CODEX_HOME under the temp
-    // folder, said only in a warning). The script rides in the environment: a failure quotes a one-line command.
+    // `codex exec` never checks its login (it retries for ever) nor its sandbox: the readiness script does.
     preflight: (options) =>
       config.preflight === false
         ? null

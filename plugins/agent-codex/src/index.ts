@@ -1,4 +1,3 @@
-// @leap/agent-codex: the OpenAI Codex CLI as a LEAP agent.
 export { createCodexAgent } from './codex-agent.js';
 export type { CodexAgentConfig } from './codex-agent.js';
 export type { CodexRetry } from './codex-events.js';

@@ -1,4 +1,3 @@
-// @leap/agent-scripted: an agent that replays prepared moves, for tests and the demo.
 export { createScriptedAgent, scriptedAgentBin } from './scripted-agent.js';
 export type { ScriptedAgentConfig } from './scripted-agent.js';
 export { checkScript, readScript } from './script-file.js';

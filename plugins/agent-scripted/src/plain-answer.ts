@@ -1,4 +1,3 @@
-// A scripted agent prints its answer as plain text.
 import type { AgentAnswer } from '@leap/core';
 import { LeapError } from '@leap/core';
 

@@ -54,7 +54,6 @@ export function applyEdits(cwd: string, edits: readonly ScriptEdit[]): void {
   }
 }
 
-/** Commit everything in `cwd` with `message` (git, no shell). */
 export function commitAll(cwd: string, message: string): void {
   // core's git runner loads node:child_process on its first run: only a move with a commit pays for it.
   try {

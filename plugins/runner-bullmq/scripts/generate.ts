@@ -1,5 +1,4 @@
-// What the build derives from the zod schemas, gitignored (issue 41): run by the `generate` target before build
-// (`npm run generate -w @leap/runner-bullmq`); tsc needs none of it, so npm ci does not run it.
+// Writes the gitignored schemas/ from the zod schemas: run before build, not by npm ci (tsc needs none of it).
 import { writeSchemaFiles } from '@leap/core/schemas';
 import { runnerJsonSchemas } from '../src/job-schema.js';
 

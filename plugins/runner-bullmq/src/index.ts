@@ -1,4 +1,3 @@
-// @leap/runner-bullmq: LEAP balls on BullMQ workers over Redis: the runner (the engine's side) and the worker.
 export { createBullmqRunner } from './runner.js';
 export { runner } from './slice-runner.js';
 export type { BullmqRunnerOptions } from './runner.js';

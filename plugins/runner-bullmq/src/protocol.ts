@@ -64,7 +64,6 @@ export function roundEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 export const ballBranch = (slice: string, ball: string) => `leap/${slice}/${ball}`;
 
-/** A positive number of milliseconds from the environment, else `fallback`. */
 export function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   const n = raw === undefined || raw === '' ? Number.NaN : Number(raw);

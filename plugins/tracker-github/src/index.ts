@@ -1,4 +1,3 @@
-// @leap/tracker-github: issues and draft pull requests on GitHub, through gh.
 export { createGithubTracker, ISSUE_FIELDS } from './github-tracker.js';
 export type { GithubTracker, GithubTrackerOptions } from './github-tracker.js';
 export { parseGhIssue } from './gh-issue.js';

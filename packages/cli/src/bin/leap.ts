@@ -1,4 +1,3 @@
-// leap: the umbrella command (see packages/cli/README.md).
 import { processSubcommandIo, runCli } from '@leap/core';
 import { main } from '../main.js';
 

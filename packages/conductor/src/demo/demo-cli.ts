@@ -1,7 +1,6 @@
 // `leap demo [--dir DIR] [--json]`: the README's main job. Parsing, printing and the exit code live here.
 import { UsageError, leapCommand, parseCli, type Subcommand } from '@leap/core';
 
-/** `leap demo --help`; the exit codes are decided here and in the conductor's run. */
 export const DEMO_USAGE = `Usage: leap demo [--dir DIR] [--json]
 
 Makes a small sample project in a new folder (slug-demo: a slugify function tested with node's own

@@ -1,7 +1,6 @@
 // The demo's moves, replayed in order by @leap/agent-scripted; one green special-cases its tests, is rejected, revised.
 import { testFile } from './sample-project.js';
 
-/** One move of @leap/agent-scripted's script format. */
 export interface DemoMove {
   edits?: { path: string; content: string }[];
   commit?: string;
@@ -23,7 +22,6 @@ const WORDS_V2 =
 
 /** The developer's leaves, in launch order: red, green (twice for step 2), refactor, per step. */
 export const DEVELOPER_MOVES: DemoMove[] = [
-  // step 1
   {
     edits: [{ path: 'test/step1.test.js', content: testFile("test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));") }],
     answer: 'Wrote a failing test for criterion 1.',
@@ -54,7 +52,6 @@ export const DEVELOPER_MOVES: DemoMove[] = [
     edits: [slug(`${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)],
     answer: 'Documented slugify.',
   },
-  // step 3
   {
     edits: [
       {

@@ -87,7 +87,6 @@ function demoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...clean, VERI_TIMEOUT: '120' };
 }
 
-/** Make the sample project in a new folder and drive its issue end to end with the scripted agents. */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const env = options.env ?? process.env;
   if (!existsSync(scriptedAgentBin())) {

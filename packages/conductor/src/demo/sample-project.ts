@@ -24,7 +24,6 @@ export const DEMO_ISSUE = 1;
 
 const TEST_HEADER = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
 
-/** A test file of the project: node's runner, one `test()`, `body` inside. */
 export function testFile(body: string): string {
   return `${TEST_HEADER}${body}\n`;
 }
@@ -42,7 +41,6 @@ URL-safe slugs. Titles are written by people: expect apostrophes, \`$\`, backtic
 - [ ] slugify cuts a slug longer than 20 characters at its last dash within 20: "one two three four five six" becomes "one-two-three-four"
 `;
 
-/** The files of the first commit. */
 const SAMPLE_FILES: Record<string, string> = {
   'package.json': `${JSON.stringify({ name: 'slug-demo', private: true, type: 'module', scripts: { test: DEMO_TEST_CMD } }, null, 2)}\n`,
   'README.md': "# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node's own test runner).\n",

@@ -29,7 +29,6 @@ export function formatEventLine(event: LeapEvent): string {
   return `${JSON.stringify(event)}\n`;
 }
 
-/** An open event log, for writers that append many events. */
 export interface EventLog {
   append(event: LeapEvent): void;
   close(): void;

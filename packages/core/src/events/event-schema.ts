@@ -3,7 +3,6 @@ import { z } from 'zod';
 
 const receiptValue = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 
-/** Fields every event carries. */
 export const commonFields = {
   ts: z.iso.datetime({ precision: 3, offset: true }).describe('ISO 8601 time with milliseconds'),
   issue: z.number().int().positive().nullable(),

@@ -8,7 +8,6 @@ export interface EventRecord {
   event: LeapEvent;
 }
 
-/** Parse the text of an event log; `file` names it in errors. */
 export function* parseEvents(text: string, file = '<events>'): Generator<EventRecord> {
   const lines = text.split('\n');
   const complete = text.endsWith('\n');

@@ -12,7 +12,6 @@ export interface Ledger {
   stepsLine: number;
 }
 
-/** One problem of a ledger, at a 1-based line. */
 export type LedgerProblem = { file: string; line: number; message: string };
 
 type Scan = { steps: LedgerStep[]; starts: number[]; problems: Array<Omit<LedgerProblem, 'file'>>; stepsLine: number };
@@ -76,7 +75,6 @@ export function parseLedger(text: string, file = '<stdin>'): Ledger {
 export const validateLedger = (text: string, file = '<stdin>'): LedgerProblem[] =>
   scan(text).problems.map((problem) => ({ file, ...problem }));
 
-/** The ledger's text, byte for byte: for an unmodified parse, exactly the input. */
 export const serializeLedger = (ledger: Ledger): string => ledger.text;
 
 const first = (ledger: Ledger, state: StepState) => ledger.steps.find((s) => s.state === state) ?? null;

@@ -5,7 +5,6 @@ import { readStepLine, showTitle, type StepLine } from './step-line.js';
 
 export type PlanStep = { title: string; criterion?: number | null };
 
-/** What `leap-ledger init` turns into a ledger: a title and steps in order. */
 export type LedgerPlan = { title: string; steps: PlanStep[] };
 
 /** What parsePlan reads: every step says whether it links a criterion. */

@@ -1,5 +1,4 @@
-// CONTRACT section 7's file-map check, in a ball's fresh checkout: every path inside the repository, hashing as the
-// scope says (else `-1`); every dependency returned `1` (else `0`). The ball's text is never read.
+// CONTRACT section 7's file-map check in a ball's fresh checkout: paths and hashes, else -1; dependencies, else 0.
 import { LeapError } from '@leap/core';
 import { hashFile } from './hash-file.js';
 import { ignoredPaths } from './ignored-paths.js';
@@ -7,7 +6,6 @@ import { normalizeScopePath } from './scope-path.js';
 import { resolveInRepo } from './resolve-in-repo.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
-/** What `checkFileMap` needs: the checkout, the slice, the ball, and the balls that returned `1`. */
 export interface CheckFileMapOptions {
   root: string;
   slice: Slice;
@@ -15,7 +13,6 @@ export interface CheckFileMapOptions {
   passed: ReadonlySet<string>;
 }
 
-/** The receipt of the check and why, one reason a line (every file for a `1`). */
 export interface FileMapCheck {
   receipt: Receipt;
   reasons: string[];

@@ -1,9 +1,7 @@
-// A scope file's content hash: sha256 of its bytes, as `scope[].sha256` records it.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** sha256 hex of the bytes of `path` under `root`, or null when there is no such file. */
 export function hashFile(root: string, path: string): string | null {
   let bytes: Buffer;
   try {

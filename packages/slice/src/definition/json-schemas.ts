@@ -1,19 +1,14 @@
-// The slice file's JSON Schema and the validators ajv generates from it at build (slice-validators.generated.ts).
-// It loads zod and ajv: only the generators (scripts/) and the drift test import it, never validation at run time.
+// The slice JSON Schema and its ajv validators (slice-validators.generated.ts): build time only, never at run time.
 import { z } from 'zod';
 import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 import { ballSchema, sliceSchema } from './slice-schema.js';
 
 const BASE = 'https://leap.dev/schemas';
 
-// The published schema as two validators, the slice's own fields (balls left open) and the balls: together they check
-// what it checks (the drift test compares); schema-problems.ts finds an invalid slice's problems field by field.
+// The schema as two validators, the slice's fields and its balls: together they check what it checks (drift test).
 const sliceShell = sliceSchema.extend({ balls: z.array(z.unknown()).min(1) });
 
-/**
- * zod's nullable string, `anyOf: [{ type: "string", ... }, { type: "null" }]`, has ajv build the failed branch's
- * error for every valid value (a third of the allocations); `type: ["string", "null"]` accepts the same values.
- */
+/** `type: ["string", "null"]` for zod's nullable anyOf, whose failed branch ajv builds an error for on every value. */
 function collapseNullableStrings(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(collapseNullableStrings);
   if (node === null || typeof node !== 'object') return node;
@@ -33,7 +28,6 @@ function publish(schema: z.ZodType, id: string, title: string): Record<string, u
   return collapseNullableStrings(toPublishedSchema(schema, id, title)) as Record<string, unknown>;
 }
 
-/** The JSON Schemas this package publishes under schemas/, by file name. */
 export function sliceJsonSchemas(): Record<string, Record<string, unknown>> {
   return { 'slice.schema.json': publish(sliceSchema, `${BASE}/slice.schema.json`, 'LEAP slice') };
 }
@@ -42,14 +36,13 @@ export function sliceJsonSchemas(): Record<string, Record<string, unknown>> {
 const TYPED_EXPORT = /^export const (\w+) = (validate\d+);$/gm;
 const VALIDATOR_TYPE = '((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null }';
 
-// Only instancePath, keyword and params of an error are read: schemaPath and message go, a third of the module.
+// Only instancePath, keyword and params of an error are read: schemaPath and message go.
 const SCHEMA_PATH = /schemaPath:"[^"]*",/g;
 const MESSAGE = /,message:.*\}\];$/gm;
 // `^[\s\S]` (non-empty) as a length check: the same strings, without a regex call four or more times a ball.
 const NON_EMPTY_REGEXP = /^const (pattern\d+) = new RegExp\("\^\[\\\\s\\\\S\]", "u"\);\n/m;
 
-// A validator stopping at its first problem keeps its error count 0: each `const _errsN = errors` and the tests of it
-// (a third of a ball's checks) always say "no new error", and go, leaving the blocks they guarded.
+// A validator stopping at its first problem keeps its error count 0: each `_errsN` snapshot and its tests go.
 const ERROR_SNAPSHOT = /^const _errs\d+ = errors;\n/gm;
 const IF_NO_NEW_ERROR = /^if\((?:errors === _errs\d+|_errs\d+ === errors)\)\{$/gm;
 const VALID_IF_NO_NEW_ERROR = /^var (valid\d+) = _errs\d+ === errors;$/gm;
@@ -81,9 +74,7 @@ function withFailWith(code: string): string {
 // ajv keeps each schema as a literal built at every start for two errors quoting it (type list, enum): inlined instead.
 const SCHEMA_CONSTANT = /^const (schema\d+) = (\{.*\});\n/gm;
 
-// Past eight properties ajv tests an unknown field by `hasOwnProperty.call(schemaN.properties, key)`, building that
-// literal for every field: with red_first, 7 to 15 ms on 1,000 balls (validate 1.24x, 2026-12-04); one comparison
-// per name, as ajv writes fewer properties, brings it back to 1.06x.
+// Past eight properties ajv builds `schemaN.properties` for every field tested: one comparison per name instead.
 const OWN_PROPERTY_CONST = /^const (func\d+) = Object\.prototype\.hasOwnProperty;\n/m;
 
 function withoutSchemaConstants(code: string): string {
@@ -134,7 +125,6 @@ function leaner(code: string): string {
   return out;
 }
 
-/** The source of slice-validators.generated.ts. */
 export async function renderSliceValidators(): Promise<string> {
   const code = await renderValidatorModule(
     [

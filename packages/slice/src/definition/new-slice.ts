@@ -1,5 +1,4 @@
-// `leap slice new`: a skeleton slice from the command line, scope hashed from disk, validated before it is written;
-// goals and specs not given are TODO lines saying what belongs there.
+// `leap slice new`: a skeleton slice, scope hashed from disk, validated before it is written; gaps are TODO lines.
 import { scopeEntries } from './scope-entries.js';
 import { ID_PATTERN } from './slice-id.js';
 import type { Slice } from './slice-schema.js';
@@ -7,7 +6,6 @@ import type { Slice } from './slice-schema.js';
 import { validateSlice } from './read-slice.js';
 import type { Violation } from './violation.js';
 
-/** One ball as the command line gives it. */
 export interface NewBall {
   id: string;
   paths: string[];
@@ -28,7 +26,6 @@ export interface NewSliceOptions {
   foldCase?: boolean;
 }
 
-/** The skeleton slice and its violations (none when it can be written as is). */
 export function newSlice(options: NewSliceOptions): { slice: Slice; violations: Violation[] } {
   const slice: Slice = {
     id: options.id,

@@ -1,5 +1,3 @@
-// Parse a slice file's text; malformed: the first bad character's line and column (1-based, in characters).
-
 /** Where JSON.parse stopped, as `{ line, column }`, from its message's byte position. */
 export function jsonErrorPosition(text: string, message: string): { line: number; column: number } {
   const at = /at position (\d+)/.exec(message);

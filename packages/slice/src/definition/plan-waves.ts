@@ -2,10 +2,7 @@
 import { LeapError } from '@leap/core';
 import type { Slice } from './slice-schema.js';
 
-/**
- * The graph walked depth first, in file order, on its own stack (any chain length fits): one cycle per back edge (each
- * set of balls once), each ball's depth. `start[i]..start[i+1]` index ball i's dependencies in `edges`.
- */
+/** Depth first in file order on its own stack (any chain fits): one cycle per back edge, and each ball's depth. */
 export function walkGraph(n: number, start: Int32Array, edges: readonly number[]): { cycles: number[][]; depth: Int32Array } {
   const state = new Uint8Array(n); // 0 unseen, 1 on the stack, 2 done
   const next = new Int32Array(n);

@@ -1,4 +1,3 @@
-// The repository a `leap slice` command works in: core's findRepoRoot (no git started), required.
 import { resolve } from 'node:path';
 import { UsageError, findRepoRoot } from '@leap/core';
 

@@ -1,5 +1,4 @@
-// Where a scope path leads on disk: a symlink at any depth out of the repository (or into .git), a component that
-// is a file, or an end that is not a file makes the path one the ball cannot own.
+// Where a scope path leads on disk: out of the repository, into .git or through a file is a path no ball can own.
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { normalizeScopePath, scopePathProblem } from './scope-path.js';

@@ -1,5 +1,4 @@
-// The JSON Schema check through ajv's generated validators (no ajv or zod at run time): two calls for a valid slice.
-// They stop at the first problem, so an invalid one is checked part by part and field by field: every problem at once.
+// The JSON Schema check by ajv's generated validators: an invalid slice is rechecked field by field for every problem.
 import { validateBalls, validateSliceShell } from './slice-validators.generated.js';
 import { NON_EMPTY_PATTERN } from './slice-id.js';
 import { fieldPath, showFound, type Violation } from './violation.js';
@@ -69,7 +68,6 @@ function expectation(error: AjvError, field: string): string {
   }
 }
 
-/** The words of one ajv problem, and the field it is at. */
 function describe(root: unknown, base: string, error: AjvError): { path: string; message: string } {
   const pointer = base + error.instancePath;
   if (error.keyword === 'required') {
@@ -169,7 +167,6 @@ function objectProblems(kind: string, value: unknown, root: unknown, base: strin
 
 /** Every field's schema problem (the first within a field's value); none when the slice matches its JSON Schema. */
 export function schemaProblems(value: unknown): Violation[] {
-  // The common case in two calls: the slice's own fields, then every ball in one validator.
   if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls)) return [];
   const out: Violation[] = [];
   objectProblems('slice', isObject(value) && isObject(value.live) ? { ...value, live: LIVE } : value, value, '', [], out);

@@ -1,12 +1,10 @@
-// Scope entries for paths a person names (`leap ball hash`, `leap slice new`): relative to the repository root,
-// checked as validation and the file-map check do, and hashed (null for a file that does not exist yet).
+// Scope entries for paths a person names (`leap ball hash`, `leap slice new`): checked as validation does, hashed.
 import { relative, resolve, sep } from 'node:path';
 import { UsageError } from '@leap/core';
 import { hashFile } from './hash-file.js';
 import { resolveInRepo } from './resolve-in-repo.js';
 import { normalizeScopePath, scopePathProblem } from './scope-path.js';
 
-/** A scope entry as a slice file holds it. */
 export interface HashedEntry {
   path: string;
   sha256: string | null;

@@ -1,17 +1,14 @@
-// Scope paths by CONTRACT section 7: relative, inside the repository, no `..`, nothing a repository cannot hold;
-// normalised (`./a`, `a//b`) so two spellings of one file are one file.
+// Scope paths by CONTRACT section 7, normalised (`./a`, `a//b`) so two spellings of one file are one file.
 
 const MAX_SEGMENT_BYTES = 255;
 const MAX_PATH_BYTES = 4095;
 
-// The common case, valid and already normal: segments of letters, digits, `_ - .` not starting with a dot, one slash
-// between them, short enough for any file system.
+// The common case, valid and already normal: plain segments not starting with a dot, one slash between them.
 const PLAIN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
 
 // The same, in lowercase: a path that reads the same where case folds.
 const PLAIN_LOWERCASE = /^[a-z0-9_-][a-z0-9_.-]*(?:\/[a-z0-9_-][a-z0-9_.-]*)*$/;
 
-/** Whether `path` is in the common form: valid, and already normal. */
 export function isPlainPath(path: string): boolean {
   return path.length <= MAX_SEGMENT_BYTES && PLAIN.test(path);
 }

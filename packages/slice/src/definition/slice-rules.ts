@@ -1,7 +1,4 @@
-// CONTRACT section 7's rules between a slice's parts, all reported at once: unique ids that can name branches, known
-// dependencies, no cycle, one write spine, disjoint scopes inside the repository. Read loosely: a part the schema
-// refused hides no other violation. One pass reads every field, a second resolves dependencies, one walk finds the
-// cycles and waves: a thousand balls cost a few thousand interpreter steps, not a pass per rule.
+// CONTRACT section 7's rules between a slice's parts, all reported at once: a part the schema refused hides no other.
 import { walkGraph } from './plan-waves.js';
 import { isPlainLowercasePath, isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
 import { ID_PATTERN } from './slice-id.js';
@@ -18,7 +15,6 @@ export interface RuleOptions {
   schemaValid?: boolean;
 }
 
-/** What the rules found: every violation, and each ball's wave (its longest chain of dependencies). */
 export interface RuleCheck {
   violations: Violation[];
   /** `depth[i]` is ball i's wave; meaningful only when there is no violation. */
@@ -40,7 +36,6 @@ export function refNameProblem(id: string): string | null {
   return null;
 }
 
-// Names and field paths are built only for a violation: a slice of a thousand balls has none.
 function ballName(ids: readonly (string | undefined)[], i: number): string {
   const id = ids[i];
   return id === undefined ? `balls[${i}]` : `ball ${JSON.stringify(id)}`;
@@ -51,8 +46,7 @@ function idsOf(ids: readonly (string | undefined)[], i: number): string[] {
   return id === undefined ? [] : [id];
 }
 
-// The file a scope path names: normalised, lowercased where case folds, in Unicode NFC: "é" as one code point or
-// as e and an accent reads the same to a reviewer, and is one file on macOS; two balls never own two spellings.
+// Normalised, lowercased where case folds, NFC: two balls never own two spellings of one file (one on macOS).
 function fileKey(path: string, foldCase: boolean): string | null {
   const plain = isPlainPath(path);
   if (!plain && scopePathProblem(path) !== null) return null;
@@ -60,7 +54,6 @@ function fileKey(path: string, foldCase: boolean): string | null {
   return foldCase ? normal.toLowerCase() : normal;
 }
 
-// How the ball `scope` belongs to first spelled the file `key`: looked up again only for a violation.
 function firstSpelling(scope: unknown, key: string, foldCase: boolean): string {
   if (!Array.isArray(scope)) return key;
   for (const entry of scope) {
@@ -80,7 +73,6 @@ function idRules(slice: Record<string, unknown>, out: Violation[]): void {
 
 function ballIdRules(id: string, i: number, schemaValid: boolean, out: Violation[]): void {
   if (!schemaValid && !ID_PATTERN.test(id)) return;
-  // Every refNameProblem needs a dot; most ids have none.
   const why = id.includes('.') ? refNameProblem(id) : null;
   if (why !== null) out.push({ rule: 'id-as-branch', message: `ball id ${JSON.stringify(id)} cannot name the branch leap/SLICE/${id}: it ${why}`, balls: [id], path: `balls[${i}].id` });
   if (RESERVED.has(id)) out.push({ rule: 'reserved-id', message: `ball id ${JSON.stringify(id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`, balls: [id], path: `balls[${i}].id` });
@@ -111,7 +103,6 @@ function proofRules(proof: Record<string, unknown>, ids: readonly (string | unde
   });
 }
 
-/** The violation of a file listed twice, by one ball or by two. */
 function sharedFile(balls: readonly unknown[], ids: readonly (string | undefined)[], owner: number, i: number, j: number, path: string, key: string, foldCase: boolean): Violation {
   const at = `balls[${i}].scope[${j}].path`;
   const ownerBall = balls[owner];
@@ -152,10 +143,7 @@ function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
   else if (/[\0-\x1f\x7f]/.test(base)) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} holds a control character, which no commit-ish does`, balls: [], path: 'base' });
 }
 
-/**
- * Every violation of the rules between the parts of `slice` (any value; a non-object has none), in rule order:
- * ids, dependencies, cycles, the spine, scopes, line ranges and proofs, the base.
- */
+/** Every violation of the rules between the parts of `slice` (any value; a non-object has none), in rule order. */
 export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck {
   if (!isObject(slice)) return { violations: [], depth: new Int32Array(0) };
   const balls: readonly unknown[] = Array.isArray(slice.balls) ? slice.balls : NO_ITEMS;
@@ -177,8 +165,7 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   const isNode = new Uint8Array(n);
   const owners = new Map<string, number>();
   for (let i = 0; i < n; i++) {
-    // Written out, not isObject calls: V8 compiles a small function called thousands of times with TurboFan, paging
-    // in megabytes of compiler to save microseconds. An array has none of the fields read, as an object without them.
+    // Written out, not isObject calls: a small function called thousands of times pages in V8's optimiser (megabytes).
     const raw = balls[i];
     const ball = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : NO_FIELDS;
     const id = typeof ball.id === 'string' ? ball.id : undefined;
@@ -229,8 +216,7 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
 type Ids = readonly (string | undefined)[];
 type DepLists = readonly (readonly unknown[])[];
 
-// `start[i]..start[i+1]` in `edges` are ball i's dependencies. If every ball depends only on earlier ones (in order),
-// there is no cycle and each depth is known as the edges are read; else the walk finds the cycles and the depths.
+// `start[i]..start[i+1]` in `edges` are ball i's dependencies; if all point to earlier balls, no walk is needed.
 function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode: Uint8Array, out: Violation[]) {
   const n = ids.length;
   const start = new Int32Array(n + 1);

@@ -1,10 +1,8 @@
-// The slice file's one schema (CONTRACT section 7), as zod; schemas/ is generated from it. Shapes only: the rules
-// between balls (unique ids, deps, cycles, shared files, the spine, paths) are slice-rules.ts's.
+// The slice file's one schema (CONTRACT section 7) as zod, schemas/ generated from it; the rules are slice-rules.ts's.
 import { z } from 'zod';
 import { ID_PATTERN, NON_EMPTY_PATTERN } from './slice-id.js';
 
-// A pattern, not `minLength`: ajv counts every code point for a minLength (5 ms over a thousand balls before the JIT
-// warms); the pattern reads one character. Both accept the same strings.
+// A pattern, not `minLength`: ajv counts every code point for a minLength; the pattern reads one character.
 const nonEmpty = () => z.string().regex(new RegExp(NON_EMPTY_PATTERN), 'a non-empty string');
 const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit');
 

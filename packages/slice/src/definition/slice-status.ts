@@ -1,5 +1,4 @@
-// Where a slice stands, from its lock and the records under `.leap/SLICE/` (core's slicePaths, which the engine
-// writes and the view reads); a record missing (never reached) or unreadable (a crash mid-write) is said.
+// Where a slice stands, from its lock and records; a record missing or unreadable (a crash mid-write) is said.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { ROUND_RECORD, slicePaths } from '@leap/core';
@@ -14,7 +13,6 @@ export interface BallStatus {
   /** The final receipt (result.json), or null while the ball has none. */
   receipt: Receipt | null;
   reason: string | null;
-  /** Rounds recorded (round-N.json files). */
   rounds: number;
   /** The last round's receipt (null: its proof failed and the next round follows), when a round was recorded. */
   lastRound: {
@@ -36,14 +34,10 @@ export interface BallStatus {
 
 export interface SliceStatus {
   slice: string;
-  /** The base commit resolved on the first run, or null before it. */
   base: string | null;
-  /** The pid of the live engine running the slice, or null. */
   engine: number | null;
-  /** The provenance record, relative to the repository root, when the slice passed. */
   record: string | null;
   balls: BallStatus[];
-  /** Records that exist but could not be read, each with why. */
   unreadable: string[];
 }
 
@@ -88,7 +82,6 @@ function roundNumbers(dir: string): number[] {
 
 export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   const paths = slicePaths(repoRoot, slice.id);
-  // Paths as status shows them: relative to the repository root.
   const rel = (file: string) => relative(repoRoot, file);
   const unreadable: string[] = [];
   const run = readRecord(paths.run, unreadable, rel(paths.run));
@@ -158,7 +151,6 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   };
 }
 
-/** The balls of `slice` whose final receipt is `1`, from their result.json records. */
 export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
   const paths = slicePaths(repoRoot, slice.id);
   const passed = new Set<string>();

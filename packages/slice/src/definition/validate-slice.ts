@@ -1,4 +1,3 @@
-// `validateSlice`: the schema, then every rule of CONTRACT section 7, every violation at once.
 import { schemaProblems } from './schema-problems.js';
 import { checkSliceRules } from './slice-rules.js';
 import type { Violation } from './violation.js';
@@ -8,10 +7,8 @@ export interface ValidateOptions {
   foldCase?: boolean | (() => boolean);
 }
 
-/** What checking a slice found: every violation, and the waves when there is none. */
 export interface SliceCheck {
   violations: Violation[];
-  /** Ball ids per wave, as planWaves gives them; null when the slice has a violation. */
   waves: string[][] | null;
 }
 

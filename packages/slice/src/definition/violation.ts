@@ -1,6 +1,4 @@
-// A violation: its rule, what is wrong (naming ball ids, files), the balls, where (`balls[2].scope[0].path`).
-
-/** A slice file's violation of its schema or of a rule of CONTRACT section 7. */
+/** A slice file's violation of its schema or of a CONTRACT section 7 rule; `path` as `balls[2].scope[0].path`. */
 export interface Violation {
   rule: string;
   message: string;

@@ -2,7 +2,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
-// The git folder shared by every worktree of the repository at `repoRoot`.
 function commonGitDir(repoRoot: string): string | null {
   const dotGit = join(repoRoot, '.git');
   try {

@@ -8,7 +8,6 @@ export interface RunBuilder {
 }
 
 export interface RunAgents {
-  /** The first builder of the list (the one that builds while no vendor runs dry). */
   builder: RunBuilder;
   /** Every builder, in the order tried: `--builder A,B`, else the agents file's `roles.builder`, else claude. */
   builders: RunBuilder[];
@@ -56,7 +55,6 @@ export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFil
 
 /** Who ran dry in this run (skipped for the rest of it) and which reviewers sat: the engine's only agent state. */
 export class AgentsLedger {
-  /** Builders whose vendor ran dry, by name. */
   readonly dried = new Map<string, Fallover>();
   readonly seated = new Set<string>();
   /** Reviewers whose vendor ran dry on a jury of this run: passed over by every later jury (conveneJury's `skip`). */
@@ -84,7 +82,6 @@ export class AgentsLedger {
     return `every builder of the list ran dry${when}: ${each}; nothing was built, no round spent (${again})`;
   }
 
-  /** Record a jury's seats: who sat, and who ran dry (passed over from now on). */
   noteSeats(seats: JurySummary['seats']): void {
     const { say } = this.run;
     for (const seat of seats) {

@@ -1,4 +1,3 @@
-// A ball's jury, convened by its round (build-round.ts) once the candidate is kept.
 import type { AgentPlugin } from '@leap/core';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';

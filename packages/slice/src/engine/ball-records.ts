@@ -1,5 +1,4 @@
-// A ball's records (CONTRACT section 7): its rounds, fall-overs and end (result.json, a hold's checkpoint), each
-// with its events and line, each written once.
+// A ball's records (CONTRACT section 7): rounds, fall-overs and its end, each with its events and line, written once.
 import { isoTimestamp } from '@leap/core';
 import type { Slice } from '../definition/slice-schema.js';
 import type { RunBuilder } from './agents.js';
@@ -12,7 +11,6 @@ import type { BallProgress } from './scheduler.js';
 
 export interface RecordsContext {
   slice: Slice;
-  /** The slice file, named in a checkpoint. */
   file: string;
   base: string;
   paths: SlicePaths;
@@ -22,7 +20,6 @@ export interface RecordsContext {
 
 export const ballBranch = (slice: string, ball: string): string => `leap/${slice}/${ball}`;
 
-/** A ball's round `n`, built on the commit `start`. */
 type RoundAt = { ball: string; n: number; start: string };
 
 /** Round `at.n`, built on `at.start` by the last builder tried after the `fallovers`: recorded and told. */

@@ -15,16 +15,13 @@ import type { ProofRun } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 
 export interface RoundPlace {
-  /** The ball's checkout, at `request.commit`. */
   dir: string;
-  /** The main repository's state folder: every leaf's pid, exit, out, err and events. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
   /** Top-level entries the runner linked into the checkout (ignored dependencies): never the builder's changes. */
   linked?: string[];
 }
 
-/** One round's state, passed from step to step: where it builds, what it was asked, what it has found so far. */
 interface Round {
   place: RoundPlace;
   request: RoundRequest;
@@ -38,7 +35,6 @@ interface Round {
   /** The runner's links as the round starts, put back before each proof that follows the builder. */
   links: ReturnType<typeof readLinks>;
   proofEnv: NodeJS.ProcessEnv;
-  /** The builder's sandbox: a writer of the checkout alone. */
   writerBox: () => SandboxSpec | null;
 }
 
@@ -95,7 +91,6 @@ async function measureChampion(round: Round): Promise<RoundResult | null> {
   const { cannotRun, interrupted, lines, ...champion } = await runProof(ball.proof, proofAt(names.champion));
   // A proof that wrote files at the start would be counted as the builder's change: undo it.
   if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
-  // Red first: a proof that passes before any change proves nothing about this ball.
   if (ball.red_first === true && proofPassed(champion, ball.proof)) {
     result.champion = champion;
     return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
@@ -154,7 +149,6 @@ async function proveBuilt(round: Round): Promise<RoundResult | null> {
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
   if (outside.length > 0) return end(-1, `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`, true);
-  // A file whose scope entry declares `lines`: a change outside them is outside the scope.
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
     const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
@@ -239,7 +233,6 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
   return end(1, `passed: ${decision.reason}; ${jury.reason}; the proof passed again with the same candidate`, false);
 }
 
-// What the builder's CLI said it cost: the leaf result's usage when runAgentLeaf carries it, else the answer's.
 function usageOf(leaf: { answer: { usage?: AgentUsage } | null }): AgentUsage | null {
   return (leaf as { usage?: AgentUsage | null }).usage ?? leaf.answer?.usage ?? null;
 }

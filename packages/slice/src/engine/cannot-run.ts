@@ -7,7 +7,6 @@ export interface ProofEnd {
   status: ExitStatus;
   code: number;
   signal: string | null;
-  /** The supervisor's own words (why it could not start the proof). */
   error: string | null;
   timeoutMs: number;
   idleMs: number;

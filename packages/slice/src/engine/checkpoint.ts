@@ -9,7 +9,6 @@ export interface CheckpointInput {
   base: string;
   start: string;
   branch: string;
-  /** The branch tip the next episode starts from. */
   commit: string;
   rounds: RoundRecord[];
   reason: string;

@@ -5,7 +5,6 @@ export const CONSUMER_LIMITS = { files: 12, linesPerFile: 4, lineChars: 200, tot
 
 export interface Consumer {
   path: string;
-  /** The changed file it names. */
   of: string;
   lines: { n: number; text: string }[];
 }
@@ -76,7 +75,6 @@ function* grepHits(out: string): Generator<{ path: string; n: number; text: stri
   }
 }
 
-/** The consumers as the jury reads them: a section of the criteria, or '' when there are none. */
 export function renderConsumers(found: { consumers: Consumer[]; cut: boolean }): string {
   if (found.consumers.length === 0) return '';
   const head =

@@ -14,15 +14,11 @@ export class CostMeter {
     this.limit = limit;
   }
 
-  /** Count these leaves (their usage as the leaf result gave it, null when it did not). */
   ran(leaves: { leaf: string; usage: AgentUsage | null }[]): void {
     for (const l of leaves) this.leaves.set(l.leaf, l.usage ?? this.leaves.get(l.leaf) ?? null);
   }
 
-  /**
-   * Dollars per leaf: its `usage` events since the run started, one per launch, summed (a name launched again costs
-   * each time; null when none reported a cost), else its result's usage.
-   */
+  /** Dollars per leaf: its `usage` events since the run started (each launch costs), else its result's usage. */
   tally(): { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] } {
     const fromLog = new Map<string, number | null>();
     if (this.leaves.size > 0) {
@@ -36,12 +32,10 @@ export class CostMeter {
     return { usd: leaves.reduce((sum, l) => sum + (l.usd ?? 0), 0), unknown: leaves.filter((l) => l.usd === null).length, leaves };
   }
 
-  /** Whether the run has spent more than its limit. */
   over(): boolean {
     return this.limit !== undefined && this.leaves.size > 0 && this.tally().usd > this.limit;
   }
 
-  /** Why the balls not yet done are held, with what was spent and on what. */
   reason(): string {
     const t = this.tally();
     const top = t.leaves

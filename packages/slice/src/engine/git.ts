@@ -49,7 +49,6 @@ export function worktreeGit(repo: string, args: string[]): Promise<string> {
   return queue(() => retryWorktreeRace(() => git(repo, ['worktree', ...args])));
 }
 
-/** `git ARGS`, or null when git fails (a ref that does not exist). */
 export async function tryGit(dir: string, args: string[]): Promise<string | null> {
   try {
     return await git(dir, args);
@@ -58,7 +57,6 @@ export async function tryGit(dir: string, args: string[]): Promise<string | null
   }
 }
 
-/** The full sha of a commit-ish, or null when it does not name a commit. */
 export async function resolveCommit(dir: string, rev: string): Promise<string | null> {
   if (rev.startsWith('-')) return null;
   const out = await tryGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);

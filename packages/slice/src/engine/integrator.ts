@@ -18,7 +18,6 @@ export interface MergeInput {
   say: (line: string) => void;
 }
 
-/** Where merging stands: the next ball of the order to merge, the spine's tip. */
 export interface MergeState {
   cursor: number;
   spineTip: string;
@@ -73,7 +72,6 @@ async function aggregateOnce(input: AggregateInput & { say: (line: string) => vo
   return { summary, leaves };
 }
 
-/** What the aggregate jury is given beside the spine: the agents, the balls and the run's places. */
 interface SpineJuryInput extends Omit<AggregateInput, 'builder' | 'reviewers' | 'alternates' | 'agentsFile'> {
   agents: RunAgents;
   order: readonly string[];

@@ -29,7 +29,6 @@ export async function keptBuilderFamilies(repo: string, paths: SlicePaths, ball:
   return [...families];
 }
 
-/** The families of the other builders whose work the round's commit holds, for the round's jury. */
 export function builtBy(kept: readonly string[], builder: { family: string }): { builtBy?: string[] } {
   const families = kept.filter((f) => f !== builder.family);
   return families.length === 0 ? {} : { builtBy: families };

@@ -8,7 +8,6 @@ export interface PromptInput {
   ball: Ball;
   round: number;
   previous: RoundRecord | null;
-  /** The checkpoint of a held episode this one resumes, when there is one. */
   checkpoint: string | null;
 }
 

@@ -11,7 +11,6 @@ import type { ProofRun } from './records.js';
 export interface ProofPlace {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** The main repository's state folder: the leaf's files and events. */
   stateDir: string;
   /** The leaf's name: one of proofLeaves(), or `live-spine`. */
   name: string;
@@ -72,7 +71,6 @@ function readOutput(file: string): { text: string; bytes: number } {
   }
 }
 
-// Run `argv` as the leaf `place.name`; never throws.
 async function superviseRun(argv: readonly string[], place: ProofPlace): Promise<Ran> {
   const [command, ...args] = argv as [string, ...string[]];
   const paths = statePaths(place.stateDir);
@@ -163,11 +161,9 @@ export interface LiveRun {
   /** The first LIVE_KEEP_BYTES of the output, as UTF-8 text. */
   output: string;
   sha256: string;
-  /** Every byte it printed, kept or not. */
   bytes: number;
   truncated: boolean;
   note?: string;
-  /** The lines of its output a reason keeps. */
   lines: string;
   /** Why it could not run; null: it ran, and its exit is its verdict. */
   cannotRun: string | null;

@@ -74,7 +74,6 @@ export interface RoundRecord {
   jury?: JurySummary | null;
   /** The proof run again after the jury, and the candidate hashed after it. */
   reproof?: { code: number; candidate: string | null; ms?: number } | null;
-  /** The worker that built the round (a distributed runner's); absent for the local runner. */
   worker?: string;
   /** The builder's one hypothesis and its move, from the JSON block ending its answer (null: none given). */
   answer?: BuilderAnswer | null;
@@ -105,13 +104,11 @@ export interface ResultRecord {
   rounds: number;
   merged: string | null;
   ts: string;
-  /** The ball's commit (its branch tip) when it passed. */
   commit: string | null;
   /** Set when the ball never ran: a dependency refused or held. */
   blockedBy?: string[];
 }
 
-// The layout itself is core's, shared with `leap slice status` and the view.
 export { slicePaths, type SlicePaths } from '@leap/core';
 
 /** Read a JSON record, or null when it is missing or torn (a record is rewritten whole, atomically). */
@@ -134,7 +131,6 @@ export function writeText(file: string, text: string): void {
   writeFileAtomic(file, text, { durable: false });
 }
 
-/** The rounds recorded for a ball in this episode, in order. */
 export function readRounds(paths: SlicePaths, ball: string): RoundRecord[] {
   const rounds: RoundRecord[] = [];
   for (let n = 1; n <= 4; n++) {
@@ -161,7 +157,6 @@ export function archiveEpisode(paths: SlicePaths, ball: string): void {
   }
 }
 
-/** The run's start record: written on the first run, read back on every later one. */
 export function readOrWriteRun(paths: SlicePaths, slice: string, base: string, file: string): RunRecord {
   const existing = readRecord<RunRecord>(paths.run);
   if (existing !== null && typeof existing.base === 'string') return existing;
@@ -186,7 +181,6 @@ export function writeIgnoreFiles(paths: SlicePaths, stateDir: string): void {
   ensureStateDir(stateDir);
 }
 
-/** The slice's folder of worktrees, and the repository's, removed when nothing else is left in them. */
 export function pruneWorktreeFolders(paths: SlicePaths): void {
   for (const folder of [paths.worktrees, dirname(paths.worktrees)]) {
     try {

@@ -11,7 +11,6 @@ export interface ResumeInput {
   repo: string;
   slice: string;
   paths: SlicePaths;
-  /** The spine's tip as this run starts. */
   spineTip: string;
   say: (line: string) => void;
 }

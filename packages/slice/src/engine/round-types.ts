@@ -19,9 +19,7 @@ export interface RoundRequest extends BallRoundRequest {
   champion: ProofRun | null;
   /** Run the file-map check in the fresh checkout first (round 1 of the ball's first episode). */
   checkMap: boolean;
-  /** Balls that returned 1, for the file-map check's dependency rule. */
   passed: string[];
-  /** Leaf and proof time limit in ms (0: none). */
   timeoutMs: number;
   /** Names and emails of the builder's side (the repository's git identity, the base's author), kept from jurors. */
   authors: string[];
@@ -45,9 +43,7 @@ export interface RoundResult extends BallRoundOutcome {
   answer?: BuilderAnswer | null;
   /** The live proof's run and its evidence (absent: the ball has no live proof, or the round did not reach it). */
   live?: LiveEvidence;
-  /** Every agent leaf the round ran, with what its CLI said it cost. */
   leaves: { leaf: string; usage: AgentUsage | null }[];
-  /** Who built the round, when a runner spreads rounds over machines (the bullmq runner's worker name). */
   worker?: string;
   /** The builder's vendor ran dry: nothing built, the checkout reset; the next builder redoes the round, uncounted. */
   dry?: AgentDry;

@@ -35,7 +35,6 @@ export interface RunSliceOptions {
   /** Stop spending past this many US dollars: the balls not yet done are held. */
   maxCostUsd?: number;
   progress?: (line: string) => void;
-  /** The runner (default: the local one, worktrees on this machine). */
   createRunner?: (context: { repoRoot: string; paths: SlicePaths; stateDir: string; env: NodeJS.ProcessEnv }) => SliceRunner;
   /** Leaf and proof time limit in ms (default VERI_TIMEOUT's, else 900 s; 0: none). */
   timeoutMs?: number;
@@ -51,7 +50,6 @@ export interface BallSummary {
   rounds: number;
   candidate: string | null;
   merged: string | null;
-  /** Passed on an earlier run: not rebuilt. */
   reused: boolean;
 }
 

@@ -14,7 +14,6 @@ export interface BallProgress {
   rounds: RoundRecord[];
 }
 
-/** Every ball of a run by id, in no order (the order is the plan's waves). */
 export type BallsProgress = ReadonlyMap<string, BallProgress>;
 
 export function freshProgress(balls: readonly Ball[], waves: readonly (readonly string[])[]): Map<string, BallProgress> {
@@ -53,7 +52,6 @@ export function nextMove(balls: BallsProgress, id: string): Move {
   return deps.every((d) => d.result?.receipt === 1) ? { kind: 'start' } : { kind: 'wait' };
 }
 
-/** Whether ball `id` was refused, or blocked by a refusal somewhere up its dependencies. */
 function refusedChain(balls: BallsProgress, id: string): boolean {
   const r = balls.get(id)?.result;
   return r?.receipt === -1 || r?.blockedBy?.some((b) => refusedChain(balls, b)) === true;

@@ -43,9 +43,7 @@ export interface EngineContext {
 export class Engine {
   private readonly states: Map<string, BallProgress>;
   private readonly order: string[];
-  /** Who ran dry and who sat on a jury, in this run. */
   private readonly ledger: AgentsLedger;
-  /** Where merging stands: replaced by each merge (integrator.ts). */
   private merging: MergeState;
   /** A passed ball was reopened: the slice's earlier record no longer holds. */
   private reopened = false;
@@ -106,7 +104,6 @@ export class Engine {
     return { ...head, aggregate, reviewers, record, wallMs, spent, stopped: c.stopped(), ...dried };
   }
 
-  // What earlier runs left (resume.ts), applied to each ball's progress.
   private async resume(): Promise<void> {
     const { c } = this;
     const input = { repo: c.repoRoot, slice: c.slice.id, paths: c.paths, spineTip: this.merging.spineTip, say: c.say };
@@ -120,7 +117,6 @@ export class Engine {
     return this.c.stopped() ?? (this.c.meter.over() ? this.c.meter.reason() : null);
   }
 
-  // The scheduler's moves (scheduler.ts), acted on within --jobs, a stop and the cost budget.
   private async schedule(): Promise<void> {
     const running = new Map<string, Promise<void>>();
     for (;;) {
@@ -249,7 +245,6 @@ export class Engine {
     state.result = holdBall(this.records, state, reason, rounds, n, commit, start);
   }
 
-  // Merge the passed balls onto the spine in plan order, as far as every ball before them has ended (integrator.ts).
   private async integrate(): Promise<void> {
     const { c } = this;
     const input = { repo: c.repoRoot, slice: c.slice, order: this.order, paths: c.paths, log: c.log, say: c.say };
@@ -280,5 +275,4 @@ export class Engine {
   }
 }
 
-/** The fields of a round's request that change from round to round. */
 type Spot = 'round' | 'commit' | 'branch' | 'start' | 'prompt' | 'champion' | 'checkMap';

@@ -10,13 +10,11 @@ import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-typ
 export interface LocalRunnerOptions {
   repoRoot: string;
   paths: SlicePaths;
-  /** The main repository's state folder. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
 }
 
 export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
-  // Each ball's checkout, and the ignored entries of the repository linked into it (linked.ts).
   const held = new Map<string, { dir: string; head: string; linked: string[] }>();
   let ignored: Promise<string[]> | null = null;
   // One worktree add/remove at a time (worktreeGit): moving a branch, git dies on a worktree entry being written.

@@ -1,5 +1,4 @@
-// Before and after the jury: any difference voids its verdicts (blind-tribunal 3.6). Each dirty file's ctime moves
-// with every write, even one restoring the old bytes, and no program can set it: one lstat, not a hash.
+// A difference before and after the jury voids it (3.6); a dirty file's ctime, moved by every write, spares a hash.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';

@@ -1,5 +1,4 @@
-// Agents' answers as zod: the source of schemas/*.schema.json and of answer-validators.generated.ts (ajv, at build).
-// It loads zod and ajv; only the generators (scripts/) and the drift test import it.
+// Answers as zod, source of schemas/ and the generated validators; loads zod and ajv: only scripts/ and tests load it.
 import { z } from 'zod';
 import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 
@@ -27,7 +26,6 @@ const reviewAnswerSchema = z
   })
   .describe("A blind juror's verdict on one candidate.");
 
-/** The JSON Schemas this package publishes under schemas/, by file name. */
 export function verifyJsonSchemas(): Record<string, Record<string, unknown>> {
   return {
     'verdict.schema.json': toPublishedSchema(verdictAnswerSchema, 'https://leap.dev/schemas/verdict.schema.json', 'LEAP verifier verdict'),

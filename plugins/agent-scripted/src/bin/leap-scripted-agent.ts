@@ -1,4 +1,3 @@
-// leap-scripted-agent SCRIPT: replay the next prepared move (prompt on stdin, answer on stdout).
 import { existsSync, readFileSync } from 'node:fs';
 import { UsageError, runCli, writeFd } from '@leap/core';
 import { replayNextMove } from '../replay.js';
