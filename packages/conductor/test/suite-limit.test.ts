@@ -82,7 +82,7 @@ limits("a red whose test never ends: verify-red's suite is ended by the time lim
   assert.is(result.bail?.cause, 'suite-limit');
   assert.match(
     result.bail?.narration ?? '',
-    /^The test command `node --test test\/` did not end: its time limit \(3, --timeout\) ended it, with every process it started\. Its last output line: "[^"]*still polling"\. If the suite needs longer, raise --timeout; if it waits for something \(a server, input, a lock\), make it end by itself\. Then run again\.\n/,
+    /^The test command `node test\/run\.mjs` did not end: its time limit \(3, --timeout\) ended it, with every process it started\. Its last output line: "[^"]*still polling"\. If the suite needs longer, raise --timeout; if it waits for something \(a server, input, a lock\), make it end by itself\. Then run again\.\n/,
   );
   const suites = readEvents(repo).filter((e) => e.event === 'suite');
   assert.equal(
@@ -95,7 +95,7 @@ limits("a red whose test never ends: verify-red's suite is ended by the time lim
   );
   const verdict = readEvents(repo).find((e) => e.event === 'verdict' && e.phase === 'red');
   assert.is(verdict?.verdict, 'ERROR');
-  assert.match(String(verdict?.reason), /^ground truth: the test command `node --test test\/` did not end/);
+  assert.match(String(verdict?.reason), /^ground truth: the test command `node test\/run\.mjs` did not end/);
   assert.equal(
     processesWhoseArgv((argv) => argv.some((a) => a.includes(join(repo, 'test')))),
     [],

@@ -79,7 +79,7 @@ local('an issue file git ignores is ticked in place and never staged; the run st
   git(repo, 'commit', '-q', '-m', 'issues stay local');
   const titles = ['Only step'];
   const agents = commandAgents(slugSteps(titles));
-  const result = await runTdd({ cwd: repo, issue: 1, testCmd: 'node --test test/', planFile: planFile(titles), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
+  const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(titles), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', 'red: Only step', 'green: Only step', 'refactor: Only step']);
   assert.match(readFileSync(join(repo, '.tdd', 'issues', '1.md'), 'utf8'), '- [x] slugify lowercases the words');
