@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { $ } from 'zx';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const usage = 'Usage: node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL] [--pack DIR]';
+const usage =
+  'Usage: node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL] [--pack DIR]';
 
 function parse(argv) {
   const options = { version: true, build: true, tag: true, dryRun: false, registry: undefined, pack: undefined };
@@ -64,9 +65,14 @@ export function publishOrder(packages) {
     if (state.get(name) === 'visiting') throw new Error(`a dependency cycle: ${[...path, name].join(' -> ')}`);
     state.set(name, 'visiting');
     const { manifest } = byName.get(name);
-    for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies })) {
+    for (const dep of Object.keys({
+      ...manifest.dependencies,
+      ...manifest.peerDependencies,
+      ...manifest.optionalDependencies,
+    })) {
       if (byName.has(dep)) {
-        if (byName.get(dep).manifest.private === true) throw new Error(`${name} depends on ${dep}, which is private and never published`);
+        if (byName.get(dep).manifest.private === true)
+          throw new Error(`${name} depends on ${dep}, which is private and never published`);
         visit(dep, [...path, name]);
       }
     }
@@ -86,7 +92,11 @@ export function publishWaves(packages) {
   const names = new Set(order.map((p) => p.manifest.name));
   const level = new Map();
   for (const p of order) {
-    const deps = Object.keys({ ...p.manifest.dependencies, ...p.manifest.peerDependencies, ...p.manifest.optionalDependencies }).filter((d) => names.has(d));
+    const deps = Object.keys({
+      ...p.manifest.dependencies,
+      ...p.manifest.peerDependencies,
+      ...p.manifest.optionalDependencies,
+    }).filter((d) => names.has(d));
     level.set(p.manifest.name, deps.length === 0 ? 0 : 1 + Math.max(...deps.map((d) => level.get(d))));
   }
   const waves = [];
@@ -139,7 +149,8 @@ async function publishOne({ dir, manifest }, options, registry) {
   const args = ['publish', '--ignore-scripts', ...registry, ...(options.dryRun ? ['--dry-run'] : [])];
   const result = await runAside('npm', args, dir);
   process.stderr.write(`release: npm ${args.join(' ')}  (in ${dir})\n${result.text}`);
-  if (result.code !== 0) process.stderr.write(`release: npm publish of ${manifest.name} failed (exit ${result.code})\n`);
+  if (result.code !== 0)
+    process.stderr.write(`release: npm publish of ${manifest.name} failed (exit ${result.code})\n`);
   return result.code === 0;
 }
 

@@ -13,7 +13,9 @@ import { join, resolve } from 'node:path';
 const dir = resolve(process.argv[2] ?? '');
 const tarballs = new Map();
 for (const file of readdirSync(dir).filter((f) => f.endsWith('.tgz'))) {
-  const manifest = JSON.parse(execFileSync('tar', ['-xOzf', join(dir, file), 'package/package.json'], { encoding: 'utf8' }));
+  const manifest = JSON.parse(
+    execFileSync('tar', ['-xOzf', join(dir, file), 'package/package.json'], { encoding: 'utf8' }),
+  );
   tarballs.set(manifest.name, { file: join(dir, file), manifest });
 }
 const closure = new Set();
@@ -27,11 +29,18 @@ const project = mkdtempSync(join(tmpdir(), 'leap-install-size-'));
 try {
   writeFileSync(join(project, 'package.json'), '{"name": "users-project", "private": true}\n');
   const files = [...closure].map((name) => tarballs.get(name).file);
-  const said = execFileSync('npm', ['i', '-D', '--no-audit', '--no-fund', '--prefer-offline', ...files], { cwd: project, encoding: 'utf8' });
+  const said = execFileSync('npm', ['i', '-D', '--no-audit', '--no-fund', '--prefer-offline', ...files], {
+    cwd: project,
+    encoding: 'utf8',
+  });
   const added = /added (\d+) packages?/.exec(said)?.[1];
   const kib = Number(execFileSync('du', ['-sk', join(project, 'node_modules')], { encoding: 'utf8' }).split('\t')[0]);
-  const external = readdirSync(join(project, 'node_modules')).filter((n) => n !== '.bin' && n !== '.package-lock.json' && n !== '@leap').length;
-  process.stdout.write(`${JSON.stringify({ leap: [...closure].sort(), added: Number(added), node_modules_mb: Math.round(kib / 102.4) / 10, top_level_others: external })}\n`);
+  const external = readdirSync(join(project, 'node_modules')).filter(
+    (n) => n !== '.bin' && n !== '.package-lock.json' && n !== '@leap',
+  ).length;
+  process.stdout.write(
+    `${JSON.stringify({ leap: [...closure].sort(), added: Number(added), node_modules_mb: Math.round(kib / 102.4) / 10, top_level_others: external })}\n`,
+  );
 } finally {
   rmSync(project, { recursive: true, force: true });
 }

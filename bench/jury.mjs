@@ -23,7 +23,10 @@ function setupJury(tmp) {
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
   writeFileSync(join(dir, 'src', 'greet.js'), 'export const greet = () => "hello";\n');
   const agent = (family) => ({ plugin: 'command', family, command: REVIEWER });
-  writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: { s1: agent('f1'), s2: agent('f2'), s3: agent('f3') } }));
+  writeFileSync(
+    join(dir, 'agents.json'),
+    JSON.stringify({ agents: { s1: agent('f1'), s2: agent('f2'), s3: agent('f3') } }),
+  );
   const env = { ...process.env, VERI_AGENTS: join(dir, 'agents.json'), VERI_STATE_DIR: join(dir, '.tdd') };
   return { dir, env };
 }
@@ -47,7 +50,9 @@ export function benchJury(tmp, leapJury, { withoutCaCerts = false } = {}) {
   const { dir, env } = setupJury(withoutCaCerts ? join(tmp, 'no-ca') : tmp);
   // NODE_EXTRA_CA_CERTS makes every Node start read a CA bundle first (see RESULTS.md); leap-jury uses no TLS.
   if (withoutCaCerts) delete env.NODE_EXTRA_CA_CERTS;
-  return summary(timeRuns(RUNS, [process.execPath, ...juryArgs(leapJury)], { cwd: dir, env })[1].map((ms) => ms / 1000));
+  return summary(
+    timeRuns(RUNS, [process.execPath, ...juryArgs(leapJury)], { cwd: dir, env })[1].map((ms) => ms / 1000),
+  );
 }
 
 /** The same, spawned from this Node process (spawnSync): the fork of this process is counted too. */
@@ -67,7 +72,16 @@ export function benchJuryFromNode(tmp, leapJury) {
 export async function benchJuryLibrary(tmp, verifyEntry) {
   const { dir, env } = setupJury(join(tmp, 'library'));
   const { conveneJury } = await import(verifyEntry);
-  const options = { builderFamily: 'anthropic', reviewers: ['s1', 's2', 's3'], intent: 'greet says hello', criteria: 'returns hello', files: ['src/greet.js'], gitAliases: false, cwd: dir, env };
+  const options = {
+    builderFamily: 'anthropic',
+    reviewers: ['s1', 's2', 's3'],
+    intent: 'greet says hello',
+    criteria: 'returns hello',
+    files: ['src/greet.js'],
+    gitAliases: false,
+    cwd: dir,
+    env,
+  };
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = process.hrtime.bigint();
@@ -115,7 +129,11 @@ export function benchNodeSpawner(tmp) {
  */
 export function benchJuryAgainstSpawner(tmp, leapJury) {
   const { dir, env } = setupJury(join(tmp, 'paired'));
-  const [floor, jury] = timeRuns(RUNS, [process.execPath, ...juryArgs(leapJury)], { base: [process.execPath, writeSpawner(join(tmp, 'paired'))], cwd: dir, env });
+  const [floor, jury] = timeRuns(RUNS, [process.execPath, ...juryArgs(leapJury)], {
+    base: [process.execPath, writeSpawner(join(tmp, 'paired'))],
+    cwd: dir,
+    env,
+  });
   const ratios = jury.map((ms, i) => ms / floor[i]).sort((a, b) => a - b);
   return {
     ratio: ratios[RUNS >> 1],

@@ -3,7 +3,16 @@
 // throughput and integrity, supervision latencies, jury wall time; each capability's suite (bench/suites/).
 // Writes bench/RESULTS.md. Builds first (nx, cached) unless --no-build.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, freemem, totalmem, tmpdir, release, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +27,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'leap-bench-'));
 const rows = { starts: [], notes: [], checks: [] };
 
 if (!process.argv.includes('--no-build')) {
-  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NX_DAEMON: 'false' },
+  });
   // Let the build's tail (its exiting workers, the page cache writing back) pass before timing anything.
   await new Promise((resolve) => setTimeout(resolve, 10_000));
 }
@@ -31,11 +44,19 @@ const ms = (ns) => Number(ns) / 1e6;
  * drifts (a shared VM) cancel within each pair instead of skewing one side.
  */
 function coldStart(label, args, { budget, input, env, cwd, expect } = {}) {
-  const [base, cmd] = timeRuns(RUNS, [process.execPath, ...args], { base: [process.execPath, '-e', '0'], input, env, cwd, expect });
+  const [base, cmd] = timeRuns(RUNS, [process.execPath, ...args], {
+    base: [process.execPath, '-e', '0'],
+    input,
+    env,
+    cwd,
+    expect,
+  });
   const ratios = cmd.map((c, i) => c / base[i]);
   const ratio = median(ratios);
   rows.starts.push({ label, base: median(base), cmd: median(cmd), ratio, spread: quartiles(ratios), budget });
-  console.log(`${label}: ${median(cmd).toFixed(1)} ms vs node -e 0 ${median(base).toFixed(1)} ms; median paired ratio ${ratio.toFixed(2)}x${budget ? ` (budget ${budget}x)` : ''}`);
+  console.log(
+    `${label}: ${median(cmd).toFixed(1)} ms vs node -e 0 ${median(base).toFixed(1)} ms; median paired ratio ${ratio.toFixed(2)}x${budget ? ` (budget ${budget}x)` : ''}`,
+  );
   return ratio;
 }
 
@@ -54,21 +75,40 @@ if (!only) {
   const state = join(tmp, 'state');
   mkdirSync(state, { recursive: true });
   const env = { ...process.env, VERI_STATE_DIR: state };
-  if (has(bin('core', 'leap-role'))) coldStart('leap-role develop-red', [bin('core', 'leap-role'), 'develop-red'], { expect: 0 });
-  if (has(bin('core', 'leap-event'))) coldStart('leap-event mark', [bin('core', 'leap-event'), 'mark', 'bench'], { env, expect: 0 });
-  if (has(bin('supervise', 'leap-stop'))) coldStart('leap-stop (none pending)', [bin('supervise', 'leap-stop')], { env, budget: 1.15, expect: 3 });
+  if (has(bin('core', 'leap-role')))
+    coldStart('leap-role develop-red', [bin('core', 'leap-role'), 'develop-red'], { expect: 0 });
+  if (has(bin('core', 'leap-event')))
+    coldStart('leap-event mark', [bin('core', 'leap-event'), 'mark', 'bench'], { env, expect: 0 });
+  if (has(bin('supervise', 'leap-stop')))
+    coldStart('leap-stop (none pending)', [bin('supervise', 'leap-stop')], { env, budget: 1.15, expect: 3 });
   if (has(bin('supervise', 'leap-supervise'), bin('supervise', 'leap-wait'))) {
     spawnSync(process.execPath, [bin('supervise', 'leap-supervise'), 'done', 'true'], { env, stdio: 'ignore' });
-    coldStart('leap-wait on a finished leaf', [bin('supervise', 'leap-wait'), 'done'], { env, budget: 1.15, expect: 0 });
-    coldStart('leap-supervise NAME true', [bin('supervise', 'leap-supervise'), 'bench-true', 'true'], { env, budget: 1.3, expect: 0 });
+    coldStart('leap-wait on a finished leaf', [bin('supervise', 'leap-wait'), 'done'], {
+      env,
+      budget: 1.15,
+      expect: 0,
+    });
+    coldStart('leap-supervise NAME true', [bin('supervise', 'leap-supervise'), 'bench-true', 'true'], {
+      env,
+      budget: 1.3,
+      expect: 0,
+    });
   }
   const benchSetup = join(root, 'bench', 'setup-verify.mjs');
   if (has(bin('verify', 'leap-verify'), benchSetup)) {
     const { setupVerifyPrompt } = await import(benchSetup);
     const { cwd, env: verifyEnv, args } = setupVerifyPrompt(tmp);
-    coldStart('leap-verify prompt (green: step, spec, tests from the red verdict)', [bin('verify', 'leap-verify'), ...args], { cwd, env: { ...process.env, ...verifyEnv }, budget: 1.3, expect: 0 });
+    coldStart(
+      'leap-verify prompt (green: step, spec, tests from the red verdict)',
+      [bin('verify', 'leap-verify'), ...args],
+      { cwd, env: { ...process.env, ...verifyEnv }, budget: 1.3, expect: 0 },
+    );
     const redArgs = args.map((a) => (a === 'green' ? 'red' : a));
-    coldStart("leap-verify prompt (red: one `git show` finds the red commit's tests)", [bin('verify', 'leap-verify'), ...redArgs], { cwd, env: { ...process.env, ...verifyEnv }, expect: 0 });
+    coldStart(
+      "leap-verify prompt (red: one `git show` finds the red commit's tests)",
+      [bin('verify', 'leap-verify'), ...redArgs],
+      { cwd, env: { ...process.env, ...verifyEnv }, expect: 0 },
+    );
   }
 
   // --- event log: append rate in one process, and 8 concurrent writers
@@ -84,10 +124,15 @@ if (!only) {
     const openRate = n / (ms(process.hrtime.bigint() - t0) / 1000);
     const file2 = join(tmp, 'rate2.jsonl');
     t0 = process.hrtime.bigint();
-    for (let i = 0; i < 5_000; i++) core.appendEvent(file2, core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
+    for (let i = 0; i < 5_000; i++)
+      core.appendEvent(file2, core.createEvent('mark', { name: 'rate', anchor: String(i) }, ctx));
     const eachRate = 5_000 / (ms(process.hrtime.bigint() - t0) / 1000);
-    rows.notes.push(`Event append rate, one process, log kept open: ${Math.round(openRate).toLocaleString('en')} events/s`);
-    rows.notes.push(`Event append rate, one process, open-append-close per event (as separate commands do): ${Math.round(eachRate).toLocaleString('en')} events/s`);
+    rows.notes.push(
+      `Event append rate, one process, log kept open: ${Math.round(openRate).toLocaleString('en')} events/s`,
+    );
+    rows.notes.push(
+      `Event append rate, one process, open-append-close per event (as separate commands do): ${Math.round(eachRate).toLocaleString('en')} events/s`,
+    );
     console.log(rows.notes.slice(-2).join('\n'));
 
     const shared = join(tmp, 'concurrent.jsonl');
@@ -98,7 +143,9 @@ if (!only) {
         { length: 8 },
         (_, w) =>
           new Promise((resolve, reject) => {
-            spawn(process.execPath, [fixture, shared, String(w), '2000'], { stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer ${w} exit ${c}`))));
+            spawn(process.execPath, [fixture, shared, String(w), '2000'], { stdio: 'inherit' }).on('exit', (c) =>
+              c === 0 ? resolve() : reject(new Error(`writer ${w} exit ${c}`)),
+            );
           }),
       ),
     );
@@ -128,7 +175,10 @@ if (!only) {
     const lat = [];
     for (let i = 0; i < RUNS; i++) {
       const name = `lat${i}`;
-      writeFileSync(join(state, `${name}.pid`), `${process.pid}\nstarttime=${readFileSync(`/proc/${process.pid}/stat`, 'latin1').split(') ')[1].split(' ')[19]}\n`);
+      writeFileSync(
+        join(state, `${name}.pid`),
+        `${process.pid}\nstarttime=${readFileSync(`/proc/${process.pid}/stat`, 'latin1').split(') ')[1].split(' ')[19]}\n`,
+      );
       const waiter = spawn(process.execPath, [bin('supervise', 'leap-wait'), name, '30'], { env, stdio: 'ignore' });
       await new Promise((r) => setTimeout(r, 400));
       const tmpExit = join(state, `.${name}.exit.tmp`);
@@ -167,13 +217,29 @@ if (!only) {
       over.push(at('exit') - at('launch') - (timeout + grace) * 1000);
     }
     const m = median(over);
-    check('SIGTERM-ignoring leaf: from its launch to its exit record, beyond timeout + grace (median of 9)', m.toFixed(0), '<= 200 ms', m <= 200, ' ms');
-    rows.notes.push(`SIGTERM-ignoring leaf: the whole leap-supervise run, its own Node start-up included, took timeout + grace + ${median(wall).toFixed(0)} ms (median of 9)`);
+    check(
+      'SIGTERM-ignoring leaf: from its launch to its exit record, beyond timeout + grace (median of 9)',
+      m.toFixed(0),
+      '<= 200 ms',
+      m <= 200,
+      ' ms',
+    );
+    rows.notes.push(
+      `SIGTERM-ignoring leaf: the whole leap-supervise run, its own Node start-up included, took timeout + grace + ${median(wall).toFixed(0)} ms (median of 9)`,
+    );
   }
 
   // --- jury of three one-second reviewers
   if (has(bin('verify', 'leap-jury'), join(root, 'bench', 'jury.mjs'))) {
-    const { benchJury, benchJuryAgainstSpawner, benchJuryFromNode, benchJuryLibrary, benchReviewer, benchReviewersTogether, benchNodeSpawner } = await import(join(root, 'bench', 'jury.mjs'));
+    const {
+      benchJury,
+      benchJuryAgainstSpawner,
+      benchJuryFromNode,
+      benchJuryLibrary,
+      benchReviewer,
+      benchReviewersTogether,
+      benchNodeSpawner,
+    } = await import(join(root, 'bench', 'jury.mjs'));
     const paired = benchJuryAgainstSpawner(tmp, bin('verify', 'leap-jury'));
     check(
       'jury of three reviewers taking 1 s each: `leap-jury` from a shell vs the smallest Node script spawning the same three, run by run (median paired ratio of 11)',
@@ -191,7 +257,9 @@ if (!only) {
     const reviewer = benchReviewer(tmp);
     const together = benchReviewersTogether(tmp);
     const spawner = benchNodeSpawner(tmp);
-    const bare = process.env.NODE_EXTRA_CA_CERTS ? benchJury(tmp, bin('verify', 'leap-jury'), { withoutCaCerts: true }) : null;
+    const bare = process.env.NODE_EXTRA_CA_CERTS
+      ? benchJury(tmp, bin('verify', 'leap-jury'), { withoutCaCerts: true })
+      : null;
     rows.notes.push(
       `jury of three 1-second reviewers, 11 runs each: leap-jury from a shell ${jury.min.toFixed(3)} s to ${jury.max.toFixed(3)} s; the same spawned from the bench's Node process (its fork counted) ${fromNode.min.toFixed(3)} s to ${fromNode.max.toFixed(3)} s, median ${fromNode.median.toFixed(3)} s; conveneJury() called in a running process (as LEAP slices call it) ${library.min.toFixed(3)} s to ${library.max.toFixed(3)} s, median ${library.median.toFixed(3)} s; one reviewer alone (bash, cat and sleep, from a shell) ${reviewer.median.toFixed(3)} s; three reviewers started together by one bash, no jury code (the floor of any jury on these cores, less Node's start and exit) median ${together.median.toFixed(3)} s; the same three spawned by the smallest Node script that can (no jury code: the floor of a jury that is a Node process) median ${spawner.median.toFixed(3)} s, so leap-jury's own work is about ${Math.round((jury.median - spawner.median) * 1000)} ms${bare === null ? '' : `; leap-jury from a shell without NODE_EXTRA_CA_CERTS (which this machine sets for every process; leap-jury uses no TLS) median ${bare.median.toFixed(3)} s`}`,
     );
@@ -249,7 +317,9 @@ if (only) {
     ],
     { encoding: 'utf8' },
   );
-  rows.notes.push(`first touch of fresh memory: ${Number(probe.stdout).toFixed(2)} ms per MiB (a start-up that decodes a 580 KB ledger to a 1.1 MB string pays it)`);
+  rows.notes.push(
+    `first touch of fresh memory: ${Number(probe.stdout).toFixed(2)} ms per MiB (a start-up that decodes a 580 KB ledger to a 1.1 MB string pays it)`,
+  );
 }
 
 // --- RESULTS.md
@@ -282,7 +352,10 @@ const lines = [
   '',
   '| figure | value | budget | |',
   '| --- | ---: | --- | --- |',
-  ...rows.checks.map((c) => `| ${c.label} | ${c.value} | ${c.budget} | ${c.ok ? 'ok' : c.floor?.below ? `over; the budget is below its floor, ${c.floor.value}` : '**over**'} |`),
+  ...rows.checks.map(
+    (c) =>
+      `| ${c.label} | ${c.value} | ${c.budget} | ${c.ok ? 'ok' : c.floor?.below ? `over; the budget is below its floor, ${c.floor.value}` : '**over**'} |`,
+  ),
   '',
   ...rows.notes.map((n) => `- ${n}`),
   '',

@@ -17,9 +17,13 @@ export function benchTick(tmp, leapLedger, runs, baseline = null) {
   git('config', 'user.email', 'bench@leap.invalid');
   for (let d = 0; d < 100; d++) {
     mkdirSync(join(repo, 'src', `d${d}`), { recursive: true });
-    for (let f = 0; f < 100; f++) writeFileSync(join(repo, 'src', `d${d}`, `f${f}.js`), `export const v = ${d * 100 + f};\n`);
+    for (let f = 0; f < 100; f++)
+      writeFileSync(join(repo, 'src', `d${d}`, `f${f}.js`), `export const v = ${d * 100 + f};\n`);
   }
-  const steps = Array.from({ length: runs }, (_, i) => [`- [ ] Step ${i}: it's "quoted" $(x)`, `- [ ] Step b${i}: it's "quoted" $(x)`]);
+  const steps = Array.from({ length: runs }, (_, i) => [
+    `- [ ] Step ${i}: it's "quoted" $(x)`,
+    `- [ ] Step b${i}: it's "quoted" $(x)`,
+  ]);
   mkdirSync(join(repo, '.tdd'), { recursive: true });
   writeFileSync(join(repo, '.tdd', 'issue-1.md'), `# Bench\n\n## Steps\n\n${steps.flat().join('\n')}\n`);
   git('add', '-A');
@@ -46,6 +50,9 @@ export function benchTick(tmp, leapLedger, runs, baseline = null) {
     ratio: median(tick) / median(commit),
     floorRatio: median(floorRatios),
     floorSpread: quartiles(floorRatios),
-    before: beforeRatios === null ? null : { tick: median(before), ratio: median(beforeRatios), spread: quartiles(beforeRatios) },
+    before:
+      beforeRatios === null
+        ? null
+        : { tick: median(before), ratio: median(beforeRatios), spread: quartiles(beforeRatios) },
   };
 }

@@ -11,7 +11,11 @@ const script = join(dirname(fileURLToPath(import.meta.url)), 'time-runs.sh');
  * `cmd`'s stdin. Every run of `cmd` must exit with `expect`. Returns [baseMs[], cmdMs[]] (baseMs NaN without base).
  */
 export function timeRuns(runs, cmd, { base = [], input = '', env = process.env, cwd, expect = 0 } = {}) {
-  const r = spawnSync('bash', [script, String(runs), String(expect), input, String(base.length), ...base, '--', ...cmd], { env, cwd, encoding: 'utf8' });
+  const r = spawnSync(
+    'bash',
+    [script, String(runs), String(expect), input, String(base.length), ...base, '--', ...cmd],
+    { env, cwd, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`time-runs.sh ${cmd.join(' ')}: exit ${r.status}: ${r.stderr}`);
   const lines = r.stdout
     .trim()

@@ -50,7 +50,9 @@ for (const out of bins) {
       {
         name: 'external-deps',
         setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@leap/') ? undefined : { path: args.path, external: true }));
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.path.startsWith('@leap/') ? undefined : { path: args.path, external: true },
+          );
         },
       },
     ],
@@ -75,7 +77,9 @@ for (const file of files) {
     define: usesMeta ? { 'import.meta.url': '__leapFileUrl' } : {},
     // The directive first: behind the banner, esbuild's own "use strict" would be a plain string and the
     // module sloppy, unlike the ES modules it comes from.
-    banner: usesMeta ? { js: '"use strict";const __leapFileUrl = require("node:url").pathToFileURL(__filename).href;' } : {},
+    banner: usesMeta
+      ? { js: '"use strict";const __leapFileUrl = require("node:url").pathToFileURL(__filename).href;' }
+      : {},
     // Pass 1 minified and kept every name with __name(); the CommonJS wrapping added here is minified too
     // (renaming again is safe: the names kept are set explicitly, and keepNames here would set them twice).
     minify: MINIFY.minify,

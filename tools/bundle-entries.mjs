@@ -11,7 +11,8 @@ const entryPoints = [];
 for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
   if (typeof target !== 'object' || target['leap-source'] === undefined) continue;
   const out = target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '');
-  if (!out.startsWith('bundle/')) throw new Error(`${subpath}: "default" must point into ./dist/bundle/, got ${target.default}`);
+  if (!out.startsWith('bundle/'))
+    throw new Error(`${subpath}: "default" must point into ./dist/bundle/, got ${target.default}`);
   entryPoints.push({ in: target['leap-source'], out });
 }
 rmSync('dist/bundle', { recursive: true, force: true });

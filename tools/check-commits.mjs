@@ -13,7 +13,24 @@ const MAX = 72;
 const FORM = /^[a-z0-9][a-z0-9._/-]*(, ?[a-z0-9][a-z0-9._/-]*)*: [^\s]/;
 // The imperative: a subject starts with a verb's plain form, never `added`, `fixes`, `adding`.
 const NOT_IMPERATIVE = /^(\w+ed|\w+ing|\w+[^s]s)$/i;
-const PLAIN = new Set(['need', 'embed', 'feed', 'seed', 'shed', 'speed', 'bring', 'string', 'ring', 'process', 'focus', 'access', 'pass', 'address', 'bias', 'alias']);
+const PLAIN = new Set([
+  'need',
+  'embed',
+  'feed',
+  'seed',
+  'shed',
+  'speed',
+  'bring',
+  'string',
+  'ring',
+  'process',
+  'focus',
+  'access',
+  'pass',
+  'address',
+  'bias',
+  'alias',
+]);
 
 /** What is wrong with one message (subject line, then body), or [] when nothing is. */
 export function problems(message) {
@@ -23,7 +40,10 @@ export function problems(message) {
   if (!FORM.test(subject)) out.push("subject is not `area: what changed` (a lower-case area, ': ', the change)");
   else {
     const verb = subject.slice(subject.indexOf(': ') + 2).split(/\s/)[0] ?? '';
-    if (NOT_IMPERATIVE.test(verb) && !PLAIN.has(verb.toLowerCase())) out.push(`subject's verb ${JSON.stringify(verb)} is not in the imperative (say what the commit does: "add", not "added")`);
+    if (NOT_IMPERATIVE.test(verb) && !PLAIN.has(verb.toLowerCase()))
+      out.push(
+        `subject's verb ${JSON.stringify(verb)} is not in the imperative (say what the commit does: "add", not "added")`,
+      );
   }
   if (blank !== undefined && blank !== '') out.push('the line after the subject is not blank');
   if (body.join('').trim() === '') out.push('no body (say why, and what was measured)');
@@ -37,7 +57,9 @@ function main(argv) {
     if (argv[i] === '--base') base = argv[++i];
     else if (argv[i] === '--range') range = argv[++i];
     else if (argv[i] === '-h' || argv[i] === '--help') {
-      process.stdout.write('Usage: node tools/check-commits.mjs [--base REV] [--range A..B]\nChecks every commit after REV (default cff1603) up to HEAD.\n');
+      process.stdout.write(
+        'Usage: node tools/check-commits.mjs [--base REV] [--range A..B]\nChecks every commit after REV (default cff1603) up to HEAD.\n',
+      );
       return 0;
     } else {
       process.stderr.write(`check-commits: unknown argument ${JSON.stringify(argv[i])}\n`);
@@ -49,7 +71,9 @@ function main(argv) {
   try {
     git('rev-parse', '--verify', '--quiet', `${range.split('..')[0]}^{commit}`);
   } catch {
-    process.stderr.write(`check-commits: ${range.split('..')[0]} is not in this clone's history (a shallow clone?): fetch it with git fetch --unshallow\n`);
+    process.stderr.write(
+      `check-commits: ${range.split('..')[0]} is not in this clone's history (a shallow clone?): fetch it with git fetch --unshallow\n`,
+    );
     return 2;
   }
   const log = git('log', '--no-merges', '--format=%H%x00%B%x01', range);

@@ -51,7 +51,9 @@ const code = process.exitCode ?? 0;
 const timer = setTimeout(() => {
   // (This runner's own timer is unref'd, so it is not among them.)
   const open = process.getActiveResourcesInfo();
-  process.stderr.write(`tools/uvu.mjs: the suites are done, but the tests left ${open.length} handle(s) open (${[...new Set(open)].join(', ')}); ending the process\n`);
+  process.stderr.write(
+    `tools/uvu.mjs: the suites are done, but the tests left ${open.length} handle(s) open (${[...new Set(open)].join(', ')}); ending the process\n`,
+  );
   process.exit(code);
 }, GRACE_MS);
 timer.unref();
@@ -66,16 +68,21 @@ async function runFiles(files) {
     new Promise((resolve) => {
       const t0 = Date.now();
       const exact = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-      const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), dir, exact], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), dir, exact], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const chunks = [];
       child.stdout.on('data', (d) => chunks.push(d));
       child.stderr.on('data', (d) => chunks.push(d));
       child.on('close', (status, signal) => {
         const out = Buffer.concat(chunks).toString();
         const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
-        for (const key of Object.keys(totals)) totals[key] += Number(new RegExp(`${key}:\\s+(\\d+)`, 'i').exec(plain)?.[1] ?? 0);
+        for (const key of Object.keys(totals))
+          totals[key] += Number(new RegExp(`${key}:\\s+(\\d+)`, 'i').exec(plain)?.[1] ?? 0);
         if (status !== 0) failed.push(file);
-        process.stdout.write(`${out}  (${file}: ${((Date.now() - t0) / 1000).toFixed(1)} s${status === 0 ? '' : `, exit ${status ?? signal}`})\n\n`);
+        process.stdout.write(
+          `${out}  (${file}: ${((Date.now() - t0) / 1000).toFixed(1)} s${status === 0 ? '' : `, exit ${status ?? signal}`})\n\n`,
+        );
         resolve();
       });
     });
@@ -85,7 +92,9 @@ async function runFiles(files) {
   await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
   failed = failed.sort();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`  Total:     ${totals.total}\n  Passed:    ${totals.passed}\n  Skipped:   ${totals.skipped}\n  Duration:  ${seconds} s, ${files.length} files, ${jobs} at a time\n`);
+  process.stdout.write(
+    `  Total:     ${totals.total}\n  Passed:    ${totals.passed}\n  Skipped:   ${totals.skipped}\n  Duration:  ${seconds} s, ${files.length} files, ${jobs} at a time\n`,
+  );
   if (failed.length > 0) process.stdout.write(`  Failed:    ${failed.join(', ')}\n`);
   return failed.length > 0 ? 1 : 0;
 }

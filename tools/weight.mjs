@@ -82,13 +82,16 @@ export function measure() {
 
 function main(argv) {
   if (argv.includes('-h') || argv.includes('--help')) {
-    process.stdout.write('Usage: node tools/weight.mjs [--json] [--write-ceilings] [--budget FILE]\nMeasures the tree against tools/weight-budget.json: exit 1 when a figure is over its ceiling.\n');
+    process.stdout.write(
+      'Usage: node tools/weight.mjs [--json] [--write-ceilings] [--budget FILE]\nMeasures the tree against tools/weight-budget.json: exit 1 when a figure is over its ceiling.\n',
+    );
     return 0;
   }
   const budget = JSON.parse(readFileSync(budgetFile, 'utf8'));
   const { figures, where } = measure();
   if (argv.includes('--write-ceilings')) {
-    for (const [name, value] of Object.entries(figures)) budget[name].ceiling = Math.min(budget[name].ceiling ?? value, value);
+    for (const [name, value] of Object.entries(figures))
+      budget[name].ceiling = Math.min(budget[name].ceiling ?? value, value);
     writeFileSync(budgetFile, `${JSON.stringify(budget, null, 2)}\n`);
   }
   if (argv.includes('--json')) {
@@ -103,10 +106,15 @@ function main(argv) {
     }
     const state = value <= target ? 'on target' : value > ceiling ? 'OVER ITS CEILING' : `ceiling ${ceiling}`;
     if (value > target && value > ceiling) over++;
-    if (!argv.includes('--json')) process.stdout.write(`${name.padEnd(32)} ${String(value).padStart(7)}  target ${String(target).padStart(6)}  ${state}\n`);
+    if (!argv.includes('--json'))
+      process.stdout.write(
+        `${name.padEnd(32)} ${String(value).padStart(7)}  target ${String(target).padStart(6)}  ${state}\n`,
+      );
   }
   if (over > 0) {
-    process.stderr.write(`weight: ${over} figure(s) over their ceiling; cut, do not raise (tools/weight-budget.json). Largest:\n`);
+    process.stderr.write(
+      `weight: ${over} figure(s) over their ceiling; cut, do not raise (tools/weight-budget.json). Largest:\n`,
+    );
     for (const line of [...where.bigModules, ...where.bigFunctions].slice(0, 10)) process.stderr.write(`  ${line}\n`);
   }
   return over === 0 ? 0 : 1;

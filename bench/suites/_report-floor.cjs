@@ -8,7 +8,8 @@
 const fs = require('node:fs');
 const [log, outFile] = process.argv.slice(2);
 const esc = (s) => (/[&<>"']/.test(s) ? s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`) : s);
-const tokens = (n) => (n == null ? '?' : n < 1000 ? String(n) : `${Math.floor(n / 1000)},${String(n % 1000).padStart(3, '0')}`);
+const tokens = (n) =>
+  n == null ? '?' : n < 1000 ? String(n) : `${Math.floor(n / 1000)},${String(n % 1000).padStart(3, '0')}`;
 const money = (n) => (n == null ? '?' : `$${n.toFixed(2)}`);
 const time = (ms) => new Date(ms).toISOString().slice(11, 19);
 const leaves = [];
@@ -38,7 +39,17 @@ for (const line of fs.readFileSync(log, 'utf8').split('\n')) {
   if (at < from) from = at;
   if (at > to) to = at;
   if (e.event === 'launch') {
-    const run = { leaf: e.leaf, issue: e.issue, step: e.step, phase: e.phase, at, end: null, status: 'running', code: null, usage: null };
+    const run = {
+      leaf: e.leaf,
+      issue: e.issue,
+      step: e.step,
+      phase: e.phase,
+      at,
+      end: null,
+      status: 'running',
+      code: null,
+      usage: null,
+    };
     leaves.push(run);
     open.set(e.leaf, run);
   } else if (e.event === 'exit') {
@@ -68,7 +79,9 @@ for (const v of verdicts) {
 }
 for (const [key, runs] of groups) {
   const [issue, step, phase] = key.split('\n');
-  out.push(`<div class="sub">issue ${issue}: ${esc(step)}</div><div class="row"><div class="lbl">${esc(phase)}</div><div class="trk">`);
+  out.push(
+    `<div class="sub">issue ${issue}: ${esc(step)}</div><div class="row"><div class="lbl">${esc(phase)}</div><div class="trk">`,
+  );
   const ends = [];
   for (const run of runs) {
     let lane = 0;
@@ -81,12 +94,16 @@ for (const [key, runs] of groups) {
     );
   }
   for (const v of marks.get(key) ?? [])
-    out.push(`<div class="vm v-${v.verdict}" style="left:${pct(v.at)}%" title="${v.verdict} (${esc(v.phase)}) ${time(v.at)}: ${esc(v.reason.slice(0, 120))}"></div>`);
+    out.push(
+      `<div class="vm v-${v.verdict}" style="left:${pct(v.at)}%" title="${v.verdict} (${esc(v.phase)}) ${time(v.at)}: ${esc(v.reason.slice(0, 120))}"></div>`,
+    );
   out.push('</div></div>');
 }
 out.push('</div><table>');
 for (const v of verdicts)
-  out.push(`<tr class="verdict-row"><td class="t">${time(v.at)}<td>${v.issue}<td>${esc(v.step)}<td>${esc(v.phase)}<td>${v.verdict}<td>${esc(v.reason)}<td>${esc(v.agent ?? '')}\n`);
+  out.push(
+    `<tr class="verdict-row"><td class="t">${time(v.at)}<td>${v.issue}<td>${esc(v.step)}<td>${esc(v.phase)}<td>${v.verdict}<td>${esc(v.reason)}<td>${esc(v.agent ?? '')}\n`,
+  );
 out.push('</table><table>');
 for (const t of ticks.slice(-100)) out.push(`<tr><td>${time(t.at)}<td>${esc(t.action)}<td>${esc(t.title ?? '')}\n`);
 out.push('</table>');
@@ -101,7 +118,10 @@ const sums = (key) => {
     s.c += u.cost_usd ?? 0;
     by.set(k, s);
   }
-  for (const [k, s] of by) out.push(`<tr><td class="reason">${esc(String(k))}<td class="n">${s.n}<td class="n">${tokens(s.i)}<td class="n">${tokens(s.o)}<td class="n">${money(s.c)}\n`);
+  for (const [k, s] of by)
+    out.push(
+      `<tr><td class="reason">${esc(String(k))}<td class="n">${s.n}<td class="n">${tokens(s.i)}<td class="n">${tokens(s.o)}<td class="n">${money(s.c)}\n`,
+    );
 };
 out.push('<table>');
 sums((u) => `issue ${u.issue}`);

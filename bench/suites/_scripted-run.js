@@ -5,7 +5,15 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-const FIXTURES = join(dirname(new URL(import.meta.url).pathname), '..', '..', 'packages', 'conductor', 'test', 'fixtures');
+const FIXTURES = join(
+  dirname(new URL(import.meta.url).pathname),
+  '..',
+  '..',
+  'packages',
+  'conductor',
+  'test',
+  'fixtures',
+);
 const HEAD = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n";
 
 export const TITLES = ['Lowercase the words', "Drop what isn't a letter", 'Keep at most `20` characters'];
@@ -24,7 +32,10 @@ export function project(dir, steps = TITLES) {
   };
   write('package.json', '{ "name": "bench", "private": true, "type": "module" }\n');
   write('test/smoke.test.js', `${HEAD}test('smoke', () => assert.ok(true));\n`);
-  write('.tdd/issues/1.md', `# Bench issue\n\nThree criteria.\n\n## Acceptance criteria\n\n${steps.map((s) => `- [ ] ${s}`).join('\n')}\n`);
+  write(
+    '.tdd/issues/1.md',
+    `# Bench issue\n\nThree criteria.\n\n## Acceptance criteria\n\n${steps.map((s) => `- [ ] ${s}`).join('\n')}\n`,
+  );
   git('add', '-A');
   git('commit', '-q', '-m', 'bench project');
 }
@@ -35,7 +46,10 @@ export function scriptedAgents(agentsDir, titles = TITLES) {
   titles.forEach((title, i) => {
     const n = i + 1;
     steps[title] = {
-      red: { path: `test/step${n}.test.js`, content: `${HEAD}import { value } from '../src/step${n}.js';\ntest('step ${n}', () => assert.equal(value, ${n}));\n` },
+      red: {
+        path: `test/step${n}.test.js`,
+        content: `${HEAD}import { value } from '../src/step${n}.js';\ntest('step ${n}', () => assert.equal(value, ${n}));\n`,
+      },
       green: { path: `src/step${n}.js`, content: `export const value = ${n};\n` },
       refactor: { path: `src/step${n}.js`, content: `// step ${n}\nexport const value = ${n};\n` },
     };
@@ -43,17 +57,41 @@ export function scriptedAgents(agentsDir, titles = TITLES) {
   mkdirSync(agentsDir, { recursive: true });
   writeFileSync(join(agentsDir, 'moves.json'), JSON.stringify({ steps }));
   const agents = {
-    dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), join(agentsDir, 'moves.json'), join(agentsDir, 'dev.log')] },
+    dev: {
+      plugin: 'command',
+      family: 'replayed',
+      command: [
+        process.execPath,
+        join(FIXTURES, 'dev-agent.mjs'),
+        join(agentsDir, 'moves.json'),
+        join(agentsDir, 'dev.log'),
+      ],
+    },
     ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs')] },
   };
   writeFileSync(join(agentsDir, 'agents.json'), JSON.stringify({ agents }));
-  writeFileSync(join(agentsDir, 'plan.txt'), `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`);
-  return ['--plan', join(agentsDir, 'plan.txt'), '--developer', 'dev', '--verifier', 'ver', '--agents', join(agentsDir, 'agents.json')];
+  writeFileSync(
+    join(agentsDir, 'plan.txt'),
+    `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`,
+  );
+  return [
+    '--plan',
+    join(agentsDir, 'plan.txt'),
+    '--developer',
+    'dev',
+    '--verifier',
+    'ver',
+    '--agents',
+    join(agentsDir, 'agents.json'),
+  ];
 }
 
 /** The run's environment: this process's, without VERI_* and LEAP_*. */
 export function runEnv() {
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))), VERI_TIMEOUT: '120' };
+  return {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))),
+    VERI_TIMEOUT: '120',
+  };
 }
 
 /** Run `leap tdd run` (the bin `leap`) in a fresh project under `dir`: its exit, output, wall time and events. */
@@ -62,7 +100,11 @@ export function runScripted(leap, dir, testCmd = 'node --test test/ >/dev/null 2
   project(repo);
   const args = scriptedAgents(join(dir, 'agents'));
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', testCmd, ...args], { cwd: repo, env: runEnv(), encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', testCmd, ...args], {
+    cwd: repo,
+    env: runEnv(),
+    encoding: 'utf8',
+  });
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const events =
     run.status !== 0

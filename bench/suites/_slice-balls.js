@@ -7,7 +7,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const BALLS = 8;
-const ANSWER = JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'read the file, it holds the ball id' });
+const ANSWER = JSON.stringify({
+  verdict: 'pass',
+  lens: 'defect',
+  findings: [],
+  reasoning: 'read the file, it holds the ball id',
+});
 
 /** `git ARGS` in `dir`, its stdout. */
 export function gitIn(dir) {
@@ -51,7 +56,11 @@ export function writeSliceFile(dir, id, { count = BALLS, wave = 0 } = {}) {
 /** Builder `builder` (writes its ball's file after `buildSleep` s), reviewers r1 and r2 (pass after `reviewSleep` s). */
 export function writeAgentsFile(dir, buildSleep, reviewSleep = 0) {
   const sleep = (s) => (s > 0 ? `sleep ${s}; ` : '');
-  const builder = ['bash', '-c', `cat >/dev/null; ${sleep(buildSleep)}printf '%s\\n' "$LEAP_BALL" > "src/$LEAP_BALL.txt"; echo built`];
+  const builder = [
+    'bash',
+    '-c',
+    `cat >/dev/null; ${sleep(buildSleep)}printf '%s\\n' "$LEAP_BALL" > "src/$LEAP_BALL.txt"; echo built`,
+  ];
   const reviewer = ['bash', '-c', `cat >/dev/null; ${sleep(reviewSleep)}echo '${ANSWER}'`];
   const file = join(dir, `agents-${buildSleep}-${reviewSleep}.json`);
   writeFileSync(

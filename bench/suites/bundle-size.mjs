@@ -35,6 +35,13 @@ export default async function bundleSize(ctx) {
     ctx.note('bundle-size: no bundle is built (npm run build); skipped');
     return;
   }
-  ctx.note(`bundle size: ${files} files, ${bytes.toLocaleString('en')} bytes (${perPackage.join(', ')}); the build of 2026-12-01 (e6c8daa): 91 files, 1,313,865 bytes`);
-  ctx.check("the bins' bundles, total size (every dist/bin/**/*.cjs, source maps aside)", `${(bytes / 1e6).toFixed(2)} MB`, '<= 1.31 MB (the build of 2026-12-01)', bytes <= BUDGET_BYTES);
+  ctx.note(
+    `bundle size: ${files} files, ${bytes.toLocaleString('en')} bytes (${perPackage.join(', ')}); the build of 2026-12-01 (e6c8daa): 91 files, 1,313,865 bytes`,
+  );
+  ctx.check(
+    "the bins' bundles, total size (every dist/bin/**/*.cjs, source maps aside)",
+    `${(bytes / 1e6).toFixed(2)} MB`,
+    '<= 1.31 MB (the build of 2026-12-01)',
+    bytes <= BUDGET_BYTES,
+  );
 }

@@ -48,7 +48,9 @@ export default async function canary(ctx) {
   );
   const stepNow = ctx.median(now.map(stepMs));
   if (base === undefined) {
-    ctx.note(`canary: a step took ${stepNow.toFixed(0)} ms (median); set BENCH_BASE_LEAP to the build before the canary to compare`);
+    ctx.note(
+      `canary: a step took ${stepNow.toFixed(0)} ms (median); set BENCH_BASE_LEAP to the build before the canary to compare`,
+    );
     return;
   }
   const ratios = now.map((run, i) => stepMs(run) / stepMs(before[i]));
@@ -56,5 +58,10 @@ export default async function canary(ctx) {
   ctx.note(
     `canary: a step took ${stepNow.toFixed(0)} ms (median) against ${ctx.median(before.map(stepMs)).toFixed(0)} ms with the build before; paired ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}`,
   );
-  ctx.check("a step's wall time with the canary and the second run, against the build before them (median paired ratio)", ratio.toFixed(2), 'at most 1.3x', ratio <= 1.3);
+  ctx.check(
+    "a step's wall time with the canary and the second run, against the build before them (median paired ratio)",
+    ratio.toFixed(2),
+    'at most 1.3x',
+    ratio <= 1.3,
+  );
 }

@@ -134,7 +134,14 @@ export default async function conductor(ctx) {
   const nodeStart = nodeStartMs(ctx, env);
   const floor = gitFloor + nodeStart;
   const pct = (x) => `${((x / wallMs) * 100).toFixed(1)}%`;
-  ctx.check("conductor's own share of a 3-step run (not leaves, not test runs)", (share * 100).toFixed(1), 'at most 5%', share <= 0.05, '%', { value: pct(floor), below: floor / wallMs > 0.05 });
+  ctx.check(
+    "conductor's own share of a 3-step run (not leaves, not test runs)",
+    (share * 100).toFixed(1),
+    'at most 5%',
+    share <= 0.05,
+    '%',
+    { value: pct(floor), below: floor / wallMs > 0.05 },
+  );
   ctx.note(
     `conductor: the floor of its own share, ${floor.toFixed(0)} ms, ${pct(floor)} of the run's wall (the conductor's own is ${(ownMs / floor).toFixed(1)}x that): a bash script doing the same run's git work and nothing else (${FLOOR_GIT.start + FLOOR_GIT.step * titles.length} git processes: ${FLOOR_GIT.start} to start, ${FLOOR_GIT.step} a step) ${gitFloor.toFixed(0)} ms (median of 5, ${pct(gitFloor)}); one Node's start in the run's environment ${nodeStart.toFixed(0)} ms (${pct(nodeStart)})`,
   );
@@ -145,7 +152,12 @@ export default async function conductor(ctx) {
     'at most 3: red 1 (fails with the new test; the tree without it passed already), green 1, refactor 1',
     perStep <= 3,
   );
-  ctx.coldStart('leap tdd status --issue 1', [leap, 'tdd', 'status', '--issue', '1'], { cwd: repo, env, budget: 1.3, expect: 0 });
+  ctx.coldStart('leap tdd status --issue 1', [leap, 'tdd', 'status', '--issue', '1'], {
+    cwd: repo,
+    env,
+    budget: 1.3,
+    expect: 0,
+  });
   // The README's main job: `leap demo`, its wall time and what of it its leaves took.
   const demoDir = join(ctx.tmp, 'demo');
   const demoStarted = process.hrtime.bigint();

@@ -38,7 +38,11 @@ const freePort = () =>
 async function startRedis(dir) {
   const port = await freePort();
   mkdirSync(dir, { recursive: true });
-  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(
+    REDIS,
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (b) => {
@@ -96,7 +100,8 @@ export default async function runnerBullmq(ctx) {
     '--',
   ];
   const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('VERI_') || key.startsWith('LEAP_BULLMQ_') || key === 'BENCH_CPU_FILE') delete env[key];
+  for (const key of Object.keys(env))
+    if (key.startsWith('VERI_') || key.startsWith('LEAP_BULLMQ_') || key === 'BENCH_CPU_FILE') delete env[key];
   // Engine and workers sign jobs and results with one secret (CONTRACT section 11).
   env.LEAP_QUEUE_SECRET = 'bench-queue-secret-0123456789';
   const redis = await startRedis(join(ctx.tmp, 'redis'));
@@ -108,11 +113,29 @@ export default async function runnerBullmq(ctx) {
         const dir = join(ctx.tmp, `machine-${n}-${i}`);
         mkdirSync(dir, { recursive: true });
         const [cmd, ...args] = entry(workerCli, 'workerCommand');
-        const child = spawn(cmd, [...args, '--redis', redis.url, '--repo', remote, '--jobs', String(jobs), '--dir', join(dir, 'w'), '--name', `m${i}`, '--agents', agents], {
-          cwd: dir,
-          env,
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
+        const child = spawn(
+          cmd,
+          [
+            ...args,
+            '--redis',
+            redis.url,
+            '--repo',
+            remote,
+            '--jobs',
+            String(jobs),
+            '--dir',
+            join(dir, 'w'),
+            '--name',
+            `m${i}`,
+            '--agents',
+            agents,
+          ],
+          {
+            cwd: dir,
+            env,
+            stdio: ['ignore', 'ignore', 'pipe'],
+          },
+        );
         let err = '';
         await new Promise((resolve, reject) => {
           child.stderr.on('data', (b) => {
@@ -148,12 +171,30 @@ export default async function runnerBullmq(ctx) {
     const extra = runner === null ? [] : ['--runner', 'bullmq', '--redis', redis.url];
     const cpuFile = join(dir, 'engine-cpu.json');
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(cmd, [...args, 'run', file, '--jobs', String(jobs), '--agents', agents, '--builder', 'builder', '--reviewers', 'r1,r2', '--json', ...extra], {
-      cwd: repo,
-      env: { ...env, BENCH_CPU_FILE: cpuFile },
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
+    const r = spawnSync(
+      cmd,
+      [
+        ...args,
+        'run',
+        file,
+        '--jobs',
+        String(jobs),
+        '--agents',
+        agents,
+        '--builder',
+        'builder',
+        '--reviewers',
+        'r1,r2',
+        '--json',
+        ...extra,
+      ],
+      {
+        cwd: repo,
+        env: { ...env, BENCH_CPU_FILE: cpuFile },
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      },
+    );
     const wall = Number(process.hrtime.bigint() - t0) / 1e6;
     await down();
     if (r.status !== 0) throw new Error(`leap slice run exited ${r.status}: ${r.stderr}`);
@@ -165,7 +206,12 @@ export default async function runnerBullmq(ctx) {
     const [cmd, ...args] = entry(sliceCli, 'sliceCommand');
     const cpuFile = join(repo, '..', `status-cpu-${n++}.json`);
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(cmd, [...args, 'status', file, '--json'], { cwd: repo, env: { ...env, BENCH_CPU_FILE: cpuFile }, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(cmd, [...args, 'status', file, '--json'], {
+      cwd: repo,
+      env: { ...env, BENCH_CPU_FILE: cpuFile },
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
     const wall = Number(process.hrtime.bigint() - t0) / 1e6;
     if (r.status !== 0) throw new Error(`leap slice status exited ${r.status}: ${r.stderr}`);
     const { user, system } = JSON.parse(readFileSync(cpuFile, 'utf8'));
@@ -194,7 +240,10 @@ export default async function runnerBullmq(ctx) {
     const wavesRatio = ctx.median(waves) / ideal;
     const localFlatRatio = ctx.median(localFlat) / ideal;
     const localWavesRatio = ctx.median(localWaves) / ideal;
-    const floor = (local, budget) => ({ value: `the local runner --jobs ${SPREAD_WORKERS}: ${local.toFixed(2)}x`, below: local > budget });
+    const floor = (local, budget) => ({
+      value: `the local runner --jobs ${SPREAD_WORKERS}: ${local.toFixed(2)}x`,
+      below: local > budget,
+    });
     ctx.check(
       `leap slice run --runner bullmq, ${SPREAD_BALLS} balls (builders ${BUILD_S} s), flat, on ${SPREAD_WORKERS} workers: wall time / the ideal (${ideal} s)`,
       flatRatio.toFixed(2),
@@ -213,10 +262,17 @@ export default async function runnerBullmq(ctx) {
     );
     const boundary = ((ctx.median(waves) - ctx.median(flat)) * 1000) / 3;
     const localBoundary = ((ctx.median(localWaves) - ctx.median(localFlat)) * 1000) / 3;
-    ctx.check('leap slice run --runner bullmq: a wave boundary through the queue, (four waves - flat) / 3', boundary.toFixed(0), 'at most 300 ms', boundary <= 300, ' ms', {
-      value: `the local runner's: ${localBoundary.toFixed(0)} ms`,
-      below: localBoundary > 300,
-    });
+    ctx.check(
+      'leap slice run --runner bullmq: a wave boundary through the queue, (four waves - flat) / 3',
+      boundary.toFixed(0),
+      'at most 300 ms',
+      boundary <= 300,
+      ' ms',
+      {
+        value: `the local runner's: ${localBoundary.toFixed(0)} ms`,
+        below: localBoundary > 300,
+      },
+    );
     ctx.note(
       `runner-bullmq spread: ${SPREAD_BALLS} balls of ${BUILD_S} s on ${SPREAD_WORKERS} workers (--jobs 1 each), the engine --jobs ${SPREAD_BALLS}: flat ${ctx.median(flat).toFixed(2)} s (runs ${list(flat)}), four waves of four ${ctx.median(waves).toFixed(2)} s (runs ${list(waves)}); the same on the local runner --jobs ${SPREAD_WORKERS}: flat ${ctx.median(localFlat).toFixed(2)} s (runs ${list(localFlat)}), four waves ${ctx.median(localWaves).toFixed(2)} s (runs ${list(localWaves)}), a wave boundary ${localBoundary.toFixed(0)} ms; the ideal ${ideal} s; wall time from the engine's start to its exit (its start-up, the aggregate jury and the last merge included)`,
     );
@@ -230,7 +286,13 @@ export default async function runnerBullmq(ctx) {
     }
     const q = ctx.median(queued);
     const l = ctx.median(local);
-    ctx.check("leap slice run --runner bullmq: the own cost per ball (all but the builder, the proof and the jury) less the local runner's", (q - l).toFixed(1), 'at most 250 ms', q - l <= 250, ' ms');
+    ctx.check(
+      "leap slice run --runner bullmq: the own cost per ball (all but the builder, the proof and the jury) less the local runner's",
+      (q - l).toFixed(1),
+      'at most 250 ms',
+      q - l <= 250,
+      ' ms',
+    );
     ctx.note(
       `runner-bullmq own cost: ${q.toFixed(1)} ms per ball through the queue (runs ${list(queued, 1)}) vs ${l.toFixed(1)} ms with the local runner (runs ${list(local, 1)}), ${BALLS} balls, one worker --jobs 1, the engine --jobs 1; the queue's share: the push of the round's commit, the worker's fetch, worktree and push, the engine's fetch back, the job's trip through Redis (its completion heard through the queue's events)`,
     );

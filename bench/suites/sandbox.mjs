@@ -26,7 +26,13 @@ export default async function sandbox(ctx) {
   for (let i = 0; i < 200; i++) writeFileSync(join(repo, 'node_modules', 'dep', `f${i}.js`), 'module.exports = 1;\n');
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
   const env = { ...process.env, VERI_STATE_DIR: join(repo, '.tdd') };
-  const run = (_label, args) => ctx.timeRuns(ctx.RUNS, [process.execPath, supervise, ...args], { base: [process.execPath, supervise, 'bench-plain', 'true'], env, cwd: repo, expect: 0 });
+  const run = (_label, args) =>
+    ctx.timeRuns(ctx.RUNS, [process.execPath, supervise, ...args], {
+      base: [process.execPath, supervise, 'bench-plain', 'true'],
+      env,
+      cwd: repo,
+      expect: 0,
+    });
   const [plain, writer] = run('writer', ['--sandbox', 'writer', 'bench-writer', 'true']);
   const extra = writer.map((t, i) => t - plain[i]);
   const cost = ctx.median(extra);
@@ -69,13 +75,24 @@ export default async function sandbox(ctx) {
   const floorMinimal = ctx.median(wrapped.map((t, i) => t - bare[i]));
   const { prepareSandbox } = await import(join(ctx.root, 'packages', 'supervise', 'dist', 'index.js'));
   const planned = prepareSandbox({ role: 'writer', tree: repo, hide: [join(repo, '.tdd')] }, 'true', [], env, bwrap);
-  const [bare2, exact] = ctx.timeRuns(ctx.RUNS, [planned.command, ...planned.args], { base: ['true'], env: planned.env, cwd: repo });
+  const [bare2, exact] = ctx.timeRuns(ctx.RUNS, [planned.command, ...planned.args], {
+    base: ['true'],
+    env: planned.env,
+    cwd: repo,
+  });
   planned.cleanup();
   const floor = ctx.median(exact.map((t, i) => t - bare2[i]));
   // The same from the smallest Node program that can run it as the supervisor does (detached, bwrap's status on
   // fd 3 in an unlinked file, the exit awaited), against that program running `true`: what Node's spawn of the
   // larger command line adds to bwrap's own cost, before any planning.
-  const withStatus = prepareSandbox({ role: 'writer', tree: repo, hide: [join(repo, '.tdd')] }, 'true', [], env, bwrap, { statusFd: 3 });
+  const withStatus = prepareSandbox(
+    { role: 'writer', tree: repo, hide: [join(repo, '.tdd')] },
+    'true',
+    [],
+    env,
+    bwrap,
+    { statusFd: 3 },
+  );
   withStatus.cleanup();
   const runner = join(ctx.tmp, 'smallest-sandboxed-spawn.cjs');
   writeFileSync(
@@ -91,11 +108,15 @@ export default async function sandbox(ctx) {
       '',
     ].join('\n'),
   );
-  const [nodeBare, nodeWrapped] = ctx.timeRuns(ctx.RUNS, [process.execPath, runner, JSON.stringify([withStatus.command, ...withStatus.args])], {
-    base: [process.execPath, runner, JSON.stringify(['true'])],
-    env: withStatus.env,
-    cwd: repo,
-  });
+  const [nodeBare, nodeWrapped] = ctx.timeRuns(
+    ctx.RUNS,
+    [process.execPath, runner, JSON.stringify([withStatus.command, ...withStatus.args])],
+    {
+      base: [process.execPath, runner, JSON.stringify(['true'])],
+      env: withStatus.env,
+      cwd: repo,
+    },
+  );
   const nodeFloor = ctx.median(nodeWrapped.map((t, i) => t - nodeBare[i]));
   ctx.note(
     `sandbox: writer leaf costs ${cost.toFixed(1)} ms more than unsandboxed (middle half ${q1.toFixed(1)}-${q3.toFixed(1)} ms; unsandboxed median ${ctx.median(plain).toFixed(1)} ms); bwrap alone with the tree's mounts, against \`true\` alone: ${floorMinimal.toFixed(1)} ms; bwrap alone with the very command line the supervisor plans for this leaf (${planned.args.filter((a) => a.startsWith('--') && a.includes('bind')).length} binds: the home folder masked entry by entry, the state folder hidden): ${floor.toFixed(1)} ms (the floor of this leaf's sandbox); the same command line spawned by the smallest Node program that can (detached, its status to a file), against that program spawning \`true\`: ${nodeFloor.toFixed(1)} ms; the toolchain's own share ${(cost - floor).toFixed(1)} ms over bwrap alone, ${(cost - nodeFloor).toFixed(1)} ms over the smallest Node program (planning the mounts, reading bwrap's status, waiting for its pid 1)`,
@@ -105,10 +126,17 @@ export default async function sandbox(ctx) {
   // runs. Where bwrap alone costs more than the budget, no supervisor can meet it on this machine (2026-12-05:
   // `bwrap --ro-bind / / true` alone was 9 ms over `true`, the planned line 15 ms). The smallest Node program's
   // figure is beside it in the note; it is the same work plus Node's spawn, and noisier.
-  ctx.check('sandboxed `leap-supervise --sandbox writer NAME true` against the same unsandboxed, run by run (median paired difference)', cost.toFixed(1), '<= 10 ms', cost <= 10, ' ms', {
-    value: `${floor.toFixed(1)} ms, bwrap alone with the same command line`,
-    below: floor > 10,
-  });
+  ctx.check(
+    'sandboxed `leap-supervise --sandbox writer NAME true` against the same unsandboxed, run by run (median paired difference)',
+    cost.toFixed(1),
+    '<= 10 ms',
+    cost <= 10,
+    ' ms',
+    {
+      value: `${floor.toFixed(1)} ms, bwrap alone with the same command line`,
+      below: floor > 10,
+    },
+  );
   // As the conductor and the engine start leaves: supervise() in their own process, the plan's code warm after the
   // first leaf. Paired run by run in this process, the first pair left out.
   const { supervise: superviseLeaf } = await import(join(ctx.root, 'packages', 'supervise', 'dist', 'index.js'));
@@ -117,7 +145,13 @@ export default async function sandbox(ctx) {
     const t0 = performance.now();
     await superviseLeaf({ name: `bench-ip-plain-${i}`, command: 'true', cwd: repo, env });
     const t1 = performance.now();
-    await superviseLeaf({ name: `bench-ip-sbx-${i}`, command: 'true', cwd: repo, env, sandbox: { role: 'writer', tree: repo } });
+    await superviseLeaf({
+      name: `bench-ip-sbx-${i}`,
+      command: 'true',
+      cwd: repo,
+      env,
+      sandbox: { role: 'writer', tree: repo },
+    });
     const t2 = performance.now();
     if (i > 0) inProcess.push(t2 - t1 - (t1 - t0));
   }
@@ -126,7 +160,11 @@ export default async function sandbox(ctx) {
   );
   const [plain2, reader] = run('reader', ['--sandbox', 'reader', 'bench-reader', 'true']);
   const readerCost = ctx.median(reader.map((t, i) => t - plain2[i]));
-  ctx.note(`sandbox: reader leaf (a copy of 50 source files made and removed, node_modules of 200 files linked read-only) costs ${readerCost.toFixed(1)} ms more than unsandboxed`);
+  ctx.note(
+    `sandbox: reader leaf (a copy of 50 source files made and removed, node_modules of 200 files linked read-only) costs ${readerCost.toFixed(1)} ms more than unsandboxed`,
+  );
   const [plain3, off] = run('network off', ['--sandbox', 'writer', '--network', 'off', 'bench-offline', 'true']);
-  ctx.note(`sandbox: writer with network off (a network namespace of its own) costs ${ctx.median(off.map((t, i) => t - plain3[i])).toFixed(1)} ms more than unsandboxed`);
+  ctx.note(
+    `sandbox: writer with network off (a network namespace of its own) costs ${ctx.median(off.map((t, i) => t - plain3[i])).toFixed(1)} ms more than unsandboxed`,
+  );
 }

@@ -41,7 +41,19 @@ export default async function sliceRun(ctx) {
     const agents = writeAgentsFile(ctx.tmp, buildSleep, reviewSleep);
     const env = { ...process.env };
     for (const key of Object.keys(env)) if (key.startsWith('VERI_')) delete env[key];
-    const [cmd, ...args] = leap(['run', file, '--jobs', String(jobs), '--agents', agents, '--builder', 'builder', '--reviewers', 'r1,r2', '--json']);
+    const [cmd, ...args] = leap([
+      'run',
+      file,
+      '--jobs',
+      String(jobs),
+      '--agents',
+      agents,
+      '--builder',
+      'builder',
+      '--reviewers',
+      'r1,r2',
+      '--json',
+    ]);
     const t0 = process.hrtime.bigint();
     const r = spawnSync(cmd, args, { cwd: dir, env, encoding: 'utf8' });
     const wall = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -55,11 +67,23 @@ export default async function sliceRun(ctx) {
   const four = ctx.median(fourRuns);
   const one = runSlice(2, 1, 1).wall / 1000;
   const efficiency = one / (4 * four);
-  ctx.check('leap slice run, 8 balls (builders 2 s, reviewers 1 s), --jobs 4: wall time / ideal (7 s)', (four / IDEAL).toFixed(2), 'at most 1.25x', four / IDEAL <= 1.25, 'x');
+  ctx.check(
+    'leap slice run, 8 balls (builders 2 s, reviewers 1 s), --jobs 4: wall time / ideal (7 s)',
+    (four / IDEAL).toFixed(2),
+    'at most 1.25x',
+    four / IDEAL <= 1.25,
+    'x',
+  );
   ctx.note(
     `slice-run fan-out: --jobs 4 ${four.toFixed(2)} s (runs ${fourRuns.map((t) => t.toFixed(2)).join(', ')}), --jobs 1 ${one.toFixed(2)} s: ${(one / four).toFixed(2)}x longer; parallel efficiency ${(efficiency * 100).toFixed(0)}% (the --jobs 1 time over 4 x the --jobs 4 time)`,
   );
-  ctx.check('leap slice run, the same slice with --jobs 1: times the --jobs 4 wall time', (one / four).toFixed(2), 'about 4x (3 to 4.5)', one / four >= 3 && one / four <= 4.5, 'x');
+  ctx.check(
+    'leap slice run, the same slice with --jobs 1: times the --jobs 4 wall time',
+    (one / four).toFixed(2),
+    'about 4x (3 to 4.5)',
+    one / four >= 3 && one / four <= 4.5,
+    'x',
+  );
 
   // --- the engine's own cost per ball, against a bare worktree add + remove (the issue's budget) and against
   // the floor (the same git work, from bash), each measured right after an engine run in the same kind of repository
@@ -78,7 +102,15 @@ export default async function sliceRun(ctx) {
     // A bare worktree add + remove in a repository of the same size, from a shell loop (no Node in the figure).
     const bareDir = join(ctx.tmp, `bare-${i}`);
     makeRepo(bareDir);
-    bare.push(ctx.median(ctx.timeRuns(ctx.RUNS, ['bash', '-c', 'git worktree add -q --detach ../wt HEAD && git worktree remove --force ../wt'], { cwd: bareDir })[1]));
+    bare.push(
+      ctx.median(
+        ctx.timeRuns(
+          ctx.RUNS,
+          ['bash', '-c', 'git worktree add -q --detach ../wt HEAD && git worktree remove --force ../wt'],
+          { cwd: bareDir },
+        )[1],
+      ),
+    );
   }
   const perBall = ctx.median(own);
   const bareMs = ctx.median(bare);
@@ -86,15 +118,25 @@ export default async function sliceRun(ctx) {
   const toBare = ctx.median(own.map((o, i) => o / bare[i]));
   const toFloor = ctx.median(own.map((o, i) => o / floor[i]));
   const floorToBare = ctx.median(floor.map((f, i) => f / bare[i]));
-  ctx.check("leap slice run: the engine's own cost per ball / a bare git worktree add + remove", toBare.toFixed(2), 'at most 1.5x', toBare <= 1.5, 'x', {
-    value: `${floorToBare.toFixed(2)}x`,
-    below: floorToBare > 1.5,
-  });
+  ctx.check(
+    "leap slice run: the engine's own cost per ball / a bare git worktree add + remove",
+    toBare.toFixed(2),
+    'at most 1.5x',
+    toBare <= 1.5,
+    'x',
+    {
+      value: `${floorToBare.toFixed(2)}x`,
+      below: floorToBare > 1.5,
+    },
+  );
   ctx.note(
     `slice-run own cost: ${perBall.toFixed(1)} ms per ball (runs ${own.map((x) => x.toFixed(1)).join(', ')}; wall less leaves and proofs, over ${BALLS} balls, leap's start-up and the aggregate jury's worktree included) vs git worktree add + remove ${bareMs.toFixed(1)} ms (runs ${bare.map((x) => x.toFixed(1)).join(', ')}): ${toBare.toFixed(2)}x (median of the paired ratios)`,
   );
   ctx.note(
     `slice-run floor: the git work a ball needs, from bash (bench/suites/_slice-balls.js, per ball: worktree add -B, the file map's check-ignore, the champion's status, add + diff of the changed paths, the jury's two status, commit + status, worktree remove, merge-tree + commit-tree + diff + update-ref; the run's own), ${floorMs.toFixed(1)} ms per ball (runs ${floor.map((x) => x.toFixed(1)).join(', ')}) = ${floorToBare.toFixed(2)}x a bare worktree add + remove, so the 1.5x budget is ${floorToBare > 1.5 ? 'below' : 'above'} the floor; the engine's own cost is ${toFloor.toFixed(2)}x that floor (Node's start-up, a fork of its heap per process, the leaves' and the jury's supervision, records and events)`,
   );
-  if (!viaBin) ctx.note('slice-run: ran through packages/slice/dist/cli.js (the umbrella bin is not built, or older than the package)');
+  if (!viaBin)
+    ctx.note(
+      'slice-run: ran through packages/slice/dist/cli.js (the umbrella bin is not built, or older than the package)',
+    );
 }

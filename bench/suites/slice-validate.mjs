@@ -18,7 +18,13 @@ export default async function sliceValidate(ctx) {
   for (let i = 0; i < 1000; i++) {
     const id = `ball-${String(i).padStart(4, '0')}`;
     // Ten waves of a hundred: each ball depends on two of the wave before, as a wide slice would.
-    const deps = i < 100 ? [] : [`ball-${String(i - 100).padStart(4, '0')}`, `ball-${String(i - 100 + ((i + 1) % 100) - (i % 100)).padStart(4, '0')}`].filter((d, k, all) => all.indexOf(d) === k);
+    const deps =
+      i < 100
+        ? []
+        : [
+            `ball-${String(i - 100).padStart(4, '0')}`,
+            `ball-${String(i - 100 + ((i + 1) % 100) - (i % 100)).padStart(4, '0')}`,
+          ].filter((d, k, all) => all.indexOf(d) === k);
     balls.push({
       id,
       goal: `the ${id} module answers its ${i % 7} documented cases`,
@@ -34,11 +40,21 @@ export default async function sliceValidate(ctx) {
   }
   const file = join(dir, 'slice.json');
   writeFileSync(file, `${JSON.stringify({ id: 'bench-1000', base: 'HEAD', spine: 'integrator', balls }, null, 2)}\n`);
-  ctx.coldStart('leap slice validate (1,000 balls)', [leap, 'slice', 'validate', file], { cwd: dir, budget: 1.3, expect: 0 });
+  ctx.coldStart('leap slice validate (1,000 balls)', [leap, 'slice', 'validate', file], {
+    cwd: dir,
+    budget: 1.3,
+    expect: 0,
+  });
   // The floor under any validator: Node reading and parsing the same file, and nothing else.
   const floor = join(dir, 'read-and-parse.cjs');
   writeFileSync(floor, "JSON.parse(require('node:fs').readFileSync(process.argv[2], 'utf8'));\n");
-  ctx.coldStart('the floor: node reading and parsing that slice file (JSON.parse, no validation)', [floor, file], { cwd: dir, expect: 0 });
+  ctx.coldStart('the floor: node reading and parsing that slice file (JSON.parse, no validation)', [floor, file], {
+    cwd: dir,
+    expect: 0,
+  });
   // What loading validate's code costs, apart from validating: the same files read and compiled, no slice.
-  ctx.coldStart('leap slice validate --help (its code loaded, no slice read)', [leap, 'slice', 'validate', '--help'], { cwd: dir, expect: 0 });
+  ctx.coldStart('leap slice validate --help (its code loaded, no slice read)', [leap, 'slice', 'validate', '--help'], {
+    cwd: dir,
+    expect: 0,
+  });
 }

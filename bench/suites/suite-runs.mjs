@@ -24,20 +24,60 @@ export default async function suiteRuns(ctx) {
   const developer = titles.flatMap((title, i) => {
     const n = i + 1;
     return [
-      { edits: [{ path: `test/step${n}.test.js`, content: `${HEAD}import { value } from '../src/step${n}.js';\ntest('step ${n}', () => assert.equal(value, ${n}));\n` }], answer: `red ${n}` },
+      {
+        edits: [
+          {
+            path: `test/step${n}.test.js`,
+            content: `${HEAD}import { value } from '../src/step${n}.js';\ntest('step ${n}', () => assert.equal(value, ${n}));\n`,
+          },
+        ],
+        answer: `red ${n}`,
+      },
       { edits: [{ path: `src/step${n}.js`, content: `export const value = ${n};\n` }], answer: `green ${n}` },
-      { edits: [{ path: `src/step${n}.js`, content: `// ${title}\nexport const value = ${n};\n` }], answer: `refactor ${n}` },
+      {
+        edits: [{ path: `src/step${n}.js`, content: `// ${title}\nexport const value = ${n};\n` }],
+        answer: `refactor ${n}`,
+      },
     ];
   });
-  const verifier = titles.flatMap(() => ['red', 'green', 'refactor'].map((phase) => ({ answer: { verdict: 'PASS', reason: `${phase} holds` } })));
+  const verifier = titles.flatMap(() =>
+    ['red', 'green', 'refactor'].map((phase) => ({ answer: { verdict: 'PASS', reason: `${phase} holds` } })),
+  );
   writeFileSync(join(agents, 'dev.json'), JSON.stringify({ family: 'replayed', moves: developer }));
   writeFileSync(join(agents, 'ver.json'), JSON.stringify({ family: 'checker', moves: verifier }));
-  writeFileSync(join(agents, 'agents.json'), JSON.stringify({ agents: { dev: { plugin: 'scripted', script: 'dev.json' }, ver: { plugin: 'scripted', script: 'ver.json' } } }));
-  writeFileSync(join(agents, 'plan.txt'), `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`);
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))), VERI_TIMEOUT: '120' };
+  writeFileSync(
+    join(agents, 'agents.json'),
+    JSON.stringify({
+      agents: { dev: { plugin: 'scripted', script: 'dev.json' }, ver: { plugin: 'scripted', script: 'ver.json' } },
+    }),
+  );
+  writeFileSync(
+    join(agents, 'plan.txt'),
+    `Bench plan\n${titles.map((t, i) => `${t} (criterion ${i + 1})`).join('\n')}\n`,
+  );
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VERI_|LEAP_)/.test(k))),
+    VERI_TIMEOUT: '120',
+  };
   const run = spawnSync(
     process.execPath,
-    [leap, 'tdd', 'run', '--issue', '1', '--test-cmd', 'node --test test/', '--plan', join(agents, 'plan.txt'), '--developer', 'dev', '--verifier', 'ver', '--agents', join(agents, 'agents.json')],
+    [
+      leap,
+      'tdd',
+      'run',
+      '--issue',
+      '1',
+      '--test-cmd',
+      'node --test test/',
+      '--plan',
+      join(agents, 'plan.txt'),
+      '--developer',
+      'dev',
+      '--verifier',
+      'ver',
+      '--agents',
+      join(agents, 'agents.json'),
+    ],
     { cwd: repo, env, encoding: 'utf8' },
   );
   if (run.status !== 0) {

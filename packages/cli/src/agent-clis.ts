@@ -13,9 +13,18 @@ export interface AgentCli {
 }
 
 // Each CLI's credentials: the variables it reads a key from, and the files its login leaves.
-const CREDENTIALS: Record<string, { vars: string[]; files: (home: string, env: NodeJS.ProcessEnv) => string[]; login: string }> = {
+const CREDENTIALS: Record<
+  string,
+  { vars: string[]; files: (home: string, env: NodeJS.ProcessEnv) => string[]; login: string }
+> = {
   claude: {
-    vars: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
+    vars: [
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_AUTH_TOKEN',
+      'CLAUDE_CODE_OAUTH_TOKEN',
+      'CLAUDE_CODE_USE_BEDROCK',
+      'CLAUDE_CODE_USE_VERTEX',
+    ],
     files: (home, env) => [join(env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), '.credentials.json')],
     login: 'run `claude` once and log in with /login, or set ANTHROPIC_API_KEY',
   },
@@ -40,18 +49,39 @@ export async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv, timeout
     if (credentials === undefined) {
       // Its plugin has a readiness check of its own (codex login status, with the key setups exec accepts).
       const ready = await checkAgentReady(agent, { role: 'developer', cwd }, env, timeoutMs);
-      found.push({ name, family: agent.family, path, loggedIn: ready.ready, why: ready.ready ? `${name} login status says it is ready` : ready.failure });
+      found.push({
+        name,
+        family: agent.family,
+        path,
+        loggedIn: ready.ready,
+        why: ready.ready ? `${name} login status says it is ready` : ready.failure,
+      });
       continue;
     }
     const variable = credentials.vars.find((v) => (env[v] ?? '') !== '');
     const home = env.HOME ?? '';
     const file = home === '' ? undefined : credentials.files(home, env).find((f) => existsSync(f));
-    if (variable !== undefined) found.push({ name, family: agent.family, path, loggedIn: true, why: `${variable} is set` });
-    else if (file !== undefined) found.push({ name, family: agent.family, path, loggedIn: true, why: `its login is in ${file}` });
+    if (variable !== undefined)
+      found.push({ name, family: agent.family, path, loggedIn: true, why: `${variable} is set` });
+    else if (file !== undefined)
+      found.push({ name, family: agent.family, path, loggedIn: true, why: `its login is in ${file}` });
     // macOS keeps the login in the keychain, which cannot be read without asking the user.
     else if (process.platform === 'darwin')
-      found.push({ name, family: agent.family, path, loggedIn: null, why: `no key set and no credentials file: it may be logged in through the keychain; if not, ${credentials.login}` });
-    else found.push({ name, family: agent.family, path, loggedIn: false, why: `no credentials found: ${credentials.login}` });
+      found.push({
+        name,
+        family: agent.family,
+        path,
+        loggedIn: null,
+        why: `no key set and no credentials file: it may be logged in through the keychain; if not, ${credentials.login}`,
+      });
+    else
+      found.push({
+        name,
+        family: agent.family,
+        path,
+        loggedIn: false,
+        why: `no credentials found: ${credentials.login}`,
+      });
   }
   return found;
 }
@@ -63,5 +93,7 @@ export function proposeRoles(clis: AgentCli[]): { developer?: string; verifier?:
   const developer = installed[0];
   if (developer === undefined) return {};
   const verifier = installed.find((c) => c.family !== developer.family);
-  return verifier === undefined ? { developer: developer.name } : { developer: developer.name, verifier: verifier.name };
+  return verifier === undefined
+    ? { developer: developer.name }
+    : { developer: developer.name, verifier: verifier.name };
 }

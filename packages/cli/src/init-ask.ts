@@ -4,7 +4,12 @@ import { LeapError, type SubcommandIo } from '@leap/core';
 export type Ask = (question: string) => Promise<string>;
 
 /** Ask until `check` accepts the answer (an empty one is `fallback`); the third refusal is the error. */
-export async function askValid(ask: Ask, question: string, fallback: string, check: (value: string) => unknown): Promise<string> {
+export async function askValid(
+  ask: Ask,
+  question: string,
+  fallback: string,
+  check: (value: string) => unknown,
+): Promise<string> {
   for (let tries = 0; ; tries++) {
     const answer = (await ask(question)).trim();
     const value = answer === '' ? fallback : answer;
@@ -29,7 +34,8 @@ export async function terminalAsk(io: SubcommandIo): Promise<Ask & { close(): vo
   const ask = async (question: string): Promise<string> => {
     io.stdout(question);
     const next = await lines.next();
-    if (next.done === true) throw new LeapError('the terminal closed before an answer: nothing written', { exitCode: 1 });
+    if (next.done === true)
+      throw new LeapError('the terminal closed before an answer: nothing written', { exitCode: 1 });
     return next.value as string;
   };
   return Object.assign(ask, { close: () => rl.close() });

@@ -1,7 +1,16 @@
 // `leap init` (CONTRACT section 14): asks or takes flags, shows every file before writing, never overwrites one.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError, leapCommand, parseCli, resolveStateDir, runGitSync, showValue, statePaths, type SubcommandIo } from '@leap/core';
+import {
+  UsageError,
+  leapCommand,
+  parseCli,
+  resolveStateDir,
+  runGitSync,
+  showValue,
+  statePaths,
+  type SubcommandIo,
+} from '@leap/core';
 import { findAgentClis, proposeRoles } from './agent-clis.js';
 import { type Ask, askValid, askYes, terminalAsk } from './init-ask.js';
 import { type Decided, report, showEnd, showPlan } from './init-show.js';
@@ -78,7 +87,10 @@ export async function initMain(argv: string[], io: SubcommandIo, ask?: Ask): Pro
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${showValue(positionals[0])}\n${INIT_USAGE}`);
   const root = repositoryRoot(io.cwd);
   const yes = values.yes === true;
-  const tty = ask !== undefined || yes || values.json === true || !io.isTTY || process.stdin.isTTY !== true ? undefined : await terminalAsk(io);
+  const tty =
+    ask !== undefined || yes || values.json === true || !io.isTTY || process.stdin.isTTY !== true
+      ? undefined
+      : await terminalAsk(io);
   try {
     return await initIn(root, io, values, skills, tty ?? ask);
   } finally {
@@ -86,7 +98,13 @@ export async function initMain(argv: string[], io: SubcommandIo, ask?: Ask): Pro
   }
 }
 
-async function initIn(root: string, io: SubcommandIo, values: Values, skills: string | null, terminal: Ask | undefined): Promise<number> {
+async function initIn(
+  root: string,
+  io: SubcommandIo,
+  values: Values,
+  skills: string | null,
+  terminal: Ask | undefined,
+): Promise<number> {
   // An existing config is the user's: checked with the conductor's own reader (a bad one is exit 2), kept as it is.
   const { readProjectConfig } = await import('@leap/conductor');
   const existing = readProjectConfig(root)?.config ?? null;
@@ -101,9 +119,13 @@ async function initIn(root: string, io: SubcommandIo, values: Values, skills: st
   if (write && !yes) {
     if (terminal === undefined) {
       if (values.json === true) io.stdout(`${JSON.stringify(report(choices, files, [], false, issue, null))}\n`);
-      throw new UsageError('not on a terminal and no --yes: nothing written (run again with --yes to write the files shown)');
+      throw new UsageError(
+        'not on a terminal and no --yes: nothing written (run again with --yes to write the files shown)',
+      );
     }
-    const answer = (await terminal(`Write ${fresh.length} new file${fresh.length === 1 ? '' : 's'}? [Y/n] `)).trim().toLowerCase();
+    const answer = (await terminal(`Write ${fresh.length} new file${fresh.length === 1 ? '' : 's'}? [Y/n] `))
+      .trim()
+      .toLowerCase();
     write = answer === '' || answer === 'y' || answer === 'yes';
     if (!write) {
       if (values.json === true) io.stdout(`${JSON.stringify(report(choices, files, [], false, issue, null))}\n`);
@@ -112,9 +134,17 @@ async function initIn(root: string, io: SubcommandIo, values: Values, skills: st
     }
   }
   const written = write ? writeNew(root, fresh) : [];
-  const agentsUnnamed = existing !== null && existing.agents === undefined && written.includes(choices.choices.agentsFile) ? choices.choices.agentsFile : null;
+  const agentsUnnamed =
+    existing !== null && existing.agents === undefined && written.includes(choices.choices.agentsFile)
+      ? choices.choices.agentsFile
+      : null;
   const tree = treeAfter(root, written);
-  const result = report(choices, files, written, write, issue, { ...tree, leap: leapCommand(root, io.env, leapBin()), agentsUnnamed, branch: currentBranch(root) });
+  const result = report(choices, files, written, write, issue, {
+    ...tree,
+    leap: leapCommand(root, io.env, leapBin()),
+    agentsUnnamed,
+    branch: currentBranch(root),
+  });
   io.stdout(values.json === true ? `${JSON.stringify(result)}\n` : showEnd(files, written, result));
   return 0;
 }
@@ -155,19 +185,32 @@ function currentBranch(root: string): string | null {
 
 function repositoryRoot(cwd: string): string {
   const ran = runGitSync(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true });
-  if (ran.code !== 0) throw new UsageError(`not in a git repository (${cwd}): run leap init at the top of one, or git init first`);
+  if (ran.code !== 0)
+    throw new UsageError(`not in a git repository (${cwd}): run leap init at the top of one, or git init first`);
   return ran.stdout.replace(/\n$/, '');
 }
 
 type Values = ReturnType<typeof parseCli<typeof OPTIONS>>['values'];
 
-async function decide(root: string, io: SubcommandIo, values: Values, skillsGiven: string | null, existing: Record<string, unknown> | null, ask: Ask | undefined, free: number): Promise<Decided> {
+async function decide(
+  root: string,
+  io: SubcommandIo,
+  values: Values,
+  skillsGiven: string | null,
+  existing: Record<string, unknown> | null,
+  ask: Ask | undefined,
+  free: number,
+): Promise<Decided> {
   const candidates = await testCommandCandidates(root, io.env);
   let testCommand = chooseTestCommand(values, existing, candidates, ask === undefined && values.yes === true);
   let timeout = checkDuration('--timeout', values.timeout ?? DEFAULT_TIMEOUT);
   let idleTimeout = checkDuration('--idle-timeout', values['idle-timeout'] ?? DEFAULT_IDLE_TIMEOUT);
   let issueTitle = checkTitle(values['issue-title'] ?? DEFAULT_ISSUE_TITLE);
-  const agentsFile = repoRelative(root, '--agents', values.agents ?? (typeof existing?.agents === 'string' ? existing.agents : DEFAULT_AGENTS_FILE));
+  const agentsFile = repoRelative(
+    root,
+    '--agents',
+    values.agents ?? (typeof existing?.agents === 'string' ? existing.agents : DEFAULT_AGENTS_FILE),
+  );
   let skillsDir = skillsGiven === null ? null : repoRelative(root, '--skills', skillsGiven);
   const testFiles = [...(values.tests ?? [])];
   for (const glob of testFiles) if (glob.trim() === '') throw new UsageError('Expected --tests to be a glob, got ""');
@@ -177,16 +220,29 @@ async function decide(root: string, io: SubcommandIo, values: Values, skillsGive
       const globs = (await ask('Globs of files holding tests beside the conventions, space-separated [none]: ')).trim();
       if (globs !== '') testFiles.push(...globs.split(/\s+/));
     }
-    if (values.timeout === undefined) timeout = await askValid(ask, `Each leaf's time limit [${timeout}]: `, timeout, (v) => checkDuration('timeout', v));
-    if (values['idle-timeout'] === undefined) idleTimeout = await askValid(ask, `A leaf's idle limit (0 is off) [${idleTimeout}]: `, idleTimeout, (v) => checkDuration('idle timeout', v));
-    if (values['issue-title'] === undefined) issueTitle = await askValid(ask, `The first issue's title [${issueTitle}]: `, issueTitle, checkTitle);
-    if (skillsDir === null && (await askYes(ask, `Copy the skills into ${DEFAULT_SKILLS_DIR}/? [y/N] `))) skillsDir = DEFAULT_SKILLS_DIR;
+    if (values.timeout === undefined)
+      timeout = await askValid(ask, `Each leaf's time limit [${timeout}]: `, timeout, (v) =>
+        checkDuration('timeout', v),
+      );
+    if (values['idle-timeout'] === undefined)
+      idleTimeout = await askValid(ask, `A leaf's idle limit (0 is off) [${idleTimeout}]: `, idleTimeout, (v) =>
+        checkDuration('idle timeout', v),
+      );
+    if (values['issue-title'] === undefined)
+      issueTitle = await askValid(ask, `The first issue's title [${issueTitle}]: `, issueTitle, checkTitle);
+    if (skillsDir === null && (await askYes(ask, `Copy the skills into ${DEFAULT_SKILLS_DIR}/? [y/N] `)))
+      skillsDir = DEFAULT_SKILLS_DIR;
   }
   const agents = await findAgentClis(root, io.env);
   const roles = proposeRoles(agents);
   const tryIt =
     values.try === true ||
-    (ask !== undefined && roles.developer === undefined && (await askYes(ask, 'No agent CLI is installed. Try the loop now with scripted agents (no model, no network)? [y/N] ')));
+    (ask !== undefined &&
+      roles.developer === undefined &&
+      (await askYes(
+        ask,
+        'No agent CLI is installed. Try the loop now with scripted agents (no model, no network)? [y/N] ',
+      )));
   const schemaPath = 'node_modules/@leap/conductor/schemas/leap-config.schema.json';
   const choices: InitChoices = {
     root,
@@ -208,11 +264,19 @@ async function decide(root: string, io: SubcommandIo, values: Values, skillsGive
   const { projectConfigSchema } = await import('@leap/conductor');
   const config = JSON.parse((planFiles(choices, 1)[0] as PlannedFile).content) as unknown;
   const parsed = projectConfigSchema.safeParse(config);
-  if (!parsed.success) throw new UsageError(`the config leap init would write is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new UsageError(
+      `the config leap init would write is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return { choices, testCommand, candidates };
 }
 
-function chooseTestCommand(values: Values, existing: Record<string, unknown> | null, candidates: TestCommandCandidate[], noQuestion: boolean): Decided['testCommand'] {
+function chooseTestCommand(
+  values: Values,
+  existing: Record<string, unknown> | null,
+  candidates: TestCommandCandidate[],
+  noQuestion: boolean,
+): Decided['testCommand'] {
   if (values['test-cmd'] !== undefined) {
     if (values['test-cmd'].trim() === '') throw new UsageError('Expected --test-cmd to be a command, got ""');
     return { command: values['test-cmd'], source: '--test-cmd' };
@@ -224,18 +288,28 @@ function chooseTestCommand(values: Values, existing: Record<string, unknown> | n
     return { command: only.command, source: `detected: ${only.because}` };
   }
   if (usable.length > 1 && noQuestion) {
-    throw new UsageError(`several test commands are possible, give one with --test-cmd: ${usable.map((c) => `${showValue(c.command)} (${c.because})`).join(', ')}`);
+    throw new UsageError(
+      `several test commands are possible, give one with --test-cmd: ${usable.map((c) => `${showValue(c.command)} (${c.because})`).join(', ')}`,
+    );
   }
   return null;
 }
 
-async function askTestCommand(ask: Ask, known: Decided['testCommand'], all: TestCommandCandidate[]): Promise<Decided['testCommand']> {
+async function askTestCommand(
+  ask: Ask,
+  known: Decided['testCommand'],
+  all: TestCommandCandidate[],
+): Promise<Decided['testCommand']> {
   const candidates = all.filter((c) => c.problem === null);
   if (known === null && candidates.length > 1) {
     const list = candidates.map((c, i) => `  ${i + 1}. ${c.command}  (${c.because})`).join('\n');
-    const answer = (await ask(`Several test commands are possible:\n${list}\nWhich one (a number, or type a command) [1]: `)).trim();
+    const answer = (
+      await ask(`Several test commands are possible:\n${list}\nWhich one (a number, or type a command) [1]: `)
+    ).trim();
     const pick = candidates[(answer === '' ? 1 : /^[0-9]+$/.test(answer) ? Number(answer) : 0) - 1];
-    return pick === undefined ? { command: answer, source: 'typed' } : { command: pick.command, source: `chosen: ${pick.because}` };
+    return pick === undefined
+      ? { command: answer, source: 'typed' }
+      : { command: pick.command, source: `chosen: ${pick.because}` };
   }
   const shown = known === null ? 'none detected; empty leaves it out' : known.command;
   const answer = (await ask(`Test command [${shown}]: `)).trim();

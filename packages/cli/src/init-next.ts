@@ -26,11 +26,15 @@ export interface NextFacts {
 /** The commands to run next, in order, and what stands before a real run of the first issue (none: it can run). */
 export function nextSteps(f: NextFacts): { next: string[]; blocked: string[] } {
   const next: string[] = [];
-  if (f.commit.length > 0) next.push(`git add -- ${f.commit.map(shellWord).join(' ')} && git commit -m 'Set up leap (leap init)'`);
+  if (f.commit.length > 0)
+    next.push(`git add -- ${f.commit.map(shellWord).join(' ')} && git commit -m 'Set up leap (leap init)'`);
   // A run starts only from a clean tree: with changes of the user's, no run command would work as printed.
   if (f.dirty.length > 0) return { next, blocked: [dirtyWords(f.dirty), ...blockers(f)] };
   if (f.trial !== null) {
-    next.push(`${f.leap} tdd run --issue ${f.trial} --agents ${TRIAL_AGENTS_DIR}/agents.json --test-cmd ${shellWord(TRIAL_TEST_CMD)}`, `${f.leap} report`);
+    next.push(
+      `${f.leap} tdd run --issue ${f.trial} --agents ${TRIAL_AGENTS_DIR}/agents.json --test-cmd ${shellWord(TRIAL_TEST_CMD)}`,
+      `${f.leap} report`,
+    );
     // The run ends on its branch leap/issue-N; a real run branches from where it starts.
     if (f.branch !== null) next.push(`git checkout ${shellWord(f.branch)}`);
   }
@@ -50,15 +54,22 @@ function blockers(f: NextFacts): string[] {
   const installed = f.agents.filter((a) => a.path !== null);
   const developer = installed.find((a) => a.name === f.developer);
   if (developer === undefined) {
-    out.push(`no agent CLI is on PATH (${f.agents.map((a) => a.name).join(', ')}): install one and log in, then run ${f.leap} init again, which writes an agents file naming it`);
+    out.push(
+      `no agent CLI is on PATH (${f.agents.map((a) => a.name).join(', ')}): install one and log in, then run ${f.leap} init again, which writes an agents file naming it`,
+    );
   } else {
     if (developer.loggedIn === false) out.push(`${developer.name} is installed but not logged in: ${developer.why}`);
     if (installed.find((a) => a.name === f.verifier) === undefined) {
       const others = f.agents.filter((a) => a.family !== developer.family).map((a) => a.name);
-      out.push(`a blind verifier is of another model family than ${developer.name} (${developer.family}): install ${others.join(' or ')} and log in, or run with --allow-same-family`);
+      out.push(
+        `a blind verifier is of another model family than ${developer.name} (${developer.family}): install ${others.join(' or ')} and log in, or run with --allow-same-family`,
+      );
     }
   }
-  if (f.agentsUnnamed !== null) out.push(`leap.config.json is yours and was kept: add "agents": ${JSON.stringify(f.agentsUnnamed)} to it, so the run reads the agents file`);
+  if (f.agentsUnnamed !== null)
+    out.push(
+      `leap.config.json is yours and was kept: add "agents": ${JSON.stringify(f.agentsUnnamed)} to it, so the run reads the agents file`,
+    );
   if (f.testCommand === null) {
     const why = f.testProblem === null ? 'none was detected' : f.testProblem;
     out.push(`no test command (${why}): add "testCommand" to leap.config.json, or run with --test-cmd CMD`);

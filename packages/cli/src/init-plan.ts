@@ -1,7 +1,16 @@
 // What `leap init` would write, as data: nothing here writes (init-cli.ts's writeNew does, only new files).
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
-import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_TIMEOUT_S, STATE_GITIGNORE, UsageError, parseDuration, resolveStateDir, showValue, statePaths } from '@leap/core';
+import {
+  DEFAULT_IDLE_TIMEOUT_S,
+  DEFAULT_TIMEOUT_S,
+  STATE_GITIGNORE,
+  UsageError,
+  parseDuration,
+  resolveStateDir,
+  showValue,
+  statePaths,
+} from '@leap/core';
 import type { AgentCli } from './agent-clis.js';
 import { trialFiles } from './init-trial.js';
 
@@ -44,7 +53,8 @@ export const DEFAULT_ISSUE_TITLE = 'Describe the first change';
 
 /** A path given on the command line, made relative to the root; absolute, empty or outside it is bad input. */
 export function repoRelative(root: string, option: string, given: string): string {
-  if (given === '' || given.includes('\0')) throw new UsageError(`Expected ${option} to be a path inside the repository, got ${showValue(given)}`);
+  if (given === '' || given.includes('\0'))
+    throw new UsageError(`Expected ${option} to be a path inside the repository, got ${showValue(given)}`);
   const full = isAbsolute(given) ? normalize(given) : join(root, given);
   const rel = relative(root, full);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
@@ -60,7 +70,8 @@ export function checkDuration(option: string, value: string): string {
 
 /** Check the first issue's title: one non-empty line, every other byte kept. */
 export function checkTitle(title: string): string {
-  if (title.trim() === '' || /[\r\n\0]/.test(title)) throw new UsageError(`Expected --issue-title to be one non-empty line, got ${showValue(title)}`);
+  if (title.trim() === '' || /[\r\n\0]/.test(title))
+    throw new UsageError(`Expected --issue-title to be one non-empty line, got ${showValue(title)}`);
   return title;
 }
 
@@ -84,7 +95,8 @@ export function issueNumbers(issuesDir: string): { first: number; free: number }
 export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   const { root } = choices;
   const files: PlannedFile[] = [];
-  const add = (path: string, what: string, content: string) => files.push({ path, what, content, exists: existsSync(join(root, path)) });
+  const add = (path: string, what: string, content: string) =>
+    files.push({ path, what, content, exists: existsSync(join(root, path)) });
   const installed = choices.agents.filter((a) => a.path !== null);
   const config: Record<string, unknown> = {};
   if (choices.schema !== null) config.$schema = choices.schema;
@@ -99,21 +111,32 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   if (installed.length > 0) {
     const agents: Record<string, { plugin: string }> = {};
     for (const a of installed) agents[a.name] = { plugin: a.name };
-    const readiness = installed.map((a) => `${a.name}: installed, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'}`).join('; ');
+    const readiness = installed
+      .map(
+        (a) =>
+          `${a.name}: installed, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'}`,
+      )
+      .join('; ');
     // The roles ride in the agents file (the run reads them there): one place says who does what.
     const roles: Record<string, string[]> = {};
     if (choices.developer !== undefined) roles.developer = [choices.developer];
     if (choices.verifier !== undefined) roles.verifier = [choices.verifier];
-    add(choices.agentsFile, 'agents file', `${JSON.stringify({ $comment: `found by leap init: ${readiness}`, agents, roles }, null, 2)}\n`);
+    add(
+      choices.agentsFile,
+      'agents file',
+      `${JSON.stringify({ $comment: `found by leap init: ${readiness}`, agents, roles }, null, 2)}\n`,
+    );
   }
   const state = statePaths(resolveStateDir(choices.env, root));
   const stateRel = relative(root, state.dir).split(sep).join('/');
   // The state folder's own .gitignore (what every command that writes there makes when it is missing).
-  if (stateRel !== '' && !stateRel.startsWith('..')) add(`${stateRel}/.gitignore`, 'state folder ignore file', STATE_GITIGNORE);
+  if (stateRel !== '' && !stateRel.startsWith('..'))
+    add(`${stateRel}/.gitignore`, 'state folder ignore file', STATE_GITIGNORE);
   const issuePath = relative(root, state.issue(issue)).split(sep).join('/');
   add(issuePath, 'first issue', issueTemplate(choices.issueTitle));
   if (choices.trial !== null) {
-    for (const f of trialFiles(choices.trial, relative(root, state.issue(choices.trial)).split(sep).join('/'))) add(f.path, f.what, f.content);
+    for (const f of trialFiles(choices.trial, relative(root, state.issue(choices.trial)).split(sep).join('/')))
+      add(f.path, f.what, f.content);
   }
   if (choices.skills !== null) {
     for (const f of choices.skills.files) add(`${choices.skills.dir}/${f.path}`, 'skill', f.content);

@@ -33,14 +33,29 @@ export function report(
   written: string[],
   wrote: boolean,
   issue: number,
-  facts: { commit: string[]; dirty: string[]; leap: string; agentsUnnamed: string | null; branch: string | null } | null,
+  facts: {
+    commit: string[];
+    dirty: string[];
+    leap: string;
+    agentsUnnamed: string | null;
+    branch: string | null;
+  } | null,
 ): InitReport {
   const { choices } = decided;
   const testProblem = decided.candidates.find((c) => c.problem !== null)?.problem ?? null;
   const steps =
     facts === null
       ? { next: [], blocked: [] }
-      : nextSteps({ ...facts, issue, trial: choices.trial, testCommand: choices.testCommand, testProblem, agents: choices.agents, developer: choices.developer, verifier: choices.verifier });
+      : nextSteps({
+          ...facts,
+          issue,
+          trial: choices.trial,
+          testCommand: choices.testCommand,
+          testProblem,
+          agents: choices.agents,
+          developer: choices.developer,
+          verifier: choices.verifier,
+        });
   return {
     root: choices.root,
     written: wrote,
@@ -49,7 +64,11 @@ export function report(
     agents: choices.agents,
     issue,
     trial: choices.trial,
-    files: files.map((f) => ({ path: f.path, what: f.what, status: written.includes(f.path) ? 'written' : f.exists ? 'kept' : 'not-written' })),
+    files: files.map((f) => ({
+      path: f.path,
+      what: f.what,
+      status: written.includes(f.path) ? 'written' : f.exists ? 'kept' : 'not-written',
+    })),
     ...steps,
     leap: facts?.leap ?? 'leap',
   };
@@ -58,7 +77,11 @@ export function report(
 export function showPlan(decided: Decided, files: PlannedFile[]): string {
   const { choices, testCommand } = decided;
   const lines = [`leap init in ${choices.root}`, ''];
-  lines.push(testCommand === null ? 'Test command: none (leap.config.json leaves it out; leap tdd run will ask for --test-cmd)' : `Test command: ${testCommand.command} (${testCommand.source})`);
+  lines.push(
+    testCommand === null
+      ? 'Test command: none (leap.config.json leaves it out; leap tdd run will ask for --test-cmd)'
+      : `Test command: ${testCommand.command} (${testCommand.source})`,
+  );
   for (const c of decided.candidates) {
     for (const note of c.notes) lines.push(`  note: ${note}`);
     if (c.problem !== null) lines.push(`  not written: ${c.command}: ${c.problem}`);
@@ -66,13 +89,17 @@ export function showPlan(decided: Decided, files: PlannedFile[]): string {
   lines.push('Agent CLIs:');
   const width = Math.max(...choices.agents.map((a) => a.name.length));
   for (const a of choices.agents) {
-    const state = a.path === null ? 'not installed' : `installed at ${a.path}, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'} (${a.why})`;
+    const state =
+      a.path === null
+        ? 'not installed'
+        : `installed at ${a.path}, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'} (${a.why})`;
     lines.push(`  ${a.name.padEnd(width)}  ${state}`);
   }
   lines.push('');
   for (const file of files) {
     if (file.exists) lines.push(`--- ${file.path} (${file.what}): exists, kept as it is`);
-    else if (file.what === 'skill' || file.what.startsWith('trial ')) lines.push(`--- ${file.path} (${file.what}, ${Buffer.byteLength(file.content)} bytes)`);
+    else if (file.what === 'skill' || file.what.startsWith('trial '))
+      lines.push(`--- ${file.path} (${file.what}, ${Buffer.byteLength(file.content)} bytes)`);
     else lines.push(`--- ${file.path} (${file.what}, new):`, file.content.replace(/\n$/, ''), '');
   }
   return `${lines.join('\n')}\n`;
@@ -81,17 +108,31 @@ export function showPlan(decided: Decided, files: PlannedFile[]): string {
 export function showEnd(files: PlannedFile[], written: string[], result: InitReport): string {
   const kept = files.filter((f) => f.exists).length;
   const issue = files.find((f) => f.what === 'first issue')?.path ?? `issue ${result.issue}`;
-  const lines = ['', `Wrote ${written.length} file${written.length === 1 ? '' : 's'}${kept === 0 ? '' : `, kept ${kept} that existed`}.`];
+  const lines = [
+    '',
+    `Wrote ${written.length} file${written.length === 1 ? '' : 's'}${kept === 0 ? '' : `, kept ${kept} that existed`}.`,
+  ];
   const real = result.blocked.length === 0 ? result.next.at(-1) : undefined;
   const steps = (real === undefined ? result.next : result.next.slice(0, -1)).map((n) => `  ${n}`);
   const trying = result.trial !== null && result.next.some((n) => n.includes(` tdd run --issue ${result.trial} `));
-  if (trying) lines.push(`Next, to try the loop now with scripted agents (issue ${result.trial}, on branch leap/issue-${result.trial}):`, ...steps);
+  if (trying)
+    lines.push(
+      `Next, to try the loop now with scripted agents (issue ${result.trial}, on branch leap/issue-${result.trial}):`,
+      ...steps,
+    );
   else if (real !== undefined) lines.push(`Next: edit ${issue} (its title, text and criteria), then:`, ...steps);
   else if (steps.length > 0) lines.push('Next:', ...steps);
-  if (real !== undefined) lines.push(...(trying ? [`Then edit ${issue} (its title, text and criteria), and run it:`] : []), `  ${real}`);
+  if (real !== undefined)
+    lines.push(...(trying ? [`Then edit ${issue} (its title, text and criteria), and run it:`] : []), `  ${real}`);
   if (result.blocked.length > 0) {
-    lines.push(`Before a real run of issue ${result.issue} (edit ${issue} first):`, ...result.blocked.map((b) => `  - ${b}`));
-    if (result.trial === null) lines.push(`To try the loop now, with scripted agents and no model: ${result.leap} init --try (or ${result.leap} demo, on a sample project).`);
+    lines.push(
+      `Before a real run of issue ${result.issue} (edit ${issue} first):`,
+      ...result.blocked.map((b) => `  - ${b}`),
+    );
+    if (result.trial === null)
+      lines.push(
+        `To try the loop now, with scripted agents and no model: ${result.leap} init --try (or ${result.leap} demo, on a sample project).`,
+      );
   }
   return `${[...lines, ''].join('\n')}\n`;
 }

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { runGitSync } from '@leap/core';
 
 // What `npm i -D` of the toolchain changes at the root: committed with the set-up.
-const INSTALL_FILES = new Set(['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock']);
+const INSTALL_FILES = new Set([
+  'package.json',
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+]);
 
 /** Whether init should write a root .gitignore for node_modules/: there is none, and node_modules/ is not ignored. */
 export function needsIgnoreFile(root: string): boolean {
@@ -14,7 +20,10 @@ export function needsIgnoreFile(root: string): boolean {
 
 /** The files to commit (what init wrote and git would track, and the install's own), and the user's other changes. */
 export function treeAfter(root: string, written: string[]): { commit: string[]; dirty: string[] } {
-  const ran = runGitSync(['status', '--porcelain', '-z', '--untracked-files=normal'], { cwd: root, allowFailure: true });
+  const ran = runGitSync(['status', '--porcelain', '-z', '--untracked-files=normal'], {
+    cwd: root,
+    allowFailure: true,
+  });
   // Entries are `XY PATH`; an untracked folder is one entry, `DIR/`.
   const changed =
     ran.code === 0
@@ -31,7 +40,11 @@ export function treeAfter(root: string, written: string[]): { commit: string[]; 
 // Not the state folder's .gitignore (it ignores itself), nor what the user's ignore files exclude.
 function tracked(root: string, written: string[]): string[] {
   if (written.length === 0) return [];
-  const ran = runGitSync(['check-ignore', '-z', '--no-index', '--stdin'], { cwd: root, input: `${written.join('\0')}\0`, allowFailure: true });
+  const ran = runGitSync(['check-ignore', '-z', '--no-index', '--stdin'], {
+    cwd: root,
+    input: `${written.join('\0')}\0`,
+    allowFailure: true,
+  });
   const ignored = new Set(ran.code === 0 ? ran.stdout.split('\0').filter((p) => p !== '') : []);
   return written.filter((p) => !ignored.has(p));
 }

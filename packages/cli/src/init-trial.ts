@@ -13,7 +13,8 @@ import { greet } from './greet.mjs';
 
 test('greets by name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));
 `;
-const HEADER = "// leap init --try's sample: a greeting grown test-first by scripted agents. Delete leap-try/ when done.\n";
+const HEADER =
+  "// leap init --try's sample: a greeting grown test-first by scripted agents. Delete leap-try/ when done.\n";
 const STUB = `${HEADER}export function greet(name) {\n  return '';\n}\n`;
 const GREEN = `${HEADER}export function greet(name) {\n  return 'Hello, ' + name + '!';\n}\n`;
 const REFACTOR = `${HEADER}/** "Hello, NAME!" */\nexport function greet(name) {\n  return \`Hello, \${name}!\`;\n}\n`;
@@ -26,25 +27,46 @@ export function trialFiles(issue: number, issuePath: string): { path: string; wh
   const developer = {
     family: 'try_developer',
     moves: [
-      { edits: [{ path: `${CODE_DIR}/greet.test.mjs`, content: TEST }], answer: 'Wrote a failing test: greet("Ada") is "Hello, Ada!".' },
+      {
+        edits: [{ path: `${CODE_DIR}/greet.test.mjs`, content: TEST }],
+        answer: 'Wrote a failing test: greet("Ada") is "Hello, Ada!".',
+      },
       { edits: [{ path: `${CODE_DIR}/greet.mjs`, content: GREEN }], answer: 'greet joins the words.' },
       { edits: [{ path: `${CODE_DIR}/greet.mjs`, content: REFACTOR }], answer: 'A template string and a doc comment.' },
     ],
   };
   const verifier = {
     family: 'try_verifier',
-    moves: [pass('The test pins the greeting and fails on the stub.'), pass('The test passes, unchanged.'), pass('Behaviour kept; the test untouched.')],
+    moves: [
+      pass('The test pins the greeting and fails on the stub.'),
+      pass('The test passes, unchanged.'),
+      pass('Behaviour kept; the test untouched.'),
+    ],
   };
   const plan = `${TRIAL_TITLE}\ngreet(name) says "Hello, NAME!" (criterion 1)\n`;
   const dir = TRIAL_AGENTS_DIR;
   return [
-    { path: `${dir}/.gitignore`, what: 'trial (ignores its folder)', content: "# leap init --try's scripted agents: never part of the project.\n*\n" },
+    {
+      path: `${dir}/.gitignore`,
+      what: 'trial (ignores its folder)',
+      content: "# leap init --try's scripted agents: never part of the project.\n*\n",
+    },
     {
       path: `${dir}/agents.json`,
       what: 'trial agents file',
-      content: json({ agents: { planner: scripted('planner.json'), developer: scripted('developer.json'), verifier: scripted('verifier.json') } }),
+      content: json({
+        agents: {
+          planner: scripted('planner.json'),
+          developer: scripted('developer.json'),
+          verifier: scripted('verifier.json'),
+        },
+      }),
     },
-    { path: `${dir}/planner.json`, what: 'trial planner moves', content: json({ family: 'try_developer', moves: [{ answer: plan }] }) },
+    {
+      path: `${dir}/planner.json`,
+      what: 'trial planner moves',
+      content: json({ family: 'try_developer', moves: [{ answer: plan }] }),
+    },
     { path: `${dir}/developer.json`, what: 'trial developer moves', content: json(developer) },
     { path: `${dir}/verifier.json`, what: 'trial verifier moves', content: json(verifier) },
     { path: `${CODE_DIR}/greet.mjs`, what: 'trial code to grow', content: STUB },

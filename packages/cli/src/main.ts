@@ -6,7 +6,10 @@ import { readVersion } from './version.js';
 const OPTIONS = {
   noun: 'COMMAND',
   heading: 'Commands',
-  footer: ["leap --version prints the toolchain's version.", "Every command answers --help. Exit codes are each command's own; 2 is always bad input."],
+  footer: [
+    "leap --version prints the toolchain's version.",
+    "Every command answers --help. Exit codes are each command's own; 2 is always bad input.",
+  ],
   before: (argv: readonly string[], io: SubcommandIo) => {
     if (argv[0] !== '--version' && argv[0] !== '-V') return undefined;
     io.stdout(`${readVersion()}\n`);
@@ -18,4 +21,5 @@ export function mainUsage(): string {
   return actionsUsage('leap', COMMANDS, OPTIONS);
 }
 
-export const main = (argv: string[], io: SubcommandIo): Promise<number> => dispatcher('leap', COMMANDS, OPTIONS)(argv, io);
+export const main = (argv: string[], io: SubcommandIo): Promise<number> =>
+  dispatcher('leap', COMMANDS, OPTIONS)(argv, io);

@@ -3,7 +3,14 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ensureStateDir, isProcessAlive, processIdentity, readFileIfExists, resolveStateDir, writeFileAtomic } from '@leap/core';
+import {
+  ensureStateDir,
+  isProcessAlive,
+  processIdentity,
+  readFileIfExists,
+  resolveStateDir,
+  writeFileAtomic,
+} from '@leap/core';
 import { leapBin } from './version.js';
 
 export interface BinRun {
@@ -28,7 +35,14 @@ export function runLeap(args: string[], cwd: string, env: NodeJS.ProcessEnv, tim
     child.on('close', (code) => {
       clearTimeout(timer);
       const stderr = Buffer.concat(err).toString('utf8');
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: code === null ? `${stderr}leap ${args[0] ?? ''} did not end within ${timeoutMs / 1000} s and was killed\n` : stderr });
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr:
+          code === null
+            ? `${stderr}leap ${args[0] ?? ''} did not end within ${timeoutMs / 1000} s and was killed\n`
+            : stderr,
+      });
     });
   });
 }
@@ -66,12 +80,23 @@ export function detachedName(kind: 'tdd' | 'slice', subject: string): string {
 }
 
 /** Its own session: a client ending its calls' process groups cannot take it along; `settleMs` catches bad input. */
-export async function startDetached(name: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, settleMs: number): Promise<DetachedState> {
+export async function startDetached(
+  name: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  settleMs: number,
+): Promise<DetachedState> {
   const dir = ensureStateDir(resolveStateDir(env, cwd));
   const paths = { out: join(dir, `${name}.out`), err: join(dir, `${name}.err`), record: join(dir, `${name}.json`) };
   const out = openSync(paths.out, 'w');
   const err = openSync(paths.err, 'w');
-  const child = spawn(process.execPath, [leapBin(), ...args], { cwd, env, detached: true, stdio: ['ignore', out, err] });
+  const child = spawn(process.execPath, [leapBin(), ...args], {
+    cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', out, err],
+  });
   closeSync(out);
   closeSync(err);
   const ended = new Promise<number | null>((resolve) => {
@@ -107,12 +132,25 @@ export function readDetached(name: string, cwd: string, env: NodeJS.ProcessEnv):
   const text = readFileIfExists(join(dir, `${name}.json`));
   if (text === null) return null;
   // The record's own out and err paths are not trusted (the state folder is writable): they are the name's.
-  return stateOf({ ...(JSON.parse(text) as DetachedRecord), out: join(dir, `${name}.out`), err: join(dir, `${name}.err`) });
+  return stateOf({
+    ...(JSON.parse(text) as DetachedRecord),
+    out: join(dir, `${name}.out`),
+    err: join(dir, `${name}.err`),
+  });
 }
 
 function stateOf(record: DetachedRecord): DetachedState {
-  const running = record.starttime !== '' && isProcessAlive({ pid: record.pid, starttime: record.starttime, bootId: record.bootId });
-  const state: DetachedState = { running, pid: record.pid, argv: record.argv, started: record.started, stderr: tail(readFileIfExists(record.err) ?? ''), out: record.out, err: record.err };
+  const running =
+    record.starttime !== '' && isProcessAlive({ pid: record.pid, starttime: record.starttime, bootId: record.bootId });
+  const state: DetachedState = {
+    running,
+    pid: record.pid,
+    argv: record.argv,
+    started: record.started,
+    stderr: tail(readFileIfExists(record.err) ?? ''),
+    out: record.out,
+    err: record.err,
+  };
   if (!running) {
     const printed = (readFileIfExists(record.out) ?? '').trim();
     try {

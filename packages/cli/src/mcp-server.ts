@@ -20,7 +20,18 @@ export interface McpContext {
   settleMs?: number;
 }
 
-export const MCP_TOOLS = ['tdd_run', 'tdd_status', 'tdd_stop', 'slice_validate', 'slice_plan', 'slice_run', 'slice_status', 'report', 'verdicts', 'workers'] as const;
+export const MCP_TOOLS = [
+  'tdd_run',
+  'tdd_status',
+  'tdd_stop',
+  'slice_validate',
+  'slice_plan',
+  'slice_run',
+  'slice_status',
+  'report',
+  'verdicts',
+  'workers',
+] as const;
 
 // The options whose values are paths: made absolute from the server's folder before the CLI sees them.
 const PATH_OPTIONS = new Set(['plan', 'agents']);
@@ -46,11 +57,20 @@ export function optionArgs(input: Record<string, unknown>, cwd: string, skip: st
 /** The answer of a tool that ran the CLI to its end: its output, and an error when its exit code was not 0. */
 export function binAnswer(args: string[], run: BinRun): CallToolResult {
   const text = [run.stdout.trimEnd(), run.stderr.trimEnd()].filter((t) => t !== '').join('\n');
-  return { content: [{ type: 'text', text: `leap ${args.join(' ')}: exit ${run.code ?? 'killed'}${text === '' ? '' : `\n${text}`}` }], isError: run.code !== 0 };
+  return {
+    content: [
+      { type: 'text', text: `leap ${args.join(' ')}: exit ${run.code ?? 'killed'}${text === '' ? '' : `\n${text}`}` },
+    ],
+    isError: run.code !== 0,
+  };
 }
 
 function json(value: object, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown>, isError };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+    structuredContent: value as Record<string, unknown>,
+    isError,
+  };
 }
 
 function jsonAnswer(args: string[], run: BinRun): CallToolResult {
@@ -67,7 +87,9 @@ function createLeapMcpServer(context: McpContext): McpServer {
   const withDetached = async (args: string[], name: string) => {
     const run = await runLeap(args, cwd, env, timeout);
     const status = parseJsonObject(run.stdout.trim());
-    return run.code !== 0 || status === null ? binAnswer(args, run) : json({ status, detached: readDetached(name, cwd, env) });
+    return run.code !== 0 || status === null
+      ? binAnswer(args, run)
+      : json({ status, detached: readDetached(name, cwd, env) });
   };
   const detached = async (name: string, args: string[], poll: string) => {
     const state = await startDetached(name, args, cwd, env, settle);
@@ -75,16 +97,30 @@ function createLeapMcpServer(context: McpContext): McpServer {
     return json({ ...state, poll }, !state.running && state.code !== 0);
   };
 
-  const tool = <K extends keyof typeof INPUTS>(name: K, description: string, handler: ToolCallback<(typeof INPUTS)[K]>): void => {
+  const tool = <K extends keyof typeof INPUTS>(
+    name: K,
+    description: string,
+    handler: ToolCallback<(typeof INPUTS)[K]>,
+  ): void => {
     const output = (OUTPUTS as Partial<Record<K, ZodRawShape>>)[name];
-    const config = { title: ANNOTATIONS[name].title, description, inputSchema: INPUTS[name], annotations: ANNOTATIONS[name] };
+    const config = {
+      title: ANNOTATIONS[name].title,
+      description,
+      inputSchema: INPUTS[name],
+      annotations: ANNOTATIONS[name],
+    };
     server.registerTool(name, output === undefined ? config : { ...config, outputSchema: output }, handler as never);
   };
 
   tool(
     'tdd_run',
     'Start `leap tdd run --issue N` detached (it drives the issue test-first: plan, red, green, refactor per step, each verified blind). Returns at once; poll with tdd_status.',
-    async (input) => detached(detachedName('tdd', String(input.issue)), ['tdd', 'run', `--issue=${input.issue}`, '--json', ...optionArgs(input, cwd, ['issue'])], 'tdd_status'),
+    async (input) =>
+      detached(
+        detachedName('tdd', String(input.issue)),
+        ['tdd', 'run', `--issue=${input.issue}`, '--json', ...optionArgs(input, cwd, ['issue'])],
+        'tdd_status',
+      ),
   );
   tool(
     'tdd_status',
@@ -96,39 +132,69 @@ function createLeapMcpServer(context: McpContext): McpServer {
     'Ask the running conductor to stop (`leap tdd stop MODE`): at-ledger finishes the step in flight, at-leaf stops before the next leaf, now also ends the running leaf; clear withdraws the request.',
     async ({ mode }) => binAnswer(['tdd', 'stop', mode], await runLeap(['tdd', 'stop', mode], cwd, env, timeout)),
   );
-  tool('slice_validate', 'Check a slice file against its schema and every rule, all violations at once (`leap slice validate FILE --json`).', async ({ file }) => {
-    const args = ['slice', 'validate', resolve(cwd, file), '--json'];
-    const run = await runLeap(args, cwd, env, timeout);
-    // An invalid slice (exit 1) is an error whose structured content still lists every violation.
-    const value = parseJsonObject(run.stdout.trim());
-    return value === null ? binAnswer(args, run) : json(value, run.code !== 0);
-  });
-  tool('slice_plan', 'The waves a valid slice runs in (`leap slice plan FILE --json`).', async ({ file }) => cliJson(['slice', 'plan', resolve(cwd, file), '--json']));
-  tool('slice_status', "Where a slice stands: each ball's state, rounds and last receipt (`leap slice status FILE --json`), and the detached run slice_run started.", async ({ file }) =>
-    withDetached(['slice', 'status', resolve(cwd, file), '--json'], detachedName('slice', resolve(cwd, file))),
+  tool(
+    'slice_validate',
+    'Check a slice file against its schema and every rule, all violations at once (`leap slice validate FILE --json`).',
+    async ({ file }) => {
+      const args = ['slice', 'validate', resolve(cwd, file), '--json'];
+      const run = await runLeap(args, cwd, env, timeout);
+      // An invalid slice (exit 1) is an error whose structured content still lists every violation.
+      const value = parseJsonObject(run.stdout.trim());
+      return value === null ? binAnswer(args, run) : json(value, run.code !== 0);
+    },
   );
-  tool('slice_run', 'Start `leap slice run FILE` detached (balls built in waves, proven, judged, merged on the spine). Returns at once; poll with slice_status.', async (input) => {
-    const path = resolve(cwd, input.file);
-    return detached(detachedName('slice', path), ['slice', 'run', path, '--json', ...optionArgs(input, cwd, ['file'])], 'slice_status');
-  });
-  tool('report', "Write the self-contained HTML report of this repository's runs (`leap report --json`) and answer with its path.", async ({ out }) =>
-    cliJson(['report', '--json', ...(out === undefined ? [] : [`--out=${resolve(cwd, out)}`])]),
+  tool('slice_plan', 'The waves a valid slice runs in (`leap slice plan FILE --json`).', async ({ file }) =>
+    cliJson(['slice', 'plan', resolve(cwd, file), '--json']),
   );
-  tool('verdicts', "The last verdicts of issue N's run, from the event log: step, phase, PASS/REJECT/ERROR (or flaky), the verifier's reason.", async ({ issue: n, last }) => {
-    const { readEvents } = await import('@leap/core/schemas');
-    let records: EventRecord[];
-    try {
-      records = readEvents(statePaths(resolveStateDir(env, cwd)).events);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
-      records = [];
-    }
-    const verdicts = records
-      .map((r) => r.event)
-      .filter((e) => e.event === 'verdict' && e.issue === n)
-      .map((e) => ({ ts: e.ts, step: e.step, phase: (e as { phase: string }).phase, verdict: (e as { verdict: string }).verdict, reason: (e as { reason: string }).reason }));
-    return json({ verdicts: verdicts.slice(-(last ?? 20)) });
-  });
+  tool(
+    'slice_status',
+    "Where a slice stands: each ball's state, rounds and last receipt (`leap slice status FILE --json`), and the detached run slice_run started.",
+    async ({ file }) =>
+      withDetached(['slice', 'status', resolve(cwd, file), '--json'], detachedName('slice', resolve(cwd, file))),
+  );
+  tool(
+    'slice_run',
+    'Start `leap slice run FILE` detached (balls built in waves, proven, judged, merged on the spine). Returns at once; poll with slice_status.',
+    async (input) => {
+      const path = resolve(cwd, input.file);
+      return detached(
+        detachedName('slice', path),
+        ['slice', 'run', path, '--json', ...optionArgs(input, cwd, ['file'])],
+        'slice_status',
+      );
+    },
+  );
+  tool(
+    'report',
+    "Write the self-contained HTML report of this repository's runs (`leap report --json`) and answer with its path.",
+    async ({ out }) => cliJson(['report', '--json', ...(out === undefined ? [] : [`--out=${resolve(cwd, out)}`])]),
+  );
+  tool(
+    'verdicts',
+    "The last verdicts of issue N's run, from the event log: step, phase, PASS/REJECT/ERROR (or flaky), the verifier's reason.",
+    async ({ issue: n, last }) => {
+      const { readEvents } = await import('@leap/core/schemas');
+      let records: EventRecord[];
+      try {
+        records = readEvents(statePaths(resolveStateDir(env, cwd)).events);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+        records = [];
+      }
+      const verdicts = records
+        .map((r) => r.event)
+        .filter((e) => e.event === 'verdict' && e.issue === n)
+        .map((e) => ({
+          ts: e.ts,
+          step: e.step,
+          phase: (e as { phase: string }).phase,
+          verdict: (e as { verdict: string }).verdict,
+          reason: (e as { reason: string }).reason,
+        }));
+      return json({ verdicts: verdicts.slice(-(last ?? 20)) });
+    },
+  );
   tool('workers', 'The BullMQ queue: its leap workers and job counts (`leap workers --json`).', async ({ redis }) =>
     cliJson(['workers', '--json', ...(redis === undefined ? [] : [`--redis=${redis}`])]),
   );

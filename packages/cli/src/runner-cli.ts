@@ -4,7 +4,10 @@ import { importInstalled, type Subcommand } from '@leap/core';
 const RUNNER_CLI = '@leap/runner-bullmq/cli';
 
 async function runnerCli(what: string): Promise<{ workerCommand: Subcommand; workersCommand: Subcommand }> {
-  return (await importInstalled(RUNNER_CLI, process.cwd(), what)) as { workerCommand: Subcommand; workersCommand: Subcommand };
+  return (await importInstalled(RUNNER_CLI, process.cwd(), what)) as {
+    workerCommand: Subcommand;
+    workersCommand: Subcommand;
+  };
 }
 
 export const workerMain: Subcommand = async (argv, io) => (await runnerCli('leap worker')).workerCommand(argv, io);

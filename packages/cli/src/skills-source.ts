@@ -10,7 +10,8 @@ export function findSkillsDir(from: string = import.meta.url): string {
   const { dir } = findPackageRoot(from);
   const candidates = [join(dir, 'dist', 'skills'), join(dir, '..', '..', 'skills')];
   const found = candidates.find((c) => existsSync(join(c, 'tdd', 'SKILL.md')));
-  if (found === undefined) throw new Error(`the skills are not in this installation of @leap/cli (looked in ${candidates.join(', ')})`);
+  if (found === undefined)
+    throw new Error(`the skills are not in this installation of @leap/cli (looked in ${candidates.join(', ')})`);
   return found;
 }
 

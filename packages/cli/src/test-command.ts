@@ -13,7 +13,23 @@ export interface TestCommandCandidate {
 }
 
 // Words a shell runs without a program of that name, and words that only start the program after them.
-const BUILTINS = new Set(['true', 'false', 'echo', 'test', '[', 'cd', 'exit', 'export', 'set', ':', 'exec', 'printf', 'if', 'then', 'fi']);
+const BUILTINS = new Set([
+  'true',
+  'false',
+  'echo',
+  'test',
+  '[',
+  'cd',
+  'exit',
+  'export',
+  'set',
+  ':',
+  'exec',
+  'printf',
+  'if',
+  'then',
+  'fi',
+]);
 const PREFIXES = new Set(['env', 'cross-env', 'command', 'time', 'nice']);
 const MANAGERS: Record<string, string> = { 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn' };
 
@@ -25,7 +41,12 @@ export async function testCommandCandidates(root: string, env: NodeJS.ProcessEnv
 
 type WatchModeOf = typeof import('@leap/conductor').watchModeOf;
 
-function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: string; because: string }, watchModeOf: WatchModeOf): TestCommandCandidate {
+function checkCandidate(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  found: { command: string; because: string },
+  watchModeOf: WatchModeOf,
+): TestCommandCandidate {
   const out: TestCommandCandidate = { ...found, notes: [], problem: null };
   const program = found.command.split(' ')[0] as string;
   const has = (name: string): boolean => findExecutable(name, env.PATH, root) !== null;
@@ -36,7 +57,9 @@ function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: 
       return out;
     }
     out.command = found.command.replace(program, 'npm');
-    out.notes.push(`${lock} names ${program}, which is not installed: \`corepack enable\` installs it (then ${found.command} works too); npm runs the same script meanwhile`);
+    out.notes.push(
+      `${lock} names ${program}, which is not installed: \`corepack enable\` installs it (then ${found.command} works too); npm runs the same script meanwhile`,
+    );
   }
   const script = testScript(root);
   if (script === null || !/^(npm|pnpm|yarn) test$/.test(out.command)) return out;
@@ -55,7 +78,8 @@ function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: 
   if (watch === null) return out;
   const waits = `the "test" script (\`${script}\`) runs \`${watch.seen}\`, which waits for file changes instead of ending`;
   // A script of several commands only its author can change.
-  if (simpleCommands(script).length > 1) out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
+  if (simpleCommands(script).length > 1)
+    out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
   else {
     out.notes.push(`${waits}: its run form is proposed`);
     out.command = watch.runForm;
@@ -65,7 +89,8 @@ function checkCandidate(root: string, env: NodeJS.ProcessEnv, found: { command: 
 
 function testScript(root: string): string | null {
   try {
-    const test = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { test?: unknown } }).scripts?.test;
+    const test = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { test?: unknown } })
+      .scripts?.test;
     return typeof test === 'string' ? test : null;
   } catch {
     return null;
@@ -75,7 +100,8 @@ function testScript(root: string): string | null {
 // The program a simple command starts (after assignments and starters like env), and the word after it.
 function programOf(words: string[]): [string | undefined, string | undefined] {
   let i = 0;
-  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string) || PREFIXES.has(words[i] as string))) i++;
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string) || PREFIXES.has(words[i] as string)))
+    i++;
   return [words[i], words.slice(i + 1).find((w) => !w.startsWith('-'))];
 }
 

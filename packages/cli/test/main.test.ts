@@ -26,14 +26,27 @@ function writeProbe(): string {
 }
 
 function readLoaded(args: string[]): string[] {
-  execFileSync(process.execPath, ['--require', writeProbe(), BIN, ...args], { stdio: 'ignore', env: { ...process.env, LEAP_PROBE_OUT: loadedFile } });
+  execFileSync(process.execPath, ['--require', writeProbe(), BIN, ...args], {
+    stdio: 'ignore',
+    env: { ...process.env, LEAP_PROBE_OUT: loadedFile },
+  });
   return JSON.parse(readFileSync(loadedFile, 'utf8')) as string[];
 }
 
 function io() {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), cwd: process.cwd(), env: process.env, isTTY: false } };
+  return {
+    out,
+    err,
+    io: {
+      stdout: (t: string) => out.push(t),
+      stderr: (t: string) => err.push(t),
+      cwd: process.cwd(),
+      env: process.env,
+      isTTY: false,
+    },
+  };
 }
 
 test('--help lists every subcommand of CONTRACT section 12 that is built', async () => {
@@ -74,7 +87,9 @@ test('a name inherited from Object.prototype is not a subcommand', async () => {
   }
 });
 
-const MANIFEST = JSON.parse(readFileSync(join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string };
+const MANIFEST = JSON.parse(readFileSync(join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as {
+  version: string;
+};
 
 test("--version and -V print the version of @leap/cli's package.json, the one changesets bumps", async () => {
   for (const flag of ['--version', '-V']) {
@@ -93,7 +108,10 @@ test('readVersion skips a package.json of another name on the way up, and says w
   mkdirSync(join(root, 'cli', 'dist', 'bin', 'chunks'), { recursive: true });
   writeFileSync(join(root, 'cli', 'package.json'), JSON.stringify({ name: '@leap/cli', version: '9.8.7-rc.1' }));
   writeFileSync(join(root, 'cli', 'dist', 'package.json'), JSON.stringify({ type: 'commonjs' }));
-  writeFileSync(join(root, 'cli', 'dist', 'bin', 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0' }));
+  writeFileSync(
+    join(root, 'cli', 'dist', 'bin', 'package.json'),
+    JSON.stringify({ name: 'user-project', version: '1.0.0' }),
+  );
   assert.is(readVersion(pathToFileURL(join(root, 'cli', 'dist', 'bin', 'chunks', 'leap-X.cjs')).href), '9.8.7-rc.1');
   assert.throws(() => readVersion(join(makeTempDir(), 'nothing.js')), /no package\.json of @leap\/cli above/);
 });
@@ -112,14 +130,31 @@ test('the bin: an unknown command is exit 2 with the reason on stderr', async ()
 
 test("the bin is lazy: --help loads no subcommand's code; a subcommand's --help loads no heavy dependency", async () => {
   const heavy = /\/node_modules\/(zod|ajv|simple-git|zx|chokidar|bullmq|ioredis|playwright-core)\//;
-  const help = execFileSync(process.execPath, ['--require', writeProbe(), BIN, '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const help = execFileSync(process.execPath, ['--require', writeProbe(), BIN, '--help'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   assert.match(help, /Usage: leap COMMAND/);
-  for (const args of [['--help'], ['slice', '--help'], ['ball', '--help'], ['tdd', 'status', '--help'], ['status', '--help'], ['worker', '--help'], ['workers', '--help']]) {
+  for (const args of [
+    ['--help'],
+    ['slice', '--help'],
+    ['ball', '--help'],
+    ['tdd', 'status', '--help'],
+    ['status', '--help'],
+    ['worker', '--help'],
+    ['workers', '--help'],
+  ]) {
     const files = readLoaded(args);
-    assert.is(files.filter((f) => heavy.test(f)).length, 0, `${args.join(' ')} loaded ${files.filter((f) => heavy.test(f)).join(', ')}`);
+    assert.is(
+      files.filter((f) => heavy.test(f)).length,
+      0,
+      `${args.join(' ')} loaded ${files.filter((f) => heavy.test(f)).join(', ')}`,
+    );
     if (args.length === 1) {
       // The bin and the chunks it shares with every subcommand (core's error and cli helpers): a few KB, no subcommand's code.
-      const bytes = files.filter((f) => f.startsWith(join(repoRoot, 'packages', 'cli'))).reduce((sum, f) => sum + statSync(f).size, 0);
+      const bytes = files
+        .filter((f) => f.startsWith(join(repoRoot, 'packages', 'cli')))
+        .reduce((sum, f) => sum + statSync(f).size, 0);
       assert.ok(bytes < 16_384, `leap --help loaded ${bytes} bytes of the bin`);
     }
   }

@@ -32,7 +32,9 @@ function jsonWords(stdout: string): string | null {
   if (!last.startsWith('{')) return null;
   try {
     const data = JSON.parse(last) as Record<string, unknown>;
-    const words = [data.result, data.error, data.message].find((w): w is string => typeof w === 'string' && w.trim() !== '');
+    const words = [data.result, data.error, data.message].find(
+      (w): w is string => typeof w === 'string' && w.trim() !== '',
+    );
     return words?.trim() ?? null;
   } catch {
     return null;

@@ -56,7 +56,10 @@ export class Stopped extends Error {
 export function carrying(error: unknown, before: Gathered): unknown {
   if (before === NOTHING || !(error instanceof Bail || error instanceof Stopped)) return error;
   const all = merge(before, error.gathered);
-  const again = error instanceof Bail ? new Bail(error.bailCause, error.narration, all, error.keepCommits) : new Stopped(error.mode, error.where, all);
+  const again =
+    error instanceof Bail
+      ? new Bail(error.bailCause, error.narration, all, error.keepCommits)
+      : new Stopped(error.mode, error.where, all);
   again.stack = error.stack;
   return again;
 }

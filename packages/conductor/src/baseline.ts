@@ -42,7 +42,15 @@ export async function passedTreesOfLog(run: Preflighted): Promise<string[]> {
   const { readEvents } = await import('@leap/core/schemas');
   const trees = new Set<string>();
   for (const { event } of readEvents(run.paths.events)) {
-    if (event.event === 'suite' && event.code === 0 && event.limit === undefined && event.tree !== null && event.command === run.testCmd && event.issue === run.issue) trees.add(event.tree);
+    if (
+      event.event === 'suite' &&
+      event.code === 0 &&
+      event.limit === undefined &&
+      event.tree !== null &&
+      event.command === run.testCmd &&
+      event.issue === run.issue
+    )
+      trees.add(event.tree);
   }
   return [...trees];
 }

@@ -1,7 +1,18 @@
 // A run's contexts, journal and ends (CONTRACT section 9); a killed run resumes: docs/decisions/conductor-resume.md.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { appendEvent, clearStop, createEvent, readStopRequest, statePaths, type EventContext, type LedgerStep, type StatePaths, type TrackerIssue, type TrackerPlugin } from '@leap/core';
+import {
+  appendEvent,
+  clearStop,
+  createEvent,
+  readStopRequest,
+  statePaths,
+  type EventContext,
+  type LedgerStep,
+  type StatePaths,
+  type TrackerIssue,
+  type TrackerPlugin,
+} from '@leap/core';
 import { currentStep, parseLedger } from '@leap/core/ledger';
 import { type Bail, Stopped, bailClass } from './bail-causes.js';
 import { createGit, type Git } from './git.js';
@@ -94,7 +105,11 @@ export class RunBase {
   }
 
   /** An event of the run; `step`: the step it is about (the one in flight), or null. */
-  event(kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover' | 'verdict', fields: Record<string, unknown>, step: string | null): void {
+  event(
+    kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover' | 'verdict',
+    fields: Record<string, unknown>,
+    step: string | null,
+  ): void {
     appendEvent(this.paths.events, createEvent(kind as 'mark', fields as never, this.context(step)));
   }
 
@@ -113,7 +128,9 @@ export class RunBase {
     const stop = readStopRequest(this.paths.stop);
     if (stop.kind === 'requested') throw new Stopped(stop.mode, where);
     if (stop.kind === 'unreadable') {
-      await this.say(`The stop request is unreadable (${stop.reason}); someone wanted this run to stop, so it stops as at-ledger would.`);
+      await this.say(
+        `The stop request is unreadable (${stop.reason}); someone wanted this run to stop, so it stops as at-ledger would.`,
+      );
       throw new Stopped('unreadable', where);
     }
   }
@@ -179,7 +196,11 @@ export class RunProgress {
   }
 }
 
-export function freshJournal(journalBase: RunJournal | null, testCmd: string, fields: Partial<RunJournal> = {}): RunJournal {
+export function freshJournal(
+  journalBase: RunJournal | null,
+  testCmd: string,
+  fields: Partial<RunJournal> = {},
+): RunJournal {
   return {
     version: 1,
     pid: process.pid,
@@ -204,7 +225,12 @@ export function developLeafName(phase: Phase, attempt: number): string {
   return attempt === 1 ? `develop-${phase}` : `develop-${phase}-${attempt}`;
 }
 
-export async function buildResult(run: RunBase, gathered: Gathered, end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>, started: number): Promise<TddRunEnd> {
+export async function buildResult(
+  run: RunBase,
+  gathered: Gathered,
+  end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>,
+  started: number,
+): Promise<TddRunEnd> {
   let steps: TddRunEnd['steps'] = [];
   try {
     steps = run.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
@@ -213,13 +239,22 @@ export async function buildResult(run: RunBase, gathered: Gathered, end: Pick<Td
   }
   let commits: TddRunEnd['commits'] = [];
   if (run instanceof RunContext && run.startHead !== '') {
-    const log = await run.git(['log', '--reverse', '--format=%H%x09%s', `${run.startHead}..HEAD`], { allowFailure: true });
+    const log = await run.git(['log', '--reverse', '--format=%H%x09%s', `${run.startHead}..HEAD`], {
+      allowFailure: true,
+    });
     commits = log.stdout
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
   }
-  const result: TddRunEnd = { ...end, steps, commits, verdicts: [...gathered.verdicts], leaves: gathered.leaves, ms: Math.round(performance.now() - started) };
+  const result: TddRunEnd = {
+    ...end,
+    steps,
+    commits,
+    verdicts: [...gathered.verdicts],
+    leaves: gathered.leaves,
+    ms: Math.round(performance.now() - started),
+  };
   for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
   return result;
 }
@@ -240,17 +275,33 @@ export async function endStopped(run: RunBase, stop: Stopped, inFlight: LedgerSt
 }
 
 /** Keep finished steps, preserve and revert the half-done `inFlight` (as the ledger had it when reached), narrate. */
-export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail, inFlight: LedgerStep | null): Promise<NonNullable<TddRunEnd['bail']>> {
+export async function endBailed(
+  run: RunBase,
+  progress: RunProgress,
+  bail: Bail,
+  inFlight: LedgerStep | null,
+): Promise<NonNullable<TddRunEnd['bail']>> {
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
   const step = bail.bailCause === 'dirty-tree' ? null : inFlight;
   const cls = bailClass(bail.bailCause);
   // A system failure at green is no verdict on the verified red: its commit stays, and a rerun resumes at green.
   const j = progress.journal;
-  const keepRed = (cls === 'system' || bail.keepCommits) && step !== null && j.step === step.title && j.phase === 'green' && j.phase_base !== null;
+  const keepRed =
+    (cls === 'system' || bail.keepCommits) &&
+    step !== null &&
+    j.step === step.title &&
+    j.phase === 'green' &&
+    j.phase_base !== null;
   if (step !== null && run instanceof Preflighted) {
     try {
-      if (!keepRed && !bail.keepCommits && step.state === 'todo' && (await run.heads.subject()) === `red: ${step.title}`) await run.git(['reset', '-q', '--soft', 'HEAD~1']);
+      if (
+        !keepRed &&
+        !bail.keepCommits &&
+        step.state === 'todo' &&
+        (await run.heads.subject()) === `red: ${step.title}`
+      )
+        await run.git(['reset', '-q', '--soft', 'HEAD~1']);
       const { preserveAttempt } = await import('@leap/ledger');
       const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.env });
       run.heads.invalidate();
@@ -262,7 +313,11 @@ export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail,
   }
   // The step's fields go (a rerun starts it, or its green, afresh); the options the run started with stay.
   const testCmd = run instanceof Preflighted ? run.testCmd : '';
-  progress.journal = freshJournal(progress.journal, testCmd, keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {});
+  progress.journal = freshJournal(
+    progress.journal,
+    testCmd,
+    keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {},
+  );
   progress.saveJournal();
   if (keepRed) narration += `\nThe verified red commit of "${step.title}" stays: running again resumes at its green.`;
   run.event('bail', { cause: bail.bailCause, class: cls, message: narration }, inFlight?.title ?? null);

@@ -1,13 +1,22 @@
 // `leap tdd run --detach` through @leap/supervise's detachRun; its files in `<state>/detached/issue-N/`.
 import { resolve } from 'node:path';
-import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, statePaths, type SubcommandIo } from '@leap/core';
+import {
+  UsageError,
+  findRepoRoot,
+  isProcessAlive,
+  readLockHolder,
+  resolveStateDir,
+  statePaths,
+  type SubcommandIo,
+} from '@leap/core';
 import { detachRun } from '@leap/supervise';
 import { conductorLockFile } from './run-files.js';
 
 /** Prints where to poll, or, when the run ended at once, what it said, and returns its exit code. */
 export async function detachTdd(issue: number, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
   const root = findRepoRoot(resolve(io.cwd));
-  if (root === null) throw new UsageError(`${io.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
+  if (root === null)
+    throw new UsageError(`${io.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
   const stateDir = resolveStateDir(io.env, root);
   const lockFile = conductorLockFile(statePaths(stateDir), issue);
   const holder = () => {
@@ -15,15 +24,31 @@ export async function detachTdd(issue: number, args: string[], json: boolean, io
     return h !== null && isProcessAlive(h) ? h.pid : null;
   };
   const running = holder();
-  if (running !== null) throw new UsageError(`another conductor is running issue ${issue} (pid ${running}, see ${lockFile}); stop it first (leap tdd stop now)`);
-  const run = await detachRun({ stateDir, name: `issue-${issue}`, args: ['tdd', 'run', ...args], cwd: io.cwd, env: io.env, lockHolder: holder });
+  if (running !== null)
+    throw new UsageError(
+      `another conductor is running issue ${issue} (pid ${running}, see ${lockFile}); stop it first (leap tdd stop now)`,
+    );
+  const run = await detachRun({
+    stateDir,
+    name: `issue-${issue}`,
+    args: ['tdd', 'run', ...args],
+    cwd: io.cwd,
+    env: io.env,
+    lockHolder: holder,
+  });
   const status = `leap tdd status --issue ${issue}`;
   if (!run.started) {
     io.stdout(run.stdout);
     io.stderr(run.stderr);
     return run.code;
   }
-  if (json) io.stdout(`${JSON.stringify({ pid: run.pid, supervisor: run.supervisor, issue, status, out: run.out, err: run.err, wait: run.wait })}\n`);
-  else io.stdout(`issue ${issue}: run started detached, pid ${run.pid} (supervisor ${run.supervisor}); poll: ${status}; output: ${run.out} and ${run.err}\n`);
+  if (json)
+    io.stdout(
+      `${JSON.stringify({ pid: run.pid, supervisor: run.supervisor, issue, status, out: run.out, err: run.err, wait: run.wait })}\n`,
+    );
+  else
+    io.stdout(
+      `issue ${issue}: run started detached, pid ${run.pid} (supervisor ${run.supervisor}); poll: ${status}; output: ${run.out} and ${run.err}\n`,
+    );
   return 0;
 }

@@ -3,7 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shellWord } from '@leap/core';
 
-export type TestCommandChoice = { kind: 'found'; command: string; source: string } | { kind: 'ambiguous'; candidates: { command: string; because: string }[] } | { kind: 'none' };
+export type TestCommandChoice =
+  | { kind: 'found'; command: string; source: string }
+  | { kind: 'ambiguous'; candidates: { command: string; because: string }[] }
+  | { kind: 'none' };
 
 const NPM_DEFAULT = /no test specified/;
 
@@ -22,15 +25,25 @@ export function testCommandCandidates(root: string): { command: string; because:
     try {
       const test = (JSON.parse(pkg) as { scripts?: { test?: unknown } }).scripts?.test;
       if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT.test(test)) {
-        const manager = existsSync(join(root, 'pnpm-lock.yaml')) ? 'pnpm' : existsSync(join(root, 'yarn.lock')) ? 'yarn' : 'npm';
-        found.push({ command: `${manager} test`, because: `package.json has a "test" script${manager === 'npm' ? '' : ` (${manager === 'pnpm' ? 'pnpm-lock.yaml' : 'yarn.lock'})`}` });
+        const manager = existsSync(join(root, 'pnpm-lock.yaml'))
+          ? 'pnpm'
+          : existsSync(join(root, 'yarn.lock'))
+            ? 'yarn'
+            : 'npm';
+        found.push({
+          command: `${manager} test`,
+          because: `package.json has a "test" script${manager === 'npm' ? '' : ` (${manager === 'pnpm' ? 'pnpm-lock.yaml' : 'yarn.lock'})`}`,
+        });
       }
     } catch {
       // A package.json that is not JSON suggests nothing.
     }
   }
-  const makefile = ['Makefile', 'makefile', 'GNUmakefile'].map((name) => read(join(root, name))).find((text) => text !== null);
-  if (makefile !== undefined && makefile !== null && /^test\s*:/m.test(makefile)) found.push({ command: 'make test', because: 'the Makefile has a "test" target' });
+  const makefile = ['Makefile', 'makefile', 'GNUmakefile']
+    .map((name) => read(join(root, name)))
+    .find((text) => text !== null);
+  if (makefile !== undefined && makefile !== null && /^test\s*:/m.test(makefile))
+    found.push({ command: 'make test', because: 'the Makefile has a "test" target' });
   const pyproject = read(join(root, 'pyproject.toml')) ?? '';
   const setupCfg = read(join(root, 'setup.cfg')) ?? '';
   const tox = read(join(root, 'tox.ini')) ?? '';
@@ -42,17 +55,26 @@ export function testCommandCandidates(root: string): { command: string; because:
     /\[tool:pytest\]/.test(setupCfg) ||
     /\[pytest\]/.test(tox)
   ) {
-    found.push({ command: 'pytest', because: 'pytest is configured (pytest.ini, .pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)' });
+    found.push({
+      command: 'pytest',
+      because: 'pytest is configured (pytest.ini, .pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)',
+    });
   }
   if (existsSync(join(root, 'Cargo.toml'))) found.push({ command: 'cargo test', because: 'Cargo.toml exists' });
   if (existsSync(join(root, 'go.mod'))) found.push({ command: 'go test ./...', because: 'go.mod exists' });
   if (existsSync(join(root, 'build.gradle')) || existsSync(join(root, 'build.gradle.kts'))) {
-    found.push({ command: existsSync(join(root, 'gradlew')) ? './gradlew test' : 'gradle test', because: 'build.gradle exists' });
+    found.push({
+      command: existsSync(join(root, 'gradlew')) ? './gradlew test' : 'gradle test',
+      because: 'build.gradle exists',
+    });
   }
   if (existsSync(join(root, 'pom.xml'))) found.push({ command: 'mvn test', because: 'pom.xml exists' });
   if (existsSync(join(root, 'mix.exs'))) found.push({ command: 'mix test', because: 'mix.exs exists' });
   if (existsSync(join(root, '.rspec')) || existsSync(join(root, 'spec', 'spec_helper.rb'))) {
-    found.push({ command: existsSync(join(root, 'Gemfile')) ? 'bundle exec rspec' : 'rspec', because: 'RSpec is configured (.rspec or spec/spec_helper.rb)' });
+    found.push({
+      command: existsSync(join(root, 'Gemfile')) ? 'bundle exec rspec' : 'rspec',
+      because: 'RSpec is configured (.rspec or spec/spec_helper.rb)',
+    });
   }
   return found;
 }
@@ -61,7 +83,8 @@ export function testCommandCandidates(root: string): { command: string; because:
 export function chooseTestCommand(root: string, given: string | undefined, env: NodeJS.ProcessEnv): TestCommandChoice {
   if (given !== undefined && given.trim() !== '') return { kind: 'found', command: given, source: '--test-cmd' };
   const fromEnv = env.VERI_TEST_CMD;
-  if (fromEnv !== undefined && fromEnv.trim() !== '') return { kind: 'found', command: fromEnv, source: 'VERI_TEST_CMD' };
+  if (fromEnv !== undefined && fromEnv.trim() !== '')
+    return { kind: 'found', command: fromEnv, source: 'VERI_TEST_CMD' };
   const candidates = testCommandCandidates(root);
   if (candidates.length === 1) {
     const only = candidates[0] as { command: string; because: string };

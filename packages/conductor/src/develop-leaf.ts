@@ -11,7 +11,15 @@ import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
 import type { RunJournal } from './run-files.js';
 import { addAll, dirtyPaths, readStateStatus, snapshotStateFolder, undoStateEdits } from './state-folder.js';
-import { type LeafActivity, type LeafWork, activityFile, apartCopy, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
+import {
+  type LeafActivity,
+  type LeafWork,
+  activityFile,
+  apartCopy,
+  leaveOutUsersFiles,
+  readLeafActivity,
+  watchLeafActivity,
+} from './user-writes.js';
 
 /** One phase of one step as its stages are given it; the journal (`progress`) is the one part they change. */
 export type PhaseRun = { ctx: RunContext; progress: RunProgress; step: LedgerStep; phase: Phase; index: number };
@@ -107,8 +115,14 @@ export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; ac
 }
 
 export function blockedBail(who: string, index: number, step: LedgerStep, reason: string): Bail {
-  const kept = 'No revision was spent and every commit made is kept. Answer it (the issue, the test or the plan), then run again.';
-  return new Bail('needs-user', `${who} says step ${index} "${step.title}" cannot be done as written:\n${reason}\n${kept}`, undefined, true);
+  const kept =
+    'No revision was spent and every commit made is kept. Answer it (the issue, the test or the plan), then run again.';
+  return new Bail(
+    'needs-user',
+    `${who} says step ${index} "${step.title}" cannot be done as written:\n${reason}\n${kept}`,
+    undefined,
+    true,
+  );
 }
 
 function exitNewer(ctx: RunContext, leaf: string, startedAt: number | undefined): boolean {
@@ -166,6 +180,11 @@ export async function collect({ ctx, progress, step, phase }: PhaseRun, work: Le
 export async function commitOrBail(ctx: RunContext, args: string[], message: string): Promise<Gathered> {
   const done = await ctx.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
   const committed = gather({ committed: true });
-  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`, committed);
+  if (done.code !== 0)
+    throw new Bail(
+      'commit-refused',
+      `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`,
+      committed,
+    );
   return committed;
 }

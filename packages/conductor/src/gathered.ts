@@ -11,7 +11,12 @@ export interface Gathered {
   readonly committed: boolean;
 }
 
-export const NOTHING: Gathered = Object.freeze({ verdicts: Object.freeze([]), leaves: 0, passedTrees: Object.freeze([]), committed: false });
+export const NOTHING: Gathered = Object.freeze({
+  verdicts: Object.freeze([]),
+  leaves: 0,
+  passedTrees: Object.freeze([]),
+  committed: false,
+});
 
 export function merge(first: Gathered, then: Gathered): Gathered {
   if (then === NOTHING) return first;

@@ -23,7 +23,10 @@ export interface Git {
 
 /** One process per call: zx's `$` added a bash before each, doubling the conductor's own share of a run. */
 export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Git> {
-  const run = async (args: readonly string[], options: { input?: string; allowFailure?: boolean } = {}): Promise<Ran> => {
+  const run = async (
+    args: readonly string[],
+    options: { input?: string; allowFailure?: boolean } = {},
+  ): Promise<Ran> => {
     const ran = await runGit(args, {
       cwd,
       env,
@@ -52,7 +55,8 @@ export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: stri
     const object = inflateSync(readFileSync(join(gitDir, 'objects', sha.slice(0, 2), sha.slice(2)))).toString('utf8');
     const body = object.indexOf('\0');
     const headers = object.indexOf('\n\n', body);
-    if (!object.startsWith('commit ') || body < 0 || headers < 0 || object.slice(body, headers).includes('\nencoding ')) return null;
+    if (!object.startsWith('commit ') || body < 0 || headers < 0 || object.slice(body, headers).includes('\nencoding '))
+      return null;
     const subject = /^([^\n]+)\n$/.exec(object.slice(headers + 2))?.[1];
     return subject === undefined || subject !== subject.trim() ? null : { sha, subject };
   } catch {
@@ -61,12 +65,18 @@ export function headFromFiles(root: string, env: NodeJS.ProcessEnv): { sha: stri
 }
 
 /** As `git symbolic-ref --short -q HEAD` and `rev-parse --verify -q refs/heads/BRANCH`; null when only git can say. */
-export function branchFromFiles(root: string, env: NodeJS.ProcessEnv, branch: string): { current: string; exists: boolean } | null {
+export function branchFromFiles(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  branch: string,
+): { current: string; exists: boolean } | null {
   const gitDir = join(root, '.git');
   if (gitElsewhere(env, gitDir)) return null;
   try {
     const head = readFileSync(join(gitDir, 'HEAD'), 'latin1');
-    const current = /^ref: refs\/heads\/([^\n]+)\n$/.exec(head)?.[1] ?? (SHA.test(head.slice(0, -1)) && head.endsWith('\n') ? '' : null);
+    const current =
+      /^ref: refs\/heads\/([^\n]+)\n$/.exec(head)?.[1] ??
+      (SHA.test(head.slice(0, -1)) && head.endsWith('\n') ? '' : null);
     if (current === null) return null;
     const sha = refSha(gitDir, `refs/heads/${branch}`);
     if (sha !== null && !SHA.test(sha)) return null;
@@ -80,7 +90,12 @@ const SHA = /^[0-9a-f]{40}$/;
 
 // GIT_DIR and kin, or a reftable (git 2.45+; HEAD then names the stub branch `.invalid`): the files cannot say.
 function gitElsewhere(env: NodeJS.ProcessEnv, gitDir: string): boolean {
-  return env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_OBJECT_DIRECTORY !== undefined || existsSync(join(gitDir, 'reftable'));
+  return (
+    env.GIT_DIR !== undefined ||
+    env.GIT_COMMON_DIR !== undefined ||
+    env.GIT_OBJECT_DIRECTORY !== undefined ||
+    existsSync(join(gitDir, 'reftable'))
+  );
 }
 
 /** Its loose file, else its line in packed-refs; null when neither has it; throws when the files cannot say. */

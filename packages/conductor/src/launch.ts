@@ -1,7 +1,15 @@
 // Leaves and verifications, supervised in process with the seed's launch-line environment; ends read by the bail table.
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { LeapError, formatSeconds, readStopRequest, readTimeLimit, type AgentDry, type AgentRole, type TimeLimit } from '@leap/core';
+import {
+  LeapError,
+  formatSeconds,
+  readStopRequest,
+  readTimeLimit,
+  type AgentDry,
+  type AgentRole,
+  type TimeLimit,
+} from '@leap/core';
 import { writeExitFile } from '@leap/supervise';
 import { SuiteLimitError, runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
@@ -38,13 +46,17 @@ export function limitsEnv(setup: ConductorSetup): NodeJS.ProcessEnv {
 
 export function suiteLimitBail(run: RunBase & { testCmd: string }, error: SuiteLimitError): Bail {
   const { value, source } = error.limit === 'timeout' ? timeLimit(run) : idleLimit(run.setup);
-  return new Bail('suite-limit', suiteLimitNarration(run.root, run.testCmd, { limit: error.limit, lastLine: error.lastLine, value, source }));
+  return new Bail(
+    'suite-limit',
+    suiteLimitNarration(run.root, run.testCmd, { limit: error.limit, lastLine: error.lastLine, value, source }),
+  );
 }
 
 export function idleLimit(setup: ConductorSetup): { value: string; source: string } {
   const { idleTimeout } = setup.effective;
   if (idleTimeout !== undefined) return { value: idleTimeout, source: setup.sources.idleTimeout ?? '--idle-timeout' };
-  if (setup.env.VERI_IDLE_TIMEOUT !== undefined && setup.env.VERI_IDLE_TIMEOUT !== '') return { value: setup.env.VERI_IDLE_TIMEOUT, source: 'VERI_IDLE_TIMEOUT' };
+  if (setup.env.VERI_IDLE_TIMEOUT !== undefined && setup.env.VERI_IDLE_TIMEOUT !== '')
+    return { value: setup.env.VERI_IDLE_TIMEOUT, source: 'VERI_IDLE_TIMEOUT' };
   return { value: DEFAULT_IDLE_TIMEOUT, source: 'the default' };
 }
 
@@ -59,18 +71,29 @@ export function timeLimit(run: RunBase): { value: string; source: string } {
     return { value: 'unreadable', source: `${(error as Error).message}: every leaf will refuse to start` };
   }
   if (limit.source === 'VERI_TIMEOUT') return { value: run.env.VERI_TIMEOUT as string, source: 'VERI_TIMEOUT' };
-  return { value: formatSeconds(limit.ms), source: limit.source === 'default' ? 'the default' : relative(run.root, limit.source) };
+  return {
+    value: formatSeconds(limit.ms),
+    source: limit.source === 'default' ? 'the default' : relative(run.root, limit.source),
+  };
 }
 
 /** After the bail table: `retry` is worth one relaunch; `dry` hands the leaf to the role's next agent (fallOver). */
-export type LeafEnd = { kind: 'ok'; result: AgentLeafResult } | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' } | { kind: 'dry'; dry: AgentDry };
+export type LeafEnd =
+  | { kind: 'ok'; result: AgentLeafResult }
+  | { kind: 'retry'; status: 'killed-timeout' | 'killed-stuck' }
+  | { kind: 'dry'; dry: AgentDry };
 
 export type Launched<End> = End & { readonly gathered: Gathered };
 
-function nextAgent(ctx: RunContext, role: RunRole, developerFamily: string | undefined): { next: RoleAgent | null; avoid: string | null } {
+function nextAgent(
+  ctx: RunContext,
+  role: RunRole,
+  developerFamily: string | undefined,
+): { next: RoleAgent | null; avoid: string | null } {
   const { agents } = ctx.setup;
   // The verifier avoids the journal's developer family (a resumed run's too), else that of the developer now.
-  const avoid = role === 'verifier' ? (developerFamily ?? currentAgent(agents, ctx.dry, 'developer')?.agent.family ?? null) : null;
+  const avoid =
+    role === 'verifier' ? (developerFamily ?? currentAgent(agents, ctx.dry, 'developer')?.agent.family ?? null) : null;
   return { next: currentAgent(agents, ctx.dry, role, avoid), avoid };
 }
 
@@ -78,16 +101,45 @@ function nextAgent(ctx: RunContext, role: RunRole, developerFamily: string | und
 export function agentFor(ctx: RunContext, role: RunRole, developerFamily?: string): RoleAgent {
   const { next, avoid } = nextAgent(ctx, role, developerFamily);
   if (next !== null) return next;
-  const why = role === 'verifier' && avoid !== null ? ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)` : '';
-  throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${dryCauses(ctx.setup.agents, ctx.dry, role)}.`);
+  const why =
+    role === 'verifier' && avoid !== null
+      ? ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)`
+      : '';
+  throw new Bail(
+    'agent-failed',
+    `Every ${role} agent of the list ran dry${why}: ${dryCauses(ctx.setup.agents, ctx.dry, role)}.`,
+  );
 }
 
 /** The agent is skipped for the rest of the run; the caller relaunches the leaf, not counted as a revision. */
-export async function fallOver(ctx: RunContext, role: RunRole, from: RoleAgent, leaf: string, dry: AgentDry, step: string | null, developerFamily?: string): Promise<RoleAgent> {
+export async function fallOver(
+  ctx: RunContext,
+  role: RunRole,
+  from: RoleAgent,
+  leaf: string,
+  dry: AgentDry,
+  step: string | null,
+  developerFamily?: string,
+): Promise<RoleAgent> {
   ctx.dry.set(from.name, { ...dry, role });
   const { next } = nextAgent(ctx, role, developerFamily);
-  ctx.event('fallover', { leaf, role, agent: from.name, family: from.agent.family, cause: dry.kind, message: dry.message, next: next?.name ?? null }, step);
-  const then = next === null ? `no ${role} agent is left to take the leaf` : `${next.name} takes the leaf (not counted as a revision)`;
+  ctx.event(
+    'fallover',
+    {
+      leaf,
+      role,
+      agent: from.name,
+      family: from.agent.family,
+      cause: dry.kind,
+      message: dry.message,
+      next: next?.name ?? null,
+    },
+    step,
+  );
+  const then =
+    next === null
+      ? `no ${role} agent is left to take the leaf`
+      : `${next.name} takes the leaf (not counted as a revision)`;
   await ctx.say(`${leaf}: the ${role} agent ${from.name}'s vendor ran dry (${dry.kind}): ${dry.message}; ${then}`);
   // None left: agentFor throws the bail that names every agent's cause.
   return next ?? agentFor(ctx, role, developerFamily);
@@ -130,7 +182,8 @@ export async function launchAgentLeaf(
       // The state folder went away; the result stands.
     }
     // A runner that appended no usage event gets one here, so the cost budget sees every leaf.
-    if (!hasUsageSince(ctx.paths.events, offset, name)) appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
+    if (!hasUsageSince(ctx.paths.events, offset, name))
+      appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
     checkCost(ctx);
     const end = classify(ctx, role, chosen, result, where, leafWords(chosen, result));
     return { ...(end ?? { kind: 'ok', result }), gathered: ran };
@@ -140,26 +193,49 @@ export async function launchAgentLeaf(
 }
 
 // The bail table (CONTRACT section 9) for every role: null when all is well, a retry for a limit's kill, else throws.
-function classify(ctx: RunContext, role: AgentRole, chosen: RoleAgent, result: AgentLeafResult, where: string, words: string): Exclude<LeafEnd, { kind: 'ok' }> | null {
+function classify(
+  ctx: RunContext,
+  role: AgentRole,
+  chosen: RoleAgent,
+  result: AgentLeafResult,
+  where: string,
+  words: string,
+): Exclude<LeafEnd, { kind: 'ok' }> | null {
   const { name, status, code, failureKind: kind } = result;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
   // A vendor that ran dry is no failure of the agent's: the next agent of the role's list takes the leaf.
   if (kind === 'failed' && result.dry !== null) return { kind: 'dry', dry: result.dry };
   if (kind === 'missing' || (kind === null && status === 'failed-start')) {
-    throw new Bail('agent-missing', `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`);
+    throw new Bail(
+      'agent-missing',
+      `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`,
+    );
   }
   if (kind === 'failed' || status === 'failed-start') {
-    throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+    throw new Bail(
+      'agent-failed',
+      `The ${agentLabel(role, chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`,
+    );
   }
   if (status === 'refused-stop' || status === 'killed-stop') {
-    throw new Stopped(status === 'killed-stop' ? 'now' : stopMode(ctx), status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where);
+    throw new Stopped(
+      status === 'killed-stop' ? 'now' : stopMode(ctx),
+      status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where,
+    );
   }
-  if (status === 'killed-signal') throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
+  if (status === 'killed-signal')
+    throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', status };
   if (status === 'killed-external') {
-    throw new Bail('killed-external', `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`);
+    throw new Bail(
+      'killed-external',
+      `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`,
+    );
   }
-  throw new Bail('agent-failed', `The ${agentLabel(role, chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`);
+  throw new Bail(
+    'agent-failed',
+    `The ${agentLabel(role, chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`,
+  );
 }
 
 function leafWords(chosen: RoleAgent, result: AgentLeafResult): string {
@@ -202,7 +278,10 @@ function checkCost(ctx: RunContext): void {
   if (max === undefined) return;
   const spent = describeSpend(issueCosts(ctx.paths.events, ctx.issue));
   if (spent.total > max) {
-    throw new Bail('cost-budget', `The leaves of issue ${ctx.issue} have cost $${spent.total.toFixed(4)}, past the budget of $${max} (--max-cost): ${spent.text}.`);
+    throw new Bail(
+      'cost-budget',
+      `The leaves of issue ${ctx.issue} have cost $${spent.total.toFixed(4)}, past the budget of $${max} (--max-cost): ${spent.text}.`,
+    );
   }
 }
 
@@ -217,7 +296,13 @@ type VerifyVerdict = Awaited<ReturnType<typeof verify>>['verdict'];
 
 /** Once ERRORs are read: `retry` is a verifier leaf worth one relaunch; `commit` the one judged (red's landing). */
 export type VerifyEnd =
-  | { kind: 'verdict'; verdict: Exclude<VerifyVerdict, 'ERROR'>; reason: string; commit: string | null; flaky?: string[] }
+  | {
+      kind: 'verdict';
+      verdict: Exclude<VerifyVerdict, 'ERROR'>;
+      reason: string;
+      commit: string | null;
+      flaky?: string[];
+    }
   | { kind: 'retry'; why: string }
   | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
@@ -259,7 +344,8 @@ export async function runVerification(
       testNetwork: ctx.setup.sandbox.testNetwork,
     });
   } catch (error) {
-    if (error instanceof LeapError && /is not installed/.test(error.message)) throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
+    if (error instanceof LeapError && /is not installed/.test(error.message))
+      throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
     if (error instanceof SuiteLimitError) throw suiteLimitBail(ctx, error);
     throw error;
   }
@@ -273,7 +359,8 @@ export async function runVerification(
   });
   try {
     if (result.leaf !== undefined) {
-      if (!hasUsageSince(ctx.paths.events, offset, leaf)) appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
+      if (!hasUsageSince(ctx.paths.events, offset, leaf))
+        appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
     }
     writeFileSync(ctx.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
     writeExitFile(ctx.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
@@ -281,10 +368,24 @@ export async function runVerification(
     if (result.decidedBy === 'agent') checkCost(ctx);
     if (result.verdict !== 'ERROR') {
       const flaky = result.flaky === undefined ? {} : { flaky: result.flaky };
-      return { kind: 'verdict', verdict: result.verdict, reason: result.reason, commit: result.commit ?? null, ...flaky, gathered: got };
+      return {
+        kind: 'verdict',
+        verdict: result.verdict,
+        reason: result.reason,
+        commit: result.commit ?? null,
+        ...flaky,
+        gathered: got,
+      };
     }
     if (result.leaf !== undefined) {
-      const end = classify(ctx, 'verifier', verifier, result.leaf, where, onceEach([result.reason, leafWords(verifier, result.leaf)]));
+      const end = classify(
+        ctx,
+        'verifier',
+        verifier,
+        result.leaf,
+        where,
+        onceEach([result.reason, leafWords(verifier, result.leaf)]),
+      );
       if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier, gathered: got };
       if (end !== null) return { kind: 'retry', why: end.status, gathered: got };
     }

@@ -11,10 +11,21 @@ export interface RunSandbox extends SandboxChoice {
 }
 
 /** On, and bwrap cannot make its namespaces here: a SandboxUnavailableError (exit 2) before anything is touched. */
-export function chooseRunSandbox(flag: 'on' | 'off' | undefined, config: ProjectConfig | undefined, env: NodeJS.ProcessEnv): RunSandbox {
+export function chooseRunSandbox(
+  flag: 'on' | 'off' | undefined,
+  config: ProjectConfig | undefined,
+  env: NodeJS.ProcessEnv,
+): RunSandbox {
   const fromConfig = config?.sandbox;
   const setting = flag ?? fromConfig ?? sandboxSetting(undefined, env);
-  const source = flag !== undefined ? '--sandbox' : fromConfig !== undefined ? 'leap.config.json' : env.LEAP_SANDBOX ? 'LEAP_SANDBOX' : 'the default';
+  const source =
+    flag !== undefined
+      ? '--sandbox'
+      : fromConfig !== undefined
+        ? 'leap.config.json'
+        : env.LEAP_SANDBOX
+          ? 'LEAP_SANDBOX'
+          : 'the default';
   return { ...chooseSandbox(setting, env, config?.testNetwork === true), setting, source };
 }
 
@@ -23,7 +34,15 @@ function sandboxRole(role: AgentRole): 'writer' | 'reader' {
 }
 
 /** The spec of an agent leaf of this run, or null when the run is unsandboxed; a developer `leaf` writes apart. */
-export function agentLeafSandbox(sandbox: RunSandbox, role: AgentRole, agent: AgentPlugin, root: string, stateDir: string, env: NodeJS.ProcessEnv, leaf?: string): SandboxSpec | null {
+export function agentLeafSandbox(
+  sandbox: RunSandbox,
+  role: AgentRole,
+  agent: AgentPlugin,
+  root: string,
+  stateDir: string,
+  env: NodeJS.ProcessEnv,
+  leaf?: string,
+): SandboxSpec | null {
   if (sandbox.bwrap === null) return null;
   const spec = agentSandbox(agent, sandboxRole(role), root, env, stateDir);
   return role === 'developer' && leaf !== undefined ? { ...spec, apart: apartCopy(stateDir, leaf) } : spec;

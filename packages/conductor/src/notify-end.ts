@@ -6,7 +6,14 @@ import type { TddRunEnd } from './types.js';
 export async function notifyEnd(run: RunBase, result: TddRunEnd): Promise<TddRunEnd> {
   const argv = run.setup.effective.notify;
   if (argv === undefined || argv.length === 0) return result;
-  const event = result.outcome === 'done' ? 'done' : result.outcome === 'stopped' ? 'stop' : result.bail?.cause === 'cost-budget' ? 'cost-budget' : 'bail';
+  const event =
+    result.outcome === 'done'
+      ? 'done'
+      : result.outcome === 'stopped'
+        ? 'stop'
+        : result.bail?.cause === 'cost-budget'
+          ? 'cost-budget'
+          : 'bail';
   const { runNotify } = await import('@leap/supervise');
   const payload = {
     issue: run.issue,
@@ -23,6 +30,10 @@ export async function notifyEnd(run: RunBase, result: TddRunEnd): Promise<TddRun
     ts: new Date().toISOString(),
   };
   const told = await runNotify(argv, event, payload, { cwd: run.setup.root, env: run.env });
-  run.setup.warn(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
+  run.setup.warn(
+    told.problem === null
+      ? `notify: ${event} told (leaf ${told.leaf})`
+      : `notify: ${told.problem} (the run's result stands)`,
+  );
   return result;
 }

@@ -113,7 +113,10 @@ function budgetBail({ ctx, progress, step, phase, index }: PhaseRun, reason: str
 function flakyBail(ctx: RunContext, index: number, step: LedgerStep, tests: readonly string[]): Bail {
   const flaky = `a test passed once and failed once on the same tree (${tests.join(', ')})`;
   const ask = 'Make it deterministic, or tell the run it is known to be flaky, then run again.';
-  return new Bail('needs-user', `Step ${index} "${step.title}" is not ticked: ${flaky}, and no revision is left (--revisions ${ctx.setup.revisions}). ${ask}`);
+  return new Bail(
+    'needs-user',
+    `Step ${index} "${step.title}" is not ticked: ${flaky}, and no revision is left (--revisions ${ctx.setup.revisions}). ${ask}`,
+  );
 }
 
 // The recorded journal when it is this phase's, else a fresh one whose stage git decides (a made red is verified).
@@ -125,7 +128,10 @@ async function alignJournal({ ctx, progress, step, phase }: PhaseRun, treeChecke
   // Only the first phase a process reaches can find changes it did not make: after that every change is its leaves'.
   const dirty = redDone || treeChecked ? [] : await dirtyPaths(ctx);
   if (dirty.length > 0) {
-    throw new Bail('dirty-tree', `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`);
+    throw new Bail(
+      'dirty-tree',
+      `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`,
+    );
   }
   progress.journal = freshJournal(j, ctx.testCmd, {
     step: step.title,
@@ -147,18 +153,33 @@ async function testFilesChanged(ctx: RunContext, commit: string): Promise<string
     const status = out[i] as string;
     const path = out[i + 1] as string;
     if (status === 'A' || !(isTestFile(path) || ctx.isTestPath(path))) continue;
-    if (hasInlineTests(path, isTestFile(path)) && splitTestItems(await text(`${commit}:${path}`)).tests === splitTestItems(await text(`:${path}`)).tests) continue;
+    if (
+      hasInlineTests(path, isTestFile(path)) &&
+      splitTestItems(await text(`${commit}:${path}`)).tests === splitTestItems(await text(`:${path}`)).tests
+    )
+      continue;
     found.push(path);
   }
   return found;
 }
 
 // A REJECT decided by the conductor's own check, before any verifier is asked: returned and narrated as a verdict.
-async function ownReject(ctx: RunContext, step: string, phase: Phase, reason: string): Promise<Launched<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }>> {
+async function ownReject(
+  ctx: RunContext,
+  step: string,
+  phase: Phase,
+  reason: string,
+): Promise<Launched<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }>> {
   const commit = (await ctx.git.out(['rev-parse', 'HEAD'])).trim();
   ctx.event('verdict', { phase, verdict: 'REJECT', reason, code: 1, commit }, step);
   await ctx.say(`verdict ${phase}: REJECT: ${reason}`);
-  return { kind: 'verdict', verdict: 'REJECT', reason, commit: null, gathered: gather({ verdicts: [{ step, phase, verdict: 'REJECT', reason }] }) };
+  return {
+    kind: 'verdict',
+    verdict: 'REJECT',
+    reason,
+    commit: null,
+    gathered: gather({ verdicts: [{ step, phase, verdict: 'REJECT', reason }] }),
+  };
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
@@ -166,19 +187,32 @@ async function land({ ctx, progress, step, phase }: PhaseRun, verified: string |
   if (phase === 'red') {
     // Green starts from the red commit that passed, or HEAD when it passed before this process (a resume at `passed`).
     const red = verified ?? (await ctx.heads.sha());
-    progress.journal = freshJournal(progress.journal, ctx.testCmd, { step: step.title, phase: 'green', phase_base: red });
+    progress.journal = freshJournal(progress.journal, ctx.testCmd, {
+      step: step.title,
+      phase: 'green',
+      phase_base: red,
+    });
     progress.saveJournal();
     return;
   }
   const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
   const env = { ...ctx.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
   // HEAD as known, so the ledger asks git nothing before its commit; a wrong one is refused at update-ref.
-  const options = { issue: ctx.issue, step: step.title, cwd: ctx.root, env, allowEmpty: true, head: await ctx.heads.sha() };
+  const options = {
+    issue: ctx.issue,
+    step: step.title,
+    cwd: ctx.root,
+    env,
+    allowEmpty: true,
+    head: await ctx.heads.sha(),
+  };
   try {
     if (phase === 'green') {
       const done = await tick(options);
       ctx.heads.know(done.head);
-      await ctx.say(`green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`);
+      await ctx.say(
+        `green commit ${done.commit.slice(0, 12)}: green: ${step.title} (the ledger ticks the step in the same commit)`,
+      );
       return;
     }
     const remote = await tickCriterionWith(ctx, step);
@@ -187,7 +221,8 @@ async function land({ ctx, progress, step, phase }: PhaseRun, verified: string |
     await ctx.say(`refactor commit ${done.commit.slice(0, 12)}: refactor: ${step.title}`);
     if (remote !== null) await remote();
   } catch (error) {
-    if (error instanceof RefusedError) throw new Bail('commit-refused', `the ${phase} commit of "${step.title}" was refused: ${error.message}`);
+    if (error instanceof RefusedError)
+      throw new Bail('commit-refused', `the ${phase} commit of "${step.title}" was refused: ${error.message}`);
     throw error;
   }
 }
@@ -214,7 +249,10 @@ async function tickCriterionWith(ctx: RunContext, step: LedgerStep): Promise<(()
     // `git add` refuses an ignored path: check-ignore, asked only then, tells that refusal from a failure.
     const added = await ctx.git(['add', '--', rel], { allowFailure: true });
     if (added.code !== 0 && (await ctx.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code !== 0) {
-      throw new InternalError(`git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`, { exitCode: GIT_FAILURE_EXIT });
+      throw new InternalError(
+        `git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`,
+        { exitCode: GIT_FAILURE_EXIT },
+      );
     }
     return null;
   }

@@ -15,9 +15,11 @@ import { plannerPrompt } from './prompts.js';
 function planCoverageProblem(plan: ParsedPlan, issue: TrackerIssue): string | null {
   const count = issue.criteria.length;
   const beyond = plan.steps.find((s) => s.criterion !== null && s.criterion > count);
-  if (beyond !== undefined) return `step ${JSON.stringify(beyond.title)} names criterion ${beyond.criterion}, but issue ${issue.number} has ${count} acceptance criteri${count === 1 ? 'on' : 'a'}`;
+  if (beyond !== undefined)
+    return `step ${JSON.stringify(beyond.title)} names criterion ${beyond.criterion}, but issue ${issue.number} has ${count} acceptance criteri${count === 1 ? 'on' : 'a'}`;
   const missing = issue.criteria.filter((c) => !c.checked && !plan.steps.some((s) => s.criterion === c.index));
-  if (missing.length > 0) return `no step covers criteri${missing.length === 1 ? 'on' : 'a'} ${missing.map((c) => c.index).join(', ')} of issue ${issue.number} (end a step line with "(criterion K)")`;
+  if (missing.length > 0)
+    return `no step covers criteri${missing.length === 1 ? 'on' : 'a'} ${missing.map((c) => c.index).join(', ')} of issue ${issue.number} (end a step line with "(criterion K)")`;
   return null;
 }
 
@@ -55,14 +57,36 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
   let got = NOTHING;
   try {
     let planner = agentFor(ctx, 'planner');
-    await ctx.say(`plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${ctx.issue}'s acceptance criteria into steps`);
+    await ctx.say(
+      `plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${ctx.issue}'s acceptance criteria into steps`,
+    );
     const before = await snapshotStateFolder(ctx);
-    let end = await launchAgentLeaf(ctx, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+    let end = await launchAgentLeaf(
+      ctx,
+      'plan',
+      'planner',
+      planner,
+      plannerPrompt(ctx.setup.issueData),
+      null,
+      'plan',
+      1,
+      'before the plan leaf',
+    );
     got = merge(got, end.gathered);
     while (end.kind === 'dry') {
       await undoStateEdits(ctx, undefined, before);
       planner = await fallOver(ctx, 'planner', planner, 'plan', end.dry, null);
-      end = await launchAgentLeaf(ctx, 'plan', 'planner', planner, plannerPrompt(ctx.setup.issueData), null, 'plan', 1, 'before the plan leaf');
+      end = await launchAgentLeaf(
+        ctx,
+        'plan',
+        'planner',
+        planner,
+        plannerPrompt(ctx.setup.issueData),
+        null,
+        'plan',
+        1,
+        'before the plan leaf',
+      );
       got = merge(got, end.gathered);
     }
     await undoStateEdits(ctx, undefined, before);
@@ -79,21 +103,38 @@ async function commitPlan(ctx: RunContext, text: string, source: string, clean: 
   try {
     plan = parsePlan(text, source);
   } catch (error) {
-    if (error instanceof FileFormatError) throw new Bail('agent-failed', `The planner's answer is not a plan: ${error.message}`);
+    if (error instanceof FileFormatError)
+      throw new Bail('agent-failed', `The planner's answer is not a plan: ${error.message}`);
     throw error;
   }
   const problem = planCoverageProblem(plan, ctx.setup.issueData);
   if (problem !== null) throw new Bail('agent-failed', `The planner's plan does not cover the issue: ${problem}`);
   const { initLedger, preserveAttempt } = await import('@leap/ledger');
-  await initLedger({ issue: ctx.issue, plan: Buffer.from(text), planFile: source, force: true, cwd: ctx.root, env: ctx.env });
+  await initLedger({
+    issue: ctx.issue,
+    plan: Buffer.from(text),
+    planFile: source,
+    force: true,
+    cwd: ctx.root,
+    env: ctx.env,
+  });
   // A planner only answers: whatever it changed in the tree is kept aside, not committed.
   if (!clean && (await dirtyPaths(ctx)).length > 0) {
-    const kept = await preserveAttempt({ issue: ctx.issue, step: plan.steps[0]?.title ?? '', cwd: ctx.root, env: ctx.env });
+    const kept = await preserveAttempt({
+      issue: ctx.issue,
+      step: plan.steps[0]?.title ?? '',
+      cwd: ctx.root,
+      env: ctx.env,
+    });
     await ctx.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
   }
   const add = [ctx.ledgerRel];
   const gitignore = `${ctx.paths.dir}/.gitignore`;
-  if (existsSync(gitignore) && (await ctx.git(['check-ignore', '-q', '--', gitignore], { allowFailure: true })).code !== 0) add.push(gitignore);
+  if (
+    existsSync(gitignore) &&
+    (await ctx.git(['check-ignore', '-q', '--', gitignore], { allowFailure: true })).code !== 0
+  )
+    add.push(gitignore);
   // An uncommitted issue file is the run's input: committed with the plan, by its own path.
   const issueFile = ctx.setup.tracker.issueFile?.(ctx.issue) ?? null;
   const issueRel = issueFile === null ? null : relative(ctx.root, issueFile);

@@ -3,7 +3,12 @@ import { resolve } from 'node:path';
 import type { ProjectConfig } from '@leap/core/schemas';
 import type { RecordedOptions } from './run-options.js';
 
-export { PROJECT_CONFIG_FILE, projectConfigJsonSchema, projectConfigSchema, readProjectConfig } from '@leap/core/schemas';
+export {
+  PROJECT_CONFIG_FILE,
+  projectConfigJsonSchema,
+  projectConfigSchema,
+  readProjectConfig,
+} from '@leap/core/schemas';
 export type { ProjectConfig } from '@leap/core/schemas';
 
 /** The config's values as run options (the agents file made absolute, from the repository root). */

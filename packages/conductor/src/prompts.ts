@@ -6,7 +6,8 @@ export type Phase = 'red' | 'green' | 'refactor';
 const TASKS: Record<Phase, string> = {
   red: 'Write the failing test for this step, and nothing else: no implementation. The suite must fail because of your new test, and pass again with it set aside.',
   green: "Make the step's failing test pass with the smallest change to the code. Do not change any test file.",
-  refactor: 'Improve the code you wrote for this step (names, duplication, structure) without changing its behaviour. Do not change any test file; the suite must still pass.',
+  refactor:
+    'Improve the code you wrote for this step (names, duplication, structure) without changing its behaviour. Do not change any test file; the suite must still pass.',
 };
 
 /** The honest way out, offered in one sentence (CONTRACT section 9). */
@@ -15,7 +16,12 @@ export const BLOCKED_LINE =
   'missing), make the last line of your output {"blocked": "REASON"}: the run stops and asks the user, and no revision is spent.';
 
 /** The prompt of a developer leaf: the issue, the step, the phase's task, and for a revision the verifier's reason. */
-export function developerPrompt(issue: TrackerIssue, step: string, phase: Phase, revision: { attempt: number; reason: string } | null): string {
+export function developerPrompt(
+  issue: TrackerIssue,
+  step: string,
+  phase: Phase,
+  revision: { attempt: number; reason: string } | null,
+): string {
   const lines = [
     `You are the developer of one phase of a test-first run on issue #${issue.number}: ${issue.title}`,
     '',

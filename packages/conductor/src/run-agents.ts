@@ -20,7 +20,10 @@ export interface RunAgents {
 }
 
 /** Resolve the agents; an unknown name, a bad list or a bad agents file throws a UsageError (exit 2). */
-export function resolveRunAgents(options: { developer?: string; verifier?: string; planner?: string; agentsFile?: string; allowSameFamily?: boolean }, env: NodeJS.ProcessEnv): RunAgents {
+export function resolveRunAgents(
+  options: { developer?: string; verifier?: string; planner?: string; agentsFile?: string; allowSameFamily?: boolean },
+  env: NodeJS.ProcessEnv,
+): RunAgents {
   const registry = loadAgentRegistry(options.agentsFile, env);
   const pick = (name: string): RoleAgent => ({ name, agent: resolveAgent(name, registry) });
   const listOf = (role: RunRole): RoleAgent[] | null => {
@@ -41,7 +44,10 @@ export function resolveRunAgents(options: { developer?: string; verifier?: strin
   if (!allowSameFamily) {
     for (const d of developers) {
       if (verifiers.some((v) => v.agent.family !== d.agent.family)) continue;
-      const which = verifiers.length === 1 ? `the verifier ${JSON.stringify((verifiers[0] as RoleAgent).name)} is` : `every verifier (${verifiers.map((v) => v.name).join(', ')}) is`;
+      const which =
+        verifiers.length === 1
+          ? `the verifier ${JSON.stringify((verifiers[0] as RoleAgent).name)} is`
+          : `every verifier (${verifiers.map((v) => v.name).join(', ')}) is`;
       throw new UsageError(
         `${which} of the developer ${JSON.stringify(d.name)}'s model family (${d.agent.family}): a blind verification needs another family. Choose one with --verifier NAME, or allow it with --allow-same-family`,
       );
@@ -50,7 +56,9 @@ export function resolveRunAgents(options: { developer?: string; verifier?: strin
   const planners = listOf('planner') ?? developers;
   return {
     developer,
-    verifier: (allowSameFamily ? verifiers[0] : verifiers.find((v) => v.agent.family !== developer.agent.family)) as RoleAgent,
+    verifier: (allowSameFamily
+      ? verifiers[0]
+      : verifiers.find((v) => v.agent.family !== developer.agent.family)) as RoleAgent,
     planner: planners[0] as RoleAgent,
     lists: { developer: developers, verifier: verifiers, planner: planners },
     allowSameFamily,
@@ -62,7 +70,12 @@ export function resolveRunAgents(options: { developer?: string; verifier?: strin
 export type DryAgents = Map<string, AgentDry & { role: RunRole }>;
 
 /** The first of the role's list not dry (a verifier not of `avoidFamily`, unless allowed); null when none is left. */
-export function currentAgent(agents: RunAgents, dry: DryAgents, role: RunRole, avoidFamily: string | null = null): RoleAgent | null {
+export function currentAgent(
+  agents: RunAgents,
+  dry: DryAgents,
+  role: RunRole,
+  avoidFamily: string | null = null,
+): RoleAgent | null {
   const blind = role === 'verifier' && !agents.allowSameFamily && avoidFamily !== null;
   return agents.lists[role].find((a) => !dry.has(a.name) && !(blind && a.agent.family === avoidFamily)) ?? null;
 }

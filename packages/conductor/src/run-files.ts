@@ -2,7 +2,16 @@
 import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_TIMEOUT_S, UsageError, ensureStateDir, readFileIfExists, runGitSync, unlinkIfPresent, writeFileAtomic, type StatePaths } from '@leap/core';
+import {
+  DEFAULT_TIMEOUT_S,
+  UsageError,
+  ensureStateDir,
+  readFileIfExists,
+  runGitSync,
+  unlinkIfPresent,
+  writeFileAtomic,
+  type StatePaths,
+} from '@leap/core';
 
 export interface RunJournal {
   version: 1;
@@ -96,7 +105,8 @@ export function toolchainRevision(from: string = fileURLToPath(import.meta.url))
   }
   const root = resolve(pkg, '..', '..');
   try {
-    if ((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown }).name !== 'leap-toolchain') return TOOLCHAIN_VERSION;
+    if ((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown }).name !== 'leap-toolchain')
+      return TOOLCHAIN_VERSION;
   } catch {
     return TOOLCHAIN_VERSION;
   }
@@ -108,7 +118,9 @@ export function toolchainRevision(from: string = fileURLToPath(import.meta.url))
 }
 
 export function currentRevision(env: NodeJS.ProcessEnv): string {
-  return env.VERI_SKILL_COMMIT !== undefined && env.VERI_SKILL_COMMIT !== '' ? env.VERI_SKILL_COMMIT : toolchainRevision();
+  return env.VERI_SKILL_COMMIT !== undefined && env.VERI_SKILL_COMMIT !== ''
+    ? env.VERI_SKILL_COMMIT
+    : toolchainRevision();
 }
 
 /** Where a run's pin stands against the code that resumes it: the pinned revision (null: none yet) and this code's. */
@@ -118,7 +130,12 @@ export interface PinCheck {
 }
 
 /** A pin says which code made the run's events: another revision is refused (exit 2) unless VERI_NEW_SKILL=1. */
-export function checkPin(paths: StatePaths, issue: number, env: NodeJS.ProcessEnv, revision: string = currentRevision(env)): PinCheck {
+export function checkPin(
+  paths: StatePaths,
+  issue: number,
+  env: NodeJS.ProcessEnv,
+  revision: string = currentRevision(env),
+): PinCheck {
   const file = paths.skillCommit(issue);
   const pinned = readFileIfExists(file)?.trim() || null;
   if (pinned !== null && pinned !== revision && env.VERI_NEW_SKILL !== '1') {
@@ -130,7 +147,11 @@ export function checkPin(paths: StatePaths, issue: number, env: NodeJS.ProcessEn
 }
 
 /** Written on the first run, kept on a resume at the same revision, moved when checkPin let another through. */
-export function pinSkillCommit(paths: StatePaths, issue: number, check: PinCheck): { pin: string; movedFrom: string | null } {
+export function pinSkillCommit(
+  paths: StatePaths,
+  issue: number,
+  check: PinCheck,
+): { pin: string; movedFrom: string | null } {
   if (check.pinned === check.revision) return { pin: check.revision, movedFrom: null };
   writeFileAtomic(paths.skillCommit(issue), `${check.revision}\n`);
   return { pin: check.revision, movedFrom: check.pinned };

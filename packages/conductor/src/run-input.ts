@@ -16,11 +16,14 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
   const env = given.env ?? process.env;
   const issue = checkIssue(given.issue, '--issue');
   const root = findRepoRoot(resolve(given.cwd));
-  if (root === null) throw new UsageError(`${given.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
+  if (root === null)
+    throw new UsageError(`${given.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
   if (given.revisions !== undefined && (!Number.isSafeInteger(given.revisions) || given.revisions < 0))
     throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(given.revisions)}`);
   if (given.maxCost !== undefined && !(Number.isFinite(given.maxCost) && given.maxCost >= 0)) {
-    throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(given.maxCost)}`);
+    throw new UsageError(
+      `Expected --max-cost to be a non-negative number of US dollars, got ${showValue(given.maxCost)}`,
+    );
   }
   const stateDir = resolveStateDir(env, root);
   const pin = checkPin(statePaths(stateDir), issue, env);
@@ -31,7 +34,8 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
   const fromConfig = project === null ? {} : configOptions(project.config, root);
   const effective: RecordedOptions = { ...fromConfig, ...recorded };
   const sources: ConductorSetup['sources'] = {};
-  for (const key of Object.keys(effective) as (keyof RecordedOptions)[]) sources[key] = key in recorded ? OPTION_FLAGS[key] : PROJECT_CONFIG_FILE;
+  for (const key of Object.keys(effective) as (keyof RecordedOptions)[])
+    sources[key] = key in recorded ? OPTION_FLAGS[key] : PROJECT_CONFIG_FILE;
   const options = { ...effective, issue, cwd: given.cwd };
   const revisions = options.revisions ?? 2;
   const agents = resolveRunAgents(options, env);
@@ -48,7 +52,9 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
   }
   const issueData = await tracker.readIssue(issue);
   if (issueData.criteria.length === 0) {
-    throw new UsageError(`issue ${issue} has no acceptance criteria: expected a "## Acceptance criteria" section with one item a criterion (- [ ] ...), so each step has a criterion to meet`);
+    throw new UsageError(
+      `issue ${issue} has no acceptance criteria: expected a "## Acceptance criteria" section with one item a criterion (- [ ] ...), so each step has a criterion to meet`,
+    );
   }
   checkTickable(tracker.issueFile?.(issue) ?? null, issue);
   let planText: ConductorSetup['planText'] = null;

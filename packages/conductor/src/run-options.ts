@@ -49,7 +49,12 @@ export const DEFAULT_IDLE_TIMEOUT = `${DEFAULT_IDLE_TIMEOUT_S}s`;
 /** The options given to this start, as a run records them (the agents file made absolute, durations checked). */
 export function givenOptions(options: TddRunOptions): RecordedOptions {
   const given: RecordedOptions = {
-    agentsFile: options.agentsFile === undefined ? undefined : isAbsolute(options.agentsFile) ? options.agentsFile : resolve(options.cwd, options.agentsFile),
+    agentsFile:
+      options.agentsFile === undefined
+        ? undefined
+        : isAbsolute(options.agentsFile)
+          ? options.agentsFile
+          : resolve(options.cwd, options.agentsFile),
     developer: options.developer,
     verifier: options.verifier,
     planner: options.planner,
@@ -70,7 +75,10 @@ export function givenOptions(options: TddRunOptions): RecordedOptions {
   return dropUndefined(given);
 }
 
-export function mergeOptions(recorded: RecordedOptions | undefined, given: RecordedOptions): { options: RecordedOptions; replaced: string[] } {
+export function mergeOptions(
+  recorded: RecordedOptions | undefined,
+  given: RecordedOptions,
+): { options: RecordedOptions; replaced: string[] } {
   const before = recorded ?? {};
   const options: RecordedOptions = { ...before, ...given };
   const replaced: string[] = [];

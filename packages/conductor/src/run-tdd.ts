@@ -3,7 +3,19 @@ import { existsSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UsageError, readLockHolder, statePaths, tryLock, type LedgerStep } from '@leap/core';
 import { Bail, Stopped } from './bail-causes.js';
-import { Preflighted, RunBase, RunContext, RunProgress, buildResult, endBailed, endStopped, freshJournal, openRunGit, stepInFlight, type ConductorSetup } from './conductor.js';
+import {
+  Preflighted,
+  RunBase,
+  RunContext,
+  RunProgress,
+  buildResult,
+  endBailed,
+  endStopped,
+  freshJournal,
+  openRunGit,
+  stepInFlight,
+  type ConductorSetup,
+} from './conductor.js';
 import { checkInput } from './run-input.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { passedTreesOfLog, runBaseline } from './baseline.js';
@@ -17,7 +29,15 @@ import { ensurePlan } from './plan.js';
 import { listWords, missingAgent } from './run-agents.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { describeOptions } from './run-options.js';
-import { conductorLockFile, ensureStateGitignore, ensureTimeoutFile, pinSkillCommit, readJournal, removeJournal, type RunJournal } from './run-files.js';
+import {
+  conductorLockFile,
+  ensureStateGitignore,
+  ensureTimeoutFile,
+  pinSkillCommit,
+  readJournal,
+  removeJournal,
+  type RunJournal,
+} from './run-files.js';
 import { notifyEnd } from './notify-end.js';
 import { exitCode } from './exit-codes.js';
 import type { TddRunEnd, TddRunOptions, TddRunResult } from './types.js';
@@ -33,7 +53,9 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   const before = readLockHolder(lockFile);
   const lock = tryLock(lockFile, { issue: String(setup.issue) });
   if (lock === null)
-    throw new UsageError(`another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`);
+    throw new UsageError(
+      `another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`,
+    );
   setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
   const base = new RunBase(setup);
   const progress = new RunProgress(base.paths, setup.issue);
@@ -76,7 +98,10 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
       const step = stepInFlight(ctx);
       if (step === null) break;
       const ledgerIndex = ctx.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
-      const fresh = step.state === 'todo' && progress.journal.step !== step.title && (await ctx.heads.subject()) !== `red: ${step.title}`;
+      const fresh =
+        step.state === 'todo' &&
+        progress.journal.step !== step.title &&
+        (await ctx.heads.subject()) !== `red: ${step.title}`;
       if (fresh) {
         await ctx.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
         ctx.event('mark', { name: 'step-start', anchor: step.title }, step.title);
@@ -84,7 +109,10 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
       inFlight = step;
       if (step.state === 'todo') {
         // Once red has passed, the journal says green: red is not verified again over the green work.
-        const inGreen = progress.journal.step === step.title && progress.journal.phase === 'green' && (await ctx.heads.subject()) === `red: ${step.title}`;
+        const inGreen =
+          progress.journal.step === step.title &&
+          progress.journal.phase === 'green' &&
+          (await ctx.heads.subject()) === `red: ${step.title}`;
         if (!inGreen) await drive(step, 'red', ledgerIndex);
         await drive(step, 'green', ledgerIndex);
       }
@@ -104,7 +132,8 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
     return await notifyEnd(known, await buildResult(known, gathered, { outcome: 'bailed', bail }, started));
   } finally {
     // What git commit would have started after each of the run's commits, once (gc --auto, when due).
-    if (gathered.committed && known instanceof Preflighted) await known.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
+    if (gathered.committed && known instanceof Preflighted)
+      await known.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
   }
 }
 
@@ -116,7 +145,10 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     const { endOrphanLeaves, findOrphanLeaves } = await import('@leap/supervise');
     const orphans = findOrphanLeaves(paths.dir, setup.deadConductor);
     const killed = await endOrphanLeaves(orphans);
-    if (orphans.length > 0) setup.progress(`resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`);
+    if (orphans.length > 0)
+      setup.progress(
+        `resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`,
+      );
     // Its git commands may have left the index lock; nothing else runs git here while the conductor holds the run.
     const indexLock = join(base.root, '.git', 'index.lock');
     if (existsSync(indexLock)) rmSync(indexLock, { force: true });
@@ -126,8 +158,11 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   await recoverLedger(paths.dir, { env: setup.env });
   // Where HEAD is and whether the run's branch exists, from .git's files when they can say (two git processes fewer).
   const known = branchFromFiles(base.root, setup.env, base.branch);
-  const current = known?.current ?? (await git(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
-  const exists = known?.exists ?? (await git(['rev-parse', '--verify', '-q', `refs/heads/${base.branch}`], { allowFailure: true })).code === 0;
+  const current =
+    known?.current ?? (await git(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
+  const exists =
+    known?.exists ??
+    (await git(['rev-parse', '--verify', '-q', `refs/heads/${base.branch}`], { allowFailure: true })).code === 0;
   const journal = readJournal(paths, base.issue);
   const choice = chooseTestCommand(base.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
   // A first start, or one off the branch, checks the tree now; a resume on the branch leaves it to the first phase.
@@ -142,10 +177,14 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     }
   }
   if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, base.issue));
-  const planned = setup.planText !== null || (await git(['cat-file', '-e', `HEAD:${base.ledgerRel}`], { allowFailure: true })).code === 0;
+  const planned =
+    setup.planText !== null ||
+    (await git(['cat-file', '-e', `HEAD:${base.ledgerRel}`], { allowFailure: true })).code === 0;
   // Every agent a role may fall over to is checked now: one that cannot run is found before anything is spent.
   const { lists } = setup.agents;
-  const roles = (['developer', 'verifier', ...(planned ? [] : ['planner' as const])] as const).flatMap((role) => lists[role].map((chosen) => [role, chosen] as const));
+  const roles = (['developer', 'verifier', ...(planned ? [] : ['planner' as const])] as const).flatMap((role) =>
+    lists[role].map((chosen) => [role, chosen] as const),
+  );
   for (const [role, chosen] of roles) {
     const missing = missingAgent(role, chosen, base.root, setup.env);
     if (missing !== null) throw new Bail('agent-missing', missing);
@@ -154,11 +193,21 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   const { checkAgentReady } = await import('@leap/verify');
   // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
   const checks = roles.map(([role, chosen]) =>
-    checkAgentReady(chosen.agent, { role, cwd: base.root }, setup.env, undefined, agentLeafSandbox(setup.sandbox, role, chosen.agent, base.root, paths.dir, setup.env)),
+    checkAgentReady(
+      chosen.agent,
+      { role, cwd: base.root },
+      setup.env,
+      undefined,
+      agentLeafSandbox(setup.sandbox, role, chosen.agent, base.root, paths.dir, setup.env),
+    ),
   );
   const answers = await Promise.all(checks);
   for (const [i, ready] of answers.entries()) {
-    if (!ready.ready) throw new Bail(ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed', `The ${(roles[i] as (typeof roles)[number])[0]}: ${ready.failure}`);
+    if (!ready.ready)
+      throw new Bail(
+        ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed',
+        `The ${(roles[i] as (typeof roles)[number])[0]}: ${ready.failure}`,
+      );
   }
   const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
   // The run's libraries read the pin from the environment too: under VERI_NEW_SKILL=1 they would record none.
@@ -167,7 +216,9 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   if (movedFrom !== null) {
     // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
     pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
-    await pre.say(`toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`);
+    await pre.say(
+      `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`,
+    );
   }
   ensureTimeoutFile(paths, base.issue);
   return { pre, found: { current, exists, journal }, treeChecked };
@@ -181,7 +232,11 @@ interface Found {
 }
 
 // A first run's branch is made after the baseline; a resume's is checked out, its passed trees read from the log.
-async function startBranch(pre: Preflighted, { current, exists, journal }: Found, progress: RunProgress): Promise<{ head: string; gathered: Gathered }> {
+async function startBranch(
+  pre: Preflighted,
+  { current, exists, journal }: Found,
+  progress: RunProgress,
+): Promise<{ head: string; gathered: Gathered }> {
   const { setup, paths, git } = pre;
   if (!exists) {
     await runBaseline(pre, current || 'HEAD');
@@ -221,7 +276,9 @@ function roleName(role: string, name: string): string {
 
 function sameFamily(setup: ConductorSetup): string {
   const family = setup.agents.developer.agent.family;
-  return setup.agents.verifier.agent.family === family ? ` (the same model family, ${family}: --allow-same-family)` : '';
+  return setup.agents.verifier.agent.family === family
+    ? ` (the same model family, ${family}: --allow-same-family)`
+    : '';
 }
 
 function limitsLine(run: RunBase): string {
@@ -242,14 +299,25 @@ async function finish(ctx: RunContext, base: string | null): Promise<{ url: stri
     `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}${sameFamily(setup)}; the ledger is ${ctx.ledgerRel}.`,
   ].join('\n');
   await tickRemoteCriteria(ctx, ledger.steps);
-  const pr = await setup.tracker.openDraftPullRequest({ title: `${setup.issueData.title} (issue #${ctx.issue})`, body, branch: ctx.branch, base: base ?? undefined, issue: ctx.issue });
+  const pr = await setup.tracker.openDraftPullRequest({
+    title: `${setup.issueData.title} (issue #${ctx.issue})`,
+    body,
+    branch: ctx.branch,
+    base: base ?? undefined,
+    issue: ctx.issue,
+  });
   removeJournal(ctx.paths, ctx.issue);
-  await ctx.say(`done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${ctx.issue}, every criterion ticked; draft pull request ${pr.url}`);
+  await ctx.say(
+    `done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${ctx.issue}, every criterion ticked; draft pull request ${pr.url}`,
+  );
   return pr;
 }
 
 // A remote issue is ticked after each refactor commit; a run killed in between gets its ticks here.
-async function tickRemoteCriteria(ctx: RunContext, steps: readonly { criterion: number | null; state: string }[]): Promise<void> {
+async function tickRemoteCriteria(
+  ctx: RunContext,
+  steps: readonly { criterion: number | null; state: string }[],
+): Promise<void> {
   const { tracker } = ctx.setup;
   const file = tracker.issueFile?.(ctx.issue) ?? null;
   if (file !== null && !relative(ctx.root, file).startsWith('..')) return;

@@ -34,14 +34,22 @@ export interface StateStatus {
 }
 
 export async function readStateStatus(ctx: RunContext, stateRel: string, branch: boolean): Promise<StateStatus> {
-  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', ...(branch ? ['--branch'] : [])];
+  const args = [
+    'status',
+    '--porcelain=v2',
+    '-z',
+    '--untracked-files=all',
+    '--no-renames',
+    ...(branch ? ['--branch'] : []),
+  ];
   const status = parseStatusV2((await ctx.git([...args, '--', stateRel])).stdout);
   const found: StateStatus = { remove: [], restore: [], indexed: [] };
   for (const { x, path } of status.entries) {
     if (x !== '.' && x !== '?') found.indexed.push(path);
     (x === '?' || x === 'A' ? found.remove : found.restore).push(path);
   }
-  if (branch) found.head = { sha: status.oid ?? '', on: status.branch === null ? 'HEAD' : `refs/heads/${status.branch}` };
+  if (branch)
+    found.head = { sha: status.oid ?? '', on: status.branch === null ? 'HEAD' : `refs/heads/${status.branch}` };
   return found;
 }
 
@@ -58,7 +66,12 @@ export async function snapshotStateFolder(ctx: RunContext): Promise<StateSnapsho
 
 async function hashPaths(ctx: RunContext, paths: readonly string[], write: boolean): Promise<StateSnapshot> {
   const present = paths.filter((p) => isFile(join(ctx.root, p)));
-  const shas = present.length === 0 ? [] : (await ctx.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout.trim().split('\n');
+  const shas =
+    present.length === 0
+      ? []
+      : (await ctx.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout
+          .trim()
+          .split('\n');
   const found: StateSnapshot = {};
   for (const p of paths) found[p] = null;
   for (const [i, p] of present.entries()) found[p] = shas[i] ?? null;
@@ -74,7 +87,11 @@ function isFile(file: string): boolean {
 }
 
 // A path as in HEAD goes back to HEAD, one in `before` to its bytes; `known`: a status read since HEAD last moved.
-export async function undoStateEdits(ctx: RunContext, known: StateStatus | undefined, before: StateSnapshot): Promise<string[]> {
+export async function undoStateEdits(
+  ctx: RunContext,
+  known: StateStatus | undefined,
+  before: StateSnapshot,
+): Promise<string[]> {
   const stateRel = relative(ctx.root, ctx.paths.dir);
   if (stateRel.startsWith('..')) return [];
   const current = known ?? (await readStateStatus(ctx, stateRel, false));
@@ -100,6 +117,7 @@ export async function undoStateEdits(ctx: RunContext, known: StateStatus | undef
   const indexed = current.indexed.filter((p) => !restore.includes(p));
   if (indexed.length > 0) await ctx.git(['reset', '-q', '--', ...indexed]);
   const undone = [...restore, ...remove, ...putBack];
-  if (undone.length > 0) await ctx.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
+  if (undone.length > 0)
+    await ctx.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
   return undone;
 }

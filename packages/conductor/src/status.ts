@@ -1,7 +1,15 @@
 // `leap tdd status`, read from the run's files; light on purpose: node built-ins and @leap/core only.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { isProcessAlive, parseKeyValues, readFileIfExists, readStopRequest, readTail, resolveStateDir, statePaths } from '@leap/core';
+import {
+  isProcessAlive,
+  parseKeyValues,
+  readFileIfExists,
+  readStopRequest,
+  readTail,
+  resolveStateDir,
+  statePaths,
+} from '@leap/core';
 import { parseLedger } from '@leap/core/ledger';
 import { readJournalText } from './run-files.js';
 
@@ -44,18 +52,28 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
       .sort((a, b) => a - b);
   }
   const stopRequest = readStopRequest(paths.stop);
-  const stop = stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
+  const stop =
+    stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
   const running = runningLeaves(paths.dir);
   const { verdicts, ends } = tailEvents(paths.events);
   return issues.map((issue) => {
     const text = readFileIfExists(paths.ledger(issue));
-    const steps = text === null ? [] : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
-    const inFlight = steps.findIndex((s) => s.state === 'refactor-pending') >= 0 ? steps.findIndex((s) => s.state === 'refactor-pending') : steps.findIndex((s) => s.state === 'todo');
+    const steps =
+      text === null
+        ? []
+        : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
+    const inFlight =
+      steps.findIndex((s) => s.state === 'refactor-pending') >= 0
+        ? steps.findIndex((s) => s.state === 'refactor-pending')
+        : steps.findIndex((s) => s.state === 'todo');
     const journal = readJournalLight(paths.runJournal(issue));
     const holder = readFileIfExists(paths.conductorLock(issue));
     const who = holder === null ? null : parseKeyValues(holder);
     const pid = who === null ? Number.NaN : Number(who.first.trim());
-    const alive = who !== null && Number.isInteger(pid) && isProcessAlive({ pid, starttime: who.values.starttime, bootId: who.values.boot_id });
+    const alive =
+      who !== null &&
+      Number.isInteger(pid) &&
+      isProcessAlive({ pid, starttime: who.values.starttime, bootId: who.values.boot_id });
     const step = inFlight >= 0 ? steps[inFlight] : undefined;
     const aligned = journal !== null && step !== undefined && journal.step === step.title;
     return {
@@ -73,7 +91,9 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
               stage: aligned ? journal.stage : null,
             },
       conductor: alive ? { pid } : null,
-      running: running.filter((r) => r.issue === null || r.issue === issue).map(({ leaf, pid: p, elapsedMs }) => ({ leaf, pid: p, elapsedMs })),
+      running: running
+        .filter((r) => r.issue === null || r.issue === issue)
+        .map(({ leaf, pid: p, elapsedMs }) => ({ leaf, pid: p, elapsedMs })),
       lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
       stop,
       bail: ends.get(issue)?.bail ?? null,
@@ -82,7 +102,9 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
   });
 }
 
-function readJournalLight(file: string): { step: string | null; phase: string | null; attempt: number; stage: string } | null {
+function readJournalLight(
+  file: string,
+): { step: string | null; phase: string | null; attempt: number; stage: string } | null {
   const text = readJournalText(file);
   if (text === null) return null;
   try {
@@ -108,14 +130,20 @@ function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: num
     if (text === null || text === '') continue;
     const { first, values } = parseKeyValues(text);
     const pid = Number(first.trim());
-    if (!Number.isInteger(pid) || !isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id })) continue;
+    if (!Number.isInteger(pid) || !isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id }))
+      continue;
     let since = Date.now();
     try {
       since = statSync(join(dir, name)).mtimeMs;
     } catch {
       continue;
     }
-    out.push({ leaf, pid: values.leaf === undefined ? pid : Number(values.leaf), elapsedMs: Math.max(0, Math.round(Date.now() - since)), issue: null });
+    out.push({
+      leaf,
+      pid: values.leaf === undefined ? pid : Number(values.leaf),
+      elapsedMs: Math.max(0, Math.round(Date.now() - since)),
+      issue: null,
+    });
   }
   return out;
 }
@@ -130,24 +158,29 @@ function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End>
   for (const line of readTail(file, TAIL_BYTES).split('\n')) {
     const kind = /"event":"(verdict|bail|launch|stop)"/.exec(line)?.[1];
     if (kind === undefined) continue;
-    let e: Record<string, unknown> & Verdict & { ts: string; cause: string; class: string; message: string; mode: string | null; action: string };
+    let e: Record<string, unknown> &
+      Verdict & { ts: string; cause: string; class: string; message: string; mode: string | null; action: string };
     try {
       e = JSON.parse(line);
     } catch {
       continue; // A torn or partial first line.
     }
-    if (kind === 'verdict') found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
+    if (kind === 'verdict')
+      found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
     if (e.issue === null || kind === 'verdict') continue;
     if (kind === 'bail') ends.set(e.issue, { bail: { cause: e.cause, class: e.class, message: e.message } });
     else if (kind === 'launch') ends.delete(e.issue);
     // A stop honoured without a mode is the conductor ending on a signal.
-    else if (e.action === 'honoured') ends.set(e.issue, { stopped: { mode: e.mode ?? 'signal', at: e.ts, step: e.step } });
+    else if (e.action === 'honoured')
+      ends.set(e.issue, { stopped: { mode: e.mode ?? 'signal', at: e.ts, step: e.step } });
   }
   return { verdicts: found, ends };
 }
 
 function seconds(ms: number): string {
-  return ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms < 60_000
+    ? `${Math.round(ms / 1000)} s`
+    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 export function formatTddStatus(statuses: readonly TddStatus[]): string {
@@ -157,10 +190,16 @@ export function formatTddStatus(statuses: readonly TddStatus[]): string {
     const c = s.current;
     if (s.steps.length === 0) lines.push(`issue ${s.issue}: no ledger yet`);
     else if (c === null) lines.push(`issue ${s.issue}: done, ${s.done}/${s.steps.length} steps`);
-    else lines.push(`issue ${s.issue}: step ${c.index}/${s.steps.length} ${JSON.stringify(c.step)}${c.phase === null ? '' : `, ${c.phase} attempt ${c.attempt} (${c.stage})`}; ${s.done} done`);
+    else
+      lines.push(
+        `issue ${s.issue}: step ${c.index}/${s.steps.length} ${JSON.stringify(c.step)}${c.phase === null ? '' : `, ${c.phase} attempt ${c.attempt} (${c.stage})`}; ${s.done} done`,
+      );
     lines.push(`  conductor: ${s.conductor === null ? 'not running' : `running, pid ${s.conductor.pid}`}`);
     for (const r of s.running) lines.push(`  running: ${r.leaf} (pid ${r.pid}) for ${seconds(r.elapsedMs)}`);
-    if (s.lastVerdict !== null) lines.push(`  last verdict: ${s.lastVerdict.phase} ${s.lastVerdict.verdict}: ${s.lastVerdict.reason.split('\n')[0]}`);
+    if (s.lastVerdict !== null)
+      lines.push(
+        `  last verdict: ${s.lastVerdict.phase} ${s.lastVerdict.verdict}: ${s.lastVerdict.reason.split('\n')[0]}`,
+      );
     if (s.stop !== null) lines.push(`  stop pending: ${s.stop}`);
     if (s.bail !== null) lines.push(`  bailed: ${s.bail.cause} (${s.bail.class}): ${s.bail.message.split('\n')[0]}`);
     if (s.stopped !== null) {

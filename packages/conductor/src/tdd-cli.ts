@@ -110,17 +110,34 @@ const RUN_OPTIONS = {
 export const tddMain: Subcommand = dispatcher(
   'leap tdd',
   {
-    run: { summary: 'drive issue N end to end, test-first, with agents (resumes where a run ended)', load: async () => runCommand },
-    status: { summary: 'where each run of this repository stands, from its files (--json)', load: async () => statusCommand },
-    stop: { summary: 'ask the running conductor to stop: at-ledger, at-leaf, now; or clear', load: async () => stopCommand },
+    run: {
+      summary: 'drive issue N end to end, test-first, with agents (resumes where a run ended)',
+      load: async () => runCommand,
+    },
+    status: {
+      summary: 'where each run of this repository stands, from its files (--json)',
+      load: async () => statusCommand,
+    },
+    stop: {
+      summary: 'ask the running conductor to stop: at-ledger, at-leaf, now; or clear',
+      load: async () => stopCommand,
+    },
   },
-  { footer: ['leap tdd ACTION --help tells more.', 'Exit codes (leap tdd run): 0 done; 1 bailed; 2 bad input; 3 stopped by request.'] },
+  {
+    footer: [
+      'leap tdd ACTION --help tells more.',
+      'Exit codes (leap tdd run): 0 done; 1 bailed; 2 bad input; 3 stopped by request.',
+    ],
+  },
 );
 
 function count(name: string, value: string | undefined, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
   const ok = integer ? /^[0-9]+$/.test(value) : /^[0-9]+(\.[0-9]+)?$/.test(value);
-  if (!ok) throw new UsageError(`Expected --${name} to be a non-negative ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
+  if (!ok)
+    throw new UsageError(
+      `Expected --${name} to be a non-negative ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`,
+    );
   return Number(value);
 }
 
@@ -133,7 +150,8 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   if (values.issue === undefined) throw new UsageError(`expected --issue N\n${RUN_HELP.split('\n')[0]}`);
   const issue = checkIssue(values.issue, '--issue');
   const trackerName = values.tracker;
-  if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github') throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
+  if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github')
+    throw new UsageError(`Expected --tracker to be local or github, got ${JSON.stringify(trackerName)}`);
   const json = values.json === true;
   if (values.detach === true) {
     count('revisions', values.revisions, true);
@@ -148,7 +166,11 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   }
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
-  const [{ runTdd }, { exitCode }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('./exit-codes.js'), import('@leap/verify')]);
+  const [{ runTdd }, { exitCode }, { sandboxFlag }] = await Promise.all([
+    import('./run-tdd.js'),
+    import('./exit-codes.js'),
+    import('@leap/verify'),
+  ]);
   const result = await runTdd({
     cwd: io.cwd,
     env: io.env,
@@ -177,7 +199,12 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
 }
 
 async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> {
-  const options = { issue: { type: 'string' }, dir: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    issue: { type: 'string' },
+    dir: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values } = parseCli(argv, options, STATUS_HELP.split('\n')[0] as string, { allowPositionals: false });
   if (values.help === true) {
     io.stdout(STATUS_HELP);
@@ -186,12 +213,20 @@ async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> 
   const issue = values.issue === undefined ? undefined : checkIssue(values.issue, '--issue');
   const { readTddStatus, formatTddStatus } = await import('./status.js');
   const statuses = readTddStatus({ cwd: dirOption(io.cwd, values.dir), env: io.env, issue });
-  io.stdout(values.json === true ? `${JSON.stringify(issue === undefined ? statuses : statuses[0])}\n` : formatTddStatus(statuses));
+  io.stdout(
+    values.json === true
+      ? `${JSON.stringify(issue === undefined ? statuses : statuses[0])}\n`
+      : formatTddStatus(statuses),
+  );
   return 0;
 }
 
 async function stopCommand(argv: string[], io: SubcommandIo): Promise<number> {
-  const { values, positionals } = parseCli(argv, { help: { type: 'boolean', short: 'h' } }, STOP_HELP.split('\n')[0] as string);
+  const { values, positionals } = parseCli(
+    argv,
+    { help: { type: 'boolean', short: 'h' } },
+    STOP_HELP.split('\n')[0] as string,
+  );
   if (values.help === true) {
     io.stdout(STOP_HELP);
     return 0;

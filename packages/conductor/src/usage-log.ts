@@ -14,7 +14,13 @@ export function hasUsageSince(eventsFile: string, offset: number, leaf: string):
 }
 
 /** Append a usage event for a leaf whose runner did not. */
-export function appendUsage(eventsFile: string, leaf: string, agent: AgentPlugin, usage: AgentUsage | undefined | null, context: EventContext): void {
+export function appendUsage(
+  eventsFile: string,
+  leaf: string,
+  agent: AgentPlugin,
+  usage: AgentUsage | undefined | null,
+  context: EventContext,
+): void {
   appendEvent(
     eventsFile,
     createEvent(

@@ -92,14 +92,22 @@ export function readLeafActivity(file: string, started: number, exitFile: string
 }
 
 /** Changed paths whose ctime (a deletion's: its nearest folder's) is outside the leaf's life or in a quiet span. */
-export function notTheLeafs(root: string, changed: readonly { path: string; deleted: boolean }[], activity: LeafActivity): string[] {
+export function notTheLeafs(
+  root: string,
+  changed: readonly { path: string; deleted: boolean }[],
+  activity: LeafActivity,
+): string[] {
   const ended = activity.ended ?? Number.POSITIVE_INFINITY;
   return changed
     .filter(({ path, deleted }) => {
       const at = changeTime(root, path, deleted);
       if (at === null) return false;
       // Readings are whole ms, taken before or after the fact: a change time is past one only from the next.
-      return at < activity.started - SLACK_MS || at > ended + 1 || activity.quiet.some(([a, b]) => at >= a + 1 && at + SLACK_MS <= b);
+      return (
+        at < activity.started - SLACK_MS ||
+        at > ended + 1 ||
+        activity.quiet.some(([a, b]) => at >= a + 1 && at + SLACK_MS <= b)
+      );
     })
     .map(({ path }) => path);
 }
@@ -167,20 +175,53 @@ export interface LeafWork {
 }
 
 /** After `git add -A`: changes the leaf did not make are unstaged (the work tree keeps them), marked and narrated. */
-export async function leaveOutUsersFiles(ctx: RunContext, phase: string, step: string, work: LeafWork, from = `the ${phase} commit`): Promise<string[]> {
-  const diff = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', work.start, '--'])).stdout.split('\0');
+export async function leaveOutUsersFiles(
+  ctx: RunContext,
+  phase: string,
+  step: string,
+  work: LeafWork,
+  from = `the ${phase} commit`,
+): Promise<string[]> {
+  const diff = (
+    await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', work.start, '--'])
+  ).stdout.split('\0');
   const changed: { path: string; deleted: boolean }[] = [];
   for (let i = 0; i + 1 < diff.length; i += 2) changed.push({ path: diff[i + 1] as string, deleted: diff[i] === 'D' });
   const { activity, apart } = work;
-  const theirs = activity ? notTheLeafs(ctx.root, changed, activity) : changed.map((c) => c.path).filter((p) => !apart?.wrote.includes(p));
+  const theirs = activity
+    ? notTheLeafs(ctx.root, changed, activity)
+    : changed.map((c) => c.path).filter((p) => !apart?.wrote.includes(p));
   if (theirs.length === 0) return [];
   const clashed = apart?.clashed.filter((p) => theirs.includes(p)) ?? [];
-  await ctx.git(['--literal-pathspecs', 'restore', '--staged', `--source=${work.start}`, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: theirs.join('\0') });
-  ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs, ...(clashed.length > 0 ? { clashed } : {}) }, step);
+  await ctx.git(
+    [
+      '--literal-pathspecs',
+      'restore',
+      '--staged',
+      `--source=${work.start}`,
+      '--pathspec-from-file=-',
+      '--pathspec-file-nul',
+    ],
+    { input: theirs.join('\0') },
+  );
+  ctx.event(
+    'mark',
+    {
+      name: 'user-files-left-out',
+      anchor: work.leaf,
+      phase,
+      paths: theirs,
+      ...(clashed.length > 0 ? { clashed } : {}),
+    },
+    step,
+  );
   await ctx.say(
     `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, but not by the leaf (yours, or another program's): left out of ${from} and kept in the work tree as they are`,
   );
   const beside = relative(ctx.root, apart?.clashedDir ?? '');
-  if (clashed.length > 0) await ctx.say(`${clashed.join(', ')}: changed by ${work.leaf} too; the tree keeps yours, the leaf's is in ${beside}`);
+  if (clashed.length > 0)
+    await ctx.say(
+      `${clashed.join(', ')}: changed by ${work.leaf} too; the tree keeps yours, the leaf's is in ${beside}`,
+    );
   return theirs;
 }

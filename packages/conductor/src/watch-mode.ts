@@ -17,7 +17,22 @@ const PREFIXES = new Set(['env', 'cross-env', 'time', 'nice', 'exec', 'command',
 const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn']);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 // Of a package manager's subcommands, those that are not a script's name.
-const MANAGER_COMMANDS = new Set(['install', 'i', 'add', 'ci', 'exec', 'dlx', 'x', 'publish', 'pack', 'link', 'remove', 'update', 'init', 'create']);
+const MANAGER_COMMANDS = new Set([
+  'install',
+  'i',
+  'add',
+  'ci',
+  'exec',
+  'dlx',
+  'x',
+  'publish',
+  'pack',
+  'link',
+  'remove',
+  'update',
+  'init',
+  'create',
+]);
 
 /** The watch mode `command` would start in `root`, or null when none can be seen. */
 export function watchModeOf(root: string, command: string, where = 'the command line', depth = 0): WatchMode | null {
@@ -31,13 +46,19 @@ export function watchModeOf(root: string, command: string, where = 'the command 
 // `lead`: the words before `all` that start it (`pnpm exec`), kept in the run form.
 function watchOf(root: string, all: string[], where: string, depth: number, lead: string[] = []): WatchMode | null {
   let i = 0;
-  while (i < all.length && (ASSIGNMENT.test(all[i] as string) || PREFIXES.has(all[i] as string) || /^-/.test(all[i] as string))) i++;
+  while (
+    i < all.length &&
+    (ASSIGNMENT.test(all[i] as string) || PREFIXES.has(all[i] as string) || /^-/.test(all[i] as string))
+  )
+    i++;
   const words = all.slice(i);
   const program = (words[0] ?? '').split('/').pop() as string;
   const args = words.slice(1);
   const before = [...lead, ...all.slice(0, i)];
   if (SCRIPT_RUNNERS.has(program)) return scriptWatch(root, [...before, words[0] as string], args, where, depth);
-  const watching = (a: string) => (WATCH_FLAGS[program] ?? []).some((flag) => a === flag || a === `${flag}=true`) || (program === 'node' && /^--watch-path(=|$)/.test(a));
+  const watching = (a: string) =>
+    (WATCH_FLAGS[program] ?? []).some((flag) => a === flag || a === `${flag}=true`) ||
+    (program === 'node' && /^--watch-path(=|$)/.test(a));
   let dropped = args.filter(watching);
   const sub = args.find((a) => !a.startsWith('-'));
   if (program === 'vitest' && (sub === 'watch' || sub === 'dev')) dropped = [...dropped, sub];
@@ -48,29 +69,48 @@ function watchOf(root: string, all: string[], where: string, depth: number, lead
   // A script finds the project's bins on PATH; on a command line they need npx.
   const at = before.findIndex((w) => !ASSIGNMENT.test(w));
   const starter = at < 0 ? (words[0] as string) : (before[at] as string);
-  if (depth > 0 && program !== 'node' && !['npx', 'npm', 'pnpm', 'yarn', 'env'].includes(starter)) before.splice(at < 0 ? before.length : at, 0, 'npx');
-  return { seen: [program, ...dropped].join(' '), where, runForm: [...before, words[0] as string, ...rest].map(shellWord).join(' ') };
+  if (depth > 0 && program !== 'node' && !['npx', 'npm', 'pnpm', 'yarn', 'env'].includes(starter))
+    before.splice(at < 0 ? before.length : at, 0, 'npx');
+  return {
+    seen: [program, ...dropped].join(' '),
+    where,
+    runForm: [...before, words[0] as string, ...rest].map(shellWord).join(' '),
+  };
 }
 
 // The flags that make each runner watch (vitest's `watch` and `dev` subcommands aside).
-const WATCH_FLAGS: Record<string, string[]> = { vitest: ['--watch', '-w'], jest: ['--watch', '--watchAll'], mocha: ['--watch', '-w'], ava: ['--watch', '-w'], node: ['--watch'] };
+const WATCH_FLAGS: Record<string, string[]> = {
+  vitest: ['--watch', '-w'],
+  jest: ['--watch', '--watchAll'],
+  mocha: ['--watch', '-w'],
+  ava: ['--watch', '-w'],
+  node: ['--watch'],
+};
 
 // npm, pnpm, yarn: the named script, read in turn (three deep at most); pnpm's and yarn's `X` with no script is bin X.
 function scriptWatch(root: string, lead: string[], args: string[], where: string, depth: number): WatchMode | null {
   const manager = (lead.at(-1) as string).split('/').pop();
   const words = args.filter((a) => !a.startsWith('-'));
   const first = words[0];
-  if (first === 'exec' || first === 'dlx' || first === 'x') return watchOf(root, args.slice(args.indexOf(first) + 1), where, depth, [...lead, ...args.slice(0, args.indexOf(first) + 1)]);
+  if (first === 'exec' || first === 'dlx' || first === 'x')
+    return watchOf(root, args.slice(args.indexOf(first) + 1), where, depth, [
+      ...lead,
+      ...args.slice(0, args.indexOf(first) + 1),
+    ]);
   const name = first === 'run' || first === 'run-script' ? words[1] : first === 't' ? 'test' : first;
   if (name === undefined || depth >= 3 || MANAGER_COMMANDS.has(name)) return null;
   const script = scriptOf(root, name);
-  if (typeof script === 'string') return watchModeOf(root, script, `the ${JSON.stringify(name)} script of package.json (\`${script}\`)`, depth + 1);
-  return manager !== 'npm' && name === first ? watchOf(root, args.slice(args.indexOf(first)), where, depth, [...lead, ...args.slice(0, args.indexOf(first))]) : null;
+  if (typeof script === 'string')
+    return watchModeOf(root, script, `the ${JSON.stringify(name)} script of package.json (\`${script}\`)`, depth + 1);
+  return manager !== 'npm' && name === first
+    ? watchOf(root, args.slice(args.indexOf(first)), where, depth, [...lead, ...args.slice(0, args.indexOf(first))])
+    : null;
 }
 
 function scriptOf(root: string, name: string): unknown {
   try {
-    return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }).scripts?.[name];
+    return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> })
+      .scripts?.[name];
   } catch {
     return undefined;
   }
@@ -114,7 +154,8 @@ function simpleCommands(line: string): string[][] {
 
 /** The suite-limit narration for a watch mode seen before running: what watches, where, and the run form to give. */
 export function watchModeNarration(command: string, watch: WatchMode): string {
-  const runs = watch.where === 'the command line' ? `it runs \`${watch.seen}\`` : `${watch.where} runs \`${watch.seen}\``;
+  const runs =
+    watch.where === 'the command line' ? `it runs \`${watch.seen}\`` : `${watch.where} runs \`${watch.seen}\``;
   return (
     `The test command \`${command}\` would not end: ${runs}, a watch mode that waits for file changes, and every suite run is ` +
     `ended at the run's time or idle limit. Use its run form \`${watch.runForm}\`, which runs the suite once: run again with ` +
@@ -123,7 +164,8 @@ export function watchModeNarration(command: string, watch: WatchMode): string {
 }
 
 // Last lines of runners waiting in a watch mode: vitest's and jest's, node --test's watcher, nodemon's, mocha's.
-const WATCH_LINE = /waiting for (file )?changes|watching for (file )?changes|press h to show help|watch usage|\[nodemon\]|ℹ \[mocha\] waiting/i;
+const WATCH_LINE =
+  /waiting for (file )?changes|watching for (file )?changes|press h to show help|watch usage|\[nodemon\]|ℹ \[mocha\] waiting/i;
 
 export interface SuiteLimitFacts {
   limit: 'timeout' | 'idle';
@@ -134,13 +176,20 @@ export interface SuiteLimitFacts {
 }
 
 export function suiteLimitNarration(root: string, command: string, facts: SuiteLimitFacts): string {
-  const limit = facts.limit === 'timeout' ? `its time limit (${facts.value}, ${facts.source})` : `its idle limit (${facts.value} with no output and no CPU, ${facts.source})`;
-  const said = facts.lastLine === null ? 'It printed nothing.' : `Its last output line: ${JSON.stringify(facts.lastLine)}.`;
+  const limit =
+    facts.limit === 'timeout'
+      ? `its time limit (${facts.value}, ${facts.source})`
+      : `its idle limit (${facts.value} with no output and no CPU, ${facts.source})`;
+  const said =
+    facts.lastLine === null ? 'It printed nothing.' : `Its last output line: ${JSON.stringify(facts.lastLine)}.`;
   const watch = watchModeOf(root, command);
   const flag = facts.limit === 'timeout' ? '--timeout' : '--idle-timeout';
   const advice =
     watch !== null
-      ? watchModeNarration(command, watch).replace(/^The test command `[^`]*` would not end: /, 'It did not end because ')
+      ? watchModeNarration(command, watch).replace(
+          /^The test command `[^`]*` would not end: /,
+          'It did not end because ',
+        )
       : facts.lastLine !== null && WATCH_LINE.test(facts.lastLine)
         ? 'It waits for file changes: a watch mode. Give a test command that runs the suite once and exits (`vitest run`, not `vitest --watch`; `jest`, not `jest --watch`) with --test-cmd, then run again.'
         : `If the suite needs longer, raise ${flag}; if it waits for something (a server, input, a lock), make it end by itself. Then run again.`;

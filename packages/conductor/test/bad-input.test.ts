@@ -14,7 +14,16 @@ async function refused(repo: string, options: Partial<TddRunOptions>, expected: 
   const before = repoFingerprint(repo);
   const agents = commandAgents({});
   try {
-    await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv(), ...options });
+    await runTdd({
+      cwd: repo,
+      issue: 1,
+      testCmd: TEST_CMD,
+      developer: 'dev',
+      verifier: 'ver',
+      agentsFile: agents.file,
+      env: cleanEnv(),
+      ...options,
+    });
     assert.unreachable('accepted');
   } catch (error) {
     assert.match((error as Error).message, expected);
@@ -45,22 +54,45 @@ bad('an uncommitted issue file with no criteria, and one beside it: both left as
   await refused(repo, { issue: 2 }, /issue 2 has no acceptance criteria/);
 });
 
-bad('a criterion without a checkbox (an ordered list) is refused at once, file and line named, the issue file untouched', async () => {
-  const repo = makeProject();
-  writeRepoFile(repo, '.tdd/issues/4.md', '# Numbered\n\n## Acceptance criteria\n\n1. [ ] the first can be ticked\n2. the second cannot\n');
-  await refused(repo, { issue: 4 }, /\.tdd\/issues\/4\.md:6: criterion 2 of issue 4 has no checkbox to tick \("the second cannot"\): write it as "- \[ \] the second cannot"/);
-});
+bad(
+  'a criterion without a checkbox (an ordered list) is refused at once, file and line named, the issue file untouched',
+  async () => {
+    const repo = makeProject();
+    writeRepoFile(
+      repo,
+      '.tdd/issues/4.md',
+      '# Numbered\n\n## Acceptance criteria\n\n1. [ ] the first can be ticked\n2. the second cannot\n',
+    );
+    await refused(
+      repo,
+      { issue: 4 },
+      /\.tdd\/issues\/4\.md:6: criterion 2 of issue 4 has no checkbox to tick \("the second cannot"\): write it as "- \[ \] the second cannot"/,
+    );
+  },
+);
 
 bad('a plan that leaves a criterion uncovered, or names one the issue lacks', async () => {
   const repo = makeProject(['one', 'two']);
-  await refused(repo, { planFile: planFile(['Only one'], () => 1) }, /plan\.txt: no step covers criterion 2 of issue 1/);
-  await refused(repo, { planFile: planFile(['A', 'B', 'C']) }, /step "C" names criterion 3, but issue 1 has 2 acceptance criteria/);
+  await refused(
+    repo,
+    { planFile: planFile(['Only one'], () => 1) },
+    /plan\.txt: no step covers criterion 2 of issue 1/,
+  );
+  await refused(
+    repo,
+    { planFile: planFile(['A', 'B', 'C']) },
+    /step "C" names criterion 3, but issue 1 has 2 acceptance criteria/,
+  );
   await refused(repo, { planFile: join(makeTempDir(), 'missing.txt') }, /cannot read the plan file .*missing\.txt/);
 });
 
 bad('an unknown agent, a bad agents file', async () => {
   const repo = makeProject();
-  await refused(repo, { developer: 'nobody' }, /unknown agent "nobody": expected one of claude, codex, gemini, dev, ver/);
+  await refused(
+    repo,
+    { developer: 'nobody' },
+    /unknown agent "nobody": expected one of claude, codex, gemini, dev, ver/,
+  );
   const file = join(makeTempDir(), 'agents.json');
   writeFileSync(file, '{"agents": {"x": {"plugin": "teleport"}}}');
   await refused(repo, { agentsFile: file, developer: 'x' }, /agents\.json: agent "x": expected "plugin" to be one of/);
@@ -97,7 +129,16 @@ bad('a second conductor on the same issue is refused while the first runs', asyn
   mkdirSync(join(repo, '.tdd'), { recursive: true });
   const lock = tryLock(join(repo, '.tdd/issue-1-conductor.pid'));
   try {
-    await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(['X']), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
+    await runTdd({
+      cwd: repo,
+      issue: 1,
+      testCmd: TEST_CMD,
+      planFile: planFile(['X']),
+      developer: 'dev',
+      verifier: 'ver',
+      agentsFile: agents.file,
+      env: cleanEnv(),
+    });
     assert.unreachable();
   } catch (error) {
     assert.match((error as Error).message, `another conductor is running issue 1 (pid ${process.pid}`);

@@ -33,8 +33,20 @@ test('the demo issue on GitHub: read, narrated, ticked and left on a draft pull 
   const body = DEMO_ISSUE_TEXT.replace(/^# .*\n\n/, '').replace(/\n/g, '\r\n');
   const stateDir = makeTempDir('leap-demo-gh-state-');
   const stateFile = join(stateDir, 'state.json');
-  writeFileSync(stateFile, JSON.stringify({ repo: 'acme/slug-demo', remote, issues: { '1': { title: 'Slugify step titles', body } }, pulls: [] }));
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${GH}:${process.env.PATH ?? ''}`, GH_STANDIN_STATE: stateFile };
+  writeFileSync(
+    stateFile,
+    JSON.stringify({
+      repo: 'acme/slug-demo',
+      remote,
+      issues: { '1': { title: 'Slugify step titles', body } },
+      pulls: [],
+    }),
+  );
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${GH}:${process.env.PATH ?? ''}`,
+    GH_STANDIN_STATE: stateFile,
+  };
   for (const key of Object.keys(env)) if (/^(VERI|LEAP)_/.test(key) || key === 'GH_TOKEN') delete env[key];
 
   const lines: string[] = [];
@@ -51,14 +63,21 @@ test('the demo issue on GitHub: read, narrated, ticked and left on a draft pull 
     progress: (line) => lines.push(line),
   });
   assert.is(result.code, 0, `${lines.join('\n')}\n${JSON.stringify(result.bail)}`);
-  assert.equal(git(dir, 'log', '--reverse', '--format=%s', 'main..leap/issue-1').trim().split('\n'), ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])]);
+  assert.equal(git(dir, 'log', '--reverse', '--format=%s', 'main..leap/issue-1').trim().split('\n'), [
+    'plan: issue 1',
+    ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`]),
+  ]);
 
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as {
     issues: Record<string, { body: string; comments?: { body: string }[] }>;
     pulls: { number: number; title: string; body: string; head: string; base: string; draft: boolean }[];
   };
   const issue = state.issues['1'];
-  assert.is(issue?.body, body.replace(/^- \[ \]/gm, '- [x]'), 'the three criteria ticked on GitHub, every other byte kept, CRLF included');
+  assert.is(
+    issue?.body,
+    body.replace(/^- \[ \]/gm, '- [x]'),
+    'the three criteria ticked on GitHub, every other byte kept, CRLF included',
+  );
   const thread = (issue?.comments ?? []).map((c) => c.body).join('\n---\n');
   assert.ok(thread.includes(DEMO_REJECT_REASON), 'the REJECT narrated on the issue thread');
   assert.ok(thread.includes(TITLES[1] as string), 'the step title with \' " $ ` narrated byte for byte');
@@ -67,7 +86,11 @@ test('the demo issue on GitHub: read, narrated, ticked and left on a draft pull 
   assert.equal([pull?.head, pull?.base, pull?.draft], ['leap/issue-1', 'main', true]);
   assert.match(pull?.body ?? '', /Closes #1\n$/);
   assert.is(result.pullRequest?.url, `https://github.com/acme/slug-demo/pull/${pull?.number}`);
-  assert.is(git(remote, 'rev-parse', 'leap/issue-1').trim(), git(dir, 'rev-parse', 'leap/issue-1').trim(), 'the branch pushed whole');
+  assert.is(
+    git(remote, 'rev-parse', 'leap/issue-1').trim(),
+    git(dir, 'rev-parse', 'leap/issue-1').trim(),
+    'the branch pushed whole',
+  );
 
   const calls = readFileSync(join(stateDir, 'calls.jsonl'), 'utf8')
     .trim()

@@ -48,7 +48,10 @@ detect('each kind of project names its own command', () => {
 
 detect("a Makefile without a test target and an npm script that is npm init's placeholder suggest nothing", () => {
   const choice = chooseTestCommand(
-    project({ Makefile: 'build:\n\ttrue\ntesting:\n\ttrue\n', 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) }),
+    project({
+      Makefile: 'build:\n\ttrue\ntesting:\n\ttrue\n',
+      'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }),
+    }),
     undefined,
     {},
   );
@@ -59,9 +62,15 @@ detect('two candidates: the question lists one pasteable line each; none: the qu
   const choice = chooseTestCommand(project({ 'package.json': pkg, 'pom.xml': '<project/>' }), undefined, {});
   assert.is(choice.kind, 'ambiguous');
   const question = testCommandQuestion(choice as Exclude<typeof choice, { kind: 'found' }>, 7);
-  assert.match(question, "\n  leap tdd run --issue 7 --test-cmd 'npm test'\n  leap tdd run --issue 7 --test-cmd 'mvn test'");
+  assert.match(
+    question,
+    "\n  leap tdd run --issue 7 --test-cmd 'npm test'\n  leap tdd run --issue 7 --test-cmd 'mvn test'",
+  );
   const none = chooseTestCommand(project({}), undefined, {});
-  assert.match(testCommandQuestion(none as Exclude<typeof none, { kind: 'found' }>, 7), 'Answer by running `leap tdd run --issue 7` again with --test-cmd');
+  assert.match(
+    testCommandQuestion(none as Exclude<typeof none, { kind: 'found' }>, 7),
+    'Answer by running `leap tdd run --issue 7` again with --test-cmd',
+  );
 });
 
 detect.run();

@@ -6,15 +6,18 @@ import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 /** The environment of a run: this process's, without any VERI_* or LEAP_* of the caller. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(VERI_|LEAP_|BASH_(DEFAULT|MAX)_TIMEOUT_MS)/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(VERI_|LEAP_|BASH_(DEFAULT|MAX)_TIMEOUT_MS)/.test(k)) env[k] = v;
   return { ...env, VERI_TIMEOUT: '60', ...extra };
 }
 
 // The suite in one process: `node --test` forks one per file, 15% of a scripted run's time (issue 43).
 export const TEST_CMD = 'node test/run.mjs';
-const RUN_ALL = "import { readdirSync } from 'node:fs';\nfor (const f of readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.js')).sort()) await import(`./${f}`);\n";
+const RUN_ALL =
+  "import { readdirSync } from 'node:fs';\nfor (const f of readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.js')).sort()) await import(`./${f}`);\n";
 
-const TEST_HEAD = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
+const TEST_HEAD =
+  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
 
 /** A step's red test file. */
 export function redTest(n: number, body: string): { path: string; content: string } {
@@ -22,7 +25,11 @@ export function redTest(n: number, body: string): { path: string; content: strin
 }
 
 /** The slugify project: a passing smoke test, and issue `issue` with these criteria in .tdd/issues/N.md, committed. */
-export function makeProject(criteria: string[] = ['slugify lowercases the words and joins them with dashes'], issue = 1, title = 'Slugify titles'): string {
+export function makeProject(
+  criteria: string[] = ['slugify lowercases the words and joins them with dashes'],
+  issue = 1,
+  title = 'Slugify titles',
+): string {
   const body = `# ${title}\n\nStep titles become URL slugs.\n\n## Acceptance criteria\n\n${criteria.map((c) => `- [ ] ${c}`).join('\n')}\n`;
   return makeGitRepo({
     files: {
@@ -45,15 +52,22 @@ export function stepMoves(n: number, testBody: string, impl: string, refactored:
   ];
 }
 
-export const IMPL1 = "export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n";
-export const REFACTORED1 = "const words = (text) => text.split(/\\s+/).filter(Boolean);\n\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n";
-export const TEST1 = "test('lowercases and joins with dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));";
+export const IMPL1 =
+  "export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n";
+export const REFACTORED1 =
+  "const words = (text) => text.split(/\\s+/).filter(Boolean);\n\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n";
+export const TEST1 =
+  "test('lowercases and joins with dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));";
 
 export const pass = (reason = 'Looks right.') => ({ answer: { verdict: 'PASS', reason } });
 export const reject = (reason: string) => ({ answer: { verdict: 'REJECT', reason } });
 
 /** Scripted agents in a folder outside the repository: an agents file naming `dev`, `ver` (and `plan` when given). */
-export function scriptedAgents(developer: object[], verifier: object[], planner?: object[]): { file: string; dir: string } {
+export function scriptedAgents(
+  developer: object[],
+  verifier: object[],
+  planner?: object[],
+): { file: string; dir: string } {
   const dir = makeTempDir('leap-agents-');
   const entries: Record<string, object> = {};
   const add = (name: string, moves: object[], family: string) => {
@@ -98,11 +112,21 @@ const FIXTURES = join(import.meta.dirname, 'fixtures');
 
 /** A step's edits for the deterministic command developer (fixtures/dev-agent.mjs). */
 export interface StepEdits {
-  [phase: string]: { path: string; content: string; extra?: { path: string; content: string }[]; delete?: string[]; git?: string[][]; say?: string };
+  [phase: string]: {
+    path: string;
+    content: string;
+    extra?: { path: string; content: string }[];
+    delete?: string[];
+    git?: string[][];
+    say?: string;
+  };
 }
 
 /** Command agents: `dev` (fixtures/dev-agent.mjs over `steps`) and `ver` (always PASS); their launches logged as JSON lines. */
-export function commandAgents(steps: Record<string, StepEdits>, options: { sleepMs?: number } = {}): { file: string; dir: string; devLog: string; verLog: string } {
+export function commandAgents(
+  steps: Record<string, StepEdits>,
+  options: { sleepMs?: number } = {},
+): { file: string; dir: string; devLog: string; verLog: string } {
   const dir = makeTempDir('leap-cmd-agents-');
   const moves = join(dir, 'moves.json');
   writeFileSync(moves, JSON.stringify({ steps, sleep_ms: options.sleepMs ?? 0 }));
@@ -117,8 +141,20 @@ export function commandAgents(steps: Record<string, StepEdits>, options: { sleep
     file,
     JSON.stringify({
       agents: {
-        dev: { plugin: 'command', family: 'replayed', command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), moves, devLog], paths, pass_env },
-        ver: { plugin: 'command', family: 'checker', command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs'), verLog], paths, pass_env },
+        dev: {
+          plugin: 'command',
+          family: 'replayed',
+          command: [process.execPath, join(FIXTURES, 'dev-agent.mjs'), moves, devLog],
+          paths,
+          pass_env,
+        },
+        ver: {
+          plugin: 'command',
+          family: 'checker',
+          command: [process.execPath, join(FIXTURES, 'pass-verifier.mjs'), verLog],
+          paths,
+          pass_env,
+        },
       },
     }),
   );
@@ -189,6 +225,21 @@ export function repoFingerprint(repo: string): string {
  * runTdd's options for a one-step run of `title` (the slug step most tests drive): the test command, a plan file,
  * agents `dev` and `ver` from `agentsFile`, a clean environment; `more` on top.
  */
-export function oneStepRun(repo: string, agentsFile: string, more: Record<string, unknown> = {}, title = 'Lowercase and join with dashes') {
-  return { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile([title]), developer: 'dev', verifier: 'ver', agentsFile, env: cleanEnv(), ...more };
+export function oneStepRun(
+  repo: string,
+  agentsFile: string,
+  more: Record<string, unknown> = {},
+  title = 'Lowercase and join with dashes',
+) {
+  return {
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: planFile([title]),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile,
+    env: cleanEnv(),
+    ...more,
+  };
 }

@@ -66,8 +66,16 @@ detect('each convention alone is found; two are ambiguous; none is none; given o
   writeFileSync(join(both, 'Cargo.toml'), '');
   writeFileSync(join(both, 'go.mod'), '');
   assert.is(chooseTestCommand(both, undefined, {}).kind, 'ambiguous');
-  assert.equal(chooseTestCommand(both, 'make check', { VERI_TEST_CMD: 'x' }), { kind: 'found', command: 'make check', source: '--test-cmd' });
-  assert.equal(chooseTestCommand(both, undefined, { VERI_TEST_CMD: 'npm run t' }), { kind: 'found', command: 'npm run t', source: 'VERI_TEST_CMD' });
+  assert.equal(chooseTestCommand(both, 'make check', { VERI_TEST_CMD: 'x' }), {
+    kind: 'found',
+    command: 'make check',
+    source: '--test-cmd',
+  });
+  assert.equal(chooseTestCommand(both, undefined, { VERI_TEST_CMD: 'npm run t' }), {
+    kind: 'found',
+    command: 'npm run t',
+    source: 'VERI_TEST_CMD',
+  });
   assert.is(chooseTestCommand(both, '  ', { VERI_TEST_CMD: ' ' }).kind, 'ambiguous');
 });
 
@@ -80,7 +88,8 @@ head.after.each(cleanupTempDirs);
 
 head('answers as git log -1 does from loose refs, packed-refs and a detached HEAD; null where only git can say', () => {
   const dir = makeGitRepo();
-  const commit = (message: string) => git(dir, '-c', 'user.name=T', '-c', 'user.email=t@leap.invalid', 'commit', '-q', '--allow-empty', '-m', message);
+  const commit = (message: string) =>
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@leap.invalid', 'commit', '-q', '--allow-empty', '-m', message);
   const logged = () => {
     const [sha, subject] = git(dir, 'log', '-1', '--format=%H%x00%s').trim().split('\0');
     return { sha, subject };
@@ -111,44 +120,48 @@ head('answers as git log -1 does from loose refs, packed-refs and a detached HEA
   assert.is(headFromFiles(makeTempDir(), env), null, 'no repository');
 });
 
-head('says where HEAD is and whether a branch exists as symbolic-ref and rev-parse --verify do; null where only git can say', () => {
-  const dir = makeGitRepo();
-  git(dir, '-c', 'user.name=T', '-c', 'user.email=t@leap.invalid', 'commit', '-q', '--allow-empty', '-m', 'first');
-  const env = cleanEnv();
-  const asGit = (branch: string) => {
-    let current = '';
-    try {
-      current = git(dir, 'symbolic-ref', '--short', '-q', 'HEAD').trim();
-    } catch {
-      /* detached */
-    }
-    let exists = true;
-    try {
-      git(dir, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`);
-    } catch {
-      exists = false;
-    }
-    return { current, exists };
-  };
-  const check = (branch: string, what: string) => assert.equal(branchFromFiles(dir, env, branch), asGit(branch), what);
-  check('leap/issue-1', 'no such branch, no packed-refs');
-  git(dir, 'branch', 'leap/issue-1');
-  check('leap/issue-1', 'a loose branch');
-  git(dir, 'pack-refs', '--all');
-  check('leap/issue-1', 'a packed branch');
-  check('leap/issue-2', 'no such branch in packed-refs');
-  git(dir, 'checkout', '-q', '--detach');
-  check('leap/issue-1', 'a detached HEAD');
-  git(dir, 'checkout', '-q', 'leap/issue-1');
-  check('main', 'on the run branch');
-  check('leap', 'a prefix of a packed branch');
-  git(dir, 'branch', 'leap/issue-3');
-  assert.is(branchFromFiles(dir, env, 'leap'), null, 'a folder where the ref would be');
-  assert.is(branchFromFiles(dir, { ...env, GIT_DIR: join(dir, '.git') }, 'main'), null, 'GIT_DIR');
-  const linked = join(makeTempDir(), 'linked');
-  git(dir, 'worktree', 'add', '-q', linked, 'main');
-  assert.is(branchFromFiles(linked, env, 'main'), null, "a linked worktree's .git file");
-});
+head(
+  'says where HEAD is and whether a branch exists as symbolic-ref and rev-parse --verify do; null where only git can say',
+  () => {
+    const dir = makeGitRepo();
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@leap.invalid', 'commit', '-q', '--allow-empty', '-m', 'first');
+    const env = cleanEnv();
+    const asGit = (branch: string) => {
+      let current = '';
+      try {
+        current = git(dir, 'symbolic-ref', '--short', '-q', 'HEAD').trim();
+      } catch {
+        /* detached */
+      }
+      let exists = true;
+      try {
+        git(dir, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`);
+      } catch {
+        exists = false;
+      }
+      return { current, exists };
+    };
+    const check = (branch: string, what: string) =>
+      assert.equal(branchFromFiles(dir, env, branch), asGit(branch), what);
+    check('leap/issue-1', 'no such branch, no packed-refs');
+    git(dir, 'branch', 'leap/issue-1');
+    check('leap/issue-1', 'a loose branch');
+    git(dir, 'pack-refs', '--all');
+    check('leap/issue-1', 'a packed branch');
+    check('leap/issue-2', 'no such branch in packed-refs');
+    git(dir, 'checkout', '-q', '--detach');
+    check('leap/issue-1', 'a detached HEAD');
+    git(dir, 'checkout', '-q', 'leap/issue-1');
+    check('main', 'on the run branch');
+    check('leap', 'a prefix of a packed branch');
+    git(dir, 'branch', 'leap/issue-3');
+    assert.is(branchFromFiles(dir, env, 'leap'), null, 'a folder where the ref would be');
+    assert.is(branchFromFiles(dir, { ...env, GIT_DIR: join(dir, '.git') }, 'main'), null, 'GIT_DIR');
+    const linked = join(makeTempDir(), 'linked');
+    git(dir, 'worktree', 'add', '-q', linked, 'main');
+    assert.is(branchFromFiles(linked, env, 'main'), null, "a linked worktree's .git file");
+  },
+);
 
 head.run();
 
@@ -192,7 +205,11 @@ files('journal, .gitignore, pinned revision and timeout file', () => {
   rmSync(file);
   assert.equal(readJournal(paths, 3), journal);
   writeFileSync(paths.ledger(3), "# Plan\n\n## Steps\n\n- [ ] it's\n");
-  assert.is(readTddStatus({ cwd: paths.dir, env: { VERI_STATE_DIR: paths.dir }, issue: 3 })[0]?.current?.stage, 'leaf', 'status reads the next journal too');
+  assert.is(
+    readTddStatus({ cwd: paths.dir, env: { VERI_STATE_DIR: paths.dir }, issue: 3 })[0]?.current?.stage,
+    'leaf',
+    'status reads the next journal too',
+  );
   rmSync(paths.ledger(3));
   removeJournal(paths, 3);
   assert.equal([readJournal(paths, 3), existsSync(`${file}.next`)], [null, false]);
@@ -200,15 +217,34 @@ files('journal, .gitignore, pinned revision and timeout file', () => {
   assert.is(ensureStateGitignore(paths), false);
   assert.is(readFileSync(join(paths.dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
   assert.match(toolchainRevision(), /^[0-9a-f]{40}$|^@leap\/conductor@/);
-  assert.equal(pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'abc123' })), { pin: 'abc123', movedFrom: null }, 'the first pin');
-  assert.equal(pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'abc123' })), { pin: 'abc123', movedFrom: null }, 'kept at the same revision');
+  assert.equal(
+    pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'abc123' })),
+    { pin: 'abc123', movedFrom: null },
+    'the first pin',
+  );
+  assert.equal(
+    pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'abc123' })),
+    { pin: 'abc123', movedFrom: null },
+    'kept at the same revision',
+  );
   assert.throws(
     () => checkPin(paths, 3, { VERI_SKILL_COMMIT: 'def456' }),
-    (e: Error) => e instanceof UsageError && e.message.includes('pinned at toolchain revision abc123') && e.message.includes('at def456') && e.message.includes('VERI_NEW_SKILL=1'),
+    (e: Error) =>
+      e instanceof UsageError &&
+      e.message.includes('pinned at toolchain revision abc123') &&
+      e.message.includes('at def456') &&
+      e.message.includes('VERI_NEW_SKILL=1'),
   );
   assert.is(readFileSync(paths.skillCommit(3), 'utf8'), 'abc123\n', 'a refused resume leaves the pin');
-  assert.equal(pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'def456', VERI_NEW_SKILL: '1' })), { pin: 'def456', movedFrom: 'abc123' });
-  assert.equal([currentRevision({}), currentRevision({ VERI_SKILL_COMMIT: '' })], [toolchainRevision(), toolchainRevision()], "without VERI_SKILL_COMMIT, the toolchain's own revision");
+  assert.equal(pinSkillCommit(paths, 3, checkPin(paths, 3, { VERI_SKILL_COMMIT: 'def456', VERI_NEW_SKILL: '1' })), {
+    pin: 'def456',
+    movedFrom: 'abc123',
+  });
+  assert.equal(
+    [currentRevision({}), currentRevision({ VERI_SKILL_COMMIT: '' })],
+    [toolchainRevision(), toolchainRevision()],
+    "without VERI_SKILL_COMMIT, the toolchain's own revision",
+  );
   ensureTimeoutFile(paths, 3);
   writeFileSync(paths.timeout(4), '60\n');
   ensureTimeoutFile(paths, 4);
@@ -240,10 +276,20 @@ files('usage sums: only this issue, nulls skipped, torn lines skipped', () => {
 
 files('a failing CLI in its own words: its answer when it parses, else its last lines', () => {
   const command = createCommandAgent({ name: 'c', command: ['x'], family: 'f' });
-  assert.is(agentWords(command, 'line 1\nfatal: no network\n', 'warn\nsupervise[x]: exited\n'), 'line 1\nfatal: no network\nwarn');
+  assert.is(
+    agentWords(command, 'line 1\nfatal: no network\n', 'warn\nsupervise[x]: exited\n'),
+    'line 1\nfatal: no network\nwarn',
+  );
   assert.is(agentWords(command, '', ''), '');
   const claude = createClaudeAgent({});
-  assert.match(agentWords(claude, '{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login"}\n', ''), 'Not logged in');
+  assert.match(
+    agentWords(
+      claude,
+      '{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login"}\n',
+      '',
+    ),
+    'Not logged in',
+  );
   assert.is(agentWords(command, 'x'.repeat(2000), '').length, 601);
   assert.is(bailClass('agent-failed'), 'system');
 });
@@ -262,7 +308,10 @@ files("prompts: the developer gets the step, the phase and a revision's reason; 
   assert.match(red, "## Your step\n\nit's `x`\n");
   assert.match(red, 'Write the failing test');
   assert.not.match(red, 'Revision');
-  assert.match(developerPrompt(issue, 's', 'refactor', { attempt: 3, reason: 'too long' }), '## Revision 2\n\nThe verifier rejected the previous attempt, for this reason:\n\ntoo long');
+  assert.match(
+    developerPrompt(issue, 's', 'refactor', { attempt: 3, reason: 'too long' }),
+    '## Revision 2\n\nThe verifier rejected the previous attempt, for this reason:\n\ntoo long',
+  );
   const plan = plannerPrompt(issue);
   assert.match(plan, '1. one\n2. two (already done)');
   assert.match(plan, '(criterion K)');
@@ -277,7 +326,11 @@ orphans.after.each(cleanupTempDirs);
 
 orphans('the leaves a dead conductor left are found by their pid files and killed with their sessions', async () => {
   const dir = makeTempDir();
-  const leaf = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...cleanEnv(), LEAP_LEAF_r1: '1' } });
+  const leaf = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...cleanEnv(), LEAP_LEAF_r1: '1' },
+  });
   const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
   writeFileSync(join(dir, 'develop-red.pid'), `999999\nrun=r1\nleaf=${leaf.pid}\n`);
   writeFileSync(join(dir, 'verify-red.pid'), `999999\nrun=r2\n`);
@@ -309,7 +362,10 @@ status('no state folder; a ledger with no journal; torn log lines; an unreadable
   assert.match(formatTddStatus([]), 'no runs');
   mkdirSync(join(repo, '.tdd'));
   writeFileSync(join(repo, '.tdd/issue-2.md'), '# P\n\n## Steps\n\n- [x] one\n- [ ] two\n');
-  writeFileSync(join(repo, '.tdd/events.jsonl'), '{"event":"verdict", torn\n{"event":"verdict","issue":2,"step":"one","phase":"green","verdict":"REJECT","reason":"no\\nmore"}\n');
+  writeFileSync(
+    join(repo, '.tdd/events.jsonl'),
+    '{"event":"verdict", torn\n{"event":"verdict","issue":2,"step":"one","phase":"green","verdict":"REJECT","reason":"no\\nmore"}\n',
+  );
   writeFileSync(join(repo, '.tdd/stop'), 'whenever\n');
   writeFileSync(join(repo, '.tdd/issue-2-run.json'), '{torn');
   writeFileSync(join(repo, '.tdd/issue-2-conductor.pid'), '999999\n');
@@ -323,7 +379,11 @@ status('no state folder; a ledger with no journal; torn log lines; an unreadable
     s?.running.map((r) => r.leaf),
     ['develop-red'],
   );
-  const text = formatTddStatus([s!, { ...s!, issue: 3, steps: [], current: null }, { ...s!, issue: 4, current: null, running: [{ leaf: 'x', pid: 1, elapsedMs: 125_000 }] }]);
+  const text = formatTddStatus([
+    s!,
+    { ...s!, issue: 3, steps: [], current: null },
+    { ...s!, issue: 4, current: null, running: [{ leaf: 'x', pid: 1, elapsedMs: 125_000 }] },
+  ]);
   assert.match(text, 'issue 2: step 2/2 "two"; 1 done\n  conductor: not running\n  running: develop-red');
   assert.match(text, '  last verdict: green REJECT: no\n  stop pending: unreadable');
   assert.match(text, 'issue 3: no ledger yet');
@@ -331,25 +391,36 @@ status('no state folder; a ledger with no journal; torn log lines; an unreadable
   assert.match(text, 'for 2 min 5 s');
 });
 
-status('a run that stopped shows as stopped, with its mode, until a leaf is launched again; a bail since is the bail', () => {
-  const repo = makeTempDir();
-  mkdirSync(join(repo, '.git'));
-  mkdirSync(join(repo, '.tdd'));
-  writeFileSync(join(repo, '.tdd/issue-1.md'), '# P\n\n## Steps\n\n- [ ] one\n');
-  const ev = (fields: Record<string, unknown>) => `${JSON.stringify({ ts: '2026-12-01T10:00:00.000Z', issue: 1, step: 'one', skill_commit: null, ...fields })}\n`;
-  const stopped = ev({ event: 'stop', mode: 'now', action: 'honoured' }) + ev({ event: 'stop', mode: 'now', action: 'cleared' });
-  const read = (log: string) => {
-    writeFileSync(join(repo, '.tdd/events.jsonl'), log);
-    return readTddStatus({ cwd: repo, env: {} })[0];
-  };
-  const s = read(stopped);
-  assert.equal([s?.stop, s?.stopped, s?.bail], [null, { mode: 'now', at: '2026-12-01T10:00:00.000Z', step: 'one' }, null]);
-  assert.match(formatTddStatus([s!]), '  stopped: now in "one" at 2026-12-01T10:00:00.000Z; leap tdd run --issue 1 resumes it');
-  assert.is(read(stopped + ev({ event: 'launch', leaf: 'develop-red', pid: 1, cmd: [] }))?.stopped, null);
-  const bailed = read(stopped + ev({ event: 'bail', cause: 'dirty-tree', class: 'process', message: 'x' }));
-  assert.equal([bailed?.stopped, bailed?.bail?.cause], [null, 'dirty-tree']);
-  assert.is(read(ev({ event: 'stop', mode: null, action: 'honoured' }))?.stopped?.mode, 'signal');
-});
+status(
+  'a run that stopped shows as stopped, with its mode, until a leaf is launched again; a bail since is the bail',
+  () => {
+    const repo = makeTempDir();
+    mkdirSync(join(repo, '.git'));
+    mkdirSync(join(repo, '.tdd'));
+    writeFileSync(join(repo, '.tdd/issue-1.md'), '# P\n\n## Steps\n\n- [ ] one\n');
+    const ev = (fields: Record<string, unknown>) =>
+      `${JSON.stringify({ ts: '2026-12-01T10:00:00.000Z', issue: 1, step: 'one', skill_commit: null, ...fields })}\n`;
+    const stopped =
+      ev({ event: 'stop', mode: 'now', action: 'honoured' }) + ev({ event: 'stop', mode: 'now', action: 'cleared' });
+    const read = (log: string) => {
+      writeFileSync(join(repo, '.tdd/events.jsonl'), log);
+      return readTddStatus({ cwd: repo, env: {} })[0];
+    };
+    const s = read(stopped);
+    assert.equal(
+      [s?.stop, s?.stopped, s?.bail],
+      [null, { mode: 'now', at: '2026-12-01T10:00:00.000Z', step: 'one' }, null],
+    );
+    assert.match(
+      formatTddStatus([s!]),
+      '  stopped: now in "one" at 2026-12-01T10:00:00.000Z; leap tdd run --issue 1 resumes it',
+    );
+    assert.is(read(stopped + ev({ event: 'launch', leaf: 'develop-red', pid: 1, cmd: [] }))?.stopped, null);
+    const bailed = read(stopped + ev({ event: 'bail', cause: 'dirty-tree', class: 'process', message: 'x' }));
+    assert.equal([bailed?.stopped, bailed?.bail?.cause], [null, 'dirty-tree']);
+    assert.is(read(ev({ event: 'stop', mode: null, action: 'honoured' }))?.stopped?.mode, 'signal');
+  },
+);
 
 status.run();
 
@@ -358,17 +429,31 @@ status.run();
 const roles = suite('resolveRunAgents: the roles an agents file gives');
 roles.after.each(cleanupTempDirs);
 
-roles('entries named developer, verifier, planner take those roles unasked; "roles" and the options win over them', () => {
-  const dir = makeTempDir();
-  const entry = (family: string) => ({ plugin: 'command', family, command: ['true'] });
-  const file = join(dir, 'agents.json');
-  writeFileSync(file, JSON.stringify({ agents: { developer: entry('a'), verifier: entry('b'), planner: entry('a'), other: entry('c') } }));
-  const named = resolveRunAgents({ agentsFile: file }, {});
-  assert.equal([named.developer.name, named.verifier.name, named.planner.name], ['developer', 'verifier', 'planner']);
-  const given = resolveRunAgents({ agentsFile: file, verifier: 'other' }, {});
-  assert.is(given.verifier.name, 'other');
-  writeFileSync(file, JSON.stringify({ agents: { developer: entry('a'), verifier: entry('b'), other: entry('c') }, roles: { verifier: ['other'] } }));
-  assert.is(resolveRunAgents({ agentsFile: file }, {}).verifier.name, 'other');
-});
+roles(
+  'entries named developer, verifier, planner take those roles unasked; "roles" and the options win over them',
+  () => {
+    const dir = makeTempDir();
+    const entry = (family: string) => ({ plugin: 'command', family, command: ['true'] });
+    const file = join(dir, 'agents.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: { developer: entry('a'), verifier: entry('b'), planner: entry('a'), other: entry('c') },
+      }),
+    );
+    const named = resolveRunAgents({ agentsFile: file }, {});
+    assert.equal([named.developer.name, named.verifier.name, named.planner.name], ['developer', 'verifier', 'planner']);
+    const given = resolveRunAgents({ agentsFile: file, verifier: 'other' }, {});
+    assert.is(given.verifier.name, 'other');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: { developer: entry('a'), verifier: entry('b'), other: entry('c') },
+        roles: { verifier: ['other'] },
+      }),
+    );
+    assert.is(resolveRunAgents({ agentsFile: file }, {}).verifier.name, 'other');
+  },
+);
 
 roles.run();

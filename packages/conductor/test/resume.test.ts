@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, repoRoot } from '@leap/test-utils';
-import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, readEvents, readLog, slugSteps, subjects } from './helpers.js';
+import {
+  TEST_CMD,
+  cleanEnv,
+  commandAgents,
+  makeProject,
+  planFile,
+  readEvents,
+  readLog,
+  slugSteps,
+  subjects,
+} from './helpers.js';
 
 const LEAP = join(repoRoot, 'packages/cli/dist/bin/leap.cjs');
 const TITLES = ["Keep the user's $HOME", 'Second `step`'];
@@ -22,7 +32,22 @@ interface Project {
 function project(): Project {
   const repo = makeProject(['one', 'two']);
   const agents = commandAgents(slugSteps(TITLES));
-  const args = ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(TITLES), '--developer', 'dev', '--verifier', 'ver', '--agents', agents.file];
+  const args = [
+    'tdd',
+    'run',
+    '--issue',
+    '1',
+    '--test-cmd',
+    TEST_CMD,
+    '--plan',
+    planFile(TITLES),
+    '--developer',
+    'dev',
+    '--verifier',
+    'ver',
+    '--agents',
+    agents.file,
+  ];
   return { repo, args, agents };
 }
 
@@ -44,7 +69,11 @@ function eventCount(repo: string): number {
  */
 function runLeap(p: Project, killAtEvent?: number): Promise<{ code: number | null; out: string; events: number }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [LEAP, ...p.args], { cwd: p.repo, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [LEAP, ...p.args], {
+      cwd: p.repo,
+      env: ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -91,7 +120,10 @@ resume('killed at many moments, once or twice, each run again ends as the uninte
     const killAt = Math.max(1, Math.round(events * at));
     const first = await runLeap(p, killAt);
     // A second kill, in the resumed run itself, a few events after it starts.
-    const second = i % 3 === 1 && first.code === null ? await runLeap(p, first.events + Math.max(2, Math.round(events * 0.1))) : null;
+    const second =
+      i % 3 === 1 && first.code === null
+        ? await runLeap(p, first.events + Math.max(2, Math.round(events * 0.1)))
+        : null;
     const last = await runLeap(p);
     // What each run said, for the message of any assertion below: a failure names its own moment.
     const said = `killed at event ${killAt} (${at}) of ${events}:\n${first.out}\n---${second === null ? '' : ` killed again at event ${second.events} (code ${second.code}):\n${second.out}\n---`}\n${last.out}`;

@@ -12,7 +12,10 @@ function layout(top: string, rootName = 'leap-toolchain'): string {
   const file = join(top, 'packages', 'conductor', 'dist', 'bundle', 'index.js');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(join(top, 'package.json'), JSON.stringify({ name: rootName }));
-  writeFileSync(join(top, 'packages', 'conductor', 'package.json'), JSON.stringify({ name: '@leap/conductor', version: '0.1.0' }));
+  writeFileSync(
+    join(top, 'packages', 'conductor', 'package.json'),
+    JSON.stringify({ name: '@leap/conductor', version: '0.1.0' }),
+  );
   writeFileSync(file, '');
   return file;
 }
@@ -30,7 +33,10 @@ test("installed under a user's repository (its node_modules), the package versio
   // npm's layout: the package two folders under node_modules, whose parent is the user's repository.
   const file = join(user, 'node_modules', '@leap', 'conductor', 'dist', 'bundle', 'index.js');
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(join(user, 'node_modules', '@leap', 'conductor', 'package.json'), JSON.stringify({ name: '@leap/conductor', version: '0.1.0' }));
+  writeFileSync(
+    join(user, 'node_modules', '@leap', 'conductor', 'package.json'),
+    JSON.stringify({ name: '@leap/conductor', version: '0.1.0' }),
+  );
   writeFileSync(file, '');
   assert.is(toolchainRevision(file), TOOLCHAIN_VERSION);
   // Even with the toolchain's whole layout copied into the user's repository, below its top.

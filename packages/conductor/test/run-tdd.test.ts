@@ -5,14 +5,31 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { runTdd } from '../src/index.js';
-import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, makeProject, pass, readEvents, receivedPrompt, scriptedAgents, stepMoves, subjects } from './helpers.js';
+import {
+  IMPL1,
+  REFACTORED1,
+  TEST1,
+  TEST_CMD,
+  cleanEnv,
+  makeProject,
+  pass,
+  readEvents,
+  receivedPrompt,
+  scriptedAgents,
+  stepMoves,
+  subjects,
+} from './helpers.js';
 
 const run = suite('runTdd: a full run');
 run.after.each(cleanupTempDirs);
 
 run('one step: plan, red, green, refactor, each verified; the criterion ticked; a draft pull request', async () => {
   const repo = makeProject();
-  const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass('red ok'), pass('green ok'), pass('refactor ok')]);
+  const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [
+    pass('red ok'),
+    pass('green ok'),
+    pass('refactor ok'),
+  ]);
   const plan = join(makeTempDir(), 'plan.txt');
   writeFileSync(plan, 'Slugify\nLowercase and join with dashes (criterion 1)\n');
   const lines: string[] = [];
@@ -29,7 +46,12 @@ run('one step: plan, red, green, refactor, each verified; the criterion ticked; 
   });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.is(result.outcome, 'done');
-  assert.equal(subjects(repo), ['plan: issue 1', 'red: Lowercase and join with dashes', 'green: Lowercase and join with dashes', 'refactor: Lowercase and join with dashes']);
+  assert.equal(subjects(repo), [
+    'plan: issue 1',
+    'red: Lowercase and join with dashes',
+    'green: Lowercase and join with dashes',
+    'refactor: Lowercase and join with dashes',
+  ]);
   assert.equal(
     result.commits.map((c) => c.subject),
     subjects(repo),
@@ -46,7 +68,10 @@ run('one step: plan, red, green, refactor, each verified; the criterion ticked; 
   // The criterion's tick rides in the refactor commit.
   assert.match(git(repo, 'show', 'HEAD:.tdd/issues/1.md'), '- [x] slugify lowercases');
   assert.match(git(repo, 'show', '--name-only', '--format=', 'HEAD'), '.tdd/issues/1.md');
-  assert.is(git(repo, 'show', 'HEAD:.tdd/issue-1.md'), '# Slugify\n\n## Steps\n\n- [x] Lowercase and join with dashes <!-- criterion: 1 -->\n');
+  assert.is(
+    git(repo, 'show', 'HEAD:.tdd/issue-1.md'),
+    '# Slugify\n\n## Steps\n\n- [x] Lowercase and join with dashes <!-- criterion: 1 -->\n',
+  );
   const pr = readFileSync(join(repo, '.tdd/issues/1.pr.md'), 'utf8');
   assert.match(pr, 'State: draft\nBase: main\nHead: leap/issue-1');
   assert.is(result.pullRequest?.url.endsWith('/.tdd/issues/1.pr.md'), true);
@@ -74,12 +99,25 @@ run('one step: plan, red, green, refactor, each verified; the criterion ticked; 
 
 run("the run's commits start no git maintenance of their own: the run starts it once, at its end", async () => {
   const repo = makeProject();
-  const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [pass('red ok'), pass('green ok'), pass('refactor ok')]);
+  const agents = scriptedAgents(stepMoves(1, TEST1, IMPL1, REFACTORED1), [
+    pass('red ok'),
+    pass('green ok'),
+    pass('refactor ok'),
+  ]);
   const plan = join(makeTempDir(), 'plan.txt');
   writeFileSync(plan, 'Slugify\nLowercase and join with dashes (criterion 1)\n');
   // Every git process the run starts, its children too (a commit's own `git maintenance run --auto`), by trace2.
   const trace = join(makeTempDir(), 'trace2.jsonl');
-  const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: plan, developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv({ GIT_TRACE2_EVENT: trace }) });
+  const result = await runTdd({
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: plan,
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env: cleanEnv({ GIT_TRACE2_EVENT: trace }),
+  });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   const started = readFileSync(trace, 'utf8')
     .split('\n')
@@ -88,10 +126,16 @@ run("the run's commits start no git maintenance of their own: the run starts it 
     .filter((e) => e.event === 'start')
     .map((e) => (e.argv ?? []).slice(1));
   // The ledger's ticks commit with commit-tree and update-ref, which start no maintenance; `git commit` would.
-  assert.equal(subjects(repo), ['plan: issue 1', 'red: Lowercase and join with dashes', 'green: Lowercase and join with dashes', 'refactor: Lowercase and join with dashes']);
+  assert.equal(subjects(repo), [
+    'plan: issue 1',
+    'red: Lowercase and join with dashes',
+    'green: Lowercase and join with dashes',
+    'refactor: Lowercase and join with dashes',
+  ]);
   const commits = started.filter((argv) => argv.includes('commit'));
   assert.ok(commits.length >= 1, 'the run ran git commit');
-  for (const argv of commits) assert.ok(argv.includes('maintenance.auto=false'), `a commit that would start maintenance: ${argv.join(' ')}`);
+  for (const argv of commits)
+    assert.ok(argv.includes('maintenance.auto=false'), `a commit that would start maintenance: ${argv.join(' ')}`);
   const maintenance = started.map((argv, i) => ({ argv, i })).filter(({ argv }) => argv[0] === 'maintenance');
   assert.equal(
     maintenance.map(({ argv }) => argv.join(' ')),

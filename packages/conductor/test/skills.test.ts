@@ -46,7 +46,9 @@ function commandOf(line: string): string {
   const words = line.split(/\s+/);
   const first = words[1] as string;
   const second = words[2];
-  return GROUPS.has(first) && second !== undefined && /^[a-z]+$/.test(second) ? `leap ${first} ${second}` : `leap ${first}`;
+  return GROUPS.has(first) && second !== undefined && /^[a-z]+$/.test(second)
+    ? `leap ${first} ${second}`
+    : `leap ${first}`;
 }
 
 const skills = readdirSync(SKILLS, { withFileTypes: true })
@@ -69,10 +71,17 @@ format("frontmatter: a name that is the folder's, a description with its trigger
     const { name, description } = skill.frontmatter;
     assert.equal(Object.keys(skill.frontmatter).sort(), ['description', 'name'], skill.dir);
     assert.is(name, skill.dir);
-    assert.ok(/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name as string) && (name as string).length <= 64, `a name of lowercase words and dashes: ${name}`);
-    assert.ok(description !== undefined && description.length > 40 && description.length <= 1024, `a description of at most 1024 characters: ${description?.length}`);
+    assert.ok(
+      /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name as string) && (name as string).length <= 64,
+      `a name of lowercase words and dashes: ${name}`,
+    );
+    assert.ok(
+      description !== undefined && description.length > 40 && description.length <= 1024,
+      `a description of at most 1024 characters: ${description?.length}`,
+    );
     assert.match(description as string, /\bUse when\b/, 'it says when to use it');
-    for (const word of triggers[skill.dir] ?? []) assert.ok((description as string).includes(word), `${skill.dir}: the description names ${JSON.stringify(word)}`);
+    for (const word of triggers[skill.dir] ?? [])
+      assert.ok((description as string).includes(word), `${skill.dir}: the description names ${JSON.stringify(word)}`);
     // YAML: a plain scalar must not hold ": " or start with a quote or an indicator.
     assert.not.match(description as string, /: | #|^["'&*!|>%@`]/, 'a plain YAML scalar');
   }
@@ -80,7 +89,10 @@ format("frontmatter: a name that is the folder's, a description with its trigger
 
 format('each skill is a page, not 16 KB, and says when to use it', () => {
   for (const skill of skills) {
-    assert.ok(Buffer.byteLength(skill.text) <= 5000, `skills/${skill.dir}/SKILL.md is ${Buffer.byteLength(skill.text)} bytes`);
+    assert.ok(
+      Buffer.byteLength(skill.text) <= 5000,
+      `skills/${skill.dir}/SKILL.md is ${Buffer.byteLength(skill.text)} bytes`,
+    );
     assert.match(skill.body, /^## When to use it$/m);
   }
 });
@@ -88,58 +100,78 @@ format('each skill is a page, not 16 KB, and says when to use it', () => {
 format('the tdd skill says how to read the result: every exit code and every bail cause of CONTRACT section 9', () => {
   const tdd = skills.find((s) => s.dir === 'tdd') as Skill;
   for (const code of ['0', '1', '2', '3']) assert.match(tdd.body, new RegExp(`^\\| ${code} \\|`, 'm'));
-  const causes = ['needs-user', 'revision-budget', 'baseline-red', 'dirty-tree', 'commit-refused', 'cost-budget', 'killed-external', 'killed-timeout', 'killed-stuck', 'agent-missing', 'agent-failed'];
+  const causes = [
+    'needs-user',
+    'revision-budget',
+    'baseline-red',
+    'dirty-tree',
+    'commit-refused',
+    'cost-budget',
+    'killed-external',
+    'killed-timeout',
+    'killed-stuck',
+    'agent-missing',
+    'agent-failed',
+  ];
   for (const cause of causes) assert.ok(tdd.body.includes(`\`${cause}\``), `names ${cause}`);
   assert.match(tdd.body, /bail: CAUSE \(CLASS\)/);
-  for (const mode of ['at-ledger', 'at-leaf', 'now']) assert.ok(tdd.body.includes(`\`${mode}\``), `names stop mode ${mode}`);
+  for (const mode of ['at-ledger', 'at-leaf', 'now'])
+    assert.ok(tdd.body.includes(`\`${mode}\``), `names stop mode ${mode}`);
 });
 
 // ---
 const commands = suite('the commands the skills name');
 
-commands('every command answers --help through the built leap bin, and knows every option the skill gives it', async () => {
-  assert.ok(existsSync(LEAP), `${LEAP} is missing: npm run build -w @leap/conductor && npm run build -w @leap/cli`);
-  const named = new Map<string, Set<string>>();
-  for (const skill of skills) {
-    for (const line of commandLines(skill.body)) {
-      const command = commandOf(line);
-      const options = named.get(command) ?? new Set<string>();
-      for (const option of line.matchAll(/(?<=\s)--[a-z][a-z-]*/g)) options.add(option[0]);
-      named.set(command, options);
+commands(
+  'every command answers --help through the built leap bin, and knows every option the skill gives it',
+  async () => {
+    assert.ok(existsSync(LEAP), `${LEAP} is missing: npm run build -w @leap/conductor && npm run build -w @leap/cli`);
+    const named = new Map<string, Set<string>>();
+    for (const skill of skills) {
+      for (const line of commandLines(skill.body)) {
+        const command = commandOf(line);
+        const options = named.get(command) ?? new Set<string>();
+        for (const option of line.matchAll(/(?<=\s)--[a-z][a-z-]*/g)) options.add(option[0]);
+        named.set(command, options);
+      }
     }
-  }
-  const expected = [
-    'leap ball check',
-    'leap ball hash',
-    'leap demo',
-    'leap slice clean',
-    'leap slice new',
-    'leap slice plan',
-    'leap slice run',
-    'leap slice status',
-    'leap slice validate',
-    'leap tdd',
-    'leap tdd run',
-    'leap tdd status',
-    'leap tdd stop',
-  ];
-  assert.equal([...named.keys()].sort(), expected);
-  const helps = new Map<string, string>();
-  for (const [command, options] of named) {
-    const ran = await runBin(LEAP, [...command.split(' ').slice(1), '--help']);
-    assert.is(ran.code, 0, `${command} --help: ${ran.stderr}`);
-    assert.match(ran.stdout, `Usage: ${command}`, `${command} --help prints its usage`);
-    for (const option of options) assert.ok(ran.stdout.includes(option), `${command} --help names ${option}, as the skill does`);
-    helps.set(command, ran.stdout);
-  }
-  // An option the prose of a skill names belongs to one of the commands that skill names.
-  for (const skill of skills) {
-    const mine = [...new Set(commandLines(skill.body).map(commandOf))].map((c) => helps.get(c) ?? '').join('\n');
-    for (const option of skill.body.matchAll(/`(--[a-z][a-z-]*)/g)) {
-      assert.ok(mine.includes(option[1] as string), `skills/${skill.dir}: ${option[1]} is an option of none of its commands`);
+    const expected = [
+      'leap ball check',
+      'leap ball hash',
+      'leap demo',
+      'leap slice clean',
+      'leap slice new',
+      'leap slice plan',
+      'leap slice run',
+      'leap slice status',
+      'leap slice validate',
+      'leap tdd',
+      'leap tdd run',
+      'leap tdd status',
+      'leap tdd stop',
+    ];
+    assert.equal([...named.keys()].sort(), expected);
+    const helps = new Map<string, string>();
+    for (const [command, options] of named) {
+      const ran = await runBin(LEAP, [...command.split(' ').slice(1), '--help']);
+      assert.is(ran.code, 0, `${command} --help: ${ran.stderr}`);
+      assert.match(ran.stdout, `Usage: ${command}`, `${command} --help prints its usage`);
+      for (const option of options)
+        assert.ok(ran.stdout.includes(option), `${command} --help names ${option}, as the skill does`);
+      helps.set(command, ran.stdout);
     }
-  }
-});
+    // An option the prose of a skill names belongs to one of the commands that skill names.
+    for (const skill of skills) {
+      const mine = [...new Set(commandLines(skill.body).map(commandOf))].map((c) => helps.get(c) ?? '').join('\n');
+      for (const option of skill.body.matchAll(/`(--[a-z][a-z-]*)/g)) {
+        assert.ok(
+          mine.includes(option[1] as string),
+          `skills/${skill.dir}: ${option[1]} is an option of none of its commands`,
+        );
+      }
+    }
+  },
+);
 
 commands('the leap skill\'s "Cut and check" block runs as written in a repository', async () => {
   const leap = skills.find((s) => s.dir === 'leap') as Skill;

@@ -5,14 +5,30 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
 import { readTddStatus, runTdd } from '../src/index.js';
-import { IMPL1, REFACTORED1, TEST1, TEST_CMD, cleanEnv, commandAgents, makeProject, pass, planFile, readEvents, scriptedAgents, slugSteps, stepMoves, subjects } from './helpers.js';
+import {
+  IMPL1,
+  REFACTORED1,
+  TEST1,
+  TEST_CMD,
+  cleanEnv,
+  commandAgents,
+  makeProject,
+  pass,
+  planFile,
+  readEvents,
+  scriptedAgents,
+  slugSteps,
+  stepMoves,
+  subjects,
+} from './helpers.js';
 
 const stops = suite('runTdd: stops');
 stops.after.each(cleanupTempDirs);
 
 const TITLES = ['First step', 'Second step'];
 
-const waitForFile = (file: string, pattern: RegExp = /./) => waitFor(() => existsSync(file) && pattern.test(readFileSync(file, 'utf8')), 120_000, `${file} to match ${pattern}`);
+const waitForFile = (file: string, pattern: RegExp = /./) =>
+  waitFor(() => existsSync(file) && pattern.test(readFileSync(file, 'utf8')), 120_000, `${file} to match ${pattern}`);
 /** Let the developer's waiting move answer (its `wait_for` cue). */
 const go = (agentsDir: string) => writeFileSync(join(agentsDir, 'dev.json.state', 'go'), '');
 
@@ -33,7 +49,16 @@ function twoStepMoves(waitOn: number): object[] {
 stops('at-ledger finishes the step in flight, stops at the next boundary, and the run resumes to done', async () => {
   const repo = makeProject(['one', 'two']);
   const agents = scriptedAgents(twoStepMoves(1), [pass(), pass(), pass(), pass(), pass(), pass()]);
-  const options = { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() };
+  const options = {
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: planFile(TITLES),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env: cleanEnv(),
+  };
   const running = runTdd(options);
   await waitForFile(join(repo, '.tdd/develop-green.pid'), /leaf=/);
   const status = readTddStatus({ cwd: repo, env: cleanEnv(), issue: 1 })[0]!;
@@ -67,27 +92,50 @@ stops('at-ledger finishes the step in flight, stops at the next boundary, and th
   );
 });
 
-stops('at-leaf stops before the next leaf, mid-step; the resumed run verifies what was developed and ends as an uninterrupted one', async () => {
-  const repo = makeProject(['one', 'two']);
-  const agents = scriptedAgents(twoStepMoves(0), [pass(), pass(), pass(), pass(), pass(), pass()]);
-  const options = { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() };
-  const running = runTdd(options);
-  await waitForFile(join(repo, '.tdd/develop-red.pid'), /leaf=/);
-  writeFileSync(join(repo, '.tdd/stop'), 'at-leaf\n');
-  go(agents.dir);
-  const result = await running;
-  assert.is(result.code, 3);
-  assert.match(result.stoppedAt ?? '', 'at step 1 "First step", before verify-red');
-  assert.equal(subjects(repo), ['plan: issue 1', 'red: First step']);
-  const resumed = await runTdd({ ...options, planFile: undefined });
-  assert.is(resumed.code, 0, JSON.stringify(resumed.bail));
-  assert.equal(subjects(repo), ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])]);
-});
+stops(
+  'at-leaf stops before the next leaf, mid-step; the resumed run verifies what was developed and ends as an uninterrupted one',
+  async () => {
+    const repo = makeProject(['one', 'two']);
+    const agents = scriptedAgents(twoStepMoves(0), [pass(), pass(), pass(), pass(), pass(), pass()]);
+    const options = {
+      cwd: repo,
+      issue: 1,
+      testCmd: TEST_CMD,
+      planFile: planFile(TITLES),
+      developer: 'dev',
+      verifier: 'ver',
+      agentsFile: agents.file,
+      env: cleanEnv(),
+    };
+    const running = runTdd(options);
+    await waitForFile(join(repo, '.tdd/develop-red.pid'), /leaf=/);
+    writeFileSync(join(repo, '.tdd/stop'), 'at-leaf\n');
+    go(agents.dir);
+    const result = await running;
+    assert.is(result.code, 3);
+    assert.match(result.stoppedAt ?? '', 'at step 1 "First step", before verify-red');
+    assert.equal(subjects(repo), ['plan: issue 1', 'red: First step']);
+    const resumed = await runTdd({ ...options, planFile: undefined });
+    assert.is(resumed.code, 0, JSON.stringify(resumed.bail));
+    assert.equal(subjects(repo), [
+      'plan: issue 1',
+      ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`]),
+    ]);
+  },
+);
 
 stops('now ends the running leaf at once; the resumed run relaunches it from where it began', async () => {
   const repo = makeProject(['one', 'two']);
   const agents = commandAgents(slugSteps(TITLES));
-  const options = { cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file };
+  const options = {
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: planFile(TITLES),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+  };
   const running = runTdd({ ...options, env: cleanEnv({ DEV_SLEEP_MS: '30000', DEV_SLEEP_PHASE: 'green' }) });
   await waitForFile(join(repo, '.tdd/develop-green.pid'), /leaf=/);
   await new Promise((r) => setTimeout(r, 200));
@@ -107,14 +155,26 @@ stops('now ends the running leaf at once; the resumed run relaunches it from whe
   assert.match(git(repo, 'status', '--porcelain'), 'src/step1.js');
   const resumed = await runTdd({ ...options, planFile: undefined, env: cleanEnv() });
   assert.is(resumed.code, 0, JSON.stringify(resumed.bail));
-  assert.equal(subjects(repo), ['plan: issue 1', ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`])]);
+  assert.equal(subjects(repo), [
+    'plan: issue 1',
+    ...TITLES.flatMap((t) => [`red: ${t}`, `green: ${t}`, `refactor: ${t}`]),
+  ]);
   assert.is(readFileSync(join(repo, 'src/step1.js'), 'utf8'), '// Step 1: First step\nexport const value = 1;\n');
 });
 
 stops('an unreadable stop request is read as at-ledger, and said', async () => {
   const repo = makeProject(['one', 'two']);
   const agents = scriptedAgents(twoStepMoves(0), [pass(), pass(), pass()]);
-  const running = runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(TITLES), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
+  const running = runTdd({
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: planFile(TITLES),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env: cleanEnv(),
+  });
   await waitForFile(join(repo, '.tdd/develop-red.pid'), /leaf=/);
   writeFileSync(join(repo, '.tdd/stop'), 'please stop\n');
   go(agents.dir);

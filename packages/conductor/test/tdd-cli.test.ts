@@ -45,13 +45,29 @@ cli('bad input: no subcommand, an unknown one, an unknown option, a bad mode, ba
   await fails(['run', '--issue', '1', '--bogus'], repo, /Unknown option '--bogus'/);
   await fails(['run'], repo, /^expected --issue N\nUsage: leap tdd run --issue N/);
   await fails(['run', '--issue', 'x'], repo, /Expected --issue to be a positive integer, got "x"/);
-  await fails(['run', '--issue', '1', '--revisions', 'two'], repo, /Expected --revisions to be a non-negative integer, got "two"/);
-  await fails(['run', '--issue', '1', '--tracker', 'jira'], repo, /Expected --tracker to be local or github, got "jira"/);
+  await fails(
+    ['run', '--issue', '1', '--revisions', 'two'],
+    repo,
+    /Expected --revisions to be a non-negative integer, got "two"/,
+  );
+  await fails(
+    ['run', '--issue', '1', '--tracker', 'jira'],
+    repo,
+    /Expected --tracker to be local or github, got "jira"/,
+  );
   // One list of modes, whatever is wrong: no mode, or one that is not a mode.
-  await fails(['stop', 'soon'], repo, /^expected one MODE, one of at-ledger, at-leaf, now, clear; got "soon"\nUsage: leap tdd stop MODE$/);
+  await fails(
+    ['stop', 'soon'],
+    repo,
+    /^expected one MODE, one of at-ledger, at-leaf, now, clear; got "soon"\nUsage: leap tdd stop MODE$/,
+  );
   await fails(['stop'], repo, /^expected one MODE, one of at-ledger, at-leaf, now, clear; got 0 arguments\n/);
   await fails(['stats'], repo, /^unknown action "stats" \(did you mean "status"\?\)/);
-  await fails(['run', '--issue', '1', '--devloper', 'x'], repo, /^Unknown option '--devloper' \(did you mean "--developer"\?\)/);
+  await fails(
+    ['run', '--issue', '1', '--devloper', 'x'],
+    repo,
+    /^Unknown option '--devloper' \(did you mean "--developer"\?\)/,
+  );
   await fails(['status', '--issue', '-3'], repo, /Expected --issue to be a positive integer/);
   assert.is(git(repo, 'status', '--porcelain'), '');
 });
@@ -60,7 +76,25 @@ cli('run, then status and stop', async () => {
   const repo = makeProject(['one']);
   const agents = commandAgents(slugSteps(['Only step']));
   const x = io(repo);
-  const code = await tddMain(['run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(['Only step']), '--developer', 'dev', '--verifier', 'ver', '--agents', agents.file, '--json'], x);
+  const code = await tddMain(
+    [
+      'run',
+      '--issue',
+      '1',
+      '--test-cmd',
+      TEST_CMD,
+      '--plan',
+      planFile(['Only step']),
+      '--developer',
+      'dev',
+      '--verifier',
+      'ver',
+      '--agents',
+      agents.file,
+      '--json',
+    ],
+    x,
+  );
   assert.is(code, 0, x.err.join(''));
   const result = JSON.parse(x.out.join('')) as { outcome: string; commits: { subject: string }[] };
   assert.is(result.outcome, 'done');
@@ -68,7 +102,13 @@ cli('run, then status and stop', async () => {
   assert.match(x.err.join(''), 'done: 1 step');
   const status = io(repo);
   assert.is(await tddMain(['status', '--issue', '1', '--json'], status), 0);
-  const s = JSON.parse(status.out.join('')) as { issue: number; done: number; current: unknown; conductor: unknown; lastVerdict: { phase: string } };
+  const s = JSON.parse(status.out.join('')) as {
+    issue: number;
+    done: number;
+    current: unknown;
+    conductor: unknown;
+    lastVerdict: { phase: string };
+  };
   assert.equal([s.issue, s.done, s.current, s.conductor, s.lastVerdict.phase], [1, 1, null, null, 'refactor']);
   const human = io(repo);
   await tddMain(['status'], human);
@@ -98,7 +138,23 @@ cli('the umbrella bin: help, a bailed run with its last line and exit 1, a stopp
   assert.match(bad.stderr, /^leap: no issue 9/);
   git(repo, 'commit', '-q', '--allow-empty', '-m', 'x');
   writeFileSync(join(repo, 'dirty.txt'), 'x');
-  const args = [LEAP, 'tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(['A step']), '--developer', 'dev', '--verifier', 'ver', '--agents', agents.file];
+  const args = [
+    LEAP,
+    'tdd',
+    'run',
+    '--issue',
+    '1',
+    '--test-cmd',
+    TEST_CMD,
+    '--plan',
+    planFile(['A step']),
+    '--developer',
+    'dev',
+    '--verifier',
+    'ver',
+    '--agents',
+    agents.file,
+  ];
   const bailed = await runCommand(process.execPath, args, { cwd: repo, env });
   assert.is(bailed.code, 1);
   assert.is(bailed.stdout.trim().split('\n').at(-1), 'bail: dirty-tree (process)');

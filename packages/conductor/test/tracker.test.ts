@@ -12,7 +12,9 @@ import { TEST_CMD, cleanEnv, commandAgents, makeProject, planFile, slugSteps, su
 const remote = suite('runTdd: a remote tracker');
 remote.after.each(cleanupTempDirs);
 
-function memoryTracker(criteria: string[]): TrackerPlugin & { calls: string[]; comments: string[]; prs: DraftPullRequest[] } {
+function memoryTracker(
+  criteria: string[],
+): TrackerPlugin & { calls: string[]; comments: string[]; prs: DraftPullRequest[] } {
   const issue: TrackerIssue = {
     number: 4,
     title: 'Remote `issue` with $x',
@@ -46,22 +48,35 @@ function memoryTracker(criteria: string[]): TrackerPlugin & { calls: string[]; c
   };
 }
 
-remote('each criterion is ticked through the tracker right after its refactor commit; the PR names base, head and issue', async () => {
-  const repo = makeProject(['x'], 1);
-  const titles = ['First', 'Second'];
-  const agents = commandAgents(slugSteps(titles));
-  const tracker = memoryTracker(['one', 'two']);
-  const result = await runTdd({ cwd: repo, issue: 4, testCmd: TEST_CMD, planFile: planFile(titles), developer: 'dev', verifier: 'ver', agentsFile: agents.file, tracker, env: cleanEnv() });
-  assert.is(result.code, 0, JSON.stringify(result.bail));
-  assert.equal(tracker.calls, ['tick 1 after 1 refactor commits', 'tick 2 after 2 refactor commits']);
-  assert.equal(
-    tracker.prs.map((p) => [p.branch, p.base, p.issue, p.title]),
-    [['leap/issue-4', 'main', 4, 'Remote `issue` with $x (issue #4)']],
-  );
-  assert.is(result.pullRequest?.url, 'https://example.invalid/pr/1');
-  assert.ok(tracker.comments.some((c) => c.startsWith('verdict green: PASS')));
-  assert.is(subjects(repo).length, 7);
-});
+remote(
+  'each criterion is ticked through the tracker right after its refactor commit; the PR names base, head and issue',
+  async () => {
+    const repo = makeProject(['x'], 1);
+    const titles = ['First', 'Second'];
+    const agents = commandAgents(slugSteps(titles));
+    const tracker = memoryTracker(['one', 'two']);
+    const result = await runTdd({
+      cwd: repo,
+      issue: 4,
+      testCmd: TEST_CMD,
+      planFile: planFile(titles),
+      developer: 'dev',
+      verifier: 'ver',
+      agentsFile: agents.file,
+      tracker,
+      env: cleanEnv(),
+    });
+    assert.is(result.code, 0, JSON.stringify(result.bail));
+    assert.equal(tracker.calls, ['tick 1 after 1 refactor commits', 'tick 2 after 2 refactor commits']);
+    assert.equal(
+      tracker.prs.map((p) => [p.branch, p.base, p.issue, p.title]),
+      [['leap/issue-4', 'main', 4, 'Remote `issue` with $x (issue #4)']],
+    );
+    assert.is(result.pullRequest?.url, 'https://example.invalid/pr/1');
+    assert.ok(tracker.comments.some((c) => c.startsWith('verdict green: PASS')));
+    assert.is(subjects(repo).length, 7);
+  },
+);
 
 remote.run();
 
@@ -79,7 +94,16 @@ local('an issue file git ignores is ticked in place and never staged; the run st
   git(repo, 'commit', '-q', '-m', 'issues stay local');
   const titles = ['Only step'];
   const agents = commandAgents(slugSteps(titles));
-  const result = await runTdd({ cwd: repo, issue: 1, testCmd: TEST_CMD, planFile: planFile(titles), developer: 'dev', verifier: 'ver', agentsFile: agents.file, env: cleanEnv() });
+  const result = await runTdd({
+    cwd: repo,
+    issue: 1,
+    testCmd: TEST_CMD,
+    planFile: planFile(titles),
+    developer: 'dev',
+    verifier: 'ver',
+    agentsFile: agents.file,
+    env: cleanEnv(),
+  });
   assert.is(result.code, 0, JSON.stringify(result.bail));
   assert.equal(subjects(repo), ['plan: issue 1', 'red: Only step', 'green: Only step', 'refactor: Only step']);
   assert.match(readFileSync(join(repo, '.tdd', 'issues', '1.md'), 'utf8'), '- [x] slugify lowercases the words');

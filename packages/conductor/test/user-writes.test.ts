@@ -3,7 +3,17 @@
 // commit, kept in the work tree as it is, and said in the narration and a `mark` event. Sandboxed, the leaf writes
 // a copy (exact, even while it runs); unsandboxed, the test writes while the leaf is blocked on a fifo, seen idle.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, closeSync, constants, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git, makeTempDir, suite, waitFor } from '@leap/test-utils';
@@ -46,41 +56,60 @@ async function writeWhileIdle(activity: string, write: () => void): Promise<void
   }
 }
 
-users('watchLeafActivity and notTheLeafs: a write while the child is blocked is not its own, its own write is', async () => {
-  const dir = makeTempDir();
-  const fifo = join(dir, 'go');
-  execFileSync('mkfifo', [fifo]);
-  writeFileSync(join(dir, 'gone.txt'), 'the child removes nothing; the user does\n');
-  const file = join(dir, 'leaf.activity');
-  const watch = watchLeafActivity(file);
-  const child = spawn('bash', ['-c', 'touch "$1/waiting"; read -r _ < "$1/go"; echo mine > "$1/child.txt"', 'leaf', dir], { stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  try {
-    await waitFor(() => existsSync(join(dir, 'waiting')));
-    await writeWhileIdle(file, () => {
-      writeFileSync(join(dir, 'user.txt'), 'the user wrote this\n');
-      rmSync(join(dir, 'gone.txt'), { force: true });
-    });
-    release(fifo);
-    await exited;
-  } finally {
-    child.kill('SIGKILL');
-  }
-  const activity = watch.stop();
-  const changed = [
-    { path: 'user.txt', deleted: false },
-    { path: 'gone.txt', deleted: true },
-    { path: 'child.txt', deleted: false },
-    { path: 'waiting', deleted: false },
-  ];
-  assert.equal(notTheLeafs(dir, changed, activity), ['user.txt'], "the deletion dates by the folder, which the child changed after: counted as the child's");
-  assert.equal(notTheLeafs(dir, changed, { ...activity, quiet: [] }), [], 'with no quiet span seen, everything in its life is its own');
-  // An inode's change time lags the clock by up to a kernel tick: written once the clock is past that, it dates after the leaf.
-  await waitFor(() => Date.now() > (activity.ended as number) + 30);
-  writeFileSync(join(dir, 'later.txt'), 'after the leaf\n');
-  // A write after the leaf is not its own; it also dates the folder, so the deletion now counts as not the child's.
-  assert.equal(notTheLeafs(dir, [{ path: 'later.txt', deleted: false }, ...changed], activity), ['later.txt', 'user.txt', 'gone.txt']);
-});
+users(
+  'watchLeafActivity and notTheLeafs: a write while the child is blocked is not its own, its own write is',
+  async () => {
+    const dir = makeTempDir();
+    const fifo = join(dir, 'go');
+    execFileSync('mkfifo', [fifo]);
+    writeFileSync(join(dir, 'gone.txt'), 'the child removes nothing; the user does\n');
+    const file = join(dir, 'leaf.activity');
+    const watch = watchLeafActivity(file);
+    const child = spawn(
+      'bash',
+      ['-c', 'touch "$1/waiting"; read -r _ < "$1/go"; echo mine > "$1/child.txt"', 'leaf', dir],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await waitFor(() => existsSync(join(dir, 'waiting')));
+      await writeWhileIdle(file, () => {
+        writeFileSync(join(dir, 'user.txt'), 'the user wrote this\n');
+        rmSync(join(dir, 'gone.txt'), { force: true });
+      });
+      release(fifo);
+      await exited;
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const activity = watch.stop();
+    const changed = [
+      { path: 'user.txt', deleted: false },
+      { path: 'gone.txt', deleted: true },
+      { path: 'child.txt', deleted: false },
+      { path: 'waiting', deleted: false },
+    ];
+    assert.equal(
+      notTheLeafs(dir, changed, activity),
+      ['user.txt'],
+      "the deletion dates by the folder, which the child changed after: counted as the child's",
+    );
+    assert.equal(
+      notTheLeafs(dir, changed, { ...activity, quiet: [] }),
+      [],
+      'with no quiet span seen, everything in its life is its own',
+    );
+    // An inode's change time lags the clock by up to a kernel tick: written once the clock is past that, it dates after the leaf.
+    await waitFor(() => Date.now() > (activity.ended as number) + 30);
+    writeFileSync(join(dir, 'later.txt'), 'after the leaf\n');
+    // A write after the leaf is not its own; it also dates the folder, so the deletion now counts as not the child's.
+    assert.equal(notTheLeafs(dir, [{ path: 'later.txt', deleted: false }, ...changed], activity), [
+      'later.txt',
+      'user.txt',
+      'gone.txt',
+    ]);
+  },
+);
 
 /** Let a leaf blocked on opening `fifo` go on (a writer that finds no reader changes nothing). */
 function release(fifo: string): void {
@@ -126,99 +155,128 @@ function waitingAgents(): { file: string; dir: string } {
   refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;`);
 }
 
-users('sandboxed: files the user writes while the leaf works are left out, said and kept; a clash keeps both', async () => {
-  const repo = makeProject();
-  writeFileSync(join(repo, 'README.md'), '# slug\n');
-  git(repo, 'add', 'README.md');
-  git(repo, 'commit', '-qm', 'readme');
-  // Green spins on a CPU (the timing rule would count any write meanwhile as its own) until DIR/go, then writes
-  // its implementation and its own README.md.
-  const agents = agentsRunning(`  red) ${RED} ;;
+users(
+  'sandboxed: files the user writes while the leaf works are left out, said and kept; a clash keeps both',
+  async () => {
+    const repo = makeProject();
+    writeFileSync(join(repo, 'README.md'), '# slug\n');
+    git(repo, 'add', 'README.md');
+    git(repo, 'commit', '-qm', 'readme');
+    // Green spins on a CPU (the timing rule would count any write meanwhile as its own) until DIR/go, then writes
+    // its implementation and its own README.md.
+    const agents = agentsRunning(`  red) ${RED} ;;
   green) touch "$1/waiting"; while [ ! -e "$1/go" ]; do :; done
     echo 'export const value = 1;' > src/step1.js; echo "the leaf's readme" > README.md ;;
   refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;`);
-  const lines: string[] = [];
-  const running = runTdd(oneStepRun(repo, agents.file, { progress: (l: string) => lines.push(l) }));
-  const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
-  const notes = 'notes the user keeps beside the code\n';
-  try {
-    await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf spins');
-    writeFileSync(join(repo, 'README.md'), readme);
-    writeFileSync(join(repo, 'notes.txt'), notes);
-  } finally {
-    writeFileSync(join(agents.dir, 'go'), '');
-  }
-  const result = await running;
-  assert.is(result.code, 0, JSON.stringify(result.bail));
-  const title = 'Lowercase and join with dashes';
-  assert.equal(subjects(repo), ['plan: issue 1', `red: ${title}`, `green: ${title}`, `refactor: ${title}`]);
-  // In no commit of the run; in the work tree byte for byte; the leaf's README kept beside.
-  assert.is(git(repo, 'log', '--format=%s', 'main..HEAD', '--', 'README.md', 'notes.txt'), '');
-  assert.is(git(repo, 'show', 'HEAD~1:src/step1.js'), 'export const value = 1;\n', "the leaf's own write is in its green commit");
-  assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), readme);
-  assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), notes);
-  assert.is(readFileSync(join(repo, '.tdd', 'develop-green.apart.clashed', 'README.md'), 'utf8'), "the leaf's readme\n");
-  assert.is(git(repo, 'status', '--porcelain'), ' M README.md\n?? notes.txt\n');
-  const marks = readEvents(repo).filter((e) => e.event === 'mark' && e.name === 'user-files-left-out');
-  assert.equal(
-    marks.map((e) => [e.anchor, e.phase, e.paths, e.clashed]),
-    [
-      ['develop-green', 'green', ['README.md', 'notes.txt'], ['README.md']],
-      ['develop-refactor', 'refactor', ['README.md', 'notes.txt'], undefined],
-    ],
-  );
-  const said = 'README.md, notes.txt: changed in the work tree while develop-green ran or after it, but not by the leaf';
-  const at = lines.findIndex((l) => l.startsWith(said) && l.endsWith('left out of the green commit and kept in the work tree as they are'));
-  assert.ok(at >= 0, lines.join('\n'));
-  assert.is(lines[at + 1], "README.md: changed by develop-green too; the tree keeps yours, the leaf's is in .tdd/develop-green.apart.clashed");
-});
-
-users('unsandboxed: a tracked change and an untracked file written while the leaf is idle are left out and kept', async () => {
-  const repo = makeProject();
-  writeFileSync(join(repo, 'README.md'), '# slug\n');
-  git(repo, 'add', 'README.md');
-  git(repo, 'commit', '-qm', 'readme');
-  const agents = waitingAgents();
-  execFileSync('mkfifo', [join(agents.dir, 'go')]);
-  const lines: string[] = [];
-  const running = runTdd(oneStepRun(repo, agents.file, { sandbox: 'off', progress: (l: string) => lines.push(l) }));
-  const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
-  const notes = 'notes the user keeps beside the code\n';
-  try {
-    await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf waits');
-    await writeWhileIdle(join(repo, '.tdd', 'develop-green.activity'), () => {
+    const lines: string[] = [];
+    const running = runTdd(oneStepRun(repo, agents.file, { progress: (l: string) => lines.push(l) }));
+    const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
+    const notes = 'notes the user keeps beside the code\n';
+    try {
+      await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf spins');
       writeFileSync(join(repo, 'README.md'), readme);
       writeFileSync(join(repo, 'notes.txt'), notes);
-    });
-  } finally {
-    release(join(agents.dir, 'go'));
-  }
-  const result = await running;
-  assert.is(result.code, 0, JSON.stringify(result.bail));
-  assert.equal(subjects(repo), ['plan: issue 1', 'red: Lowercase and join with dashes', 'green: Lowercase and join with dashes', 'refactor: Lowercase and join with dashes']);
-  // In no commit of the run; in the work tree byte for byte.
-  assert.is(git(repo, 'log', '--format=%s', 'main..HEAD', '--', 'README.md', 'notes.txt'), '');
-  assert.is(git(repo, 'show', 'HEAD~1:src/step1.js'), 'export const value = 1;\n', "the leaf's own write is in its green commit");
-  assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), readme);
-  assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), notes);
-  assert.is(git(repo, 'status', '--porcelain'), ' M README.md\n?? notes.txt\n');
-  const marks = readEvents(repo).filter((e) => e.event === 'mark' && e.name === 'user-files-left-out');
-  assert.equal(
-    marks.map((e) => [e.anchor, e.phase, e.paths]),
-    [
-      ['develop-green', 'green', ['README.md', 'notes.txt']],
-      ['develop-refactor', 'refactor', ['README.md', 'notes.txt']],
-    ],
-  );
-  assert.ok(
-    lines.some(
-      (l) =>
-        l.startsWith('README.md, notes.txt: changed in the work tree while develop-green ran or after it, but not by the leaf') &&
-        l.endsWith('left out of the green commit and kept in the work tree as they are'),
-    ),
-    lines.join('\n'),
-  );
-});
+    } finally {
+      writeFileSync(join(agents.dir, 'go'), '');
+    }
+    const result = await running;
+    assert.is(result.code, 0, JSON.stringify(result.bail));
+    const title = 'Lowercase and join with dashes';
+    assert.equal(subjects(repo), ['plan: issue 1', `red: ${title}`, `green: ${title}`, `refactor: ${title}`]);
+    // In no commit of the run; in the work tree byte for byte; the leaf's README kept beside.
+    assert.is(git(repo, 'log', '--format=%s', 'main..HEAD', '--', 'README.md', 'notes.txt'), '');
+    assert.is(
+      git(repo, 'show', 'HEAD~1:src/step1.js'),
+      'export const value = 1;\n',
+      "the leaf's own write is in its green commit",
+    );
+    assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), readme);
+    assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), notes);
+    assert.is(
+      readFileSync(join(repo, '.tdd', 'develop-green.apart.clashed', 'README.md'), 'utf8'),
+      "the leaf's readme\n",
+    );
+    assert.is(git(repo, 'status', '--porcelain'), ' M README.md\n?? notes.txt\n');
+    const marks = readEvents(repo).filter((e) => e.event === 'mark' && e.name === 'user-files-left-out');
+    assert.equal(
+      marks.map((e) => [e.anchor, e.phase, e.paths, e.clashed]),
+      [
+        ['develop-green', 'green', ['README.md', 'notes.txt'], ['README.md']],
+        ['develop-refactor', 'refactor', ['README.md', 'notes.txt'], undefined],
+      ],
+    );
+    const said =
+      'README.md, notes.txt: changed in the work tree while develop-green ran or after it, but not by the leaf';
+    const at = lines.findIndex(
+      (l) => l.startsWith(said) && l.endsWith('left out of the green commit and kept in the work tree as they are'),
+    );
+    assert.ok(at >= 0, lines.join('\n'));
+    assert.is(
+      lines[at + 1],
+      "README.md: changed by develop-green too; the tree keeps yours, the leaf's is in .tdd/develop-green.apart.clashed",
+    );
+  },
+);
+
+users(
+  'unsandboxed: a tracked change and an untracked file written while the leaf is idle are left out and kept',
+  async () => {
+    const repo = makeProject();
+    writeFileSync(join(repo, 'README.md'), '# slug\n');
+    git(repo, 'add', 'README.md');
+    git(repo, 'commit', '-qm', 'readme');
+    const agents = waitingAgents();
+    execFileSync('mkfifo', [join(agents.dir, 'go')]);
+    const lines: string[] = [];
+    const running = runTdd(oneStepRun(repo, agents.file, { sandbox: 'off', progress: (l: string) => lines.push(l) }));
+    const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
+    const notes = 'notes the user keeps beside the code\n';
+    try {
+      await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the green leaf waits');
+      await writeWhileIdle(join(repo, '.tdd', 'develop-green.activity'), () => {
+        writeFileSync(join(repo, 'README.md'), readme);
+        writeFileSync(join(repo, 'notes.txt'), notes);
+      });
+    } finally {
+      release(join(agents.dir, 'go'));
+    }
+    const result = await running;
+    assert.is(result.code, 0, JSON.stringify(result.bail));
+    assert.equal(subjects(repo), [
+      'plan: issue 1',
+      'red: Lowercase and join with dashes',
+      'green: Lowercase and join with dashes',
+      'refactor: Lowercase and join with dashes',
+    ]);
+    // In no commit of the run; in the work tree byte for byte.
+    assert.is(git(repo, 'log', '--format=%s', 'main..HEAD', '--', 'README.md', 'notes.txt'), '');
+    assert.is(
+      git(repo, 'show', 'HEAD~1:src/step1.js'),
+      'export const value = 1;\n',
+      "the leaf's own write is in its green commit",
+    );
+    assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), readme);
+    assert.is(readFileSync(join(repo, 'notes.txt'), 'utf8'), notes);
+    assert.is(git(repo, 'status', '--porcelain'), ' M README.md\n?? notes.txt\n');
+    const marks = readEvents(repo).filter((e) => e.event === 'mark' && e.name === 'user-files-left-out');
+    assert.equal(
+      marks.map((e) => [e.anchor, e.phase, e.paths]),
+      [
+        ['develop-green', 'green', ['README.md', 'notes.txt']],
+        ['develop-refactor', 'refactor', ['README.md', 'notes.txt']],
+      ],
+    );
+    assert.ok(
+      lines.some(
+        (l) =>
+          l.startsWith(
+            'README.md, notes.txt: changed in the work tree while develop-green ran or after it, but not by the leaf',
+          ) && l.endsWith('left out of the green commit and kept in the work tree as they are'),
+      ),
+      lines.join('\n'),
+    );
+  },
+);
 
 users("a relaunched leaf: the user's files written as it waited stay as they are, out of its attempt", async () => {
   const repo = makeProject();

@@ -3,7 +3,18 @@
 // the README) stands on what vitest does: `vitest` alone runs once here, CI or not; `vitest --watch`, `vitest watch`
 // and `vitest dev` wait for file changes even with CI=true, and the run's idle limit ends them, workers and all.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
@@ -20,15 +31,20 @@ const CACHE = process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? 
 function vitestModules(): string {
   const dir = join(CACHE, 'runners', `vitest@${VERSION}`);
   const manifest = join(dir, 'node_modules', 'vitest', 'package.json');
-  if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version === VERSION) return join(dir, 'node_modules');
+  if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version === VERSION)
+    return join(dir, 'node_modules');
   mkdirSync(join(CACHE, 'runners'), { recursive: true });
   const staging = mkdtempSync(`${dir}.installing-`);
   try {
     writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `vitest@${VERSION}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 600_000,
-    });
+    execFileSync(
+      'npm',
+      ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `vitest@${VERSION}`],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        timeout: 600_000,
+      },
+    );
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
   } finally {
@@ -95,42 +111,57 @@ vitest('`vitest` without `run` runs once and exits, CI or not; the rule does not
   );
 });
 
-vitest('`vitest --watch`, `vitest watch` and `vitest dev` wait for changes, CI=true too: the idle limit ends them whole; the rule flags each', async () => {
-  const repo = project();
-  for (const [command, env] of [
-    ['npx vitest --watch', {}],
-    ['npx vitest --watch', { CI: 'true' }],
-    ['npx vitest watch', {}],
-    ['npx vitest dev', {}],
-  ] as const) {
-    const error = await run(repo, command, env).then(
-      (code) => new Error(`${command} ended by itself with ${code}`),
-      (e: unknown) => e,
-    );
-    assert.instance(error, SuiteLimitError, `${command} ${JSON.stringify(env)}`);
-    assert.is((error as SuiteLimitError).limit, 'idle');
-    assert.match((error as SuiteLimitError).lastLine ?? '', /press q to quit|Waiting for file changes/);
-    assert.match(readFileSync(join(repo, '.tdd', 'suite.log'), 'utf8'), 'Waiting for file changes...');
-    assert.ok(watchModeOf(repo, command) !== null, command);
-    assert.equal(processesIn(repo), [], `nothing of ${command} is left`);
-  }
-});
+vitest(
+  '`vitest --watch`, `vitest watch` and `vitest dev` wait for changes, CI=true too: the idle limit ends them whole; the rule flags each',
+  async () => {
+    const repo = project();
+    for (const [command, env] of [
+      ['npx vitest --watch', {}],
+      ['npx vitest --watch', { CI: 'true' }],
+      ['npx vitest watch', {}],
+      ['npx vitest dev', {}],
+    ] as const) {
+      const error = await run(repo, command, env).then(
+        (code) => new Error(`${command} ended by itself with ${code}`),
+        (e: unknown) => e,
+      );
+      assert.instance(error, SuiteLimitError, `${command} ${JSON.stringify(env)}`);
+      assert.is((error as SuiteLimitError).limit, 'idle');
+      assert.match((error as SuiteLimitError).lastLine ?? '', /press q to quit|Waiting for file changes/);
+      assert.match(readFileSync(join(repo, '.tdd', 'suite.log'), 'utf8'), 'Waiting for file changes...');
+      assert.ok(watchModeOf(repo, command) !== null, command);
+      assert.equal(processesIn(repo), [], `nothing of ${command} is left`);
+    }
+  },
+);
 
-vitest('leap tdd run with `npx vitest --watch`, or `npm test` whose script watches: the suite-limit bail before the baseline', async () => {
-  const repo = project();
-  const agents = commandAgents(slugSteps(['Slugs']));
-  const direct = await runTdd(oneStepRun(repo, agents.file, { testCmd: 'npx vitest --watch' }, 'Slugs'));
-  assert.is(direct.bail?.cause, 'suite-limit');
-  assert.match(direct.bail?.narration ?? '', "Use its run form `npx vitest run`, which runs the suite once: run again with --test-cmd 'npx vitest run'.");
-  writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'v', private: true, type: 'module', scripts: { test: 'vitest --watch' } })}\n`);
-  git(repo, 'commit', '-qam', 'a watching test script');
-  const script = await runTdd(oneStepRun(repo, agents.file, { testCmd: 'npm test' }, 'Slugs'));
-  assert.is(script.bail?.cause, 'suite-limit');
-  assert.match(script.bail?.narration ?? '', 'the "test" script of package.json (`vitest --watch`) runs `vitest --watch`');
-  assert.equal(
-    readEvents(repo).filter((e) => e.event === 'suite'),
-    [],
-  );
-});
+vitest(
+  'leap tdd run with `npx vitest --watch`, or `npm test` whose script watches: the suite-limit bail before the baseline',
+  async () => {
+    const repo = project();
+    const agents = commandAgents(slugSteps(['Slugs']));
+    const direct = await runTdd(oneStepRun(repo, agents.file, { testCmd: 'npx vitest --watch' }, 'Slugs'));
+    assert.is(direct.bail?.cause, 'suite-limit');
+    assert.match(
+      direct.bail?.narration ?? '',
+      "Use its run form `npx vitest run`, which runs the suite once: run again with --test-cmd 'npx vitest run'.",
+    );
+    writeFileSync(
+      join(repo, 'package.json'),
+      `${JSON.stringify({ name: 'v', private: true, type: 'module', scripts: { test: 'vitest --watch' } })}\n`,
+    );
+    git(repo, 'commit', '-qam', 'a watching test script');
+    const script = await runTdd(oneStepRun(repo, agents.file, { testCmd: 'npm test' }, 'Slugs'));
+    assert.is(script.bail?.cause, 'suite-limit');
+    assert.match(
+      script.bail?.narration ?? '',
+      'the "test" script of package.json (`vitest --watch`) runs `vitest --watch`',
+    );
+    assert.equal(
+      readEvents(repo).filter((e) => e.event === 'suite'),
+      [],
+    );
+  },
+);
 
 vitest.run();

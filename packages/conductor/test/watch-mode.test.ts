@@ -48,7 +48,14 @@ watch('each runner watch mode on a command line, with its run form; run forms an
 });
 
 watch('npm test, npm run X, pnpm X and yarn X read the script they call, scripts calling scripts included', () => {
-  const root = project({ test: 'npm run unit', unit: 'vitest --watch', t2: 'cross-env CI=1 mocha -w', t3: 'jest --watchAll', once: 'vitest', loop: 'npm run loop' });
+  const root = project({
+    test: 'npm run unit',
+    unit: 'vitest --watch',
+    t2: 'cross-env CI=1 mocha -w',
+    t3: 'jest --watchAll',
+    once: 'vitest',
+    loop: 'npm run loop',
+  });
   const table: [string, string | null, string | null][] = [
     ['npm test', 'the "unit" script of package.json (`vitest --watch`)', 'npx vitest run'],
     ['npm t', 'the "unit" script of package.json (`vitest --watch`)', 'npx vitest run'],

@@ -18,7 +18,11 @@ export interface TextParts {
 }
 
 /** Via a temp in the same folder; text in parts is written in batches, never whole in memory. Returns the bytes. */
-export function writeFileAtomic(file: string, data: string | Uint8Array | readonly string[] | ((out: TextParts) => void), options: AtomicWriteOptions | number = {}): number {
+export function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array | readonly string[] | ((out: TextParts) => void),
+  options: AtomicWriteOptions | number = {},
+): number {
   const { mode = 0o644, tempPath, durable = true } = typeof options === 'number' ? { mode: options } : options;
   const dir = dirname(file);
   const tmp = tempPath ?? join(dir, `.${basename(file)}.${process.pid}.${randomHex(4)}.tmp`);

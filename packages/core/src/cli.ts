@@ -26,7 +26,11 @@ export interface CliOptions {
 }
 
 /** `main`'s return is the exit code; a thrown error with an `exitCode` prints as `PROG: message` and gives it. */
-export async function runCli(prog: string, main: () => Promise<number | undefined> | number | undefined, options: CliOptions = {}): Promise<void> {
+export async function runCli(
+  prog: string,
+  main: () => Promise<number | undefined> | number | undefined,
+  options: CliOptions = {},
+): Promise<void> {
   try {
     process.exitCode = (await main()) ?? 0;
   } catch (error) {
@@ -79,7 +83,10 @@ export function parseCli<T extends Record<string, CliOption>>(
     return { values: { ...parsed.values } as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
   } catch (cause) {
     // Node appends to an unknown option a hint about `--`, noise on a command line; keep its first sentence.
-    let message = (cause as Error).message.replace(/\. To specify a positional argument starting with a '-'[\s\S]*$/, '');
+    let message = (cause as Error).message.replace(
+      /\. To specify a positional argument starting with a '-'[\s\S]*$/,
+      '',
+    );
     const unknown = /^Unknown option '(--[^'=]+)/.exec(message)?.[1];
     if (unknown !== undefined)
       message += didYouMean(

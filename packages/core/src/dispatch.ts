@@ -23,7 +23,11 @@ export interface DispatchOptions<Io = SubcommandIo> {
 }
 
 /** The usage line, each action's summary under its group's heading, the footer. */
-export function actionsUsage<Io>(prog: string, actions: Readonly<Record<string, Action<Io>>>, options: DispatchOptions<Io> = {}): string {
+export function actionsUsage<Io>(
+  prog: string,
+  actions: Readonly<Record<string, Action<Io>>>,
+  options: DispatchOptions<Io> = {},
+): string {
   const noun = options.noun ?? 'ACTION';
   const width = Math.max(...Object.keys(actions).map((name) => name.length));
   const lines = [`Usage: ${prog} ${noun} [ARGS...]`, ''];
@@ -37,7 +41,11 @@ export function actionsUsage<Io>(prog: string, actions: Readonly<Record<string, 
 }
 
 /** `PROG --help` (or `-h`, `help`) prints the usage; no action or an unknown one is exit 2. */
-export function dispatcher<Io extends { stdout(text: string): void } = SubcommandIo>(prog: string, actions: Readonly<Record<string, Action<Io>>>, options: DispatchOptions<Io> = {}): ActionRun<Io> {
+export function dispatcher<Io extends { stdout(text: string): void } = SubcommandIo>(
+  prog: string,
+  actions: Readonly<Record<string, Action<Io>>>,
+  options: DispatchOptions<Io> = {},
+): ActionRun<Io> {
   const noun = (options.noun ?? 'ACTION').toLowerCase();
   return async (argv, io) => {
     const [name, ...rest] = argv;
@@ -47,10 +55,15 @@ export function dispatcher<Io extends { stdout(text: string): void } = Subcomman
     }
     const early = options.before?.(argv, io);
     if (early !== undefined) return early;
-    if (name === undefined) throw new UsageError(`expected ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}\n${actionsUsage(prog, actions, options)}`);
+    if (name === undefined)
+      throw new UsageError(
+        `expected ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}\n${actionsUsage(prog, actions, options)}`,
+      );
     const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
     if (action === undefined)
-      throw new UsageError(`unknown ${noun} ${JSON.stringify(name)}${didYouMean(name, Object.keys(actions))}: expected one of ${Object.keys(actions).join(', ')} (${prog} --help)`);
+      throw new UsageError(
+        `unknown ${noun} ${JSON.stringify(name)}${didYouMean(name, Object.keys(actions))}: expected one of ${Object.keys(actions).join(', ')} (${prog} --help)`,
+      );
     return (await action.load())(rest, io);
   };
 }

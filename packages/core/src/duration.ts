@@ -8,7 +8,9 @@ export function parseDuration(name: string, value: string): number {
   const match = /^\s*(\+?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([smhd]?)\s*$/.exec(value);
   const number = match === null ? Number.NaN : Number(match[1]);
   if (match === null || Number.isNaN(number)) {
-    throw new UsageError(`Expected ${name} to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got ${showValue(value)}`);
+    throw new UsageError(
+      `Expected ${name} to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got ${showValue(value)}`,
+    );
   }
   const ms = number * (UNIT_MS[match[2] ?? ''] ?? 1000);
   // `1e-10000` reads as 0 but is positive: it must limit, never disable.

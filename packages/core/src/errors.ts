@@ -21,7 +21,12 @@ export class UsageError extends LeapError {}
 export class FileFormatError extends LeapError {
   readonly file: string;
   readonly line: number | undefined;
-  constructor(file: string, line: number | undefined, message: string, options: LeapErrorOptions & { column?: number } = {}) {
+  constructor(
+    file: string,
+    line: number | undefined,
+    message: string,
+    options: LeapErrorOptions & { column?: number } = {},
+  ) {
     const at = line === undefined ? '' : `:${line}${options.column === undefined ? '' : `:${options.column}`}`;
     super(`${file}${at}: ${message}`, options);
     this.file = file;
@@ -47,10 +52,13 @@ export function didYouMean(word: string, known: Iterable<string>): string {
   let best: string | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of known) {
-    const d = candidate.startsWith(word) && word.length >= 3 ? 1 : editDistance(word.toLowerCase(), candidate.toLowerCase());
+    const d =
+      candidate.startsWith(word) && word.length >= 3 ? 1 : editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  return bestDistance > 0 && bestDistance <= (word.length <= 2 ? 0 : word.length <= 4 ? 1 : 2) ? ` (did you mean ${JSON.stringify(best)}?)` : '';
+  return bestDistance > 0 && bestDistance <= (word.length <= 2 ? 0 : word.length <= 4 ? 1 : 2)
+    ? ` (did you mean ${JSON.stringify(best)}?)`
+    : '';
 }
 
 // Levenshtein distance, with a swap of two neighbours counted as one edit.
@@ -63,7 +71,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
     }
   }
   return (rows[a.length] as number[])[b.length] as number;

@@ -34,9 +34,18 @@ export class GitError extends InternalError {
   readonly cwd: string;
   readonly code: number | null;
   readonly stderr: string;
-  constructor(args: readonly string[], cwd: string, code: number | null, stderr: string, options: LeapErrorOptions = {}) {
+  constructor(
+    args: readonly string[],
+    cwd: string,
+    code: number | null,
+    stderr: string,
+    options: LeapErrorOptions = {},
+  ) {
     const said = stderr.trim() || (options.cause instanceof Error ? options.cause.message : '') || '(no message)';
-    super(`${gitCommandName(args)} ${code === null ? 'could not run' : `failed (exit ${code})`} in ${cwd}: ${said}`, options);
+    super(
+      `${gitCommandName(args)} ${code === null ? 'could not run' : `failed (exit ${code})`} in ${cwd}: ${said}`,
+      options,
+    );
     this.args = args;
     this.cwd = cwd;
     this.code = code;
@@ -54,7 +63,9 @@ export function gitCommandName(args: readonly string[]): string {
   return words.join(' ');
 }
 
-export function gitEnv(options: Pick<GitOptions, 'cwd' | 'env' | 'extraEnv' | 'isolate' | 'ceiling'>): NodeJS.ProcessEnv {
+export function gitEnv(
+  options: Pick<GitOptions, 'cwd' | 'env' | 'extraEnv' | 'isolate' | 'ceiling'>,
+): NodeJS.ProcessEnv {
   const base = options.env ?? process.env;
   let env: NodeJS.ProcessEnv = base;
   if (options.isolate === true) {
@@ -92,13 +103,22 @@ function result(code: number, bytes: Buffer, stderr: string): GitResult {
 
 function finish(args: readonly string[], options: GitOptions, ran: GitResult): GitResult {
   if (ran.code !== 0 && options.allowFailure !== true) {
-    throw new GitError(args, options.cwd, ran.code, ran.stderr || ran.stdout, options.exitCode === undefined ? {} : { exitCode: options.exitCode });
+    throw new GitError(
+      args,
+      options.cwd,
+      ran.code,
+      ran.stderr || ran.stdout,
+      options.exitCode === undefined ? {} : { exitCode: options.exitCode },
+    );
   }
   return ran;
 }
 
 function signalCode(signal: NodeJS.Signals | null): number {
-  const number = signal === null ? undefined : (process.getBuiltinModule('node:os') as typeof import('node:os')).constants.signals[signal];
+  const number =
+    signal === null
+      ? undefined
+      : (process.getBuiltinModule('node:os') as typeof import('node:os')).constants.signals[signal];
   return 128 + (number ?? 0);
 }
 
@@ -112,9 +132,16 @@ export function runGitSync(args: readonly string[], options: GitOptions): GitRes
     maxBuffer: MAX_BUFFER,
   });
   if (child.error !== undefined) {
-    throw new GitError(args, options.cwd, null, '', { cause: child.error, ...(options.exitCode === undefined ? {} : { exitCode: options.exitCode }) });
+    throw new GitError(args, options.cwd, null, '', {
+      cause: child.error,
+      ...(options.exitCode === undefined ? {} : { exitCode: options.exitCode }),
+    });
   }
-  return finish(args, options, result(child.status ?? signalCode(child.signal), child.stdout, child.stderr.toString('utf8')));
+  return finish(
+    args,
+    options,
+    result(child.status ?? signalCode(child.signal), child.stdout, child.stderr.toString('utf8')),
+  );
 }
 
 /** Run `git ARGS` without blocking the process; rejects with a GitError when it fails, unless `allowFailure`. */
@@ -129,10 +156,23 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     const err: Buffer[] = [];
     child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr?.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (error) => reject(new GitError(args, options.cwd, null, '', { cause: error, ...(options.exitCode === undefined ? {} : { exitCode: options.exitCode }) })));
+    child.on('error', (error) =>
+      reject(
+        new GitError(args, options.cwd, null, '', {
+          cause: error,
+          ...(options.exitCode === undefined ? {} : { exitCode: options.exitCode }),
+        }),
+      ),
+    );
     child.on('close', (code, signal) => {
       try {
-        resolve(finish(args, options, result(code ?? signalCode(signal), Buffer.concat(out), Buffer.concat(err).toString('utf8'))));
+        resolve(
+          finish(
+            args,
+            options,
+            result(code ?? signalCode(signal), Buffer.concat(out), Buffer.concat(err).toString('utf8')),
+          ),
+        );
       } catch (error) {
         reject(error);
       }

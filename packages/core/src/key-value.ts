@@ -1,6 +1,9 @@
 // The `key=value` line format of pid, exit and lock files.
 
-export function formatKeyValues(first: string | null, values: Record<string, string | number | undefined | null>): string {
+export function formatKeyValues(
+  first: string | null,
+  values: Record<string, string | number | undefined | null>,
+): string {
   const lines = first === null ? [] : [first];
   for (const [key, value] of Object.entries(values)) {
     if (value === undefined || value === null) continue;

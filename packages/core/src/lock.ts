@@ -50,7 +50,12 @@ function isBeingWritten(file: string): boolean {
 export function tryLock(file: string, fields: Record<string, string | undefined> = {}): Lock | null {
   const me = processIdentity();
   const token = randomHex(8);
-  const content = formatKeyValues(String(process.pid), { starttime: me?.starttime, boot_id: me?.bootId, token, ...fields });
+  const content = formatKeyValues(String(process.pid), {
+    starttime: me?.starttime,
+    boot_id: me?.bootId,
+    token,
+    ...fields,
+  });
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o644);

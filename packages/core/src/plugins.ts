@@ -162,7 +162,10 @@ export interface BallRoundOutcome {
 }
 
 /** Where balls are built (local worktrees, or a queue); the engine decides rounds, writes records and integrates. */
-export interface RunnerPlugin<Request extends BallRoundRequest = BallRoundRequest, Outcome extends BallRoundOutcome = BallRoundOutcome> {
+export interface RunnerPlugin<
+  Request extends BallRoundRequest = BallRoundRequest,
+  Outcome extends BallRoundOutcome = BallRoundOutcome,
+> {
   readonly name: string;
   buildRound(request: Request): Promise<Outcome>;
   /** The ball ended, whatever its receipt: give back its checkout. */

@@ -48,7 +48,11 @@ export function processIdentity(pid: number = process.pid): ProcessIdentity | nu
 }
 
 /** True when the recorded process still runs: same pid, same start time, same boot, and not a zombie. */
-export function isProcessAlive(who: { pid: number; starttime?: string | undefined; bootId?: string | undefined }): boolean {
+export function isProcessAlive(who: {
+  pid: number;
+  starttime?: string | undefined;
+  bootId?: string | undefined;
+}): boolean {
   const stat = readProcStat(who.pid);
   if (stat === null) return false;
   const state = stat[0];

@@ -67,9 +67,14 @@ export interface TimeLimit {
 }
 
 /** `VERI_TIMEOUT`, else the issue's timeout file (a slice has no issue), else 900 s; a bad value is a UsageError. */
-export function readTimeLimit(stateDir: string | null, issue: number | null, env: NodeJS.ProcessEnv = process.env): TimeLimit {
+export function readTimeLimit(
+  stateDir: string | null,
+  issue: number | null,
+  env: NodeJS.ProcessEnv = process.env,
+): TimeLimit {
   const fromEnv = env.VERI_TIMEOUT;
-  if (fromEnv !== undefined && fromEnv !== '') return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
   if (stateDir !== null && issue !== null) {
     const file = statePaths(stateDir).timeout(issue);
     const text = readTrimmed(file);
@@ -81,7 +86,14 @@ export function readTimeLimit(stateDir: string | null, issue: number | null, env
 export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): RunContext {
   const { issue, step, skillCommit } = readEventContext(stateDir, env);
   const limit = readTimeLimit(stateDir, issue, env);
-  return { issue, step, testCmd: env.VERI_TEST_CMD ?? null, skillCommit, timeoutMs: limit.ms, timeoutSource: limit.source };
+  return {
+    issue,
+    step,
+    testCmd: env.VERI_TEST_CMD ?? null,
+    skillCommit,
+    timeoutMs: limit.ms,
+    timeoutSource: limit.source,
+  };
 }
 
 /** Read a non-negative duration variable, or the default (ms) when it is unset or empty. */

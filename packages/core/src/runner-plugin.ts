@@ -25,9 +25,16 @@ export interface RunnerContext {
 export interface RunnerModule<Runner = unknown> {
   readonly name: string;
   readonly options: Readonly<Record<string, RunnerOption>>;
-  prepare(values: Readonly<Record<string, string | boolean | undefined>>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<(context: RunnerContext) => Runner>;
+  prepare(
+    values: Readonly<Record<string, string | boolean | undefined>>,
+    place: { cwd: string; env: NodeJS.ProcessEnv },
+  ): Promise<(context: RunnerContext) => Runner>;
   /** `leap slice clean`: remove the slice's leftovers elsewhere (remote branches, jobs); returns a line for each. */
-  clean?(slice: string, values: Readonly<Record<string, string | boolean | undefined>>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string[]>;
+  clean?(
+    slice: string,
+    values: Readonly<Record<string, string | boolean | undefined>>,
+    place: { cwd: string; env: NodeJS.ProcessEnv },
+  ): Promise<string[]>;
 }
 
 const SHORT_NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -37,7 +44,9 @@ const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
 export function runnerPackage(name: string): string {
   if (SHORT_NAME.test(name)) return `@leap/runner-${name}`;
   if (PACKAGE_NAME.test(name)) return name;
-  throw new UsageError(`Expected --runner to be local, a runner's short name (bullmq) or its package's name, got ${showValue(name)}`);
+  throw new UsageError(
+    `Expected --runner to be local, a runner's short name (bullmq) or its package's name, got ${showValue(name)}`,
+  );
 }
 
 /** `--runner` from argv before the parse, since the runner's options are part of that parse. */
@@ -57,11 +66,22 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
   const specifier = runnerPackage(name);
   const loaded = await importInstalled(specifier, cwd, `--runner ${name}`);
   const runner = (loaded as { runner?: Partial<RunnerModule<Runner>> } | null)?.runner;
-  if (typeof runner !== 'object' || runner === null || typeof runner.prepare !== 'function' || typeof runner.options !== 'object' || runner.options === null) {
-    throw new UsageError(`--runner ${name}: the package ${specifier} is not a runner (it exports no "runner" with "options" and "prepare")`);
+  if (
+    typeof runner !== 'object' ||
+    runner === null ||
+    typeof runner.prepare !== 'function' ||
+    typeof runner.options !== 'object' ||
+    runner.options === null
+  ) {
+    throw new UsageError(
+      `--runner ${name}: the package ${specifier} is not a runner (it exports no "runner" with "options" and "prepare")`,
+    );
   }
   for (const key of Object.keys(runner.options)) {
-    if (key === 'runner' || !/^[a-z][a-z0-9-]*$/.test(key)) throw new UsageError(`--runner ${name}: the package ${specifier} declares an option named ${showValue(key)}, which no command can take`);
+    if (key === 'runner' || !/^[a-z][a-z0-9-]*$/.test(key))
+      throw new UsageError(
+        `--runner ${name}: the package ${specifier} declares an option named ${showValue(key)}, which no command can take`,
+      );
   }
   return runner as RunnerModule<Runner>;
 }
@@ -74,7 +94,9 @@ export async function importInstalled(specifier: string, cwd: string, what: stri
   } catch (cause) {
     // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not its imports.
     const code = (cause as NodeJS.ErrnoException).code;
-    const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((cause as Error).message).includes(`'${specifier}'`);
+    const missing =
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      String((cause as Error).message).includes(`'${specifier}'`);
     throw new UsageError(
       missing
         ? `${what} needs the package ${pkg}, which is not installed: npm i -D ${pkg} (beside @leap/cli; npm i -g ${pkg} for a global leap)`
@@ -94,7 +116,11 @@ function resolveFrom(cwd: string, specifier: string): string | null {
 
 /** The help lines of a runner's options, aligned as a command's `Options:` block is. */
 export function runnerUsage(runner: Pick<RunnerModule, 'name' | 'options'>): string {
-  const rows = Object.entries(runner.options).map(([key, option]) => [`--${key}${option.value === undefined ? '' : ` ${option.value}`}`, option.help] as const);
+  const rows = Object.entries(runner.options).map(
+    ([key, option]) => [`--${key}${option.value === undefined ? '' : ` ${option.value}`}`, option.help] as const,
+  );
   const width = Math.max(0, ...rows.map(([flag]) => flag.length)) + 2;
-  return [`Options of --runner ${runner.name}:`, ...rows.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)].join('\n');
+  return [`Options of --runner ${runner.name}:`, ...rows.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)].join(
+    '\n',
+  );
 }

@@ -34,8 +34,17 @@ export function dirOption(cwd: string, given: string | undefined): string {
 
 /** Check a leaf name: it names files in the state folder, so it may not be empty, hold a slash, or be `.`/`..`. */
 export function checkLeafName(name: string): string {
-  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0') || name.startsWith('-')) {
-    throw new UsageError(`Expected a leaf NAME without "/", NUL or a leading "-", and not "." or "..", got ${showValue(name)}`);
+  if (
+    name === '' ||
+    name === '.' ||
+    name === '..' ||
+    name.includes('/') ||
+    name.includes('\0') ||
+    name.startsWith('-')
+  ) {
+    throw new UsageError(
+      `Expected a leaf NAME without "/", NUL or a leading "-", and not "." or "..", got ${showValue(name)}`,
+    );
   }
   return name;
 }

@@ -8,7 +8,10 @@ import { ensureStateDir } from './state-dir.js';
 export const STOP_MODES = ['at-ledger', 'at-leaf', 'now'] as const;
 export type StopMode = (typeof STOP_MODES)[number];
 
-export type StopRequest = { kind: 'none' } | { kind: 'requested'; mode: StopMode } | { kind: 'unreadable'; reason: string };
+export type StopRequest =
+  | { kind: 'none' }
+  | { kind: 'requested'; mode: StopMode }
+  | { kind: 'unreadable'; reason: string };
 
 /** Read the stop file: a missing file is none; a file we cannot read or do not understand is unreadable. */
 export function readStopRequest(stopFile: string): StopRequest {
@@ -22,7 +25,10 @@ export function readStopRequest(stopFile: string): StopRequest {
   }
   const mode = text.trim();
   if ((STOP_MODES as readonly string[]).includes(mode)) return { kind: 'requested', mode: mode as StopMode };
-  return { kind: 'unreadable', reason: `${stopFile}: expected one of ${STOP_MODES.join(', ')}, got ${showValue(text.slice(0, 80))}` };
+  return {
+    kind: 'unreadable',
+    reason: `${stopFile}: expected one of ${STOP_MODES.join(', ')}, got ${showValue(text.slice(0, 80))}`,
+  };
 }
 
 export function requestStop(stopFile: string, mode: string): StopMode {

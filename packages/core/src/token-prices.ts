@@ -9,6 +9,11 @@ export interface TokenPrices {
 
 /** Estimated only when the CLI reported no cost but both token counts; a reported cost is never replaced. */
 export function estimateCost(usage: AgentUsage, prices: TokenPrices | undefined): AgentUsage {
-  if (prices === undefined || usage.cost_usd !== null || usage.input_tokens === null || usage.output_tokens === null) return usage;
-  return { ...usage, cost_usd: (usage.input_tokens * prices.input + usage.output_tokens * prices.output) / 1_000_000, cost_estimated: true };
+  if (prices === undefined || usage.cost_usd !== null || usage.input_tokens === null || usage.output_tokens === null)
+    return usage;
+  return {
+    ...usage,
+    cost_usd: (usage.input_tokens * prices.input + usage.output_tokens * prices.output) / 1_000_000,
+    cost_estimated: true,
+  };
 }

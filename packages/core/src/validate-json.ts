@@ -32,5 +32,9 @@ export async function validateJson(schema: Record<string, unknown>, data: unknow
   const validate = await compileJsonSchema(schema);
   if (validate(data)) return;
   const first = validate.errors?.[0];
-  throw new FileFormatError(source, undefined, `does not match ${String(schema.$id ?? 'the schema')}: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`);
+  throw new FileFormatError(
+    source,
+    undefined,
+    `does not match ${String(schema.$id ?? 'the schema')}: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
+  );
 }

@@ -107,7 +107,13 @@ role('TDD leaves', () => {
 role('LEAP leaves', () => {
   assert.equal(leafRole('build-parser-2'), { actor: 'builder', phase: 'build', attempt: 2, ball: 'parser' });
   assert.equal(leafRole('build-io-layer-1'), { actor: 'builder', phase: 'build', attempt: 1, ball: 'io-layer' });
-  assert.equal(leafRole('review-parser-openai'), { actor: 'reviewer', phase: 'review', attempt: 1, ball: 'parser', family: 'openai' });
+  assert.equal(leafRole('review-parser-openai'), {
+    actor: 'reviewer',
+    phase: 'review',
+    attempt: 1,
+    ball: 'parser',
+    family: 'openai',
+  });
 });
 role('unknown shapes are errors, never guesses', () => {
   for (const bad of [
@@ -197,6 +203,12 @@ const roles = suite('isReadOnlyRole');
 roles('verifiers, reviewers and planners are read-only; developers and builders write', async () => {
   const { isReadOnlyRole, READ_ONLY_ROLES } = await import('../src/index.js');
   assert.equal([...READ_ONLY_ROLES].sort(), ['planner', 'reviewer', 'verifier']);
-  assert.equal((['developer', 'builder', 'verifier', 'reviewer', 'planner'] as const).map(isReadOnlyRole), [false, false, true, true, true]);
+  assert.equal((['developer', 'builder', 'verifier', 'reviewer', 'planner'] as const).map(isReadOnlyRole), [
+    false,
+    false,
+    true,
+    true,
+    true,
+  ]);
 });
 roles.run();

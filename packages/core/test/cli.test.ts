@@ -6,12 +6,20 @@ import { binPath, cleanupTempDirs, hostileTitles, makeTempDir, runBin } from '@l
 import { parseCli, writeFd, UsageError, type LeapError, recordMark, parseMarkFields } from '../src/index.js';
 import { readEvents } from '../src/schemas.js';
 
-const options = { json: { type: 'boolean' }, step: { type: 'string', short: 's' }, tests: { type: 'string', multiple: true } } as const;
+const options = {
+  json: { type: 'boolean' },
+  step: { type: 'string', short: 's' },
+  tests: { type: 'string', multiple: true },
+} as const;
 
 // ---
 const parse = suite('parseCli');
 parse('parses options and positionals; unknown options are UsageErrors that show the usage', () => {
-  const { values, positionals } = parseCli(['--step', '--weird title', 'green', '--json', '--tests', 'a', '--tests', 'b'], options, 'Usage: x');
+  const { values, positionals } = parseCli(
+    ['--step', '--weird title', 'green', '--json', '--tests', 'a', '--tests', 'b'],
+    options,
+    'Usage: x',
+  );
   assert.equal(values, { step: '--weird title', json: true, tests: ['a', 'b'] });
   assert.equal(positionals, ['green']);
   assert.throws(
@@ -38,7 +46,10 @@ parse('stopAtPositional: options end at the command, whose own options are kept'
   assert.equal(parseCli(['--json'], options, 'U', { stopAtPositional: true }).positionals, []);
   // No arguments at all, or only a command after the options: nothing to parse, nothing set.
   assert.equal(parseCli([], options, 'U'), { values: {}, positionals: [] });
-  assert.equal(parseCli(['cmd', '--json'], options, 'U', { stopAtPositional: true }), { values: {}, positionals: ['cmd', '--json'] });
+  assert.equal(parseCli(['cmd', '--json'], options, 'U', { stopAtPositional: true }), {
+    values: {},
+    positionals: ['cmd', '--json'],
+  });
   assert.equal(parseCli(['--', '-x'], options, 'U', { stopAtPositional: true }), { values: {}, positionals: ['-x'] });
 });
 parse.run();
@@ -68,7 +79,10 @@ run('maps results and errors to exit codes, and prints errors once', async () =>
 run('writeFd survives a reader that closed the pipe (EPIPE)', async () => {
   const { runCommand } = await import('@leap/test-utils');
   const fixture = join(import.meta.dirname, 'fixtures', 'run-cli.mjs');
-  const r = await runCommand('bash', ['-c', `node '${fixture}' flood | head -c 10 >/dev/null; echo "rc=\${PIPESTATUS[0]}"`]);
+  const r = await runCommand('bash', [
+    '-c',
+    `node '${fixture}' flood | head -c 10 >/dev/null; echo "rc=\${PIPESTATUS[0]}"`,
+  ]);
   assert.is(r.stdout, 'rc=0\n');
   assert.is(r.stderr, 'still here\n');
   writeFd(1, '');
@@ -101,11 +115,15 @@ bins('leap-event mark passes hostile titles byte for byte into the log', async (
   const dir = makeTempDir();
   const titles = hostileTitles(25, 11);
   for (const title of titles) {
-    const r = await runBin(binPath('core', 'leap-event'), ['mark', 'step-start', `anchor=${title}`], { env: { ...process.env, VERI_STATE_DIR: dir, VERI_ISSUE: '9', VERI_STEP: title } });
+    const r = await runBin(binPath('core', 'leap-event'), ['mark', 'step-start', `anchor=${title}`], {
+      env: { ...process.env, VERI_STATE_DIR: dir, VERI_ISSUE: '9', VERI_STEP: title },
+    });
     assert.is(r.code, 0, r.stderr);
     assert.is(r.stdout, '');
   }
-  const events = readEvents(join(dir, 'events.jsonl')).map((r) => r.event as { step: string; anchor: string; issue: number });
+  const events = readEvents(join(dir, 'events.jsonl')).map(
+    (r) => r.event as { step: string; anchor: string; issue: number },
+  );
   assert.equal(
     events.map((e) => e.step),
     titles,
@@ -115,7 +133,9 @@ bins('leap-event mark passes hostile titles byte for byte into the log', async (
     titles,
   );
   assert.ok(events.every((e) => e.issue === 9));
-  const json = await runBin(binPath('core', 'leap-event'), ['mark', 'x', '--json'], { env: { ...process.env, VERI_STATE_DIR: dir } });
+  const json = await runBin(binPath('core', 'leap-event'), ['mark', 'x', '--json'], {
+    env: { ...process.env, VERI_STATE_DIR: dir },
+  });
   assert.is(JSON.parse(json.stdout).name, 'x');
   assert.is(readFileSync(join(dir, 'events.jsonl'), 'utf8').trim().split('\n').length, 26);
 });
@@ -126,7 +146,9 @@ bins('leap-event: help, usage errors, bad environment', async () => {
   const noKind = await runBin(binPath('core', 'leap-event'), ['flag', 'x']);
   assert.is(noKind.code, 2);
   assert.match(noKind.stderr, /^leap-event: Expected "mark NAME"/);
-  const badIssue = await runBin(binPath('core', 'leap-event'), ['mark', 'x'], { env: { ...process.env, VERI_STATE_DIR: makeTempDir(), VERI_ISSUE: 'x' } });
+  const badIssue = await runBin(binPath('core', 'leap-event'), ['mark', 'x'], {
+    env: { ...process.env, VERI_STATE_DIR: makeTempDir(), VERI_ISSUE: 'x' },
+  });
   assert.is(badIssue.code, 2);
   assert.match(badIssue.stderr, /VERI_ISSUE.*"x"/);
 });
@@ -134,7 +156,13 @@ bins('leap-role prints actor, phase, attempt; --json; unknown shapes exit 2', as
   const plain = await runBin(binPath('core', 'leap-role'), ['develop-green-2']);
   assert.equal([plain.code, plain.stdout, plain.stderr], [0, 'developer green 2\n', '']);
   const json = await runBin(binPath('core', 'leap-role'), ['review-parser-google', '--json']);
-  assert.equal(JSON.parse(json.stdout), { actor: 'reviewer', phase: 'review', attempt: 1, ball: 'parser', family: 'google' });
+  assert.equal(JSON.parse(json.stdout), {
+    actor: 'reviewer',
+    phase: 'review',
+    attempt: 1,
+    ball: 'parser',
+    family: 'google',
+  });
   const bad = await runBin(binPath('core', 'leap-role'), ['deploy-red']);
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /^leap-role: Expected a leaf name/);
@@ -165,7 +193,9 @@ scripts('same arguments and exit codes as the bins', async () => {
   const { scriptPath, runCommand } = await import('@leap/test-utils');
   const dir = makeTempDir();
   const title = hostileTitles(3, 5)[2]!;
-  const mark = await runCommand(scriptPath('event.sh'), ['mark', 'step-start', `anchor=${title}`], { env: { ...process.env, VERI_STATE_DIR: dir, VERI_STEP: title } });
+  const mark = await runCommand(scriptPath('event.sh'), ['mark', 'step-start', `anchor=${title}`], {
+    env: { ...process.env, VERI_STATE_DIR: dir, VERI_STEP: title },
+  });
   assert.is(mark.code, 0, mark.stderr);
   const [record] = readEvents(join(dir, 'events.jsonl'));
   assert.equal([record!.event.step, (record!.event as { anchor: string }).anchor], [title, title]);

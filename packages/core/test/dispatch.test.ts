@@ -40,7 +40,10 @@ test('dispatcher: --help lists the actions; the one named runs with the rest of 
   const run = dispatcher('tool', actions);
   const a = io();
   assert.is(await run(['--help'], a.value), 0);
-  assert.is(a.out.stdout, 'Usage: tool ACTION [ARGS...]\n\nActions:\n  go    go somewhere\n  stop  stop\n\ntool ACTION --help tells more.\n');
+  assert.is(
+    a.out.stdout,
+    'Usage: tool ACTION [ARGS...]\n\nActions:\n  go    go somewhere\n  stop  stop\n\ntool ACTION --help tells more.\n',
+  );
   assert.equal(loaded, []);
   assert.is(await run(['go', '$(x)', "it's"], io().value), 2);
   assert.equal(loaded, ['go']);
@@ -58,9 +61,17 @@ test('dispatcher: --help lists the actions; the one named runs with the rest of 
 });
 
 test('dispatcher: its own noun, heading and footer; `before` answers first (--version)', async () => {
-  const options = { noun: 'COMMAND', heading: 'Commands', footer: ['the end'], before: (argv: readonly string[], x: SubcommandIo) => (argv[0] === '-V' ? (x.stdout('1.0\n'), 0) : undefined) };
+  const options = {
+    noun: 'COMMAND',
+    heading: 'Commands',
+    footer: ['the end'],
+    before: (argv: readonly string[], x: SubcommandIo) => (argv[0] === '-V' ? (x.stdout('1.0\n'), 0) : undefined),
+  };
   const actions = { x: { summary: 'the x', load: async () => async () => 0 } };
-  assert.is(actionsUsage('leap', actions, options), 'Usage: leap COMMAND [ARGS...]\n\nCommands:\n  x  the x\n\nthe end');
+  assert.is(
+    actionsUsage('leap', actions, options),
+    'Usage: leap COMMAND [ARGS...]\n\nCommands:\n  x  the x\n\nthe end',
+  );
   const v = io();
   assert.is(await dispatcher('leap', actions, options)(['-V'], v.value), 0);
   assert.is(v.out.stdout, '1.0\n');
@@ -81,7 +92,9 @@ test('dispatcher: actions in groups, each heading once where its group starts; a
     stdin: () => string;
   }
   const got: string[] = [];
-  const run = (name: string) => async () => async (argv: string[], x: LedgerIo) => (got.push(`${name} ${argv.join(' ')} ${x.stdin()}`), 7);
+  const run = (name: string) => async () => async (argv: string[], x: LedgerIo) => (
+    got.push(`${name} ${argv.join(' ')} ${x.stdin()}`), 7
+  );
   const actions = {
     list: { summary: 'every step', group: 'Queries', load: run('list') },
     current: { summary: 'the step in flight', group: 'Queries', load: run('current') },
@@ -92,7 +105,10 @@ test('dispatcher: actions in groups, each heading once where its group starts; a
     "Usage: leap-ledger COMMAND [ARGS...]\n\nQueries:\n  list     every step\n  current  the step in flight\nChanges:\n  tick     --step TITLE: it's done\n\nexit codes",
   );
   const x: LedgerIo = { stdout: () => undefined, stdin: () => 'from stdin' };
-  assert.is(await dispatcher<LedgerIo>('leap-ledger', actions, { noun: 'COMMAND' })(['tick', '--step', "it's $(x)"], x), 7);
+  assert.is(
+    await dispatcher<LedgerIo>('leap-ledger', actions, { noun: 'COMMAND' })(['tick', '--step', "it's $(x)"], x),
+    7,
+  );
   assert.equal(got, ["tick --step it's $(x) from stdin"]);
 });
 

@@ -6,14 +6,28 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { appendEvent, createEvent, openEventLog, formatEventLine, FileFormatError } from '../src/index.js';
-import { readEvents, parseEvents, eventSchema, EVENT_KINDS, coreJsonSchemas, renderSchemaFile, loadPublishedSchema, validateJson, compileJsonSchema } from '../src/schemas.js';
+import {
+  readEvents,
+  parseEvents,
+  eventSchema,
+  EVENT_KINDS,
+  coreJsonSchemas,
+  renderSchemaFile,
+  loadPublishedSchema,
+  validateJson,
+  compileJsonSchema,
+} from '../src/schemas.js';
 
 const context = { issue: 7, step: 'Add the user\'s "name" $(x) `y` 🦀', skillCommit: 'abc123' };
 
 // ---
 const create = suite('createEvent');
 create('stamps ts with milliseconds and copies the run context', () => {
-  const event = createEvent('launch', { leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: 42, cmd: ['claude', '-p'] }, context);
+  const event = createEvent(
+    'launch',
+    { leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: 42, cmd: ['claude', '-p'] },
+    context,
+  );
   assert.match(event.ts, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.is(event.event, 'launch');
   assert.is(event.issue, 7);
@@ -25,7 +39,11 @@ create('stamps ts with milliseconds and copies the run context', () => {
 create('every kind has a schema, and a well-formed example of each validates', () => {
   const examples = [
     createEvent('launch', { leaf: 'a', actor: null, phase: null, attempt: null, pid: 1, cmd: [] }, context),
-    createEvent('exit', { leaf: 'a', code: 2, status: 'killed-timeout', duration_ms: 5, signal: 'SIGTERM', leaf_code: null }, context),
+    createEvent(
+      'exit',
+      { leaf: 'a', code: 2, status: 'killed-timeout', duration_ms: 5, signal: 'SIGTERM', leaf_code: null },
+      context,
+    ),
     createEvent('verdict', { phase: 'green', verdict: 'PASS', reason: 'ok' }, context),
     createEvent('mark', { name: 'step-start', anchor: null }, context),
     createEvent('tick', { action: 'tick', title: 't', commit: 'abc' }, context),
@@ -36,9 +54,43 @@ create('every kind has a schema, and a well-formed example of each validates', (
     createEvent('receipt', { slice: 's', ball: 'b', value: -1, candidate: null, evidence: 'e' }, context),
     createEvent('review', { candidate: 'h', reviewer: 'r', family: 'openai', verdict: 'refuse', value: -1 }, context),
     createEvent('merge', { slice: 's', ball: 'b', commit: 'c', candidate: 'h' }, context),
-    createEvent('usage', { leaf: 'verify-green', agent: 'codex', family: 'openai', model: null, input_tokens: 1200, output_tokens: 80, cost_usd: null }, context),
-    createEvent('suite', { tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', command: 'npm test', code: 1, duration_ms: 1520, phase: 'red' }, context),
-    createEvent('fallover', { leaf: 'develop-red', role: 'developer', agent: 'claude', family: 'anthropic', cause: 'rate-limit', message: 'API Error: 429', next: 'gemini' }, context),
+    createEvent(
+      'usage',
+      {
+        leaf: 'verify-green',
+        agent: 'codex',
+        family: 'openai',
+        model: null,
+        input_tokens: 1200,
+        output_tokens: 80,
+        cost_usd: null,
+      },
+      context,
+    ),
+    createEvent(
+      'suite',
+      {
+        tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+        command: 'npm test',
+        code: 1,
+        duration_ms: 1520,
+        phase: 'red',
+      },
+      context,
+    ),
+    createEvent(
+      'fallover',
+      {
+        leaf: 'develop-red',
+        role: 'developer',
+        agent: 'claude',
+        family: 'anthropic',
+        cause: 'rate-limit',
+        message: 'API Error: 429',
+        next: 'gemini',
+      },
+      context,
+    ),
   ];
   assert.equal(examples.map((e) => e.event).sort(), [...EVENT_KINDS].sort());
   for (const e of examples) assert.ok(eventSchema.safeParse(e).success, e.event);
@@ -47,7 +99,10 @@ create('every kind has a schema, and a well-formed example of each validates', (
   assert.not.ok(eventSchema.safeParse({ ...examples[3], ts: '2026-01-01T00:00:00Z' }).success, 'ts needs milliseconds');
   assert.not.ok(eventSchema.safeParse({ ...examples[12], input_tokens: -1 }).success, 'tokens are never negative');
   assert.not.ok(eventSchema.safeParse({ ...examples[12], cost_usd: 'free' }).success, 'a cost is a number or null');
-  assert.not.ok(eventSchema.safeParse({ ...examples[14], cause: 'tired' }).success, 'a fall-over is for a quota, a rate limit or an overload');
+  assert.not.ok(
+    eventSchema.safeParse({ ...examples[14], cause: 'tired' }).success,
+    'a fall-over is for a quota, a rate limit or an overload',
+  );
   assert.ok(eventSchema.safeParse({ ...examples[14], next: null }).success, 'next is null when the list ran out');
 });
 create.run();
@@ -94,7 +149,13 @@ append('8 processes appending 2,000 events each at once: no torn, lost or interl
   const script = fileURLToPath(new URL('./fixtures/append-many.mjs', import.meta.url));
   const writers = Array.from(
     { length: 8 },
-    (_, w) => new Promise<number | null>((resolve) => spawn(process.execPath, [script, file, String(w), '2000', String(w * 300)], { stdio: 'inherit' }).on('exit', resolve)),
+    (_, w) =>
+      new Promise<number | null>((resolve) =>
+        spawn(process.execPath, [script, file, String(w), '2000', String(w * 300)], { stdio: 'inherit' }).on(
+          'exit',
+          resolve,
+        ),
+      ),
   );
   assert.equal(await Promise.all(writers), Array(8).fill(0));
   const text = readFileSync(file, 'utf8');
@@ -102,7 +163,9 @@ append('8 processes appending 2,000 events each at once: no torn, lost or interl
   const events = [...parseEvents(text, file)];
   assert.is(events.length, 16_000);
   for (let w = 0; w < 8; w++) {
-    const mine = events.filter((r) => r.event.event === 'mark' && r.event.name === `w${w}`).map((r) => (r.event as { anchor: string }).anchor);
+    const mine = events
+      .filter((r) => r.event.event === 'mark' && r.event.name === `w${w}`)
+      .map((r) => (r.event as { anchor: string }).anchor);
     assert.is(mine.length, 2000, `writer ${w}`);
     assert.equal(
       mine.map((a) => Number.parseInt(a, 10)),
@@ -140,7 +203,11 @@ read('a malformed line names its number; a schema mismatch names the field', () 
     () => [...parseEvents('[]\n', 'ev.jsonl')],
     (e: Error) => e.message.startsWith('ev.jsonl:1: not a valid event'),
   );
-  assert.equal([...parseEvents(`${good}{"event":"exit"}`)].length, 1, 'an invalid last line without newline is torn, skipped');
+  assert.equal(
+    [...parseEvents(`${good}{"event":"exit"}`)].length,
+    1,
+    'an invalid last line without newline is torn, skipped',
+  );
   const dir = makeTempDir();
   writeFileSync(join(dir, 'e'), `${good}x\n`);
   assert.throws(
@@ -169,9 +236,14 @@ schemas('ajv validates outside JSON against it, naming the source and the proble
     assert.unreachable();
   } catch (error) {
     assert.instance(error, FileFormatError);
-    assert.match((error as Error).message, /^x\.json: does not match https:\/\/leap\.dev\/schemas\/events\.schema\.json/);
+    assert.match(
+      (error as Error).message,
+      /^x\.json: does not match https:\/\/leap\.dev\/schemas\/events\.schema\.json/,
+    );
   }
-  await assert.not.throws(async () => validateJson(schema, { ...event, extra: 'loose objects keep extra fields' }, 'x.json'));
+  await assert.not.throws(async () =>
+    validateJson(schema, { ...event, extra: 'loose objects keep extra fields' }, 'x.json'),
+  );
   const validate = await compileJsonSchema(schema);
   assert.is(await compileJsonSchema(schema), validate, 'compiled once');
   assert.not.ok(validate({ event: 'mark' }));

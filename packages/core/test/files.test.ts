@@ -1,7 +1,18 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, mkdirSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+  mkdirSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
@@ -36,35 +47,49 @@ atomic('replaces the file whole and leaves no temp file', () => {
   assert.equal(readdirSync(dir), ['x.exit']);
   syncDir(join(dir, 'missing'));
 });
-atomic('text given as parts, or pushed by a function, is written in order, byte for byte, whatever their sizes and characters; the byte count is returned', () => {
-  const dir = makeTempDir();
-  const file = join(dir, 'report.html');
-  // Parts that fill the write buffer exactly, overflow it, dwarf it, and hold characters of 1 to 4 bytes.
-  const parts = ['<p>', 'a'.repeat(64 * 1024 - 3), 'é€🦀 $(x) `y` "q"\n', '🦀'.repeat(30_000), '', ...Array.from({ length: 5000 }, (_, i) => `<td>${i} · ${'é'.repeat(i % 9)}`)];
-  const whole = parts.join('');
-  assert.is(writeFileAtomic(file, parts, { durable: false }), Buffer.byteLength(whole));
-  assert.is(readFileSync(file, 'utf8'), whole);
-  assert.is(
-    writeFileAtomic(file, (out) => {
-      for (const part of ['é', '🦀', '', ...parts.slice(1, 3)]) out.push(part);
-    }),
-    Buffer.byteLength(`é🦀${parts[1]}${parts[2]}`),
-  );
-  assert.is(readFileSync(file, 'utf8'), `é🦀${parts[1]}${parts[2]}`);
-  assert.throws(
-    () =>
+atomic(
+  'text given as parts, or pushed by a function, is written in order, byte for byte, whatever their sizes and characters; the byte count is returned',
+  () => {
+    const dir = makeTempDir();
+    const file = join(dir, 'report.html');
+    // Parts that fill the write buffer exactly, overflow it, dwarf it, and hold characters of 1 to 4 bytes.
+    const parts = [
+      '<p>',
+      'a'.repeat(64 * 1024 - 3),
+      'é€🦀 $(x) `y` "q"\n',
+      '🦀'.repeat(30_000),
+      '',
+      ...Array.from({ length: 5000 }, (_, i) => `<td>${i} · ${'é'.repeat(i % 9)}`),
+    ];
+    const whole = parts.join('');
+    assert.is(writeFileAtomic(file, parts, { durable: false }), Buffer.byteLength(whole));
+    assert.is(readFileSync(file, 'utf8'), whole);
+    assert.is(
       writeFileAtomic(file, (out) => {
-        out.push('half');
-        throw new Error('the producer failed');
+        for (const part of ['é', '🦀', '', ...parts.slice(1, 3)]) out.push(part);
       }),
-    /the producer failed/,
-  );
-  assert.is(readFileSync(file, 'utf8'), `é🦀${parts[1]}${parts[2]}`, 'a producer that throws leaves the file as it was');
-  assert.is(writeFileAtomic(file, [], { durable: false }), 0);
-  assert.is(readFileSync(file, 'utf8'), '');
-  assert.is(writeFileAtomic(file, 'é'), 2);
-  assert.equal(readdirSync(dir), ['report.html']);
-});
+      Buffer.byteLength(`é🦀${parts[1]}${parts[2]}`),
+    );
+    assert.is(readFileSync(file, 'utf8'), `é🦀${parts[1]}${parts[2]}`);
+    assert.throws(
+      () =>
+        writeFileAtomic(file, (out) => {
+          out.push('half');
+          throw new Error('the producer failed');
+        }),
+      /the producer failed/,
+    );
+    assert.is(
+      readFileSync(file, 'utf8'),
+      `é🦀${parts[1]}${parts[2]}`,
+      'a producer that throws leaves the file as it was',
+    );
+    assert.is(writeFileAtomic(file, [], { durable: false }), 0);
+    assert.is(readFileSync(file, 'utf8'), '');
+    assert.is(writeFileAtomic(file, 'é'), 2);
+    assert.equal(readdirSync(dir), ['report.html']);
+  },
+);
 atomic('a fixed temp path (for journals) is used, replaced if a crash left it, and gone after', () => {
   const dir = makeTempDir();
   const file = join(dir, 'journal.json');
@@ -154,26 +179,29 @@ atomic('readToEnd: a file far larger than the buffer, whole; the grown buffer is
   assert.ok(into.buffer.length >= Buffer.byteLength(text));
 });
 
-atomic('readToEnd: a non-blocking FIFO with no data yet calls onAgain and reads on; without onAgain EAGAIN throws', () => {
-  const fifo = join(makeTempDir(), 'fifo');
-  assert.is(spawnSync('mkfifo', [fifo]).status, 0);
-  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-  try {
-    assert.throws(
-      () => readToEnd(reader, { buffer: Buffer.alloc(8) }),
-      (e: NodeJS.ErrnoException) => e.code === 'EAGAIN',
-    );
-    // The writer answers each EAGAIN: first with bytes, then by closing, which ends the stream.
-    const steps = [() => writeSync(writer, '$(x) `y` "q"'), () => closeSync(writer)];
-    let calls = 0;
-    const bytes = readToEnd(reader, { buffer: Buffer.alloc(4) }, () => steps[calls++]?.());
-    assert.is(bytes.toString('utf8'), '$(x) `y` "q"');
-    assert.is(calls, 2);
-  } finally {
-    closeSync(reader);
-  }
-});
+atomic(
+  'readToEnd: a non-blocking FIFO with no data yet calls onAgain and reads on; without onAgain EAGAIN throws',
+  () => {
+    const fifo = join(makeTempDir(), 'fifo');
+    assert.is(spawnSync('mkfifo', [fifo]).status, 0);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      assert.throws(
+        () => readToEnd(reader, { buffer: Buffer.alloc(8) }),
+        (e: NodeJS.ErrnoException) => e.code === 'EAGAIN',
+      );
+      // The writer answers each EAGAIN: first with bytes, then by closing, which ends the stream.
+      const steps = [() => writeSync(writer, '$(x) `y` "q"'), () => closeSync(writer)];
+      let calls = 0;
+      const bytes = readToEnd(reader, { buffer: Buffer.alloc(4) }, () => steps[calls++]?.());
+      assert.is(bytes.toString('utf8'), '$(x) `y` "q"');
+      assert.is(calls, 2);
+    } finally {
+      closeSync(reader);
+    }
+  },
+);
 
 atomic.run();
 
@@ -200,31 +228,39 @@ identity('a zombie is not alive', async () => {
   // A short sleep runs in the background, its shell becomes `sleep 3`, which never reaps it: a zombie
   // once the short one ends (it must outlive the exec, or the shell could reap it first).
   const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 4'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+  const pid = await new Promise<number>((resolve) =>
+    parent.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))),
+  );
   const becameZombie = await waitFor(() => readProcStat(pid)?.[0] === 'Z', 10_000);
   assert.ok(becameZombie, 'the child became a zombie');
   assert.not.ok(isProcessAlive({ pid }));
   assert.not.ok(isAlive(pid));
   parent.kill('SIGKILL');
 });
-identity('readProcBytes: a whole /proc file, however long, through one reused buffer; null when unreadable', async () => {
-  const own = readProcBytes(`/proc/${process.pid}/stat`);
-  assert.ok(own !== null);
-  assert.ok(own!.toString('latin1').startsWith(`${process.pid} (`));
-  // An environment far larger than the 4 KiB the buffer starts with: read whole, the last variable included.
-  const big = 'x'.repeat(20_000);
-  const child = spawn('sleep', ['5'], { env: { LEAP_BIG: big, LEAP_LAST: 'end' }, stdio: 'ignore' });
-  try {
-    await waitFor(() => readProcBytes(`/proc/${child.pid}/environ`)?.includes('LEAP_LAST=end') === true);
-    // Node adds NODE_V8_COVERAGE to a child's environment under c8, so look for ours within it.
-    const environ = readProcBytes(`/proc/${child.pid}/environ`)!.toString('latin1');
-    assert.ok(environ.startsWith(`LEAP_BIG=${big}\0`) || environ.includes(`\0LEAP_BIG=${big}\0`), 'the long variable, whole');
-    assert.ok(environ.endsWith('\0') && environ.includes('LEAP_LAST=end\0'));
-  } finally {
-    child.kill('SIGKILL');
-  }
-  assert.is(readProcBytes('/proc/no-such-process/stat'), null);
-});
+identity(
+  'readProcBytes: a whole /proc file, however long, through one reused buffer; null when unreadable',
+  async () => {
+    const own = readProcBytes(`/proc/${process.pid}/stat`);
+    assert.ok(own !== null);
+    assert.ok(own!.toString('latin1').startsWith(`${process.pid} (`));
+    // An environment far larger than the 4 KiB the buffer starts with: read whole, the last variable included.
+    const big = 'x'.repeat(20_000);
+    const child = spawn('sleep', ['5'], { env: { LEAP_BIG: big, LEAP_LAST: 'end' }, stdio: 'ignore' });
+    try {
+      await waitFor(() => readProcBytes(`/proc/${child.pid}/environ`)?.includes('LEAP_LAST=end') === true);
+      // Node adds NODE_V8_COVERAGE to a child's environment under c8, so look for ours within it.
+      const environ = readProcBytes(`/proc/${child.pid}/environ`)!.toString('latin1');
+      assert.ok(
+        environ.startsWith(`LEAP_BIG=${big}\0`) || environ.includes(`\0LEAP_BIG=${big}\0`),
+        'the long variable, whole',
+      );
+      assert.ok(environ.endsWith('\0') && environ.includes('LEAP_LAST=end\0'));
+    } finally {
+      child.kill('SIGKILL');
+    }
+    assert.is(readProcBytes('/proc/no-such-process/stat'), null);
+  },
+);
 
 identity.run();
 
@@ -277,7 +313,10 @@ lock("extra fields are written after the holder's own, in one write", () => {
   const held = tryLock(file, { run: 'r1', leaf: undefined });
   assert.ok(held !== null);
   const me = processIdentity();
-  assert.is(readFileSync(file, 'utf8'), `${process.pid}\nstarttime=${me?.starttime}\nboot_id=${me?.bootId}\ntoken=${held!.token}\nrun=r1\n`);
+  assert.is(
+    readFileSync(file, 'utf8'),
+    `${process.pid}\nstarttime=${me?.starttime}\nboot_id=${me?.bootId}\ntoken=${held!.token}\nrun=r1\n`,
+  );
   held!.release();
 });
 lock('a live holder in another process keeps it; its SIGKILL frees it', async () => {

@@ -34,7 +34,11 @@ test("parseStatusV2: HEAD, its branch, and each entry with its sides, a rename's
       { x: '?', y: '?', path: '$(x) é.txt' },
     ],
   });
-  assert.equal(parseStatusV2('# branch.oid (initial)\0# branch.head (detached)\0'), { oid: null, branch: null, entries: [] });
+  assert.equal(parseStatusV2('# branch.oid (initial)\0# branch.head (detached)\0'), {
+    oid: null,
+    branch: null,
+    entries: [],
+  });
   assert.equal(parseStatusV2(''), { oid: null, branch: null, entries: [] });
 });
 

@@ -3,51 +3,74 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
-import { GitError, gitCommandName, gitEnv, gitText, gitTextSync, InternalError, runGit, runGitSync, splitNul } from '../src/index.js';
+import {
+  GitError,
+  gitCommandName,
+  gitEnv,
+  gitText,
+  gitTextSync,
+  InternalError,
+  runGit,
+  runGitSync,
+  splitNul,
+} from '../src/index.js';
 
 const git = suite('core git runner');
 git.after(cleanupTempDirs);
 
 const faces = [
-  ['sync', (args: readonly string[], options: Parameters<typeof runGitSync>[1]) => Promise.resolve().then(() => runGitSync(args, options))],
+  [
+    'sync',
+    (args: readonly string[], options: Parameters<typeof runGitSync>[1]) =>
+      Promise.resolve().then(() => runGitSync(args, options)),
+  ],
   ['async', runGit],
 ] as const;
 
 for (const [face, run] of faces) {
-  git(`${face}: every argument is data, a hostile commit message passes byte for byte through argv and stdin`, async () => {
-    const repo = makeGitRepo({ files: { 'a.txt': 'a\n' } });
-    for (const title of hostileTitles(6)) {
-      await run(['commit', '-q', '--allow-empty', '-m', title], { cwd: repo });
-      assert.is((await run(['log', '-1', '--format=%B'], { cwd: repo })).stdout.replace(/\n+$/, ''), title.replace(/\n+$/, ''));
-      const blob = (await run(['hash-object', '-w', '--stdin'], { cwd: repo, input: title })).stdout.trim();
-      assert.equal((await run(['cat-file', 'blob', blob], { cwd: repo })).bytes, Buffer.from(title));
-    }
-  });
+  git(
+    `${face}: every argument is data, a hostile commit message passes byte for byte through argv and stdin`,
+    async () => {
+      const repo = makeGitRepo({ files: { 'a.txt': 'a\n' } });
+      for (const title of hostileTitles(6)) {
+        await run(['commit', '-q', '--allow-empty', '-m', title], { cwd: repo });
+        assert.is(
+          (await run(['log', '-1', '--format=%B'], { cwd: repo })).stdout.replace(/\n+$/, ''),
+          title.replace(/\n+$/, ''),
+        );
+        const blob = (await run(['hash-object', '-w', '--stdin'], { cwd: repo, input: title })).stdout.trim();
+        assert.equal((await run(['cat-file', 'blob', blob], { cwd: repo })).bytes, Buffer.from(title));
+      }
+    },
+  );
 
-  git(`${face}: a failure is one GitError carrying the args, exit code, stderr; allowFailure returns it instead`, async () => {
-    const repo = makeGitRepo();
-    const args = ['rev-parse', '--verify', 'no-such-ref-$(id)'];
-    const error = await run(args, { cwd: repo }).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    assert.instance(error, GitError);
-    assert.instance(error, InternalError);
-    const gitError = error as GitError;
-    assert.equal(gitError.args, args);
-    assert.is(gitError.code, 128);
-    assert.is(gitError.exitCode, 2);
-    assert.match(gitError.stderr, /Needed a single revision/);
-    assert.is(gitError.message, `git rev-parse failed (exit 128) in ${repo}: fatal: Needed a single revision`);
-    const allowed = await run(args, { cwd: repo, allowFailure: true });
-    assert.is(allowed.code, 128);
-    assert.is(allowed.stdout, '');
-    const coded = await run(args, { cwd: repo, exitCode: 5 }).then(
-      () => null,
-      (e: GitError) => e,
-    );
-    assert.is(coded?.exitCode, 5);
-  });
+  git(
+    `${face}: a failure is one GitError carrying the args, exit code, stderr; allowFailure returns it instead`,
+    async () => {
+      const repo = makeGitRepo();
+      const args = ['rev-parse', '--verify', 'no-such-ref-$(id)'];
+      const error = await run(args, { cwd: repo }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      assert.instance(error, GitError);
+      assert.instance(error, InternalError);
+      const gitError = error as GitError;
+      assert.equal(gitError.args, args);
+      assert.is(gitError.code, 128);
+      assert.is(gitError.exitCode, 2);
+      assert.match(gitError.stderr, /Needed a single revision/);
+      assert.is(gitError.message, `git rev-parse failed (exit 128) in ${repo}: fatal: Needed a single revision`);
+      const allowed = await run(args, { cwd: repo, allowFailure: true });
+      assert.is(allowed.code, 128);
+      assert.is(allowed.stdout, '');
+      const coded = await run(args, { cwd: repo, exitCode: 5 }).then(
+        () => null,
+        (e: GitError) => e,
+      );
+      assert.is(coded?.exitCode, 5);
+    },
+  );
 
   git(`${face}: git that cannot be started is a GitError with no exit code and its cause`, async () => {
     const gone = join(makeTempDir(), 'gone');
@@ -77,7 +100,12 @@ for (const [face, run] of faces) {
 git("isolate drops the caller's GIT_* variables but keeps ssh; extraEnv is laid over", async () => {
   const repo = makeGitRepo();
   const elsewhere = makeGitRepo();
-  const env = { ...process.env, GIT_DIR: join(elsewhere, '.git'), GIT_SSH_COMMAND: 'ssh -o BatchMode=yes', LEAP_X: '1' };
+  const env = {
+    ...process.env,
+    GIT_DIR: join(elsewhere, '.git'),
+    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes',
+    LEAP_X: '1',
+  };
   assert.is(gitTextSync(['rev-parse', '--absolute-git-dir'], { cwd: repo, env }), join(elsewhere, '.git'));
   assert.is(await gitText(['rev-parse', '--absolute-git-dir'], { cwd: repo, env, isolate: true }), join(repo, '.git'));
   const made = gitEnv({ cwd: repo, env, isolate: true, ceiling: '/x', extraEnv: { GIT_TRACE: '0' } });

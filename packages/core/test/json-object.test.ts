@@ -1,6 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FileFormatError, didYouMean, isJsonObject, keyLineColumn, lineColumn, parseJsonObject, parseJsonText, previewText } from '../src/index.js';
+import {
+  FileFormatError,
+  didYouMean,
+  isJsonObject,
+  keyLineColumn,
+  lineColumn,
+  parseJsonObject,
+  parseJsonText,
+  previewText,
+} from '../src/index.js';
 
 const json = suite('json-object');
 
@@ -11,7 +20,8 @@ json('isJsonObject: plain objects only', () => {
 
 json('parseJsonObject: one object, else null, never a throw', () => {
   assert.equal(parseJsonObject('{"type":"result","n":1}'), { type: 'result', n: 1 });
-  for (const text of ['', '[1]', '{"torn', 'null', ' {"a":1}', '{"a":1} trailing']) assert.is(parseJsonObject(text), null, text);
+  for (const text of ['', '[1]', '{"torn', 'null', ' {"a":1}', '{"a":1} trailing'])
+    assert.is(parseJsonObject(text), null, text);
 });
 
 json('previewText: quoted, cut at the limit with an ellipsis', () => {

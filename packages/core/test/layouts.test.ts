@@ -22,7 +22,10 @@ layouts("a slice's records and the conductor's run files have one set of names",
     process.env.XDG_STATE_HOME = '/c';
     assert.match(slicePaths('/r', 'split').worktree('a'), /^\/c\/leap\/worktrees\/r-[0-9a-f]{16}\/split\/a$/);
     delete process.env.XDG_STATE_HOME;
-    assert.match(slicePaths('/r', 'split').worktree('a'), new RegExp(`^${join(homedir(), '.local', 'state', 'leap', 'worktrees')}/r-[0-9a-f]{16}/split/a$`));
+    assert.match(
+      slicePaths('/r', 'split').worktree('a'),
+      new RegExp(`^${join(homedir(), '.local', 'state', 'leap', 'worktrees')}/r-[0-9a-f]{16}/split/a$`),
+    );
     assert.not.equal(slicePaths('/s/r', 'split').worktrees, slicePaths('/r', 'split').worktrees);
   } finally {
     if (xdg === undefined) delete process.env.XDG_STATE_HOME;
@@ -53,9 +56,15 @@ layouts('usage is read once: checked figures, torn and foreign lines skipped, fr
     issue: 7,
     step: 'a `$(x)` step',
   };
-  writeFileSync(log, `${JSON.stringify(good)}\n{"event":"usage","leaf":\n${JSON.stringify({ event: 'launch', leaf: 'usage' })}\n`);
+  writeFileSync(
+    log,
+    `${JSON.stringify(good)}\n{"event":"usage","leaf":\n${JSON.stringify({ event: 'launch', leaf: 'usage' })}\n`,
+  );
   const offset = Buffer.byteLength(`${JSON.stringify(good)}\n`);
-  appendFileSync(log, `${JSON.stringify({ event: 'usage', leaf: 'verify-red', cost_usd: -1, input_tokens: 'many', slice: 's', ball: 'b' })}\n`);
+  appendFileSync(
+    log,
+    `${JSON.stringify({ event: 'usage', leaf: 'verify-red', cost_usd: -1, input_tokens: 'many', slice: 's', ball: 'b' })}\n`,
+  );
   const all = readUsage(log);
   assert.is(all.length, 2);
   assert.equal(all[0], {
@@ -73,14 +82,25 @@ layouts('usage is read once: checked figures, torn and foreign lines skipped, fr
     slice: null,
     ball: null,
   });
-  assert.equal([all[1]?.cost_usd, all[1]?.input_tokens, all[1]?.slice, all[1]?.ball, all[1]?.issue], [null, null, 's', 'b', null]);
+  assert.equal(
+    [all[1]?.cost_usd, all[1]?.input_tokens, all[1]?.slice, all[1]?.ball, all[1]?.issue],
+    [null, null, 's', 'b', null],
+  );
   assert.equal(
     readUsage(log, offset).map((u) => u.leaf),
     ['verify-red'],
   );
   assert.is(usageOf({ event: 'usage', leaf: '' }), null);
-  assert.is(usageOf({ event: 'usage', leaf: 'x', cost_usd: 0.1, cost_estimated: true })?.cost_estimated, true, 'priced from an agents file');
-  assert.is(usageOf({ event: 'usage', leaf: 'x', cost_usd: null, cost_estimated: true })?.cost_estimated, false, 'no cost, nothing estimated');
+  assert.is(
+    usageOf({ event: 'usage', leaf: 'x', cost_usd: 0.1, cost_estimated: true })?.cost_estimated,
+    true,
+    'priced from an agents file',
+  );
+  assert.is(
+    usageOf({ event: 'usage', leaf: 'x', cost_usd: null, cost_estimated: true })?.cost_estimated,
+    false,
+    'no cost, nothing estimated',
+  );
   assert.is(usageOf({ event: 'exit', leaf: 'x' }), null);
 });
 

@@ -3,7 +3,19 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { readRunContext, readDurationVar, checkOneOf, readStopRequest, requestStop, clearStop, UsageError, DEFAULT_TIMEOUT_S, envIssue, readEventContextAnyway, readTimeLimit } from '../src/index.js';
+import {
+  readRunContext,
+  readDurationVar,
+  checkOneOf,
+  readStopRequest,
+  requestStop,
+  clearStop,
+  UsageError,
+  DEFAULT_TIMEOUT_S,
+  envIssue,
+  readEventContextAnyway,
+  readTimeLimit,
+} from '../src/index.js';
 
 // ---
 const context = suite('readRunContext');
@@ -11,13 +23,26 @@ context.after(cleanupTempDirs);
 context('defaults: no issue, 900 s', () => {
   const dir = makeTempDir();
   const c = readRunContext(dir, {});
-  assert.equal(c, { issue: null, step: null, testCmd: null, skillCommit: null, timeoutMs: DEFAULT_TIMEOUT_S * 1000, timeoutSource: 'default' });
+  assert.equal(c, {
+    issue: null,
+    step: null,
+    testCmd: null,
+    skillCommit: null,
+    timeoutMs: DEFAULT_TIMEOUT_S * 1000,
+    timeoutSource: 'default',
+  });
 });
 context('VERI_* pass through byte for byte; VERI_TIMEOUT wins over the issue file', () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 'issue-7-timeout'), '120\n');
   const step = 'it\'s $(rm -rf /) `id` "q" \\ %s\t🦀 שלום\nline2';
-  const c = readRunContext(dir, { VERI_ISSUE: '7', VERI_STEP: step, VERI_TEST_CMD: "npm test -- --grep 'x'", VERI_TIMEOUT: '1.5m', VERI_SKILL_COMMIT: 'abc' });
+  const c = readRunContext(dir, {
+    VERI_ISSUE: '7',
+    VERI_STEP: step,
+    VERI_TEST_CMD: "npm test -- --grep 'x'",
+    VERI_TIMEOUT: '1.5m',
+    VERI_SKILL_COMMIT: 'abc',
+  });
   assert.is(c.issue, 7);
   assert.is(c.step, step);
   assert.is(c.testCmd, "npm test -- --grep 'x'");
@@ -64,21 +89,36 @@ context("one reader of the time limit: readRunContext's is readTimeLimit's, what
   assert.equal(readTimeLimit(dir, 8, {}), { ms: DEFAULT_TIMEOUT_S * 1000, source: 'default' });
   assert.throws(() => readTimeLimit(dir, null, { VERI_TIMEOUT: 'soon' }), /VERI_TIMEOUT.*"soon"/);
 });
-context('envIssue and readEventContextAnyway: a bad VERI_ISSUE is an error, except for a record written after the command acted', () => {
-  const dir = makeTempDir();
-  writeFileSync(join(dir, 'issue-7-skill-commit'), 'deadbeef\n');
-  assert.is(envIssue({}), null);
-  assert.is(envIssue({ VERI_ISSUE: '' }), null);
-  assert.is(envIssue({ VERI_ISSUE: '7' }), 7);
-  assert.throws(
-    () => envIssue({ VERI_ISSUE: 'seven' }),
-    (e: Error) => e instanceof UsageError && /VERI_ISSUE.*"seven"/.test(e.message),
-  );
-  const step = 'it\'s $(x) `y` "z" 🦀\nline2';
-  assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: '7', VERI_STEP: step, VERI_TIMEOUT: 'soon' }), { issue: 7, step, skillCommit: 'deadbeef' }, 'a bad timeout is not read');
-  assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: 'seven', VERI_STEP: step, VERI_SKILL_COMMIT: 'abc' }), { issue: null, step, skillCommit: 'abc' });
-  assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: 'seven', VERI_SKILL_COMMIT: '' }), { issue: null, step: null, skillCommit: null });
-});
+context(
+  'envIssue and readEventContextAnyway: a bad VERI_ISSUE is an error, except for a record written after the command acted',
+  () => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'issue-7-skill-commit'), 'deadbeef\n');
+    assert.is(envIssue({}), null);
+    assert.is(envIssue({ VERI_ISSUE: '' }), null);
+    assert.is(envIssue({ VERI_ISSUE: '7' }), 7);
+    assert.throws(
+      () => envIssue({ VERI_ISSUE: 'seven' }),
+      (e: Error) => e instanceof UsageError && /VERI_ISSUE.*"seven"/.test(e.message),
+    );
+    const step = 'it\'s $(x) `y` "z" 🦀\nline2';
+    assert.equal(
+      readEventContextAnyway(dir, { VERI_ISSUE: '7', VERI_STEP: step, VERI_TIMEOUT: 'soon' }),
+      { issue: 7, step, skillCommit: 'deadbeef' },
+      'a bad timeout is not read',
+    );
+    assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: 'seven', VERI_STEP: step, VERI_SKILL_COMMIT: 'abc' }), {
+      issue: null,
+      step,
+      skillCommit: 'abc',
+    });
+    assert.equal(readEventContextAnyway(dir, { VERI_ISSUE: 'seven', VERI_SKILL_COMMIT: '' }), {
+      issue: null,
+      step: null,
+      skillCommit: null,
+    });
+  },
+);
 context('readDurationVar and checkOneOf', () => {
   assert.is(readDurationVar({}, 'VERI_KILL_AFTER', 5000), 5000);
   assert.is(readDurationVar({ VERI_KILL_AFTER: '' }, 'VERI_KILL_AFTER', 5000), 5000);
@@ -115,16 +155,19 @@ stop('none, each mode, unreadable content, unreadable file; request and clear', 
   assert.is(readStopRequest(file).kind, 'unreadable');
   assert.throws(() => requestStop(join(dir, 'stop2'), 'later'), /at-ledger, at-leaf, now.*"later"/);
 });
-stop('a file without read permission is unreadable (skipped only where root bypasses permissions is impossible: checked)', () => {
-  const dir = makeTempDir();
-  const file = join(dir, 'stop');
-  writeFileSync(file, 'now');
-  chmodSync(file, 0o000);
-  const result = readStopRequest(file);
-  // root reads through mode 000, so both outcomes are checked, each exactly.
-  if (process.getuid?.() === 0) assert.equal(result, { kind: 'requested', mode: 'now' });
-  else assert.is(result.kind, 'unreadable');
-});
+stop(
+  'a file without read permission is unreadable (skipped only where root bypasses permissions is impossible: checked)',
+  () => {
+    const dir = makeTempDir();
+    const file = join(dir, 'stop');
+    writeFileSync(file, 'now');
+    chmodSync(file, 0o000);
+    const result = readStopRequest(file);
+    // root reads through mode 000, so both outcomes are checked, each exactly.
+    if (process.getuid?.() === 0) assert.equal(result, { kind: 'requested', mode: 'now' });
+    else assert.is(result.kind, 'unreadable');
+  },
+);
 stop.run();
 
 // ---
@@ -134,7 +177,11 @@ eventContext('reads issue, step and skill commit, and never the timeout', async 
   const { readEventContext } = await import('../src/index.js');
   const dir = makeTempDir();
   writeFileSync(join(dir, 'issue-2-skill-commit'), 'pinned\n');
-  assert.equal(readEventContext(dir, { VERI_ISSUE: '2', VERI_STEP: 's', VERI_TIMEOUT: 'garbage' }), { issue: 2, step: 's', skillCommit: 'pinned' });
+  assert.equal(readEventContext(dir, { VERI_ISSUE: '2', VERI_STEP: 's', VERI_TIMEOUT: 'garbage' }), {
+    issue: 2,
+    step: 's',
+    skillCommit: 'pinned',
+  });
   assert.equal(readEventContext(dir, {}), { issue: null, step: null, skillCommit: null });
 });
 eventContext.run();

@@ -27,7 +27,10 @@ test('runnerNameIn: --runner NAME and --runner=NAME, the last one wins, nothing 
 
 test('runnerUsage: one aligned line per option, the value placeholder after the flag', () => {
   assert.is(
-    runnerUsage({ name: 'q', options: { url: { type: 'string', value: 'URL', help: 'the server' }, fast: { type: 'boolean', help: 'go' } } }),
+    runnerUsage({
+      name: 'q',
+      options: { url: { type: 'string', value: 'URL', help: 'the server' }, fast: { type: 'boolean', help: 'go' } },
+    }),
     'Options of --runner q:\n  --url URL  the server\n  --fast     go',
   );
 });

@@ -25,7 +25,8 @@ queue('each piece of work starts when the one before has ended, a failed one too
 
 const retry = suite('retryWorktreeRace');
 
-const RACE = 'git worktree add -q -B leap/s/b /r/.leap/.worktrees/s/b abc (in /r) failed: fatal: failed to read .git/worktrees/a/commondir: Success';
+const RACE =
+  'git worktree add -q -B leap/s/b /r/.leap/.worktrees/s/b abc (in /r) failed: fatal: failed to read .git/worktrees/a/commondir: Success';
 
 retry('a command that lost the race to another git is run again, and its answer returned', async () => {
   let calls = 0;

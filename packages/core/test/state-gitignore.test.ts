@@ -54,19 +54,22 @@ ensure('a folder removed and made again in the same process gets its .gitignore 
   assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
 });
 
-ensure("a temp .gitignore left by a writer killed before its rename goes once the writer is dead; a live writer's stays", () => {
-  const dir = join(makeTempDir(), '.tdd');
-  mkdirSync(dir);
-  const dead = spawnSync('true').pid; // reaped: no process has that pid now
-  const left = `..gitignore.${dead}.0badf00d.tmp`;
-  const live = `..gitignore.${process.pid}.0ddba11.tmp`;
-  writeFileSync(join(dir, left), '.g');
-  writeFileSync(join(dir, live), '.g');
-  writeFileSync(join(dir, '..gitignore.notapid.tmp'), 'not a temp of ours');
-  ensureStateDir(dir);
-  assert.equal(readdirSync(dir).sort(), ['..gitignore.notapid.tmp', live, '.gitignore'].sort());
-  assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
-});
+ensure(
+  "a temp .gitignore left by a writer killed before its rename goes once the writer is dead; a live writer's stays",
+  () => {
+    const dir = join(makeTempDir(), '.tdd');
+    mkdirSync(dir);
+    const dead = spawnSync('true').pid; // reaped: no process has that pid now
+    const left = `..gitignore.${dead}.0badf00d.tmp`;
+    const live = `..gitignore.${process.pid}.0ddba11.tmp`;
+    writeFileSync(join(dir, left), '.g');
+    writeFileSync(join(dir, live), '.g');
+    writeFileSync(join(dir, '..gitignore.notapid.tmp'), 'not a temp of ours');
+    ensureStateDir(dir);
+    assert.equal(readdirSync(dir).sort(), ['..gitignore.notapid.tmp', live, '.gitignore'].sort());
+    assert.is(readFileSync(join(dir, '.gitignore'), 'utf8'), STATE_GITIGNORE);
+  },
+);
 
 // ---
 const ignored = suite('STATE_GITIGNORE in a real repository');
@@ -106,7 +109,11 @@ ignored('every runtime file is ignored, the .gitignore too; ledgers and issue bo
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'ledger and issues');
   assert.is(status(repo), '');
-  assert.equal(git(repo, 'ls-files', '.tdd').trim().split('\n'), ['.tdd/issue-3.md', '.tdd/issues/12.md', '.tdd/issues/3.md']);
+  assert.equal(git(repo, 'ls-files', '.tdd').trim().split('\n'), [
+    '.tdd/issue-3.md',
+    '.tdd/issues/12.md',
+    '.tdd/issues/3.md',
+  ]);
 });
 
 // ---
@@ -115,7 +122,10 @@ writers.after(cleanupTempDirs);
 
 writers('appending an event creates the state folder with its .gitignore; git status stays clean', () => {
   const repo = makeGitRepo();
-  appendEvent(statePaths(join(repo, '.tdd')).events, createEvent('mark', { name: 'step-start', anchor: null }, context));
+  appendEvent(
+    statePaths(join(repo, '.tdd')).events,
+    createEvent('mark', { name: 'step-start', anchor: null }, context),
+  );
   assert.is(readFileSync(join(repo, '.tdd', '.gitignore'), 'utf8'), STATE_GITIGNORE);
   assert.is(status(repo), '');
 });

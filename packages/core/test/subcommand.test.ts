@@ -19,31 +19,41 @@ io("the process's folder and environment; isTTY asks descriptor 1", () => {
 io('stdout and stderr write whole texts to descriptors 1 and 2, and a pipe is not a terminal', () => {
   const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
   const script = `import { processSubcommandIo } from ${JSON.stringify(index)}; const io = processSubcommandIo(); io.stdout('out:' + io.isTTY); io.stderr('err ✓');`;
-  const ran = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const ran = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   assert.is(ran.status, 0, ran.stderr);
   assert.is(ran.stdout, 'out:false');
   assert.is(ran.stderr, 'err ✓');
 });
 
-io('stdoutIsTerminal: a pseudo-terminal is one; /dev/null, /dev/zero, a file, a pipe and a closed descriptor are not', () => {
-  const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
-  const dir = mkdtempSync(join(tmpdir(), 'leap-tty-'));
-  const out = join(dir, 'answer');
-  // `script` runs the command on a new pseudo-terminal (descriptor 1 is its slave side); the answer goes to a file.
-  const probe = `import { stdoutIsTerminal } from ${JSON.stringify(index)}; import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(out)}, String(stdoutIsTerminal()));`;
-  const command = [process.execPath, '--import', 'tsx', '--input-type=module', '-e', probe].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const ran = spawnSync('script', ['-q', '-e', '-c', command, '/dev/null'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  assert.is(ran.status, 0, ran.stderr);
-  assert.is(readFileSync(out, 'utf8'), 'true');
-  for (const device of ['/dev/null', '/dev/zero']) {
-    const fd = openSync(device, 'w');
-    assert.is(stdoutIsTerminal(fd), false, device);
-    closeSync(fd);
-  }
-  const file = openSync(join(dir, 'plain'), 'w');
-  assert.is(stdoutIsTerminal(file), false, 'a file');
-  closeSync(file);
-  assert.is(stdoutIsTerminal(file), false, 'a closed descriptor');
-});
+io(
+  'stdoutIsTerminal: a pseudo-terminal is one; /dev/null, /dev/zero, a file, a pipe and a closed descriptor are not',
+  () => {
+    const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+    const dir = mkdtempSync(join(tmpdir(), 'leap-tty-'));
+    const out = join(dir, 'answer');
+    // `script` runs the command on a new pseudo-terminal (descriptor 1 is its slave side); the answer goes to a file.
+    const probe = `import { stdoutIsTerminal } from ${JSON.stringify(index)}; import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(out)}, String(stdoutIsTerminal()));`;
+    const command = [process.execPath, '--import', 'tsx', '--input-type=module', '-e', probe]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    const ran = spawnSync('script', ['-q', '-e', '-c', command, '/dev/null'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    assert.is(ran.status, 0, ran.stderr);
+    assert.is(readFileSync(out, 'utf8'), 'true');
+    for (const device of ['/dev/null', '/dev/zero']) {
+      const fd = openSync(device, 'w');
+      assert.is(stdoutIsTerminal(fd), false, device);
+      closeSync(fd);
+    }
+    const file = openSync(join(dir, 'plain'), 'w');
+    assert.is(stdoutIsTerminal(file), false, 'a file');
+    closeSync(file);
+    assert.is(stdoutIsTerminal(file), false, 'a closed descriptor');
+  },
+);
 
 io.run();

@@ -20,7 +20,13 @@ const render = suite('renderValidatorModule');
 render.after(cleanupTempDirs);
 
 render('one module exporting a validator per schema, checking exactly what ajv checks at run time', async () => {
-  const point = { $id: 'https://example.test/point.json', type: 'object', properties: { x: { type: 'integer' }, y: { type: 'integer' } }, required: ['x', 'y'], additionalProperties: false };
+  const point = {
+    $id: 'https://example.test/point.json',
+    type: 'object',
+    properties: { x: { type: 'integer' }, y: { type: 'integer' } },
+    required: ['x', 'y'],
+    additionalProperties: false,
+  };
   const name = { $id: 'https://example.test/name.json', type: 'string', minLength: 2, pattern: '^\\S' };
   const source = await renderValidatorModule(
     [
@@ -40,7 +46,8 @@ render('one module exporting a validator per schema, checking exactly what ajv c
   for (const [validate, schema, data] of cases) {
     assert.type(validate, 'function');
     const runtime = await compileJsonSchema(schema);
-    for (const d of data) assert.is((validate as Validator)(d), runtime(d), `${String(schema.$id)}: ${JSON.stringify(d)}`);
+    for (const d of data)
+      assert.is((validate as Validator)(d), runtime(d), `${String(schema.$id)}: ${JSON.stringify(d)}`);
   }
   assert.is(module.validateName?.('😀'), false);
   assert.is(module.validateName?.('a😀'), true);
@@ -54,7 +61,10 @@ render('a schema without an $id, or one whose code needs a runtime module, is re
     (e: Error) => assert.match(e.message, /Expected the schema of v to have a string \$id, got undefined/),
   );
   // uniqueItems over objects needs ajv's deep-equal at run time.
-  await renderValidatorModule([{ exportName: 'v', schema: { $id: 'https://example.test/set.json', type: 'array', uniqueItems: true } }], '').then(
+  await renderValidatorModule(
+    [{ exportName: 'v', schema: { $id: 'https://example.test/set.json', type: 'array', uniqueItems: true } }],
+    '',
+  ).then(
     () => assert.unreachable(),
     (e: Error) => assert.match(e.message, /needs ajv\/dist\/runtime\/equal at run time/),
   );

@@ -3,4 +3,7 @@ import { writeGenerated, writeSchemaFiles } from '@leap/core/schemas';
 import { renderSliceValidators, sliceJsonSchemas } from '../src/definition/json-schemas.js';
 
 writeSchemaFiles(new URL('../schemas/', import.meta.url), sliceJsonSchemas());
-writeGenerated(new URL('../src/definition/slice-validators.generated.ts', import.meta.url), await renderSliceValidators());
+writeGenerated(
+  new URL('../src/definition/slice-validators.generated.ts', import.meta.url),
+  await renderSliceValidators(),
+);

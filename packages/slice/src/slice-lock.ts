@@ -17,9 +17,13 @@ export function lockSlice(repoRoot: string, sliceId: string): { release(): void;
   const file = sliceLockFile(repoRoot, sliceId);
   const before = readLockHolder(file)?.pid ?? null;
   const lock: Lock | null = tryLock(file, { slice: sliceId });
-  if (lock !== null) return { release: () => lock.release(), deadEngine: before !== null && before !== process.pid ? before : null };
+  if (lock !== null)
+    return { release: () => lock.release(), deadEngine: before !== null && before !== process.pid ? before : null };
   const holder = readLockHolder(file);
-  throw new LeapError(`slice ${JSON.stringify(sliceId)} is being run by live process ${holder?.pid ?? '?'} (${file}); wait for it to end or stop it`, { exitCode: 2 });
+  throw new LeapError(
+    `slice ${JSON.stringify(sliceId)} is being run by live process ${holder?.pid ?? '?'} (${file}); wait for it to end or stop it`,
+    { exitCode: 2 },
+  );
 }
 
 /** The pid of the live engine holding the slice's lock, or null (no lock, or its holder is dead). */

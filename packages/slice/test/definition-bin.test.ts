@@ -11,8 +11,24 @@ const SLICE = {
   base: 'HEAD',
   spine: 'integrator',
   balls: [
-    { id: 'a', goal: 'a works', spec: 'do not run $(rm -rf /)', scope: [{ path: 'a.js', sha256: null }], proof: { argv: ['node', 'a.js'] }, rollback: '', deps: [] },
-    { id: 'b', goal: 'b works', spec: '', scope: [{ path: 'b.js', sha256: null }], proof: { argv: ['node', 'b.js'] }, rollback: '', deps: ['a'] },
+    {
+      id: 'a',
+      goal: 'a works',
+      spec: 'do not run $(rm -rf /)',
+      scope: [{ path: 'a.js', sha256: null }],
+      proof: { argv: ['node', 'a.js'] },
+      rollback: '',
+      deps: [],
+    },
+    {
+      id: 'b',
+      goal: 'b works',
+      spec: '',
+      scope: [{ path: 'b.js', sha256: null }],
+      proof: { argv: ['node', 'b.js'] },
+      rollback: '',
+      deps: ['a'],
+    },
   ],
 };
 
@@ -63,7 +79,10 @@ bin('validate loads neither zod, ajv nor simple-git, and starts no git outside a
 M._load = function (request) { fs.appendFileSync(${JSON.stringify(log)}, request + '\\n'); return load.apply(this, arguments); };
 const cp = require('child_process'); for (const k of ['spawn', 'spawnSync', 'execFileSync', 'execFile']) { const f = cp[k]; cp[k] = function (cmd) { fs.appendFileSync(${JSON.stringify(log)}, 'spawn ' + cmd + '\\n'); return f.apply(this, arguments); }; }\n`,
   );
-  const out = await runBin(leap, ['slice', 'validate', 'ok.json'], { cwd: dir, env: { ...process.env, NODE_OPTIONS: `--require ${hook}` } });
+  const out = await runBin(leap, ['slice', 'validate', 'ok.json'], {
+    cwd: dir,
+    env: { ...process.env, NODE_OPTIONS: `--require ${hook}` },
+  });
   assert.is(out.code, 0);
   const loaded = readFileSync(log, 'utf8').split('\n');
   for (const heavy of ['zod', 'ajv', 'simple-git'])
@@ -129,7 +148,10 @@ bin('--help on every definition command, exit 0', async () => {
   ] as const) {
     const out = await runBin(leap, [group, action as string, '--help']);
     assert.is(out.code, 0, `${group} ${action}`);
-    assert.ok(out.stdout.startsWith(`Usage: leap ${group} ${action} `), `${group} ${action}: ${out.stdout.slice(0, 60)}`);
+    assert.ok(
+      out.stdout.startsWith(`Usage: leap ${group} ${action} `),
+      `${group} ${action}: ${out.stdout.slice(0, 60)}`,
+    );
     assert.match(out.stdout, /Exit codes: /);
   }
 });

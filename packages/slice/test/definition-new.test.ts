@@ -41,7 +41,12 @@ lib.after.each(cleanupTempDirs);
 
 lib('a skeleton with hashed scopes, defaults and TODO lines; it validates', () => {
   const repo = makeGitRepo({ files: { 'src/a.js': 'a\n' } });
-  const { slice, violations } = newSlice({ id: 'x', balls: [{ id: 'a', paths: ['src/a.js', 'src/b.js'] }], repoRoot: repo, cwd: repo });
+  const { slice, violations } = newSlice({
+    id: 'x',
+    balls: [{ id: 'a', paths: ['src/a.js', 'src/b.js'] }],
+    repoRoot: repo,
+    cwd: repo,
+  });
   assert.equal(violations, []);
   assert.equal(slice, {
     id: 'x',
@@ -57,7 +62,14 @@ lib('a skeleton with hashed scopes, defaults and TODO lines; it validates', () =
           { path: 'src/b.js', sha256: null },
         ],
         proof: { argv: ['npm', 'test'] },
-        live: { argv: ['TODO-live-proof', 'the command that exercises the real surface: the built command, a request to the started server, the page in Chromium'], timeout_s: 60, network: false },
+        live: {
+          argv: [
+            'TODO-live-proof',
+            'the command that exercises the real surface: the built command, a request to the started server, the page in Chromium',
+          ],
+          timeout_s: 60,
+          network: false,
+        },
         rollback: "restore the scope's files of a to base",
         deps: [],
       },
@@ -81,58 +93,63 @@ const cli = suite('leap slice new');
 
 cli.after.each(cleanupTempDirs);
 
-cli('writes a valid skeleton on stdout: balls, deps, goals, specs, proofs, base and spine from the options', async () => {
-  const repo = makeGitRepo({ files: { 'src/lexer.js': 'lex\n', 'src/parser.js': 'parse\n', 'src/a,b.js': 'comma\n' } });
-  const [goal, spec] = hostileTitles(2);
-  const out = await leapSlice(
-    [
-      'new',
-      'split-parser',
-      '--base',
-      'main',
-      '--spine',
-      'parser',
-      '--ball',
-      'lexer:src/lexer.js,test/lexer.test.js',
-      '--ball',
-      'parser:./src//parser.js',
-      '--file',
-      'lexer:src/a,b.js',
-      '--dep',
-      'parser:lexer',
-      '--goal',
-      `lexer:${goal}`,
-      '--spec',
-      `parser:${spec}\nsecond line`,
-      '--proof',
-      'lexer:["node","--test","it\'s $(x).js"]',
-    ],
-    repo,
-  );
-  assert.equal([out.code, out.stderr], [0, '']);
-  const slice = JSON.parse(out.stdout) as Slice;
-  assert.equal(
-    slice.balls.map((b) => [b.id, b.scope, b.deps]),
-    [
+cli(
+  'writes a valid skeleton on stdout: balls, deps, goals, specs, proofs, base and spine from the options',
+  async () => {
+    const repo = makeGitRepo({
+      files: { 'src/lexer.js': 'lex\n', 'src/parser.js': 'parse\n', 'src/a,b.js': 'comma\n' },
+    });
+    const [goal, spec] = hostileTitles(2);
+    const out = await leapSlice(
       [
-        'lexer',
-        [
-          { path: 'src/lexer.js', sha256: sha('lex\n') },
-          { path: 'test/lexer.test.js', sha256: null },
-          { path: 'src/a,b.js', sha256: sha('comma\n') },
-        ],
-        [],
+        'new',
+        'split-parser',
+        '--base',
+        'main',
+        '--spine',
+        'parser',
+        '--ball',
+        'lexer:src/lexer.js,test/lexer.test.js',
+        '--ball',
+        'parser:./src//parser.js',
+        '--file',
+        'lexer:src/a,b.js',
+        '--dep',
+        'parser:lexer',
+        '--goal',
+        `lexer:${goal}`,
+        '--spec',
+        `parser:${spec}\nsecond line`,
+        '--proof',
+        'lexer:["node","--test","it\'s $(x).js"]',
       ],
-      ['parser', [{ path: 'src/parser.js', sha256: sha('parse\n') }], ['lexer']],
-    ],
-  );
-  assert.is(slice.balls[0]?.goal, goal);
-  assert.is(slice.balls[1]?.spec, `${spec}\nsecond line`);
-  assert.equal(slice.balls[0]?.proof, { argv: ['node', '--test', "it's $(x).js"] });
-  assert.equal([slice.base, slice.spine], ['main', 'parser']);
-  writeFileSync(join(repo, 'out.json'), out.stdout);
-  assert.equal(loadSliceFile(join(repo, 'out.json')).violations, []);
-});
+      repo,
+    );
+    assert.equal([out.code, out.stderr], [0, '']);
+    const slice = JSON.parse(out.stdout) as Slice;
+    assert.equal(
+      slice.balls.map((b) => [b.id, b.scope, b.deps]),
+      [
+        [
+          'lexer',
+          [
+            { path: 'src/lexer.js', sha256: sha('lex\n') },
+            { path: 'test/lexer.test.js', sha256: null },
+            { path: 'src/a,b.js', sha256: sha('comma\n') },
+          ],
+          [],
+        ],
+        ['parser', [{ path: 'src/parser.js', sha256: sha('parse\n') }], ['lexer']],
+      ],
+    );
+    assert.is(slice.balls[0]?.goal, goal);
+    assert.is(slice.balls[1]?.spec, `${spec}\nsecond line`);
+    assert.equal(slice.balls[0]?.proof, { argv: ['node', '--test', "it's $(x).js"] });
+    assert.equal([slice.base, slice.spine], ['main', 'parser']);
+    writeFileSync(join(repo, 'out.json'), out.stdout);
+    assert.equal(loadSliceFile(join(repo, 'out.json')).violations, []);
+  },
+);
 
 cli('--out writes the file, never over one that exists unless --force', async () => {
   const repo = makeGitRepo({ files: { 'a.js': 'a\n' } });
@@ -141,7 +158,11 @@ cli('--out writes the file, never over one that exists unless --force', async ()
   const text = readFileSync(join(repo, 's.json'), 'utf8');
   assert.is(JSON.parse(text).balls[0].scope[0].sha256, sha('a\n'));
   const again = await leapSlice(['new', 's', '--ball', 'b:a.js', '--out', 's.json'], repo);
-  assert.equal(again, { code: 2, stdout: '', stderr: 'leap: --out s.json: the file exists (give --force to overwrite it)\n' });
+  assert.equal(again, {
+    code: 2,
+    stdout: '',
+    stderr: 'leap: --out s.json: the file exists (give --force to overwrite it)\n',
+  });
   assert.is(readFileSync(join(repo, 's.json'), 'utf8'), text);
   assert.is((await leapSlice(['new', 's', '--ball', 'b:a.js', '--out', 's.json', '--force'], repo)).code, 0);
   assert.is(JSON.parse(readFileSync(join(repo, 's.json'), 'utf8')).balls[0].id, 'b');
@@ -150,14 +171,38 @@ cli('--out writes the file, never over one that exists unless --force', async ()
 cli('bad input: each is named, exit 2, nothing written', async () => {
   const repo = makeGitRepo({ files: { 'a.js': 'a\n' } });
   const cases: [string[], string][] = [
-    [['new', 's'], 'leap: expected at least one --ball BALL:PATH\nUsage: leap slice new ID --ball BALL:PATH[,PATH...] [options] (leap slice new --help tells more)\n'],
-    [['new', '--ball', 'a:a.js'], 'leap: expected one slice ID, got 0\nUsage: leap slice new ID --ball BALL:PATH[,PATH...] [options] (leap slice new --help tells more)\n'],
-    [['new', 's', '--ball', 'a:a.js', '--bogus'], "leap: Unknown option '--bogus'\nUsage: leap slice new ID --ball BALL:PATH[,PATH...] [options] (leap slice new --help tells more)\n"],
-    [['new', 's', '--ball', 'a.js'], 'leap: --ball "a.js": expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)\n'],
-    [['new', 's', '--ball', 'a:a.js', '--dep', 'z:a'], 'leap: --dep z:...: no ball "z" was given with --ball (balls: a)\n'],
-    [['new', 's', '--ball', 'a:a.js', '--proof', 'a:npm test'], 'leap: --proof: expected a JSON array of strings, found "npm test"\n'],
-    [['new', 's', '--ball', 'a:a.js', '--proof', 'a:[1]'], 'leap: --proof: expected a non-empty JSON array of strings, found [1]\n'],
-    [['new', 's', '--ball', 'a:../x.js'], 'leap: "../x.js" has a ".." segment: scope paths stay inside the repository\n'],
+    [
+      ['new', 's'],
+      'leap: expected at least one --ball BALL:PATH\nUsage: leap slice new ID --ball BALL:PATH[,PATH...] [options] (leap slice new --help tells more)\n',
+    ],
+    [
+      ['new', '--ball', 'a:a.js'],
+      'leap: expected one slice ID, got 0\nUsage: leap slice new ID --ball BALL:PATH[,PATH...] [options] (leap slice new --help tells more)\n',
+    ],
+    [
+      ['new', 's', '--ball', 'a:a.js', '--bogus'],
+      "leap: Unknown option '--bogus'\nUsage: leap slice new ID --ball BALL:PATH[,PATH...] [options] (leap slice new --help tells more)\n",
+    ],
+    [
+      ['new', 's', '--ball', 'a.js'],
+      'leap: --ball "a.js": expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)\n',
+    ],
+    [
+      ['new', 's', '--ball', 'a:a.js', '--dep', 'z:a'],
+      'leap: --dep z:...: no ball "z" was given with --ball (balls: a)\n',
+    ],
+    [
+      ['new', 's', '--ball', 'a:a.js', '--proof', 'a:npm test'],
+      'leap: --proof: expected a JSON array of strings, found "npm test"\n',
+    ],
+    [
+      ['new', 's', '--ball', 'a:a.js', '--proof', 'a:[1]'],
+      'leap: --proof: expected a non-empty JSON array of strings, found [1]\n',
+    ],
+    [
+      ['new', 's', '--ball', 'a:../x.js'],
+      'leap: "../x.js" has a ".." segment: scope paths stay inside the repository\n',
+    ],
     [
       ['new', 'S!', '--ball', 'a:a.js', '--ball', 'b:a.js', '--dep', 'a:b', '--dep', 'b:a', '--out', 'x.json'],
       [

@@ -12,7 +12,15 @@ function sliceOf(deps: Record<string, string[]>): Slice {
     id: 'p',
     base: 'HEAD',
     spine: 'integrator',
-    balls: Object.entries(deps).map(([id, d]) => ({ id, goal: 'g', spec: '', scope: [{ path: `${id}.js`, sha256: null }], proof: { argv: ['true'] }, rollback: '', deps: d })),
+    balls: Object.entries(deps).map(([id, d]) => ({
+      id,
+      goal: 'g',
+      spec: '',
+      scope: [{ path: `${id}.js`, sha256: null }],
+      proof: { argv: ['true'] },
+      rollback: '',
+      deps: d,
+    })),
   };
 }
 
@@ -22,7 +30,12 @@ const waves = suite('planWaves');
 
 waves('dependency order; file order within a wave; a ball waits for its deepest dependency', () => {
   assert.equal(planWaves(sliceOf({ c: ['a', 'b'], b: [], a: [] })), [['b', 'a'], ['c']]);
-  assert.equal(planWaves(sliceOf({ d: ['c'], a: [], c: ['b'], b: ['a'], e: ['a'] })), [['a'], ['b', 'e'], ['c'], ['d']]);
+  assert.equal(planWaves(sliceOf({ d: ['c'], a: [], c: ['b'], b: ['a'], e: ['a'] })), [
+    ['a'],
+    ['b', 'e'],
+    ['c'],
+    ['d'],
+  ]);
   assert.equal(planWaves(sliceOf({ x: [], y: [], z: [] })), [['x', 'y', 'z']]);
   assert.equal(planWaves(sliceOf({ top: ['mid', 'low'], mid: ['low'], low: [] })), [['low'], ['mid'], ['top']]);
 });
@@ -113,17 +126,27 @@ cli('text and --json', async () => {
   writeFileSync(join(dir, 's.json'), JSON.stringify(sliceOf({ lexer: [], ast: [], parser: ['lexer', 'ast'] })));
   assert.equal(await leapSlice(dir, ['plan', 's.json']), {
     code: 0,
-    stdout: 'slice p: 3 balls in 2 waves, spine integrator\nwave 1:\n  lexer\n  ast\nwave 2:\n  parser  (after lexer, ast)\n',
+    stdout:
+      'slice p: 3 balls in 2 waves, spine integrator\nwave 1:\n  lexer\n  ast\nwave 2:\n  parser  (after lexer, ast)\n',
     stderr: '',
   });
   const json = await leapSlice(dir, ['plan', 's.json', '--json']);
-  assert.equal(JSON.parse(json.stdout), { slice: 'p', spine: 'integrator', waves: [['lexer', 'ast'], ['parser']], deps: { lexer: [], ast: [], parser: ['lexer', 'ast'] } });
+  assert.equal(JSON.parse(json.stdout), {
+    slice: 'p',
+    spine: 'integrator',
+    waves: [['lexer', 'ast'], ['parser']],
+    deps: { lexer: [], ast: [], parser: ['lexer', 'ast'] },
+  });
 });
 
 cli('an invalid slice is bad input (exit 2), every violation named; so is a missing FILE', async () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 's.json'), JSON.stringify(sliceOf({ a: ['b'], b: ['a'] })));
-  assert.equal(await leapSlice(dir, ['plan', 's.json']), { code: 2, stdout: '', stderr: `leap: ${join(dir, 's.json')}: dependency cycle: "a" -> "b" -> "a" (each depends on the next)\n` });
+  assert.equal(await leapSlice(dir, ['plan', 's.json']), {
+    code: 2,
+    stdout: '',
+    stderr: `leap: ${join(dir, 's.json')}: dependency cycle: "a" -> "b" -> "a" (each depends on the next)\n`,
+  });
   assert.is((await leapSlice(dir, ['plan'])).code, 2);
   assert.match((await leapSlice(dir, ['plan', '-h'])).stdout, /^Usage: leap slice plan FILE \[--json\]/);
 });

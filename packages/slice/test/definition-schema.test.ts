@@ -14,22 +14,32 @@ const drift = suite('sliceJsonSchemas and renderSliceValidators');
 
 drift('the schema the build wrote is exactly what the zod schema generates now (npm run generate)', () => {
   for (const [name, schema] of Object.entries(sliceJsonSchemas())) {
-    assert.fixture(readFileSync(join(pkg, 'schemas', name), 'utf8'), renderSchemaFile(schema), `${name} has drifted from slice-schema.ts`);
+    assert.fixture(
+      readFileSync(join(pkg, 'schemas', name), 'utf8'),
+      renderSchemaFile(schema),
+      `${name} has drifted from slice-schema.ts`,
+    );
   }
 });
 
-drift('the validators the build wrote are exactly what ajv generates from the schemas now (npm run generate)', async () => {
-  const built = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
-  assert.fixture(built, await renderSliceValidators(), 'slice-validators.generated.ts has drifted from the schemas');
-});
+drift(
+  'the validators the build wrote are exactly what ajv generates from the schemas now (npm run generate)',
+  async () => {
+    const built = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
+    assert.fixture(built, await renderSliceValidators(), 'slice-validators.generated.ts has drifted from the schemas');
+  },
+);
 
-drift('the validators build no object at each field they check (a schema part written where it is used is built at every call)', () => {
-  const code = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
-  // A ball has more than eight properties, where ajv tests an unknown field against the schema's properties object.
-  assert.ok(code.includes('key0 === "red_first"'), "the ball's unknown-field test names each property");
-  assert.not.ok(/\.call\(\{/.test(code), 'an object literal is built at a call');
-  assert.not.ok(/hasOwnProperty/.test(code), "no hasOwnProperty test is left against a schema's properties");
-});
+drift(
+  'the validators build no object at each field they check (a schema part written where it is used is built at every call)',
+  () => {
+    const code = readFileSync(join(pkg, 'src', 'definition', 'slice-validators.generated.ts'), 'utf8');
+    // A ball has more than eight properties, where ajv tests an unknown field against the schema's properties object.
+    assert.ok(code.includes('key0 === "red_first"'), "the ball's unknown-field test names each property");
+    assert.not.ok(/\.call\(\{/.test(code), 'an object literal is built at a call');
+    assert.not.ok(/hasOwnProperty/.test(code), "no hasOwnProperty test is left against a schema's properties");
+  },
+);
 
 drift.run();
 
@@ -38,7 +48,15 @@ drift.run();
 const agree = suite('schemaProblems');
 
 const SHA = 'b'.repeat(64);
-const ball = { id: 'a', goal: 'g', spec: '', scope: [{ path: 'a.js', sha256: SHA }], proof: { argv: ['node'] }, rollback: '', deps: [] };
+const ball = {
+  id: 'a',
+  goal: 'g',
+  spec: '',
+  scope: [{ path: 'a.js', sha256: SHA }],
+  proof: { argv: ['node'] },
+  rollback: '',
+  deps: [],
+};
 const base = { id: 's', base: 'HEAD', spine: 'integrator', balls: [ball] };
 
 // Valid and invalid slices, each one change from a valid one, at every level of the file.
@@ -105,15 +123,42 @@ function mutations(): unknown[] {
     id: 's',
     base: 'HEAD',
     spine: 'integrator',
-    balls: [{ ...ball, scope: [{ path: 'a', sha256: SHA, symbols: ['f'], lines: [[1, 2]] }], proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] } }],
+    balls: [
+      {
+        ...ball,
+        scope: [{ path: 'a', sha256: SHA, symbols: ['f'], lines: [[1, 2]] }],
+        proof: { argv: ['a'], metric: [{ field: 'ms', better: 'lower' }] },
+      },
+    ],
   };
-  const values: unknown[] = [null, true, 0, -1, 1.5, 2 ** 53, 'x', '', 'Bad', SHA, [], ['x'], [1], [[1, 2]], [[2, 1, 0]], [{}], {}, { field: 'ms', better: 'higher' }];
+  const values: unknown[] = [
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    2 ** 53,
+    'x',
+    '',
+    'Bad',
+    SHA,
+    [],
+    ['x'],
+    [1],
+    [[1, 2]],
+    [[2, 1, 0]],
+    [{}],
+    {},
+    { field: 'ms', better: 'higher' },
+  ];
   const out: unknown[] = [];
   const walk = (node: unknown, set: (v: unknown) => unknown): void => {
     for (const v of values) out.push(set(v));
-    if (Array.isArray(node)) for (const [i, child] of node.entries()) walk(child, (v) => set(node.map((c, j) => (j === i ? v : c))));
+    if (Array.isArray(node))
+      for (const [i, child] of node.entries()) walk(child, (v) => set(node.map((c, j) => (j === i ? v : c))));
     else if (node !== null && typeof node === 'object') {
-      for (const key of Object.keys(node)) walk((node as Record<string, unknown>)[key], (v) => set({ ...(node as object), [key]: v }));
+      for (const key of Object.keys(node))
+        walk((node as Record<string, unknown>)[key], (v) => set({ ...(node as object), [key]: v }));
       out.push(set({ ...(node as object), extra: 1 }));
     }
   };

@@ -3,7 +3,21 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { ball, claudeEntry, contentProof, eventsOf, fixtures, launches, launchesOf, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+import {
+  ball,
+  claudeEntry,
+  contentProof,
+  eventsOf,
+  fixtures,
+  launches,
+  launchesOf,
+  leapSlice,
+  readLeap,
+  setupRepo,
+  showFile,
+  writeAgents,
+  writeSlice,
+} from './engine-helpers.js';
 
 // The builder list and its fall-over (issue 21 §3): a builder whose vendor runs dry hands the round to the next
 // builder of the list, from the same commit, without spending a round. The builders that run dry are `claude`
@@ -31,7 +45,10 @@ type Round = {
   builder: { agent: string; family: string; leaf: string };
   fallovers?: { agent: string; family: string; cause: string; message: string }[];
   changed: string[];
-  jury: { seats: { reviewer: string; family: string }[]; refused: { reviewer: string; family: string; reason: string }[] } | null;
+  jury: {
+    seats: { reviewer: string; family: string }[];
+    refused: { reviewer: string; family: string; reason: string }[];
+  } | null;
 };
 
 const test = suite('leap slice run: the builder list and its fall-over');
@@ -47,13 +64,31 @@ test('a builder whose vendor answers 429 hands the round to the next builder, fr
     ],
   });
   // The claude builder edits its scope file, then its vendor keeps answering 429: what it wrote must not survive.
-  const cl = claudeEntry(dir, 'cl', { x: { '*': { edits: [{ path: 'src/x.txt', content: 'half-done by cl\n' }], dry: 429 } }, y: { '*': { say: 'cl built y' } } });
+  const cl = claudeEntry(dir, 'cl', {
+    x: { '*': { edits: [{ path: 'src/x.txt', content: 'half-done by cl\n' }], dry: 429 } },
+    y: { '*': { say: 'cl built y' } },
+  });
   const agents = writeAgents(
     dir,
-    { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X by b\n' }] } }, y: { '*': { edits: [{ path: 'src/y.txt', content: 'Y by b\n' }] } } },
+    {
+      x: { '*': { edits: [{ path: 'src/x.txt', content: 'X by b\n' }] } },
+      y: { '*': { edits: [{ path: 'src/y.txt', content: 'Y by b\n' }] } },
+    },
     { cl, ra: anthropicReviewer(dir) },
   );
-  const out = await leapSlice(repo, ['run', file, '--jobs', '1', '--agents', agents, '--builder', 'cl,b', '--reviewers', 'r1,same,ra,r2', '--json']);
+  const out = await leapSlice(repo, [
+    'run',
+    file,
+    '--jobs',
+    '1',
+    '--agents',
+    agents,
+    '--builder',
+    'cl,b',
+    '--reviewers',
+    'r1,same,ra,r2',
+    '--json',
+  ]);
   assert.is(out.code, 0, out.stderr + out.stdout);
   assert.equal(
     (JSON.parse(out.stdout) as { dried?: { agent: string; cause: string }[] }).dried?.map((d) => [d.agent, d.cause]),
@@ -120,28 +155,57 @@ test('a builder whose vendor answers 429 hands the round to the next builder, fr
   );
   assert.equal(launches(repo, 'build-'), ['build-x-1', 'build-x-1', 'build-y-1']);
   // Narrated.
-  assert.match(out.stderr, /ball x: build-x-1: the builder cl \(anthropic\) ran dry \(rate-limit: .+\); built again by b \(fb\), from the same commit, not counted as a round/);
+  assert.match(
+    out.stderr,
+    /ball x: build-x-1: the builder cl \(anthropic\) ran dry \(rate-limit: .+\); built again by b \(fb\), from the same commit, not counted as a round/,
+  );
   assert.match(out.stderr, /builder cl \(anthropic\), then b \(fb\)/);
   // leap slice status says who built the round, after whom.
   const status = await leapSlice(repo, ['status', file]);
   assert.match(status.stdout, /\n {2}x {2}passed {7}round 1 by b \(after cl rate-limit\) {2}receipt 1/);
   assert.match(status.stdout, /\n {2}y {2}passed {7}round 1 {2}receipt 1/);
   // The aggregate jury: only b built kept work; ra may sit there too, never same.
-  const aggregate = readLeap<{ seats: { reviewer: string; family: string }[] }>(repo, 'fall', 'spine', 'aggregate.json');
+  const aggregate = readLeap<{ seats: { reviewer: string; family: string }[] }>(
+    repo,
+    'fall',
+    'spine',
+    'aggregate.json',
+  );
   assert.not.ok(aggregate?.seats.some((s) => s.family === 'fb'));
 });
 
 test('a fall-over never spends a round: the round a builder ran dry on is built again, four real rounds still follow; the jury refuses the family of every builder whose work the candidate holds', async () => {
   const { repo, dir } = setupRepo(BASE);
-  const file = writeSlice(dir, { id: 'four', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X4\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'four',
+    balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X4\n' }) } })],
+  });
   // Round 1: cl builds something the proof fails (kept on the branch); round 2: cl's vendor answers 529.
-  const cl = claudeEntry(dir, 'cl', { x: { 1: { edits: [{ path: 'src/x.txt', content: 'X1 by cl\n' }] }, '*': { dry: 529 } } });
+  const cl = claudeEntry(dir, 'cl', {
+    x: { 1: { edits: [{ path: 'src/x.txt', content: 'X1 by cl\n' }] }, '*': { dry: 529 } },
+  });
   const agents = writeAgents(
     dir,
-    { x: { 2: { edits: [{ path: 'src/x.txt', content: 'X2\n' }] }, 3: { edits: [{ path: 'src/x.txt', content: 'X3\n' }] }, 4: { edits: [{ path: 'src/x.txt', content: 'X4\n' }] } } },
+    {
+      x: {
+        2: { edits: [{ path: 'src/x.txt', content: 'X2\n' }] },
+        3: { edits: [{ path: 'src/x.txt', content: 'X3\n' }] },
+        4: { edits: [{ path: 'src/x.txt', content: 'X4\n' }] },
+      },
+    },
     { cl, ra: anthropicReviewer(dir) },
   );
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'cl,b', '--reviewers', 'r1,ra,r2', '--json']);
+  const out = await leapSlice(repo, [
+    'run',
+    file,
+    '--agents',
+    agents,
+    '--builder',
+    'cl,b',
+    '--reviewers',
+    'r1,ra,r2',
+    '--json',
+  ]);
   assert.is(out.code, 0, out.stderr + out.stdout);
   assert.equal(launchesOf(dir, 'cl'), ['x 1', 'x 2']);
   const rounds = [1, 2, 3, 4].map((n) => readLeap<Round>(repo, 'four', 'x', `round-${n}.json`));
@@ -183,23 +247,45 @@ test('a fall-over never spends a round: the round a builder ran dry on is built 
 
 test('a held ball run again with another builder: the jury refuses the family of the earlier builder whose work the branch kept', async () => {
   const { repo, dir } = setupRepo(BASE);
-  const file = writeSlice(dir, { id: 'again', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'again',
+    balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })],
+  });
   const b2Plan = join(dir, 'b2-plan.json');
   writeFileSync(b2Plan, JSON.stringify({ x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } } }));
   const agents = writeAgents(
     dir,
     { x: { '*': { edits: [{ path: 'src/x.txt', content: 'not yet, by b\n' }] } } },
-    { b2: { plugin: 'command', family: 'fb2', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: b2Plan }, paths: { write: [dir] } } },
+    {
+      b2: {
+        plugin: 'command',
+        family: 'fb2',
+        command: [process.execPath, join(fixtures, 'builder.mjs')],
+        env: { BUILDER_PLAN: b2Plan },
+        paths: { write: [dir] },
+      },
+    },
   );
   const first = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2,same']);
   assert.is(first.code, 3, first.stderr);
-  const again = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b2', '--reviewers', 'r1,r2,same']);
+  const again = await leapSlice(repo, [
+    'run',
+    file,
+    '--agents',
+    agents,
+    '--builder',
+    'b2',
+    '--reviewers',
+    'r1,r2,same',
+  ]);
   assert.is(again.code, 0, again.stderr);
   const round = readLeap<Round>(repo, 'again', 'x', 'round-1.json');
   assert.is(round?.builder.agent, 'b2');
   assert.equal(round?.jury?.seats.map((s) => s.reviewer).sort(), ['r1', 'r2']);
   assert.ok(
-    round?.jury?.refused.some((r) => r.reviewer === 'same' && /a builder whose work the candidate holds \(fb\)/.test(r.reason)),
+    round?.jury?.refused.some(
+      (r) => r.reviewer === 'same' && /a builder whose work the candidate holds \(fb\)/.test(r.reason),
+    ),
     JSON.stringify(round?.jury?.refused),
   );
   const aggregate = readLeap<{ seats: { reviewer: string }[] }>(repo, 'again', 'spine', 'aggregate.json');
@@ -208,25 +294,53 @@ test('a held ball run again with another builder: the jury refuses the family of
 
 test('the list runs out: the ball is held, nothing built, no round spent, the reason naming each builder and its cause; a fallover event with no next', async () => {
   const { repo, dir } = setupRepo(BASE);
-  const file = writeSlice(dir, { id: 'dry', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'dry',
+    balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })],
+  });
   const agents = writeAgents(
     dir,
     {},
     {
       cl: claudeEntry(dir, 'cl', { x: { '*': { dry: 429 } } }),
       // Another claude account, declared of another family: its credit balance is spent.
-      cl2: claudeEntry(dir, 'cl2', { x: { '*': { edits: [{ path: 'src/x.txt', content: 'half\n' }], dry: 'quota' } } }, { family: 'other' }),
+      cl2: claudeEntry(
+        dir,
+        'cl2',
+        { x: { '*': { edits: [{ path: 'src/x.txt', content: 'half\n' }], dry: 'quota' } } },
+        { family: 'other' },
+      ),
     },
   );
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'cl,cl2', '--reviewers', 'r1,r2', '--json']);
+  const out = await leapSlice(repo, [
+    'run',
+    file,
+    '--agents',
+    agents,
+    '--builder',
+    'cl,cl2',
+    '--reviewers',
+    'r1,r2',
+    '--json',
+  ]);
   assert.is(out.code, 3, out.stderr + out.stdout);
-  assert.equal(((s) => [s.receipt, s.exitCode])(JSON.parse(out.stdout) as { receipt: number; exitCode: number }), [0, 3], 'held: receipt 0, exit 3, in --json as in the exit code');
+  assert.equal(
+    ((s) => [s.receipt, s.exitCode])(JSON.parse(out.stdout) as { receipt: number; exitCode: number }),
+    [0, 3],
+    'held: receipt 0, exit 3, in --json as in the exit code',
+  );
   const result = readLeap<{ receipt: number; rounds: number; reason: string }>(repo, 'dry', 'x', 'result.json');
   assert.is(result?.receipt, 0);
   assert.is(result?.rounds, 0);
-  assert.match(result?.reason ?? '', /^every builder of the list ran dry: cl \(anthropic\) rate-limit: .+; cl2 \(other\) quota: Credit balance is too low; nothing was built, no round spent/);
+  assert.match(
+    result?.reason ?? '',
+    /^every builder of the list ran dry: cl \(anthropic\) rate-limit: .+; cl2 \(other\) quota: Credit balance is too low; nothing was built, no round spent/,
+  );
   assert.is(readLeap(repo, 'dry', 'x', 'round-1.json'), null);
-  assert.ok(existsSync(join(repo, '.leap', 'dry', 'x', 'checkpoint.md')), 'held as an agent failure is: with a checkpoint');
+  assert.ok(
+    existsSync(join(repo, '.leap', 'dry', 'x', 'checkpoint.md')),
+    'held as an agent failure is: with a checkpoint',
+  );
   assert.equal(
     eventsOf(repo, 'fallover').map((e) => [e.agent, e.cause, e.next]),
     [
@@ -235,19 +349,36 @@ test('the list runs out: the ball is held, nothing built, no round spent, the re
     ],
   );
   assert.equal(eventsOf(repo, 'round'), []);
-  assert.is(git(repo, 'rev-parse', 'leap/dry/x'), git(repo, 'rev-parse', 'HEAD'), "the ball's branch is at its start: cl2's edit undone");
+  assert.is(
+    git(repo, 'rev-parse', 'leap/dry/x'),
+    git(repo, 'rev-parse', 'HEAD'),
+    "the ball's branch is at its start: cl2's edit undone",
+  );
   assert.match(out.stderr, /no builder of the list is left/);
 });
 
 test('a builder that says "429 rate limit" in its answer but exits 0 did not run dry: its round stands, no fall-over', async () => {
   const { repo, dir } = setupRepo(BASE);
-  const file = writeSlice(dir, { id: 'claim', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'claim',
+    balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })],
+  });
   const agents = writeAgents(
     dir,
     { x: { '*': { edits: [{ path: 'src/x.txt', content: 'wrong, by b\n' }] } } },
     { cl: claudeEntry(dir, 'cl', { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }], claim: true } } }) },
   );
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'cl,b', '--reviewers', 'r1,r2', '--json']);
+  const out = await leapSlice(repo, [
+    'run',
+    file,
+    '--agents',
+    agents,
+    '--builder',
+    'cl,b',
+    '--reviewers',
+    'r1,r2',
+    '--json',
+  ]);
   assert.is(out.code, 0, out.stderr + out.stdout);
   assert.is(readLeap<Round>(repo, 'claim', 'x', 'round-1.json')?.builder.agent, 'cl');
   assert.is(readLeap<Round>(repo, 'claim', 'x', 'round-1.json')?.fallovers, undefined);
@@ -258,11 +389,35 @@ test('a builder that says "429 rate limit" in its answer but exits 0 did not run
 
 test('a juror whose vendor ran dry is re-seated from the alternates (leap-jury re-seats any juror that never answered); not counted', async () => {
   const { repo, dir } = setupRepo(BASE);
-  const file = writeSlice(dir, { id: 'juror', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
-  const agents = writeAgents(dir, { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } } }, { clr: claudeEntry(dir, 'clr', { '*': { '*': { dry: 429 } } }) });
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,clr', '--alternates', 'r3', '--json']);
+  const file = writeSlice(dir, {
+    id: 'juror',
+    balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })],
+  });
+  const agents = writeAgents(
+    dir,
+    { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } } },
+    { clr: claudeEntry(dir, 'clr', { '*': { '*': { dry: 429 } } }) },
+  );
+  const out = await leapSlice(repo, [
+    'run',
+    file,
+    '--agents',
+    agents,
+    '--builder',
+    'b',
+    '--reviewers',
+    'r1,clr',
+    '--alternates',
+    'r3',
+    '--json',
+  ]);
   assert.is(out.code, 0, out.stderr + out.stdout);
-  const jury = readLeap<{ jury: { value: number; seats: { reviewer: string; value: number; replaced: boolean }[] } }>(repo, 'juror', 'x', 'round-1.json')?.jury;
+  const jury = readLeap<{ jury: { value: number; seats: { reviewer: string; value: number; replaced: boolean }[] } }>(
+    repo,
+    'juror',
+    'x',
+    'round-1.json',
+  )?.jury;
   assert.is(jury?.value, 1);
   assert.equal(
     jury?.seats.map((s) => [s.reviewer, s.value, s.replaced]),
@@ -273,25 +428,53 @@ test('a juror whose vendor ran dry is re-seated from the alternates (leap-jury r
     ],
   );
   // clr ran dry on the ball's jury: its seat says so, and the aggregate jury passes over it instead of trying again.
-  assert.is(readLeap<{ jury: { seats: { reviewer: string; dry?: string }[] } }>(repo, 'juror', 'x', 'round-1.json')?.jury.seats.find((s) => s.reviewer === 'clr')?.dry, 'rate-limit');
+  assert.is(
+    readLeap<{ jury: { seats: { reviewer: string; dry?: string }[] } }>(
+      repo,
+      'juror',
+      'x',
+      'round-1.json',
+    )?.jury.seats.find((s) => s.reviewer === 'clr')?.dry,
+    'rate-limit',
+  );
   assert.equal(launchesOf(dir, 'clr'), ['- -']);
   assert.match(out.stderr, "reviewer clr's vendor ran dry (rate-limit): passed over by every later jury of this run");
-  const aggregate = readLeap<{ aggregate: { value: number; seats: { reviewer: string }[] } }>(repo, 'juror', 'record.json')?.aggregate;
+  const aggregate = readLeap<{ aggregate: { value: number; seats: { reviewer: string }[] } }>(
+    repo,
+    'juror',
+    'record.json',
+  )?.aggregate;
   assert.equal([aggregate?.value, aggregate?.seats.map((s) => s.reviewer).sort()], [1, ['r1', 'r3']]);
 });
 
 test('the builder list is input: every name resolved and the jury checked for each builder before anything runs; else the agents file roles.builder', async () => {
   const { repo, dir } = setupRepo(BASE);
-  const file = writeSlice(dir, { id: 'input', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'input',
+    balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })],
+  });
   const agents = writeAgents(dir, { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } } });
   for (const [builder, reviewers, message] of [
     ['b,ghost', 'r1,r2', /--builder: unknown agent "ghost"/],
     ['b,b', 'r1,r2', /--builder: names an agent twice/],
     ['b,$(touch pwned)', 'r1,r2', /--builder: expected an agent name, or names separated by commas/],
     // r1 is of f1: with builder r1 only r2 is left to judge its rounds.
-    ['b,r1', 'r1,r2', /--reviewers: the jury needs at least 2 reviewers of families other than builder "r1"'s \("f1"\)/],
+    [
+      'b,r1',
+      'r1,r2',
+      /--reviewers: the jury needs at least 2 reviewers of families other than builder "r1"'s \("f1"\)/,
+    ],
   ] as const) {
-    const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', builder, '--reviewers', reviewers]);
+    const out = await leapSlice(repo, [
+      'run',
+      file,
+      '--agents',
+      agents,
+      '--builder',
+      builder,
+      '--reviewers',
+      reviewers,
+    ]);
     assert.is(out.code, 2, `${builder}: ${out.stderr}`);
     assert.match(out.stderr, message);
     assert.not.ok(existsSync(join(repo, '.leap')), 'nothing written');

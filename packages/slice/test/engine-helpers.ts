@@ -51,7 +51,15 @@ export type Plan = Record<
   string,
   Record<
     string,
-    { edits?: { path: string; content?: string; append?: string; delete?: boolean }[]; sleep_ms?: number; here?: string; wait_for?: string; say?: string; exit?: number; cost_usd?: number }
+    {
+      edits?: { path: string; content?: string; append?: string; delete?: boolean }[];
+      sleep_ms?: number;
+      here?: string;
+      wait_for?: string;
+      say?: string;
+      exit?: number;
+      cost_usd?: number;
+    }
   >
 >;
 
@@ -59,7 +67,12 @@ export type Plan = Record<
  * An agents file: builder `b` (family fb) following `plan`; reviewers r1, r2, r3 (families f1..f3) that pass,
  * `garbage` (fg), `silent` (fs), `same` (fb, the builder's family), `refuser` (fr); `extra` adds or overrides.
  */
-export function writeAgents(dir: string, plan: Plan, extra: Record<string, unknown> = {}, reviewEnv: Record<string, string> = {}): string {
+export function writeAgents(
+  dir: string,
+  plan: Plan,
+  extra: Record<string, unknown> = {},
+  reviewEnv: Record<string, string> = {},
+): string {
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
   const prompts = join(dir, 'prompts');
@@ -74,7 +87,13 @@ export function writeAgents(dir: string, plan: Plan, extra: Record<string, unkno
   });
   const agents = {
     // The builder runs in a sandbox (a writer of its ball's worktree): its plan, prompts and rendezvous files lie in `dir`, its entry's to write.
-    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(fixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts }, paths: { write: [dir] } },
+    b: {
+      plugin: 'command',
+      family: 'fb',
+      command: [process.execPath, join(fixtures, 'builder.mjs')],
+      env: { BUILDER_PLAN: planFile, PROMPT_DIR: prompts },
+      paths: { write: [dir] },
+    },
     r1: reviewer('r1', 'f1', 'pass'),
     r2: reviewer('r2', 'f2', 'pass'),
     r3: reviewer('r3', 'f3', 'pass'),
@@ -164,7 +183,13 @@ export function launches(repo: string, prefix: string): string[] {
 }
 
 /** The stand-in claude's moves (fixtures/claude.mjs), per ball and round ("*": every round). */
-export type ClaudePlan = Record<string, Record<string, { edits?: { path: string; content: string }[]; say?: string; dry?: 429 | 529 | 'quota'; claim?: boolean }>>;
+export type ClaudePlan = Record<
+  string,
+  Record<
+    string,
+    { edits?: { path: string; content: string }[]; say?: string; dry?: 429 | 529 | 'quota'; claim?: boolean }
+  >
+>;
 
 /** A `claude` agent whose CLI is the stand-in, following `plan`; each launch is logged in DIR/NAME.log. */
 export function claudeEntry(dir: string, name: string, plan: ClaudePlan, extra: Record<string, unknown> = {}) {
@@ -172,7 +197,10 @@ export function claudeEntry(dir: string, name: string, plan: ClaudePlan, extra: 
   writeFileSync(planFile, JSON.stringify(plan));
   const bin = join(dir, name);
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  writeFileSync(bin, `#!/bin/sh\nCLAUDE_PLAN=${q(planFile)} CLAUDE_LOG=${q(join(dir, `${name}.log`))} exec ${q(process.execPath)} ${q(join(fixtures, 'claude.mjs'))} "$@"\n`);
+  writeFileSync(
+    bin,
+    `#!/bin/sh\nCLAUDE_PLAN=${q(planFile)} CLAUDE_LOG=${q(join(dir, `${name}.log`))} exec ${q(process.execPath)} ${q(join(fixtures, 'claude.mjs'))} "$@"\n`,
+  );
   chmodSync(bin, 0o755);
   return { plugin: 'claude', bin, paths: { write: [dir] }, ...extra };
 }

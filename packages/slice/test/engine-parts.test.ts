@@ -24,19 +24,34 @@ const keep = suite('keepOrRevert');
 keep('a failing champion is beaten by a passing proof; without a metric a passing champion is a tie', () => {
   assert.equal(keepOrRevert({ argv: ['t'] }, run(1), run(0)).keep, true);
   const tie = keepOrRevert({ argv: ['t'] }, run(0), run(0));
-  assert.equal([tie.keep, /a tie \(the proof already passes at the start and no metric is declared\)/.test(tie.reason)], [false, true]);
+  assert.equal(
+    [tie.keep, /a tie \(the proof already passes at the start and no metric is declared\)/.test(tie.reason)],
+    [false, true],
+  );
 });
 
-keep('fields in order: a regression on the first loses whatever the second does; lower is better where declared; a full tie loses', () => {
-  const proof = { argv: ['t'], metric: fields };
-  const regress = keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 4, ms: 1 }));
-  assert.equal([regress.keep, regress.reason], [false, 'loses to the champion: a regression on passed (5 -> 4, higher is better)']);
-  assert.equal(keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 5, ms: 90 })).reason, 'beats the champion on ms (100 -> 90, lower is better)');
-  assert.equal(keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 5, ms: 120 })).keep, false);
-  assert.equal(keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 5, ms: 100 })).reason, 'loses to the champion: a tie on passed, ms');
-  // A champion whose metric could not be read is no evidence: any passing candidate beats it.
-  assert.equal(keepOrRevert(proof, run(0, null), run(0, { passed: 1, ms: 1 })).keep, true);
-});
+keep(
+  'fields in order: a regression on the first loses whatever the second does; lower is better where declared; a full tie loses',
+  () => {
+    const proof = { argv: ['t'], metric: fields };
+    const regress = keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 4, ms: 1 }));
+    assert.equal(
+      [regress.keep, regress.reason],
+      [false, 'loses to the champion: a regression on passed (5 -> 4, higher is better)'],
+    );
+    assert.equal(
+      keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 5, ms: 90 })).reason,
+      'beats the champion on ms (100 -> 90, lower is better)',
+    );
+    assert.equal(keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 5, ms: 120 })).keep, false);
+    assert.equal(
+      keepOrRevert(proof, run(0, { passed: 5, ms: 100 }), run(0, { passed: 5, ms: 100 })).reason,
+      'loses to the champion: a tie on passed, ms',
+    );
+    // A champion whose metric could not be read is no evidence: any passing candidate beats it.
+    assert.equal(keepOrRevert(proof, run(0, null), run(0, { passed: 1, ms: 1 })).keep, true);
+  },
+);
 
 // ---
 const proof = suite('readMetric and readStatusV2');
@@ -94,23 +109,62 @@ const round = (candidate: string, extra: Partial<RoundRecord> = {}): RoundRecord
   reproof: { code: 0, candidate },
   ...extra,
 });
-const result = (candidate: string, extra: Partial<ResultRecord> = {}): ResultRecord => ({ receipt: 1, reason: 'passed', candidate, rounds: 1, merged: 'm', ts: '', commit: 'y', ...extra });
+const result = (candidate: string, extra: Partial<ResultRecord> = {}): ResultRecord => ({
+  receipt: 1,
+  reason: 'passed',
+  candidate,
+  rounds: 1,
+  merged: 'm',
+  ts: '',
+  commit: 'y',
+  ...extra,
+});
 const aggregate = { value: 1 as const, reason: 'unanimous', candidate: 'agg', seats: [], refused: [] };
 
-records('the record needs one candidate hash in every receipt, every receipt 1, every ball merged, a unanimous aggregate', () => {
-  const input = (r: RoundRecord, res: ResultRecord, agg = aggregate) =>
-    buildProvenance({ slice, run: runRecord, spine: { branch: 'leap/s/spine', commit: 'c' }, balls: [{ id: 'a', round: r, result: res }], aggregate: agg });
-  const ok = input(round('h'), result('h'));
-  assert.ok('record' in ok);
-  assert.match((input(round('h', { reproof: { code: 0, candidate: 'other' } }), result('h')) as { incomplete: string }).incomplete, /do not carry one candidate hash/);
-  assert.match((input(round('h', { reproof: { code: 1, candidate: 'h' } }), result('h')) as { incomplete: string }).incomplete, /a receipt that is not 1/);
-  assert.match((input(round('h'), result('h', { merged: null })) as { incomplete: string }).incomplete, /is not merged/);
-  assert.match((input(round('h'), result('h'), { ...aggregate, value: 0 as never }) as { incomplete: string }).incomplete, /aggregate jury returned 0/);
-  assert.match(
-    (buildProvenance({ slice, run: runRecord, spine: { branch: 'x', commit: 'c' }, balls: [{ id: 'ghost', round: round('h'), result: result('h') }], aggregate }) as { incomplete: string }).incomplete,
-    /not in the slice/,
-  );
-});
+records(
+  'the record needs one candidate hash in every receipt, every receipt 1, every ball merged, a unanimous aggregate',
+  () => {
+    const input = (r: RoundRecord, res: ResultRecord, agg = aggregate) =>
+      buildProvenance({
+        slice,
+        run: runRecord,
+        spine: { branch: 'leap/s/spine', commit: 'c' },
+        balls: [{ id: 'a', round: r, result: res }],
+        aggregate: agg,
+      });
+    const ok = input(round('h'), result('h'));
+    assert.ok('record' in ok);
+    assert.match(
+      (input(round('h', { reproof: { code: 0, candidate: 'other' } }), result('h')) as { incomplete: string })
+        .incomplete,
+      /do not carry one candidate hash/,
+    );
+    assert.match(
+      (input(round('h', { reproof: { code: 1, candidate: 'h' } }), result('h')) as { incomplete: string }).incomplete,
+      /a receipt that is not 1/,
+    );
+    assert.match(
+      (input(round('h'), result('h', { merged: null })) as { incomplete: string }).incomplete,
+      /is not merged/,
+    );
+    assert.match(
+      (input(round('h'), result('h'), { ...aggregate, value: 0 as never }) as { incomplete: string }).incomplete,
+      /aggregate jury returned 0/,
+    );
+    assert.match(
+      (
+        buildProvenance({
+          slice,
+          run: runRecord,
+          spine: { branch: 'x', commit: 'c' },
+          balls: [{ id: 'ghost', round: round('h'), result: result('h') }],
+          aggregate,
+        }) as { incomplete: string }
+      ).incomplete,
+      /not in the slice/,
+    );
+  },
+);
 
 records('a checkpoint of a ball waiting on a dependency, and of one that never ran', () => {
   const text = renderCheckpoint({
@@ -139,7 +193,18 @@ records('the summary: one line a ball, the aggregate, the reviewers, what was sp
     spineCommit: 'c'.repeat(40),
     receipt: -1,
     aggregate: { ...aggregate, value: -1, reason: 'refuse:\nr1' },
-    balls: [{ id: 'a', wave: 1, receipt: 1, reason: 'x'.repeat(200), rounds: 1, candidate: 'd'.repeat(64), merged: 'm', reused: true }],
+    balls: [
+      {
+        id: 'a',
+        wave: 1,
+        receipt: 1,
+        reason: 'x'.repeat(200),
+        rounds: 1,
+        candidate: 'd'.repeat(64),
+        merged: 'm',
+        reused: true,
+      },
+    ],
     reviewers: [],
     record: null,
     wallMs: 1234,
@@ -152,7 +217,14 @@ records('the summary: one line a ball, the aggregate, the reviewers, what was sp
       ],
     },
     stopped: 'stopped by SIGTERM',
-    dried: [{ agent: 'claude', family: 'anthropic', cause: 'rate-limit', message: 'API Error: Request rejected (429)\n· rate limit reached' }],
+    dried: [
+      {
+        agent: 'claude',
+        family: 'anthropic',
+        cause: 'rate-limit',
+        message: 'API Error: Request rejected (429)\n· rate limit reached',
+      },
+    ],
   };
   const text = renderSummary(summary);
   assert.match(text, /^slice s: refused \(-1\) on leap\/s\/spine at cccccccccccc; stopped by SIGTERM\n/);
@@ -164,47 +236,66 @@ records('the summary: one line a ball, the aggregate, the reviewers, what was sp
   );
 });
 
-records("the cost meter adds up the usage events of the run's leaves since it started (a leaf launched twice costs twice), else the leaf's own report", () => {
-  const dir = makeTempDir();
-  mkdirSync(dir, { recursive: true });
-  const since = Date.parse('2026-01-01T00:00:00.000Z');
-  const line = (leaf: string, cost: number | null, ts = '2026-01-01T00:00:01.000Z') =>
-    JSON.stringify({ ts, event: 'usage', issue: null, step: null, skill_commit: null, leaf, agent: 'x', family: 'f', model: null, input_tokens: null, output_tokens: null, cost_usd: cost });
-  writeFileSync(
-    join(dir, 'events.jsonl'),
-    [
-      line('build-a-1', 0.25),
-      line('build-a-1', 0.3, '2025-01-01T00:00:00.000Z'),
-      line('other', 9),
-      '{"torn',
-      line('review-x-f1', null),
-      line('build-a-1', null),
-      line('build-c-1', 0.05),
-      line('build-c-1', 0.1),
-    ].join('\n'),
-  );
-  const meter = new CostMeter(dir, since, 0.5);
-  assert.not.ok(meter.over(), 'nothing ran yet');
-  meter.ran([
-    { leaf: 'build-a-1', usage: null },
-    { leaf: 'review-x-f1', usage: null },
-    { leaf: 'build-b-1', usage: { model: null, input_tokens: 1, output_tokens: 1, cost_usd: 0.3 } },
-    // Launched twice (a fall-over: the dry launch, then the next builder's): both launches cost.
-    { leaf: 'build-c-1', usage: null },
-  ]);
-  const t = meter.tally();
-  assert.equal(
-    t.leaves.map((l) => [l.leaf, l.usd === null ? null : Math.round(l.usd * 100)]),
-    [
-      ['build-a-1', 25],
-      ['review-x-f1', null],
-      ['build-b-1', 30],
-      ['build-c-1', 15],
-    ],
-  );
-  assert.equal([Math.round(t.usd * 100), t.unknown, meter.over()], [70, 1, true]);
-  assert.match(meter.reason(), /\$0\.7000 of --max-cost \$0\.5 \(build-b-1 \$0\.3000, build-a-1 \$0\.2500, build-c-1 \$0\.1500\)/);
-});
+records(
+  "the cost meter adds up the usage events of the run's leaves since it started (a leaf launched twice costs twice), else the leaf's own report",
+  () => {
+    const dir = makeTempDir();
+    mkdirSync(dir, { recursive: true });
+    const since = Date.parse('2026-01-01T00:00:00.000Z');
+    const line = (leaf: string, cost: number | null, ts = '2026-01-01T00:00:01.000Z') =>
+      JSON.stringify({
+        ts,
+        event: 'usage',
+        issue: null,
+        step: null,
+        skill_commit: null,
+        leaf,
+        agent: 'x',
+        family: 'f',
+        model: null,
+        input_tokens: null,
+        output_tokens: null,
+        cost_usd: cost,
+      });
+    writeFileSync(
+      join(dir, 'events.jsonl'),
+      [
+        line('build-a-1', 0.25),
+        line('build-a-1', 0.3, '2025-01-01T00:00:00.000Z'),
+        line('other', 9),
+        '{"torn',
+        line('review-x-f1', null),
+        line('build-a-1', null),
+        line('build-c-1', 0.05),
+        line('build-c-1', 0.1),
+      ].join('\n'),
+    );
+    const meter = new CostMeter(dir, since, 0.5);
+    assert.not.ok(meter.over(), 'nothing ran yet');
+    meter.ran([
+      { leaf: 'build-a-1', usage: null },
+      { leaf: 'review-x-f1', usage: null },
+      { leaf: 'build-b-1', usage: { model: null, input_tokens: 1, output_tokens: 1, cost_usd: 0.3 } },
+      // Launched twice (a fall-over: the dry launch, then the next builder's): both launches cost.
+      { leaf: 'build-c-1', usage: null },
+    ]);
+    const t = meter.tally();
+    assert.equal(
+      t.leaves.map((l) => [l.leaf, l.usd === null ? null : Math.round(l.usd * 100)]),
+      [
+        ['build-a-1', 25],
+        ['review-x-f1', null],
+        ['build-b-1', 30],
+        ['build-c-1', 15],
+      ],
+    );
+    assert.equal([Math.round(t.usd * 100), t.unknown, meter.over()], [70, 1, true]);
+    assert.match(
+      meter.reason(),
+      /\$0\.7000 of --max-cost \$0\.5 \(build-b-1 \$0\.3000, build-a-1 \$0\.2500, build-c-1 \$0\.1500\)/,
+    );
+  },
+);
 
 const worktrees = suite('worktreeGit');
 worktrees.after.each(cleanupTempDirs);

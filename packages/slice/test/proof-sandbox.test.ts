@@ -7,7 +7,16 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { ball, contentProof, engineEnv, leapSlice, readLeap, setupRepo, writeAgents, writeSlice } from './engine-helpers.js';
+import {
+  ball,
+  contentProof,
+  engineEnv,
+  leapSlice,
+  readLeap,
+  setupRepo,
+  writeAgents,
+  writeSlice,
+} from './engine-helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'README.md': '# repo\n' };
 const proofs = suite('leap slice run: proofs in the sandbox');
@@ -29,29 +38,44 @@ let said = false;
 function done() { if (said) return; said = true; console.log(out.join('\\n')); process.exit(0); }
 `;
 
-proofs("a hostile live proof: no write outside its checkout, no network; the user's files and log untouched", async () => {
-  const { repo, dir } = setupRepo(BASE);
-  const home = makeTempDir('leap-proof-home-');
-  mkdirSync(join(repo, '.tdd'), { recursive: true });
-  const script = HOSTILE(home, repo, join(repo, '.tdd'));
-  const file = writeSlice(dir, {
-    id: 'boxed',
-    balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) }, live: { argv: [process.execPath, '-e', script], timeout_s: 30 } })],
-  });
-  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], engineEnv({ HOME: home }));
-  assert.is(out.code, 0, out.stderr);
-  const round = readLeap<{ live: { output: string } }>(repo, 'boxed', 'a', 'round-1.json');
-  const seen = round?.live.output ?? '';
-  assert.match(seen, /^home: refused \(E(ROFS|ACCES|NOENT)\)$/m, seen);
-  // The main tree is read-only inside; in /tmp (where tests make repositories) the write lands in the private /tmp.
-  assert.match(seen, /^main: (refused \(E(ROFS|ACCES|NOENT)\)|ok)$/m, seen);
-  assert.match(seen, /^state: refused \(E(ROFS|ACCES|NOENT)\)$/m, seen);
-  assert.match(seen, /^network: refused \(ENETUNREACH\)$/m, seen);
-  assert.not.ok(existsSync(join(home, 'planted')), 'home untouched');
-  assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), '# repo\n', 'the main tree untouched');
-  assert.not.ok(readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').includes('{"event":"merge"}\n{'), 'no forged line');
-});
+proofs(
+  "a hostile live proof: no write outside its checkout, no network; the user's files and log untouched",
+  async () => {
+    const { repo, dir } = setupRepo(BASE);
+    const home = makeTempDir('leap-proof-home-');
+    mkdirSync(join(repo, '.tdd'), { recursive: true });
+    const script = HOSTILE(home, repo, join(repo, '.tdd'));
+    const file = writeSlice(dir, {
+      id: 'boxed',
+      balls: [
+        ball('a', ['src/a.txt'], BASE, {
+          proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) },
+          live: { argv: [process.execPath, '-e', script], timeout_s: 30 },
+        }),
+      ],
+    });
+    const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+    const out = await leapSlice(
+      repo,
+      ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'],
+      engineEnv({ HOME: home }),
+    );
+    assert.is(out.code, 0, out.stderr);
+    const round = readLeap<{ live: { output: string } }>(repo, 'boxed', 'a', 'round-1.json');
+    const seen = round?.live.output ?? '';
+    assert.match(seen, /^home: refused \(E(ROFS|ACCES|NOENT)\)$/m, seen);
+    // The main tree is read-only inside; in /tmp (where tests make repositories) the write lands in the private /tmp.
+    assert.match(seen, /^main: (refused \(E(ROFS|ACCES|NOENT)\)|ok)$/m, seen);
+    assert.match(seen, /^state: refused \(E(ROFS|ACCES|NOENT)\)$/m, seen);
+    assert.match(seen, /^network: refused \(ENETUNREACH\)$/m, seen);
+    assert.not.ok(existsSync(join(home, 'planted')), 'home untouched');
+    assert.is(readFileSync(join(repo, 'README.md'), 'utf8'), '# repo\n', 'the main tree untouched');
+    assert.not.ok(
+      readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').includes('{"event":"merge"}\n{'),
+      'no forged line',
+    );
+  },
+);
 
 proofs('--sandbox off: the same proof runs as the user (the escape hatch): it can write the home', async () => {
   const { repo, dir } = setupRepo(BASE);
@@ -63,12 +87,19 @@ proofs('--sandbox off: the same proof runs as the user (the escape hatch): it ca
     balls: [
       ball('a', ['src/a.txt'], BASE, {
         proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) },
-        live: { argv: [process.execPath, '-e', HOSTILE(home, join(dir, 'nowhere'), join(dir, 'nowhere'))], timeout_s: 30 },
+        live: {
+          argv: [process.execPath, '-e', HOSTILE(home, join(dir, 'nowhere'), join(dir, 'nowhere'))],
+          timeout_s: 30,
+        },
       }),
     ],
   });
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
-  const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--sandbox', 'off'], engineEnv({ HOME: home }));
+  const out = await leapSlice(
+    repo,
+    ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--sandbox', 'off'],
+    engineEnv({ HOME: home }),
+  );
   assert.is(out.code, 0, out.stderr);
   assert.ok(existsSync(join(home, 'planted')), 'unsandboxed, the proof wrote the home');
 });

@@ -23,7 +23,8 @@ function holding(token: string): number[] {
     if (!/^[0-9]+$/.test(name)) continue;
     try {
       const state = /\) (\S)/.exec(readFileSync(`/proc/${name}/stat`, 'utf8'))?.[1];
-      if (state !== 'Z' && readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(token)) found.push(Number(name));
+      if (state !== 'Z' && readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(token))
+        found.push(Number(name));
     } catch {
       // Gone meanwhile.
     }
@@ -43,7 +44,14 @@ function hostileLive(token: string) {
 tree('with --sandbox off: the whole-tree kill ends the setsid server once the proof ends', async () => {
   const repo = makeGitRepo({ files: { 'README.md': '# r\n' } });
   const token = TOKENS[0] as string;
-  const run = await runLive(hostileLive(token), { cwd: repo, env: process.env, stateDir: join(repo, '.tdd'), name: 'live-a-1', idleMs: 0, sandbox: null });
+  const run = await runLive(hostileLive(token), {
+    cwd: repo,
+    env: process.env,
+    stateDir: join(repo, '.tdd'),
+    name: 'live-a-1',
+    idleMs: 0,
+    sandbox: null,
+  });
   assert.is(run.code, 0, run.output);
   assert.is(run.output, 'serving\n');
   assert.equal(holding(token), [], 'the daemonized server is gone when runLive resolves');
@@ -53,7 +61,14 @@ tree('sandboxed (the default): the pid namespace ends the setsid server with the
   const repo = makeGitRepo({ files: { 'README.md': '# r\n' } });
   const token = TOKENS[1] as string;
   const sandbox = { role: 'writer' as const, tree: repo, inheritEnv: true, network: false };
-  const run = await runLive(hostileLive(token), { cwd: repo, env: process.env, stateDir: join(repo, '.tdd'), name: 'live-a-1', idleMs: 0, sandbox });
+  const run = await runLive(hostileLive(token), {
+    cwd: repo,
+    env: process.env,
+    stateDir: join(repo, '.tdd'),
+    name: 'live-a-1',
+    idleMs: 0,
+    sandbox,
+  });
   assert.is(run.code, 0, run.output);
   assert.is(run.output, 'serving\n');
   // The kernel ends a pid namespace's processes as its init dies: waited for, not timed.

@@ -18,7 +18,10 @@ const BASE = { 'src/a.txt': 'old a\n', '.gitignore': 'node_modules/\n' };
 function install(repo: string, name: string, source: string) {
   const dir = join(repo, 'node_modules', ...name.split('/'));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'module', exports: { '.': { default: './index.js' } } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', type: 'module', exports: { '.': { default: './index.js' } } }),
+  );
   writeFileSync(join(dir, 'index.js'), source);
 }
 
@@ -58,51 +61,98 @@ export const runner = {
 const plugin = suite('leap slice run --runner NAME: a runner plugin found by name');
 plugin.after.each(cleanupTempDirs);
 
-plugin('a runner package installed in the repository builds every round, with its own options; its help lists them', async () => {
-  const { repo, dir } = setupRepo(BASE);
-  install(repo, '@acme/runner-echo', ECHO);
-  const file = writeSlice(dir, { id: 'echoed', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
-  const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
-  // The option's value is data, byte for byte.
-  const log = join(dir, `${(hostileTitles(2, 5)[1] as string).replace(/[\p{Cc}/]/gu, ' ')}.jsonl`);
-  const help = await leapSlice(repo, ['run', '--runner', '@acme/runner-echo', '--help']);
-  assert.is(help.code, 0, help.stderr);
-  assert.match(help.stdout, /Options of --runner echo:\n {2}--echo-log FILE {2}where each round asked for is written\n {2}--echo-loud {6}say more/);
-  const out = await leapSlice(repo, ['run', file, '--runner', '@acme/runner-echo', `--echo-log=${log}`, '--echo-loud', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2']);
-  assert.is(out.code, 0, out.stderr + out.stdout);
-  const lines = readFileSync(log, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.equal(lines[0], { prepared: { log, loud: true, cwd: repo } });
-  assert.equal(lines.slice(1), [{ round: { ball: 'a', round: 1 } }], 'the one round went through the plugin');
-  assert.is(showFile(repo, 'leap/echoed/spine', 'src/a.txt'), 'A\n');
-});
+plugin(
+  'a runner package installed in the repository builds every round, with its own options; its help lists them',
+  async () => {
+    const { repo, dir } = setupRepo(BASE);
+    install(repo, '@acme/runner-echo', ECHO);
+    const file = writeSlice(dir, {
+      id: 'echoed',
+      balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })],
+    });
+    const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+    // The option's value is data, byte for byte.
+    const log = join(dir, `${(hostileTitles(2, 5)[1] as string).replace(/[\p{Cc}/]/gu, ' ')}.jsonl`);
+    const help = await leapSlice(repo, ['run', '--runner', '@acme/runner-echo', '--help']);
+    assert.is(help.code, 0, help.stderr);
+    assert.match(
+      help.stdout,
+      /Options of --runner echo:\n {2}--echo-log FILE {2}where each round asked for is written\n {2}--echo-loud {6}say more/,
+    );
+    const out = await leapSlice(repo, [
+      'run',
+      file,
+      '--runner',
+      '@acme/runner-echo',
+      `--echo-log=${log}`,
+      '--echo-loud',
+      '--agents',
+      agents,
+      '--builder',
+      'b',
+      '--reviewers',
+      'r1,r2',
+    ]);
+    assert.is(out.code, 0, out.stderr + out.stdout);
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(lines[0], { prepared: { log, loud: true, cwd: repo } });
+    assert.equal(lines.slice(1), [{ round: { ball: 'a', round: 1 } }], 'the one round went through the plugin');
+    assert.is(showFile(repo, 'leap/echoed/spine', 'src/a.txt'), 'A\n');
+  },
+);
 
-plugin("a runner that refuses its options, a package that is not a runner, one that takes a command's own option, one not installed: exit 2, nothing touched", async () => {
-  const { repo, dir } = setupRepo(BASE);
-  install(repo, '@acme/runner-echo', ECHO);
-  install(repo, '@acme/not-a-runner', 'export const hello = 1;\n');
-  install(repo, '@acme/runner-greedy', 'export const runner = { name: "greedy", options: { jobs: { type: "string", help: "mine" } }, async prepare() { throw new Error("never prepared"); } };\n');
-  install(repo, '@acme/runner-broken', 'import "@acme/nowhere";\nexport const runner = {};\n');
-  const file = writeSlice(dir, { id: 'bad', balls: [ball('a', ['src/a.txt'], BASE)] });
-  const cases: [string[], RegExp][] = [
-    [['--runner', '@acme/runner-echo', '--echo-log', join(dir, 'no', 'such', 'x.jsonl')], /--echo-log FILE: its folder does not exist/],
-    [['--runner', '@acme/runner-echo', '--redis', 'redis://x'], /Unknown option '--redis'/],
-    [['--runner', '@acme/not-a-runner'], /--runner @acme\/not-a-runner: the package @acme\/not-a-runner is not a runner \(it exports no "runner" with "options" and "prepare"\)/],
-    [['--runner', '@acme/runner-greedy'], /--runner @acme\/runner-greedy: its option --jobs is one of the command's own/],
-    [['--runner', '@acme/runner-broken'], /--runner @acme\/runner-broken: the package @acme\/runner-broken did not load: .*@acme\/nowhere/],
-    [['--runner', 'nosuch'], /--runner nosuch needs the package @leap\/runner-nosuch, which is not installed: npm i -D @leap\/runner-nosuch \(beside @leap\/cli/],
-    [['--runner=Bad Name'], /Expected --runner to be local, a runner's short name \(bullmq\) or its package's name, got "Bad Name"/],
-  ];
-  for (const [extra, message] of cases) {
-    const out = await leapSlice(repo, ['run', file, ...extra]);
-    assert.is(out.code, 2, `${extra.join(' ')}: ${out.stderr}`);
-    assert.match(out.stderr, message);
-  }
-  assert.ok(!existsSync(join(repo, '.leap')), 'no records');
-  assert.ok(!existsSync(join(repo, '.tdd')), 'no state folder');
-  assert.is(git(repo, 'for-each-ref', 'refs/heads/leap').trim(), '', 'no branch');
-});
+plugin(
+  "a runner that refuses its options, a package that is not a runner, one that takes a command's own option, one not installed: exit 2, nothing touched",
+  async () => {
+    const { repo, dir } = setupRepo(BASE);
+    install(repo, '@acme/runner-echo', ECHO);
+    install(repo, '@acme/not-a-runner', 'export const hello = 1;\n');
+    install(
+      repo,
+      '@acme/runner-greedy',
+      'export const runner = { name: "greedy", options: { jobs: { type: "string", help: "mine" } }, async prepare() { throw new Error("never prepared"); } };\n',
+    );
+    install(repo, '@acme/runner-broken', 'import "@acme/nowhere";\nexport const runner = {};\n');
+    const file = writeSlice(dir, { id: 'bad', balls: [ball('a', ['src/a.txt'], BASE)] });
+    const cases: [string[], RegExp][] = [
+      [
+        ['--runner', '@acme/runner-echo', '--echo-log', join(dir, 'no', 'such', 'x.jsonl')],
+        /--echo-log FILE: its folder does not exist/,
+      ],
+      [['--runner', '@acme/runner-echo', '--redis', 'redis://x'], /Unknown option '--redis'/],
+      [
+        ['--runner', '@acme/not-a-runner'],
+        /--runner @acme\/not-a-runner: the package @acme\/not-a-runner is not a runner \(it exports no "runner" with "options" and "prepare"\)/,
+      ],
+      [
+        ['--runner', '@acme/runner-greedy'],
+        /--runner @acme\/runner-greedy: its option --jobs is one of the command's own/,
+      ],
+      [
+        ['--runner', '@acme/runner-broken'],
+        /--runner @acme\/runner-broken: the package @acme\/runner-broken did not load: .*@acme\/nowhere/,
+      ],
+      [
+        ['--runner', 'nosuch'],
+        /--runner nosuch needs the package @leap\/runner-nosuch, which is not installed: npm i -D @leap\/runner-nosuch \(beside @leap\/cli/,
+      ],
+      [
+        ['--runner=Bad Name'],
+        /Expected --runner to be local, a runner's short name \(bullmq\) or its package's name, got "Bad Name"/,
+      ],
+    ];
+    for (const [extra, message] of cases) {
+      const out = await leapSlice(repo, ['run', file, ...extra]);
+      assert.is(out.code, 2, `${extra.join(' ')}: ${out.stderr}`);
+      assert.match(out.stderr, message);
+    }
+    assert.ok(!existsSync(join(repo, '.leap')), 'no records');
+    assert.ok(!existsSync(join(repo, '.tdd')), 'no state folder');
+    assert.is(git(repo, 'for-each-ref', 'refs/heads/leap').trim(), '', 'no branch');
+  },
+);
 
 plugin.run();

@@ -6,7 +6,16 @@ import type { Ball } from '../src/definition/slice-schema.js';
 import type { ResultRecord } from '../src/engine/records.js';
 import { freshProgress, nextMove, passedIds, progressOf } from '../src/engine/scheduler.js';
 
-const ball = (id: string, deps: string[] = []): Ball => ({ id, goal: `goal ${id}`, spec: '', scope: [{ path: `src/${id}.txt`, sha256: null }], proof: { argv: ['true'] }, rollback: '', deps }) as Ball;
+const ball = (id: string, deps: string[] = []): Ball =>
+  ({
+    id,
+    goal: `goal ${id}`,
+    spec: '',
+    scope: [{ path: `src/${id}.txt`, sha256: null }],
+    proof: { argv: ['true'] },
+    rollback: '',
+    deps,
+  }) as Ball;
 const result = (receipt: -1 | 0 | 1, blockedBy?: string[]): ResultRecord => ({
   receipt,
   reason: 'r',
@@ -24,7 +33,10 @@ test("waves number the balls; an unknown ball is the engine's own error, not und
   const balls = freshProgress([ball('a'), ball('b', ['a'])], [['a'], ['b']]);
   assert.equal([progressOf(balls, 'a').wave, progressOf(balls, 'b').wave], [1, 2]);
   assert.throws(() => progressOf(balls, 'ghost'), /the engine has no ball "ghost"/);
-  assert.throws(() => freshProgress([ball('a')], [['a', 'z']]), /the plan names ball "z", which the slice does not hold/);
+  assert.throws(
+    () => freshProgress([ball('a')], [['a', 'z']]),
+    /the plan names ball "z", which the slice does not hold/,
+  );
 });
 
 test('a ball starts once every dependency passed, waits while one runs, and has ended once it has a result', () => {
@@ -40,12 +52,19 @@ test('a ball starts once every dependency passed, waits while one runs, and has 
 });
 
 test('a refusal blocks every descendant, through blocked ones too; a hold holds the next, and a refusal wins over a hold', () => {
-  const balls = freshProgress([ball('a'), ball('h'), ball('b', ['a']), ball('c', ['b']), ball('d', ['a', 'h']), ball('e', ['h'])], [['a', 'h'], ['b', 'd', 'e'], ['c']]);
+  const balls = freshProgress(
+    [ball('a'), ball('h'), ball('b', ['a']), ball('c', ['b']), ball('d', ['a', 'h']), ball('e', ['h'])],
+    [['a', 'h'], ['b', 'd', 'e'], ['c']],
+  );
   progressOf(balls, 'a').result = result(-1);
   progressOf(balls, 'h').result = result(0);
   assert.equal(nextMove(balls, 'b'), { kind: 'block', on: ['a'], why: 'refused' });
   progressOf(balls, 'b').result = result(0, ['a']);
-  assert.equal(nextMove(balls, 'c'), { kind: 'block', on: ['b'], why: 'refused' }, 'b was blocked by a refusal: c is blocked, not held');
+  assert.equal(
+    nextMove(balls, 'c'),
+    { kind: 'block', on: ['b'], why: 'refused' },
+    'b was blocked by a refusal: c is blocked, not held',
+  );
   assert.equal(nextMove(balls, 'd'), { kind: 'block', on: ['a'], why: 'refused' });
   assert.equal(nextMove(balls, 'e'), { kind: 'block', on: ['h'], why: 'held' });
   assert.equal(passedIds(balls), []);

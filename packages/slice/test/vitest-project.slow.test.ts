@@ -10,7 +10,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { slicePaths } from '../src/index.js';
-import { ball, extraWorktrees, leapSlice, readLeap, setupRepo, showFile, writeAgents, writeSlice } from './engine-helpers.js';
+import {
+  ball,
+  extraWorktrees,
+  leapSlice,
+  readLeap,
+  setupRepo,
+  showFile,
+  writeAgents,
+  writeSlice,
+} from './engine-helpers.js';
 
 const VITEST = 'vitest@3.2.7';
 const CACHE = process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test');
@@ -23,7 +32,11 @@ function vitestModules(): string {
   const staging = mkdtempSync(`${dir}.installing-`);
   try {
     writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', VITEST], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+    execFileSync(
+      'npm',
+      ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', VITEST],
+      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 },
+    );
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
   } finally {
@@ -35,14 +48,25 @@ function vitestModules(): string {
 const BASE = {
   '.gitignore': 'node_modules\n',
   'package.json': '{ "name": "calc", "private": true, "type": "module", "scripts": { "test": "vitest run" } }\n',
-  'vitest.config.ts': "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'] } });\n",
+  'vitest.config.ts':
+    "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'] } });\n",
   'src/add.ts': 'export const add = (a: number, b: number): number => a + b;\n',
-  'test/add.test.ts': "import { expect, test } from 'vitest';\nimport { add } from '../src/add';\ntest('adds', () => expect(add(1, 2)).toBe(3));\n",
+  'test/add.test.ts':
+    "import { expect, test } from 'vitest';\nimport { add } from '../src/add';\ntest('adds', () => expect(add(1, 2)).toBe(3));\n",
 };
-const test = (name: string, call: string, want: number) => `import { expect, test } from 'vitest';\nimport { ${name} } from '../src/${name}';\ntest('${name}', () => expect(${call}).toBe(${want}));\n`;
+const test = (name: string, call: string, want: number) =>
+  `import { expect, test } from 'vitest';\nimport { ${name} } from '../src/${name}';\ntest('${name}', () => expect(${call}).toBe(${want}));\n`;
 const MOVES = {
-  sub: { path: 'src/sub.ts', content: 'export const sub = (a: number, b: number): number => a - b;\n', test: test('sub', 'sub(3, 1)', 2) },
-  mul: { path: 'src/mul.ts', content: 'export const mul = (a: number, b: number): number => a * b;\n', test: test('mul', 'mul(3, 2)', 6) },
+  sub: {
+    path: 'src/sub.ts',
+    content: 'export const sub = (a: number, b: number): number => a - b;\n',
+    test: test('sub', 'sub(3, 1)', 2),
+  },
+  mul: {
+    path: 'src/mul.ts',
+    content: 'export const mul = (a: number, b: number): number => a * b;\n',
+    test: test('mul', 'mul(3, 2)', 6),
+  },
 };
 
 const project = suite('leap slice run on a vitest project with an ignored node_modules');
@@ -58,20 +82,54 @@ for (const sandbox of ['on', 'off'] as const) {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'red: sub and mul');
     const files = { ...BASE, 'test/sub.test.ts': MOVES.sub.test, 'test/mul.test.ts': MOVES.mul.test };
-    const balls = Object.entries(MOVES).map(([id, move]) => ball(id, [move.path], files, { red_first: true, proof: { argv: ['npx', 'vitest', 'run', `test/${id}.test.ts`] } }));
+    const balls = Object.entries(MOVES).map(([id, move]) =>
+      ball(id, [move.path], files, {
+        red_first: true,
+        proof: { argv: ['npx', 'vitest', 'run', `test/${id}.test.ts`] },
+      }),
+    );
     const file = writeSlice(dir, { id: `calc-${sandbox}`, balls });
-    const agents = writeAgents(dir, Object.fromEntries(Object.entries(MOVES).map(([id, move]) => [id, { '*': { edits: [{ path: move.path, content: move.content }] } }])));
-    const out = await leapSlice(repo, ['run', file, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--sandbox', sandbox]);
+    const agents = writeAgents(
+      dir,
+      Object.fromEntries(
+        Object.entries(MOVES).map(([id, move]) => [
+          id,
+          { '*': { edits: [{ path: move.path, content: move.content }] } },
+        ]),
+      ),
+    );
+    const out = await leapSlice(repo, [
+      'run',
+      file,
+      '--agents',
+      agents,
+      '--builder',
+      'b',
+      '--reviewers',
+      'r1,r2',
+      '--sandbox',
+      sandbox,
+    ]);
     assert.is(out.code, 0, out.stderr + out.stdout);
     assert.match(out.stdout, new RegExp(`slice calc-${sandbox}: passed`));
     for (const [id, move] of Object.entries(MOVES)) {
-      const round = readLeap<{ receipt: number; changed: string[]; champion: { code: number; note?: string } }>(repo, `calc-${sandbox}`, id, 'round-1.json');
-      assert.equal([round?.receipt, round?.changed, round?.champion.code, round?.champion.note], [1, [move.path], 1, undefined], `${id}: ${JSON.stringify(round)}`);
+      const round = readLeap<{ receipt: number; changed: string[]; champion: { code: number; note?: string } }>(
+        repo,
+        `calc-${sandbox}`,
+        id,
+        'round-1.json',
+      );
+      assert.equal(
+        [round?.receipt, round?.changed, round?.champion.code, round?.champion.note],
+        [1, [move.path], 1, undefined],
+        `${id}: ${JSON.stringify(round)}`,
+      );
       assert.is(showFile(repo, `leap/calc-${sandbox}/spine`, move.path), move.content);
     }
     // The user's tree: untouched, node_modules ignored and whole, nothing of vite's written there by a sandboxed proof.
     assert.is(git(repo, 'status', '--porcelain', '--', '.', ':!.leap'), '');
-    if (sandbox === 'on') assert.not.ok(existsSync(join(repo, 'node_modules', '.vite-temp')), 'vite wrote the main tree');
+    if (sandbox === 'on')
+      assert.not.ok(existsSync(join(repo, 'node_modules', '.vite-temp')), 'vite wrote the main tree');
     assert.equal(extraWorktrees(repo), []);
     assert.not.ok(existsSync(slicePaths(repo, `calc-${sandbox}`).worktrees));
   });

@@ -9,7 +9,13 @@ import { DEFAULT_STATE_DIRS } from './sandbox-plan.js';
 export type ApartEnd = { wrote: string[]; clashed: string[]; clashedDir: string };
 
 /** Left out of the copy: `top` at its top, `own` anywhere (bound from the tree); entries' signatures then. */
-type Manifest = { tree: string; top: string[]; own: string[]; copy: Record<string, string>; real: Record<string, string> };
+type Manifest = {
+  tree: string;
+  top: string[];
+  own: string[];
+  copy: Record<string, string>;
+  real: Record<string, string>;
+};
 type Plan = { wrote: string[]; removed: string[]; clashed: string[]; done: boolean };
 
 const files = (copy: string) => ({ manifest: `${copy}.json`, plan: `${copy}.wrote.json`, clashed: `${copy}.clashed` });
@@ -75,7 +81,11 @@ export function putBack(copy: string): ApartEnd | null {
   for (const p of plan.clashed) move(join(copy, p), join(where.clashed, p));
   rmSync(copy, { recursive: true, force: true });
   const { clashed } = plan;
-  return { wrote: [...plan.wrote, ...plan.removed].filter((p) => !clashed.includes(p)).sort(), clashed, clashedDir: where.clashed };
+  return {
+    wrote: [...plan.wrote, ...plan.removed].filter((p) => !clashed.includes(p)).sort(),
+    clashed,
+    clashedDir: where.clashed,
+  };
 }
 
 function diff(copy: string, kept: Manifest): Plan {
@@ -115,7 +125,8 @@ function apply(copy: string, kept: Manifest, plan: Plan): void {
   const clash = (p: string) => plan.clashed.includes(p) || plan.clashed.push(p);
   for (const p of [...plan.removed].sort((a, b) => b.split('/').length - a.split('/').length)) {
     if (at(p)?.isDirectory() === true) rmdirQuietly(join(kept.tree, p));
-    else if (at(p) !== undefined) theirs(p) ? clash(p) : (killPoint('LEAP_APART', `rm ${p}`), rmSync(join(kept.tree, p)));
+    else if (at(p) !== undefined)
+      theirs(p) ? clash(p) : (killPoint('LEAP_APART', `rm ${p}`), rmSync(join(kept.tree, p)));
   }
   for (const p of plan.wrote) {
     const kind = lstatSync(join(copy, p), { throwIfNoEntry: false });

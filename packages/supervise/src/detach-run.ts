@@ -23,7 +23,15 @@ export interface DetachRunOptions {
 
 /** A detached run: started (its pid holds its lock), or ended before (what it printed, and its exit code). */
 export type DetachRunResult =
-  | { started: true; pid: number; supervisor: number; out: string; err: string; dir: string /** The command that waits for the run's end. */; wait: string }
+  | {
+      started: true;
+      pid: number;
+      supervisor: number;
+      out: string;
+      err: string;
+      dir: string /** The command that waits for the run's end. */;
+      wait: string;
+    }
   | { started: false; code: number; stdout: string; stderr: string; out: string; err: string };
 
 // What the supervisor reads and the run must not: restored for the run by `env` (no shell; values are argv elements).
@@ -36,7 +44,10 @@ function supervisorBin(name: 'leap-detach' | 'leap-supervise'): string {
 
 function leapBin(): string {
   const bin = process.argv[1];
-  if (bin === undefined || bin === '') throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', { exitCode: 2 });
+  if (bin === undefined || bin === '')
+    throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', {
+      exitCode: 2,
+    });
   return bin;
 }
 
@@ -80,15 +91,32 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
   const { env } = options;
   const out = join(dir, 'run.out');
   const err = join(dir, 'run.err');
-  const restore = [...SUPERVISOR_ONLY.filter((k) => env[k] === undefined).flatMap((k) => ['-u', k]), ...SUPERVISOR_ONLY.filter((k) => env[k] !== undefined).map((k) => `${k}=${env[k]}`)];
-  const argv = [supervisorBin('leap-detach'), process.execPath, supervisorBin('leap-supervise'), 'run', 'env', ...restore, process.execPath, leapBin(), ...options.args];
+  const restore = [
+    ...SUPERVISOR_ONLY.filter((k) => env[k] === undefined).flatMap((k) => ['-u', k]),
+    ...SUPERVISOR_ONLY.filter((k) => env[k] !== undefined).map((k) => `${k}=${env[k]}`),
+  ];
+  const argv = [
+    supervisorBin('leap-detach'),
+    process.execPath,
+    supervisorBin('leap-supervise'),
+    'run',
+    'env',
+    ...restore,
+    process.execPath,
+    leapBin(),
+    ...options.args,
+  ];
   const supervisorEnv = { ...env, VERI_STATE_DIR: dir, VERI_TIMEOUT: '0', VERI_IDLE_TIMEOUT: '0' };
   const outFd = openSync(out, 'w');
   const errFd = openSync(err, 'w');
   let code: number | null;
   try {
     // leap-detach passes its stdout and stderr (these files) on to the supervisor, which passes them to the run.
-    const child = spawn(process.execPath, argv, { cwd: options.cwd, env: supervisorEnv, stdio: ['ignore', outFd, errFd] });
+    const child = spawn(process.execPath, argv, {
+      cwd: options.cwd,
+      env: supervisorEnv,
+      stdio: ['ignore', outFd, errFd],
+    });
     code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
       child.once('exit', (c) => resolve(c));
@@ -97,7 +125,11 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
     closeSync(outFd);
     closeSync(errFd);
   }
-  if (code !== 0) throw new LeapError(`--detach: the run could not be started: ${text(err).trim() || `leap-detach exited with ${code}`}`, { exitCode: 1 });
+  if (code !== 0)
+    throw new LeapError(
+      `--detach: the run could not be started: ${text(err).trim() || `leap-detach exited with ${code}`}`,
+      { exitCode: 1 },
+    );
   const pidFile = join(dir, 'run.pid');
   const exitFile = join(dir, 'run.exit');
   const supervisor = readPidFile(pidFile);
@@ -106,11 +138,26 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
     const record = readPidFile(pidFile);
     const ended = existsSync(exitFile) ? readExitFile(exitFile) : null;
     if (ended !== null && (supervisor?.run === undefined || ended.run === undefined || ended.run === supervisor.run)) {
-      return { started: false, code: ended.code, stdout: text(out), stderr: text(err).replace(/supervise\[run\]: [^\n]*\n$/, ''), out, err };
+      return {
+        started: false,
+        code: ended.code,
+        stdout: text(out),
+        stderr: text(err).replace(/supervise\[run\]: [^\n]*\n$/, ''),
+        out,
+        err,
+      };
     }
     const pid = record?.leaf;
     if (pid !== undefined && options.lockHolder() === pid)
-      return { started: true, pid, supervisor: record?.pid ?? supervisor?.pid ?? 0, out, err, dir, wait: `VERI_STATE_DIR=${shellWord(dir)} leap-wait run` };
+      return {
+        started: true,
+        pid,
+        supervisor: record?.pid ?? supervisor?.pid ?? 0,
+        out,
+        err,
+        dir,
+        wait: `VERI_STATE_DIR=${shellWord(dir)} leap-wait run`,
+      };
     if (Date.now() > deadline) {
       throw new LeapError(
         `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock within ${(options.startMs ?? 120_000) / 1000} s; it is left running, its output in ${out} and ${err}`,

@@ -59,7 +59,10 @@ function passOn(fd: 1 | 2): number | 'ignore' {
 
 function startError(command: string, error: NodeJS.ErrnoException): LeapError {
   const what = error.code === 'ENOENT' ? 'command not found' : 'cannot execute';
-  return new LeapError(`${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`, { exitCode: startFailureCode(error.code), cause: error });
+  return new LeapError(`${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`, {
+    exitCode: startFailureCode(error.code),
+    cause: error,
+  });
 }
 
 /** A supervisor is awaited until it reports NAME.pid written; rejects (exit 1) if it dies or closes the pipe first. */
@@ -107,16 +110,27 @@ function waitReady(child: ChildProcess, pid: number, name: string, timeoutMs: nu
       fn();
     };
     const timer = setTimeout(
-      () => settle(() => reject(new LeapError(`supervise[${name}] (pid ${pid}) did not write its pid file within ${timeoutMs} ms; it is left running`, { exitCode: DETACH_START_FAILED }))),
+      () =>
+        settle(() =>
+          reject(
+            new LeapError(
+              `supervise[${name}] (pid ${pid}) did not write its pid file within ${timeoutMs} ms; it is left running`,
+              { exitCode: DETACH_START_FAILED },
+            ),
+          ),
+        ),
       timeoutMs,
     );
     let reason = '';
     const failed = (code: number | null, signal: string | null): void =>
       settle(() =>
         reject(
-          new LeapError(`supervise[${name}] (pid ${pid}) ${signal !== null ? `died of ${signal}` : `exited with code ${code}`} during start-up, before writing its pid file${reason}`, {
-            exitCode: DETACH_START_FAILED,
-          }),
+          new LeapError(
+            `supervise[${name}] (pid ${pid}) ${signal !== null ? `died of ${signal}` : `exited with code ${code}`} during start-up, before writing its pid file${reason}`,
+            {
+              exitCode: DETACH_START_FAILED,
+            },
+          ),
         ),
       );
     pipe?.on('data', (chunk: Buffer) => {

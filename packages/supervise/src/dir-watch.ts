@@ -11,7 +11,9 @@ export interface DirWatch {
 export function watchDir(dir: string, onChange: (filename: string | null) => void): DirWatch {
   let watcher: FSWatcher | null = null;
   try {
-    watcher = watch(dir, { persistent: false }, (_event, filename) => onChange(filename === null ? null : String(filename)));
+    watcher = watch(dir, { persistent: false }, (_event, filename) =>
+      onChange(filename === null ? null : String(filename)),
+    );
     watcher.on('error', () => {
       watcher?.close();
       watcher = null;

@@ -9,13 +9,30 @@ export { detach, supervisedName } from './detach.js';
 export type { DetachOptions, DetachResult } from './detach.js';
 export { checkStop, requestStopLogged, clearStopLogged } from './stop.js';
 export type { StopOptions } from './stop.js';
-export { readPidFile, readExitFile, writeExitFile, formatExitRecord, formatPidRecord, replaceFile, removeStale, newRunId } from './leaf-files.js';
+export {
+  readPidFile,
+  readExitFile,
+  writeExitFile,
+  formatExitRecord,
+  formatPidRecord,
+  replaceFile,
+  removeStale,
+  newRunId,
+} from './leaf-files.js';
 export type { PidRecord, ExitRecord } from './leaf-files.js';
 export { LeafTree } from './leaf-tree.js';
 export type { TreeMembers } from './leaf-tree.js';
 export { killTree, signalTree } from './kill-tree.js';
 export type { KillOutcome, KillOptions, Leader } from './kill-tree.js';
-export { scanProcesses, recentProcesses, readProc, environHasKey, isDeadState, isGone, parseStatFields } from './proc-scan.js';
+export {
+  scanProcesses,
+  recentProcesses,
+  readProc,
+  environHasKey,
+  isDeadState,
+  isGone,
+  parseStatFields,
+} from './proc-scan.js';
 export type { ProcInfo } from './proc-scan.js';
 export { nowMs, setLongTimeout, sleep } from './long-timer.js';
 export { endOrphanLeaves, findOrphanLeaves, sweepOrphansOf, type OrphanLeaf, type OrphanSweep } from './orphans.js';

@@ -66,7 +66,8 @@ export async function killTree(tree: LeafTree, leader: Leader, options: KillOpti
     for (const p of found.members) if (p.pid !== leader.pid) seen.set(`${p.pid}:${p.starttime}`, false);
     for (const p of found.escaped) seen.set(`${p.pid}:${p.starttime}`, true);
   };
-  const gone = (found: TreeMembers): boolean => found.members.length === 0 && found.escaped.length === 0 && leader.exited();
+  const gone = (found: TreeMembers): boolean =>
+    found.members.length === 0 && found.escaped.length === 0 && leader.exited();
   // A failed look at /proc (EMFILE, say) must not end the sequence: keep what was last seen and look again.
   let found: TreeMembers = { members: [], escaped: [] };
   const look = (): void => {

@@ -8,7 +8,10 @@ export type NotifyEvent = 'done' | 'bail' | 'stop' | 'cost-budget';
 /** Split on spaces: no shell, no quoting (the contract's rule; put a script in it for more). */
 export function splitNotify(command: string, option = '--notify'): string[] {
   const argv = command.split(' ').filter((word) => word !== '');
-  if (argv.length === 0) throw new UsageError(`Expected ${option} to be a command line (split on spaces into an argv, no shell), got ${showValue(command)}`);
+  if (argv.length === 0)
+    throw new UsageError(
+      `Expected ${option} to be a command line (split on spaces into an argv, no shell), got ${showValue(command)}`,
+    );
   return argv;
 }
 
@@ -22,7 +25,12 @@ export interface NotifyOutcome {
 const NOTIFY_TIMEOUT = '60';
 
 /** `payload` goes as JSON on stdin; a non-zero exit, a missing executable or a passed time limit is a `problem`. */
-export async function runNotify(argv: readonly string[], event: NotifyEvent, payload: Record<string, unknown>, place: { cwd: string; env: NodeJS.ProcessEnv }): Promise<NotifyOutcome> {
+export async function runNotify(
+  argv: readonly string[],
+  event: NotifyEvent,
+  payload: Record<string, unknown>,
+  place: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<NotifyOutcome> {
   const paths = statePaths(resolveStateDir(place.env, place.cwd));
   const leaf = `notify-${event}-${Date.now()}`;
   const [command, ...args] = argv as [string, ...string[]];
@@ -31,7 +39,14 @@ export async function runNotify(argv: readonly string[], event: NotifyEvent, pay
   const out = join(paths.dir, `${leaf}.out`);
   const err = join(paths.dir, `${leaf}.err`);
   try {
-    const result = await supervise({ name: leaf, command, args, cwd: place.cwd, env, io: { input, stdoutFile: out, stderrFile: err } });
+    const result = await supervise({
+      name: leaf,
+      command,
+      args,
+      cwd: place.cwd,
+      env,
+      io: { input, stdoutFile: out, stderrFile: err },
+    });
     if (result.code === 0) return { leaf, problem: null };
     const why = result.error ?? `${result.status}${result.leafCode === null ? '' : ` (exit ${result.leafCode})`}`;
     return { leaf, problem: `the notify command ${showValue(command)} failed: ${why}; its output is in ${err}` };

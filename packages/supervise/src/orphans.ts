@@ -30,7 +30,11 @@ export function findOrphanLeaves(stateDir: string, deadPid: number): OrphanLeaf[
     const { first, values } = parseKeyValues(text);
     if (Number(first.trim()) !== deadPid) continue;
     const leafPid = values.leaf === undefined ? null : Number(values.leaf);
-    found.push({ name, leafPid: Number.isInteger(leafPid) && (leafPid as number) > 1 ? leafPid : null, marker: values.run === undefined ? null : `LEAP_LEAF_${values.run}` });
+    found.push({
+      name,
+      leafPid: Number.isInteger(leafPid) && (leafPid as number) > 1 ? leafPid : null,
+      marker: values.run === undefined ? null : `LEAP_LEAF_${values.run}`,
+    });
   }
   return found;
 }
@@ -43,7 +47,10 @@ export async function endOrphanLeaves(orphans: readonly OrphanLeaf[], capMs = 50
   const killed = new Set<number>();
   const until = Date.now() + capMs;
   for (;;) {
-    const alive = scanProcesses().filter((p) => p.pid !== process.pid && !isGone(p) && (sessions.has(p.sid) || markers.some((m) => environHasKey(p.pid, m))));
+    const alive = scanProcesses().filter(
+      (p) =>
+        p.pid !== process.pid && !isGone(p) && (sessions.has(p.sid) || markers.some((m) => environHasKey(p.pid, m))),
+    );
     if (alive.length === 0 || Date.now() > until) return killed.size;
     for (const p of alive) {
       try {

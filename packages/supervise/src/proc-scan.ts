@@ -25,7 +25,16 @@ const PF_EXITING = 0x4;
 /** Parse the fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
 export function parseStatFields(pid: number, fields: string[]): ProcInfo | null {
   const n = (i: number) => Number(fields[i]);
-  const info = { pid, ppid: n(1), pgid: n(2), sid: n(3), state: fields[0] ?? '?', starttime: n(19), cpu: n(11) + n(12), exiting: (n(6) & PF_EXITING) !== 0 };
+  const info = {
+    pid,
+    ppid: n(1),
+    pgid: n(2),
+    sid: n(3),
+    state: fields[0] ?? '?',
+    starttime: n(19),
+    cpu: n(11) + n(12),
+    exiting: (n(6) & PF_EXITING) !== 0,
+  };
   return Number.isFinite(info.starttime) && Number.isFinite(info.sid) ? info : null;
 }
 
@@ -64,7 +73,13 @@ export function scanProcessesSince(leaderPid: number, forksAtStart: number | nul
   const max = readNumber('/proc/sys/kernel/pid_max');
   const forks = forksAtStart === null ? null : readForkCount();
   const inUse = readTaskCount();
-  if (max === null || forks === null || forksAtStart === null || inUse === null || forks - forksAtStart > max - RESERVED_PIDS - inUse - WRAP_MARGIN) {
+  if (
+    max === null ||
+    forks === null ||
+    forksAtStart === null ||
+    inUse === null ||
+    forks - forksAtStart > max - RESERVED_PIDS - inUse - WRAP_MARGIN
+  ) {
     return scanProcesses();
   }
   const entries = readdirSync('/proc');

@@ -50,7 +50,9 @@ export function closeReady(fd: number | null): void {
   }
 }
 
-export function parseReadyLine(line: string): { kind: 'ready'; pid: number; run: string } | { kind: 'error'; reason: string } | null {
+export function parseReadyLine(
+  line: string,
+): { kind: 'ready'; pid: number; run: string } | { kind: 'error'; reason: string } | null {
   const match = /^ready ([1-9][0-9]*) (\S+)$/.exec(line.trim());
   if (match !== null) return { kind: 'ready', pid: Number(match[1]), run: match[2] as string };
   return line.startsWith('error ') ? { kind: 'error', reason: line.slice(6).trim() } : null;

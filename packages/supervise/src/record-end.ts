@@ -1,5 +1,12 @@
 // The end of a supervised run, recorded in order: NAME.exit (atomically), then the exit event.
-import { appendEvent, createEvent, type EventContext, type ExitStatus, type LeapEvent, type StatePaths } from '@leap/core';
+import {
+  appendEvent,
+  createEvent,
+  type EventContext,
+  type ExitStatus,
+  type LeapEvent,
+  type StatePaths,
+} from '@leap/core';
 import { writeExitFile } from './leaf-files.js';
 import type { KillOutcome } from './kill-tree.js';
 

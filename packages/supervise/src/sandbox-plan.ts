@@ -261,20 +261,51 @@ export function bwrapArgs(spec: SandboxSpec, view: FsView, options: PlanOptions 
   return argv;
 }
 
-export function sandboxArgv(bwrap: string, spec: SandboxSpec, view: FsView, command: string, args: readonly string[], options: PlanOptions = {}): string[] {
+export function sandboxArgv(
+  bwrap: string,
+  spec: SandboxSpec,
+  view: FsView,
+  command: string,
+  args: readonly string[],
+  options: PlanOptions = {},
+): string[] {
   return [bwrap, ...bwrapArgs(spec, view, options), '--', command, ...args];
 }
 
 const LOCALE = /^LC_[A-Z_]+$/;
-const BASE_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR', 'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS', 'LANG', 'LANGUAGE', 'TZ']);
+const BASE_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'BASH_DEFAULT_TIMEOUT_MS',
+  'BASH_MAX_TIMEOUT_MS',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+]);
 
 function allowed(name: string, pass: readonly string[]): boolean {
-  if (BASE_NAMES.has(name) || name.startsWith('VERI_') || name.startsWith('LEAP_') || (name.startsWith('LC_') && LOCALE.test(name))) return true;
+  if (
+    BASE_NAMES.has(name) ||
+    name.startsWith('VERI_') ||
+    name.startsWith('LEAP_') ||
+    (name.startsWith('LC_') && LOCALE.test(name))
+  )
+    return true;
   return pass.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
 }
 
 /** The allow-list plus `passEnv`, then `env` (or all: `inheritEnv`); no TMPDIR: the sandbox's /tmp is its own. */
-export function sandboxEnv(env: NodeJS.ProcessEnv, spec: Pick<SandboxSpec, 'passEnv' | 'env' | 'inheritEnv'>): NodeJS.ProcessEnv {
+export function sandboxEnv(
+  env: NodeJS.ProcessEnv,
+  spec: Pick<SandboxSpec, 'passEnv' | 'env' | 'inheritEnv'>,
+): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   const pass = spec.passEnv ?? [];
   for (const [name, value] of Object.entries(env)) {

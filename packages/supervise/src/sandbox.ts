@@ -25,7 +25,17 @@ import { fileURLToPath } from 'node:url';
 import { LeapError, findExecutable } from '@leap/core';
 import { makeApart, putBack } from './apart.js';
 import { HOME_CACHES } from './sandbox-layer.js';
-import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, SandboxSpecError, mainRepoRoot, sandboxArgv, sandboxEnv, type FsEntry, type FsView, type SandboxSpec } from './sandbox-plan.js';
+import {
+  DEFAULT_LINK_READ_ONLY,
+  DEFAULT_STATE_DIRS,
+  SandboxSpecError,
+  mainRepoRoot,
+  sandboxArgv,
+  sandboxEnv,
+  type FsEntry,
+  type FsView,
+  type SandboxSpec,
+} from './sandbox-plan.js';
 
 /** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
 export const EXIT_NO_SANDBOX = 2;
@@ -51,8 +61,15 @@ export const hostView: FsView = {
     const out: FsEntry[] = [];
     for (const entry of entries) {
       const { name } = entry;
-      const known = entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
-      const kind = entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'dir' : known ? 'file' : hostView.kind(join(dir, name));
+      const known =
+        entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
+      const kind = entry.isSymbolicLink()
+        ? 'symlink'
+        : entry.isDirectory()
+          ? 'dir'
+          : known
+            ? 'file'
+            : hostView.kind(join(dir, name));
       if (kind === null) continue;
       out.push(kind === 'symlink' ? { name, kind, target: readlinkSync(join(dir, name)) } : { name, kind });
     }
@@ -91,7 +108,8 @@ const INSTALL = 'apt-get install bubblewrap';
 
 /** bwrap's path, or a SandboxUnavailableError naming the cause and what to install. */
 export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
-  const bwrap = env.LEAP_BWRAP !== undefined && env.LEAP_BWRAP !== '' ? env.LEAP_BWRAP : findExecutable('bwrap', env.PATH);
+  const bwrap =
+    env.LEAP_BWRAP !== undefined && env.LEAP_BWRAP !== '' ? env.LEAP_BWRAP : findExecutable('bwrap', env.PATH);
   if (bwrap === null || findExecutable(bwrap, env.PATH) === null) {
     throw new SandboxUnavailableError(
       `cannot sandbox the leaf: bwrap (bubblewrap) is not installed (not on PATH${env.LEAP_BWRAP ? `; LEAP_BWRAP=${env.LEAP_BWRAP}` : ''}): ${INSTALL}, or run with --sandbox off`,
@@ -126,7 +144,24 @@ export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
   if (failure === undefined) {
     const trial = spawnSync(
       bwrap,
-      ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'],
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--unshare-pid',
+        '--unshare-ipc',
+        '--unshare-uts',
+        '--unshare-net',
+        '--die-with-parent',
+        '--cap-drop',
+        'ALL',
+        '--',
+        'true',
+      ],
       { env: { PATH: env.PATH ?? '/usr/bin:/bin' }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] },
     );
     failure = trial.status === 0 ? null : namespaceCause(trial.stderr ?? String(trial.error ?? ''));
@@ -145,7 +180,12 @@ export function resetSandboxCheck(): void {
 export function copyTree(
   tree: string,
   dest: string,
-  options: { stateDirs?: readonly string[]; linkReadOnly?: readonly string[]; skip?: readonly string[]; record?: (src: string, dst: string) => void } = {},
+  options: {
+    stateDirs?: readonly string[];
+    linkReadOnly?: readonly string[];
+    skip?: readonly string[];
+    record?: (src: string, dst: string) => void;
+  } = {},
 ): string[] {
   const stateDirs = new Set(options.stateDirs ?? DEFAULT_STATE_DIRS);
   const link = new Set(options.linkReadOnly ?? DEFAULT_LINK_READ_ONLY);
@@ -218,11 +258,22 @@ function argvFiles(command: string, args: readonly string[], cwd: string): strin
 }
 
 /** `env` is the leaf's before filtering; throws SandboxUnavailableError (exit 2), with nothing left behind. */
-export function prepareSandbox(spec: SandboxSpec, command: string, args: readonly string[], env: NodeJS.ProcessEnv, bwrap = findBwrap(env), options: { statusFd?: number } = {}): PreparedSandbox {
+export function prepareSandbox(
+  spec: SandboxSpec,
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  bwrap = findBwrap(env),
+  options: { statusFd?: number } = {},
+): PreparedSandbox {
   const home = spec.home ?? env.HOME;
   const homeReal = home === undefined || home === '' ? undefined : (hostView.realpath(home) ?? home);
   const tree = hostView.realpath(spec.tree) ?? resolve(spec.tree);
-  if (hostView.kind(tree) !== 'dir') throw new SandboxUnavailableError(`cannot sandbox the leaf: its tree ${JSON.stringify(spec.tree)} is not a folder`, 'bad-spec');
+  if (hostView.kind(tree) !== 'dir')
+    throw new SandboxUnavailableError(
+      `cannot sandbox the leaf: its tree ${JSON.stringify(spec.tree)} is not a folder`,
+      'bad-spec',
+    );
   const cwd = spec.cwd === undefined ? tree : (hostView.realpath(spec.cwd) ?? resolve(spec.cwd));
   const resolvedCommand = findExecutable(command, env.PATH, cwd) ?? command;
   const commandReal = hostView.realpath(resolvedCommand) ?? resolvedCommand;
@@ -246,14 +297,27 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
     // A toolchain in /tmp would be hidden by the private /tmp: readable, unless it holds or lies in the tree.
     const own = toolchainInTmp();
     const ownRead = own !== null && !isInside(tree, own) && !isInside(own, tree) ? [own] : [];
-    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, read: [...(spec.read ?? []), ...ownRead], write: spec.write ?? [] };
+    const full: SandboxSpec = {
+      ...spec,
+      tree,
+      cwd,
+      home: homeReal,
+      keepReadable,
+      read: [...(spec.read ?? []), ...ownRead],
+      write: spec.write ?? [],
+    };
     let linked: string[] = [];
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
       chmodSync(copy, statSync(tree).mode & 0o7777); // the copy's root shows the tree's own mode, not mkdtemp's 0700
       linked = copyTree(tree, copy, { stateDirs: spec.stateDirs, linkReadOnly: spec.linkReadOnly, skip: spec.hide });
     }
-    const copies = copy !== null ? { copy, linked } : apart !== null ? { copy: apart, own: makeApart(tree, apart, spec.stateDirs) } : {};
+    const copies =
+      copy !== null
+        ? { copy, linked }
+        : apart !== null
+          ? { copy: apart, own: makeApart(tree, apart, spec.stateDirs) }
+          : {};
     const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, { ...options, ...copies });
     const [bin, ...rest] = argv;
     // No coverage inside (issue 43): the key is kept, undefined, so Node does not add the caller's NODE_V8_COVERAGE.
@@ -261,7 +325,8 @@ export function prepareSandbox(spec: SandboxSpec, command: string, args: readonl
     return { command: bin as string, args: rest, env: leafEnv, copy, cleanup };
   } catch (error) {
     cleanup();
-    if (error instanceof SandboxSpecError) throw new SandboxUnavailableError(`cannot sandbox the leaf: ${error.message}`, 'bad-spec');
+    if (error instanceof SandboxSpecError)
+      throw new SandboxUnavailableError(`cannot sandbox the leaf: ${error.message}`, 'bad-spec');
     throw error;
   }
 }

@@ -4,7 +4,9 @@ import { closeSync } from 'node:fs';
 import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
 import { openInput, openOutput, type LeafIo } from './leaf-io.js';
 
-export type SpawnResult = { kind: 'started'; child: ChildProcess; pid: number } | { kind: 'failed'; code: number; reason: string };
+export type SpawnResult =
+  | { kind: 'started'; child: ChildProcess; pid: number }
+  | { kind: 'failed'; code: number; reason: string };
 
 /** The exit code a start failure records: 127 when the command is not found, 126 when it cannot run. */
 export function startFailureCode(errno: string | undefined): number {
@@ -45,17 +47,31 @@ export async function spawnWithIo(leaf: LeafCommand, io: LeafIo, dir: string, st
 }
 
 /** NODE_V8_COVERAGE is undefined, not absent: Node adds a test's c8 coverage to an env that lacks the key. */
-export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, io: LeafStdio = {}): Promise<SpawnResult> {
+export function spawnLeaf(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  io: LeafStdio = {},
+): Promise<SpawnResult> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      const stdio: ('inherit' | 'pipe' | number)[] = [io.stdin ?? 'inherit', io.stdout ?? 'inherit', io.stderr ?? 'inherit'];
+      const stdio: ('inherit' | 'pipe' | number)[] = [
+        io.stdin ?? 'inherit',
+        io.stdout ?? 'inherit',
+        io.stderr ?? 'inherit',
+      ];
       if (io.status !== undefined) stdio.push(io.status);
       child = spawn(command, args, { detached: true, stdio, env: { ...env, NODE_V8_COVERAGE: undefined }, cwd });
     } catch (error) {
       // Arguments Node refuses outright (a NUL byte in an argument or the environment).
       const err = error as NodeJS.ErrnoException;
-      resolve({ kind: 'failed', code: EXIT_CANNOT_EXECUTE, reason: `cannot start ${JSON.stringify(command)}: ${err.message}` });
+      resolve({
+        kind: 'failed',
+        code: EXIT_CANNOT_EXECUTE,
+        reason: `cannot start ${JSON.stringify(command)}: ${err.message}`,
+      });
       return;
     }
     const pid = child.pid;
@@ -65,7 +81,11 @@ export function spawnLeaf(command: string, args: string[], env: NodeJS.ProcessEn
     }
     child.once('error', (error: NodeJS.ErrnoException) => {
       const what = error.code === 'ENOENT' ? 'command not found' : 'cannot execute';
-      resolve({ kind: 'failed', code: startFailureCode(error.code), reason: `${what}: ${JSON.stringify(command)} (${error.code ?? error.message})` });
+      resolve({
+        kind: 'failed',
+        code: startFailureCode(error.code),
+        reason: `${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`,
+      });
     });
   });
 }

@@ -75,7 +75,8 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   try {
     name = asUsage(() => checkLeafName(options.name));
     if (options.sandbox != null) bwrap = findBwrap(env);
-    if (options.command === '') throw new UsageError('Expected a command after NAME, got an empty string', { exitCode: EXIT_USAGE });
+    if (options.command === '')
+      throw new UsageError('Expected a command after NAME, got an empty string', { exitCode: EXIT_USAGE });
     paths = asUsage(() => statePaths(resolveStateDir(env, cwd)));
     asUsage(() => ensureStateDir(paths.dir));
     // The lock file is NAME.pid itself, written whole with the run id: no second write before the leaf starts.
@@ -85,7 +86,10 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     throw error;
   }
   if (lock === null) {
-    const error = new UsageError(`another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); refusing to start a second one`, { exitCode: EXIT_USAGE });
+    const error = new UsageError(
+      `another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); refusing to start a second one`,
+      { exitCode: EXIT_USAGE },
+    );
     reportFailure(readyFd, error.message);
     throw error;
   }
@@ -144,11 +148,16 @@ class Supervision {
     } catch (error) {
       closeReady(readyFd);
       // Whatever failed, a waiter gets an exit file: the tree is ended first if it was started.
-      const message = error instanceof LeapError ? error.message : `internal error: ${(error as Error)?.stack ?? String(error)}`;
+      const message =
+        error instanceof LeapError ? error.message : `internal error: ${(error as Error)?.stack ?? String(error)}`;
       if (this.leaf !== null) {
         this.leaf.end('signal');
         const outcome = await this.leaf.outcome.catch(() => null);
-        return this.finish('killed-signal', EXIT_KILLED, { error: message, leafCode: outcome?.leafCode, signal: outcome?.signal });
+        return this.finish('killed-signal', EXIT_KILLED, {
+          error: message,
+          leafCode: outcome?.leafCode,
+          signal: outcome?.signal,
+        });
       }
       return this.finish('failed-start', EXIT_USAGE, { error: message });
     } finally {
@@ -179,8 +188,14 @@ class Supervision {
     const network = spec?.network !== false;
     const sandboxed = spec === null ? { sandbox: 'off' } : { sandbox: 'bwrap', sandbox_role: spec.role, network };
     this.event(createEvent('launch', { ...started, timeout_ms: config.timeoutMs, ...sandboxed }, this.context));
-    const leafEnv = buildLeafEnv(this.env, { timeoutMs: config.timeoutMs, skillCommit: config.context.skillCommit, marker: this.marker, killAfterMs: config.killAfterMs });
-    if (spec === null || this.bwrap === null) return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
+    const leafEnv = buildLeafEnv(this.env, {
+      timeoutMs: config.timeoutMs,
+      skillCommit: config.context.skillCommit,
+      marker: this.marker,
+      killAfterMs: config.killAfterMs,
+    });
+    if (spec === null || this.bwrap === null)
+      return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
     const sandbox = sandboxLeaf(spec, this.bwrap, { command, args, env: leafEnv, cwd: this.cwd }, this.paths.dir);
     if ('error' in sandbox) return this.finish('failed-start', sandbox.code, { error: sandbox.error });
     try {
@@ -241,11 +256,20 @@ class Supervision {
     if (outcome.reason === 'stop') {
       this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
     }
-    const end: ExitStatus = outcome.reason !== null ? (`killed-${outcome.reason}` as `killed-${KillReason}`) : outcome.signal !== null ? 'killed-external' : 'exited';
+    const end: ExitStatus =
+      outcome.reason !== null
+        ? (`killed-${outcome.reason}` as `killed-${KillReason}`)
+        : outcome.signal !== null
+          ? 'killed-external'
+          : 'exited';
     const code = end === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
     // bwrap reports the leaf's exit code once the leaf ran; an exit without it is a sandbox it could not make.
     if (status !== null && end === 'exited' && code !== 0 && !/"exit-code"/.test(status)) {
-      return this.finish('failed-start', EXIT_NO_SANDBOX, { error: sandboxFailure(this.env), leafCode: outcome.leafCode, kill: outcome.kill });
+      return this.finish('failed-start', EXIT_NO_SANDBOX, {
+        error: sandboxFailure(this.env),
+        leafCode: outcome.leafCode,
+        kill: outcome.kill,
+      });
     }
     return this.finish(end, code, { leafCode: outcome.leafCode, signal: outcome.signal, kill: outcome.kill });
   }

@@ -6,6 +6,9 @@ export function asUsage<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error), { exitCode: EXIT_USAGE, cause: error });
+    throw new UsageError(error instanceof Error ? error.message : String(error), {
+      exitCode: EXIT_USAGE,
+      cause: error,
+    });
   }
 }

@@ -63,7 +63,9 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
     if (pid === null || supervisorAlive(pid)) return null;
     // Gone: the exit file may have been written just before it died.
     const last = ownExit(readExitFile(exitFile), readPidFile(pidFile));
-    return last !== null ? done(last.code, last.status, last, pid) : done(WAIT_SUPERVISOR_GONE, 'supervisor-gone', null, pid);
+    return last !== null
+      ? done(last.code, last.status, last, pid)
+      : done(WAIT_SUPERVISOR_GONE, 'supervisor-gone', null, pid);
   };
 
   const first = look();

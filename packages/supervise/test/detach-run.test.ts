@@ -28,7 +28,11 @@ test('detachRun: started once the run holds its lock, in a session of its own; a
   assert.is(Number(readFileSync(lock, 'utf8')), pid);
   assert.ok(isAlive(pid), 'the run lives on after its host ended');
   const session = (p: number) => Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ')[3]);
-  assert.is.not(session(pid), session(process.pid), 'a session of its own: a kill of the caller’s group does not reach it');
+  assert.is.not(
+    session(pid),
+    session(process.pid),
+    'a session of its own: a kill of the caller’s group does not reach it',
+  );
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   assert.is(cmdline.at(-2), title, 'the title reached the run as one argument, byte for byte');
   const second = await host(state, join(tmp, 'lock2'), ['run', join(tmp, 'lock2'), gate]);
@@ -49,7 +53,10 @@ test('detachRun: a run that ends before taking its lock is reported with its own
   const lock = join(tmp, 'never');
   const gate = join(tmp, 'gate');
   // The run writes its pid elsewhere: the host never sees its lock taken.
-  const slow = await host(join(tmp, 'b'), lock, ['run', join(tmp, 'elsewhere'), gate], { ...process.env, START_MS: '300' });
+  const slow = await host(join(tmp, 'b'), lock, ['run', join(tmp, 'elsewhere'), gate], {
+    ...process.env,
+    START_MS: '300',
+  });
   assert.is(slow.code, 1);
   assert.match(String(slow.error), 'has not taken its lock within 0.3 s; it is left running');
   writeFileSync(gate, '');

@@ -6,7 +6,19 @@ import { join } from 'node:path';
 import { cleanupTempDirs, isAlive, runBin, runCommand, scriptPath, waitFor } from '@leap/test-utils';
 import { detach, supervisedName } from '../src/detach.js';
 import { readProc } from '../src/proc-scan.js';
-import { DETACH, SUPERVISE, WAIT, bin, exitRecord, fixture, killStrays, makeScene, recordedPids, start, track } from './helpers.js';
+import {
+  DETACH,
+  SUPERVISE,
+  WAIT,
+  bin,
+  exitRecord,
+  fixture,
+  killStrays,
+  makeScene,
+  recordedPids,
+  start,
+  track,
+} from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -69,7 +81,10 @@ test('D-enoent: a command that cannot start is 127 (not found) or 126 (not execu
 test("D-pipe: a caller reading detach's output through a pipe to its end is not kept waiting for the leaf (F29)", async () => {
   const scene = makeScene();
   const t0 = performance.now();
-  const r = await runCommand('bash', ['-c', 'out=$("$0" "$1" sleep 8); echo "[$out]"', process.execPath, DETACH], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand('bash', ['-c', 'out=$("$0" "$1" sleep 8); echo "[$out]"', process.execPath, DETACH], {
+    cwd: scene.repo,
+    env: scene.env,
+  });
   const took = (performance.now() - t0) / 1000;
   assert.is(r.stdout, '[]\n');
   assert.ok(took < 6, `took ${took} s`);
@@ -79,7 +94,15 @@ test('D-files: stdout and stderr redirected to files reach the leaf (the `> NAME
   const scene = makeScene();
   const r = await runCommand(
     'bash',
-    ['-c', '"$0" "$1" "$2" "$3" files sh -c "echo to-out; echo to-err >&2" > .tdd/files.out 2> .tdd/files.err && "$0" "$4" files 20', process.execPath, DETACH, process.execPath, SUPERVISE, WAIT],
+    [
+      '-c',
+      '"$0" "$1" "$2" "$3" files sh -c "echo to-out; echo to-err >&2" > .tdd/files.out 2> .tdd/files.err && "$0" "$4" files 20',
+      process.execPath,
+      DETACH,
+      process.execPath,
+      SUPERVISE,
+      WAIT,
+    ],
     { cwd: scene.repo, env: scene.env },
   );
   assert.is(r.code, 0);
@@ -91,7 +114,16 @@ test('D-no-leak: the handshake fd and variable do not reach the leaf', async () 
   const scene = makeScene();
   const r = await runCommand(
     'bash',
-    ['-c', '"$0" "$1" "$2" "$3" leak sh -c "ls /proc/\\$\\$/fd; \\"$5\\"" > .tdd/leak.out && "$0" "$4" leak 20', process.execPath, DETACH, process.execPath, SUPERVISE, WAIT, fixture('print-env.js')],
+    [
+      '-c',
+      '"$0" "$1" "$2" "$3" leak sh -c "ls /proc/\\$\\$/fd; \\"$5\\"" > .tdd/leak.out && "$0" "$4" leak 20',
+      process.execPath,
+      DETACH,
+      process.execPath,
+      SUPERVISE,
+      WAIT,
+      fixture('print-env.js'),
+    ],
     { cwd: scene.repo, env: scene.env },
   );
   assert.is(r.code, 0);
@@ -138,7 +170,19 @@ test('supervisedName: recognises supervise.sh, leap-supervise and node .../leap-
   assert.is(supervisedName('sleep', ['5']), null);
   assert.is(supervisedName('node', ['other.js', 'n', 'cmd']), null);
   assert.is(supervisedName('node', []), null);
-  assert.is(supervisedName('supervise.sh', ['--sandbox', 'reader', '--network=off', '--pass-env', 'A,B', 'verify-red', 'codex']), 'verify-red', 'the sandbox options come before NAME');
+  assert.is(
+    supervisedName('supervise.sh', [
+      '--sandbox',
+      'reader',
+      '--network=off',
+      '--pass-env',
+      'A,B',
+      'verify-red',
+      'codex',
+    ]),
+    'verify-red',
+    'the sandbox options come before NAME',
+  );
   assert.is(supervisedName('leap-supervise', ['--sandbox=writer', '--', 'n', 'cmd']), 'n');
   assert.is(supervisedName('leap-supervise', ['--sandbox', 'writer']), null);
 });
@@ -165,7 +209,12 @@ test('detach: in-process, a plain command resolves with its pid at once; ENOENT 
 
 test('detach: in-process, a supervisor resolves after its handshake with NAME and run', async () => {
   const scene = makeScene();
-  const result = await detach({ command: process.execPath, args: [SUPERVISE, 'inproc', 'sh', '-c', 'exit 4'], cwd: scene.repo, env: scene.env });
+  const result = await detach({
+    command: process.execPath,
+    args: [SUPERVISE, 'inproc', 'sh', '-c', 'exit 4'],
+    cwd: scene.repo,
+    env: scene.env,
+  });
   assert.is(result.name, 'inproc');
   assert.is((await bin(WAIT, scene, ['inproc', '20'])).code, 4);
   assert.is(exitRecord(scene, 'inproc')?.run, result.run);

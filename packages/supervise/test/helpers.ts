@@ -34,7 +34,8 @@ export function makeScene(extra: NodeJS.ProcessEnv = {}): Scene {
   mkdirSync(state, { recursive: true });
   const pidsFile = join(repo, 'pids.txt');
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VERI_') && !k.startsWith('BASH_') && !k.startsWith('LEAP_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('VERI_') && !k.startsWith('BASH_') && !k.startsWith('LEAP_')) env[k] = v;
   // A test that goes wrong must not hang: every leaf has a timeout unless the test sets its own.
   Object.assign(env, { FIXTURE_PIDS: pidsFile, VERI_KILL_AFTER: '0.3', VERI_TIMEOUT: '20' }, extra);
   return { repo, state, pidsFile, env };
@@ -73,7 +74,12 @@ export function killStrays(): void {
 }
 
 /** Run the built leap-supervise in `scene`. */
-export function superviseBin(scene: Scene, args: string[], env: NodeJS.ProcessEnv = {}, options: SpawnOptions = {}): Promise<RunResult> {
+export function superviseBin(
+  scene: Scene,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: SpawnOptions = {},
+): Promise<RunResult> {
   return runBin(SUPERVISE, args, { cwd: scene.repo, env: { ...scene.env, ...env }, ...options });
 }
 
@@ -90,14 +96,20 @@ export interface Started {
 }
 
 /** Start `command` in a new process group (detached) with piped output; tracked for teardown. */
-export function start(command: string, args: string[], options: SpawnOptions & { cwd: string; env: NodeJS.ProcessEnv }): Started {
+export function start(
+  command: string,
+  args: string[],
+  options: SpawnOptions & { cwd: string; env: NodeJS.ProcessEnv },
+): Started {
   const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...options });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout?.on('data', (b: Buffer) => out.push(b));
   child.stderr?.on('data', (b: Buffer) => err.push(b));
   const done = new Promise<RunResult>((resolve) => {
-    child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
+    child.on('close', (code, signal) =>
+      resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
+    );
   });
   if (child.pid === undefined) throw new Error(`cannot start ${command}`);
   track(child.pid);
@@ -127,8 +139,15 @@ function events(scene: Scene): LeapEvent[] {
 }
 
 /** Events of one kind for one leaf. */
-export function eventsOf<K extends LeapEvent['event']>(scene: Scene, kind: K, leaf?: string): Extract<LeapEvent, { event: K }>[] {
-  return events(scene).filter((e): e is Extract<LeapEvent, { event: K }> => e.event === kind && (leaf === undefined || (e as { leaf?: string }).leaf === leaf));
+export function eventsOf<K extends LeapEvent['event']>(
+  scene: Scene,
+  kind: K,
+  leaf?: string,
+): Extract<LeapEvent, { event: K }>[] {
+  return events(scene).filter(
+    (e): e is Extract<LeapEvent, { event: K }> =>
+      e.event === kind && (leaf === undefined || (e as { leaf?: string }).leaf === leaf),
+  );
 }
 
 /** The pids among `pids` still alive (judged from /proc, so zombies are dead). */

@@ -96,7 +96,13 @@ export function world(root: string, fill?: (repo: string) => string): World {
 }
 
 /** Run `script` (bash) as a sandboxed leaf of `w`, after its prelude; its stdout and stderr together. */
-export async function leaf(w: World, name: string, script: string, spec: Partial<SandboxSpec> = {}, env: NodeJS.ProcessEnv = {}) {
+export async function leaf(
+  w: World,
+  name: string,
+  script: string,
+  spec: Partial<SandboxSpec> = {},
+  env: NodeJS.ProcessEnv = {},
+) {
   const result = await supervise({
     name,
     command: 'bash',
@@ -128,9 +134,14 @@ export const PROMISES: [string, (w: World) => Promise<void>][] = [
       process.env.TMPDIR = copies;
       let ran: Awaited<ReturnType<typeof leaf>>;
       try {
-        ran = await leaf(w, 'verify-red', 'echo pwned > README.md && rm keep.txt && echo new > planted.txt && mkdir -p build && echo o > build/out && ls && cat README.md', {
-          role: 'reader',
-        });
+        ran = await leaf(
+          w,
+          'verify-red',
+          'echo pwned > README.md && rm keep.txt && echo new > planted.txt && mkdir -p build && echo o > build/out && ls && cat README.md',
+          {
+            role: 'reader',
+          },
+        );
       } finally {
         if (saved === undefined) delete process.env.TMPDIR;
         else process.env.TMPDIR = saved;
@@ -152,7 +163,12 @@ export const PROMISES: [string, (w: World) => Promise<void>][] = [
   [
     "a reader reads the developer's transcript (.tdd/develop-*.out): the state folder does not exist for it",
     async (w) => {
-      const { seen } = await leaf(w, 'verify-green', 'cat .tdd/develop-red.out; ls -a; ls .tdd; grep -r "do-not-leak" . 2>/dev/null; echo done', { role: 'reader' });
+      const { seen } = await leaf(
+        w,
+        'verify-green',
+        'cat .tdd/develop-red.out; ls -a; ls .tdd; grep -r "do-not-leak" . 2>/dev/null; echo done',
+        { role: 'reader' },
+      );
       assert.not.ok(seen.includes(SECRET), seen);
       assert.match(seen, /\.tdd\/develop-red\.out: No such file or directory/);
       assert.not.ok(/^\.tdd$/m.test(seen), 'no .tdd entry in the copy');
@@ -272,23 +288,35 @@ export const PROMISES: [string, (w: World) => Promise<void>][] = [
         { agentPaths: ['.claude'] },
       );
       assert.not.ok(seen.includes(SECRET), seen);
-      for (const gone of ['.ssh', '.aws', '.npmrc', '.netrc', '.codex']) assert.not.ok(new RegExp(`^\\${gone}$`, 'm').test(seen), `${gone} is not listed`);
+      for (const gone of ['.ssh', '.aws', '.npmrc', '.netrc', '.codex'])
+        assert.not.ok(new RegExp(`^\\${gone}$`, 'm').test(seen), `${gone} is not listed`);
       assert.ok((seen.match(/No such file or directory/g) ?? []).length >= 6, seen);
       assert.match(seen, /^ok$/m, 'the rest of ~/.config is readable');
       assert.is(readFileSync(join(w.home, '.claude', 'session'), 'utf8'), 'written\n');
-      assert.ok(readFileSync(join(w.home, '.ssh', 'id_ed25519'), 'utf8').includes(SECRET), 'the key itself is untouched');
+      assert.ok(
+        readFileSync(join(w.home, '.ssh', 'id_ed25519'), 'utf8').includes(SECRET),
+        'the key itself is untouched',
+      );
     },
   ],
   [
     'a leaf prints its environment: no secret variable reaches it, only the allow-list and what its entry names',
     async (w) => {
-      const { seen } = await leaf(w, 'develop-green', 'env', { passEnv: ['ANTHROPIC_*'], env: { CLAUDE_CODE_ENTRYPOINT: 'sdk' } });
+      const { seen } = await leaf(w, 'develop-green', 'env', {
+        passEnv: ['ANTHROPIC_*'],
+        env: { CLAUDE_CODE_ENTRYPOINT: 'sdk' },
+      });
       assert.not.ok(seen.includes(SECRET), seen);
-      for (const name of ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'REDIS_URL']) assert.not.ok(seen.includes(`${name}=`), name);
+      for (const name of ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'REDIS_URL'])
+        assert.not.ok(seen.includes(`${name}=`), name);
       assert.match(seen, /^ANTHROPIC_API_KEY=sk-ant-passed$/m);
       assert.match(seen, /^CLAUDE_CODE_ENTRYPOINT=sdk$/m);
       assert.match(seen, new RegExp(`^HOME=${w.home}$`, 'm'));
-      assert.match(seen, /^VERI_KILL_AFTER=0\.15$/m, "half the supervisor's grace: a supervisor nested in the leaf ends first");
+      assert.match(
+        seen,
+        /^VERI_KILL_AFTER=0\.15$/m,
+        "half the supervisor's grace: a supervisor nested in the leaf ends first",
+      );
     },
   ],
 ];

@@ -38,7 +38,14 @@ async function leafSees(role: 'writer' | null): Promise<{ seen: string; written:
       command: '/bin/sh',
       args: ['-c', LEAF, process.execPath],
       cwd: repo,
-      env: { PATH: process.env.PATH, HOME: home, NODE_V8_COVERAGE: coverage, VERI_TIMEOUT: '30', VERI_KILL_AFTER: '0.3', VERI_STATE_DIR: join(base, 'state') },
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        NODE_V8_COVERAGE: coverage,
+        VERI_TIMEOUT: '30',
+        VERI_KILL_AFTER: '0.3',
+        VERI_STATE_DIR: join(base, 'state'),
+      },
       ...(role === null ? {} : { sandbox: { role, tree: repo } }),
       io: { stdoutFile: out, stderrFile: `${out}.err` },
     });
@@ -53,8 +60,12 @@ async function leafSees(role: 'writer' | null): Promise<{ seen: string; written:
 test('Node itself passes NODE_V8_COVERAGE on to a child whose environment lacks it (what the supervisor undoes)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'leap-node-coverage-'));
   made.push(dir);
-  const child = "require('node:child_process').spawnSync('/bin/sh', ['-c', 'printf %s \"${NODE_V8_COVERAGE-unset}\"'], { env: {}, stdio: 'inherit' })";
-  const r = spawnSync(process.execPath, ['-e', child], { env: { PATH: process.env.PATH, NODE_V8_COVERAGE: dir }, encoding: 'utf8' });
+  const child =
+    "require('node:child_process').spawnSync('/bin/sh', ['-c', 'printf %s \"${NODE_V8_COVERAGE-unset}\"'], { env: {}, stdio: 'inherit' })";
+  const r = spawnSync(process.execPath, ['-e', child], {
+    env: { PATH: process.env.PATH, NODE_V8_COVERAGE: dir },
+    encoding: 'utf8',
+  });
   assert.is(r.stdout, dir);
 });
 

@@ -5,7 +5,14 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { formatExitRecord, formatPidRecord, readExitFile, readPidFile, replaceFile, writeExitFile } from '../src/leaf-files.js';
+import {
+  formatExitRecord,
+  formatPidRecord,
+  readExitFile,
+  readPidFile,
+  replaceFile,
+  writeExitFile,
+} from '../src/leaf-files.js';
 import { fixture } from './helpers.js';
 
 test.after(() => cleanupTempDirs());
@@ -13,7 +20,18 @@ test.after(() => cleanupTempDirs());
 test('formatExitRecord / readExitFile: the code alone on line 1, then key=value lines, read back the same', () => {
   const dir = makeTempDir();
   const file = join(dir, 'a.exit');
-  const record = { code: 2, status: 'killed-timeout', signal: 'SIGKILL', run: 'abc', received: 'SIGTERM', leftovers: 3, escaped: 1, unkillable: '5,6', durationMs: 1200, error: 'x' };
+  const record = {
+    code: 2,
+    status: 'killed-timeout',
+    signal: 'SIGKILL',
+    run: 'abc',
+    received: 'SIGTERM',
+    leftovers: 3,
+    escaped: 1,
+    unkillable: '5,6',
+    durationMs: 1200,
+    error: 'x',
+  };
   writeExitFile(file, record);
   const text = readFileSync(file, 'utf8');
   assert.is(text.split('\n')[0], '2');

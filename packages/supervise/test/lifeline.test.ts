@@ -34,9 +34,20 @@ function hostProgram(dir: string): string {
   return file;
 }
 
-async function killHostAfter(repo: string, host: string, env: NodeJS.ProcessEnv, name: string, sandboxed: boolean, delayMs: number): Promise<string> {
+async function killHostAfter(
+  repo: string,
+  host: string,
+  env: NodeJS.ProcessEnv,
+  name: string,
+  sandboxed: boolean,
+  delayMs: number,
+): Promise<string> {
   const word = `leap-lifeline-probe-${name}`;
-  const child = spawn(process.execPath, [host, name, word, sandboxed ? 'yes' : 'no'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [host, name, word, sandboxed ? 'yes' : 'no'], {
+    cwd: repo,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
   await new Promise((resolve) => setTimeout(resolve, delayMs));
   child.kill('SIGKILL');
@@ -52,7 +63,8 @@ for (const sandboxed of [false, true]) {
       const host = hostProgram(root);
       const words: string[] = [];
       // From before the leaf's spawn to well after it (a sandbox sets itself up in about 10-20 ms here).
-      for (const [i, delay] of [0, 2, 5, 8, 12, 20, 40, 300].entries()) words.push(await killHostAfter(repo, host, env, `k${i}`, sandboxed, delay));
+      for (const [i, delay] of [0, 2, 5, 8, 12, 20, 40, 300].entries())
+        words.push(await killHostAfter(repo, host, env, `k${i}`, sandboxed, delay));
       // Each lifeline sweeps within a Node start and a /proc scan of its own.
       await waitFor(() => words.every((w) => probes(w).length === 0), 15_000).catch(() => {});
       const left = words.filter((w) => probes(w).length > 0);

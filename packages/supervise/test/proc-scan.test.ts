@@ -66,10 +66,17 @@ test('an environment that reads empty is told apart from one without the marker'
   const bare = spawn('env', ['-i', 'sleep', '30'], { detached: true, stdio: 'ignore' });
   const marked = spawn('sleep', ['30'], { detached: true, stdio: 'ignore', env: { ...process.env, LEAP_LEAF_x: '1' } });
   track(bare.pid as number, marked.pid as number);
-  await waitFor(() => readFileSync(`/proc/${bare.pid}/comm`, 'latin1').startsWith('sleep') && readFileSync(`/proc/${marked.pid}/comm`, 'latin1').startsWith('sleep'));
+  await waitFor(
+    () =>
+      readFileSync(`/proc/${bare.pid}/comm`, 'latin1').startsWith('sleep') &&
+      readFileSync(`/proc/${marked.pid}/comm`, 'latin1').startsWith('sleep'),
+  );
   assert.is(environKey(bare.pid as number, 'LEAP_LEAF_x'), null, 'empty: started with none (or caught mid-exec)');
   assert.is(environHasKey(bare.pid as number, 'LEAP_LEAF_x'), false);
-  assert.equal([environKey(marked.pid as number, 'LEAP_LEAF_x'), environKey(marked.pid as number, 'LEAP_LEAF_y')], [true, false]);
+  assert.equal(
+    [environKey(marked.pid as number, 'LEAP_LEAF_x'), environKey(marked.pid as number, 'LEAP_LEAF_y')],
+    [true, false],
+  );
   assert.is(environKey(2 ** 22 + 1, 'LEAP_LEAF_x'), false, 'a process that is gone');
 });
 

@@ -5,7 +5,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { bytesWritten, environHasKey, isDeadState, isGone, parseStatFields, readProc, recentProcesses, scanProcesses } from '../src/proc-scan.js';
+import {
+  bytesWritten,
+  environHasKey,
+  isDeadState,
+  isGone,
+  parseStatFields,
+  readProc,
+  recentProcesses,
+  scanProcesses,
+} from '../src/proc-scan.js';
 import { LeafTree } from '../src/leaf-tree.js';
 import { killTree, signalTree, type Leader } from '../src/kill-tree.js';
 import { track, killStrays } from './helpers.js';
@@ -26,10 +35,17 @@ function leaderOf(child: ChildProcess): Leader {
 }
 
 // A shell leaf in a session of its own that writes the pids it starts to `file`.
-function startTree(script: string, env: NodeJS.ProcessEnv = {}): { child: ChildProcess; file: string; pids: () => number[] } {
+function startTree(
+  script: string,
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; file: string; pids: () => number[] } {
   const dir = makeTempDir();
   const file = join(dir, 'pids');
-  const child = spawn('sh', ['-c', script, 'sh', file], { detached: true, stdio: 'ignore', env: { ...process.env, [MARKER]: '1', ...env } });
+  const child = spawn('sh', ['-c', script, 'sh', file], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, [MARKER]: '1', ...env },
+  });
   track(child.pid as number);
   const pids = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
   return { child, file, pids };
@@ -66,7 +82,16 @@ test('recentProcesses: a snapshot young enough is shared; an older one is taken 
 
 test('parseStatFields / isDeadState / isGone: fields after the command name; Z and X are dead; PF_EXITING is gone', () => {
   const fields = 'S 1 2 3 0 -1 4194368 0 0 0 0 7 8 0 0 20 0 1 0 555'.split(' ');
-  assert.equal(parseStatFields(9, fields), { pid: 9, ppid: 1, pgid: 2, sid: 3, state: 'S', starttime: 555, cpu: 15, exiting: false });
+  assert.equal(parseStatFields(9, fields), {
+    pid: 9,
+    ppid: 1,
+    pgid: 2,
+    sid: 3,
+    state: 'S',
+    starttime: 555,
+    cpu: 15,
+    exiting: false,
+  });
   assert.is(parseStatFields(9, ['S']), null);
   assert.ok(isDeadState('Z') && isDeadState('X') && !isDeadState('S') && !isDeadState('T'));
   // A sandbox's pid 1 as /proc showed it just after bwrap exited: D, reparented to 1, flags 0x40014c (PF_EXITING).
@@ -97,7 +122,9 @@ test('environHasKey / bytesWritten: a whole variable of the start-up environment
 
 test('LeafTree: session members, a setsid child found by parentage, and a marked escapee whose parent is gone', async () => {
   const notBefore = selfStart();
-  const { child, pids } = startTree('sleep 30 & echo $! >> "$1"; setsid sleep 31 & echo $! >> "$1"; (setsid sh -c "echo \\$\\$ >> $1; exec sleep 32" &); wait');
+  const { child, pids } = startTree(
+    'sleep 30 & echo $! >> "$1"; setsid sleep 31 & echo $! >> "$1"; (setsid sh -c "echo \\$\\$ >> $1; exec sleep 32" &); wait',
+  );
   await waitFor(() => pids().length === 3, 5000);
   const [inSession, setsidChild, orphan] = pids() as [number, number, number];
   track(inSession, setsidChild, orphan);
@@ -176,7 +203,12 @@ test('killTree: an already-gone tree needs nothing', async () => {
   const { child } = startTree('exit 0');
   await new Promise((r) => child.on('exit', r));
   const tree = new LeafTree(child.pid as number, notBefore, MARKER);
-  assert.equal(await killTree(tree, leaderOf(child), { graceMs: 1000 }), { leftovers: 0, escaped: 0, unkillable: [], escalated: false });
+  assert.equal(await killTree(tree, leaderOf(child), { graceMs: 1000 }), {
+    leftovers: 0,
+    escaped: 0,
+    unkillable: [],
+    escalated: false,
+  });
 });
 
 test('killTree: a process that cannot be signalled is reported unkillable after the cap, never a hang (F36)', async () => {
@@ -189,7 +221,24 @@ test('killTree: a process that cannot be signalled is reported unkillable after 
   const realLive = tree.live.bind(tree);
   tree.live = () => {
     const found = realLive();
-    return { members: found.members.length > 0 ? found.members : [{ pid: 2 ** 22 + 1, ppid: 1, pgid: 1, sid: tree.sid, state: 'D', starttime: notBefore, cpu: 0, exiting: false }], escaped: [] };
+    return {
+      members:
+        found.members.length > 0
+          ? found.members
+          : [
+              {
+                pid: 2 ** 22 + 1,
+                ppid: 1,
+                pgid: 1,
+                sid: tree.sid,
+                state: 'D',
+                starttime: notBefore,
+                cpu: 0,
+                exiting: false,
+              },
+            ],
+      escaped: [],
+    };
   };
   const outcome = await killTree(tree, deaf, { graceMs: 0, capMs: 300 });
   assert.equal(outcome.unkillable, [2 ** 22 + 1]);
@@ -202,7 +251,10 @@ test('signalTree: signals the groups of the members, each member, and the leader
   await waitFor(() => pids().length === 1, 5000);
   const tree = new LeafTree(child.pid as number, notBefore, MARKER);
   signalTree(tree.live(), leaderOf(child), 'SIGKILL');
-  await waitFor(() => pids().filter(isAlive).length === 0 && child.exitCode === null && child.signalCode !== null, 5000);
+  await waitFor(
+    () => pids().filter(isAlive).length === 0 && child.exitCode === null && child.signalCode !== null,
+    5000,
+  );
   assert.equal(pids().filter(isAlive), []);
 });
 

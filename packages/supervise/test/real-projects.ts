@@ -20,7 +20,10 @@ function npmModules(): string {
 
 /** rustup's places when cargo is rustup's: a test's home of its own would hide them. */
 function rustupEnv(): string {
-  const places = { RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), '.rustup'), CARGO_HOME: process.env.CARGO_HOME ?? join(homedir(), '.cargo') };
+  const places = {
+    RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), '.rustup'),
+    CARGO_HOME: process.env.CARGO_HOME ?? join(homedir(), '.cargo'),
+  };
   return existsSync(places.RUSTUP_HOME)
     ? Object.entries(places)
         .map(([k, v]) => `${k}='${v}' `)
@@ -44,12 +47,15 @@ function shape(runner: Runner): Shape {
         files: {
           '.gitignore': 'node_modules/\ncoverage/\n',
           'package.json': '{ "name": "vp", "private": true, "type": "module", "scripts": { "test": "vitest run" } }\n',
-          'vitest.config.ts': "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'] } });\n",
+          'vitest.config.ts':
+            "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'] } });\n",
           'src/add.ts': 'export const add = (a: number, b: number): number => a + b;\n',
-          'test/add.test.ts': "import { expect, test } from 'vitest';\nimport { add } from '../src/add';\ntest('adds', () => expect(add(1, 2)).toBe(3));\n",
+          'test/add.test.ts':
+            "import { expect, test } from 'vitest';\nimport { add } from '../src/add';\ntest('adds', () => expect(add(1, 2)).toBe(3));\n",
         },
         red: {
-          'test/sub.test.ts': "import { expect, test } from 'vitest';\nimport * as m from '../src/add';\ntest('subtracts', () => expect((m as Record<string, Function>).sub?.(3, 1)).toBe(2));\n",
+          'test/sub.test.ts':
+            "import { expect, test } from 'vitest';\nimport * as m from '../src/add';\ntest('subtracts', () => expect((m as Record<string, Function>).sub?.(3, 1)).toBe(2));\n",
         },
         testCmd: 'npx vitest run',
         prepare: linkNodeModules,
@@ -60,9 +66,13 @@ function shape(runner: Runner): Shape {
           '.gitignore': 'node_modules/\ncoverage/\n',
           'package.json': '{ "name": "jp", "private": true, "scripts": { "test": "jest" } }\n',
           'src/add.js': 'exports.add = (a, b) => a + b;\n',
-          'test/add.test.js': "const { add } = require('../src/add');\ntest('adds', () => expect(add(1, 2)).toBe(3));\n",
+          'test/add.test.js':
+            "const { add } = require('../src/add');\ntest('adds', () => expect(add(1, 2)).toBe(3));\n",
         },
-        red: { 'test/sub.test.js': "const m = require('../src/add');\ntest('subtracts', () => expect(m.sub?.(3, 1)).toBe(2));\n" },
+        red: {
+          'test/sub.test.js':
+            "const m = require('../src/add');\ntest('subtracts', () => expect(m.sub?.(3, 1)).toBe(2));\n",
+        },
         testCmd: 'npx jest',
         prepare: linkNodeModules,
       };
@@ -76,16 +86,21 @@ function shape(runner: Runner): Shape {
         },
         red: { 'tests/test_sub.py': 'import calc\n\n\ndef test_sub():\n    assert calc.sub(3, 1) == 2\n' },
         testCmd: '.venv/bin/python -m pytest -q',
-        prepare: (repo) => execFileSync('python3', ['-m', 'venv', '--system-site-packages', '--without-pip', join(repo, '.venv')]),
+        prepare: (repo) =>
+          execFileSync('python3', ['-m', 'venv', '--system-site-packages', '--without-pip', join(repo, '.venv')]),
       };
     case 'go':
       return {
         files: {
           'go.mod': 'module example.com/calc\n\ngo 1.19\n',
           'calc.go': 'package calc\n\nfunc Add(a, b int) int { return a + b }\n',
-          'calc_test.go': 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n',
+          'calc_test.go':
+            'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n',
         },
-        red: { 'sub_test.go': 'package calc\n\nimport "testing"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 1) != 2 {\n\t\tt.Fatal("sub")\n\t}\n}\n' },
+        red: {
+          'sub_test.go':
+            'package calc\n\nimport "testing"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 1) != 2 {\n\t\tt.Fatal("sub")\n\t}\n}\n',
+        },
         testCmd: 'go test ./...',
       };
     case 'cargo':
@@ -93,7 +108,8 @@ function shape(runner: Runner): Shape {
         files: {
           '.gitignore': 'target/\nCargo.lock\n',
           'Cargo.toml': '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
-          'src/lib.rs': 'pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n',
+          'src/lib.rs':
+            'pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n',
         },
         red: { 'tests/sub.rs': '#[test]\nfn subtracts() {\n    assert_eq!(calc::add(3, -1), 3);\n}\n' },
         testCmd: `${rustupEnv()}cargo test -q`,

@@ -4,7 +4,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,10 +64,21 @@ test("apart: the leaf's changes come back at its end; the user's made meanwhile 
     const state = mkdtempSync(join(base, 'state-'));
     const copy = join(state, 'leaf.apart');
     const env = { PATH: process.env.PATH, HOME: base, VERI_TIMEOUT: '60', VERI_STATE_DIR: state };
-    const ran = supervise({ name: 'leaf', command: 'bash', args: ['-c', LEAF, 'leaf', '$x é', talk], cwd: repo, env, sandbox: { role: 'writer', tree: repo, apart: copy, write: [talk] } });
+    const ran = supervise({
+      name: 'leaf',
+      command: 'bash',
+      args: ['-c', LEAF, 'leaf', '$x é', talk],
+      cwd: repo,
+      env,
+      sandbox: { role: 'writer', tree: repo, apart: copy, write: [talk] },
+    });
     await waitFor(() => existsSync(join(talk, 'waiting')), 30_000, 'the leaf spins');
     assert.not.ok(existsSync(join(repo, 'new.txt')), `${repo}: the tree is untouched while the leaf works`);
-    assert.is(readFileSync(join(repo, 'node_modules', '.c'), 'utf8'), 'cached\n', `${repo}: an ignored folder is written in place`);
+    assert.is(
+      readFileSync(join(repo, 'node_modules', '.c'), 'utf8'),
+      'cached\n',
+      `${repo}: an ignored folder is written in place`,
+    );
     writeFileSync(join(repo, 'user.txt'), 'the user\'s "own" $HOME\n');
     writeFileSync(join(repo, 'both.txt'), "the user's\n");
     writeFileSync(join(talk, 'go'), '');
@@ -68,11 +89,23 @@ test("apart: the leaf's changes come back at its end; the user's made meanwhile 
     assert.ok((statSync(join(repo, 'run.sh')).mode & 0o111) !== 0, `${repo}: a mode change comes back`);
     assert.is(readFileSync(join(repo, 'user.txt'), 'utf8'), 'the user\'s "own" $HOME\n', repo);
     assert.is(readFileSync(join(repo, 'both.txt'), 'utf8'), "the user's\n", `${repo}: a clash keeps the user's`);
-    assert.is(readFileSync(join(`${copy}.clashed`, 'both.txt'), 'utf8'), "the leaf's\n", `${repo}: and the leaf's beside`);
+    assert.is(
+      readFileSync(join(`${copy}.clashed`, 'both.txt'), 'utf8'),
+      "the leaf's\n",
+      `${repo}: and the leaf's beside`,
+    );
     assert.not.ok(existsSync(copy), `${repo}: the copy is gone`);
-    const end = { wrote: ['d', 'd/e', 'd/e/f', 'gone.txt', 'new.txt', 'run.sh'], clashed: ['both.txt'], clashedDir: `${copy}.clashed` };
+    const end = {
+      wrote: ['d', 'd/e', 'd/e/f', 'gone.txt', 'new.txt', 'run.sh'],
+      clashed: ['both.txt'],
+      clashedDir: `${copy}.clashed`,
+    };
     assert.equal(putBack(copy), end, `${repo}: a resumed run reads the same`);
-    assert.is(git(repo, 'status', '--porcelain'), ' M both.txt\n D gone.txt\n M run.sh\n?? d/\n?? new.txt\n?? user.txt\n', repo);
+    assert.is(
+      git(repo, 'status', '--porcelain'),
+      ' M both.txt\n D gone.txt\n M run.sh\n?? d/\n?? new.txt\n?? user.txt\n',
+      repo,
+    );
   }
 });
 
@@ -141,7 +174,11 @@ test('apart: a put-back killed at each of its steps, then run again as a resumed
   for (let k = 1; ; k++) {
     const { repo, copy } = setUp(`k${k}`);
     const env = { ...process.env, LEAP_APART_KILL_AT: String(k) };
-    const killed = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script, apart, copy], { env, encoding: 'utf8' });
+    const killed = spawnSync(
+      process.execPath,
+      [...process.execArgv, '--input-type=module', '-e', script, apart, copy],
+      { env, encoding: 'utf8' },
+    );
     if (killed.signal !== 'SIGKILL') {
       assert.is(killed.status, 0, killed.stderr);
       assert.ok(k > 6, `the put-back has a kill point at each step (${k - 1})`);

@@ -60,7 +60,11 @@ test("hostile: a builder in its ball worktree (inside .leap) writes the main tre
     assert.not.ok(seen.includes('"balls"'), 'the rest of .leap is absent');
     assert.not.ok(/^b2$/m.test(seen), "another ball's worktree is not there");
     assert.match(seen, 'end');
-    assert.is(existsSync(join(b1, `own-${role}.txt`)), role === 'writer', `${role}: its own worktree ${role === 'writer' ? 'is' : 'is not'} written`);
+    assert.is(
+      existsSync(join(b1, `own-${role}.txt`)),
+      role === 'writer',
+      `${role}: its own worktree ${role === 'writer' ? 'is' : 'is not'} written`,
+    );
   }
   assert.is(readFileSync(join(w.repo, 'README.md'), 'utf8'), '# mine\n');
   assert.is(readFileSync(join(b2, 'README.md'), 'utf8'), '# mine\n');
@@ -73,11 +77,28 @@ test('hostile: a leaf signals its supervisor and another process by pid: neither
   const sleeper = spawn('sleep', ['300'], { stdio: 'ignore', detached: true });
   track(sleeper.pid as number);
   // The supervisor's own pid reaches the leaf (exec keeps the shell's $$), as a hostile leaf could learn it from ps.
-  const leafScript = 'for p in $LEAP_SUP $LEAP_SLEEPER; do kill -TERM $p 2>&1; kill -KILL $p 2>&1; done; echo pid=$$; echo procs=$(ls /proc | grep -c "^[0-9]"); echo end';
-  const r = await runCommand('bash', ['-c', 'LEAP_SUP=$$ exec "$@"', 'bash', process.execPath, SUPERVISE, '--sandbox', 'writer', 'develop-red', 'bash', '-c', leafScript], {
-    cwd: w.repo,
-    env: { ...w.env, LEAP_SLEEPER: String(sleeper.pid) },
-  });
+  const leafScript =
+    'for p in $LEAP_SUP $LEAP_SLEEPER; do kill -TERM $p 2>&1; kill -KILL $p 2>&1; done; echo pid=$$; echo procs=$(ls /proc | grep -c "^[0-9]"); echo end';
+  const r = await runCommand(
+    'bash',
+    [
+      '-c',
+      'LEAP_SUP=$$ exec "$@"',
+      'bash',
+      process.execPath,
+      SUPERVISE,
+      '--sandbox',
+      'writer',
+      'develop-red',
+      'bash',
+      '-c',
+      leafScript,
+    ],
+    {
+      cwd: w.repo,
+      env: { ...w.env, LEAP_SLEEPER: String(sleeper.pid) },
+    },
+  );
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, 'end');
   assert.match(r.stdout, /No such process/);
@@ -91,7 +112,11 @@ test('hostile: a leaf signals its supervisor and another process by pid: neither
 
 test('hostile: a leaf signals the supervisor whose pid it was told: no such process inside; the supervisor ends normally', async () => {
   const w = world();
-  const { result, seen } = await leaf(w, 'develop-red', `kill -TERM ${process.pid} 2>&1; kill -KILL ${process.pid} 2>&1; echo end`);
+  const { result, seen } = await leaf(
+    w,
+    'develop-red',
+    `kill -TERM ${process.pid} 2>&1; kill -KILL ${process.pid} 2>&1; echo end`,
+  );
   assert.is(result.status, 'exited');
   assert.match(seen, /No such process/);
   assert.match(seen, 'end');
@@ -152,7 +177,10 @@ function tagged(tag: string): number[] {
   return scanProcesses()
     .filter((p) => {
       try {
-        return readFileSync(`/proc/${p.pid}/environ`, 'latin1').includes(`\0${tag}\0`) || readFileSync(`/proc/${p.pid}/environ`, 'latin1').startsWith(`${tag}\0`);
+        return (
+          readFileSync(`/proc/${p.pid}/environ`, 'latin1').includes(`\0${tag}\0`) ||
+          readFileSync(`/proc/${p.pid}/environ`, 'latin1').startsWith(`${tag}\0`)
+        );
       } catch {
         return false;
       }
@@ -163,7 +191,8 @@ function tagged(tag: string): number[] {
 test('kill: the whole tree inside the sandbox ends on timeout: a child that ignores TERM and a grandchild', async () => {
   const w = world();
   const tag = `SBX_KILL_TAG=${process.pid}-${Date.now()}`;
-  const script = '(trap "" TERM; (trap "" TERM; while :; do sleep 1; done) & while :; do sleep 1; done) & echo started; wait';
+  const script =
+    '(trap "" TERM; (trap "" TERM; while :; do sleep 1; done) & while :; do sleep 1; done) & echo started; wait';
   const running = supervise({
     name: 'develop-red',
     command: 'bash',
@@ -177,7 +206,10 @@ test('kill: the whole tree inside the sandbox ends on timeout: a child that igno
     const pids = tagged(tag);
     return pids.length >= 4 ? pids : null;
   }, 20_000);
-  assert.ok(inside !== null && inside.length >= 4, 'bash, the TERM-ignoring child, the grandchild and their sleeps are running');
+  assert.ok(
+    inside !== null && inside.length >= 4,
+    'bash, the TERM-ignoring child, the grandchild and their sleeps are running',
+  );
   const stopFile = join(w.state, 'stop');
   writeFileSync(stopFile, 'now\n');
   const result = await running;
@@ -194,7 +226,13 @@ test("end: a sandboxed leaf that exits leaves nothing behind, run after run: the
   const w = world();
   const ends: string[] = [];
   for (let i = 0; i < 20; i++) {
-    const result = await supervise({ name: `develop-red-${i + 2}`, command: 'true', cwd: w.repo, env: w.env, sandbox: { role: 'writer', tree: w.repo } });
+    const result = await supervise({
+      name: `develop-red-${i + 2}`,
+      command: 'true',
+      cwd: w.repo,
+      env: w.env,
+      sandbox: { role: 'writer', tree: w.repo },
+    });
     ends.push(`${result.status} ${result.code} leftovers=${result.leftovers} unkillable=${result.unkillable.length}`);
   }
   // Before PF_EXITING counted as gone, about every second run found that pid 1 (state D, ppid 1) and ran the kill sequence.
@@ -208,12 +246,16 @@ test('kill: a SIGKILLed supervisor takes its sandboxed leaf with it (bwrap --die
   const w = world();
   const tag = `LEAP_SBX_ORPHAN=${process.pid}-${Date.now()}`;
   const [key, value] = tag.split('=') as [string, string];
-  const child = spawn(process.execPath, [SUPERVISE, '--sandbox', 'writer', 'develop-red', 'bash', '-c', 'sleep 300 & wait'], {
-    cwd: w.repo,
-    env: { ...w.env, [key]: value },
-    stdio: 'ignore',
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [SUPERVISE, '--sandbox', 'writer', 'develop-red', 'bash', '-c', 'sleep 300 & wait'],
+    {
+      cwd: w.repo,
+      env: { ...w.env, [key]: value },
+      stdio: 'ignore',
+      detached: true,
+    },
+  );
   track(child.pid as number);
   const inside = await waitFor(() => {
     const pids = tagged(tag).filter((p) => p !== child.pid);
@@ -234,7 +276,10 @@ test('unavailable: bwrap not on PATH: one line naming it and apt-get install bub
     writeFileSync(join(bin, tool), `#!/bin/sh\nexec ${found} "$@"\n`);
     chmodSync(join(bin, tool), 0o755);
   }
-  const r = await runBin(SUPERVISE, ['--sandbox', 'reader', 'develop-red', 'true'], { cwd: w.repo, env: { ...w.env, PATH: bin } });
+  const r = await runBin(SUPERVISE, ['--sandbox', 'reader', 'develop-red', 'true'], {
+    cwd: w.repo,
+    env: { ...w.env, PATH: bin },
+  });
   assert.is(r.code, 2);
   const lines = r.stderr.trim().split('\n');
   assert.is(lines.length, 1, r.stderr);
@@ -243,11 +288,21 @@ test('unavailable: bwrap not on PATH: one line naming it and apt-get install bub
   assert.not.ok(existsSync(join(w.state, 'develop-red.pid')));
   assert.not.ok(existsSync(join(w.state, 'develop-red.exit')));
   assert.not.ok(existsSync(join(w.state, 'events.jsonl')));
-  const env = await runBin(SUPERVISE, ['develop-red', 'true'], { cwd: w.repo, env: { ...w.env, PATH: bin, LEAP_SANDBOX: 'on' } });
+  const env = await runBin(SUPERVISE, ['develop-red', 'true'], {
+    cwd: w.repo,
+    env: { ...w.env, PATH: bin, LEAP_SANDBOX: 'on' },
+  });
   assert.is(env.code, 2, 'LEAP_SANDBOX=on asks for the sandbox too');
-  const off = await runBin(SUPERVISE, ['--sandbox', 'off', 'develop-red', 'true'], { cwd: w.repo, env: { ...w.env, PATH: bin, LEAP_SANDBOX: 'on' } });
+  const off = await runBin(SUPERVISE, ['--sandbox', 'off', 'develop-red', 'true'], {
+    cwd: w.repo,
+    env: { ...w.env, PATH: bin, LEAP_SANDBOX: 'on' },
+  });
   assert.is(off.code, 0, '--sandbox off wins over LEAP_SANDBOX');
-  assert.is(eventsOf({ state: w.state } as never, 'launch', 'develop-red')[0]?.sandbox, 'off', 'an unsandboxed run is recorded as such');
+  assert.is(
+    eventsOf({ state: w.state } as never, 'launch', 'develop-red')[0]?.sandbox,
+    'off',
+    'an unsandboxed run is recorded as such',
+  );
   const bad = await runBin(SUPERVISE, ['--sandbox', 'maybe', 'develop-red', 'true'], { cwd: w.repo, env: w.env });
   assert.is(bad.code, 125);
   assert.match(bad.stderr, /--sandbox must be writer, reader, on or off/);
@@ -261,7 +316,11 @@ test('unavailable: namespaces refused (a user namespace allowing none, no capabi
     return;
   }
   const script = 'echo 0 > /proc/sys/user/max_user_namespaces && exec setpriv --bounding-set=-all --inh-caps=-all "$@"';
-  const r = await runCommand('unshare', ['-U', '-r', 'sh', '-c', script, 'sh', process.execPath, SUPERVISE, '--sandbox', 'writer', 'develop-red', 'true'], { cwd: w.repo, env: w.env });
+  const r = await runCommand(
+    'unshare',
+    ['-U', '-r', 'sh', '-c', script, 'sh', process.execPath, SUPERVISE, '--sandbox', 'writer', 'develop-red', 'true'],
+    { cwd: w.repo, env: w.env },
+  );
   assert.is(r.code, 2, r.stderr);
   assert.match(r.stderr, /cannot sandbox the leaf: (user namespaces|namespaces) are refused here.* \(bwrap: /);
   assert.match(r.stderr, 'apt-get install bubblewrap');

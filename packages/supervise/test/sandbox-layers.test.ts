@@ -4,7 +4,17 @@
 // repository lies anywhere: in /tmp, in a home of mode 0700, under a name made of quotes, $, backticks and more.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { git } from '@leap/test-utils';
@@ -66,14 +76,27 @@ function fakeHome(home: string): void {
 }
 
 /** Run `command` in `repo` as `role`; its exit code and output. */
-async function run(repo: string, home: string, role: SandboxSpec['role'], spec: Partial<SandboxSpec>, command: string, args: string[] = []) {
+async function run(
+  repo: string,
+  home: string,
+  role: SandboxSpec['role'],
+  spec: Partial<SandboxSpec>,
+  command: string,
+  args: string[] = [],
+) {
   const out = join(dirname(home), `tool-${role}.out`);
   const result = await supervise({
     name: `leaf-${role}`,
     command,
     args,
     cwd: repo,
-    env: { PATH: process.env.PATH, HOME: home, VERI_TIMEOUT: '30', VERI_KILL_AFTER: '0.3', VERI_STATE_DIR: join(dirname(home), 'state') },
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      VERI_TIMEOUT: '30',
+      VERI_KILL_AFTER: '0.3',
+      VERI_STATE_DIR: join(dirname(home), 'state'),
+    },
     sandbox: { role, tree: repo, ...spec },
     io: { stdoutFile: out, stderrFile: `${out}.err` },
   });
@@ -81,7 +104,12 @@ async function run(repo: string, home: string, role: SandboxSpec['role'], spec: 
 }
 
 /** Run the tool in `repo` as `role`; what it saw. */
-async function runTool(repo: string, home: string, role: SandboxSpec['role'], spec: Partial<SandboxSpec> = {}): Promise<Record<string, unknown>> {
+async function runTool(
+  repo: string,
+  home: string,
+  role: SandboxSpec['role'],
+  spec: Partial<SandboxSpec> = {},
+): Promise<Record<string, unknown>> {
   const { code, text, err } = await run(repo, home, role, spec, 'node_modules/.bin/tool');
   assert.is(code, 0, `${text}${err}`);
   return JSON.parse(text) as Record<string, unknown>;
@@ -97,7 +125,11 @@ function places(): [string, string, string][] {
   return [
     ['in /tmp', join(base, 'repo'), join(base, 'home')],
     ['in a home of mode 0700', join(closed, 'src', 'repo'), closed],
-    ['under a name of spaces, quotes, $, backticks and non-ASCII', join(base, 'my "odd" \'dir\' $HOME `id` é漢', 'repo'), join(base, 'home2')],
+    [
+      'under a name of spaces, quotes, $, backticks and non-ASCII',
+      join(base, 'my "odd" \'dir\' $HOME `id` é漢', 'repo'),
+      join(base, 'home2'),
+    ],
   ];
 }
 
@@ -106,8 +138,26 @@ test("reader: vite's .vite-temp, node_modules/.cache and ~/.cache/go-build are w
     project(repo);
     fakeHome(home);
     const seen = await runTool(repo, home, 'reader');
-    assert.equal(seen, { dep: 'dep-v1', workspace: 'lib-v1', viteTemp: 'ok', oldCache: false, newCache: 'ok', intoDep: 'EROFS', goBuild: 'ok', bashrc: 'EROFS', key: 'ENOENT' }, where);
-    assert.equal(readdirSync(join(repo, 'node_modules')).sort(), ['.bin', '.cache', '@ws', 'dep', 'tool'], `${where}: nothing new in the user's node_modules`);
+    assert.equal(
+      seen,
+      {
+        dep: 'dep-v1',
+        workspace: 'lib-v1',
+        viteTemp: 'ok',
+        oldCache: false,
+        newCache: 'ok',
+        intoDep: 'EROFS',
+        goBuild: 'ok',
+        bashrc: 'EROFS',
+        key: 'ENOENT',
+      },
+      where,
+    );
+    assert.equal(
+      readdirSync(join(repo, 'node_modules')).sort(),
+      ['.bin', '.cache', '@ws', 'dep', 'tool'],
+      `${where}: nothing new in the user's node_modules`,
+    );
     assert.equal(readdirSync(join(repo, 'node_modules', '.cache')), ['old'], where);
     assert.not.ok(existsSync(join(repo, 'node_modules', 'dep', 'planted')), where);
     assert.equal(readdirSync(join(home, '.cache')), [], `${where}: nothing in the user's ~/.cache`);
@@ -121,7 +171,21 @@ test("writer: the same writes are the user's own, as outside the sandbox; the re
     project(repo);
     fakeHome(home);
     const seen = await runTool(repo, home, 'writer');
-    assert.equal(seen, { dep: 'dep-v1', workspace: 'lib-v1', viteTemp: 'ok', oldCache: true, newCache: 'ok', intoDep: 'ok', goBuild: 'ok', bashrc: 'EROFS', key: 'ENOENT' }, where);
+    assert.equal(
+      seen,
+      {
+        dep: 'dep-v1',
+        workspace: 'lib-v1',
+        viteTemp: 'ok',
+        oldCache: true,
+        newCache: 'ok',
+        intoDep: 'ok',
+        goBuild: 'ok',
+        bashrc: 'EROFS',
+        key: 'ENOENT',
+      },
+      where,
+    );
     assert.is(readFileSync(join(repo, 'node_modules', '.vite-temp', 'c.mjs'), 'utf8'), '1', where);
     assert.is(readFileSync(join(home, '.cache', 'go-build', 'entry'), 'utf8'), '1', where);
     assert.is(readFileSync(join(home, '.bashrc'), 'utf8'), 'export A=1\n', where);

@@ -2,7 +2,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dirname } from 'node:path';
-import { bwrapArgs, mainRepoRoot, planMounts, sandboxArgv, sandboxEnv, SandboxSpecError, type FsEntry, type FsView, type MountOp } from '../src/sandbox-plan.js';
+import {
+  bwrapArgs,
+  mainRepoRoot,
+  planMounts,
+  sandboxArgv,
+  sandboxEnv,
+  SandboxSpecError,
+  type FsEntry,
+  type FsView,
+  type MountOp,
+} from '../src/sandbox-plan.js';
 import { namespaceCause, parseSandboxSetting, SandboxSettingError } from '../src/sandbox.js';
 
 /** A file system as a list of paths: folders end in `/`, symlinks are `path -> target`, the rest are files. */
@@ -20,7 +30,9 @@ function view(paths: string[], texts: Record<string, string> = {}): FsView {
   return {
     list(dir) {
       if (kinds.get(dir) !== 'dir') return null;
-      return [...kinds].filter(([p]) => dirname(p) === dir).map(([p, kind]) => ({ name: p.slice(dir.length + 1), kind, target: targets.get(p) }));
+      return [...kinds]
+        .filter(([p]) => dirname(p) === dir)
+        .map(([p, kind]) => ({ name: p.slice(dir.length + 1), kind, target: targets.get(p) }));
     },
     kind: (p) => kinds.get(p) ?? (p === '/' ? 'dir' : null),
     realpath: (p) => targets.get(p) ?? (kinds.has(p) ? p : null),
@@ -45,7 +57,13 @@ const homeFs = [
   `${HOME}/.cargo/credentials.toml`,
   `${HOME}/dots -> /elsewhere/dots`,
 ];
-const repoFs = ['/w/repo/.git/HEAD', '/w/repo/.tdd/events.jsonl', '/w/repo/.leap/', '/w/repo/src/a.ts', '/w/sibling/.git/HEAD'];
+const repoFs = [
+  '/w/repo/.git/HEAD',
+  '/w/repo/.tdd/events.jsonl',
+  '/w/repo/.leap/',
+  '/w/repo/src/a.ts',
+  '/w/sibling/.git/HEAD',
+];
 
 function binds(ops: MountOp[], kind: 'ro-bind' | 'bind'): string[] {
   return ops.filter((o): o is Extract<MountOp, { src: string }> => o.op === kind).map((o) => o.dest);
@@ -60,7 +78,10 @@ test('plan: a writer binds its tree read-write, .git read-only, the state folder
   );
   assert.ok(binds(ops, 'bind').includes('/w/repo'));
   const git = ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git');
-  assert.ok(git > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/repo'), '.git is bound read-only on top of the tree');
+  assert.ok(
+    git > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/repo'),
+    '.git is bound read-only on top of the tree',
+  );
   for (const state of ['/w/repo/.tdd', '/w/repo/.leap']) {
     const at = ops.findIndex((o) => o.op === 'tmpfs' && o.dest === state);
     assert.ok(at > 0, `${state} is covered`);
@@ -70,7 +91,10 @@ test('plan: a writer binds its tree read-write, .git read-only, the state folder
 });
 
 test("plan: home is read-only, every credential place and other agent CLI folder absent, the leaf's own agent folder read-write", () => {
-  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.claude', '.claude.json'] }, view([...homeFs, ...repoFs]));
+  const ops = planMounts(
+    { role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.claude', '.claude.json'] },
+    view([...homeFs, ...repoFs]),
+  );
   const all = ops.flatMap((o) => ('src' in o ? [o.src, o.dest] : 'dest' in o ? [o.dest] : []));
   for (const secret of ['.ssh', '.aws', '.config/gh', '.npmrc', '.netrc', '.codex', '.cargo/credentials.toml']) {
     assert.not.ok(
@@ -82,7 +106,10 @@ test("plan: home is read-only, every credential place and other agent CLI folder
   assert.ok(ops.some((o) => o.op === 'remount-ro' && o.dest === HOME));
   assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.bashrc`));
   assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.rustup`), 'toolchains in home still run');
-  assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.config/nvim`), 'the rest of a folder holding a credential place stays');
+  assert.ok(
+    binds(ops, 'ro-bind').includes(`${HOME}/.config/nvim`),
+    'the rest of a folder holding a credential place stays',
+  );
   assert.ok(binds(ops, 'ro-bind').includes(`${HOME}/.cargo/bin`));
   assert.equal(
     binds(ops, 'bind')
@@ -94,7 +121,10 @@ test("plan: home is read-only, every credential place and other agent CLI folder
     ops.some((o) => o.op === 'symlink' && o.dest === `${HOME}/dots` && o.target === '/elsewhere/dots'),
     'symlinks are recreated, not followed',
   );
-  const other = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.codex'] }, view([...homeFs, ...repoFs]));
+  const other = planMounts(
+    { role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['.codex'] },
+    view([...homeFs, ...repoFs]),
+  );
   assert.equal(
     binds(other, 'bind').filter((p) => p.startsWith(HOME)),
     [`${HOME}/.codex`],
@@ -109,8 +139,13 @@ test("plan: the leaf's own agent folder outside home (CODEX_HOME=/srv/codex) is 
   const fs = view([...homeFs, ...repoFs, '/srv/codex/auth.json']);
   const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['/srv/codex'] }, fs);
   assert.ok(binds(ops, 'bind').includes('/srv/codex'), 'bound read-write');
-  const reader = planMounts({ role: 'reader', tree: '/w/repo', home: HOME, agentPaths: ['/srv/codex'] }, fs, { copy: '/tmp/copy' });
-  assert.ok(binds(reader, 'bind').includes('/srv/codex'), "a reader's own CLI folder too: the CLI writes its sessions there");
+  const reader = planMounts({ role: 'reader', tree: '/w/repo', home: HOME, agentPaths: ['/srv/codex'] }, fs, {
+    copy: '/tmp/copy',
+  });
+  assert.ok(
+    binds(reader, 'bind').includes('/srv/codex'),
+    "a reader's own CLI folder too: the CLI writes its sessions there",
+  );
   const none = planMounts({ role: 'writer', tree: '/w/repo', home: HOME, agentPaths: ['/srv/nothing'] }, fs);
   assert.not.ok(
     none.some((o) => 'dest' in o && o.dest === '/srv/nothing'),
@@ -143,7 +178,11 @@ test('plan: home is listed once, and the places under it the listing (or an abse
     'home is listed once',
   );
   const direct = asked.kind.filter((p) => dirname(p) === HOME);
-  assert.equal(direct, [], `no entry of home is asked of the file system once home is listed (asked ${JSON.stringify(direct)})`);
+  assert.equal(
+    direct,
+    [],
+    `no entry of home is asked of the file system once home is listed (asked ${JSON.stringify(direct)})`,
+  );
   const belowAbsent = asked.kind.filter((p) => p.startsWith(`${HOME}/.local/`));
   assert.equal(belowAbsent, [], `nothing below an absent .local is asked (asked ${JSON.stringify(belowAbsent)})`);
   // And what matters is still true: the credential places masked, the leaf's own agent folder read-write.
@@ -153,16 +192,27 @@ test('plan: home is listed once, and the places under it the listing (or an abse
 });
 
 test('plan: a credential place that is a symlink empties what it points to as well', () => {
-  const ops = planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([`${HOME}/.ssh -> /vault/ssh`, '/vault/ssh/', `${HOME}/.netrc -> /vault/netrc`, '/vault/netrc', ...repoFs]));
+  const ops = planMounts(
+    { role: 'writer', tree: '/w/repo', home: HOME },
+    view([`${HOME}/.ssh -> /vault/ssh`, '/vault/ssh/', `${HOME}/.netrc -> /vault/netrc`, '/vault/netrc', ...repoFs]),
+  );
   assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/vault/ssh'));
   assert.ok(ops.some((o) => o.op === 'ro-bind' && o.src === '/dev/null' && o.dest === '/vault/netrc'));
 });
 
 test("plan: a reader gets the copy at the tree's path, the original .git and node_modules read-only on top, nothing of the tree writable", () => {
-  const ops = planMounts({ role: 'reader', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs, '/w/repo/node_modules/x/']), { copy: '/tmp/copy', linked: ['/w/repo/node_modules'] });
+  const ops = planMounts(
+    { role: 'reader', tree: '/w/repo', home: HOME },
+    view([...homeFs, ...repoFs, '/w/repo/node_modules/x/']),
+    { copy: '/tmp/copy', linked: ['/w/repo/node_modules'] },
+  );
   const at = ops.findIndex((o) => o.op === 'bind' && o.src === '/tmp/copy' && o.dest === '/w/repo');
   assert.ok(at > 0);
-  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.src === '/w/repo/node_modules/x' && o.dest === '/w/repo/node_modules/x') > at);
+  assert.ok(
+    ops.findIndex(
+      (o) => o.op === 'ro-bind' && o.src === '/w/repo/node_modules/x' && o.dest === '/w/repo/node_modules/x',
+    ) > at,
+  );
   assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.git') > at);
   assert.not.ok(
     ops.some((o) => o.op === 'bind' && o.src === '/w/repo'),
@@ -197,7 +247,12 @@ test("plan: a reader's node_modules is a throwaway layer: every entry bound read
   const from = ops.findIndex((o) => o.op === 'tmpfs' && o.dest === nm);
   assert.ok(from > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/repo'), 'on top of the copy');
   const inLayer = ops.slice(from + 1).filter((o) => 'dest' in o && o.dest.startsWith(`${nm}/`));
-  const shown = Object.fromEntries(inLayer.map((o) => [o.dest.slice(nm.length + 1), o.op === 'symlink' ? `-> ${o.target}` : o.op === 'ro-bind' ? o.src : o.op]));
+  const shown = Object.fromEntries(
+    inLayer.map((o) => [
+      o.dest.slice(nm.length + 1),
+      o.op === 'symlink' ? `-> ${o.target}` : o.op === 'ro-bind' ? o.src : o.op,
+    ]),
+  );
   // Each entry at its own path (a dependency's real path is unchanged), a symlink as itself, the caches left out.
   assert.equal(shown, {
     vitest: `${nm}/vitest`,
@@ -231,29 +286,65 @@ test("plan: ~/.cache is the writer's own, read-write; a reader's (and a throwawa
     assert.equal(ops[go], { op: 'bind', src: `${HOME}/.cache/go-build`, dest: `${HOME}/.cache/go-build` });
   }
   assert.not.ok(
-    planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs])).some((o) => 'dest' in o && o.dest.startsWith(`${HOME}/.cache`)),
+    planMounts({ role: 'writer', tree: '/w/repo', home: HOME }, view([...homeFs, ...repoFs])).some(
+      (o) => 'dest' in o && o.dest.startsWith(`${HOME}/.cache`),
+    ),
     'an absent ~/.cache is not made by the plan (prepareSandbox makes it)',
   );
 });
 
 /** The last mount that decides what `path` is inside: the last bind, tmpfs or symlink at it or above it. */
 function decides(ops: MountOp[], path: string): MountOp | undefined {
-  return ops.filter((o) => o.op !== 'remount-ro' && o.op !== 'dev' && o.op !== 'proc' && 'dest' in o && (path === o.dest || path.startsWith(`${o.dest}/`))).at(-1);
+  return ops
+    .filter(
+      (o) =>
+        o.op !== 'remount-ro' &&
+        o.op !== 'dev' &&
+        o.op !== 'proc' &&
+        'dest' in o &&
+        (path === o.dest || path.startsWith(`${o.dest}/`)),
+    )
+    .at(-1);
 }
 
 test("plan: a reader's own agent folder below the tree (a scripted agent's claims) is the real one, over the copy", () => {
-  const fs = view([...homeFs, '/w/repo/.git/HEAD', '/w/repo/.agent/state/move-0', '/w/repo/.tdd/x/a', '/w/repo/src/a.ts']);
+  const fs = view([
+    ...homeFs,
+    '/w/repo/.git/HEAD',
+    '/w/repo/.agent/state/move-0',
+    '/w/repo/.tdd/x/a',
+    '/w/repo/src/a.ts',
+  ]);
   const agentPaths = ['/w/repo/.agent/state', '/w/repo/.tdd/x', '/w/repo'];
   const ops = planMounts({ role: 'reader', tree: '/w/repo', home: HOME, agentPaths }, fs, { copy: '/tmp/c' });
-  assert.equal(decides(ops, '/w/repo/.agent/state/move-0'), { op: 'bind', src: '/w/repo/.agent/state', dest: '/w/repo/.agent/state' });
-  assert.equal(decides(ops, '/w/repo/src/a.ts'), { op: 'bind', src: '/tmp/c', dest: '/w/repo' }, 'the tree stays the copy');
-  assert.equal(decides(ops, '/w/repo/.tdd/x/a'), { op: 'bind', src: '/tmp/c', dest: '/w/repo' }, 'never into a state folder');
+  assert.equal(decides(ops, '/w/repo/.agent/state/move-0'), {
+    op: 'bind',
+    src: '/w/repo/.agent/state',
+    dest: '/w/repo/.agent/state',
+  });
+  assert.equal(
+    decides(ops, '/w/repo/src/a.ts'),
+    { op: 'bind', src: '/tmp/c', dest: '/w/repo' },
+    'the tree stays the copy',
+  );
+  assert.equal(
+    decides(ops, '/w/repo/.tdd/x/a'),
+    { op: 'bind', src: '/tmp/c', dest: '/w/repo' },
+    'never into a state folder',
+  );
 });
 
 test('plan: declared paths that hold the tree or lie in it never change its mode, for a writer and a reader, in home or not', () => {
   for (const tree of ['/w/repo', `${HOME}/w/repo`]) {
     const up = dirname(tree);
-    const fs = view([...homeFs, `${tree}/.git/HEAD`, `${tree}/.tdd/events.jsonl`, `${tree}/src/a.ts`, `${tree}/vendor/lib.ts`, `${up}/scripts/run.sh`]);
+    const fs = view([
+      ...homeFs,
+      `${tree}/.git/HEAD`,
+      `${tree}/.tdd/events.jsonl`,
+      `${tree}/src/a.ts`,
+      `${tree}/vendor/lib.ts`,
+      `${up}/scripts/run.sh`,
+    ]);
     for (const role of ['writer', 'reader'] as const) {
       for (const [kind, path] of [
         ['read', up],
@@ -264,16 +355,33 @@ test('plan: declared paths that hold the tree or lie in it never change its mode
         ['write', tree],
       ] as const) {
         const what = `${role}, ${kind} ${path}`;
-        const ops = planMounts({ role, tree, home: HOME, [kind]: [path] }, fs, role === 'reader' ? { copy: '/tmp/c' } : {});
+        const ops = planMounts(
+          { role, tree, home: HOME, [kind]: [path] },
+          fs,
+          role === 'reader' ? { copy: '/tmp/c' } : {},
+        );
         for (const inTree of [tree, `${tree}/src/a.ts`, `${tree}/vendor/lib.ts`]) {
           const op = decides(ops, inTree) as { op: string; src: string; dest: string };
           // A writer's tree is read-write (a bind of it, or of a folder holding it); a reader's is its copy.
-          if (role === 'writer') assert.ok(op.op === 'bind' && op.src === op.dest && (tree === op.dest || tree.startsWith(`${op.dest}/`)), `${what}: ${inTree}`);
+          if (role === 'writer')
+            assert.ok(
+              op.op === 'bind' && op.src === op.dest && (tree === op.dest || tree.startsWith(`${op.dest}/`)),
+              `${what}: ${inTree}`,
+            );
           else assert.equal(op, { op: 'bind', src: '/tmp/c', dest: tree }, `${what}: ${inTree}`);
         }
-        assert.equal(decides(ops, `${tree}/.git/HEAD`), { op: 'ro-bind', src: `${tree}/.git`, dest: `${tree}/.git` }, what);
+        assert.equal(
+          decides(ops, `${tree}/.git/HEAD`),
+          { op: 'ro-bind', src: `${tree}/.git`, dest: `${tree}/.git` },
+          what,
+        );
         if (role === 'writer') assert.is(decides(ops, `${tree}/.tdd/events.jsonl`)?.op, 'tmpfs', what);
-        if (path === up) assert.is(decides(ops, `${up}/scripts/run.sh`)?.op, kind === 'read' ? 'ro-bind' : 'bind', `${what}: the declared path itself`);
+        if (path === up)
+          assert.is(
+            decides(ops, `${up}/scripts/run.sh`)?.op,
+            kind === 'read' ? 'ro-bind' : 'bind',
+            `${what}: the declared path itself`,
+          );
       }
     }
   }
@@ -281,7 +389,10 @@ test('plan: declared paths that hold the tree or lie in it never change its mode
 
 test("plan: a ball worktree inside .leap is bound at its own path; the rest of .leap and the main tree's .tdd stay absent", () => {
   const wt = '/w/repo/.leap/s1/balls/b1/wt';
-  const texts = { [`${wt}/.git`]: 'gitdir: /w/repo/.git/worktrees/b1\n', '/w/repo/.git/worktrees/b1/commondir': '../..\n' };
+  const texts = {
+    [`${wt}/.git`]: 'gitdir: /w/repo/.git/worktrees/b1\n',
+    '/w/repo/.git/worktrees/b1/commondir': '../..\n',
+  };
   const fs = view([...repoFs, `${wt}/src/x.ts`, '/w/repo/.leap/s1/balls/b2/wt/src/y.ts'], texts);
   assert.is(mainRepoRoot(wt, fs), '/w/repo');
   for (const role of ['writer', 'reader'] as const) {
@@ -291,7 +402,11 @@ test("plan: a ball worktree inside .leap is bound at its own path; the rest of .
     const self = ops.findIndex((o) => o.op === 'bind' && o.dest === wt);
     const lastSelf = ops.map((o) => o.op === 'bind' && o.dest === wt).lastIndexOf(true);
     assert.ok(self >= 0 && lastSelf > mask, 'the worktree is bound again inside the masked .leap');
-    assert.is((ops[lastSelf] as { src: string }).src, role === 'writer' ? wt : '/tmp/c', 'a reader sees its copy there, never the worktree itself');
+    assert.is(
+      (ops[lastSelf] as { src: string }).src,
+      role === 'writer' ? wt : '/tmp/c',
+      'a reader sees its copy there, never the worktree itself',
+    );
     assert.ok(ops.findIndex((o) => o.op === 'remount-ro' && o.dest === '/w/repo/.leap') > lastSelf);
     assert.ok(
       ops.some((o) => o.op === 'tmpfs' && o.dest === '/w/repo/.tdd'),
@@ -313,12 +428,18 @@ test('plan: extra paths are bound as asked, a repository among them with its .gi
   assert.ok(binds(ops, 'ro-bind').includes('/data/ref'));
   assert.ok(binds(ops, 'bind').includes('/w/sibling'));
   assert.ok(binds(ops, 'bind').includes(`${HOME}/cache`));
-  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/sibling/.git') > ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/sibling'));
+  assert.ok(
+    ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/w/sibling/.git') >
+      ops.findIndex((o) => o.op === 'bind' && o.dest === '/w/sibling'),
+  );
   assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/w/sibling/.tdd'));
 });
 
 test("plan: the supervisor's state folder elsewhere (hide) is masked; a tree in home is bound read-write inside the read-only home", () => {
-  const ops = planMounts({ role: 'writer', tree: `${HOME}/src/repo`, home: HOME, hide: ['/state'] }, view([...homeFs, `${HOME}/src/repo/.git/HEAD`, '/state/x.out']));
+  const ops = planMounts(
+    { role: 'writer', tree: `${HOME}/src/repo`, home: HOME, hide: ['/state'] },
+    view([...homeFs, `${HOME}/src/repo/.git/HEAD`, '/state/x.out']),
+  );
   assert.ok(ops.some((o) => o.op === 'tmpfs' && o.dest === '/state'));
   const tree = ops.findIndex((o) => o.op === 'bind' && o.dest === `${HOME}/src/repo`);
   assert.ok(tree > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === HOME));
@@ -327,7 +448,11 @@ test("plan: the supervisor's state folder elsewhere (hide) is masked; a tree in 
 test('plan: a file the command line names stays readable inside a masked state folder, alone', () => {
   const fs = view([...repoFs, '/w/repo/.tdd/verify-red.prompt']);
   for (const role of ['writer', 'reader'] as const) {
-    const ops = planMounts({ role, tree: '/w/repo', keepReadable: ['/w/repo/.tdd/verify-red.prompt'] }, fs, role === 'reader' ? { copy: '/tmp/c' } : {});
+    const ops = planMounts(
+      { role, tree: '/w/repo', keepReadable: ['/w/repo/.tdd/verify-red.prompt'] },
+      fs,
+      role === 'reader' ? { copy: '/tmp/c' } : {},
+    );
     assert.ok(
       ops.some((o) => o.op === 'ro-bind' && o.dest === '/w/repo/.tdd/verify-red.prompt'),
       role,
@@ -341,7 +466,15 @@ test('plan: a file the command line names stays readable inside a masked state f
 
 test("plan: the agent's executable inside another agent's folder stays readable; a file the command names in a writer's tree stays writable", () => {
   const fs = view([...homeFs, `${HOME}/.codex/bin/codex`, `${HOME}/src/repo/.git/HEAD`, `${HOME}/src/repo/run.js`]);
-  const ops = planMounts({ role: 'writer', tree: `${HOME}/src/repo`, home: HOME, keepReadable: [`${HOME}/.codex/bin/codex`, `${HOME}/src/repo/run.js`] }, fs);
+  const ops = planMounts(
+    {
+      role: 'writer',
+      tree: `${HOME}/src/repo`,
+      home: HOME,
+      keepReadable: [`${HOME}/.codex/bin/codex`, `${HOME}/src/repo/run.js`],
+    },
+    fs,
+  );
   assert.ok(ops.some((o) => o.op === 'ro-bind' && o.dest === `${HOME}/.codex/bin/codex`));
   assert.not.ok(
     ops.some((o) => 'dest' in o && o.dest === `${HOME}/.codex/auth.json`),
@@ -356,20 +489,28 @@ test("plan: a file the command line names in the host's /tmp is bound alone into
   const bound = ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/tmp/t1/script.json');
   assert.ok(bound > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/tmp'), 'after /tmp is made private');
   assert.not.ok(
-    ops.some((o) => 'dest' in o && (o.dest === '/tmp/t1/other.json' || o.dest === '/tmp/t1/dir' || o.dest === '/tmp/t1')),
+    ops.some(
+      (o) => 'dest' in o && (o.dest === '/tmp/t1/other.json' || o.dest === '/tmp/t1/dir' || o.dest === '/tmp/t1'),
+    ),
     'only the named file',
   );
 });
 
 test("plan: a file the command line names inside a declared path in /tmp keeps that path's mode (an agent's log it appends to)", () => {
   const fs = view([...repoFs, '/tmp/agents/dev.log']);
-  const ops = planMounts({ role: 'writer', tree: '/w/repo', write: ['/tmp/agents'], keepReadable: ['/tmp/agents/dev.log'] }, fs);
+  const ops = planMounts(
+    { role: 'writer', tree: '/w/repo', write: ['/tmp/agents'], keepReadable: ['/tmp/agents/dev.log'] },
+    fs,
+  );
   assert.equal(decides(ops, '/tmp/agents/dev.log'), { op: 'bind', src: '/tmp/agents', dest: '/tmp/agents' });
 });
 
 test('plan: a home in /tmp is bound read-only of its own, since /tmp is private', () => {
   const ops = planMounts({ role: 'writer', tree: '/w/repo', home: '/tmp/h' }, view([...repoFs, '/tmp/h/.profile']));
-  assert.ok(ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/tmp/h') > ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/tmp'));
+  assert.ok(
+    ops.findIndex((o) => o.op === 'ro-bind' && o.dest === '/tmp/h') >
+      ops.findIndex((o) => o.op === 'tmpfs' && o.dest === '/tmp'),
+  );
 });
 
 test('plan: refused specs: a tree that holds home (or is /), relative paths', () => {
@@ -382,9 +523,14 @@ test('plan: refused specs: a tree that holds home (or is /), relative paths', ()
 test('argv: namespaces, network off as its own namespace, every capability dropped, the command after --', () => {
   const fs = view(repoFs);
   const on = bwrapArgs({ role: 'writer', tree: '/w/repo', cwd: '/w/repo/src' }, fs);
-  for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent']) assert.ok(on.includes(flag), flag);
+  for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent'])
+    assert.ok(on.includes(flag), flag);
   assert.not.ok(on.includes('--unshare-net'), 'network on by default');
-  assert.is(on[on.indexOf('--cap-drop') + 1], 'ALL', 'as root bwrap would keep every capability (and a leaf could remount its tree)');
+  assert.is(
+    on[on.indexOf('--cap-drop') + 1],
+    'ALL',
+    'as root bwrap would keep every capability (and a leaf could remount its tree)',
+  );
   assert.is(on[on.indexOf('--chdir') + 1], '/w/repo/src');
   const off = bwrapArgs({ role: 'writer', tree: '/w/repo', network: false }, fs, { statusFd: 3 });
   assert.ok(off.includes('--unshare-net'));
@@ -416,7 +562,19 @@ test('env: the allow-list, named variables and prefixes, set values; secrets and
     SSH_AUTH_SOCK: '/tmp/agent',
   };
   const out = sandboxEnv(env, { passEnv: ['ANTHROPIC_*'], env: { CLAUDE_CODE_X: '1' } });
-  assert.equal(Object.keys(out).sort(), ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'CLAUDE_CODE_X', 'HOME', 'LANG', 'LC_ALL', 'LEAP_LEAF_x', 'PATH', 'TERM', 'TZ', 'VERI_TEST_CMD']);
+  assert.equal(Object.keys(out).sort(), [
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_BASE_URL',
+    'CLAUDE_CODE_X',
+    'HOME',
+    'LANG',
+    'LC_ALL',
+    'LEAP_LEAF_x',
+    'PATH',
+    'TERM',
+    'TZ',
+    'VERI_TEST_CMD',
+  ]);
   const exact = sandboxEnv(env, { passEnv: ['OPENAI_API_KEY'] });
   assert.is(exact.OPENAI_API_KEY, 'o');
   assert.is(exact.ANTHROPIC_API_KEY, undefined);
@@ -434,13 +592,23 @@ test("settings and causes: --sandbox / LEAP_SANDBOX values; the namespace cause 
     () => parseSandboxSetting('yes', 'LEAP_SANDBOX'),
     (e: Error) => e instanceof SandboxSettingError && /LEAP_SANDBOX must be/.test(e.message),
   );
-  const cause = namespaceCause('bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.\n');
+  const cause = namespaceCause(
+    'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.\n',
+  );
   assert.match(cause, 'user namespaces are refused');
   assert.match(cause, 'apt-get install bubblewrap');
   assert.not.ok(cause.includes('\n'), 'one line');
   assert.match(namespaceCause(''), 'no message');
-  assert.match(namespaceCause('bwrap: Creating new namespace failed: Operation not permitted\n'), 'namespaces are refused here (no user namespaces, no capability');
-  assert.match(namespaceCause('bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)'), 'user namespaces are refused here');
+  assert.match(
+    namespaceCause('bwrap: Creating new namespace failed: Operation not permitted\n'),
+    'namespaces are refused here (no user namespaces, no capability',
+  );
+  assert.match(
+    namespaceCause(
+      'bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)',
+    ),
+    'user namespaces are refused here',
+  );
   assert.match(namespaceCause('bwrap: something else'), 'bwrap cannot make its namespaces');
 });
 

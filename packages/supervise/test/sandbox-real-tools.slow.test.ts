@@ -42,7 +42,14 @@ async function suiteAs(role: SandboxRole, repo: string, home: string, testCmd: s
     command: 'bash',
     args: ['-c', testCmd],
     cwd: repo,
-    env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', VERI_TIMEOUT: '300', VERI_KILL_AFTER: '1', VERI_STATE_DIR: join(home, '..', 'state') },
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      LANG: 'C.UTF-8',
+      VERI_TIMEOUT: '300',
+      VERI_KILL_AFTER: '1',
+      VERI_STATE_DIR: join(home, '..', 'state'),
+    },
     sandbox: { role, tree: repo, network: false },
     io: { stdoutFile: out, stderrFile: out },
   });
@@ -74,8 +81,10 @@ for (const runner of RUNNERS) {
     assert.equal([readdirSync(home), readdirSync(join(home, '.cache'))], [['.cache'], []], 'nor in home');
     await suiteAs('writer', repo, home, testCmd);
     const { tree: inTree, home: inHome } = WRITES[runner];
-    if (inTree !== undefined) assert.ok(statSync(join(repo, inTree)).isDirectory(), `the writer's ${inTree} is the user's`);
-    if (inHome !== undefined) assert.ok(statSync(join(home, inHome)).isDirectory(), `the writer's ~/${inHome} is the user's`);
+    if (inTree !== undefined)
+      assert.ok(statSync(join(repo, inTree)).isDirectory(), `the writer's ${inTree} is the user's`);
+    if (inHome !== undefined)
+      assert.ok(statSync(join(home, inHome)).isDirectory(), `the writer's ~/${inHome} is the user's`);
     assert.is(git(repo, 'status', '--porcelain'), '', 'nothing tracked or untracked changed');
   });
 }

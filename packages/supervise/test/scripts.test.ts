@@ -28,7 +28,8 @@ test('X-help: each script answers --help like its bin, exit 0', async () => {
 
 test("X-codes: the scripts give the bins' exit codes and output (3, 3, 125, 127, the leaf code)", async () => {
   const scene = makeScene();
-  const run = (script: string, args: string[]) => runCommand(scriptPath(script), args, { cwd: scene.repo, env: scene.env });
+  const run = (script: string, args: string[]) =>
+    runCommand(scriptPath(script), args, { cwd: scene.repo, env: scene.env });
   const stop = await run('stop-requested.sh', []);
   assert.equal([stop.code, stop.stdout], [3, '']);
   assert.is((await bin(STOP, scene, ['request', 'at-ledger'])).code, 0);

@@ -20,14 +20,22 @@ clean.after.each(() => {
 
 clean('a leaf run as a skill runs it (output redirected into .tdd/), then leap-wait: git status is empty', async () => {
   const scene = makeScene({ VERI_STEP: hostileTitles(2)[1]! });
-  assert.not.ok(existsSync(join(scene.state, '.gitignore')), "the scene's .tdd/ starts as a person makes it, without one");
+  assert.not.ok(
+    existsSync(join(scene.state, '.gitignore')),
+    "the scene's .tdd/ starts as a person makes it, without one",
+  );
   // bash does the redirection, as the skill's script line does; the leaf prints to both streams.
   const line = `"$NODE" "$SUPERVISE" develop-red "$NODE" -e 'console.log("out"); console.error("err")' > .tdd/develop-red.out 2> .tdd/develop-red.err`;
-  const run = spawnSync('bash', ['-c', line], { cwd: scene.repo, env: { ...scene.env, NODE: process.execPath, SUPERVISE }, encoding: 'utf8' });
+  const run = spawnSync('bash', ['-c', line], {
+    cwd: scene.repo,
+    env: { ...scene.env, NODE: process.execPath, SUPERVISE },
+    encoding: 'utf8',
+  });
   assert.is(run.status, 0, run.stderr);
   const wait = await bin(WAIT, scene, ['develop-red', '5']);
   assert.is(wait.code, 0, wait.stderr);
-  for (const file of ['develop-red.exit', 'develop-red.out', 'develop-red.err', 'events.jsonl']) assert.ok(existsSync(join(scene.state, file)), `${file} is there`);
+  for (const file of ['develop-red.exit', 'develop-red.out', 'develop-red.err', 'events.jsonl'])
+    assert.ok(existsSync(join(scene.state, file)), `${file} is there`);
   assert.is(readFileSync(join(scene.state, 'develop-red.out'), 'utf8'), 'out\n');
   assert.is(readFileSync(join(scene.state, '.gitignore'), 'utf8'), STATE_GITIGNORE);
   assert.is(status(scene.repo), '');

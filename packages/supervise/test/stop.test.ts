@@ -5,7 +5,19 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, runBin, waitFor } from '@leap/test-utils';
 import { checkStop, clearStopLogged, requestStopLogged } from '../src/stop.js';
-import { STOP, bin, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, startSupervise, statusLine, superviseBin } from './helpers.js';
+import {
+  STOP,
+  bin,
+  eventsOf,
+  exitRecord,
+  fixture,
+  killStrays,
+  makeScene,
+  recordedPids,
+  startSupervise,
+  statusLine,
+  superviseBin,
+} from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());

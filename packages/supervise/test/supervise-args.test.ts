@@ -4,7 +4,18 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, runBin, waitFor } from '@leap/test-utils';
-import { SUPERVISE, WAIT, bin, eventsOf, exitRecord, killStrays, makeScene, recordedPids, startSupervise, superviseBin } from './helpers.js';
+import {
+  SUPERVISE,
+  WAIT,
+  bin,
+  eventsOf,
+  exitRecord,
+  killStrays,
+  makeScene,
+  recordedPids,
+  startSupervise,
+  superviseBin,
+} from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -12,7 +23,10 @@ test.after(() => cleanupTempDirs());
 test('S-help: --help prints the usage on stdout and exits 0', async () => {
   const r = await runBin(SUPERVISE, ['--help']);
   assert.is(r.code, 0);
-  assert.match(r.stdout, 'Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]');
+  assert.match(
+    r.stdout,
+    'Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]',
+  );
   assert.match(r.stdout, 'killed-external');
   assert.match(r.stdout, 'LEAP_SANDBOX=on|writer|reader|off');
 });
@@ -87,7 +101,11 @@ test('S-args-bad-issue: a malformed VERI_ISSUE is 125 with an exit file and an e
 test('S-dur-suffix: durations accept fractions and s, m, h, d (C-2, C-19, C-20); 1d does not fire early', async () => {
   const scene = makeScene();
   for (const value of ['1d', '10.34', '9.999999999', '0.5m', '2.34e+5d', '1h']) {
-    const r = await superviseBin(scene, ['dur', 'true'], { VERI_TIMEOUT: value, VERI_KILL_AFTER: value, VERI_IDLE_TIMEOUT: value });
+    const r = await superviseBin(scene, ['dur', 'true'], {
+      VERI_TIMEOUT: value,
+      VERI_KILL_AFTER: value,
+      VERI_IDLE_TIMEOUT: value,
+    });
     assert.is(r.code, 0, value);
     assert.is(exitRecord(scene, 'dur')?.status, 'exited', value);
   }
@@ -121,8 +139,16 @@ test("S-two-supervisors: a second supervisor for a running NAME (F30) refuses wi
   const scene = makeScene({ VERI_TIMEOUT: '60' });
   // The first leaf lives until the test has seen the second refused (a file, not a sleep: no speed assumed).
   const go = join(scene.repo, 'go');
-  const first = startSupervise(scene, ['dup', 'sh', '-c', `echo "leaf $$" >> ${scene.pidsFile}; while [ ! -e ${go} ]; do sleep 0.05; done; exit 7`]);
-  await waitFor(() => recordedPids(scene).length === 1 && readFileSync(join(scene.state, 'dup.pid'), 'utf8').includes('leaf='), 10_000);
+  const first = startSupervise(scene, [
+    'dup',
+    'sh',
+    '-c',
+    `echo "leaf $$" >> ${scene.pidsFile}; while [ ! -e ${go} ]; do sleep 0.05; done; exit 7`,
+  ]);
+  await waitFor(
+    () => recordedPids(scene).length === 1 && readFileSync(join(scene.state, 'dup.pid'), 'utf8').includes('leaf='),
+    10_000,
+  );
   const pidBefore = readFileSync(join(scene.state, 'dup.pid'), 'utf8');
   const eventsBefore = readFileSync(join(scene.state, 'events.jsonl'), 'utf8');
   writeFileSync(join(scene.state, 'marker'), '');

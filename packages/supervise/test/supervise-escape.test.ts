@@ -2,7 +2,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, isAlive, waitFor } from '@leap/test-utils';
-import { SUPERVISE, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, startSupervise, superviseBin, track } from './helpers.js';
+import {
+  SUPERVISE,
+  eventsOf,
+  exitRecord,
+  fixture,
+  killStrays,
+  makeScene,
+  recordedPids,
+  startSupervise,
+  superviseBin,
+  track,
+} from './helpers.js';
 import { readProc } from '../src/proc-scan.js';
 
 test.after.each(() => killStrays());
@@ -40,7 +51,12 @@ test('S-daemonize: a leaf that daemonizes and exits at once (F9) is exited 0, an
 
 test("S-setsid-util: `setsid sleep` as the leaf (the seed's F9 provocation) leaves nothing running", async () => {
   const scene = makeScene();
-  const r = await superviseBin(scene, ['setsid-util', 'sh', '-c', `setsid sh -c 'echo "escapee $$" >> ${scene.pidsFile}; exec sleep 30' </dev/null >/dev/null 2>&1 & sleep 0.3`]);
+  const r = await superviseBin(scene, [
+    'setsid-util',
+    'sh',
+    '-c',
+    `setsid sh -c 'echo "escapee $$" >> ${scene.pidsFile}; exec sleep 30' </dev/null >/dev/null 2>&1 & sleep 0.3`,
+  ]);
   const [escapee] = recordedPids(scene, 'escapee');
   assert.ok(escapee !== undefined);
   track(escapee);
@@ -87,7 +103,15 @@ test('S-escape-uncontained: an escapee that drops its environment and is orphane
  */
 async function nestedTerm(outerName: string, outerGrace: string, innerName: string, innerGrace: string) {
   const scene = makeScene({ VERI_TIMEOUT: '60', VERI_KILL_AFTER: outerGrace });
-  const outer = startSupervise(scene, [outerName, 'env', `VERI_KILL_AFTER=${innerGrace}`, process.execPath, SUPERVISE, innerName, fixture('ignore-sigterm.sh')]);
+  const outer = startSupervise(scene, [
+    outerName,
+    'env',
+    `VERI_KILL_AFTER=${innerGrace}`,
+    process.execPath,
+    SUPERVISE,
+    innerName,
+    fixture('ignore-sigterm.sh'),
+  ]);
   const inner = await waitFor(() => recordedPids(scene, 'leaf')[0], 15_000);
   assert.ok(inner !== undefined);
   track(inner);

@@ -2,7 +2,21 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, isAlive, runCommand, waitFor } from '@leap/test-utils';
-import { SUPERVISE, alive, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, since, startSupervise, statusLine, superviseBin, track } from './helpers.js';
+import {
+  SUPERVISE,
+  alive,
+  eventsOf,
+  exitRecord,
+  fixture,
+  killStrays,
+  makeScene,
+  recordedPids,
+  since,
+  startSupervise,
+  statusLine,
+  superviseBin,
+  track,
+} from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -52,7 +66,12 @@ test('S-escalate: a leaf that ignores SIGTERM (F4) gets SIGKILL after the grace 
 
 test('S-escalate-tree: TERM ignored by a whole shell tree (F4): every process of the session is dead when NAME.exit appears', async () => {
   const scene = makeScene(QUICK);
-  const r = await superviseBin(scene, ['tree', 'sh', '-c', `trap "" TERM; sleep 30 & echo "child $!" >> ${scene.pidsFile}; sleep 30 & echo "child $!" >> ${scene.pidsFile}; wait`]);
+  const r = await superviseBin(scene, [
+    'tree',
+    'sh',
+    '-c',
+    `trap "" TERM; sleep 30 & echo "child $!" >> ${scene.pidsFile}; sleep 30 & echo "child $!" >> ${scene.pidsFile}; wait`,
+  ]);
   assert.is(r.code, 2);
   const children = recordedPids(scene, 'child');
   assert.is(children.length, 2);
@@ -101,7 +120,12 @@ test('S-stopped: a leaf stopped with SIGSTOP (F11) still acts on TERM (we send C
 
 test('S-stopped-kill: a stopped leaf that also ignores TERM is ended by SIGKILL after the grace', async () => {
   const scene = makeScene(QUICK);
-  const r = await superviseBin(scene, ['stopped-stubborn', 'sh', '-c', `trap "" TERM; echo "leaf $$" >> ${scene.pidsFile}; kill -STOP $$; sleep 30`]);
+  const r = await superviseBin(scene, [
+    'stopped-stubborn',
+    'sh',
+    '-c',
+    `trap "" TERM; echo "leaf $$" >> ${scene.pidsFile}; kill -STOP $$; sleep 30`,
+  ]);
   assert.is(r.code, 2);
   assert.is(exitRecord(scene, 'stopped-stubborn')?.signal, 'SIGKILL');
   assert.equal(alive(recordedPids(scene)), []);
@@ -156,7 +180,11 @@ test('S-kernel-signal: a leaf the kernel kills for its CPU limit (F14, prlimit) 
 
 test('S-sigpipe-policy: a leaf whose stdout reader goes away dies of SIGPIPE (C-13): killed-external, signal SIGPIPE', async () => {
   const scene = makeScene();
-  const r = await runCommand('bash', ['-c', '"$0" "$1" pipe yes | head -c 1 > /dev/null; exit "${PIPESTATUS[0]}"', process.execPath, SUPERVISE], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand(
+    'bash',
+    ['-c', '"$0" "$1" pipe yes | head -c 1 > /dev/null; exit "${PIPESTATUS[0]}"', process.execPath, SUPERVISE],
+    { cwd: scene.repo, env: scene.env },
+  );
   assert.is(r.code, 2);
   assert.is(exitRecord(scene, 'pipe')?.status, 'killed-external');
   assert.is(exitRecord(scene, 'pipe')?.signal, 'SIGPIPE');
@@ -175,7 +203,12 @@ test('S-stuck: no output and no CPU for VERI_IDLE_TIMEOUT is killed-stuck; a cha
 
 test('S-stuck-cpu: a busy leaf with no output is making progress (CPU) and is not killed-stuck', async () => {
   const scene = makeScene({ VERI_IDLE_TIMEOUT: '0.4', VERI_TIMEOUT: '60' });
-  const r = await superviseBin(scene, ['busy', process.execPath, '-e', 'const end = Date.now() + 1500; while (Date.now() < end);']);
+  const r = await superviseBin(scene, [
+    'busy',
+    process.execPath,
+    '-e',
+    'const end = Date.now() + 1500; while (Date.now() < end);',
+  ]);
   assert.is(r.code, 0);
   assert.is(exitRecord(scene, 'busy')?.status, 'exited');
 });

@@ -4,7 +4,19 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, runCommand, waitFor } from '@leap/test-utils';
-import { SUPERVISE, alive, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, start, startSupervise, statusLine } from './helpers.js';
+import {
+  SUPERVISE,
+  alive,
+  eventsOf,
+  exitRecord,
+  fixture,
+  killStrays,
+  makeScene,
+  recordedPids,
+  start,
+  startSupervise,
+  statusLine,
+} from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -59,7 +71,10 @@ test('S-stderr-epipe: with stderr a pipe whose reader is gone (C-12, F17) the tr
   const scene = makeScene({ VERI_TIMEOUT: '0.3' });
   const status = join(scene.repo, 'status');
   const script = `{ "$0" "$1" epipe sleep 30 2>&1; echo $? > "$2"; } | true`;
-  const r = await runCommand('bash', ['-c', script, process.execPath, SUPERVISE, status], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand('bash', ['-c', script, process.execPath, SUPERVISE, status], {
+    cwd: scene.repo,
+    env: scene.env,
+  });
   assert.is(r.code, 0);
   assert.is(readFileSync(status, 'utf8').trim(), '2');
   assert.is(exitRecord(scene, 'epipe')?.status, 'killed-timeout');
@@ -68,7 +83,11 @@ test('S-stderr-epipe: with stderr a pipe whose reader is gone (C-12, F17) the tr
 test('S-stderr-closed: with stderr closed (2>&-) the supervisor still records and exits with the leaf code', async () => {
   const scene = makeScene();
   const status = join(scene.repo, 'status');
-  const r = await runCommand('bash', ['-c', `"$0" "$1" closed sh -c 'exit 6' 2>&-; echo $? > "$2"`, process.execPath, SUPERVISE, status], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand(
+    'bash',
+    ['-c', `"$0" "$1" closed sh -c 'exit 6' 2>&-; echo $? > "$2"`, process.execPath, SUPERVISE, status],
+    { cwd: scene.repo, env: scene.env },
+  );
   assert.is(r.code, 0);
   assert.is(readFileSync(status, 'utf8').trim(), '6');
   assert.is(exitRecord(scene, 'closed')?.code, 6);
@@ -76,14 +95,22 @@ test('S-stderr-closed: with stderr closed (2>&-) the supervisor still records an
 
 test('S-inherited-dispositions: started with CHLD, INT and HUP ignored (C-9), it still reaps and reports', async () => {
   const scene = makeScene({ VERI_TIMEOUT: '60' });
-  const ok = await runCommand('sh', ['-c', `trap "" CHLD INT HUP; exec "$0" "$1" dispo true`, process.execPath, SUPERVISE], { cwd: scene.repo, env: scene.env });
+  const ok = await runCommand(
+    'sh',
+    ['-c', `trap "" CHLD INT HUP; exec "$0" "$1" dispo true`, process.execPath, SUPERVISE],
+    { cwd: scene.repo, env: scene.env },
+  );
   assert.is(ok.code, 0);
   assert.is(exitRecord(scene, 'dispo')?.status, 'exited');
 });
 
 test('S-inherited-hup: a supervisor started with HUP ignored still ends the leaf on HUP (Node resets inherited ignores)', async () => {
   const scene = makeScene({ VERI_TIMEOUT: '60' });
-  const sup = start('sh', ['-c', `trap "" INT HUP; exec "$0" "$1" dispo-hup "$2"`, process.execPath, SUPERVISE, fixture('graceful.sh')], { cwd: scene.repo, env: scene.env });
+  const sup = start(
+    'sh',
+    ['-c', `trap "" INT HUP; exec "$0" "$1" dispo-hup "$2"`, process.execPath, SUPERVISE, fixture('graceful.sh')],
+    { cwd: scene.repo, env: scene.env },
+  );
   await waitFor(() => recordedPids(scene).length === 1, 10_000);
   process.kill(sup.pid, 'SIGHUP');
   const r = await sup.done;
@@ -93,18 +120,36 @@ test('S-inherited-hup: a supervisor started with HUP ignored still ends the leaf
 
 test('S-inherited-mask: started with ALRM, TERM and CHLD blocked (C-31), the timeout still fires', async () => {
   const scene = makeScene({ VERI_TIMEOUT: '0.3' });
-  const block = 'use POSIX; sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGALRM, SIGTERM, SIGCHLD)) or die; exec @ARGV or die';
-  const r = await runCommand('perl', ['-e', block, process.execPath, SUPERVISE, 'masked', 'sleep', '30'], { cwd: scene.repo, env: scene.env });
+  const block =
+    'use POSIX; sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGALRM, SIGTERM, SIGCHLD)) or die; exec @ARGV or die';
+  const r = await runCommand('perl', ['-e', block, process.execPath, SUPERVISE, 'masked', 'sleep', '30'], {
+    cwd: scene.repo,
+    env: scene.env,
+  });
   assert.is(r.code, 2);
   assert.is(exitRecord(scene, 'masked')?.status, 'killed-timeout');
 });
 
 test('S-parent-is-init: a supervisor whose parent is pid 1 of a PID namespace (C-35, F34) works, with no false alarm', async () => {
   const scene = makeScene();
-  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', 'sh', '-c', '"$0" "$1" in-ns sh -c "exit 5"; echo "rc=$?"', process.execPath, SUPERVISE], {
-    cwd: scene.repo,
-    env: scene.env,
-  });
+  const r = await runCommand(
+    'unshare',
+    [
+      '--pid',
+      '--fork',
+      '--map-root-user',
+      '--mount-proc',
+      'sh',
+      '-c',
+      '"$0" "$1" in-ns sh -c "exit 5"; echo "rc=$?"',
+      process.execPath,
+      SUPERVISE,
+    ],
+    {
+      cwd: scene.repo,
+      env: scene.env,
+    },
+  );
   assert.match(r.stdout, 'rc=5');
   assert.is(r.stderr, 'supervise[in-ns]: exited\n');
   assert.is(exitRecord(scene, 'in-ns')?.status, 'exited');
@@ -112,7 +157,11 @@ test('S-parent-is-init: a supervisor whose parent is pid 1 of a PID namespace (C
 
 test('S-pid-one: a supervisor that is pid 1 itself (F35) warns that orphans are not reaped, and still works', async () => {
   const scene = makeScene();
-  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', process.execPath, SUPERVISE, 'init', 'true'], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand(
+    'unshare',
+    ['--pid', '--fork', '--map-root-user', '--mount-proc', process.execPath, SUPERVISE, 'init', 'true'],
+    { cwd: scene.repo, env: scene.env },
+  );
   assert.is(r.code, 0);
   assert.match(r.stderr, 'running as pid 1');
   assert.is(exitRecord(scene, 'init')?.status, 'exited');

@@ -4,7 +4,17 @@ import * as assert from 'uvu/assert';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, hostileTitles } from '@leap/test-utils';
-import { alive, eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids, statusLine, superviseBin } from './helpers.js';
+import {
+  alive,
+  eventsOf,
+  exitRecord,
+  fixture,
+  killStrays,
+  makeScene,
+  recordedPids,
+  statusLine,
+  superviseBin,
+} from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -85,7 +95,10 @@ test('S-events: launch and exit events carry issue, step, skill commit, actor, p
   assert.equal([launch.actor, launch.phase, launch.attempt], ['developer', 'green', 2]);
   assert.equal(launch.cmd, [fixture('exit-with.js'), '1']);
   assert.ok(launch.pid > 0);
-  assert.equal([exit.issue, exit.step, exit.skill_commit, exit.code, exit.status, exit.leaf_code], [7, 'Add the parser', 'abc123', 1, 'exited', 1]);
+  assert.equal(
+    [exit.issue, exit.step, exit.skill_commit, exit.code, exit.status, exit.leaf_code],
+    [7, 'Add the parser', 'abc123', 1, 'exited', 1],
+  );
   assert.is(exit.run, launch.run);
   assert.is(exit.run, exitRecord(scene, 'develop-green-2')?.run);
   assert.ok(exit.duration_ms >= 0);
@@ -120,7 +133,9 @@ test('S-env-caller: BASH_*_TIMEOUT_MS set by the caller win; the issue timeout f
   const scene = makeScene({ VERI_ISSUE: '3', VERI_SKILL_COMMIT: 'fromenv', VERI_TIMEOUT: '' });
   writeFileSync(join(scene.state, 'issue-3-timeout'), '120\n');
   writeFileSync(join(scene.state, 'issue-3-skill-commit'), 'pinned\n');
-  const a = JSON.parse((await superviseBin(scene, ['a', fixture('print-env.js')], { BASH_MAX_TIMEOUT_MS: '5' })).stdout);
+  const a = JSON.parse(
+    (await superviseBin(scene, ['a', fixture('print-env.js')], { BASH_MAX_TIMEOUT_MS: '5' })).stdout,
+  );
   assert.is(a.BASH_DEFAULT_TIMEOUT_MS, '120000');
   assert.is(a.BASH_MAX_TIMEOUT_MS, '5');
   assert.is(a.VERI_SKILL_COMMIT, 'fromenv');
@@ -143,7 +158,12 @@ test('S-hostile-step: VERI_STEP, VERI_TEST_CMD and VERI_ISSUE reach the leaf and
 
 test('S-leftovers: a leader that exits and leaves children (F10) is exited with its code; the children are ended first', async () => {
   const scene = makeScene();
-  const r = await superviseBin(scene, ['lingering', 'sh', '-c', `sleep 30 & echo "child $!" >> ${scene.pidsFile}; exit 4`]);
+  const r = await superviseBin(scene, [
+    'lingering',
+    'sh',
+    '-c',
+    `sleep 30 & echo "child $!" >> ${scene.pidsFile}; exit 4`,
+  ]);
   assert.is(r.code, 4);
   const exit = exitRecord(scene, 'lingering');
   assert.is(exit?.status, 'exited');

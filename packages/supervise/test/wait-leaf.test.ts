@@ -8,7 +8,19 @@ import { cleanupTempDirs, isAlive, runBin, runCommand, waitFor } from '@leap/tes
 import { processIdentity } from '@leap/core';
 import { waitLeaf } from '../src/wait-leaf.js';
 import { formatPidRecord, writeExitFile } from '../src/leaf-files.js';
-import { SUPERVISE, WAIT, bin, fixture, killStrays, makeScene, recordedPids, start, startSupervise, supervisorPid, track } from './helpers.js';
+import {
+  SUPERVISE,
+  WAIT,
+  bin,
+  fixture,
+  killStrays,
+  makeScene,
+  recordedPids,
+  start,
+  startSupervise,
+  supervisorPid,
+  track,
+} from './helpers.js';
 
 test.after.each(() => killStrays());
 test.after(() => cleanupTempDirs());
@@ -138,7 +150,11 @@ test('W-reused-pid-real: a pid really reused in a PID namespace (F19b, ns_last_p
     sleep 0.05; echo $((P - 1)) > /proc/sys/kernel/ns_last_pid; sleep 30 & Q=$!
     printf '%s\\nstarttime=%s\\nrun=old\\n' "$P" "$ST" > .tdd/ns-reuse.pid
     echo "P=$P Q=$Q"; "$0" "$1" ns-reuse 20; echo "rc=$?"; kill $Q`;
-  const r = await runCommand('unshare', ['--pid', '--fork', '--map-root-user', '--mount-proc', 'sh', '-c', script, process.execPath, WAIT], { cwd: scene.repo, env: scene.env });
+  const r = await runCommand(
+    'unshare',
+    ['--pid', '--fork', '--map-root-user', '--mount-proc', 'sh', '-c', script, process.execPath, WAIT],
+    { cwd: scene.repo, env: scene.env },
+  );
   const match = /P=(\d+) Q=(\d+)/.exec(r.stdout);
   assert.ok(match !== null, r.stdout + r.stderr);
   assert.is(match[1], match[2], 'the namespace gave the new process the old pid');
@@ -149,7 +165,10 @@ test('W-reused-pid-real: a pid really reused in a PID namespace (F19b, ns_last_p
 test('W-zombie: NAME.pid naming a zombie (F20) is a gone supervisor: 2 at once', async () => {
   const scene = makeScene();
   const zfile = join(scene.repo, 'zpid');
-  const parent = start('sh', ['-c', `sleep 0.1 & echo $! > ${zfile}; exec sleep 30`], { cwd: scene.repo, env: scene.env });
+  const parent = start('sh', ['-c', `sleep 0.1 & echo $! > ${zfile}; exec sleep 30`], {
+    cwd: scene.repo,
+    env: scene.env,
+  });
   const zombie = await waitFor(() => {
     try {
       const pid = Number(readFileSync(zfile, 'utf8'));
@@ -160,7 +179,10 @@ test('W-zombie: NAME.pid naming a zombie (F20) is a gone supervisor: 2 at once',
   }, 10_000);
   assert.ok(zombie > 0, 'a zombie exists');
   const identity = processIdentity(zombie);
-  writeFileSync(join(scene.state, 'zombie.pid'), formatPidRecord({ pid: zombie, starttime: identity?.starttime, bootId: identity?.bootId, run: 'z' }));
+  writeFileSync(
+    join(scene.state, 'zombie.pid'),
+    formatPidRecord({ pid: zombie, starttime: identity?.starttime, bootId: identity?.bootId, run: 'z' }),
+  );
   const r = await bin(WAIT, scene, ['zombie', '20']);
   assert.is(r.code, 2);
   assert.is(r.stderr, 'wait-leaf[zombie]: supervisor-gone\n');
@@ -181,7 +203,10 @@ test('W-stale-exit: an exit file of another run (run id differs from NAME.pid) i
   const scene = makeScene();
   const holder = start('sleep', ['30'], { cwd: scene.repo, env: scene.env });
   const identity = processIdentity(holder.pid);
-  writeFileSync(join(scene.state, 'stale.pid'), formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, bootId: identity?.bootId, run: 'new' }));
+  writeFileSync(
+    join(scene.state, 'stale.pid'),
+    formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, bootId: identity?.bootId, run: 'new' }),
+  );
   writeExitFile(join(scene.state, 'stale.exit'), { code: 0, status: 'exited', run: 'old' });
   const spent = await bin(WAIT, scene, ['stale', '0.3']);
   assert.is(spent.code, 3, 'the stale 0 is ignored while the new supervisor lives');
@@ -202,7 +227,10 @@ test('W-unreadable-exit: an exit file whose first line is not a code answers 2 w
 test('W-no-watch: with fs.watch failing (ENOSPC) and a state folder that does not exist yet, polling still answers (F27)', async () => {
   const scene = makeScene();
   rmSync(scene.state, { recursive: true });
-  const waiter = start(process.execPath, ['--import', fixture('no-watch.mjs'), WAIT, 'polled', '20'], { cwd: scene.repo, env: scene.env });
+  const waiter = start(process.execPath, ['--import', fixture('no-watch.mjs'), WAIT, 'polled', '20'], {
+    cwd: scene.repo,
+    env: scene.env,
+  });
   await new Promise((r) => setTimeout(r, 300));
   await runBin(SUPERVISE, ['polled', fixture('exit-with.js'), '1'], { cwd: scene.repo, env: scene.env });
   const r = await waiter.done;
@@ -216,8 +244,18 @@ test("waitLeaf: a watched folder wakes the waiter on the exit file's rename, wit
   const scene = makeScene();
   const holder = start('sleep', ['30'], { cwd: scene.repo, env: scene.env });
   const identity = processIdentity(holder.pid);
-  writeFileSync(join(scene.state, 'woken.pid'), formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, run: 'w' }));
-  const waiting = waitLeaf({ name: 'woken', budgetMs: 20_000, pollMs: 60_000, maxPollMs: 60_000, cwd: scene.repo, env: scene.env });
+  writeFileSync(
+    join(scene.state, 'woken.pid'),
+    formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, run: 'w' }),
+  );
+  const waiting = waitLeaf({
+    name: 'woken',
+    budgetMs: 20_000,
+    pollMs: 60_000,
+    maxPollMs: 60_000,
+    cwd: scene.repo,
+    env: scene.env,
+  });
   setTimeout(() => writeExitFile(join(scene.state, 'woken.exit'), { code: 1, status: 'exited', run: 'w' }), 200);
   const result = await waiting;
   assert.is(result.code, 1);
@@ -231,7 +269,10 @@ test('waitLeaf: a supervisor dying without an exit file is noticed by the poll (
   const scene = makeScene();
   const holder = start('sleep', ['30'], { cwd: scene.repo, env: scene.env });
   const identity = processIdentity(holder.pid);
-  writeFileSync(join(scene.state, 'dies.pid'), formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, run: 'd' }));
+  writeFileSync(
+    join(scene.state, 'dies.pid'),
+    formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, run: 'd' }),
+  );
   const waiting = waitLeaf({ name: 'dies', budgetMs: 20_000, cwd: scene.repo, env: scene.env });
   setTimeout(() => process.kill(holder.pid, 'SIGKILL'), 200);
   const result = await waiting;
@@ -260,7 +301,10 @@ test('waitLeaf: a budget that runs out while the supervisor lives is budget-spen
   const scene = makeScene();
   const holder = start('sleep', ['30'], { cwd: scene.repo, env: scene.env });
   const identity = processIdentity(holder.pid);
-  writeFileSync(join(scene.state, 'long.pid'), formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, bootId: identity?.bootId, run: 'l' }));
+  writeFileSync(
+    join(scene.state, 'long.pid'),
+    formatPidRecord({ pid: holder.pid, starttime: identity?.starttime, bootId: identity?.bootId, run: 'l' }),
+  );
   const result = await waitLeaf({ name: 'long', budgetMs: 300, cwd: scene.repo, env: scene.env });
   assert.equal([result.code, result.status, result.supervisor], [3, 'budget-spent', holder.pid]);
   assert.ok(result.waitedMs >= 290);

@@ -10,7 +10,13 @@ export type ProbeReport = { stderr: true; exitCode: number } | { appendTo: strin
  * `fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519', 'utf8')`; `when`, a JS condition, guards the whole
  * probe (the phase, the argv); `secret` names the variable whose value is recorded as `secret` (null when absent).
  */
-export function hostileProbe(options: { attempts: Record<string, string>; report: ProbeReport; when?: string; secret?: string; seen?: Record<string, string> }): string {
+export function hostileProbe(options: {
+  attempts: Record<string, string>;
+  report: ProbeReport;
+  when?: string;
+  secret?: string;
+  seen?: Record<string, string>;
+}): string {
   const { attempts, report, when, secret = 'SECRET_TOKEN' } = options;
   const start = Object.entries(options.seen ?? {})
     .map(([k, v]) => `${JSON.stringify(k)}: ${v}`)
@@ -18,7 +24,9 @@ export function hostileProbe(options: { attempts: Record<string, string>; report
   const body = [
     ...Object.entries(attempts).map(([name, expr]) => `  attempt(${JSON.stringify(name)}, () => ${expr});`),
     `  seen.secret = process.env[${JSON.stringify(secret)}] ?? null;`,
-    'stderr' in report ? `  process.stderr.write(JSON.stringify(seen) + '\\n');\n  process.exit(${report.exitCode});` : `  fs.appendFileSync(${report.appendTo}, JSON.stringify(seen) + '\\n');`,
+    'stderr' in report
+      ? `  process.stderr.write(JSON.stringify(seen) + '\\n');\n  process.exit(${report.exitCode});`
+      : `  fs.appendFileSync(${report.appendTo}, JSON.stringify(seen) + '\\n');`,
   ];
   return [
     "const fs = process.getBuiltinModule('node:fs');",

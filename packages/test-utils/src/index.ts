@@ -1,6 +1,15 @@
 // Test helpers shared by every package: temp folders, temp git repos, bins, hostile titles.
 import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +54,8 @@ export function makeGitRepo(options: { files?: Record<string, string>; prefix?: 
 }
 
 /** `LEAP_TEST_CACHE`, else `$XDG_CACHE_HOME/leap-test`, else `~/.cache/leap-test`: never under the repository or /tmp. */
-export const TEST_CACHE = process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test');
+export const TEST_CACHE =
+  process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test');
 
 /**
  * `dir`'s node_modules, holding the npm packages `specs`: installed the first time, reused once `whole` says so.
@@ -59,11 +69,15 @@ export function npmInstalled(dir: string, specs: readonly string[], whole: (modu
   try {
     writeFileSync(join(staging, 'package.json'), '{"private": true}\n');
     // Bounded: an install stuck on the network fails its test file in 10 minutes, not the whole CI run.
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 600_000,
-      killSignal: 'SIGKILL',
-    });
+    execFileSync(
+      'npm',
+      ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        timeout: 600_000,
+        killSignal: 'SIGKILL',
+      },
+    );
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
   } finally {
@@ -88,7 +102,8 @@ export interface RunResult {
 export function commandLimitMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.LEAP_TEST_COMMAND_LIMIT_S;
   const seconds = raw === undefined || raw === '' ? 600 : Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`LEAP_TEST_COMMAND_LIMIT_S must be a positive number of seconds, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`LEAP_TEST_COMMAND_LIMIT_S must be a positive number of seconds, got ${JSON.stringify(raw)}`);
   return seconds * 1000;
 }
 
@@ -96,7 +111,11 @@ export function commandLimitMs(env: NodeJS.ProcessEnv = process.env): number {
  * Spawn `command` (no shell) and collect its result; `input` goes to stdin. Past `limitMs` (default
  * commandLimitMs()) the command is killed (SIGKILL) and the result says so on its stderr, signal SIGKILL.
  */
-export function runCommand(command: string, args: string[], options: SpawnOptions & { input?: string | Buffer; limitMs?: number } = {}): Promise<RunResult> {
+export function runCommand(
+  command: string,
+  args: string[],
+  options: SpawnOptions & { input?: string | Buffer; limitMs?: number } = {},
+): Promise<RunResult> {
   const { input, limitMs = commandLimitMs(), ...spawnOptions } = options;
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -115,8 +134,15 @@ export function runCommand(command: string, args: string[], options: SpawnOption
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const note = overdue ? `\nrunCommand: ${command} ${args.join(' ').slice(0, 200)} did not end within ${limitMs / 1000} s and was killed (LEAP_TEST_COMMAND_LIMIT_S)\n` : '';
-      resolvePromise({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') + note });
+      const note = overdue
+        ? `\nrunCommand: ${command} ${args.join(' ').slice(0, 200)} did not end within ${limitMs / 1000} s and was killed (LEAP_TEST_COMMAND_LIMIT_S)\n`
+        : '';
+      resolvePromise({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8') + note,
+      });
     });
     child.stdin?.on('error', () => {});
     child.stdin?.end(input ?? '');
@@ -135,15 +161,26 @@ export interface Invocation {
  * Run an agent invocation the way a supervisor would: no shell, its stdin written, its variables
  * merged over ours (`undefined` removes one), with `pathFirst` (stand-in CLIs) first on PATH.
  */
-export function runInvocation(invocation: Invocation, options: { pathFirst?: string; env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<RunResult> {
+export function runInvocation(
+  invocation: Invocation,
+  options: { pathFirst?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<RunResult> {
   const path = options.pathFirst === undefined ? process.env.PATH : `${options.pathFirst}:${process.env.PATH ?? ''}`;
   const merged: Record<string, string | undefined> = { ...process.env, PATH: path, ...options.env, ...invocation.env };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
-  return runCommand(invocation.command, invocation.args, { env: merged as NodeJS.ProcessEnv, cwd: options.cwd, input: invocation.stdin ?? '' });
+  return runCommand(invocation.command, invocation.args, {
+    env: merged as NodeJS.ProcessEnv,
+    cwd: options.cwd,
+    input: invocation.stdin ?? '',
+  });
 }
 
 /** Run a built bin with the current Node. */
-export function runBin(bin: string, args: string[], options: SpawnOptions & { input?: string | Buffer } = {}): Promise<RunResult> {
+export function runBin(
+  bin: string,
+  args: string[],
+  options: SpawnOptions & { input?: string | Buffer } = {},
+): Promise<RunResult> {
   return runCommand(process.execPath, [bin, ...args], options);
 }
 
@@ -162,9 +199,18 @@ export function scriptPath(name: string): string {
  * group of its own (`group`, to SIGKILL whole as a harness ending its task does). Resolves once the command
  * returned, with its exit code and what it printed on stdout.
  */
-export function fromHarness(command: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ group: number; code: number; out: string }> {
+export function fromHarness(
+  command: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ group: number; code: number; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', '"$@"; echo "returned $?"; exec sleep 600', 'harness', ...command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', ['-c', '"$@"; echo "returned $?"; exec sleep 600', 'harness', ...command], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout?.on('data', (d) => {
       out += d;
@@ -192,7 +238,8 @@ export function processesWhoseArgv(match: (argv: string[]) => boolean): number[]
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (match(readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')) && isAlive(Number(entry))) found.push(Number(entry));
+      if (match(readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')) && isAlive(Number(entry)))
+        found.push(Number(entry));
     } catch {
       // Gone meanwhile.
     }
@@ -202,7 +249,9 @@ export function processesWhoseArgv(match: (argv: string[]) => boolean): number[]
 
 /** The lifeline of process `pid` (@leap/supervise's lifeline.ts: `sh -c ... leap-lifeline NODE leap-stop orphans PID`), and the sweep it runs. */
 export function lifelineOf(pid: number): number[] {
-  return processesWhoseArgv((argv) => (argv.includes('leap-lifeline') || argv.includes('orphans')) && argv.includes(String(pid)));
+  return processesWhoseArgv(
+    (argv) => (argv.includes('leap-lifeline') || argv.includes('orphans')) && argv.includes(String(pid)),
+  );
 }
 
 /**
@@ -215,7 +264,10 @@ export async function waitFor<T>(check: () => T, ms = 5000, what?: string): Prom
   for (;;) {
     const value = check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`waitFor: ${what ?? `${check}`.replace(/\s+/g, ' ').slice(0, 300)}: still not so after ${ms} ms (last value ${JSON.stringify(value)})`);
+    if (Date.now() > end)
+      throw new Error(
+        `waitFor: ${what ?? `${check}`.replace(/\s+/g, ' ').slice(0, 300)}: still not so after ${ms} ms (last value ${JSON.stringify(value)})`,
+      );
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -39,7 +39,11 @@ export type ModelAction =
   | { structured: unknown };
 
 /** A turn: an action, optionally preceded by a fault for the first `faultTimes` requests of this turn (all of them by default). */
-export type ModelTurn = ModelAction & { fault?: ModelFault; faultTimes?: number; usage?: { input?: number; output?: number; cached?: number } };
+export type ModelTurn = ModelAction & {
+  fault?: ModelFault;
+  faultTimes?: number;
+  usage?: { input?: number; output?: number; cached?: number };
+};
 
 export type ModelVendor = 'anthropic' | 'openai' | 'google';
 
@@ -131,7 +135,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   });
   // Codex tries a WebSocket first; refusing the upgrade makes it fall back to HTTPS streaming.
   server.on('upgrade', (req, socket) => {
-    log({ vendor: vendorOf(req.url ?? ''), method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: null, turn: null, answer: 426, usage: null });
+    log({
+      vendor: vendorOf(req.url ?? ''),
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: null,
+      turn: null,
+      answer: 426,
+      usage: null,
+    });
     socket.end('HTTP/1.1 426 Upgrade Required\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
   });
 
@@ -139,14 +152,29 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const url = req.url ?? '';
     const method = req.method ?? '';
     const vendor = vendorOf(url);
-    const entry: ModelRequest = { vendor, method, url, headers: req.headers, body, turn: null, answer: 200, usage: null };
+    const entry: ModelRequest = {
+      vendor,
+      method,
+      url,
+      headers: req.headers,
+      body,
+      turn: null,
+      answer: 200,
+      usage: null,
+    };
     if (vendor === null || method !== 'POST') {
       // Claude Code's `HEAD /` probe, a models list, anything else: an empty success, logged.
       const known = method === 'HEAD' || url === '/' || /\/models\/?(\?|$)/.test(url);
       entry.answer = known ? 200 : 404;
       log(entry);
       res.writeHead(entry.answer, { 'content-type': 'application/json' });
-      res.end(method === 'HEAD' ? undefined : known ? JSON.stringify({ object: 'list', data: [], models: [] }) : JSON.stringify({ error: { message: `not found: ${url}` } }));
+      res.end(
+        method === 'HEAD'
+          ? undefined
+          : known
+            ? JSON.stringify({ object: 'list', data: [], models: [] })
+            : JSON.stringify({ error: { message: `not found: ${url}` } }),
+      );
       return;
     }
     const aux = isAuxiliary(vendor, url, body);
@@ -198,7 +226,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     entry.answer = status;
     log(entry);
     // No x-should-retry header: what each CLI does with the bare status is what the tests are about.
-    res.writeHead(status, { 'content-type': 'application/json', ...(fault === 401 || fault === 'quota' ? {} : { 'retry-after': '1' }) });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      ...(fault === 401 || fault === 'quota' ? {} : { 'retry-after': '1' }),
+    });
     res.end(JSON.stringify(payload));
   }
 
@@ -214,12 +245,20 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     requests,
     usage(vendor) {
       const answered = requests.filter((r) => r.usage !== null && (vendor === undefined || r.vendor === vendor));
-      return answered.reduce((t, r) => ({ answers: t.answers + 1, input: t.input + (r.usage?.input ?? 0), output: t.output + (r.usage?.output ?? 0), cached: t.cached + (r.usage?.cached ?? 0) }), {
-        answers: 0,
-        input: 0,
-        output: 0,
-        cached: 0,
-      });
+      return answered.reduce(
+        (t, r) => ({
+          answers: t.answers + 1,
+          input: t.input + (r.usage?.input ?? 0),
+          output: t.output + (r.usage?.output ?? 0),
+          cached: t.cached + (r.usage?.cached ?? 0),
+        }),
+        {
+          answers: 0,
+          input: 0,
+          output: 0,
+          cached: 0,
+        },
+      );
     },
     setScript(next) {
       script = next;
@@ -269,7 +308,15 @@ function isAuxiliary(vendor: ModelVendor, url: string, body: unknown): boolean {
 // One JSON object that answers each auxiliary question Gemini asks (its routers, its next-speaker check).
 function auxiliaryTurn(vendor: ModelVendor): ModelTurn {
   if (vendor === 'google') {
-    return { text: JSON.stringify({ reasoning: 'stub', model_choice: 'flash', complexity_reasoning: 'stub', complexity_score: 50, next_speaker: 'user' }) };
+    return {
+      text: JSON.stringify({
+        reasoning: 'stub',
+        model_choice: 'flash',
+        complexity_reasoning: 'stub',
+        complexity_score: 50,
+        next_speaker: 'user',
+      }),
+    };
   }
   return { text: 'ok' };
 }
@@ -277,12 +324,18 @@ function auxiliaryTurn(vendor: ModelVendor): ModelTurn {
 // How many model turns the request's conversation already holds.
 function turnIndex(vendor: ModelVendor, body: unknown): number {
   const b = (body ?? {}) as Record<string, unknown>;
-  if (vendor === 'anthropic') return asArray(b.messages).filter((m) => (m as { role?: unknown }).role === 'assistant').length;
+  if (vendor === 'anthropic')
+    return asArray(b.messages).filter((m) => (m as { role?: unknown }).role === 'assistant').length;
   if (vendor === 'google') return asArray(b.contents).filter((m) => (m as { role?: unknown }).role === 'model').length;
   const input = asArray(b.input);
   return input.filter((item) => {
     const i = item as { type?: unknown; role?: unknown };
-    return i.type === 'function_call' || i.type === 'custom_tool_call' || i.type === 'local_shell_call' || (i.type === 'message' && i.role === 'assistant');
+    return (
+      i.type === 'function_call' ||
+      i.type === 'custom_tool_call' ||
+      i.type === 'local_shell_call' ||
+      (i.type === 'message' && i.role === 'assistant')
+    );
   }).length;
 }
 
@@ -293,7 +346,11 @@ function asArray(value: unknown): unknown[] {
 function toolNames(vendor: ModelVendor, body: unknown): string[] {
   const tools = asArray((body as { tools?: unknown } | null)?.tools);
   if (vendor === 'google') {
-    return tools.flatMap((t) => asArray((t as { functionDeclarations?: unknown }).functionDeclarations).map((d) => String((d as { name?: unknown }).name)));
+    return tools.flatMap((t) =>
+      asArray((t as { functionDeclarations?: unknown }).functionDeclarations).map((d) =>
+        String((d as { name?: unknown }).name),
+      ),
+    );
   }
   return tools.map((t) => String((t as { name?: unknown }).name));
 }
@@ -304,21 +361,29 @@ type Resolved = { kind: 'text'; text: string } | { kind: 'tool'; name: string; i
 function resolveAction(vendor: ModelVendor, action: ModelAction, offered: string[]): Resolved {
   if ('text' in action) return { kind: 'text', text: action.text };
   if ('structured' in action) {
-    if (vendor === 'anthropic' && offered.includes('StructuredOutput')) return { kind: 'tool', name: 'StructuredOutput', input: action.structured as Record<string, unknown> };
+    if (vendor === 'anthropic' && offered.includes('StructuredOutput'))
+      return { kind: 'tool', name: 'StructuredOutput', input: action.structured as Record<string, unknown> };
     return { kind: 'text', text: JSON.stringify(action.structured) };
   }
   if (vendor === 'anthropic') {
-    if ('write' in action) return { kind: 'tool', name: 'Write', input: { file_path: action.write, content: action.content } };
+    if ('write' in action)
+      return { kind: 'tool', name: 'Write', input: { file_path: action.write, content: action.content } };
     if ('read' in action) return { kind: 'tool', name: 'Read', input: { file_path: action.read } };
     return { kind: 'tool', name: 'Bash', input: { command: action.run, description: 'run a command' } };
   }
   if (vendor === 'google') {
-    if ('write' in action) return { kind: 'tool', name: 'write_file', input: { file_path: action.write, content: action.content } };
+    if ('write' in action)
+      return { kind: 'tool', name: 'write_file', input: { file_path: action.write, content: action.content } };
     if ('read' in action) return { kind: 'tool', name: 'read_file', input: { file_path: action.read } };
     return { kind: 'tool', name: 'run_shell_command', input: { command: action.run, description: 'run a command' } };
   }
   // Codex's one shell tool does all three.
-  const command = 'write' in action ? `printf '%s' ${shellQuote(action.content)} > ${shellQuote(action.write)}` : 'read' in action ? `cat ${shellQuote(action.read)}` : action.run;
+  const command =
+    'write' in action
+      ? `printf '%s' ${shellQuote(action.content)} > ${shellQuote(action.write)}`
+      : 'read' in action
+        ? `cat ${shellQuote(action.read)}`
+        : action.run;
   return { kind: 'tool', name: 'exec_command', input: { cmd: command } };
 }
 
@@ -330,58 +395,128 @@ type Usage = { input: number; output: number; cached: number };
 
 function sse(res: ServerResponse, events: [string | null, unknown][]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const [name, data] of events) res.write(`${name === null ? '' : `event: ${name}\n`}data: ${JSON.stringify(data)}\n\n`);
+  for (const [name, data] of events)
+    res.write(`${name === null ? '' : `event: ${name}\n`}data: ${JSON.stringify(data)}\n\n`);
   res.end();
 }
 
-function anthropicAnswer(res: ServerResponse, action: Resolved, model: string, usage: Usage, stream: boolean, id: string): void {
+function anthropicAnswer(
+  res: ServerResponse,
+  action: Resolved,
+  model: string,
+  usage: Usage,
+  stream: boolean,
+  id: string,
+): void {
   const messageId = `msg_stub${id}`;
-  const block = action.kind === 'text' ? { type: 'text', text: action.text } : { type: 'tool_use', id: `toolu_stub${id}`, name: action.name, input: action.input };
+  const block =
+    action.kind === 'text'
+      ? { type: 'text', text: action.text }
+      : { type: 'tool_use', id: `toolu_stub${id}`, name: action.name, input: action.input };
   const stopReason = action.kind === 'text' ? 'end_turn' : 'tool_use';
-  const inUsage = { input_tokens: usage.input - usage.cached, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cached };
+  const inUsage = {
+    input_tokens: usage.input - usage.cached,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: usage.cached,
+  };
   if (!stream) {
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_stub${id}` });
     res.end(
-      JSON.stringify({ id: messageId, type: 'message', role: 'assistant', model, content: [block], stop_reason: stopReason, stop_sequence: null, usage: { ...inUsage, output_tokens: usage.output } }),
+      JSON.stringify({
+        id: messageId,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [block],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: { ...inUsage, output_tokens: usage.output },
+      }),
     );
     return;
   }
   const start = action.kind === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
-  const delta = action.kind === 'text' ? { type: 'text_delta', text: action.text } : { type: 'input_json_delta', partial_json: JSON.stringify(action.input) };
+  const delta =
+    action.kind === 'text'
+      ? { type: 'text_delta', text: action.text }
+      : { type: 'input_json_delta', partial_json: JSON.stringify(action.input) };
   sse(res, [
     [
       'message_start',
-      { type: 'message_start', message: { id: messageId, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...inUsage, output_tokens: 1 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: messageId,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...inUsage, output_tokens: 1 },
+        },
+      },
     ],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: start }],
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta }],
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-    ['message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output } }],
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: usage.output },
+      },
+    ],
     ['message_stop', { type: 'message_stop' }],
   ]);
 }
 
 function openaiAnswer(res: ServerResponse, action: Resolved, model: string, usage: Usage, id: string): void {
   let n = 0;
-  const event = (type: string, data: Record<string, unknown>): [string, unknown] => [type, { type, sequence_number: n++, ...data }];
+  const event = (type: string, data: Record<string, unknown>): [string, unknown] => [
+    type,
+    { type, sequence_number: n++, ...data },
+  ];
   const responseId = `resp_stub${id}`;
   const itemId = action.kind === 'text' ? `msg_stub${id}` : `fc_stub${id}`;
-  const base = { id: responseId, object: 'response', created_at: Math.floor(Date.now() / 1000), model, output: [] as unknown[] };
-  const events: [string, unknown][] = [event('response.created', { response: { ...base, status: 'in_progress' } }), event('response.in_progress', { response: { ...base, status: 'in_progress' } })];
+  const base = {
+    id: responseId,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+    output: [] as unknown[],
+  };
+  const events: [string, unknown][] = [
+    event('response.created', { response: { ...base, status: 'in_progress' } }),
+    event('response.in_progress', { response: { ...base, status: 'in_progress' } }),
+  ];
   let item: Record<string, unknown>;
   if (action.kind === 'text') {
     const part = { type: 'output_text', text: action.text, annotations: [] };
     item = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
     events.push(
       event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }),
-      event('response.content_part.added', { item_id: itemId, output_index: 0, content_index: 0, part: { ...part, text: '' } }),
+      event('response.content_part.added', {
+        item_id: itemId,
+        output_index: 0,
+        content_index: 0,
+        part: { ...part, text: '' },
+      }),
       event('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta: action.text }),
       event('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text: action.text }),
       event('response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part }),
     );
   } else {
     const args = JSON.stringify(action.input);
-    item = { id: itemId, type: 'function_call', status: 'completed', call_id: `call_stub${id}`, name: action.name, arguments: args };
+    item = {
+      id: itemId,
+      type: 'function_call',
+      status: 'completed',
+      call_id: `call_stub${id}`,
+      name: action.name,
+      arguments: args,
+    };
     events.push(
       event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } }),
       event('response.function_call_arguments.delta', { item_id: itemId, output_index: 0, delta: args }),
@@ -409,10 +544,16 @@ function openaiAnswer(res: ServerResponse, action: Resolved, model: string, usag
 }
 
 function googleAnswer(res: ServerResponse, action: Resolved, model: string, usage: Usage, stream: boolean): void {
-  const part = action.kind === 'text' ? { text: action.text } : { functionCall: { name: action.name, args: action.input } };
+  const part =
+    action.kind === 'text' ? { text: action.text } : { functionCall: { name: action.name, args: action.input } };
   const answer = {
     candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output, cachedContentTokenCount: usage.cached },
+    usageMetadata: {
+      promptTokenCount: usage.input,
+      candidatesTokenCount: usage.output,
+      totalTokenCount: usage.input + usage.output,
+      cachedContentTokenCount: usage.cached,
+    },
     modelVersion: model,
   };
   if (!stream) {
@@ -424,12 +565,17 @@ function googleAnswer(res: ServerResponse, action: Resolved, model: string, usag
 }
 
 // The vendors' own words for a spent quota (the CLIs may recognise them), as their APIs answer them.
-const ANTHROPIC_QUOTA = 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.';
+const ANTHROPIC_QUOTA =
+  'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.';
 const OPENAI_QUOTA =
   'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.';
-const GOOGLE_QUOTA = 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.';
+const GOOGLE_QUOTA =
+  'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.';
 
-function errorAnswer(vendor: ModelVendor, fault: 401 | 429 | 500 | 'overload' | 'quota'): { status: number; payload: unknown } {
+function errorAnswer(
+  vendor: ModelVendor,
+  fault: 401 | 429 | 500 | 'overload' | 'quota',
+): { status: number; payload: unknown } {
   if (fault === 'quota') return quotaAnswer(vendor);
   const words = {
     401: 'invalid x-api-key (the stub server refuses this key)',
@@ -438,22 +584,52 @@ function errorAnswer(vendor: ModelVendor, fault: 401 | 429 | 500 | 'overload' | 
     overload: 'overloaded (the stub server says so)',
   }[fault];
   if (vendor === 'anthropic') {
-    const type = { 401: 'authentication_error', 429: 'rate_limit_error', 500: 'api_error', overload: 'overloaded_error' }[fault];
+    const type = {
+      401: 'authentication_error',
+      429: 'rate_limit_error',
+      500: 'api_error',
+      overload: 'overloaded_error',
+    }[fault];
     return { status: fault === 'overload' ? 529 : fault, payload: { type: 'error', error: { type, message: words } } };
   }
   if (vendor === 'openai') {
-    const type = { 401: 'invalid_request_error', 429: 'rate_limit_exceeded', 500: 'server_error', overload: 'server_error' }[fault];
-    const code = { 401: 'invalid_api_key', 429: 'rate_limit_exceeded', 500: 'server_error', overload: 'server_is_overloaded' }[fault];
-    return { status: fault === 'overload' ? 503 : fault, payload: { error: { message: words, type, param: null, code } } };
+    const type = {
+      401: 'invalid_request_error',
+      429: 'rate_limit_exceeded',
+      500: 'server_error',
+      overload: 'server_error',
+    }[fault];
+    const code = {
+      401: 'invalid_api_key',
+      429: 'rate_limit_exceeded',
+      500: 'server_error',
+      overload: 'server_is_overloaded',
+    }[fault];
+    return {
+      status: fault === 'overload' ? 503 : fault,
+      payload: { error: { message: words, type, param: null, code } },
+    };
   }
   const status = fault === 'overload' ? 503 : fault;
-  const statusWord = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', overload: 'UNAVAILABLE' }[fault];
+  const statusWord = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', overload: 'UNAVAILABLE' }[
+    fault
+  ];
   return { status, payload: { error: { code: status, message: words, status: statusWord } } };
 }
 
 function quotaAnswer(vendor: ModelVendor): { status: number; payload: unknown } {
-  if (vendor === 'anthropic') return { status: 400, payload: { type: 'error', error: { type: 'invalid_request_error', message: ANTHROPIC_QUOTA } } };
-  if (vendor === 'openai') return { status: 429, payload: { error: { message: OPENAI_QUOTA, type: 'insufficient_quota', param: null, code: 'insufficient_quota' } } };
+  if (vendor === 'anthropic')
+    return {
+      status: 400,
+      payload: { type: 'error', error: { type: 'invalid_request_error', message: ANTHROPIC_QUOTA } },
+    };
+  if (vendor === 'openai')
+    return {
+      status: 429,
+      payload: {
+        error: { message: OPENAI_QUOTA, type: 'insufficient_quota', param: null, code: 'insufficient_quota' },
+      },
+    };
   const violation = {
     quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
     quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
@@ -469,7 +645,15 @@ function quotaAnswer(vendor: ModelVendor): { status: number; payload: unknown } 
         status: 'RESOURCE_EXHAUSTED',
         details: [
           { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [violation] },
-          { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+          {
+            '@type': 'type.googleapis.com/google.rpc.Help',
+            links: [
+              {
+                description: 'Learn more about Gemini API quotas',
+                url: 'https://ai.google.dev/gemini-api/docs/rate-limits',
+              },
+            ],
+          },
         ],
       },
     },

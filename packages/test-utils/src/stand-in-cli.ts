@@ -21,17 +21,39 @@ export function standInCli(fixtures: string, loggedIn: Record<string, string>) {
      * Run an invocation with the stand-in CLIs first on PATH, its variables merged over ours (`undefined`
      * removes one), logged in unless `env` says otherwise; as user `uid` when given.
      */
-    runInvocation(invocation: StandInInvocation, env: Record<string, string | undefined> = {}, cwd?: string, uid?: number): Promise<RunResult> {
+    runInvocation(
+      invocation: StandInInvocation,
+      env: Record<string, string | undefined> = {},
+      cwd?: string,
+      uid?: number,
+    ): Promise<RunResult> {
       // Another user may not reach the clone (under /root, or any home folder only its owner enters): its
       // stand-ins, and the fixture folders a login names (a CODEX_HOME), are copied where every user can read them.
       const onPath = uid === undefined ? fixtures : copyForEveryone(fixtures);
-      const login = Object.fromEntries(Object.entries(loggedIn).map(([k, v]) => [k, v.startsWith(`${fixtures}/`) ? onPath + v.slice(fixtures.length) : v]));
+      const login = Object.fromEntries(
+        Object.entries(loggedIn).map(([k, v]) => [
+          k,
+          v.startsWith(`${fixtures}/`) ? onPath + v.slice(fixtures.length) : v,
+        ]),
+      );
       // A temp folder of its own, as on a machine whose projects are not in /tmp: where the clone lives (its
       // fixtures, a CODEX_HOME among them) must not decide what a CLI's check says (a test may give its own).
-      const merged: Record<string, string | undefined> = { ...process.env, PATH: `${onPath}:${process.env.PATH ?? ''}`, TMPDIR: makeTempDir('leap-tmpdir-'), ...login, ...env, ...invocation.env };
+      const merged: Record<string, string | undefined> = {
+        ...process.env,
+        PATH: `${onPath}:${process.env.PATH ?? ''}`,
+        TMPDIR: makeTempDir('leap-tmpdir-'),
+        ...login,
+        ...env,
+        ...invocation.env,
+      };
       for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
       const as = uid === undefined ? {} : { uid, gid: uid };
-      return runCommand(invocation.command, invocation.args, { env: merged as NodeJS.ProcessEnv, cwd, input: invocation.stdin ?? '', ...as });
+      return runCommand(invocation.command, invocation.args, {
+        env: merged as NodeJS.ProcessEnv,
+        cwd,
+        input: invocation.stdin ?? '',
+        ...as,
+      });
     },
     /** One file of a recorded run of the real CLI (FIXTURES/recorded/RUN/FILE). */
     recorded(run: string, file: string): string {

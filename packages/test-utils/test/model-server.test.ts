@@ -9,9 +9,22 @@ import { cleanupTempDirs, makeTempDir, startModelServer, type ModelServer } from
 
 test.after(cleanupTempDirs);
 
-async function post(server: ModelServer, path: string, body: unknown): Promise<{ status: number; text: string; type: string; retryAfter: string | null }> {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '', retryAfter: res.headers.get('retry-after') };
+async function post(
+  server: ModelServer,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; text: string; type: string; retryAfter: string | null }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    text: await res.text(),
+    type: res.headers.get('content-type') ?? '',
+    retryAfter: res.headers.get('retry-after'),
+  };
 }
 
 // The `data:` payloads of an SSE stream, with their `event:` names.
@@ -30,19 +43,37 @@ const CLAUDE_TOOLS = [{ name: 'Write' }, { name: 'Read' }, { name: 'Bash' }, { n
 
 test('Anthropic Messages: the script turn by turn, as tool_use blocks and text, with usage split into fresh and cached input', async () => {
   const server = await startModelServer({
-    script: [{ write: '/w/a.txt', content: 'hi\n' }, { read: '/w/a.txt' }, { run: 'echo $HOME `id`' }, { structured: { verdict: 'PASS', reason: 'ok' } }, { text: 'done: ✓' }],
+    script: [
+      { write: '/w/a.txt', content: 'hi\n' },
+      { read: '/w/a.txt' },
+      { run: 'echo $HOME `id`' },
+      { structured: { verdict: 'PASS', reason: 'ok' } },
+      { text: 'done: ✓' },
+    ],
   });
   try {
     const messages: { role: string; content: unknown }[] = [{ role: 'user', content: 'go' }];
     const seen: unknown[] = [];
     for (let turn = 0; turn < 5; turn++) {
-      const res = await post(server, '/v1/messages?beta=true', { model: 'claude-x', stream: true, tools: CLAUDE_TOOLS, messages });
+      const res = await post(server, '/v1/messages?beta=true', {
+        model: 'claude-x',
+        stream: true,
+        tools: CLAUDE_TOOLS,
+        messages,
+      });
       assert.is(res.status, 200);
       assert.match(res.type, /text\/event-stream/);
       const stream = events(res.text);
       assert.equal(
         stream.map((e) => e.name),
-        ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+        [
+          'message_start',
+          'content_block_start',
+          'content_block_delta',
+          'content_block_stop',
+          'message_delta',
+          'message_stop',
+        ],
       );
       assert.ok(
         stream.every((e) => e.name === e.data.type),
@@ -75,7 +106,11 @@ test('Anthropic Messages: the script turn by turn, as tool_use blocks and text, 
     );
     assert.ok(total.cached > 0 && total.cached < total.input, 'part of the input is reported as read from the cache');
     // What the stream reported is what the server counted: input_tokens plus cache reads is the input.
-    const res = await post(server, '/v1/messages', { model: 'claude-x', tools: CLAUDE_TOOLS, messages: [{ role: 'user', content: 'again' }] });
+    const res = await post(server, '/v1/messages', {
+      model: 'claude-x',
+      tools: CLAUDE_TOOLS,
+      messages: [{ role: 'user', content: 'again' }],
+    });
     const message = JSON.parse(res.text);
     const last = server.requests.at(-1)!.usage!;
     assert.is(message.type, 'message');
@@ -90,9 +125,19 @@ test('Anthropic Messages: the script turn by turn, as tool_use blocks and text, 
 test('Anthropic: a schema not offered as StructuredOutput gets the JSON as text; a call that offers no tools is a side call outside the script', async () => {
   const server = await startModelServer({ script: [{ structured: { verdict: 'REJECT', reason: 'no' } }] });
   try {
-    const plain = events((await post(server, '/v1/messages', { stream: true, tools: [{ name: 'Read' }], messages: [{ role: 'user', content: 'x' }] })).text);
+    const plain = events(
+      (
+        await post(server, '/v1/messages', {
+          stream: true,
+          tools: [{ name: 'Read' }],
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text,
+    );
     assert.is(plain[2]!.data.delta.text, '{"verdict":"REJECT","reason":"no"}');
-    const side = events((await post(server, '/v1/messages', { stream: true, messages: [{ role: 'user', content: 'title?' }] })).text);
+    const side = events(
+      (await post(server, '/v1/messages', { stream: true, messages: [{ role: 'user', content: 'title?' }] })).text,
+    );
     assert.is(side[2]!.data.delta.text, 'ok');
     assert.is(server.requests.at(-1)!.turn, null);
     assert.ok(server.requests.at(-1)!.usage !== null, 'a side call still reports usage, and is counted');
@@ -102,7 +147,13 @@ test('Anthropic: a schema not offered as StructuredOutput gets the JSON as text;
 });
 
 test('OpenAI Responses: function_call items for the shell tool, output text, response.completed with usage', async () => {
-  const server = await startModelServer({ script: [{ write: "/w/it's.txt", content: "a 'quoted' line\n" }, { run: 'ls' }, { structured: { verdict: 'PASS', reason: 'ok' } }] });
+  const server = await startModelServer({
+    script: [
+      { write: "/w/it's.txt", content: "a 'quoted' line\n" },
+      { run: 'ls' },
+      { structured: { verdict: 'PASS', reason: 'ok' } },
+    ],
+  });
   try {
     const input: unknown[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] }];
     const res0 = await post(server, '/v1/responses', { model: 'gpt-x', stream: true, input });
@@ -148,7 +199,10 @@ test('OpenAI Responses: function_call items for the shell tool, output text, res
     assert.is(s2[5]!.data.text, '{"verdict":"PASS","reason":"ok"}');
     const usage = s2[8]!.data.response.usage;
     const counted = server.requests.at(-1)!.usage!;
-    assert.equal([usage.input_tokens, usage.input_tokens_details.cached_tokens, usage.output_tokens], [counted.input, counted.cached, counted.output]);
+    assert.equal(
+      [usage.input_tokens, usage.input_tokens_details.cached_tokens, usage.output_tokens],
+      [counted.input, counted.cached, counted.output],
+    );
     assert.is(server.usage('openai').answers, 3);
     assert.is(server.usage('anthropic').answers, 0);
   } finally {
@@ -157,9 +211,17 @@ test('OpenAI Responses: function_call items for the shell tool, output text, res
 });
 
 test('Gemini: streamGenerateContent turns as functionCall parts, the router answered outside the script', async () => {
-  const server = await startModelServer({ script: [{ write: '/w/a.txt', content: 'x' }, { read: '/w/a.txt' }, { run: 'true' }, { text: 'fine' }] });
+  const server = await startModelServer({
+    script: [{ write: '/w/a.txt', content: 'x' }, { read: '/w/a.txt' }, { run: 'true' }, { text: 'fine' }],
+  });
   try {
-    const router = JSON.parse((await post(server, '/v1beta/models/flash-lite:generateContent', { contents: [{ role: 'user', parts: [{ text: 'route' }] }] })).text);
+    const router = JSON.parse(
+      (
+        await post(server, '/v1beta/models/flash-lite:generateContent', {
+          contents: [{ role: 'user', parts: [{ text: 'route' }] }],
+        })
+      ).text,
+    );
     const routed = JSON.parse(router.candidates[0].content.parts[0].text);
     assert.is(typeof routed.complexity_score, 'number');
     assert.is(routed.model_choice, 'flash');
@@ -257,7 +319,11 @@ test('faults: a spent quota as each vendor answers one, with no retry-after (no 
   const cases: [string, number, (body: any) => unknown][] = [
     ['/v1/messages', 400, (b) => [b.type, b.error.type, b.error.message]],
     ['/v1/responses', 429, (b) => [b.error.type, b.error.code, b.error.message]],
-    ['/v1beta/models/m:streamGenerateContent?alt=sse', 429, (b) => [b.error.code, b.error.status, b.error.message, b.error.details[0].violations[0].quotaId]],
+    [
+      '/v1beta/models/m:streamGenerateContent?alt=sse',
+      429,
+      (b) => [b.error.code, b.error.status, b.error.message, b.error.details[0].violations[0].quotaId],
+    ],
   ];
   const seen: unknown[] = [];
   for (const [path, status, read] of cases) {
@@ -278,7 +344,11 @@ test('faults: a spent quota as each vendor answers one, with no retry-after (no 
     }
   }
   assert.equal(seen, [
-    ['error', 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.'],
+    [
+      'error',
+      'invalid_request_error',
+      'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+    ],
     [
       'insufficient_quota',
       'insufficient_quota',
@@ -367,14 +437,24 @@ test("conversations: each leaf's conversation is answered from the script its pr
   });
   try {
     const ask = async (messages: { role: string; content: unknown }[]) => {
-      const res = await post(server, '/v1/messages', { model: 'claude-x', stream: true, tools: CLAUDE_TOOLS, messages });
+      const res = await post(server, '/v1/messages', {
+        model: 'claude-x',
+        stream: true,
+        tools: CLAUDE_TOOLS,
+        messages,
+      });
       const stream = events(res.text);
-      return stream[1]!.data.content_block.type === 'tool_use' ? stream[1]!.data.content_block : stream[2]!.data.delta.text;
+      return stream[1]!.data.content_block.type === 'tool_use'
+        ? stream[1]!.data.content_block
+        : stream[2]!.data.delta.text;
     };
     const red = [{ role: 'user', content: 'Phase: red\nStep: one' }];
     const first = await ask(red);
     assert.is(first.name, 'Read');
-    assert.is(await ask([...red, { role: 'assistant', content: [first] }, { role: 'user', content: 'result' }]), 'red done');
+    assert.is(
+      await ask([...red, { role: 'assistant', content: [first] }, { role: 'user', content: 'result' }]),
+      'red done',
+    );
     assert.is(await ask([{ role: 'user', content: 'Phase: green' }]), 'green done');
     assert.is(await ask([{ role: 'user', content: 'something else' }]), 'default');
     assert.equal(

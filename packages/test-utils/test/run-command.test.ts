@@ -13,14 +13,21 @@ test('a command past its limit is killed, and its result says so', async () => {
 
 test('a command within its limit keeps its own exit, output and input byte for byte', async () => {
   const input = 'it\'s $(x) `y` "z"\nnon-ASCII: é ✓\n';
-  const r = await runCommand(process.execPath, ['-e', 'process.stdin.pipe(process.stdout); process.stdin.on("end", () => { process.exitCode = 3; })'], { input });
+  const r = await runCommand(
+    process.execPath,
+    ['-e', 'process.stdin.pipe(process.stdout); process.stdin.on("end", () => { process.exitCode = 3; })'],
+    { input },
+  );
   assert.equal([r.code, r.signal, r.stdout, r.stderr], [3, null, input, '']);
 });
 
 test('the default limit comes from LEAP_TEST_COMMAND_LIMIT_S; a bad value is an error that names it', () => {
   assert.is(commandLimitMs({}), 600_000);
   assert.is(commandLimitMs({ LEAP_TEST_COMMAND_LIMIT_S: '2.5' }), 2500);
-  assert.throws(() => commandLimitMs({ LEAP_TEST_COMMAND_LIMIT_S: '10m' }), /LEAP_TEST_COMMAND_LIMIT_S must be a positive number of seconds, got "10m"/);
+  assert.throws(
+    () => commandLimitMs({ LEAP_TEST_COMMAND_LIMIT_S: '10m' }),
+    /LEAP_TEST_COMMAND_LIMIT_S must be a positive number of seconds, got "10m"/,
+  );
 });
 
 test.run();

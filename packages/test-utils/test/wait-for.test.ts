@@ -14,12 +14,19 @@ test('waitFor throws at its bound, naming what it waited for (or the check) and 
     await waitFor(() => 0, 30, 'the worker to print its pid');
     assert.unreachable('a wait that never came must fail');
   } catch (error) {
-    assert.match((error as Error).message, /^waitFor: the worker to print its pid: still not so after 30 ms \(last value 0\)$/);
+    assert.match(
+      (error as Error).message,
+      /^waitFor: the worker to print its pid: still not so after 30 ms \(last value 0\)$/,
+    );
   }
   const marker: string = 'never-there';
   await waitFor(() => marker === 'x', 20).then(
     () => assert.unreachable('must throw'),
-    (error: Error) => assert.match(error.message, /waitFor: \(\) ?=> ?marker ?=== ?["']x["']: still not so after 20 ms \(last value false\)/),
+    (error: Error) =>
+      assert.match(
+        error.message,
+        /waitFor: \(\) ?=> ?marker ?=== ?["']x["']: still not so after 20 ms \(last value false\)/,
+      ),
   );
 });
 

@@ -70,7 +70,11 @@ export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessE
   for (const [name, entry] of Object.entries(agents)) entries[name] = checkEntry(path, name, entry);
   for (const key of Object.keys(data as object)) {
     if (key !== 'agents' && key !== 'roles' && !key.startsWith('$')) {
-      throw new FileFormatError(path, undefined, `unknown key ${showValue(key)}: expected "agents", "roles" and notes whose keys start with "$"`);
+      throw new FileFormatError(
+        path,
+        undefined,
+        `unknown key ${showValue(key)}: expected "agents", "roles" and notes whose keys start with "$"`,
+      );
     }
   }
   return { file: resolve(path), entries, roles: checkRoles(path, (data as { roles?: unknown }).roles, entries) };
@@ -80,19 +84,41 @@ export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessE
 function checkRoles(file: string, roles: unknown, entries: Record<string, AgentEntry>): AgentRegistry['roles'] {
   if (roles === undefined) return {};
   if (typeof roles !== 'object' || roles === null || Array.isArray(roles))
-    throw new FileFormatError(file, undefined, `expected "roles" to be {"developer": [NAME...], ...}, found ${showValue(JSON.stringify(roles))}`);
+    throw new FileFormatError(
+      file,
+      undefined,
+      `expected "roles" to be {"developer": [NAME...], ...}, found ${showValue(JSON.stringify(roles))}`,
+    );
   const found: AgentRegistry['roles'] = {};
   for (const [role, list] of Object.entries(roles)) {
-    if (!(LISTED_ROLES as readonly string[]).includes(role)) throw new FileFormatError(file, undefined, `unknown role ${showValue(role)} in "roles": expected ${LISTED_ROLES.join(', ')}`);
+    if (!(LISTED_ROLES as readonly string[]).includes(role))
+      throw new FileFormatError(
+        file,
+        undefined,
+        `unknown role ${showValue(role)} in "roles": expected ${LISTED_ROLES.join(', ')}`,
+      );
     if (!Array.isArray(list) || list.length === 0 || !list.every((n) => typeof n === 'string')) {
-      throw new FileFormatError(file, undefined, `expected "roles.${role}" to be a non-empty array of agent names, found ${showValue(JSON.stringify(list))}`);
+      throw new FileFormatError(
+        file,
+        undefined,
+        `expected "roles.${role}" to be a non-empty array of agent names, found ${showValue(JSON.stringify(list))}`,
+      );
     }
     for (const name of list as string[]) {
       if (entries[name] === undefined && !(BUILTIN_AGENTS as readonly string[]).includes(name)) {
-        throw new FileFormatError(file, undefined, `"roles.${role}" names ${showValue(name)}, which is neither a built-in (${BUILTIN_AGENTS.join(', ')}) nor an agent of this file`);
+        throw new FileFormatError(
+          file,
+          undefined,
+          `"roles.${role}" names ${showValue(name)}, which is neither a built-in (${BUILTIN_AGENTS.join(', ')}) nor an agent of this file`,
+        );
       }
     }
-    if (new Set(list).size !== list.length) throw new FileFormatError(file, undefined, `"roles.${role}" names an agent twice: ${showValue((list as string[]).join(','))}`);
+    if (new Set(list).size !== list.length)
+      throw new FileFormatError(
+        file,
+        undefined,
+        `"roles.${role}" names an agent twice: ${showValue((list as string[]).join(','))}`,
+      );
     found[role as ListedRole] = list as string[];
   }
   return found;
@@ -101,8 +127,10 @@ function checkRoles(file: string, roles: unknown, entries: Record<string, AgentE
 /** A role's agents as an option gives them: one name, or several separated by commas (`claude,gemini`), in order. */
 export function agentList(option: string, value: string): string[] {
   const names = value.split(',').map((n) => n.trim());
-  if (names.some((n) => !NAME.test(n))) throw new UsageError(`${option}: expected an agent name, or names separated by commas, found ${showValue(value)}`);
-  if (new Set(names).size !== names.length) throw new UsageError(`${option}: names an agent twice: ${showValue(value)}`);
+  if (names.some((n) => !NAME.test(n)))
+    throw new UsageError(`${option}: expected an agent name, or names separated by commas, found ${showValue(value)}`);
+  if (new Set(names).size !== names.length)
+    throw new UsageError(`${option}: names an agent twice: ${showValue(value)}`);
   return names;
 }
 
@@ -113,38 +141,71 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
   if (!NAME.test(name)) bad('expected a name of letters, digits, ".", "_" or "-"');
   if (typeof entry !== 'object' || entry === null) bad(`expected an object, found ${showValue(entry)}`);
   const e = entry as Record<string, unknown>;
-  if (typeof e.plugin !== 'string' || !PLUGINS.has(e.plugin)) bad(`expected "plugin" to be one of ${[...PLUGINS].join(', ')}, found ${showValue(e.plugin)}`);
+  if (typeof e.plugin !== 'string' || !PLUGINS.has(e.plugin))
+    bad(`expected "plugin" to be one of ${[...PLUGINS].join(', ')}, found ${showValue(e.plugin)}`);
   for (const key of ['family', 'script', 'bin', 'model'] as const) {
-    if (e[key] !== undefined && typeof e[key] !== 'string') bad(`expected "${key}" to be a string, found ${showValue(e[key])}`);
+    if (e[key] !== undefined && typeof e[key] !== 'string')
+      bad(`expected "${key}" to be a string, found ${showValue(e[key])}`);
   }
-  if (typeof e.family === 'string' && !/^[A-Za-z0-9_.]+$/.test(e.family)) bad(`expected "family" to be a word of letters, digits, "_" or "." (it names leaves), found ${showValue(e.family)}`);
+  if (typeof e.family === 'string' && !/^[A-Za-z0-9_.]+$/.test(e.family))
+    bad(
+      `expected "family" to be a word of letters, digits, "_" or "." (it names leaves), found ${showValue(e.family)}`,
+    );
   for (const key of ['command', 'extraArgs'] as const) {
-    if (e[key] !== undefined && !(Array.isArray(e[key]) && (e[key] as unknown[]).every((a) => typeof a === 'string'))) bad(`expected "${key}" to be an array of strings`);
+    if (e[key] !== undefined && !(Array.isArray(e[key]) && (e[key] as unknown[]).every((a) => typeof a === 'string')))
+      bad(`expected "${key}" to be an array of strings`);
   }
-  if (e.preflight !== undefined && typeof e.preflight !== 'boolean') bad(`expected "preflight" to be true or false (false: skip the CLI's readiness check), found ${showValue(e.preflight)}`);
-  if (e.pass_env !== undefined && !(Array.isArray(e.pass_env) && e.pass_env.every((a) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(a)))) {
-    bad(`expected "pass_env" to be an array of variable names (or prefixes ending in "*"), found ${showValue(JSON.stringify(e.pass_env))}`);
+  if (e.preflight !== undefined && typeof e.preflight !== 'boolean')
+    bad(
+      `expected "preflight" to be true or false (false: skip the CLI's readiness check), found ${showValue(e.preflight)}`,
+    );
+  if (
+    e.pass_env !== undefined &&
+    !(
+      Array.isArray(e.pass_env) &&
+      e.pass_env.every((a) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(a))
+    )
+  ) {
+    bad(
+      `expected "pass_env" to be an array of variable names (or prefixes ending in "*"), found ${showValue(JSON.stringify(e.pass_env))}`,
+    );
   }
   if (e.usd_per_million_tokens !== undefined) {
     const p = e.usd_per_million_tokens as Record<string, unknown> | null;
     const price = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-    if (e.plugin !== 'codex' && e.plugin !== 'gemini') bad(`"usd_per_million_tokens" is for codex and gemini, which report no cost; ${String(e.plugin)} reports its own or none`);
-    if (typeof p !== 'object' || p === null || Array.isArray(p) || !price(p.input) || !price(p.output) || Object.keys(p).some((k) => k !== 'input' && k !== 'output')) {
-      bad(`expected "usd_per_million_tokens" to be {"input": USD, "output": USD} (non-negative numbers), found ${showValue(JSON.stringify(p))}`);
+    if (e.plugin !== 'codex' && e.plugin !== 'gemini')
+      bad(
+        `"usd_per_million_tokens" is for codex and gemini, which report no cost; ${String(e.plugin)} reports its own or none`,
+      );
+    if (
+      typeof p !== 'object' ||
+      p === null ||
+      Array.isArray(p) ||
+      !price(p.input) ||
+      !price(p.output) ||
+      Object.keys(p).some((k) => k !== 'input' && k !== 'output')
+    ) {
+      bad(
+        `expected "usd_per_million_tokens" to be {"input": USD, "output": USD} (non-negative numbers), found ${showValue(JSON.stringify(p))}`,
+      );
     }
   }
-  if (e.network !== undefined && typeof e.network !== 'boolean') bad(`expected "network" to be true or false, found ${showValue(e.network)}`);
+  if (e.network !== undefined && typeof e.network !== 'boolean')
+    bad(`expected "network" to be true or false, found ${showValue(e.network)}`);
   if (e.paths !== undefined) checkPaths(e.paths, bad);
-  if (e.plugin === 'command' && (e.command === undefined || e.family === undefined)) bad('a command agent needs "command" (argv) and "family"');
+  if (e.plugin === 'command' && (e.command === undefined || e.family === undefined))
+    bad('a command agent needs "command" (argv) and "family"');
   if (e.plugin === 'scripted' && e.script === undefined) bad('a scripted agent needs "script"');
   return e as unknown as AgentEntry;
 }
 
 function checkPaths(paths: unknown, bad: (message: string) => never): void {
-  if (typeof paths !== 'object' || paths === null || Array.isArray(paths)) bad('expected "paths" to be {"read": [DIR...], "write": [DIR...]}');
+  if (typeof paths !== 'object' || paths === null || Array.isArray(paths))
+    bad('expected "paths" to be {"read": [DIR...], "write": [DIR...]}');
   for (const [key, list] of Object.entries(paths as Record<string, unknown>)) {
     if (key !== 'read' && key !== 'write') bad(`unknown key "paths.${key}": expected "read" or "write"`);
-    if (!(Array.isArray(list) && list.every((p) => typeof p === 'string' && isAbsolute(p)))) bad(`expected "paths.${key}" to be an array of absolute paths, found ${showValue(JSON.stringify(list))}`);
+    if (!(Array.isArray(list) && list.every((p) => typeof p === 'string' && isAbsolute(p))))
+      bad(`expected "paths.${key}" to be an array of absolute paths, found ${showValue(JSON.stringify(list))}`);
   }
 }
 
@@ -152,7 +213,8 @@ function checkPaths(paths: unknown, bad: (message: string) => never): void {
 export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin {
   const entry = registry.entries[name];
   if (entry === undefined) {
-    if ((BUILTIN_AGENTS as readonly string[]).includes(name)) return createFromEntry(name, { plugin: name as AgentEntry['plugin'] }, null);
+    if ((BUILTIN_AGENTS as readonly string[]).includes(name))
+      return createFromEntry(name, { plugin: name as AgentEntry['plugin'] }, null);
     const known = [...BUILTIN_AGENTS, ...Object.keys(registry.entries)].join(', ');
     throw new UsageError(
       `unknown agent ${showValue(name)}${didYouMean(name, [...BUILTIN_AGENTS, ...Object.keys(registry.entries)])}: expected one of ${known}${registry.file === null ? ' (define others in an agents file: --agents FILE or VERI_AGENTS)' : ''}`,
@@ -163,18 +225,39 @@ export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin
   } catch (error) {
     // A plugin that cannot be made (a scripted agent's script missing) is said as the agent it was for.
     if (!(error instanceof LeapError)) throw error;
-    throw new UsageError(`agent ${showValue(name)} of ${registry.file ?? 'the built-ins'}: ${error.message}`, { cause: error, exitCode: error.exitCode });
+    throw new UsageError(`agent ${showValue(name)} of ${registry.file ?? 'the built-ins'}: ${error.message}`, {
+      cause: error,
+      exitCode: error.exitCode,
+    });
   }
 }
 
 function createFromEntry(name: string, entry: AgentEntry, file: string | null): AgentPlugin {
-  const cli = { name, bin: entry.bin, model: entry.model, extraArgs: entry.extraArgs, prices: entry.usd_per_million_tokens };
+  const cli = {
+    name,
+    bin: entry.bin,
+    model: entry.model,
+    extraArgs: entry.extraArgs,
+    prices: entry.usd_per_million_tokens,
+  };
   let agent: AgentPlugin;
   if (entry.plugin === 'claude') agent = createClaudeAgent(cli);
-  else if (entry.plugin === 'codex') agent = createCodexAgent(entry.preflight === undefined ? cli : { ...cli, preflight: entry.preflight });
+  else if (entry.plugin === 'codex')
+    agent = createCodexAgent(entry.preflight === undefined ? cli : { ...cli, preflight: entry.preflight });
   else if (entry.plugin === 'gemini') agent = createGeminiAgent(cli);
-  else if (entry.plugin === 'command') agent = createCommandAgent({ name, command: entry.command as string[], family: entry.family as string, env: entry.env });
-  else agent = createScriptedAgent({ name, script: resolve(file === null ? '.' : dirname(file), entry.script as string), family: entry.family });
+  else if (entry.plugin === 'command')
+    agent = createCommandAgent({
+      name,
+      command: entry.command as string[],
+      family: entry.family as string,
+      env: entry.env,
+    });
+  else
+    agent = createScriptedAgent({
+      name,
+      script: resolve(file === null ? '.' : dirname(file), entry.script as string),
+      family: entry.family,
+    });
   // Same vendor, same family: a declared family, else the vendor of a configured model, read through one table.
   const declared = entry.family ?? (entry.model === undefined ? null : knownVendor(entry.model));
   return withVendorFamily(withEntryNeeds(declared === null ? agent : { ...agent, family: declared }, entry));

@@ -24,7 +24,8 @@ export function lastVerdictObject(text: string): Record<string, unknown> | null 
     }
     try {
       const value: unknown = JSON.parse(source.slice(start, end + 1));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'verdict' in value) found = value as Record<string, unknown>;
+      if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'verdict' in value)
+        found = value as Record<string, unknown>;
     } catch {
       // Braces that are not JSON: keep scanning inside them.
       start = source.indexOf('{', start + 1);
@@ -61,7 +62,8 @@ export function blockedReason(text: string): string | null {
   if (!last.startsWith('{')) return null;
   try {
     const value: unknown = JSON.parse(last);
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1) return null;
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1)
+      return null;
     const reason = (value as { blocked?: unknown }).blocked;
     return typeof reason === 'string' && reason.trim() !== '' ? reason : null;
   } catch {

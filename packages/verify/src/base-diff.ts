@@ -4,14 +4,26 @@ import { gitStdout } from './git.js';
 export const BASE_DIFF_LIMIT = 64 * 1024;
 
 /** The diff of the work tree against `base` (what `git diff BASE` prints), cut at a line end past `limit` bytes. */
-export function readBaseDiff(repo: string, base: string, limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
+export function readBaseDiff(
+  repo: string,
+  base: string,
+  limit = BASE_DIFF_LIMIT,
+): { text: string; cut: { shown: number; total: number } | null } {
   return cutAt(gitStdout(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]), limit);
 }
 
 /** Without the commit message (the developer's prose): the red verifier's view of which tests are new. */
-export function readCommitDiff(repo: string, commit: string, paths: readonly string[], limit = BASE_DIFF_LIMIT): { text: string; cut: { shown: number; total: number } | null } {
+export function readCommitDiff(
+  repo: string,
+  commit: string,
+  paths: readonly string[],
+  limit = BASE_DIFF_LIMIT,
+): { text: string; cut: { shown: number; total: number } | null } {
   if (paths.length === 0) return { text: '', cut: null };
-  return cutAt(gitStdout(repo, ['show', '--format=', '--no-color', '--no-ext-diff', '--no-renames', commit, '--', ...paths]), limit);
+  return cutAt(
+    gitStdout(repo, ['show', '--format=', '--no-color', '--no-ext-diff', '--no-renames', commit, '--', ...paths]),
+    limit,
+  );
 }
 
 function cutAt(text: string, limit: number): { text: string; cut: { shown: number; total: number } | null } {

@@ -92,7 +92,13 @@ export async function proveTestsRun(options: GroundTruthOptions, files: readonly
   let left = files.filter((f) => canaryFor(f) !== null);
   if (left.length > 0 && triesAlone(options.testCmd)) {
     const files = left;
-    const named = await withStepCopy(options, head, files, true, async (dir, env) => (await canaryRun(options, dir, env, texts(dir, files), files)).named);
+    const named = await withStepCopy(
+      options,
+      head,
+      files,
+      true,
+      async (dir, env) => (await canaryRun(options, dir, env, texts(dir, files), files)).named,
+    );
     proof.runs++;
     if (named.length === 0) aloneNamedNothing(options.testCmd);
     left = left.filter((f) => !named.includes(f));
@@ -119,11 +125,19 @@ export async function proveTestsRun(options: GroundTruthOptions, files: readonly
 }
 
 function texts(dir: string, files: readonly string[]): Map<string, string> {
-  return new Map(files.flatMap((f) => (existsSync(join(dir, f)) ? [[f, readFileSync(join(dir, f), 'utf8')] as const] : [])));
+  return new Map(
+    files.flatMap((f) => (existsSync(join(dir, f)) ? [[f, readFileSync(join(dir, f), 'utf8')] as const] : [])),
+  );
 }
 
 // One run with a canary in each of `round`, the other files as they were.
-async function canaryRun(options: GroundTruthOptions, dir: string, env: NodeJS.ProcessEnv, original: Map<string, string>, round: readonly string[]) {
+async function canaryRun(
+  options: GroundTruthOptions,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  original: Map<string, string>,
+  round: readonly string[],
+) {
   const said = new Map(round.map((f) => [f, randomBytes(6).toString('hex')]));
   for (const [file, text] of original) {
     const token = said.get(file);

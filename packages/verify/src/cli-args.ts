@@ -2,7 +2,11 @@
 import { UsageError } from '@leap/core';
 
 /** Before strict parsing, so a value like a step title starting with "-" stays one argv element; stops at `--`. */
-export function takeVerbatim(argv: readonly string[], names: readonly string[], usage: string): { rest: string[]; values: Map<string, string[]> } {
+export function takeVerbatim(
+  argv: readonly string[],
+  names: readonly string[],
+  usage: string,
+): { rest: string[]; values: Map<string, string[]> } {
   const rest: string[] = [];
   const values = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {

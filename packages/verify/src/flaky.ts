@@ -24,7 +24,11 @@ export function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
 }
 
 // Green's second run: the step's test files alone in a copy, or the whole suite when that run names no failed test.
-export async function rerunStep(options: GroundTruthOptions, files: readonly string[], head: string): Promise<SuiteRun> {
+export async function rerunStep(
+  options: GroundTruthOptions,
+  files: readonly string[],
+  head: string,
+): Promise<SuiteRun> {
   if (files.length > 0 && triesAlone(options.testCmd)) {
     const alone = await withStepCopy(options, head, files, true, (dir, env) => rerun({ ...options, env }, dir));
     if (alone.code === 0 || failedTests(alone.output).some((name) => !name.startsWith('/'))) return alone;
@@ -54,9 +58,19 @@ export function knownFlaky(stateDir: string, issue: number | null): Set<string> 
   return known;
 }
 
-export function recordFlaky(stateDir: string, context: EventContext, phase: Phase | 'baseline', tests: readonly string[], fields: { commit?: string } = {}): void {
+export function recordFlaky(
+  stateDir: string,
+  context: EventContext,
+  phase: Phase | 'baseline',
+  tests: readonly string[],
+  fields: { commit?: string } = {},
+): void {
   for (const test of tests) {
-    const event = createEvent('verdict', { phase, verdict: 'flaky', reason: `${test} ${ONCE}`, code: 1, test, ...fields }, context);
+    const event = createEvent(
+      'verdict',
+      { phase, verdict: 'flaky', reason: `${test} ${ONCE}`, code: 1, test, ...fields },
+      context,
+    );
     appendEvent(statePaths(stateDir).events, event);
   }
 }
@@ -65,7 +79,8 @@ export function recordFlaky(stateDir: string, context: EventContext, phase: Phas
 export async function runBaselineTwice(options: SuiteOptions & { stateDir: string }, cwd: string) {
   const first = await runCaptured({ ...options, phase: 'baseline' }, cwd);
   const second = await rerun({ ...options, phase: 'baseline' }, cwd);
-  const failedOnce = (a: SuiteRun, b: SuiteRun) => (a.code === 0 ? [] : namedFailures(a).filter((t) => b.code === 0 || !failedTests(b.output).includes(t)));
+  const failedOnce = (a: SuiteRun, b: SuiteRun) =>
+    a.code === 0 ? [] : namedFailures(a).filter((t) => b.code === 0 || !failedTests(b.output).includes(t));
   const flaky = [...new Set([...failedOnce(first, second), ...failedOnce(second, first)])];
   recordFlaky(options.stateDir, readEventContext(options.stateDir, options.env), 'baseline', flaky);
   const passed = first.code === 0 || second.code === 0;

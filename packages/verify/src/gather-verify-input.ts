@@ -54,14 +54,29 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
   const stateDir = resolveStateDir(options.env, options.cwd);
   const ledgerStep = readLedgerStep(stateDir, issue, step, options.ledgerFile, options.specFile !== undefined);
   const base = options.base;
-  if (phase === 'refactor' && base === undefined) throw new UsageError('the refactor phase needs --base SHA (the commit the refactor started from)');
-  if (base !== undefined && phase !== 'refactor') throw new UsageError(`--base belongs to the refactor phase, not ${phase}`);
+  if (phase === 'refactor' && base === undefined)
+    throw new UsageError('the refactor phase needs --base SHA (the commit the refactor started from)');
+  if (base !== undefined && phase !== 'refactor')
+    throw new UsageError(`--base belongs to the refactor phase, not ${phase}`);
   if (base !== undefined && (!/^[0-9a-f]{7,64}$/.test(base) || (base !== options.head && !isCommit(repo, base)))) {
     throw new UsageError(`--base: expected the hexadecimal sha of a commit of ${repo}, got ${showValue(base)}`);
   }
   const tracker = options.tracker ?? createLocalTracker({ stateDir });
-  const spec = await readStepSpec({ tracker, issue, criterion: ledgerStep?.criterion ?? null, specFile: options.specFile });
-  const tests = findStepTests({ phase, repo, step, issue, eventsFile: statePaths(stateDir).events, globs: options.testGlobs, testFiles: options.testFiles });
+  const spec = await readStepSpec({
+    tracker,
+    issue,
+    criterion: ledgerStep?.criterion ?? null,
+    specFile: options.specFile,
+  });
+  const tests = findStepTests({
+    phase,
+    repo,
+    step,
+    issue,
+    eventsFile: statePaths(stateDir).events,
+    globs: options.testGlobs,
+    testFiles: options.testFiles,
+  });
   const input: VerifyPromptInput = {
     phase,
     stepTitle: step,
@@ -79,11 +94,19 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
 }
 
 // The step in the ledger (`--ledger`, else the issue's); with neither, only `--spec` can stand in for it.
-function readLedgerStep(stateDir: string, issue: number | null, step: string, ledgerFile: string | undefined, hasSpec: boolean): LedgerStep | null {
+function readLedgerStep(
+  stateDir: string,
+  issue: number | null,
+  step: string,
+  ledgerFile: string | undefined,
+  hasSpec: boolean,
+): LedgerStep | null {
   const file = ledgerFile ?? (issue === null ? null : statePaths(stateDir).ledger(issue));
   if (file === null) {
     if (hasSpec) return null;
-    throw new UsageError('no ledger to find the step in: set VERI_ISSUE or pass --issue N or --ledger FILE (or give --spec FILE)');
+    throw new UsageError(
+      'no ledger to find the step in: set VERI_ISSUE or pass --issue N or --ledger FILE (or give --spec FILE)',
+    );
   }
   if (!existsSync(file)) throw new UsageError(`no ledger at ${file}${issue === null ? '' : ` for issue ${issue}`}`);
   return findStep(parseLedger(readFileSync(file, 'utf8'), file), step);

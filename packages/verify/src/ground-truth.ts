@@ -64,7 +64,9 @@ async function checkRed(options: GroundTruthOptions): Promise<GroundTruth> {
   const inline = (path: string) => hasInlineTests(path, isTestFile(path));
   const mixed = tests.files.filter((path) => inline(path) && code(`${red}^`, path) !== code(red, path));
   if (mixed.length > 0) {
-    return reject(`the red commit changes code outside the test items of ${mixed.join(', ')}: a red may add or change only their #[cfg(test)] items`);
+    return reject(
+      `the red commit changes code outside the test items of ${mixed.join(', ')}: a red may add or change only their #[cfg(test)] items`,
+    );
   }
   const config = configChanged(phaseChanges(options, `${red}^`, [PROJECT_CONFIG_FILE]));
   if (config !== null) return reject(config);
@@ -73,13 +75,19 @@ async function checkRed(options: GroundTruthOptions): Promise<GroundTruth> {
   const counted = withCounts(readCounts(first.output));
   const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
   if (ranAlready(repo, red, tests.files, skip, options.passedTrees ?? [])) {
-    return { ok: true, reason: `the suite fails with the new tests and passed without them (${files}): the tree before them was run already`, ...counted };
+    return {
+      ok: true,
+      reason: `the suite fails with the new tests and passed without them (${files}): the tree before them was run already`,
+      ...counted,
+    };
   }
   // Its own cargo target: a shared one's fingerprints (relative paths, mtimes) reuse a binary without the new tests.
   const cargo = (dir: string) => ({ ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') });
   const inCopy = (dir: string) => runSuite({ ...options, env: cargo(dir) }, dir);
   if ((await withScratchTree(repo, red, skip, inCopy, tests.files)) !== 0) {
-    return reject(`the suite still fails with the new test files set aside (${files}), so the failure is not the new tests' alone`);
+    return reject(
+      `the suite still fails with the new test files set aside (${files}), so the failure is not the new tests' alone`,
+    );
   }
   return { ok: true, reason: `the suite fails with the new tests and passes without them (${files})`, ...counted };
 }
@@ -88,7 +96,10 @@ async function checkPassing(options: GroundTruthOptions): Promise<GroundTruth> {
   const { phase, repo, tests } = options;
   const base = phase === 'refactor' ? (options.base as string) : tests.redCommit;
   const changes = base === null ? null : phaseChanges(options, base);
-  const what = phase === 'refactor' ? `test files changed since the base commit ${base}` : `the step's tests changed since their red commit ${base}`;
+  const what =
+    phase === 'refactor'
+      ? `test files changed since the base commit ${base}`
+      : `the step's tests changed since their red commit ${base}`;
   const moved = changes === null ? null : movesSeen(changes, tests.files, what);
   if (moved !== null) return reject(moved);
   // The suite on the work tree and the canaries on a copy of it, at once: two runs in the wall time of about one.
@@ -101,7 +112,8 @@ async function checkPassing(options: GroundTruthOptions): Promise<GroundTruth> {
   const fell = fewerTests(options, counts);
   if (fell !== null) return reject(fell);
   if (flaky.length > 0) return { ok: false, reason: flakyReason(flaky), flaky };
-  const passes = phase === 'green' ? 'the suite passes' : 'the suite passes and no test file changed since the base commit';
+  const passes =
+    phase === 'green' ? 'the suite passes' : 'the suite passes and no test file changed since the base commit';
   if (proof.noCanary.length === 0) return { ok: true, reason: passes, ...withCounts(counts) };
   const note = `no canary for the language of ${proof.noCanary.join(', ')}: that its tests ran is not proven`;
   return { ok: true, reason: `${passes}; ${note}`, ...withCounts(counts), note };
@@ -170,12 +182,19 @@ function fewerTests(options: GroundTruthOptions, now: TestCounts | null): string
   const before = findRedVerdict(statePaths(options.stateDir).events, options.step ?? '', issue, phase)?.counts ?? null;
   if (before === null || now === null) return null;
   if (now.ran < before.ran) return `fewer tests ran than at ${phase}: ${before.ran}, now ${now.ran}`;
-  if (now.skipped > before.skipped) return `more tests were skipped than at ${phase}: ${before.skipped}, now ${now.skipped}`;
+  if (now.skipped > before.skipped)
+    return `more tests were skipped than at ${phase}: ${before.skipped}, now ${now.skipped}`;
   return null;
 }
 
 // The red commit changes only the step's tests (and the state folder), and its parent's tree passed already.
-function ranAlready(repo: string, red: string, tests: readonly string[], skip: readonly string[], passed: readonly string[]): boolean {
+function ranAlready(
+  repo: string,
+  red: string,
+  tests: readonly string[],
+  skip: readonly string[],
+  passed: readonly string[],
+): boolean {
   if (passed.length === 0) return false;
   const outside = (path: string) => !skip.some((name) => path === name || path.startsWith(`${name}/`));
   let changed: string[];
@@ -186,5 +205,11 @@ function ranAlready(repo: string, red: string, tests: readonly string[], skip: r
   }
   if (changed.filter(outside).some((path) => !tests.includes(path))) return false;
   const exclude = skip.map((name) => `:(exclude,literal)${name}`);
-  return passed.some((tree) => runGitSync(['diff', '--quiet', '--no-renames', tree, `${red}^`, '--', '.', ...exclude], { cwd: repo, allowFailure: true }).code === 0);
+  return passed.some(
+    (tree) =>
+      runGitSync(['diff', '--quiet', '--no-renames', tree, `${red}^`, '--', '.', ...exclude], {
+        cwd: repo,
+        allowFailure: true,
+      }).code === 0,
+  );
 }

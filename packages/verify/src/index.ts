@@ -25,7 +25,14 @@ export { runBaselineTwice } from './flaky.js';
 export { SUMMARIES, failedTests, readCounts } from './test-report.js';
 export type { GroundTruth, GroundTruthOptions } from './ground-truth.js';
 export { UNSHARED_BUILD_CACHES, topLevelName, withScratchTree } from './scratch-tree.js';
-export { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, withVendorFamily, type ListedRole } from './agents.js';
+export {
+  BUILTIN_AGENTS,
+  agentList,
+  loadAgentRegistry,
+  resolveAgent,
+  withVendorFamily,
+  type ListedRole,
+} from './agents.js';
 export { knownVendor, vendorFamily } from './family.js';
 export type { AgentEntry, AgentRegistry } from './agents.js';
 export { DEFAULT_RETRY_LIMIT_MS, checkAgentReady, runAgentLeaf } from './run-agent-leaf.js';

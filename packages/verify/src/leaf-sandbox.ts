@@ -31,7 +31,13 @@ export function chooseSandbox(setting: SandboxSetting, env: NodeJS.ProcessEnv, t
 }
 
 /** `env` is the leaf's, where a plugin reads its own settings (`CODEX_HOME`). */
-export function agentSandbox(agent: AgentPlugin, role: SandboxRole, tree: string, env: NodeJS.ProcessEnv, stateDir?: string): SandboxSpec {
+export function agentSandbox(
+  agent: AgentPlugin,
+  role: SandboxRole,
+  tree: string,
+  env: NodeJS.ProcessEnv,
+  stateDir?: string,
+): SandboxSpec {
   const needs = agent.sandbox?.(env) ?? {};
   const spec: SandboxSpec = {
     role,

@@ -10,7 +10,12 @@ export interface RedVerdict {
 }
 
 /** The last PASS of `phase` for `step` that recorded its commit and tests; unparsable lines (a torn last) skipped. */
-export function findRedVerdict(eventsFile: string, step: string, issue: number | null, phase = 'red'): RedVerdict | null {
+export function findRedVerdict(
+  eventsFile: string,
+  step: string,
+  issue: number | null,
+  phase = 'red',
+): RedVerdict | null {
   const text = readFileIfExists(eventsFile);
   if (text === null) return null;
   const lines = text.split('\n');
@@ -26,7 +31,8 @@ export function findRedVerdict(eventsFile: string, step: string, issue: number |
     if (event.event !== 'verdict' || event.phase !== phase || event.verdict !== 'PASS' || event.step !== step) continue;
     if (issue !== null && typeof event.issue === 'number' && event.issue !== issue) continue;
     const tests = event.tests;
-    if (typeof event.commit !== 'string' || !Array.isArray(tests) || !tests.every((t) => typeof t === 'string')) continue;
+    if (typeof event.commit !== 'string' || !Array.isArray(tests) || !tests.every((t) => typeof t === 'string'))
+      continue;
     const counts = event.counts as TestCounts | null | undefined;
     return { commit: event.commit, tests: tests as string[], counts: counts ?? null };
   }

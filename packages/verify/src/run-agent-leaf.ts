@@ -49,7 +49,11 @@ export interface AgentLeafResult {
 }
 
 // What a leaf ended by the retry watch says of a vendor that ran dry, before the CLI's words.
-const DRY_WORDS: Record<AgentDry['kind'], string> = { quota: 'its quota is spent', 'rate-limit': 'rate-limited', overload: 'its service is overloaded' };
+const DRY_WORDS: Record<AgentDry['kind'], string> = {
+  quota: 'its quota is spent',
+  'rate-limit': 'rate-limited',
+  overload: 'its service is overloaded',
+};
 
 /** A CLI that has retried an unreachable service this long, with at least three attempts, is ended. */
 export const DEFAULT_RETRY_LIMIT_MS = 30_000;
@@ -187,7 +191,9 @@ function definedOnly(env: Record<string, string | undefined> | undefined): Recor
 }
 
 /** Whether an agent's CLI can run at all, by its own cheap check (`codex login status`); ready when it has none. */
-export type AgentReadiness = { ready: true } | { ready: false; code: number; failureKind: 'missing' | 'failed'; failure: string };
+export type AgentReadiness =
+  | { ready: true }
+  | { ready: false; code: number; failureKind: 'missing' | 'failed'; failure: string };
 
 /** Killed past `timeoutMs`; with `sandbox`, it reaches what the leaf would, writing only an empty folder of its own. */
 export async function checkAgentReady(
@@ -204,14 +210,27 @@ export async function checkAgentReady(
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   const shown = [check.command, ...check.args].join(' ');
   const ran =
-    sandbox === null ? await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd, timeoutMs) : await runCheckSandboxed(check, merged as NodeJS.ProcessEnv, sandbox, options.cwd, timeoutMs);
+    sandbox === null
+      ? await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd, timeoutMs)
+      : await runCheckSandboxed(check, merged as NodeJS.ProcessEnv, sandbox, options.cwd, timeoutMs);
   if (ran.code === 0) return { ready: true };
   if (ran.startError !== null) {
     const missing = ran.startError === 'ENOENT' || ran.startError === 'EACCES';
-    const why = ran.startError === 'ENOENT' ? 'was not found' : ran.startError === 'EACCES' ? 'is not executable' : `could not start (${ran.startError})`;
-    return { ready: false, code: ran.startError === 'EACCES' ? 126 : 127, failureKind: missing ? 'missing' : 'failed', failure: `${agent.name} could not start: ${check.command} ${why}` };
+    const why =
+      ran.startError === 'ENOENT'
+        ? 'was not found'
+        : ran.startError === 'EACCES'
+          ? 'is not executable'
+          : `could not start (${ran.startError})`;
+    return {
+      ready: false,
+      code: ran.startError === 'EACCES' ? 126 : 127,
+      failureKind: missing ? 'missing' : 'failed',
+      failure: `${agent.name} could not start: ${check.command} ${why}`,
+    };
   }
-  const words = agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr, 500) ?? lastWords(ran.stdout, 500);
+  const words =
+    agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr, 500) ?? lastWords(ran.stdout, 500);
   // A check that runs through a launcher (codex's reads its config with node) says 127 or 126 when the CLI itself is not there.
   if (ran.code === 127 || ran.code === 126) {
     return {
@@ -222,26 +241,56 @@ export async function checkAgentReady(
     };
   }
   const how = ran.code === null ? `did not answer within ${timeoutMs / 1000} s` : `exited with code ${ran.code}`;
-  return { ready: false, code: ran.code ?? 2, failureKind: 'failed', failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}` };
+  return {
+    ready: false,
+    code: ran.code ?? 2,
+    failureKind: 'failed',
+    failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}`,
+  };
 }
 
 /** A missing command is said as outside (ENOENT, EACCES) before bwrap starts: bwrap would only say exec failed. */
-async function runCheckSandboxed(check: AgentInvocation, env: NodeJS.ProcessEnv, spec: SandboxSpec, cwd: string, timeoutMs: number): ReturnType<typeof runCheck> {
+async function runCheckSandboxed(
+  check: AgentInvocation,
+  env: NodeJS.ProcessEnv,
+  spec: SandboxSpec,
+  cwd: string,
+  timeoutMs: number,
+): ReturnType<typeof runCheck> {
   const command = findExecutable(check.command, env.PATH, cwd);
   if (command === null) {
-    const there = check.command.includes('/') ? existsSync(resolve(cwd, check.command)) : (env.PATH ?? '').split(':').some((d) => d !== '' && existsSync(join(resolve(cwd, d), check.command)));
+    const there = check.command.includes('/')
+      ? existsSync(resolve(cwd, check.command))
+      : (env.PATH ?? '').split(':').some((d) => d !== '' && existsSync(join(resolve(cwd, d), check.command)));
     return { code: null, stdout: '', stderr: '', startError: there ? 'EACCES' : 'ENOENT' };
   }
   const box = mkdtempSync(join(tmpdir(), 'leap-check-'));
   try {
     let prepared: ReturnType<typeof prepareSandbox>;
     try {
-      prepared = prepareSandbox({ ...spec, apart: undefined, role: 'writer', tree: box, cwd: box, env: { ...spec.env, ...definedOnly(check.env) } }, command, check.args, env);
+      prepared = prepareSandbox(
+        {
+          ...spec,
+          apart: undefined,
+          role: 'writer',
+          tree: box,
+          cwd: box,
+          env: { ...spec.env, ...definedOnly(check.env) },
+        },
+        command,
+        check.args,
+        env,
+      );
     } catch (error) {
       return { code: 2, stdout: '', stderr: (error as Error).message, startError: null };
     }
     try {
-      return await runCheck({ ...check, command: prepared.command, args: prepared.args, env: undefined }, prepared.env, box, timeoutMs);
+      return await runCheck(
+        { ...check, command: prepared.command, args: prepared.args, env: undefined },
+        prepared.env,
+        box,
+        timeoutMs,
+      );
     } finally {
       prepared.cleanup();
     }
@@ -250,9 +299,19 @@ async function runCheckSandboxed(check: AgentInvocation, env: NodeJS.ProcessEnv,
   }
 }
 
-function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; startError: string | null }> {
+function runCheck(
+  check: AgentInvocation,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; startError: string | null }> {
   return new Promise((resolve) => {
-    const child = spawn(check.command, check.args, { env, cwd, stdio: [check.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(check.command, check.args, {
+      env,
+      cwd,
+      stdio: [check.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout?.on('data', (b: Buffer) => out.push(b));
@@ -266,19 +325,35 @@ function runCheck(check: AgentInvocation, env: NodeJS.ProcessEnv, cwd: string, t
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), startError: null });
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        startError: null,
+      });
     });
   });
 }
 
 // The answer's usage, else a failed run's (a Claude error result has its cost); a plain answer's is all nulls.
-function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation, result: AgentLeafResult): AgentUsage | null {
+function recordUsage(
+  leaf: AgentLeafOptions,
+  name: string,
+  invocation: AgentInvocation,
+  result: AgentLeafResult,
+): AgentUsage | null {
   const nothing: AgentUsage = { model: null, input_tokens: null, output_tokens: null, cost_usd: null };
-  const reported = result.answer !== null ? (result.answer.usage ?? leaf.agent.parseUsage?.(result.stdout) ?? nothing) : (leaf.agent.parseUsage?.(result.stdout) ?? null);
+  const reported =
+    result.answer !== null
+      ? (result.answer.usage ?? leaf.agent.parseUsage?.(result.stdout) ?? nothing)
+      : (leaf.agent.parseUsage?.(result.stdout) ?? null);
   if (reported === null) return null;
   const usage: AgentUsage = { ...reported, model: reported.model ?? invocation.model ?? leaf.options.model ?? null };
   const context = readEventContextAnyway(leaf.stateDir, leaf.env);
-  appendEvent(statePaths(leaf.stateDir).events, createEvent('usage', { leaf: name, agent: leaf.agent.name, family: leaf.agent.family, ...usage }, context));
+  appendEvent(
+    statePaths(leaf.stateDir).events,
+    createEvent('usage', { leaf: name, agent: leaf.agent.name, family: leaf.agent.family, ...usage }, context),
+  );
   return usage;
 }
 

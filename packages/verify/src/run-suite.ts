@@ -1,5 +1,15 @@
 // The test command sandboxed as a writer of its tree, supervised as a leaf is, recorded as a `suite` event.
-import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,7 +28,16 @@ import {
   statePaths,
   writeFd,
 } from '@leap/core';
-import { DEFAULT_KILL_AFTER_MS, armLifeline, formatPidRecord, newRunId, prepareSandbox, runLeaf, spawnLeaf, type PreparedSandbox } from '@leap/supervise';
+import {
+  DEFAULT_KILL_AFTER_MS,
+  armLifeline,
+  formatPidRecord,
+  newRunId,
+  prepareSandbox,
+  runLeaf,
+  spawnLeaf,
+  type PreparedSandbox,
+} from '@leap/supervise';
 import type { GroundTruthOptions } from './ground-truth.js';
 import { suiteSandbox } from './leaf-sandbox.js';
 import type { Phase } from './phase.js';
@@ -45,7 +64,10 @@ export class SuiteLimitError extends LeapError {
     /** The last non-empty line the suite printed (colours taken out), or null when it printed none we could read. */
     readonly lastLine: string | null,
   ) {
-    const what = limit === 'timeout' ? `its time limit (${formatSeconds(limitMs)}, ${source})` : `its idle limit (${formatSeconds(limitMs)} with no output and no CPU, ${source})`;
+    const what =
+      limit === 'timeout'
+        ? `its time limit (${formatSeconds(limitMs)}, ${source})`
+        : `its idle limit (${formatSeconds(limitMs)} with no output and no CPU, ${source})`;
     const said = lastLine === null ? 'it printed nothing' : `its last output line: ${JSON.stringify(lastLine)}`;
     super(`the test command \`${command}\` did not end: it was ended by ${what}; ${said}`, { exitCode: 2 });
   }
@@ -87,9 +109,27 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   let ended: { code: number; limit: SuiteLimit | null };
   try {
     const bwrap = options.sandbox?.bwrap ?? null;
-    if (bwrap !== null) sandbox = prepareSandbox(suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true), 'bash', ['-c', options.testCmd], env, bwrap);
-    const [command, args, runEnv] = sandbox === null ? ['bash', ['-c', options.testCmd], env] : [sandbox.command, sandbox.args, sandbox.env];
-    ended = await followSuite({ command, args, env: runEnv, cwd, out, limits, marker, sandboxed: sandbox !== null, stateDir: options.stateDir });
+    if (bwrap !== null)
+      sandbox = prepareSandbox(
+        suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true),
+        'bash',
+        ['-c', options.testCmd],
+        env,
+        bwrap,
+      );
+    const [command, args, runEnv] =
+      sandbox === null ? ['bash', ['-c', options.testCmd], env] : [sandbox.command, sandbox.args, sandbox.env];
+    ended = await followSuite({
+      command,
+      args,
+      env: runEnv,
+      cwd,
+      out,
+      limits,
+      marker,
+      sandboxed: sandbox !== null,
+      stateDir: options.stateDir,
+    });
   } finally {
     sandbox?.cleanup();
     if (out !== 2) closeSync(out);
@@ -97,15 +137,35 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   const { code, limit } = ended;
   if (options.stateDir !== undefined) {
     const context = readEventContext(options.stateDir, options.env);
-    const fields = { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase: options.phase ?? null };
+    const fields = {
+      tree,
+      command: options.testCmd,
+      code,
+      duration_ms: Date.now() - started,
+      phase: options.phase ?? null,
+    };
     appendEvent(
       statePaths(options.stateDir).events,
-      createEvent('suite', { ...fields, ...(options.purpose === undefined ? {} : { purpose: options.purpose }), ...(limit === null ? {} : { limit }) }, context),
+      createEvent(
+        'suite',
+        {
+          ...fields,
+          ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+          ...(limit === null ? {} : { limit }),
+        },
+        context,
+      ),
     );
   }
   if (limit === null) return code;
   const lastLine = from === null ? null : lastWords(readTail(options.suiteLog ?? '/dev/stderr', 65536, from), 300);
-  throw new SuiteLimitError(options.testCmd, limit, limit === 'timeout' ? limits.timeoutMs : limits.idleMs, limit === 'timeout' ? limits.timeoutSource : 'VERI_IDLE_TIMEOUT', lastLine);
+  throw new SuiteLimitError(
+    options.testCmd,
+    limit,
+    limit === 'timeout' ? limits.timeoutMs : limits.idleMs,
+    limit === 'timeout' ? limits.timeoutSource : 'VERI_IDLE_TIMEOUT',
+    lastLine,
+  );
 }
 
 interface Follow {
@@ -127,7 +187,11 @@ async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit
   // The state folder may not exist yet (a first check in a fresh repository): made as every writer of it makes it.
   const pidFile = f.stateDir === undefined ? null : join(ensureStateDir(f.stateDir), `suite-${run}.pid`);
   const record = (leaf?: number) => {
-    if (pidFile !== null) writeFileSync(pidFile, formatPidRecord({ pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run, leaf }));
+    if (pidFile !== null)
+      writeFileSync(
+        pidFile,
+        formatPidRecord({ pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run, leaf }),
+      );
   };
   const release = f.stateDir === undefined ? null : armLifeline(f.stateDir);
   const stdin = openSync('/dev/null', 'r');
@@ -154,7 +218,8 @@ async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit
       sandboxed: f.sandboxed,
     });
     const outcome = await running.outcome;
-    const code = outcome.leafCode ?? 128 + (outcome.signal === null ? 0 : constants.signals[outcome.signal as NodeJS.Signals]);
+    const code =
+      outcome.leafCode ?? 128 + (outcome.signal === null ? 0 : constants.signals[outcome.signal as NodeJS.Signals]);
     return { code, limit: outcome.reason === 'timeout' ? 'timeout' : outcome.reason === 'stuck' ? 'idle' : null };
   } finally {
     if (pidFile !== null) rmSync(pidFile, { force: true });
@@ -184,7 +249,15 @@ export function workTreeHash(cwd: string, stateDir: string): string | null {
     if (runGitSync(['add', '-A', '--', '.'], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
     // The state folder is taken out after: a pathspec naming an ignored folder makes `git add` fail.
     const state = topLevelName(cwd, stateDir);
-    if (state !== null && runGitSync(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', state], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
+    if (
+      state !== null &&
+      runGitSync(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', state], {
+        cwd,
+        extraEnv,
+        allowFailure: true,
+      }).code !== 0
+    )
+      return null;
     const written = runGitSync(['write-tree'], { cwd, extraEnv, allowFailure: true });
     return written.code === 0 ? written.stdout.trim() : null;
   } finally {

@@ -10,7 +10,14 @@ const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /** Removed whatever the end (a signal re-raised after); `setAside` as in the parent; `tree`: other files, same HEAD. */
-export async function withScratchTree<T>(repo: string, commit: string, skip: readonly string[], work: (dir: string) => Promise<T>, setAside: readonly string[] = [], tree?: string): Promise<T> {
+export async function withScratchTree<T>(
+  repo: string,
+  commit: string,
+  skip: readonly string[],
+  work: (dir: string) => Promise<T>,
+  setAside: readonly string[] = [],
+  tree?: string,
+): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-verify-'));
   const dir = join(scratch, 'tree');
   const cleanup = () => rmSync(scratch, { recursive: true, force: true });
@@ -36,10 +43,17 @@ export async function withScratchTree<T>(repo: string, commit: string, skip: rea
 }
 
 // --no-overlay removes what the parent lacks; a path the commit lacks is set aside already (and fails the pathspec).
-function setAsideFiles(repo: string, dir: string, commit: string, paths: readonly string[], env: NodeJS.ProcessEnv): void {
+function setAsideFiles(
+  repo: string,
+  dir: string,
+  commit: string,
+  paths: readonly string[],
+  env: NodeJS.ProcessEnv,
+): void {
   const files = paths.filter((path) => lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined);
   if (files.length === 0) return;
-  const checkout = (from: string) => gitStdout(repo, ['--work-tree', dir, 'checkout', '--no-overlay', '-q', from, '--', ...files], env);
+  const checkout = (from: string) =>
+    gitStdout(repo, ['--work-tree', dir, 'checkout', '--no-overlay', '-q', from, '--', ...files], env);
   try {
     checkout(`${commit}^`);
   } catch (error) {
@@ -78,10 +92,20 @@ const FULL_SHA = /^[0-9a-f]{40}$/;
 
 // `repo/.git` when it holds its own objects (no linked worktree) and no GIT_* points elsewhere; null: ask git.
 function ownGitDir(repo: string): string | null {
-  if (process.env.GIT_DIR !== undefined || process.env.GIT_COMMON_DIR !== undefined || process.env.GIT_OBJECT_DIRECTORY !== undefined) return null;
+  if (
+    process.env.GIT_DIR !== undefined ||
+    process.env.GIT_COMMON_DIR !== undefined ||
+    process.env.GIT_OBJECT_DIRECTORY !== undefined
+  )
+    return null;
   const gitDir = resolve(repo, '.git');
   const is = (path: string) => lstatSync(path, { throwIfNoEntry: false });
-  if (is(gitDir)?.isDirectory() !== true || is(join(gitDir, 'objects'))?.isDirectory() !== true || is(join(gitDir, 'commondir')) !== undefined) return null;
+  if (
+    is(gitDir)?.isDirectory() !== true ||
+    is(join(gitDir, 'objects'))?.isDirectory() !== true ||
+    is(join(gitDir, 'commondir')) !== undefined
+  )
+    return null;
   return gitDir;
 }
 
@@ -147,7 +171,10 @@ function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], 
   // A link is not a folder to git, so a `node_modules/` pattern would not ignore it: the copy ignores each by name.
   if (linked.length === 0) return reads;
   mkdirSync(join(gitDir, 'info'));
-  writeFileSync(join(gitDir, 'info', 'exclude'), linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`).join(''));
+  writeFileSync(
+    join(gitDir, 'info', 'exclude'),
+    linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`).join(''),
+  );
   return reads;
 }
 

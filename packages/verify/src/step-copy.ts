@@ -24,7 +24,13 @@ export function aloneNamedNothing(testCmd: string): void {
 }
 
 /** `alone`: the other test entry files left out, except a Go package's `_test.go` (they may hold its helpers). */
-export async function withStepCopy<T>(options: CopyOptions, head: string, files: readonly string[], alone: boolean, work: (dir: string, env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
+export async function withStepCopy<T>(
+  options: CopyOptions,
+  head: string,
+  files: readonly string[],
+  alone: boolean,
+  work: (dir: string, env: NodeJS.ProcessEnv) => Promise<T>,
+): Promise<T> {
   const skip = [topLevelName(options.repo, options.stateDir)].filter((n): n is string => n !== null);
   const tree = workTreeHash(options.repo, options.stateDir) ?? undefined;
   const others = alone ? otherEntries(options, files) : [];
@@ -39,5 +45,7 @@ function otherEntries(options: CopyOptions, files: readonly string[]): string[] 
   const isTest = testFilePredicate(options.testFiles);
   const goDirs = new Set(files.filter((f) => f.endsWith('_test.go')).map((f) => dirname(f)));
   const keep = (path: string) => files.includes(path) || (path.endsWith('_test.go') && goDirs.has(dirname(path)));
-  return listFiles(options.repo).filter((path) => isTest(path) && ENTRY.test(path) && basename(path) !== 'conftest.py' && !keep(path));
+  return listFiles(options.repo).filter(
+    (path) => isTest(path) && ENTRY.test(path) && basename(path) !== 'conftest.py' && !keep(path),
+  );
 }

@@ -11,7 +11,11 @@ export function criterionBlock(body: string, k: number, source: string): string 
   const criteria = readCriteria(body, source);
   const criterion = criteria[k - 1];
   if (criterion === undefined) {
-    throw new FileFormatError(source, undefined, `the step links to criterion ${k}, but the acceptance criteria list ${criteria.length}`);
+    throw new FileFormatError(
+      source,
+      undefined,
+      `the step links to criterion ${k}, but the acceptance criteria list ${criteria.length}`,
+    );
   }
   const lines = body.split('\n');
   const stop = criteria[k]?.line ?? lines.length + 1;
@@ -50,7 +54,9 @@ export async function readStepSpec(options: StepSpecOptions): Promise<string> {
     }
   }
   if (options.issue === null) {
-    throw new UsageError('no issue to read the behaviour spec from: set VERI_ISSUE or pass --issue N (or give --spec FILE)');
+    throw new UsageError(
+      'no issue to read the behaviour spec from: set VERI_ISSUE or pass --issue N (or give --spec FILE)',
+    );
   }
   const issue = await options.tracker.readIssue(options.issue);
   const source = `issue ${options.issue} (${options.tracker.name} tracker)`;

@@ -31,11 +31,24 @@ export function findStepTests(options: StepTestsOptions): StepTests {
   const isTest = testFilePredicate(options.testFiles);
   if (options.globs !== undefined && options.globs.length > 0) {
     const files = matchGlobs(listFiles(repo), options.globs);
-    if (files.length === 0) throw new UsageError(`--tests ${options.globs.map((g) => JSON.stringify(g)).join(', ')} matched no file in ${repo}`);
+    if (files.length === 0)
+      throw new UsageError(
+        `--tests ${options.globs.map((g) => JSON.stringify(g)).join(', ')} matched no file in ${repo}`,
+      );
     return { files, source: 'tests-option', redCommit: phase === 'red' ? headCommit(repo) : null };
   }
   if (phase === 'red') {
-    const [sha, ...changed] = splitNul(gitStdout(repo, ['show', '--no-renames', '--format=%H%x00', '--name-only', '-z', '--diff-filter=AM', 'HEAD']).replace(/\0\n/, '\0'));
+    const [sha, ...changed] = splitNul(
+      gitStdout(repo, [
+        'show',
+        '--no-renames',
+        '--format=%H%x00',
+        '--name-only',
+        '-z',
+        '--diff-filter=AM',
+        'HEAD',
+      ]).replace(/\0\n/, '\0'),
+    );
     return { files: changed.filter(isTest), source: 'red-commit', redCommit: sha ?? null };
   }
   const red = findRedVerdict(options.eventsFile, options.step, options.issue);

@@ -17,19 +17,54 @@ const C = '{c,cc,cpp,cxx}';
 
 /** The test-file conventions of the major test runners of each common language, as globs over repository paths. */
 export const TEST_FILE_CONVENTIONS: readonly TestFileConvention[] = [
-  { language: 'any', runners: 'test folders: Mocha, Maven and Gradle (`src/test/`), Cargo, pytest, ExUnit, Dart, testthat; Jest', globs: ['**/test/**/*', '**/tests/**/*', '**/__tests__/**/*'] },
-  { language: 'any', runners: 'Jest, Vitest, Jasmine, Angular, Go, Elixir, Dart, Clojure, Minitest', globs: ['**/*.test.*', '**/*.spec.*', '**/*_test.*'] },
-  { language: 'JavaScript, TypeScript', runners: "Node's `node --test`", globs: [`**/*-test.${JS}`, `**/test-*.${JS}`, `**/test.${JS}`] },
-  { language: 'Python', runners: 'pytest, unittest, Django', globs: ['**/test_*.py', '**/*_test.py', '**/tests.py', '**/conftest.py'] },
-  { language: 'Ruby, Lua', runners: 'RSpec, Minitest, busted', globs: ['**/*_spec.*', '**/spec/**/*.rb', '**/test_*.rb'] },
+  {
+    language: 'any',
+    runners: 'test folders: Mocha, Maven and Gradle (`src/test/`), Cargo, pytest, ExUnit, Dart, testthat; Jest',
+    globs: ['**/test/**/*', '**/tests/**/*', '**/__tests__/**/*'],
+  },
+  {
+    language: 'any',
+    runners: 'Jest, Vitest, Jasmine, Angular, Go, Elixir, Dart, Clojure, Minitest',
+    globs: ['**/*.test.*', '**/*.spec.*', '**/*_test.*'],
+  },
+  {
+    language: 'JavaScript, TypeScript',
+    runners: "Node's `node --test`",
+    globs: [`**/*-test.${JS}`, `**/test-*.${JS}`, `**/test.${JS}`],
+  },
+  {
+    language: 'Python',
+    runners: 'pytest, unittest, Django',
+    globs: ['**/test_*.py', '**/*_test.py', '**/tests.py', '**/conftest.py'],
+  },
+  {
+    language: 'Ruby, Lua',
+    runners: 'RSpec, Minitest, busted',
+    globs: ['**/*_spec.*', '**/spec/**/*.rb', '**/test_*.rb'],
+  },
   {
     language: 'Java, Kotlin, Groovy, Scala',
     runners: 'JUnit (Maven Surefire and Gradle defaults), Spock, Kotest, ScalaTest',
-    globs: [`**/Test*.${JVM}`, `**/*Test.${JVM}`, `**/*Tests.${JVM}`, `**/*TestCase.${JVM}`, `**/*Spec.${JVM}`, '**/*Suite.scala'],
+    globs: [
+      `**/Test*.${JVM}`,
+      `**/*Test.${JVM}`,
+      `**/*Tests.${JVM}`,
+      `**/*TestCase.${JVM}`,
+      `**/*Spec.${JVM}`,
+      '**/*Suite.scala',
+    ],
   },
   { language: 'PHP', runners: 'PHPUnit, Pest', globs: ['**/*Test.php', '**/*.phpt'] },
-  { language: 'C#, F#, Visual Basic', runners: 'xUnit, NUnit, MSTest', globs: ['**/*Tests.{cs,fs,vb}', '**/*Test.{cs,fs,vb}', '**/*.Tests/**/*', '**/*.UnitTests/**/*'] },
-  { language: 'Swift, Objective-C', runners: 'XCTest, Swift Testing', globs: ['**/*Tests.{swift,m}', '**/Tests/**/*.swift'] },
+  {
+    language: 'C#, F#, Visual Basic',
+    runners: 'xUnit, NUnit, MSTest',
+    globs: ['**/*Tests.{cs,fs,vb}', '**/*Test.{cs,fs,vb}', '**/*.Tests/**/*', '**/*.UnitTests/**/*'],
+  },
+  {
+    language: 'Swift, Objective-C',
+    runners: 'XCTest, Swift Testing',
+    globs: ['**/*Tests.{swift,m}', '**/Tests/**/*.swift'],
+  },
   { language: 'C, C++', runners: 'GoogleTest, Catch2, CTest', globs: [`**/*_unittest.${C}`, `**/test_*.${C}`] },
   { language: 'Erlang', runners: 'EUnit, Common Test', globs: ['**/*_tests.erl', '**/*_SUITE.erl'] },
   { language: 'Haskell', runners: 'Hspec', globs: ['**/*Spec.hs'] },
@@ -98,5 +133,6 @@ export function testFilePredicate(globs: readonly string[] | undefined): (path: 
   const exclude = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
   const wanted = include.length === 0 ? null : anyOf(include);
   const unwanted = exclude.length === 0 ? null : anyOf(exclude);
-  return (path) => isTestFile(path) || ((wanted === null || wanted.test(path)) && (unwanted === null || !unwanted.test(path)));
+  return (path) =>
+    isTestFile(path) || ((wanted === null || wanted.test(path)) && (unwanted === null || !unwanted.test(path)));
 }

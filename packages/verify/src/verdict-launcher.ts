@@ -7,7 +7,9 @@ import { childProcess } from './lazy-builtins.js';
 export function verifyBinPath(): string {
   const require = createRequire(import.meta.url);
   const manifest = require.resolve('@leap/verify/package.json');
-  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin['leap-verify'] as string;
+  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin[
+    'leap-verify'
+  ] as string;
   // The manifest names the committed shim bin/NAME.cjs; spawn the bundle it requires, one file less to load.
   return join(dirname(manifest), 'dist', bin.replace(/^(\.\/)?(dist\/)?/, ''));
 }

@@ -57,7 +57,9 @@ export const BLOCKED_SENTENCE =
 export function buildVerifyPrompt(input: VerifyPromptInput): string {
   const base = input.baseCommit ?? null;
   if (input.phase === 'refactor' && (base === null || !SHA.test(base))) {
-    throw new UsageError(`Expected the refactor's base commit as a hexadecimal sha (--base SHA), got ${showValue(base)}`);
+    throw new UsageError(
+      `Expected the refactor's base commit as a hexadecimal sha (--base SHA), got ${showValue(base)}`,
+    );
   }
   if (input.phase !== 'refactor' && base !== null) {
     throw new UsageError(`A base commit belongs to the refactor phase only, got ${showValue(base)} for ${input.phase}`);
@@ -72,7 +74,8 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
   ];
   if (base !== null) header.push(`Base commit: ${base}`);
   const redDiff = input.phase === 'red' ? (input.redDiff ?? null) : null;
-  if (redDiff !== null && !SHA.test(redDiff.commit)) throw new UsageError(`Expected the red commit as a hexadecimal sha, got ${showValue(redDiff.commit)}`);
+  if (redDiff !== null && !SHA.test(redDiff.commit))
+    throw new UsageError(`Expected the red commit as a hexadecimal sha, got ${showValue(redDiff.commit)}`);
   const tests =
     input.tests.length === 0
       ? ['(no test file)']
@@ -81,8 +84,15 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
             `The red commit ${redDiff.commit} changed these test files (read them whole in the repository):\n${input.tests.map((file) => `- ${file.path}`).join('\n')}`,
             `### What the red commit changed in them (\`git show ${redDiff.commit} -- FILES\`)\n${diffSection(redDiff)}`,
           ]
-        : input.tests.map((file) => (file.content === null ? `### ${file.path}\n(missing from the work tree)` : `### ${file.path}\n${fenced(file.content)}`));
-  const changes = base === null ? [] : [`## Changes since the base commit (\`git diff ${base}\`)\n${diffSection(input.baseDiff ?? null)}`];
+        : input.tests.map((file) =>
+            file.content === null
+              ? `### ${file.path}\n(missing from the work tree)`
+              : `### ${file.path}\n${fenced(file.content)}`,
+          );
+  const changes =
+    base === null
+      ? []
+      : [`## Changes since the base commit (\`git diff ${base}\`)\n${diffSection(input.baseDiff ?? null)}`];
   return (
     [
       header.join('\n'),
@@ -98,7 +108,10 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
 function diffSection(diff: VerifyPromptInput['baseDiff']): string {
   if (diff === null || diff === undefined) return '(not gathered: read the repository against the base commit)';
   if (diff.text === '') return '(no change)';
-  const cut = diff.cut === null ? '' : `\n(cut here: the first ${diff.cut.shown} of ${diff.cut.total} bytes of the diff are shown; read the rest from the repository)`;
+  const cut =
+    diff.cut === null
+      ? ''
+      : `\n(cut here: the first ${diff.cut.shown} of ${diff.cut.total} bytes of the diff are shown; read the rest from the repository)`;
   return `${fenced(diff.text)}${cut}`;
 }
 

@@ -1,6 +1,15 @@
 // leap-verify: ground truth first, then the blind verifier agent; a verdict event either way.
 import type { EventContext } from '@leap/core';
-import { LeapError, UsageError, appendEvent, createEvent, findExecutable, readRunContext, resolveStateDir, statePaths } from '@leap/core';
+import {
+  LeapError,
+  UsageError,
+  appendEvent,
+  createEvent,
+  findExecutable,
+  readRunContext,
+  resolveStateDir,
+  statePaths,
+} from '@leap/core';
 import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
 import { gatherVerifyInput } from './gather-verify-input.js';
@@ -78,7 +87,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   try {
     prepared = await prepare(options, phase, cwd, env, issue, run.testCmd);
   } catch (error) {
-    if (error instanceof LeapError) record({ code: 2, verdict: 'ERROR', reason: error.message, phase, decidedBy: 'input' });
+    if (error instanceof LeapError)
+      record({ code: 2, verdict: 'ERROR', reason: error.message, phase, decidedBy: 'input' });
     throw error;
   }
   const { gathered, agent, testCmd, sandbox } = prepared;
@@ -102,11 +112,19 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   };
   const truth = await checkGroundTruth(truthOptions).catch((error: unknown) => {
     // A suite a limit ended is no verdict on the work: recorded as an ERROR, and thrown for the caller to name.
-    if (error instanceof SuiteLimitError) record({ ...base, code: 2, verdict: 'ERROR', reason: `ground truth: ${error.message}`, decidedBy: 'ground-truth' });
+    if (error instanceof SuiteLimitError)
+      record({
+        ...base,
+        code: 2,
+        verdict: 'ERROR',
+        reason: `ground truth: ${error.message}`,
+        decidedBy: 'ground-truth',
+      });
     throw error;
   });
   counts = truth.counts ?? null;
-  const notOk = truth.flaky === undefined ? { verdict: 'REJECT' as const } : { verdict: 'flaky' as const, flaky: truth.flaky };
+  const notOk =
+    truth.flaky === undefined ? { verdict: 'REJECT' as const } : { verdict: 'flaky' as const, flaky: truth.flaky };
   if (!truth.ok) return record({ ...base, code: 1, ...notOk, reason: truth.reason, decidedBy: 'ground-truth' });
   // Green: the step's tests again, while the agent reads (a flaky test is never ticked).
   const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, gathered.tests.files, commit) : null;
@@ -158,7 +176,14 @@ function flakyOf(run: SuiteRun, known: Set<string>): string[] {
   return names.includes(UNNAMED) && known.has(UNNAMED) ? [] : blamed;
 }
 
-async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: NodeJS.ProcessEnv, issue: number | null, testCmd: string | null) {
+async function prepare(
+  options: VerifyOptions,
+  phase: Phase,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  issue: number | null,
+  testCmd: string | null,
+) {
   const gathered = await gatherVerifyInput({
     phase,
     step: options.step,
@@ -173,12 +198,15 @@ async function prepare(options: VerifyOptions, phase: Phase, cwd: string, env: N
     tracker: options.tracker,
     head: options.head,
   });
-  if (testCmd === null || testCmd.trim() === '') throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
+  if (testCmd === null || testCmd.trim() === '')
+    throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
   const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';
   const agent = resolveAgent(name, loadAgentRegistry(options.agentsFile, env));
   const command = agent.buildInvocation('', { role: 'verifier', cwd: gathered.repo }).command;
   if (findExecutable(command, env.PATH, gathered.repo) === null) {
-    throw new UsageError(`agent ${JSON.stringify(agent.name)} is not installed: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'}`);
+    throw new UsageError(
+      `agent ${JSON.stringify(agent.name)} is not installed: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'}`,
+    );
   }
   const sandbox = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env, options.testNetwork === true);
   return { gathered, agent, testCmd, sandbox };

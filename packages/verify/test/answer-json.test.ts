@@ -23,12 +23,17 @@ whole.run();
 const last = suite('lastVerdictObject');
 
 last('takes the last object carrying a verdict, fences and prose ignored', () => {
-  const text = 'Thinking {not json} then {"verdict":"refuse","x":"}"}\n```json\n{"verdict":"pass","findings":["[info] a {b}"]}\n```\n{"other":1}';
+  const text =
+    'Thinking {not json} then {"verdict":"refuse","x":"}"}\n```json\n{"verdict":"pass","findings":["[info] a {b}"]}\n```\n{"other":1}';
   assert.equal(lastVerdictObject(text), { verdict: 'pass', findings: ['[info] a {b}'] });
 });
 
 last('nested objects count as one; escaped quotes are respected', () => {
-  assert.equal(lastVerdictObject('{"verdict":"pass","meta":{"verdict":"inner"},"s":"a\\"}b"}'), { verdict: 'pass', meta: { verdict: 'inner' }, s: 'a"}b' });
+  assert.equal(lastVerdictObject('{"verdict":"pass","meta":{"verdict":"inner"},"s":"a\\"}b"}'), {
+    verdict: 'pass',
+    meta: { verdict: 'inner' },
+    s: 'a"}b',
+  });
 });
 
 last('null when no object has a verdict', () => {

@@ -5,7 +5,16 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
 import { readEvents } from '@leap/core/schemas';
-import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir, runBin, runCommand, scriptPath } from '@leap/test-utils';
+import {
+  cleanupTempDirs,
+  git,
+  hostileTitles,
+  makeGitRepo,
+  makeTempDir,
+  runBin,
+  runCommand,
+  scriptPath,
+} from '@leap/test-utils';
 import { juryBin, makeGreen, makeRedRepo, verifyBin, verifyEnv, writeAgents, writeScript } from './helpers.js';
 
 const STEP = 'greet returns hello';
@@ -75,14 +84,22 @@ options("--spec FILE replaces the issue's criterion, its text byte for byte", as
     writeFileSync(spec, `${text}\n`);
     for (const env of [verifyEnv(), verifyEnv({ VERI_ISSUE: '' })]) {
       const args = env.VERI_ISSUE === '' ? ['--ledger', join(repo, '.tdd', 'issue-3.md')] : [];
-      const ran = await runBin(verifyBin, ['prompt', '--step', STEP, '--spec', spec, ...args, 'red'], { cwd: repo, env });
+      const ran = await runBin(verifyBin, ['prompt', '--step', STEP, '--spec', spec, ...args, 'red'], {
+        cwd: repo,
+        env,
+      });
       assert.is(ran.code, 0, ran.stderr);
-      const section = /\n## Behaviour spec \(from the issue\)\n(`{3,})\n([\s\S]*)\n\1\n\n## Tests of this step\n/.exec(ran.stdout);
+      const section = /\n## Behaviour spec \(from the issue\)\n(`{3,})\n([\s\S]*)\n\1\n\n## Tests of this step\n/.exec(
+        ran.stdout,
+      );
       assert.is(section?.[2], text, "the spec section is the file's text, fenced");
       assert.not.ok(ran.stdout.includes('greet() returns "hello"'), "the issue's criterion is replaced");
     }
   }
-  const missing = await runBin(verifyBin, ['prompt', '--step', STEP, '--spec', join(repo, 'no-such-spec.md'), 'red'], { cwd: repo, env: verifyEnv() });
+  const missing = await runBin(verifyBin, ['prompt', '--step', STEP, '--spec', join(repo, 'no-such-spec.md'), 'red'], {
+    cwd: repo,
+    env: verifyEnv(),
+  });
   assert.is(missing.code, 2);
   assert.match(missing.stderr, /^leap-verify: --spec .*no-such-spec\.md: ENOENT/);
   assert.is(missing.stdout, '');
@@ -116,7 +133,10 @@ options("--tests GLOB names the step's test files in the prompt, repeatable", as
   }
   const text = await runBin(verifyBin, ['prompt', '--step', title, '--tests', 'lib/*', 'red'], { cwd: repo, env });
   assert.ok(text.stdout.includes('### lib/name_test.js\n```\nprocess.exit(0); // name test\n```\n'), text.stdout);
-  const none = await runBin(verifyBin, ['prompt', '--step', title, '--tests', 'nothing/*.js', 'red'], { cwd: repo, env });
+  const none = await runBin(verifyBin, ['prompt', '--step', title, '--tests', 'nothing/*.js', 'red'], {
+    cwd: repo,
+    env,
+  });
   assert.is(none.code, 2);
   assert.match(none.stderr, /^leap-verify: --tests "nothing\/\*\.js" matched no file in /);
 });
@@ -127,7 +147,10 @@ options('--ledger FILE: the step is found in that ledger, and its criterion mark
   const dir = join(makeTempDir(), 'ledgers $(id) `x` \'q\' "d" 🦀');
   mkdirSync(dir);
   const ledger = join(dir, 'plan.md');
-  writeFileSync(ledger, `# Elsewhere\n\n## Steps\n\n${titles.map((t, i) => `- [ ] ${t} <!-- criterion: ${(i % 2) + 1} -->\n`).join('')}`);
+  writeFileSync(
+    ledger,
+    `# Elsewhere\n\n## Steps\n\n${titles.map((t, i) => `- [ ] ${t} <!-- criterion: ${(i % 2) + 1} -->\n`).join('')}`,
+  );
   const env = verifyEnv();
   for (const [i, title] of titles.entries()) {
     const ran = await runBin(verifyBin, ['prompt', '--ledger', ledger, '--step', title, 'red'], { cwd: repo, env });
@@ -158,11 +181,21 @@ options('--base SHA reaches the refactor prompt and the ground truth; bad or mis
   writeFileSync(join(repo, 'test', 'greet.test.js'), 'process.exit(0);\n');
   git(repo, 'commit', '-q', '-am', 'refactor: weaken the test');
   const weakened = await runBin(verifyBin, ['--step', STEP, 'refactor', '--base', base], { cwd: repo, env });
-  assert.equal([weakened.code, weakened.stdout], [1, `ground truth: test files changed since the base commit ${base}: test/greet.test.js\n`], 'a test changed since --base');
+  assert.equal(
+    [weakened.code, weakened.stdout],
+    [1, `ground truth: test files changed since the base commit ${base}: test/greet.test.js\n`],
+    'a test changed since --base',
+  );
   assert.not.ok(existsSync(movePromptFile(script, 1)), 'the ground truth decided: the agent was not asked');
   const bad: Array<[string[], string]> = [
-    [['--base', '$(whoami)', 'refactor'], `leap-verify: --base: expected the hexadecimal sha of a commit of ${repo}, got "$(whoami)"\n`],
-    [['--base', 'deadbeefdeadbeef', 'refactor'], `leap-verify: --base: expected the hexadecimal sha of a commit of ${repo}, got "deadbeefdeadbeef"\n`],
+    [
+      ['--base', '$(whoami)', 'refactor'],
+      `leap-verify: --base: expected the hexadecimal sha of a commit of ${repo}, got "$(whoami)"\n`,
+    ],
+    [
+      ['--base', 'deadbeefdeadbeef', 'refactor'],
+      `leap-verify: --base: expected the hexadecimal sha of a commit of ${repo}, got "deadbeefdeadbeef"\n`,
+    ],
     [['refactor'], 'leap-verify: the refactor phase needs --base SHA (the commit the refactor started from)\n'],
     [['--base', base, 'green'], 'leap-verify: --base belongs to the refactor phase, not green\n'],
   ];
@@ -181,8 +214,15 @@ options('--agent NAME picks the agents-file agent that answers; its reason is pr
     'chosen',
     dir,
   );
-  const fallback = writeScript([{ answer: { verdict: 'REJECT', reason: 'the default agent answered' } }], 'fallback', dir);
-  const agents = writeAgents({ chosen: { plugin: 'scripted', script: chosen }, fallback: { plugin: 'scripted', script: fallback } }, dir);
+  const fallback = writeScript(
+    [{ answer: { verdict: 'REJECT', reason: 'the default agent answered' } }],
+    'fallback',
+    dir,
+  );
+  const agents = writeAgents(
+    { chosen: { plugin: 'scripted', script: chosen }, fallback: { plugin: 'scripted', script: fallback } },
+    dir,
+  );
   const env = verifyEnv({ VERI_VERIFY_AGENT: 'fallback' });
   const runs = [
     ['--agents', agents, '--agent', 'chosen'],
@@ -190,7 +230,10 @@ options('--agent NAME picks the agents-file agent that answers; its reason is pr
     ['--agent', 'chosen'],
   ];
   for (const [i, args] of runs.entries()) {
-    const ran = await runBin(verifyBin, ['--step', STEP, ...args, 'red'], { cwd: repo, env: i === 2 ? { ...env, VERI_AGENTS: agents } : env });
+    const ran = await runBin(verifyBin, ['--step', STEP, ...args, 'red'], {
+      cwd: repo,
+      env: i === 2 ? { ...env, VERI_AGENTS: agents } : env,
+    });
     const reason = reasons[i] as string;
     assert.is(ran.code, i === 1 ? 1 : 0, ran.stderr);
     if (args.includes('--json'))
@@ -211,9 +254,15 @@ options('--agent NAME picks the agents-file agent that answers; its reason is pr
     verdictEvents(repo).map((e) => [e.agent, e.code, e.reason]),
     reasons.map((r, i) => ['chosen', i === 1 ? 1 : 0, r]),
   );
-  const unknown = await runBin(verifyBin, ['--step', STEP, '--agents', agents, '--agent', 'no$(id)', 'red'], { cwd: repo, env });
+  const unknown = await runBin(verifyBin, ['--step', STEP, '--agents', agents, '--agent', 'no$(id)', 'red'], {
+    cwd: repo,
+    env,
+  });
   assert.equal([unknown.code, unknown.stdout], [2, '']);
-  assert.is(unknown.stderr, 'leap-verify: unknown agent "no$(id)": expected one of claude, codex, gemini, chosen, fallback\n');
+  assert.is(
+    unknown.stderr,
+    'leap-verify: unknown agent "no$(id)": expected one of claude, codex, gemini, chosen, fallback\n',
+  );
 });
 
 options.run();
@@ -225,15 +274,33 @@ const passAnswer = (lens: string) => ({ verdict: 'pass', lens, findings: [], rea
 
 /** A candidate repository (git identity "Leap Test") and two scripted reviewers of other families. */
 function juryRepo(moves: unknown[], greet = 'export const greet = () => "hello";\n') {
-  const repo = makeGitRepo({ files: { 'src/greet.js': greet, 'test/greet.test.js': 'assert(greet() === "hello");\n' } });
+  const repo = makeGitRepo({
+    files: { 'src/greet.js': greet, 'test/greet.test.js': 'assert(greet() === "hello");\n' },
+  });
   const dir = makeTempDir();
   const scripts = { f1: writeScript(moves, 'f1', dir), f2: writeScript(moves, 'f2', dir) };
-  const env = verifyEnv({ VERI_AGENTS: writeAgents({ 'r-f1': { plugin: 'scripted', script: scripts.f1 }, 'r-f2': { plugin: 'scripted', script: scripts.f2 } }, dir) });
+  const env = verifyEnv({
+    VERI_AGENTS: writeAgents(
+      { 'r-f1': { plugin: 'scripted', script: scripts.f1 }, 'r-f2': { plugin: 'scripted', script: scripts.f2 } },
+      dir,
+    ),
+  });
   delete env.VERI_ISSUE;
   return { repo, scripts, env };
 }
 
-const JURY = ['--builder-family', 'anthropic', '--reviewers', 'r-f1,r-f2', '--intent', 'greet says hello', '--criteria', 'greet() returns "hello"', '--test', 'test/greet.test.js'];
+const JURY = [
+  '--builder-family',
+  'anthropic',
+  '--reviewers',
+  'r-f1,r-f2',
+  '--intent',
+  'greet says hello',
+  '--criteria',
+  'greet() returns "hello"',
+  '--test',
+  'test/greet.test.js',
+];
 
 /** The review leaves' files in the state folder (none when no reviewer was launched). */
 function reviewLeafFiles(repo: string): string[] {
@@ -244,43 +311,73 @@ function reviewLeafFiles(repo: string): string[] {
 const jury = suite('leap-jury options');
 jury.after.each(cleanupTempDirs);
 
-jury('--builder-name and --model-id found in a candidate file: exit 2 naming the leak, no reviewer launched', async () => {
-  for (const name of hostileTitles(3, 13)) {
+jury(
+  '--builder-name and --model-id found in a candidate file: exit 2 naming the leak, no reviewer launched',
+  async () => {
+    for (const name of hostileTitles(3, 13)) {
+      const { repo, scripts, env } = juryRepo([{ answer: passAnswer('defect') }]);
+      writeFileSync(join(repo, 'src', 'greet.js'), `// written by ${name}\nexport const greet = () => "hello";\n`);
+      const ran = await runBin(juryBin, [...JURY, '--builder-name', name, 'src/greet.js'], { cwd: repo, env });
+      assert.equal([ran.code, ran.stdout], [2, ''], ran.stderr);
+      assert.is(
+        ran.stderr,
+        `leap-jury: the envelope would not be blind: the builder name ${JSON.stringify(name.trim())} appears in file src/greet.js; remove it before review\n`,
+      );
+      assert.equal(reviewLeafFiles(repo), []);
+      assert.not.ok(
+        existsSync(movePromptFile(scripts.f1, 0)) || existsSync(movePromptFile(scripts.f2, 0)),
+        'no reviewer saw the envelope',
+      );
+    }
     const { repo, scripts, env } = juryRepo([{ answer: passAnswer('defect') }]);
-    writeFileSync(join(repo, 'src', 'greet.js'), `// written by ${name}\nexport const greet = () => "hello";\n`);
-    const ran = await runBin(juryBin, [...JURY, '--builder-name', name, 'src/greet.js'], { cwd: repo, env });
-    assert.equal([ran.code, ran.stdout], [2, ''], ran.stderr);
-    assert.is(ran.stderr, `leap-jury: the envelope would not be blind: the builder name ${JSON.stringify(name.trim())} appears in file src/greet.js; remove it before review\n`);
+    writeFileSync(
+      join(repo, 'test', 'greet.test.js'),
+      '// generated by claude-opus-4-1\nassert(greet() === "hello");\n',
+    );
+    const ran = await runBin(
+      juryBin,
+      [...JURY, '--model-id', 'gpt-5', '--model-id', 'Claude-Opus-4-1', 'src/greet.js'],
+      { cwd: repo, env },
+    );
+    assert.equal([ran.code, ran.stdout], [2, '']);
+    assert.is(
+      ran.stderr,
+      'leap-jury: the envelope would not be blind: the model id "Claude-Opus-4-1" appears in test test/greet.test.js; remove it before review\n',
+    );
     assert.equal(reviewLeafFiles(repo), []);
-    assert.not.ok(existsSync(movePromptFile(scripts.f1, 0)) || existsSync(movePromptFile(scripts.f2, 0)), 'no reviewer saw the envelope');
-  }
-  const { repo, scripts, env } = juryRepo([{ answer: passAnswer('defect') }]);
-  writeFileSync(join(repo, 'test', 'greet.test.js'), '// generated by claude-opus-4-1\nassert(greet() === "hello");\n');
-  const ran = await runBin(juryBin, [...JURY, '--model-id', 'gpt-5', '--model-id', 'Claude-Opus-4-1', 'src/greet.js'], { cwd: repo, env });
-  assert.equal([ran.code, ran.stdout], [2, '']);
-  assert.is(ran.stderr, 'leap-jury: the envelope would not be blind: the model id "Claude-Opus-4-1" appears in test test/greet.test.js; remove it before review\n');
-  assert.equal(reviewLeafFiles(repo), []);
-  assert.not.ok(existsSync(movePromptFile(scripts.f1, 0)));
-});
+    assert.not.ok(existsSync(movePromptFile(scripts.f1, 0)));
+  },
+);
 
-jury('--lens proportion reaches the prompt every reviewer receives and is the lens their answers are judged by', async () => {
-  const { repo, scripts, env } = juryRepo([{ answer: passAnswer('proportion') }, { answer: passAnswer('defect') }]);
-  const ran = await runBin(juryBin, [...JURY, '--lens', 'proportion', 'src/greet.js'], { cwd: repo, env });
-  assert.is(ran.code, 0, ran.stderr);
-  assert.match(ran.stdout, /\njury: 1: unanimous pass of 2 reviewers: r-f1, r-f2\n$/);
-  const prompts = [scripts.f1, scripts.f2].map((s) => readFileSync(movePromptFile(s, 0), 'utf8'));
-  assert.is(prompts[0], prompts[1]);
-  const prompt = prompts[0] as string;
-  assert.ok(prompt.includes('\n\nLENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.\n\n'), prompt);
-  assert.ok(prompt.includes('"lens": "proportion"'));
-  assert.not.ok(prompt.includes('LENS: DEFECT'));
-  const defaultLens = await runBin(juryBin, [...JURY, 'src/greet.js'], { cwd: repo, env });
-  assert.is(defaultLens.code, 0, defaultLens.stderr);
-  assert.ok(readFileSync(movePromptFile(scripts.f1, 1), 'utf8').includes('\n\nLENS: DEFECT. Blind juror.'), 'without --lens: defect');
-  const vibes = await runBin(juryBin, [...JURY, '--lens', 'vibes', 'src/greet.js'], { cwd: repo, env });
-  assert.equal([vibes.code, vibes.stdout], [2, '']);
-  assert.match(vibes.stderr, /^leap-jury: unknown lens "vibes": expected one of defect, proportion, /);
-});
+jury(
+  '--lens proportion reaches the prompt every reviewer receives and is the lens their answers are judged by',
+  async () => {
+    const { repo, scripts, env } = juryRepo([{ answer: passAnswer('proportion') }, { answer: passAnswer('defect') }]);
+    const ran = await runBin(juryBin, [...JURY, '--lens', 'proportion', 'src/greet.js'], { cwd: repo, env });
+    assert.is(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /\njury: 1: unanimous pass of 2 reviewers: r-f1, r-f2\n$/);
+    const prompts = [scripts.f1, scripts.f2].map((s) => readFileSync(movePromptFile(s, 0), 'utf8'));
+    assert.is(prompts[0], prompts[1]);
+    const prompt = prompts[0] as string;
+    assert.ok(
+      prompt.includes(
+        '\n\nLENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.\n\n',
+      ),
+      prompt,
+    );
+    assert.ok(prompt.includes('"lens": "proportion"'));
+    assert.not.ok(prompt.includes('LENS: DEFECT'));
+    const defaultLens = await runBin(juryBin, [...JURY, 'src/greet.js'], { cwd: repo, env });
+    assert.is(defaultLens.code, 0, defaultLens.stderr);
+    assert.ok(
+      readFileSync(movePromptFile(scripts.f1, 1), 'utf8').includes('\n\nLENS: DEFECT. Blind juror.'),
+      'without --lens: defect',
+    );
+    const vibes = await runBin(juryBin, [...JURY, '--lens', 'vibes', 'src/greet.js'], { cwd: repo, env });
+    assert.equal([vibes.code, vibes.stdout], [2, '']);
+    assert.match(vibes.stderr, /^leap-jury: unknown lens "vibes": expected one of defect, proportion, /);
+  },
+);
 
 jury('a reviewer answering for another lens than --lens is -1: exit 1', async () => {
   const { repo, env } = juryRepo([{ answer: passAnswer('defect') }]);
@@ -288,26 +385,55 @@ jury('a reviewer answering for another lens than --lens is -1: exit 1', async ()
   const note = 'answered for lens "defect", seated for "proportion"';
   assert.is(ran.code, 1, ran.stderr);
   assert.match(ran.stdout, /^candidate sha256:[0-9a-f]{64}\n/);
-  assert.is(ran.stdout.slice(ran.stdout.indexOf('\n') + 1), `review r-f1 (f1): refuse -1: ${note}\nreview r-f2 (f2): refuse -1: ${note}\njury: -1: refuse: r-f1 (${note}); r-f2 (${note})\n`);
+  assert.is(
+    ran.stdout.slice(ran.stdout.indexOf('\n') + 1),
+    `review r-f1 (f1): refuse -1: ${note}\nreview r-f2 (f2): refuse -1: ${note}\njury: -1: refuse: r-f1 (${note}); r-f2 (${note})\n`,
+  );
 });
 
-jury("the repository's git user.name in a candidate fails the envelope by default; --no-git-aliases lets it through", async () => {
-  const { repo, scripts, env } = juryRepo([{ answer: passAnswer('defect') }], '// maintained by leap test\nexport const greet = () => "hello";\n');
-  // The last commit is someone else's: "Leap Test" is known only as the folder's git user.name.
-  git(repo, '-c', 'user.name=Other Person', '-c', 'user.email=other@example.com', 'commit', '-q', '--allow-empty', '-m', 'by another');
-  const strict = await runBin(juryBin, [...JURY, 'src/greet.js'], { cwd: repo, env });
-  assert.equal([strict.code, strict.stdout], [2, '']);
-  assert.is(strict.stderr, 'leap-jury: the envelope would not be blind: the author "Leap Test" appears in file src/greet.js; remove it before review\n');
-  assert.equal(reviewLeafFiles(repo), []);
-  const lax = await runBin(juryBin, [...JURY, '--no-git-aliases', 'src/greet.js'], { cwd: repo, env });
-  assert.is(lax.code, 0, lax.stderr);
-  assert.match(lax.stdout, /\njury: 1: unanimous pass of 2 reviewers: r-f1, r-f2\n$/);
-  assert.ok(readFileSync(movePromptFile(scripts.f1, 0), 'utf8').includes('// maintained by leap test\n'), 'the reviewer read the file as it is');
-  assert.ok(reviewLeafFiles(repo).length > 0, 'the reviewers ran as leaves review-*');
-  const explicit = await runBin(juryBin, [...JURY, '--no-git-aliases', '--author', 'LEAP TEST', 'src/greet.js'], { cwd: repo, env });
-  assert.is(explicit.code, 2, '--author still applies under --no-git-aliases');
-  assert.match(explicit.stderr, /the author "LEAP TEST" appears in file src\/greet\.js/);
-});
+jury(
+  "the repository's git user.name in a candidate fails the envelope by default; --no-git-aliases lets it through",
+  async () => {
+    const { repo, scripts, env } = juryRepo(
+      [{ answer: passAnswer('defect') }],
+      '// maintained by leap test\nexport const greet = () => "hello";\n',
+    );
+    // The last commit is someone else's: "Leap Test" is known only as the folder's git user.name.
+    git(
+      repo,
+      '-c',
+      'user.name=Other Person',
+      '-c',
+      'user.email=other@example.com',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'by another',
+    );
+    const strict = await runBin(juryBin, [...JURY, 'src/greet.js'], { cwd: repo, env });
+    assert.equal([strict.code, strict.stdout], [2, '']);
+    assert.is(
+      strict.stderr,
+      'leap-jury: the envelope would not be blind: the author "Leap Test" appears in file src/greet.js; remove it before review\n',
+    );
+    assert.equal(reviewLeafFiles(repo), []);
+    const lax = await runBin(juryBin, [...JURY, '--no-git-aliases', 'src/greet.js'], { cwd: repo, env });
+    assert.is(lax.code, 0, lax.stderr);
+    assert.match(lax.stdout, /\njury: 1: unanimous pass of 2 reviewers: r-f1, r-f2\n$/);
+    assert.ok(
+      readFileSync(movePromptFile(scripts.f1, 0), 'utf8').includes('// maintained by leap test\n'),
+      'the reviewer read the file as it is',
+    );
+    assert.ok(reviewLeafFiles(repo).length > 0, 'the reviewers ran as leaves review-*');
+    const explicit = await runBin(juryBin, [...JURY, '--no-git-aliases', '--author', 'LEAP TEST', 'src/greet.js'], {
+      cwd: repo,
+      env,
+    });
+    assert.is(explicit.code, 2, '--author still applies under --no-git-aliases');
+    assert.match(explicit.stderr, /the author "LEAP TEST" appears in file src\/greet\.js/);
+  },
+);
 
 jury.run();
 
@@ -316,34 +442,37 @@ jury.run();
 const dropIn = suite('drop-in scripts: bad input');
 dropIn.after.each(cleanupTempDirs);
 
-dropIn('verify.sh and build-verify-prompt.sh exit 2 on an unknown phase or a missing --step, like the bin', async () => {
-  const repo = makeRedRepo();
-  const env = verifyEnv();
-  const cases: Array<[string[], string]> = [
-    [['--step', STEP, 'blue'], 'leap-verify: Expected PHASE to be one of red, green, refactor, got "blue"\n'],
-    [['--step', STEP], 'leap-verify: Expected PHASE to be one of red, green, refactor, got "(missing)"\n'],
-    [['red'], 'leap-verify: missing --step TITLE (the ledger step to verify)\n'],
-  ];
-  for (const [args, stderr] of cases) {
-    const viaBin = await runBin(verifyBin, args, { cwd: repo, env });
-    for (const [script, prefix] of [
-      ['verify.sh', []],
-      ['build-verify-prompt.sh', ['prompt']],
-    ] as const) {
-      const ran = await runCommand(scriptPath(script), args, { cwd: repo, env });
-      assert.equal([ran.code, ran.stdout], [2, ''], `${script} ${args.join(' ')}`);
-      assert.is(ran.stderr, stderr, `${script} ${args.join(' ')}`);
-      const direct = await runBin(verifyBin, [...prefix, ...args], { cwd: repo, env });
-      assert.equal([ran.code, ran.stdout, ran.stderr], [direct.code, direct.stdout, direct.stderr], script);
+dropIn(
+  'verify.sh and build-verify-prompt.sh exit 2 on an unknown phase or a missing --step, like the bin',
+  async () => {
+    const repo = makeRedRepo();
+    const env = verifyEnv();
+    const cases: Array<[string[], string]> = [
+      [['--step', STEP, 'blue'], 'leap-verify: Expected PHASE to be one of red, green, refactor, got "blue"\n'],
+      [['--step', STEP], 'leap-verify: Expected PHASE to be one of red, green, refactor, got "(missing)"\n'],
+      [['red'], 'leap-verify: missing --step TITLE (the ledger step to verify)\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const viaBin = await runBin(verifyBin, args, { cwd: repo, env });
+      for (const [script, prefix] of [
+        ['verify.sh', []],
+        ['build-verify-prompt.sh', ['prompt']],
+      ] as const) {
+        const ran = await runCommand(scriptPath(script), args, { cwd: repo, env });
+        assert.equal([ran.code, ran.stdout], [2, ''], `${script} ${args.join(' ')}`);
+        assert.is(ran.stderr, stderr, `${script} ${args.join(' ')}`);
+        const direct = await runBin(verifyBin, [...prefix, ...args], { cwd: repo, env });
+        assert.equal([ran.code, ran.stdout, ran.stderr], [direct.code, direct.stdout, direct.stderr], script);
+      }
+      assert.equal([viaBin.code, viaBin.stderr], [2, stderr]);
     }
-    assert.equal([viaBin.code, viaBin.stderr], [2, stderr]);
-  }
-  // verify.sh writes the ERROR verdict event of a missing --step, as the bin does; prompt mode and an unknown phase write none.
-  const missing = ['ERROR', 2, 'missing --step TITLE (the ledger step to verify)'];
-  assert.equal(
-    verdictEvents(repo).map((e) => [e.verdict, e.code, e.reason]),
-    [missing, missing, missing],
-  );
-});
+    // verify.sh writes the ERROR verdict event of a missing --step, as the bin does; prompt mode and an unknown phase write none.
+    const missing = ['ERROR', 2, 'missing --step TITLE (the ledger step to verify)'];
+    assert.equal(
+      verdictEvents(repo).map((e) => [e.verdict, e.code, e.reason]),
+      [missing, missing, missing],
+    );
+  },
+);
 
 dropIn.run();

@@ -24,7 +24,10 @@ function plantedRepo() {
   writeFileSync(join(repo, '.tdd', 'verify-red.reason'), `${MARK}-reason\n`);
   writeFileSync(join(repo, 'NOTES.md'), `${MARK}-notes\n`);
   git(repo, 'notes', 'add', '-m', `${MARK}-git-note`);
-  const script = writeScript([{ answer: { verdict: 'PASS', reason: 'ok' } }, { answer: { verdict: 'PASS', reason: 'ok' } }]);
+  const script = writeScript([
+    { answer: { verdict: 'PASS', reason: 'ok' } },
+    { answer: { verdict: 'PASS', reason: 'ok' } },
+  ]);
   const env = verifyEnv({
     VERI_AGENTS: writeAgents({ v: { plugin: 'scripted', script } }),
     VERI_VERIFY_AGENT: 'v',
@@ -49,13 +52,25 @@ blind('no planted developer text reaches the printed prompt or the prompt the ve
   const received = readFileSync(movePromptFile(script, 0), 'utf8');
   assert.is(received, printed.stdout);
   assert.not.ok(received.includes(MARK), 'the verifier received a blind prompt');
-  assert.not.ok(received.includes('VERI_TEST_CMD') || received.includes('node "$f"'), 'the test command reaches leaves through the environment only');
+  assert.not.ok(
+    received.includes('VERI_TEST_CMD') || received.includes('node "$f"'),
+    'the test command reaches leaves through the environment only',
+  );
 });
 
 blind('the prompt builder takes exactly eight inputs, none of them free developer prose', async () => {
   const { repo, env } = plantedRepo();
   const { input } = await gatherVerifyInput({ phase: 'red', step: STEP, cwd: repo, env, issue: 3 });
-  assert.equal(Object.keys(input).sort(), ['baseCommit', 'baseDiff', 'phase', 'redDiff', 'repoPath', 'spec', 'stepTitle', 'tests']);
+  assert.equal(Object.keys(input).sort(), [
+    'baseCommit',
+    'baseDiff',
+    'phase',
+    'redDiff',
+    'repoPath',
+    'spec',
+    'stepTitle',
+    'tests',
+  ]);
   // Red's diff of its test files is the repository's content: the commit's message and notes are not in it.
   assert.match(input.redDiff?.commit ?? '', /^[0-9a-f]{40}$/);
   assert.not.ok(JSON.stringify(input).includes(MARK));
@@ -75,7 +90,12 @@ blind("the spec comes through the tracker it is given: another tracker's issue, 
     readIssue: async (issue) => {
       asked.push(issue);
       const body = '## Acceptance criteria\n\n- [ ] greet() answers "hello" from the other tracker\n  on every day\n';
-      return { number: issue, title: 'Greeting', body, criteria: [{ index: 1, text: 'greet() answers "hello" from the other tracker', checked: false }] };
+      return {
+        number: issue,
+        title: 'Greeting',
+        body,
+        criteria: [{ index: 1, text: 'greet() answers "hello" from the other tracker', checked: false }],
+      };
     },
     comment: async () => {},
     tickCriterion: async () => {},

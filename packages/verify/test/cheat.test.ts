@@ -39,7 +39,12 @@ function write(repo: string, path: string, text: string): void {
   writeFileSync(join(repo, path), text);
 }
 
-function truth(repo: string, red: string | null, phase: Phase = 'green', more: { testCmd?: string; base?: string; step?: string; files?: string[] } = {}) {
+function truth(
+  repo: string,
+  red: string | null,
+  phase: Phase = 'green',
+  more: { testCmd?: string; base?: string; step?: string; files?: string[] } = {},
+) {
   return checkGroundTruth({
     phase,
     repo,
@@ -57,7 +62,15 @@ async function recordRed(repo: string, red: string): Promise<void> {
   const redTruth = await truth(repo, red, 'red');
   assert.ok(redTruth.ok, redTruth.reason);
   const context = { issue: 3, step: STEP, skillCommit: null };
-  const fields = { phase: 'red', verdict: 'PASS', reason: 'ok', code: 0, commit: red, tests: ['test/step.test.js'], counts: redTruth.counts ?? null };
+  const fields = {
+    phase: 'red',
+    verdict: 'PASS',
+    reason: 'ok',
+    code: 0,
+    commit: red,
+    tests: ['test/step.test.js'],
+    counts: redTruth.counts ?? null,
+  };
   appendEvent(join(repo, '.tdd', 'events.jsonl'), createEvent('verdict', fields as never, context));
 }
 
@@ -72,91 +85,157 @@ moves('an honest green passes, its counts read; the same green in a revision aft
   assert.equal(honest, { ok: true, reason: 'the suite passes', counts: { ran: 2, skipped: 0 } });
 });
 
-moves("the test command never runs the step's file: the canary's REJECT names it, and what could explain it", async () => {
-  const { repo, red } = redProject();
-  write(repo, 'src/slug.js', HONEST);
-  const result = await truth(repo, red, 'green', { testCmd: 'node --test test/smoke.test.js' });
-  assert.equal(result, {
-    ok: false,
-    reason: 'ground truth: the suite passes with a canary that must fail added to test/step.test.js, so the test command does not run it; what the green changed that could explain it: src/slug.js',
-  });
-});
+moves(
+  "the test command never runs the step's file: the canary's REJECT names it, and what could explain it",
+  async () => {
+    const { repo, red } = redProject();
+    write(repo, 'src/slug.js', HONEST);
+    const result = await truth(repo, red, 'green', { testCmd: 'node --test test/smoke.test.js' });
+    assert.equal(result, {
+      ok: false,
+      reason:
+        'ground truth: the suite passes with a canary that must fail added to test/step.test.js, so the test command does not run it; what the green changed that could explain it: src/slug.js',
+    });
+  },
+);
 
-moves('a list of test files the runner reads, trimmed: no diff rule knows the file, the canary refuses it', async () => {
-  const runner = "import { run } from 'node:test';\nimport { tap } from 'node:test/reporters';\nimport { readFileSync } from 'node:fs';\n";
-  const { repo, red } = redProject({
-    'suite.json': '["test/smoke.test.js", "test/step.test.js"]\n',
-    'test/run.mjs': `${runner}const files = JSON.parse(readFileSync('suite.json', 'utf8'));\nrun({ files }).on('test:fail', () => { process.exitCode = 1; }).compose(tap).pipe(process.stdout);\n`,
-  });
-  write(repo, 'suite.json', '["test/smoke.test.js"]\n');
-  const result = await truth(repo, red, 'green', { testCmd: 'node test/run.mjs' });
-  assert.is(result.ok, false);
-  assert.match(
-    result.reason,
-    /^ground truth: the suite passes with a canary that must fail added to test\/step\.test\.js, so the test command does not run it; what the green changed that could explain it: suite\.json$/,
-  );
-});
+moves(
+  'a list of test files the runner reads, trimmed: no diff rule knows the file, the canary refuses it',
+  async () => {
+    const runner =
+      "import { run } from 'node:test';\nimport { tap } from 'node:test/reporters';\nimport { readFileSync } from 'node:fs';\n";
+    const { repo, red } = redProject({
+      'suite.json': '["test/smoke.test.js", "test/step.test.js"]\n',
+      'test/run.mjs': `${runner}const files = JSON.parse(readFileSync('suite.json', 'utf8'));\nrun({ files }).on('test:fail', () => { process.exitCode = 1; }).compose(tap).pipe(process.stdout);\n`,
+    });
+    write(repo, 'suite.json', '["test/smoke.test.js"]\n');
+    const result = await truth(repo, red, 'green', { testCmd: 'node test/run.mjs' });
+    assert.is(result.ok, false);
+    assert.match(
+      result.reason,
+      /^ground truth: the suite passes with a canary that must fail added to test\/step\.test\.js, so the test command does not run it; what the green changed that could explain it: suite\.json$/,
+    );
+  },
+);
 
-moves("package.json's test script narrowed (the test command is `npm test`): refused before any run, and by the canary", async () => {
-  const { repo, red } = redProject();
-  const pkg = { name: 'slug', private: true, type: 'module', scripts: { test: 'node --test test/smoke.test.js', build: 'true' } };
-  write(repo, 'package.json', `${JSON.stringify(pkg, null, 2)}\n`);
-  const result = await truth(repo, red, 'green', { testCmd: 'npm test' });
-  assert.equal(result.ok, false);
-  assert.match(result.reason, /^ground truth: package\.json's test script or runner settings changed: that can make fewer tests run/);
-  // A step whose ledger line names the file may change it: then the canary still finds the step's file not run.
-  const named = await truth(repo, red, 'green', { testCmd: 'npm test', step: 'Run only the smoke test from package.json' });
-  assert.match(named.reason, /^ground truth: the suite passes with a canary that must fail added to test\/step\.test\.js/);
-  // Another script of package.json (a build) is no test script: changing it is no move.
-  write(repo, 'package.json', `${JSON.stringify({ ...pkg, scripts: { test: 'node --test test/', build: 'tsc' } }, null, 2)}\n`);
-  write(repo, 'src/slug.js', HONEST);
-  assert.equal((await truth(repo, red, 'green', { testCmd: 'npm test' })).ok, true);
-});
+moves(
+  "package.json's test script narrowed (the test command is `npm test`): refused before any run, and by the canary",
+  async () => {
+    const { repo, red } = redProject();
+    const pkg = {
+      name: 'slug',
+      private: true,
+      type: 'module',
+      scripts: { test: 'node --test test/smoke.test.js', build: 'true' },
+    };
+    write(repo, 'package.json', `${JSON.stringify(pkg, null, 2)}\n`);
+    const result = await truth(repo, red, 'green', { testCmd: 'npm test' });
+    assert.equal(result.ok, false);
+    assert.match(
+      result.reason,
+      /^ground truth: package\.json's test script or runner settings changed: that can make fewer tests run/,
+    );
+    // A step whose ledger line names the file may change it: then the canary still finds the step's file not run.
+    const named = await truth(repo, red, 'green', {
+      testCmd: 'npm test',
+      step: 'Run only the smoke test from package.json',
+    });
+    assert.match(
+      named.reason,
+      /^ground truth: the suite passes with a canary that must fail added to test\/step\.test\.js/,
+    );
+    // Another script of package.json (a build) is no test script: changing it is no move.
+    write(
+      repo,
+      'package.json',
+      `${JSON.stringify({ ...pkg, scripts: { test: 'node --test test/', build: 'tsc' } }, null, 2)}\n`,
+    );
+    write(repo, 'src/slug.js', HONEST);
+    assert.equal((await truth(repo, red, 'green', { testCmd: 'npm test' })).ok, true);
+  },
+);
 
-moves('a skip or focus marker, or a helper that asserts nothing, in any test file: refused with the marker named', async () => {
-  const { repo, red } = redProject({ 'test/helpers.js': 'import assert from "node:assert/strict";\nexport const same = (a, b) => assert.equal(a, b);\n' });
-  write(repo, 'test/smoke.test.js', `${HEAD}test.only('the only one', () => {});\n`);
-  const only = await truth(repo, red);
-  assert.is(only.reason, `ground truth: the step's tests changed since their red commit ${red}: test/smoke.test.js (test/smoke.test.js:3 adds the marker \`test.only\`)`);
-  git(repo, 'checkout', '-q', '--', 'test/smoke.test.js');
-  write(repo, 'test/helpers.js', 'export const same = () => {};\n');
-  assert.is((await truth(repo, red)).reason, `ground truth: the step's tests changed since their red commit ${red}: test/helpers.js`);
-  git(repo, 'checkout', '-q', '--', 'test/helpers.js');
-  // A test file the green adds (a setup, a fixture) is refused as well.
-  write(repo, 'test/zz-setup.test.js', `${HEAD}test.skip('later', () => {});\n`);
-  assert.match((await truth(repo, red)).reason, /test\/zz-setup\.test\.js \(test\/zz-setup\.test\.js:3 adds the marker `test\.skip`\)$/);
-});
+moves(
+  'a skip or focus marker, or a helper that asserts nothing, in any test file: refused with the marker named',
+  async () => {
+    const { repo, red } = redProject({
+      'test/helpers.js':
+        'import assert from "node:assert/strict";\nexport const same = (a, b) => assert.equal(a, b);\n',
+    });
+    write(repo, 'test/smoke.test.js', `${HEAD}test.only('the only one', () => {});\n`);
+    const only = await truth(repo, red);
+    assert.is(
+      only.reason,
+      `ground truth: the step's tests changed since their red commit ${red}: test/smoke.test.js (test/smoke.test.js:3 adds the marker \`test.only\`)`,
+    );
+    git(repo, 'checkout', '-q', '--', 'test/smoke.test.js');
+    write(repo, 'test/helpers.js', 'export const same = () => {};\n');
+    assert.is(
+      (await truth(repo, red)).reason,
+      `ground truth: the step's tests changed since their red commit ${red}: test/helpers.js`,
+    );
+    git(repo, 'checkout', '-q', '--', 'test/helpers.js');
+    // A test file the green adds (a setup, a fixture) is refused as well.
+    write(repo, 'test/zz-setup.test.js', `${HEAD}test.skip('later', () => {});\n`);
+    assert.match(
+      (await truth(repo, red)).reason,
+      /test\/zz-setup\.test\.js \(test\/zz-setup\.test\.js:3 adds the marker `test\.skip`\)$/,
+    );
+  },
+);
 
-moves('code outside the tests that adds a marker or takes hold of the test framework: refused, file and line named', async () => {
-  const { repo, red } = redProject();
-  write(repo, 'src/slug.js', "import assert from 'node:assert/strict';\nassert.equal = () => {};\nexport function slugify(t) {\n  return t;\n}\n");
-  assert.is(
-    (await truth(repo, red)).reason,
-    'ground truth: src/slug.js:2 takes hold of the test framework (`assert.equal =`): that can make fewer tests run or assert nothing; a step whose ledger line names the file may change it',
-  );
-  write(repo, 'src/slug.js', "import { describe } from 'node:test';\nexport const slugify = (t) => t;\n");
-  assert.match((await truth(repo, red)).reason, /^ground truth: src\/slug\.js:1 takes hold of the test framework \(`from 'node:test'`\)/);
-  write(repo, 'src/slug.js', 'export const slugify = (t) => t; // it.skip( later\n');
-  assert.match((await truth(repo, red)).reason, /^ground truth: src\/slug\.js:1 adds the marker `it\.skip`/);
-});
+moves(
+  'code outside the tests that adds a marker or takes hold of the test framework: refused, file and line named',
+  async () => {
+    const { repo, red } = redProject();
+    write(
+      repo,
+      'src/slug.js',
+      "import assert from 'node:assert/strict';\nassert.equal = () => {};\nexport function slugify(t) {\n  return t;\n}\n",
+    );
+    assert.is(
+      (await truth(repo, red)).reason,
+      'ground truth: src/slug.js:2 takes hold of the test framework (`assert.equal =`): that can make fewer tests run or assert nothing; a step whose ledger line names the file may change it',
+    );
+    write(repo, 'src/slug.js', "import { describe } from 'node:test';\nexport const slugify = (t) => t;\n");
+    assert.match(
+      (await truth(repo, red)).reason,
+      /^ground truth: src\/slug\.js:1 takes hold of the test framework \(`from 'node:test'`\)/,
+    );
+    write(repo, 'src/slug.js', 'export const slugify = (t) => t; // it.skip( later\n');
+    assert.match((await truth(repo, red)).reason, /^ground truth: src\/slug\.js:1 adds the marker `it\.skip`/);
+  },
+);
 
-moves('a helper module the tests take `test` from, made to skip: only the counts see it (node:test reports them)', async () => {
-  const harness = "import { test as nodeTest } from 'node:test';\nexport const test = nodeTest;\n";
-  const stepTest =
-    "import assert from 'node:assert/strict';\nimport { test } from '../src/harness.js';\nimport { slugify } from '../src/slug.js';\n\ntest('lowercases', () => assert.equal(slugify('Big'), 'big'));\n";
-  const { repo, red } = redProject({ 'src/harness.js': harness }, stepTest);
-  await recordRed(repo, red);
-  write(repo, 'src/harness.js', "import { test as nodeTest } from 'node:test';\nexport const test = nodeTest.skip;\n");
-  assert.is((await truth(repo, red)).reason, 'ground truth: fewer tests ran than at red: 2, now 1');
-});
+moves(
+  'a helper module the tests take `test` from, made to skip: only the counts see it (node:test reports them)',
+  async () => {
+    const harness = "import { test as nodeTest } from 'node:test';\nexport const test = nodeTest;\n";
+    const stepTest =
+      "import assert from 'node:assert/strict';\nimport { test } from '../src/harness.js';\nimport { slugify } from '../src/slug.js';\n\ntest('lowercases', () => assert.equal(slugify('Big'), 'big'));\n";
+    const { repo, red } = redProject({ 'src/harness.js': harness }, stepTest);
+    await recordRed(repo, red);
+    write(
+      repo,
+      'src/harness.js',
+      "import { test as nodeTest } from 'node:test';\nexport const test = nodeTest.skip;\n",
+    );
+    assert.is((await truth(repo, red)).reason, 'ground truth: fewer tests ran than at red: 2, now 1');
+  },
+);
 
 moves("leap.config.json is never the agents': a changed test command is refused in every phase", async () => {
   const { repo, red } = redProject({ 'leap.config.json': '{ "testCommand": "node --test test/" }\n' });
   write(repo, 'src/slug.js', HONEST);
   write(repo, 'leap.config.json', '{ "testCommand": "node --test test/smoke.test.js" }\n');
-  const expected = "ground truth: leap.config.json changed: the test command and the run's settings are the user's, never an agent's to change";
+  const expected =
+    "ground truth: leap.config.json changed: the test command and the run's settings are the user's, never an agent's to change";
   assert.is((await truth(repo, red)).reason, expected);
-  assert.is((await truth(repo, red, 'green', { step: 'Edit leap.config.json' })).reason, expected, 'not even when the ledger line names it');
+  assert.is(
+    (await truth(repo, red, 'green', { step: 'Edit leap.config.json' })).reason,
+    expected,
+    'not even when the ledger line names it',
+  );
   git(repo, 'commit', '-q', '-am', 'green');
   assert.is((await truth(repo, red, 'refactor', { base: red })).reason, expected);
   // A red that changes it is refused as well.
@@ -168,30 +247,41 @@ moves("leap.config.json is never the agents': a changed test command is refused 
   assert.is((await truth(repo, null, 'red', { files: ['test/step2.test.js'] })).reason, expected);
 });
 
-moves('refactor: the same moves since the base; a test file of a language without a canary is said, never passed silently', async () => {
-  const { repo, red } = redProject({ 'test/check.bats': '@test "x" { true; }\n' });
-  write(repo, 'src/slug.js', HONEST);
-  git(repo, 'commit', '-q', '-am', 'green');
-  const base = git(repo, 'rev-parse', 'HEAD').trim();
-  write(repo, 'package.json', `${JSON.stringify({ name: 'slug', private: true, type: 'module', scripts: { test: 'true' } }, null, 2)}\n`);
-  assert.match((await truth(repo, red, 'refactor', { base, testCmd: 'npm test' })).reason, /^ground truth: package\.json's test script/);
-  git(repo, 'checkout', '-q', '--', 'package.json');
-  const result = await checkGroundTruth({
-    phase: 'refactor',
-    repo,
-    stateDir: join(repo, '.tdd'),
-    testCmd: 'node --test test/',
-    tests: { files: ['test/step.test.js', 'test/check.bats'], source: 'red-verdict', redCommit: red },
-    base,
-    env: verifyEnv(),
-  });
-  assert.equal(result, {
-    ok: true,
-    reason: 'the suite passes and no test file changed since the base commit; no canary for the language of test/check.bats: that its tests ran is not proven',
-    counts: { ran: 2, skipped: 0 },
-    note: 'no canary for the language of test/check.bats: that its tests ran is not proven',
-  });
-  rmSync(join(repo, 'test', 'check.bats'));
-});
+moves(
+  'refactor: the same moves since the base; a test file of a language without a canary is said, never passed silently',
+  async () => {
+    const { repo, red } = redProject({ 'test/check.bats': '@test "x" { true; }\n' });
+    write(repo, 'src/slug.js', HONEST);
+    git(repo, 'commit', '-q', '-am', 'green');
+    const base = git(repo, 'rev-parse', 'HEAD').trim();
+    write(
+      repo,
+      'package.json',
+      `${JSON.stringify({ name: 'slug', private: true, type: 'module', scripts: { test: 'true' } }, null, 2)}\n`,
+    );
+    assert.match(
+      (await truth(repo, red, 'refactor', { base, testCmd: 'npm test' })).reason,
+      /^ground truth: package\.json's test script/,
+    );
+    git(repo, 'checkout', '-q', '--', 'package.json');
+    const result = await checkGroundTruth({
+      phase: 'refactor',
+      repo,
+      stateDir: join(repo, '.tdd'),
+      testCmd: 'node --test test/',
+      tests: { files: ['test/step.test.js', 'test/check.bats'], source: 'red-verdict', redCommit: red },
+      base,
+      env: verifyEnv(),
+    });
+    assert.equal(result, {
+      ok: true,
+      reason:
+        'the suite passes and no test file changed since the base commit; no canary for the language of test/check.bats: that its tests ran is not proven',
+      counts: { ran: 2, skipped: 0 },
+      note: 'no canary for the language of test/check.bats: that its tests ran is not proven',
+    });
+    rmSync(join(repo, 'test', 'check.bats'));
+  },
+);
 
 moves.run();

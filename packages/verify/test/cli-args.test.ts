@@ -6,15 +6,22 @@ import { lastValue, takeVerbatim } from '../src/cli-args.js';
 
 const take = suite('takeVerbatim');
 
-take("takes the named options' values verbatim, a value that looks like an option included, and leaves the rest", () => {
-  const { rest, values } = takeVerbatim(['--step', '-v flag', 'green', '--json', '--tests=a', '--tests', '--b', '--other', 'x'], ['step', 'tests'], 'U');
-  assert.equal(rest, ['green', '--json', '--other', 'x']);
-  assert.equal(values.get('step'), ['-v flag']);
-  assert.equal(values.get('tests'), ['a', '--b'], 'repeated: every value, in order');
-  assert.is(lastValue(values, 'tests'), '--b');
-  assert.is(lastValue(values, 'step'), '-v flag');
-  assert.is(lastValue(values, 'spec'), undefined);
-});
+take(
+  "takes the named options' values verbatim, a value that looks like an option included, and leaves the rest",
+  () => {
+    const { rest, values } = takeVerbatim(
+      ['--step', '-v flag', 'green', '--json', '--tests=a', '--tests', '--b', '--other', 'x'],
+      ['step', 'tests'],
+      'U',
+    );
+    assert.equal(rest, ['green', '--json', '--other', 'x']);
+    assert.equal(values.get('step'), ['-v flag']);
+    assert.equal(values.get('tests'), ['a', '--b'], 'repeated: every value, in order');
+    assert.is(lastValue(values, 'tests'), '--b');
+    assert.is(lastValue(values, 'step'), '-v flag');
+    assert.is(lastValue(values, 'spec'), undefined);
+  },
+);
 
 take('every hostile title passes as one value, byte for byte, in both spellings', () => {
   for (const title of hostileTitles(40, 7)) {

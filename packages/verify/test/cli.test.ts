@@ -47,7 +47,11 @@ const verifyCli = suite('leap-verify');
 verifyCli.after.each(cleanupTempDirs);
 
 verifyCli('prints the reason on stdout and exits 0 / 1 / 2; --json prints the verdict object', async () => {
-  const { repo, env } = setup([{ answer: { verdict: 'PASS', reason: 'fine' } }, { answer: { verdict: 'REJECT', reason: 'not the spec' } }, { answer: 'garbage' }]);
+  const { repo, env } = setup([
+    { answer: { verdict: 'PASS', reason: 'fine' } },
+    { answer: { verdict: 'REJECT', reason: 'not the spec' } },
+    { answer: 'garbage' },
+  ]);
   const pass = await runBin(verifyBin, ['--step', STEP, 'red'], { cwd: repo, env });
   assert.equal([pass.code, pass.stdout], [0, 'fine\n']);
   assert.match(pass.stderr, /leap-verify: ground truth: running VERI_TEST_CMD/);
@@ -94,7 +98,9 @@ verifyCli('prompt mode prints the prompt; titles are data, even ones starting wi
   const viaScript = await runCommand(scriptPath('build-verify-prompt.sh'), ['--step', STEP, 'red'], { cwd: repo, env });
   const direct = await runBin(verifyBin, ['prompt', '--step', STEP, 'red'], { cwd: repo, env });
   assert.equal([viaScript.code, viaScript.stdout], [0, direct.stdout]);
-  const json = JSON.parse((await runBin(verifyBin, ['prompt', '--json', '--step', STEP, 'red'], { cwd: repo, env })).stdout);
+  const json = JSON.parse(
+    (await runBin(verifyBin, ['prompt', '--json', '--step', STEP, 'red'], { cwd: repo, env })).stdout,
+  );
   assert.equal([json.prompt, json.tests, json.testsSource], [direct.stdout, ['test/greet.test.js'], 'red-commit']);
 });
 
@@ -107,7 +113,13 @@ verdictCli.after.each(cleanupTempDirs);
 
 verdictCli('passes the title as one argv element to leap-verify and exits with its code', async () => {
   const titles = hostileTitles(4, 23);
-  const { repo, script, env } = setup([...titles.map(() => ({ answer: { verdict: 'PASS', reason: 'ok' } })), { answer: { verdict: 'REJECT', reason: 'no' } }], titles);
+  const { repo, script, env } = setup(
+    [
+      ...titles.map(() => ({ answer: { verdict: 'PASS', reason: 'ok' } })),
+      { answer: { verdict: 'REJECT', reason: 'no' } },
+    ],
+    titles,
+  );
   for (const [i, title] of titles.entries()) {
     const ran = await runCommand(scriptPath('run-verdict.sh'), ['--step', title, 'red'], { cwd: repo, env });
     assert.equal([ran.code, ran.stdout], [0, 'ok\n'], ran.stderr);

@@ -52,7 +52,8 @@ family('a name the table does not know stands for itself, lower-cased; an alias 
   assert.is(vendorFamily('gptq-finetune'), 'gptq-finetune', 'gpt followed by a letter is another word');
   assert.is(vendorFamily('o3pro'), 'o3pro');
   assert.is(vendorFamily('phillips'), 'phillips');
-  for (const word of ['metadata', 'metal', 'ollama', 'bardic', 'grokking', 'commander']) assert.is(knownVendor(word), null, word);
+  for (const word of ['metadata', 'metal', 'ollama', 'bardic', 'grokking', 'commander'])
+    assert.is(knownVendor(word), null, word);
   assert.is(vendorFamily('gemma'), 'google');
 });
 

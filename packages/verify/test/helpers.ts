@@ -43,7 +43,10 @@ export function makeRedRepo(options: { title?: string; redMessage?: string } = {
   mkdirSync(join(repo, '.tdd', 'issues'), { recursive: true });
   writeFileSync(join(repo, '.tdd', 'issues', '3.md'), ISSUE);
   writeFileSync(join(repo, '.tdd', 'issue-3.md'), ledgerText(options.title));
-  writeFileSync(join(repo, 'test', 'greet.test.js'), 'import { greet } from "../src/greet.js";\nif (greet() !== "hello") process.exit(1);\n');
+  writeFileSync(
+    join(repo, 'test', 'greet.test.js'),
+    'import { greet } from "../src/greet.js";\nif (greet() !== "hello") process.exit(1);\n',
+  );
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', options.redMessage ?? 'red: greet returns hello');
   return repo;
@@ -58,7 +61,15 @@ export function makeGreen(repo: string, message = 'green: greet returns hello'):
 /** The environment of a verifier launch in `repo`. */
 export function verifyEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['VERI_STATE_DIR', 'VERI_STEP', 'VERI_AGENTS', 'VERI_VERIFY_AGENT', 'VERI_TIMEOUT', 'VERI_SKILL_COMMIT']) delete env[name];
+  for (const name of [
+    'VERI_STATE_DIR',
+    'VERI_STEP',
+    'VERI_AGENTS',
+    'VERI_VERIFY_AGENT',
+    'VERI_TIMEOUT',
+    'VERI_SKILL_COMMIT',
+  ])
+    delete env[name];
   return { ...env, VERI_ISSUE: '3', VERI_TEST_CMD: TEST_CMD, VERI_KILL_AFTER: '0.2', ...extra };
 }
 
@@ -78,5 +89,9 @@ export function writeAgents(agents: Record<string, unknown>, dir = makeTempDir()
 
 /** A command agent (bash) that reads its prompt and prints `answer` after `sleep` seconds. */
 export function bashAgent(family: string, answer: string, sleep = 0): Record<string, unknown> {
-  return { plugin: 'command', family, command: ['bash', '-c', `cat > /dev/null; sleep ${sleep}; printf '%s' "$0"`, answer] };
+  return {
+    plugin: 'command',
+    family,
+    command: ['bash', '-c', `cat > /dev/null; sleep ${sleep}; printf '%s' "$0"`, answer],
+  };
 }

@@ -29,7 +29,10 @@ const fields = suite('conveneJury eventFields');
 fields.after.each(cleanupTempDirs);
 
 fields("every review event, each seat's and the jury's, carries the slice and ball it judges", async () => {
-  const { repo, env } = twoPassingSeats({ 'src/a.js': 'export const a = 1;\n', 'test/a.test.js': 'process.exit(0);\n' });
+  const { repo, env } = twoPassingSeats({
+    'src/a.js': 'export const a = 1;\n',
+    'test/a.test.js': 'process.exit(0);\n',
+  });
   const result = await conveneJury({
     builderFamily: 'anthropic',
     reviewers: ['r-f1', 'r-f2'],
@@ -47,7 +50,10 @@ fields("every review event, each seat's and the jury's, carries the slice and ba
     .filter((e) => e.event === 'review');
   assert.is(reviews.length, 3, 'two seats and the jury');
   for (const review of reviews) assert.equal([review.slice, review.ball], ['split-parser', 'lexer']);
-  assert.equal(result.seats.map((s) => s.leaf).sort(), ['review-' + result.candidate.slice(0, 8) + '-f1', 'review-' + result.candidate.slice(0, 8) + '-f2']);
+  assert.equal(result.seats.map((s) => s.leaf).sort(), [
+    'review-' + result.candidate.slice(0, 8) + '-f1',
+    'review-' + result.candidate.slice(0, 8) + '-f2',
+  ]);
 });
 
 fields("leafKey names the seats review-KEY-FAMILY, as CONTRACT section 4 names a LEAP ball's reviewers", async () => {

@@ -23,7 +23,11 @@ import type { AgentLeafResult, CandidateFile } from '../src/index.js';
 import { RAW_TAIL_CHARS } from '../src/jury/judge-review.js';
 import { LENSES, TIER_SENTENCES, tierHeader } from '../src/jury/juror-prompt.js';
 
-const file = (path: string, text: string, kind: CandidateFile['kind'] = 'file'): CandidateFile => ({ path, bytes: Buffer.from(text), kind });
+const file = (path: string, text: string, kind: CandidateFile['kind'] = 'file'): CandidateFile => ({
+  path,
+  bytes: Buffer.from(text),
+  kind,
+});
 
 const read = suite('readCandidate');
 read.after.each(cleanupTempDirs);
@@ -33,10 +37,16 @@ read('reads files and tests relative to the folder; refuses paths outside, twice
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'src', 'a.js'), 'a');
   writeFileSync(join(dir, 'a.test.js'), 't');
-  assert.equal(readCandidate(dir, ['./src/a.js'], ['a.test.js']), [file('src/a.js', 'a'), file('a.test.js', 't', 'test')]);
+  assert.equal(readCandidate(dir, ['./src/a.js'], ['a.test.js']), [
+    file('src/a.js', 'a'),
+    file('a.test.js', 't', 'test'),
+  ]);
   assert.throws(() => readCandidate(dir, ['../x'], []), /Expected a candidate file inside .*, got "\.\.\/x"/);
   assert.throws(() => readCandidate(dir, ['/etc/passwd'], []), /Expected a candidate file inside/);
-  assert.throws(() => readCandidate(dir, ['src/a.js'], ['src/../src/a.js']), /candidate file "src\/a\.js" is named twice/);
+  assert.throws(
+    () => readCandidate(dir, ['src/a.js'], ['src/../src/a.js']),
+    /candidate file "src\/a\.js" is named twice/,
+  );
   assert.throws(() => readCandidate(dir, ['nope.js'], []), /cannot read candidate file "nope\.js": ENOENT/);
   assert.throws(() => readCandidate(dir, [], ['a.test.js']), /at least one candidate FILE/);
 });
@@ -54,7 +64,11 @@ hash('sha256 over paths and bytes, independent of order, sensitive to any byte o
   assert.is(candidateHash([...a].reverse()), h);
   assert.is.not(candidateHash([file('b.js', 'B'), file('a.js', 'a')]), h);
   assert.is.not(candidateHash([file('b.js', 'B'), file('c.js', 'A')]), h);
-  assert.is.not(candidateHash([file('ab', ''), file('c', '')]), candidateHash([file('a', 'b'), file('c', '')]), 'boundaries are unambiguous');
+  assert.is.not(
+    candidateHash([file('ab', ''), file('c', '')]),
+    candidateHash([file('a', 'b'), file('c', '')]),
+    'boundaries are unambiguous',
+  );
 });
 
 hash.run();
@@ -64,32 +78,69 @@ hash.run();
 const envelope = suite('buildEnvelope');
 
 envelope('whole files, tests, one-line intent, criteria and the candidate hash', () => {
-  const text = buildEnvelope({ candidate: 'abc', intent: ' greet says hello ', criteria: 'greet() is "hello"', files: [file('src/a.js', 'code ```x```'), file('a.test.js', 'test', 'test')] }, {});
+  const text = buildEnvelope(
+    {
+      candidate: 'abc',
+      intent: ' greet says hello ',
+      criteria: 'greet() is "hello"',
+      files: [file('src/a.js', 'code ```x```'), file('a.test.js', 'test', 'test')],
+    },
+    {},
+  );
   assert.ok(
     text.startsWith(
       'ENVELOPE candidate sha256:abc\n\nINTENT: greet says hello\n\nPASS CRITERIA:\ngreet() is "hello"\n\nFILES (whole current content):\n=== src/a.js ===\n````\ncode ```x```\n````\n\nTESTS:\n=== a.test.js ===\n```\ntest\n```',
     ),
     text,
   );
-  assert.match(buildEnvelope({ candidate: 'abc', intent: 'i', criteria: 'c', files: [file('a', '')] }, {}), /TESTS:\n\(none\)/);
+  assert.match(
+    buildEnvelope({ candidate: 'abc', intent: 'i', criteria: 'c', files: [file('a', '')] }, {}),
+    /TESTS:\n\(none\)/,
+  );
 });
 
 envelope('an intent of more than one line, or empty criteria, is refused', () => {
-  assert.throws(() => buildEnvelope({ candidate: 'c', intent: 'one\ntwo', criteria: 'c', files: [] }, {}), /intent as one non-empty line, got "one\\ntwo"/);
-  assert.throws(() => buildEnvelope({ candidate: 'c', intent: 'one', criteria: ' ', files: [] }, {}), /non-empty pass criteria/);
+  assert.throws(
+    () => buildEnvelope({ candidate: 'c', intent: 'one\ntwo', criteria: 'c', files: [] }, {}),
+    /intent as one non-empty line, got "one\\ntwo"/,
+  );
+  assert.throws(
+    () => buildEnvelope({ candidate: 'c', intent: 'one', criteria: ' ', files: [] }, {}),
+    /non-empty pass criteria/,
+  );
 });
 
 envelope("fails loudly when the builder's name, a model id or an author appears anywhere", () => {
-  const input = { candidate: 'c', intent: 'add greet', criteria: 'works', files: [file('src/a.js', '// written by Jane Doe <jane@example.com>\n'), file('claude-opus-4.notes', 'x', 'test')] };
+  const input = {
+    candidate: 'c',
+    intent: 'add greet',
+    criteria: 'works',
+    files: [file('src/a.js', '// written by Jane Doe <jane@example.com>\n'), file('claude-opus-4.notes', 'x', 'test')],
+  };
   assert.throws(
     () => buildEnvelope(input, { authors: ['jane@example.com'] }),
-    (e: Error) => e instanceof EnvelopeLeakError && /the author "jane@example\.com" appears in file src\/a\.js/.test(e.message),
+    (e: Error) =>
+      e instanceof EnvelopeLeakError && /the author "jane@example\.com" appears in file src\/a\.js/.test(e.message),
   );
   assert.throws(() => buildEnvelope(input, { authors: ['JANE DOE'] }), /author "JANE DOE" appears in file src\/a\.js/);
-  assert.throws(() => buildEnvelope(input, { modelIds: ['claude-opus-4'] }), /model id "claude-opus-4" appears in test claude-opus-4\.notes/);
-  assert.throws(() => buildEnvelope({ ...input, intent: 'builder-bot adds greet' }, { builderName: 'Builder-Bot' }), /builder name "Builder-Bot" appears in the intent/);
-  assert.throws(() => buildEnvelope({ ...input, criteria: 'as builder-bot said' }, { builderName: 'builder-bot' }), /appears in the pass criteria/);
-  assert.ok(buildEnvelope(input, { authors: ['J', ' ', 'someone else'], modelIds: ['gpt-5'], builderName: 'x' }).includes('Jane Doe'), 'unrelated and too-short aliases do not block');
+  assert.throws(
+    () => buildEnvelope(input, { modelIds: ['claude-opus-4'] }),
+    /model id "claude-opus-4" appears in test claude-opus-4\.notes/,
+  );
+  assert.throws(
+    () => buildEnvelope({ ...input, intent: 'builder-bot adds greet' }, { builderName: 'Builder-Bot' }),
+    /builder name "Builder-Bot" appears in the intent/,
+  );
+  assert.throws(
+    () => buildEnvelope({ ...input, criteria: 'as builder-bot said' }, { builderName: 'builder-bot' }),
+    /appears in the pass criteria/,
+  );
+  assert.ok(
+    buildEnvelope(input, { authors: ['J', ' ', 'someone else'], modelIds: ['gpt-5'], builderName: 'x' }).includes(
+      'Jane Doe',
+    ),
+    'unrelated and too-short aliases do not block',
+  );
 });
 
 envelope.run();
@@ -99,17 +150,38 @@ envelope.run();
 const leaks = suite('checkEnvelopeLeaks');
 
 leaks('names the envelope when the alias is only in the assembled text', () => {
-  assert.throws(() => checkEnvelopeLeaks('ENVELOPE sha256:abc', { candidate: 'abc', intent: 'i', criteria: 'c', files: [] }, { modelIds: ['sha256:abc'] }), /appears in the envelope/);
+  assert.throws(
+    () =>
+      checkEnvelopeLeaks(
+        'ENVELOPE sha256:abc',
+        { candidate: 'abc', intent: 'i', criteria: 'c', files: [] },
+        { modelIds: ['sha256:abc'] },
+      ),
+    /appears in the envelope/,
+  );
 });
 
 leaks("a session id of the builder's chat is a leak wherever it appears: chat history riding along", () => {
-  const transcript = Buffer.from('// from session 7f3c-9a21-b0de: "let me fix the greeting"\nexport const greet = () => "hello";\n');
-  const input = { candidate: 'abc', intent: 'i', criteria: 'c', files: [{ path: 'src/greet.js', kind: 'file' as const, bytes: transcript }] };
+  const transcript = Buffer.from(
+    '// from session 7f3c-9a21-b0de: "let me fix the greeting"\nexport const greet = () => "hello";\n',
+  );
+  const input = {
+    candidate: 'abc',
+    intent: 'i',
+    criteria: 'c',
+    files: [{ path: 'src/greet.js', kind: 'file' as const, bytes: transcript }],
+  };
   assert.throws(
     () => buildEnvelope(input, { sessionIds: ['7F3C-9A21-B0DE'] }),
-    (e: unknown) => e instanceof EnvelopeLeakError && e.message === 'the envelope would not be blind: the session id "7F3C-9A21-B0DE" appears in file src/greet.js; remove it before review',
+    (e: unknown) =>
+      e instanceof EnvelopeLeakError &&
+      e.message ===
+        'the envelope would not be blind: the session id "7F3C-9A21-B0DE" appears in file src/greet.js; remove it before review',
   );
-  assert.ok(buildEnvelope(input, { sessionIds: ['another-session'] }).includes('from session 7f3c'), "another session's id is no leak");
+  assert.ok(
+    buildEnvelope(input, { sessionIds: ['another-session'] }).includes('from session 7f3c'),
+    "another session's id is no leak",
+  );
 });
 
 leaks.run();
@@ -151,7 +223,11 @@ prompt('header, lens preamble, envelope and footer, in that order, byte for byte
       '',
     ].join('\n'),
   );
-  assert.is(renderJurorPrompt('defect', 'E'), renderJurorPrompt('defect', 'E\n'), 'an envelope without a final newline is laid out the same');
+  assert.is(
+    renderJurorPrompt('defect', 'E'),
+    renderJurorPrompt('defect', 'E\n'),
+    'an envelope without a final newline is laid out the same',
+  );
 });
 
 prompt("every lens: its tier's header first, its preamble, and the exact footer with the literal lens last", () => {
@@ -176,7 +252,10 @@ prompt('the footer has no placeholder and nothing the tribunal did not write', (
 
 prompt('a lens outside the table is a generalist seat; its id is copied verbatim, `$` included', () => {
   const text = renderJurorPrompt('x$&y', 'E');
-  assert.ok(text.startsWith(`${headerWith('precise findings, no invented context.')}\n\nLENS: X$&Y. Blind juror.\n\nE\n\n`), text);
+  assert.ok(
+    text.startsWith(`${headerWith('precise findings, no invented context.')}\n\nLENS: X$&Y. Blind juror.\n\nE\n\n`),
+    text,
+  );
   assert.ok(text.endsWith(`${FOOTER.replace('<your lens>', () => 'x$&y')}\n`));
 });
 
@@ -189,7 +268,10 @@ prompt('the tables: eight lenses, preambles derived from them, one sentence per 
     operator_safety: 'think as the human who runs this on their own machine.',
     generalist: 'precise findings, no invented context.',
   });
-  assert.is(tierHeader('deep_state'), headerWith('trace every state change across the whole workflow before you judge.'));
+  assert.is(
+    tierHeader('deep_state'),
+    headerWith('trace every state change across the whole workflow before you judge.'),
+  );
 });
 
 prompt.run();
@@ -211,11 +293,21 @@ const leafWith = (text: string | null, extra: Partial<AgentLeafResult> = {}): Ag
   usage: null,
   ...extra,
 });
-const answer = (fields: Record<string, unknown>) => JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'checked greet', ...fields });
+const answer = (fields: Record<string, unknown>) =>
+  JSON.stringify({ verdict: 'pass', lens: 'defect', findings: [], reasoning: 'checked greet', ...fields });
 
 judge('a clean pass is 1; a pass with only minor and info findings too', async () => {
-  assert.equal(judgeReview(leafWith(answer({})), 'defect'), { verdict: 'pass', value: 1, findings: [], reasoning: 'checked greet', note: 'pass (no findings)' });
-  const withMinor = judgeReview(leafWith(`Here you go:\n\`\`\`json\n${answer({ findings: ['[minor] a.js:1 name', '[info] a.js:2 ok'] })}\n\`\`\``), 'defect');
+  assert.equal(judgeReview(leafWith(answer({})), 'defect'), {
+    verdict: 'pass',
+    value: 1,
+    findings: [],
+    reasoning: 'checked greet',
+    note: 'pass (no findings)',
+  });
+  const withMinor = judgeReview(
+    leafWith(`Here you go:\n\`\`\`json\n${answer({ findings: ['[minor] a.js:1 name', '[info] a.js:2 ok'] })}\n\`\`\``),
+    'defect',
+  );
   assert.equal(
     [withMinor.value, withMinor.findings],
     [
@@ -229,29 +321,42 @@ judge('a clean pass is 1; a pass with only minor and info findings too', async (
 });
 
 judge('a refuse is -1 with its findings', async () => {
-  const refused = judgeReview(leafWith(answer({ verdict: 'refuse', findings: ['[major] a.js:3 off by one'] })), 'defect');
-  assert.equal([refused.verdict, refused.value, refused.note, refused.findings], ['refuse', -1, 'refused', [{ severity: 'major', message: 'a.js:3 off by one' }]]);
+  const refused = judgeReview(
+    leafWith(answer({ verdict: 'refuse', findings: ['[major] a.js:3 off by one'] })),
+    'defect',
+  );
+  assert.equal(
+    [refused.verdict, refused.value, refused.note, refused.findings],
+    ['refuse', -1, 'refused', [{ severity: 'major', message: 'a.js:3 off by one' }]],
+  );
 });
 
-judge("fail closed: garbage, a schema miss, another lens, or a pass listing a blocker is -1, with the answer's raw tail", async () => {
-  const cases: Array<[string, RegExp]> = [
-    ['LGTM!', /^answered garbage: no JSON object with a "verdict"$/],
-    [answer({ verdict: 'PASS' }), /answered badly: .*\/verdict must be equal to one of the allowed values/],
-    [answer({ findings: ['no severity'] }), /answered badly: .*must match pattern/],
-    [answer({ extra: true }), /answered badly: .*must NOT have additional properties/],
-    [answer({ lens: 'proportion' }), /^answered for lens "proportion", seated for "defect"$/],
-    [answer({ findings: ['[blocker] a.js:1 crash'] }), /^a pass that lists a \[blocker\] finding is not a pass$/],
-    [answer({ findings: ['[info] ok', '[major] a.js:1 leak'] }), /lists a \[major\] finding/],
-  ];
-  for (const [text, note] of cases) {
-    const verdict = judgeReview(leafWith(text), 'defect');
-    assert.is(verdict.value, -1, text);
-    assert.is(verdict.verdict, 'refuse');
-    assert.match(verdict.note, note);
-    assert.is(verdict.rawTail, text, 'the whole answer, when it is short');
-  }
-  assert.is(judgeReview(leafWith(answer({ lens: 'proportion' })), 'defect').reasoning, 'checked greet', 'a wrong lens keeps its reasoning');
-});
+judge(
+  "fail closed: garbage, a schema miss, another lens, or a pass listing a blocker is -1, with the answer's raw tail",
+  async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['LGTM!', /^answered garbage: no JSON object with a "verdict"$/],
+      [answer({ verdict: 'PASS' }), /answered badly: .*\/verdict must be equal to one of the allowed values/],
+      [answer({ findings: ['no severity'] }), /answered badly: .*must match pattern/],
+      [answer({ extra: true }), /answered badly: .*must NOT have additional properties/],
+      [answer({ lens: 'proportion' }), /^answered for lens "proportion", seated for "defect"$/],
+      [answer({ findings: ['[blocker] a.js:1 crash'] }), /^a pass that lists a \[blocker\] finding is not a pass$/],
+      [answer({ findings: ['[info] ok', '[major] a.js:1 leak'] }), /lists a \[major\] finding/],
+    ];
+    for (const [text, note] of cases) {
+      const verdict = judgeReview(leafWith(text), 'defect');
+      assert.is(verdict.value, -1, text);
+      assert.is(verdict.verdict, 'refuse');
+      assert.match(verdict.note, note);
+      assert.is(verdict.rawTail, text, 'the whole answer, when it is short');
+    }
+    assert.is(
+      judgeReview(leafWith(answer({ lens: 'proportion' })), 'defect').reasoning,
+      'checked greet',
+      'a wrong lens keeps its reasoning',
+    );
+  },
+);
 
 judge('the raw tail is the last RAW_TAIL_CHARS characters, on one line, quotes and newlines escaped', async () => {
   assert.is(RAW_TAIL_CHARS, 300);
@@ -272,7 +377,10 @@ judge('the raw tail never starts on half of a split surrogate pair', async () =>
 judge('a rejected structured answer leaves its own JSON as the raw tail, not the prose beside it', async () => {
   const json = { verdict: 'pass', lens: 'proportion', findings: [], reasoning: 'r' };
   const verdict = judgeReview(leafWith('prose', { answer: { text: 'prose', json } }), 'defect');
-  assert.equal([verdict.note, verdict.rawTail], ['answered for lens "proportion", seated for "defect"', JSON.stringify(json)]);
+  assert.equal(
+    [verdict.note, verdict.rawTail],
+    ['answered for lens "proportion", seated for "defect"', JSON.stringify(json)],
+  );
 });
 
 judge('a refuse, a pass and a silent seat carry no raw tail', async () => {
@@ -280,12 +388,20 @@ judge('a refuse, a pass and a silent seat carry no raw tail', async () => {
   assert.equal([pass.note, pass.rawTail], ['pass with 1 minor/info finding(s)', undefined]);
   const refused = judgeReview(leafWith(answer({ verdict: 'refuse' })), 'defect');
   assert.equal([refused.note, refused.rawTail], ['refused', undefined]);
-  const killed = judgeReview(leafWith(null, { stdout: 'half an answer', status: 'killed-timeout', code: 2, failure: 'killed after 600 s' }), 'defect');
+  const killed = judgeReview(
+    leafWith(null, { stdout: 'half an answer', status: 'killed-timeout', code: 2, failure: 'killed after 600 s' }),
+    'defect',
+  );
   assert.equal(killed, { verdict: 'none', value: 0, findings: [], note: 'never answered: killed after 600 s' });
 });
 
 judge('never answered is 0; structured json from the CLI is used', async () => {
-  assert.equal(judgeReview(leafWith(null, { code: 127, status: 'failed-start' }), 'defect'), { verdict: 'none', value: 0, findings: [], note: 'never answered: codex could not start' });
+  assert.equal(judgeReview(leafWith(null, { code: 127, status: 'failed-start' }), 'defect'), {
+    verdict: 'none',
+    value: 0,
+    findings: [],
+    note: 'never answered: codex could not start',
+  });
   assert.equal(judgeReview(leafWith(null, { failure: null }), 'defect').note, 'never answered: no answer');
   const structured = judgeReview(leafWith('', { answer: { text: 'prose', json: JSON.parse(answer({})) } }), 'defect');
   assert.is(structured.value, 1);
@@ -311,7 +427,12 @@ const seat = suite('seatReviewers');
 const agent = (name: string, family: string) => createCommandAgent({ name, command: ['true'], family });
 
 seat("refuses the builder's family (any case) and a second reviewer of a seated family", () => {
-  const seating = seatReviewers('Anthropic', [agent('claude', 'anthropic'), agent('codex', 'openai'), agent('codex2', 'openai'), agent('gemini', 'google')]);
+  const seating = seatReviewers('Anthropic', [
+    agent('claude', 'anthropic'),
+    agent('codex', 'openai'),
+    agent('codex2', 'openai'),
+    agent('gemini', 'google'),
+  ]);
   assert.equal(
     seating.seated.map((a) => a.name),
     ['codex', 'gemini'],
@@ -320,7 +441,10 @@ seat("refuses the builder's family (any case) and a second reviewer of a seated 
     { reviewer: 'claude', family: 'anthropic', reason: 'same family as the builder (Anthropic)' },
     { reviewer: 'codex2', family: 'openai', reason: 'family openai is already seated by codex' },
   ]);
-  assert.equal(seatReviewers('x', [agent('a', 'openai')], ['openai']).refused[0]?.reason, 'family openai is already seated by (an earlier seat)');
+  assert.equal(
+    seatReviewers('x', [agent('a', 'openai')], ['openai']).refused[0]?.reason,
+    'family openai is already seated by (an earlier seat)',
+  );
   assert.equal(seatReviewers('x', [agent('a', 'openai'), agent('b', 'google')], [], ['OpenAI']).refused, [
     { reviewer: 'a', family: 'openai', reason: 'same family as a builder whose work the candidate holds (openai)' },
   ]);
@@ -333,7 +457,13 @@ seat.run();
 const count = suite('combine');
 
 count('any refuse is -1; any silent seat or fewer than two is 0; else a unanimous 1', () => {
-  const s = (reviewer: string, value: -1 | 0 | 1, note = 'n') => ({ reviewer, value, note, findings: [], reasoning: 'checked a.js' });
+  const s = (reviewer: string, value: -1 | 0 | 1, note = 'n') => ({
+    reviewer,
+    value,
+    note,
+    findings: [],
+    reasoning: 'checked a.js',
+  });
   assert.is(combine([s('a', 1), s('b', -1, 'refused'), s('c', 0)]).value, -1);
   assert.is(combine([s('a', 1), s('b', -1, 'refused')]).reason, 'refuse: b (refused)');
   assert.equal(combine([s('a', 1), s('b', 0, 'never answered: x')]), { value: 0, reason: 'hold: b never answered: x' });
@@ -351,10 +481,19 @@ aliases.after.each(cleanupTempDirs);
 aliases("the configured identity and the last commit's author and committer; none outside a repository", async () => {
   const repo = makeGitRepo();
   git(repo, 'commit', '-q', '--allow-empty', '--author', 'Ada Author <ada@example.com>', '-m', 'x');
-  assert.equal((await gitAliases(repo)).sort(), ['Ada Author', 'Leap Test', 'ada@example.com', 'leap@test.invalid'].sort());
+  assert.equal(
+    (await gitAliases(repo)).sort(),
+    ['Ada Author', 'Leap Test', 'ada@example.com', 'leap@test.invalid'].sort(),
+  );
   const outside = makeTempDir();
-  const ident = /^(.*) <(.*)> /.exec(execFileSync('git', ['var', 'GIT_AUTHOR_IDENT'], { cwd: outside, encoding: 'utf8' }));
-  assert.equal(await gitAliases(outside), ident === null ? [] : [ident[1], ident[2]], 'outside a repository: the effective identity only');
+  const ident = /^(.*) <(.*)> /.exec(
+    execFileSync('git', ['var', 'GIT_AUTHOR_IDENT'], { cwd: outside, encoding: 'utf8' }),
+  );
+  assert.equal(
+    await gitAliases(outside),
+    ident === null ? [] : [ident[1], ident[2]],
+    'outside a repository: the effective identity only',
+  );
 });
 
 aliases.run();

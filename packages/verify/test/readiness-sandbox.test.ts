@@ -30,7 +30,11 @@ const HOSTILE_CHECK = hostileProbe({
 });
 
 function hostileAgent(repo: string): AgentPlugin {
-  return { ...createCodexAgent(), explainFailure: undefined, preflight: () => ({ command: process.execPath, args: ['-e', HOSTILE_CHECK, repo] }) };
+  return {
+    ...createCodexAgent(),
+    explainFailure: undefined,
+    preflight: () => ({ command: process.execPath, args: ['-e', HOSTILE_CHECK, repo] }),
+  };
 }
 
 // A home of its own with a key, and the repository in it, as a user's projects are (not under /tmp, which
@@ -61,58 +65,86 @@ function seenOf(failure: string): Record<string, string | null> {
 const checks = suite('readiness checks in the sandbox');
 checks.after.each(cleanupTempDirs);
 
-checks("a hostile readiness check in the leaf's sandbox writes nothing of the user's and reads no key, transcript or secret", async () => {
-  const { repo, stateDir, home, env } = setup();
-  const agent = hostileAgent(repo);
-  const spec = agentSandbox(agent, 'reader', repo, env, stateDir);
-  const ready = await checkAgentReady(agent, { role: 'reviewer', cwd: repo }, env, undefined, spec);
-  assert.is(ready.ready, false);
-  if (ready.ready) return;
-  assert.is(ready.code, 3);
-  assert.equal(seenOf(ready.failure), { home: 'EROFS', repo: 'EROFS', hook: 'EROFS', transcript: 'ENOENT', key: 'ENOENT', signal: 'ESRCH', secret: null }, ready.failure);
-  assert.not.ok(existsSync(join(home, 'planted.txt')));
-  assert.not.ok(existsSync(join(repo, 'planted.txt')));
-  assert.not.ok(existsSync(join(repo, '.git', 'hooks', 'pre-commit')));
-  assert.is(git(repo, 'status', '--porcelain').trim(), '?? .tdd/');
-});
+checks(
+  "a hostile readiness check in the leaf's sandbox writes nothing of the user's and reads no key, transcript or secret",
+  async () => {
+    const { repo, stateDir, home, env } = setup();
+    const agent = hostileAgent(repo);
+    const spec = agentSandbox(agent, 'reader', repo, env, stateDir);
+    const ready = await checkAgentReady(agent, { role: 'reviewer', cwd: repo }, env, undefined, spec);
+    assert.is(ready.ready, false);
+    if (ready.ready) return;
+    assert.is(ready.code, 3);
+    assert.equal(
+      seenOf(ready.failure),
+      {
+        home: 'EROFS',
+        repo: 'EROFS',
+        hook: 'EROFS',
+        transcript: 'ENOENT',
+        key: 'ENOENT',
+        signal: 'ESRCH',
+        secret: null,
+      },
+      ready.failure,
+    );
+    assert.not.ok(existsSync(join(home, 'planted.txt')));
+    assert.not.ok(existsSync(join(repo, 'planted.txt')));
+    assert.not.ok(existsSync(join(repo, '.git', 'hooks', 'pre-commit')));
+    assert.is(git(repo, 'status', '--porcelain').trim(), '?? .tdd/');
+  },
+);
 
 checks('the same check unsandboxed reaches all of it (what the sandbox takes away)', async () => {
   const { repo, home, env } = setup();
   const ready = await checkAgentReady(hostileAgent(repo), { role: 'reviewer', cwd: repo }, env);
   assert.is(ready.ready, false);
   if (ready.ready) return;
-  assert.equal(seenOf(ready.failure), { home: 'ok', repo: 'ok', hook: 'ok', transcript: TRANSCRIPT, key: KEY, signal: 'reachable', secret: SECRET });
+  assert.equal(seenOf(ready.failure), {
+    home: 'ok',
+    repo: 'ok',
+    hook: 'ok',
+    transcript: TRANSCRIPT,
+    key: KEY,
+    signal: 'reachable',
+    secret: SECRET,
+  });
   assert.is(readFileSync(join(home, 'planted.txt'), 'utf8'), 'mine\n');
 });
 
-checks("a sandboxed check still reaches its CLI's own folder and variables, and a missing command is said as outside", async () => {
-  const { repo, stateDir, env } = setup();
-  // The codex stand-in's login status reads CODEX_HOME (the plugin's own folder, read-write inside). Both
-  // live in the home folder, as a user's npm-installed CLI and its folder do (the sandbox's /tmp is its own).
-  const standIns = join(env.HOME as string, '.local', 'bin');
-  mkdirSync(standIns, { recursive: true });
-  const codexHome = join(env.HOME as string, '.codex');
-  mkdirSync(codexHome);
-  writeFileSync(join(codexHome, 'auth.json'), '{"OPENAI_API_KEY":"sk-standin"}\n');
-  writeFileSync(
-    join(standIns, 'codex'),
-    `#!/bin/sh\n[ "$1 $2" = "login status" ] || exit 9\nif [ -f "$CODEX_HOME/auth.json" ]; then echo "Logged in using an API key"; touch "$CODEX_HOME/checked"; exit 0; fi\necho "Not logged in" >&2; exit 1\n`,
-    { mode: 0o755 },
-  );
-  const codexEnv: NodeJS.ProcessEnv = { ...env, PATH: `${standIns}:${env.PATH ?? ''}`, CODEX_HOME: codexHome };
-  delete codexEnv.OPENAI_API_KEY;
-  delete codexEnv.CODEX_API_KEY;
-  const codex = createCodexAgent();
-  const spec = agentSandbox(codex, 'reader', repo, codexEnv, stateDir);
-  assert.equal(await checkAgentReady(codex, { role: 'reviewer', cwd: repo }, codexEnv, undefined, spec), { ready: true });
-  assert.ok(existsSync(join(codexHome, 'checked')), "the check wrote its CLI's own folder");
-  const gone = { ...createCodexAgent(), preflight: () => ({ command: 'leap-no-such-cli', args: [] }) };
-  assert.equal(await checkAgentReady(gone, { role: 'reviewer', cwd: repo }, env, undefined, spec), {
-    ready: false,
-    code: 127,
-    failureKind: 'missing',
-    failure: 'codex could not start: leap-no-such-cli was not found',
-  });
-});
+checks(
+  "a sandboxed check still reaches its CLI's own folder and variables, and a missing command is said as outside",
+  async () => {
+    const { repo, stateDir, env } = setup();
+    // The codex stand-in's login status reads CODEX_HOME (the plugin's own folder, read-write inside). Both
+    // live in the home folder, as a user's npm-installed CLI and its folder do (the sandbox's /tmp is its own).
+    const standIns = join(env.HOME as string, '.local', 'bin');
+    mkdirSync(standIns, { recursive: true });
+    const codexHome = join(env.HOME as string, '.codex');
+    mkdirSync(codexHome);
+    writeFileSync(join(codexHome, 'auth.json'), '{"OPENAI_API_KEY":"sk-standin"}\n');
+    writeFileSync(
+      join(standIns, 'codex'),
+      `#!/bin/sh\n[ "$1 $2" = "login status" ] || exit 9\nif [ -f "$CODEX_HOME/auth.json" ]; then echo "Logged in using an API key"; touch "$CODEX_HOME/checked"; exit 0; fi\necho "Not logged in" >&2; exit 1\n`,
+      { mode: 0o755 },
+    );
+    const codexEnv: NodeJS.ProcessEnv = { ...env, PATH: `${standIns}:${env.PATH ?? ''}`, CODEX_HOME: codexHome };
+    delete codexEnv.OPENAI_API_KEY;
+    delete codexEnv.CODEX_API_KEY;
+    const codex = createCodexAgent();
+    const spec = agentSandbox(codex, 'reader', repo, codexEnv, stateDir);
+    assert.equal(await checkAgentReady(codex, { role: 'reviewer', cwd: repo }, codexEnv, undefined, spec), {
+      ready: true,
+    });
+    assert.ok(existsSync(join(codexHome, 'checked')), "the check wrote its CLI's own folder");
+    const gone = { ...createCodexAgent(), preflight: () => ({ command: 'leap-no-such-cli', args: [] }) };
+    assert.equal(await checkAgentReady(gone, { role: 'reviewer', cwd: repo }, env, undefined, spec), {
+      ready: false,
+      code: 127,
+      failureKind: 'missing',
+      failure: 'codex could not start: leap-no-such-cli was not found',
+    });
+  },
+);
 
 checks.run();

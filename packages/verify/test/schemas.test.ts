@@ -15,10 +15,20 @@ drift('the schemas the build wrote are exactly what the zod schemas generate now
   }
 });
 
-drift('the validators the build wrote are exactly what ajv generates from those schemas now (npm run generate)', async () => {
-  const built = readFileSync(join(import.meta.dirname, '..', 'src', 'schemas', 'answer-validators.generated.ts'), 'utf8');
-  assert.fixture(built, await renderAnswerValidators(), 'answer-validators.generated.ts has drifted from the schemas');
-});
+drift(
+  'the validators the build wrote are exactly what ajv generates from those schemas now (npm run generate)',
+  async () => {
+    const built = readFileSync(
+      join(import.meta.dirname, '..', 'src', 'schemas', 'answer-validators.generated.ts'),
+      'utf8',
+    );
+    assert.fixture(
+      built,
+      await renderAnswerValidators(),
+      'answer-validators.generated.ts has drifted from the schemas',
+    );
+  },
+);
 
 drift.run();
 
@@ -41,15 +51,33 @@ const problem = suite('answerProblem');
 problem('null for a valid verdict; the first problem, naming the source, otherwise', () => {
   assert.is(answerProblem('verdict.schema.json', { verdict: 'PASS', reason: 'fine' }, 'x'), null);
   assert.is(answerProblem('verdict.schema.json', { verdict: 'REJECT', reason: 'no' }, 'x'), null);
-  const cases: unknown[] = [{ verdict: 'pass', reason: 'r' }, { verdict: 'PASS' }, { verdict: 'PASS', reason: '' }, { verdict: 'PASS', reason: 'r', extra: 1 }, 'PASS', null, []];
-  for (const data of cases) assert.match(String(answerProblem('verdict.schema.json', data, "claude's answer")), /^claude's answer: does not match https:\/\/leap\.dev\/schemas\/verdict\.schema\.json/);
+  const cases: unknown[] = [
+    { verdict: 'pass', reason: 'r' },
+    { verdict: 'PASS' },
+    { verdict: 'PASS', reason: '' },
+    { verdict: 'PASS', reason: 'r', extra: 1 },
+    'PASS',
+    null,
+    [],
+  ];
+  for (const data of cases)
+    assert.match(
+      String(answerProblem('verdict.schema.json', data, "claude's answer")),
+      /^claude's answer: does not match https:\/\/leap\.dev\/schemas\/verdict\.schema\.json/,
+    );
 });
 
 problem('juror verdicts: findings must carry a severity', () => {
   const ok = { verdict: 'pass', lens: 'defect', findings: ['[minor] a.js:1 naming'], reasoning: 'checked a.js' };
   assert.is(answerProblem('review.schema.json', ok, 'x'), null);
-  assert.match(String(answerProblem('review.schema.json', { ...ok, findings: ['a.js:1 no severity'] }, 'x')), /\/findings\/0 must match pattern/);
-  assert.match(String(answerProblem('review.schema.json', { ...ok, findings: [{ severity: 'minor' }] }, 'x')), /\/findings\/0 must be string/);
+  assert.match(
+    String(answerProblem('review.schema.json', { ...ok, findings: ['a.js:1 no severity'] }, 'x')),
+    /\/findings\/0 must match pattern/,
+  );
+  assert.match(
+    String(answerProblem('review.schema.json', { ...ok, findings: [{ severity: 'minor' }] }, 'x')),
+    /\/findings\/0 must be string/,
+  );
 });
 
 problem('agrees with ajv compiling the published schema at run time, answer by answer', async () => {
@@ -74,7 +102,8 @@ problem('agrees with ajv compiling the published schema at run time, answer by a
   ];
   for (const name of ['verdict.schema.json', 'review.schema.json'] as const) {
     const runtime = await compileJsonSchema(loadVerifySchema(name));
-    for (const answer of answers) assert.is(answerProblem(name, answer, 's') === null, runtime(answer), `${name}: ${JSON.stringify(answer)}`);
+    for (const answer of answers)
+      assert.is(answerProblem(name, answer, 's') === null, runtime(answer), `${name}: ${JSON.stringify(answer)}`);
   }
 });
 

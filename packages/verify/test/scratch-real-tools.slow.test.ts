@@ -28,11 +28,26 @@ for (const runner of RUNNERS) {
     const testCmd = makeProject(runner, repo);
     mkdirSync(join(repo, '.tdd'));
     const files = commitRed(runner, repo);
-    const tests = findStepTests({ phase: 'red', repo, step: 'subtracts', issue: 1, eventsFile: join(repo, '.tdd', 'events.jsonl') });
+    const tests = findStepTests({
+      phase: 'red',
+      repo,
+      step: 'subtracts',
+      issue: 1,
+      eventsFile: join(repo, '.tdd', 'events.jsonl'),
+    });
     assert.equal(tests.files, files);
     const env = verifyEnv({ HOME: home, VERI_TEST_CMD: testCmd });
     const suiteLog = join(base, 'suite.log');
-    const truth = await checkGroundTruth({ phase: 'red', repo, stateDir: join(repo, '.tdd'), testCmd, tests, env, sandbox: chooseSandbox('on', process.env), suiteLog });
+    const truth = await checkGroundTruth({
+      phase: 'red',
+      repo,
+      stateDir: join(repo, '.tdd'),
+      testCmd,
+      tests,
+      env,
+      sandbox: chooseSandbox('on', process.env),
+      suiteLog,
+    });
     assert.ok(truth.ok, `${truth.reason}\n${existsSync(suiteLog) ? readFileSync(suiteLog, 'utf8') : ''}`);
     assert.match(truth.reason, 'passes without them');
     assert.is(git(repo, 'status', '--porcelain'), '');

@@ -20,25 +20,31 @@ Module._load = function (request, parent, isMain) {
 process.on('exit', () => require('node:fs').writeFileSync(process.env.LEAP_STARTUP_SEEN, JSON.stringify(seen)));
 `;
 
-startup('the bundled bins import only node built-ins at start-up: zod, ajv, simple-git and zx load on demand or never', () => {
-  const dir = makeTempDir('leap-startup-');
-  const hook = join(dir, 'hook.cjs');
-  writeFileSync(hook, HOOK);
-  for (const bin of [verifyBin, verdictBin, juryBin]) {
-    const seenFile = join(dir, 'seen.json');
-    const run = spawnSync(process.execPath, ['--require', hook, bin, '--help'], { env: { ...process.env, LEAP_STARTUP_SEEN: seenFile }, encoding: 'utf8' });
-    assert.is(run.status, 0, run.stderr);
-    const seen = JSON.parse(readFileSync(seenFile, 'utf8')) as string[];
-    assert.ok(
-      seen.some((spec) => spec.startsWith('node:')),
-      `${bin} loads node's built-ins at start-up`,
-    );
-    assert.equal(
-      seen.filter((spec) => !spec.startsWith('node:') && !spec.startsWith('./') && !spec.startsWith('../')),
-      [],
-      `${bin} imports a dependency at start-up`,
-    );
-  }
-});
+startup(
+  'the bundled bins import only node built-ins at start-up: zod, ajv, simple-git and zx load on demand or never',
+  () => {
+    const dir = makeTempDir('leap-startup-');
+    const hook = join(dir, 'hook.cjs');
+    writeFileSync(hook, HOOK);
+    for (const bin of [verifyBin, verdictBin, juryBin]) {
+      const seenFile = join(dir, 'seen.json');
+      const run = spawnSync(process.execPath, ['--require', hook, bin, '--help'], {
+        env: { ...process.env, LEAP_STARTUP_SEEN: seenFile },
+        encoding: 'utf8',
+      });
+      assert.is(run.status, 0, run.stderr);
+      const seen = JSON.parse(readFileSync(seenFile, 'utf8')) as string[];
+      assert.ok(
+        seen.some((spec) => spec.startsWith('node:')),
+        `${bin} loads node's built-ins at start-up`,
+      );
+      assert.equal(
+        seen.filter((spec) => !spec.startsWith('node:') && !spec.startsWith('./') && !spec.startsWith('../')),
+        [],
+        `${bin} imports a dependency at start-up`,
+      );
+    }
+  },
+);
 
 startup.run();

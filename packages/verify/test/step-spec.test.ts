@@ -17,7 +17,10 @@ block('criterion K with its continuation lines, up to the next criterion or head
 });
 
 block('a criterion number past the list, or no criteria section, names the source', () => {
-  assert.throws(() => criterionBlock(BODY, 3, 'issue 3'), /issue 3: the step links to criterion 3, but the acceptance criteria list 2/);
+  assert.throws(
+    () => criterionBlock(BODY, 3, 'issue 3'),
+    /issue 3: the step links to criterion 3, but the acceptance criteria list 2/,
+  );
   assert.throws(() => criterionBlock('no section', 1, 'issue 3'), /issue 3: no "## Acceptance criteria" section/);
 });
 
@@ -48,8 +51,14 @@ function tracker(text: string) {
 read('the linked criterion, else all criteria, else the body; --spec wins', async () => {
   const local = tracker(`# T\n\n${BODY}`);
   assert.is(await readStepSpec({ tracker: local, issue: 3, criterion: 2 }), '2. second');
-  assert.is(await readStepSpec({ tracker: local, issue: 3, criterion: null }), '1. [ ] first\n   continues here\n2. second');
-  assert.is(await readStepSpec({ tracker: tracker('# T\n\nJust prose.\n'), issue: 3, criterion: null }), 'Just prose.\n');
+  assert.is(
+    await readStepSpec({ tracker: local, issue: 3, criterion: null }),
+    '1. [ ] first\n   continues here\n2. second',
+  );
+  assert.is(
+    await readStepSpec({ tracker: tracker('# T\n\nJust prose.\n'), issue: 3, criterion: null }),
+    'Just prose.\n',
+  );
   const spec = join(makeTempDir(), 'spec.md');
   writeFileSync(spec, 'the spec\n');
   assert.is(await readStepSpec({ tracker: local, issue: null, criterion: 1, specFile: spec }), 'the spec\n');

@@ -24,7 +24,9 @@ find('red: the test files HEAD added or changed, and HEAD as the red commit', ()
 
 find('red on a root commit, and a red commit that adds no test file', () => {
   const repo = makeGitRepo({ files: { 'a.test.js': '', 'src/b.js': '' } });
-  assert.equal(findStepTests({ phase: 'red', repo, step: 's', issue: null, eventsFile: events(repo) }).files, ['a.test.js']);
+  assert.equal(findStepTests({ phase: 'red', repo, step: 's', issue: null, eventsFile: events(repo) }).files, [
+    'a.test.js',
+  ]);
   writeFileSync(join(repo, 'src', 'b.js'), 'x');
   git(repo, 'commit', '-q', '-am', 'no test');
   assert.equal(findStepTests({ phase: 'red', repo, step: 's', issue: null, eventsFile: events(repo) }).files, []);
@@ -34,18 +36,40 @@ find("green and refactor: the tests of the step's red verdict; else every test f
   const repo = makeRedRepo();
   const none = findStepTests({ phase: 'green', repo, step: 'greet returns hello', issue: 3, eventsFile: events(repo) });
   assert.equal(none, { files: ['test/greet.test.js', 'test/util.test.js'], source: 'conventions', redCommit: null });
-  appendFileSync(events(repo), `${JSON.stringify({ event: 'verdict', phase: 'red', verdict: 'PASS', step: 'greet returns hello', issue: 3, commit: 'abc', tests: ['test/greet.test.js'] })}\n`);
-  const found = findStepTests({ phase: 'refactor', repo, step: 'greet returns hello', issue: 3, eventsFile: events(repo) });
+  appendFileSync(
+    events(repo),
+    `${JSON.stringify({ event: 'verdict', phase: 'red', verdict: 'PASS', step: 'greet returns hello', issue: 3, commit: 'abc', tests: ['test/greet.test.js'] })}\n`,
+  );
+  const found = findStepTests({
+    phase: 'refactor',
+    repo,
+    step: 'greet returns hello',
+    issue: 3,
+    eventsFile: events(repo),
+  });
   assert.equal(found, { files: ['test/greet.test.js'], source: 'red-verdict', redCommit: 'abc' });
 });
 
 find('--tests globs name them; a glob matching nothing is a usage error', () => {
   const repo = makeRedRepo();
   writeFileSync(join(repo, 'check_greet.sh'), 'true\n');
-  const named = findStepTests({ phase: 'green', repo, step: 's', issue: 3, eventsFile: events(repo), globs: ['*.sh', 'test/greet*'] });
+  const named = findStepTests({
+    phase: 'green',
+    repo,
+    step: 's',
+    issue: 3,
+    eventsFile: events(repo),
+    globs: ['*.sh', 'test/greet*'],
+  });
   assert.equal(named, { files: ['check_greet.sh', 'test/greet.test.js'], source: 'tests-option', redCommit: null });
-  assert.is(findStepTests({ phase: 'red', repo, step: 's', issue: 3, eventsFile: events(repo), globs: ['*.sh'] }).redCommit, git(repo, 'rev-parse', 'HEAD').trim());
-  assert.throws(() => findStepTests({ phase: 'red', repo, step: 's', issue: 3, eventsFile: events(repo), globs: ['nope/*'] }), /--tests "nope\/\*" matched no file/);
+  assert.is(
+    findStepTests({ phase: 'red', repo, step: 's', issue: 3, eventsFile: events(repo), globs: ['*.sh'] }).redCommit,
+    git(repo, 'rev-parse', 'HEAD').trim(),
+  );
+  assert.throws(
+    () => findStepTests({ phase: 'red', repo, step: 's', issue: 3, eventsFile: events(repo), globs: ['nope/*'] }),
+    /--tests "nope\/\*" matched no file/,
+  );
 });
 
 find.run();
@@ -73,7 +97,8 @@ red.after.each(cleanupTempDirs);
 red('the last PASS red verdict of the step with its commit and tests; other lines skipped', () => {
   const file = join(makeTempDir(), 'events.jsonl');
   assert.is(findRedVerdict(file, 's', 3), null);
-  const line = (fields: Record<string, unknown>) => `${JSON.stringify({ event: 'verdict', phase: 'red', verdict: 'PASS', step: 's', issue: 3, commit: 'c1', tests: ['t1'], ...fields })}\n`;
+  const line = (fields: Record<string, unknown>) =>
+    `${JSON.stringify({ event: 'verdict', phase: 'red', verdict: 'PASS', step: 's', issue: 3, commit: 'c1', tests: ['t1'], ...fields })}\n`;
   writeFileSync(
     file,
     [

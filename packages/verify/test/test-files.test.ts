@@ -5,7 +5,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '@leap/core';
 import { cleanupTempDirs, git, makeGitRepo } from '@leap/test-utils';
-import { findStepTests, globToRegExp, hasInlineTests, isTestFile, matchGlobs, testFilePredicate } from '../src/index.js';
+import {
+  findStepTests,
+  globToRegExp,
+  hasInlineTests,
+  isTestFile,
+  matchGlobs,
+  testFilePredicate,
+} from '../src/index.js';
 import { TEST_FILE_CONVENTIONS, renderTestFileConventions } from '../src/test-files.js';
 
 // One example of what each convention glob is there for (every glob must have one).
@@ -52,13 +59,24 @@ const EXAMPLES: Record<string, string> = {
 // ---
 const conventions = suite('isTestFile');
 
-conventions('the RegExp the build wrote is exactly what picomatch compiles from the conventions now (npm run generate)', () => {
-  const built = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'test-file-conventions.generated.ts'), 'utf8');
-  assert.fixture(built, renderTestFileConventions(), 'test-file-conventions.generated.ts has drifted from TEST_FILE_CONVENTIONS');
-});
+conventions(
+  'the RegExp the build wrote is exactly what picomatch compiles from the conventions now (npm run generate)',
+  () => {
+    const built = readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'test-file-conventions.generated.ts'),
+      'utf8',
+    );
+    assert.fixture(
+      built,
+      renderTestFileConventions(),
+      'test-file-conventions.generated.ts has drifted from TEST_FILE_CONVENTIONS',
+    );
+  },
+);
 
 conventions('the examples of issue 11: pytest, unittest, RSpec, JUnit, PHPUnit and node --test names are tests', () => {
-  for (const path of ['test_slug.py', 'spec/slug_spec.rb', 'SlugTest.java', 'SlugTest.php', 'test-slug.js']) assert.ok(isTestFile(path), path);
+  for (const path of ['test_slug.py', 'spec/slug_spec.rb', 'SlugTest.java', 'SlugTest.php', 'test-slug.js'])
+    assert.ok(isTestFile(path), path);
 });
 
 conventions('every glob of the conventions table matches its example, found by isTestFile', () => {
@@ -116,7 +134,9 @@ const table = suite('the conventions table in the README');
 table('the verify README lists exactly the conventions isTestFile uses, row by row', () => {
   const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
   const rows = readme.split('\n').filter((line) => line.startsWith('| ') && line.includes('`**/'));
-  const expected = TEST_FILE_CONVENTIONS.map((row) => `| ${row.language} | ${row.runners} | ${row.globs.map((g) => `\`${g}\``).join(', ')} |`);
+  const expected = TEST_FILE_CONVENTIONS.map(
+    (row) => `| ${row.language} | ${row.runners} | ${row.globs.map((g) => `\`${g}\``).join(', ')} |`,
+  );
   assert.equal(rows, expected);
 });
 
@@ -167,7 +187,10 @@ glob.run();
 const match = suite('matchGlobs');
 
 match('keeps the paths matching any glob, in their order', () => {
-  assert.equal(matchGlobs(['b.spec.js', 'src/a.js', 'a.test.js'], ['*.test.js', '*.spec.js']), ['b.spec.js', 'a.test.js']);
+  assert.equal(matchGlobs(['b.spec.js', 'src/a.js', 'a.test.js'], ['*.test.js', '*.spec.js']), [
+    'b.spec.js',
+    'a.test.js',
+  ]);
   assert.equal(matchGlobs(['a'], []), [], 'no glob names no file');
 });
 
@@ -194,31 +217,61 @@ function redRepo(files: Record<string, string>): string {
   return repo;
 }
 
-red('a red commit adding test_slug.py, spec/slug_spec.rb, SlugTest.java, SlugTest.php and test-slug.js finds them all', () => {
-  const tests = ['test_slug.py', 'spec/slug_spec.rb', 'src/test/java/SlugTest.java', 'SlugTest.php', 'test-slug.js'];
-  const repo = redRepo(Object.fromEntries([...tests, 'slug.py', 'lib/slug.rb'].map((p) => [p, 'x\n'])));
-  const found = findStepTests({ phase: 'red', repo, step: 'slugs', issue: null, eventsFile: join(repo, '.tdd', 'events.jsonl') });
-  assert.is(found.source, 'red-commit');
-  assert.equal(found.files.sort(), [...tests].sort());
-});
+red(
+  'a red commit adding test_slug.py, spec/slug_spec.rb, SlugTest.java, SlugTest.php and test-slug.js finds them all',
+  () => {
+    const tests = ['test_slug.py', 'spec/slug_spec.rb', 'src/test/java/SlugTest.java', 'SlugTest.php', 'test-slug.js'];
+    const repo = redRepo(Object.fromEntries([...tests, 'slug.py', 'lib/slug.rb'].map((p) => [p, 'x\n'])));
+    const found = findStepTests({
+      phase: 'red',
+      repo,
+      step: 'slugs',
+      issue: null,
+      eventsFile: join(repo, '.tdd', 'events.jsonl'),
+    });
+    assert.is(found.source, 'red-commit');
+    assert.equal(found.files.sort(), [...tests].sort());
+  },
+);
 
 red('--tests globs win over the conventions', () => {
-  const repo = redRepo({ 'checks/slug.check.sh': 'x\n', 'test_slug.py': 'x\n', 'checks/fixtures/data.check.sh': 'x\n' });
-  const found = findStepTests({ phase: 'red', repo, step: 'slugs', issue: null, eventsFile: join(repo, '.tdd', 'events.jsonl'), globs: ['checks/**/*.check.sh', '!checks/fixtures/**'] });
+  const repo = redRepo({
+    'checks/slug.check.sh': 'x\n',
+    'test_slug.py': 'x\n',
+    'checks/fixtures/data.check.sh': 'x\n',
+  });
+  const found = findStepTests({
+    phase: 'red',
+    repo,
+    step: 'slugs',
+    issue: null,
+    eventsFile: join(repo, '.tdd', 'events.jsonl'),
+    globs: ['checks/**/*.check.sh', '!checks/fixtures/**'],
+  });
   assert.is(found.source, 'tests-option');
   assert.equal(found.files, ['checks/slug.check.sh']);
 });
 
-red('test files beside the conventions: globs add files, `!GLOB` takes some back, the conventions stay; Rust sources outside them hold inline tests', () => {
-  assert.is(testFilePredicate(undefined), isTestFile);
-  assert.is(testFilePredicate([]), isTestFile);
-  const rust = testFilePredicate(['src/**/*.rs', '!src/generated/**']);
-  assert.equal(['src/lib.rs', 'src/a/b.rs', 'src/generated/x.rs', 'tests/it.rs', 'src/main.py', 'Cargo.toml'].filter(rust), ['src/lib.rs', 'src/a/b.rs', 'tests/it.rs']);
-  const onlyOut = testFilePredicate(['!test/fixtures/**']);
-  assert.equal(['test/a.test.js', 'src/x.js'].filter(onlyOut), ['test/a.test.js', 'src/x.js']);
-  assert.is(hasInlineTests('src/lib.rs', isTestFile('src/lib.rs')), true);
-  assert.is(hasInlineTests('tests/it.rs', isTestFile('tests/it.rs')), false, 'a file of tests/ is a test file as a whole');
-  assert.is(hasInlineTests('src/check.sh', false), false);
-});
+red(
+  'test files beside the conventions: globs add files, `!GLOB` takes some back, the conventions stay; Rust sources outside them hold inline tests',
+  () => {
+    assert.is(testFilePredicate(undefined), isTestFile);
+    assert.is(testFilePredicate([]), isTestFile);
+    const rust = testFilePredicate(['src/**/*.rs', '!src/generated/**']);
+    assert.equal(
+      ['src/lib.rs', 'src/a/b.rs', 'src/generated/x.rs', 'tests/it.rs', 'src/main.py', 'Cargo.toml'].filter(rust),
+      ['src/lib.rs', 'src/a/b.rs', 'tests/it.rs'],
+    );
+    const onlyOut = testFilePredicate(['!test/fixtures/**']);
+    assert.equal(['test/a.test.js', 'src/x.js'].filter(onlyOut), ['test/a.test.js', 'src/x.js']);
+    assert.is(hasInlineTests('src/lib.rs', isTestFile('src/lib.rs')), true);
+    assert.is(
+      hasInlineTests('tests/it.rs', isTestFile('tests/it.rs')),
+      false,
+      'a file of tests/ is a test file as a whole',
+    );
+    assert.is(hasInlineTests('src/check.sh', false), false);
+  },
+);
 
 red.run();

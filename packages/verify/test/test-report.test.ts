@@ -13,27 +13,32 @@ const OUTPUTS: Record<string, { output: string; counts: { ran: number; skipped: 
     failed: ['fails here'],
   },
   'node:test (spec)': {
-    output: '✖ fails here (1.2ms)\nℹ tests 3\nℹ suites 0\nℹ pass 2\nℹ fail 1\nℹ cancelled 0\nℹ skipped 0\nℹ todo 0\nℹ duration_ms 50\n',
+    output:
+      '✖ fails here (1.2ms)\nℹ tests 3\nℹ suites 0\nℹ pass 2\nℹ fail 1\nℹ cancelled 0\nℹ skipped 0\nℹ todo 0\nℹ duration_ms 50\n',
     counts: { ran: 3, skipped: 0 },
     failed: ['fails here'],
   },
   vitest: {
-    output: '\u001b[31m   × group > fails here 7ms\u001b[39m\n FAIL  v/a.test.js > group > fails here\n Test Files  2 failed (2)\n      Tests  1 failed | 1 passed | 1 skipped | 1 todo (4)\n',
+    output:
+      '\u001b[31m   × group > fails here 7ms\u001b[39m\n FAIL  v/a.test.js > group > fails here\n Test Files  2 failed (2)\n      Tests  1 failed | 1 passed | 1 skipped | 1 todo (4)\n',
     counts: { ran: 2, skipped: 2 },
     failed: ['v/a.test.js > group > fails here'],
   },
   jest: {
-    output: 'FAIL ./a.test.js\n  ● group › fails here\n\nFAIL ./b.test.js\n  ● Test suite failed to run\nTest Suites: 2 failed, 2 total\nTests:       1 failed, 1 skipped, 1 todo, 1 passed, 4 total\n',
+    output:
+      'FAIL ./a.test.js\n  ● group › fails here\n\nFAIL ./b.test.js\n  ● Test suite failed to run\nTest Suites: 2 failed, 2 total\nTests:       1 failed, 1 skipped, 1 todo, 1 passed, 4 total\n',
     counts: { ran: 2, skipped: 2 },
     failed: ['group › fails here'],
   },
   mocha: {
-    output: '  group\n    1) fails here\n\n  1 passing (8ms)\n  1 pending\n  1 failing\n\n  1) group\n       fails here:\n      AssertionError\n',
+    output:
+      '  group\n    1) fails here\n\n  1 passing (8ms)\n  1 pending\n  1 failing\n\n  1) group\n       fails here:\n      AssertionError\n',
     counts: { ran: 2, skipped: 1 },
     failed: ['group fails here'],
   },
   ava: {
-    output: '  ✘ [fail]: fails here\n  ✔ [expected fail] known\n  ─\n\n  1 test failed\n  1 known failure\n  1 test skipped\n  1 test todo\n',
+    output:
+      '  ✘ [fail]: fails here\n  ✔ [expected fail] known\n  ─\n\n  1 test failed\n  1 known failure\n  1 test skipped\n  1 test todo\n',
     counts: { ran: 2, skipped: 2 },
     failed: ['fails here'],
   },
@@ -44,7 +49,8 @@ const OUTPUTS: Record<string, { output: string; counts: { ran: number; skipped: 
     failed: ['tests/test_a.py::test_fails', 'tests/test_a.py::TestK::test_u'],
   },
   unittest: {
-    output: 'FAIL: test_u (test_a.TestK.test_u)\n---\nRan 3 tests in 0.001s\n\nFAILED (failures=1, skipped=1, expected failures=1)\n',
+    output:
+      'FAIL: test_u (test_a.TestK.test_u)\n---\nRan 3 tests in 0.001s\n\nFAILED (failures=1, skipped=1, expected failures=1)\n',
     counts: { ran: 1, skipped: 2 },
     failed: ['test_u (test_a.TestK.test_u)'],
   },
@@ -55,11 +61,16 @@ const OUTPUTS: Record<string, { output: string; counts: { ran: number; skipped: 
     failed: ['fails'],
   },
   'go test -v': {
-    output: '=== RUN   TestPasses\n--- PASS: TestPasses (0.00s)\n=== RUN   TestSkip\n--- SKIP: TestSkip (0.00s)\n=== RUN   TestFails\n    a_test.go:5: boom\n--- FAIL: TestFails (0.00s)\nFAIL\n',
+    output:
+      '=== RUN   TestPasses\n--- PASS: TestPasses (0.00s)\n=== RUN   TestSkip\n--- SKIP: TestSkip (0.00s)\n=== RUN   TestFails\n    a_test.go:5: boom\n--- FAIL: TestFails (0.00s)\nFAIL\n',
     counts: { ran: 2, skipped: 1 },
     failed: ['TestFails'],
   },
-  'go test (no -v): no counts': { output: '--- FAIL: TestFails (0.00s)\nFAIL\tex.com/g\t0.002s\nok  \tex.com/h\t0.001s\n', counts: null, failed: ['TestFails'] },
+  'go test (no -v): no counts': {
+    output: '--- FAIL: TestFails (0.00s)\nFAIL\tex.com/g\t0.002s\nok  \tex.com/h\t0.001s\n',
+    counts: null,
+    failed: ['TestFails'],
+  },
   'a runner it does not know': { output: 'All good!\n', counts: null, failed: [] },
 };
 
@@ -78,7 +89,9 @@ report('a command that runs two runners: their counts add up', () => {
 });
 
 report('a test file that failed to load is named by its path when no test of it is', () => {
-  assert.equal(failedTests('not ok 1 - /tmp/p/test/broken.test.js\n# tests 1\n# pass 0\n# fail 1\n'), ['/tmp/p/test/broken.test.js']);
+  assert.equal(failedTests('not ok 1 - /tmp/p/test/broken.test.js\n# tests 1\n# pass 0\n# fail 1\n'), [
+    '/tmp/p/test/broken.test.js',
+  ]);
 });
 
 report.run();

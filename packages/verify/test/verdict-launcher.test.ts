@@ -35,19 +35,26 @@ function withEnv<T>(vars: Record<string, string>, run: () => Promise<T>): Promis
 const launch = suite('runVerdict');
 launch.after.each(cleanupTempDirs);
 
-launch('passes every argument as one argv element, hostile titles byte for byte, and ends with the code of leap-verify', async () => {
-  const dir = makeTempDir();
-  const argvFile = join(dir, 'argv.json');
-  for (const [i, title] of hostileTitles(12, 3).entries()) {
-    const code = await withEnv({ ARGV_FILE: argvFile, CODE: String(i % 3) }, () => runVerdict(['--step', title, 'green'], standIn(dir)));
-    assert.is(code, i % 3);
-    assert.equal(JSON.parse(readFileSync(argvFile, 'utf8')), ['--step', title, 'green']);
-  }
-});
+launch(
+  'passes every argument as one argv element, hostile titles byte for byte, and ends with the code of leap-verify',
+  async () => {
+    const dir = makeTempDir();
+    const argvFile = join(dir, 'argv.json');
+    for (const [i, title] of hostileTitles(12, 3).entries()) {
+      const code = await withEnv({ ARGV_FILE: argvFile, CODE: String(i % 3) }, () =>
+        runVerdict(['--step', title, 'green'], standIn(dir)),
+      );
+      assert.is(code, i % 3);
+      assert.equal(JSON.parse(readFileSync(argvFile, 'utf8')), ['--step', title, 'green']);
+    }
+  },
+);
 
 launch('a leap-verify killed by a signal is a 2', async () => {
   const dir = makeTempDir();
-  const code = await withEnv({ ARGV_FILE: join(dir, 'argv.json'), SUICIDE: '1' }, () => runVerdict(['red'], standIn(dir)));
+  const code = await withEnv({ ARGV_FILE: join(dir, 'argv.json'), SUICIDE: '1' }, () =>
+    runVerdict(['red'], standIn(dir)),
+  );
   assert.is(code, 2);
 });
 

@@ -43,17 +43,41 @@ build('each phase asks its own question; refactor names its base commit', () => 
 
 build('refactor carries the diff against its base, fenced, saying when it is empty or cut', () => {
   const diff = 'diff --git a/src/x.js b/src/x.js\n-const a = 1;\n+const a = 1; // ```\n';
-  const whole = buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'abc1234', baseDiff: { text: diff, cut: null } });
+  const whole = buildVerifyPrompt({
+    ...input,
+    phase: 'refactor',
+    baseCommit: 'abc1234',
+    baseDiff: { text: diff, cut: null },
+  });
   assert.ok(whole.includes(`(\`git diff abc1234\`)\n\`\`\`\`\n${diff}\`\`\`\`\n\n## Answer`), whole);
-  const empty = buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'abc1234', baseDiff: { text: '', cut: null } });
+  const empty = buildVerifyPrompt({
+    ...input,
+    phase: 'refactor',
+    baseCommit: 'abc1234',
+    baseDiff: { text: '', cut: null },
+  });
   assert.match(empty, /`git diff abc1234`\)\n\(no change\)/);
-  const cut = buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'abc1234', baseDiff: { text: diff, cut: { shown: 60, total: 90000 } } });
-  assert.match(cut, /\(cut here: the first 60 of 90000 bytes of the diff are shown; read the rest from the repository\)/);
+  const cut = buildVerifyPrompt({
+    ...input,
+    phase: 'refactor',
+    baseCommit: 'abc1234',
+    baseDiff: { text: diff, cut: { shown: 60, total: 90000 } },
+  });
+  assert.match(
+    cut,
+    /\(cut here: the first 60 of 90000 bytes of the diff are shown; read the rest from the repository\)/,
+  );
 });
 
 build('the base commit must be a hex sha, for refactor only: no prose can ride on it', () => {
-  assert.throws(() => buildVerifyPrompt({ ...input, phase: 'refactor' }), /base commit as a hexadecimal sha \(--base SHA\), got null/);
-  assert.throws(() => buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'I changed the parser because' }), /hexadecimal sha/);
+  assert.throws(
+    () => buildVerifyPrompt({ ...input, phase: 'refactor' }),
+    /base commit as a hexadecimal sha \(--base SHA\), got null/,
+  );
+  assert.throws(
+    () => buildVerifyPrompt({ ...input, phase: 'refactor', baseCommit: 'I changed the parser because' }),
+    /hexadecimal sha/,
+  );
   assert.throws(() => buildVerifyPrompt({ ...input, baseCommit: 'abc1234' }), /belongs to the refactor phase only/);
 });
 
@@ -71,7 +95,8 @@ build('file content cannot close its fence; missing files and no tests are said 
 });
 
 build('hostile titles arrive byte for byte', () => {
-  for (const title of hostileTitles(20, 4)) assert.ok(buildVerifyPrompt({ ...input, stepTitle: title }).includes(`Step: ${title}\n`));
+  for (const title of hostileTitles(20, 4))
+    assert.ok(buildVerifyPrompt({ ...input, stepTitle: title }).includes(`Step: ${title}\n`));
 });
 
 build.run();

@@ -16,7 +16,10 @@ export function lacks(problems: LogProblem[], r: LogRecord, needs: readonly Need
   const miss = needs.find(([field, , ok]) => !ok(r.event[field]));
   if (miss === undefined) return false;
   const [field, expected] = miss;
-  problems.push({ line: r.line, message: `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, got ${JSON.stringify(r.event[field] ?? null)}; skipped` });
+  problems.push({
+    line: r.line,
+    message: `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, got ${JSON.stringify(r.event[field] ?? null)}; skipped`,
+  });
   return true;
 }
 
@@ -99,7 +102,14 @@ export class LeafFold {
   usage(r: LogRecord): void {
     const usage: Usage = { line: r.line, at: r.at, ...(usageOf(r.event) as UsageEntry) };
     // The latest earlier run of that name (and issue) with no usage yet; a second usage of one run stands alone.
-    const run = this.named.get(usage.leaf)?.findLast((l) => l.usage === null && l.launchedAt <= usage.at && (usage.issue === null || l.issue === null || l.issue === usage.issue));
+    const run = this.named
+      .get(usage.leaf)
+      ?.findLast(
+        (l) =>
+          l.usage === null &&
+          l.launchedAt <= usage.at &&
+          (usage.issue === null || l.issue === null || l.issue === usage.issue),
+      );
     if (run !== undefined) {
       run.usage = usage;
       usage.issue ??= run.issue;

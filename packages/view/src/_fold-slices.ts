@@ -87,7 +87,8 @@ export class SliceFold {
       ball.wave = num(e.wave) ?? ball.wave;
       // The engine says a ball's end on its ball event too (a hold, a block): a receipt event, when there is one, says more.
       const value = receiptOf(e.receipt);
-      if (value !== null && ball.receipt === null) ball.receipt = { value, candidate: null, evidence: str(e.reason) ?? '', at };
+      if (value !== null && ball.receipt === null)
+        ball.receipt = { value, candidate: null, evidence: str(e.reason) ?? '', at };
       if (Array.isArray(e.deps)) ball.deps = e.deps.filter(isString);
     } else if (e.event === 'round') {
       const receipt = receiptOf(e.receipt);
@@ -110,7 +111,14 @@ export class SliceFold {
 
   private review(e: LogRecord['event'], at: number): void {
     const candidate = str(e.candidate) ?? '';
-    const review: Review = { reviewer: str(e.reviewer), family: str(e.family), verdict: str(e.verdict) ?? '?', value: e.value as number, candidate, at };
+    const review: Review = {
+      reviewer: str(e.reviewer),
+      family: str(e.family),
+      verdict: str(e.verdict) ?? '?',
+      value: e.value as number,
+      candidate,
+      at,
+    };
     const sliceId = str(e.slice);
     if (sliceId !== null && isString(e.ball)) this.ball(sliceId, e.ball, at).reviews.push(review);
     else if (sliceId !== null) this.slice(sliceId, at).aggregate.push(review);
@@ -118,7 +126,9 @@ export class SliceFold {
   }
 
   private ownerOf(candidate: string): BallRun | undefined {
-    return this.slices.flatMap((s) => s.balls).find((b) => b.receipt?.candidate === candidate || b.merged?.candidate === candidate);
+    return this.slices
+      .flatMap((s) => s.balls)
+      .find((b) => b.receipt?.candidate === candidate || b.merged?.candidate === candidate);
   }
 
   private slice(id: string, at: number): SliceRun {
@@ -135,7 +145,18 @@ export class SliceFold {
     const slice = this.slice(sliceId, at);
     let ball = slice.balls.find((b) => b.id === id);
     if (ball === undefined) {
-      ball = { slice: sliceId, id, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, firstAt: at };
+      ball = {
+        slice: sliceId,
+        id,
+        wave: null,
+        state: null,
+        deps: [],
+        rounds: [],
+        receipt: null,
+        reviews: [],
+        merged: null,
+        firstAt: at,
+      };
       slice.balls.push(ball);
       this.owners.set(id, (this.owners.get(id) ?? new Set()).add(sliceId));
     }

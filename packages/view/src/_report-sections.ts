@@ -1,6 +1,10 @@
 // Every text from an event or a file goes through `esc`.
 import type { TextParts } from '@leap/core';
-import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport } from './_text.js';
+import {
+  clockTime as clockTimeExport,
+  escapeHtml as escapeHtmlExport,
+  formatDuration as formatDurationExport,
+} from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
 import { flakyVerdicts, type BallRun, type LeafRun, type RunModel } from './fold-run.js';
@@ -36,9 +40,14 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
     if (list === undefined) revisions.set(key, [l]);
     else list.push(l);
   }
-  out.push('<table><thead><tr><th>time</th><th>issue</th><th>step</th><th>phase</th><th>verdict</th><th>reason</th><th>agent</th><th>then</th></tr></thead><tbody>');
+  out.push(
+    '<table><thead><tr><th>time</th><th>issue</th><th>step</th><th>phase</th><th>verdict</th><th>reason</th><th>agent</th><th>then</th></tr></thead><tbody>',
+  );
   for (const v of model.verdicts) {
-    const revision = v.verdict === 'REJECT' ? revisions.get(`${v.issue}\n${v.step}\n${v.phase}`)?.find((l) => l.launchedAt >= v.at) : undefined;
+    const revision =
+      v.verdict === 'REJECT'
+        ? revisions.get(`${v.issue}\n${v.step}\n${v.phase}`)?.find((l) => l.launchedAt >= v.at)
+        : undefined;
     const next = revision === undefined ? '' : `revision: ${esc(revision.leaf)}`;
     out.push(
       `<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span><td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`,
@@ -95,7 +104,8 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
       if (t.action === 'clear-refactor-pending') done.push([t.at, ++d]);
     }
     const total = Math.max(ledger?.steps.length ?? 0, g, 1);
-    const x = (t: number): number => 40 + Math.min(1, Math.max(0, (t - span.from) / Math.max(1, span.to - span.from))) * 700;
+    const x = (t: number): number =>
+      40 + Math.min(1, Math.max(0, (t - span.from) / Math.max(1, span.to - span.from))) * 700;
     const y = (n: number): number => 120 - (n / total) * 100;
     // One step per pixel at most: a long ledger's ticks that fall in one column make one riser.
     const path = (points: Array<[number, number]>): string => {
@@ -115,14 +125,22 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
         `<line x1="40" x2="740" y1="${Math.round(y(n))}" y2="${Math.round(y(n))}" stroke="#eef1f4"/><text x="34" y="${Math.round(y(n)) + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`,
       );
     const title = ledger?.title === null || ledger === undefined ? '' : ` ${esc(ledger.title)}`;
-    out.push(`<h3>Issue ${issue}${title}: ${ledger === undefined ? 'no ledger on disk' : `${ledger.steps.filter((s) => s.state === 'done').length} of ${ledger.steps.length} steps done now`}</h3>`);
+    out.push(
+      `<h3>Issue ${issue}${title}: ${ledger === undefined ? 'no ledger on disk' : `${ledger.steps.filter((s) => s.state === 'done').length} of ${ledger.steps.length} steps done now`}</h3>`,
+    );
     out.push(
       `<svg class="prog ledger-progress" data-issue="${issue}" viewBox="0 0 760 140" role="img" aria-label="steps of issue ${issue} done over time">${gridLines.join('')}<path d="${path(green)}" fill="none" stroke="#e0a21e" stroke-width="2"/><path d="${path(done)}" fill="none" stroke="#2e9e4f" stroke-width="2.5"/><text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`,
     );
     // The chart shows them all; the list keeps the last ones (the event log has every one).
-    const items = ticks.slice(-LAST_TICKS).map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}<td class="reason">${esc(t.title ?? '')}\n`);
-    const shown = ticks.length > LAST_TICKS ? `the last ${LAST_TICKS} of ${ticks.length} ledger events` : `${ticks.length} ledger events`;
-    if (items.length > 0) out.push(`<details><summary>${shown}</summary><table><tbody>${items.join('')}</tbody></table></details>`);
+    const items = ticks
+      .slice(-LAST_TICKS)
+      .map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}<td class="reason">${esc(t.title ?? '')}\n`);
+    const shown =
+      ticks.length > LAST_TICKS
+        ? `the last ${LAST_TICKS} of ${ticks.length} ledger events`
+        : `${ticks.length} ledger events`;
+    if (items.length > 0)
+      out.push(`<details><summary>${shown}</summary><table><tbody>${items.join('')}</tbody></table></details>`);
   }
   return out.join('\n');
 }
@@ -132,7 +150,10 @@ function roundDetails(ball: BallRun): string {
   const shown = ball.rounds.filter((r) => r.answer !== undefined || r.live !== undefined);
   if (shown.length === 0) return '';
   const items = shown.map((r) => {
-    const answer = r.answer === undefined ? '' : `<div class="answer"><b>hypothesis:</b> ${esc(r.answer.hypothesis)}<br><b>move:</b> ${esc(r.answer.move)}</div>`;
+    const answer =
+      r.answer === undefined
+        ? ''
+        : `<div class="answer"><b>hypothesis:</b> ${esc(r.answer.hypothesis)}<br><b>move:</b> ${esc(r.answer.move)}</div>`;
     const live =
       r.live === undefined
         ? ''
@@ -144,7 +165,12 @@ function roundDetails(ball: BallRun): string {
 
 // A round on another machine's worker, while its engine runs and its record is not written yet.
 function remoteLine(ball: BallRun, remote: RemoteRoundState | undefined): string {
-  if (remote === undefined || !remote.engineAlive || ball.rounds.some((r) => r.round === remote.round && r.receipt !== null)) return '';
+  if (
+    remote === undefined ||
+    !remote.engineAlive ||
+    ball.rounds.some((r) => r.round === remote.round && r.receipt !== null)
+  )
+    return '';
   const what =
     remote.state === 'queued'
       ? 'queued: no worker has taken it'
@@ -156,7 +182,11 @@ function remoteLine(ball: BallRun, remote: RemoteRoundState | undefined): string
 
 function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
   const v = ball.receipt?.value ?? null;
-  const rounds = ball.rounds.map((r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`).join('');
+  const rounds = ball.rounds
+    .map(
+      (r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`,
+    )
+    .join('');
   const passes = ball.reviews.filter((r) => r.value === 1).length;
   const reviews =
     ball.reviews.length === 0
@@ -167,7 +197,9 @@ function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
     `<div>${receiptBadge(v)} ${ball.state === null ? '' : `<span class="small">${esc(ball.state)}</span>`}</div>` +
     (rounds === '' ? '' : `<div>${rounds}</div>`) +
     (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`) +
-    (ball.receipt !== null && ball.receipt.evidence !== '' ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>` : '') +
+    (ball.receipt !== null && ball.receipt.evidence !== ''
+      ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>`
+      : '') +
     reviews +
     remoteLine(ball, remote) +
     roundDetails(ball) +
@@ -182,8 +214,15 @@ export function renderSlices(view: ViewData): string {
   const out: string[] = [];
   for (const slice of view.model.slices) {
     const record = view.sliceRecords.find((r) => r.id === slice.id);
-    const counts = [1, 0, -1].map((v) => `${slice.balls.filter((b) => b.receipt?.value === v).length} ${RECEIPT_TEXT[String(v)]?.slice(String(v).length + 1)}`).join(', ');
-    out.push(`<h3 class="slice-title">Slice ${esc(slice.id)}: ${slice.balls.length} balls (${counts})${record?.record === true ? ' · record.json written: the slice passed' : ''}</h3>`);
+    const counts = [1, 0, -1]
+      .map(
+        (v) =>
+          `${slice.balls.filter((b) => b.receipt?.value === v).length} ${RECEIPT_TEXT[String(v)]?.slice(String(v).length + 1)}`,
+      )
+      .join(', ');
+    out.push(
+      `<h3 class="slice-title">Slice ${esc(slice.id)}: ${slice.balls.length} balls (${counts})${record?.record === true ? ' · record.json written: the slice passed' : ''}</h3>`,
+    );
     const waves = new Map<string, BallRun[]>();
     for (const ball of slice.balls) {
       const key = ball.wave === null ? '?' : String(ball.wave);
@@ -194,7 +233,9 @@ export function renderSlices(view: ViewData): string {
       `<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map((b) => ballCard(b, record?.balls.find((r) => r.id === b.id)?.remote)).join('')}</div>`).join('')}</div>`,
     );
     if (slice.aggregate.length > 0) {
-      out.push(`<p>Aggregate review: ${slice.aggregate.map((r) => `${esc(r.reviewer ?? 'jury')}${r.family === null ? '' : `/${esc(r.family)}`} ${receiptBadge(r.value)}`).join(' ')}</p>`);
+      out.push(
+        `<p>Aggregate review: ${slice.aggregate.map((r) => `${esc(r.reviewer ?? 'jury')}${r.family === null ? '' : `/${esc(r.family)}`} ${receiptBadge(r.value)}`).join(' ')}</p>`,
+      );
     }
   }
   return out.join('\n');
@@ -202,13 +243,19 @@ export function renderSlices(view: ViewData): string {
 
 export function renderProblems(view: ViewData): string {
   const rows = [
-    ...view.log.problems.map((p) => `<tr><td>${esc(view.eventsFile)}:${p.line}</td><td class="reason">${esc(p.message)}</td></tr>`),
+    ...view.log.problems.map(
+      (p) => `<tr><td>${esc(view.eventsFile)}:${p.line}</td><td class="reason">${esc(p.message)}</td></tr>`,
+    ),
     ...view.model.unknown.map(
-      (u) => `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind <b>${esc(u.event)}</b>, which this report does not know</td></tr>`,
+      (u) =>
+        `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind <b>${esc(u.event)}</b>, which this report does not know</td></tr>`,
     ),
     ...view.fileProblems.map((p) => `<tr><td>${esc(p.file)}</td><td class="reason">${esc(p.message)}</td></tr>`),
   ];
-  if (view.log.tornTail) rows.push(`<tr><td>${esc(view.eventsFile)}</td><td>the last line has no end yet (being written, or torn by a crash); not counted</td></tr>`);
+  if (view.log.tornTail)
+    rows.push(
+      `<tr><td>${esc(view.eventsFile)}</td><td>the last line has no end yet (being written, or torn by a crash); not counted</td></tr>`,
+    );
   if (rows.length === 0) return '<p class="empty">Every line of the event log was read.</p>';
   return `<table class="problems"><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -1,5 +1,11 @@
 // A bar per leaf, a row per phase of each step or ball; verdicts as marks; bails and stops as lines across the run.
-import { clockTime as clockTimeExport, escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport, formatUsd as formatUsdExport, truncate as truncateExport } from './_text.js';
+import {
+  clockTime as clockTimeExport,
+  escapeHtml as escapeHtmlExport,
+  formatDuration as formatDurationExport,
+  formatUsd as formatUsdExport,
+  truncate as truncateExport,
+} from './_text.js';
 import { STATUS_COLORS } from './_report-style.js';
 import type { TextParts } from '@leap/core';
 import type { LeafRun, RunModel, Verdict } from './fold-run.js';
@@ -25,7 +31,14 @@ const MIN_BAR_PX = 48;
 /** A verdict mark's width: marks closer than this in time go on lanes of their own. */
 const MARK_W_PX = 16;
 
-const ACTOR_WORDS: Record<string, string> = { developer: 'dev', verifier: 'verify', planner: 'plan', builder: 'build', reviewer: 'review', juror: 'jury' };
+const ACTOR_WORDS: Record<string, string> = {
+  developer: 'dev',
+  verifier: 'verify',
+  planner: 'plan',
+  builder: 'build',
+  reviewer: 'review',
+  juror: 'jury',
+};
 const VERDICT_MARKS: Record<string, { icon: string; words: string }> = {
   PASS: { icon: '✓', words: 'PASS' },
   REJECT: { icon: '✗', words: 'REJECT' },
@@ -73,8 +86,10 @@ function groupLeaves(model: RunModel): Group[] {
     return s;
   };
   const placeOf = (issue: number | null, step: string | null, slice: string | null, ball: string | null) => {
-    if (slice !== null) return subOf(`s\n${slice}`, `slice ${slice}`, ball ?? '', ball === null ? '(the slice)' : `ball ${ball}`);
-    if (issue !== null) return subOf(`i\n${issue}`, `issue ${issue}`, step ?? '', step ?? '(no step: planning and the issue as a whole)');
+    if (slice !== null)
+      return subOf(`s\n${slice}`, `slice ${slice}`, ball ?? '', ball === null ? '(the slice)' : `ball ${ball}`);
+    if (issue !== null)
+      return subOf(`i\n${issue}`, `issue ${issue}`, step ?? '', step ?? '(no step: planning and the issue as a whole)');
     return subOf('o', 'other leaves', step ?? '', step ?? '(no issue, no step)');
   };
   for (const run of model.leaves) {
@@ -120,7 +135,8 @@ function barTitle(run: LeafRun): string {
   if (run.durationMs !== null) title += ` · ${formatDuration(run.durationMs)}`;
   if (run.attempt !== null && run.attempt > 1) title += ` · attempt ${run.attempt}`;
   const u = run.usage;
-  if (u !== null) title += ` · ${u.input_tokens ?? '?'} in / ${u.output_tokens ?? '?'} out tokens, ${formatUsd(u.cost_usd)}`;
+  if (u !== null)
+    title += ` · ${u.input_tokens ?? '?'} in / ${u.output_tokens ?? '?'} out tokens, ${formatUsd(u.cost_usd)}`;
   return title;
 }
 
@@ -138,7 +154,9 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
   const ticks: string[] = [];
   for (let i = 0; i <= 6; i++) {
     const t = span.from + ((span.to - span.from) * i) / 6;
-    ticks.push(`<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`);
+    ticks.push(
+      `<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`,
+    );
   }
   out.push(
     `<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
@@ -147,7 +165,9 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
   for (const group of groupLeaves(model)) {
     let count = 0;
     for (const sub of group.subs.values()) for (const row of sub.rows.values()) count += row.length;
-    out.push(`\n<details class="grp" open><summary><span>${esc(group.label)} <span class="meta">${count} leaves</span></span></summary>`);
+    out.push(
+      `\n<details class="grp" open><summary><span>${esc(group.label)} <span class="meta">${count} leaves</span></span></summary>`,
+    );
     for (const sub of group.subs.values()) {
       out.push(`\n<div class="sub" title="${esc(sub.label)}"><span>${esc(sub.label)}</span></div>`);
       // The rows' phases, then any phase only a verdict has, in the order of a step's life.
@@ -161,12 +181,17 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
         const top = marks.length > 0 ? (Math.max(...markLanes) + 1) * MARK_PX : 2;
         let lanesUsed = 1;
         for (const lane of laneOf) if (lane >= lanesUsed) lanesUsed = lane + 1;
-        out.push(`\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${lanesUsed * LANE_PX + top}px">`);
+        out.push(
+          `\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${lanesUsed * LANE_PX + top}px">`,
+        );
         for (let i = 0; i < placed.length; i++) {
           const run = placed[i] as LeafRun;
           const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
           // A bar drawn wider than its leaf's time ends at the track's end at the latest.
-          const left = Math.min(percent((run.launchedAt - span.from) / length), Math.round((100 - width) * 1000) / 1000);
+          const left = Math.min(
+            percent((run.launchedAt - span.from) / length),
+            Math.round((100 - width) * 1000) / 1000,
+          );
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
           // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
           out.push(
@@ -222,17 +247,27 @@ export function renderLegend(model: RunModel): string {
   const used = new Set(model.leaves.map(statusClass));
   const items = Object.entries(STATUS_COLORS)
     .filter(([status]) => used.has(status))
-    .map(([status, color]) => `<span><i class="sw" style="background:${color}"></i>${esc(status === 'failed' ? 'exited non-zero' : status)}</span>`);
+    .map(
+      ([status, color]) =>
+        `<span><i class="sw" style="background:${color}"></i>${esc(status === 'failed' ? 'exited non-zero' : status)}</span>`,
+    );
   if (model.leaves.some((l) => l.attempt !== null && l.attempt > 1 && l.actor !== 'verifier')) {
     items.push('<span><i class="sw" style="outline:2px dashed #e08a1e;outline-offset:-2px"></i>revision</span>');
   }
   const verdicts = new Set(model.verdicts.map((v) => v.verdict));
   for (const [verdict, mark] of Object.entries(VERDICT_MARKS)) {
-    if (verdicts.has(verdict)) items.push(`<span><i class="sw vm-key v-${verdict}">${mark.icon}</i>${mark.words}</span>`);
+    if (verdicts.has(verdict))
+      items.push(`<span><i class="sw vm-key v-${verdict}">${mark.icon}</i>${mark.words}</span>`);
   }
   if (model.bails.length > 0) items.push('<span><i class="sw" style="border-left:2px solid #d33c3c"></i>bail</span>');
-  if (model.stops.some((s) => s.action !== 'cleared')) items.push('<span><i class="sw" style="border-left:2px dashed #7b5cc4"></i>stop</span>');
-  const words = new Set(model.leaves.map((l) => l.actor).filter((a): a is string => a !== null && Object.hasOwn(ACTOR_WORDS, a)));
-  if (words.size > 0) items.push(`<span class="meta">bars: ${[...words].map((a) => `${ACTOR_WORDS[a]} = ${a}`).join(', ')}; a number is the attempt; hover a bar or mark for its details</span>`);
+  if (model.stops.some((s) => s.action !== 'cleared'))
+    items.push('<span><i class="sw" style="border-left:2px dashed #7b5cc4"></i>stop</span>');
+  const words = new Set(
+    model.leaves.map((l) => l.actor).filter((a): a is string => a !== null && Object.hasOwn(ACTOR_WORDS, a)),
+  );
+  if (words.size > 0)
+    items.push(
+      `<span class="meta">bars: ${[...words].map((a) => `${ACTOR_WORDS[a]} = ${a}`).join(', ')}; a number is the attempt; hover a bar or mark for its details</span>`,
+    );
   return `<div class="legend">${items.join('')}</div>`;
 }

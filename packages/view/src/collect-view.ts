@@ -1,8 +1,22 @@
 import { join } from 'node:path';
-import { findRepoRoot, isProcessAlive, parseKeyValues, readFileIfExists, readProcStat, resolveStateDir } from '@leap/core';
+import {
+  findRepoRoot,
+  isProcessAlive,
+  parseKeyValues,
+  readFileIfExists,
+  readProcStat,
+  resolveStateDir,
+} from '@leap/core';
 import { createFolder, foldRun, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
 import { readLogOnce, type LogProblem, type LogSnapshot, type LogTail } from './read-log.js';
-import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type LedgerState, type SliceRecord } from './read-state.js';
+import {
+  readLedgers,
+  readPendingStop,
+  readSliceRecords,
+  type FileProblem,
+  type LedgerState,
+  type SliceRecord,
+} from './read-state.js';
 
 /** Where to look, and when "now" is (tests pin it). */
 export interface ViewOptions {
@@ -75,7 +89,10 @@ function judgeOpenLeaves(leaves: LeafRun[], stateDir: string): void {
 function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
   let text: string | null = null;
   try {
-    text = /^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/') ? readFileIfExists(join(stateDir, `${run.leaf}.pid`)) : null;
+    text =
+      /^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/')
+        ? readFileIfExists(join(stateDir, `${run.leaf}.pid`))
+        : null;
   } catch {
     text = null;
   }
@@ -112,19 +129,34 @@ function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): vo
     for (const rb of record.balls) {
       let ball = slice.balls.find((b) => b.id === rb.id);
       if (ball === undefined) {
-        ball = { slice: slice.id, id: rb.id, wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null, firstAt: Number.POSITIVE_INFINITY };
+        ball = {
+          slice: slice.id,
+          id: rb.id,
+          wave: null,
+          state: null,
+          deps: [],
+          rounds: [],
+          receipt: null,
+          reviews: [],
+          merged: null,
+          firstAt: Number.POSITIVE_INFINITY,
+        };
         slice.balls.push(ball);
       }
       if (ball.deps.length === 0) ball.deps = [...rb.deps];
       ball.wave ??= rb.wave;
       for (const r of rb.rounds) {
         const known = ball.rounds.find((x) => x.round === r.round);
-        const extra = { ...(r.answer === undefined ? {} : { answer: r.answer }), ...(r.live === undefined ? {} : { live: r.live }) };
+        const extra = {
+          ...(r.answer === undefined ? {} : { answer: r.answer }),
+          ...(r.live === undefined ? {} : { live: r.live }),
+        };
         if (known === undefined) ball.rounds.push({ round: r.round, receipt: r.receipt, at: Number.NaN, ...extra });
         else Object.assign(known, extra);
       }
       ball.rounds.sort((a, b) => a.round - b.round);
-      if (ball.receipt === null && rb.receipt !== null) ball.receipt = { value: rb.receipt, candidate: null, evidence: rb.reason ?? 'result.json', at: Number.NaN };
+      if (ball.receipt === null && rb.receipt !== null)
+        ball.receipt = { value: rb.receipt, candidate: null, evidence: rb.reason ?? 'result.json', at: Number.NaN };
     }
   }
 }

@@ -30,7 +30,14 @@ export interface CostBreakdown {
 }
 
 function emptyTotal(): CostTotal {
-  return { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 }, estimated: 0 };
+  return {
+    leaves: 0,
+    input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
+    unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    estimated: 0,
+  };
 }
 
 function addUsage(total: CostTotal, usage: Usage): CostTotal {
@@ -66,7 +73,10 @@ export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
     if (u.issue !== null) {
       let issue = issues.get(u.issue);
       if (issue === undefined) {
-        issue = { row: { key: String(u.issue), issue: u.issue, step: null, slice: null, total: emptyTotal() }, steps: new Map() };
+        issue = {
+          row: { key: String(u.issue), issue: u.issue, step: null, slice: null, total: emptyTotal() },
+          steps: new Map(),
+        };
         issues.set(u.issue, issue);
         byIssue.push(issue.row);
       }
@@ -95,16 +105,23 @@ export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
 }
 
 /** A total as one line: `12,345 in / 678 out tokens, $0.42 (2 of 5 leaves did not report cost; 1 of 3 costs estimated from agents-file prices)`. */
-export function describeTotal(total: CostTotal, fmt: { tokens: (n: number | null) => string; usd: (n: number | null) => string }): string {
+export function describeTotal(
+  total: CostTotal,
+  fmt: { tokens: (n: number | null) => string; usd: (n: number | null) => string },
+): string {
   if (total.leaves === 0) return 'no usage reported yet';
   const { unreported: u } = total;
   if (u.cost_usd === total.leaves && u.input_tokens === total.leaves && u.output_tokens === total.leaves) {
     return `${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}, none of which reported tokens or cost`;
   }
   const gaps: string[] = [];
-  if (total.unreported.cost_usd > 0) gaps.push(`${total.unreported.cost_usd} of ${total.leaves} leaves did not report cost`);
+  if (total.unreported.cost_usd > 0)
+    gaps.push(`${total.unreported.cost_usd} of ${total.leaves} leaves did not report cost`);
   const tokenGap = Math.max(total.unreported.input_tokens, total.unreported.output_tokens);
   if (tokenGap > 0) gaps.push(`${tokenGap} did not report tokens`);
-  if (total.estimated > 0) gaps.push(`${total.estimated} of ${total.leaves - total.unreported.cost_usd} costs estimated from agents-file prices`);
+  if (total.estimated > 0)
+    gaps.push(
+      `${total.estimated} of ${total.leaves - total.unreported.cost_usd} costs estimated from agents-file prices`,
+    );
   return `${fmt.tokens(total.input_tokens)} in / ${fmt.tokens(total.output_tokens)} out tokens, ${fmt.usd(total.cost_usd)} over ${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}${gaps.length > 0 ? ` (${gaps.join('; ')})` : ''}`;
 }

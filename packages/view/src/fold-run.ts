@@ -157,7 +157,17 @@ function add(fold: Fold, r: LogRecord): void {
       break;
     case 'verdict': {
       const tests = (Array.isArray(e.tests) ? e.tests : [e.test]).filter(isString);
-      m.verdicts.push({ line, at, issue, step, phase: e.phase as string, verdict: e.verdict as string, reason: str(e.reason) ?? '', agent: str(e.agent), tests });
+      m.verdicts.push({
+        line,
+        at,
+        issue,
+        step,
+        phase: e.phase as string,
+        verdict: e.verdict as string,
+        reason: str(e.reason) ?? '',
+        agent: str(e.agent),
+        tests,
+      });
       break;
     }
     case 'tick':
@@ -170,7 +180,20 @@ function add(fold: Fold, r: LogRecord): void {
     }
     case 'fallover': {
       const [role, cause, message] = [str(e.role) ?? '?', str(e.cause) ?? '?', str(e.message) ?? ''];
-      m.fallovers.push({ line, at, issue, step, slice: str(e.slice), ball: str(e.ball), leaf: e.leaf as string, role, agent: e.agent as string, cause, message, next: str(e.next) });
+      m.fallovers.push({
+        line,
+        at,
+        issue,
+        step,
+        slice: str(e.slice),
+        ball: str(e.ball),
+        leaf: e.leaf as string,
+        role,
+        agent: e.agent as string,
+        cause,
+        message,
+        next: str(e.next),
+      });
       break;
     }
     case 'stop':
@@ -192,7 +215,9 @@ function add(fold: Fold, r: LogRecord): void {
 export function stoppedRuns(model: RunModel): Map<number, { mode: string; at: number; step: string | null }> {
   const stopped = new Map<number, { mode: string; at: number; step: string | null; line: number }>();
   // A stop honoured without a mode is the conductor ending on a signal.
-  for (const s of model.stops) if (s.action === 'honoured' && s.issue !== null) stopped.set(s.issue, { mode: s.mode ?? 'signal', at: s.at, step: s.step, line: s.line });
+  for (const s of model.stops)
+    if (s.action === 'honoured' && s.issue !== null)
+      stopped.set(s.issue, { mode: s.mode ?? 'signal', at: s.at, step: s.step, line: s.line });
   for (const later of [...model.leaves, ...model.bails]) {
     const s = later.issue === null ? undefined : stopped.get(later.issue);
     if (s !== undefined && later.line > s.line) stopped.delete(later.issue as number);

@@ -41,7 +41,10 @@ export function parseLogLine(raw: string, line: number): LogRecord | LogProblem 
   try {
     json = JSON.parse(raw);
   } catch {
-    return { line, message: `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}${raw.length > 60 ? '...' : ''}; skipped` };
+    return {
+      line,
+      message: `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}${raw.length > 60 ? '...' : ''}; skipped`,
+    };
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { line, message: `expected a JSON object, got ${JSON.stringify(raw.slice(0, 60))}; skipped` };
@@ -114,7 +117,11 @@ export class LogTail {
           continue;
         }
         // Decode only whole lines: a newline byte never sits inside a UTF-8 sequence.
-        this.push(carry === null ? chunk.toString('utf8', 0, end) : Buffer.concat([carry, chunk.subarray(0, end)]).toString('utf8'));
+        this.push(
+          carry === null
+            ? chunk.toString('utf8', 0, end)
+            : Buffer.concat([carry, chunk.subarray(0, end)]).toString('utf8'),
+        );
         this.offset = at - (n - end);
         carry = end === n ? null : Buffer.from(chunk.subarray(end, n));
       }

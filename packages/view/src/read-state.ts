@@ -90,7 +90,12 @@ export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerSt
       // The local tracker's issue title (`.tdd/issues/N.md`), else the ledger's heading (the plan's first line).
       const issue = Number(m[1]);
       const title = headingOf(readFileIfExists(statePaths(stateDir).issue(issue))) ?? headingOf(text);
-      out.push({ issue, file, title, steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })) });
+      out.push({
+        issue,
+        file,
+        title,
+        steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })),
+      });
     } catch (error) {
       problems.push({ file, message: (error as Error).message });
     }
@@ -165,10 +170,22 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
     const balls = Array.isArray(run?.balls) ? run.balls : Array.isArray(definition?.balls) ? definition.balls : [];
     for (const b of balls as Array<Record<string, unknown>>) {
       if (b === null || typeof b !== 'object' || typeof b.id !== 'string') continue;
-      declared.set(b.id, { deps: Array.isArray(b.deps) ? b.deps.filter((d): d is string => typeof d === 'string') : [], wave: typeof b.wave === 'number' ? b.wave : null });
+      declared.set(b.id, {
+        deps: Array.isArray(b.deps) ? b.deps.filter((d): d is string => typeof d === 'string') : [],
+        wave: typeof b.wave === 'number' ? b.wave : null,
+      });
     }
-    const record: SliceRecord = { id, dir, record: isFile(paths.record), base: typeof run?.base === 'string' ? run.base : null, balls: [] };
-    const names = new Set([...declared.keys(), ...listDir(dir).filter((n) => RECORD_ID.test(n) && isDir(paths.ball(n)))]);
+    const record: SliceRecord = {
+      id,
+      dir,
+      record: isFile(paths.record),
+      base: typeof run?.base === 'string' ? run.base : null,
+      balls: [],
+    };
+    const names = new Set([
+      ...declared.keys(),
+      ...listDir(dir).filter((n) => RECORD_ID.test(n) && isDir(paths.ball(n))),
+    ]);
     for (const ball of names) {
       const ballDir = paths.ball(ball);
       const rounds: SliceRecord['balls'][number]['rounds'] = [];
@@ -178,14 +195,27 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
         const json = readJson(join(ballDir, name), problems);
         const answer = answerOf(json?.answer);
         const live = liveOf(json?.live);
-        rounds.push({ round: Number(m[1]), receipt: receiptOf(json?.receipt ?? json?.value), ...(answer === null ? {} : { answer }), ...(live === null ? {} : { live }) });
+        rounds.push({
+          round: Number(m[1]),
+          receipt: receiptOf(json?.receipt ?? json?.value),
+          ...(answer === null ? {} : { answer }),
+          ...(live === null ? {} : { live }),
+        });
       }
       rounds.sort((a, b) => a.round - b.round);
       const result = readJson(paths.result(ball), problems);
       const info = declared.get(ball);
       const reason = typeof result?.reason === 'string' ? result.reason : null;
       const remote = remoteOf(readJson(paths.remoteRound(ball), problems));
-      record.balls.push({ id: ball, deps: info?.deps ?? [], wave: info?.wave ?? null, rounds, receipt: receiptOf(result?.receipt ?? result?.value), reason, ...(remote === null ? {} : { remote }) });
+      record.balls.push({
+        id: ball,
+        deps: info?.deps ?? [],
+        wave: info?.wave ?? null,
+        rounds,
+        receipt: receiptOf(result?.receipt ?? result?.value),
+        reason,
+        ...(remote === null ? {} : { remote }),
+      });
     }
     out.push(record);
   }
@@ -203,7 +233,15 @@ function liveOf(value: unknown): RoundLive | null {
   const v = value as Record<string, unknown>;
   if (typeof v.sha256 !== 'string' || typeof v.output !== 'string') return null;
   const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
-  return { code: num(v.code), ms: num(v.ms), sha256: v.sha256, bytes: num(v.bytes), truncated: v.truncated === true, output: v.output, ...(typeof v.note === 'string' ? { note: v.note } : {}) };
+  return {
+    code: num(v.code),
+    ms: num(v.ms),
+    sha256: v.sha256,
+    bytes: num(v.bytes),
+    truncated: v.truncated === true,
+    output: v.output,
+    ...(typeof v.note === 'string' ? { note: v.note } : {}),
+  };
 }
 
 function isDir(path: string): boolean {
@@ -226,9 +264,16 @@ function isFile(path: string): boolean {
 function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null {
   if (json === null) return null;
   const { round, job, state, worker, queuedAt, takenAt, returnedAt, enginePid, phase } = json;
-  const time = (v: unknown): number | null => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? Date.parse(v) : null);
+  const time = (v: unknown): number | null =>
+    typeof v === 'string' && Number.isFinite(Date.parse(v)) ? Date.parse(v) : null;
   const queued = time(queuedAt);
-  if (typeof round !== 'number' || typeof job !== 'string' || (state !== 'queued' && state !== 'building' && state !== 'returned') || queued === null) return null;
+  if (
+    typeof round !== 'number' ||
+    typeof job !== 'string' ||
+    (state !== 'queued' && state !== 'building' && state !== 'returned') ||
+    queued === null
+  )
+    return null;
   return {
     round,
     job,

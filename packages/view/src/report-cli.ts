@@ -1,7 +1,16 @@
 // `leap report [--out FILE]` (CONTRACT section 10): one self-contained HTML file of the runs of this repository.
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { dirOption, ensureStateDir, LeapError, parseCli, runGitSync, UsageError, writeFileAtomic, type Subcommand } from '@leap/core';
+import {
+  dirOption,
+  ensureStateDir,
+  LeapError,
+  parseCli,
+  runGitSync,
+  UsageError,
+  writeFileAtomic,
+  type Subcommand,
+} from '@leap/core';
 import { collectView } from './collect-view.js';
 import { renderReport } from './report-html.js';
 
@@ -23,7 +32,12 @@ Exit codes:
   0  written (lines of the log that are not events are listed in its Problems section)
   2  bad arguments, or no event log to report on (nothing is written)`;
 
-const OPTIONS = { dir: { type: 'string' }, out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = {
+  dir: { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export const reportMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, OPTIONS, REPORT_USAGE);
@@ -31,10 +45,15 @@ export const reportMain: Subcommand = async (argv, io) => {
     io.stdout(`${REPORT_USAGE}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${REPORT_USAGE}`);
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${REPORT_USAGE}`);
   if (values.out === '') throw new UsageError(`Expected --out to name a file, got ""\n${REPORT_USAGE}`);
   const view = collectView({ cwd: dirOption(io.cwd, values.dir), env: io.env });
-  if (!view.log.exists) throw new LeapError(`no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`, { exitCode: 2 });
+  if (!view.log.exists)
+    throw new LeapError(
+      `no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`,
+      { exitCode: 2 },
+    );
   const file = resolve(io.cwd, values.out ?? `${view.stateDir}/leap-report.html`);
   let bytes: number;
   try {
@@ -52,7 +71,9 @@ export const reportMain: Subcommand = async (argv, io) => {
     io.stdout(`${file}\n`);
   }
   if (values.out !== undefined && isTrackedPlace(view.repo, file)) {
-    io.stderr(`leap report: ${file} is in the repository and not ignored, so git status shows it; without --out the report goes into the state folder, which git ignores\n`);
+    io.stderr(
+      `leap report: ${file} is in the repository and not ignored, so git status shows it; without --out the report goes into the state folder, which git ignores\n`,
+    );
   }
   return 0;
 };

@@ -1,8 +1,20 @@
 // No script, no network (the Content-Security-Policy forbids both); every text from the run escaped.
 import { isoTimestamp, type TextParts } from '@leap/core';
-import { escapeHtml as escapeHtmlExport, formatDuration as formatDurationExport, formatTokens as formatTokensExport, formatUsd as formatUsdExport } from './_text.js';
+import {
+  escapeHtml as escapeHtmlExport,
+  formatDuration as formatDurationExport,
+  formatTokens as formatTokensExport,
+  formatUsd as formatUsdExport,
+} from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
-import { renderBailsAndStops, renderFlaky, renderLedgerProgress, renderProblems, renderSlices, renderVerdicts } from './_report-sections.js';
+import {
+  renderBailsAndStops,
+  renderFlaky,
+  renderLedgerProgress,
+  renderProblems,
+  renderSlices,
+  renderVerdicts,
+} from './_report-sections.js';
 import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
 import { breakDownCost, sumUsage, type CostRow, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
@@ -18,7 +30,8 @@ function costCells(t: CostTotal): string {
   const gap = (n: number): string => (n > 0 ? ` <span class="meta">(${n} unreported)</span>` : '');
   return `<td class="n">${t.leaves}</td><td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td><td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td><td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}${t.estimated > 0 ? ` <span class="meta">(${t.estimated} estimated)</span>` : ''}</td>`;
 }
-const COST_HEAD = '<th class="n">leaves</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th>';
+const COST_HEAD =
+  '<th class="n">leaves</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th>';
 
 function costTable(title: string, rows: CostRow[], label: (r: CostRow) => string, id: string): string {
   if (rows.length === 0) return '';
@@ -34,10 +47,14 @@ function renderCost(view: ViewData, out: TextParts): void {
   const cost = breakDownCost(usage);
   if (nothingReported(cost.total)) {
     const agents = [...new Set(usage.map((u) => u.agent ?? '?'))].map(esc).join(', ');
-    out.push(`<p class="empty" id="cost-none">Tokens and cost: not reported by these agents (${agents}), for any of the ${usage.length} leaves.</p>`);
+    out.push(
+      `<p class="empty" id="cost-none">Tokens and cost: not reported by these agents (${agents}), for any of the ${usage.length} leaves.</p>`,
+    );
     return;
   }
-  out.push(`<table class="cost" id="cost-total"><thead><tr><th>the whole log</th>${COST_HEAD}</tr></thead><tbody><tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`);
+  out.push(
+    `<table class="cost" id="cost-total"><thead><tr><th>the whole log</th>${COST_HEAD}</tr></thead><tbody><tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`,
+  );
   out.push(`\n${costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue')}`);
   out.push(`\n${costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step')}`);
   out.push(`\n${costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice')}`);
@@ -55,7 +72,11 @@ function renderCost(view: ViewData, out: TextParts): void {
 
 // Whether no leaf reported any figure (scripted agents, CLIs that say nothing): then it is said once, not row by row.
 function nothingReported(t: CostTotal): boolean {
-  return t.unreported.cost_usd === t.leaves && t.unreported.input_tokens === t.leaves && t.unreported.output_tokens === t.leaves;
+  return (
+    t.unreported.cost_usd === t.leaves &&
+    t.unreported.input_tokens === t.leaves &&
+    t.unreported.output_tokens === t.leaves
+  );
 }
 
 /** The report's Content-Security-Policy: nothing loads or runs but its own inline style and data images. */
@@ -92,10 +113,18 @@ export function renderReport(view: ViewData, out: TextParts): void {
         ? silent
         : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}${total.estimated > 0 ? ` (${total.estimated} estimated from agents-file prices)` : ''}`,
     ],
-    ['tokens', total.input_tokens === null && total.output_tokens === null ? silent : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`],
+    [
+      'tokens',
+      total.input_tokens === null && total.output_tokens === null
+        ? silent
+        : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`,
+    ],
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
-  const when = model.firstAt === null ? 'no events yet' : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;
+  const when =
+    model.firstAt === null
+      ? 'no events yet'
+      : `${isoTimestamp(span.from).replace('T', ' ').slice(0, 19)}Z to ${isoTimestamp(span.to).slice(11, 19)}Z`;
   out.push(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">

@@ -23,7 +23,13 @@ Exit codes:
   0  stopped by TERM or INT
   2  bad arguments, or the port cannot be listened on`;
 
-const OPTIONS = { dir: { type: 'string' }, port: { type: 'string', short: 'p' }, host: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = {
+  dir: { type: 'string' },
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export const serveMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, OPTIONS, SERVE_USAGE);
@@ -31,11 +37,15 @@ export const serveMain: Subcommand = async (argv, io) => {
     io.stdout(`${SERVE_USAGE}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${SERVE_USAGE}`);
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${SERVE_USAGE}`);
   const cwd = dirOption(io.cwd, values.dir);
   let port = 0;
   if (values.port !== undefined) {
-    if (!/^[0-9]{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`Expected --port to be a port number (0 to 65535), got ${JSON.stringify(values.port)}\n${SERVE_USAGE}`);
+    if (!/^[0-9]{1,5}$/.test(values.port) || Number(values.port) > 65535)
+      throw new UsageError(
+        `Expected --port to be a port number (0 to 65535), got ${JSON.stringify(values.port)}\n${SERVE_USAGE}`,
+      );
     port = Number(values.port);
   }
   if (values.host === '') throw new UsageError(`Expected --host to name an address, got ""\n${SERVE_USAGE}`);
@@ -46,12 +56,27 @@ export const serveMain: Subcommand = async (argv, io) => {
   try {
     let server: Awaited<ReturnType<typeof startLiveServer>>;
     try {
-      server = await startLiveServer({ cwd, env: io.env, port, ...(values.host === undefined ? {} : { host: values.host }) });
+      server = await startLiveServer({
+        cwd,
+        env: io.env,
+        port,
+        ...(values.host === undefined ? {} : { host: values.host }),
+      });
     } catch (cause) {
-      throw new LeapError(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(cause as Error).message}`, { exitCode: 2, cause });
+      throw new LeapError(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(cause as Error).message}`, {
+        exitCode: 2,
+        cause,
+      });
     }
-    io.stdout(values.json === true ? `${JSON.stringify({ url: server.url, host: server.host, port: server.port })}\n` : `${server.url}\n`);
-    if (!controller.signal.aborted) await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+    io.stdout(
+      values.json === true
+        ? `${JSON.stringify({ url: server.url, host: server.host, port: server.port })}\n`
+        : `${server.url}\n`,
+    );
+    if (!controller.signal.aborted)
+      await new Promise<void>((resolve) =>
+        controller.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
     await server.close();
   } finally {
     process.removeListener('SIGINT', stop);

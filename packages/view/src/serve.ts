@@ -70,7 +70,9 @@ export function renderLivePage(cwd: string, env: NodeJS.ProcessEnv, nonce: strin
   const badge = `<span id="live" title="this page updates itself as the runs go on"><i></i><b>live</b> · updated <time>${clockTime(view.now)}Z</time></span>`;
   const html = parts.join('').replace('<h1>leap report</h1>', `<h1>leap report${badge}</h1>`);
   if (nonce === null) return html;
-  return html.replace(REPORT_CSP, `${REPORT_CSP}; script-src 'nonce-${nonce}'; connect-src 'self'`).replace('</head>', `<script nonce="${nonce}">${LIVE_SCRIPT}</script></head>`);
+  return html
+    .replace(REPORT_CSP, `${REPORT_CSP}; script-src 'nonce-${nonce}'; connect-src 'self'`)
+    .replace('</head>', `<script nonce="${nonce}">${LIVE_SCRIPT}</script></head>`);
 }
 
 function sameToken(given: string, token: string): boolean {

@@ -25,7 +25,12 @@ Exit codes:
   0  shown (also when nothing has run yet, or lines were skipped)
   2  bad arguments`;
 
-const OPTIONS = { dir: { type: 'string' }, watch: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = {
+  dir: { type: 'string' },
+  watch: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 function terminalWidth(io: SubcommandIo): number {
   const fromEnv = Number(io.env.COLUMNS);
@@ -46,7 +51,8 @@ export const statusMain: Subcommand = async (argv, io) => {
     io.stdout(`${STATUS_USAGE}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${STATUS_USAGE}`);
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${STATUS_USAGE}`);
   const cwd = dirOption(io.cwd, values.dir);
   const draw = (data: StatusData): string => renderStatus(data, { width: terminalWidth(io), color: colorOn(io) });
   if (values.watch !== true) {
@@ -67,7 +73,10 @@ export const statusMain: Subcommand = async (argv, io) => {
       onFrame: (data) => {
         frames++;
         if (values.json === true) io.stdout(`${JSON.stringify(data)}\n`);
-        else if (io.isTTY) io.stdout(`${frames === 1 ? '\x1b[2J' : ''}\x1b[H${fitScreen(draw(data)).replaceAll('\n', '\x1b[K\n')}\x1b[J`);
+        else if (io.isTTY)
+          io.stdout(
+            `${frames === 1 ? '\x1b[2J' : ''}\x1b[H${fitScreen(draw(data)).replaceAll('\n', '\x1b[K\n')}\x1b[J`,
+          );
         else io.stdout(`${frames > 1 ? '\n' : ''}${draw(data)}`);
       },
     });

@@ -50,23 +50,71 @@ export interface StatusData {
   stateDir: string;
   eventsFile: string;
   now: string;
-  log: { exists: boolean; events: number; tornTail: boolean; problems: Array<{ line: number; message: string }>; unknown: Array<{ line: number; event: string }> };
+  log: {
+    exists: boolean;
+    events: number;
+    tornTail: boolean;
+    problems: Array<{ line: number; message: string }>;
+    unknown: Array<{ line: number; event: string }>;
+  };
   fileProblems: Array<{ file: string; message: string }>;
   issues: StatusIssue[];
   running: StatusLeaf[];
   /** Rounds on bullmq workers whose record is not written yet, as a running engine last saw the queue. */
-  remote: Array<{ slice: string; ball: string; round: number; job: string; state: 'queued' | 'building' | 'returned'; worker: string | null; phase: string | null; sinceMs: number }>;
+  remote: Array<{
+    slice: string;
+    ball: string;
+    round: number;
+    job: string;
+    state: 'queued' | 'building' | 'returned';
+    worker: string | null;
+    phase: string | null;
+    sinceMs: number;
+  }>;
   /** Leaves the log says ran outside the sandbox (`--sandbox off`, CONTRACT section 13), most recent last. */
   unsandboxed: { leaves: number; last: string | null };
   /** Leaves with a launch and no exit whose supervisor is gone. */
   lost: Array<{ leaf: string; issue: number | null; step: string | null; startedAt: string }>;
-  verdicts: Array<{ at: string; issue: number | null; step: string | null; phase: string; verdict: string; reason: string; agent: string | null }>;
-  bails: Array<{ at: string; issue: number | null; step: string | null; cause: string; class: string; detail: string | null }>;
+  verdicts: Array<{
+    at: string;
+    issue: number | null;
+    step: string | null;
+    phase: string;
+    verdict: string;
+    reason: string;
+    agent: string | null;
+  }>;
+  bails: Array<{
+    at: string;
+    issue: number | null;
+    step: string | null;
+    cause: string;
+    class: string;
+    detail: string | null;
+  }>;
   /** The last leaves whose vendor ran dry and the agent that took each over (null: none was left). */
-  fallovers: Array<{ at: string; issue: number | null; slice: string | null; ball: string | null; leaf: string; role: string; agent: string; cause: string; message: string; next: string | null }>;
+  fallovers: Array<{
+    at: string;
+    issue: number | null;
+    slice: string | null;
+    ball: string | null;
+    leaf: string;
+    role: string;
+    agent: string;
+    cause: string;
+    message: string;
+    next: string | null;
+  }>;
   stop: { pending: string | null; unreadable: string | null };
   /** Tests seen to pass once and fail once on the same tree: each flaky verdict, oldest first. */
-  flaky: Array<{ at: string; issue: number | null; step: string | null; phase: string; tests: string[]; reason: string }>;
+  flaky: Array<{
+    at: string;
+    issue: number | null;
+    step: string | null;
+    phase: string;
+    tests: string[];
+    reason: string;
+  }>;
   slices: Array<{
     id: string;
     record: boolean;
@@ -108,14 +156,42 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     running,
     remote: remoteRounds(view),
     unsandboxed: unsandboxedOf(model.leaves),
-    lost: model.leaves.filter((r) => r.status === 'lost').map((r) => ({ leaf: r.leaf, issue: r.issue, step: r.step, startedAt: iso(r.launchedAt) })),
-    verdicts: model.verdicts.slice(-LAST_VERDICTS).map((v) => ({ at: iso(v.at), issue: v.issue, step: v.step, phase: v.phase, verdict: v.verdict, reason: v.reason, agent: v.agent })),
-    bails: model.bails.slice(-LAST_VERDICTS).map((b) => ({ at: iso(b.at), issue: b.issue, step: b.step, cause: b.cause, class: b.class, detail: b.detail })),
-    fallovers: model.fallovers
+    lost: model.leaves
+      .filter((r) => r.status === 'lost')
+      .map((r) => ({ leaf: r.leaf, issue: r.issue, step: r.step, startedAt: iso(r.launchedAt) })),
+    verdicts: model.verdicts.slice(-LAST_VERDICTS).map((v) => ({
+      at: iso(v.at),
+      issue: v.issue,
+      step: v.step,
+      phase: v.phase,
+      verdict: v.verdict,
+      reason: v.reason,
+      agent: v.agent,
+    })),
+    bails: model.bails
       .slice(-LAST_VERDICTS)
-      .map((f) => ({ at: iso(f.at), issue: f.issue, slice: f.slice, ball: f.ball, leaf: f.leaf, role: f.role, agent: f.agent, cause: f.cause, message: f.message, next: f.next })),
+      .map((b) => ({ at: iso(b.at), issue: b.issue, step: b.step, cause: b.cause, class: b.class, detail: b.detail })),
+    fallovers: model.fallovers.slice(-LAST_VERDICTS).map((f) => ({
+      at: iso(f.at),
+      issue: f.issue,
+      slice: f.slice,
+      ball: f.ball,
+      leaf: f.leaf,
+      role: f.role,
+      agent: f.agent,
+      cause: f.cause,
+      message: f.message,
+      next: f.next,
+    })),
     stop: { pending: view.stop.mode, unreadable: view.stop.unreadable },
-    flaky: flakyVerdicts(model).map((v) => ({ at: iso(v.at), issue: v.issue, step: v.step, phase: v.phase, tests: v.tests, reason: v.reason })),
+    flaky: flakyVerdicts(model).map((v) => ({
+      at: iso(v.at),
+      issue: v.issue,
+      step: v.step,
+      phase: v.phase,
+      tests: v.tests,
+      reason: v.reason,
+    })),
     slices: model.slices.map((s) => ({
       id: s.id,
       record: view.sliceRecords.some((r) => r.id === s.id && r.record),
@@ -207,8 +283,22 @@ function remoteRounds(view: ViewData): StatusData['remote'] {
       const r = ball.remote;
       // Done once its round record is written; a dead engine's picture is stale.
       if (r === undefined || !r.engineAlive || ball.rounds.some((x) => x.round === r.round)) continue;
-      const since = r.state === 'queued' ? r.queuedAt : r.state === 'building' ? (r.takenAt ?? r.queuedAt) : (r.returnedAt ?? r.queuedAt);
-      out.push({ slice: slice.id, ball: ball.id, round: r.round, job: r.job, state: r.state, worker: r.worker, phase: r.phase, sinceMs: Math.max(0, view.now - since) });
+      const since =
+        r.state === 'queued'
+          ? r.queuedAt
+          : r.state === 'building'
+            ? (r.takenAt ?? r.queuedAt)
+            : (r.returnedAt ?? r.queuedAt);
+      out.push({
+        slice: slice.id,
+        ball: ball.id,
+        round: r.round,
+        job: r.job,
+        state: r.state,
+        worker: r.worker,
+        phase: r.phase,
+        sinceMs: Math.max(0, view.now - since),
+      });
     }
   }
   return out.sort((a, b) => b.sinceMs - a.sinceMs);

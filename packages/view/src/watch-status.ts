@@ -34,7 +34,12 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
 
   const watched = new Set<string>();
   // A leaf's own output (.out, .err) changes all the time and shows in no frame: not watched.
-  const watcher = watch([], { ignoreInitial: true, depth: 2, awaitWriteFinish: false, ignored: (path: string) => /\.(out|err|sock)$/.test(path) });
+  const watcher = watch([], {
+    ignoreInitial: true,
+    depth: 2,
+    awaitWriteFinish: false,
+    ignored: (path: string) => /\.(out|err|sock)$/.test(path),
+  });
   const follow = (): void => {
     // The state folder and .leap may not exist yet: watch the repository root (not deeply) until they do.
     for (const dir of [first.stateDir, join(first.repo, '.leap')]) {

@@ -20,7 +20,12 @@ demo('20 leaves, each launch paired with its exit by run id, even where one leaf
   const red = m.leaves.filter((l) => l.leaf === 'verdict-red');
   assert.is(red.length, 2);
   const inner = m.leaves.find((l) => l.leaf === 'verify-red');
-  assert.ok(inner !== undefined && red[0] !== undefined && inner.launchedAt > red[0].launchedAt && (inner.exitedAt ?? 0) < (red[0].exitedAt ?? 0));
+  assert.ok(
+    inner !== undefined &&
+      red[0] !== undefined &&
+      inner.launchedAt > red[0].launchedAt &&
+      (inner.exitedAt ?? 0) < (red[0].exitedAt ?? 0),
+  );
   assert.equal(
     m.leaves.map((l) => l.status).filter((s) => s !== 'exited'),
     [],
@@ -113,7 +118,10 @@ slice('LEAP leaves find their slice through their ball; usage follows its leaf, 
   assert.is(m.leaves.find((l) => l.leaf === 'review-lexer-google')?.usage?.input_tokens, null);
   assert.is(ballOfLeafName('build-a-b-3'), 'a-b');
   assert.is(ballOfLeafName('develop-red'), null);
-  assert.equal(['proof-a-b-1', 'reproof-a-b-2', 'live-a-b-1', 'champion-a-b', 'champion-', 'verify-green'].map(ballOfLeafName), ['a-b', 'a-b', 'a-b', 'a-b', null, null]);
+  assert.equal(
+    ['proof-a-b-1', 'reproof-a-b-2', 'live-a-b-1', 'champion-a-b', 'champion-', 'verify-green'].map(ballOfLeafName),
+    ['a-b', 'a-b', 'a-b', 'a-b', null, null],
+  );
 });
 
 slice.run();
@@ -151,111 +159,162 @@ odd('a suite event (the toolchain running the tests) is a kind the view knows: c
   assert.equal([m.unknown, m.problems, m.suiteRuns], [[], [], 1]);
 });
 
-odd('an exit without launch, a leaf never exited, a launch without run id paired by name, a second usage of one leaf', () => {
-  const ev = (line: number, at: number, event: Record<string, unknown>) => ({ line, at, event: { ts: new Date(at).toISOString(), ...event } as never });
-  const m = foldRun([
-    ev(1, 1000, { event: 'exit', leaf: 'develop-red', code: 3, status: 'refused-stop', duration_ms: 0 }),
-    ev(2, 2000, { event: 'launch', leaf: 'plan', phase: 'plan', pid: 5 }),
-    ev(3, 2500, { event: 'launch', leaf: 'develop-red', issue: 2, pid: 6 }),
-    ev(4, 3000, { event: 'exit', leaf: 'develop-red', code: 0, status: 'exited' }),
-    ev(5, 3100, { event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 10, output_tokens: -1, cost_usd: 'lots' }),
-    ev(6, 3200, { event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 5 }),
-    ev(7, 3300, { event: 'usage', leaf: 'nobody' }),
-    ev(8, 3400, { event: 'verdict', phase: 'red' }),
-    ev(9, 3500, { event: 'receipt', slice: 's', ball: 'b', value: 2 }),
-    ev(10, 3600, { event: 'round', slice: 's' }),
-    ev(11, 3700, { event: 'bail', cause: 'needs-user', class: 'process', reason: 'which test command?' }),
-    ev(12, 3800, { event: 'stop', mode: 'at-leaf', action: 'requested' }),
-    ev(13, 3900, { event: 'review', candidate: 'zz', value: 0, verdict: 'none' }),
-    ev(14, 4000, { event: 'mark', name: 'm' }),
-    ev(15, 4100, { event: 'tick' }),
-  ]);
-  assert.equal(
-    m.leaves.map((l) => [l.leaf, l.status, l.launchedAt, l.durationMs]),
-    [
-      ['develop-red', 'refused-stop', 1000, 0],
-      ['plan', 'running', 2000, null],
-      ['develop-red', 'exited', 2500, 500],
-    ],
-  );
-  assert.equal(m.leaves[2]?.usage?.input_tokens, 10);
-  assert.equal([m.usage[0]?.output_tokens, m.usage[0]?.cost_usd], [null, null]);
-  assert.is(m.usage.length, 3);
-  assert.equal(
-    m.problems.map((p) => p.line),
-    [8, 9, 10, 15],
-  );
-  assert.equal([m.bails[0]?.detail, m.stops[0]?.mode, m.marks[0]?.name], ['which test command?', 'at-leaf', 'm']);
-  assert.equal(m.slices, [], 'an event skipped as a problem adds no ball');
-});
+odd(
+  'an exit without launch, a leaf never exited, a launch without run id paired by name, a second usage of one leaf',
+  () => {
+    const ev = (line: number, at: number, event: Record<string, unknown>) => ({
+      line,
+      at,
+      event: { ts: new Date(at).toISOString(), ...event } as never,
+    });
+    const m = foldRun([
+      ev(1, 1000, { event: 'exit', leaf: 'develop-red', code: 3, status: 'refused-stop', duration_ms: 0 }),
+      ev(2, 2000, { event: 'launch', leaf: 'plan', phase: 'plan', pid: 5 }),
+      ev(3, 2500, { event: 'launch', leaf: 'develop-red', issue: 2, pid: 6 }),
+      ev(4, 3000, { event: 'exit', leaf: 'develop-red', code: 0, status: 'exited' }),
+      ev(5, 3100, {
+        event: 'usage',
+        leaf: 'develop-red',
+        issue: 2,
+        input_tokens: 10,
+        output_tokens: -1,
+        cost_usd: 'lots',
+      }),
+      ev(6, 3200, { event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 5 }),
+      ev(7, 3300, { event: 'usage', leaf: 'nobody' }),
+      ev(8, 3400, { event: 'verdict', phase: 'red' }),
+      ev(9, 3500, { event: 'receipt', slice: 's', ball: 'b', value: 2 }),
+      ev(10, 3600, { event: 'round', slice: 's' }),
+      ev(11, 3700, { event: 'bail', cause: 'needs-user', class: 'process', reason: 'which test command?' }),
+      ev(12, 3800, { event: 'stop', mode: 'at-leaf', action: 'requested' }),
+      ev(13, 3900, { event: 'review', candidate: 'zz', value: 0, verdict: 'none' }),
+      ev(14, 4000, { event: 'mark', name: 'm' }),
+      ev(15, 4100, { event: 'tick' }),
+    ]);
+    assert.equal(
+      m.leaves.map((l) => [l.leaf, l.status, l.launchedAt, l.durationMs]),
+      [
+        ['develop-red', 'refused-stop', 1000, 0],
+        ['plan', 'running', 2000, null],
+        ['develop-red', 'exited', 2500, 500],
+      ],
+    );
+    assert.equal(m.leaves[2]?.usage?.input_tokens, 10);
+    assert.equal([m.usage[0]?.output_tokens, m.usage[0]?.cost_usd], [null, null]);
+    assert.is(m.usage.length, 3);
+    assert.equal(
+      m.problems.map((p) => p.line),
+      [8, 9, 10, 15],
+    );
+    assert.equal([m.bails[0]?.detail, m.stops[0]?.mode, m.marks[0]?.name], ['which test command?', 'at-leaf', 'm']);
+    assert.equal(m.slices, [], 'an event skipped as a problem adds no ball');
+  },
+);
 
 odd.run();
 
 // ---
 const edges = suite("foldRun: the engine's own shapes and fields of the wrong type");
 
-edges('a ball event carrying its receipt, reviews before their receipt, a second exit of one run, fields of the wrong type', () => {
-  let s = 0;
-  const ev = (event: Record<string, unknown>) => ({ line: ++s, at: s * 1000, event: { ts: new Date(s * 1000).toISOString(), ...event } as never });
-  const m = foldRun([
-    ev({ event: 'ball', slice: 's', ball: 'held', state: 'checkpointed', wave: 0, receipt: 0, reason: 'four rounds without a pass' }),
-    ev({ event: 'ball', slice: 's', ball: 'held', state: 'checkpointed', receipt: 1, deps: ['a', 3] }),
-    ev({ event: 'review', slice: 's', ball: 'b', candidate: 'cb', reviewer: 'r', family: 'f', verdict: 'pass', value: 1 }),
-    ev({ event: 'review', candidate: 'late', reviewer: 'r', family: 'f', verdict: 'pass', value: 1 }),
-    ev({ event: 'review', candidate: 'nowhere', value: -1 }),
-    ev({ event: 'receipt', slice: 's', ball: 'b', value: 1, candidate: 'late', evidence: 7 }),
-    ev({ event: 'round', slice: 's', ball: 'b', round: 1 }),
-    ev({ event: 'round', slice: 's', ball: 'b', round: 1, receipt: 1 }),
-    ev({ event: 'round', slice: 's', ball: 'b', round: 2, receipt: 5 }),
-    ev({ event: 'merge', slice: 's', ball: 'b' }),
-    ev({ event: 'ball', slice: '', ball: 'x' }),
-    ev({ event: 'ball', slice: 's' }),
-    ev({ event: 'review', candidate: 'x' }),
-    ev({ event: 'launch', leaf: 'develop-red', run: 'r1', issue: 'one', step: 5, attempt: 'two', pid: -1 }),
-    ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0, status: 'exited', duration_ms: 'long' }),
-    ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0 }),
-    ev({ event: 'exit', leaf: '' }),
-    ev({ event: 'usage', leaf: '' }),
-    ev({ event: 'stop', mode: 'now' }),
-    ev({ event: 'mark' }),
-    ev({ event: 'bail', class: 'process' }),
-    ev({ event: 'bail', cause: 'agent-failed' }),
-    ev({ event: 'verdict', phase: 'red', verdict: 'PASS' }),
-    ev({ event: 'verdict', verdict: 'PASS' }),
-    ev({ event: 'launch', leaf: 'build-b-1', slice: 'other' }),
-    ev({ event: 'usage', leaf: 'build-b-1', slice: 'other', ball: 'b' }),
-    ev({ event: 'usage', leaf: 'review-held-google' }),
-  ]);
-  const [held, b] = m.slices[0]?.balls ?? [];
-  assert.equal([held?.receipt?.value, held?.receipt?.evidence, held?.wave, held?.deps], [0, 'four rounds without a pass', 0, ['a']]);
-  assert.equal(
-    b?.reviews.map((r) => r.candidate),
-    ['cb', 'late'],
-  );
-  assert.equal(
-    b?.rounds.map((r) => [r.round, r.receipt]),
-    [
-      [1, 1],
-      [2, null],
-    ],
-  );
-  assert.equal([b?.receipt?.evidence, b?.merged], ['', { commit: '', candidate: '', at: 10_000 }]);
-  const red = m.leaves.find((l) => l.leaf === 'develop-red');
-  assert.equal([red?.issue, red?.step, red?.attempt, red?.durationMs, red?.status], [null, null, null, 1000, 'exited']);
-  assert.equal(m.leaves.filter((l) => l.leaf === 'develop-red').length, 2, 'a second exit of one run is an exit of its own');
-  assert.equal([m.stops[0]?.action, m.marks[0]?.name, m.bails.map((x) => [x.cause, x.class]), m.verdicts[0]?.reason], [undefined, '', [['agent-failed', '?']], '']);
-  assert.equal(
-    m.problems.map((p) => p.line),
-    [11, 12, 13, 17, 18, 19, 21, 24],
-  );
-  assert.equal(
-    m.usage.map((u) => [u.slice, u.ball]),
-    [
-      ['other', 'b'],
-      ['s', 'held'],
-    ],
-  );
-  assert.is(m.leaves.find((l) => l.leaf === 'build-b-1')?.slice, 'other');
-});
+edges(
+  'a ball event carrying its receipt, reviews before their receipt, a second exit of one run, fields of the wrong type',
+  () => {
+    let s = 0;
+    const ev = (event: Record<string, unknown>) => ({
+      line: ++s,
+      at: s * 1000,
+      event: { ts: new Date(s * 1000).toISOString(), ...event } as never,
+    });
+    const m = foldRun([
+      ev({
+        event: 'ball',
+        slice: 's',
+        ball: 'held',
+        state: 'checkpointed',
+        wave: 0,
+        receipt: 0,
+        reason: 'four rounds without a pass',
+      }),
+      ev({ event: 'ball', slice: 's', ball: 'held', state: 'checkpointed', receipt: 1, deps: ['a', 3] }),
+      ev({
+        event: 'review',
+        slice: 's',
+        ball: 'b',
+        candidate: 'cb',
+        reviewer: 'r',
+        family: 'f',
+        verdict: 'pass',
+        value: 1,
+      }),
+      ev({ event: 'review', candidate: 'late', reviewer: 'r', family: 'f', verdict: 'pass', value: 1 }),
+      ev({ event: 'review', candidate: 'nowhere', value: -1 }),
+      ev({ event: 'receipt', slice: 's', ball: 'b', value: 1, candidate: 'late', evidence: 7 }),
+      ev({ event: 'round', slice: 's', ball: 'b', round: 1 }),
+      ev({ event: 'round', slice: 's', ball: 'b', round: 1, receipt: 1 }),
+      ev({ event: 'round', slice: 's', ball: 'b', round: 2, receipt: 5 }),
+      ev({ event: 'merge', slice: 's', ball: 'b' }),
+      ev({ event: 'ball', slice: '', ball: 'x' }),
+      ev({ event: 'ball', slice: 's' }),
+      ev({ event: 'review', candidate: 'x' }),
+      ev({ event: 'launch', leaf: 'develop-red', run: 'r1', issue: 'one', step: 5, attempt: 'two', pid: -1 }),
+      ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0, status: 'exited', duration_ms: 'long' }),
+      ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0 }),
+      ev({ event: 'exit', leaf: '' }),
+      ev({ event: 'usage', leaf: '' }),
+      ev({ event: 'stop', mode: 'now' }),
+      ev({ event: 'mark' }),
+      ev({ event: 'bail', class: 'process' }),
+      ev({ event: 'bail', cause: 'agent-failed' }),
+      ev({ event: 'verdict', phase: 'red', verdict: 'PASS' }),
+      ev({ event: 'verdict', verdict: 'PASS' }),
+      ev({ event: 'launch', leaf: 'build-b-1', slice: 'other' }),
+      ev({ event: 'usage', leaf: 'build-b-1', slice: 'other', ball: 'b' }),
+      ev({ event: 'usage', leaf: 'review-held-google' }),
+    ]);
+    const [held, b] = m.slices[0]?.balls ?? [];
+    assert.equal(
+      [held?.receipt?.value, held?.receipt?.evidence, held?.wave, held?.deps],
+      [0, 'four rounds without a pass', 0, ['a']],
+    );
+    assert.equal(
+      b?.reviews.map((r) => r.candidate),
+      ['cb', 'late'],
+    );
+    assert.equal(
+      b?.rounds.map((r) => [r.round, r.receipt]),
+      [
+        [1, 1],
+        [2, null],
+      ],
+    );
+    assert.equal([b?.receipt?.evidence, b?.merged], ['', { commit: '', candidate: '', at: 10_000 }]);
+    const red = m.leaves.find((l) => l.leaf === 'develop-red');
+    assert.equal(
+      [red?.issue, red?.step, red?.attempt, red?.durationMs, red?.status],
+      [null, null, null, 1000, 'exited'],
+    );
+    assert.equal(
+      m.leaves.filter((l) => l.leaf === 'develop-red').length,
+      2,
+      'a second exit of one run is an exit of its own',
+    );
+    assert.equal(
+      [m.stops[0]?.action, m.marks[0]?.name, m.bails.map((x) => [x.cause, x.class]), m.verdicts[0]?.reason],
+      [undefined, '', [['agent-failed', '?']], ''],
+    );
+    assert.equal(
+      m.problems.map((p) => p.line),
+      [11, 12, 13, 17, 18, 19, 21, 24],
+    );
+    assert.equal(
+      m.usage.map((u) => [u.slice, u.ball]),
+      [
+        ['other', 'b'],
+        ['s', 'held'],
+      ],
+    );
+    assert.is(m.leaves.find((l) => l.leaf === 'build-b-1')?.slice, 'other');
+  },
+);
 
 edges.run();

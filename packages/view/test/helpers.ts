@@ -29,12 +29,17 @@ export function repoWith(files: Record<string, string> = {}): string {
 /** An environment without the caller's run variables, so a test sees only what it sets. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(VERI_|LEAP_|NO_COLOR|FORCE_COLOR|COLUMNS)/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(VERI_|LEAP_|NO_COLOR|FORCE_COLOR|COLUMNS)/.test(k)) env[k] = v;
   return { ...env, ...extra };
 }
 
 /** An in-process io whose output is collected. */
-export function captureIo(cwd: string, env: NodeJS.ProcessEnv = cleanEnv(), isTTY = false): { io: SubcommandIo; out: () => string; err: () => string } {
+export function captureIo(
+  cwd: string,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+  isTTY = false,
+): { io: SubcommandIo; out: () => string; err: () => string } {
   let out = '';
   let err = '';
   return {
@@ -111,7 +116,11 @@ export function runSlice(): { repo: string; code: number | null } {
     id: 'greet',
     base: 'HEAD',
     spine: 'integrator',
-    balls: [ball('hello', 'hello.txt', 'hello\n', []), ball('world', 'world.txt', 'world\n', ['hello']), ball('stray', 'stray.txt', 'stray\n', [])],
+    balls: [
+      ball('hello', 'hello.txt', 'hello\n', []),
+      ball('world', 'world.txt', 'world\n', ['hello']),
+      ball('stray', 'stray.txt', 'stray\n', []),
+    ],
   };
   writeFileSync(join(dir, 'slice.json'), JSON.stringify(slice, null, 2));
   const plan = {
@@ -120,25 +129,62 @@ export function runSlice(): { repo: string; code: number | null } {
     stray: { '*': { 'stray.txt': 'stray\n', 'README.md': '# taken over\n' } },
   };
   writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
-  const reviewer = (family: string) => ({ plugin: 'command', family, command: [process.execPath, join(FIXTURES, 'slice-reviewer.mjs')] });
-  // The builder runs in a sandbox (a writer of its ball's worktree): its plan lies in `dir`, its entry's to read.
-  const builder = { plugin: 'command', family: 'fb', command: [process.execPath, join(FIXTURES, 'slice-builder.mjs')], env: { BUILDER_PLAN: join(dir, 'plan.json') }, paths: { read: [dir] } };
-  writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: { b: builder, r1: reviewer('f1'), r2: reviewer('f2') } }));
-  const r = spawnSync(process.execPath, [leapBin(), 'slice', 'run', join(dir, 'slice.json'), '--agents', join(dir, 'agents.json'), '--builder', 'b', '--reviewers', 'r1,r2', '--jobs', '2'], {
-    cwd: repo,
-    encoding: 'utf8',
-    env: cleanEnv(),
+  const reviewer = (family: string) => ({
+    plugin: 'command',
+    family,
+    command: [process.execPath, join(FIXTURES, 'slice-reviewer.mjs')],
   });
-  if (r.status !== 1 && r.status !== 3) throw new Error(`leap slice run exited ${r.status}, expected 1 (refused) or 3 (held): ${r.stdout}${r.stderr}`);
+  // The builder runs in a sandbox (a writer of its ball's worktree): its plan lies in `dir`, its entry's to read.
+  const builder = {
+    plugin: 'command',
+    family: 'fb',
+    command: [process.execPath, join(FIXTURES, 'slice-builder.mjs')],
+    env: { BUILDER_PLAN: join(dir, 'plan.json') },
+    paths: { read: [dir] },
+  };
+  writeFileSync(
+    join(dir, 'agents.json'),
+    JSON.stringify({ agents: { b: builder, r1: reviewer('f1'), r2: reviewer('f2') } }),
+  );
+  const r = spawnSync(
+    process.execPath,
+    [
+      leapBin(),
+      'slice',
+      'run',
+      join(dir, 'slice.json'),
+      '--agents',
+      join(dir, 'agents.json'),
+      '--builder',
+      'b',
+      '--reviewers',
+      'r1,r2',
+      '--jobs',
+      '2',
+    ],
+    {
+      cwd: repo,
+      encoding: 'utf8',
+      env: cleanEnv(),
+    },
+  );
+  if (r.status !== 1 && r.status !== 3)
+    throw new Error(`leap slice run exited ${r.status}, expected 1 (refused) or 3 (held): ${r.stdout}${r.stderr}`);
   return { repo, code: r.status };
 }
 
 /** What the engine itself recorded of each ball (`.leap/SLICE/BALL/result.json` and `round-N.json`), to hold the view against. */
-export function engineRecords(repo: string, slice: string): Record<string, { receipt: number; merged: boolean; rounds: Array<number | null> }> {
+export function engineRecords(
+  repo: string,
+  slice: string,
+): Record<string, { receipt: number; merged: boolean; rounds: Array<number | null> }> {
   const out: Record<string, { receipt: number; merged: boolean; rounds: Array<number | null> }> = {};
   const dir = join(repo, '.leap', slice);
   for (const ball of readdirSync(dir).filter((n) => existsSync(join(dir, n, 'result.json')))) {
-    const result = JSON.parse(readFileSync(join(dir, ball, 'result.json'), 'utf8')) as { receipt: number; merged: string | null };
+    const result = JSON.parse(readFileSync(join(dir, ball, 'result.json'), 'utf8')) as {
+      receipt: number;
+      merged: string | null;
+    };
     const rounds = readdirSync(join(dir, ball))
       .filter((n) => /^round-\d+\.json$/.test(n))
       .sort()

@@ -33,9 +33,24 @@ test("queued and building rounds show in Running now (a worker's name escaped); 
   const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
   const repo = repoWith({
     ...picture('a', {}),
-    ...picture('b', { state: 'building', worker: 'm1\u001b[2J\u009b', phase: 'proving', takenAt: new Date(Date.now() - 2000).toISOString() }),
-    ...picture('f', { state: 'building', worker: 'm3', phase: 'proving\u001b[2J; curl x | sh', takenAt: new Date(Date.now() - 1000).toISOString() }),
-    ...picture('g', { state: 'building', worker: 'm4', phase: 'deploying', takenAt: new Date(Date.now() - 1000).toISOString() }),
+    ...picture('b', {
+      state: 'building',
+      worker: 'm1\u001b[2J\u009b',
+      phase: 'proving',
+      takenAt: new Date(Date.now() - 2000).toISOString(),
+    }),
+    ...picture('f', {
+      state: 'building',
+      worker: 'm3',
+      phase: 'proving\u001b[2J; curl x | sh',
+      takenAt: new Date(Date.now() - 1000).toISOString(),
+    }),
+    ...picture('g', {
+      state: 'building',
+      worker: 'm4',
+      phase: 'deploying',
+      takenAt: new Date(Date.now() - 1000).toISOString(),
+    }),
     ...picture('c', { enginePid: gone }),
     ...picture('d', { state: 'returned', worker: 'm2' }),
     '.leap/dist/d/round-1.json': JSON.stringify({ receipt: 1 }),
@@ -56,8 +71,16 @@ test("queued and building rounds show in Running now (a worker's name escaped); 
   assert.is(await statusMain([], text.io), 0);
   assert.match(text.out(), /◌ slice dist ball a round 1 {2}queued for [^:]+: no worker has taken it/, text.out());
   assert.match(text.out(), /● slice dist ball b round 1 {2}building on worker m1\\x1b\[2J\\x9b \(proving\) for /);
-  assert.match(text.out(), /● slice dist ball f round 1 {2}building on worker m3 for /, 'a phase that is not a word of the list is no phase');
-  assert.match(text.out(), /● slice dist ball g round 1 {2}building on worker m4 for /, "a word that is not one of the runners' phases is no phase either");
+  assert.match(
+    text.out(),
+    /● slice dist ball f round 1 {2}building on worker m3 for /,
+    'a phase that is not a word of the list is no phase',
+  );
+  assert.match(
+    text.out(),
+    /● slice dist ball g round 1 {2}building on worker m4 for /,
+    "a word that is not one of the runners' phases is no phase either",
+  );
   assert.not.match(text.out(), /no leaf is running|ball c round|ball d round/);
   assert.not.match(text.out(), /\u001b\[2J/);
   const out = join(repo, 'report.html');

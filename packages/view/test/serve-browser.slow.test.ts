@@ -15,7 +15,14 @@ let browser: Browser;
 live.before(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 live.after(async () => {
@@ -23,47 +30,62 @@ live.after(async () => {
   cleanupTempDirs();
 });
 
-live('leaf bars and verdicts appear on the open page as the demo makes them, without a reload; a wrong token is refused', async () => {
-  // The page is opened on the demo's folder before the demo starts, so everything it shows arrives live.
-  const dir = join(makeTempDir('leap-serve-demo-'), 'repo');
-  mkdirSync(dir);
-  const server = await startLiveServer({ cwd: dir, env: cleanEnv() });
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  try {
-    const page = await context.newPage();
-    const requests: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    const refused = await page.goto(server.url.replace(/([0-9a-f])\/$/, (_all, c: string) => `${c === '0' ? '1' : '0'}/`));
-    assert.is(refused?.status(), 403);
-    await page.goto(server.url);
-    await page.waitForFunction(() => document.documentElement.dataset.live === 'on', undefined, { timeout: 20_000 });
-    assert.is(await page.locator('#timeline .bar').count(), 0);
-    // A mark that a reload would wipe out.
-    await page.evaluate(() => {
-      (window as unknown as { kept: number }).kept = 42;
-    });
-    const demo = spawn(process.execPath, [leapBin(), 'demo', '--dir', dir], { env: cleanEnv(), stdio: 'ignore' });
-    const done = new Promise<number | null>((resolve) => demo.on('exit', (code) => resolve(code)));
-    await page.waitForFunction(() => document.querySelectorAll('#timeline .bar').length >= 1, undefined, { timeout: 120_000 });
-    await page.waitForFunction(() => document.querySelectorAll('#timeline .verdict-mark').length >= 1, undefined, { timeout: 120_000 });
-    assert.is(await done, 0);
-    // After the demo's last event the page shows the whole run: as many bars as the log has launches.
-    const launches = readFileSync(join(dir, '.tdd/events.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('"event":"launch"')).length;
-    await page.waitForFunction((n) => document.querySelectorAll('#timeline .bar').length === n, launches, { timeout: 30_000 });
-    assert.is(await page.evaluate(() => (window as unknown as { kept?: number }).kept), 42, 'the page was never reloaded');
-    assert.ok(Number(await page.evaluate(() => document.documentElement.dataset.updates)) >= 2);
-    assert.ok(
-      requests.every((u) => u.startsWith(`http://127.0.0.1:${server.port}/`)),
-      requests.join('\n'),
-    );
-    mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: join(OUTPUT, 'serve-demo.png'), fullPage: true });
-  } finally {
-    await context.close();
-    await server.close();
-  }
-});
+live(
+  'leaf bars and verdicts appear on the open page as the demo makes them, without a reload; a wrong token is refused',
+  async () => {
+    // The page is opened on the demo's folder before the demo starts, so everything it shows arrives live.
+    const dir = join(makeTempDir('leap-serve-demo-'), 'repo');
+    mkdirSync(dir);
+    const server = await startLiveServer({ cwd: dir, env: cleanEnv() });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(r.url()));
+      const refused = await page.goto(
+        server.url.replace(/([0-9a-f])\/$/, (_all, c: string) => `${c === '0' ? '1' : '0'}/`),
+      );
+      assert.is(refused?.status(), 403);
+      await page.goto(server.url);
+      await page.waitForFunction(() => document.documentElement.dataset.live === 'on', undefined, { timeout: 20_000 });
+      assert.is(await page.locator('#timeline .bar').count(), 0);
+      // A mark that a reload would wipe out.
+      await page.evaluate(() => {
+        (window as unknown as { kept: number }).kept = 42;
+      });
+      const demo = spawn(process.execPath, [leapBin(), 'demo', '--dir', dir], { env: cleanEnv(), stdio: 'ignore' });
+      const done = new Promise<number | null>((resolve) => demo.on('exit', (code) => resolve(code)));
+      await page.waitForFunction(() => document.querySelectorAll('#timeline .bar').length >= 1, undefined, {
+        timeout: 120_000,
+      });
+      await page.waitForFunction(() => document.querySelectorAll('#timeline .verdict-mark').length >= 1, undefined, {
+        timeout: 120_000,
+      });
+      assert.is(await done, 0);
+      // After the demo's last event the page shows the whole run: as many bars as the log has launches.
+      const launches = readFileSync(join(dir, '.tdd/events.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"event":"launch"')).length;
+      await page.waitForFunction((n) => document.querySelectorAll('#timeline .bar').length === n, launches, {
+        timeout: 30_000,
+      });
+      assert.is(
+        await page.evaluate(() => (window as unknown as { kept?: number }).kept),
+        42,
+        'the page was never reloaded',
+      );
+      assert.ok(Number(await page.evaluate(() => document.documentElement.dataset.updates)) >= 2);
+      assert.ok(
+        requests.every((u) => u.startsWith(`http://127.0.0.1:${server.port}/`)),
+        requests.join('\n'),
+      );
+      mkdirSync(OUTPUT, { recursive: true });
+      await page.screenshot({ path: join(OUTPUT, 'serve-demo.png'), fullPage: true });
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  },
+);
 
 live.run();

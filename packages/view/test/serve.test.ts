@@ -59,7 +59,15 @@ serve('the page needs the token: none, a wrong one, a longer path and another me
     assert.is(server.host, '127.0.0.1');
     const root = `http://127.0.0.1:${server.port}`;
     const token = server.url.slice(root.length + 1, -1);
-    for (const path of ['/', '/page', `/${token.slice(0, -1)}/`, `/${token}x/`, `/${token.toUpperCase()}/`, `/${token}/page/x`, '/../']) {
+    for (const path of [
+      '/',
+      '/page',
+      `/${token.slice(0, -1)}/`,
+      `/${token}x/`,
+      `/${token.toUpperCase()}/`,
+      `/${token}/page/x`,
+      '/../',
+    ]) {
       const r = await get(`${root}${path}`);
       assert.is(r.status, 403, path);
       assert.not.match(r.body, /leap report/);
@@ -72,7 +80,11 @@ serve('the page needs the token: none, a wrong one, a longer path and another me
     // The report, with its one script allowed by a nonce and nothing else loaded from anywhere.
     const nonce = /<script nonce="([^"]+)">/.exec(page.body)?.[1];
     assert.ok(nonce !== undefined && nonce.length >= 20);
-    assert.ok(page.body.includes(`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-${nonce}'; connect-src 'self'"`));
+    assert.ok(
+      page.body.includes(
+        `content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-${nonce}'; connect-src 'self'"`,
+      ),
+    );
     assert.is(page.body.match(/<script/g)?.length, 1);
     assert.not.match(page.body, /\b(?:src|href)="(?:https?:)?\/\//);
     assert.match(page.body, /<title>leap report: /);
@@ -88,29 +100,39 @@ serve('the page needs the token: none, a wrong one, a longer path and another me
   }
 });
 
-serve('the stream sends an update when the event log grows, and ends when the server stops; nothing is written', async () => {
-  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl') });
-  const before = readdirSync(join(repo, '.tdd')).sort();
-  const server = await startLiveServer({ cwd: repo, env: cleanEnv() });
-  const events = stream(`${server.url}events`);
-  await waitFor(() => events.text().includes('retry: 1000'), 10_000);
-  const sent = server.updates;
-  // Only what the stream says after the append counts (under load an earlier update may still be arriving).
-  const seen = events.text().length;
-  appendFileSync(
-    join(repo, '.tdd/events.jsonl'),
-    `${JSON.stringify({ ts: new Date().toISOString(), event: 'launch', issue: 1, step: 'A new step, $(x) `y`', skill_commit: null, leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: 999999, cmd: ['x'], run: 'r-new' })}\n`,
-  );
-  assert.ok(await waitFor(() => /event: update\ndata: \d+\n\n/.test(events.text().slice(seen)) && server.updates > sent, 20_000, 'an update after the append'), `no update came: ${events.text()}`);
-  assert.match((await get(`${server.url}page`)).body, /A new step, \$\(x\) `y`/);
-  await server.close();
-  await events.ended;
-  assert.equal(readdirSync(join(repo, '.tdd')).sort(), before);
-  await get(server.url).then(
-    () => assert.unreachable('the server still answers'),
-    (e: NodeJS.ErrnoException) => assert.is(e.code, 'ECONNREFUSED'),
-  );
-});
+serve(
+  'the stream sends an update when the event log grows, and ends when the server stops; nothing is written',
+  async () => {
+    const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl') });
+    const before = readdirSync(join(repo, '.tdd')).sort();
+    const server = await startLiveServer({ cwd: repo, env: cleanEnv() });
+    const events = stream(`${server.url}events`);
+    await waitFor(() => events.text().includes('retry: 1000'), 10_000);
+    const sent = server.updates;
+    // Only what the stream says after the append counts (under load an earlier update may still be arriving).
+    const seen = events.text().length;
+    appendFileSync(
+      join(repo, '.tdd/events.jsonl'),
+      `${JSON.stringify({ ts: new Date().toISOString(), event: 'launch', issue: 1, step: 'A new step, $(x) `y`', skill_commit: null, leaf: 'develop-red', actor: 'developer', phase: 'red', attempt: 1, pid: 999999, cmd: ['x'], run: 'r-new' })}\n`,
+    );
+    assert.ok(
+      await waitFor(
+        () => /event: update\ndata: \d+\n\n/.test(events.text().slice(seen)) && server.updates > sent,
+        20_000,
+        'an update after the append',
+      ),
+      `no update came: ${events.text()}`,
+    );
+    assert.match((await get(`${server.url}page`)).body, /A new step, \$\(x\) `y`/);
+    await server.close();
+    await events.ended;
+    assert.equal(readdirSync(join(repo, '.tdd')).sort(), before);
+    await get(server.url).then(
+      () => assert.unreachable('the server still answers'),
+      (e: NodeJS.ErrnoException) => assert.is(e.code, 'ECONNREFUSED'),
+    );
+  },
+);
 
 serve('a folder where nothing ran yet serves a page that says so', () => {
   const dir = makeTempDir('leap-serve-empty-');
@@ -149,31 +171,38 @@ serve('leap serve --help, bad options, a port in use', async () => {
   }
 });
 
-serve('through the umbrella bin: --json prints the address, TERM ends it with 0, and it leaves nothing behind', async () => {
-  const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl') });
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'a run');
-  const child = spawn(process.execPath, [leapBin(), 'serve', '--json'], { cwd: repo, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await waitFor(() => out.includes('\n'), 20_000);
-  const printed = JSON.parse(out) as { url: string; host: string; port: number };
-  assert.is(printed.host, '127.0.0.1');
-  assert.is((await get(printed.url)).status, 200);
-  const events = stream(`${printed.url}events`);
-  await waitFor(() => events.text().includes('retry'), 10_000);
-  child.kill('SIGTERM');
-  assert.is(await exited, 0, err);
-  await events.ended;
-  assert.is(err, '');
-  assert.is(git(repo, 'status', '--porcelain', '--ignored'), '');
-});
+serve(
+  'through the umbrella bin: --json prints the address, TERM ends it with 0, and it leaves nothing behind',
+  async () => {
+    const repo = repoWith({ '.tdd/events.jsonl': fixture('demo.jsonl') });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'a run');
+    const child = spawn(process.execPath, [leapBin(), 'serve', '--json'], {
+      cwd: repo,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitFor(() => out.includes('\n'), 20_000);
+    const printed = JSON.parse(out) as { url: string; host: string; port: number };
+    assert.is(printed.host, '127.0.0.1');
+    assert.is((await get(printed.url)).status, 200);
+    const events = stream(`${printed.url}events`);
+    await waitFor(() => events.text().includes('retry'), 10_000);
+    child.kill('SIGTERM');
+    assert.is(await exited, 0, err);
+    await events.ended;
+    assert.is(err, '');
+    assert.is(git(repo, 'status', '--porcelain', '--ignored'), '');
+  },
+);
 
 serve.run();

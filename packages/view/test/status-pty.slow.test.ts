@@ -9,7 +9,8 @@ import { binPath, cleanupTempDirs, isAlive, suite, waitFor } from '@leap/test-ut
 import { cleanEnv, FIXTURES, leapBin, OUTPUT, runDemo } from './helpers.js';
 
 const SOCKET = `leap-view-test-${process.pid}`;
-const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', env: { ...cleanEnv(), TERM: 'xterm-256color' } });
+const tmux = (...args: string[]): string =>
+  execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', env: { ...cleanEnv(), TERM: 'xterm-256color' } });
 const screen = (): string => tmux('capture-pane', '-p', '-t', 'view');
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -29,7 +30,11 @@ pty.after(() => {
 
 pty("one shot in a pty: coloured, the ledger's bar full, the last verdicts in green", () => {
   const cmd = `${quote(process.execPath)} ${quote(leapBin())} status`;
-  const r = spawnSync('script', ['-q', '-e', '-c', cmd, '/dev/null'], { cwd: repo, encoding: 'utf8', env: cleanEnv({ COLUMNS: '100' }) });
+  const r = spawnSync('script', ['-q', '-e', '-c', cmd, '/dev/null'], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: cleanEnv({ COLUMNS: '100' }),
+  });
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /\x1b\[1mleap status\x1b\[0m/);
   assert.match(r.stdout, /\[█{24}\] (\d)\/\1 steps done/);
@@ -64,36 +69,75 @@ pty('the start-up of leap status loads no zod, ajv or chokidar; --watch loads ch
   );
 });
 
-pty('--watch in a tmux pane: a supervised leaf appears as it starts, leaves when it is stopped; Ctrl-C ends the watch', async () => {
-  tmux('new-session', '-d', '-s', 'view', '-x', '110', '-y', '50', '-c', repo, process.execPath, leapBin(), 'status', '--watch');
-  assert.ok(await waitFor(() => /Running now\s+no leaf is running/.test(screen()), 10_000), screen());
-  const first = screen();
-  const events = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '').length;
-  assert.match(first, new RegExp(`^leap status {2}.+ {2}${events} events`, 'm'));
-  assert.match(first, /^ {2}\[█{24}\] (\d)\/\1 steps done$/m);
-  assert.match(first, /^ {2}✓ Drop characters like ' " \$ ` that are not letters or digits$/m);
+pty(
+  '--watch in a tmux pane: a supervised leaf appears as it starts, leaves when it is stopped; Ctrl-C ends the watch',
+  async () => {
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'view',
+      '-x',
+      '110',
+      '-y',
+      '50',
+      '-c',
+      repo,
+      process.execPath,
+      leapBin(),
+      'status',
+      '--watch',
+    );
+    assert.ok(await waitFor(() => /Running now\s+no leaf is running/.test(screen()), 10_000), screen());
+    const first = screen();
+    const events = readFileSync(join(repo, '.tdd/events.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
+    assert.match(first, new RegExp(`^leap status {2}.+ {2}${events} events`, 'm'));
+    assert.match(first, /^ {2}\[█{24}\] (\d)\/\1 steps done$/m);
+    assert.match(first, /^ {2}✓ Drop characters like ' " \$ ` that are not letters or digits$/m);
 
-  // A real leaf, started as a skill starts one: supervised, its role from its name.
-  const step = 'Drop characters like \' " $ ` that are not letters or digits';
-  leaf = spawn(process.execPath, [binPath('supervise', 'leap-supervise'), 'develop-refactor-2', 'sleep', '30'], {
-    cwd: repo,
-    stdio: 'ignore',
-    env: cleanEnv({ VERI_ISSUE: '1', VERI_STEP: step, VERI_TIMEOUT: '40' }),
-  });
-  assert.ok(await waitFor(() => /● develop-refactor-2 {2}issue 1 {2}refactor {2}attempt 2 {2}\d+\.\ds of 40\.0s \[[█░]{10}\] \d+%/.test(screen()), 10_000), screen());
-  assert.match(screen(), /^ {6}step: Drop characters like/m);
-  assert.match(screen(), new RegExp(`  ${events + 1} events`));
-  const before = screen().match(/attempt 2 {2}([\d.]+)s/)?.[1];
-  assert.ok(await waitFor(() => screen().match(/attempt 2 {2}([\d.]+)s/)?.[1] !== before, 5000), 'the elapsed time moves');
-  mkdirSync(OUTPUT, { recursive: true });
-  writeFileSync(join(OUTPUT, 'status-watch-screen.txt'), screen());
+    // A real leaf, started as a skill starts one: supervised, its role from its name.
+    const step = 'Drop characters like \' " $ ` that are not letters or digits';
+    leaf = spawn(process.execPath, [binPath('supervise', 'leap-supervise'), 'develop-refactor-2', 'sleep', '30'], {
+      cwd: repo,
+      stdio: 'ignore',
+      env: cleanEnv({ VERI_ISSUE: '1', VERI_STEP: step, VERI_TIMEOUT: '40' }),
+    });
+    assert.ok(
+      await waitFor(
+        () =>
+          /● develop-refactor-2 {2}issue 1 {2}refactor {2}attempt 2 {2}\d+\.\ds of 40\.0s \[[█░]{10}\] \d+%/.test(
+            screen(),
+          ),
+        10_000,
+      ),
+      screen(),
+    );
+    assert.match(screen(), /^ {6}step: Drop characters like/m);
+    assert.match(screen(), new RegExp(`  ${events + 1} events`));
+    const before = screen().match(/attempt 2 {2}([\d.]+)s/)?.[1];
+    assert.ok(
+      await waitFor(() => screen().match(/attempt 2 {2}([\d.]+)s/)?.[1] !== before, 5000),
+      'the elapsed time moves',
+    );
+    mkdirSync(OUTPUT, { recursive: true });
+    writeFileSync(join(OUTPUT, 'status-watch-screen.txt'), screen());
 
-  leaf.kill('SIGTERM');
-  assert.ok(await waitFor(() => /Running now\s+no leaf is running/.test(screen()) && screen().includes(`  ${events + 2} events`), 10_000), screen());
-  tmux('send-keys', '-t', 'view', 'C-c');
-  assert.ok(await waitFor(() => spawnSync('tmux', ['-L', SOCKET, 'has-session', '-t', 'view']).status !== 0, 5000), 'the watch ended on Ctrl-C');
-});
+    leaf.kill('SIGTERM');
+    assert.ok(
+      await waitFor(
+        () => /Running now\s+no leaf is running/.test(screen()) && screen().includes(`  ${events + 2} events`),
+        10_000,
+      ),
+      screen(),
+    );
+    tmux('send-keys', '-t', 'view', 'C-c');
+    assert.ok(
+      await waitFor(() => spawnSync('tmux', ['-L', SOCKET, 'has-session', '-t', 'view']).status !== 0, 5000),
+      'the watch ended on Ctrl-C',
+    );
+  },
+);
 
 pty.run();

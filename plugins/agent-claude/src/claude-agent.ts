@@ -1,7 +1,13 @@
 // Claude Code as a LEAP agent; its command line and why are in README.md.
 import type { AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds } from '@leap/core';
 import { isReadOnlyRole } from '@leap/core';
-import { claudeRanDry, claudeRetrying, explainClaudeFailure, parseClaudeOutput, parseClaudeUsage } from './claude-output.js';
+import {
+  claudeRanDry,
+  claudeRetrying,
+  explainClaudeFailure,
+  parseClaudeOutput,
+  parseClaudeUsage,
+} from './claude-output.js';
 
 /** How to run Claude Code; every field has a default. */
 export interface ClaudeAgentConfig {
@@ -68,16 +74,29 @@ function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeA
   args.push('--verbose');
   // `dontAsk` never prompts and denies every tool not pre-approved; unlike `bypassPermissions`, it runs as root.
   if (isReadOnlyRole(options.role)) {
-    args.push('--permission-mode', 'dontAsk', '--allowedTools', CLAUDE_READ_TOOLS.join(','), '--disallowedTools', CLAUDE_DENIED_TOOLS);
+    args.push(
+      '--permission-mode',
+      'dontAsk',
+      '--allowedTools',
+      CLAUDE_READ_TOOLS.join(','),
+      '--disallowedTools',
+      CLAUDE_DENIED_TOOLS,
+    );
   } else {
     args.push('--permission-mode', config.writePermissionMode ?? 'dontAsk');
     const tools = config.allowedTools ?? CLAUDE_WRITE_TOOLS;
     if (tools.length > 0) args.push('--allowedTools', tools.join(','));
   }
-  if (options.answerSchema !== undefined) args.push('--json-schema', JSON.stringify(claudeJsonSchema(options.answerSchema)));
+  if (options.answerSchema !== undefined)
+    args.push('--json-schema', JSON.stringify(claudeJsonSchema(options.answerSchema)));
   args.push(...(config.extraArgs ?? []));
   // CLAUDECODE marks a nested `claude`, which older versions refused (2.1.197 does not).
-  const invocation: AgentInvocation = { command: config.bin ?? 'claude', args, stdin: prompt, env: { CLAUDECODE: undefined } };
+  const invocation: AgentInvocation = {
+    command: config.bin ?? 'claude',
+    args,
+    stdin: prompt,
+    env: { CLAUDECODE: undefined },
+  };
   if (model !== undefined && model !== '') invocation.model = model;
   return invocation;
 }

@@ -6,14 +6,20 @@ import { LeapError, isJsonObject, parseJsonObject, previewText } from '@leap/cor
 export function parseClaudeOutput(stdout: string): AgentAnswer {
   const result = lastJsonObject(stdout);
   if (result === null) {
-    throw new LeapError(`claude: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`);
+    throw new LeapError(
+      `claude: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`,
+    );
   }
-  if (result.is_error === true) throw new LeapError(`claude reported an error${subtypeOf(result)}: ${errorWords(result)}`);
+  if (result.is_error === true)
+    throw new LeapError(`claude reported an error${subtypeOf(result)}: ${errorWords(result)}`);
   if (typeof result.result !== 'string') {
-    throw new LeapError(`claude: expected a string "result" in the final JSON object, found ${previewText(JSON.stringify(result.result ?? null))}`);
+    throw new LeapError(
+      `claude: expected a string "result" in the final JSON object, found ${previewText(JSON.stringify(result.result ?? null))}`,
+    );
   }
   const answer: AgentAnswer = { text: result.result };
-  if (result.structured_output !== undefined && result.structured_output !== null) answer.json = result.structured_output;
+  if (result.structured_output !== undefined && result.structured_output !== null)
+    answer.json = result.structured_output;
   const usage = usageOf(result);
   if (usage !== null) answer.usage = usage;
   return answer;
@@ -38,7 +44,8 @@ export function explainClaudeFailure(stdout: string, stderr: string): string | n
     const retry = lastRetry(stdout);
     return retry === null ? null : `the last thing Claude Code said: ${retryWords(retry)}`;
   }
-  if (/cannot be used with root/.test(words)) return `${words} (permission mode bypassPermissions as root; the default dontAsk mode runs as root)`;
+  if (/cannot be used with root/.test(words))
+    return `${words} (permission mode bypassPermissions as root; the default dontAsk mode runs as root)`;
   return words;
 }
 
@@ -53,8 +60,10 @@ export function claudeRetrying(stdout: string): ClaudeRetry | null {
   const last = lastJsonObject(stdout);
   if (last === null || last.type !== 'system' || last.subtype !== 'api_retry') return null;
   const attempts = typeof last.attempt === 'number' ? last.attempt : 1;
-  if (isAuthFailure(last)) return { attempts, message: `${retryWords(last)}; a refused key is refused again, so the leaf ends`, final: true };
-  if (last.error === 'billing_error') return { attempts, message: `${retryWords(last)}; a spent balance stays spent, so the leaf ends`, final: true };
+  if (isAuthFailure(last))
+    return { attempts, message: `${retryWords(last)}; a refused key is refused again, so the leaf ends`, final: true };
+  if (last.error === 'billing_error')
+    return { attempts, message: `${retryWords(last)}; a spent balance stays spent, so the leaf ends`, final: true };
   if (last.error_status !== undefined && last.error_status !== null && retryDry(last) === null) return null;
   return { attempts, message: retryWords(last) };
 }
@@ -80,7 +89,8 @@ function resultDry(result: Record<string, unknown>, error: string | null): Agent
   const words = typeof result.result === 'string' ? result.result : '';
   if (error === 'billing_error' || QUOTA_WORDS.test(words)) return 'quota';
   if (error === 'rate_limit' || result.api_error_status === 429) return 'rate-limit';
-  if (result.api_error_status === 529 || /Repeated 529 Overloaded errors|\b529\b.*overloaded/i.test(words)) return 'overload';
+  if (result.api_error_status === 529 || /Repeated 529 Overloaded errors|\b529\b.*overloaded/i.test(words))
+    return 'overload';
   return null;
 }
 
@@ -123,17 +133,30 @@ function lastRetry(stdout: string): Record<string, unknown> | null {
 }
 
 function usageOf(result: Record<string, unknown>): AgentUsage | null {
-  const models = isJsonObject(result.modelUsage) ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isJsonObject(e[1])) : [];
+  const models = isJsonObject(result.modelUsage)
+    ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isJsonObject(e[1]))
+    : [];
   const usage = isJsonObject(result.usage) ? result.usage : null;
   const cost = count(result.total_cost_usd, false);
   if (models.length === 0 && usage === null && cost === null) return null;
   let input: number | null;
   let output: number | null;
   if (models.length > 0) {
-    input = sum(models.map(([, m]) => sum([count(m.inputTokens), count(m.cacheReadInputTokens, true, 0), count(m.cacheCreationInputTokens, true, 0)])));
+    input = sum(
+      models.map(([, m]) =>
+        sum([count(m.inputTokens), count(m.cacheReadInputTokens, true, 0), count(m.cacheCreationInputTokens, true, 0)]),
+      ),
+    );
     output = sum(models.map(([, m]) => count(m.outputTokens)));
   } else {
-    input = usage === null ? null : sum([count(usage.input_tokens), count(usage.cache_read_input_tokens, true, 0), count(usage.cache_creation_input_tokens, true, 0)]);
+    input =
+      usage === null
+        ? null
+        : sum([
+            count(usage.input_tokens),
+            count(usage.cache_read_input_tokens, true, 0),
+            count(usage.cache_creation_input_tokens, true, 0),
+          ]);
     output = usage === null ? null : count(usage.output_tokens);
   }
   return { model: mainModel(models), input_tokens: input, output_tokens: output, cost_usd: cost };
@@ -144,13 +167,16 @@ function mainModel(models: [string, Record<string, unknown>][]): string | null {
   let best: { name: string; cost: number; out: number } | null = null;
   for (const [name, m] of models) {
     const candidate = { name, cost: count(m.costUSD, false) ?? 0, out: count(m.outputTokens) ?? 0 };
-    if (best === null || candidate.cost > best.cost || (candidate.cost === best.cost && candidate.out > best.out)) best = candidate;
+    if (best === null || candidate.cost > best.cost || (candidate.cost === best.cost && candidate.out > best.out))
+      best = candidate;
   }
   return best?.name ?? null;
 }
 
 function count(value: unknown, integer = true, fallback: number | null = null): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)) ? value : fallback;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value))
+    ? value
+    : fallback;
 }
 
 // The sum, or null as soon as one part is unknown.

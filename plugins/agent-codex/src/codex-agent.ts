@@ -1,7 +1,14 @@
 // The OpenAI Codex CLI as a LEAP agent; its command line and why are in README.md.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds, TokenPrices } from '@leap/core';
+import type {
+  AgentAnswer,
+  AgentInvocation,
+  AgentOptions,
+  AgentPlugin,
+  AgentSandboxNeeds,
+  TokenPrices,
+} from '@leap/core';
 import { estimateCost, isReadOnlyRole } from '@leap/core';
 import { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR, CODEX_SANDBOX_MODE_VAR } from './codex-readiness.js';
 import { codexRanDry, codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
@@ -61,7 +68,8 @@ function codexSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
   } catch {
     // No config: the built-in provider's variables only.
   }
-  for (const match of config.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm)) passEnv.push(match[1] as string);
+  for (const match of config.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm))
+    passEnv.push(match[1] as string);
   // An absolute CODEX_HOME may lie outside home: then it is a place of its own, read-write.
   return home.startsWith('/') ? { write: [home], passEnv } : { agentPaths: [home], passEnv };
 }
@@ -90,9 +98,15 @@ function codexBrokenRun(_stdout: string, stderr: string, invocation: AgentInvoca
 }
 
 function sandboxMode(options: AgentOptions): 'danger-full-access' | 'read-only' | 'workspace-write' {
-  return options.sandboxed === true ? 'danger-full-access' : isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write';
+  return options.sandboxed === true
+    ? 'danger-full-access'
+    : isReadOnlyRole(options.role)
+      ? 'read-only'
+      : 'workspace-write';
 }
 
 function priced(answer: AgentAnswer, prices: TokenPrices | undefined): AgentAnswer {
-  return answer.usage === undefined || prices === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, prices) };
+  return answer.usage === undefined || prices === undefined
+    ? answer
+    : { ...answer, usage: estimateCost(answer.usage, prices) };
 }

@@ -23,7 +23,11 @@ export function parseCodexEvents(stdout: string): AgentAnswer {
   if (failed !== null) throw new LeapError(`codex reported an error: ${failed}`);
   if (text === null) {
     if (lastError !== null) throw new LeapError(`codex reported an error: ${lastError}`);
-    throw new LeapError(events.length === 0 ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none' : `codex: no completed agent_message item among ${events.length} events`);
+    throw new LeapError(
+      events.length === 0
+        ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none'
+        : `codex: no completed agent_message item among ${events.length} events`,
+    );
   }
   const answer: AgentAnswer = { text };
   const usage = usageOf(events);
@@ -34,7 +38,9 @@ export function parseCodexEvents(stdout: string): AgentAnswer {
 /** The last `turn.completed` usage (input counts cached tokens); Codex reports no cost and no model. */
 export function parseCodexUsage(stdout: string): AgentUsage | null {
   const events = readEvents(stdout);
-  return events.length === 0 ? null : (usageOf(events) ?? { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
+  return events.length === 0
+    ? null
+    : (usageOf(events) ?? { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
 }
 
 /** A failed turn, else the last `error` event, else the last line of stderr (or stdout) not a log or warning. */
@@ -74,7 +80,9 @@ export function codexRetrying(stdout: string): CodexRetry | null {
     }
   }
   if (attempts === 0) return null;
-  return AUTH_REFUSED.test(message) || dryKind(message) === 'quota' ? { attempts, message, final: true } : { attempts, message };
+  return AUTH_REFUSED.test(message) || dryKind(message) === 'quota'
+    ? { attempts, message, final: true }
+    : { attempts, message };
 }
 
 const AUTH_REFUSED = /unexpected status (401|403)\b/;
@@ -98,10 +106,17 @@ function dryKind(words: string): AgentDryKind | null {
 }
 
 function usageOf(events: CodexEvent[]): AgentUsage | null {
-  const completed = events.filter((e) => e.type === 'turn.completed' && typeof e.usage === 'object' && e.usage !== null).at(-1);
+  const completed = events
+    .filter((e) => e.type === 'turn.completed' && typeof e.usage === 'object' && e.usage !== null)
+    .at(-1);
   if (completed === undefined) return null;
   const usage = completed.usage as Record<string, unknown>;
-  return { model: null, input_tokens: tokens(usage.input_tokens), output_tokens: tokens(usage.output_tokens), cost_usd: null };
+  return {
+    model: null,
+    input_tokens: tokens(usage.input_tokens),
+    output_tokens: tokens(usage.output_tokens),
+    cost_usd: null,
+  };
 }
 
 function tokens(value: unknown): number | null {

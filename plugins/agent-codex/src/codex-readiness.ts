@@ -43,7 +43,11 @@ const JUDGE_SOURCE = `(env, configToml, args) => {
 }`;
 
 /** `ready` null: the provider signs in with an OpenAI login, so `codex login status` decides. */
-export const codexSetupReadiness = new Function(`return ${JUDGE_SOURCE}`)() as (env: Record<string, string | undefined>, configToml: string | null, args: string[]) => CodexSetupReadiness;
+export const codexSetupReadiness = new Function(`return ${JUDGE_SOURCE}`)() as (
+  env: Record<string, string | undefined>,
+  configToml: string | null,
+  args: string[],
+) => CodexSetupReadiness;
 
 // Codex 0.171.0 (codex-rs/arg0) makes no sandbox helper when canonical CODEX_HOME is under TMPDIR (else /tmp).
 const HELPERS_SOURCE = `(env, codexHome, mode, realpath) => {

@@ -17,10 +17,14 @@ export function createCommandAgent(config: CommandAgentConfig): AgentPlugin {
   const name = config.name ?? 'command';
   const [command, ...args] = config.command;
   if (command === undefined || command === '') {
-    throw new UsageError(`agent ${showValue(name)}: expected "command" to be a non-empty argv array, got ${showValue(JSON.stringify(config.command))}`);
+    throw new UsageError(
+      `agent ${showValue(name)}: expected "command" to be a non-empty argv array, got ${showValue(JSON.stringify(config.command))}`,
+    );
   }
   if (typeof config.family !== 'string' || !/^[A-Za-z0-9_.]+$/.test(config.family)) {
-    throw new UsageError(`agent ${showValue(name)}: expected "family" to be a word of letters, digits, "_" or ".", got ${showValue(config.family)}`);
+    throw new UsageError(
+      `agent ${showValue(name)}: expected "family" to be a word of letters, digits, "_" or ".", got ${showValue(config.family)}`,
+    );
   }
   return {
     name,
@@ -29,7 +33,12 @@ export function createCommandAgent(config: CommandAgentConfig): AgentPlugin {
       command,
       args,
       stdin: prompt,
-      env: { ...config.env, LEAP_AGENT_ROLE: options.role, LEAP_AGENT_CWD: options.cwd, LEAP_AGENT_MODEL: options.model },
+      env: {
+        ...config.env,
+        LEAP_AGENT_ROLE: options.role,
+        LEAP_AGENT_CWD: options.cwd,
+        LEAP_AGENT_MODEL: options.model,
+      },
     }),
     parseAnswer: parsePlainAnswer,
   };

@@ -8,7 +8,12 @@ import { fixtures, runInvocation } from './helpers.js';
 const create = suite('createCommandAgent');
 
 create('runs any argv with the prompt on stdin and the family from configuration', async () => {
-  const agent = createCommandAgent({ name: 'local-llm', command: [join(fixtures, 'answer-agent.sh')], family: 'mistral', env: { EXTRA: 'e' } });
+  const agent = createCommandAgent({
+    name: 'local-llm',
+    command: [join(fixtures, 'answer-agent.sh')],
+    family: 'mistral',
+    env: { EXTRA: 'e' },
+  });
   assert.is(agent.name, 'local-llm');
   assert.is(agent.family, 'mistral');
   for (const title of hostileTitles(6, 2)) {
@@ -29,10 +34,16 @@ create('argv elements pass through untouched, with no shell and no templating', 
 });
 
 create('refuses an empty command or a family that cannot name a leaf', () => {
-  assert.throws(() => createCommandAgent({ command: [], family: 'x' }), /expected "command" to be a non-empty argv array, got "\[\]"/);
+  assert.throws(
+    () => createCommandAgent({ command: [], family: 'x' }),
+    /expected "command" to be a non-empty argv array, got "\[\]"/,
+  );
   assert.throws(() => createCommandAgent({ name: 'n', command: [''], family: 'x' }), /agent "n"/);
   assert.throws(() => createCommandAgent({ command: ['true'], family: 'a-b' }), /expected "family" to be a word/);
-  assert.throws(() => createCommandAgent({ command: ['true'], family: undefined as unknown as string }), /got undefined/);
+  assert.throws(
+    () => createCommandAgent({ command: ['true'], family: undefined as unknown as string }),
+    /got undefined/,
+  );
 });
 
 create.run();

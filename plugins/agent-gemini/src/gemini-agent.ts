@@ -1,7 +1,13 @@
 // The Gemini CLI as a LEAP agent; its command line and why are in README.md.
 import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, TokenPrices } from '@leap/core';
 import { LeapError, estimateCost, isReadOnlyRole } from '@leap/core';
-import { explainGeminiFailure, geminiRanDry, geminiRetrying, parseGeminiOutput, parseGeminiUsage } from './gemini-output.js';
+import {
+  explainGeminiFailure,
+  geminiRanDry,
+  geminiRetrying,
+  parseGeminiOutput,
+  parseGeminiUsage,
+} from './gemini-output.js';
 
 /** How to run the Gemini CLI; every field has a default. */
 export interface GeminiAgentConfig {
@@ -46,7 +52,9 @@ export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
 function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiAgentConfig): AgentInvocation {
   const size = Buffer.byteLength(prompt);
   if (size > GEMINI_STDIN_LIMIT_BYTES) {
-    throw new LeapError(`gemini reads at most ${GEMINI_STDIN_LIMIT_BYTES} bytes (8 MiB) of stdin; this prompt is ${size} bytes, so the CLI would read it cut short`);
+    throw new LeapError(
+      `gemini reads at most ${GEMINI_STDIN_LIMIT_BYTES} bytes (8 MiB) of stdin; this prompt is ${size} bytes, so the CLI would read it cut short`,
+    );
   }
   const args = ['--output-format', 'json'];
   const model = options.model ?? config.model;
@@ -61,5 +69,7 @@ function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiA
 }
 
 function priced(answer: AgentAnswer, prices: TokenPrices | undefined): AgentAnswer {
-  return answer.usage === undefined || prices === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, prices) };
+  return answer.usage === undefined || prices === undefined
+    ? answer
+    : { ...answer, usage: estimateCost(answer.usage, prices) };
 }

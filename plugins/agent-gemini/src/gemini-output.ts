@@ -6,12 +6,17 @@ import { LeapError, isJsonObject, parseJsonObject, previewText } from '@leap/cor
 export function parseGeminiOutput(stdout: string): AgentAnswer {
   const object = jsonObject(stdout);
   if (object === null) {
-    throw new LeapError(`gemini: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`);
+    throw new LeapError(
+      `gemini: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`,
+    );
   }
   const error = errorOf(object);
-  if (error !== null) throw new LeapError(`gemini reported an error (${error.kind}): ${apiErrorSentence(error) ?? error.message}`);
+  if (error !== null)
+    throw new LeapError(`gemini reported an error (${error.kind}): ${apiErrorSentence(error) ?? error.message}`);
   if (typeof object.response !== 'string') {
-    throw new LeapError(`gemini: expected a string "response", found ${previewText(JSON.stringify(object.response ?? null))}`);
+    throw new LeapError(
+      `gemini: expected a string "response", found ${previewText(JSON.stringify(object.response ?? null))}`,
+    );
   }
   const answer: AgentAnswer = { text: object.response };
   const usage = usageOf(object);
@@ -60,7 +65,12 @@ function apiErrorSentence(error: { message: string; code: unknown }): string | n
   const status = count(api?.code) ?? (error.code === undefined ? null : count(error.code));
   if (status === null || status < 100 || status > 599) return null;
   const word = typeof api?.status === 'string' && api.status !== '' ? ` ${api.status}` : '';
-  const said = typeof api?.message === 'string' && api.message !== '' ? api.message : api === null ? error.message : JSON.stringify(api).slice(0, 500);
+  const said =
+    typeof api?.message === 'string' && api.message !== ''
+      ? api.message
+      : api === null
+        ? error.message
+        : JSON.stringify(api).slice(0, 500);
   return `the Gemini API answered HTTP ${status}${word}: ${said} (the CLI's exit code ${status % 256} is that status mod 256)`;
 }
 
@@ -97,7 +107,8 @@ export function geminiRanDry(stdout: string, stderr: string): AgentDry | null {
     const inner = parseJsonObject(error.message.trim());
     const status = count(isJsonObject(inner?.error) ? inner.error.code : undefined) ?? count(error.code);
     if (status !== 429 && status !== 503) return null;
-    const terminal = /^Error when talking to Gemini API.*\bTerminalQuotaError\b/m.test(stderr) || QUOTA_WORDS.test(error.message);
+    const terminal =
+      /^Error when talking to Gemini API.*\bTerminalQuotaError\b/m.test(stderr) || QUOTA_WORDS.test(error.message);
     const kind: AgentDryKind = terminal ? 'quota' : status === 429 ? 'rate-limit' : 'overload';
     return { kind, message: apiErrorSentence(error) ?? error.message };
   }
@@ -141,7 +152,11 @@ function errorOf(object: Record<string, unknown>): { kind: string; message: stri
   const error = object.error as { type?: unknown; message?: unknown; code?: unknown } | null | undefined;
   if (error === undefined || error === null) return null;
   const kind = typeof error.type === 'string' ? error.type : 'error';
-  return { kind, message: typeof error.message === 'string' ? error.message : previewText(JSON.stringify(error)), code: error.code };
+  return {
+    kind,
+    message: typeof error.message === 'string' ? error.message : previewText(JSON.stringify(error)),
+    code: error.code,
+  };
 }
 
 // Lines that say something: no stack frames, no Node warnings, no start-up notices, no colours.
@@ -150,10 +165,19 @@ function said(text: string): string[] {
     .replace(/\u001b\[[0-9;]*m/g, '')
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !/^at /.test(l) && !/^\((node:\d+|Use `node)/.test(l) && !NOTICE.test(l) && !/^[{}[\]],?$/.test(l) && !/^"[\w-]+":/.test(l));
+    .filter(
+      (l) =>
+        l !== '' &&
+        !/^at /.test(l) &&
+        !/^\((node:\d+|Use `node)/.test(l) &&
+        !NOTICE.test(l) &&
+        !/^[{}[\]],?$/.test(l) &&
+        !/^"[\w-]+":/.test(l),
+    );
 }
 
-const NOTICE = /^(YOLO mode is enabled|Approval mode overridden|Warning: 256-color|Ripgrep is not available|Loaded cached credentials)/;
+const NOTICE =
+  /^(YOLO mode is enabled|Approval mode overridden|Warning: 256-color|Ripgrep is not available|Loaded cached credentials)/;
 
 // The whole output, else an object starting on a line of its own after warnings, else the last line that is one.
 function jsonObject(text: string): Record<string, unknown> | null {

@@ -15,7 +15,11 @@ export function movePromptFile(scriptFile: string, index: number): string {
 }
 
 /** Its prompt file created exclusively (O_EXCL): two agents launched at once never replay the same move. */
-export function claimNextMove(scriptFile: string, script: Script, prompt: string): { index: number; move: ScriptMove } | null {
+export function claimNextMove(
+  scriptFile: string,
+  script: Script,
+  prompt: string,
+): { index: number; move: ScriptMove } | null {
   mkdirSync(scriptStateDir(scriptFile), { recursive: true });
   for (let index = 0; index < script.moves.length; index++) {
     let fd: number;
@@ -60,7 +64,10 @@ export function commitAll(cwd: string, message: string): void {
     runGitSync(['add', '-A'], { cwd });
     runGitSync(['commit', '-q', '-m', message], { cwd });
   } catch (cause) {
-    throw new LeapError(`git commit in ${cwd} failed: ${(cause instanceof GitError ? cause.stderr : String(cause)).trim() || String(cause)}`, { cause });
+    throw new LeapError(
+      `git commit in ${cwd} failed: ${(cause instanceof GitError ? cause.stderr : String(cause)).trim() || String(cause)}`,
+      { cause },
+    );
   }
 }
 

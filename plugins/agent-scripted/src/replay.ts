@@ -22,12 +22,28 @@ export function replayNextMove(scriptFile: string, prompt: string, cwd: string):
   const script = readScript(scriptFile);
   const claimed = claimNextMove(scriptFile, script, prompt);
   if (claimed === null) {
-    return { code: 3, stdout: '', stderr: `leap-scripted-agent: no move left in ${scriptFile} (${script.moves.length} replayed)\n`, hang: false, sleepMs: 0, waitFor: null, index: null };
+    return {
+      code: 3,
+      stdout: '',
+      stderr: `leap-scripted-agent: no move left in ${scriptFile} (${script.moves.length} replayed)\n`,
+      hang: false,
+      sleepMs: 0,
+      waitFor: null,
+      index: null,
+    };
   }
   const { index, move } = claimed;
   applyEdits(cwd, move.edits ?? []);
   if (move.commit !== undefined) commitAll(cwd, move.commit);
   const stderr = `${move.stderr ?? ''}${move.dry === undefined ? '' : `${DRY_LINE}${move.dry}\n`}`;
   const waitFor = move.wait_for === undefined ? null : join(scriptStateDir(scriptFile), move.wait_for);
-  return { code: move.exit ?? (move.dry === undefined ? 0 : 1), stdout: answerText(move), stderr, hang: move.hang === true, sleepMs: move.sleep_ms ?? 0, waitFor, index };
+  return {
+    code: move.exit ?? (move.dry === undefined ? 0 : 1),
+    stdout: answerText(move),
+    stderr,
+    hang: move.hang === true,
+    sleepMs: move.sleep_ms ?? 0,
+    waitFor,
+    index,
+  };
 }

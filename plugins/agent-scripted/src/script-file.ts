@@ -38,7 +38,9 @@ export function readScript(file: string): Script {
   try {
     data = JSON.parse(text);
   } catch (cause) {
-    throw new FileFormatError(file, undefined, `expected JSON, found a parse error: ${(cause as Error).message}`, { cause });
+    throw new FileFormatError(file, undefined, `expected JSON, found a parse error: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   return checkScript(data, file);
 }
@@ -51,7 +53,11 @@ export function checkScript(data: unknown, file: string): Script {
   }
   const { family, moves } = object as { family?: unknown; moves: unknown[] };
   if (family !== undefined && (typeof family !== 'string' || !/^[A-Za-z0-9_.]+$/.test(family))) {
-    throw new FileFormatError(file, undefined, `expected "family" to be a word of letters, digits, "_" or ".", found ${showValue(family)}`);
+    throw new FileFormatError(
+      file,
+      undefined,
+      `expected "family" to be a word of letters, digits, "_" or ".", found ${showValue(family)}`,
+    );
   }
   for (const [i, move] of moves.entries()) checkMove(move, `${file}: move ${i}`);
   return { family: family ?? null, moves: moves as ScriptMove[] };
@@ -59,19 +65,27 @@ export function checkScript(data: unknown, file: string): Script {
 
 function checkMove(move: unknown, where: string): void {
   const bad = (what: string, found: unknown): never => {
-    throw new FileFormatError(where, undefined, `expected ${what}, found ${showValue(typeof found === 'object' ? JSON.stringify(found) : found)}`);
+    throw new FileFormatError(
+      where,
+      undefined,
+      `expected ${what}, found ${showValue(typeof found === 'object' ? JSON.stringify(found) : found)}`,
+    );
   };
   if (typeof move !== 'object' || move === null || Array.isArray(move)) bad('an object', move);
   const m = move as Record<string, unknown>;
   for (const key of Object.keys(m)) if (!MOVE_KEYS.has(key)) bad(`one of the fields ${[...MOVE_KEYS].join(', ')}`, key);
   if (m.stderr !== undefined && typeof m.stderr !== 'string') bad('"stderr" to be a string', m.stderr);
-  if (m.commit !== undefined && (typeof m.commit !== 'string' || m.commit === '')) bad('"commit" to be a non-empty message', m.commit);
-  if (m.sleep_ms !== undefined && !(typeof m.sleep_ms === 'number' && m.sleep_ms >= 0 && Number.isFinite(m.sleep_ms))) bad('"sleep_ms" to be a non-negative number', m.sleep_ms);
+  if (m.commit !== undefined && (typeof m.commit !== 'string' || m.commit === ''))
+    bad('"commit" to be a non-empty message', m.commit);
+  if (m.sleep_ms !== undefined && !(typeof m.sleep_ms === 'number' && m.sleep_ms >= 0 && Number.isFinite(m.sleep_ms)))
+    bad('"sleep_ms" to be a non-negative number', m.sleep_ms);
   const name = typeof m.wait_for === 'string' && /^[^/\\]+$/.test(m.wait_for) && m.wait_for !== '..';
   if (m.wait_for !== undefined && !name) bad('"wait_for" to be a file name in SCRIPT.state/', m.wait_for);
   if (m.hang !== undefined && typeof m.hang !== 'boolean') bad('"hang" to be a boolean', m.hang);
-  if (m.dry !== undefined && !DRY_KINDS.has(m.dry as string)) bad(`"dry" to be one of ${[...DRY_KINDS].join(', ')}`, m.dry);
-  if (m.exit !== undefined && !(Number.isInteger(m.exit) && (m.exit as number) >= 0 && (m.exit as number) <= 255)) bad('"exit" to be an integer from 0 to 255', m.exit);
+  if (m.dry !== undefined && !DRY_KINDS.has(m.dry as string))
+    bad(`"dry" to be one of ${[...DRY_KINDS].join(', ')}`, m.dry);
+  if (m.exit !== undefined && !(Number.isInteger(m.exit) && (m.exit as number) >= 0 && (m.exit as number) <= 255))
+    bad('"exit" to be an integer from 0 to 255', m.exit);
   if (m.edits !== undefined) {
     if (!Array.isArray(m.edits)) bad('"edits" to be an array', m.edits);
     for (const edit of m.edits as unknown[]) {

@@ -9,6 +9,10 @@ const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 export type Ran = RunResult;
 
 /** Run an invocation with this plugin's stand-in CLIs first on PATH. */
-export function runInvocation(invocation: AgentInvocation, env: Record<string, string | undefined> = {}, cwd?: string): Promise<Ran> {
+export function runInvocation(
+  invocation: AgentInvocation,
+  env: Record<string, string | undefined> = {},
+  cwd?: string,
+): Promise<Ran> {
   return runWithStandIns(invocation, { pathFirst: fixtures, env, cwd });
 }

@@ -3,7 +3,14 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
-import { answerText, applyEdits, claimNextMove, commitAll, movePromptFile, scriptStateDir } from '../src/replay-move.js';
+import {
+  answerText,
+  applyEdits,
+  claimNextMove,
+  commitAll,
+  movePromptFile,
+  scriptStateDir,
+} from '../src/replay-move.js';
 import { replayNextMove as replay } from '../src/replay.js';
 
 // ---
@@ -19,7 +26,13 @@ replayer('replays moves in order: edits, commit, answer, exit code; then no move
       family: 'replayed',
       moves: [
         { edits: [{ path: 'test/a.test.js', content: 'red\n' }], commit: "red: it's $(x)", answer: 'wrote it' },
-        { edits: [{ path: 'test/a.test.js', delete: true }], answer: { verdict: 'PASS', reason: 'ok' }, stderr: 'note\n', exit: 4, sleep_ms: 5 },
+        {
+          edits: [{ path: 'test/a.test.js', delete: true }],
+          answer: { verdict: 'PASS', reason: 'ok' },
+          stderr: 'note\n',
+          exit: 4,
+          sleep_ms: 5,
+        },
         { answer: 'stuck', hang: true },
       ],
     }),
@@ -30,7 +43,10 @@ replayer('replays moves in order: edits, commit, answer, exit code; then no move
   assert.is(git(repo, 'log', '-1', '--format=%s').trim(), "red: it's $(x)");
   assert.is(readFileSync(movePromptFile(scriptFile, 0), 'utf8'), prompt, 'the prompt is recorded byte for byte');
   const second = replay(scriptFile, 'p2', repo);
-  assert.equal([second.code, second.stdout, second.stderr, second.sleepMs, second.index], [4, '{"verdict":"PASS","reason":"ok"}', 'note\n', 5, 1]);
+  assert.equal(
+    [second.code, second.stdout, second.stderr, second.sleepMs, second.index],
+    [4, '{"verdict":"PASS","reason":"ok"}', 'note\n', 5, 1],
+  );
   assert.not.ok(existsSync(join(repo, 'test/a.test.js')));
   assert.is(replay(scriptFile, 'p3', repo).hang, true);
   const none = replay(scriptFile, 'p4', repo);

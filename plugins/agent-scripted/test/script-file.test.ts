@@ -11,7 +11,10 @@ read.after.each(cleanupTempDirs);
 read('reads an object or a bare array of moves', () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 'a.json'), '{"family":"g.1","moves":[{"answer":"x"}]}');
-  writeFileSync(join(dir, 'b.json'), '[{"answer":{"a":1},"sleep_ms":0,"hang":false,"exit":0,"stderr":"","commit":"m","edits":[{"path":"p","content":""},{"path":"q","delete":true}]}]');
+  writeFileSync(
+    join(dir, 'b.json'),
+    '[{"answer":{"a":1},"sleep_ms":0,"hang":false,"exit":0,"stderr":"","commit":"m","edits":[{"path":"p","content":""},{"path":"q","delete":true}]}]',
+  );
   assert.equal(readScript(join(dir, 'a.json')), { family: 'g.1', moves: [{ answer: 'x' }] });
   assert.is(readScript(join(dir, 'b.json')).family, null);
 });

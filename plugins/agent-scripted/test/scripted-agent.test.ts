@@ -3,7 +3,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, git, hostileTitles, isAlive, makeGitRepo, makeTempDir, runCommand, waitFor } from '@leap/test-utils';
+import {
+  cleanupTempDirs,
+  git,
+  hostileTitles,
+  isAlive,
+  makeGitRepo,
+  makeTempDir,
+  runCommand,
+  waitFor,
+} from '@leap/test-utils';
 import { createScriptedAgent, movePromptFile, scriptedAgentBin } from '../src/index.js';
 import { runInvocation } from './helpers.js';
 
@@ -53,33 +62,41 @@ create('its sandbox needs: its claims folder (SCRIPT.state/), made now, its own 
   assert.ok(existsSync(`${script}.state`));
 });
 
-create('replays moves in order: edits, commit, answer, stderr, exit code; records each prompt byte for byte', async () => {
-  const repo = makeGitRepo();
-  const script = writeScript(makeTempDir(), {
-    moves: [
-      { answer: 'first', edits: [{ path: 'test/a.test.js', content: 'red\n' }], commit: 'red: add a test', stderr: 'working\n' },
-      { answer: { verdict: 'PASS', reason: 'ok' }, edits: [{ path: 'test/a.test.js', delete: true }], exit: 1 },
-    ],
-  });
-  const agent = createScriptedAgent({ script });
-  const [title1, title2] = hostileTitles(2, 9) as [string, string];
-  const one = await runInvocation(agent.buildInvocation(title1, { role: 'developer', cwd: repo }), {}, repo);
-  assert.is(one.code, 0, one.stderr);
-  assert.is(agent.parseAnswer(one.stdout).text, 'first');
-  assert.is(one.stderr, 'working\n');
-  assert.is(readFileSync(join(repo, 'test/a.test.js'), 'utf8'), 'red\n');
-  assert.is(git(repo, 'log', '-1', '--format=%s').trim(), 'red: add a test');
-  const two = await runInvocation(agent.buildInvocation(title2, { role: 'verifier', cwd: repo }), {}, repo);
-  assert.is(two.code, 1);
-  assert.equal(JSON.parse(agent.parseAnswer(two.stdout).text), { verdict: 'PASS', reason: 'ok' });
-  assert.not.ok(existsSync(join(repo, 'test/a.test.js')));
-  assert.is(readFileSync(movePromptFile(script, 0), 'utf8'), title1);
-  assert.is(readFileSync(movePromptFile(script, 1), 'utf8'), title2);
-  const three = await runInvocation(agent.buildInvocation('x', { role: 'verifier', cwd: repo }), {}, repo);
-  assert.is(three.code, 3);
-  assert.match(three.stderr, /no move left in .*script\.json \(2 replayed\)/);
-  assert.throws(() => agent.parseAnswer(three.stdout), /printed nothing/);
-});
+create(
+  'replays moves in order: edits, commit, answer, stderr, exit code; records each prompt byte for byte',
+  async () => {
+    const repo = makeGitRepo();
+    const script = writeScript(makeTempDir(), {
+      moves: [
+        {
+          answer: 'first',
+          edits: [{ path: 'test/a.test.js', content: 'red\n' }],
+          commit: 'red: add a test',
+          stderr: 'working\n',
+        },
+        { answer: { verdict: 'PASS', reason: 'ok' }, edits: [{ path: 'test/a.test.js', delete: true }], exit: 1 },
+      ],
+    });
+    const agent = createScriptedAgent({ script });
+    const [title1, title2] = hostileTitles(2, 9) as [string, string];
+    const one = await runInvocation(agent.buildInvocation(title1, { role: 'developer', cwd: repo }), {}, repo);
+    assert.is(one.code, 0, one.stderr);
+    assert.is(agent.parseAnswer(one.stdout).text, 'first');
+    assert.is(one.stderr, 'working\n');
+    assert.is(readFileSync(join(repo, 'test/a.test.js'), 'utf8'), 'red\n');
+    assert.is(git(repo, 'log', '-1', '--format=%s').trim(), 'red: add a test');
+    const two = await runInvocation(agent.buildInvocation(title2, { role: 'verifier', cwd: repo }), {}, repo);
+    assert.is(two.code, 1);
+    assert.equal(JSON.parse(agent.parseAnswer(two.stdout).text), { verdict: 'PASS', reason: 'ok' });
+    assert.not.ok(existsSync(join(repo, 'test/a.test.js')));
+    assert.is(readFileSync(movePromptFile(script, 0), 'utf8'), title1);
+    assert.is(readFileSync(movePromptFile(script, 1), 'utf8'), title2);
+    const three = await runInvocation(agent.buildInvocation('x', { role: 'verifier', cwd: repo }), {}, repo);
+    assert.is(three.code, 3);
+    assert.match(three.stderr, /no move left in .*script\.json \(2 replayed\)/);
+    assert.throws(() => agent.parseAnswer(three.stdout), /printed nothing/);
+  },
+);
 
 create('a dry move exits 1 with its words and the kind: ranDry reads them; no other end is dry', async () => {
   const dir = makeTempDir();
@@ -87,7 +104,10 @@ create('a dry move exits 1 with its words and the kind: ranDry reads them; no ot
     moves: [
       { dry: 'rate-limit', stderr: 'API Error: 429 rate limit reached\n' },
       { dry: 'quota' },
-      { stderr: 'leap-scripted-agent: the vendor ran dry: rate-limit (a crash that says so is not the line)\n', exit: 1 },
+      {
+        stderr: 'leap-scripted-agent: the vendor ran dry: rate-limit (a crash that says so is not the line)\n',
+        exit: 1,
+      },
       { answer: 'the vendor ran dry: quota', exit: 0 },
     ],
   });
@@ -95,17 +115,25 @@ create('a dry move exits 1 with its words and the kind: ranDry reads them; no ot
   const run = () => runInvocation(agent.buildInvocation('p', { role: 'developer', cwd: dir }), {}, dir);
   const limited = await run();
   assert.is(limited.code, 1);
-  assert.equal(agent.ranDry?.(limited.stdout, limited.stderr), { kind: 'rate-limit', message: 'API Error: 429 rate limit reached' });
+  assert.equal(agent.ranDry?.(limited.stdout, limited.stderr), {
+    kind: 'rate-limit',
+    message: 'API Error: 429 rate limit reached',
+  });
   const spent = await run();
   assert.is(spent.code, 1);
-  assert.equal(agent.ranDry?.(spent.stdout, spent.stderr), { kind: 'quota', message: 'the scripted vendor ran dry (quota)' });
+  assert.equal(agent.ranDry?.(spent.stdout, spent.stderr), {
+    kind: 'quota',
+    message: 'the scripted vendor ran dry (quota)',
+  });
   const crash = await run();
   assert.is(agent.ranDry?.(crash.stdout, crash.stderr), null);
   const claim = await run();
   assert.is(claim.code, 0);
   assert.is(agent.ranDry?.(claim.stdout, claim.stderr), null);
   assert.throws(
-    () => writeScript(dir, { moves: [{ dry: 'tired' }] }, 'bad.json') && createScriptedAgent({ script: join(dir, 'bad.json') }),
+    () =>
+      writeScript(dir, { moves: [{ dry: 'tired' }] }, 'bad.json') &&
+      createScriptedAgent({ script: join(dir, 'bad.json') }),
     /move 0: expected "dry" to be one of quota, rate-limit, overload, found "tired"/,
   );
 });
@@ -115,7 +143,9 @@ create('concurrent launches never replay the same move', async () => {
   const moves = Array.from({ length: 6 }, (_, i) => ({ answer: `move ${i}`, sleep_ms: 20 }));
   const script = writeScript(dir, { family: 'f', moves });
   const agent = createScriptedAgent({ script });
-  const runs = await Promise.all(moves.map(() => runInvocation(agent.buildInvocation('p', { role: 'reviewer', cwd: dir }), {}, dir)));
+  const runs = await Promise.all(
+    moves.map(() => runInvocation(agent.buildInvocation('p', { role: 'reviewer', cwd: dir }), {}, dir)),
+  );
   assert.equal(runs.map((r) => r.stdout).sort(), moves.map((m) => m.answer).sort());
 });
 

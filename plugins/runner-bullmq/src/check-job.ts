@@ -15,13 +15,19 @@ function isInside(root: string, path: string): boolean {
 }
 
 /** The job's round as a request for buildRoundIn (its agents file the worker's own), or a BadJobError. */
-export async function checkJobBody(value: unknown, dir: string): Promise<{ body: RoundJobBody; request: Omit<RoundRequest, 'agentsFile'> }> {
+export async function checkJobBody(
+  value: unknown,
+  dir: string,
+): Promise<{ body: RoundJobBody; request: Omit<RoundRequest, 'agentsFile'> }> {
   const problems = schemaProblems(roundJobSchema, value);
   if (problems.length > 0) throw new BadJobError(problems.join('; '));
   const body = roundJobSchema.parse(value);
   const r = body.request;
   const found: string[] = [];
-  if (r.branch !== ballBranch(r.slice, r.ball)) found.push(`request.branch: expected ${JSON.stringify(ballBranch(r.slice, r.ball))}, got ${JSON.stringify(r.branch)}`);
+  if (r.branch !== ballBranch(r.slice, r.ball))
+    found.push(
+      `request.branch: expected ${JSON.stringify(ballBranch(r.slice, r.ball))}, got ${JSON.stringify(r.branch)}`,
+    );
   const { validateSlice } = await import('@leap/slice');
   const violations = validateSlice(r.definition);
   if (violations.length > 0) {
@@ -33,16 +39,22 @@ export async function checkJobBody(value: unknown, dir: string): Promise<{ body:
     );
   } else {
     const slice = r.definition as unknown as Slice;
-    if (slice.id !== r.slice) found.push(`request.definition.id: expected the job's slice ${JSON.stringify(r.slice)}, got ${JSON.stringify(slice.id)}`);
+    if (slice.id !== r.slice)
+      found.push(
+        `request.definition.id: expected the job's slice ${JSON.stringify(r.slice)}, got ${JSON.stringify(slice.id)}`,
+      );
     const ball = slice.balls.find((b) => b.id === r.ball);
     if (ball === undefined) found.push(`request.definition: no ball ${JSON.stringify(r.ball)}`);
     else if (!isDeepStrictEqual(ball, r.spec)) found.push("request.spec: not the definition's ball of that id");
     const ids = new Set(slice.balls.map((b) => b.id));
     for (const p of r.passed) if (!ids.has(p)) found.push(`request.passed: no ball ${JSON.stringify(p)} in the slice`);
     const work = resolve(dir, 'work', r.slice, r.ball);
-    for (const place of [work, resolve(dir, 'state', r.slice, r.ball)]) if (!isInside(dir, place)) found.push(`${place} is outside the worker's folder`);
+    for (const place of [work, resolve(dir, 'state', r.slice, r.ball)])
+      if (!isInside(dir, place)) found.push(`${place} is outside the worker's folder`);
     for (const b of slice.balls) {
-      for (const entry of b.scope) if (!isInside(work, entry.path)) found.push(`ball ${b.id}: scope path ${JSON.stringify(entry.path)} leads out of the ball's worktree`);
+      for (const entry of b.scope)
+        if (!isInside(work, entry.path))
+          found.push(`ball ${b.id}: scope path ${JSON.stringify(entry.path)} leads out of the ball's worktree`);
     }
   }
   if (found.length > 0) throw new BadJobError(found.join('; '));

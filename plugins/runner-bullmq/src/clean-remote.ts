@@ -7,7 +7,14 @@ import { unseal } from './sign.js';
 import { redactUrl } from './text.js';
 
 /** What was removed, a line each. */
-export async function cleanRemote(options: { cwd: string; slice: string; redis: string; remote: string; secret: Buffer; env: NodeJS.ProcessEnv }): Promise<string[]> {
+export async function cleanRemote(options: {
+  cwd: string;
+  slice: string;
+  redis: string;
+  remote: string;
+  secret: Buffer;
+  env: NodeJS.ProcessEnv;
+}): Promise<string[]> {
   const { cwd, slice, remote, env } = options;
   const lines: string[] = [];
   const heads = (await git(cwd, ['ls-remote', '--heads', '--', remote, `refs/heads/leap/${slice}/*`], env))
@@ -16,7 +23,8 @@ export async function cleanRemote(options: { cwd: string; slice: string; redis: 
     .filter((ref): ref is string => ref?.startsWith(`refs/heads/leap/${slice}/`) === true);
   if (heads.length > 0) {
     await git(cwd, ['push', '--quiet', '--', remote, ...heads.map((ref) => `:${ref}`)], env);
-    for (const ref of heads) lines.push(`deleted the branch ${ref.slice('refs/heads/'.length)} on the remote ${redactUrl(remote)}`);
+    for (const ref of heads)
+      lines.push(`deleted the branch ${ref.slice('refs/heads/'.length)} on the remote ${redactUrl(remote)}`);
   }
   const key = await remoteKey(cwd, remote, env);
   const { Queue } = await import('bullmq');

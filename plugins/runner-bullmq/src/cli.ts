@@ -63,11 +63,15 @@ export const workerCommand: Subcommand = async (argv, io) => {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${showValue(positionals[0])}\n${USAGE}`);
   const { checkRedisUrl, ping } = await import('./redis.js');
   const redis = checkRedisUrl(values.redis, '--redis', io.env);
-  if (values.repo === undefined || values.repo === '') throw new UsageError('--repo GIT_URL is required (the shared remote every machine reaches)');
+  if (values.repo === undefined || values.repo === '')
+    throw new UsageError('--repo GIT_URL is required (the shared remote every machine reaches)');
   const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
   if (values.name === '' || (values.name !== undefined && /\p{Cc}/u.test(values.name)))
-    throw new UsageError(`Expected --name to be a non-empty name without control characters, got ${showValue(values.name)}`);
+    throw new UsageError(
+      `Expected --name to be a non-empty name without control characters, got ${showValue(values.name)}`,
+    );
   const agents = values.agents === undefined ? undefined : resolve(io.cwd, values.agents);
   if (agents !== undefined) {
     const { loadAgentRegistry } = await import('@leap/verify');
@@ -81,7 +85,10 @@ export const workerCommand: Subcommand = async (argv, io) => {
   const { checkLabels } = await import('./labels.js');
   const labels = await checkLabels(values.label ?? [], agents, io.env, io.cwd);
   const { readQueueSecret } = await import('./sign.js');
-  const secret = readQueueSecret(io.env, values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']));
+  const secret = readQueueSecret(
+    io.env,
+    values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']),
+  );
   await ping(redis);
   const { startWorker } = await import('./worker.js');
   const say = (line: string) => io.stderr(`leap worker: ${line}\n`);

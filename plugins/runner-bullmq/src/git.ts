@@ -4,7 +4,8 @@ import { runGit } from '@leap/core';
 /** Every git's environment here: no password prompt (a worker has no terminal to answer it), ssh in batch mode. */
 export function workerGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (!/^GIT_/i.test(k) || k === 'GIT_SSH_COMMAND' || k === 'GIT_SSH') out[k] = v;
+  for (const [k, v] of Object.entries(env))
+    if (!/^GIT_/i.test(k) || k === 'GIT_SSH_COMMAND' || k === 'GIT_SSH') out[k] = v;
   return { ...out, GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' };
 }
 

@@ -42,9 +42,11 @@ export function heartbeatTimings(env: NodeJS.ProcessEnv): { beatMs: number; ttlM
   return { beatMs, ttlMs: 3 * beatMs };
 }
 
-const sealRecord = (secret: Buffer, record: HeartbeatRecord) => JSON.stringify(seal(secret, 'heartbeat', record.name, record));
+const sealRecord = (secret: Buffer, record: HeartbeatRecord) =>
+  JSON.stringify(seal(secret, 'heartbeat', record.name, record));
 
-export const sealDrain = (secret: Buffer, name: string, at: number) => JSON.stringify(seal(secret, 'drain', name, { at }));
+export const sealDrain = (secret: Buffer, name: string, at: number) =>
+  JSON.stringify(seal(secret, 'drain', name, { at }));
 
 /** `asked` only when signed with the queue secret for this name; anything else is `forged` (ignored). */
 export function readDrain(secret: Buffer, name: string, raw: string | null): 'none' | 'asked' | 'forged' {
@@ -58,7 +60,14 @@ export function readDrain(secret: Buffer, name: string, raw: string | null): 'no
 }
 
 /** `onDrain` is called once when a drain is asked; `onForgedDrain` once when an unsigned flag is found (ignored). */
-export function startHeartbeat(connection: Redis, secret: Buffer, record: () => HeartbeatRecord, beatMs: number, onDrain: () => void, onForgedDrain: () => void = () => {}) {
+export function startHeartbeat(
+  connection: Redis,
+  secret: Buffer,
+  record: () => HeartbeatRecord,
+  beatMs: number,
+  onDrain: () => void,
+  onForgedDrain: () => void = () => {},
+) {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   let drained = false;
@@ -114,5 +123,7 @@ export function startHeartbeat(connection: Redis, secret: Buffer, record: () => 
 
 /** A worker's name as BullMQ's connection name (Redis: printable ASCII, no space): other bytes and % as %XX. */
 export function clientSafeName(name: string): string {
-  return name.replace(/[^!-$&-~]/gu, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return name.replace(/[^!-$&-~]/gu, (c) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }

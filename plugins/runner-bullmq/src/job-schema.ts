@@ -30,7 +30,9 @@ const roundRequestSchema = z
     start: sha,
     agent: name,
     branch: z.string(),
-    definition: z.record(z.string(), z.unknown()).describe('the slice, as slice.schema.json of @leap/slice (checked with its rules)'),
+    definition: z
+      .record(z.string(), z.unknown())
+      .describe('the slice, as slice.schema.json of @leap/slice (checked with its rules)'),
     spec: z.record(z.string(), z.unknown()).describe('the ball, exactly as the definition holds it'),
     prompt: z.string().max(1_000_000),
     reviewers: z.array(name).max(16),
@@ -41,8 +43,18 @@ const roundRequestSchema = z
     timeoutMs: z.number().int().nonnegative(),
     authors: z.array(z.string().max(400)).max(64),
     costLeftUsd: z.number().nonnegative().nullable(),
-    builtBy: z.array(family).max(16).optional().describe("the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): no reviewer of theirs sits"),
-    skipJurors: z.array(name).max(32).optional().describe('reviewers whose vendor ran dry on an earlier jury of the run: passed over before dispatch'),
+    builtBy: z
+      .array(family)
+      .max(16)
+      .optional()
+      .describe(
+        "the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): no reviewer of theirs sits",
+      ),
+    skipJurors: z
+      .array(name)
+      .max(32)
+      .optional()
+      .describe('reviewers whose vendor ran dry on an earlier jury of the run: passed over before dispatch'),
   })
   .describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
 
@@ -58,7 +70,9 @@ export const roundJobSchema = z
     families: z
       .strictObject({ builder: family, reviewers: z.array(family).max(16) })
       .optional()
-      .describe("the round's agent families: its builder's and its reviewers' (a labelled worker takes only rounds whose families it has)"),
+      .describe(
+        "the round's agent families: its builder's and its reviewers' (a labelled worker takes only rounds whose families it has)",
+      ),
   })
   .describe('A round job of the bullmq runner (the signed body of a job on the leap-rounds queue).');
 
@@ -88,12 +102,21 @@ export const roundResultSchema = z
         reason: z.string(),
         candidate: z.string(),
         seats: z.array(
-          z.strictObject({ reviewer: z.string(), family: z.string(), verdict: z.string(), value: receipt, replaced: z.boolean(), dry: z.enum(['quota', 'rate-limit', 'overload']).optional() }),
+          z.strictObject({
+            reviewer: z.string(),
+            family: z.string(),
+            verdict: z.string(),
+            value: receipt,
+            replaced: z.boolean(),
+            dry: z.enum(['quota', 'rate-limit', 'overload']).optional(),
+          }),
         ),
         refused: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), reason: z.string() })),
       })
       .nullable(),
-    reproof: z.strictObject({ code: z.number().int(), candidate: hash.nullable(), ms: z.number().nonnegative().optional() }).nullable(),
+    reproof: z
+      .strictObject({ code: z.number().int(), candidate: hash.nullable(), ms: z.number().nonnegative().optional() })
+      .nullable(),
     builder: z.strictObject({ agent: z.string(), family: z.string(), leaf: z.string(), status: z.string().nullable() }),
     leaves: z.array(z.strictObject({ leaf: z.string().min(1), usage: usage.nullable() })).max(64),
     /** The builder's one hypothesis and its move (CONTRACT section 7), as the round record keeps them. */
@@ -117,7 +140,9 @@ export const roundResultSchema = z
     dry: z
       .strictObject({ kind: z.enum(['quota', 'rate-limit', 'overload']), message: z.string().max(10_000) })
       .optional()
-      .describe("the builder's vendor ran dry: nothing was built, the round is built again by the engine's next builder, not counted"),
+      .describe(
+        "the builder's vendor ran dry: nothing was built, the round is built again by the engine's next builder, not counted",
+      ),
     events: z.array(z.string()).max(10_000),
   })
   .describe("A round result of the bullmq runner (the signed body of a completed job's return value).");
@@ -129,7 +154,9 @@ export type RoundResultBody = z.infer<typeof roundResultSchema>;
 export function schemaProblems(schema: z.ZodType, value: unknown): string[] {
   const parsed = schema.safeParse(value);
   if (parsed.success) return [];
-  return parsed.error.issues.slice(0, 8).map((issue) => `${issue.path.length === 0 ? '(the body)' : issue.path.join('.')}: ${issue.message}`);
+  return parsed.error.issues
+    .slice(0, 8)
+    .map((issue) => `${issue.path.length === 0 ? '(the body)' : issue.path.join('.')}: ${issue.message}`);
 }
 
 /** The JSON Schemas this package publishes under schemas/, by file name. */
@@ -137,7 +164,15 @@ export async function runnerJsonSchemas(): Promise<Record<string, Record<string,
   const { toPublishedSchema } = await import('@leap/core/schemas');
   const base = 'https://leap.dev/schemas';
   return {
-    'round-job.schema.json': toPublishedSchema(roundJobSchema, `${base}/round-job.schema.json`, 'LEAP bullmq round job'),
-    'round-result.schema.json': toPublishedSchema(roundResultSchema, `${base}/round-result.schema.json`, 'LEAP bullmq round result'),
+    'round-job.schema.json': toPublishedSchema(
+      roundJobSchema,
+      `${base}/round-job.schema.json`,
+      'LEAP bullmq round job',
+    ),
+    'round-result.schema.json': toPublishedSchema(
+      roundResultSchema,
+      `${base}/round-result.schema.json`,
+      'LEAP bullmq round result',
+    ),
   };
 }

@@ -5,10 +5,19 @@ import type { RoundRequest } from '@leap/slice';
 const FAMILY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** `--label` values as families (`claude` is `anthropic`, as the jury reads), each runnable here; else a UsageError. */
-export async function checkLabels(given: readonly string[], agents: string | undefined, env: NodeJS.ProcessEnv, cwd: string): Promise<string[]> {
+export async function checkLabels(
+  given: readonly string[],
+  agents: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<string[]> {
   if (given.length === 0) return [];
   const { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, vendorFamily } = await import('@leap/verify');
-  for (const label of given) if (!FAMILY.test(label)) throw new UsageError(`Expected --label to be an agent family (1 to 64 of A-Z a-z 0-9 _ . -), got ${showValue(label)}`);
+  for (const label of given)
+    if (!FAMILY.test(label))
+      throw new UsageError(
+        `Expected --label to be an agent family (1 to 64 of A-Z a-z 0-9 _ . -), got ${showValue(label)}`,
+      );
   const registry = loadAgentRegistry(agents, env);
   // Every agent this worker could be asked for, by family: which are installed here, which are not.
   const byFamily = new Map<string, { installed: string[]; missing: string[] }>();
@@ -37,14 +46,20 @@ export async function checkLabels(given: readonly string[], agents: string | und
         `--label ${showValue(label)}: no agent of the family ${showValue(family)} here (the families of ${agents === undefined ? 'the built-in agents' : `the built-ins and ${agents}`}: ${known})`,
       );
     }
-    if (seen.installed.length === 0) throw new UsageError(`--label ${showValue(label)}: no agent of the family ${showValue(family)} is installed here: ${seen.missing.join(', ')}`);
+    if (seen.installed.length === 0)
+      throw new UsageError(
+        `--label ${showValue(label)}: no agent of the family ${showValue(family)} is installed here: ${seen.missing.join(', ')}`,
+      );
     if (!labels.includes(family)) labels.push(family);
   }
   return labels.sort();
 }
 
 /** The families a round needs, as the engine's agents file names them (builder's, reviewers'); null if unresolved. */
-export async function roundFamilies(request: RoundRequest, env: NodeJS.ProcessEnv): Promise<{ builder: string; reviewers: string[] } | null> {
+export async function roundFamilies(
+  request: RoundRequest,
+  env: NodeJS.ProcessEnv,
+): Promise<{ builder: string; reviewers: string[] } | null> {
   const { loadAgentRegistry, resolveAgent } = await import('@leap/verify');
   try {
     const registry = loadAgentRegistry(request.agentsFile ?? undefined, env);

@@ -5,7 +5,12 @@ import type { RoundJobResult } from './protocol.js';
 const KINDS = new Set(['launch', 'exit', 'usage', 'review']);
 
 /** The events to append for `result`, and how many of the worker's lines were dropped. */
-export async function ownEvents(result: RoundJobResult, slice: string, ball: string, round: number): Promise<{ events: LeapEvent[]; dropped: number }> {
+export async function ownEvents(
+  result: RoundJobResult,
+  slice: string,
+  ball: string,
+  round: number,
+): Promise<{ events: LeapEvent[]; dropped: number }> {
   const { eventSchema } = await import('@leap/core/schemas');
   const { proofLeaves } = await import('@leap/slice');
   const leaves = new Map(result.leaves.map((l) => [l.leaf, l.usage]));
@@ -37,7 +42,10 @@ export async function ownEvents(result: RoundJobResult, slice: string, ball: str
     if (event.event === 'usage') {
       // Logged as the result states it (what --max-cost counted; null where its CLI did not say).
       const said = leaves.get(event.leaf as string) ?? null;
-      const same = (said?.cost_usd ?? null) === event.cost_usd && (said?.input_tokens ?? null) === event.input_tokens && (said?.output_tokens ?? null) === event.output_tokens;
+      const same =
+        (said?.cost_usd ?? null) === event.cost_usd &&
+        (said?.input_tokens ?? null) === event.input_tokens &&
+        (said?.output_tokens ?? null) === event.output_tokens;
       if (costed.has(event.leaf as string) || !same) {
         dropped++;
         continue;
@@ -54,10 +62,16 @@ export async function ownEvents(result: RoundJobResult, slice: string, ball: str
 }
 
 // Its candidate, a seat's value or a refusal, or the jury's own verdict (reviewer null); of this slice and ball.
-function reviewAgrees(event: LeapEvent & { event: 'review' }, result: RoundJobResult, slice: string, ball: string): boolean {
+function reviewAgrees(
+  event: LeapEvent & { event: 'review' },
+  result: RoundJobResult,
+  slice: string,
+  ball: string,
+): boolean {
   const jury = result.jury;
   if (jury === null || event.candidate !== jury.candidate) return false;
-  if ((event.slice !== undefined && event.slice !== slice) || (event.ball !== undefined && event.ball !== ball)) return false;
+  if ((event.slice !== undefined && event.slice !== slice) || (event.ball !== undefined && event.ball !== ball))
+    return false;
   if (event.reviewer === null) return event.value === jury.value;
   const seat = jury.seats.find((s) => s.reviewer === event.reviewer);
   if (seat !== undefined) return seat.value === event.value;

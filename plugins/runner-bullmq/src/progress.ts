@@ -7,13 +7,21 @@ import { seal, unseal } from './sign.js';
 export const PHASES = ROUND_PHASES;
 export type Phase = RoundPhase;
 
-export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: number) => seal(secret, 'progress', job, { phase, at });
+export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: number) =>
+  seal(secret, 'progress', job, { phase, at });
 
 /** Null (ignored) unless signed for that job with the queue secret and naming a phase. */
 export function phaseOf(secret: Buffer, job: string, progress: unknown): { phase: Phase; at: number } | null {
   try {
     const body = unseal(secret, 'progress', job, progress) as { phase?: unknown; at?: unknown } | null;
-    if (body === null || typeof body !== 'object' || !PHASES.includes(body.phase as Phase) || typeof body.at !== 'number' || !Number.isFinite(body.at)) return null;
+    if (
+      body === null ||
+      typeof body !== 'object' ||
+      !PHASES.includes(body.phase as Phase) ||
+      typeof body.at !== 'number' ||
+      !Number.isFinite(body.at)
+    )
+      return null;
     return { phase: body.phase as Phase, at: body.at };
   } catch {
     return null;
@@ -21,7 +29,13 @@ export function phaseOf(secret: Buffer, job: string, progress: unknown): { phase
 }
 
 /** From the worker's log: build- launched is building, exited proving; review- leaves reviewing, then proving. */
-export function watchRoundPhases(events: string, from: number, phase: Phase, onPhase: (phase: Phase) => void, everyMs = 200): { stop(): void } {
+export function watchRoundPhases(
+  events: string,
+  from: number,
+  phase: Phase,
+  onPhase: (phase: Phase) => void,
+  everyMs = 200,
+): { stop(): void } {
   let offset = from;
   let rest = '';
   const reviewing = new Set<string>();

@@ -25,7 +25,15 @@ export function jobRequest(r: RoundRequest): RoundJob['request'] {
     prompt: r.prompt,
     reviewers: r.reviewers,
     alternates: r.alternates,
-    champion: r.champion === null ? null : { code: r.champion.code, metric: r.champion.metric, ms: r.champion.ms, ...(r.champion.note === undefined ? {} : { note: r.champion.note }) },
+    champion:
+      r.champion === null
+        ? null
+        : {
+            code: r.champion.code,
+            metric: r.champion.metric,
+            ms: r.champion.ms,
+            ...(r.champion.note === undefined ? {} : { note: r.champion.note }),
+          },
     checkMap: r.checkMap,
     passed: r.passed,
     timeoutMs: r.timeoutMs,
@@ -50,7 +58,10 @@ export interface RoundJobResult extends RoundResult {
 }
 
 /** Unique per request and builder: BullMQ keeps one job per id, so a fall-over's rebuild needs an id of its own. */
-export function jobId(request: { slice: string; ball: string; round: number; commit: string; agent?: string }, run: string): string {
+export function jobId(
+  request: { slice: string; ball: string; round: number; commit: string; agent?: string },
+  run: string,
+): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
   return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}${request.agent === undefined ? '' : `.${safe(request.agent)}`}`;
 }

@@ -27,16 +27,32 @@ export interface Rechecked {
 }
 
 /** Check a worker's result against the engine's repository (commits fetched); -1 reasons say what the engine found. */
-export async function recheckResult(repo: string, request: RoundRequest, worker: RoundJobResult, env: NodeJS.ProcessEnv): Promise<Rechecked> {
+export async function recheckResult(
+  repo: string,
+  request: RoundRequest,
+  worker: RoundJobResult,
+  env: NodeJS.ProcessEnv,
+): Promise<Rechecked> {
   const result: RoundJobResult = { ...worker, reason: showText(worker.reason), changed: [] };
   // A refused result is the round's -1, never a fall-over: its dry claim goes with it.
   const refuse = (why: string): Rechecked => {
     const { dry: _dry, ...rest } = result;
-    return { result: { ...rest, receipt: -1, commit: null, reason: `refused by the engine's check of worker ${result.worker}'s result: ${why}` }, branchTo: request.start };
+    return {
+      result: {
+        ...rest,
+        receipt: -1,
+        commit: null,
+        reason: `refused by the engine's check of worker ${result.worker}'s result: ${why}`,
+      },
+      branchTo: request.start,
+    };
   };
   const ball = request.spec;
   // A dry builder built nothing: a claim of it with work, a pass or a jury is not believed (refused, -1, undone).
-  if (result.dry !== undefined && (result.commit !== null || result.receipt !== 0 || result.jury !== null || result.tip !== request.commit)) {
+  if (
+    result.dry !== undefined &&
+    (result.commit !== null || result.receipt !== 0 || result.jury !== null || result.tip !== request.commit)
+  ) {
     return refuse(
       `it says the builder ran dry (${showText(result.dry.kind)}) yet returns ${result.commit !== null ? `a commit ${result.commit.slice(0, 12)}` : result.receipt !== 0 ? `receipt ${result.receipt}` : result.jury !== null ? 'a jury' : `a tip ${result.tip.slice(0, 12)} that is not the round's commit`}`,
     );
@@ -46,15 +62,21 @@ export async function recheckResult(repo: string, request: RoundRequest, worker:
     return { result, branchTo: result.receipt === -1 ? request.start : request.commit };
   }
   const commit = result.commit;
-  if (commit !== result.tip) return refuse(`its commit ${commit.slice(0, 12)} is not the tip it pushed (${result.tip.slice(0, 12)})`);
-  if (!(await isAncestor(repo, request.commit, commit, env))) return refuse(`its commit ${commit.slice(0, 12)} does not descend from the round's commit ${request.commit.slice(0, 12)}`);
+  if (commit !== result.tip)
+    return refuse(`its commit ${commit.slice(0, 12)} is not the tip it pushed (${result.tip.slice(0, 12)})`);
+  if (!(await isAncestor(repo, request.commit, commit, env)))
+    return refuse(
+      `its commit ${commit.slice(0, 12)} does not descend from the round's commit ${request.commit.slice(0, 12)}`,
+    );
   const scope = new Set(ball.scope.map((s) => normal(s.path)));
   const sinceStart = await changedBetween(repo, request.start, commit, env);
   const outside = sinceStart.filter((p) => !scope.has(normal(p)));
-  if (outside.length > 0) return refuse(`edited outside the scope: ${outside.map((p) => JSON.stringify(showText(p))).join(', ')}`);
+  if (outside.length > 0)
+    return refuse(`edited outside the scope: ${outside.map((p) => JSON.stringify(showText(p))).join(', ')}`);
   // A scope entry with `lines`: a change of the file outside them is outside the scope, as a local round checks.
   for (const entry of ball.scope) {
-    if (entry.lines === undefined || entry.sha256 === null || !sinceStart.some((p) => normal(p) === normal(entry.path))) continue;
+    if (entry.lines === undefined || entry.sha256 === null || !sinceStart.some((p) => normal(p) === normal(entry.path)))
+      continue;
     const stray = await changesOutsideLines(repo, request.start, normal(entry.path), entry.lines, commit);
     if (stray.length > 0)
       return refuse(
@@ -64,7 +86,9 @@ export async function recheckResult(repo: string, request: RoundRequest, worker:
   result.changed = await changedBetween(repo, request.commit, commit, env);
   const candidate = await candidateAt(repo, commit, ball);
   if (result.candidate !== null && result.candidate !== candidate) {
-    return refuse(`the candidate it names (sha256 ${result.candidate.slice(0, 12)}) is not its commit's (sha256 ${candidate.slice(0, 12)})`);
+    return refuse(
+      `the candidate it names (sha256 ${result.candidate.slice(0, 12)}) is not its commit's (sha256 ${candidate.slice(0, 12)})`,
+    );
   }
   if (result.receipt === 1) {
     const why = passProblems(request, result, candidate);
@@ -76,7 +100,8 @@ export async function recheckResult(repo: string, request: RoundRequest, worker:
 function passProblems(request: RoundRequest, result: RoundJobResult, candidate: string): string | null {
   const proof = request.spec.proof;
   if (result.candidate !== candidate) return 'no candidate hash';
-  if (result.proof === null || result.proof.code !== 0 || (proof.metric !== undefined && result.proof.metric === null)) return 'the proof did not pass';
+  if (result.proof === null || result.proof.code !== 0 || (proof.metric !== undefined && result.proof.metric === null))
+    return 'the proof did not pass';
   const champion = request.champion ?? result.champion;
   if (champion === null) return 'no champion to keep or revert against';
   const decision = keepOrRevert(proof, champion, result.proof);
@@ -85,15 +110,20 @@ function passProblems(request: RoundRequest, result: RoundJobResult, candidate: 
   if (jury === null || jury.value !== 1) return 'no jury passed it';
   if (jury.candidate !== candidate) return `the jury judged sha256 ${jury.candidate.slice(0, 12)}`;
   const seated = jury.seats.filter((s) => s.value === 1);
-  if (seated.length < 2 || jury.seats.some((s) => s.value === -1)) return 'fewer than two reviewers passed it, or one refused it';
+  if (seated.length < 2 || jury.seats.some((s) => s.value === -1))
+    return 'fewer than two reviewers passed it, or one refused it';
   const allowed = new Set([...request.reviewers, ...request.alternates]);
   const strangers = jury.seats.filter((s) => !allowed.has(s.reviewer)).map((s) => s.reviewer);
-  if (strangers.length > 0) return `reviewers the engine did not ask for: ${strangers.map((s) => JSON.stringify(showText(s))).join(', ')}`;
-  if (jury.seats.some((s) => s.family === result.builder.family)) return `a reviewer of the builder's family ${JSON.stringify(showText(result.builder.family))}`;
+  if (strangers.length > 0)
+    return `reviewers the engine did not ask for: ${strangers.map((s) => JSON.stringify(showText(s))).join(', ')}`;
+  if (jury.seats.some((s) => s.family === result.builder.family))
+    return `a reviewer of the builder's family ${JSON.stringify(showText(result.builder.family))}`;
   const builtBy = new Set((request.builtBy ?? []).map((f) => f.toLowerCase()));
   const kept = jury.seats.find((s) => builtBy.has(s.family.toLowerCase()));
-  if (kept !== undefined) return `a reviewer of the family ${JSON.stringify(showText(kept.family))} of a builder whose work the candidate holds`;
+  if (kept !== undefined)
+    return `a reviewer of the family ${JSON.stringify(showText(kept.family))} of a builder whose work the candidate holds`;
   if (new Set(jury.seats.map((s) => s.family)).size < 2) return 'the reviewers are not of two families';
-  if (result.reproof === null || result.reproof.code !== 0 || result.reproof.candidate !== candidate) return 'the proof was not run again on the same candidate';
+  if (result.reproof === null || result.reproof.code !== 0 || result.reproof.candidate !== candidate)
+    return 'the proof was not run again on the same candidate';
   return null;
 }

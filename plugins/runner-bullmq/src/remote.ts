@@ -16,12 +16,15 @@ export function remoteKind(remote: string): 'url' | 'path' | 'name' {
 /** A URL is not reached here but at the first push: a moment's outage is not bad input. */
 export async function checkRemote(cwd: string, remote: string, env: NodeJS.ProcessEnv): Promise<void> {
   const shown = showValue(redactUrl(remote));
-  if (remote === '' || remote.startsWith('-')) throw new UsageError(`Expected --remote to be a remote's name, a path or a git URL, got ${shown}`);
+  if (remote === '' || remote.startsWith('-'))
+    throw new UsageError(`Expected --remote to be a remote's name, a path or a git URL, got ${shown}`);
   const kind = remoteKind(remote);
   if (kind === 'url') return;
   if (kind === 'path') {
     if (!existsSync(isAbsolute(remote) ? remote : resolve(cwd, remote)))
-      throw new UsageError(`--remote ${shown}: no such path (the shared remote every worker clones: a remote's name, a path or a git URL)`);
+      throw new UsageError(
+        `--remote ${shown}: no such path (the shared remote every worker clones: a remote's name, a path or a git URL)`,
+      );
     return;
   }
   const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: workerGitEnv(env), allowFailure: true });

@@ -11,7 +11,16 @@ import { redact, redactUrl, secretsOf, showText } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue } from 'bullmq';
 import { git, hasCommit } from './git.js';
-import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, timings, type RoundJob, type RoundJobResult } from './protocol.js';
+import {
+  PREFIX,
+  QUEUE,
+  ballBranch,
+  jobId,
+  jobRequest,
+  timings,
+  type RoundJob,
+  type RoundJobResult,
+} from './protocol.js';
 import { connect } from './redis.js';
 import { readQueueSecret, seal, unseal } from './sign.js';
 import { jobOptions, waitForJob, type Waits } from './wait-job.js';
@@ -273,7 +282,8 @@ const ENGINE_RETRIES = [500, 1000, 2000, 4000];
 export const MAX_PRIORITY = 1000;
 
 // BullMQ takes 1 first and a job without priority before any: every round gets one, a higher --priority a smaller one.
-const bullmqPriority = (priority: number) => MAX_PRIORITY + 1 - Math.max(0, Math.min(MAX_PRIORITY, Math.trunc(priority)));
+const bullmqPriority = (priority: number) =>
+  MAX_PRIORITY + 1 - Math.max(0, Math.min(MAX_PRIORITY, Math.trunc(priority)));
 
 /** A worker's result, its signature and schema checked; anything else is refused with why (the ball is held). */
 async function checkResult(secret: Buffer, id: string, returned: unknown): Promise<RoundJobResult> {

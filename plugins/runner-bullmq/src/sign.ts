@@ -36,11 +36,15 @@ export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
         `the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE (at least ${MIN_SECRET} characters; never on the command line)`,
       );
   }
-  if ([...secret].length < MIN_SECRET) throw new UsageError(`the queue secret from ${from} has ${[...secret].length} characters; it needs at least ${MIN_SECRET}`);
+  if ([...secret].length < MIN_SECRET)
+    throw new UsageError(
+      `the queue secret from ${from} has ${[...secret].length} characters; it needs at least ${MIN_SECRET}`,
+    );
   return Buffer.from(secret, 'utf8');
 }
 
-const macOf = (secret: Buffer, kind: SealKind, id: string, body: string) => createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
+const macOf = (secret: Buffer, kind: SealKind, id: string, body: string) =>
+  createHmac('sha256', secret).update(`leap-${kind}-v1\n${id}\n`).update(body).digest('hex');
 
 export function seal(secret: Buffer, kind: SealKind, id: string, value: unknown): Sealed {
   const body = JSON.stringify(value);
@@ -50,11 +54,14 @@ export function seal(secret: Buffer, kind: SealKind, id: string, value: unknown)
 /** Throws a SignatureError when `data` is unsigned or wrongly signed for `kind` and `id`. */
 export function unseal(secret: Buffer, kind: SealKind, id: string, data: unknown): unknown {
   const d = data as Partial<Sealed> | null;
-  if (d === null || typeof d !== 'object' || typeof d.body !== 'string' || typeof d.mac !== 'string') throw new SignatureError(`the ${kind} is unsigned`);
+  if (d === null || typeof d !== 'object' || typeof d.body !== 'string' || typeof d.mac !== 'string')
+    throw new SignatureError(`the ${kind} is unsigned`);
   const want = Buffer.from(macOf(secret, kind, id, d.body), 'hex');
   const got = Buffer.from(/^[0-9a-f]{64}$/.test(d.mac) ? d.mac : '', 'hex');
   if (got.length !== want.length || !timingSafeEqual(got, want))
-    throw new SignatureError(`the ${kind} is wrongly signed (another secret, or its content or ${kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name"} changed)`);
+    throw new SignatureError(
+      `the ${kind} is wrongly signed (another secret, or its content or ${kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name"} changed)`,
+    );
   try {
     return JSON.parse(d.body) as unknown;
   } catch {

@@ -17,8 +17,16 @@ export const runner: RunnerModule<SliceRunner> = {
       value: 'R',
       help: "the shared remote every worker clones, a remote name, path or git URL (default origin); each round's commit is pushed there, each result fetched back",
     },
-    'secret-file': { type: 'string', value: 'FILE', help: 'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)' },
-    priority: { type: 'string', value: 'N', help: `this slice's rounds before those of slices of a lower priority (0 to ${MAX_PRIORITY}, default 0; BullMQ's job priority)` },
+    'secret-file': {
+      type: 'string',
+      value: 'FILE',
+      help: 'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)',
+    },
+    priority: {
+      type: 'string',
+      value: 'N',
+      help: `this slice's rounds before those of slices of a lower priority (0 to ${MAX_PRIORITY}, default 0; BullMQ's job priority)`,
+    },
   },
   async prepare(values, place) {
     const priority = checkPriority(values.priority);
@@ -42,7 +50,10 @@ export const runner: RunnerModule<SliceRunner> = {
 };
 
 // The options of both: Redis's URL, the queue secret, the remote, then Redis answering.
-async function checked(values: Readonly<Record<string, string | boolean | undefined>>, { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv }) {
+async function checked(
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv },
+) {
   const given = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : undefined);
   const url = checkRedisUrl(given('redis'), '--redis', env);
   const secretFile = given('secret-file');
@@ -57,6 +68,7 @@ async function checked(values: Readonly<Record<string, string | boolean | undefi
 function checkPriority(given: string | boolean | undefined): number {
   if (given === undefined) return 0;
   const n = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : Number.NaN;
-  if (!Number.isInteger(n) || n > MAX_PRIORITY) throw new UsageError(`Expected --priority to be an integer from 0 to ${MAX_PRIORITY}, got ${showValue(given)}`);
+  if (!Number.isInteger(n) || n > MAX_PRIORITY)
+    throw new UsageError(`Expected --priority to be an integer from 0 to ${MAX_PRIORITY}, got ${showValue(given)}`);
   return n;
 }

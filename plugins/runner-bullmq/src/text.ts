@@ -6,7 +6,8 @@ export function showText(text: string): string {
 }
 
 // A user name alone is a token over http(s) (https://TOKEN@host/repo.git); over ssh it is just the user.
-const tokenUser = (parsed: URL) => parsed.password === '' && parsed.username !== '' && /^https?:$/.test(parsed.protocol);
+const tokenUser = (parsed: URL) =>
+  parsed.password === '' && parsed.username !== '' && /^https?:$/.test(parsed.protocol);
 
 /** A URL without its password or token (`redis://:***@host:6379`); text that is no URL is returned as it is. */
 export function redactUrl(url: string): string {

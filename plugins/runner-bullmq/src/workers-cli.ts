@@ -48,20 +48,33 @@ export const workersCommand: Subcommand = async (argv, io) => {
     return 0;
   }
   const [action = 'list', ...names] = positionals;
-  if (!['list', 'drain', 'forget', 'pause', 'resume'].includes(action)) throw new UsageError(`unknown action ${showValue(action)}: expected drain, forget, pause or resume\n${WORKERS_USAGE}`);
+  if (!['list', 'drain', 'forget', 'pause', 'resume'].includes(action))
+    throw new UsageError(
+      `unknown action ${showValue(action)}: expected drain, forget, pause or resume\n${WORKERS_USAGE}`,
+    );
   const named = action === 'drain' || action === 'forget';
   if (!named && names.length > 0) throw new UsageError(`unexpected argument ${showValue(names[0])}\n${WORKERS_USAGE}`);
-  if (action === 'drain' && (names.length === 0) === (values.all !== true)) throw new UsageError(`leap workers drain takes worker names or --all (one of them)\n${WORKERS_USAGE}`);
-  if (action === 'forget' && (names.length === 0) === (values.dead !== true)) throw new UsageError(`leap workers forget takes worker names or --dead (one of them)\n${WORKERS_USAGE}`);
+  if (action === 'drain' && (names.length === 0) === (values.all !== true))
+    throw new UsageError(`leap workers drain takes worker names or --all (one of them)\n${WORKERS_USAGE}`);
+  if (action === 'forget' && (names.length === 0) === (values.dead !== true))
+    throw new UsageError(`leap workers forget takes worker names or --dead (one of them)\n${WORKERS_USAGE}`);
   if (action !== 'drain' && values.all === true) throw new UsageError('--all goes with drain');
   if (action !== 'forget' && values.dead === true) throw new UsageError('--dead goes with forget');
-  if (action !== 'list' && action !== 'forget' && values.json === true) throw new UsageError('--json goes with the list (leap workers --json) or forget');
-  if ((action === 'pause' || action === 'resume') && values['secret-file'] !== undefined) throw new UsageError(`--secret-file goes with the list, drain and forget (${action} reads no record)`);
+  if (action !== 'list' && action !== 'forget' && values.json === true)
+    throw new UsageError('--json goes with the list (leap workers --json) or forget');
+  if ((action === 'pause' || action === 'resume') && values['secret-file'] !== undefined)
+    throw new UsageError(`--secret-file goes with the list, drain and forget (${action} reads no record)`);
   const { checkRedisUrl, ping } = await import('./redis.js');
   const redis = checkRedisUrl(values.redis, '--redis', io.env);
   // The records are judged by their signatures: no secret, no judgement (pause and resume read none).
   const { readQueueSecret } = await import('./sign.js');
-  const secret = action === 'pause' || action === 'resume' ? null : readQueueSecret(io.env, values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']));
+  const secret =
+    action === 'pause' || action === 'resume'
+      ? null
+      : readQueueSecret(
+          io.env,
+          values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']),
+        );
   await ping(redis);
   const workers = await import('./workers.js');
   if (secret === null) {
@@ -76,7 +89,10 @@ export const workersCommand: Subcommand = async (argv, io) => {
   if (action === 'drain') {
     const asked = await workers.drainWorkers(redis, secret, values.all === true ? { all: true } : { names });
     if (asked.length === 0) io.stdout('leap workers: no live worker to drain\n');
-    for (const name of asked) io.stdout(`leap workers: ${workers.safeText(name)}: drain asked: it finishes the rounds in hand, takes no more, and exits\n`);
+    for (const name of asked)
+      io.stdout(
+        `leap workers: ${workers.safeText(name)}: drain asked: it finishes the rounds in hand, takes no more, and exits\n`,
+      );
     return 0;
   }
   if (action === 'forget') {
@@ -96,7 +112,8 @@ export const workersCommand: Subcommand = async (argv, io) => {
   return 0;
 };
 
-const seconds = (ms: number | null) => (ms === null ? '?' : ms < 100_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 60_000)} min`);
+const seconds = (ms: number | null) =>
+  ms === null ? '?' : ms < 100_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 60_000)} min`;
 
 /** The list as text: one line per worker, one more per round in hand. */
 function renderWorkers(view: import('./workers.js').WorkersView): string {
@@ -112,8 +129,13 @@ function renderWorkers(view: import('./workers.js').WorkersView): string {
     }
     const labels = w.labels.length === 0 ? 'every family' : w.labels.join(',');
     const beat = w.heartbeat === null ? 'no heartbeat' : `heartbeat ${seconds(w.heartbeatAgeMs)} ago`;
-    out.push(`${w.name}  ${w.state}  host ${w.host === '' ? '?' : w.host}  labels ${labels}  ${w.inHand.length}/${w.jobs ?? '?'} in hand  ${beat}`);
-    for (const h of w.inHand) out.push(`  ${h.slice}/${h.ball} round ${h.round ?? '?'}${h.phase === null ? '' : ` ${h.phase}`} for ${seconds(h.forMs)} (job ${h.job})`);
+    out.push(
+      `${w.name}  ${w.state}  host ${w.host === '' ? '?' : w.host}  labels ${labels}  ${w.inHand.length}/${w.jobs ?? '?'} in hand  ${beat}`,
+    );
+    for (const h of w.inHand)
+      out.push(
+        `  ${h.slice}/${h.ball} round ${h.round ?? '?'}${h.phase === null ? '' : ` ${h.phase}`} for ${seconds(h.forMs)} (job ${h.job})`,
+      );
   }
   return `${out.join('\n')}\n`;
 }

@@ -22,7 +22,15 @@ export interface WorkerView {
   /** Whether BullMQ lists a connection of this worker (null: Redis would not list clients; the heartbeat judges). */
   connected: boolean | null;
   /** Where the round is on the worker (taken, fetching, building, proving, reviewing, pushing); null: not said. */
-  inHand: { job: string; slice: string; ball: string; round: number | null; phase: Phase | null; since: string | null; forMs: number | null }[];
+  inHand: {
+    job: string;
+    slice: string;
+    ball: string;
+    round: number | null;
+    phase: Phase | null;
+    since: string | null;
+    forMs: number | null;
+  }[];
   /** With state forged: why the record is not a worker's (unsigned, wrongly signed, ...). */
   forged?: string;
 }
@@ -47,7 +55,12 @@ export function safeText(value: unknown, secrets: readonly string[] = []): strin
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** `leap workers`' records and queue. `secret` signs the records; `secrets`: never printed (the Redis password). */
-export async function listWorkers(redis: string, secret: Buffer, secrets: readonly string[] = secretsOf(redis), now = Date.now): Promise<WorkersView> {
+export async function listWorkers(
+  redis: string,
+  secret: Buffer,
+  secrets: readonly string[] = secretsOf(redis),
+  now = Date.now,
+): Promise<WorkersView> {
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, secrets, now());
     const paused = await queue.isPaused();
@@ -57,20 +70,36 @@ export async function listWorkers(redis: string, secret: Buffer, secrets: readon
 }
 
 /** Each record's raw name (its key) and its view, sorted by name. */
-async function judgeWorkers(connection: Redis, queue: import('bullmq').Queue, secret: Buffer, secrets: readonly string[], at: number): Promise<{ key: string; view: WorkerView }[]> {
+async function judgeWorkers(
+  connection: Redis,
+  queue: import('bullmq').Queue,
+  secret: Buffer,
+  secrets: readonly string[],
+  at: number,
+): Promise<{ key: string; view: WorkerView }[]> {
   const keys = await scanKeys(connection, `${HEART_PREFIX}*`);
   const values = keys.length === 0 ? [] : await connection.mget(...keys);
   // A drain flag counts only when it is signed for its worker (a forged one drains nobody: the worker ignores it too).
   const drainKeys = await scanKeys(connection, `${DRAIN_PREFIX}*`);
   const drainValues = drainKeys.length === 0 ? [] : await connection.mget(...drainKeys);
-  const drains = new Set(drainKeys.map((k) => k.slice(DRAIN_PREFIX.length)).filter((name, i) => readDrain(secret, name, drainValues[i] ?? null) === 'asked'));
+  const drains = new Set(
+    drainKeys
+      .map((k) => k.slice(DRAIN_PREFIX.length))
+      .filter((name, i) => readDrain(secret, name, drainValues[i] ?? null) === 'asked'),
+  );
   // A Redis that refuses CLIENT LIST (an ACL, a managed service) leaves the heartbeats alone to judge.
   const clients = await queue.getWorkers().catch(() => null);
-  const connected = clients === null || clients.some((c) => (c as { rawname?: unknown }).rawname === undefined) ? null : new Set(clients.map((c) => String((c as { rawname?: unknown }).rawname)));
+  const connected =
+    clients === null || clients.some((c) => (c as { rawname?: unknown }).rawname === undefined)
+      ? null
+      : new Set(clients.map((c) => String((c as { rawname?: unknown }).rawname)));
   const clientPrefix = `${PREFIX}:${Buffer.from(QUEUE).toString('base64')}:w:`;
   const judged = keys.map((key, i) => {
     const name = key.slice(HEART_PREFIX.length);
-    return { key: name, view: readRecord(name, values[i] ?? null, { at, secret, drains, connected, clientPrefix, secrets }) };
+    return {
+      key: name,
+      view: readRecord(name, values[i] ?? null, { at, secret, drains, connected, clientPrefix, secrets }),
+    };
   });
   return judged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
@@ -78,7 +107,14 @@ async function judgeWorkers(connection: Redis, queue: import('bullmq').Queue, se
 function readRecord(
   key: string,
   raw: string | null,
-  seen: { at: number; secret: Buffer; drains: Set<string>; connected: Set<string> | null; clientPrefix: string; secrets: readonly string[] },
+  seen: {
+    at: number;
+    secret: Buffer;
+    drains: Set<string>;
+    connected: Set<string> | null;
+    clientPrefix: string;
+    secrets: readonly string[];
+  },
 ): WorkerView {
   const safe = (v: unknown) => safeText(v, seen.secrets);
   const forged = (why: string): WorkerView => ({
@@ -98,7 +134,8 @@ function readRecord(
   try {
     // Signed over the key's name: a record copied to another name, changed, or unsigned by the secret is no worker's.
     const parsed: unknown = unseal(seen.secret, 'heartbeat', key, JSON.parse(raw ?? ''));
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return forged('its signed body is not a JSON object');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      return forged('its signed body is not a JSON object');
     record = parsed as Record<string, unknown>;
   } catch (error) {
     return forged(error instanceof SyntaxError ? 'not JSON, so unsigned' : (error as Error).message);
@@ -153,18 +190,27 @@ function known(judged: { key: string; view: WorkerView }[], names: string[]): { 
     if (found !== undefined && found.view.state !== 'forged') return found;
     const workers = judged.filter((j) => j.view.state !== 'forged').map((j) => j.view.name);
     const there = workers.length === 0 ? 'no worker has a record' : `the workers: ${workers.join(', ')}`;
-    const why = found === undefined ? '' : ` (its record is forged: ${found.view.forged}; leap workers forget --dead removes it)`;
+    const why =
+      found === undefined ? '' : ` (its record is forged: ${found.view.forged}; leap workers forget --dead removes it)`;
     throw new LeapError(`no worker named "${safeText(name)}"${why} (${there})`, { exitCode: 2 });
   });
 }
 
 /** Ask `names` (all live workers with `all`) to drain: finish rounds in hand, take no more. Returns who (raw names). */
-export async function drainWorkers(redis: string, secret: Buffer, target: { names: string[] } | { all: true }): Promise<string[]> {
+export async function drainWorkers(
+  redis: string,
+  secret: Buffer,
+  target: { names: string[] } | { all: true },
+): Promise<string[]> {
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());
-    const names = 'all' in target ? judged.filter((j) => j.view.state === 'live' || j.view.state === 'draining').map((j) => j.key) : known(judged, target.names).map((j) => j.key);
+    const names =
+      'all' in target
+        ? judged.filter((j) => j.view.state === 'live' || j.view.state === 'draining').map((j) => j.key)
+        : known(judged, target.names).map((j) => j.key);
     // Signed, as the worker checks it: a flag written without the secret drains nobody.
-    for (const name of names) await connection.set(DRAIN_PREFIX + name, sealDrain(secret, name, Date.now()), 'PX', RECORD_KEEP_MS);
+    for (const name of names)
+      await connection.set(DRAIN_PREFIX + name, sealDrain(secret, name, Date.now()), 'PX', RECORD_KEEP_MS);
     return names;
   });
 }
@@ -177,7 +223,11 @@ export interface Forgotten {
 }
 
 /** A live or draining worker is not forgotten (exit 2: it writes its record again at its next heartbeat). */
-export async function forgetWorkers(redis: string, secret: Buffer, target: { names: string[] } | { dead: true }): Promise<Forgotten[]> {
+export async function forgetWorkers(
+  redis: string,
+  secret: Buffer,
+  target: { names: string[] } | { dead: true },
+): Promise<Forgotten[]> {
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());
     const gone = (j: { view: WorkerView }) => j.view.state === 'dead' || j.view.state === 'forged';
@@ -198,7 +248,11 @@ export async function forgetWorkers(redis: string, secret: Buffer, target: { nam
         );
     }
     for (const j of chosen) await connection.del(HEART_PREFIX + j.key, DRAIN_PREFIX + j.key);
-    return chosen.map((j) => ({ name: j.view.name, state: j.view.state as Forgotten['state'], heartbeatAgeMs: j.view.heartbeatAgeMs }));
+    return chosen.map((j) => ({
+      name: j.view.name,
+      state: j.view.state as Forgotten['state'],
+      heartbeatAgeMs: j.view.heartbeatAgeMs,
+    }));
   });
 }
 
@@ -207,7 +261,10 @@ export async function pauseQueue(redis: string, pause: boolean): Promise<void> {
   await withQueue(redis, (_connection, queue) => (pause ? queue.pause() : queue.resume()));
 }
 
-async function withQueue<T>(redis: string, act: (connection: Redis, queue: import('bullmq').Queue) => Promise<T>): Promise<T> {
+async function withQueue<T>(
+  redis: string,
+  act: (connection: Redis, queue: import('bullmq').Queue) => Promise<T>,
+): Promise<T> {
   const { Queue } = await import('bullmq');
   const connection = await connect(redis);
   const queue = new Queue(QUEUE, { connection, prefix: PREFIX });

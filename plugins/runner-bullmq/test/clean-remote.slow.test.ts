@@ -6,7 +6,19 @@ import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE } from '../src/index.js';
-import { ball, contentProof, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  runQueued,
+  setupRemote,
+  spawnLeap,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  testEnv,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -16,7 +28,13 @@ test.after.each(cleanupTempDirs);
 test("after a run: the remote's leap/SLICE/* branches and the slice's finished jobs are removed; another slice's are kept", async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
-  const slices = ['gone', 'kept'].map((id) => writeSlice(dir, { id, balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] }, `${id}.json`));
+  const slices = ['gone', 'kept'].map((id) =>
+    writeSlice(
+      dir,
+      { id, balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] },
+      `${id}.json`,
+    ),
+  );
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   const listen = new Redis(redis.url, { maxRetriesPerRequest: null });
@@ -53,13 +71,19 @@ test("after a run: the remote's leap/SLICE/* branches and the slice's finished j
     assert.is((await completed()).length, 2);
 
     // Bad input first: no queue secret. Nothing is removed, here or on the remote.
-    const refused = spawnLeap(['slice', 'clean', slices[0] as string, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote], { cwd: repo, env: testEnv({ LEAP_QUEUE_SECRET: '' }) });
+    const refused = spawnLeap(
+      ['slice', 'clean', slices[0] as string, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote],
+      { cwd: repo, env: testEnv({ LEAP_QUEUE_SECRET: '' }) },
+    );
     assert.is((await refused.exited).code, 2, refused.err());
     assert.match(refused.err(), /the queue needs a secret/);
     assert.equal(remoteHeads(), ['leap/gone/a', 'leap/kept/a']);
     assert.ok(git(repo, 'for-each-ref', 'refs/heads/leap/gone').trim() !== '', 'the local branches stay too');
 
-    const clean = spawnLeap(['slice', 'clean', slices[0] as string, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--json'], { cwd: repo });
+    const clean = spawnLeap(
+      ['slice', 'clean', slices[0] as string, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--json'],
+      { cwd: repo },
+    );
     assert.is((await clean.exited).code, 0, clean.err());
     const out = JSON.parse(clean.out()) as { slice: string; branches: string[]; runner: string[] };
     assert.is(out.slice, 'gone');

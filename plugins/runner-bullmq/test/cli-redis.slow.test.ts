@@ -2,7 +2,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, hostileTitles } from '@leap/test-utils';
 import { sliceCommand } from '@leap/slice/cli';
-import { ball, callCommand as call, contentProof, readLeap, setupRemote, spawnWorker, startRedis, stop, testEnv, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  callCommand as call,
+  contentProof,
+  readLeap,
+  setupRemote,
+  spawnWorker,
+  startRedis,
+  stop,
+  testEnv,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const test = suite('leap slice run --runner bullmq: the command line, with a worker on Redis');
 test.after.each(cleanupTempDirs);
@@ -11,7 +23,10 @@ test("leap slice run FILE --runner bullmq --redis URL --remote URL --json: one w
   const redis = await startRedis();
   const base = { 'src/a.txt': 'old a\n' };
   const { remote, repo, dir } = setupRemote(base);
-  const file = writeSlice(dir, { id: 'cli', balls: [ball('a', ['src/a.txt'], base, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'cli',
+    balls: [ball('a', ['src/a.txt'], base, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })],
+  });
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
   // The worker's name is data, byte for byte, into the records and the progress line.
   // (Control characters are refused: a name reaches terminals.)
@@ -21,7 +36,23 @@ test("leap slice run FILE --runner bullmq --redis URL --remote URL --json: one w
     await m1.waitFor(/waiting for rounds/);
     const out = await call(
       sliceCommand,
-      ['run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2', '--json'],
+      [
+        'run',
+        file,
+        '--runner',
+        'bullmq',
+        '--redis',
+        redis.url,
+        '--remote',
+        remote,
+        '--agents',
+        agents,
+        '--builder',
+        'b',
+        '--reviewers',
+        'r1,r2',
+        '--json',
+      ],
       repo,
       testEnv({ LEAP_BULLMQ_POLL_MS: '600000' }),
     );

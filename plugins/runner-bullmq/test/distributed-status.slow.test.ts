@@ -8,7 +8,21 @@ import { reportMain } from '../../../packages/view/src/report-cli.js';
 import { statusMain } from '../../../packages/view/src/status-cli.js';
 import { PREFIX, QUEUE } from '../src/protocol.js';
 import { phaseOf } from '../src/progress.js';
-import { callCommand, gateFile, openGate, runQueued, SECRET, setupRemote, spawnWorker, startRedis, stopAll, testEnv, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
+import {
+  callCommand,
+  gateFile,
+  openGate,
+  runQueued,
+  SECRET,
+  setupRemote,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  testEnv,
+  TWO_BALLS_BASE,
+  twoBalls,
+  until,
+} from './helpers.js';
 
 type Remote = { slice: string; ball: string; round: number; state: string; worker: string | null };
 
@@ -43,7 +57,9 @@ test('an engine with no worker: its round is queued and no worker has taken it; 
     );
     // The engine says so itself too, once.
     await until('the engine says no worker took it', () =>
-      lines.includes('ball x: round 1: queued, and no worker is connected to the queue leap-rounds: no worker has taken it (leap workers lists them; it waits for one)'),
+      lines.includes(
+        'ball x: round 1: queued, and no worker is connected to the queue leap-rounds: no worker has taken it (leap workers lists them; it waits for one)',
+      ),
     );
     const queued = await text();
     assert.match(queued, /◌ slice seen ball x round 1 {2}queued for [^:]+: no worker has taken it/);
@@ -51,7 +67,9 @@ test('an engine with no worker: its round is queued and no worker has taken it; 
     assert.match(await report(), /data-remote="queued">round 1: queued: no worker has taken it</);
 
     m1 = spawnWorker(redis.url, remote, 'm1 <b>', ['--agents', agents]);
-    await until('x building on m1', async () => (await status()).some((r) => r.ball === 'x' && r.state === 'building' && r.worker === 'm1 <b>'));
+    await until('x building on m1', async () =>
+      (await status()).some((r) => r.ball === 'x' && r.state === 'building' && r.worker === 'm1 <b>'),
+    );
     assert.match(await text(), /● slice seen ball x round 1 {2}building on worker m1 <b> (\([a-z ]+\) )?for /);
     assert.match(await report(), /data-remote="building">round 1: building on worker m1 &lt;b&gt;( \([a-z ]+\))?</);
     openGate(gate);
@@ -81,7 +99,11 @@ test("a round's progress through BullMQ's job progress: the worker's phases in o
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   const picture = () => {
     try {
-      return JSON.parse(readFileSync(join(repo, '.leap', 'prog', 'x', 'remote-round.json'), 'utf8')) as { state: string; phase: string | null; job: string };
+      return JSON.parse(readFileSync(join(repo, '.leap', 'prog', 'x', 'remote-round.json'), 'utf8')) as {
+        state: string;
+        phase: string | null;
+        job: string;
+      };
     } catch {
       return null;
     }
@@ -89,15 +111,25 @@ test("a round's progress through BullMQ's job progress: the worker's phases in o
   try {
     await m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 1 });
-    const building = await until('x building, its builder waiting', () => (picture()?.phase === 'building' ? picture() : null));
+    const building = await until('x building, its builder waiting', () =>
+      picture()?.phase === 'building' ? picture() : null,
+    );
     assert.is(building.state, 'building');
     // A progress written to the job by anyone with Redis access (unsigned, or another job's): the engine shows no phase.
     const signedElsewhere = heard.find((h) => h.job === building.job)?.data;
-    await raw.hset(`${PREFIX}:${QUEUE}:${building.job}`, 'progress', JSON.stringify({ phase: 'pushing', at: Date.now() }));
+    await raw.hset(
+      `${PREFIX}:${QUEUE}:${building.job}`,
+      'progress',
+      JSON.stringify({ phase: 'pushing', at: Date.now() }),
+    );
     await raw.xadd(`${PREFIX}:${QUEUE}:events`, '*', 'event', 'progress', 'jobId', building.job, 'data', '{}');
     await until('the forged phase not shown', () => (picture()?.phase === null ? true : null));
     assert.is(picture()?.state, 'building');
-    const other = await raw.hset(`${PREFIX}:${QUEUE}:${building.job}`, 'progress', JSON.stringify({ ...(signedElsewhere as object), mac: '0'.repeat(64) }));
+    const other = await raw.hset(
+      `${PREFIX}:${QUEUE}:${building.job}`,
+      'progress',
+      JSON.stringify({ ...(signedElsewhere as object), mac: '0'.repeat(64) }),
+    );
     assert.is(other, 0);
     await new Promise((r) => setTimeout(r, 300));
     assert.is(picture()?.phase, null, 'a wrong signature: no phase');
@@ -107,11 +139,17 @@ test("a round's progress through BullMQ's job progress: the worker's phases in o
     // Every phase the worker said for each round, in order, each signed for its job.
     for (const ball of ['x', 'y']) {
       const job = heard.find((h) => h.job.startsWith(`prog.${ball}.r1.`))?.job ?? '';
-      const said = heard.filter((h) => h.job === job).map((h) => phaseOf(Buffer.from(SECRET), job, h.data)?.phase ?? 'unsigned');
+      const said = heard
+        .filter((h) => h.job === job)
+        .map((h) => phaseOf(Buffer.from(SECRET), job, h.data)?.phase ?? 'unsigned');
       // The one event this test forged for x is the only one not signed.
       assert.is(said.filter((p) => p === 'unsigned').length, ball === 'x' ? 1 : 0, said.join(' '));
       const phases = said.filter((p) => p !== 'unsigned');
-      assert.equal(phases, ['taken', 'fetching', 'building', 'proving', 'reviewing', 'proving', 'pushing'], `${ball}: ${phases.join(' ')}`);
+      assert.equal(
+        phases,
+        ['taken', 'fetching', 'building', 'proving', 'reviewing', 'proving', 'pushing'],
+        `${ball}: ${phases.join(' ')}`,
+      );
       // Signed for that job only.
       assert.is(phaseOf(Buffer.from(SECRET), `${job}x`, heard.find((h) => h.job === job)?.data), null);
     }

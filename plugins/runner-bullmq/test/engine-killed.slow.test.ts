@@ -1,7 +1,22 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, gateFile, openGate, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  eventsOf,
+  gateFile,
+  openGate,
+  readLeap,
+  runQueued,
+  setupRemote,
+  spawnLeap,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -29,7 +44,23 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
   try {
     await m1.waitFor(/waiting for rounds/);
-    const args = ['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'];
+    const args = [
+      'slice',
+      'run',
+      file,
+      '--runner',
+      'bullmq',
+      '--redis',
+      redis.url,
+      '--jobs',
+      '2',
+      '--agents',
+      agents,
+      '--builder',
+      'b',
+      '--reviewers',
+      'r1,r2',
+    ];
     const engine = spawnLeap(args, { cwd: repo });
     await engine.waitFor(/ball a: merged onto leap\/again\/spine/);
     await m1.waitFor(/again\/c round 1: taken/);

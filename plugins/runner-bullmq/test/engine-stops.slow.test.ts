@@ -7,7 +7,22 @@ import { join } from 'node:path';
 import { cleanupTempDirs } from '@leap/test-utils';
 import { Redis } from 'ioredis';
 import { PREFIX, QUEUE } from '../src/index.js';
-import { ball, contentProof, gateFile, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, until, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  gateFile,
+  readLeap,
+  runQueued,
+  setupRemote,
+  spawnLeap,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  testEnv,
+  until,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -15,8 +30,13 @@ const test = suite('bullmq runner: the engine stops waiting');
 test.after.each(cleanupTempDirs);
 
 function oneBall(dir: string, id: string, wait?: string) {
-  const file = writeSlice(dir, { id, balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
-  const agents = writeAgents(dir, { a: { '*': { ...(wait === undefined ? {} : { wait_for: wait }), edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
+  const file = writeSlice(dir, {
+    id,
+    balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })],
+  });
+  const agents = writeAgents(dir, {
+    a: { '*': { ...(wait === undefined ? {} : { wait_for: wait }), edits: [{ path: 'src/a.txt', content: 'A\n' }] } },
+  });
   return { file, agents };
 }
 
@@ -27,9 +47,28 @@ test('TERM while a worker builds the round (its builder never ends): the engine 
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   try {
     await m1.waitFor(/waiting for rounds/);
-    const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], { cwd: repo });
+    const engine = spawnLeap(
+      [
+        'slice',
+        'run',
+        file,
+        '--runner',
+        'bullmq',
+        '--redis',
+        redis.url,
+        '--agents',
+        agents,
+        '--builder',
+        'b',
+        '--reviewers',
+        'r1,r2',
+      ],
+      { cwd: repo },
+    );
     await m1.waitFor(/term\/a round 1: taken/);
-    await until('the builder leaf on the worker', () => existsSync(join(m1.dir, 'w', 'state', 'term', 'a', 'build-a-1.pid')));
+    await until('the builder leaf on the worker', () =>
+      existsSync(join(m1.dir, 'w', 'state', 'term', 'a', 'build-a-1.pid')),
+    );
     engine.child.kill('SIGTERM');
     const end = await engine.exited;
     assert.is(end.code, 3, engine.err());
@@ -47,7 +86,9 @@ test('no worker takes the round within LEAP_BULLMQ_ROUND_MS: the ball is held, t
   const { file, agents } = oneBall(dir, 'late');
   const listen = new Redis(redis.url, { maxRetriesPerRequest: null });
   try {
-    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { env: testEnv({ LEAP_BULLMQ_ROUND_MS: '1500' }) });
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, {
+      env: testEnv({ LEAP_BULLMQ_ROUND_MS: '1500' }),
+    });
     const summary = await running;
     assert.is(summary.receipt, 0, lines.join('\n'));
     assert.match(
@@ -66,7 +107,10 @@ test("a moment's outage of the remote on the engine's side (its first two pushes
   const { remote, repo, dir } = setupRemote(BASE);
   const count = join(dir, 'refused');
   const hook = join(remote, 'hooks', 'pre-receive');
-  writeFileSync(hook, `#!/bin/sh\nn=$(cat '${count}' 2>/dev/null || echo 0)\nif [ "$n" -lt 2 ]; then echo $((n + 1)) > '${count}'; echo "the remote is down for a moment" >&2; exit 1; fi\nexit 0\n`);
+  writeFileSync(
+    hook,
+    `#!/bin/sh\nn=$(cat '${count}' 2>/dev/null || echo 0)\nif [ "$n" -lt 2 ]; then echo $((n + 1)) > '${count}'; echo "the remote is down for a moment" >&2; exit 1; fi\nexit 0\n`,
+  );
   chmodSync(hook, 0o755);
   const { file, agents } = oneBall(dir, 'blip');
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);

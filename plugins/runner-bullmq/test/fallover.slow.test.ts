@@ -9,7 +9,20 @@ import { PREFIX, QUEUE } from '../src/index.js';
 import { seal, unseal, type Sealed } from '../src/sign.js';
 import type { RoundJob } from '../src/protocol.js';
 import { claudeEntry, launchesOf } from '../../../packages/slice/test/engine-helpers.js';
-import { SECRET, ball, contentProof, eventsOf, readLeap, runQueued, setupRemote, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
+import {
+  SECRET,
+  ball,
+  contentProof,
+  eventsOf,
+  readLeap,
+  runQueued,
+  setupRemote,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 // A remote round whose builder's vendor ran dry falls over as a local one does (issue 21 §3): the worker's signed
 // result carries `dry`, and the engine asks its next builder for the same round, from the same commit, in a job
@@ -26,7 +39,14 @@ test('a signed dry result: the round goes to the next builder in a job of its ow
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
   const ids = ['dry', 'unsigned', 'forged', 'lying'];
-  const file = writeSlice(dir, { id: 'remote', balls: ids.map((id) => ball(id, [`src/${id}.txt`], BASE, { proof: { argv: contentProof({ [`src/${id}.txt`]: `${id.toUpperCase()}\n` }) } })) });
+  const file = writeSlice(dir, {
+    id: 'remote',
+    balls: ids.map((id) =>
+      ball(id, [`src/${id}.txt`], BASE, {
+        proof: { argv: contentProof({ [`src/${id}.txt`]: `${id.toUpperCase()}\n` }) },
+      }),
+    ),
+  });
   const agents = writeAgents(dir, {});
   const secret = Buffer.from(SECRET);
   const clone = makeTempDir('leap-dry-worker-');
@@ -44,7 +64,9 @@ test('a signed dry result: the round goes to the next builder in a job of its ow
   const answer = async (job: Job<Sealed, Sealed>): Promise<Sealed | Record<string, unknown>> => {
     const { request } = unseal(secret, 'job', String(job.id), job.data) as RoundJob;
     const id = request.ball;
-    seen.push(`${id} ${request.round} ${request.agent} ${String(job.id).endsWith(`.${request.agent}`) ? 'own-id' : 'shared-id'}`);
+    seen.push(
+      `${id} ${request.round} ${request.agent} ${String(job.id).endsWith(`.${request.agent}`) ? 'own-id' : 'shared-id'}`,
+    );
     const leaf = `build-${id}-${request.round}`;
     const base = {
       v: 1,
@@ -66,7 +88,13 @@ test('a signed dry result: the round goes to the next builder in a job of its ow
     };
     if (id === 'dry' && request.agent === 'b') return seal(secret, 'result', String(job.id), base);
     // The next builder's rounds: no pass each (its proof failed, nothing kept), so four real rounds follow.
-    if (id === 'dry') return seal(secret, 'result', String(job.id), { ...base, receipt: null, reason: 'the proof exited 1', dry: undefined });
+    if (id === 'dry')
+      return seal(secret, 'result', String(job.id), {
+        ...base,
+        receipt: null,
+        reason: 'the proof exited 1',
+        dry: undefined,
+      });
     if (id === 'unsigned') return { v: 1, body: JSON.stringify(base) };
     if (id === 'forged') return seal(Buffer.from("a secret that is not the queue's"), 'result', String(job.id), base);
     // Lying: a dry claim, yet a commit pushed and a tip that moved.
@@ -106,9 +134,15 @@ test('a signed dry result: the round goes to the next builder in a job of its ow
     assert.is(by.dry?.receipt, 0);
     assert.is(by.dry?.rounds, 4);
     assert.match(by.dry?.reason ?? '', /four rounds without a pass/);
-    const round1 = readLeap<{ builder: { agent: string }; fallovers?: { agent: string; cause: string }[]; worker?: string }>(repo, 'remote', 'dry', 'round-1.json');
+    const round1 = readLeap<{
+      builder: { agent: string };
+      fallovers?: { agent: string; cause: string }[];
+      worker?: string;
+    }>(repo, 'remote', 'dry', 'round-1.json');
     assert.is(round1?.builder.agent, 'b2');
-    assert.equal(round1?.fallovers, [{ agent: 'b', family: 'fb', cause: 'rate-limit', message: 'API Error: 429 rate_limit_error' }]);
+    assert.equal(round1?.fallovers, [
+      { agent: 'b', family: 'fb', cause: 'rate-limit', message: 'API Error: 429 rate_limit_error' },
+    ]);
     assert.is(round1?.worker, 'stand-in');
     assert.ok(
       lines.some((l) =>
@@ -134,8 +168,15 @@ test('a signed dry result: the round goes to the next builder in a job of its ow
     assert.is(by.forged?.receipt, 0);
     assert.match(by.forged?.reason ?? '', /is refused: the result is wrongly signed/);
     assert.is(by.lying?.receipt, -1);
-    assert.match(by.lying?.reason ?? '', /refused by the engine's check of worker stand-in's result: it says the builder ran dry \(rate-limit\) yet returns a commit [0-9a-f]{12}/);
-    assert.is(git(repo, 'rev-parse', 'refs/heads/leap/remote/lying'), git(repo, 'rev-parse', 'HEAD'), "the lying ball's branch is back at its start");
+    assert.match(
+      by.lying?.reason ?? '',
+      /refused by the engine's check of worker stand-in's result: it says the builder ran dry \(rate-limit\) yet returns a commit [0-9a-f]{12}/,
+    );
+    assert.is(
+      git(repo, 'rev-parse', 'refs/heads/leap/remote/lying'),
+      git(repo, 'rev-parse', 'HEAD'),
+      "the lying ball's branch is back at its start",
+    );
     assert.is(readLeap(repo, 'remote', 'unsigned', 'round-1.json'), null);
   } finally {
     await standIn.close();
@@ -149,11 +190,16 @@ test("a real worker's builder (the claude plugin over a stand-in CLI whose vendo
   const redis = await startRedis();
   const base = { 'src/x.txt': 'old x\n' };
   const { remote, repo, dir } = setupRemote(base);
-  const file = writeSlice(dir, { id: 'real', balls: [ball('x', ['src/x.txt'], base, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'real',
+    balls: [ball('x', ['src/x.txt'], base, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })],
+  });
   // One agents file for the engine and the worker: cl (the claude plugin over the stand-in), then b.
   const agents = writeAgents(dir, { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } } });
   const parsed = JSON.parse(readFileSync(agents, 'utf8')) as { agents: Record<string, unknown> };
-  parsed.agents.cl = claudeEntry(dir, 'cl', { x: { '*': { edits: [{ path: 'src/x.txt', content: 'half-done\n' }], dry: 429 } } });
+  parsed.agents.cl = claudeEntry(dir, 'cl', {
+    x: { '*': { edits: [{ path: 'src/x.txt', content: 'half-done\n' }], dry: 429 } },
+  });
   writeFileSync(agents, JSON.stringify(parsed));
   const worker = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   try {
@@ -162,7 +208,11 @@ test("a real worker's builder (the claude plugin over a stand-in CLI whose vendo
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${worker.err()}`);
     assert.equal(launchesOf(dir, 'cl'), ['x 1']);
-    const round = readLeap<{ builder: { agent: string }; fallovers?: { agent: string; cause: string }[]; worker?: string }>(repo, 'real', 'x', 'round-1.json');
+    const round = readLeap<{
+      builder: { agent: string };
+      fallovers?: { agent: string; cause: string }[];
+      worker?: string;
+    }>(repo, 'real', 'x', 'round-1.json');
     assert.is(round?.builder.agent, 'b');
     assert.equal(
       round?.fallovers?.map((f) => [f.agent, f.cause]),
@@ -174,8 +224,14 @@ test("a real worker's builder (the claude plugin over a stand-in CLI whose vendo
       [['build-x-1', 'cl', 'b']],
     );
     assert.is(git(repo, 'show', 'leap/real/spine:src/x.txt'), 'X\n');
-    assert.not.ok(git(repo, 'log', '--all', '-p', '--format=%H').includes('half-done'), 'no commit holds what cl wrote');
-    assert.match(worker.err(), /the builder cl ran dry \(rate-limit\): nothing built, the engine's next builder takes the round/);
+    assert.not.ok(
+      git(repo, 'log', '--all', '-p', '--format=%H').includes('half-done'),
+      'no commit holds what cl wrote',
+    );
+    assert.match(
+      worker.err(),
+      /the builder cl ran dry \(rate-limit\): nothing built, the engine's next builder takes the round/,
+    );
   } finally {
     await stopAll(redis, worker);
   }
@@ -192,14 +248,20 @@ test("a juror whose vendor ran dry on one ball's jury (on a worker) is passed ov
       ball('y', ['src/y.txt'], base, { proof: { argv: contentProof({ 'src/y.txt': 'Y\n' }) }, deps: ['x'] }),
     ],
   });
-  const agents = writeAgents(dir, { x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } }, y: { '*': { edits: [{ path: 'src/y.txt', content: 'Y\n' }] } } });
+  const agents = writeAgents(dir, {
+    x: { '*': { edits: [{ path: 'src/x.txt', content: 'X\n' }] } },
+    y: { '*': { edits: [{ path: 'src/y.txt', content: 'Y\n' }] } },
+  });
   const parsed = JSON.parse(readFileSync(agents, 'utf8')) as { agents: Record<string, unknown> };
   parsed.agents.clr = claudeEntry(dir, 'clr', { '*': { '*': { dry: 429 } } });
   writeFileSync(agents, JSON.stringify(parsed));
   const worker = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   try {
     await worker.waitFor(/waiting for rounds/);
-    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { reviewers: ['r1', 'clr'], alternates: ['r2'] });
+    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, {
+      reviewers: ['r1', 'clr'],
+      alternates: ['r2'],
+    });
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${worker.err()}`);
     type Seats = { jury: { seats: { reviewer: string; dry?: string }[] } };
@@ -220,7 +282,9 @@ test("a juror whose vendor ran dry on one ball's jury (on a worker) is passed ov
     );
     assert.equal(launchesOf(dir, 'clr'), ['- -']);
     assert.ok(
-      lines.some((l) => l.includes("reviewer clr's vendor ran dry (rate-limit): passed over by every later jury of this run")),
+      lines.some((l) =>
+        l.includes("reviewer clr's vendor ran dry (rate-limit): passed over by every later jury of this run"),
+      ),
       lines.join('\n'),
     );
   } finally {

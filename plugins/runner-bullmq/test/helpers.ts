@@ -115,7 +115,10 @@ export interface SshServer {
 
 /** Start `sshd` (an absolute path, as sshd wants); one that is not there is an error saying what to install. */
 export async function startSshd(sshd = '/usr/sbin/sshd'): Promise<SshServer> {
-  if (!existsSync(sshd)) throw new Error(`${sshd} is missing: the ssh-remote test needs openssh-server (.ci/run installs it: apt-get install openssh-server)`);
+  if (!existsSync(sshd))
+    throw new Error(
+      `${sshd} is missing: the ssh-remote test needs openssh-server (.ci/run installs it: apt-get install openssh-server)`,
+    );
   const dir = makeTempDir('leap-sshd-');
   const key = (name: string) => {
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', join(dir, name)]);
@@ -151,7 +154,8 @@ export async function startSshd(sshd = '/usr/sbin/sshd'): Promise<SshServer> {
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const end = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${sshd} exited ${child.exitCode ?? child.signalCode}: ${log}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${sshd} exited ${child.exitCode ?? child.signalCode}: ${log}`);
     const open = await new Promise<boolean>((r) => {
       const socket = connectTcp(port, '127.0.0.1', () => {
         socket.destroy();
@@ -202,7 +206,9 @@ export function spawnLeap(args: string[], options: { cwd: string; env?: NodeJS.P
   child.stderr?.on('data', (b: Buffer) => {
     err += b.toString();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   return {
     child,
     out: () => out,
@@ -223,14 +229,26 @@ export function spawnLeap(args: string[], options: { cwd: string; env?: NodeJS.P
 }
 
 /** `leap worker` in a folder of its own (a machine), against `redis` and the remote `repo`. */
-export function spawnWorker(redis: string, repo: string, name: string, extra: string[] = [], env: NodeJS.ProcessEnv = testEnv()): LeapProcess & { dir: string } {
+export function spawnWorker(
+  redis: string,
+  repo: string,
+  name: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = testEnv(),
+): LeapProcess & { dir: string } {
   const dir = makeTempDir(`leap-machine-${name.replace(/[^A-Za-z0-9]/g, '').slice(0, 20)}-`);
-  const proc = spawnLeap(['worker', '--redis', redis, '--repo', repo, '--name', name, '--dir', join(dir, 'w'), ...extra], { cwd: dir, env });
+  const proc = spawnLeap(
+    ['worker', '--redis', redis, '--repo', repo, '--name', name, '--dir', join(dir, 'w'), ...extra],
+    { cwd: dir, env },
+  );
   return { ...proc, dir };
 }
 
 /** The end of a test: the processes stopped with TERM (a paused one resumed first), then Redis. */
-export async function stopAll(redis: RedisServer, ...procs: (LeapProcess | null)[]): Promise<{ code: number | null; signal: NodeJS.Signals | null }[]> {
+export async function stopAll(
+  redis: RedisServer,
+  ...procs: (LeapProcess | null)[]
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }[]> {
   const ends = await Promise.all(
     procs
       .filter((p) => p !== null)
@@ -269,7 +287,10 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 export { ball, contentProof };
 
-export type Plan = Record<string, Record<string, { edits?: { path: string; content?: string }[]; sleep_ms?: number; wait_for?: string; exit?: number }>>;
+export type Plan = Record<
+  string,
+  Record<string, { edits?: { path: string; content?: string }[]; sleep_ms?: number; wait_for?: string; exit?: number }>
+>;
 
 /** An agents file: builder `b` (family fb) following `plan`; reviewers r1, r2 (f1, f2) that pass. */
 export function writeAgents(dir: string, plan: Plan): string {
@@ -283,9 +304,21 @@ export function writeAgents(dir: string, plan: Plan): string {
   });
   // The builder runs in a sandbox: its plan and gate files lie in `dir`, its entry's to read and write.
   const agents = {
-    b: { plugin: 'command', family: 'fb', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile }, paths: { write: [dir] } },
+    b: {
+      plugin: 'command',
+      family: 'fb',
+      command: [process.execPath, join(engineFixtures, 'builder.mjs')],
+      env: { BUILDER_PLAN: planFile },
+      paths: { write: [dir] },
+    },
     // A second builder (family fb2), for a builder list: the same fixture, the same plan.
-    b2: { plugin: 'command', family: 'fb2', command: [process.execPath, join(engineFixtures, 'builder.mjs')], env: { BUILDER_PLAN: planFile }, paths: { write: [dir] } },
+    b2: {
+      plugin: 'command',
+      family: 'fb2',
+      command: [process.execPath, join(engineFixtures, 'builder.mjs')],
+      env: { BUILDER_PLAN: planFile },
+      paths: { write: [dir] },
+    },
     r1: reviewer('r1', 'f1'),
     r2: reviewer('r2', 'f2'),
   };
@@ -325,14 +358,32 @@ export function writeSlice(dir: string, slice: Record<string, unknown>, name = '
 /** What a run's records say per ball, without what differs from run to run (times, commits, workers). */
 export function receiptsOf(repo: string, slice: string, balls: string[]) {
   return balls.map((id) => {
-    const result = readLeap<{ receipt: number; candidate: string; rounds: number; reason: string }>(repo, slice, id, 'result.json');
+    const result = readLeap<{ receipt: number; candidate: string; rounds: number; reason: string }>(
+      repo,
+      slice,
+      id,
+      'result.json',
+    );
     const rounds = [];
     for (let n = 1; n <= 4; n++) {
-      const r = readLeap<{ receipt: number | null; candidate: string | null; changed: string[]; reason: string; proof: unknown }>(repo, slice, id, `round-${n}.json`);
+      const r = readLeap<{
+        receipt: number | null;
+        candidate: string | null;
+        changed: string[];
+        reason: string;
+        proof: unknown;
+      }>(repo, slice, id, `round-${n}.json`);
       if (r === null) break;
       rounds.push({ receipt: r.receipt, candidate: r.candidate, changed: r.changed, reason: r.reason, proof: r.proof });
     }
-    return { id, receipt: result?.receipt, candidate: result?.candidate, rounds: result?.rounds, reason: result?.reason, roundRecords: rounds };
+    return {
+      id,
+      receipt: result?.receipt,
+      candidate: result?.candidate,
+      rounds: result?.rounds,
+      reason: result?.reason,
+      roundRecords: rounds,
+    };
   });
 }
 
@@ -342,7 +393,14 @@ export function runQueued(
   file: string,
   repo: string,
   agents: string,
-  options: { jobs?: number; env?: NodeJS.ProcessEnv; priority?: number; builder?: string; reviewers?: string[]; alternates?: string[] } = {},
+  options: {
+    jobs?: number;
+    env?: NodeJS.ProcessEnv;
+    priority?: number;
+    builder?: string;
+    reviewers?: string[];
+    alternates?: string[];
+  } = {},
 ) {
   const lines: string[] = [];
   const summary = runSlice({
@@ -355,7 +413,15 @@ export function runQueued(
     reviewers: options.reviewers ?? ['r1', 'r2'],
     ...(options.alternates === undefined ? {} : { alternates: options.alternates }),
     progress: (l) => lines.push(l),
-    createRunner: (c) => createBullmqRunner({ redis, repoRoot: c.repoRoot, stateDir: c.stateDir, env: c.env, priority: options.priority, say: (l) => lines.push(l) }),
+    createRunner: (c) =>
+      createBullmqRunner({
+        redis,
+        repoRoot: c.repoRoot,
+        stateDir: c.stateDir,
+        env: c.env,
+        priority: options.priority,
+        say: (l) => lines.push(l),
+      }),
   });
   return { summary, lines };
 }
@@ -363,7 +429,15 @@ export function runQueued(
 /** The same slice run by the local runner in another clone of `remote`: the clone and the summary. */
 export async function runLocal(remote: string, file: string, agents: string, jobs: number) {
   const repo = cloneOf(remote);
-  const summary = await runSlice({ file, cwd: repo, env: testEnv(), jobs, agentsFile: agents, builder: 'b', reviewers: ['r1', 'r2'] });
+  const summary = await runSlice({
+    file,
+    cwd: repo,
+    env: testEnv(),
+    jobs,
+    agentsFile: agents,
+    builder: 'b',
+    reviewers: ['r1', 'r2'],
+  });
   return { repo, summary };
 }
 
@@ -371,7 +445,8 @@ export async function runLocal(remote: string, file: string, agents: string, job
 export const spineTree = (repo: string, slice: string) => git(repo, 'rev-parse', `leap/${slice}/spine^{tree}`).trim();
 
 /** The subjects of the spine's own commits (its merges), newest first. */
-export const spineSubjects = (repo: string, slice: string) => git(repo, 'log', '--first-parent', '--format=%s', `leap/${slice}/spine`).trim().split('\n');
+export const spineSubjects = (repo: string, slice: string) =>
+  git(repo, 'log', '--first-parent', '--format=%s', `leap/${slice}/spine`).trim().split('\n');
 
 /** A gate file for builders to wait on (the builder fixture's `wait_for`): not there until `openGate`. */
 export const gateFile = (dir: string, name: string) => join(dir, `gate-${name}`);
@@ -394,24 +469,50 @@ export const TWO_BALLS_BASE = { 'src/x.txt': 'old x\n' };
 /** Two balls in `src/`: x writes X, y writes Y (after x when `after`, its proof then wanting both); builders waiting
  * `sleep` ms, and each builder of a ball in `gates` waiting until that file exists (`openGate`): a test holds a round
  * where it wants it without assuming how fast the machine is. */
-export function twoBalls(dir: string, id: string, sleep: { x?: number; y?: number }, after = false, gates: { x?: string; y?: string } = {}) {
+export function twoBalls(
+  dir: string,
+  id: string,
+  sleep: { x?: number; y?: number },
+  after = false,
+  gates: { x?: string; y?: string } = {},
+) {
   const base = TWO_BALLS_BASE;
   const file = writeSlice(dir, {
     id,
     balls: [
       ball('x', ['src/x.txt'], base, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } }),
-      ball('y', ['src/y.txt'], base, { deps: after ? ['x'] : [], proof: { argv: contentProof({ 'src/y.txt': 'Y\n', ...(after ? { 'src/x.txt': 'X\n' } : {}) }) } }),
+      ball('y', ['src/y.txt'], base, {
+        deps: after ? ['x'] : [],
+        proof: { argv: contentProof({ 'src/y.txt': 'Y\n', ...(after ? { 'src/x.txt': 'X\n' } : {}) }) },
+      }),
     ],
   });
   const agents = writeAgents(dir, {
-    x: { '*': { sleep_ms: sleep.x ?? 0, ...(gates.x === undefined ? {} : { wait_for: gates.x }), edits: [{ path: 'src/x.txt', content: 'X\n' }] } },
-    y: { '*': { sleep_ms: sleep.y ?? 0, ...(gates.y === undefined ? {} : { wait_for: gates.y }), edits: [{ path: 'src/y.txt', content: 'Y\n' }] } },
+    x: {
+      '*': {
+        sleep_ms: sleep.x ?? 0,
+        ...(gates.x === undefined ? {} : { wait_for: gates.x }),
+        edits: [{ path: 'src/x.txt', content: 'X\n' }],
+      },
+    },
+    y: {
+      '*': {
+        sleep_ms: sleep.y ?? 0,
+        ...(gates.y === undefined ? {} : { wait_for: gates.y }),
+        edits: [{ path: 'src/y.txt', content: 'Y\n' }],
+      },
+    },
   });
   return { file, agents };
 }
 
 /** A whole round request of a one-ball slice (ball `a`, scope `a.txt`) at the repository's HEAD, as the engine sends it. */
-export function roundRequest(repo: string, slice: string, agent = 'b', extra: Partial<RoundRequest> = {}): RoundRequest {
+export function roundRequest(
+  repo: string,
+  slice: string,
+  agent = 'b',
+  extra: Partial<RoundRequest> = {},
+): RoundRequest {
   const commit = git(repo, 'rev-parse', 'HEAD').trim();
   const spec = ball('a', ['a.txt'], { 'a.txt': 'a\n' }, { proof: { argv: contentProof({ 'a.txt': 'A\n' }) } });
   const definition = { id: slice, base: 'HEAD', spine: 'integrator', balls: [spec] };

@@ -16,14 +16,19 @@ test.after.each(cleanupTempDirs);
 type Body = Record<string, unknown> & { request: Record<string, unknown> };
 
 /** Wait until every job has ended (completed or failed); their states, reasons and attempts, read raw (a job may not be JSON). */
-async function ended(queue: Queue, redis: Redis, ids: string[]): Promise<Map<string, { state: string; reason: string; attempts: number }>> {
+async function ended(
+  queue: Queue,
+  redis: Redis,
+  ids: string[],
+): Promise<Map<string, { state: string; reason: string; attempts: number }>> {
   const out = new Map<string, { state: string; reason: string; attempts: number }>();
   for (let i = 0; i < 6000 && out.size < ids.length; i++) {
     for (const id of ids) {
       if (out.has(id)) continue;
       const state = await queue.getJobState(id);
       const [reason, attempts] = await redis.hmget(`${PREFIX}:${QUEUE}:${id}`, 'failedReason', 'atm');
-      if (state === 'completed' || state === 'failed') out.set(id, { state, reason: reason ?? '', attempts: Number(attempts) });
+      if (state === 'completed' || state === 'failed')
+        out.set(id, { state, reason: reason ?? '', attempts: Number(attempts) });
     }
     if (out.size < ids.length) await new Promise((r) => setTimeout(r, 50));
   }
@@ -47,7 +52,12 @@ test('every field of a job is checked on the worker before anything is touched: 
   const valid = (slice: string): Body => {
     const r = roundRequest(repo, slice, 'b');
     const spec = { ...r.spec, proof: { argv: mark } };
-    return { v: 1, run: '0123456789ab', remote: remoteId(remote), request: { ...jobRequest({ ...r, spec, definition: { ...r.definition, balls: [spec] } }) } };
+    return {
+      v: 1,
+      run: '0123456789ab',
+      remote: remoteId(remote),
+      request: { ...jobRequest({ ...r, spec, definition: { ...r.definition, balls: [spec] } }) },
+    };
   };
   const edit = (slice: string, change: (b: Body) => void): Body => {
     const b = valid(slice);
@@ -138,7 +148,10 @@ test('every field of a job is checked on the worker before anything is touched: 
     [
       'scope-out',
       edit('scope-out', (b) => {
-        const spec = { ...(b.request.spec as Record<string, unknown>), scope: [{ path: '../../../victims/v1/keep.txt', sha256: null }] };
+        const spec = {
+          ...(b.request.spec as Record<string, unknown>),
+          scope: [{ path: '../../../victims/v1/keep.txt', sha256: null }],
+        };
         b.request.spec = spec;
         b.request.definition = { ...(b.request.definition as Record<string, unknown>), balls: [spec] };
       }),
@@ -190,9 +203,17 @@ test('every field of a job is checked on the worker before anything is touched: 
   const sealed = seal(secret, 'job', 'changed', good);
   const more: [string, unknown, RegExp][] = [
     ['unsigned', good, /^refused: the job is unsigned$/],
-    ['wrong-secret', seal(Buffer.from('not the queue secret at all'), 'job', 'wrong-secret', good), /^refused: the job is wrongly signed/],
+    [
+      'wrong-secret',
+      seal(Buffer.from('not the queue secret at all'), 'job', 'wrong-secret', good),
+      /^refused: the job is wrongly signed/,
+    ],
     ['other-job', seal(secret, 'job', 'elsewhere', good), /^refused: the job is wrongly signed/],
-    ['changed', { ...sealed, body: sealed.body.replace('"round":1', '"round":2') }, /^refused: the job is wrongly signed/],
+    [
+      'changed',
+      { ...sealed, body: sealed.body.replace('"round":1', '"round":2') },
+      /^refused: the job is wrongly signed/,
+    ],
     ['result-as-job', seal(secret, 'result', 'result-as-job', good), /^refused: the job is wrongly signed/],
   ];
   for (const [id, value, reason] of more) {

@@ -27,16 +27,42 @@ test("the runner: a dead engine's queued rounds dropped, a job Redis lost queued
     const origin = await remoteKey(repo, 'origin', testEnv());
     assert.is(origin, await remoteKey(repo, git(repo, 'remote', 'get-url', 'origin').trim(), testEnv()));
     assert.is.not(origin, remoteId('origin'));
-    await queue.add('round', seal(secret, 'job', 'stale', { run: 'dead', remote: origin, request: { slice: 'lone' } }), { jobId: 'stale' });
-    await queue.add('round', seal(secret, 'job', 'other-remote', { run: 'dead', remote: remoteId('elsewhere'), request: { slice: 'lone' } }), { jobId: 'other-remote' });
+    await queue.add(
+      'round',
+      seal(secret, 'job', 'stale', { run: 'dead', remote: origin, request: { slice: 'lone' } }),
+      { jobId: 'stale' },
+    );
+    await queue.add(
+      'round',
+      seal(secret, 'job', 'other-remote', { run: 'dead', remote: remoteId('elsewhere'), request: { slice: 'lone' } }),
+      { jobId: 'other-remote' },
+    );
     // Unsigned, or signed with another secret: no engine's, left alone (the workers refuse them).
     await queue.add('round', { run: 'dead', remote: origin, request: { slice: 'lone' } }, { jobId: 'unsigned' });
-    await queue.add('round', seal(Buffer.from('another secret of 16+'), 'job', 'forged', { run: 'dead', remote: origin, request: { slice: 'lone' } }), { jobId: 'forged' });
-    const runner = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env: testEnv() });
+    await queue.add(
+      'round',
+      seal(Buffer.from('another secret of 16+'), 'job', 'forged', {
+        run: 'dead',
+        remote: origin,
+        request: { slice: 'lone' },
+      }),
+      { jobId: 'forged' },
+    );
+    const runner = createBullmqRunner({
+      redis: redis.url,
+      repoRoot: repo,
+      stateDir: join(repo, '.tdd'),
+      env: testEnv(),
+    });
     const pending = runner.buildRound(request(repo, 'lone'));
     const id = jobId(request(repo, 'lone'), runner.run);
     const ids = async () => (await queue.getJobs(['waiting', 'prioritized'])).map((j) => j.id).sort();
-    for (let i = 0; i < 100 && JSON.stringify(await ids()) !== JSON.stringify([id, 'forged', 'other-remote', 'unsigned'].sort()); i++) await new Promise((r) => setTimeout(r, 50));
+    for (
+      let i = 0;
+      i < 100 && JSON.stringify(await ids()) !== JSON.stringify([id, 'forged', 'other-remote', 'unsigned'].sort());
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 50));
     assert.equal(await ids(), [id, 'forged', 'other-remote', 'unsigned'].sort());
     // The round's commit is on the remote's ball branch before the job is queued.
     assert.is(git(repo, 'ls-remote', 'origin', 'refs/heads/leap/lone/a').split('\t')[0], request(repo, 'lone').commit);
@@ -48,7 +74,10 @@ test("the runner: a dead engine's queued rounds dropped, a job Redis lost queued
       await pending;
       assert.unreachable();
     } catch (error) {
-      assert.match((error as Error).message, /^the run stopped while lone\.a\.r1\.[0-9a-f]{12}\.[0-9a-f]{12}\.b was queued/);
+      assert.match(
+        (error as Error).message,
+        /^the run stopped while lone\.a\.r1\.[0-9a-f]{12}\.[0-9a-f]{12}\.b was queued/,
+      );
     }
     assert.equal(await ids(), ['forged', 'other-remote', 'unsigned']);
   } finally {
@@ -64,7 +93,10 @@ test("the rounds' commits asked for together go to the remote in one push; a bat
   // The remote counts the refs of each push, and refuses leap/r2/a.
   const log = join(makeTempDir('leap-hook-'), 'pushes');
   const hook = join(remote, 'hooks', 'pre-receive');
-  writeFileSync(hook, `#!/bin/sh\nn=0; refuse=0\nwhile read old new ref; do n=$((n+1)); [ "$ref" = refs/heads/leap/r2/a ] && refuse=1; done\necho "$n" >> '${log}'\nexit $refuse\n`);
+  writeFileSync(
+    hook,
+    `#!/bin/sh\nn=0; refuse=0\nwhile read old new ref; do n=$((n+1)); [ "$ref" = refs/heads/leap/r2/a ] && refuse=1; done\necho "$n" >> '${log}'\nexit $refuse\n`,
+  );
   chmodSync(hook, 0o755);
   const pushes = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map(Number) : []);
   const queued = async (runner: { run: string }, slice: string) => {
@@ -81,14 +113,27 @@ test("the rounds' commits asked for together go to the remote in one push; a bat
   const second = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env: testEnv() });
   try {
     // Three rounds made ready together (as a wave's balls are): one push of three refs.
-    const together = ['c1', 'c2', 'c3'].map((slice) => first.buildRound(request(repo, slice)).catch((error: Error) => error));
-    await until('three rounds queued', async () => ((await Promise.all(['c1', 'c2', 'c3'].map((slice) => queued(first, slice)))).every(Boolean) ? true : null));
+    const together = ['c1', 'c2', 'c3'].map((slice) =>
+      first.buildRound(request(repo, slice)).catch((error: Error) => error),
+    );
+    await until('three rounds queued', async () =>
+      (await Promise.all(['c1', 'c2', 'c3'].map((slice) => queued(first, slice)))).every(Boolean) ? true : null,
+    );
     assert.equal(pushes(), [3]);
-    for (const slice of ['c1', 'c2', 'c3']) assert.is(git(repo, 'ls-remote', 'origin', `refs/heads/leap/${slice}/a`).split('\t')[0], request(repo, slice).commit);
+    for (const slice of ['c1', 'c2', 'c3'])
+      assert.is(
+        git(repo, 'ls-remote', 'origin', `refs/heads/leap/${slice}/a`).split('\t')[0],
+        request(repo, slice).commit,
+      );
     // One branch refused: the batch fails, each is pushed alone, and only r2's round fails (after its retries).
-    const mixed = ['r1', 'r2', 'r3'].map((slice) => second.buildRound(request(repo, slice)).catch((error: Error) => error));
+    const mixed = ['r1', 'r2', 'r3'].map((slice) =>
+      second.buildRound(request(repo, slice)).catch((error: Error) => error),
+    );
     const refused = await mixed[1];
-    assert.match(String((refused as Error).message), /^cannot push leap\/r2\/a to the remote origin \(tried 5 times\): /);
+    assert.match(
+      String((refused as Error).message),
+      /^cannot push leap\/r2\/a to the remote origin \(tried 5 times\): /,
+    );
     assert.ok(await queued(second, 'r1'));
     assert.ok(await queued(second, 'r3'));
     assert.not.ok(await queued(second, 'r2'));
@@ -96,7 +141,8 @@ test("the rounds' commits asked for together go to the remote in one push; a bat
     assert.equal(pushes(), [3, 3, 1, 1, 1, 1, 1, 1, 1]);
     await first.close();
     await second.close();
-    for (const pending of [...together, mixed[0], mixed[2]]) assert.match(String(((await pending) as Error).message), /^the run stopped while /);
+    for (const pending of [...together, mixed[0], mixed[2]])
+      assert.match(String(((await pending) as Error).message), /^the run stopped while /);
   } finally {
     await first.close();
     await second.close();
@@ -110,13 +156,23 @@ test('a round no worker can build (its agent does not exist) fails after its att
   const { remote, repo } = setupRemote({ 'a.txt': 'a\n' });
   const lines: string[] = [];
   const env = testEnv({ HOME: home });
-  const worker = await startWorker({ redis: redis.url, repo: remote, secret: Buffer.from(SECRET), dir: join(makeTempDir('leap-machine-'), 'w'), env, log: (l) => lines.push(l) });
+  const worker = await startWorker({
+    redis: redis.url,
+    repo: remote,
+    secret: Buffer.from(SECRET),
+    dir: join(makeTempDir('leap-machine-'), 'w'),
+    env,
+    log: (l) => lines.push(l),
+  });
   const runner = createBullmqRunner({ redis: redis.url, repoRoot: repo, stateDir: join(repo, '.tdd'), env });
   try {
     await runner.buildRound(request(repo, 'fails', 'nobody-at-all'));
     assert.unreachable();
   } catch (error) {
-    assert.match((error as Error).message, /^the workers could not build fails\.a\.r1\.[0-9a-f.]+\.nobody-at-all: .*nobody-at-all/);
+    assert.match(
+      (error as Error).message,
+      /^the workers could not build fails\.a\.r1\.[0-9a-f.]+\.nobody-at-all: .*nobody-at-all/,
+    );
   } finally {
     await runner.close();
     await worker.close();

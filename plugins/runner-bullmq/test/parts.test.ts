@@ -15,9 +15,15 @@ const test = suite('bullmq runner: its parts');
 test.after.each(cleanupTempDirs);
 
 test('job ids name the ball and round, safely; timings from the environment, else the defaults', () => {
-  assert.is(jobId({ slice: 'my slice', ball: 'b:1', round: 2, commit: 'abcdef0123456789' }, 'run1'), 'my_slice.b_1.r2.abcdef012345.run1');
+  assert.is(
+    jobId({ slice: 'my slice', ball: 'b:1', round: 2, commit: 'abcdef0123456789' }, 'run1'),
+    'my_slice.b_1.r2.abcdef012345.run1',
+  );
   // The builder last: the same round asked of the next builder after a fall-over is another job.
-  assert.is(jobId({ slice: 'my slice', ball: 'b:1', round: 2, commit: 'abcdef0123456789', agent: 'claude $x' }, 'run1'), 'my_slice.b_1.r2.abcdef012345.run1.claude__x');
+  assert.is(
+    jobId({ slice: 'my slice', ball: 'b:1', round: 2, commit: 'abcdef0123456789', agent: 'claude $x' }, 'run1'),
+    'my_slice.b_1.r2.abcdef012345.run1.claude__x',
+  );
   assert.equal(timings({}), { lockMs: 30_000, stalledMs: 30_000, retryMs: 5_000, pollMs: 1000, roundMs: 0 });
   assert.is(timings({ LEAP_BULLMQ_ROUND_MS: '1500' }).roundMs, 1500);
   assert.equal(timings({ LEAP_BULLMQ_LOCK_MS: '2000' }).stalledMs, 2000);
@@ -27,17 +33,21 @@ test('job ids name the ball and round, safely; timings from the environment, els
 
 test('--remote: a name the repository has, a path that is there, or a URL (reached later); anything else is a UsageError (exit 2) naming it', async () => {
   const { remote, repo } = setupRemote({ 'a.txt': 'a\n' });
-  assert.equal(['origin', '/srv/r.git', './r.git', 'r/x.git', 'ssh://git@h/r.git', 'git@h:r.git', 'https://tok@h/r.git', 'file:///srv/r.git'].map(remoteKind), [
-    'name',
-    'path',
-    'path',
-    'path',
-    'url',
-    'url',
-    'url',
-    'url',
-  ]);
-  for (const ok of ['origin', remote, 'ssh://git@host.invalid/r.git', 'https://tok3n@host.invalid/r.git']) await checkRemote(repo, ok, testEnv());
+  assert.equal(
+    [
+      'origin',
+      '/srv/r.git',
+      './r.git',
+      'r/x.git',
+      'ssh://git@h/r.git',
+      'git@h:r.git',
+      'https://tok@h/r.git',
+      'file:///srv/r.git',
+    ].map(remoteKind),
+    ['name', 'path', 'path', 'path', 'url', 'url', 'url', 'url'],
+  );
+  for (const ok of ['origin', remote, 'ssh://git@host.invalid/r.git', 'https://tok3n@host.invalid/r.git'])
+    await checkRemote(repo, ok, testEnv());
   const bad: [string, RegExp][] = [
     ['nosuchremote', /^--remote "nosuchremote": the repository has no remote of that name \(its remotes: origin\)/],
     [join(repo, 'gone.git'), /^--remote "[^"]*gone\.git": no such path/],
@@ -68,7 +78,11 @@ test('text: control characters escaped, passwords and tokens redacted, ssh users
   assert.is(redactUrl('https://tok3n@git.example/r.git'), 'https://***@git.example/r.git');
   assert.is(redactUrl('ssh://git@host:22/r.git'), 'ssh://git@host:22/r.git');
   assert.is(redactUrl('/srv/r.git'), '/srv/r.git');
-  assert.equal(secretsOf('redis://u:p%40ss@h', 'https://tok@h/r', 'ssh://git@h/r', 'nope', undefined), ['p%40ss', 'p@ss', 'tok']);
+  assert.equal(secretsOf('redis://u:p%40ss@h', 'https://tok@h/r', 'ssh://git@h/r', 'nope', undefined), [
+    'p%40ss',
+    'p@ss',
+    'tok',
+  ]);
   assert.is(redact('auth p@ss failed for tok', ['p@ss', 'tok', '']), 'auth *** failed for ***');
 });
 
@@ -77,7 +91,10 @@ test('signing: a sealed value opens with its secret and job id only', () => {
   const sealed = seal(secret, 'job', 'j1', { a: 1 });
   assert.equal(unseal(secret, 'job', 'j1', sealed), { a: 1 });
   assert.throws(() => unseal(secret, 'job', 'j1', { ...sealed, mac: 'zz' }), /wrongly signed/);
-  assert.throws(() => unseal(secret, 'job', 'j1', { ...sealed, body: 'not json', mac: seal(secret, 'job', 'j1', 0).mac }), /wrongly signed/);
+  assert.throws(
+    () => unseal(secret, 'job', 'j1', { ...sealed, body: 'not json', mac: seal(secret, 'job', 'j1', 0).mac }),
+    /wrongly signed/,
+  );
   assert.throws(() => unseal(secret, 'job', 'j1', null), /the job is unsigned/);
   assert.throws(() => readQueueSecret({}), /the queue needs a secret/);
   assert.is(readQueueSecret({ LEAP_QUEUE_SECRET: '🦀'.repeat(16) }).toString(), '🦀'.repeat(16));

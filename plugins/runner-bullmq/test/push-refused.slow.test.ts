@@ -6,7 +6,18 @@ import * as assert from 'uvu/assert';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs } from '@leap/test-utils';
-import { ball, contentProof, runQueued, setupRemote, spawnWorker, startRedis, stopAll, testEnv, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  runQueued,
+  setupRemote,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  testEnv,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -19,9 +30,15 @@ test("the worker builds, cannot push, spends the job's attempts with backoff; th
   // The remote's pre-receive hook refuses the pushes of the worker only (its environment says who pushes):
   // the engine's own push of the round's commit goes through, the worker's fetches too.
   const hook = join(remote, 'hooks', 'pre-receive');
-  writeFileSync(hook, '#!/bin/sh\nif [ -n "$LEAP_TEST_REFUSE_PUSH" ]; then echo "pushes from this worker are refused" >&2; exit 1; fi\nexit 0\n');
+  writeFileSync(
+    hook,
+    '#!/bin/sh\nif [ -n "$LEAP_TEST_REFUSE_PUSH" ]; then echo "pushes from this worker are refused" >&2; exit 1; fi\nexit 0\n',
+  );
   chmodSync(hook, 0o755);
-  const file = writeSlice(dir, { id: 'nopush', balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'nopush',
+    balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })],
+  });
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents], testEnv({ LEAP_TEST_REFUSE_PUSH: '1' }));
   try {

@@ -3,7 +3,19 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, readLeap, runQueued, setupRemote, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  eventsOf,
+  readLeap,
+  runQueued,
+  setupRemote,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'README.md': '# repo\n' };
 
@@ -16,9 +28,19 @@ test('Redis killed and started again in the middle of a slice (append-only file 
   const ids = ['p', 'q', 'r'];
   const file = writeSlice(dir, {
     id: 'restart',
-    balls: ids.map((id, i) => ball(id, [`src/${id}.txt`], BASE, { deps: i === 2 ? ['p'] : [], proof: { argv: contentProof({ [`src/${id}.txt`]: `${id}\n` }) } })),
+    balls: ids.map((id, i) =>
+      ball(id, [`src/${id}.txt`], BASE, {
+        deps: i === 2 ? ['p'] : [],
+        proof: { argv: contentProof({ [`src/${id}.txt`]: `${id}\n` }) },
+      }),
+    ),
   });
-  const agents = writeAgents(dir, Object.fromEntries(ids.map((id) => [id, { '*': { sleep_ms: 1500, edits: [{ path: `src/${id}.txt`, content: `${id}\n` }] } }])));
+  const agents = writeAgents(
+    dir,
+    Object.fromEntries(
+      ids.map((id) => [id, { '*': { sleep_ms: 1500, edits: [{ path: `src/${id}.txt`, content: `${id}\n` }] } }]),
+    ),
+  );
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   const m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
   try {

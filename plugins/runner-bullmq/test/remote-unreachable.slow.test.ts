@@ -3,7 +3,18 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
-import { ball, contentProof, readLeap, runQueued, setupRemote, spawnWorker, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  readLeap,
+  runQueued,
+  setupRemote,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n' };
 
@@ -11,7 +22,10 @@ const test = suite('bullmq runner: remotes that cannot be reached');
 test.after.each(cleanupTempDirs);
 
 function oneBall(dir: string, id = 'far') {
-  const file = writeSlice(dir, { id, balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })] });
+  const file = writeSlice(dir, {
+    id,
+    balls: [ball('a', ['src/a.txt'], BASE, { proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } })],
+  });
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
   return { file, agents };
 }
@@ -53,7 +67,10 @@ test('an engine that cannot push to its remote holds the ball with the reason, n
   const summary = await runQueued(redis.url, file, repo, agents).summary;
   await redis.stop();
   assert.is(summary.receipt, 0);
-  assert.match(summary.balls[0]?.reason ?? '', /^the engine failed on this ball: cannot push leap\/nopush\/a to the remote origin \(tried 5 times\): git push/);
+  assert.match(
+    summary.balls[0]?.reason ?? '',
+    /^the engine failed on this ball: cannot push leap\/nopush\/a to the remote origin \(tried 5 times\): git push/,
+  );
 });
 
 test('a worker whose --repo is another repository: the round fails after its attempts, the ball is held saying why', async () => {

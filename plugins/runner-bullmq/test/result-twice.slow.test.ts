@@ -50,7 +50,10 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
       },
     );
     await m1.waitFor(/twice\/x round 1: taken/);
-    assert.ok(await waitFor(() => existsSync(join(m1.dir, 'w', 'state', 'twice', 'x', 'build-x-1.pid')), 10_000), 'the builder leaf runs');
+    assert.ok(
+      await waitFor(() => existsSync(join(m1.dir, 'w', 'state', 'twice', 'x', 'build-x-1.pid')), 10_000),
+      'the builder leaf runs',
+    );
     // Paused, not dead: its builder leaf runs on, but no lock is renewed, so BullMQ's stalled check gives the job away.
     m1.child.kill('SIGSTOP');
     openGate(gates.x);
@@ -63,7 +66,9 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     const field = (f: string[], name: string) => f[f.indexOf(name) + 1] ?? '';
     // m2 says "receipt 1" before BullMQ moves the job to completed: the event is waited for.
     const completed = await until('the completed event of x round 1 on the stream', async () =>
-      (await listen.xrange(stream, '-', '+')).find(([, f]) => field(f, 'event') === 'completed' && field(f, 'jobId').startsWith(id)),
+      (await listen.xrange(stream, '-', '+')).find(
+        ([, f]) => field(f, 'event') === 'completed' && field(f, 'jobId').startsWith(id),
+      ),
     );
     await listen.xadd(stream, '*', ...completed[1]);
     // The paused worker goes on: its builder leaf has ended, it finishes the round, and its result comes second.
@@ -94,14 +99,19 @@ test('a worker paused (SIGSTOP) past its lock: the round goes to another worker,
     const round = readLeap<{ worker: string; commit: string }>(repo, 'twice', 'x', 'round-1.json');
     assert.is(round?.worker, 'm2');
     assert.is(readLeap(repo, 'twice', 'x', 'round-2.json'), null);
-    for (const kind of ['round', 'receipt', 'merge']) assert.is(eventsOf(repo, kind).filter((e) => e.ball === 'x').length, 1, kind);
+    for (const kind of ['round', 'receipt', 'merge'])
+      assert.is(eventsOf(repo, kind).filter((e) => e.ball === 'x').length, 1, kind);
     assert.is(lines.filter((l) => l.startsWith('ball x: round 1')).length, 1, lines.join('\n'));
     const record = readLeap<{ balls: { task: string; commit: string }[] }>(repo, 'twice', 'record.json');
     assert.equal(
       record?.balls.filter((b) => b.task === 'x').map((b) => b.commit),
       [round?.commit],
     );
-    assert.equal(spineSubjects(repo, 'twice'), ['leap: merge y onto the spine of twice', 'leap: merge x onto the spine of twice', 'initial']);
+    assert.equal(spineSubjects(repo, 'twice'), [
+      'leap: merge y onto the spine of twice',
+      'leap: merge x onto the spine of twice',
+      'initial',
+    ]);
     // The remote's ball branch is the recorded round's, not the late worker's.
     assert.is(git(remote, 'rev-parse', 'leap/twice/x').trim(), git(repo, 'rev-parse', 'leap/twice/x').trim());
 

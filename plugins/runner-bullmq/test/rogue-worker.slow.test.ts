@@ -10,7 +10,18 @@ import { PREFIX, QUEUE } from '../src/index.js';
 import { candidateAt } from '@leap/slice';
 import { seal, unseal, type Sealed } from '../src/sign.js';
 import type { RoundJob } from '../src/protocol.js';
-import { SECRET, ball, contentProof, eventsOf, readLeap, runQueued, setupRemote, startRedis, writeAgents, writeSlice } from './helpers.js';
+import {
+  SECRET,
+  ball,
+  contentProof,
+  eventsOf,
+  readLeap,
+  runQueued,
+  setupRemote,
+  startRedis,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const test = suite('bullmq runner: a rogue worker');
 test.after.each(cleanupTempDirs);
@@ -25,13 +36,18 @@ const BASE = {
   'src/stranger.txt': 't\n',
   'src/lines.txt': 'one\ntwo\nthree\n',
 };
-const forgedEvent = (event: Record<string, unknown>) => JSON.stringify({ ts: new Date().toISOString(), issue: null, step: null, skill_commit: null, ...event });
+const forgedEvent = (event: Record<string, unknown>) =>
+  JSON.stringify({ ts: new Date().toISOString(), issue: null, step: null, skill_commit: null, ...event });
 
 test("a worker holding the secret that lies: forged receipts, commits, candidates and events are refused; nothing merged, the log the engine's own", async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
   const ids = ['out', 'hash', 'nojury', 'sig', 'noise', 'fork', 'stranger', 'lines'];
-  const balls = ids.map((id) => ball(id, [`src/${id}.txt`], BASE, { proof: { argv: contentProof({ [`src/${id}.txt`]: `${id.toUpperCase()}\n` }) } }));
+  const balls = ids.map((id) =>
+    ball(id, [`src/${id}.txt`], BASE, {
+      proof: { argv: contentProof({ [`src/${id}.txt`]: `${id.toUpperCase()}\n` }) },
+    }),
+  );
   // Ball lines may change only line 2 of its file; the rogue rewrites all three (a local round refuses that too).
   Object.assign(balls.at(-1)?.scope[0] ?? {}, { lines: [[2, 2]] });
   const file = writeSlice(dir, { id: 'rogue', balls });
@@ -79,16 +95,47 @@ test("a worker holding the secret that lies: forged receipts, commits, candidate
       builder: { agent: 'b', family: 'fb', leaf, status: 'exited' },
       leaves: [{ leaf, usage: { model: null, input_tokens: 1, output_tokens: 1, cost_usd: 0.01 } }],
       events: [
-        forgedEvent({ event: 'usage', leaf, agent: 'b', family: 'fb', model: null, input_tokens: 1, output_tokens: 1, cost_usd: 2469 }),
+        forgedEvent({
+          event: 'usage',
+          leaf,
+          agent: 'b',
+          family: 'fb',
+          model: null,
+          input_tokens: 1,
+          output_tokens: 1,
+          cost_usd: 2469,
+        }),
         forgedEvent({ event: 'merge', slice: 'rogue', ball: 'ghost', commit: tip, candidate }),
         forgedEvent({ event: 'ball', slice: 'rogue', ball: 'ghost', state: 'done', receipt: 1 }),
         forgedEvent({ event: 'review', candidate, reviewer: 'ghost-juror', family: 'f9', verdict: 'pass', value: 1 }),
         'not json at all \u001b[31m',
-        forgedEvent({ event: 'usage', leaf, agent: 'b', family: 'fb', model: null, input_tokens: 1, output_tokens: 1, cost_usd: 0.01 }),
+        forgedEvent({
+          event: 'usage',
+          leaf,
+          agent: 'b',
+          family: 'fb',
+          model: null,
+          input_tokens: 1,
+          output_tokens: 1,
+          cost_usd: 0.01,
+        }),
       ],
     };
-    if (id === 'noise') Object.assign(result, { receipt: null, commit: null, candidate: null, jury: null, reproof: null, tip: request.commit });
-    return seal(id === 'sig' ? Buffer.from("a secret that is not the queue's") : secret, 'result', String(job.id), result);
+    if (id === 'noise')
+      Object.assign(result, {
+        receipt: null,
+        commit: null,
+        candidate: null,
+        jury: null,
+        reproof: null,
+        tip: request.commit,
+      });
+    return seal(
+      id === 'sig' ? Buffer.from("a secret that is not the queue's") : secret,
+      'result',
+      String(job.id),
+      result,
+    );
   };
   const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   const rogue = new Worker<Sealed, Sealed>(
@@ -110,26 +157,52 @@ test("a worker holding the secret that lies: forged receipts, commits, candidate
     const by = Object.fromEntries(summary.balls.map((b) => [b.id, b]));
     assert.is(summary.receipt, -1, lines.join('\n'));
     assert.is(by.out?.receipt, -1);
-    assert.match(by.out?.reason ?? '', /refused by the engine's check of worker rogue's result: edited outside the scope: "install\.sh"/);
+    assert.match(
+      by.out?.reason ?? '',
+      /refused by the engine's check of worker rogue's result: edited outside the scope: "install\.sh"/,
+    );
     assert.is(by.hash?.receipt, -1);
     assert.match(by.hash?.reason ?? '', /the candidate it names \(sha256 eeeeeeeeeeee\) is not its commit's/);
     assert.is(by.nojury?.receipt, -1);
-    assert.match(by.nojury?.reason ?? '', /its receipt 1 does not agree with what the engine checks: no jury passed it/);
+    assert.match(
+      by.nojury?.reason ?? '',
+      /its receipt 1 does not agree with what the engine checks: no jury passed it/,
+    );
     assert.is(by.fork?.receipt, -1);
-    assert.match(by.fork?.reason ?? '', /refused by the engine's check of worker rogue's result: its commit [0-9a-f]{12} does not descend from the round's commit/);
+    assert.match(
+      by.fork?.reason ?? '',
+      /refused by the engine's check of worker rogue's result: its commit [0-9a-f]{12} does not descend from the round's commit/,
+    );
     assert.is(by.stranger?.receipt, -1);
-    assert.match(by.stranger?.reason ?? '', /its receipt 1 does not agree with what the engine checks: reviewers the engine did not ask for: "r9"/);
+    assert.match(
+      by.stranger?.reason ?? '',
+      /its receipt 1 does not agree with what the engine checks: reviewers the engine did not ask for: "r9"/,
+    );
     assert.is(by.lines?.receipt, -1);
-    assert.match(by.lines?.reason ?? '', /refused by the engine's check of worker rogue's result: edited "src\/lines\.txt" outside its declared lines 2-2 \(changed: 1-3\)/);
+    assert.match(
+      by.lines?.reason ?? '',
+      /refused by the engine's check of worker rogue's result: edited "src\/lines\.txt" outside its declared lines 2-2 \(changed: 1-3\)/,
+    );
     assert.is(by.sig?.receipt, 0);
-    assert.match(by.sig?.reason ?? '', /the result of rogue\.sig\.r1\.[0-9a-f]{12}\.[0-9a-f]{12}\.b is refused: the result is wrongly signed/);
+    assert.match(
+      by.sig?.reason ?? '',
+      /the result of rogue\.sig\.r1\.[0-9a-f]{12}\.[0-9a-f]{12}\.b is refused: the result is wrongly signed/,
+    );
     assert.is(by.noise?.receipt, 0, 'four rounds without a pass');
     // Nothing merged: no spine with the rogue's bytes, the planted script nowhere in the engine's branches.
     assert.is(eventsOf(repo, 'merge').length, 0);
     assert.is(readLeap(repo, 'rogue', 'record.json'), null);
-    assert.is(git(repo, 'log', '--branches', '--format=%H', '--', 'install.sh').trim(), '', 'no branch of the engine holds install.sh');
+    assert.is(
+      git(repo, 'log', '--branches', '--format=%H', '--', 'install.sh').trim(),
+      '',
+      'no branch of the engine holds install.sh',
+    );
     for (const id of ['out', 'hash', 'nojury', 'fork', 'stranger', 'lines'])
-      assert.is(git(repo, 'rev-parse', `refs/heads/leap/rogue/${id}`), git(repo, 'rev-parse', 'HEAD'), `the refused ball ${id}'s branch is back at its start`);
+      assert.is(
+        git(repo, 'rev-parse', `refs/heads/leap/rogue/${id}`),
+        git(repo, 'rev-parse', 'HEAD'),
+        `the refused ball ${id}'s branch is back at its start`,
+      );
     assert.is(git(remote, 'for-each-ref', 'refs/heads/leap/rogue/spine').trim(), '', 'the spine is never pushed');
     // The log holds the engine's events: no ghost ball, no forged cost, no line that is not JSON.
     const log = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8');

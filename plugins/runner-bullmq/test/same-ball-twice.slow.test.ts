@@ -6,7 +6,22 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git } from '@leap/test-utils';
-import { ball, contentProof, gateFile, openGate, readLeap, runQueued, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, until, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  gateFile,
+  openGate,
+  readLeap,
+  runQueued,
+  setupRemote,
+  spawnLeap,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  until,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'src/x.txt': 'old x\n' };
 
@@ -16,14 +31,34 @@ test.after.each(cleanupTempDirs);
 test('a rerun after the engine was killed: the worker builds both rounds of the ball side by side, each in its own checkout; the rerun passes', async () => {
   const redis = await startRedis();
   const { remote, repo, dir } = setupRemote(BASE);
-  const file = writeSlice(dir, { id: 'dup', balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })] });
+  const file = writeSlice(dir, {
+    id: 'dup',
+    balls: [ball('x', ['src/x.txt'], BASE, { proof: { argv: contentProof({ 'src/x.txt': 'X\n' }) } })],
+  });
   // Every builder of x waits at the gate: the first round is still running when the rerun's is taken.
   const gate = gateFile(dir, 'both-taken');
   const agents = writeAgents(dir, { x: { '*': { wait_for: gate, edits: [{ path: 'src/x.txt', content: 'X\n' }] } } });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
   try {
     await m1.waitFor(/waiting for rounds/);
-    const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], { cwd: repo });
+    const engine = spawnLeap(
+      [
+        'slice',
+        'run',
+        file,
+        '--runner',
+        'bullmq',
+        '--redis',
+        redis.url,
+        '--agents',
+        agents,
+        '--builder',
+        'b',
+        '--reviewers',
+        'r1,r2',
+      ],
+      { cwd: repo },
+    );
     await m1.waitFor(/dup\/x round 1: taken/);
     const state = join(m1.dir, 'w', 'state', 'dup');
     await until("the first round's builder leaf", () => existsSync(join(state, 'x', 'build-x-1.pid')));
@@ -41,9 +76,14 @@ test('a rerun after the engine was killed: the worker builds both rounds of the 
     );
     assert.ok(taken);
     // The second round's leaves have their own folder (BALL~TAG), and so its own checkout.
-    const second = await until("the second round's builder leaf", () => readdirSync(state).find((d) => d.startsWith('x~1-') && existsSync(join(state, d, 'build-x-1.pid'))));
+    const second = await until("the second round's builder leaf", () =>
+      readdirSync(state).find((d) => d.startsWith('x~1-') && existsSync(join(state, d, 'build-x-1.pid'))),
+    );
     assert.ok(existsSync(join(m1.dir, 'w', 'work', 'dup', second)), "the second round's own worktree");
-    assert.ok(existsSync(join(m1.dir, 'w', 'work', 'dup', 'x', 'src', 'x.txt')), "the first round's worktree is still there");
+    assert.ok(
+      existsSync(join(m1.dir, 'w', 'work', 'dup', 'x', 'src', 'x.txt')),
+      "the first round's worktree is still there",
+    );
     openGate(gate);
 
     const summary = await again.summary;

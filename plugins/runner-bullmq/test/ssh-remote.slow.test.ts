@@ -2,7 +2,21 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
-import { readLeap, receiptsOf, runLocal, setupRemote, spawnLeap, spawnWorker, spineTree, startRedis, startSshd, stopAll, testEnv, TWO_BALLS_BASE, twoBalls } from './helpers.js';
+import {
+  readLeap,
+  receiptsOf,
+  runLocal,
+  setupRemote,
+  spawnLeap,
+  spawnWorker,
+  spineTree,
+  startRedis,
+  startSshd,
+  stopAll,
+  testEnv,
+  TWO_BALLS_BASE,
+  twoBalls,
+} from './helpers.js';
 
 const test = suite('bullmq runner: an ssh remote');
 test.after.each(cleanupTempDirs);
@@ -18,10 +32,31 @@ test("leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
   const m1 = spawnWorker(redis.url, url, 'm1', ['--agents', agents, '--jobs', '2'], env);
   try {
     assert.ok((await m1.waitFor(/waiting for rounds/)).includes(`remote ${url}`));
-    const engine = spawnLeap(['slice', 'run', file, '--runner', 'bullmq', '--redis', redis.url, '--remote', url, '--jobs', '2', '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'], {
-      cwd: repo,
-      env,
-    });
+    const engine = spawnLeap(
+      [
+        'slice',
+        'run',
+        file,
+        '--runner',
+        'bullmq',
+        '--redis',
+        redis.url,
+        '--remote',
+        url,
+        '--jobs',
+        '2',
+        '--agents',
+        agents,
+        '--builder',
+        'b',
+        '--reviewers',
+        'r1,r2',
+      ],
+      {
+        cwd: repo,
+        env,
+      },
+    );
     const end = await engine.exited;
     assert.is(end.code, 0, `${engine.err()}\n${m1.err()}\n${sshd.log()}`);
     assert.match(engine.err(), /ball x: round 1 \(worker m1\): receipt 1/);
@@ -35,7 +70,8 @@ test("leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
         .filter((l) => l.includes(`Accepted publickey for ${sshd.user} from 127.0.0.1`)).length >= 4,
       sshd.log(),
     );
-    for (const id of ['x', 'y']) assert.is(git(remote, 'rev-parse', `leap/far/${id}`), git(repo, 'rev-parse', `leap/far/${id}`), id);
+    for (const id of ['x', 'y'])
+      assert.is(git(remote, 'rev-parse', `leap/far/${id}`), git(repo, 'rev-parse', `leap/far/${id}`), id);
     assert.is(readLeap<{ worker: string }>(repo, 'far', 'y', 'round-1.json')?.worker, 'm1');
 
     const local = await runLocal(remote, file, agents, 2);
@@ -53,7 +89,10 @@ test('no sshd: the test fails, saying what to install', async () => {
     await startSshd(join(makeTempDir('leap-nosshd-'), 'sshd'));
     assert.unreachable('started');
   } catch (error) {
-    assert.match((error as Error).message, /^\/.*\/sshd is missing: the ssh-remote test needs openssh-server \(\.ci\/run installs it: apt-get install openssh-server\)$/);
+    assert.match(
+      (error as Error).message,
+      /^\/.*\/sshd is missing: the ssh-remote test needs openssh-server \(\.ci\/run installs it: apt-get install openssh-server\)$/,
+    );
   }
 });
 

@@ -4,7 +4,22 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { slicePaths } from '@leap/core';
 import { cleanupTempDirs, git, hostileTitles } from '@leap/test-utils';
-import { ball, contentProof, eventsOf, readLeap, receiptsOf, runLocal, runQueued, setupRemote, spawnWorker, spineTree, startRedis, stopAll, writeAgents, writeSlice } from './helpers.js';
+import {
+  ball,
+  contentProof,
+  eventsOf,
+  readLeap,
+  receiptsOf,
+  runLocal,
+  runQueued,
+  setupRemote,
+  spawnWorker,
+  spineTree,
+  startRedis,
+  stopAll,
+  writeAgents,
+  writeSlice,
+} from './helpers.js';
 
 const BASE = { 'src/a.txt': 'old a\n', 'README.md': '# repo\n' };
 const hostile = hostileTitles(3, 15)[1] as string;
@@ -14,10 +29,16 @@ function fourBalls(dir: string) {
   return writeSlice(dir, {
     id: 'quad',
     balls: [
-      ball('a', ['src/a.txt'], BASE, { goal: `ball a: ${hostile}`, proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) } }),
+      ball('a', ['src/a.txt'], BASE, {
+        goal: `ball a: ${hostile}`,
+        proof: { argv: contentProof({ 'src/a.txt': 'A\n' }) },
+      }),
       ball('b', ['src/b.txt'], BASE, { proof: { argv: contentProof({ 'src/b.txt': 'B\n' }) } }),
       ball('c', ['src/c.txt'], BASE, { proof: { argv: contentProof({ 'src/c.txt': `C ${hostile}\n` }) } }),
-      ball('d', ['src/d.txt'], BASE, { deps: ['a', 'b'], proof: { argv: contentProof({ 'src/d.txt': 'D\n', 'src/a.txt': 'A\n', 'src/b.txt': 'B\n' }) } }),
+      ball('d', ['src/d.txt'], BASE, {
+        deps: ['a', 'b'],
+        proof: { argv: contentProof({ 'src/d.txt': 'D\n', 'src/a.txt': 'A\n', 'src/b.txt': 'B\n' }) },
+      }),
     ],
   });
 }
@@ -25,7 +46,10 @@ function fourBalls(dir: string) {
 const PLAN = {
   a: { '*': { sleep_ms: 400, edits: [{ path: 'src/a.txt', content: 'A\n' }] } },
   b: { '*': { sleep_ms: 400, edits: [{ path: 'src/b.txt', content: 'B\n' }] } },
-  c: { 1: { edits: [{ path: 'src/c.txt', content: 'not yet\n' }] }, '*': { sleep_ms: 200, edits: [{ path: 'src/c.txt', content: `C ${hostile}\n` }] } },
+  c: {
+    1: { edits: [{ path: 'src/c.txt', content: 'not yet\n' }] },
+    '*': { sleep_ms: 200, edits: [{ path: 'src/c.txt', content: `C ${hostile}\n` }] },
+  },
   d: { '*': { edits: [{ path: 'src/d.txt', content: 'D\n' }] } },
 };
 
@@ -85,11 +109,16 @@ test('two workers build a slice of four balls (one after two others): the same s
         .sort();
     assert.equal(leaves(repo), leaves(local));
     assert.equal(eventsOf(repo, 'review').length, eventsOf(local, 'review').length);
-    for (const kind of ['ball', 'round', 'receipt', 'merge']) assert.is(eventsOf(repo, kind).length, eventsOf(local, kind).length, kind);
+    for (const kind of ['ball', 'round', 'receipt', 'merge'])
+      assert.is(eventsOf(repo, kind).length, eventsOf(local, kind).length, kind);
     // Every ball's branch is on the shared remote, and in the engine's repository at the same commit.
-    for (const id of ['a', 'b', 'c', 'd']) assert.is(git(remote, 'rev-parse', `leap/quad/${id}`), git(repo, 'rev-parse', `leap/quad/${id}`));
+    for (const id of ['a', 'b', 'c', 'd'])
+      assert.is(git(remote, 'rev-parse', `leap/quad/${id}`), git(repo, 'rev-parse', `leap/quad/${id}`));
     assert.match(m1.err() + m2.err(), /quad\/c round 1: no pass/);
-    assert.match(m1.err() + m2.err(), /quad\/d round 1: receipt 1 \(candidate [0-9a-f]{12}\) in \d+\.\d s; pushed leap\/quad\/d at [0-9a-f]{12}/);
+    assert.match(
+      m1.err() + m2.err(),
+      /quad\/d round 1: receipt 1 \(candidate [0-9a-f]{12}\) in \d+\.\d s; pushed leap\/quad\/d at [0-9a-f]{12}/,
+    );
   } finally {
     const ends = await stopAll(redis, m1, m2);
     assert.equal(

@@ -3,7 +3,21 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, waitFor } from '@leap/test-utils';
-import { eventsOf, gateFile, openGate, readLeap, runQueued, setupRemote, spawnWorker, spineSubjects, startRedis, stopAll, testEnv, TWO_BALLS_BASE, twoBalls } from './helpers.js';
+import {
+  eventsOf,
+  gateFile,
+  openGate,
+  readLeap,
+  runQueued,
+  setupRemote,
+  spawnWorker,
+  spineSubjects,
+  startRedis,
+  stopAll,
+  testEnv,
+  TWO_BALLS_BASE,
+  twoBalls,
+} from './helpers.js';
 
 const test = suite('bullmq runner: a worker killed mid-ball');
 test.after.each(cleanupTempDirs);
@@ -40,7 +54,13 @@ for (const sandbox of ['off', 'on'] as const)
     // x's builders wait at a gate opened once m1 is dead: m1 cannot finish x first, however slow the machine.
     const gate = gateFile(dir, 'x');
     const { file, agents } = twoBalls(dir, 'dies', {}, true, { x: gate });
-    const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2'], testEnv({ LEAP_SANDBOX: sandbox }));
+    const m1 = spawnWorker(
+      redis.url,
+      remote,
+      'm1',
+      ['--agents', agents, '--jobs', '2'],
+      testEnv({ LEAP_SANDBOX: sandbox }),
+    );
     let m2: ReturnType<typeof spawnWorker> | null = null;
     try {
       await m1.waitFor(/waiting for rounds/);
@@ -53,7 +73,9 @@ for (const sandbox of ['off', 'on'] as const)
           existsSync(events)
             ? readFileSync(events, 'utf8')
                 .split('\n')
-                .flatMap((l) => (l.includes('"launch"') ? [JSON.parse(l) as { leaf: string; pid: number; sandbox?: string }] : []))
+                .flatMap((l) =>
+                  l.includes('"launch"') ? [JSON.parse(l) as { leaf: string; pid: number; sandbox?: string }] : [],
+                )
                 .find((e) => e.leaf === 'build-x-1')
             : undefined,
         10_000,
@@ -67,7 +89,11 @@ for (const sandbox of ['off', 'on'] as const)
       m1.child.kill('SIGKILL');
       assert.is((await m1.exited).signal, 'SIGKILL');
       // Before the gate opens (the builder waits on it for ever): nothing of m1's round runs on.
-      await waitFor(() => (processesUnder(m1.dir).length === 0 && !alive(leaf.pid) ? true : null), 10_000, `no process left under ${m1.dir}: ${JSON.stringify(processesUnder(m1.dir))}`);
+      await waitFor(
+        () => (processesUnder(m1.dir).length === 0 && !alive(leaf.pid) ? true : null),
+        10_000,
+        `no process left under ${m1.dir}: ${JSON.stringify(processesUnder(m1.dir))}`,
+      );
       openGate(gate);
       const summary = await running;
       assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m2.err()}`);
@@ -85,7 +111,11 @@ for (const sandbox of ['off', 'on'] as const)
       assert.match(m2.err(), /dies\/x round 1: receipt 1/);
       assert.not.match(m1.err(), /dies\/x round 1: receipt/);
       // Each ball merged once.
-      assert.equal(spineSubjects(repo, 'dies'), ['leap: merge y onto the spine of dies', 'leap: merge x onto the spine of dies', 'initial']);
+      assert.equal(spineSubjects(repo, 'dies'), [
+        'leap: merge y onto the spine of dies',
+        'leap: merge x onto the spine of dies',
+        'initial',
+      ]);
       assert.is(eventsOf(repo, 'merge').length, 2);
       assert.is(eventsOf(repo, 'round').filter((e) => e.ball === 'x').length, 1);
       assert.is(git(repo, 'show', 'leap/dies/spine:src/y.txt'), 'Y\n');

@@ -7,7 +7,24 @@ import { sliceCommand } from '@leap/slice/cli';
 import { workersCommand } from '../src/cli.js';
 import type { WorkersView } from '../src/workers.js';
 import { seal } from '../src/sign.js';
-import { callCommand, gateFile, here, openGate, readLeap, runQueued, SECRET, setupRemote, spawnLeap, spawnWorker, startRedis, stopAll, testEnv, TWO_BALLS_BASE, twoBalls, until } from './helpers.js';
+import {
+  callCommand,
+  gateFile,
+  here,
+  openGate,
+  readLeap,
+  runQueued,
+  SECRET,
+  setupRemote,
+  spawnLeap,
+  spawnWorker,
+  startRedis,
+  stopAll,
+  testEnv,
+  TWO_BALLS_BASE,
+  twoBalls,
+  until,
+} from './helpers.js';
 
 // Beats every 200 ms: a drain is heard within one.
 const env = () => testEnv({ LEAP_BULLMQ_HEARTBEAT_MS: '200' });
@@ -34,7 +51,13 @@ test('leap workers lists two live workers, their labels and the round each has i
   const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
   const gates = { x: gateFile(dir, 'x'), y: gateFile(dir, 'y') };
   const { file, agents } = twoBalls(dir, 'team', {}, false, gates);
-  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2'], env());
+  const m1 = spawnWorker(
+    redis.url,
+    remote,
+    'm1',
+    ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2'],
+    env(),
+  );
   const m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
   try {
     await Promise.all([m1.waitFor(/waiting for rounds/), m2.waitFor(/waiting for rounds/)]);
@@ -54,7 +77,9 @@ test('leap workers lists two live workers, their labels and the round each has i
     );
     assert.equal(view.workers.map((w) => w.inHand[0]?.ball).sort(), ['x', 'y']);
     // Each builder waits on its gate: the round's phase, as its worker's signed heartbeat says.
-    await until('both building', async () => ((await workersView(redis.url)).workers.every((w) => w.inHand[0]?.phase === 'building') ? true : null));
+    await until('both building', async () =>
+      (await workersView(redis.url)).workers.every((w) => w.inHand[0]?.phase === 'building') ? true : null,
+    );
     for (const w of view.workers) {
       assert.is(w.inHand[0]?.slice, 'team');
       assert.is(w.inHand[0]?.round, 1);
@@ -66,12 +91,17 @@ test('leap workers lists two live workers, their labels and the round each has i
     // The text form: a line per worker, one per round in hand.
     const text = await callCommand(workersCommand, ['--redis', redis.url], process.cwd(), env());
     assert.match(text.stdout, /^queue leap-rounds: 0 waiting, 0 delayed, 2 active/);
-    assert.match(text.stdout, /\nm1 {2}live {2}host \S+ {2}labels f1,f2,fb {2}1\/1 in hand {2}heartbeat \d+\.\d s ago\n {2}team\/[xy] round 1 building for \d+\.\d s \(job team\.[xy]\.r1\./);
+    assert.match(
+      text.stdout,
+      /\nm1 {2}live {2}host \S+ {2}labels f1,f2,fb {2}1\/1 in hand {2}heartbeat \d+\.\d s ago\n {2}team\/[xy] round 1 building for \d+\.\d s \(job team\.[xy]\.r1\./,
+    );
     assert.match(text.stdout, /\nm2 {2}live {2}host \S+ {2}labels every family {2}1\/1 in hand/);
 
     m2.child.kill('SIGKILL');
     await m2.exited;
-    const dead = await until('m2 marked dead', async () => (await workersView(redis.url)).workers.find((w) => w.name === 'm2' && w.state === 'dead'));
+    const dead = await until('m2 marked dead', async () =>
+      (await workersView(redis.url)).workers.find((w) => w.name === 'm2' && w.state === 'dead'),
+    );
     assert.is(dead.inHand.length, 1, 'the round it had in hand, as its last heartbeat said');
     assert.is((await workersView(redis.url)).workers.find((w) => w.name === 'm1')?.state, 'live');
     openGate(gates.x);
@@ -100,7 +130,10 @@ test('leap workers drain m1: m1 finishes the round in hand, takes no more and ex
     await m2.waitFor(/waiting for rounds/);
     const asked = await callCommand(workersCommand, ['drain', 'm1', '--redis', redis.url], process.cwd(), env());
     assert.is(asked.code, 0, asked.stderr);
-    assert.is(asked.stdout, 'leap workers: m1: drain asked: it finishes the rounds in hand, takes no more, and exits\n');
+    assert.is(
+      asked.stdout,
+      'leap workers: m1: drain asked: it finishes the rounds in hand, takes no more, and exits\n',
+    );
     await m1.waitFor(/drain asked: finishing the 1 round\(s\) in hand, taking no more/);
     const view = await workersView(redis.url);
     assert.equal(
@@ -112,7 +145,10 @@ test('leap workers drain m1: m1 finishes the round in hand, takes no more and ex
     );
     openGate(gate);
     assert.is((await m1.exited).code, 0, m1.err());
-    assert.match(m1.err(), /drain\/x round 1: receipt 1[\s\S]*m1: drained: the rounds in hand are finished, no more taken[\s\S]*m1: stopped/);
+    assert.match(
+      m1.err(),
+      /drain\/x round 1: receipt 1[\s\S]*m1: drained: the rounds in hand are finished, no more taken[\s\S]*m1: stopped/,
+    );
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
     assert.equal(
@@ -152,7 +188,10 @@ test('TERM while draining: the leaf it ends makes its round handed back (not ret
     await m1.waitFor(/drain asked/);
     m1.child.kill('SIGTERM');
     assert.is((await m1.exited).code, 0, m1.err());
-    assert.match(m1.err(), /SIGTERM while draining[\s\S]*late\/x round 1: handed back \(this worker was asked to stop and its builder leaf build-x-1 was ended\)/);
+    assert.match(
+      m1.err(),
+      /SIGTERM while draining[\s\S]*late\/x round 1: handed back \(this worker was asked to stop and its builder leaf build-x-1 was ended\)/,
+    );
     openGate(gate);
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
     const summary = await running;
@@ -173,9 +212,17 @@ test('labels: a worker labelled for another family never builds the round (hande
   try {
     await other.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2, env: env() });
-    await other.waitFor(/labels\/x round 1: not for this worker \(it needs the families f1, f2, fb; this worker's labels: fz\); handed back, no attempt spent/);
+    await other.waitFor(
+      /labels\/x round 1: not for this worker \(it needs the families f1, f2, fb; this worker's labels: fz\); handed back, no attempt spent/,
+    );
     await other.waitFor(/labels\/y round 1: not for this worker/);
-    able = spawnWorker(redis.url, remote, 'able', ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2', '--label', 'fz'], env());
+    able = spawnWorker(
+      redis.url,
+      remote,
+      'able',
+      ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2', '--label', 'fz'],
+      env(),
+    );
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${other.err()}\n${able.err()}`);
     assert.equal(
@@ -194,15 +241,24 @@ test('--label: an unknown family, or one whose CLI is not installed, is exit 2 a
   const { dir } = setupRemote(TWO_BALLS_BASE);
   const { agents } = twoBalls(dir, 'bad', {});
   const start = (extra: string[], e = env()) => {
-    const proc = spawnLeap(['worker', '--redis', 'redis://127.0.0.1:1', '--repo', '/nowhere', '--agents', agents, ...extra], { cwd: dir, env: e });
+    const proc = spawnLeap(
+      ['worker', '--redis', 'redis://127.0.0.1:1', '--repo', '/nowhere', '--agents', agents, ...extra],
+      { cwd: dir, env: e },
+    );
     return proc.exited.then((end) => ({ ...end, err: proc.err() }));
   };
   const unknown = await start(['--label', 'nosuch']);
   assert.is(unknown.code, 2);
-  assert.match(unknown.err, /--label "nosuch": no agent of the family "nosuch" here \(the families of the built-ins and \S+agents\.json: anthropic, f1, f2, fb, fb2, google, openai\)/);
+  assert.match(
+    unknown.err,
+    /--label "nosuch": no agent of the family "nosuch" here \(the families of the built-ins and \S+agents\.json: anthropic, f1, f2, fb, fb2, google, openai\)/,
+  );
   const missing = await start(['--label', 'claude'], { ...env(), PATH: '/nonexistent' });
   assert.is(missing.code, 2);
-  assert.match(missing.err, /--label "claude": no agent of the family "anthropic" is installed here: claude \(claude not found\)/);
+  assert.match(
+    missing.err,
+    /--label "claude": no agent of the family "anthropic" is installed here: claude \(claude not found\)/,
+  );
   const malformed = await start(['--label', 'a b\u001b']);
   assert.is(malformed.code, 2);
   assert.match(malformed.err, /Expected --label to be an agent family .*, got "a b\\u001b"/);
@@ -227,7 +283,10 @@ test('--max-leaf: the worker cuts each leaf at its own limit, whatever the job s
     const { summary: running } = runQueued(redis.url, file, repo, agents, { jobs: 1, env: env() });
     await m1.waitFor(/capped\/x round 1: taken \(job [^)]*, each leaf cut at 1\.0 s by --max-leaf\)/);
     await running;
-    assert.is(readLeap<{ builder: { status: string } }>(repo, 'capped', 'x', 'round-1.json')?.builder.status, 'killed-timeout');
+    assert.is(
+      readLeap<{ builder: { status: string } }>(repo, 'capped', 'x', 'round-1.json')?.builder.status,
+      'killed-timeout',
+    );
   } finally {
     await stopAll(redis, m1);
   }
@@ -244,7 +303,8 @@ test('priorities: a busy worker takes the rounds of the slice run with the highe
     // The worker busy with busy/x; busy/y queued behind it (priority 0).
     const first = runQueued(redis.url, busy.file, repo, busy.agents, { jobs: 2, env: env() });
     await m1.waitFor(/busy\/[xy] round 1: taken/);
-    const waiting = async (n: number) => until(`${n} rounds waiting`, async () => ((await workersView(redis.url)).queue.counts.prioritized ?? 0) >= n);
+    const waiting = async (n: number) =>
+      until(`${n} rounds waiting`, async () => ((await workersView(redis.url)).queue.counts.prioritized ?? 0) >= n);
     await waiting(1);
     // Slices of the same two balls, in folders of their own; built with busy's agents (their gate open by then).
     const low = twoBalls(makeTempDir('leap-low-'), 'low', {});
@@ -254,7 +314,8 @@ test('priorities: a busy worker takes the rounds of the slice run with the highe
     const highRun = runQueued(redis.url, high.file, repo, busy.agents, { jobs: 1, env: env(), priority: 9 });
     await waiting(3);
     openGate(gate);
-    for (const run of [first, lowRun, highRun]) assert.is((await run.summary).receipt, 1, `${run.lines.join('\n')}\n${m1.err()}`);
+    for (const run of [first, lowRun, highRun])
+      assert.is((await run.summary).receipt, 1, `${run.lines.join('\n')}\n${m1.err()}`);
     const order = m1
       .err()
       .split('\n')
@@ -285,18 +346,26 @@ test('hostile: heartbeat records forged in Redis (unsigned, another secret, copi
     inHand: [],
     ...extra,
   });
-  const signed = (name: string, body: unknown, secret = SECRET) => JSON.stringify(seal(Buffer.from(secret), 'heartbeat', name, body));
+  const signed = (name: string, body: unknown, secret = SECRET) =>
+    JSON.stringify(seal(Buffer.from(secret), 'heartbeat', name, body));
   try {
     const evil = 'evil\u001b[2J\u009b31m';
     // Unsigned: what a Redis writer without the secret can write. It claims a live worker building a ghost ball.
     await raw.set(
       `leap-workers:${evil}`,
       JSON.stringify(
-        record(evil, { host: 'redis://:hunter2@10.0.0.5:6379/evilhost', labels: ['ghost-label'], inHand: [{ job: 'ghost.job', slice: 'ghost', ball: 'g', round: 1, since: Date.now() }] }),
+        record(evil, {
+          host: 'redis://:hunter2@10.0.0.5:6379/evilhost',
+          labels: ['ghost-label'],
+          inHand: [{ job: 'ghost.job', slice: 'ghost', ball: 'g', round: 1, since: Date.now() }],
+        }),
       ),
     );
     await raw.set('leap-workers:junk', '\u0000not json');
-    await raw.set('leap-workers:other', signed('other', record('other', { host: 'other-secret-host' }), 'another secret of 16+ characters'));
+    await raw.set(
+      'leap-workers:other',
+      signed('other', record('other', { host: 'other-secret-host' }), 'another secret of 16+ characters'),
+    );
     // A genuine record of m1, copied to another name: its signature binds it to m1.
     await raw.set('leap-workers:m9', signed('m1', record('m1', { host: 'copied-host' })));
     await raw.set('leap-workers:liar', signed('liar', record('someone else')));
@@ -314,7 +383,11 @@ test('hostile: heartbeat records forged in Redis (unsigned, another secret, copi
           jobs: -1,
           ttlMs: 1e30,
           draining: 'yes',
-          inHand: [{ job: 'j\nleap workers: m9 live FAKE', slice: { x: 1 }, ball: '\u001b[1A', round: 'one', since: 'never' }, null, 7],
+          inHand: [
+            { job: 'j\nleap workers: m9 live FAKE', slice: { x: 1 }, ball: '\u001b[1A', round: 'one', since: 'never' },
+            null,
+            7,
+          ],
         }),
       ),
     );
@@ -326,14 +399,24 @@ test('hostile: heartbeat records forged in Redis (unsigned, another secret, copi
       assert.not.ok(out.stdout.includes('hunter2'), 'the password masked');
       assert.not.ok(out.stdout.includes('tok3n'), 'the token masked');
       // Nothing of a forged record is shown.
-      for (const word of ['ghost', 'evilhost', 'other-secret-host', 'copied-host']) assert.not.ok(out.stdout.includes(word), `${word}: ${out.stdout}`);
+      for (const word of ['ghost', 'evilhost', 'other-secret-host', 'copied-host'])
+        assert.not.ok(out.stdout.includes(word), `${word}: ${out.stdout}`);
     }
-    assert.ok(text.stdout.includes('evil\\u001b[2J\\u009b31m  forged record (the heartbeat is unsigned): ignored'), text.stdout);
+    assert.ok(
+      text.stdout.includes('evil\\u001b[2J\\u009b31m  forged record (the heartbeat is unsigned): ignored'),
+      text.stdout,
+    );
     assert.match(text.stdout, /\njunk {2}forged record \(not JSON, so unsigned\): ignored/);
-    assert.match(text.stdout, /\nother {2}forged record \(the heartbeat is wrongly signed \(another secret, or its content or worker's name changed\)\): ignored/);
+    assert.match(
+      text.stdout,
+      /\nother {2}forged record \(the heartbeat is wrongly signed \(another secret, or its content or worker's name changed\)\): ignored/,
+    );
     assert.match(text.stdout, /\nm9 {2}forged record \(the heartbeat is wrongly signed/);
     assert.match(text.stdout, /\nliar {2}forged record \(its name is not its key\): ignored/);
-    assert.ok(text.stdout.includes('shady\\u0007  dead  host redis://:***@10.0.0.5:6379/\\u001b]0;pwn\\u0007'), text.stdout);
+    assert.ok(
+      text.stdout.includes('shady\\u0007  dead  host redis://:***@10.0.0.5:6379/\\u001b]0;pwn\\u0007'),
+      text.stdout,
+    );
     assert.ok(text.stdout.includes('https://***@git.example/r.git'), text.stdout);
     assert.ok(text.stdout.includes('j\\u000aleap workers: m9 live FAKE'), 'a newline in a job id stays on its line');
     assert.not.match(text.stdout, /\nleap workers: m9/);
@@ -358,7 +441,10 @@ test('hostile: heartbeat records forged in Redis (unsigned, another secret, copi
     // A drain of a forged record is refused (no such worker); of the signed one asked, and printed escaped.
     const drainForged = await callCommand(workersCommand, ['drain', 'm9', '--redis', redis.url], process.cwd(), env());
     assert.is(drainForged.code, 2);
-    assert.match(drainForged.stderr, /no worker named "m9" \(its record is forged: the heartbeat is wrongly signed[^\n]*leap workers forget --dead removes it\) \(the workers: shady\\u0007\)/);
+    assert.match(
+      drainForged.stderr,
+      /no worker named "m9" \(its record is forged: the heartbeat is wrongly signed[^\n]*leap workers forget --dead removes it\) \(the workers: shady\\u0007\)/,
+    );
     assert.is(await raw.exists('leap-workers-drain:m9'), 0);
     const drain = await callCommand(workersCommand, ['drain', shady, '--redis', redis.url], process.cwd(), env());
     assert.is(drain.code, 0, drain.stderr);
@@ -369,15 +455,26 @@ test('hostile: heartbeat records forged in Redis (unsigned, another secret, copi
     assert.is(nobody.code, 2);
     assert.match(nobody.stderr, /no worker named "nobody" \(the workers: shady\\u0007\)/);
     assert.is(await raw.exists(`leap-workers:${shady}`), 1, 'a refused forget removes nothing');
-    const one = await callCommand(workersCommand, ['forget', shady, '--redis', redis.url, '--json'], process.cwd(), env());
+    const one = await callCommand(
+      workersCommand,
+      ['forget', shady, '--redis', redis.url, '--json'],
+      process.cwd(),
+      env(),
+    );
     assert.is(one.code, 0, one.stderr);
-    const forgotten = (JSON.parse(one.stdout) as { forgotten: { name: string; state: string; heartbeatAgeMs: number }[] }).forgotten;
+    const forgotten = (
+      JSON.parse(one.stdout) as { forgotten: { name: string; state: string; heartbeatAgeMs: number }[] }
+    ).forgotten;
     assert.equal(
       forgotten.map((f) => [f.name, f.state]),
       [['shady\\u0007', 'dead']],
     );
     assert.ok(forgotten[0] !== undefined && forgotten[0].heartbeatAgeMs >= 0);
-    assert.equal([await raw.exists(`leap-workers:${shady}`), await raw.exists(`leap-workers-drain:${shady}`)], [0, 0], 'the record and its drain flag gone');
+    assert.equal(
+      [await raw.exists(`leap-workers:${shady}`), await raw.exists(`leap-workers-drain:${shady}`)],
+      [0, 0],
+      'the record and its drain flag gone',
+    );
     const rest = await callCommand(workersCommand, ['forget', '--dead', '--redis', redis.url], process.cwd(), env());
     assert.is(rest.code, 0, rest.stderr);
     assert.is(rest.stdout.split('\n').filter((l) => l.endsWith('forgotten (a forged record)')).length, 5, rest.stdout);
@@ -436,7 +533,9 @@ test('hostile: a live worker whose record is overwritten by a forgery shows forg
     );
     m1.child.kill('SIGCONT');
     await m1.waitFor(/a drain flag for m1 in Redis is not signed with the queue secret: ignored/);
-    const back = await until('m1 signed again', async () => (await workersView(redis.url)).workers.find((w) => w.name === 'm1' && w.state === 'live'));
+    const back = await until('m1 signed again', async () =>
+      (await workersView(redis.url)).workers.find((w) => w.name === 'm1' && w.state === 'live'),
+    );
     assert.is(back.jobs, 1);
     await new Promise((r) => setTimeout(r, 600));
     assert.is((await workersView(redis.url)).workers[0]?.state, 'live', 'the forged drain flag drained nobody');
@@ -457,9 +556,15 @@ test('hostile: a live worker whose record is overwritten by a forgery shows forg
 test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, pause and resume the queue; slice run --priority', async () => {
   const usage = await callCommand(workersCommand, ['--help'], process.cwd(), env());
   assert.is(usage.code, 0);
-  assert.match(usage.stdout, /^Usage: leap workers \[--redis URL\] \[--secret-file FILE\] \[--json\]\n {7}leap workers drain NAME\.\.\. \| --all/);
+  assert.match(
+    usage.stdout,
+    /^Usage: leap workers \[--redis URL\] \[--secret-file FILE\] \[--json\]\n {7}leap workers drain NAME\.\.\. \| --all/,
+  );
   assert.match(usage.stdout, /Exit codes: 0 done; 2 bad input/);
-  assert.match(usage.stdout, /\n {7}leap workers forget NAME\.\.\. \| --dead \[--redis URL\] \[--secret-file FILE\] \[--json\]\n/);
+  assert.match(
+    usage.stdout,
+    /\n {7}leap workers forget NAME\.\.\. \| --dead \[--redis URL\] \[--secret-file FILE\] \[--json\]\n/,
+  );
   for (const [argv, why] of [
     [['frob'], /unknown action "frob"/],
     [['drain'], /takes worker names or --all/],
@@ -472,7 +577,10 @@ test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, 
     [['forget', 'm1', '--dead'], /takes worker names or --dead/],
     [['--dead'], /--dead goes with forget/],
     [['pause', '--secret-file', '/x'], /--secret-file goes with the list, drain and forget/],
-    [['--redis', 'redis://127.0.0.1:1', '--secret-file', '/nonexistent/secret'], /--secret-file "\/nonexistent\/secret": cannot read it \(ENOENT\)/],
+    [
+      ['--redis', 'redis://127.0.0.1:1', '--secret-file', '/nonexistent/secret'],
+      /--secret-file "\/nonexistent\/secret": cannot read it \(ENOENT\)/,
+    ],
     [['--redis', 'http://x'], /Expected --redis to be a redis:\/\/ or rediss:\/\/ URL/],
     [['--redis', 'redis://:s3cret@127.0.0.1:1'], /cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1/],
   ] as const) {
@@ -487,15 +595,35 @@ test('leap workers: --help, bad input is exit 2, Redis not reachable is exit 2, 
   for (const bad of ['1001', '-1', 'high', '1.5']) {
     const out = await callCommand(
       sliceCommand,
-      ['run', file, '--runner', 'bullmq', '--redis', 'redis://127.0.0.1:1', `--priority=${bad}`, '--agents', agents, '--builder', 'b', '--reviewers', 'r1,r2'],
+      [
+        'run',
+        file,
+        '--runner',
+        'bullmq',
+        '--redis',
+        'redis://127.0.0.1:1',
+        `--priority=${bad}`,
+        '--agents',
+        agents,
+        '--builder',
+        'b',
+        '--reviewers',
+        'r1,r2',
+      ],
       repo,
       env(),
     );
     assert.is(out.code, 2, out.stderr);
-    assert.match(out.stderr, new RegExp(`Expected --priority to be an integer from 0 to 1000, got "${bad.replace('.', '\\.')}"`));
+    assert.match(
+      out.stderr,
+      new RegExp(`Expected --priority to be an integer from 0 to 1000, got "${bad.replace('.', '\\.')}"`),
+    );
   }
   const help = await callCommand(sliceCommand, ['run', '--runner', 'bullmq', '--help'], repo, env());
-  assert.match(help.stdout, /--priority N {8}this slice's rounds before those of slices of a lower priority \(0 to 1000/);
+  assert.match(
+    help.stdout,
+    /--priority N {8}this slice's rounds before those of slices of a lower priority \(0 to 1000/,
+  );
   const redis = await startRedis();
   try {
     const paused = await callCommand(workersCommand, ['pause', '--redis', redis.url], process.cwd(), env());

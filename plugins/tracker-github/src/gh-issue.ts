@@ -26,7 +26,10 @@ export function parseGhIssue(stdout: string, n: number): GithubIssue {
   const record = (data ?? {}) as Record<string, unknown>;
   const { number, title, body } = record;
   if (typeof number !== 'number' || typeof title !== 'string' || typeof body !== 'string') {
-    throw new GhError('failed', `gh issue view ${n} printed JSON without a number, title and body: ${showValue(stdout.slice(0, 200))}`);
+    throw new GhError(
+      'failed',
+      `gh issue view ${n} printed JSON without a number, title and body: ${showValue(stdout.slice(0, 200))}`,
+    );
   }
   if (number !== n) throw new GhError('failed', `gh issue view ${n} answered with issue ${number}`);
   return { number, title, body, criteria: criteriaOf(body, n), comments: commentsOf(record.comments) };

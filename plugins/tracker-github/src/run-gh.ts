@@ -10,7 +10,11 @@ export class GhError extends LeapError {
   readonly kind: GhFailureKind;
   readonly stderr: string;
   readonly code: number | null;
-  constructor(kind: GhFailureKind, message: string, details: { stderr?: string; code?: number | null; cause?: unknown } = {}) {
+  constructor(
+    kind: GhFailureKind,
+    message: string,
+    details: { stderr?: string; code?: number | null; cause?: unknown } = {},
+  ) {
     // A missing or signed-out gh and an unknown issue are the caller's to fix (2); anything else is gh's failure (1).
     super(message, { exitCode: kind === 'failed' ? 1 : 2, cause: details.cause });
     this.kind = kind;
@@ -41,7 +45,9 @@ function spawnCollect(command: string, args: string[], options: RunOptions): Pro
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
     // gh may exit before reading stdin (a refused flag): a closed pipe is not our failure.
     child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
@@ -57,7 +63,11 @@ export async function runGh(gh: string, args: string[], options: RunOptions): Pr
     ran = await spawnCollect(gh, args, { ...options, env });
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new GhError('missing', `the GitHub tracker needs the gh CLI, and ${JSON.stringify(gh)} is not on PATH: install it (https://cli.github.com) and run \`gh auth login\``, { cause });
+      throw new GhError(
+        'missing',
+        `the GitHub tracker needs the gh CLI, and ${JSON.stringify(gh)} is not on PATH: install it (https://cli.github.com) and run \`gh auth login\``,
+        { cause },
+      );
     }
     throw new GhError('failed', `could not run ${JSON.stringify(gh)}: ${(cause as Error).message}`, { cause });
   }
@@ -71,7 +81,11 @@ export function classifyGhFailure(args: string[], ran: Ran): GhError {
   const what = `gh ${args.slice(0, 2).join(' ')}`;
   const details = { stderr: ran.stderr, code: ran.code };
   if (ran.code === 4 || /To get started with GitHub CLI|not logged in|Bad credentials|HTTP 401/i.test(ran.stderr)) {
-    return new GhError('auth', `gh is not logged in to GitHub: run \`gh auth login\` or set GH_TOKEN (${what} said: ${words})`, details);
+    return new GhError(
+      'auth',
+      `gh is not logged in to GitHub: run \`gh auth login\` or set GH_TOKEN (${what} said: ${words})`,
+      details,
+    );
   }
   if (/Could not resolve to an? (issue|pull request|Repository)|HTTP 404/i.test(ran.stderr)) {
     return new GhError('not-found', `${what} found nothing: ${words}`, details);
@@ -82,13 +96,23 @@ export function classifyGhFailure(args: string[], ran: Ran): GhError {
 /** Run `git ARGS` in the repository through core's git runner; a failure is a GhError with git's own words. */
 export async function trackerGit(args: string[], options: RunOptions): Promise<string> {
   try {
-    return (await runGit(args, { cwd: options.cwd, env: options.env, ...(options.input === undefined ? {} : { input: options.input }) })).stdout;
+    return (
+      await runGit(args, {
+        cwd: options.cwd,
+        env: options.env,
+        ...(options.input === undefined ? {} : { input: options.input }),
+      })
+    ).stdout;
   } catch (cause) {
     if (!(cause instanceof GitError) || cause.code === null) {
       // The spawn's own words (spawn git ENOENT: git missing, or the folder gone), not the GitError's sentence.
       const spawnError = cause instanceof GitError && cause.cause instanceof Error ? cause.cause : (cause as Error);
       throw new GhError('failed', `could not run git: ${spawnError.message}`, { cause });
     }
-    throw new GhError('failed', `git ${args.join(' ')} exited ${cause.code}: ${cause.stderr.trim()}`, { stderr: cause.stderr, code: cause.code, cause });
+    throw new GhError('failed', `git ${args.join(' ')} exited ${cause.code}: ${cause.stderr.trim()}`, {
+      stderr: cause.stderr,
+      code: cause.code,
+      cause,
+    });
   }
 }

@@ -13,7 +13,10 @@ export interface GhState {
   defaultBranch?: string;
   loggedOut?: boolean;
   login?: string;
-  issues: Record<string, { title: string; body: string; comments?: { author: string; body: string; createdAt: string }[] }>;
+  issues: Record<
+    string,
+    { title: string; body: string; comments?: { author: string; body: string; createdAt: string }[] }
+  >;
   pulls?: { number: number; title: string; body: string; head: string; base: string; draft: boolean }[];
 }
 
@@ -36,7 +39,11 @@ export function makeGhWorld(issues: GhState['issues'], extra: Partial<GhState> =
   const stateDir = makeTempDir('leap-gh-state-');
   const stateFile = join(stateDir, 'state.json');
   writeFileSync(stateFile, JSON.stringify({ repo: 'acme/widgets', remote, issues, pulls: [], ...extra }));
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${fixtures}:${process.env.PATH ?? ''}`, GH_STANDIN_STATE: stateFile };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${fixtures}:${process.env.PATH ?? ''}`,
+    GH_STANDIN_STATE: stateFile,
+  };
   delete env.GH_TOKEN;
   return {
     repo,

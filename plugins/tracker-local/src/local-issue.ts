@@ -10,7 +10,8 @@ export function readLocalIssueFile(file: string, number: number): TrackerIssue {
   try {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no issue ${number}: ${file} does not exist`, { cause });
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UsageError(`no issue ${number}: ${file} does not exist`, { cause });
     throw cause;
   }
   return parseLocalIssue(text, file, number);
@@ -24,7 +25,11 @@ export function parseLocalIssue(text: string, file: string, number: number): Tra
   const first = at === -1 ? undefined : lines[at]?.replace(/\r$/, '');
   const match = first === undefined ? null : /^ {0,3}# +(.*?)(?: +#+)? *$/.exec(first);
   if (match === null || (match[1] ?? '') === '') {
-    throw new FileFormatError(file, at === -1 ? 1 : at + 1, `expected a "# Title" line first, found ${showValue(first ?? '')}`);
+    throw new FileFormatError(
+      file,
+      at === -1 ? 1 : at + 1,
+      `expected a "# Title" line first, found ${showValue(first ?? '')}`,
+    );
   }
   const body = lines
     .slice(at + 1)

@@ -3,7 +3,15 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TrackerPlugin } from '@leap/core';
-import { UsageError, checkIssue, ensureStateDir, resolveStateDir, showValue, statePaths, writeFileAtomic } from '@leap/core';
+import {
+  UsageError,
+  checkIssue,
+  ensureStateDir,
+  resolveStateDir,
+  showValue,
+  statePaths,
+  writeFileAtomic,
+} from '@leap/core';
 import { tickCriterion } from '@leap/core/ledger';
 import { readLocalIssueFile } from './local-issue.js';
 
@@ -36,9 +44,15 @@ export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPl
       writeFileAtomic(file, tickCriterion(readFileSync(file, 'utf8'), criterion, file));
     },
     openDraftPullRequest: async ({ title, body, branch, base, issue }) => {
-      if (branch === '' || title === '') throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`);
+      if (branch === '' || title === '')
+        throw new UsageError(
+          `Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`,
+        );
       // With an issue, the pull request sits beside it (`issues/N.pr.md`); opening it again replaces it.
-      const file = issue === undefined ? join(stateDir, 'pull-requests', `${branch.replace(/[^A-Za-z0-9._-]/g, '_')}.md`) : join(paths.issuesDir, `${checkIssue(issue)}.pr.md`);
+      const file =
+        issue === undefined
+          ? join(stateDir, 'pull-requests', `${branch.replace(/[^A-Za-z0-9._-]/g, '_')}.md`)
+          : join(paths.issuesDir, `${checkIssue(issue)}.pr.md`);
       ensureStateDir(stateDir);
       mkdirSync(dirname(file), { recursive: true });
       const head = [`# ${title}`, '', 'State: draft', `Base: ${base ?? '(the default branch)'}`, `Head: ${branch}`];

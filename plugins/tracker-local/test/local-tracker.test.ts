@@ -44,7 +44,9 @@ tracker('reads title, body and numbered criteria from .tdd/issues/N.md', async (
 });
 
 tracker('an ordered list numbers from 1 whatever it writes; no section means no criteria', async () => {
-  const local = createLocalTracker({ stateDir: stateWithIssue('\n#  Title with spaces ##\n## Acceptance criteria\n3. first\n7. [ ] second\n') });
+  const local = createLocalTracker({
+    stateDir: stateWithIssue('\n#  Title with spaces ##\n## Acceptance criteria\n3. first\n7. [ ] second\n'),
+  });
   const issue = await local.readIssue(3);
   assert.is(issue.title, 'Title with spaces');
   assert.equal(
@@ -99,7 +101,10 @@ tracker('comment appends to the thread, creating it with a heading', async () =>
   const local = createLocalTracker({ stateDir: state, now: () => new Date(Date.UTC(2030, 0, 1, 0, 0, t++)) });
   await local.comment(3, 'Red: PASS\n\n');
   await local.comment(3, "it's `done` $(x)");
-  assert.is(readFileSync(join(state, 'issues', '3.thread.md'), 'utf8'), "# Thread of issue 3\n\n## 2030-01-01T00:00:00.000Z\n\nRed: PASS\n\n## 2030-01-01T00:00:01.000Z\n\nit's `done` $(x)\n");
+  assert.is(
+    readFileSync(join(state, 'issues', '3.thread.md'), 'utf8'),
+    "# Thread of issue 3\n\n## 2030-01-01T00:00:00.000Z\n\nRed: PASS\n\n## 2030-01-01T00:00:01.000Z\n\nit's `done` $(x)\n",
+  );
 });
 
 tracker('tickCriterion ticks criterion K in place and keeps every other byte', async () => {
@@ -120,13 +125,29 @@ tracker('tickCriterion ticks criterion K in place and keeps every other byte', a
 tracker('openDraftPullRequest writes a local record and returns its file URL', async () => {
   const state = stateWithIssue();
   const local = createLocalTracker({ stateDir: state });
-  const { url } = await local.openDraftPullRequest({ title: 'Greeting', body: 'Closes #3\n', branch: 'leap/issue-3 x' });
+  const { url } = await local.openDraftPullRequest({
+    title: 'Greeting',
+    body: 'Closes #3\n',
+    branch: 'leap/issue-3 x',
+  });
   const file = fileURLToPath(url);
   assert.is(file, join(state, 'pull-requests', 'leap_issue-3_x.md'));
-  assert.is(readFileSync(file, 'utf8'), '# Greeting\n\nState: draft\nBase: (the default branch)\nHead: leap/issue-3 x\n\n## Summary\n\nCloses #3\n');
-  const again = await local.openDraftPullRequest({ title: "It's `$x`", body: 'Steps:\n- one\n\n', branch: 'leap/issue-3', base: 'main', issue: 3 });
+  assert.is(
+    readFileSync(file, 'utf8'),
+    '# Greeting\n\nState: draft\nBase: (the default branch)\nHead: leap/issue-3 x\n\n## Summary\n\nCloses #3\n',
+  );
+  const again = await local.openDraftPullRequest({
+    title: "It's `$x`",
+    body: 'Steps:\n- one\n\n',
+    branch: 'leap/issue-3',
+    base: 'main',
+    issue: 3,
+  });
   assert.is(fileURLToPath(again.url), join(state, 'issues', '3.pr.md'));
-  assert.is(readFileSync(join(state, 'issues', '3.pr.md'), 'utf8'), "# It's `$x`\n\nState: draft\nBase: main\nHead: leap/issue-3\nIssue: 3\n\n## Summary\n\nSteps:\n- one\n");
+  assert.is(
+    readFileSync(join(state, 'issues', '3.pr.md'), 'utf8'),
+    "# It's `$x`\n\nState: draft\nBase: main\nHead: leap/issue-3\nIssue: 3\n\n## Summary\n\nSteps:\n- one\n",
+  );
   assert.is(local.issueFile?.(3), join(state, 'issues', '3.md'));
   await local.openDraftPullRequest({ title: '', body: '', branch: 'b' }).then(
     () => assert.unreachable(),
@@ -149,7 +170,10 @@ parse('reads a byte-order mark and CRLF endings; the number is kept', () => {
 });
 
 parse('a level-2 heading or an empty title is not a title', () => {
-  assert.throws(() => parseLocalIssue('## Not a title\n', 'f.md', 1), /f\.md:1: expected a "# Title" line first, found "## Not a title"/);
+  assert.throws(
+    () => parseLocalIssue('## Not a title\n', 'f.md', 1),
+    /f\.md:1: expected a "# Title" line first, found "## Not a title"/,
+  );
   assert.throws(() => parseLocalIssue('#\n', 'f.md', 1), /found "#"/);
 });
 
@@ -172,14 +196,23 @@ readFile.run();
 const clean = suite('the local tracker keeps git status clean');
 clean.after.each(cleanupTempDirs);
 
-clean('a thread and a draft pull request in a repository: the state folder gets its .gitignore, git status shows nothing', async () => {
-  const repo = makeGitRepo();
-  const tracker = createLocalTracker({ cwd: repo, env: {} });
-  await tracker.comment(5, 'red: PASS');
-  await tracker.openDraftPullRequest({ title: 'Issue 5', body: 'summary', branch: 'leap/issue-5', base: 'main', issue: 5 });
-  await tracker.openDraftPullRequest({ title: 'No issue', body: 'summary', branch: 'leap/x' });
-  assert.ok(existsSync(join(repo, '.tdd', '.gitignore')));
-  assert.is(git(repo, 'status', '--porcelain'), '');
-});
+clean(
+  'a thread and a draft pull request in a repository: the state folder gets its .gitignore, git status shows nothing',
+  async () => {
+    const repo = makeGitRepo();
+    const tracker = createLocalTracker({ cwd: repo, env: {} });
+    await tracker.comment(5, 'red: PASS');
+    await tracker.openDraftPullRequest({
+      title: 'Issue 5',
+      body: 'summary',
+      branch: 'leap/issue-5',
+      base: 'main',
+      issue: 5,
+    });
+    await tracker.openDraftPullRequest({ title: 'No issue', body: 'summary', branch: 'leap/x' });
+    assert.ok(existsSync(join(repo, '.tdd', '.gitignore')));
+    assert.is(git(repo, 'status', '--porcelain'), '');
+  },
+);
 
 clean.run();

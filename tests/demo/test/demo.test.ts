@@ -29,18 +29,46 @@ test('leap demo drives issue 1 of a fresh sample project end to end through the 
   );
   assert.is(ledger.steps[1]!.title, 'Drop characters like \' " $ ` that are not letters or digits');
   assert.is(git(dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'leap/issue-1');
-  assert.is(git(dir, 'status', '--porcelain', '--untracked-files=all'), '', 'the ledger agrees with HEAD, nothing left over');
+  assert.is(
+    git(dir, 'status', '--porcelain', '--untracked-files=all'),
+    '',
+    'the ledger agrees with HEAD, nothing left over',
+  );
   const log = git(dir, 'log', '--reverse', '--format=%s', 'main..HEAD').trim().split('\n');
-  assert.equal(log, ['plan: issue 1', ...ledger.steps.flatMap((s) => [`red: ${s.title}`, `green: ${s.title}`, `refactor: ${s.title}`])]);
-  assert.match(git(dir, 'show', `HEAD~4`, '--', '.tdd/issue-1.md'), /\+- \[x\] Drop characters.*refactor-pending/, 'the tick is in the green commit');
+  assert.equal(log, [
+    'plan: issue 1',
+    ...ledger.steps.flatMap((s) => [`red: ${s.title}`, `green: ${s.title}`, `refactor: ${s.title}`]),
+  ]);
+  assert.match(
+    git(dir, 'show', `HEAD~4`, '--', '.tdd/issue-1.md'),
+    /\+- \[x\] Drop characters.*refactor-pending/,
+    'the tick is in the green commit',
+  );
   const issue = readFileSync(join(dir, '.tdd', 'issues', '1.md'), 'utf8');
   assert.is(issue.match(/^- \[x\]/gm)?.length, 3, 'the three criteria ticked');
-  assert.match(readFileSync(join(dir, '.tdd', 'issues', '1.pr.md'), 'utf8'), /State: draft/, 'the local draft pull request');
+  assert.match(
+    readFileSync(join(dir, '.tdd', 'issues', '1.pr.md'), 'utf8'),
+    /State: draft/,
+    'the local draft pull request',
+  );
   assert.is(spawnSync('npm', ['test', '--silent'], { cwd: dir, env }).status, 0, "the demo project's tests pass");
 
-  const events = readEvents(join(dir, '.tdd', 'events.jsonl')).map((r) => r.event as { event: string; phase?: string; verdict?: string; status?: string });
+  const events = readEvents(join(dir, '.tdd', 'events.jsonl')).map(
+    (r) => r.event as { event: string; phase?: string; verdict?: string; status?: string },
+  );
   const verdicts = events.filter((e) => e.event === 'verdict').map((e) => `${e.phase}:${e.verdict}`);
-  assert.equal(verdicts, ['red:PASS', 'green:PASS', 'refactor:PASS', 'red:PASS', 'green:REJECT', 'green:PASS', 'refactor:PASS', 'red:PASS', 'green:PASS', 'refactor:PASS']);
+  assert.equal(verdicts, [
+    'red:PASS',
+    'green:PASS',
+    'refactor:PASS',
+    'red:PASS',
+    'green:REJECT',
+    'green:PASS',
+    'refactor:PASS',
+    'red:PASS',
+    'green:PASS',
+    'refactor:PASS',
+  ]);
   const exits = events.filter((e) => e.event === 'exit');
   assert.ok(exits.length >= 20 && exits.every((e) => e.status === 'exited'), 'every leaf exited by itself');
   assert.equal(events.filter((e) => e.event === 'launch').length, exits.length, 'every launch has its exit');

@@ -9,7 +9,8 @@ import { cleanupTempDirs, git, makeGitRepo, repoRoot, suite } from '@leap/test-u
 const commits = suite('commit messages');
 commits.after.each(cleanupTempDirs);
 
-const check = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [join(repoRoot, 'tools/check-commits.mjs'), ...args], { cwd, encoding: 'utf8' });
+const check = (cwd: string, ...args: string[]) =>
+  spawnSync(process.execPath, [join(repoRoot, 'tools/check-commits.mjs'), ...args], { cwd, encoding: 'utf8' });
 
 function commit(repo: string, message: string): void {
   writeFileSync(join(repo, 'f'), message);

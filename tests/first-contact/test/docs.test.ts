@@ -9,14 +9,33 @@ import { git, repoRoot } from '@leap/test-utils';
 
 const docs = suite('docs name only files that exist');
 
-const PATH_LIKE = /^(?:\.{1,2}\/)*[a-z0-9_@][\w.@-]*(?:\/[\w.@-]+)*(?:\/|\.(?:ts|mts|mjs|cjs|js|json|jsonl|md|sh|ya?ml|toml))$/i;
+const PATH_LIKE =
+  /^(?:\.{1,2}\/)*[a-z0-9_@][\w.@-]*(?:\/[\w.@-]+)*(?:\/|\.(?:ts|mts|mjs|cjs|js|json|jsonl|md|sh|ya?ml|toml))$/i;
 
 // Files the toolchain writes at run time or the build makes (anything under a `dist/` too), which the docs
 // describe and no tree holds.
-const MADE_AT_RUN_TIME = new Set(['events.jsonl', 'run.json', 'record.json', 'result.json', 'champion.json', 'checkpoint.md', 'spine/aggregate.json', 'refs/leap/attempts/', 'test-output/']);
+const MADE_AT_RUN_TIME = new Set([
+  'events.jsonl',
+  'run.json',
+  'record.json',
+  'result.json',
+  'champion.json',
+  'checkpoint.md',
+  'spine/aggregate.json',
+  'refs/leap/attempts/',
+  'test-output/',
+]);
 
 // Files of a user's repository that the toolchain or the project's own tools read or make, which docs name.
-const USERS_FILES = new Set(['leap.config.json', 'leap.agents.json', 'vitest.config.ts', 'vitest.config.js', 'pyproject.toml', 'target/', 'coverage/']);
+const USERS_FILES = new Set([
+  'leap.config.json',
+  'leap.agents.json',
+  'vitest.config.ts',
+  'vitest.config.js',
+  'pyproject.toml',
+  'target/',
+  'coverage/',
+]);
 
 // Paths of a user's repository that a doc gives as examples, by doc.
 const EXAMPLES: Record<string, string[]> = {
@@ -26,8 +45,20 @@ const EXAMPLES: Record<string, string[]> = {
 
 // The names of documents, which are capitals by convention; any other all-capital segment is a placeholder
 // (`NAME.cjs`, `BALL/result.json`, `issue-N.md`).
-const DOC_NAMES = new Set(['README', 'ARCHITECTURE', 'RESULTS', 'SKILL', 'CONTRACT', 'MODEL-STUB', 'CHANGELOG', 'STYLE', 'LICENSE']);
-const hasPlaceholder = (path: string) => path.split(/[/.]/).some((part) => /^[A-Z][A-Z0-9_-]*$/.test(part) && !DOC_NAMES.has(part)) || /(^|-)[A-Z](?=$|[-.])/.test(path);
+const DOC_NAMES = new Set([
+  'README',
+  'ARCHITECTURE',
+  'RESULTS',
+  'SKILL',
+  'CONTRACT',
+  'MODEL-STUB',
+  'CHANGELOG',
+  'STYLE',
+  'LICENSE',
+]);
+const hasPlaceholder = (path: string) =>
+  path.split(/[/.]/).some((part) => /^[A-Z][A-Z0-9_-]*$/.test(part) && !DOC_NAMES.has(part)) ||
+  /(^|-)[A-Z](?=$|[-.])/.test(path);
 
 docs('every path a doc names is a file or folder of the tree', () => {
   const files = git(repoRoot, 'ls-files', '-z')
@@ -39,12 +70,23 @@ docs('every path a doc names is a file or folder of the tree', () => {
   const known = (path: string) => (path.endsWith('/') ? folders.has(path) : tracked.has(path));
   const missing: string[] = [];
   let checked = 0;
-  for (const doc of files.filter((f) => f.endsWith('.md') && !f.includes('/fixtures/') && !/(^|\/)CHANGELOG\.md$/.test(f) && !f.startsWith('.changeset/'))) {
+  for (const doc of files.filter(
+    (f) =>
+      f.endsWith('.md') && !f.includes('/fixtures/') && !/(^|\/)CHANGELOG\.md$/.test(f) && !f.startsWith('.changeset/'),
+  )) {
     const text = readFileSync(join(repoRoot, doc), 'utf8');
-    const names = [...text.matchAll(/`([^`\n]+)`/g), ...text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)].map((m) => m[1] as string);
+    const names = [...text.matchAll(/`([^`\n]+)`/g), ...text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)].map(
+      (m) => m[1] as string,
+    );
     for (const name of names) {
       // dist/ and schemas/*.schema.json are the build's (issue 41), not committed.
-      if (!PATH_LIKE.test(name) || /^(?:\.tdd|\.leap)\/|(?:^|\/)dist\/|(?:^|\/)schemas\/[^/]+\.schema\.json$/.test(name) || MADE_AT_RUN_TIME.has(name) || hasPlaceholder(name)) continue;
+      if (
+        !PATH_LIKE.test(name) ||
+        /^(?:\.tdd|\.leap)\/|(?:^|\/)dist\/|(?:^|\/)schemas\/[^/]+\.schema\.json$/.test(name) ||
+        MADE_AT_RUN_TIME.has(name) ||
+        hasPlaceholder(name)
+      )
+        continue;
       if (EXAMPLES[doc]?.includes(name) === true || USERS_FILES.has(name)) continue;
       checked++;
       // The steering repository's shared/ (the contract, the recorded agent runs) lies beside the clone where
@@ -52,7 +94,8 @@ docs('every path a doc names is a file or folder of the tree', () => {
       const shared = join(repoRoot, '..', 'shared');
       const inShared = /^(?:\.\.\/)+shared\/(.*)$/.exec(name)?.[1] ?? (/^agent-cli-runs\//.test(name) ? name : null);
       if (inShared !== null) {
-        if (!existsSync(shared) || existsSync(join(shared, inShared)) || existsSync(join(shared, 'spec', inShared))) continue;
+        if (!existsSync(shared) || existsSync(join(shared, inShared)) || existsSync(join(shared, 'spec', inShared)))
+          continue;
         missing.push(`${doc}: \`${name}\` (not in ${shared})`);
         continue;
       }

@@ -9,7 +9,8 @@ import { cleanupTempDirs, makeTempDir, repoRoot, suite } from '@leap/test-utils'
 const weight = suite('the weight of the tree');
 weight.after.each(cleanupTempDirs);
 
-const run = (...args: string[]) => spawnSync(process.execPath, [join(repoRoot, 'tools/weight.mjs'), ...args], { cwd: repoRoot, encoding: 'utf8' });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [join(repoRoot, 'tools/weight.mjs'), ...args], { cwd: repoRoot, encoding: 'utf8' });
 type Budget = Record<string, { target: number; ceiling: number }>;
 
 weight('the tree is within every ceiling of tools/weight-budget.json', () => {
@@ -21,7 +22,9 @@ weight('the tree is within every ceiling of tools/weight-budget.json', () => {
 weight('a figure one over its ceiling fails and is named; at its target it passes', () => {
   const { figures } = JSON.parse(run('--json').stdout) as { figures: Record<string, number> };
   // Every other figure exactly at its ceiling: only the one under test can fail.
-  const budget: Budget = Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, { target: 0, ceiling: value }]));
+  const budget: Budget = Object.fromEntries(
+    Object.entries(figures).map(([name, value]) => [name, { target: 0, ceiling: value }]),
+  );
   const file = join(makeTempDir('leap-weight-'), 'budget.json');
   const lines = figures['product lines'] as number;
   writeFileSync(file, JSON.stringify({ ...budget, 'product lines': { target: 0, ceiling: lines - 1 } }));

@@ -16,7 +16,9 @@ function show(what: string, r: ProcessOutput): string {
 
 // Without the outer npm's variables (npm test sets npm_config_local_prefix to the repository, among others).
 function env(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|NX_)/i.test(key) && key !== 'INIT_CWD'));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(npm_|NX_)/i.test(key) && key !== 'INIT_CWD'),
+  );
 }
 
 test("release.mjs --pack DIR, then npm i -D DIR/*.tgz in a repository of the user's: npx leap and npx leap-supervise run", async () => {
@@ -40,11 +42,16 @@ test("release.mjs --pack DIR, then npm i -D DIR/*.tgz in a repository of the use
   );
 
   const repo = makeTempDir('leap-users-repo-');
-  writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'users-project', version: '1.0.0', private: true }, null, 2)}\n`);
+  writeFileSync(
+    join(repo, 'package.json'),
+    `${JSON.stringify({ name: 'users-project', version: '1.0.0', private: true }, null, 2)}\n`,
+  );
   git(repo, 'init', '-q', '-b', 'main');
   const install = await sh(repo)`npm i -D --no-audit --no-fund --prefer-offline ${tarballs.map((f) => join(packs, f))}`;
   assert.is(install.exitCode, 0, show('npm i -D DIR/*.tgz', install));
-  const { version } = JSON.parse(readFileSync(join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   const leap = await sh(repo)`npx --no-install leap --version`;
   assert.is(leap.exitCode, 0, show('npx leap --version', leap));
   assert.is(leap.stdout, `${version}\n`);

@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const packageName = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] as string));
+const packageName = (specifier: string) =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] as string);
 
 function bundles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -23,13 +24,19 @@ test('each package with bins declares every package its bundles require', () => 
       const dir = join(root, group, name);
       const files = bundles(join(dir, 'dist', 'bin'));
       if (files.length === 0) continue;
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string> };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name: string;
+        dependencies?: Record<string, string>;
+      };
       const declared = new Set(Object.keys(manifest.dependencies ?? {}));
       for (const file of files) {
         for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/\brequire\("([^"./][^"]*)"\)/g)) {
           if (specifier === undefined || specifier.startsWith('node:')) continue;
           const needed = packageName(specifier);
-          assert.ok(declared.has(needed), `${manifest.name}: ${file.slice(root.length + 1)} requires ${needed}, which its package.json does not declare`);
+          assert.ok(
+            declared.has(needed),
+            `${manifest.name}: ${file.slice(root.length + 1)} requires ${needed}, which its package.json does not declare`,
+          );
           checked += 1;
         }
       }

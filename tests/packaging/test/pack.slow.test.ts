@@ -15,7 +15,9 @@ interface Manifest {
 }
 
 const folders = ['packages', 'plugins']
-  .flatMap((top) => (existsSync(join(repoRoot, top)) ? readdirSync(join(repoRoot, top)).map((d) => join(repoRoot, top, d)) : []))
+  .flatMap((top) =>
+    existsSync(join(repoRoot, top)) ? readdirSync(join(repoRoot, top)).map((d) => join(repoRoot, top, d)) : [],
+  )
   .filter((d) => existsSync(join(d, 'package.json')));
 const manifests = new Map<string, { dir: string; manifest: Manifest }>(
   folders.map((dir) => {
@@ -62,7 +64,10 @@ for (const { manifest } of withBins) {
   packaging(`${manifest.name}: installs alone from its tarball and its bins run`, async () => {
     const packs = makeTempDir('leap-packs-');
     const project = makeTempDir('leap-consumer-');
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
+    );
     const files: string[] = [];
     for (const name of closure(manifest.name)) files.push(await pack(name, packs));
     await sh(project)`npm install --no-audit --no-fund --prefer-offline --ignore-scripts ${files}`;

@@ -16,7 +16,9 @@ export const PINNED: Record<CliName, { pkg: string; version: string; bin: string
 };
 
 /** The CLIs the tests run: all three, or those `LEAP_TEST_CLIS` names (`claude,gemini`), for working on one. */
-export const CLI_NAMES: CliName[] = (['claude', 'codex', 'gemini'] as const).filter((name) => (process.env.LEAP_TEST_CLIS ?? name).split(',').includes(name));
+export const CLI_NAMES: CliName[] = (['claude', 'codex', 'gemini'] as const).filter((name) =>
+  (process.env.LEAP_TEST_CLIS ?? name).split(',').includes(name),
+);
 
 /** Where the CLIs and their homes live: the tests' cache, never under the repository or /tmp. */
 export const CACHE_ROOT = TEST_CACHE;
@@ -26,7 +28,11 @@ export function installedCli(name: CliName): string {
   const { pkg, version, bin } = PINNED[name];
   const installed = (modules: string): boolean => {
     const manifest = join(modules, ...pkg.split('/'), 'package.json');
-    return existsSync(join(modules, '.bin', bin)) && existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === version;
+    return (
+      existsSync(join(modules, '.bin', bin)) &&
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === version
+    );
   };
   return join(npmInstalled(join(CACHE_ROOT, 'agents', `${name}@${version}`), [`${pkg}@${version}`], installed), '.bin');
 }
@@ -37,14 +43,24 @@ const homes: string[] = [];
  * A private HOME for one run, under the cache (not /tmp: Codex refuses to set up its sandbox helpers under
  * the temp folder, and every sandboxed command then fails), configured to use `server` and stay quiet.
  */
-export function privateHome(name: CliName, server: ModelServer, options: { codexLogin?: boolean; home?: string } = {}): { home: string; env: Record<string, string> } {
+export function privateHome(
+  name: CliName,
+  server: ModelServer,
+  options: { codexLogin?: boolean; home?: string } = {},
+): { home: string; env: Record<string, string> } {
   mkdirSync(join(CACHE_ROOT, 'homes'), { recursive: true });
   // A second CLI may share the first one's HOME (a run with two roles): each keeps its own config in it.
   const home = options.home ?? mkdtempSync(join(CACHE_ROOT, 'homes', `${name}-`));
   if (options.home === undefined) homes.push(home);
   // Every leaf bounded well under the defaults (900 s, idle off): a CLI that hangs on a machine unlike this
   // one (a login prompt, a retry loop against a closed network) fails its test in minutes, with the status.
-  const env: Record<string, string> = { PATH: `${installedCli(name)}:${process.env.PATH ?? ''}`, HOME: home, TMPDIR: join(home, 'tmp'), VERI_TIMEOUT: '180', VERI_IDLE_TIMEOUT: '120' };
+  const env: Record<string, string> = {
+    PATH: `${installedCli(name)}:${process.env.PATH ?? ''}`,
+    HOME: home,
+    TMPDIR: join(home, 'tmp'),
+    VERI_TIMEOUT: '180',
+    VERI_IDLE_TIMEOUT: '120',
+  };
   mkdirSync(env.TMPDIR!, { recursive: true });
   if (name === 'claude') {
     Object.assign(env, {
@@ -75,7 +91,12 @@ export function privateHome(name: CliName, server: ModelServer, options: { codex
     );
     Object.assign(env, { CODEX_HOME: codexHome, STUB_OPENAI_KEY: 'sk-stub-key' });
     // `codex login --with-api-key` (the key on stdin): the setup whose `codex login status` says logged in.
-    if (options.codexLogin === true) execFileSync('codex', ['login', '--with-api-key'], { env: { ...process.env, ...env }, input: 'sk-stub-key\n', stdio: ['pipe', 'ignore', 'pipe'] });
+    if (options.codexLogin === true)
+      execFileSync('codex', ['login', '--with-api-key'], {
+        env: { ...process.env, ...env },
+        input: 'sk-stub-key\n',
+        stdio: ['pipe', 'ignore', 'pipe'],
+      });
   } else {
     mkdirSync(join(home, '.gemini'), { recursive: true });
     writeFileSync(
@@ -86,16 +107,28 @@ export function privateHome(name: CliName, server: ModelServer, options: { codex
         general: { enableAutoUpdate: false },
       }),
     );
-    Object.assign(env, { GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_API_KEY: 'stub-key', GEMINI_TELEMETRY_ENABLED: 'false' });
+    Object.assign(env, {
+      GOOGLE_GEMINI_BASE_URL: server.url,
+      GEMINI_API_KEY: 'stub-key',
+      GEMINI_TELEMETRY_ENABLED: 'false',
+    });
   }
   return { home, env };
 }
 
 /** One HOME for two CLIs, each pointed at its own server: the environment of a run with both (a tdd run's developer and verifier). */
-export function sharedHome(first: { cli: CliName; server: ModelServer }, second: { cli: CliName; server: ModelServer }): Record<string, string> {
+export function sharedHome(
+  first: { cli: CliName; server: ModelServer },
+  second: { cli: CliName; server: ModelServer },
+): Record<string, string> {
   const a = privateHome(first.cli, first.server, { codexLogin: true });
   const b = privateHome(second.cli, second.server, { codexLogin: true, home: a.home });
-  return { ...a.env, ...b.env, HOME: a.home, PATH: `${installedCli(first.cli)}:${installedCli(second.cli)}:${process.env.PATH ?? ''}` };
+  return {
+    ...a.env,
+    ...b.env,
+    HOME: a.home,
+    PATH: `${installedCli(first.cli)}:${installedCli(second.cli)}:${process.env.PATH ?? ''}`,
+  };
 }
 
 /** Remove every private HOME made so far. */

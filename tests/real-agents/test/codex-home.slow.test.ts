@@ -35,7 +35,8 @@ function issueProject(): string {
     prefix: 'leap-real-codex-home-',
     files: {
       'add.js': 'exports.add = (a, b) => a + b;\n',
-      'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
+      'test/add.test.js':
+        "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
       '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
     },
   });
@@ -49,7 +50,13 @@ if (CLI_NAMES.includes('codex')) {
     const repo = makeProject();
     const server = await startModelServer({
       conversations: [
-        { when: 'Add sub.js.', script: [{ write: join(repo, 'sub.js'), content: 'exports.sub = (a, b) => a - b;\n' }, { text: 'wrote sub.js' }] },
+        {
+          when: 'Add sub.js.',
+          script: [
+            { write: join(repo, 'sub.js'), content: 'exports.sub = (a, b) => a - b;\n' },
+            { text: 'wrote sub.js' },
+          ],
+        },
         { when: 'Judge add.js.', script: [{ read: join(repo, 'add.js') }, { text: 'read add.js' }] },
       ],
     });
@@ -69,16 +76,28 @@ if (CLI_NAMES.includes('codex')) {
           preflight: false,
         });
         // The CLI exits 0 with its answer; the plugin reads its warning, so the leaf is no success that did nothing.
-        assert.equal([leaf.status, leaf.code, leaf.failureKind, leaf.answer], ['exited', 0, 'failed', null], `${leaf.failure}`);
+        assert.equal(
+          [leaf.status, leaf.code, leaf.failureKind, leaf.answer],
+          ['exited', 0, 'failed', null],
+          `${leaf.failure}`,
+        );
         assert.match(leaf.stdout, answer, "the model's answer was printed all the same");
         assert.match(leaf.stderr, /Refusing to create helper binaries under temporary dir/, 'its one warning');
-        assert.match(leaf.failure ?? '', /^codex exited 0 but could not do its work: codex could not run its own (workspace-write|read-only) sandbox \(it said: Refusing to create helper binaries/);
+        assert.match(
+          leaf.failure ?? '',
+          /^codex exited 0 but could not do its work: codex could not run its own (workspace-write|read-only) sandbox \(it said: Refusing to create helper binaries/,
+        );
       }
       assert.not.ok(existsSync(join(repo, 'sub.js')), 'the write never happened');
       assert.not.ok(sentBack(server, SOURCE_MARK), 'the read never happened');
       const results = server.requests.filter((r) => r.turn === 1).map((r) => JSON.stringify(r.body));
       assert.is(results.length, 2);
-      for (const body of results) assert.match(body, /bwrap: execvp codex-linux-sandbox: No such file or directory/, 'what the model was told, and no one else');
+      for (const body of results)
+        assert.match(
+          body,
+          /bwrap: execvp codex-linux-sandbox: No such file or directory/,
+          'what the model was told, and no one else',
+        );
     } finally {
       await server.close();
     }
@@ -86,7 +105,9 @@ if (CLI_NAMES.includes('codex')) {
 
   test('the plugin refuses it: the readiness check names the cause before any model call, for a writer and a reader', async () => {
     const repo = makeProject();
-    const server = await startModelServer({ script: [{ write: join(repo, 'sub.js'), content: 'x' }, { text: 'never asked' }] });
+    const server = await startModelServer({
+      script: [{ write: join(repo, 'sub.js'), content: 'x' }, { text: 'never asked' }],
+    });
     try {
       const { env, codexHome, temp } = homeUnderTemp(server);
       for (const [role, mode] of [
@@ -102,7 +123,10 @@ if (CLI_NAMES.includes('codex')) {
           env,
         });
         assert.equal([leaf.status, leaf.failureKind], ['failed-start', 'failed']);
-        assert.is(leaf.failure, `codex is not ready: \`${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex\` exited with code 1: ${REFUSAL(mode, codexHome, temp)}`);
+        assert.is(
+          leaf.failure,
+          `codex is not ready: \`${process.execPath} -e eval(process.env.LEAP_CODEX_READINESS) codex\` exited with code 1: ${REFUSAL(mode, codexHome, temp)}`,
+        );
       }
       assert.equal(
         server.requests.filter((r) => r.vendor !== null),
@@ -128,7 +152,12 @@ if (CLI_NAMES.includes('codex')) {
 
   test("inside the toolchain's sandbox codex runs none of its own: the same CODEX_HOME is ready there, and the developer's write lands", async () => {
     const repo = makeProject();
-    const server = await startModelServer({ script: [{ write: join(repo, 'sub.js'), content: 'exports.sub = (a, b) => a - b;\n' }, { text: 'wrote it inside' }] });
+    const server = await startModelServer({
+      script: [
+        { write: join(repo, 'sub.js'), content: 'exports.sub = (a, b) => a - b;\n' },
+        { text: 'wrote it inside' },
+      ],
+    });
     try {
       const { env } = homeUnderTemp(server);
       const stateDir = makeTempDir('leap-real-agents-state-');
@@ -157,10 +186,29 @@ if (CLI_NAMES.includes('codex')) {
         const { env, codexHome, temp } = homeUnderTemp(server);
         const plan = join(makeTempDir('leap-real-codex-plan-'), 'plan.txt');
         writeFileSync(plan, 'Plan\nsub subtracts (criterion 1)\n');
-        const run = await runBin(binPath('cli', 'leap'), ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', plan, '--developer', 'codex', '--verifier', 'claude', '--sandbox', 'off'], {
-          cwd: repo,
-          env: { ...env, PATH: `${env.PATH}:${installedCli('claude')}`, VERI_TEST_CMD: TEST_CMD },
-        });
+        const run = await runBin(
+          binPath('cli', 'leap'),
+          [
+            'tdd',
+            'run',
+            '--issue',
+            '1',
+            '--test-cmd',
+            TEST_CMD,
+            '--plan',
+            plan,
+            '--developer',
+            'codex',
+            '--verifier',
+            'claude',
+            '--sandbox',
+            'off',
+          ],
+          {
+            cwd: repo,
+            env: { ...env, PATH: `${env.PATH}:${installedCli('claude')}`, VERI_TEST_CMD: TEST_CMD },
+          },
+        );
         assert.not.equal(run.code, 0, run.stdout);
         const bail = readEvents(join(repo, '.tdd')).find((e) => e.event === 'bail');
         assert.is(bail?.cause, 'agent-failed', JSON.stringify(bail));
@@ -179,7 +227,12 @@ if (CLI_NAMES.includes('codex')) {
   if (CLI_NAMES.includes('claude'))
     test('with its readiness check off (an agents file\'s "preflight": false), the codex developer\'s leaf that wrote nothing bails agent-failed with the cause; nothing is committed as red', async () => {
       const repo = issueProject();
-      const server = await startModelServer({ script: [{ write: join(repo, 'test', 'sub.test.js'), content: 'never written\n' }, { text: 'Wrote the failing test.' }] });
+      const server = await startModelServer({
+        script: [
+          { write: join(repo, 'test', 'sub.test.js'), content: 'never written\n' },
+          { text: 'Wrote the failing test.' },
+        ],
+      });
       try {
         const { env } = homeUnderTemp(server);
         const dir = makeTempDir('leap-real-codex-plan-');
@@ -189,19 +242,43 @@ if (CLI_NAMES.includes('codex')) {
         writeFileSync(agents, JSON.stringify({ agents: { unchecked: { plugin: 'codex', preflight: false } } }));
         const run = await runBin(
           binPath('cli', 'leap'),
-          ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', plan, '--agents', agents, '--developer', 'unchecked', '--verifier', 'claude', '--sandbox', 'off'],
+          [
+            'tdd',
+            'run',
+            '--issue',
+            '1',
+            '--test-cmd',
+            TEST_CMD,
+            '--plan',
+            plan,
+            '--agents',
+            agents,
+            '--developer',
+            'unchecked',
+            '--verifier',
+            'claude',
+            '--sandbox',
+            'off',
+          ],
           { cwd: repo, env: { ...env, PATH: `${env.PATH}:${installedCli('claude')}`, VERI_TEST_CMD: TEST_CMD } },
         );
         assert.is(run.code, 1, run.stdout);
         const bail = readEvents(join(repo, '.tdd')).find((e) => e.event === 'bail');
         assert.is(bail?.cause, 'agent-failed', JSON.stringify(bail));
-        assert.match(String(bail?.message), /codex could not run its own workspace-write sandbox \(it said: Refusing to create helper binaries under temporary dir/);
+        assert.match(
+          String(bail?.message),
+          /codex could not run its own workspace-write sandbox \(it said: Refusing to create helper binaries under temporary dir/,
+        );
         assert.ok(
           server.requests.some((r) => r.vendor !== null),
           'the leaf ran: the model was asked',
         );
         assert.not.ok(existsSync(join(repo, 'test', 'sub.test.js')), 'the write never happened');
-        assert.equal(git(repo, 'log', '--format=%s', 'leap/issue-1').trim().split('\n'), ['plan: issue 1', 'initial'], 'no red commit of a leaf that did nothing');
+        assert.equal(
+          git(repo, 'log', '--format=%s', 'leap/issue-1').trim().split('\n'),
+          ['plan: issue 1', 'initial'],
+          'no red commit of a leaf that did nothing',
+        );
       } finally {
         await server.close();
       }

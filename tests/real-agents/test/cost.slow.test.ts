@@ -26,19 +26,28 @@ function agentsFile(entries: Record<string, unknown>): string {
 for (const cli of CLI_NAMES.filter((c) => c !== 'claude')) {
   test(`${cli} with prices in its agents-file entry: the usage event's cost is the server's tokens at those prices, marked estimated`, async () => {
     const repo = makeProject();
-    const server = await startModelServer({ script: [{ read: join(repo, 'add.js') }, { structured: { verdict: 'PASS', reason: 'priced' } }] });
+    const server = await startModelServer({
+      script: [{ read: join(repo, 'add.js') }, { structured: { verdict: 'PASS', reason: 'priced' } }],
+    });
     try {
       const { env } = privateHome(cli, server, { codexLogin: true });
       const agents = agentsFile({ priced: { plugin: cli, usd_per_million_tokens: PRICES } });
-      const run = await runBin(LEAP_VERIFY, ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', 'priced'], {
-        cwd: repo,
-        env: { ...env, VERI_AGENTS: agents, VERI_TEST_CMD: TEST_CMD },
-      });
+      const run = await runBin(
+        LEAP_VERIFY,
+        ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', 'priced'],
+        {
+          cwd: repo,
+          env: { ...env, VERI_AGENTS: agents, VERI_TEST_CMD: TEST_CMD },
+        },
+      );
       assert.is(run.code, 0, `${run.stdout}\n${run.stderr.slice(-3000)}`);
       const usage = readEvents(join(repo, '.tdd')).filter((e) => e.event === 'usage');
       assert.is(usage.length, 1);
       const counted = server.usage();
-      assert.equal([usage[0]!.agent, usage[0]!.input_tokens, usage[0]!.output_tokens], ['priced', counted.input, counted.output]);
+      assert.equal(
+        [usage[0]!.agent, usage[0]!.input_tokens, usage[0]!.output_tokens],
+        ['priced', counted.input, counted.output],
+      );
       assert.is(usage[0]!.cost_usd, (counted.input * PRICES.input + counted.output * PRICES.output) / 1_000_000);
       assert.is(usage[0]!.cost_estimated, true);
     } finally {
@@ -53,17 +62,32 @@ if (CLI_NAMES.includes('claude')) {
     const server = await startModelServer({ script: [{ structured: { verdict: 'PASS', reason: 'its own cost' } }] });
     try {
       const { env } = privateHome('claude', server);
-      const run = await runBin(LEAP_VERIFY, ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', 'claude'], { cwd: repo, env: { ...env, VERI_TEST_CMD: TEST_CMD } });
+      const run = await runBin(
+        LEAP_VERIFY,
+        ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', 'claude'],
+        { cwd: repo, env: { ...env, VERI_TEST_CMD: TEST_CMD } },
+      );
       assert.is(run.code, 0, run.stderr.slice(-2000));
       const usage = readEvents(join(repo, '.tdd')).filter((e) => e.event === 'usage');
       assert.ok(typeof usage[0]!.cost_usd === 'number' && usage[0]!.cost_usd > 0);
       assert.is(usage[0]!.cost_estimated, undefined);
-      const refused = await runBin(LEAP_VERIFY, ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', 'priced'], {
-        cwd: repo,
-        env: { ...env, VERI_AGENTS: agentsFile({ priced: { plugin: 'claude', usd_per_million_tokens: PRICES } }), VERI_TEST_CMD: TEST_CMD },
-      });
+      const refused = await runBin(
+        LEAP_VERIFY,
+        ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', 'priced'],
+        {
+          cwd: repo,
+          env: {
+            ...env,
+            VERI_AGENTS: agentsFile({ priced: { plugin: 'claude', usd_per_million_tokens: PRICES } }),
+            VERI_TEST_CMD: TEST_CMD,
+          },
+        },
+      );
       assert.is(refused.code, 2, refused.stderr);
-      assert.match(refused.stderr, /agent "priced": "usd_per_million_tokens" is for codex and gemini, which report no cost; claude reports its own or none/);
+      assert.match(
+        refused.stderr,
+        /agent "priced": "usd_per_million_tokens" is for codex and gemini, which report no cost; claude reports its own or none/,
+      );
     } finally {
       await server.close();
     }

@@ -31,21 +31,34 @@ interface DryCase {
   model?: string;
 }
 
-const watched = (name: string, kind: string, words: string) => new RegExp(`^${name} ran dry \\(${kind}\\): ${words} \\(the leaf was ended after \\d+ attempts in [\\d.]+ s\\)$`);
-const exited = (name: string, code: number, words: string) => new RegExp(`^${name} exited with code ${code} \\(exited\\): ${words}$`);
+const watched = (name: string, kind: string, words: string) =>
+  new RegExp(`^${name} ran dry \\(${kind}\\): ${words} \\(the leaf was ended after \\d+ attempts in [\\d.]+ s\\)$`);
+const exited = (name: string, code: number, words: string) =>
+  new RegExp(`^${name} exited with code ${code} \\(exited\\): ${words}$`);
 
 const CLAUDE_429 = 'API retry \\d+ of 10 \\(error: rate_limit, HTTP 429\\)';
 const CLAUDE_529 = 'API retry \\d+ of 10 \\(error: overloaded, HTTP 529\\)';
-const REPEATED_529 = 'API Error: Repeated 529 Overloaded errors\\. The API is at capacity — this is usually temporary\\. Try again in a moment\\..*';
+const REPEATED_529 =
+  'API Error: Repeated 529 Overloaded errors\\. The API is at capacity — this is usually temporary\\. Try again in a moment\\..*';
 const CODEX_429 = 'exceeded retry limit, last status: 429 Too Many Requests';
 const CODEX_503 = 'Selected model is at capacity\\. Please try a different model\\.';
 const CODEX_QUOTA = 'Quota exceeded\\. Check your plan and billing details\\.';
-const GEMINI_RETRY = (status: string, words: string) => `the Gemini API answered HTTP ${status}: ${words} \\(attempt \\d+; the CLI was retrying\\)`;
-const GEMINI_QUOTA = "the Gemini API answered HTTP 429: You have exhausted your daily quota on this model\\. \\(the CLI's exit code 173 is that status mod 256\\)";
+const GEMINI_RETRY = (status: string, words: string) =>
+  `the Gemini API answered HTTP ${status}: ${words} \\(attempt \\d+; the CLI was retrying\\)`;
+const GEMINI_QUOTA =
+  "the Gemini API answered HTTP 429: You have exhausted your daily quota on this model\\. \\(the CLI's exit code 173 is that status mod 256\\)";
 
 const CASES: DryCase[] = [
   // Claude Code retries a 429 ten times over about 3 minutes (recorded: 188 s): the watch ends it.
-  { cli: 'claude', fault: 429, kind: 'rate-limit', words: new RegExp(`^${CLAUDE_429}$`), failure: watched('claude', 'rate-limited', CLAUDE_429), calls: [3, 10], status: 429 },
+  {
+    cli: 'claude',
+    fault: 429,
+    kind: 'rate-limit',
+    words: new RegExp(`^${CLAUDE_429}$`),
+    failure: watched('claude', 'rate-limited', CLAUDE_429),
+    calls: [3, 10],
+    status: 429,
+  },
   // Its default model gives up on a 529 after three tries (about 3 s), in its own words.
   {
     cli: 'claude',
@@ -67,8 +80,24 @@ const CASES: DryCase[] = [
     status: 529,
     model: 'sonnet',
   },
-  { cli: 'claude', fault: 'quota', kind: 'quota', words: /^Credit balance is too low$/, failure: exited('claude', 1, 'Credit balance is too low'), calls: [1, 1], status: 400 },
-  { cli: 'codex', fault: 429, kind: 'rate-limit', words: new RegExp(`^${CODEX_429}$`), failure: exited('codex', 1, CODEX_429), calls: [6, 6], status: 429 },
+  {
+    cli: 'claude',
+    fault: 'quota',
+    kind: 'quota',
+    words: /^Credit balance is too low$/,
+    failure: exited('claude', 1, 'Credit balance is too low'),
+    calls: [1, 1],
+    status: 400,
+  },
+  {
+    cli: 'codex',
+    fault: 429,
+    kind: 'rate-limit',
+    words: new RegExp(`^${CODEX_429}$`),
+    failure: exited('codex', 1, CODEX_429),
+    calls: [6, 6],
+    status: 429,
+  },
   // Five retries five seconds apart (about 30 s): the CLI gives up about when the watch would end it; either way, overloaded.
   {
     cli: 'codex',
@@ -81,14 +110,28 @@ const CASES: DryCase[] = [
     calls: [3, 30],
     status: 503,
   },
-  { cli: 'codex', fault: 'quota', kind: 'quota', words: new RegExp(`^${CODEX_QUOTA}$`), failure: exited('codex', 1, CODEX_QUOTA), calls: [1, 1], status: 429 },
+  {
+    cli: 'codex',
+    fault: 'quota',
+    kind: 'quota',
+    words: new RegExp(`^${CODEX_QUOTA}$`),
+    failure: exited('codex', 1, CODEX_QUOTA),
+    calls: [1, 1],
+    status: 429,
+  },
   // Gemini CLI retries a 429 or a 503 ten times over four to five minutes: the watch ends it.
   {
     cli: 'gemini',
     fault: 429,
     kind: 'rate-limit',
-    words: new RegExp(`^${GEMINI_RETRY('429 RESOURCE_EXHAUSTED', 'rate limit reached \\(the stub server says so\\)')}$`),
-    failure: watched('gemini', 'rate-limited', GEMINI_RETRY('429 RESOURCE_EXHAUSTED', 'rate limit reached \\(the stub server says so\\)')),
+    words: new RegExp(
+      `^${GEMINI_RETRY('429 RESOURCE_EXHAUSTED', 'rate limit reached \\(the stub server says so\\)')}$`,
+    ),
+    failure: watched(
+      'gemini',
+      'rate-limited',
+      GEMINI_RETRY('429 RESOURCE_EXHAUSTED', 'rate limit reached \\(the stub server says so\\)'),
+    ),
     calls: [3, 9],
     status: 429,
   },
@@ -97,12 +140,24 @@ const CASES: DryCase[] = [
     fault: 'overload',
     kind: 'overload',
     words: new RegExp(`^${GEMINI_RETRY('503 UNAVAILABLE', 'overloaded \\(the stub server says so\\)')}$`),
-    failure: watched('gemini', 'its service is overloaded', GEMINI_RETRY('503 UNAVAILABLE', 'overloaded \\(the stub server says so\\)')),
+    failure: watched(
+      'gemini',
+      'its service is overloaded',
+      GEMINI_RETRY('503 UNAVAILABLE', 'overloaded \\(the stub server says so\\)'),
+    ),
     calls: [3, 9],
     status: 503,
   },
   // A per-day quota is a TerminalQuotaError to the CLI: no retry, rc 173 (429 mod 256).
-  { cli: 'gemini', fault: 'quota', kind: 'quota', words: new RegExp(`^${GEMINI_QUOTA}$`), failure: exited('gemini', 173, GEMINI_QUOTA), calls: [1, 1], status: 429 },
+  {
+    cli: 'gemini',
+    fault: 'quota',
+    kind: 'quota',
+    words: new RegExp(`^${GEMINI_QUOTA}$`),
+    failure: exited('gemini', 173, GEMINI_QUOTA),
+    calls: [1, 1],
+    status: 429,
+  },
 ];
 
 // The requests of the conversation (not Claude Code's probe, not Gemini's model router), with their answers.
@@ -131,14 +186,21 @@ for (const c of CASES.filter((c) => CLI_NAMES.includes(c.cli))) {
       assert.is(leaf.dry?.kind, c.kind, `${leaf.failure}`);
       assert.match(leaf.dry?.message ?? '', c.words);
       assert.match(leaf.failure ?? '', c.failure);
-      assert.not.match(`${leaf.failure}\n${leaf.dry?.message}`, /[{}]|"type"|^\s+at /m, 'one plain sentence: no JSON, no stack frame');
+      assert.not.match(
+        `${leaf.failure}\n${leaf.dry?.message}`,
+        /[{}]|"type"|^\s+at /m,
+        'one plain sentence: no JSON, no stack frame',
+      );
       // What was asked: every model call answered with the fault, as many as the CLI makes before it (or the watch) gives up.
       const calls = modelCalls(server);
       assert.ok(
         calls.every((answer) => answer === c.status),
         `answers: ${calls.join(', ')}`,
       );
-      assert.ok(calls.length >= c.calls[0] && calls.length <= c.calls[1], `${calls.length} model calls, expected ${c.calls[0]} to ${c.calls[1]}`);
+      assert.ok(
+        calls.length >= c.calls[0] && calls.length <= c.calls[1],
+        `${calls.length} model calls, expected ${c.calls[0]} to ${c.calls[1]}`,
+      );
       assert.ok(
         server.requests.every((r) => r.answer !== 404),
         'nothing but the vendor API was asked',

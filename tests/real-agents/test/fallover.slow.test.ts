@@ -34,8 +34,31 @@ if (['claude', 'gemini', 'codex'].every((cli) => CLI_NAMES.includes(cli as never
       try {
         const two = sharedHome({ cli: 'claude', server: dry }, { cli: 'gemini', server: gem });
         const third = privateHome('codex', ver, { codexLogin: true, home: two.HOME });
-        const env = { ...two, ...third.env, HOME: two.HOME, PATH: `${installedCli('codex')}:${two.PATH}`, VERI_TEST_CMD: TEST_CMD };
-        const run = await runBin(LEAP, ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(), '--developer', 'claude,gemini', '--verifier', 'codex'], { cwd: repo, env });
+        const env = {
+          ...two,
+          ...third.env,
+          HOME: two.HOME,
+          PATH: `${installedCli('codex')}:${two.PATH}`,
+          VERI_TEST_CMD: TEST_CMD,
+        };
+        const run = await runBin(
+          LEAP,
+          [
+            'tdd',
+            'run',
+            '--issue',
+            '1',
+            '--test-cmd',
+            TEST_CMD,
+            '--plan',
+            planFile(),
+            '--developer',
+            'claude,gemini',
+            '--verifier',
+            'codex',
+          ],
+          { cwd: repo, env },
+        );
         const events = readEvents(join(repo, '.tdd'));
         assert.is(
           run.code,
@@ -55,7 +78,9 @@ if (['claude', 'gemini', 'codex'].every((cli) => CLI_NAMES.includes(cli as never
         assert.not.match(String(falls[0]?.message), /"type":"system"/, 'words, never raw stream-json');
         assert.match(run.stdout, `develop-red: the developer agent claude's vendor ran dry (${cause})`);
         // Not a revision: develop-red is launched twice at attempt 1, and the history is one cycle.
-        const launches = events.filter((e) => e.event === 'launch' && String(e.leaf).startsWith('develop-')).map((e) => `${e.leaf} ${e.attempt}`);
+        const launches = events
+          .filter((e) => e.event === 'launch' && String(e.leaf).startsWith('develop-'))
+          .map((e) => `${e.leaf} ${e.attempt}`);
         assert.equal(launches, ['develop-red 1', 'develop-red 1', 'develop-green 1', 'develop-refactor 1']);
         const subjects = git(repo, 'log', '--format=%s', 'main..leap/issue-1').trimEnd().split('\n').reverse();
         assert.equal(subjects, ['plan: issue 1', `red: ${TITLE}`, `green: ${TITLE}`, `refactor: ${TITLE}`]);
@@ -72,7 +97,8 @@ if (['claude', 'gemini', 'codex'].every((cli) => CLI_NAMES.includes(cli as never
           [counted.input, counted.output],
         );
         const status = await runBin(LEAP, ['status', '--json'], { cwd: repo, env });
-        const shown = (JSON.parse(status.stdout) as { fallovers: { agent: string; next: string; cause: string }[] }).fallovers;
+        const shown = (JSON.parse(status.stdout) as { fallovers: { agent: string; next: string; cause: string }[] })
+          .fallovers;
         assert.equal(
           shown.map((f) => [f.agent, f.cause, f.next]),
           [['claude', cause, 'gemini']],

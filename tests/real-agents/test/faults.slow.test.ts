@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { claudeRetrying } from '@leap/agent-claude';
 import { codexRetrying } from '@leap/agent-codex';
 import { readFileIfExists } from '@leap/core';
-import { binPath, cleanupTempDirs, makeGitRepo, makeTempDir, runBin, startModelServer, waitFor, type ModelFault } from '@leap/test-utils';
+import {
+  binPath,
+  cleanupTempDirs,
+  makeGitRepo,
+  makeTempDir,
+  runBin,
+  startModelServer,
+  waitFor,
+  type ModelFault,
+} from '@leap/test-utils';
 import { checkAgentReady, runAgentLeaf } from '@leap/verify';
 import { CLI_NAMES, cleanupHomes, privateHome, sharedHome, type CliName } from './clis.js';
 import { TEST_CMD, makeProject, readEvents } from './fixture-repo.js';
@@ -36,14 +45,31 @@ if (has('codex')) {
       // 1. The provider of config.toml reads its key from STUB_OPENAI_KEY; `codex login status` says "Not logged in".
       const byEnvKey = privateHome('codex', server).env;
       assert.equal(await checkAgentReady(agent, options, byEnvKey), { ready: true });
-      const leaf = await runAgentLeaf({ name: 'verify-green', agent, prompt: 'Say it.', options, stateDir: makeTempDir('leap-real-agents-state-'), env: byEnvKey });
+      const leaf = await runAgentLeaf({
+        name: 'verify-green',
+        agent,
+        prompt: 'Say it.',
+        options,
+        stateDir: makeTempDir('leap-real-agents-state-'),
+        env: byEnvKey,
+      });
       assert.is(leaf.answer?.text, 'ready and answering', `${leaf.failure}`);
       // 2. CODEX_API_KEY with the built-in OpenAI provider (its base URL pointed at the server).
       const byApiKey = privateHome('codex', server).env;
-      writeFileSync(join(byApiKey.CODEX_HOME!, 'config.toml'), `check_for_update_on_startup = false\nopenai_base_url = "${server.url}/v1"\n[analytics]\nenabled = false\n`);
+      writeFileSync(
+        join(byApiKey.CODEX_HOME!, 'config.toml'),
+        `check_for_update_on_startup = false\nopenai_base_url = "${server.url}/v1"\n[analytics]\nenabled = false\n`,
+      );
       const apiKeyEnv = { ...byApiKey, STUB_OPENAI_KEY: '', CODEX_API_KEY: 'sk-stub-key' };
       assert.equal(await checkAgentReady(agent, options, apiKeyEnv), { ready: true });
-      const second = await runAgentLeaf({ name: 'verify-green', agent, prompt: 'Say it.', options, stateDir: makeTempDir('leap-real-agents-state-'), env: apiKeyEnv });
+      const second = await runAgentLeaf({
+        name: 'verify-green',
+        agent,
+        prompt: 'Say it.',
+        options,
+        stateDir: makeTempDir('leap-real-agents-state-'),
+        env: apiKeyEnv,
+      });
       assert.is(second.answer?.text, 'ready and answering', `${second.failure}`);
       assert.ok(
         server.requests.some((r) => r.headers.authorization === 'Bearer sk-stub-key' && r.answer === 200),
@@ -62,7 +88,11 @@ if (has('codex')) {
       });
       const plain = privateHome('codex', server, { codexLogin: true }).env;
       writeFileSync(join(plain.CODEX_HOME!, 'config.toml'), 'check_for_update_on_startup = false\n');
-      assert.equal(await checkAgentReady(agent, options, plain), { ready: true }, 'the built-in provider with a login: codex login status says so');
+      assert.equal(
+        await checkAgentReady(agent, options, plain),
+        { ready: true },
+        'the built-in provider with a login: codex login status says so',
+      );
       // And no setup at all is refused in the CLI's own words, before any leaf.
       const none = privateHome('codex', server).env;
       writeFileSync(join(none.CODEX_HOME!, 'config.toml'), 'check_for_update_on_startup = false\n');
@@ -91,7 +121,10 @@ if (has('claude')) {
         retryLimitMs: 1,
       });
       assert.is(leaf.failureKind, 'failed');
-      assert.match(leaf.failure ?? '', /API retry \d+ of 10 \(error: authentication_failed, HTTP 401\); a refused key is refused again, so the leaf ends/);
+      assert.match(
+        leaf.failure ?? '',
+        /API retry \d+ of 10 \(error: authentication_failed, HTTP 401\); a refused key is refused again, so the leaf ends/,
+      );
       const first = claudeRetrying(upTo(leaf.stdout, /"subtype":"api_retry"/));
       assert.equal([first?.attempts, first?.final], [1, true], 'final from the first retry');
       assert.ok(server.requests.filter((r) => r.answer === 401).length < 10, 'ended before the CLI gave up by itself');
@@ -115,7 +148,10 @@ if (has('claude')) {
       process.kill(process.pid, 'SIGTERM');
       const leaf = await pending;
       assert.is(leaf.failureKind, 'killed');
-      assert.match(agent.explainFailure!(leaf.stdout, leaf.stderr) ?? '', /^the last thing Claude Code said: API retry \d+ of 10 \(error: \w+, HTTP 500\)$/);
+      assert.match(
+        agent.explainFailure!(leaf.stdout, leaf.stderr) ?? '',
+        /^the last thing Claude Code said: API retry \d+ of 10 \(error: \w+, HTTP 500\)$/,
+      );
     } finally {
       await server.close();
     }
@@ -136,7 +172,10 @@ if (has('codex')) {
         env,
       });
       assert.is(leaf.failureKind, 'failed');
-      assert.match(leaf.failure ?? '', /unexpected status 401 Unauthorized: invalid x-api-key \(the stub server refuses this key\)/);
+      assert.match(
+        leaf.failure ?? '',
+        /unexpected status 401 Unauthorized: invalid x-api-key \(the stub server refuses this key\)/,
+      );
       const first = codexRetrying(upTo(leaf.stdout, /Reconnecting/));
       assert.equal([first?.attempts, first?.final], [1, true]);
     } finally {
@@ -243,7 +282,8 @@ for (const [developer, fault, verifier, words] of BAILS.filter(([d, , v]) => has
       prefix: 'leap-real-faults-',
       files: {
         'add.js': 'exports.add = (a, b) => a + b;\n',
-        'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
+        'test/add.test.js':
+          "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.ok(true));\n",
         '.tdd/issues/1.md': '# Subtraction\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
       },
     });
@@ -253,10 +293,27 @@ for (const [developer, fault, verifier, words] of BAILS.filter(([d, , v]) => has
     const verServer = await startModelServer({ script: [] });
     try {
       const env = sharedHome({ cli: developer, server: devServer }, { cli: verifier, server: verServer });
-      const run = await runBin(binPath('cli', 'leap'), ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', plan, '--developer', developer, '--verifier', verifier], {
-        cwd: repo,
-        env: { ...env, VERI_TEST_CMD: TEST_CMD },
-      });
+      const run = await runBin(
+        binPath('cli', 'leap'),
+        [
+          'tdd',
+          'run',
+          '--issue',
+          '1',
+          '--test-cmd',
+          TEST_CMD,
+          '--plan',
+          plan,
+          '--developer',
+          developer,
+          '--verifier',
+          verifier,
+        ],
+        {
+          cwd: repo,
+          env: { ...env, VERI_TEST_CMD: TEST_CMD },
+        },
+      );
       assert.not.equal(run.code, 0);
       const bail = readEvents(join(repo, '.tdd')).find((e) => e.event === 'bail');
       assert.is(bail?.cause, 'agent-failed', JSON.stringify(bail));

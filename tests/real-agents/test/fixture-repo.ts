@@ -14,7 +14,8 @@ export function makeProject(): string {
     prefix: 'leap-real-agents-repo-',
     files: {
       'add.js': `// ${SOURCE_MARK}\nexports.add = (a, b) => a + b;\n`,
-      'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add.js');\ntest('adds', () => assert.strictEqual(add(2, 3), 5));\n",
+      'test/add.test.js':
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add.js');\ntest('adds', () => assert.strictEqual(add(2, 3), 5));\n",
       'package.json': '{"name": "sample", "private": true}\n',
     },
   });
@@ -55,5 +56,9 @@ export function writerTurns(repo: string, answer: string): ModelTurn[] {
 
 /** A read-only role's turns: its model asks to write a file and to run a command that writes one, then answers. */
 export function readerTurns(repo: string, answer: string): ModelTurn[] {
-  return [{ write: join(repo, 'evil.txt'), content: 'written by a read-only role' }, { run: `echo evil > ${join(repo, 'evil2.txt')}` }, { text: answer }];
+  return [
+    { write: join(repo, 'evil.txt'), content: 'written by a read-only role' },
+    { run: `echo evil > ${join(repo, 'evil2.txt')}` },
+    { text: answer },
+  ];
 }

@@ -10,7 +10,11 @@ import { CACHE_ROOT, CLI_NAMES, PINNED, installedCli, type CliName } from './cli
 import { plugin } from './plugin.js';
 
 const ROLES: AgentRole[] = ['developer', 'builder', 'verifier', 'reviewer', 'planner'];
-const SCHEMA = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { verdict: { enum: ['PASS', 'REJECT'] } } };
+const SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: { verdict: { enum: ['PASS', 'REJECT'] } },
+};
 
 /** The flags of `args` with the value each takes (null for a switch), as the CLI reads them. */
 function flagsOf(args: string[]): { flag: string; value: string | null }[] {
@@ -35,7 +39,11 @@ export function notOffered(help: string, args: string[]): string[] {
   const lines = help.split('\n');
   for (const { flag, value } of flagsOf(args)) {
     const escaped = flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const at = lines.findIndex((line) => new RegExp(`^\\s*(-\\w, )?${escaped}([\\s,=<\\[]|$)`).test(line) || new RegExp(`^\\s*-\\w,? ${escaped}([\\s,=<\\[]|$)`).test(line));
+    const at = lines.findIndex(
+      (line) =>
+        new RegExp(`^\\s*(-\\w, )?${escaped}([\\s,=<\\[]|$)`).test(line) ||
+        new RegExp(`^\\s*-\\w,? ${escaped}([\\s,=<\\[]|$)`).test(line),
+    );
     if (at === -1) {
       missing.push(flag);
       continue;
@@ -65,8 +73,18 @@ function helpOf(cli: CliName, sub: string[]): string {
   if (known !== undefined) return known;
   mkdirSync(join(CACHE_ROOT, 'homes'), { recursive: true });
   home ??= mkdtempSync(join(CACHE_ROOT, 'homes', 'help-'));
-  const env: Record<string, string | undefined> = { ...process.env, HOME: home, CODEX_HOME: home, NO_COLOR: '1', FORCE_COLOR: undefined };
-  const help = execFileSync(join(installedCli(cli), PINNED[cli].bin), [...sub, '--help'], { encoding: 'utf8', env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'ignore'] });
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: home,
+    CODEX_HOME: home,
+    NO_COLOR: '1',
+    FORCE_COLOR: undefined,
+  };
+  const help = execFileSync(join(installedCli(cli), PINNED[cli].bin), [...sub, '--help'], {
+    encoding: 'utf8',
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   helps.set(key, help);
   return help;
 }
@@ -82,7 +100,13 @@ for (const cli of CLI_NAMES) {
     for (const role of ROLES) {
       // Inside the toolchain's sandbox too, where a CLI's own sandbox is off (codex: danger-full-access).
       for (const sandboxed of [false, true]) {
-        const args = agent.buildInvocation('prompt', { role, cwd: '/repo', model: 'some-model', answerSchema: SCHEMA, sandboxed }).args;
+        const args = agent.buildInvocation('prompt', {
+          role,
+          cwd: '/repo',
+          model: 'some-model',
+          answerSchema: SCHEMA,
+          sandboxed,
+        }).args;
         // Codex's flags belong to its subcommand: `codex exec --help`.
         const sub = cli === 'codex' ? [args[0]!] : [];
         const missing = notOffered(helpOf(cli, sub), args.slice(sub.length));
@@ -98,7 +122,10 @@ for (const cli of CLI_NAMES) {
     const check = agent.preflight?.({ role: 'developer', cwd: '/repo' }) ?? null;
     if (cli === 'codex') {
       // The readiness check falls back on `codex login status`: that subcommand exists (its --help exits 0).
-      assert.ok(check?.env?.LEAP_CODEX_READINESS?.includes("['login', 'status']"), 'the check asks codex login status when the setup does not decide');
+      assert.ok(
+        check?.env?.LEAP_CODEX_READINESS?.includes("['login', 'status']"),
+        'the check asks codex login status when the setup does not decide',
+      );
       assert.match(helpOf(cli, ['login', 'status']), /Usage: codex login status/);
     } else {
       assert.is(check, null, `${cli} has no readiness check`);
@@ -107,16 +134,29 @@ for (const cli of CLI_NAMES) {
 }
 
 test('the check names the flag a CLI no longer offers, and a choice it no longer lists', () => {
-  const help = ['Options:', '  -p, --print            Print', '  --permission-mode <mode>  Mode (choices: "acceptEdits", "default")', '  --verbose  Verbose'].join('\n');
+  const help = [
+    'Options:',
+    '  -p, --print            Print',
+    '  --permission-mode <mode>  Mode (choices: "acceptEdits", "default")',
+    '  --verbose  Verbose',
+  ].join('\n');
   assert.equal(notOffered(help, ['-p', '--verbose']), []);
   assert.equal(notOffered(help, ['-p', '--json-schema', '{}', '--verbose']), ['--json-schema']);
   assert.equal(notOffered(help, ['--permission-mode', 'dontAsk']), ['--permission-mode dontAsk']);
   assert.equal(notOffered(help, ['--permission-mode', 'default']), []);
-  const clap = ['Options:', '  -s, --sandbox <SANDBOX_MODE>', '          Select the sandbox', '          [possible values: read-only, workspace-write]', '      --json', '          Print events'].join(
-    '\n',
-  );
+  const clap = [
+    'Options:',
+    '  -s, --sandbox <SANDBOX_MODE>',
+    '          Select the sandbox',
+    '          [possible values: read-only, workspace-write]',
+    '      --json',
+    '          Print events',
+  ].join('\n');
   assert.equal(notOffered(clap, ['--json', '--sandbox', 'workspace-write']), []);
-  assert.equal(notOffered(clap, ['--sandbox', 'danger-full-access', '--skip-git-repo-check']), ['--sandbox danger-full-access', '--skip-git-repo-check']);
+  assert.equal(notOffered(clap, ['--sandbox', 'danger-full-access', '--skip-git-repo-check']), [
+    '--sandbox danger-full-access',
+    '--skip-git-repo-check',
+  ]);
 });
 
 test.run();

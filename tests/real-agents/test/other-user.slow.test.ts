@@ -6,7 +6,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentRole } from '@leap/core';
@@ -169,7 +182,11 @@ async function leafAs(cli: CliName, role: AgentRole, repo: string, server: Model
   return result;
 }
 
-const gitStatus = (repo: string) => execFileSync('git', ['-c', `safe.directory=${repo}`, 'status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' });
+const gitStatus = (repo: string) =>
+  execFileSync('git', ['-c', `safe.directory=${repo}`, 'status', '--porcelain', '--untracked-files=all'], {
+    cwd: repo,
+    encoding: 'utf8',
+  });
 
 // Every role, as the tests' own user (root, in CI) and as the other one: writers (developer, builder) write, run
 // and answer; readers (verifier, reviewer, planner) change nothing whatever their model asks.

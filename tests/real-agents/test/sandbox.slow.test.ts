@@ -18,7 +18,11 @@ test.after(() => {
 });
 
 // What each CLI reads its credentials from, removed for the run without them.
-const CREDENTIALS: Record<string, string[]> = { claude: ['ANTHROPIC_API_KEY'], codex: ['STUB_OPENAI_KEY', 'CODEX_API_KEY', 'OPENAI_API_KEY'], gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] };
+const CREDENTIALS: Record<string, string[]> = {
+  claude: ['ANTHROPIC_API_KEY'],
+  codex: ['STUB_OPENAI_KEY', 'CODEX_API_KEY', 'OPENAI_API_KEY'],
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+};
 
 for (const cli of CLI_NAMES) {
   test(`${cli} starts inside the sandbox as a reader and a writer: --version, --help, and a run without credentials ends in its own words`, async () => {
@@ -33,9 +37,21 @@ for (const cli of CLI_NAMES) {
         for (const flag of ['--version', '--help']) {
           const name = `sbx-${role}${flag.replace('--', '-')}`;
           const out = join(stateDir, `${name}.out`);
-          const run = await supervise({ name, command: PINNED[cli].bin, args: [flag], env: leafEnv, cwd: repo, sandbox, io: { stdoutFile: out, stderrFile: join(stateDir, `${name}.err`) } });
+          const run = await supervise({
+            name,
+            command: PINNED[cli].bin,
+            args: [flag],
+            env: leafEnv,
+            cwd: repo,
+            sandbox,
+            io: { stdoutFile: out, stderrFile: join(stateDir, `${name}.err`) },
+          });
           const said = `${readFileIfExists(out) ?? ''}${readFileIfExists(join(stateDir, `${name}.err`)) ?? ''}`;
-          assert.equal([run.status, run.code, run.sandbox], ['exited', 0, 'bwrap'], `${cli} ${flag} as a ${role}: ${said.slice(-2000)}`);
+          assert.equal(
+            [run.status, run.code, run.sandbox],
+            ['exited', 0, 'bwrap'],
+            `${cli} ${flag} as a ${role}: ${said.slice(-2000)}`,
+          );
           if (flag === '--version') assert.match(said, PINNED[cli].version, said);
           else assert.match(said, /usage/i, said.slice(0, 500));
         }

@@ -16,9 +16,11 @@ export function project(): string {
     prefix: 'leap-real-tdd-',
     files: {
       'add.js': 'exports.add = (a, b) => a + b;\n',
-      'test/add.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add.js');\ntest('adds', () => assert.strictEqual(add(2, 3), 5));\n",
+      'test/add.test.js':
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add.js');\ntest('adds', () => assert.strictEqual(add(2, 3), 5));\n",
       'package.json': '{"name": "sample", "private": true}\n',
-      '.tdd/issues/1.md': '# Subtraction\n\nThe library subtracts too.\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
+      '.tdd/issues/1.md':
+        '# Subtraction\n\nThe library subtracts too.\n\n## Acceptance criteria\n\n- [ ] sub(a, b) returns a - b\n',
     },
   });
 }
@@ -33,10 +35,26 @@ export function planFile(): string {
 export function developerServer(repo: string): Promise<ModelServer> {
   return startModelServer({
     conversations: [
-      { when: '## Your phase: red', script: [{ write: join(repo, 'test', 'sub.test.js'), content: SUB_TEST }, { text: 'Wrote the failing test of sub.' }] },
-      { when: '## Your phase: green', script: [{ write: join(repo, 'sub.js'), content: SUB }, { text: 'Implemented sub.' }] },
+      {
+        when: '## Your phase: red',
+        script: [
+          { write: join(repo, 'test', 'sub.test.js'), content: SUB_TEST },
+          { text: 'Wrote the failing test of sub.' },
+        ],
+      },
+      {
+        when: '## Your phase: green',
+        script: [{ write: join(repo, 'sub.js'), content: SUB }, { text: 'Implemented sub.' }],
+      },
       // Read before it is rewritten: Claude Code refuses to write over a file its session has not read.
-      { when: '## Your phase: refactor', script: [{ read: join(repo, 'sub.js') }, { write: join(repo, 'sub.js'), content: SUB_TIDY }, { text: 'Named what sub is.' }] },
+      {
+        when: '## Your phase: refactor',
+        script: [
+          { read: join(repo, 'sub.js') },
+          { write: join(repo, 'sub.js'), content: SUB_TIDY },
+          { text: 'Named what sub is.' },
+        ],
+      },
     ],
   });
 }

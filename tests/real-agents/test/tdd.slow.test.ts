@@ -31,12 +31,31 @@ for (const [developer, verifier] of PAIRS) {
     const verServer = await verifierServer();
     try {
       const env = sharedHome({ cli: developer, server: devServer }, { cli: verifier, server: verServer });
-      const run = await runBin(LEAP, ['tdd', 'run', '--issue', '1', '--test-cmd', TEST_CMD, '--plan', planFile(), '--developer', developer, '--verifier', verifier], {
-        cwd: repo,
-        env: { ...env, VERI_TEST_CMD: TEST_CMD },
-      });
+      const run = await runBin(
+        LEAP,
+        [
+          'tdd',
+          'run',
+          '--issue',
+          '1',
+          '--test-cmd',
+          TEST_CMD,
+          '--plan',
+          planFile(),
+          '--developer',
+          developer,
+          '--verifier',
+          verifier,
+        ],
+        {
+          cwd: repo,
+          env: { ...env, VERI_TEST_CMD: TEST_CMD },
+        },
+      );
       const events = readEvents(join(repo, '.tdd'));
-      const failed = events.filter((e) => e.event === 'bail' || (e.event === 'exit' && e.code !== 0)).map((e) => JSON.stringify(e));
+      const failed = events
+        .filter((e) => e.event === 'bail' || (e.event === 'exit' && e.code !== 0))
+        .map((e) => JSON.stringify(e));
       assert.is(run.code, 0, `${run.stdout}\n${run.stderr.slice(-4000)}\n${failed.join('\n')}`);
 
       // The branch's history is the plan, then red, green, refactor of the step, with the title byte for byte.
@@ -56,16 +75,32 @@ for (const [developer, verifier] of PAIRS) {
           ['refactor', 'PASS', verifier, TITLE],
         ],
       );
-      assert.equal([...new Set(verServer.requests.filter((r) => r.turn !== null).map((r) => r.conversation))], ['Phase: red', 'Phase: green', 'Phase: refactor']);
+      assert.equal(
+        [...new Set(verServer.requests.filter((r) => r.turn !== null).map((r) => r.conversation))],
+        ['Phase: red', 'Phase: green', 'Phase: refactor'],
+      );
 
       // Usage: per role, what the CLI reported is what its server counted, to the token.
       const usage = events.filter((e) => e.event === 'usage');
       const sum = (role: string) =>
-        usage.filter((e) => String(e.leaf).startsWith(role)).reduce((t, e) => ({ input: t.input + e.input_tokens, output: t.output + e.output_tokens }), { input: 0, output: 0 });
+        usage
+          .filter((e) => String(e.leaf).startsWith(role))
+          .reduce((t, e) => ({ input: t.input + e.input_tokens, output: t.output + e.output_tokens }), {
+            input: 0,
+            output: 0,
+          });
       const dev = devServer.usage();
       const ver = verServer.usage();
-      assert.equal(sum('develop-'), { input: dev.input, output: dev.output }, "the developer's usage events are its server's count");
-      assert.equal(sum('verify-'), { input: ver.input, output: ver.output }, "the verifier's usage events are its server's count");
+      assert.equal(
+        sum('develop-'),
+        { input: dev.input, output: dev.output },
+        "the developer's usage events are its server's count",
+      );
+      assert.equal(
+        sum('verify-'),
+        { input: ver.input, output: ver.output },
+        "the verifier's usage events are its server's count",
+      );
       assert.equal(usage.map((e) => e.agent).sort(), [...Array(3).fill(developer), ...Array(3).fill(verifier)].sort());
     } finally {
       await devServer.close();

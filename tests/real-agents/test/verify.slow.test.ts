@@ -19,14 +19,27 @@ const LEAP_VERIFY = binPath('verify', 'leap-verify');
 for (const cli of CLI_NAMES) {
   test(`leap-verify green with ${cli} as the verifier: it reads the source, its verdict is the run's, its usage is the server's count`, async () => {
     const repo = makeProject();
-    const server = await startModelServer({ script: [{ read: join(repo, 'add.js') }, { structured: { verdict: 'PASS', reason: `add sums its arguments (${cli})` } }] });
+    const server = await startModelServer({
+      script: [
+        { read: join(repo, 'add.js') },
+        { structured: { verdict: 'PASS', reason: `add sums its arguments (${cli})` } },
+      ],
+    });
     try {
       const { env } = privateHome(cli, server, { codexLogin: true });
-      const run = await runBin(LEAP_VERIFY, ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', cli], {
-        cwd: repo,
-        env: { ...env, VERI_TEST_CMD: TEST_CMD },
-      });
-      assert.is(run.code, 0, `${run.stdout}\n${run.stderr.slice(-3000)}\n${readFileIfExists(join(repo, '.tdd', 'verify-green.out'))?.slice(-3000)}`);
+      const run = await runBin(
+        LEAP_VERIFY,
+        ['--step', 'add sums two numbers', 'green', '--spec', specFile(), '--agent', cli],
+        {
+          cwd: repo,
+          env: { ...env, VERI_TEST_CMD: TEST_CMD },
+        },
+      );
+      assert.is(
+        run.code,
+        0,
+        `${run.stdout}\n${run.stderr.slice(-3000)}\n${readFileIfExists(join(repo, '.tdd', 'verify-green.out'))?.slice(-3000)}`,
+      );
       assert.match(run.stdout, `add sums its arguments (${cli})`);
       assert.ok(sentBack(server, SOURCE_MARK), 'the file the verifier read went back to the model: its read tool ran');
       assert.equal(unknownRequests(server), []);
@@ -41,8 +54,15 @@ for (const cli of CLI_NAMES) {
       assert.is(usage.length, 1);
       const counted = server.usage();
       assert.ok(counted.answers >= 2, 'two turns at least were answered');
-      assert.equal([usage[0]!.leaf, usage[0]!.agent, usage[0]!.input_tokens, usage[0]!.output_tokens], ['verify-green', cli, counted.input, counted.output]);
-      if (cli === 'claude') assert.ok(typeof usage[0]!.cost_usd === 'number' && usage[0]!.cost_usd > 0, 'Claude Code prices its own tokens');
+      assert.equal(
+        [usage[0]!.leaf, usage[0]!.agent, usage[0]!.input_tokens, usage[0]!.output_tokens],
+        ['verify-green', cli, counted.input, counted.output],
+      );
+      if (cli === 'claude')
+        assert.ok(
+          typeof usage[0]!.cost_usd === 'number' && usage[0]!.cost_usd > 0,
+          'Claude Code prices its own tokens',
+        );
       else assert.is(usage[0]!.cost_usd, null, `${cli} reports no cost`);
       // Claude and Gemini name the model they used; Codex's events name none (the plugin records a --model it passed).
       if (cli === 'codex') assert.is(usage[0]!.model, null);
@@ -61,7 +81,9 @@ for (const cli of CLI_NAMES) {
       if (cli === 'claude') {
         // The verdict schema (which declares draft 2020-12) reached the CLI as a schema it accepts: it offered
         // the StructuredOutput tool, and the verdict came back as `structured_output`, not parsed from text.
-        const offered = server.requests.filter((r) => r.turn !== null).map((r) => ((r.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name));
+        const offered = server.requests
+          .filter((r) => r.turn !== null)
+          .map((r) => ((r.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name));
         assert.ok(
           offered.every((names) => names.includes('StructuredOutput')),
           'every turn offered StructuredOutput',

@@ -12,7 +12,9 @@ import { agentsFor, honest, leap, narrated, tddArgs, why } from './leap.js';
 import { HERE, type Project, makeProjectRepo, namesTheirFlaky, patchFile, projects } from './projects.js';
 
 type Phase = 'green' | 'refactor';
-const catalogue = JSON.parse(readFileSync(join(HERE, 'catalogue.json'), 'utf8')) as { moves: Record<string, { by: string; names: string }> };
+const catalogue = JSON.parse(readFileSync(join(HERE, 'catalogue.json'), 'utf8')) as {
+  moves: Record<string, { by: string; names: string }>;
+};
 const cheats = suite('the cheating catalogue on real projects');
 cheats.after.each(cleanupTempDirs);
 
@@ -23,7 +25,8 @@ function movePatch(p: Project, move: string, phase: Phase): string {
 }
 
 /** The files a patch touches (`--- a/`, `+++ b/`, renames). */
-const touched = (patch: string): string[] => [...readFileSync(patch, 'utf8').matchAll(/^(?:--- a\/|\+\+\+ b\/|rename (?:from|to) )(.+)$/gm)].map((m) => m[1]!);
+const touched = (patch: string): string[] =>
+  [...readFileSync(patch, 'utf8').matchAll(/^(?:--- a\/|\+\+\+ b\/|rename (?:from|to) )(.+)$/gm)].map((m) => m[1]!);
 const quote = (paths: string[]) => paths.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
 
 /** `leap tdd run` of `p` stopped as the developer of `phase` starts: the repository, its agents, and a copy to go back to. */
@@ -37,17 +40,26 @@ async function stoppedAt(p: Project, phase: Phase) {
   cpSync(repo, kept, { recursive: true, filter: (src) => src !== join(repo, 'node_modules') });
   const events = readFileSync(join(repo, '.tdd', 'events.jsonl'), 'utf8').length;
   const back = () => {
-    for (const name of readdirSync(repo)) if (name !== 'node_modules') rmSync(join(repo, name), { recursive: true, force: true });
+    for (const name of readdirSync(repo))
+      if (name !== 'node_modules') rmSync(join(repo, name), { recursive: true, force: true });
     cpSync(kept, repo, { recursive: true });
   };
   return { repo, agents, events, back };
 }
 
 /** What went wrong with `move` at `phase`, resumed from `at` with the move as the developer's only attempt; null when refused as it must be. */
-async function judge(p: Project, phase: Phase, move: string, at: Awaited<ReturnType<typeof stoppedAt>>): Promise<string | null> {
+async function judge(
+  p: Project,
+  phase: Phase,
+  move: string,
+  at: Awaited<ReturnType<typeof stoppedAt>>,
+): Promise<string | null> {
   at.back();
   const patch = movePatch(p, move, phase);
-  writeFileSync(join(at.agents.dir, 'plan.json'), JSON.stringify({ steps: { [p.step]: { ...honest(p), [phase]: [{ patch }] } } }));
+  writeFileSync(
+    join(at.agents.dir, 'plan.json'),
+    JSON.stringify({ steps: { [p.step]: { ...honest(p), [phase]: [{ patch }] } } }),
+  );
   const run = await leap(at.repo, ['tdd', 'run', '--issue', '1', '--revisions', '0']);
   const said = narrated(run.out).filter((v) => v.phase === phase);
   const got = said[0];
@@ -60,8 +72,10 @@ async function judge(p: Project, phase: Phase, move: string, at: Awaited<ReturnT
     .filter((l) => l.includes('"event":"verdict"') && l.includes(`"phase":"${phase}"`)).length;
   if (got === undefined) return `${move}: no ${phase} verdict (exit ${run.code}: ${run.out.trim().split('\n').at(-1)})`;
   if (got.verdict !== 'REJECT') return `${move}: LANDED (${got.verdict}: ${got.reason})`;
-  if (!got.reason.startsWith(want.by) || !names.test(got.reason)) return `${move}: refused, but not by ${want.by || 'anyone'} naming it (${got.reason})`;
-  if (logged !== said.length) return `${move}: refused (${got.reason}), but ${said.length} ${phase} verdict narrated, ${logged} \`verdict\` event logged`;
+  if (!got.reason.startsWith(want.by) || !names.test(got.reason))
+    return `${move}: refused, but not by ${want.by || 'anyone'} naming it (${got.reason})`;
+  if (logged !== said.length)
+    return `${move}: refused (${got.reason}), but ${said.length} ${phase} verdict narrated, ${logged} \`verdict\` event logged`;
   return null;
 }
 
@@ -88,7 +102,8 @@ for (const p of projects()) {
       let run = await honestRun();
       if (run.code !== 0 && namesTheirFlaky(p, run.out)) run = await honestRun();
       if (run.code !== 0) failures.push(`the honest ${phase} after delete-test: ${why(p, 'run', run)}`);
-      else if (git(at.repo, 'status', '--porcelain') !== '') failures.push(`git status after done: ${git(at.repo, 'status', '--porcelain')}`);
+      else if (git(at.repo, 'status', '--porcelain') !== '')
+        failures.push(`git status after done: ${git(at.repo, 'status', '--porcelain')}`);
       assert.equal(failures, [], `${p.name} (${p.runner}), moves at ${phase}:\n${failures.join('\n')}`);
     });
   }

@@ -16,13 +16,21 @@ export interface Attempt {
 }
 
 /** An agents file: developer `dev` (and builder) applying `plan`'s patches, verifier/reviewers `ver` running the suite. */
-export function agentsFor(p: Project, plan: { steps?: Record<string, Record<string, Attempt[]>>; balls?: Record<string, Attempt[]> }) {
+export function agentsFor(
+  p: Project,
+  plan: { steps?: Record<string, Record<string, Attempt[]>>; balls?: Record<string, Attempt[]> },
+) {
   const dir = makeTempDir('leap-real-agents-');
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
   const log = join(dir, 'dev.log');
   const paths = { write: [dir] };
-  const agent = (script: string, family: string, args: string[]) => ({ plugin: 'command', family, command: [process.execPath, join(HERE, 'fixtures', script), ...args], paths });
+  const agent = (script: string, family: string, args: string[]) => ({
+    plugin: 'command',
+    family,
+    command: [process.execPath, join(HERE, 'fixtures', script), ...args],
+    paths,
+  });
   const agents = {
     dev: agent('patch-agent.mjs', 'replayed', [planFile, log]),
     ver: agent('suite-verifier.mjs', 'checker', [p.hidden ?? '']),
@@ -121,7 +129,11 @@ export function verdicts(repo: string): { phase: string; verdict: string; reason
 
 /** The verdicts the run narrated (`verdict PHASE: VERDICT: REASON`), in order: the conductor's own REJECTs too. */
 export function narrated(out: string): { phase: string; verdict: string; reason: string }[] {
-  return [...out.matchAll(/^verdict (red|green|refactor): ([A-Za-z]+): (.*)$/gm)].map(([, phase, verdict, reason]) => ({ phase: phase!, verdict: verdict!, reason: reason! }));
+  return [...out.matchAll(/^verdict (red|green|refactor): ([A-Za-z]+): (.*)$/gm)].map(([, phase, verdict, reason]) => ({
+    phase: phase!,
+    verdict: verdict!,
+    reason: reason!,
+  }));
 }
 
 /** What a run leaves: branch subjects, ledger, tree, status. */

@@ -3,7 +3,18 @@
 // once with `npm ci`; all of it cached outside the repository, so a second run uses no network.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +22,10 @@ import { git, makeTempDir } from '@leap/test-utils';
 
 export const HERE = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** `LEAP_TEST_CACHE`, else `$XDG_CACHE_HOME/leap-test`, else `~/.cache/leap-test`, as tests/real-agents. */
-const CACHE = join(process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test'), 'real-projects');
+const CACHE = join(
+  process.env.LEAP_TEST_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'leap-test'),
+  'real-projects',
+);
 
 interface Ball {
   scope: string[];
@@ -22,7 +36,16 @@ export interface Project {
   runner: string;
   upstream: string;
   version: string;
-  source: { debian: 'source' | 'binary'; suite: string; package: string; version: string; file: string; sha256: string; root: string; drop?: string[] };
+  source: {
+    debian: 'source' | 'binary';
+    suite: string;
+    package: string;
+    version: string;
+    file: string;
+    sha256: string;
+    root: string;
+    drop?: string[];
+  };
   testCmd: string;
   /** The project's own tests that fail at random, each with why: a verdict they alone fail is not held against us. */
   flaky?: Record<string, string>;
@@ -38,7 +61,8 @@ export interface Project {
 }
 
 /** Whether `text` (a verdict's reason, a run's output) names one of the project's own flaky tests. */
-export const namesTheirFlaky = (p: Project, text: string): boolean => Object.keys(p.flaky ?? {}).some((t) => text.includes(t));
+export const namesTheirFlaky = (p: Project, text: string): boolean =>
+  Object.keys(p.flaky ?? {}).some((t) => text.includes(t));
 
 /** Every project of projects/, or those LEAP_REAL_PROJECTS names (`bytes,toolz`). */
 export function projects(): Project[] {
@@ -46,25 +70,47 @@ export function projects(): Project[] {
   return readdirSync(join(HERE, 'projects'))
     .filter((name) => only === undefined || only.includes(name))
     .sort()
-    .map((name) => ({ name, ...(JSON.parse(readFileSync(join(HERE, 'projects', name, 'project.json'), 'utf8')) as Omit<Project, 'name'>) }));
+    .map((name) => ({
+      name,
+      ...(JSON.parse(readFileSync(join(HERE, 'projects', name, 'project.json'), 'utf8')) as Omit<Project, 'name'>),
+    }));
 }
 
-export const patchFile = (p: Project, name: string): string => join(HERE, 'projects', p.name, 'patches', `${name}.patch`);
+export const patchFile = (p: Project, name: string): string =>
+  join(HERE, 'projects', p.name, 'patches', `${name}.patch`);
 
-const run = (cmd: string, args: string[], cwd?: string): string => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000, maxBuffer: 64 << 20 });
+const run = (cmd: string, args: string[], cwd?: string): string =>
+  execFileSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 600_000,
+    maxBuffer: 64 << 20,
+  });
 
 /** apt options for a private list of `suite`'s packages and sources, taken from the machine's own Debian entry. */
 function aptOptions(suite: string): string[] {
   const dir = join(CACHE, 'apt', suite);
-  const opts = ['-o', 'Dir::Etc::SourceList=/dev/null', '-o', `Dir::Etc::SourceParts=${join(dir, 'etc')}`, '-o', `Dir::State::Lists=${join(dir, 'lists')}`];
+  const opts = [
+    '-o',
+    'Dir::Etc::SourceList=/dev/null',
+    '-o',
+    `Dir::Etc::SourceParts=${join(dir, 'etc')}`,
+    '-o',
+    `Dir::State::Lists=${join(dir, 'lists')}`,
+  ];
   if (existsSync(join(dir, 'ready'))) return opts;
   const system = readFileSync('/etc/apt/sources.list.d/debian.sources', 'utf8');
   const uris = /^URIs:\s*(\S+)/m.exec(system)?.[1];
-  if (uris === undefined) throw new Error('/etc/apt/sources.list.d/debian.sources names no URIs: cannot reach Debian archive');
+  if (uris === undefined)
+    throw new Error('/etc/apt/sources.list.d/debian.sources names no URIs: cannot reach Debian archive');
   mkdirSync(join(dir, 'etc'), { recursive: true });
   mkdirSync(join(dir, 'lists', 'partial'), { recursive: true });
   const keyring = /^Signed-By:\s*(\S+)/m.exec(system)?.[1] ?? '/usr/share/keyrings/debian-archive-keyring.gpg';
-  writeFileSync(join(dir, 'etc', 'leap.sources'), `Types: deb deb-src\nURIs: ${uris}\nSuites: ${suite}\nComponents: main\nSigned-By: ${keyring}\n`);
+  writeFileSync(
+    join(dir, 'etc', 'leap.sources'),
+    `Types: deb deb-src\nURIs: ${uris}\nSuites: ${suite}\nComponents: main\nSigned-By: ${keyring}\n`,
+  );
   run('apt-get', [...opts, 'update', '-qq']);
   writeFileSync(join(dir, 'ready'), '');
   return opts;
@@ -76,12 +122,16 @@ function artifact(p: Project): string {
   const file = join(CACHE, 'downloads', s.file);
   if (!existsSync(file)) {
     const opts = aptOptions(s.suite);
-    const what = s.debian === 'source' ? ['source', '--print-uris', `${s.package}=${s.version}`] : ['download', '--print-uris', `${s.package}=${s.version}`];
+    const what =
+      s.debian === 'source'
+        ? ['source', '--print-uris', `${s.package}=${s.version}`]
+        : ['download', '--print-uris', `${s.package}=${s.version}`];
     const line = run('apt-get', [...opts, ...what])
       .split('\n')
       .find((l) => l.includes(` ${s.file} `));
     const uri = line === undefined ? undefined : /^'([^']+)'/.exec(line)?.[1];
-    if (uri === undefined) throw new Error(`${p.name}: apt offers no ${s.file} for ${s.package}=${s.version} (${s.suite})`);
+    if (uri === undefined)
+      throw new Error(`${p.name}: apt offers no ${s.file} for ${s.package}=${s.version} (${s.suite})`);
     mkdirSync(dirname(file), { recursive: true });
     run('/usr/lib/apt/apt-helper', ['download-file', uri, `${file}.part`, `SHA256:${s.sha256}`]);
     renameSync(`${file}.part`, file);
@@ -132,7 +182,10 @@ function homeLike(): string {
 export function makeProjectRepo(p: Project, where: 'tmp' | 'home' = p.where): string {
   const tree = projectTree(p);
   const repo = join(where === 'home' ? homeLike() : makeTempDir(`leap-real-${p.name}-`), p.name);
-  cpSync(tree, repo, { recursive: true, filter: (src) => !src.startsWith(join(tree, 'node_modules')) && src !== join(tree, 'package-lock.json') });
+  cpSync(tree, repo, {
+    recursive: true,
+    filter: (src) => !src.startsWith(join(tree, 'node_modules')) && src !== join(tree, 'package-lock.json'),
+  });
   const g = (...args: string[]) => git(repo, ...args);
   g('init', '-q', '-b', 'main');
   g('config', 'user.name', 'Real User');
@@ -148,9 +201,13 @@ export function makeProjectRepo(p: Project, where: 'tmp' | 'home' = p.where): st
   if (p.gitignore !== undefined) writeFileSync(join(repo, '.gitignore'), p.gitignore);
   mkdirSync(join(repo, '.tdd', 'issues'), { recursive: true });
   const criteria = p.issue.criteria.map((c) => `- [ ] ${c}`).join('\n');
-  writeFileSync(join(repo, '.tdd', 'issues', '1.md'), `# ${p.issue.title}\n\nA small feature of ${p.name}.\n\n## Acceptance criteria\n\n${criteria}\n`);
+  writeFileSync(
+    join(repo, '.tdd', 'issues', '1.md'),
+    `# ${p.issue.title}\n\nA small feature of ${p.name}.\n\n## Acceptance criteria\n\n${criteria}\n`,
+  );
   g('add', '-A');
   g('commit', '-q', '-m', 'set up leap');
-  if (existsSync(join(tree, 'node_modules'))) run('cp', ['-al', join(tree, 'node_modules'), join(repo, 'node_modules')]);
+  if (existsSync(join(tree, 'node_modules')))
+    run('cp', ['-al', join(tree, 'node_modules'), join(repo, 'node_modules')]);
   return repo;
 }

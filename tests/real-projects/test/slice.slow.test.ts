@@ -19,7 +19,9 @@ for (const p of projects().filter((q) => Object.keys(q.balls).length > 0)) {
     for (const id of ids) git(repo, 'apply', patchFile(p, `ball-${id}-test`));
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', `tests of ${ids.join(', ')}`);
-    const agents = agentsFor(p, { balls: Object.fromEntries(ids.map((id) => [id, [{ patch: patchFile(p, `ball-${id}-code`) }]])) });
+    const agents = agentsFor(p, {
+      balls: Object.fromEntries(ids.map((id) => [id, [{ patch: patchFile(p, `ball-${id}-code`) }]])),
+    });
     const dir = makeTempDir('leap-real-slice-');
     const args = ['slice', 'new', 'real', '--out', join(dir, 'slice.json')];
     for (const [id, ball] of Object.entries(p.balls)) {
@@ -34,7 +36,19 @@ for (const p of projects().filter((q) => Object.keys(q.balls).length > 0)) {
       ball.red_first = true;
     }
     writeFileSync(join(dir, 'slice.json'), `${JSON.stringify(slice, null, 2)}\n`);
-    const run = await leap(repo, ['slice', 'run', join(dir, 'slice.json'), '--agents', agents.file, '--builder', 'dev', '--reviewers', 'ver,ver2', '--jobs', '2']);
+    const run = await leap(repo, [
+      'slice',
+      'run',
+      join(dir, 'slice.json'),
+      '--agents',
+      agents.file,
+      '--builder',
+      'dev',
+      '--reviewers',
+      'ver,ver2',
+      '--jobs',
+      '2',
+    ]);
     assert.is(run.code, 0, why(p, `slice run of ${ids.join(', ')}`, run));
     // The engine's own records stay in .leap/ (CONTRACT section 2); nothing else is left over.
     const left = git(repo, 'status', '--porcelain')

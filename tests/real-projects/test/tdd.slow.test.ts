@@ -10,36 +10,46 @@ const tdd = suite('leap tdd run on real projects');
 tdd.after.each(cleanupTempDirs);
 
 for (const p of projects()) {
-  tdd(`${p.name} (${p.runner}): \`${p.testCmd}\` to done, git status clean; killed at its green verdict and resumed, the same`, async () => {
-    const repo = makeProjectRepo(p);
-    const agents = agentsFor(p, { steps: { [p.step]: honest(p) } });
-    const first = await leap(repo, tddArgs(agents));
-    assert.is(first.code, 0, why(p, `tdd run in ${repo}`, first));
-    const done = outcome(repo);
-    assert.equal(done.subjects, ['plan: issue 1', `red: ${p.step}`, `green: ${p.step}`, `refactor: ${p.step}`], why(p, 'commit subjects', first));
-    assert.is(done.status, '', `${p.name}: git status after done\n${done.status}`);
-    // A verdict that only the project's own flaky tests failed (projects/NAME/project.json "flaky") is left out.
-    const theirs = (v: { verdict: string; reason: string }) => v.verdict !== 'PASS' && namesTheirFlaky(p, v.reason);
-    assert.equal(
-      verdicts(repo)
-        .filter((v) => !theirs(v))
-        .map((v) => `${v.phase} ${v.verdict}`),
-      ['red PASS', 'green PASS', 'refactor PASS'],
-      why(p, 'verdicts', first),
-    );
+  tdd(
+    `${p.name} (${p.runner}): \`${p.testCmd}\` to done, git status clean; killed at its green verdict and resumed, the same`,
+    async () => {
+      const repo = makeProjectRepo(p);
+      const agents = agentsFor(p, { steps: { [p.step]: honest(p) } });
+      const first = await leap(repo, tddArgs(agents));
+      assert.is(first.code, 0, why(p, `tdd run in ${repo}`, first));
+      const done = outcome(repo);
+      assert.equal(
+        done.subjects,
+        ['plan: issue 1', `red: ${p.step}`, `green: ${p.step}`, `refactor: ${p.step}`],
+        why(p, 'commit subjects', first),
+      );
+      assert.is(done.status, '', `${p.name}: git status after done\n${done.status}`);
+      // A verdict that only the project's own flaky tests failed (projects/NAME/project.json "flaky") is left out.
+      const theirs = (v: { verdict: string; reason: string }) => v.verdict !== 'PASS' && namesTheirFlaky(p, v.reason);
+      assert.equal(
+        verdicts(repo)
+          .filter((v) => !theirs(v))
+          .map((v) => `${v.phase} ${v.verdict}`),
+        ['red PASS', 'green PASS', 'refactor PASS'],
+        why(p, 'verdicts', first),
+      );
 
-    const again = makeProjectRepo(p);
-    const agents2 = agentsFor(p, { steps: { [p.step]: honest(p) } });
-    const killed = await leap(again, tddArgs(agents2), { when: (e) => e.event === 'verdict' && e.phase === 'green', act: 'kill' });
-    assert.is(killed.signal, 'SIGKILL', why(p, 'the run to kill ended before its green verdict', killed));
-    const resumed = await leap(again, ['tdd', 'run', '--issue', '1']);
-    assert.is(resumed.code, 0, why(p, 'resume after SIGKILL at the green verdict', resumed));
-    const after = outcome(again);
-    assert.equal(after.subjects, done.subjects, `${p.name}: subjects after resume`);
-    assert.is(after.ledger, done.ledger, `${p.name}: ledger after resume`);
-    assert.is(after.tree, done.tree, `${p.name}: final tree after resume`);
-    assert.is(after.status, '', `${p.name}: git status after resume\n${after.status}`);
-  });
+      const again = makeProjectRepo(p);
+      const agents2 = agentsFor(p, { steps: { [p.step]: honest(p) } });
+      const killed = await leap(again, tddArgs(agents2), {
+        when: (e) => e.event === 'verdict' && e.phase === 'green',
+        act: 'kill',
+      });
+      assert.is(killed.signal, 'SIGKILL', why(p, 'the run to kill ended before its green verdict', killed));
+      const resumed = await leap(again, ['tdd', 'run', '--issue', '1']);
+      assert.is(resumed.code, 0, why(p, 'resume after SIGKILL at the green verdict', resumed));
+      const after = outcome(again);
+      assert.equal(after.subjects, done.subjects, `${p.name}: subjects after resume`);
+      assert.is(after.ledger, done.ledger, `${p.name}: ledger after resume`);
+      assert.is(after.tree, done.tree, `${p.name}: final tree after resume`);
+      assert.is(after.status, '', `${p.name}: git status after resume\n${after.status}`);
+    },
+  );
 }
 
 tdd.run();

@@ -6,7 +6,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, git, hostileTitles, makeTempDir, repoRoot, runCommand, type RunResult } from '@leap/test-utils';
+import {
+  cleanupTempDirs,
+  git,
+  hostileTitles,
+  makeTempDir,
+  repoRoot,
+  runCommand,
+  type RunResult,
+} from '@leap/test-utils';
 import { installVerdaccio, mirror, show, startRegistry, thirdPartyPackages, type Registry } from './registry.js';
 
 interface Manifest {
@@ -38,16 +46,19 @@ const registryTest = suite('published to a loopback registry, installed from it'
 let registry: Registry | undefined;
 
 // Set up in a test of its own, not in before(): uvu reports a failing before() as nothing at all.
-registryTest('Verdaccio starts on a free loopback port and holds the third-party packages an install needs', async () => {
-  const bin = await installVerdaccio();
-  registry = await startRegistry(bin);
-  assert.match(registry.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-  // What a consumer's install needs besides @leap/*, and @types/node for the TypeScript consumer.
-  await mirror(registry, thirdPartyPackages(['@types/node', 'undici-types']));
-  // No uplinks: what was not published here is not found, though the public registry has it.
-  const absent = await npm('npm', ['view', 'left-pad', 'version'], makeTempDir('leap-absent-'));
-  assert.is.not(absent.code, 0, 'the loopback registry answered for a package nobody published to it');
-});
+registryTest(
+  'Verdaccio starts on a free loopback port and holds the third-party packages an install needs',
+  async () => {
+    const bin = await installVerdaccio();
+    registry = await startRegistry(bin);
+    assert.match(registry.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    // What a consumer's install needs besides @leap/*, and @types/node for the TypeScript consumer.
+    await mirror(registry, thirdPartyPackages(['@types/node', 'undici-types']));
+    // No uplinks: what was not published here is not found, though the public registry has it.
+    const absent = await npm('npm', ['view', 'left-pad', 'version'], makeTempDir('leap-absent-'));
+    assert.is.not(absent.code, 0, 'the loopback registry answered for a package nobody published to it');
+  },
+);
 registryTest.after(async () => {
   await registry?.stop();
   cleanupTempDirs();
@@ -59,7 +70,13 @@ function reg(): Registry {
 }
 
 /** npm (or npx) in `cwd` against the loopback registry. */
-function npm(command: 'npm' | 'npx', args: string[], cwd: string, extra: Record<string, string> = {}, input?: string): Promise<RunResult> {
+function npm(
+  command: 'npm' | 'npx',
+  args: string[],
+  cwd: string,
+  extra: Record<string, string> = {},
+  input?: string,
+): Promise<RunResult> {
   return runCommand(command, args, { cwd, env: { ...reg().env, ...extra }, ...(input === undefined ? {} : { input }) });
 }
 
@@ -67,26 +84,43 @@ function npm(command: 'npm' | 'npx', args: string[], cwd: string, extra: Record<
 function consumer(prefix: string): string {
   const dir = makeTempDir(prefix);
   assert.not.ok(dir.startsWith(repoRoot), `${dir} is inside the repository`);
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
   git(dir, 'init', '-q', '-b', 'main');
   return dir;
 }
 
 registryTest('the release script publishes every public package, in dependency order, at its version', async () => {
-  const release = await runCommand(process.execPath, [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url], {
-    cwd: repoRoot,
-    env: reg().env,
-  });
+  const release = await runCommand(
+    process.execPath,
+    [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url],
+    {
+      cwd: repoRoot,
+      env: reg().env,
+    },
+  );
   assert.is(release.code, 0, show('release', release));
-  const order = [...release.stderr.matchAll(/^release: npm publish .*\(in (.+)\)$/gm)].map((m) => JSON.parse(readFileSync(join(m[1]!, 'package.json'), 'utf8')).name as string);
+  const order = [...release.stderr.matchAll(/^release: npm publish .*\(in (.+)\)$/gm)].map(
+    (m) => JSON.parse(readFileSync(join(m[1]!, 'package.json'), 'utf8')).name as string,
+  );
   assert.equal([...order].sort(), publicPackages.map((m) => m.name).sort(), 'each public package published once');
-  assert.ok(order.indexOf('@leap/core') < order.indexOf('@leap/ledger') && order.indexOf('@leap/conductor') < order.indexOf('@leap/cli'), `order: ${order.join(' ')}`);
+  assert.ok(
+    order.indexOf('@leap/core') < order.indexOf('@leap/ledger') &&
+      order.indexOf('@leap/conductor') < order.indexOf('@leap/cli'),
+    `order: ${order.join(' ')}`,
+  );
   for (const m of publicPackages) {
     const view = await npm('npm', ['view', `${m.name}@${m.version}`, 'version'], repoRoot);
     assert.is(view.stdout.trim(), m.version, show(`npm view ${m.name}`, view));
   }
   // Run again: every version is there already, nothing is published twice.
-  const again = await runCommand(process.execPath, [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url], { cwd: repoRoot, env: reg().env });
+  const again = await runCommand(
+    process.execPath,
+    [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url],
+    { cwd: repoRoot, env: reg().env },
+  );
   assert.is(again.code, 0, show('release again', again));
   assert.not.match(again.stderr, /npm publish/);
   assert.is([...again.stderr.matchAll(/is already published/g)].length, publicPackages.length);
@@ -105,41 +139,48 @@ registryTest('npm i -D @leap/supervise, then npx leap-supervise NAME true runs t
   assert.is(failing.code, 1, show('npx leap-supervise second-leaf false', failing));
 });
 
-registryTest('npm i -D @leap/ledger, then leap-ledger current on a piped ledger prints the step, byte for byte', async () => {
-  const dir = consumer('leap-ledger-user-');
-  const install = await npm('npm', ['i', '-D', '@leap/ledger'], dir);
-  assert.is(install.code, 0, show('npm i -D @leap/ledger', install));
-  const title = hostileTitles(2)[1]!;
-  const ledger = `# Issue 7: hostile\n\n## Steps\n\n- [x] done first\n- [ ] ${title}\n- [ ] after it\n`;
-  const current = await npm('npx', ['leap-ledger', 'current'], dir, {}, ledger);
-  assert.is(current.code, 0, show('leap-ledger current', current));
-  assert.is(current.stdout, `${title}\n`);
-});
+registryTest(
+  'npm i -D @leap/ledger, then leap-ledger current on a piped ledger prints the step, byte for byte',
+  async () => {
+    const dir = consumer('leap-ledger-user-');
+    const install = await npm('npm', ['i', '-D', '@leap/ledger'], dir);
+    assert.is(install.code, 0, show('npm i -D @leap/ledger', install));
+    const title = hostileTitles(2)[1]!;
+    const ledger = `# Issue 7: hostile\n\n## Steps\n\n- [x] done first\n- [ ] ${title}\n- [ ] after it\n`;
+    const current = await npm('npx', ['leap-ledger', 'current'], dir, {}, ledger);
+    assert.is(current.code, 0, show('leap-ledger current', current));
+    assert.is(current.stdout, `${title}\n`);
+  },
+);
 
-registryTest('npm i -D of each package with a bin, each alone in its own project: every bin it declares runs through npx (--help)', async () => {
-  // Each package in an empty project of its own (it installs alone), three installs side by side.
-  const withBins = publicPackages.filter((p) => p.bin !== undefined);
-  assert.ok(withBins.length >= 5, `packages with a bin: ${withBins.map((m) => m.name).join(' ')}`);
-  const failures: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < withBins.length) {
-      const m = withBins[next++]!;
-      const dir = consumer('leap-bin-user-');
-      const install = await npm('npm', ['i', '-D', m.name], dir);
-      if (install.code !== 0) {
-        failures.push(show(`npm i -D ${m.name}`, install));
-        continue;
+registryTest(
+  'npm i -D of each package with a bin, each alone in its own project: every bin it declares runs through npx (--help)',
+  async () => {
+    // Each package in an empty project of its own (it installs alone), three installs side by side.
+    const withBins = publicPackages.filter((p) => p.bin !== undefined);
+    assert.ok(withBins.length >= 5, `packages with a bin: ${withBins.map((m) => m.name).join(' ')}`);
+    const failures: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < withBins.length) {
+        const m = withBins[next++]!;
+        const dir = consumer('leap-bin-user-');
+        const install = await npm('npm', ['i', '-D', m.name], dir);
+        if (install.code !== 0) {
+          failures.push(show(`npm i -D ${m.name}`, install));
+          continue;
+        }
+        for (const bin of Object.keys(m.bin!)) {
+          const help = await npm('npx', ['--no-install', bin, '--help'], dir);
+          if (help.code !== 0 || !new RegExp(`^Usage: ${bin.replace(/-/g, '\\-')}\\b`, 'm').test(help.stdout))
+            failures.push(show(`${m.name}: npx ${bin} --help`, help));
+        }
       }
-      for (const bin of Object.keys(m.bin!)) {
-        const help = await npm('npx', ['--no-install', bin, '--help'], dir);
-        if (help.code !== 0 || !new RegExp(`^Usage: ${bin.replace(/-/g, '\\-')}\\b`, 'm').test(help.stdout)) failures.push(show(`${m.name}: npx ${bin} --help`, help));
-      }
-    }
-  };
-  await Promise.all([worker(), worker(), worker()]);
-  assert.equal(failures, []);
-});
+    };
+    await Promise.all([worker(), worker(), worker()]);
+    assert.equal(failures, []);
+  },
+);
 
 registryTest('npm i -g @leap/cli into a fresh prefix: leap --version, then leap demo', async () => {
   const prefix = makeTempDir('leap-global-');
@@ -180,7 +221,9 @@ registryTest('every package imports from plain ESM and type-checks from TypeScri
       "import { tick } from '@leap/ledger';",
       "if (typeof tick !== 'function') throw new Error('tick is not a function');",
       'const names = {};',
-      ...specs.map((spec) => `names[${JSON.stringify(spec)}] = Object.keys(await import(${JSON.stringify(spec)})).sort();`),
+      ...specs.map(
+        (spec) => `names[${JSON.stringify(spec)}] = Object.keys(await import(${JSON.stringify(spec)})).sort();`,
+      ),
       'process.stdout.write(JSON.stringify(names));',
       '',
     ].join('\n'),
@@ -214,11 +257,23 @@ registryTest('every package imports from plain ESM and type-checks from TypeScri
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        types: ['node'],
+        skipLibCheck: true,
+      },
       files: ['index.ts'],
     }),
   );
-  const tsc = await runCommand(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: dir });
+  const tsc = await runCommand(
+    process.execPath,
+    [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+    { cwd: dir },
+  );
   assert.is(tsc.code, 0, show('tsc', tsc));
 });
 

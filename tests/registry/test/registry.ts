@@ -27,7 +27,12 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-async function must(what: string, command: string, args: string[], options: Parameters<typeof runCommand>[2]): Promise<RunResult> {
+async function must(
+  what: string,
+  command: string,
+  args: string[],
+  options: Parameters<typeof runCommand>[2],
+): Promise<RunResult> {
   const result = await runCommand(command, args, options);
   if (result.code !== 0) throw new Error(show(what, result));
   return result;
@@ -53,7 +58,12 @@ export async function installVerdaccio(): Promise<string> {
       2,
     )}\n`,
   );
-  await must('npm install verdaccio', 'npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'], { cwd: dir, env: cleanEnv() });
+  await must(
+    'npm install verdaccio',
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
+    { cwd: dir, env: cleanEnv() },
+  );
   return bin;
 }
 
@@ -63,7 +73,9 @@ function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -105,11 +117,15 @@ export async function startRegistry(bin: string): Promise<Registry> {
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn(process.execPath, [bin, '--config', join(home, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
-    cwd: home,
-    env: cleanEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [bin, '--config', join(home, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
+    {
+      cwd: home,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (b: Buffer) => (output += b.toString('utf8')));
   child.stderr?.on('data', (b: Buffer) => (output += b.toString('utf8')));
@@ -133,10 +149,21 @@ export async function startRegistry(bin: string): Promise<Registry> {
     body: JSON.stringify({ name: 'leap', password: 'leap-test-password', email: 'leap@test.invalid' }),
   });
   const { token } = (await user.json()) as { token?: string };
-  if (!user.ok || typeof token !== 'string') throw new Error(`verdaccio refused the user: HTTP ${user.status}\n${output}`);
+  if (!user.ok || typeof token !== 'string')
+    throw new Error(`verdaccio refused the user: HTTP ${user.status}\n${output}`);
   const npmrc = join(home, 'npmrc');
   const hostPath = url.replace(/^http:/, '');
-  writeFileSync(npmrc, [`registry=${url}`, `${hostPath}:_authToken=${token}`, 'audit=false', 'fund=false', 'update-notifier=false', ''].join('\n'));
+  writeFileSync(
+    npmrc,
+    [
+      `registry=${url}`,
+      `${hostPath}:_authToken=${token}`,
+      'audit=false',
+      'fund=false',
+      'update-notifier=false',
+      '',
+    ].join('\n'),
+  );
   writeFileSync(join(home, 'global-npmrc'), '');
   const env = cleanEnv({
     npm_config_userconfig: npmrc,
@@ -182,14 +209,20 @@ export function thirdPartyPackages(extra: string[]): { name: string; version: st
 export async function mirror(registry: Registry, packages: { name: string; version: string }[]): Promise<void> {
   const tarballs = join(cacheRoot, 'tarballs');
   mkdirSync(tarballs, { recursive: true });
-  const fileOf = (p: { name: string; version: string }) => join(tarballs, `${p.name.replace(/^@/, '').replace('/', '-')}-${p.version}.tgz`);
+  const fileOf = (p: { name: string; version: string }) =>
+    join(tarballs, `${p.name.replace(/^@/, '').replace('/', '-')}-${p.version}.tgz`);
   const missing = packages.filter((p) => !existsSync(fileOf(p)));
   if (missing.length > 0) {
     const scratch = makeTempDir('leap-tarballs-');
-    await must('npm pack (third-party tarballs)', 'npm', ['pack', '--prefer-offline', '--pack-destination', scratch, ...missing.map((p) => `${p.name}@${p.version}`)], {
-      cwd: scratch,
-      env: cleanEnv(),
-    });
+    await must(
+      'npm pack (third-party tarballs)',
+      'npm',
+      ['pack', '--prefer-offline', '--pack-destination', scratch, ...missing.map((p) => `${p.name}@${p.version}`)],
+      {
+        cwd: scratch,
+        env: cleanEnv(),
+      },
+    );
     for (const p of missing) {
       const packed = join(scratch, readdirSync(scratch).find((f) => f === fileOf(p).slice(tarballs.length + 1)) ?? '');
       writeFileSync(fileOf(p), readFileSync(packed));
@@ -205,7 +238,10 @@ async function putTarball(registry: Registry, p: { name: string; version: string
   const entries = execFileSync('tar', ['-tzf', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\n');
   const manifestPath = entries.find((e) => /^[^/]+\/package\.json$/.test(e));
   if (manifestPath === undefined) throw new Error(`${file}: no package.json at its top`);
-  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', file, manifestPath], { encoding: 'utf8' })) as Record<string, unknown>;
+  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', file, manifestPath], { encoding: 'utf8' })) as Record<
+    string,
+    unknown
+  >;
   delete manifest.publishConfig;
   const base = `${p.name.replace(/^@[^/]+\//, '')}-${p.version}.tgz`;
   const body = {
@@ -223,12 +259,15 @@ async function putTarball(registry: Registry, p: { name: string; version: string
         },
       },
     },
-    _attachments: { [base]: { content_type: 'application/octet-stream', data: data.toString('base64'), length: data.length } },
+    _attachments: {
+      [base]: { content_type: 'application/octet-stream', data: data.toString('base64'), length: data.length },
+    },
   };
   const response = await fetch(`${registry.url}${p.name.replace('/', '%2f')}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${registry.token}` },
     body: JSON.stringify(body),
   });
-  if (!response.ok) throw new Error(`publishing ${p.name}@${p.version}: HTTP ${response.status} ${await response.text()}`);
+  if (!response.ok)
+    throw new Error(`publishing ${p.name}@${p.version}: HTTP ${response.status} ${await response.text()}`);
 }

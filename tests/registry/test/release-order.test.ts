@@ -10,7 +10,13 @@ import { publishOrder, publishWaves, workspacePackages } from '../../../.changes
 
 interface Pkg {
   dir: string;
-  manifest: { name: string; version: string; private?: boolean; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  manifest: {
+    name: string;
+    version: string;
+    private?: boolean;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
 }
 const order = publishOrder as (packages: Pkg[]) => Pkg[];
 const waves = publishWaves as (packages: Pkg[]) => Pkg[][];
@@ -20,11 +26,16 @@ const pkg = (name: string, deps: string[] = [], extra: Partial<Pkg['manifest']> 
 });
 
 test('each package comes after every workspace package it depends on; devDependencies do not order it', () => {
-  const names = order([pkg('@a/cli', ['@a/engine', 'zod']), pkg('@a/engine', ['@a/core']), pkg('@a/core'), pkg('@a/tests', [], { private: true, devDependencies: { '@a/cli': '^1.0.0' } })]).map(
+  const names = order([
+    pkg('@a/cli', ['@a/engine', 'zod']),
+    pkg('@a/engine', ['@a/core']),
+    pkg('@a/core'),
+    pkg('@a/tests', [], { private: true, devDependencies: { '@a/cli': '^1.0.0' } }),
+  ]).map((p) => p.manifest.name);
+  assert.equal(names, ['@a/core', '@a/engine', '@a/cli']);
+  const dev = order([pkg('@a/one', [], { devDependencies: { '@a/two': '^1.0.0' } }), pkg('@a/two', ['@a/one'])]).map(
     (p) => p.manifest.name,
   );
-  assert.equal(names, ['@a/core', '@a/engine', '@a/cli']);
-  const dev = order([pkg('@a/one', [], { devDependencies: { '@a/two': '^1.0.0' } }), pkg('@a/two', ['@a/one'])]).map((p) => p.manifest.name);
   assert.equal(dev, ['@a/one', '@a/two']);
 });
 
@@ -42,16 +53,26 @@ test('waves: a package is in the first wave after all of its workspace dependenc
   const seen = new Set<string>();
   for (const wave of workspace) {
     for (const p of wave) {
-      for (const dep of Object.keys(p.manifest.dependencies ?? {}).filter((d) => d.startsWith('@leap/'))) assert.ok(seen.has(dep), `${p.manifest.name} is published before ${dep}`);
+      for (const dep of Object.keys(p.manifest.dependencies ?? {}).filter((d) => d.startsWith('@leap/')))
+        assert.ok(seen.has(dep), `${p.manifest.name} is published before ${dep}`);
     }
     for (const p of wave) seen.add(p.manifest.name);
   }
-  assert.ok(workspace.length < order((workspacePackages as () => Pkg[])()).length, 'the workspace is published in fewer waves than packages');
+  assert.ok(
+    workspace.length < order((workspacePackages as () => Pkg[])()).length,
+    'the workspace is published in fewer waves than packages',
+  );
 });
 
 test('a run-time dependency on a private package, or a cycle, is refused with the names', () => {
-  assert.throws(() => order([pkg('@a/lib', ['@a/helpers']), pkg('@a/helpers', [], { private: true })]), /@a\/lib depends on @a\/helpers, which is private/);
-  assert.throws(() => order([pkg('@a/x', ['@a/y']), pkg('@a/y', ['@a/x'])]), /a dependency cycle: @a\/x -> @a\/y -> @a\/x/);
+  assert.throws(
+    () => order([pkg('@a/lib', ['@a/helpers']), pkg('@a/helpers', [], { private: true })]),
+    /@a\/lib depends on @a\/helpers, which is private/,
+  );
+  assert.throws(
+    () => order([pkg('@a/x', ['@a/y']), pkg('@a/y', ['@a/x'])]),
+    /a dependency cycle: @a\/x -> @a\/y -> @a\/x/,
+  );
 });
 
 test('the workspace itself: every public package once, none depending on a private one', () => {
@@ -68,7 +89,9 @@ test('the workspace itself: every public package once, none depending on a priva
 });
 
 test('an unknown argument is exit 2 with the usage, before anything runs', async () => {
-  const bad = await runCommand(process.execPath, [join(repoRoot, '.changeset', 'release.mjs'), '--registry'], { cwd: repoRoot });
+  const bad = await runCommand(process.execPath, [join(repoRoot, '.changeset', 'release.mjs'), '--registry'], {
+    cwd: repoRoot,
+  });
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /unexpected argument "--registry"[\s\S]*Usage: node \.changeset\/release\.mjs/);
 });

@@ -30,8 +30,13 @@ export const demoMain: Subcommand = async (argv, io) => {
     io.stdout(DEMO_USAGE);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${DEMO_USAGE}`);
-  const [{ runDemo }, { formatDemoSummary, progressLine }, { exitCode }] = await Promise.all([import('./run-demo.js'), import('./demo-summary.js'), import('../exit-codes.js')]);
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${DEMO_USAGE}`);
+  const [{ runDemo }, { formatDemoSummary, progressLine }, { exitCode }] = await Promise.all([
+    import('./run-demo.js'),
+    import('./demo-summary.js'),
+    import('../exit-codes.js'),
+  ]);
   const json = values.json === true;
   const started = Date.now();
   const say = json ? io.stderr : io.stdout;
@@ -41,7 +46,11 @@ export const demoMain: Subcommand = async (argv, io) => {
     env: io.env,
     progress: (line) => say(progressLine(Date.now() - started, line)),
     onProject: (project, resume) =>
-      say(resume ? `leap demo: resuming the run of issue 1 in ${project}\n` : `leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`),
+      say(
+        resume
+          ? `leap demo: resuming the run of issue 1 in ${project}\n`
+          : `leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`,
+      ),
   });
   if (json) io.stdout(`${JSON.stringify({ dir, resumed, ...result })}\n`);
   else io.stdout(formatDemoSummary(dir, result, leapCommand(io.cwd, io.env)));

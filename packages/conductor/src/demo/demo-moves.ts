@@ -23,11 +23,28 @@ const WORDS_V2 =
 /** The developer's leaves, in launch order: red, green (twice for step 2), refactor, per step. */
 export const DEVELOPER_MOVES: DemoMove[] = [
   {
-    edits: [{ path: 'test/step1.test.js', content: testFile("test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));") }],
+    edits: [
+      {
+        path: 'test/step1.test.js',
+        content: testFile(
+          "test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));",
+        ),
+      },
+    ],
     answer: 'Wrote a failing test for criterion 1.',
   },
-  { edits: [slug("export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n")], answer: 'Lowercased, split on blanks, joined with dashes.' },
-  { edits: [slug(`${WORDS_V1}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)], answer: 'Extracted words().' },
+  {
+    edits: [
+      slug(
+        "export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n",
+      ),
+    ],
+    answer: 'Lowercased, split on blanks, joined with dashes.',
+  },
+  {
+    edits: [slug(`${WORDS_V1}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)],
+    answer: 'Extracted words().',
+  },
   // step 2: the first green special-cases the test's inputs; the verifier rejects it
   {
     edits: [
@@ -41,7 +58,11 @@ export const DEVELOPER_MOVES: DemoMove[] = [
     answer: 'Wrote a failing test for criterion 2.',
   },
   {
-    edits: [slug(`${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n  return words(title.toLowerCase()).join('-');\n}\n`)],
+    edits: [
+      slug(
+        `${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n  return words(title.toLowerCase()).join('-');\n}\n`,
+      ),
+    ],
     answer: 'Made the test pass.',
   },
   {
@@ -49,7 +70,11 @@ export const DEVELOPER_MOVES: DemoMove[] = [
     answer: 'Split on every run of characters that are not letters or digits; apostrophes vanish.',
   },
   {
-    edits: [slug(`${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)],
+    edits: [
+      slug(
+        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`,
+      ),
+    ],
     answer: 'Documented slugify.',
   },
   {
@@ -84,7 +109,8 @@ export const DEVELOPER_MOVES: DemoMove[] = [
 const pass = (reason: string): DemoMove => ({ answer: { verdict: 'PASS', reason } });
 
 /** The reason of the demo's one REJECT: it reaches the revision leaf, never the developer's own words. */
-export const DEMO_REJECT_REASON = 'The green special-cases the test\'s input "It\'s $(x) `y`" instead of dropping what is not a letter or digit: "a.b" still gives "a.b".';
+export const DEMO_REJECT_REASON =
+  'The green special-cases the test\'s input "It\'s $(x) `y`" instead of dropping what is not a letter or digit: "a.b" still gives "a.b".';
 
 /** The verifier's answers: red, green, refactor per step, with step 2's rejected green and its revision. */
 export const VERIFIER_MOVES: DemoMove[] = [

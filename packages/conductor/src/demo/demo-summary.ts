@@ -54,7 +54,10 @@ export function formatDemoSummary(dir: string, result: TddRunEnd, leap = 'leap')
 
 function outcomeLine(dir: string, result: TddRunEnd, leap: string): string {
   if (result.outcome === 'done') return `done: every step and criterion of issue ${DEMO_ISSUE} is ticked (exit 0)`;
-  if (result.outcome === 'stopped') return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: ${leap} demo --dir ${shellWord(dir)} (exit 3)`;
+  if (result.outcome === 'stopped')
+    return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: ${leap} demo --dir ${shellWord(dir)} (exit 3)`;
   const bail = result.bail;
-  return bail === undefined ? `bailed (exit ${exitCode(result.outcome)})` : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
+  return bail === undefined
+    ? `bailed (exit ${exitCode(result.outcome)})`
+    : `${bail.narration.replace(/\n*$/, '')}\nbail: ${bail.cause} (${bail.class})`;
 }

@@ -41,8 +41,10 @@ function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
   if (dir === '') throw new UsageError('Expected --dir to name a folder, got ""');
   const path = resolve(cwd, dir);
   if (existsSync(path)) {
-    if (!statSync(path).isDirectory()) throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder, found a file at ${path}`);
-    if (existsSync(join(path, AGENTS_DIR, 'agents.json')) && existsSync(join(path, '.git'))) return { dir: realpathSync(path), resume: true };
+    if (!statSync(path).isDirectory())
+      throw new UsageError(`--dir ${showValue(dir)}: expected a new or empty folder, found a file at ${path}`);
+    if (existsSync(join(path, AGENTS_DIR, 'agents.json')) && existsSync(join(path, '.git')))
+      return { dir: realpathSync(path), resume: true };
     const entries = readdirSync(path);
     if (entries.length > 0) {
       const shown = `${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}`;
@@ -61,11 +63,26 @@ export function writeDemoAgents(dir: string): void {
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, '.gitignore'), "# The demo's scripted agents and plan: never part of the project.\n*\n");
   // Two families, so the verifier is of another family than the developer, as the conductor requires by default.
-  writeFileSync(join(folder, 'developer.json'), `${JSON.stringify({ family: 'demo_developer', moves: DEVELOPER_MOVES }, null, 2)}\n`);
-  writeFileSync(join(folder, 'verifier.json'), `${JSON.stringify({ family: 'demo_verifier', moves: VERIFIER_MOVES }, null, 2)}\n`);
-  writeFileSync(join(folder, 'planner.json'), `${JSON.stringify({ family: 'demo_developer', moves: [{ answer: DEMO_PLAN }] }, null, 2)}\n`);
+  writeFileSync(
+    join(folder, 'developer.json'),
+    `${JSON.stringify({ family: 'demo_developer', moves: DEVELOPER_MOVES }, null, 2)}\n`,
+  );
+  writeFileSync(
+    join(folder, 'verifier.json'),
+    `${JSON.stringify({ family: 'demo_verifier', moves: VERIFIER_MOVES }, null, 2)}\n`,
+  );
+  writeFileSync(
+    join(folder, 'planner.json'),
+    `${JSON.stringify({ family: 'demo_developer', moves: [{ answer: DEMO_PLAN }] }, null, 2)}\n`,
+  );
   const scripted = (script: string) => ({ plugin: 'scripted', script });
-  const agents = { agents: { planner: scripted('planner.json'), developer: scripted('developer.json'), verifier: scripted('verifier.json') } };
+  const agents = {
+    agents: {
+      planner: scripted('planner.json'),
+      developer: scripted('developer.json'),
+      verifier: scripted('verifier.json'),
+    },
+  };
   writeFileSync(join(folder, 'agents.json'), `${JSON.stringify(agents, null, 2)}\n`);
 }
 
@@ -75,7 +92,8 @@ function checkGit(env: NodeJS.ProcessEnv): void {
     runGitSync(['--version'], { cwd: process.cwd(), env });
   } catch (cause) {
     // The spawn's own words (spawnSync git ENOENT), not the GitError's sentence around them.
-    const why = cause instanceof GitError && cause.cause instanceof Error ? cause.cause.message : (cause as Error).message;
+    const why =
+      cause instanceof GitError && cause.cause instanceof Error ? cause.cause.message : (cause as Error).message;
     throw new LeapError(`leap demo needs git on PATH, and could not run it: ${why}`, { exitCode: 1, cause });
   }
 }
@@ -90,7 +108,10 @@ function demoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const env = options.env ?? process.env;
   if (!existsSync(scriptedAgentBin())) {
-    throw new LeapError(`the scripted agent is not built (${scriptedAgentBin()} is missing): run \`npm run build\` first`, { exitCode: 1 });
+    throw new LeapError(
+      `the scripted agent is not built (${scriptedAgentBin()} is missing): run \`npm run build\` first`,
+      { exitCode: 1 },
+    );
   }
   checkGit(env);
   const { dir, resume } = prepareDemoDir(options.dir, options.cwd ?? process.cwd());

@@ -22,7 +22,8 @@ export default async function* summary(source) {
 
 export const DEMO_ISSUE = 1;
 
-const TEST_HEADER = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
+const TEST_HEADER =
+  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
 
 export function testFile(body: string): string {
   return `${TEST_HEADER}${body}\n`;
@@ -43,7 +44,8 @@ URL-safe slugs. Titles are written by people: expect apostrophes, \`$\`, backtic
 
 const SAMPLE_FILES: Record<string, string> = {
   'package.json': `${JSON.stringify({ name: 'slug-demo', private: true, type: 'module', scripts: { test: DEMO_TEST_CMD } }, null, 2)}\n`,
-  'README.md': "# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node's own test runner).\n",
+  'README.md':
+    "# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node's own test runner).\n",
   'tools/summary-reporter.mjs': SUMMARY_REPORTER,
   'src/slug.js': '// Step titles to URL slugs.\nexport function slugify(title) {\n  return title;\n}\n',
   'test/smoke.test.js': testFile("test('slugify is a function', () => assert.equal(typeof slugify, 'function'));"),

@@ -13,13 +13,18 @@ Options:
 Exit codes: 0 written; 2 usage error or the log could not be written.`;
 
 void runCli('leap-event', () => {
-  const { values, positionals } = parseCli(process.argv.slice(2), { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  const { values, positionals } = parseCli(
+    process.argv.slice(2),
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+  );
   if (values.help === true) {
     writeFd(1, `${USAGE}\n`);
     return 0;
   }
   const [kind, name, ...rest] = positionals;
-  if (kind !== 'mark' || name === undefined) throw new UsageError(`Expected "mark NAME", got ${JSON.stringify(positionals.slice(0, 2))}\n${USAGE}`);
+  if (kind !== 'mark' || name === undefined)
+    throw new UsageError(`Expected "mark NAME", got ${JSON.stringify(positionals.slice(0, 2))}\n${USAGE}`);
   const event = recordMark(name, rest);
   if (values.json === true) writeFd(1, `${JSON.stringify(event)}\n`);
   return 0;

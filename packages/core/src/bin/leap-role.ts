@@ -12,7 +12,11 @@ Options:
 Exit codes: 0 known shape; 2 unknown shape or usage error.`;
 
 void runCli('leap-role', () => {
-  const { values, positionals } = parseCli(process.argv.slice(2), { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  const { values, positionals } = parseCli(
+    process.argv.slice(2),
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+  );
   if (values.help === true) {
     writeFd(1, `${USAGE}\n`);
     return 0;

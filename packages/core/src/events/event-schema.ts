@@ -25,8 +25,14 @@ export const launchEventSchema = kind(
     cmd: z.array(z.string()),
     run: z.string().optional(),
     timeout_ms: z.number().nonnegative().optional().describe('the time limit the supervisor applies; 0: none'),
-    sandbox: z.enum(['bwrap', 'off']).optional().describe('whether the leaf runs in a bubblewrap sandbox (CONTRACT section 13)'),
-    sandbox_role: z.enum(['writer', 'reader']).optional().describe('what the sandboxed leaf may write: its tree (writer) or a throwaway copy (reader)'),
+    sandbox: z
+      .enum(['bwrap', 'off'])
+      .optional()
+      .describe('whether the leaf runs in a bubblewrap sandbox (CONTRACT section 13)'),
+    sandbox_role: z
+      .enum(['writer', 'reader'])
+      .optional()
+      .describe('what the sandboxed leaf may write: its tree (writer) or a throwaway copy (reader)'),
     network: z.boolean().optional().describe('whether the sandboxed leaf can reach the network'),
   },
   'A supervisor started a leaf.',
@@ -37,7 +43,16 @@ export const exitEventSchema = kind(
   {
     leaf: z.string().min(1),
     code: z.number().int(),
-    status: z.enum(['exited', 'killed-timeout', 'killed-stuck', 'killed-stop', 'killed-signal', 'killed-external', 'refused-stop', 'failed-start']),
+    status: z.enum([
+      'exited',
+      'killed-timeout',
+      'killed-stuck',
+      'killed-stop',
+      'killed-signal',
+      'killed-external',
+      'refused-stop',
+      'failed-start',
+    ]),
     duration_ms: z.number().nonnegative(),
     leaf_code: z.number().int().nullable().optional(),
     signal: z.string().nullable().optional(),
@@ -95,7 +110,10 @@ export const bailEventSchema = kind(
   {
     cause: z.string(),
     class: z.enum(['process', 'system']),
-    message: z.string().optional().describe('the narration: what happened, in words, with the whole question for needs-user'),
+    message: z
+      .string()
+      .optional()
+      .describe('the narration: what happened, in words, with the whole question for needs-user'),
   },
   'A run gave up, with its cause classified.',
 );
@@ -132,7 +150,10 @@ export const roundEventSchema = kind(
     receipt: receiptValue.optional(),
     candidate: z.string().nullable().optional(),
     reason: z.string().optional(),
-    agent: z.string().optional().describe('the builder agent that built the round (after a fall-over, not the first of the list)'),
+    agent: z
+      .string()
+      .optional()
+      .describe('the builder agent that built the round (after a fall-over, not the first of the list)'),
     family: z.string().optional().describe("that builder's model family"),
   },
   'A builder round ended (no receipt: its proof failed, the next round follows).',
@@ -194,13 +215,32 @@ export const usageEventSchema = kind(
 export const suiteEventSchema = kind(
   'suite',
   {
-    tree: z.string().nullable().describe('the git tree hash of what the suite ran on (the work tree as it was, untracked files included; the state folder not); null when git could not say'),
+    tree: z
+      .string()
+      .nullable()
+      .describe(
+        'the git tree hash of what the suite ran on (the work tree as it was, untracked files included; the state folder not); null when git could not say',
+      ),
     command: z.string().describe('the test command, as run with bash -c'),
     code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
     duration_ms: z.number().nonnegative(),
-    phase: z.string().nullable().optional().describe("the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor's run before any change; null when none"),
-    purpose: z.enum(['canary', 'rerun']).optional().describe("canary: proving the step's test files run; rerun: the flaky check; absent: a counted run"),
-    limit: z.enum(['timeout', 'idle']).optional().describe("the limit that ended it (the run's --timeout or --idle-timeout), which ended it whole; absent when it ended by itself"),
+    phase: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor's run before any change; null when none",
+      ),
+    purpose: z
+      .enum(['canary', 'rerun'])
+      .optional()
+      .describe("canary: proving the step's test files run; rerun: the flaky check; absent: a counted run"),
+    limit: z
+      .enum(['timeout', 'idle'])
+      .optional()
+      .describe(
+        "the limit that ended it (the run's --timeout or --idle-timeout), which ended it whole; absent when it ended by itself",
+      ),
   },
   "The toolchain ran the project's test suite (CONTRACT section 13): on which tree, with what result.",
 );
@@ -214,7 +254,10 @@ export const falloverEventSchema = kind(
     family: z.string().nullable(),
     cause: z.enum(['quota', 'rate-limit', 'overload']),
     message: z.string().describe("the CLI's own words, one sentence"),
-    next: z.string().nullable().describe('the agent launched instead; null when the list ran out (the run bails agent-failed)'),
+    next: z
+      .string()
+      .nullable()
+      .describe('the agent launched instead; null when the list ran out (the run bails agent-failed)'),
     slice: z.string().optional(),
     ball: z.string().optional(),
   },

@@ -20,7 +20,9 @@ export function* parseEvents(text: string, file = '<events>'): Generator<EventRe
       json = JSON.parse(raw);
     } catch (cause) {
       if (torn) return;
-      throw new FileFormatError(file, index + 1, `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}`, { cause });
+      throw new FileFormatError(file, index + 1, `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}`, {
+        cause,
+      });
     }
     const result = eventSchema.safeParse(json);
     if (!result.success) {

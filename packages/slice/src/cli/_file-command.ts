@@ -2,7 +2,11 @@
 import { parseCli, UsageError, type SubcommandIo } from '@leap/core';
 
 /** The parsed call, or null when it asked for --help (printed). `--` ends options: a FILE named `--help` is a file. */
-export function readFileCommand(argv: string[], io: SubcommandIo, usage: string): { file: string; json: boolean } | null {
+export function readFileCommand(
+  argv: string[],
+  io: SubcommandIo,
+  usage: string,
+): { file: string; json: boolean } | null {
   const end = argv.indexOf('--');
   const options = end < 0 ? argv : argv.slice(0, end);
   if (options.includes('--help') || options.includes('-h')) {
@@ -11,6 +15,7 @@ export function readFileCommand(argv: string[], io: SubcommandIo, usage: string)
   }
   const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, usage);
   const file = positionals[0];
-  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
+  if (file === undefined || positionals.length > 1)
+    throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   return { file, json: values.json === true };
 }

@@ -1,22 +1,52 @@
 // `--runner NAME` (run, clean): the runner is found by name first, then one strict parse of its options and ours.
-import { UsageError, loadRunner, parseCli, runnerNameIn, runnerUsage, type CliOption, type RunnerModule } from '@leap/core';
+import {
+  UsageError,
+  loadRunner,
+  parseCli,
+  runnerNameIn,
+  runnerUsage,
+  type CliOption,
+  type RunnerModule,
+} from '@leap/core';
 import type { SliceRunner } from '../engine/round-types.js';
 
 /** The runner argv names (null: the local one), the usage with its options, and argv parsed with them. */
-export async function parseWithRunner<T extends Record<string, CliOption>>(argv: string[], options: T, usage: string, cwd: string) {
+export async function parseWithRunner<T extends Record<string, CliOption>>(
+  argv: string[],
+  options: T,
+  usage: string,
+  cwd: string,
+) {
   const name = runnerNameIn(argv);
-  const runner: RunnerModule<SliceRunner> | null = name === undefined || name === 'local' ? null : await loadRunner<SliceRunner>(name, cwd);
+  const runner: RunnerModule<SliceRunner> | null =
+    name === undefined || name === 'local' ? null : await loadRunner<SliceRunner>(name, cwd);
   const full = runner === null ? usage : `${usage}\n${runnerUsage(runner)}`;
   for (const key of Object.keys(runner?.options ?? {})) {
     if (key in options) throw new UsageError(`--runner ${name}: its option --${key} is one of the command's own`);
   }
   try {
-    const { values, positionals } = parseCli(argv, { ...options, ...runner?.options, runner: { type: 'string' } } as T, full);
-    return { runner, usage: full, values, positionals, runnerValues: values as Record<string, string | boolean | undefined> };
+    const { values, positionals } = parseCli(
+      argv,
+      { ...options, ...runner?.options, runner: { type: 'string' } } as T,
+      full,
+    );
+    return {
+      runner,
+      usage: full,
+      values,
+      positionals,
+      runnerValues: values as Record<string, string | boolean | undefined>,
+    };
   } catch (error) {
     // Without a runner, an option no command has is most often a runner's given without --runner.
     if (runner !== null || !(error instanceof UsageError) || !/Unknown option/.test(error.message)) throw error;
     const [first, ...rest] = error.message.split('\n');
-    throw new UsageError([`${first}: a runner's options are taken after --runner NAME (leap slice run --runner bullmq --help lists bullmq's)`, ...rest].join('\n'), { cause: error });
+    throw new UsageError(
+      [
+        `${first}: a runner's options are taken after --runner NAME (leap slice run --runner bullmq --help lists bullmq's)`,
+        ...rest,
+      ].join('\n'),
+      { cause: error },
+    );
   }
 }

@@ -32,12 +32,17 @@ export const checkCommand: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
   const [file, ball] = positionals;
   if (file === undefined || ball === undefined || positionals.length > 2)
-    throw new UsageError(`expected SLICE and BALL, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}\n${USAGE}`);
+    throw new UsageError(
+      `expected SLICE and BALL, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}\n${USAGE}`,
+    );
   const slice = readSlice(resolve(io.cwd, file));
   const root = requireRepoRoot(io.cwd);
   // The checkout is hashed where the command runs (a ball's worktree, say); the receipts are the main repository's.
   const { receipt, reasons } = checkFileMap({ root, slice, ball, passed: passedBalls(mainWorktreeRoot(root), slice) });
   if (values.json === true) io.stdout(`${JSON.stringify({ slice: slice.id, ball, receipt, reasons })}\n`);
-  else io.stdout(`ball ${ball} of slice ${slice.id}: receipt ${receipt} (${SAYS[String(receipt)]})\n${reasons.map((r) => `  ${r}\n`).join('')}`);
+  else
+    io.stdout(
+      `ball ${ball} of slice ${slice.id}: receipt ${receipt} (${SAYS[String(receipt)]})\n${reasons.map((r) => `  ${r}\n`).join('')}`,
+    );
   return EXIT[String(receipt)] ?? 2;
 };

@@ -35,34 +35,61 @@ function readSliceId(file: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
-    throw new SliceFileError(file, [{ rule: 'read', message: `cannot read the slice file: ${(cause as Error).message}`, balls: [] }], { cause });
+    throw new SliceFileError(
+      file,
+      [{ rule: 'read', message: `cannot read the slice file: ${(cause as Error).message}`, balls: [] }],
+      { cause },
+    );
   }
   const parsed = parseJsonText(text);
   if ('problem' in parsed) throw new SliceFileError(file, [{ rule: 'json', message: parsed.problem, balls: [] }]);
   const id = (parsed.value as { id?: unknown } | null)?.id;
   if (typeof id !== 'string' || !ID_PATTERN.test(id))
-    throw new SliceFileError(file, [{ rule: 'schema', message: `id: expected the slice's id, found ${JSON.stringify(id) ?? 'nothing'}`, balls: [], path: 'id' }]);
+    throw new SliceFileError(file, [
+      {
+        rule: 'schema',
+        message: `id: expected the slice's id, found ${JSON.stringify(id) ?? 'nothing'}`,
+        balls: [],
+        path: 'id',
+      },
+    ]);
   return id;
 }
 
 export const cleanCommand: Subcommand = async (argv, io) => {
-  const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE, io.cwd);
+  const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(
+    argv,
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+    io.cwd,
+  );
   if (values.help === true) {
     io.stdout(`${usage}\n`);
     return 0;
   }
   const file = positionals[0];
-  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
+  if (file === undefined || positionals.length > 1)
+    throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   const id = readSliceId(resolve(io.cwd, file));
   const root = mainWorktreeRoot(requireRepoRoot(io.cwd));
-  if (runner !== null && runner.clean === undefined) throw new UsageError(`--runner ${runner.name} keeps nothing of a slice to clean`);
+  if (runner !== null && runner.clean === undefined)
+    throw new UsageError(`--runner ${runner.name} keeps nothing of a slice to clean`);
   // A live engine is refused before the runner touches anything.
   const pid = liveEngine(root, id);
-  if (pid !== null && pid !== process.pid) throw new LeapError(`slice ${JSON.stringify(id)} is being run by live process ${pid}: clean it once that run ends`, { exitCode: 2 });
-  const remote = runner === null ? [] : await (runner.clean as NonNullable<typeof runner.clean>)(id, runnerValues, { cwd: io.cwd, env: io.env });
+  if (pid !== null && pid !== process.pid)
+    throw new LeapError(
+      `slice ${JSON.stringify(id)} is being run by live process ${pid}: clean it once that run ends`,
+      { exitCode: 2 },
+    );
+  const remote =
+    runner === null
+      ? []
+      : await (runner.clean as NonNullable<typeof runner.clean>)(id, runnerValues, { cwd: io.cwd, env: io.env });
   const { worktrees, branches, kept } = cleanSlice(root, id);
   if (values.json === true) {
-    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept, ...(runner === null ? {} : { runner: remote }) })}\n`);
+    io.stdout(
+      `${JSON.stringify({ slice: id, worktrees, branches, kept, ...(runner === null ? {} : { runner: remote }) })}\n`,
+    );
     return 0;
   }
   const lines = [

@@ -45,7 +45,10 @@ const OPTIONS = {
 
 function split(option: string, text: string): { id: string; value: string } {
   const parts = splitBallArg(text);
-  if (parts === null) throw new UsageError(`--${option} ${JSON.stringify(text)}: expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)`);
+  if (parts === null)
+    throw new UsageError(
+      `--${option} ${JSON.stringify(text)}: expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)`,
+    );
   return parts;
 }
 
@@ -56,7 +59,8 @@ function parseProof(text: string): string[] {
   } catch (cause) {
     throw new UsageError(`--proof: expected a JSON array of strings, found ${JSON.stringify(text)}`, { cause });
   }
-  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string')) throw new UsageError(`--proof: expected a non-empty JSON array of strings, found ${text}`);
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string'))
+    throw new UsageError(`--proof: expected a non-empty JSON array of strings, found ${text}`);
   return argv as string[];
 }
 
@@ -67,7 +71,8 @@ export const newCommand: Subcommand = async (argv, io) => {
   }
   const { values, positionals } = parseCli(argv, OPTIONS, SHORT);
   const id = positionals[0];
-  if (id === undefined || positionals.length > 1) throw new UsageError(`expected one slice ID, got ${positionals.length}\n${SHORT}`);
+  if (id === undefined || positionals.length > 1)
+    throw new UsageError(`expected one slice ID, got ${positionals.length}\n${SHORT}`);
   const balls = new Map<string, NewBall>();
   for (const [option, whole] of [
     ['ball', false],
@@ -83,7 +88,10 @@ export const newCommand: Subcommand = async (argv, io) => {
   if (balls.size === 0) throw new UsageError(`expected at least one --ball BALL:PATH\n${SHORT}`);
   const known = (option: string, ball: string): NewBall => {
     const entry = balls.get(ball);
-    if (entry === undefined) throw new UsageError(`--${option} ${ball}:...: no ball ${JSON.stringify(ball)} was given with --ball (balls: ${[...balls.keys()].join(', ')})`);
+    if (entry === undefined)
+      throw new UsageError(
+        `--${option} ${ball}:...: no ball ${JSON.stringify(ball)} was given with --ball (balls: ${[...balls.keys()].join(', ')})`,
+      );
     return entry;
   };
   for (const text of values.dep ?? []) {
@@ -100,8 +108,18 @@ export const newCommand: Subcommand = async (argv, io) => {
     const { id: ball, value } = split('proof', text);
     known('proof', ball).proof = parseProof(value);
   }
-  const { slice, violations } = newSlice({ id, base: values.base, spine: values.spine, balls: [...balls.values()], repoRoot: requireRepoRoot(io.cwd), cwd: io.cwd });
-  if (violations.length > 0) throw new UsageError(`the skeleton would be an invalid slice:\n${violations.map((v) => `  ${v.message}`).join('\n')}`);
+  const { slice, violations } = newSlice({
+    id,
+    base: values.base,
+    spine: values.spine,
+    balls: [...balls.values()],
+    repoRoot: requireRepoRoot(io.cwd),
+    cwd: io.cwd,
+  });
+  if (violations.length > 0)
+    throw new UsageError(
+      `the skeleton would be an invalid slice:\n${violations.map((v) => `  ${v.message}`).join('\n')}`,
+    );
   const text = `${JSON.stringify(slice, null, 2)}\n`;
   if (values.out === undefined) {
     io.stdout(text);
@@ -112,8 +130,13 @@ export const newCommand: Subcommand = async (argv, io) => {
     writeFileSync(out, text, { flag: values.force === true ? 'w' : 'wx' });
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    throw new UsageError(`--out ${values.out}: ${code === 'EEXIST' ? 'the file exists (give --force to overwrite it)' : (cause as Error).message}`, { cause });
+    throw new UsageError(
+      `--out ${values.out}: ${code === 'EEXIST' ? 'the file exists (give --force to overwrite it)' : (cause as Error).message}`,
+      { cause },
+    );
   }
-  io.stderr(`wrote ${values.out}: slice ${slice.id}, ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'}\n`);
+  io.stderr(
+    `wrote ${values.out}: slice ${slice.id}, ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'}\n`,
+  );
   return 0;
 };

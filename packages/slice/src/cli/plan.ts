@@ -30,7 +30,9 @@ export const planCommand: Subcommand = async (argv, io) => {
     io.stdout(`${JSON.stringify({ slice: slice.id, spine: slice.spine, waves, deps })}\n`);
     return 0;
   }
-  const lines = [`slice ${slice.id}: ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'} in ${waves.length} wave${waves.length === 1 ? '' : 's'}, spine ${slice.spine}`];
+  const lines = [
+    `slice ${slice.id}: ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'} in ${waves.length} wave${waves.length === 1 ? '' : 's'}, spine ${slice.spine}`,
+  ];
   waves.forEach((wave, i) => {
     lines.push(`wave ${i + 1}:`);
     for (const id of wave) lines.push(`  ${id}${deps[id]?.length ? `  (after ${deps[id]?.join(', ')})` : ''}`);

@@ -77,10 +77,16 @@ export const runCommand: Subcommand = async (argv, io) => {
   }
   if (positionals.length !== 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
-  if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1)) throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
+  if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1))
+    throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
   const maxCost = values['max-cost'] === undefined ? undefined : Number(values['max-cost']);
-  if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0 && /^[0-9.]+$/.test(values['max-cost'] as string))) {
-    throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`);
+  if (
+    maxCost !== undefined &&
+    !(Number.isFinite(maxCost) && maxCost >= 0 && /^[0-9.]+$/.test(values['max-cost'] as string))
+  ) {
+    throw new UsageError(
+      `Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`,
+    );
   }
   // Detached, the run itself checks the rest (the runner's options too), and its error is said as its own.
   if (values.detach === true)
@@ -93,7 +99,10 @@ export const runCommand: Subcommand = async (argv, io) => {
   // The runner checks its options before the lock or any record: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
   // A bad leap.config.json is bad input (core's one reader of the project file).
-  const notify = values.notify !== undefined ? (await import('@leap/supervise')).splitNotify(values.notify) : await configNotify(io.cwd);
+  const notify =
+    values.notify !== undefined
+      ? (await import('@leap/supervise')).splitNotify(values.notify)
+      : await configNotify(io.cwd);
   const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({

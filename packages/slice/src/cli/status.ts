@@ -23,9 +23,13 @@ Exit codes: 0 printed; 2 an unreadable or invalid slice, not in a git repository
 
 function ballLine(b: BallStatus, width: number): string {
   const parts = [`  ${b.ball.padEnd(width)}  ${b.state.padEnd(11)}`];
-  if (b.rounds > 0) parts.push(`round ${b.lastRound?.round ?? b.rounds}${b.lastRound?.fallovers === undefined ? '' : ` by ${b.lastRound.builder ?? '?'} (after ${b.lastRound.fallovers.join(', ')})`}`);
+  if (b.rounds > 0)
+    parts.push(
+      `round ${b.lastRound?.round ?? b.rounds}${b.lastRound?.fallovers === undefined ? '' : ` by ${b.lastRound.builder ?? '?'} (after ${b.lastRound.fallovers.join(', ')})`}`,
+    );
   if (b.receipt !== null) parts.push(`receipt ${b.receipt}`);
-  else if (b.lastRound !== null) parts.push(`last round ${b.lastRound.receipt === null ? 'proof failed' : `receipt ${b.lastRound.receipt}`}`);
+  else if (b.lastRound !== null)
+    parts.push(`last round ${b.lastRound.receipt === null ? 'proof failed' : `receipt ${b.lastRound.receipt}`}`);
   if (b.candidate !== null) parts.push(`candidate ${b.candidate.slice(0, 12)}`);
   if (b.merged !== null) parts.push(`merged ${b.merged.slice(0, 12)}`);
   if (b.after.length > 0) parts.push(`after ${b.after.join(', ')}`);

@@ -25,16 +25,20 @@ export const validateCommand: Subcommand = async (argv, io) => {
     return 0;
   }
   // `validate FILE` has no option to parse: parseCli would only load and run util.parseArgs to say so.
-  const { values, positionals } = argv.some((arg) => arg.startsWith('-')) ? parseCli(argv, { json: { type: 'boolean' } }, USAGE) : { values: {}, positionals: argv };
+  const { values, positionals } = argv.some((arg) => arg.startsWith('-'))
+    ? parseCli(argv, { json: { type: 'boolean' } }, USAGE)
+    : { values: {}, positionals: argv };
   const file = positionals[0];
-  if (file === undefined || positionals.length > 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  if (file === undefined || positionals.length > 1)
+    throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
   const path = resolve(io.cwd, file);
   const loaded = loadSliceFile(path);
   const waves = loaded.waves ?? null;
   if (loaded.slice !== null) {
     const found = findRepoRoot(io.cwd);
     const root = found === null ? null : mainWorktreeRoot(found);
-    if (root !== null && mayHaveSliceWorktrees(root, loaded.slice.id)) (await import('../reap.js')).reapSlice(root, loaded.slice.id);
+    if (root !== null && mayHaveSliceWorktrees(root, loaded.slice.id))
+      (await import('../reap.js')).reapSlice(root, loaded.slice.id);
   }
   const warnings = loaded.slice === null ? [] : sliceWarnings(loaded.slice);
   if (values.json === true) {
@@ -48,7 +52,9 @@ export const validateCommand: Subcommand = async (argv, io) => {
     );
   } else {
     const n = loaded.violations.length;
-    io.stdout(`${loaded.violations.map((v) => `${file}: ${v.message}\n`).join('')}${file}: ${n} violation${n === 1 ? '' : 's'}\n`);
+    io.stdout(
+      `${loaded.violations.map((v) => `${file}: ${v.message}\n`).join('')}${file}: ${n} violation${n === 1 ? '' : 's'}\n`,
+    );
   }
   return loaded.slice === null ? 1 : 0;
 };

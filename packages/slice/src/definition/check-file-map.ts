@@ -22,7 +22,10 @@ export interface FileMapCheck {
 export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
   const ball = options.slice.balls.find((b) => b.id === options.ball);
   if (ball === undefined) {
-    throw new LeapError(`slice ${JSON.stringify(options.slice.id)} has no ball ${JSON.stringify(options.ball)} (its balls: ${options.slice.balls.map((b) => b.id).join(', ')})`, { exitCode: 2 });
+    throw new LeapError(
+      `slice ${JSON.stringify(options.slice.id)} has no ball ${JSON.stringify(options.ball)} (its balls: ${options.slice.balls.map((b) => b.id).join(', ')})`,
+      { exitCode: 2 },
+    );
   }
   const falseMap: string[] = [];
   const fine: string[] = [];
@@ -44,13 +47,22 @@ export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
       return;
     }
     const actual = state.kind === 'file' ? hashFile(options.root, entry.path) : null;
-    if (entry.sha256 === null && actual !== null) falseMap.push(`${name} exists (sha256 ${actual}), but the scope says the ball creates it (sha256 null)`);
-    else if (entry.sha256 !== null && actual === null) falseMap.push(`${name} does not exist, but the scope gives its sha256 ${entry.sha256}`);
-    else if (entry.sha256 !== actual) falseMap.push(`${name} has changed: its sha256 is ${actual}, the scope says ${entry.sha256}`);
-    else fine.push(actual === null ? `${name} does not exist yet, as the scope says (the ball creates it)` : `${name} matches its sha256 ${actual}`);
+    if (entry.sha256 === null && actual !== null)
+      falseMap.push(`${name} exists (sha256 ${actual}), but the scope says the ball creates it (sha256 null)`);
+    else if (entry.sha256 !== null && actual === null)
+      falseMap.push(`${name} does not exist, but the scope gives its sha256 ${entry.sha256}`);
+    else if (entry.sha256 !== actual)
+      falseMap.push(`${name} has changed: its sha256 is ${actual}, the scope says ${entry.sha256}`);
+    else
+      fine.push(
+        actual === null
+          ? `${name} does not exist yet, as the scope says (the ball creates it)`
+          : `${name} matches its sha256 ${actual}`,
+      );
   });
   if (falseMap.length > 0) return { receipt: -1, reasons: falseMap };
   const waiting = ball.deps.filter((d) => !options.passed.has(d));
-  if (waiting.length > 0) return { receipt: 0, reasons: waiting.map((d) => `dependency ${JSON.stringify(d)} has not returned 1 yet`) };
+  if (waiting.length > 0)
+    return { receipt: 0, reasons: waiting.map((d) => `dependency ${JSON.stringify(d)} has not returned 1 yet`) };
   return { receipt: 1, reasons: fine };
 }

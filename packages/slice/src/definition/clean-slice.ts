@@ -13,7 +13,11 @@ export interface CleanResult {
 /** Remove the slice's worktrees and branches; throws a LeapError (exit 2) while a live engine runs it. */
 export function cleanSlice(repoRoot: string, sliceId: string): CleanResult {
   const pid = liveEngine(repoRoot, sliceId);
-  if (pid !== null && pid !== process.pid) throw new LeapError(`slice ${JSON.stringify(sliceId)} is being run by live process ${pid}: clean it once that run ends`, { exitCode: 2 });
+  if (pid !== null && pid !== process.pid)
+    throw new LeapError(
+      `slice ${JSON.stringify(sliceId)} is being run by live process ${pid}: clean it once that run ends`,
+      { exitCode: 2 },
+    );
   const worktrees = reapSlice(repoRoot, sliceId);
   const refs = gitStdout(repoRoot, ['for-each-ref', '--format=%(refname)', `refs/heads/leap/${sliceId}/`])
     .split('\n')

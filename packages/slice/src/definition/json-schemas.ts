@@ -18,7 +18,13 @@ function collapseNullableStrings(node: unknown): unknown {
   if (anyOf === undefined) return out;
   const branches = anyOf as Record<string, unknown>[];
   const [first, second] = branches;
-  if (branches.length === 2 && first?.type === 'string' && second !== undefined && Object.keys(second).length === 1 && second.type === 'null') {
+  if (
+    branches.length === 2 &&
+    first?.type === 'string' &&
+    second !== undefined &&
+    Object.keys(second).length === 1 &&
+    second.type === 'null'
+  ) {
     return { ...out, ...(collapseNullableStrings(first) as Record<string, unknown>), type: ['string', 'null'] };
   }
   return { ...out, anyOf: collapseNullableStrings(anyOf) };
@@ -34,7 +40,8 @@ export function sliceJsonSchemas(): Record<string, Record<string, unknown>> {
 
 // Each export is typed: inferring it from ajv's code, tsc follows the longest validator deeper than its stack allows.
 const TYPED_EXPORT = /^export const (\w+) = (validate\d+);$/gm;
-const VALIDATOR_TYPE = '((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null }';
+const VALIDATOR_TYPE =
+  '((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null }';
 
 // Only instancePath, keyword and params of an error are read: schemaPath and message go.
 const SCHEMA_PATH = /schemaPath:"[^"]*",/g;
@@ -51,22 +58,30 @@ function withoutErrorCount(code: string): string {
   // Only a validator that counts no error may lose the count: with allErrors, ajv writes errors++.
   if (/(?<![.\w])errors\s*(?:\+\+|\+=|=[^=])/.test(code.replace(/^let errors = 0;$/gm, '')))
     throw new Error('renderSliceValidators: a validator counts its errors (allErrors?): the error count cannot go');
-  const out = code.replace(ERROR_SNAPSHOT, '').replace(IF_NO_NEW_ERROR, '{').replace(VALID_IF_NO_NEW_ERROR, 'var $1 = true;');
-  if (out.includes('_errs')) throw new Error('renderSliceValidators: an error-count snapshot is still used after its tests went');
+  const out = code
+    .replace(ERROR_SNAPSHOT, '')
+    .replace(IF_NO_NEW_ERROR, '{')
+    .replace(VALID_IF_NO_NEW_ERROR, 'var $1 = true;');
+  if (out.includes('_errs'))
+    throw new Error('renderSliceValidators: an error-count snapshot is still used after its tests went');
   return out;
 }
 
 // The sixty failure sites set their error and return through one helper: less code for every start to parse.
-const ERROR_SITE = /^(validate\d+)\.errors = \[\{instancePath(?::(.*?))?,keyword:("\w+"),params:(\{.*\})\}\];\nreturn false;$/gm;
-const FAIL_WITH = 'function failWith(validate, instancePath, keyword, params) {\n  validate.errors = [{ instancePath, keyword, params }];\n  return false;\n}\n';
+const ERROR_SITE =
+  /^(validate\d+)\.errors = \[\{instancePath(?::(.*?))?,keyword:("\w+"),params:(\{.*\})\}\];\nreturn false;$/gm;
+const FAIL_WITH =
+  'function failWith(validate, instancePath, keyword, params) {\n  validate.errors = [{ instancePath, keyword, params }];\n  return false;\n}\n';
 
 function withFailWith(code: string): string {
   if (code.includes('failWith')) throw new Error("renderSliceValidators: ajv's code already names failWith");
   const out = code.replace(
     ERROR_SITE,
-    (_, validate: string, path: string | undefined, keyword: string, params: string) => `return failWith(${validate}, ${path ?? 'instancePath'}, ${keyword}, ${params});`,
+    (_, validate: string, path: string | undefined, keyword: string, params: string) =>
+      `return failWith(${validate}, ${path ?? 'instancePath'}, ${keyword}, ${params});`,
   );
-  if (/\.errors = \[/.test(out)) throw new Error('renderSliceValidators: an error is set in a form failWith does not take');
+  if (/\.errors = \[/.test(out))
+    throw new Error('renderSliceValidators: an error is set in a form failWith does not take');
   const at = out.indexOf('\nexport const ');
   return `${out.slice(0, at + 1)}${FAIL_WITH}${out.slice(at + 1)}`;
 }
@@ -89,24 +104,30 @@ function withoutSchemaConstants(code: string): string {
       return at;
     };
     if (own !== null) {
-      out = out.replace(new RegExp(`\\b${own[1]}\\.call\\(${name}((?:\\.[$\\w]+)+), (\\w+)\\)`, 'g'), (_, path: string, key: string) => {
-        const names = Object.keys(part(path) as Record<string, unknown>);
-        return `(${names.map((n) => `${key} === ${JSON.stringify(n)}`).join(' || ')})`;
-      });
+      out = out.replace(
+        new RegExp(`\\b${own[1]}\\.call\\(${name}((?:\\.[$\\w]+)+), (\\w+)\\)`, 'g'),
+        (_, path: string, key: string) => {
+          const names = Object.keys(part(path) as Record<string, unknown>);
+          return `(${names.map((n) => `${key} === ${JSON.stringify(n)}`).join(' || ')})`;
+        },
+      );
     }
     out = out.replace(new RegExp(`\\b${name}((?:\\.[$\\w]+)+)`, 'g'), (_, path: string) => JSON.stringify(part(path)));
-    if (new RegExp(`\\b${name}\\b`).test(out.replace(line, ''))) throw new Error(`renderSliceValidators: ${name} is still used whole`);
+    if (new RegExp(`\\b${name}\\b`).test(out.replace(line, '')))
+      throw new Error(`renderSliceValidators: ${name} is still used whole`);
     out = out.replace(line, '');
   }
   if (own !== null && !new RegExp(`\\b${own[1]}\\b`).test(out.replace(own[0], ''))) out = out.replace(own[0], '');
-  if (/\.call\(\{/.test(out)) throw new Error('renderSliceValidators: an object literal is still built at a call in a validator');
+  if (/\.call\(\{/.test(out))
+    throw new Error('renderSliceValidators: an object literal is still built at a call in a validator');
   return out;
 }
 
 // `evaluated` serves unevaluatedProperties and dynamic references, which these schemas lack: its reads and resets go.
 const EVALUATED_RESET =
   /^const evaluated0 = validate\d+\.evaluated;\nif\(evaluated0\.dynamicProps\)\{\nevaluated0\.props = undefined;\n\}\nif\(evaluated0\.dynamicItems\)\{\nevaluated0\.items = undefined;\n\}\n/gm;
-const EVALUATED_STATIC = /^validate\d+\.evaluated = \{(?:"props":true,|"items":true,)?"dynamicProps":false,"dynamicItems":false\};\n/gm;
+const EVALUATED_STATIC =
+  /^validate\d+\.evaluated = \{(?:"props":true,|"items":true,)?"dynamicProps":false,"dynamicItems":false\};\n/gm;
 
 function withoutEvaluated(code: string): string {
   const out = code.replace(EVALUATED_RESET, '').replace(EVALUATED_STATIC, '');
@@ -115,12 +136,15 @@ function withoutEvaluated(code: string): string {
 }
 
 function leaner(code: string): string {
-  let out = withoutEvaluated(withoutSchemaConstants(withFailWith(withoutErrorCount(code.replace(SCHEMA_PATH, '').replace(MESSAGE, '}];')))));
+  let out = withoutEvaluated(
+    withoutSchemaConstants(withFailWith(withoutErrorCount(code.replace(SCHEMA_PATH, '').replace(MESSAGE, '}];')))),
+  );
   const nonEmpty = NON_EMPTY_REGEXP.exec(out);
   if (nonEmpty !== null) {
     const name = nonEmpty[1] as string;
     out = out.replace(nonEmpty[0], '').replace(new RegExp(`!${name}\\.test\\((\\w+)\\)`, 'g'), '$1.length === 0');
-    if (out.includes(name)) throw new Error(`renderSliceValidators: ${name} (^[\\s\\S]) is still used after its tests became length checks`);
+    if (out.includes(name))
+      throw new Error(`renderSliceValidators: ${name} (^[\\s\\S]) is still used after its tests became length checks`);
   }
   return out;
 }
@@ -128,8 +152,14 @@ function leaner(code: string): string {
 export async function renderSliceValidators(): Promise<string> {
   const code = await renderValidatorModule(
     [
-      { exportName: 'validateBalls', schema: publish(z.array(ballSchema), `${BASE}/parts/balls.schema.json`, 'LEAP balls') },
-      { exportName: 'validateSliceShell', schema: publish(sliceShell, `${BASE}/parts/slice-shell.schema.json`, 'LEAP slice, balls open') },
+      {
+        exportName: 'validateBalls',
+        schema: publish(z.array(ballSchema), `${BASE}/parts/balls.schema.json`, 'LEAP balls'),
+      },
+      {
+        exportName: 'validateSliceShell',
+        schema: publish(sliceShell, `${BASE}/parts/slice-shell.schema.json`, 'LEAP slice, balls open'),
+      },
     ],
     [
       '// Generated by the build (`npm run generate -w @leap/slice`) from slice-schema.ts; not committed: do not edit.',

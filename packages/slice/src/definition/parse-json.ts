@@ -20,7 +20,9 @@ export function parseJsonText(text: string): { value: unknown } | { problem: str
   } catch (error) {
     const message = (error as Error).message;
     const { line, column } = jsonErrorPosition(body, message);
-    const why = message.replace(/ in JSON at position \d+.*$/s, '').replace(/^Unexpected end of JSON input$/, 'the text ends before the JSON value does');
+    const why = message
+      .replace(/ in JSON at position \d+.*$/s, '')
+      .replace(/^Unexpected end of JSON input$/, 'the text ends before the JSON value does');
     return { problem: `${line}:${column}: malformed JSON: ${why}`, line, column };
   }
 }

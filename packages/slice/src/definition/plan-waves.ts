@@ -3,7 +3,11 @@ import { LeapError } from '@leap/core';
 import type { Slice } from './slice-schema.js';
 
 /** Depth first in file order on its own stack (any chain fits): one cycle per back edge, and each ball's depth. */
-export function walkGraph(n: number, start: Int32Array, edges: readonly number[]): { cycles: number[][]; depth: Int32Array } {
+export function walkGraph(
+  n: number,
+  start: Int32Array,
+  edges: readonly number[],
+): { cycles: number[][]; depth: Int32Array } {
   const state = new Uint8Array(n); // 0 unseen, 1 on the stack, 2 done
   const next = new Int32Array(n);
   const depth = new Int32Array(n);
@@ -22,7 +26,8 @@ export function walkGraph(n: number, start: Int32Array, edges: readonly number[]
         stack.pop();
         state[i] = 2;
         const parent = stack[stack.length - 1];
-        if (parent !== undefined && (depth[i] as number) >= (depth[parent] as number)) depth[parent] = (depth[i] as number) + 1;
+        if (parent !== undefined && (depth[i] as number) >= (depth[parent] as number))
+          depth[parent] = (depth[i] as number) + 1;
         continue;
       }
       next[i] = e + 1;
@@ -48,7 +53,11 @@ export function walkGraph(n: number, start: Int32Array, edges: readonly number[]
 }
 
 // The graph of `ids` as walkGraph takes it; a dependency that names no ball is `unknown`'s (skipped when it returns).
-function adjacency(ids: readonly string[], depsOf: (i: number) => readonly string[], unknown: (i: number, dep: string) => void = () => undefined) {
+function adjacency(
+  ids: readonly string[],
+  depsOf: (i: number) => readonly string[],
+  unknown: (i: number, dep: string) => void = () => undefined,
+) {
   const index = new Map<string, number>();
   for (let i = 0; i < ids.length; i++) index.set(ids[i] as string, i);
   const start = new Int32Array(ids.length + 1);
@@ -85,7 +94,8 @@ export function planWaves(slice: Slice): string[][] {
   );
   const { cycles, depth } = walkGraph(ids.length, start, edges);
   const cycle = cycles[0]?.map((i) => ids[i] as string);
-  if (cycle !== undefined) throw fail(`dependency cycle: ${[...cycle, cycle[0]].map((c) => JSON.stringify(c)).join(' -> ')}`);
+  if (cycle !== undefined)
+    throw fail(`dependency cycle: ${[...cycle, cycle[0]].map((c) => JSON.stringify(c)).join(' -> ')}`);
   const waves: string[][] = [];
   for (let i = 0; i < ids.length; i++) (waves[depth[i] as number] ??= []).push(ids[i] as string);
   return waves;

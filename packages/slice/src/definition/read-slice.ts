@@ -16,14 +16,19 @@ export class SliceFileError extends LeapError {
   readonly file: string;
   readonly violations: Violation[];
   constructor(file: string, violations: Violation[], options: { exitCode?: number; cause?: unknown } = {}) {
-    super(violations.map((v) => `${file}: ${v.message}`).join('\n'), { exitCode: options.exitCode ?? 2, cause: options.cause });
+    super(violations.map((v) => `${file}: ${v.message}`).join('\n'), {
+      exitCode: options.exitCode ?? 2,
+      cause: options.cause,
+    });
     this.file = file;
     this.violations = violations;
   }
 }
 
 /** A slice file read: the slice and its waves (as planWaves gives them), or its violations (read, but invalid). */
-export type LoadedSlice = { slice: Slice; violations: []; waves: string[][] } | { slice: null; violations: Violation[]; waves?: undefined };
+export type LoadedSlice =
+  | { slice: Slice; violations: []; waves: string[][] }
+  | { slice: null; violations: Violation[]; waves?: undefined };
 
 export interface ReadSliceOptions {
   /** Paths differing only in case are one file; by default, as the file system under the slice file does. */
@@ -37,16 +42,31 @@ export function loadSliceFile(file: string, options: ReadSliceOptions = {}): Loa
     bytes = readFileSync(file);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a slice file' : code === 'EACCES' ? 'permission denied' : (cause as Error).message;
-    throw new SliceFileError(file, [{ rule: 'read', message: `cannot read the slice file: ${why}`, balls: [] }], { cause });
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a folder, not a slice file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (cause as Error).message;
+    throw new SliceFileError(file, [{ rule: 'read', message: `cannot read the slice file: ${why}`, balls: [] }], {
+      cause,
+    });
   }
   // What a fatal TextDecoder checks, several times faster; one byte order mark is left out, as it does.
-  if (!isUtf8(bytes)) return { slice: null, violations: [{ rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] }] };
+  if (!isUtf8(bytes))
+    return {
+      slice: null,
+      violations: [{ rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] }],
+    };
   const text = bytes.toString('utf8', bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
   const parsed = parseJsonText(text);
   if ('problem' in parsed) return { slice: null, violations: [{ rule: 'json', message: parsed.problem, balls: [] }] };
   // The file system is asked only when some scope path has a letter whose case folds.
-  const { violations, waves } = checkSlice(parsed.value, { foldCase: options.foldCase ?? (() => foldsCase(dirname(resolve(file)))) });
+  const { violations, waves } = checkSlice(parsed.value, {
+    foldCase: options.foldCase ?? (() => foldsCase(dirname(resolve(file)))),
+  });
   return waves === null ? { slice: null, violations } : { slice: parsed.value as Slice, violations: [], waves };
 }
 

@@ -41,16 +41,27 @@ export function resolveInRepo(root: string, path: string): PathState {
       } catch {
         // A dangling link: where it points decides, as a write through it would create that file.
         const target = readlinkSync(join(rootReal, prefix));
-        return { kind: 'problem', problem: `passes through the symlink ${JSON.stringify(prefix)} -> ${JSON.stringify(target)}, which leads nowhere` };
+        return {
+          kind: 'problem',
+          problem: `passes through the symlink ${JSON.stringify(prefix)} -> ${JSON.stringify(target)}, which leads nowhere`,
+        };
       }
       const rel = inside(rootReal, real);
-      if (rel === null) return { kind: 'problem', problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads out of the repository (to ${JSON.stringify(real)})` };
+      if (rel === null)
+        return {
+          kind: 'problem',
+          problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads out of the repository (to ${JSON.stringify(real)})`,
+        };
       if (rel.split(sep).some((s) => s.toLowerCase() === '.git') || rel === '')
-        return { kind: 'problem', problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads to ${rel === '' ? 'the repository root' : "the repository's .git"}` };
+        return {
+          kind: 'problem',
+          problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads to ${rel === '' ? 'the repository root' : "the repository's .git"}`,
+        };
     }
     const isLast = i === parts.length - 1;
     const target = stat.isSymbolicLink() ? lstatSync(realpathSync(join(rootReal, prefix))) : stat;
-    if (!isLast && !target.isDirectory()) return { kind: 'problem', problem: `passes through ${JSON.stringify(prefix)}, which is a file, not a folder` };
+    if (!isLast && !target.isDirectory())
+      return { kind: 'problem', problem: `passes through ${JSON.stringify(prefix)}, which is a file, not a folder` };
     if (isLast && target.isDirectory()) return { kind: 'problem', problem: 'is a folder, not a file' };
     if (isLast && !target.isFile()) return { kind: 'problem', problem: 'is not a regular file' };
   }

@@ -32,7 +32,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function valueAt(root: unknown, pointer: string): unknown {
   let at = root;
-  for (const part of pointer.split('/').slice(1)) at = isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[part] : undefined;
+  for (const part of pointer.split('/').slice(1))
+    at = isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[part] : undefined;
   return at;
 }
 
@@ -51,7 +52,9 @@ function expectation(error: AjvError, field: string): string {
     case 'type':
       return EXPECTED_BY_FIELD[field] ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
     case 'pattern':
-      return p.pattern === NON_EMPTY_PATTERN ? 'a non-empty string' : (EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`);
+      return p.pattern === NON_EMPTY_PATTERN
+        ? 'a non-empty string'
+        : (EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`);
     case 'enum':
       return EXPECTED_BY_FIELD[field] ?? `one of ${JSON.stringify(p.allowedValues)}`;
     case 'minItems':
@@ -114,11 +117,17 @@ function inBall(prefix: string, place: (value: unknown) => unknown): Check {
 }
 
 const CHECKS: Record<string, Check> = {
-  slice: (value) => ((validateSliceShell as Validator)(value) ? null : ((validateSliceShell as Validator).errors?.[0] ?? null)),
+  slice: (value) =>
+    (validateSliceShell as Validator)(value) ? null : ((validateSliceShell as Validator).errors?.[0] ?? null),
   // A ball's scope entries and proof are parts of their own: here only their shape is the ball's.
   ball: inBall('/0', (ball) =>
     isObject(ball)
-      ? { ...ball, scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope, proof: isObject(ball.proof) ? PROOF : ball.proof, ...(isObject(ball.live) ? { live: LIVE } : {}) }
+      ? {
+          ...ball,
+          scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope,
+          proof: isObject(ball.proof) ? PROOF : ball.proof,
+          ...(isObject(ball.live) ? { live: LIVE } : {}),
+        }
       : ball,
   ),
   scope: inBall('/0/scope/0', (entry) => ({ ...BALL, scope: [entry] })),
@@ -135,11 +144,23 @@ function push(out: Violation[], path: string, message: string, balls: string[]):
 }
 
 // Every problem of one object: its unknown fields, its missing ones, then each field's own.
-function objectProblems(kind: string, value: unknown, root: unknown, base: string, balls: string[], out: Violation[]): void {
+function objectProblems(
+  kind: string,
+  value: unknown,
+  root: unknown,
+  base: string,
+  balls: string[],
+  out: Violation[],
+): void {
   const check = CHECKS[kind] as Check;
   if (check(value) === null) return;
   if (!isObject(value)) {
-    push(out, fieldPath(base), `expected ${kind === 'scope' ? 'a scope entry' : `a ${kind}`} (an object), found ${showFound(value)}`, balls);
+    push(
+      out,
+      fieldPath(base),
+      `expected ${kind === 'scope' ? 'a scope entry' : `a ${kind}`} (an object), found ${showFound(value)}`,
+      balls,
+    );
     return;
   }
   const fields = FIELDS[kind] ?? [];
@@ -155,7 +176,8 @@ function objectProblems(kind: string, value: unknown, root: unknown, base: strin
   }
   for (const key of fields) {
     if (!Object.hasOwn(value, key)) {
-      if (!OPTIONAL.has(key)) push(out, fieldPath(`${base}/${key}`), `missing the required field ${JSON.stringify(key)}`, balls);
+      if (!OPTIONAL.has(key))
+        push(out, fieldPath(`${base}/${key}`), `missing the required field ${JSON.stringify(key)}`, balls);
       continue;
     }
     const error = check({ ...template, [key]: value[key] });
@@ -167,16 +189,26 @@ function objectProblems(kind: string, value: unknown, root: unknown, base: strin
 
 /** Every field's schema problem (the first within a field's value); none when the slice matches its JSON Schema. */
 export function schemaProblems(value: unknown): Violation[] {
-  if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls)) return [];
+  if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls))
+    return [];
   const out: Violation[] = [];
-  objectProblems('slice', isObject(value) && isObject(value.live) ? { ...value, live: LIVE } : value, value, '', [], out);
+  objectProblems(
+    'slice',
+    isObject(value) && isObject(value.live) ? { ...value, live: LIVE } : value,
+    value,
+    '',
+    [],
+    out,
+  );
   if (isObject(value) && isObject(value.live)) objectProblems('live', value.live, value, '/live', [], out);
   const balls = isObject(value) && Array.isArray(value.balls) ? value.balls : [];
   balls.forEach((ball: unknown, i) => {
     const ids = isObject(ball) && typeof ball.id === 'string' ? [ball.id] : [];
     objectProblems('ball', ball, value, `/balls/${i}`, ids, out);
     if (!isObject(ball)) return;
-    if (Array.isArray(ball.scope)) for (const [j, entry] of (ball.scope as unknown[]).entries()) objectProblems('scope', entry, value, `/balls/${i}/scope/${j}`, ids, out);
+    if (Array.isArray(ball.scope))
+      for (const [j, entry] of (ball.scope as unknown[]).entries())
+        objectProblems('scope', entry, value, `/balls/${i}/scope/${j}`, ids, out);
     if (ball.proof !== undefined) objectProblems('proof', ball.proof, value, `/balls/${i}/proof`, ids, out);
     if (isObject(ball.live)) objectProblems('live', ball.live, value, `/balls/${i}/live`, ids, out);
   });

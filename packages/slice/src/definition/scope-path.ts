@@ -23,7 +23,8 @@ export function scopePathProblem(path: string): string | null {
   if (isPlainPath(path)) return null;
   if (path.length === 0) return 'is empty';
   if (path.includes('\0')) return 'contains a NUL byte, which no file name can hold';
-  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return 'is absolute: scope paths are relative to the repository root';
+  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path))
+    return 'is absolute: scope paths are relative to the repository root';
   if (path.includes('\\')) return 'contains a backslash: folders are separated by "/"';
   const segments = path.split('/');
   if (segments.includes('..')) return 'has a ".." segment: scope paths stay inside the repository';
@@ -33,7 +34,8 @@ export function scopePathProblem(path: string): string | null {
   if (kept.some((s) => s.toLowerCase() === '.git')) return 'is inside .git, which the repository cannot hold';
   if (kept[0]?.toLowerCase() === '.leap') return 'is inside .leap, where the engine keeps its records';
   const long = kept.find((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES);
-  if (long !== undefined) return `has a segment of ${Buffer.byteLength(long)} bytes: file systems hold at most ${MAX_SEGMENT_BYTES}`;
+  if (long !== undefined)
+    return `has a segment of ${Buffer.byteLength(long)} bytes: file systems hold at most ${MAX_SEGMENT_BYTES}`;
   const bytes = Buffer.byteLength(kept.join('/'));
   if (bytes > MAX_PATH_BYTES) return `is ${bytes} bytes long: file systems hold at most ${MAX_PATH_BYTES}`;
   return null;

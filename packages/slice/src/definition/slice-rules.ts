@@ -67,30 +67,69 @@ function idRules(slice: Record<string, unknown>, out: Violation[]): void {
   // An id the schema refused is reported there, once.
   if (typeof slice.id === 'string' && ID_PATTERN.test(slice.id)) {
     const why = refNameProblem(slice.id);
-    if (why !== null) out.push({ rule: 'id-as-branch', message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`, balls: [], path: 'id' });
+    if (why !== null)
+      out.push({
+        rule: 'id-as-branch',
+        message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`,
+        balls: [],
+        path: 'id',
+      });
   }
 }
 
 function ballIdRules(id: string, i: number, schemaValid: boolean, out: Violation[]): void {
   if (!schemaValid && !ID_PATTERN.test(id)) return;
   const why = id.includes('.') ? refNameProblem(id) : null;
-  if (why !== null) out.push({ rule: 'id-as-branch', message: `ball id ${JSON.stringify(id)} cannot name the branch leap/SLICE/${id}: it ${why}`, balls: [id], path: `balls[${i}].id` });
-  if (RESERVED.has(id)) out.push({ rule: 'reserved-id', message: `ball id ${JSON.stringify(id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`, balls: [id], path: `balls[${i}].id` });
+  if (why !== null)
+    out.push({
+      rule: 'id-as-branch',
+      message: `ball id ${JSON.stringify(id)} cannot name the branch leap/SLICE/${id}: it ${why}`,
+      balls: [id],
+      path: `balls[${i}].id`,
+    });
+  if (RESERVED.has(id))
+    out.push({
+      rule: 'reserved-id',
+      message: `ball id ${JSON.stringify(id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`,
+      balls: [id],
+      path: `balls[${i}].id`,
+    });
 }
 
-function linesRule(lines: unknown[], ids: readonly (string | undefined)[], i: number, j: number, out: Violation[]): void {
+function linesRule(
+  lines: unknown[],
+  ids: readonly (string | undefined)[],
+  i: number,
+  j: number,
+  out: Violation[],
+): void {
   for (let k = 0; k < lines.length; k++) {
     const range = lines[k];
     if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[0] > range[1]) {
-      out.push({ rule: 'lines', message: `${ballName(ids, i)}: line range [${range[0]}, ${range[1]}] ends before it starts`, balls: idsOf(ids, i), path: `balls[${i}].scope[${j}].lines[${k}]` });
+      out.push({
+        rule: 'lines',
+        message: `${ballName(ids, i)}: line range [${range[0]}, ${range[1]}] ends before it starts`,
+        balls: idsOf(ids, i),
+        path: `balls[${i}].scope[${j}].lines[${k}]`,
+      });
     }
   }
 }
 
-function proofRules(proof: Record<string, unknown>, ids: readonly (string | undefined)[], i: number, out: Violation[]): void {
+function proofRules(
+  proof: Record<string, unknown>,
+  ids: readonly (string | undefined)[],
+  i: number,
+  out: Violation[],
+): void {
   const argv = proof.argv;
   if (Array.isArray(argv) && argv[0] === '')
-    out.push({ rule: 'proof', message: `${ballName(ids, i)}: proof.argv[0] is empty: it names the program to run`, balls: idsOf(ids, i), path: `balls[${i}].proof.argv[0]` });
+    out.push({
+      rule: 'proof',
+      message: `${ballName(ids, i)}: proof.argv[0] is empty: it names the program to run`,
+      balls: idsOf(ids, i),
+      path: `balls[${i}].proof.argv[0]`,
+    });
   const metric = proof.metric;
   if (!Array.isArray(metric) || metric.length < 2) return;
   const fields = new Set<string>();
@@ -98,12 +137,26 @@ function proofRules(proof: Record<string, unknown>, ids: readonly (string | unde
     const field = isObject(m) ? m.field : undefined;
     if (typeof field !== 'string') return;
     if (fields.has(field))
-      out.push({ rule: 'proof', message: `${ballName(ids, i)}: metric field ${JSON.stringify(field)} is named twice`, balls: idsOf(ids, i), path: `balls[${i}].proof.metric[${k}].field` });
+      out.push({
+        rule: 'proof',
+        message: `${ballName(ids, i)}: metric field ${JSON.stringify(field)} is named twice`,
+        balls: idsOf(ids, i),
+        path: `balls[${i}].proof.metric[${k}].field`,
+      });
     fields.add(field);
   });
 }
 
-function sharedFile(balls: readonly unknown[], ids: readonly (string | undefined)[], owner: number, i: number, j: number, path: string, key: string, foldCase: boolean): Violation {
+function sharedFile(
+  balls: readonly unknown[],
+  ids: readonly (string | undefined)[],
+  owner: number,
+  i: number,
+  j: number,
+  path: string,
+  key: string,
+  foldCase: boolean,
+): Violation {
   const at = `balls[${i}].scope[${j}].path`;
   const ownerBall = balls[owner];
   const first = firstSpelling(isObject(ownerBall) ? ownerBall.scope : undefined, key, foldCase);
@@ -117,7 +170,10 @@ function sharedFile(balls: readonly unknown[], ids: readonly (string | undefined
     };
   }
   const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
-  const spelled = first === path ? '' : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
+  const spelled =
+    first === path
+      ? ''
+      : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
   return {
     rule: 'disjoint-scopes',
     message: `balls ${name(owner)} and ${name(i)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`,
@@ -130,17 +186,39 @@ function spineRule(slice: Record<string, unknown>, ids: readonly (string | undef
   if (typeof slice.spine !== 'string' || slice.spine === '') return;
   const named = ids.includes(slice.spine);
   if (slice.spine === 'integrator' && named) {
-    out.push({ rule: 'one-spine', message: 'spine "integrator" names two writers: the integrator and the ball "integrator"; rename the ball', balls: ['integrator'], path: 'spine' });
+    out.push({
+      rule: 'one-spine',
+      message: 'spine "integrator" names two writers: the integrator and the ball "integrator"; rename the ball',
+      balls: ['integrator'],
+      path: 'spine',
+    });
   } else if (slice.spine !== 'integrator' && !named) {
-    out.push({ rule: 'one-spine', message: `spine ${JSON.stringify(slice.spine)} is neither "integrator" nor a ball of this slice`, balls: [], path: 'spine' });
+    out.push({
+      rule: 'one-spine',
+      message: `spine ${JSON.stringify(slice.spine)} is neither "integrator" nor a ball of this slice`,
+      balls: [],
+      path: 'spine',
+    });
   }
 }
 
 function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
   const base = slice.base;
   if (typeof base !== 'string' || base === '') return;
-  if (base.startsWith('-')) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} starts with "-": git would read it as an option, not a commit`, balls: [], path: 'base' });
-  else if (/[\0-\x1f\x7f]/.test(base)) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} holds a control character, which no commit-ish does`, balls: [], path: 'base' });
+  if (base.startsWith('-'))
+    out.push({
+      rule: 'base',
+      message: `base ${JSON.stringify(base)} starts with "-": git would read it as an option, not a commit`,
+      balls: [],
+      path: 'base',
+    });
+  else if (/[\0-\x1f\x7f]/.test(base))
+    out.push({
+      rule: 'base',
+      message: `base ${JSON.stringify(base)} holds a control character, which no commit-ish does`,
+      balls: [],
+      path: 'base',
+    });
 }
 
 /** Every violation of the rules between the parts of `slice` (any value; a non-object has none), in rule order. */
@@ -174,7 +252,12 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     if (id !== undefined) {
       const seen = first.get(id);
       if (seen !== undefined) {
-        out.push({ rule: 'unique-ids', message: `ball id ${JSON.stringify(id)} is used twice: balls[${seen}] and balls[${i}]`, balls: [id], path: `balls[${i}].id` });
+        out.push({
+          rule: 'unique-ids',
+          message: `ball id ${JSON.stringify(id)} is used twice: balls[${seen}] and balls[${i}]`,
+          balls: [id],
+          path: `balls[${i}].id`,
+        });
       } else {
         first.set(id, i);
         isNode[i] = 1;
@@ -231,7 +314,12 @@ function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode
       if (typeof dep !== 'string') continue;
       const j = first.get(dep);
       if (j === undefined) {
-        out.push({ rule: 'known-deps', message: `${ballName(ids, i)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`, balls: idsOf(ids, i), path: `balls[${i}].deps[${k}]` });
+        out.push({
+          rule: 'known-deps',
+          message: `${ballName(ids, i)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`,
+          balls: idsOf(ids, i),
+          path: `balls[${i}].deps[${k}]`,
+        });
       } else if (isNode[i] === 1) {
         edges.push(j);
         if (j >= i) inOrder = false;
@@ -244,7 +332,12 @@ function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode
   for (const cycle of walked.cycles) {
     const around = cycle.map((i) => ids[i] as string);
     const path = [...around, around[0]].map((id) => JSON.stringify(id)).join(' -> ');
-    out.push({ rule: 'no-cycle', message: `dependency cycle: ${path} (each depends on the next)`, balls: around, path: `balls[${cycle[0]}].deps` });
+    out.push({
+      rule: 'no-cycle',
+      message: `dependency cycle: ${path} (each depends on the next)`,
+      balls: around,
+      path: `balls[${cycle[0]}].deps`,
+    });
   }
   return walked.depth;
 }

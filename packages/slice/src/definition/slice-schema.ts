@@ -28,7 +28,9 @@ const proofSchema = z
     argv: z.array(z.string()).min(1),
     metric: z.array(metricFieldSchema).optional(),
   })
-  .describe("Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers.");
+  .describe(
+    "Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers.",
+  );
 
 const liveSchema = z
   .strictObject({
@@ -50,7 +52,10 @@ export const ballSchema = z
     rollback: z.string(),
     deps: z.array(z.string()),
     live: liveSchema.optional(),
-    red_first: z.boolean().describe('The proof must fail at base: checked before round one, a proof that already passes there is -1.').optional(),
+    red_first: z
+      .boolean()
+      .describe('The proof must fail at base: checked before round one, a proof that already passes there is -1.')
+      .optional(),
   })
   .describe('One unit of work a builder can own alone.');
 
@@ -62,7 +67,10 @@ export const sliceSchema = z
     spine: nonEmpty(),
     balls: z.array(ballSchema).min(1),
     live: liveSchema.optional(),
-    require_live: z.boolean().describe('Every ball must declare a live proof: validate refuses one without.').optional(),
+    require_live: z
+      .boolean()
+      .describe('Every ball must declare a live proof: validate refuses one without.')
+      .optional(),
   })
   .describe('A LEAP slice: balls, their dependencies, and the one write spine.');
 

@@ -92,7 +92,8 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
     const result = readRecord(paths.result(ball.id), unreadable, rel(paths.result(ball.id)));
     const rounds = roundNumbers(paths.ball(ball.id));
     const last = rounds.at(-1);
-    const lastRecord = last === undefined ? null : readRecord(paths.round(ball.id, last), unreadable, rel(paths.round(ball.id, last)));
+    const lastRecord =
+      last === undefined ? null : readRecord(paths.round(ball.id, last), unreadable, rel(paths.round(ball.id, last)));
     const receipt = result === null ? null : asReceipt(result.receipt);
     // The engine gives a ball it never built, because a dependency refused or held, a result naming them.
     if (Array.isArray(result?.blockedBy) && result.blockedBy.length > 0)
@@ -100,14 +101,41 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
         ball.id,
         result.blockedBy.filter((b): b is string => typeof b === 'string'),
       );
-    const state: BallState = receipt === 1 ? 'passed' : receipt === -1 ? 'refused' : receipt === 0 ? 'held' : rounds.length > 0 ? (engine === null ? 'interrupted' : 'running') : 'pending';
+    const state: BallState =
+      receipt === 1
+        ? 'passed'
+        : receipt === -1
+          ? 'refused'
+          : receipt === 0
+            ? 'held'
+            : rounds.length > 0
+              ? engine === null
+                ? 'interrupted'
+                : 'running'
+              : 'pending';
     own.set(ball.id, {
       ball: ball.id,
-      state: state === 'held' && engine !== null && rounds.length > 0 && typeof result?.rounds === 'number' && last !== undefined && last > result.rounds ? 'running' : state,
+      state:
+        state === 'held' &&
+        engine !== null &&
+        rounds.length > 0 &&
+        typeof result?.rounds === 'number' &&
+        last !== undefined &&
+        last > result.rounds
+          ? 'running'
+          : state,
       receipt,
       reason: asString(result?.reason),
       rounds: rounds.length,
-      lastRound: last === undefined ? null : { round: last, receipt: asReceipt(lastRecord?.receipt), reason: asString(lastRecord?.reason), ...fellOver(lastRecord) },
+      lastRound:
+        last === undefined
+          ? null
+          : {
+              round: last,
+              receipt: asReceipt(lastRecord?.receipt),
+              reason: asString(lastRecord?.reason),
+              ...fellOver(lastRecord),
+            },
       candidate: asString(result?.candidate) ?? asString(lastRecord?.candidate),
       merged: asString(result?.merged),
       checkpoint: existsSync(paths.checkpoint(ball.id)) ? rel(paths.checkpoint(ball.id)) : null,
@@ -131,14 +159,16 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   };
   for (const [id, on] of blockedBy) {
     const status = own.get(id) as BallStatus;
-    if (status.state === 'held' || status.state === 'refused') Object.assign(status, { state: refusedChain(id) ? 'blocked' : 'held', after: on });
+    if (status.state === 'held' || status.state === 'refused')
+      Object.assign(status, { state: refusedChain(id) ? 'blocked' : 'held', after: on });
   }
   for (const status of own.values()) {
     if (status.state !== 'pending') continue;
     const up = [...ancestors(status.ball)];
     const refused = up.filter((a) => own.get(a)?.state === 'refused' || own.get(a)?.state === 'blocked');
     const notPassed = up.filter((a) => own.get(a)?.state !== 'passed');
-    if (refused.length > 0) Object.assign(status, { state: 'blocked', after: up.filter((a) => own.get(a)?.state === 'refused') });
+    if (refused.length > 0)
+      Object.assign(status, { state: 'blocked', after: up.filter((a) => own.get(a)?.state === 'refused') });
     else if (notPassed.length > 0) Object.assign(status, { state: 'waiting', after: notPassed });
   }
   return {

@@ -16,7 +16,8 @@ export interface SliceCheck {
 export function checkSlice(value: unknown, options: ValidateOptions = {}): SliceCheck {
   const schema = schemaProblems(value);
   const rules = checkSliceRules(value, { foldCase: options.foldCase ?? false, schemaValid: schema.length === 0 });
-  if (schema.length > 0 || rules.violations.length > 0) return { violations: [...schema, ...rules.violations], waves: null };
+  if (schema.length > 0 || rules.violations.length > 0)
+    return { violations: [...schema, ...rules.violations], waves: null };
   // Valid: an object whose balls all have string ids.
   const balls = (value as { balls: { id: string }[] }).balls;
   const waves: string[][] = [];

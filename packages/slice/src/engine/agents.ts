@@ -23,7 +23,13 @@ const DEFAULT_BUILDER = 'claude';
 const MIN_SEATS = 2;
 
 /** A UsageError names an unknown agent, or a builder the jury could never sit for (under two other families). */
-export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFile?: string; builder?: string | string[]; reviewers?: string[]; alternates?: string[] }): Promise<RunAgents> {
+export async function resolveAgents(options: {
+  env: NodeJS.ProcessEnv;
+  agentsFile?: string;
+  builder?: string | string[];
+  reviewers?: string[];
+  alternates?: string[];
+}): Promise<RunAgents> {
   const { agentList, loadAgentRegistry, resolveAgent, withVendorFamily } = await import('@leap/verify');
   const registry = loadAgentRegistry(options.agentsFile, options.env);
   const named = (role: string, name: string) => {
@@ -33,8 +39,18 @@ export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFil
       throw new UsageError(`${role}: ${(error as Error).message}`, { cause: error });
     }
   };
-  const option = options.builder === undefined ? undefined : typeof options.builder === 'string' ? agentList('--builder', options.builder) : options.builder;
-  const from = option !== undefined ? '--builder' : registry.roles.builder !== undefined ? `${registry.file}: "roles.builder"` : '--builder';
+  const option =
+    options.builder === undefined
+      ? undefined
+      : typeof options.builder === 'string'
+        ? agentList('--builder', options.builder)
+        : options.builder;
+  const from =
+    option !== undefined
+      ? '--builder'
+      : registry.roles.builder !== undefined
+        ? `${registry.file}: "roles.builder"`
+        : '--builder';
   const builderNames = option ?? registry.roles.builder ?? [DEFAULT_BUILDER];
   if (builderNames.length === 0) throw new UsageError('--builder: expected at least one agent name');
   const builders = builderNames.map((n) => named(from, n)).map((a) => ({ name: a.name, family: a.family }));
@@ -47,7 +63,9 @@ export async function resolveAgents(options: { env: NodeJS.ProcessEnv; agentsFil
     const others = jury.filter((a) => a.family !== builder.family);
     if (new Set(others.map((a) => a.family)).size < MIN_SEATS) {
       const which = builders.length === 1 ? "the builder's" : `builder ${showValue(builder.name)}'s`;
-      throw new UsageError(`--reviewers: the jury needs at least ${MIN_SEATS} reviewers of families other than ${which} (${showValue(builder.family)}); got ${showValue(reviewers.join(','))}`);
+      throw new UsageError(
+        `--reviewers: the jury needs at least ${MIN_SEATS} reviewers of families other than ${which} (${showValue(builder.family)}); got ${showValue(reviewers.join(','))}`,
+      );
     }
   }
   return { builder: builders[0] as RunBuilder, builders, reviewers, alternates, file: registry.file };

@@ -6,7 +6,12 @@ import type { RoundRequest, RoundResult } from './round-types.js';
 import type { RoundPlace } from './build-round.js';
 
 // The ball's blind jury, in process, on the scope files present, the tests among them named as tests.
-export async function judge(place: RoundPlace, request: RoundRequest, agent: AgentPlugin, result: RoundResult): Promise<JurySummary> {
+export async function judge(
+  place: RoundPlace,
+  request: RoundRequest,
+  agent: AgentPlugin,
+  result: RoundResult,
+): Promise<JurySummary> {
   const { conveneJury, isTestFile } = await import('@leap/verify');
   const ball = request.spec;
   const present = presentScopeFiles(place.dir, ball);
@@ -32,7 +37,13 @@ export async function judge(place: RoundPlace, request: RoundRequest, agent: Age
     return { value, reason, candidate, refused, seats: summarizeSeats(jury.seats) };
   } catch (error) {
     // An unreadable candidate (the builder's identities are redacted, never a reason to hold): no verdict, a hold.
-    return { value: 0, reason: `no jury: ${(error as Error).message}`, candidate: result.candidate as string, seats: [], refused: [] };
+    return {
+      value: 0,
+      reason: `no jury: ${(error as Error).message}`,
+      candidate: result.candidate as string,
+      seats: [],
+      refused: [],
+    };
   }
 }
 

@@ -5,7 +5,18 @@ import type { AgentPlugin, AgentUsage } from '@leap/core';
 import type { SandboxSpec } from '@leap/supervise';
 import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
-import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, hashCandidate, restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
+import {
+  changesOutsideLines,
+  normalScopePath,
+  commitAndCheck,
+  commitStaged,
+  hashCandidate,
+  restoreToIndex,
+  scopePaths,
+  stageChanges,
+  undoTo,
+  unstagedChanges,
+} from './checkout.js';
 import { judge } from './ball-jury.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { keepOrRevert } from './keep-or-revert.js';
@@ -49,7 +60,8 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
   const linked = place.linked ?? [];
-  const proofBox = (network: boolean): SandboxSpec | null => (bwrap === null ? null : withLinked(suiteSandbox(dir, place.stateDir, network), dir, linked));
+  const proofBox = (network: boolean): SandboxSpec | null =>
+    bwrap === null ? null : withLinked(suiteSandbox(dir, place.stateDir, network), dir, linked);
   const registry = loadAgentRegistry(request.agentsFile ?? undefined, place.env);
   const agent: AgentPlugin = withVendorFamily(resolveAgent(request.agent, registry));
   const leaf = `build-${ball.id}-${request.round}`;
@@ -93,7 +105,11 @@ async function measureChampion(round: Round): Promise<RoundResult | null> {
   if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
   if (ball.red_first === true && proofPassed(champion, ball.proof)) {
     result.champion = champion;
-    return end(-1, `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`, false);
+    return end(
+      -1,
+      `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`,
+      false,
+    );
   }
   // A proof that could not run is no red: with red_first the ball is held before any builder runs, nothing kept.
   const why = cannotRun === null || (!interrupted && ownTestMissing(ball, dir)) ? null : cannotRun;
@@ -123,16 +139,30 @@ async function runBuilder(round: Round): Promise<RoundResult | null> {
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
   result.answer = readBuilderAnswer(built.answer?.text ?? built.stdout);
-  if (built.status === 'failed-start') return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
+  if (built.status === 'failed-start')
+    return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
   // Its vendor ran dry: not a round of the ball. Whatever it wrote is undone; the engine asks the next builder.
   if (built.dry !== null) {
     result.dry = { kind: built.dry.kind, message: built.dry.message };
-    return end(0, `the builder ${agent.name} (${agent.family}) ran dry (${built.dry.kind}): ${built.dry.message}`, true);
+    return end(
+      0,
+      `the builder ${agent.name} (${agent.family}) ran dry (${built.dry.kind}): ${built.dry.message}`,
+      true,
+    );
   }
-  if (built.status === 'killed-signal') return end(0, 'the builder was interrupted: the process running it (the engine or a worker) was asked to stop', true);
+  if (built.status === 'killed-signal')
+    return end(
+      0,
+      'the builder was interrupted: the process running it (the engine or a worker) was asked to stop',
+      true,
+    );
   const spent = result.leaves[0]?.usage?.cost_usd ?? 0;
   if (request.costLeftUsd !== null && spent > request.costLeftUsd) {
-    return end(0, `the cost budget is spent: ${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left; its work is undone, unjudged`, true);
+    return end(
+      0,
+      `the cost budget is spent: ${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left; its work is undone, unjudged`,
+      true,
+    );
   }
   return null;
 }
@@ -148,7 +178,12 @@ async function proveBuilt(round: Round): Promise<RoundResult | null> {
   result.changed = changed;
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
-  if (outside.length > 0) return end(-1, `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`, true);
+  if (outside.length > 0)
+    return end(
+      -1,
+      `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`,
+      true,
+    );
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
     const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
@@ -160,12 +195,19 @@ async function proveBuilt(round: Round): Promise<RoundResult | null> {
       );
   }
   result.candidate = await hashCandidate(dir, ball);
-  if (result.candidate !== before) return end(-1, `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`, true);
+  if (result.candidate !== before)
+    return end(
+      -1,
+      `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`,
+      true,
+    );
   if (!proofPassed(proof, ball.proof)) {
-    const put = relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`;
+    const put =
+      relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`;
     const why = `${proof.note ?? `the proof exited ${proof.code}`}${put}`;
     // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
-    if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
+    if (changed.length > 0)
+      result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
     // A proof the run's stop ended judged nothing: the ball is held, not failed.
     return end(interrupted ? 0 : null, `${why}${lines === '' ? '' : `: ${lines}`}`, false);
   }
@@ -179,15 +221,33 @@ async function liveProof(round: Round): Promise<RoundResult | null> {
   const { changed } = result;
   const candidate = result.candidate as string;
   const live = await runLive(ball.live, round.proofAt(round.names.live, ball.live.network === true));
-  result.live = { code: live.code, ms: live.ms, sha256: live.sha256, bytes: live.bytes, truncated: live.truncated, output: live.output, ...(live.note === undefined ? {} : { note: live.note }) };
+  result.live = {
+    code: live.code,
+    ms: live.ms,
+    sha256: live.sha256,
+    bytes: live.bytes,
+    truncated: live.truncated,
+    output: live.output,
+    ...(live.note === undefined ? {} : { note: live.note }),
+  };
   const after = await hashCandidate(dir, ball);
-  if (after !== candidate) return end(-1, `the live proof rewrote the candidate while it ran (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
+  if (after !== candidate)
+    return end(
+      -1,
+      `the live proof rewrote the candidate while it ran (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`,
+      true,
+    );
   const dirty = await unstagedChanges(dir, place.linked);
   // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
   if (dirty.length > 0) await restoreToIndex(dir, place.linked);
   if (live.code !== 0) {
-    if (changed.length > 0) result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
-    return end(null, `${live.note ?? `the live proof exited ${live.code}`}${live.lines === '' ? '' : `: ${live.lines}`}`, false);
+    if (changed.length > 0)
+      result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
+    return end(
+      null,
+      `${live.note ?? `the live proof exited ${live.code}`}${live.lines === '' ? '' : `: ${live.lines}`}`,
+      false,
+    );
   }
   return null;
 }
@@ -202,9 +262,17 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
   const jury = await judge(place, request, agent, result);
   result.jury = jury;
   if (jury.value === -1) return end(-1, `the jury refused: ${jury.reason}; this ball's changes are undone`, true);
-  if (jury.candidate !== candidate) return end(-1, `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${candidate.slice(0, 12)}`, true);
+  if (jury.candidate !== candidate)
+    return end(
+      -1,
+      `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${candidate.slice(0, 12)}`,
+      true,
+    );
   if (jury.value === 0) {
-    result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} candidate ${candidate} (held by the jury)`);
+    result.commit = await commitStaged(
+      dir,
+      `leap: ${ball.id} round ${request.round} candidate ${candidate} (held by the jury)`,
+    );
     return end(0, `the jury held: ${jury.reason}`, false);
   }
 
@@ -212,8 +280,14 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
   const again = await runProof(ball.proof, proofAt(names.reproof));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
-  if (after !== candidate) return end(-1, `the proof run again changed the candidate (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`, true);
-  const wrote = (dirty: string[]) => end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
+  if (after !== candidate)
+    return end(
+      -1,
+      `the proof run again changed the candidate (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`,
+      true,
+    );
+  const wrote = (dirty: string[]) =>
+    end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
   if (!proofPassed(again, ball.proof)) {
     const dirty = await unstagedChanges(dir, place.linked);
     if (dirty.length > 0) return wrote(dirty);
@@ -224,7 +298,11 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
       const lines = again.lines === '' ? '' : ` (${again.lines})`;
       return end(0, `the proof could not run again after the jury: ${again.cannotRun}${lines}`, false);
     }
-    return end(-1, `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`, true);
+    return end(
+      -1,
+      `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`,
+      true,
+    );
   }
   // Committed as staged, then checked: a proof that wrote files refuses the ball, and the undo takes the commit too.
   const landed = await commitAndCheck(dir, `leap: ${ball.id} candidate ${candidate}`, place.linked);

@@ -10,7 +10,11 @@ export function readBuilderAnswer(text: string): BuilderAnswer | null {
   const end = tail.lastIndexOf('}');
   if (end === -1) return null;
   // From the last closing brace back, the first opening brace that starts a JSON object ending there.
-  for (let start = tail.lastIndexOf('{', end); start !== -1; start = start === 0 ? -1 : tail.lastIndexOf('{', start - 1)) {
+  for (
+    let start = tail.lastIndexOf('{', end);
+    start !== -1;
+    start = start === 0 ? -1 : tail.lastIndexOf('{', start - 1)
+  ) {
     let value: unknown;
     try {
       value = JSON.parse(tail.slice(start, end + 1));
@@ -19,7 +23,8 @@ export function readBuilderAnswer(text: string): BuilderAnswer | null {
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
     const { hypothesis, move } = value as Record<string, unknown>;
-    if (typeof hypothesis !== 'string' || typeof move !== 'string' || hypothesis.trim() === '' || move.trim() === '') return null;
+    if (typeof hypothesis !== 'string' || typeof move !== 'string' || hypothesis.trim() === '' || move.trim() === '')
+      return null;
     return { hypothesis: hypothesis.slice(0, FIELD_CHARS), move: move.slice(0, FIELD_CHARS) };
   }
   return null;

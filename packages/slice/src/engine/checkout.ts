@@ -33,7 +33,8 @@ export async function hashCandidate(dir: string, ball: Ball): Promise<string> {
 }
 
 // Linked entries are filtered out after listing, not by pathspec: git 2.39's `add` exits 1 excluding an ignored path.
-const notLinked = (linked: readonly string[]) => (path: string) => !linked.some((name) => path === name || path.startsWith(`${name}/`));
+const notLinked = (linked: readonly string[]) => (path: string) =>
+  !linked.some((name) => path === name || path.startsWith(`${name}/`));
 
 /** Stage everything and list the paths that differ from `start` (the builder's own commits included). */
 export async function stageChanges(dir: string, start: string, linked: readonly string[] = []): Promise<string[]> {
@@ -58,7 +59,8 @@ export async function unstagedChanges(dir: string, linked: readonly string[] = [
 }
 
 // No builder hooks, and no `maintenance run --auto` per commit (the local runner runs it once, at close).
-const commit = (dir: string, message: string) => git(dir, ['-c', 'maintenance.auto=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', message]);
+const commit = (dir: string, message: string) =>
+  git(dir, ['-c', 'maintenance.auto=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', message]);
 
 export async function commitStaged(dir: string, message: string): Promise<string> {
   await commit(dir, message);
@@ -66,7 +68,11 @@ export async function commitStaged(dir: string, message: string): Promise<string
 }
 
 /** Commit, then one `status --porcelain=v2 --branch` gives the sha and the paths a proof wrote after the staging. */
-export async function commitAndCheck(dir: string, message: string, linked: readonly string[] = []): Promise<{ commit: string; dirty: string[] }> {
+export async function commitAndCheck(
+  dir: string,
+  message: string,
+  linked: readonly string[] = [],
+): Promise<{ commit: string; dirty: string[] }> {
   await commit(dir, message);
   const status = readStatusV2(await git(dir, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all']));
   const dirty = status.dirty.filter(notLinked(linked));
@@ -95,13 +101,32 @@ export async function restoreToIndex(dir: string, linked: readonly string[] = []
 }
 
 /** Changed ranges of `path` outside `lines`, in the start's numbering; a pure insertion after line N is `[N, N]`. */
-export async function changesOutsideLines(dir: string, start: string, path: string, lines: readonly (readonly [number, number])[], to?: string): Promise<[number, number][]> {
-  const diff = await git(dir, ['diff', ...(to === undefined ? ['--cached'] : []), '--no-color', '--no-ext-diff', '-U0', start, ...(to === undefined ? [] : [to]), '--', path]);
+export async function changesOutsideLines(
+  dir: string,
+  start: string,
+  path: string,
+  lines: readonly (readonly [number, number])[],
+  to?: string,
+): Promise<[number, number][]> {
+  const diff = await git(dir, [
+    'diff',
+    ...(to === undefined ? ['--cached'] : []),
+    '--no-color',
+    '--no-ext-diff',
+    '-U0',
+    start,
+    ...(to === undefined ? [] : [to]),
+    '--',
+    path,
+  ]);
   const outside: [number, number][] = [];
   for (const match of diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
     const from = Number(match[1]);
     const count = match[2] === undefined ? 1 : Number(match[2]);
-    const inside = count === 0 ? lines.some(([a, b]) => from >= a - 1 && from <= b) : lines.some(([a, b]) => from >= a && from + count - 1 <= b);
+    const inside =
+      count === 0
+        ? lines.some(([a, b]) => from >= a - 1 && from <= b)
+        : lines.some(([a, b]) => from >= a && from + count - 1 <= b);
     if (!inside) outside.push(count === 0 ? [from, from] : [from, from + count - 1]);
   }
   return outside;

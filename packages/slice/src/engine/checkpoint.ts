@@ -28,7 +28,12 @@ export function renderCheckpoint(input: CheckpointInput): string {
   const trail =
     rounds.length === 0
       ? '- no round ran in this episode.'
-      : rounds.map((r) => `- round ${r.round}: receipt ${r.receipt ?? 'none'}, proof exit ${r.proof?.code ?? 'not run'}, candidate ${r.candidate ?? 'none'}: ${r.reason}`).join('\n');
+      : rounds
+          .map(
+            (r) =>
+              `- round ${r.round}: receipt ${r.receipt ?? 'none'}, proof exit ${r.proof?.code ?? 'not run'}, candidate ${r.candidate ?? 'none'}: ${r.reason}`,
+          )
+          .join('\n');
   const machine = {
     slice: input.slice,
     ball: ball.id,
@@ -36,7 +41,13 @@ export function renderCheckpoint(input: CheckpointInput): string {
     start: input.start,
     branch: input.branch,
     commit: input.commit,
-    rounds: rounds.map((r) => ({ round: r.round, receipt: r.receipt, candidate: r.candidate, proof: r.proof, reason: r.reason })),
+    rounds: rounds.map((r) => ({
+      round: r.round,
+      receipt: r.receipt,
+      candidate: r.candidate,
+      proof: r.proof,
+      reason: r.reason,
+    })),
     candidate: last?.candidate ?? null,
     waiting_on: input.waitingOn ?? [],
     next: ['leap', 'slice', 'run', input.sliceFile],

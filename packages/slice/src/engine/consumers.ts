@@ -23,14 +23,21 @@ export function consumerName(path: string): string | null {
 }
 
 /** Outside `exclude` (the scope, already shown) and the state folders; `cut`: some were left out. */
-export async function findConsumers(dir: string, changed: readonly string[], exclude: ReadonlySet<string>): Promise<{ consumers: Consumer[]; cut: boolean }> {
+export async function findConsumers(
+  dir: string,
+  changed: readonly string[],
+  exclude: ReadonlySet<string>,
+): Promise<{ consumers: Consumer[]; cut: boolean }> {
   const consumers: Consumer[] = [];
   const seen = new Set<string>();
   let cut = false;
   for (const file of changed) {
     const name = consumerName(file);
     if (name === null) continue;
-    const found = await runGit(['grep', '-n', '-z', '-I', '-F', '-w', '-e', name, '--', '.', ':!.leap', ':!.tdd'], { cwd: dir, allowFailure: true });
+    const found = await runGit(['grep', '-n', '-z', '-I', '-F', '-w', '-e', name, '--', '.', ':!.leap', ':!.tdd'], {
+      cwd: dir,
+      allowFailure: true,
+    });
     // Exit 1 is "nothing found"; anything else (not a repository) gives no consumers, never a failed round.
     if (found.code !== 0) continue;
     const byPath = new Map<string, Consumer>();
@@ -51,7 +58,10 @@ export async function findConsumers(dir: string, changed: readonly string[], exc
         continue;
       }
       const shown = text.trim();
-      consumer.lines.push({ n, text: shown.length > CONSUMER_LIMITS.lineChars ? `${shown.slice(0, CONSUMER_LIMITS.lineChars)}...` : shown });
+      consumer.lines.push({
+        n,
+        text: shown.length > CONSUMER_LIMITS.lineChars ? `${shown.slice(0, CONSUMER_LIMITS.lineChars)}...` : shown,
+      });
     }
     for (const consumer of byPath.values()) {
       seen.add(consumer.path);
@@ -70,7 +80,11 @@ function* grepHits(out: string): Generator<{ path: string; n: number; text: stri
     if (afterN < 0) return;
     const end = out.indexOf('\n', afterN + 1);
     const stop = end < 0 ? out.length : end;
-    yield { path: out.slice(at, afterPath), n: Number(out.slice(afterPath + 1, afterN)), text: out.slice(afterN + 1, stop) };
+    yield {
+      path: out.slice(at, afterPath),
+      n: Number(out.slice(afterPath + 1, afterN)),
+      text: out.slice(afterN + 1, stop),
+    };
     at = stop + 1;
   }
 }

@@ -28,8 +28,15 @@ export class CostMeter {
         fromLog.set(e.leaf, e.cost_usd === null ? before : (before ?? 0) + e.cost_usd);
       }
     }
-    const leaves = [...this.leaves].map(([leaf, usage]) => ({ leaf, usd: fromLog.has(leaf) ? (fromLog.get(leaf) ?? null) : (usage?.cost_usd ?? null) }));
-    return { usd: leaves.reduce((sum, l) => sum + (l.usd ?? 0), 0), unknown: leaves.filter((l) => l.usd === null).length, leaves };
+    const leaves = [...this.leaves].map(([leaf, usage]) => ({
+      leaf,
+      usd: fromLog.has(leaf) ? (fromLog.get(leaf) ?? null) : (usage?.cost_usd ?? null),
+    }));
+    return {
+      usd: leaves.reduce((sum, l) => sum + (l.usd ?? 0), 0),
+      unknown: leaves.filter((l) => l.usd === null).length,
+      leaves,
+    };
   }
 
   over(): boolean {

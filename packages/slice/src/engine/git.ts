@@ -33,7 +33,8 @@ export async function git(dir: string, args: string[]): Promise<string> {
     return (await runGit(args, { cwd: dir, isolate: true, ceiling: true, exitCode: GIT_FAILURE_EXIT })).stdout;
   } finally {
     leave();
-    if (process.env.LEAP_TRACE_GIT === '1') process.stderr.write(`[git ${Date.now() - t0} ms @${Date.now() % 100000}] ${args.slice(0, 3).join(' ')}\n`);
+    if (process.env.LEAP_TRACE_GIT === '1')
+      process.stderr.write(`[git ${Date.now() - t0} ms @${Date.now() % 100000}] ${args.slice(0, 3).join(' ')}\n`);
   }
 }
 
@@ -73,7 +74,13 @@ export async function mergeTree(dir: string, ours: string, theirs: string): Prom
   return out === null ? null : (out.split('\n')[0]?.trim() ?? '');
 }
 
-export async function commitTree(dir: string, tree: string, ours: string, theirs: string, message: string): Promise<string> {
+export async function commitTree(
+  dir: string,
+  tree: string,
+  ours: string,
+  theirs: string,
+  message: string,
+): Promise<string> {
   return (await git(dir, ['commit-tree', tree, '-p', ours, '-p', theirs, '-m', message])).trim();
 }
 

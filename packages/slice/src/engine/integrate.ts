@@ -7,7 +7,13 @@ import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeCommits, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
 import { proofIdleLimit, runLive } from './proof.js';
-import { pruneWorktreeFolders, summarizeSeats, type JurySummary, type LiveEvidence, type SlicePaths } from './records.js';
+import {
+  pruneWorktreeFolders,
+  summarizeSeats,
+  type JurySummary,
+  type LiveEvidence,
+  type SlicePaths,
+} from './records.js';
 
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
 
@@ -22,7 +28,14 @@ export async function ensureSpine(repo: string, slice: string, base: string): Pr
 }
 
 /** No checkout; `fresh`: the ball passed in this run, so it cannot be on the spine yet (no ancestry check). */
-export async function mergeBall(repo: string, slice: string, ball: Ball, commit: string, tip: string, fresh: boolean): Promise<MergeOutcome> {
+export async function mergeBall(
+  repo: string,
+  slice: string,
+  ball: Ball,
+  commit: string,
+  tip: string,
+  fresh: boolean,
+): Promise<MergeOutcome> {
   const ref = `refs/heads/${spineBranch(slice)}`;
   if (!fresh && (await isAncestor(repo, commit, tip))) return { ok: true, commit: tip, already: true };
   const tree = await mergeTree(repo, tip, commit);
@@ -33,7 +46,11 @@ export async function mergeBall(repo: string, slice: string, ball: Ball, commit:
     git(repo, ['diff', '--name-only', '-z', tree, commit, '--', ...scopePaths(ball)]),
   ]);
   const differ = diff.split('\0').filter((p) => p !== '');
-  if (differ.length > 0) return { ok: false, reason: `after the merge, ${differ.join(', ')} differ from the ball's candidate: a merge must not drop a lane's bytes` };
+  if (differ.length > 0)
+    return {
+      ok: false,
+      reason: `after the merge, ${differ.join(', ')} differ from the ball's candidate: a merge must not drop a lane's bytes`,
+    };
   // Compare-and-swap: the spine moves only from the tip this merge was made on.
   await git(repo, ['update-ref', ref, merged, tip]);
   return { ok: true, commit: merged, already: false };
@@ -90,8 +107,12 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     const files = present.filter((p) => !isTestFile(p));
     const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
     // Consumers of the spine's whole change since the base, outside every scope (consumers.ts).
-    const changed = (await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD'])).split('\0').filter((p) => p !== '');
-    const consumers = renderConsumers(await findConsumers(dir, changed, new Set(input.slice.balls.flatMap((b) => scopePaths(b)))));
+    const changed = (await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD']))
+      .split('\0')
+      .filter((p) => p !== '');
+    const consumers = renderConsumers(
+      await findConsumers(dir, changed, new Set(input.slice.balls.flatMap((b) => scopePaths(b)))),
+    );
     // The slice's live proof on the spine, after every merge and before the aggregate jury: exit 0 required.
     let live: LiveEvidence | undefined;
     if (input.slice.live !== undefined) {
@@ -103,14 +124,38 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const sandbox = bwrap === null ? null : withLinked(box, dir, linked);
       const env = { ...input.env, LEAP_SLICE: input.slice.id };
       const theirs = linkedPlaces(dir, linked);
-      const place = { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox, theirs };
+      const place = {
+        cwd: dir,
+        env,
+        stateDir: input.stateDir,
+        name: 'live-spine',
+        idleMs: proofIdleLimit(env),
+        sandbox,
+        theirs,
+      };
       const ran = await runLive(input.slice.live, place);
-      live = { code: ran.code, ms: ran.ms, sha256: ran.sha256, bytes: ran.bytes, truncated: ran.truncated, output: ran.output, ...(ran.note === undefined ? {} : { note: ran.note }) };
+      live = {
+        code: ran.code,
+        ms: ran.ms,
+        sha256: ran.sha256,
+        bytes: ran.bytes,
+        truncated: ran.truncated,
+        output: ran.output,
+        ...(ran.note === undefined ? {} : { note: ran.note }),
+      };
       if (ran.code !== 0) {
         // One that could not run judged nothing: the slice is held, not refused.
         const why = `${ran.note ?? `it exited ${ran.code}`}${ran.lines === '' ? '' : `: ${ran.lines}`}`;
         const reason = `the slice's live proof failed on the spine: ${why}`;
-        return { value: ran.cannotRun === null ? -1 : 0, reason, candidate: '', seats: [], refused: [], leaves: [], live };
+        return {
+          value: ran.cannotRun === null ? -1 : 0,
+          reason,
+          candidate: '',
+          seats: [],
+          refused: [],
+          leaves: [],
+          live,
+        };
       }
     }
     try {
@@ -130,10 +175,19 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const seats = summarizeSeats(jury.seats);
       return { ...(live === undefined ? {} : { live }), value, reason, candidate, refused, leaves, seats };
     } catch (error) {
-      return { value: 0, reason: `no aggregate jury: ${(error as Error).message}`, candidate: '', seats: [], refused: [], leaves: [] };
+      return {
+        value: 0,
+        reason: `no aggregate jury: ${(error as Error).message}`,
+        candidate: '',
+        seats: [],
+        refused: [],
+        leaves: [],
+      };
     }
   } finally {
-    await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+    await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() =>
+      rmSync(dir, { recursive: true, force: true }),
+    );
     // A runner of another machine makes no worktree here: the spine's was the last, whose folders go with it.
     pruneWorktreeFolders(input.paths);
   }

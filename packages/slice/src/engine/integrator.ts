@@ -24,7 +24,11 @@ export interface MergeState {
 }
 
 /** Merge what can be merged now; returns the new state and the results it changed (written already). */
-export async function mergeReady(input: MergeInput, balls: BallsProgress, from: MergeState): Promise<MergeState & { results: Map<string, ResultRecord> }> {
+export async function mergeReady(
+  input: MergeInput,
+  balls: BallsProgress,
+  from: MergeState,
+): Promise<MergeState & { results: Map<string, ResultRecord> }> {
   let { cursor, spineTip } = from;
   const results = new Map<string, ResultRecord>();
   while (cursor < input.order.length) {
@@ -36,10 +40,21 @@ export async function mergeReady(input: MergeInput, balls: BallsProgress, from: 
     if (result.receipt !== 1 || result.commit === null) continue;
     const merged = await mergeBall(input.repo, input.slice.id, state.ball, result.commit, spineTip, !state.reused);
     if (!merged.ok) {
-      const refused: ResultRecord = { ...result, receipt: -1, reason: `refused at the spine: ${merged.reason}`, merged: null };
+      const refused: ResultRecord = {
+        ...result,
+        receipt: -1,
+        reason: `refused at the spine: ${merged.reason}`,
+        merged: null,
+      };
       writeRecord(input.paths.result(id), refused);
       results.set(id, refused);
-      input.log.emit('receipt', { slice: input.slice.id, ball: id, value: -1, candidate: result.candidate, evidence: refused.reason });
+      input.log.emit('receipt', {
+        slice: input.slice.id,
+        ball: id,
+        value: -1,
+        candidate: result.candidate,
+        evidence: refused.reason,
+      });
       input.say(`ball ${id}: -1 refused at the spine: ${merged.reason}`);
       continue;
     }
@@ -50,7 +65,12 @@ export async function mergeReady(input: MergeInput, balls: BallsProgress, from: 
       results.set(id, landed);
     }
     if (!merged.already) {
-      input.log.emit('merge', { slice: input.slice.id, ball: id, commit: merged.commit, candidate: result.candidate as string });
+      input.log.emit('merge', {
+        slice: input.slice.id,
+        ball: id,
+        commit: merged.commit,
+        candidate: result.candidate as string,
+      });
       input.say(`ball ${id}: merged onto ${spineBranch(input.slice.id)} at ${merged.commit.slice(0, 12)}`);
     }
   }
@@ -58,7 +78,10 @@ export async function mergeReady(input: MergeInput, balls: BallsProgress, from: 
 }
 
 /** A pass recorded for the same spine commit stands; `leaves`: the jurors', for the cost meter. */
-async function aggregateOnce(input: AggregateInput & { say: (line: string) => void }, spineCommit: string): Promise<{ summary: JurySummary; leaves: string[] }> {
+async function aggregateOnce(
+  input: AggregateInput & { say: (line: string) => void },
+  spineCommit: string,
+): Promise<{ summary: JurySummary; leaves: string[] }> {
   const { say, ...jury } = input;
   const earlier = readRecord<JurySummary & { spine: string }>(input.paths.aggregate);
   if (earlier !== null && earlier.value === 1 && earlier.spine === spineCommit) {

@@ -5,7 +5,12 @@ import { isAncestor } from './git.js';
 import { readRecord, type RoundRecord, type SlicePaths } from './records.js';
 
 /** The families of the builders whose round commits `tip` holds, for ball `ball`, in no order. */
-export async function keptBuilderFamilies(repo: string, paths: SlicePaths, ball: string, tip: string): Promise<string[]> {
+export async function keptBuilderFamilies(
+  repo: string,
+  paths: SlicePaths,
+  ball: string,
+  tip: string,
+): Promise<string[]> {
   const dir = paths.ball(ball);
   if (!existsSync(dir)) return [];
   const folders = [

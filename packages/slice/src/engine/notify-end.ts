@@ -10,7 +10,14 @@ export async function notifySliceEnd(
   place: { cwd: string; env: NodeJS.ProcessEnv; say: (line: string) => void },
 ): Promise<void> {
   if (argv === undefined || argv.length === 0) return;
-  const event = summary.receipt === 1 ? 'done' : summary.stopped !== null && !overBudget ? 'stop' : overBudget ? 'cost-budget' : 'bail';
+  const event =
+    summary.receipt === 1
+      ? 'done'
+      : summary.stopped !== null && !overBudget
+        ? 'stop'
+        : overBudget
+          ? 'cost-budget'
+          : 'bail';
   const { runNotify } = await import('@leap/supervise');
   const payload = {
     slice: summary.slice,
@@ -24,5 +31,9 @@ export async function notifySliceEnd(
     ts: new Date().toISOString(),
   };
   const told = await runNotify(argv, event, payload, place);
-  place.say(told.problem === null ? `notify: ${event} told (leaf ${told.leaf})` : `notify: ${told.problem} (the run's result stands)`);
+  place.say(
+    told.problem === null
+      ? `notify: ${event} told (leaf ${told.leaf})`
+      : `notify: ${told.problem} (the run's result stands)`,
+  );
 }

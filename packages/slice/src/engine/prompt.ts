@@ -24,7 +24,10 @@ export function renderBuilderPrompt(input: PromptInput): string {
   const { ball } = input;
   const scope = ball.scope
     .map((s) => {
-      const narrow = [s.symbols === undefined ? '' : ` symbols: ${s.symbols.join(', ')}`, s.lines === undefined ? '' : ` lines: ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')}`].join('');
+      const narrow = [
+        s.symbols === undefined ? '' : ` symbols: ${s.symbols.join(', ')}`,
+        s.lines === undefined ? '' : ` lines: ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')}`,
+      ].join('');
       return `- ${s.path}${s.sha256 === null ? ' (new file)' : ''}${narrow}`;
     })
     .join('\n');

@@ -64,7 +64,8 @@ function readOutput(file: string): { text: string; bytes: number } {
       }
       return buffer.subarray(0, got).toString('utf8');
     };
-    const text = size <= 2 * READ_BYTES ? read(0, size) : `${read(0, READ_BYTES)}\n[...]\n${read(size - READ_BYTES, READ_BYTES)}`;
+    const text =
+      size <= 2 * READ_BYTES ? read(0, size) : `${read(0, READ_BYTES)}\n[...]\n${read(size - READ_BYTES, READ_BYTES)}`;
     return { text, bytes: size };
   } finally {
     closeSync(fd);
@@ -98,7 +99,13 @@ async function superviseRun(argv: readonly string[], place: ProofPlace): Promise
     return { end, ms: run.durationMs, out: out.text, err: err.text, bytes: out.bytes + err.bytes };
   } catch (error) {
     // Refused before it could start (a live supervisor holds the name, the state folder is unusable).
-    const end = { status: 'failed-start' as const, code: 125, signal: null, error: (error as Error).message, ...limits };
+    const end = {
+      status: 'failed-start' as const,
+      code: 125,
+      signal: null,
+      error: (error as Error).message,
+      ...limits,
+    };
     return { end, ms: 0, out: '', err: '', bytes: 0 };
   }
 }
@@ -118,14 +125,23 @@ export async function runProof(proof: Proof, place: ProofPlace): Promise<ProofOu
   const theirs = place.theirs ?? [];
   const why = cannotRun(ran.end, ran.out, ran.err, theirs);
   const lines = causeLines(ran.out, ran.err, why ?? '', theirs);
-  const base = { code: recordedCode(ran.end), ms: ran.ms, cannotRun: why, interrupted: interrupted(ran.end.status), lines };
+  const base = {
+    code: recordedCode(ran.end),
+    ms: ran.ms,
+    cannotRun: why,
+    interrupted: interrupted(ran.end.status),
+    lines,
+  };
   if (why !== null) return { ...base, metric: null, note: `the proof could not run: ${why}` };
   const read = proof.metric === undefined ? { metric: null } : readMetric(ran.out, proof.metric);
   return { ...base, metric: read.metric, ...(read.note === undefined ? {} : { note: read.note }) };
 }
 
 /** The metric: the last non-empty stdout line as a JSON object holding every declared field as a number. */
-export function readMetric(stdout: string, fields: readonly MetricField[]): { metric: Record<string, number> | null; note?: string } {
+export function readMetric(
+  stdout: string,
+  fields: readonly MetricField[],
+): { metric: Record<string, number> | null; note?: string } {
   const last = stdout
     .split('\n')
     .map((l) => l.trim())
@@ -138,11 +154,13 @@ export function readMetric(stdout: string, fields: readonly MetricField[]): { me
   } catch {
     return { metric: null, note: `the proof's last line is not JSON: ${JSON.stringify(last.slice(0, 200))}` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { metric: null, note: "the proof's last line is not a JSON object" };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { metric: null, note: "the proof's last line is not a JSON object" };
   const metric: Record<string, number> = {};
   for (const { field } of fields) {
     const n = (value as Record<string, unknown>)[field];
-    if (typeof n !== 'number' || !Number.isFinite(n)) return { metric: null, note: `the proof's metric has no number "${field}"` };
+    if (typeof n !== 'number' || !Number.isFinite(n))
+      return { metric: null, note: `the proof's metric has no number "${field}"` };
     metric[field] = n;
   }
   return { metric };
@@ -176,7 +194,12 @@ export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutM
   const theirs = place.theirs ?? [];
   const why = cannotRun(ran.end, ran.out, ran.err, theirs);
   const late = ran.end.status === 'killed-timeout';
-  const note = why === null ? undefined : late ? `the live proof ran past ${live.timeout_s} s and was killed` : `the live proof could not run: ${why}`;
+  const note =
+    why === null
+      ? undefined
+      : late
+        ? `the live proof ran past ${live.timeout_s} s and was killed`
+        : `the live proof could not run: ${why}`;
   return {
     code: recordedCode(ran.end),
     ms: ran.ms,

@@ -30,7 +30,8 @@ export function buildProvenance(input: ProvenanceInput): { record: unknown } | {
       { step: 'result', value: result.receipt, candidate: result.candidate },
     ];
     const hashes = new Set(receipts.map((r) => r.candidate));
-    if (hashes.size !== 1 || result.candidate === null) return { incomplete: `ball ${id}'s receipts do not carry one candidate hash (${[...hashes].join(', ')})` };
+    if (hashes.size !== 1 || result.candidate === null)
+      return { incomplete: `ball ${id}'s receipts do not carry one candidate hash (${[...hashes].join(', ')})` };
     if (receipts.some((r) => r.value !== 1)) return { incomplete: `ball ${id} has a receipt that is not 1` };
     if (result.merged === null) return { incomplete: `ball ${id} is not merged` };
     balls.push({

@@ -1,5 +1,14 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
@@ -30,8 +39,24 @@ interface SeatSummary {
   dry?: AgentDryKind;
 }
 
-export function summarizeSeats(seats: readonly { reviewer: string; family: string; verdict: string; value: Receipt; replaced: boolean; dry?: { kind: AgentDryKind } }[]): SeatSummary[] {
-  return seats.map((s) => ({ reviewer: s.reviewer, family: s.family, verdict: s.verdict, value: s.value, replaced: s.replaced, ...(s.dry === undefined ? {} : { dry: s.dry.kind }) }));
+export function summarizeSeats(
+  seats: readonly {
+    reviewer: string;
+    family: string;
+    verdict: string;
+    value: Receipt;
+    replaced: boolean;
+    dry?: { kind: AgentDryKind };
+  }[],
+): SeatSummary[] {
+  return seats.map((s) => ({
+    reviewer: s.reviewer,
+    family: s.family,
+    verdict: s.verdict,
+    value: s.value,
+    replaced: s.replaced,
+    ...(s.dry === undefined ? {} : { dry: s.dry.kind }),
+  }));
 }
 
 export interface JurySummary {
@@ -145,7 +170,9 @@ export function readRounds(paths: SlicePaths, ball: string): RoundRecord[] {
 export function archiveEpisode(paths: SlicePaths, ball: string): void {
   const dir = paths.ball(ball);
   if (!existsSync(dir)) return;
-  const moving = readdirSync(dir).filter((f) => /^round-[1-4]\.json$/.test(f) || f === 'result.json' || f === 'champion.json');
+  const moving = readdirSync(dir).filter(
+    (f) => /^round-[1-4]\.json$/.test(f) || f === 'result.json' || f === 'champion.json',
+  );
   if (moving.length === 0) return;
   let k = 1;
   while (existsSync(join(dir, `episode-${k}`))) k++;

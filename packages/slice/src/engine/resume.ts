@@ -18,7 +18,11 @@ export interface ResumeInput {
 export type Resumed = Pick<BallProgress, 'result' | 'reused' | 'checkpoint' | 'rounds'>;
 
 /** Each ball's resumed progress, and whether a passed ball was reopened (the slice's earlier record is void). */
-export async function resumeBalls(input: ResumeInput, order: readonly string[], balls: BallsProgress): Promise<{ found: Map<string, Resumed>; reopened: boolean }> {
+export async function resumeBalls(
+  input: ResumeInput,
+  order: readonly string[],
+  balls: BallsProgress,
+): Promise<{ found: Map<string, Resumed>; reopened: boolean }> {
   const found = new Map<string, Resumed>();
   let reopened = false;
   for (const id of order) {
@@ -40,7 +44,10 @@ export async function resumeBalls(input: ResumeInput, order: readonly string[], 
       reopened = true;
     }
     if (result !== null) {
-      const checkpoint = result.receipt === 0 && existsSync(input.paths.checkpoint(id)) ? readFileSync(input.paths.checkpoint(id), 'utf8') : null;
+      const checkpoint =
+        result.receipt === 0 && existsSync(input.paths.checkpoint(id))
+          ? readFileSync(input.paths.checkpoint(id), 'utf8')
+          : null;
       archiveEpisode(input.paths, id);
       found.set(id, { result: null, reused: false, checkpoint, rounds: [] });
       continue;

@@ -13,7 +13,16 @@ import { resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
 import { notifySliceEnd } from './notify-end.js';
 import { proofIdleLimit } from './proof.js';
-import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles, type Fallover, type JurySummary, type RunRecord, type SlicePaths } from './records.js';
+import {
+  readOrWriteRun,
+  readRecord,
+  slicePaths,
+  writeIgnoreFiles,
+  type Fallover,
+  type JurySummary,
+  type RunRecord,
+  type SlicePaths,
+} from './records.js';
 import type { SliceRunner } from './round-types.js';
 import { Engine } from './slice-engine.js';
 import { createLocalRunner } from '../runner/local-runner.js';
@@ -35,7 +44,12 @@ export interface RunSliceOptions {
   /** Stop spending past this many US dollars: the balls not yet done are held. */
   maxCostUsd?: number;
   progress?: (line: string) => void;
-  createRunner?: (context: { repoRoot: string; paths: SlicePaths; stateDir: string; env: NodeJS.ProcessEnv }) => SliceRunner;
+  createRunner?: (context: {
+    repoRoot: string;
+    paths: SlicePaths;
+    stateDir: string;
+    env: NodeJS.ProcessEnv;
+  }) => SliceRunner;
   /** Leaf and proof time limit in ms (default VERI_TIMEOUT's, else 900 s; 0: none). */
   timeoutMs?: number;
   /** `--notify CMD` as an argv: told of the run's end (done, bail, stop, cost-budget; notify-end.ts). */
@@ -75,22 +89,35 @@ export interface RunSummary {
 export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
-  const env = options.sandbox === 'off' ? { ...(options.env ?? process.env), LEAP_SANDBOX: 'off' } : (options.env ?? process.env);
+  const env =
+    options.sandbox === 'off' ? { ...(options.env ?? process.env), LEAP_SANDBOX: 'off' } : (options.env ?? process.env);
   const say = options.progress ?? (() => {});
   const file = resolve(cwd, options.file);
   const slice = readSlice(file);
   const repoRoot = findRepoRoot(cwd);
-  if (repoRoot === null) throw new UsageError(`${options.file}: leap slice run works in a git repository; ${cwd} is not in one`);
+  if (repoRoot === null)
+    throw new UsageError(`${options.file}: leap slice run works in a git repository; ${cwd} is not in one`);
   // Where no sandbox can be made, refused (exit 2) before anything is locked, built or written.
   const { chooseSandbox, sandboxSetting } = await import('@leap/verify');
   chooseSandbox(sandboxSetting(options.sandbox, env), env);
-  const agents: RunAgents = await resolveAgents({ env, agentsFile: options.agentsFile, builder: options.builder, reviewers: options.reviewers, alternates: options.alternates });
+  const agents: RunAgents = await resolveAgents({
+    env,
+    agentsFile: options.agentsFile,
+    builder: options.builder,
+    reviewers: options.reviewers,
+    alternates: options.alternates,
+  });
   const paths = slicePaths(repoRoot, slice.id);
   const known = readRecord<RunRecord>(paths.run);
   const base = known?.base ?? (await resolveCommit(repoRoot, slice.base));
-  if (base === null) throw new UsageError(`${options.file}: "base": ${showValue(slice.base)} does not resolve to a commit in ${repoRoot}`);
+  if (base === null)
+    throw new UsageError(
+      `${options.file}: "base": ${showValue(slice.base)} does not resolve to a commit in ${repoRoot}`,
+    );
   if (known?.base !== undefined && (await resolveCommit(repoRoot, base)) === null)
-    throw new UsageError(`${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`);
+    throw new UsageError(
+      `${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`,
+    );
   const jobs = Math.max(1, options.jobs ?? Math.min(availableParallelism(), slice.balls.length));
   const stateDir = resolveStateDir(env, repoRoot);
   const timeoutMs = options.timeoutMs ?? defaultTimeout(env);
@@ -102,7 +129,10 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     const { endOrphanLeaves, findOrphanLeaves } = await import('@leap/supervise');
     const orphans = findOrphanLeaves(stateDir, lock.deadEngine);
     const ended = await endOrphanLeaves(orphans);
-    if (orphans.length > 0) say(`resuming after engine ${lock.deadEngine} died: ended ${ended} process${ended === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`);
+    if (orphans.length > 0)
+      say(
+        `resuming after engine ${lock.deadEngine} died: ended ${ended} process${ended === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`,
+      );
   }
   const runner = (options.createRunner ?? createLocalRunner)({ repoRoot, paths, stateDir, env });
   const stop = { reason: null as string | null };
@@ -118,7 +148,10 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     writeIgnoreFiles(paths, stateDir);
     const run = readOrWriteRun(paths, slice.id, base, options.file);
     const log = engineLog(stateDir, env);
-    const [spineTip, authors] = await Promise.all([ensureSpine(repoRoot, slice.id, run.base), builderAliases(repoRoot, run.base)]);
+    const [spineTip, authors] = await Promise.all([
+      ensureSpine(repoRoot, slice.id, run.base),
+      builderAliases(repoRoot, run.base),
+    ]);
     const meter = new CostMeter(stateDir, started, options.maxCostUsd);
     const context = { slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter };
     const engine = new Engine({ ...context, stopped: () => stop.reason, file: options.file, spineTip, authors });

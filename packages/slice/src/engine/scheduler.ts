@@ -16,11 +16,22 @@ export interface BallProgress {
 
 export type BallsProgress = ReadonlyMap<string, BallProgress>;
 
-export function freshProgress(balls: readonly Ball[], waves: readonly (readonly string[])[]): Map<string, BallProgress> {
+export function freshProgress(
+  balls: readonly Ball[],
+  waves: readonly (readonly string[])[],
+): Map<string, BallProgress> {
   const byId = new Map(balls.map((b) => [b.id, b]));
   const progress = new Map<string, BallProgress>();
   for (const [w, wave] of waves.entries()) {
-    for (const id of wave) progress.set(id, { ball: ballOf(byId, id), wave: w + 1, result: null, reused: false, checkpoint: null, rounds: [] });
+    for (const id of wave)
+      progress.set(id, {
+        ball: ballOf(byId, id),
+        wave: w + 1,
+        result: null,
+        reused: false,
+        checkpoint: null,
+        rounds: [],
+      });
   }
   return progress;
 }
@@ -38,14 +49,22 @@ function ballOf(byId: ReadonlyMap<string, Ball>, id: string): Ball {
   return ball;
 }
 
-export type Move = { kind: 'ended' } | { kind: 'wait' } | { kind: 'start' } | { kind: 'block'; on: string[]; why: 'refused' | 'held' };
+export type Move =
+  | { kind: 'ended' }
+  | { kind: 'wait' }
+  | { kind: 'start' }
+  | { kind: 'block'; on: string[]; why: 'refused' | 'held' };
 
 /** A refused dependency (or one blocked by a refusal) blocks it before a held one holds it. */
 export function nextMove(balls: BallsProgress, id: string): Move {
   const state = progressOf(balls, id);
   if (state.result !== null) return { kind: 'ended' };
   const deps = state.ball.deps.map((d) => progressOf(balls, d));
-  const refused = deps.filter((d) => d.result !== null && (d.result.receipt === -1 || d.result.blockedBy?.some((b) => refusedChain(balls, b)) === true));
+  const refused = deps.filter(
+    (d) =>
+      d.result !== null &&
+      (d.result.receipt === -1 || d.result.blockedBy?.some((b) => refusedChain(balls, b)) === true),
+  );
   if (refused.length > 0) return { kind: 'block', on: refused.map((d) => d.ball.id), why: 'refused' };
   const held = deps.filter((d) => d.result !== null && d.result.receipt === 0);
   if (held.length > 0) return { kind: 'block', on: held.map((d) => d.ball.id), why: 'held' };

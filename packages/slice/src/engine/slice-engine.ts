@@ -12,7 +12,19 @@ import { mergeStart, spineBranch } from './integrate.js';
 import { aggregateSpine, mergeReady, type MergeState } from './integrator.js';
 import { renderBuilderPrompt } from './prompt.js';
 import { buildProvenance } from './provenance.js';
-import { readRecord, readRounds, retireRecord, writeRecord, type JurySummary, type ProofRun, type Fallover, type ResultRecord, type RoundRecord, type RunRecord, type SlicePaths } from './records.js';
+import {
+  readRecord,
+  readRounds,
+  retireRecord,
+  writeRecord,
+  type JurySummary,
+  type ProofRun,
+  type Fallover,
+  type ResultRecord,
+  type RoundRecord,
+  type RunRecord,
+  type SlicePaths,
+} from './records.js';
 import { resumeBalls } from './resume.js';
 import type { RoundRequest, RoundResult, SliceRunner } from './round-types.js';
 import type { BallSummary, RunSummary } from './run-slice.js';
@@ -73,7 +85,11 @@ export class Engine {
     const balls = this.order.map((id) => this.summaryOf(id));
     let aggregate: JurySummary | null = null;
     let record: string | null = null;
-    let receipt: Receipt = balls.some((b) => b.receipt === -1) ? -1 : balls.every((b) => b.receipt === 1 && b.merged !== null) ? 1 : 0;
+    let receipt: Receipt = balls.some((b) => b.receipt === -1)
+      ? -1
+      : balls.every((b) => b.receipt === 1 && b.merged !== null)
+        ? 1
+        : 0;
     const spineCommit = this.merging.spineTip;
     if (receipt === 1 && c.stopped() === null) {
       aggregate = await this.aggregate(spineCommit);
@@ -96,7 +112,10 @@ export class Engine {
       receipt = 0;
     }
     const spent = c.meter.tally();
-    if (c.meter.limit !== undefined) c.say(`spent $${spent.usd.toFixed(4)} of --max-cost $${c.meter.limit}${spent.unknown > 0 ? ` (${spent.unknown} leaf/leaves did not report a cost)` : ''}`);
+    if (c.meter.limit !== undefined)
+      c.say(
+        `spent $${spent.usd.toFixed(4)} of --max-cost $${c.meter.limit}${spent.unknown > 0 ? ` (${spent.unknown} leaf/leaves did not report a cost)` : ''}`,
+      );
     const head = { slice: c.slice.id, base: c.run.base, spine: spineBranch(c.slice.id), spineCommit, receipt, balls };
     const dried = this.ledger.dried.size === 0 ? {} : { dried: [...this.ledger.dried.values()] };
     const reviewers = [...this.ledger.seated].sort();
@@ -136,7 +155,9 @@ export class Engine {
         }
         if (running.size >= this.c.jobs) continue;
         const task = this.runBall(state)
-          .catch((error: unknown) => this.hold(state, `the engine failed on this ball: ${(error as Error).message}`, [], state.rounds.length))
+          .catch((error: unknown) =>
+            this.hold(state, `the engine failed on this ball: ${(error as Error).message}`, [], state.rounds.length),
+          )
           .finally(() => {
             running.delete(id);
             this.integrating = this.integrating.then(() => this.integrate());
@@ -175,11 +196,14 @@ export class Engine {
     const goOn = tip !== null && (await isAncestor(c.repoRoot, start, tip));
     let commit = goOn ? tip : start;
     // The champion, the proof at the ball's start: kept while going on from the branch, else measured again.
-    let champion: ProofRun | null = state.rounds.length > 0 || (checkpoint !== null && goOn) ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
+    let champion: ProofRun | null =
+      state.rounds.length > 0 || (checkpoint !== null && goOn) ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
     const hold = (reason: string) => this.hold(state, reason, rounds, rounds.length, commit, start);
     c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'dispatched', wave: state.wave });
-    c.say(`ball ${ball.id}: started (wave ${state.wave}${rounds.length > 0 ? `, from round ${rounds.length + 1}` : ''}${checkpoint !== null ? ', from its checkpoint' : ''})`);
+    c.say(
+      `ball ${ball.id}: started (wave ${state.wave}${rounds.length > 0 ? `, from round ${rounds.length + 1}` : ''}${checkpoint !== null ? ', from its checkpoint' : ''})`,
+    );
     try {
       while (rounds.length < 4) {
         const halt = this.halted();
@@ -216,7 +240,8 @@ export class Engine {
         rounds.push(recordRound(this.records, { ball: ball.id, n, start: commit }, outcome, fallovers));
         c.meter.ran(outcome.leaves);
         if (outcome.commit !== null) commit = outcome.commit;
-        if (outcome.receipt === 1) return this.finish(state, 1, outcome.reason, rounds, outcome.commit, outcome.candidate);
+        if (outcome.receipt === 1)
+          return this.finish(state, 1, outcome.reason, rounds, outcome.commit, outcome.candidate);
         if (outcome.receipt === -1) return this.finish(state, -1, outcome.reason, rounds, null, outcome.candidate);
         if (outcome.receipt === 0) return hold(outcome.reason);
       }
@@ -237,11 +262,25 @@ export class Engine {
     return { slice: slice.id, ball: state.ball.id, definition: slice, spec: state.ball, ...round, ...jury, ...run };
   }
 
-  private finish(state: BallProgress, receipt: -1 | 1, reason: string, rounds: RoundRecord[], commit: string | null, candidate: string | null): void {
+  private finish(
+    state: BallProgress,
+    receipt: -1 | 1,
+    reason: string,
+    rounds: RoundRecord[],
+    commit: string | null,
+    candidate: string | null,
+  ): void {
     state.result = finishBall(this.records, state, receipt, reason, rounds, commit, candidate);
   }
 
-  private hold(state: BallProgress, reason: string, rounds: RoundRecord[], n: number, commit?: string, start?: string): void {
+  private hold(
+    state: BallProgress,
+    reason: string,
+    rounds: RoundRecord[],
+    n: number,
+    commit?: string,
+    start?: string,
+  ): void {
     state.result = holdBall(this.records, state, reason, rounds, n, commit, start);
   }
 
@@ -271,7 +310,16 @@ export class Engine {
   private summaryOf(id: string): BallSummary {
     const state = progressOf(this.states, id);
     const r = state.result as ResultRecord;
-    return { id, wave: state.wave, receipt: r.receipt, reason: r.reason, rounds: r.rounds, candidate: r.candidate, merged: r.merged, reused: state.reused };
+    return {
+      id,
+      wave: state.wave,
+      receipt: r.receipt,
+      reason: r.reason,
+      rounds: r.rounds,
+      candidate: r.candidate,
+      merged: r.merged,
+      reused: state.reused,
+    };
   }
 }
 

@@ -37,7 +37,8 @@ void runCli(
       return 0;
     }
     const [command, ...args] = positionals;
-    if (command === undefined || command === '') throw new UsageError(`Expected CMD [ARG...]\n${USAGE}`, { exitCode: EXIT_USAGE });
+    if (command === undefined || command === '')
+      throw new UsageError(`Expected CMD [ARG...]\n${USAGE}`, { exitCode: EXIT_USAGE });
     const result = await detach({ command, args });
     if (values.json === true) writeFd(1, `${JSON.stringify(result)}\n`);
     return 0;

@@ -50,7 +50,10 @@ void runCli(
     if (action === 'orphans') return orphans(rest, values.lines, json);
     const arity = action === 'request' ? 1 : 0;
     if (!['check', 'request', 'clear'].includes(action) || rest.length !== arity) {
-      throw new UsageError(`Expected check, request MODE, clear or orphans PID, got ${JSON.stringify(positionals)}\n${USAGE}`, { exitCode: EXIT_USAGE });
+      throw new UsageError(
+        `Expected check, request MODE, clear or orphans PID, got ${JSON.stringify(positionals)}\n${USAGE}`,
+        { exitCode: EXIT_USAGE },
+      );
     }
     if (action === 'request') {
       const mode = asUsage(() => requestStopLogged(rest[0] as string));
@@ -59,7 +62,11 @@ void runCli(
     }
     if (action === 'clear') {
       const before = asUsage(() => clearStopLogged());
-      if (json) writeFd(1, `${JSON.stringify({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null })}\n`);
+      if (json)
+        writeFd(
+          1,
+          `${JSON.stringify({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null })}\n`,
+        );
       return 0;
     }
     const request = checkStop();
@@ -82,7 +89,10 @@ async function orphans(args: string[], lines: string | undefined, json: boolean)
   const [pidText, ...dirs] = args;
   const pid = Number(pidText);
   if (pidText === undefined || !/^[1-9][0-9]*$/.test(pidText) || !Number.isSafeInteger(pid)) {
-    throw new UsageError(`orphans: expected the dead supervisor's PID, got ${JSON.stringify(pidText ?? '')}\n${USAGE}`, { exitCode: EXIT_USAGE });
+    throw new UsageError(
+      `orphans: expected the dead supervisor's PID, got ${JSON.stringify(pidText ?? '')}\n${USAGE}`,
+      { exitCode: EXIT_USAGE },
+    );
   }
   for (const [i, line] of (lines ?? '').split('\n').entries()) {
     if (line.trim() === '') continue;
@@ -92,7 +102,10 @@ async function orphans(args: string[], lines: string | undefined, json: boolean)
     } catch {
       dir = null;
     }
-    if (typeof dir !== 'string' || dir === '') throw new UsageError(`orphans: --lines line ${i + 1} is not a JSON string naming a folder: ${line}`, { exitCode: EXIT_USAGE });
+    if (typeof dir !== 'string' || dir === '')
+      throw new UsageError(`orphans: --lines line ${i + 1} is not a JSON string naming a folder: ${line}`, {
+        exitCode: EXIT_USAGE,
+      });
     dirs.push(dir);
   }
   if (dirs.length === 0) dirs.push(asUsage(() => resolveStateDir(process.env, process.cwd())));

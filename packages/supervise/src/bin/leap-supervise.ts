@@ -69,18 +69,25 @@ function parseArgv(): Argv {
   const [name, command, ...args] = positionals;
   if (values.help === true) return { help: true, name: '', command: '', args: [], sandbox: null };
   if (name === undefined || command === undefined) {
-    throw new UsageError(`Expected NAME and CMD, got ${positionals.length} argument(s)\n${USAGE}`, { exitCode: EXIT_USAGE });
+    throw new UsageError(`Expected NAME and CMD, got ${positionals.length} argument(s)\n${USAGE}`, {
+      exitCode: EXIT_USAGE,
+    });
   }
   let role: 'writer' | 'reader' | null;
   try {
     const asked = values.sandbox ?? process.env.LEAP_SANDBOX;
-    role = asked === undefined || asked === '' ? null : parseSandboxSetting(asked, values.sandbox !== undefined ? '--sandbox' : 'LEAP_SANDBOX');
+    role =
+      asked === undefined || asked === ''
+        ? null
+        : parseSandboxSetting(asked, values.sandbox !== undefined ? '--sandbox' : 'LEAP_SANDBOX');
   } catch (error) {
     if (error instanceof SandboxSettingError) throw new UsageError(error.message, { exitCode: EXIT_USAGE });
     throw error;
   }
   if (values.network !== undefined && values.network !== 'on' && values.network !== 'off') {
-    throw new UsageError(`--network must be on or off, got ${JSON.stringify(values.network)}`, { exitCode: EXIT_USAGE });
+    throw new UsageError(`--network must be on or off, got ${JSON.stringify(values.network)}`, {
+      exitCode: EXIT_USAGE,
+    });
   }
   const cwd = process.cwd();
   const sandbox: SandboxSpec | null =
@@ -123,7 +130,16 @@ void runCli(
       // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
       if (lines.length > 0) writeFd(2, lines.join(''));
     };
-    const result = await supervise({ name, command, args, handleSignals: true, lifeline: false, readyFd: ready, sandbox, beforeRecord: (r) => say(r, true) });
+    const result = await supervise({
+      name,
+      command,
+      args,
+      handleSignals: true,
+      lifeline: false,
+      readyFd: ready,
+      sandbox,
+      beforeRecord: (r) => say(r, true),
+    });
     say(result, false);
     return result.code;
   },

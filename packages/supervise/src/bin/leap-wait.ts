@@ -48,7 +48,9 @@ void runCli(
     }
     const [name, max, ...rest] = positionals;
     if (name === undefined || rest.length > 0) {
-      throw new UsageError(`Expected NAME [MAX_SECONDS], got ${positionals.length} argument(s)\n${USAGE}`, { exitCode: EXIT_USAGE });
+      throw new UsageError(`Expected NAME [MAX_SECONDS], got ${positionals.length} argument(s)\n${USAGE}`, {
+        exitCode: EXIT_USAGE,
+      });
     }
     asUsage(() => checkLeafName(name));
     const budgetMs = max === undefined ? undefined : asUsage(() => parseDuration('MAX_SECONDS', max));

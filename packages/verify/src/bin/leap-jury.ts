@@ -26,13 +26,31 @@ Options:
   --json               print the result as a JSON object
 Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope, bad input or no sandbox.`;
 
-const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'builder-name', 'model-id', 'author', 'session-id', 'agents', 'sandbox'];
+const VALUED = [
+  'builder-family',
+  'reviewers',
+  'alternates',
+  'intent',
+  'criteria',
+  'test',
+  'lens',
+  'builder-name',
+  'model-id',
+  'author',
+  'session-id',
+  'agents',
+  'sandbox',
+];
 
 void runCli(
   'leap-jury',
   async () => {
     const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
-    const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, 'no-git-aliases': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+    const { values: flags, positionals } = parseCli(
+      rest,
+      { json: { type: 'boolean' }, 'no-git-aliases': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      USAGE,
+    );
     if (flags.help === true) {
       writeFd(1, `${USAGE}\n`);
       return 0;
@@ -69,7 +87,10 @@ void runCli(
       writeFd(1, `${JSON.stringify(result)}\n`);
     } else {
       const lines = [`candidate sha256:${result.candidate}`];
-      for (const s of result.seats) lines.push(`review ${s.reviewer} (${s.family}): ${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}: ${s.note}`);
+      for (const s of result.seats)
+        lines.push(
+          `review ${s.reviewer} (${s.family}): ${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}: ${s.note}`,
+        );
       for (const r of result.refused) lines.push(`refused ${r.reviewer} (${r.family}): ${r.reason}`);
       lines.push(`jury: ${result.value}: ${result.reason}`);
       writeFd(1, `${lines.join('\n')}\n`);

@@ -24,15 +24,26 @@ Exit codes: 0 PASS, 1 REJECT or BLOCKED (the step cannot be done as written), 2 
 void runCli(
   'leap-verify',
   async () => {
-    const { rest, values } = takeVerbatim(process.argv.slice(2), ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents', 'sandbox'], USAGE);
-    const { values: flags, positionals } = parseCli(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+    const { rest, values } = takeVerbatim(
+      process.argv.slice(2),
+      ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents', 'sandbox'],
+      USAGE,
+    );
+    const { values: flags, positionals } = parseCli(
+      rest,
+      { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      USAGE,
+    );
     if (flags.help === true) {
       writeFd(1, `${USAGE}\n`);
       return 0;
     }
     const promptMode = positionals[0] === 'prompt';
     const args = promptMode ? positionals.slice(1) : positionals;
-    if (args.length > 1) throw new UsageError(`Expected one PHASE, got ${args.length} arguments: ${args.map((a) => JSON.stringify(a)).join(' ')}\n${USAGE}`);
+    if (args.length > 1)
+      throw new UsageError(
+        `Expected one PHASE, got ${args.length} arguments: ${args.map((a) => JSON.stringify(a)).join(' ')}\n${USAGE}`,
+      );
     const issue = lastValue(values, 'issue');
     const options = {
       phase: args[0],
@@ -46,11 +57,19 @@ void runCli(
     if (promptMode) {
       const { renderVerifyPrompt } = await import('../verify-prompt-command.js');
       const { prompt, tests } = await renderVerifyPrompt(options);
-      writeFd(1, flags.json === true ? `${JSON.stringify({ prompt, tests: tests.files, testsSource: tests.source })}\n` : prompt);
+      writeFd(
+        1,
+        flags.json === true ? `${JSON.stringify({ prompt, tests: tests.files, testsSource: tests.source })}\n` : prompt,
+      );
       return 0;
     }
     const { verify } = await import('../verify.js');
-    const result = await verify({ ...options, agent: lastValue(values, 'agent'), agentsFile: lastValue(values, 'agents'), sandbox: sandboxFlag(lastValue(values, 'sandbox')) });
+    const result = await verify({
+      ...options,
+      agent: lastValue(values, 'agent'),
+      agentsFile: lastValue(values, 'agents'),
+      sandbox: sandboxFlag(lastValue(values, 'sandbox')),
+    });
     // The leaf's own output is the verifier's transcript, in its files already: the JSON is the verdict.
     const { leaf: _leaf, ...shown } = result;
     writeFd(1, flags.json === true ? `${JSON.stringify(shown)}\n` : `${result.reason}\n`);

@@ -272,16 +272,27 @@ function voidIfStale(counts: ReturnType<typeof combine>, stale: string | null): 
 }
 
 /** 1 needs at least two passes, one saying what it checked: bare passes are never the only proof (3.6). */
-export function combine(seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewer' | 'note' | 'findings' | 'reasoning'>>): { value: -1 | 0 | 1; reason: string } {
+export function combine(
+  seats: ReadonlyArray<Pick<SeatRecord, 'value' | 'reviewer' | 'note' | 'findings' | 'reasoning'>>,
+): { value: -1 | 0 | 1; reason: string } {
   const refusing = seats.filter((s) => s.value === -1);
-  if (refusing.length > 0) return { value: -1, reason: `refuse: ${refusing.map((s) => `${s.reviewer} (${s.note})`).join('; ')}` };
+  if (refusing.length > 0)
+    return { value: -1, reason: `refuse: ${refusing.map((s) => `${s.reviewer} (${s.note})`).join('; ')}` };
   const silent = seats.filter((s) => s.value === 0);
-  if (silent.length > 0) return { value: 0, reason: `hold: ${silent.map((s) => `${s.reviewer} ${s.note}`).join('; ')}` };
-  if (seats.length < MIN_SEATS) return { value: 0, reason: `hold: ${seats.length} passing seat(s), the jury needs ${MIN_SEATS}` };
+  if (silent.length > 0)
+    return { value: 0, reason: `hold: ${silent.map((s) => `${s.reviewer} ${s.note}`).join('; ')}` };
+  if (seats.length < MIN_SEATS)
+    return { value: 0, reason: `hold: ${seats.length} passing seat(s), the jury needs ${MIN_SEATS}` };
   if (seats.every((s) => s.findings.length === 0 && (s.reasoning ?? '').trim() === '')) {
-    return { value: 0, reason: `hold: only bare passes (no finding, no reasoning) from ${seats.map((s) => s.reviewer).join(', ')}: a low-information vote is never the only proof` };
+    return {
+      value: 0,
+      reason: `hold: only bare passes (no finding, no reasoning) from ${seats.map((s) => s.reviewer).join(', ')}: a low-information vote is never the only proof`,
+    };
   }
-  return { value: 1, reason: `unanimous pass of ${seats.length} reviewers: ${seats.map((s) => s.reviewer).join(', ')}` };
+  return {
+    value: 1,
+    reason: `unanimous pass of ${seats.length} reviewers: ${seats.map((s) => s.reviewer).join(', ')}`,
+  };
 }
 
 // An agent name stands for its family; a model id or alias (`gpt-5`) for its vendor, which it excludes whole.

@@ -27,9 +27,11 @@ const AUTHOR_PLACEHOLDER = '[the author]';
 /** Aliases under 3 characters are ignored; `redact` replaces all but the hash line, which hashes the real bytes. */
 export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, redact = false): string {
   const intent = input.intent.trim();
-  if (intent === '' || /[\r\n]/.test(intent)) throw new UsageError(`Expected the intent as one non-empty line, got ${showValue(input.intent)}`);
+  if (intent === '' || /[\r\n]/.test(intent))
+    throw new UsageError(`Expected the intent as one non-empty line, got ${showValue(input.intent)}`);
   if (input.criteria.trim() === '') throw new UsageError('Expected non-empty pass criteria');
-  const section = (kind: CandidateFile['kind']) => input.files.filter((f) => f.kind === kind).map((f) => `=== ${f.path} ===\n${fenced(f.bytes.toString('utf8'))}`);
+  const section = (kind: CandidateFile['kind']) =>
+    input.files.filter((f) => f.kind === kind).map((f) => `=== ${f.path} ===\n${fenced(f.bytes.toString('utf8'))}`);
   const tests = section('test');
   const shown = [
     `INTENT: ${intent}`,
@@ -43,7 +45,14 @@ export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, reda
 }
 
 function redactAliases(text: string, aliases: AuthorAliases): string {
-  const all = [aliases.builderName, ...(aliases.modelIds ?? []), ...(aliases.authors ?? []), ...(aliases.sessionIds ?? [])].map((a) => (a ?? '').trim()).filter((a) => a.length >= 3);
+  const all = [
+    aliases.builderName,
+    ...(aliases.modelIds ?? []),
+    ...(aliases.authors ?? []),
+    ...(aliases.sessionIds ?? []),
+  ]
+    .map((a) => (a ?? '').trim())
+    .filter((a) => a.length >= 3);
   const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);
   if (unique.length === 0) return text;
   const escapeRegExp = (a: string) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -63,14 +72,18 @@ export function checkEnvelopeLeaks(text: string, input: EnvelopeInput, aliases: 
   for (const [kind, raw] of named) {
     const alias = raw.trim().toLowerCase();
     if (alias.length < 3 || !lower.includes(alias)) continue;
-    throw new EnvelopeLeakError(`the envelope would not be blind: the ${kind} ${showValue(raw.trim())} appears in ${whereIs(alias, input)}; remove it before review`);
+    throw new EnvelopeLeakError(
+      `the envelope would not be blind: the ${kind} ${showValue(raw.trim())} appears in ${whereIs(alias, input)}; remove it before review`,
+    );
   }
 }
 
 function whereIs(alias: string, input: EnvelopeInput): string {
   if (input.intent.toLowerCase().includes(alias)) return 'the intent';
   if (input.criteria.toLowerCase().includes(alias)) return 'the pass criteria';
-  const file = input.files.find((f) => f.path.toLowerCase().includes(alias) || f.bytes.toString('utf8').toLowerCase().includes(alias));
+  const file = input.files.find(
+    (f) => f.path.toLowerCase().includes(alias) || f.bytes.toString('utf8').toLowerCase().includes(alias),
+  );
   return file === undefined ? 'the envelope' : `${file.kind} ${file.path}`;
 }
 

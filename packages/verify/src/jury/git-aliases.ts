@@ -2,13 +2,22 @@
 import { runGit, type GitOptions } from '@leap/core';
 
 /** What git cannot say (no commit, not a repository) adds nothing; `options`: the caller's git isolation. */
-export async function gitAliases(cwd: string, rev = 'HEAD', options: Pick<GitOptions, 'env' | 'isolate' | 'ceiling'> = {}): Promise<string[]> {
+export async function gitAliases(
+  cwd: string,
+  rev = 'HEAD',
+  options: Pick<GitOptions, 'env' | 'isolate' | 'ceiling'> = {},
+): Promise<string[]> {
   const read = async (args: string[]): Promise<string> => {
     const ran = await runGit(args, { ...options, cwd, allowFailure: true }).catch(() => null);
     return ran === null || ran.code !== 0 ? '' : ran.stdout;
   };
-  const [ident, log] = await Promise.all([read(['var', 'GIT_AUTHOR_IDENT']), read(['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', rev, '--'])]);
+  const [ident, log] = await Promise.all([
+    read(['var', 'GIT_AUTHOR_IDENT']),
+    read(['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', rev, '--']),
+  ]);
   const identity = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim());
-  const values = [...(identity === null ? [] : [identity[1], identity[2]]), ...log.split('\0')].map((v) => (v ?? '').trim());
+  const values = [...(identity === null ? [] : [identity[1], identity[2]]), ...log.split('\0')].map((v) =>
+    (v ?? '').trim(),
+  );
   return [...new Set(values.filter((v) => v !== ''))];
 }

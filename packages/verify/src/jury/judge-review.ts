@@ -24,7 +24,8 @@ export const RAW_TAIL_CHARS = 300;
 
 /** Fail closed (blind-tribunal 3.6): no answer 0; a bad or off-lens answer, or a pass with a blocker or major, -1. */
 export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
-  if (leaf.answer === null) return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
+  if (leaf.answer === null)
+    return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
   const json = leaf.answer.json;
   const structured = typeof json === 'object' && json !== null && 'verdict' in json;
   const object = structured ? json : lastVerdictObject(leaf.answer.text);
@@ -37,11 +38,21 @@ export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
   const answer = object as { verdict: 'pass' | 'refuse'; lens: string; findings: string[]; reasoning: string };
   const findings = answer.findings.map(parseFinding);
   const base = { findings, reasoning: answer.reasoning };
-  if (answer.lens !== lens) return { ...base, ...reject(`answered for lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`) };
+  if (answer.lens !== lens)
+    return {
+      ...base,
+      ...reject(`answered for lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`),
+    };
   if (answer.verdict === 'refuse') return { ...base, verdict: 'refuse', value: -1, note: 'refused' };
   const contradiction = findings.find((f) => f.severity === 'blocker' || f.severity === 'major');
-  if (contradiction !== undefined) return { ...base, ...reject(`a pass that lists a [${contradiction.severity}] finding is not a pass`) };
-  return { ...base, verdict: 'pass', value: 1, note: findings.length === 0 ? 'pass (no findings)' : `pass with ${findings.length} minor/info finding(s)` };
+  if (contradiction !== undefined)
+    return { ...base, ...reject(`a pass that lists a [${contradiction.severity}] finding is not a pass`) };
+  return {
+    ...base,
+    verdict: 'pass',
+    value: 1,
+    note: findings.length === 0 ? 'pass (no findings)' : `pass with ${findings.length} minor/info finding(s)`,
+  };
 }
 
 function refuse(note: string): SeatVerdict {
@@ -58,7 +69,9 @@ function rawTail(text: string): string {
 /** Split "[severity] file:line claim" into its severity and the rest. */
 export function parseFinding(text: string): Finding {
   const match = /^\[([a-z]+)\] ([\s\S]*)$/.exec(text);
-  return match === null ? { severity: 'unknown', message: text } : { severity: match[1] as string, message: match[2] as string };
+  return match === null
+    ? { severity: 'unknown', message: text }
+    : { severity: match[1] as string, message: match[2] as string };
 }
 
 /** A parsable verdict, then a non-zero exit, is an answer: only no answer is silence. */

@@ -13,33 +13,52 @@ export const TIER_SENTENCES: Readonly<Record<Tier, string>> = {
 
 /** The eight lenses, one per seat: each lens's tier (3.1) and preamble (3.5). The one table tests read. */
 export const LENSES: Readonly<Record<string, { tier: Tier; preamble: string }>> = {
-  defect: { tier: 'generalist', preamble: 'LENS: DEFECT. Blind juror. Check the code for logic flaws, syntax errors, and verify no new defects exist.' },
-  proportion: { tier: 'generalist', preamble: 'LENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.' },
+  defect: {
+    tier: 'generalist',
+    preamble:
+      'LENS: DEFECT. Blind juror. Check the code for logic flaws, syntax errors, and verify no new defects exist.',
+  },
+  proportion: {
+    tier: 'generalist',
+    preamble:
+      'LENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.',
+  },
   operator_consequence: {
     tier: 'operator_safety',
-    preamble: 'LENS: OPERATOR CONSEQUENCE. Blind juror. Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
+    preamble:
+      'LENS: OPERATOR CONSEQUENCE. Blind juror. Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
   },
   reversibility: {
     tier: 'deep_state',
-    preamble: 'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. If it fails mid-execution, can the system cleanly rollback?',
+    preamble:
+      'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. If it fails mid-execution, can the system cleanly rollback?',
   },
   state_continuity: {
     tier: 'deep_state',
-    preamble: 'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, clobber global state, or drop required context for downstream nodes.',
+    preamble:
+      'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, clobber global state, or drop required context for downstream nodes.',
   },
-  resource_economy: { tier: 'fast_structural', preamble: 'LENS: RESOURCE ECONOMY. Blind juror. Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.' },
+  resource_economy: {
+    tier: 'fast_structural',
+    preamble:
+      'LENS: RESOURCE ECONOMY. Blind juror. Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.',
+  },
   boundary_condition: {
     tier: 'fast_structural',
-    preamble: 'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
+    preamble:
+      'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
   },
   telemetry: {
     tier: 'operator_safety',
-    preamble: 'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. Are there sufficient logs or try/except blocks to easily diagnose a failure?',
+    preamble:
+      'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. Are there sufficient logs or try/except blocks to easily diagnose a failure?',
   },
 };
 
 /** The lens preambles alone, keyed by lens id (convene-jury checks `--lens` against these keys). */
-export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(LENSES).map(([lens, { preamble }]) => [lens, preamble]));
+export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(LENSES).map(([lens, { preamble }]) => [lens, preamble]),
+);
 
 // The tribunal's exact footer (3.5); `<your lens>` is filled with the literal lens id (v3).
 const PROTOCOL =

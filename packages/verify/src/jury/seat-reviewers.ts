@@ -14,7 +14,12 @@ export interface Seating {
 }
 
 /** One seat a family: a second is not independent, and leaf names collide; `taken`: seated in an earlier round. */
-export function seatReviewers(builderFamily: string, reviewers: readonly AgentPlugin[], taken: readonly string[] = [], otherBuilders: readonly string[] = []): Seating {
+export function seatReviewers(
+  builderFamily: string,
+  reviewers: readonly AgentPlugin[],
+  taken: readonly string[] = [],
+  otherBuilders: readonly string[] = [],
+): Seating {
   const builder = builderFamily.toLowerCase();
   const others = new Set(otherBuilders.map((f) => f.toLowerCase()));
   const families = new Map(taken.map((f) => [f.toLowerCase(), '(an earlier seat)']));
@@ -22,11 +27,23 @@ export function seatReviewers(builderFamily: string, reviewers: readonly AgentPl
   for (const agent of reviewers) {
     const family = agent.family.toLowerCase();
     if (family === builder) {
-      seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `same family as the builder (${builderFamily})` });
+      seating.refused.push({
+        reviewer: agent.name,
+        family: agent.family,
+        reason: `same family as the builder (${builderFamily})`,
+      });
     } else if (others.has(family)) {
-      seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `same family as a builder whose work the candidate holds (${agent.family})` });
+      seating.refused.push({
+        reviewer: agent.name,
+        family: agent.family,
+        reason: `same family as a builder whose work the candidate holds (${agent.family})`,
+      });
     } else if (families.has(family)) {
-      seating.refused.push({ reviewer: agent.name, family: agent.family, reason: `family ${agent.family} is already seated by ${families.get(family)}` });
+      seating.refused.push({
+        reviewer: agent.name,
+        family: agent.family,
+        reason: `family ${agent.family} is already seated by ${families.get(family)}`,
+      });
     } else {
       families.set(family, agent.name);
       seating.seated.push(agent);

@@ -13,10 +13,18 @@ const HEAD_KEY = '\0HEAD';
 const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10 };
 
 /** One `git status` taking no lock; not `stateDir`, where the jury's supervisors write; null: git cannot read it. */
-export async function fingerprintTree(repo: string, stateDir: string, env: NodeJS.ProcessEnv): Promise<TreeFingerprint | null> {
+export async function fingerprintTree(
+  repo: string,
+  stateDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<TreeFingerprint | null> {
   const args = ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none'];
-  const ran = await runGit(args, { cwd: repo, env, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, allowFailure: true }).catch(() => null);
-  return ran === null || ran.code !== 0 ? null : readStatus(repo, ran.bytes.toString('latin1'), excludedPrefix(repo, stateDir));
+  const ran = await runGit(args, { cwd: repo, env, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, allowFailure: true }).catch(
+    () => null,
+  );
+  return ran === null || ran.code !== 0
+    ? null
+    : readStatus(repo, ran.bytes.toString('latin1'), excludedPrefix(repo, stateDir));
 }
 
 /** The paths (and `HEAD`, when another commit is checked out) whose fingerprint differs, sorted, for people. */

@@ -4,7 +4,11 @@ import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 
 const verdictAnswerSchema = z
   .strictObject({
-    verdict: z.enum(['PASS', 'REJECT', 'BLOCKED']).describe('PASS confirms the phase; REJECT refuses it; BLOCKED: it cannot be done as written (the run asks the user)'),
+    verdict: z
+      .enum(['PASS', 'REJECT', 'BLOCKED'])
+      .describe(
+        'PASS confirms the phase; REJECT refuses it; BLOCKED: it cannot be done as written (the run asks the user)',
+      ),
     reason: z.string().min(1).describe('Why, in a sentence or two'),
   })
   .describe("A blind verifier's verdict on one TDD phase.");
@@ -28,8 +32,16 @@ const reviewAnswerSchema = z
 
 export function verifyJsonSchemas(): Record<string, Record<string, unknown>> {
   return {
-    'verdict.schema.json': toPublishedSchema(verdictAnswerSchema, 'https://leap.dev/schemas/verdict.schema.json', 'LEAP verifier verdict'),
-    'review.schema.json': toPublishedSchema(reviewAnswerSchema, 'https://leap.dev/schemas/review.schema.json', 'LEAP juror verdict'),
+    'verdict.schema.json': toPublishedSchema(
+      verdictAnswerSchema,
+      'https://leap.dev/schemas/verdict.schema.json',
+      'LEAP verifier verdict',
+    ),
+    'review.schema.json': toPublishedSchema(
+      reviewAnswerSchema,
+      'https://leap.dev/schemas/review.schema.json',
+      'LEAP juror verdict',
+    ),
   };
 }
 

@@ -15,7 +15,8 @@ void runCli('leap-scripted-agent', async () => {
     writeFd(1, `${USAGE}\n`);
     return 0;
   }
-  if (args.length !== 1 || args[0] === '') throw new UsageError(`Expected exactly one argument, the script file, got ${args.length}\n${USAGE}`);
+  if (args.length !== 1 || args[0] === '')
+    throw new UsageError(`Expected exactly one argument, the script file, got ${args.length}\n${USAGE}`);
   // TERM held from the start, not the claim (one between ended hanging moves): a hanging move ignores it, others end.
   let termed = false;
   const holdTerm = () => {
