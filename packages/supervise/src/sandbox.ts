@@ -135,6 +135,9 @@ export function namespaceCause(stderr: string): string {
 }
 
 let probed: Map<string, string | null> | null = null;
+const TRIAL = '--ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc --unshare-uts --unshare-net'
+  .split(' ')
+  .concat('--die-with-parent', '--cap-drop', 'ALL', '--', 'true');
 
 /** A trial run with a leaf's namespaces, once per process and bwrap; throws SandboxUnavailableError with the cause. */
 export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
@@ -142,28 +145,11 @@ export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
   probed ??= new Map();
   let failure = probed.get(bwrap);
   if (failure === undefined) {
-    const trial = spawnSync(
-      bwrap,
-      [
-        '--ro-bind',
-        '/',
-        '/',
-        '--dev',
-        '/dev',
-        '--proc',
-        '/proc',
-        '--unshare-pid',
-        '--unshare-ipc',
-        '--unshare-uts',
-        '--unshare-net',
-        '--die-with-parent',
-        '--cap-drop',
-        'ALL',
-        '--',
-        'true',
-      ],
-      { env: { PATH: env.PATH ?? '/usr/bin:/bin' }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const trial = spawnSync(bwrap, TRIAL, {
+      env: { PATH: env.PATH ?? '/usr/bin:/bin' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     failure = trial.status === 0 ? null : namespaceCause(trial.stderr ?? String(trial.error ?? ''));
     probed.set(bwrap, failure);
   }
