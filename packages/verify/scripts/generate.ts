@@ -4,10 +4,8 @@ import { writeGenerated, writeSchemaFiles } from '@leap/core/schemas';
 import { renderAnswerValidators, verifyJsonSchemas } from '../src/schemas/answer-schemas.js';
 
 writeSchemaFiles(new URL('../schemas/', import.meta.url), verifyJsonSchemas());
-writeGenerated(
-  new URL('../src/schemas/answer-validators.generated.ts', import.meta.url),
-  await renderAnswerValidators(),
-);
+const validators = new URL('../src/schemas/answer-validators.generated.ts', import.meta.url);
+writeGenerated(validators, await renderAnswerValidators());
 // test-files.ts renders the conventions and imports them too: a fresh clone gets a stand-in (matching nothing) first.
 const conventions = new URL('../src/test-file-conventions.generated.ts', import.meta.url);
 if (!existsSync(conventions)) writeFileSync(conventions, 'export const TEST_FILE_CONVENTIONS_SOURCE = "(?!)";\n');

@@ -48,6 +48,7 @@ export interface AgentRegistry {
 }
 
 export const BUILTIN_AGENTS = ['claude', 'codex', 'gemini'] as const;
+const isBuiltin = (name: string) => (BUILTIN_AGENTS as readonly string[]).includes(name);
 const PLUGINS = new Set(['claude', 'codex', 'gemini', 'command', 'scripted']);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -68,57 +69,37 @@ export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessE
   }
   const entries: Record<string, AgentEntry> = {};
   for (const [name, entry] of Object.entries(agents)) entries[name] = checkEntry(path, name, entry);
-  for (const key of Object.keys(data as object)) {
-    if (key !== 'agents' && key !== 'roles' && !key.startsWith('$')) {
-      throw new FileFormatError(
-        path,
-        undefined,
-        `unknown key ${showValue(key)}: expected "agents", "roles" and notes whose keys start with "$"`,
-      );
-    }
+  const unknown = Object.keys(data as object).find(
+    (key) => key !== 'agents' && key !== 'roles' && !key.startsWith('$'),
+  );
+  if (unknown !== undefined) {
+    const expected = 'expected "agents", "roles" and notes whose keys start with "$"';
+    throw new FileFormatError(path, undefined, `unknown key ${showValue(unknown)}: ${expected}`);
   }
   return { file: resolve(path), entries, roles: checkRoles(path, (data as { roles?: unknown }).roles, entries) };
 }
 
 // `"roles": {"developer": ["claude", "gemini"], ...}`: every name a built-in or an entry of the file, none twice.
 function checkRoles(file: string, roles: unknown, entries: Record<string, AgentEntry>): AgentRegistry['roles'] {
+  const bad = (message: string): never => {
+    throw new FileFormatError(file, undefined, message);
+  };
   if (roles === undefined) return {};
+  const shown = (value: unknown) => showValue(JSON.stringify(value));
   if (typeof roles !== 'object' || roles === null || Array.isArray(roles))
-    throw new FileFormatError(
-      file,
-      undefined,
-      `expected "roles" to be {"developer": [NAME...], ...}, found ${showValue(JSON.stringify(roles))}`,
-    );
+    bad(`expected "roles" to be {"developer": [NAME...], ...}, found ${shown(roles)}`);
   const found: AgentRegistry['roles'] = {};
-  for (const [role, list] of Object.entries(roles)) {
+  for (const [role, list] of Object.entries(roles as object)) {
     if (!(LISTED_ROLES as readonly string[]).includes(role))
-      throw new FileFormatError(
-        file,
-        undefined,
-        `unknown role ${showValue(role)} in "roles": expected ${LISTED_ROLES.join(', ')}`,
-      );
-    if (!Array.isArray(list) || list.length === 0 || !list.every((n) => typeof n === 'string')) {
-      throw new FileFormatError(
-        file,
-        undefined,
-        `expected "roles.${role}" to be a non-empty array of agent names, found ${showValue(JSON.stringify(list))}`,
-      );
-    }
-    for (const name of list as string[]) {
-      if (entries[name] === undefined && !(BUILTIN_AGENTS as readonly string[]).includes(name)) {
-        throw new FileFormatError(
-          file,
-          undefined,
-          `"roles.${role}" names ${showValue(name)}, which is neither a built-in (${BUILTIN_AGENTS.join(', ')}) nor an agent of this file`,
-        );
-      }
-    }
+      bad(`unknown role ${showValue(role)} in "roles": expected ${LISTED_ROLES.join(', ')}`);
+    if (!Array.isArray(list) || list.length === 0 || !list.every((n) => typeof n === 'string'))
+      bad(`expected "roles.${role}" to be a non-empty array of agent names, found ${shown(list)}`);
+    const stranger = (list as string[]).find((name) => entries[name] === undefined && !isBuiltin(name));
+    const builtins = `a built-in (${BUILTIN_AGENTS.join(', ')})`;
+    if (stranger !== undefined)
+      bad(`"roles.${role}" names ${showValue(stranger)}, which is neither ${builtins} nor an agent of this file`);
     if (new Set(list).size !== list.length)
-      throw new FileFormatError(
-        file,
-        undefined,
-        `"roles.${role}" names an agent twice: ${showValue((list as string[]).join(','))}`,
-      );
+      bad(`"roles.${role}" names an agent twice: ${showValue((list as string[]).join(','))}`);
     found[role as ListedRole] = list as string[];
   }
   return found;
@@ -138,38 +119,26 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
   const bad = (message: string): never => {
     throw new FileFormatError(file, undefined, `agent ${showValue(name)}: ${message}`);
   };
+  const expected = (key: string, what: string, found: unknown) =>
+    bad(`expected "${key}" to be ${what}, found ${showValue(found)}`);
   if (!NAME.test(name)) bad('expected a name of letters, digits, ".", "_" or "-"');
   if (typeof entry !== 'object' || entry === null) bad(`expected an object, found ${showValue(entry)}`);
   const e = entry as Record<string, unknown>;
   if (typeof e.plugin !== 'string' || !PLUGINS.has(e.plugin))
     bad(`expected "plugin" to be one of ${[...PLUGINS].join(', ')}, found ${showValue(e.plugin)}`);
-  for (const key of ['family', 'script', 'bin', 'model'] as const) {
-    if (e[key] !== undefined && typeof e[key] !== 'string')
-      bad(`expected "${key}" to be a string, found ${showValue(e[key])}`);
-  }
+  for (const key of ['family', 'script', 'bin', 'model'] as const)
+    if (e[key] !== undefined && typeof e[key] !== 'string') expected(key, 'a string', e[key]);
   if (typeof e.family === 'string' && !/^[A-Za-z0-9_.]+$/.test(e.family))
-    bad(
-      `expected "family" to be a word of letters, digits, "_" or "." (it names leaves), found ${showValue(e.family)}`,
-    );
+    expected('family', 'a word of letters, digits, "_" or "." (it names leaves)', e.family);
   for (const key of ['command', 'extraArgs'] as const) {
     if (e[key] !== undefined && !(Array.isArray(e[key]) && (e[key] as unknown[]).every((a) => typeof a === 'string')))
       bad(`expected "${key}" to be an array of strings`);
   }
   if (e.preflight !== undefined && typeof e.preflight !== 'boolean')
-    bad(
-      `expected "preflight" to be true or false (false: skip the CLI's readiness check), found ${showValue(e.preflight)}`,
-    );
-  if (
-    e.pass_env !== undefined &&
-    !(
-      Array.isArray(e.pass_env) &&
-      e.pass_env.every((a) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(a))
-    )
-  ) {
-    bad(
-      `expected "pass_env" to be an array of variable names (or prefixes ending in "*"), found ${showValue(JSON.stringify(e.pass_env))}`,
-    );
-  }
+    expected('preflight', "true or false (false: skip the CLI's readiness check)", e.preflight);
+  const variable = (a: unknown) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(a);
+  if (e.pass_env !== undefined && !(Array.isArray(e.pass_env) && e.pass_env.every(variable)))
+    expected('pass_env', 'an array of variable names (or prefixes ending in "*")', JSON.stringify(e.pass_env));
   if (e.usd_per_million_tokens !== undefined) {
     const p = e.usd_per_million_tokens as Record<string, unknown> | null;
     const price = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -177,21 +146,12 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
       bad(
         `"usd_per_million_tokens" is for codex and gemini, which report no cost; ${String(e.plugin)} reports its own or none`,
       );
-    if (
-      typeof p !== 'object' ||
-      p === null ||
-      Array.isArray(p) ||
-      !price(p.input) ||
-      !price(p.output) ||
-      Object.keys(p).some((k) => k !== 'input' && k !== 'output')
-    ) {
-      bad(
-        `expected "usd_per_million_tokens" to be {"input": USD, "output": USD} (non-negative numbers), found ${showValue(JSON.stringify(p))}`,
-      );
-    }
+    const keys = typeof p === 'object' && p !== null && !Array.isArray(p) ? Object.keys(p).sort().join() : '';
+    const prices = '{"input": USD, "output": USD} (non-negative numbers)';
+    if (keys !== 'input,output' || !price(p?.input) || !price(p?.output))
+      expected('usd_per_million_tokens', prices, JSON.stringify(p));
   }
-  if (e.network !== undefined && typeof e.network !== 'boolean')
-    bad(`expected "network" to be true or false, found ${showValue(e.network)}`);
+  if (e.network !== undefined && typeof e.network !== 'boolean') expected('network', 'true or false', e.network);
   if (e.paths !== undefined) checkPaths(e.paths, bad);
   if (e.plugin === 'command' && (e.command === undefined || e.family === undefined))
     bad('a command agent needs "command" (argv) and "family"');
@@ -213,11 +173,11 @@ function checkPaths(paths: unknown, bad: (message: string) => never): void {
 export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin {
   const entry = registry.entries[name];
   if (entry === undefined) {
-    if ((BUILTIN_AGENTS as readonly string[]).includes(name))
-      return createFromEntry(name, { plugin: name as AgentEntry['plugin'] }, null);
-    const known = [...BUILTIN_AGENTS, ...Object.keys(registry.entries)].join(', ');
+    if (isBuiltin(name)) return createFromEntry(name, { plugin: name as AgentEntry['plugin'] }, null);
+    const known = [...BUILTIN_AGENTS, ...Object.keys(registry.entries)];
+    const others = registry.file === null ? ' (define others in an agents file: --agents FILE or VERI_AGENTS)' : '';
     throw new UsageError(
-      `unknown agent ${showValue(name)}${didYouMean(name, [...BUILTIN_AGENTS, ...Object.keys(registry.entries)])}: expected one of ${known}${registry.file === null ? ' (define others in an agents file: --agents FILE or VERI_AGENTS)' : ''}`,
+      `unknown agent ${showValue(name)}${didYouMean(name, known)}: expected one of ${known.join(', ')}${others}`,
     );
   }
   try {
@@ -233,26 +193,21 @@ export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin
 }
 
 function createFromEntry(name: string, entry: AgentEntry, file: string | null): AgentPlugin {
-  const cli = {
-    name,
-    bin: entry.bin,
-    model: entry.model,
-    extraArgs: entry.extraArgs,
-    prices: entry.usd_per_million_tokens,
-  };
+  const { bin, model, extraArgs, usd_per_million_tokens: prices } = entry;
+  const cli = { name, bin, model, extraArgs, prices };
   let agent: AgentPlugin;
   if (entry.plugin === 'claude') agent = createClaudeAgent(cli);
   else if (entry.plugin === 'codex')
     agent = createCodexAgent(entry.preflight === undefined ? cli : { ...cli, preflight: entry.preflight });
   else if (entry.plugin === 'gemini') agent = createGeminiAgent(cli);
-  else if (entry.plugin === 'command')
+  else if (entry.plugin === 'command') {
     agent = createCommandAgent({
       name,
       command: entry.command as string[],
       family: entry.family as string,
       env: entry.env,
     });
-  else
+  } else
     agent = createScriptedAgent({
       name,
       script: resolve(file === null ? '.' : dirname(file), entry.script as string),

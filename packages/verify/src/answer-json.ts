@@ -18,20 +18,14 @@ export function lastVerdictObject(text: string): Record<string, unknown> | null 
   let found: Record<string, unknown> | null = null;
   for (let start = source.indexOf('{'); start !== -1; ) {
     const end = objectEnd(source, start);
-    if (end === -1) {
-      start = source.indexOf('{', start + 1);
-      continue;
-    }
+    let value: object | undefined;
     try {
-      const value: unknown = JSON.parse(source.slice(start, end + 1));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'verdict' in value)
-        found = value as Record<string, unknown>;
+      value = end === -1 ? undefined : (JSON.parse(source.slice(start, end + 1)) as object);
     } catch {
       // Braces that are not JSON: keep scanning inside them.
-      start = source.indexOf('{', start + 1);
-      continue;
     }
-    start = source.indexOf('{', end + 1);
+    if (value !== undefined && 'verdict' in value) found = value as Record<string, unknown>;
+    start = source.indexOf('{', value === undefined ? start + 1 : end + 1);
   }
   return found;
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GroundTruthOptions } from './ground-truth.js';
-import { aloneNamedNothing, triesAlone, withStepCopy } from './step-copy.js';
+import { notAlone, withStepCopy } from './step-copy.js';
 import { runCaptured } from './test-report.js';
 
 /** One language's canary: the files it takes, how it goes in a copy; it fails saying `leap canary: ${a}${b}`. */
@@ -80,27 +80,16 @@ function afterPackage(text: string, line: string): string {
   return `${text.slice(0, at)}${clause[0].endsWith('\n') ? '' : '\n'}${line}${text.slice(at)}`;
 }
 
-interface CanaryProof {
-  notRun: string[];
-  noCanary: string[];
-  runs: number;
-}
-
 /** Cheapest first, the step's files alone (step-copy.ts); then the whole tree, again for files no failing run named. */
 export async function proveTestsRun(options: GroundTruthOptions, files: readonly string[], head: string) {
-  const proof: CanaryProof = { notRun: [], noCanary: files.filter((f) => canaryFor(f) === null), runs: 0 };
+  const proof = { notRun: [] as string[], noCanary: files.filter((f) => canaryFor(f) === null), runs: 0 };
   let left = files.filter((f) => canaryFor(f) !== null);
-  if (left.length > 0 && triesAlone(options.testCmd)) {
+  if (left.length > 0 && !notAlone.has(options.testCmd)) {
     const files = left;
-    const named = await withStepCopy(
-      options,
-      head,
-      files,
-      true,
-      async (dir, env) => (await canaryRun(options, dir, env, texts(dir, files), files)).named,
-    );
+    const alone = async (dir: string, env: NodeJS.ProcessEnv) => canaryRun(options, dir, env, texts(dir, files), files);
+    const named = await withStepCopy(options, head, files, true, async (dir, env) => (await alone(dir, env)).named);
     proof.runs++;
-    if (named.length === 0) aloneNamedNothing(options.testCmd);
+    if (named.length === 0) notAlone.add(options.testCmd);
     left = left.filter((f) => !named.includes(f));
   }
   if (left.length === 0) return proof;
@@ -125,9 +114,8 @@ export async function proveTestsRun(options: GroundTruthOptions, files: readonly
 }
 
 function texts(dir: string, files: readonly string[]): Map<string, string> {
-  return new Map(
-    files.flatMap((f) => (existsSync(join(dir, f)) ? [[f, readFileSync(join(dir, f), 'utf8')] as const] : [])),
-  );
+  const present = files.filter((f) => existsSync(join(dir, f)));
+  return new Map(present.map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
 }
 
 // One run with a canary in each of `round`, the other files as they were.

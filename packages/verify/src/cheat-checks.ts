@@ -9,7 +9,7 @@ import { hasInlineTests, splitTestItems } from './test-items.js';
 export const PROJECT_CONFIG_FILE = 'leap.config.json';
 
 /** Skip and focus markers of every runner the toolchain knows, as one table (CONTRACT section 9). */
-export const MARKERS: readonly RegExp[] = [
+const MARKERS: readonly RegExp[] = [
   /\b(?:describe|it|test|suite|context|specify)(?:\.concurrent)?\.(?:skip|only|todo|fails|failing|skipIf|runIf)\b/,
   /\b(?:x(?:it|describe|test|context)|f(?:it|describe))\s*\(/,
   /\b(?:this|t)\.(?:skip|todo)\s*\(/,
@@ -20,7 +20,7 @@ export const MARKERS: readonly RegExp[] = [
 ];
 
 /** What code under test has no business holding: an import of a test framework, or a patch of its objects. */
-export const FRAMEWORK_HOLDS: readonly RegExp[] = [
+const FRAMEWORK_HOLDS: readonly RegExp[] = [
   /(?:from\s+|require\(\s*|import\s*\(\s*)['"](?:node:test|vitest|@jest\/globals|mocha|ava|uvu|tap)['"]/,
   /^\s*(?:import|from)\s+(?:unittest|pytest|_pytest|nose2?)\b/,
   /^\s*(?:import\s+)?(?:\w+\s+)?"testing"\s*$/,
@@ -28,7 +28,7 @@ export const FRAMEWORK_HOLDS: readonly RegExp[] = [
 ];
 
 // The runners' configuration files (paths); `sections`: only the parts of the file that concern the tests.
-export const RUNNER_CONFIGS: readonly { path: RegExp; sections?: RegExp }[] = [
+const RUNNER_CONFIGS: readonly { path: RegExp; sections?: RegExp }[] = [
   { path: /(?:^|\/)(?:vitest|vite|jest|ava|karma|playwright)\.(?:config|workspace)\.[cm]?[jt]s(?:on)?$/ },
   { path: /(?:^|\/)(?:\.mocharc\.(?:[cm]?js|jsonc?|ya?ml)|\.babelrc|babel\.config\.[cm]?js(?:on)?)$/ },
   { path: /(?:^|\/)(?:\.?pytest\.ini|tox\.ini|noxfile\.py|go\.work|\.cargo\/config(?:\.toml)?)$/ },

@@ -2,11 +2,7 @@
 import { UsageError } from '@leap/core';
 
 /** Before strict parsing, so a value like a step title starting with "-" stays one argv element; stops at `--`. */
-export function takeVerbatim(
-  argv: readonly string[],
-  names: readonly string[],
-  usage: string,
-): { rest: string[]; values: Map<string, string[]> } {
+export function takeVerbatim(argv: readonly string[], names: readonly string[], usage: string) {
   const rest: string[] = [];
   const values = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
@@ -21,13 +17,8 @@ export function takeVerbatim(
       rest.push(arg);
       continue;
     }
-    let value: string;
-    if (eq !== -1) {
-      value = arg.slice(eq + 1);
-    } else {
-      if (i + 1 >= argv.length) throw new UsageError(`option --${name} needs a value\n${usage}`);
-      value = argv[++i] as string;
-    }
+    if (eq === -1 && i + 1 >= argv.length) throw new UsageError(`option --${name} needs a value\n${usage}`);
+    const value = eq === -1 ? (argv[++i] as string) : arg.slice(eq + 1);
     values.set(name, [...(values.get(name) ?? []), value]);
   }
   return { rest, values };

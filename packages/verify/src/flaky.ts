@@ -3,7 +3,7 @@ import { appendEvent, createEvent, readEventContext, readFileIfExists, statePath
 import type { EventContext } from '@leap/core';
 import type { GroundTruthOptions } from './ground-truth.js';
 import type { Phase } from './phase.js';
-import { aloneNamedNothing, triesAlone, withStepCopy } from './step-copy.js';
+import { notAlone, withStepCopy } from './step-copy.js';
 import type { runSuite } from './run-suite.js';
 import { failedTests, runCaptured, type SuiteRun } from './test-report.js';
 
@@ -24,15 +24,11 @@ export function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
 }
 
 // Green's second run: the step's test files alone in a copy, or the whole suite when that run names no failed test.
-export async function rerunStep(
-  options: GroundTruthOptions,
-  files: readonly string[],
-  head: string,
-): Promise<SuiteRun> {
-  if (files.length > 0 && triesAlone(options.testCmd)) {
+export async function rerunStep(options: GroundTruthOptions, files: readonly string[], head: string) {
+  if (files.length > 0 && !notAlone.has(options.testCmd)) {
     const alone = await withStepCopy(options, head, files, true, (dir, env) => rerun({ ...options, env }, dir));
     if (alone.code === 0 || failedTests(alone.output).some((name) => !name.startsWith('/'))) return alone;
-    aloneNamedNothing(options.testCmd);
+    notAlone.add(options.testCmd);
   }
   return rerun(options, options.repo);
 }
@@ -66,12 +62,8 @@ export function recordFlaky(
   fields: { commit?: string } = {},
 ): void {
   for (const test of tests) {
-    const event = createEvent(
-      'verdict',
-      { phase, verdict: 'flaky', reason: `${test} ${ONCE}`, code: 1, test, ...fields },
-      context,
-    );
-    appendEvent(statePaths(stateDir).events, event);
+    const verdict = { phase, verdict: 'flaky' as const, reason: `${test} ${ONCE}`, code: 1, test, ...fields };
+    appendEvent(statePaths(stateDir).events, createEvent('verdict', verdict, context));
   }
 }
 

@@ -58,25 +58,14 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
     throw new UsageError('the refactor phase needs --base SHA (the commit the refactor started from)');
   if (base !== undefined && phase !== 'refactor')
     throw new UsageError(`--base belongs to the refactor phase, not ${phase}`);
-  if (base !== undefined && (!/^[0-9a-f]{7,64}$/.test(base) || (base !== options.head && !isCommit(repo, base)))) {
+  if (base !== undefined && (!/^[0-9a-f]{7,64}$/.test(base) || (base !== options.head && !isCommit(repo, base))))
     throw new UsageError(`--base: expected the hexadecimal sha of a commit of ${repo}, got ${showValue(base)}`);
-  }
   const tracker = options.tracker ?? createLocalTracker({ stateDir });
-  const spec = await readStepSpec({
-    tracker,
-    issue,
-    criterion: ledgerStep?.criterion ?? null,
-    specFile: options.specFile,
-  });
-  const tests = findStepTests({
-    phase,
-    repo,
-    step,
-    issue,
-    eventsFile: statePaths(stateDir).events,
-    globs: options.testGlobs,
-    testFiles: options.testFiles,
-  });
+  const criterion = ledgerStep?.criterion ?? null;
+  const spec = await readStepSpec({ tracker, issue, criterion, specFile: options.specFile });
+  const { testGlobs: globs, testFiles } = options;
+  const eventsFile = statePaths(stateDir).events;
+  const tests = findStepTests({ phase, repo, step, issue, eventsFile, globs, testFiles });
   const input: VerifyPromptInput = {
     phase,
     stepTitle: step,
@@ -94,19 +83,12 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
 }
 
 // The step in the ledger (`--ledger`, else the issue's); with neither, only `--spec` can stand in for it.
-function readLedgerStep(
-  stateDir: string,
-  issue: number | null,
-  step: string,
-  ledgerFile: string | undefined,
-  hasSpec: boolean,
-): LedgerStep | null {
+function readLedgerStep(stateDir: string, issue: number | null, step: string, ledgerFile?: string, hasSpec = false) {
   const file = ledgerFile ?? (issue === null ? null : statePaths(stateDir).ledger(issue));
+  const how = 'set VERI_ISSUE or pass --issue N or --ledger FILE (or give --spec FILE)';
   if (file === null) {
     if (hasSpec) return null;
-    throw new UsageError(
-      'no ledger to find the step in: set VERI_ISSUE or pass --issue N or --ledger FILE (or give --spec FILE)',
-    );
+    throw new UsageError(`no ledger to find the step in: ${how}`);
   }
   if (!existsSync(file)) throw new UsageError(`no ledger at ${file}${issue === null ? '' : ` for issue ${issue}`}`);
   return findStep(parseLedger(readFileSync(file, 'utf8'), file), step);

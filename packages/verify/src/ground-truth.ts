@@ -63,33 +63,26 @@ async function checkRed(options: GroundTruthOptions): Promise<GroundTruth> {
   const code = (commit: string, path: string) => splitTestItems(blobText(repo, commit, path)).code;
   const inline = (path: string) => hasInlineTests(path, isTestFile(path));
   const mixed = tests.files.filter((path) => inline(path) && code(`${red}^`, path) !== code(red, path));
-  if (mixed.length > 0) {
-    return reject(
-      `the red commit changes code outside the test items of ${mixed.join(', ')}: a red may add or change only their #[cfg(test)] items`,
-    );
-  }
+  const only = 'a red may add or change only their #[cfg(test)] items';
+  if (mixed.length > 0)
+    return reject(`the red commit changes code outside the test items of ${mixed.join(', ')}: ${only}`);
   const config = configChanged(phaseChanges(options, `${red}^`, [PROJECT_CONFIG_FILE]));
   if (config !== null) return reject(config);
   const first = await runCaptured(options, repo);
   if (first.code === 0) return reject('the suite passes with the new tests; a red test must fail');
   const counted = withCounts(readCounts(first.output));
   const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
-  if (ranAlready(repo, red, tests.files, skip, options.passedTrees ?? [])) {
-    return {
-      ok: true,
-      reason: `the suite fails with the new tests and passed without them (${files}): the tree before them was run already`,
-      ...counted,
-    };
-  }
+  const fails = 'the suite fails with the new tests and';
+  const already = `${fails} passed without them (${files}): the tree before them was run already`;
+  if (ranAlready(repo, red, tests.files, skip, options.passedTrees ?? []))
+    return { ok: true, reason: already, ...counted };
   // Its own cargo target: a shared one's fingerprints (relative paths, mtimes) reuse a binary without the new tests.
   const cargo = (dir: string) => ({ ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') });
   const inCopy = (dir: string) => runSuite({ ...options, env: cargo(dir) }, dir);
-  if ((await withScratchTree(repo, red, skip, inCopy, tests.files)) !== 0) {
-    return reject(
-      `the suite still fails with the new test files set aside (${files}), so the failure is not the new tests' alone`,
-    );
-  }
-  return { ok: true, reason: `the suite fails with the new tests and passes without them (${files})`, ...counted };
+  const alone = `so the failure is not the new tests' alone`;
+  if ((await withScratchTree(repo, red, skip, inCopy, tests.files)) !== 0)
+    return reject(`the suite still fails with the new test files set aside (${files}), ${alone}`);
+  return { ok: true, reason: `${fails} passes without them (${files})`, ...counted };
 }
 
 async function checkPassing(options: GroundTruthOptions): Promise<GroundTruth> {
@@ -194,7 +187,7 @@ function ranAlready(
   tests: readonly string[],
   skip: readonly string[],
   passed: readonly string[],
-): boolean {
+) {
   if (passed.length === 0) return false;
   const outside = (path: string) => !skip.some((name) => path === name || path.startsWith(`${name}/`));
   let changed: string[];
@@ -205,11 +198,6 @@ function ranAlready(
   }
   if (changed.filter(outside).some((path) => !tests.includes(path))) return false;
   const exclude = skip.map((name) => `:(exclude,literal)${name}`);
-  return passed.some(
-    (tree) =>
-      runGitSync(['diff', '--quiet', '--no-renames', tree, `${red}^`, '--', '.', ...exclude], {
-        cwd: repo,
-        allowFailure: true,
-      }).code === 0,
-  );
+  const same = (tree: string) => ['diff', '--quiet', '--no-renames', tree, `${red}^`, '--', '.', ...exclude];
+  return passed.some((tree) => runGitSync(same(tree), { cwd: repo, allowFailure: true }).code === 0);
 }

@@ -1,5 +1,4 @@
 // @leap/verify: blind verification (leap-verify, leap-verdict) and the blind jury (leap-jury).
-export { PHASES, checkPhase } from './phase.js';
 export type { Phase } from './phase.js';
 export { BLOCKED_SENTENCE, VERDICT_ANSWER_FORMAT, buildVerifyPrompt } from './verify-prompt.js';
 export type { PromptTestFile, VerifyPromptInput } from './verify-prompt.js';
@@ -20,11 +19,10 @@ export { checkGroundTruth } from './ground-truth.js';
 export { SuiteLimitError, runSuite } from './run-suite.js';
 export type { SuiteLimit, SuiteOptions } from './run-suite.js';
 export { CANARIES, canaryFor } from './canary.js';
-export { FRAMEWORK_HOLDS, MARKERS, RUNNER_CONFIGS } from './cheat-checks.js';
 export { runBaselineTwice } from './flaky.js';
-export { SUMMARIES, failedTests, readCounts } from './test-report.js';
+export { failedTests, readCounts } from './test-report.js';
 export type { GroundTruth, GroundTruthOptions } from './ground-truth.js';
-export { UNSHARED_BUILD_CACHES, topLevelName, withScratchTree } from './scratch-tree.js';
+export { topLevelName, withScratchTree } from './scratch-tree.js';
 export {
   BUILTIN_AGENTS,
   agentList,
@@ -33,28 +31,26 @@ export {
   withVendorFamily,
   type ListedRole,
 } from './agents.js';
-export { knownVendor, vendorFamily } from './family.js';
+export { vendorFamily } from './family.js';
 export type { AgentEntry, AgentRegistry } from './agents.js';
-export { DEFAULT_RETRY_LIMIT_MS, checkAgentReady, runAgentLeaf } from './run-agent-leaf.js';
+export { checkAgentReady, runAgentLeaf } from './run-agent-leaf.js';
 export type { AgentFailureKind, AgentLeafOptions, AgentLeafResult, AgentReadiness } from './run-agent-leaf.js';
 export { blockedReason, lastVerdictObject, parseWholeJson } from './answer-json.js';
 export { answerProblem, loadVerifySchema } from './validate-answer.js';
 export type { AnswerSchemaName } from './validate-answer.js';
 export { verify } from './verify.js';
 export type { VerifyOptions, VerifyResult } from './verify.js';
-export { runVerdict, verifyBinPath } from './verdict-launcher.js';
-export { lastValue, sandboxFlag, takeVerbatim } from './cli-args.js';
+export { sandboxFlag } from './cli-args.js';
 export { candidateHash, readCandidate } from './jury/candidate.js';
 export type { CandidateFile } from './jury/candidate.js';
 export { EnvelopeLeakError, buildEnvelope, checkEnvelopeLeaks } from './jury/envelope.js';
 export type { AuthorAliases, EnvelopeInput } from './jury/envelope.js';
-export { LENSES, LENS_PREAMBLES, TIER_SENTENCES, renderJurorPrompt } from './jury/juror-prompt.js';
+export { LENS_PREAMBLES, renderJurorPrompt } from './jury/juror-prompt.js';
 export { judgeReview, parseFinding } from './jury/judge-review.js';
 export type { Finding, SeatVerdict } from './jury/judge-review.js';
 export { seatReviewers } from './jury/seat-reviewers.js';
 export type { RefusedSeat, Seating } from './jury/seat-reviewers.js';
 export { gitAliases } from './jury/git-aliases.js';
-export { changedPaths, fingerprintTree } from './jury/tree-fingerprint.js';
 export type { TreeFingerprint } from './jury/tree-fingerprint.js';
 export { combine, conveneJury } from './jury/convene-jury.js';
 export type { JuryOptions, JuryResult, SeatRecord } from './jury/convene-jury.js';

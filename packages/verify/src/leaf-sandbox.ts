@@ -18,8 +18,7 @@ export function sandboxSetting(flag: string | undefined, env: NodeJS.ProcessEnv,
     if (flag !== 'on' && flag !== 'off') throw new UsageError(`${what} must be on or off, got ${JSON.stringify(flag)}`);
     return flag;
   }
-  const value = env.LEAP_SANDBOX;
-  if (value === undefined || value === '') return 'on';
+  const value = env.LEAP_SANDBOX || 'on';
   if (value === 'off') return 'off';
   if (value === 'on' || value === 'writer' || value === 'reader') return 'on';
   throw new UsageError(`LEAP_SANDBOX must be on, writer, reader or off, got ${JSON.stringify(value)}`);

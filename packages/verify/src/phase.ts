@@ -1,6 +1,6 @@
 import { checkOneOf } from '@leap/core';
 
-export const PHASES = ['red', 'green', 'refactor'] as const;
+const PHASES = ['red', 'green', 'refactor'] as const;
 
 export type Phase = (typeof PHASES)[number];
 

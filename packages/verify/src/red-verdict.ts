@@ -10,17 +10,9 @@ export interface RedVerdict {
 }
 
 /** The last PASS of `phase` for `step` that recorded its commit and tests; unparsable lines (a torn last) skipped. */
-export function findRedVerdict(
-  eventsFile: string,
-  step: string,
-  issue: number | null,
-  phase = 'red',
-): RedVerdict | null {
-  const text = readFileIfExists(eventsFile);
-  if (text === null) return null;
-  const lines = text.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] as string;
+export function findRedVerdict(eventsFile: string, step: string, issue: number | null, phase = 'red') {
+  const lines = (readFileIfExists(eventsFile) ?? '').split('\n');
+  for (const line of lines.reverse()) {
     if (!line.includes('"verdict"') || !line.includes(`"${phase}"`)) continue;
     let event: Record<string, unknown>;
     try {
@@ -34,7 +26,7 @@ export function findRedVerdict(
     if (typeof event.commit !== 'string' || !Array.isArray(tests) || !tests.every((t) => typeof t === 'string'))
       continue;
     const counts = event.counts as TestCounts | null | undefined;
-    return { commit: event.commit, tests: tests as string[], counts: counts ?? null };
+    return { commit: event.commit, tests: tests as string[], counts: counts ?? null } satisfies RedVerdict;
   }
   return null;
 }

@@ -103,8 +103,7 @@ function refusedLeaf(name: string, code: number, failureKind: AgentFailureKind, 
 async function superviseLeaf(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation) {
   const { sandbox: box, stateDir } = leaf;
   const sandbox = box == null ? null : { ...box, env: { ...box.env, ...definedOnly(invocation.env) } };
-  const env: Record<string, string | undefined> = { ...leaf.env, VERI_STATE_DIR: stateDir, ...invocation.env };
-  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const env = definedOnly({ ...leaf.env, VERI_STATE_DIR: stateDir, ...invocation.env });
   const paths = statePaths(stateDir);
   const abort = new AbortController();
   const files = { out: paths.out(name), err: paths.err(name), pid: paths.pid(name) };
@@ -114,7 +113,7 @@ async function superviseLeaf(leaf: AgentLeafOptions, name: string, invocation: A
       name,
       command: invocation.command,
       args: invocation.args,
-      env: env as NodeJS.ProcessEnv,
+      env,
       cwd: leaf.options.cwd,
       handleSignals: true,
       io: { input: invocation.stdin ?? '', stdoutFile: files.out, stderrFile: files.err },
@@ -131,16 +130,6 @@ type LeafRun = { run: SuperviseResult; ended: RetryWatch['ended']; stdout: strin
 
 type LeafEnd = Pick<AgentLeafResult, 'answer' | 'failure' | 'failureKind' | 'dry'>;
 
-function readEnd(agent: AgentPlugin, invocation: AgentInvocation, ran: LeafRun): LeafEnd {
-  if (ran.ended !== null) {
-    // A vendor that ran dry is named as such, in the plugin's reading of the CLI: the caller gives the leaf to another.
-    const dry = agent.ranDry?.(ran.stdout, ran.stderr) ?? null;
-    return failedEnd('failed', retryFailure(agent.name, ran.ended, dry), dry);
-  }
-  const end = exitEnd(agent, invocation, ran);
-  return end.failureKind === 'failed' ? { ...end, dry: agent.ranDry?.(ran.stdout, ran.stderr) ?? null } : end;
-}
-
 function retryFailure(agent: string, ended: NonNullable<RetryWatch['ended']>, dry: AgentDry | null): string {
   const { attempts, message, seconds, final } = ended;
   if (dry !== null) {
@@ -153,8 +142,15 @@ function retryFailure(agent: string, ended: NonNullable<RetryWatch['ended']>, dr
   return `${agent} cannot reach its service: ${tries}, the last: ${message} (the leaf was ended)`;
 }
 
-function exitEnd(agent: AgentPlugin, invocation: AgentInvocation, { run, stdout, stderr }: LeafRun): LeafEnd {
-  const failed = (kind: AgentFailureKind, why: string) => failedEnd(kind, `${agent.name} ${why}`);
+function readEnd(agent: AgentPlugin, invocation: AgentInvocation, { run, ended, stdout, stderr }: LeafRun): LeafEnd {
+  const end = (failureKind: AgentFailureKind, failure: string, dry: AgentDry | null) =>
+    ({ answer: null, failure, failureKind, dry }) satisfies LeafEnd;
+  // A vendor that ran dry is named as such, in the plugin's reading of the CLI: the caller gives the leaf to another.
+  const dry = () => agent.ranDry?.(stdout, stderr) ?? null;
+  const dried = ended === null ? null : dry();
+  if (ended !== null) return end('failed', retryFailure(agent.name, ended, dried), dried);
+  const failed = (kind: AgentFailureKind, why: string) =>
+    end(kind, `${agent.name} ${why}`, kind === 'failed' ? dry() : null);
   // Without the plugin's reading, stderr's last line: stdout is where a plain agent's answer goes, not its complaint.
   const said = (lead: string) => {
     const words = agent.explainFailure?.(stdout, stderr) ?? lastWords(stderr, 500);
@@ -176,18 +172,12 @@ function exitEnd(agent: AgentPlugin, invocation: AgentInvocation, { run, stdout,
   try {
     return { answer: agent.parseAnswer(stdout), failure: null, failureKind: null, dry: null };
   } catch (error) {
-    return failedEnd('answer', `could not read ${agent.name}'s answer: ${(error as Error).message}`);
+    return end('answer', `could not read ${agent.name}'s answer: ${(error as Error).message}`, null);
   }
 }
 
-function failedEnd(failureKind: AgentFailureKind, failure: string, dry: AgentDry | null = null): LeafEnd {
-  return { answer: null, failure, failureKind, dry };
-}
-
-function definedOnly(env: Record<string, string | undefined> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env ?? {})) if (value !== undefined) out[key] = value;
-  return out;
+function definedOnly(env: Record<string, string | undefined> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) as Record<string, string>;
 }
 
 /** Whether an agent's CLI can run at all, by its own cheap check (`codex login status`); ready when it has none. */
@@ -206,57 +196,34 @@ export async function checkAgentReady(
   // Asked as its leaf will run: in the sandbox, the CLI's own is off (AgentOptions.sandboxed), as buildInvocation has it.
   const check = agent.preflight?.(sandbox === null ? options : { ...options, sandboxed: true }) ?? null;
   if (check === null) return { ready: true };
-  const merged: Record<string, string | undefined> = { ...env, ...check.env };
-  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  const merged = definedOnly({ ...env, ...check.env });
   const shown = [check.command, ...check.args].join(' ');
   const ran =
     sandbox === null
-      ? await runCheck(check, merged as NodeJS.ProcessEnv, options.cwd, timeoutMs)
-      : await runCheckSandboxed(check, merged as NodeJS.ProcessEnv, sandbox, options.cwd, timeoutMs);
+      ? await runCheck(check, merged, options.cwd, timeoutMs)
+      : await runCheckSandboxed(check, merged, sandbox, options.cwd, timeoutMs);
   if (ran.code === 0) return { ready: true };
+  const notReady = (code: number, failureKind: 'missing' | 'failed', failure: string) =>
+    ({ ready: false, code, failureKind, failure: `${agent.name} ${failure}` }) as const;
+  const unstarted = (code: number) => `${check.command} ${code === 127 ? 'was not found' : 'is not executable'}`;
   if (ran.startError !== null) {
-    const missing = ran.startError === 'ENOENT' || ran.startError === 'EACCES';
-    const why =
-      ran.startError === 'ENOENT'
-        ? 'was not found'
-        : ran.startError === 'EACCES'
-          ? 'is not executable'
-          : `could not start (${ran.startError})`;
-    return {
-      ready: false,
-      code: ran.startError === 'EACCES' ? 126 : 127,
-      failureKind: missing ? 'missing' : 'failed',
-      failure: `${agent.name} could not start: ${check.command} ${why}`,
-    };
+    const code = ran.startError === 'EACCES' ? 126 : 127;
+    const known = ran.startError === 'ENOENT' || ran.startError === 'EACCES';
+    const why = known ? unstarted(code) : `${check.command} could not start (${ran.startError})`;
+    return notReady(code, known ? 'missing' : 'failed', `could not start: ${why}`);
   }
   const words =
     agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr, 500) ?? lastWords(ran.stdout, 500);
-  // A check that runs through a launcher (codex's reads its config with node) says 127 or 126 when the CLI itself is not there.
+  // A check run through a launcher (codex's reads its config with node) says 127 or 126 when the CLI is not there.
   if (ran.code === 127 || ran.code === 126) {
-    return {
-      ready: false,
-      code: ran.code,
-      failureKind: 'missing',
-      failure: `${agent.name} could not start: ${words ?? `${check.command} ${ran.code === 127 ? 'was not found' : 'is not executable'}`}`,
-    };
+    return notReady(ran.code, 'missing', `could not start: ${words ?? unstarted(ran.code)}`);
   }
   const how = ran.code === null ? `did not answer within ${timeoutMs / 1000} s` : `exited with code ${ran.code}`;
-  return {
-    ready: false,
-    code: ran.code ?? 2,
-    failureKind: 'failed',
-    failure: `${agent.name} is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}`,
-  };
+  return notReady(ran.code ?? 2, 'failed', `is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}`);
 }
 
 /** A missing command is said as outside (ENOENT, EACCES) before bwrap starts: bwrap would only say exec failed. */
-async function runCheckSandboxed(
-  check: AgentInvocation,
-  env: NodeJS.ProcessEnv,
-  spec: SandboxSpec,
-  cwd: string,
-  timeoutMs: number,
-): ReturnType<typeof runCheck> {
+async function runCheckSandboxed(check: AgentInvocation, env: Env, spec: SandboxSpec, cwd: string, timeoutMs: number) {
   const command = findExecutable(check.command, env.PATH, cwd);
   if (command === null) {
     const there = check.command.includes('/')
@@ -267,30 +234,16 @@ async function runCheckSandboxed(
   const box = mkdtempSync(join(tmpdir(), 'leap-check-'));
   try {
     let prepared: ReturnType<typeof prepareSandbox>;
+    const boxEnv = { ...spec.env, ...definedOnly(check.env) };
+    const boxed = { ...spec, apart: undefined, role: 'writer' as const, tree: box, cwd: box, env: boxEnv };
     try {
-      prepared = prepareSandbox(
-        {
-          ...spec,
-          apart: undefined,
-          role: 'writer',
-          tree: box,
-          cwd: box,
-          env: { ...spec.env, ...definedOnly(check.env) },
-        },
-        command,
-        check.args,
-        env,
-      );
+      prepared = prepareSandbox(boxed, command, check.args, env);
     } catch (error) {
       return { code: 2, stdout: '', stderr: (error as Error).message, startError: null };
     }
     try {
-      return await runCheck(
-        { ...check, command: prepared.command, args: prepared.args, env: undefined },
-        prepared.env,
-        box,
-        timeoutMs,
-      );
+      const inBox = { ...check, command: prepared.command, args: prepared.args, env: undefined };
+      return await runCheck(inBox, prepared.env, box, timeoutMs);
     } finally {
       prepared.cleanup();
     }
@@ -299,49 +252,39 @@ async function runCheckSandboxed(
   }
 }
 
-function runCheck(
-  check: AgentInvocation,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  timeoutMs: number,
-): Promise<{ code: number | null; stdout: string; stderr: string; startError: string | null }> {
+type Env = NodeJS.ProcessEnv;
+type CheckRun = { code: number | null; stdout: string; stderr: string; startError: string | null };
+
+function runCheck(check: AgentInvocation, env: Env, cwd: string, timeoutMs: number): Promise<CheckRun> {
   return new Promise((resolve) => {
-    const child = spawn(check.command, check.args, {
-      env,
-      cwd,
-      stdio: [check.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const stdin = check.stdin === undefined ? 'ignore' : 'pipe';
+    const child = spawn(check.command, check.args, { env, cwd, stdio: [stdin, 'pipe', 'pipe'], detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout?.on('data', (b: Buffer) => out.push(b));
     child.stderr?.on('data', (b: Buffer) => err.push(b));
     child.stdin?.on('error', () => {});
     child.stdin?.end(check.stdin);
-    const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       resolve({ code: null, stdout: '', stderr: '', startError: error.code ?? error.message });
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        startError: null,
-      });
+      resolve({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), startError: null });
     });
   });
 }
 
 // The answer's usage, else a failed run's (a Claude error result has its cost); a plain answer's is all nulls.
-function recordUsage(
-  leaf: AgentLeafOptions,
-  name: string,
-  invocation: AgentInvocation,
-  result: AgentLeafResult,
-): AgentUsage | null {
+function recordUsage(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation, result: AgentLeafResult) {
   const nothing: AgentUsage = { model: null, input_tokens: null, output_tokens: null, cost_usd: null };
   const reported =
     result.answer !== null
@@ -350,18 +293,7 @@ function recordUsage(
   if (reported === null) return null;
   const usage: AgentUsage = { ...reported, model: reported.model ?? invocation.model ?? leaf.options.model ?? null };
   const context = readEventContextAnyway(leaf.stateDir, leaf.env);
-  appendEvent(
-    statePaths(leaf.stateDir).events,
-    createEvent('usage', { leaf: name, agent: leaf.agent.name, family: leaf.agent.family, ...usage }, context),
-  );
+  const fields = { leaf: name, agent: leaf.agent.name, family: leaf.agent.family, ...usage };
+  appendEvent(statePaths(leaf.stateDir).events, createEvent('usage', fields, context));
   return usage;
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }

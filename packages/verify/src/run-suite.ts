@@ -1,43 +1,13 @@
 // The test command sandboxed as a writer of its tree, supervised as a leaf is, recorded as a `suite` event.
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  fstatSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  LeapError,
-  appendEvent,
-  createEvent,
-  ensureStateDir,
-  envIssue,
-  formatSeconds,
-  processIdentity,
-  readDurationVar,
-  readEventContext,
-  readTail,
-  readTimeLimit,
-  runGitSync,
-  statePaths,
-  writeFd,
-} from '@leap/core';
-import {
-  DEFAULT_KILL_AFTER_MS,
-  armLifeline,
-  formatPidRecord,
-  newRunId,
-  prepareSandbox,
-  runLeaf,
-  spawnLeaf,
-  type PreparedSandbox,
-} from '@leap/supervise';
+import { LeapError, appendEvent, createEvent, ensureStateDir, envIssue, formatSeconds } from '@leap/core';
+import { processIdentity, readDurationVar, readEventContext, readTail, readTimeLimit } from '@leap/core';
+import { runGitSync, statePaths, writeFd } from '@leap/core';
+import { DEFAULT_KILL_AFTER_MS, armLifeline, formatPidRecord, newRunId, prepareSandbox } from '@leap/supervise';
+import { runLeaf, spawnLeaf, type PreparedSandbox } from '@leap/supervise';
 import type { GroundTruthOptions } from './ground-truth.js';
 import { suiteSandbox } from './leaf-sandbox.js';
 import type { Phase } from './phase.js';
@@ -74,14 +44,7 @@ export class SuiteLimitError extends LeapError {
 }
 
 /** A suite run's limits, read from its environment as a leaf's supervisor reads them (CONTRACT section 4). */
-interface SuiteLimits {
-  timeoutMs: number;
-  timeoutSource: string;
-  idleMs: number;
-  killAfterMs: number;
-}
-
-function suiteLimits(env: NodeJS.ProcessEnv, stateDir: string | undefined): SuiteLimits {
+function suiteLimits(env: NodeJS.ProcessEnv, stateDir: string | undefined) {
   const time = readTimeLimit(stateDir ?? null, envIssue(env), env);
   return {
     timeoutMs: time.ms,
@@ -109,20 +72,12 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   let ended: { code: number; limit: SuiteLimit | null };
   try {
     const bwrap = options.sandbox?.bwrap ?? null;
-    if (bwrap !== null)
-      sandbox = prepareSandbox(
-        suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true),
-        'bash',
-        ['-c', options.testCmd],
-        env,
-        bwrap,
-      );
-    const [command, args, runEnv] =
-      sandbox === null ? ['bash', ['-c', options.testCmd], env] : [sandbox.command, sandbox.args, sandbox.env];
+    const args = ['-c', options.testCmd];
+    const spec = suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true);
+    if (bwrap !== null) sandbox = prepareSandbox(spec, 'bash', args, env, bwrap);
+    const run = sandbox ?? { command: 'bash', args, env };
     ended = await followSuite({
-      command,
-      args,
-      env: runEnv,
+      ...run,
       cwd,
       out,
       limits,
@@ -144,18 +99,9 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
       duration_ms: Date.now() - started,
       phase: options.phase ?? null,
     };
-    appendEvent(
-      statePaths(options.stateDir).events,
-      createEvent(
-        'suite',
-        {
-          ...fields,
-          ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
-          ...(limit === null ? {} : { limit }),
-        },
-        context,
-      ),
-    );
+    const purpose = options.purpose === undefined ? {} : { purpose: options.purpose };
+    const event = createEvent('suite', { ...fields, ...purpose, ...(limit === null ? {} : { limit }) }, context);
+    appendEvent(statePaths(options.stateDir).events, event);
   }
   if (limit === null) return code;
   const lastLine = from === null ? null : lastWords(readTail(options.suiteLog ?? '/dev/stderr', 65536, from), 300);
@@ -174,7 +120,7 @@ interface Follow {
   env: NodeJS.ProcessEnv;
   cwd: string;
   out: number;
-  limits: SuiteLimits;
+  limits: ReturnType<typeof suiteLimits>;
   marker: string;
   sandboxed: boolean;
   stateDir: string | undefined;
@@ -187,11 +133,8 @@ async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit
   // The state folder may not exist yet (a first check in a fresh repository): made as every writer of it makes it.
   const pidFile = f.stateDir === undefined ? null : join(ensureStateDir(f.stateDir), `suite-${run}.pid`);
   const record = (leaf?: number) => {
-    if (pidFile !== null)
-      writeFileSync(
-        pidFile,
-        formatPidRecord({ pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run, leaf }),
-      );
+    const pidRecord = { pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run, leaf };
+    if (pidFile !== null) writeFileSync(pidFile, formatPidRecord(pidRecord));
   };
   const release = f.stateDir === undefined ? null : armLifeline(f.stateDir);
   const stdin = openSync('/dev/null', 'r');
@@ -249,15 +192,8 @@ export function workTreeHash(cwd: string, stateDir: string): string | null {
     if (runGitSync(['add', '-A', '--', '.'], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
     // The state folder is taken out after: a pathspec naming an ignored folder makes `git add` fail.
     const state = topLevelName(cwd, stateDir);
-    if (
-      state !== null &&
-      runGitSync(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', state], {
-        cwd,
-        extraEnv,
-        allowFailure: true,
-      }).code !== 0
-    )
-      return null;
+    const untrack = ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', state ?? ''];
+    if (state !== null && runGitSync(untrack, { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
     const written = runGitSync(['write-tree'], { cwd, extraEnv, allowFailure: true });
     return written.code === 0 ? written.stdout.trim() : null;
   } finally {

@@ -43,13 +43,7 @@ export async function withScratchTree<T>(
 }
 
 // --no-overlay removes what the parent lacks; a path the commit lacks is set aside already (and fails the pathspec).
-function setAsideFiles(
-  repo: string,
-  dir: string,
-  commit: string,
-  paths: readonly string[],
-  env: NodeJS.ProcessEnv,
-): void {
+function setAsideFiles(repo: string, dir: string, commit: string, paths: readonly string[], env: NodeJS.ProcessEnv) {
   const files = paths.filter((path) => lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined);
   if (files.length === 0) return;
   const checkout = (from: string) =>
@@ -70,7 +64,7 @@ function setAsideFiles(
 
 // The smallest repository git accepts; one rev-parse, none for a full sha in a plain `.git`. The user's is only read.
 function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir: string; objects: string } {
-  const own = FULL_SHA.test(commit) ? ownGitDir(repo) : null;
+  const own = /^[0-9a-f]{40}$/.test(commit) ? ownGitDir(repo) : null;
   const [common, sha] =
     own !== null
       ? [own, commit]
@@ -88,29 +82,18 @@ function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir
   return { gitDir, objects };
 }
 
-const FULL_SHA = /^[0-9a-f]{40}$/;
-
 // `repo/.git` when it holds its own objects (no linked worktree) and no GIT_* points elsewhere; null: ask git.
 function ownGitDir(repo: string): string | null {
-  if (
-    process.env.GIT_DIR !== undefined ||
-    process.env.GIT_COMMON_DIR !== undefined ||
-    process.env.GIT_OBJECT_DIRECTORY !== undefined
-  )
+  if (['GIT_DIR', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY'].some((name) => process.env[name] !== undefined))
     return null;
   const gitDir = resolve(repo, '.git');
   const is = (path: string) => lstatSync(path, { throwIfNoEntry: false });
-  if (
-    is(gitDir)?.isDirectory() !== true ||
-    is(join(gitDir, 'objects'))?.isDirectory() !== true ||
-    is(join(gitDir, 'commondir')) !== undefined
-  )
-    return null;
-  return gitDir;
+  const own = is(gitDir)?.isDirectory() === true && is(join(gitDir, 'objects'))?.isDirectory() === true;
+  return own && is(join(gitDir, 'commondir')) === undefined ? gitDir : null;
 }
 
 /** Never linked, keyed on paths or mtimes: the user's next build would reuse the copy's (cargo's `target/`). */
-export const UNSHARED_BUILD_CACHES: readonly string[] = [
+const UNSHARED_BUILD_CACHES: readonly string[] = [
   'target',
   'build',
   '_build',
@@ -171,10 +154,8 @@ function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], 
   // A link is not a folder to git, so a `node_modules/` pattern would not ignore it: the copy ignores each by name.
   if (linked.length === 0) return reads;
   mkdirSync(join(gitDir, 'info'));
-  writeFileSync(
-    join(gitDir, 'info', 'exclude'),
-    linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`).join(''),
-  );
+  const patterns = linked.map((name) => `/${name.replace(/([\\*?[!#])/g, '\\$1')}\n`);
+  writeFileSync(join(gitDir, 'info', 'exclude'), patterns.join(''));
   return reads;
 }
 

@@ -12,16 +12,8 @@ type CopyOptions = Pick<GroundTruthOptions, 'repo' | 'stateDir' | 'env' | 'testF
 // A file a runner takes as tests of its own, not a helper, a fixture or a conftest.
 const ENTRY = /(?:^|\/)(?:[^/]*[._-](?:test|spec)s?\.[^/]+|test[_-][^/]+|test\.[^/]+|tests\/[^/]+\.rs)$/;
 
-// Test commands whose run of the step's files alone named nothing: this process runs them on the whole copy.
-const notAlone = new Set<string>();
-
-export function triesAlone(testCmd: string): boolean {
-  return !notAlone.has(testCmd);
-}
-
-export function aloneNamedNothing(testCmd: string): void {
-  notAlone.add(testCmd);
-}
+/** Test commands whose run of the step's files alone named nothing: this process runs them on the whole copy. */
+export const notAlone = new Set<string>();
 
 /** `alone`: the other test entry files left out, except a Go package's `_test.go` (they may hold its helpers). */
 export async function withStepCopy<T>(
@@ -45,7 +37,6 @@ function otherEntries(options: CopyOptions, files: readonly string[]): string[] 
   const isTest = testFilePredicate(options.testFiles);
   const goDirs = new Set(files.filter((f) => f.endsWith('_test.go')).map((f) => dirname(f)));
   const keep = (path: string) => files.includes(path) || (path.endsWith('_test.go') && goDirs.has(dirname(path)));
-  return listFiles(options.repo).filter(
-    (path) => isTest(path) && ENTRY.test(path) && basename(path) !== 'conftest.py' && !keep(path),
-  );
+  const entry = (path: string) => isTest(path) && ENTRY.test(path) && basename(path) !== 'conftest.py';
+  return listFiles(options.repo).filter((path) => entry(path) && !keep(path));
 }

@@ -10,13 +10,9 @@ const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 export function criterionBlock(body: string, k: number, source: string): string {
   const criteria = readCriteria(body, source);
   const criterion = criteria[k - 1];
-  if (criterion === undefined) {
-    throw new FileFormatError(
-      source,
-      undefined,
-      `the step links to criterion ${k}, but the acceptance criteria list ${criteria.length}`,
-    );
-  }
+  const listed = `the acceptance criteria list ${criteria.length}`;
+  if (criterion === undefined)
+    throw new FileFormatError(source, undefined, `the step links to criterion ${k}, but ${listed}`);
   const lines = body.split('\n');
   const stop = criteria[k]?.line ?? lines.length + 1;
   const block: string[] = [];
@@ -31,9 +27,8 @@ export function criterionBlock(body: string, k: number, source: string): string 
 
 /** Every criterion of the body, as written (the spec of a step that links to none). */
 export function allCriteria(body: string, source: string): string {
-  return readCriteria(body, source)
-    .map((c) => criterionBlock(body, c.index, source))
-    .join('\n');
+  const criteria = readCriteria(body, source);
+  return criteria.map((c) => criterionBlock(body, c.index, source)).join('\n');
 }
 
 export interface StepSpecOptions {
@@ -53,11 +48,8 @@ export async function readStepSpec(options: StepSpecOptions): Promise<string> {
       throw new UsageError(`--spec ${options.specFile}: ${(cause as Error).message}`, { cause });
     }
   }
-  if (options.issue === null) {
-    throw new UsageError(
-      'no issue to read the behaviour spec from: set VERI_ISSUE or pass --issue N (or give --spec FILE)',
-    );
-  }
+  const how = 'set VERI_ISSUE or pass --issue N (or give --spec FILE)';
+  if (options.issue === null) throw new UsageError(`no issue to read the behaviour spec from: ${how}`);
   const issue = await options.tracker.readIssue(options.issue);
   const source = `issue ${options.issue} (${options.tracker.name} tracker)`;
   if (options.criterion !== null) return criterionBlock(issue.body, options.criterion, source);

@@ -31,24 +31,14 @@ export function findStepTests(options: StepTestsOptions): StepTests {
   const isTest = testFilePredicate(options.testFiles);
   if (options.globs !== undefined && options.globs.length > 0) {
     const files = matchGlobs(listFiles(repo), options.globs);
-    if (files.length === 0)
-      throw new UsageError(
-        `--tests ${options.globs.map((g) => JSON.stringify(g)).join(', ')} matched no file in ${repo}`,
-      );
-    return { files, source: 'tests-option', redCommit: phase === 'red' ? headCommit(repo) : null };
+    const globs = options.globs.map((g) => JSON.stringify(g)).join(', ');
+    if (files.length === 0) throw new UsageError(`--tests ${globs} matched no file in ${repo}`);
+    const redCommit = phase === 'red' ? gitStdout(repo, ['rev-parse', 'HEAD']).trim() : null;
+    return { files, source: 'tests-option', redCommit };
   }
   if (phase === 'red') {
-    const [sha, ...changed] = splitNul(
-      gitStdout(repo, [
-        'show',
-        '--no-renames',
-        '--format=%H%x00',
-        '--name-only',
-        '-z',
-        '--diff-filter=AM',
-        'HEAD',
-      ]).replace(/\0\n/, '\0'),
-    );
+    const show = ['show', '--no-renames', '--format=%H%x00', '--name-only', '-z', '--diff-filter=AM', 'HEAD'];
+    const [sha, ...changed] = splitNul(gitStdout(repo, show).replace(/\0\n/, '\0'));
     return { files: changed.filter(isTest), source: 'red-commit', redCommit: sha ?? null };
   }
   const red = findRedVerdict(options.eventsFile, options.step, options.issue);
@@ -59,8 +49,4 @@ export function findStepTests(options: StepTestsOptions): StepTests {
 /** Every file of the work tree that git tracks or would track (untracked, not ignored). */
 export function listFiles(repo: string): string[] {
   return [...new Set(splitNul(gitStdout(repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])))];
-}
-
-function headCommit(repo: string): string {
-  return gitStdout(repo, ['rev-parse', 'HEAD']).trim();
 }

@@ -113,12 +113,15 @@ export function globToRegExp(glob: string): RegExp {
 
 /** `paths` (in order) any glob matches and no `!GLOB` excludes; only exclusions: all they leave; no glob: none. */
 export function matchGlobs(paths: readonly string[], globs: readonly string[]): string[] {
-  if (globs.length === 0) return [];
+  return globs.length === 0 ? [] : paths.filter(globMatcher(globs));
+}
+
+function globMatcher(globs: readonly string[]): (path: string) => boolean {
   const include = globs.filter((g) => !g.startsWith('!'));
   const exclude = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
   const wanted = include.length === 0 ? null : anyOf(include);
   const unwanted = exclude.length === 0 ? null : anyOf(exclude);
-  return paths.filter((path) => (wanted === null || wanted.test(path)) && (unwanted === null || !unwanted.test(path)));
+  return (path) => (wanted === null || wanted.test(path)) && (unwanted === null || !unwanted.test(path));
 }
 
 // One RegExp for many globs: each compiled glob is anchored (`^(?:...)$`), so their alternation is exact.
@@ -129,10 +132,6 @@ function anyOf(globs: readonly string[]): RegExp {
 /** A test file by the conventions or `globs` (`--tests`, `testFiles`: `src/**\/*.rs` for Rust; `!GLOB` excludes). */
 export function testFilePredicate(globs: readonly string[] | undefined): (path: string) => boolean {
   if (globs === undefined || globs.length === 0) return isTestFile;
-  const include = globs.filter((g) => !g.startsWith('!'));
-  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
-  const wanted = include.length === 0 ? null : anyOf(include);
-  const unwanted = exclude.length === 0 ? null : anyOf(exclude);
-  return (path) =>
-    isTestFile(path) || ((wanted === null || wanted.test(path)) && (unwanted === null || !unwanted.test(path)));
+  const matches = globMatcher(globs);
+  return (path) => isTestFile(path) || matches(path);
 }

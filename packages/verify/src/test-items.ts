@@ -16,13 +16,8 @@ export function splitTestItems(text: string): { tests: string; code: string } {
     at = end;
   }
   code.push(text.slice(at));
-  return {
-    tests: tests.join('\n'),
-    code: code
-      .map((gap) => gap.trim())
-      .filter((gap) => gap !== '')
-      .join('\n'),
-  };
+  const gaps = code.map((gap) => gap.trim()).filter((gap) => gap !== '');
+  return { tests: tests.join('\n'), code: gaps.join('\n') };
 }
 
 const CFG_TEST = /#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/y;

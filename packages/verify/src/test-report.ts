@@ -12,10 +12,8 @@ export interface TestCounts {
   skipped: number;
 }
 
-type Tally = { ran: number; skipped: number };
-
 // Words of a "3 passed, 1 skipped" list, summed by kind.
-function words(text: string, ran: RegExp, skipped: RegExp): Tally {
+function words(text: string, ran: RegExp, skipped: RegExp): TestCounts {
   const tally = { ran: 0, skipped: 0 };
   for (const [, count, word] of text.matchAll(/(\d+) ([a-z]+)/gi)) {
     if (ran.test(word as string)) tally.ran += Number(count);
@@ -26,7 +24,7 @@ function words(text: string, ran: RegExp, skipped: RegExp): Tally {
 
 const n = (m: RegExpExecArray, i: number) => Number(m[i] ?? 0);
 
-type Summary = { runners: string; line: RegExp; read: (m: RegExpExecArray) => Tally };
+type Summary = { runners: string; line: RegExp; read: (m: RegExpExecArray) => TestCounts };
 
 // A summary whose first group lists "N word": words matching `ran` count as run, `skip` as skipped.
 function listed(runners: string, line: RegExp, ran: RegExp, skip: RegExp): Summary {
@@ -34,7 +32,7 @@ function listed(runners: string, line: RegExp, ran: RegExp, skip: RegExp): Summa
 }
 
 // A line whose first group counts tests that ran, or were skipped.
-function counted(runners: string, line: RegExp, kind: keyof Tally): Summary {
+function counted(runners: string, line: RegExp, kind: keyof TestCounts): Summary {
   return { runners, line, read: (m) => ({ ran: 0, skipped: 0, [kind]: n(m, 1) }) };
 }
 
@@ -44,7 +42,7 @@ const PYTEST = new RegExp(`^(?:=+ )?((?:\\d+ ${PYTEST_WORD}(?:, )?)+) in [\\d.]+
 const UNITTEST = /^Ran (\d+) tests? in [\d.]+s\n\n(?:OK|FAILED)(?: \((.*)\))?$/gm;
 
 /** The summary lines ground truth reads, by runner; each match adds its tally (cargo prints one a test binary). */
-export const SUMMARIES: readonly Summary[] = [
+const SUMMARIES: readonly Summary[] = [
   listed('vitest', /^\s*Tests\s+(.+?)\s+\(\d+\)$/gm, PASSED, /^(skipped|todo)$/),
   listed('jest', /^Tests:\s+(.+), \d+ total$/gm, PASSED, /^(skipped|todo|pending)$/),
   listed('pytest', PYTEST, /^(passed|failed|xpassed)$/, /^(skipped|deselected|xfailed)$/),
@@ -61,7 +59,7 @@ export const SUMMARIES: readonly Summary[] = [
   counted('ava', /^ {2}(\d+) tests? (?:skipped|todo)$/gm, 'skipped'),
 ];
 
-function unittest(total: number, detail = ''): Tally {
+function unittest(total: number, detail = ''): TestCounts {
   const count = (re: RegExp) => Number(re.exec(detail)?.[1] ?? 0);
   const skip = count(/skipped=(\d+)/) + count(/expected failures=(\d+)/);
   return { ran: total - skip, skipped: skip };
@@ -73,7 +71,7 @@ const TAP_BLOCK = /^(?:#|ℹ) tests (\d+)\n(?:(?:#|ℹ) \w+ [\d.]+\n?)*/gm;
 /** The counts the output reports, summed over every summary in it (a command running two runners); null when none. */
 export function readCounts(output: string): TestCounts | null {
   const text = plain(output);
-  const tallies: Tally[] = [];
+  const tallies: TestCounts[] = [];
   for (const m of text.matchAll(TAP_BLOCK)) {
     const pairs = [...m[0].matchAll(/^(?:#|ℹ) (\w+) ([\d.]+)$/gm)].map(([, k, v]) => [k, Number(v)]);
     const block = Object.fromEntries(pairs) as Record<string, number>;

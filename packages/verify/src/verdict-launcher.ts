@@ -2,22 +2,21 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { childProcess } from './lazy-builtins.js';
 
 export function verifyBinPath(): string {
   const require = createRequire(import.meta.url);
   const manifest = require.resolve('@leap/verify/package.json');
-  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin[
-    'leap-verify'
-  ] as string;
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
   // The manifest names the committed shim bin/NAME.cjs; spawn the bundle it requires, one file less to load.
-  return join(dirname(manifest), 'dist', bin.replace(/^(\.\/)?(dist\/)?/, ''));
+  return join(dirname(manifest), 'dist', (bin['leap-verify'] as string).replace(/^(\.\/)?(dist\/)?/, ''));
 }
 
 /** No shell: every argument stays one element; TERM, INT and HUP are forwarded; a death by signal is 2. */
 export function runVerdict(args: readonly string[], verifyBin: string = verifyBinPath()): Promise<number> {
   return new Promise((resolve) => {
-    const child = childProcess().spawn(process.execPath, [verifyBin, ...args], { stdio: 'inherit' });
+    // Loaded on first use: a bundler hoists static imports, and `leap-verify prompt` on a green step never spawns.
+    const { spawn } = process.getBuiltinModule('node:child_process');
+    const child = spawn(process.execPath, [verifyBin, ...args], { stdio: 'inherit' });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
     for (const s of signals) process.on(s, forward);

@@ -56,14 +56,11 @@ export const BLOCKED_SENTENCE =
 
 export function buildVerifyPrompt(input: VerifyPromptInput): string {
   const base = input.baseCommit ?? null;
-  if (input.phase === 'refactor' && (base === null || !SHA.test(base))) {
-    throw new UsageError(
-      `Expected the refactor's base commit as a hexadecimal sha (--base SHA), got ${showValue(base)}`,
-    );
-  }
-  if (input.phase !== 'refactor' && base !== null) {
+  const sha = `a hexadecimal sha (--base SHA), got ${showValue(base)}`;
+  if (input.phase === 'refactor' && (base === null || !SHA.test(base)))
+    throw new UsageError(`Expected the refactor's base commit as ${sha}`);
+  if (input.phase !== 'refactor' && base !== null)
     throw new UsageError(`A base commit belongs to the refactor phase only, got ${showValue(base)} for ${input.phase}`);
-  }
   const header = [
     'You are a blind verifier in a test-driven loop. You never see the developer or their reasoning:',
     'judge only from the spec, the tests and the repository. Do not modify any file.',
@@ -108,15 +105,13 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
 function diffSection(diff: VerifyPromptInput['baseDiff']): string {
   if (diff === null || diff === undefined) return '(not gathered: read the repository against the base commit)';
   if (diff.text === '') return '(no change)';
-  const cut =
-    diff.cut === null
-      ? ''
-      : `\n(cut here: the first ${diff.cut.shown} of ${diff.cut.total} bytes of the diff are shown; read the rest from the repository)`;
-  return `${fenced(diff.text)}${cut}`;
+  if (diff.cut === null) return fenced(diff.text);
+  const shown = `the first ${diff.cut.shown} of ${diff.cut.total} bytes of the diff are shown`;
+  return `${fenced(diff.text)}\n(cut here: ${shown}; read the rest from the repository)`;
 }
 
 // A code fence longer than any run of backticks inside, so file content can never close it.
-function fenced(text: string): string {
+export function fenced(text: string): string {
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;

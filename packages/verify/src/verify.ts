@@ -1,15 +1,7 @@
 // leap-verify: ground truth first, then the blind verifier agent; a verdict event either way.
 import type { EventContext } from '@leap/core';
-import {
-  LeapError,
-  UsageError,
-  appendEvent,
-  createEvent,
-  findExecutable,
-  readRunContext,
-  resolveStateDir,
-  statePaths,
-} from '@leap/core';
+import { LeapError, UsageError, appendEvent, createEvent, findExecutable, readRunContext } from '@leap/core';
+import { resolveStateDir, statePaths } from '@leap/core';
 import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
 import { gatherVerifyInput } from './gather-verify-input.js';
@@ -95,31 +87,15 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
   const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
   if (commit !== null) base.commit = commit;
-  const truthOptions: GroundTruthOptions = {
-    phase,
-    repo: gathered.repo,
-    stateDir,
-    testCmd,
-    tests: gathered.tests,
-    base: options.base,
-    env,
-    suiteLog: options.suiteLog,
-    head: commit ?? undefined,
-    testFiles: options.testFiles,
-    passedTrees: options.passedTrees,
-    sandbox,
-    step: options.step,
-  };
+  const { repo, tests } = gathered;
+  const truthOptions: GroundTruthOptions = { ...options, phase, repo, stateDir, testCmd, tests, env, sandbox };
+  truthOptions.head = commit ?? undefined;
   const truth = await checkGroundTruth(truthOptions).catch((error: unknown) => {
     // A suite a limit ended is no verdict on the work: recorded as an ERROR, and thrown for the caller to name.
-    if (error instanceof SuiteLimitError)
-      record({
-        ...base,
-        code: 2,
-        verdict: 'ERROR',
-        reason: `ground truth: ${error.message}`,
-        decidedBy: 'ground-truth',
-      });
+    if (error instanceof SuiteLimitError) {
+      const reason = `ground truth: ${error.message}`;
+      record({ ...base, code: 2, verdict: 'ERROR', reason, decidedBy: 'ground-truth' });
+    }
     throw error;
   });
   counts = truth.counts ?? null;
@@ -127,7 +103,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     truth.flaky === undefined ? { verdict: 'REJECT' as const } : { verdict: 'flaky' as const, flaky: truth.flaky };
   if (!truth.ok) return record({ ...base, code: 1, ...notOk, reason: truth.reason, decidedBy: 'ground-truth' });
   // Green: the step's tests again, while the agent reads (a flaky test is never ticked).
-  const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, gathered.tests.files, commit) : null;
+  const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, tests.files, commit) : null;
   again?.catch(() => undefined);
   const leaf = await runAgentLeaf({
     name: `verify-${phase}`,
@@ -159,7 +135,8 @@ function agentVerdict(judged: AgentJudged, note?: string): VerifyResult {
   }
   const { text } = leaf.answer;
   const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(text);
-  const notOne = `the answer is not one JSON object: ${preview(text)}`;
+  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  const notOne = `the answer is not one JSON object: ${JSON.stringify(shown)}`;
   const problem = json === null ? notOne : answerProblem('verdict.schema.json', json.value, `${judged.agent}'s answer`);
   if (problem !== null) return { ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` };
   const answer = (json as { value: { verdict: 'PASS' | 'REJECT' | 'BLOCKED'; reason: string } }).value;
@@ -184,30 +161,15 @@ async function prepare(
   issue: number | null,
   testCmd: string | null,
 ) {
-  const gathered = await gatherVerifyInput({
-    phase,
-    step: options.step,
-    cwd,
-    env,
-    issue,
-    ledgerFile: options.ledgerFile,
-    specFile: options.specFile,
-    testGlobs: options.testGlobs,
-    testFiles: options.testFiles,
-    base: options.base,
-    tracker: options.tracker,
-    head: options.head,
-  });
+  const gathered = await gatherVerifyInput({ ...options, phase, cwd, env, issue });
   if (testCmd === null || testCmd.trim() === '')
     throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
   const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';
   const agent = resolveAgent(name, loadAgentRegistry(options.agentsFile, env));
   const command = agent.buildInvocation('', { role: 'verifier', cwd: gathered.repo }).command;
-  if (findExecutable(command, env.PATH, gathered.repo) === null) {
-    throw new UsageError(
-      `agent ${JSON.stringify(agent.name)} is not installed: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'}`,
-    );
-  }
+  const missing = `${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'}`;
+  if (findExecutable(command, env.PATH, gathered.repo) === null)
+    throw new UsageError(`agent ${JSON.stringify(agent.name)} is not installed: ${missing}`);
   const sandbox = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env, options.testNetwork === true);
   return { gathered, agent, testCmd, sandbox };
 }
@@ -218,8 +180,4 @@ function headCommit(repo: string): string | null {
   } catch {
     return null;
   }
-}
-
-function preview(text: string): string {
-  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
 }

@@ -26,31 +26,16 @@ Options:
   --json               print the result as a JSON object
 Exit codes: 0 pass (1), 1 refuse (-1), 2 hold (0), a leaking envelope, bad input or no sandbox.`;
 
-const VALUED = [
-  'builder-family',
-  'reviewers',
-  'alternates',
-  'intent',
-  'criteria',
-  'test',
-  'lens',
-  'builder-name',
-  'model-id',
-  'author',
-  'session-id',
-  'agents',
-  'sandbox',
-];
+const VALUED = ['builder-family', 'reviewers', 'alternates', 'intent', 'criteria', 'test', 'lens', 'agents', 'sandbox'];
+const IDENTITIES = ['builder-name', 'model-id', 'author', 'session-id'];
 
 void runCli(
   'leap-jury',
   async () => {
-    const { rest, values } = takeVerbatim(process.argv.slice(2), VALUED, USAGE);
-    const { values: flags, positionals } = parseCli(
-      rest,
-      { json: { type: 'boolean' }, 'no-git-aliases': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      USAGE,
-    );
+    const { rest, values } = takeVerbatim(process.argv.slice(2), [...VALUED, ...IDENTITIES], USAGE);
+    const boolean = { type: 'boolean' } as const;
+    const options = { json: boolean, 'no-git-aliases': boolean, help: { ...boolean, short: 'h' } };
+    const { values: flags, positionals } = parseCli(rest, options, USAGE);
     if (flags.help === true) {
       writeFd(1, `${USAGE}\n`);
       return 0;
@@ -60,16 +45,15 @@ void runCli(
       if (value === undefined) throw new UsageError(`missing --${name}\n${USAGE}`);
       return value;
     };
-    const list = (name: string) =>
-      (values.get(name) ?? [])
-        .flatMap((v) => v.split(','))
-        .map((v) => v.trim())
-        .filter((v) => v !== '');
+    const listed = (name: string) => {
+      const names = (values.get(name) ?? []).flatMap((v) => v.split(','));
+      return names.map((v) => v.trim()).filter((v) => v !== '');
+    };
     const { conveneJury } = await import('../jury/convene-jury.js');
     const result = await conveneJury({
       builderFamily: required('builder-family'),
-      reviewers: (required('reviewers'), list('reviewers')),
-      alternates: list('alternates'),
+      reviewers: (required('reviewers'), listed('reviewers')),
+      alternates: listed('alternates'),
       intent: required('intent'),
       criteria: required('criteria'),
       files: positionals,
@@ -87,10 +71,10 @@ void runCli(
       writeFd(1, `${JSON.stringify(result)}\n`);
     } else {
       const lines = [`candidate sha256:${result.candidate}`];
-      for (const s of result.seats)
-        lines.push(
-          `review ${s.reviewer} (${s.family}): ${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}: ${s.note}`,
-        );
+      for (const s of result.seats) {
+        const seat = `${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}`;
+        lines.push(`review ${s.reviewer} (${s.family}): ${seat}: ${s.note}`);
+      }
       for (const r of result.refused) lines.push(`refused ${r.reviewer} (${r.family}): ${r.reason}`);
       lines.push(`jury: ${result.value}: ${result.reason}`);
       writeFd(1, `${lines.join('\n')}\n`);

@@ -24,28 +24,20 @@ Exit codes: 0 PASS, 1 REJECT or BLOCKED (the step cannot be done as written), 2 
 void runCli(
   'leap-verify',
   async () => {
-    const { rest, values } = takeVerbatim(
-      process.argv.slice(2),
-      ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents', 'sandbox'],
-      USAGE,
-    );
-    const { values: flags, positionals } = parseCli(
-      rest,
-      { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      USAGE,
-    );
+    const valued = ['step', 'issue', 'ledger', 'spec', 'tests', 'base', 'agent', 'agents', 'sandbox'];
+    const { rest, values } = takeVerbatim(process.argv.slice(2), valued, USAGE);
+    const options = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+    const { values: flags, positionals } = parseCli(rest, options, USAGE);
     if (flags.help === true) {
       writeFd(1, `${USAGE}\n`);
       return 0;
     }
     const promptMode = positionals[0] === 'prompt';
     const args = promptMode ? positionals.slice(1) : positionals;
-    if (args.length > 1)
-      throw new UsageError(
-        `Expected one PHASE, got ${args.length} arguments: ${args.map((a) => JSON.stringify(a)).join(' ')}\n${USAGE}`,
-      );
+    const phases = args.map((a) => JSON.stringify(a)).join(' ');
+    if (args.length > 1) throw new UsageError(`Expected one PHASE, got ${args.length} arguments: ${phases}\n${USAGE}`);
     const issue = lastValue(values, 'issue');
-    const options = {
+    const verifyOptions = {
       phase: args[0],
       step: lastValue(values, 'step'),
       issue: issue === undefined ? undefined : checkIssue(issue, '--issue'),
@@ -56,16 +48,14 @@ void runCli(
     };
     if (promptMode) {
       const { renderVerifyPrompt } = await import('../verify-prompt-command.js');
-      const { prompt, tests } = await renderVerifyPrompt(options);
-      writeFd(
-        1,
-        flags.json === true ? `${JSON.stringify({ prompt, tests: tests.files, testsSource: tests.source })}\n` : prompt,
-      );
+      const { prompt, tests } = await renderVerifyPrompt(verifyOptions);
+      const json = { prompt, tests: tests.files, testsSource: tests.source };
+      writeFd(1, flags.json === true ? `${JSON.stringify(json)}\n` : prompt);
       return 0;
     }
     const { verify } = await import('../verify.js');
     const result = await verify({
-      ...options,
+      ...verifyOptions,
       agent: lastValue(values, 'agent'),
       agentsFile: lastValue(values, 'agents'),
       sandbox: sandboxFlag(lastValue(values, 'sandbox')),

@@ -4,19 +4,15 @@ import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext } fr
 import { resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
 import { knownVendor, vendorFamily } from '../family.js';
-import { checkAgentReady, runAgentLeaf } from '../run-agent-leaf.js';
-import type { AgentLeafResult, AgentReadiness } from '../run-agent-leaf.js';
+import { checkAgentReady, runAgentLeaf, type AgentLeafResult, type AgentReadiness } from '../run-agent-leaf.js';
 import { candidateHash, readCandidate } from './candidate.js';
-import { buildEnvelope } from './envelope.js';
-import type { AuthorAliases } from './envelope.js';
+import { buildEnvelope, type AuthorAliases } from './envelope.js';
 import { gitAliases } from './git-aliases.js';
-import { answeredAnyway, judgeReview } from './judge-review.js';
-import type { SeatVerdict } from './judge-review.js';
+import { answeredAnyway, judgeReview, type SeatVerdict } from './judge-review.js';
 import { LENS_PREAMBLES, renderJurorPrompt } from './juror-prompt.js';
-import { seatReviewers } from './seat-reviewers.js';
+import { seatReviewers, type RefusedSeat } from './seat-reviewers.js';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from '../leaf-sandbox.js';
 import { changedPaths, fingerprintTree, listPaths, type TreeFingerprint } from './tree-fingerprint.js';
-import type { RefusedSeat } from './seat-reviewers.js';
 
 export interface JuryOptions extends AuthorAliases {
   /** A family, a model id (read as its vendor: `claude-opus-4` is `anthropic`), or the builder's agent name. */
@@ -127,7 +123,6 @@ async function openSitting(options: JuryOptions) {
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const sandboxOf = (a: AgentPlugin) => (bwrap === null ? null : agentSandbox(a, 'reader', repo, env, stateDir));
-  const leafKey = options.leafKey ?? candidate.slice(0, 8);
   return {
     options,
     cwd,
@@ -144,7 +139,6 @@ async function openSitting(options: JuryOptions) {
     candidate,
     prompt,
     context,
-    leafKey,
   };
 }
 
@@ -207,7 +201,7 @@ function seatRound(s: Sitting, agents: AgentPlugin[]): Promise<SeatRecord[]> {
   const { prompt, stateDir, env } = s;
   const options = { role: 'reviewer' as const, cwd: s.repo };
   const running = agents.map((agent) => {
-    const name = `review-${s.leafKey}-${agent.family}`;
+    const name = `review-${s.options.leafKey ?? s.candidate.slice(0, 8)}-${agent.family}`;
     return runAgentLeaf({ name, agent, prompt, options, stateDir, env, preflight: false, sandbox: s.sandboxOf(agent) });
   });
   return Promise.all(running.map(async (leafRun, i) => recordSeat(s, agents[i] as AgentPlugin, await leafRun)));
@@ -278,33 +272,26 @@ export function combine(
   const refusing = seats.filter((s) => s.value === -1);
   if (refusing.length > 0)
     return { value: -1, reason: `refuse: ${refusing.map((s) => `${s.reviewer} (${s.note})`).join('; ')}` };
+  const hold = (reason: string) => ({ value: 0 as const, reason: `hold: ${reason}` });
   const silent = seats.filter((s) => s.value === 0);
-  if (silent.length > 0)
-    return { value: 0, reason: `hold: ${silent.map((s) => `${s.reviewer} ${s.note}`).join('; ')}` };
-  if (seats.length < MIN_SEATS)
-    return { value: 0, reason: `hold: ${seats.length} passing seat(s), the jury needs ${MIN_SEATS}` };
-  if (seats.every((s) => s.findings.length === 0 && (s.reasoning ?? '').trim() === '')) {
-    return {
-      value: 0,
-      reason: `hold: only bare passes (no finding, no reasoning) from ${seats.map((s) => s.reviewer).join(', ')}: a low-information vote is never the only proof`,
-    };
-  }
-  return {
-    value: 1,
-    reason: `unanimous pass of ${seats.length} reviewers: ${seats.map((s) => s.reviewer).join(', ')}`,
-  };
+  if (silent.length > 0) return hold(silent.map((s) => `${s.reviewer} ${s.note}`).join('; '));
+  if (seats.length < MIN_SEATS) return hold(`${seats.length} passing seat(s), the jury needs ${MIN_SEATS}`);
+  const reviewers = seats.map((s) => s.reviewer).join(', ');
+  if (seats.every((s) => s.findings.length === 0 && (s.reasoning ?? '').trim() === ''))
+    return hold(
+      `only bare passes (no finding, no reasoning) from ${reviewers}: a low-information vote is never the only proof`,
+    );
+  return { value: 1, reason: `unanimous pass of ${seats.length} reviewers: ${reviewers}` };
 }
 
 // An agent name stands for its family; a model id or alias (`gpt-5`) for its vendor, which it excludes whole.
 function familyOf(builder: string, registry: ReturnType<typeof loadAgentRegistry>): string {
   if (builder.trim() === '') throw new UsageError("Expected --builder-family to name the builder's model family");
-  const known = registry.entries[builder] !== undefined || (BUILTIN_AGENTS as readonly string[]).includes(builder);
-  if (known) return resolveAgent(builder, registry).family;
-  if (knownVendor(builder) === null) {
-    writeFd(
-      2,
-      `leap-jury: the builder ${showValue(builder)} is not a vendor or model the family table knows (src/family.ts): only reviewers of family ${showValue(vendorFamily(builder))} are refused\n`,
-    );
-  }
-  return vendorFamily(builder);
+  if (registry.entries[builder] !== undefined || (BUILTIN_AGENTS as readonly string[]).includes(builder))
+    return resolveAgent(builder, registry).family;
+  const family = vendorFamily(builder);
+  const unknown = `${showValue(builder)} is not a vendor or model the family table knows (src/family.ts)`;
+  const refused = `only reviewers of family ${showValue(family)} are refused`;
+  if (knownVendor(builder) === null) writeFd(2, `leap-jury: the builder ${unknown}: ${refused}\n`);
+  return family;
 }

@@ -1,5 +1,6 @@
 // The one envelope every juror reads. Zero authorship: building one that names the builder fails loudly.
 import { LeapError, UsageError, showValue } from '@leap/core';
+import { fenced } from '../verify-prompt.js';
 import type { CandidateFile } from './candidate.js';
 
 /** Identities that must not reach a juror. */
@@ -45,13 +46,9 @@ export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, reda
 }
 
 function redactAliases(text: string, aliases: AuthorAliases): string {
-  const all = [
-    aliases.builderName,
-    ...(aliases.modelIds ?? []),
-    ...(aliases.authors ?? []),
-    ...(aliases.sessionIds ?? []),
-  ]
-    .map((a) => (a ?? '').trim())
+  const { builderName, modelIds = [], authors = [], sessionIds = [] } = aliases;
+  const all = [builderName ?? '', ...modelIds, ...authors, ...sessionIds]
+    .map((a) => a.trim())
     .filter((a) => a.length >= 3);
   const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);
   if (unique.length === 0) return text;
@@ -85,10 +82,4 @@ function whereIs(alias: string, input: EnvelopeInput): string {
     (f) => f.path.toLowerCase().includes(alias) || f.bytes.toString('utf8').toLowerCase().includes(alias),
   );
   return file === undefined ? 'the envelope' : `${file.kind} ${file.path}`;
-}
-
-function fenced(text: string): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;
 }

@@ -11,13 +11,9 @@ export async function gitAliases(
     const ran = await runGit(args, { ...options, cwd, allowFailure: true }).catch(() => null);
     return ran === null || ran.code !== 0 ? '' : ran.stdout;
   };
-  const [ident, log] = await Promise.all([
-    read(['var', 'GIT_AUTHOR_IDENT']),
-    read(['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', rev, '--']),
-  ]);
-  const identity = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim());
-  const values = [...(identity === null ? [] : [identity[1], identity[2]]), ...log.split('\0')].map((v) =>
-    (v ?? '').trim(),
-  );
+  const log = ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', rev, '--'];
+  const [ident, authors] = await Promise.all([read(['var', 'GIT_AUTHOR_IDENT']), read(log)]);
+  const [, name = '', email = ''] = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim()) ?? [];
+  const values = [name, email, ...authors.split('\0')].map((v) => v.trim());
   return [...new Set(values.filter((v) => v !== ''))];
 }

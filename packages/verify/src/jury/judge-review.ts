@@ -31,32 +31,22 @@ export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
   const object = structured ? json : lastVerdictObject(leaf.answer.text);
   // Never the CLI's stdout, whose tail is its own bookkeeping (usage, cost, session) around the answer.
   const raw = structured ? JSON.stringify(json) : leaf.answer.text;
-  const reject = (why: string): SeatVerdict => ({ ...refuse(why), rawTail: rawTail(raw) });
+  const tail = rawTail(raw);
+  const reject = (note: string): SeatVerdict => ({ verdict: 'refuse', value: -1, findings: [], note, rawTail: tail });
   if (object === null) return reject('answered garbage: no JSON object with a "verdict"');
   const problem = answerProblem('review.schema.json', object, `${leaf.name}'s answer`);
   if (problem !== null) return reject(`answered badly: ${problem}`);
   const answer = object as { verdict: 'pass' | 'refuse'; lens: string; findings: string[]; reasoning: string };
   const findings = answer.findings.map(parseFinding);
   const base = { findings, reasoning: answer.reasoning };
-  if (answer.lens !== lens)
-    return {
-      ...base,
-      ...reject(`answered for lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`),
-    };
+  const lenses = `lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`;
+  if (answer.lens !== lens) return { ...base, ...reject(`answered for ${lenses}`) };
   if (answer.verdict === 'refuse') return { ...base, verdict: 'refuse', value: -1, note: 'refused' };
   const contradiction = findings.find((f) => f.severity === 'blocker' || f.severity === 'major');
   if (contradiction !== undefined)
     return { ...base, ...reject(`a pass that lists a [${contradiction.severity}] finding is not a pass`) };
-  return {
-    ...base,
-    verdict: 'pass',
-    value: 1,
-    note: findings.length === 0 ? 'pass (no findings)' : `pass with ${findings.length} minor/info finding(s)`,
-  };
-}
-
-function refuse(note: string): SeatVerdict {
-  return { verdict: 'refuse', value: -1, findings: [], note };
+  const note = findings.length === 0 ? 'pass (no findings)' : `pass with ${findings.length} minor/info finding(s)`;
+  return { ...base, verdict: 'pass', value: 1, note };
 }
 
 // The last RAW_TAIL_CHARS characters, never starting on the second half of a split surrogate pair.
@@ -68,10 +58,8 @@ function rawTail(text: string): string {
 
 /** Split "[severity] file:line claim" into its severity and the rest. */
 export function parseFinding(text: string): Finding {
-  const match = /^\[([a-z]+)\] ([\s\S]*)$/.exec(text);
-  return match === null
-    ? { severity: 'unknown', message: text }
-    : { severity: match[1] as string, message: match[2] as string };
+  const [, severity = 'unknown', message = text] = /^\[([a-z]+)\] ([\s\S]*)$/.exec(text) ?? [];
+  return { severity, message };
 }
 
 /** A parsable verdict, then a non-zero exit, is an answer: only no answer is silence. */

@@ -26,25 +26,11 @@ export function seatReviewers(
   const seating: Seating = { seated: [], refused: [] };
   for (const agent of reviewers) {
     const family = agent.family.toLowerCase();
-    if (family === builder) {
-      seating.refused.push({
-        reviewer: agent.name,
-        family: agent.family,
-        reason: `same family as the builder (${builderFamily})`,
-      });
-    } else if (others.has(family)) {
-      seating.refused.push({
-        reviewer: agent.name,
-        family: agent.family,
-        reason: `same family as a builder whose work the candidate holds (${agent.family})`,
-      });
-    } else if (families.has(family)) {
-      seating.refused.push({
-        reviewer: agent.name,
-        family: agent.family,
-        reason: `family ${agent.family} is already seated by ${families.get(family)}`,
-      });
-    } else {
+    const refuse = (reason: string) => seating.refused.push({ reviewer: agent.name, family: agent.family, reason });
+    if (family === builder) refuse(`same family as the builder (${builderFamily})`);
+    else if (others.has(family)) refuse(`same family as a builder whose work the candidate holds (${agent.family})`);
+    else if (families.has(family)) refuse(`family ${agent.family} is already seated by ${families.get(family)}`);
+    else {
       families.set(family, agent.name);
       seating.seated.push(agent);
     }

@@ -13,24 +13,18 @@ const HEAD_KEY = '\0HEAD';
 const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10 };
 
 /** One `git status` taking no lock; not `stateDir`, where the jury's supervisors write; null: git cannot read it. */
-export async function fingerprintTree(
-  repo: string,
-  stateDir: string,
-  env: NodeJS.ProcessEnv,
-): Promise<TreeFingerprint | null> {
+export async function fingerprintTree(repo: string, stateDir: string, env: NodeJS.ProcessEnv) {
   const args = ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none'];
-  const ran = await runGit(args, { cwd: repo, env, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, allowFailure: true }).catch(
-    () => null,
-  );
-  return ran === null || ran.code !== 0
-    ? null
-    : readStatus(repo, ran.bytes.toString('latin1'), excludedPrefix(repo, stateDir));
+  const options = { cwd: repo, env, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, allowFailure: true };
+  const ran = await runGit(args, options).catch(() => null);
+  if (ran === null || ran.code !== 0) return null;
+  return readStatus(repo, ran.bytes.toString('latin1'), excludedPrefix(repo, stateDir));
 }
 
 /** The paths (and `HEAD`, when another commit is checked out) whose fingerprint differs, sorted, for people. */
 export function changedPaths(before: TreeFingerprint, after: TreeFingerprint): string[] {
-  const keys = new Set([...before.keys(), ...after.keys()]);
-  return [...keys]
+  const keys = [...new Set([...before.keys(), ...after.keys()])];
+  return keys
     .filter((key) => before.get(key) !== after.get(key))
     .map(displayPath)
     .sort();
@@ -39,10 +33,7 @@ export function changedPaths(before: TreeFingerprint, after: TreeFingerprint): s
 const LISTED_PATHS = 10;
 
 export function listPaths(paths: readonly string[]): string {
-  const shown = paths
-    .slice(0, LISTED_PATHS)
-    .map((p) => showValue(p))
-    .join(', ');
+  const shown = paths.slice(0, LISTED_PATHS).map(showValue).join(', ');
   return paths.length > LISTED_PATHS ? `${shown} and ${paths.length - LISTED_PATHS} more` : shown;
 }
 

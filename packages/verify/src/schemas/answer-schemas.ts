@@ -2,16 +2,19 @@
 import { z } from 'zod';
 import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 
+const VERDICTS =
+  'PASS confirms the phase; REJECT refuses it; BLOCKED: it cannot be done as written (the run asks the user)';
 const verdictAnswerSchema = z
   .strictObject({
-    verdict: z
-      .enum(['PASS', 'REJECT', 'BLOCKED'])
-      .describe(
-        'PASS confirms the phase; REJECT refuses it; BLOCKED: it cannot be done as written (the run asks the user)',
-      ),
+    verdict: z.enum(['PASS', 'REJECT', 'BLOCKED']).describe(VERDICTS),
     reason: z.string().min(1).describe('Why, in a sentence or two'),
   })
   .describe("A blind verifier's verdict on one TDD phase.");
+
+const FINDING = z
+  .string()
+  .regex(/^\[(?:blocker|major|minor|info)\] \S/)
+  .describe('"[severity] file:line claim"');
 
 /** A blind juror's answer (blind-tribunal v3: findings as "[severity] file:line claim" strings). */
 const reviewAnswerSchema = z
@@ -19,29 +22,17 @@ const reviewAnswerSchema = z
     verdict: z.enum(['pass', 'refuse']).describe('pass, or refuse (a refuse halts the pipeline)'),
     lens: z.string().min(1).describe('The lens the juror was seated with'),
     findings: z
-      .array(
-        z
-          .string()
-          .regex(/^\[(?:blocker|major|minor|info)\] \S/)
-          .describe('"[severity] file:line claim"'),
-      )
+      .array(FINDING)
       .describe('At most 10 findings are asked for; a pass may list only minor and info findings'),
     reasoning: z.string().describe('Concise reasoning; a strong pass names what it checked'),
   })
   .describe("A blind juror's verdict on one candidate.");
 
 export function verifyJsonSchemas(): Record<string, Record<string, unknown>> {
+  const id = (file: string) => `https://leap.dev/schemas/${file}`;
   return {
-    'verdict.schema.json': toPublishedSchema(
-      verdictAnswerSchema,
-      'https://leap.dev/schemas/verdict.schema.json',
-      'LEAP verifier verdict',
-    ),
-    'review.schema.json': toPublishedSchema(
-      reviewAnswerSchema,
-      'https://leap.dev/schemas/review.schema.json',
-      'LEAP juror verdict',
-    ),
+    'verdict.schema.json': toPublishedSchema(verdictAnswerSchema, id('verdict.schema.json'), 'LEAP verifier verdict'),
+    'review.schema.json': toPublishedSchema(reviewAnswerSchema, id('review.schema.json'), 'LEAP juror verdict'),
   };
 }
 
