@@ -1,7 +1,6 @@
 // `leap slice run --detach`: the run started detached (supervise's detach-run.ts), files in <state>/detached/slice-ID/.
 import { resolve } from 'node:path';
 import {
-  LeapError,
   UsageError,
   findRepoRoot,
   isProcessAlive,
@@ -11,7 +10,7 @@ import {
   type SubcommandIo,
 } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
-import { liveEngine, sliceLockFile } from '../slice-lock.js';
+import { liveEngine, sliceBusy, sliceLockFile } from '../slice-lock.js';
 import { detachRun } from '@leap/supervise';
 
 /** Detach `leap slice run ARGS`; print where to poll (or, ended at once, what it said); return the exit code. */
@@ -20,14 +19,9 @@ export async function detachSlice(file: string, args: string[], json: boolean, i
   const slice = readSlice(resolve(io.cwd, file));
   const root = findRepoRoot(resolve(io.cwd));
   if (root === null) throw new UsageError(`${file}: leap slice run works in a git repository; ${io.cwd} is not in one`);
-  const running = liveEngine(root, slice.id);
-  if (running !== null) {
-    throw new LeapError(
-      `slice ${JSON.stringify(slice.id)} is being run by live process ${running} (${sliceLockFile(root, slice.id)}); wait for it to end or stop it`,
-      { exitCode: 2 },
-    );
-  }
   const lockFile = sliceLockFile(root, slice.id);
+  const running = liveEngine(root, slice.id);
+  if (running !== null) throw sliceBusy(slice.id, running, lockFile);
   const holder = () => {
     const h = readLockHolder(lockFile);
     return h !== null && isProcessAlive(h) ? h.pid : null;
@@ -47,13 +41,8 @@ export async function detachSlice(file: string, args: string[], json: boolean, i
     io.stderr(run.stderr);
     return run.code;
   }
-  if (json)
-    io.stdout(
-      `${JSON.stringify({ pid: run.pid, supervisor: run.supervisor, slice: slice.id, status, out: run.out, err: run.err, wait: run.wait })}\n`,
-    );
-  else
-    io.stdout(
-      `slice ${slice.id}: run started detached, pid ${run.pid} (supervisor ${run.supervisor}); poll: ${status}; output: ${run.out} and ${run.err}\n`,
-    );
+  const { pid, supervisor, out, err, wait } = run;
+  const said = `slice ${slice.id}: run started detached, pid ${pid} (supervisor ${supervisor}); poll: ${status}; output: ${out} and ${err}`;
+  io.stdout(`${json ? JSON.stringify({ pid, supervisor, slice: slice.id, status, out, err, wait }) : said}\n`);
   return 0;
 }

@@ -30,13 +30,8 @@ export async function parseWithRunner<T extends Record<string, CliOption>>(
       { ...options, ...runner?.options, runner: { type: 'string' } } as T,
       full,
     );
-    return {
-      runner,
-      usage: full,
-      values,
-      positionals,
-      runnerValues: values as Record<string, string | boolean | undefined>,
-    };
+    const runnerValues = values as Record<string, string | boolean | undefined>;
+    return { runner, usage: full, values, positionals, runnerValues };
   } catch (error) {
     // Without a runner, an option no command has is most often a runner's given without --runner.
     if (runner !== null || !(error instanceof UsageError) || !/Unknown option/.test(error.message)) throw error;

@@ -39,10 +39,8 @@ export const checkCommand: Subcommand = async (argv, io) => {
   const root = requireRepoRoot(io.cwd);
   // The checkout is hashed where the command runs (a ball's worktree, say); the receipts are the main repository's.
   const { receipt, reasons } = checkFileMap({ root, slice, ball, passed: passedBalls(mainWorktreeRoot(root), slice) });
+  const said = `ball ${ball} of slice ${slice.id}: receipt ${receipt} (${SAYS[String(receipt)]})\n`;
   if (values.json === true) io.stdout(`${JSON.stringify({ slice: slice.id, ball, receipt, reasons })}\n`);
-  else
-    io.stdout(
-      `ball ${ball} of slice ${slice.id}: receipt ${receipt} (${SAYS[String(receipt)]})\n${reasons.map((r) => `  ${r}\n`).join('')}`,
-    );
+  else io.stdout(`${said}${reasons.map((r) => `  ${r}\n`).join('')}`);
   return EXIT[String(receipt)] ?? 2;
 };

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LeapError, UsageError, type Subcommand } from '@leap/core';
-import { cleanSlice } from '../definition/clean-slice.js';
+import { UsageError, type Subcommand } from '@leap/core';
+import { cleanSlice, refuseWhileLive } from '../definition/clean-slice.js';
 import { parseJsonText } from '../definition/parse-json.js';
 import { SliceFileError } from '../definition/read-slice.js';
 import { requireRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { ID_PATTERN } from '../definition/slice-id.js';
-import { liveEngine } from '../slice-lock.js';
 import { parseWithRunner } from './_runner-options.js';
 
 const USAGE = `Usage: leap slice clean FILE [--runner NAME [its options]] [--json]
@@ -31,38 +30,27 @@ id, not in a git repository, bad arguments (a runner's options it refuses: nothi
 
 // Only the id: the file may have been edited since the slice ran.
 function readSliceId(file: string): string {
+  const refuse = (rule: string, message: string, more: { path?: string; cause?: unknown } = {}) => {
+    const { cause, ...path } = more;
+    return new SliceFileError(file, [{ rule, message, balls: [], ...path }], { cause });
+  };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
-    throw new SliceFileError(
-      file,
-      [{ rule: 'read', message: `cannot read the slice file: ${(cause as Error).message}`, balls: [] }],
-      { cause },
-    );
+    throw refuse('read', `cannot read the slice file: ${(cause as Error).message}`, { cause });
   }
   const parsed = parseJsonText(text);
-  if ('problem' in parsed) throw new SliceFileError(file, [{ rule: 'json', message: parsed.problem, balls: [] }]);
+  if ('problem' in parsed) throw refuse('json', parsed.problem);
   const id = (parsed.value as { id?: unknown } | null)?.id;
   if (typeof id !== 'string' || !ID_PATTERN.test(id))
-    throw new SliceFileError(file, [
-      {
-        rule: 'schema',
-        message: `id: expected the slice's id, found ${JSON.stringify(id) ?? 'nothing'}`,
-        balls: [],
-        path: 'id',
-      },
-    ]);
+    throw refuse('schema', `id: expected the slice's id, found ${JSON.stringify(id) ?? 'nothing'}`, { path: 'id' });
   return id;
 }
 
 export const cleanCommand: Subcommand = async (argv, io) => {
-  const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(
-    argv,
-    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    USAGE,
-    io.cwd,
-  );
+  const options = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, options, USAGE, io.cwd);
   if (values.help === true) {
     io.stdout(`${usage}\n`);
     return 0;
@@ -75,16 +63,8 @@ export const cleanCommand: Subcommand = async (argv, io) => {
   if (runner !== null && runner.clean === undefined)
     throw new UsageError(`--runner ${runner.name} keeps nothing of a slice to clean`);
   // A live engine is refused before the runner touches anything.
-  const pid = liveEngine(root, id);
-  if (pid !== null && pid !== process.pid)
-    throw new LeapError(
-      `slice ${JSON.stringify(id)} is being run by live process ${pid}: clean it once that run ends`,
-      { exitCode: 2 },
-    );
-  const remote =
-    runner === null
-      ? []
-      : await (runner.clean as NonNullable<typeof runner.clean>)(id, runnerValues, { cwd: io.cwd, env: io.env });
+  refuseWhileLive(root, id);
+  const remote = runner?.clean === undefined ? [] : await runner.clean(id, runnerValues, { cwd: io.cwd, env: io.env });
   const { worktrees, branches, kept } = cleanSlice(root, id);
   if (values.json === true) {
     io.stdout(

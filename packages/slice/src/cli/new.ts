@@ -108,14 +108,9 @@ export const newCommand: Subcommand = async (argv, io) => {
     const { id: ball, value } = split('proof', text);
     known('proof', ball).proof = parseProof(value);
   }
-  const { slice, violations } = newSlice({
-    id,
-    base: values.base,
-    spine: values.spine,
-    balls: [...balls.values()],
-    repoRoot: requireRepoRoot(io.cwd),
-    cwd: io.cwd,
-  });
+  const { base, spine } = values;
+  const repoRoot = requireRepoRoot(io.cwd);
+  const { slice, violations } = newSlice({ id, base, spine, balls: [...balls.values()], repoRoot, cwd: io.cwd });
   if (violations.length > 0)
     throw new UsageError(
       `the skeleton would be an invalid slice:\n${violations.map((v) => `  ${v.message}`).join('\n')}`,
@@ -135,8 +130,7 @@ export const newCommand: Subcommand = async (argv, io) => {
       { cause },
     );
   }
-  io.stderr(
-    `wrote ${values.out}: slice ${slice.id}, ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'}\n`,
-  );
+  const n = slice.balls.length;
+  io.stderr(`wrote ${values.out}: slice ${slice.id}, ${n} ball${n === 1 ? '' : 's'}\n`);
   return 0;
 };

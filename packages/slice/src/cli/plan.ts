@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { findRepoRoot, type Subcommand } from '@leap/core';
+import type { Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
-import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
+import { reapFrom } from '../definition/worktree-hint.js';
 import { readFileCommand } from './_file-command.js';
 
 const USAGE = `Usage: leap slice plan FILE [--json]
@@ -21,9 +21,7 @@ export const planCommand: Subcommand = async (argv, io) => {
   if (call === null) return 0;
   const { file } = call;
   const slice = readSlice(resolve(io.cwd, file));
-  const found = findRepoRoot(io.cwd);
-  const root = found === null ? null : mainWorktreeRoot(found);
-  if (root !== null && mayHaveSliceWorktrees(root, slice.id)) (await import('../reap.js')).reapSlice(root, slice.id);
+  await reapFrom(io.cwd, slice.id);
   const waves = planWaves(slice);
   const deps = Object.fromEntries(slice.balls.map((b) => [b.id, b.deps]));
   if (call.json) {

@@ -76,26 +76,24 @@ export const runCommand: Subcommand = async (argv, io) => {
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
+  const file = positionals[0] as string;
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1))
     throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
-  const maxCost = values['max-cost'] === undefined ? undefined : Number(values['max-cost']);
-  if (
-    maxCost !== undefined &&
-    !(Number.isFinite(maxCost) && maxCost >= 0 && /^[0-9.]+$/.test(values['max-cost'] as string))
-  ) {
-    throw new UsageError(
-      `Expected --max-cost to be a non-negative number of US dollars, got ${showValue(values['max-cost'])}`,
-    );
-  }
+  const cost = values['max-cost'];
+  const maxCost = cost === undefined ? undefined : Number(cost);
+  if (cost !== undefined && !(/^[0-9.]+$/.test(cost) && Number.isFinite(maxCost)))
+    throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(cost)}`);
   // Detached, the run itself checks the rest (the runner's options too), and its error is said as its own.
-  if (values.detach === true)
-    return (await import('./_detach-slice.js')).detachSlice(
-      positionals[0] as string,
+  if (values.detach === true) {
+    const { detachSlice } = await import('./_detach-slice.js');
+    return detachSlice(
+      file,
       argv.filter((a) => a !== '--detach'),
       values.json === true,
       io,
     );
+  }
   // The runner checks its options before the lock or any record: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
   // A bad leap.config.json is bad input (core's one reader of the project file).
@@ -106,7 +104,7 @@ export const runCommand: Subcommand = async (argv, io) => {
   const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
   const summary = await runSlice({
-    file: positionals[0] as string,
+    file,
     cwd: io.cwd,
     env: io.env,
     jobs,

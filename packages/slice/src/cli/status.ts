@@ -23,10 +23,9 @@ Exit codes: 0 printed; 2 an unreadable or invalid slice, not in a git repository
 
 function ballLine(b: BallStatus, width: number): string {
   const parts = [`  ${b.ball.padEnd(width)}  ${b.state.padEnd(11)}`];
-  if (b.rounds > 0)
-    parts.push(
-      `round ${b.lastRound?.round ?? b.rounds}${b.lastRound?.fallovers === undefined ? '' : ` by ${b.lastRound.builder ?? '?'} (after ${b.lastRound.fallovers.join(', ')})`}`,
-    );
+  const last = b.lastRound;
+  const by = last?.fallovers === undefined ? '' : ` by ${last.builder ?? '?'} (after ${last.fallovers.join(', ')})`;
+  if (b.rounds > 0) parts.push(`round ${last?.round ?? b.rounds}${by}`);
   if (b.receipt !== null) parts.push(`receipt ${b.receipt}`);
   else if (b.lastRound !== null)
     parts.push(`last round ${b.lastRound.receipt === null ? 'proof failed' : `receipt ${b.lastRound.receipt}`}`);

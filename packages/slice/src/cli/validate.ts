@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { findRepoRoot, parseCli, UsageError, type Subcommand } from '@leap/core';
+import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
-import { sliceWarnings } from '../definition/slice-warnings.js';
-import { mainWorktreeRoot, mayHaveSliceWorktrees } from '../definition/worktree-hint.js';
+import type { Slice } from '../definition/slice-schema.js';
+import { reapFrom } from '../definition/worktree-hint.js';
 
 const USAGE = `Usage: leap slice validate FILE [--json]
 
@@ -19,6 +19,18 @@ Options:
 
 Exit codes: 0 valid; 1 invalid (malformed JSON included); 2 unreadable file or bad arguments.`;
 
+// A valid slice that cannot do what its author means: no metric, no `red_first`, so a proof passing at base ties (and
+// a tie loses) four times, holding the ball. Warned about without refusing.
+function sliceWarnings(slice: Slice): { rule: 'tie-only'; ball: string; message: string }[] {
+  return slice.balls
+    .filter((b) => b.proof.metric === undefined && b.red_first !== true)
+    .map((b) => ({
+      rule: 'tie-only',
+      ball: b.id,
+      message: `ball ${JSON.stringify(b.id)} has no proof.metric and no "red_first": if its proof already passes at base, every round ties the champion and loses (four times, then a hold); set "red_first": true to have the engine refuse such a proof before round one, or declare a metric to improve`,
+    }));
+}
+
 export const validateCommand: Subcommand = async (argv, io) => {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout(`${USAGE}\n`);
@@ -34,12 +46,7 @@ export const validateCommand: Subcommand = async (argv, io) => {
   const path = resolve(io.cwd, file);
   const loaded = loadSliceFile(path);
   const waves = loaded.waves ?? null;
-  if (loaded.slice !== null) {
-    const found = findRepoRoot(io.cwd);
-    const root = found === null ? null : mainWorktreeRoot(found);
-    if (root !== null && mayHaveSliceWorktrees(root, loaded.slice.id))
-      (await import('../reap.js')).reapSlice(root, loaded.slice.id);
-  }
+  if (loaded.slice !== null) await reapFrom(io.cwd, loaded.slice.id);
   const warnings = loaded.slice === null ? [] : sliceWarnings(loaded.slice);
   if (values.json === true) {
     io.stdout(

@@ -2,11 +2,8 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-function swapCase(name: string): string {
-  let out = '';
-  for (const ch of name) out += ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase();
-  return out;
-}
+const swapCase = (name: string): string =>
+  [...name].map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase())).join('');
 
 /** True when `dir` (or, failing an entry with letters there, the nearest parent that has one) folds case. */
 export function foldsCase(dir: string): boolean {

@@ -1,7 +1,8 @@
 // CONTRACT section 7's file-map check in a ball's fresh checkout: paths and hashes, else -1; dependencies, else 0.
-import { LeapError } from '@leap/core';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { LeapError, runGitSync } from '@leap/core';
 import { hashFile } from './hash-file.js';
-import { ignoredPaths } from './ignored-paths.js';
 import { normalizeScopePath } from './scope-path.js';
 import { resolveInRepo } from './resolve-in-repo.js';
 import type { Receipt, Slice } from './slice-schema.js';
@@ -65,4 +66,27 @@ export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
   if (waiting.length > 0)
     return { receipt: 0, reasons: waiting.map((d) => `dependency ${JSON.stringify(d)} has not returned 1 yet`) };
   return { receipt: 1, reasons: fine };
+}
+
+// Each path git ignores in the checkout `root`, with its rule (`.gitignore:3:build/`): a ball's work there would never
+// be committed, merged or seen. One check-ignore a ball.
+function ignoredPaths(root: string, paths: readonly string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  if (paths.length === 0 || !existsSync(join(root, '.git'))) return found;
+  // Tracked files are never reported (git holds them whatever the rules); arguments are data (stdin, NUL-separated).
+  const run = runGitSync(['check-ignore', '-z', '-v', '--stdin'], {
+    cwd: root,
+    input: `${paths.join('\0')}\0`,
+    allowFailure: true,
+  });
+  // git refuses the list over a path it cannot check (past a symlink): each is asked alone, and that one not ignored.
+  if (run.code === 128 && paths.length > 1) {
+    for (const path of paths) for (const [p, rule] of ignoredPaths(root, [path])) found.set(p, rule);
+    return found;
+  }
+  if (run.code !== 0) return found;
+  const fields = run.stdout.split('\0');
+  for (let i = 0; i + 3 < fields.length; i += 4)
+    found.set(fields[i + 3] as string, `${fields[i]}:${fields[i + 1]}:${fields[i + 2]}`);
+  return found;
 }

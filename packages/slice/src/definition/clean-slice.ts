@@ -10,14 +10,19 @@ export interface CleanResult {
   kept: string[];
 }
 
-/** Remove the slice's worktrees and branches; throws a LeapError (exit 2) while a live engine runs it. */
-export function cleanSlice(repoRoot: string, sliceId: string): CleanResult {
+/** Throws a LeapError (exit 2) while a live engine (another process) runs the slice. */
+export function refuseWhileLive(repoRoot: string, sliceId: string): void {
   const pid = liveEngine(repoRoot, sliceId);
   if (pid !== null && pid !== process.pid)
     throw new LeapError(
       `slice ${JSON.stringify(sliceId)} is being run by live process ${pid}: clean it once that run ends`,
       { exitCode: 2 },
     );
+}
+
+/** Remove the slice's worktrees and branches; throws a LeapError (exit 2) while a live engine runs it. */
+export function cleanSlice(repoRoot: string, sliceId: string): CleanResult {
+  refuseWhileLive(repoRoot, sliceId);
   const worktrees = reapSlice(repoRoot, sliceId);
   const refs = gitStdout(repoRoot, ['for-each-ref', '--format=%(refname)', `refs/heads/leap/${sliceId}/`])
     .split('\n')

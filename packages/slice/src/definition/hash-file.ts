@@ -7,8 +7,7 @@ export function hashFile(root: string, path: string): string | null {
   try {
     bytes = readFileSync(join(root, path));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
   return createHash('sha256').update(bytes).digest('hex');

@@ -16,18 +16,10 @@ function collapseNullableStrings(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) out[key] = collapseNullableStrings(value);
   if (anyOf === undefined) return out;
-  const branches = anyOf as Record<string, unknown>[];
-  const [first, second] = branches;
-  if (
-    branches.length === 2 &&
-    first?.type === 'string' &&
-    second !== undefined &&
-    Object.keys(second).length === 1 &&
-    second.type === 'null'
-  ) {
-    return { ...out, ...(collapseNullableStrings(first) as Record<string, unknown>), type: ['string', 'null'] };
-  }
-  return { ...out, anyOf: collapseNullableStrings(anyOf) };
+  const [first, second, ...more] = anyOf as Record<string, unknown>[];
+  if (first?.type !== 'string' || JSON.stringify(second) !== '{"type":"null"}' || more.length > 0)
+    return { ...out, anyOf: collapseNullableStrings(anyOf) };
+  return { ...out, ...(collapseNullableStrings(first) as Record<string, unknown>), type: ['string', 'null'] };
 }
 
 function publish(schema: z.ZodType, id: string, title: string): Record<string, unknown> {

@@ -2,13 +2,8 @@
 export function jsonErrorPosition(text: string, message: string): { line: number; column: number } {
   const at = /at position (\d+)/.exec(message);
   const offset = at === null ? text.length : Number(at[1]);
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: offset - start + 1 };
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
 }
 
 /** The parsed value, or the problem as `LINE:COLUMN: malformed JSON: WHY`. */

@@ -41,18 +41,10 @@ export function loadSliceFile(file: string, options: ReadSliceOptions = {}): Loa
   try {
     bytes = readFileSync(file);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a folder, not a slice file'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (cause as Error).message;
-    throw new SliceFileError(file, [{ rule: 'read', message: `cannot read the slice file: ${why}`, balls: [] }], {
-      cause,
-    });
+    const said = { ENOENT: 'no such file', EISDIR: 'is a folder, not a slice file', EACCES: 'permission denied' };
+    const why = said[(cause as NodeJS.ErrnoException).code as keyof typeof said] ?? (cause as Error).message;
+    const message = `cannot read the slice file: ${why}`;
+    throw new SliceFileError(file, [{ rule: 'read', message, balls: [] }], { cause });
   }
   // What a fatal TextDecoder checks, several times faster; one byte order mark is left out, as it does.
   if (!isUtf8(bytes))

@@ -18,8 +18,7 @@ function lstatOrNull(file: string): Stats | null {
     return lstatSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ENOTDIR') return null;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw error;
   }
 }
@@ -32,38 +31,32 @@ export function resolveInRepo(root: string, path: string): PathState {
   const parts = normalizeScopePath(path).split('/');
   for (let i = 0; i < parts.length; i++) {
     const prefix = parts.slice(0, i + 1).join('/');
-    const stat = lstatOrNull(join(rootReal, prefix));
+    const at = join(rootReal, prefix);
+    const stat = lstatOrNull(at);
     if (stat === null) return { kind: 'absent' };
+    const problem = (problem: string): PathState => ({ kind: 'problem', problem });
+    const link = `passes through the symlink ${JSON.stringify(prefix)}`;
+    let target = stat;
     if (stat.isSymbolicLink()) {
       let real: string;
       try {
-        real = realpathSync(join(rootReal, prefix));
+        real = realpathSync(at);
       } catch {
         // A dangling link: where it points decides, as a write through it would create that file.
-        const target = readlinkSync(join(rootReal, prefix));
-        return {
-          kind: 'problem',
-          problem: `passes through the symlink ${JSON.stringify(prefix)} -> ${JSON.stringify(target)}, which leads nowhere`,
-        };
+        return problem(`${link} -> ${JSON.stringify(readlinkSync(at))}, which leads nowhere`);
       }
       const rel = inside(rootReal, real);
-      if (rel === null)
-        return {
-          kind: 'problem',
-          problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads out of the repository (to ${JSON.stringify(real)})`,
-        };
-      if (rel.split(sep).some((s) => s.toLowerCase() === '.git') || rel === '')
-        return {
-          kind: 'problem',
-          problem: `passes through the symlink ${JSON.stringify(prefix)}, which leads to ${rel === '' ? 'the repository root' : "the repository's .git"}`,
-        };
+      if (rel === null) return problem(`${link}, which leads out of the repository (to ${JSON.stringify(real)})`);
+      if (rel === '') return problem(`${link}, which leads to the repository root`);
+      if (rel.split(sep).some((s) => s.toLowerCase() === '.git'))
+        return problem(`${link}, which leads to the repository's .git`);
+      target = lstatSync(real);
     }
     const isLast = i === parts.length - 1;
-    const target = stat.isSymbolicLink() ? lstatSync(realpathSync(join(rootReal, prefix))) : stat;
     if (!isLast && !target.isDirectory())
-      return { kind: 'problem', problem: `passes through ${JSON.stringify(prefix)}, which is a file, not a folder` };
-    if (isLast && target.isDirectory()) return { kind: 'problem', problem: 'is a folder, not a file' };
-    if (isLast && !target.isFile()) return { kind: 'problem', problem: 'is not a regular file' };
+      return problem(`passes through ${JSON.stringify(prefix)}, which is a file, not a folder`);
+    if (isLast && target.isDirectory()) return problem('is a folder, not a file');
+    if (isLast && !target.isFile()) return problem('is not a regular file');
   }
   return { kind: 'file' };
 }

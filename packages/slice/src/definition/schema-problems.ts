@@ -3,12 +3,7 @@ import { validateBalls, validateSliceShell } from './slice-validators.generated.
 import { NON_EMPTY_PATTERN } from './slice-id.js';
 import { fieldPath, showFound, type Violation } from './violation.js';
 
-interface AjvError {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, unknown>;
-}
-type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+type AjvError = NonNullable<typeof validateBalls.errors>[number];
 
 const FIELDS: Record<string, string[]> = {
   slice: ['$schema', 'id', 'base', 'spine', 'balls', 'live', 'require_live'],
@@ -46,6 +41,12 @@ function objectKind(pointer: string): string {
   return 'ball';
 }
 
+const KIND_NAMES: Record<string, string> = { scope: 'scope entry', metric: 'metric field', live: 'live proof' };
+
+function unknownField(kind: string, shown: string): string {
+  return `unknown field ${shown}: a ${KIND_NAMES[kind] ?? kind} has only ${(FIELDS[kind] ?? []).join(', ')}`;
+}
+
 function expectation(error: AjvError, field: string): string {
   const p = error.params;
   switch (error.keyword) {
@@ -79,11 +80,7 @@ function describe(root: unknown, base: string, error: AjvError): { path: string;
   }
   if (error.keyword === 'additionalProperties') {
     const name = String(error.params.additionalProperty);
-    const kind = objectKind(pointer);
-    return {
-      path: fieldPath(`${pointer}/${name}`),
-      message: `unknown field "${name}": a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${(FIELDS[kind] ?? []).join(', ')}`,
-    };
+    return { path: fieldPath(`${pointer}/${name}`), message: unknownField(objectKind(pointer), `"${name}"`) };
   }
   const field = pointer.slice(pointer.lastIndexOf('/') + 1);
   const found = valueAt(root, pointer);
@@ -110,15 +107,14 @@ type Check = (value: unknown) => AjvError | null;
 // A ball, scope entry or proof is checked inside a valid ball of its own, its problem's path taken back out of it.
 function inBall(prefix: string, place: (value: unknown) => unknown): Check {
   return (value) => {
-    if ((validateBalls as Validator)([place(value)])) return null;
-    const error = (validateBalls as Validator).errors?.[0];
+    if (validateBalls([place(value)])) return null;
+    const error = validateBalls.errors?.[0];
     return error === undefined ? null : { ...error, instancePath: error.instancePath.slice(prefix.length) };
   };
 }
 
 const CHECKS: Record<string, Check> = {
-  slice: (value) =>
-    (validateSliceShell as Validator)(value) ? null : ((validateSliceShell as Validator).errors?.[0] ?? null),
+  slice: (value) => (validateSliceShell(value) ? null : (validateSliceShell.errors?.[0] ?? null)),
   // A ball's scope entries and proof are parts of their own: here only their shape is the ball's.
   ball: inBall('/0', (ball) =>
     isObject(ball)
@@ -143,74 +139,48 @@ function push(out: Violation[], path: string, message: string, balls: string[]):
   out.push({ rule: 'schema', message: `${label(path, balls)}${message}`, balls, path });
 }
 
-// Every problem of one object: its unknown fields, its missing ones, then each field's own.
-function objectProblems(
-  kind: string,
-  value: unknown,
-  root: unknown,
-  base: string,
-  balls: string[],
-  out: Violation[],
-): void {
-  const check = CHECKS[kind] as Check;
-  if (check(value) === null) return;
-  if (!isObject(value)) {
-    push(
-      out,
-      fieldPath(base),
-      `expected ${kind === 'scope' ? 'a scope entry' : `a ${kind}`} (an object), found ${showFound(value)}`,
-      balls,
-    );
-    return;
-  }
-  const fields = FIELDS[kind] ?? [];
-  const template = TEMPLATES[kind] ?? {};
-  for (const key of Object.keys(value)) {
-    if (!fields.includes(key))
-      push(
-        out,
-        fieldPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
-        `unknown field ${JSON.stringify(key)}: a ${kind === 'scope' ? 'scope entry' : kind === 'metric' ? 'metric field' : kind === 'live' ? 'live proof' : kind} has only ${fields.join(', ')}`,
-        balls,
-      );
-  }
-  for (const key of fields) {
-    if (!Object.hasOwn(value, key)) {
-      if (!OPTIONAL.has(key))
-        push(out, fieldPath(`${base}/${key}`), `missing the required field ${JSON.stringify(key)}`, balls);
-      continue;
-    }
-    const error = check({ ...template, [key]: value[key] });
-    if (error === null) continue;
-    const { path, message } = describe(root, base, error);
-    push(out, path, message, balls);
-  }
-}
-
 /** Every field's schema problem (the first within a field's value); none when the slice matches its JSON Schema. */
 export function schemaProblems(value: unknown): Violation[] {
-  if ((validateSliceShell as Validator)(value) && (validateBalls as Validator)((value as { balls: unknown }).balls))
-    return [];
+  if (validateSliceShell(value) && validateBalls((value as { balls: unknown }).balls)) return [];
   const out: Violation[] = [];
-  objectProblems(
-    'slice',
-    isObject(value) && isObject(value.live) ? { ...value, live: LIVE } : value,
-    value,
-    '',
-    [],
-    out,
-  );
-  if (isObject(value) && isObject(value.live)) objectProblems('live', value.live, value, '/live', [], out);
+  // Every problem of one object: its unknown fields, its missing ones, then each field's own.
+  const objectProblems = (kind: string, object: unknown, base: string, balls: string[]): void => {
+    const check = CHECKS[kind] as Check;
+    if (check(object) === null) return;
+    if (!isObject(object)) {
+      const what = kind === 'scope' ? 'a scope entry' : `a ${kind}`;
+      push(out, fieldPath(base), `expected ${what} (an object), found ${showFound(object)}`, balls);
+      return;
+    }
+    const fields = FIELDS[kind] ?? [];
+    for (const key of Object.keys(object)) {
+      const pointer = `${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (!fields.includes(key)) push(out, fieldPath(pointer), unknownField(kind, JSON.stringify(key)), balls);
+    }
+    for (const key of fields) {
+      if (!Object.hasOwn(object, key)) {
+        if (!OPTIONAL.has(key))
+          push(out, fieldPath(`${base}/${key}`), `missing the required field ${JSON.stringify(key)}`, balls);
+        continue;
+      }
+      const error = check({ ...TEMPLATES[kind], [key]: object[key] });
+      if (error === null) continue;
+      const { path, message } = describe(value, base, error);
+      push(out, path, message, balls);
+    }
+  };
+  objectProblems('slice', isObject(value) && isObject(value.live) ? { ...value, live: LIVE } : value, '', []);
+  if (isObject(value) && isObject(value.live)) objectProblems('live', value.live, '/live', []);
   const balls = isObject(value) && Array.isArray(value.balls) ? value.balls : [];
   balls.forEach((ball: unknown, i) => {
     const ids = isObject(ball) && typeof ball.id === 'string' ? [ball.id] : [];
-    objectProblems('ball', ball, value, `/balls/${i}`, ids, out);
+    objectProblems('ball', ball, `/balls/${i}`, ids);
     if (!isObject(ball)) return;
     if (Array.isArray(ball.scope))
       for (const [j, entry] of (ball.scope as unknown[]).entries())
-        objectProblems('scope', entry, value, `/balls/${i}/scope/${j}`, ids, out);
-    if (ball.proof !== undefined) objectProblems('proof', ball.proof, value, `/balls/${i}/proof`, ids, out);
-    if (isObject(ball.live)) objectProblems('live', ball.live, value, `/balls/${i}/live`, ids, out);
+        objectProblems('scope', entry, `/balls/${i}/scope/${j}`, ids);
+    if (ball.proof !== undefined) objectProblems('proof', ball.proof, `/balls/${i}/proof`, ids);
+    if (isObject(ball.live)) objectProblems('live', ball.live, `/balls/${i}/live`, ids);
   });
   return out;
 }

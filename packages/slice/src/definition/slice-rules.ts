@@ -21,6 +21,7 @@ export interface RuleCheck {
   depth: Int32Array;
 }
 
+type Ids = readonly (string | undefined)[];
 const NO_ITEMS: readonly unknown[] = [];
 const NO_FIELDS: Readonly<Record<string, unknown>> = {};
 
@@ -36,14 +37,19 @@ export function refNameProblem(id: string): string | null {
   return null;
 }
 
-function ballName(ids: readonly (string | undefined)[], i: number): string {
+function ballName(ids: Ids, i: number): string {
   const id = ids[i];
   return id === undefined ? `balls[${i}]` : `ball ${JSON.stringify(id)}`;
 }
 
-function idsOf(ids: readonly (string | undefined)[], i: number): string[] {
+function idsOf(ids: Ids, i: number): string[] {
   const id = ids[i];
   return id === undefined ? [] : [id];
+}
+
+/** Ball i's violation: its message starts with the ball's name, its path with `balls[i]`. */
+function ofBall(rule: string, ids: Ids, i: number, message: string, at: string): Violation {
+  return { rule, message: `${ballName(ids, i)}${message}`, balls: idsOf(ids, i), path: `balls[${i}]${at}` };
 }
 
 // Normalised, lowercased where case folds, NFC: two balls never own two spellings of one file (one on macOS).
@@ -67,69 +73,38 @@ function idRules(slice: Record<string, unknown>, out: Violation[]): void {
   // An id the schema refused is reported there, once.
   if (typeof slice.id === 'string' && ID_PATTERN.test(slice.id)) {
     const why = refNameProblem(slice.id);
-    if (why !== null)
-      out.push({
-        rule: 'id-as-branch',
-        message: `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`,
-        balls: [],
-        path: 'id',
-      });
+    const message = `slice id ${JSON.stringify(slice.id)} cannot name the branches leap/${slice.id}/...: it ${why}`;
+    if (why !== null) out.push({ rule: 'id-as-branch', message, balls: [], path: 'id' });
   }
 }
 
 function ballIdRules(id: string, i: number, schemaValid: boolean, out: Violation[]): void {
   if (!schemaValid && !ID_PATTERN.test(id)) return;
   const why = id.includes('.') ? refNameProblem(id) : null;
-  if (why !== null)
-    out.push({
-      rule: 'id-as-branch',
-      message: `ball id ${JSON.stringify(id)} cannot name the branch leap/SLICE/${id}: it ${why}`,
-      balls: [id],
-      path: `balls[${i}].id`,
-    });
-  if (RESERVED.has(id))
-    out.push({
-      rule: 'reserved-id',
-      message: `ball id ${JSON.stringify(id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`,
-      balls: [id],
-      path: `balls[${i}].id`,
-    });
+  if (why !== null) {
+    const message = `ball id ${JSON.stringify(id)} cannot name the branch leap/SLICE/${id}: it ${why}`;
+    out.push({ rule: 'id-as-branch', message, balls: [id], path: `balls[${i}].id` });
+  }
+  if (RESERVED.has(id)) {
+    const message = `ball id ${JSON.stringify(id)} is reserved for the engine (${RESERVED_BALL_IDS.join(', ')})`;
+    out.push({ rule: 'reserved-id', message, balls: [id], path: `balls[${i}].id` });
+  }
 }
 
-function linesRule(
-  lines: unknown[],
-  ids: readonly (string | undefined)[],
-  i: number,
-  j: number,
-  out: Violation[],
-): void {
+function linesRule(lines: unknown[], ids: Ids, i: number, j: number, out: Violation[]): void {
   for (let k = 0; k < lines.length; k++) {
     const range = lines[k];
     if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[0] > range[1]) {
-      out.push({
-        rule: 'lines',
-        message: `${ballName(ids, i)}: line range [${range[0]}, ${range[1]}] ends before it starts`,
-        balls: idsOf(ids, i),
-        path: `balls[${i}].scope[${j}].lines[${k}]`,
-      });
+      const message = `: line range [${range[0]}, ${range[1]}] ends before it starts`;
+      out.push(ofBall('lines', ids, i, message, `.scope[${j}].lines[${k}]`));
     }
   }
 }
 
-function proofRules(
-  proof: Record<string, unknown>,
-  ids: readonly (string | undefined)[],
-  i: number,
-  out: Violation[],
-): void {
+function proofRules(proof: Record<string, unknown>, ids: Ids, i: number, out: Violation[]): void {
   const argv = proof.argv;
   if (Array.isArray(argv) && argv[0] === '')
-    out.push({
-      rule: 'proof',
-      message: `${ballName(ids, i)}: proof.argv[0] is empty: it names the program to run`,
-      balls: idsOf(ids, i),
-      path: `balls[${i}].proof.argv[0]`,
-    });
+    out.push(ofBall('proof', ids, i, ': proof.argv[0] is empty: it names the program to run', '.proof.argv[0]'));
   const metric = proof.metric;
   if (!Array.isArray(metric) || metric.length < 2) return;
   const fields = new Set<string>();
@@ -137,19 +112,16 @@ function proofRules(
     const field = isObject(m) ? m.field : undefined;
     if (typeof field !== 'string') return;
     if (fields.has(field))
-      out.push({
-        rule: 'proof',
-        message: `${ballName(ids, i)}: metric field ${JSON.stringify(field)} is named twice`,
-        balls: idsOf(ids, i),
-        path: `balls[${i}].proof.metric[${k}].field`,
-      });
+      out.push(
+        ofBall('proof', ids, i, `: metric field ${JSON.stringify(field)} is named twice`, `.proof.metric[${k}].field`),
+      );
     fields.add(field);
   });
 }
 
 function sharedFile(
   balls: readonly unknown[],
-  ids: readonly (string | undefined)[],
+  ids: Ids,
   owner: number,
   i: number,
   j: number,
@@ -157,17 +129,12 @@ function sharedFile(
   key: string,
   foldCase: boolean,
 ): Violation {
-  const at = `balls[${i}].scope[${j}].path`;
   const ownerBall = balls[owner];
   const first = firstSpelling(isObject(ownerBall) ? ownerBall.scope : undefined, key, foldCase);
   const normal = normalizeScopePath(path);
   if (owner === i) {
-    return {
-      rule: 'disjoint-scopes',
-      message: `${ballName(ids, i)} lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`,
-      balls: idsOf(ids, i),
-      path: at,
-    };
+    const twice = ` lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`;
+    return ofBall('disjoint-scopes', ids, i, twice, `.scope[${j}].path`);
   }
   const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
   const spelled =
@@ -178,47 +145,31 @@ function sharedFile(
     rule: 'disjoint-scopes',
     message: `balls ${name(owner)} and ${name(i)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`,
     balls: [...idsOf(ids, owner), ...idsOf(ids, i)],
-    path: at,
+    path: `balls[${i}].scope[${j}].path`,
   };
 }
 
-function spineRule(slice: Record<string, unknown>, ids: readonly (string | undefined)[], out: Violation[]): void {
+function spineRule(slice: Record<string, unknown>, ids: Ids, out: Violation[]): void {
   if (typeof slice.spine !== 'string' || slice.spine === '') return;
   const named = ids.includes(slice.spine);
   if (slice.spine === 'integrator' && named) {
-    out.push({
-      rule: 'one-spine',
-      message: 'spine "integrator" names two writers: the integrator and the ball "integrator"; rename the ball',
-      balls: ['integrator'],
-      path: 'spine',
-    });
+    const message = 'spine "integrator" names two writers: the integrator and the ball "integrator"; rename the ball';
+    out.push({ rule: 'one-spine', message, balls: ['integrator'], path: 'spine' });
   } else if (slice.spine !== 'integrator' && !named) {
-    out.push({
-      rule: 'one-spine',
-      message: `spine ${JSON.stringify(slice.spine)} is neither "integrator" nor a ball of this slice`,
-      balls: [],
-      path: 'spine',
-    });
+    const message = `spine ${JSON.stringify(slice.spine)} is neither "integrator" nor a ball of this slice`;
+    out.push({ rule: 'one-spine', message, balls: [], path: 'spine' });
   }
 }
 
 function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
   const base = slice.base;
   if (typeof base !== 'string' || base === '') return;
-  if (base.startsWith('-'))
-    out.push({
-      rule: 'base',
-      message: `base ${JSON.stringify(base)} starts with "-": git would read it as an option, not a commit`,
-      balls: [],
-      path: 'base',
-    });
-  else if (/[\0-\x1f\x7f]/.test(base))
-    out.push({
-      rule: 'base',
-      message: `base ${JSON.stringify(base)} holds a control character, which no commit-ish does`,
-      balls: [],
-      path: 'base',
-    });
+  const why = base.startsWith('-')
+    ? 'starts with "-": git would read it as an option, not a commit'
+    : /[\0-\x1f\x7f]/.test(base)
+      ? 'holds a control character, which no commit-ish does'
+      : null;
+  if (why !== null) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} ${why}`, balls: [], path: 'base' });
 }
 
 /** Every violation of the rules between the parts of `slice` (any value; a non-object has none), in rule order. */
@@ -252,12 +203,8 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
     if (id !== undefined) {
       const seen = first.get(id);
       if (seen !== undefined) {
-        out.push({
-          rule: 'unique-ids',
-          message: `ball id ${JSON.stringify(id)} is used twice: balls[${seen}] and balls[${i}]`,
-          balls: [id],
-          path: `balls[${i}].id`,
-        });
+        const message = `ball id ${JSON.stringify(id)} is used twice: balls[${seen}] and balls[${i}]`;
+        out.push({ rule: 'unique-ids', message, balls: [id], path: `balls[${i}].id` });
       } else {
         first.set(id, i);
         isNode[i] = 1;
@@ -296,7 +243,6 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   return { violations: out, depth };
 }
 
-type Ids = readonly (string | undefined)[];
 type DepLists = readonly (readonly unknown[])[];
 
 // `start[i]..start[i+1]` in `edges` are ball i's dependencies; if all point to earlier balls, no walk is needed.
@@ -314,12 +260,8 @@ function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode
       if (typeof dep !== 'string') continue;
       const j = first.get(dep);
       if (j === undefined) {
-        out.push({
-          rule: 'known-deps',
-          message: `${ballName(ids, i)} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`,
-          balls: idsOf(ids, i),
-          path: `balls[${i}].deps[${k}]`,
-        });
+        const unknown = ` depends on ${JSON.stringify(dep)}, which is not a ball of this slice`;
+        out.push(ofBall('known-deps', ids, i, unknown, `.deps[${k}]`));
       } else if (isNode[i] === 1) {
         edges.push(j);
         if (j >= i) inOrder = false;
@@ -332,23 +274,24 @@ function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode
   for (const cycle of walked.cycles) {
     const around = cycle.map((i) => ids[i] as string);
     const path = [...around, around[0]].map((id) => JSON.stringify(id)).join(' -> ');
-    out.push({
-      rule: 'no-cycle',
-      message: `dependency cycle: ${path} (each depends on the next)`,
-      balls: around,
-      path: `balls[${cycle[0]}].deps`,
-    });
+    const message = `dependency cycle: ${path} (each depends on the next)`;
+    out.push({ rule: 'no-cycle', message, balls: around, path: `balls[${cycle[0]}].deps` });
   }
   return walked.depth;
 }
 
 function badScopePath(ids: Ids, i: number, j: number, path: string): Violation {
-  const message = `${ballName(ids, i)}: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`;
-  return { rule: 'scope-path', message, balls: idsOf(ids, i), path: `balls[${i}].scope[${j}].path` };
+  const message = `: scope path ${JSON.stringify(path)} ${scopePathProblem(path)}`;
+  return ofBall('scope-path', ids, i, message, `.scope[${j}].path`);
 }
 
 function noLive(ids: Ids, i: number): Violation {
   const why = 'a live proof runs the real surface: the built command, the server, the page';
-  const message = `${ballName(ids, i)} has no "live" proof, and the slice says "require_live": true (${why})`;
-  return { rule: 'require-live', message, balls: idsOf(ids, i), path: `balls[${i}].live` };
+  return ofBall(
+    'require-live',
+    ids,
+    i,
+    ` has no "live" proof, and the slice says "require_live": true (${why})`,
+    '.live',
+  );
 }

@@ -84,58 +84,32 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   const paths = slicePaths(repoRoot, slice.id);
   const rel = (file: string) => relative(repoRoot, file);
   const unreadable: string[] = [];
-  const run = readRecord(paths.run, unreadable, rel(paths.run));
+  const read = (file: string) => readRecord(file, unreadable, rel(file));
+  const run = read(paths.run);
   const engine = liveEngine(repoRoot, slice.id);
   const own = new Map<string, BallStatus>();
   const blockedBy = new Map<string, string[]>();
   for (const ball of slice.balls) {
-    const result = readRecord(paths.result(ball.id), unreadable, rel(paths.result(ball.id)));
+    const result = read(paths.result(ball.id));
     const rounds = roundNumbers(paths.ball(ball.id));
     const last = rounds.at(-1);
-    const lastRecord =
-      last === undefined ? null : readRecord(paths.round(ball.id, last), unreadable, rel(paths.round(ball.id, last)));
+    const lastRecord = last === undefined ? null : read(paths.round(ball.id, last));
     const receipt = result === null ? null : asReceipt(result.receipt);
     // The engine gives a ball it never built, because a dependency refused or held, a result naming them.
-    if (Array.isArray(result?.blockedBy) && result.blockedBy.length > 0)
-      blockedBy.set(
-        ball.id,
-        result.blockedBy.filter((b): b is string => typeof b === 'string'),
-      );
-    const state: BallState =
-      receipt === 1
-        ? 'passed'
-        : receipt === -1
-          ? 'refused'
-          : receipt === 0
-            ? 'held'
-            : rounds.length > 0
-              ? engine === null
-                ? 'interrupted'
-                : 'running'
-              : 'pending';
+    const on = Array.isArray(result?.blockedBy) ? result.blockedBy : [];
+    const named: string[] = on.filter((b) => typeof b === 'string');
+    if (on.length > 0) blockedBy.set(ball.id, named);
+    // A held ball with a round past its result's is being built again by the live engine.
+    const again = engine !== null && last !== undefined && typeof result?.rounds === 'number' && last > result.rounds;
+    const building = rounds.length === 0 ? 'pending' : engine === null ? 'interrupted' : 'running';
+    const state = receipt === 1 ? 'passed' : receipt === -1 ? 'refused' : receipt === 0 && !again ? 'held' : building;
     own.set(ball.id, {
       ball: ball.id,
-      state:
-        state === 'held' &&
-        engine !== null &&
-        rounds.length > 0 &&
-        typeof result?.rounds === 'number' &&
-        last !== undefined &&
-        last > result.rounds
-          ? 'running'
-          : state,
+      state,
       receipt,
       reason: asString(result?.reason),
       rounds: rounds.length,
-      lastRound:
-        last === undefined
-          ? null
-          : {
-              round: last,
-              receipt: asReceipt(lastRecord?.receipt),
-              reason: asString(lastRecord?.reason),
-              ...fellOver(lastRecord),
-            },
+      lastRound: last === undefined ? null : { round: last, ...lastRoundOf(lastRecord) },
       candidate: asString(result?.candidate) ?? asString(lastRecord?.candidate),
       merged: asString(result?.merged),
       checkpoint: existsSync(paths.checkpoint(ball.id)) ? rel(paths.checkpoint(ball.id)) : null,
@@ -188,14 +162,16 @@ export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
   return passed;
 }
 
-// A round's fall-overs (round-N.json's `fallovers`: builders whose vendor ran dry on it) and who built it after them.
-function fellOver(record: Record<string, unknown> | null): { builder?: string; fallovers?: string[] } {
+// A round's receipt and reason, its fall-overs (round-N.json's `fallovers`: builders whose vendor ran dry on it) and
+// who built it after them.
+function lastRoundOf(record: Record<string, unknown> | null): Omit<NonNullable<BallStatus['lastRound']>, 'round'> {
+  const said = { receipt: asReceipt(record?.receipt), reason: asString(record?.reason) };
   const list = Array.isArray(record?.fallovers) ? record.fallovers : [];
   const fallovers = list.flatMap((f) => {
     const { agent, cause } = (f ?? {}) as Record<string, unknown>;
     return typeof agent === 'string' && typeof cause === 'string' ? [`${agent} ${cause}`] : [];
   });
-  if (fallovers.length === 0) return {};
+  if (fallovers.length === 0) return said;
   const builder = asString((record?.builder as Record<string, unknown> | undefined)?.agent);
-  return { fallovers, ...(builder === null ? {} : { builder }) };
+  return { ...said, fallovers, ...(builder === null ? {} : { builder }) };
 }

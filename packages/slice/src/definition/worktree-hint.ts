@@ -1,6 +1,7 @@
 // Whether a slice may have worktrees to reap, from git's files: no git process or heavy module for validate and plan.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { findRepoRoot } from '@leap/core';
 
 function commonGitDir(repoRoot: string): string | null {
   const dotGit = join(repoRoot, '.git');
@@ -47,4 +48,11 @@ export function mainWorktreeRoot(root: string): string {
   }
   const common = commonGitDir(root);
   return common !== null && basename(common) === '.git' ? dirname(common) : root;
+}
+
+/** `leap slice validate|plan`: the worktrees a dead engine left, reaped when git's files say there may be some. */
+export async function reapFrom(cwd: string, sliceId: string): Promise<void> {
+  const found = findRepoRoot(cwd);
+  const root = found === null ? null : mainWorktreeRoot(found);
+  if (root !== null && mayHaveSliceWorktrees(root, sliceId)) (await import('../reap.js')).reapSlice(root, sliceId);
 }

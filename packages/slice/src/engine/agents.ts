@@ -39,18 +39,9 @@ export async function resolveAgents(options: {
       throw new UsageError(`${role}: ${(error as Error).message}`, { cause: error });
     }
   };
-  const option =
-    options.builder === undefined
-      ? undefined
-      : typeof options.builder === 'string'
-        ? agentList('--builder', options.builder)
-        : options.builder;
-  const from =
-    option !== undefined
-      ? '--builder'
-      : registry.roles.builder !== undefined
-        ? `${registry.file}: "roles.builder"`
-        : '--builder';
+  const option = typeof options.builder === 'string' ? agentList('--builder', options.builder) : options.builder;
+  const fromFile = option === undefined && registry.roles.builder !== undefined;
+  const from = fromFile ? `${registry.file}: "roles.builder"` : '--builder';
   const builderNames = option ?? registry.roles.builder ?? [DEFAULT_BUILDER];
   if (builderNames.length === 0) throw new UsageError('--builder: expected at least one agent name');
   const builders = builderNames.map((n) => named(from, n)).map((a) => ({ name: a.name, family: a.family }));

@@ -37,13 +37,8 @@ export async function judge(
     return { value, reason, candidate, refused, seats: summarizeSeats(jury.seats) };
   } catch (error) {
     // An unreadable candidate (the builder's identities are redacted, never a reason to hold): no verdict, a hold.
-    return {
-      value: 0,
-      reason: `no jury: ${(error as Error).message}`,
-      candidate: result.candidate as string,
-      seats: [],
-      refused: [],
-    };
+    const reason = `no jury: ${(error as Error).message}`;
+    return { value: 0, reason, candidate: result.candidate as string, seats: [], refused: [] };
   }
 }
 

@@ -4,8 +4,14 @@ import type { Slice } from '../definition/slice-schema.js';
 import type { RunBuilder } from './agents.js';
 import { renderCheckpoint } from './checkpoint.js';
 import type { EngineLog } from './events.js';
-import { writeRecord, writeText, type ResultRecord, type RoundRecord, type SlicePaths } from './records.js';
-import type { Fallover } from './records.js';
+import {
+  writeRecord,
+  writeText,
+  type Fallover,
+  type ResultRecord,
+  type RoundRecord,
+  type SlicePaths,
+} from './records.js';
 import type { RoundResult } from './round-types.js';
 import type { BallProgress } from './scheduler.js';
 
@@ -52,31 +58,32 @@ export function recordFallover(ctx: RecordsContext, ball: string, out: RoundResu
   ctx.say(`ball ${ball}: ${leaf}: ${dry}; ${then}${worker}`);
 }
 
+/** The ball's end: result.json, its `receipt` event (none for a ball never built), its `ball` event and its line. */
+function settle(ctx: RecordsContext, state: BallProgress, result: ResultRecord, ballState: string, line: string): void {
+  const { receipt, reason, candidate } = result;
+  const at = { slice: ctx.slice.id, ball: state.ball.id };
+  state.result = result;
+  writeRecord(ctx.paths.result(at.ball), result);
+  if (result.blockedBy === undefined) ctx.log.emit('receipt', { ...at, value: receipt, candidate, evidence: reason });
+  ctx.log.emit('ball', { ...at, state: ballState, wave: state.wave, receipt, reason });
+  ctx.say(`ball ${at.ball}: ${line}`);
+}
+
+/** A pass or a refusal, after `rounds`; `commit` holds a pass's work. */
 export function finishBall(
   ctx: RecordsContext,
   state: BallProgress,
-  receipt: -1 | 1,
-  reason: string,
-  rounds: readonly RoundRecord[],
-  commit: string | null,
-  candidate: string | null,
-): ResultRecord {
-  const result: ResultRecord = {
+  {
     receipt,
     reason,
     candidate,
-    rounds: rounds.length,
-    merged: null,
-    ts: isoTimestamp(),
     commit,
-  };
-  writeRecord(ctx.paths.result(state.ball.id), result);
-  ctx.log.emit('receipt', { slice: ctx.slice.id, ball: state.ball.id, value: receipt, candidate, evidence: reason });
-  ctx.log.emit('ball', { slice: ctx.slice.id, ball: state.ball.id, state: 'done', wave: state.wave, receipt, reason });
-  ctx.say(
-    `ball ${state.ball.id}: ${receipt === 1 ? `1 pass after ${rounds.length} round(s), candidate ${candidate?.slice(0, 12)}` : `-1 refused: ${reason}`}`,
-  );
-  return result;
+  }: { receipt: -1 | 1; reason: string; candidate: string | null; commit: string | null },
+  rounds: readonly RoundRecord[],
+): void {
+  const result = { receipt, reason, candidate, rounds: rounds.length, merged: null, ts: isoTimestamp(), commit };
+  const passed = `1 pass after ${rounds.length} round(s), candidate ${candidate?.slice(0, 12)}`;
+  settle(ctx, state, result, 'done', receipt === 1 ? passed : `-1 refused: ${reason}`);
 }
 
 /** Receipt 0 and the checkpoint the next run resumes from; `n`: rounds spent; `start`, `commit` default to the base. */
@@ -88,85 +95,27 @@ export function holdBall(
   n: number,
   commit?: string,
   start?: string,
-): ResultRecord {
+): void {
   const { ball } = state;
   const from = start ?? ctx.base;
-  writeText(
-    ctx.paths.checkpoint(ball.id),
-    renderCheckpoint({
-      slice: ctx.slice.id,
-      sliceFile: ctx.file,
-      ball,
-      base: ctx.base,
-      start: from,
-      branch: ballBranch(ctx.slice.id, ball.id),
-      commit: commit ?? from,
-      rounds: [...rounds],
-      reason,
-    }),
-  );
-  const result: ResultRecord = {
-    receipt: 0,
-    reason,
-    candidate: rounds.at(-1)?.candidate ?? null,
-    rounds: n,
-    merged: null,
-    ts: isoTimestamp(),
-    commit: null,
-  };
-  writeRecord(ctx.paths.result(ball.id), result);
-  ctx.log.emit('receipt', {
-    slice: ctx.slice.id,
-    ball: ball.id,
-    value: 0,
-    candidate: result.candidate,
-    evidence: reason,
-  });
-  ctx.log.emit('ball', {
-    slice: ctx.slice.id,
-    ball: ball.id,
-    state: 'checkpointed',
-    wave: state.wave,
-    receipt: 0,
-    reason,
-  });
-  ctx.say(`ball ${ball.id}: 0 held: ${reason} (checkpoint ${ctx.paths.checkpoint(ball.id)})`);
-  return result;
+  const branch = ballBranch(ctx.slice.id, ball.id);
+  const at = { slice: ctx.slice.id, sliceFile: ctx.file, ball, base: ctx.base, start: from, branch };
+  const checkpoint = ctx.paths.checkpoint(ball.id);
+  writeText(checkpoint, renderCheckpoint({ ...at, commit: commit ?? from, rounds: [...rounds], reason }));
+  const candidate = rounds.at(-1)?.candidate ?? null;
+  const result = { receipt: 0, reason, candidate, rounds: n, merged: null, ts: isoTimestamp(), commit: null } as const;
+  settle(ctx, state, result, 'checkpointed', `0 held: ${reason} (checkpoint ${checkpoint})`);
 }
 
 /** A refused ball's descendant is blocked, a held one's held (its checkpoint names what it waits on); never built. */
-export function blockBall(
-  ctx: RecordsContext,
-  state: BallProgress,
-  on: readonly string[],
-  why: 'refused' | 'held',
-): ResultRecord {
+export function blockBall(ctx: RecordsContext, state: BallProgress, on: readonly string[], why: 'refused' | 'held') {
   const id = state.ball.id;
   const reason = `${why === 'refused' ? 'blocked' : 'held'}: dependency ${on.join(', ')} ${why === 'refused' ? 'refused (-1)' : 'held (0)'}`;
-  const result: ResultRecord = {
-    receipt: 0,
-    reason,
-    candidate: null,
-    rounds: 0,
-    merged: null,
-    ts: isoTimestamp(),
-    commit: null,
-    blockedBy: [...on],
-  };
   if (why === 'held') {
     const at = { slice: ctx.slice.id, sliceFile: ctx.file, ball: state.ball, base: ctx.base, start: ctx.base };
     const waiting = { branch: ballBranch(ctx.slice.id, id), commit: ctx.base, rounds: [], reason, waitingOn: [...on] };
     writeText(ctx.paths.checkpoint(id), renderCheckpoint({ ...at, ...waiting }));
   }
-  writeRecord(ctx.paths.result(id), result);
-  ctx.log.emit('ball', {
-    slice: ctx.slice.id,
-    ball: id,
-    state: why === 'refused' ? 'blocked' : 'checkpointed',
-    wave: state.wave,
-    receipt: 0,
-    reason,
-  });
-  ctx.say(`ball ${id}: ${reason}`);
-  return result;
+  const never = { candidate: null, rounds: 0, merged: null, ts: isoTimestamp(), commit: null, blockedBy: [...on] };
+  settle(ctx, state, { receipt: 0, reason, ...never }, why === 'refused' ? 'blocked' : 'checkpointed', reason);
 }

@@ -33,24 +33,22 @@ export interface RoundPlace {
   linked?: string[];
 }
 
-interface Round {
-  place: RoundPlace;
-  request: RoundRequest;
-  dir: string;
-  ball: RoundRequest['spec'];
-  agent: AgentPlugin;
-  result: RoundResult;
-  end: (receipt: RoundResult['receipt'], reason: string, undo: boolean) => Promise<RoundResult>;
-  proofAt: (name: string, network?: boolean) => ProofPlace;
-  names: ReturnType<typeof proofLeaves>;
-  /** The runner's links as the round starts, put back before each proof that follows the builder. */
-  links: ReturnType<typeof readLinks>;
-  proofEnv: NodeJS.ProcessEnv;
-  writerBox: () => SandboxSpec | null;
-}
+type Round = Awaited<ReturnType<typeof startRound>>;
 
 /** Build and score one round; never throws for what a builder, a proof or a reviewer did. */
 export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Promise<RoundResult> {
+  const round = await startRound(place, request);
+  const { dir, ball, end } = round;
+  if (request.checkMap) {
+    const map = checkFileMap({ root: dir, slice: request.definition, ball: ball.id, passed: new Set(request.passed) });
+    if (map.receipt !== 1) return end(map.receipt, `file map: ${map.reasons.join('; ')}`, false);
+  }
+  const started = (await measureChampion(round)) ?? (await runBuilder(round));
+  return started ?? (await proveBuilt(round)) ?? (await liveProof(round)) ?? keepAndJudge(round);
+}
+
+// The round's agent, its result so far, its end (and undo), and where its proofs and builder run.
+async function startRound(place: RoundPlace, request: RoundRequest) {
   const { dir } = place;
   const ball = request.spec;
   const verify = await import('@leap/verify');
@@ -81,19 +79,14 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   const idleMs = proofIdleLimit(place.env);
   const theirs = linkedPlaces(dir, linked);
   const names = proofLeaves(ball.id, request.round);
+  // The runner's links as the round starts, put back before each proof that follows the builder.
   const links = readLinks(dir, linked);
   const at = { cwd: dir, env: proofEnv, stateDir: place.stateDir, timeoutMs: request.timeoutMs, idleMs, theirs };
   const proofAt = (name: string, network = false): ProofPlace => ({ ...at, name, sandbox: proofBox(network) });
   // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
   const writer = () => withLinked(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), dir, linked);
   const writerBox = () => (bwrap === null ? null : writer());
-  const round: Round = { place, request, dir, ball, agent, result, end, proofAt, names, links, proofEnv, writerBox };
-  if (request.checkMap) {
-    const map = checkFileMap({ root: dir, slice: request.definition, ball: ball.id, passed: new Set(request.passed) });
-    if (map.receipt !== 1) return end(map.receipt, `file map: ${map.reasons.join('; ')}`, false);
-  }
-  const started = (await measureChampion(round)) ?? (await runBuilder(round));
-  return started ?? (await proveBuilt(round)) ?? (await liveProof(round)) ?? keepAndJudge(round);
+  return { place, request, dir, ball, agent, result, end, proofAt, names, links, proofEnv, writerBox };
 }
 
 // The proof at the ball's start, the champion, when the request holds none: a red-first ball needs it to fail.
@@ -105,11 +98,8 @@ async function measureChampion(round: Round): Promise<RoundResult | null> {
   if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
   if (ball.red_first === true && proofPassed(champion, ball.proof)) {
     result.champion = champion;
-    return end(
-      -1,
-      `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`,
-      false,
-    );
+    const reason = `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`;
+    return end(-1, reason, false);
   }
   // A proof that could not run is no red: with red_first the ball is held before any builder runs, nothing kept.
   const why = cannotRun === null || (!interrupted && ownTestMissing(ball, dir)) ? null : cannotRun;
@@ -144,25 +134,17 @@ async function runBuilder(round: Round): Promise<RoundResult | null> {
   // Its vendor ran dry: not a round of the ball. Whatever it wrote is undone; the engine asks the next builder.
   if (built.dry !== null) {
     result.dry = { kind: built.dry.kind, message: built.dry.message };
-    return end(
-      0,
-      `the builder ${agent.name} (${agent.family}) ran dry (${built.dry.kind}): ${built.dry.message}`,
-      true,
-    );
+    const reason = `the builder ${agent.name} (${agent.family}) ran dry (${built.dry.kind}): ${built.dry.message}`;
+    return end(0, reason, true);
   }
-  if (built.status === 'killed-signal')
-    return end(
-      0,
-      'the builder was interrupted: the process running it (the engine or a worker) was asked to stop',
-      true,
-    );
+  if (built.status === 'killed-signal') {
+    const reason = 'the builder was interrupted: the process running it (the engine or a worker) was asked to stop';
+    return end(0, reason, true);
+  }
   const spent = result.leaves[0]?.usage?.cost_usd ?? 0;
   if (request.costLeftUsd !== null && spent > request.costLeftUsd) {
-    return end(
-      0,
-      `the cost budget is spent: ${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left; its work is undone, unjudged`,
-      true,
-    );
+    const reason = `the cost budget is spent: ${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left; its work is undone, unjudged`;
+    return end(0, reason, true);
   }
   return null;
 }
@@ -178,29 +160,23 @@ async function proveBuilt(round: Round): Promise<RoundResult | null> {
   result.changed = changed;
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
-  if (outside.length > 0)
-    return end(
-      -1,
-      `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`,
-      true,
-    );
+  if (outside.length > 0) {
+    const reason = `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`;
+    return end(-1, reason, true);
+  }
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
     const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
-    if (stray.length > 0)
-      return end(
-        -1,
-        `edited ${showValue(entry.path)} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}); this ball's changes are undone`,
-        true,
-      );
+    if (stray.length > 0) {
+      const reason = `edited ${showValue(entry.path)} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}); this ball's changes are undone`;
+      return end(-1, reason, true);
+    }
   }
   result.candidate = await hashCandidate(dir, ball);
-  if (result.candidate !== before)
-    return end(
-      -1,
-      `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`,
-      true,
-    );
+  if (result.candidate !== before) {
+    const reason = `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`;
+    return end(-1, reason, true);
+  }
   if (!proofPassed(proof, ball.proof)) {
     const put =
       relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`;
@@ -220,34 +196,21 @@ async function liveProof(round: Round): Promise<RoundResult | null> {
   if (ball.live === undefined) return null;
   const { changed } = result;
   const candidate = result.candidate as string;
-  const live = await runLive(ball.live, round.proofAt(round.names.live, ball.live.network === true));
-  result.live = {
-    code: live.code,
-    ms: live.ms,
-    sha256: live.sha256,
-    bytes: live.bytes,
-    truncated: live.truncated,
-    output: live.output,
-    ...(live.note === undefined ? {} : { note: live.note }),
-  };
+  const at = round.proofAt(round.names.live, ball.live.network === true);
+  const { lines, cannotRun, ...live } = await runLive(ball.live, at);
+  result.live = live;
   const after = await hashCandidate(dir, ball);
-  if (after !== candidate)
-    return end(
-      -1,
-      `the live proof rewrote the candidate while it ran (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`,
-      true,
-    );
+  if (after !== candidate) {
+    const reason = `the live proof rewrote the candidate while it ran (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`;
+    return end(-1, reason, true);
+  }
   const dirty = await unstagedChanges(dir, place.linked);
   // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
   if (dirty.length > 0) await restoreToIndex(dir, place.linked);
   if (live.code !== 0) {
     if (changed.length > 0)
       result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
-    return end(
-      null,
-      `${live.note ?? `the live proof exited ${live.code}`}${live.lines === '' ? '' : `: ${live.lines}`}`,
-      false,
-    );
+    return end(null, `${live.note ?? `the live proof exited ${live.code}`}${lines === '' ? '' : `: ${lines}`}`, false);
   }
   return null;
 }
@@ -262,12 +225,10 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
   const jury = await judge(place, request, agent, result);
   result.jury = jury;
   if (jury.value === -1) return end(-1, `the jury refused: ${jury.reason}; this ball's changes are undone`, true);
-  if (jury.candidate !== candidate)
-    return end(
-      -1,
-      `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${candidate.slice(0, 12)}`,
-      true,
-    );
+  if (jury.candidate !== candidate) {
+    const reason = `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${candidate.slice(0, 12)}`;
+    return end(-1, reason, true);
+  }
   if (jury.value === 0) {
     result.commit = await commitStaged(
       dir,
@@ -280,12 +241,10 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
   const again = await runProof(ball.proof, proofAt(names.reproof));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
-  if (after !== candidate)
-    return end(
-      -1,
-      `the proof run again changed the candidate (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`,
-      true,
-    );
+  if (after !== candidate) {
+    const reason = `the proof run again changed the candidate (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`;
+    return end(-1, reason, true);
+  }
   const wrote = (dirty: string[]) =>
     end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
   if (!proofPassed(again, ball.proof)) {
@@ -298,11 +257,8 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
       const lines = again.lines === '' ? '' : ` (${again.lines})`;
       return end(0, `the proof could not run again after the jury: ${again.cannotRun}${lines}`, false);
     }
-    return end(
-      -1,
-      `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`,
-      true,
-    );
+    const reason = `the proof failed when run again after the jury (exit ${again.code}): not reproducible; refused`;
+    return end(-1, reason, true);
   }
   // Committed as staged, then checked: a proof that wrote files refuses the ball, and the undo takes the commit too.
   const landed = await commitAndCheck(dir, `leap: ${ball.id} candidate ${candidate}`, place.linked);

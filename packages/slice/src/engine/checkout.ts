@@ -108,17 +108,8 @@ export async function changesOutsideLines(
   lines: readonly (readonly [number, number])[],
   to?: string,
 ): Promise<[number, number][]> {
-  const diff = await git(dir, [
-    'diff',
-    ...(to === undefined ? ['--cached'] : []),
-    '--no-color',
-    '--no-ext-diff',
-    '-U0',
-    start,
-    ...(to === undefined ? [] : [to]),
-    '--',
-    path,
-  ]);
+  const [cached, end] = to === undefined ? [['--cached'], []] : [[], [to]];
+  const diff = await git(dir, ['diff', ...cached, '--no-color', '--no-ext-diff', '-U0', start, ...end, '--', path]);
   const outside: [number, number][] = [];
   for (const match of diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
     const from = Number(match[1]);

@@ -16,11 +16,7 @@ export interface CheckpointInput {
   waitingOn?: string[];
 }
 
-const quote = (text: string) =>
-  text
-    .split('\n')
-    .map((l) => `> ${l}`)
-    .join('\n');
+const quote = (text: string) => `> ${text.replaceAll('\n', '\n> ')}`;
 
 export function renderCheckpoint(input: CheckpointInput): string {
   const { ball, rounds } = input;
@@ -41,12 +37,12 @@ export function renderCheckpoint(input: CheckpointInput): string {
     start: input.start,
     branch: input.branch,
     commit: input.commit,
-    rounds: rounds.map((r) => ({
-      round: r.round,
-      receipt: r.receipt,
-      candidate: r.candidate,
-      proof: r.proof,
-      reason: r.reason,
+    rounds: rounds.map(({ round, receipt, candidate, proof, reason }) => ({
+      round,
+      receipt,
+      candidate,
+      proof,
+      reason,
     })),
     candidate: last?.candidate ?? null,
     waiting_on: input.waitingOn ?? [],

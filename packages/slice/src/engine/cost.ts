@@ -5,13 +5,13 @@ import { readUsage, statePaths } from '@leap/core';
 export class CostMeter {
   private readonly leaves = new Map<string, AgentUsage | null>();
   private readonly events: string;
-  private readonly since: number;
-  readonly limit: number | undefined;
 
-  constructor(stateDir: string, since: number, limit: number | undefined) {
+  constructor(
+    stateDir: string,
+    private readonly since: number,
+    readonly limit: number | undefined,
+  ) {
     this.events = statePaths(stateDir).events;
-    this.since = since;
-    this.limit = limit;
   }
 
   ran(leaves: { leaf: string; usage: AgentUsage | null }[]): void {

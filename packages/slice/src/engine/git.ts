@@ -10,12 +10,8 @@ const PER_FOLDER = 16;
 const folders = new Map<string, { running: number; waiting: (() => void)[] }>();
 
 async function enter(dir: string): Promise<() => void> {
-  let folder = folders.get(dir);
-  if (folder === undefined) {
-    folder = { running: 0, waiting: [] };
-    folders.set(dir, folder);
-  }
-  const f = folder;
+  const f = folders.get(dir) ?? { running: 0, waiting: [] };
+  folders.set(dir, f);
   if (f.running >= PER_FOLDER) await new Promise<void>((resolve) => f.waiting.push(resolve));
   else f.running++;
   return () => {
@@ -42,11 +38,8 @@ const worktreeQueues = new Map<string, ReturnType<typeof serial>>();
 
 /** One at a time per repository, retried on another process's race (docs/decisions/slice-git-calls.md). */
 export function worktreeGit(repo: string, args: string[]): Promise<string> {
-  let queue = worktreeQueues.get(repo);
-  if (queue === undefined) {
-    queue = serial();
-    worktreeQueues.set(repo, queue);
-  }
+  const queue = worktreeQueues.get(repo) ?? serial();
+  worktreeQueues.set(repo, queue);
   return queue(() => retryWorktreeRace(() => git(repo, ['worktree', ...args])));
 }
 

@@ -1,12 +1,12 @@
 // Passed balls merged onto leap/SLICE/spine one at a time, each checked byte for byte; then the aggregate jury.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Ball, Slice } from '../definition/slice-schema.js';
+import type { Ball, LiveProof, Slice } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeCommits, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
-import { proofIdleLimit, runLive } from './proof.js';
+import { proofIdleLimit, runLive, type LiveRun } from './proof.js';
 import {
   pruneWorktreeFolders,
   summarizeSeats,
@@ -116,46 +116,13 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     // The slice's live proof on the spine, after every merge and before the aggregate jury: exit 0 required.
     let live: LiveEvidence | undefined;
     if (input.slice.live !== undefined) {
-      // Sandboxed as a ball's live proof is: a writer of the spine's checkout, network only when `live.network` says.
-      const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
-      const setting = sandboxSetting(undefined, input.env);
-      const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
-      const box = suiteSandbox(dir, input.stateDir, input.slice.live.network === true);
-      const sandbox = bwrap === null ? null : withLinked(box, dir, linked);
-      const env = { ...input.env, LEAP_SLICE: input.slice.id };
-      const theirs = linkedPlaces(dir, linked);
-      const place = {
-        cwd: dir,
-        env,
-        stateDir: input.stateDir,
-        name: 'live-spine',
-        idleMs: proofIdleLimit(env),
-        sandbox,
-        theirs,
-      };
-      const ran = await runLive(input.slice.live, place);
-      live = {
-        code: ran.code,
-        ms: ran.ms,
-        sha256: ran.sha256,
-        bytes: ran.bytes,
-        truncated: ran.truncated,
-        output: ran.output,
-        ...(ran.note === undefined ? {} : { note: ran.note }),
-      };
+      const { lines, cannotRun, ...ran } = await liveOnSpine(input, input.slice.live, dir, linked);
+      live = ran;
       if (ran.code !== 0) {
         // One that could not run judged nothing: the slice is held, not refused.
-        const why = `${ran.note ?? `it exited ${ran.code}`}${ran.lines === '' ? '' : `: ${ran.lines}`}`;
+        const why = `${ran.note ?? `it exited ${ran.code}`}${lines === '' ? '' : `: ${lines}`}`;
         const reason = `the slice's live proof failed on the spine: ${why}`;
-        return {
-          value: ran.cannotRun === null ? -1 : 0,
-          reason,
-          candidate: '',
-          seats: [],
-          refused: [],
-          leaves: [],
-          live,
-        };
+        return { value: cannotRun === null ? -1 : 0, reason, candidate: '', seats: [], refused: [], leaves: [], live };
       }
     }
     try {
@@ -175,14 +142,8 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
       const seats = summarizeSeats(jury.seats);
       return { ...(live === undefined ? {} : { live }), value, reason, candidate, refused, leaves, seats };
     } catch (error) {
-      return {
-        value: 0,
-        reason: `no aggregate jury: ${(error as Error).message}`,
-        candidate: '',
-        seats: [],
-        refused: [],
-        leaves: [],
-      };
+      const reason = `no aggregate jury: ${(error as Error).message}`;
+      return { value: 0, reason, candidate: '', seats: [], refused: [], leaves: [] };
     }
   } finally {
     await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() =>
@@ -191,4 +152,16 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     // A runner of another machine makes no worktree here: the spine's was the last, whose folders go with it.
     pruneWorktreeFolders(input.paths);
   }
+}
+
+// Sandboxed as a ball's live proof is: a writer of the spine's checkout, network only when `live.network` says.
+async function liveOnSpine(input: AggregateInput, live: LiveProof, dir: string, linked: string[]): Promise<LiveRun> {
+  const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
+  const setting = sandboxSetting(undefined, input.env);
+  const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
+  const sandbox =
+    bwrap === null ? null : withLinked(suiteSandbox(dir, input.stateDir, live.network === true), dir, linked);
+  const env = { ...input.env, LEAP_SLICE: input.slice.id };
+  const at = { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox };
+  return runLive(live, { ...at, theirs: linkedPlaces(dir, linked) });
 }

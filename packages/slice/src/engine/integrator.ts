@@ -39,22 +39,13 @@ export async function mergeReady(
     const result = state.result;
     if (result.receipt !== 1 || result.commit === null) continue;
     const merged = await mergeBall(input.repo, input.slice.id, state.ball, result.commit, spineTip, !state.reused);
+    const at = { slice: input.slice.id, ball: id };
     if (!merged.ok) {
-      const refused: ResultRecord = {
-        ...result,
-        receipt: -1,
-        reason: `refused at the spine: ${merged.reason}`,
-        merged: null,
-      };
+      const reason = `refused at the spine: ${merged.reason}`;
+      const refused: ResultRecord = { ...result, receipt: -1, reason, merged: null };
       writeRecord(input.paths.result(id), refused);
       results.set(id, refused);
-      input.log.emit('receipt', {
-        slice: input.slice.id,
-        ball: id,
-        value: -1,
-        candidate: result.candidate,
-        evidence: refused.reason,
-      });
+      input.log.emit('receipt', { ...at, value: -1, candidate: result.candidate, evidence: reason });
       input.say(`ball ${id}: -1 refused at the spine: ${merged.reason}`);
       continue;
     }
@@ -65,12 +56,7 @@ export async function mergeReady(
       results.set(id, landed);
     }
     if (!merged.already) {
-      input.log.emit('merge', {
-        slice: input.slice.id,
-        ball: id,
-        commit: merged.commit,
-        candidate: result.candidate as string,
-      });
+      input.log.emit('merge', { ...at, commit: merged.commit, candidate: result.candidate as string });
       input.say(`ball ${id}: merged onto ${spineBranch(input.slice.id)} at ${merged.commit.slice(0, 12)}`);
     }
   }
@@ -109,9 +95,8 @@ export async function aggregateSpine(input: SpineJuryInput, spineCommit: string)
   const builder = agents.builders.find((b) => built.has(b.family)) ?? agents.builder;
   const others = [...built].filter((f) => f !== builder.family);
   const families = [builder.family, ...others].join(', ');
-  if (others.length > 0) {
+  if (others.length > 0)
     input.say(`aggregate jury: the spine holds work of builders of ${families}: no reviewer of those families sits`);
-  }
   const { reviewers, alternates, file: agentsFile } = agents;
   const jury = { builder: builder.name, builderFamily: builder.family, otherBuilderFamilies: others };
   return aggregateOnce({ ...rest, ...jury, reviewers, alternates, agentsFile }, spineCommit);

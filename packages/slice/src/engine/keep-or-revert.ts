@@ -10,28 +10,18 @@ export interface KeepDecision {
 
 /** The metric's first differing field decides; a tie loses (no uplift), as does a passing start with no metric. */
 export function keepOrRevert(proof: Proof, champion: ProofRun, candidate: ProofRun): KeepDecision {
+  const beats = (why: string) => ({ keep: true, reason: `beats the champion${why}` });
+  const loses = (why: string) => ({ keep: false, reason: `loses to the champion: ${why}` });
   if (!proofPassed(champion, proof))
-    return {
-      keep: true,
-      reason: `beats the champion: the proof fails at the start (exit ${champion.code}) and passes now`,
-    };
+    return beats(`: the proof fails at the start (exit ${champion.code}) and passes now`);
   const fields = proof.metric ?? [];
-  if (fields.length === 0)
-    return {
-      keep: false,
-      reason: 'loses to the champion: a tie (the proof already passes at the start and no metric is declared)',
-    };
+  if (fields.length === 0) return loses('a tie (the proof already passes at the start and no metric is declared)');
   for (const { field, better } of fields) {
     const was = champion.metric?.[field] as number;
     const now = candidate.metric?.[field] as number;
     if (now === was) continue;
-    const wins = better === 'higher' ? now > was : now < was;
-    return wins
-      ? { keep: true, reason: `beats the champion on ${field} (${was} -> ${now}, ${better} is better)` }
-      : {
-          keep: false,
-          reason: `loses to the champion: a regression on ${field} (${was} -> ${now}, ${better} is better)`,
-        };
+    const change = `${field} (${was} -> ${now}, ${better} is better)`;
+    return (better === 'higher' ? now > was : now < was) ? beats(` on ${change}`) : loses(`a regression on ${change}`);
   }
-  return { keep: false, reason: `loses to the champion: a tie on ${fields.map((f) => f.field).join(', ')}` };
+  return loses(`a tie on ${fields.map((f) => f.field).join(', ')}`);
 }

@@ -19,18 +19,14 @@ export async function keptBuilderFamilies(
       .filter((f) => /^episode-\d+$/.test(f))
       .map((f) => join(dir, f)),
   ];
-  const rounds: RoundRecord[] = [];
-  for (const folder of folders) {
+  const families = new Set<string>();
+  for (const folder of folders)
     for (let n = 1; n <= 4; n++) {
       const round = readRecord<RoundRecord>(join(folder, `round-${n}.json`));
-      if (round !== null && round.commit !== null && typeof round.builder?.family === 'string') rounds.push(round);
+      const family = round?.builder?.family;
+      if (round?.commit == null || typeof family !== 'string' || families.has(family)) continue;
+      if (await isAncestor(repo, round.commit, tip)) families.add(family);
     }
-  }
-  const families = new Set<string>();
-  for (const round of rounds) {
-    if (families.has(round.builder.family)) continue;
-    if (await isAncestor(repo, round.commit as string, tip)) families.add(round.builder.family);
-  }
   return [...families];
 }
 

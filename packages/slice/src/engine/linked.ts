@@ -10,15 +10,7 @@ const BUILD_OUTPUTS = ['dist', 'build', 'out', 'target', 'coverage', '.nyc_outpu
 const FRAMEWORK_CACHES = ['.next', '.nuxt', '.turbo', '.parcel-cache', '.nx'];
 const PYTHON_CACHES = ['__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.nox'];
 
-const IGNORED = [
-  'ls-files',
-  '-z',
-  '--others',
-  '--ignored',
-  '--exclude-standard',
-  '--directory',
-  '--no-empty-directory',
-];
+const IGNORED = 'ls-files -z --others --ignored --exclude-standard --directory --no-empty-directory'.split(' ');
 
 /** The ignored top-level entries a checkout shares (no build output); [] if git cannot say. */
 export async function ignoredEntries(repoRoot: string, stateDir: string): Promise<string[]> {

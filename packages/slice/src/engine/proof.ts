@@ -6,7 +6,7 @@ import { DEFAULT_IDLE_TIMEOUT_S, formatSeconds, readDurationVar, statePaths } fr
 import { supervise, type SandboxSpec } from '@leap/supervise';
 import type { LiveProof, MetricField, Proof } from '../definition/slice-schema.js';
 import { cannotRun, causeLines, interrupted, type ProofEnd } from './cannot-run.js';
-import type { ProofRun } from './records.js';
+import type { LiveEvidence, ProofRun } from './records.js';
 
 export interface ProofPlace {
   cwd: string;
@@ -173,19 +173,8 @@ export function proofPassed(run: ProofRun, proof: Proof): boolean {
 
 const LIVE_KEEP_BYTES = 16 * 1024;
 
-export interface LiveRun {
-  code: number;
-  ms: number;
-  /** The first LIVE_KEEP_BYTES of the output, as UTF-8 text. */
-  output: string;
-  sha256: string;
-  bytes: number;
-  truncated: boolean;
-  note?: string;
-  lines: string;
-  /** Why it could not run; null: it ran, and its exit is its verdict. */
-  cannotRun: string | null;
-}
+/** The live proof's evidence, `output` its first LIVE_KEEP_BYTES; `cannotRun` null: it ran, its exit its verdict. */
+export type LiveRun = LiveEvidence & { lines: string; cannotRun: string | null };
 
 /** Whatever it started (a background server, one that left its session) ends with it, as every leaf's tree does. */
 export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutMs'>): Promise<LiveRun> {
@@ -203,10 +192,10 @@ export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutM
   return {
     code: recordedCode(ran.end),
     ms: ran.ms,
-    output: body.toString('utf8'),
     sha256: createHash('sha256').update(body).digest('hex'),
     bytes: ran.bytes,
     truncated: ran.bytes > body.length,
+    output: body.toString('utf8'),
     ...(note === undefined ? {} : { note }),
     lines: causeLines(ran.out, ran.err, why ?? '', theirs),
     cannotRun: why,

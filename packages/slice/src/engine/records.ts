@@ -39,24 +39,11 @@ interface SeatSummary {
   dry?: AgentDryKind;
 }
 
-export function summarizeSeats(
-  seats: readonly {
-    reviewer: string;
-    family: string;
-    verdict: string;
-    value: Receipt;
-    replaced: boolean;
-    dry?: { kind: AgentDryKind };
-  }[],
-): SeatSummary[] {
-  return seats.map((s) => ({
-    reviewer: s.reviewer,
-    family: s.family,
-    verdict: s.verdict,
-    value: s.value,
-    replaced: s.replaced,
-    ...(s.dry === undefined ? {} : { dry: s.dry.kind }),
-  }));
+export function summarizeSeats(seats: readonly (Omit<SeatSummary, 'dry'> & { dry?: { kind: AgentDryKind } })[]) {
+  return seats.map(({ reviewer, family, verdict, value, replaced, dry }): SeatSummary => {
+    const seat = { reviewer, family, verdict, value, replaced };
+    return dry === undefined ? seat : { ...seat, dry: dry.kind };
+  });
 }
 
 export interface JurySummary {
@@ -147,8 +134,7 @@ export function readRecord<T>(file: string): T | null {
 
 /** Atomic (a reader or a killed engine never sees half); not flushed: a power loss is rebuilt as after a kill. */
 export function writeRecord(file: string, value: unknown): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, { durable: false });
+  writeText(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 export function writeText(file: string, text: string): void {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { UsageError, findRepoRoot, readTimeLimit, resolveStateDir, showValue } from '@leap/core';
 import { readSlice } from '../definition/index.js';
 import type { Receipt } from '../definition/slice-schema.js';
+import { sliceExitCode } from '../exit-code.js';
 import { lockSlice } from '../slice-lock.js';
 import { reapSlice } from '../reap.js';
 import { resolveAgents, type RunAgents } from './agents.js';
@@ -11,7 +12,6 @@ import { CostMeter } from './cost.js';
 import { engineLog } from './events.js';
 import { resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
-import { notifySliceEnd } from './notify-end.js';
 import { proofIdleLimit } from './proof.js';
 import {
   readOrWriteRun,
@@ -21,11 +21,10 @@ import {
   type Fallover,
   type JurySummary,
   type RunRecord,
-  type SlicePaths,
 } from './records.js';
 import type { SliceRunner } from './round-types.js';
 import { Engine } from './slice-engine.js';
-import { createLocalRunner } from '../runner/local-runner.js';
+import { createLocalRunner, type LocalRunnerOptions } from '../runner/local-runner.js';
 
 export interface RunSliceOptions {
   file: string;
@@ -44,15 +43,10 @@ export interface RunSliceOptions {
   /** Stop spending past this many US dollars: the balls not yet done are held. */
   maxCostUsd?: number;
   progress?: (line: string) => void;
-  createRunner?: (context: {
-    repoRoot: string;
-    paths: SlicePaths;
-    stateDir: string;
-    env: NodeJS.ProcessEnv;
-  }) => SliceRunner;
+  createRunner?: (context: LocalRunnerOptions) => SliceRunner;
   /** Leaf and proof time limit in ms (default VERI_TIMEOUT's, else 900 s; 0: none). */
   timeoutMs?: number;
-  /** `--notify CMD` as an argv: told of the run's end (done, bail, stop, cost-budget; notify-end.ts). */
+  /** `--notify CMD` as an argv: told of the run's end (done, bail, stop, cost-budget; notifySliceEnd). */
   notify?: string[];
 }
 
@@ -100,13 +94,8 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   // Where no sandbox can be made, refused (exit 2) before anything is locked, built or written.
   const { chooseSandbox, sandboxSetting } = await import('@leap/verify');
   chooseSandbox(sandboxSetting(options.sandbox, env), env);
-  const agents: RunAgents = await resolveAgents({
-    env,
-    agentsFile: options.agentsFile,
-    builder: options.builder,
-    reviewers: options.reviewers,
-    alternates: options.alternates,
-  });
+  const { agentsFile, builder, reviewers, alternates } = options;
+  const agents: RunAgents = await resolveAgents({ env, agentsFile, builder, reviewers, alternates });
   const paths = slicePaths(repoRoot, slice.id);
   const known = readRecord<RunRecord>(paths.run);
   const base = known?.base ?? (await resolveCommit(repoRoot, slice.base));
@@ -120,7 +109,8 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     );
   const jobs = Math.max(1, options.jobs ?? Math.min(availableParallelism(), slice.balls.length));
   const stateDir = resolveStateDir(env, repoRoot);
-  const timeoutMs = options.timeoutMs ?? defaultTimeout(env);
+  // VERI_TIMEOUT as the supervisor reads it; a malformed value is bad input before anything runs.
+  const timeoutMs = options.timeoutMs ?? readTimeLimit(null, null, env).ms;
   proofIdleLimit(env); // a malformed VERI_IDLE_TIMEOUT is bad input before anything runs
 
   const lock = lockSlice(repoRoot, slice.id);
@@ -172,7 +162,33 @@ async function builderAliases(repo: string, base: string): Promise<string[]> {
   return gitAliases(repo, base, { isolate: true, ceiling: true });
 }
 
-// VERI_TIMEOUT as the supervisor reads it; a malformed value is bad input before anything runs.
-function defaultTimeout(env: NodeJS.ProcessEnv): number {
-  return readTimeLimit(null, null, env).ms;
+// --notify (CONTRACT section 14), supervised, unsandboxed: `argv` told how the run ended (`overBudget`: the cost meter
+// passed --max-cost); a failure is said, never the run's result.
+async function notifySliceEnd(
+  argv: readonly string[] | undefined,
+  summary: RunSummary,
+  overBudget: boolean,
+  place: { cwd: string; env: NodeJS.ProcessEnv; say: (line: string) => void },
+): Promise<void> {
+  if (argv === undefined || argv.length === 0) return;
+  const event =
+    summary.receipt === 1 ? 'done' : overBudget ? 'cost-budget' : summary.stopped !== null ? 'stop' : 'bail';
+  const { runNotify } = await import('@leap/supervise');
+  const payload = {
+    slice: summary.slice,
+    spine: summary.spine,
+    receipt: summary.receipt,
+    code: sliceExitCode(summary.receipt),
+    stopped: summary.stopped,
+    balls: summary.balls.map((b) => ({ id: b.id, receipt: b.receipt, reason: b.reason })),
+    spent_usd: summary.spent.usd,
+    ms: summary.wallMs,
+    ts: new Date().toISOString(),
+  };
+  const told = await runNotify(argv, event, payload, place);
+  place.say(
+    told.problem === null
+      ? `notify: ${event} told (leaf ${told.leaf})`
+      : `notify: ${told.problem} (the run's result stands)`,
+  );
 }

@@ -16,13 +16,10 @@ export interface BallProgress {
 
 export type BallsProgress = ReadonlyMap<string, BallProgress>;
 
-export function freshProgress(
-  balls: readonly Ball[],
-  waves: readonly (readonly string[])[],
-): Map<string, BallProgress> {
+export function freshProgress(balls: readonly Ball[], waves: readonly (readonly string[])[]) {
   const byId = new Map(balls.map((b) => [b.id, b]));
   const progress = new Map<string, BallProgress>();
-  for (const [w, wave] of waves.entries()) {
+  for (const [w, wave] of waves.entries())
     for (const id of wave)
       progress.set(id, {
         ball: ballOf(byId, id),
@@ -32,7 +29,6 @@ export function freshProgress(
         checkpoint: null,
         rounds: [],
       });
-  }
   return progress;
 }
 
@@ -60,11 +56,7 @@ export function nextMove(balls: BallsProgress, id: string): Move {
   const state = progressOf(balls, id);
   if (state.result !== null) return { kind: 'ended' };
   const deps = state.ball.deps.map((d) => progressOf(balls, d));
-  const refused = deps.filter(
-    (d) =>
-      d.result !== null &&
-      (d.result.receipt === -1 || d.result.blockedBy?.some((b) => refusedChain(balls, b)) === true),
-  );
+  const refused = deps.filter((d) => refusedChain(balls, d.ball.id));
   if (refused.length > 0) return { kind: 'block', on: refused.map((d) => d.ball.id), why: 'refused' };
   const held = deps.filter((d) => d.result !== null && d.result.receipt === 0);
   if (held.length > 0) return { kind: 'block', on: held.map((d) => d.ball.id), why: 'held' };

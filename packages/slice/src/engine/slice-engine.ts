@@ -57,8 +57,6 @@ export class Engine {
   private readonly order: string[];
   private readonly ledger: AgentsLedger;
   private merging: MergeState;
-  /** A passed ball was reopened: the slice's earlier record no longer holds. */
-  private reopened = false;
   private integrating: Promise<void> = Promise.resolve();
   private readonly records: RecordsContext;
 
@@ -77,19 +75,16 @@ export class Engine {
     const plan = `${this.order.length} ball(s) in ${waves} wave(s)`;
     const builders = c.agents.builders.map((b) => `${b.name} (${b.family})`).join(', then ');
     c.say(`slice ${c.slice.id}: base ${c.run.base.slice(0, 12)}, ${plan}, --jobs ${c.jobs}, builder ${builders}`);
-    await this.resume();
-    if (this.reopened) retireRecord(c.paths);
+    // A passed ball was reopened: the slice's earlier record no longer holds.
+    if (await this.resume()) retireRecord(c.paths);
     await this.schedule();
     await this.integrating;
     await this.integrate();
     const balls = this.order.map((id) => this.summaryOf(id));
     let aggregate: JurySummary | null = null;
     let record: string | null = null;
-    let receipt: Receipt = balls.some((b) => b.receipt === -1)
-      ? -1
-      : balls.every((b) => b.receipt === 1 && b.merged !== null)
-        ? 1
-        : 0;
+    const allPassed = balls.every((b) => b.receipt === 1 && b.merged !== null);
+    let receipt: Receipt = balls.some((b) => b.receipt === -1) ? -1 : allPassed ? 1 : 0;
     const spineCommit = this.merging.spineTip;
     if (receipt === 1 && c.stopped() === null) {
       aggregate = await this.aggregate(spineCommit);
@@ -97,7 +92,8 @@ export class Engine {
       if (aggregate.value === 1) {
         const spine = { branch: spineBranch(c.slice.id), commit: spineCommit };
         const resultOf = (id: string) => progressOf(this.states, id).result as ResultRecord;
-        const all = this.order.map((id) => ({ id, round: this.passingRound(id) as RoundRecord, result: resultOf(id) }));
+        const passing = (id: string) => readRounds(c.paths, id).find((r) => r.receipt === 1) as RoundRecord;
+        const all = this.order.map((id) => ({ id, round: passing(id), result: resultOf(id) }));
         const built = buildProvenance({ slice: c.slice, run: c.run, spine, aggregate, balls: all });
         if ('incomplete' in built) {
           receipt = -1;
@@ -112,10 +108,8 @@ export class Engine {
       receipt = 0;
     }
     const spent = c.meter.tally();
-    if (c.meter.limit !== undefined)
-      c.say(
-        `spent $${spent.usd.toFixed(4)} of --max-cost $${c.meter.limit}${spent.unknown > 0 ? ` (${spent.unknown} leaf/leaves did not report a cost)` : ''}`,
-      );
+    const unknown = spent.unknown > 0 ? ` (${spent.unknown} leaf/leaves did not report a cost)` : '';
+    if (c.meter.limit !== undefined) c.say(`spent $${spent.usd.toFixed(4)} of --max-cost $${c.meter.limit}${unknown}`);
     const head = { slice: c.slice.id, base: c.run.base, spine: spineBranch(c.slice.id), spineCommit, receipt, balls };
     const dried = this.ledger.dried.size === 0 ? {} : { dried: [...this.ledger.dried.values()] };
     const reviewers = [...this.ledger.seated].sort();
@@ -123,12 +117,12 @@ export class Engine {
     return { ...head, aggregate, reviewers, record, wallMs, spent, stopped: c.stopped(), ...dried };
   }
 
-  private async resume(): Promise<void> {
+  private async resume(): Promise<boolean> {
     const { c } = this;
     const input = { repo: c.repoRoot, slice: c.slice.id, paths: c.paths, spineTip: this.merging.spineTip, say: c.say };
     const { found, reopened } = await resumeBalls(input, this.order, this.states);
     for (const [id, resumed] of found) Object.assign(progressOf(this.states, id), resumed);
-    this.reopened = reopened;
+    return reopened;
   }
 
   /** Why no round may start now (the run's stop, the spent budget), or null. */
@@ -145,19 +139,18 @@ export class Engine {
         const move = nextMove(this.states, id);
         if (move.kind === 'ended' || move.kind === 'wait') continue;
         if (move.kind === 'block') {
-          state.result = blockBall(this.records, state, move.on, move.why);
+          blockBall(this.records, state, move.on, move.why);
           continue;
         }
+        const hold = (reason: string) => holdBall(this.records, state, reason, [], state.rounds.length);
         const halt = this.halted();
         if (halt !== null) {
-          this.hold(state, halt, [], state.rounds.length);
+          hold(halt);
           continue;
         }
         if (running.size >= this.c.jobs) continue;
         const task = this.runBall(state)
-          .catch((error: unknown) =>
-            this.hold(state, `the engine failed on this ball: ${(error as Error).message}`, [], state.rounds.length),
-          )
+          .catch((error: unknown) => hold(`the engine failed on this ball: ${(error as Error).message}`))
           .finally(() => {
             running.delete(id);
             this.integrating = this.integrating.then(() => this.integrate());
@@ -199,7 +192,7 @@ export class Engine {
     let champion: ProofRun | null =
       state.rounds.length > 0 || (checkpoint !== null && goOn) ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
-    const hold = (reason: string) => this.hold(state, reason, rounds, rounds.length, commit, start);
+    const hold = (reason: string) => holdBall(this.records, state, reason, rounds, rounds.length, commit, start);
     c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'dispatched', wave: state.wave });
     c.say(
       `ball ${ball.id}: started (wave ${state.wave}${rounds.length > 0 ? `, from round ${rounds.length + 1}` : ''}${checkpoint !== null ? ', from its checkpoint' : ''})`,
@@ -240,10 +233,11 @@ export class Engine {
         rounds.push(recordRound(this.records, { ball: ball.id, n, start: commit }, outcome, fallovers));
         c.meter.ran(outcome.leaves);
         if (outcome.commit !== null) commit = outcome.commit;
-        if (outcome.receipt === 1)
-          return this.finish(state, 1, outcome.reason, rounds, outcome.commit, outcome.candidate);
-        if (outcome.receipt === -1) return this.finish(state, -1, outcome.reason, rounds, null, outcome.candidate);
         if (outcome.receipt === 0) return hold(outcome.reason);
+        const { receipt, reason, candidate } = outcome;
+        const landed = receipt === 1 ? outcome.commit : null;
+        if (receipt !== null)
+          return finishBall(this.records, state, { receipt, reason, candidate, commit: landed }, rounds);
       }
       return hold(`four rounds without a pass (the last: ${rounds.at(-1)?.reason ?? 'none'}); there is no fifth round`);
     } finally {
@@ -260,28 +254,6 @@ export class Engine {
     const jury = { reviewers, alternates, agentsFile, ...this.ledger.skipJurors() };
     const run = { passed: passedIds(this.states), timeoutMs: c.timeoutMs, authors: c.authors, costLeftUsd };
     return { slice: slice.id, ball: state.ball.id, definition: slice, spec: state.ball, ...round, ...jury, ...run };
-  }
-
-  private finish(
-    state: BallProgress,
-    receipt: -1 | 1,
-    reason: string,
-    rounds: RoundRecord[],
-    commit: string | null,
-    candidate: string | null,
-  ): void {
-    state.result = finishBall(this.records, state, receipt, reason, rounds, commit, candidate);
-  }
-
-  private hold(
-    state: BallProgress,
-    reason: string,
-    rounds: RoundRecord[],
-    n: number,
-    commit?: string,
-    start?: string,
-  ): void {
-    state.result = holdBall(this.records, state, reason, rounds, n, commit, start);
   }
 
   private async integrate(): Promise<void> {
@@ -302,24 +274,10 @@ export class Engine {
     return summary;
   }
 
-  private passingRound(id: string): RoundRecord | null {
-    const rounds = readRounds(this.c.paths, id);
-    return rounds.find((r) => r.receipt === 1) ?? null;
-  }
-
   private summaryOf(id: string): BallSummary {
-    const state = progressOf(this.states, id);
-    const r = state.result as ResultRecord;
-    return {
-      id,
-      wave: state.wave,
-      receipt: r.receipt,
-      reason: r.reason,
-      rounds: r.rounds,
-      candidate: r.candidate,
-      merged: r.merged,
-      reused: state.reused,
-    };
+    const { wave, reused, result } = progressOf(this.states, id);
+    const { receipt, reason, rounds, candidate, merged } = result as ResultRecord;
+    return { id, wave, receipt, reason, rounds, candidate, merged, reused };
   }
 }
 

@@ -17,10 +17,8 @@ export function renderSummary(s: RunSummary): string {
   lines.push(`reviewers: ${s.reviewers.length === 0 ? 'none seated' : s.reviewers.join(', ')}`);
   for (const d of s.dried ?? [])
     lines.push(`ran dry: ${d.agent} (${d.family}) ${d.cause}: ${oneLine(d.message)}; skipped for the rest of the run`);
-  if (s.spent.leaves.length > 0)
-    lines.push(
-      `spent: $${s.spent.usd.toFixed(4)}${s.spent.unknown > 0 ? ` (${s.spent.unknown} leaf/leaves reported no cost)` : ''}`,
-    );
+  const unknown = s.spent.unknown > 0 ? ` (${s.spent.unknown} leaf/leaves reported no cost)` : '';
+  if (s.spent.leaves.length > 0) lines.push(`spent: $${s.spent.usd.toFixed(4)}${unknown}`);
   if (s.record !== null) lines.push(`record: ${s.record}`);
   lines.push(`wall time: ${(s.wallMs / 1000).toFixed(1)} s`);
   return `${lines.join('\n')}\n`;
