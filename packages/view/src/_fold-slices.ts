@@ -2,7 +2,7 @@
 import { isString, type Need, named, num, str } from './_fold-leaves.js';
 import type { LogRecord } from './read-log.js';
 
-const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
+export const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
 const SLICE_BALL: Need[] = [
   ['slice', 'a slice id', named],
   ['ball', 'a ball id', named],
@@ -69,6 +69,24 @@ export interface SliceRun {
   balls: BallRun[];
   aggregate: Review[];
   firstAt: number;
+}
+
+/** A ball of `slice` first seen at `at`, added to it. */
+export function newBall(slice: SliceRun, id: string, at: number): BallRun {
+  const ball: BallRun = {
+    slice: slice.id,
+    id,
+    wave: null,
+    state: null,
+    deps: [],
+    rounds: [],
+    receipt: null,
+    reviews: [],
+    merged: null,
+    firstAt: at,
+  };
+  slice.balls.push(ball);
+  return ball;
 }
 
 /** Folds the events of slices into `slices`, each event already holding the fields `SLICE_NEEDS` names. */
@@ -145,19 +163,7 @@ export class SliceFold {
     const slice = this.slice(sliceId, at);
     let ball = slice.balls.find((b) => b.id === id);
     if (ball === undefined) {
-      ball = {
-        slice: sliceId,
-        id,
-        wave: null,
-        state: null,
-        deps: [],
-        rounds: [],
-        receipt: null,
-        reviews: [],
-        merged: null,
-        firstAt: at,
-      };
-      slice.balls.push(ball);
+      ball = newBall(slice, id, at);
       this.owners.set(id, (this.owners.get(id) ?? new Set()).add(sliceId));
     }
     return ball;

@@ -3,7 +3,9 @@ import type { TextParts } from '@leap/core';
 import {
   clockTime as clockTimeExport,
   escapeHtml as escapeHtmlExport,
+  byWave,
   formatDuration as formatDurationExport,
+  RECEIPT_TEXT,
 } from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
@@ -14,8 +16,6 @@ import type { RemoteRoundState } from './read-state.js';
 const clockTime = clockTimeExport;
 const esc = escapeHtmlExport;
 const formatDuration = formatDurationExport;
-
-const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
 
 function receiptBadge(value: number | null): string {
   if (value === null) return '<span class="badge rn">no receipt</span>';
@@ -223,11 +223,7 @@ export function renderSlices(view: ViewData): string {
     out.push(
       `<h3 class="slice-title">Slice ${esc(slice.id)}: ${slice.balls.length} balls (${counts})${record?.record === true ? ' · record.json written: the slice passed' : ''}</h3>`,
     );
-    const waves = new Map<string, BallRun[]>();
-    for (const ball of slice.balls) {
-      const key = ball.wave === null ? '?' : String(ball.wave);
-      waves.set(key, [...(waves.get(key) ?? []), ball]);
-    }
+    const waves = byWave(slice.balls);
     const keys = [...waves.keys()].sort((a, b) => (a === '?' ? 1 : b === '?' ? -1 : Number(a) - Number(b)));
     out.push(
       `<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map((b) => ballCard(b, record?.balls.find((r) => r.id === b.id)?.remote)).join('')}</div>`).join('')}</div>`,

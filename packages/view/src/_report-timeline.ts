@@ -105,13 +105,8 @@ function groupLeaves(model: RunModel): Group[] {
 
 // Greedy lanes, packed as drawn: at least `least` ms wide, ending by `last`. Returns the runs by launch.
 function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, last: number, laneOf: number[]): LeafRun[] {
-  let sorted = runs;
-  for (let i = 1; i < runs.length; i++) {
-    if ((runs[i - 1] as LeafRun).launchedAt > (runs[i] as LeafRun).launchedAt) {
-      sorted = [...runs].sort((a, b) => a.launchedAt - b.launchedAt);
-      break;
-    }
-  }
+  const unsorted = runs.some((r, i) => i > 0 && (runs[i - 1] as LeafRun).launchedAt > r.launchedAt);
+  const sorted = unsorted ? [...runs].sort((a, b) => a.launchedAt - b.launchedAt) : runs;
   const ends: number[] = [];
   for (let i = 0; i < sorted.length; i++) {
     const run = sorted[i] as LeafRun;
@@ -151,13 +146,10 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
   const length = Math.max(1, span.to - span.from);
   const least = (length * MIN_BAR_PX) / trackPx;
   const markGap = (length * MARK_W_PX) / trackPx;
-  const ticks: string[] = [];
-  for (let i = 0; i <= 6; i++) {
+  const ticks = Array.from({ length: 7 }, (_, i) => {
     const t = span.from + ((span.to - span.from) * i) / 6;
-    ticks.push(
-      `<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`,
-    );
-  }
+    return `<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`;
+  });
   out.push(
     `<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
   );
@@ -179,8 +171,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
         const marks = sub.verdicts.filter((v) => v.phase === phase);
         const markLanes = laneMarks(marks, markGap);
         const top = marks.length > 0 ? (Math.max(...markLanes) + 1) * MARK_PX : 2;
-        let lanesUsed = 1;
-        for (const lane of laneOf) if (lane >= lanesUsed) lanesUsed = lane + 1;
+        const lanesUsed = laneOf.reduce((most, lane) => Math.max(most, lane + 1), 1);
         out.push(
           `\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${lanesUsed * LANE_PX + top}px">`,
         );
@@ -188,10 +179,8 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
           const run = placed[i] as LeafRun;
           const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
           // A bar drawn wider than its leaf's time ends at the track's end at the latest.
-          const left = Math.min(
-            percent((run.launchedAt - span.from) / length),
-            Math.round((100 - width) * 1000) / 1000,
-          );
+          const latest = Math.round((100 - width) * 1000) / 1000;
+          const left = Math.min(percent((run.launchedAt - span.from) / length), latest);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
           // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
           out.push(

@@ -1,4 +1,48 @@
-// Text from events (titles, reasons, agents' words) is data, never markup or terminal control.
+// Text from events (titles, reasons, agents' words) is data, never markup or terminal control; and the commands' args.
+import { type CliOption, type CliValues, parseCli, type SubcommandIo, UsageError } from '@leap/core';
+
+/** A view command's options, or null once `--help` printed `usage`; a positional is a usage error. */
+export function viewOptions<T extends Record<string, CliOption>>(
+  argv: string[],
+  options: T,
+  usage: string,
+  io: SubcommandIo,
+): CliValues<T> | null {
+  const { values, positionals } = parseCli(argv, options, usage);
+  if ((values as { help?: boolean }).help === true) {
+    io.stdout(`${usage}\n`);
+    return null;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${usage}`);
+  return values;
+}
+
+/** Run `body` with a signal that aborts on INT or TERM, listened for only meanwhile. */
+export async function untilSignal(body: (signal: AbortSignal) => Promise<void>): Promise<number> {
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await body(controller.signal);
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+  }
+  return 0;
+}
+
+export const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
+
+/** A slice's balls by wave (`?`: none known), the waves in order of first appearance. */
+export function byWave<T extends { wave: number | null }>(balls: readonly T[]): Map<string, T[]> {
+  const waves = new Map<string, T[]>();
+  for (const ball of balls) {
+    const key = ball.wave === null ? '?' : String(ball.wave);
+    waves.set(key, [...(waves.get(key) ?? []), ball]);
+  }
+  return waves;
+}
 
 /** `ms` as people read a leaf's time: `850ms`, `12.3s`, `4m05s`, `2h03m`. */
 export function formatDuration(ms: number): string {

@@ -7,6 +7,7 @@ import {
   readProcStat,
   resolveStateDir,
 } from '@leap/core';
+import { newBall } from './_fold-slices.js';
 import { createFolder, foldRun, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
 import { readLogOnce, type LogProblem, type LogSnapshot, type LogTail } from './read-log.js';
 import {
@@ -127,22 +128,7 @@ function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): vo
       model.slices.push(slice);
     }
     for (const rb of record.balls) {
-      let ball = slice.balls.find((b) => b.id === rb.id);
-      if (ball === undefined) {
-        ball = {
-          slice: slice.id,
-          id: rb.id,
-          wave: null,
-          state: null,
-          deps: [],
-          rounds: [],
-          receipt: null,
-          reviews: [],
-          merged: null,
-          firstAt: Number.POSITIVE_INFINITY,
-        };
-        slice.balls.push(ball);
-      }
+      const ball = slice.balls.find((b) => b.id === rb.id) ?? newBall(slice, rb.id, Number.POSITIVE_INFINITY);
       if (ball.deps.length === 0) ball.deps = [...rb.deps];
       ball.wave ??= rb.wave;
       for (const r of rb.rounds) {

@@ -56,9 +56,7 @@ function addUsage(total: CostTotal, usage: Usage): CostTotal {
 }
 
 export function sumUsage(usages: readonly Usage[]): CostTotal {
-  const total = emptyTotal();
-  for (const usage of usages) addUsage(total, usage);
-  return total;
+  return usages.reduce(addUsage, emptyTotal());
 }
 
 /** Totals per issue, per step (within its issue), per slice. */
@@ -115,13 +113,10 @@ export function describeTotal(
     return `${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}, none of which reported tokens or cost`;
   }
   const gaps: string[] = [];
-  if (total.unreported.cost_usd > 0)
-    gaps.push(`${total.unreported.cost_usd} of ${total.leaves} leaves did not report cost`);
-  const tokenGap = Math.max(total.unreported.input_tokens, total.unreported.output_tokens);
+  if (u.cost_usd > 0) gaps.push(`${u.cost_usd} of ${total.leaves} leaves did not report cost`);
+  const tokenGap = Math.max(u.input_tokens, u.output_tokens);
   if (tokenGap > 0) gaps.push(`${tokenGap} did not report tokens`);
   if (total.estimated > 0)
-    gaps.push(
-      `${total.estimated} of ${total.leaves - total.unreported.cost_usd} costs estimated from agents-file prices`,
-    );
+    gaps.push(`${total.estimated} of ${total.leaves - u.cost_usd} costs estimated from agents-file prices`);
   return `${fmt.tokens(total.input_tokens)} in / ${fmt.tokens(total.output_tokens)} out tokens, ${fmt.usd(total.cost_usd)} over ${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}${gaps.length > 0 ? ` (${gaps.join('; ')})` : ''}`;
 }

@@ -27,13 +27,13 @@ interface Tick extends Logged {
   title: string | null;
   criterion: number | null;
 }
-interface Bail extends OfStep {
+export interface Bail extends OfStep {
   cause: string;
   class: string;
   detail: string | null;
 }
 /** A leaf whose vendor ran dry, launched again with the next agent of its role's list (`next` null: none was left). */
-interface Fallover extends OfStep {
+export interface Fallover extends OfStep {
   slice: string | null;
   ball: string | null;
   leaf: string;
@@ -156,7 +156,6 @@ function add(fold: Fold, r: LogRecord): void {
       fold.leaves.usage(r);
       break;
     case 'verdict': {
-      const tests = (Array.isArray(e.tests) ? e.tests : [e.test]).filter(isString);
       m.verdicts.push({
         line,
         at,
@@ -166,7 +165,7 @@ function add(fold: Fold, r: LogRecord): void {
         verdict: e.verdict as string,
         reason: str(e.reason) ?? '',
         agent: str(e.agent),
-        tests,
+        tests: (Array.isArray(e.tests) ? e.tests : [e.test]).filter(isString),
       });
       break;
     }
@@ -212,7 +211,9 @@ function add(fold: Fold, r: LogRecord): void {
 }
 
 /** Each issue whose run was last seen stopping (a stop honoured, no leaf launched nor bail since): how and where. */
-export function stoppedRuns(model: RunModel): Map<number, { mode: string; at: number; step: string | null }> {
+export function stoppedRuns(
+  model: RunModel,
+): Map<number, { mode: string; at: number; step: string | null; line: number }> {
   const stopped = new Map<number, { mode: string; at: number; step: string | null; line: number }>();
   // A stop honoured without a mode is the conductor ending on a signal.
   for (const s of model.stops)
@@ -222,7 +223,7 @@ export function stoppedRuns(model: RunModel): Map<number, { mode: string; at: nu
     const s = later.issue === null ? undefined : stopped.get(later.issue);
     if (s !== undefined && later.line > s.line) stopped.delete(later.issue as number);
   }
-  return new Map([...stopped].map(([issue, { mode, at, step }]) => [issue, { mode, at, step }]));
+  return stopped;
 }
 
 /** The flaky verdicts (a test that passed once and failed once on the same tree, CONTRACT section 9). */

@@ -1,5 +1,5 @@
 // Each file may be absent; one that cannot be read is a problem naming it, never a crash.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   DEFAULT_TIMEOUT_S,
@@ -17,6 +17,8 @@ import {
   type StepState,
   type TimeLimit,
 } from '@leap/core';
+import { num } from './_fold-leaves.js';
+import { receiptOf } from './_fold-slices.js';
 import type { RoundAnswer, RoundLive } from './fold-run.js';
 
 export interface FileProblem {
@@ -106,9 +108,10 @@ export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerSt
 /** A pending stop request: its mode, or why the stop file could not be read. */
 export function readPendingStop(stateDir: string): { mode: string | null; unreadable: string | null } {
   const stop = readStopRequest(statePaths(stateDir).stop);
-  if (stop.kind === 'requested') return { mode: stop.mode, unreadable: null };
-  if (stop.kind === 'unreadable') return { mode: null, unreadable: stop.reason };
-  return { mode: null, unreadable: null };
+  return {
+    mode: stop.kind === 'requested' ? stop.mode : null,
+    unreadable: stop.kind === 'unreadable' ? stop.reason : null,
+  };
 }
 
 /** A leaf's time limit as the supervisor reads it, else the default (the supervisor refuses a limit it cannot read). */
@@ -153,8 +156,6 @@ function readJson(file: string, problems: FileProblem[]): Record<string, unknown
   return null;
 }
 
-const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
-
 /** The slices recorded under `.leap/` of the repository at `root`. */
 export function readSliceRecords(root: string, problems: FileProblem[]): SliceRecord[] {
   const out: SliceRecord[] = [];
@@ -162,7 +163,7 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
     const paths = slicePaths(root, id);
     const dir = paths.dir;
     // A slice id starts with a letter or digit: `.worktrees` and the like are the engine's own.
-    if (!RECORD_ID.test(id) || !isDir(dir)) continue;
+    if (!RECORD_ID.test(id) || statOf(dir)?.isDirectory() !== true) continue;
     const run = readJson(paths.run, problems);
     const declared = new Map<string, { deps: string[]; wave: number | null }>();
     // run.json names the slice file; its balls give the dependencies (a slice file moved since is skipped).
@@ -178,13 +179,13 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
     const record: SliceRecord = {
       id,
       dir,
-      record: isFile(paths.record),
+      record: statOf(paths.record)?.isFile() === true,
       base: typeof run?.base === 'string' ? run.base : null,
       balls: [],
     };
     const names = new Set([
       ...declared.keys(),
-      ...listDir(dir).filter((n) => RECORD_ID.test(n) && isDir(paths.ball(n))),
+      ...listDir(dir).filter((n) => RECORD_ID.test(n) && statOf(paths.ball(n))?.isDirectory() === true),
     ]);
     for (const ball of names) {
       const ballDir = paths.ball(ball);
@@ -232,7 +233,6 @@ function liveOf(value: unknown): RoundLive | null {
   if (value === null || typeof value !== 'object') return null;
   const v = value as Record<string, unknown>;
   if (typeof v.sha256 !== 'string' || typeof v.output !== 'string') return null;
-  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
   return {
     code: num(v.code),
     ms: num(v.ms),
@@ -244,19 +244,11 @@ function liveOf(value: unknown): RoundLive | null {
   };
 }
 
-function isDir(path: string): boolean {
+function statOf(path: string): Stats | undefined {
   try {
-    return statSync(path).isDirectory();
+    return statSync(path);
   } catch {
-    return false;
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
+    return undefined;
   }
 }
 

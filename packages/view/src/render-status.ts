@@ -1,6 +1,15 @@
 // Text from events is made terminal-safe and cut to the width.
 import { relative } from 'node:path';
-import { clockTime, formatDuration, formatTokens, formatUsd, terminalSafe, truncate } from './_text.js';
+import {
+  byWave,
+  clockTime,
+  formatDuration,
+  formatTokens,
+  formatUsd,
+  RECEIPT_TEXT,
+  terminalSafe,
+  truncate,
+} from './_text.js';
 import { describeTotal } from './cost.js';
 import type { StatusData } from './status-data.js';
 
@@ -25,7 +34,6 @@ function progressBar(full: number, half: number, total: number, width: number): 
   return `[${'█'.repeat(a)}${'▒'.repeat(b)}${'░'.repeat(width - a - b)}]`;
 }
 
-const RECEIPT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
 const FORMATS = { tokens: formatTokens, usd: formatUsd };
 
 export function renderStatus(data: StatusData, options: RenderOptions): string {
@@ -178,12 +186,7 @@ function drawStop({ out, paint, width, rel, section }: Pen, data: StatusData): v
 
 function drawSlice({ out, paint, width, section }: Pen, slice: StatusData['slices'][number]): void {
   section(`Slice ${safe(slice.id, 40)}${slice.record ? paint('green', '  passed (record.json written)') : ''}`);
-  const waves = new Map<string, typeof slice.balls>();
-  for (const ball of slice.balls) {
-    const key = ball.wave === null ? '?' : String(ball.wave);
-    waves.set(key, [...(waves.get(key) ?? []), ball]);
-  }
-  for (const [wave, balls] of waves) {
+  for (const [wave, balls] of byWave(slice.balls)) {
     for (const ball of balls) {
       const notes = paint('dim', safe(ballNotes(ball), width - 50));
       out.push(`  wave ${wave}  ${safe(ball.id, 30)}  ${receiptText(paint, ball.receipt)}  ${notes}`);
@@ -201,7 +204,7 @@ function ballNotes(ball: StatusData['slices'][number]['balls'][number]): string 
 function receiptText(paint: Paint, receipt: number | null): string {
   if (receipt === null) return paint('dim', 'no receipt');
   const style = receipt === 1 ? 'green' : receipt === 0 ? 'yellow' : 'red';
-  return paint(style, RECEIPT[String(receipt)] ?? String(receipt));
+  return paint(style, RECEIPT_TEXT[String(receipt)] ?? String(receipt));
 }
 
 function drawProblems({ out, paint, width, rel, section }: Pen, data: StatusData): void {

@@ -5,12 +5,12 @@ import {
   dirOption,
   ensureStateDir,
   LeapError,
-  parseCli,
   runGitSync,
   UsageError,
   writeFileAtomic,
   type Subcommand,
 } from '@leap/core';
+import { viewOptions } from './_text.js';
 import { collectView } from './collect-view.js';
 import { renderReport } from './report-html.js';
 
@@ -40,13 +40,8 @@ const OPTIONS = {
 } as const;
 
 export const reportMain: Subcommand = async (argv, io) => {
-  const { values, positionals } = parseCli(argv, OPTIONS, REPORT_USAGE);
-  if (values.help === true) {
-    io.stdout(`${REPORT_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length > 0)
-    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${REPORT_USAGE}`);
+  const values = viewOptions(argv, OPTIONS, REPORT_USAGE, io);
+  if (values === null) return 0;
   if (values.out === '') throw new UsageError(`Expected --out to name a file, got ""\n${REPORT_USAGE}`);
   const view = collectView({ cwd: dirOption(io.cwd, values.dir), env: io.env });
   if (!view.log.exists)
@@ -63,13 +58,9 @@ export const reportMain: Subcommand = async (argv, io) => {
   } catch (cause) {
     throw new LeapError(`cannot write the report to ${file}: ${(cause as Error).message}`, { exitCode: 2, cause });
   }
-  if (values.json === true) {
-    io.stdout(
-      `${JSON.stringify({ file, bytes, events: view.log.events, leaves: view.model.leaves.length, problems: view.log.problems.length + view.model.unknown.length + view.fileProblems.length })}\n`,
-    );
-  } else {
-    io.stdout(`${file}\n`);
-  }
+  const problems = view.log.problems.length + view.model.unknown.length + view.fileProblems.length;
+  const summary = { file, bytes, events: view.log.events, leaves: view.model.leaves.length, problems };
+  io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : `${file}\n`);
   if (values.out !== undefined && isTrackedPlace(view.repo, file)) {
     io.stderr(
       `leap report: ${file} is in the repository and not ignored, so git status shows it; without --out the report goes into the state folder, which git ignores\n`,

@@ -1,5 +1,6 @@
 // `leap serve` (CONTRACT section 10); the server is serve.ts.
-import { dirOption, LeapError, parseCli, UsageError, type Subcommand } from '@leap/core';
+import { dirOption, LeapError, UsageError, type Subcommand } from '@leap/core';
+import { untilSignal, viewOptions } from './_text.js';
 import { startLiveServer } from './serve.js';
 
 export const SERVE_USAGE = `Usage: leap serve [--dir DIR] [--port N] [--host H] [--json]
@@ -32,55 +33,30 @@ const OPTIONS = {
 } as const;
 
 export const serveMain: Subcommand = async (argv, io) => {
-  const { values, positionals } = parseCli(argv, OPTIONS, SERVE_USAGE);
-  if (values.help === true) {
-    io.stdout(`${SERVE_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length > 0)
-    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${SERVE_USAGE}`);
+  const values = viewOptions(argv, OPTIONS, SERVE_USAGE, io);
+  if (values === null) return 0;
   const cwd = dirOption(io.cwd, values.dir);
-  let port = 0;
-  if (values.port !== undefined) {
-    if (!/^[0-9]{1,5}$/.test(values.port) || Number(values.port) > 65535)
-      throw new UsageError(
-        `Expected --port to be a port number (0 to 65535), got ${JSON.stringify(values.port)}\n${SERVE_USAGE}`,
-      );
-    port = Number(values.port);
-  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (values.port !== undefined && (!/^[0-9]{1,5}$/.test(values.port) || port > 65535))
+    throw new UsageError(
+      `Expected --port to be a port number (0 to 65535), got ${JSON.stringify(values.port)}\n${SERVE_USAGE}`,
+    );
   if (values.host === '') throw new UsageError(`Expected --host to name an address, got ""\n${SERVE_USAGE}`);
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    let server: Awaited<ReturnType<typeof startLiveServer>>;
-    try {
-      server = await startLiveServer({
-        cwd,
-        env: io.env,
-        port,
-        ...(values.host === undefined ? {} : { host: values.host }),
-      });
-    } catch (cause) {
-      throw new LeapError(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(cause as Error).message}`, {
+  return untilSignal(async (signal) => {
+    const host = values.host === undefined ? {} : { host: values.host };
+    const server = await startLiveServer({ cwd, env: io.env, port, ...host }).catch((cause: Error) => {
+      throw new LeapError(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${cause.message}`, {
         exitCode: 2,
         cause,
       });
-    }
+    });
     io.stdout(
       values.json === true
         ? `${JSON.stringify({ url: server.url, host: server.host, port: server.port })}\n`
         : `${server.url}\n`,
     );
-    if (!controller.signal.aborted)
-      await new Promise<void>((resolve) =>
-        controller.signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
+    if (!signal.aborted)
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await server.close();
-  } finally {
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
-  }
-  return 0;
+  });
 };

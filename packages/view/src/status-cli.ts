@@ -1,5 +1,6 @@
 // `leap status [--watch] [--json]` (CONTRACT section 10): where the runs of this repository stand.
-import { dirOption, parseCli, UsageError, type Subcommand, type SubcommandIo } from '@leap/core';
+import { dirOption, type Subcommand, type SubcommandIo } from '@leap/core';
+import { untilSignal, viewOptions } from './_text.js';
 import { collectView } from './collect-view.js';
 import { renderStatus } from './render-status.js';
 import { buildStatus, type StatusData } from './status-data.js';
@@ -46,13 +47,8 @@ function colorOn(io: SubcommandIo): boolean {
 }
 
 export const statusMain: Subcommand = async (argv, io) => {
-  const { values, positionals } = parseCli(argv, OPTIONS, STATUS_USAGE);
-  if (values.help === true) {
-    io.stdout(`${STATUS_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length > 0)
-    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${STATUS_USAGE}`);
+  const values = viewOptions(argv, OPTIONS, STATUS_USAGE, io);
+  if (values === null) return 0;
   const cwd = dirOption(io.cwd, values.dir);
   const draw = (data: StatusData): string => renderStatus(data, { width: terminalWidth(io), color: colorOn(io) });
   if (values.watch !== true) {
@@ -60,16 +56,12 @@ export const statusMain: Subcommand = async (argv, io) => {
     io.stdout(values.json === true ? `${JSON.stringify(data, null, 2)}\n` : draw(data));
     return 0;
   }
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    let frames = 0;
-    await watchStatus({
+  let frames = 0;
+  return untilSignal((signal) =>
+    watchStatus({
       cwd,
       env: io.env,
-      signal: controller.signal,
+      signal,
       onFrame: (data) => {
         frames++;
         if (values.json === true) io.stdout(`${JSON.stringify(data)}\n`);
@@ -79,12 +71,8 @@ export const statusMain: Subcommand = async (argv, io) => {
           );
         else io.stdout(`${frames > 1 ? '\n' : ''}${draw(data)}`);
       },
-    });
-  } finally {
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
-  }
-  return 0;
+    }),
+  );
 };
 
 // Redrawing from the top works only while the frame fits the screen: cut it to the terminal's height.

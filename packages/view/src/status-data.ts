@@ -2,24 +2,32 @@
 import { isoTimestamp } from '@leap/core';
 import { breakDownCost, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
-import { flakyVerdicts, stoppedRuns, type LeafRun } from './fold-run.js';
-import { readTimeLimitShown, supervisorEnv } from './read-state.js';
+import {
+  flakyVerdicts,
+  stoppedRuns,
+  type Bail,
+  type BallRun,
+  type Fallover,
+  type LeafRun,
+  type Verdict,
+} from './fold-run.js';
+import {
+  readTimeLimitShown,
+  supervisorEnv,
+  type FileProblem,
+  type LedgerState,
+  type RemoteRoundState,
+} from './read-state.js';
 
-interface StatusStep {
-  title: string;
-  state: string;
-  criterion: number | null;
-  /** The step the run is on: the first not done. */
-  current: boolean;
-  /** The phase of the latest leaf on this step (plan, red, green, refactor), when any ran. */
-  phase: string | null;
-}
+/** A record of the log with its time as text, without its line number. */
+type Stamped<T extends { line: number; at: number }> = Omit<T, 'line' | 'at'> & { at: string };
 
 interface StatusIssue {
   issue: number;
   title: string | null;
   ledger: string | null;
-  steps: StatusStep[];
+  /** Each step; `current`: the first not done; `phase`: of the latest leaf on the step, when any ran. */
+  steps: Array<LedgerState['steps'][number] & { current: boolean; phase: string | null }>;
   total: number;
   done: number;
   refactorPending: number;
@@ -28,106 +36,52 @@ interface StatusIssue {
   stopped: { mode: string; at: string; step: string | null } | null;
 }
 
-interface StatusLeaf {
-  leaf: string;
-  issue: number | null;
-  step: string | null;
-  slice: string | null;
-  ball: string | null;
-  phase: string | null;
-  attempt: number | null;
-  pid: number | null;
+type StatusLeaf = Pick<LeafRun, 'leaf' | 'issue' | 'step' | 'slice' | 'ball' | 'phase' | 'attempt' | 'pid'> & {
   startedAt: string;
   elapsedMs: number;
   timeLimitMs: number;
   timeLimitSource: string;
   /** elapsed / time limit; null when the limit is 0 (none). */
   fraction: number | null;
-}
+};
 
 export interface StatusData {
   repo: string;
   stateDir: string;
   eventsFile: string;
   now: string;
-  log: {
-    exists: boolean;
-    events: number;
-    tornTail: boolean;
-    problems: Array<{ line: number; message: string }>;
-    unknown: Array<{ line: number; event: string }>;
-  };
-  fileProblems: Array<{ file: string; message: string }>;
+  log: ViewData['log'] & { unknown: Array<{ line: number; event: string }> };
+  fileProblems: FileProblem[];
   issues: StatusIssue[];
   running: StatusLeaf[];
   /** Rounds on bullmq workers whose record is not written yet, as a running engine last saw the queue. */
-  remote: Array<{
-    slice: string;
-    ball: string;
-    round: number;
-    job: string;
-    state: 'queued' | 'building' | 'returned';
-    worker: string | null;
-    phase: string | null;
-    sinceMs: number;
-  }>;
+  remote: Array<
+    { slice: string; ball: string } & Pick<RemoteRoundState, 'round' | 'job' | 'state' | 'worker' | 'phase'> & {
+        sinceMs: number;
+      }
+  >;
   /** Leaves the log says ran outside the sandbox (`--sandbox off`, CONTRACT section 13), most recent last. */
   unsandboxed: { leaves: number; last: string | null };
   /** Leaves with a launch and no exit whose supervisor is gone. */
   lost: Array<{ leaf: string; issue: number | null; step: string | null; startedAt: string }>;
-  verdicts: Array<{
-    at: string;
-    issue: number | null;
-    step: string | null;
-    phase: string;
-    verdict: string;
-    reason: string;
-    agent: string | null;
-  }>;
-  bails: Array<{
-    at: string;
-    issue: number | null;
-    step: string | null;
-    cause: string;
-    class: string;
-    detail: string | null;
-  }>;
+  verdicts: Array<Stamped<Omit<Verdict, 'tests'>>>;
+  bails: Array<Stamped<Bail>>;
   /** The last leaves whose vendor ran dry and the agent that took each over (null: none was left). */
-  fallovers: Array<{
-    at: string;
-    issue: number | null;
-    slice: string | null;
-    ball: string | null;
-    leaf: string;
-    role: string;
-    agent: string;
-    cause: string;
-    message: string;
-    next: string | null;
-  }>;
+  fallovers: Array<Stamped<Omit<Fallover, 'step'>>>;
   stop: { pending: string | null; unreadable: string | null };
   /** Tests seen to pass once and fail once on the same tree: each flaky verdict, oldest first. */
-  flaky: Array<{
-    at: string;
-    issue: number | null;
-    step: string | null;
-    phase: string;
-    tests: string[];
-    reason: string;
-  }>;
+  flaky: Array<Stamped<Omit<Verdict, 'verdict' | 'agent'>>>;
   slices: Array<{
     id: string;
     record: boolean;
-    balls: Array<{
-      id: string;
-      wave: number | null;
-      state: string | null;
-      deps: string[];
-      rounds: Array<{ round: number; receipt: number | null }>;
-      receipt: number | null;
-      merged: boolean;
-      reviews: number;
-    }>;
+    balls: Array<
+      Pick<BallRun, 'id' | 'wave' | 'state' | 'deps'> & {
+        rounds: Array<{ round: number; receipt: number | null }>;
+        receipt: number | null;
+        merged: boolean;
+        reviews: number;
+      }
+    >;
     cost: CostTotal | null;
   }>;
   cost: CostTotal;
@@ -135,6 +89,9 @@ export interface StatusData {
 
 // Core's formatter: Date#toISOString would load the local time zone, a millisecond of start-up.
 const iso = (ms: number): string => (Number.isFinite(ms) ? isoTimestamp(ms) : '');
+// The keys keep their order: `at` stays where it was.
+const stamped = <T extends { line: number; at: number }>({ line, ...r }: T): Stamped<T> =>
+  ({ ...r, at: iso(r.at) }) as unknown as Stamped<T>;
 
 /** How many verdicts and bails the status keeps (the report has them all). */
 const LAST_VERDICTS = 5;
@@ -144,6 +101,7 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
   const cost = breakDownCost(model.usage);
   const sliceCost = new Map(cost.bySlice.map((r) => [r.slice, r.total]));
   const issues = issuesOf(view, new Map(cost.byIssue.map((r) => [r.issue, r.total])));
+  const unsandboxed = model.leaves.filter((r) => r.sandbox === 'off');
   const running = model.leaves.filter((r) => r.status === 'running').map((r) => runningOf(view, r, env));
   return {
     repo: view.repo,
@@ -155,34 +113,13 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv): StatusData 
     issues,
     running,
     remote: remoteRounds(view),
-    unsandboxed: unsandboxedOf(model.leaves),
+    unsandboxed: { leaves: unsandboxed.length, last: unsandboxed.at(-1)?.leaf ?? null },
     lost: model.leaves
       .filter((r) => r.status === 'lost')
       .map((r) => ({ leaf: r.leaf, issue: r.issue, step: r.step, startedAt: iso(r.launchedAt) })),
-    verdicts: model.verdicts.slice(-LAST_VERDICTS).map((v) => ({
-      at: iso(v.at),
-      issue: v.issue,
-      step: v.step,
-      phase: v.phase,
-      verdict: v.verdict,
-      reason: v.reason,
-      agent: v.agent,
-    })),
-    bails: model.bails
-      .slice(-LAST_VERDICTS)
-      .map((b) => ({ at: iso(b.at), issue: b.issue, step: b.step, cause: b.cause, class: b.class, detail: b.detail })),
-    fallovers: model.fallovers.slice(-LAST_VERDICTS).map((f) => ({
-      at: iso(f.at),
-      issue: f.issue,
-      slice: f.slice,
-      ball: f.ball,
-      leaf: f.leaf,
-      role: f.role,
-      agent: f.agent,
-      cause: f.cause,
-      message: f.message,
-      next: f.next,
-    })),
+    verdicts: model.verdicts.slice(-LAST_VERDICTS).map(({ tests, ...v }) => stamped(v)),
+    bails: model.bails.slice(-LAST_VERDICTS).map(stamped),
+    fallovers: model.fallovers.slice(-LAST_VERDICTS).map(({ step, ...f }) => stamped(f)),
     stop: { pending: view.stop.mode, unreadable: view.stop.unreadable },
     flaky: flakyVerdicts(model).map((v) => ({
       at: iso(v.at),
@@ -231,6 +168,7 @@ function issuesOf(view: ViewData, issueCost: Map<number | null, CostTotal>): Sta
       const steps = ledger?.steps ?? [];
       const currentAt = steps.findIndex((s) => s.state !== 'done');
       const phase = (title: string): string | null => latestPhase.get(`${issue}\n${title}`) ?? null;
+      const s = stopped.get(issue);
       return {
         issue,
         title: ledger?.title ?? null,
@@ -240,7 +178,7 @@ function issuesOf(view: ViewData, issueCost: Map<number | null, CostTotal>): Sta
         done: steps.filter((s) => s.state === 'done').length,
         refactorPending: steps.filter((s) => s.state === 'refactor-pending').length,
         cost: issueCost.get(issue) ?? null,
-        stopped: stoppedOf(stopped.get(issue)),
+        stopped: s === undefined ? null : { mode: s.mode, at: iso(s.at), step: s.step },
       };
     });
 }
@@ -260,21 +198,6 @@ function timeLimitOf(stateDir: string, r: LeafRun, env: NodeJS.ProcessEnv): { ms
   return readTimeLimitShown(stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
 }
 
-function stoppedOf(s: { mode: string; at: number; step: string | null } | undefined): StatusIssue['stopped'] {
-  return s === undefined ? null : { mode: s.mode, at: iso(s.at), step: s.step };
-}
-
-function unsandboxedOf(leaves: readonly LeafRun[]): { leaves: number; last: string | null } {
-  let count = 0;
-  let last: string | null = null;
-  for (const leaf of leaves) {
-    if (leaf.sandbox !== 'off') continue;
-    count += 1;
-    last = leaf.leaf;
-  }
-  return { leaves: count, last };
-}
-
 /** The distributed rounds in flight, oldest first. */
 function remoteRounds(view: ViewData): StatusData['remote'] {
   const out: StatusData['remote'] = [];
@@ -283,22 +206,10 @@ function remoteRounds(view: ViewData): StatusData['remote'] {
       const r = ball.remote;
       // Done once its round record is written; a dead engine's picture is stale.
       if (r === undefined || !r.engineAlive || ball.rounds.some((x) => x.round === r.round)) continue;
-      const since =
-        r.state === 'queued'
-          ? r.queuedAt
-          : r.state === 'building'
-            ? (r.takenAt ?? r.queuedAt)
-            : (r.returnedAt ?? r.queuedAt);
-      out.push({
-        slice: slice.id,
-        ball: ball.id,
-        round: r.round,
-        job: r.job,
-        state: r.state,
-        worker: r.worker,
-        phase: r.phase,
-        sinceMs: Math.max(0, view.now - since),
-      });
+      const since = r.state === 'queued' ? null : r.state === 'building' ? r.takenAt : r.returnedAt;
+      const { round, job, state, worker, phase } = r;
+      const sinceMs = Math.max(0, view.now - (since ?? r.queuedAt));
+      out.push({ slice: slice.id, ball: ball.id, round, job, state, worker, phase, sinceMs });
     }
   }
   return out.sort((a, b) => b.sinceMs - a.sinceMs);

@@ -43,11 +43,9 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   const follow = (): void => {
     // The state folder and .leap may not exist yet: watch the repository root (not deeply) until they do.
     for (const dir of [first.stateDir, join(first.repo, '.leap')]) {
-      const target = existsSync(dir) ? dir : null;
-      if (target !== null && !watched.has(target)) {
-        watched.add(target);
-        watcher.add(target);
-      }
+      if (watched.has(dir) || !existsSync(dir)) continue;
+      watched.add(dir);
+      watcher.add(dir);
     }
   };
   follow();
