@@ -65,16 +65,10 @@ export function parseCli<T extends Record<string, CliOption>>(
 ): { values: CliValues<T>; positionals: string[] } {
   // A string option's value is data, even when it starts with "-": bind it with "=" first.
   const bound = bindValues(argv, options, config.stopAtPositional === true);
-  let args = bound;
-  let rest: string[] = [];
-  if (config.stopAtPositional === true) {
-    // Options end at the first positional (a command and its own arguments follow) or at `--`.
-    const at = bound.findIndex((arg) => arg === '--' || !arg.startsWith('-'));
-    if (at >= 0) {
-      args = bound.slice(0, at);
-      rest = bound[at] === '--' ? bound.slice(at + 1) : bound.slice(at);
-    }
-  }
+  // Options end at the first positional (a command and its own arguments follow) or at `--`.
+  const at = config.stopAtPositional === true ? bound.findIndex((arg) => arg === '--' || !arg.startsWith('-')) : -1;
+  const args = at === -1 ? bound : bound.slice(0, at);
+  const rest = at === -1 ? [] : bound.slice(bound[at] === '--' ? at + 1 : at);
   // Nothing to parse (`leap-ledger current`, `leap-stop`): parseArgs would return nothing, and loading it costs ~1 ms.
   if (args.length === 0) return { values: {} as CliValues<T>, positionals: rest };
   try {
@@ -103,20 +97,11 @@ function bindValues(argv: string[], options: Record<string, CliOption>, stopAtPo
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (arg === '--' || (stopAtPositional && !arg.startsWith('-'))) return [...out, ...argv.slice(i)];
-    const long = stringOptionName(options, arg);
-    if (long !== undefined && i + 1 < argv.length) {
-      out.push(`--${long}=${argv[++i] ?? ''}`);
-    } else {
-      out.push(arg);
-    }
+    const name = arg.replace(/^--?/, '');
+    const isLong = arg.startsWith('--');
+    const entry = Object.entries(options).find(([long, o]) => (isLong ? long === name : o.short === name));
+    const bind = arg.startsWith('-') && !arg.includes('=') && entry?.[1].type === 'string' && i + 1 < argv.length;
+    out.push(bind ? `--${entry[0]}=${argv[++i]}` : arg);
   }
   return out;
-}
-
-function stringOptionName(options: Record<string, CliOption>, arg: string): string | undefined {
-  if (!arg.startsWith('-') || arg.includes('=')) return undefined;
-  const name = arg.replace(/^--?/, '');
-  const isLong = arg.startsWith('--');
-  const entry = Object.entries(options).find(([long, o]) => (isLong ? long === name : o.short === name));
-  return entry?.[1].type === 'string' ? entry[0] : undefined;
 }

@@ -1,5 +1,4 @@
 // git from an argv, never a shell (docs/decisions/no-simple-git.md); node:child_process loads on first use.
-import type * as ChildProcess from 'node:child_process';
 import { dirname } from 'node:path';
 import { InternalError, type LeapErrorOptions } from './errors.js';
 
@@ -55,36 +54,24 @@ export class GitError extends InternalError {
 
 /** `git` and its subcommand words (`git worktree add`), never data arguments, which the error's `args` keeps. */
 export function gitCommandName(args: readonly string[]): string {
-  const words = ['git'];
-  for (const arg of args.slice(0, 2)) {
-    if (!/^[a-z][a-z-]*$/.test(arg)) break;
-    words.push(arg);
-  }
-  return words.join(' ');
+  const words = args.slice(0, 2);
+  const data = words.findIndex((arg) => !/^[a-z][a-z-]*$/.test(arg));
+  return ['git', ...words.slice(0, data === -1 ? 2 : data)].join(' ');
 }
 
 export function gitEnv(
   options: Pick<GitOptions, 'cwd' | 'env' | 'extraEnv' | 'isolate' | 'ceiling'>,
 ): NodeJS.ProcessEnv {
   const base = options.env ?? process.env;
-  let env: NodeJS.ProcessEnv = base;
-  if (options.isolate === true) {
-    env = {};
-    for (const [key, value] of Object.entries(base)) {
-      if (!/^GIT_/i.test(key) || key === 'GIT_SSH' || key === 'GIT_SSH_COMMAND') env[key] = value;
-    }
-  }
+  const keep = ([key]: [string, unknown]) => !/^GIT_/i.test(key) || key === 'GIT_SSH' || key === 'GIT_SSH_COMMAND';
+  let env: NodeJS.ProcessEnv = options.isolate === true ? Object.fromEntries(Object.entries(base).filter(keep)) : base;
   if (options.ceiling !== undefined && options.ceiling !== false) {
     env = { ...env, GIT_CEILING_DIRECTORIES: options.ceiling === true ? dirname(options.cwd) : options.ceiling };
   }
   return options.extraEnv === undefined ? env : { ...env, ...options.extraEnv };
 }
 
-let childProcess: typeof ChildProcess | undefined;
-function cp(): typeof ChildProcess {
-  childProcess ??= process.getBuiltinModule('node:child_process') as typeof ChildProcess;
-  return childProcess;
-}
+const cp = () => process.getBuiltinModule('node:child_process');
 
 const MAX_BUFFER = 1 << 30;
 
@@ -102,24 +89,12 @@ function result(code: number, bytes: Buffer, stderr: string): GitResult {
 }
 
 function finish(args: readonly string[], options: GitOptions, ran: GitResult): GitResult {
-  if (ran.code !== 0 && options.allowFailure !== true) {
-    throw new GitError(
-      args,
-      options.cwd,
-      ran.code,
-      ran.stderr || ran.stdout,
-      options.exitCode === undefined ? {} : { exitCode: options.exitCode },
-    );
-  }
-  return ran;
+  if (ran.code === 0 || options.allowFailure === true) return ran;
+  throw new GitError(args, options.cwd, ran.code, ran.stderr || ran.stdout, { exitCode: options.exitCode });
 }
 
 function signalCode(signal: NodeJS.Signals | null): number {
-  const number =
-    signal === null
-      ? undefined
-      : (process.getBuiltinModule('node:os') as typeof import('node:os')).constants.signals[signal];
-  return 128 + (number ?? 0);
+  return 128 + (signal === null ? 0 : (process.getBuiltinModule('node:os').constants.signals[signal] ?? 0));
 }
 
 /** Run `git ARGS` and wait for it; throws a GitError when it fails, unless `allowFailure`. */
@@ -132,21 +107,14 @@ export function runGitSync(args: readonly string[], options: GitOptions): GitRes
     maxBuffer: MAX_BUFFER,
   });
   if (child.error !== undefined) {
-    throw new GitError(args, options.cwd, null, '', {
-      cause: child.error,
-      ...(options.exitCode === undefined ? {} : { exitCode: options.exitCode }),
-    });
+    throw new GitError(args, options.cwd, null, '', { cause: child.error, exitCode: options.exitCode });
   }
-  return finish(
-    args,
-    options,
-    result(child.status ?? signalCode(child.signal), child.stdout, child.stderr.toString('utf8')),
-  );
+  return finish(args, options, result(child.status ?? signalCode(child.signal), child.stdout, child.stderr.toString()));
 }
 
 /** Run `git ARGS` without blocking the process; rejects with a GitError when it fails, unless `allowFailure`. */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
+  return new Promise<GitResult>((resolve, reject) => {
     const child = cp().spawn('git', [...args], {
       cwd: options.cwd,
       env: gitEnv(options),
@@ -156,33 +124,18 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     const err: Buffer[] = [];
     child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr?.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (error) =>
-      reject(
-        new GitError(args, options.cwd, null, '', {
-          cause: error,
-          ...(options.exitCode === undefined ? {} : { exitCode: options.exitCode }),
-        }),
-      ),
+    child.on('error', (cause) =>
+      reject(new GitError(args, options.cwd, null, '', { cause, exitCode: options.exitCode })),
     );
-    child.on('close', (code, signal) => {
-      try {
-        resolve(
-          finish(
-            args,
-            options,
-            result(code ?? signalCode(signal), Buffer.concat(out), Buffer.concat(err).toString('utf8')),
-          ),
-        );
-      } catch (error) {
-        reject(error);
-      }
-    });
+    child.on('close', (code, signal) =>
+      resolve(result(code ?? signalCode(signal), Buffer.concat(out), Buffer.concat(err).toString())),
+    );
     if (options.input !== undefined) {
       // git may exit before reading all of stdin (a refusal); the close event reports it.
       child.stdin?.on('error', () => undefined);
       child.stdin?.end(options.input);
     }
-  });
+  }).then((ran) => finish(args, options, ran));
 }
 
 /** git's stdout as text, without its final newline. */

@@ -35,9 +35,8 @@ export function parseJsonText(file: string, text: string): unknown {
     const message = (error as Error).message;
     const offset = /at position (\d+)/.exec(message)?.[1];
     const { line, column } = lineColumn(text, offset === undefined ? text.trimEnd().length : Number(offset));
-    throw new FileFormatError(file, line, `not JSON: ${message.replace(/ in JSON at position \d+.*$/s, '')}`, {
-      column,
-    });
+    const what = message.replace(/ in JSON at position \d+.*$/s, '');
+    throw new FileFormatError(file, line, `not JSON: ${what}`, { column });
   }
 }
 

@@ -28,10 +28,7 @@ export function readLockHolder(file: string): LockHolder | null {
 }
 
 const namesHolder = (holder: LockHolder): boolean => Number.isInteger(holder.pid) && holder.pid > 0;
-
-function holderIsAlive(holder: LockHolder): boolean {
-  return namesHolder(holder) && isProcessAlive(holder);
-}
+const holderIsAlive = (holder: LockHolder): boolean => namesHolder(holder) && isProcessAlive(holder);
 
 /** How long an empty lock file counts as being written rather than left by a taker killed before its write. */
 export const HALF_WRITTEN_LOCK_MS = 1000;

@@ -54,9 +54,8 @@ export function isProcessAlive(who: {
   bootId?: string | undefined;
 }): boolean {
   const stat = readProcStat(who.pid);
-  if (stat === null) return false;
-  const state = stat[0];
-  if (state === 'Z' || state === 'X' || state === 'x') return false;
+  // Z: a zombie; X (x on old kernels): dead.
+  if (stat === null || ['Z', 'X', 'x'].includes(stat[0] as string)) return false;
   if (who.starttime !== undefined && who.starttime !== stat[19]) return false;
   if (who.bootId !== undefined && who.bootId !== '' && who.bootId !== bootId()) return false;
   return true;

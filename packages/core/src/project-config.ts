@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { UsageError, didYouMean } from './errors.js';
 import { parseDuration } from './duration.js';
 import { isJsonObject, keyLineColumn, parseJsonText } from './json-object.js';
+import { toPublishedSchema } from './json-schema.js';
 import { readFileIfExists } from './read-file.js';
 
 const duration = z
@@ -79,9 +80,5 @@ export function readProjectConfig(root: string): { file: string; config: Project
 
 /** The published JSON Schema of leap.config.json (schemas/leap-config.schema.json, written by the build). */
 export function projectConfigJsonSchema(): Record<string, unknown> {
-  return {
-    $id: 'https://leap.dev/schemas/leap-config.schema.json',
-    title: 'leap.config.json',
-    ...z.toJSONSchema(projectConfigSchema, { target: 'draft-2020-12', io: 'input' }),
-  };
+  return toPublishedSchema(projectConfigSchema, 'https://leap.dev/schemas/leap-config.schema.json', 'leap.config.json');
 }

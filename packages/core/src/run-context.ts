@@ -85,15 +85,8 @@ export function readTimeLimit(
 
 export function readRunContext(stateDir: string, env: NodeJS.ProcessEnv = process.env): RunContext {
   const { issue, step, skillCommit } = readEventContext(stateDir, env);
-  const limit = readTimeLimit(stateDir, issue, env);
-  return {
-    issue,
-    step,
-    testCmd: env.VERI_TEST_CMD ?? null,
-    skillCommit,
-    timeoutMs: limit.ms,
-    timeoutSource: limit.source,
-  };
+  const { ms, source } = readTimeLimit(stateDir, issue, env);
+  return { issue, step, testCmd: env.VERI_TEST_CMD ?? null, skillCommit, timeoutMs: ms, timeoutSource: source };
 }
 
 /** Read a non-negative duration variable, or the default (ms) when it is unset or empty. */

@@ -66,13 +66,7 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
   const specifier = runnerPackage(name);
   const loaded = await importInstalled(specifier, cwd, `--runner ${name}`);
   const runner = (loaded as { runner?: Partial<RunnerModule<Runner>> } | null)?.runner;
-  if (
-    typeof runner !== 'object' ||
-    runner === null ||
-    typeof runner.prepare !== 'function' ||
-    typeof runner.options !== 'object' ||
-    runner.options === null
-  ) {
+  if (typeof runner?.prepare !== 'function' || typeof runner.options !== 'object' || runner.options === null) {
     throw new UsageError(
       `--runner ${name}: the package ${specifier} is not a runner (it exports no "runner" with "options" and "prepare")`,
     );

@@ -34,14 +34,7 @@ export function dirOption(cwd: string, given: string | undefined): string {
 
 /** Check a leaf name: it names files in the state folder, so it may not be empty, hold a slash, or be `.`/`..`. */
 export function checkLeafName(name: string): string {
-  if (
-    name === '' ||
-    name === '.' ||
-    name === '..' ||
-    name.includes('/') ||
-    name.includes('\0') ||
-    name.startsWith('-')
-  ) {
+  if (name === '' || name === '.' || name === '..' || /[/\0]|^-/.test(name)) {
     throw new UsageError(
       `Expected a leaf NAME without "/", NUL or a leading "-", and not "." or "..", got ${showValue(name)}`,
     );

@@ -25,10 +25,8 @@ export function readStopRequest(stopFile: string): StopRequest {
   }
   const mode = text.trim();
   if ((STOP_MODES as readonly string[]).includes(mode)) return { kind: 'requested', mode: mode as StopMode };
-  return {
-    kind: 'unreadable',
-    reason: `${stopFile}: expected one of ${STOP_MODES.join(', ')}, got ${showValue(text.slice(0, 80))}`,
-  };
+  const reason = `${stopFile}: expected one of ${STOP_MODES.join(', ')}, got ${showValue(text.slice(0, 80))}`;
+  return { kind: 'unreadable', reason };
 }
 
 export function requestStop(stopFile: string, mode: string): StopMode {

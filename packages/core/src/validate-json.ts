@@ -32,9 +32,6 @@ export async function validateJson(schema: Record<string, unknown>, data: unknow
   const validate = await compileJsonSchema(schema);
   if (validate(data)) return;
   const first = validate.errors?.[0];
-  throw new FileFormatError(
-    source,
-    undefined,
-    `does not match ${String(schema.$id ?? 'the schema')}: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
-  );
+  const problem = `${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
+  throw new FileFormatError(source, undefined, `does not match ${String(schema.$id ?? 'the schema')}: ${problem}`);
 }

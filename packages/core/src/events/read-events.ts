@@ -20,18 +20,16 @@ export function* parseEvents(text: string, file = '<events>'): Generator<EventRe
       json = JSON.parse(raw);
     } catch (cause) {
       if (torn) return;
-      throw new FileFormatError(file, index + 1, `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}`, {
-        cause,
-      });
+      const got = `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}`;
+      throw new FileFormatError(file, index + 1, got, { cause });
     }
     const result = eventSchema.safeParse(json);
     if (!result.success) {
       if (torn) return;
       const issue = result.error.issues[0];
       const where = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`;
-      throw new FileFormatError(file, index + 1, `not a valid event${where}: ${issue?.message ?? 'invalid'}`, {
-        cause: result.error,
-      });
+      const message = `not a valid event${where}: ${issue?.message ?? 'invalid'}`;
+      throw new FileFormatError(file, index + 1, message, { cause: result.error });
     }
     yield { line: index + 1, event: result.data };
   }

@@ -1,7 +1,8 @@
 // The ledger (CONTRACT section 6): an edit changes ONE line of it, every other byte kept.
 import { FileFormatError, UsageError } from '../errors.js';
 import { walkMarkdown } from './markdown.js';
-import { readPlainStep, readStepLine, showTitle, type LedgerStep, type StepLine, type StepState } from './step-line.js';
+import { MARKER, readPlainStep, readStepLine, showTitle } from './step-line.js';
+import type { LedgerStep, StepLine, StepState } from './step-line.js';
 
 /** A parsed ledger (`file` is `<stdin>` when none was given); `text` is kept whole, so writing it back is exact. */
 export interface Ledger {
@@ -104,7 +105,6 @@ function stepIndex({ file, steps }: Pick<Ledger, 'file' | 'steps'>, title: strin
   throw new UsageError(`${file}: no step titled ${showTitle(title)} (titles match exactly; ${hint})`);
 }
 
-const MARKER = ' <!-- refactor-pending -->';
 type Edit = [from: StepState, verb: string, edit: (line: string, read: StepLine) => string];
 const TICK: Edit = [
   'todo',

@@ -33,7 +33,7 @@ const PLAIN = new RegExp(
     '(?: <!-- criterion: [1-9][0-9]{0,14} -->)?(?: <!-- refactor-pending -->)?(?=\r?\n|\r?$)',
   'y',
 );
-const PENDING = ' <!-- refactor-pending -->';
+export const MARKER = ' <!-- refactor-pending -->';
 
 /** One step, as `leap-ledger list --json` prints it: the title byte for byte, its 1-based line, its criterion K. */
 export type LedgerStep = { title: string; state: StepState; line: number; criterion: number | null };
@@ -44,9 +44,9 @@ export function readPlainStep(text: string, start: number, end: number, n: numbe
   if (!PLAIN.test(text) || PLAIN.lastIndex !== end) return null;
   let state: StepState = text[start + 3] === ' ' ? 'todo' : 'done';
   let criterion: number | null = null;
-  if (text.endsWith(PENDING, end)) {
+  if (text.endsWith(MARKER, end)) {
     if (state === 'todo') return null;
-    end -= PENDING.length;
+    end -= MARKER.length;
     state = 'refactor-pending';
   }
   // A canonical title never ends with `>`: one here ends a criterion marker.
