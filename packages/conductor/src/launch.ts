@@ -306,32 +306,22 @@ export type VerifyEnd =
   | { kind: 'retry'; why: string }
   | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
-/** Writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line did; a bail carries the verdict. */
-export async function runVerification(
+type Asked = { step: string; phase: Phase; env: NodeJS.ProcessEnv; base?: string; passedTrees: readonly string[] };
+
+// The verify library's run, its failures that are the run's (a missing verifier, a suite past its limit) as bails.
+async function askVerifier(
   ctx: RunContext,
-  step: string,
-  phase: Phase,
-  attempt: number,
-  base: string | undefined,
-  where: string,
-  developerFamily: string | undefined,
-  passedTrees: readonly string[],
-): Promise<Launched<VerifyEnd>> {
-  await ctx.checkStop(where);
-  const offset = eventsSize(ctx);
-  const verifier = agentFor(ctx, 'verifier', developerFamily);
-  const env = leafEnv(ctx, step, phase, attempt);
-  // A refactor's tree (all staged): once it passes, the next step's red need not run the suite on it again.
-  const tree = phase === 'refactor' ? await ctx.git.out(['write-tree']) : null;
-  let result: Awaited<ReturnType<typeof verify>>;
+  agent: string,
+  { step, phase, env, base, passedTrees }: Asked,
+): ReturnType<typeof verify> {
   try {
-    result = await verify({
+    return await verify({
       phase,
       step,
       cwd: ctx.root,
       env,
       issue: ctx.issue,
-      agent: verifier.name,
+      agent,
       agentsFile: ctx.setup.agents.registry.file ?? undefined,
       base,
       tracker: ctx.setup.tracker,
@@ -349,6 +339,26 @@ export async function runVerification(
     if (error instanceof SuiteLimitError) throw suiteLimitBail(ctx, error);
     throw error;
   }
+}
+
+/** Writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line did; a bail carries the verdict. */
+export async function runVerification(
+  ctx: RunContext,
+  step: string,
+  phase: Phase,
+  attempt: number,
+  base: string | undefined,
+  where: string,
+  developerFamily: string | undefined,
+  passedTrees: readonly string[],
+): Promise<Launched<VerifyEnd>> {
+  await ctx.checkStop(where);
+  const offset = eventsSize(ctx);
+  const verifier = agentFor(ctx, 'verifier', developerFamily);
+  const env = leafEnv(ctx, step, phase, attempt);
+  // A refactor's tree (all staged): once it passes, the next step's red need not run the suite on it again.
+  const tree = phase === 'refactor' ? await ctx.git.out(['write-tree']) : null;
+  const result = await askVerifier(ctx, verifier.name, { step, phase, env, base, passedTrees });
   const leaf = `verify-${phase}`;
   ctx.heads.invalidate();
   // A refactor's tree passed only when an agent was asked: ground truth held first.

@@ -57,19 +57,11 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
     );
   }
   checkTickable(tracker.issueFile?.(issue) ?? null, issue);
-  let planText: ConductorSetup['planText'] = null;
   // A recorded plan file that is gone is no error: it is read only while HEAD has no ledger.
-  if (options.plan !== undefined && (given.planFile !== undefined || existsSync(options.plan))) {
-    const file = options.plan;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (cause) {
-      throw new UsageError(`cannot read the plan file ${file}: ${(cause as Error).message}`, { cause });
-    }
-    checkPlanFile(text, file, issueData);
-    planText = { text, file };
-  }
+  const planText =
+    options.plan !== undefined && (given.planFile !== undefined || existsSync(options.plan))
+      ? readPlan(options.plan, issueData)
+      : null;
   return {
     root,
     issue,
@@ -94,6 +86,17 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
     sandbox: chooseRunSandbox(recorded.sandbox, project?.config, env),
     pin,
   };
+}
+
+function readPlan(file: string, issue: ConductorSetup['issueData']): ConductorSetup['planText'] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new UsageError(`cannot read the plan file ${file}: ${(cause as Error).message}`, { cause });
+  }
+  checkPlanFile(text, file, issue);
+  return { text, file };
 }
 
 // A criterion without a checkbox (`1. text`) is refused now, not at its tick after a whole step.

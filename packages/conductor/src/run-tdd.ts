@@ -180,7 +180,25 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   const planned =
     setup.planText !== null ||
     (await git(['cat-file', '-e', `HEAD:${base.ledgerRel}`], { allowFailure: true })).code === 0;
-  // Every agent a role may fall over to is checked now: one that cannot run is found before anything is spent.
+  await checkAgents(base, planned);
+  const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
+  // The run's libraries read the pin from the environment too: under VERI_NEW_SKILL=1 they would record none.
+  const env = { ...setup.env, VERI_SKILL_COMMIT: pin };
+  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
+  if (movedFrom !== null) {
+    // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
+    pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
+    await pre.say(
+      `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`,
+    );
+  }
+  ensureTimeoutFile(paths, base.issue);
+  return { pre, found: { current, exists, journal }, treeChecked };
+}
+
+// Every agent a role may fall over to is checked now: one that cannot run is found before anything is spent.
+async function checkAgents(base: RunBase, planned: boolean): Promise<void> {
+  const { setup, paths } = base;
   const { lists } = setup.agents;
   const roles = (['developer', 'verifier', ...(planned ? [] : ['planner' as const])] as const).flatMap((role) =>
     lists[role].map((chosen) => [role, chosen] as const),
@@ -209,19 +227,6 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
         `The ${(roles[i] as (typeof roles)[number])[0]}: ${ready.failure}`,
       );
   }
-  const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
-  // The run's libraries read the pin from the environment too: under VERI_NEW_SKILL=1 they would record none.
-  const env = { ...setup.env, VERI_SKILL_COMMIT: pin };
-  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
-  if (movedFrom !== null) {
-    // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
-    pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
-    await pre.say(
-      `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`,
-    );
-  }
-  ensureTimeoutFile(paths, base.issue);
-  return { pre, found: { current, exists, journal }, treeChecked };
 }
 
 /** `current`: the branch HEAD is on ('' detached). */
