@@ -30,19 +30,17 @@ Exit codes: 0 done; 2 bad input (an unknown action or option, drain without NAME
 NAME or --dead, a NAME no worker has a record of, forget of a live or draining worker, no queue secret or a
 short one, Redis not reachable).`;
 
+const OPTIONS = {
+  redis: { type: 'string' },
+  'secret-file': { type: 'string' },
+  json: { type: 'boolean' },
+  all: { type: 'boolean' },
+  dead: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const workersCommand: Subcommand = async (argv, io) => {
-  const { values, positionals } = parseCli(
-    argv,
-    {
-      redis: { type: 'string' },
-      'secret-file': { type: 'string' },
-      json: { type: 'boolean' },
-      all: { type: 'boolean' },
-      dead: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    WORKERS_USAGE,
-  );
+  const { values, positionals } = parseCli(argv, OPTIONS, WORKERS_USAGE);
   if (values.help === true) {
     io.stdout(`${WORKERS_USAGE}\n`);
     return 0;
