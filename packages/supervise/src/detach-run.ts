@@ -1,5 +1,6 @@
 // `--detach` of `leap tdd run` and `leap slice run`: leap-detach + leap-supervise with no time limit.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -95,17 +96,8 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
     ...SUPERVISOR_ONLY.filter((k) => env[k] === undefined).flatMap((k) => ['-u', k]),
     ...SUPERVISOR_ONLY.filter((k) => env[k] !== undefined).map((k) => `${k}=${env[k]}`),
   ];
-  const argv = [
-    supervisorBin('leap-detach'),
-    process.execPath,
-    supervisorBin('leap-supervise'),
-    'run',
-    'env',
-    ...restore,
-    process.execPath,
-    leapBin(),
-    ...options.args,
-  ];
+  const detachArgs = [supervisorBin('leap-detach'), process.execPath, supervisorBin('leap-supervise'), 'run'];
+  const argv = [...detachArgs, 'env', ...restore, process.execPath, leapBin(), ...options.args];
   const supervisorEnv = { ...env, VERI_STATE_DIR: dir, VERI_TIMEOUT: '0', VERI_IDLE_TIMEOUT: '0' };
   const outFd = openSync(out, 'w');
   const errFd = openSync(err, 'w');
@@ -117,10 +109,7 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
       env: supervisorEnv,
       stdio: ['ignore', outFd, errFd],
     });
-    code = await new Promise<number | null>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('exit', (c) => resolve(c));
-    });
+    [code] = await once(child, 'exit');
   } finally {
     closeSync(outFd);
     closeSync(errFd);
@@ -133,7 +122,8 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
   const pidFile = join(dir, 'run.pid');
   const exitFile = join(dir, 'run.exit');
   const supervisor = readPidFile(pidFile);
-  const deadline = Date.now() + (options.startMs ?? 120_000);
+  const startMs = options.startMs ?? 120_000;
+  const deadline = Date.now() + startMs;
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
     const record = readPidFile(pidFile);
     const ended = existsSync(exitFile) ? readExitFile(exitFile) : null;
@@ -160,10 +150,8 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
       };
     if (Date.now() > deadline) {
       throw new LeapError(
-        `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock within ${(options.startMs ?? 120_000) / 1000} s; it is left running, its output in ${out} and ${err}`,
-        {
-          exitCode: 1,
-        },
+        `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock within ${startMs / 1000} s; it is left running, its output in ${out} and ${err}`,
+        { exitCode: 1 },
       );
     }
     await new Promise((r) => setTimeout(r, wait));

@@ -109,30 +109,19 @@ function waitReady(child: ChildProcess, pid: number, name: string, timeoutMs: nu
       child.unref();
       fn();
     };
+    const fail = (message: string): void =>
+      settle(() =>
+        reject(new LeapError(`supervise[${name}] (pid ${pid}) ${message}`, { exitCode: DETACH_START_FAILED })),
+      );
     const timer = setTimeout(
-      () =>
-        settle(() =>
-          reject(
-            new LeapError(
-              `supervise[${name}] (pid ${pid}) did not write its pid file within ${timeoutMs} ms; it is left running`,
-              { exitCode: DETACH_START_FAILED },
-            ),
-          ),
-        ),
+      () => fail(`did not write its pid file within ${timeoutMs} ms; it is left running`),
       timeoutMs,
     );
     let reason = '';
-    const failed = (code: number | null, signal: string | null): void =>
-      settle(() =>
-        reject(
-          new LeapError(
-            `supervise[${name}] (pid ${pid}) ${signal !== null ? `died of ${signal}` : `exited with code ${code}`} during start-up, before writing its pid file${reason}`,
-            {
-              exitCode: DETACH_START_FAILED,
-            },
-          ),
-        ),
-      );
+    const failed = (code: number | null, signal: string | null): void => {
+      const how = signal !== null ? `died of ${signal}` : `exited with code ${code}`;
+      fail(`${how} during start-up, before writing its pid file${reason}`);
+    };
     pipe?.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
       const line = text.includes('\n') ? parseReadyLine(text.slice(0, text.indexOf('\n'))) : null;

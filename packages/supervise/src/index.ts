@@ -63,13 +63,13 @@ export {
 export { CREDENTIAL_PATHS, AGENT_CLI_PATHS } from './sandbox-home.js';
 export type { SandboxRole, SandboxSpec, FsView, FsEntry, MountOp, PlanOptions } from './sandbox-plan.js';
 export { layerEntries } from './sandbox-layer.js';
+export { hostView } from './once-view.js';
 export { clearApart, ignoredEntries, putBack, type ApartEnd } from './apart.js';
 export {
   checkSandbox,
   findBwrap,
   prepareSandbox,
   copyTree,
-  hostView,
   namespaceCause,
   parseSandboxSetting,
   resetSandboxCheck,

@@ -62,10 +62,6 @@ export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Si
 export async function killTree(tree: LeafTree, leader: Leader, options: KillOptions): Promise<KillOutcome> {
   const interval = options.intervalMs ?? 50;
   const seen = new Map<string, boolean>();
-  const note = (found: TreeMembers): void => {
-    for (const p of found.members) if (p.pid !== leader.pid) seen.set(`${p.pid}:${p.starttime}`, false);
-    for (const p of found.escaped) seen.set(`${p.pid}:${p.starttime}`, true);
-  };
   const gone = (found: TreeMembers): boolean =>
     found.members.length === 0 && found.escaped.length === 0 && leader.exited();
   // A failed look at /proc (EMFILE, say) must not end the sequence: keep what was last seen and look again.
@@ -76,7 +72,8 @@ export async function killTree(tree: LeafTree, leader: Leader, options: KillOpti
     } catch {
       return;
     }
-    note(found);
+    for (const p of found.members) if (p.pid !== leader.pid) seen.set(`${p.pid}:${p.starttime}`, false);
+    for (const p of found.escaped) seen.set(`${p.pid}:${p.starttime}`, true);
   };
 
   look();
@@ -109,7 +106,6 @@ export async function killTree(tree: LeafTree, leader: Leader, options: KillOpti
     await sleep(alive === 0 ? 5 : Math.max(1, interval / 5));
     look();
   }
-  let escaped = 0;
-  for (const outside of seen.values()) if (outside) escaped++;
+  const escaped = [...seen.values()].filter(Boolean).length;
   return { leftovers: seen.size, escaped, unkillable, escalated };
 }

@@ -78,11 +78,8 @@ export function readExitFile(file: string): ExitRecord | null {
   const { first, values } = parseKeyValues(text);
   const numeric = (v: string | undefined) => (v === undefined || !/^-?[0-9]+$/.test(v) ? undefined : Number(v));
   if (!/^\s*-?[0-9]+\s*$/.test(first)) {
-    return {
-      code: 2,
-      status: 'unreadable',
-      error: `${file}: expected an exit code on line 1, got ${JSON.stringify(first.slice(0, 40))}`,
-    };
+    const error = `${file}: expected an exit code on line 1, got ${JSON.stringify(first.slice(0, 40))}`;
+    return { code: 2, status: 'unreadable', error };
   }
   return {
     code: Number(first.trim()),

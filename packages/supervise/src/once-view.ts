@@ -1,6 +1,63 @@
 // A plan's view of the host: it asks about the same places many times, the host answers once.
-import { basename, dirname } from 'node:path';
+import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { FsEntry, FsView } from './sandbox-plan.js';
+
+/** The host's file system, asked directly. */
+export const hostView: FsView = {
+  list(dir) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return null;
+    }
+    // Kinds come with the listing (no lstat per entry) but for DT_UNKNOWN; sockets, fifos and devices are files.
+    const out: FsEntry[] = [];
+    for (const entry of entries) {
+      const { name } = entry;
+      const known =
+        entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
+      const kind = entry.isSymbolicLink()
+        ? 'symlink'
+        : entry.isDirectory()
+          ? 'dir'
+          : known
+            ? 'file'
+            : hostView.kind(join(dir, name));
+      if (kind === null) continue;
+      out.push(kind === 'symlink' ? { name, kind, target: readlinkSync(join(dir, name)) } : { name, kind });
+    }
+    return out;
+  },
+  kind(path) {
+    // Most places asked about are absent: no exception for them, as each costs a stack.
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(path, { throwIfNoEntry: false });
+    } catch {
+      return null; // not a folder on the way (ENOTDIR), or not ours to look at (EACCES)
+    }
+    if (stat === undefined) return null;
+    return stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : 'file';
+  },
+  realpath(path) {
+    try {
+      // The system's realpath(3): one call, where the JavaScript one walks and lstats every component.
+      return realpathSync.native(path);
+    } catch {
+      return null;
+    }
+  },
+  readText(path) {
+    try {
+      const stat = statSync(path);
+      return stat.isFile() && stat.size < 65_536 ? readFileSync(path, 'utf8') : null;
+    } catch {
+      return null;
+    }
+  },
+};
 
 /** `view` answering each question once, from listings where it can (docs/decisions/sandbox-cost.md). */
 export function onceView(view: FsView): FsView {

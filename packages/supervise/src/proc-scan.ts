@@ -45,11 +45,17 @@ export function readProc(pid: number): ProcInfo | null {
 
 /** Every process now; ones that vanish while being read are skipped. */
 export function scanProcesses(): ProcInfo[] {
+  return readListed(readdirSync('/proc'), () => true);
+}
+
+/** The processes of the pids listed in /proc that `wanted` keeps. */
+function readListed(entries: string[], wanted: (pid: number) => boolean): ProcInfo[] {
   const out: ProcInfo[] = [];
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of entries) {
     const code = entry.charCodeAt(0);
     if (code < 48 || code > 57) continue;
-    const info = readProc(Number(entry));
+    const pid = Number(entry);
+    const info = wanted(pid) ? readProc(pid) : null;
     if (info !== null) out.push(info);
   }
   return out;
@@ -87,16 +93,7 @@ export function scanProcessesSince(leaderPid: number, forksAtStart: number | nul
   const last = readNumber('/proc/sys/kernel/ns_last_pid');
   if (last === null) return scanProcesses();
   const wrapped = last < leaderPid;
-  const out: ProcInfo[] = [];
-  for (const entry of entries) {
-    const code = entry.charCodeAt(0);
-    if (code < 48 || code > 57) continue;
-    const pid = Number(entry);
-    if (wrapped ? pid < leaderPid && pid > last : pid < leaderPid || pid > last) continue;
-    const info = readProc(pid);
-    if (info !== null) out.push(info);
-  }
-  return out;
+  return readListed(entries, (pid) => (wrapped ? pid >= leaderPid || pid <= last : pid >= leaderPid && pid <= last));
 }
 
 // Pids below 300 are skipped when numbering wraps.

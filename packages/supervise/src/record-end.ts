@@ -75,25 +75,18 @@ export function recordEnd(paths: StatePaths, result: SuperviseResult, context: E
   if (result.leafPid !== null) extra.leaf_pid = result.leafPid;
   if (result.error !== null) extra.error = result.error;
   extra.sandbox = result.sandbox;
-  appendEventSafely(
-    paths.events,
-    createEvent(
-      'exit',
-      {
-        leaf: result.name,
-        code: result.code,
-        status: result.status,
-        duration_ms: result.durationMs,
-        leaf_code: result.leafCode,
-        signal: result.signal,
-        run: result.run,
-        leftovers: result.leftovers,
-        ...extra,
-      },
-      context,
-    ),
-    result.warnings,
-  );
+  const fields = {
+    leaf: result.name,
+    code: result.code,
+    status: result.status,
+    duration_ms: result.durationMs,
+    leaf_code: result.leafCode,
+    signal: result.signal,
+    run: result.run,
+    leftovers: result.leftovers,
+    ...extra,
+  };
+  appendEventSafely(paths.events, createEvent('exit', fields, context), result.warnings);
 }
 
 /** The status line the supervisor prints on stderr: `supervise[NAME]: STATUS`, then any details. */

@@ -52,9 +52,7 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
     pid: options.pid,
     onlyKill: options.sandboxed === true,
     exited: () => child.exitCode !== null || child.signalCode !== null,
-    kill: (signal) => {
-      child.kill(signal);
-    },
+    kill: (signal) => child.kill(signal),
   };
   let reason: KillReason | null = null;
   let killing: Promise<KillOutcome> | null = null;

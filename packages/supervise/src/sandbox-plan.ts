@@ -82,10 +82,7 @@ export function mainRepoRoot(tree: string, view: FsView): string | null {
 }
 
 /** A path bound read-write inside a masked folder: `src` (the reader's copy, or the path itself) at `dest`. */
-interface Keep {
-  src: string;
-  dest: string;
-}
+type Keep = { src: string; dest: string };
 
 /** A plan being made: the spec with its paths made absolute, the host, and the mounts so far. */
 export interface Plan {
@@ -241,17 +238,9 @@ function repositoryRules(plan: Plan): void {
 export function bwrapArgs(spec: SandboxSpec, view: FsView, options: PlanOptions = {}): string[] {
   const argv: string[] = [];
   for (const op of planMounts(spec, view, options)) {
-    switch (op.op) {
-      case 'ro-bind':
-      case 'bind':
-        argv.push(`--${op.op}`, op.src, op.dest);
-        break;
-      case 'symlink':
-        argv.push('--symlink', op.target, op.dest);
-        break;
-      default:
-        argv.push(`--${op.op}`, op.dest);
-    }
+    if (op.op === 'symlink') argv.push('--symlink', op.target, op.dest);
+    else if ('src' in op) argv.push(`--${op.op}`, op.src, op.dest);
+    else argv.push(`--${op.op}`, op.dest);
   }
   argv.push('--unshare-pid', '--unshare-ipc', '--unshare-uts');
   if (spec.network === false) argv.push('--unshare-net');
@@ -274,30 +263,12 @@ export function sandboxArgv(
 
 const LOCALE = /^LC_[A-Z_]+$/;
 const BASE_NAMES = new Set([
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'TERM',
-  'COLORTERM',
-  'NO_COLOR',
-  'FORCE_COLOR',
-  'BASH_DEFAULT_TIMEOUT_MS',
-  'BASH_MAX_TIMEOUT_MS',
-  'LANG',
-  'LANGUAGE',
-  'TZ',
+  ...'PATH HOME USER LOGNAME SHELL TERM COLORTERM NO_COLOR FORCE_COLOR LANG LANGUAGE TZ'.split(' '),
+  ...['BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS'],
 ]);
 
 function allowed(name: string, pass: readonly string[]): boolean {
-  if (
-    BASE_NAMES.has(name) ||
-    name.startsWith('VERI_') ||
-    name.startsWith('LEAP_') ||
-    (name.startsWith('LC_') && LOCALE.test(name))
-  )
-    return true;
+  if (BASE_NAMES.has(name) || name.startsWith('VERI_') || name.startsWith('LEAP_') || LOCALE.test(name)) return true;
   return pass.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
 }
 
@@ -312,5 +283,5 @@ export function sandboxEnv(
     if (value === undefined || name === 'TMPDIR') continue;
     if (spec.inheritEnv === true || allowed(name, pass)) out[name] = value;
   }
-  return { ...out, ...(spec.env ?? {}) };
+  return { ...out, ...spec.env };
 }

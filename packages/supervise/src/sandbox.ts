@@ -1,7 +1,6 @@
 // The sandbox on the host (CONTRACT section 13): bwrap, its trial run, the reader's copy; the plan is sandbox-plan.ts.
 import { spawnSync } from 'node:child_process';
 import {
-  type Dirent,
   constants,
   copyFileSync,
   existsSync,
@@ -9,7 +8,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   realpathSync,
   rmSync,
@@ -24,16 +22,16 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LeapError, findExecutable } from '@leap/core';
 import { makeApart, putBack } from './apart.js';
+import { hostView } from './once-view.js';
 import { HOME_CACHES } from './sandbox-layer.js';
 import {
   DEFAULT_LINK_READ_ONLY,
   DEFAULT_STATE_DIRS,
   SandboxSpecError,
+  bwrapArgs,
   mainRepoRoot,
-  sandboxArgv,
   sandboxEnv,
-  type FsEntry,
-  type FsView,
+  type PlanOptions,
   type SandboxSpec,
 } from './sandbox-plan.js';
 
@@ -48,61 +46,6 @@ export class SandboxUnavailableError extends LeapError {
     this.reason = reason;
   }
 }
-
-export const hostView: FsView = {
-  list(dir) {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return null;
-    }
-    // Kinds come with the listing (no lstat per entry) but for DT_UNKNOWN; sockets, fifos and devices are files.
-    const out: FsEntry[] = [];
-    for (const entry of entries) {
-      const { name } = entry;
-      const known =
-        entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
-      const kind = entry.isSymbolicLink()
-        ? 'symlink'
-        : entry.isDirectory()
-          ? 'dir'
-          : known
-            ? 'file'
-            : hostView.kind(join(dir, name));
-      if (kind === null) continue;
-      out.push(kind === 'symlink' ? { name, kind, target: readlinkSync(join(dir, name)) } : { name, kind });
-    }
-    return out;
-  },
-  kind(path) {
-    // Most places asked about are absent: no exception for them, as each costs a stack.
-    let stat: ReturnType<typeof lstatSync>;
-    try {
-      stat = lstatSync(path, { throwIfNoEntry: false });
-    } catch {
-      return null; // not a folder on the way (ENOTDIR), or not ours to look at (EACCES)
-    }
-    if (stat === undefined) return null;
-    return stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : 'file';
-  },
-  realpath(path) {
-    try {
-      // The system's realpath(3): one call, where the JavaScript one walks and lstats every component.
-      return realpathSync.native(path);
-    } catch {
-      return null;
-    }
-  },
-  readText(path) {
-    try {
-      const stat = statSync(path);
-      return stat.isFile() && stat.size < 65_536 ? readFileSync(path, 'utf8') : null;
-    } catch {
-      return null;
-    }
-  },
-};
 
 const INSTALL = 'apt-get install bubblewrap';
 
@@ -134,7 +77,7 @@ export function namespaceCause(stderr: string): string {
   return `cannot sandbox the leaf: ${cause} (${line}); allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) or ${INSTALL} with its setuid helper, or run with --sandbox off`;
 }
 
-let probed: Map<string, string | null> | null = null;
+const probed = new Map<string, string | null>();
 const TRIAL = '--ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc --unshare-uts --unshare-net'
   .split(' ')
   .concat('--die-with-parent', '--cap-drop', 'ALL', '--', 'true');
@@ -142,7 +85,6 @@ const TRIAL = '--ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc
 /** A trial run with a leaf's namespaces, once per process and bwrap; throws SandboxUnavailableError with the cause. */
 export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
   const bwrap = findBwrap(env);
-  probed ??= new Map();
   let failure = probed.get(bwrap);
   if (failure === undefined) {
     const trial = spawnSync(bwrap, TRIAL, {
@@ -159,7 +101,7 @@ export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Forget the trial runs (tests that change PATH or the kernel's answer). */
 export function resetSandboxCheck(): void {
-  probed = null;
+  probed.clear();
 }
 
 /** A reader's copy less `.git`, state and `linkReadOnly` folders (returned); modes, times kept, files cloned. */
@@ -189,20 +131,17 @@ export function copyTree(
       const dst = join(to, entry.name);
       if (top && (entry.name === '.git' || stateDirs.has(entry.name))) continue;
       if (skip.has(src)) continue;
-      if (entry.isSymbolicLink() && link.has(entry.name) && ours(src)) linked.push(src);
+      if (link.has(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && ours(src)))) linked.push(src);
       else if (entry.isSymbolicLink()) {
         symlinkSync(readlinkSync(src), dst);
         try {
-          lutimesSync(dst, lstatSync(src).atime, lstatSync(src).mtime);
+          const { atime, mtime } = lstatSync(src);
+          lutimesSync(dst, atime, mtime);
         } catch {
           /* times of a link are a nicety */
         }
         options.record?.(src, dst);
       } else if (entry.isDirectory()) {
-        if (link.has(entry.name)) {
-          linked.push(src);
-          continue;
-        }
         const stat = statSync(src);
         mkdirSync(dst, { mode: stat.mode & 0o7777 });
         walk(src, dst, false);
@@ -290,25 +229,22 @@ export function prepareSandbox(
       home: homeReal,
       keepReadable,
       read: [...(spec.read ?? []), ...ownRead],
-      write: spec.write ?? [],
     };
-    let linked: string[] = [];
+    let copies: PlanOptions = {};
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
       chmodSync(copy, statSync(tree).mode & 0o7777); // the copy's root shows the tree's own mode, not mkdtemp's 0700
-      linked = copyTree(tree, copy, { stateDirs: spec.stateDirs, linkReadOnly: spec.linkReadOnly, skip: spec.hide });
-    }
-    const copies =
-      copy !== null
-        ? { copy, linked }
-        : apart !== null
-          ? { copy: apart, own: makeApart(tree, apart, spec.stateDirs) }
-          : {};
-    const argv = sandboxArgv(bwrap, full, hostView, resolvedCommand, args, { ...options, ...copies });
-    const [bin, ...rest] = argv;
+      const linked = copyTree(tree, copy, {
+        stateDirs: spec.stateDirs,
+        linkReadOnly: spec.linkReadOnly,
+        skip: spec.hide,
+      });
+      copies = { copy, linked };
+    } else if (apart !== null) copies = { copy: apart, own: makeApart(tree, apart, spec.stateDirs) };
+    const leafArgs = [...bwrapArgs(full, hostView, { ...options, ...copies }), '--', resolvedCommand, ...args];
     // No coverage inside (issue 43): the key is kept, undefined, so Node does not add the caller's NODE_V8_COVERAGE.
     const leafEnv: NodeJS.ProcessEnv = { ...sandboxEnv(env, spec), NODE_V8_COVERAGE: undefined };
-    return { command: bin as string, args: rest, env: leafEnv, copy, cleanup };
+    return { command: bwrap, args: leafArgs, env: leafEnv, copy, cleanup };
   } catch (error) {
     cleanup();
     if (error instanceof SandboxSpecError)
@@ -323,14 +259,13 @@ const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(
 let ownPlace: string | null | undefined;
 function toolchainInTmp(): string | null {
   if (ownPlace !== undefined) return ownPlace;
-  let found: string | null = null;
   const here = realpathSync.native(fileURLToPath(import.meta.url));
+  ownPlace = null;
   for (let up = dirname(here); up !== dirname(up); up = dirname(up)) {
     if (!['/tmp', '/var/tmp'].some((d) => up.startsWith(`${d}/`))) break;
-    if (existsSync(join(up, 'node_modules'))) found = up;
+    if (existsSync(join(up, 'node_modules'))) ownPlace = up;
   }
-  ownPlace = found;
-  return found;
+  return ownPlace;
 }
 
 /** The role named by `--sandbox` or LEAP_SANDBOX: writer, reader, or null for off. `on` is a writer. */

@@ -2,7 +2,6 @@
 import { closeSync } from 'node:fs';
 import {
   LeapError,
-  UsageError,
   checkLeafName,
   createEvent,
   ensureStateDir,
@@ -27,14 +26,14 @@ import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } f
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
 import { buildLeafEnv } from './leaf-env.js';
 import { armLifeline } from './lifeline.js';
-import { spawnWithIo, type SpawnResult } from './spawn-leaf.js';
+import { spawnWithIo, type LeafCommand, type SpawnResult } from './spawn-leaf.js';
 import { openStatus, readStatus, type LeafIo } from './leaf-io.js';
 import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
 import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
-import { asUsage } from './usage.js';
+import { asUsage, usageError } from './usage.js';
 import { nowMs } from './long-timer.js';
 import type { SandboxSpec } from './sandbox-plan.js';
-import { EXIT_NO_SANDBOX, findBwrap, type PreparedSandbox } from './sandbox.js';
+import { EXIT_NO_SANDBOX, findBwrap } from './sandbox.js';
 import { sandboxFailure, sandboxLeaf } from './leaf-sandbox.js';
 
 export interface SuperviseOptions {
@@ -75,22 +74,18 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   try {
     name = asUsage(() => checkLeafName(options.name));
     if (options.sandbox != null) bwrap = findBwrap(env);
-    if (options.command === '')
-      throw new UsageError('Expected a command after NAME, got an empty string', { exitCode: EXIT_USAGE });
+    if (options.command === '') throw usageError('Expected a command after NAME, got an empty string');
     paths = asUsage(() => statePaths(resolveStateDir(env, cwd)));
     asUsage(() => ensureStateDir(paths.dir));
     // The lock file is NAME.pid itself, written whole with the run id: no second write before the leaf starts.
     lock = asUsage(() => tryLock(paths.pid(name), { run }));
+    if (lock === null) {
+      throw usageError(
+        `another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); refusing to start a second one`,
+      );
+    }
   } catch (error) {
     reportFailure(readyFd, (error as Error).message);
-    throw error;
-  }
-  if (lock === null) {
-    const error = new UsageError(
-      `another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); refusing to start a second one`,
-      { exitCode: EXIT_USAGE },
-    );
-    reportFailure(readyFd, error.message);
     throw error;
   }
   const supervision = new Supervision(name, paths, options, env, cwd, lock.token, run, bwrap);
@@ -181,8 +176,7 @@ class Supervision {
       return this.finish('refused-stop', EXIT_KILLED, {});
     }
     if (this.pendingSignal !== null) return this.finish('killed-signal', EXIT_KILLED, {});
-    const command = this.options.command;
-    const args = this.options.args ?? [];
+    const { command, args = [] } = this.options;
     const spec = this.options.sandbox ?? null;
     const started = { leaf: this.name, ...roleOf(this.name), pid: process.pid, cmd: [command, ...args], run: this.run };
     const network = spec?.network !== false;
@@ -194,12 +188,13 @@ class Supervision {
       marker: this.marker,
       killAfterMs: config.killAfterMs,
     });
-    if (spec === null || this.bwrap === null)
-      return this.spawnAndFollow(command, args, leafEnv, config, record, notBefore, null);
-    const sandbox = sandboxLeaf(spec, this.bwrap, { command, args, env: leafEnv, cwd: this.cwd }, this.paths.dir);
+    const leaf: LeafCommand = { command, args, env: leafEnv, cwd: this.cwd };
+    const sandbox = spec === null || this.bwrap === null ? null : sandboxLeaf(spec, this.bwrap, leaf, this.paths.dir);
+    if (sandbox === null) return this.spawnAndFollow(leaf, config, record, notBefore, false);
     if ('error' in sandbox) return this.finish('failed-start', sandbox.code, { error: sandbox.error });
     try {
-      return await this.spawnAndFollow(sandbox.command, sandbox.args, sandbox.env, config, record, notBefore, sandbox);
+      const inside = { command: sandbox.command, args: sandbox.args, env: sandbox.env, cwd: this.cwd };
+      return await this.spawnAndFollow(inside, config, record, notBefore, true);
     } finally {
       // The reader's copy and every write in it go once the whole tree is gone.
       sandbox.cleanup();
@@ -207,28 +202,21 @@ class Supervision {
   }
 
   private async spawnAndFollow(
-    command: string,
-    args: string[],
-    leafEnv: NodeJS.ProcessEnv,
+    leaf: LeafCommand,
     config: SuperviseConfig,
     record: PidRecord,
     notBefore: number,
-    sandbox: PreparedSandbox | null,
+    sandboxed: boolean,
   ): Promise<SuperviseResult> {
-    let spawned: SpawnResult;
+    let spawned: SpawnResult | null = null;
     // bwrap's report of the leaf's start and exit (its --json-status-fd 3), kept open here until the leaf is gone.
-    const statusFd = sandbox === null ? null : openStatus(this.paths.dir);
+    const statusFd = sandboxed ? openStatus(this.paths.dir) : null;
     try {
-      const leaf = { command, args, env: leafEnv, cwd: this.cwd };
       spawned = await spawnWithIo(leaf, this.options.io ?? {}, this.paths.dir, statusFd ?? undefined);
-    } catch (error) {
-      if (statusFd !== null) closeSync(statusFd);
-      throw error;
+    } finally {
+      if (statusFd !== null && spawned?.kind !== 'started') closeSync(statusFd);
     }
-    if (spawned.kind === 'failed') {
-      if (statusFd !== null) closeSync(statusFd);
-      return this.finish('failed-start', spawned.code, { error: spawned.reason });
-    }
+    if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
     this.leafPid = spawned.pid;
     this.leaf = runLeaf({
       child: spawned.child,
@@ -239,7 +227,7 @@ class Supervision {
       timeoutMs: config.timeoutMs,
       killAfterMs: config.killAfterMs,
       idleMs: config.idleMs,
-      sandboxed: sandbox !== null,
+      sandboxed,
     });
     if (this.pendingSignal !== null) this.leaf.end('signal');
     const abort = this.options.abort;
@@ -263,15 +251,12 @@ class Supervision {
           ? 'killed-external'
           : 'exited';
     const code = end === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
+    const { leafCode, signal, kill } = outcome;
     // bwrap reports the leaf's exit code once the leaf ran; an exit without it is a sandbox it could not make.
     if (status !== null && end === 'exited' && code !== 0 && !/"exit-code"/.test(status)) {
-      return this.finish('failed-start', EXIT_NO_SANDBOX, {
-        error: sandboxFailure(this.env),
-        leafCode: outcome.leafCode,
-        kill: outcome.kill,
-      });
+      return this.finish('failed-start', EXIT_NO_SANDBOX, { error: sandboxFailure(this.env), leafCode, kill });
     }
-    return this.finish(end, code, { leafCode: outcome.leafCode, signal: outcome.signal, kill: outcome.kill });
+    return this.finish(end, code, { leafCode, signal, kill });
   }
 
   private event(event: LeapEvent): void {

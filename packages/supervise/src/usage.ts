@@ -12,3 +12,6 @@ export function asUsage<T>(check: () => T): T {
     });
   }
 }
+
+/** A usage error (exit 125) of this package's commands. */
+export const usageError = (message: string): UsageError => new UsageError(message, { exitCode: EXIT_USAGE });

@@ -31,9 +31,7 @@ export interface WaitResult {
 
 // The exit file answers only if it belongs to the run NAME.pid names (a stale file from an earlier run does not).
 function ownExit(exit: ExitRecord | null, pid: PidRecord | null): ExitRecord | null {
-  if (exit === null) return null;
-  if (pid === null || exit.run === pid.run) return exit;
-  return null;
+  return exit !== null && (pid === null || exit.run === pid.run) ? exit : null;
 }
 
 function supervisorAlive(pid: PidRecord): boolean {
@@ -91,13 +89,13 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
       const result = look();
       if (result !== null) finish(result);
     };
+    const onChange = (file: string | null): void => {
+      if (file === null || file.startsWith(`${name}.`)) check();
+    };
     const arm = (): void => {
       timer = setTimeout(() => {
         // Subscribe, then look: a watch that failed (or a folder that did not exist yet) is retried.
-        if (watcher === null || !watcher.active)
-          watcher = watchDir(paths.dir, (file) => {
-            if (file === null || file.startsWith(`${name}.`)) check();
-          });
+        if (watcher === null || !watcher.active) watcher = watchDir(paths.dir, onChange);
         check();
         poll = Math.min(maxPoll, Math.ceil(poll * 1.5));
         if (!finished) arm();
@@ -110,9 +108,7 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
       },
       Math.max(0, budget - (nowMs() - started)),
     );
-    watcher = watchDir(paths.dir, (file) => {
-      if (file === null || file.startsWith(`${name}.`)) check();
-    });
+    watcher = watchDir(paths.dir, onChange);
     check();
     if (!finished) arm();
   });

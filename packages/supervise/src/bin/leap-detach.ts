@@ -1,6 +1,7 @@
 // leap-detach CMD [ARG...]: start CMD in a new session and return (CONTRACT section 4).
-import { UsageError, parseCli, runCli, writeFd } from '@leap/core';
+import { parseCli, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE } from '../exit-codes.js';
+import { usageError } from '../usage.js';
 import { detach } from '../detach.js';
 
 const USAGE = `Usage: leap-detach [--json] CMD [ARG...]
@@ -37,8 +38,7 @@ void runCli(
       return 0;
     }
     const [command, ...args] = positionals;
-    if (command === undefined || command === '')
-      throw new UsageError(`Expected CMD [ARG...]\n${USAGE}`, { exitCode: EXIT_USAGE });
+    if (command === undefined || command === '') throw usageError(`Expected CMD [ARG...]\n${USAGE}`);
     const result = await detach({ command, args });
     if (values.json === true) writeFd(1, `${JSON.stringify(result)}\n`);
     return 0;

@@ -1,9 +1,9 @@
 // leap-stop: stop requests (CONTRACT section 4), and the leaves of a supervisor that died.
-import { UsageError, parseCli, resolveStateDir, runCli, writeFd } from '@leap/core';
+import { parseCli, resolveStateDir, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE, STOP_NONE, STOP_PENDING, STOP_UNREADABLE } from '../exit-codes.js';
 import { sweepOrphansOf } from '../orphans.js';
 import { checkStop, clearStopLogged, requestStopLogged } from '../stop.js';
-import { asUsage } from '../usage.js';
+import { asUsage, usageError } from '../usage.js';
 
 const USAGE = `Usage: leap-stop [--json] [check]
        leap-stop [--json] request MODE      MODE: at-ledger, at-leaf or now
@@ -50,9 +50,8 @@ void runCli(
     if (action === 'orphans') return orphans(rest, values.lines, json);
     const arity = action === 'request' ? 1 : 0;
     if (!['check', 'request', 'clear'].includes(action) || rest.length !== arity) {
-      throw new UsageError(
+      throw usageError(
         `Expected check, request MODE, clear or orphans PID, got ${JSON.stringify(positionals)}\n${USAGE}`,
-        { exitCode: EXIT_USAGE },
       );
     }
     if (action === 'request') {
@@ -89,10 +88,7 @@ async function orphans(args: string[], lines: string | undefined, json: boolean)
   const [pidText, ...dirs] = args;
   const pid = Number(pidText);
   if (pidText === undefined || !/^[1-9][0-9]*$/.test(pidText) || !Number.isSafeInteger(pid)) {
-    throw new UsageError(
-      `orphans: expected the dead supervisor's PID, got ${JSON.stringify(pidText ?? '')}\n${USAGE}`,
-      { exitCode: EXIT_USAGE },
-    );
+    throw usageError(`orphans: expected the dead supervisor's PID, got ${JSON.stringify(pidText ?? '')}\n${USAGE}`);
   }
   for (const [i, line] of (lines ?? '').split('\n').entries()) {
     if (line.trim() === '') continue;
@@ -103,9 +99,7 @@ async function orphans(args: string[], lines: string | undefined, json: boolean)
       dir = null;
     }
     if (typeof dir !== 'string' || dir === '')
-      throw new UsageError(`orphans: --lines line ${i + 1} is not a JSON string naming a folder: ${line}`, {
-        exitCode: EXIT_USAGE,
-      });
+      throw usageError(`orphans: --lines line ${i + 1} is not a JSON string naming a folder: ${line}`);
     dirs.push(dir);
   }
   if (dirs.length === 0) dirs.push(asUsage(() => resolveStateDir(process.env, process.cwd())));

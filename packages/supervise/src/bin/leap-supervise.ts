@@ -1,10 +1,11 @@
 // leap-supervise NAME CMD [ARG...]: run one leaf and guarantee it ends (CONTRACT section 4).
-import { UsageError, findRepoRoot, parseCli, runCli, writeFd } from '@leap/core';
+import { findRepoRoot, parseCli, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE } from '../exit-codes.js';
+import { asUsage, usageError } from '../usage.js';
 import { supervise } from '../supervise.js';
 import { formatStatusLine, type SuperviseResult } from '../record-end.js';
 import { readyFd, reportFailure } from '../ready-handshake.js';
-import { SandboxSettingError, parseSandboxSetting } from '../sandbox.js';
+import { parseSandboxSetting } from '../sandbox.js';
 import type { SandboxSpec } from '../sandbox-plan.js';
 
 const USAGE = `Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]
@@ -69,25 +70,13 @@ function parseArgv(): Argv {
   const [name, command, ...args] = positionals;
   if (values.help === true) return { help: true, name: '', command: '', args: [], sandbox: null };
   if (name === undefined || command === undefined) {
-    throw new UsageError(`Expected NAME and CMD, got ${positionals.length} argument(s)\n${USAGE}`, {
-      exitCode: EXIT_USAGE,
-    });
+    throw usageError(`Expected NAME and CMD, got ${positionals.length} argument(s)\n${USAGE}`);
   }
-  let role: 'writer' | 'reader' | null;
-  try {
-    const asked = values.sandbox ?? process.env.LEAP_SANDBOX;
-    role =
-      asked === undefined || asked === ''
-        ? null
-        : parseSandboxSetting(asked, values.sandbox !== undefined ? '--sandbox' : 'LEAP_SANDBOX');
-  } catch (error) {
-    if (error instanceof SandboxSettingError) throw new UsageError(error.message, { exitCode: EXIT_USAGE });
-    throw error;
-  }
+  const asked = values.sandbox ?? process.env.LEAP_SANDBOX;
+  const what = values.sandbox !== undefined ? '--sandbox' : 'LEAP_SANDBOX';
+  const role = asked === undefined || asked === '' ? null : asUsage(() => parseSandboxSetting(asked, what));
   if (values.network !== undefined && values.network !== 'on' && values.network !== 'off') {
-    throw new UsageError(`--network must be on or off, got ${JSON.stringify(values.network)}`, {
-      exitCode: EXIT_USAGE,
-    });
+    throw usageError(`--network must be on or off, got ${JSON.stringify(values.network)}`);
   }
   const cwd = process.cwd();
   const sandbox: SandboxSpec | null =

@@ -1,7 +1,7 @@
 // leap-wait NAME [MAX_SECONDS]: wait for a supervised leaf and exit with its code (CONTRACT section 4).
-import { UsageError, checkLeafName, parseCli, parseDuration, runCli, writeFd } from '@leap/core';
+import { checkLeafName, parseCli, parseDuration, runCli, writeFd } from '@leap/core';
 import { EXIT_USAGE } from '../exit-codes.js';
-import { asUsage } from '../usage.js';
+import { asUsage, usageError } from '../usage.js';
 import { waitLeaf, type WaitResult } from '../wait-leaf.js';
 
 const USAGE = `Usage: leap-wait [--json] NAME [MAX_SECONDS]
@@ -48,9 +48,7 @@ void runCli(
     }
     const [name, max, ...rest] = positionals;
     if (name === undefined || rest.length > 0) {
-      throw new UsageError(`Expected NAME [MAX_SECONDS], got ${positionals.length} argument(s)\n${USAGE}`, {
-        exitCode: EXIT_USAGE,
-      });
+      throw usageError(`Expected NAME [MAX_SECONDS], got ${positionals.length} argument(s)\n${USAGE}`);
     }
     asUsage(() => checkLeafName(name));
     const budgetMs = max === undefined ? undefined : asUsage(() => parseDuration('MAX_SECONDS', max));
