@@ -29,7 +29,7 @@ import {
   type PlannedFile,
 } from './init-plan.js';
 import { DEFAULT_SKILLS_DIR, findSkillsDir, readSkills } from './skills-source.js';
-import { testCommandCandidates, type TestCommandCandidate } from './test-command.js';
+import { askTestCommand, chooseTestCommand, testCommandCandidates } from './test-command.js';
 import { leapBin } from './version.js';
 
 export const INIT_USAGE = `Usage: leap init [--yes] [--json] [--test-cmd CMD] [--tests GLOB]... [--timeout DURATION]
@@ -202,7 +202,8 @@ async function decide(
   free: number,
 ): Promise<Decided> {
   const candidates = await testCommandCandidates(root, io.env);
-  let testCommand = chooseTestCommand(values, existing, candidates, ask === undefined && values.yes === true);
+  const noQuestion = ask === undefined && values.yes === true;
+  let testCommand = chooseTestCommand(values['test-cmd'], existing, candidates, noQuestion);
   let timeout = checkDuration('--timeout', values.timeout ?? DEFAULT_TIMEOUT);
   let idleTimeout = checkDuration('--idle-timeout', values['idle-timeout'] ?? DEFAULT_IDLE_TIMEOUT);
   let issueTitle = checkTitle(values['issue-title'] ?? DEFAULT_ISSUE_TITLE);
@@ -269,51 +270,6 @@ async function decide(
       `the config leap init would write is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   return { choices, testCommand, candidates };
-}
-
-function chooseTestCommand(
-  values: Values,
-  existing: Record<string, unknown> | null,
-  candidates: TestCommandCandidate[],
-  noQuestion: boolean,
-): Decided['testCommand'] {
-  if (values['test-cmd'] !== undefined) {
-    if (values['test-cmd'].trim() === '') throw new UsageError('Expected --test-cmd to be a command, got ""');
-    return { command: values['test-cmd'], source: '--test-cmd' };
-  }
-  if (typeof existing?.testCommand === 'string') return { command: existing.testCommand, source: 'leap.config.json' };
-  const usable = candidates.filter((c) => c.problem === null);
-  if (usable.length === 1) {
-    const only = usable[0] as TestCommandCandidate;
-    return { command: only.command, source: `detected: ${only.because}` };
-  }
-  if (usable.length > 1 && noQuestion) {
-    throw new UsageError(
-      `several test commands are possible, give one with --test-cmd: ${usable.map((c) => `${showValue(c.command)} (${c.because})`).join(', ')}`,
-    );
-  }
-  return null;
-}
-
-async function askTestCommand(
-  ask: Ask,
-  known: Decided['testCommand'],
-  all: TestCommandCandidate[],
-): Promise<Decided['testCommand']> {
-  const candidates = all.filter((c) => c.problem === null);
-  if (known === null && candidates.length > 1) {
-    const list = candidates.map((c, i) => `  ${i + 1}. ${c.command}  (${c.because})`).join('\n');
-    const answer = (
-      await ask(`Several test commands are possible:\n${list}\nWhich one (a number, or type a command) [1]: `)
-    ).trim();
-    const pick = candidates[(answer === '' ? 1 : /^[0-9]+$/.test(answer) ? Number(answer) : 0) - 1];
-    return pick === undefined
-      ? { command: answer, source: 'typed' }
-      : { command: pick.command, source: `chosen: ${pick.because}` };
-  }
-  const shown = known === null ? 'none detected; empty leaves it out' : known.command;
-  const answer = (await ask(`Test command [${shown}]: `)).trim();
-  return answer === '' ? known : { command: answer, source: 'typed' };
 }
 
 function writeNew(root: string, files: PlannedFile[]): string[] {

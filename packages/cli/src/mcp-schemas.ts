@@ -8,85 +8,47 @@ const file = z.string().min(1).describe("The slice file, relative to the server'
 const duration = z
   .union([z.string().min(1), z.number().nonnegative()])
   .describe('DURATION: 90, "90s", "15m", "1h" (a number is seconds).');
+const text = (about: string) => z.string().min(1).optional().describe(about);
+const onOff = (about: string) => z.enum(['on', 'off']).optional().describe(about);
+const usd = (about: string) => z.number().nonnegative().optional().describe(about);
+const names = (about: string) => z.array(z.string().min(1)).optional().describe(about);
 
 const tddRun = {
   issue,
-  'test-cmd': z
-    .string()
-    .min(1)
-    .optional()
-    .describe('The test command (else leap.config.json, VERI_TEST_CMD, detected).'),
-  plan: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('A plan file in the format of leap-ledger init, instead of a planning leaf.'),
-  developer: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('The developer agent; NAME,NAME... tries them in order when a vendor runs dry.'),
-  verifier: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('The verifier agent (of another family than the developer); a comma list too.'),
-  planner: z.string().min(1).optional().describe('The planner agent.'),
-  agents: z.string().min(1).optional().describe("An agents file, relative to the server's folder."),
+  'test-cmd': text('The test command (else leap.config.json, VERI_TEST_CMD, detected).'),
+  plan: text('A plan file in the format of leap-ledger init, instead of a planning leaf.'),
+  developer: text('The developer agent; NAME,NAME... tries them in order when a vendor runs dry.'),
+  verifier: text('The verifier agent (of another family than the developer); a comma list too.'),
+  planner: text('The planner agent.'),
+  agents: text("An agents file, relative to the server's folder."),
   revisions: z
     .number()
     .int()
     .nonnegative()
     .optional()
     .describe('Revision leaves a phase may have after a REJECT (default 2).'),
-  'max-cost': z
-    .number()
-    .nonnegative()
-    .optional()
-    .describe('Bail cost-budget once the reported cost passes this many USD.'),
+  'max-cost': usd('Bail cost-budget once the reported cost passes this many USD.'),
   tracker: z.enum(['local', 'github']).optional().describe('Where the issue lives (default local: .tdd/issues/N.md).'),
   timeout: duration.optional().describe("Each leaf's time limit."),
   'idle-timeout': duration.optional().describe('A leaf silent and idle this long is killed-stuck (0 is off).'),
-  tests: z
-    .array(z.string().min(1))
-    .optional()
-    .describe('Globs of files holding tests, beside the built-in conventions.'),
+  tests: names('Globs of files holding tests, beside the built-in conventions.'),
   'allow-same-family': z.boolean().optional().describe("Allow a verifier of the developer's model family."),
-  notify: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      'A command (split on spaces, no shell) told of done, bail, stop and cost-budget, the event as JSON on stdin.',
-    ),
-  sandbox: z.enum(['on', 'off']).optional().describe('Leaves and suite runs in a bubblewrap sandbox (default on).'),
+  notify: text(
+    'A command (split on spaces, no shell) told of done, bail, stop and cost-budget, the event as JSON on stdin.',
+  ),
+  sandbox: onOff('Leaves and suite runs in a bubblewrap sandbox (default on).'),
 };
 
 const sliceRun = {
   file,
   jobs: z.number().int().positive().optional().describe('Balls built at once.'),
-  agents: z.string().min(1).optional().describe("An agents file, relative to the server's folder."),
-  builder: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('The builder agent; NAME,NAME... tries them in order when a vendor runs dry.'),
-  reviewers: z.array(z.string().min(1)).optional().describe("The jury (the builder's family is refused)."),
-  alternates: z.array(z.string().min(1)).optional().describe('Seated in place of reviewers that never answered.'),
-  'max-cost': z
-    .number()
-    .nonnegative()
-    .optional()
-    .describe('Stop spending past this many USD: balls not yet done are held.'),
-  notify: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("A command (split on spaces, no shell) told of the run's end, the event as JSON on stdin."),
-  sandbox: z
-    .enum(['on', 'off'])
-    .optional()
-    .describe('Builders, jurors and proofs in a bubblewrap sandbox (default on).'),
+  agents: text("An agents file, relative to the server's folder."),
+  builder: text('The builder agent; NAME,NAME... tries them in order when a vendor runs dry.'),
+  reviewers: names("The jury (the builder's family is refused)."),
+  alternates: names('Seated in place of reviewers that never answered.'),
+  'max-cost': usd('Stop spending past this many USD: balls not yet done are held.'),
+  notify: text("A command (split on spaces, no shell) told of the run's end, the event as JSON on stdin."),
+  sandbox: onOff('Builders, jurors and proofs in a bubblewrap sandbox (default on).'),
 };
 
 export const INPUTS = {
@@ -98,17 +60,13 @@ export const INPUTS = {
   slice_run: sliceRun,
   slice_status: { file },
   report: {
-    out: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Where to write it, relative to the server's folder (default: leap-report.html in the state folder)."),
+    out: text("Where to write it, relative to the server's folder (default: leap-report.html in the state folder)."),
   },
   verdicts: {
     issue,
     last: z.number().int().positive().max(500).optional().describe('How many, newest last (default 20).'),
   },
-  workers: { redis: z.string().min(1).optional().describe('redis://HOST:PORT (default LEAP_REDIS_URL).') },
+  workers: { redis: text('redis://HOST:PORT (default LEAP_REDIS_URL).') },
 };
 
 const detached = z.looseObject({
@@ -180,50 +138,57 @@ export const OUTPUTS = {
   },
 };
 
-const readOnly: ToolAnnotations = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+const hints = (title: string, readOnly: boolean, destructive: boolean, idempotent: boolean, openWorld: boolean) => ({
+  title,
+  readOnlyHint: readOnly,
+  destructiveHint: destructive,
+  idempotentHint: idempotent,
+  openWorldHint: openWorld,
+});
+const readOnly = (title: string, openWorld = false) => hints(title, true, false, true, openWorld);
 
 export const ANNOTATIONS: Record<keyof typeof INPUTS, ToolAnnotations> = {
   // Commits on its own branch leap/issue-N, never deletes; agents reach their vendors.
-  tdd_run: {
-    title: 'Start a test-first run of an issue',
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
-  tdd_status: { title: "Where an issue's run stands", ...readOnly },
+  tdd_run: hints('Start a test-first run of an issue', false, false, false, true),
+  tdd_status: readOnly("Where an issue's run stands"),
   // `now` ends the running leaf (its half-done step is preserved and reverted on resume).
-  tdd_stop: {
-    title: 'Stop a run, or withdraw the request',
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  slice_validate: { title: 'Validate a LEAP slice', ...readOnly },
-  slice_plan: { title: "A slice's waves", ...readOnly },
-  slice_run: {
-    title: 'Start a run of a LEAP slice',
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
-  slice_status: { title: 'Where a slice stands', ...readOnly },
+  tdd_stop: hints('Stop a run, or withdraw the request', false, true, true, false),
+  slice_validate: readOnly('Validate a LEAP slice'),
+  slice_plan: readOnly("A slice's waves"),
+  slice_run: hints('Start a run of a LEAP slice', false, false, false, true),
+  slice_status: readOnly('Where a slice stands'),
   // Writes one file, replacing what was at `out`.
-  report: {
-    title: 'Write the HTML report',
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  verdicts: { title: "An issue's last verdicts", ...readOnly },
+  report: hints('Write the HTML report', false, true, true, false),
+  verdicts: readOnly("An issue's last verdicts"),
   // Reads Redis (another machine's, maybe).
-  workers: { title: 'The leap workers of the BullMQ queue', ...readOnly, openWorldHint: true },
+  workers: readOnly('The leap workers of the BullMQ queue', true),
+};
+
+/** What each tool does, as its description tells a client. */
+export const ABOUT: Record<keyof typeof INPUTS, string> = {
+  tdd_run:
+    'Start `leap tdd run --issue N` detached (it drives the issue test-first: plan, red, green, refactor per step, ' +
+    'each verified blind). Returns at once; poll with tdd_status.',
+  tdd_status:
+    "Where issue N's run stands (`leap tdd status --issue N --json`: steps, phase, leaves running, last verdict, a " +
+    'pending stop, and how it ended: bailed or stopped), and the detached run tdd_run started: running, or its ' +
+    'exit and result.',
+  tdd_stop:
+    'Ask the running conductor to stop (`leap tdd stop MODE`): at-ledger finishes the step in flight, at-leaf stops ' +
+    'before the next leaf, now also ends the running leaf; clear withdraws the request.',
+  slice_validate:
+    'Check a slice file against its schema and every rule, all violations at once (`leap slice validate FILE --json`).',
+  slice_plan: 'The waves a valid slice runs in (`leap slice plan FILE --json`).',
+  slice_status:
+    "Where a slice stands: each ball's state, rounds and last receipt (`leap slice status FILE --json`), and the " +
+    'detached run slice_run started.',
+  slice_run:
+    'Start `leap slice run FILE` detached (balls built in waves, proven, judged, merged on the spine). Returns at ' +
+    'once; poll with slice_status.',
+  report:
+    "Write the self-contained HTML report of this repository's runs (`leap report --json`) and answer with its path.",
+  verdicts:
+    "The last verdicts of issue N's run, from the event log: step, phase, PASS/REJECT/ERROR (or flaky), the " +
+    "verifier's reason.",
+  workers: 'The BullMQ queue: its leap workers and job counts (`leap workers --json`).',
 };

@@ -8,7 +8,7 @@ import type { ZodRawShape } from 'zod';
 import { parseJsonObject, resolveStateDir, statePaths } from '@leap/core';
 import type { EventRecord } from '@leap/core/schemas';
 import { detachedName, readDetached, runLeap, startDetached, type BinRun } from './mcp-runs.js';
-import { ANNOTATIONS, INPUTS, OUTPUTS } from './mcp-schemas.js';
+import { ABOUT, ANNOTATIONS, INPUTS, OUTPUTS } from './mcp-schemas.js';
 import { readVersion } from './version.js';
 
 export interface McpContext {
@@ -97,108 +97,75 @@ function createLeapMcpServer(context: McpContext): McpServer {
     return json({ ...state, poll }, !state.running && state.code !== 0);
   };
 
-  const tool = <K extends keyof typeof INPUTS>(
-    name: K,
-    description: string,
-    handler: ToolCallback<(typeof INPUTS)[K]>,
-  ): void => {
+  const tool = <K extends keyof typeof INPUTS>(name: K, handler: ToolCallback<(typeof INPUTS)[K]>) => {
     const output = (OUTPUTS as Partial<Record<K, ZodRawShape>>)[name];
-    const config = {
-      title: ANNOTATIONS[name].title,
-      description,
-      inputSchema: INPUTS[name],
-      annotations: ANNOTATIONS[name],
-    };
-    server.registerTool(name, output === undefined ? config : { ...config, outputSchema: output }, handler as never);
+    const config = { title: ANNOTATIONS[name].title, description: ABOUT[name], inputSchema: INPUTS[name] };
+    server.registerTool(name, { ...config, annotations: ANNOTATIONS[name], outputSchema: output }, handler as never);
   };
 
-  tool(
-    'tdd_run',
-    'Start `leap tdd run --issue N` detached (it drives the issue test-first: plan, red, green, refactor per step, each verified blind). Returns at once; poll with tdd_status.',
-    async (input) =>
-      detached(
-        detachedName('tdd', String(input.issue)),
-        ['tdd', 'run', `--issue=${input.issue}`, '--json', ...optionArgs(input, cwd, ['issue'])],
-        'tdd_status',
-      ),
+  tool('tdd_run', async (input) =>
+    detached(
+      detachedName('tdd', String(input.issue)),
+      ['tdd', 'run', `--issue=${input.issue}`, '--json', ...optionArgs(input, cwd, ['issue'])],
+      'tdd_status',
+    ),
   );
-  tool(
-    'tdd_status',
-    "Where issue N's run stands (`leap tdd status --issue N --json`: steps, phase, leaves running, last verdict, a pending stop, and how it ended: bailed or stopped), and the detached run tdd_run started: running, or its exit and result.",
-    async ({ issue: n }) => withDetached(['tdd', 'status', `--issue=${n}`, '--json'], detachedName('tdd', String(n))),
+  tool('tdd_status', async ({ issue: n }) =>
+    withDetached(['tdd', 'status', `--issue=${n}`, '--json'], detachedName('tdd', String(n))),
   );
-  tool(
-    'tdd_stop',
-    'Ask the running conductor to stop (`leap tdd stop MODE`): at-ledger finishes the step in flight, at-leaf stops before the next leaf, now also ends the running leaf; clear withdraws the request.',
-    async ({ mode }) => binAnswer(['tdd', 'stop', mode], await runLeap(['tdd', 'stop', mode], cwd, env, timeout)),
+  tool('tdd_stop', async ({ mode }) =>
+    binAnswer(['tdd', 'stop', mode], await runLeap(['tdd', 'stop', mode], cwd, env, timeout)),
   );
-  tool(
-    'slice_validate',
-    'Check a slice file against its schema and every rule, all violations at once (`leap slice validate FILE --json`).',
-    async ({ file }) => {
-      const args = ['slice', 'validate', resolve(cwd, file), '--json'];
-      const run = await runLeap(args, cwd, env, timeout);
-      // An invalid slice (exit 1) is an error whose structured content still lists every violation.
-      const value = parseJsonObject(run.stdout.trim());
-      return value === null ? binAnswer(args, run) : json(value, run.code !== 0);
-    },
+  tool('slice_validate', async ({ file }) => {
+    const args = ['slice', 'validate', resolve(cwd, file), '--json'];
+    const run = await runLeap(args, cwd, env, timeout);
+    // An invalid slice (exit 1) is an error whose structured content still lists every violation.
+    const value = parseJsonObject(run.stdout.trim());
+    return value === null ? binAnswer(args, run) : json(value, run.code !== 0);
+  });
+  tool('slice_plan', async ({ file }) => cliJson(['slice', 'plan', resolve(cwd, file), '--json']));
+  tool('slice_status', async ({ file }) =>
+    withDetached(['slice', 'status', resolve(cwd, file), '--json'], detachedName('slice', resolve(cwd, file))),
   );
-  tool('slice_plan', 'The waves a valid slice runs in (`leap slice plan FILE --json`).', async ({ file }) =>
-    cliJson(['slice', 'plan', resolve(cwd, file), '--json']),
+  tool('slice_run', async (input) => {
+    const path = resolve(cwd, input.file);
+    return detached(
+      detachedName('slice', path),
+      ['slice', 'run', path, '--json', ...optionArgs(input, cwd, ['file'])],
+      'slice_status',
+    );
+  });
+  tool('report', async ({ out }) =>
+    cliJson(['report', '--json', ...(out === undefined ? [] : [`--out=${resolve(cwd, out)}`])]),
   );
-  tool(
-    'slice_status',
-    "Where a slice stands: each ball's state, rounds and last receipt (`leap slice status FILE --json`), and the detached run slice_run started.",
-    async ({ file }) =>
-      withDetached(['slice', 'status', resolve(cwd, file), '--json'], detachedName('slice', resolve(cwd, file))),
+  tool('verdicts', async ({ issue: n, last }) =>
+    lastVerdicts(statePaths(resolveStateDir(env, cwd)).events, n, last ?? 20),
   );
-  tool(
-    'slice_run',
-    'Start `leap slice run FILE` detached (balls built in waves, proven, judged, merged on the spine). Returns at once; poll with slice_status.',
-    async (input) => {
-      const path = resolve(cwd, input.file);
-      return detached(
-        detachedName('slice', path),
-        ['slice', 'run', path, '--json', ...optionArgs(input, cwd, ['file'])],
-        'slice_status',
-      );
-    },
-  );
-  tool(
-    'report',
-    "Write the self-contained HTML report of this repository's runs (`leap report --json`) and answer with its path.",
-    async ({ out }) => cliJson(['report', '--json', ...(out === undefined ? [] : [`--out=${resolve(cwd, out)}`])]),
-  );
-  tool(
-    'verdicts',
-    "The last verdicts of issue N's run, from the event log: step, phase, PASS/REJECT/ERROR (or flaky), the verifier's reason.",
-    async ({ issue: n, last }) => {
-      const { readEvents } = await import('@leap/core/schemas');
-      let records: EventRecord[];
-      try {
-        records = readEvents(statePaths(resolveStateDir(env, cwd)).events);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-          return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
-        records = [];
-      }
-      const verdicts = records
-        .map((r) => r.event)
-        .filter((e) => e.event === 'verdict' && e.issue === n)
-        .map((e) => ({
-          ts: e.ts,
-          step: e.step,
-          phase: (e as { phase: string }).phase,
-          verdict: (e as { verdict: string }).verdict,
-          reason: (e as { reason: string }).reason,
-        }));
-      return json({ verdicts: verdicts.slice(-(last ?? 20)) });
-    },
-  );
-  tool('workers', 'The BullMQ queue: its leap workers and job counts (`leap workers --json`).', async ({ redis }) =>
+  tool('workers', async ({ redis }) =>
     cliJson(['workers', '--json', ...(redis === undefined ? [] : [`--redis=${redis}`])]),
   );
   return server;
+}
+
+/** The last verdicts of issue `n` in the event log: an unreadable log is an error, a missing one has none. */
+async function lastVerdicts(events: string, n: number, last: number): Promise<CallToolResult> {
+  const { readEvents } = await import('@leap/core/schemas');
+  let records: EventRecord[];
+  try {
+    records = readEvents(events);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+    records = [];
+  }
+  const verdicts = records
+    .map((r) => r.event)
+    .filter((e) => e.event === 'verdict' && e.issue === n)
+    .map((e) => {
+      const { phase, verdict, reason } = e as { phase: string; verdict: string; reason: string };
+      return { ts: e.ts, step: e.step, phase, verdict, reason };
+    });
+  return json({ verdicts: verdicts.slice(-last) });
 }
 
 export async function serveStdio(context: McpContext): Promise<void> {

@@ -1,7 +1,9 @@
 // The conductor's own detection, checked: its programs installed, npm if no lock file, a watch script's run form.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findExecutable } from '@leap/core';
+import { UsageError, findExecutable, showValue } from '@leap/core';
+import type { Ask } from './init-ask.js';
+import type { Decided } from './init-show.js';
 
 export interface TestCommandCandidate {
   command: string;
@@ -111,4 +113,49 @@ function simpleCommands(script: string): string[][] {
     .split(/[;&|\n]+/)
     .map((part) => (part.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^(["'])([\s\S]*)\1$/, '$2')))
     .filter((words) => words.length > 0);
+}
+
+export function chooseTestCommand(
+  given: string | undefined,
+  existing: Record<string, unknown> | null,
+  candidates: TestCommandCandidate[],
+  noQuestion: boolean,
+): Decided['testCommand'] {
+  if (given !== undefined) {
+    if (given.trim() === '') throw new UsageError('Expected --test-cmd to be a command, got ""');
+    return { command: given, source: '--test-cmd' };
+  }
+  if (typeof existing?.testCommand === 'string') return { command: existing.testCommand, source: 'leap.config.json' };
+  const usable = candidates.filter((c) => c.problem === null);
+  if (usable.length === 1) {
+    const only = usable[0] as TestCommandCandidate;
+    return { command: only.command, source: `detected: ${only.because}` };
+  }
+  if (usable.length > 1 && noQuestion) {
+    throw new UsageError(
+      `several test commands are possible, give one with --test-cmd: ${usable.map((c) => `${showValue(c.command)} (${c.because})`).join(', ')}`,
+    );
+  }
+  return null;
+}
+
+export async function askTestCommand(
+  ask: Ask,
+  known: Decided['testCommand'],
+  all: TestCommandCandidate[],
+): Promise<Decided['testCommand']> {
+  const candidates = all.filter((c) => c.problem === null);
+  if (known === null && candidates.length > 1) {
+    const list = candidates.map((c, i) => `  ${i + 1}. ${c.command}  (${c.because})`).join('\n');
+    const answer = (
+      await ask(`Several test commands are possible:\n${list}\nWhich one (a number, or type a command) [1]: `)
+    ).trim();
+    const pick = candidates[(answer === '' ? 1 : /^[0-9]+$/.test(answer) ? Number(answer) : 0) - 1];
+    return pick === undefined
+      ? { command: answer, source: 'typed' }
+      : { command: pick.command, source: `chosen: ${pick.because}` };
+  }
+  const shown = known === null ? 'none detected; empty leaves it out' : known.command;
+  const answer = (await ask(`Test command [${shown}]: `)).trim();
+  return answer === '' ? known : { command: answer, source: 'typed' };
 }
