@@ -130,6 +130,8 @@ test('LeafTree: session members, a setsid child found by parentage, and a marked
   track(inSession, setsidChild, orphan);
   const tree = new LeafTree(child.pid as number, notBefore, MARKER);
   await waitFor(() => readProc(orphan)?.ppid !== child.pid, 5000);
+  // setsid(2) runs after the shell echoes the pid: until then the child is still a member of the leaf's session.
+  await waitFor(() => readProc(setsidChild)?.sid === setsidChild, 5000);
   const found = tree.live();
   const members = found.members.map((p) => p.pid).sort();
   assert.equal(
