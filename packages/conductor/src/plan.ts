@@ -61,22 +61,9 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
       `plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${ctx.issue}'s acceptance criteria into steps`,
     );
     const before = await snapshotStateFolder(ctx);
-    let end = await launchAgentLeaf(
-      ctx,
-      'plan',
-      'planner',
-      planner,
-      plannerPrompt(ctx.setup.issueData),
-      null,
-      'plan',
-      1,
-      'before the plan leaf',
-    );
-    got = merge(got, end.gathered);
-    while (end.kind === 'dry') {
-      await undoStateEdits(ctx, undefined, before);
-      planner = await fallOver(ctx, 'planner', planner, 'plan', end.dry, null);
-      end = await launchAgentLeaf(
+    // The planner now: after a fall-over, the next agent of its list.
+    const launch = () =>
+      launchAgentLeaf(
         ctx,
         'plan',
         'planner',
@@ -87,6 +74,12 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
         1,
         'before the plan leaf',
       );
+    let end = await launch();
+    got = merge(got, end.gathered);
+    while (end.kind === 'dry') {
+      await undoStateEdits(ctx, undefined, before);
+      planner = await fallOver(ctx, 'planner', planner, 'plan', end.dry, null);
+      end = await launch();
       got = merge(got, end.gathered);
     }
     await undoStateEdits(ctx, undefined, before);
