@@ -1,7 +1,7 @@
 // A scripted model server on loopback that answers as the vendors' APIs do, for the real agent CLIs:
 // Anthropic Messages (Claude Code), OpenAI Responses (Codex CLI), Gemini generateContent and
-// streamGenerateContent (Gemini CLI). What each CLI calls and what it needs back is recorded in
-// /work/shared/agent-cli-runs/MODEL-STUB.md. The server is a script of turns: a request whose
+// streamGenerateContent (Gemini CLI), in the shapes the CLIs' recorded runs show (each agent plugin's
+// test/fixtures/recorded). The server is a script of turns: a request whose
 // conversation already holds N model turns gets turn N of the script, so a CLI's retries of a turn get
 // the same turn again, and a tool's result (which comes back in the next request) moves the script on.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

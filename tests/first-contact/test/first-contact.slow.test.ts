@@ -5,7 +5,8 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { cleanupTempDirs, git, makeTempDir, repoRoot, runCommand, type RunResult } from '@leap/test-utils';
+import { $, type ProcessOutput } from 'zx';
+import { cleanupTempDirs, commandLimitMs, git, makeTempDir, repoRoot } from '@leap/test-utils';
 
 const firstContact = suite('a fresh clone: npm ci && npm run build, then npx');
 firstContact.after(cleanupTempDirs);
@@ -45,9 +46,13 @@ function ciNxSettings(dir: string): Record<string, string> {
   return settings;
 }
 
-function show(step: string, result: RunResult): string {
-  return `${step}: exit ${result.code}\n--- stdout\n${result.stdout.slice(-4000)}\n--- stderr\n${result.stderr.slice(-4000)}`;
+function show(step: string, result: ProcessOutput): string {
+  const { exitCode, stdout, stderr } = result;
+  return `${step}: exit ${exitCode}\n--- stdout\n${stdout.slice(-4000)}\n--- stderr\n${stderr.slice(-4000)}`;
 }
+
+// zx's `$` in `cwd` with `env`, quiet, a failure a result, killed past commandLimitMs().
+const sh = (cwd: string, env = cloneEnv()) => $({ cwd, env, nothrow: true, quiet: true, timeout: commandLimitMs() });
 
 // Every workspace package's manifest in the clone (packages/*, plugins/*, tests/*).
 function manifests(dir: string): { name: string; bin?: Record<string, string>; scripts?: Record<string, string> }[] {
@@ -62,18 +67,15 @@ function manifests(dir: string): { name: string; bin?: Record<string, string>; s
 step('the clone installs exactly what the lockfile says (npm ci)', async () => {
   clone = join(makeTempDir('leap-first-contact-'), 'leap');
   git(repoRoot, 'clone', '--quiet', '--no-hardlinks', repoRoot, clone);
-  const ci = await runCommand('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], {
-    cwd: clone,
-    env: cloneEnv(),
-  });
-  assert.is(ci.code, 0, show('npm ci (a workspace missing from package-lock.json makes npm ci refuse)', ci));
+  const ci = await sh(clone)`npm ci --prefer-offline --no-audit --no-fund`;
+  assert.is(ci.exitCode, 0, show('npm ci (a workspace missing from package-lock.json makes npm ci refuse)', ci));
 });
 
 step("npm run build, with the test command's Nx settings, runs every build and replays none", async () => {
   const nx = ciNxSettings(clone);
   assert.is(nx.NX_SKIP_NX_CACHE, 'true', 'tools/test.sh must export NX_SKIP_NX_CACHE=true');
-  const build = await runCommand('npm', ['run', 'build'], { cwd: clone, env: cloneEnv(nx) });
-  assert.is(build.code, 0, show('npm run build', build));
+  const build = await sh(clone, cloneEnv(nx))`npm run build`;
+  assert.is(build.exitCode, 0, show('npm run build', build));
   // Nx colours its summary even into a pipe: the escapes go before matching.
   const output = (build.stdout + build.stderr).replace(/\x1b\[[0-9;]*m/g, '');
   const projects = manifests(clone).filter((m) => m.scripts?.build !== undefined).length;
@@ -94,17 +96,17 @@ step('every bin is linked in node_modules/.bin and answers --help through npx', 
   for (const name of bins) {
     assert.ok(existsSync(join(clone, 'node_modules', '.bin', name)), `${name} is not linked in node_modules/.bin`);
     // --no-install: a bin missing locally fails here at once instead of asking the registry for it.
-    const help = await runCommand('npx', ['--no-install', name, '--help'], { cwd: clone, env: cloneEnv() });
-    assert.is(help.code, 0, show(`npx ${name} --help`, help));
+    const help = await sh(clone)`npx --no-install ${name} --help`;
+    assert.is(help.exitCode, 0, show(`npx ${name} --help`, help));
     assert.match(help.stdout, /^Usage: /m, `npx ${name} --help printed no usage`);
   }
-  const supervise = await runCommand('npx', ['leap-supervise', '--help'], { cwd: clone, env: cloneEnv() });
+  const supervise = await sh(clone)`npx leap-supervise --help`;
   assert.match(
     supervise.stdout,
     /^Usage: leap-supervise (\[[^\]]+\] )*NAME CMD/m,
     show('npx leap-supervise --help', supervise),
   );
-  const leap = await runCommand('npx', ['leap', '--help'], { cwd: clone, env: cloneEnv() });
+  const leap = await sh(clone)`npx leap --help`;
   assert.match(leap.stdout, /^Usage: leap COMMAND/m, show('npx leap --help', leap));
 });
 
@@ -146,18 +148,18 @@ step(
     git(project, 'init', '-q', '-b', 'main');
     git(project, 'add', '-A');
     git(project, '-c', 'user.name=u', '-c', 'user.email=u@x.invalid', 'commit', '-q', '-m', 'a project of mine');
-    const bash = (script: string, cwd: string) => runCommand('bash', ['-c', `set -e\n${script}`], { cwd, env });
+    const bash = (script: string, cwd: string) => sh(cwd, env)`bash -c ${`set -e\n${script}`}`;
 
     const demo = await bash(setup[1]?.replace(/^npm ci && npm run build && /, '') ?? '', join(home, 'leap'));
-    assert.is(demo.code, 0, show('npx leap demo', demo));
+    assert.is(demo.exitCode, 0, show('npx leap demo', demo));
     const look = /^ {2}the run +(npx leap status --dir \S+) {3}\(/m.exec(demo.stdout)?.[1];
     assert.ok(look !== undefined, show('the demo names the command that shows its run', demo));
     const status = await bash(look, join(home, 'leap'));
-    assert.is(status.code, 0, show(look, status));
+    assert.is(status.exitCode, 0, show(look, status));
     assert.match(status.stdout.replace(/\x1b\[[0-9;]*m/g, ''), /^Issue 1 {2}Slugify step titles$/m);
 
     const init = await bash(start.join('\n'), join(home, 'leap'));
-    assert.is(init.code, 0, show(start.join('; '), init));
+    assert.is(init.exitCode, 0, show(start.join('; '), init));
     const printed = /^Next, to try the loop now[^\n]*\n((?: {2}.*\n)+)/m.exec(init.stdout)?.[1];
     assert.ok(printed !== undefined, show('leap init --try prints its next steps', init));
     const steps = printed
@@ -167,14 +169,14 @@ step(
     assert.match(steps[1] ?? '', /^npx leap tdd run --issue 2 /);
     for (const line of steps) {
       const ran = await bash(line, project);
-      assert.is(ran.code, 0, show(line, ran));
+      assert.is(ran.exitCode, 0, show(line, ran));
     }
     assert.is(git(project, 'status', '--porcelain'), '');
     assert.is(git(project, 'symbolic-ref', '--short', 'HEAD').trim(), 'main');
     assert.is(git(project, 'rev-list', '--count', 'main..leap/issue-2').trim(), '4', 'plan, red, green, refactor');
     // The BullMQ runner was left out: leap worker names the command that installs it.
     const worker = await bash('npx leap worker --help', project);
-    assert.is(worker.code, 2);
+    assert.is(worker.exitCode, 2);
     assert.match(
       worker.stderr,
       /leap worker needs the package @leap\/runner-bullmq, which is not installed: npm i -D @leap\/runner-bullmq/,

@@ -6,16 +6,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  cleanupTempDirs,
-  git,
-  hostileTitles,
-  makeTempDir,
-  repoRoot,
-  runCommand,
-  type RunResult,
-} from '@leap/test-utils';
-import { installVerdaccio, mirror, show, startRegistry, thirdPartyPackages, type Registry } from './registry.js';
+import type { ProcessOutput } from 'zx';
+import { cleanupTempDirs, git, hostileTitles, makeTempDir, repoRoot } from '@leap/test-utils';
+import { installVerdaccio, mirror, sh, show, startRegistry, thirdPartyPackages, type Registry } from './registry.js';
 
 interface Manifest {
   name: string;
@@ -56,7 +49,7 @@ registryTest(
     await mirror(registry, thirdPartyPackages(['@types/node', 'undici-types']));
     // No uplinks: what was not published here is not found, though the public registry has it.
     const absent = await npm('npm', ['view', 'left-pad', 'version'], makeTempDir('leap-absent-'));
-    assert.is.not(absent.code, 0, 'the loopback registry answered for a package nobody published to it');
+    assert.is.not(absent.exitCode, 0, 'the loopback registry answered for a package nobody published to it');
   },
 );
 registryTest.after(async () => {
@@ -70,14 +63,15 @@ function reg(): Registry {
 }
 
 /** npm (or npx) in `cwd` against the loopback registry. */
-function npm(
-  command: 'npm' | 'npx',
-  args: string[],
-  cwd: string,
-  extra: Record<string, string> = {},
-  input?: string,
-): Promise<RunResult> {
-  return runCommand(command, args, { cwd, env: { ...reg().env, ...extra }, ...(input === undefined ? {} : { input }) });
+function npm(command: 'npm' | 'npx', args: string[], cwd: string, input?: string): Promise<ProcessOutput> {
+  return sh(cwd, reg().env, { nothrow: true, ...(input === undefined ? {} : { input }) })`${command} ${args}`;
+}
+
+/** The release script against the loopback registry, as a maintainer runs it (versions and tags left alone). */
+function release(): Promise<ProcessOutput> {
+  const script = join(repoRoot, '.changeset', 'release.mjs');
+  const args = ['--no-version', '--no-build', '--no-tag', '--registry', reg().url];
+  return sh(repoRoot, reg().env, { nothrow: true })`${process.execPath} ${script} ${args}`;
 }
 
 /** An empty project outside the repository: a git repository with a package.json and nothing else. */
@@ -93,16 +87,9 @@ function consumer(prefix: string): string {
 }
 
 registryTest('the release script publishes every public package, in dependency order, at its version', async () => {
-  const release = await runCommand(
-    process.execPath,
-    [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url],
-    {
-      cwd: repoRoot,
-      env: reg().env,
-    },
-  );
-  assert.is(release.code, 0, show('release', release));
-  const order = [...release.stderr.matchAll(/^release: npm publish .*\(in (.+)\)$/gm)].map(
+  const first = await release();
+  assert.is(first.exitCode, 0, show('release', first));
+  const order = [...first.stderr.matchAll(/^release: npm publish .*\(in (.+)\)$/gm)].map(
     (m) => JSON.parse(readFileSync(join(m[1]!, 'package.json'), 'utf8')).name as string,
   );
   assert.equal([...order].sort(), publicPackages.map((m) => m.name).sort(), 'each public package published once');
@@ -116,12 +103,8 @@ registryTest('the release script publishes every public package, in dependency o
     assert.is(view.stdout.trim(), m.version, show(`npm view ${m.name}`, view));
   }
   // Run again: every version is there already, nothing is published twice.
-  const again = await runCommand(
-    process.execPath,
-    [join(repoRoot, '.changeset', 'release.mjs'), '--no-version', '--no-build', '--no-tag', '--registry', reg().url],
-    { cwd: repoRoot, env: reg().env },
-  );
-  assert.is(again.code, 0, show('release again', again));
+  const again = await release();
+  assert.is(again.exitCode, 0, show('release again', again));
   assert.not.match(again.stderr, /npm publish/);
   assert.is([...again.stderr.matchAll(/is already published/g)].length, publicPackages.length);
 });
@@ -129,14 +112,14 @@ registryTest('the release script publishes every public package, in dependency o
 registryTest('npm i -D @leap/supervise, then npx leap-supervise NAME true runs the leaf supervised', async () => {
   const dir = consumer('leap-supervise-user-');
   const install = await npm('npm', ['i', '-D', '@leap/supervise'], dir);
-  assert.is(install.code, 0, show('npm i -D @leap/supervise', install));
+  assert.is(install.exitCode, 0, show('npm i -D @leap/supervise', install));
   const run = await npm('npx', ['leap-supervise', 'first-leaf', 'true'], dir);
-  assert.is(run.code, 0, show('npx leap-supervise first-leaf true', run));
+  assert.is(run.exitCode, 0, show('npx leap-supervise first-leaf true', run));
   assert.match(run.stderr, /supervise\[first-leaf\]: exited/);
   assert.is(readFileSync(join(dir, '.tdd', 'first-leaf.exit'), 'utf8').split('\n')[0], '0');
   // The leaf's own failure comes back as its code.
   const failing = await npm('npx', ['leap-supervise', 'second-leaf', 'false'], dir);
-  assert.is(failing.code, 1, show('npx leap-supervise second-leaf false', failing));
+  assert.is(failing.exitCode, 1, show('npx leap-supervise second-leaf false', failing));
 });
 
 registryTest(
@@ -144,11 +127,11 @@ registryTest(
   async () => {
     const dir = consumer('leap-ledger-user-');
     const install = await npm('npm', ['i', '-D', '@leap/ledger'], dir);
-    assert.is(install.code, 0, show('npm i -D @leap/ledger', install));
+    assert.is(install.exitCode, 0, show('npm i -D @leap/ledger', install));
     const title = hostileTitles(2)[1]!;
     const ledger = `# Issue 7: hostile\n\n## Steps\n\n- [x] done first\n- [ ] ${title}\n- [ ] after it\n`;
-    const current = await npm('npx', ['leap-ledger', 'current'], dir, {}, ledger);
-    assert.is(current.code, 0, show('leap-ledger current', current));
+    const current = await npm('npx', ['leap-ledger', 'current'], dir, ledger);
+    assert.is(current.exitCode, 0, show('leap-ledger current', current));
     assert.is(current.stdout, `${title}\n`);
   },
 );
@@ -166,13 +149,13 @@ registryTest(
         const m = withBins[next++]!;
         const dir = consumer('leap-bin-user-');
         const install = await npm('npm', ['i', '-D', m.name], dir);
-        if (install.code !== 0) {
+        if (install.exitCode !== 0) {
           failures.push(show(`npm i -D ${m.name}`, install));
           continue;
         }
         for (const bin of Object.keys(m.bin!)) {
           const help = await npm('npx', ['--no-install', bin, '--help'], dir);
-          if (help.code !== 0 || !new RegExp(`^Usage: ${bin.replace(/-/g, '\\-')}\\b`, 'm').test(help.stdout))
+          if (help.exitCode !== 0 || !new RegExp(`^Usage: ${bin.replace(/-/g, '\\-')}\\b`, 'm').test(help.stdout))
             failures.push(show(`${m.name}: npx ${bin} --help`, help));
         }
       }
@@ -185,17 +168,17 @@ registryTest(
 registryTest('npm i -g @leap/cli into a fresh prefix: leap --version, then leap demo', async () => {
   const prefix = makeTempDir('leap-global-');
   const install = await npm('npm', ['i', '-g', '--prefix', prefix, '@leap/cli'], makeTempDir('leap-global-cwd-'));
-  assert.is(install.code, 0, show('npm i -g @leap/cli', install));
+  assert.is(install.exitCode, 0, show('npm i -g @leap/cli', install));
   const leap = join(prefix, 'bin', 'leap');
   assert.ok(existsSync(leap), 'npm linked no leap into PREFIX/bin');
   const path = `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`;
   const cwd = makeTempDir('leap-global-user-');
-  const direct = await runCommand('leap', ['--version'], { cwd, env: { ...reg().env, PATH: path } });
-  assert.is(direct.code, 0, show('leap --version', direct));
+  const direct = await sh(cwd, { ...reg().env, PATH: path }, { nothrow: true })`leap --version`;
+  assert.is(direct.exitCode, 0, show('leap --version', direct));
   assert.is(direct.stdout, `${cli.version}\n`);
   const demoDir = join(makeTempDir('leap-global-demo-'), 'slug-demo');
-  const demo = await runCommand('leap', ['demo', '--dir', demoDir], { cwd, env: { ...reg().env, PATH: path } });
-  assert.is(demo.code, 0, show('leap demo', demo));
+  const demo = await sh(cwd, { ...reg().env, PATH: path }, { nothrow: true })`leap demo --dir ${demoDir}`;
+  assert.is(demo.exitCode, 0, show('leap demo', demo));
   assert.ok(existsSync(join(demoDir, '.tdd', 'issue-1.md')), 'leap demo left no ledger');
   assert.not.match(readFileSync(join(demoDir, '.tdd', 'issue-1.md'), 'utf8'), /- \[ \]/, 'a step is left unchecked');
 });
@@ -204,7 +187,7 @@ registryTest('npx -p @leap/cli leap demo, with nothing installed', async () => {
   const cwd = makeTempDir('leap-npx-user-');
   const demoDir = join(makeTempDir('leap-npx-demo-'), 'slug-demo');
   const demo = await npm('npx', ['--yes', '-p', '@leap/cli', 'leap', 'demo', '--dir', demoDir], cwd);
-  assert.is(demo.code, 0, show('npx -p @leap/cli leap demo', demo));
+  assert.is(demo.exitCode, 0, show('npx -p @leap/cli leap demo', demo));
   assert.ok(existsSync(join(demoDir, '.tdd', 'issue-1.md')), 'leap demo left no ledger');
   assert.not.ok(existsSync(join(cwd, 'node_modules')), 'npx installed into the folder it ran in');
 });
@@ -212,7 +195,7 @@ registryTest('npx -p @leap/cli leap demo, with nothing installed', async () => {
 registryTest('every package imports from plain ESM and type-checks from TypeScript with its own types', async () => {
   const dir = consumer('leap-library-user-');
   const install = await npm('npm', ['i', ...publicPackages.map((m) => m.name), '@types/node'], dir);
-  assert.is(install.code, 0, show('npm i (every package)', install));
+  assert.is(install.exitCode, 0, show('npm i (every package)', install));
   // Plain ESM: every entry point each package exports loads; the issue's own example first.
   const specs = publicPackages.flatMap((m) => entryPoints(m));
   writeFileSync(
@@ -228,8 +211,8 @@ registryTest('every package imports from plain ESM and type-checks from TypeScri
       '',
     ].join('\n'),
   );
-  const esm = await runCommand(process.execPath, ['esm.mjs'], { cwd: dir, env: reg().env });
-  assert.is(esm.code, 0, show('node esm.mjs', esm));
+  const esm = await sh(dir, reg().env, { nothrow: true })`${process.execPath} esm.mjs`;
+  assert.is(esm.exitCode, 0, show('node esm.mjs', esm));
   const exported = JSON.parse(esm.stdout) as Record<string, string[]>;
   for (const m of publicPackages) {
     assert.ok(
@@ -269,12 +252,10 @@ registryTest('every package imports from plain ESM and type-checks from TypeScri
       files: ['index.ts'],
     }),
   );
-  const tsc = await runCommand(
-    process.execPath,
-    [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
-    { cwd: dir },
-  );
-  assert.is(tsc.code, 0, show('tsc', tsc));
+  const tsc = await sh(dir, process.env, {
+    nothrow: true,
+  })`${process.execPath} ${join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc')} -p tsconfig.json`;
+  assert.is(tsc.exitCode, 0, show('tsc', tsc));
 });
 
 registryTest.run();

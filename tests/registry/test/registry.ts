@@ -2,21 +2,27 @@
 // repository, started with its own config and storage (no uplinks: it answers from what was published
 // to it and asks nobody else), a user made through the registry's own adduser call, and an npm
 // environment (userconfig, cache, global config) that points every npm call of the test at it.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { makeTempDir, repoRoot, runCommand, type RunResult } from '@leap/test-utils';
+import { commandLimitMs, makeTempDir, repoRoot } from '@leap/test-utils';
+import { $, type ProcessOutput } from 'zx';
 
 const VERDACCIO_VERSION = '6.8.0';
 /** Where the test's own tools live between runs (never inside the repository). */
 const cacheRoot = process.env.LEAP_TEST_CACHE ?? join(homedir(), '.cache', 'leap-test');
 
-export function show(what: string, result: RunResult): string {
-  return `${what}: exit ${result.code ?? result.signal}\n--- stdout\n${result.stdout.slice(-4000)}\n--- stderr\n${result.stderr.slice(-4000)}`;
+export function show(what: string, result: ProcessOutput): string {
+  const { exitCode, signal, stdout, stderr } = result;
+  return `${what}: exit ${exitCode ?? signal}\n--- stdout\n${stdout.slice(-4000)}\n--- stderr\n${stderr.slice(-4000)}`;
 }
+
+/** zx's `$` in `cwd` with `env`, quiet, killed past commandLimitMs(); `nothrow`: a failure is a result. */
+export const sh = (cwd: string, env: NodeJS.ProcessEnv, options: { nothrow?: boolean; input?: string } = {}) =>
+  $({ cwd, env, quiet: true, timeout: commandLimitMs(), ...options });
 
 /** The environment of this process without the outer npm's and Nx's variables (npm test sets npm_config_*). */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -25,17 +31,6 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     if (!/^(npm_|NX_)/i.test(key) && key !== 'INIT_CWD') env[key] = value;
   }
   return { ...env, ...extra };
-}
-
-async function must(
-  what: string,
-  command: string,
-  args: string[],
-  options: Parameters<typeof runCommand>[2],
-): Promise<RunResult> {
-  const result = await runCommand(command, args, options);
-  if (result.code !== 0) throw new Error(show(what, result));
-  return result;
 }
 
 /** Verdaccio VERDACCIO_VERSION in CACHE/verdaccio, installed once (node-fetch 2.7.0: 6.8.0 does not install on Node 20 otherwise). */
@@ -58,12 +53,7 @@ export async function installVerdaccio(): Promise<string> {
       2,
     )}\n`,
   );
-  await must(
-    'npm install verdaccio',
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
-    { cwd: dir, env: cleanEnv() },
-  );
+  await sh(dir, cleanEnv())`npm install --no-audit --no-fund --ignore-scripts --prefer-offline`;
   return bin;
 }
 
@@ -214,15 +204,8 @@ export async function mirror(registry: Registry, packages: { name: string; versi
   const missing = packages.filter((p) => !existsSync(fileOf(p)));
   if (missing.length > 0) {
     const scratch = makeTempDir('leap-tarballs-');
-    await must(
-      'npm pack (third-party tarballs)',
-      'npm',
-      ['pack', '--prefer-offline', '--pack-destination', scratch, ...missing.map((p) => `${p.name}@${p.version}`)],
-      {
-        cwd: scratch,
-        env: cleanEnv(),
-      },
-    );
+    const specs = missing.map((p) => `${p.name}@${p.version}`);
+    await sh(scratch, cleanEnv())`npm pack --prefer-offline --pack-destination ${scratch} ${specs}`;
     for (const p of missing) {
       const packed = join(scratch, readdirSync(scratch).find((f) => f === fileOf(p).slice(tarballs.length + 1)) ?? '');
       writeFileSync(fileOf(p), readFileSync(packed));
@@ -235,10 +218,10 @@ export async function mirror(registry: Registry, packages: { name: string; versi
 
 async function putTarball(registry: Registry, p: { name: string; version: string }, file: string): Promise<void> {
   const data = readFileSync(file);
-  const entries = execFileSync('tar', ['-tzf', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\n');
+  const entries = (await sh(repoRoot, process.env)`tar -tzf ${file}`).stdout.split('\n');
   const manifestPath = entries.find((e) => /^[^/]+\/package\.json$/.test(e));
   if (manifestPath === undefined) throw new Error(`${file}: no package.json at its top`);
-  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', file, manifestPath], { encoding: 'utf8' })) as Record<
+  const manifest = JSON.parse((await sh(repoRoot, process.env)`tar -xzOf ${file} ${manifestPath}`).stdout) as Record<
     string,
     unknown
   >;
