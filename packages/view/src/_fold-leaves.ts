@@ -18,7 +18,9 @@ export function lacks(problems: LogProblem[], r: LogRecord, needs: readonly Need
   const [field, expected] = miss;
   problems.push({
     line: r.line,
-    message: `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, got ${JSON.stringify(r.event[field] ?? null)}; skipped`,
+    message:
+      `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, ` +
+      `got ${JSON.stringify(r.event[field] ?? null)}; skipped`,
   });
   return true;
 }
@@ -55,7 +57,7 @@ export interface LeafRun {
 
 const BALL_LEAVES = new Set(['build', 'review', 'proof', 'reproof', 'live']);
 
-/** Which ball a LEAP leaf name is about: `build-BALL-N`, `review-BALL-FAMILY`, `proof-`, `reproof-`, `live-BALL-N`, `champion-BALL`. */
+/** The ball of a LEAP leaf name: `build-BALL-N`, `review-BALL-FAMILY`, `(re)proof-`, `live-BALL-N`, `champion-BALL`. */
 export function ballOfLeafName(leaf: string): string | null {
   // Most leaves (develop-*, verify-*) are none of these: no regex for them, on every launch and usage of a long log.
   const dash = leaf.indexOf('-');
@@ -121,7 +123,7 @@ export class LeafFold {
     this.usages.push(usage);
   }
 
-  /** A leaf run from its launch, or from an exit with no launch (a supervisor that refused to start: a stop request, bad input). */
+  /** A run from its launch, or from an exit without one (a supervisor refusing to start: a stop request, bad input). */
   private newRun(r: LogRecord, leaf: string, launchedAt: number): LeafRun {
     const e = r.event;
     const l: Record<string, unknown> = e.event === 'launch' ? e : {};
@@ -152,8 +154,14 @@ export class LeafFold {
   }
 }
 
-function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [value]);
-  else list.push(value);
+/** The value of `key`, made by `make` and set when absent. */
+export function getOr<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
 }
+
+export const pushTo = <K, V>(map: Map<K, V[]>, key: K, value: V): number => getOr(map, key, () => []).push(value);

@@ -1,5 +1,5 @@
 // A slice's balls folded from the engine's events (CONTRACT section 7).
-import { isString, type Need, named, num, str } from './_fold-leaves.js';
+import { getOr, isString, type Need, named, num, str } from './_fold-leaves.js';
 import type { LogRecord } from './read-log.js';
 
 export const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
@@ -71,6 +71,13 @@ export interface SliceRun {
   firstAt: number;
 }
 
+/** A slice first seen at `at`, added to `slices`. */
+export function newSlice(slices: SliceRun[], id: string, at: number): SliceRun {
+  const slice: SliceRun = { id, balls: [], aggregate: [], firstAt: at };
+  slices.push(slice);
+  return slice;
+}
+
 /** A ball of `slice` first seen at `at`, added to it. */
 export function newBall(slice: SliceRun, id: string, at: number): BallRun {
   const ball: BallRun = {
@@ -103,7 +110,7 @@ export class SliceFold {
     else if (e.event === 'ball') {
       ball.state = str(e.state) ?? ball.state;
       ball.wave = num(e.wave) ?? ball.wave;
-      // The engine says a ball's end on its ball event too (a hold, a block): a receipt event, when there is one, says more.
+      // The engine says a ball's end on its ball event too (a hold, a block): a receipt event, if any, says more.
       const value = receiptOf(e.receipt);
       if (value !== null && ball.receipt === null)
         ball.receipt = { value, candidate: null, evidence: str(e.reason) ?? '', at };
@@ -118,7 +125,7 @@ export class SliceFold {
     } else ball.merged = { commit: str(e.commit) ?? '', candidate: str(e.candidate) ?? '', at };
   }
 
-  /** Place reviews written before their ball's receipt, and give a LEAP leaf (`items`) the one slice holding its ball. */
+  /** Place reviews written before their ball's receipt; give a LEAP leaf (`items`) the one slice holding its ball. */
   finish(items: ReadonlyArray<{ slice: string | null; ball: string | null }>): void {
     for (const review of this.pending.splice(0)) this.ownerOf(review.candidate)?.reviews.push(review);
     for (const item of items) {
@@ -150,13 +157,7 @@ export class SliceFold {
   }
 
   private slice(id: string, at: number): SliceRun {
-    let slice = this.byId.get(id);
-    if (slice === undefined) {
-      slice = { id, balls: [], aggregate: [], firstAt: at };
-      this.byId.set(id, slice);
-      this.slices.push(slice);
-    }
-    return slice;
+    return getOr(this.byId, id, () => newSlice(this.slices, id, at));
   }
 
   private ball(sliceId: string, id: string, at: number): BallRun {

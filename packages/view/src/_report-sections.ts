@@ -1,21 +1,14 @@
 // Every text from an event or a file goes through `esc`.
 import type { TextParts } from '@leap/core';
-import {
-  clockTime as clockTimeExport,
-  escapeHtml as escapeHtmlExport,
-  byWave,
-  formatDuration as formatDurationExport,
-  RECEIPT_TEXT,
-} from './_text.js';
+import * as text from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
-import { flakyVerdicts, type BallRun, type LeafRun, type RunModel } from './fold-run.js';
+import { pushTo } from './_fold-leaves.js';
+import { flakyVerdicts, type BallRun, type LeafRun, type RunModel, type Verdict } from './fold-run.js';
 import type { RemoteRoundState } from './read-state.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
-const clockTime = clockTimeExport;
-const esc = escapeHtmlExport;
-const formatDuration = formatDurationExport;
+const { byWave, clockTime, escapeHtml: esc, formatDuration, RECEIPT_TEXT } = text;
 
 function receiptBadge(value: number | null): string {
   if (value === null) return '<span class="badge rn">no receipt</span>';
@@ -25,6 +18,8 @@ function receiptBadge(value: number | null): string {
 const LAST_TICKS = 100;
 
 const time = (ms: number): string => `<td class="t">${Number.isFinite(ms) ? clockTime(ms) : ''}`;
+const head = (...cols: string[]): string => `<table><thead><tr><th>${cols.join('</th><th>')}</th></tr></thead><tbody>`;
+const where = (v: Verdict): string => `<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}`;
 
 /** Every verdict, with the revision each REJECT led to, pushed onto `out` a row at a time. */
 export function renderVerdicts(model: RunModel, out: TextParts): void {
@@ -33,24 +28,19 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
     return;
   }
   const revisions = new Map<string, LeafRun[]>();
-  for (const l of model.leaves) {
-    if (l.actor !== 'developer' || (l.attempt ?? 1) <= 1) continue;
-    const key = `${l.issue}\n${l.step}\n${l.phase}`;
-    const list = revisions.get(key);
-    if (list === undefined) revisions.set(key, [l]);
-    else list.push(l);
-  }
-  out.push(
-    '<table><thead><tr><th>time</th><th>issue</th><th>step</th><th>phase</th><th>verdict</th><th>reason</th><th>agent</th><th>then</th></tr></thead><tbody>',
-  );
+  for (const l of model.leaves)
+    if (l.actor === 'developer' && (l.attempt ?? 1) > 1) pushTo(revisions, `${l.issue}\n${l.step}\n${l.phase}`, l);
+  out.push(head('time', 'issue', 'step', 'phase', 'verdict', 'reason', 'agent', 'then'));
   for (const v of model.verdicts) {
     const revision =
       v.verdict === 'REJECT'
         ? revisions.get(`${v.issue}\n${v.step}\n${v.phase}`)?.find((l) => l.launchedAt >= v.at)
         : undefined;
     const next = revision === undefined ? '' : `revision: ${esc(revision.leaf)}`;
+    const verdict = esc(v.verdict);
     out.push(
-      `<tr class="verdict-row">${time(v.at)}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td><span class="badge v-${esc(v.verdict)}">${esc(v.verdict)}</span><td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`,
+      `<tr class="verdict-row">${time(v.at)}${where(v)}<td><span class="badge v-${verdict}">${verdict}</span>` +
+        `<td class="reason">${esc(v.reason)}<td>${esc(v.agent ?? '')}<td>${next}\n`,
     );
   }
   out.push('</tbody></table>');
@@ -61,29 +51,44 @@ export function renderFlaky(model: RunModel): string {
   if (flaky.length === 0) return '';
   const rows = flaky.map(
     (v) =>
-      `<tr class="flaky-row">${time(v.at)}<td>${esc(v.tests.join(', ') || '(no test named)')}<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}<td class="reason">${esc(v.reason)}\n`,
+      `<tr class="flaky-row">${time(v.at)}<td>${esc(v.tests.join(', ') || '(no test named)')}${where(v)}` +
+      `<td class="reason">${esc(v.reason)}\n`,
   );
-  return `<h3 id="flaky">Flaky tests: passed once and failed once on the same tree</h3><table><thead><tr><th>time</th><th>test</th><th>issue</th><th>step</th><th>phase</th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return (
+    '<h3 id="flaky">Flaky tests: passed once and failed once on the same tree</h3>' +
+    `${head('time', 'test', 'issue', 'step', 'phase', 'reason')}${rows.join('')}</tbody></table>`
+  );
 }
 
 /** Bails, stop requests, and fall-overs (a vendor ran dry, the next agent took the leaf). */
 export function renderBailsAndStops(model: RunModel): string {
+  const reason = (cell: string): string => `<td class="reason">${esc(cell)}</td>`;
   const rows = [
     ...model.bails.map((b) => ({
       at: b.at,
-      html: `<tr class="bail-row">${time(b.at)}<td>bail</td><td>${b.issue ?? ''}</td><td class="reason">${esc(b.step ?? '')}</td><td><b>${esc(b.cause)}</b> (${esc(b.class)})</td><td class="reason">${esc(b.detail ?? '')}</td></tr>`,
+      html:
+        `<tr class="bail-row">${time(b.at)}<td>bail</td><td>${b.issue ?? ''}</td>${reason(b.step ?? '')}` +
+        `<td><b>${esc(b.cause)}</b> (${esc(b.class)})</td>${reason(b.detail ?? '')}</tr>`,
     })),
     ...model.fallovers.map((f) => ({
       at: f.at,
-      html: `<tr class="fallover-row">${time(f.at)}<td>fall-over</td><td>${f.issue ?? ''}</td><td class="reason">${esc(f.slice === null ? (f.step ?? '') : `${f.slice}${f.ball === null ? '' : `/${f.ball}`}`)}</td><td><b>${esc(f.cause)}</b> (${esc(f.role)} ${esc(f.agent)} → ${f.next === null ? 'none left' : esc(f.next)})</td><td class="reason">${esc(`${f.leaf}: ${f.message}`)}</td></tr>`,
+      html:
+        `<tr class="fallover-row">${time(f.at)}<td>fall-over</td><td>${f.issue ?? ''}</td>` +
+        reason(f.slice === null ? (f.step ?? '') : `${f.slice}${f.ball === null ? '' : `/${f.ball}`}`) +
+        `<td><b>${esc(f.cause)}</b> (${esc(f.role)} ${esc(f.agent)} → ` +
+        `${f.next === null ? 'none left' : esc(f.next)})</td>${reason(`${f.leaf}: ${f.message}`)}</tr>`,
     })),
     ...model.stops.map((s) => ({
       at: s.at,
-      html: `<tr class="stop-row">${time(s.at)}<td>stop</td><td>${s.issue ?? ''}</td><td></td><td><b>${esc(s.mode ?? '')}</b> ${esc(s.action)}</td><td>${s.leaf === null ? '' : `leaf ${esc(s.leaf)}`}</td></tr>`,
+      html:
+        `<tr class="stop-row">${time(s.at)}<td>stop</td><td>${s.issue ?? ''}</td><td></td>` +
+        `<td><b>${esc(s.mode ?? '')}</b> ${esc(s.action)}</td>` +
+        `<td>${s.leaf === null ? '' : `leaf ${esc(s.leaf)}`}</td></tr>`,
     })),
   ].sort((a, b) => a.at - b.at);
   if (rows.length === 0) return '<p class="empty">No bail, no stop, no fall-over.</p>';
-  return `<table><thead><tr><th>time</th><th>what</th><th>issue</th><th>step</th><th>cause</th><th>detail</th></tr></thead><tbody>${rows.map((r) => r.html).join('')}</tbody></table>`;
+  const body = rows.map((r) => r.html).join('');
+  return `${head('time', 'what', 'issue', 'step', 'cause', 'detail')}${body}</tbody></table>`;
 }
 
 /** Each issue's ledger progress over time: steps ticked (green) and refactored (done), as step lines. */
@@ -119,17 +124,25 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
       return `${p} H${Math.round(x(span.to))}`;
     };
     const every = Math.max(1, Math.ceil(total / 10));
-    const gridLines: string[] = [];
-    for (let n = 0; n <= total; n += every)
-      gridLines.push(
-        `<line x1="40" x2="740" y1="${Math.round(y(n))}" y2="${Math.round(y(n))}" stroke="#eef1f4"/><text x="34" y="${Math.round(y(n)) + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`,
+    const grid: string[] = [];
+    for (let n = 0; n <= total; n += every) {
+      const at = Math.round(y(n));
+      grid.push(
+        `<line x1="40" x2="740" y1="${at}" y2="${at}" stroke="#eef1f4"/>` +
+          `<text x="34" y="${at + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`,
       );
+    }
     const title = ledger?.title === null || ledger === undefined ? '' : ` ${esc(ledger.title)}`;
+    const stepsDone = ledger?.steps.filter((s) => s.state === 'done').length;
+    const state = ledger === undefined ? 'no ledger on disk' : `${stepsDone} of ${ledger.steps.length} steps done now`;
     out.push(
-      `<h3>Issue ${issue}${title}: ${ledger === undefined ? 'no ledger on disk' : `${ledger.steps.filter((s) => s.state === 'done').length} of ${ledger.steps.length} steps done now`}</h3>`,
-    );
-    out.push(
-      `<svg class="prog ledger-progress" data-issue="${issue}" viewBox="0 0 760 140" role="img" aria-label="steps of issue ${issue} done over time">${gridLines.join('')}<path d="${path(green)}" fill="none" stroke="#e0a21e" stroke-width="2"/><path d="${path(done)}" fill="none" stroke="#2e9e4f" stroke-width="2.5"/><text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`,
+      `<h3>Issue ${issue}${title}: ${state}</h3>`,
+      `<svg class="prog ledger-progress" data-issue="${issue}" viewBox="0 0 760 140" role="img" ` +
+        `aria-label="steps of issue ${issue} done over time">${grid.join('')}` +
+        `<path d="${path(green)}" fill="none" stroke="#e0a21e" stroke-width="2"/>` +
+        `<path d="${path(done)}" fill="none" stroke="#2e9e4f" stroke-width="2.5"/>` +
+        '<text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · ' +
+        `green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`,
     );
     // The chart shows them all; the list keeps the last ones (the event log has every one).
     const items = ticks
@@ -149,18 +162,25 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
 function roundDetails(ball: BallRun): string {
   const shown = ball.rounds.filter((r) => r.answer !== undefined || r.live !== undefined);
   if (shown.length === 0) return '';
-  const items = shown.map((r) => {
-    const answer =
-      r.answer === undefined
+  const items = shown.map(({ round, answer, live }) => {
+    const said =
+      answer === undefined
         ? ''
-        : `<div class="answer"><b>hypothesis:</b> ${esc(r.answer.hypothesis)}<br><b>move:</b> ${esc(r.answer.move)}</div>`;
-    const live =
-      r.live === undefined
+        : `<div class="answer"><b>hypothesis:</b> ${esc(answer.hypothesis)}<br><b>move:</b> ${esc(answer.move)}</div>`;
+    const proof =
+      live === undefined
         ? ''
-        : `<div class="live" data-live-sha256="${esc(r.live.sha256)}"><b>live proof:</b> ${r.live.code === null ? 'no exit code' : `exit ${r.live.code}`}${r.live.ms === null ? '' : ` in ${formatDuration(r.live.ms)}`}, ${r.live.bytes === null ? '' : `${r.live.bytes} bytes, `}sha256 ${esc(r.live.sha256.slice(0, 12))}${r.live.truncated ? ' (output cut)' : ''}${r.live.note === undefined ? '' : ` · ${esc(r.live.note)}`}<pre>${esc(r.live.output)}</pre></div>`;
-    return `<div class="round-detail" data-round="${r.round}"><span class="chip">r${r.round}</span>${answer}${live}</div>`;
+        : `<div class="live" data-live-sha256="${esc(live.sha256)}"><b>live proof:</b> ` +
+          `${live.code === null ? 'no exit code' : `exit ${live.code}`}` +
+          `${live.ms === null ? '' : ` in ${formatDuration(live.ms)}`}, ` +
+          `${live.bytes === null ? '' : `${live.bytes} bytes, `}sha256 ${esc(live.sha256.slice(0, 12))}` +
+          `${live.truncated ? ' (output cut)' : ''}${live.note === undefined ? '' : ` · ${esc(live.note)}`}` +
+          `<pre>${esc(live.output)}</pre></div>`;
+    return `<div class="round-detail" data-round="${round}"><span class="chip">r${round}</span>${said}${proof}</div>`;
   });
-  return `<details class="small rounds"><summary>what the builder said and the live proof showed (${shown.length} round${shown.length === 1 ? '' : 's'})</summary>${items.join('')}</details>`;
+  const n = shown.length;
+  const summary = `what the builder said and the live proof showed (${n} round${n === 1 ? '' : 's'})`;
+  return `<details class="small rounds"><summary>${summary}</summary>${items.join('')}</details>`;
 }
 
 // A round on another machine's worker, while its engine runs and its record is not written yet.
@@ -180,6 +200,9 @@ function remoteLine(ball: BallRun, remote: RemoteRoundState | undefined): string
   return `<div class="small remote" data-remote="${remote.state}">round ${remote.round}: ${what}</div>`;
 }
 
+const reviewer = (r: BallRun['reviews'][number]): string =>
+  `${r.reviewer ?? 'jury'}${r.family === null ? '' : `/${r.family}`}`;
+
 function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
   const v = ball.receipt?.value ?? null;
   const rounds = ball.rounds
@@ -191,10 +214,12 @@ function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
   const reviews =
     ball.reviews.length === 0
       ? ''
-      : `<div class="small">reviews: ${passes} of ${ball.reviews.length} pass (${ball.reviews.map((r) => esc(`${r.reviewer ?? 'jury'}${r.family === null ? '' : `/${r.family}`}: ${r.verdict}`)).join(', ')})</div>`;
+      : `<div class="small">reviews: ${passes} of ${ball.reviews.length} pass ` +
+        `(${ball.reviews.map((r) => esc(`${reviewer(r)}: ${r.verdict}`)).join(', ')})</div>`;
   return (
-    `<div class="ball b${v ?? 'n'}" data-ball="${esc(ball.id)}" data-receipt="${v ?? ''}"><div class="id">${esc(ball.id)}</div>` +
-    `<div>${receiptBadge(v)} ${ball.state === null ? '' : `<span class="small">${esc(ball.state)}</span>`}</div>` +
+    `<div class="ball b${v ?? 'n'}" data-ball="${esc(ball.id)}" data-receipt="${v ?? ''}">` +
+    `<div class="id">${esc(ball.id)}</div><div>${receiptBadge(v)} ` +
+    `${ball.state === null ? '' : `<span class="small">${esc(ball.state)}</span>`}</div>` +
     (rounds === '' ? '' : `<div>${rounds}</div>`) +
     (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`) +
     (ball.receipt !== null && ball.receipt.evidence !== ''
@@ -214,24 +239,22 @@ export function renderSlices(view: ViewData): string {
   const out: string[] = [];
   for (const slice of view.model.slices) {
     const record = view.sliceRecords.find((r) => r.id === slice.id);
+    // The word of each receipt after its number: `passed`, `held`, `refused`.
     const counts = [1, 0, -1]
-      .map(
-        (v) =>
-          `${slice.balls.filter((b) => b.receipt?.value === v).length} ${RECEIPT_TEXT[String(v)]?.slice(String(v).length + 1)}`,
-      )
+      .map((v) => `${slice.balls.filter((b) => b.receipt?.value === v).length} ${RECEIPT_TEXT[v]?.split(' ')[1]}`)
       .join(', ');
-    out.push(
-      `<h3 class="slice-title">Slice ${esc(slice.id)}: ${slice.balls.length} balls (${counts})${record?.record === true ? ' · record.json written: the slice passed' : ''}</h3>`,
-    );
+    const passed = record?.record === true ? ' · record.json written: the slice passed' : '';
+    out.push(`<h3 class="slice-title">Slice ${esc(slice.id)}: ${slice.balls.length} balls (${counts})${passed}</h3>`);
     const waves = byWave(slice.balls);
     const keys = [...waves.keys()].sort((a, b) => (a === '?' ? 1 : b === '?' ? -1 : Number(a) - Number(b)));
-    out.push(
-      `<div class="waves slice" data-slice="${esc(slice.id)}">${keys.map((k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${(waves.get(k) ?? []).map((b) => ballCard(b, record?.balls.find((r) => r.id === b.id)?.remote)).join('')}</div>`).join('')}</div>`,
+    const card = (b: BallRun): string => ballCard(b, record?.balls.find((r) => r.id === b.id)?.remote);
+    const columns = keys.map(
+      (k) => `<div class="wave"><h4>wave ${esc(k)}</h4>${waves.get(k)!.map(card).join('')}</div>`,
     );
+    out.push(`<div class="waves slice" data-slice="${esc(slice.id)}">${columns.join('')}</div>`);
     if (slice.aggregate.length > 0) {
-      out.push(
-        `<p>Aggregate review: ${slice.aggregate.map((r) => `${esc(r.reviewer ?? 'jury')}${r.family === null ? '' : `/${esc(r.family)}`} ${receiptBadge(r.value)}`).join(' ')}</p>`,
-      );
+      const reviews = slice.aggregate.map((r) => `${esc(reviewer(r))} ${receiptBadge(r.value)}`);
+      out.push(`<p>Aggregate review: ${reviews.join(' ')}</p>`);
     }
   }
   return out.join('\n');
@@ -244,13 +267,15 @@ export function renderProblems(view: ViewData): string {
     ),
     ...view.model.unknown.map(
       (u) =>
-        `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind <b>${esc(u.event)}</b>, which this report does not know</td></tr>`,
+        `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind ` +
+        `<b>${esc(u.event)}</b>, which this report does not know</td></tr>`,
     ),
     ...view.fileProblems.map((p) => `<tr><td>${esc(p.file)}</td><td class="reason">${esc(p.message)}</td></tr>`),
   ];
   if (view.log.tornTail)
     rows.push(
-      `<tr><td>${esc(view.eventsFile)}</td><td>the last line has no end yet (being written, or torn by a crash); not counted</td></tr>`,
+      `<tr><td>${esc(view.eventsFile)}</td><td>the last line has no end yet (being written, or torn by a crash); ` +
+        'not counted</td></tr>',
     );
   if (rows.length === 0) return '<p class="empty">Every line of the event log was read.</p>';
   return `<table class="problems"><tbody>${rows.join('')}</tbody></table>`;

@@ -1,21 +1,12 @@
 // A bar per leaf, a row per phase of each step or ball; verdicts as marks; bails and stops as lines across the run.
-import {
-  clockTime as clockTimeExport,
-  escapeHtml as escapeHtmlExport,
-  formatDuration as formatDurationExport,
-  formatUsd as formatUsdExport,
-  truncate as truncateExport,
-} from './_text.js';
+import * as text from './_text.js';
 import { STATUS_COLORS } from './_report-style.js';
 import type { TextParts } from '@leap/core';
+import { getOr, pushTo } from './_fold-leaves.js';
 import type { LeafRun, RunModel, Verdict } from './fold-run.js';
 
 // Bound once: each use of another bundle chunk's export goes through a getter, tens of thousands per report.
-const clockTime = clockTimeExport;
-const esc = escapeHtmlExport;
-const formatDuration = formatDurationExport;
-const formatUsd = formatUsdExport;
-const truncate = truncateExport;
+const { clockTime, escapeHtml: esc, formatDuration, formatUsd, truncate } = text;
 
 /** The span the timeline covers, in ms since the epoch. */
 export interface Span {
@@ -73,17 +64,8 @@ const PHASE_ORDER = ['plan', 'red', 'green', 'refactor', 'build', 'review'];
 function groupLeaves(model: RunModel): Group[] {
   const groups = new Map<string, Group>();
   const subOf = (gKey: string, gLabel: string, sKey: string, sLabel: string) => {
-    let g = groups.get(gKey);
-    if (g === undefined) {
-      g = { key: gKey, label: gLabel, subs: new Map() };
-      groups.set(gKey, g);
-    }
-    let s = g.subs.get(sKey);
-    if (s === undefined) {
-      s = { label: sLabel, rows: new Map(), verdicts: [] };
-      g.subs.set(sKey, s);
-    }
-    return s;
+    const group = getOr(groups, gKey, () => ({ key: gKey, label: gLabel, subs: new Map() }));
+    return getOr(group.subs, sKey, () => ({ label: sLabel, rows: new Map(), verdicts: [] }));
   };
   const placeOf = (issue: number | null, step: string | null, slice: string | null, ball: string | null) => {
     if (slice !== null)
@@ -92,13 +74,8 @@ function groupLeaves(model: RunModel): Group[] {
       return subOf(`i\n${issue}`, `issue ${issue}`, step ?? '', step ?? '(no step: planning and the issue as a whole)');
     return subOf('o', 'other leaves', step ?? '', step ?? '(no issue, no step)');
   };
-  for (const run of model.leaves) {
-    const sub = placeOf(run.issue, run.step, run.slice, run.ball);
-    const phase = run.phase ?? run.actor ?? 'leaf';
-    const row = sub.rows.get(phase) ?? [];
-    row.push(run);
-    sub.rows.set(phase, row);
-  }
+  for (const run of model.leaves)
+    pushTo(placeOf(run.issue, run.step, run.slice, run.ball).rows, run.phase ?? run.actor ?? 'leaf', run);
   for (const v of model.verdicts) placeOf(v.issue, v.step, null, null).verdicts.push(v);
   return [...groups.values()];
 }
@@ -148,18 +125,19 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
   const markGap = (length * MARK_W_PX) / trackPx;
   const ticks = Array.from({ length: 7 }, (_, i) => {
     const t = span.from + ((span.to - span.from) * i) / 6;
-    return `<span style="left:${at(span, t)}">${clockTime(t)}${i === 0 ? '' : ` +${formatDuration(t - span.from)}`}</span>`;
+    const since = i === 0 ? '' : ` +${formatDuration(t - span.from)}`;
+    return `<span style="left:${at(span, t)}">${clockTime(t)}${since}</span>`;
   });
   out.push(
-    `<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)"><div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
+    `<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)">` +
+      `<div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
   );
   const laneOf: number[] = [];
   for (const group of groupLeaves(model)) {
     let count = 0;
     for (const sub of group.subs.values()) for (const row of sub.rows.values()) count += row.length;
-    out.push(
-      `\n<details class="grp" open><summary><span>${esc(group.label)} <span class="meta">${count} leaves</span></span></summary>`,
-    );
+    const label = `${esc(group.label)} <span class="meta">${count} leaves</span>`;
+    out.push(`\n<details class="grp" open><summary><span>${label}</span></summary>`);
     for (const sub of group.subs.values()) {
       out.push(`\n<div class="sub" title="${esc(sub.label)}"><span>${esc(sub.label)}</span></div>`);
       // The rows' phases, then any phase only a verdict has, in the order of a step's life.
@@ -171,10 +149,8 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
         const marks = sub.verdicts.filter((v) => v.phase === phase);
         const markLanes = laneMarks(marks, markGap);
         const top = marks.length > 0 ? (Math.max(...markLanes) + 1) * MARK_PX : 2;
-        const lanesUsed = laneOf.reduce((most, lane) => Math.max(most, lane + 1), 1);
-        out.push(
-          `\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${lanesUsed * LANE_PX + top}px">`,
-        );
+        const height = laneOf.reduce((most, lane) => Math.max(most, lane + 1), 1) * LANE_PX + top;
+        out.push(`\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">`);
         for (let i = 0; i < placed.length; i++) {
           const run = placed[i] as LeafRun;
           const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
@@ -183,16 +159,20 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
           const left = Math.min(percent((run.launchedAt - span.from) / length), latest);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
           // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
+          const place = `left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px`;
           out.push(
-            `<div class="bar${rev}" data-status="${statusClass(run)}" style="left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px" title="${esc(barTitle(run))}">${esc(barWord(run))}</div>`,
+            `<div class="bar${rev}" data-status="${statusClass(run)}" style="${place}" title="${esc(barTitle(run))}">` +
+              `${esc(barWord(run))}</div>`,
           );
         }
         marks.forEach((v, i) => {
           // Escaped piece by piece: the verdict, phase and reason repeat, the time does not.
           const verdict = esc(v.verdict);
           const icon = VERDICT_MARKS[v.verdict]?.icon ?? '?';
+          const place = `left:${at(span, v.at)};top:${(markLanes[i] as number) * MARK_PX}px`;
           out.push(
-            `<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="left:${at(span, v.at)};top:${(markLanes[i] as number) * MARK_PX}px" title="${verdict} (${esc(v.phase)}) ${clockTime(v.at)}: ${esc(truncate(v.reason, 120))}">${icon}</div>`,
+            `<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="${place}" ` +
+              `title="${verdict} (${esc(v.phase)}) ${clockTime(v.at)}: ${esc(truncate(v.reason, 120))}">${icon}</div>`,
           );
         });
         out.push('</div></div>');
@@ -200,19 +180,29 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
     }
     out.push('\n</details>');
   }
-  const lines = [
-    ...model.bails.map(
-      (b) =>
-        `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(`bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`)}"><span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`,
-    ),
+  out.push(`\n<div class="ov">${runLines(model, span)}</div></div></div>`);
+}
+
+/** Bails and stops, as lines across the whole run. */
+function runLines(model: RunModel, span: Span): string {
+  return [
+    ...model.bails.map((b) => {
+      const title = `bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`;
+      return (
+        `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(title)}">` +
+        `<span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`
+      );
+    }),
     ...model.stops
       .filter((s) => s.action !== 'cleared')
-      .map(
-        (s) =>
-          `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(`stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`)}"><span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`,
-      ),
-  ];
-  out.push(`\n<div class="ov">${lines.join('')}</div></div></div>`);
+      .map((s) => {
+        const title = `stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`;
+        return (
+          `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(title)}">` +
+          `<span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`
+        );
+      }),
+  ].join('');
 }
 
 function rank(phase: string): number {
@@ -236,10 +226,10 @@ export function renderLegend(model: RunModel): string {
   const used = new Set(model.leaves.map(statusClass));
   const items = Object.entries(STATUS_COLORS)
     .filter(([status]) => used.has(status))
-    .map(
-      ([status, color]) =>
-        `<span><i class="sw" style="background:${color}"></i>${esc(status === 'failed' ? 'exited non-zero' : status)}</span>`,
-    );
+    .map(([status, color]) => {
+      const word = status === 'failed' ? 'exited non-zero' : status;
+      return `<span><i class="sw" style="background:${color}"></i>${esc(word)}</span>`;
+    });
   if (model.leaves.some((l) => l.attempt !== null && l.attempt > 1 && l.actor !== 'verifier')) {
     items.push('<span><i class="sw" style="outline:2px dashed #e08a1e;outline-offset:-2px"></i>revision</span>');
   }
@@ -256,7 +246,8 @@ export function renderLegend(model: RunModel): string {
   );
   if (words.size > 0)
     items.push(
-      `<span class="meta">bars: ${[...words].map((a) => `${ACTOR_WORDS[a]} = ${a}`).join(', ')}; a number is the attempt; hover a bar or mark for its details</span>`,
+      `<span class="meta">bars: ${[...words].map((a) => `${ACTOR_WORDS[a]} = ${a}`).join(', ')}; ` +
+        'a number is the attempt; hover a bar or mark for its details</span>',
     );
   return `<div class="legend">${items.join('')}</div>`;
 }

@@ -1,5 +1,6 @@
 // Text from events (titles, reasons, agents' words) is data, never markup or terminal control; and the commands' args.
 import { type CliOption, type CliValues, parseCli, type SubcommandIo, UsageError } from '@leap/core';
+import { pushTo } from './_fold-leaves.js';
 
 /** A view command's options, or null once `--help` printed `usage`; a positional is a usage error. */
 export function viewOptions<T extends Record<string, CliOption>>(
@@ -37,10 +38,7 @@ export const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '
 /** A slice's balls by wave (`?`: none known), the waves in order of first appearance. */
 export function byWave<T extends { wave: number | null }>(balls: readonly T[]): Map<string, T[]> {
   const waves = new Map<string, T[]>();
-  for (const ball of balls) {
-    const key = ball.wave === null ? '?' : String(ball.wave);
-    waves.set(key, [...(waves.get(key) ?? []), ball]);
-  }
+  for (const ball of balls) pushTo(waves, ball.wave === null ? '?' : String(ball.wave), ball);
   return waves;
 }
 

@@ -7,7 +7,7 @@ import {
   readProcStat,
   resolveStateDir,
 } from '@leap/core';
-import { newBall } from './_fold-slices.js';
+import { newBall, newSlice } from './_fold-slices.js';
 import { createFolder, foldRun, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
 import { readLogOnce, type LogProblem, type LogSnapshot, type LogTail } from './read-log.js';
 import {
@@ -90,12 +90,10 @@ function judgeOpenLeaves(leaves: LeafRun[], stateDir: string): void {
 function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
   let text: string | null = null;
   try {
-    text =
-      /^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/')
-        ? readFileIfExists(join(stateDir, `${run.leaf}.pid`))
-        : null;
+    if (/^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/'))
+      text = readFileIfExists(join(stateDir, `${run.leaf}.pid`));
   } catch {
-    text = null;
+    // An unreadable pid file says nothing: the launch's pid is judged instead.
   }
   if (text !== null && text !== '') {
     const { first, values } = parseKeyValues(text);
@@ -122,22 +120,16 @@ function startedAfter(pid: number, at: number): boolean {
 
 function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): void {
   for (const record of records) {
-    let slice = model.slices.find((s) => s.id === record.id);
-    if (slice === undefined) {
-      slice = { id: record.id, balls: [], aggregate: [], firstAt: Number.POSITIVE_INFINITY };
-      model.slices.push(slice);
-    }
+    const slice =
+      model.slices.find((s) => s.id === record.id) ?? newSlice(model.slices, record.id, Number.POSITIVE_INFINITY);
     for (const rb of record.balls) {
       const ball = slice.balls.find((b) => b.id === rb.id) ?? newBall(slice, rb.id, Number.POSITIVE_INFINITY);
       if (ball.deps.length === 0) ball.deps = [...rb.deps];
       ball.wave ??= rb.wave;
-      for (const r of rb.rounds) {
-        const known = ball.rounds.find((x) => x.round === r.round);
-        const extra = {
-          ...(r.answer === undefined ? {} : { answer: r.answer }),
-          ...(r.live === undefined ? {} : { live: r.live }),
-        };
-        if (known === undefined) ball.rounds.push({ round: r.round, receipt: r.receipt, at: Number.NaN, ...extra });
+      // `extra`: the answer and live proof, each only when round-N.json held it (readSliceRecords sets no others).
+      for (const { round, receipt, ...extra } of rb.rounds) {
+        const known = ball.rounds.find((x) => x.round === round);
+        if (known === undefined) ball.rounds.push({ round, receipt, at: Number.NaN, ...extra });
         else Object.assign(known, extra);
       }
       ball.rounds.sort((a, b) => a.round - b.round);

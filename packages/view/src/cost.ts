@@ -1,5 +1,6 @@
 // A figure a CLI did not report is never guessed: a sum is null when no usage reported it (CONTRACT section 10).
 
+import { getOr } from './_fold-leaves.js';
 import type { Usage } from './fold-run.js';
 
 export interface CostTotal {
@@ -62,61 +63,49 @@ export function sumUsage(usages: readonly Usage[]): CostTotal {
 /** Totals per issue, per step (within its issue), per slice. */
 export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
   // Rows in order of first appearance, found through maps: no key string built per usage.
-  const byIssue: CostRow[] = [];
-  const byStep: CostRow[] = [];
-  const bySlice: CostRow[] = [];
-  const issues = new Map<number, { row: CostRow; steps: Map<string, CostRow> }>();
+  const out: CostBreakdown = { total: sumUsage(usages), byIssue: [], byStep: [], bySlice: [] };
+  const row = (to: CostRow[], key: string, issue: number | null, step: string | null, slice: string | null) => {
+    const made: CostRow = { key, issue, step, slice, total: emptyTotal() };
+    to.push(made);
+    return made;
+  };
+  const issues = new Map<number, CostRow>();
+  const steps = new Map<number, Map<string, CostRow>>();
   const slices = new Map<string, CostRow>();
   for (const u of usages) {
-    if (u.issue !== null) {
-      let issue = issues.get(u.issue);
-      if (issue === undefined) {
-        issue = {
-          row: { key: String(u.issue), issue: u.issue, step: null, slice: null, total: emptyTotal() },
-          steps: new Map(),
-        };
-        issues.set(u.issue, issue);
-        byIssue.push(issue.row);
-      }
-      addUsage(issue.row.total, u);
-      if (u.step !== null) {
-        let step = issue.steps.get(u.step);
-        if (step === undefined) {
-          step = { key: `${u.issue}\n${u.step}`, issue: u.issue, step: u.step, slice: null, total: emptyTotal() };
-          issue.steps.set(u.step, step);
-          byStep.push(step);
-        }
-        addUsage(step.total, u);
-      }
+    const { issue, step, slice } = u;
+    if (issue !== null) {
+      addUsage(getOr(issues, issue, () => row(out.byIssue, String(issue), issue, null, null)).total, u);
+      const ofIssue = getOr(steps, issue, () => new Map<string, CostRow>());
+      if (step !== null)
+        addUsage(getOr(ofIssue, step, () => row(out.byStep, `${issue}\n${step}`, issue, step, null)).total, u);
     }
-    if (u.slice !== null) {
-      let slice = slices.get(u.slice);
-      if (slice === undefined) {
-        slice = { key: u.slice, issue: null, step: null, slice: u.slice, total: emptyTotal() };
-        slices.set(u.slice, slice);
-        bySlice.push(slice);
-      }
-      addUsage(slice.total, u);
-    }
+    if (slice !== null) addUsage(getOr(slices, slice, () => row(out.bySlice, slice, null, null, slice)).total, u);
   }
-  return { total: sumUsage(usages), byIssue, byStep, bySlice };
+  return out;
 }
 
-/** A total as one line: `12,345 in / 678 out tokens, $0.42 (2 of 5 leaves did not report cost; 1 of 3 costs estimated from agents-file prices)`. */
+/** A total as one line: `12,345 in / 678 out tokens, $0.42 over 5 leaves (2 of 5 leaves did not report cost)`. */
 export function describeTotal(
   total: CostTotal,
   fmt: { tokens: (n: number | null) => string; usd: (n: number | null) => string },
 ): string {
   if (total.leaves === 0) return 'no usage reported yet';
   const { unreported: u } = total;
-  if (u.cost_usd === total.leaves && u.input_tokens === total.leaves && u.output_tokens === total.leaves) {
-    return `${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}, none of which reported tokens or cost`;
-  }
+  const leaves = `${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}`;
+  if (nothingReported(total)) return `${leaves}, none of which reported tokens or cost`;
   const gaps: string[] = [];
   if (u.cost_usd > 0) gaps.push(`${u.cost_usd} of ${total.leaves} leaves did not report cost`);
   const tokenGap = Math.max(u.input_tokens, u.output_tokens);
   if (tokenGap > 0) gaps.push(`${tokenGap} did not report tokens`);
   if (total.estimated > 0)
     gaps.push(`${total.estimated} of ${total.leaves - u.cost_usd} costs estimated from agents-file prices`);
-  return `${fmt.tokens(total.input_tokens)} in / ${fmt.tokens(total.output_tokens)} out tokens, ${fmt.usd(total.cost_usd)} over ${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}${gaps.length > 0 ? ` (${gaps.join('; ')})` : ''}`;
+  const tokens = `${fmt.tokens(total.input_tokens)} in / ${fmt.tokens(total.output_tokens)} out tokens`;
+  return `${tokens}, ${fmt.usd(total.cost_usd)} over ${leaves}${gaps.length > 0 ? ` (${gaps.join('; ')})` : ''}`;
+}
+
+// Whether no leaf reported any figure (scripted agents, CLIs that say nothing): then it is said once, not row by row.
+export function nothingReported(t: CostTotal): boolean {
+  const { unreported: u, leaves } = t;
+  return u.cost_usd === leaves && u.input_tokens === leaves && u.output_tokens === leaves;
 }

@@ -1,4 +1,4 @@
-// The log folded into a RunModel: an event lacking a field the view needs is a problem of its line; an unknown kind is kept.
+// The log folded into a RunModel: an event lacking a field the view needs is a problem of its line; unknown kinds stay.
 import { isString, type LeafRun, LeafFold, lacks, type Need, named, num, str, type Usage } from './_fold-leaves.js';
 import { BALL_REVIEW_NEEDS, SLICE_NEEDS, type SliceRun, SliceFold } from './_fold-slices.js';
 import type { LogProblem, LogRecord } from './read-log.js';
@@ -102,11 +102,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
   return folder.finish(problems);
 }
 
-interface Fold {
-  model: RunModel;
-  leaves: LeafFold;
-  slices: SliceFold;
-}
+type Fold = { model: RunModel; leaves: LeafFold; slices: SliceFold };
 
 export function createFolder(): RunFolder {
   const model: RunModel = {
@@ -145,6 +141,7 @@ function add(fold: Fold, r: LogRecord): void {
   if (needs === undefined) m.unknown.push({ line: r.line, at: r.at, event: e.event });
   if (needs === undefined || lacks(m.problems, r, needs)) return;
   const [line, at, issue, step] = [r.line, r.at, num(e.issue), str(e.step)];
+  const where = { line, at, issue, step };
   switch (e.event) {
     case 'launch':
       fold.leaves.launch(r, e.leaf as string);
@@ -155,12 +152,9 @@ function add(fold: Fold, r: LogRecord): void {
     case 'usage':
       fold.leaves.usage(r);
       break;
-    case 'verdict': {
+    case 'verdict':
       m.verdicts.push({
-        line,
-        at,
-        issue,
-        step,
+        ...where,
         phase: e.phase as string,
         verdict: e.verdict as string,
         reason: str(e.reason) ?? '',
@@ -168,35 +162,29 @@ function add(fold: Fold, r: LogRecord): void {
         tests: (Array.isArray(e.tests) ? e.tests : [e.test]).filter(isString),
       });
       break;
-    }
     case 'tick':
       m.ticks.push({ line, at, issue, action: e.action as string, title: str(e.title), criterion: num(e.criterion) });
       break;
     case 'bail': {
       const detail = str(e.message) ?? str(e.reason) ?? str(e.narration) ?? str(e.spent);
-      m.bails.push({ line, at, issue, step, cause: e.cause as string, class: str(e.class) ?? '?', detail });
+      m.bails.push({ ...where, cause: e.cause as string, class: str(e.class) ?? '?', detail });
       break;
     }
-    case 'fallover': {
-      const [role, cause, message] = [str(e.role) ?? '?', str(e.cause) ?? '?', str(e.message) ?? ''];
+    case 'fallover':
       m.fallovers.push({
-        line,
-        at,
-        issue,
-        step,
+        ...where,
         slice: str(e.slice),
         ball: str(e.ball),
         leaf: e.leaf as string,
-        role,
+        role: str(e.role) ?? '?',
         agent: e.agent as string,
-        cause,
-        message,
+        cause: str(e.cause) ?? '?',
+        message: str(e.message) ?? '',
         next: str(e.next),
       });
       break;
-    }
     case 'stop':
-      m.stops.push({ line, at, issue, step, mode: str(e.mode), action: e.action as string, leaf: str(e.leaf) });
+      m.stops.push({ ...where, mode: str(e.mode), action: e.action as string, leaf: str(e.leaf) });
       break;
     case 'mark':
       m.marks.push({ line, at, issue, name: str(e.name) ?? '', anchor: str(e.anchor) });

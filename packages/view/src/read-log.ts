@@ -41,10 +41,8 @@ export function parseLogLine(raw: string, line: number): LogRecord | LogProblem 
   try {
     json = JSON.parse(raw);
   } catch {
-    return {
-      line,
-      message: `expected one JSON event, got ${JSON.stringify(raw.slice(0, 60))}${raw.length > 60 ? '...' : ''}; skipped`,
-    };
+    const got = JSON.stringify(raw.slice(0, 60));
+    return { line, message: `expected one JSON event, got ${got}${raw.length > 60 ? '...' : ''}; skipped` };
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { line, message: `expected a JSON object, got ${JSON.stringify(raw.slice(0, 60))}; skipped` };

@@ -92,12 +92,8 @@ export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerSt
       // The local tracker's issue title (`.tdd/issues/N.md`), else the ledger's heading (the plan's first line).
       const issue = Number(m[1]);
       const title = headingOf(readFileIfExists(statePaths(stateDir).issue(issue))) ?? headingOf(text);
-      out.push({
-        issue,
-        file,
-        title,
-        steps: ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion })),
-      });
+      const steps = ledger.steps.map((s) => ({ title: s.title, state: s.state, criterion: s.criterion }));
+      out.push({ issue, file, title, steps });
     } catch (error) {
       problems.push({ file, message: (error as Error).message });
     }
@@ -161,7 +157,7 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
   const out: SliceRecord[] = [];
   for (const id of listDir(join(root, LEAP_DIR))) {
     const paths = slicePaths(root, id);
-    const dir = paths.dir;
+    const { dir } = paths;
     // A slice id starts with a letter or digit: `.worktrees` and the like are the engine's own.
     if (!RECORD_ID.test(id) || statOf(dir)?.isDirectory() !== true) continue;
     const run = readJson(paths.run, problems);
@@ -194,14 +190,8 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
         const m = ROUND_RECORD.exec(name);
         if (m === null) continue;
         const json = readJson(join(ballDir, name), problems);
-        const answer = answerOf(json?.answer);
-        const live = liveOf(json?.live);
-        rounds.push({
-          round: Number(m[1]),
-          receipt: receiptOf(json?.receipt ?? json?.value),
-          ...(answer === null ? {} : { answer }),
-          ...(live === null ? {} : { live }),
-        });
+        const receipt = receiptOf(json?.receipt ?? json?.value);
+        rounds.push({ round: Number(m[1]), receipt, ...answerOf(json?.answer), ...liveOf(json?.live) });
       }
       rounds.sort((a, b) => a.round - b.round);
       const result = readJson(paths.result(ball), problems);
@@ -223,25 +213,20 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
   return out;
 }
 
-function answerOf(value: unknown): RoundAnswer | null {
-  if (value === null || typeof value !== 'object') return null;
+// A round's answer and live proof, each when round-N.json holds it whole (to spread into the round).
+function answerOf(value: unknown): { answer?: RoundAnswer } {
+  if (value === null || typeof value !== 'object') return {};
   const { hypothesis, move } = value as Record<string, unknown>;
-  return typeof hypothesis === 'string' && typeof move === 'string' ? { hypothesis, move } : null;
+  return typeof hypothesis === 'string' && typeof move === 'string' ? { answer: { hypothesis, move } } : {};
 }
 
-function liveOf(value: unknown): RoundLive | null {
-  if (value === null || typeof value !== 'object') return null;
+function liveOf(value: unknown): { live?: RoundLive } {
+  if (value === null || typeof value !== 'object') return {};
   const v = value as Record<string, unknown>;
-  if (typeof v.sha256 !== 'string' || typeof v.output !== 'string') return null;
-  return {
-    code: num(v.code),
-    ms: num(v.ms),
-    sha256: v.sha256,
-    bytes: num(v.bytes),
-    truncated: v.truncated === true,
-    output: v.output,
-    ...(typeof v.note === 'string' ? { note: v.note } : {}),
-  };
+  if (typeof v.sha256 !== 'string' || typeof v.output !== 'string') return {};
+  const note = typeof v.note === 'string' ? { note: v.note } : {};
+  const live = { code: num(v.code), ms: num(v.ms), sha256: v.sha256, bytes: num(v.bytes) };
+  return { live: { ...live, truncated: v.truncated === true, output: v.output, ...note } };
 }
 
 function statOf(path: string): Stats | undefined {

@@ -63,7 +63,8 @@ export const reportMain: Subcommand = async (argv, io) => {
   io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : `${file}\n`);
   if (values.out !== undefined && isTrackedPlace(view.repo, file)) {
     io.stderr(
-      `leap report: ${file} is in the repository and not ignored, so git status shows it; without --out the report goes into the state folder, which git ignores\n`,
+      `leap report: ${file} is in the repository and not ignored, so git status shows it; ` +
+        'without --out the report goes into the state folder, which git ignores\n',
     );
   }
   return 0;

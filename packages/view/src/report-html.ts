@@ -1,11 +1,6 @@
 // No script, no network (the Content-Security-Policy forbids both); every text from the run escaped.
 import { isoTimestamp, type TextParts } from '@leap/core';
-import {
-  escapeHtml as escapeHtmlExport,
-  formatDuration as formatDurationExport,
-  formatTokens as formatTokensExport,
-  formatUsd as formatUsdExport,
-} from './_text.js';
+import * as text from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
 import {
   renderBailsAndStops,
@@ -16,26 +11,30 @@ import {
   renderVerdicts,
 } from './_report-sections.js';
 import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
-import { breakDownCost, sumUsage, type CostRow, type CostTotal } from './cost.js';
+import { breakDownCost, nothingReported, sumUsage, type CostRow, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
 import { flakyVerdicts, stoppedRuns } from './fold-run.js';
 
 // Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
-const esc = escapeHtmlExport;
-const formatDuration = formatDurationExport;
-const formatTokens = formatTokensExport;
-const formatUsd = formatUsdExport;
+const { escapeHtml: esc, formatDuration, formatTokens, formatUsd } = text;
 
 function costCells(t: CostTotal): string {
-  const gap = (n: number): string => (n > 0 ? ` <span class="meta">(${n} unreported)</span>` : '');
-  return `<td class="n">${t.leaves}</td><td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td><td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td><td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}${t.estimated > 0 ? ` <span class="meta">(${t.estimated} estimated)</span>` : ''}</td>`;
+  const gap = (n: number, what = 'unreported'): string => (n > 0 ? ` <span class="meta">(${n} ${what})</span>` : '');
+  return (
+    `<td class="n">${t.leaves}</td>` +
+    `<td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td>` +
+    `<td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td>` +
+    `<td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}${gap(t.estimated, 'estimated')}</td>`
+  );
 }
-const COST_HEAD =
-  '<th class="n">leaves</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th>';
+const costHead = (id: string, what: string): string =>
+  `<table class="cost" id="${id}"><thead><tr><th>${what}</th><th class="n">leaves</th><th class="n">input tokens</th>` +
+  '<th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>';
 
 function costTable(title: string, rows: CostRow[], label: (r: CostRow) => string, id: string): string {
   if (rows.length === 0) return '';
-  return `<h3>${title}</h3><table class="cost" id="${id}"><thead><tr><th>${title.replace(/^Per /, '')}</th>${COST_HEAD}</tr></thead><tbody>${rows.map((r) => `<tr><td class="reason">${label(r)}</td>${costCells(r.total)}</tr>`).join('')}</tbody></table>`;
+  const body = rows.map((r) => `<tr><td class="reason">${label(r)}</td>${costCells(r.total)}</tr>`).join('');
+  return `<h3>${title}</h3>${costHead(id, title.replace(/^Per /, ''))}${body}</tbody></table>`;
 }
 
 function renderCost(view: ViewData, out: TextParts): void {
@@ -48,42 +47,38 @@ function renderCost(view: ViewData, out: TextParts): void {
   if (nothingReported(cost.total)) {
     const agents = [...new Set(usage.map((u) => u.agent ?? '?'))].map(esc).join(', ');
     out.push(
-      `<p class="empty" id="cost-none">Tokens and cost: not reported by these agents (${agents}), for any of the ${usage.length} leaves.</p>`,
+      `<p class="empty" id="cost-none">Tokens and cost: not reported by these agents (${agents}), ` +
+        `for any of the ${usage.length} leaves.</p>`,
     );
     return;
   }
   out.push(
-    `<table class="cost" id="cost-total"><thead><tr><th>the whole log</th>${COST_HEAD}</tr></thead><tbody><tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`,
+    `${costHead('cost-total', 'the whole log')}<tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`,
   );
   out.push(`\n${costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue')}`);
   out.push(`\n${costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step')}`);
   out.push(`\n${costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice')}`);
   // One row per leaf, so the end tags HTML lets a table leave out are left out.
   out.push(
-    `\n<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary><table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th><th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>`,
+    `\n<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary>` +
+      '<table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th>' +
+      '<th class="n">input tokens</th><th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>',
   );
   for (const u of usage) {
+    const of = u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : '';
     out.push(
-      `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${u.slice !== null ? `slice ${esc(u.slice)}` : u.issue !== null ? `issue ${u.issue}` : ''}<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}<td class="n">${formatUsd(u.cost_usd)}${u.cost_estimated ? ' <span class="meta">(estimated)</span>' : ''}\n`,
+      `<tr><td>${esc(u.leaf)}<td>${esc(u.agent ?? '?')}<td>${esc(u.model ?? '?')}<td>${of}` +
+        `<td class="n">${formatTokens(u.input_tokens)}<td class="n">${formatTokens(u.output_tokens)}` +
+        `<td class="n">${formatUsd(u.cost_usd)}${u.cost_estimated ? ' <span class="meta">(estimated)</span>' : ''}\n`,
     );
   }
   out.push('</tbody></table></details>');
-}
-
-// Whether no leaf reported any figure (scripted agents, CLIs that say nothing): then it is said once, not row by row.
-function nothingReported(t: CostTotal): boolean {
-  return (
-    t.unreported.cost_usd === t.leaves &&
-    t.unreported.input_tokens === t.leaves &&
-    t.unreported.output_tokens === t.leaves
-  );
 }
 
 /** The report's Content-Security-Policy: nothing loads or runs but its own inline style and data images. */
 export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /** Pushed onto `out` in order, written as it comes: a long run's report is never one string in memory. */
-
 export function renderReport(view: ViewData, out: TextParts): void {
   const { model } = view;
   const from = model.firstAt ?? view.now;
@@ -111,7 +106,9 @@ export function renderReport(view: ViewData, out: TextParts): void {
       'cost',
       total.cost_usd === null
         ? silent
-        : `${formatUsd(total.cost_usd)}${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}${total.estimated > 0 ? ` (${total.estimated} estimated from agents-file prices)` : ''}`,
+        : `${formatUsd(total.cost_usd)}` +
+          `${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}` +
+          `${total.estimated > 0 ? ` (${total.estimated} estimated from agents-file prices)` : ''}`,
     ],
     [
       'tokens',
@@ -132,8 +129,11 @@ export function renderReport(view: ViewData, out: TextParts): void {
 <title>leap report: ${esc(view.repo)}</title>
 <style>${REPORT_CSS}</style></head>
 <body>
-<header><h1>leap report</h1><p class="meta">${esc(view.repo)} · ${when} · ${view.log.events} events${problems > 0 ? ` · <a href="#problems" class="warn">${problems} problems</a>` : ''}</p>
-<nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails, stops, fall-overs</a><a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a><a href="#problems">Problems</a></nav>
+<header><h1>leap report</h1><p class="meta">${esc(view.repo)} · ${when} · ${view.log.events} events\
+${problems > 0 ? ` · <a href="#problems" class="warn">${problems} problems</a>` : ''}</p>
+<nav><a href="#timeline">Timeline</a><a href="#verdicts">Verdicts</a><a href="#bails">Bails, stops, fall-overs</a>\
+<a href="#ledgers">Ledgers</a><a href="#slices">Slices</a><a href="#cost">Tokens and cost</a>\
+<a href="#problems">Problems</a></nav>
 <div class="cards" id="summary">${cards.join('')}</div></header>
 <main>
 <section id="timeline"><h2>Timeline</h2>${renderLegend(model)}`);

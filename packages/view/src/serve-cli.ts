@@ -45,16 +45,11 @@ export const serveMain: Subcommand = async (argv, io) => {
   return untilSignal(async (signal) => {
     const host = values.host === undefined ? {} : { host: values.host };
     const server = await startLiveServer({ cwd, env: io.env, port, ...host }).catch((cause: Error) => {
-      throw new LeapError(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${cause.message}`, {
-        exitCode: 2,
-        cause,
-      });
+      const where = `${values.host ?? '127.0.0.1'}:${port}`;
+      throw new LeapError(`cannot listen on ${where}: ${cause.message}`, { exitCode: 2, cause });
     });
-    io.stdout(
-      values.json === true
-        ? `${JSON.stringify({ url: server.url, host: server.host, port: server.port })}\n`
-        : `${server.url}\n`,
-    );
+    const { url } = server;
+    io.stdout(`${values.json === true ? JSON.stringify({ url, host: server.host, port: server.port }) : url}\n`);
     if (!signal.aborted)
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await server.close();

@@ -67,7 +67,9 @@ export function renderLivePage(cwd: string, env: NodeJS.ProcessEnv, nonce: strin
   const parts: string[] = [];
   const view = collectView({ cwd, env });
   renderReport(view, parts);
-  const badge = `<span id="live" title="this page updates itself as the runs go on"><i></i><b>live</b> · updated <time>${clockTime(view.now)}Z</time></span>`;
+  const badge =
+    '<span id="live" title="this page updates itself as the runs go on"><i></i><b>live</b> · ' +
+    `updated <time>${clockTime(view.now)}Z</time></span>`;
   const html = parts.join('').replace('<h1>leap report</h1>', `<h1>leap report${badge}</h1>`);
   if (nonce === null) return html;
   return html

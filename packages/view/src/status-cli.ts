@@ -81,5 +81,6 @@ function fitScreen(frame: string): string {
   if (!(rows > 2)) return frame;
   const lines = frame.split('\n');
   if (lines.length <= rows) return frame;
-  return `${lines.slice(0, rows - 2).join('\n')}\n… ${lines.length - rows + 1} more lines (a taller terminal, or leap status without --watch, shows them)\n`;
+  const more = `${lines.length - rows + 1} more lines (a taller terminal, or leap status without --watch, shows them)`;
+  return `${lines.slice(0, rows - 2).join('\n')}\n… ${more}\n`;
 }

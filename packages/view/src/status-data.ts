@@ -19,6 +19,8 @@ import {
   type RemoteRoundState,
 } from './read-state.js';
 
+type RemoteShown = Pick<RemoteRoundState, 'round' | 'job' | 'state' | 'worker' | 'phase'>;
+
 /** A record of the log with its time as text, without its line number. */
 type Stamped<T extends { line: number; at: number }> = Omit<T, 'line' | 'at'> & { at: string };
 
@@ -55,11 +57,7 @@ export interface StatusData {
   issues: StatusIssue[];
   running: StatusLeaf[];
   /** Rounds on bullmq workers whose record is not written yet, as a running engine last saw the queue. */
-  remote: Array<
-    { slice: string; ball: string } & Pick<RemoteRoundState, 'round' | 'job' | 'state' | 'worker' | 'phase'> & {
-        sinceMs: number;
-      }
-  >;
+  remote: Array<{ slice: string; ball: string; sinceMs: number } & RemoteShown>;
   /** Leaves the log says ran outside the sandbox (`--sandbox off`, CONTRACT section 13), most recent last. */
   unsandboxed: { leaves: number; last: string | null };
   /** Leaves with a launch and no exit whose supervisor is gone. */
