@@ -41,47 +41,28 @@ export async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv, timeout
   for (const name of BUILTIN_AGENTS) {
     const agent = resolveAgent(name, { file: null, entries: {}, roles: {} });
     const path = findExecutable(name, env.PATH, cwd);
-    if (path === null) {
-      found.push({ name, family: agent.family, path, loggedIn: false, why: `${name} is not on PATH` });
-      continue;
-    }
+    const add = (loggedIn: boolean | null, why: string) =>
+      found.push({ name, family: agent.family, path, loggedIn, why });
     const credentials = CREDENTIALS[name];
-    if (credentials === undefined) {
+    if (path === null) add(false, `${name} is not on PATH`);
+    else if (credentials === undefined) {
       // Its plugin has a readiness check of its own (codex login status, with the key setups exec accepts).
       const ready = await checkAgentReady(agent, { role: 'developer', cwd }, env, timeoutMs);
-      found.push({
-        name,
-        family: agent.family,
-        path,
-        loggedIn: ready.ready,
-        why: ready.ready ? `${name} login status says it is ready` : ready.failure,
-      });
-      continue;
+      add(ready.ready, ready.ready ? `${name} login status says it is ready` : ready.failure);
+    } else {
+      const variable = credentials.vars.find((v) => (env[v] ?? '') !== '');
+      const home = env.HOME ?? '';
+      const file = home === '' ? undefined : credentials.files(home, env).find((f) => existsSync(f));
+      if (variable !== undefined) add(true, `${variable} is set`);
+      else if (file !== undefined) add(true, `its login is in ${file}`);
+      // macOS keeps the login in the keychain, which cannot be read without asking the user.
+      else if (process.platform === 'darwin')
+        add(
+          null,
+          `no key set and no credentials file: it may be logged in through the keychain; if not, ${credentials.login}`,
+        );
+      else add(false, `no credentials found: ${credentials.login}`);
     }
-    const variable = credentials.vars.find((v) => (env[v] ?? '') !== '');
-    const home = env.HOME ?? '';
-    const file = home === '' ? undefined : credentials.files(home, env).find((f) => existsSync(f));
-    if (variable !== undefined)
-      found.push({ name, family: agent.family, path, loggedIn: true, why: `${variable} is set` });
-    else if (file !== undefined)
-      found.push({ name, family: agent.family, path, loggedIn: true, why: `its login is in ${file}` });
-    // macOS keeps the login in the keychain, which cannot be read without asking the user.
-    else if (process.platform === 'darwin')
-      found.push({
-        name,
-        family: agent.family,
-        path,
-        loggedIn: null,
-        why: `no key set and no credentials file: it may be logged in through the keychain; if not, ${credentials.login}`,
-      });
-    else
-      found.push({
-        name,
-        family: agent.family,
-        path,
-        loggedIn: false,
-        why: `no credentials found: ${credentials.login}`,
-      });
   }
   return found;
 }
@@ -93,7 +74,10 @@ export function proposeRoles(clis: AgentCli[]): { developer?: string; verifier?:
   const developer = installed[0];
   if (developer === undefined) return {};
   const verifier = installed.find((c) => c.family !== developer.family);
-  return verifier === undefined
-    ? { developer: developer.name }
-    : { developer: developer.name, verifier: verifier.name };
+  return { developer: developer.name, ...(verifier === undefined ? {} : { verifier: verifier.name }) };
+}
+
+/** An installed CLI's login, in words. */
+export function loginWords(cli: AgentCli): string {
+  return cli.loggedIn === true ? 'logged in' : cli.loggedIn === null ? 'login unknown' : 'not logged in';
 }

@@ -108,28 +108,26 @@ async function initIn(
   // An existing config is the user's: checked with the conductor's own reader (a bad one is exit 2), kept as it is.
   const { readProjectConfig } = await import('@leap/conductor');
   const existing = readProjectConfig(root)?.config ?? null;
-  const yes = values.yes === true;
   const numbers = issueNumbers(statePaths(resolveStateDir(io.env, root)).issuesDir);
   const choices = await decide(root, io, values, skills, existing, terminal, numbers.free);
   const issue = numbers.first;
   const files = planFiles(choices.choices, issue);
   if (values.json !== true) io.stdout(showPlan(choices, files));
   const fresh = files.filter((f) => !f.exists);
+  const unwritten = () => `${JSON.stringify(report(choices, files, [], false, issue, null))}\n`;
   let write = fresh.length > 0;
-  if (write && !yes) {
+  if (write && values.yes !== true) {
     if (terminal === undefined) {
-      if (values.json === true) io.stdout(`${JSON.stringify(report(choices, files, [], false, issue, null))}\n`);
+      if (values.json === true) io.stdout(unwritten());
       throw new UsageError(
         'not on a terminal and no --yes: nothing written (run again with --yes to write the files shown)',
       );
     }
-    const answer = (await terminal(`Write ${fresh.length} new file${fresh.length === 1 ? '' : 's'}? [Y/n] `))
-      .trim()
-      .toLowerCase();
+    const question = `Write ${fresh.length} new file${fresh.length === 1 ? '' : 's'}? [Y/n] `;
+    const answer = (await terminal(question)).trim().toLowerCase();
     write = answer === '' || answer === 'y' || answer === 'yes';
     if (!write) {
-      if (values.json === true) io.stdout(`${JSON.stringify(report(choices, files, [], false, issue, null))}\n`);
-      else io.stdout('Nothing written.\n');
+      io.stdout(values.json === true ? unwritten() : 'Nothing written.\n');
       return 1;
     }
   }
@@ -138,9 +136,8 @@ async function initIn(
     existing !== null && existing.agents === undefined && written.includes(choices.choices.agentsFile)
       ? choices.choices.agentsFile
       : null;
-  const tree = treeAfter(root, written);
   const result = report(choices, files, written, write, issue, {
-    ...tree,
+    ...treeAfter(root, written),
     leap: leapCommand(root, io.env, leapBin()),
     agentsUnnamed,
     branch: currentBranch(root),
@@ -207,11 +204,8 @@ async function decide(
   let timeout = checkDuration('--timeout', values.timeout ?? DEFAULT_TIMEOUT);
   let idleTimeout = checkDuration('--idle-timeout', values['idle-timeout'] ?? DEFAULT_IDLE_TIMEOUT);
   let issueTitle = checkTitle(values['issue-title'] ?? DEFAULT_ISSUE_TITLE);
-  const agentsFile = repoRelative(
-    root,
-    '--agents',
-    values.agents ?? (typeof existing?.agents === 'string' ? existing.agents : DEFAULT_AGENTS_FILE),
-  );
+  const agentsGiven = values.agents ?? (typeof existing?.agents === 'string' ? existing.agents : DEFAULT_AGENTS_FILE);
+  const agentsFile = repoRelative(root, '--agents', agentsGiven);
   let skillsDir = skillsGiven === null ? null : repoRelative(root, '--skills', skillsGiven);
   const testFiles = [...(values.tests ?? [])];
   for (const glob of testFiles) if (glob.trim() === '') throw new UsageError('Expected --tests to be a glob, got ""');
@@ -236,14 +230,9 @@ async function decide(
   }
   const agents = await findAgentClis(root, io.env);
   const roles = proposeRoles(agents);
+  const offer = 'No agent CLI is installed. Try the loop now with scripted agents (no model, no network)? [y/N] ';
   const tryIt =
-    values.try === true ||
-    (ask !== undefined &&
-      roles.developer === undefined &&
-      (await askYes(
-        ask,
-        'No agent CLI is installed. Try the loop now with scripted agents (no model, no network)? [y/N] ',
-      )));
+    values.try === true || (ask !== undefined && roles.developer === undefined && (await askYes(ask, offer)));
   const schemaPath = 'node_modules/@leap/conductor/schemas/leap-config.schema.json';
   const choices: InitChoices = {
     root,
@@ -265,10 +254,10 @@ async function decide(
   const { projectConfigSchema } = await import('@leap/conductor');
   const config = JSON.parse((planFiles(choices, 1)[0] as PlannedFile).content) as unknown;
   const parsed = projectConfigSchema.safeParse(config);
-  if (!parsed.success)
-    throw new UsageError(
-      `the config leap init would write is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new UsageError(`the config leap init would write is not valid: ${issues.join('; ')}`);
+  }
   return { choices, testCommand, candidates };
 }
 

@@ -31,10 +31,8 @@ export function nextSteps(f: NextFacts): { next: string[]; blocked: string[] } {
   // A run starts only from a clean tree: with changes of the user's, no run command would work as printed.
   if (f.dirty.length > 0) return { next, blocked: [dirtyWords(f.dirty), ...blockers(f)] };
   if (f.trial !== null) {
-    next.push(
-      `${f.leap} tdd run --issue ${f.trial} --agents ${TRIAL_AGENTS_DIR}/agents.json --test-cmd ${shellWord(TRIAL_TEST_CMD)}`,
-      `${f.leap} report`,
-    );
+    const options = `--agents ${TRIAL_AGENTS_DIR}/agents.json --test-cmd ${shellWord(TRIAL_TEST_CMD)}`;
+    next.push(`${f.leap} tdd run --issue ${f.trial} ${options}`, `${f.leap} report`);
     // The run ends on its branch leap/issue-N; a real run branches from where it starts.
     if (f.branch !== null) next.push(`git checkout ${shellWord(f.branch)}`);
   }
@@ -46,7 +44,10 @@ export function nextSteps(f: NextFacts): { next: string[]; blocked: string[] } {
 function dirtyWords(dirty: string[]): string {
   const shown = `${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? `, and ${dirty.length - 5} more` : ''}`;
   const modules = dirty.includes('node_modules/') ? '; add node_modules/ to .gitignore' : '';
-  return `the work tree has changes that are not leap's (${shown}): a run starts only from a clean tree, so commit or stash them${modules}`;
+  return (
+    `the work tree has changes that are not leap's (${shown}): ` +
+    `a run starts only from a clean tree, so commit or stash them${modules}`
+  );
 }
 
 function blockers(f: NextFacts): string[] {
@@ -54,22 +55,25 @@ function blockers(f: NextFacts): string[] {
   const installed = f.agents.filter((a) => a.path !== null);
   const developer = installed.find((a) => a.name === f.developer);
   if (developer === undefined) {
+    const names = f.agents.map((a) => a.name).join(', ');
     out.push(
-      `no agent CLI is on PATH (${f.agents.map((a) => a.name).join(', ')}): install one and log in, then run ${f.leap} init again, which writes an agents file naming it`,
+      `no agent CLI is on PATH (${names}): install one and log in, ` +
+        `then run ${f.leap} init again, which writes an agents file naming it`,
     );
   } else {
     if (developer.loggedIn === false) out.push(`${developer.name} is installed but not logged in: ${developer.why}`);
     if (installed.find((a) => a.name === f.verifier) === undefined) {
       const others = f.agents.filter((a) => a.family !== developer.family).map((a) => a.name);
       out.push(
-        `a blind verifier is of another model family than ${developer.name} (${developer.family}): install ${others.join(' or ')} and log in, or run with --allow-same-family`,
+        `a blind verifier is of another model family than ${developer.name} (${developer.family}): ` +
+          `install ${others.join(' or ')} and log in, or run with --allow-same-family`,
       );
     }
   }
-  if (f.agentsUnnamed !== null)
-    out.push(
-      `leap.config.json is yours and was kept: add "agents": ${JSON.stringify(f.agentsUnnamed)} to it, so the run reads the agents file`,
-    );
+  if (f.agentsUnnamed !== null) {
+    const agents = `"agents": ${JSON.stringify(f.agentsUnnamed)}`;
+    out.push(`leap.config.json is yours and was kept: add ${agents} to it, so the run reads the agents file`);
+  }
   if (f.testCommand === null) {
     const why = f.testProblem === null ? 'none was detected' : f.testProblem;
     out.push(`no test command (${why}): add "testCommand" to leap.config.json, or run with --test-cmd CMD`);

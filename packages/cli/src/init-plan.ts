@@ -11,7 +11,7 @@ import {
   showValue,
   statePaths,
 } from '@leap/core';
-import type { AgentCli } from './agent-clis.js';
+import { type AgentCli, loginWords } from './agent-clis.js';
 import { trialFiles } from './init-trial.js';
 
 export interface PlannedFile {
@@ -109,14 +109,8 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   // A run starts only from a clean tree: the dependencies installed beside leap must not show in git status.
   if (choices.ignoreNodeModules) add('.gitignore', 'ignore file', 'node_modules/\n');
   if (installed.length > 0) {
-    const agents: Record<string, { plugin: string }> = {};
-    for (const a of installed) agents[a.name] = { plugin: a.name };
-    const readiness = installed
-      .map(
-        (a) =>
-          `${a.name}: installed, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'}`,
-      )
-      .join('; ');
+    const agents = Object.fromEntries(installed.map((a) => [a.name, { plugin: a.name }]));
+    const readiness = installed.map((a) => `${a.name}: installed, ${loginWords(a)}`).join('; ');
     // The roles ride in the agents file (the run reads them there): one place says who does what.
     const roles: Record<string, string[]> = {};
     if (choices.developer !== undefined) roles.developer = [choices.developer];
@@ -128,15 +122,14 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
     );
   }
   const state = statePaths(resolveStateDir(choices.env, root));
-  const stateRel = relative(root, state.dir).split(sep).join('/');
+  const rel = (path: string) => relative(root, path).split(sep).join('/');
+  const stateRel = rel(state.dir);
   // The state folder's own .gitignore (what every command that writes there makes when it is missing).
   if (stateRel !== '' && !stateRel.startsWith('..'))
     add(`${stateRel}/.gitignore`, 'state folder ignore file', STATE_GITIGNORE);
-  const issuePath = relative(root, state.issue(issue)).split(sep).join('/');
-  add(issuePath, 'first issue', issueTemplate(choices.issueTitle));
+  add(rel(state.issue(issue)), 'first issue', issueTemplate(choices.issueTitle));
   if (choices.trial !== null) {
-    for (const f of trialFiles(choices.trial, relative(root, state.issue(choices.trial)).split(sep).join('/')))
-      add(f.path, f.what, f.content);
+    for (const f of trialFiles(choices.trial, rel(state.issue(choices.trial)))) add(f.path, f.what, f.content);
   }
   if (choices.skills !== null) {
     for (const f of choices.skills.files) add(`${choices.skills.dir}/${f.path}`, 'skill', f.content);

@@ -1,6 +1,6 @@
 // What `leap init` shows: the plan before writing, the next steps at the end, and its --json.
-import type { AgentCli } from './agent-clis.js';
-import { nextSteps } from './init-next.js';
+import { type AgentCli, loginWords } from './agent-clis.js';
+import { type NextFacts, nextSteps } from './init-next.js';
 import type { InitChoices, PlannedFile } from './init-plan.js';
 import type { TestCommandCandidate } from './test-command.js';
 
@@ -33,37 +33,22 @@ export function report(
   written: string[],
   wrote: boolean,
   issue: number,
-  facts: {
-    commit: string[];
-    dirty: string[];
-    leap: string;
-    agentsUnnamed: string | null;
-    branch: string | null;
-  } | null,
+  facts: Pick<NextFacts, 'commit' | 'dirty' | 'leap' | 'agentsUnnamed' | 'branch'> | null,
 ): InitReport {
-  const { choices } = decided;
+  const { root, trial, testCommand, agents, developer, verifier } = decided.choices;
   const testProblem = decided.candidates.find((c) => c.problem !== null)?.problem ?? null;
   const steps =
     facts === null
       ? { next: [], blocked: [] }
-      : nextSteps({
-          ...facts,
-          issue,
-          trial: choices.trial,
-          testCommand: choices.testCommand,
-          testProblem,
-          agents: choices.agents,
-          developer: choices.developer,
-          verifier: choices.verifier,
-        });
+      : nextSteps({ ...facts, issue, trial, testCommand, testProblem, agents, developer, verifier });
   return {
-    root: choices.root,
+    root,
     written: wrote,
     testCommand: decided.testCommand,
     candidates: decided.candidates,
-    agents: choices.agents,
+    agents,
     issue,
-    trial: choices.trial,
+    trial,
     files: files.map((f) => ({
       path: f.path,
       what: f.what,
@@ -89,10 +74,7 @@ export function showPlan(decided: Decided, files: PlannedFile[]): string {
   lines.push('Agent CLIs:');
   const width = Math.max(...choices.agents.map((a) => a.name.length));
   for (const a of choices.agents) {
-    const state =
-      a.path === null
-        ? 'not installed'
-        : `installed at ${a.path}, ${a.loggedIn === true ? 'logged in' : a.loggedIn === null ? 'login unknown' : 'not logged in'} (${a.why})`;
+    const state = a.path === null ? 'not installed' : `installed at ${a.path}, ${loginWords(a)} (${a.why})`;
     lines.push(`  ${a.name.padEnd(width)}  ${state}`);
   }
   lines.push('');
@@ -131,7 +113,8 @@ export function showEnd(files: PlannedFile[], written: string[], result: InitRep
     );
     if (result.trial === null)
       lines.push(
-        `To try the loop now, with scripted agents and no model: ${result.leap} init --try (or ${result.leap} demo, on a sample project).`,
+        `To try the loop now, with scripted agents and no model: ${result.leap} init --try ` +
+          `(or ${result.leap} demo, on a sample project).`,
       );
   }
   return `${[...lines, ''].join('\n')}\n`;

@@ -57,18 +57,13 @@ interface DetachedRecord {
   err: string;
 }
 
-export interface DetachedState {
+/** Once ended: the exit code when it was seen to end, the result its --json printed; and the end of its stderr. */
+export type DetachedState = Omit<DetachedRecord, 'starttime' | 'bootId'> & {
   running: boolean;
-  pid: number;
-  argv: string[];
-  started: string;
-  /** Once ended: the exit code when it was seen to end, the result its --json printed, the end of its stderr. */
   code?: number | null;
   result?: unknown;
   stderr: string;
-  out: string;
-  err: string;
-}
+};
 
 /** The record's name for a run of `kind` on `subject` (an issue number, a slice file). */
 export function detachedName(kind: 'tdd' | 'slice', subject: string): string {

@@ -73,9 +73,10 @@ function json(value: object, isError = false): CallToolResult {
   };
 }
 
-function jsonAnswer(args: string[], run: BinRun): CallToolResult {
+// An exit other than 0 answers as the CLI's error, unless `dataOnError` (its JSON still says what is wrong).
+function jsonAnswer(args: string[], run: BinRun, dataOnError: boolean): CallToolResult {
   const value = parseJsonObject(run.stdout.trim());
-  return value === null || run.code !== 0 ? binAnswer(args, run) : json(value);
+  return value === null || (run.code !== 0 && !dataOnError) ? binAnswer(args, run) : json(value, run.code !== 0);
 }
 
 function createLeapMcpServer(context: McpContext): McpServer {
@@ -83,7 +84,8 @@ function createLeapMcpServer(context: McpContext): McpServer {
   const timeout = context.toolTimeoutMs ?? 120_000;
   const settle = context.settleMs ?? 3_000;
   const server = new McpServer({ name: 'leap', version: readVersion() });
-  const cliJson = async (args: string[]) => jsonAnswer(args, await runLeap(args, cwd, env, timeout));
+  const cliJson = async (args: string[], dataOnError = false) =>
+    jsonAnswer(args, await runLeap(args, cwd, env, timeout), dataOnError);
   const withDetached = async (args: string[], name: string) => {
     const run = await runLeap(args, cwd, env, timeout);
     const status = parseJsonObject(run.stdout.trim());
@@ -116,13 +118,8 @@ function createLeapMcpServer(context: McpContext): McpServer {
   tool('tdd_stop', async ({ mode }) =>
     binAnswer(['tdd', 'stop', mode], await runLeap(['tdd', 'stop', mode], cwd, env, timeout)),
   );
-  tool('slice_validate', async ({ file }) => {
-    const args = ['slice', 'validate', resolve(cwd, file), '--json'];
-    const run = await runLeap(args, cwd, env, timeout);
-    // An invalid slice (exit 1) is an error whose structured content still lists every violation.
-    const value = parseJsonObject(run.stdout.trim());
-    return value === null ? binAnswer(args, run) : json(value, run.code !== 0);
-  });
+  // An invalid slice (exit 1) is an error whose structured content still lists every violation.
+  tool('slice_validate', async ({ file }) => cliJson(['slice', 'validate', resolve(cwd, file), '--json'], true));
   tool('slice_plan', async ({ file }) => cliJson(['slice', 'plan', resolve(cwd, file), '--json']));
   tool('slice_status', async ({ file }) =>
     withDetached(['slice', 'status', resolve(cwd, file), '--json'], detachedName('slice', resolve(cwd, file))),

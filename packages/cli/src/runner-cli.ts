@@ -3,12 +3,8 @@ import { importInstalled, type Subcommand } from '@leap/core';
 
 const RUNNER_CLI = '@leap/runner-bullmq/cli';
 
-async function runnerCli(what: string): Promise<{ workerCommand: Subcommand; workersCommand: Subcommand }> {
-  return (await importInstalled(RUNNER_CLI, process.cwd(), what)) as {
-    workerCommand: Subcommand;
-    workersCommand: Subcommand;
-  };
-}
+type RunnerCli = { workerCommand: Subcommand; workersCommand: Subcommand };
+const runnerCli = async (what: string) => (await importInstalled(RUNNER_CLI, process.cwd(), what)) as RunnerCli;
 
 export const workerMain: Subcommand = async (argv, io) => (await runnerCli('leap worker')).workerCommand(argv, io);
 export const workersMain: Subcommand = async (argv, io) => (await runnerCli('leap workers')).workersCommand(argv, io);

@@ -15,23 +15,7 @@ export interface TestCommandCandidate {
 }
 
 // Words a shell runs without a program of that name, and words that only start the program after them.
-const BUILTINS = new Set([
-  'true',
-  'false',
-  'echo',
-  'test',
-  '[',
-  'cd',
-  'exit',
-  'export',
-  'set',
-  ':',
-  'exec',
-  'printf',
-  'if',
-  'then',
-  'fi',
-]);
+const BUILTINS = new Set('true false echo test [ cd exit export set : exec printf if then fi'.split(' '));
 const PREFIXES = new Set(['env', 'cross-env', 'command', 'time', 'nice']);
 const MANAGERS: Record<string, string> = { 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn' };
 
@@ -60,25 +44,31 @@ function checkCandidate(
     }
     out.command = found.command.replace(program, 'npm');
     out.notes.push(
-      `${lock} names ${program}, which is not installed: \`corepack enable\` installs it (then ${found.command} works too); npm runs the same script meanwhile`,
+      `${lock} names ${program}, which is not installed: \`corepack enable\` installs it ` +
+        `(then ${found.command} works too); npm runs the same script meanwhile`,
     );
   }
   const script = testScript(root);
   if (script === null || !/^(npm|pnpm|yarn) test$/.test(out.command)) return out;
+  const theScript = `the "test" script (\`${script}\`)`;
   for (const words of simpleCommands(script)) {
     const [name, next] = programOf(words);
     if (name === undefined || BUILTINS.has(name)) continue;
     const local = (bin: string) => existsSync(join(root, 'node_modules', '.bin', bin));
     if (name === 'npx' && next !== undefined && !local(next)) {
-      out.problem = `the "test" script (\`${script}\`) calls npx ${next}, and ${next} is not installed in node_modules: install the project's dependencies first`;
+      out.problem =
+        `${theScript} calls npx ${next}, and ${next} is not installed in node_modules: ` +
+        "install the project's dependencies first";
     } else if (name !== 'npx' && !has(name) && !local(name) && !(name.includes('/') && existsSync(join(root, name)))) {
-      out.problem = `the "test" script (\`${script}\`) calls ${name}, which is not installed: install it (or the project's dependencies), or give the test command with --test-cmd`;
+      out.problem =
+        `${theScript} calls ${name}, which is not installed: ` +
+        "install it (or the project's dependencies), or give the test command with --test-cmd";
     }
     if (out.problem !== null) return out;
   }
   const watch = watchModeOf(root, out.command);
   if (watch === null) return out;
-  const waits = `the "test" script (\`${script}\`) runs \`${watch.seen}\`, which waits for file changes instead of ending`;
+  const waits = `${theScript} runs \`${watch.seen}\`, which waits for file changes instead of ending`;
   // A script of several commands only its author can change.
   if (simpleCommands(script).length > 1)
     out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
@@ -132,9 +122,8 @@ export function chooseTestCommand(
     return { command: only.command, source: `detected: ${only.because}` };
   }
   if (usable.length > 1 && noQuestion) {
-    throw new UsageError(
-      `several test commands are possible, give one with --test-cmd: ${usable.map((c) => `${showValue(c.command)} (${c.because})`).join(', ')}`,
-    );
+    const list = usable.map((c) => `${showValue(c.command)} (${c.because})`).join(', ');
+    throw new UsageError(`several test commands are possible, give one with --test-cmd: ${list}`);
   }
   return null;
 }

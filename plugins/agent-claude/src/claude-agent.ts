@@ -70,18 +70,12 @@ function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeA
   // stream-json (needs --verbose) shows api_retry events as they come: no network ends a leaf in seconds, not 3 min.
   const args = ['-p', '--output-format', 'stream-json'];
   const model = options.model ?? config.model;
-  if (model !== undefined && model !== '') args.push('--model', model);
+  if (model) args.push('--model', model);
   args.push('--verbose');
   // `dontAsk` never prompts and denies every tool not pre-approved; unlike `bypassPermissions`, it runs as root.
   if (isReadOnlyRole(options.role)) {
-    args.push(
-      '--permission-mode',
-      'dontAsk',
-      '--allowedTools',
-      CLAUDE_READ_TOOLS.join(','),
-      '--disallowedTools',
-      CLAUDE_DENIED_TOOLS,
-    );
+    args.push('--permission-mode', 'dontAsk', '--allowedTools', CLAUDE_READ_TOOLS.join(','));
+    args.push('--disallowedTools', CLAUDE_DENIED_TOOLS);
   } else {
     args.push('--permission-mode', config.writePermissionMode ?? 'dontAsk');
     const tools = config.allowedTools ?? CLAUDE_WRITE_TOOLS;
@@ -91,12 +85,11 @@ function claudeInvocation(prompt: string, options: AgentOptions, config: ClaudeA
     args.push('--json-schema', JSON.stringify(claudeJsonSchema(options.answerSchema)));
   args.push(...(config.extraArgs ?? []));
   // CLAUDECODE marks a nested `claude`, which older versions refused (2.1.197 does not).
-  const invocation: AgentInvocation = {
+  return {
     command: config.bin ?? 'claude',
     args,
     stdin: prompt,
     env: { CLAUDECODE: undefined },
+    ...(model ? { model } : {}),
   };
-  if (model !== undefined && model !== '') invocation.model = model;
-  return invocation;
 }

@@ -13,9 +13,8 @@ export function parseClaudeOutput(stdout: string): AgentAnswer {
   if (result.is_error === true)
     throw new LeapError(`claude reported an error${subtypeOf(result)}: ${errorWords(result)}`);
   if (typeof result.result !== 'string') {
-    throw new LeapError(
-      `claude: expected a string "result" in the final JSON object, found ${previewText(JSON.stringify(result.result ?? null))}`,
-    );
+    const found = previewText(JSON.stringify(result.result ?? null));
+    throw new LeapError(`claude: expected a string "result" in the final JSON object, found ${found}`);
   }
   const answer: AgentAnswer = { text: result.result };
   if (result.structured_output !== undefined && result.structured_output !== null)
@@ -41,7 +40,7 @@ export function explainClaudeFailure(stdout: string, stderr: string): string | n
     .filter((line) => line !== '')
     .join(' ');
   if (words === '') {
-    const retry = lastRetry(stdout);
+    const retry = lastLine(stdout, isRetry);
     return retry === null ? null : `the last thing Claude Code said: ${retryWords(retry)}`;
   }
   if (/cannot be used with root/.test(words))
@@ -58,7 +57,7 @@ export interface ClaudeRetry extends AgentRetry {
 /** No status, 429 or 529: 2.1.197 retries those ~3 min while another vendor could go; a 500 waits out its back-off. */
 export function claudeRetrying(stdout: string): ClaudeRetry | null {
   const last = lastJsonObject(stdout);
-  if (last === null || last.type !== 'system' || last.subtype !== 'api_retry') return null;
+  if (last === null || !isRetry(last)) return null;
   const attempts = typeof last.attempt === 'number' ? last.attempt : 1;
   if (isAuthFailure(last))
     return { attempts, message: `${retryWords(last)}; a refused key is refused again, so the leaf ends`, final: true };
@@ -74,10 +73,12 @@ export function claudeRanDry(stdout: string, _stderr = ''): AgentDry | null {
   if (last === null) return null;
   if (last.type === 'result') {
     if (last.is_error !== true) return null;
-    const kind = resultDry(last, lastAssistantError(stdout));
+    // The last assistant line's `error`: Claude Code's name for the API's answer (`billing_error`, `rate_limit`, ...).
+    const error = lastLine(stdout, (object) => object.type === 'assistant')?.error;
+    const kind = resultDry(last, typeof error === 'string' ? error : null);
     return kind === null ? null : { kind, message: errorWords(last) };
   }
-  if (last.type !== 'system' || last.subtype !== 'api_retry') return null;
+  if (!isRetry(last)) return null;
   const kind = retryDry(last);
   return kind === null ? null : { kind, message: retryWords(last) };
 }
@@ -101,16 +102,6 @@ function retryDry(retry: Record<string, unknown>): AgentDryKind | null {
   return null;
 }
 
-// The last assistant line's `error`: Claude Code's name for the API's answer (`billing_error`, `rate_limit`, ...).
-function lastAssistantError(stdout: string): string | null {
-  const lines = stdout.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const object = parseJsonObject((lines[i] ?? '').trim());
-    if (object !== null && object.type === 'assistant') return typeof object.error === 'string' ? object.error : null;
-  }
-  return null;
-}
-
 function isAuthFailure(retry: Record<string, unknown>): boolean {
   return retry.error === 'authentication_failed' || retry.error_status === 401 || retry.error_status === 403;
 }
@@ -118,19 +109,13 @@ function isAuthFailure(retry: Record<string, unknown>): boolean {
 // An api_retry event in words: `API retry 2 of 10 (error: authentication_failed, HTTP 401)`.
 function retryWords(retry: Record<string, unknown>): string {
   const attempts = typeof retry.attempt === 'number' ? retry.attempt : 1;
+  const of = typeof retry.max_retries === 'number' ? ` of ${retry.max_retries}` : '';
   const error = typeof retry.error === 'string' ? retry.error : 'unknown';
   const status = typeof retry.error_status === 'number' ? `, HTTP ${retry.error_status}` : '';
-  return `API retry ${attempts}${typeof retry.max_retries === 'number' ? ` of ${retry.max_retries}` : ''} (error: ${error}${status})`;
+  return `API retry ${attempts}${of} (error: ${error}${status})`;
 }
 
-function lastRetry(stdout: string): Record<string, unknown> | null {
-  const lines = stdout.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const object = parseJsonObject((lines[i] ?? '').trim());
-    if (object !== null && object.type === 'system' && object.subtype === 'api_retry') return object;
-  }
-  return null;
-}
+const isRetry = (object: Record<string, unknown>) => object.type === 'system' && object.subtype === 'api_retry';
 
 function usageOf(result: Record<string, unknown>): AgentUsage | null {
   const models = isJsonObject(result.modelUsage)
@@ -139,27 +124,23 @@ function usageOf(result: Record<string, unknown>): AgentUsage | null {
   const usage = isJsonObject(result.usage) ? result.usage : null;
   const cost = count(result.total_cost_usd, false);
   if (models.length === 0 && usage === null && cost === null) return null;
-  let input: number | null;
-  let output: number | null;
-  if (models.length > 0) {
-    input = sum(
-      models.map(([, m]) =>
-        sum([count(m.inputTokens), count(m.cacheReadInputTokens, true, 0), count(m.cacheCreationInputTokens, true, 0)]),
-      ),
-    );
-    output = sum(models.map(([, m]) => count(m.outputTokens)));
-  } else {
-    input =
-      usage === null
-        ? null
-        : sum([
-            count(usage.input_tokens),
-            count(usage.cache_read_input_tokens, true, 0),
-            count(usage.cache_creation_input_tokens, true, 0),
-          ]);
-    output = usage === null ? null : count(usage.output_tokens);
-  }
-  return { model: mainModel(models), input_tokens: input, output_tokens: output, cost_usd: cost };
+  // Summed over the models, else the top-level usage's; cache reads and writes count as input.
+  const counts =
+    models.length > 0
+      ? models.map(([, m]) => m)
+      : [
+          {
+            inputTokens: usage?.input_tokens,
+            cacheReadInputTokens: usage?.cache_read_input_tokens,
+            cacheCreationInputTokens: usage?.cache_creation_input_tokens,
+            outputTokens: usage?.output_tokens,
+          },
+        ];
+  const input = counts.map((m) =>
+    sum([count(m.inputTokens), count(m.cacheReadInputTokens, true, 0), count(m.cacheCreationInputTokens, true, 0)]),
+  );
+  const output = counts.map((m) => count(m.outputTokens));
+  return { model: mainModel(models), input_tokens: sum(input), output_tokens: sum(output), cost_usd: cost };
 }
 
 // The model that cost the most (then wrote the most): the session's own, not a helper model it called.
@@ -201,12 +182,15 @@ function subtypeOf(result: Record<string, unknown>): string {
 
 // The whole output as one JSON object, else the last line that is one (stream-json ends with the result).
 function lastJsonObject(stdout: string): Record<string, unknown> | null {
-  const whole = parseJsonObject(stdout.trim());
-  if (whole !== null) return whole;
+  return parseJsonObject(stdout.trim()) ?? lastLine(stdout, () => true);
+}
+
+// The last line that is a JSON object `match` accepts.
+function lastLine(stdout: string, match: (object: Record<string, unknown>) => boolean): Record<string, unknown> | null {
   const lines = stdout.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     const object = parseJsonObject((lines[i] ?? '').trim());
-    if (object !== null) return object;
+    if (object !== null && match(object)) return object;
   }
   return null;
 }

@@ -1,14 +1,7 @@
 // The OpenAI Codex CLI as a LEAP agent; its command line and why are in README.md.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type {
-  AgentAnswer,
-  AgentInvocation,
-  AgentOptions,
-  AgentPlugin,
-  AgentSandboxNeeds,
-  TokenPrices,
-} from '@leap/core';
+import type { AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds, TokenPrices } from '@leap/core';
 import { estimateCost, isReadOnlyRole } from '@leap/core';
 import { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR, CODEX_SANDBOX_MODE_VAR } from './codex-readiness.js';
 import { codexRanDry, codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
@@ -36,7 +29,10 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
     name: config.name ?? 'codex',
     family: 'openai',
     buildInvocation: (prompt, options) => codexInvocation(prompt, options, config),
-    parseAnswer: (stdout) => priced(parseCodexEvents(stdout), config.prices),
+    parseAnswer: (stdout) => {
+      const answer = parseCodexEvents(stdout);
+      return answer.usage === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, config.prices) };
+    },
     // `codex exec` never checks its login (it retries for ever) nor its sandbox: the readiness script does.
     preflight: (options) =>
       config.preflight === false
@@ -78,11 +74,9 @@ function codexInvocation(prompt: string, options: AgentOptions, config: CodexAge
   // --skip-git-repo-check: exec refuses outside a git repository; the sandbox keeps a leaf inside its folder.
   const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', sandboxMode(options)];
   const model = options.model ?? config.model;
-  if (model !== undefined && model !== '') args.push('--model', model);
+  if (model) args.push('--model', model);
   args.push(...(config.extraArgs ?? []), '-');
-  const invocation: AgentInvocation = { command: config.bin ?? 'codex', args, stdin: prompt };
-  if (model !== undefined && model !== '') invocation.model = model;
-  return invocation;
+  return { command: config.bin ?? 'codex', args, stdin: prompt, ...(model ? { model } : {}) };
 }
 
 // Codex 0.171.0 only warns when it cannot make its sandbox helper (danger-full-access needs none): all fails, exit 0.
@@ -94,7 +88,11 @@ function codexBrokenRun(_stdout: string, stderr: string, invocation: AgentInvoca
   if (mode === undefined || mode === 'danger-full-access') return null;
   const warning = HELPER_REFUSAL.exec(stderr)?.[0];
   if (warning === undefined) return null;
-  return `codex could not run its own ${mode} sandbox (it said: ${warning.trim()}), so every command the model ran failed though the run exited 0; give CODEX_HOME a folder outside the temporary folder (TMPDIR, else /tmp), or point TMPDIR elsewhere`;
+  return (
+    `codex could not run its own ${mode} sandbox (it said: ${warning.trim()}), so every command the model ran failed ` +
+    'though the run exited 0; give CODEX_HOME a folder outside the temporary folder (TMPDIR, else /tmp), or point ' +
+    'TMPDIR elsewhere'
+  );
 }
 
 function sandboxMode(options: AgentOptions): 'danger-full-access' | 'read-only' | 'workspace-write' {
@@ -103,10 +101,4 @@ function sandboxMode(options: AgentOptions): 'danger-full-access' | 'read-only' 
     : isReadOnlyRole(options.role)
       ? 'read-only'
       : 'workspace-write';
-}
-
-function priced(answer: AgentAnswer, prices: TokenPrices | undefined): AgentAnswer {
-  return answer.usage === undefined || prices === undefined
-    ? answer
-    : { ...answer, usage: estimateCost(answer.usage, prices) };
 }

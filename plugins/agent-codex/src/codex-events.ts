@@ -1,28 +1,21 @@
 // Reading what `codex exec --json` prints (JSON Lines events): the answer, the usage, the failure, the retries.
 import type { AgentAnswer, AgentDry, AgentDryKind, AgentRetry, AgentUsage } from '@leap/core';
-import { LeapError } from '@leap/core';
+import { LeapError, parseJsonObject } from '@leap/core';
 
 type CodexEvent = Record<string, unknown>;
 
 /** The last `agent_message`; an `error` event alone does not throw (the CLI's `Reconnecting...` it recovers from). */
 export function parseCodexEvents(stdout: string): AgentAnswer {
   const events = readEvents(stdout);
-  let text: string | null = null;
-  let failed: string | null = null;
-  let lastError: string | null = null;
-  for (const event of events) {
-    if (event.type === 'item.completed') {
-      const item = event.item as Record<string, unknown> | undefined;
-      if (item?.type === 'agent_message' && typeof item.text === 'string') text = item.text;
-    } else if (event.type === 'turn.failed') {
-      failed = turnFailure(event);
-    } else if (event.type === 'error' && typeof event.message === 'string') {
-      lastError = event.message;
-    }
-  }
-  if (failed !== null) throw new LeapError(`codex reported an error: ${failed}`);
-  if (text === null) {
-    if (lastError !== null) throw new LeapError(`codex reported an error: ${lastError}`);
+  const failed = events.findLast((e) => e.type === 'turn.failed');
+  if (failed !== undefined) throw new LeapError(`codex reported an error: ${turnFailure(failed)}`);
+  const text = events
+    .map((e) => (e.type === 'item.completed' ? (e.item as Record<string, unknown> | undefined) : undefined))
+    .findLast((item) => item?.type === 'agent_message' && typeof item.text === 'string')?.text as string | undefined;
+  if (text === undefined) {
+    // No answer: the last `error` event, else what is missing.
+    const error = failureWords(events);
+    if (error !== null) throw new LeapError(`codex reported an error: ${error}`);
     throw new LeapError(
       events.length === 0
         ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none'
@@ -45,17 +38,12 @@ export function parseCodexUsage(stdout: string): AgentUsage | null {
 
 /** A failed turn, else the last `error` event, else the last line of stderr (or stdout) not a log or warning. */
 export function explainCodexFailure(stdout: string, stderr: string): string | null {
-  const events = readEvents(stdout);
-  const failed = events.filter((e) => e.type === 'turn.failed').at(-1);
-  if (failed !== undefined) return turnFailure(failed);
-  const error = events.filter((e) => e.type === 'error' && typeof e.message === 'string').at(-1);
-  if (error !== undefined) return error.message as string;
   const said = (text: string) =>
     text
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '' && !LOG_LINE.test(l) && !l.startsWith('{'));
-  return said(stderr).at(-1) ?? said(stdout).at(-1) ?? null;
+  return failureWords(readEvents(stdout)) ?? said(stderr).at(-1) ?? said(stdout).at(-1) ?? null;
 }
 
 // The CLI's tracing lines (`2026-12-01T07:06:33.916394Z ERROR codex_api::...`) and its PATH-alias warning.
@@ -89,10 +77,7 @@ const AUTH_REFUSED = /unexpected status (401|403)\b/;
 
 /** From the failed turn, else the last `error`; 0.171.0's "high demand" is a 500, a server error, not dry. */
 export function codexRanDry(stdout: string, _stderr = ''): AgentDry | null {
-  const events = readEvents(stdout);
-  const failed = events.filter((e) => e.type === 'turn.failed').at(-1);
-  const error = events.filter((e) => e.type === 'error' && typeof e.message === 'string').at(-1);
-  const words = failed !== undefined ? turnFailure(failed) : error !== undefined ? (error.message as string) : null;
+  const words = failureWords(readEvents(stdout));
   if (words === null) return null;
   const kind = dryKind(words);
   return kind === null ? null : { kind, message: words };
@@ -123,22 +108,22 @@ function tokens(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 }
 
+// The last failed turn's words, else the last `error` event's.
+function failureWords(events: CodexEvent[]): string | null {
+  const failed = events.findLast((e) => e.type === 'turn.failed');
+  if (failed !== undefined) return turnFailure(failed);
+  const error = events.findLast((e) => e.type === 'error' && typeof e.message === 'string');
+  return error === undefined ? null : (error.message as string);
+}
+
 function turnFailure(event: CodexEvent): string {
   const error = event.error as { message?: unknown } | undefined;
   return typeof error?.message === 'string' ? error.message : 'turn failed';
 }
 
 function readEvents(stdout: string): CodexEvent[] {
-  const events: CodexEvent[] = [];
-  for (const line of stdout.split('\n')) {
-    const text = line.trim();
-    if (!text.startsWith('{')) continue;
-    try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) events.push(value as CodexEvent);
-    } catch {
-      // Not an event.
-    }
-  }
-  return events;
+  return stdout
+    .split('\n')
+    .map((line) => parseJsonObject(line.trim()))
+    .filter((event): event is CodexEvent => event !== null);
 }

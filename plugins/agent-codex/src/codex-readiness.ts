@@ -32,14 +32,18 @@ const JUDGE_SOURCE = `(env, configToml, args) => {
   }
   if ((env.CODEX_API_KEY ?? '') !== '') return { ready: true, why: 'CODEX_API_KEY is set' };
   const settings = tables[\`model_providers.\${provider}\`];
+  const named = \`model provider "\${provider}"\`;
   if (settings !== undefined && settings.env_key !== undefined) {
     const key = settings.env_key;
-    if ((env[key] ?? '') !== '') return { ready: true, why: \`model provider "\${provider}" reads its key from \${key}, which is set\` };
-    return { ready: false, why: \`model provider "\${provider}" (config.toml) reads its key from \${key}, which is not set\` };
+    if ((env[key] ?? '') !== '') return { ready: true, why: \`\${named} reads its key from \${key}, which is set\` };
+    return { ready: false, why: \`\${named} (config.toml) reads its key from \${key}, which is not set\` };
   }
-  if (settings !== undefined && settings.requires_openai_auth !== 'true') return { ready: true, why: \`model provider "\${provider}" needs no key\` };
-  if (settings === undefined && (provider === 'oss' || provider === 'ollama' || provider === 'lmstudio')) return { ready: true, why: \`model provider "\${provider}" is local and needs no key\` };
-  return { ready: null, why: \`model provider "\${provider}" signs in with codex login\` };
+  if (settings !== undefined && settings.requires_openai_auth !== 'true') {
+    return { ready: true, why: \`\${named} needs no key\` };
+  }
+  const local = provider === 'oss' || provider === 'ollama' || provider === 'lmstudio';
+  if (settings === undefined && local) return { ready: true, why: \`\${named} is local and needs no key\` };
+  return { ready: null, why: \`\${named} signs in with codex login\` };
 }`;
 
 /** `ready` null: the provider signs in with an OpenAI login, so `codex login status` decides. */
@@ -60,9 +64,11 @@ const HELPERS_SOURCE = `(env, codexHome, mode, realpath) => {
   const b = parts(temp);
   const under = temp === '' || (a[0] === '') === (b[0] === '') && b.length <= a.length && b.every((c, i) => a[i] === c);
   if (!under) return null;
-  return 'codex cannot run its own ' + mode + ' sandbox: its CODEX_HOME ' + JSON.stringify(codexHome) + ' lies under the temporary folder ' + JSON.stringify(temp) +
+  return 'codex cannot run its own ' + mode + ' sandbox: its CODEX_HOME ' + JSON.stringify(codexHome) +
+    ' lies under the temporary folder ' + JSON.stringify(temp) +
     (env.TMPDIR !== undefined ? ' (TMPDIR)' : ' (/tmp, TMPDIR being unset)') +
-    ', where Codex CLI refuses to create the helper its sandbox runs every command through, so each command would fail and the run would still end as if it had worked; give CODEX_HOME a folder outside ' +
+    ', where Codex CLI refuses to create the helper its sandbox runs every command through, so each command would ' +
+    'fail and the run would still end as if it had worked; give CODEX_HOME a folder outside ' +
     JSON.stringify(temp) + ', or point TMPDIR elsewhere';
 }`;
 
@@ -101,7 +107,11 @@ if (ready === null) {
   const status = spawnSync(bin, ['login', 'status'], { stdio: 'inherit' });
   // Not installed: said as a supervisor says it, with the shell's codes (127 not found, 126 not executable).
   if (status.error && status.error.code === 'EACCES') { console.error(bin + ' is not executable'); process.exit(126); }
-  if (status.error) { console.error(status.error.code === 'ENOENT' ? bin + ' was not found' : bin + ' login status could not start: ' + status.error.message); process.exit(127); }
+  if (status.error) {
+    const failed = ' login status could not start: ' + status.error.message;
+    console.error(bin + (status.error.code === 'ENOENT' ? ' was not found' : failed));
+    process.exit(127);
+  }
   if (status.status !== 0) process.exit(status.status === null ? 1 : status.status);
   why = 'codex login status says so';
 }

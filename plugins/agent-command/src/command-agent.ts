@@ -16,15 +16,14 @@ export interface CommandAgentConfig {
 export function createCommandAgent(config: CommandAgentConfig): AgentPlugin {
   const name = config.name ?? 'command';
   const [command, ...args] = config.command;
+  const agent = `agent ${showValue(name)}`;
   if (command === undefined || command === '') {
-    throw new UsageError(
-      `agent ${showValue(name)}: expected "command" to be a non-empty argv array, got ${showValue(JSON.stringify(config.command))}`,
-    );
+    const got = showValue(JSON.stringify(config.command));
+    throw new UsageError(`${agent}: expected "command" to be a non-empty argv array, got ${got}`);
   }
   if (typeof config.family !== 'string' || !/^[A-Za-z0-9_.]+$/.test(config.family)) {
-    throw new UsageError(
-      `agent ${showValue(name)}: expected "family" to be a word of letters, digits, "_" or ".", got ${showValue(config.family)}`,
-    );
+    const got = showValue(config.family);
+    throw new UsageError(`${agent}: expected "family" to be a word of letters, digits, "_" or ".", got ${got}`);
   }
   return {
     name,

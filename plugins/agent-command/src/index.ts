@@ -1,2 +1,1 @@
-export { createCommandAgent, parsePlainAnswer } from './command-agent.js';
-export type { CommandAgentConfig } from './command-agent.js';
+export * from './command-agent.js';

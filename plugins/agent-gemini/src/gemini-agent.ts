@@ -1,5 +1,5 @@
 // The Gemini CLI as a LEAP agent; its command line and why are in README.md.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin, TokenPrices } from '@leap/core';
+import type { AgentInvocation, AgentOptions, AgentPlugin, TokenPrices } from '@leap/core';
 import { LeapError, estimateCost, isReadOnlyRole } from '@leap/core';
 import {
   explainGeminiFailure,
@@ -35,7 +35,10 @@ export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
     name: config.name ?? 'gemini',
     family: 'google',
     buildInvocation: (prompt, options) => geminiInvocation(prompt, options, config),
-    parseAnswer: (stdout) => priced(parseGeminiOutput(stdout), config.prices),
+    parseAnswer: (stdout) => {
+      const answer = parseGeminiOutput(stdout);
+      return answer.usage === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, config.prices) };
+    },
     // No login check short of a run, and none needed: without credentials a run fails in under two seconds (rc 41).
     preflight: () => null,
     explainFailure: explainGeminiFailure,
@@ -53,23 +56,15 @@ function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiA
   const size = Buffer.byteLength(prompt);
   if (size > GEMINI_STDIN_LIMIT_BYTES) {
     throw new LeapError(
-      `gemini reads at most ${GEMINI_STDIN_LIMIT_BYTES} bytes (8 MiB) of stdin; this prompt is ${size} bytes, so the CLI would read it cut short`,
+      `gemini reads at most ${GEMINI_STDIN_LIMIT_BYTES} bytes (8 MiB) of stdin; this prompt is ${size} bytes, ` +
+        'so the CLI would read it cut short',
     );
   }
   const args = ['--output-format', 'json'];
   const model = options.model ?? config.model;
-  if (model !== undefined && model !== '') args.push('--model', model);
+  if (model) args.push('--model', model);
   args.push('--approval-mode', isReadOnlyRole(options.role) ? 'default' : 'yolo');
   // An untrusted folder (every worktree) ends the run (rc 55) and would turn yolo into default; this session only.
-  args.push('--skip-trust');
-  args.push(...(config.extraArgs ?? []), '-p', GEMINI_PROMPT_FLAG_TEXT);
-  const invocation: AgentInvocation = { command: config.bin ?? 'gemini', args, stdin: prompt };
-  if (model !== undefined && model !== '') invocation.model = model;
-  return invocation;
-}
-
-function priced(answer: AgentAnswer, prices: TokenPrices | undefined): AgentAnswer {
-  return answer.usage === undefined || prices === undefined
-    ? answer
-    : { ...answer, usage: estimateCost(answer.usage, prices) };
+  args.push('--skip-trust', ...(config.extraArgs ?? []), '-p', GEMINI_PROMPT_FLAG_TEXT);
+  return { command: config.bin ?? 'gemini', args, stdin: prompt, ...(model ? { model } : {}) };
 }

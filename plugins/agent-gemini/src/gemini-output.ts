@@ -14,9 +14,8 @@ export function parseGeminiOutput(stdout: string): AgentAnswer {
   if (error !== null)
     throw new LeapError(`gemini reported an error (${error.kind}): ${apiErrorSentence(error) ?? error.message}`);
   if (typeof object.response !== 'string') {
-    throw new LeapError(
-      `gemini: expected a string "response", found ${previewText(JSON.stringify(object.response ?? null))}`,
-    );
+    const found = previewText(JSON.stringify(object.response ?? null));
+    throw new LeapError(`gemini: expected a string "response", found ${found}`);
   }
   const answer: AgentAnswer = { text: object.response };
   const usage = usageOf(object);
@@ -32,11 +31,8 @@ export function parseGeminiUsage(stdout: string): AgentUsage | null {
 
 /** The JSON error's message (on stderr after warnings when it fails), else stderr's last line that says something. */
 export function explainGeminiFailure(stdout: string, stderr: string): string | null {
-  for (const text of [stderr, stdout]) {
-    const object = jsonObject(text);
-    const error = object === null ? null : errorOf(object);
-    if (error !== null) return apiErrorSentence(error) ?? error.message;
-  }
+  const error = jsonError(stdout, stderr);
+  if (error !== null) return apiErrorSentence(error) ?? error.message;
   const lines = said(stderr);
   const retry = lines.findLastIndex((line) => RETRY_LINE.test(line));
   // Still retrying when ended: its last attempt, as a sentence, rather than the `status: 500` of the stack dump after.
@@ -71,14 +67,13 @@ function apiErrorSentence(error: { message: string; code: unknown }): string | n
       : api === null
         ? error.message
         : JSON.stringify(api).slice(0, 500);
-  return `the Gemini API answered HTTP ${status}${word}: ${said} (the CLI's exit code ${status % 256} is that status mod 256)`;
+  const exit = `the CLI's exit code ${status % 256} is that status mod 256`;
+  return `the Gemini API answered HTTP ${status}${word}: ${said} (${exit})`;
 }
 
 /** `fetch failed`, 429 or 503: 0.61.0 retries those 3 to 5 min while another vendor could go; a 500 is not counted. */
 export function geminiRetrying(stdout: string, stderr: string): AgentRetry | null {
-  if (stdout.trim() !== '') return null;
-  const ended = jsonObject(stderr);
-  if (ended !== null && errorOf(ended) !== null) return null;
+  if (stdout.trim() !== '' || jsonError(stdout, stderr) !== null) return null;
   const lines = said(stderr);
   const last = lines.at(-1);
   if (last === undefined) return null;
@@ -100,10 +95,8 @@ export function geminiRetrying(stdout: string, stderr: string): AgentRetry | nul
 
 /** 0.61.0: a TerminalQuotaError is quota (rc 173 at once), a 429 given up rate-limit, a 503 overload; else null. */
 export function geminiRanDry(stdout: string, stderr: string): AgentDry | null {
-  for (const text of [stderr, stdout]) {
-    const object = jsonObject(text);
-    const error = object === null ? null : errorOf(object);
-    if (error === null) continue;
+  const error = jsonError(stdout, stderr);
+  if (error !== null) {
     const inner = parseJsonObject(error.message.trim());
     const status = count(isJsonObject(inner?.error) ? inner.error.code : undefined) ?? count(error.code);
     if (status !== 429 && status !== 503) return null;
@@ -148,36 +141,43 @@ function count(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 }
 
-function errorOf(object: Record<string, unknown>): { kind: string; message: string; code: unknown } | null {
-  const error = object.error as { type?: unknown; message?: unknown; code?: unknown } | null | undefined;
-  if (error === undefined || error === null) return null;
-  const kind = typeof error.type === 'string' ? error.type : 'error';
-  return {
-    kind,
-    message: typeof error.message === 'string' ? error.message : previewText(JSON.stringify(error)),
-    code: error.code,
-  };
+type GeminiError = { kind: string; message: string; code: unknown };
+
+// The JSON error: on stderr after warnings when the run failed, else on stdout.
+function jsonError(stdout: string, stderr: string): GeminiError | null {
+  for (const text of [stderr, stdout]) {
+    const object = jsonObject(text);
+    const error = object === null ? null : errorOf(object);
+    if (error !== null) return error;
+  }
+  return null;
 }
 
-// Lines that say something: no stack frames, no Node warnings, no start-up notices, no colours.
+function errorOf(object: Record<string, unknown>): GeminiError | null {
+  const error = object.error as { type?: unknown; message?: unknown; code?: unknown } | null | undefined;
+  if (error === undefined || error === null) return null;
+  const message = typeof error.message === 'string' ? error.message : previewText(JSON.stringify(error));
+  return { kind: typeof error.type === 'string' ? error.type : 'error', message, code: error.code };
+}
+
+// What says nothing: stack frames, Node warnings, start-up notices, the lines of a pretty-printed object.
+const NOISE = [
+  /^at /,
+  /^\((node:\d+|Use `node)/,
+  /^(YOLO mode is enabled|Approval mode overridden|Warning: 256-color|Ripgrep is not available)/,
+  /^Loaded cached credentials/,
+  /^[{}[\]],?$/,
+  /^"[\w-]+":/,
+];
+
+// Lines that say something, without colours.
 function said(text: string): string[] {
   return text
     .replace(/\u001b\[[0-9;]*m/g, '')
     .split('\n')
     .map((l) => l.trim())
-    .filter(
-      (l) =>
-        l !== '' &&
-        !/^at /.test(l) &&
-        !/^\((node:\d+|Use `node)/.test(l) &&
-        !NOTICE.test(l) &&
-        !/^[{}[\]],?$/.test(l) &&
-        !/^"[\w-]+":/.test(l),
-    );
+    .filter((l) => l !== '' && !NOISE.some((noise) => noise.test(l)));
 }
-
-const NOTICE =
-  /^(YOLO mode is enabled|Approval mode overridden|Warning: 256-color|Ripgrep is not available|Loaded cached credentials)/;
 
 // The whole output, else an object starting on a line of its own after warnings, else the last line that is one.
 function jsonObject(text: string): Record<string, unknown> | null {

@@ -64,10 +64,8 @@ export function commitAll(cwd: string, message: string): void {
     runGitSync(['add', '-A'], { cwd });
     runGitSync(['commit', '-q', '-m', message], { cwd });
   } catch (cause) {
-    throw new LeapError(
-      `git commit in ${cwd} failed: ${(cause instanceof GitError ? cause.stderr : String(cause)).trim() || String(cause)}`,
-      { cause },
-    );
+    const said = (cause instanceof GitError ? cause.stderr : String(cause)).trim() || String(cause);
+    throw new LeapError(`git commit in ${cwd} failed: ${said}`, { cause });
   }
 }
 

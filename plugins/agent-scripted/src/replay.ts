@@ -22,15 +22,8 @@ export function replayNextMove(scriptFile: string, prompt: string, cwd: string):
   const script = readScript(scriptFile);
   const claimed = claimNextMove(scriptFile, script, prompt);
   if (claimed === null) {
-    return {
-      code: 3,
-      stdout: '',
-      stderr: `leap-scripted-agent: no move left in ${scriptFile} (${script.moves.length} replayed)\n`,
-      hang: false,
-      sleepMs: 0,
-      waitFor: null,
-      index: null,
-    };
+    const stderr = `leap-scripted-agent: no move left in ${scriptFile} (${script.moves.length} replayed)\n`;
+    return { code: 3, stdout: '', stderr, hang: false, sleepMs: 0, waitFor: null, index: null };
   }
   const { index, move } = claimed;
   applyEdits(cwd, move.edits ?? []);

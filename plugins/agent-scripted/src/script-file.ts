@@ -65,11 +65,8 @@ export function checkScript(data: unknown, file: string): Script {
 
 function checkMove(move: unknown, where: string): void {
   const bad = (what: string, found: unknown): never => {
-    throw new FileFormatError(
-      where,
-      undefined,
-      `expected ${what}, found ${showValue(typeof found === 'object' ? JSON.stringify(found) : found)}`,
-    );
+    const shown = showValue(typeof found === 'object' ? JSON.stringify(found) : found);
+    throw new FileFormatError(where, undefined, `expected ${what}, found ${shown}`);
   };
   if (typeof move !== 'object' || move === null || Array.isArray(move)) bad('an object', move);
   const m = move as Record<string, unknown>;

@@ -3,12 +3,15 @@ import { resolve } from 'node:path';
 import { UsageError, parseCli, parseDuration, showValue, type Subcommand } from '@leap/core';
 import type { RunningWorker } from './worker.js';
 
-export const USAGE = `Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR] [--name NAME]
+export const USAGE = `\
+Usage: leap worker --redis URL --repo GIT_URL [--agents FILE] [--secret-file FILE] [--jobs N] [--dir DIR] [--name NAME]
                    [--label FAMILY]... [--max-leaf DURATION]
 Takes rounds of LEAP balls from the BullMQ queue on Redis (queued by \`leap slice run --runner bullmq\`),
-checks each job against its schema (a bad one is refused, nothing run), builds it in a worktree of its own clone of GIT_URL at the round's commit (the ball's base plus its
+checks each job against its schema (a bad one is refused, nothing run), builds it in a worktree of its own clone \
+of GIT_URL at the round's commit (the ball's base plus its
 dependencies' merged work, plus its earlier rounds), runs the round as the local runner does (the builder
-leaf, the proof, the jury) with this machine's own agents file, pushes leap/SLICE/BALL to GIT_URL and returns the receipt and the candidate.
+leaf, the proof, the jury) with this machine's own agents file, pushes leap/SLICE/BALL to GIT_URL and returns \
+the receipt and the candidate.
 One line per job on stderr. TERM or INT: takes no more jobs, finishes the rounds in flight, or hands back
 those whose leaf the signal ended (another worker builds them), exits 0; with Redis not answering it does
 not wait for it and exits 0 at once. A worker killed outright loses at most its rounds in flight: BullMQ's

@@ -48,7 +48,8 @@ const roundRequestSchema = z
       .max(16)
       .optional()
       .describe(
-        "the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): no reviewer of theirs sits",
+        "the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): " +
+          'no reviewer of theirs sits',
       ),
     skipJurors: z
       .array(name)
@@ -71,7 +72,8 @@ export const roundJobSchema = z
       .strictObject({ builder: family, reviewers: z.array(family).max(16) })
       .optional()
       .describe(
-        "the round's agent families: its builder's and its reviewers' (a labelled worker takes only rounds whose families it has)",
+        "the round's agent families: its builder's and its reviewers' " +
+          '(a labelled worker takes only rounds whose families it has)',
       ),
   })
   .describe('A round job of the bullmq runner (the signed body of a job on the leap-rounds queue).');
@@ -141,7 +143,8 @@ export const roundResultSchema = z
       .strictObject({ kind: z.enum(['quota', 'rate-limit', 'overload']), message: z.string().max(10_000) })
       .optional()
       .describe(
-        "the builder's vendor ran dry: nothing was built, the round is built again by the engine's next builder, not counted",
+        "the builder's vendor ran dry: nothing was built, " +
+          "the round is built again by the engine's next builder, not counted",
       ),
     events: z.array(z.string()).max(10_000),
   })

@@ -42,13 +42,16 @@ export async function checkLabels(
     const seen = byFamily.get(family);
     if (seen === undefined) {
       const known = [...byFamily.keys()].sort().join(', ');
+      const of = agents === undefined ? 'the built-in agents' : `the built-ins and ${agents}`;
       throw new UsageError(
-        `--label ${showValue(label)}: no agent of the family ${showValue(family)} here (the families of ${agents === undefined ? 'the built-in agents' : `the built-ins and ${agents}`}: ${known})`,
+        `--label ${showValue(label)}: no agent of the family ${showValue(family)} here ` +
+          `(the families of ${of}: ${known})`,
       );
     }
     if (seen.installed.length === 0)
       throw new UsageError(
-        `--label ${showValue(label)}: no agent of the family ${showValue(family)} is installed here: ${seen.missing.join(', ')}`,
+        `--label ${showValue(label)}: no agent of the family ${showValue(family)} is installed here: ` +
+          seen.missing.join(', '),
       );
     if (!labels.includes(family)) labels.push(family);
   }

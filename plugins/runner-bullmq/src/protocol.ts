@@ -63,7 +63,8 @@ export function jobId(
   run: string,
 ): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
-  return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}${request.agent === undefined ? '' : `.${safe(request.agent)}`}`;
+  const agent = request.agent === undefined ? '' : `.${safe(request.agent)}`;
+  return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}${agent}`;
 }
 
 /** A worker's rounds' environment: its own, less what reaches the queue (no builder holds the secret or Redis URL). */

@@ -5,6 +5,8 @@ import { git } from './git.js';
 import type { RoundJobResult } from './protocol.js';
 import { showText } from './text.js';
 
+const short = (sha: string) => sha.slice(0, 12);
+const quoted = (text: string) => JSON.stringify(showText(text));
 const normal = (path: string) => posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
 
 async function changedBetween(repo: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -37,15 +39,8 @@ export async function recheckResult(
   // A refused result is the round's -1, never a fall-over: its dry claim goes with it.
   const refuse = (why: string): Rechecked => {
     const { dry: _dry, ...rest } = result;
-    return {
-      result: {
-        ...rest,
-        receipt: -1,
-        commit: null,
-        reason: `refused by the engine's check of worker ${result.worker}'s result: ${why}`,
-      },
-      branchTo: request.start,
-    };
+    const reason = `refused by the engine's check of worker ${result.worker}'s result: ${why}`;
+    return { result: { ...rest, receipt: -1, commit: null, reason }, branchTo: request.start };
   };
   const ball = request.spec;
   // A dry builder built nothing: a claim of it with work, a pass or a jury is not believed (refused, -1, undone).
@@ -53,9 +48,15 @@ export async function recheckResult(
     result.dry !== undefined &&
     (result.commit !== null || result.receipt !== 0 || result.jury !== null || result.tip !== request.commit)
   ) {
-    return refuse(
-      `it says the builder ran dry (${showText(result.dry.kind)}) yet returns ${result.commit !== null ? `a commit ${result.commit.slice(0, 12)}` : result.receipt !== 0 ? `receipt ${result.receipt}` : result.jury !== null ? 'a jury' : `a tip ${result.tip.slice(0, 12)} that is not the round's commit`}`,
-    );
+    const claim =
+      result.commit !== null
+        ? `a commit ${short(result.commit)}`
+        : result.receipt !== 0
+          ? `receipt ${result.receipt}`
+          : result.jury !== null
+            ? 'a jury'
+            : `a tip ${short(result.tip)} that is not the round's commit`;
+    return refuse(`it says the builder ran dry (${showText(result.dry.kind)}) yet returns ${claim}`);
   }
   if (result.commit === null) {
     if (result.receipt === 1) return refuse('a receipt 1 without a commit');
@@ -63,33 +64,29 @@ export async function recheckResult(
   }
   const commit = result.commit;
   if (commit !== result.tip)
-    return refuse(`its commit ${commit.slice(0, 12)} is not the tip it pushed (${result.tip.slice(0, 12)})`);
+    return refuse(`its commit ${short(commit)} is not the tip it pushed (${short(result.tip)})`);
   if (!(await isAncestor(repo, request.commit, commit, env)))
-    return refuse(
-      `its commit ${commit.slice(0, 12)} does not descend from the round's commit ${request.commit.slice(0, 12)}`,
-    );
+    return refuse(`its commit ${short(commit)} does not descend from the round's commit ${short(request.commit)}`);
   const scope = new Set(ball.scope.map((s) => normal(s.path)));
   const sinceStart = await changedBetween(repo, request.start, commit, env);
   const outside = sinceStart.filter((p) => !scope.has(normal(p)));
-  if (outside.length > 0)
-    return refuse(`edited outside the scope: ${outside.map((p) => JSON.stringify(showText(p))).join(', ')}`);
+  if (outside.length > 0) return refuse(`edited outside the scope: ${outside.map(quoted).join(', ')}`);
   // A scope entry with `lines`: a change of the file outside them is outside the scope, as a local round checks.
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !sinceStart.some((p) => normal(p) === normal(entry.path)))
       continue;
     const stray = await changesOutsideLines(repo, request.start, normal(entry.path), entry.lines, commit);
+    const declared = entry.lines.map(([a, b]) => `${a}-${b}`).join(', ');
+    const changed = stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ');
     if (stray.length > 0)
-      return refuse(
-        `edited ${JSON.stringify(showText(entry.path))} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')})`,
-      );
+      return refuse(`edited ${quoted(entry.path)} outside its declared lines ${declared} (changed: ${changed})`);
   }
   result.changed = await changedBetween(repo, request.commit, commit, env);
   const candidate = await candidateAt(repo, commit, ball);
-  if (result.candidate !== null && result.candidate !== candidate) {
+  if (result.candidate !== null && result.candidate !== candidate)
     return refuse(
-      `the candidate it names (sha256 ${result.candidate.slice(0, 12)}) is not its commit's (sha256 ${candidate.slice(0, 12)})`,
+      `the candidate it names (sha256 ${short(result.candidate)}) is not its commit's (sha256 ${short(candidate)})`,
     );
-  }
   if (result.receipt === 1) {
     const why = passProblems(request, result, candidate);
     if (why !== null) return refuse(`its receipt 1 does not agree with what the engine checks: ${why}`);
@@ -108,20 +105,19 @@ function passProblems(request: RoundRequest, result: RoundJobResult, candidate: 
   if (!decision.keep) return decision.reason;
   const jury = result.jury;
   if (jury === null || jury.value !== 1) return 'no jury passed it';
-  if (jury.candidate !== candidate) return `the jury judged sha256 ${jury.candidate.slice(0, 12)}`;
+  if (jury.candidate !== candidate) return `the jury judged sha256 ${short(jury.candidate)}`;
   const seated = jury.seats.filter((s) => s.value === 1);
   if (seated.length < 2 || jury.seats.some((s) => s.value === -1))
     return 'fewer than two reviewers passed it, or one refused it';
   const allowed = new Set([...request.reviewers, ...request.alternates]);
   const strangers = jury.seats.filter((s) => !allowed.has(s.reviewer)).map((s) => s.reviewer);
-  if (strangers.length > 0)
-    return `reviewers the engine did not ask for: ${strangers.map((s) => JSON.stringify(showText(s))).join(', ')}`;
+  if (strangers.length > 0) return `reviewers the engine did not ask for: ${strangers.map(quoted).join(', ')}`;
   if (jury.seats.some((s) => s.family === result.builder.family))
-    return `a reviewer of the builder's family ${JSON.stringify(showText(result.builder.family))}`;
+    return `a reviewer of the builder's family ${quoted(result.builder.family)}`;
   const builtBy = new Set((request.builtBy ?? []).map((f) => f.toLowerCase()));
   const kept = jury.seats.find((s) => builtBy.has(s.family.toLowerCase()));
   if (kept !== undefined)
-    return `a reviewer of the family ${JSON.stringify(showText(kept.family))} of a builder whose work the candidate holds`;
+    return `a reviewer of the family ${quoted(kept.family)} of a builder whose work the candidate holds`;
   if (new Set(jury.seats.map((s) => s.family)).size < 2) return 'the reviewers are not of two families';
   if (result.reproof === null || result.reproof.code !== 0 || result.reproof.candidate !== candidate)
     return 'the proof was not run again on the same candidate';

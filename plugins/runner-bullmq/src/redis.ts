@@ -20,7 +20,8 @@ export function checkRedisUrl(
   } catch {
     // Not a URL, so its password cannot be told apart: one with an @ is not echoed.
     throw new UsageError(
-      `Expected ${option} to be a redis:// URL, got ${url.includes('@') ? 'a value with an @ (not shown: it may hold a password)' : showValue(url)}`,
+      `Expected ${option} to be a redis:// URL, got ` +
+        (url.includes('@') ? 'a value with an @ (not shown: it may hold a password)' : showValue(url)),
     );
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')

@@ -31,8 +31,10 @@ export async function checkRemote(cwd: string, remote: string, env: NodeJS.Proce
   if (got.code !== 0) {
     const names = await runGit(['remote'], { cwd, env: workerGitEnv(env), allowFailure: true });
     const known = names.code === 0 ? names.stdout.split('\n').filter((n) => n !== '') : [];
+    const remotes = known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`;
     throw new UsageError(
-      `--remote ${shown}: the repository has no remote of that name (${known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`}); give a remote's name, a path or a git URL every worker reaches`,
+      `--remote ${shown}: the repository has no remote of that name (${remotes}); ` +
+        "give a remote's name, a path or a git URL every worker reaches",
     );
   }
 }

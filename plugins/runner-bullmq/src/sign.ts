@@ -33,7 +33,9 @@ export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
     secret = env.LEAP_QUEUE_SECRET ?? '';
     if (secret === '')
       throw new UsageError(
-        `the queue needs a secret shared by the engine and every worker: set LEAP_QUEUE_SECRET or give --secret-file FILE (at least ${MIN_SECRET} characters; never on the command line)`,
+        'the queue needs a secret shared by the engine and every worker: ' +
+          'set LEAP_QUEUE_SECRET or give --secret-file FILE ' +
+          `(at least ${MIN_SECRET} characters; never on the command line)`,
       );
   }
   if ([...secret].length < MIN_SECRET)
@@ -60,7 +62,8 @@ export function unseal(secret: Buffer, kind: SealKind, id: string, data: unknown
   const got = Buffer.from(/^[0-9a-f]{64}$/.test(d.mac) ? d.mac : '', 'hex');
   if (got.length !== want.length || !timingSafeEqual(got, want))
     throw new SignatureError(
-      `the ${kind} is wrongly signed (another secret, or its content or ${kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name"} changed)`,
+      `the ${kind} is wrongly signed (another secret, or its content or ` +
+        `${kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name"} changed)`,
     );
   try {
     return JSON.parse(d.body) as unknown;

@@ -15,33 +15,31 @@ export const runner: RunnerModule<SliceRunner> = {
     remote: {
       type: 'string',
       value: 'R',
-      help: "the shared remote every worker clones, a remote name, path or git URL (default origin); each round's commit is pushed there, each result fetched back",
+      help:
+        'the shared remote every worker clones, a remote name, path or git URL (default origin); ' +
+        "each round's commit is pushed there, each result fetched back",
     },
     'secret-file': {
       type: 'string',
       value: 'FILE',
-      help: 'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)',
+      help:
+        'the queue secret, shared with every worker ' +
+        '(default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)',
     },
     priority: {
       type: 'string',
       value: 'N',
-      help: `this slice's rounds before those of slices of a lower priority (0 to ${MAX_PRIORITY}, default 0; BullMQ's job priority)`,
+      help:
+        "this slice's rounds before those of slices of a lower priority " +
+        `(0 to ${MAX_PRIORITY}, default 0; BullMQ's job priority)`,
     },
   },
   async prepare(values, place) {
     const priority = checkPriority(values.priority);
     const { url, secret, remote } = await checked(values, place);
-    return (context) =>
-      createBullmqRunner({
-        redis: url,
-        remote,
-        secret,
-        priority,
-        say: (line) => process.stderr.write(`leap slice: ${line}\n`),
-        repoRoot: context.repoRoot,
-        stateDir: context.stateDir,
-        env: context.env,
-      });
+    const say = (line: string) => process.stderr.write(`leap slice: ${line}\n`);
+    return ({ repoRoot, stateDir, env }) =>
+      createBullmqRunner({ redis: url, remote, secret, priority, say, repoRoot, stateDir, env });
   },
   async clean(slice, values, place) {
     const { url, secret, remote } = await checked(values, place);

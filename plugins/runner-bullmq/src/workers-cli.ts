@@ -8,7 +8,8 @@ const WORKERS_USAGE = `Usage: leap workers [--redis URL] [--secret-file FILE] [-
        leap workers pause | resume [--redis URL]
 Lists the leap workers of the BullMQ queue on Redis: each one's name, state (live, draining, or dead: no
 heartbeat within three of its periods, or its connection gone from BullMQ's registry), host, labels, the
-rounds in hand (slice/ball, round, its phase, job) and for how long, and its last heartbeat; then the queue's job counts.
+rounds in hand (slice/ball, round, its phase, job) and for how long, and its last heartbeat; \
+then the queue's job counts.
 Each record is signed with the queue secret over the worker's name: one that is not (written by anyone
 with Redis access, or copied from another worker's name) is listed as forged and nothing of it is shown.
 A worker stopped by TERM or INT removes its record; a killed one's stays a day, marked dead, until forgotten.
@@ -66,31 +67,21 @@ export const workersCommand: Subcommand = async (argv, io) => {
   const redis = checkRedisUrl(values.redis, '--redis', io.env);
   // The records are judged by their signatures: no secret, no judgement (pause and resume read none).
   const { readQueueSecret } = await import('./sign.js');
-  const secret =
-    action === 'pause' || action === 'resume'
-      ? null
-      : readQueueSecret(
-          io.env,
-          values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']),
-        );
+  const secretFile = values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']);
+  const secret = action === 'pause' || action === 'resume' ? null : readQueueSecret(io.env, secretFile);
   await ping(redis);
   const workers = await import('./workers.js');
   if (secret === null) {
     await workers.pauseQueue(redis, action === 'pause');
-    io.stdout(
-      action === 'pause'
-        ? 'leap workers: the queue is paused: no worker takes a round until `leap workers resume`; the rounds in hand go on\n'
-        : 'leap workers: the queue is resumed: workers take rounds again\n',
-    );
+    const paused = 'the queue is paused: no worker takes a round until `leap workers resume`; the rounds in hand go on';
+    io.stdout(`leap workers: ${action === 'pause' ? paused : 'the queue is resumed: workers take rounds again'}\n`);
     return 0;
   }
   if (action === 'drain') {
     const asked = await workers.drainWorkers(redis, secret, values.all === true ? { all: true } : { names });
     if (asked.length === 0) io.stdout('leap workers: no live worker to drain\n');
-    for (const name of asked)
-      io.stdout(
-        `leap workers: ${workers.safeText(name)}: drain asked: it finishes the rounds in hand, takes no more, and exits\n`,
-      );
+    const drains = 'drain asked: it finishes the rounds in hand, takes no more, and exits';
+    for (const name of asked) io.stdout(`leap workers: ${workers.safeText(name)}: ${drains}\n`);
     return 0;
   }
   if (action === 'forget') {
@@ -98,10 +89,11 @@ export const workersCommand: Subcommand = async (argv, io) => {
     if (values.json === true) io.stdout(`${JSON.stringify({ forgotten }, null, 2)}\n`);
     else {
       if (forgotten.length === 0) io.stdout('leap workers: no dead or forged record to forget\n');
-      for (const f of forgotten)
-        io.stdout(
-          `leap workers: ${f.name}: forgotten (${f.state === 'forged' ? 'a forged record' : `dead, last heartbeat ${f.heartbeatAgeMs === null ? 'unknown' : `${seconds(f.heartbeatAgeMs)} ago`}`})\n`,
-        );
+      for (const f of forgotten) {
+        const beat = f.heartbeatAgeMs === null ? 'unknown' : `${seconds(f.heartbeatAgeMs)} ago`;
+        const what = f.state === 'forged' ? 'a forged record' : `dead, last heartbeat ${beat}`;
+        io.stdout(`leap workers: ${f.name}: forgotten (${what})\n`);
+      }
     }
     return 0;
   }
@@ -117,7 +109,9 @@ const seconds = (ms: number | null) =>
 function renderWorkers(view: import('./workers.js').WorkersView): string {
   const c = view.queue.counts;
   const out = [
-    `queue ${view.queue.name}${view.queue.paused ? ' (paused)' : ''}: ${(c.waiting ?? 0) + (c.prioritized ?? 0)} waiting, ${c.delayed ?? 0} delayed, ${c.active ?? 0} active, ${c.completed ?? 0} completed, ${c.failed ?? 0} failed`,
+    `queue ${view.queue.name}${view.queue.paused ? ' (paused)' : ''}: ` +
+      `${(c.waiting ?? 0) + (c.prioritized ?? 0)} waiting, ${c.delayed ?? 0} delayed, ${c.active ?? 0} active, ` +
+      `${c.completed ?? 0} completed, ${c.failed ?? 0} failed`,
   ];
   if (view.workers.length === 0) out.push('no worker has a record: none has started, or all stopped');
   for (const w of view.workers) {
@@ -127,12 +121,14 @@ function renderWorkers(view: import('./workers.js').WorkersView): string {
     }
     const labels = w.labels.length === 0 ? 'every family' : w.labels.join(',');
     const beat = w.heartbeat === null ? 'no heartbeat' : `heartbeat ${seconds(w.heartbeatAgeMs)} ago`;
+    const host = w.host === '' ? '?' : w.host;
     out.push(
-      `${w.name}  ${w.state}  host ${w.host === '' ? '?' : w.host}  labels ${labels}  ${w.inHand.length}/${w.jobs ?? '?'} in hand  ${beat}`,
+      `${w.name}  ${w.state}  host ${host}  labels ${labels}  ${w.inHand.length}/${w.jobs ?? '?'} in hand  ${beat}`,
     );
     for (const h of w.inHand)
       out.push(
-        `  ${h.slice}/${h.ball} round ${h.round ?? '?'}${h.phase === null ? '' : ` ${h.phase}`} for ${seconds(h.forMs)} (job ${h.job})`,
+        `  ${h.slice}/${h.ball} round ${h.round ?? '?'}${h.phase === null ? '' : ` ${h.phase}`} ` +
+          `for ${seconds(h.forMs)} (job ${h.job})`,
       );
   }
   return `${out.join('\n')}\n`;

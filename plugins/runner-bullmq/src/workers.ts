@@ -243,7 +243,10 @@ export async function forgetWorkers(
       const alive = chosen.find((j) => !gone(j));
       if (alive !== undefined)
         throw new LeapError(
-          `cannot forget "${alive.view.name}": it is ${alive.view.state} (heartbeat ${Math.round((alive.view.heartbeatAgeMs ?? 0) / 100) / 10} s ago), and a live worker writes its record again at its next heartbeat: drain it (leap workers drain ${alive.view.name}) or stop it first`,
+          `cannot forget "${alive.view.name}": it is ${alive.view.state} ` +
+            `(heartbeat ${Math.round((alive.view.heartbeatAgeMs ?? 0) / 100) / 10} s ago), ` +
+            'and a live worker writes its record again at its next heartbeat: ' +
+            `drain it (leap workers drain ${alive.view.name}) or stop it first`,
           { exitCode: 2 },
         );
     }

@@ -17,20 +17,17 @@ export interface GithubIssue extends TrackerIssue {
 
 /** Parse gh's JSON for issue `n`; the criteria are the body's `## Acceptance criteria` list (none without one). */
 export function parseGhIssue(stdout: string, n: number): GithubIssue {
+  const shown = showValue(stdout.slice(0, 200));
   let data: unknown;
   try {
     data = JSON.parse(stdout);
   } catch (cause) {
-    throw new GhError('failed', `gh issue view ${n} printed no JSON: ${showValue(stdout.slice(0, 200))}`, { cause });
+    throw new GhError('failed', `gh issue view ${n} printed no JSON: ${shown}`, { cause });
   }
   const record = (data ?? {}) as Record<string, unknown>;
   const { number, title, body } = record;
-  if (typeof number !== 'number' || typeof title !== 'string' || typeof body !== 'string') {
-    throw new GhError(
-      'failed',
-      `gh issue view ${n} printed JSON without a number, title and body: ${showValue(stdout.slice(0, 200))}`,
-    );
-  }
+  if (typeof number !== 'number' || typeof title !== 'string' || typeof body !== 'string')
+    throw new GhError('failed', `gh issue view ${n} printed JSON without a number, title and body: ${shown}`);
   if (number !== n) throw new GhError('failed', `gh issue view ${n} answered with issue ${number}`);
   return { number, title, body, criteria: criteriaOf(body, n), comments: commentsOf(record.comments) };
 }

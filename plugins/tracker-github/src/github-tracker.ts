@@ -41,15 +41,9 @@ export function createGithubTracker(options: GithubTrackerOptions = {}): GithubT
       return await run(['issue', 'view', String(issue), `--json=${fields}`]);
     } catch (error) {
       if (error instanceof GhError && error.kind === 'not-found') {
-        throw new GhError(
-          'not-found',
-          `no issue ${issue} on GitHub${options.repo === undefined ? '' : ` in ${options.repo}`}: ${error.stderr.trim()}`,
-          {
-            stderr: error.stderr,
-            code: error.code,
-            cause: error,
-          },
-        );
+        const where = options.repo === undefined ? '' : ` in ${options.repo}`;
+        const details = { stderr: error.stderr, code: error.code, cause: error };
+        throw new GhError('not-found', `no issue ${issue} on GitHub${where}: ${error.stderr.trim()}`, details);
       }
       throw error;
     }
@@ -73,24 +67,16 @@ export function createGithubTracker(options: GithubTrackerOptions = {}): GithubT
     },
     openDraftPullRequest: async ({ title, body, branch, base, issue }) => {
       if (branch === '' || title.trim() === '') {
-        throw new UsageError(
-          `Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`,
-        );
+        const got = `${showValue(title)} and ${showValue(branch)}`;
+        throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${got}`);
       }
       if (/[\r\n]/.test(title))
         throw new UsageError(`Expected a pull request title of one line, got ${showValue(title)}`);
       const text = issue === undefined ? body : withClosingReference(body, checkIssue(issue));
       await trackerGit(['push', '--quiet', '-u', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd, env });
       const onto = base ?? options.base;
-      const args = [
-        'pr',
-        'create',
-        '--draft',
-        ...(onto === undefined ? [] : [`--base=${onto}`]),
-        `--head=${branch}`,
-        `--title=${title}`,
-        '--body-file=-',
-      ];
+      const args = ['pr', 'create', '--draft', ...(onto === undefined ? [] : [`--base=${onto}`])];
+      args.push(`--head=${branch}`, `--title=${title}`, '--body-file=-');
       try {
         return { url: lastUrl(await run(args, text)) };
       } catch (error) {

@@ -63,11 +63,9 @@ export async function runGh(gh: string, args: string[], options: RunOptions): Pr
     ran = await spawnCollect(gh, args, { ...options, env });
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new GhError(
-        'missing',
-        `the GitHub tracker needs the gh CLI, and ${JSON.stringify(gh)} is not on PATH: install it (https://cli.github.com) and run \`gh auth login\``,
-        { cause },
-      );
+      const install = 'install it (https://cli.github.com) and run `gh auth login`';
+      const message = `the GitHub tracker needs the gh CLI, and ${JSON.stringify(gh)} is not on PATH: ${install}`;
+      throw new GhError('missing', message, { cause });
     }
     throw new GhError('failed', `could not run ${JSON.stringify(gh)}: ${(cause as Error).message}`, { cause });
   }
@@ -81,11 +79,8 @@ export function classifyGhFailure(args: string[], ran: Ran): GhError {
   const what = `gh ${args.slice(0, 2).join(' ')}`;
   const details = { stderr: ran.stderr, code: ran.code };
   if (ran.code === 4 || /To get started with GitHub CLI|not logged in|Bad credentials|HTTP 401/i.test(ran.stderr)) {
-    return new GhError(
-      'auth',
-      `gh is not logged in to GitHub: run \`gh auth login\` or set GH_TOKEN (${what} said: ${words})`,
-      details,
-    );
+    const message = `gh is not logged in to GitHub: run \`gh auth login\` or set GH_TOKEN (${what} said: ${words})`;
+    return new GhError('auth', message, details);
   }
   if (/Could not resolve to an? (issue|pull request|Repository)|HTTP 404/i.test(ran.stderr)) {
     return new GhError('not-found', `${what} found nothing: ${words}`, details);
@@ -95,14 +90,9 @@ export function classifyGhFailure(args: string[], ran: Ran): GhError {
 
 /** Run `git ARGS` in the repository through core's git runner; a failure is a GhError with git's own words. */
 export async function trackerGit(args: string[], options: RunOptions): Promise<string> {
+  const { cwd, env, input } = options;
   try {
-    return (
-      await runGit(args, {
-        cwd: options.cwd,
-        env: options.env,
-        ...(options.input === undefined ? {} : { input: options.input }),
-      })
-    ).stdout;
+    return (await runGit(args, { cwd, env, ...(input === undefined ? {} : { input }) })).stdout;
   } catch (cause) {
     if (!(cause instanceof GitError) || cause.code === null) {
       // The spawn's own words (spawn git ENOENT: git missing, or the folder gone), not the GitError's sentence.

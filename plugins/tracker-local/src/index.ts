@@ -1,3 +1,2 @@
-export { createLocalTracker } from './local-tracker.js';
-export type { LocalTrackerOptions } from './local-tracker.js';
-export { parseLocalIssue, readLocalIssueFile } from './local-issue.js';
+export * from './local-issue.js';
+export * from './local-tracker.js';

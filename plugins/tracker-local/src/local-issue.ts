@@ -25,11 +25,8 @@ export function parseLocalIssue(text: string, file: string, number: number): Tra
   const first = at === -1 ? undefined : lines[at]?.replace(/\r$/, '');
   const match = first === undefined ? null : /^ {0,3}# +(.*?)(?: +#+)? *$/.exec(first);
   if (match === null || (match[1] ?? '') === '') {
-    throw new FileFormatError(
-      file,
-      at === -1 ? 1 : at + 1,
-      `expected a "# Title" line first, found ${showValue(first ?? '')}`,
-    );
+    const found = showValue(first ?? '');
+    throw new FileFormatError(file, at === -1 ? 1 : at + 1, `expected a "# Title" line first, found ${found}`);
   }
   const body = lines
     .slice(at + 1)

@@ -44,10 +44,10 @@ export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPl
       writeFileAtomic(file, tickCriterion(readFileSync(file, 'utf8'), criterion, file));
     },
     openDraftPullRequest: async ({ title, body, branch, base, issue }) => {
-      if (branch === '' || title === '')
-        throw new UsageError(
-          `Expected a non-empty title and branch for a draft pull request, got ${showValue(title)} and ${showValue(branch)}`,
-        );
+      if (branch === '' || title === '') {
+        const got = `${showValue(title)} and ${showValue(branch)}`;
+        throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${got}`);
+      }
       // With an issue, the pull request sits beside it (`issues/N.pr.md`); opening it again replaces it.
       const file =
         issue === undefined
