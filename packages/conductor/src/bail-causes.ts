@@ -24,31 +24,26 @@ export function bailClass(cause: BailCause): 'process' | 'system' {
 
 /** Thrown inside a run to end it with a bail; the run catches it, keeps finished steps and narrates it. */
 export class Bail extends Error {
-  readonly bailCause: BailCause;
-  /** The whole narration: what happened and, for needs-user, the whole question. */
-  readonly narration: string;
-  /** What the stages it left gathered before the throw (the result keeps it); filled on its way out by `carrying`. */
-  readonly gathered: Gathered;
-  /** Every commit stays (an agent's honest way out): a red commit is kept too, to be verified again on a resume. */
-  readonly keepCommits: boolean;
-  constructor(cause: BailCause, narration: string, gathered: Gathered = NOTHING, keepCommits = false) {
-    super(`bail: ${cause}: ${narration}`);
-    this.bailCause = cause;
-    this.narration = narration;
-    this.gathered = gathered;
-    this.keepCommits = keepCommits;
+  constructor(
+    readonly bailCause: BailCause,
+    /** The whole narration: what happened and, for needs-user, the whole question. */
+    readonly narration: string,
+    /** What the stages it left gathered before the throw (the result keeps it); filled on its way out by `carrying`. */
+    readonly gathered: Gathered = NOTHING,
+    /** Every commit stays (an agent's honest way out): a red commit is kept too, to be verified again on a resume. */
+    readonly keepCommits = false,
+  ) {
+    super(`bail: ${bailCause}: ${narration}`);
   }
 }
 
 export class Stopped extends Error {
-  readonly where: string;
-  readonly mode: string;
-  readonly gathered: Gathered;
-  constructor(mode: string, where: string, gathered: Gathered = NOTHING) {
+  constructor(
+    readonly mode: string,
+    readonly where: string,
+    readonly gathered: Gathered = NOTHING,
+  ) {
     super(`stopped (${mode}) ${where}`);
-    this.mode = mode;
-    this.where = where;
-    this.gathered = gathered;
   }
 }
 

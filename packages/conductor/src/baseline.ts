@@ -32,7 +32,8 @@ export async function runBaseline(run: Preflighted, where: string): Promise<void
   const tail = first.output.split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
   throw new Bail(
     'baseline-red',
-    `The test suite fails before any change (\`${run.testCmd}\` exited ${code}), so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
+    `The test suite fails before any change (\`${run.testCmd}\` exited ${code}), ` +
+      `so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
   );
 }
 

@@ -1,28 +1,16 @@
-// A run's contexts, journal and ends (CONTRACT section 9); a killed run resumes: docs/decisions/conductor-resume.md.
+// A run's contexts and journal (its ends: run-ends.ts); a killed run resumes: docs/decisions/conductor-resume.md.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import {
-  appendEvent,
-  clearStop,
-  createEvent,
-  readStopRequest,
-  statePaths,
-  type EventContext,
-  type LedgerStep,
-  type StatePaths,
-  type TrackerIssue,
-  type TrackerPlugin,
-} from '@leap/core';
-import { currentStep, parseLedger } from '@leap/core/ledger';
-import { type Bail, Stopped, bailClass } from './bail-causes.js';
+import { appendEvent, createEvent, readStopRequest, statePaths } from '@leap/core';
+import type { EventContext, StatePaths, TrackerIssue, TrackerPlugin } from '@leap/core';
+import { parseLedger } from '@leap/core/ledger';
+import { Stopped } from './bail-causes.js';
 import { createGit, type Git } from './git.js';
 import { HeadCache, gitForgettingHead } from './head-cache.js';
 import type { Phase } from './prompts.js';
 import { readJournal, writeJournal, type PinCheck, type RunJournal } from './run-files.js';
 import type { DryAgents, RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
-import type { Gathered } from './gathered.js';
-import type { TddRunEnd } from './types.js';
 import type { RunSandbox } from './leaf-sandboxes.js';
 
 export interface ConductorSetup {
@@ -129,7 +117,8 @@ export class RunBase {
     if (stop.kind === 'requested') throw new Stopped(stop.mode, where);
     if (stop.kind === 'unreadable') {
       await this.say(
-        `The stop request is unreadable (${stop.reason}); someone wanted this run to stop, so it stops as at-ledger would.`,
+        `The stop request is unreadable (${stop.reason}); someone wanted this run to stop, ` +
+          'so it stops as at-ledger would.',
       );
       throw new Stopped('unreadable', where);
     }
@@ -223,108 +212,4 @@ export function freshJournal(
 /** The leaf name of a phase attempt (section 4): `develop-green`, then `develop-green-2` for the first revision. */
 export function developLeafName(phase: Phase, attempt: number): string {
   return attempt === 1 ? `develop-${phase}` : `develop-${phase}-${attempt}`;
-}
-
-export async function buildResult(
-  run: RunBase,
-  gathered: Gathered,
-  end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>,
-  started: number,
-): Promise<TddRunEnd> {
-  let steps: TddRunEnd['steps'] = [];
-  try {
-    steps = run.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
-  } catch {
-    // No ledger yet (a bail in preflight or planning).
-  }
-  let commits: TddRunEnd['commits'] = [];
-  if (run instanceof RunContext && run.startHead !== '') {
-    const log = await run.git(['log', '--reverse', '--format=%H%x09%s', `${run.startHead}..HEAD`], {
-      allowFailure: true,
-    });
-    commits = log.stdout
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
-  }
-  const result: TddRunEnd = {
-    ...end,
-    steps,
-    commits,
-    verdicts: [...gathered.verdicts],
-    leaves: gathered.leaves,
-    ms: Math.round(performance.now() - started),
-  };
-  for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
-  return result;
-}
-
-/** End the run at a stop: record it, consume the request, say where. `inFlight`: the step the run was in, or null. */
-export async function endStopped(run: RunBase, stop: Stopped, inFlight: LedgerStep | null): Promise<string> {
-  const mode = stop.mode === 'signal' ? null : (stop.mode as 'at-ledger' | 'at-leaf' | 'now' | 'unreadable');
-  const step = inFlight?.title ?? null;
-  run.event('stop', { mode, action: 'honoured' }, step);
-  if (mode !== null) {
-    // Consumed: running `leap tdd run` again resumes instead of stopping at once.
-    clearStop(run.paths.stop);
-    run.event('stop', { mode, action: 'cleared' }, step);
-  }
-  const where = stop.where;
-  await run.say(`stopped (${stop.mode}) ${where}. Run \`leap tdd run --issue ${run.issue}\` again to resume.`);
-  return where;
-}
-
-/** Keep finished steps, preserve and revert the half-done `inFlight` (as the ledger had it when reached), narrate. */
-export async function endBailed(
-  run: RunBase,
-  progress: RunProgress,
-  bail: Bail,
-  inFlight: LedgerStep | null,
-): Promise<NonNullable<TddRunEnd['bail']>> {
-  let narration = bail.narration;
-  // A dirty tree is the person's: it is said, never preserved or reverted.
-  const step = bail.bailCause === 'dirty-tree' ? null : inFlight;
-  const cls = bailClass(bail.bailCause);
-  // A system failure at green is no verdict on the verified red: its commit stays, and a rerun resumes at green.
-  const j = progress.journal;
-  const keepRed =
-    (cls === 'system' || bail.keepCommits) &&
-    step !== null &&
-    j.step === step.title &&
-    j.phase === 'green' &&
-    j.phase_base !== null;
-  if (step !== null && run instanceof Preflighted) {
-    try {
-      if (
-        !keepRed &&
-        !bail.keepCommits &&
-        step.state === 'todo' &&
-        (await run.heads.subject()) === `red: ${step.title}`
-      )
-        await run.git(['reset', '-q', '--soft', 'HEAD~1']);
-      const { preserveAttempt } = await import('@leap/ledger');
-      const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.env });
-      run.heads.invalidate();
-      if (kept.ref !== null)
-        narration += `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
-    } catch (error) {
-      narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
-    }
-  }
-  // The step's fields go (a rerun starts it, or its green, afresh); the options the run started with stay.
-  const testCmd = run instanceof Preflighted ? run.testCmd : '';
-  progress.journal = freshJournal(
-    progress.journal,
-    testCmd,
-    keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {},
-  );
-  progress.saveJournal();
-  if (keepRed) narration += `\nThe verified red commit of "${step.title}" stays: running again resumes at its green.`;
-  run.event('bail', { cause: bail.bailCause, class: cls, message: narration }, inFlight?.title ?? null);
-  await run.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
-  return { cause: bail.bailCause, class: cls, narration };
-}
-
-export function stepInFlight(run: RunBase): LedgerStep | null {
-  return currentStep(run.readLedger());
 }

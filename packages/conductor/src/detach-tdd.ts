@@ -1,16 +1,9 @@
 // `leap tdd run --detach` through @leap/supervise's detachRun; its files in `<state>/detached/issue-N/`.
 import { resolve } from 'node:path';
-import {
-  UsageError,
-  findRepoRoot,
-  isProcessAlive,
-  readLockHolder,
-  resolveStateDir,
-  statePaths,
-  type SubcommandIo,
-} from '@leap/core';
+import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, statePaths } from '@leap/core';
+import type { SubcommandIo } from '@leap/core';
 import { detachRun } from '@leap/supervise';
-import { conductorLockFile } from './run-files.js';
+import { conductorLockFile, lockedError } from './run-files.js';
 
 /** Prints where to poll, or, when the run ended at once, what it said, and returns its exit code. */
 export async function detachTdd(issue: number, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
@@ -24,10 +17,7 @@ export async function detachTdd(issue: number, args: string[], json: boolean, io
     return h !== null && isProcessAlive(h) ? h.pid : null;
   };
   const running = holder();
-  if (running !== null)
-    throw new UsageError(
-      `another conductor is running issue ${issue} (pid ${running}, see ${lockFile}); stop it first (leap tdd stop now)`,
-    );
+  if (running !== null) throw lockedError(issue, running, lockFile);
   const run = await detachRun({
     stateDir,
     name: `issue-${issue}`,
@@ -42,13 +32,12 @@ export async function detachTdd(issue: number, args: string[], json: boolean, io
     io.stderr(run.stderr);
     return run.code;
   }
-  if (json)
-    io.stdout(
-      `${JSON.stringify({ pid: run.pid, supervisor: run.supervisor, issue, status, out: run.out, err: run.err, wait: run.wait })}\n`,
-    );
-  else
-    io.stdout(
-      `issue ${issue}: run started detached, pid ${run.pid} (supervisor ${run.supervisor}); poll: ${status}; output: ${run.out} and ${run.err}\n`,
-    );
+  const { pid, supervisor, out, err, wait } = run;
+  io.stdout(
+    json
+      ? `${JSON.stringify({ pid, supervisor, issue, status, out, err, wait })}\n`
+      : `issue ${issue}: run started detached, pid ${pid} (supervisor ${supervisor}); poll: ${status}; ` +
+          `output: ${out} and ${err}\n`,
+  );
   return 0;
 }

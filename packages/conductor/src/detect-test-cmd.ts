@@ -25,14 +25,11 @@ export function testCommandCandidates(root: string): { command: string; because:
     try {
       const test = (JSON.parse(pkg) as { scripts?: { test?: unknown } }).scripts?.test;
       if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT.test(test)) {
-        const manager = existsSync(join(root, 'pnpm-lock.yaml'))
-          ? 'pnpm'
-          : existsSync(join(root, 'yarn.lock'))
-            ? 'yarn'
-            : 'npm';
+        const lock = ['pnpm-lock.yaml', 'yarn.lock'].find((file) => existsSync(join(root, file)));
+        const manager = lock === undefined ? 'npm' : lock === 'yarn.lock' ? 'yarn' : 'pnpm';
         found.push({
           command: `${manager} test`,
-          because: `package.json has a "test" script${manager === 'npm' ? '' : ` (${manager === 'pnpm' ? 'pnpm-lock.yaml' : 'yarn.lock'})`}`,
+          because: `package.json has a "test" script${lock === undefined ? '' : ` (${lock})`}`,
         });
       }
     } catch {
@@ -97,14 +94,18 @@ export function chooseTestCommand(root: string, given: string | undefined, env: 
 export function testCommandQuestion(choice: Exclude<TestCommandChoice, { kind: 'found' }>, issue: number): string {
   if (choice.kind === 'none') {
     return (
-      `Which command runs this project's tests? None was given (--test-cmd, VERI_TEST_CMD) and none could be detected ` +
-      '(no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml, go.mod, build.gradle, pom.xml, mix.exs or RSpec configuration). ' +
-      `Answer by running \`leap tdd run --issue ${issue}\` again with --test-cmd and that command, quoted; the run's other options are recorded.`
+      "Which command runs this project's tests? None was given (--test-cmd, VERI_TEST_CMD) and none could be " +
+      'detected (no package.json "test" script, Makefile "test" target, pytest configuration, Cargo.toml, go.mod, ' +
+      'build.gradle, pom.xml, mix.exs or RSpec configuration). ' +
+      `Answer by running \`leap tdd run --issue ${issue}\` again with --test-cmd and that command, quoted; ` +
+      "the run's other options are recorded."
     );
   }
   const list = choice.candidates.map((c) => `\`${c.command}\` (${c.because})`).join(', ');
   return (
-    `Which command runs this project's tests: ${list}? More than one is possible and none was given (--test-cmd, VERI_TEST_CMD). ` +
-    `Answer by running again with the one to use (the run's other options are recorded):\n${choice.candidates.map((c) => `  leap tdd run --issue ${issue} --test-cmd ${shellWord(c.command)}`).join('\n')}`
+    `Which command runs this project's tests: ${list}? ` +
+    'More than one is possible and none was given (--test-cmd, VERI_TEST_CMD). ' +
+    "Answer by running again with the one to use (the run's other options are recorded):\n" +
+    choice.candidates.map((c) => `  leap tdd run --issue ${issue} --test-cmd ${shellWord(c.command)}`).join('\n')
   );
 }

@@ -11,15 +11,8 @@ import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
 import type { RunJournal } from './run-files.js';
 import { addAll, dirtyPaths, readStateStatus, snapshotStateFolder, undoStateEdits } from './state-folder.js';
-import {
-  type LeafActivity,
-  type LeafWork,
-  activityFile,
-  apartCopy,
-  leaveOutUsersFiles,
-  readLeafActivity,
-  watchLeafActivity,
-} from './user-writes.js';
+import { activityFile, apartCopy, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
+import type { LeafActivity, LeafWork } from './user-writes.js';
 
 /** One phase of one step as its stages are given it; the journal (`progress`) is the one part they change. */
 export type PhaseRun = { ctx: RunContext; progress: RunProgress; step: LedgerStep; phase: Phase; index: number };

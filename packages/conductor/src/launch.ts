@@ -1,29 +1,20 @@
-// Leaves and verifications, supervised in process with the seed's launch-line environment; ends read by the bail table.
-import { appendFileSync, statSync, writeFileSync } from 'node:fs';
+// Leaves, supervised in process with the seed's launch-line environment, their ends read by the bail table; the limits.
+import { appendFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
-import {
-  LeapError,
-  formatSeconds,
-  readStopRequest,
-  readTimeLimit,
-  type AgentDry,
-  type AgentRole,
-  type TimeLimit,
-} from '@leap/core';
-import { writeExitFile } from '@leap/supervise';
-import { SuiteLimitError, runAgentLeaf, verify, type AgentLeafResult } from '@leap/verify';
+import { formatSeconds, readStopRequest, readTimeLimit } from '@leap/core';
+import type { AgentDry, AgentRole, TimeLimit } from '@leap/core';
+import { type SuiteLimitError, runAgentLeaf, type AgentLeafResult } from '@leap/verify';
 import { agentWords } from './agent-words.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { Bail, Stopped, carrying } from './bail-causes.js';
 import type { ConductorSetup, RunBase, RunContext } from './conductor.js';
 import { gather, type Gathered } from './gathered.js';
-import type { Phase } from './prompts.js';
 import { currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
 import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
 import { appendUsage, describeSpend, hasUsageSince, issueCosts } from './usage-log.js';
 import { suiteLimitNarration } from './watch-mode.js';
 
-function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
+export function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...ctx.env,
     VERI_TEST_CMD: ctx.testCmd,
@@ -52,7 +43,7 @@ export function suiteLimitBail(run: RunBase & { testCmd: string }, error: SuiteL
   );
 }
 
-export function idleLimit(setup: ConductorSetup): { value: string; source: string } {
+function idleLimit(setup: ConductorSetup): { value: string; source: string } {
   const { idleTimeout } = setup.effective;
   if (idleTimeout !== undefined) return { value: idleTimeout, source: setup.sources.idleTimeout ?? '--idle-timeout' };
   if (setup.env.VERI_IDLE_TIMEOUT !== undefined && setup.env.VERI_IDLE_TIMEOUT !== '')
@@ -60,7 +51,7 @@ export function idleLimit(setup: ConductorSetup): { value: string; source: strin
   return { value: DEFAULT_IDLE_TIMEOUT, source: 'the default' };
 }
 
-export function timeLimit(run: RunBase): { value: string; source: string } {
+function timeLimit(run: RunBase): { value: string; source: string } {
   const { timeout } = run.setup.effective;
   if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
   // Else as each leaf's supervisor reads it (core's readTimeLimit); a value it would refuse is said so.
@@ -71,10 +62,17 @@ export function timeLimit(run: RunBase): { value: string; source: string } {
     return { value: 'unreadable', source: `${(error as Error).message}: every leaf will refuse to start` };
   }
   if (limit.source === 'VERI_TIMEOUT') return { value: run.env.VERI_TIMEOUT as string, source: 'VERI_TIMEOUT' };
-  return {
-    value: formatSeconds(limit.ms),
-    source: limit.source === 'default' ? 'the default' : relative(run.root, limit.source),
-  };
+  const source = limit.source === 'default' ? 'the default' : relative(run.root, limit.source);
+  return { value: formatSeconds(limit.ms), source };
+}
+
+export function limitsLine(run: RunBase): string {
+  const time = timeLimit(run);
+  const idle = idleLimit(run.setup);
+  return (
+    `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} ` +
+    `(${idle.source}; no output and no CPU progress that long is killed-stuck)`
+  );
 }
 
 /** After the bail table: `retry` is worth one relaunch; `dry` hands the leaf to the role's next agent (fallOver). */
@@ -123,19 +121,8 @@ export async function fallOver(
 ): Promise<RoleAgent> {
   ctx.dry.set(from.name, { ...dry, role });
   const { next } = nextAgent(ctx, role, developerFamily);
-  ctx.event(
-    'fallover',
-    {
-      leaf,
-      role,
-      agent: from.name,
-      family: from.agent.family,
-      cause: dry.kind,
-      message: dry.message,
-      next: next?.name ?? null,
-    },
-    step,
-  );
+  const fields = { leaf, role, agent: from.name, family: from.agent.family, cause: dry.kind, message: dry.message };
+  ctx.event('fallover', { ...fields, next: next?.name ?? null }, step);
   const then =
     next === null
       ? `no ${role} agent is left to take the leaf`
@@ -193,7 +180,7 @@ export async function launchAgentLeaf(
 }
 
 // The bail table (CONTRACT section 9) for every role: null when all is well, a retry for a limit's kill, else throws.
-function classify(
+export function classify(
   ctx: RunContext,
   role: AgentRole,
   chosen: RoleAgent,
@@ -211,12 +198,13 @@ function classify(
       `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`,
     );
   }
-  if (kind === 'failed' || status === 'failed-start') {
-    throw new Bail(
+  const failed = (what: string) =>
+    new Bail(
       'agent-failed',
-      `The ${agentLabel(role, chosen.name)} failed by itself (${name}); this does not count against the step. It said:\n${words || '(nothing)'}`,
+      `The ${agentLabel(role, chosen.name)} failed by itself (${what}); this does not count against the step. ` +
+        `It said:\n${words || '(nothing)'}`,
     );
-  }
+  if (kind === 'failed' || status === 'failed-start') throw failed(name);
   if (status === 'refused-stop' || status === 'killed-stop') {
     throw new Stopped(
       status === 'killed-stop' ? 'now' : stopMode(ctx),
@@ -232,18 +220,15 @@ function classify(
       `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`,
     );
   }
-  throw new Bail(
-    'agent-failed',
-    `The ${agentLabel(role, chosen.name)} failed by itself (${name} exited ${code}); this does not count against the step. It said:\n${words || '(nothing)'}`,
-  );
+  throw failed(`${name} exited ${code}`);
 }
 
-function leafWords(chosen: RoleAgent, result: AgentLeafResult): string {
+export function leafWords(chosen: RoleAgent, result: AgentLeafResult): string {
   return onceEach([result.failure, agentWords(chosen.agent, result.stdout, result.stderr)]);
 }
 
 // The CLI's words once: runAgentLeaf's failure often quotes the same stderr the agent's words are read from.
-function onceEach(texts: (string | null | undefined)[]): string {
+export function onceEach(texts: (string | null | undefined)[]): string {
   const kept: string[] = [];
   for (const text of texts) {
     const t = text?.trim() ?? '';
@@ -265,7 +250,7 @@ function stopMode(ctx: RunContext): string {
   return request.kind === 'requested' && request.mode !== 'at-ledger' ? request.mode : 'at-leaf';
 }
 
-function eventsSize(ctx: RunContext): number {
+export function eventsSize(ctx: RunContext): number {
   try {
     return statSync(ctx.paths.events).size;
   } catch {
@@ -273,135 +258,15 @@ function eventsSize(ctx: RunContext): number {
   }
 }
 
-function checkCost(ctx: RunContext): void {
+export function checkCost(ctx: RunContext): void {
   const max = ctx.setup.maxCost;
   if (max === undefined) return;
   const spent = describeSpend(issueCosts(ctx.paths.events, ctx.issue));
   if (spent.total > max) {
     throw new Bail(
       'cost-budget',
-      `The leaves of issue ${ctx.issue} have cost $${spent.total.toFixed(4)}, past the budget of $${max} (--max-cost): ${spent.text}.`,
+      `The leaves of issue ${ctx.issue} have cost $${spent.total.toFixed(4)}, ` +
+        `past the budget of $${max} (--max-cost): ${spent.text}.`,
     );
-  }
-}
-
-// Emptied as the seed's `2> verdict-PHASE.err` would, then appended by every suite run: none reaches the narration.
-function suiteLog(ctx: RunContext, phase: Phase): string {
-  const file = ctx.paths.err(`verdict-${phase}`);
-  writeFileSync(file, '');
-  return file;
-}
-
-type VerifyVerdict = Awaited<ReturnType<typeof verify>>['verdict'];
-
-/** Once ERRORs are read: `retry` is a verifier leaf worth one relaunch; `commit` the one judged (red's landing). */
-export type VerifyEnd =
-  | {
-      kind: 'verdict';
-      verdict: Exclude<VerifyVerdict, 'ERROR'>;
-      reason: string;
-      commit: string | null;
-      flaky?: string[];
-    }
-  | { kind: 'retry'; why: string }
-  | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
-
-type Asked = { step: string; phase: Phase; env: NodeJS.ProcessEnv; base?: string; passedTrees: readonly string[] };
-
-// The verify library's run, its failures that are the run's (a missing verifier, a suite past its limit) as bails.
-async function askVerifier(
-  ctx: RunContext,
-  agent: string,
-  { step, phase, env, base, passedTrees }: Asked,
-): ReturnType<typeof verify> {
-  try {
-    return await verify({
-      phase,
-      step,
-      cwd: ctx.root,
-      env,
-      issue: ctx.issue,
-      agent,
-      agentsFile: ctx.setup.agents.registry.file ?? undefined,
-      base,
-      tracker: ctx.setup.tracker,
-      suiteLog: suiteLog(ctx, phase),
-      testFiles: ctx.setup.effective.tests,
-      passedTrees: phase === 'red' ? passedTrees : undefined,
-      head: phase === 'red' ? undefined : await ctx.heads.sha(),
-      preflight: false,
-      sandbox: ctx.setup.sandbox.bwrap === null ? 'off' : 'on',
-      testNetwork: ctx.setup.sandbox.testNetwork,
-    });
-  } catch (error) {
-    if (error instanceof LeapError && /is not installed/.test(error.message))
-      throw new Bail('agent-missing', `The verifier ${error.message.replace(/^agent /, '')}`);
-    if (error instanceof SuiteLimitError) throw suiteLimitBail(ctx, error);
-    throw error;
-  }
-}
-
-/** Writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line did; a bail carries the verdict. */
-export async function runVerification(
-  ctx: RunContext,
-  step: string,
-  phase: Phase,
-  attempt: number,
-  base: string | undefined,
-  where: string,
-  developerFamily: string | undefined,
-  passedTrees: readonly string[],
-): Promise<Launched<VerifyEnd>> {
-  await ctx.checkStop(where);
-  const offset = eventsSize(ctx);
-  const verifier = agentFor(ctx, 'verifier', developerFamily);
-  const env = leafEnv(ctx, step, phase, attempt);
-  // A refactor's tree (all staged): once it passes, the next step's red need not run the suite on it again.
-  const tree = phase === 'refactor' ? await ctx.git.out(['write-tree']) : null;
-  const result = await askVerifier(ctx, verifier.name, { step, phase, env, base, passedTrees });
-  const leaf = `verify-${phase}`;
-  ctx.heads.invalidate();
-  // A refactor's tree passed only when an agent was asked: ground truth held first.
-  const got = gather({
-    verdicts: [{ step, phase, verdict: result.verdict, reason: result.reason }],
-    leaves: result.leaf === undefined ? 0 : 1,
-    passedTrees: tree !== null && result.decidedBy === 'agent' ? [tree] : [],
-  });
-  try {
-    if (result.leaf !== undefined) {
-      if (!hasUsageSince(ctx.paths.events, offset, leaf))
-        appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
-    }
-    writeFileSync(ctx.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
-    writeExitFile(ctx.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
-    await ctx.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
-    if (result.decidedBy === 'agent') checkCost(ctx);
-    if (result.verdict !== 'ERROR') {
-      const flaky = result.flaky === undefined ? {} : { flaky: result.flaky };
-      return {
-        kind: 'verdict',
-        verdict: result.verdict,
-        reason: result.reason,
-        commit: result.commit ?? null,
-        ...flaky,
-        gathered: got,
-      };
-    }
-    if (result.leaf !== undefined) {
-      const end = classify(
-        ctx,
-        'verifier',
-        verifier,
-        result.leaf,
-        where,
-        onceEach([result.reason, leafWords(verifier, result.leaf)]),
-      );
-      if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier, gathered: got };
-      if (end !== null) return { kind: 'retry', why: end.status, gathered: got };
-    }
-    // What is left is a leaf that exited 0 with an answer that is not a verdict.
-    return { kind: 'retry', why: `unreadable verdict: ${result.reason}`, gathered: got };
-  } catch (error) {
-    throw carrying(error, got);
   }
 }

@@ -29,10 +29,6 @@ export function chooseRunSandbox(
   return { ...chooseSandbox(setting, env, config?.testNetwork === true), setting, source };
 }
 
-function sandboxRole(role: AgentRole): 'writer' | 'reader' {
-  return role === 'developer' || role === 'builder' ? 'writer' : 'reader';
-}
-
 /** The spec of an agent leaf of this run, or null when the run is unsandboxed; a developer `leaf` writes apart. */
 export function agentLeafSandbox(
   sandbox: RunSandbox,
@@ -44,6 +40,7 @@ export function agentLeafSandbox(
   leaf?: string,
 ): SandboxSpec | null {
   if (sandbox.bwrap === null) return null;
-  const spec = agentSandbox(agent, sandboxRole(role), root, env, stateDir);
+  const writes = role === 'developer' || role === 'builder';
+  const spec = agentSandbox(agent, writes ? 'writer' : 'reader', root, env, stateDir);
   return role === 'developer' && leaf !== undefined ? { ...spec, apart: apartCopy(stateDir, leaf) } : spec;
 }

@@ -6,7 +6,8 @@ import { Bail, carrying } from './bail-causes.js';
 import { freshJournal, type RunContext } from './conductor.js';
 import { type PhaseRun, blockedBail, collect, developLeaf, leafWork, phaseWhere, resumeLeaf } from './develop-leaf.js';
 import { NOTHING, gather, merge, type Gathered } from './gathered.js';
-import { fallOver, runVerification, type Launched } from './launch.js';
+import { fallOver, type Launched } from './launch.js';
+import { runVerification } from './verification.js';
 import type { Phase } from './prompts.js';
 import { dirtyPaths } from './state-folder.js';
 import type { LeafActivity } from './user-writes.js';
@@ -115,7 +116,8 @@ function flakyBail(ctx: RunContext, index: number, step: LedgerStep, tests: read
   const ask = 'Make it deterministic, or tell the run it is known to be flaky, then run again.';
   return new Bail(
     'needs-user',
-    `Step ${index} "${step.title}" is not ticked: ${flaky}, and no revision is left (--revisions ${ctx.setup.revisions}). ${ask}`,
+    `Step ${index} "${step.title}" is not ticked: ${flaky}, ` +
+      `and no revision is left (--revisions ${ctx.setup.revisions}). ${ask}`,
   );
 }
 
@@ -130,7 +132,8 @@ async function alignJournal({ ctx, progress, step, phase }: PhaseRun, treeChecke
   if (dirty.length > 0) {
     throw new Bail(
       'dirty-tree',
-      `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), at step "${step.title}". Commit or remove them, then run again.`,
+      `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), ` +
+        `at step "${step.title}". Commit or remove them, then run again.`,
     );
   }
   progress.journal = freshJournal(j, ctx.testCmd, {
@@ -173,13 +176,8 @@ async function ownReject(
   const commit = (await ctx.git.out(['rev-parse', 'HEAD'])).trim();
   ctx.event('verdict', { phase, verdict: 'REJECT', reason, code: 1, commit }, step);
   await ctx.say(`verdict ${phase}: REJECT: ${reason}`);
-  return {
-    kind: 'verdict',
-    verdict: 'REJECT',
-    reason,
-    commit: null,
-    gathered: gather({ verdicts: [{ step, phase, verdict: 'REJECT', reason }] }),
-  };
+  const gathered = gather({ verdicts: [{ step, phase, verdict: 'REJECT', reason }] });
+  return { kind: 'verdict', verdict: 'REJECT', reason, commit: null, gathered };
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
@@ -198,14 +196,8 @@ async function land({ ctx, progress, step, phase }: PhaseRun, verified: string |
   const { tick, clearRefactor, RefusedError } = await import('@leap/ledger');
   const env = { ...ctx.env, VERI_ISSUE: String(ctx.issue), VERI_STEP: step.title };
   // HEAD as known, so the ledger asks git nothing before its commit; a wrong one is refused at update-ref.
-  const options = {
-    issue: ctx.issue,
-    step: step.title,
-    cwd: ctx.root,
-    env,
-    allowEmpty: true,
-    head: await ctx.heads.sha(),
-  };
+  const head = await ctx.heads.sha();
+  const options = { issue: ctx.issue, step: step.title, cwd: ctx.root, env, allowEmpty: true, head };
   try {
     if (phase === 'green') {
       const done = await tick(options);

@@ -11,15 +11,25 @@ import { commitOrBail } from './develop-leaf.js';
 import { dirtyPaths, snapshotStateFolder, undoStateEdits } from './state-folder.js';
 import { plannerPrompt } from './prompts.js';
 
+/** `1. TITLE (criterion K)`: a plan's steps as its commit and the pull request list them. */
+export const stepList = (steps: readonly { title: string; criterion: number | null }[]): string[] =>
+  steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`);
+
 /** Why a plan does not cover the issue (a criterion without a step, a step naming no criterion of it), or null. */
 function planCoverageProblem(plan: ParsedPlan, issue: TrackerIssue): string | null {
   const count = issue.criteria.length;
   const beyond = plan.steps.find((s) => s.criterion !== null && s.criterion > count);
   if (beyond !== undefined)
-    return `step ${JSON.stringify(beyond.title)} names criterion ${beyond.criterion}, but issue ${issue.number} has ${count} acceptance criteri${count === 1 ? 'on' : 'a'}`;
+    return (
+      `step ${JSON.stringify(beyond.title)} names criterion ${beyond.criterion}, ` +
+      `but issue ${issue.number} has ${count} acceptance criteri${count === 1 ? 'on' : 'a'}`
+    );
   const missing = issue.criteria.filter((c) => !c.checked && !plan.steps.some((s) => s.criterion === c.index));
   if (missing.length > 0)
-    return `no step covers criteri${missing.length === 1 ? 'on' : 'a'} ${missing.map((c) => c.index).join(', ')} of issue ${issue.number} (end a step line with "(criterion K)")`;
+    return (
+      `no step covers criteri${missing.length === 1 ? 'on' : 'a'} ${missing.map((c) => c.index).join(', ')} ` +
+      `of issue ${issue.number} (end a step line with "(criterion K)")`
+    );
   return null;
 }
 
@@ -57,9 +67,8 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
   let got = NOTHING;
   try {
     let planner = agentFor(ctx, 'planner');
-    await ctx.say(
-      `plan: the planner${planner.name === 'planner' ? '' : ` ${planner.name}`} turns issue ${ctx.issue}'s acceptance criteria into steps`,
-    );
+    const named = planner.name === 'planner' ? '' : ` ${planner.name}`;
+    await ctx.say(`plan: the planner${named} turns issue ${ctx.issue}'s acceptance criteria into steps`);
     const before = await snapshotStateFolder(ctx);
     // The planner now: after a fall-over, the next agent of its list.
     const launch = () =>
@@ -103,22 +112,11 @@ async function commitPlan(ctx: RunContext, text: string, source: string, clean: 
   const problem = planCoverageProblem(plan, ctx.setup.issueData);
   if (problem !== null) throw new Bail('agent-failed', `The planner's plan does not cover the issue: ${problem}`);
   const { initLedger, preserveAttempt } = await import('@leap/ledger');
-  await initLedger({
-    issue: ctx.issue,
-    plan: Buffer.from(text),
-    planFile: source,
-    force: true,
-    cwd: ctx.root,
-    env: ctx.env,
-  });
+  const { issue, root: cwd, env } = ctx;
+  await initLedger({ issue, plan: Buffer.from(text), planFile: source, force: true, cwd, env });
   // A planner only answers: whatever it changed in the tree is kept aside, not committed.
   if (!clean && (await dirtyPaths(ctx)).length > 0) {
-    const kept = await preserveAttempt({
-      issue: ctx.issue,
-      step: plan.steps[0]?.title ?? '',
-      cwd: ctx.root,
-      env: ctx.env,
-    });
+    const kept = await preserveAttempt({ issue, step: plan.steps[0]?.title ?? '', cwd, env });
     await ctx.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);
   }
   const add = [ctx.ledgerRel];
@@ -140,8 +138,10 @@ async function commitPlan(ctx: RunContext, text: string, source: string, clean: 
   }
   await ctx.git(['add', '--', ...add]);
   const committed = await commitOrBail(ctx, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${ctx.issue}`);
+  const count = plan.steps.length;
+  const steps = stepList(plan.steps).join('\n');
   await ctx.say(
-    `plan commit ${(await ctx.heads.sha()).slice(0, 12)}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}\n${plan.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`).join('\n')}`,
+    `plan commit ${(await ctx.heads.sha()).slice(0, 12)}: ${count} step${count === 1 ? '' : 's'}\n${steps}`,
   );
   return committed;
 }

@@ -4,16 +4,20 @@ import type { TrackerIssue } from '@leap/core';
 export type Phase = 'red' | 'green' | 'refactor';
 
 const TASKS: Record<Phase, string> = {
-  red: 'Write the failing test for this step, and nothing else: no implementation. The suite must fail because of your new test, and pass again with it set aside.',
+  red:
+    'Write the failing test for this step, and nothing else: no implementation. ' +
+    'The suite must fail because of your new test, and pass again with it set aside.',
   green: "Make the step's failing test pass with the smallest change to the code. Do not change any test file.",
   refactor:
-    'Improve the code you wrote for this step (names, duplication, structure) without changing its behaviour. Do not change any test file; the suite must still pass.',
+    'Improve the code you wrote for this step (names, duplication, structure) without changing its behaviour. ' +
+    'Do not change any test file; the suite must still pass.',
 };
 
 /** The honest way out, offered in one sentence (CONTRACT section 9). */
 export const BLOCKED_LINE =
-  'If the step cannot be done as written (the test contradicts the spec, the spec contradicts itself, a dependency is ' +
-  'missing), make the last line of your output {"blocked": "REASON"}: the run stops and asks the user, and no revision is spent.';
+  'If the step cannot be done as written (the test contradicts the spec, the spec contradicts itself, ' +
+  'a dependency is missing), make the last line of your output {"blocked": "REASON"}: ' +
+  'the run stops and asks the user, and no revision is spent.';
 
 /** The prompt of a developer leaf: the issue, the step, the phase's task, and for a revision the verifier's reason. */
 export function developerPrompt(
@@ -37,8 +41,10 @@ export function developerPrompt(
     '',
     TASKS[phase],
     '',
-    "The project's test command is in the VERI_TEST_CMD environment variable. Do not commit, and do not edit anything in the",
-    'state folder (.tdd/): the conductor commits your work, keeps the ledger and ticks the issue. An independent verifier',
+    "The project's test command is in the VERI_TEST_CMD environment variable. " +
+      'Do not commit, and do not edit anything in the',
+    'state folder (.tdd/): the conductor commits your work, keeps the ledger and ticks the issue. ' +
+      'An independent verifier',
     'checks your work by running the tests itself.',
     '',
     BLOCKED_LINE,
@@ -76,9 +82,12 @@ export function plannerPrompt(issue: TrackerIssue): string {
     '',
     '## Your answer',
     '',
-    'Split the work into small steps, each one Red -> Green -> Refactor cycle, each aligned with one criterion, covering',
-    'every criterion not already done. Answer with the plan only, as plain text: the first line is a short title; then one',
-    'step a line, an imperative title ending with "(criterion K)". Titles are unique and one line each. Do not edit files.',
+    'Split the work into small steps, each one Red -> Green -> Refactor cycle, ' +
+      'each aligned with one criterion, covering',
+    'every criterion not already done. Answer with the plan only, as plain text: ' +
+      'the first line is a short title; then one',
+    'step a line, an imperative title ending with "(criterion K)". ' +
+      'Titles are unique and one line each. Do not edit files.',
     '',
   ].join('\n');
 }

@@ -49,7 +49,9 @@ export function resolveRunAgents(
           ? `the verifier ${JSON.stringify((verifiers[0] as RoleAgent).name)} is`
           : `every verifier (${verifiers.map((v) => v.name).join(', ')}) is`;
       throw new UsageError(
-        `${which} of the developer ${JSON.stringify(d.name)}'s model family (${d.agent.family}): a blind verification needs another family. Choose one with --verifier NAME, or allow it with --allow-same-family`,
+        `${which} of the developer ${JSON.stringify(d.name)}'s model family (${d.agent.family}): ` +
+          'a blind verification needs another family. ' +
+          'Choose one with --verifier NAME, or allow it with --allow-same-family',
       );
     }
   }
@@ -94,7 +96,16 @@ export function dryCauses(agents: RunAgents, dry: DryAgents, role: RunRole): str
 export function missingAgent(role: AgentRole, chosen: RoleAgent, cwd: string, env: NodeJS.ProcessEnv): string | null {
   const command = chosen.agent.buildInvocation('', { role, cwd }).command;
   if (findExecutable(command, env.PATH, cwd) !== null) return null;
-  return `the ${role} agent ${JSON.stringify(chosen.name)} cannot run: ${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'} (install its CLI, or choose another agent with --${role} NAME)`;
+  return (
+    `the ${role} agent ${JSON.stringify(chosen.name)} cannot run: ` +
+    `${JSON.stringify(command)} is not an executable file${command.includes('/') ? '' : ' on PATH'} ` +
+    `(install its CLI, or choose another agent with --${role} NAME)`
+  );
+}
+
+export function sameFamily(agents: RunAgents): string {
+  const family = agents.developer.agent.family;
+  return agents.verifier.agent.family === family ? ` (the same model family, ${family}: --allow-same-family)` : '';
 }
 
 /** The names of a role's list, as the start of a run says them: `claude, then gemini when it runs dry`. */

@@ -47,6 +47,12 @@ export interface RunJournal {
 const journalFile = (paths: StatePaths, issue: number): string => paths.runJournal(issue);
 export const conductorLockFile = (paths: StatePaths, issue: number): string => paths.conductorLock(issue);
 
+/** A second conductor on the issue is refused (by `leap tdd run`, and by `--detach` before it detaches). */
+export const lockedError = (issue: number, pid: number | undefined, lockFile: string): UsageError =>
+  new UsageError(
+    `another conductor is running issue ${issue} (pid ${pid}, see ${lockFile}); stop it first (leap tdd stop now)`,
+  );
+
 /** The journal being written: whole once the journal is gone (see writeJournal). */
 const nextJournalFile = (file: string): string => `${file}.next`;
 
@@ -140,7 +146,10 @@ export function checkPin(
   const pinned = readFileIfExists(file)?.trim() || null;
   if (pinned !== null && pinned !== revision && env.VERI_NEW_SKILL !== '1') {
     throw new UsageError(
-      `issue ${issue}'s run is pinned at toolchain revision ${pinned} (${file}), but this toolchain is at ${revision}: resumed, it would stamp ${pinned} on what ${revision} does. Resume it with the toolchain at ${pinned}, or set VERI_NEW_SKILL=1 to move the pin to ${revision} (recorded as a skill-commit-moved mark event).`,
+      `issue ${issue}'s run is pinned at toolchain revision ${pinned} (${file}), ` +
+        `but this toolchain is at ${revision}: resumed, it would stamp ${pinned} on what ${revision} does. ` +
+        `Resume it with the toolchain at ${pinned}, ` +
+        `or set VERI_NEW_SKILL=1 to move the pin to ${revision} (recorded as a skill-commit-moved mark event).`,
     );
   }
   return { pinned, revision };

@@ -41,19 +41,16 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
   const agents = resolveRunAgents(options, env);
   const { globToRegExp } = await import('@leap/verify');
   const testGlobs = (options.tests ?? []).map((glob) => globToRegExp(glob));
-  let tracker = given.tracker;
-  if (tracker === undefined && recorded.tracker === 'github') {
-    const { createGithubTracker } = await import('@leap/tracker-github');
-    tracker = createGithubTracker({ cwd: root, env });
-  }
-  if (tracker === undefined) {
-    const { createLocalTracker } = await import('@leap/tracker-local');
-    tracker = createLocalTracker({ stateDir, cwd: root, env });
-  }
+  const tracker =
+    given.tracker ??
+    (recorded.tracker === 'github'
+      ? (await import('@leap/tracker-github')).createGithubTracker({ cwd: root, env })
+      : (await import('@leap/tracker-local')).createLocalTracker({ stateDir, cwd: root, env }));
   const issueData = await tracker.readIssue(issue);
   if (issueData.criteria.length === 0) {
     throw new UsageError(
-      `issue ${issue} has no acceptance criteria: expected a "## Acceptance criteria" section with one item a criterion (- [ ] ...), so each step has a criterion to meet`,
+      `issue ${issue} has no acceptance criteria: expected a "## Acceptance criteria" section ` +
+        'with one item a criterion (- [ ] ...), so each step has a criterion to meet',
     );
   }
   checkTickable(tracker.issueFile?.(issue) ?? null, issue);
@@ -112,7 +109,9 @@ function checkTickable(file: string | null, issue: number): void {
   const bad = criteria.find((c) => !c.checkable);
   if (bad !== undefined) {
     throw new UsageError(
-      `${file}:${bad.line}: criterion ${bad.index} of issue ${issue} has no checkbox to tick (${JSON.stringify(bad.text)}): write it as "- [ ] ${bad.text}" or "1. [ ] ${bad.text}", so the run can tick it when its steps are done`,
+      `${file}:${bad.line}: criterion ${bad.index} of issue ${issue} has no checkbox to tick ` +
+        `(${JSON.stringify(bad.text)}): ` +
+        `write it as "- [ ] ${bad.text}" or "1. [ ] ${bad.text}", so the run can tick it when its steps are done`,
     );
   }
 }

@@ -1,41 +1,32 @@
 // `leap tdd run --issue N` as a function: nothing is touched on bad input; then the lock, preflight and every step.
 import { existsSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { UsageError, readLockHolder, statePaths, tryLock, type LedgerStep } from '@leap/core';
+import { join } from 'node:path';
+import { readLockHolder, statePaths, tryLock, type LedgerStep } from '@leap/core';
+import { currentStep } from '@leap/core/ledger';
 import { Bail, Stopped } from './bail-causes.js';
-import {
-  Preflighted,
-  RunBase,
-  RunContext,
-  RunProgress,
-  buildResult,
-  endBailed,
-  endStopped,
-  freshJournal,
-  openRunGit,
-  stepInFlight,
-  type ConductorSetup,
-} from './conductor.js';
+import { Preflighted, RunBase, RunContext, RunProgress, freshJournal, openRunGit } from './conductor.js';
+import type { ConductorSetup } from './conductor.js';
+import { buildResult, endBailed, endStopped, finish } from './run-ends.js';
 import { checkInput } from './run-input.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
 import { passedTreesOfLog, runBaseline } from './baseline.js';
 import { branchFromFiles } from './git.js';
-import { idleLimit, timeLimit } from './launch.js';
+import { limitsLine } from './launch.js';
 import { drivePhase } from './phases.js';
 import { dirtyPaths } from './state-folder.js';
 import { NOTHING, gather, merge, type Gathered } from './gathered.js';
 import type { Phase } from './prompts.js';
 import { ensurePlan } from './plan.js';
-import { listWords, missingAgent } from './run-agents.js';
+import { listWords, missingAgent, sameFamily } from './run-agents.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { describeOptions } from './run-options.js';
 import {
   conductorLockFile,
+  lockedError,
   ensureStateGitignore,
   ensureTimeoutFile,
   pinSkillCommit,
   readJournal,
-  removeJournal,
   type RunJournal,
 } from './run-files.js';
 import { notifyEnd } from './notify-end.js';
@@ -52,10 +43,7 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   const lockFile = conductorLockFile(paths, setup.issue);
   const before = readLockHolder(lockFile);
   const lock = tryLock(lockFile, { issue: String(setup.issue) });
-  if (lock === null)
-    throw new UsageError(
-      `another conductor is running issue ${setup.issue} (pid ${before?.pid ?? readLockHolder(lockFile)?.pid}, see ${lockFile}); stop it first (leap tdd stop now)`,
-    );
+  if (lock === null) throw lockedError(setup.issue, before?.pid ?? readLockHolder(lockFile)?.pid, lockFile);
   setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
   const base = new RunBase(setup);
   const progress = new RunProgress(base.paths, setup.issue);
@@ -95,7 +83,7 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
       checked = end.treeChecked;
     };
     for (;;) {
-      const step = stepInFlight(ctx);
+      const step = currentStep(ctx.readLedger());
       if (step === null) break;
       const ledgerIndex = ctx.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
       const fresh =
@@ -147,7 +135,8 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     const killed = await endOrphanLeaves(orphans);
     if (orphans.length > 0)
       setup.progress(
-        `resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`,
+        `resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} ` +
+          `of ${orphans.map((o) => o.name).join(', ')}`,
       );
     // Its git commands may have left the index lock; nothing else runs git here while the conductor holds the run.
     const indexLock = join(base.root, '.git', 'index.lock');
@@ -172,7 +161,9 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     if (dirty.length > 0) {
       throw new Bail(
         'dirty-tree',
-        `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): the run commits everything it stages, so it starts only from a clean tree. Commit or stash these changes, then run again.`,
+        `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): ` +
+          'the run commits everything it stages, so it starts only from a clean tree. ' +
+          'Commit or stash these changes, then run again.',
       );
     }
   }
@@ -189,7 +180,8 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
     pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
     await pre.say(
-      `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, its events from here on carry ${pin}`,
+      `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, ` +
+        `its events from here on carry ${pin}`,
     );
   }
   ensureTimeoutFile(paths, base.issue);
@@ -252,7 +244,9 @@ async function startBranch(
     progress.journal = freshJournal(progress.journal, pre.testCmd, { base: current === '' ? null : current });
     progress.saveJournal();
     await pre.say(
-      `issue ${pre.issue}: ${setup.issueData.title}\nbranch ${pre.branch} from ${current || startHead.slice(0, 12)}; tests: \`${pre.testCmd}\`; ${roleName('developer', listWords(setup.agents.lists.developer))}, ${roleName('verifier', listWords(setup.agents.lists.verifier))}${sameFamily(setup)}\n${limitsLine(pre)}`,
+      `issue ${pre.issue}: ${setup.issueData.title}\nbranch ${pre.branch} from ${current || startHead.slice(0, 12)}; ` +
+        `tests: \`${pre.testCmd}\`; ${roleName(setup, 'developer')}, ${roleName(setup, 'verifier')}` +
+        `${sameFamily(setup.agents)}\n${limitsLine(pre)}`,
     );
     return { head: startHead, gathered: passed };
   }
@@ -266,7 +260,8 @@ async function startBranch(
   const options = describeOptions(setup.recorded);
   await pre.say(
     [
-      `issue ${pre.issue}: resuming on ${pre.branch} at ${startHead.slice(0, 12)}${options === '' ? '' : ` with the options it was started with: ${options}`}`,
+      `issue ${pre.issue}: resuming on ${pre.branch} at ${startHead.slice(0, 12)}` +
+        (options === '' ? '' : ` with the options it was started with: ${options}`),
       ...setup.replaced.map((line) => `option given again: ${line}`),
       limitsLine(pre),
     ].join('\n'),
@@ -275,63 +270,7 @@ async function startBranch(
 }
 
 // `developer claude`, or `developer` alone for an agent named after its role (never "developer developer").
-function roleName(role: string, name: string): string {
+function roleName(setup: ConductorSetup, role: 'developer' | 'verifier'): string {
+  const name = listWords(setup.agents.lists[role]);
   return name === role ? role : `${role} ${name}`;
-}
-
-function sameFamily(setup: ConductorSetup): string {
-  const family = setup.agents.developer.agent.family;
-  return setup.agents.verifier.agent.family === family
-    ? ` (the same model family, ${family}: --allow-same-family)`
-    : '';
-}
-
-function limitsLine(run: RunBase): string {
-  const time = timeLimit(run);
-  const idle = idleLimit(run.setup);
-  return `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} (${idle.source}; no output and no CPU progress that long is killed-stuck)`;
-}
-
-// Every step done: open criteria ticked on a remote tracker, then the draft pull request onto `base` (null: default).
-async function finish(ctx: RunContext, base: string | null): Promise<{ url: string }> {
-  const { setup } = ctx;
-  const ledger = ctx.readLedger();
-  const body = [
-    `Resolves issue #${ctx.issue}: ${setup.issueData.title}`,
-    '',
-    ...ledger.steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`),
-    '',
-    `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}${sameFamily(setup)}; the ledger is ${ctx.ledgerRel}.`,
-  ].join('\n');
-  await tickRemoteCriteria(ctx, ledger.steps);
-  const pr = await setup.tracker.openDraftPullRequest({
-    title: `${setup.issueData.title} (issue #${ctx.issue})`,
-    body,
-    branch: ctx.branch,
-    base: base ?? undefined,
-    issue: ctx.issue,
-  });
-  removeJournal(ctx.paths, ctx.issue);
-  await ctx.say(
-    `done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${ctx.issue}, every criterion ticked; draft pull request ${pr.url}`,
-  );
-  return pr;
-}
-
-// A remote issue is ticked after each refactor commit; a run killed in between gets its ticks here.
-async function tickRemoteCriteria(
-  ctx: RunContext,
-  steps: readonly { criterion: number | null; state: string }[],
-): Promise<void> {
-  const { tracker } = ctx.setup;
-  const file = tracker.issueFile?.(ctx.issue) ?? null;
-  if (file !== null && !relative(ctx.root, file).startsWith('..')) return;
-  const issue = await tracker.readIssue(ctx.issue);
-  for (const c of issue.criteria) {
-    const own = steps.filter((s) => s.criterion === c.index);
-    if (c.checked || own.length === 0 || own.some((s) => s.state !== 'done')) continue;
-    await tracker.tickCriterion(ctx.issue, c.index);
-    ctx.event('tick', { action: 'tick-criterion', title: c.text, criterion: c.index }, null);
-    await ctx.say(`criterion ${c.index} ticked: ${c.text}`);
-  }
 }

@@ -35,22 +35,14 @@ const TAIL_BYTES = 256 * 1024;
 
 export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; issue?: number }): TddStatus[] {
   const paths = statePaths(resolveStateDir(options.env, options.cwd));
-  let issues: number[];
-  if (options.issue !== undefined) {
-    issues = [options.issue];
-  } else {
-    let names: string[] = [];
-    try {
-      names = readdirSync(paths.dir);
-    } catch {
-      // No state folder: no runs.
-    }
-    issues = names
-      .map((n) => /^issue-([1-9][0-9]*)\.md$/.exec(n)?.[1])
-      .filter((n): n is string => n !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
-  }
+  const issues =
+    options.issue !== undefined
+      ? [options.issue]
+      : folderNames(paths.dir)
+          .map((n) => /^issue-([1-9][0-9]*)\.md$/.exec(n)?.[1])
+          .filter((n): n is string => n !== undefined)
+          .map(Number)
+          .sort((a, b) => a - b);
   const stopRequest = readStopRequest(paths.stop);
   const stop =
     stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
@@ -62,10 +54,8 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
       text === null
         ? []
         : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
-    const inFlight =
-      steps.findIndex((s) => s.state === 'refactor-pending') >= 0
-        ? steps.findIndex((s) => s.state === 'refactor-pending')
-        : steps.findIndex((s) => s.state === 'todo');
+    const pending = steps.findIndex((s) => s.state === 'refactor-pending');
+    const inFlight = pending >= 0 ? pending : steps.findIndex((s) => s.state === 'todo');
     const journal = readJournalLight(paths.runJournal(issue));
     const holder = readFileIfExists(paths.conductorLock(issue));
     const who = holder === null ? null : parseKeyValues(holder);
@@ -91,9 +81,7 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
               stage: aligned ? journal.stage : null,
             },
       conductor: alive ? { pid } : null,
-      running: running
-        .filter((r) => r.issue === null || r.issue === issue)
-        .map(({ leaf, pid: p, elapsedMs }) => ({ leaf, pid: p, elapsedMs })),
+      running,
       lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
       stop,
       bail: ends.get(issue)?.bail ?? null,
@@ -102,26 +90,30 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
   });
 }
 
-function readJournalLight(
-  file: string,
-): { step: string | null; phase: string | null; attempt: number; stage: string } | null {
+// No state folder: no runs, no leaves.
+function folderNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+type JournalLight = { step: string | null; phase: string | null; attempt: number; stage: string };
+
+function readJournalLight(file: string): JournalLight | null {
   const text = readJournalText(file);
   if (text === null) return null;
   try {
-    return JSON.parse(text) as { step: string | null; phase: string | null; attempt: number; stage: string };
+    return JSON.parse(text) as JournalLight;
   } catch {
     return null;
   }
 }
 
-function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: number; issue: number | null }[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const out: { leaf: string; pid: number; elapsedMs: number; issue: number | null }[] = [];
+function runningLeaves(dir: string): TddStatus['running'] {
+  const names = folderNames(dir);
+  const out: TddStatus['running'] = [];
   for (const name of names) {
     if (!name.endsWith('.pid') || name.startsWith('issue-')) continue;
     const leaf = name.slice(0, -4);
@@ -138,12 +130,8 @@ function runningLeaves(dir: string): { leaf: string; pid: number; elapsedMs: num
     } catch {
       continue;
     }
-    out.push({
-      leaf,
-      pid: values.leaf === undefined ? pid : Number(values.leaf),
-      elapsedMs: Math.max(0, Math.round(Date.now() - since)),
-      issue: null,
-    });
+    const elapsedMs = Math.max(0, Math.round(Date.now() - since));
+    out.push({ leaf, pid: values.leaf === undefined ? pid : Number(values.leaf), elapsedMs });
   }
   return out;
 }
@@ -190,10 +178,12 @@ export function formatTddStatus(statuses: readonly TddStatus[]): string {
     const c = s.current;
     if (s.steps.length === 0) lines.push(`issue ${s.issue}: no ledger yet`);
     else if (c === null) lines.push(`issue ${s.issue}: done, ${s.done}/${s.steps.length} steps`);
-    else
+    else {
+      const phase = c.phase === null ? '' : `, ${c.phase} attempt ${c.attempt} (${c.stage})`;
       lines.push(
-        `issue ${s.issue}: step ${c.index}/${s.steps.length} ${JSON.stringify(c.step)}${c.phase === null ? '' : `, ${c.phase} attempt ${c.attempt} (${c.stage})`}; ${s.done} done`,
+        `issue ${s.issue}: step ${c.index}/${s.steps.length} ${JSON.stringify(c.step)}${phase}; ${s.done} done`,
       );
+    }
     lines.push(`  conductor: ${s.conductor === null ? 'not running' : `running, pid ${s.conductor.pid}`}`);
     for (const r of s.running) lines.push(`  running: ${r.leaf} (pid ${r.pid}) for ${seconds(r.elapsedMs)}`);
     if (s.lastVerdict !== null)

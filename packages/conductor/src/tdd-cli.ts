@@ -143,10 +143,7 @@ function count(name: string, value: string | undefined, integer: boolean): numbe
 
 async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   const { values } = parseCli(argv, RUN_OPTIONS, RUN_HELP.split('\n')[0] as string, { allowPositionals: false });
-  if (values.help === true) {
-    io.stdout(RUN_HELP);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(RUN_HELP), 0);
   if (values.issue === undefined) throw new UsageError(`expected --issue N\n${RUN_HELP.split('\n')[0]}`);
   const issue = checkIssue(values.issue, '--issue');
   const trackerName = values.tracker;
@@ -157,12 +154,8 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
     count('revisions', values.revisions, true);
     count('max-cost', values['max-cost'], false);
     // As an element of its own, `--detach` is never an option's value (parseArgs refuses `--opt --detach`).
-    return (await import('./detach-tdd.js')).detachTdd(
-      issue,
-      argv.filter((a) => a !== '--detach'),
-      json,
-      io,
-    );
+    const args = argv.filter((a) => a !== '--detach');
+    return (await import('./detach-tdd.js')).detachTdd(issue, args, json, io);
   }
   const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
@@ -206,10 +199,7 @@ async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> 
     help: { type: 'boolean', short: 'h' },
   } as const;
   const { values } = parseCli(argv, options, STATUS_HELP.split('\n')[0] as string, { allowPositionals: false });
-  if (values.help === true) {
-    io.stdout(STATUS_HELP);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(STATUS_HELP), 0);
   const issue = values.issue === undefined ? undefined : checkIssue(values.issue, '--issue');
   const { readTddStatus, formatTddStatus } = await import('./status.js');
   const statuses = readTddStatus({ cwd: dirOption(io.cwd, values.dir), env: io.env, issue });
@@ -227,10 +217,7 @@ async function stopCommand(argv: string[], io: SubcommandIo): Promise<number> {
     { help: { type: 'boolean', short: 'h' } },
     STOP_HELP.split('\n')[0] as string,
   );
-  if (values.help === true) {
-    io.stdout(STOP_HELP);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(STOP_HELP), 0);
   const mode = positionals[0] ?? '';
   if (positionals.length !== 1 || !STOP_WORDS.includes(mode)) {
     const got = positionals.length === 1 ? JSON.stringify(mode) : `${positionals.length} arguments`;

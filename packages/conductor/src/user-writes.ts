@@ -204,19 +204,11 @@ export async function leaveOutUsersFiles(
     ],
     { input: theirs.join('\0') },
   );
-  ctx.event(
-    'mark',
-    {
-      name: 'user-files-left-out',
-      anchor: work.leaf,
-      phase,
-      paths: theirs,
-      ...(clashed.length > 0 ? { clashed } : {}),
-    },
-    step,
-  );
+  const clashes = clashed.length > 0 ? { clashed } : {};
+  ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs, ...clashes }, step);
   await ctx.say(
-    `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, but not by the leaf (yours, or another program's): left out of ${from} and kept in the work tree as they are`,
+    `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, ` +
+      `but not by the leaf (yours, or another program's): left out of ${from} and kept in the work tree as they are`,
   );
   const beside = relative(ctx.root, apart?.clashedDir ?? '');
   if (clashed.length > 0)

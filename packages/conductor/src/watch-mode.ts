@@ -157,15 +157,16 @@ export function watchModeNarration(command: string, watch: WatchMode): string {
   const runs =
     watch.where === 'the command line' ? `it runs \`${watch.seen}\`` : `${watch.where} runs \`${watch.seen}\``;
   return (
-    `The test command \`${command}\` would not end: ${runs}, a watch mode that waits for file changes, and every suite run is ` +
-    `ended at the run's time or idle limit. Use its run form \`${watch.runForm}\`, which runs the suite once: run again with ` +
+    `The test command \`${command}\` would not end: ${runs}, a watch mode that waits for file changes, ` +
+    "and every suite run is ended at the run's time or idle limit. " +
+    `Use its run form \`${watch.runForm}\`, which runs the suite once: run again with ` +
     `--test-cmd ${shellWord(watch.runForm)}${watch.where === 'the command line' ? '' : ', or make the script run it'}.`
   );
 }
 
 // Last lines of runners waiting in a watch mode: vitest's and jest's, node --test's watcher, nodemon's, mocha's.
 const WATCH_LINE =
-  /waiting for (file )?changes|watching for (file )?changes|press h to show help|watch usage|\[nodemon\]|ℹ \[mocha\] waiting/i;
+  /(waiting|watching) for (file )?changes|press h to show help|watch usage|\[nodemon\]|ℹ \[mocha\] waiting/i;
 
 export interface SuiteLimitFacts {
   limit: 'timeout' | 'idle';
@@ -191,7 +192,10 @@ export function suiteLimitNarration(root: string, command: string, facts: SuiteL
           'It did not end because ',
         )
       : facts.lastLine !== null && WATCH_LINE.test(facts.lastLine)
-        ? 'It waits for file changes: a watch mode. Give a test command that runs the suite once and exits (`vitest run`, not `vitest --watch`; `jest`, not `jest --watch`) with --test-cmd, then run again.'
-        : `If the suite needs longer, raise ${flag}; if it waits for something (a server, input, a lock), make it end by itself. Then run again.`;
-  return `The test command \`${command}\` did not end: ${limit} ended it, with every process it started. ${said} ${advice}`;
+        ? 'It waits for file changes: a watch mode. Give a test command that runs the suite once and exits ' +
+          '(`vitest run`, not `vitest --watch`; `jest`, not `jest --watch`) with --test-cmd, then run again.'
+        : `If the suite needs longer, raise ${flag}; ` +
+          'if it waits for something (a server, input, a lock), make it end by itself. Then run again.';
+  const ended = `The test command \`${command}\` did not end: ${limit} ended it, with every process it started.`;
+  return `${ended} ${said} ${advice}`;
 }

@@ -26,10 +26,7 @@ const OPTIONS = { dir: { type: 'string' }, json: { type: 'boolean' }, help: { ty
 
 export const demoMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, OPTIONS, DEMO_USAGE, { allowPositionals: true });
-  if (values.help === true) {
-    io.stdout(DEMO_USAGE);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(DEMO_USAGE), 0);
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\n${DEMO_USAGE}`);
   const [{ runDemo }, { formatDemoSummary, progressLine }, { exitCode }] = await Promise.all([
@@ -49,7 +46,8 @@ export const demoMain: Subcommand = async (argv, io) => {
       say(
         resume
           ? `leap demo: resuming the run of issue 1 in ${project}\n`
-          : `leap demo: sample project in ${project}; driving issue 1 (three acceptance criteria) with scripted agents\n`,
+          : `leap demo: sample project in ${project}; ` +
+              'driving issue 1 (three acceptance criteria) with scripted agents\n',
       ),
   });
   if (json) io.stdout(`${JSON.stringify({ dir, resumed, ...result })}\n`);

@@ -18,7 +18,8 @@ const slug = (body: string) => ({ path: 'src/slug.js', content: `// Step titles 
 
 const WORDS_V1 = 'const words = (text) => text.split(/\\s+/).filter(Boolean);\n\n';
 const WORDS_V2 =
-  "// Letters and digits make words; everything else separates them, except apostrophes, which vanish.\nconst words = (text) => text.replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);\n\n";
+  '// Letters and digits make words; everything else separates them, except apostrophes, which vanish.\n' +
+  "const words = (text) => text.replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);\n\n";
 
 /** The developer's leaves, in launch order: red, green (twice for step 2), refactor, per step. */
 export const DEVELOPER_MOVES: DemoMove[] = [
@@ -27,7 +28,8 @@ export const DEVELOPER_MOVES: DemoMove[] = [
       {
         path: 'test/step1.test.js',
         content: testFile(
-          "test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), 'hello-big-world'));",
+          "test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), " +
+            "'hello-big-world'));",
         ),
       },
     ],
@@ -51,7 +53,9 @@ export const DEVELOPER_MOVES: DemoMove[] = [
       {
         path: 'test/step2.test.js',
         content: testFile(
-          "test('drops what is not a letter or digit, keeps accents', () => {\n  assert.equal(slugify(\"It's $(x) `y`\"), 'its-x-y');\n  assert.equal(slugify('Crème brûlée'), 'crème-brûlée');\n});",
+          "test('drops what is not a letter or digit, keeps accents', () => {\n" +
+            "  assert.equal(slugify(\"It's $(x) `y`\"), 'its-x-y');\n" +
+            "  assert.equal(slugify('Crème brûlée'), 'crème-brûlée');\n});",
         ),
       },
     ],
@@ -60,7 +64,8 @@ export const DEVELOPER_MOVES: DemoMove[] = [
   {
     edits: [
       slug(
-        `${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n  return words(title.toLowerCase()).join('-');\n}\n`,
+        `${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n` +
+          `  return words(title.toLowerCase()).join('-');\n}\n`,
       ),
     ],
     answer: 'Made the test pass.',
@@ -72,7 +77,8 @@ export const DEVELOPER_MOVES: DemoMove[] = [
   {
     edits: [
       slug(
-        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`,
+        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n` +
+          `  return words(title.toLowerCase()).join('-');\n}\n`,
       ),
     ],
     answer: 'Documented slugify.',
@@ -82,7 +88,9 @@ export const DEVELOPER_MOVES: DemoMove[] = [
       {
         path: 'test/step3.test.js',
         content: testFile(
-          "test('cuts at the last dash within 20 characters', () => {\n  assert.equal(slugify('one two three four five six'), 'one-two-three-four');\n  assert.equal(slugify('short title'), 'short-title');\n});",
+          "test('cuts at the last dash within 20 characters', () => {\n" +
+            "  assert.equal(slugify('one two three four five six'), 'one-two-three-four');\n" +
+            "  assert.equal(slugify('short title'), 'short-title');\n});",
         ),
       },
     ],
@@ -91,7 +99,10 @@ export const DEVELOPER_MOVES: DemoMove[] = [
   {
     edits: [
       slug(
-        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n  const slug = words(title.toLowerCase()).join('-');\n  if (slug.length <= 20) return slug;\n  const cut = slug.slice(0, 21).lastIndexOf('-');\n  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, 20);\n}\n`,
+        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n` +
+          `  const slug = words(title.toLowerCase()).join('-');\n  if (slug.length <= 20) return slug;\n` +
+          `  const cut = slug.slice(0, 21).lastIndexOf('-');\n` +
+          `  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, 20);\n}\n`,
       ),
     ],
     answer: 'Cut at the last dash within 20 characters.',
@@ -99,7 +110,12 @@ export const DEVELOPER_MOVES: DemoMove[] = [
   {
     edits: [
       slug(
-        `${WORDS_V2}const MAX = 20;\n\n// At most MAX characters, cut at a dash when there is one.\nconst cut = (slug) => {\n  if (slug.length <= MAX) return slug;\n  const at = slug.slice(0, MAX + 1).lastIndexOf('-');\n  return at > 0 ? slug.slice(0, at) : slug.slice(0, MAX);\n};\n\n/** Lowercase words joined with single dashes, at most MAX characters. */\nexport function slugify(title) {\n  return cut(words(title.toLowerCase()).join('-'));\n}\n`,
+        `${WORDS_V2}const MAX = 20;\n\n// At most MAX characters, cut at a dash when there is one.\n` +
+          `const cut = (slug) => {\n  if (slug.length <= MAX) return slug;\n` +
+          `  const at = slug.slice(0, MAX + 1).lastIndexOf('-');\n` +
+          `  return at > 0 ? slug.slice(0, at) : slug.slice(0, MAX);\n};\n\n` +
+          `/** Lowercase words joined with single dashes, at most MAX characters. */\n` +
+          `export function slugify(title) {\n  return cut(words(title.toLowerCase()).join('-'));\n}\n`,
       ),
     ],
     answer: 'Extracted cut() and named the limit.',
@@ -110,7 +126,8 @@ const pass = (reason: string): DemoMove => ({ answer: { verdict: 'PASS', reason 
 
 /** The reason of the demo's one REJECT: it reaches the revision leaf, never the developer's own words. */
 export const DEMO_REJECT_REASON =
-  'The green special-cases the test\'s input "It\'s $(x) `y`" instead of dropping what is not a letter or digit: "a.b" still gives "a.b".';
+  'The green special-cases the test\'s input "It\'s $(x) `y`" instead of dropping what is not a letter or ' +
+  'digit: "a.b" still gives "a.b".';
 
 /** The verifier's answers: red, green, refactor per step, with step 2's rejected green and its revision. */
 export const VERIFIER_MOVES: DemoMove[] = [

@@ -13,7 +13,8 @@ function formatSeconds(ms: number): string {
 
 /** A progress line as the demo prints it: the time since the start, then the conductor's line. */
 export function progressLine(ms: number, line: string): string {
-  return `${`[${(ms / 1000).toFixed(1)}s]`.padStart(8)} ${line.replace(/\n*$/, '').replace(/\n/g, `\n${' '.repeat(9)}`)}\n`;
+  const stamp = `[${(ms / 1000).toFixed(1)}s]`.padStart(8);
+  return `${stamp} ${line.replace(/\n*$/, '').replace(/\n/g, `\n${' '.repeat(9)}`)}\n`;
 }
 
 /** Ends with the outcome (`bail: CAUSE (CLASS)` on a bail); `leap`: how the user runs leap (`npx leap`, ...). */
@@ -25,7 +26,8 @@ export function formatDemoSummary(dir: string, result: TddRunEnd, leap = 'leap')
   const errors = result.verdicts.length - passes - rejects.length;
   const lines = [
     '',
-    `Summary: ${done} of ${result.steps.length} steps done, ${result.commits.length} commits, ${result.verdicts.length} verdicts, ${result.leaves} leaves, in ${formatSeconds(result.ms)}`,
+    `Summary: ${done} of ${result.steps.length} steps done, ${result.commits.length} commits, ` +
+      `${result.verdicts.length} verdicts, ${result.leaves} leaves, in ${formatSeconds(result.ms)}`,
     '',
     'steps:',
     ...result.steps.map((s) => `  ${BOXES[s.state]} ${s.title}`),
@@ -44,7 +46,8 @@ export function formatDemoSummary(dir: string, result: TddRunEnd, leap = 'leap')
     `  the events        ${join(dir, '.tdd', 'events.jsonl')}`,
     `  each leaf         ${join(dir, '.tdd')}/NAME.out, NAME.err, NAME.exit`,
     `  the history       git -C ${shellWord(dir)} log --oneline main..leap/issue-${n}`,
-    `  the agents' moves ${join(dir, '.leap-demo')}/planner.json, developer.json, verifier.json (each one's prompts beside it, in NAME.json.state/)`,
+    `  the agents' moves ${join(dir, '.leap-demo')}/planner.json, developer.json, verifier.json ` +
+      "(each one's prompts beside it, in NAME.json.state/)",
     ...(result.pullRequest === undefined ? [] : [`  the pull request  ${result.pullRequest.url}`]),
     '',
     outcomeLine(dir, result, leap),
@@ -54,8 +57,9 @@ export function formatDemoSummary(dir: string, result: TddRunEnd, leap = 'leap')
 
 function outcomeLine(dir: string, result: TddRunEnd, leap: string): string {
   if (result.outcome === 'done') return `done: every step and criterion of issue ${DEMO_ISSUE} is ticked (exit 0)`;
+  const resume = `${leap} demo --dir ${shellWord(dir)}`;
   if (result.outcome === 'stopped')
-    return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: ${leap} demo --dir ${shellWord(dir)} (exit 3)`;
+    return `stopped ${result.stoppedAt ?? 'on a stop request'}; resume with: ${resume} (exit 3)`;
   const bail = result.bail;
   return bail === undefined
     ? `bailed (exit ${exitCode(result.outcome)})`

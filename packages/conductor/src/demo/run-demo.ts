@@ -30,13 +30,8 @@ export interface DemoResult {
   result: TddRunResult;
 }
 
-interface DemoDir {
-  dir: string;
-  resume: boolean;
-}
-
 /** Check `dir` is new, empty, or a demo project (nothing is touched otherwise); none means a new temp folder. */
-function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
+function prepareDemoDir(dir: string | undefined, cwd: string): { dir: string; resume: boolean } {
   if (dir === undefined) return { dir: realpathSync(mkdtempSync(join(tmpdir(), 'leap-demo-'))), resume: false };
   if (dir === '') throw new UsageError('Expected --dir to name a folder, got ""');
   const path = resolve(cwd, dir);
@@ -49,7 +44,8 @@ function prepareDemoDir(dir: string | undefined, cwd: string): DemoDir {
     if (entries.length > 0) {
       const shown = `${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}`;
       throw new UsageError(
-        `--dir ${showValue(dir)}: expected a new or empty folder (or one an earlier leap demo made, to resume it), found ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in ${path} (${shown})`,
+        `--dir ${showValue(dir)}: expected a new or empty folder (or one an earlier leap demo made, to resume it), ` +
+          `found ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in ${path} (${shown})`,
       );
     }
   }
@@ -62,28 +58,16 @@ export function writeDemoAgents(dir: string): void {
   const folder = join(dir, AGENTS_DIR);
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, '.gitignore'), "# The demo's scripted agents and plan: never part of the project.\n*\n");
+  const json = (name: string, value: unknown) =>
+    writeFileSync(join(folder, name), `${JSON.stringify(value, null, 2)}\n`);
   // Two families, so the verifier is of another family than the developer, as the conductor requires by default.
-  writeFileSync(
-    join(folder, 'developer.json'),
-    `${JSON.stringify({ family: 'demo_developer', moves: DEVELOPER_MOVES }, null, 2)}\n`,
-  );
-  writeFileSync(
-    join(folder, 'verifier.json'),
-    `${JSON.stringify({ family: 'demo_verifier', moves: VERIFIER_MOVES }, null, 2)}\n`,
-  );
-  writeFileSync(
-    join(folder, 'planner.json'),
-    `${JSON.stringify({ family: 'demo_developer', moves: [{ answer: DEMO_PLAN }] }, null, 2)}\n`,
-  );
-  const scripted = (script: string) => ({ plugin: 'scripted', script });
-  const agents = {
-    agents: {
-      planner: scripted('planner.json'),
-      developer: scripted('developer.json'),
-      verifier: scripted('verifier.json'),
-    },
-  };
-  writeFileSync(join(folder, 'agents.json'), `${JSON.stringify(agents, null, 2)}\n`);
+  json('developer.json', { family: 'demo_developer', moves: DEVELOPER_MOVES });
+  json('verifier.json', { family: 'demo_verifier', moves: VERIFIER_MOVES });
+  json('planner.json', { family: 'demo_developer', moves: [{ answer: DEMO_PLAN }] });
+  const roles = ['planner', 'developer', 'verifier'];
+  json('agents.json', {
+    agents: Object.fromEntries(roles.map((r) => [r, { plugin: 'scripted', script: `${r}.json` }])),
+  });
 }
 
 // Before anything is made: the sample project is a git repository, and the conductor commits in it.

@@ -7,7 +7,9 @@ import { runGitSync } from '@leap/core';
 export const DEMO_TEST_CMD = 'node --test --test-reporter=./tools/summary-reporter.mjs';
 
 // The conductor shows each run of the suite as it goes: one line (counts and failed names) keeps the demo readable.
-const SUMMARY_REPORTER = `// A reporter for node's test runner: one line a run, the counts and the names of the failed tests.
+// A backslash at a line's end continues it: the file's lines are longer than this one's.
+const SUMMARY_REPORTER = `// A reporter for node's test runner: one line a run, the counts and the names of the \
+failed tests.
 export default async function* summary(source) {
   let passed = 0;
   const failed = [];
@@ -16,14 +18,16 @@ export default async function* summary(source) {
     if (event.type === 'test:pass') passed++;
     if (event.type === 'test:fail') failed.push(event.data.name);
   }
-  yield \`tests: \${passed} passed, \${failed.length} failed\${failed.length > 0 ? \` (\${failed.join('; ')})\` : ''}\\n\`;
+  yield \`tests: \${passed} passed, \${failed.length} failed\
+\${failed.length > 0 ? \` (\${failed.join('; ')})\` : ''}\\n\`;
 }
 `;
 
 export const DEMO_ISSUE = 1;
 
 const TEST_HEADER =
-  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n";
+  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n" +
+  "import { slugify } from '../src/slug.js';\n\n";
 
 export function testFile(body: string): string {
   return `${TEST_HEADER}${body}\n`;
@@ -38,14 +42,19 @@ URL-safe slugs. Titles are written by people: expect apostrophes, \`$\`, backtic
 ## Acceptance criteria
 
 - [ ] slugify lowercases the words and joins them with single dashes: "Hello  Big World" becomes "hello-big-world"
-- [ ] slugify drops every character that is neither a letter nor a digit, so "It's $(x) \`y\`" becomes "its-x-y", and keeps accented letters ("Crème brûlée" becomes "crème-brûlée")
-- [ ] slugify cuts a slug longer than 20 characters at its last dash within 20: "one two three four five six" becomes "one-two-three-four"
+- [ ] slugify drops every character that is neither a letter nor a digit, so "It's $(x) \`y\`" becomes "its-x-y", \
+and keeps accented letters ("Crème brûlée" becomes "crème-brûlée")
+- [ ] slugify cuts a slug longer than 20 characters at its last dash within 20: \
+"one two three four five six" becomes "one-two-three-four"
 `;
 
+const PACKAGE_JSON = { name: 'slug-demo', private: true, type: 'module', scripts: { test: DEMO_TEST_CMD } };
+
 const SAMPLE_FILES: Record<string, string> = {
-  'package.json': `${JSON.stringify({ name: 'slug-demo', private: true, type: 'module', scripts: { test: DEMO_TEST_CMD } }, null, 2)}\n`,
+  'package.json': `${JSON.stringify(PACKAGE_JSON, null, 2)}\n`,
   'README.md':
-    "# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\nRun its tests with `npm test` (node's own test runner).\n",
+    '# slug-demo\n\nA sample project made by `leap demo`: `slugify(title)` turns step titles into URL slugs.\n' +
+    "Run its tests with `npm test` (node's own test runner).\n",
   'tools/summary-reporter.mjs': SUMMARY_REPORTER,
   'src/slug.js': '// Step titles to URL slugs.\nexport function slugify(title) {\n  return title;\n}\n',
   'test/smoke.test.js': testFile("test('slugify is a function', () => assert.equal(typeof slugify, 'function'));"),

@@ -1,0 +1,147 @@
+// A run's ends (CONTRACT section 9): its result; done, its pull request; a stop honoured; a bail's revert, narrated.
+import { relative } from 'node:path';
+import { clearStop, type LedgerStep } from '@leap/core';
+import { type Bail, type Stopped, bailClass } from './bail-causes.js';
+import { Preflighted, RunContext, freshJournal, type RunBase, type RunProgress } from './conductor.js';
+import { stepList } from './plan.js';
+import { listWords, sameFamily } from './run-agents.js';
+import { removeJournal } from './run-files.js';
+import type { Gathered } from './gathered.js';
+import type { TddRunEnd } from './types.js';
+
+export async function buildResult(
+  run: RunBase,
+  gathered: Gathered,
+  end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>,
+  started: number,
+): Promise<TddRunEnd> {
+  let steps: TddRunEnd['steps'] = [];
+  try {
+    steps = run.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
+  } catch {
+    // No ledger yet (a bail in preflight or planning).
+  }
+  let commits: TddRunEnd['commits'] = [];
+  if (run instanceof RunContext && run.startHead !== '') {
+    const range = `${run.startHead}..HEAD`;
+    const log = await run.git(['log', '--reverse', '--format=%H%x09%s', range], { allowFailure: true });
+    commits = log.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
+  }
+  const ms = Math.round(performance.now() - started);
+  const result: TddRunEnd = { ...end, steps, commits, verdicts: [...gathered.verdicts], leaves: gathered.leaves, ms };
+  for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
+  return result;
+}
+
+/** End the run at a stop: record it, consume the request, say where. `inFlight`: the step the run was in, or null. */
+export async function endStopped(run: RunBase, stop: Stopped, inFlight: LedgerStep | null): Promise<string> {
+  const mode = stop.mode === 'signal' ? null : (stop.mode as 'at-ledger' | 'at-leaf' | 'now' | 'unreadable');
+  const step = inFlight?.title ?? null;
+  run.event('stop', { mode, action: 'honoured' }, step);
+  if (mode !== null) {
+    // Consumed: running `leap tdd run` again resumes instead of stopping at once.
+    clearStop(run.paths.stop);
+    run.event('stop', { mode, action: 'cleared' }, step);
+  }
+  await run.say(`stopped (${stop.mode}) ${stop.where}. Run \`leap tdd run --issue ${run.issue}\` again to resume.`);
+  return stop.where;
+}
+
+/** Keep finished steps, preserve and revert the half-done `inFlight` (as the ledger had it when reached), narrate. */
+export async function endBailed(
+  run: RunBase,
+  progress: RunProgress,
+  bail: Bail,
+  inFlight: LedgerStep | null,
+): Promise<NonNullable<TddRunEnd['bail']>> {
+  let narration = bail.narration;
+  // A dirty tree is the person's: it is said, never preserved or reverted.
+  const step = bail.bailCause === 'dirty-tree' ? null : inFlight;
+  const cls = bailClass(bail.bailCause);
+  // A system failure at green is no verdict on the verified red: its commit stays, and a rerun resumes at green.
+  const j = progress.journal;
+  const keepRed =
+    (cls === 'system' || bail.keepCommits) &&
+    step !== null &&
+    j.step === step.title &&
+    j.phase === 'green' &&
+    j.phase_base !== null;
+  if (step !== null && run instanceof Preflighted) {
+    try {
+      if (
+        !keepRed &&
+        !bail.keepCommits &&
+        step.state === 'todo' &&
+        (await run.heads.subject()) === `red: ${step.title}`
+      )
+        await run.git(['reset', '-q', '--soft', 'HEAD~1']);
+      const { preserveAttempt } = await import('@leap/ledger');
+      const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.env });
+      run.heads.invalidate();
+      if (kept.ref !== null)
+        narration +=
+          `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} ` +
+          `file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
+    } catch (error) {
+      narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
+    }
+  }
+  // The step's fields go (a rerun starts it, or its green, afresh); the options the run started with stay.
+  const testCmd = run instanceof Preflighted ? run.testCmd : '';
+  progress.journal = freshJournal(
+    progress.journal,
+    testCmd,
+    keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {},
+  );
+  progress.saveJournal();
+  if (keepRed) narration += `\nThe verified red commit of "${step.title}" stays: running again resumes at its green.`;
+  run.event('bail', { cause: bail.bailCause, class: cls, message: narration }, inFlight?.title ?? null);
+  await run.say(`${narration}\nbail: ${bail.bailCause} (${cls})`);
+  return { cause: bail.bailCause, class: cls, narration };
+}
+
+// Every step done: open criteria ticked on a remote tracker, then the draft pull request onto `base` (null: default).
+export async function finish(ctx: RunContext, base: string | null): Promise<{ url: string }> {
+  const { setup } = ctx;
+  const ledger = ctx.readLedger();
+  const body = [
+    `Resolves issue #${ctx.issue}: ${setup.issueData.title}`,
+    '',
+    ...stepList(ledger.steps),
+    '',
+    `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}` +
+      `${sameFamily(setup.agents)}; the ledger is ${ctx.ledgerRel}.`,
+  ].join('\n');
+  await tickRemoteCriteria(ctx, ledger.steps);
+  const pr = await setup.tracker.openDraftPullRequest({
+    title: `${setup.issueData.title} (issue #${ctx.issue})`,
+    body,
+    branch: ctx.branch,
+    base: base ?? undefined,
+    issue: ctx.issue,
+  });
+  removeJournal(ctx.paths, ctx.issue);
+  await ctx.say(
+    `done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${ctx.issue}, ` +
+      `every criterion ticked; draft pull request ${pr.url}`,
+  );
+  return pr;
+}
+
+// A remote issue is ticked after each refactor commit; a run killed in between gets its ticks here.
+async function tickRemoteCriteria(ctx: RunContext, steps: readonly LedgerStep[]): Promise<void> {
+  const { tracker } = ctx.setup;
+  const file = tracker.issueFile?.(ctx.issue) ?? null;
+  if (file !== null && !relative(ctx.root, file).startsWith('..')) return;
+  const issue = await tracker.readIssue(ctx.issue);
+  for (const c of issue.criteria) {
+    const own = steps.filter((s) => s.criterion === c.index);
+    if (c.checked || own.length === 0 || own.some((s) => s.state !== 'done')) continue;
+    await tracker.tickCriterion(ctx.issue, c.index);
+    ctx.event('tick', { action: 'tick-criterion', title: c.text, criterion: c.index }, null);
+    await ctx.say(`criterion ${c.index} ticked: ${c.text}`);
+  }
+}
