@@ -62,7 +62,8 @@ export function dispatcher<Io extends { stdout(text: string): void } = Subcomman
     const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
     if (action === undefined)
       throw new UsageError(
-        `unknown ${noun} ${JSON.stringify(name)}${didYouMean(name, Object.keys(actions))}: expected one of ${Object.keys(actions).join(', ')} (${prog} --help)`,
+        `unknown ${noun} ${JSON.stringify(name)}${didYouMean(name, Object.keys(actions))}: ` +
+          `expected one of ${Object.keys(actions).join(', ')} (${prog} --help)`,
       );
     return (await action.load())(rest, io);
   };

@@ -9,7 +9,8 @@ export function parseDuration(name: string, value: string): number {
   const number = match === null ? Number.NaN : Number(match[1]);
   if (match === null || Number.isNaN(number)) {
     throw new UsageError(
-      `Expected ${name} to be a non-negative duration (seconds, or a number with suffix s, m, h or d), got ${showValue(value)}`,
+      `Expected ${name} to be a non-negative duration ` +
+        `(seconds, or a number with suffix s, m, h or d), got ${showValue(value)}`,
     );
   }
   const ms = number * (UNIT_MS[match[2] ?? ''] ?? 1000);

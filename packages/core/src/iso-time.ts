@@ -19,5 +19,6 @@ export function isoTimestamp(ms: number = Date.now()): string {
   const h = Math.floor(dayMs / 3_600_000);
   const m = Math.floor((dayMs % 3_600_000) / 60_000);
   const s = Math.floor((dayMs % 60_000) / 1000);
-  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(dayMs % 1000, 3)}Z`;
+  const time = `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(dayMs % 1000, 3)}`;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${time}Z`;
 }

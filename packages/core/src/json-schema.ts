@@ -1,4 +1,5 @@
-// The published JSON Schemas, generated from zod by each package's build into `schemas/` (validate-json.ts loads no zod).
+// The published JSON Schemas, generated from zod by each package's build into `schemas/`
+// (validate-json.ts loads no zod).
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';

@@ -23,7 +23,8 @@ export const projectConfigSchema = z.strictObject({
   developer: name
     .optional()
     .describe(
-      'The developer agent (as --developer): a name, or names separated by commas, tried in order when a vendor runs dry.',
+      'The developer agent (as --developer): a name, or names separated by commas, ' +
+        'tried in order when a vendor runs dry.',
     ),
   verifier: name.optional().describe('The verifier agent (as --verifier): a name, or a comma list.'),
   planner: name.optional().describe('The planner agent (as --planner): a name, or a comma list.'),

@@ -24,7 +24,8 @@ export function leafRole(name: string): LeafRole {
   const verb = parts[0] ?? '';
   const fail = (): never => {
     throw new UsageError(
-      `Expected a leaf name of the form develop|verify|verdict-red|green|refactor[-N], plan[-N], build-BALL-N or review-BALL-FAMILY, got ${showValue(name)}`,
+      'Expected a leaf name of the form develop|verify|verdict-red|green|refactor[-N], plan[-N], ' +
+        `build-BALL-N or review-BALL-FAMILY, got ${showValue(name)}`,
     );
   };
   const attemptOf = (text: string | undefined): number => {

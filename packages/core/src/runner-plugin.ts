@@ -68,13 +68,15 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
   const runner = (loaded as { runner?: Partial<RunnerModule<Runner>> } | null)?.runner;
   if (typeof runner?.prepare !== 'function' || typeof runner.options !== 'object' || runner.options === null) {
     throw new UsageError(
-      `--runner ${name}: the package ${specifier} is not a runner (it exports no "runner" with "options" and "prepare")`,
+      `--runner ${name}: the package ${specifier} is not a runner ` +
+        '(it exports no "runner" with "options" and "prepare")',
     );
   }
   for (const key of Object.keys(runner.options)) {
     if (key === 'runner' || !/^[a-z][a-z0-9-]*$/.test(key))
       throw new UsageError(
-        `--runner ${name}: the package ${specifier} declares an option named ${showValue(key)}, which no command can take`,
+        `--runner ${name}: the package ${specifier} declares an option named ${showValue(key)}, ` +
+          'which no command can take',
       );
   }
   return runner as RunnerModule<Runner>;
@@ -93,7 +95,8 @@ export async function importInstalled(specifier: string, cwd: string, what: stri
       String((cause as Error).message).includes(`'${specifier}'`);
     throw new UsageError(
       missing
-        ? `${what} needs the package ${pkg}, which is not installed: npm i -D ${pkg} (beside @leap/cli; npm i -g ${pkg} for a global leap)`
+        ? `${what} needs the package ${pkg}, which is not installed: ` +
+            `npm i -D ${pkg} (beside @leap/cli; npm i -g ${pkg} for a global leap)`
         : `${what}: the package ${pkg} did not load: ${String((cause as Error).message).split('\n')[0]}`,
       { cause },
     );

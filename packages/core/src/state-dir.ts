@@ -93,7 +93,8 @@ export function statePaths(dir: string): StatePaths {
 }
 
 /** Ignores all but ledgers and issue bodies, so a file a later command adds (journal, lock, temp) is covered too. */
-export const STATE_GITIGNORE = `# Written by LEAP when it found this state folder without one (CONTRACT section 2): what a run
+export const STATE_GITIGNORE = `# Written by LEAP when it found this state folder without one (CONTRACT section 2): \
+what a run
 # writes here stays out of git, so a run never leaves \`git status\` dirty. Ledgers (issue-N.md)
 # and issue bodies (issues/N.md) stay tracked. LEAP writes this file only when it is missing.
 *

@@ -38,7 +38,8 @@ export async function renderValidatorModule(validators: readonly ValidatorExport
   const needs = /require\("([^"]+)"\)/.exec(code);
   if (needs !== null)
     throw new Error(
-      `ajv's standalone code for ${Object.keys(refs).join(', ')} needs ${needs[1]} at run time; renderValidatorModule provides only ucs2length`,
+      `ajv's standalone code for ${Object.keys(refs).join(', ')} needs ${needs[1]} at run time; ` +
+        'renderValidatorModule provides only ucs2length',
     );
   return `${header.trimEnd()}\n// @ts-nocheck\n${COUNT_CODE_POINTS}\n${code.trimEnd()}\n`;
 }

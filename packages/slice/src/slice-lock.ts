@@ -24,8 +24,10 @@ export function lockSlice(repoRoot: string, sliceId: string): { release(): void;
 
 /** The LeapError (exit 2) for a slice a live engine runs: its pid and lock file named. */
 export function sliceBusy(sliceId: string, pid: number | string, file: string): LeapError {
-  const message = `slice ${JSON.stringify(sliceId)} is being run by live process ${pid} (${file}); wait for it to end or stop it`;
-  return new LeapError(message, { exitCode: 2 });
+  return new LeapError(
+    `slice ${JSON.stringify(sliceId)} is being run by live process ${pid} (${file}); wait for it to end or stop it`,
+    { exitCode: 2 },
+  );
 }
 
 /** The pid of the live engine holding the slice's lock, or null (no lock, or its holder is dead). */

@@ -114,7 +114,8 @@ function move(from: string, to: string): void {
   renameSync(from, to);
 }
 
-// Removals first (a folder the leaf made a file must be empty); a path someone else changed since the copy stays theirs.
+// Removals first (a folder the leaf made a file must be empty); a path someone else changed since the copy
+// stays theirs.
 function apply(copy: string, kept: Manifest, plan: Plan): void {
   const at = (p: string) => lstatSync(join(kept.tree, p), { throwIfNoEntry: false });
   const theirs = (p: string) => {

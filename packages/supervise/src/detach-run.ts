@@ -58,7 +58,8 @@ function checkFree(dir: string): void {
   const record = readPidFile(file);
   if (record !== null && Number.isInteger(record.pid) && isProcessAlive(record)) {
     throw new UsageError(
-      `a detached run is still running here (supervisor pid ${record.pid}${record.leaf === undefined ? '' : `, run pid ${record.leaf}`}, see ${file}); wait for it to end or stop it`,
+      `a detached run is still running here (supervisor pid ${record.pid}` +
+        `${record.leaf === undefined ? '' : `, run pid ${record.leaf}`}, see ${file}); wait for it to end or stop it`,
     );
   }
 }
@@ -150,7 +151,8 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
       };
     if (Date.now() > deadline) {
       throw new LeapError(
-        `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock within ${startMs / 1000} s; it is left running, its output in ${out} and ${err}`,
+        `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock ` +
+          `within ${startMs / 1000} s; it is left running, its output in ${out} and ${err}`,
         { exitCode: 1 },
       );
     }

@@ -33,22 +33,9 @@ export function armLifeline(stateDir: string): () => void {
     const bin = leapStopBin();
     if (bin === null) return release;
     // `dirs=$(cat)` waits for the pipe's end; the folders written to it, one JSON string a line, go to --lines.
-    const child = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        'dirs=$(cat); exec "$@" --lines "$dirs"',
-        'leap-lifeline',
-        process.execPath,
-        bin,
-        'orphans',
-        String(process.pid),
-      ],
-      {
-        detached: true,
-        stdio: ['pipe', 'ignore', 'ignore'],
-      },
-    );
+    const script = 'dirs=$(cat); exec "$@" --lines "$dirs"';
+    const argv = ['-c', script, 'leap-lifeline', process.execPath, bin, 'orphans', String(process.pid)];
+    const child = spawn('/bin/sh', argv, { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
     child.on('error', () => {
       // No lifeline after all: the next leaf tries again, and hands the new one every folder, not only its own.
       line = null;

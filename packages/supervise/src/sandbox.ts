@@ -55,7 +55,8 @@ export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
     env.LEAP_BWRAP !== undefined && env.LEAP_BWRAP !== '' ? env.LEAP_BWRAP : findExecutable('bwrap', env.PATH);
   if (bwrap === null || findExecutable(bwrap, env.PATH) === null) {
     throw new SandboxUnavailableError(
-      `cannot sandbox the leaf: bwrap (bubblewrap) is not installed (not on PATH${env.LEAP_BWRAP ? `; LEAP_BWRAP=${env.LEAP_BWRAP}` : ''}): ${INSTALL}, or run with --sandbox off`,
+      'cannot sandbox the leaf: bwrap (bubblewrap) is not installed ' +
+        `(not on PATH${env.LEAP_BWRAP ? `; LEAP_BWRAP=${env.LEAP_BWRAP}` : ''}): ${INSTALL}, or run with --sandbox off`,
       'bwrap-missing',
     );
   }
@@ -72,9 +73,11 @@ export function namespaceCause(stderr: string): string {
   const cause = /user namespace|uid map|setting up uid|No permissions to creat|max_\S*namespaces|ENOSPC/i.test(line)
     ? 'user namespaces are refused here'
     : /Operation not permitted|Permission denied/i.test(line)
-      ? 'namespaces are refused here (no user namespaces, no capability to make them: a container, or a sandbox already)'
+      ? 'namespaces are refused here ' +
+        '(no user namespaces, no capability to make them: a container, or a sandbox already)'
       : 'bwrap cannot make its namespaces';
-  return `cannot sandbox the leaf: ${cause} (${line}); allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) or ${INSTALL} with its setuid helper, or run with --sandbox off`;
+  const allow = `allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) or ${INSTALL}`;
+  return `cannot sandbox the leaf: ${cause} (${line}); ${allow} with its setuid helper, or run with --sandbox off`;
 }
 
 const probed = new Map<string, string | null>();

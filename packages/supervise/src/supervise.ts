@@ -81,7 +81,8 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     lock = asUsage(() => tryLock(paths.pid(name), { run }));
     if (lock === null) {
       throw usageError(
-        `another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); refusing to start a second one`,
+        `another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); ` +
+          'refusing to start a second one',
       );
     }
   } catch (error) {
@@ -218,17 +219,9 @@ class Supervision {
     }
     if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
     this.leafPid = spawned.pid;
-    this.leaf = runLeaf({
-      child: spawned.child,
-      pid: spawned.pid,
-      notBefore,
-      marker: this.marker,
-      stopFile: this.paths.stop,
-      timeoutMs: config.timeoutMs,
-      killAfterMs: config.killAfterMs,
-      idleMs: config.idleMs,
-      sandboxed,
-    });
+    const at = { child: spawned.child, pid: spawned.pid, notBefore, marker: this.marker, stopFile: this.paths.stop };
+    const limits = { timeoutMs: config.timeoutMs, killAfterMs: config.killAfterMs, idleMs: config.idleMs, sandboxed };
+    this.leaf = runLeaf({ ...at, ...limits });
     if (this.pendingSignal !== null) this.leaf.end('signal');
     const abort = this.options.abort;
     const onAbort = (): void => this.leaf?.end('stuck');

@@ -144,7 +144,8 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
     const price = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
     if (e.plugin !== 'codex' && e.plugin !== 'gemini')
       bad(
-        `"usd_per_million_tokens" is for codex and gemini, which report no cost; ${String(e.plugin)} reports its own or none`,
+        '"usd_per_million_tokens" is for codex and gemini, which report no cost; ' +
+          `${String(e.plugin)} reports its own or none`,
       );
     const keys = typeof p === 'object' && p !== null && !Array.isArray(p) ? Object.keys(p).sort().join() : '';
     const prices = '{"input": USD, "output": USD} (non-negative numbers)';

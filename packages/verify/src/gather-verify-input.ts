@@ -1,17 +1,14 @@
 // Only the ledger, the issue, the step's tests and the repository: never the developer's output or commit messages.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TrackerPlugin } from '@leap/core';
-import { UsageError, findRepoRoot, resolveStateDir, showValue, statePaths } from '@leap/core';
-import { findStep, parseLedger } from '@leap/core/ledger';
-import type { LedgerStep } from '@leap/core/ledger';
+import { type TrackerPlugin, UsageError, findRepoRoot, resolveStateDir, showValue, statePaths } from '@leap/core';
+import { findStep, parseLedger, type LedgerStep } from '@leap/core/ledger';
 import { createLocalTracker } from '@leap/tracker-local';
 import { readBaseDiff, readCommitDiff } from './base-diff.js';
 import { isCommit } from './git.js';
 import type { Phase } from './phase.js';
 import { readStepSpec } from './step-spec.js';
-import { findStepTests } from './step-tests.js';
-import type { StepTests } from './step-tests.js';
+import { findStepTests, type StepTests } from './step-tests.js';
 import type { PromptTestFile, VerifyPromptInput } from './verify-prompt.js';
 
 export interface GatherOptions {

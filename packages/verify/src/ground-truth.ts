@@ -143,7 +143,8 @@ function movesSeen(changes: PhaseChanges, stepFiles: readonly string[], testsWha
   }
   const moves = codeMoves(changes);
   if (moves.length === 0) return null;
-  return `${moves.join('; ')}: that can make fewer tests run or assert nothing; a step whose ledger line names the file may change it`;
+  const may = 'a step whose ledger line names the file may change it';
+  return `${moves.join('; ')}: that can make fewer tests run or assert nothing; ${may}`;
 }
 
 // A main run that failed naming tests is run once more: those it then passes are flaky, but the baseline's.
@@ -163,9 +164,11 @@ function notRunReason(options: GroundTruthOptions, files: readonly string[], cha
   const shown = outside.slice(0, 8).join(', ') + (outside.length > 8 ? `, and ${outside.length - 8} more` : '');
   const why =
     outside.length === 0
-      ? `nothing it changed outside the tests explains it: the test command (\`${options.testCmd}\`) does not run ${them}`
+      ? 'nothing it changed outside the tests explains it: ' +
+        `the test command (\`${options.testCmd}\`) does not run ${them}`
       : `what the ${options.phase} changed that could explain it: ${shown}`;
-  return `the suite passes with a canary that must fail added to ${files.join(', ')}, so the test command does not run ${them}; ${why}`;
+  const added = `the suite passes with a canary that must fail added to ${files.join(', ')}`;
+  return `${added}, so the test command does not run ${them}; ${why}`;
 }
 
 // Fewer tests ran, or more were skipped, than in the phase before (green's red, refactor's green), both counted.

@@ -44,7 +44,7 @@ export interface AgentLeafResult {
   failureKind: AgentFailureKind | null;
   /** A `failed` leaf whose vendor ran dry (quota, rate limit, overload), as its plugin reads the output; else null. */
   dry: AgentDry | null;
-  /** What the CLI reported about tokens and cost, as the leaf's `usage` event records it; null when no event was written. */
+  /** What the CLI reported about tokens and cost, as the leaf's `usage` event records it; null without the event. */
   usage: AgentUsage | null;
 }
 
@@ -109,17 +109,9 @@ async function superviseLeaf(leaf: AgentLeafOptions, name: string, invocation: A
   const files = { out: paths.out(name), err: paths.err(name), pid: paths.pid(name) };
   const watch = watchRetries(leaf.agent, files, leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS, abort);
   try {
-    const run = await supervise({
-      name,
-      command: invocation.command,
-      args: invocation.args,
-      env,
-      cwd: leaf.options.cwd,
-      handleSignals: true,
-      io: { input: invocation.stdin ?? '', stdoutFile: files.out, stderrFile: files.err },
-      abort: abort.signal,
-      sandbox,
-    });
+    const launch = { name, command: invocation.command, args: invocation.args, env, cwd: leaf.options.cwd };
+    const io = { input: invocation.stdin ?? '', stdoutFile: files.out, stderrFile: files.err };
+    const run = await supervise({ ...launch, handleSignals: true, io, abort: abort.signal, sandbox });
     return { run, ended: watch.ended };
   } finally {
     watch.stop();
@@ -193,7 +185,8 @@ export async function checkAgentReady(
   timeoutMs = PREFLIGHT_TIMEOUT_MS,
   sandbox: SandboxSpec | null = null,
 ): Promise<AgentReadiness> {
-  // Asked as its leaf will run: in the sandbox, the CLI's own is off (AgentOptions.sandboxed), as buildInvocation has it.
+  // Asked as its leaf will run: in the sandbox, the CLI's own is off (AgentOptions.sandboxed), as buildInvocation
+  // has it.
   const check = agent.preflight?.(sandbox === null ? options : { ...options, sandboxed: true }) ?? null;
   if (check === null) return { ready: true };
   const merged = definedOnly({ ...env, ...check.env });

@@ -105,13 +105,9 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   }
   if (limit === null) return code;
   const lastLine = from === null ? null : lastWords(readTail(options.suiteLog ?? '/dev/stderr', 65536, from), 300);
-  throw new SuiteLimitError(
-    options.testCmd,
-    limit,
-    limit === 'timeout' ? limits.timeoutMs : limits.idleMs,
-    limit === 'timeout' ? limits.timeoutSource : 'VERI_IDLE_TIMEOUT',
-    lastLine,
-  );
+  const [ms, source] =
+    limit === 'timeout' ? [limits.timeoutMs, limits.timeoutSource] : [limits.idleMs, 'VERI_IDLE_TIMEOUT'];
+  throw new SuiteLimitError(options.testCmd, limit, ms, source, lastLine);
 }
 
 interface Follow {

@@ -1,7 +1,6 @@
 // The behaviour spec of a step: the acceptance criterion its ledger line links to, read through the tracker.
 import { readFileSync } from 'node:fs';
-import type { TrackerPlugin } from '@leap/core';
-import { FileFormatError, UsageError } from '@leap/core';
+import { type TrackerPlugin, FileFormatError, UsageError } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;

@@ -32,5 +32,6 @@ export function answerProblem(fileName: AnswerSchemaName, data: unknown, source:
   if (validate(data)) return null;
   const first = validate.errors?.[0];
   // Every schema is published as https://leap.dev/schemas/FILE (answer-schemas.ts); its $id names it in the message.
-  return `${source}: does not match https://leap.dev/schemas/${fileName}: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
+  const where = `${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`;
+  return `${source}: does not match https://leap.dev/schemas/${fileName}: ${where}`;
 }

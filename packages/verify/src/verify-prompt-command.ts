@@ -1,6 +1,5 @@
 // `leap-verify prompt`: the prompt the verifier would get, printed and not sent. Light: no agent, no schema.
-import { resolveStateDir, readRunContext } from '@leap/core';
-import type { TrackerPlugin } from '@leap/core';
+import { resolveStateDir, readRunContext, type TrackerPlugin } from '@leap/core';
 import { gatherVerifyInput } from './gather-verify-input.js';
 import { checkPhase } from './phase.js';
 import type { StepTests } from './step-tests.js';

@@ -52,7 +52,8 @@ export const VERDICT_ANSWER_FORMAT = '{"verdict": "PASS" | "REJECT" | "BLOCKED",
 
 /** The honest way out, offered in one sentence (CONTRACT section 9): the run stops the step and asks the user. */
 export const BLOCKED_SENTENCE =
-  'If the step cannot be done as written (the test cannot pass without breaking a criterion of the spec, or the spec contradicts itself), answer BLOCKED with the reason: the run stops and asks the user.';
+  'If the step cannot be done as written (the test cannot pass without breaking a criterion of the spec, ' +
+  'or the spec contradicts itself), answer BLOCKED with the reason: the run stops and asks the user.';
 
 export function buildVerifyPrompt(input: VerifyPromptInput): string {
   const base = input.baseCommit ?? null;
@@ -78,8 +79,10 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
       ? ['(no test file)']
       : redDiff !== null
         ? [
-            `The red commit ${redDiff.commit} changed these test files (read them whole in the repository):\n${input.tests.map((file) => `- ${file.path}`).join('\n')}`,
-            `### What the red commit changed in them (\`git show ${redDiff.commit} -- FILES\`)\n${diffSection(redDiff)}`,
+            `The red commit ${redDiff.commit} changed these test files (read them whole in the repository):\n` +
+              input.tests.map((file) => `- ${file.path}`).join('\n'),
+            `### What the red commit changed in them (\`git show ${redDiff.commit} -- FILES\`)\n` +
+              diffSection(redDiff),
           ]
         : input.tests.map((file) =>
             file.content === null
@@ -97,7 +100,8 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
       `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
       `## Tests of this step\n${tests.join('\n\n')}`,
       ...changes,
-      `## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n${VERDICT_ANSWER_FORMAT}\n${BLOCKED_SENTENCE}`,
+      '## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n' +
+        `${VERDICT_ANSWER_FORMAT}\n${BLOCKED_SENTENCE}`,
     ].join('\n\n') + '\n'
   );
 }

@@ -80,15 +80,13 @@ export const verdictEventSchema = kind(
       .optional()
       .describe("the tests the phase's suite run ran and skipped, as its runner reported them; null when it did not"),
   },
-  'A verifier judged a phase: PASS (0), REJECT (1), ERROR when malformed or killed (2), BLOCKED (the step cannot be done as written), or a flaky test.',
+  'A verifier judged a phase: PASS (0), REJECT (1), ERROR when malformed or killed (2), ' +
+    'BLOCKED (the step cannot be done as written), or a flaky test.',
 );
 
 export const markEventSchema = kind(
   'mark',
-  {
-    name: z.string().min(1),
-    anchor: z.string().nullable(),
-  },
+  { name: z.string().min(1), anchor: z.string().nullable() },
   'A named point in a run, from leap-event mark.',
 );
 
@@ -161,13 +159,7 @@ export const roundEventSchema = kind(
 
 export const receiptEventSchema = kind(
   'receipt',
-  {
-    slice: z.string(),
-    ball: z.string(),
-    value: receiptValue,
-    candidate: z.string().nullable(),
-    evidence: z.string(),
-  },
+  { slice: z.string(), ball: z.string(), value: receiptValue, candidate: z.string().nullable(), evidence: z.string() },
   'A ball was scored: -1 refuse, 0 hold, 1 pass.',
 );
 
@@ -189,12 +181,7 @@ export const reviewEventSchema = kind(
 
 export const mergeEventSchema = kind(
   'merge',
-  {
-    slice: z.string(),
-    ball: z.string(),
-    commit: z.string(),
-    candidate: z.string(),
-  },
+  { slice: z.string(), ball: z.string(), commit: z.string(), candidate: z.string() },
   'The integrator merged a ball onto the spine.',
 );
 
@@ -219,7 +206,8 @@ export const suiteEventSchema = kind(
       .string()
       .nullable()
       .describe(
-        'the git tree hash of what the suite ran on (the work tree as it was, untracked files included; the state folder not); null when git could not say',
+        'the git tree hash of what the suite ran on (the work tree as it was, untracked files included; ' +
+          'the state folder not); null when git could not say',
       ),
     command: z.string().describe('the test command, as run with bash -c'),
     code: z.number().int().describe('its exit code (a signal is 128 + its number)'),
@@ -229,7 +217,8 @@ export const suiteEventSchema = kind(
       .nullable()
       .optional()
       .describe(
-        "the phase whose ground truth ran it (red, green, refactor), or baseline for a conductor's run before any change; null when none",
+        'the phase whose ground truth ran it (red, green, refactor), ' +
+          "or baseline for a conductor's run before any change; null when none",
       ),
     purpose: z
       .enum(['canary', 'rerun'])
@@ -239,7 +228,8 @@ export const suiteEventSchema = kind(
       .enum(['timeout', 'idle'])
       .optional()
       .describe(
-        "the limit that ended it (the run's --timeout or --idle-timeout), which ended it whole; absent when it ended by itself",
+        "the limit that ended it (the run's --timeout or --idle-timeout), " +
+          'which ended it whole; absent when it ended by itself',
       ),
   },
   "The toolchain ran the project's test suite (CONTRACT section 13): on which tree, with what result.",
@@ -261,7 +251,8 @@ export const falloverEventSchema = kind(
     slice: z.string().optional(),
     ball: z.string().optional(),
   },
-  "A leaf's vendor ran dry (quota, rate limit, overload): the leaf is launched again with the next agent of its role's list, not counted as a revision or a round.",
+  "A leaf's vendor ran dry (quota, rate limit, overload): the leaf is launched again " +
+    "with the next agent of its role's list, not counted as a revision or a round.",
 );
 
 export const eventSchema = z.discriminatedUnion('event', [

@@ -42,7 +42,9 @@ export async function detachSlice(file: string, args: string[], json: boolean, i
     return run.code;
   }
   const { pid, supervisor, out, err, wait } = run;
-  const said = `slice ${slice.id}: run started detached, pid ${pid} (supervisor ${supervisor}); poll: ${status}; output: ${out} and ${err}`;
+  const said =
+    `slice ${slice.id}: run started detached, pid ${pid} (supervisor ${supervisor}); ` +
+    `poll: ${status}; output: ${out} and ${err}`;
   io.stdout(`${json ? JSON.stringify({ pid, supervisor, slice: slice.id, status, out, err, wait }) : said}\n`);
   return 0;
 }

@@ -19,3 +19,9 @@ export function readFileCommand(
     throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   return { file, json: values.json === true };
 }
+
+/** `N balls in M waves, spine S`: a slice's shape as plan and validate say it. */
+export function sliceShape(slice: { balls: readonly unknown[]; spine: string }, waves: number | undefined): string {
+  const count = (n: number | undefined, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${count(slice.balls.length, 'ball')} in ${count(waves, 'wave')}, spine ${slice.spine}`;
+}

@@ -38,7 +38,8 @@ export async function parseWithRunner<T extends Record<string, CliOption>>(
     const [first, ...rest] = error.message.split('\n');
     throw new UsageError(
       [
-        `${first}: a runner's options are taken after --runner NAME (leap slice run --runner bullmq --help lists bullmq's)`,
+        `${first}: a runner's options are taken after --runner NAME ` +
+          "(leap slice run --runner bullmq --help lists bullmq's)",
         ...rest,
       ].join('\n'),
       { cause: error },

@@ -31,10 +31,9 @@ export const checkCommand: Subcommand = async (argv, io) => {
   }
   const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
   const [file, ball] = positionals;
-  if (file === undefined || ball === undefined || positionals.length > 2)
-    throw new UsageError(
-      `expected SLICE and BALL, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}\n${USAGE}`,
-    );
+  const n = positionals.length;
+  if (file === undefined || ball === undefined || n > 2)
+    throw new UsageError(`expected SLICE and BALL, got ${n} argument${n === 1 ? '' : 's'}\n${USAGE}`);
   const slice = readSlice(resolve(io.cwd, file));
   const root = requireRepoRoot(io.cwd);
   // The checkout is hashed where the command runs (a ball's worktree, say); the receipts are the main repository's.

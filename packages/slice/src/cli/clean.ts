@@ -67,9 +67,8 @@ export const cleanCommand: Subcommand = async (argv, io) => {
   const remote = runner?.clean === undefined ? [] : await runner.clean(id, runnerValues, { cwd: io.cwd, env: io.env });
   const { worktrees, branches, kept } = cleanSlice(root, id);
   if (values.json === true) {
-    io.stdout(
-      `${JSON.stringify({ slice: id, worktrees, branches, kept, ...(runner === null ? {} : { runner: remote }) })}\n`,
-    );
+    const ran = runner === null ? {} : { runner: remote };
+    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept, ...ran })}\n`);
     return 0;
   }
   const lines = [
@@ -77,7 +76,8 @@ export const cleanCommand: Subcommand = async (argv, io) => {
     ...worktrees.map((w) => `removed the worktree ${w}`),
     ...branches.map((b) => `deleted the branch ${b}`),
     ...kept.map((b) => `kept the branch ${b}: it is checked out in the main working tree`),
-    `slice ${id}: ${worktrees.length} worktree${worktrees.length === 1 ? '' : 's'} and ${branches.length} branch${branches.length === 1 ? '' : 'es'} removed; records under .leap/${id}/ kept`,
+    `slice ${id}: ${worktrees.length} worktree${worktrees.length === 1 ? '' : 's'} and ` +
+      `${branches.length} branch${branches.length === 1 ? '' : 'es'} removed; records under .leap/${id}/ kept`,
   ];
   io.stdout(`${lines.join('\n')}\n`);
   return 0;

@@ -24,7 +24,6 @@ export const hashCommand: Subcommand = async (argv, io) => {
   }
   const { positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
   if (positionals.length === 0) throw new UsageError(`expected at least one PATH\n${USAGE}`);
-  const entries = scopeEntries(requireRepoRoot(io.cwd), io.cwd, positionals);
-  io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
+  io.stdout(`${JSON.stringify(scopeEntries(requireRepoRoot(io.cwd), io.cwd, positionals), null, 2)}\n`);
   return 0;
 };

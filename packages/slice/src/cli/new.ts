@@ -47,7 +47,8 @@ function split(option: string, text: string): { id: string; value: string } {
   const parts = splitBallArg(text);
   if (parts === null)
     throw new UsageError(
-      `--${option} ${JSON.stringify(text)}: expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)`,
+      `--${option} ${JSON.stringify(text)}: ` +
+        'expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)',
     );
   return parts;
 }
@@ -90,7 +91,8 @@ export const newCommand: Subcommand = async (argv, io) => {
     const entry = balls.get(ball);
     if (entry === undefined)
       throw new UsageError(
-        `--${option} ${ball}:...: no ball ${JSON.stringify(ball)} was given with --ball (balls: ${[...balls.keys()].join(', ')})`,
+        `--${option} ${ball}:...: no ball ${JSON.stringify(ball)} was given with --ball ` +
+          `(balls: ${[...balls.keys()].join(', ')})`,
       );
     return entry;
   };
@@ -124,11 +126,9 @@ export const newCommand: Subcommand = async (argv, io) => {
   try {
     writeFileSync(out, text, { flag: values.force === true ? 'w' : 'wx' });
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `--out ${values.out}: ${code === 'EEXIST' ? 'the file exists (give --force to overwrite it)' : (cause as Error).message}`,
-      { cause },
-    );
+    const exists = (cause as NodeJS.ErrnoException).code === 'EEXIST';
+    const why = exists ? 'the file exists (give --force to overwrite it)' : (cause as Error).message;
+    throw new UsageError(`--out ${values.out}: ${why}`, { cause });
   }
   const n = slice.balls.length;
   io.stderr(`wrote ${values.out}: slice ${slice.id}, ${n} ball${n === 1 ? '' : 's'}\n`);

@@ -3,7 +3,7 @@ import type { Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { planWaves } from '../definition/plan-waves.js';
 import { reapFrom } from '../definition/worktree-hint.js';
-import { readFileCommand } from './_file-command.js';
+import { readFileCommand, sliceShape } from './_file-command.js';
 
 const USAGE = `Usage: leap slice plan FILE [--json]
 
@@ -19,8 +19,7 @@ Exit codes: 0 planned; 2 an unreadable or invalid slice (every violation is prin
 export const planCommand: Subcommand = async (argv, io) => {
   const call = readFileCommand(argv, io, USAGE);
   if (call === null) return 0;
-  const { file } = call;
-  const slice = readSlice(resolve(io.cwd, file));
+  const slice = readSlice(resolve(io.cwd, call.file));
   await reapFrom(io.cwd, slice.id);
   const waves = planWaves(slice);
   const deps = Object.fromEntries(slice.balls.map((b) => [b.id, b.deps]));
@@ -28,9 +27,7 @@ export const planCommand: Subcommand = async (argv, io) => {
     io.stdout(`${JSON.stringify({ slice: slice.id, spine: slice.spine, waves, deps })}\n`);
     return 0;
   }
-  const lines = [
-    `slice ${slice.id}: ${slice.balls.length} ball${slice.balls.length === 1 ? '' : 's'} in ${waves.length} wave${waves.length === 1 ? '' : 's'}, spine ${slice.spine}`,
-  ];
+  const lines = [`slice ${slice.id}: ${sliceShape(slice, waves.length)}`];
   waves.forEach((wave, i) => {
     lines.push(`wave ${i + 1}:`);
     for (const id of wave) lines.push(`  ${id}${deps[id]?.length ? `  (after ${deps[id]?.join(', ')})` : ''}`);

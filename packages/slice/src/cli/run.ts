@@ -2,7 +2,9 @@ import { UsageError, findRepoRoot, showValue, type Subcommand } from '@leap/core
 import { sliceExitCode } from '../exit-code.js';
 import { parseWithRunner } from './_runner-options.js';
 
-const USAGE = `Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder A,B] [--reviewers A,B] [--alternates X,Y] [--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--detach] [--json]
+const USAGE = `\
+Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder A,B] [--reviewers A,B] [--alternates X,Y] \
+[--max-cost USD] [--notify CMD] [--runner NAME [its options]] [--sandbox on|off] [--detach] [--json]
 Runs the slice's balls in waves, in dependency order, at most N at once (default the machine's
 parallelism, capped by the balls), each in its own git
 worktree on branch leap/SLICE/BALL: at most four rounds of a supervised builder leaf build-BALL-N; after each,
@@ -87,12 +89,8 @@ export const runCommand: Subcommand = async (argv, io) => {
   // Detached, the run itself checks the rest (the runner's options too), and its error is said as its own.
   if (values.detach === true) {
     const { detachSlice } = await import('./_detach-slice.js');
-    return detachSlice(
-      file,
-      argv.filter((a) => a !== '--detach'),
-      values.json === true,
-      io,
-    );
+    const rest = argv.filter((a) => a !== '--detach');
+    return detachSlice(file, rest, values.json === true, io);
   }
   // The runner checks its options before the lock or any record: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
@@ -103,21 +101,11 @@ export const runCommand: Subcommand = async (argv, io) => {
       : await configNotify(io.cwd);
   const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const { renderSummary } = await import('../engine/summary.js');
-  const summary = await runSlice({
-    file,
-    cwd: io.cwd,
-    env: io.env,
-    jobs,
-    agentsFile: values.agents,
-    builder: values.builder,
-    reviewers: list(values.reviewers),
-    alternates: list(values.alternates),
-    maxCostUsd: maxCost,
-    progress: (line) => io.stderr(`leap slice: ${line}\n`),
-    createRunner,
-    notify,
-    sandbox: sandboxFlag(values.sandbox),
-  });
+  const place = { file, cwd: io.cwd, env: io.env, jobs, agentsFile: values.agents, maxCostUsd: maxCost };
+  const who = { builder: values.builder, reviewers: list(values.reviewers), alternates: list(values.alternates) };
+  const progress = (line: string) => io.stderr(`leap slice: ${line}\n`);
+  const sandbox = sandboxFlag(values.sandbox);
+  const summary = await runSlice({ ...place, ...who, progress, createRunner, notify, sandbox });
   const code = sliceExitCode(summary.receipt);
   io.stdout(values.json === true ? `${JSON.stringify({ ...summary, exitCode: code })}\n` : renderSummary(summary));
   return code;

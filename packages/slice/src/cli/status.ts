@@ -40,8 +40,7 @@ function ballLine(b: BallStatus, width: number): string {
 export const statusCommand: Subcommand = async (argv, io) => {
   const call = readFileCommand(argv, io, USAGE);
   if (call === null) return 0;
-  const { file } = call;
-  const slice = readSlice(resolve(io.cwd, file));
+  const slice = readSlice(resolve(io.cwd, call.file));
   const root = mainWorktreeRoot(requireRepoRoot(io.cwd));
   const reaped = reapSlice(root, slice.id);
   const status = sliceStatus(root, slice);
@@ -50,7 +49,9 @@ export const statusCommand: Subcommand = async (argv, io) => {
     return 0;
   }
   const width = Math.max(...status.balls.map((b) => b.ball.length));
-  const head = `slice ${status.slice}: ${status.engine === null ? 'no engine running' : `engine running (pid ${status.engine})`}, base ${status.base ?? '(not run yet)'}${status.record === null ? '' : `, passed (record ${status.record})`}`;
+  const engine = status.engine === null ? 'no engine running' : `engine running (pid ${status.engine})`;
+  const record = status.record === null ? '' : `, passed (record ${status.record})`;
+  const head = `slice ${status.slice}: ${engine}, base ${status.base ?? '(not run yet)'}${record}`;
   const lines = [head, ...status.balls.map((b) => ballLine(b, width))];
   for (const path of reaped) lines.push(`removed the worktree ${path}, left by an engine that ended`);
   for (const problem of status.unreadable) lines.push(`unreadable record ${problem}`);

@@ -3,6 +3,7 @@ import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
 import type { Slice } from '../definition/slice-schema.js';
 import { reapFrom } from '../definition/worktree-hint.js';
+import { sliceShape } from './_file-command.js';
 
 const USAGE = `Usage: leap slice validate FILE [--json]
 
@@ -27,7 +28,10 @@ function sliceWarnings(slice: Slice): { rule: 'tie-only'; ball: string; message:
     .map((b) => ({
       rule: 'tie-only',
       ball: b.id,
-      message: `ball ${JSON.stringify(b.id)} has no proof.metric and no "red_first": if its proof already passes at base, every round ties the champion and loses (four times, then a hold); set "red_first": true to have the engine refuse such a proof before round one, or declare a metric to improve`,
+      message:
+        `ball ${JSON.stringify(b.id)} has no proof.metric and no "red_first": if its proof already passes at base, ` +
+        'every round ties the champion and loses (four times, then a hold); set "red_first": true to have the engine ' +
+        'refuse such a proof before round one, or declare a metric to improve',
     }));
 }
 
@@ -43,25 +47,18 @@ export const validateCommand: Subcommand = async (argv, io) => {
   const file = positionals[0];
   if (file === undefined || positionals.length > 1)
     throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
-  const path = resolve(io.cwd, file);
-  const loaded = loadSliceFile(path);
-  const waves = loaded.waves ?? null;
-  if (loaded.slice !== null) await reapFrom(io.cwd, loaded.slice.id);
-  const warnings = loaded.slice === null ? [] : sliceWarnings(loaded.slice);
+  const { slice, violations, waves = null } = loadSliceFile(resolve(io.cwd, file));
+  if (slice !== null) await reapFrom(io.cwd, slice.id);
+  const warnings = slice === null ? [] : sliceWarnings(slice);
   if (values.json === true) {
-    io.stdout(
-      `${JSON.stringify({ file, valid: loaded.slice !== null, slice: loaded.slice?.id ?? null, balls: loaded.slice?.balls.length ?? null, waves: waves?.length ?? null, violations: loaded.violations, warnings })}\n`,
-    );
-  } else if (loaded.slice !== null) {
+    const shape = { file, valid: slice !== null, slice: slice?.id ?? null, balls: slice?.balls.length ?? null };
+    io.stdout(`${JSON.stringify({ ...shape, waves: waves?.length ?? null, violations, warnings })}\n`);
+  } else if (slice !== null) {
     for (const w of warnings) io.stderr(`${file}: warning: ${w.message}\n`);
-    io.stdout(
-      `${file}: a valid slice ${JSON.stringify(loaded.slice.id)}: ${loaded.slice.balls.length} ball${loaded.slice.balls.length === 1 ? '' : 's'} in ${waves?.length} wave${waves?.length === 1 ? '' : 's'}, spine ${loaded.slice.spine}\n`,
-    );
+    io.stdout(`${file}: a valid slice ${JSON.stringify(slice.id)}: ${sliceShape(slice, waves?.length)}\n`);
   } else {
-    const n = loaded.violations.length;
-    io.stdout(
-      `${loaded.violations.map((v) => `${file}: ${v.message}\n`).join('')}${file}: ${n} violation${n === 1 ? '' : 's'}\n`,
-    );
+    const each = violations.map((v) => `${file}: ${v.message}\n`).join('');
+    io.stdout(`${each}${file}: ${violations.length} violation${violations.length === 1 ? '' : 's'}\n`);
   }
-  return loaded.slice === null ? 1 : 0;
+  return slice === null ? 1 : 0;
 };

@@ -24,17 +24,16 @@ export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
   const ball = options.slice.balls.find((b) => b.id === options.ball);
   if (ball === undefined) {
     throw new LeapError(
-      `slice ${JSON.stringify(options.slice.id)} has no ball ${JSON.stringify(options.ball)} (its balls: ${options.slice.balls.map((b) => b.id).join(', ')})`,
+      `slice ${JSON.stringify(options.slice.id)} has no ball ${JSON.stringify(options.ball)} ` +
+        `(its balls: ${options.slice.balls.map((b) => b.id).join(', ')})`,
       { exitCode: 2 },
     );
   }
   const falseMap: string[] = [];
   const fine: string[] = [];
   const states = ball.scope.map((entry) => resolveInRepo(options.root, entry.path));
-  const ignored = ignoredPaths(
-    options.root,
-    ball.scope.filter((_, i) => states[i]?.kind !== 'problem').map((e) => normalizeScopePath(e.path)),
-  );
+  const kept = ball.scope.filter((_, i) => states[i]?.kind !== 'problem').map((e) => normalizeScopePath(e.path));
+  const ignored = ignoredPaths(options.root, kept);
   ball.scope.forEach((entry, i) => {
     const name = JSON.stringify(entry.path);
     const state = states[i] as ReturnType<typeof resolveInRepo>;
@@ -54,12 +53,8 @@ export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
       falseMap.push(`${name} does not exist, but the scope gives its sha256 ${entry.sha256}`);
     else if (entry.sha256 !== actual)
       falseMap.push(`${name} has changed: its sha256 is ${actual}, the scope says ${entry.sha256}`);
-    else
-      fine.push(
-        actual === null
-          ? `${name} does not exist yet, as the scope says (the ball creates it)`
-          : `${name} matches its sha256 ${actual}`,
-      );
+    else if (actual === null) fine.push(`${name} does not exist yet, as the scope says (the ball creates it)`);
+    else fine.push(`${name} matches its sha256 ${actual}`);
   });
   if (falseMap.length > 0) return { receipt: -1, reasons: falseMap };
   const waiting = ball.deps.filter((d) => !options.passed.has(d));
@@ -74,11 +69,8 @@ function ignoredPaths(root: string, paths: readonly string[]): Map<string, strin
   const found = new Map<string, string>();
   if (paths.length === 0 || !existsSync(join(root, '.git'))) return found;
   // Tracked files are never reported (git holds them whatever the rules); arguments are data (stdin, NUL-separated).
-  const run = runGitSync(['check-ignore', '-z', '-v', '--stdin'], {
-    cwd: root,
-    input: `${paths.join('\0')}\0`,
-    allowFailure: true,
-  });
+  const input = `${paths.join('\0')}\0`;
+  const run = runGitSync(['check-ignore', '-z', '-v', '--stdin'], { cwd: root, input, allowFailure: true });
   // git refuses the list over a path it cannot check (past a symlink): each is asked alone, and that one not ignored.
   if (run.code === 128 && paths.length > 1) {
     for (const path of paths) for (const [p, rule] of ignoredPaths(root, [path])) found.set(p, rule);

@@ -33,7 +33,8 @@ export function sliceJsonSchemas(): Record<string, Record<string, unknown>> {
 // Each export is typed: inferring it from ajv's code, tsc follows the longest validator deeper than its stack allows.
 const TYPED_EXPORT = /^export const (\w+) = (validate\d+);$/gm;
 const VALIDATOR_TYPE =
-  '((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null }';
+  '((data: unknown) => boolean) & ' +
+  '{ errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null }';
 
 // Only instancePath, keyword and params of an error are read: schemaPath and message go.
 const SCHEMA_PATH = /schemaPath:"[^"]*",/g;
@@ -63,7 +64,8 @@ function withoutErrorCount(code: string): string {
 const ERROR_SITE =
   /^(validate\d+)\.errors = \[\{instancePath(?::(.*?))?,keyword:("\w+"),params:(\{.*\})\}\];\nreturn false;$/gm;
 const FAIL_WITH =
-  'function failWith(validate, instancePath, keyword, params) {\n  validate.errors = [{ instancePath, keyword, params }];\n  return false;\n}\n';
+  'function failWith(validate, instancePath, keyword, params) {\n' +
+  '  validate.errors = [{ instancePath, keyword, params }];\n  return false;\n}\n';
 
 function withFailWith(code: string): string {
   if (code.includes('failWith')) throw new Error("renderSliceValidators: ajv's code already names failWith");
@@ -116,8 +118,12 @@ function withoutSchemaConstants(code: string): string {
 }
 
 // `evaluated` serves unevaluatedProperties and dynamic references, which these schemas lack: its reads and resets go.
-const EVALUATED_RESET =
-  /^const evaluated0 = validate\d+\.evaluated;\nif\(evaluated0\.dynamicProps\)\{\nevaluated0\.props = undefined;\n\}\nif\(evaluated0\.dynamicItems\)\{\nevaluated0\.items = undefined;\n\}\n/gm;
+const EVALUATED_RESET = new RegExp(
+  /^const evaluated0 = validate\d+\.evaluated;\n/.source +
+    /if\(evaluated0\.dynamicProps\)\{\nevaluated0\.props = undefined;\n\}\n/.source +
+    /if\(evaluated0\.dynamicItems\)\{\nevaluated0\.items = undefined;\n\}\n/.source,
+  'gm',
+);
 const EVALUATED_STATIC =
   /^validate\d+\.evaluated = \{(?:"props":true,|"items":true,)?"dynamicProps":false,"dynamicItems":false\};\n/gm;
 

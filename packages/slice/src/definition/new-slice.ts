@@ -26,6 +26,10 @@ export interface NewSliceOptions {
   foldCase?: boolean;
 }
 
+const LIVE_TODO =
+  'the command that exercises the real surface: ' +
+  'the built command, a request to the started server, the page in Chromium';
+
 export function newSlice(options: NewSliceOptions): { slice: Slice; violations: Violation[] } {
   const slice: Slice = {
     id: options.id,
@@ -38,14 +42,7 @@ export function newSlice(options: NewSliceOptions): { slice: Slice; violations: 
       scope: scopeEntries(options.repoRoot, options.cwd, b.paths),
       proof: { argv: b.proof ?? ['npm', 'test'] },
       // To fill in: a TODO program that does not exist, so a skeleton's ball cannot pass on it unchanged.
-      live: {
-        argv: [
-          'TODO-live-proof',
-          'the command that exercises the real surface: the built command, a request to the started server, the page in Chromium',
-        ],
-        timeout_s: 60,
-        network: false,
-      },
+      live: { argv: ['TODO-live-proof', LIVE_TODO], timeout_s: 60, network: false },
       rollback: `restore the scope's files of ${b.id} to base`,
       deps: b.deps ?? [],
     })),

@@ -85,13 +85,10 @@ export function dependencyCycles(graph: ReadonlyMap<string, readonly string[]>):
 export function planWaves(slice: Slice): string[][] {
   const ids = slice.balls.map((b) => b.id);
   const fail = (message: string) => new LeapError(`slice ${JSON.stringify(slice.id)}: ${message}`, { exitCode: 2 });
-  const { start, edges } = adjacency(
-    ids,
-    (i) => (slice.balls[i] as Slice['balls'][number]).deps,
-    (i, dep) => {
-      throw fail(`ball ${JSON.stringify(ids[i])} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`);
-    },
-  );
+  const unknown = (i: number, dep: string) => {
+    throw fail(`ball ${JSON.stringify(ids[i])} depends on ${JSON.stringify(dep)}, which is not a ball of this slice`);
+  };
+  const { start, edges } = adjacency(ids, (i) => (slice.balls[i] as Slice['balls'][number]).deps, unknown);
   const { cycles, depth } = walkGraph(ids.length, start, edges);
   const cycle = cycles[0]?.map((i) => ids[i] as string);
   if (cycle !== undefined)

@@ -47,18 +47,14 @@ export function loadSliceFile(file: string, options: ReadSliceOptions = {}): Loa
     throw new SliceFileError(file, [{ rule: 'read', message, balls: [] }], { cause });
   }
   // What a fatal TextDecoder checks, several times faster; one byte order mark is left out, as it does.
-  if (!isUtf8(bytes))
-    return {
-      slice: null,
-      violations: [{ rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] }],
-    };
+  const notUtf8 = { rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] };
+  if (!isUtf8(bytes)) return { slice: null, violations: [notUtf8] };
   const text = bytes.toString('utf8', bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
   const parsed = parseJsonText(text);
   if ('problem' in parsed) return { slice: null, violations: [{ rule: 'json', message: parsed.problem, balls: [] }] };
   // The file system is asked only when some scope path has a letter whose case folds.
-  const { violations, waves } = checkSlice(parsed.value, {
-    foldCase: options.foldCase ?? (() => foldsCase(dirname(resolve(file)))),
-  });
+  const foldCase = options.foldCase ?? (() => foldsCase(dirname(resolve(file))));
+  const { violations, waves } = checkSlice(parsed.value, { foldCase });
   return waves === null ? { slice: null, violations } : { slice: parsed.value as Slice, violations: [], waves };
 }
 

@@ -132,18 +132,17 @@ function sharedFile(
   const ownerBall = balls[owner];
   const first = firstSpelling(isObject(ownerBall) ? ownerBall.scope : undefined, key, foldCase);
   const normal = normalizeScopePath(path);
+  const both = `as ${JSON.stringify(first)} and ${JSON.stringify(path)}`;
   if (owner === i) {
-    const twice = ` lists the file ${JSON.stringify(normal)} twice (as ${JSON.stringify(first)} and ${JSON.stringify(path)})`;
+    const twice = ` lists the file ${JSON.stringify(normal)} twice (${both})`;
     return ofBall('disjoint-scopes', ids, i, twice, `.scope[${j}].path`);
   }
   const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
-  const spelled =
-    first === path
-      ? ''
-      : ` (as ${JSON.stringify(first)} and ${JSON.stringify(path)}${foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : ''})`;
+  const folded = foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : '';
+  const spelled = `${JSON.stringify(normalizeScopePath(first))}${first === path ? '' : ` (${both}${folded})`}`;
   return {
     rule: 'disjoint-scopes',
-    message: `balls ${name(owner)} and ${name(i)} share the file ${JSON.stringify(normalizeScopePath(first))}${spelled}`,
+    message: `balls ${name(owner)} and ${name(i)} share the file ${spelled}`,
     balls: [...idsOf(ids, owner), ...idsOf(ids, i)],
     path: `balls[${i}].scope[${j}].path`,
   };
@@ -287,11 +286,6 @@ function badScopePath(ids: Ids, i: number, j: number, path: string): Violation {
 
 function noLive(ids: Ids, i: number): Violation {
   const why = 'a live proof runs the real surface: the built command, the server, the page';
-  return ofBall(
-    'require-live',
-    ids,
-    i,
-    ` has no "live" proof, and the slice says "require_live": true (${why})`,
-    '.live',
-  );
+  const message = ` has no "live" proof, and the slice says "require_live": true (${why})`;
+  return ofBall('require-live', ids, i, message, '.live');
 }

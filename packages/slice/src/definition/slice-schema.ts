@@ -18,28 +18,20 @@ const scopeEntrySchema = z
   })
   .describe('One file a ball may touch, with its content hash when the ball was cut (null: the ball creates it).');
 
-const metricFieldSchema = z.strictObject({
-  field: nonEmpty(),
-  better: z.enum(['higher', 'lower']),
-});
+const metricFieldSchema = z.strictObject({ field: nonEmpty(), better: z.enum(['higher', 'lower']) });
 
 const proofSchema = z
-  .strictObject({
-    argv: z.array(z.string()).min(1),
-    metric: z.array(metricFieldSchema).optional(),
-  })
+  .strictObject({ argv: z.array(z.string()).min(1), metric: z.array(metricFieldSchema).optional() })
   .describe(
-    "Run without a shell in the ball's worktree; exit 0 is success; with a metric, its last stdout line is a JSON object of numbers.",
+    "Run without a shell in the ball's worktree; exit 0 is success; " +
+      'with a metric, its last stdout line is a JSON object of numbers.',
   );
 
 const liveSchema = z
-  .strictObject({
-    argv: z.array(z.string()).min(1),
-    timeout_s: z.number().positive(),
-    network: z.boolean().optional(),
-  })
+  .strictObject({ argv: z.array(z.string()).min(1), timeout_s: z.number().positive(), network: z.boolean().optional() })
   .describe(
-    "The proof on the real surface: run without a shell in the candidate's worktree after the tests, killed whole at timeout_s; exit 0 is required; its output (bounded, hashed) is the live evidence.",
+    "The proof on the real surface: run without a shell in the candidate's worktree after the tests, " +
+      'killed whole at timeout_s; exit 0 is required; its output (bounded, hashed) is the live evidence.',
   );
 
 export const ballSchema = z

@@ -51,13 +51,11 @@ export async function resolveAgents(options: {
   for (const a of alternates) named('--alternates', a);
   // Each builder of the list may build any round: the jury must be able to sit for every one of them.
   for (const builder of builders) {
-    const others = jury.filter((a) => a.family !== builder.family);
-    if (new Set(others.map((a) => a.family)).size < MIN_SEATS) {
-      const which = builders.length === 1 ? "the builder's" : `builder ${showValue(builder.name)}'s`;
-      throw new UsageError(
-        `--reviewers: the jury needs at least ${MIN_SEATS} reviewers of families other than ${which} (${showValue(builder.family)}); got ${showValue(reviewers.join(','))}`,
-      );
-    }
+    const others = new Set(jury.filter((a) => a.family !== builder.family).map((a) => a.family));
+    if (others.size >= MIN_SEATS) continue;
+    const which = builders.length === 1 ? "the builder's" : `builder ${showValue(builder.name)}'s`;
+    const need = `the jury needs at least ${MIN_SEATS} reviewers of families other than ${which}`;
+    throw new UsageError(`--reviewers: ${need} (${showValue(builder.family)}); got ${showValue(reviewers.join(','))}`);
   }
   return { builder: builders[0] as RunBuilder, builders, reviewers, alternates, file: registry.file };
 }

@@ -46,9 +46,10 @@ export async function judge(
 function narrowing(ball: RoundRequest['spec']): string {
   const lines = ball.scope
     .filter((s) => s.symbols !== undefined || s.lines !== undefined)
-    .map(
-      (s) =>
-        `- ${s.path}:${s.symbols === undefined ? '' : ` symbols ${s.symbols.join(', ')}`}${s.lines === undefined ? '' : ` lines ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (a change outside them is refused)`}`,
-    );
+    .map((s) => {
+      const symbols = s.symbols === undefined ? '' : ` symbols ${s.symbols.join(', ')}`;
+      const spans = s.lines?.map(([a, b]) => `${a}-${b}`).join(', ');
+      return `- ${s.path}:${symbols}${spans === undefined ? '' : ` lines ${spans} (a change outside them is refused)`}`;
+    });
   return lines.length === 0 ? '' : `\nThe scope narrows what to look at:\n${lines.join('\n')}`;
 }

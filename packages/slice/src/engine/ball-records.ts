@@ -73,14 +73,10 @@ function settle(ctx: RecordsContext, state: BallProgress, result: ResultRecord, 
 export function finishBall(
   ctx: RecordsContext,
   state: BallProgress,
-  {
-    receipt,
-    reason,
-    candidate,
-    commit,
-  }: { receipt: -1 | 1; reason: string; candidate: string | null; commit: string | null },
+  end: { receipt: -1 | 1; reason: string; candidate: string | null; commit: string | null },
   rounds: readonly RoundRecord[],
 ): void {
+  const { receipt, reason, candidate, commit } = end;
   const result = { receipt, reason, candidate, rounds: rounds.length, merged: null, ts: isoTimestamp(), commit };
   const passed = `1 pass after ${rounds.length} round(s), candidate ${candidate?.slice(0, 12)}`;
   settle(ctx, state, result, 'done', receipt === 1 ? passed : `-1 refused: ${reason}`);
@@ -110,7 +106,8 @@ export function holdBall(
 /** A refused ball's descendant is blocked, a held one's held (its checkpoint names what it waits on); never built. */
 export function blockBall(ctx: RecordsContext, state: BallProgress, on: readonly string[], why: 'refused' | 'held') {
   const id = state.ball.id;
-  const reason = `${why === 'refused' ? 'blocked' : 'held'}: dependency ${on.join(', ')} ${why === 'refused' ? 'refused (-1)' : 'held (0)'}`;
+  const [word, value] = why === 'refused' ? ['blocked', 'refused (-1)'] : ['held', 'held (0)'];
+  const reason = `${word}: dependency ${on.join(', ')} ${value}`;
   if (why === 'held') {
     const at = { slice: ctx.slice.id, sliceFile: ctx.file, ball: state.ball, base: ctx.base, start: ctx.base };
     const waiting = { branch: ballBranch(ctx.slice.id, id), commit: ctx.base, rounds: [], reason, waitingOn: [...on] };

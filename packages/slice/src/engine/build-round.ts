@@ -1,9 +1,8 @@
 // One round in the order of trust: after the builder, the engine alone proves, hashes and judges. Any runner calls it.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentPlugin, AgentUsage } from '@leap/core';
+import { type AgentPlugin, type AgentUsage, showValue } from '@leap/core';
 import type { SandboxSpec } from '@leap/supervise';
-import { showValue } from '@leap/core';
 import { checkFileMap } from '../definition/index.js';
 import {
   changesOutsideLines,
@@ -34,6 +33,10 @@ export interface RoundPlace {
 }
 
 type Round = Awaited<ReturnType<typeof startRound>>;
+
+const UNDONE = "this ball's changes are undone";
+const rewrote = (what: string, from: string, to: string) =>
+  `${what} (sha256 ${from.slice(0, 12)} -> ${to.slice(0, 12)}); refused`;
 
 /** Build and score one round; never throws for what a builder, a proof or a reviewer did. */
 export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Promise<RoundResult> {
@@ -98,8 +101,8 @@ async function measureChampion(round: Round): Promise<RoundResult | null> {
   if ((await unstagedChanges(dir, place.linked)).length > 0) await undoTo(dir, request.commit, place.linked);
   if (ball.red_first === true && proofPassed(champion, ball.proof)) {
     result.champion = champion;
-    const reason = `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)}), before any change, so it cannot prove this ball; no builder ran`;
-    return end(-1, reason, false);
+    const at = `red first: the proof already passes at the ball's start (${request.start.slice(0, 12)})`;
+    return end(-1, `${at}, before any change, so it cannot prove this ball; no builder ran`, false);
   }
   // A proof that could not run is no red: with red_first the ball is held before any builder runs, nothing kept.
   const why = cannotRun === null || (!interrupted && ownTestMissing(ball, dir)) ? null : cannotRun;
@@ -143,8 +146,8 @@ async function runBuilder(round: Round): Promise<RoundResult | null> {
   }
   const spent = result.leaves[0]?.usage?.cost_usd ?? 0;
   if (request.costLeftUsd !== null && spent > request.costLeftUsd) {
-    const reason = `the cost budget is spent: ${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left; its work is undone, unjudged`;
-    return end(0, reason, true);
+    const cost = `${leaf} cost $${spent.toFixed(4)}, $${request.costLeftUsd.toFixed(4)} of --max-cost was left`;
+    return end(0, `the cost budget is spent: ${cost}; its work is undone, unjudged`, true);
   }
   return null;
 }
@@ -161,21 +164,20 @@ async function proveBuilt(round: Round): Promise<RoundResult | null> {
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
   if (outside.length > 0) {
-    const reason = `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; this ball's changes are undone`;
-    return end(-1, reason, true);
+    return end(-1, `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; ${UNDONE}`, true);
   }
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
     const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
     if (stray.length > 0) {
-      const reason = `edited ${showValue(entry.path)} outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')} (changed: ${stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}); this ball's changes are undone`;
-      return end(-1, reason, true);
+      const declared = `outside its declared lines ${entry.lines.map(([a, b]) => `${a}-${b}`).join(', ')}`;
+      const changed = stray.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ');
+      return end(-1, `edited ${showValue(entry.path)} ${declared} (changed: ${changed}); ${UNDONE}`, true);
     }
   }
   result.candidate = await hashCandidate(dir, ball);
   if (result.candidate !== before) {
-    const reason = `the proof rewrote the candidate while it ran (sha256 ${before.slice(0, 12)} -> ${result.candidate.slice(0, 12)}); refused`;
-    return end(-1, reason, true);
+    return end(-1, rewrote('the proof rewrote the candidate while it ran', before, result.candidate), true);
   }
   if (!proofPassed(proof, ball.proof)) {
     const put =
@@ -201,8 +203,7 @@ async function liveProof(round: Round): Promise<RoundResult | null> {
   result.live = live;
   const after = await hashCandidate(dir, ball);
   if (after !== candidate) {
-    const reason = `the live proof rewrote the candidate while it ran (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`;
-    return end(-1, reason, true);
+    return end(-1, rewrote('the live proof rewrote the candidate while it ran', candidate, after), true);
   }
   const dirty = await unstagedChanges(dir, place.linked);
   // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
@@ -224,7 +225,7 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
 
   const jury = await judge(place, request, agent, result);
   result.jury = jury;
-  if (jury.value === -1) return end(-1, `the jury refused: ${jury.reason}; this ball's changes are undone`, true);
+  if (jury.value === -1) return end(-1, `the jury refused: ${jury.reason}; ${UNDONE}`, true);
   if (jury.candidate !== candidate) {
     const reason = `the jury judged sha256 ${jury.candidate.slice(0, 12)}, not the candidate ${candidate.slice(0, 12)}`;
     return end(-1, reason, true);
@@ -242,8 +243,7 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
   if (after !== candidate) {
-    const reason = `the proof run again changed the candidate (sha256 ${candidate.slice(0, 12)} -> ${after.slice(0, 12)}); refused`;
-    return end(-1, reason, true);
+    return end(-1, rewrote('the proof run again changed the candidate', candidate, after), true);
   }
   const wrote = (dirty: string[]) =>
     end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
@@ -252,8 +252,10 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
     if (dirty.length > 0) return wrote(dirty);
     // Could not run again (a limit, the run's stop, the sandbox): no evidence either way; the candidate is kept, held.
     if (again.cannotRun !== null) {
-      const held = `leap: ${ball.id} round ${request.round} candidate ${candidate} (held: the proof could not run again)`;
-      result.commit = await commitStaged(dir, held);
+      result.commit = await commitStaged(
+        dir,
+        `leap: ${ball.id} round ${request.round} candidate ${candidate} (held: the proof could not run again)`,
+      );
       const lines = again.lines === '' ? '' : ` (${again.lines})`;
       return end(0, `the proof could not run again after the jury: ${again.cannotRun}${lines}`, false);
     }

@@ -22,8 +22,11 @@ const CANNOT_RUN: readonly RegExp[] = [
   /^\S*(?:sh|bash|dash|zsh)(?:: line \d+)?: (?:\d+: )?\S+: (?:command )?not found$/,
 ];
 
-const FS_ERROR =
-  /\bE(?:NOENT|NOTDIR|ACCES|PERM)\b|no such file or directory|permission denied|not a directory|operation not permitted/i;
+const FS_ERROR = new RegExp(
+  /\bE(?:NOENT|NOTDIR|ACCES|PERM)\b|/.source +
+    /no such file or directory|permission denied|not a directory|operation not permitted/.source,
+  'i',
+);
 const QUOTED_PATH = /['"`](\/[^'"`]+)['"`]/g;
 const inside = (path: string, place: string) => path === place || path.startsWith(`${place}/`);
 const onTheirs = (line: string, theirs: readonly string[]) =>
@@ -75,8 +78,11 @@ export function cannotRun(end: ProofEnd, out: string, err: string, theirs: reado
 export const interrupted = (status: ExitStatus) => ['killed-signal', 'killed-stop', 'refused-stop'].includes(status);
 
 const LINE_CHARS = 240;
-const ERROR_LINE =
-  /\b(?:error|fail(?:ed|ure|s)?|exception|panic(?:ked)?|traceback|assert(?:ion)?|denied|cannot|unable)\b|\bE[A-Z]{3,}\b|not found/i;
+const ERROR_LINE = new RegExp(
+  /\b(?:error|fail(?:ed|ure|s)?|exception|panic(?:ked)?|traceback|assert(?:ion)?|denied|cannot|unable)\b/.source +
+    /|\bE[A-Z]{3,}\b|not found/.source,
+  'i',
+);
 
 /** The output lines a reason quotes: the cannot-run line, error lines, each stream's last two; none `said` holds. */
 export function causeLines(out: string, err: string, said = '', theirs: readonly string[] = []): string {

@@ -17,19 +17,14 @@ export interface CheckpointInput {
 }
 
 const quote = (text: string) => `> ${text.replaceAll('\n', '\n> ')}`;
+const roundLine = (r: RoundRecord) =>
+  `- round ${r.round}: receipt ${r.receipt ?? 'none'}, proof exit ${r.proof?.code ?? 'not run'}, ` +
+  `candidate ${r.candidate ?? 'none'}: ${r.reason}`;
 
 export function renderCheckpoint(input: CheckpointInput): string {
   const { ball, rounds } = input;
   const last = rounds.at(-1);
-  const trail =
-    rounds.length === 0
-      ? '- no round ran in this episode.'
-      : rounds
-          .map(
-            (r) =>
-              `- round ${r.round}: receipt ${r.receipt ?? 'none'}, proof exit ${r.proof?.code ?? 'not run'}, candidate ${r.candidate ?? 'none'}: ${r.reason}`,
-          )
-          .join('\n');
+  const trail = rounds.length === 0 ? '- no round ran in this episode.' : rounds.map(roundLine).join('\n');
   const machine = {
     slice: input.slice,
     ball: ball.id,
@@ -48,6 +43,14 @@ export function renderCheckpoint(input: CheckpointInput): string {
     waiting_on: input.waitingOn ?? [],
     next: ['leap', 'slice', 'run', input.sliceFile],
   };
+  const decisions = input.waitingOn?.length
+    ? `Waiting on ${input.waitingOn.join(', ')}: this ball runs once they return 1.`
+    : 'Whether the spec is complete: a ball that cannot pass in four rounds usually needs its spec fixed ' +
+      'and the ball thrown again.';
+  const unmet =
+    last === undefined
+      ? 'The ball has not been built.'
+      : `The proof's last exit: ${last.proof?.code ?? 'not run'}; no pass yet.`;
   return `# Checkpoint: ball ${ball.id} of slice ${input.slice} (receipt 0, held)
 
 ## Goal
@@ -67,14 +70,15 @@ Read first: ${ball.scope.map((s) => `\`${s.path}\``).join(', ')}.
 ${trail}
 
 ## Half-done work and the exact next command
-The next run starts a fresh episode of at most four rounds from \`${input.branch}\`, with this checkpoint in the builder's prompt:
+The next run starts a fresh episode of at most four rounds from \`${input.branch}\`, \
+with this checkpoint in the builder's prompt:
 \`leap slice run ${JSON.stringify(input.sliceFile)}\`
 
 ## Open decisions
-${input.waitingOn === undefined || input.waitingOn.length === 0 ? 'Whether the spec is complete: a ball that cannot pass in four rounds usually needs its spec fixed and the ball thrown again.' : `Waiting on ${input.waitingOn.join(', ')}: this ball runs once they return 1.`}
+${decisions}
 
 ## Unmet contracts
-${last === undefined ? 'The ball has not been built.' : `The proof's last exit: ${last.proof?.code ?? 'not run'}; no pass yet.`}
+${unmet}
 
 ## Traps
 - The ball's text is data: nothing in its goal or spec is run or obeyed by the engine.

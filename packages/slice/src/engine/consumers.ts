@@ -34,10 +34,8 @@ export async function findConsumers(
   for (const file of changed) {
     const name = consumerName(file);
     if (name === null) continue;
-    const found = await runGit(['grep', '-n', '-z', '-I', '-F', '-w', '-e', name, '--', '.', ':!.leap', ':!.tdd'], {
-      cwd: dir,
-      allowFailure: true,
-    });
+    const args = ['grep', '-n', '-z', '-I', '-F', '-w', '-e', name, '--', '.', ':!.leap', ':!.tdd'];
+    const found = await runGit(args, { cwd: dir, allowFailure: true });
     // Exit 1 is "nothing found"; anything else (not a repository) gives no consumers, never a failed round.
     if (found.code !== 0) continue;
     const byPath = new Map<string, Consumer>();
@@ -58,10 +56,8 @@ export async function findConsumers(
         continue;
       }
       const shown = text.trim();
-      consumer.lines.push({
-        n,
-        text: shown.length > CONSUMER_LIMITS.lineChars ? `${shown.slice(0, CONSUMER_LIMITS.lineChars)}...` : shown,
-      });
+      const { lineChars } = CONSUMER_LIMITS;
+      consumer.lines.push({ n, text: shown.length > lineChars ? `${shown.slice(0, lineChars)}...` : shown });
     }
     for (const consumer of byPath.values()) {
       seen.add(consumer.path);
@@ -91,12 +87,13 @@ function* grepHits(out: string): Generator<{ path: string; n: number; text: stri
 
 export function renderConsumers(found: { consumers: Consumer[]; cut: boolean }): string {
   if (found.consumers.length === 0) return '';
-  const head =
-    '\nConsumers of the changed files (read-only context, not part of the candidate: files outside the scope that name a changed file, found by its name with git grep; check that the change does not break them):';
-  let text = head;
+  let text =
+    '\nConsumers of the changed files (read-only context, not part of the candidate: files outside the scope ' +
+    'that name a changed file, found by its name with git grep; check that the change does not break them):';
   let cut = found.cut;
   for (const consumer of found.consumers) {
-    const block = `\n- ${consumer.path} (names ${consumer.of}):${consumer.lines.map((l) => `\n    ${l.n}: ${l.text}`).join('')}`;
+    const block =
+      `\n- ${consumer.path} (names ${consumer.of}):` + consumer.lines.map((l) => `\n    ${l.n}: ${l.text}`).join('');
     if (text.length + block.length > CONSUMER_LIMITS.totalChars) {
       cut = true;
       break;

@@ -1,6 +1,5 @@
 // --max-cost: the leaves' `usage` events (core's readUsage), else their results', checked after every round.
-import type { AgentUsage } from '@leap/core';
-import { readUsage, statePaths } from '@leap/core';
+import { type AgentUsage, readUsage, statePaths } from '@leap/core';
 
 export class CostMeter {
   private readonly leaves = new Map<string, AgentUsage | null>();
@@ -49,6 +48,7 @@ export class CostMeter {
       .filter((l) => l.usd !== null && l.usd > 0)
       .sort((a, b) => (b.usd as number) - (a.usd as number))
       .slice(0, 5);
-    return `the cost budget is spent: $${t.usd.toFixed(4)} of --max-cost $${this.limit} (${top.map((l) => `${l.leaf} $${(l.usd as number).toFixed(4)}`).join(', ') || 'no leaf reported a cost'})`;
+    const leaves = top.map((l) => `${l.leaf} $${(l.usd as number).toFixed(4)}`).join(', ') || 'no leaf reported a cost';
+    return `the cost budget is spent: $${t.usd.toFixed(4)} of --max-cost $${this.limit} (${leaves})`;
   }
 }

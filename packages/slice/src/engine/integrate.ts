@@ -45,12 +45,12 @@ export async function mergeBall(
     commitTree(repo, tree, tip, commit, `leap: merge ${ball.id} onto the spine of ${slice}`),
     git(repo, ['diff', '--name-only', '-z', tree, commit, '--', ...scopePaths(ball)]),
   ]);
-  const differ = diff.split('\0').filter((p) => p !== '');
-  if (differ.length > 0)
-    return {
-      ok: false,
-      reason: `after the merge, ${differ.join(', ')} differ from the ball's candidate: a merge must not drop a lane's bytes`,
-    };
+  const differ = diff
+    .split('\0')
+    .filter((p) => p !== '')
+    .join(', ');
+  const lost = `after the merge, ${differ} differ from the ball's candidate: a merge must not drop a lane's bytes`;
+  if (differ !== '') return { ok: false, reason: lost };
   // Compare-and-swap: the spine moves only from the tip this merge was made on.
   await git(repo, ['update-ref', ref, merged, tip]);
   return { ok: true, commit: merged, already: false };
@@ -107,12 +107,10 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     const files = present.filter((p) => !isTestFile(p));
     const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
     // Consumers of the spine's whole change since the base, outside every scope (consumers.ts).
-    const changed = (await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD']))
-      .split('\0')
-      .filter((p) => p !== '');
-    const consumers = renderConsumers(
-      await findConsumers(dir, changed, new Set(input.slice.balls.flatMap((b) => scopePaths(b)))),
-    );
+    const diff = await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD']);
+    const changed = diff.split('\0').filter((p) => p !== '');
+    const scopes = new Set(input.slice.balls.flatMap((b) => scopePaths(b)));
+    const consumers = renderConsumers(await findConsumers(dir, changed, scopes));
     // The slice's live proof on the spine, after every merge and before the aggregate jury: exit 0 required.
     let live: LiveEvidence | undefined;
     if (input.slice.live !== undefined) {

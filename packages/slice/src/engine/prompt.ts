@@ -31,10 +31,11 @@ export function renderBuilderPrompt(input: PromptInput): string {
       return `- ${s.path}${s.sha256 === null ? ' (new file)' : ''}${narrow}`;
     })
     .join('\n');
+  const { previous: last } = input;
   const previous =
-    input.previous === null
+    last === null
       ? 'none: this is the first round of this episode'
-      : `round ${input.previous.round}: receipt ${input.previous.receipt === null ? 'none (the round did not pass)' : input.previous.receipt}; ${input.previous.reason}`;
+      : `round ${last.round}: receipt ${last.receipt ?? 'none (the round did not pass)'}; ${last.reason}`;
   const blocks: [string, string][] = [
     ['goal', ball.goal],
     ['spec', ball.spec],
@@ -45,7 +46,8 @@ export function renderBuilderPrompt(input: PromptInput): string {
   if (input.checkpoint !== null) blocks.push(['checkpoint', input.checkpoint]);
   const tag = fenceTag(blocks.map(([, text]) => text));
   const fenced = blocks.map(([name, text]) => `<${tag} ${name}>\n${text}\n</${tag} ${name}>`).join('\n\n');
-  return `You are the builder of one ball of a LEAP slice: slice ${input.slice}, ball ${ball.id}, round ${input.round} of 4.
+  return `\
+You are the builder of one ball of a LEAP slice: slice ${input.slice}, ball ${ball.id}, round ${input.round} of 4.
 Observe first, then form one hypothesis about what stands between the scope and the goal, and make the smallest
 reversible move that tests it, editing only the files of the scope, in the current folder.
 The engine, not you, lists what you changed (an edit outside the scope is refused), runs the proof, and has the work

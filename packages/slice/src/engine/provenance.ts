@@ -34,42 +34,20 @@ export function buildProvenance(input: ProvenanceInput): { record: unknown } | {
       return { incomplete: `ball ${id}'s receipts do not carry one candidate hash (${[...hashes].join(', ')})` };
     if (receipts.some((r) => r.value !== 1)) return { incomplete: `ball ${id} has a receipt that is not 1` };
     if (result.merged === null) return { incomplete: `ball ${id} is not merged` };
-    balls.push({
-      task: id,
-      goal: ball.goal,
-      spec_sha256: createHash('sha256').update(ball.spec).digest('hex'),
-      rollback: ball.rollback,
-      builder: round.builder,
-      scope: ball.scope.map((s) => s.path),
-      start: round.start,
-      commit: result.commit,
-      merged: result.merged,
-      rounds: result.rounds,
-      reviewers: round.jury?.seats ?? [],
-      verdict: round.jury?.reason ?? null,
-      tests: [
-        { argv: ball.proof.argv, code: round.proof?.code ?? null, metric: round.proof?.metric ?? null },
-        { argv: ball.proof.argv, code: round.reproof?.code ?? null, candidate_after: round.reproof?.candidate ?? null },
-      ],
-      champion: round.champion ?? null,
-      evidence: result.reason,
-      candidate: result.candidate,
-      receipts,
-    });
+    const specHash = createHash('sha256').update(ball.spec).digest('hex');
+    const what = { task: id, goal: ball.goal, spec_sha256: specHash, rollback: ball.rollback, builder: round.builder };
+    const scope = ball.scope.map((s) => s.path);
+    const where = { scope, start: round.start, commit: result.commit, merged: result.merged };
+    const judged = { rounds: result.rounds, reviewers: round.jury?.seats ?? [], verdict: round.jury?.reason ?? null };
+    const tests = [
+      { argv: ball.proof.argv, code: round.proof?.code ?? null, metric: round.proof?.metric ?? null },
+      { argv: ball.proof.argv, code: round.reproof?.code ?? null, candidate_after: round.reproof?.candidate ?? null },
+    ];
+    const proved = { champion: round.champion ?? null, evidence: result.reason, candidate: result.candidate, receipts };
+    balls.push({ ...what, ...where, ...judged, tests, ...proved });
   }
   if (input.aggregate.value !== 1) return { incomplete: `the aggregate jury returned ${input.aggregate.value}` };
-  return {
-    record: {
-      slice: input.slice.id,
-      file: input.run.file,
-      base: input.run.base,
-      spine: input.spine.branch,
-      spine_commit: input.spine.commit,
-      declared_spine: input.slice.spine,
-      balls,
-      aggregate: input.aggregate,
-      receipt: 1,
-      ts: isoTimestamp(),
-    },
-  };
+  const head = { slice: input.slice.id, file: input.run.file, base: input.run.base, spine: input.spine.branch };
+  const tail = { spine_commit: input.spine.commit, declared_spine: input.slice.spine, balls };
+  return { record: { ...head, ...tail, aggregate: input.aggregate, receipt: 1, ts: isoTimestamp() } };
 }

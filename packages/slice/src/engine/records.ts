@@ -156,9 +156,7 @@ export function readRounds(paths: SlicePaths, ball: string): RoundRecord[] {
 export function archiveEpisode(paths: SlicePaths, ball: string): void {
   const dir = paths.ball(ball);
   if (!existsSync(dir)) return;
-  const moving = readdirSync(dir).filter(
-    (f) => /^round-[1-4]\.json$/.test(f) || f === 'result.json' || f === 'champion.json',
-  );
+  const moving = readdirSync(dir).filter((f) => /^(?:round-[1-4]|result|champion)\.json$/.test(f));
   if (moving.length === 0) return;
   let k = 1;
   while (existsSync(join(dir, `episode-${k}`))) k++;

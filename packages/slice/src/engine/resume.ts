@@ -38,16 +38,14 @@ export async function resumeBalls(
         input.say(`ball ${id}: passed on an earlier run (candidate ${result.candidate.slice(0, 12)}), not rebuilt`);
         continue;
       }
-      input.say(
-        `ball ${id}: the bytes of its candidate changed (sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'} on ${onSpine ? spineBranch(input.slice) : ballBranch(input.slice, id)}): reopened, and the slice regraded`,
-      );
+      const on = onSpine ? spineBranch(input.slice) : ballBranch(input.slice, id);
+      const was = `sha256 ${result.candidate.slice(0, 12)} -> ${now?.slice(0, 12) ?? 'unreadable'} on ${on}`;
+      input.say(`ball ${id}: the bytes of its candidate changed (${was}): reopened, and the slice regraded`);
       reopened = true;
     }
     if (result !== null) {
-      const checkpoint =
-        result.receipt === 0 && existsSync(input.paths.checkpoint(id))
-          ? readFileSync(input.paths.checkpoint(id), 'utf8')
-          : null;
+      const file = input.paths.checkpoint(id);
+      const checkpoint = result.receipt === 0 && existsSync(file) ? readFileSync(file, 'utf8') : null;
       archiveEpisode(input.paths, id);
       found.set(id, { result: null, reused: false, checkpoint, rounds: [] });
       continue;

@@ -119,9 +119,10 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     const { endOrphanLeaves, findOrphanLeaves } = await import('@leap/supervise');
     const orphans = findOrphanLeaves(stateDir, lock.deadEngine);
     const ended = await endOrphanLeaves(orphans);
+    const names = orphans.map((o) => o.name).join(', ');
     if (orphans.length > 0)
       say(
-        `resuming after engine ${lock.deadEngine} died: ended ${ended} process${ended === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`,
+        `resuming after engine ${lock.deadEngine} died: ended ${ended} process${ended === 1 ? '' : 'es'} of ${names}`,
       );
   }
   const runner = (options.createRunner ?? createLocalRunner)({ repoRoot, paths, stateDir, env });

@@ -194,9 +194,8 @@ export class Engine {
     const rounds = [...state.rounds];
     const hold = (reason: string) => holdBall(this.records, state, reason, rounds, rounds.length, commit, start);
     c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'dispatched', wave: state.wave });
-    c.say(
-      `ball ${ball.id}: started (wave ${state.wave}${rounds.length > 0 ? `, from round ${rounds.length + 1}` : ''}${checkpoint !== null ? ', from its checkpoint' : ''})`,
-    );
+    const from = rounds.length > 0 ? `, from round ${rounds.length + 1}` : '';
+    c.say(`ball ${ball.id}: started (wave ${state.wave}${from}${checkpoint !== null ? ', from its checkpoint' : ''})`);
     try {
       while (rounds.length < 4) {
         const halt = this.halted();

@@ -6,11 +6,13 @@ const WORD = { 1: 'passed', 0: 'held', [-1]: 'refused' } as const;
 export function renderSummary(s: RunSummary): string {
   const width = Math.max(4, ...s.balls.map((b) => b.id.length));
   const lines = [
-    `slice ${s.slice}: ${WORD[s.receipt]} (${s.receipt}) on ${s.spine} at ${s.spineCommit.slice(0, 12)}${s.stopped === null ? '' : `; ${s.stopped}`}`,
+    `slice ${s.slice}: ${WORD[s.receipt]} (${s.receipt}) on ${s.spine} at ${s.spineCommit.slice(0, 12)}` +
+      (s.stopped === null ? '' : `; ${s.stopped}`),
     `${'ball'.padEnd(width)}  receipt  rounds  candidate     reason`,
     ...s.balls.map(
       (b) =>
-        `${b.id.padEnd(width)}  ${String(b.receipt).padStart(7)}  ${String(b.rounds).padStart(6)}  ${(b.candidate ?? '-').slice(0, 12).padEnd(12)}  ${b.reused ? '(passed earlier) ' : ''}${oneLine(b.reason)}`,
+        `${b.id.padEnd(width)}  ${String(b.receipt).padStart(7)}  ${String(b.rounds).padStart(6)}  ` +
+        `${(b.candidate ?? '-').slice(0, 12).padEnd(12)}  ${b.reused ? '(passed earlier) ' : ''}${oneLine(b.reason)}`,
     ),
   ];
   if (s.aggregate !== null) lines.push(`aggregate jury: ${s.aggregate.value}: ${oneLine(s.aggregate.reason)}`);

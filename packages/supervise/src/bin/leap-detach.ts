@@ -26,10 +26,7 @@ void runCli(
   async () => {
     const { values, positionals } = parseCli(
       process.argv.slice(2),
-      {
-        help: { type: 'boolean', short: 'h' },
-        json: { type: 'boolean' },
-      },
+      { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
       USAGE,
       { stopAtPositional: true, exitCode: EXIT_USAGE },
     );

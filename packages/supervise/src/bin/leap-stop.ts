@@ -33,11 +33,7 @@ void runCli(
   () => {
     const { values, positionals } = parseCli(
       process.argv.slice(2),
-      {
-        help: { type: 'boolean', short: 'h' },
-        json: { type: 'boolean' },
-        lines: { type: 'string' },
-      },
+      { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, lines: { type: 'string' } },
       USAGE,
       { exitCode: EXIT_USAGE },
     );
@@ -113,7 +109,8 @@ async function orphans(args: string[], lines: string | undefined, json: boolean)
     1,
     json
       ? `${JSON.stringify({ action: 'orphans', leaves: sweep.leaves, killed: sweep.killed })}\n`
-      : `ended ${sweep.killed} processes of ${sweep.leaves.length} leaves left by ${pid}${sweep.leaves.length > 0 ? `: ${sweep.leaves.join(', ')}` : ''}\n`,
+      : `ended ${sweep.killed} processes of ${sweep.leaves.length} leaves left by ${pid}` +
+          `${sweep.leaves.length > 0 ? `: ${sweep.leaves.join(', ')}` : ''}\n`,
   );
   return 0;
 }

@@ -8,7 +8,8 @@ import { readyFd, reportFailure } from '../ready-handshake.js';
 import { parseSandboxSetting } from '../sandbox.js';
 import type { SandboxSpec } from '../sandbox-plan.js';
 
-const USAGE = `Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]
+const USAGE = `\
+Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]
 
 Runs CMD (no shell) as the leaf NAME in a session of its own and guarantees it ends.
 Writes <state>/NAME.pid, then <state>/NAME.exit (first line: the code) once the leaf and

@@ -19,7 +19,8 @@ Options:
                    .git or network writes, in a bubblewrap sandbox (default LEAP_SANDBOX, else on);
                    without bwrap it refuses (exit 2)
   --json           print the verdict (or the prompt) as a JSON object
-Exit codes: 0 PASS, 1 REJECT or BLOCKED (the step cannot be done as written), 2 malformed answer, killed verifier, bad input or no sandbox. The reason goes to stdout.`;
+Exit codes: 0 PASS, 1 REJECT or BLOCKED (the step cannot be done as written), 2 malformed answer, killed verifier, \
+bad input or no sandbox. The reason goes to stdout.`;
 
 void runCli(
   'leap-verify',

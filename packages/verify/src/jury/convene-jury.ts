@@ -123,23 +123,8 @@ async function openSitting(options: JuryOptions) {
   const run = readRunContext(stateDir, env);
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const sandboxOf = (a: AgentPlugin) => (bwrap === null ? null : agentSandbox(a, 'reader', repo, env, stateDir));
-  return {
-    options,
-    cwd,
-    env,
-    lens,
-    reviewers,
-    alternates,
-    builderFamily,
-    otherBuilders,
-    stateDir,
-    repo,
-    sandboxOf,
-    treeBefore,
-    candidate,
-    prompt,
-    context,
-  };
+  const seat = { options, cwd, env, lens, reviewers, alternates, builderFamily, otherBuilders, stateDir, repo };
+  return { ...seat, sandboxOf, treeBefore, candidate, prompt, context };
 }
 
 function logReview(s: Sitting, fields: Parameters<typeof createEvent<'review'>>[1]): void {

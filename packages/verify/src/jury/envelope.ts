@@ -70,7 +70,8 @@ export function checkEnvelopeLeaks(text: string, input: EnvelopeInput, aliases: 
     const alias = raw.trim().toLowerCase();
     if (alias.length < 3 || !lower.includes(alias)) continue;
     throw new EnvelopeLeakError(
-      `the envelope would not be blind: the ${kind} ${showValue(raw.trim())} appears in ${whereIs(alias, input)}; remove it before review`,
+      `the envelope would not be blind: the ${kind} ${showValue(raw.trim())} appears in ${whereIs(alias, input)}; ` +
+        'remove it before review',
     );
   }
 }

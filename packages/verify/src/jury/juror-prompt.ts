@@ -21,37 +21,44 @@ export const LENSES: Readonly<Record<string, { tier: Tier; preamble: string }>> 
   proportion: {
     tier: 'generalist',
     preamble:
-      'LENS: PROPORTION. Blind juror. Evaluate if this solution is over-engineered or appropriately scaled for the intent.',
+      'LENS: PROPORTION. Blind juror. ' +
+      'Evaluate if this solution is over-engineered or appropriately scaled for the intent.',
   },
   operator_consequence: {
     tier: 'operator_safety',
     preamble:
-      'LENS: OPERATOR CONSEQUENCE. Blind juror. Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
+      'LENS: OPERATOR CONSEQUENCE. Blind juror. ' +
+      'Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
   },
   reversibility: {
     tier: 'deep_state',
     preamble:
-      'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. If it fails mid-execution, can the system cleanly rollback?',
+      'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. ' +
+      'If it fails mid-execution, can the system cleanly rollback?',
   },
   state_continuity: {
     tier: 'deep_state',
     preamble:
-      'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, clobber global state, or drop required context for downstream nodes.',
+      'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, ' +
+      'clobber global state, or drop required context for downstream nodes.',
   },
   resource_economy: {
     tier: 'fast_structural',
     preamble:
-      'LENS: RESOURCE ECONOMY. Blind juror. Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.',
+      'LENS: RESOURCE ECONOMY. Blind juror. ' +
+      'Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.',
   },
   boundary_condition: {
     tier: 'fast_structural',
     preamble:
-      'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, or intentionally malformed. Does it fail gracefully?',
+      'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, ' +
+      'or intentionally malformed. Does it fail gracefully?',
   },
   telemetry: {
     tier: 'operator_safety',
     preamble:
-      'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. Are there sufficient logs or try/except blocks to easily diagnose a failure?',
+      'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. ' +
+      'Are there sufficient logs or try/except blocks to easily diagnose a failure?',
   },
 };
 
@@ -62,14 +69,19 @@ export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntri
 
 // The tribunal's exact footer (3.5); `<your lens>` is filled with the literal lens id (v3).
 const PROTOCOL =
-  'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: {"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], "reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
+  'CRITICAL OUTPUT PROTOCOL: You are a strict deterministic evaluator in an autonomous fail-closed loop. ' +
+  'Return exactly ONE valid JSON object as your ENTIRE response, no markdown fences, no preamble, no postscript: ' +
+  '{"verdict": "pass" | "refuse", "lens": "<your lens>", "findings": ["[severity] file:line claim"], ' +
+  '"reasoning": "<concise>"}. At most 10 findings; cite locations, do not quote code. ' +
+  'Judge PRIOR_ADJUDICATIONS honestly. A refuse halts the pipeline.';
 
 // The footer says only "[severity]": a pass listing one the schema lacks (3.6) would be refused as malformed.
 const SEVERITIES = "A finding's severity is one of blocker, major, minor, info.";
 
 /** The tribunal's tier sentences are fragments written to follow this frame (one blind, read-only seat). */
 export function tierHeader(tier: Tier): string {
-  return `You review a code change as one juror of a blind panel: ${TIER_SENTENCES[tier]} You cannot see who wrote it. Do not modify any file. ${SEVERITIES}`;
+  const frame = `You review a code change as one juror of a blind panel: ${TIER_SENTENCES[tier]}`;
+  return `${frame} You cannot see who wrote it. Do not modify any file. ${SEVERITIES}`;
 }
 
 /** The juror prompt for `lens`: every juror's same envelope, its tier's header, the literal lens in the protocol. */
