@@ -1,7 +1,7 @@
 // The one reader of `git status --porcelain=v2 -z [--branch]`.
 
 /** One changed path: X is the index's side, Y the work tree's (`.` unchanged; `?` both for an untracked path). */
-export interface StatusEntry {
+interface StatusEntry {
   x: string;
   y: string;
   path: string;

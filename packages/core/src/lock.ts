@@ -31,7 +31,7 @@ const namesHolder = (holder: LockHolder): boolean => Number.isInteger(holder.pid
 const holderIsAlive = (holder: LockHolder): boolean => namesHolder(holder) && isProcessAlive(holder);
 
 /** How long an empty lock file counts as being written rather than left by a taker killed before its write. */
-export const HALF_WRITTEN_LOCK_MS = 1000;
+const HALF_WRITTEN_LOCK_MS = 1000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 function isBeingWritten(file: string): boolean {

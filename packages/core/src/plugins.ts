@@ -122,24 +122,6 @@ export interface DraftPullRequest {
   issue?: number;
 }
 
-export interface LeafSpec {
-  name: string;
-  command: string;
-  args: string[];
-  cwd: string;
-  env?: Record<string, string | undefined>;
-  stdin?: string;
-}
-
-/** How a leaf ended, as its exit file records it. */
-export interface LeafResult {
-  name: string;
-  code: number;
-  status: string;
-  stdout: string;
-  stderr: string;
-}
-
 /** One build round of one ball, as the engine asks a runner for it (CONTRACT sections 7, 8 and 11). */
 export interface BallRoundRequest {
   slice: string;

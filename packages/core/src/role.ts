@@ -1,8 +1,8 @@
 // A leaf's role from its name (CONTRACT section 4, leap-role): never a guess.
 import { UsageError, showValue } from './errors.js';
 
-export type Actor = 'developer' | 'verifier' | 'planner' | 'builder' | 'reviewer';
-export type Phase = 'red' | 'green' | 'refactor' | 'plan' | 'build' | 'review';
+type Actor = 'developer' | 'verifier' | 'planner' | 'builder' | 'reviewer';
+type Phase = 'red' | 'green' | 'refactor' | 'plan' | 'build' | 'review';
 
 export interface LeafRole {
   actor: Actor;

@@ -9,13 +9,13 @@ export const ROUND_PHASES = ['taken', 'fetching', 'building', 'proving', 'review
 export type RoundPhase = (typeof ROUND_PHASES)[number];
 
 /** One option a runner adds to the command that runs balls, with its line of the command's help. */
-export interface RunnerOption extends CliOption {
+interface RunnerOption extends CliOption {
   /** The value's placeholder in the usage line (`URL`), absent for a boolean. */
   value?: string;
   help: string;
 }
 
-export interface RunnerContext {
+interface RunnerContext {
   repoRoot: string;
   stateDir: string;
   env: NodeJS.ProcessEnv;

@@ -1,7 +1,8 @@
 // `@leap/core/schemas`: zod, the event reader and ajv, apart so hot commands never load them.
-export * from './events/event-schema.js';
-export * from './events/read-events.js';
-export * from './json-schema.js';
-export * from './validate-json.js';
-export * from './validator-module.js';
-export * from './project-config.js';
+export { eventSchema } from './events/event-schema.js';
+export { type EventRecord, readEvents } from './events/read-events.js';
+export { renderSchemaFile, toPublishedSchema, writeGenerated, writeSchemaFiles } from './json-schema.js';
+export { compileJsonSchema } from './validate-json.js';
+export { renderValidatorModule } from './validator-module.js';
+export { PROJECT_CONFIG_FILE, type ProjectConfig, projectConfigJsonSchema } from './project-config.js';
+export { projectConfigSchema, readProjectConfig } from './project-config.js';

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binPath, cleanupTempDirs, hostileTitles, makeTempDir, runBin } from '@leap/test-utils';
-import { parseCli, writeFd, UsageError, type LeapError, recordMark, parseMarkFields } from '../src/index.js';
+import { parseCli, writeFd, UsageError, type LeapError } from '../src/index.js';
+import { recordMark, parseMarkFields } from '../src/mark.js';
 import { readEvents } from '../src/schemas.js';
 
 const options = {

@@ -5,18 +5,13 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { appendEvent, createEvent, openEventLog, formatEventLine, FileFormatError } from '../src/index.js';
-import {
-  readEvents,
-  parseEvents,
-  eventSchema,
-  EVENT_KINDS,
-  coreJsonSchemas,
-  renderSchemaFile,
-  loadPublishedSchema,
-  validateJson,
-  compileJsonSchema,
-} from '../src/schemas.js';
+import { appendEvent, createEvent, openEventLog, FileFormatError } from '../src/index.js';
+import { formatEventLine } from '../src/events/append-event.js';
+import { EVENT_KINDS } from '../src/events/event-schema.js';
+import { parseEvents } from '../src/events/read-events.js';
+import { coreJsonSchemas } from '../src/json-schema.js';
+import { readEvents, eventSchema, renderSchemaFile, compileJsonSchema } from '../src/schemas.js';
+import { loadPublishedSchema, validateJson } from '../src/validate-json.js';
 
 const context = { issue: 7, step: 'Add the user\'s "name" $(x) `y` 🦀', skillCommit: 'abc123' };
 

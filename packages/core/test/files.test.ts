@@ -18,20 +18,20 @@ import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, isAlive, makeTempDir, waitFor } from '@leap/test-utils';
 import {
   writeFileAtomic,
-  syncDir,
   readFileIfExists,
   readTail,
   readToEnd,
   tryLock,
-  acquireLock,
   readLockHolder,
   processIdentity,
   isProcessAlive,
   readProcStat,
   readProcBytes,
-  bootId,
   InternalError,
 } from '../src/index.js';
+import { syncDir } from '../src/atomic-write.js';
+import { acquireLock } from '../src/lock.js';
+import { bootId } from '../src/process-identity.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 

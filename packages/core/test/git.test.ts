@@ -3,17 +3,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
-import {
-  GitError,
-  gitCommandName,
-  gitEnv,
-  gitText,
-  gitTextSync,
-  InternalError,
-  runGit,
-  runGitSync,
-  splitNul,
-} from '../src/index.js';
+import { GitError, InternalError, runGit, runGitSync, splitNul } from '../src/index.js';
+import { gitCommandName, gitEnv, gitText, gitTextSync } from '../src/git.js';
 
 const git = suite('core git runner');
 git.after(cleanupTempDirs);

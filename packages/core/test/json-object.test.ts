@@ -4,12 +4,11 @@ import {
   FileFormatError,
   didYouMean,
   isJsonObject,
-  keyLineColumn,
-  lineColumn,
   parseJsonObject,
   parseJsonText,
   previewText,
 } from '../src/index.js';
+import { keyLineColumn, lineColumn } from '../src/json-object.js';
 
 const json = suite('json-object');
 

@@ -1,7 +1,8 @@
 // Runners found by name: the package a name stands for, the name in argv before the parse, the help lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UsageError, runnerNameIn, runnerPackage, runnerUsage } from '../src/index.js';
+import { UsageError, runnerNameIn, runnerUsage } from '../src/index.js';
+import { runnerPackage } from '../src/runner-plugin.js';
 
 test('runnerPackage: a short name is @leap/runner-NAME, a package name is itself, anything else is refused', () => {
   assert.is(runnerPackage('bullmq'), '@leap/runner-bullmq');

@@ -5,7 +5,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processSubcommandIo, stdoutIsTerminal } from '../src/index.js';
+import { processSubcommandIo } from '../src/index.js';
+import { stdoutIsTerminal } from '../src/subcommand.js';
 
 const io = suite('processSubcommandIo');
 
@@ -30,11 +31,11 @@ io('stdout and stderr write whole texts to descriptors 1 and 2, and a pipe is no
 io(
   'stdoutIsTerminal: a pseudo-terminal is one; /dev/null, /dev/zero, a file, a pipe and a closed descriptor are not',
   () => {
-    const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+    const subcommand = fileURLToPath(new URL('../src/subcommand.ts', import.meta.url));
     const dir = mkdtempSync(join(tmpdir(), 'leap-tty-'));
     const out = join(dir, 'answer');
     // `script` runs the command on a new pseudo-terminal (descriptor 1 is its slave side); the answer goes to a file.
-    const probe = `import { stdoutIsTerminal } from ${JSON.stringify(index)}; import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(out)}, String(stdoutIsTerminal()));`;
+    const probe = `import { stdoutIsTerminal } from ${JSON.stringify(subcommand)}; import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(out)}, String(stdoutIsTerminal()));`;
     const command = [process.execPath, '--import', 'tsx', '--input-type=module', '-e', probe]
       .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
       .join(' ');

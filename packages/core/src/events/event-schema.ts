@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 const receiptValue = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 
-export const commonFields = {
+const commonFields = {
   ts: z.iso.datetime({ precision: 3, offset: true }).describe('ISO 8601 time with milliseconds'),
   issue: z.number().int().positive().nullable(),
   step: z.string().nullable(),
@@ -14,7 +14,7 @@ function kind<E extends string, S extends z.ZodRawShape>(event: E, shape: S, des
   return z.looseObject({ ...commonFields, event: z.literal(event), ...shape }).describe(description);
 }
 
-export const launchEventSchema = kind(
+const launchEventSchema = kind(
   'launch',
   {
     leaf: z.string().min(1),
@@ -38,7 +38,7 @@ export const launchEventSchema = kind(
   'A supervisor started a leaf.',
 );
 
-export const exitEventSchema = kind(
+const exitEventSchema = kind(
   'exit',
   {
     leaf: z.string().min(1),
@@ -63,7 +63,7 @@ export const exitEventSchema = kind(
   'A leaf and everything it started are gone.',
 );
 
-export const verdictEventSchema = kind(
+const verdictEventSchema = kind(
   'verdict',
   {
     phase: z.enum(['red', 'green', 'refactor', 'baseline']).describe('baseline: a flaky test seen before any step'),
@@ -84,13 +84,13 @@ export const verdictEventSchema = kind(
     'BLOCKED (the step cannot be done as written), or a flaky test.',
 );
 
-export const markEventSchema = kind(
+const markEventSchema = kind(
   'mark',
   { name: z.string().min(1), anchor: z.string().nullable() },
   'A named point in a run, from leap-event mark.',
 );
 
-export const tickEventSchema = kind(
+const tickEventSchema = kind(
   'tick',
   {
     action: z.enum(['tick', 'clear-refactor-pending', 'tick-criterion', 'preserve-attempt', 'init', 'restore']),
@@ -103,7 +103,7 @@ export const tickEventSchema = kind(
   'A ledger command changed something.',
 );
 
-export const bailEventSchema = kind(
+const bailEventSchema = kind(
   'bail',
   {
     cause: z.string(),
@@ -116,7 +116,7 @@ export const bailEventSchema = kind(
   'A run gave up, with its cause classified.',
 );
 
-export const stopEventSchema = kind(
+const stopEventSchema = kind(
   'stop',
   {
     mode: z.enum(['at-ledger', 'at-leaf', 'now', 'unreadable']).nullable(),
@@ -126,7 +126,7 @@ export const stopEventSchema = kind(
   'A stop request was made, cleared or honoured.',
 );
 
-export const ballEventSchema = kind(
+const ballEventSchema = kind(
   'ball',
   {
     slice: z.string(),
@@ -139,7 +139,7 @@ export const ballEventSchema = kind(
   'A LEAP ball changed state.',
 );
 
-export const roundEventSchema = kind(
+const roundEventSchema = kind(
   'round',
   {
     slice: z.string(),
@@ -157,13 +157,13 @@ export const roundEventSchema = kind(
   'A builder round ended (no receipt: its proof failed, the next round follows).',
 );
 
-export const receiptEventSchema = kind(
+const receiptEventSchema = kind(
   'receipt',
   { slice: z.string(), ball: z.string(), value: receiptValue, candidate: z.string().nullable(), evidence: z.string() },
   'A ball was scored: -1 refuse, 0 hold, 1 pass.',
 );
 
-export const reviewEventSchema = kind(
+const reviewEventSchema = kind(
   'review',
   {
     candidate: z.string(),
@@ -179,13 +179,13 @@ export const reviewEventSchema = kind(
   'A blind reviewer (or the jury, reviewer null) judged a candidate.',
 );
 
-export const mergeEventSchema = kind(
+const mergeEventSchema = kind(
   'merge',
   { slice: z.string(), ball: z.string(), commit: z.string(), candidate: z.string() },
   'The integrator merged a ball onto the spine.',
 );
 
-export const usageEventSchema = kind(
+const usageEventSchema = kind(
   'usage',
   {
     leaf: z.string().min(1),
@@ -199,7 +199,7 @@ export const usageEventSchema = kind(
   'What one agent leaf cost, as its CLI reported it (null where it did not say).',
 );
 
-export const suiteEventSchema = kind(
+const suiteEventSchema = kind(
   'suite',
   {
     tree: z
@@ -235,7 +235,7 @@ export const suiteEventSchema = kind(
   "The toolchain ran the project's test suite (CONTRACT section 13): on which tree, with what result.",
 );
 
-export const falloverEventSchema = kind(
+const falloverEventSchema = kind(
   'fallover',
   {
     leaf: z.string().min(1).describe('the leaf that ended so, and is launched again with the next agent'),
