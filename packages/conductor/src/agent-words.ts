@@ -15,12 +15,8 @@ export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): 
     const out = jsonWords(stdout) ?? lastLines(stdout);
     if (out !== '') said.push(out);
   }
-  const err = lastLines(
-    stderr
-      .split('\n')
-      .filter((l) => !/^supervise\[/.test(l))
-      .join('\n'),
-  );
+  const notSupervisor = stderr.split('\n').filter((l) => !/^supervise\[/.test(l));
+  const err = lastLines(notSupervisor.join('\n'));
   if (err !== '') said.push(err);
   const words = said.join('\n');
   return words.length > MAX ? `${words.slice(0, MAX)}…` : words;

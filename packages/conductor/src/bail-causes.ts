@@ -1,9 +1,8 @@
 // CONTRACT section 9's bail causes and classes, decided here once, and the run's two endings (`Bail`, `Stopped`).
 import { NOTHING, merge, type Gathered } from './gathered.js';
-import type { BailCause } from './types.js';
 
 /** `process`: the run's inputs or budget need a person; `system`: a leaf or an agent CLI failed. */
-export const BAIL_CLASSES: Readonly<Record<BailCause, 'process' | 'system'>> = {
+export const BAIL_CLASSES = {
   'needs-user': 'process',
   'revision-budget': 'process',
   'baseline-red': 'process',
@@ -16,11 +15,12 @@ export const BAIL_CLASSES: Readonly<Record<BailCause, 'process' | 'system'>> = {
   'killed-stuck': 'system',
   'agent-missing': 'system',
   'agent-failed': 'system',
-};
+} as const satisfies Record<string, 'process' | 'system'>;
 
-export function bailClass(cause: BailCause): 'process' | 'system' {
-  return BAIL_CLASSES[cause];
-}
+/** Bail causes (CONTRACT section 9), each with its class above. */
+export type BailCause = keyof typeof BAIL_CLASSES;
+
+export const bailClass = (cause: BailCause): 'process' | 'system' => BAIL_CLASSES[cause];
 
 /** Thrown inside a run to end it with a bail; the run catches it, keeps finished steps and narrates it. */
 export class Bail extends Error {

@@ -17,22 +17,17 @@ export async function runBaseline(run: Preflighted, where: string): Promise<void
   const env = { ...run.env, VERI_TEST_CMD: run.testCmd, VERI_ISSUE: String(run.issue), ...limitsEnv(run.setup) };
   // Twice: a test that passes once and fails once is flaky, named now and never blamed on a step.
   const suite = { testCmd: run.testCmd, env, suiteLog: log, stateDir: run.paths.dir, sandbox: run.setup.sandbox };
-  let twice: Awaited<ReturnType<typeof runBaselineTwice>>;
-  try {
-    twice = await runBaselineTwice(suite, run.root);
-  } catch (error) {
+  const { run: first, flaky } = await runBaselineTwice(suite, run.root).catch((error: unknown) => {
     throw error instanceof SuiteLimitError ? suiteLimitBail(run, error) : error;
-  }
-  const { run: first, flaky } = twice;
-  const code = first.code;
+  });
   const said = 'flaky before any change (passed once and failed once on the same tree; never blamed on a step)';
   if (flaky.length > 0) await run.say(`${said}: ${flaky.join(', ')}`);
-  if (code === 0) return;
+  if (first.code === 0) return;
   // runSuite's first line names the folder it ran in; the suite's own output follows.
   const tail = first.output.split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
   throw new Bail(
     'baseline-red',
-    `The test suite fails before any change (\`${run.testCmd}\` exited ${code}), ` +
+    `The test suite fails before any change (\`${run.testCmd}\` exited ${first.code}), ` +
       `so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
   );
 }

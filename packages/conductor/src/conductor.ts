@@ -4,14 +4,14 @@ import { relative } from 'node:path';
 import { appendEvent, createEvent, readStopRequest, statePaths } from '@leap/core';
 import type { EventContext, StatePaths, TrackerIssue, TrackerPlugin } from '@leap/core';
 import { parseLedger } from '@leap/core/ledger';
+import type { SandboxChoice } from '@leap/verify';
 import { Stopped } from './bail-causes.js';
 import { createGit, type Git } from './git.js';
-import { HeadCache, gitForgettingHead } from './head-cache.js';
+import { HeadCache } from './head-cache.js';
 import type { Phase } from './prompts.js';
 import { readJournal, writeJournal, type PinCheck, type RunJournal } from './run-files.js';
 import type { DryAgents, RunAgents } from './run-agents.js';
 import type { RecordedOptions } from './run-options.js';
-import type { RunSandbox } from './leaf-sandboxes.js';
 
 export interface ConductorSetup {
   root: string;
@@ -23,8 +23,6 @@ export interface ConductorSetup {
   issueData: TrackerIssue;
   agents: RunAgents;
   revisions: number;
-  maxCost: number | undefined;
-  testCmd: string | undefined;
   planText: { text: string; file: string } | null;
   progress: (line: string) => void;
   /** Lines said after the run's own last line (the notify command's outcome): the bin's stderr. */
@@ -38,8 +36,7 @@ export interface ConductorSetup {
   effective: RecordedOptions;
   sources: Partial<Record<keyof RecordedOptions, string>>;
   replaced: string[];
-  resumedOptions: boolean;
-  sandbox: RunSandbox;
+  sandbox: SandboxChoice;
   pin: PinCheck;
 }
 
@@ -56,10 +53,6 @@ export class RunBase {
   ) {
     this.paths = statePaths(setup.stateDir);
     this.branch = `leap/issue-${setup.issue}`;
-  }
-
-  isTestPath(path: string): boolean {
-    return this.setup.testGlobs.some((re) => re.test(path));
   }
 
   get issue(): number {
@@ -101,6 +94,24 @@ export class RunBase {
     appendEvent(this.paths.events, createEvent(kind as 'mark', fields as never, this.context(step)));
   }
 
+  /** The issue file's path in the repository, or null when the tracker keeps it elsewhere (a remote issue). */
+  issueFileRel(): string | null {
+    const file = this.setup.tracker.issueFile?.(this.issue) ?? null;
+    const rel = file === null ? null : relative(this.root, file);
+    return rel === null || rel.startsWith('..') ? null : rel;
+  }
+
+  /** Tick each open criterion `due` names on the tracker: an event and a line each. */
+  async tickCriteria(due: (criterion: number) => boolean, step: string | null): Promise<void> {
+    const { tracker } = this.setup;
+    for (const c of (await tracker.readIssue(this.issue)).criteria) {
+      if (c.checked || !due(c.index)) continue;
+      await tracker.tickCriterion(this.issue, c.index);
+      this.event('tick', { action: 'tick-criterion', title: c.text, criterion: c.index }, step);
+      await this.say(`criterion ${c.index} ticked: ${c.text}`);
+    }
+  }
+
   readLedger(): ReturnType<typeof parseLedger> {
     return parseLedger(readFileSync(this.ledgerFile, 'utf8'), this.ledgerFile);
   }
@@ -129,16 +140,8 @@ export class RunBase {
 export async function openRunGit(root: string, env: NodeJS.ProcessEnv): Promise<{ git: Git; heads: HeadCache }> {
   let git: Git | null = null;
   const heads = new HeadCache(root, env, () => (git as Git).out(['log', '-1', '--format=%H%x00%s']));
-  git = gitForgettingHead(await createGit(root, env), heads);
+  git = await createGit(root, env, (args) => heads.beforeGit(args));
   return { git, heads };
-}
-
-export interface Learned {
-  git: Git;
-  heads: HeadCache;
-  testCmd: string;
-  skillCommit: string;
-  env: NodeJS.ProcessEnv;
 }
 
 /** The run once preflight passed: the setup and what preflight learned, nothing assigned after. */
@@ -148,7 +151,7 @@ export class Preflighted extends RunBase {
   readonly heads: HeadCache;
   readonly testCmd: string;
 
-  constructor(setup: ConductorSetup, learned: Learned) {
+  constructor(setup: ConductorSetup, learned: Pick<Preflighted, 'git' | 'heads' | 'testCmd' | 'skillCommit' | 'env'>) {
     super(setup, learned.skillCommit, learned.env);
     this.git = learned.git;
     this.heads = learned.heads;

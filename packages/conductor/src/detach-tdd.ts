@@ -1,17 +1,13 @@
 // `leap tdd run --detach` through @leap/supervise's detachRun; its files in `<state>/detached/issue-N/`.
-import { resolve } from 'node:path';
-import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, statePaths } from '@leap/core';
+import { isProcessAlive, readLockHolder, resolveStateDir, statePaths } from '@leap/core';
 import type { SubcommandIo } from '@leap/core';
 import { detachRun } from '@leap/supervise';
-import { conductorLockFile, lockedError } from './run-files.js';
+import { lockedError, repoRootOf } from './run-files.js';
 
 /** Prints where to poll, or, when the run ended at once, what it said, and returns its exit code. */
 export async function detachTdd(issue: number, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
-  const root = findRepoRoot(resolve(io.cwd));
-  if (root === null)
-    throw new UsageError(`${io.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
-  const stateDir = resolveStateDir(io.env, root);
-  const lockFile = conductorLockFile(statePaths(stateDir), issue);
+  const stateDir = resolveStateDir(io.env, repoRootOf(io.cwd));
+  const lockFile = statePaths(stateDir).conductorLock(issue);
   const holder = () => {
     const h = readLockHolder(lockFile);
     return h !== null && isProcessAlive(h) ? h.pid : null;

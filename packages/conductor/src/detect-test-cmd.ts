@@ -20,17 +20,17 @@ function read(file: string): string | null {
 
 export function testCommandCandidates(root: string): { command: string; because: string }[] {
   const found: { command: string; because: string }[] = [];
+  const add = (command: string, because: string) => found.push({ command, because });
+  const has = (...files: string[]) => files.some((file) => existsSync(join(root, file)));
+  const text = (file: string) => read(join(root, file)) ?? '';
   const pkg = read(join(root, 'package.json'));
   if (pkg !== null) {
     try {
       const test = (JSON.parse(pkg) as { scripts?: { test?: unknown } }).scripts?.test;
       if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT.test(test)) {
-        const lock = ['pnpm-lock.yaml', 'yarn.lock'].find((file) => existsSync(join(root, file)));
+        const lock = ['pnpm-lock.yaml', 'yarn.lock'].find((file) => has(file));
         const manager = lock === undefined ? 'npm' : lock === 'yarn.lock' ? 'yarn' : 'pnpm';
-        found.push({
-          command: `${manager} test`,
-          because: `package.json has a "test" script${lock === undefined ? '' : ` (${lock})`}`,
-        });
+        add(`${manager} test`, `package.json has a "test" script${lock === undefined ? '' : ` (${lock})`}`);
       }
     } catch {
       // A package.json that is not JSON suggests nothing.
@@ -38,41 +38,23 @@ export function testCommandCandidates(root: string): { command: string; because:
   }
   const makefile = ['Makefile', 'makefile', 'GNUmakefile']
     .map((name) => read(join(root, name)))
-    .find((text) => text !== null);
-  if (makefile !== undefined && makefile !== null && /^test\s*:/m.test(makefile))
-    found.push({ command: 'make test', because: 'the Makefile has a "test" target' });
-  const pyproject = read(join(root, 'pyproject.toml')) ?? '';
-  const setupCfg = read(join(root, 'setup.cfg')) ?? '';
-  const tox = read(join(root, 'tox.ini')) ?? '';
+    .find((t) => t !== null);
+  if (/^test\s*:/m.test(makefile ?? '')) add('make test', 'the Makefile has a "test" target');
   if (
-    existsSync(join(root, 'pytest.ini')) ||
-    existsSync(join(root, '.pytest.ini')) ||
-    existsSync(join(root, 'conftest.py')) ||
-    /\[tool\.pytest/.test(pyproject) ||
-    /\[tool:pytest\]/.test(setupCfg) ||
-    /\[pytest\]/.test(tox)
-  ) {
-    found.push({
-      command: 'pytest',
-      because: 'pytest is configured (pytest.ini, .pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)',
-    });
-  }
-  if (existsSync(join(root, 'Cargo.toml'))) found.push({ command: 'cargo test', because: 'Cargo.toml exists' });
-  if (existsSync(join(root, 'go.mod'))) found.push({ command: 'go test ./...', because: 'go.mod exists' });
-  if (existsSync(join(root, 'build.gradle')) || existsSync(join(root, 'build.gradle.kts'))) {
-    found.push({
-      command: existsSync(join(root, 'gradlew')) ? './gradlew test' : 'gradle test',
-      because: 'build.gradle exists',
-    });
-  }
-  if (existsSync(join(root, 'pom.xml'))) found.push({ command: 'mvn test', because: 'pom.xml exists' });
-  if (existsSync(join(root, 'mix.exs'))) found.push({ command: 'mix test', because: 'mix.exs exists' });
-  if (existsSync(join(root, '.rspec')) || existsSync(join(root, 'spec', 'spec_helper.rb'))) {
-    found.push({
-      command: existsSync(join(root, 'Gemfile')) ? 'bundle exec rspec' : 'rspec',
-      because: 'RSpec is configured (.rspec or spec/spec_helper.rb)',
-    });
-  }
+    has('pytest.ini', '.pytest.ini', 'conftest.py') ||
+    /\[tool\.pytest/.test(text('pyproject.toml')) ||
+    /\[tool:pytest\]/.test(text('setup.cfg')) ||
+    /\[pytest\]/.test(text('tox.ini'))
+  )
+    add('pytest', 'pytest is configured (pytest.ini, .pytest.ini, conftest.py, pyproject.toml, setup.cfg or tox.ini)');
+  if (has('Cargo.toml')) add('cargo test', 'Cargo.toml exists');
+  if (has('go.mod')) add('go test ./...', 'go.mod exists');
+  if (has('build.gradle', 'build.gradle.kts'))
+    add(has('gradlew') ? './gradlew test' : 'gradle test', 'build.gradle exists');
+  if (has('pom.xml')) add('mvn test', 'pom.xml exists');
+  if (has('mix.exs')) add('mix test', 'mix.exs exists');
+  if (has('.rspec', join('spec', 'spec_helper.rb')))
+    add(has('Gemfile') ? 'bundle exec rspec' : 'rspec', 'RSpec is configured (.rspec or spec/spec_helper.rb)');
   return found;
 }
 

@@ -4,6 +4,4 @@ import type { TddRunResult } from './types.js';
 /** Section 9's exit codes by outcome; bad input (2) is a UsageError thrown before anything runs. */
 const EXIT_CODES = { done: 0, bailed: 1, stopped: 3 } as const satisfies Record<TddRunResult['outcome'], number>;
 
-export function exitCode(outcome: TddRunResult['outcome']): (typeof EXIT_CODES)[TddRunResult['outcome']] {
-  return EXIT_CODES[outcome];
-}
+export const exitCode = (outcome: TddRunResult['outcome']) => EXIT_CODES[outcome];

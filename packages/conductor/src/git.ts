@@ -1,43 +1,29 @@
 // Git through core's one runner, no shell (docs/decisions/no-simple-git.md), and HEAD read from .git's files.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runGit } from '@leap/core';
-
-interface Ran {
-  code: number;
-  stdout: string;
-  /** stdout's bytes as git wrote them (a blob: written back to a file byte for byte). */
-  bytes: Buffer;
-  stderr: string;
-}
+import { runGit, type GitResult } from '@leap/core';
 
 /** The run ended without its work done; never 2, which says bad input and nothing touched. */
 export const GIT_FAILURE_EXIT = 1;
 
 export interface Git {
   /** A non-zero exit throws core's GitError (exit GIT_FAILURE_EXIT) with git's words, unless `allowFailure`. */
-  (args: readonly string[], options?: { input?: string; allowFailure?: boolean }): Promise<Ran>;
+  (args: readonly string[], options?: { input?: string; allowFailure?: boolean }): Promise<GitResult>;
   out(args: readonly string[]): Promise<string>;
   readonly cwd: string;
 }
 
 /** One process per call: zx's `$` added a bash before each, doubling the conductor's own share of a run. */
-export async function createGit(cwd: string, env: NodeJS.ProcessEnv): Promise<Git> {
-  const run = async (
-    args: readonly string[],
-    options: { input?: string; allowFailure?: boolean } = {},
-  ): Promise<Ran> => {
-    const ran = await runGit(args, {
-      cwd,
-      env,
-      exitCode: GIT_FAILURE_EXIT,
-      ...(options.input === undefined ? {} : { input: options.input }),
-      ...(options.allowFailure === true ? { allowFailure: true } : {}),
-    });
-    return { code: ran.code, stdout: ran.stdout, bytes: ran.bytes, stderr: ran.stderr };
-  };
-  const git = run as Git;
-  git.out = async (args) => (await run(args)).stdout.trim();
+export async function createGit(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  before?: (args: readonly string[]) => void,
+): Promise<Git> {
+  const git = (async (args: readonly string[], options = {}) => {
+    before?.(args);
+    return runGit(args, { cwd, env, exitCode: GIT_FAILURE_EXIT, ...options });
+  }) as Git;
+  git.out = async (args) => (await git(args)).stdout.trim();
   (git as { cwd: string }).cwd = cwd;
   return git;
 }

@@ -1,5 +1,7 @@
 // HEAD's commit and subject, read once until a git command, a leaf or a ledger transaction may have moved it.
-import { headFromFiles, type Git } from './git.js';
+import { headFromFiles } from './git.js';
+
+const MOVING = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
 
 export interface KnownHead {
   sha: string;
@@ -19,6 +21,11 @@ export class HeadCache {
   /** Forget HEAD: a commit, a reset, a leaf (agents commit), a ledger transaction. */
   invalidate(): void {
     this.known = null;
+  }
+
+  /** Before a git command: forget HEAD when it can move it. */
+  beforeGit(args: readonly string[]): void {
+    if (MOVING.has((args[0] === '-c' ? args[2] : args[0]) ?? '')) this.invalidate();
   }
 
   /** HEAD as a ledger transaction or a `git status --branch` left it, or forgotten when it cannot say. */
@@ -41,17 +48,4 @@ export class HeadCache {
     if (this.known === null) await this.subject();
     return (this.known as KnownHead).sha;
   }
-}
-
-const MOVING = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
-
-/** `git` that makes `heads` forget HEAD before every command that can move it. */
-export function gitForgettingHead(git: Git, heads: HeadCache): Git {
-  const wrapped = (async (args, options) => {
-    if (MOVING.has((args[0] === '-c' ? args[2] : args[0]) ?? '')) heads.invalidate();
-    return git(args, options);
-  }) as Git;
-  wrapped.out = async (args) => (await wrapped(args)).stdout.trim();
-  (wrapped as { cwd: string }).cwd = git.cwd;
-  return wrapped;
 }

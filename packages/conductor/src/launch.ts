@@ -22,7 +22,6 @@ export function leafEnv(ctx: RunContext, step: string | null, phase: string, att
     LEAP_PHASE: phase,
     LEAP_ATTEMPT: String(attempt),
   };
-  if (ctx.skillCommit !== '') env.VERI_SKILL_COMMIT = ctx.skillCommit;
   Object.assign(env, limitsEnv(ctx.setup));
   if (step === null) delete env.VERI_STEP;
   else env.VERI_STEP = step;
@@ -259,7 +258,7 @@ export function eventsSize(ctx: RunContext): number {
 }
 
 export function checkCost(ctx: RunContext): void {
-  const max = ctx.setup.maxCost;
+  const max = ctx.setup.effective.maxCost;
   if (max === undefined) return;
   const spent = describeSpend(issueCosts(ctx.paths.events, ctx.issue));
   if (spent.total > max) {

@@ -5,33 +5,18 @@ import type { SandboxSpec } from '@leap/supervise';
 import type { ProjectConfig } from './project-config.js';
 import { apartCopy } from './user-writes.js';
 
-export interface RunSandbox extends SandboxChoice {
-  setting: 'on' | 'off';
-  source: string;
-}
-
 /** On, and bwrap cannot make its namespaces here: a SandboxUnavailableError (exit 2) before anything is touched. */
 export function chooseRunSandbox(
   flag: 'on' | 'off' | undefined,
   config: ProjectConfig | undefined,
   env: NodeJS.ProcessEnv,
-): RunSandbox {
-  const fromConfig = config?.sandbox;
-  const setting = flag ?? fromConfig ?? sandboxSetting(undefined, env);
-  const source =
-    flag !== undefined
-      ? '--sandbox'
-      : fromConfig !== undefined
-        ? 'leap.config.json'
-        : env.LEAP_SANDBOX
-          ? 'LEAP_SANDBOX'
-          : 'the default';
-  return { ...chooseSandbox(setting, env, config?.testNetwork === true), setting, source };
+): SandboxChoice {
+  return chooseSandbox(flag ?? config?.sandbox ?? sandboxSetting(undefined, env), env, config?.testNetwork === true);
 }
 
 /** The spec of an agent leaf of this run, or null when the run is unsandboxed; a developer `leaf` writes apart. */
 export function agentLeafSandbox(
-  sandbox: RunSandbox,
+  sandbox: SandboxChoice,
   role: AgentRole,
   agent: AgentPlugin,
   root: string,

@@ -3,17 +3,13 @@ import type { RunBase } from './conductor.js';
 import { exitCode } from './exit-codes.js';
 import type { TddRunEnd } from './types.js';
 
+/** The event each outcome tells; a bail on the cost budget tells `cost-budget`. */
+const EVENTS = { done: 'done', stopped: 'stop', bailed: 'bail' } as const;
+
 export async function notifyEnd(run: RunBase, result: TddRunEnd): Promise<TddRunEnd> {
   const argv = run.setup.effective.notify;
   if (argv === undefined || argv.length === 0) return result;
-  const event =
-    result.outcome === 'done'
-      ? 'done'
-      : result.outcome === 'stopped'
-        ? 'stop'
-        : result.bail?.cause === 'cost-budget'
-          ? 'cost-budget'
-          : 'bail';
+  const event = result.bail?.cause === 'cost-budget' ? 'cost-budget' : EVENTS[result.outcome];
   const { runNotify } = await import('@leap/supervise');
   const payload = {
     issue: run.issue,

@@ -1,5 +1,4 @@
 // A phase's stages (develop, collect, verify, land), each journaled first: docs/decisions/conductor-resume.md.
-import { relative } from 'node:path';
 import { InternalError, type LedgerStep } from '@leap/core';
 import { GIT_FAILURE_EXIT } from './git.js';
 import { Bail, carrying } from './bail-causes.js';
@@ -155,7 +154,7 @@ async function testFilesChanged(ctx: RunContext, commit: string): Promise<string
   for (let i = 0; i + 1 < out.length; i += 2) {
     const status = out[i] as string;
     const path = out[i + 1] as string;
-    if (status === 'A' || !(isTestFile(path) || ctx.isTestPath(path))) continue;
+    if (status === 'A' || !(isTestFile(path) || ctx.setup.testGlobs.some((re) => re.test(path)))) continue;
     if (
       hasInlineTests(path, isTestFile(path)) &&
       splitTestItems(await text(`${commit}:${path}`)).tests === splitTestItems(await text(`:${path}`)).tests
@@ -225,18 +224,9 @@ async function tickCriterionWith(ctx: RunContext, step: LedgerStep): Promise<(()
   if (k === null) return null;
   const others = ctx.readLedger().steps.filter((s) => s.criterion === k && s.title !== step.title);
   if (others.some((s) => s.state !== 'done')) return null;
-  const tracker = ctx.setup.tracker;
-  const tickIt = async (): Promise<void> => {
-    const issue = await tracker.readIssue(ctx.issue);
-    const criterion = issue.criteria.find((c) => c.index === k);
-    if (criterion === undefined || criterion.checked) return;
-    await tracker.tickCriterion(ctx.issue, k);
-    ctx.event('tick', { action: 'tick-criterion', title: criterion.text, criterion: k }, step.title);
-    await ctx.say(`criterion ${k} ticked: ${criterion.text}`);
-  };
-  const file = tracker.issueFile?.(ctx.issue) ?? null;
-  const rel = file === null ? null : relative(ctx.root, file);
-  if (rel !== null && !rel.startsWith('..')) {
+  const tickIt = () => ctx.tickCriteria((i) => i === k, step.title);
+  const rel = ctx.issueFileRel();
+  if (rel !== null) {
     await tickIt();
     // `git add` refuses an ignored path: check-ignore, asked only then, tells that refusal from a failure.
     const added = await ctx.git(['add', '--', rel], { allowFailure: true });

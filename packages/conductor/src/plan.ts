@@ -1,6 +1,5 @@
 // `--plan FILE` or a planning leaf's answer becomes the ledger, committed as `plan: issue N` (CONTRACT section 9).
 import { existsSync } from 'node:fs';
-import { relative } from 'node:path';
 import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from '@leap/core';
 import { parsePlan } from '@leap/core/ledger';
 import { Bail, carrying } from './bail-causes.js';
@@ -70,19 +69,10 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
     const named = planner.name === 'planner' ? '' : ` ${planner.name}`;
     await ctx.say(`plan: the planner${named} turns issue ${ctx.issue}'s acceptance criteria into steps`);
     const before = await snapshotStateFolder(ctx);
+    const prompt = plannerPrompt(ctx.setup.issueData);
     // The planner now: after a fall-over, the next agent of its list.
     const launch = () =>
-      launchAgentLeaf(
-        ctx,
-        'plan',
-        'planner',
-        planner,
-        plannerPrompt(ctx.setup.issueData),
-        null,
-        'plan',
-        1,
-        'before the plan leaf',
-      );
+      launchAgentLeaf(ctx, 'plan', 'planner', planner, prompt, null, 'plan', 1, 'before the plan leaf');
     let end = await launch();
     got = merge(got, end.gathered);
     while (end.kind === 'dry') {
@@ -127,9 +117,8 @@ async function commitPlan(ctx: RunContext, text: string, source: string, clean: 
   )
     add.push(gitignore);
   // An uncommitted issue file is the run's input: committed with the plan, by its own path.
-  const issueFile = ctx.setup.tracker.issueFile?.(ctx.issue) ?? null;
-  const issueRel = issueFile === null ? null : relative(ctx.root, issueFile);
-  if (issueRel !== null && !issueRel.startsWith('..')) {
+  const issueRel = ctx.issueFileRel();
+  if (issueRel !== null) {
     const status = await ctx.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', issueRel]);
     if (status.stdout !== '') {
       add.push(issueRel);

@@ -26,68 +26,59 @@ export function developerPrompt(
   phase: Phase,
   revision: { attempt: number; reason: string } | null,
 ): string {
-  const lines = [
-    `You are the developer of one phase of a test-first run on issue #${issue.number}: ${issue.title}`,
-    '',
-    '## The issue',
-    '',
-    issue.body.trim(),
-    '',
-    '## Your step',
-    '',
-    step,
-    '',
-    `## Your phase: ${phase}`,
-    '',
-    TASKS[phase],
-    '',
-    "The project's test command is in the VERI_TEST_CMD environment variable. " +
-      'Do not commit, and do not edit anything in the',
-    'state folder (.tdd/): the conductor commits your work, keeps the ledger and ticks the issue. ' +
-      'An independent verifier',
-    'checks your work by running the tests itself.',
-    '',
-    BLOCKED_LINE,
-  ];
-  if (revision !== null) {
-    // Counted as the narration counts them: attempt 2 (develop-green-2) is revision 1.
-    lines.push(
-      '',
-      `## Revision ${revision.attempt - 1}`,
-      '',
-      'The verifier rejected the previous attempt, for this reason:',
-      '',
-      revision.reason.trim(),
-      '',
-      'Fix what it names; keep what was right.',
-    );
-  }
-  lines.push('', 'End with one short paragraph saying what you did.', '');
-  return lines.join('\n');
+  // Counted as the narration counts them: attempt 2 (develop-green-2) is revision 1.
+  const revised =
+    revision === null
+      ? ''
+      : `
+## Revision ${revision.attempt - 1}
+
+The verifier rejected the previous attempt, for this reason:
+
+${revision.reason.trim()}
+
+Fix what it names; keep what was right.
+`;
+  return `You are the developer of one phase of a test-first run on issue #${issue.number}: ${issue.title}
+
+## The issue
+
+${issue.body.trim()}
+
+## Your step
+
+${step}
+
+## Your phase: ${phase}
+
+${TASKS[phase]}
+
+The project's test command is in the VERI_TEST_CMD environment variable. Do not commit, and do not edit anything in the
+state folder (.tdd/): the conductor commits your work, keeps the ledger and ticks the issue. An independent verifier
+checks your work by running the tests itself.
+
+${BLOCKED_LINE}
+${revised}
+End with one short paragraph saying what you did.
+`;
 }
 
 /** The planner's prompt: turn the issue's acceptance criteria into ledger steps, answered in the plan format. */
 export function plannerPrompt(issue: TrackerIssue): string {
-  const criteria = issue.criteria.map((c) => `${c.index}. ${c.text}${c.checked ? ' (already done)' : ''}`);
-  return [
-    `You plan a test-first run on issue #${issue.number}: ${issue.title}`,
-    '',
-    '## The issue',
-    '',
-    issue.body.trim(),
-    '',
-    '## Acceptance criteria',
-    '',
-    ...criteria,
-    '',
-    '## Your answer',
-    '',
-    'Split the work into small steps, each one Red -> Green -> Refactor cycle, ' +
-      'each aligned with one criterion, covering',
-    'every criterion not already done. Answer with the plan only, as plain text: ' +
-      'the first line is a short title; then one',
-    'step a line, an imperative title ending with "(criterion K)". ' +
-      'Titles are unique and one line each. Do not edit files.',
-    '',
-  ].join('\n');
+  const criteria = issue.criteria.map((c) => `${c.index}. ${c.text}${c.checked ? ' (already done)' : ''}\n`);
+  return `You plan a test-first run on issue #${issue.number}: ${issue.title}
+
+## The issue
+
+${issue.body.trim()}
+
+## Acceptance criteria
+
+${criteria.join('')}
+## Your answer
+
+Split the work into small steps, each one Red -> Green -> Refactor cycle, each aligned with one criterion, covering
+every criterion not already done. Answer with the plan only, as plain text: the first line is a short title; then one
+step a line, an imperative title ending with "(criterion K)". Titles are unique and one line each. Do not edit files.
+`;
 }

@@ -1,5 +1,4 @@
 // A run's ends (CONTRACT section 9): its result; done, its pull request; a stop honoured; a bail's revert, narrated.
-import { relative } from 'node:path';
 import { clearStop, type LedgerStep } from '@leap/core';
 import { type Bail, type Stopped, bailClass } from './bail-causes.js';
 import { Preflighted, RunContext, freshJournal, type RunBase, type RunProgress } from './conductor.js';
@@ -115,7 +114,13 @@ export async function finish(ctx: RunContext, base: string | null): Promise<{ ur
     `Every step went red, green and refactor, each verified blind by ${listWords(setup.agents.lists.verifier)}` +
       `${sameFamily(setup.agents)}; the ledger is ${ctx.ledgerRel}.`,
   ].join('\n');
-  await tickRemoteCriteria(ctx, ledger.steps);
+  // A remote issue is ticked after each refactor commit; a run killed in between gets its ticks here.
+  if (ctx.issueFileRel() === null) {
+    await ctx.tickCriteria((k) => {
+      const own = ledger.steps.filter((s) => s.criterion === k);
+      return own.length > 0 && own.every((s) => s.state === 'done');
+    }, null);
+  }
   const pr = await setup.tracker.openDraftPullRequest({
     title: `${setup.issueData.title} (issue #${ctx.issue})`,
     body,
@@ -129,19 +134,4 @@ export async function finish(ctx: RunContext, base: string | null): Promise<{ ur
       `every criterion ticked; draft pull request ${pr.url}`,
   );
   return pr;
-}
-
-// A remote issue is ticked after each refactor commit; a run killed in between gets its ticks here.
-async function tickRemoteCriteria(ctx: RunContext, steps: readonly LedgerStep[]): Promise<void> {
-  const { tracker } = ctx.setup;
-  const file = tracker.issueFile?.(ctx.issue) ?? null;
-  if (file !== null && !relative(ctx.root, file).startsWith('..')) return;
-  const issue = await tracker.readIssue(ctx.issue);
-  for (const c of issue.criteria) {
-    const own = steps.filter((s) => s.criterion === c.index);
-    if (c.checked || own.length === 0 || own.some((s) => s.state !== 'done')) continue;
-    await tracker.tickCriterion(ctx.issue, c.index);
-    ctx.event('tick', { action: 'tick-criterion', title: c.text, criterion: c.index }, null);
-    await ctx.say(`criterion ${c.index} ticked: ${c.text}`);
-  }
 }

@@ -6,6 +6,7 @@ import {
   DEFAULT_TIMEOUT_S,
   UsageError,
   ensureStateDir,
+  findRepoRoot,
   readFileIfExists,
   runGitSync,
   unlinkIfPresent,
@@ -44,8 +45,13 @@ export interface RunJournal {
   state_before?: Record<string, string | null>;
 }
 
-const journalFile = (paths: StatePaths, issue: number): string => paths.runJournal(issue);
-export const conductorLockFile = (paths: StatePaths, issue: number): string => paths.conductorLock(issue);
+/** The repository `cwd` is in; outside one it is bad input. */
+export function repoRootOf(cwd: string): string {
+  const root = findRepoRoot(resolve(cwd));
+  if (root === null)
+    throw new UsageError(`${cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
+  return root;
+}
 
 /** A second conductor on the issue is refused (by `leap tdd run`, and by `--detach` before it detaches). */
 export const lockedError = (issue: number, pid: number | undefined, lockFile: string): UsageError =>
@@ -56,14 +62,11 @@ export const lockedError = (issue: number, pid: number | undefined, lockFile: st
 /** The journal being written: whole once the journal is gone (see writeJournal). */
 const nextJournalFile = (file: string): string => `${file}.next`;
 
-/** The journal's text: the file, else (a writer stopped between its unlink and its rename) the whole next one. */
-export function readJournalText(file: string): string | null {
-  return readFileIfExists(file) ?? readFileIfExists(nextJournalFile(file));
-}
-
 /** Read the journal; a missing or unreadable one is none (the ledger and git decide then). */
 export function readJournal(paths: StatePaths, issue: number): RunJournal | null {
-  const text = readJournalText(journalFile(paths, issue));
+  const file = paths.runJournal(issue);
+  // The file, else (a writer stopped between its unlink and its rename) the whole next one.
+  const text = readFileIfExists(file) ?? readFileIfExists(nextJournalFile(file));
   if (text === null) return null;
   try {
     const data = JSON.parse(text) as RunJournal;
@@ -75,7 +78,7 @@ export function readJournal(paths: StatePaths, issue: number): RunJournal | null
 
 /** Never torn; not renamed over the old: ext4's auto_da_alloc makes the next unlink wait for its flush. Not durable. */
 export function writeJournal(paths: StatePaths, issue: number, journal: RunJournal): void {
-  const file = journalFile(paths, issue);
+  const file = paths.runJournal(issue);
   const next = nextJournalFile(file);
   unlinkIfPresent(next);
   writeFileSync(next, `${JSON.stringify(journal, null, 1)}\n`, { flag: 'wx' });
@@ -84,7 +87,7 @@ export function writeJournal(paths: StatePaths, issue: number, journal: RunJourn
 }
 
 export function removeJournal(paths: StatePaths, issue: number): void {
-  const file = journalFile(paths, issue);
+  const file = paths.runJournal(issue);
   unlinkIfPresent(file);
   unlinkIfPresent(nextJournalFile(file));
 }

@@ -1,23 +1,20 @@
 // `leap tdd run`'s input, checked before anything is touched: the repository, the issue, the plan file, the agents.
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { UsageError, checkIssue, findRepoRoot, resolveStateDir, showValue, statePaths } from '@leap/core';
+import { UsageError, checkIssue, resolveStateDir, showValue, statePaths } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 import type { ConductorSetup } from './conductor.js';
 import { chooseRunSandbox } from './leaf-sandboxes.js';
 import { checkPlanFile } from './plan.js';
 import { PROJECT_CONFIG_FILE, configOptions, readProjectConfig } from './project-config.js';
 import { resolveRunAgents } from './run-agents.js';
-import { checkPin, readJournal } from './run-files.js';
+import { checkPin, readJournal, repoRootOf } from './run-files.js';
 import { OPTION_FLAGS, givenOptions, mergeOptions, type RecordedOptions } from './run-options.js';
 import type { TddRunOptions } from './types.js';
 
 export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> {
   const env = given.env ?? process.env;
   const issue = checkIssue(given.issue, '--issue');
-  const root = findRepoRoot(resolve(given.cwd));
-  if (root === null)
-    throw new UsageError(`${given.cwd} is not inside a git repository: leap tdd run works on a repository's branch`);
+  const root = repoRootOf(given.cwd);
   if (given.revisions !== undefined && (!Number.isSafeInteger(given.revisions) || given.revisions < 0))
     throw new UsageError(`Expected --revisions to be a non-negative integer, got ${showValue(given.revisions)}`);
   if (given.maxCost !== undefined && !(Number.isFinite(given.maxCost) && given.maxCost >= 0)) {
@@ -36,11 +33,10 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
   const sources: ConductorSetup['sources'] = {};
   for (const key of Object.keys(effective) as (keyof RecordedOptions)[])
     sources[key] = key in recorded ? OPTION_FLAGS[key] : PROJECT_CONFIG_FILE;
-  const options = { ...effective, issue, cwd: given.cwd };
-  const revisions = options.revisions ?? 2;
-  const agents = resolveRunAgents(options, env);
+  const revisions = effective.revisions ?? 2;
+  const agents = resolveRunAgents(effective, env);
   const { globToRegExp } = await import('@leap/verify');
-  const testGlobs = (options.tests ?? []).map((glob) => globToRegExp(glob));
+  const testGlobs = (effective.tests ?? []).map((glob) => globToRegExp(glob));
   const tracker =
     given.tracker ??
     (recorded.tracker === 'github'
@@ -56,8 +52,8 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
   checkTickable(tracker.issueFile?.(issue) ?? null, issue);
   // A recorded plan file that is gone is no error: it is read only while HEAD has no ledger.
   const planText =
-    options.plan !== undefined && (given.planFile !== undefined || existsSync(options.plan))
-      ? readPlan(options.plan, issueData)
+    effective.plan !== undefined && (given.planFile !== undefined || existsSync(effective.plan))
+      ? readPlan(effective.plan, issueData)
       : null;
   return {
     root,
@@ -68,8 +64,6 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
     issueData,
     agents,
     revisions,
-    maxCost: options.maxCost,
-    testCmd: options.testCmd,
     planText,
     progress: given.progress ?? (() => {}),
     warn: given.warn ?? given.progress ?? (() => {}),
@@ -79,7 +73,6 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
     effective,
     sources,
     replaced,
-    resumedOptions: recordedBefore !== undefined,
     sandbox: chooseRunSandbox(recorded.sandbox, project?.config, env),
     pin,
   };

@@ -4,22 +4,9 @@ import { DEFAULT_IDLE_TIMEOUT_S, parseDuration, shellWord } from '@leap/core';
 import type { TddRunOptions } from './types.js';
 
 /** What a run records of how it was started: only what was given (an option, or the project file). */
-export interface RecordedOptions {
-  agentsFile?: string;
-  developer?: string;
-  verifier?: string;
-  planner?: string;
-  testCmd?: string;
-  revisions?: number;
-  timeout?: string;
-  idleTimeout?: string;
-  maxCost?: number;
+export interface RecordedOptions
+  extends Omit<TddRunOptions, 'cwd' | 'issue' | 'planFile' | 'tracker' | 'trackerName' | 'env' | 'progress' | 'warn'> {
   tracker?: 'local' | 'github';
-  tests?: string[];
-  allowSameFamily?: boolean;
-  notify?: string[];
-  /** `--sandbox on|off`: an unsandboxed start stays so when it resumes. */
-  sandbox?: 'on' | 'off';
   /** Absolute; read only while HEAD has no ledger, so a start that bailed before its plan resumes with it. */
   plan?: string;
 }
@@ -72,7 +59,8 @@ export function givenOptions(options: TddRunOptions): RecordedOptions {
   };
   if (given.timeout !== undefined) parseDuration('--timeout', given.timeout);
   if (given.idleTimeout !== undefined) parseDuration('--idle-timeout', given.idleTimeout);
-  return dropUndefined(given);
+  for (const key of Object.keys(given) as (keyof RecordedOptions)[]) if (given[key] === undefined) delete given[key];
+  return given;
 }
 
 export function mergeOptions(
@@ -83,7 +71,8 @@ export function mergeOptions(
   const options: RecordedOptions = { ...before, ...given };
   const replaced: string[] = [];
   for (const key of Object.keys(OPTION_FLAGS) as (keyof RecordedOptions)[]) {
-    if (given[key] === undefined || before[key] === undefined || same(given[key], before[key])) continue;
+    if (given[key] === undefined || before[key] === undefined) continue;
+    if (JSON.stringify(given[key]) === JSON.stringify(before[key])) continue;
     replaced.push(`${OPTION_FLAGS[key]} ${show(given[key])} replaces the recorded ${show(before[key])}`);
   }
   return { options, replaced };
@@ -105,13 +94,4 @@ export function describeOptions(options: RecordedOptions): string {
 
 function show(value: unknown): string {
   return Array.isArray(value) ? value.map((v) => shellWord(String(v))).join(' ') : shellWord(String(value));
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function dropUndefined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
-  return value;
 }

@@ -21,7 +21,6 @@ import { listWords, missingAgent, sameFamily } from './run-agents.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
 import { describeOptions } from './run-options.js';
 import {
-  conductorLockFile,
   lockedError,
   ensureStateGitignore,
   ensureTimeoutFile,
@@ -40,7 +39,7 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   const paths = statePaths(setup.stateDir);
   // The state folder and its .gitignore (section 2): the run file written next is ignored from the start.
   ensureStateGitignore(paths);
-  const lockFile = conductorLockFile(paths, setup.issue);
+  const lockFile = paths.conductorLock(setup.issue);
   const before = readLockHolder(lockFile);
   const lock = tryLock(lockFile, { issue: String(setup.issue) });
   if (lock === null) throw lockedError(setup.issue, before?.pid ?? readLockHolder(lockFile)?.pid, lockFile);
@@ -66,6 +65,8 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
   let gathered = NOTHING;
   // The step in flight (its title and its state when the run reached it), for a bail's revert and the end's events.
   let inFlight: LedgerStep | null = null;
+  const end = async (how: Parameters<typeof buildResult>[2]) =>
+    notifyEnd(known, await buildResult(known, gathered, how, started));
   try {
     const { pre, found, treeChecked } = await preflight(base);
     known = pre;
@@ -107,17 +108,14 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
       await drive({ ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
       inFlight = null;
     }
-    const pullRequest = await finish(ctx, progress.journal.base);
-    return await notifyEnd(ctx, await buildResult(ctx, gathered, { outcome: 'done', pullRequest }, started));
+    return await end({ outcome: 'done', pullRequest: await finish(ctx, progress.journal.base) });
   } catch (error) {
     if (!(error instanceof Stopped || error instanceof Bail)) throw error;
     gathered = merge(gathered, error.gathered);
     if (error instanceof Stopped) {
-      const stoppedAt = await endStopped(known, error, inFlight);
-      return await notifyEnd(known, await buildResult(known, gathered, { outcome: 'stopped', stoppedAt }, started));
+      return await end({ outcome: 'stopped', stoppedAt: await endStopped(known, error, inFlight) });
     }
-    const bail = await endBailed(known, progress, error, inFlight);
-    return await notifyEnd(known, await buildResult(known, gathered, { outcome: 'bailed', bail }, started));
+    return await end({ outcome: 'bailed', bail: await endBailed(known, progress, error, inFlight) });
   } finally {
     // What git commit would have started after each of the run's commits, once (gc --auto, when due).
     if (gathered.committed && known instanceof Preflighted)
@@ -153,7 +151,7 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     known?.exists ??
     (await git(['rev-parse', '--verify', '-q', `refs/heads/${base.branch}`], { allowFailure: true })).code === 0;
   const journal = readJournal(paths, base.issue);
-  const choice = chooseTestCommand(base.root, setup.testCmd ?? (journal?.test_cmd || undefined), setup.env);
+  const choice = chooseTestCommand(base.root, setup.effective.testCmd ?? (journal?.test_cmd || undefined), setup.env);
   // A first start, or one off the branch, checks the tree now; a resume on the branch leaves it to the first phase.
   const treeChecked = !exists || current !== base.branch;
   if (treeChecked) {

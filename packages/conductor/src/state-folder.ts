@@ -34,15 +34,8 @@ export interface StateStatus {
 }
 
 export async function readStateStatus(ctx: RunContext, stateRel: string, branch: boolean): Promise<StateStatus> {
-  const args = [
-    'status',
-    '--porcelain=v2',
-    '-z',
-    '--untracked-files=all',
-    '--no-renames',
-    ...(branch ? ['--branch'] : []),
-  ];
-  const status = parseStatusV2((await ctx.git([...args, '--', stateRel])).stdout);
+  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames'];
+  const status = parseStatusV2((await ctx.git([...args, ...(branch ? ['--branch'] : []), '--', stateRel])).stdout);
   const found: StateStatus = { remove: [], restore: [], indexed: [] };
   for (const { x, path } of status.entries) {
     if (x !== '.' && x !== '?') found.indexed.push(path);
@@ -91,9 +84,9 @@ export async function undoStateEdits(
   ctx: RunContext,
   known: StateStatus | undefined,
   before: StateSnapshot,
-): Promise<string[]> {
+): Promise<void> {
   const stateRel = relative(ctx.root, ctx.paths.dir);
-  if (stateRel.startsWith('..')) return [];
+  if (stateRel.startsWith('..')) return;
   const current = known ?? (await readStateStatus(ctx, stateRel, false));
   const changedNow = new Set([...current.restore, ...current.remove]);
   const restore = current.restore.filter((p) => !(p in before));
@@ -119,5 +112,4 @@ export async function undoStateEdits(
   const undone = [...restore, ...remove, ...putBack];
   if (undone.length > 0)
     await ctx.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
-  return undone;
 }

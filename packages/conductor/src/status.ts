@@ -5,13 +5,14 @@ import {
   isProcessAlive,
   parseKeyValues,
   readFileIfExists,
+  readLockHolder,
   readStopRequest,
   readTail,
   resolveStateDir,
   statePaths,
 } from '@leap/core';
 import { parseLedger } from '@leap/core/ledger';
-import { readJournalText } from './run-files.js';
+import { readJournal } from './run-files.js';
 
 export interface TddStatus {
   issue: number;
@@ -56,14 +57,8 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
         : parseLedger(text, paths.ledger(issue)).steps.map((s) => ({ title: s.title, state: s.state }));
     const pending = steps.findIndex((s) => s.state === 'refactor-pending');
     const inFlight = pending >= 0 ? pending : steps.findIndex((s) => s.state === 'todo');
-    const journal = readJournalLight(paths.runJournal(issue));
-    const holder = readFileIfExists(paths.conductorLock(issue));
-    const who = holder === null ? null : parseKeyValues(holder);
-    const pid = who === null ? Number.NaN : Number(who.first.trim());
-    const alive =
-      who !== null &&
-      Number.isInteger(pid) &&
-      isProcessAlive({ pid, starttime: who.values.starttime, bootId: who.values.boot_id });
+    const journal = readJournal(paths, issue);
+    const holder = readLockHolder(paths.conductorLock(issue));
     const step = inFlight >= 0 ? steps[inFlight] : undefined;
     const aligned = journal !== null && step !== undefined && journal.step === step.title;
     return {
@@ -80,7 +75,7 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
               attempt: aligned ? journal.attempt : null,
               stage: aligned ? journal.stage : null,
             },
-      conductor: alive ? { pid } : null,
+      conductor: holder !== null && Number.isInteger(holder.pid) && isProcessAlive(holder) ? { pid: holder.pid } : null,
       running,
       lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
       stop,
@@ -99,18 +94,6 @@ function folderNames(dir: string): string[] {
   }
 }
 
-type JournalLight = { step: string | null; phase: string | null; attempt: number; stage: string };
-
-function readJournalLight(file: string): JournalLight | null {
-  const text = readJournalText(file);
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as JournalLight;
-  } catch {
-    return null;
-  }
-}
-
 function runningLeaves(dir: string): TddStatus['running'] {
   const names = folderNames(dir);
   const out: TddStatus['running'] = [];
@@ -124,7 +107,7 @@ function runningLeaves(dir: string): TddStatus['running'] {
     const pid = Number(first.trim());
     if (!Number.isInteger(pid) || !isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id }))
       continue;
-    let since = Date.now();
+    let since: number;
     try {
       since = statSync(join(dir, name)).mtimeMs;
     } catch {

@@ -77,6 +77,8 @@ and how the run ended when it bailed or stopped. Exit codes: 0; 2 bad input.
 
 const STOP_WORDS = [...STOP_MODES, 'clear'];
 
+const usage = (help: string): string => help.split('\n')[0] as string;
+
 const STOP_HELP = `Usage: leap tdd stop MODE
 
 Asks the running conductor to stop: at-ledger finishes the step in flight; at-leaf stops before the
@@ -142,9 +144,9 @@ function count(name: string, value: string | undefined, integer: boolean): numbe
 }
 
 async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
-  const { values } = parseCli(argv, RUN_OPTIONS, RUN_HELP.split('\n')[0] as string, { allowPositionals: false });
+  const { values } = parseCli(argv, RUN_OPTIONS, usage(RUN_HELP), { allowPositionals: false });
   if (values.help === true) return (io.stdout(RUN_HELP), 0);
-  if (values.issue === undefined) throw new UsageError(`expected --issue N\n${RUN_HELP.split('\n')[0]}`);
+  if (values.issue === undefined) throw new UsageError(`expected --issue N\n${usage(RUN_HELP)}`);
   const issue = checkIssue(values.issue, '--issue');
   const trackerName = values.tracker;
   if (trackerName !== undefined && trackerName !== 'local' && trackerName !== 'github')
@@ -198,7 +200,7 @@ async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> 
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
-  const { values } = parseCli(argv, options, STATUS_HELP.split('\n')[0] as string, { allowPositionals: false });
+  const { values } = parseCli(argv, options, usage(STATUS_HELP), { allowPositionals: false });
   if (values.help === true) return (io.stdout(STATUS_HELP), 0);
   const issue = values.issue === undefined ? undefined : checkIssue(values.issue, '--issue');
   const { readTddStatus, formatTddStatus } = await import('./status.js');
@@ -212,27 +214,19 @@ async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> 
 }
 
 async function stopCommand(argv: string[], io: SubcommandIo): Promise<number> {
-  const { values, positionals } = parseCli(
-    argv,
-    { help: { type: 'boolean', short: 'h' } },
-    STOP_HELP.split('\n')[0] as string,
-  );
+  const { values, positionals } = parseCli(argv, { help: { type: 'boolean', short: 'h' } }, usage(STOP_HELP));
   if (values.help === true) return (io.stdout(STOP_HELP), 0);
   const mode = positionals[0] ?? '';
   if (positionals.length !== 1 || !STOP_WORDS.includes(mode)) {
     const got = positionals.length === 1 ? JSON.stringify(mode) : `${positionals.length} arguments`;
-    throw new UsageError(`expected one MODE, one of ${STOP_WORDS.join(', ')}; got ${got}\n${STOP_HELP.split('\n')[0]}`);
+    throw new UsageError(`expected one MODE, one of ${STOP_WORDS.join(', ')}; got ${got}\n${usage(STOP_HELP)}`);
   }
   const paths = statePaths(resolveStateDir(io.env, io.cwd));
   const context = readEventContext(paths.dir, io.env);
-  if (mode === 'clear') {
-    clearStop(paths.stop);
-    appendEvent(paths.events, createEvent('stop', { mode: null, action: 'cleared' }, context));
-    io.stdout('stop request cleared\n');
-    return 0;
-  }
-  const written = requestStop(paths.stop, mode);
-  appendEvent(paths.events, createEvent('stop', { mode: written, action: 'requested' }, context));
-  io.stdout(`stop requested: ${written}\n`);
+  const written = mode === 'clear' ? null : requestStop(paths.stop, mode);
+  if (written === null) clearStop(paths.stop);
+  const action = written === null ? 'cleared' : 'requested';
+  appendEvent(paths.events, createEvent('stop', { mode: written, action }, context));
+  io.stdout(written === null ? 'stop request cleared\n' : `stop requested: ${written}\n`);
   return 0;
 }

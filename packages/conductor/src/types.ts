@@ -1,6 +1,8 @@
 // The conductor's public types (CONTRACT section 9): what `runTdd` takes and what it returns.
 import type { TrackerPlugin } from '@leap/core';
 
+export type { BailCause } from './bail-causes.js';
+
 export interface TddRunOptions {
   /** The repository (its root or a folder inside it). */
   cwd: string;
@@ -58,21 +60,6 @@ export interface TddVerdict {
   verdict: 'PASS' | 'REJECT' | 'ERROR' | 'BLOCKED' | 'flaky';
   reason: string;
 }
-
-/** Bail causes and their class (CONTRACT section 9); bail-causes.ts gives each one's class. */
-export type BailCause =
-  | 'needs-user'
-  | 'revision-budget'
-  | 'baseline-red'
-  | 'dirty-tree'
-  | 'commit-refused'
-  | 'cost-budget'
-  | 'suite-limit'
-  | 'killed-external'
-  | 'killed-timeout'
-  | 'killed-stuck'
-  | 'agent-missing'
-  | 'agent-failed';
 
 /** How one run ended; no exit code: exit-codes.ts decides that at the entry. */
 export interface TddRunEnd {

@@ -21,22 +21,16 @@ export function appendUsage(
   usage: AgentUsage | undefined | null,
   context: EventContext,
 ): void {
-  appendEvent(
-    eventsFile,
-    createEvent(
-      'usage',
-      {
-        leaf,
-        agent: agent.name,
-        family: agent.family,
-        model: usage?.model ?? null,
-        input_tokens: usage?.input_tokens ?? null,
-        output_tokens: usage?.output_tokens ?? null,
-        cost_usd: usage?.cost_usd ?? null,
-      },
-      context,
-    ),
-  );
+  const fields = {
+    leaf,
+    agent: agent.name,
+    family: agent.family,
+    model: usage?.model ?? null,
+    input_tokens: usage?.input_tokens ?? null,
+    output_tokens: usage?.output_tokens ?? null,
+    cost_usd: usage?.cost_usd ?? null,
+  };
+  appendEvent(eventsFile, createEvent('usage', fields, context));
 }
 
 export function describeSpend(costs: { leaf: string; cost: number | null }[]): { total: number; text: string } {

@@ -193,17 +193,8 @@ export async function leaveOutUsersFiles(
     : changed.map((c) => c.path).filter((p) => !apart?.wrote.includes(p));
   if (theirs.length === 0) return [];
   const clashed = apart?.clashed.filter((p) => theirs.includes(p)) ?? [];
-  await ctx.git(
-    [
-      '--literal-pathspecs',
-      'restore',
-      '--staged',
-      `--source=${work.start}`,
-      '--pathspec-from-file=-',
-      '--pathspec-file-nul',
-    ],
-    { input: theirs.join('\0') },
-  );
+  const restore = ['--literal-pathspecs', 'restore', '--staged', `--source=${work.start}`];
+  await ctx.git([...restore, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: theirs.join('\0') });
   const clashes = clashed.length > 0 ? { clashed } : {};
   ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs, ...clashes }, step);
   await ctx.say(

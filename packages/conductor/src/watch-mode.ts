@@ -17,22 +17,7 @@ const PREFIXES = new Set(['env', 'cross-env', 'time', 'nice', 'exec', 'command',
 const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn']);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 // Of a package manager's subcommands, those that are not a script's name.
-const MANAGER_COMMANDS = new Set([
-  'install',
-  'i',
-  'add',
-  'ci',
-  'exec',
-  'dlx',
-  'x',
-  'publish',
-  'pack',
-  'link',
-  'remove',
-  'update',
-  'init',
-  'create',
-]);
+const MANAGER_COMMANDS = new Set('install i add ci exec dlx x publish pack link remove update init create'.split(' '));
 
 /** The watch mode `command` would start in `root`, or null when none can be seen. */
 export function watchModeOf(root: string, command: string, where = 'the command line', depth = 0): WatchMode | null {
@@ -45,12 +30,8 @@ export function watchModeOf(root: string, command: string, where = 'the command 
 
 // `lead`: the words before `all` that start it (`pnpm exec`), kept in the run form.
 function watchOf(root: string, all: string[], where: string, depth: number, lead: string[] = []): WatchMode | null {
-  let i = 0;
-  while (
-    i < all.length &&
-    (ASSIGNMENT.test(all[i] as string) || PREFIXES.has(all[i] as string) || /^-/.test(all[i] as string))
-  )
-    i++;
+  const first = all.findIndex((w) => !(ASSIGNMENT.test(w) || PREFIXES.has(w) || /^-/.test(w)));
+  const i = first < 0 ? all.length : first;
   const words = all.slice(i);
   const program = (words[0] ?? '').split('/').pop() as string;
   const args = words.slice(1);
@@ -92,19 +73,15 @@ function scriptWatch(root: string, lead: string[], args: string[], where: string
   const manager = (lead.at(-1) as string).split('/').pop();
   const words = args.filter((a) => !a.startsWith('-'));
   const first = words[0];
-  if (first === 'exec' || first === 'dlx' || first === 'x')
-    return watchOf(root, args.slice(args.indexOf(first) + 1), where, depth, [
-      ...lead,
-      ...args.slice(0, args.indexOf(first) + 1),
-    ]);
+  // The command from args[at] on, the words before it leading it.
+  const from = (at: number) => watchOf(root, args.slice(at), where, depth, [...lead, ...args.slice(0, at)]);
+  if (first === 'exec' || first === 'dlx' || first === 'x') return from(args.indexOf(first) + 1);
   const name = first === 'run' || first === 'run-script' ? words[1] : first === 't' ? 'test' : first;
   if (name === undefined || depth >= 3 || MANAGER_COMMANDS.has(name)) return null;
   const script = scriptOf(root, name);
   if (typeof script === 'string')
     return watchModeOf(root, script, `the ${JSON.stringify(name)} script of package.json (\`${script}\`)`, depth + 1);
-  return manager !== 'npm' && name === first
-    ? watchOf(root, args.slice(args.indexOf(first)), where, depth, [...lead, ...args.slice(0, args.indexOf(first))])
-    : null;
+  return manager !== 'npm' && name === first ? from(args.indexOf(first)) : null;
 }
 
 function scriptOf(root: string, name: string): unknown {

@@ -7,10 +7,6 @@ import { DEMO_ISSUE } from './sample-project.js';
 
 const BOXES = { done: '[x]', 'refactor-pending': '[~]', todo: '[ ]' } as const;
 
-function formatSeconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
 /** A progress line as the demo prints it: the time since the start, then the conductor's line. */
 export function progressLine(ms: number, line: string): string {
   const stamp = `[${(ms / 1000).toFixed(1)}s]`.padStart(8);
@@ -27,7 +23,7 @@ export function formatDemoSummary(dir: string, result: TddRunEnd, leap = 'leap')
   const lines = [
     '',
     `Summary: ${done} of ${result.steps.length} steps done, ${result.commits.length} commits, ` +
-      `${result.verdicts.length} verdicts, ${result.leaves} leaves, in ${formatSeconds(result.ms)}`,
+      `${result.verdicts.length} verdicts, ${result.leaves} leaves, in ${(result.ms / 1000).toFixed(1)} s`,
     '',
     'steps:',
     ...result.steps.map((s) => `  ${BOXES[s.state]} ${s.title}`),
