@@ -41,7 +41,14 @@ test('detachRun: started once the run holds its lock, in a session of its own; a
   writeFileSync(gate, '');
   await waitFor(() => existsSync(join(dir, 'run.exit')), 20_000, 'run.exit');
   assert.is(readFileSync(join(dir, 'run.exit'), 'utf8').split('\n')[0], '0');
+  await supervisorGone(started.supervisor);
 });
+
+/** Wait until the detached supervisor has ended: it still writes in its folder after run.exit. */
+async function supervisorGone(pid: unknown): Promise<void> {
+  assert.ok(Number.isInteger(pid) && (pid as number) > 1, `a supervisor pid, got ${JSON.stringify(pid)}`);
+  await waitFor(() => !isAlive(pid as number), 20_000, `supervisor ${pid} to end`);
+}
 
 test('detachRun: a run that ends before taking its lock is reported with its own words and code; one that never takes it is left running, said', async () => {
   const tmp = makeTempDir();
@@ -61,6 +68,7 @@ test('detachRun: a run that ends before taking its lock is reported with its own
   assert.match(String(slow.error), 'has not taken its lock within 0.3 s; it is left running');
   writeFileSync(gate, '');
   await waitFor(() => existsSync(join(tmp, 'b', 'detached', 'run-1', 'run.exit')), 20_000, 'run.exit');
+  await supervisorGone(Number(/supervisor pid (\d+)/.exec(String(slow.error))?.[1]));
 });
 
 test.run();
