@@ -10,10 +10,11 @@ import { sliceCommand } from '../src/cli.js';
 
 export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
-/** A proof that passes when every file has exactly the given content (no shell: `node -e`). */
+/** A proof that passes when every file has exactly the given content (`sh` and `cmp`: no node process to start). */
 export function contentProof(expected: Record<string, string>): string[] {
-  const script = `const fs=require('fs');const want=${JSON.stringify(expected)};for(const [p,c] of Object.entries(want)){let got=null;try{got=fs.readFileSync(p,'utf8')}catch{}if(got!==c){console.log('want '+JSON.stringify(c)+' in '+p+', got '+JSON.stringify(got));process.exit(1)}}console.log('ok')`;
-  return [process.execPath, '-e', script];
+  const script =
+    'while [ $# -gt 0 ]; do printf %s "$2" | cmp -s - "$1" || { printf \'want %s in %s\\n\' "$2" "$1"; exit 1; }; shift 2; done; echo ok';
+  return ['/bin/sh', '-c', script, 'proof', ...Object.entries(expected).flat()];
 }
 
 export const sha = (text: string) => createHash('sha256').update(text).digest('hex');
