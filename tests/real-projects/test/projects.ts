@@ -53,6 +53,8 @@ export interface Project {
   lockfile: boolean;
   where: 'tmp' | 'home';
   gitignore?: string;
+  /** Files the user's set-up commit renames (FROM: TO), as a user who moved a config to TypeScript would. */
+  rename?: Record<string, string>;
   issue: { title: string; criteria: string[] };
   step: string;
   hidden: string | null;
@@ -199,6 +201,7 @@ export function makeProjectRepo(p: Project, where: 'tmp' | 'home' = p.where): st
   writeFileSync(join(repo, 'leap.config.json'), `${JSON.stringify({ testCommand: p.testCmd }, null, 2)}\n`);
   if (p.lockfile) cpSync(join(tree, 'package-lock.json'), join(repo, 'package-lock.json'));
   if (p.gitignore !== undefined) writeFileSync(join(repo, '.gitignore'), p.gitignore);
+  for (const [from, to] of Object.entries(p.rename ?? {})) g('mv', from, to);
   mkdirSync(join(repo, '.tdd', 'issues'), { recursive: true });
   const criteria = p.issue.criteria.map((c) => `- [ ] ${c}`).join('\n');
   writeFileSync(
