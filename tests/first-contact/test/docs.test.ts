@@ -32,6 +32,7 @@ const USERS_FILES = new Set([
   'leap.agents.json',
   'vitest.config.ts',
   'vitest.config.js',
+  'vitest.config.mts',
   'pyproject.toml',
   'target/',
   'coverage/',
