@@ -13,9 +13,7 @@ export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures'
 /** A proof that passes when every file has exactly the given content (`sh` and `cmp`: no node process to start). */
 export function contentProof(expected: Record<string, string>): string[] {
   const script =
-    'while [ $# -gt 0 ]; do printf %s "$2" | cmp -s - "$1" && { shift 2; continue; }; ' +
-    // What it wanted, its control characters as `?`: a reason holds none (the BullMQ runner would escape them).
-    "printf 'want '; printf %s \"$2\" | tr '\\000-\\037' '?'; printf ' in %s\\n' \"$1\"; exit 1; done; echo ok";
+    'while [ $# -gt 0 ]; do printf %s "$2" | cmp -s - "$1" || { printf \'want %s in %s\\n\' "$2" "$1"; exit 1; }; shift 2; done; echo ok';
   return ['/bin/sh', '-c', script, 'proof', ...Object.entries(expected).flat()];
 }
 

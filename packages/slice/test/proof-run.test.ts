@@ -28,19 +28,20 @@ const place = (dir: string, name: string, more: Partial<ProofPlace> = {}): Proof
 const EROFS = "Error: EROFS: read-only file system, open '/p/node_modules/.vite-temp/vitest.config.ts.timestamp-1.mjs'";
 
 proofs(
-  'no shell, its exit and the lines that matter; its out and err files and its launch and exit events in the state folder',
+  'no shell, its exit and the lines that matter (controls escaped); its out and err files and its launch and exit events in the state folder',
   async () => {
     const dir = makeTempDir();
     const run = await runProof(
       node(
         'console.log(process.argv[1]); console.error("AssertionError: expected 1 to be 2"); process.exit(3)',
-        '$(id) `x`',
+        '$(id) `x`\t\u0007\u202eé',
       ),
       place(dir, 'proof-a-1'),
     );
     assert.equal([run.code, run.cannotRun, run.interrupted], [3, null, false]);
-    assert.is(run.lines, 'AssertionError: expected 1 to be 2 | $(id) `x`');
-    assert.is(readFileSync(join(dir, '.tdd', 'proof-a-1.out'), 'utf8'), '$(id) `x`\n');
+    // The reason's words are one line of plain text; the output file keeps the bytes.
+    assert.is(run.lines, 'AssertionError: expected 1 to be 2 | $(id) `x`\\u0009\\u0007\\u202eé');
+    assert.is(readFileSync(join(dir, '.tdd', 'proof-a-1.out'), 'utf8'), '$(id) `x`\t\u0007\u202eé\n');
     const events = readFileSync(join(dir, '.tdd', 'events.jsonl'), 'utf8');
     assert.match(events, /"event":"launch"[^\n]*"leaf":"proof-a-1"/);
     assert.match(events, /"event":"exit"[^\n]*"leaf":"proof-a-1"/);

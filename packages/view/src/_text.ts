@@ -88,17 +88,6 @@ export function clockTime(ms: number): string {
   return `${TWO_DIGITS[h]}:${TWO_DIGITS[m]}:${TWO_DIGITS[s]}`;
 }
 
-// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Controls shown as `\xNN`/`\uNNNN`: no title can move the cursor or clear the screen. */
-export function terminalSafe(text: string): string {
-  return text.replace(CONTROL, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
-
 /** Cut `text` to `width` code points, ending in `…` when cut. */
 export function truncate(text: string, width: number): string {
   // No more UTF-16 units than `width`: no more code points either, so nothing to cut (and no array to build).

@@ -1,15 +1,7 @@
 // Text from events is made terminal-safe and cut to the width.
 import { relative } from 'node:path';
-import {
-  byWave,
-  clockTime,
-  formatDuration,
-  formatTokens,
-  formatUsd,
-  RECEIPT_TEXT,
-  terminalSafe,
-  truncate,
-} from './_text.js';
+import { showText } from '@leap/core';
+import { byWave, clockTime, formatDuration, formatTokens, formatUsd, RECEIPT_TEXT, truncate } from './_text.js';
 import { describeTotal } from './cost.js';
 import type { StatusData } from './status-data.js';
 
@@ -24,7 +16,7 @@ type Paint = (style: keyof typeof CODES, text: string) => string;
 /** What each section draws with: the lines so far, the colours, the width, paths as relative to the repository. */
 type Pen = { out: string[]; paint: Paint; width: number; rel(file: string): string; section(title: string): void };
 
-const safe = (text: string, room: number): string => truncate(terminalSafe(text), Math.max(8, room));
+const safe = (text: string, room: number): string => truncate(showText(text), Math.max(8, room));
 
 /** A bar of `width` cells: `full` of the total done, `half` more in a lighter shade. */
 function progressBar(full: number, half: number, total: number, width: number): string {

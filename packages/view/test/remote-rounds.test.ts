@@ -70,7 +70,7 @@ test("queued and building rounds show in Running now (a worker's name escaped); 
   const text = captureIo(repo, cleanEnv({ NO_COLOR: '1' }));
   assert.is(await statusMain([], text.io), 0);
   assert.match(text.out(), /◌ slice dist ball a round 1 {2}queued for [^:]+: no worker has taken it/, text.out());
-  assert.match(text.out(), /● slice dist ball b round 1 {2}building on worker m1\\x1b\[2J\\x9b \(proving\) for /);
+  assert.match(text.out(), /● slice dist ball b round 1 {2}building on worker m1\\u001b\[2J\\u009b \(proving\) for /);
   assert.match(
     text.out(),
     /● slice dist ball f round 1 {2}building on worker m3 for /,

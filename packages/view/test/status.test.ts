@@ -593,7 +593,7 @@ hostile(
     );
     const r = await status(repo, [], cleanEnv({ COLUMNS: '400' }));
     assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/.test(r.out), 'no control character reaches the terminal');
-    assert.match(r.out, /clear \\x1b\[2J\\x1b\[H the screen\\x07/);
+    assert.match(r.out, /clear \\u001b\[2J\\u001b\[H the screen\\u0007/);
     assert.match(r.out, /bidi \\u202eevil\\u202c/);
     const narrow = await status(repo, [], cleanEnv({ COLUMNS: '60' }));
     assert.ok(

@@ -1,9 +1,9 @@
 // A worker holding the secret can still lie: what it says is believed only where checked, as for a local round.
 import { posix } from 'node:path';
+import { showText } from '@leap/core';
 import { candidateAt, changesOutsideLines, keepOrRevert, type RoundRequest } from '@leap/slice';
 import { git } from './git.js';
 import type { RoundJobResult } from './protocol.js';
-import { showText } from './text.js';
 
 const short = (sha: string) => sha.slice(0, 12);
 const quoted = (text: string) => JSON.stringify(showText(text));

@@ -1,13 +1,13 @@
 // The engine's side (CONTRACT section 11): the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
-import { LeapError, serial, statePaths } from '@leap/core';
+import { LeapError, serial, showText, statePaths } from '@leap/core';
 import { roundFamilies } from './labels.js';
 import { removeRemoteRound, writeRemoteRound, type RemoteRound } from './round-file.js';
 import { appendEvents, ownEvents } from './own-events.js';
 import type { Phase } from './progress.js';
 import { recheckResult } from './recheck.js';
 import { remoteKey } from './remote.js';
-import { redact, redactUrl, secretsOf, showText } from './text.js';
+import { redact, redactUrl, secretsOf } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue } from 'bullmq';
 import { git, hasCommit } from './git.js';

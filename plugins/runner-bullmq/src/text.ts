@@ -1,9 +1,4 @@
-// Text from the queue or a worker, made safe for a terminal and free of secrets before it is printed.
-
-/** `text` with every control character (C0, DEL, C1; newlines too) written as \u00XX: one line, no terminal escapes. */
-export function showText(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+// Text from the queue or a worker, free of secrets before it is printed (core's showText makes it one safe line).
 
 // A user name alone is a token over http(s) (https://TOKEN@host/repo.git); over ssh it is just the user.
 const tokenUser = (parsed: URL) =>

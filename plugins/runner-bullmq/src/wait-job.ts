@@ -1,11 +1,10 @@
 // A job waited on: woken by the queue's events at once; a poll catches what an event missed (a Redis restart).
-import { LeapError } from '@leap/core';
+import { LeapError, showText } from '@leap/core';
 import type { Queue } from 'bullmq';
 import { workerNameOf } from './round-file.js';
 import { phaseOf, type Phase } from './progress.js';
 import { QUEUE } from './protocol.js';
 import type { Sealed } from './sign.js';
-import { showText } from './text.js';
 
 /** What a wait reads of its runner: the flags that end it, and where it is woken. */
 export interface Waits {

@@ -2,13 +2,14 @@
 import { hostname } from 'node:os';
 import type { JobJson } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { showText } from '@leap/core';
 import { WorkerClone } from './clone.js';
 import { clientSafeName, heartbeatTimings, startHeartbeat, type InHand } from './heartbeat.js';
 import { PREFIX, QUEUE, timings } from './protocol.js';
 import { connect } from './redis.js';
 import { UNPARSABLE, runJob, seconds, type WorkerState } from './round-job.js';
 import type { Sealed } from './sign.js';
-import { redact, redactUrl, secretsOf, showText } from './text.js';
+import { redact, redactUrl, secretsOf } from './text.js';
 
 export interface WorkerOptions {
   redis: string;

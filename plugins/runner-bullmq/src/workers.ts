@@ -1,12 +1,12 @@
 // Every record is untrusted: one not signed for its name is forged, none of it believed; a signed one's text escaped.
-import { LeapError } from '@leap/core';
+import { LeapError, showText } from '@leap/core';
 import type { Redis } from 'ioredis';
 import { DRAIN_PREFIX, HEART_PREFIX, RECORD_KEEP_MS, clientSafeName, readDrain, sealDrain } from './heartbeat.js';
 import { PHASES, type Phase } from './progress.js';
 import { PREFIX, QUEUE } from './protocol.js';
 import { connect } from './redis.js';
 import { unseal } from './sign.js';
-import { redact, redactUrl, secretsOf, showText } from './text.js';
+import { redact, redactUrl, secretsOf } from './text.js';
 
 export interface WorkerView {
   name: string;

@@ -8,7 +8,7 @@ import { git as runGit } from '../src/git.js';
 import { msFromEnv } from '../src/protocol.js';
 import { readQueueSecret, seal, unseal } from '../src/sign.js';
 import { checkRemote, remoteKind } from '../src/remote.js';
-import { redact, redactUrl, secretsOf, showText } from '../src/text.js';
+import { redact, redactUrl, secretsOf } from '../src/text.js';
 import { setupRemote, testEnv } from './helpers.js';
 
 const test = suite('bullmq runner: its parts');
@@ -72,8 +72,7 @@ test('--remote: a name the repository has, a path that is there, or a URL (reach
   assert.match(none?.message ?? '', /the repository has no remote of that name \(it has no remote\)/);
 });
 
-test('text: control characters escaped, passwords and tokens redacted, ssh users kept', () => {
-  assert.is(showText('a\n\u001b[2J\u0007\u009b b 🦀'), 'a\\u000a\\u001b[2J\\u0007\\u009b b 🦀');
+test('text: passwords and tokens redacted, ssh users kept', () => {
   assert.is(redactUrl('redis://:p%40ss@h:6379/0'), 'redis://:***@h:6379/0');
   assert.is(redactUrl('https://tok3n@git.example/r.git'), 'https://***@git.example/r.git');
   assert.is(redactUrl('ssh://git@host:22/r.git'), 'ssh://git@host:22/r.git');

@@ -1,7 +1,7 @@
 // A failed proof is red unless the supervisor's status, then a line only the environment prints, says it could not run.
 import { constants } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
-import { formatSeconds, type ExitStatus } from '@leap/core';
+import { formatSeconds, showText, type ExitStatus } from '@leap/core';
 
 export interface ProofEnd {
   status: ExitStatus;
@@ -32,10 +32,11 @@ const inside = (path: string, place: string) => path === place || path.startsWit
 const onTheirs = (line: string, theirs: readonly string[]) =>
   [...line.matchAll(QUOTED_PATH)].some((m) => theirs.some((p) => inside(m[1] as string, p)));
 
+// Each line trimmed, its colours dropped and its other controls escaped: a reason is one line of plain text.
 const lines = (text: string) =>
   stripVTControlCharacters(text)
     .split('\n')
-    .map((l) => l.trim())
+    .map((l) => showText(l.trim()))
     .filter((l) => l !== '');
 
 /** `theirs`: linked dependencies, not the ball's (Node's mkdir says ENOENT where the sandbox made them read-only). */
