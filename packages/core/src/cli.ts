@@ -46,15 +46,13 @@ export async function runCli(
   if (options.exitWhenDone === true) process.exit();
 }
 
-export interface CliOption {
-  type: 'string' | 'boolean';
-  short?: string;
-  multiple?: boolean;
-}
+export type CliOption = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
 export type CliValues<T extends Record<string, CliOption>> = {
   [K in keyof T]?: T[K]['type'] extends 'string' ? (T[K]['multiple'] extends true ? string[] : string) : boolean;
 };
+
+const NODE_HINT = /\. To specify a positional argument starting with a '-'[\s\S]*$/;
 
 /** `util.parseArgs` with strict checking, whose complaints become UsageErrors that show the usage line. */
 export function parseCli<T extends Record<string, CliOption>>(
@@ -63,13 +61,10 @@ export function parseCli<T extends Record<string, CliOption>>(
   usage: string,
   config: { allowPositionals?: boolean; stopAtPositional?: boolean; exitCode?: number } = {},
 ): { values: CliValues<T>; positionals: string[] } {
-  // A string option's value is data, even when it starts with "-": bind it with "=" first.
   const bound = bindValues(argv, options, config.stopAtPositional === true);
-  // Options end at the first positional (a command and its own arguments follow) or at `--`.
   const at = config.stopAtPositional === true ? bound.findIndex((arg) => arg === '--' || !arg.startsWith('-')) : -1;
   const args = at === -1 ? bound : bound.slice(0, at);
   const rest = at === -1 ? [] : bound.slice(bound[at] === '--' ? at + 1 : at);
-  // Nothing to parse (`leap-ledger current`, `leap-stop`): parseArgs would return nothing, and loading it costs ~1 ms.
   if (args.length === 0) return { values: {} as CliValues<T>, positionals: rest };
   try {
     const { parseArgs } = process.getBuiltinModule('node:util');
@@ -77,16 +72,10 @@ export function parseCli<T extends Record<string, CliOption>>(
     return { values: { ...parsed.values } as CliValues<T>, positionals: [...parsed.positionals, ...rest] };
   } catch (cause) {
     // Node appends to an unknown option a hint about `--`, noise on a command line; keep its first sentence.
-    let message = (cause as Error).message.replace(
-      /\. To specify a positional argument starting with a '-'[\s\S]*$/,
-      '',
-    );
+    let message = (cause as Error).message.replace(NODE_HINT, '');
     const unknown = /^Unknown option '(--[^'=]+)/.exec(message)?.[1];
-    if (unknown !== undefined)
-      message += didYouMean(
-        unknown,
-        Object.keys(options).map((name) => `--${name}`),
-      );
+    const flags = Object.keys(options).map((name) => `--${name}`);
+    if (unknown !== undefined) message += didYouMean(unknown, flags);
     throw new UsageError(`${message}\n${usage}`, { cause, exitCode: config.exitCode ?? 2 });
   }
 }

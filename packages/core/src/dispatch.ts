@@ -4,13 +4,8 @@ import type { SubcommandIo } from './subcommand.js';
 
 export type ActionRun<Io> = (argv: string[], io: Io) => Promise<number>;
 
-/** One action: its line in the usage block and its code, loaded only when it runs. */
-export interface Action<Io = SubcommandIo> {
-  summary: string;
-  load: () => Promise<ActionRun<Io>>;
-  /** The heading it is listed under (`Queries (...)`), its group's actions listed together; without one, `heading`. */
-  group?: string;
-}
+/** `group`: the heading it is listed under (`Queries (...)`), its group's actions together; else `heading`. */
+export type Action<Io = SubcommandIo> = { summary: string; load: () => Promise<ActionRun<Io>>; group?: string };
 
 export interface DispatchOptions<Io = SubcommandIo> {
   /** The word in the usage line and the heading's: `ACTION` / `Actions` (default), `COMMAND` / `Commands`. */
@@ -22,12 +17,9 @@ export interface DispatchOptions<Io = SubcommandIo> {
   before?: (argv: readonly string[], io: Io) => number | undefined;
 }
 
-/** The usage line, each action's summary under its group's heading, the footer. */
-export function actionsUsage<Io>(
-  prog: string,
-  actions: Readonly<Record<string, Action<Io>>>,
-  options: DispatchOptions<Io> = {},
-): string {
+type Actions<Io> = Readonly<Record<string, Action<Io>>>;
+
+export function actionsUsage<Io>(prog: string, actions: Actions<Io>, options: DispatchOptions<Io> = {}): string {
   const noun = options.noun ?? 'ACTION';
   const width = Math.max(...Object.keys(actions).map((name) => name.length));
   const lines = [`Usage: ${prog} ${noun} [ARGS...]`, ''];
@@ -43,16 +35,14 @@ export function actionsUsage<Io>(
 /** `PROG --help` (or `-h`, `help`) prints the usage; no action or an unknown one is exit 2. */
 export function dispatcher<Io extends { stdout(text: string): void } = SubcommandIo>(
   prog: string,
-  actions: Readonly<Record<string, Action<Io>>>,
+  actions: Actions<Io>,
   options: DispatchOptions<Io> = {},
 ): ActionRun<Io> {
   const noun = (options.noun ?? 'ACTION').toLowerCase();
   return async (argv, io) => {
     const [name, ...rest] = argv;
-    if (name === '--help' || name === '-h' || name === 'help') {
-      io.stdout(`${actionsUsage(prog, actions, options)}\n`);
-      return 0;
-    }
+    if (name === '--help' || name === '-h' || name === 'help')
+      return (io.stdout(`${actionsUsage(prog, actions, options)}\n`), 0);
     const early = options.before?.(argv, io);
     if (early !== undefined) return early;
     if (name === undefined)

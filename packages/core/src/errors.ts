@@ -1,9 +1,6 @@
 // Errors that carry their command's exit code; only the entry point prints and exits.
 
-export interface LeapErrorOptions {
-  exitCode?: number;
-  cause?: unknown;
-}
+export type LeapErrorOptions = { exitCode?: number; cause?: unknown };
 
 export class LeapError extends Error {
   readonly exitCode: number;
@@ -19,25 +16,20 @@ export class UsageError extends LeapError {}
 
 /** A file the toolchain reads (ledger, event log, JSON) is malformed at a given line (and column). */
 export class FileFormatError extends LeapError {
-  readonly file: string;
-  readonly line: number | undefined;
   constructor(
-    file: string,
-    line: number | undefined,
+    readonly file: string,
+    readonly line: number | undefined,
     message: string,
     options: LeapErrorOptions & { column?: number } = {},
   ) {
     const at = line === undefined ? '' : `:${line}${options.column === undefined ? '' : `:${options.column}`}`;
     super(`${file}${at}: ${message}`, options);
-    this.file = file;
-    this.line = line;
   }
 }
 
 /** Something the toolchain relies on failed (git, the file system, a lock held by a live process). */
 export class InternalError extends LeapError {}
 
-/** Format a value for an error message, quoting strings so whitespace is visible. */
 export function showValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
@@ -57,31 +49,25 @@ export function shellWord(word: string): string {
 
 /** ` (did you mean "x"?)` when one of `known` is a likely typo of `word` (a short edit away, or its start); else ''. */
 export function didYouMean(word: string, known: Iterable<string>): string {
-  let best: string | null = null;
-  let bestDistance = Number.POSITIVE_INFINITY;
+  let [best, bestDistance] = [null as string | null, Number.POSITIVE_INFINITY];
   for (const candidate of known) {
     const d =
       candidate.startsWith(word) && word.length >= 3 ? 1 : editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  return bestDistance > 0 && bestDistance <= (word.length <= 2 ? 0 : word.length <= 4 ? 1 : 2)
-    ? ` (did you mean ${JSON.stringify(best)}?)`
-    : '';
+  const near = bestDistance > 0 && bestDistance <= (word.length <= 2 ? 0 : word.length <= 4 ? 1 : 2);
+  return near ? ` (did you mean ${JSON.stringify(best)}?)` : '';
 }
 
 // Levenshtein distance, with a swap of two neighbours counted as one edit.
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) (rows[0] as number[])[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const row = rows[i] as number[];
-    const up = rows[i - 1] as number[];
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
+  for (let i = 1; i <= a.length; i++)
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      const row = d[i]!;
+      row[j] = Math.min(d[i - 1]![j]! + 1, row[j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
     }
-  }
-  return (rows[a.length] as number[])[b.length] as number;
+  return d[a.length]![b.length]!;
 }

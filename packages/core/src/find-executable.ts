@@ -5,13 +5,8 @@ import { shellWord } from './errors.js';
 
 /** The first executable `name` on `path`, PATH's value (a name with a slash: from `cwd`), or null. */
 export function findExecutable(name: string, path: string | undefined, cwd = process.cwd()): string | null {
-  const candidates = name.includes('/')
-    ? [resolve(cwd, name)]
-    : (path ?? '')
-        .split(delimiter)
-        .filter((d) => d !== '')
-        .map((d) => join(resolve(cwd, d), name));
-  for (const file of candidates) {
+  for (const dir of name.includes('/') ? [''] : (path ?? '').split(delimiter).filter((d) => d !== '')) {
+    const file = resolve(cwd, dir, name);
     try {
       if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
       accessSync(file, constants.X_OK);

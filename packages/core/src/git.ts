@@ -11,44 +11,27 @@ export interface GitOptions {
   isolate?: boolean;
   /** `GIT_CEILING_DIRECTORIES` (`true`: cwd's parent): a worktree that lost its `.git` fails, not the outer repo. */
   ceiling?: boolean | string;
-  /** Bytes for git's stdin (closed when omitted). */
   input?: string | Buffer;
   allowFailure?: boolean;
   /** The exit code a thrown GitError carries (the command's own table decides; 2 when omitted). */
   exitCode?: number;
 }
 
-export interface GitResult {
-  /** git's exit code; a signal is 128 + its number. */
-  code: number;
-  /** stdout as bytes (a blob, `-z` output) and, decoded once on first read, as UTF-8 text. */
-  bytes: Buffer;
-  readonly stdout: string;
-  stderr: string;
-}
+/** `code`: git's exit code (a signal is 128 + its number); stdout as `bytes` and, decoded on first read, as text. */
+export type GitResult = ReturnType<typeof result>;
 
 /** git failed, or could not be started (code null). */
 export class GitError extends InternalError {
-  readonly args: readonly string[];
-  readonly cwd: string;
-  readonly code: number | null;
-  readonly stderr: string;
   constructor(
-    args: readonly string[],
-    cwd: string,
-    code: number | null,
-    stderr: string,
+    readonly args: readonly string[],
+    readonly cwd: string,
+    readonly code: number | null,
+    readonly stderr: string,
     options: LeapErrorOptions = {},
   ) {
     const said = stderr.trim() || (options.cause instanceof Error ? options.cause.message : '') || '(no message)';
-    super(
-      `${gitCommandName(args)} ${code === null ? 'could not run' : `failed (exit ${code})`} in ${cwd}: ${said}`,
-      options,
-    );
-    this.args = args;
-    this.cwd = cwd;
-    this.code = code;
-    this.stderr = stderr;
+    const what = code === null ? 'could not run' : `failed (exit ${code})`;
+    super(`${gitCommandName(args)} ${what} in ${cwd}: ${said}`, options);
   }
 }
 
@@ -59,31 +42,25 @@ export function gitCommandName(args: readonly string[]): string {
   return ['git', ...words.slice(0, data === -1 ? 2 : data)].join(' ');
 }
 
-export function gitEnv(
-  options: Pick<GitOptions, 'cwd' | 'env' | 'extraEnv' | 'isolate' | 'ceiling'>,
-): NodeJS.ProcessEnv {
+export function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   const base = options.env ?? process.env;
   const keep = ([key]: [string, unknown]) => !/^GIT_/i.test(key) || key === 'GIT_SSH' || key === 'GIT_SSH_COMMAND';
   let env: NodeJS.ProcessEnv = options.isolate === true ? Object.fromEntries(Object.entries(base).filter(keep)) : base;
-  if (options.ceiling !== undefined && options.ceiling !== false) {
+  if (options.ceiling !== undefined && options.ceiling !== false)
     env = { ...env, GIT_CEILING_DIRECTORIES: options.ceiling === true ? dirname(options.cwd) : options.ceiling };
-  }
   return options.extraEnv === undefined ? env : { ...env, ...options.extraEnv };
 }
 
 const cp = () => process.getBuiltinModule('node:child_process');
 
-const MAX_BUFFER = 1 << 30;
-
-function result(code: number, bytes: Buffer, stderr: string): GitResult {
+function result(code: number, bytes: Buffer, stderr: string) {
   let text: string | undefined;
   return {
     code,
     bytes,
     stderr,
     get stdout() {
-      text ??= bytes.toString('utf8');
-      return text;
+      return (text ??= bytes.toString('utf8'));
     },
   };
 }
@@ -97,36 +74,25 @@ function signalCode(signal: NodeJS.Signals | null): number {
   return 128 + (signal === null ? 0 : (process.getBuiltinModule('node:os').constants.signals[signal] ?? 0));
 }
 
-/** Run `git ARGS` and wait for it; throws a GitError when it fails, unless `allowFailure`. */
 export function runGitSync(args: readonly string[], options: GitOptions): GitResult {
-  const child = cp().spawnSync('git', args, {
-    cwd: options.cwd,
-    env: gitEnv(options),
-    input: options.input ?? '',
-    stdio: ['pipe', 'pipe', 'pipe'],
-    maxBuffer: MAX_BUFFER,
-  });
-  if (child.error !== undefined) {
-    throw new GitError(args, options.cwd, null, '', { cause: child.error, exitCode: options.exitCode });
-  }
+  const { cwd, input = '', exitCode } = options;
+  const child = cp().spawnSync('git', args, { cwd, env: gitEnv(options), input, maxBuffer: 1 << 30 });
+  if (child.error !== undefined) throw new GitError(args, cwd, null, '', { cause: child.error, exitCode });
   return finish(args, options, result(child.status ?? signalCode(child.signal), child.stdout, child.stderr.toString()));
 }
 
-/** Run `git ARGS` without blocking the process; rejects with a GitError when it fails, unless `allowFailure`. */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const { cwd, exitCode } = options;
   return new Promise<GitResult>((resolve, reject) => {
     const child = cp().spawn('git', [...args], {
-      cwd: options.cwd,
+      cwd,
       env: gitEnv(options),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    const [out, err]: [Buffer[], Buffer[]] = [[], []];
     child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr?.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (cause) =>
-      reject(new GitError(args, options.cwd, null, '', { cause, exitCode: options.exitCode })),
-    );
+    child.on('error', (cause) => reject(new GitError(args, cwd, null, '', { cause, exitCode })));
     child.on('close', (code, signal) =>
       resolve(result(code ?? signalCode(signal), Buffer.concat(out), Buffer.concat(err).toString())),
     );
@@ -138,7 +104,6 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   }).then((ran) => finish(args, options, ran));
 }
 
-/** git's stdout as text, without its final newline. */
 export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
   return (await runGit(args, options)).stdout.replace(/\n$/, '');
 }
@@ -148,6 +113,4 @@ export function gitTextSync(args: readonly string[], options: GitOptions): strin
 }
 
 /** Split git's `-z` output into its parts (paths may hold any byte but NUL). */
-export function splitNul(text: string): string[] {
-  return text.split('\0').filter((part) => part !== '');
-}
+export const splitNul = (text: string): string[] => text.split('\0').filter((part) => part !== '');

@@ -20,10 +20,8 @@ export function previewText(text: string, max = 120): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }
 
-/** The line and column (from 1) of character `offset` of `text`. */
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
-  const lines = before.split('\n');
+  const lines = text.slice(0, Math.max(0, offset)).split('\n');
   return { line: lines.length, column: (lines.at(-1) ?? '').length + 1 };
 }
 

@@ -1,5 +1,4 @@
-// The published JSON Schemas, generated from zod by each package's build into `schemas/`
-// (validate-json.ts loads no zod).
+// The published JSON Schemas, generated from zod into `schemas/` by the build (validate-json.ts loads no zod).
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -18,9 +17,7 @@ export function coreJsonSchemas(): Record<string, Record<string, unknown>> {
 }
 
 /** Render a schema file's bytes, so the generator and the drift test agree on formatting. */
-export function renderSchemaFile(schema: Record<string, unknown>): string {
-  return `${JSON.stringify(schema, null, 2)}\n`;
-}
+export const renderSchemaFile = (schema: Record<string, unknown>): string => `${JSON.stringify(schema, null, 2)}\n`;
 
 /** A generated file, written only when its text changed (its mtime kept otherwise): the `generate` scripts'. */
 export function writeGenerated(url: URL, text: string): void {

@@ -5,10 +5,8 @@ export function formatKeyValues(
   values: Record<string, string | number | undefined | null>,
 ): string {
   const lines = first === null ? [] : [first];
-  for (const [key, value] of Object.entries(values)) {
-    if (value === undefined || value === null) continue;
-    lines.push(`${key}=${String(value).replace(/[\r\n]/g, ' ')}`);
-  }
+  for (const [key, value] of Object.entries(values))
+    if (value !== undefined && value !== null) lines.push(`${key}=${String(value).replace(/[\r\n]/g, ' ')}`);
   return `${lines.join('\n')}\n`;
 }
 

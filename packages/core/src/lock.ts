@@ -1,5 +1,5 @@
 // An exclusive lock file whose holder's death is detected: a dead, zombie or reused pid does not hold it.
-import { linkSync, openSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { linkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFileIfExists } from './read-file.js';
 import { randomHex } from './random-hex.js';
 import { InternalError } from './errors.js';
@@ -7,20 +7,11 @@ import { formatKeyValues, parseKeyValues } from './key-value.js';
 import { isProcessAlive, processIdentity } from './process-identity.js';
 
 /** A held lock; `release` removes the file only while it is still ours. */
-export interface Lock {
-  readonly file: string;
-  readonly token: string;
-  release(): void;
-}
+export type Lock = NonNullable<ReturnType<typeof tryLock>>;
 
-export interface LockHolder {
-  pid: number;
-  starttime: string | undefined;
-  bootId: string | undefined;
-  token: string | undefined;
-}
+type LockHolder = NonNullable<ReturnType<typeof readLockHolder>>;
 
-export function readLockHolder(file: string): LockHolder | null {
+export function readLockHolder(file: string) {
   const text = readFileIfExists(file);
   if (text === null) return null;
   const { first, values } = parseKeyValues(text);
@@ -44,7 +35,7 @@ function isBeingWritten(file: string): boolean {
 }
 
 /** Null while a live process holds `file`; a dead holder's is taken over. `fields` go in the same single write. */
-export function tryLock(file: string, fields: Record<string, string | undefined> = {}): Lock | null {
+export function tryLock(file: string, fields: Record<string, string | undefined> = {}) {
   const me = processIdentity();
   const token = randomHex(8);
   const content = formatKeyValues(String(process.pid), {
@@ -55,12 +46,7 @@ export function tryLock(file: string, fields: Record<string, string | undefined>
   });
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      const fd = openSync(file, 'wx', 0o644);
-      try {
-        writeSync(fd, content);
-      } finally {
-        closeSync(fd);
-      }
+      writeFileSync(file, content, { flag: 'wx', mode: 0o644 });
       return { file, token, release: () => releaseLock(file, token) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -79,12 +65,10 @@ export function tryLock(file: string, fields: Record<string, string | undefined>
   throw new InternalError(`${file}: could not take the lock after 5 attempts (holders keep changing)`);
 }
 
-/** Take `file`, or throw naming the live holder. */
 export function acquireLock(file: string, what = 'lock'): Lock {
   const lock = tryLock(file);
   if (lock !== null) return lock;
-  const holder = readLockHolder(file);
-  throw new InternalError(`${file}: the ${what} is held by live process ${holder?.pid ?? '?'}`);
+  throw new InternalError(`${file}: the ${what} is held by live process ${readLockHolder(file)?.pid ?? '?'}`);
 }
 
 // Move the stale file aside atomically, and put it back if a live holder took it meanwhile.
@@ -108,6 +92,5 @@ function removeStaleLock(file: string, stale: LockHolder): void {
 }
 
 function releaseLock(file: string, token: string): void {
-  const holder = readLockHolder(file);
-  if (holder?.token === token) unlinkSync(file);
+  if (readLockHolder(file)?.token === token) unlinkSync(file);
 }

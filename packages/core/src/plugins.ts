@@ -34,15 +34,10 @@ export interface AgentUsage {
   cost_estimated?: boolean;
 }
 
-export interface AgentAnswer {
-  text: string;
-  json?: unknown;
-  usage?: AgentUsage;
-}
+export type AgentAnswer = { text: string; json?: unknown; usage?: AgentUsage };
 
 /** A CLI that is retrying a service it cannot reach, as its output shows while it runs. */
 export interface AgentRetry {
-  /** Failed attempts in a row so far, as the output counts them. */
   attempts: number;
   message: string;
   /** The service refused (an authentication failure): no retry can succeed, so the leaf is ended at once. */

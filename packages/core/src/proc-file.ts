@@ -6,17 +6,13 @@ const shared: ReadBuffer = { buffer: Buffer.allocUnsafe(4096) };
 
 /** Null when unreadable (gone, not ours); the bytes are a view of a shared buffer, valid until the next call. */
 export function readProcBytes(path: string): Buffer | null {
-  let fd: number;
+  let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
     return readToEnd(fd, shared);
   } catch {
     return null;
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
 }

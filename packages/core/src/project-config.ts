@@ -42,7 +42,6 @@ export const projectConfigSchema = z.strictObject({
 });
 
 export type ProjectConfig = z.infer<typeof projectConfigSchema>;
-
 export const PROJECT_CONFIG_FILE = 'leap.config.json';
 
 /** Null when there is none; bad values and unknown keys are all said at once, each at its key's line and column. */

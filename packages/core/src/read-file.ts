@@ -1,6 +1,14 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
-/** The file's text, or null when it does not exist; any other failure is thrown. */
+/** `fn()`, or `fallback` when it throws: for reads that may fail (a missing file, a torn JSON line). */
+export function orElse<T, F>(fn: () => T, fallback: F): T | F {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
 export function readFileIfExists(file: string): string | null {
   try {
     return readFileSync(file, 'utf8');
@@ -29,9 +37,7 @@ export function readTail(file: string, bytes: number, from = 0): string {
 }
 
 /** A read buffer `readToEnd` may replace with a bigger one; keep it to reuse the bigger one next time. */
-export interface ReadBuffer {
-  buffer: Buffer;
-}
+export type ReadBuffer = { buffer: Buffer };
 
 /** A view of one doubling buffer, not readFileSync's chunks copied again; EAGAIN calls `onAgain`, or throws. */
 export function readToEnd(fd: number, into: ReadBuffer, onAgain?: () => void): Buffer {

@@ -4,15 +4,8 @@ import { UsageError, showValue } from './errors.js';
 type Actor = 'developer' | 'verifier' | 'planner' | 'builder' | 'reviewer';
 type Phase = 'red' | 'green' | 'refactor' | 'plan' | 'build' | 'review';
 
-export interface LeafRole {
-  actor: Actor;
-  phase: Phase;
-  attempt: number;
-  /** LEAP leaves: the ball they build or review. */
-  ball?: string;
-  /** Review leaves: the reviewer's model family. */
-  family?: string;
-}
+/** `ball`: the ball a LEAP leaf builds or reviews; `family`: a review leaf's reviewer's model family. */
+export type LeafRole = { actor: Actor; phase: Phase; attempt: number; ball?: string; family?: string };
 
 const TDD_VERBS: Record<string, Actor> = { develop: 'developer', verify: 'verifier', verdict: 'verifier' };
 const TDD_PHASES = new Set(['red', 'green', 'refactor']);

@@ -8,33 +8,21 @@ import type { CliOption } from './cli.js';
 export const ROUND_PHASES = ['taken', 'fetching', 'building', 'proving', 'reviewing', 'pushing'] as const;
 export type RoundPhase = (typeof ROUND_PHASES)[number];
 
-/** One option a runner adds to the command that runs balls, with its line of the command's help. */
-interface RunnerOption extends CliOption {
-  /** The value's placeholder in the usage line (`URL`), absent for a boolean. */
-  value?: string;
-  help: string;
-}
+/** `value`: the option's placeholder in the usage line (`URL`), absent for a boolean. */
+type RunnerOption = CliOption & { value?: string; help: string };
 
-interface RunnerContext {
-  repoRoot: string;
-  stateDir: string;
-  env: NodeJS.ProcessEnv;
-}
+type RunnerContext = { repoRoot: string; stateDir: string; env: NodeJS.ProcessEnv };
+
+type RunnerValues = Readonly<Record<string, string | boolean | undefined>>;
+type RunnerPlace = { cwd: string; env: NodeJS.ProcessEnv };
 
 /** A runner package's `runner` export; `prepare` checks its input before any lock or write (UsageError, exit 2). */
 export interface RunnerModule<Runner = unknown> {
   readonly name: string;
   readonly options: Readonly<Record<string, RunnerOption>>;
-  prepare(
-    values: Readonly<Record<string, string | boolean | undefined>>,
-    place: { cwd: string; env: NodeJS.ProcessEnv },
-  ): Promise<(context: RunnerContext) => Runner>;
+  prepare(values: RunnerValues, place: RunnerPlace): Promise<(context: RunnerContext) => Runner>;
   /** `leap slice clean`: remove the slice's leftovers elsewhere (remote branches, jobs); returns a line for each. */
-  clean?(
-    slice: string,
-    values: Readonly<Record<string, string | boolean | undefined>>,
-    place: { cwd: string; env: NodeJS.ProcessEnv },
-  ): Promise<string[]>;
+  clean?(slice: string, values: RunnerValues, place: RunnerPlace): Promise<string[]>;
 }
 
 const SHORT_NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -66,19 +54,12 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
   const specifier = runnerPackage(name);
   const loaded = await importInstalled(specifier, cwd, `--runner ${name}`);
   const runner = (loaded as { runner?: Partial<RunnerModule<Runner>> } | null)?.runner;
-  if (typeof runner?.prepare !== 'function' || typeof runner.options !== 'object' || runner.options === null) {
-    throw new UsageError(
-      `--runner ${name}: the package ${specifier} is not a runner ` +
-        '(it exports no "runner" with "options" and "prepare")',
-    );
-  }
-  for (const key of Object.keys(runner.options)) {
+  const what = `--runner ${name}: the package ${specifier}`;
+  if (typeof runner?.prepare !== 'function' || typeof runner.options !== 'object' || runner.options === null)
+    throw new UsageError(`${what} is not a runner (it exports no "runner" with "options" and "prepare")`);
+  for (const key of Object.keys(runner.options))
     if (key === 'runner' || !/^[a-z][a-z0-9-]*$/.test(key))
-      throw new UsageError(
-        `--runner ${name}: the package ${specifier} declares an option named ${showValue(key)}, ` +
-          'which no command can take',
-      );
-  }
+      throw new UsageError(`${what} declares an option named ${showValue(key)}, which no command can take`);
   return runner as RunnerModule<Runner>;
 }
 
@@ -89,15 +70,14 @@ export async function importInstalled(specifier: string, cwd: string, what: stri
     return await import(resolveFrom(cwd, specifier) ?? specifier);
   } catch (cause) {
     // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not its imports.
-    const code = (cause as NodeJS.ErrnoException).code;
+    const [code, message] = [(cause as NodeJS.ErrnoException).code, String((cause as Error).message)];
     const missing =
-      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
-      String((cause as Error).message).includes(`'${specifier}'`);
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes(`'${specifier}'`);
     throw new UsageError(
       missing
         ? `${what} needs the package ${pkg}, which is not installed: ` +
             `npm i -D ${pkg} (beside @leap/cli; npm i -g ${pkg} for a global leap)`
-        : `${what}: the package ${pkg} did not load: ${String((cause as Error).message).split('\n')[0]}`,
+        : `${what}: the package ${pkg} did not load: ${message.split('\n')[0]}`,
       { cause },
     );
   }
@@ -117,7 +97,6 @@ export function runnerUsage(runner: Pick<RunnerModule, 'name' | 'options'>): str
     ([key, option]) => [`--${key}${option.value === undefined ? '' : ` ${option.value}`}`, option.help] as const,
   );
   const width = Math.max(0, ...rows.map(([flag]) => flag.length)) + 2;
-  return [`Options of --runner ${runner.name}:`, ...rows.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)].join(
-    '\n',
-  );
+  const lines = rows.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`);
+  return [`Options of --runner ${runner.name}:`, ...lines].join('\n');
 }

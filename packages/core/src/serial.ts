@@ -1,5 +1,3 @@
-// Two helpers for work on one git repository from several places at once.
-
 /** A queue of one: each piece of work starts when the one before it has ended, whatever its end. */
 export function serial(): <T>(work: () => Promise<T>) => Promise<T> {
   let tail: Promise<unknown> = Promise.resolve();

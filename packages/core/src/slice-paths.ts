@@ -4,9 +4,7 @@ import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 
 export const LEAP_DIR = '.leap';
-
 export const ROUND_RECORD = /^round-([1-9][0-9]*)\.json$/;
-
 /** Slice and ball ids start with a letter or digit, so `.worktrees`, `.gitignore` and the like never match. */
 export const RECORD_ID = /^[a-z0-9]/;
 

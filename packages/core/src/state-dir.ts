@@ -6,12 +6,9 @@ import { UsageError, showValue } from './errors.js';
 
 /** The repository root: the nearest folder at or above `cwd` holding `.git` (a folder or a worktree's file). */
 export function findRepoRoot(cwd: string = process.cwd()): string | null {
-  let dir = resolve(cwd);
-  for (;;) {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (existsSync(join(dir, '.git'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+    if (dirname(dir) === dir) return null;
   }
 }
 
@@ -26,50 +23,29 @@ export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, cwd: strin
 export function dirOption(cwd: string, given: string | undefined): string {
   if (given === undefined) return cwd;
   const dir = resolve(cwd, given);
-  if (given === '' || statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) {
+  if (given === '' || statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true)
     throw new UsageError(`Expected --dir to name a folder (a repository to look at), got ${showValue(given)}`);
-  }
   return dir;
 }
 
-/** Check a leaf name: it names files in the state folder, so it may not be empty, hold a slash, or be `.`/`..`. */
 export function checkLeafName(name: string): string {
-  if (name === '' || name === '.' || name === '..' || /[/\0]|^-/.test(name)) {
+  if (name === '' || name === '.' || name === '..' || /[/\0]|^-/.test(name))
     throw new UsageError(
       `Expected a leaf NAME without "/", NUL or a leading "-", and not "." or "..", got ${showValue(name)}`,
     );
-  }
   return name;
 }
 
 export function checkIssue(issue: string | number, what = 'issue'): number {
   const text = String(issue);
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) {
+  if (!/^[1-9][0-9]{0,15}$/.test(text))
     throw new UsageError(`Expected ${what} to be a positive integer, got ${showValue(text)}`);
-  }
   return Number(text);
 }
 
-export interface StatePaths {
-  readonly dir: string;
-  pid(name: string): string;
-  exit(name: string): string;
-  out(name: string): string;
-  err(name: string): string;
-  sock(name: string): string;
-  readonly events: string;
-  ledger(issue: number): string;
-  timeout(issue: number): string;
-  skillCommit(issue: number): string;
-  runJournal(issue: number): string;
-  conductorLock(issue: number): string;
-  readonly stop: string;
-  readonly issuesDir: string;
-  issue(issue: number): string;
-  thread(issue: number): string;
-}
+export type StatePaths = ReturnType<typeof statePaths>;
 
-export function statePaths(dir: string): StatePaths {
+export function statePaths(dir: string) {
   const leaf = (ext: string) => (name: string) => join(dir, `${checkLeafName(name)}.${ext}`);
   const issuesDir = join(dir, 'issues');
   return {
@@ -80,15 +56,15 @@ export function statePaths(dir: string): StatePaths {
     err: leaf('err'),
     sock: leaf('sock'),
     events: join(dir, 'events.jsonl'),
-    ledger: (n) => join(dir, `issue-${n}.md`),
-    timeout: (n) => join(dir, `issue-${n}-timeout`),
-    skillCommit: (n) => join(dir, `issue-${n}-skill-commit`),
-    runJournal: (n) => join(dir, `issue-${n}-run.json`),
-    conductorLock: (n) => join(dir, `issue-${n}-conductor.pid`),
+    ledger: (n: number) => join(dir, `issue-${n}.md`),
+    timeout: (n: number) => join(dir, `issue-${n}-timeout`),
+    skillCommit: (n: number) => join(dir, `issue-${n}-skill-commit`),
+    runJournal: (n: number) => join(dir, `issue-${n}-run.json`),
+    conductorLock: (n: number) => join(dir, `issue-${n}-conductor.pid`),
     stop: join(dir, 'stop'),
     issuesDir,
-    issue: (n) => join(issuesDir, `${n}.md`),
-    thread: (n) => join(issuesDir, `${n}.thread.md`),
+    issue: (n: number) => join(issuesDir, `${n}.md`),
+    thread: (n: number) => join(issuesDir, `${n}.thread.md`),
   };
 }
 
@@ -110,8 +86,7 @@ const ensured = new Set<string>();
 
 /** Every state-folder writer comes here; a folder holding `.git` (`VERI_STATE_DIR=.`) keeps the user's .gitignore. */
 export function ensureStateDir(dir: string): string {
-  const created = mkdirSync(dir, { recursive: true }) !== undefined;
-  if (!created && ensured.has(dir)) return dir;
+  if (mkdirSync(dir, { recursive: true }) === undefined && ensured.has(dir)) return dir;
   ensured.add(dir);
   const file = join(dir, '.gitignore');
   if (!existsSync(file) && !existsSync(join(dir, '.git'))) {

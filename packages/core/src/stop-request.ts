@@ -30,9 +30,8 @@ export function readStopRequest(stopFile: string): StopRequest {
 }
 
 export function requestStop(stopFile: string, mode: string): StopMode {
-  if (!(STOP_MODES as readonly string[]).includes(mode)) {
+  if (!(STOP_MODES as readonly string[]).includes(mode))
     throw new UsageError(`Expected a stop MODE, one of ${STOP_MODES.join(', ')}, got ${showValue(mode)}`);
-  }
   ensureStateDir(dirname(stopFile));
   writeFileAtomic(stopFile, `${mode}\n`);
   return mode as StopMode;

@@ -28,14 +28,13 @@ export function processSubcommandIo(): SubcommandIo {
 
 /** One fstat for most descriptors; only a possible terminal loads node:tty (2 to 3 ms of start-up). */
 export function stdoutIsTerminal(fd = 1): boolean {
-  let stat: import('node:fs').Stats;
   try {
-    stat = process.getBuiltinModule('node:fs').fstatSync(fd);
+    const stat = process.getBuiltinModule('node:fs').fstatSync(fd);
+    if (!stat.isCharacterDevice()) return false;
+    // Linux's major number 1 is the memory devices (null, zero, full, random...), never a terminal.
+    if (process.platform === 'linux' && ((stat.rdev >> 8) & 0xfff) === 1) return false;
+    return process.getBuiltinModule('node:tty').isatty(fd);
   } catch {
     return false;
   }
-  if (!stat.isCharacterDevice()) return false;
-  // Linux's major number 1 is the memory devices (null, zero, full, random...), never a terminal.
-  if (process.platform === 'linux' && ((stat.rdev >> 8) & 0xfff) === 1) return false;
-  return process.getBuiltinModule('node:tty').isatty(fd);
 }

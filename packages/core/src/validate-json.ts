@@ -5,25 +5,20 @@ import { FileFormatError } from './errors.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 const compiled = new Map<string, Validate>();
-
-/** ajv's options for every schema we validate with (here and in generated validator modules). */
 export const AJV_OPTIONS = { strict: false, validateFormats: false, allErrors: false } as const;
 
 /** Compile a JSON Schema with ajv (draft 2020-12); formats are checked by the schema's own patterns. */
 export async function compileJsonSchema(schema: Record<string, unknown>): Promise<Validate> {
   const key = JSON.stringify(schema);
-  const cached = compiled.get(key);
-  if (cached !== undefined) return cached;
-  const { Ajv2020 } = await import('ajv/dist/2020.js');
-  const ajv = new Ajv2020(AJV_OPTIONS);
-  const validate = ajv.compile(schema) as Validate;
-  compiled.set(key, validate);
-  return validate;
+  if (!compiled.has(key)) {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    compiled.set(key, new Ajv2020(AJV_OPTIONS).compile(schema) as Validate);
+  }
+  return compiled.get(key)!;
 }
 
 export function loadPublishedSchema(fileName: string): Record<string, unknown> {
-  const require = createRequire(import.meta.url);
-  const path = require.resolve(`@leap/core/schemas/${fileName}`);
+  const path = createRequire(import.meta.url).resolve(`@leap/core/schemas/${fileName}`);
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 }
 

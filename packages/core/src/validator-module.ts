@@ -1,11 +1,7 @@
 // Validators ajv compiles at build (not committed): no ajv loaded or compiled at run time (about 100 ms).
 import { AJV_OPTIONS } from './validate-json.js';
 
-/** One validator of the module: its export name and the schema it checks (with its `$id`). */
-export interface ValidatorExport {
-  exportName: string;
-  schema: Record<string, unknown>;
-}
+export type ValidatorExport = { exportName: string; schema: Record<string, unknown> };
 
 const RUNTIME_HELPER = /const (\w+) = require\("ajv\/dist\/runtime\/ucs2length"\)\.default;/g;
 

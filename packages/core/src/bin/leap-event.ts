@@ -11,17 +11,11 @@ Options:
   --help    show this help
 
 Exit codes: 0 written; 2 usage error or the log could not be written.`;
+const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 void runCli('leap-event', () => {
-  const { values, positionals } = parseCli(
-    process.argv.slice(2),
-    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    USAGE,
-  );
-  if (values.help === true) {
-    writeFd(1, `${USAGE}\n`);
-    return 0;
-  }
+  const { values, positionals } = parseCli(process.argv.slice(2), OPTIONS, USAGE);
+  if (values.help === true) return (writeFd(1, `${USAGE}\n`), 0);
   const [kind, name, ...rest] = positionals;
   if (kind !== 'mark' || name === undefined)
     throw new UsageError(`Expected "mark NAME", got ${JSON.stringify(positionals.slice(0, 2))}\n${USAGE}`);

@@ -10,17 +10,11 @@ Options:
   --help    show this help
 
 Exit codes: 0 known shape; 2 unknown shape or usage error.`;
+const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 void runCli('leap-role', () => {
-  const { values, positionals } = parseCli(
-    process.argv.slice(2),
-    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    USAGE,
-  );
-  if (values.help === true) {
-    writeFd(1, `${USAGE}\n`);
-    return 0;
-  }
+  const { values, positionals } = parseCli(process.argv.slice(2), OPTIONS, USAGE);
+  if (values.help === true) return (writeFd(1, `${USAGE}\n`), 0);
   if (positionals.length !== 1) throw new UsageError(`Expected one NAME, got ${positionals.length}\n${USAGE}`);
   const role = leafRole(positionals[0] ?? '');
   writeFd(1, values.json === true ? `${JSON.stringify(role)}\n` : `${role.actor} ${role.phase} ${role.attempt}\n`);

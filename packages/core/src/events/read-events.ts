@@ -3,18 +3,13 @@ import { readFileIfExists } from '../read-file.js';
 import { FileFormatError } from '../errors.js';
 import { eventSchema, type LeapEvent } from './event-schema.js';
 
-export interface EventRecord {
-  line: number;
-  event: LeapEvent;
-}
+export type EventRecord = { line: number; event: LeapEvent };
 
 export function* parseEvents(text: string, file = '<events>'): Generator<EventRecord> {
   const lines = text.split('\n');
-  const complete = text.endsWith('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const raw = lines[index] ?? '';
+  for (const [index, raw] of lines.entries()) {
     if (raw.trim() === '') continue;
-    const torn = index === lines.length - 1 && !complete;
+    const torn = index === lines.length - 1; // a complete log's last line is empty
     let json: unknown;
     try {
       json = JSON.parse(raw);
@@ -35,7 +30,6 @@ export function* parseEvents(text: string, file = '<events>'): Generator<EventRe
   }
 }
 
-/** Read every event of `file`; a missing file is an empty log. */
 export function readEvents(file: string): EventRecord[] {
   const text = readFileIfExists(file);
   return text === null ? [] : [...parseEvents(text, file)];

@@ -2,28 +2,12 @@
 import { readFileSync } from 'node:fs';
 
 /** One `usage` event, its figures checked: a figure that is not a non-negative number is null (not reported). */
-export interface UsageEntry {
-  leaf: string;
-  ts: string | null;
-  agent: string | null;
-  family: string | null;
-  model: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cost_usd: number | null;
-  /** An estimate from an agents-file entry's prices, not the CLI's own figure. */
-  cost_estimated: boolean;
-  issue: number | null;
-  step: string | null;
-  slice: string | null;
-  ball: string | null;
-}
+export type UsageEntry = NonNullable<ReturnType<typeof usageOf>>;
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
 
-/** The usage of one parsed event, or null when it is not a usage event naming its leaf. */
-export function usageOf(e: Record<string, unknown>): UsageEntry | null {
+export function usageOf(e: Record<string, unknown>) {
   if (e.event !== 'usage' || typeof e.leaf !== 'string' || e.leaf === '') return null;
   return {
     leaf: e.leaf,
@@ -34,7 +18,7 @@ export function usageOf(e: Record<string, unknown>): UsageEntry | null {
     input_tokens: count(e.input_tokens),
     output_tokens: count(e.output_tokens),
     cost_usd: count(e.cost_usd),
-    cost_estimated: e.cost_estimated === true && count(e.cost_usd) !== null,
+    cost_estimated: e.cost_estimated === true && count(e.cost_usd) !== null, // from an agents-file entry's prices
     issue: typeof e.issue === 'number' && Number.isFinite(e.issue) ? e.issue : null,
     step: str(e.step),
     slice: str(e.slice),
@@ -53,14 +37,10 @@ export function readUsage(eventsFile: string, offset = 0): UsageEntry[] {
   const found: UsageEntry[] = [];
   for (const line of (offset > 0 ? bytes.subarray(offset) : bytes).toString('utf8').split('\n')) {
     if (!line.includes('"usage"')) continue;
-    let e: unknown;
     try {
-      e = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const usage = e !== null && typeof e === 'object' ? usageOf(e as Record<string, unknown>) : null;
-    if (usage !== null) found.push(usage);
+      const usage = usageOf(JSON.parse(line) ?? {});
+      if (usage !== null) found.push(usage);
+    } catch {}
   }
   return found;
 }

@@ -6,9 +6,7 @@ import { isBlank, isThematicBreak, trimBlanks, walkMarkdown } from './markdown.j
 export type Criterion = { index: number; text: string; checked: boolean; checkable: boolean; line: number };
 
 /** The criteria of an issue body's `## Acceptance criteria` section; a FileFormatError when it has none. */
-export function readCriteria(body: string, file = '<stdin>'): Criterion[] {
-  return scanCriteria(body, file).criteria;
-}
+export const readCriteria = (body: string, file = '<stdin>'): Criterion[] => scanCriteria(body, file).criteria;
 
 const NO_SECTION = 'no "## Acceptance criteria" section (a heading "Acceptance criteria" followed by a list)';
 const NO_BOX = 'has no checkbox to tick: expected "- [ ] TEXT" or "1. [ ] TEXT"';
@@ -30,6 +28,7 @@ export function tickCriterion(body: string, k: number, file = '<stdin>'): string
 
 const ITEM = /^(?:[-*+]|[0-9]{1,9}[.)])(?=[ \t]|$)/;
 const BOX = /^\[([ xX])\](?=[ \t]|$)/;
+const HEADING = /^acceptance criteria(?:\s*:)?$/i;
 
 function scanCriteria(body: string, file: string): { criteria: Criterion[]; boxes: number[]; headingLine: number } {
   const [criteria, boxes] = [[] as Criterion[], [] as number[]];
@@ -37,7 +36,7 @@ function scanCriteria(body: string, file: string): { criteria: Criterion[]; boxe
   walkMarkdown(body, (start, end, n, lineLevel, heading) => {
     if (lineLevel > 0) {
       if (inSection) inSection = lineLevel > level;
-      else if (headingLine === 0 && isCriteriaHeading(heading)) [headingLine, level, inSection] = [n, lineLevel, true];
+      else if (headingLine === 0 && HEADING.test(heading)) [headingLine, level, inSection] = [n, lineLevel, true];
       return;
     }
     // A list item at column 0; its text is its first line after the marker and the box, trimmed.
@@ -54,8 +53,4 @@ function scanCriteria(body: string, file: string): { criteria: Criterion[]; boxe
   });
   if (headingLine === 0) throw new FileFormatError(file, undefined, NO_SECTION);
   return { criteria, boxes, headingLine };
-}
-
-function isCriteriaHeading(heading: string): boolean {
-  return (heading.endsWith(':') ? heading.slice(0, -1).trimEnd() : heading).toLowerCase() === 'acceptance criteria';
 }

@@ -5,18 +5,10 @@ import { MARKER, readPlainStep, readStepLine, showTitle } from './step-line.js';
 import type { LedgerStep, StepLine, StepState } from './step-line.js';
 
 /** A parsed ledger (`file` is `<stdin>` when none was given); `text` is kept whole, so writing it back is exact. */
-export interface Ledger {
-  file: string;
-  text: string;
-  steps: LedgerStep[];
-  /** 1-based line of the `## Steps` heading. */
-  stepsLine: number;
-}
+export type Ledger = { file: string; text: string; steps: LedgerStep[]; stepsLine: number };
 
 export type LedgerProblem = { file: string; line: number; message: string };
-
 type Scan = { steps: LedgerStep[]; starts: number[]; problems: Array<Omit<LedgerProblem, 'file'>>; stepsLine: number };
-
 const UNCLOSED = 'a code fence or HTML comment opened here is never closed, so it hides';
 const HIDES_ALL = 'the rest of the file, "## Steps" included';
 const HIDES_REST = 'every line after it (none of them can be a step)';
@@ -37,9 +29,8 @@ function scan(text: string): Scan {
       const read = readPlainStep(text, start, end, n) ?? readStepLine(text.slice(start, end));
       if (typeof read === 'string') problem(n, read);
       else if (read !== null) {
-        s.steps.push(
-          'box' in read ? { title: read.title, state: read.state, line: n, criterion: read.criterion } : read,
-        );
+        const { title, state, criterion } = read;
+        s.steps.push('box' in read ? { title, state, line: n, criterion } : read);
         s.starts.push(start);
       }
     }
@@ -47,7 +38,6 @@ function scan(text: string): Scan {
   const hides = `${UNCLOSED} ${s.stepsLine ? HIDES_REST : HIDES_ALL}`;
   if (unclosed !== 0 && (sectionEnd === 0 || unclosed < sectionEnd)) problem(unclosed, hides);
   else if (s.stepsLine === 0) problem(1, NO_STEPS);
-  // A Set built from an array hashes natively; only a ledger with a duplicate looks for it.
   if (new Set(s.steps.map((step) => step.title)).size < s.steps.length) {
     const seen = new Map<string, number>();
     for (const { title, line } of s.steps) {
@@ -79,15 +69,11 @@ export const validateLedger = (text: string, file = '<stdin>'): LedgerProblem[] 
 export const serializeLedger = (ledger: Ledger): string => ledger.text;
 
 const first = (ledger: Ledger, state: StepState) => ledger.steps.find((s) => s.state === state) ?? null;
-
 /** The step in flight: the first refactor-pending step, else the first todo step, else null. */
 export const currentStep = (l: Ledger): LedgerStep | null => first(l, 'refactor-pending') ?? first(l, 'todo');
-
 /** As currentStep, else the last done step, else null (an empty ledger). */
 export const currentOrLastDone = (l: Ledger): LedgerStep | null => currentStep(l) ?? l.steps.at(-1) ?? null;
-
 export const nextUnchecked = (l: Ledger): LedgerStep | null => first(l, 'todo');
-
 export const nextPendingRefactor = (l: Ledger): LedgerStep | null => first(l, 'refactor-pending');
 
 /** The step titled exactly `title`; a UsageError naming the file (and a near miss) when there is none. */

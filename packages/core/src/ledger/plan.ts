@@ -4,22 +4,18 @@ import { trimBlanks } from './markdown.js';
 import { readStepLine, showTitle, type StepLine } from './step-line.js';
 
 export type PlanStep = { title: string; criterion?: number | null };
-
 export type LedgerPlan = { title: string; steps: PlanStep[] };
-
 /** What parsePlan reads: every step says whether it links a criterion. */
 export type ParsedPlan = { title: string; steps: Array<Required<PlanStep>> };
 
 /** A canonical ledger: `# TITLE`, `## Steps`, one `- [ ] STEP <!-- criterion: K -->` a step, LF endings. */
 export function renderLedger(plan: LedgerPlan): string {
-  if (trimBlanks(plan.title) === '' || /[\r\n]/.test(plan.title)) {
+  if (trimBlanks(plan.title) === '' || /[\r\n]/.test(plan.title))
     throw new UsageError(`Expected the ledger title to be one non-empty line, got ${showValue(plan.title)}`);
-  }
   const seen = new Map<string, number>();
   const lines = plan.steps.map(({ title, criterion = null }, i) => {
-    if (criterion !== null && (!Number.isSafeInteger(criterion) || criterion < 1)) {
+    if (criterion !== null && (!Number.isSafeInteger(criterion) || criterion < 1))
       throw new UsageError(`Expected steps[${i}].criterion to be a positive integer, got ${showValue(criterion)}`);
-    }
     const read = /[\r\n]/.test(title) ? `a title is one line, got ${showTitle(title)}` : readPlanLine(title);
     if (typeof read === 'string') throw new UsageError(`steps[${i}]: ${read}`);
     const back = 'would not read back as itself (blanks around it, or a trailing marker comment)';
@@ -61,7 +57,6 @@ export function parsePlan(text: string, file = '<stdin>'): ParsedPlan {
   return { title, steps };
 }
 
-// One plan line after the title: a step, or what is wrong with it.
 function readPlanStep(line: string): Required<PlanStep> | string {
   if (/^#{1,6}(?:[ \t]|$)/.test(line)) return `a heading is not a step, found ${showTitle(line)}`;
   let rest = line.replace(/^(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)/, '');

@@ -1,7 +1,6 @@
 // A `## Steps` line (CONTRACT section 6): a near-miss marker comment is malformed, any other comment is title text.
 import { isBlank, isThematicBreak } from './markdown.js';
 
-/** Where a step stands: unchecked, done with its refactor still owed, or done. */
 export type StepState = 'todo' | 'refactor-pending' | 'done';
 
 /** A step line read; offsets are into the line. */
@@ -131,9 +130,8 @@ function readMarker(line: string, open: number, e: number): number | string | nu
   if (line.indexOf('-->', a) < b) return null;
   const body = line.slice(a, b).toLowerCase();
   const found = JSON.stringify(line.slice(open, e));
-  if (body.startsWith('refactor')) {
+  if (body.startsWith('refactor'))
     return body === 'refactor-pending' ? 0 : `malformed marker: expected "<!-- refactor-pending -->", found ${found}`;
-  }
   if (!body.startsWith('criterion')) return null;
   const k = CRITERION.exec(body)?.[1];
   return k === undefined
