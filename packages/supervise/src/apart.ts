@@ -1,7 +1,7 @@
 // A writer kept apart (CONTRACT section 13) writes a copy put back at its end: docs/decisions/writer-apart.md.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { killPoint, readFileIfExists, runGitSync, writeFileAtomic } from '@leap/core';
+import { killPoint, readFileIfExists, runGitSync, writeFileAtomic, orElse } from '@leap/core';
 import { copyTree } from './sandbox.js';
 import { DEFAULT_STATE_DIRS } from './sandbox-plan.js';
 
@@ -114,8 +114,7 @@ function move(from: string, to: string): void {
   renameSync(from, to);
 }
 
-// Removals first (a folder the leaf made a file must be empty); a path someone else changed since the copy
-// stays theirs.
+// Removals first (a folder the leaf made a file must be empty); a path changed by another since the copy stays theirs.
 function apply(copy: string, kept: Manifest, plan: Plan): void {
   const at = (p: string) => lstatSync(join(kept.tree, p), { throwIfNoEntry: false });
   const theirs = (p: string) => {
@@ -139,11 +138,4 @@ function apply(copy: string, kept: Manifest, plan: Plan): void {
 }
 
 /** False when it holds something (someone else's files). */
-function rmdirQuietly(dir: string): boolean {
-  try {
-    rmdirSync(dir);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const rmdirQuietly = (dir: string): boolean => orElse(() => rmdirSync(dir) === undefined, false);

@@ -4,13 +4,12 @@ import { once } from 'node:events';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { LeapError, UsageError, isProcessAlive, shellWord } from '@leap/core';
+import { LeapError, UsageError, isProcessAlive, shellWord, orElse } from '@leap/core';
 import { readExitFile, readPidFile } from './leaf-files.js';
 
 export interface DetachRunOptions {
   /** Detached files go in `STATE/detached/NAME/` (run.pid, run.exit, events.jsonl, run.out, run.err). */
   stateDir: string;
-  /** The run's name there (`issue-7`, `slice-split`). */
   name: string;
   /** `leap`'s arguments for the run itself (without `--detach`), passed byte for byte. */
   args: string[];
@@ -24,15 +23,7 @@ export interface DetachRunOptions {
 
 /** A detached run: started (its pid holds its lock), or ended before (what it printed, and its exit code). */
 export type DetachRunResult =
-  | {
-      started: true;
-      pid: number;
-      supervisor: number;
-      out: string;
-      err: string;
-      dir: string /** The command that waits for the run's end. */;
-      wait: string;
-    }
+  | { started: true; pid: number; supervisor: number; out: string; err: string; dir: string; wait: string }
   | { started: false; code: number; stdout: string; stderr: string; out: string; err: string };
 
 // What the supervisor reads and the run must not: restored for the run by `env` (no shell; values are argv elements).
@@ -45,14 +36,12 @@ function supervisorBin(name: 'leap-detach' | 'leap-supervise'): string {
 
 function leapBin(): string {
   const bin = process.argv[1];
-  if (bin === undefined || bin === '')
-    throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', {
-      exitCode: 2,
-    });
-  return bin;
+  if (bin) return bin;
+  throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', {
+    exitCode: 2,
+  });
 }
 
-/** Refuse a second detached run whose supervisor still lives in `dir`. */
 function checkFree(dir: string): void {
   const file = join(dir, 'run.pid');
   const record = readPidFile(file);
@@ -84,9 +73,7 @@ export async function detachRun(options: DetachRunOptions): Promise<DetachRunRes
 function removeIfEmpty(dir: string): void {
   try {
     if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
-  } catch {
-    // Gone already.
-  }
+  } catch {}
 }
 
 async function startAndAwait(options: DetachRunOptions, dir: string): Promise<DetachRunResult> {
@@ -127,28 +114,16 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
   const deadline = Date.now() + startMs;
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
     const record = readPidFile(pidFile);
-    const ended = existsSync(exitFile) ? readExitFile(exitFile) : null;
+    const ended = readExitFile(exitFile);
     if (ended !== null && (supervisor?.run === undefined || ended.run === undefined || ended.run === supervisor.run)) {
-      return {
-        started: false,
-        code: ended.code,
-        stdout: text(out),
-        stderr: text(err).replace(/supervise\[run\]: [^\n]*\n$/, ''),
-        out,
-        err,
-      };
+      const stderr = text(err).replace(/supervise\[run\]: [^\n]*\n$/, '');
+      return { started: false, code: ended.code, stdout: text(out), stderr, out, err };
     }
     const pid = record?.leaf;
-    if (pid !== undefined && options.lockHolder() === pid)
-      return {
-        started: true,
-        pid,
-        supervisor: record?.pid ?? supervisor?.pid ?? 0,
-        out,
-        err,
-        dir,
-        wait: `VERI_STATE_DIR=${shellWord(dir)} leap-wait run`,
-      };
+    if (pid !== undefined && options.lockHolder() === pid) {
+      const wait = `VERI_STATE_DIR=${shellWord(dir)} leap-wait run`;
+      return { started: true, pid, supervisor: record?.pid ?? supervisor?.pid ?? 0, out, err, dir, wait };
+    }
     if (Date.now() > deadline) {
       throw new LeapError(
         `--detach: the run (supervisor pid ${supervisor?.pid ?? '?'}) has not taken its lock ` +
@@ -160,10 +135,4 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
   }
 }
 
-function text(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
+const text = (file: string): string => orElse(() => readFileSync(file, 'utf8'), '');

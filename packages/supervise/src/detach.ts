@@ -1,12 +1,11 @@
 // leap-detach: start a command in a new session and return, after the readiness handshake when it is a supervisor.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { fstatSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { LeapError } from '@leap/core';
 import { DETACH_START_FAILED } from './exit-codes.js';
-import { startFailureCode } from './spawn-leaf.js';
-import { READY_FD, READY_FD_VAR, parseReadyLine } from './ready-handshake.js';
+import { startFailure } from './spawn-leaf.js';
+import { READY_FD, READY_FD_VAR, isPipe, parseReadyLine } from './ready-handshake.js';
 
 export interface DetachOptions {
   command: string;
@@ -18,11 +17,7 @@ export interface DetachOptions {
 }
 
 /** A started child: its pid, and for a supervisor the leaf NAME and the run id it announced. */
-export interface DetachResult {
-  pid: number;
-  name: string | null;
-  run: string | null;
-}
+export type DetachResult = { pid: number; name: string | null; run: string | null };
 
 const SUPERVISOR_NAMES = new Set(['supervise.sh', 'leap-supervise', 'leap-supervise.js', 'leap-supervise.cjs']);
 
@@ -48,21 +43,11 @@ export function supervisedName(command: string, args: string[]): string | null {
 }
 
 // A pipe or socket is not passed on: a caller reading detach's output to its end would wait for the leaf.
-function passOn(fd: 1 | 2): number | 'ignore' {
-  try {
-    const stat = fstatSync(fd);
-    return stat.isFIFO() || stat.isSocket() ? 'ignore' : fd;
-  } catch {
-    return 'ignore';
-  }
-}
+const passOn = (fd: 1 | 2): number | 'ignore' => (isPipe(fd) === false ? fd : 'ignore');
 
 function startError(command: string, error: NodeJS.ErrnoException): LeapError {
-  const what = error.code === 'ENOENT' ? 'command not found' : 'cannot execute';
-  return new LeapError(`${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`, {
-    exitCode: startFailureCode(error.code),
-    cause: error,
-  });
+  const { code, reason } = startFailure(command, error);
+  return new LeapError(reason, { exitCode: code, cause: error });
 }
 
 /** A supervisor is awaited until it reports NAME.pid written; rejects (exit 1) if it dies or closes the pipe first. */
@@ -131,10 +116,7 @@ function waitReady(child: ChildProcess, pid: number, name: string, timeoutMs: nu
     pipe?.on('error', () => {});
     child.once('exit', (code, signal) => {
       // The ready line may still be in the pipe: read it to its end first (bounded, in case a leaf holds it).
-      if (pipe === null || pipe === undefined || pipe.readableEnded) {
-        failed(code, signal);
-        return;
-      }
+      if (!pipe || pipe.readableEnded) return failed(code, signal);
       pipe.once('close', () => failed(code, signal));
       setTimeout(() => failed(code, signal), 500).unref();
     });

@@ -2,6 +2,7 @@
 import { readProc, type ProcInfo } from './proc-scan.js';
 import type { LeafTree, TreeMembers } from './leaf-tree.js';
 import { nowMs, sleep } from './long-timer.js';
+import { orElse } from '@leap/core';
 
 export interface KillOutcome {
   /** Processes other than the leader that the sequence found alive. */
@@ -13,7 +14,6 @@ export interface KillOutcome {
   escalated: boolean;
 }
 
-/** The leader as the kill sequence needs it: a way to signal it while it is not yet reaped. */
 export interface Leader {
   readonly pid: number;
   /** bwrap takes SIGKILL only (a polite signal ends its sandbox at once); TERM and CONT go to each pid inside. */
@@ -22,24 +22,12 @@ export interface Leader {
   kill(signal: NodeJS.Signals): void;
 }
 
-export interface KillOptions {
-  /** Between TERM and the first SIGKILL sweep; 0 sweeps at once. */
-  graceMs: number;
-  /** Between two looks at /proc. */
-  intervalMs?: number;
-  /** How long the SIGKILL sweeps may go on before the survivors are reported unkillable. */
-  capMs?: number;
-}
+/** `graceMs` from TERM to the first SIGKILL sweep (0: at once); `capMs` of sweeps before survivors are unkillable. */
+export type KillOptions = { graceMs: number; capMs?: number };
 
-function send(target: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(target, signal);
-  } catch {
-    // ESRCH: it died meanwhile; EPERM: not ours to signal (reported as unkillable if it stays).
-  }
-}
+// False on ESRCH (it died meanwhile) or EPERM (not ours to signal: reported as unkillable if it stays).
+const send = (target: number, signal: NodeJS.Signals): boolean => orElse(() => process.kill(target, signal), false);
 
-// Signal a process only if its pid still names the same process (same start time).
 function signalSame(p: ProcInfo, signal: NodeJS.Signals): void {
   const now = readProc(p.pid);
   if (now !== null && now.starttime === p.starttime) send(p.pid, signal);
@@ -60,18 +48,14 @@ export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Si
 
 /** TERM and CONT, `graceMs`, then SIGKILL sweeps; the leader only through `leader` (its reaped pid may be reused). */
 export async function killTree(tree: LeafTree, leader: Leader, options: KillOptions): Promise<KillOutcome> {
-  const interval = options.intervalMs ?? 50;
+  const interval = 50; // ms between two looks at /proc
   const seen = new Map<string, boolean>();
   const gone = (found: TreeMembers): boolean =>
     found.members.length === 0 && found.escaped.length === 0 && leader.exited();
   // A failed look at /proc (EMFILE, say) must not end the sequence: keep what was last seen and look again.
   let found: TreeMembers = { members: [], escaped: [] };
   const look = (): void => {
-    try {
-      found = tree.live();
-    } catch {
-      return;
-    }
+    found = orElse(() => tree.live(), found);
     for (const p of found.members) if (p.pid !== leader.pid) seen.set(`${p.pid}:${p.starttime}`, false);
     for (const p of found.escaped) seen.set(`${p.pid}:${p.starttime}`, true);
   };
@@ -82,9 +66,7 @@ export async function killTree(tree: LeafTree, leader: Leader, options: KillOpti
     signalTree(found, leader, 'SIGTERM');
     signalTree(found, leader, 'SIGCONT');
     const end = nowMs() + options.graceMs;
-    for (;;) {
-      const left = end - nowMs();
-      if (left <= 0) break;
+    for (let left = options.graceMs; left > 0; left = end - nowMs()) {
       await sleep(Math.min(interval, Math.ceil(left)));
       look();
       if (gone(found)) break;

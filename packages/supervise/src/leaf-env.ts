@@ -1,25 +1,14 @@
 // The environment a leaf gets (CONTRACT section 3): the caller's, plus the run's timeout and pinned revision.
 import { READY_FD_VAR } from './ready-handshake.js';
 
-export interface LeafEnvOptions {
-  /** The effective timeout in ms; 0 (no limit) leaves the BASH_* variables alone. */
-  timeoutMs: number;
-  skillCommit: string | null;
-  /** The variable every descendant inherits, so escapees can be found (see leaf-tree.ts). */
-  marker: string;
-  /** This supervisor's grace; absent: VERI_KILL_AFTER passes through as the caller set it. */
-  killAfterMs?: number;
-}
-
-// The largest value the BASH_*_TIMEOUT_MS variables get: an integer any reader can parse.
-const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
+export type LeafEnvOptions = { timeoutMs: number; skillCommit: string | null; marker: string; killAfterMs?: number };
 
 /** VERI_KILL_AFTER is half our grace: a nested supervisor (leap-verify's) writes its exit file before our SIGKILL. */
 export function buildLeafEnv(env: NodeJS.ProcessEnv, options: LeafEnvOptions): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
   delete out[READY_FD_VAR];
   if (options.timeoutMs > 0) {
-    const ms = String(Math.min(Math.ceil(options.timeoutMs), MAX_TIMEOUT_MS));
+    const ms = String(Math.min(Math.ceil(options.timeoutMs), Number.MAX_SAFE_INTEGER));
     if (out.BASH_DEFAULT_TIMEOUT_MS === undefined) out.BASH_DEFAULT_TIMEOUT_MS = ms;
     if (out.BASH_MAX_TIMEOUT_MS === undefined) out.BASH_MAX_TIMEOUT_MS = ms;
   }

@@ -1,16 +1,9 @@
 // The two files a supervisor leaves for waiters: NAME.pid (who supervises) and NAME.exit (how it ended).
-import { formatKeyValues, parseKeyValues, readFileIfExists, unlinkIfPresent, writeFileAtomic } from '@leap/core';
+import { formatKeyValues, parseKeyValues, readFileIfExists, writeFileAtomic } from '@leap/core';
 
 /** What NAME.pid says: the supervisor's identity and run id; `leaf` once the leaf is started. */
-export interface PidRecord {
-  pid: number;
-  starttime?: string;
-  bootId?: string;
-  run?: string;
-  leaf?: number;
-}
+export type PidRecord = { pid: number; starttime?: string; bootId?: string; run?: string; leaf?: number };
 
-/** What NAME.exit says: the recorded code on line 1, then the details. */
 export interface ExitRecord {
   code: number;
   status: string;
@@ -95,8 +88,6 @@ export function readExitFile(file: string): ExitRecord | null {
     durationMs: numeric(values.duration_ms),
   };
 }
-
-export const removeStale = unlinkIfPresent;
 
 /** A run id: unique enough to tell one run of NAME from the next (time, pid and randomness; no crypto module). */
 export function newRunId(): string {

@@ -12,8 +12,8 @@ export interface LeafIo {
   stderrFile?: string;
 }
 
-/** A read-write descriptor of a new file in `dir`, already unlinked: only the descriptors left of it reach it. */
-function openUnlinked(dir: string, kind: string): number {
+/** A read-write descriptor of a new file in `dir`, already unlinked (bwrap's status file: no pipe, issue 25). */
+export function openUnlinked(dir: string, kind: string): number {
   const file = join(dir, `.${kind}.${newRunId()}.tmp`);
   const fd = openSync(file, 'wx+', 0o600);
   try {
@@ -39,7 +39,6 @@ export function openInput(dir: string, input: string | Uint8Array): number {
   }
 }
 
-/** A descriptor of `file`, created or emptied, for the leaf's `stream`; a LeapError saying which file failed. */
 export function openOutput(file: string, stream: 'stdout' | 'stderr'): number {
   try {
     return openSync(file, 'w');
@@ -48,22 +47,11 @@ export function openOutput(file: string, stream: 'stdout' | 'stderr'): number {
   }
 }
 
-/** bwrap's `--json-status-fd`: an unlinked file, as a pipe would cost a socket and an event-loop read (issue 25). */
-export function openStatus(dir: string): number {
-  return openUnlinked(dir, 'sandbox-status');
-}
-
 /** Read from offset 0 (bwrap's writes moved the file's), then closed. */
 export function readStatus(fd: number): string {
   try {
     const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, 65_536));
-    let got = 0;
-    while (got < buffer.length) {
-      const n = readSync(fd, buffer, got, buffer.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buffer.subarray(0, got).toString();
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString();
   } finally {
     closeSync(fd);
   }

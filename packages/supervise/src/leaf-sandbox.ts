@@ -1,7 +1,7 @@
 // A supervised leaf's sandbox: its command found on the host, bwrap's command line made, or why it cannot start.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { findExecutable } from '@leap/core';
+import { findExecutable, orElse } from '@leap/core';
 import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
 import type { SandboxSpec } from './sandbox-plan.js';
 import { EXIT_NO_SANDBOX, SandboxUnavailableError, checkSandbox, prepareSandbox } from './sandbox.js';
@@ -43,12 +43,5 @@ export function sandboxFailure(env: NodeJS.ProcessEnv): string {
 /** A command that exists where it is looked up but cannot be executed (126 rather than 127). */
 function cannotExecute(command: string, path: string | undefined, cwd: string): boolean {
   const dirs = command.includes('/') ? [''] : (path ?? '').split(':').filter((d) => d !== '');
-  return dirs.some((dir) => {
-    try {
-      statSync(resolve(cwd, dir, command));
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return dirs.some((dir) => orElse(() => statSync(resolve(cwd, dir, command)), null) !== null);
 }

@@ -5,11 +5,7 @@ import { bytesWritten, environKey, isGone, readForkCount, scanProcessesSince, ty
 const EMPTY_ENV_RETRIES = 5;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** The live processes of a tree: members of the leaf's session, and escapees outside it. */
-export interface TreeMembers {
-  members: ProcInfo[];
-  escaped: ProcInfo[];
-}
+export type TreeMembers = { members: ProcInfo[]; escaped: ProcInfo[] };
 
 /** Members share the leaf's session; escapees are found by parentage (`observe`'s snapshots) and by the marker. */
 export class LeafTree {
@@ -28,7 +24,6 @@ export class LeafTree {
     this.forksAtStart = readForkCount();
   }
 
-  /** The processes that can belong to the tree: those numbered since the leader. */
   scan(): ProcInfo[] {
     return scanProcessesSince(this.sid, this.forksAtStart);
   }
@@ -89,12 +84,8 @@ export class LeafTree {
   /** The idle detector's measure: its live processes' CPU time (clock ticks) and bytes written, to anything. */
   progress(procs: readonly ProcInfo[] = this.scan()): string {
     const { members, escaped } = this.live(procs, false);
-    let cpu = 0;
-    let written = 0;
-    for (const p of [...members, ...escaped]) {
-      cpu += p.cpu;
-      written += bytesWritten(p.pid);
-    }
-    return `${cpu}:${written}:${members.length + escaped.length}`;
+    const all = [...members, ...escaped];
+    const sum = (of: (p: ProcInfo) => number): number => all.reduce((total, p) => total + of(p), 0);
+    return `${sum((p) => p.cpu)}:${sum((p) => bytesWritten(p.pid))}:${all.length}`;
   }
 }

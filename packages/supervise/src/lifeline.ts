@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { orElse } from '@leap/core';
 
 let line: ChildProcess | null = null;
 const armed = new Set<string>();
@@ -12,13 +13,10 @@ let running = 0;
 
 /** The `leap-stop` bin of this package, or null where it cannot be found (not built): then no lifeline. */
 function leapStopBin(): string | null {
-  try {
-    const manifest = createRequire(import.meta.url).resolve('@leap/supervise/package.json');
-    const bin = join(dirname(manifest), 'bin', 'leap-stop.cjs');
-    return existsSync(bin) && existsSync(join(dirname(manifest), 'dist', 'bin', 'leap-stop.cjs')) ? bin : null;
-  } catch {
-    return null;
-  }
+  const root = orElse(() => dirname(createRequire(import.meta.url).resolve('@leap/supervise/package.json')), null);
+  if (root === null || !existsSync(join(root, 'dist', 'bin', 'leap-stop.cjs'))) return null;
+  const bin = join(root, 'bin', 'leap-stop.cjs');
+  return existsSync(bin) ? bin : null;
 }
 
 /** Call before the leaf starts, the returned release once its exit file is written; best effort (resume sweeps too). */
@@ -47,11 +45,7 @@ export function armLifeline(stateDir: string): () => void {
     process.once('exit', () => {
       // No leaf running: the lifeline goes without running anything; else the pipe's end sweeps the leaves.
       if (running === 0 && child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
+        orElse(() => process.kill(-(child.pid as number), 'SIGKILL'), false);
       }
     });
     line = child;

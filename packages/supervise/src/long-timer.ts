@@ -1,7 +1,6 @@
 // Monotonic timers of any duration (Node fires one past 2^31-1 ms at once), on hrtime: `performance` loads perf_hooks.
 const MAX_CHUNK_MS = 2_147_483_647;
 
-/** Milliseconds on a monotonic clock (not wall time: immune to clock changes). */
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }

@@ -16,10 +16,7 @@ export function splitNotify(command: string, option = '--notify'): string[] {
 }
 
 /** `problem` is null when the command exited 0, else what went wrong and where its output is. */
-export interface NotifyOutcome {
-  leaf: string;
-  problem: string | null;
-}
+export type NotifyOutcome = { leaf: string; problem: string | null };
 
 /** How long a notify command may run (VERI_TIMEOUT's form): a webhook that hangs must not hold the run's end. */
 const NOTIFY_TIMEOUT = '60';
@@ -36,7 +33,6 @@ export async function runNotify(
   const [command, ...args] = argv as [string, ...string[]];
   const env = { ...place.env, VERI_TIMEOUT: NOTIFY_TIMEOUT, VERI_IDLE_TIMEOUT: '0' };
   const input = `${JSON.stringify({ ...payload, event })}\n`;
-  const out = join(paths.dir, `${leaf}.out`);
   const err = join(paths.dir, `${leaf}.err`);
   try {
     const result = await supervise({
@@ -45,7 +41,7 @@ export async function runNotify(
       args,
       cwd: place.cwd,
       env,
-      io: { input, stdoutFile: out, stderrFile: err },
+      io: { input, stdoutFile: join(paths.dir, `${leaf}.out`), stderrFile: err },
     });
     if (result.code === 0) return { leaf, problem: null };
     const why = result.error ?? `${result.status}${result.leafCode === null ? '' : ` (exit ${result.leafCode})`}`;

@@ -1,17 +1,13 @@
 // A plan's view of the host: it asks about the same places many times, the host answers once.
-import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { FsEntry, FsView } from './sandbox-plan.js';
+import { orElse } from '@leap/core';
 
-/** The host's file system, asked directly. */
 export const hostView: FsView = {
   list(dir) {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return null;
-    }
+    const entries = orElse(() => readdirSync(dir, { withFileTypes: true }), null);
+    if (entries === null) return null;
     // Kinds come with the listing (no lstat per entry) but for DT_UNKNOWN; sockets, fifos and devices are files.
     const out: FsEntry[] = [];
     for (const entry of entries) {
@@ -31,32 +27,18 @@ export const hostView: FsView = {
     return out;
   },
   kind(path) {
-    // Most places asked about are absent: no exception for them, as each costs a stack.
-    let stat: ReturnType<typeof lstatSync>;
-    try {
-      stat = lstatSync(path, { throwIfNoEntry: false });
-    } catch {
-      return null; // not a folder on the way (ENOTDIR), or not ours to look at (EACCES)
-    }
+    // Most places asked about are absent: no exception for them (each costs a stack); ENOTDIR, EACCES are absent too.
+    const stat = orElse(() => lstatSync(path, { throwIfNoEntry: false }), undefined);
     if (stat === undefined) return null;
     return stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : 'file';
   },
-  realpath(path) {
-    try {
-      // The system's realpath(3): one call, where the JavaScript one walks and lstats every component.
-      return realpathSync.native(path);
-    } catch {
-      return null;
-    }
-  },
-  readText(path) {
-    try {
+  // The system's realpath(3): one call, where the JavaScript one walks and lstats every component.
+  realpath: (path) => orElse(() => realpathSync.native(path), null),
+  readText: (path) =>
+    orElse(() => {
       const stat = statSync(path);
       return stat.isFile() && stat.size < 65_536 ? readFileSync(path, 'utf8') : null;
-    } catch {
-      return null;
-    }
-  },
+    }, null),
 };
 
 /** `view` answering each question once, from listings where it can (docs/decisions/sandbox-cost.md). */
@@ -64,10 +46,8 @@ export function onceView(view: FsView): FsView {
   const memo = <T>(ask: (path: string) => T): ((path: string) => T) => {
     const known = new Map<string, T>();
     return (path) => {
-      if (known.has(path)) return known.get(path) as T;
-      const answer = ask(path);
-      known.set(path, answer);
-      return answer;
+      if (!known.has(path)) known.set(path, ask(path));
+      return known.get(path) as T;
     };
   };
   const listed = new Map<string, Map<string, FsEntry['kind']> | null>();

@@ -1,25 +1,15 @@
 // A killed program's in-process supervisors die with it, not their leaves (nor a bwrap not yet tied to its parent).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseKeyValues, readFileIfExists } from '@leap/core';
+import { parseKeyValues, readFileIfExists, orElse } from '@leap/core';
 import { sleep } from './long-timer.js';
 import { environHasKey, isGone, readProc, scanProcesses } from './proc-scan.js';
 
-/** A leaf whose supervisor ran in the dead process. */
-export interface OrphanLeaf {
-  name: string;
-  leafPid: number | null;
-  marker: string | null;
-}
+export type OrphanLeaf = { name: string; leafPid: number | null; marker: string | null };
 
 /** Leaves whose NAME.pid names `deadPid` and that have no exit file (the conductor's own pid file aside). */
 export function findOrphanLeaves(stateDir: string, deadPid: number): OrphanLeaf[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(stateDir);
-  } catch {
-    return [];
-  }
+  const entries = orElse(() => readdirSync(stateDir), []);
   const found: OrphanLeaf[] = [];
   for (const entry of entries) {
     if (!entry.endsWith('.pid') || entry.includes('conductor')) continue;
@@ -52,23 +42,13 @@ export async function endOrphanLeaves(orphans: readonly OrphanLeaf[], capMs = 50
         p.pid !== process.pid && !isGone(p) && (sessions.has(p.sid) || markers.some((m) => environHasKey(p.pid, m))),
     );
     if (alive.length === 0 || Date.now() > until) return killed.size;
-    for (const p of alive) {
-      try {
-        process.kill(p.pid, 'SIGKILL');
-        killed.add(p.pid);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
+    for (const p of alive) if (orElse(() => process.kill(p.pid, 'SIGKILL'), false)) killed.add(p.pid);
     await sleep(20);
   }
 }
 
 /** What `leap-stop orphans` did: the leaves found in each folder and the processes ended. */
-export interface OrphanSweep {
-  leaves: string[];
-  killed: number;
-}
+export type OrphanSweep = { leaves: string[]; killed: number };
 
 /** The lifeline's sweep and `leap-stop orphans`; null while `deadPid` lives (its leaves are its own). */
 export async function sweepOrphansOf(deadPid: number, stateDirs: readonly string[]): Promise<OrphanSweep | null> {

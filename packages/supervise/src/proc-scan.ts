@@ -3,13 +3,11 @@ import { readdirSync } from 'node:fs';
 import { readProcBytes, readProcStat } from '@leap/core';
 import { nowMs } from './long-timer.js';
 
-/** One process as /proc/PID/stat shows it. */
 export interface ProcInfo {
   pid: number;
   ppid: number;
   pgid: number;
   sid: number;
-  /** R, S, D, T, Z, X... */
   state: string;
   /** Clock ticks after boot; with the pid, the process's identity. */
   starttime: number;
@@ -19,7 +17,6 @@ export interface ProcInfo {
   exiting: boolean;
 }
 
-// PF_EXITING, include/linux/sched.h: set by do_exit before anything of the process is released.
 const PF_EXITING = 0x4;
 
 /** Parse the fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
@@ -48,7 +45,6 @@ export function scanProcesses(): ProcInfo[] {
   return readListed(readdirSync('/proc'), () => true);
 }
 
-/** The processes of the pids listed in /proc that `wanted` keeps. */
 function readListed(entries: string[], wanted: (pid: number) => boolean): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const entry of entries) {
@@ -61,33 +57,23 @@ function readListed(entries: string[], wanted: (pid: number) => boolean): ProcIn
   return out;
 }
 
-/** Processes created since boot (null: unknown); taken at a leaf's start, it bounds how far pids moved since. */
-export function readForkCount(): number | null {
-  const stat = readProcBytes('/proc/stat');
-  if (stat === null) return null;
-  const match = /^processes (\d+)$/m.exec(stat.toString('latin1'));
+/** The number `pattern` captures in the /proc file `path`; null when unreadable or unmatched. */
+function readProcNumber(path: string, pattern: RegExp): number | null {
+  const match = pattern.exec(readProcBytes(path)?.toString('latin1') ?? '');
   return match === null ? null : Number(match[1]);
 }
 
-function readNumber(path: string): number | null {
-  const text = readProcBytes(path)?.toString('latin1').trim();
-  return text === undefined || !/^\d+$/.test(text) ? null : Number(text);
-}
+/** Processes created since boot (null: unknown); taken at a leaf's start, it bounds how far pids moved since. */
+export const readForkCount = (): number | null => readProcNumber('/proc/stat', /^processes (\d+)$/m);
+const readNumber = (path: string): number | null => readProcNumber(path, /^\s*(\d+)\s*$/);
 
 /** Pids from `leaderPid` to ns_last_pid (a tree is numbered after its leader); all if unknown or maybe wrapped. */
 export function scanProcessesSince(leaderPid: number, forksAtStart: number | null): ProcInfo[] {
   const max = readNumber('/proc/sys/kernel/pid_max');
   const forks = forksAtStart === null ? null : readForkCount();
   const inUse = readTaskCount();
-  if (
-    max === null ||
-    forks === null ||
-    forksAtStart === null ||
-    inUse === null ||
-    forks - forksAtStart > max - RESERVED_PIDS - inUse - WRAP_MARGIN
-  ) {
-    return scanProcesses();
-  }
+  const room = max === null || inUse === null ? null : max - RESERVED_PIDS - inUse - WRAP_MARGIN;
+  if (room === null || forks === null || forksAtStart === null || forks - forksAtStart > room) return scanProcesses();
   const entries = readdirSync('/proc');
   // Read after listing: every listed pid was handed out before this, so none is taken for a newer one.
   const last = readNumber('/proc/sys/kernel/ns_last_pid');
@@ -102,10 +88,7 @@ const RESERVED_PIDS = 300;
 const WRAP_MARGIN = 1000;
 
 // Threads and processes the system runs now (the fourth field of /proc/loadavg, `running/total`): pids in use.
-function readTaskCount(): number | null {
-  const match = /^\S+ \S+ \S+ \d+\/(\d+) /.exec(readProcBytes('/proc/loadavg')?.toString('latin1') ?? '');
-  return match === null ? null : Number(match[1]);
-}
+const readTaskCount = (): number | null => readProcNumber('/proc/loadavg', /^\S+ \S+ \S+ \d+\/(\d+) /);
 
 let shared: { at: number; procs: readonly ProcInfo[] } | null = null;
 
@@ -141,8 +124,5 @@ export function environKey(pid: number, key: string): boolean | null {
 
 /** Bytes `pid` has written so far (wchar of /proc/PID/io: files, pipes, terminals), or 0 when unreadable. */
 export function bytesWritten(pid: number): number {
-  const io = readProcBytes(`/proc/${pid}/io`);
-  if (io === null || io.length === 0) return 0;
-  const match = /^wchar: (\d+)$/m.exec(io.toString('latin1'));
-  return match === null ? 0 : Number(match[1]);
+  return readProcNumber(`/proc/${pid}/io`, /^wchar: (\d+)$/m) ?? 0;
 }

@@ -1,5 +1,6 @@
 // The readiness handshake between leap-detach and a supervisor it starts: a pipe on a known fd.
 import { closeSync, fstatSync, writeSync } from 'node:fs';
+import { orElse } from '@leap/core';
 
 /** The variable naming the fd on which the supervisor reports that NAME.pid is written. */
 export const READY_FD_VAR = 'LEAP_DETACH_READY_FD';
@@ -10,44 +11,31 @@ export const READY_FD = 3;
 export function readyFd(env: NodeJS.ProcessEnv): number | null {
   const value = env[READY_FD_VAR];
   if (value === undefined || !/^[0-9]+$/.test(value)) return null;
-  const fd = Number(value);
-  try {
-    const stat = fstatSync(fd);
-    return stat.isFIFO() || stat.isSocket() ? fd : null;
-  } catch {
-    return null;
-  }
+  return isPipe(Number(value)) === true ? Number(value) : null;
 }
 
-/** Tell leap-detach that NAME.pid is written (`ready PID RUN`), and close the pipe so no leaf inherits it. */
-export function reportReady(fd: number | null, pid: number, run: string): void {
+/** Whether `fd` is a pipe or socket; null when it is not open. */
+export function isPipe(fd: number): boolean | null {
+  const stat = orElse(() => fstatSync(fd), null);
+  return stat === null ? null : stat.isFIFO() || stat.isSocket();
+}
+
+/** Send leap-detach one line, then close the pipe so no leaf inherits it. */
+function report(fd: number | null, line: string): void {
   if (fd === null) return;
-  try {
-    writeSync(fd, `ready ${pid} ${run}\n`);
-  } catch {
-    // detach is gone (its caller killed it): nobody waits for the handshake.
-  }
+  orElse(() => writeSync(fd, line), 0); // fails when detach is gone (its caller killed it): nobody waits then
   closeReady(fd);
 }
 
-/** Tell leap-detach why start-up failed (`error MESSAGE`, one line), and close the pipe. */
-export function reportFailure(fd: number | null, message: string): void {
-  if (fd === null) return;
-  try {
-    writeSync(fd, `error ${message.replace(/\n/g, ' ')}\n`);
-  } catch {
-    // detach is gone.
-  }
-  closeReady(fd);
-}
+/** NAME.pid is written: `ready PID RUN`. */
+export const reportReady = (fd: number | null, pid: number, run: string): void => report(fd, `ready ${pid} ${run}\n`);
+
+/** Why start-up failed: `error MESSAGE`, one line. */
+export const reportFailure = (fd: number | null, message: string): void =>
+  report(fd, `error ${message.replace(/\n/g, ' ')}\n`);
 
 export function closeReady(fd: number | null): void {
-  if (fd === null) return;
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed.
-  }
+  if (fd !== null) orElse(() => closeSync(fd), undefined);
 }
 
 export function parseReadyLine(

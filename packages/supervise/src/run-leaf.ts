@@ -1,22 +1,16 @@
 // Watch a started leaf until it and everything it started are gone, ending it when a limit or a request says so.
 import type { ChildProcess } from 'node:child_process';
-import { readStopRequest } from '@leap/core';
+import { readStopRequest, orElse } from '@leap/core';
 import { LeafTree } from './leaf-tree.js';
 import { killTree, type KillOutcome, type Leader } from './kill-tree.js';
 import { setLongTimeout, sleep } from './long-timer.js';
 import { monitorTree } from './tree-monitor.js';
 
 /** Why the supervisor ended a leaf; the status is `killed-<reason>`. */
-export type KillReason = 'timeout' | 'stuck' | 'stop' | 'signal';
+type KillReason = 'timeout' | 'stuck' | 'stop' | 'signal';
 
-export interface LeafOutcome {
-  /** The leaf's own exit code, or null when a signal ended it (or it never ended: unkillable). */
-  leafCode: number | null;
-  signal: string | null;
-  /** Set when the supervisor decided to end the leaf before it ended on its own. */
-  reason: KillReason | null;
-  kill: KillOutcome;
-}
+/** `leafCode` is null when a signal ended the leaf (or it never ended); `reason`, when the supervisor ended it. */
+type LeafOutcome = { leafCode: number | null; signal: string | null; reason: KillReason | null; kill: KillOutcome };
 
 export interface RunLeafOptions {
   child: ChildProcess;
@@ -34,14 +28,10 @@ export interface RunLeafOptions {
   sandboxed?: boolean;
 }
 
-export interface RunningLeaf {
-  outcome: Promise<LeafOutcome>;
-  end(reason: KillReason): void;
-}
+export type RunningLeaf = { outcome: Promise<LeafOutcome>; end(reason: KillReason): void };
 
 const NO_KILL: KillOutcome = { leftovers: 0, escaped: 0, unkillable: [], escalated: false };
 const STOP_POLL_MS = 500;
-// How long a sandbox's own processes are given to go once bwrap has exited (see runLeaf).
 const SANDBOX_SETTLE_MS = 50;
 
 /** Follow `child` to its end: timeout, idle limit, `now` stop requests; leftovers are ended after it exits. */
@@ -103,12 +93,8 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
     // The leader is gone: whatever it left behind goes too (the same sequence, grace included).
     if (killing === null) {
       const count = (): number => {
-        try {
-          const found = tree.live();
-          return found.members.length + found.escaped.length;
-        } catch {
-          return -1; // /proc could not be read: let the kill sequence look again.
-        }
+        const found = orElse(() => tree.live(), null); // null: /proc could not be read, the kill sequence looks again
+        return found === null ? -1 : found.members.length + found.escaped.length;
       };
       let left = count();
       // bwrap exits before its pid 1, which takes the sandbox's processes with it: give them a moment to go.

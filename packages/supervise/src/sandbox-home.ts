@@ -4,65 +4,25 @@ import { HOME_CACHES, layerOps } from './sandbox-layer.js';
 import type { FsView, MountOp, Plan } from './sandbox-plan.js';
 
 /** Places under home that hold credentials: absent inside every sandbox. */
-export const CREDENTIAL_PATHS: readonly string[] = [
-  '.ssh',
-  '.gnupg',
-  '.aws',
-  '.config/gh',
-  '.netrc',
-  '.npmrc',
-  '.docker',
-  '.kube',
-  '.git-credentials',
-  '.config/git/credentials',
-  '.config/hub',
-  '.config/gcloud',
-  '.azure',
-  '.pypirc',
-  '.cargo/credentials',
-  '.cargo/credentials.toml',
-  '.gem/credentials',
-  '.password-store',
-  '.local/share/keyrings',
-  '.vault-token',
-  '.terraform.d/credentials.tfrc.json',
-  '.yarnrc.yml',
-  '.config/op',
-  '.m2/settings.xml',
-];
+export const CREDENTIAL_PATHS: readonly string[] = (
+  '.ssh .gnupg .aws .config/gh .netrc .npmrc .docker .kube .git-credentials .config/git/credentials ' +
+  '.config/hub .config/gcloud .azure .pypirc .cargo/credentials .cargo/credentials.toml ' +
+  '.gem/credentials .password-store .local/share/keyrings .vault-token ' +
+  '.terraform.d/credentials.tfrc.json .yarnrc.yml .config/op .m2/settings.xml'
+).split(' ');
 
 /** Every agent CLI's folders and files under home: absent unless named as the leaf's own agent's. */
-export const AGENT_CLI_PATHS: readonly string[] = [
-  '.claude',
-  '.claude.json',
-  '.claude.json.backup',
-  '.config/claude',
-  '.codex',
-  '.gemini',
-  '.qwen',
-  '.cursor',
-  '.aider',
-  '.config/opencode',
-  '.local/share/opencode',
-  '.config/github-copilot',
-  '.copilot',
-  '.continue',
-  '.config/amp',
-  '.local/share/amp',
-  '.config/goose',
-  '.local/share/goose',
-  '.crush',
-  '.config/crush',
-];
+const AGENT_CLI_PATHS: readonly string[] = (
+  '.claude .claude.json .claude.json.backup .config/claude .codex .gemini .qwen .cursor .aider ' +
+  '.config/opencode .local/share/opencode .config/github-copilot .copilot .continue .config/amp ' +
+  '.local/share/amp .config/goose .local/share/goose .crush .config/crush'
+).split(' ');
 
 /** Folders private to each leaf (an empty tmpfs inside). */
 export const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 
 type Rule = 'hide' | 'ro' | 'rw' | 'layer';
-interface Node {
-  rule?: Rule;
-  children: Map<string, Node>;
-}
+type Node = { rule?: Rule; children: Map<string, Node> };
 
 /** `path` is `root` or below it, as written (no link is followed). */
 export function inside(path: string, root: string): boolean {
@@ -73,12 +33,8 @@ export function inside(path: string, root: string): boolean {
 function addRule(root: Node, rel: string, rule: Rule): void {
   let node = root;
   for (const part of rel.split('/').filter((p) => p !== '' && p !== '.')) {
-    let next = node.children.get(part);
-    if (next === undefined) {
-      next = { children: new Map() };
-      node.children.set(part, next);
-    }
-    node = next;
+    if (!node.children.has(part)) node.children.set(part, { children: new Map() });
+    node = node.children.get(part) as Node;
   }
   // A later rule for the same place wins: the leaf's own agent folder over the list of every agent's.
   node.rule = rule;
@@ -90,10 +46,7 @@ function prune(node: Node, path: string, view: FsView): boolean {
   return node.children.size > 0 || (node.rule !== undefined && view.kind(path) !== null);
 }
 
-function hasHide(node: Node): boolean {
-  for (const child of node.children.values()) if (child.rule === 'hide' || hasHide(child)) return true;
-  return false;
-}
+const hasHide = (node: Node): boolean => [...node.children.values()].some((c) => c.rule === 'hide' || hasHide(c));
 
 /** A plain bind when nothing below `dir` is hidden, else a tmpfs of its entries not hidden, read-only once filled. */
 function layout(dir: string, node: Node, rule: Rule, view: FsView, ops: MountOp[], boundAbove: Rule): void {
@@ -150,7 +103,6 @@ export function homeOps(plan: Plan, home: string): void {
   }
 }
 
-/** The rules of home's places, a later one for the same place winning. */
 function homeRules({ spec, tree, read, write }: Plan, home: string): Node {
   const root: Node = { children: new Map() };
   // A path's place in home (relative paths are taken from it), or null when outside or home itself.

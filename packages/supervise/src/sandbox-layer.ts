@@ -9,11 +9,7 @@ export const DEPENDENCY_CACHES: readonly string[] = ['.cache', '.vite', '.vite-t
 export const HOME_CACHES: readonly string[] = ['.cache'];
 
 /** An entry of a folder of links (an unsandboxed copy's node_modules): a folder (`@scope`) or a link (`target`). */
-export interface LayerEntry {
-  path: string;
-  kind: 'dir' | 'link';
-  target?: string;
-}
+export type LayerEntry = { path: string; kind: 'dir' | 'link'; target?: string };
 
 /** A symlink keeps its own target and `@scope` is a folder of the layer, so relative links resolve as in `over`. */
 export function layerEntries(over: string, view: FsView, skip: readonly string[] = DEPENDENCY_CACHES): LayerEntry[] {

@@ -55,12 +55,7 @@ export interface FsView {
   readText(path: string): string | null;
 }
 
-export interface FsEntry {
-  name: string;
-  kind: 'dir' | 'file' | 'symlink';
-  /** A symlink's target, as written. */
-  target?: string;
-}
+export type FsEntry = { name: string; kind: 'dir' | 'file' | 'symlink'; target?: string };
 
 export const DEFAULT_STATE_DIRS: readonly string[] = ['.tdd', '.leap'];
 export const DEFAULT_LINK_READ_ONLY: readonly string[] = ['node_modules', '.venv', 'venv'];
@@ -162,11 +157,7 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
 
 /** The spec checked (absolute paths, a tree without home, a reader's copy) and made a plan of no mounts yet. */
 function startPlan(spec: SandboxSpec, view: FsView, options: PlanOptions): Plan {
-  for (const [what, path] of [
-    ['tree', spec.tree],
-    ['home', spec.home],
-    ['cwd', spec.cwd],
-  ] as const) {
+  for (const [what, path] of Object.entries({ tree: spec.tree, home: spec.home, cwd: spec.cwd })) {
     if (path === undefined || isAbsolute(path)) continue;
     throw new SandboxSpecError(`the sandbox's ${what} must be an absolute path, got ${JSON.stringify(path)}`);
   }
@@ -191,9 +182,7 @@ function startPlan(spec: SandboxSpec, view: FsView, options: PlanOptions): Plan 
 const outsideHome = (p: string, home: string | null): boolean => home === null || !inside(p, home);
 const inState = (plan: Plan, p: string): boolean => plan.stateDirs.some((d) => inside(p, join(plan.tree, d)));
 
-function agentOutside(spec: SandboxSpec): string[] {
-  return (spec.agentPaths ?? []).filter((p) => isAbsolute(p)).map((p) => resolve(p));
-}
+const agentOutside = (spec: SandboxSpec): string[] => (spec.agentPaths ?? []).filter(isAbsolute).map((p) => resolve(p));
 
 /** What lies outside home and the tree, before them: named files in the private /tmp, declared paths, outer first. */
 function outerOps({ spec, view, ops, tree, home, read, write, readable }: Plan): void {

@@ -20,9 +20,10 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LeapError, findExecutable } from '@leap/core';
+import { LeapError, findExecutable, orElse } from '@leap/core';
 import { makeApart, putBack } from './apart.js';
 import { hostView } from './once-view.js';
+import { inside, PRIVATE_DIRS } from './sandbox-home.js';
 import { HOME_CACHES } from './sandbox-layer.js';
 import {
   DEFAULT_LINK_READ_ONLY,
@@ -40,10 +41,11 @@ export const EXIT_NO_SANDBOX = 2;
 
 /** The sandbox cannot be made here: bwrap is missing, or the kernel refuses the namespaces it needs. */
 export class SandboxUnavailableError extends LeapError {
-  readonly reason: 'bwrap-missing' | 'namespaces-refused' | 'bad-spec';
-  constructor(message: string, reason: SandboxUnavailableError['reason']) {
+  constructor(
+    message: string,
+    readonly reason: 'bwrap-missing' | 'namespaces-refused' | 'bad-spec',
+  ) {
     super(message, { exitCode: EXIT_NO_SANDBOX });
-    this.reason = reason;
   }
 }
 
@@ -65,11 +67,7 @@ export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Why bwrap failed to make namespaces, from its own words, in one line. */
 export function namespaceCause(stderr: string): string {
-  const line =
-    stderr
-      .split('\n')
-      .map((l) => l.trim())
-      .find((l) => l !== '') ?? 'no message';
+  const line = stderr.trim().split('\n')[0]?.trim() || 'no message';
   const cause = /user namespace|uid map|setting up uid|No permissions to creat|max_\S*namespaces|ENOSPC/i.test(line)
     ? 'user namespaces are refused here'
     : /Operation not permitted|Permission denied/i.test(line)
@@ -126,7 +124,7 @@ export function copyTree(
   const repo = mainRepoRoot(tree, hostView) ?? tree;
   const ours = (link: string): boolean => {
     const real = hostView.realpath(link);
-    return real !== null && isInside(real, repo) && hostView.kind(real) === 'dir';
+    return real !== null && inside(real, repo) && hostView.kind(real) === 'dir';
   };
   const walk = (from: string, to: string, top: boolean): void => {
     for (const entry of readdirSync(from, { withFileTypes: true })) {
@@ -134,29 +132,27 @@ export function copyTree(
       const dst = join(to, entry.name);
       if (top && (entry.name === '.git' || stateDirs.has(entry.name))) continue;
       if (skip.has(src)) continue;
-      if (link.has(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && ours(src)))) linked.push(src);
-      else if (entry.isSymbolicLink()) {
+      if (link.has(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && ours(src)))) {
+        linked.push(src);
+        continue;
+      }
+      if (entry.isSymbolicLink()) {
         symlinkSync(readlinkSync(src), dst);
         try {
           const { atime, mtime } = lstatSync(src);
-          lutimesSync(dst, atime, mtime);
-        } catch {
-          /* times of a link are a nicety */
-        }
-        options.record?.(src, dst);
+          lutimesSync(dst, atime, mtime); // times of a link are a nicety
+        } catch {}
       } else if (entry.isDirectory()) {
         const stat = statSync(src);
         mkdirSync(dst, { mode: stat.mode & 0o7777 });
         walk(src, dst, false);
         utimesSync(dst, stat.atime, stat.mtime);
-        options.record?.(src, dst);
       } else if (entry.isFile()) {
         copyFileSync(src, dst, constants.COPYFILE_FICLONE);
         const stat = statSync(src);
         utimesSync(dst, stat.atime, stat.mtime);
-        options.record?.(src, dst);
-      }
-      // Sockets, fifos and devices are not copied: a reader has no use for another process's endpoints.
+      } else continue; // Sockets, fifos and devices: a reader has no use for another process's endpoints.
+      options.record?.(src, dst);
     }
   };
   walk(tree, dest, true);
@@ -209,9 +205,7 @@ export function prepareSandbox(
     // Made now if absent: a read-only home inside cannot make them. A place the host refuses stays absent.
     const full = homeReal !== undefined && !isAbsolute(p) ? join(homeReal, p) : resolve(p);
     const folder = !basename(full).slice(1).includes('.');
-    try {
-      if (folder && hostView.kind(full) === null) mkdirSync(full, { recursive: true, mode: 0o700 });
-    } catch {}
+    if (folder && hostView.kind(full) === null) orElse(() => mkdirSync(full, { recursive: true, mode: 0o700 }), '');
   }
   let copy: string | null = null;
   let apart = spec.role === 'writer' ? (spec.apart ?? null) : null;
@@ -224,15 +218,9 @@ export function prepareSandbox(
     const keepReadable = [...(spec.keepReadable ?? []), ...argvFiles(commandReal, args, cwd), resolvedCommand];
     // A toolchain in /tmp would be hidden by the private /tmp: readable, unless it holds or lies in the tree.
     const own = toolchainInTmp();
-    const ownRead = own !== null && !isInside(tree, own) && !isInside(own, tree) ? [own] : [];
-    const full: SandboxSpec = {
-      ...spec,
-      tree,
-      cwd,
-      home: homeReal,
-      keepReadable,
-      read: [...(spec.read ?? []), ...ownRead],
-    };
+    const ownRead = own !== null && !inside(tree, own) && !inside(own, tree) ? [own] : [];
+    const read = [...(spec.read ?? []), ...ownRead];
+    const full: SandboxSpec = { ...spec, tree, cwd, home: homeReal, keepReadable, read };
     let copies: PlanOptions = {};
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
@@ -256,8 +244,6 @@ export function prepareSandbox(
   }
 }
 
-const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(`${dir}/`);
-
 /** The outermost folder with a node_modules above this module, when under /tmp or /var/tmp (a clone), else null. */
 let ownPlace: string | null | undefined;
 function toolchainInTmp(): string | null {
@@ -265,7 +251,7 @@ function toolchainInTmp(): string | null {
   const here = realpathSync.native(fileURLToPath(import.meta.url));
   ownPlace = null;
   for (let up = dirname(here); up !== dirname(up); up = dirname(up)) {
-    if (!['/tmp', '/var/tmp'].some((d) => up.startsWith(`${d}/`))) break;
+    if (!PRIVATE_DIRS.some((d) => up.startsWith(`${d}/`))) break;
     if (existsSync(join(up, 'node_modules'))) ownPlace = up;
   }
   return ownPlace;

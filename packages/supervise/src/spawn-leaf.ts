@@ -8,26 +8,22 @@ export type SpawnResult =
   | { kind: 'started'; child: ChildProcess; pid: number }
   | { kind: 'failed'; code: number; reason: string };
 
-/** The exit code a start failure records: 127 when the command is not found, 126 when it cannot run. */
 export function startFailureCode(errno: string | undefined): number {
   return errno === 'ENOENT' || errno === 'ENOTDIR' ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
 }
 
-/** The leaf's stdin, stdout and stderr: descriptors of this process; each one left out is the supervisor's own. */
-export interface LeafStdio {
-  stdin?: number;
-  stdout?: number;
-  stderr?: number;
-  /** The leaf's fd 3 (bwrap's --json-status-fd 3): a descriptor of openStatus. */
-  status?: number;
+export function startFailure(command: string, error: NodeJS.ErrnoException): { code: number; reason: string } {
+  const what = error.code === 'ENOENT' ? 'command not found' : 'cannot execute';
+  return {
+    code: startFailureCode(error.code),
+    reason: `${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`,
+  };
 }
 
-export interface LeafCommand {
-  command: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
+/** The leaf's descriptors (`status`: its fd 3, bwrap's --json-status-fd); each one left out is the supervisor's. */
+export type LeafStdio = { stdin?: number; stdout?: number; stderr?: number; status?: number };
+
+export type LeafCommand = { command: string; args: string[]; env: NodeJS.ProcessEnv; cwd: string };
 
 /** The leaf started with `io` opened (its input an unlinked file in `dir`) and bwrap's `status` file as its fd 3. */
 export async function spawnWithIo(leaf: LeafCommand, io: LeafIo, dir: string, status?: number): Promise<SpawnResult> {
@@ -57,35 +53,19 @@ export function spawnLeaf(
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      const stdio: ('inherit' | 'pipe' | number)[] = [
-        io.stdin ?? 'inherit',
-        io.stdout ?? 'inherit',
-        io.stderr ?? 'inherit',
-      ];
+      const stdio: ('inherit' | number)[] = [io.stdin ?? 'inherit', io.stdout ?? 'inherit', io.stderr ?? 'inherit'];
       if (io.status !== undefined) stdio.push(io.status);
       child = spawn(command, args, { detached: true, stdio, env: { ...env, NODE_V8_COVERAGE: undefined }, cwd });
     } catch (error) {
       // Arguments Node refuses outright (a NUL byte in an argument or the environment).
-      const err = error as NodeJS.ErrnoException;
-      resolve({
-        kind: 'failed',
-        code: EXIT_CANNOT_EXECUTE,
-        reason: `cannot start ${JSON.stringify(command)}: ${err.message}`,
-      });
+      const reason = `cannot start ${JSON.stringify(command)}: ${(error as Error).message}`;
+      resolve({ kind: 'failed', code: EXIT_CANNOT_EXECUTE, reason });
       return;
     }
-    const pid = child.pid;
-    if (pid !== undefined) {
-      resolve({ kind: 'started', child, pid });
-      return;
-    }
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      const what = error.code === 'ENOENT' ? 'command not found' : 'cannot execute';
-      resolve({
-        kind: 'failed',
-        code: startFailureCode(error.code),
-        reason: `${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`,
-      });
-    });
+    if (child.pid !== undefined) resolve({ kind: 'started', child, pid: child.pid });
+    else
+      child.once('error', (error: NodeJS.ErrnoException) =>
+        resolve({ kind: 'failed', ...startFailure(command, error) }),
+      );
   });
 }

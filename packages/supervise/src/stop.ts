@@ -12,15 +12,10 @@ import {
   type StopRequest,
 } from '@leap/core';
 
-export interface StopOptions {
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
+export type StopOptions = { env?: NodeJS.ProcessEnv; cwd?: string };
 
-function stopFile(options: StopOptions): { stop: string; dir: string; events: string } {
-  const paths = statePaths(resolveStateDir(options.env ?? process.env, options.cwd ?? process.cwd()));
-  return { stop: paths.stop, dir: paths.dir, events: paths.events };
-}
+const stopFile = (options: StopOptions) =>
+  statePaths(resolveStateDir(options.env ?? process.env, options.cwd ?? process.cwd()));
 
 /** Is a stop pending? none, the requested mode, or unreadable (a stop file that holds anything else). */
 export function checkStop(options: StopOptions = {}): StopRequest {

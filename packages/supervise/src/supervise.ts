@@ -14,21 +14,23 @@ import {
   showValue,
   statePaths,
   tryLock,
+  unlinkIfPresent,
   type EventContext,
   type Lock,
   type ExitStatus,
   type LeapEvent,
   type StatePaths,
+  orElse,
 } from '@leap/core';
 import { EXIT_KILLED, EXIT_USAGE } from './exit-codes.js';
-import { formatPidRecord, newRunId, removeStale, replaceFile, type PidRecord } from './leaf-files.js';
+import { formatPidRecord, newRunId, replaceFile, type PidRecord } from './leaf-files.js';
 import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } from './record-end.js';
 import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
 import { buildLeafEnv } from './leaf-env.js';
 import { armLifeline } from './lifeline.js';
 import { spawnWithIo, type LeafCommand, type SpawnResult } from './spawn-leaf.js';
-import { openStatus, readStatus, type LeafIo } from './leaf-io.js';
-import { runLeaf, type KillReason, type RunningLeaf } from './run-leaf.js';
+import { openUnlinked, readStatus, type LeafIo } from './leaf-io.js';
+import { runLeaf, type RunningLeaf } from './run-leaf.js';
 import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
 import { asUsage, usageError } from './usage.js';
 import { nowMs } from './long-timer.js';
@@ -59,7 +61,7 @@ export interface SuperviseOptions {
 }
 
 /** Signals to the supervisor that end the leaf. SIGUSR1 is Node's (the inspector) and is not handled. */
-export const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
+const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
 
 /** Throws a UsageError (exit 125) only before NAME is known and locked; after that every failure is recorded. */
 export async function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
@@ -96,17 +98,12 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   } finally {
     release?.();
     // NAME.exit and the exit event are written: NAME.pid goes, so the next run of NAME (in this process too) can start.
-    try {
-      lock.release();
-    } catch {
-      /* already gone */
-    }
+    orElse(() => lock.release(), undefined);
   }
 }
 
 class Supervision {
   private readonly started = nowMs();
-  /** The variable every descendant of the leaf inherits (see buildLeafEnv). */
   private get marker(): string {
     return `LEAP_LEAF_${this.run}`;
   }
@@ -138,7 +135,7 @@ class Supervision {
     const record: PidRecord = { pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run: this.run };
     if (this.options.handleSignals === true) for (const s of FORWARDED_SIGNALS) process.on(s, this.onSignal);
     try {
-      removeStale(this.paths.exit(this.name));
+      unlinkIfPresent(this.paths.exit(this.name));
       reportReady(readyFd, process.pid, this.run);
       return await this.launch(record, Number(me?.starttime ?? 0));
     } catch (error) {
@@ -149,11 +146,8 @@ class Supervision {
       if (this.leaf !== null) {
         this.leaf.end('signal');
         const outcome = await this.leaf.outcome.catch(() => null);
-        return this.finish('killed-signal', EXIT_KILLED, {
-          error: message,
-          leafCode: outcome?.leafCode,
-          signal: outcome?.signal,
-        });
+        const more = { error: message, leafCode: outcome?.leafCode, signal: outcome?.signal };
+        return this.finish('killed-signal', EXIT_KILLED, more);
       }
       return this.finish('failed-start', EXIT_USAGE, { error: message });
     } finally {
@@ -211,7 +205,7 @@ class Supervision {
   ): Promise<SuperviseResult> {
     let spawned: SpawnResult | null = null;
     // bwrap's report of the leaf's start and exit (its --json-status-fd 3), kept open here until the leaf is gone.
-    const statusFd = sandboxed ? openStatus(this.paths.dir) : null;
+    const statusFd = sandboxed ? openUnlinked(this.paths.dir, 'sandbox-status') : null;
     try {
       spawned = await spawnWithIo(leaf, this.options.io ?? {}, this.paths.dir, statusFd ?? undefined);
     } finally {
@@ -234,17 +228,12 @@ class Supervision {
       // The whole tree is gone (or the kill gave up): bwrap has written all it will.
       if (statusFd !== null) status = readStatus(statusFd);
     });
-    if (outcome.reason === 'stop') {
+    const { leafCode, signal, kill, reason } = outcome;
+    if (reason === 'stop') {
       this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
     }
-    const end: ExitStatus =
-      outcome.reason !== null
-        ? (`killed-${outcome.reason}` as `killed-${KillReason}`)
-        : outcome.signal !== null
-          ? 'killed-external'
-          : 'exited';
-    const code = end === 'exited' ? (outcome.leafCode ?? EXIT_KILLED) : EXIT_KILLED;
-    const { leafCode, signal, kill } = outcome;
+    const end: ExitStatus = reason !== null ? `killed-${reason}` : signal !== null ? 'killed-external' : 'exited';
+    const code = end === 'exited' ? (leafCode ?? EXIT_KILLED) : EXIT_KILLED;
     // bwrap reports the leaf's exit code once the leaf ran; an exit without it is a sandbox it could not make.
     if (status !== null && end === 'exited' && code !== 0 && !/"exit-code"/.test(status)) {
       return this.finish('failed-start', EXIT_NO_SANDBOX, { error: sandboxFailure(this.env), leafCode, kill });
@@ -280,7 +269,6 @@ class Supervision {
   }
 }
 
-/** The actor, phase and attempt a leaf's name tells, all null for a name that tells none. */
 function roleOf(name: string): { actor: string | null; phase: string | null; attempt: number | null } {
   try {
     const { actor, phase, attempt } = leafRole(name);

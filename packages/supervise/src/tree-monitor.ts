@@ -3,6 +3,7 @@ import { fstatSync } from 'node:fs';
 import type { LeafTree } from './leaf-tree.js';
 import { recentProcesses } from './proc-scan.js';
 import { nowMs } from './long-timer.js';
+import { orElse } from '@leap/core';
 
 /** How often descendants are looked up when no idle limit asks for more. */
 export const TRACK_INTERVAL_MS = 1000;
@@ -13,12 +14,8 @@ const SHARED_SNAPSHOT_MS = 20;
 function outputSize(): number {
   let size = 0;
   for (const fd of [1, 2]) {
-    try {
-      const stat = fstatSync(fd);
-      if (stat.isFile()) size += stat.size;
-    } catch {
-      // A closed descriptor shows no progress.
-    }
+    const stat = orElse(() => fstatSync(fd), null);
+    if (stat?.isFile()) size += stat.size;
   }
   return size;
 }
@@ -32,16 +29,9 @@ export function monitorTree(tree: LeafTree, idleMs: number, onIdle: () => void):
   let last = '';
   let lastChange = nowMs();
   const timer = setInterval(() => {
-    let procs: ReturnType<typeof recentProcesses>;
-    try {
-      procs = recentProcesses(SHARED_SNAPSHOT_MS);
-    } catch {
-      return; // A failed look (EMFILE, say) is retried at the next tick.
-    }
-    if (idleMs <= 0) {
-      tree.observe(procs);
-      return;
-    }
+    const procs = orElse(() => recentProcesses(SHARED_SNAPSHOT_MS), null);
+    if (procs === null) return; // A failed look (EMFILE, say) is retried at the next tick.
+    if (idleMs <= 0) return tree.observe(procs);
     const progress = `${outputSize()}:${tree.progress(procs)}`;
     const now = nowMs();
     if (progress !== last) {

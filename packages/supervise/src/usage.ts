@@ -1,4 +1,4 @@
-// Usage errors of this package's commands carry exit code 125, whatever helper raised them.
+// Errors of this package's helpers: usage errors carry exit code 125 whatever raised them; others may fall back.
 import { UsageError } from '@leap/core';
 import { EXIT_USAGE } from './exit-codes.js';
 
@@ -13,5 +13,4 @@ export function asUsage<T>(check: () => T): T {
   }
 }
 
-/** A usage error (exit 125) of this package's commands. */
 export const usageError = (message: string): UsageError => new UsageError(message, { exitCode: EXIT_USAGE });

@@ -6,7 +6,7 @@ import { nowMs, setLongTimeout } from './long-timer.js';
 import { WAIT_BUDGET_SPENT, WAIT_SUPERVISOR_GONE } from './exit-codes.js';
 
 /** Default budget of one leap-wait call: under the 600 s cap of a foreground tool call. */
-export const DEFAULT_WAIT_BUDGET_MS = 590_000;
+const DEFAULT_WAIT_BUDGET_MS = 590_000;
 
 export interface WaitOptions {
   name: string;
@@ -30,13 +30,10 @@ export interface WaitResult {
 }
 
 // The exit file answers only if it belongs to the run NAME.pid names (a stale file from an earlier run does not).
-function ownExit(exit: ExitRecord | null, pid: PidRecord | null): ExitRecord | null {
-  return exit !== null && (pid === null || exit.run === pid.run) ? exit : null;
-}
+const ownExit = (exit: ExitRecord | null, pid: PidRecord | null): ExitRecord | null =>
+  exit !== null && (pid === null || exit.run === pid.run) ? exit : null;
 
-function supervisorAlive(pid: PidRecord): boolean {
-  return Number.isInteger(pid.pid) && isProcessAlive({ pid: pid.pid, starttime: pid.starttime, bootId: pid.bootId });
-}
+const supervisorAlive = (pid: PidRecord): boolean => Number.isInteger(pid.pid) && isProcessAlive(pid);
 
 /** No NAME.pid yet is a supervisor still starting: keep waiting; a dead, zombie or reused one is supervisor-gone. */
 export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
@@ -46,14 +43,10 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
   const pidFile = paths.pid(name);
   const started = nowMs();
   const budget = options.budgetMs ?? DEFAULT_WAIT_BUDGET_MS;
-  const done = (code: number, status: string, exit: ExitRecord | null, pid: PidRecord | null): WaitResult => ({
-    name,
-    code,
-    status,
-    exit,
-    supervisor: pid !== null && Number.isInteger(pid.pid) ? pid.pid : null,
-    waitedMs: Math.round(nowMs() - started),
-  });
+  const done = (code: number, status: string, exit: ExitRecord | null, pid: PidRecord | null): WaitResult => {
+    const supervisor = pid !== null && Number.isInteger(pid.pid) ? pid.pid : null;
+    return { name, code, status, exit, supervisor, waitedMs: Math.round(nowMs() - started) };
+  };
   const look = (): WaitResult | null => {
     const pid = readPidFile(pidFile);
     const exit = ownExit(readExitFile(exitFile), pid);

@@ -1,5 +1,5 @@
 // leap-stop: stop requests (CONTRACT section 4), and the leaves of a supervisor that died.
-import { parseCli, resolveStateDir, runCli, writeFd } from '@leap/core';
+import { parseCli, resolveStateDir, runCli, writeFd, orElse } from '@leap/core';
 import { EXIT_USAGE, STOP_NONE, STOP_PENDING, STOP_UNREADABLE } from '../exit-codes.js';
 import { sweepOrphansOf } from '../orphans.js';
 import { checkStop, clearStopLogged, requestStopLogged } from '../stop.js';
@@ -42,6 +42,9 @@ void runCli(
       return 0;
     }
     const json = values.json === true;
+    const print = (record: object): void => {
+      if (json) writeFd(1, `${JSON.stringify(record)}\n`);
+    };
     const [action = 'check', ...rest] = positionals;
     if (action === 'orphans') return orphans(rest, values.lines, json);
     const arity = action === 'request' ? 1 : 0;
@@ -52,28 +55,24 @@ void runCli(
     }
     if (action === 'request') {
       const mode = asUsage(() => requestStopLogged(rest[0] as string));
-      if (json) writeFd(1, `${JSON.stringify({ action: 'requested', mode })}\n`);
+      print({ action: 'requested', mode });
       return 0;
     }
     if (action === 'clear') {
       const before = asUsage(() => clearStopLogged());
-      if (json)
-        writeFd(
-          1,
-          `${JSON.stringify({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null })}\n`,
-        );
+      print({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null });
       return 0;
     }
     const request = checkStop();
     if (request.kind === 'none') {
-      if (json) writeFd(1, `${JSON.stringify({ pending: false, mode: null })}\n`);
+      print({ pending: false, mode: null });
       return STOP_NONE;
     }
     if (request.kind === 'requested') {
       writeFd(1, json ? `${JSON.stringify({ pending: true, mode: request.mode })}\n` : `${request.mode}\n`);
       return STOP_PENDING;
     }
-    if (json) writeFd(1, `${JSON.stringify({ pending: true, mode: null, error: request.reason })}\n`);
+    print({ pending: true, mode: null, error: request.reason });
     writeFd(2, `leap-stop: unreadable stop request: ${request.reason}\n`);
     return STOP_UNREADABLE;
   },
@@ -88,12 +87,7 @@ async function orphans(args: string[], lines: string | undefined, json: boolean)
   }
   for (const [i, line] of (lines ?? '').split('\n').entries()) {
     if (line.trim() === '') continue;
-    let dir: unknown;
-    try {
-      dir = JSON.parse(line);
-    } catch {
-      dir = null;
-    }
+    const dir: unknown = orElse(() => JSON.parse(line), null);
     if (typeof dir !== 'string' || dir === '')
       throw usageError(`orphans: --lines line ${i + 1} is not a JSON string naming a folder: ${line}`);
     dirs.push(dir);

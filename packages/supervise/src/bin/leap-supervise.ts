@@ -6,7 +6,6 @@ import { supervise } from '../supervise.js';
 import { formatStatusLine, type SuperviseResult } from '../record-end.js';
 import { readyFd, reportFailure } from '../ready-handshake.js';
 import { parseSandboxSetting } from '../sandbox.js';
-import type { SandboxSpec } from '../sandbox-plan.js';
 
 const USAGE = `\
 Usage: leap-supervise [--sandbox writer|reader|off] [--network on|off] [--pass-env NAMES] NAME CMD [ARG...]
@@ -48,15 +47,7 @@ Exit codes:
 // Started by leap-detach: a start-up failure is reported through the handshake, so detach can say why.
 const ready = readyFd(process.env);
 
-interface Argv {
-  help: boolean;
-  name: string;
-  command: string;
-  args: string[];
-  sandbox: SandboxSpec | null;
-}
-
-function parseArgv(): Argv {
+function parseArgv() {
   const { values, positionals } = parseCli(
     process.argv.slice(2),
     {
@@ -69,7 +60,7 @@ function parseArgv(): Argv {
     { stopAtPositional: true, exitCode: EXIT_USAGE },
   );
   const [name, command, ...args] = positionals;
-  if (values.help === true) return { help: true, name: '', command: '', args: [], sandbox: null };
+  if (values.help === true) return { help: true, name: '', command: '', args, sandbox: null };
   if (name === undefined || command === undefined) {
     throw usageError(`Expected NAME and CMD, got ${positionals.length} argument(s)\n${USAGE}`);
   }
@@ -80,16 +71,9 @@ function parseArgv(): Argv {
     throw usageError(`--network must be on or off, got ${JSON.stringify(values.network)}`);
   }
   const cwd = process.cwd();
-  const sandbox: SandboxSpec | null =
-    role === null
-      ? null
-      : {
-          role,
-          tree: findRepoRoot(cwd) ?? cwd,
-          cwd,
-          network: values.network !== 'off',
-          passEnv: (values['pass-env'] ?? []).flatMap((v) => v.split(',')).filter((v) => v !== ''),
-        };
+  const network = values.network !== 'off';
+  const passEnv = (values['pass-env'] ?? []).flatMap((v) => v.split(',')).filter((v) => v !== '');
+  const sandbox = role === null ? null : { role, tree: findRepoRoot(cwd) ?? cwd, cwd, network, passEnv };
   return { help: false, name, command, args, sandbox };
 }
 
