@@ -14,15 +14,11 @@ export interface AgentEntry {
   plugin: 'claude' | 'codex' | 'gemini' | 'command' | 'scripted';
   /** Required for `command`; overrides the plugin's family otherwise (read as a vendor: `gemma` is `google`). */
   family?: string;
-  /** `command`: the argv. */
   command?: string[];
-  /** `scripted`: the script file, relative to the agents file. */
   script?: string;
-  /** `claude`, `codex`, `gemini`: the executable, the model, extra arguments. */
   bin?: string;
   model?: string;
   extraArgs?: string[];
-  /** `command`: variables for its environment. */
   env?: Record<string, string>;
   /** `codex`: false skips the CLI's readiness check (a setup the check cannot judge). */
   preflight?: boolean;
@@ -32,7 +28,6 @@ export interface AgentEntry {
   pass_env?: string[];
   /** Inside the sandbox: more absolute places, read-only or read-write. */
   paths?: { read?: string[]; write?: string[] };
-  /** Inside the sandbox: the network (default on for agents). */
   network?: boolean;
 }
 
@@ -43,7 +38,6 @@ const LISTED_ROLES: readonly ListedRole[] = ['developer', 'verifier', 'planner',
 export interface AgentRegistry {
   file: string | null;
   entries: Record<string, AgentEntry>;
-  /** The agents file's `roles`: each role's agents in the order they are tried (issue 21 §3). */
   roles: Partial<Record<ListedRole, string[]>>;
 }
 
@@ -52,7 +46,6 @@ const isBuiltin = (name: string) => (BUILTIN_AGENTS as readonly string[]).includ
 const PLUGINS = new Set(['claude', 'codex', 'gemini', 'command', 'scripted']);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-/** Load the agents file (`--agents FILE`, else VERI_AGENTS); none means the built-ins only. */
 export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessEnv = process.env): AgentRegistry {
   const path = file ?? (env.VERI_AGENTS === '' ? undefined : env.VERI_AGENTS);
   if (path === undefined) return { file: null, entries: {}, roles: {} };
@@ -64,14 +57,10 @@ export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessE
   }
   const data = parseJsonText(path, text);
   const agents = (data as { agents?: unknown } | null)?.agents;
-  if (typeof agents !== 'object' || agents === null || Array.isArray(agents)) {
+  if (typeof agents !== 'object' || agents === null || Array.isArray(agents))
     throw new FileFormatError(path, undefined, 'expected {"agents": {"NAME": {"plugin": ...}, ...}}');
-  }
-  const entries: Record<string, AgentEntry> = {};
-  for (const [name, entry] of Object.entries(agents)) entries[name] = checkEntry(path, name, entry);
-  const unknown = Object.keys(data as object).find(
-    (key) => key !== 'agents' && key !== 'roles' && !key.startsWith('$'),
-  );
+  const entries = Object.fromEntries(Object.entries(agents).map(([name, e]) => [name, checkEntry(path, name, e)]));
+  const unknown = Object.keys(data as object).find((k) => k !== 'agents' && k !== 'roles' && !k.startsWith('$'));
   if (unknown !== undefined) {
     const expected = 'expected "agents", "roles" and notes whose keys start with "$"';
     throw new FileFormatError(path, undefined, `unknown key ${showValue(unknown)}: ${expected}`);
@@ -130,10 +119,9 @@ function checkEntry(file: string, name: string, entry: unknown): AgentEntry {
     if (e[key] !== undefined && typeof e[key] !== 'string') expected(key, 'a string', e[key]);
   if (typeof e.family === 'string' && !/^[A-Za-z0-9_.]+$/.test(e.family))
     expected('family', 'a word of letters, digits, "_" or "." (it names leaves)', e.family);
-  for (const key of ['command', 'extraArgs'] as const) {
+  for (const key of ['command', 'extraArgs'] as const)
     if (e[key] !== undefined && !(Array.isArray(e[key]) && (e[key] as unknown[]).every((a) => typeof a === 'string')))
       bad(`expected "${key}" to be an array of strings`);
-  }
   if (e.preflight !== undefined && typeof e.preflight !== 'boolean')
     expected('preflight', "true or false (false: skip the CLI's readiness check)", e.preflight);
   const variable = (a: unknown) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(a);
@@ -170,7 +158,6 @@ function checkPaths(paths: unknown, bad: (message: string) => never): void {
   }
 }
 
-/** The agent called `name`: an agents-file entry first, else a built-in; an unknown name is a UsageError. */
 export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin {
   const entry = registry.entries[name];
   if (entry === undefined) {
@@ -194,26 +181,17 @@ export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin
 }
 
 function createFromEntry(name: string, entry: AgentEntry, file: string | null): AgentPlugin {
-  const { bin, model, extraArgs, usd_per_million_tokens: prices } = entry;
+  const { bin, model, extraArgs, usd_per_million_tokens: prices, family } = entry;
   const cli = { name, bin, model, extraArgs, prices };
-  let agent: AgentPlugin;
-  if (entry.plugin === 'claude') agent = createClaudeAgent(cli);
-  else if (entry.plugin === 'codex')
-    agent = createCodexAgent(entry.preflight === undefined ? cli : { ...cli, preflight: entry.preflight });
-  else if (entry.plugin === 'gemini') agent = createGeminiAgent(cli);
-  else if (entry.plugin === 'command') {
-    agent = createCommandAgent({
-      name,
-      command: entry.command as string[],
-      family: entry.family as string,
-      env: entry.env,
-    });
-  } else
-    agent = createScriptedAgent({
-      name,
-      script: resolve(file === null ? '.' : dirname(file), entry.script as string),
-      family: entry.family,
-    });
+  const dir = file === null ? '.' : dirname(file);
+  const make: Record<AgentEntry['plugin'], () => AgentPlugin> = {
+    claude: () => createClaudeAgent(cli),
+    codex: () => createCodexAgent(entry.preflight === undefined ? cli : { ...cli, preflight: entry.preflight }),
+    gemini: () => createGeminiAgent(cli),
+    command: () => createCommandAgent({ name, command: entry.command!, family: family!, env: entry.env }),
+    scripted: () => createScriptedAgent({ name, script: resolve(dir, entry.script!), family }),
+  };
+  const agent = make[entry.plugin]();
   // Same vendor, same family: a declared family, else the vendor of a configured model, read through one table.
   const declared = entry.family ?? (entry.model === undefined ? null : knownVendor(entry.model));
   return withVendorFamily(withEntryNeeds(declared === null ? agent : { ...agent, family: declared }, entry));
@@ -235,7 +213,6 @@ function withEntryNeeds(agent: AgentPlugin, entry: AgentEntry): AgentPlugin {
   return { ...agent, sandbox };
 }
 
-/** The agent with its family read as a vendor (`gemma` is `google`); itself when nothing changes. */
 export function withVendorFamily(agent: AgentPlugin): AgentPlugin {
   const family = vendorFamily(agent.family);
   return family === agent.family ? agent : { ...agent, family };

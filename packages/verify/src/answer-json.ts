@@ -1,15 +1,11 @@
 // A verifier's answer must BE one JSON object; a juror's is the LAST object with a "verdict" (blind-tribunal 3.6).
+import { orElse } from '@leap/core';
 
-/** The answer as exactly one JSON value; null when the text is anything else. */
 export function parseWholeJson(text: string): { value: unknown } | null {
   let body = text.trim();
   const fence = /^(`{3,}|~{3,})[^\n]*\n([\s\S]*?)\n?\1$/.exec(body);
   if (fence !== null) body = (fence[2] as string).trim();
-  try {
-    return { value: JSON.parse(body) };
-  } catch {
-    return null;
-  }
+  return orElse(() => ({ value: JSON.parse(body) as unknown }), null);
 }
 
 /** The last top-level JSON object in the text that has a "verdict" key, code fences ignored; null when none. */
@@ -18,12 +14,8 @@ export function lastVerdictObject(text: string): Record<string, unknown> | null 
   let found: Record<string, unknown> | null = null;
   for (let start = source.indexOf('{'); start !== -1; ) {
     const end = objectEnd(source, start);
-    let value: object | undefined;
-    try {
-      value = end === -1 ? undefined : (JSON.parse(source.slice(start, end + 1)) as object);
-    } catch {
-      // Braces that are not JSON: keep scanning inside them.
-    }
+    // Braces that are not JSON: keep scanning inside them.
+    const value = end === -1 ? undefined : orElse(() => JSON.parse(source.slice(start, end + 1)) as object, undefined);
     if (value !== undefined && 'verdict' in value) found = value as Record<string, unknown>;
     start = source.indexOf('{', value === undefined ? start + 1 : end + 1);
   }
@@ -54,13 +46,9 @@ function objectEnd(text: string, start: number): number {
 export function blockedReason(text: string): string | null {
   const last = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
   if (!last.startsWith('{')) return null;
-  try {
-    const value: unknown = JSON.parse(last);
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1)
-      return null;
-    const reason = (value as { blocked?: unknown }).blocked;
-    return typeof reason === 'string' && reason.trim() !== '' ? reason : null;
-  } catch {
+  const value: unknown = orElse(() => JSON.parse(last), null);
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1)
     return null;
-  }
+  const reason = (value as { blocked?: unknown }).blocked;
+  return typeof reason === 'string' && reason.trim() !== '' ? reason : null;
 }

@@ -15,7 +15,6 @@ export interface Canary {
   put: (text: string, a: string, b: string) => string;
 }
 
-/** The canaries, one a language (CONTRACT section 9, ground truth). */
 export const CANARIES: readonly Canary[] = [
   {
     language: 'JavaScript, TypeScript',
@@ -36,7 +35,7 @@ export const CANARIES: readonly Canary[] = [
     runners: 'cargo test (`tests/*.rs`, inline tests named by --tests)',
     form: 'a `#[test]` function appended that panics',
     files: /\.rs$/,
-    put: (text, a, b) => `${text}\n#[test]\nfn leap_canary_${a}() {\n    panic!("{}", ${message(a, b, OWNED)});\n}\n`,
+    put: (text, a, b) => `${text}\n#[test]\nfn leap_canary_${a}() {\n    panic!("{}", ${message(a, b, true)});\n}\n`,
   },
   {
     language: 'Go',
@@ -53,17 +52,12 @@ export const CANARIES: readonly Canary[] = [
 // Leading comments and blank lines, and the `from __future__` imports that must stay first.
 const PYTHON_HEAD = /^(?:(?:#.*|\s*)\n)*(?:[\s\S]*^from __future__ import [^\n]*\n)?/m;
 
-// Rust: a String to add the halves to.
-const OWNED = '.to_owned()';
-
-// The canary's message, its token in two halves: the output names it, the file's text does not.
-function message(a: string, b: string, owned = ''): string {
-  return `"leap canary: "${owned} + "${a}" + "${b}"`;
+// The canary's message, its token in two halves: the output names it, the file's text does not; Rust's is owned.
+function message(a: string, b: string, owned = false): string {
+  return `"leap canary: "${owned ? '.to_owned()' : ''} + "${a}" + "${b}"`;
 }
 
-export function canaryFor(path: string): Canary | null {
-  return CANARIES.find((c) => c.files.test(path)) ?? null;
-}
+export const canaryFor = (path: string): Canary | null => CANARIES.find((c) => c.files.test(path)) ?? null;
 
 // Before the file's own statements: one that exits first (process.exit, unittest.main()) cannot skip the canary.
 function atTop(text: string, after: RegExp, line: string): string {
@@ -86,8 +80,8 @@ export async function proveTestsRun(options: GroundTruthOptions, files: readonly
   let left = files.filter((f) => canaryFor(f) !== null);
   if (left.length > 0 && !notAlone.has(options.testCmd)) {
     const files = left;
-    const alone = async (dir: string, env: NodeJS.ProcessEnv) => canaryRun(options, dir, env, texts(dir, files), files);
-    const named = await withStepCopy(options, head, files, true, async (dir, env) => (await alone(dir, env)).named);
+    const run = (dir: string, env: NodeJS.ProcessEnv) => canaryRun({ ...options, env }, dir, texts(dir, files), files);
+    const named = await withStepCopy(options, head, files, true, async (dir, env) => (await run(dir, env)).named);
     proof.runs++;
     if (named.length === 0) notAlone.add(options.testCmd);
     left = left.filter((f) => !named.includes(f));
@@ -99,7 +93,7 @@ export async function proveTestsRun(options: GroundTruthOptions, files: readonly
     const queue: string[][] = [[...original.keys()]];
     while (queue.length > 0) {
       const round = queue.shift() as string[];
-      const { code, named } = await canaryRun(options, dir, env, original, round);
+      const { code, named } = await canaryRun({ ...options, env }, dir, original, round);
       proof.runs++;
       if (code === 0) {
         proof.notRun.push(...round);
@@ -114,24 +108,16 @@ export async function proveTestsRun(options: GroundTruthOptions, files: readonly
 }
 
 function texts(dir: string, files: readonly string[]): Map<string, string> {
-  const present = files.filter((f) => existsSync(join(dir, f)));
-  return new Map(present.map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+  return new Map(files.filter((f) => existsSync(join(dir, f))).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
 }
 
-// One run with a canary in each of `round`, the other files as they were.
-async function canaryRun(
-  options: GroundTruthOptions,
-  dir: string,
-  env: NodeJS.ProcessEnv,
-  original: Map<string, string>,
-  round: readonly string[],
-) {
+async function canaryRun(options: GroundTruthOptions, dir: string, original: Map<string, string>, round: string[]) {
   const said = new Map(round.map((f) => [f, randomBytes(6).toString('hex')]));
   for (const [file, text] of original) {
     const token = said.get(file);
     const put = (canaryFor(file) as Canary).put;
     writeFileSync(join(dir, file), token === undefined ? text : put(text, token.slice(0, 6), token.slice(6)));
   }
-  const run = await runCaptured({ ...options, env, purpose: 'canary' }, dir);
+  const run = await runCaptured({ ...options, purpose: 'canary' }, dir);
   return { code: run.code, named: round.filter((f) => run.output.includes(`leap canary: ${said.get(f)}`)) };
 }

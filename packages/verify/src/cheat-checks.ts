@@ -1,14 +1,13 @@
-// The cheating moves a diff shows, refused before any suite run (CONTRACT section 9).
+// The cheating moves a diff shows, refused before any suite run (CONTRACT section 9); PROJECT_CONFIG_FILE is core's.
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { gitStdout, splitNul } from './git.js';
+import { gitOrNull, gitStdout, splitNul } from './git.js';
 import { isTestFile } from './test-files.js';
 import { hasInlineTests, splitTestItems } from './test-items.js';
+import { orElse } from '@leap/core';
 
-/** core's PROJECT_CONFIG_FILE, whose module loads zod. */
 export const PROJECT_CONFIG_FILE = 'leap.config.json';
 
-/** Skip and focus markers of every runner the toolchain knows, as one table (CONTRACT section 9). */
 const MARKERS: readonly RegExp[] = [
   /\b(?:describe|it|test|suite|context|specify)(?:\.concurrent)?\.(?:skip|only|todo|fails|failing|skipIf|runIf)\b/,
   /\b(?:x(?:it|describe|test|context)|f(?:it|describe))\s*\(/,
@@ -40,13 +39,10 @@ const BUILD_SCRIPTS = /(?:^|\/)(?:GNUmakefile|[Mm]akefile|justfile|Taskfile\.ya?
 
 export interface PhaseChanges {
   repo: string;
-  /** The commit the phase started from (green: the red commit; refactor: its base). */
   base: string;
-  /** Paths changed in the work tree since `base`, untracked ones included. */
   changed: readonly string[];
   isTest: (path: string) => boolean;
   testCmd: string;
-  /** The step's ledger line: a runner's file it names may change. */
   step?: string;
 }
 
@@ -70,7 +66,6 @@ export function testsChanged(repo: string, commit: string, paths: readonly strin
   return paths.filter((path) => !inline(path) || items(blobText(repo, commit, path)) !== items(workText(repo, path)));
 }
 
-/** Checked in every phase. */
 export function configChanged(changes: PhaseChanges): string | null {
   if (!changes.changed.includes(PROJECT_CONFIG_FILE)) return null;
   const whose = "the test command and the run's settings are the user's, never an agent's to change";
@@ -96,14 +91,10 @@ export function codeMoves(changes: PhaseChanges): string[] {
     return hold === undefined ? [] : [`${path}:${line} takes hold of the test framework (\`${hold.trim()}\`)`];
   });
   const commandFiles = testCommandFiles(changes);
-  for (const path of code) {
-    const why = runnerFileChange(changes, path, commandFiles);
-    if (why !== null) moves.push(why);
-  }
-  return moves;
+  const runners = code.map((path) => runnerFileChange(changes, path, commandFiles));
+  return [...moves, ...runners.filter((why) => why !== null)];
 }
 
-// Why a change to `path` can make fewer tests run, or null.
 function runnerFileChange(changes: PhaseChanges, path: string, commandFiles: Set<string>): string | null {
   const runs = `${path}, which the test command runs, changed`;
   if (commandFiles.has(path)) return runs;
@@ -151,12 +142,8 @@ const NPM_SCRIPT = /\b(?:npm|pnpm|yarn|bun)(?:\s+run(?:-script)?)?\s+(?:--\S+\s+
 
 // package.json's parts that decide which tests run: scripts the test command reaches (pre, post, nested), runner keys.
 function testParts(text: string, testCmd: string): string {
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return text;
-  }
+  const json = orElse(() => JSON.parse(text) as Record<string, unknown>, undefined);
+  if (json === undefined) return text;
   const scripts = (json.scripts ?? {}) as Record<string, string>;
   const reached = new Map<string, string>();
   const visit = (command: string) => {
@@ -179,7 +166,6 @@ function testCommandFiles(changes: PhaseChanges): Set<string> {
   return new Set(words.filter((w) => w !== '' && changes.changed.includes(w)));
 }
 
-// The lines added to `paths` since the base (all of an untracked file's), each with its line number.
 function addedLines(changes: PhaseChanges, paths: readonly string[]): { path: string; line: number; text: string }[] {
   if (paths.length === 0) return [];
   const plain = ['--no-renames', '--no-color', '--no-ext-diff', '-U0'];
@@ -203,19 +189,8 @@ function addedLines(changes: PhaseChanges, paths: readonly string[]): { path: st
   return found;
 }
 
-/** The text of `path` at `commit`; empty when the commit lacks it. */
 export function blobText(repo: string, commit: string, path: string): string {
-  try {
-    return gitStdout(repo, ['cat-file', 'blob', `${commit}:${path}`]);
-  } catch {
-    return '';
-  }
+  return gitOrNull(repo, ['cat-file', 'blob', `${commit}:${path}`]) ?? '';
 }
 
-function workText(repo: string, path: string): string {
-  try {
-    return readFileSync(join(repo, path), 'utf8');
-  } catch {
-    return '';
-  }
-}
+const workText = (repo: string, path: string) => orElse(() => readFileSync(join(repo, path), 'utf8'), '');

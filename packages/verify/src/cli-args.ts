@@ -28,7 +28,6 @@ export function lastValue(values: Map<string, string[]>, name: string): string |
   return values.get(name)?.at(-1);
 }
 
-/** `--sandbox on|off` as given (absent: undefined, the command's default); any other value is a UsageError. */
 export function sandboxFlag(value: string | undefined): 'on' | 'off' | undefined {
   if (value === undefined || value === 'on' || value === 'off') return value;
   throw new UsageError(`--sandbox must be on or off, got ${JSON.stringify(value)}`);

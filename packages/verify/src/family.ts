@@ -27,16 +27,12 @@ const ALIASES: ReadonlyArray<readonly [alias: string, vendor: string]> = Object.
 /** An alias counts at a segment's start (split at `/`, `:`, `@`, `.`, spaces) before its end, a digit, `-` or `_`. */
 export function knownVendor(name: string): string | null {
   for (const segment of name.toLowerCase().split(/[/:@.\s]+/)) {
-    for (const [alias, vendor] of ALIASES) {
-      if (!segment.startsWith(alias)) continue;
-      const next = segment.charAt(alias.length);
-      if (next === '' || /[0-9_-]/.test(next)) return vendor;
-    }
+    const hit = ALIASES.find(([alias]) => segment.startsWith(alias) && /^[0-9_-]?$/.test(segment.charAt(alias.length)));
+    if (hit !== undefined) return hit[1];
   }
   return null;
 }
 
-/** The family a name stands for: its vendor when the table knows it, else the name itself, lower-cased. */
 export function vendorFamily(name: string): string {
   return knownVendor(name) ?? name.trim().toLowerCase();
 }

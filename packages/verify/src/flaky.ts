@@ -1,5 +1,5 @@
 // Flaky tests: passing once and failing once on one tree, run again in the same order (docs/decisions/flaky-order.md).
-import { appendEvent, createEvent, readEventContext, readFileIfExists, statePaths } from '@leap/core';
+import { appendEvent, createEvent, readEventContext, readFileIfExists, statePaths, orElse } from '@leap/core';
 import type { EventContext } from '@leap/core';
 import type { GroundTruthOptions } from './ground-truth.js';
 import type { Phase } from './phase.js';
@@ -9,7 +9,6 @@ import { failedTests, runCaptured, type SuiteRun } from './test-report.js';
 
 type SuiteOptions = Parameters<typeof runSuite>[0];
 
-/** What a flaky test is called when the runner's output names none. */
 export const UNNAMED = "(unnamed: the runner's output names no failed test)";
 
 const ONCE = 'passed once and failed once on the same tree';
@@ -18,7 +17,6 @@ export function flakyReason(tests: readonly string[]): string {
   return `ground truth: flaky: ${tests.join(', ')} ${ONCE}; a flaky test is never ticked`;
 }
 
-/** Run the suite again on the same tree; a `suite` event of purpose `rerun`. */
 export function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
   return runCaptured({ ...options, purpose: 'rerun' }, cwd);
 }
@@ -42,14 +40,10 @@ export function namedFailures(run: SuiteRun): string[] {
 export function knownFlaky(stateDir: string, issue: number | null): Set<string> {
   const known = new Set<string>();
   for (const line of (readFileIfExists(statePaths(stateDir).events) ?? '').split('\n')) {
-    if (!line.includes('"flaky"')) continue;
-    try {
-      const e = JSON.parse(line) as Record<string, unknown>;
-      const ours = e.event === 'verdict' && e.phase === 'baseline' && e.issue === issue;
-      if (ours && e.verdict === 'flaky' && typeof e.test === 'string') known.add(e.test);
-    } catch {
-      // A torn last line after a crash.
-    }
+    // A torn last line after a crash is passed over.
+    const e = line.includes('"flaky"') ? orElse(() => JSON.parse(line) as Record<string, unknown>, null) : null;
+    const ours = e?.event === 'verdict' && e.phase === 'baseline' && e.issue === issue;
+    if (ours && e.verdict === 'flaky' && typeof e.test === 'string') known.add(e.test);
   }
   return known;
 }

@@ -1,7 +1,8 @@
 // Only the ledger, the issue, the step's tests and the repository: never the developer's output or commit messages.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type TrackerPlugin, UsageError, findRepoRoot, resolveStateDir, showValue, statePaths } from '@leap/core';
+import { type TrackerPlugin, UsageError, findRepoRoot, readFileIfExists, resolveStateDir } from '@leap/core';
+import { showValue, statePaths } from '@leap/core';
 import { findStep, parseLedger, type LedgerStep } from '@leap/core/ledger';
 import { createLocalTracker } from '@leap/tracker-local';
 import { readBaseDiff, readCommitDiff } from './base-diff.js';
@@ -9,26 +10,21 @@ import { isCommit } from './git.js';
 import type { Phase } from './phase.js';
 import { readStepSpec } from './step-spec.js';
 import { findStepTests, type StepTests } from './step-tests.js';
-import type { PromptTestFile, VerifyPromptInput } from './verify-prompt.js';
+import type { VerifyPromptInput } from './verify-prompt.js';
 
 export interface GatherOptions {
   phase: Phase;
   step: string | undefined;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** The issue (`--issue`, else VERI_ISSUE). */
   issue: number | null;
-  /** `--ledger FILE`, else the issue's ledger. */
   ledgerFile?: string;
   specFile?: string;
   testGlobs?: readonly string[];
   /** Globs of files that hold tests beside the conventions (a conductor's `--tests`, e.g. `src/**\/*.rs`). */
   testFiles?: readonly string[];
-  /** Refactor: `--base SHA`. */
   base?: string;
-  /** The issue tracker (default: the local one). */
   tracker?: TrackerPlugin;
-  /** HEAD's commit, when the caller knows it: a `base` equal to it is a commit without asking git. */
   head?: string;
 }
 
@@ -43,14 +39,12 @@ export interface GatheredInput {
 
 /** Check the step against the ledger and read the spec and the tests; bad input is a UsageError (exit 2). */
 export async function gatherVerifyInput(options: GatherOptions): Promise<GatheredInput> {
-  const { phase, issue } = options;
-  const step = options.step;
+  const { phase, issue, step, base } = options;
   if (step === undefined) throw new UsageError('missing --step TITLE (the ledger step to verify)');
   const repo = findRepoRoot(options.cwd);
   if (repo === null) throw new UsageError(`not in a git repository: ${options.cwd}`);
   const stateDir = resolveStateDir(options.env, options.cwd);
   const ledgerStep = readLedgerStep(stateDir, issue, step, options.ledgerFile, options.specFile !== undefined);
-  const base = options.base;
   if (phase === 'refactor' && base === undefined)
     throw new UsageError('the refactor phase needs --base SHA (the commit the refactor started from)');
   if (base !== undefined && phase !== 'refactor')
@@ -67,15 +61,14 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
     phase,
     stepTitle: step,
     spec,
-    tests: tests.files.map((path) => readTestFile(repo, path)),
+    tests: tests.files.map((path) => ({ path, content: readFileIfExists(join(repo, path)) })),
     repoPath: repo,
     baseCommit: base ?? null,
     baseDiff: base === undefined ? null : readBaseDiff(repo, base),
   };
   // Red: the red commit's diff, not the whole files (which tests are new is the question); `--tests` files stay whole.
-  if (phase === 'red' && tests.source === 'red-commit' && tests.redCommit !== null && tests.files.length > 0) {
+  if (phase === 'red' && tests.source === 'red-commit' && tests.redCommit !== null && tests.files.length > 0)
     input.redDiff = { commit: tests.redCommit, ...readCommitDiff(repo, tests.redCommit, tests.files) };
-  }
   return { input, repo, stateDir, step, ledgerStep, tests };
 }
 
@@ -89,13 +82,4 @@ function readLedgerStep(stateDir: string, issue: number | null, step: string, le
   }
   if (!existsSync(file)) throw new UsageError(`no ledger at ${file}${issue === null ? '' : ` for issue ${issue}`}`);
   return findStep(parseLedger(readFileSync(file, 'utf8'), file), step);
-}
-
-function readTestFile(repo: string, path: string): PromptTestFile {
-  try {
-    return { path, content: readFileSync(join(repo, path), 'utf8') };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, content: null };
-    throw error;
-  }
 }

@@ -1,11 +1,11 @@
 // Ground truth: the verifier runs the test command itself before any agent is asked.
 import { dirname, join } from 'node:path';
-import { readEventContext, runGitSync, statePaths } from '@leap/core';
+import { readEventContext, runGitSync, statePaths, orElse } from '@leap/core';
 import { proveTestsRun } from './canary.js';
 import { PROJECT_CONFIG_FILE, blobText, changedSince, codeMoves, configChanged } from './cheat-checks.js';
 import { isRunnerFile, markersAdded, testsChanged, type PhaseChanges } from './cheat-checks.js';
 import { flakyReason, knownFlaky, rerun } from './flaky.js';
-import { gitStdout, splitNul } from './git.js';
+import { gitOrNull, gitStdout, splitNul } from './git.js';
 import type { Phase } from './phase.js';
 import { findRedVerdict } from './red-verdict.js';
 import { topLevelName, withScratchTree } from './scratch-tree.js';
@@ -19,7 +19,6 @@ import { failedTests, readCounts, runCaptured, type SuiteRun, type TestCounts } 
 export interface GroundTruth {
   ok: boolean;
   reason: string;
-  /** The tests the phase's suite run ran and skipped, when its runner said. */
   counts?: TestCounts;
   /** What the verdict must say beside an agent's reason: a test file of a language without a canary. */
   note?: string;
@@ -31,20 +30,16 @@ export interface GroundTruthOptions {
   phase: Phase;
   repo: string;
   stateDir: string;
-  /** VERI_TEST_CMD: the user's command line, run with `bash -c`. */
   testCmd: string;
   tests: StepTests;
   base?: string;
-  /** HEAD's commit, when known: a comparison with it takes one `git status` instead of a diff and a listing. */
   head?: string;
   env: NodeJS.ProcessEnv;
-  /** A file the suite's output is appended to instead of our stderr (a conductor keeps it out of its narration). */
   suiteLog?: string;
   /** Test globs beside the conventions; in such a file with code too (Rust's `src/*.rs`), only `#[cfg(test)]` items. */
   testFiles?: readonly string[];
   /** Tree hashes whose suite passed in this run: red's set-aside run is skipped when its copy would be one of them. */
   passedTrees?: readonly string[];
-  /** Run each suite in a sandbox, a writer of its tree (chooseSandbox decides); absent or bwrap null: none. */
   sandbox?: SandboxChoice | null;
   /** The step's ledger line: a runner's file it names may change, and its phases' verdicts are read by it. */
   step?: string;
@@ -74,8 +69,7 @@ async function checkRed(options: GroundTruthOptions): Promise<GroundTruth> {
   const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
   const fails = 'the suite fails with the new tests and';
   const already = `${fails} passed without them (${files}): the tree before them was run already`;
-  if (ranAlready(repo, red, tests.files, skip, options.passedTrees ?? []))
-    return { ok: true, reason: already, ...counted };
+  if (ranAlready(options, red, skip)) return { ok: true, reason: already, ...counted };
   // Its own cargo target: a shared one's fingerprints (relative paths, mtimes) reuse a binary without the new tests.
   const cargo = (dir: string) => ({ ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') });
   const inCopy = (dir: string) => runSuite({ ...options, env: cargo(dir) }, dir);
@@ -95,7 +89,6 @@ async function checkPassing(options: GroundTruthOptions): Promise<GroundTruth> {
       : `the step's tests changed since their red commit ${base}`;
   const moved = changes === null ? null : movesSeen(changes, tests.files, what);
   if (moved !== null) return reject(moved);
-  // The suite on the work tree and the canaries on a copy of it, at once: two runs in the wall time of about one.
   const head = options.head ?? gitStdout(repo, ['rev-parse', 'HEAD']).trim();
   const [main, proof] = await Promise.all([runCaptured(options, repo), proveTestsRun(options, tests.files, head)]);
   const { run, flaky } = main.code === 0 ? { run: main, flaky: [] } : await runAgain(options, main);
@@ -121,17 +114,12 @@ function withCounts(counts: TestCounts | null): { counts?: TestCounts } {
 }
 
 function phaseChanges(options: GroundTruthOptions, base: string, paths?: readonly string[]): PhaseChanges {
-  let changed: string[] = [];
-  try {
-    changed = changedSince(options.repo, base, paths, options.head);
-  } catch {
-    // A root red commit has no parent: nothing it changed can be told from what was there.
-  }
+  // A root red commit has no parent: nothing it changed can be told from what was there.
+  const changed = orElse(() => changedSince(options.repo, base, paths, options.head), []);
   const isTest = testFilePredicate(options.testFiles);
   return { repo: options.repo, base, changed, isTest, testCmd: options.testCmd, step: options.step };
 }
 
-// The first cheating move the diff shows, leap.config.json first, then the test files.
 function movesSeen(changes: PhaseChanges, stepFiles: readonly string[], testsWhat: string): string | null {
   const config = configChanged(changes);
   if (config !== null) return config;
@@ -184,22 +172,11 @@ function fewerTests(options: GroundTruthOptions, now: TestCounts | null): string
 }
 
 // The red commit changes only the step's tests (and the state folder), and its parent's tree passed already.
-function ranAlready(
-  repo: string,
-  red: string,
-  tests: readonly string[],
-  skip: readonly string[],
-  passed: readonly string[],
-) {
+function ranAlready({ repo, tests, passedTrees: passed = [] }: GroundTruthOptions, red: string, skip: string[]) {
   if (passed.length === 0) return false;
   const outside = (path: string) => !skip.some((name) => path === name || path.startsWith(`${name}/`));
-  let changed: string[];
-  try {
-    changed = splitNul(gitStdout(repo, ['diff', '--no-renames', '--name-only', '-z', `${red}^`, red]));
-  } catch {
-    return false;
-  }
-  if (changed.filter(outside).some((path) => !tests.includes(path))) return false;
+  const changed = gitOrNull(repo, ['diff', '--no-renames', '--name-only', '-z', `${red}^`, red]);
+  if (changed === null || splitNul(changed).some((path) => outside(path) && !tests.files.includes(path))) return false;
   const exclude = skip.map((name) => `:(exclude,literal)${name}`);
   const same = (tree: string) => ['diff', '--quiet', '--no-renames', tree, `${red}^`, '--', '.', ...exclude];
   return passed.some((tree) => runGitSync(same(tree), { cwd: repo, allowFailure: true }).code === 0);

@@ -1,23 +1,18 @@
 // Whether and how a command's leaves are sandboxed (CONTRACT section 13): the setting, the check, each leaf's spec.
 import { UsageError, type AgentPlugin } from '@leap/core';
 import { checkSandbox, type SandboxRole, type SandboxSpec } from '@leap/supervise';
+import { sandboxFlag } from './cli-args.js';
 import { scratchReads } from './scratch-tree.js';
 
 export type SandboxSetting = 'on' | 'off';
 
 /** What a command that starts leaves knows once it decided: bwrap's path, or null when sandboxing is off. */
-export interface SandboxChoice {
-  bwrap: string | null;
-  /** The suite runs' network (`testNetwork`); loopback always works. */
-  testNetwork: boolean;
-}
+export type SandboxChoice = { bwrap: string | null; testNetwork: boolean };
 
 /** `flag` wins, else LEAP_SANDBOX (`writer` and `reader` mean on: the command knows each leaf's role), else on. */
-export function sandboxSetting(flag: string | undefined, env: NodeJS.ProcessEnv, what = '--sandbox'): SandboxSetting {
-  if (flag !== undefined) {
-    if (flag !== 'on' && flag !== 'off') throw new UsageError(`${what} must be on or off, got ${JSON.stringify(flag)}`);
-    return flag;
-  }
+export function sandboxSetting(flag: string | undefined, env: NodeJS.ProcessEnv): SandboxSetting {
+  const given = sandboxFlag(flag);
+  if (given !== undefined) return given;
   const value = env.LEAP_SANDBOX || 'on';
   if (value === 'off') return 'off';
   if (value === 'on' || value === 'writer' || value === 'reader') return 'on';
@@ -29,7 +24,6 @@ export function chooseSandbox(setting: SandboxSetting, env: NodeJS.ProcessEnv, t
   return { bwrap: setting === 'off' ? null : checkSandbox(env), testNetwork };
 }
 
-/** `env` is the leaf's, where a plugin reads its own settings (`CODEX_HOME`). */
 export function agentSandbox(
   agent: AgentPlugin,
   role: SandboxRole,

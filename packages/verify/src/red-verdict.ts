@@ -1,25 +1,16 @@
 // Finding a step's red verdict in the event log without loading the schema reader (a hot path).
-import { readFileIfExists } from '@leap/core';
+import { readFileIfExists, orElse } from '@leap/core';
 import type { TestCounts } from './test-report.js';
 
-export interface RedVerdict {
-  commit: string;
-  tests: string[];
-  /** The tests its suite run ran and skipped, when the runner said (ground truth compares the next phase's). */
-  counts: TestCounts | null;
-}
+export type RedVerdict = { commit: string; tests: string[]; counts: TestCounts | null };
 
 /** The last PASS of `phase` for `step` that recorded its commit and tests; unparsable lines (a torn last) skipped. */
 export function findRedVerdict(eventsFile: string, step: string, issue: number | null, phase = 'red') {
   const lines = (readFileIfExists(eventsFile) ?? '').split('\n');
   for (const line of lines.reverse()) {
     if (!line.includes('"verdict"') || !line.includes(`"${phase}"`)) continue;
-    let event: Record<string, unknown>;
-    try {
-      event = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
+    const event = orElse(() => JSON.parse(line) as Record<string, unknown>, null);
+    if (event === null) continue;
     if (event.event !== 'verdict' || event.phase !== phase || event.verdict !== 'PASS' || event.step !== step) continue;
     if (issue !== null && typeof event.issue === 'number' && event.issue !== issue) continue;
     const tests = event.tests;

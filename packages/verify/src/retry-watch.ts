@@ -1,6 +1,6 @@
 // The retry watch of an agent leaf: a CLI stuck retrying an unreachable or refusing service is ended, not waited on.
 import { readFileSync, statSync } from 'node:fs';
-import { type AgentPlugin, type AgentRetry, readTail } from '@leap/core';
+import { type AgentPlugin, type AgentRetry, readTail, orElse } from '@leap/core';
 import { readPidFile } from '@leap/supervise';
 
 const RETRY_MIN_ATTEMPTS = 3;
@@ -52,18 +52,8 @@ export function watchRetries(agent: AgentPlugin, files: Files, limitMs: number, 
 }
 
 function isChildOfThisProcess(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
-  } catch {
-    return false;
-  }
+  const stat = orElse(() => readFileSync(`/proc/${pid}/stat`, 'latin1'), '');
+  return stat !== '' && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
 }
 
-function sizeOf(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return -1;
-  }
-}
+const sizeOf = (file: string): number => orElse(() => statSync(file).size, -1);

@@ -1,4 +1,4 @@
-// Supervised in process: a Node supervisor per leaf costs 100 ms, a jury starts three; leap-detach outlives a kill.
+// An agent CLI run as a supervised leaf, in this process; its answer, failure and usage read back.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,18 +11,15 @@ import { type RetryWatch, watchRetries } from './retry-watch.js';
 import { lastWords } from './test-report.js';
 
 export interface AgentLeafOptions {
-  /** The leaf name (`verify-green`, `review-1a2b3c4d-openai`). */
   name: string;
   agent: AgentPlugin;
   prompt: string;
   options: AgentOptions;
   stateDir: string;
   env: NodeJS.ProcessEnv;
-  /** Default true; a caller that ran `checkAgentReady` once per run may skip it. */
   preflight?: boolean;
   /** How long a CLI may retry an unreachable, rate-limited or overloaded service before the leaf ends; 0 never. */
   retryLimitMs?: number;
-  /** From agentSandbox (CONTRACT section 13); the invocation's own variables are set inside, beside the allow-list. */
   sandbox?: SandboxSpec | null;
 }
 
@@ -33,29 +30,23 @@ export interface AgentLeafResult {
   name: string;
   /** The supervisor's exit code: the agent's own, or 2 when it was killed, 126/127 when it could not start. */
   code: number;
-  /** The supervisor's status (`exited`, `killed-timeout`, `failed-start`...). */
   status: string;
   stdout: string;
   stderr: string;
-  /** The agent's answer, when it exited 0 and its output was that CLI's format. */
   answer: AgentAnswer | null;
-  /** Why there is no answer, in the CLI's own words where it gave some. */
   failure: string | null;
   failureKind: AgentFailureKind | null;
   /** A `failed` leaf whose vendor ran dry (quota, rate limit, overload), as its plugin reads the output; else null. */
   dry: AgentDry | null;
-  /** What the CLI reported about tokens and cost, as the leaf's `usage` event records it; null without the event. */
   usage: AgentUsage | null;
 }
 
-// What a leaf ended by the retry watch says of a vendor that ran dry, before the CLI's words.
 const DRY_WORDS: Record<AgentDry['kind'], string> = {
   quota: 'its quota is spent',
   'rate-limit': 'rate-limited',
   overload: 'its service is overloaded',
 };
 
-/** A CLI that has retried an unreachable service this long, with at least three attempts, is ended. */
 export const DEFAULT_RETRY_LIMIT_MS = 30_000;
 const PREFLIGHT_TIMEOUT_MS = 20_000;
 
@@ -72,7 +63,6 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
     return refusedLeaf(name, error.exitCode, 'failed', `${agent.name} cannot take this prompt: ${error.message}`);
   }
   if (leaf.preflight !== false) {
-    // In the leaf's own sandbox: the check reaches what the leaf will, and no more.
     const ready = await checkAgentReady(agent, leaf.options, leaf.env, undefined, leaf.sandbox ?? null);
     if (!ready.ready) return refusedLeaf(name, ready.code, ready.failureKind, ready.failure);
   }
@@ -80,7 +70,6 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   try {
     supervised = await superviseLeaf(leaf, name, invocation);
   } catch (error) {
-    // Refused before the leaf could start: a live supervisor holds NAME (its files left alone), or a bad state folder.
     if (!(error instanceof LeapError)) throw error;
     return refusedLeaf(name, error.exitCode, 'failed', `${agent.name} could not be supervised: ${error.message}`);
   }
@@ -99,7 +88,6 @@ function refusedLeaf(name: string, code: number, failureKind: AgentFailureKind, 
   return { name, code, status, stdout: '', stderr: '', answer: null, failure, failureKind, dry: null, usage: null };
 }
 
-// NAME.pid is the supervisor's lock; once held, it replaces NAME.exit and empties NAME.out and .err, as `>` would.
 async function superviseLeaf(leaf: AgentLeafOptions, name: string, invocation: AgentInvocation) {
   const { sandbox: box, stateDir } = leaf;
   const sandbox = box == null ? null : { ...box, env: { ...box.env, ...definedOnly(invocation.env) } };
@@ -137,7 +125,6 @@ function retryFailure(agent: string, ended: NonNullable<RetryWatch['ended']>, dr
 function readEnd(agent: AgentPlugin, invocation: AgentInvocation, { run, ended, stdout, stderr }: LeafRun): LeafEnd {
   const end = (failureKind: AgentFailureKind, failure: string, dry: AgentDry | null) =>
     ({ answer: null, failure, failureKind, dry }) satisfies LeafEnd;
-  // A vendor that ran dry is named as such, in the plugin's reading of the CLI: the caller gives the leaf to another.
   const dry = () => agent.ranDry?.(stdout, stderr) ?? null;
   const dried = ended === null ? null : dry();
   if (ended !== null) return end('failed', retryFailure(agent.name, ended, dried), dried);
@@ -155,9 +142,8 @@ function readEnd(agent: AgentPlugin, invocation: AgentInvocation, { run, ended, 
     const kind = code === 126 || code === 127 ? 'missing' : 'failed';
     return failed(kind, `could not start: ${invocation.command} ${why} (${status}, code ${code})`);
   }
-  if (status !== 'exited') {
+  if (status !== 'exited')
     return failed('killed', `was stopped by its supervisor (${status})${said('; the CLI said last: ')}`);
-  }
   if (code !== 0) return failed('failed', `exited with code ${code} (${status})${said(': ')}`);
   const broken = agent.brokenRun?.(stdout, stderr, invocation) ?? null;
   if (broken !== null) return failed('failed', `exited 0 but could not do its work: ${broken}`);
@@ -185,8 +171,7 @@ export async function checkAgentReady(
   timeoutMs = PREFLIGHT_TIMEOUT_MS,
   sandbox: SandboxSpec | null = null,
 ): Promise<AgentReadiness> {
-  // Asked as its leaf will run: in the sandbox, the CLI's own is off (AgentOptions.sandboxed), as buildInvocation
-  // has it.
+  // Asked as its leaf will run: in the sandbox, the CLI's own is off (AgentOptions.sandboxed).
   const check = agent.preflight?.(sandbox === null ? options : { ...options, sandboxed: true }) ?? null;
   if (check === null) return { ready: true };
   const merged = definedOnly({ ...env, ...check.env });
@@ -208,9 +193,8 @@ export async function checkAgentReady(
   const words =
     agent.explainFailure?.(ran.stdout, ran.stderr) ?? lastWords(ran.stderr, 500) ?? lastWords(ran.stdout, 500);
   // A check run through a launcher (codex's reads its config with node) says 127 or 126 when the CLI is not there.
-  if (ran.code === 127 || ran.code === 126) {
+  if (ran.code === 127 || ran.code === 126)
     return notReady(ran.code, 'missing', `could not start: ${words ?? unstarted(ran.code)}`);
-  }
   const how = ran.code === null ? `did not answer within ${timeoutMs / 1000} s` : `exited with code ${ran.code}`;
   return notReady(ran.code ?? 2, 'failed', `is not ready: \`${shown}\` ${how}${words === null ? '' : `: ${words}`}`);
 }

@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, existsSync, fstatSync, mkdtempSync, openSync, 
 import { writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LeapError, appendEvent, createEvent, ensureStateDir, envIssue, formatSeconds } from '@leap/core';
+import { LeapError, appendEvent, createEvent, ensureStateDir, envIssue, formatSeconds, orElse } from '@leap/core';
 import { processIdentity, readDurationVar, readEventContext, readTail, readTimeLimit } from '@leap/core';
 import { runGitSync, statePaths, writeFd } from '@leap/core';
 import { DEFAULT_KILL_AFTER_MS, armLifeline, formatPidRecord, newRunId, prepareSandbox } from '@leap/supervise';
@@ -17,11 +17,9 @@ import { lastWords } from './test-report.js';
 export type SuiteOptions = Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> &
   Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & {
     phase?: Phase | 'baseline';
-    /** Why ground truth runs it beyond its own check (CONTRACT section 9): written into the suite event. */
     purpose?: 'canary' | 'rerun';
   };
 
-/** Which limit ended a suite: the run's time limit (VERI_TIMEOUT) or its idle limit (VERI_IDLE_TIMEOUT). */
 export type SuiteLimit = 'timeout' | 'idle';
 
 /** A suite run that a limit ended (its whole process tree is gone): the command, the limit, its last output line. */
@@ -31,7 +29,6 @@ export class SuiteLimitError extends LeapError {
     readonly limit: SuiteLimit,
     readonly limitMs: number,
     readonly source: string,
-    /** The last non-empty line the suite printed (colours taken out), or null when it printed none we could read. */
     readonly lastLine: string | null,
   ) {
     const what =
@@ -43,7 +40,6 @@ export class SuiteLimitError extends LeapError {
   }
 }
 
-/** A suite run's limits, read from its environment as a leaf's supervisor reads them (CONTRACT section 4). */
 function suiteLimits(env: NodeJS.ProcessEnv, stateDir: string | undefined) {
   const time = readTimeLimit(stateDir ?? null, envIssue(env), env);
   return {
@@ -76,15 +72,8 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
     const spec = suiteSandbox(cwd, options.stateDir, options.sandbox?.testNetwork === true);
     if (bwrap !== null) sandbox = prepareSandbox(spec, 'bash', args, env, bwrap);
     const run = sandbox ?? { command: 'bash', args, env };
-    ended = await followSuite({
-      ...run,
-      cwd,
-      out,
-      limits,
-      marker,
-      sandboxed: sandbox !== null,
-      stateDir: options.stateDir,
-    });
+    const sandboxed = sandbox !== null;
+    ended = await followSuite({ ...run, cwd, out, limits, marker, sandboxed, stateDir: options.stateDir });
   } finally {
     sandbox?.cleanup();
     if (out !== 2) closeSync(out);
@@ -92,13 +81,8 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   const { code, limit } = ended;
   if (options.stateDir !== undefined) {
     const context = readEventContext(options.stateDir, options.env);
-    const fields = {
-      tree,
-      command: options.testCmd,
-      code,
-      duration_ms: Date.now() - started,
-      phase: options.phase ?? null,
-    };
+    const phase = options.phase ?? null;
+    const fields = { tree, command: options.testCmd, code, duration_ms: Date.now() - started, phase };
     const purpose = options.purpose === undefined ? {} : { purpose: options.purpose };
     const event = createEvent('suite', { ...fields, ...purpose, ...(limit === null ? {} : { limit }) }, context);
     appendEvent(statePaths(options.stateDir).events, event);
@@ -110,23 +94,19 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   throw new SuiteLimitError(options.testCmd, limit, ms, source, lastLine);
 }
 
-interface Follow {
-  command: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
+type Follow = Pick<PreparedSandbox, 'command' | 'args' | 'env'> & {
   cwd: string;
   out: number;
-  limits: ReturnType<typeof suiteLimits>;
   marker: string;
+  limits: ReturnType<typeof suiteLimits>;
   sandboxed: boolean;
   stateDir: string | undefined;
-}
+};
 
 // A pid file names us the suite's supervisor: if we die, the lifeline ends it as a leaf's (leap-stop orphans).
 async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit | null }> {
   const me = processIdentity();
   const run = f.marker.slice('LEAP_LEAF_'.length);
-  // The state folder may not exist yet (a first check in a fresh repository): made as every writer of it makes it.
   const pidFile = f.stateDir === undefined ? null : join(ensureStateDir(f.stateDir), `suite-${run}.pid`);
   const record = (leaf?: number) => {
     const pidRecord = { pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run, leaf };
@@ -144,19 +124,11 @@ async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit
     }
     if (spawned.kind === 'failed') return { code: spawned.code, limit: null };
     record(spawned.pid);
-    const { limits } = f;
-    const running = runLeaf({
-      child: spawned.child,
-      pid: spawned.pid,
-      notBefore: Number(me?.starttime ?? 0),
-      marker: f.marker,
-      stopFile: null,
-      timeoutMs: limits.timeoutMs,
-      killAfterMs: limits.killAfterMs,
-      idleMs: limits.idleMs,
-      sandboxed: f.sandboxed,
-    });
-    const outcome = await running.outcome;
+    const { timeoutMs, killAfterMs, idleMs } = f.limits;
+    const { child, pid } = spawned;
+    const notBefore = Number(me?.starttime ?? 0);
+    const leaf = { child, pid, notBefore, marker: f.marker, stopFile: null, timeoutMs, killAfterMs, idleMs };
+    const outcome = await runLeaf({ ...leaf, sandboxed: f.sandboxed }).outcome;
     const code =
       outcome.leafCode ?? 128 + (outcome.signal === null ? 0 : constants.signals[outcome.signal as NodeJS.Signals]);
     return { code, limit: outcome.reason === 'timeout' ? 'timeout' : outcome.reason === 'stuck' ? 'idle' : null };
@@ -168,12 +140,8 @@ async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit
 
 // The size of `fd` when it is a regular file (where the suite's output starts), else null: a pipe cannot be read back.
 function fileSize(fd: number): number | null {
-  try {
-    const stat = fstatSync(fd);
-    return stat.isFile() ? stat.size : null;
-  } catch {
-    return null;
-  }
+  const stat = orElse(() => fstatSync(fd), null);
+  return stat?.isFile() ? stat.size : null;
 }
 
 /** Through a copy of the index (its stat data spares hashing), never the repository's own; null: git cannot say. */

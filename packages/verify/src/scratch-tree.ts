@@ -1,13 +1,12 @@
-// A commit's throw-away tree: a hand-made repository borrowing objects via alternates (not five locked worktree calls).
+// A commit's throw-away tree: a hand-made repository borrowing objects via alternates.
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { DEFAULT_LINK_READ_ONLY, hostView, ignoredEntries, layerEntries, type SandboxSpec } from '@leap/supervise';
-import { gitStdout } from './git.js';
+import { gitOrNull, gitStdout } from './git.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-/** The tree with nothing in it: what a root commit's files are set aside to. */
-const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'; // where a root commit's files are set aside to
 
 /** Removed whatever the end (a signal re-raised after); `setAside` as in the parent; `tree`: other files, same HEAD. */
 export async function withScratchTree<T>(
@@ -51,28 +50,17 @@ function setAsideFiles(repo: string, dir: string, commit: string, paths: readonl
   try {
     checkout(`${commit}^`);
   } catch (error) {
-    // A root commit has no parent: every file is new, so each one goes.
-    try {
-      gitStdout(repo, ['rev-parse', '--verify', '-q', `${commit}^`]);
-    } catch {
-      checkout(EMPTY_TREE);
-      return;
-    }
-    throw error;
+    if (gitOrNull(repo, ['rev-parse', '--verify', '-q', `${commit}^`]) !== null) throw error;
+    checkout(EMPTY_TREE);
   }
 }
 
 // The smallest repository git accepts; one rev-parse, none for a full sha in a plain `.git`. The user's is only read.
 function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir: string; objects: string } {
   const own = /^[0-9a-f]{40}$/.test(commit) ? ownGitDir(repo) : null;
-  const [common, sha] =
-    own !== null
-      ? [own, commit]
-      : gitStdout(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`])
-          .trim()
-          .split('\n');
+  const ask = ['rev-parse', '--path-format=absolute', '--git-common-dir', `${commit}^{commit}`];
+  const [common, sha] = own !== null ? [own, commit] : gitStdout(repo, ask).trim().split('\n');
   const gitDir = join(dir, '.git');
-  // No refs/heads, refs/tags or info: git makes them when written, and each folder costs 0.1 to 0.6 ms.
   mkdirSync(join(gitDir, 'objects', 'info'), { recursive: true });
   mkdirSync(join(gitDir, 'refs'));
   writeFileSync(join(gitDir, 'HEAD'), `${sha}\n`);
@@ -93,42 +81,20 @@ function ownGitDir(repo: string): string | null {
 }
 
 /** Never linked, keyed on paths or mtimes: the user's next build would reuse the copy's (cargo's `target/`). */
-const UNSHARED_BUILD_CACHES: readonly string[] = [
-  'target',
-  'build',
-  '_build',
-  'obj',
-  'dist-newstyle',
-  '.build',
-  '.gradle',
-  '.stack-work',
-  '.zig-cache',
-  'zig-cache',
-  '__pycache__',
-  '.pytest_cache',
-  '.mypy_cache',
-  '.ruff_cache',
-  '.next',
-  '.nuxt',
-  '.turbo',
-  '.parcel-cache',
-  '.nx',
-  'CMakeFiles',
-  'coverage',
-  '.nyc_output',
-];
+const UNSHARED_BUILD_CACHES: readonly string[] = (
+  'target build _build obj dist-newstyle .build .gradle .stack-work .zig-cache zig-cache __pycache__ .pytest_cache ' +
+  '.mypy_cache .ruff_cache .next .nuxt .turbo .parcel-cache .nx CMakeFiles coverage .nyc_output'
+).split(' ');
 
 function isUnsharedCache(name: string): boolean {
   return UNSHARED_BUILD_CACHES.includes(name) || name.endsWith('.tsbuildinfo') || name.startsWith('cmake-build-');
 }
 
-/** The scratch trees alive, and what of the user's a suite run in each reads. */
 const scratches = new Map<string, ScratchReads>();
 
 /** The user's places a scratch tree's links and objects lead to, and its dependency folders' layers over theirs. */
 export type ScratchReads = Required<Pick<SandboxSpec, 'read' | 'layers'>>;
 
-/** The sandbox binds these, since /tmp is private inside; undefined when `dir` is no scratch tree. */
 export function scratchReads(dir: string): ScratchReads | undefined {
   return scratches.get(dir);
 }
@@ -169,7 +135,6 @@ function linkEntries(target: string, dir: string): void {
   }
 }
 
-/** The top-level name of `path` inside `repo`, or null when it lies outside (for `skip`). */
 export function topLevelName(repo: string, path: string): string | null {
   const rel = relative(repo, path);
   if (rel === '' || rel.startsWith('..') || rel.startsWith('/')) return null;

@@ -33,7 +33,6 @@ export function allCriteria(body: string, source: string): string {
 export interface StepSpecOptions {
   tracker: TrackerPlugin;
   issue: number | null;
-  /** K of the step's `<!-- criterion: K -->`, or null. */
   criterion: number | null;
   specFile?: string;
 }

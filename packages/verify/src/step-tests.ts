@@ -6,11 +6,9 @@ import { findRedVerdict } from './red-verdict.js';
 import { matchGlobs, testFilePredicate } from './test-files.js';
 
 export interface StepTests {
-  /** Paths relative to the repository root. */
   files: string[];
   /** `tests-option`: --tests; `red-commit`: changed by HEAD; `red-verdict`: the red verdict's; `conventions`: all. */
   source: 'tests-option' | 'red-commit' | 'red-verdict' | 'conventions';
-  /** The red commit, when known (red: HEAD; green and refactor: from the red verdict). */
   redCommit: string | null;
 }
 
@@ -21,7 +19,6 @@ export interface StepTestsOptions {
   issue: number | null;
   eventsFile: string;
   globs?: readonly string[];
-  /** Globs of test files beside the conventions (a conductor's `--tests`): red takes what HEAD changed of them too. */
   testFiles?: readonly string[];
 }
 
@@ -46,7 +43,6 @@ export function findStepTests(options: StepTestsOptions): StepTests {
   return { files: listFiles(repo).filter(isTest), source: 'conventions', redCommit: red?.commit ?? null };
 }
 
-/** Every file of the work tree that git tracks or would track (untracked, not ignored). */
 export function listFiles(repo: string): string[] {
   return [...new Set(splitNul(gitStdout(repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])))];
 }

@@ -4,82 +4,48 @@ import { UsageError, showValue } from '@leap/core';
 import type picomatchType from 'picomatch';
 import { TEST_FILE_CONVENTIONS_SOURCE } from './test-file-conventions.generated.js';
 
-/** One row of the conventions table (the verify README prints the same rows). */
-export interface TestFileConvention {
-  readonly language: string;
-  readonly runners: string;
-  readonly globs: readonly string[];
-}
-
 const JS = '{js,mjs,cjs,jsx,ts,mts,cts,tsx}';
 const JVM = '{java,kt,kts,groovy,scala}';
 const C = '{c,cc,cpp,cxx}';
 
-/** The test-file conventions of the major test runners of each common language, as globs over repository paths. */
-export const TEST_FILE_CONVENTIONS: readonly TestFileConvention[] = [
-  {
-    language: 'any',
-    runners: 'test folders: Mocha, Maven and Gradle (`src/test/`), Cargo, pytest, ExUnit, Dart, testthat; Jest',
-    globs: ['**/test/**/*', '**/tests/**/*', '**/__tests__/**/*'],
-  },
-  {
-    language: 'any',
-    runners: 'Jest, Vitest, Jasmine, Angular, Go, Elixir, Dart, Clojure, Minitest',
-    globs: ['**/*.test.*', '**/*.spec.*', '**/*_test.*'],
-  },
-  {
-    language: 'JavaScript, TypeScript',
-    runners: "Node's `node --test`",
-    globs: [`**/*-test.${JS}`, `**/test-*.${JS}`, `**/test.${JS}`],
-  },
-  {
-    language: 'Python',
-    runners: 'pytest, unittest, Django',
-    globs: ['**/test_*.py', '**/*_test.py', '**/tests.py', '**/conftest.py'],
-  },
-  {
-    language: 'Ruby, Lua',
-    runners: 'RSpec, Minitest, busted',
-    globs: ['**/*_spec.*', '**/spec/**/*.rb', '**/test_*.rb'],
-  },
-  {
-    language: 'Java, Kotlin, Groovy, Scala',
-    runners: 'JUnit (Maven Surefire and Gradle defaults), Spock, Kotest, ScalaTest',
-    globs: [
-      `**/Test*.${JVM}`,
-      `**/*Test.${JVM}`,
-      `**/*Tests.${JVM}`,
-      `**/*TestCase.${JVM}`,
-      `**/*Spec.${JVM}`,
-      '**/*Suite.scala',
-    ],
-  },
-  { language: 'PHP', runners: 'PHPUnit, Pest', globs: ['**/*Test.php', '**/*.phpt'] },
-  {
-    language: 'C#, F#, Visual Basic',
-    runners: 'xUnit, NUnit, MSTest',
-    globs: ['**/*Tests.{cs,fs,vb}', '**/*Test.{cs,fs,vb}', '**/*.Tests/**/*', '**/*.UnitTests/**/*'],
-  },
-  {
-    language: 'Swift, Objective-C',
-    runners: 'XCTest, Swift Testing',
-    globs: ['**/*Tests.{swift,m}', '**/Tests/**/*.swift'],
-  },
-  { language: 'C, C++', runners: 'GoogleTest, Catch2, CTest', globs: [`**/*_unittest.${C}`, `**/test_*.${C}`] },
-  { language: 'Erlang', runners: 'EUnit, Common Test', globs: ['**/*_tests.erl', '**/*_SUITE.erl'] },
-  { language: 'Haskell', runners: 'Hspec', globs: ['**/*Spec.hs'] },
-  { language: 'Shell, Perl', runners: 'Bats, prove', globs: ['**/*.bats', '**/*.t'] },
+const row = (language: string, runners: string, globs: string) => ({ language, runners, globs: globs.split(' ') });
+
+export const TEST_FILE_CONVENTIONS: readonly ReturnType<typeof row>[] = [
+  row(
+    'any',
+    'test folders: Mocha, Maven and Gradle (`src/test/`), Cargo, pytest, ExUnit, Dart, testthat; Jest',
+    '**/test/**/* **/tests/**/* **/__tests__/**/*',
+  ),
+  row(
+    'any',
+    'Jest, Vitest, Jasmine, Angular, Go, Elixir, Dart, Clojure, Minitest',
+    '**/*.test.* **/*.spec.* **/*_test.*',
+  ),
+  row('JavaScript, TypeScript', "Node's `node --test`", `**/*-test.${JS} **/test-*.${JS} **/test.${JS}`),
+  row('Python', 'pytest, unittest, Django', '**/test_*.py **/*_test.py **/tests.py **/conftest.py'),
+  row('Ruby, Lua', 'RSpec, Minitest, busted', '**/*_spec.* **/spec/**/*.rb **/test_*.rb'),
+  row(
+    'Java, Kotlin, Groovy, Scala',
+    'JUnit (Maven Surefire and Gradle defaults), Spock, Kotest, ScalaTest',
+    `**/Test*.${JVM} **/*Test.${JVM} **/*Tests.${JVM} **/*TestCase.${JVM} **/*Spec.${JVM} **/*Suite.scala`,
+  ),
+  row('PHP', 'PHPUnit, Pest', '**/*Test.php **/*.phpt'),
+  row(
+    'C#, F#, Visual Basic',
+    'xUnit, NUnit, MSTest',
+    '**/*Tests.{cs,fs,vb} **/*Test.{cs,fs,vb} **/*.Tests/**/* **/*.UnitTests/**/*',
+  ),
+  row('Swift, Objective-C', 'XCTest, Swift Testing', '**/*Tests.{swift,m} **/Tests/**/*.swift'),
+  row('C, C++', 'GoogleTest, Catch2, CTest', `**/*_unittest.${C} **/test_*.${C}`),
+  row('Erlang', 'EUnit, Common Test', '**/*_tests.erl **/*_SUITE.erl'),
+  row('Haskell', 'Hspec', '**/*Spec.hs'),
+  row('Shell, Perl', 'Bats, prove', '**/*.bats **/*.t'),
 ];
 
 // dot: `*` reaches dot names; posix: `[!a]` negates; strictBrackets: an unbalanced `[`, `{` or `(` is an error.
 const OPTIONS: picomatchType.PicomatchOptions = { dot: true, posix: true, strictBrackets: true };
 
 let loaded: typeof picomatchType | null = null;
-function picomatch(): typeof picomatchType {
-  loaded ??= createRequire(import.meta.url)('picomatch') as typeof picomatchType;
-  return loaded;
-}
-
 let conventions: RegExp | null = null;
 
 /** A test file by TEST_FILE_CONVENTIONS (`path` relative, with `/`): its committed RegExp spares picomatch (15 ms). */
@@ -88,16 +54,13 @@ export function isTestFile(path: string): boolean {
   return conventions.test(path);
 }
 
-/** The text of test-file-conventions.generated.ts: picomatch's RegExp of every glob of TEST_FILE_CONVENTIONS. */
 export function renderTestFileConventions(): string {
   const source = anyOf(TEST_FILE_CONVENTIONS.flatMap((row) => row.globs)).source;
-  return [
-    '// Generated by `npm run generate -w @leap/verify` from TEST_FILE_CONVENTIONS (test-files.ts): do not edit.',
-    '// picomatch compiled the globs into one RegExp, so isTestFile loads no picomatch at run time.',
-    '// test/test-files.test.ts fails when this file drifts from the conventions.',
-    `export const TEST_FILE_CONVENTIONS_SOURCE = ${JSON.stringify(source)};`,
-    '',
-  ].join('\n');
+  return `// Generated by \`npm run generate -w @leap/verify\` from TEST_FILE_CONVENTIONS (test-files.ts): do not edit.
+// picomatch compiled the globs into one RegExp, so isTestFile loads no picomatch at run time.
+// test/test-files.test.ts fails when this file drifts from the conventions.
+export const TEST_FILE_CONVENTIONS_SOURCE = ${JSON.stringify(source)};
+`;
 }
 
 /** Over relative `/` paths; a glob without a slash matches a file name in any folder; a malformed one: UsageError. */
@@ -105,7 +68,8 @@ export function globToRegExp(glob: string): RegExp {
   const bare = glob.replace(/^(\.\/)+/, '');
   const full = bare.includes('/') ? bare : `**/${bare}`;
   try {
-    return picomatch().makeRe(full, OPTIONS);
+    loaded ??= createRequire(import.meta.url)('picomatch') as typeof picomatchType;
+    return loaded.makeRe(full, OPTIONS);
   } catch (error) {
     throw new UsageError(`Expected a glob, got ${showValue(glob)}: ${(error as Error).message}`, { cause: error });
   }

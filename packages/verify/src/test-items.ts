@@ -25,42 +25,34 @@ const CFG_TEST = /#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/y;
 /** The [start, end) ranges of the `#[cfg(test)]` items of a Rust source, the attribute included. */
 export function rustTestItems(text: string): [number, number][] {
   const found: [number, number][] = [];
-  let i = 0;
-  while (i < text.length) {
-    const skipped = skipTrivia(text, i);
-    if (skipped !== i) {
-      i = skipped;
-      continue;
-    }
+  let end = 0;
+  for (const i of codeAt(text, 0)) {
     CFG_TEST.lastIndex = i;
-    if (text[i] === '#' && CFG_TEST.test(text)) {
-      const end = itemEnd(text, CFG_TEST.lastIndex);
-      found.push([i, end]);
-      i = end;
-      continue;
-    }
-    i++;
+    if (i < end || text[i] !== '#' || !CFG_TEST.test(text)) continue;
+    end = itemEnd(text, CFG_TEST.lastIndex);
+    found.push([i, end]);
   }
   return found;
+}
+
+// Each index from `from` on that is code, not inside a comment or a literal.
+function* codeAt(text: string, from: number): Generator<number> {
+  for (let i = from; i < text.length; ) {
+    const skipped = skipTrivia(text, i);
+    if (skipped === i) yield i++;
+    else i = skipped;
+  }
 }
 
 // The end of the item starting at `from` (after its attribute): the `;` before any `{`, or the `}` closing the first.
 function itemEnd(text: string, from: number): number {
   let depth = 0;
-  let i = from;
-  while (i < text.length) {
-    const skipped = skipTrivia(text, i);
-    if (skipped !== i) {
-      i = skipped;
-      continue;
-    }
-    const c = text[i];
-    if (c === '{' || c === '(' || c === '[') depth++;
-    else if (c === '}' || c === ')' || c === ']') {
-      depth--;
-      if (depth === 0 && c === '}') return i + 1;
+  for (const i of codeAt(text, from)) {
+    const c = text[i] as string;
+    if ('{(['.includes(c)) depth++;
+    else if ('})]'.includes(c)) {
+      if (--depth === 0 && c === '}') return i + 1;
     } else if (c === ';' && depth === 0) return i + 1;
-    i++;
   }
   return text.length;
 }

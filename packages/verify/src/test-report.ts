@@ -7,10 +7,7 @@ import { writeFd } from '@leap/core';
 import { runSuite } from './run-suite.js';
 
 /** Tests that ran (passed, failed) and skipped (skip, todo, pending, ignored, xfail, deselected, filtered out). */
-export interface TestCounts {
-  ran: number;
-  skipped: number;
-}
+export type TestCounts = { ran: number; skipped: number };
 
 // Words of a "3 passed, 1 skipped" list, summed by kind.
 function words(text: string, ran: RegExp, skipped: RegExp): TestCounts {
@@ -31,7 +28,6 @@ function listed(runners: string, line: RegExp, ran: RegExp, skip: RegExp): Summa
   return { runners, line, read: (m) => words(m[1] as string, ran, skip) };
 }
 
-// A line whose first group counts tests that ran, or were skipped.
 function counted(runners: string, line: RegExp, kind: keyof TestCounts): Summary {
   return { runners, line, read: (m) => ({ ran: 0, skipped: 0, [kind]: n(m, 1) }) };
 }
@@ -89,7 +85,6 @@ export function readCounts(output: string): TestCounts | null {
   return tallies.reduce((a, b) => ({ ran: a.ran + b.ran, skipped: a.skipped + b.skipped }));
 }
 
-// A failed test's line in each runner (TAP to go test), its name the capture.
 const FAILED = [
   /^\s*not ok \d+ - (.+?)(?: # .*)?$/gm,
   /^\s*✖ (.+?) \([\d.]+m?s\)$/gm,
@@ -120,11 +115,8 @@ export function failedTests(output: string): string[] {
 
 /** The last line of `text` that says something, colours out, at most `max` characters (cut with an ellipsis). */
 export function lastWords(text: string, max: number): string | null {
-  const line = stripVTControlCharacters(text)
-    .split(/[\r\n]+/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .at(-1);
+  const lines = stripVTControlCharacters(text).split(/[\r\n]+/);
+  const line = lines.map((l) => l.trim()).findLast((l) => l !== '');
   if (line === undefined) return null;
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
@@ -132,10 +124,7 @@ export function lastWords(text: string, max: number): string | null {
 // Colours and carriage returns out, so a summary reads the same on a terminal's output as in a log.
 const plain = (output: string) => stripVTControlCharacters(output).replace(/\r\n?/g, '\n');
 
-export interface SuiteRun {
-  code: number;
-  output: string;
-}
+export type SuiteRun = { code: number; output: string };
 
 /** Output to a file of its own (runs made at once never mix), then to `suiteLog` or our stderr. */
 export async function runCaptured(options: Parameters<typeof runSuite>[0], cwd: string): Promise<SuiteRun> {

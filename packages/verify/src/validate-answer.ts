@@ -14,12 +14,9 @@ const VALIDATORS: Record<AnswerSchemaName, Validator> = {
 
 export function loadVerifySchema(fileName: string): Record<string, unknown> {
   // Read once a process (the package's files do not change under it); each caller gets its own object.
-  let text = schemaTexts.get(fileName);
-  if (text === undefined) {
-    packageRoot ??= dirname(createRequire(import.meta.url).resolve('@leap/verify/package.json'));
-    text = readFileSync(join(packageRoot, 'schemas', fileName), 'utf8');
-    schemaTexts.set(fileName, text);
-  }
+  packageRoot ??= dirname(createRequire(import.meta.url).resolve('@leap/verify/package.json'));
+  const text = schemaTexts.get(fileName) ?? readFileSync(join(packageRoot, 'schemas', fileName), 'utf8');
+  schemaTexts.set(fileName, text);
   return JSON.parse(text) as Record<string, unknown>;
 }
 

@@ -2,12 +2,7 @@
 import { UsageError, showValue } from '@leap/core';
 import type { Phase } from './phase.js';
 
-export interface PromptTestFile {
-  /** Relative to the repository root. */
-  path: string;
-  /** Its current content; null when the file is missing from the work tree. */
-  content: string | null;
-}
+export type PromptTestFile = { path: string; content: string | null };
 
 export interface VerifyPromptInput {
   phase: Phase;
@@ -15,7 +10,6 @@ export interface VerifyPromptInput {
   spec: string;
   tests: readonly PromptTestFile[];
   repoPath: string;
-  /** Refactor only: the commit the refactor started from, as a hexadecimal sha. */
   baseCommit?: string | null;
   /** Refactor only: `git diff BASE`, as a read-only verifier has no shell; bounded (`cut` says so). */
   baseDiff?: { text: string; cut: { shown: number; total: number } | null } | null;
@@ -26,28 +20,21 @@ export interface VerifyPromptInput {
 const SHA = /^[0-9a-f]{7,64}$/;
 
 const TASKS: Record<Phase, string> = {
-  red: [
-    'A developer added the failing test(s) below for this step. The toolchain already ran the test',
-    'command: the suite fails with these tests and passes again without them.',
-    'PASS when the tests express the behaviour spec of this step, fail because that behaviour is',
-    'missing, and will pass once it exists. REJECT when they test something else, assert behaviour the',
-    'spec does not ask for, are trivial, or could pass without the behaviour.',
-  ].join('\n'),
-  green: [
-    'A developer implemented this step. The toolchain already ran the test command: the suite passes.',
-    'Read the implementation in the repository. PASS when the code implements the behaviour spec in',
-    'general. REJECT when it special-cases the tests, hard-codes expected values, or weakens, skips or',
-    'deletes tests.',
-  ].join('\n'),
-  refactor: [
-    'A developer refactored the code after this step. The toolchain already ran the test command: the',
-    'suite passes, and no test file changed since the base commit. Compare the repository with the base',
-    'commit (`git diff BASE`, below). PASS when the behaviour is unchanged and the code is at least as clear.',
-    'REJECT when behaviour changed or untested behaviour was added.',
-  ].join('\n'),
+  red: `A developer added the failing test(s) below for this step. The toolchain already ran the test
+command: the suite fails with these tests and passes again without them.
+PASS when the tests express the behaviour spec of this step, fail because that behaviour is
+missing, and will pass once it exists. REJECT when they test something else, assert behaviour the
+spec does not ask for, are trivial, or could pass without the behaviour.`,
+  green: `A developer implemented this step. The toolchain already ran the test command: the suite passes.
+Read the implementation in the repository. PASS when the code implements the behaviour spec in
+general. REJECT when it special-cases the tests, hard-codes expected values, or weakens, skips or
+deletes tests.`,
+  refactor: `A developer refactored the code after this step. The toolchain already ran the test command: the
+suite passes, and no test file changed since the base commit. Compare the repository with the base
+commit (\`git diff BASE\`, below). PASS when the behaviour is unchanged and the code is at least as clear.
+REJECT when behaviour changed or untested behaviour was added.`,
 };
 
-/** The answer the verifier must give, stated once for the prompt and the schema. */
 export const VERDICT_ANSWER_FORMAT = '{"verdict": "PASS" | "REJECT" | "BLOCKED", "reason": "<one or two sentences>"}';
 
 /** The honest way out, offered in one sentence (CONTRACT section 9): the run stops the step and asks the user. */
@@ -71,39 +58,34 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
     `Repository: ${input.repoPath}`,
   ];
   if (base !== null) header.push(`Base commit: ${base}`);
-  const redDiff = input.phase === 'red' ? (input.redDiff ?? null) : null;
-  if (redDiff !== null && !SHA.test(redDiff.commit))
-    throw new UsageError(`Expected the red commit as a hexadecimal sha, got ${showValue(redDiff.commit)}`);
+  const red = input.phase === 'red' ? (input.redDiff ?? null) : null;
+  if (red !== null && !SHA.test(red.commit))
+    throw new UsageError(`Expected the red commit as a hexadecimal sha, got ${showValue(red.commit)}`);
+  const paths = input.tests.map((file) => `- ${file.path}`).join('\n');
+  const whole = (f: PromptTestFile) => (f.content === null ? '(missing from the work tree)' : fenced(f.content));
   const tests =
     input.tests.length === 0
       ? ['(no test file)']
-      : redDiff !== null
-        ? [
-            `The red commit ${redDiff.commit} changed these test files (read them whole in the repository):\n` +
-              input.tests.map((file) => `- ${file.path}`).join('\n'),
-            `### What the red commit changed in them (\`git show ${redDiff.commit} -- FILES\`)\n` +
-              diffSection(redDiff),
-          ]
-        : input.tests.map((file) =>
-            file.content === null
-              ? `### ${file.path}\n(missing from the work tree)`
-              : `### ${file.path}\n${fenced(file.content)}`,
-          );
+      : red === null
+        ? input.tests.map((f) => `### ${f.path}\n${whole(f)}`)
+        : [
+            `The red commit ${red.commit} changed these test files (read them whole in the repository):\n${paths}`,
+            `### What the red commit changed in them (\`git show ${red.commit} -- FILES\`)\n${diffSection(red)}`,
+          ];
   const changes =
     base === null
       ? []
       : [`## Changes since the base commit (\`git diff ${base}\`)\n${diffSection(input.baseDiff ?? null)}`];
-  return (
-    [
-      header.join('\n'),
-      `## Your task\n${TASKS[input.phase].replace('`git diff BASE`', base === null ? '' : `\`git diff ${base}\``)}`,
-      `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
-      `## Tests of this step\n${tests.join('\n\n')}`,
-      ...changes,
-      '## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n' +
-        `${VERDICT_ANSWER_FORMAT}\n${BLOCKED_SENTENCE}`,
-    ].join('\n\n') + '\n'
-  );
+  const sections = [
+    header.join('\n'),
+    `## Your task\n${TASKS[input.phase].replace('`git diff BASE`', base === null ? '' : `\`git diff ${base}\``)}`,
+    `## Behaviour spec (from the issue)\n${fenced(input.spec)}`,
+    `## Tests of this step\n${tests.join('\n\n')}`,
+    ...changes,
+    '## Answer\nAnswer with exactly one JSON object and nothing else, no code fence:\n' +
+      `${VERDICT_ANSWER_FORMAT}\n${BLOCKED_SENTENCE}`,
+  ];
+  return `${sections.join('\n\n')}\n`;
 }
 
 function diffSection(diff: VerifyPromptInput['baseDiff']): string {

@@ -1,16 +1,14 @@
 // leap-verify: ground truth first, then the blind verifier agent; a verdict event either way.
-import type { EventContext } from '@leap/core';
-import { LeapError, UsageError, appendEvent, createEvent, findExecutable, readRunContext } from '@leap/core';
-import { resolveStateDir, statePaths } from '@leap/core';
+import { type EventContext, LeapError, UsageError, appendEvent, createEvent, findExecutable } from '@leap/core';
+import { readRunContext, resolveStateDir, statePaths } from '@leap/core';
 import { loadAgentRegistry, resolveAgent } from './agents.js';
 import { parseWholeJson } from './answer-json.js';
-import { gatherVerifyInput } from './gather-verify-input.js';
-import { gitStdout } from './git.js';
+import { gatherVerifyInput, type GatherOptions } from './gather-verify-input.js';
+import { gitOrNull } from './git.js';
 import { UNNAMED, flakyReason, knownFlaky, namedFailures, recordFlaky, rerunStep } from './flaky.js';
 import { checkGroundTruth, type GroundTruth, type GroundTruthOptions } from './ground-truth.js';
 import type { SuiteRun } from './test-report.js';
-import { checkPhase } from './phase.js';
-import type { Phase } from './phase.js';
+import { checkPhase, type Phase } from './phase.js';
 import { runAgentLeaf, type AgentFailureKind, type AgentLeafResult } from './run-agent-leaf.js';
 import { SuiteLimitError } from './run-suite.js';
 import { answerProblem, loadVerifySchema } from './validate-answer.js';
@@ -19,20 +17,14 @@ import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from
 import type { VerifyPromptOptions } from './verify-prompt-command.js';
 
 export interface VerifyOptions extends VerifyPromptOptions {
-  /** `--agent NAME`; else VERI_VERIFY_AGENT; else `claude`. */
   agent?: string;
   agentsFile?: string;
-  /** Append the test command's output to this file instead of writing it on stderr. */
   suiteLog?: string;
-  /** HEAD as the caller just read it, not asked again; a refactor `base` equal to it needs no check. */
   head?: string;
-  /** Default true; a caller that ran `checkAgentReady` once (a conductor's preflight) skips it per verification. */
   preflight?: boolean;
-  /** checkGroundTruth's `passedTrees`: red does not run one again. */
   passedTrees?: readonly string[];
   /** The verifier reads a throwaway copy, suites write the tree (CONTRACT section 13); no sandbox possible: exit 2. */
   sandbox?: SandboxSetting;
-  /** The suite runs' network (a project's `testNetwork`); default off, loopback always works. */
   testNetwork?: boolean;
 }
 
@@ -42,14 +34,12 @@ export interface VerifyResult {
   /** BLOCKED: the verifier says the step cannot be done as written; flaky: a test passed once and failed once. */
   verdict: 'PASS' | 'REJECT' | 'ERROR' | 'BLOCKED' | 'flaky';
   reason: string;
-  /** flaky: the tests that passed once and failed once, each in a `verdict` event of its own. */
   flaky?: string[];
   phase: Phase;
   decidedBy: 'input' | 'ground-truth' | 'agent';
   commit?: string;
   tests?: string[];
   agent?: string;
-  /** An agent's ERROR: tells a missing or failing CLI from a killed leaf. */
   failureKind?: AgentFailureKind;
   /** When the agent decided: its leaf's end and cost for the caller; not printed by `leap-verify --json`. */
   leaf?: AgentLeafResult;
@@ -77,7 +67,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   };
   let prepared: Awaited<ReturnType<typeof prepare>>;
   try {
-    prepared = await prepare(options, phase, cwd, env, issue, run.testCmd);
+    prepared = await prepare({ ...options, phase, cwd, env, issue }, run.testCmd);
   } catch (error) {
     if (error instanceof LeapError)
       record({ code: 2, verdict: 'ERROR', reason: error.message, phase, decidedBy: 'input' });
@@ -85,7 +75,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   }
   const { gathered, agent, testCmd, sandbox } = prepared;
   const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
-  const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? headCommit(gathered.repo));
+  const head = () => gitOrNull(gathered.repo, ['rev-parse', 'HEAD'])?.trim() ?? null;
+  const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? head());
   if (commit !== null) base.commit = commit;
   const { repo, tests } = gathered;
   const truthOptions: GroundTruthOptions = { ...options, phase, repo, stateDir, testCmd, tests, env, sandbox };
@@ -113,7 +104,6 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
     stateDir,
     env,
     preflight: options.preflight,
-    // A reader: a throwaway copy of the tree without the state folder (the developer's transcript is not there).
     sandbox: sandbox.bwrap === null ? null : agentSandbox(agent, 'reader', gathered.repo, env, stateDir),
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const, leaf };
@@ -124,7 +114,6 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
 
 type AgentJudged = Omit<VerifyResult, 'code' | 'verdict' | 'reason'> & { agent: string; leaf: AgentLeafResult };
 
-/** The verifier's answer as the verdict: an ERROR when there is none, or it is malformed. */
 function agentVerdict(judged: AgentJudged, note?: string): VerifyResult {
   const { leaf } = judged;
   if (leaf.answer === null) {
@@ -140,7 +129,6 @@ function agentVerdict(judged: AgentJudged, note?: string): VerifyResult {
   const problem = json === null ? notOne : answerProblem('verdict.schema.json', json.value, `${judged.agent}'s answer`);
   if (problem !== null) return { ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` };
   const answer = (json as { value: { verdict: 'PASS' | 'REJECT' | 'BLOCKED'; reason: string } }).value;
-  // A language without a canary is said beside the agent's reason, never passed silently.
   const reason = note === undefined ? answer.reason : `${answer.reason} (ground truth: ${note})`;
   return { ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason };
 }
@@ -153,15 +141,11 @@ function flakyOf(run: SuiteRun, known: Set<string>): string[] {
   return names.includes(UNNAMED) && known.has(UNNAMED) ? [] : blamed;
 }
 
-async function prepare(
-  options: VerifyOptions,
-  phase: Phase,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  issue: number | null,
-  testCmd: string | null,
-) {
-  const gathered = await gatherVerifyInput({ ...options, phase, cwd, env, issue });
+type PrepareOptions = GatherOptions & Pick<VerifyOptions, 'agent' | 'agentsFile' | 'sandbox' | 'testNetwork'>;
+
+async function prepare(options: PrepareOptions, testCmd: string | null) {
+  const { env } = options;
+  const gathered = await gatherVerifyInput(options);
   if (testCmd === null || testCmd.trim() === '')
     throw new UsageError('VERI_TEST_CMD is not set: the verifier runs the test command itself for ground truth');
   const name = options.agent ?? (env.VERI_VERIFY_AGENT || undefined) ?? 'claude';
@@ -172,12 +156,4 @@ async function prepare(
     throw new UsageError(`agent ${JSON.stringify(agent.name)} is not installed: ${missing}`);
   const sandbox = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env, options.testNetwork === true);
   return { gathered, agent, testCmd, sandbox };
-}
-
-function headCommit(repo: string): string | null {
-  try {
-    return gitStdout(repo, ['rev-parse', 'HEAD']).trim();
-  } catch {
-    return null;
-  }
 }

@@ -67,20 +67,15 @@ void runCli(
       agentsFile: lastValue(values, 'agents'),
       sandbox: sandboxFlag(lastValue(values, 'sandbox')),
     });
-    if (flags.json === true) {
-      writeFd(1, `${JSON.stringify(result)}\n`);
-    } else {
-      const lines = [`candidate sha256:${result.candidate}`];
-      for (const s of result.seats) {
-        const seat = `${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}`;
-        lines.push(`review ${s.reviewer} (${s.family}): ${seat}: ${s.note}`);
-      }
-      for (const r of result.refused) lines.push(`refused ${r.reviewer} (${r.family}): ${r.reason}`);
-      lines.push(`jury: ${result.value}: ${result.reason}`);
-      writeFd(1, `${lines.join('\n')}\n`);
+    const lines = [`candidate sha256:${result.candidate}`];
+    for (const s of result.seats) {
+      const seat = `${s.verdict} ${s.value}${s.replaced ? ' (re-seated)' : ''}`;
+      lines.push(`review ${s.reviewer} (${s.family}): ${seat}: ${s.note}`);
     }
+    for (const r of result.refused) lines.push(`refused ${r.reviewer} (${r.family}): ${r.reason}`);
+    lines.push(`jury: ${result.value}: ${result.reason}`);
+    writeFd(1, `${flags.json === true ? JSON.stringify(result) : lines.join('\n')}\n`);
     return result.value === 1 ? 0 : result.value === -1 ? 1 : 2;
   },
-  // Every write is synchronous and every child has ended: exit as soon as the code is set.
   { exitWhenDone: true },
 );

@@ -20,6 +20,5 @@ void runCli(
     }
     return runVerdict(args);
   },
-  // Every write is synchronous and every child has ended: exit as soon as the code is set.
   { exitWhenDone: true },
 );

@@ -61,11 +61,9 @@ void runCli(
       agentsFile: lastValue(values, 'agents'),
       sandbox: sandboxFlag(lastValue(values, 'sandbox')),
     });
-    // The leaf's own output is the verifier's transcript, in its files already: the JSON is the verdict.
     const { leaf: _leaf, ...shown } = result;
     writeFd(1, flags.json === true ? `${JSON.stringify(shown)}\n` : `${result.reason}\n`);
     return result.code;
   },
-  // Every write is synchronous and every child has ended: exit as soon as the code is set.
   { exitWhenDone: true },
 );

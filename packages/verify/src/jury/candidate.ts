@@ -4,21 +4,15 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { UsageError, showValue } from '@leap/core';
 
-export interface CandidateFile {
-  /** Relative to the jury's folder, slash-separated. */
-  path: string;
-  bytes: Buffer;
-  kind: 'file' | 'test';
-}
+export type CandidateFile = { path: string; bytes: Buffer; kind: 'file' | 'test' };
 
 /** Read the candidate's files and tests from `cwd`; a path outside it, missing, or named twice is a UsageError. */
 export function readCandidate(cwd: string, files: readonly string[], tests: readonly string[]): CandidateFile[] {
   const seen = new Set<string>();
   const read = (given: string, kind: CandidateFile['kind']): CandidateFile => {
     const path = normalize(given).split(sep).join('/');
-    if (given === '' || isAbsolute(path) || path === '..' || path.startsWith('../')) {
+    if (given === '' || isAbsolute(path) || path === '..' || path.startsWith('../'))
       throw new UsageError(`Expected a candidate file inside ${cwd}, got ${showValue(given)}`);
-    }
     if (seen.has(path)) throw new UsageError(`candidate file ${showValue(path)} is named twice`);
     seen.add(path);
     try {

@@ -1,7 +1,6 @@
 // The blind jury: seat reviewers of other families, give each the same envelope in parallel, count.
-import type { AgentDry, AgentPlugin, EventContext } from '@leap/core';
-import { UsageError, appendEvent, createEvent, findRepoRoot, readRunContext } from '@leap/core';
-import { resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
+import { type AgentDry, type AgentPlugin, type EventContext, UsageError, appendEvent, createEvent } from '@leap/core';
+import { findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, writeFd } from '@leap/core';
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
 import { knownVendor, vendorFamily } from '../family.js';
 import { checkAgentReady, runAgentLeaf, type AgentLeafResult, type AgentReadiness } from '../run-agent-leaf.js';
@@ -20,27 +19,20 @@ export interface JuryOptions extends AuthorAliases {
   /** Families of other builders whose work the candidate holds: refused, and with `redactAuthors` redacted too. */
   otherBuilderFamilies?: readonly string[];
   reviewers: ReadonlyArray<string | AgentPlugin>;
-  /** Seated, in order, in place of reviewers that never answered. */
   alternates?: ReadonlyArray<string | AgentPlugin>;
   intent: string;
   criteria: string;
-  /** Candidate files and their tests, relative to `cwd`. */
   files: readonly string[];
   tests?: readonly string[];
-  /** The lens every juror is seated with (default `defect`). */
   lens?: string;
   /** Redact instead of refusing (a slice's jury, CONTRACT section 7); default false: an EnvelopeLeakError. */
   redactAuthors?: boolean;
-  /** Add the repository's git identity and last author to the aliases (default true). */
   gitAliases?: boolean;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   agentsFile?: string;
-  /** Carried by every `review` event it appends (CONTRACT section 7). */
   eventFields?: { slice?: string; ball?: string };
-  /** KEY in `review-KEY-FAMILY` (CONTRACT section 4); default the candidate hash's first 8 hex digits. */
   leafKey?: string;
-  /** Each juror reads a throwaway copy of the repository (CONTRACT section 13); default LEAP_SANDBOX, else on. */
   sandbox?: SandboxSetting;
   /** Names whose vendor ran dry earlier in the run: passed over before dispatch, as an unready reviewer is. */
   skip?: readonly string[];
@@ -51,13 +43,10 @@ export interface SeatRecord extends SeatVerdict {
   family: string;
   leaf: string;
   status: string;
-  /** Replaced by an alternate after never answering: not counted. */
   replaced: boolean;
-  /** Its vendor ran dry: a `fallover` event names the alternate that took its place, or none. */
   dry?: AgentDry;
 }
 
-/** The jury's result: 1 only on a unanimous pass of at least two seats of other families. */
 export interface JuryResult {
   value: -1 | 0 | 1;
   candidate: string;
@@ -92,7 +81,6 @@ export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   return { value, candidate, reason, seats, refused };
 }
 
-/** What every step of a sitting reads, fixed before anyone sits. */
 type Sitting = Awaited<ReturnType<typeof openSitting>>;
 
 async function openSitting(options: JuryOptions) {
@@ -102,7 +90,6 @@ async function openSitting(options: JuryOptions) {
   const lenses = `expected one of ${Object.keys(LENS_PREAMBLES).join(', ')}`;
   if (LENS_PREAMBLES[lens] === undefined) throw new UsageError(`unknown lens ${showValue(lens)}: ${lenses}`);
   const registry = loadAgentRegistry(options.agentsFile, env);
-  // Before anything is read or started: where no sandbox can be made, the jury refuses (exit 2).
   const { bwrap } = chooseSandbox(options.sandbox ?? sandboxSetting(undefined, env), env);
   const toAgent = (r: string | AgentPlugin) => withVendorFamily(typeof r === 'string' ? resolveAgent(r, registry) : r);
   const reviewers = options.reviewers.map(toAgent);
@@ -124,7 +111,8 @@ async function openSitting(options: JuryOptions) {
   const context: EventContext = { issue: run.issue, step: run.step, skillCommit: run.skillCommit };
   const sandboxOf = (a: AgentPlugin) => (bwrap === null ? null : agentSandbox(a, 'reader', repo, env, stateDir));
   const seat = { options, cwd, env, lens, reviewers, alternates, builderFamily, otherBuilders, stateDir, repo };
-  return { ...seat, sandboxOf, treeBefore, candidate, prompt, context };
+  const leafOptions = { role: 'reviewer' as const, cwd: repo };
+  return { ...seat, leafOptions, sandboxOf, treeBefore, candidate, prompt, context };
 }
 
 function logReview(s: Sitting, fields: Parameters<typeof createEvent<'review'>>[1]): void {
@@ -149,10 +137,9 @@ async function seatJury(s: Sitting) {
   const skip = new Set(s.options.skip ?? []);
   const ranDry = 'its vendor ran dry earlier in this run';
   const dry = { ready: false, code: 1, failureKind: 'failed', failure: ranDry } as const;
-  const options = { role: 'reviewer' as const, cwd: s.repo };
   for (const agent of [...reviewers, ...alternates]) {
     if (skip.has(agent.name)) probe.set(agent, Promise.resolve(dry));
-    if (!probe.has(agent)) probe.set(agent, checkAgentReady(agent, options, s.env, undefined, s.sandboxOf(agent)));
+    probe.set(agent, probe.get(agent) ?? checkAgentReady(agent, s.leafOptions, s.env, undefined, s.sandboxOf(agent)));
   }
   const notReady: RefusedSeat[] = [];
   const ready = async (agents: AgentPlugin[]) => {
@@ -181,10 +168,8 @@ async function seatJury(s: Sitting) {
   return { seated: [...ladder.seated, ...stepUp], refused, spare, unreadyAlternates };
 }
 
-// Every leaf is spawned before any answer is awaited (runAgentLeaf spawns before its first await).
 function seatRound(s: Sitting, agents: AgentPlugin[]): Promise<SeatRecord[]> {
-  const { prompt, stateDir, env } = s;
-  const options = { role: 'reviewer' as const, cwd: s.repo };
+  const { prompt, stateDir, env, leafOptions: options } = s;
   const running = agents.map((agent) => {
     const name = `review-${s.options.leafKey ?? s.candidate.slice(0, 8)}-${agent.family}`;
     return runAgentLeaf({ name, agent, prompt, options, stateDir, env, preflight: false, sandbox: s.sandboxOf(agent) });
@@ -207,15 +192,11 @@ function recordSeat(s: Sitting, agent: AgentPlugin, leafRun: AgentLeafResult): S
 /** Spare alternates take the seats of jurors that never answered, one family a seat; the rest are fall-overs. */
 async function reseatSilent(s: Sitting, seats: readonly SeatRecord[], spare: AgentPlugin[]) {
   const silent = seats.filter((seat) => seat.value === 0);
-  if (silent.length === 0 || spare.length === 0) {
-    for (const seat of silent) if (seat.dry !== undefined) fallover(s, seat, null);
-    return { seats: [], refused: [] };
-  }
+  if (silent.length === 0) return { seats: [], refused: [] };
   const families = [...seats.filter((seat) => seat.value !== 0), ...silent].map((seat) => seat.family);
   const reseat = seatReviewers(s.builderFamily, spare, families, s.otherBuilders);
-  for (const r of reseat.refused) {
+  for (const r of reseat.refused)
     writeFd(2, `leap-jury: refused alternate ${r.reviewer} (${r.family}) before dispatch: ${r.reason}\n`);
-  }
   const chosen = reseat.seated.slice(0, silent.length);
   for (const [i, agent] of chosen.entries()) {
     const seat = silent[i] as SeatRecord;
@@ -228,7 +209,6 @@ async function reseatSilent(s: Sitting, seats: readonly SeatRecord[], spare: Age
   return { seats: await seatRound(s, chosen), refused: reseat.refused };
 }
 
-/** Why the verdicts are void, or null: the candidate or the repository changed while the jury read. */
 async function staleness(s: Sitting, before: TreeFingerprint | null): Promise<string | null> {
   const after = candidateHash(readCandidate(s.cwd, s.options.files, s.options.tests ?? []));
   const treeAfter = before === null ? null : await fingerprintTree(s.repo, s.stateDir, s.env);

@@ -7,21 +7,14 @@ import type { CandidateFile } from './candidate.js';
 export interface AuthorAliases {
   builderName?: string;
   modelIds?: readonly string[];
-  /** Commit author names and emails. */
   authors?: readonly string[];
   /** Ids of the builder's chat or session, whose history must not ride along (a transcript quoting them). */
   sessionIds?: readonly string[];
 }
 
-/** The envelope names its builder: a juror would not be blind. */
 export class EnvelopeLeakError extends LeapError {}
 
-export interface EnvelopeInput {
-  candidate: string;
-  intent: string;
-  criteria: string;
-  files: readonly CandidateFile[];
-}
+export type EnvelopeInput = { candidate: string; intent: string; criteria: string; files: readonly CandidateFile[] };
 
 const AUTHOR_PLACEHOLDER = '[the author]';
 

@@ -4,10 +4,7 @@ import { lastVerdictObject } from '../answer-json.js';
 import type { AgentLeafResult } from '../run-agent-leaf.js';
 import { answerProblem } from '../validate-answer.js';
 
-export interface Finding {
-  severity: string;
-  message: string;
-}
+export type Finding = { severity: string; message: string };
 
 export interface SeatVerdict {
   verdict: 'pass' | 'refuse' | 'none';
@@ -15,7 +12,6 @@ export interface SeatVerdict {
   findings: Finding[];
   reasoning?: string;
   note: string;
-  /** A rejected answer's last RAW_TAIL_CHARS characters, for the record (its review event). */
   rawTail?: string;
 }
 
@@ -26,12 +22,9 @@ export const RAW_TAIL_CHARS = 300;
 export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
   if (leaf.answer === null)
     return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
-  const json = leaf.answer.json;
-  const structured = typeof json === 'object' && json !== null && 'verdict' in json;
-  const object = structured ? json : lastVerdictObject(leaf.answer.text);
+  const { structured, object } = verdictOf(leaf.answer);
   // Never the CLI's stdout, whose tail is its own bookkeeping (usage, cost, session) around the answer.
-  const raw = structured ? JSON.stringify(json) : leaf.answer.text;
-  const tail = rawTail(raw);
+  const tail = rawTail(structured ? JSON.stringify(leaf.answer.json) : leaf.answer.text);
   const reject = (note: string): SeatVerdict => ({ verdict: 'refuse', value: -1, findings: [], note, rawTail: tail });
   if (object === null) return reject('answered garbage: no JSON object with a "verdict"');
   const problem = answerProblem('review.schema.json', object, `${leaf.name}'s answer`);
@@ -56,7 +49,6 @@ function rawTail(text: string): string {
   return /^[\uDC00-\uDFFF]/.test(tail) ? tail.slice(1) : tail;
 }
 
-/** Split "[severity] file:line claim" into its severity and the rest. */
 export function parseFinding(text: string): Finding {
   const [, severity = 'unknown', message = text] = /^\[([a-z]+)\] ([\s\S]*)$/.exec(text) ?? [];
   return { severity, message };
@@ -71,8 +63,11 @@ export function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentL
   } catch {
     return ran;
   }
-  const json = answer.json;
+  return verdictOf(answer).object !== null ? { ...ran, answer, failure: null, failureKind: null, dry: null } : ran;
+}
+
+// The answer's structured JSON when it has a "verdict", else the last such object of its text.
+function verdictOf({ json, text }: AgentAnswer) {
   const structured = typeof json === 'object' && json !== null && 'verdict' in json;
-  const verdict = structured || lastVerdictObject(answer.text) !== null;
-  return verdict ? { ...ran, answer, failure: null, failureKind: null, dry: null } : ran;
+  return { structured, object: structured ? json : lastVerdictObject(text) };
 }

@@ -3,7 +3,6 @@
 /** A routing tier (blind-tribunal 3.2): what kind of reader a lens needs. */
 export type Tier = 'deep_state' | 'fast_structural' | 'operator_safety' | 'generalist';
 
-/** What each tier's juror is told to do, verbatim from the tribunal (3.2). */
 export const TIER_SENTENCES: Readonly<Record<Tier, string>> = {
   deep_state: 'trace every state change across the whole workflow before you judge.',
   fast_structural: 'work fast and literal from the code in front of you.',
@@ -11,58 +10,46 @@ export const TIER_SENTENCES: Readonly<Record<Tier, string>> = {
   generalist: 'precise findings, no invented context.',
 };
 
-/** The eight lenses, one per seat: each lens's tier (3.1) and preamble (3.5). The one table tests read. */
-export const LENSES: Readonly<Record<string, { tier: Tier; preamble: string }>> = {
-  defect: {
-    tier: 'generalist',
-    preamble:
-      'LENS: DEFECT. Blind juror. Check the code for logic flaws, syntax errors, and verify no new defects exist.',
-  },
-  proportion: {
-    tier: 'generalist',
-    preamble:
-      'LENS: PROPORTION. Blind juror. ' +
-      'Evaluate if this solution is over-engineered or appropriately scaled for the intent.',
-  },
-  operator_consequence: {
-    tier: 'operator_safety',
-    preamble:
-      'LENS: OPERATOR CONSEQUENCE. Blind juror. ' +
-      'Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
-  },
-  reversibility: {
-    tier: 'deep_state',
-    preamble:
-      'LENS: REVERSIBILITY. Blind juror. Evaluate if this execution leaves irreversible side effects. ' +
+// The eight lenses, one per seat: each lens's tier (3.1) and what follows `LENS: NAME. Blind juror.` (3.5).
+const SEATS: Readonly<Record<string, [Tier, string]>> = {
+  defect: ['generalist', 'Check the code for logic flaws, syntax errors, and verify no new defects exist.'],
+  proportion: ['generalist', 'Evaluate if this solution is over-engineered or appropriately scaled for the intent.'],
+  operator_consequence: [
+    'operator_safety',
+    'Assess safety, destructive potential, and negative impacts if a human operator executes this code.',
+  ],
+  reversibility: [
+    'deep_state',
+    'Evaluate if this execution leaves irreversible side effects. ' +
       'If it fails mid-execution, can the system cleanly rollback?',
-  },
-  state_continuity: {
-    tier: 'deep_state',
-    preamble:
-      'LENS: STATE CONTINUITY. Blind juror. Verify this slice does not orphan existing variables, ' +
+  ],
+  state_continuity: [
+    'deep_state',
+    'Verify this slice does not orphan existing variables, ' +
       'clobber global state, or drop required context for downstream nodes.',
-  },
-  resource_economy: {
-    tier: 'fast_structural',
-    preamble:
-      'LENS: RESOURCE ECONOMY. Blind juror. ' +
-      'Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.',
-  },
-  boundary_condition: {
-    tier: 'fast_structural',
-    preamble:
-      'LENS: BOUNDARY CONDITION. Blind juror. Assume the inputs to this function are null, empty, unexpected types, ' +
+  ],
+  resource_economy: [
+    'fast_structural',
+    'Check for unoptimized loops, redundant network/API calls, or unnecessary memory bloat.',
+  ],
+  boundary_condition: [
+    'fast_structural',
+    'Assume the inputs to this function are null, empty, unexpected types, ' +
       'or intentionally malformed. Does it fail gracefully?',
-  },
-  telemetry: {
-    tier: 'operator_safety',
-    preamble:
-      'LENS: TELEMETRY. Blind juror. Evaluate the observability of this slice. ' +
+  ],
+  telemetry: [
+    'operator_safety',
+    'Evaluate the observability of this slice. ' +
       'Are there sufficient logs or try/except blocks to easily diagnose a failure?',
-  },
+  ],
 };
 
-/** The lens preambles alone, keyed by lens id (convene-jury checks `--lens` against these keys). */
+const lensLead = (lens: string) => `LENS: ${lens.toUpperCase().replaceAll('_', ' ')}. Blind juror.`;
+
+export const LENSES: Readonly<Record<string, { tier: Tier; preamble: string }>> = Object.fromEntries(
+  Object.entries(SEATS).map(([lens, [tier, text]]) => [lens, { tier, preamble: `${lensLead(lens)} ${text}` }]),
+);
+
 export const LENS_PREAMBLES: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(LENSES).map(([lens, { preamble }]) => [lens, preamble]),
 );

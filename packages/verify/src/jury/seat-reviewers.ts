@@ -1,17 +1,9 @@
 // Seating the jury: reviewers of model families other than the builder's, one seat per family.
 import type { AgentPlugin } from '@leap/core';
 
-/** A reviewer left out before any dispatch, and why. */
-export interface RefusedSeat {
-  reviewer: string;
-  family: string;
-  reason: string;
-}
+export type RefusedSeat = { reviewer: string; family: string; reason: string };
 
-export interface Seating {
-  seated: AgentPlugin[];
-  refused: RefusedSeat[];
-}
+export type Seating = { seated: AgentPlugin[]; refused: RefusedSeat[] };
 
 /** One seat a family: a second is not independent, and leaf names collide; `taken`: seated in an earlier round. */
 export function seatReviewers(

@@ -2,14 +2,14 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { runGit, showValue } from '@leap/core';
+import { runGit, showValue, orElse } from '@leap/core';
 
 /** Keys: git's path bytes as latin1 (one char a byte: names never collide), and HEAD_KEY, which no path can be. */
 export type TreeFingerprint = ReadonlyMap<string, string>;
 
 const HEAD_KEY = '\0HEAD';
 
-/** Fields before the path in `git status --porcelain=v2` entries: ordinary, renamed or copied, unmerged. */
+// Fields before the path in `git status --porcelain=v2` entries: ordinary, renamed or copied, unmerged.
 const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10 };
 
 /** One `git status` taking no lock; not `stateDir`, where the jury's supervisors write; null: git cannot read it. */
@@ -21,13 +21,9 @@ export async function fingerprintTree(repo: string, stateDir: string, env: NodeJ
   return readStatus(repo, ran.bytes.toString('latin1'), excludedPrefix(repo, stateDir));
 }
 
-/** The paths (and `HEAD`, when another commit is checked out) whose fingerprint differs, sorted, for people. */
 export function changedPaths(before: TreeFingerprint, after: TreeFingerprint): string[] {
-  const keys = [...new Set([...before.keys(), ...after.keys()])];
-  return keys
-    .filter((key) => before.get(key) !== after.get(key))
-    .map(displayPath)
-    .sort();
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((key) => before.get(key) !== after.get(key));
+  return changed.map(displayPath).sort();
 }
 
 const LISTED_PATHS = 10;
@@ -43,15 +39,12 @@ export function displayPath(key: string): string {
 
 // As git prints paths (`.tdd/`, latin1), both resolved through symbolic links as git does; null: outside.
 function excludedPrefix(repo: string, stateDir: string): string | null {
-  // A folder not made yet is resolved through its nearest existing parent.
   const real = (path: string): string => {
     const full = resolve(path);
-    try {
-      return realpathSync.native(full);
-    } catch {
-      const parent = dirname(full);
-      return parent === full ? full : join(real(parent), basename(full));
-    }
+    const parent = dirname(full);
+    return (
+      orElse(() => realpathSync.native(full), null) ?? (parent === full ? full : join(real(parent), basename(full)))
+    );
   };
   const rel = relative(real(repo), real(stateDir));
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
@@ -82,14 +75,12 @@ function readStatus(repo: string, output: string, exclude: string | null): TreeF
     if (exclude !== null && (path === exclude.slice(0, -1) || path.startsWith(exclude))) continue;
     // A submodule (its `S` field) or an untracked nested repository (listed whole, `dir/`): what lies under it.
     const nested = path.endsWith('/') || (fields !== undefined && entry.split(' ')[2]?.startsWith('S') === true);
-    print.set(path, `${status}\0${nested ? folderState(repo, path) : fileState(repo, path)}`);
+    print.set(path, `${status}\0${nested ? folderState(repo, path) : statOf(inRepo(repo, path))}`);
   }
   return print;
 }
 
-function fileState(repo: string, latin1Path: string): string {
-  return statOf(Buffer.concat([Buffer.from(`${repo}/`), Buffer.from(latin1Path, 'latin1')]));
-}
+const inRepo = (repo: string, path: string) => Buffer.concat([Buffer.from(`${repo}/`), Buffer.from(path, 'latin1')]);
 
 function statOf(file: Buffer): string {
   try {
@@ -119,7 +110,7 @@ function folderState(repo: string, latin1Path: string): string {
       if ((Number(state.split(':')[1]) & 0o170000) === 0o040000) walk(path);
     }
   };
-  walk(Buffer.concat([Buffer.from(`${repo}/`), Buffer.from(latin1Path.replace(/\/$/, ''), 'latin1')]));
+  walk(inRepo(repo, latin1Path.replace(/\/$/, '')));
   return `tree:${hash.digest('hex')}`;
 }
 
