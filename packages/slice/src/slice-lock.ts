@@ -3,9 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError, readLockHolder, tryLock, type Lock } from '@leap/core';
 
-export function sliceDir(repoRoot: string, sliceId: string): string {
-  return join(repoRoot, '.leap', sliceId);
-}
+export const sliceDir = (repoRoot: string, sliceId: string): string => join(repoRoot, '.leap', sliceId);
 
 export function sliceLockFile(repoRoot: string, sliceId: string): string {
   return join(sliceDir(repoRoot, sliceId), 'engine.lock');
@@ -35,9 +33,5 @@ export function liveEngine(repoRoot: string, sliceId: string): number | null {
   const file = sliceLockFile(repoRoot, sliceId);
   if (readLockHolder(file) === null) return null;
   const probe = tryLock(file);
-  if (probe !== null) {
-    probe.release();
-    return null;
-  }
-  return readLockHolder(file)?.pid ?? null;
+  return probe === null ? (readLockHolder(file)?.pid ?? null) : (probe.release(), null);
 }

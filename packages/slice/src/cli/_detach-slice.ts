@@ -1,14 +1,7 @@
 // `leap slice run --detach`: the run started detached (supervise's detach-run.ts), files in <state>/detached/slice-ID/.
 import { resolve } from 'node:path';
-import {
-  UsageError,
-  findRepoRoot,
-  isProcessAlive,
-  readLockHolder,
-  resolveStateDir,
-  shellWord,
-  type SubcommandIo,
-} from '@leap/core';
+import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, shellWord } from '@leap/core';
+import type { SubcommandIo } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
 import { liveEngine, sliceBusy, sliceLockFile } from '../slice-lock.js';
 import { detachRun } from '@leap/supervise';
@@ -26,21 +19,10 @@ export async function detachSlice(file: string, args: string[], json: boolean, i
     const h = readLockHolder(lockFile);
     return h !== null && isProcessAlive(h) ? h.pid : null;
   };
-  const stateDir = resolveStateDir(io.env, root);
-  const run = await detachRun({
-    stateDir,
-    name: `slice-${slice.id}`,
-    args: ['slice', 'run', ...args],
-    cwd: io.cwd,
-    env: io.env,
-    lockHolder: holder,
-  });
+  const where = { stateDir: resolveStateDir(io.env, root), cwd: io.cwd, env: io.env, lockHolder: holder };
+  const run = await detachRun({ ...where, name: `slice-${slice.id}`, args: ['slice', 'run', ...args] });
   const status = `leap slice status ${shellWord(file)}`;
-  if (!run.started) {
-    io.stdout(run.stdout);
-    io.stderr(run.stderr);
-    return run.code;
-  }
+  if (!run.started) return (io.stdout(run.stdout), io.stderr(run.stderr), run.code);
   const { pid, supervisor, out, err, wait } = run;
   const said =
     `slice ${slice.id}: run started detached, pid ${pid} (supervisor ${supervisor}); ` +

@@ -8,16 +8,19 @@ export function readFileCommand(
   usage: string,
 ): { file: string; json: boolean } | null {
   const end = argv.indexOf('--');
-  const options = end < 0 ? argv : argv.slice(0, end);
-  if (options.includes('--help') || options.includes('-h')) {
-    io.stdout(`${usage}\n`);
-    return null;
-  }
+  if (printHelp(end < 0 ? argv : argv.slice(0, end), io, usage)) return null;
   const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, usage);
   const file = positionals[0];
   if (file === undefined || positionals.length > 1)
     throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   return { file, json: values.json === true };
+}
+
+/** Prints `usage` when `argv` asks for --help, and says whether it did. */
+export function printHelp(argv: readonly string[], io: SubcommandIo, usage: string): boolean {
+  const asked = argv.includes('--help') || argv.includes('-h');
+  if (asked) io.stdout(`${usage}\n`);
+  return asked;
 }
 
 /** `N balls in M waves, spine S`: a slice's shape as plan and validate say it. */

@@ -1,13 +1,6 @@
 // `--runner NAME` (run, clean): the runner is found by name first, then one strict parse of its options and ours.
-import {
-  UsageError,
-  loadRunner,
-  parseCli,
-  runnerNameIn,
-  runnerUsage,
-  type CliOption,
-  type RunnerModule,
-} from '@leap/core';
+import { UsageError, loadRunner, parseCli, runnerNameIn, runnerUsage } from '@leap/core';
+import type { CliOption, RunnerModule } from '@leap/core';
 import type { SliceRunner } from '../engine/round-types.js';
 
 /** The runner argv names (null: the local one), the usage with its options, and argv parsed with them. */
@@ -25,24 +18,16 @@ export async function parseWithRunner<T extends Record<string, CliOption>>(
     if (key in options) throw new UsageError(`--runner ${name}: its option --${key} is one of the command's own`);
   }
   try {
-    const { values, positionals } = parseCli(
-      argv,
-      { ...options, ...runner?.options, runner: { type: 'string' } } as T,
-      full,
-    );
+    const all = { ...options, ...runner?.options, runner: { type: 'string' } } as T;
+    const { values, positionals } = parseCli(argv, all, full);
     const runnerValues = values as Record<string, string | boolean | undefined>;
     return { runner, usage: full, values, positionals, runnerValues };
   } catch (error) {
     // Without a runner, an option no command has is most often a runner's given without --runner.
     if (runner !== null || !(error instanceof UsageError) || !/Unknown option/.test(error.message)) throw error;
     const [first, ...rest] = error.message.split('\n');
-    throw new UsageError(
-      [
-        `${first}: a runner's options are taken after --runner NAME ` +
-          "(leap slice run --runner bullmq --help lists bullmq's)",
-        ...rest,
-      ].join('\n'),
-      { cause: error },
-    );
+    const after =
+      "a runner's options are taken after --runner NAME (leap slice run --runner bullmq --help lists bullmq's)";
+    throw new UsageError([`${first}: ${after}`, ...rest].join('\n'), { cause: error });
   }
 }

@@ -5,6 +5,7 @@ import { readSlice } from '../definition/read-slice.js';
 import { requireRepoRoot } from '../definition/repo-root.js';
 import { mainWorktreeRoot } from '../definition/worktree-hint.js';
 import { passedBalls } from '../definition/slice-status.js';
+import { printHelp } from './_file-command.js';
 
 const USAGE = `Usage: leap ball check SLICE BALL [--json]
 
@@ -25,10 +26,7 @@ const EXIT: Record<string, number> = { '1': 0, '-1': 1, '0': 3 };
 const SAYS: Record<string, string> = { '1': 'a true map', '-1': 'a false map', '0': 'a dependency has not passed' };
 
 export const checkCommand: Subcommand = async (argv, io) => {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
+  if (printHelp(argv, io, USAGE)) return 0;
   const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
   const [file, ball] = positionals;
   const n = positionals.length;

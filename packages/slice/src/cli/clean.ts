@@ -51,10 +51,7 @@ function readSliceId(file: string): string {
 export const cleanCommand: Subcommand = async (argv, io) => {
   const options = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, options, USAGE, io.cwd);
-  if (values.help === true) {
-    io.stdout(`${usage}\n`);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(`${usage}\n`), 0);
   const file = positionals[0];
   if (file === undefined || positionals.length > 1)
     throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
@@ -66,11 +63,9 @@ export const cleanCommand: Subcommand = async (argv, io) => {
   refuseWhileLive(root, id);
   const remote = runner?.clean === undefined ? [] : await runner.clean(id, runnerValues, { cwd: io.cwd, env: io.env });
   const { worktrees, branches, kept } = cleanSlice(root, id);
-  if (values.json === true) {
-    const ran = runner === null ? {} : { runner: remote };
-    io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept, ...ran })}\n`);
-    return 0;
-  }
+  const ran = runner === null ? {} : { runner: remote };
+  if (values.json === true)
+    return (io.stdout(`${JSON.stringify({ slice: id, worktrees, branches, kept, ...ran })}\n`), 0);
   const lines = [
     ...remote,
     ...worktrees.map((w) => `removed the worktree ${w}`),

@@ -1,6 +1,7 @@
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { requireRepoRoot } from '../definition/repo-root.js';
 import { scopeEntries } from '../definition/scope-entries.js';
+import { printHelp } from './_file-command.js';
 
 const USAGE = `Usage: leap ball hash PATH... [--json]
 
@@ -18,10 +19,7 @@ Options:
 Exit codes: 0 printed; 2 a bad path (each is named; nothing is printed on stdout), bad arguments.`;
 
 export const hashCommand: Subcommand = async (argv, io) => {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
+  if (printHelp(argv, io, USAGE)) return 0;
   const { positionals } = parseCli(argv, { json: { type: 'boolean' } }, USAGE);
   if (positionals.length === 0) throw new UsageError(`expected at least one PATH\n${USAGE}`);
   io.stdout(`${JSON.stringify(scopeEntries(requireRepoRoot(io.cwd), io.cwd, positionals), null, 2)}\n`);

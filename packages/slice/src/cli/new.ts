@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { newSlice, splitBallArg, type NewBall } from '../definition/new-slice.js';
 import { requireRepoRoot } from '../definition/repo-root.js';
+import { printHelp } from './_file-command.js';
 
 const USAGE = `Usage: leap slice new ID --ball BALL:PATH[,PATH...] [--ball ...] [options]
 
@@ -43,13 +44,11 @@ const OPTIONS = {
   force: { type: 'boolean' },
 } as const;
 
+const BALL_VALUE = 'expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)';
+
 function split(option: string, text: string): { id: string; value: string } {
   const parts = splitBallArg(text);
-  if (parts === null)
-    throw new UsageError(
-      `--${option} ${JSON.stringify(text)}: ` +
-        'expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)',
-    );
+  if (parts === null) throw new UsageError(`--${option} ${JSON.stringify(text)}: ${BALL_VALUE}`);
   return parts;
 }
 
@@ -66,34 +65,25 @@ function parseProof(text: string): string[] {
 }
 
 export const newCommand: Subcommand = async (argv, io) => {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
+  if (printHelp(argv, io, USAGE)) return 0;
   const { values, positionals } = parseCli(argv, OPTIONS, SHORT);
   const id = positionals[0];
   if (id === undefined || positionals.length > 1)
     throw new UsageError(`expected one slice ID, got ${positionals.length}\n${SHORT}`);
   const balls = new Map<string, NewBall>();
-  for (const [option, whole] of [
-    ['ball', false],
-    ['file', true],
-  ] as const) {
+  for (const option of ['ball', 'file'] as const) {
     for (const text of values[option] ?? []) {
       const { id: ball, value } = split(option, text);
       const entry = balls.get(ball) ?? { id: ball, paths: [] };
-      entry.paths.push(...(whole ? [value] : value.split(',')));
+      entry.paths.push(...(option === 'file' ? [value] : value.split(',')));
       balls.set(ball, entry);
     }
   }
   if (balls.size === 0) throw new UsageError(`expected at least one --ball BALL:PATH\n${SHORT}`);
   const known = (option: string, ball: string): NewBall => {
     const entry = balls.get(ball);
-    if (entry === undefined)
-      throw new UsageError(
-        `--${option} ${ball}:...: no ball ${JSON.stringify(ball)} was given with --ball ` +
-          `(balls: ${[...balls.keys()].join(', ')})`,
-      );
+    const given = `no ball ${JSON.stringify(ball)} was given with --ball (balls: ${[...balls.keys()].join(', ')})`;
+    if (entry === undefined) throw new UsageError(`--${option} ${ball}:...: ${given}`);
     return entry;
   };
   for (const text of values.dep ?? []) {
@@ -113,15 +103,10 @@ export const newCommand: Subcommand = async (argv, io) => {
   const { base, spine } = values;
   const repoRoot = requireRepoRoot(io.cwd);
   const { slice, violations } = newSlice({ id, base, spine, balls: [...balls.values()], repoRoot, cwd: io.cwd });
-  if (violations.length > 0)
-    throw new UsageError(
-      `the skeleton would be an invalid slice:\n${violations.map((v) => `  ${v.message}`).join('\n')}`,
-    );
+  const each = violations.map((v) => `\n  ${v.message}`).join('');
+  if (violations.length > 0) throw new UsageError(`the skeleton would be an invalid slice:${each}`);
   const text = `${JSON.stringify(slice, null, 2)}\n`;
-  if (values.out === undefined) {
-    io.stdout(text);
-    return 0;
-  }
+  if (values.out === undefined) return (io.stdout(text), 0);
   const out = resolve(io.cwd, values.out);
   try {
     writeFileSync(out, text, { flag: values.force === true ? 'w' : 'wx' });

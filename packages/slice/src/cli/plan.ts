@@ -23,10 +23,7 @@ export const planCommand: Subcommand = async (argv, io) => {
   await reapFrom(io.cwd, slice.id);
   const waves = planWaves(slice);
   const deps = Object.fromEntries(slice.balls.map((b) => [b.id, b.deps]));
-  if (call.json) {
-    io.stdout(`${JSON.stringify({ slice: slice.id, spine: slice.spine, waves, deps })}\n`);
-    return 0;
-  }
+  if (call.json) return (io.stdout(`${JSON.stringify({ slice: slice.id, spine: slice.spine, waves, deps })}\n`), 0);
   const lines = [`slice ${slice.id}: ${sliceShape(slice, waves.length)}`];
   waves.forEach((wave, i) => {
     lines.push(`wave ${i + 1}:`);

@@ -65,18 +65,11 @@ async function configNotify(cwd: string): Promise<string[] | undefined> {
   return readProjectConfig(root)?.config.notify;
 }
 
-const list = (value: string | undefined) =>
-  value
-    ?.split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
+const list = (value: string | undefined) => value?.split(',').flatMap((v) => v.trim() || []);
 
 export const runCommand: Subcommand = async (argv, io) => {
   const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, OPTIONS, USAGE, io.cwd);
-  if (values.help === true) {
-    io.stdout(`${usage}\n`);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(`${usage}\n`), 0);
   if (positionals.length !== 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
   const file = positionals[0] as string;
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);

@@ -44,10 +44,7 @@ export const statusCommand: Subcommand = async (argv, io) => {
   const root = mainWorktreeRoot(requireRepoRoot(io.cwd));
   const reaped = reapSlice(root, slice.id);
   const status = sliceStatus(root, slice);
-  if (call.json) {
-    io.stdout(`${JSON.stringify({ ...status, reaped })}\n`);
-    return 0;
-  }
+  if (call.json) return (io.stdout(`${JSON.stringify({ ...status, reaped })}\n`), 0);
   const width = Math.max(...status.balls.map((b) => b.ball.length));
   const engine = status.engine === null ? 'no engine running' : `engine running (pid ${status.engine})`;
   const record = status.record === null ? '' : `, passed (record ${status.record})`;

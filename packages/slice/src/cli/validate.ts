@@ -3,7 +3,7 @@ import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
 import type { Slice } from '../definition/slice-schema.js';
 import { reapFrom } from '../definition/worktree-hint.js';
-import { sliceShape } from './_file-command.js';
+import { printHelp, sliceShape } from './_file-command.js';
 
 const USAGE = `Usage: leap slice validate FILE [--json]
 
@@ -36,10 +36,7 @@ function sliceWarnings(slice: Slice): { rule: 'tie-only'; ball: string; message:
 }
 
 export const validateCommand: Subcommand = async (argv, io) => {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
+  if (printHelp(argv, io, USAGE)) return 0;
   // `validate FILE` has no option to parse: parseCli would only load and run util.parseArgs to say so.
   const { values, positionals } = argv.some((arg) => arg.startsWith('-'))
     ? parseCli(argv, { json: { type: 'boolean' } }, USAGE)

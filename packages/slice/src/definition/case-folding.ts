@@ -11,9 +11,7 @@ export function foldsCase(dir: string): boolean {
     let names: string[] = [];
     try {
       names = readdirSync(at);
-    } catch {
-      // an unreadable or missing folder: look at its parent
-    }
+    } catch {}
     const name = names.find((n) => swapCase(n) !== n);
     if (name !== undefined) {
       try {

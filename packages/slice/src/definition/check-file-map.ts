@@ -7,27 +7,16 @@ import { normalizeScopePath } from './scope-path.js';
 import { resolveInRepo } from './resolve-in-repo.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
-export interface CheckFileMapOptions {
-  root: string;
-  slice: Slice;
-  ball: string;
-  passed: ReadonlySet<string>;
-}
-
-export interface FileMapCheck {
-  receipt: Receipt;
-  reasons: string[];
-}
+export type CheckFileMapOptions = { root: string; slice: Slice; ball: string; passed: ReadonlySet<string> };
+export type FileMapCheck = { receipt: Receipt; reasons: string[] };
 
 /** Check one ball's file map in `root`; throws a LeapError (exit 2) when the slice has no such ball. */
 export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
   const ball = options.slice.balls.find((b) => b.id === options.ball);
   if (ball === undefined) {
-    throw new LeapError(
-      `slice ${JSON.stringify(options.slice.id)} has no ball ${JSON.stringify(options.ball)} ` +
-        `(its balls: ${options.slice.balls.map((b) => b.id).join(', ')})`,
-      { exitCode: 2 },
-    );
+    const balls = `(its balls: ${options.slice.balls.map((b) => b.id).join(', ')})`;
+    const message = `slice ${JSON.stringify(options.slice.id)} has no ball ${JSON.stringify(options.ball)} ${balls}`;
+    throw new LeapError(message, { exitCode: 2 });
   }
   const falseMap: string[] = [];
   const fine: string[] = [];
@@ -63,12 +52,10 @@ export function checkFileMap(options: CheckFileMapOptions): FileMapCheck {
   return { receipt: 1, reasons: fine };
 }
 
-// Each path git ignores in the checkout `root`, with its rule (`.gitignore:3:build/`): a ball's work there would never
-// be committed, merged or seen. One check-ignore a ball.
+// Each path git ignores in `root`, with its rule (`.gitignore:3:build/`): a ball's work there would never be committed.
 function ignoredPaths(root: string, paths: readonly string[]): Map<string, string> {
   const found = new Map<string, string>();
   if (paths.length === 0 || !existsSync(join(root, '.git'))) return found;
-  // Tracked files are never reported (git holds them whatever the rules); arguments are data (stdin, NUL-separated).
   const input = `${paths.join('\0')}\0`;
   const run = runGitSync(['check-ignore', '-z', '-v', '--stdin'], { cwd: root, input, allowFailure: true });
   // git refuses the list over a path it cannot check (past a symlink): each is asked alone, and that one not ignored.

@@ -4,13 +4,8 @@ import { reapSlice, gitStdout } from '../reap.js';
 import { liveEngine } from '../slice-lock.js';
 
 /** What `cleanSlice` removed, and the branch it kept because the main working tree has it checked out. */
-export interface CleanResult {
-  worktrees: string[];
-  branches: string[];
-  kept: string[];
-}
+export type CleanResult = { worktrees: string[]; branches: string[]; kept: string[] };
 
-/** Throws a LeapError (exit 2) while a live engine (another process) runs the slice. */
 export function refuseWhileLive(repoRoot: string, sliceId: string): void {
   const pid = liveEngine(repoRoot, sliceId);
   if (pid !== null && pid !== process.pid)
@@ -20,7 +15,6 @@ export function refuseWhileLive(repoRoot: string, sliceId: string): void {
     );
 }
 
-/** Remove the slice's worktrees and branches; throws a LeapError (exit 2) while a live engine runs it. */
 export function cleanSlice(repoRoot: string, sliceId: string): CleanResult {
   refuseWhileLive(repoRoot, sliceId);
   const worktrees = reapSlice(repoRoot, sliceId);

@@ -1,18 +1,14 @@
 // The slice file (CONTRACT section 7) read, validated and planned; scope hashes; the file-map check. No zod or ajv.
-export { readSlice, loadSliceFile, SliceFileError } from './read-slice.js';
-export type { LoadedSlice, ReadSliceOptions } from './read-slice.js';
-export { validateSlice } from './validate-slice.js';
-export type { ValidateOptions } from './validate-slice.js';
+export { readSlice, loadSliceFile, SliceFileError, type LoadedSlice, type ReadSliceOptions } from './read-slice.js';
+export { validateSlice, type ValidateOptions } from './validate-slice.js';
 export type { Violation } from './violation.js';
 export { RESERVED_BALL_IDS, refNameProblem } from './slice-rules.js';
 export { planWaves, dependencyCycles } from './plan-waves.js';
 export { hashFile } from './hash-file.js';
-export { checkFileMap } from './check-file-map.js';
-export type { CheckFileMapOptions, FileMapCheck } from './check-file-map.js';
-export { resolveInRepo } from './resolve-in-repo.js';
+export { checkFileMap, type CheckFileMapOptions, type FileMapCheck } from './check-file-map.js';
+export { resolveInRepo, type PathState } from './resolve-in-repo.js';
 // Also here, so the engine reaches repo-root.ts as commands do: the bundled bin keeps it in scope-path.ts's chunk.
 export { requireRepoRoot } from './repo-root.js';
-export type { PathState } from './resolve-in-repo.js';
 export { normalizeScopePath, scopePathProblem } from './scope-path.js';
 export { foldsCase } from './case-folding.js';
 export { ID_PATTERN } from './slice-id.js';

@@ -6,25 +6,9 @@ import type { Slice } from './slice-schema.js';
 import { validateSlice } from './read-slice.js';
 import type { Violation } from './violation.js';
 
-export interface NewBall {
-  id: string;
-  paths: string[];
-  deps?: string[];
-  goal?: string;
-  spec?: string;
-  proof?: string[];
-}
+export type NewBall = { id: string; paths: string[]; deps?: string[]; goal?: string; spec?: string; proof?: string[] };
 
-export interface NewSliceOptions {
-  id: string;
-  base?: string;
-  spine?: string;
-  balls: NewBall[];
-  /** The repository root and the folder the paths are relative to. */
-  repoRoot: string;
-  cwd: string;
-  foldCase?: boolean;
-}
+type NewSliceOptions = { id: string; base?: string; spine?: string; balls: NewBall[]; repoRoot: string; cwd: string };
 
 const LIVE_TODO =
   'the command that exercises the real surface: ' +
@@ -47,7 +31,7 @@ export function newSlice(options: NewSliceOptions): { slice: Slice; violations: 
       deps: b.deps ?? [],
     })),
   };
-  return { slice, violations: validateSlice(slice, { foldCase: options.foldCase === true }) };
+  return { slice, violations: validateSlice(slice) };
 }
 
 /** Split `ID:VALUE` (ids hold no colon); null when `text` does not start with an id and a colon. */

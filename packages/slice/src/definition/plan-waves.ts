@@ -3,11 +3,7 @@ import { LeapError } from '@leap/core';
 import type { Slice } from './slice-schema.js';
 
 /** Depth first in file order on its own stack (any chain fits): one cycle per back edge, and each ball's depth. */
-export function walkGraph(
-  n: number,
-  start: Int32Array,
-  edges: readonly number[],
-): { cycles: number[][]; depth: Int32Array } {
+export function walkGraph(n: number, start: Int32Array, edges: readonly number[]) {
   const state = new Uint8Array(n); // 0 unseen, 1 on the stack, 2 done
   const next = new Int32Array(n);
   const depth = new Int32Array(n);

@@ -15,11 +15,8 @@ export { validateSlice } from './validate-slice.js';
 export class SliceFileError extends LeapError {
   readonly file: string;
   readonly violations: Violation[];
-  constructor(file: string, violations: Violation[], options: { exitCode?: number; cause?: unknown } = {}) {
-    super(violations.map((v) => `${file}: ${v.message}`).join('\n'), {
-      exitCode: options.exitCode ?? 2,
-      cause: options.cause,
-    });
+  constructor(file: string, violations: Violation[], options: { cause?: unknown } = {}) {
+    super(violations.map((v) => `${file}: ${v.message}`).join('\n'), { exitCode: 2, cause: options.cause });
     this.file = file;
     this.violations = violations;
   }

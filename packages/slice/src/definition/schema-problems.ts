@@ -1,7 +1,7 @@
 // The JSON Schema check by ajv's generated validators: an invalid slice is rechecked field by field for every problem.
 import { validateBalls, validateSliceShell } from './slice-validators.generated.js';
 import { NON_EMPTY_PATTERN } from './slice-id.js';
-import { fieldPath, showFound, type Violation } from './violation.js';
+import { fieldPath, isObject, showFound, type Violation } from './violation.js';
 
 type AjvError = NonNullable<typeof validateBalls.errors>[number];
 
@@ -14,16 +14,11 @@ const FIELDS: Record<string, string[]> = {
   live: ['argv', 'timeout_s', 'network'],
 };
 
-const ID = 'an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)';
 const EXPECTED_BY_FIELD: Record<string, string> = {
-  id: ID,
+  id: 'an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)',
   sha256: 'a sha256 (64 lowercase hex digits), or null for a file the ball creates',
   better: '"higher" or "lower"',
 };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function valueAt(root: unknown, pointer: string): unknown {
   let at = root;
@@ -33,12 +28,8 @@ function valueAt(root: unknown, pointer: string): unknown {
 }
 
 function objectKind(pointer: string): string {
-  if (pointer === '') return 'slice';
-  if (/\/metric\/\d+$/.test(pointer)) return 'metric';
-  if (/\/proof$/.test(pointer)) return 'proof';
-  if (/\/live$/.test(pointer)) return 'live';
-  if (/\/scope\/\d+$/.test(pointer)) return 'scope';
-  return 'ball';
+  const kind = /\/(metric|scope)\/\d+$|\/(proof|live)$/.exec(pointer);
+  return pointer === '' ? 'slice' : (kind?.[1] ?? kind?.[2] ?? 'ball');
 }
 
 const KIND_NAMES: Record<string, string> = { scope: 'scope entry', metric: 'metric field', live: 'live proof' };
@@ -131,12 +122,9 @@ const CHECKS: Record<string, Check> = {
   live: inBall('/0/live', (live) => ({ ...BALL, live })),
 };
 
-function label(path: string, balls: string[]): string {
-  return path === '' ? '' : `${path}${balls[0] === undefined ? '' : ` (ball ${JSON.stringify(balls[0])})`}: `;
-}
-
 function push(out: Violation[], path: string, message: string, balls: string[]): void {
-  out.push({ rule: 'schema', message: `${label(path, balls)}${message}`, balls, path });
+  const ball = balls[0] === undefined ? '' : ` (ball ${JSON.stringify(balls[0])})`;
+  out.push({ rule: 'schema', message: `${path === '' ? '' : `${path}${ball}: `}${message}`, balls, path });
 }
 
 /** Every field's schema problem (the first within a field's value); none when the slice matches its JSON Schema. */

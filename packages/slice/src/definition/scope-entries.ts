@@ -5,10 +5,7 @@ import { hashFile } from './hash-file.js';
 import { resolveInRepo } from './resolve-in-repo.js';
 import { normalizeScopePath, scopePathProblem } from './scope-path.js';
 
-export interface HashedEntry {
-  path: string;
-  sha256: string | null;
-}
+export type HashedEntry = { path: string; sha256: string | null };
 
 /** Each path's entry (relative to `cwd`, inside `repoRoot`), in order, once; a UsageError (exit 2) names bad paths. */
 export function scopeEntries(repoRoot: string, cwd: string, paths: readonly string[]): HashedEntry[] {
@@ -21,9 +18,7 @@ export function scopeEntries(repoRoot: string, cwd: string, paths: readonly stri
       problems.push(`${JSON.stringify(given)} ${why}`);
       continue;
     }
-    const inRepo = relative(resolve(repoRoot), resolve(cwd, normalizeScopePath(given)))
-      .split(sep)
-      .join('/');
+    const inRepo = relative(resolve(repoRoot), resolve(cwd, normalizeScopePath(given))).replaceAll(sep, '/');
     const later = scopePathProblem(inRepo);
     if (inRepo.startsWith('../') || later !== null) {
       problems.push(`${JSON.stringify(given)} ${later ?? 'is outside the repository'} (from ${cwd})`);

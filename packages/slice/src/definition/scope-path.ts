@@ -5,13 +5,9 @@ const MAX_PATH_BYTES = 4095;
 
 // The common case, valid and already normal: plain segments not starting with a dot, one slash between them.
 const PLAIN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
-
-// The same, in lowercase: a path that reads the same where case folds.
 const PLAIN_LOWERCASE = /^[a-z0-9_-][a-z0-9_.-]*(?:\/[a-z0-9_-][a-z0-9_.-]*)*$/;
 
-export function isPlainPath(path: string): boolean {
-  return path.length <= MAX_SEGMENT_BYTES && PLAIN.test(path);
-}
+export const isPlainPath = (path: string): boolean => path.length <= MAX_SEGMENT_BYTES && PLAIN.test(path);
 
 /** Whether `path` is plain (`isPlainPath`) with no letter whose case folds: its own key on any file system. */
 export function isPlainLowercasePath(path: string): boolean {

@@ -2,7 +2,7 @@
 import { walkGraph } from './plan-waves.js';
 import { isPlainLowercasePath, isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
 import { ID_PATTERN } from './slice-id.js';
-import type { Violation } from './violation.js';
+import { isObject, type Violation } from './violation.js';
 
 /** Ball ids the engine's own branch and files use under `leap/SLICE/` and `.leap/SLICE/`. */
 export const RESERVED_BALL_IDS: readonly string[] = ['spine', 'run.json', 'record.json', 'engine.lock'];
@@ -22,12 +22,9 @@ export interface RuleCheck {
 }
 
 type Ids = readonly (string | undefined)[];
-const NO_ITEMS: readonly unknown[] = [];
+type Items = readonly unknown[];
+const NO_ITEMS: Items = [];
 const NO_FIELDS: Readonly<Record<string, unknown>> = {};
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Why `id` cannot be the last part of a git branch name, or null. */
 export function refNameProblem(id: string): string | null {
@@ -37,19 +34,12 @@ export function refNameProblem(id: string): string | null {
   return null;
 }
 
-function ballName(ids: Ids, i: number): string {
-  const id = ids[i];
-  return id === undefined ? `balls[${i}]` : `ball ${JSON.stringify(id)}`;
-}
-
-function idsOf(ids: Ids, i: number): string[] {
-  const id = ids[i];
-  return id === undefined ? [] : [id];
-}
+const idsOf = (ids: Ids, i: number): string[] => (ids[i] === undefined ? [] : [ids[i]]);
 
 /** Ball i's violation: its message starts with the ball's name, its path with `balls[i]`. */
 function ofBall(rule: string, ids: Ids, i: number, message: string, at: string): Violation {
-  return { rule, message: `${ballName(ids, i)}${message}`, balls: idsOf(ids, i), path: `balls[${i}]${at}` };
+  const name = ids[i] === undefined ? `balls[${i}]` : `ball ${JSON.stringify(ids[i])}`;
+  return { rule, message: `${name}${message}`, balls: idsOf(ids, i), path: `balls[${i}]${at}` };
 }
 
 // Normalised, lowercased where case folds, NFC: two balls never own two spellings of one file (one on macOS).
@@ -111,26 +101,16 @@ function proofRules(proof: Record<string, unknown>, ids: Ids, i: number, out: Vi
   metric.forEach((m: unknown, k) => {
     const field = isObject(m) ? m.field : undefined;
     if (typeof field !== 'string') return;
-    if (fields.has(field))
-      out.push(
-        ofBall('proof', ids, i, `: metric field ${JSON.stringify(field)} is named twice`, `.proof.metric[${k}].field`),
-      );
+    const twice = `: metric field ${JSON.stringify(field)} is named twice`;
+    if (fields.has(field)) out.push(ofBall('proof', ids, i, twice, `.proof.metric[${k}].field`));
     fields.add(field);
   });
 }
 
-function sharedFile(
-  balls: readonly unknown[],
-  ids: Ids,
-  owner: number,
-  i: number,
-  j: number,
-  path: string,
-  key: string,
-  foldCase: boolean,
-): Violation {
+function sharedFile(balls: Items, ids: Ids, owner: number, i: number, j: number, path: string, fold: boolean) {
   const ownerBall = balls[owner];
-  const first = firstSpelling(isObject(ownerBall) ? ownerBall.scope : undefined, key, foldCase);
+  const key = fileKey(path, fold) as string;
+  const first = firstSpelling(isObject(ownerBall) ? ownerBall.scope : undefined, key, fold);
   const normal = normalizeScopePath(path);
   const both = `as ${JSON.stringify(first)} and ${JSON.stringify(path)}`;
   if (owner === i) {
@@ -138,7 +118,7 @@ function sharedFile(
     return ofBall('disjoint-scopes', ids, i, twice, `.scope[${j}].path`);
   }
   const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
-  const folded = foldCase && normalizeScopePath(first) !== normal ? ', one file where case is folded' : '';
+  const folded = fold && normalizeScopePath(first) !== normal ? ', one file where case is folded' : '';
   const spelled = `${JSON.stringify(normalizeScopePath(first))}${first === path ? '' : ` (${both}${folded})`}`;
   return {
     rule: 'disjoint-scopes',
@@ -174,7 +154,7 @@ function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
 /** Every violation of the rules between the parts of `slice` (any value; a non-object has none), in rule order. */
 export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck {
   if (!isObject(slice)) return { violations: [], depth: new Int32Array(0) };
-  const balls: readonly unknown[] = Array.isArray(slice.balls) ? slice.balls : NO_ITEMS;
+  const balls: Items = Array.isArray(slice.balls) ? slice.balls : NO_ITEMS;
   const n = balls.length;
   const out: Violation[] = [];
   const scopeOut: Violation[] = [];
@@ -187,7 +167,7 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   idRules(slice, out);
 
   const ids: (string | undefined)[] = new Array(n);
-  const depsOf: (readonly unknown[])[] = new Array(n);
+  const depsOf: Items[] = new Array(n);
   // Each id's first ball, which the dependencies name; a ball whose id another took first is no node.
   const first = new Map<string, number>();
   const isNode = new Uint8Array(n);
@@ -217,14 +197,13 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
         if (typeof entry !== 'object' || entry === null) continue;
         const path = entry.path;
         if (typeof path === 'string' && path !== '') {
-          // A plain lowercase path is its own key whether or not case folds.
           const key = plainLowercase(path) ? path : fileKey(path, folds());
           if (key === null) {
             scopeOut.push(badScopePath(ids, i, j, path));
           } else {
             const owner = owners.get(key);
             if (owner === undefined) owners.set(key, i);
-            else scopeOut.push(sharedFile(balls, ids, owner, i, j, path, key, folds()));
+            else scopeOut.push(sharedFile(balls, ids, owner, i, j, path, folds()));
           }
         }
         if (Array.isArray(entry.lines)) linesRule(entry.lines, ids, i, j, entryOut);
@@ -242,10 +221,8 @@ export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck
   return { violations: out, depth };
 }
 
-type DepLists = readonly (readonly unknown[])[];
-
 // `start[i]..start[i+1]` in `edges` are ball i's dependencies; if all point to earlier balls, no walk is needed.
-function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode: Uint8Array, out: Violation[]) {
+function depRules(ids: Ids, depsOf: Items[], first: Map<string, number>, isNode: Uint8Array, out: Violation[]) {
   const n = ids.length;
   const start = new Int32Array(n + 1);
   const edges: number[] = [];
@@ -253,7 +230,7 @@ function depRules(ids: Ids, depsOf: DepLists, first: Map<string, number>, isNode
   let inOrder = true;
   for (let i = 0; i < n; i++) {
     start[i] = edges.length;
-    const deps = depsOf[i] as readonly unknown[];
+    const deps = depsOf[i] as Items;
     for (let k = 0; k < deps.length; k++) {
       const dep = deps[k];
       if (typeof dep !== 'string') continue;

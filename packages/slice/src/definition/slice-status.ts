@@ -42,31 +42,18 @@ export interface SliceStatus {
 }
 
 function readRecord(file: string, unreadable: string[], label: string): Record<string, unknown> | null {
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    unreadable.push(`${label}: ${(error as Error).message}`);
-    return null;
-  }
-  try {
-    const value = JSON.parse(text) as unknown;
+    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
     unreadable.push(`${label}: expected a JSON object`);
   } catch (error) {
-    unreadable.push(`${label}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') unreadable.push(`${label}: ${(error as Error).message}`);
   }
   return null;
 }
 
-function asReceipt(value: unknown): Receipt | null {
-  return value === -1 || value === 0 || value === 1 ? value : null;
-}
-
-function asString(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
+const asReceipt = (value: unknown): Receipt | null => (value === -1 || value === 0 || value === 1 ? value : null);
+const asString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function roundNumbers(dir: string): number[] {
   try {
@@ -139,9 +126,8 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   for (const status of own.values()) {
     if (status.state !== 'pending') continue;
     const up = [...ancestors(status.ball)];
-    const refused = up.filter((a) => own.get(a)?.state === 'refused' || own.get(a)?.state === 'blocked');
     const notPassed = up.filter((a) => own.get(a)?.state !== 'passed');
-    if (refused.length > 0)
+    if (up.some((a) => own.get(a)?.state === 'refused' || own.get(a)?.state === 'blocked'))
       Object.assign(status, { state: 'blocked', after: up.filter((a) => own.get(a)?.state === 'refused') });
     else if (notPassed.length > 0) Object.assign(status, { state: 'waiting', after: notPassed });
   }
@@ -157,13 +143,10 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
 
 export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
   const paths = slicePaths(repoRoot, slice.id);
-  const passed = new Set<string>();
-  for (const ball of slice.balls) if (readRecord(paths.result(ball.id), [], '')?.receipt === 1) passed.add(ball.id);
-  return passed;
+  return new Set(slice.balls.filter((b) => readRecord(paths.result(b.id), [], '')?.receipt === 1).map((b) => b.id));
 }
 
-// A round's receipt and reason, its fall-overs (round-N.json's `fallovers`: builders whose vendor ran dry on it) and
-// who built it after them.
+// A round's receipt and reason, its fall-overs (builders whose vendor ran dry on it) and who built it after them.
 function lastRoundOf(record: Record<string, unknown> | null): Omit<NonNullable<BallStatus['lastRound']>, 'round'> {
   const said = { receipt: asReceipt(record?.receipt), reason: asString(record?.reason) };
   const list = Array.isArray(record?.fallovers) ? record.fallovers : [];

@@ -7,10 +7,7 @@ export interface ValidateOptions {
   foldCase?: boolean | (() => boolean);
 }
 
-export interface SliceCheck {
-  violations: Violation[];
-  waves: string[][] | null;
-}
+export type SliceCheck = { violations: Violation[]; waves: string[][] | null };
 
 /** Every violation of `value` as a slice file and, for a valid slice, its waves (the rules walk the graph anyway). */
 export function checkSlice(value: unknown, options: ValidateOptions = {}): SliceCheck {

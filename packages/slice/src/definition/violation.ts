@@ -1,9 +1,8 @@
 /** A slice file's violation of its schema or of a CONTRACT section 7 rule; `path` as `balls[2].scope[0].path`. */
-export interface Violation {
-  rule: string;
-  message: string;
-  balls: string[];
-  path?: string;
+export type Violation = { rule: string; message: string; balls: string[]; path?: string };
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The field path of a JSON pointer: `/balls/2/scope/0` is `balls[2].scope[0]`. */

@@ -2,10 +2,7 @@
 import { UsageError, showValue, type AgentDry } from '@leap/core';
 import type { Fallover, JurySummary } from './records.js';
 
-export interface RunBuilder {
-  name: string;
-  family: string;
-}
+export type RunBuilder = { name: string; family: string };
 
 export interface RunAgents {
   builder: RunBuilder;
@@ -17,7 +14,6 @@ export interface RunAgents {
   file: string | null;
 }
 
-/** The built-in jury when none is named: every built-in CLI (the builder's family is refused from it). */
 const DEFAULT_REVIEWERS = ['claude', 'codex', 'gemini'];
 const DEFAULT_BUILDER = 'claude';
 const MIN_SEATS = 2;
@@ -69,12 +65,10 @@ export class AgentsLedger {
 
   constructor(private readonly run: { builders: readonly RunBuilder[]; say: (line: string) => void }) {}
 
-  /** The first builder of the list whose vendor has not run dry in this run; undefined: the list ran out. */
   nextBuilder(): RunBuilder | undefined {
     return this.run.builders.find((b) => !this.dried.has(b.name));
   }
 
-  /** A builder ran dry: skipped for the rest of the run; returns the fall-over to record. */
   ranDry(builder: RunBuilder, dry: AgentDry): Fallover {
     const ran: Fallover = { agent: builder.name, family: builder.family, cause: dry.kind, message: dry.message };
     this.dried.set(builder.name, ran);

@@ -5,7 +5,7 @@ import { summarizeSeats, type JurySummary } from './records.js';
 import type { RoundRequest, RoundResult } from './round-types.js';
 import type { RoundPlace } from './build-round.js';
 
-// The ball's blind jury, in process, on the scope files present, the tests among them named as tests.
+// The ball's blind jury, in process, on the scope files present.
 export async function judge(
   place: RoundPlace,
   request: RoundRequest,
@@ -42,7 +42,6 @@ export async function judge(
   }
 }
 
-// The scope's `symbols` and `lines`, for the reviewers as for the builder: where to look.
 function narrowing(ball: RoundRequest['spec']): string {
   const lines = ball.scope
     .filter((s) => s.symbols !== undefined || s.lines !== undefined)

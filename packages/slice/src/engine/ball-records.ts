@@ -4,14 +4,8 @@ import type { Slice } from '../definition/slice-schema.js';
 import type { RunBuilder } from './agents.js';
 import { renderCheckpoint } from './checkpoint.js';
 import type { EngineLog } from './events.js';
-import {
-  writeRecord,
-  writeText,
-  type Fallover,
-  type ResultRecord,
-  type RoundRecord,
-  type SlicePaths,
-} from './records.js';
+import { writeRecord, writeText } from './records.js';
+import type { Fallover, ResultRecord, RoundRecord, SlicePaths } from './records.js';
 import type { RoundResult } from './round-types.js';
 import type { BallProgress } from './scheduler.js';
 
@@ -58,7 +52,6 @@ export function recordFallover(ctx: RecordsContext, ball: string, out: RoundResu
   ctx.say(`ball ${ball}: ${leaf}: ${dry}; ${then}${worker}`);
 }
 
-/** The ball's end: result.json, its `receipt` event (none for a ball never built), its `ball` event and its line. */
 function settle(ctx: RecordsContext, state: BallProgress, result: ResultRecord, ballState: string, line: string): void {
   const { receipt, reason, candidate } = result;
   const at = { slice: ctx.slice.id, ball: state.ball.id };
@@ -69,13 +62,9 @@ function settle(ctx: RecordsContext, state: BallProgress, result: ResultRecord, 
   ctx.say(`ball ${at.ball}: ${line}`);
 }
 
+type Finish = { receipt: -1 | 1; reason: string; candidate: string | null; commit: string | null };
 /** A pass or a refusal, after `rounds`; `commit` holds a pass's work. */
-export function finishBall(
-  ctx: RecordsContext,
-  state: BallProgress,
-  end: { receipt: -1 | 1; reason: string; candidate: string | null; commit: string | null },
-  rounds: readonly RoundRecord[],
-): void {
+export function finishBall(ctx: RecordsContext, state: BallProgress, end: Finish, rounds: readonly RoundRecord[]) {
   const { receipt, reason, candidate, commit } = end;
   const result = { receipt, reason, candidate, rounds: rounds.length, merged: null, ts: isoTimestamp(), commit };
   const passed = `1 pass after ${rounds.length} round(s), candidate ${candidate?.slice(0, 12)}`;

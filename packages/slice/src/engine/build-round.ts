@@ -4,18 +4,8 @@ import { join } from 'node:path';
 import { type AgentPlugin, type AgentUsage, showValue } from '@leap/core';
 import type { SandboxSpec } from '@leap/supervise';
 import { checkFileMap } from '../definition/index.js';
-import {
-  changesOutsideLines,
-  normalScopePath,
-  commitAndCheck,
-  commitStaged,
-  hashCandidate,
-  restoreToIndex,
-  scopePaths,
-  stageChanges,
-  undoTo,
-  unstagedChanges,
-} from './checkout.js';
+import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, hashCandidate } from './checkout.js';
+import { restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { judge } from './ball-jury.js';
 import { readBuilderAnswer } from './builder-answer.js';
 import { keepOrRevert } from './keep-or-revert.js';
@@ -50,14 +40,12 @@ export async function buildRoundIn(place: RoundPlace, request: RoundRequest): Pr
   return started ?? (await proveBuilt(round)) ?? (await liveProof(round)) ?? keepAndJudge(round);
 }
 
-// The round's agent, its result so far, its end (and undo), and where its proofs and builder run.
 async function startRound(place: RoundPlace, request: RoundRequest) {
   const { dir } = place;
   const ball = request.spec;
   const verify = await import('@leap/verify');
   const { loadAgentRegistry, resolveAgent, withVendorFamily, agentSandbox } = verify;
   const { sandboxSetting, chooseSandbox, suiteSandbox } = verify;
-  // Proofs sandboxed as ground truth's suites: writers of the checkout, no state folder, network off but loopback.
   const setting = sandboxSetting(undefined, place.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, place.env).bwrap;
   const linked = place.linked ?? [];
@@ -82,14 +70,15 @@ async function startRound(place: RoundPlace, request: RoundRequest) {
   const idleMs = proofIdleLimit(place.env);
   const theirs = linkedPlaces(dir, linked);
   const names = proofLeaves(ball.id, request.round);
-  // The runner's links as the round starts, put back before each proof that follows the builder.
   const links = readLinks(dir, linked);
   const at = { cwd: dir, env: proofEnv, stateDir: place.stateDir, timeoutMs: request.timeoutMs, idleMs, theirs };
   const proofAt = (name: string, network = false): ProofPlace => ({ ...at, name, sandbox: proofBox(network) });
-  // A writer of its ball's worktree alone: not the main tree, a sibling ball's worktree, .git or the state folders.
-  const writer = () => withLinked(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), dir, linked);
-  const writerBox = () => (bwrap === null ? null : writer());
-  return { place, request, dir, ball, agent, result, end, proofAt, names, links, proofEnv, writerBox };
+  const writerBox = () =>
+    bwrap === null ? null : withLinked(agentSandbox(agent, 'writer', dir, proofEnv, place.stateDir), dir, linked);
+  const commit = async (what: string) => {
+    result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} ${what}`);
+  };
+  return { place, request, dir, ball, agent, result, end, proofAt, names, links, proofEnv, writerBox, commit };
 }
 
 // The proof at the ball's start, the champion, when the request holds none: a red-first ball needs it to fail.
@@ -115,26 +104,18 @@ async function measureChampion(round: Round): Promise<RoundResult | null> {
   return null;
 }
 
-// The builder's leaf: a start failure, a dry vendor, a kill or a spent budget ends the round, its work undone.
 async function runBuilder(round: Round): Promise<RoundResult | null> {
   const { runAgentLeaf } = await import('@leap/verify');
   const { place, request, agent, result, end } = round;
   const { leaf } = result.builder;
-  const built = await runAgentLeaf({
-    name: leaf,
-    agent,
-    prompt: request.prompt,
-    options: { role: 'builder', cwd: place.dir },
-    stateDir: place.stateDir,
-    env: round.proofEnv,
-    sandbox: round.writerBox(),
-  });
+  const options = { role: 'builder' as const, cwd: place.dir };
+  const at = { stateDir: place.stateDir, env: round.proofEnv, sandbox: round.writerBox() };
+  const built = await runAgentLeaf({ name: leaf, agent, prompt: request.prompt, options, ...at });
   result.builder.status = built.status;
   result.leaves.push({ leaf, usage: usageOf(built) });
   result.answer = readBuilderAnswer(built.answer?.text ?? built.stdout);
   if (built.status === 'failed-start')
     return end(0, `the builder could not start: ${built.failure ?? built.status}`, true);
-  // Its vendor ran dry: not a round of the ball. Whatever it wrote is undone; the engine asks the next builder.
   if (built.dry !== null) {
     result.dry = { kind: built.dry.kind, message: built.dry.message };
     const reason = `the builder ${agent.name} (${agent.family}) ran dry (${built.dry.kind}): ${built.dry.message}`;
@@ -152,7 +133,6 @@ async function runBuilder(round: Round): Promise<RoundResult | null> {
   return null;
 }
 
-// The proof after the builder, then its changes: in the scope and its lines, the candidate untouched by the proof.
 async function proveBuilt(round: Round): Promise<RoundResult | null> {
   const { place, request, dir, ball, result, end, proofAt, names, links } = round;
   const before = await hashCandidate(dir, ball);
@@ -163,9 +143,8 @@ async function proveBuilt(round: Round): Promise<RoundResult | null> {
   result.changed = changed;
   const scope = new Set(scopePaths(ball));
   const outside = changed.filter((p) => !scope.has(p));
-  if (outside.length > 0) {
+  if (outside.length > 0)
     return end(-1, `edited outside the scope: ${outside.map((p) => showValue(p)).join(', ')}; ${UNDONE}`, true);
-  }
   for (const entry of ball.scope) {
     if (entry.lines === undefined || entry.sha256 === null || !changed.includes(entry.path)) continue;
     const stray = await changesOutsideLines(dir, request.start, entry.path, entry.lines);
@@ -176,25 +155,21 @@ async function proveBuilt(round: Round): Promise<RoundResult | null> {
     }
   }
   result.candidate = await hashCandidate(dir, ball);
-  if (result.candidate !== before) {
+  if (result.candidate !== before)
     return end(-1, rewrote('the proof rewrote the candidate while it ran', before, result.candidate), true);
-  }
   if (!proofPassed(proof, ball.proof)) {
     const put =
       relinked.length === 0 ? '' : ` (with the repository's ${relinked.join(', ')}, which the builder had replaced)`;
     const why = `${proof.note ?? `the proof exited ${proof.code}`}${put}`;
-    // Work in progress is kept on the ball's branch, so the next round (or a resumed run) goes on from it.
-    if (changed.length > 0)
-      result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (proof failed)`);
+    if (changed.length > 0) await round.commit('(proof failed)');
     // A proof the run's stop ended judged nothing: the ball is held, not failed.
     return end(interrupted ? 0 : null, `${why}${lines === '' ? '' : `: ${lines}`}`, false);
   }
   return null;
 }
 
-// The live proof: the real surface, in the candidate's worktree, after the tests; its output is the evidence.
 async function liveProof(round: Round): Promise<RoundResult | null> {
-  const { place, request, dir, ball, result, end } = round;
+  const { place, dir, ball, result, end } = round;
   if (ball.live === undefined) return null;
   const { changed } = result;
   const candidate = result.candidate as string;
@@ -202,27 +177,23 @@ async function liveProof(round: Round): Promise<RoundResult | null> {
   const { lines, cannotRun, ...live } = await runLive(ball.live, at);
   result.live = live;
   const after = await hashCandidate(dir, ball);
-  if (after !== candidate) {
+  if (after !== candidate)
     return end(-1, rewrote('the live proof rewrote the candidate while it ran', candidate, after), true);
-  }
   const dirty = await unstagedChanges(dir, place.linked);
   // What it wrote besides (a build, a log) is not the candidate: the work tree goes back to the staged candidate.
   if (dirty.length > 0) await restoreToIndex(dir, place.linked);
   if (live.code !== 0) {
-    if (changed.length > 0)
-      result.commit = await commitStaged(dir, `leap: ${ball.id} round ${request.round} (live proof failed)`);
+    if (changed.length > 0) await round.commit('(live proof failed)');
     return end(null, `${live.note ?? `the live proof exited ${live.code}`}${lines === '' ? '' : `: ${lines}`}`, false);
   }
   return null;
 }
 
-// Kept or reverted against the champion, then the jury, then the proof again: the pass is committed only after it.
 async function keepAndJudge(round: Round): Promise<RoundResult> {
   const { place, request, dir, ball, agent, result, end, proofAt, names, links } = round;
   const candidate = result.candidate as string;
   const decision = keepOrRevert(ball.proof, result.champion as ProofRun, result.proof as ProofRun);
   if (!decision.keep) return end(null, `${decision.reason}; the candidate is reverted`, true);
-
   const jury = await judge(place, request, agent, result);
   result.jury = jury;
   if (jury.value === -1) return end(-1, `the jury refused: ${jury.reason}; ${UNDONE}`, true);
@@ -231,20 +202,14 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
     return end(-1, reason, true);
   }
   if (jury.value === 0) {
-    result.commit = await commitStaged(
-      dir,
-      `leap: ${ball.id} round ${request.round} candidate ${candidate} (held by the jury)`,
-    );
+    await round.commit(`candidate ${candidate} (held by the jury)`);
     return end(0, `the jury held: ${jury.reason}`, false);
   }
-
   restoreLinks(dir, links);
   const again = await runProof(ball.proof, proofAt(names.reproof));
   const after = await hashCandidate(dir, ball);
   result.reproof = { code: again.code, candidate: after, ms: again.ms };
-  if (after !== candidate) {
-    return end(-1, rewrote('the proof run again changed the candidate', candidate, after), true);
-  }
+  if (after !== candidate) return end(-1, rewrote('the proof run again changed the candidate', candidate, after), true);
   const wrote = (dirty: string[]) =>
     end(-1, `the proof run again wrote ${dirty.map((p) => showValue(p)).join(', ')}; refused`, true);
   if (!proofPassed(again, ball.proof)) {
@@ -252,10 +217,7 @@ async function keepAndJudge(round: Round): Promise<RoundResult> {
     if (dirty.length > 0) return wrote(dirty);
     // Could not run again (a limit, the run's stop, the sandbox): no evidence either way; the candidate is kept, held.
     if (again.cannotRun !== null) {
-      result.commit = await commitStaged(
-        dir,
-        `leap: ${ball.id} round ${request.round} candidate ${candidate} (held: the proof could not run again)`,
-      );
+      await round.commit(`candidate ${candidate} (held: the proof could not run again)`);
       const lines = again.lines === '' ? '' : ` (${again.lines})`;
       return end(0, `the proof could not run again after the jury: ${again.cannotRun}${lines}`, false);
     }

@@ -1,5 +1,6 @@
 // The builder's closing {"hypothesis", "move"} (CONTRACT section 7): recorded, never obeyed; it changes no receipt.
 import type { BuilderAnswer } from './records.js';
+import { orElse } from '@leap/core';
 
 const TAIL_CHARS = 16_000;
 const FIELD_CHARS = 2_000;
@@ -15,12 +16,8 @@ export function readBuilderAnswer(text: string): BuilderAnswer | null {
     start !== -1;
     start = start === 0 ? -1 : tail.lastIndexOf('{', start - 1)
   ) {
-    let value: unknown;
-    try {
-      value = JSON.parse(tail.slice(start, end + 1));
-    } catch {
-      continue;
-    }
+    const value = orElse(() => JSON.parse(tail.slice(start, end + 1)) as unknown, null);
+    if (value === null) continue;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
     const { hypothesis, move } = value as Record<string, unknown>;
     if (typeof hypothesis !== 'string' || typeof move !== 'string' || hypothesis.trim() === '' || move.trim() === '')

@@ -75,7 +75,6 @@ export function cannotRun(end: ProofEnd, out: string, err: string, theirs: reado
   }
 }
 
-/** Whether the proof was ended because the run was stopped (a signal to the engine, `leap stop now`). */
 export const interrupted = (status: ExitStatus) => ['killed-signal', 'killed-stop', 'refused-stop'].includes(status);
 
 const LINE_CHARS = 240;

@@ -1,7 +1,7 @@
 // What the engine reads in a ball's checkout: the candidate, what changed since the round's start, undo.
 import { statSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { parseStatusV2 } from '@leap/core';
+import { parseStatusV2, orElse } from '@leap/core';
 import type { Ball } from '../definition/slice-schema.js';
 import { git } from './git.js';
 
@@ -10,22 +10,14 @@ export function normalScopePath(path: string): string {
   return posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
 }
 
-export function scopePaths(ball: Ball): string[] {
-  return ball.scope.map((s) => normalScopePath(s.path));
-}
+export const scopePaths = (ball: Ball): string[] => ball.scope.map((s) => normalScopePath(s.path));
 
 /** The scope files present in `dir` (a deleted or not yet created file is not part of the candidate). */
 export function presentScopeFiles(dir: string, ball: Ball): string[] {
-  return scopePaths(ball).filter((p) => {
-    try {
-      return statSync(join(dir, p)).isFile();
-    } catch {
-      return false;
-    }
-  });
+  return scopePaths(ball).filter((p) => orElse(() => statSync(join(dir, p)).isFile(), null) === true);
 }
 
-/** The candidate hash of the ball in `dir`: @leap/verify's, over the scope files present, so the jury's is the same. */
+/** @leap/verify's candidate hash over the scope files present in `dir`, so the jury's is the same. */
 export async function hashCandidate(dir: string, ball: Ball): Promise<string> {
   const { candidateHash, readCandidate } = await import('@leap/verify');
   const files = presentScopeFiles(dir, ball);
@@ -48,7 +40,7 @@ export async function stageChanges(dir: string, start: string, linked: readonly 
   return paths.filter(mine);
 }
 
-/** Whether anything in `dir` differs from what is staged (a proof that wrote files). */
+/** What in `dir` differs from what is staged (a proof that wrote files). */
 export async function unstagedChanges(dir: string, linked: readonly string[] = []): Promise<string[]> {
   const out = await git(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
   return out
@@ -68,24 +60,18 @@ export async function commitStaged(dir: string, message: string): Promise<string
 }
 
 /** Commit, then one `status --porcelain=v2 --branch` gives the sha and the paths a proof wrote after the staging. */
-export async function commitAndCheck(
-  dir: string,
-  message: string,
-  linked: readonly string[] = [],
-): Promise<{ commit: string; dirty: string[] }> {
+export async function commitAndCheck(dir: string, message: string, linked: readonly string[] = []) {
   await commit(dir, message);
   const status = readStatusV2(await git(dir, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all']));
   const dirty = status.dirty.filter(notLinked(linked));
   return { commit: status.head ?? (await git(dir, ['rev-parse', 'HEAD'])).trim(), dirty };
 }
 
-/** HEAD, and the paths whose work tree differs from the index (Y) or untracked, of `git status --porcelain=v2 -z`. */
 export function readStatusV2(out: string): { head: string | null; dirty: string[] } {
   const status = parseStatusV2(out);
   return { head: status.oid, dirty: status.entries.filter((e) => e.y !== '.').map((e) => e.path) };
 }
 
-// `git clean` of new files, sparing the linked entries (as patterns: `/NAME`, its glob characters escaped).
 const spare = (name: string) => ['-e', `/${name.replace(/([\\*?[!#])/g, '\\$1')}`];
 const clean = (dir: string, linked: readonly string[]) => git(dir, ['clean', '-q', '-fd', ...linked.flatMap(spare)]);
 
@@ -100,14 +86,9 @@ export async function restoreToIndex(dir: string, linked: readonly string[] = []
   await clean(dir, linked);
 }
 
+type Lines = readonly (readonly [number, number])[];
 /** Changed ranges of `path` outside `lines`, in the start's numbering; a pure insertion after line N is `[N, N]`. */
-export async function changesOutsideLines(
-  dir: string,
-  start: string,
-  path: string,
-  lines: readonly (readonly [number, number])[],
-  to?: string,
-): Promise<[number, number][]> {
+export async function changesOutsideLines(dir: string, start: string, path: string, lines: Lines, to?: string) {
   const [cached, end] = to === undefined ? [['--cached'], []] : [[], [to]];
   const diff = await git(dir, ['diff', ...cached, '--no-color', '--no-ext-diff', '-U0', start, ...end, '--', path]);
   const outside: [number, number][] = [];

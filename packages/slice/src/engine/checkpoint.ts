@@ -25,24 +25,16 @@ export function renderCheckpoint(input: CheckpointInput): string {
   const { ball, rounds } = input;
   const last = rounds.at(-1);
   const trail = rounds.length === 0 ? '- no round ran in this episode.' : rounds.map(roundLine).join('\n');
-  const machine = {
-    slice: input.slice,
-    ball: ball.id,
-    base: input.base,
-    start: input.start,
-    branch: input.branch,
-    commit: input.commit,
-    rounds: rounds.map(({ round, receipt, candidate, proof, reason }) => ({
-      round,
-      receipt,
-      candidate,
-      proof,
-      reason,
-    })),
-    candidate: last?.candidate ?? null,
-    waiting_on: input.waitingOn ?? [],
-    next: ['leap', 'slice', 'run', input.sliceFile],
-  };
+  const { slice, base, start, branch, commit } = input;
+  const done = rounds.map(({ round, receipt, candidate, proof, reason }) => ({
+    round,
+    receipt,
+    candidate,
+    proof,
+    reason,
+  }));
+  const where = { slice, ball: ball.id, base, start, branch, commit, rounds: done, candidate: last?.candidate ?? null };
+  const machine = { ...where, waiting_on: input.waitingOn ?? [], next: ['leap', 'slice', 'run', input.sliceFile] };
   const decisions = input.waitingOn?.length
     ? `Waiting on ${input.waitingOn.join(', ')}: this ball runs once they return 1.`
     : 'Whether the spec is complete: a ball that cannot pass in four rounds usually needs its spec fixed ' +

@@ -3,11 +3,7 @@ import { runGit } from '@leap/core';
 
 export const CONSUMER_LIMITS = { files: 12, linesPerFile: 4, lineChars: 200, totalChars: 6000 } as const;
 
-export interface Consumer {
-  path: string;
-  of: string;
-  lines: { n: number; text: string }[];
-}
+export type Consumer = { path: string; of: string; lines: { n: number; text: string }[] };
 
 /** Stems that name no module by themselves: such a file is named by its folder. */
 const FOLDER_NAMED = new Set(['index', 'mod', 'main', 'lib', '__init__', 'init', '__main__', 'package']);
@@ -23,11 +19,7 @@ export function consumerName(path: string): string | null {
 }
 
 /** Outside `exclude` (the scope, already shown) and the state folders; `cut`: some were left out. */
-export async function findConsumers(
-  dir: string,
-  changed: readonly string[],
-  exclude: ReadonlySet<string>,
-): Promise<{ consumers: Consumer[]; cut: boolean }> {
+export async function findConsumers(dir: string, changed: readonly string[], exclude: ReadonlySet<string>) {
   const consumers: Consumer[] = [];
   const seen = new Set<string>();
   let cut = false;

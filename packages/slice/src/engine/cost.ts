@@ -31,11 +31,8 @@ export class CostMeter {
       leaf,
       usd: fromLog.has(leaf) ? (fromLog.get(leaf) ?? null) : (usage?.cost_usd ?? null),
     }));
-    return {
-      usd: leaves.reduce((sum, l) => sum + (l.usd ?? 0), 0),
-      unknown: leaves.filter((l) => l.usd === null).length,
-      leaves,
-    };
+    const usd = leaves.reduce((sum, l) => sum + (l.usd ?? 0), 0);
+    return { usd, unknown: leaves.filter((l) => l.usd === null).length, leaves };
   }
 
   over(): boolean {

@@ -43,13 +43,7 @@ export function worktreeGit(repo: string, args: string[]): Promise<string> {
   return queue(() => retryWorktreeRace(() => git(repo, ['worktree', ...args])));
 }
 
-export async function tryGit(dir: string, args: string[]): Promise<string | null> {
-  try {
-    return await git(dir, args);
-  } catch {
-    return null;
-  }
-}
+export const tryGit = (dir: string, args: string[]): Promise<string | null> => git(dir, args).catch(() => null);
 
 export async function resolveCommit(dir: string, rev: string): Promise<string | null> {
   if (rev.startsWith('-')) return null;
@@ -61,23 +55,15 @@ export async function isAncestor(dir: string, ancestor: string, descendant: stri
   return (await tryGit(dir, ['merge-base', '--is-ancestor', ancestor, descendant])) !== null;
 }
 
-/** The tree of the merge of `ours` and `theirs` (`git merge-tree --write-tree`, no checkout), or null on a conflict. */
 export async function mergeTree(dir: string, ours: string, theirs: string): Promise<string | null> {
   const out = await tryGit(dir, ['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
   return out === null ? null : (out.split('\n')[0]?.trim() ?? '');
 }
 
-export async function commitTree(
-  dir: string,
-  tree: string,
-  ours: string,
-  theirs: string,
-  message: string,
-): Promise<string> {
+export async function commitTree(dir: string, tree: string, ours: string, theirs: string, message: string) {
   return (await git(dir, ['commit-tree', tree, '-p', ours, '-p', theirs, '-m', message])).trim();
 }
 
-/** No checkout; null on a conflict, which disjoint scopes make a broken slice. */
 export async function mergeCommits(dir: string, ours: string, theirs: string, message: string): Promise<string | null> {
   const tree = await mergeTree(dir, ours, theirs);
   return tree === null ? null : commitTree(dir, tree, ours, theirs, message);

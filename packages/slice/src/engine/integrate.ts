@@ -7,13 +7,8 @@ import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeCommits, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
 import { proofIdleLimit, runLive, type LiveRun } from './proof.js';
-import {
-  pruneWorktreeFolders,
-  summarizeSeats,
-  type JurySummary,
-  type LiveEvidence,
-  type SlicePaths,
-} from './records.js';
+import { pruneWorktreeFolders, summarizeSeats, type JurySummary, type LiveEvidence } from './records.js';
+import type { SlicePaths } from './records.js';
 
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
 
@@ -40,17 +35,15 @@ export async function mergeBall(
   if (!fresh && (await isAncestor(repo, commit, tip))) return { ok: true, commit: tip, already: true };
   const tree = await mergeTree(repo, tip, commit);
   if (tree === null) return { ok: false, reason: `merging ${ball.id} onto ${spineBranch(slice)} conflicts` };
-  // The merge commit and the byte check of its tree at once: both read only the tree.
   const [merged, diff] = await Promise.all([
     commitTree(repo, tree, tip, commit, `leap: merge ${ball.id} onto the spine of ${slice}`),
     git(repo, ['diff', '--name-only', '-z', tree, commit, '--', ...scopePaths(ball)]),
   ]);
-  const differ = diff
-    .split('\0')
-    .filter((p) => p !== '')
-    .join(', ');
-  const lost = `after the merge, ${differ} differ from the ball's candidate: a merge must not drop a lane's bytes`;
-  if (differ !== '') return { ok: false, reason: lost };
+  const differ = diff.split('\0').filter((p) => p !== '');
+  if (differ.length > 0) {
+    const lost = `after the merge, ${differ.join(', ')} differ from the ball's candidate`;
+    return { ok: false, reason: `${lost}: a merge must not drop a lane's bytes` };
+  }
   // Compare-and-swap: the spine moves only from the tip this merge was made on.
   await git(repo, ['update-ref', ref, merged, tip]);
   return { ok: true, commit: merged, already: false };
@@ -85,7 +78,6 @@ export interface AggregateInput {
   builderFamily?: string;
   /** The families of the other builders whose work the spine holds: refused from the jury and redacted too. */
   otherBuilderFamilies?: string[];
-  /** Reviewers whose vendor ran dry earlier in the run: passed over (conveneJury's `skip`). */
   skipJurors?: string[];
   reviewers: string[];
   alternates: string[];
@@ -106,7 +98,6 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     const tests = present.filter((p) => isTestFile(p));
     const files = present.filter((p) => !isTestFile(p));
     const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
-    // Consumers of the spine's whole change since the base, outside every scope (consumers.ts).
     const diff = await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD']);
     const changed = diff.split('\0').filter((p) => p !== '');
     const scopes = new Set(input.slice.balls.flatMap((b) => scopePaths(b)));
@@ -147,12 +138,10 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
     await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() =>
       rmSync(dir, { recursive: true, force: true }),
     );
-    // A runner of another machine makes no worktree here: the spine's was the last, whose folders go with it.
     pruneWorktreeFolders(input.paths);
   }
 }
 
-// Sandboxed as a ball's live proof is: a writer of the spine's checkout, network only when `live.network` says.
 async function liveOnSpine(input: AggregateInput, live: LiveProof, dir: string, linked: string[]): Promise<LiveRun> {
   const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
   const setting = sandboxSetting(undefined, input.env);

@@ -11,24 +11,16 @@ import { progressOf, type BallsProgress } from './scheduler.js';
 export interface MergeInput {
   repo: string;
   slice: Slice;
-  /** The plan's order (waves, file order within a wave). */
   order: readonly string[];
   paths: SlicePaths;
   log: EngineLog;
   say: (line: string) => void;
 }
 
-export interface MergeState {
-  cursor: number;
-  spineTip: string;
-}
+export type MergeState = { cursor: number; spineTip: string };
 
 /** Merge what can be merged now; returns the new state and the results it changed (written already). */
-export async function mergeReady(
-  input: MergeInput,
-  balls: BallsProgress,
-  from: MergeState,
-): Promise<MergeState & { results: Map<string, ResultRecord> }> {
+export async function mergeReady(input: MergeInput, balls: BallsProgress, from: MergeState) {
   let { cursor, spineTip } = from;
   const results = new Map<string, ResultRecord>();
   while (cursor < input.order.length) {
@@ -64,10 +56,7 @@ export async function mergeReady(
 }
 
 /** A pass recorded for the same spine commit stands; `leaves`: the jurors', for the cost meter. */
-async function aggregateOnce(
-  input: AggregateInput & { say: (line: string) => void },
-  spineCommit: string,
-): Promise<{ summary: JurySummary; leaves: string[] }> {
+async function aggregateOnce(input: SpineJury, spineCommit: string): Promise<Aggregated> {
   const { say, ...jury } = input;
   const earlier = readRecord<JurySummary & { spine: string }>(input.paths.aggregate);
   if (earlier !== null && earlier.value === 1 && earlier.spine === spineCommit) {
@@ -81,11 +70,12 @@ async function aggregateOnce(
   return { summary, leaves };
 }
 
-interface SpineJuryInput extends Omit<AggregateInput, 'builder' | 'reviewers' | 'alternates' | 'agentsFile'> {
+type SpineJury = AggregateInput & { say: (line: string) => void };
+type Aggregated = { summary: JurySummary; leaves: string[] };
+type SpineJuryInput = Omit<SpineJury, 'builder' | 'reviewers' | 'alternates' | 'agentsFile'> & {
   agents: RunAgents;
   order: readonly string[];
-  say: (line: string) => void;
-}
+};
 
 /** The aggregate jury on `spineCommit`: no reviewer sits of a family whose builder built a round the spine holds. */
 export async function aggregateSpine(input: SpineJuryInput, spineCommit: string) {

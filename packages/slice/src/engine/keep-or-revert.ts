@@ -3,10 +3,7 @@ import type { Proof } from '../definition/slice-schema.js';
 import type { ProofRun } from './records.js';
 import { proofPassed } from './proof.js';
 
-export interface KeepDecision {
-  keep: boolean;
-  reason: string;
-}
+export type KeepDecision = { keep: boolean; reason: string };
 
 /** The metric's first differing field decides; a tie loses (no uplift), as does a passing start with no metric. */
 export function keepOrRevert(proof: Proof, champion: ProofRun, candidate: ProofRun): KeepDecision {

@@ -4,21 +4,11 @@ import { join } from 'node:path';
 import { isAncestor } from './git.js';
 import { readRecord, type RoundRecord, type SlicePaths } from './records.js';
 
-/** The families of the builders whose round commits `tip` holds, for ball `ball`, in no order. */
-export async function keptBuilderFamilies(
-  repo: string,
-  paths: SlicePaths,
-  ball: string,
-  tip: string,
-): Promise<string[]> {
+export async function keptBuilderFamilies(repo: string, paths: SlicePaths, ball: string, tip: string) {
   const dir = paths.ball(ball);
   if (!existsSync(dir)) return [];
-  const folders = [
-    dir,
-    ...readdirSync(dir)
-      .filter((f) => /^episode-\d+$/.test(f))
-      .map((f) => join(dir, f)),
-  ];
+  const episodes = readdirSync(dir).filter((f) => /^episode-\d+$/.test(f));
+  const folders = [dir, ...episodes.map((f) => join(dir, f))];
   const families = new Set<string>();
   for (const folder of folders)
     for (let n = 1; n <= 4; n++) {

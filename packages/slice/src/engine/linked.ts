@@ -1,7 +1,7 @@
 // The repository's ignored top-level entries (node_modules, a venv) linked into each checkout; never a ball's change.
 import { existsSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { LEAP_DIR } from '@leap/core';
+import { LEAP_DIR, orElse } from '@leap/core';
 import { DEFAULT_LINK_READ_ONLY, type SandboxSpec } from '@leap/supervise';
 import { git } from './git.js';
 
@@ -28,28 +28,15 @@ export function linkEntries(repoRoot: string, dir: string, names: readonly strin
   const linked = names.filter((name) => !existsSync(join(dir, name)));
   for (const name of linked) {
     const entry = join(repoRoot, name);
-    let target = entry;
-    try {
-      target = realpathSync(entry);
-    } catch {
-      // A link of the user's that leads nowhere: linked as it is.
-    }
-    symlinkSync(target, join(dir, name));
+    symlinkSync(orElse(() => realpathSync(entry), null) ?? entry, join(dir, name));
   }
   return linked;
 }
 
 /** Where each entry linked into `dir` leads now (read when a round starts: the runner's links). */
 export function readLinks(dir: string, linked: readonly string[]): Map<string, string> {
-  return new Map(
-    linked.flatMap((name) => {
-      try {
-        return [[name, readlinkSync(join(dir, name))] as const];
-      } catch {
-        return [];
-      }
-    }),
-  );
+  const links = linked.map((name) => [name, orElse(() => readlinkSync(join(dir, name)), null)] as const);
+  return new Map(links.filter((link): link is readonly [string, string] => link[1] !== null));
 }
 
 /** Undo a builder's own (ignored) node_modules: a proof runs with the user's dependencies, never the builder's. */
@@ -57,13 +44,7 @@ export function restoreLinks(dir: string, links: ReadonlyMap<string, string>): s
   const restored: string[] = [];
   for (const [name, target] of links) {
     const path = join(dir, name);
-    let now: string | null = null;
-    try {
-      now = readlinkSync(path);
-    } catch {
-      // Not a link any more (a folder of the builder's), or gone.
-    }
-    if (now === target) continue;
+    if (orElse(() => readlinkSync(path), null) === target) continue;
     rmSync(path, { recursive: true, force: true });
     symlinkSync(target, path);
     restored.push(name);
@@ -77,13 +58,7 @@ export function linkedPlaces(dir: string, linked: readonly string[]): string[] {
 }
 
 function targets(dir: string, linked: readonly string[]): string[] {
-  return linked.flatMap((name) => {
-    try {
-      return [realpathSync(join(dir, name))];
-    } catch {
-      return [];
-    }
-  });
+  return linked.flatMap((name) => orElse(() => realpathSync(join(dir, name)), null) ?? []);
 }
 
 /** Dependency folders get a throwaway layer for tools' caches (vite's .vite-temp): the main install is no ball's. */

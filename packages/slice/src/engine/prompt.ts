@@ -22,15 +22,11 @@ function fenceTag(parts: string[]): string {
 /** Round `round`'s prompt. The engine never runs any of the ball's text; the builder is told it is data. */
 export function renderBuilderPrompt(input: PromptInput): string {
   const { ball } = input;
-  const scope = ball.scope
-    .map((s) => {
-      const narrow = [
-        s.symbols === undefined ? '' : ` symbols: ${s.symbols.join(', ')}`,
-        s.lines === undefined ? '' : ` lines: ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')}`,
-      ].join('');
-      return `- ${s.path}${s.sha256 === null ? ' (new file)' : ''}${narrow}`;
-    })
-    .join('\n');
+  const scope = ball.scope.map((s) => {
+    const symbols = s.symbols === undefined ? '' : ` symbols: ${s.symbols.join(', ')}`;
+    const lines = s.lines === undefined ? '' : ` lines: ${s.lines.map(([a, b]) => `${a}-${b}`).join(', ')}`;
+    return `- ${s.path}${s.sha256 === null ? ' (new file)' : ''}${symbols}${lines}`;
+  });
   const { previous: last } = input;
   const previous =
     last === null
@@ -39,7 +35,7 @@ export function renderBuilderPrompt(input: PromptInput): string {
   const blocks: [string, string][] = [
     ['goal', ball.goal],
     ['spec', ball.spec],
-    ['scope', scope],
+    ['scope', scope.join('\n')],
     ['proof', JSON.stringify(ball.proof.argv)],
     ['previous-receipt', previous],
   ];

@@ -2,7 +2,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:os';
-import { DEFAULT_IDLE_TIMEOUT_S, formatSeconds, readDurationVar, statePaths } from '@leap/core';
+import { DEFAULT_IDLE_TIMEOUT_S, formatSeconds, readDurationVar, statePaths, orElse } from '@leap/core';
 import { supervise, type SandboxSpec } from '@leap/supervise';
 import type { LiveProof, MetricField, Proof } from '../definition/slice-schema.js';
 import { cannotRun, causeLines, interrupted, type ProofEnd } from './cannot-run.js';
@@ -12,12 +12,10 @@ export interface ProofPlace {
   cwd: string;
   env: NodeJS.ProcessEnv;
   stateDir: string;
-  /** The leaf's name: one of proofLeaves(), or `live-spine`. */
   name: string;
   /** The time limit and the idle limit (no output, no CPU), in ms; 0 is none. */
   timeoutMs: number;
   idleMs: number;
-  /** The sandbox (CONTRACT section 13: a writer of the checkout), or null: none. */
   sandbox: SandboxSpec | null;
   /** The dependencies linked into the checkout and where they lead: an error on them is no test's (cannot-run.ts). */
   theirs?: readonly string[];
@@ -34,24 +32,14 @@ export function proofLeaves(ball: string, round: number) {
   return { champion: `champion-${ball}`, proof: `proof-${n}`, reproof: `reproof-${n}`, live: `live-${n}` };
 }
 
-interface Ran {
-  end: ProofEnd;
-  ms: number;
-  out: string;
-  err: string;
-  bytes: number;
-}
+type Ran = { end: ProofEnd; ms: number; out: string; err: string; bytes: number };
 
 // How much of each stream is read back: the whole of it up to twice this, else its head and its tail.
 const READ_BYTES = 4 * 1024 * 1024;
 
 function readOutput(file: string): { text: string; bytes: number } {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return { text: '', bytes: 0 };
-  }
+  const fd = orElse(() => openSync(file, 'r'), null);
+  if (fd === null) return { text: '', bytes: 0 };
   try {
     const size = fstatSync(fd).size;
     const read = (at: number, n: number) => {
@@ -79,17 +67,9 @@ async function superviseRun(argv: readonly string[], place: ProofPlace): Promise
   const limitsEnv = { VERI_TIMEOUT: formatSeconds(place.timeoutMs), VERI_IDLE_TIMEOUT: formatSeconds(place.idleMs) };
   const env = { ...place.env, VERI_STATE_DIR: place.stateDir, ...limitsEnv };
   try {
-    const run = await supervise({
-      name: place.name,
-      command,
-      args,
-      env,
-      cwd: place.cwd,
-      handleSignals: true,
-      // An empty stdin: a test runner never takes the engine's terminal for a person watching.
-      io: { input: '', stdoutFile: paths.out(place.name), stderrFile: paths.err(place.name) },
-      sandbox: place.sandbox,
-    });
+    const io = { input: '', stdoutFile: paths.out(place.name), stderrFile: paths.err(place.name) };
+    const at = { name: place.name, cwd: place.cwd, sandbox: place.sandbox };
+    const run = await supervise({ ...at, command, args, env, handleSignals: true, io });
     const [out, err] = [readOutput(paths.out(place.name)), readOutput(paths.err(place.name))];
     // The leaf's own exit; the supervisor's code when it could not start it; 128+N for a signal that ended it.
     const signo = run.signal === null ? undefined : constants.signals[run.signal as NodeJS.Signals];
@@ -99,24 +79,16 @@ async function superviseRun(argv: readonly string[], place: ProofPlace): Promise
     return { end, ms: run.durationMs, out: out.text, err: err.text, bytes: out.bytes + err.bytes };
   } catch (error) {
     // Refused before it could start (a live supervisor holds the name, the state folder is unusable).
-    const end = {
-      status: 'failed-start' as const,
-      code: 125,
-      signal: null,
-      error: (error as Error).message,
-      ...limits,
-    };
-    return { end, ms: 0, out: '', err: '', bytes: 0 };
+    const failed = { status: 'failed-start' as const, code: 125, signal: null, error: (error as Error).message };
+    return { end: { ...failed, ...limits }, ms: 0, out: '', err: '', bytes: 0 };
   }
 }
 
 /** A proof's run: its record, why it could not run (null: it ran), and the lines of its output a reason keeps. */
 export type ProofOutcome = ProofRun & { cannotRun: string | null; interrupted: boolean; lines: string };
 
-// The exit a record keeps: 124 for a limit, else the run's.
 function recordedCode(end: ProofEnd): number {
-  if (end.status === 'killed-timeout' || end.status === 'killed-stuck') return 124;
-  return end.code;
+  return end.status === 'killed-timeout' || end.status === 'killed-stuck' ? 124 : end.code;
 }
 
 /** Run the proof in `place`; never throws. */
@@ -125,23 +97,16 @@ export async function runProof(proof: Proof, place: ProofPlace): Promise<ProofOu
   const theirs = place.theirs ?? [];
   const why = cannotRun(ran.end, ran.out, ran.err, theirs);
   const lines = causeLines(ran.out, ran.err, why ?? '', theirs);
-  const base = {
-    code: recordedCode(ran.end),
-    ms: ran.ms,
-    cannotRun: why,
-    interrupted: interrupted(ran.end.status),
-    lines,
-  };
+  const ended = { cannotRun: why, interrupted: interrupted(ran.end.status), lines };
+  const base = { code: recordedCode(ran.end), ms: ran.ms, ...ended };
   if (why !== null) return { ...base, metric: null, note: `the proof could not run: ${why}` };
   const read = proof.metric === undefined ? { metric: null } : readMetric(ran.out, proof.metric);
   return { ...base, metric: read.metric, ...(read.note === undefined ? {} : { note: read.note }) };
 }
 
+type MetricRead = { metric: Record<string, number> | null; note?: string };
 /** The metric: the last non-empty stdout line as a JSON object holding every declared field as a number. */
-export function readMetric(
-  stdout: string,
-  fields: readonly MetricField[],
-): { metric: Record<string, number> | null; note?: string } {
+export function readMetric(stdout: string, fields: readonly MetricField[]): MetricRead {
   const last = stdout
     .split('\n')
     .map((l) => l.trim())
@@ -166,7 +131,6 @@ export function readMetric(
   return { metric };
 }
 
-/** Whether a proof run is evidence of success: exit 0, and the metric read when one is declared. */
 export function proofPassed(run: ProofRun, proof: Proof): boolean {
   return run.code === 0 && (proof.metric === undefined || run.metric !== null);
 }

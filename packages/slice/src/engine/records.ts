@@ -1,16 +1,8 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths } from '@leap/core';
+import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths, orElse } from '@leap/core';
 import type { Receipt } from '../definition/slice-schema.js';
 
 export interface ProofRun {
@@ -22,12 +14,7 @@ export interface ProofRun {
 }
 
 /** `run.json`: the base resolved once, on the first run. */
-export interface RunRecord {
-  slice: string;
-  base: string;
-  file: string;
-  started: string;
-}
+export type RunRecord = { slice: string; base: string; file: string; started: string };
 
 interface SeatSummary {
   reviewer: string;
@@ -57,14 +44,8 @@ export interface JurySummary {
 }
 
 /** A builder that ran dry on a round (its `fallover` event's fields); the next builder took the round. */
-export interface Fallover {
-  agent: string;
-  family: string;
-  cause: AgentDryKind;
-  message: string;
-}
+export type Fallover = { agent: string; family: string; cause: AgentDryKind; message: string };
 
-/** `BALL/round-N.json`. */
 export interface RoundRecord {
   slice: string;
   ball: string;
@@ -103,10 +84,7 @@ export interface LiveEvidence {
   note?: string;
 }
 
-export interface BuilderAnswer {
-  hypothesis: string;
-  move: string;
-}
+export type BuilderAnswer = { hypothesis: string; move: string };
 
 /** `BALL/result.json`: the ball's final receipt. */
 export interface ResultRecord {
@@ -123,16 +101,12 @@ export interface ResultRecord {
 
 export { slicePaths, type SlicePaths } from '@leap/core';
 
-/** Read a JSON record, or null when it is missing or torn (a record is rewritten whole, atomically). */
+/** A JSON record, or null when it is missing or torn. */
 export function readRecord<T>(file: string): T | null {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch {
-    return null;
-  }
+  return orElse(() => JSON.parse(readFileSync(file, 'utf8')) as T, null);
 }
 
-/** Atomic (a reader or a killed engine never sees half); not flushed: a power loss is rebuilt as after a kill. */
+/** Atomic; not flushed: a power loss is rebuilt as after a kill. */
 export function writeRecord(file: string, value: unknown): void {
   writeText(file, `${JSON.stringify(value, null, 2)}\n`);
 }
@@ -193,13 +167,9 @@ export function writeIgnoreFiles(paths: SlicePaths, stateDir: string): void {
 }
 
 export function pruneWorktreeFolders(paths: SlicePaths): void {
-  for (const folder of [paths.worktrees, dirname(paths.worktrees)]) {
-    try {
-      rmdirSync(folder);
-    } catch {
-      return;
-    }
-  }
+  try {
+    for (const folder of [paths.worktrees, dirname(paths.worktrees)]) rmdirSync(folder);
+  } catch {}
 }
 
 /** Move a record a reopened ball no longer supports to spine/record-K.json: history is kept, never deleted. */

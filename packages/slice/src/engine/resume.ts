@@ -18,11 +18,7 @@ export interface ResumeInput {
 export type Resumed = Pick<BallProgress, 'result' | 'reused' | 'checkpoint' | 'rounds'>;
 
 /** Each ball's resumed progress, and whether a passed ball was reopened (the slice's earlier record is void). */
-export async function resumeBalls(
-  input: ResumeInput,
-  order: readonly string[],
-  balls: BallsProgress,
-): Promise<{ found: Map<string, Resumed>; reopened: boolean }> {
+export async function resumeBalls(input: ResumeInput, order: readonly string[], balls: BallsProgress) {
   const found = new Map<string, Resumed>();
   let reopened = false;
   for (const id of order) {

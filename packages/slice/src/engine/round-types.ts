@@ -7,7 +7,6 @@ import type { BuilderAnswer, JurySummary, LiveEvidence, ProofRun } from './recor
 export interface RoundRequest extends BallRoundRequest {
   definition: Slice;
   spec: Ball;
-  /** The branch the ball's work lands on: `leap/SLICE/BALL`. */
   branch: string;
   /** The commit the ball started from (base plus its dependencies' work): a `-1` undoes the ball back to it. */
   start: string;
@@ -39,7 +38,7 @@ export interface RoundResult extends BallRoundOutcome {
   jury: JurySummary | null;
   reproof: { code: number; candidate: string | null; ms?: number } | null;
   builder: { agent: string; family: string; leaf: string; status: string | null };
-  /** The builder's answer block, `{"hypothesis", "move"}` (null: it gave none, or not as asked). */
+  /** The builder's `{"hypothesis", "move"}` (null: none, or not as asked). */
   answer?: BuilderAnswer | null;
   /** The live proof's run and its evidence (absent: the ball has no live proof, or the round did not reach it). */
   live?: LiveEvidence;

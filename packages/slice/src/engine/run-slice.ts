@@ -13,15 +13,8 @@ import { engineLog } from './events.js';
 import { resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
 import { proofIdleLimit } from './proof.js';
-import {
-  readOrWriteRun,
-  readRecord,
-  slicePaths,
-  writeIgnoreFiles,
-  type Fallover,
-  type JurySummary,
-  type RunRecord,
-} from './records.js';
+import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles } from './records.js';
+import type { Fallover, JurySummary, RunRecord } from './records.js';
 import type { SliceRunner } from './round-types.js';
 import { Engine } from './slice-engine.js';
 import { createLocalRunner, type LocalRunnerOptions } from '../runner/local-runner.js';
@@ -109,10 +102,9 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     );
   const jobs = Math.max(1, options.jobs ?? Math.min(availableParallelism(), slice.balls.length));
   const stateDir = resolveStateDir(env, repoRoot);
-  // VERI_TIMEOUT as the supervisor reads it; a malformed value is bad input before anything runs.
+  // A malformed VERI_TIMEOUT or VERI_IDLE_TIMEOUT is bad input before anything runs.
   const timeoutMs = options.timeoutMs ?? readTimeLimit(null, null, env).ms;
-  proofIdleLimit(env); // a malformed VERI_IDLE_TIMEOUT is bad input before anything runs
-
+  proofIdleLimit(env);
   const lock = lockSlice(repoRoot, slice.id);
   if (lock.deadEngine !== null) {
     // A dead engine's leaves outlive it in sessions of their own: ended before anything touches their worktrees.
@@ -120,10 +112,9 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     const orphans = findOrphanLeaves(stateDir, lock.deadEngine);
     const ended = await endOrphanLeaves(orphans);
     const names = orphans.map((o) => o.name).join(', ');
+    const processes = `process${ended === 1 ? '' : 'es'}`;
     if (orphans.length > 0)
-      say(
-        `resuming after engine ${lock.deadEngine} died: ended ${ended} process${ended === 1 ? '' : 'es'} of ${names}`,
-      );
+      say(`resuming after engine ${lock.deadEngine} died: ended ${ended} ${processes} of ${names}`);
   }
   const runner = (options.createRunner ?? createLocalRunner)({ repoRoot, paths, stateDir, env });
   const stop = { reason: null as string | null };
@@ -163,8 +154,7 @@ async function builderAliases(repo: string, base: string): Promise<string[]> {
   return gitAliases(repo, base, { isolate: true, ceiling: true });
 }
 
-// --notify (CONTRACT section 14), supervised, unsandboxed: `argv` told how the run ended (`overBudget`: the cost meter
-// passed --max-cost); a failure is said, never the run's result.
+// --notify (CONTRACT section 14), supervised, unsandboxed: a failure is said, never the run's result.
 async function notifySliceEnd(
   argv: readonly string[] | undefined,
   summary: RunSummary,
@@ -175,21 +165,11 @@ async function notifySliceEnd(
   const event =
     summary.receipt === 1 ? 'done' : overBudget ? 'cost-budget' : summary.stopped !== null ? 'stop' : 'bail';
   const { runNotify } = await import('@leap/supervise');
-  const payload = {
-    slice: summary.slice,
-    spine: summary.spine,
-    receipt: summary.receipt,
-    code: sliceExitCode(summary.receipt),
-    stopped: summary.stopped,
-    balls: summary.balls.map((b) => ({ id: b.id, receipt: b.receipt, reason: b.reason })),
-    spent_usd: summary.spent.usd,
-    ms: summary.wallMs,
-    ts: new Date().toISOString(),
-  };
-  const told = await runNotify(argv, event, payload, place);
-  place.say(
-    told.problem === null
-      ? `notify: ${event} told (leaf ${told.leaf})`
-      : `notify: ${told.problem} (the run's result stands)`,
-  );
+  const { slice, spine, receipt, stopped } = summary;
+  const balls = summary.balls.map((b) => ({ id: b.id, receipt: b.receipt, reason: b.reason }));
+  const payload = { slice, spine, receipt, code: sliceExitCode(receipt), stopped, balls, spent_usd: summary.spent.usd };
+  const told = await runNotify(argv, event, { ...payload, ms: summary.wallMs, ts: new Date().toISOString() }, place);
+  const said =
+    told.problem === null ? `${event} told (leaf ${told.leaf})` : `${told.problem} (the run's result stands)`;
+  place.say(`notify: ${said}`);
 }

@@ -32,7 +32,6 @@ export function freshProgress(balls: readonly Ball[], waves: readonly (readonly 
   return progress;
 }
 
-/** The progress of ball `id`; a name the plan does not hold is the engine's own bug, said as such. */
 export function progressOf(balls: BallsProgress, id: string): BallProgress {
   const found = balls.get(id);
   if (found === undefined) throw new Error(`the engine has no ball ${JSON.stringify(id)}`);

@@ -12,19 +12,8 @@ import { mergeStart, spineBranch } from './integrate.js';
 import { aggregateSpine, mergeReady, type MergeState } from './integrator.js';
 import { renderBuilderPrompt } from './prompt.js';
 import { buildProvenance } from './provenance.js';
-import {
-  readRecord,
-  readRounds,
-  retireRecord,
-  writeRecord,
-  type JurySummary,
-  type ProofRun,
-  type Fallover,
-  type ResultRecord,
-  type RoundRecord,
-  type RunRecord,
-  type SlicePaths,
-} from './records.js';
+import { readRecord, readRounds, retireRecord, writeRecord, type JurySummary, type ProofRun } from './records.js';
+import type { Fallover, ResultRecord, RoundRecord, RunRecord, SlicePaths } from './records.js';
 import { resumeBalls } from './resume.js';
 import type { RoundRequest, RoundResult, SliceRunner } from './round-types.js';
 import type { BallSummary, RunSummary } from './run-slice.js';
@@ -104,9 +93,7 @@ export class Engine {
           record = c.paths.record;
         }
       }
-    } else if (receipt === 1) {
-      receipt = 0;
-    }
+    } else if (receipt === 1) receipt = 0;
     const spent = c.meter.tally();
     const unknown = spent.unknown > 0 ? ` (${spent.unknown} leaf/leaves did not report a cost)` : '';
     if (c.meter.limit !== undefined) c.say(`spent $${spent.usd.toFixed(4)} of --max-cost $${c.meter.limit}${unknown}`);
@@ -125,7 +112,6 @@ export class Engine {
     return reopened;
   }
 
-  /** Why no round may start now (the run's stop, the spent budget), or null. */
   private halted(): string | null {
     return this.c.stopped() ?? (this.c.meter.over() ? this.c.meter.reason() : null);
   }
@@ -244,7 +230,6 @@ export class Engine {
     }
   }
 
-  /** A round's request but its builder: the ball, where it builds from, and the run's jury and limits as they stand. */
   private request(state: BallProgress, round: Pick<RoundRequest, Spot>): Omit<RoundRequest, 'agent'> {
     const { c } = this;
     const { slice, agents, meter } = c;

@@ -7,12 +7,7 @@ import { ignoredEntries, linkEntries } from '../engine/linked.js';
 import { pruneWorktreeFolders, type SlicePaths } from '../engine/records.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
 
-export interface LocalRunnerOptions {
-  repoRoot: string;
-  paths: SlicePaths;
-  stateDir: string;
-  env: NodeJS.ProcessEnv;
-}
+export type LocalRunnerOptions = { repoRoot: string; paths: SlicePaths; stateDir: string; env: NodeJS.ProcessEnv };
 
 export function createLocalRunner(options: LocalRunnerOptions): SliceRunner {
   const held = new Map<string, { dir: string; head: string; linked: string[] }>();
