@@ -8,7 +8,6 @@ const count = (v: unknown): number | null => (typeof v === 'number' && Number.is
 export const isString = (v: unknown): v is string => typeof v === 'string';
 export const named = (v: unknown): boolean => typeof v === 'string' && v !== '';
 
-/** A field the fold needs of an event, what it expects there, and the test of it. */
 export type Need = [field: string, expected: string, ok: (v: unknown) => boolean];
 
 /** Whether the event lacks a field of `needs`: the first it lacks is a problem of its line, added to `problems`. */
@@ -16,20 +15,12 @@ export function lacks(problems: LogProblem[], r: LogRecord, needs: readonly Need
   const miss = needs.find(([field, , ok]) => !ok(r.event[field]));
   if (miss === undefined) return false;
   const [field, expected] = miss;
-  problems.push({
-    line: r.line,
-    message:
-      `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, ` +
-      `got ${JSON.stringify(r.event[field] ?? null)}; skipped`,
-  });
+  const expectation = `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, `;
+  problems.push({ line: r.line, message: `${expectation}got ${JSON.stringify(r.event[field] ?? null)}; skipped` });
   return true;
 }
 
-/** What one agent leaf cost, as its CLI reported it: null where it did not say. */
-export interface Usage extends UsageEntry {
-  line: number;
-  at: number;
-}
+export type Usage = UsageEntry & { line: number; at: number };
 
 /** One leaf from launch to exit; `status` is the exit's, or `running` while no exit is recorded. */
 export interface LeafRun {
@@ -44,7 +35,6 @@ export interface LeafRun {
   ball: string | null;
   pid: number | null;
   timeoutMs: number | null;
-  /** The launch event's `sandbox` (CONTRACT section 13): `bwrap`, `off`, or null when it does not say. */
   sandbox: string | null;
   line: number;
   launchedAt: number;
@@ -59,16 +49,13 @@ const BALL_LEAVES = new Set(['build', 'review', 'proof', 'reproof', 'live']);
 
 /** The ball of a LEAP leaf name: `build-BALL-N`, `review-BALL-FAMILY`, `(re)proof-`, `live-BALL-N`, `champion-BALL`. */
 export function ballOfLeafName(leaf: string): string | null {
-  // Most leaves (develop-*, verify-*) are none of these: no regex for them, on every launch and usage of a long log.
   const dash = leaf.indexOf('-');
   const kind = dash < 0 ? '' : leaf.slice(0, dash);
   if (kind === 'champion') return leaf.slice(dash + 1) || null;
   if (!BALL_LEAVES.has(kind)) return null;
-  const m = /^[a-z]+-(.+)-[A-Za-z0-9_.]+$/.exec(leaf);
-  return m?.[1] ?? null;
+  return /^[a-z]+-(.+)-[A-Za-z0-9_.]+$/.exec(leaf)?.[1] ?? null;
 }
 
-/** Folds launch, exit and usage events (each naming its leaf) into `leaves` and `usages`. */
 export class LeafFold {
   private readonly byRun = new Map<string, LeafRun>();
   private readonly named = new Map<string, LeafRun[]>();
@@ -103,15 +90,11 @@ export class LeafFold {
 
   usage(r: LogRecord): void {
     const usage: Usage = { line: r.line, at: r.at, ...(usageOf(r.event) as UsageEntry) };
+    const { at, issue } = usage;
     // The latest earlier run of that name (and issue) with no usage yet; a second usage of one run stands alone.
-    const run = this.named
-      .get(usage.leaf)
-      ?.findLast(
-        (l) =>
-          l.usage === null &&
-          l.launchedAt <= usage.at &&
-          (usage.issue === null || l.issue === null || l.issue === usage.issue),
-      );
+    const fits = (l: LeafRun): boolean =>
+      l.usage === null && l.launchedAt <= at && (issue === null || l.issue === null || l.issue === issue);
+    const run = this.named.get(usage.leaf)?.findLast(fits);
     if (run !== undefined) {
       run.usage = usage;
       usage.issue ??= run.issue;
@@ -154,14 +137,6 @@ export class LeafFold {
   }
 }
 
-/** The value of `key`, made by `make` and set when absent. */
-export function getOr<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
-}
+export const getOr = <K, V>(map: Map<K, V>, key: K, make: () => V): V => map.get(key) ?? map.set(key, make()).get(key)!;
 
 export const pushTo = <K, V>(map: Map<K, V[]>, key: K, value: V): number => getOr(map, key, () => []).push(value);

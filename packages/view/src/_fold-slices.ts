@@ -8,7 +8,6 @@ const SLICE_BALL: Need[] = [
   ['ball', 'a ball id', named],
 ];
 const VALUE: Need = ['value', '-1, 0 or 1', (v) => receiptOf(v) !== null];
-/** The slice kinds, and the fields the fold needs of each. */
 export const SLICE_NEEDS: Array<[string, Need[]]> = [
   ['ball', SLICE_BALL],
   ['round', [...SLICE_BALL, ['round', 'a round number', (v) => num(v) !== null]]],
@@ -19,11 +18,7 @@ export const SLICE_NEEDS: Array<[string, Need[]]> = [
 /** A review naming its slice and its ball is of that ball: it needs both. */
 export const BALL_REVIEW_NEEDS: Need[] = [VALUE, ...SLICE_BALL];
 
-/** The builder's answer block of a round (round-N.json's `answer`). */
-export interface RoundAnswer {
-  hypothesis: string;
-  move: string;
-}
+export type RoundAnswer = { hypothesis: string; move: string };
 /** A round's live proof evidence (round-N.json's `live`): its exit, time, and its output, bounded and hashed. */
 export interface RoundLive {
   code: number | null;
@@ -34,21 +29,15 @@ export interface RoundLive {
   output: string;
   note?: string;
 }
-interface Round {
-  round: number;
-  receipt: number | null;
-  at: number;
-  answer?: RoundAnswer;
-  live?: RoundLive;
-}
-interface Review {
+type Round = { round: number; receipt: number | null; at: number; answer?: RoundAnswer; live?: RoundLive };
+type Review = {
   reviewer: string | null;
   family: string | null;
   verdict: string;
   value: number;
   candidate: string;
   at: number;
-}
+};
 
 export interface BallRun {
   slice: string;
@@ -63,40 +52,21 @@ export interface BallRun {
   firstAt: number;
 }
 
-/** A slice: its balls in order of first appearance, and the reviews of the whole change. */
-export interface SliceRun {
-  id: string;
-  balls: BallRun[];
-  aggregate: Review[];
-  firstAt: number;
-}
+export type SliceRun = { id: string; balls: BallRun[]; aggregate: Review[]; firstAt: number };
 
-/** A slice first seen at `at`, added to `slices`. */
 export function newSlice(slices: SliceRun[], id: string, at: number): SliceRun {
   const slice: SliceRun = { id, balls: [], aggregate: [], firstAt: at };
   slices.push(slice);
   return slice;
 }
 
-/** A ball of `slice` first seen at `at`, added to it. */
 export function newBall(slice: SliceRun, id: string, at: number): BallRun {
-  const ball: BallRun = {
-    slice: slice.id,
-    id,
-    wave: null,
-    state: null,
-    deps: [],
-    rounds: [],
-    receipt: null,
-    reviews: [],
-    merged: null,
-    firstAt: at,
-  };
+  const empty = { wave: null, state: null, deps: [], rounds: [], receipt: null, reviews: [], merged: null };
+  const ball: BallRun = { slice: slice.id, id, ...empty, firstAt: at };
   slice.balls.push(ball);
   return ball;
 }
 
-/** Folds the events of slices into `slices`, each event already holding the fields `SLICE_NEEDS` names. */
 export class SliceFold {
   private readonly byId = new Map<string, SliceRun>();
   private readonly owners = new Map<string, Set<string>>();
@@ -136,14 +106,8 @@ export class SliceFold {
 
   private review(e: LogRecord['event'], at: number): void {
     const candidate = str(e.candidate) ?? '';
-    const review: Review = {
-      reviewer: str(e.reviewer),
-      family: str(e.family),
-      verdict: str(e.verdict) ?? '?',
-      value: e.value as number,
-      candidate,
-      at,
-    };
+    const [reviewer, family, verdict] = [str(e.reviewer), str(e.family), str(e.verdict) ?? '?'];
+    const review: Review = { reviewer, family, verdict, value: e.value as number, candidate, at };
     const sliceId = str(e.slice);
     if (sliceId !== null && isString(e.ball)) this.ball(sliceId, e.ball, at).reviews.push(review);
     else if (sliceId !== null) this.slice(sliceId, at).aggregate.push(review);
@@ -162,11 +126,9 @@ export class SliceFold {
 
   private ball(sliceId: string, id: string, at: number): BallRun {
     const slice = this.slice(sliceId, at);
-    let ball = slice.balls.find((b) => b.id === id);
-    if (ball === undefined) {
-      ball = newBall(slice, id, at);
-      this.owners.set(id, (this.owners.get(id) ?? new Set()).add(sliceId));
-    }
-    return ball;
+    const ball = slice.balls.find((b) => b.id === id);
+    if (ball !== undefined) return ball;
+    this.owners.set(id, (this.owners.get(id) ?? new Set()).add(sliceId));
+    return newBall(slice, id, at);
   }
 }

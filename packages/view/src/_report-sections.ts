@@ -1,14 +1,11 @@
 // Every text from an event or a file goes through `esc`.
 import type { TextParts } from '@leap/core';
-import * as text from './_text.js';
+import { byWave, clockTime, escapeHtml as esc, formatDuration, RECEIPT_TEXT } from './_text.js';
 import type { Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
 import { pushTo } from './_fold-leaves.js';
 import { flakyVerdicts, type BallRun, type LeafRun, type RunModel, type Verdict } from './fold-run.js';
 import type { RemoteRoundState } from './read-state.js';
-
-// Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
-const { byWave, clockTime, escapeHtml: esc, formatDuration, RECEIPT_TEXT } = text;
 
 function receiptBadge(value: number | null): string {
   if (value === null) return '<span class="badge rn">no receipt</span>';
@@ -21,7 +18,6 @@ const time = (ms: number): string => `<td class="t">${Number.isFinite(ms) ? cloc
 const head = (...cols: string[]): string => `<table><thead><tr><th>${cols.join('</th><th>')}</th></tr></thead><tbody>`;
 const where = (v: Verdict): string => `<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}`;
 
-/** Every verdict, with the revision each REJECT led to, pushed onto `out` a row at a time. */
 export function renderVerdicts(model: RunModel, out: TextParts): void {
   if (model.verdicts.length === 0) {
     out.push('<p class="empty">No verdict yet.</p>');
@@ -32,10 +28,8 @@ export function renderVerdicts(model: RunModel, out: TextParts): void {
     if (l.actor === 'developer' && (l.attempt ?? 1) > 1) pushTo(revisions, `${l.issue}\n${l.step}\n${l.phase}`, l);
   out.push(head('time', 'issue', 'step', 'phase', 'verdict', 'reason', 'agent', 'then'));
   for (const v of model.verdicts) {
-    const revision =
-      v.verdict === 'REJECT'
-        ? revisions.get(`${v.issue}\n${v.step}\n${v.phase}`)?.find((l) => l.launchedAt >= v.at)
-        : undefined;
+    const key = `${v.issue}\n${v.step}\n${v.phase}`;
+    const revision = v.verdict === 'REJECT' ? revisions.get(key)?.find((l) => l.launchedAt >= v.at) : undefined;
     const next = revision === undefined ? '' : `revision: ${esc(revision.leaf)}`;
     const verdict = esc(v.verdict);
     out.push(
@@ -60,7 +54,6 @@ export function renderFlaky(model: RunModel): string {
   );
 }
 
-/** Bails, stop requests, and fall-overs (a vendor ran dry, the next agent took the leaf). */
 export function renderBailsAndStops(model: RunModel): string {
   const reason = (cell: string): string => `<td class="reason">${esc(cell)}</td>`;
   const rows = [
@@ -100,15 +93,10 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
   for (const issue of [...issues].sort((a, b) => a - b)) {
     const ledger = view.ledgers.find((l) => l.issue === issue);
     const ticks = view.model.ticks.filter((t) => t.issue === issue);
-    const green: Array<[number, number]> = [];
-    const done: Array<[number, number]> = [];
-    let g = 0;
-    let d = 0;
-    for (const t of ticks) {
-      if (t.action === 'tick') green.push([t.at, ++g]);
-      if (t.action === 'clear-refactor-pending') done.push([t.at, ++d]);
-    }
-    const total = Math.max(ledger?.steps.length ?? 0, g, 1);
+    const steps = (action: string) =>
+      ticks.filter((t) => t.action === action).map((t, i): [number, number] => [t.at, i + 1]);
+    const [green, done] = [steps('tick'), steps('clear-refactor-pending')];
+    const total = Math.max(ledger?.steps.length ?? 0, green.length, 1);
     const x = (t: number): number =>
       40 + Math.min(1, Math.max(0, (t - span.from) / Math.max(1, span.to - span.from))) * 700;
     const y = (n: number): number => 120 - (n / total) * 100;
@@ -124,14 +112,13 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
       return `${p} H${Math.round(x(span.to))}`;
     };
     const every = Math.max(1, Math.ceil(total / 10));
-    const grid: string[] = [];
-    for (let n = 0; n <= total; n += every) {
-      const at = Math.round(y(n));
-      grid.push(
+    const grid = Array.from({ length: Math.floor(total / every) + 1 }, (_, i) => {
+      const at = Math.round(y(i * every));
+      return (
         `<line x1="40" x2="740" y1="${at}" y2="${at}" stroke="#eef1f4"/>` +
-          `<text x="34" y="${at + 4}" font-size="10" text-anchor="end" fill="#5d6876">${n}</text>`,
+        `<text x="34" y="${at + 4}" font-size="10" text-anchor="end" fill="#5d6876">${i * every}</text>`
       );
-    }
+    });
     const title = ledger?.title === null || ledger === undefined ? '' : ` ${esc(ledger.title)}`;
     const stepsDone = ledger?.steps.filter((s) => s.state === 'done').length;
     const state = ledger === undefined ? 'no ledger on disk' : `${stepsDone} of ${ledger.steps.length} steps done now`;
@@ -144,7 +131,6 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
         '<text x="740" y="134" font-size="10" text-anchor="end" fill="#5d6876">orange: ticked (green committed) · ' +
         `green: refactored (step done) · ${formatDuration(span.to - span.from)}</text></svg>`,
     );
-    // The chart shows them all; the list keeps the last ones (the event log has every one).
     const items = ticks
       .slice(-LAST_TICKS)
       .map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}<td class="reason">${esc(t.title ?? '')}\n`);
@@ -158,7 +144,7 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
   return out.join('\n');
 }
 
-// Each round's builder answer (its one hypothesis and move) and live proof evidence, as round-N.json keeps them.
+// Each round's builder answer and live proof evidence, as round-N.json keeps them.
 function roundDetails(ball: BallRun): string {
   const shown = ball.rounds.filter((r) => r.answer !== undefined || r.live !== undefined);
   if (shown.length === 0) return '';
@@ -185,11 +171,7 @@ function roundDetails(ball: BallRun): string {
 
 // A round on another machine's worker, while its engine runs and its record is not written yet.
 function remoteLine(ball: BallRun, remote: RemoteRoundState | undefined): string {
-  if (
-    remote === undefined ||
-    !remote.engineAlive ||
-    ball.rounds.some((r) => r.round === remote.round && r.receipt !== null)
-  )
+  if (remote?.engineAlive !== true || ball.rounds.some((r) => r.round === remote.round && r.receipt !== null))
     return '';
   const what =
     remote.state === 'queued'
@@ -205,11 +187,9 @@ const reviewer = (r: BallRun['reviews'][number]): string =>
 
 function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
   const v = ball.receipt?.value ?? null;
-  const rounds = ball.rounds
-    .map(
-      (r) => `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt === null ? '·' : r.receipt}</span>`,
-    )
-    .join('');
+  const chip = (r: BallRun['rounds'][number]): string =>
+    `<span class="chip" title="round ${r.round}">r${r.round} ${r.receipt ?? '·'}</span>`;
+  const rounds = ball.rounds.map(chip).join('');
   const passes = ball.reviews.filter((r) => r.value === 1).length;
   const reviews =
     ball.reviews.length === 0
@@ -222,9 +202,7 @@ function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
     `${ball.state === null ? '' : `<span class="small">${esc(ball.state)}</span>`}</div>` +
     (rounds === '' ? '' : `<div>${rounds}</div>`) +
     (ball.deps.length === 0 ? '' : `<div class="small">after: ${ball.deps.map(esc).join(', ')}</div>`) +
-    (ball.receipt !== null && ball.receipt.evidence !== ''
-      ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>`
-      : '') +
+    (ball.receipt?.evidence ? `<div class="small reason">${esc(ball.receipt.evidence)}</div>` : '') +
     reviews +
     remoteLine(ball, remote) +
     roundDetails(ball) +
@@ -233,13 +211,11 @@ function ballCard(ball: BallRun, remote?: RemoteRoundState): string {
   );
 }
 
-/** Each slice as its wave graph: a column per wave, a card per ball with its rounds and receipts. */
 export function renderSlices(view: ViewData): string {
   if (view.model.slices.length === 0) return '<p class="empty">No slice has run.</p>';
   const out: string[] = [];
   for (const slice of view.model.slices) {
     const record = view.sliceRecords.find((r) => r.id === slice.id);
-    // The word of each receipt after its number: `passed`, `held`, `refused`.
     const counts = [1, 0, -1]
       .map((v) => `${slice.balls.filter((b) => b.receipt?.value === v).length} ${RECEIPT_TEXT[v]?.split(' ')[1]}`)
       .join(', ');
@@ -261,20 +237,18 @@ export function renderSlices(view: ViewData): string {
 }
 
 export function renderProblems(view: ViewData): string {
+  const log = esc(view.eventsFile);
+  const row = (where: string, what: string, tr = '<tr>'): string =>
+    `${tr}<td>${where}</td><td class="reason">${what}</td></tr>`;
+  const unknown = (kind: string): string => `an event of kind <b>${esc(kind)}</b>, which this report does not know`;
   const rows = [
-    ...view.log.problems.map(
-      (p) => `<tr><td>${esc(view.eventsFile)}:${p.line}</td><td class="reason">${esc(p.message)}</td></tr>`,
-    ),
-    ...view.model.unknown.map(
-      (u) =>
-        `<tr class="unknown-kind"><td>${esc(view.eventsFile)}:${u.line}</td><td class="reason">an event of kind ` +
-        `<b>${esc(u.event)}</b>, which this report does not know</td></tr>`,
-    ),
-    ...view.fileProblems.map((p) => `<tr><td>${esc(p.file)}</td><td class="reason">${esc(p.message)}</td></tr>`),
+    ...view.log.problems.map((p) => row(`${log}:${p.line}`, esc(p.message))),
+    ...view.model.unknown.map((u) => row(`${log}:${u.line}`, unknown(u.event), '<tr class="unknown-kind">')),
+    ...view.fileProblems.map((p) => row(esc(p.file), esc(p.message))),
   ];
   if (view.log.tornTail)
     rows.push(
-      `<tr><td>${esc(view.eventsFile)}</td><td>the last line has no end yet (being written, or torn by a crash); ` +
+      `<tr><td>${log}</td><td>the last line has no end yet (being written, or torn by a crash); ` +
         'not counted</td></tr>',
     );
   if (rows.length === 0) return '<p class="empty">Every line of the event log was read.</p>';

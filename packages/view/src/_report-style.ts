@@ -1,6 +1,5 @@
 // The report's one stylesheet, inlined: the file opens with no network.
 
-/** Colour of each leaf status, shared by the bars and the legend. */
 export const STATUS_COLORS: Record<string, string> = {
   exited: '#2e9e4f',
   failed: '#e08a1e',

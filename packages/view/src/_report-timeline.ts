@@ -1,26 +1,17 @@
 // A bar per leaf, a row per phase of each step or ball; verdicts as marks; bails and stops as lines across the run.
-import * as text from './_text.js';
+import { clockTime, escapeHtml as esc, formatDuration, formatUsd, truncate } from './_text.js';
 import { STATUS_COLORS } from './_report-style.js';
 import type { TextParts } from '@leap/core';
 import { getOr, pushTo } from './_fold-leaves.js';
 import type { LeafRun, RunModel, Verdict } from './fold-run.js';
 
-// Bound once: each use of another bundle chunk's export goes through a getter, tens of thousands per report.
-const { clockTime, escapeHtml: esc, formatDuration, formatUsd, truncate } = text;
-
-/** The span the timeline covers, in ms since the epoch. */
-export interface Span {
-  from: number;
-  to: number;
-}
+export type Span = { from: number; to: number };
 
 const LANE_PX = 18;
-/** Room above a row's bars for one lane of its verdicts' marks. */
+/** A lane of verdict marks above a row's bars, and a mark's width: closer marks go on lanes of their own. */
 const MARK_PX = 16;
 /** The narrowest bar, in pixels of the narrowest track: room for its word, whatever the leaf's length. */
 const MIN_BAR_PX = 48;
-/** A verdict mark's width: marks closer than this in time go on lanes of their own. */
-const MARK_W_PX = 16;
 
 const ACTOR_WORDS: Record<string, string> = {
   developer: 'dev',
@@ -30,41 +21,25 @@ const ACTOR_WORDS: Record<string, string> = {
   reviewer: 'review',
   juror: 'jury',
 };
-const VERDICT_MARKS: Record<string, { icon: string; words: string }> = {
-  PASS: { icon: '✓', words: 'PASS' },
-  REJECT: { icon: '✗', words: 'REJECT' },
-  ERROR: { icon: '!', words: 'ERROR' },
-  flaky: { icon: '~', words: 'flaky test' },
-};
+const VERDICT_ICONS: Record<string, string> = { PASS: '✓', REJECT: '✗', ERROR: '!', flaky: '~' };
 
-/** Where time `t` falls on the track, as a CSS percentage (three decimals: a 24,000-pixel track needs them). */
-function at(span: Span, t: number): string {
-  return `${percent((t - span.from) / Math.max(1, span.to - span.from))}%`;
-}
+/** A fraction of the track as a percentage, to three decimals (a 24,000-pixel track needs them). */
+const percent = (fraction: number): number => Math.round(Math.min(1, Math.max(0, fraction)) * 100_000) / 1000;
+const at = (span: Span, t: number): string => `${percent((t - span.from) / Math.max(1, span.to - span.from))}%`;
 
-// Digits left to the template, natively: JS-made digits cost more in a one-shot report's unoptimized code.
-function percent(fraction: number): number {
-  return Math.round(Math.min(1, Math.max(0, fraction)) * 100_000) / 1000;
-}
-
-/** The colour class of a leaf: its exit status, `failed` for a leaf that exited non-zero. */
 function statusClass(run: LeafRun): string {
   if (run.status === 'exited' && run.code !== null && run.code !== 0) return 'failed';
   return Object.hasOwn(STATUS_COLORS, run.status) ? run.status : 'lost';
 }
 
-interface Group {
-  key: string;
-  label: string;
-  subs: Map<string, { label: string; rows: Map<string, LeafRun[]>; verdicts: Verdict[] }>;
-}
+type Group = { label: string; subs: Map<string, { label: string; rows: Map<string, LeafRun[]>; verdicts: Verdict[] }> };
 
 const PHASE_ORDER = ['plan', 'red', 'green', 'refactor', 'build', 'review'];
 
 function groupLeaves(model: RunModel): Group[] {
   const groups = new Map<string, Group>();
   const subOf = (gKey: string, gLabel: string, sKey: string, sLabel: string) => {
-    const group = getOr(groups, gKey, () => ({ key: gKey, label: gLabel, subs: new Map() }));
+    const group = getOr(groups, gKey, () => ({ label: gLabel, subs: new Map() }));
     return getOr(group.subs, sKey, () => ({ label: sLabel, rows: new Map(), verdicts: [] }));
   };
   const placeOf = (issue: number | null, step: string | null, slice: string | null, ball: string | null) => {
@@ -80,21 +55,23 @@ function groupLeaves(model: RunModel): Group[] {
   return [...groups.values()];
 }
 
-// Greedy lanes, packed as drawn: at least `least` ms wide, ending by `last`. Returns the runs by launch.
-function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, last: number, laneOf: number[]): LeafRun[] {
-  const unsorted = runs.some((r, i) => i > 0 && (runs[i - 1] as LeafRun).launchedAt > r.launchedAt);
-  const sorted = unsorted ? [...runs].sort((a, b) => a.launchedAt - b.launchedAt) : runs;
+/** The first lane whose last item ends by `start`, now taken until `end`. */
+function freeLane(ends: number[], start: number, end: number): number {
+  let lane = 0;
+  while (lane < ends.length && (ends[lane] as number) > start) lane++;
+  ends[lane] = end;
+  return lane;
+}
+
+// Greedy lanes, packed as drawn: at least `least` ms wide, ending by `last`. The runs by launch, with their lanes.
+function lanes(runs: LeafRun[], end: (r: LeafRun) => number, least: number, last: number): Array<[LeafRun, number]> {
   const ends: number[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const run = sorted[i] as LeafRun;
-    const start = Math.min(run.launchedAt, last - least);
-    let lane = 0;
-    while (lane < ends.length && (ends[lane] as number) > start) lane++;
-    ends[lane] = Math.max(end(run), start + least);
-    laneOf[i] = lane;
-  }
-  laneOf.length = sorted.length;
-  return sorted;
+  return [...runs]
+    .sort((a, b) => a.launchedAt - b.launchedAt)
+    .map((run) => {
+      const start = Math.min(run.launchedAt, last - least);
+      return [run, freeLane(ends, start, Math.max(end(run), start + least))];
+    });
 }
 
 function barWord(run: LeafRun): string {
@@ -122,7 +99,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
   const trackPx = Math.min(24_000, Math.max(900, model.leaves.length * 24));
   const length = Math.max(1, span.to - span.from);
   const least = (length * MIN_BAR_PX) / trackPx;
-  const markGap = (length * MARK_W_PX) / trackPx;
+  const markGap = (length * MARK_PX) / trackPx;
   const ticks = Array.from({ length: 7 }, (_, i) => {
     const t = span.from + ((span.to - span.from) * i) / 6;
     const since = i === 0 ? '' : ` +${formatDuration(t - span.from)}`;
@@ -132,7 +109,6 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
     `<div class="tl" id="timeline-chart"><div class="tlin" style="min-width:calc(var(--lbl) + ${trackPx}px)">` +
       `<div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
   );
-  const laneOf: number[] = [];
   for (const group of groupLeaves(model)) {
     let count = 0;
     for (const sub of group.subs.values()) for (const row of sub.rows.values()) count += row.length;
@@ -143,32 +119,31 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
       // The rows' phases, then any phase only a verdict has, in the order of a step's life.
       const ordered = [...sub.rows.keys()];
       for (const v of sub.verdicts) if (!ordered.includes(v.phase)) ordered.push(v.phase);
-      if (ordered.length > 1) ordered.sort((a, b) => rank(a) - rank(b));
+      ordered.sort((a, b) => rank(a) - rank(b));
       for (const phase of ordered) {
-        const placed = lanes(sub.rows.get(phase) ?? [], end, least, span.from + length, laneOf);
+        const placed = lanes(sub.rows.get(phase) ?? [], end, least, span.from + length);
         const marks = sub.verdicts.filter((v) => v.phase === phase);
-        const markLanes = laneMarks(marks, markGap);
+        // A mark closer than `markGap` to the last of a lane goes below it.
+        const markEnds: number[] = [];
+        const markLanes = marks.map((v) => freeLane(markEnds, v.at - markGap, v.at));
         const top = marks.length > 0 ? (Math.max(...markLanes) + 1) * MARK_PX : 2;
-        const height = laneOf.reduce((most, lane) => Math.max(most, lane + 1), 1) * LANE_PX + top;
+        const height = placed.reduce((most, [, lane]) => Math.max(most, lane + 1), 1) * LANE_PX + top;
         out.push(`\n<div class="row"><div class="lbl">${esc(phase)}</div><div class="trk" style="height:${height}px">`);
-        for (let i = 0; i < placed.length; i++) {
-          const run = placed[i] as LeafRun;
+        for (const [run, lane] of placed) {
           const width = percent(Math.max(end(run) - run.launchedAt, least) / length);
           // A bar drawn wider than its leaf's time ends at the track's end at the latest.
           const latest = Math.round((100 - width) * 1000) / 1000;
           const left = Math.min(percent((run.launchedAt - span.from) / length), latest);
           const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
-          // Kept short: a long run has thousands of these (the colour comes from data-status in the stylesheet).
-          const place = `left:${left}%;width:${width}%;top:${(laneOf[i] as number) * LANE_PX + top}px`;
+          const place = `left:${left}%;width:${width}%;top:${lane * LANE_PX + top}px`;
           out.push(
             `<div class="bar${rev}" data-status="${statusClass(run)}" style="${place}" title="${esc(barTitle(run))}">` +
               `${esc(barWord(run))}</div>`,
           );
         }
         marks.forEach((v, i) => {
-          // Escaped piece by piece: the verdict, phase and reason repeat, the time does not.
           const verdict = esc(v.verdict);
-          const icon = VERDICT_MARKS[v.verdict]?.icon ?? '?';
+          const icon = VERDICT_ICONS[v.verdict] ?? '?';
           const place = `left:${at(span, v.at)};top:${(markLanes[i] as number) * MARK_PX}px`;
           out.push(
             `<div class="vm verdict-mark v-${verdict}" data-verdict="${verdict}" style="${place}" ` +
@@ -183,7 +158,6 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
   out.push(`\n<div class="ov">${runLines(model, span)}</div></div></div>`);
 }
 
-/** Bails and stops, as lines across the whole run. */
 function runLines(model: RunModel, span: Span): string {
   return [
     ...model.bails.map((b) => {
@@ -205,23 +179,8 @@ function runLines(model: RunModel, span: Span): string {
   ].join('');
 }
 
-function rank(phase: string): number {
-  const i = PHASE_ORDER.indexOf(phase);
-  return i < 0 ? PHASE_ORDER.length : i;
-}
+const rank = (phase: string): number => (PHASE_ORDER.includes(phase) ? PHASE_ORDER.indexOf(phase) : PHASE_ORDER.length);
 
-/** The lane of each verdict mark (in time order): a mark closer than `gap` to the last of a lane goes below it. */
-function laneMarks(marks: readonly Verdict[], gap: number): number[] {
-  const ends: number[] = [];
-  return marks.map((v) => {
-    let lane = 0;
-    while (lane < ends.length && (ends[lane] as number) > v.at - gap) lane++;
-    ends[lane] = v.at;
-    return lane;
-  });
-}
-
-/** The legend of the colours and marks the run used, and of the words on the bars. */
 export function renderLegend(model: RunModel): string {
   const used = new Set(model.leaves.map(statusClass));
   const items = Object.entries(STATUS_COLORS)
@@ -234,9 +193,9 @@ export function renderLegend(model: RunModel): string {
     items.push('<span><i class="sw" style="outline:2px dashed #e08a1e;outline-offset:-2px"></i>revision</span>');
   }
   const verdicts = new Set(model.verdicts.map((v) => v.verdict));
-  for (const [verdict, mark] of Object.entries(VERDICT_MARKS)) {
-    if (verdicts.has(verdict))
-      items.push(`<span><i class="sw vm-key v-${verdict}">${mark.icon}</i>${mark.words}</span>`);
+  for (const [verdict, icon] of Object.entries(VERDICT_ICONS)) {
+    const words = verdict === 'flaky' ? 'flaky test' : verdict;
+    if (verdicts.has(verdict)) items.push(`<span><i class="sw vm-key v-${verdict}">${icon}</i>${words}</span>`);
   }
   if (model.bails.length > 0) items.push('<span><i class="sw" style="border-left:2px solid #d33c3c"></i>bail</span>');
   if (model.stops.some((s) => s.action !== 'cleared'))

@@ -8,55 +8,26 @@ import {
   resolveStateDir,
 } from '@leap/core';
 import { newBall, newSlice } from './_fold-slices.js';
-import { createFolder, foldRun, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
-import { readLogOnce, type LogProblem, type LogSnapshot, type LogTail } from './read-log.js';
-import {
-  readLedgers,
-  readPendingStop,
-  readSliceRecords,
-  type FileProblem,
-  type LedgerState,
-  type SliceRecord,
-} from './read-state.js';
+import { createFolder, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
+import { readLogOnce, type LogTail } from './read-log.js';
+import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type SliceRecord } from './read-state.js';
 
-/** Where to look, and when "now" is (tests pin it). */
-export interface ViewOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  now?: number;
-  /** A tail kept across redraws (`--watch`), so only what was appended is read again. */
-  tail?: LogTail;
-}
+/** Where to look, when "now" is (tests pin it), and a tail kept across redraws (`--watch`). */
+export type ViewOptions = { cwd: string; env: NodeJS.ProcessEnv; now?: number; tail?: LogTail };
 
-export interface ViewData {
-  repo: string;
-  stateDir: string;
-  eventsFile: string;
-  now: number;
-  log: { exists: boolean; events: number; tornTail: boolean; problems: LogProblem[] };
-  fileProblems: FileProblem[];
-  model: RunModel;
-  ledgers: LedgerState[];
-  stop: { mode: string | null; unreadable: string | null };
-  sliceRecords: SliceRecord[];
-}
+export type ViewData = ReturnType<typeof collectView>;
 
 /** Read and fold everything; never throws for what the files hold. */
-export function collectView(options: ViewOptions): ViewData {
+export function collectView(options: ViewOptions) {
   const stateDir = resolveStateDir(options.env, options.cwd);
   const repo = findRepoRoot(options.cwd) ?? options.cwd;
   const eventsFile = join(stateDir, 'events.jsonl');
-  // One shot: fold each line as read, keep none (docs/decisions/view-streaming.md); a watch keeps its records.
-  let snapshot: LogSnapshot;
-  let model: RunModel;
-  if (options.tail === undefined) {
-    const folder = createFolder();
-    snapshot = readLogOnce(eventsFile, folder.add);
-    model = folder.finish(snapshot.problems);
-  } else {
-    snapshot = options.tail.readMore().snapshot();
-    model = foldRun(snapshot.records, snapshot.problems);
-  }
+  // One shot: fold each line as read, keep none; a watch keeps its records.
+  const folder = createFolder();
+  const snapshot =
+    options.tail === undefined ? readLogOnce(eventsFile, folder.add) : options.tail.readMore().snapshot();
+  if (options.tail !== undefined) for (const r of snapshot.records) folder.add(r);
+  const model = folder.finish(snapshot.problems);
   const fileProblems: FileProblem[] = [];
   const ledgers = readLedgers(stateDir, fileProblems);
   const sliceRecords = readSliceRecords(repo, fileProblems);
@@ -79,12 +50,10 @@ export function collectView(options: ViewOptions): ViewData {
 
 // An open leaf runs only while its supervisor does (the latest run of its name); any other is `lost`.
 function judgeOpenLeaves(leaves: LeafRun[], stateDir: string): void {
-  const latest = new Map<string, LeafRun>();
-  for (const run of leaves) latest.set(run.leaf, run);
-  for (const run of leaves) {
-    if (run.status !== 'running') continue;
-    if (latest.get(run.leaf) !== run || !isSupervisorAlive(run, stateDir)) run.status = 'lost';
-  }
+  const latest = new Map(leaves.map((run) => [run.leaf, run]));
+  for (const run of leaves)
+    if (run.status === 'running' && (latest.get(run.leaf) !== run || !isSupervisorAlive(run, stateDir)))
+      run.status = 'lost';
 }
 
 function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
@@ -93,14 +62,13 @@ function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
     if (/^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/'))
       text = readFileIfExists(join(stateDir, `${run.leaf}.pid`));
   } catch {
-    // An unreadable pid file says nothing: the launch's pid is judged instead.
+    // An unreadable pid file says nothing.
   }
   if (text !== null && text !== '') {
     const { first, values } = parseKeyValues(text);
     const pid = Number(first.trim());
-    if (Number.isInteger(pid) && pid > 0 && (run.run === null || values.run === run.run)) {
+    if (Number.isInteger(pid) && pid > 0 && (run.run === null || values.run === run.run))
       return isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id });
-    }
   }
   return run.pid !== null && isProcessAlive({ pid: run.pid }) && !startedAfter(run.pid, run.launchedAt);
 }
@@ -126,7 +94,7 @@ function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): vo
       const ball = slice.balls.find((b) => b.id === rb.id) ?? newBall(slice, rb.id, Number.POSITIVE_INFINITY);
       if (ball.deps.length === 0) ball.deps = [...rb.deps];
       ball.wave ??= rb.wave;
-      // `extra`: the answer and live proof, each only when round-N.json held it (readSliceRecords sets no others).
+      // `extra`: the answer and live proof, when round-N.json held them.
       for (const { round, receipt, ...extra } of rb.rounds) {
         const known = ball.rounds.find((x) => x.round === round);
         if (known === undefined) ball.rounds.push({ round, receipt, at: Number.NaN, ...extra });

@@ -1,34 +1,19 @@
 // A figure a CLI did not report is never guessed: a sum is null when no usage reported it (CONTRACT section 10).
-
 import { getOr } from './_fold-leaves.js';
 import type { Usage } from './fold-run.js';
 
 export interface CostTotal {
-  /** How many usage events (one per agent leaf). */
   leaves: number;
   input_tokens: number | null;
   output_tokens: number | null;
   cost_usd: number | null;
-  /** How many of those leaves did not report each figure. */
   unreported: { input_tokens: number; output_tokens: number; cost_usd: number };
   /** How many costs are estimates from an agents-file entry's prices (Codex, Gemini), not a CLI's own figure. */
   estimated: number;
 }
 
-export interface CostRow {
-  key: string;
-  issue: number | null;
-  step: string | null;
-  slice: string | null;
-  total: CostTotal;
-}
-
-export interface CostBreakdown {
-  total: CostTotal;
-  byIssue: CostRow[];
-  byStep: CostRow[];
-  bySlice: CostRow[];
-}
+export type CostRow = { issue: number | null; step: string | null; slice: string | null; total: CostTotal };
+type CostBreakdown = { total: CostTotal; byIssue: CostRow[]; byStep: CostRow[]; bySlice: CostRow[] };
 
 function emptyTotal(): CostTotal {
   return {
@@ -43,16 +28,12 @@ function emptyTotal(): CostTotal {
 
 function addUsage(total: CostTotal, usage: Usage): CostTotal {
   total.leaves++;
-  // Each field written out: a report adds thousands of usages, four times each.
-  if (usage.input_tokens === null) total.unreported.input_tokens++;
-  else total.input_tokens = (total.input_tokens ?? 0) + usage.input_tokens;
-  if (usage.output_tokens === null) total.unreported.output_tokens++;
-  else total.output_tokens = (total.output_tokens ?? 0) + usage.output_tokens;
-  if (usage.cost_usd === null) total.unreported.cost_usd++;
-  else {
-    total.cost_usd = (total.cost_usd ?? 0) + usage.cost_usd;
-    if (usage.cost_estimated) total.estimated++;
+  for (const k of ['input_tokens', 'output_tokens', 'cost_usd'] as const) {
+    const v = usage[k];
+    if (v === null) total.unreported[k]++;
+    else total[k] = (total[k] ?? 0) + v;
   }
+  if (usage.cost_usd !== null && usage.cost_estimated) total.estimated++;
   return total;
 }
 
@@ -60,27 +41,19 @@ export function sumUsage(usages: readonly Usage[]): CostTotal {
   return usages.reduce(addUsage, emptyTotal());
 }
 
-/** Totals per issue, per step (within its issue), per slice. */
 export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
-  // Rows in order of first appearance, found through maps: no key string built per usage.
   const out: CostBreakdown = { total: sumUsage(usages), byIssue: [], byStep: [], bySlice: [] };
-  const row = (to: CostRow[], key: string, issue: number | null, step: string | null, slice: string | null) => {
-    const made: CostRow = { key, issue, step, slice, total: emptyTotal() };
-    to.push(made);
-    return made;
+  const rows = new Map<string, CostRow>();
+  const add = (to: CostRow[], key: string, u: Usage, row: Omit<CostRow, 'total'>): void => {
+    const made = getOr(rows, key, () => ({ ...row, total: emptyTotal() }));
+    if (made.total.leaves === 0) to.push(made);
+    addUsage(made.total, u);
   };
-  const issues = new Map<number, CostRow>();
-  const steps = new Map<number, Map<string, CostRow>>();
-  const slices = new Map<string, CostRow>();
   for (const u of usages) {
     const { issue, step, slice } = u;
-    if (issue !== null) {
-      addUsage(getOr(issues, issue, () => row(out.byIssue, String(issue), issue, null, null)).total, u);
-      const ofIssue = getOr(steps, issue, () => new Map<string, CostRow>());
-      if (step !== null)
-        addUsage(getOr(ofIssue, step, () => row(out.byStep, `${issue}\n${step}`, issue, step, null)).total, u);
-    }
-    if (slice !== null) addUsage(getOr(slices, slice, () => row(out.bySlice, slice, null, null, slice)).total, u);
+    if (issue !== null) add(out.byIssue, `i${issue}`, u, { issue, step: null, slice: null });
+    if (issue !== null && step !== null) add(out.byStep, `s${issue}\n${step}`, u, { issue, step, slice: null });
+    if (slice !== null) add(out.bySlice, `b${slice}`, u, { issue: null, step: null, slice });
   }
   return out;
 }

@@ -6,34 +6,20 @@ import type { LogProblem, LogRecord } from './read-log.js';
 export { ballOfLeafName, type LeafRun, type Usage } from './_fold-leaves.js';
 export type { BallRun, RoundAnswer, RoundLive, SliceRun } from './_fold-slices.js';
 
-interface Logged {
-  line: number;
-  at: number;
-  issue: number | null;
-}
-interface OfStep extends Logged {
-  step: string | null;
-}
-export interface Verdict extends OfStep {
+type Logged = { line: number; at: number; issue: number | null };
+type OfStep = Logged & { step: string | null };
+export type Verdict = OfStep & {
   phase: string;
   verdict: string;
   reason: string;
   agent: string | null;
   /** The tests it names (`tests`, or `test`): a flaky verdict's tests that passed once and failed once. */
   tests: string[];
-}
-interface Tick extends Logged {
-  action: string;
-  title: string | null;
-  criterion: number | null;
-}
-export interface Bail extends OfStep {
-  cause: string;
-  class: string;
-  detail: string | null;
-}
+};
+type Tick = Logged & { action: string; title: string | null; criterion: number | null };
+type Bail = OfStep & { cause: string; class: string; detail: string | null };
 /** A leaf whose vendor ran dry, launched again with the next agent of its role's list (`next` null: none was left). */
-export interface Fallover extends OfStep {
+type Fallover = OfStep & {
   slice: string | null;
   ball: string | null;
   leaf: string;
@@ -42,16 +28,9 @@ export interface Fallover extends OfStep {
   cause: string;
   message: string;
   next: string | null;
-}
-interface Stop extends OfStep {
-  mode: string | null;
-  action: string;
-  leaf: string | null;
-}
-interface Mark extends Logged {
-  name: string;
-  anchor: string | null;
-}
+};
+type Stop = OfStep & { mode: string | null; action: string; leaf: string | null };
+type Mark = Logged & { name: string; anchor: string | null };
 
 export interface RunModel {
   leaves: LeafRun[];
@@ -64,7 +43,6 @@ export interface RunModel {
   usage: Usage[];
   slices: SliceRun[];
   unknown: Array<{ line: number; at: number; event: string }>;
-  /** How many `suite` events (the toolchain's runs of the project's tests) the log holds. */
   suiteRuns: number;
   problems: LogProblem[];
   firstAt: number | null;
@@ -88,14 +66,6 @@ const NEEDS = new Map<string, Need[]>([
   ...SLICE_NEEDS,
 ]);
 
-/** A fold fed one record at a time, so a one-shot reader can drop each parsed line once folded. */
-export interface RunFolder {
-  add(record: LogRecord): void;
-  /** The model, with the reader's `problems` before the fold's own; call once, after the last record. */
-  finish(problems?: readonly LogProblem[]): RunModel;
-}
-
-/** Fold the records of a log into a RunModel; `problems` are the reader's, to which the fold adds its own. */
 export function foldRun(records: readonly LogRecord[], problems: readonly LogProblem[] = []): RunModel {
   const folder = createFolder();
   for (const r of records) folder.add(r);
@@ -104,7 +74,8 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
 
 type Fold = { model: RunModel; leaves: LeafFold; slices: SliceFold };
 
-export function createFolder(): RunFolder {
+/** A fold fed one record at a time; `finish` (once, after the last record) puts the reader's `problems` first. */
+export function createFolder(): { add(r: LogRecord): void; finish(problems?: readonly LogProblem[]): RunModel } {
   const model: RunModel = {
     leaves: [],
     verdicts: [],
@@ -140,14 +111,13 @@ function add(fold: Fold, r: LogRecord): void {
   const needs = e.event === 'review' && isString(e.slice) && isString(e.ball) ? BALL_REVIEW_NEEDS : NEEDS.get(e.event);
   if (needs === undefined) m.unknown.push({ line: r.line, at: r.at, event: e.event });
   if (needs === undefined || lacks(m.problems, r, needs)) return;
-  const [line, at, issue, step] = [r.line, r.at, num(e.issue), str(e.step)];
-  const where = { line, at, issue, step };
+  const { line, at } = r;
+  const issue = num(e.issue);
+  const where = { line, at, issue, step: str(e.step) };
   switch (e.event) {
     case 'launch':
-      fold.leaves.launch(r, e.leaf as string);
-      break;
     case 'exit':
-      fold.leaves.exit(r, e.leaf as string);
+      fold.leaves[e.event](r, e.leaf as string);
       break;
     case 'usage':
       fold.leaves.usage(r);
@@ -190,7 +160,6 @@ function add(fold: Fold, r: LogRecord): void {
       m.marks.push({ line, at, issue, name: str(e.name) ?? '', anchor: str(e.anchor) });
       break;
     case 'suite':
-      // A suite run of ground truth (its tree, command, exit, time): known, counted, shown nowhere yet.
       m.suiteRuns += 1;
       break;
     default:
@@ -199,10 +168,9 @@ function add(fold: Fold, r: LogRecord): void {
 }
 
 /** Each issue whose run was last seen stopping (a stop honoured, no leaf launched nor bail since): how and where. */
-export function stoppedRuns(
-  model: RunModel,
-): Map<number, { mode: string; at: number; step: string | null; line: number }> {
-  const stopped = new Map<number, { mode: string; at: number; step: string | null; line: number }>();
+type Stopped = { mode: string; at: number; step: string | null; line: number };
+export function stoppedRuns(model: RunModel): Map<number, Stopped> {
+  const stopped = new Map<number, Stopped>();
   // A stop honoured without a mode is the conductor ending on a signal.
   for (const s of model.stops)
     if (s.action === 'honoured' && s.issue !== null)
@@ -214,7 +182,4 @@ export function stoppedRuns(
   return stopped;
 }
 
-/** The flaky verdicts (a test that passed once and failed once on the same tree, CONTRACT section 9). */
-export function flakyVerdicts(model: RunModel): Verdict[] {
-  return model.verdicts.filter((v) => v.verdict === 'flaky');
-}
+export const flakyVerdicts = (model: RunModel): Verdict[] => model.verdicts.filter((v) => v.verdict === 'flaky');

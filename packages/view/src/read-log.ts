@@ -1,27 +1,11 @@
 // Without zod (CONTRACT section 5): a bad line is a problem with its number; a torn last line is only noted.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
-// Small enough that a chunk's text is an ordinary young object, not a large one of its own.
 const CHUNK_BYTES = 64 * 1024;
 
-/** One event as the log holds it: `ts` and `event` checked, every other field as written. */
-interface RawEvent {
-  [field: string]: unknown;
-  ts: string;
-  event: string;
-}
-
-/** An event, the 1-based line it came from, and its time in ms since the epoch. */
-export interface LogRecord {
-  line: number;
-  at: number;
-  event: RawEvent;
-}
-
-export interface LogProblem {
-  line: number;
-  message: string;
-}
+/** An event (`ts` and `event` checked, every other field as written), its 1-based line, its time in epoch ms. */
+export type LogRecord = { line: number; at: number; event: { [field: string]: unknown; ts: string; event: string } };
+export type LogProblem = { line: number; message: string };
 
 export interface LogSnapshot {
   exists: boolean;
@@ -33,9 +17,7 @@ export interface LogSnapshot {
   tornTail: boolean;
 }
 
-/** Parse one line; a record, a problem, or null for a blank line. */
 export function parseLogLine(raw: string, line: number): LogRecord | LogProblem | null {
-  // An event starts with its brace: only another line can be blank.
   if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return null;
   let json: unknown;
   try {
@@ -44,21 +26,17 @@ export function parseLogLine(raw: string, line: number): LogRecord | LogProblem 
     const got = JSON.stringify(raw.slice(0, 60));
     return { line, message: `expected one JSON event, got ${got}${raw.length > 60 ? '...' : ''}; skipped` };
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
     return { line, message: `expected a JSON object, got ${JSON.stringify(raw.slice(0, 60))}; skipped` };
-  }
   const event = json as Record<string, unknown>;
-  if (typeof event.event !== 'string' || event.event === '') {
+  if (typeof event.event !== 'string' || event.event === '')
     return { line, message: 'expected a string field "event", found none; skipped' };
-  }
   const at = typeof event.ts === 'string' ? Date.parse(event.ts) : Number.NaN;
-  if (Number.isNaN(at)) {
+  if (Number.isNaN(at))
     return { line, message: `expected "ts" to be an ISO 8601 time, got ${JSON.stringify(event.ts ?? null)}; skipped` };
-  }
-  return { line, at, event: event as RawEvent };
+  return { line, at, event: event as LogRecord['event'] };
 }
 
-/** One-shot read: each record goes to `sink` as parsed, and none is kept. */
 export function readLogOnce(file: string, sink: (record: LogRecord) => void): LogSnapshot {
   return new LogTail(file, sink).readMore().snapshot(true);
 }
@@ -77,10 +55,8 @@ export class LogTail {
   private exists = false;
   private readonly records: LogRecord[] = [];
   private readonly problems: LogProblem[] = [];
-
   private count = 0;
 
-  /** With `sink`, each record goes to it and is not kept (a one-shot reader folding as it reads). */
   constructor(
     readonly file: string,
     private readonly sink?: (record: LogRecord) => void,
@@ -110,16 +86,13 @@ export class LogTail {
         if (n === 0) break;
         at += n;
         const end = chunk.lastIndexOf(0x0a, n - 1) + 1;
+        // Buffer.concat copies: the chunk is read into again.
+        const whole = Buffer.concat([carry ?? Buffer.alloc(0), chunk.subarray(0, end === 0 ? n : end)]);
         if (end === 0) {
-          carry = carry === null ? Buffer.from(chunk.subarray(0, n)) : Buffer.concat([carry, chunk.subarray(0, n)]);
+          carry = whole;
           continue;
         }
-        // Decode only whole lines: a newline byte never sits inside a UTF-8 sequence.
-        this.push(
-          carry === null
-            ? chunk.toString('utf8', 0, end)
-            : Buffer.concat([carry, chunk.subarray(0, end)]).toString('utf8'),
-        );
+        this.push(whole.toString('utf8'));
         this.offset = at - (n - end);
         carry = end === n ? null : Buffer.from(chunk.subarray(end, n));
       }
@@ -133,7 +106,6 @@ export class LogTail {
   /** Take text of whole lines (and, at the end of a whole text, a last line without newline). */
   push(text: string): void {
     this.exists = true;
-    // Line by line, not split(): a long log's lines are never all alive at once.
     let start = 0;
     for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
       this.take(text.slice(start, end));
@@ -144,29 +116,18 @@ export class LogTail {
 
   /** What was read so far; a pending last line counts when it is already a whole event. */
   snapshot(final = false): LogSnapshot {
-    let records = this.records;
-    let problems = this.problems;
-    let tornTail = false;
-    let events = this.count;
-    if (this.pending.trim() !== '') {
-      const parsed = parseLogLine(this.pending, this.line + 1);
-      if (parsed === null || !('event' in parsed)) tornTail = true;
-      else if (this.sink === undefined) {
-        records = [...records, parsed];
-        events++;
-      } else if (final) {
-        // A whole last line without its newline, at the end of a one-shot read: it counts, once.
-        this.sink(parsed);
-        this.count++;
-        events++;
-        this.pending = '';
-      }
+    const parsed = this.pending.trim() === '' ? null : parseLogLine(this.pending, this.line + 1);
+    const whole = parsed !== null && 'event' in parsed ? parsed : null;
+    if (whole !== null && this.sink !== undefined && final) {
+      this.sink(whole);
+      this.count++;
+      this.pending = '';
     }
-    if (final) {
-      records = [...records];
-      problems = [...problems];
-    }
-    return { exists: this.exists, events, records, problems, tornTail };
+    const extra = whole !== null && this.sink === undefined ? [whole] : [];
+    const records = final || extra.length > 0 ? [...this.records, ...extra] : this.records;
+    const problems = final ? [...this.problems] : this.problems;
+    const tornTail = parsed !== null && whole === null;
+    return { exists: this.exists, events: this.count + extra.length, records, problems, tornTail };
   }
 
   private take(raw: string): void {

@@ -16,15 +16,13 @@ import {
   statePaths,
   type StepState,
   type TimeLimit,
+  orElse,
 } from '@leap/core';
 import { num } from './_fold-leaves.js';
 import { receiptOf } from './_fold-slices.js';
 import type { RoundAnswer, RoundLive } from './fold-run.js';
 
-export interface FileProblem {
-  file: string;
-  message: string;
-}
+export type FileProblem = { file: string; message: string };
 
 export interface LedgerState {
   issue: number;
@@ -35,10 +33,8 @@ export interface LedgerState {
 
 export interface SliceRecord {
   id: string;
-  dir: string;
   /** Whether `record.json` exists: written only when the slice passed. */
   record: boolean;
-  base: string | null;
   balls: Array<{
     id: string;
     deps: string[];
@@ -46,39 +42,20 @@ export interface SliceRecord {
     rounds: Array<{ round: number; receipt: number | null; answer?: RoundAnswer; live?: RoundLive }>;
     receipt: number | null;
     reason: string | null;
-    /** The bullmq runner's remote-round.json, as its engine last saw the queue. */
     remote?: RemoteRoundState;
   }>;
 }
 
-export interface RemoteRoundState {
-  round: number;
-  job: string;
-  state: 'queued' | 'building' | 'returned';
-  /** The worker's name, as BullMQ recorded it (text a worker chose: printed escaped). */
-  worker: string | null;
-  queuedAt: number;
-  takenAt: number | null;
-  returnedAt: number | null;
-  /** As the worker's signed progress said and the engine checked; null when none. */
-  phase: string | null;
-  /** Whether the engine that wrote it still runs (a killed engine's file is stale). */
-  engineAlive: boolean;
-}
+export type RemoteRoundState = NonNullable<ReturnType<typeof remoteOf>>;
 
 const ISSUE_FILE = /^issue-([1-9][0-9]{0,15})\.md$/;
 
-function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
-}
+const listDir = (dir: string): string[] => orElse(() => readdirSync(dir).sort(), []);
+const statOf = (path: string): Stats | undefined => orElse(() => statSync(path), undefined);
+const readText = (file: string): string | null => orElse(() => readFileSync(file, 'utf8'), null);
 
-function headingOf(text: string | null): string | null {
-  return text === null ? null : (/^# (.+)$/m.exec(text)?.[1]?.trim() ?? null);
-}
+const headingOf = (text: string | null): string | null =>
+  text === null ? null : (/^# (.+)$/m.exec(text)?.[1]?.trim() ?? null);
 
 export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerState[] {
   const out: LedgerState[] = [];
@@ -101,7 +78,6 @@ export function readLedgers(stateDir: string, problems: FileProblem[]): LedgerSt
   return out.sort((a, b) => a.issue - b.issue);
 }
 
-/** A pending stop request: its mode, or why the stop file could not be read. */
 export function readPendingStop(stateDir: string): { mode: string | null; unreadable: string | null } {
   const stop = readStopRequest(statePaths(stateDir).stop);
   return {
@@ -111,22 +87,12 @@ export function readPendingStop(stateDir: string): { mode: string | null; unread
 }
 
 /** A leaf's time limit as the supervisor reads it, else the default (the supervisor refuses a limit it cannot read). */
-export function readTimeLimitShown(stateDir: string, issue: number | null, env: NodeJS.ProcessEnv): TimeLimit {
-  try {
-    return readTimeLimit(stateDir, issue, env);
-  } catch {
-    return { ms: DEFAULT_TIMEOUT_S * 1000, source: 'default' };
-  }
-}
+export const readTimeLimitShown = (stateDir: string, issue: number | null, env: NodeJS.ProcessEnv): TimeLimit =>
+  orElse(() => readTimeLimit(stateDir, issue, env), { ms: DEFAULT_TIMEOUT_S * 1000, source: 'default' });
 
-/** A live process's environment (`/proc/PID/environ`), or null when this machine does not show it. */
 export function supervisorEnv(pid: number): NodeJS.ProcessEnv | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  } catch {
-    return null;
-  }
+  const text = readText(`/proc/${pid}/environ`);
+  if (text === null) return null;
   const env: NodeJS.ProcessEnv = {};
   for (const pair of text.split('\0')) {
     const eq = pair.indexOf('=');
@@ -136,12 +102,8 @@ export function supervisorEnv(pid: number): NodeJS.ProcessEnv | null {
 }
 
 function readJson(file: string, problems: FileProblem[]): Record<string, unknown> | null {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
+  const text = readText(file);
+  if (text === null) return null;
   try {
     const json: unknown = JSON.parse(text);
     if (json !== null && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;
@@ -152,17 +114,15 @@ function readJson(file: string, problems: FileProblem[]): Record<string, unknown
   return null;
 }
 
-/** The slices recorded under `.leap/` of the repository at `root`. */
 export function readSliceRecords(root: string, problems: FileProblem[]): SliceRecord[] {
   const out: SliceRecord[] = [];
   for (const id of listDir(join(root, LEAP_DIR))) {
     const paths = slicePaths(root, id);
-    const { dir } = paths;
     // A slice id starts with a letter or digit: `.worktrees` and the like are the engine's own.
-    if (!RECORD_ID.test(id) || statOf(dir)?.isDirectory() !== true) continue;
+    if (!RECORD_ID.test(id) || statOf(paths.dir)?.isDirectory() !== true) continue;
     const run = readJson(paths.run, problems);
     const declared = new Map<string, { deps: string[]; wave: number | null }>();
-    // run.json names the slice file; its balls give the dependencies (a slice file moved since is skipped).
+    // run.json names the slice file, whose balls give the dependencies.
     const definition = typeof run?.file === 'string' ? readJson(resolve(root, run.file), []) : null;
     const balls = Array.isArray(run?.balls) ? run.balls : Array.isArray(definition?.balls) ? definition.balls : [];
     for (const b of balls as Array<Record<string, unknown>>) {
@@ -172,16 +132,10 @@ export function readSliceRecords(root: string, problems: FileProblem[]): SliceRe
         wave: typeof b.wave === 'number' ? b.wave : null,
       });
     }
-    const record: SliceRecord = {
-      id,
-      dir,
-      record: statOf(paths.record)?.isFile() === true,
-      base: typeof run?.base === 'string' ? run.base : null,
-      balls: [],
-    };
+    const record: SliceRecord = { id, record: statOf(paths.record)?.isFile() === true, balls: [] };
     const names = new Set([
       ...declared.keys(),
-      ...listDir(dir).filter((n) => RECORD_ID.test(n) && statOf(paths.ball(n))?.isDirectory() === true),
+      ...listDir(paths.dir).filter((n) => RECORD_ID.test(n) && statOf(paths.ball(n))?.isDirectory() === true),
     ]);
     for (const ball of names) {
       const ballDir = paths.ball(ball);
@@ -229,16 +183,9 @@ function liveOf(value: unknown): { live?: RoundLive } {
   return { live: { ...live, truncated: v.truncated === true, output: v.output, ...note } };
 }
 
-function statOf(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-// remote-round.json as the bullmq runner's engine writes it, or null when it is absent or not that shape.
-function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null {
+// remote-round.json as the bullmq runner's engine writes it, or null when absent or not that shape.
+// `engineAlive`: whether the engine that wrote it still runs (a killed engine's file is stale).
+function remoteOf(json: Record<string, unknown> | null) {
   if (json === null) return null;
   const { round, job, state, worker, queuedAt, takenAt, returnedAt, enginePid, phase } = json;
   const time = (v: unknown): number | null =>
@@ -254,12 +201,11 @@ function remoteOf(json: Record<string, unknown> | null): RemoteRoundState | null
   return {
     round,
     job,
-    state,
+    state: state as 'queued' | 'building' | 'returned',
     worker: typeof worker === 'string' ? worker : null,
     queuedAt: queued,
     takenAt: time(takenAt),
     returnedAt: time(returnedAt),
-    // A word of the runners' list, never free text: anything else is shown as no phase.
     phase: (ROUND_PHASES as readonly unknown[]).includes(phase) ? (phase as string) : null,
     engineAlive: typeof enginePid === 'number' && Number.isInteger(enginePid) && enginePid > 0 && pidExists(enginePid),
   };

@@ -5,15 +5,11 @@ import { byWave, clockTime, formatDuration, formatTokens, formatUsd, RECEIPT_TEX
 import { describeTotal } from './cost.js';
 import type { StatusData } from './status-data.js';
 
-export interface RenderOptions {
-  width: number;
-  color: boolean;
-}
+type RenderOptions = { width: number; color: boolean };
 
 const CODES = { bold: '1', dim: '2', red: '31', green: '32', yellow: '33', blue: '34', cyan: '36' } as const;
 type Paint = (style: keyof typeof CODES, text: string) => string;
 
-/** What each section draws with: the lines so far, the colours, the width, paths as relative to the repository. */
 type Pen = { out: string[]; paint: Paint; width: number; rel(file: string): string; section(title: string): void };
 
 const safe = (text: string, room: number): string => truncate(showText(text), Math.max(8, room));
@@ -35,22 +31,14 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
   const rel = (file: string): string => relative(data.repo, file) || file;
   const section = (title: string): number => out.push('', paint('bold', title));
   const pen: Pen = { out, paint, width, rel, section };
-
   const events = `${data.log.events} ${data.log.events === 1 ? 'event' : 'events'}`;
   const now = `${data.now.slice(0, 19).replace('T', ' ')}Z`;
   out.push(`${paint('bold', 'leap status')}  ${safe(data.repo, width - 40)}  ${now}  ${events}`);
-  if (!data.log.exists) {
-    out.push('', `No event log yet (${rel(data.eventsFile)}): nothing has run in this repository.`);
-  } else if (data.log.events === 0 && data.log.problems.length === 0) {
+  if (!data.log.exists) out.push('', `No event log yet (${rel(data.eventsFile)}): nothing has run in this repository.`);
+  else if (data.log.events === 0 && data.log.problems.length === 0)
     out.push('', `The event log (${rel(data.eventsFile)}) is empty: nothing has run yet.`);
-  }
   for (const issue of data.issues) drawIssue(pen, issue);
-  drawRunning(pen, data);
-  drawVerdicts(pen, data.verdicts);
-  drawFlaky(pen, data.flaky);
-  drawBails(pen, data.bails);
-  drawFallovers(pen, data.fallovers);
-  drawStop(pen, data);
+  for (const draw of [drawRunning, drawVerdicts, drawFlaky, drawBails, drawFallovers, drawStop]) draw(pen, data);
   for (const slice of data.slices) drawSlice(pen, slice);
   pen.section('Tokens and cost so far');
   out.push(`  ${describeTotal(data.cost, FORMATS)}`);
@@ -60,9 +48,8 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
 
 function drawIssue({ out, paint, width, section }: Pen, issue: StatusData['issues'][number]): void {
   section(`Issue ${issue.issue}${issue.title === null ? '' : `  ${safe(issue.title, width - 12)}`}`);
-  if (issue.ledger === null) {
-    out.push(`  no ledger yet (.tdd/issue-${issue.issue}.md)`);
-  } else {
+  if (issue.ledger === null) out.push(`  no ledger yet (.tdd/issue-${issue.issue}.md)`);
+  else {
     const pending = issue.refactorPending > 0 ? `, ${issue.refactorPending} refactor pending` : '';
     const bar = progressBar(issue.done, issue.refactorPending, issue.total, 24);
     out.push(`  ${bar} ${issue.done}/${issue.total} steps done${pending}`);
@@ -122,7 +109,7 @@ function drawLeaf({ out, paint, width }: Pen, r: StatusData['running'][number]):
   if (r.step !== null) out.push(paint('dim', `      step: ${safe(r.step, width - 12)}`));
 }
 
-function drawVerdicts({ out, paint, width, section }: Pen, verdicts: StatusData['verdicts']): void {
+function drawVerdicts({ out, paint, width, section }: Pen, { verdicts }: StatusData): void {
   if (verdicts.length > 0) section('Last verdicts');
   for (const v of verdicts) {
     const style = v.verdict === 'PASS' ? 'green' : v.verdict === 'REJECT' ? 'yellow' : 'red';
@@ -132,7 +119,7 @@ function drawVerdicts({ out, paint, width, section }: Pen, verdicts: StatusData[
   }
 }
 
-function drawFlaky({ out, paint, width, section }: Pen, flaky: StatusData['flaky']): void {
+function drawFlaky({ out, paint, width, section }: Pen, { flaky }: StatusData): void {
   if (flaky.length > 0) section(paint('yellow', 'Flaky tests (passed once and failed once on the same tree)'));
   for (const f of flaky) {
     const where = f.issue === null ? '' : `  issue ${f.issue}${f.step === null ? '' : ` ${safe(f.step, 40)}`}`;
@@ -141,7 +128,7 @@ function drawFlaky({ out, paint, width, section }: Pen, flaky: StatusData['flaky
   }
 }
 
-function drawBails({ out, paint, width, section }: Pen, bails: StatusData['bails']): void {
+function drawBails({ out, paint, width, section }: Pen, { bails }: StatusData): void {
   if (bails.length > 0) section('Bails');
   for (const b of bails) {
     const bail = paint('red', `bail: ${safe(b.cause, 30)} (${safe(b.class, 10)})`);
@@ -150,7 +137,7 @@ function drawBails({ out, paint, width, section }: Pen, bails: StatusData['bails
   }
 }
 
-function drawFallovers({ out, paint, width, section }: Pen, fallovers: StatusData['fallovers']): void {
+function drawFallovers({ out, paint, width, section }: Pen, { fallovers }: StatusData): void {
   if (fallovers.length > 0) section('Fall-overs (a vendor ran dry)');
   for (const f of fallovers) {
     const ball = f.ball === null ? '' : ` ball ${safe(f.ball, 30)}`;
@@ -178,12 +165,11 @@ function drawStop({ out, paint, width, rel, section }: Pen, data: StatusData): v
 
 function drawSlice({ out, paint, width, section }: Pen, slice: StatusData['slices'][number]): void {
   section(`Slice ${safe(slice.id, 40)}${slice.record ? paint('green', '  passed (record.json written)') : ''}`);
-  for (const [wave, balls] of byWave(slice.balls)) {
+  for (const [wave, balls] of byWave(slice.balls))
     for (const ball of balls) {
       const notes = paint('dim', safe(ballNotes(ball), width - 50));
       out.push(`  wave ${wave}  ${safe(ball.id, 30)}  ${receiptText(paint, ball.receipt)}  ${notes}`);
     }
-  }
   if (slice.cost !== null) out.push(paint('dim', `  cost: ${describeTotal(slice.cost, FORMATS)}`));
 }
 

@@ -32,15 +32,8 @@ Exit codes:
   0  written (lines of the log that are not events are listed in its Problems section)
   2  bad arguments, or no event log to report on (nothing is written)`;
 
-const OPTIONS = {
-  dir: { type: 'string' },
-  out: { type: 'string', short: 'o' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
 export const reportMain: Subcommand = async (argv, io) => {
-  const values = viewOptions(argv, OPTIONS, REPORT_USAGE, io);
+  const values = viewOptions(argv, { out: { type: 'string', short: 'o' } }, REPORT_USAGE, io);
   if (values === null) return 0;
   if (values.out === '') throw new UsageError(`Expected --out to name a file, got ""\n${REPORT_USAGE}`);
   const view = collectView({ cwd: dirOption(io.cwd, values.dir), env: io.env });
@@ -61,12 +54,11 @@ export const reportMain: Subcommand = async (argv, io) => {
   const problems = view.log.problems.length + view.model.unknown.length + view.fileProblems.length;
   const summary = { file, bytes, events: view.log.events, leaves: view.model.leaves.length, problems };
   io.stdout(values.json === true ? `${JSON.stringify(summary)}\n` : `${file}\n`);
-  if (values.out !== undefined && isTrackedPlace(view.repo, file)) {
+  if (values.out !== undefined && isTrackedPlace(view.repo, file))
     io.stderr(
       `leap report: ${file} is in the repository and not ignored, so git status shows it; ` +
         'without --out the report goes into the state folder, which git ignores\n',
     );
-  }
   return 0;
 };
 
@@ -74,6 +66,5 @@ export const reportMain: Subcommand = async (argv, io) => {
 function isTrackedPlace(repo: string, file: string): boolean {
   const rel = relative(repo, file);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
-  const ran = runGitSync(['check-ignore', '-q', '--', rel], { cwd: repo, allowFailure: true });
-  return ran.code === 1;
+  return runGitSync(['check-ignore', '-q', '--', rel], { cwd: repo, allowFailure: true }).code === 1;
 }

@@ -1,6 +1,6 @@
 // No script, no network (the Content-Security-Policy forbids both); every text from the run escaped.
 import { isoTimestamp, type TextParts } from '@leap/core';
-import * as text from './_text.js';
+import { escapeHtml as esc, formatDuration, formatTokens, formatUsd } from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
 import {
   renderBailsAndStops,
@@ -14,9 +14,6 @@ import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
 import { breakDownCost, nothingReported, sumUsage, type CostRow, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
 import { flakyVerdicts, stoppedRuns } from './fold-run.js';
-
-// Bound once, as in _report-timeline.ts: no getter of another chunk's exports per call in the bundle.
-const { escapeHtml: esc, formatDuration, formatTokens, formatUsd } = text;
 
 function costCells(t: CostTotal): string {
   const gap = (n: number, what = 'unreported'): string => (n > 0 ? ` <span class="meta">(${n} ${what})</span>` : '');
@@ -58,7 +55,7 @@ function renderCost(view: ViewData, out: TextParts): void {
   out.push(`\n${costTable('Per issue', cost.byIssue, (r) => `issue ${r.issue}`, 'cost-issue')}`);
   out.push(`\n${costTable('Per step', cost.byStep, (r) => `issue ${r.issue}: ${esc(r.step ?? '')}`, 'cost-step')}`);
   out.push(`\n${costTable('Per slice', cost.bySlice, (r) => `slice ${esc(r.slice ?? '')}`, 'cost-slice')}`);
-  // One row per leaf, so the end tags HTML lets a table leave out are left out.
+  // One row per leaf: the end tags HTML lets a table leave out are left out.
   out.push(
     `\n<details${usage.length <= 50 ? ' open' : ''}><summary>Per leaf (${usage.length})</summary>` +
       '<table class="cost" id="cost-leaf"><thead><tr><th>leaf</th><th>agent</th><th>model</th><th>of</th>' +
@@ -82,13 +79,16 @@ export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-sr
 export function renderReport(view: ViewData, out: TextParts): void {
   const { model } = view;
   const from = model.firstAt ?? view.now;
-  // A loop, not Math.max(...ends): a log of a few hundred thousand leaves would overflow the stack.
+  // A loop, not Math.max(...ends): a spread of a long log's leaves would overflow the stack.
   let to = Math.max(from + 1, model.lastAt ?? from);
   for (const l of model.leaves) to = Math.max(to, l.exitedAt ?? (l.status === 'running' ? view.now : l.launchedAt));
   const span: Span = { from, to };
   const verdictCount = (v: string): number => model.verdicts.filter((x) => x.verdict === v).length;
   const total = sumUsage(model.usage);
   const silent = total.leaves > 0 && nothingReported(total) ? 'not reported by these agents' : 'not reported';
+  const unreported = total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : '';
+  const estimated = total.estimated > 0 ? ` (${total.estimated} estimated from agents-file prices)` : '';
+  const tokens = `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`;
   const stopped = [...stoppedRuns(model)].map(([issue, s]) => `issue ${issue} (${s.mode})`);
   const flaky = flakyVerdicts(model).length;
   const cards = [
@@ -102,20 +102,8 @@ export function renderReport(view: ViewData, out: TextParts): void {
     ['stops', String(model.stops.filter((s) => s.action !== 'cleared').length)],
     ...(stopped.length === 0 ? [] : [['stopped', stopped.join(', ')]]),
     ...(flaky === 0 ? [] : [['flaky tests', String(flaky)]]),
-    [
-      'cost',
-      total.cost_usd === null
-        ? silent
-        : `${formatUsd(total.cost_usd)}` +
-          `${total.unreported.cost_usd > 0 ? ` (+${total.unreported.cost_usd} leaves unreported)` : ''}` +
-          `${total.estimated > 0 ? ` (${total.estimated} estimated from agents-file prices)` : ''}`,
-    ],
-    [
-      'tokens',
-      total.input_tokens === null && total.output_tokens === null
-        ? silent
-        : `${formatTokens(total.input_tokens)} in / ${formatTokens(total.output_tokens)} out`,
-    ],
+    ['cost', total.cost_usd === null ? silent : `${formatUsd(total.cost_usd)}${unreported}${estimated}`],
+    ['tokens', total.input_tokens === null && total.output_tokens === null ? silent : tokens],
   ].map(([k, v]) => `<div class="card"><span class="meta">${k}</span><b>${esc(v ?? '')}</b></div>`);
   const problems = model.problems.length + model.unknown.length + view.fileProblems.length;
   const when =
@@ -153,7 +141,6 @@ ${problems > 0 ? ` · <a href="#problems" class="warn">${problems} problems</a>`
 `);
 }
 
-// What the sandbox card says: every leaf sandboxed, or how many ran outside it (`--sandbox off`).
 function sandboxCard(leaves: ViewData['model']['leaves']): string {
   const off = leaves.filter((l) => l.sandbox === 'off').length;
   const on = leaves.filter((l) => l.sandbox === 'bwrap').length;

@@ -24,16 +24,8 @@ Exit codes:
   0  stopped by TERM or INT
   2  bad arguments, or the port cannot be listened on`;
 
-const OPTIONS = {
-  dir: { type: 'string' },
-  port: { type: 'string', short: 'p' },
-  host: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
 export const serveMain: Subcommand = async (argv, io) => {
-  const values = viewOptions(argv, OPTIONS, SERVE_USAGE, io);
+  const values = viewOptions(argv, { port: { type: 'string', short: 'p' }, host: { type: 'string' } }, SERVE_USAGE, io);
   if (values === null) return 0;
   const cwd = dirOption(io.cwd, values.dir);
   const port = values.port === undefined ? 0 : Number(values.port);
@@ -43,8 +35,7 @@ export const serveMain: Subcommand = async (argv, io) => {
     );
   if (values.host === '') throw new UsageError(`Expected --host to name an address, got ""\n${SERVE_USAGE}`);
   return untilSignal(async (signal) => {
-    const host = values.host === undefined ? {} : { host: values.host };
-    const server = await startLiveServer({ cwd, env: io.env, port, ...host }).catch((cause: Error) => {
+    const server = await startLiveServer({ cwd, env: io.env, port, host: values.host }).catch((cause: Error) => {
       const where = `${values.host ?? '127.0.0.1'}:${port}`;
       throw new LeapError(`cannot listen on ${where}: ${cause.message}`, { exitCode: 2, cause });
     });

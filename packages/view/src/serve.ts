@@ -2,31 +2,17 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { clockTime } from './_text.js';
 import { collectView } from './collect-view.js';
 import { REPORT_CSP, renderReport } from './report-html.js';
 import { watchStatus } from './watch-status.js';
 
-export interface ServeOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Where to listen: 127.0.0.1 unless given. */
-  host?: string;
-  /** 0 (the default): a free port. */
-  port?: number;
-  /** The token (random, 128 bits, when omitted). */
-  token?: string;
-}
+/** `host` 127.0.0.1, `port` 0 (a free one) and `token` random (128 bits) unless given. */
+type ServeOptions = { cwd: string; env: NodeJS.ProcessEnv; host?: string; port?: number; token?: string };
 
-export interface LiveServer {
-  /** The page's address, token included. */
-  url: string;
-  host: string;
-  port: number;
-  readonly updates: number;
-  /** Stop listening, end every open page's stream and the watch. */
-  close(): Promise<void>;
-}
+/** `url`: the page's address, token included; `close`: stop listening, end every page's stream and the watch. */
+export type LiveServer = { url: string; host: string; port: number; readonly updates: number; close(): Promise<void> };
 
 // Never a reload: where a person scrolled and which groups they opened stay as they were.
 const LIVE_SCRIPT = `
@@ -78,15 +64,14 @@ export function renderLivePage(cwd: string, env: NodeJS.ProcessEnv, nonce: strin
 }
 
 function sameToken(given: string, token: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
+  const [a, b] = [Buffer.from(given), Buffer.from(token)];
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
 const HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
 
-function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { ...HEADERS, 'content-type': 'text/plain; charset=utf-8' }).end(text);
+function sendText(res: ServerResponse, status: number, text: string | undefined, type = 'text/plain'): void {
+  res.writeHead(status, { ...HEADERS, 'content-type': `${type}; charset=utf-8` }).end(text);
 }
 
 type Site = { options: ServeOptions; token: string; streams: Set<ServerResponse> };
@@ -95,20 +80,16 @@ type Site = { options: ServeOptions; token: string; streams: Set<ServerResponse>
 function answer(req: IncomingMessage, res: ServerResponse, { options, token, streams }: Site): void {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
   const [, given = '', what = '', ...more] = path.split('/');
-  if (!sameToken(given, token) || more.length > 0) {
+  if (!sameToken(given, token) || more.length > 0)
     sendText(res, 403, 'forbidden: this page needs the token of the URL leap serve printed\n');
-  } else if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { ...HEADERS, allow: 'GET, HEAD' }).end();
-  } else if (what === '' || what === 'page') {
-    sendPage(req, res, options, what === '');
-  } else if (what === 'events') {
+  else if (req.method !== 'GET' && req.method !== 'HEAD') res.writeHead(405, { ...HEADERS, allow: 'GET, HEAD' }).end();
+  else if (what === '' || what === 'page') sendPage(req, res, options, what === '');
+  else if (what === 'events') {
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.write('retry: 1000\n\n');
     streams.add(res);
     req.on('close', () => streams.delete(res));
-  } else {
-    sendText(res, 404, 'not found\n');
-  }
+  } else sendText(res, 404, 'not found\n');
 }
 
 function sendPage(req: IncomingMessage, res: ServerResponse, options: ServeOptions, withScript: boolean): void {
@@ -119,26 +100,21 @@ function sendPage(req: IncomingMessage, res: ServerResponse, options: ServeOptio
     sendText(res, 500, `the report could not be made: ${(error as Error).message}\n`);
     return;
   }
-  const body = req.method === 'HEAD' ? undefined : html;
-  res.writeHead(200, { ...HEADERS, 'content-type': 'text/html; charset=utf-8' }).end(body);
+  sendText(res, 200, req.method === 'HEAD' ? undefined : html, 'text/html');
 }
 
-/** Start serving; resolves once the server listens. */
 export async function startLiveServer(options: ServeOptions): Promise<LiveServer> {
   const token = options.token ?? randomBytes(16).toString('hex');
   const host = options.host ?? '127.0.0.1';
   const streams = new Set<ServerResponse>();
   let updates = 0;
-  const site: Site = { options, token, streams };
   const { createServer } = await import('node:http');
+  const site: Site = { options, token, streams };
   const server = createServer((req, res) => answer(req, res, site)).listen(options.port ?? 0, host);
   await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0);
-
-  // The status watch says when anything the report shows has changed; the clock's redraws are not changes.
+  const { port } = server.address() as AddressInfo;
+  // The status watch says when anything the report shows has changed; a failed one leaves pages served on request.
   const watching = new AbortController();
-  // A failed watch is not the server's end: each page is still served fresh on request.
   const watched = watchStatus({
     cwd: options.cwd,
     env: options.env,
@@ -154,7 +130,6 @@ export async function startLiveServer(options: ServeOptions): Promise<LiveServer
     for (const res of streams) res.write(': alive\n\n');
   }, 15_000);
   keepAlive.unref();
-
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/${token}/`,

@@ -26,13 +26,6 @@ Exit codes:
   0  shown (also when nothing has run yet, or lines were skipped)
   2  bad arguments`;
 
-const OPTIONS = {
-  dir: { type: 'string' },
-  watch: { type: 'boolean' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
 function terminalWidth(io: SubcommandIo): number {
   const fromEnv = Number(io.env.COLUMNS);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
@@ -47,7 +40,7 @@ function colorOn(io: SubcommandIo): boolean {
 }
 
 export const statusMain: Subcommand = async (argv, io) => {
-  const values = viewOptions(argv, OPTIONS, STATUS_USAGE, io);
+  const values = viewOptions(argv, { watch: { type: 'boolean' } }, STATUS_USAGE, io);
   if (values === null) return 0;
   const cwd = dirOption(io.cwd, values.dir);
   const draw = (data: StatusData): string => renderStatus(data, { width: terminalWidth(io), color: colorOn(io) });

@@ -5,33 +5,30 @@ import { collectView } from './collect-view.js';
 import { LogTail } from './read-log.js';
 import { buildStatus, type StatusData } from './status-data.js';
 
-export interface WatchOptions {
+/** `onFrame` gets each new state (`changed` false for a redraw only the clock asked for); `intervalMs`: the clock's. */
+type WatchOptions = {
   cwd: string;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
-  /** Called with each new state; `changed` is false for a redraw only the clock asked for. */
   onFrame(data: StatusData, changed: boolean): void;
-  /** How often to look again without a file event (the clock, and folders made after the start). */
   intervalMs?: number;
-}
+};
 
 // The state without what moves with the clock, to tell a change from a tick.
 function fingerprint(data: StatusData): string {
   return JSON.stringify({ ...data, now: '', running: data.running.map((r) => ({ ...r, elapsedMs: 0, fraction: 0 })) });
 }
 
-/** Draw once, then again on every change, until `signal` aborts. */
 export async function watchStatus(options: WatchOptions): Promise<void> {
   const { watch } = await import('chokidar');
-  // After the import, and no await until the abort is listened for: an abort while chokidar loads is heard.
+  // No await from here until the abort is listened for: an abort while chokidar loaded is heard.
   if (options.signal.aborted) return;
   const first = collectView({ cwd: options.cwd, env: options.env });
   const tail = new LogTail(first.eventsFile);
   const draw = (): StatusData => buildStatus(collectView({ cwd: options.cwd, env: options.env, tail }), options.env);
-  let last = draw();
-  let lastPrint = fingerprint(last);
-  options.onFrame(last, true);
-
+  const shown = draw();
+  let lastPrint = fingerprint(shown);
+  options.onFrame(shown, true);
   const watched = new Set<string>();
   // A leaf's own output (.out, .err) changes all the time and shows in no frame: not watched.
   const watcher = watch([], {
@@ -41,7 +38,7 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
     ignored: (path: string) => /\.(out|err|sock)$/.test(path),
   });
   const follow = (): void => {
-    // The state folder and .leap may not exist yet: watch the repository root (not deeply) until they do.
+    // The state folder and .leap may not exist yet: each is watched from the first look that finds it.
     for (const dir of [first.stateDir, join(first.repo, '.leap')]) {
       if (watched.has(dir) || !existsSync(dir)) continue;
       watched.add(dir);
@@ -57,11 +54,8 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
     const data = draw();
     const print = fingerprint(data);
     const changed = print !== lastPrint;
-    if (changed || (clock && data.running.length > 0)) {
-      last = data;
-      lastPrint = print;
-      options.onFrame(last, changed);
-    }
+    lastPrint = print;
+    if (changed || (clock && data.running.length > 0)) options.onFrame(data, changed);
   };
   // chokidar coalesces a file's changes that come close together: look once more when they settle.
   const soon = (): void => {
